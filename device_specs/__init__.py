@@ -1,0 +1,1 @@
+"""Built-in device spec YAML files (one per GPU model); read with importlib.resources, see README.md here."""

@@ -1,0 +1,5 @@
+"""``python -m roofline`` runs the CLI."""
+
+from roofline.cli import main
+
+main()

@@ -1,0 +1,312 @@
+"""Roofline analysis: pure functions from the report model (and ceilings) to plain result dataclasses.
+
+Per launch: FLOPs and FLOP/s per precision, bytes and bytes/s per memory level, arithmetic intensity,
+the report's own ceilings and the datasheet ones, percent of roof, the bound and the launch's share of
+the profiled time. Per kernel name: the launches grouped. No I/O, no printing.
+
+Percent of roof is time-based: the shortest time the roofs allow, ``max(FLOPs_p / peak_p over
+precisions, bytes_l / bandwidth_l over levels)``, over the measured time. For a kernel of one precision
+this equals achieved FLOP/s over the attainable ``min(peak, intensity x bandwidth)`` at its tightest
+level, and it stays defined for kernels with no FLOPs (a copy kernel is judged on bandwidth).
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Mapping, Sequence
+
+from roofline import metrics as m
+from roofline.model import LEVELS, PRECISIONS, Ceilings, Device, KernelLaunch, Report
+
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.specs import DeviceSpec
+
+# ncu's SpeedOfLight rule calls a kernel latency-bound when both compute and memory throughput are below
+# 60% of peak; the same threshold applies here to the best utilization of any roof.
+LATENCY_BOUND_BELOW_PCT = 60.0
+ABOVE_CEILING_TOLERANCE = 1.0  # percent above 100 allowed for rounding before a rate is flagged
+DEFAULT_TENSOR_DTYPE = "fp16"  # tensor roof shown for kernels that do no tensor math
+
+
+@dataclass(frozen=True)
+class Value:
+    """A number in SI base units, or None with the reason (missing metrics and the fix)."""
+
+    value: float | None
+    reason: str = ""
+    via: str = ""
+
+    @classmethod
+    def of(cls, measured: m.Measured) -> "Value":
+        return cls(measured.value, measured.reason, measured.via)
+
+
+@dataclass(frozen=True)
+class RoofPosition:
+    """Where a launch sits against one set of ceilings."""
+
+    ceilings: str  # "spec" or "report"
+    pct_of_roof: float | None
+    bound: str | None  # "compute", "memory", "latency"
+    limiter: str | None  # the roof closest to the launch: a precision ("fp32") or a level ("dram")
+    utilization_pct: Mapping[str, float]  # per precision and level: achieved / peak x 100
+    reason: str = ""  # why pct_of_roof is None, or what it leaves out
+
+
+@dataclass(frozen=True)
+class LaunchAnalysis:
+    """Roofline results of one kernel launch."""
+
+    launch: KernelLaunch
+    duration_s: Value
+    flops: Mapping[str, Value]
+    flop_per_s: Mapping[str, Value]
+    tensor_flops_by_type: Mapping[str, float]
+    bytes: Mapping[str, Value]
+    bytes_per_s: Mapping[str, Value]
+    intensity: Mapping[str, Value]
+    definitions: Mapping[str, str]
+    ceilings: Mapping[str, Ceilings]  # "report" and, when the GPU is known, "spec"
+    roof: RoofPosition
+    time_share: float | None = None
+    flags: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def total_flops(self) -> float | None:
+        """All measured FLOPs (CUDA cores and Tensor Cores); None if no precision was measured."""
+        known = [v.value for v in self.flops.values() if v.value is not None]
+        return sum(known) if known else None
+
+    @property
+    def main_precision(self) -> str | None:
+        """The precision with the most FLOPs (its ceiling is the one the launch is drawn against)."""
+        known = {p: v.value for p, v in self.flops.items() if v.value}
+        return max(known, key=known.get) if known else None
+
+
+@dataclass(frozen=True)
+class KernelGroup:
+    """Launches grouped by kernel name (or NVTX range): count, time, spread, and recoverable time.
+
+    ``recoverable_s`` is the sum over launches of time x (1 - fraction of roof attained): the time the
+    group would save at its roof. Launches without a roof position are not counted in it.
+    """
+
+    name: str
+    launches: tuple[LaunchAnalysis, ...]
+    total_s: float | None
+    median_s: float | None
+    min_s: float | None
+    max_s: float | None
+    time_share: float | None
+    median_pct_of_roof: float | None
+    recoverable_s: float | None = None
+
+
+@dataclass(frozen=True)
+class ReportAnalysis:
+    """The analysis of one report: device, matched spec, each launch, and launches grouped by kernel."""
+
+    report: Report
+    spec_id: str | None
+    spec_match: str
+    ceilings_used: str
+    launches: tuple[LaunchAnalysis, ...]
+    groups: tuple[KernelGroup, ...] = field(default=())
+    total_time_s: float | None = None
+
+    @property
+    def device(self) -> Device:
+        return self.report.device
+
+
+# --- Ceilings -----------------------------------------------------------------------------------------
+def report_ceilings(launch: KernelLaunch, device: Device, tensor_dtype: str) -> tuple[Ceilings, dict[str, str]]:
+    """The report's own roofs for one launch (peak counters x measured clocks) and the L2/L1 definitions."""
+    flops = {p: m.cuda_core_peak(launch, p) for p in ("fp64", "fp32", "fp16")}
+    flops["tensor"] = m.tensor_peak(launch, device, tensor_dtype)
+    traffic = _traffic(launch, device)
+    bw = {level: t.peak_bytes_per_s for level, t in traffic.items()}
+    missing = {k: v.reason for k, v in {**flops, **bw}.items() if v.value is None}
+    clock = launch.value(m.SM_CLOCK)
+    note = f"measured SM clock {clock / 1e9:.3g} GHz (ncu locks clocks to base by default)" if clock else "measured clocks"
+    ceilings = Ceilings("report", {k: v.value for k, v in flops.items()}, {k: v.value for k, v in bw.items()},
+                        clock_note=note, tensor_dtype=tensor_dtype, missing=missing)
+    return ceilings, {level: t.definition for level, t in traffic.items()}
+
+
+def _traffic(launch: KernelLaunch, device: Device) -> dict[str, m.Traffic]:
+    return {"dram": m.dram_traffic(launch), "l2": m.l2_traffic(launch), "l1": m.l1_traffic(launch, device)}
+
+
+# --- One launch ---------------------------------------------------------------------------------------
+def analyze_launch(launch: KernelLaunch, device: Device, spec: "DeviceSpec | None" = None,
+                   use: str = "report") -> LaunchAnalysis:
+    """Analyse one launch against the report's ceilings and, when given, the spec's; ``use`` picks the
+    set that percent-of-roof and the bound are computed from ("report" or "spec")."""
+    duration = m.duration_s(launch)
+    flops = {p: m.cuda_core_flops(launch, p) for p in ("fp64", "fp32", "fp16")}
+    flops["tensor"], by_type = m.tensor_flops(launch, device)
+    tensor_dtype = max(by_type, key=by_type.get) if any(by_type.values()) else DEFAULT_TENSOR_DTYPE
+    traffic = _traffic(launch, device)
+    moved = {level: t.bytes for level, t in traffic.items()}
+    ceilings, definitions = report_ceilings(launch, device, tensor_dtype)
+    all_ceilings = {"report": ceilings}
+    if spec is not None:
+        from roofline.specs import spec_ceilings
+
+        all_ceilings["spec"] = spec_ceilings(spec, tensor_dtype)
+    flop_values = {p: Value.of(v) for p, v in flops.items()}
+    byte_values = {level: Value.of(v) for level, v in moved.items()}
+    roof = roof_position(flop_values, byte_values, duration.value, all_ceilings[use])
+    notes = tuple(n for q in (*flops.values(), *moved.values()) for n in q.notes)
+    return LaunchAnalysis(
+        launch=launch,
+        duration_s=Value.of(duration),
+        flops=flop_values,
+        flop_per_s={p: _rate(v, duration) for p, v in flop_values.items()},
+        tensor_flops_by_type=by_type,
+        bytes=byte_values,
+        bytes_per_s={level: _rate(v, duration) for level, v in byte_values.items()},
+        intensity=_intensity(flop_values, byte_values),
+        definitions={k: v for k, v in definitions.items() if v},
+        ceilings=all_ceilings,
+        roof=roof,
+        flags=above_ceiling_flags(roof),
+        notes=notes,
+    )
+
+
+def _rate(amount: Value, duration: m.Measured) -> Value:
+    if amount.value is None:
+        return Value(None, amount.reason)
+    if duration.value is None or duration.value <= 0:
+        return Value(None, f"no kernel duration: {duration.reason or 'zero duration'}")
+    return Value(amount.value / duration.value, via=f"({amount.via}) / duration")
+
+
+def _intensity(flops: Mapping[str, Value], moved: Mapping[str, Value]) -> dict[str, Value]:
+    """FLOPs of all precisions per byte at each level (FLOP/byte)."""
+    known = [v.value for v in flops.values() if v.value is not None]
+    unmeasured = [p for p, v in flops.items() if v.value is None]
+    out = {}
+    for level, b in moved.items():
+        if not known:
+            out[level] = Value(None, "no FLOP count: " + "; ".join(v.reason for v in flops.values() if v.reason))
+        elif b.value is None:
+            out[level] = Value(None, b.reason)
+        elif b.value == 0:
+            out[level] = Value(None, f"no bytes moved at {level}: intensity is unbounded")
+        else:
+            left_out = f" (leaves out unmeasured {', '.join(unmeasured)})" if unmeasured else ""
+            out[level] = Value(sum(known) / b.value, via=f"FLOPs / {level} bytes{left_out}")
+    return out
+
+
+def roof_position(flops: Mapping[str, Value], moved: Mapping[str, Value], duration: float | None,
+                  ceilings: Ceilings) -> RoofPosition:
+    """Percent of roof, bound and limiter against one ceiling set (time-based, see module docstring)."""
+    if not duration:
+        return RoofPosition(ceilings.source, None, None, None, {}, "no kernel duration")
+    util: dict[str, float] = {}
+    gaps = []
+    for p in PRECISIONS:
+        amount, peak = flops[p].value, ceilings.flop_per_s[p]
+        if amount is None:
+            continue
+        if peak:
+            util[p] = 100.0 * amount / duration / peak
+        elif amount > 0:
+            gaps.append(f"{p} ceiling: {ceilings.missing.get(p, 'unknown')}")
+    for level in LEVELS:
+        amount, bw = moved[level].value, ceilings.bytes_per_s[level]
+        if amount is None:
+            gaps.append(f"{level} bytes: {moved[level].reason}")
+        elif bw:
+            util[level] = 100.0 * amount / duration / bw
+        else:
+            gaps.append(f"{level} ceiling: {ceilings.missing.get(level, 'unknown')}")
+    if not util:
+        return RoofPosition(ceilings.source, None, None, None, {}, "nothing to compare with a roof: " + "; ".join(gaps))
+    limiter = max(util, key=util.get)
+    pct = util[limiter]
+    bound = "latency" if pct < LATENCY_BOUND_BELOW_PCT else ("compute" if limiter in PRECISIONS else "memory")
+    reason = ("partial: leaves out " + "; ".join(gaps)) if gaps else ""
+    return RoofPosition(ceilings.source, pct, bound, limiter, util, reason)
+
+
+def above_ceiling_flags(roof: RoofPosition) -> tuple[str, ...]:
+    """Roofs the launch claims to beat: a measurement or counting problem, never a success."""
+    return tuple(
+        f"{key} at {pct:.0f}% of the {roof.ceilings} ceiling: above the roof, so a measurement or counting "
+        "problem (short kernel mixing replay passes, clocks above the ceiling's, or a miscounted metric)"
+        for key, pct in roof.utilization_pct.items() if pct > 100.0 + ABOVE_CEILING_TOLERANCE
+    )
+
+
+# --- A whole report -----------------------------------------------------------------------------------
+def analyze_report(report: Report, spec: "DeviceSpec | None" = None, spec_match: str = "",
+                   use: str | None = None) -> ReportAnalysis:
+    """Analyse every launch, share of time and groups. ``use`` defaults to "spec" when a spec is given."""
+    chosen = use or ("spec" if spec is not None else "report")
+    analyses = [analyze_launch(launch, report.device, spec, chosen) for launch in report.launches]
+    durations = [a.duration_s.value for a in analyses if a.duration_s.value is not None]
+    total = sum(durations) if durations else None
+    analyses = [_with_share(a, total) for a in analyses]
+    return ReportAnalysis(report=report, spec_id=spec.id if spec else None, spec_match=spec_match,
+                          ceilings_used=chosen, launches=tuple(analyses), groups=group_by_kernel(analyses, total),
+                          total_time_s=total)
+
+
+def _with_share(a: LaunchAnalysis, total: float | None) -> LaunchAnalysis:
+    if a.duration_s.value is None or not total:
+        return a
+    return replace(a, time_share=a.duration_s.value / total)
+
+
+GROUP_KEYS = ("kernel", "nvtx")
+
+
+def group_by_kernel(analyses: Sequence[LaunchAnalysis], total_s: float | None,
+                    by: str = "kernel") -> tuple[KernelGroup, ...]:
+    """Group launches by kernel function name (or by innermost NVTX range), largest total time first."""
+    groups_of: dict[str, list[LaunchAnalysis]] = {}
+    for a in analyses:
+        groups_of.setdefault(_group_key(a, by), []).append(a)
+    groups = [_group(name, items, total_s) for name, items in groups_of.items()]
+    return tuple(sorted(groups, key=lambda g: -(g.total_s or 0.0)))
+
+
+def _group_key(a: LaunchAnalysis, by: str) -> str:
+    if by == "nvtx":
+        return " > ".join(a.launch.nvtx_ranges) or "(no NVTX range)"
+    return a.launch.name
+
+
+def recoverable_s(a: LaunchAnalysis) -> float | None:
+    """Time a launch would save at its roof: duration x (1 - percent of roof / 100), never below 0."""
+    if a.duration_s.value is None or a.roof.pct_of_roof is None:
+        return None
+    return a.duration_s.value * max(0.0, 1.0 - a.roof.pct_of_roof / 100.0)
+
+
+def rank_by_recoverable_time(groups: Sequence[KernelGroup]) -> list[KernelGroup]:
+    """Groups with the most recoverable time first; groups without a roof position last."""
+    return sorted(groups, key=lambda g: (g.recoverable_s is None, -(g.recoverable_s or 0.0)))
+
+
+def _group(name: str, items: list[LaunchAnalysis], total_s: float | None) -> KernelGroup:
+    times = [a.duration_s.value for a in items if a.duration_s.value is not None]
+    pcts = [a.roof.pct_of_roof for a in items if a.roof.pct_of_roof is not None]
+    saved = [r for r in map(recoverable_s, items) if r is not None]
+    total = sum(times) if times else None
+    return KernelGroup(
+        name=name, launches=tuple(items), total_s=total,
+        median_s=statistics.median(times) if times else None,
+        min_s=min(times) if times else None, max_s=max(times) if times else None,
+        time_share=total / total_s if total is not None and total_s else None,
+        median_pct_of_roof=statistics.median(pcts) if pcts else None,
+        recoverable_s=sum(saved) if saved else None,
+    )

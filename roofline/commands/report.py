@@ -1,0 +1,125 @@
+"""`roofline report FILE...`: analyse existing reports offline (no GPU, no ncu needed)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Sequence
+
+import typer
+
+from roofline.commands._common import handles_errors
+from roofline.commands._options import (CeilingsOpt, FormatOpt, KernelOpt, OutputOpt, PlotOpt, ReportOptions,
+                                        SpecsOpt)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.analysis import ReportAnalysis
+    from roofline.model import Report
+
+FORMATS = ("table", "json")
+CEILING_CHOICES = ("auto", "spec", "report")
+
+
+@handles_errors
+def report(
+    files: Annotated[list[Path], typer.Argument(help="Report files: .ncu-rep, or .json report models.")],
+    kernel: KernelOpt = None,
+    fmt: FormatOpt = "table",
+    output: OutputOpt = None,
+    ceilings: CeilingsOpt = "auto",
+    specs: SpecsOpt = None,
+    plot: PlotOpt = None,
+) -> None:
+    """Analyse existing Nsight Compute reports: roofline position of every kernel launch."""
+    run_report(files, ReportOptions(kernel=kernel, fmt=fmt, output=output, ceilings=ceilings,
+                                    specs=tuple(specs or ()), plot=plot))
+
+
+def run_report(paths: Sequence[str | Path], options: ReportOptions) -> None:
+    """Load, filter, analyse and render reports; raises RooflineError subclasses on bad input."""
+    from roofline.errors import RooflineError
+
+    if options.fmt not in FORMATS:
+        raise RooflineError(f"unknown format '{options.fmt}'", f"use one of: {', '.join(FORMATS)}")
+    if options.ceilings not in CEILING_CHOICES:
+        raise RooflineError(f"unknown ceilings '{options.ceilings}'", f"use one of: {', '.join(CEILING_CHOICES)}")
+    analyses = [analyze_file(Path(p), options) for p in paths]
+    _emit(_render(analyses, options.fmt), options.output, options.fmt)
+
+
+def analyze_file(path: Path, options: ReportOptions) -> "ReportAnalysis":
+    """Load one report, keep the launches the kernel filter selects, and analyse them."""
+    from roofline.analysis import analyze_report
+    from roofline.reader import load_report
+    from roofline.specs import load_catalog
+
+    rep = filter_kernels(load_report(path), options.kernel)
+    match = load_catalog(options.specs).match(rep.device)
+    if options.ceilings == "spec" and match is None:
+        from roofline.errors import SpecError
+
+        raise SpecError(f"{path}: no device spec matches '{rep.device.name}' (CC {rep.device.compute_capability})",
+                        "add a YAML with --specs (see device_specs/README.md) or use --ceilings report")
+    use = None if options.ceilings == "auto" else options.ceilings
+    return analyze_report(rep, match.spec if match else None, match.how if match else "", use)
+
+
+def filter_kernels(rep: "Report", pattern: str | None) -> "Report":
+    """Keep launches whose function or demangled name equals ``pattern``, or matches ``regex:...``."""
+    from dataclasses import replace
+
+    from roofline.errors import NoKernelMatched
+
+    if not pattern:
+        return rep
+    if pattern.startswith("regex:"):
+        rx = _compile(pattern.removeprefix("regex:"))
+        keep = [k for k in rep.launches if rx.search(k.name) or rx.search(k.demangled_name)]
+    else:
+        keep = [k for k in rep.launches if pattern in (k.name, k.demangled_name)]
+    if not keep:
+        names = ", ".join(sorted({k.name for k in rep.launches})[:8])
+        raise NoKernelMatched(f"{rep.path}: no kernel matches '{pattern}'",
+                              f"kernels in this report: {names}; use an exact name or regex:PATTERN")
+    return replace(rep, launches=tuple(keep))
+
+
+def _compile(expr: str) -> re.Pattern[str]:
+    from roofline.errors import RooflineError
+
+    try:
+        return re.compile(expr)
+    except re.error as err:
+        raise RooflineError(f"invalid kernel regex '{expr}' ({err})", "fix the pattern after regex:") from None
+
+
+def _render(analyses: Sequence["ReportAnalysis"], fmt: str) -> str:
+    if fmt == "json":
+        from roofline.render import json as json_render
+
+        return json_render.render(analyses)
+    from roofline.render import table
+
+    return table.render(analyses, width=_terminal_width())
+
+
+def _terminal_width() -> int:
+    import shutil
+
+    return max(80, min(shutil.get_terminal_size((80, 24)).columns, 160))
+
+
+def _emit(text: str, output: Path | None, fmt: str) -> None:
+    """Print, or write to ``output`` (never over a folder)."""
+    if output is None:
+        typer.echo(text, nl=False)
+        return
+    from roofline.errors import RooflineError
+
+    if output.is_dir():
+        raise RooflineError(f"{output}: is a folder", f"name a file, e.g. {output / ('roofline.' + fmt)}")
+    try:
+        output.write_text(text)
+    except OSError as err:
+        raise RooflineError(f"{output}: cannot write ({err.strerror})", "choose a writable path") from None
+    typer.echo(f"wrote {output}", err=True)

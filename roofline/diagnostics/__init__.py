@@ -1,0 +1,1 @@
+"""Diagnostics computed from a launch: occupancy and Tensor Core use."""

@@ -1,0 +1,38 @@
+"""User-facing errors: each carries a one-line message naming the input and the fix, and an exit code.
+
+Library code raises these; only the CLI turns them into a printed line and an exit status.
+"""
+
+from __future__ import annotations
+
+USAGE_EXIT = 2  # bad input: missing/corrupt file, no kernel matched, malformed spec
+TOOL_EXIT = 3  # an external tool (ncu, the application) failed
+
+
+class RooflineError(Exception):
+    """Base class: ``str(err)`` is the single line shown to the user."""
+
+    exit_code = USAGE_EXIT
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        self.message = message
+        self.hint = hint
+        super().__init__(f"{message}: {hint}" if hint else message)
+
+
+class ReportError(RooflineError):
+    """A report file is missing, empty, corrupt, not an ncu report, or holds no kernels."""
+
+
+class NoKernelMatched(RooflineError):
+    """A kernel filter matched no launch."""
+
+
+class SpecError(RooflineError):
+    """A device spec file is malformed, incomplete, or an ID is unknown."""
+
+
+class NcuError(RooflineError):
+    """ncu is missing, too old, was denied counters, or did not write a report."""
+
+    exit_code = TOOL_EXIT

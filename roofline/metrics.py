@@ -1,0 +1,361 @@
+"""Every ncu metric name the tool reads, and every formula that turns them into time, FLOPs, bytes and peaks.
+
+Reports hold the roofline inputs in one of three forms, and each counter is read from the first form
+present (see ``counter``):
+
+1. a plain count ``X.sum`` (reports taken with ``--metrics``);
+2. a rate per elapsed cycle ``X.sum.per_cycle_elapsed`` (the stock roofline sections), times the unit's
+   clock ``unit__cycles_elapsed.avg.per_second`` times the duration;
+3. a rate per second ``X.sum.per_second``, times the duration.
+
+Peaks are ``X.sum.peak_sustained`` (units per cycle) times the unit's measured clock, as ncu's roofline
+charts compute them. Every function here is pure: it reads a ``KernelLaunch`` and returns a ``Measured``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable
+
+from roofline.model import Device, KernelLaunch
+
+# --- Time and clocks --------------------------------------------------------------------------------
+DURATION = "gpu__time_duration.sum"  # ns
+SM_CYCLES = "sm__cycles_elapsed.avg"
+SM_CLOCK = "sm__cycles_elapsed.avg.per_second"  # the clock of compute peaks
+SMSP_CLOCK = "smsp__cycles_elapsed.avg.per_second"  # the clock of smsp__* per-cycle rates
+DRAM_CLOCK = "dram__cycles_elapsed.avg.per_second"
+LTS_CLOCK = "lts__cycles_elapsed.avg.per_second"
+L1TEX_CLOCK = "l1tex__cycles_elapsed.avg.per_second"
+UNIT_CLOCKS = {"sm": SM_CLOCK, "smsp": SMSP_CLOCK, "dram": DRAM_CLOCK, "lts": LTS_CLOCK, "l1tex": L1TEX_CLOCK}
+CLOCK_METRICS = (SM_CLOCK, SMSP_CLOCK, DRAM_CLOCK, LTS_CLOCK, L1TEX_CLOCK, "gpc__cycles_elapsed.avg.per_second")
+
+# --- FLOP counters (thread-level SASS instructions with predicate on) --------------------------------
+# (instruction, FLOPs per thread instruction). FMA = 2 FLOPs. Half-precision instructions count as packed
+# half2 (2 lanes): HADD2/HMUL2 = 2, HFMA2 = 4, the convention of ncu >= 2025.1, the only one consistent
+# with the hfma peak (hfma.peak_sustained x 4 = the datasheet FP16 rate).
+FLOP_TERMS: dict[str, tuple[tuple[str, float], ...]] = {
+    "fp64": (("dadd", 1.0), ("dmul", 1.0), ("dfma", 2.0)),
+    "fp32": (("fadd", 1.0), ("fmul", 1.0), ("ffma", 2.0)),
+    "fp16": (("hadd", 2.0), ("hmul", 2.0), ("hfma", 4.0)),
+}
+FMA_OP = {"fp64": "dfma", "fp32": "ffma", "fp16": "hfma"}
+
+
+def flop_counter(op: str) -> str:
+    """Base name of the thread-instruction counter of one FP instruction (without unit prefix)."""
+    return f"sass_thread_inst_executed_op_{op}_pred_on"
+
+
+# --- Tensor Core counters ---------------------------------------------------------------------------
+TENSOR_OPS_PREFIX = "sm__ops_path_tensor_"  # FLOPs (2 per FMA) executed on the tensor path, CC >= 7.5
+TENSOR_INST = "inst_executed_pipe_tensor"  # warp instructions issued to the tensor pipe (legacy)
+VOLTA_FLOP_PER_TENSOR_INST = 512  # HMMA.884 with FP32 accumulate; exact only on CC 7.0 (NERSC method)
+_TENSOR_SRC = re.compile(r"^sm__ops_path_tensor_(?:op_[a-z]+_)?src_(?P<src>[a-z0-9_]+?)(?:_dst_[a-z0-9]+)?(?:_sparsity_(?P<sp>on|off))?$")
+FLOAT_TENSOR_TYPES = ("fp64", "tf32", "fp16", "bf16", "fp8", "fp6", "fp4")
+
+# --- Memory traffic ---------------------------------------------------------------------------------
+DRAM_BYTES = "dram__bytes"
+DRAM_READ_WRITE = ("dram__bytes_read", "dram__bytes_write")
+LTS_T_BYTES = "lts__t_bytes"  # L2 tag-stage requests from every source (NERSC, ncu <= 2022.3)
+LTS2XBAR_CYCLES = "lts__lts2xbar_cycles_active"  # L2 -> crossbar, 32 B per active cycle (ncu >= 2025.1)
+XBAR2L1TEX_READ = "l1tex__m_xbar2l1tex_read_bytes"  # L2 -> L1 reads only (ncu 2023.x/2024.x sections)
+L1TEX_T_BYTES = "l1tex__t_bytes"  # L1 tag-stage requests, LSU + TEX (NERSC, ncu <= 2022.3)
+LSU_WRITEBACK = {  # L1 -> register writeback, 128 B per active cycle (ncu >= 2023.1), by compute capability
+    "mem_lgds": "l1tex__lsu_writeback_active_mem_lgds",  # CC >= 9.0 (adds distributed shared memory)
+    "mem_lg": "l1tex__lsu_writeback_active_mem_lg",  # CC 7.5 - 8.9
+    "all": "l1tex__lsu_writeback_active",  # CC <= 7.2
+}
+BYTES_PER_LTS2XBAR_CYCLE = 32
+BYTES_PER_LSU_WRITEBACK_CYCLE = 128
+
+# --- What to re-collect when something is missing ---------------------------------------------------
+HINT_FLOPS = "re-profile with --set roofline or --set full"
+HINT_FP16 = "re-profile with --set roofline (hierarchical half-precision chart)"
+HINT_TENSOR = "re-profile with ncu 2025.1 or newer and --set roofline or --set full"
+HINT_DRAM = "re-profile with --set roofline or --set full"
+HINT_CACHE = "re-profile with --set roofline (hierarchical roofline sections)"
+HINT_TIME = "re-profile with any --set (gpu__time_duration is in every stock section)"
+HINT_NAN = "profile this kernel again (alone with -k, or with --replay-mode application)"
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A derived quantity: its value (None when the report cannot support it), how it was obtained
+    (``via``, naming the metrics and definition) and, when None, the missing metrics and the fix."""
+
+    value: float | None
+    via: str = ""
+    missing: tuple[str, ...] = ()
+    hint: str = ""
+    notes: tuple[str, ...] = ()
+
+    @property
+    def reason(self) -> str:
+        """One line saying why the value is absent (empty when present)."""
+        if self.value is not None:
+            return ""
+        what = self.via or ("missing metrics: " + ", ".join(self.missing) if self.missing else "not measured")
+        return f"{what}; {self.hint}" if self.hint else what
+
+
+def _absent(missing: Iterable[str], hint: str, via: str = "") -> Measured:
+    return Measured(None, via=via, missing=tuple(dict.fromkeys(missing)), hint=hint)
+
+
+def _nan_absent(launch: KernelLaunch, names: Iterable[str], missing: Iterable[str], hint: str) -> Measured:
+    """Absent value; when ncu stored NaN (it could not measure the launch) say so instead of 'missing'."""
+    nan = sorted(set(names) & launch.nan_metrics)
+    if nan:
+        return Measured(None, via=f"ncu stored NaN for {nan[0]}: it could not measure this launch", hint=HINT_NAN)
+    return _absent(missing, hint)
+
+
+def duration_s(launch: KernelLaunch) -> Measured:
+    """Kernel duration in seconds: gpu__time_duration.sum, else SM elapsed cycles / SM clock."""
+    ns = launch.value(DURATION)
+    if ns is not None:
+        return Measured(ns * 1e-9, via=DURATION)
+    cycles, clock = launch.value(SM_CYCLES), launch.value(SM_CLOCK)
+    if cycles is not None and clock:
+        return Measured(cycles / clock, via=f"{SM_CYCLES} / {SM_CLOCK}")
+    return _nan_absent(launch, [DURATION], [DURATION], HINT_TIME)
+
+
+def counter(launch: KernelLaunch, name: str, units: tuple[str, ...] = ("",)) -> Measured:
+    """Total count of ``name`` over the launch from a plain count, a per-cycle rate or a per-second rate.
+
+    ``units`` lists unit prefixes to try in front of ``name`` (e.g. ("sm__", "smsp__"): both give the
+    same ``.sum``). The per-cycle form needs that unit's clock; both rate forms need the duration.
+    """
+    full_names = [u + name for u in units]
+    for full in full_names:
+        count = launch.value(f"{full}.sum")
+        if count is not None:
+            return Measured(count, via=f"{full}.sum")
+    duration = duration_s(launch).value
+    for full in full_names:
+        per_cycle = launch.value(f"{full}.sum.per_cycle_elapsed")
+        clock_name = UNIT_CLOCKS.get(full.split("__", 1)[0])
+        clock = launch.value(clock_name) if clock_name else None
+        if per_cycle is not None and clock is not None and duration is not None:
+            return Measured(per_cycle * clock * duration, via=f"{full}.sum.per_cycle_elapsed x {clock_name} x duration")
+        per_second = launch.value(f"{full}.sum.per_second")
+        if per_second is not None and duration is not None:
+            return Measured(per_second * duration, via=f"{full}.sum.per_second x duration")
+    forms = [f"{f}{s}" for f in full_names for s in (".sum", ".sum.per_cycle_elapsed", ".sum.per_second")]
+    return _nan_absent(launch, forms, [f"{full_names[-1]}.sum"], "")
+
+
+def peak(launch: KernelLaunch, name: str, clock_unit: str, units: tuple[str, ...] = ("",)) -> Measured:
+    """Peak rate per second of ``name``: ``X.sum.peak_sustained`` x the measured clock of ``clock_unit``."""
+    clock_name = UNIT_CLOCKS[clock_unit]
+    clock = launch.value(clock_name)
+    for full in (u + name for u in units):
+        per_cycle = launch.value(f"{full}.sum.peak_sustained")
+        if per_cycle is not None and clock is not None:
+            return Measured(per_cycle * clock, via=f"{full}.sum.peak_sustained x {clock_name}")
+    return _absent([f"{units[0]}{name}.sum.peak_sustained", clock_name], "")
+
+
+# --- FLOPs ------------------------------------------------------------------------------------------
+_SM_UNITS = ("sm__", "smsp__")
+
+
+def cuda_core_flops(launch: KernelLaunch, precision: str) -> Measured:
+    """FLOPs of one precision on the CUDA cores: add + mul + 2 x fma (x2 more for packed half2).
+
+    The FMA counter is required; add/mul counters a report lacks (ncu omits hadd/hmul on some chips)
+    are left out with a note.
+    """
+    total, used, notes, missing = 0.0, [], [], []
+    for op, weight in FLOP_TERMS[precision]:
+        m = counter(launch, flop_counter(op), _SM_UNITS)
+        if m.value is None:
+            missing.extend(m.missing)
+            if op == FMA_OP[precision]:
+                return _with_hint(m, HINT_FP16 if precision == "fp16" else HINT_FLOPS)
+            notes.append(f"{precision.upper()} FLOPs leave out {op} (counter not in the report)")
+            continue
+        total += weight * m.value
+        used.append(f"{weight:g} x {op}")
+    return Measured(total, via=" + ".join(used) + " (thread instructions, predicate on)", notes=tuple(notes))
+
+
+def _tensor_names(launch: KernelLaunch) -> dict[str, tuple[str, str | None, bool]]:
+    """Aggregate tensor-path counters present: base name -> (source type, sparsity, is_float)."""
+    found = {}
+    for metric in launch.metrics:
+        if not metric.startswith(TENSOR_OPS_PREFIX):
+            continue
+        base = metric.split(".", 1)[0]
+        m = _TENSOR_SRC.match(base)
+        if m and "_op_" not in base and base not in found:
+            src = m.group("src").split("_")[0]
+            found[base] = (src, m.group("sp"), src in FLOAT_TENSOR_TYPES)
+    return found
+
+
+def tensor_flops(launch: KernelLaunch, device: Device) -> tuple[Measured, dict[str, float]]:
+    """FLOPs on Tensor Cores and the split per source data type.
+
+    From the aggregate ``sm__ops_path_tensor_src_*`` counters (FLOPs, 2 per FMA; integer types left
+    out) where the report has them. Otherwise from tensor-pipe instructions: zero instructions is an
+    exact zero; on Volta 512 FLOP per instruction; elsewhere FLOPs per instruction vary, so no value.
+    """
+    names = _tensor_names(launch)
+    if names:
+        per_type: dict[str, float] = {}
+        for base, (src, _sparsity, is_float) in names.items():
+            m = counter(launch, base)
+            if is_float and m.value is not None:
+                per_type[src] = per_type.get(src, 0.0) + m.value
+        return Measured(sum(per_type.values()), via="sum of sm__ops_path_tensor_src_* (floating-point types)"), per_type
+    inst = counter(launch, TENSOR_INST, _SM_UNITS)
+    if inst.value is None:
+        return _with_hint(Measured(None, via=inst.via, missing=(f"{TENSOR_OPS_PREFIX}src_*.sum", *inst.missing),
+                                   hint=inst.hint), HINT_TENSOR), {}
+    if inst.value == 0:
+        return Measured(0.0, via=f"{inst.via} = 0 (no tensor instructions)"), {}
+    if device.compute_capability == "7.0":
+        flops = VOLTA_FLOP_PER_TENSOR_INST * inst.value
+        note = "approximate: 512 FLOP per HMMA.884 instruction (FP32 accumulate)"
+        return Measured(flops, via=f"512 x {inst.via}", notes=(note,)), {"fp16": flops}
+    reason = (f"{inst.value:.0f} tensor instructions executed, but this report has no sm__ops_path_tensor_* "
+              f"FLOP counters and FLOPs per instruction vary with the instruction shape on CC {device.compute_capability}")
+    return _absent([f"{TENSOR_OPS_PREFIX}src_*.sum"], HINT_TENSOR, via=reason), {}
+
+
+# --- Bytes per memory level -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Traffic:
+    """Bytes moved at one memory level and the matching peak bandwidth, under one metric definition."""
+
+    bytes: Measured
+    peak_bytes_per_s: Measured
+    definition: str
+
+
+def dram_traffic(launch: KernelLaunch) -> Traffic:
+    """DRAM/HBM bytes: dram__bytes (or read + write), peak dram__bytes.sum.peak_sustained x DRAM clock."""
+    peak_m = peak(launch, DRAM_BYTES, "dram")
+    moved = counter(launch, DRAM_BYTES)
+    if moved.value is None:
+        parts = [counter(launch, name) for name in DRAM_READ_WRITE]
+        if all(p.value is not None for p in parts):
+            moved = Measured(sum(p.value for p in parts), via=" + ".join(p.via for p in parts))
+        else:
+            moved = _with_hint(moved, HINT_DRAM)
+    return Traffic(moved, _with_hint(peak_m, HINT_DRAM), "dram__bytes: bytes read and written in device memory")
+
+
+def l2_traffic(launch: KernelLaunch) -> Traffic:
+    """L2 bytes under the first definition the report supports (they differ; the one used is named)."""
+    t_bytes = counter(launch, LTS_T_BYTES)
+    if t_bytes.value is not None:
+        return Traffic(t_bytes, _with_hint(peak(launch, LTS_T_BYTES, "lts"), HINT_CACHE),
+                       "lts__t_bytes: all L2 requests (NERSC / ncu 2022.3 definition)")
+    xbar_cycles = counter(launch, LTS2XBAR_CYCLES)
+    if xbar_cycles.value is not None:
+        scale = BYTES_PER_LTS2XBAR_CYCLE
+        moved = Measured(scale * xbar_cycles.value, via=f"{scale} x {xbar_cycles.via}")
+        peak_m = _scaled(peak(launch, LTS2XBAR_CYCLES, "lts"), scale)
+        return Traffic(moved, _with_hint(peak_m, HINT_CACHE), "lts2xbar: L2 to crossbar bytes (ncu 2025 definition)")
+    reads = counter(launch, XBAR2L1TEX_READ)
+    if reads.value is not None:
+        return Traffic(reads, _with_hint(peak(launch, XBAR2L1TEX_READ, "l1tex"), HINT_CACHE),
+                       "xbar2l1tex: L2 to L1 read bytes only (ncu 2023-2024 definition)")
+    return Traffic(_absent([f"{LTS_T_BYTES}.sum", f"{LTS2XBAR_CYCLES}.sum", f"{XBAR2L1TEX_READ}.sum"], HINT_CACHE),
+                   _absent([f"{LTS_T_BYTES}.sum.peak_sustained"], HINT_CACHE), "")
+
+
+def l1_traffic(launch: KernelLaunch, device: Device) -> Traffic:
+    """L1 bytes: l1tex__t_bytes if present, else 128 B x LSU writeback cycles (variant by CC)."""
+    t_bytes = counter(launch, L1TEX_T_BYTES)
+    if t_bytes.value is not None:
+        return Traffic(t_bytes, _with_hint(peak(launch, L1TEX_T_BYTES, "l1tex"), HINT_CACHE),
+                       "l1tex__t_bytes: L1 requests, LSU and TEX (NERSC / ncu 2022.3 definition)")
+    for name in _writeback_order(device):
+        cycles = counter(launch, name)
+        if cycles.value is not None:
+            scale = BYTES_PER_LSU_WRITEBACK_CYCLE
+            moved = Measured(scale * cycles.value, via=f"{scale} x {cycles.via}")
+            peak_m = _scaled(peak(launch, name, "l1tex"), scale)
+            return Traffic(moved, _with_hint(peak_m, HINT_CACHE),
+                           "lsu_writeback: L1 to register bytes, global/local (ncu 2023+ definition)")
+    return Traffic(_absent([f"{L1TEX_T_BYTES}.sum", f"{_writeback_order(device)[0]}.sum"], HINT_CACHE),
+                   _absent([f"{L1TEX_T_BYTES}.sum.peak_sustained"], HINT_CACHE), "")
+
+
+def _writeback_order(device: Device) -> tuple[str, ...]:
+    """LSU writeback counters in the order ncu's sections use them for this compute capability."""
+    cc = device.cc_tuple or (0, 0)
+    if cc >= (9, 0):
+        keys = ("mem_lgds", "mem_lg", "all")
+    elif cc >= (7, 5):
+        keys = ("mem_lg", "mem_lgds", "all")
+    else:
+        keys = ("all", "mem_lg", "mem_lgds")
+    return tuple(LSU_WRITEBACK[k] for k in keys)
+
+
+# --- Compute peaks ----------------------------------------------------------------------------------
+def cuda_core_peak(launch: KernelLaunch, precision: str) -> Measured:
+    """Peak FLOP/s of one precision: FLOPs per FMA instruction x fma.peak_sustained x SM clock."""
+    op = FMA_OP[precision]
+    weight = dict(FLOP_TERMS[precision])[op]
+    hint = HINT_FP16 if precision == "fp16" else HINT_FLOPS
+    return _with_hint(_scaled(peak(launch, flop_counter(op), "sm", _SM_UNITS), weight), hint)
+
+
+def tensor_peak(launch: KernelLaunch, device: Device, dtype: str) -> Measured:
+    """Dense peak tensor FLOP/s for one source type: the largest ``_sparsity_off`` (or sparsity-free)
+    ops-path peak of that type x SM clock. Aggregate peaks on Hopper are sparse, hence the filter."""
+    candidates: dict[str, float] = {}
+    for metric, value in launch.metrics.items():
+        if not (metric.startswith(TENSOR_OPS_PREFIX) and metric.endswith(".sum.peak_sustained")):
+            continue
+        m = _TENSOR_SRC.match(metric.split(".", 1)[0])
+        if m and m.group("src").split("_")[0] == dtype and m.group("sp") != "on" and isinstance(value, (int, float)):
+            candidates[metric] = float(value)
+    dense = {k: v for k, v in candidates.items() if "_sparsity_off" in k} or candidates
+    clock = launch.value(SM_CLOCK)
+    if dense and clock is not None:
+        best = max(dense, key=dense.get)
+        return Measured(dense[best] * clock, via=f"{best} x {SM_CLOCK}")
+    if device.compute_capability == "7.0":
+        inst_peak = peak(launch, TENSOR_INST, "sm", _SM_UNITS)
+        if inst_peak.value is not None:
+            return _scaled(inst_peak, VOLTA_FLOP_PER_TENSOR_INST)
+    return _absent([f"{TENSOR_OPS_PREFIX}*src_{dtype}*.sum.peak_sustained", SM_CLOCK], HINT_TENSOR)
+
+
+def _scaled(m: Measured, factor: float) -> Measured:
+    if m.value is None:
+        return m
+    return Measured(m.value * factor, via=f"{factor:g} x {m.via}", notes=m.notes)
+
+
+def _with_hint(m: Measured, hint: str) -> Measured:
+    if m.value is not None or m.hint:
+        return m
+    return Measured(None, via=m.via, missing=m.missing, hint=hint, notes=m.notes)
+
+
+# --- Names the reader extracts ----------------------------------------------------------------------
+_SUFFIXES = (".sum", ".sum.per_cycle_elapsed", ".sum.per_second", ".sum.peak_sustained")
+
+
+def _counter_names() -> set[str]:
+    bases = {u + flop_counter(op) for terms in FLOP_TERMS.values() for op, _ in terms for u in _SM_UNITS}
+    bases |= {u + TENSOR_INST for u in _SM_UNITS}
+    bases |= {DRAM_BYTES, *DRAM_READ_WRITE, LTS_T_BYTES, LTS2XBAR_CYCLES, XBAR2L1TEX_READ, L1TEX_T_BYTES}
+    bases |= set(LSU_WRITEBACK.values())
+    return {b + s for b in bases for s in _SUFFIXES}
+
+
+# Occupancy and Tensor Core diagnostics read these too (launch__* comes with the prefixes below).
+DIAGNOSTIC_METRICS: frozenset[str] = frozenset()
+METRICS_TO_READ = frozenset(_counter_names() | {DURATION, SM_CYCLES, *CLOCK_METRICS} | DIAGNOSTIC_METRICS)
+EXTRA_METRIC_PREFIXES = (TENSOR_OPS_PREFIX, "launch__")

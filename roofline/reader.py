@@ -1,0 +1,211 @@
+"""Read ``.ncu-rep`` files (through NVIDIA's ``ncu_report`` module) and report models into ``Report``.
+
+This is the only module that imports ``ncu_report``. The native reader runs in a forked child process,
+so a file that crashes it ends in a one-line error, never in a signal that kills the CLI. Only the
+metrics the tool uses are read (``metrics.METRICS_TO_READ`` plus the tensor and launch families).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing
+import os
+from pathlib import Path
+from typing import Any
+
+from roofline.errors import ReportError
+from roofline.metrics import EXTRA_METRIC_PREFIXES, METRICS_TO_READ
+from roofline.model import Device, KernelLaunch, Report, RuleResult
+
+NCU_MAGIC = b"NVR\x00"
+LFS_POINTER = b"version https://git-lfs"
+MODEL_SUFFIX = ".json"
+_SKIPPED_PREFIXES = ("launch__occupancy_per_",)  # instanced curves for ncu's graphs, not needed
+_RULE_KINDS = {0: "info", 1: "ok", 2: "optimization", 3: "warning", 4: "error"}
+
+
+def load_report(path: str | os.PathLike[str]) -> Report:
+    """Load one report file (``.ncu-rep`` or a ``.json`` report model); ReportError on bad input."""
+    p = Path(path)
+    _check_file(p)
+    if p.suffix == MODEL_SUFFIX:
+        return _load_model(p)
+    _check_magic(p)
+    data = _read_in_child(p)
+    report = Report.from_dict(data, str(p), source="ncu-rep")
+    if not report.launches:
+        raise ReportError(f"{p}: holds no kernel launches",
+                          "the profiled run matched no kernel, or the file is truncated; re-profile or copy it again")
+    return report
+
+
+def _check_file(p: Path) -> None:
+    if not p.exists():
+        raise ReportError(f"{p}: no such file", "check the path")
+    if p.is_dir():
+        raise ReportError(f"{p}: is a folder, not a report", "name the .ncu-rep file inside it")
+    if p.stat().st_size == 0:
+        raise ReportError(f"{p}: file is empty", "the profiling run did not finish; profile again")
+
+
+def _check_magic(p: Path) -> None:
+    with p.open("rb") as fh:
+        head = fh.read(len(LFS_POINTER))
+    if head.startswith(LFS_POINTER):
+        raise ReportError(f"{p}: is a Git LFS pointer, not the report", "run 'git lfs pull' to fetch the file")
+    if not head.startswith(NCU_MAGIC):
+        raise ReportError(f"{p}: not an Nsight Compute report (no NVR header)",
+                          "pass a .ncu-rep file written by ncu, or a .json report model")
+
+
+def _load_model(p: Path) -> Report:
+    try:
+        data = json.loads(p.read_text())
+        return Report.from_dict(data, str(p))
+    except (ValueError, KeyError, TypeError) as err:
+        raise ReportError(f"{p}: not a valid roofline report model ({err})",
+                          "pass a .ncu-rep file or a .json written by roofline") from None
+
+
+def _read_in_child(p: Path) -> dict[str, Any]:
+    """Run the native reader in a child process and return the model as plain data."""
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    ctx = multiprocessing.get_context(method)
+    receiver, sender = ctx.Pipe(duplex=False)
+    child = ctx.Process(target=_child_main, args=(str(p), sender), daemon=True)
+    child.start()
+    sender.close()
+    try:
+        status, payload = receiver.recv()
+    except EOFError:
+        child.join()
+        raise ReportError(f"{p}: the ncu_report reader crashed on this file (exit {child.exitcode})",
+                          "the file is corrupt or truncated; copy it again or re-profile") from None
+    finally:
+        receiver.close()
+    child.join()
+    if status == "error":
+        raise ReportError(f"{p}: {payload}", "the file is corrupt, truncated or from an unsupported ncu version; "
+                          "upgrade ncu-report (pip install -U ncu-report) or re-profile")
+    if status == "missing-module":
+        raise ReportError(f"{p}: cannot read .ncu-rep files: {payload}", "pip install ncu-report")
+    return payload
+
+
+def _child_main(path: str, sender: Any) -> None:
+    try:
+        import ncu_report
+    except ImportError as err:
+        sender.send(("missing-module", str(err)))
+        return
+    try:
+        sender.send(("ok", _read(ncu_report, path)))
+    except Exception as err:  # the native module raises assorted errors on corrupt input
+        sender.send(("error", f"{type(err).__name__}: {err}"))
+
+
+def _read(ncu_report: Any, path: str) -> dict[str, Any]:
+    """Build the model's dict form from an ncu_report context (runs in the child)."""
+    ctx = ncu_report.load_report(path)
+    launches, device = [], None
+    for r in range(ctx.num_ranges()):
+        rng = ctx.range_by_idx(r)
+        for a in range(rng.num_actions()):
+            action = rng.action_by_idx(a)
+            if device is None:
+                device = _device(action)
+            launches.append(_launch(ncu_report, action, r, a))
+    if device is None:
+        device = {"name": "unknown"}
+    return {"format": "roofline-report-model", "version": 1, "label": "", "device": device, "launches": launches}
+
+
+def _value(action: Any, name: str) -> Any:
+    metric = action.metric_by_name(name)
+    return None if metric is None else metric.value()
+
+
+def _device(action: Any) -> dict[str, Any]:
+    attrs = {}
+    for name in action.metric_names():
+        if name.startswith("device__attribute_"):
+            v = _value(action, name)
+            if isinstance(v, (int, float, str)) and not (isinstance(v, float) and math.isnan(v)):
+                attrs[name.removeprefix("device__attribute_")] = v
+    major, minor = attrs.get("compute_capability_major"), attrs.get("compute_capability_minor")
+    khz = attrs.get("max_gpu_frequency_khz") or attrs.get("clock_rate")
+    mem_khz = attrs.get("max_mem_frequency_khz") or attrs.get("memory_clock_rate")
+    return {
+        "name": str(attrs.get("display_name", "unknown")),
+        "compute_capability": f"{major}.{minor}" if major is not None and minor is not None else None,
+        "sm_count": _int(attrs.get("multiprocessor_count")),
+        "max_clock_hz": float(khz) * 1e3 if khz else None,
+        "memory_clock_hz": float(mem_khz) * 1e3 if mem_khz else None,
+        "memory_bus_width_bits": _int(attrs.get("global_memory_bus_width")),
+        "l2_cache_bytes": _int(attrs.get("l2_cache_size")),
+        "total_memory_bytes": _int(attrs.get("total_memory")),
+        "attributes": attrs,
+    }
+
+
+def _int(v: Any) -> int | None:
+    return int(v) if isinstance(v, (int, float)) and not math.isnan(v) else None
+
+
+def _wanted(name: str) -> bool:
+    if name in METRICS_TO_READ:
+        return True
+    return name.startswith(EXTRA_METRIC_PREFIXES) and not name.startswith(_SKIPPED_PREFIXES)
+
+
+def _launch(ncu_report: Any, action: Any, r: int, a: int) -> dict[str, Any]:
+    metrics, nan = {}, []
+    for name in action.metric_names():
+        if not _wanted(name):
+            continue
+        v = _value(action, name)
+        if isinstance(v, float) and math.isnan(v):
+            nan.append(name)
+        elif isinstance(v, (int, float, str)):
+            metrics[name] = v
+    dims = [metrics.get(f"launch__{kind}_dim_{ax}") for kind in ("grid", "block") for ax in "xyz"]
+    return {
+        "range_index": r,
+        "action_index": a,
+        "name": action.name(),
+        "demangled_name": action.name(ncu_report.IAction.NameBase_DEMANGLED),
+        "mangled_name": action.name(ncu_report.IAction.NameBase_MANGLED),
+        "grid": [int(d) for d in dims[:3]] if all(d is not None for d in dims[:3]) else None,
+        "block": [int(d) for d in dims[3:]] if all(d is not None for d in dims[3:]) else None,
+        "registers_per_thread": _int(metrics.get("launch__registers_per_thread")),
+        "shared_mem_per_block_bytes": _int(metrics.get("launch__shared_mem_per_block")),
+        "nvtx_ranges": _nvtx(action),
+        "metrics": metrics,
+        "nan_metrics": nan,
+        "rules": [vars(rule) for rule in _rules(action)],
+    }
+
+
+def _nvtx(action: Any) -> list[str]:
+    """NVTX ranges around the launch, outermost first, as ``domain:range`` (domain omitted if default)."""
+    state = action.nvtx_state()
+    if state is None:
+        return []
+    out = []
+    for domain_id in state.domains():
+        domain = state.domain_by_id(domain_id)
+        prefix = "" if domain.name() in ("", "<default domain>") else f"{domain.name()}:"
+        out += [prefix + name for name in (*domain.start_end_ranges(), *domain.push_pop_ranges())]
+    return out
+
+
+def _rules(action: Any) -> list[RuleResult]:
+    out = []
+    for rule in action.rule_results_as_dicts():
+        msg = rule.get("rule_message") or {}
+        text = (msg.get("message") or "").strip()
+        if text:
+            out.append(RuleResult(rule=rule.get("rule_identifier", ""), section=rule.get("section_identifier", ""),
+                                  title=msg.get("title", ""), message=text, kind=_RULE_KINDS.get(msg.get("type"), "info")))
+    return out

@@ -1,0 +1,1 @@
+"""Renderers: turn analysis results into tables, JSON, Markdown, HTML and plots."""

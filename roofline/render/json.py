@@ -1,0 +1,111 @@
+"""JSON document of one or more report analyses (schema_version 1, documented in the README).
+
+"Not measured" is ``null`` with its reason under the kernel's ``missing`` (never 0, never NaN).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Mapping, Sequence
+
+from roofline import __version__
+from roofline.analysis import KernelGroup, LaunchAnalysis, ReportAnalysis, Value
+from roofline.model import LEVELS, PRECISIONS, Ceilings
+
+SCHEMA_VERSION = 1
+
+
+def render(analyses: Sequence[ReportAnalysis]) -> str:
+    """The whole JSON document as text."""
+    return json.dumps(document(analyses), indent=2, allow_nan=False) + "\n"
+
+
+def document(analyses: Sequence[ReportAnalysis]) -> dict[str, Any]:
+    """The JSON document as plain data."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "roofline", "version": __version__},
+        "reports": [report_dict(a) for a in analyses],
+    }
+
+
+def report_dict(a: ReportAnalysis) -> dict[str, Any]:
+    d = a.device
+    return {
+        "path": a.report.path,
+        "source": a.report.source,
+        "label": a.report.label,
+        "device": {
+            "name": d.name, "compute_capability": d.compute_capability, "sm_count": d.sm_count,
+            "max_clock_hz": d.max_clock_hz, "memory_clock_hz": d.memory_clock_hz,
+            "memory_bus_width_bits": d.memory_bus_width_bits, "l2_cache_bytes": d.l2_cache_bytes,
+            "total_memory_bytes": d.total_memory_bytes, "spec_id": a.spec_id, "spec_match": a.spec_match or None,
+        },
+        "ceilings_used": a.ceilings_used,
+        "total_time_s": _num(a.total_time_s),
+        "kernels": [kernel_dict(k) for k in a.launches],
+        "groups": [group_dict(g) for g in a.groups],
+    }
+
+
+def kernel_dict(k: LaunchAnalysis) -> dict[str, Any]:
+    launch, missing = k.launch, {}
+    out: dict[str, Any] = {
+        "name": launch.name, "demangled_name": launch.demangled_name, "range": launch.range_index,
+        "action": launch.action_index, "nvtx": list(launch.nvtx_ranges),
+        "grid": list(launch.grid) if launch.grid else None, "block": list(launch.block) if launch.block else None,
+        "registers_per_thread": launch.registers_per_thread,
+        "shared_mem_per_block_bytes": launch.shared_mem_per_block_bytes,
+        "duration_s": _value(k.duration_s, "duration_s", missing),
+        "time_share": _num(k.time_share),
+        "flops": _values(k.flops, "flops", missing),
+        "tensor_flops_by_type": dict(k.tensor_flops_by_type),
+        "flop_per_s": _values(k.flop_per_s, "flop_per_s", missing),
+        "bytes": _values(k.bytes, "bytes", missing),
+        "bytes_per_s": _values(k.bytes_per_s, "bytes_per_s", missing),
+        "intensity": _values(k.intensity, "intensity", missing),
+        "definitions": dict(k.definitions),
+        "ceilings": {name: ceilings_dict(c) for name, c in k.ceilings.items()},
+        "ceilings_used": k.roof.ceilings,
+        "pct_of_roof": _num(k.roof.pct_of_roof),
+        "bound": k.roof.bound,
+        "limiter": k.roof.limiter,
+        "utilization_pct": {key: _num(v) for key, v in k.roof.utilization_pct.items()},
+        "flags": list(k.flags),
+        "notes": list(k.notes),
+    }
+    out["ceilings"].setdefault("spec", None)
+    if k.roof.reason:
+        missing["pct_of_roof"] = k.roof.reason
+    out["missing"] = missing
+    return out
+
+
+def ceilings_dict(c: Ceilings) -> dict[str, Any]:
+    out: dict[str, Any] = {f"{p}_flop_per_s": _num(c.flop_per_s[p]) for p in PRECISIONS}
+    out.update({f"{level}_bytes_per_s": _num(c.bytes_per_s[level]) for level in LEVELS})
+    out.update({"tensor_dtype": c.tensor_dtype, "clock_note": c.clock_note, "missing": dict(c.missing)})
+    return out
+
+
+def group_dict(g: KernelGroup) -> dict[str, Any]:
+    return {
+        "name": g.name, "count": len(g.launches), "total_s": _num(g.total_s), "median_s": _num(g.median_s),
+        "min_s": _num(g.min_s), "max_s": _num(g.max_s), "time_share": _num(g.time_share),
+        "median_pct_of_roof": _num(g.median_pct_of_roof), "recoverable_s": _num(g.recoverable_s),
+    }
+
+
+def _num(v: float | None) -> float | None:
+    return None if v is None or (isinstance(v, float) and not math.isfinite(v)) else v
+
+
+def _value(v: Value, key: str, missing: dict[str, str]) -> float | None:
+    if v.value is None:
+        missing[key] = v.reason or "not measured"
+    return _num(v.value)
+
+
+def _values(values: Mapping[str, Value], prefix: str, missing: dict[str, str]) -> dict[str, float | None]:
+    return {k: _value(v, f"{prefix}.{k}", missing) for k, v in values.items()}

@@ -1,0 +1,37 @@
+"""Number formatting shared by the text renderers (SI prefixes, times, percents)."""
+
+from __future__ import annotations
+
+_PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+
+
+def si(value: float | None, unit: str = "", digits: int = 3) -> str:
+    """``1.23e12, "FLOP/s"`` -> ``"1.23 TFLOP/s"``; None -> ``"n/a"``."""
+    if value is None:
+        return "n/a"
+    for scale, prefix in _PREFIXES:
+        if abs(value) >= scale:
+            return f"{value / scale:.{digits}g} {prefix}{unit}".rstrip()
+    return f"{value:.{digits}g} {unit}".rstrip()
+
+
+def seconds(value: float | None) -> str:
+    """Durations in the unit that keeps 3 significant digits readable (ns, us, ms, s)."""
+    if value is None:
+        return "n/a"
+    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "us")):
+        if value >= scale:
+            return f"{value / scale:.3g} {unit}"
+    return f"{value / 1e-9:.3g} ns"
+
+
+def pct(value: float | None, digits: int = 1) -> str:
+    """Percent with a fixed number of decimals; None -> ``"n/a"``."""
+    return "n/a" if value is None else f"{value:.{digits}f}%"
+
+
+def ratio(value: float | None) -> str:
+    """A plain ratio such as an arithmetic intensity."""
+    if value is None:
+        return "n/a"
+    return f"{value:.0f}" if abs(value) >= 1000 else f"{value:.3g}"
