@@ -71,19 +71,30 @@ def _ceilings_table(a: ReportAnalysis) -> "Table":  # noqa: F821
     for col in ("roof", "datasheet", "measured-clock", "ratio"):
         table.add_column(col, justify="left" if col == "roof" else "right")
     spec = next((k.ceilings.get("spec") for k in a.launches if "spec" in k.ceilings), None)
+    dtype = _tensor_dtype(a)
     for key in (*PRECISIONS, *LEVELS):
         unit = "FLOP/s" if key in PRECISIONS else "B/s"
-        measured = _median([k.ceilings["report"].flop_per_s.get(key) if key in PRECISIONS
-                            else k.ceilings["report"].bytes_per_s.get(key) for k in a.launches])
-        sheet = (spec.flop_per_s.get(key) if key in PRECISIONS else spec.bytes_per_s.get(key)) if spec else None
+        same_roof = [k for k in a.launches if key != "tensor" or k.ceilings["report"].tensor_dtype == dtype]
+        measured = _median([_roof(k.ceilings["report"], key) for k in same_roof])
+        sheet = _roof(spec, key) if spec else None
+        if key == "tensor" and spec and spec.tensor_dtype != dtype:
+            sheet = next((_roof(k.ceilings["spec"], key) for k in same_roof if "spec" in k.ceilings), None)
         r = f"{measured / sheet:.2f}" if measured and sheet else ""
-        label = _LABELS[key] + (f" ({_tensor_dtype(a)})" if key == "tensor" else "")
+        label = _LABELS[key] + (f" ({dtype})" if key == "tensor" else "")
         table.add_row(label, si(sheet, unit), si(measured, unit), r)
     return table
 
 
+def _roof(c: "Ceilings", key: str) -> float | None:  # noqa: F821
+    return c.flop_per_s.get(key) if key in PRECISIONS else c.bytes_per_s.get(key)
+
+
 def _tensor_dtype(a: ReportAnalysis) -> str:
-    return next((k.ceilings["report"].tensor_dtype for k in a.launches), "fp16") or "fp16"
+    """The Tensor Core type most launches compute in (the tensor roof shown), else the default."""
+    used = [k.ceilings["report"].tensor_dtype for k in a.launches if k.flops["tensor"].value]
+    if used:
+        return max(set(used), key=used.count)
+    return next((k.ceilings["report"].tensor_dtype for k in a.launches), None) or "fp16"
 
 
 def _median(values: list[float | None]) -> float | None:
