@@ -310,3 +310,34 @@ def _group(name: str, items: list[LaunchAnalysis], total_s: float | None) -> Ker
         median_pct_of_roof=statistics.median(pcts) if pcts else None,
         recoverable_s=sum(saved) if saved else None,
     )
+
+
+# --- Several reports of one job (MPI ranks) ----------------------------------------------------------
+DEFAULT_SPREAD_THRESHOLD_PCT = 10.0
+
+
+@dataclass(frozen=True)
+class KernelSpread:
+    """One kernel's total time in each report (e.g. each MPI rank) and how far the slowest is from the
+    fastest: ``spread_pct = 100 x (max - min) / min``; ``flagged`` when above the threshold."""
+
+    name: str
+    total_s: Mapping[str, float | None]  # report path -> total time of the kernel there
+    spread_pct: float | None
+    flagged: bool
+
+
+def spread_across_reports(analyses: Sequence[ReportAnalysis],
+                          threshold_pct: float = DEFAULT_SPREAD_THRESHOLD_PCT) -> tuple[KernelSpread, ...]:
+    """Per kernel name, its total time in every report, flagging those whose reports differ by more than
+    ``threshold_pct`` (a rank that is slower, or runs a kernel the others do not)."""
+    names = dict.fromkeys(g.name for a in analyses for g in a.groups)
+    spreads = []
+    for name in names:
+        totals = {a.report.path: next((g.total_s for g in a.groups if g.name == name), None) for a in analyses}
+        known = [t for t in totals.values() if t is not None]
+        absent_somewhere = len(known) < len(totals)
+        spread = 100.0 * (max(known) - min(known)) / min(known) if len(known) > 1 and min(known) > 0 else None
+        flagged = absent_somewhere or (spread is not None and spread > threshold_pct)
+        spreads.append(KernelSpread(name, totals, spread, flagged))
+    return tuple(spreads)

@@ -48,3 +48,4 @@ class ReportOptions:
     ceilings: str = "auto"
     specs: tuple[Path, ...] = field(default_factory=tuple)
     plot: Path | None = None
+    spread_threshold_pct: float = 10.0

@@ -13,7 +13,7 @@ from roofline.commands._options import (CeilingsOpt, FormatOpt, KernelOpt, Outpu
                                         SpecsOpt)
 
 if TYPE_CHECKING:  # pragma: no cover
-    from roofline.analysis import ReportAnalysis
+    from roofline.analysis import KernelSpread, ReportAnalysis
     from roofline.model import Report
 
 FORMATS = ("table", "json")
@@ -29,10 +29,13 @@ def report(
     ceilings: CeilingsOpt = "auto",
     specs: SpecsOpt = None,
     plot: PlotOpt = None,
+    spread_threshold: Annotated[float, typer.Option(
+        "--spread-threshold", help="With several reports (e.g. MPI ranks): flag kernels whose total time "
+        "differs across them by more than this percent.")] = 10.0,
 ) -> None:
     """Analyse existing Nsight Compute reports: roofline position of every kernel launch."""
     run_report(files, ReportOptions(kernel=kernel, fmt=fmt, output=output, ceilings=ceilings,
-                                    specs=tuple(specs or ()), plot=plot))
+                                    specs=tuple(specs or ()), plot=plot, spread_threshold_pct=spread_threshold))
 
 
 def run_report(paths: Sequence[str | Path], options: ReportOptions) -> None:
@@ -43,8 +46,11 @@ def run_report(paths: Sequence[str | Path], options: ReportOptions) -> None:
         raise RooflineError(f"unknown format '{options.fmt}'", f"use one of: {', '.join(FORMATS)}")
     if options.ceilings not in CEILING_CHOICES:
         raise RooflineError(f"unknown ceilings '{options.ceilings}'", f"use one of: {', '.join(CEILING_CHOICES)}")
+    from roofline.analysis import spread_across_reports
+
     analyses = [analyze_file(Path(p), options) for p in paths]
-    _emit(_render(analyses, options.fmt), options.output, options.fmt)
+    spreads = spread_across_reports(analyses, options.spread_threshold_pct) if len(analyses) > 1 else ()
+    _emit(_render(analyses, options.fmt, spreads), options.output, options.fmt)
 
 
 def analyze_file(path: Path, options: ReportOptions) -> "ReportAnalysis":
@@ -93,14 +99,14 @@ def _compile(expr: str) -> re.Pattern[str]:
         raise RooflineError(f"invalid kernel regex '{expr}' ({err})", "fix the pattern after regex:") from None
 
 
-def _render(analyses: Sequence["ReportAnalysis"], fmt: str) -> str:
+def _render(analyses: Sequence["ReportAnalysis"], fmt: str, spreads: Sequence["KernelSpread"] = ()) -> str:
     if fmt == "json":
         from roofline.render import json as json_render
 
-        return json_render.render(analyses)
+        return json_render.render(analyses, spreads)
     from roofline.render import table
 
-    return table.render(analyses, width=_terminal_width())
+    return table.render(analyses, width=_terminal_width(), spreads=spreads)
 
 
 def _terminal_width() -> int:

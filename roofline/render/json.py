@@ -10,24 +10,30 @@ import math
 from typing import Any, Mapping, Sequence
 
 from roofline import __version__
-from roofline.analysis import KernelGroup, LaunchAnalysis, ReportAnalysis, Value
+from roofline.analysis import KernelGroup, KernelSpread, LaunchAnalysis, ReportAnalysis, Value
 from roofline.model import LEVELS, PRECISIONS, Ceilings
 
 SCHEMA_VERSION = 1
 
 
-def render(analyses: Sequence[ReportAnalysis]) -> str:
+def render(analyses: Sequence[ReportAnalysis], spreads: Sequence[KernelSpread] = ()) -> str:
     """The whole JSON document as text."""
-    return json.dumps(document(analyses), indent=2, allow_nan=False) + "\n"
+    return json.dumps(document(analyses, spreads), indent=2, allow_nan=False) + "\n"
 
 
-def document(analyses: Sequence[ReportAnalysis]) -> dict[str, Any]:
-    """The JSON document as plain data."""
-    return {
+def document(analyses: Sequence[ReportAnalysis], spreads: Sequence[KernelSpread] = ()) -> dict[str, Any]:
+    """The JSON document as plain data; ``across_reports`` only when several reports were given."""
+    doc: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "roofline", "version": __version__},
         "reports": [report_dict(a) for a in analyses],
     }
+    if spreads:
+        doc["across_reports"] = [
+            {"name": s.name, "total_s": {p: _num(t) for p, t in s.total_s.items()},
+             "spread_pct": _num(s.spread_pct), "flagged": s.flagged} for s in spreads
+        ]
+    return doc
 
 
 def report_dict(a: ReportAnalysis) -> dict[str, Any]:

@@ -7,7 +7,7 @@ import statistics
 from collections import defaultdict
 from typing import Sequence
 
-from roofline.analysis import LaunchAnalysis, ReportAnalysis
+from roofline.analysis import KernelSpread, LaunchAnalysis, ReportAnalysis
 from roofline.model import LEVELS, PRECISIONS
 from roofline.render.units import pct, ratio, seconds, si
 
@@ -16,21 +16,43 @@ MAX_LAUNCH_ROWS = 30  # larger reports show their longest launches; JSON always 
 _LABELS = {"fp64": "FP64", "fp32": "FP32", "fp16": "FP16", "tensor": "Tensor", "dram": "DRAM", "l2": "L2", "l1": "L1"}
 
 
-def render(analyses: Sequence[ReportAnalysis], width: int = 80) -> str:
-    """All reports as plain text (used for files and tests)."""
+def render(analyses: Sequence[ReportAnalysis], width: int = 80,
+           spreads: Sequence[KernelSpread] = ()) -> str:
+    """All reports as plain text, then the kernels compared across reports when there are several."""
     from rich.console import Console
 
     console = Console(width=width, record=True, file=_NullFile(), color_system=None)
-    print_to(console, analyses)
-    return console.export_text()
-
-
-def print_to(console: "Console", analyses: Sequence[ReportAnalysis]) -> None:  # noqa: F821
-    """Print every report analysis to a rich console."""
     for i, a in enumerate(analyses):
         if i:
             console.print()
         _print_report(console, a)
+    if spreads:
+        console.print()
+        _print_spreads(console, analyses, spreads)
+    return console.export_text()
+
+
+def _print_spreads(console: "Console", analyses: Sequence[ReportAnalysis],  # noqa: F821
+                   spreads: Sequence[KernelSpread]) -> None:
+    """Kernel total time per report ([1], [2], ...), the spread, and '!' where it passes the threshold."""
+    from rich.table import Table
+
+    table = Table(title="Across reports (e.g. MPI ranks)", title_justify="left", box=None, pad_edge=False,
+                  padding=(0, 1), header_style="bold")
+    table.add_column("kernel", no_wrap=True, max_width=NAME_WIDTH)
+    for i in range(len(analyses)):
+        table.add_column(f"[{i + 1}]", justify="right", no_wrap=True)
+    table.add_column("spread", justify="right", no_wrap=True)
+    for s in spreads:
+        cells = [seconds(s.total_s.get(a.report.path)) for a in analyses]
+        table.add_row(_short(s.name), *cells, pct(s.spread_pct) + (" !" if s.flagged else ""))
+    console.print(table)
+    for i, a in enumerate(analyses):
+        console.print(f"[{i + 1}] {a.report.path}", highlight=False)
+    flagged = [s.name for s in spreads if s.flagged]
+    if flagged:
+        console.print(f"[bold red]![/bold red] differs across reports by more than the threshold, or is missing "
+                      f"from some: {', '.join(flagged)}", highlight=False)
 
 
 def _print_report(console: "Console", a: ReportAnalysis) -> None:  # noqa: F821
