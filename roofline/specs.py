@@ -1,0 +1,289 @@
+"""Datasheet ceilings: load and validate the cited YAML files in device_specs/, match a report's GPU.
+
+Specs are layered: the built-in files, then ``$ROOFLINE_SPECS`` (paths separated by ``os.pathsep``),
+then ``--specs`` paths; a later spec replaces an earlier one with the same id or display name. Every
+number in a file is ``{value, source}`` (plus ``derived`` when computed), and all tensor figures are dense.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from roofline.errors import SpecError
+from roofline.model import Ceilings, Device
+
+ENV_VAR = "ROOFLINE_SPECS"
+SPEC_SUFFIXES = (".yaml", ".yml")
+FP32_CROSS_CHECK_TOLERANCE = 0.02  # stated FP32 peak vs SMs x lanes x 2 x clock
+MEMORY_MATCH_TOLERANCE = 0.10  # reported total memory vs the spec's, for fallback matching
+PEAK_KEYS = ("fp64", "fp32", "fp16", "bf16", "tensor_fp64", "tensor_tf32", "tensor_fp16", "tensor_fp16_acc16",
+             "tensor_bf16", "tensor_fp8", "tensor_int8")
+TOP_KEYS = {"id", "display_names", "architecture", "chip", "compute_capability", "sm_count", "boost_clock_hz",
+            "tensor_clock_hz", "fp32_lanes_per_sm", "memory", "l2_bytes", "peaks", "bandwidth", "notes"}
+SCHEMA_HINT = "see device_specs/README.md"
+
+
+@dataclass(frozen=True)
+class DeviceSpec:
+    """One GPU model's datasheet facts; ``sources`` maps each number's key to its citation."""
+
+    id: str
+    path: str
+    display_names: tuple[str, ...]
+    architecture: str
+    compute_capability: str
+    sm_count: int
+    boost_clock_hz: float
+    tensor_clock_hz: float | None
+    memory_type: str
+    memory_bytes: int
+    memory_bandwidth_bytes_per_s: float
+    l2_bytes: int
+    peaks: Mapping[str, float]
+    sources: Mapping[str, str]
+    fp32_lanes_per_sm: int
+    l1_bytes_per_s: float | None = None
+    l2_bytes_per_s: float | None = None
+    chip: str = ""
+    notes: str = ""
+    derived: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SpecMatch:
+    """A spec found for a report's device, and how it was found."""
+
+    spec: DeviceSpec
+    how: str
+
+
+class SpecCatalog:
+    """All specs in precedence order (later wins), with lookup by id and matching of a device."""
+
+    def __init__(self, specs: Sequence[DeviceSpec]) -> None:
+        by_id: dict[str, DeviceSpec] = {}
+        for spec in specs:
+            by_id.pop(spec.id, None)
+            by_id[spec.id] = spec
+        self.specs: tuple[DeviceSpec, ...] = tuple(by_id.values())
+
+    def get(self, spec_id: str) -> DeviceSpec:
+        """The spec with this id; SpecError naming close ids when unknown."""
+        for spec in self.specs:
+            if spec.id == spec_id:
+                return spec
+        import difflib
+
+        close = difflib.get_close_matches(spec_id, [s.id for s in self.specs], n=3, cutoff=0.4)
+        hint = f"did you mean {', '.join(close)}?" if close else "run 'roofline specs list' for the ids"
+        raise SpecError(f"unknown device spec id '{spec_id}'", hint)
+
+    def match(self, device: Device) -> SpecMatch | None:
+        """By display name first (user specs before built-ins), then by CC + SM count + memory size."""
+        wanted = _normalize(device.name)
+        for spec in reversed(self.specs):
+            if wanted in {_normalize(n) for n in spec.display_names}:
+                return SpecMatch(spec, f"display name '{device.name}'")
+        return self._fallback(device)
+
+    def _fallback(self, device: Device) -> SpecMatch | None:
+        """Same compute capability, SM count and (within 10%) memory size; name tokens break ties."""
+        candidates = [s for s in self.specs if s.compute_capability == device.compute_capability
+                      and s.sm_count == device.sm_count and _memory_close(s, device)]
+        if len(candidates) > 1:
+            candidates = _best_by_tokens(candidates, device.name)
+        if len(candidates) != 1:
+            return None
+        memory = f", {device.total_memory_bytes / 2**30:.0f} GiB" if device.total_memory_bytes else ""
+        return SpecMatch(candidates[0], f"fallback: CC {device.compute_capability}, {device.sm_count} SMs{memory} "
+                                        f"('{device.name}' is not a listed display name)")
+
+
+def _normalize(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+def _tokens(name: str) -> set[str]:
+    return {t for t in re.split(r"[^a-z0-9]+", name.lower()) if t and t != "nvidia"}
+
+
+def _memory_close(spec: DeviceSpec, device: Device) -> bool:
+    if not device.total_memory_bytes:
+        return True
+    return abs(device.total_memory_bytes / spec.memory_bytes - 1.0) <= MEMORY_MATCH_TOLERANCE
+
+
+def _best_by_tokens(candidates: list[DeviceSpec], name: str) -> list[DeviceSpec]:
+    wanted = _tokens(name)
+    score = {s.id: max(len(wanted & _tokens(n)) for n in s.display_names) for s in candidates}
+    best = max(score.values())
+    return [s for s in candidates if score[s.id] == best]
+
+
+# --- Loading ------------------------------------------------------------------------------------------
+def load_catalog(extra: Sequence[str | os.PathLike[str]] = ()) -> SpecCatalog:
+    """Built-in specs, then $ROOFLINE_SPECS, then ``extra`` (``--specs``); later ones take precedence."""
+    specs = [parse_spec_file(p) for p in _builtin_files()]
+    env = [p for p in os.environ.get(ENV_VAR, "").split(os.pathsep) if p]
+    for path in (*env, *extra):
+        specs += [parse_spec_file(p) for p in _files_in(Path(path))]
+    return SpecCatalog(specs)
+
+
+def _builtin_files() -> list[Path]:
+    folder = resources.files("roofline.device_specs")
+    return sorted(Path(str(f)) for f in folder.iterdir() if f.name.endswith(SPEC_SUFFIXES))
+
+
+def _files_in(path: Path) -> list[Path]:
+    if path.is_dir():
+        return sorted(p for p in path.iterdir() if p.suffix in SPEC_SUFFIXES)
+    if path.is_file():
+        return [path]
+    raise SpecError(f"{path}: no such spec file or folder", f"check --specs or ${ENV_VAR}")
+
+
+def parse_spec_file(path: Path) -> DeviceSpec:
+    """Read and validate one YAML spec; SpecError with the file, the key and what is wrong."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark else ""
+        raise SpecError(f"{path}: not valid YAML{where}", "fix the syntax") from None
+    except OSError as err:
+        raise SpecError(f"{path}: cannot read ({err.strerror})", "check the path") from None
+    if not isinstance(data, dict):
+        raise SpecError(f"{path}: expected a mapping of keys at the top", SCHEMA_HINT)
+    return _build(_Checker(path), data)
+
+
+class _Checker:
+    """Reads typed values out of a spec mapping, raising one-line errors that name file and key."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.sources: dict[str, str] = {}
+        self.derived: dict[str, str] = {}
+
+    def fail(self, key: str, problem: str) -> SpecError:
+        return SpecError(f"{self.path}: key '{key}' {problem}", SCHEMA_HINT)
+
+    def text(self, data: Mapping[str, Any], key: str, required: bool = True) -> str:
+        value = data.get(key.rsplit(".", 1)[-1])
+        if value is None and not required:
+            return ""
+        if not isinstance(value, str) or not value.strip():
+            raise self.fail(key, "is missing or not a non-empty string")
+        return value
+
+    def number(self, data: Mapping[str, Any], key: str, required: bool = True) -> float | None:
+        """A cited number ``{value, source[, derived]}``: positive, with a non-empty source."""
+        item = data.get(key.rsplit(".", 1)[-1])
+        if item is None:
+            if required:
+                raise self.fail(key, "is missing")
+            return None
+        if not isinstance(item, dict):
+            raise self.fail(key, "must be a mapping {value: NUMBER, source: TEXT}; every number needs a source")
+        value, source = item.get("value"), item.get("source")
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.fail(f"{key}.value", f"must be a number, got {value!r}")
+        if value <= 0:
+            raise self.fail(f"{key}.value", f"must be positive, got {value!r}")
+        if not isinstance(source, str) or not source.strip():
+            raise self.fail(f"{key}.source", "is missing; every number needs a source")
+        self.sources[key] = source
+        if item.get("derived"):
+            self.derived[key] = str(item["derived"])
+        unknown = set(item) - {"value", "source", "derived"}
+        if unknown:
+            raise self.fail(key, f"has unknown field(s) {sorted(unknown)}; allowed: value, source, derived")
+        return float(value)
+
+    def section(self, data: Mapping[str, Any], key: str, allowed: Iterable[str], required: bool) -> dict[str, Any]:
+        item = data.get(key)
+        if item is None and not required:
+            return {}
+        if not isinstance(item, dict):
+            raise self.fail(key, "is missing or not a mapping")
+        unknown = set(item) - set(allowed)
+        if unknown:
+            raise self.fail(f"{key}.{sorted(unknown)[0]}", f"is not a known key; allowed: {', '.join(allowed)}")
+        return item
+
+
+def _build(c: _Checker, data: dict[str, Any]) -> DeviceSpec:
+    unknown = set(data) - TOP_KEYS
+    if unknown:
+        raise c.fail(sorted(unknown)[0], f"is not a known key; allowed: {', '.join(sorted(TOP_KEYS))}")
+    names = data.get("display_names")
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) and n for n in names):
+        raise c.fail("display_names", "must be a non-empty list of names as ncu writes them")
+    cc = c.text(data, "compute_capability")
+    if not re.fullmatch(r"\d+\.\d+", cc):
+        raise c.fail("compute_capability", f"must look like \"8.0\", got {cc!r}")
+    memory = c.section(data, "memory", ("type", "bytes", "bandwidth_bytes_per_s"), required=True)
+    peaks_data = c.section(data, "peaks", PEAK_KEYS, required=True)
+    bandwidth = c.section(data, "bandwidth", ("l2_bytes_per_s", "l1_bytes_per_s"), required=False)
+    peaks = {k: c.number(peaks_data, f"peaks.{k}", required=(k == "fp32")) for k in PEAK_KEYS}
+    return DeviceSpec(
+        id=c.text(data, "id"), path=str(c.path), display_names=tuple(names),
+        architecture=c.text(data, "architecture"), compute_capability=cc,
+        sm_count=int(c.number(data, "sm_count")), boost_clock_hz=c.number(data, "boost_clock_hz"),
+        tensor_clock_hz=c.number(data, "tensor_clock_hz", required=False),
+        memory_type=c.text(memory, "memory.type"), memory_bytes=int(c.number(memory, "memory.bytes")),
+        memory_bandwidth_bytes_per_s=c.number(memory, "memory.bandwidth_bytes_per_s"),
+        l2_bytes=int(c.number(data, "l2_bytes")),
+        peaks={k: v for k, v in peaks.items() if v is not None},
+        fp32_lanes_per_sm=int(c.number(data, "fp32_lanes_per_sm")),
+        l1_bytes_per_s=c.number(bandwidth, "bandwidth.l1_bytes_per_s", required=False),
+        l2_bytes_per_s=c.number(bandwidth, "bandwidth.l2_bytes_per_s", required=False),
+        chip=c.text(data, "chip", required=False), notes=c.text(data, "notes", required=False),
+        sources=dict(c.sources), derived=dict(c.derived),
+    )
+
+
+# --- Using a spec -------------------------------------------------------------------------------------
+def spec_ceilings(spec: DeviceSpec, tensor_dtype: str | None = None) -> Ceilings:
+    """Datasheet roofs of a spec; the tensor roof is for ``tensor_dtype`` (fp16 when None)."""
+    dtype = tensor_dtype or "fp16"
+    flops = {p: spec.peaks.get(p) for p in ("fp64", "fp32", "fp16")}
+    flops["tensor"] = spec.peaks.get(f"tensor_{dtype}")
+    bandwidth = {"dram": spec.memory_bandwidth_bytes_per_s, "l2": spec.l2_bytes_per_s, "l1": spec.l1_bytes_per_s}
+    where = f"device_specs {spec.id}"
+    missing = {k: f"no {k.upper()} peak in {where}" for k, v in flops.items() if v is None}
+    if flops["tensor"] is None:
+        missing["tensor"] = f"no dense {dtype.upper()} Tensor Core peak in {where}"
+    missing.update({k: f"no documented {k.upper()} bandwidth in {where}" for k, v in bandwidth.items() if v is None})
+    clock = f"datasheet peaks at the {spec.boost_clock_hz / 1e9:.3g} GHz boost clock"
+    if spec.tensor_clock_hz:
+        clock += f" (tensor figures at {spec.tensor_clock_hz / 1e9:.3g} GHz)"
+    return Ceilings("spec", flops, bandwidth, clock_note=clock, tensor_dtype=dtype, missing=missing)
+
+
+def derived_fp32(spec: DeviceSpec) -> float:
+    """FP32 peak from first principles: SMs x FP32 lanes per SM x 2 FLOP per FMA x boost clock."""
+    return spec.sm_count * spec.fp32_lanes_per_sm * 2 * spec.boost_clock_hz
+
+
+def check_spec(spec: DeviceSpec) -> list[str]:
+    """Problems beyond the schema: the FP32 cross-check, and dense figures ordered as hardware allows."""
+    problems = []
+    stated, derived = spec.peaks["fp32"], derived_fp32(spec)
+    if abs(stated / derived - 1.0) > FP32_CROSS_CHECK_TOLERANCE:
+        problems.append(f"{spec.path}: peaks.fp32 {stated / 1e12:.4g} TFLOP/s differs by more than 2% from "
+                        f"{spec.sm_count} SMs x {spec.fp32_lanes_per_sm} lanes x 2 x "
+                        f"{spec.boost_clock_hz / 1e9:.4g} GHz = {derived / 1e12:.4g} TFLOP/s")
+    tf32, fp16 = spec.peaks.get("tensor_tf32"), spec.peaks.get("tensor_fp16")
+    if tf32 and fp16 and tf32 > fp16:
+        problems.append(f"{spec.path}: peaks.tensor_tf32 is above peaks.tensor_fp16; dense TF32 is at most the "
+                        "FP16 rate (a sparse figure?)")
+    return problems
