@@ -17,9 +17,12 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from roofline import metrics as m
+from roofline.diagnostics import occupancy, tensor_cores
 from roofline.model import LEVELS, PRECISIONS, Ceilings, Device, KernelLaunch, Report
 
 if TYPE_CHECKING:  # pragma: no cover
+    from roofline.diagnostics.occupancy import Occupancy
+    from roofline.diagnostics.tensor_cores import TensorCores
     from roofline.specs import DeviceSpec
 
 # ncu's SpeedOfLight rule calls a kernel latency-bound when both compute and memory throughput are below
@@ -72,6 +75,8 @@ class LaunchAnalysis:
     time_share: float | None = None
     flags: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    occupancy: "Occupancy | None" = None  # diagnostics.occupancy
+    tensor_cores: "TensorCores | None" = None  # diagnostics.tensor_cores
 
     @property
     def total_flops(self) -> float | None:
@@ -162,7 +167,7 @@ def analyze_launch(launch: KernelLaunch, device: Device, spec: "DeviceSpec | Non
     byte_values = {level: Value.of(v) for level, v in moved.items()}
     roof = roof_position(flop_values, byte_values, duration.value, all_ceilings[use])
     notes = tuple(n for q in (*flops.values(), *moved.values()) for n in q.notes)
-    return LaunchAnalysis(
+    analysis = LaunchAnalysis(
         launch=launch,
         duration_s=Value.of(duration),
         flops=flop_values,
@@ -176,7 +181,9 @@ def analyze_launch(launch: KernelLaunch, device: Device, spec: "DeviceSpec | Non
         roof=roof,
         flags=above_ceiling_flags(roof),
         notes=notes,
+        occupancy=occupancy.diagnose(launch, device),
     )
+    return replace(analysis, tensor_cores=tensor_cores.diagnose(analysis, device))
 
 
 def _rate(amount: Value, duration: m.Measured) -> Value:
@@ -330,8 +337,12 @@ class KernelSpread:
 def spread_across_reports(analyses: Sequence[ReportAnalysis],
                           threshold_pct: float = DEFAULT_SPREAD_THRESHOLD_PCT) -> tuple[KernelSpread, ...]:
     """Per kernel name, its total time in every report, flagging those whose reports differ by more than
-    ``threshold_pct`` (a rank that is slower, or runs a kernel the others do not)."""
+    ``threshold_pct`` (a rank that is slower, or runs a kernel the others do not). Only for reports of
+    one job: the same GPU model and at least one kernel in common; otherwise empty."""
     names = dict.fromkeys(g.name for a in analyses for g in a.groups)
+    common = set.intersection(*({g.name for g in a.groups} for a in analyses)) if analyses else set()
+    if len({a.device.name for a in analyses}) != 1 or not common:
+        return ()
     spreads = []
     for name in names:
         totals = {a.report.path: next((g.total_s for g in a.groups if g.name == name), None) for a in analyses}

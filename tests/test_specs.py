@@ -191,3 +191,10 @@ def test_builtin_specs_have_unique_ids_and_display_names():
     names = [n.lower() for s in catalog.specs for n in s.display_names]
     assert len(names) == len(set(names))
     assert len(BUILTIN) == len(catalog.specs)
+
+
+def test_exponent_without_sign_is_read_as_a_number(tmp_path):
+    path = tmp_path / "e.yaml"
+    path.write_text(yaml.safe_dump(VALID).replace("19200000000000.0", "19.2e12"))
+    assert "19.2e12" in path.read_text()
+    assert parse_spec_file(path).peaks["fp32"] == 19.2e12

@@ -15,8 +15,10 @@ from roofline.commands._options import (CeilingsOpt, FormatOpt, KernelOpt, Outpu
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis import KernelSpread, ReportAnalysis
     from roofline.model import Report
+    from roofline.specs import SpecCatalog
 
-FORMATS = ("table", "json")
+FORMATS = ("table", "json", "markdown", "html")
+FILE_FORMATS = {"markdown": ".md", "html": ".html"}  # written to a file, by default reports/<name><suffix>
 CEILING_CHOICES = ("auto", "spec", "report")
 
 
@@ -48,19 +50,32 @@ def run_report(paths: Sequence[str | Path], options: ReportOptions) -> None:
         raise RooflineError(f"unknown ceilings '{options.ceilings}'", f"use one of: {', '.join(CEILING_CHOICES)}")
     from roofline.analysis import spread_across_reports
 
-    analyses = [analyze_file(Path(p), options) for p in paths]
+    from roofline.commands import plot
+
+    if options.plot is not None:
+        plot.check_plot_path(options.plot)
+    from roofline.specs import load_catalog
+
+    catalog = load_catalog(options.specs)
+    analyses = [analyze_file(Path(p), options, catalog) for p in paths]
+    if options.plot is not None:
+        plot.write_plot(analyses, options.plot)
     spreads = spread_across_reports(analyses, options.spread_threshold_pct) if len(analyses) > 1 else ()
+    if options.fmt in FILE_FORMATS:
+        target = options.output or plot.default_output(paths, FILE_FORMATS[options.fmt])
+        plot.write_generated(target, _render(analyses, options.fmt, spreads).encode())
+        return
     _emit(_render(analyses, options.fmt, spreads), options.output, options.fmt)
 
 
-def analyze_file(path: Path, options: ReportOptions) -> "ReportAnalysis":
+def analyze_file(path: Path, options: ReportOptions, catalog: "SpecCatalog | None" = None) -> "ReportAnalysis":
     """Load one report, keep the launches the kernel filter selects, and analyse them."""
     from roofline.analysis import analyze_report
     from roofline.reader import load_report
     from roofline.specs import load_catalog
 
     rep = filter_kernels(load_report(path), options.kernel)
-    match = load_catalog(options.specs).match(rep.device)
+    match = (catalog or load_catalog(options.specs)).match(rep.device)
     if options.ceilings == "spec" and match is None:
         from roofline.errors import SpecError
 
@@ -104,6 +119,10 @@ def _render(analyses: Sequence["ReportAnalysis"], fmt: str, spreads: Sequence["K
         from roofline.render import json as json_render
 
         return json_render.render(analyses, spreads)
+    if fmt in FILE_FORMATS:
+        from roofline.render import html, markdown
+
+        return (markdown if fmt == "markdown" else html).render(analyses)
     from roofline.render import table
 
     return table.render(analyses, width=_terminal_width(), spreads=spreads)

@@ -27,7 +27,8 @@ def list_specs(specs: SpecsOpt = None) -> None:
 
     table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold")
     for col in ("id", "display name", "CC", "SMs", "FP32", "TC FP16", "DRAM"):
-        table.add_column(col, no_wrap=col != "display name", justify="right" if col in ("SMs", "FP32", "TC FP16", "DRAM") else "left")
+        table.add_column(col, no_wrap=True, overflow="ellipsis", max_width=24 if col == "display name" else None,
+                         justify="right" if col in ("SMs", "FP32", "TC FP16", "DRAM") else "left")
     for s in sorted(load_catalog(specs or ()).specs, key=lambda s: s.id):
         table.add_row(s.id, s.display_names[0], s.compute_capability, str(s.sm_count), si(s.peaks["fp32"], "F"),
                       si(s.peaks.get("tensor_fp16"), "F"), si(s.memory_bandwidth_bytes_per_s, "B/s"))
