@@ -1,0 +1,101 @@
+"""`roofline wrap`: under ``mpiexec``/``srun``, profile the chosen MPI ranks with ncu and run the rest unchanged.
+
+    mpiexec -n 8 roofline wrap --ranks 0,4 -o reports/ -- python app.py
+    roofline report reports/*.ncu-rep
+
+A chosen rank runs ncu as a child process (not ``exec``) so that roofline can read ncu's log and turn a
+failure into one line naming the rank and host; it exits with the application's own exit code when the
+application failed, 0 on success, and the tool's exit code on an ncu problem. Every other rank ``exec``s
+the application: it keeps the rank's PID, signals and exit code exactly as without roofline. No analysis
+runs here (the ranks run in parallel); the reports, one per chosen rank, are analysed afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+from contextlib import contextmanager
+from typing import Annotated, Iterator
+
+import typer
+
+from roofline import driver
+from roofline.commands._common import handles_errors
+from roofline.commands._options import KernelOpt
+from roofline.commands.analyze import (ClockOpt, CommandArg, DryRunOpt, ForceOpt, LaunchCountOpt, LaunchSkipOpt,
+                                       MetricsOpt, NameBaseOpt, NcuArgOpt, NcuPathOpt, NvtxOpt, ReplayOpt,
+                                       ReportPathOpt, SectionOpt, SetOpt, ncu_options, prepare_ncu,
+                                       print_dry_run)
+from roofline.errors import RooflineError
+from roofline.ranks import detect_rank, parse_ranks
+
+RanksOpt = Annotated[str, typer.Option(
+    "--ranks", help="Ranks to profile: a list such as 0,4 or 0-3 (ranges inclusive), or all.")]
+LocalRankOpt = Annotated[bool, typer.Option(
+    "--local-rank", help="Select by node-local rank (e.g. --ranks 0 --local-rank: the first rank on every node).")]
+
+
+@handles_errors
+def wrap(
+    command: CommandArg,
+    ranks: RanksOpt = "0",
+    local_rank: LocalRankOpt = False,
+    kernel: KernelOpt = None,
+    kernel_name_base: NameBaseOpt = None,
+    section_set: SetOpt = "roofline",
+    section: SectionOpt = None,
+    metrics: MetricsOpt = None,
+    launch_skip: LaunchSkipOpt = None,
+    launch_count: LaunchCountOpt = None,
+    nvtx_include: NvtxOpt = None,
+    replay_mode: ReplayOpt = None,
+    clock_control: ClockOpt = None,
+    output: ReportPathOpt = None,
+    force: ForceOpt = False,
+    ncu: NcuPathOpt = None,
+    dry_run: DryRunOpt = False,
+    ncu_arg: NcuArgOpt = None,
+) -> None:
+    """Run one MPI rank: profile it with ncu if chosen (report NAME.rankR.HOST.ncu-rep), else run the app."""
+    selection = parse_ranks(ranks)
+    rank, _ = detect_rank(os.environ)
+    chooser = detect_rank(os.environ, local=True)[0] if local_rank else rank
+    app = driver.resolve_app(command)
+    if chooser not in selection:
+        run_unprofiled(app, dry_run)
+        return
+    host = socket.gethostname()
+    options = ncu_options(section_set=section_set, sections=section, metrics=metrics, kernel=kernel,
+                          kernel_name_base=kernel_name_base, launch_skip=launch_skip, launch_count=launch_count,
+                          nvtx_include=nvtx_include, replay_mode=replay_mode, clock_control=clock_control,
+                          ncu_arg=ncu_arg, force=force)
+    template = driver.report_template(output, driver.app_name(command), tag=f".rank{rank}.{host}")
+    with on_rank(rank, host):
+        if dry_run:
+            print_dry_run(ncu, options, template, app)
+            return
+        report = driver.profile(prepare_ncu(ncu, options, template, app))
+    typer.echo(f"roofline: rank {rank} on {host}: wrote {report}; analyse with: roofline report "
+               f"{os.path.join(os.path.dirname(report), '*.ncu-rep')}", err=True)
+
+
+def run_unprofiled(app: list[str], dry_run: bool) -> None:
+    """Replace this process with the application (or print its command under --dry-run)."""
+    if dry_run:
+        typer.echo(driver.shell_command(app))
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(app[0], app)
+
+
+@contextmanager
+def on_rank(rank: int, host: str) -> Iterator[None]:
+    """Prefix errors with the rank and host; exit with the application's own code when it failed under ncu."""
+    try:
+        yield
+    except RooflineError as err:
+        typer.echo(f"roofline: error: rank {rank} on {host}: {err}", err=True)
+        code = err.app_exit_code if isinstance(err, driver.AppFailed) else err.exit_code
+        raise typer.Exit(code) from None

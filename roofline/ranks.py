@@ -1,0 +1,77 @@
+"""MPI rank detection from the launcher's environment, and parsing of rank selections (``0,4``, ``0-3``, ``all``).
+
+Launcher-specific variables come first: inside a Slurm allocation ``mpiexec`` ranks inherit the batch step's
+``SLURM_PROCID=0`` / ``SLURM_LOCALID=0``, so the Slurm variables are trusted only when no MPI launcher set its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+from roofline.errors import RooflineError
+
+RANK_VARS = (
+    "OMPI_COMM_WORLD_RANK",  # Open MPI
+    "PMIX_RANK",  # PMIx launchers (Open MPI 5, prrte)
+    "PMI_RANK",  # MPICH / Intel MPI (Hydra)
+    "MV2_COMM_WORLD_RANK",  # MVAPICH2
+    "PALS_RANKID",  # HPE Cray PALS
+    "SLURM_PROCID",  # srun
+)
+LOCAL_RANK_VARS = (
+    "OMPI_COMM_WORLD_LOCAL_RANK",
+    "MPI_LOCALRANKID",  # MPICH / Intel MPI (Hydra)
+    "MV2_COMM_WORLD_LOCAL_RANK",
+    "PALS_LOCAL_RANKID",
+    "PMI_LOCAL_RANK",  # Cray PMI
+    "SLURM_LOCALID",
+)
+
+
+@dataclass(frozen=True)
+class RankSelection:
+    """The ranks to profile: every rank, or an explicit set."""
+
+    ranks: frozenset[int] = frozenset()
+    every: bool = False
+
+    def __contains__(self, rank: object) -> bool:
+        return self.every or rank in self.ranks
+
+
+def parse_ranks(spec: str) -> RankSelection:
+    """Parse ``all`` or a comma list of ranks and inclusive ranges (``0,4``, ``0-3``, ``0,8-11``)."""
+    text = spec.strip()
+    if text.lower() == "all":
+        return RankSelection(every=True)
+    try:
+        ranks = frozenset(r for part in text.split(",") for r in _parse_part(part.strip()))
+    except ValueError:
+        raise RooflineError(f"--ranks '{spec}': not a rank list", "use e.g. 0,4 or 0-3 or all") from None
+    return RankSelection(ranks=ranks)
+
+
+def _parse_part(part: str) -> range:
+    """One element of a rank list: ``N`` or ``A-B`` (inclusive, A <= B, non-negative)."""
+    first, sep, last = part.partition("-")
+    lo = int(first)
+    hi = int(last) if sep else lo
+    if lo < 0 or hi < lo:
+        raise ValueError(part)
+    return range(lo, hi + 1)
+
+
+def detect_rank(env: Mapping[str, str], local: bool = False) -> tuple[int, str]:
+    """Return ``(rank, variable)`` from the first launcher variable set; RooflineError outside an MPI job."""
+    names = LOCAL_RANK_VARS if local else RANK_VARS
+    for name in names:
+        value = env.get(name)
+        if value is None or value == "":
+            continue
+        if not value.strip().isdigit():
+            raise RooflineError(f"{name}='{value}' is not a rank number", "check the MPI launcher's environment")
+        return int(value), name
+    kind = "local rank" if local else "rank"
+    raise RooflineError(f"no MPI {kind} in the environment (looked for {', '.join(names)})",
+                        "start 'roofline wrap' under mpiexec or srun, or use 'roofline analyze' for one process")
