@@ -152,11 +152,14 @@ def peak(launch: KernelLaunch, name: str, clock_unit: str, units: tuple[str, ...
     """Peak rate per second of ``name``: ``X.sum.peak_sustained`` x the measured clock of ``clock_unit``."""
     clock_name = UNIT_CLOCKS[clock_unit]
     clock = launch.value(clock_name)
-    for full in (u + name for u in units):
-        per_cycle = launch.value(f"{full}.sum.peak_sustained")
+    peak_names = [f"{u}{name}.sum.peak_sustained" for u in units]
+    for full in peak_names:
+        per_cycle = launch.value(full)
         if per_cycle is not None and clock is not None:
-            return Measured(per_cycle * clock, via=f"{full}.sum.peak_sustained x {clock_name}")
-    return _absent([f"{units[0]}{name}.sum.peak_sustained", clock_name], "")
+            return Measured(per_cycle * clock, via=f"{full} x {clock_name}")
+    absent = [n for n in peak_names[:1] if all(launch.value(p) is None for p in peak_names)]
+    absent += [clock_name] if clock is None else []
+    return _nan_absent(launch, [clock_name, *peak_names], absent, "")
 
 
 # --- FLOPs ------------------------------------------------------------------------------------------
@@ -356,6 +359,30 @@ def _counter_names() -> set[str]:
 
 
 # Occupancy and Tensor Core diagnostics read these too (launch__* comes with the prefixes below).
-DIAGNOSTIC_METRICS: frozenset[str] = frozenset()
+OCCUPANCY_THEORETICAL = "sm__maximum_warps_per_active_cycle_pct"  # Occupancy section
+OCCUPANCY_ACHIEVED = "sm__warps_active.avg.pct_of_peak_sustained_active"
+TENSOR_FAMILIES = ("hmma", "imma", "dmma", "gmma")  # MMA instruction families, as the metric names spell them
+_PCT = (".avg.pct_of_peak_sustained_active", ".avg.pct_of_peak_sustained_elapsed")
+
+
+def tensor_family_bases(family: str) -> tuple[str, ...]:
+    """Metric bases (no suffix) of one MMA family's issue rate and pipe activity, in the order to try:
+    ``op_*`` (CC 7.0-9.0), ``op_*_v2`` (CC 8.9 in ncu 2025) and ``subpipe_*`` (CC 10.0 and newer)."""
+    inst = ("sm__inst_executed_pipe_tensor_op_{f}", "sm__inst_executed_pipe_tensor_op_{f}_v2",
+            "sm__inst_executed_pipe_tensor_subpipe_{f}")
+    cycles = ("sm__pipe_tensor_op_{f}_cycles_active", "sm__pipe_tensor_op_{f}_cycles_active_v2",
+              "sm__pipe_tensor_subpipe_{f}_cycles_active")
+    return tuple(b.format(f=family) for b in (*inst, *cycles))
+
+
+TENSOR_PIPE_BASES = ("sm__pipe_tensor_cycles_active", "sm__pipe_tensor_cycles_active_v2")  # all tensor work
+
+
+def _diagnostic_names() -> set[str]:
+    bases = [*TENSOR_PIPE_BASES, *(b for f in TENSOR_FAMILIES for b in tensor_family_bases(f))]
+    return {OCCUPANCY_THEORETICAL, OCCUPANCY_ACHIEVED} | {b + s for b in bases for s in _PCT}
+
+
+DIAGNOSTIC_METRICS: frozenset[str] = frozenset(_diagnostic_names())
 METRICS_TO_READ = frozenset(_counter_names() | {DURATION, SM_CYCLES, *CLOCK_METRICS} | DIAGNOSTIC_METRICS)
 EXTRA_METRIC_PREFIXES = (TENSOR_OPS_PREFIX, "launch__")

@@ -112,11 +112,13 @@ class KernelLaunch:
     def __post_init__(self) -> None:
         object.__setattr__(self, "metrics", _frozen(self.metrics))
         object.__setattr__(self, "nan_metrics", frozenset(self.nan_metrics))
+        # numeric values as floats, looked up hundreds of times per launch by the formulas
+        numbers = {k: float(v) for k, v in self.metrics.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        object.__setattr__(self, "_numbers", numbers)
 
     def value(self, name: str) -> float | None:
         """Numeric value of a metric, or None when absent, NaN or not a number."""
-        v = self.metrics.get(name)
-        return float(v) if isinstance(v, (int, float)) else None
+        return self._numbers.get(name)
 
     @property
     def key(self) -> str:

@@ -12,7 +12,7 @@ import math
 import multiprocessing
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from roofline.errors import ReportError
 from roofline.metrics import EXTRA_METRIC_PREFIXES, METRICS_TO_READ
@@ -30,10 +30,10 @@ def load_report(path: str | os.PathLike[str]) -> Report:
     p = Path(path)
     _check_file(p)
     if p.suffix == MODEL_SUFFIX:
-        return _load_model(p)
-    _check_magic(p)
-    data = _read_in_child(p)
-    report = Report.from_dict(data, str(p), source="ncu-rep")
+        report = _load_model(p)
+    else:
+        _check_magic(p)
+        report = Report.from_dict(_read_in_child(p), str(p), source="ncu-rep")
     if not report.launches:
         raise ReportError(f"{p}: holds no kernel launches",
                           "the profiled run matched no kernel, or the file is truncated; re-profile or copy it again")
@@ -62,8 +62,10 @@ def _check_magic(p: Path) -> None:
 def _load_model(p: Path) -> Report:
     try:
         data = json.loads(p.read_text())
+        if not isinstance(data, dict):
+            raise ValueError(f"top level is a JSON {type(data).__name__}, not an object")
         return Report.from_dict(data, str(p))
-    except (ValueError, KeyError, TypeError) as err:
+    except (ValueError, KeyError, TypeError, AttributeError) as err:
         raise ReportError(f"{p}: not a valid roofline report model ({err})",
                           "pass a .ncu-rep file or a .json written by roofline") from None
 
@@ -85,6 +87,8 @@ def _read_in_child(p: Path) -> dict[str, Any]:
     finally:
         receiver.close()
     child.join()
+    if status == "corrupt":
+        raise ReportError(f"{p}: {payload}", "the file is truncated or corrupt; copy it again or re-profile")
     if status == "error":
         raise ReportError(f"{p}: {payload}", "the file is corrupt, truncated or from an unsupported ncu version; "
                           "upgrade ncu-report (pip install -U ncu-report) or re-profile")
@@ -93,7 +97,12 @@ def _read_in_child(p: Path) -> dict[str, Any]:
     return payload
 
 
+class _CorruptReport(Exception):
+    """Raised in the child when the file parses but holds a launch without data (a truncated copy)."""
+
+
 def _child_main(path: str, sender: Any) -> None:
+    _silence_native_output()
     try:
         import ncu_report
     except ImportError as err:
@@ -101,8 +110,26 @@ def _child_main(path: str, sender: Any) -> None:
         return
     try:
         sender.send(("ok", _read(ncu_report, path)))
+    except _CorruptReport as err:
+        sender.send(("corrupt", str(err)))
     except Exception as err:  # the native module raises assorted errors on corrupt input
         sender.send(("error", f"{type(err).__name__}: {err}"))
+    sender.close()
+    # The answer is sent: end now. A normal exit first tears down the native report objects (tens of ms on
+    # large reports) while the parent waits in join(); nothing is left to flush (stdout/stderr are null).
+    os._exit(0)
+
+
+def _silence_native_output() -> None:
+    """Send the child's stdout/stderr to the null device: the native reader logs parse errors there
+    (absl/protobuf lines), which would break the CLI's one-line error messages."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        os.close(devnull)
+    except OSError:  # pragma: no cover - keep reading even if the descriptors cannot be redirected
+        pass
 
 
 def _read(ncu_report: Any, path: str) -> dict[str, Any]:
@@ -113,9 +140,12 @@ def _read(ncu_report: Any, path: str) -> dict[str, Any]:
         rng = ctx.range_by_idx(r)
         for a in range(rng.num_actions()):
             action = rng.action_by_idx(a)
+            name, names = action.name(), action.metric_names()  # metric_names() is costly: call it once
+            if name is None or not names:
+                raise _CorruptReport(f"launch {r}:{a} holds no data (no kernel name, no metrics)")
             if device is None:
-                device = _device(action)
-            launches.append(_launch(ncu_report, action, r, a))
+                device = _device(action, names)
+            launches.append(_launch(ncu_report, action, r, a, name, names))
     if device is None:
         device = {"name": "unknown"}
     return {"format": "roofline-report-model", "version": 1, "label": "", "device": device, "launches": launches}
@@ -126,9 +156,9 @@ def _value(action: Any, name: str) -> Any:
     return None if metric is None else metric.value()
 
 
-def _device(action: Any) -> dict[str, Any]:
+def _device(action: Any, names: Sequence[str]) -> dict[str, Any]:
     attrs = {}
-    for name in action.metric_names():
+    for name in names:
         if name.startswith("device__attribute_"):
             v = _value(action, name)
             if isinstance(v, (int, float, str)) and not (isinstance(v, float) and math.isnan(v)):
@@ -153,17 +183,12 @@ def _int(v: Any) -> int | None:
     return int(v) if isinstance(v, (int, float)) and not math.isnan(v) else None
 
 
-def _wanted(name: str) -> bool:
-    if name in METRICS_TO_READ:
-        return True
-    return name.startswith(EXTRA_METRIC_PREFIXES) and not name.startswith(_SKIPPED_PREFIXES)
-
-
-def _launch(ncu_report: Any, action: Any, r: int, a: int) -> dict[str, Any]:
+def _launch(ncu_report: Any, action: Any, r: int, a: int, function_name: str, names: Sequence[str]) -> dict[str, Any]:
     metrics, nan = {}, []
-    for name in action.metric_names():
-        if not _wanted(name):
-            continue
+    # the metrics the tool uses: METRICS_TO_READ and the prefix families (a comprehension: no call per name)
+    wanted = [n for n in names if n in METRICS_TO_READ
+              or (n.startswith(EXTRA_METRIC_PREFIXES) and not n.startswith(_SKIPPED_PREFIXES))]
+    for name in wanted:
         v = _value(action, name)
         if isinstance(v, float) and math.isnan(v):
             nan.append(name)
@@ -173,7 +198,7 @@ def _launch(ncu_report: Any, action: Any, r: int, a: int) -> dict[str, Any]:
     return {
         "range_index": r,
         "action_index": a,
-        "name": action.name(),
+        "name": function_name,
         "demangled_name": action.name(ncu_report.IAction.NameBase_DEMANGLED),
         "mangled_name": action.name(ncu_report.IAction.NameBase_MANGLED),
         "grid": [int(d) for d in dims[:3]] if all(d is not None for d in dims[:3]) else None,

@@ -11,6 +11,8 @@ from typing import Any, Mapping, Sequence
 
 from roofline import __version__
 from roofline.analysis import KernelGroup, KernelSpread, LaunchAnalysis, ReportAnalysis, Value
+from roofline.diagnostics.occupancy import Occupancy
+from roofline.diagnostics.tensor_cores import TensorCores
 from roofline.model import LEVELS, PRECISIONS, Ceilings
 
 SCHEMA_VERSION = 1
@@ -50,12 +52,25 @@ def report_dict(a: ReportAnalysis) -> dict[str, Any]:
         },
         "ceilings_used": a.ceilings_used,
         "total_time_s": _num(a.total_time_s),
-        "kernels": [kernel_dict(k) for k in a.launches],
+        "kernels": [kernel_dict(k, _no_spec_reason(a)) for k in a.launches],
         "groups": [group_dict(g) for g in a.groups],
     }
 
 
-def kernel_dict(k: LaunchAnalysis) -> dict[str, Any]:
+# Launch-configuration fields and the launch__* metric each comes from (for the reason when it is null).
+_LAUNCH_FIELDS = {"grid": "launch__grid_dim_*", "block": "launch__block_dim_*",
+                  "registers_per_thread": "launch__registers_per_thread",
+                  "shared_mem_per_block_bytes": "launch__shared_mem_per_block"}
+
+
+def _no_spec_reason(a: ReportAnalysis) -> str:
+    d = a.device
+    return (f"no device spec matches '{d.name}' (CC {d.compute_capability or '?'}); "
+            "add a YAML with --specs (see device_specs/README.md)")
+
+
+def kernel_dict(k: LaunchAnalysis, no_spec_reason: str = "no device spec for this GPU") -> dict[str, Any]:
+    """One launch; every null in it has its reason under ``missing``, keyed by its path."""
     launch, missing = k.launch, {}
     out: dict[str, Any] = {
         "name": launch.name, "demangled_name": launch.demangled_name, "range": launch.range_index,
@@ -80,12 +95,58 @@ def kernel_dict(k: LaunchAnalysis) -> dict[str, Any]:
         "utilization_pct": {key: _num(v) for key, v in k.roof.utilization_pct.items()},
         "flags": list(k.flags),
         "notes": list(k.notes),
+        "occupancy": occupancy_dict(k.occupancy, missing),
+        "tensor_cores": tensor_cores_dict(k.tensor_cores, missing),
     }
     out["ceilings"].setdefault("spec", None)
+    if out["ceilings"]["spec"] is None:
+        missing["ceilings.spec"] = no_spec_reason
+    for key, metric in _LAUNCH_FIELDS.items():
+        if out[key] is None:
+            missing[key] = f"{metric} not in the report (collect the LaunchStats section)"
+    if out["time_share"] is None:
+        missing["time_share"] = missing.get("duration_s", "no total time for the report")
     if k.roof.reason:
         missing["pct_of_roof"] = k.roof.reason
+    for key in ("bound", "limiter"):
+        if out[key] is None:
+            missing[key] = k.roof.reason or "no roof position"
     out["missing"] = missing
     return out
+
+
+def occupancy_dict(o: Occupancy | None, missing: dict[str, str]) -> dict[str, Any] | None:
+    """Occupancy diagnostics; unmeasured numbers are null with their reason under ``missing``."""
+    if o is None:
+        missing["occupancy"] = "not computed"
+        return None
+    missing.update({f"occupancy.{key}": reason for key, reason in o.missing.items()})
+    return {
+        "theoretical_pct": _num(o.theoretical_pct), "achieved_pct": _num(o.achieved_pct),
+        "limits": dict(o.limits), "limiters": list(o.limiters), "blocks_per_sm": o.blocks_per_sm,
+        "warps_per_block": o.warps_per_block, "waves_per_sm": _num(o.waves_per_sm),
+        "tail_idle_pct": _num(o.tail_idle_pct), "derived_limits": dict(o.derived_limits),
+        "what_if": [{"change": w.change, "blocks_per_sm": w.blocks_per_sm, "theoretical_pct": _num(w.theoretical_pct),
+                     "text": w.text} for w in o.what_if],
+        "findings": list(o.findings),
+    }
+
+
+def tensor_cores_dict(t: TensorCores | None, missing: dict[str, str]) -> dict[str, Any] | None:
+    """Tensor Core diagnostics; a status of "not measured" has its reason under ``missing``."""
+    if t is None:
+        missing["tensor_cores"] = "not computed"
+        return None
+    if t.reason:
+        missing["tensor_cores"] = t.reason
+    missing.update({f"tensor_cores.{key}": reason for key, reason in t.missing.items()})
+    return {
+        "status": t.status, "architecture": t.arch, "families_pct_of_peak": {k: _num(v) for k, v in t.families.items()},
+        "flops_by_type": dict(t.flops_by_type), "pipe_active_pct": _num(t.pipe_active_pct),
+        "pipe_elapsed_pct": _num(t.pipe_elapsed_pct), "flop_share": _num(t.flop_share),
+        "matmul_like": t.matmul_like or None, "warning": t.warning or None, "advice": t.advice or None,
+        "findings": list(t.findings),
+    }
 
 
 def ceilings_dict(c: Ceilings) -> dict[str, Any]:
@@ -108,9 +169,10 @@ def _num(v: float | None) -> float | None:
 
 
 def _value(v: Value, key: str, missing: dict[str, str]) -> float | None:
-    if v.value is None:
-        missing[key] = v.reason or "not measured"
-    return _num(v.value)
+    number = _num(v.value)
+    if number is None:
+        missing[key] = v.reason or ("not measured" if v.value is None else f"not a finite number ({v.value})")
+    return number
 
 
 def _values(values: Mapping[str, Value], prefix: str, missing: dict[str, str]) -> dict[str, float | None]:

@@ -48,7 +48,7 @@ def _print_spreads(console: "Console", analyses: Sequence[ReportAnalysis],  # no
         table.add_row(_short(s.name), *cells, pct(s.spread_pct) + (" !" if s.flagged else ""))
     console.print(table)
     for i, a in enumerate(analyses):
-        console.print(f"[{i + 1}] {a.report.path}", highlight=False)
+        console.print(f"[{i + 1}] {_esc(a.report.path)}", highlight=False)
     flagged = [s.name for s in spreads if s.flagged]
     if flagged:
         console.print(f"[bold red]![/bold red] differs across reports by more than the threshold, or is missing "
@@ -57,19 +57,19 @@ def _print_spreads(console: "Console", analyses: Sequence[ReportAnalysis],  # no
 
 def _print_report(console: "Console", a: ReportAnalysis) -> None:  # noqa: F821
     d = a.device
-    console.print(f"[bold]{a.report.path}[/bold]", highlight=False)
+    console.print(f"[bold]{_esc(a.report.path)}[/bold]", highlight=False)
     if a.report.source == "model":
-        console.print(f"[yellow]report model, not an ncu measurement: {a.report.label or 'no label'}[/yellow]",
+        console.print(f"[yellow]report model, not an ncu measurement: {_esc(a.report.label or 'no label')}[/yellow]",
                       highlight=False)
-    console.print(f"{d.name}  CC {d.compute_capability or '?'}  {d.sm_count or '?'} SMs  "
+    console.print(f"{_esc(d.name)}  CC {d.compute_capability or '?'}  {d.sm_count or '?'} SMs  "
                   f"{len(a.launches)} launch(es)  total {seconds(a.total_time_s)}", highlight=False)
-    spec_line = f"spec {a.spec_id} ({a.spec_match})" if a.spec_id else "no device spec matches this GPU"
+    spec_line = _esc(f"spec {a.spec_id} ({a.spec_match})") if a.spec_id else "no device spec matches this GPU"
     console.print(f"{spec_line}; percent of roof uses the [bold]{_set_name(a.ceilings_used)}[/bold] ceilings",
                   highlight=False)
     console.print(_ceilings_table(a))
     clock = next((k.ceilings["report"].clock_note for k in a.launches), "")
     if clock:
-        console.print(f"[dim]measured-clock = the report's peak counters x {clock}[/dim]", highlight=False)
+        console.print(f"[dim]measured-clock = the report's peak counters x {_esc(clock)}[/dim]", highlight=False)
     console.print(_launch_table(a))
     hidden = len(a.launches) - MAX_LAUNCH_ROWS
     if hidden > 0:
@@ -152,7 +152,16 @@ def _shown(launches: Sequence[LaunchAnalysis]) -> list[LaunchAnalysis]:
 
 
 def _short(name: str) -> str:
-    return name if len(name) <= NAME_WIDTH else name[: NAME_WIDTH - 1] + "…"
+    """A name cut to the column width, escaped so rich prints brackets in it literally."""
+    return _esc(name if len(name) <= NAME_WIDTH else name[: NAME_WIDTH - 1] + "…")
+
+
+def _esc(text: str) -> str:
+    """Text from a report (paths, kernel names, reasons) with rich markup brackets escaped: '[all launches]'
+    or a templated kernel name must print as written, not be taken as a style tag."""
+    from rich.markup import escape
+
+    return escape(text)
 
 
 def _total_rate(k: LaunchAnalysis) -> str:
@@ -193,13 +202,13 @@ def _problems(a: ReportAnalysis) -> list[str]:
     lines = []
     if reasons:
         lines.append("[bold]Not measured[/bold] (n/a above):")
-        lines += [f"  {text} [{_launch_count(keys, len(a.launches))}]" for text, keys in reasons.items()]
+        lines += [_esc(f"  {text} [{_launch_count(keys, len(a.launches))}]") for text, keys in reasons.items()]
     flagged = [(k.launch.key, flag) for k in a.launches for flag in k.flags]
     if flagged:
         lines.append("[bold red]Above a ceiling (!)[/bold red]:")
-        lines += [f"  {key}: {flag}" for key, flag in flagged]
+        lines += [_esc(f"  {key}: {flag}") for key, flag in flagged]
     notes = sorted({note for k in a.launches for note in k.notes})
-    lines += [f"note: {note}" for note in notes]
+    lines += [_esc(f"note: {note}") for note in notes]
     return lines
 
 

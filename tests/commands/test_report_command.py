@@ -1,0 +1,224 @@
+"""`roofline report`: every shared report in table and JSON, options, and one-line errors (exit code 2)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from roofline.cli import app
+from roofline.commands._options import ReportOptions
+from roofline.commands.report import run_report
+from roofline.model import Device, KernelLaunch, Report
+
+REPO = Path(__file__).resolve().parents[2]
+T4 = "t4_matrix-add-2d_full"
+H100 = "h100-pcie_rmsnorm-float4_full-roofline"
+RTX4070TI = "rtx4070ti_pytorch-sim_full"
+
+
+def run(*args: str):
+    return CliRunner().invoke(app, ["report", *map(str, args)])
+
+
+def strict_json(text: str):
+    def reject(token):
+        raise AssertionError(f"{token} in JSON output")
+
+    return json.loads(text, parse_constant=reject)
+
+
+def assert_one_line_error(result, *expected: str) -> str:
+    """Exit code 2, exactly one line on stderr naming the problem, nothing on stdout, no traceback."""
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("roofline: error: ")
+    assert "Traceback" not in result.output
+    for text in expected:
+        assert text in lines[0], lines[0]
+    return lines[0]
+
+
+# --- Every shared report ---------------------------------------------------------------------------------------
+def test_json_on_every_shared_report(shared_name, shared_report):
+    path = shared_report(shared_name)
+    result = run(path, "--format", "json")
+    assert result.exit_code == 0, result.output
+    doc = strict_json(result.stdout)
+    (rep,) = doc["reports"]
+    assert rep["path"] == str(path) and rep["kernels"]
+    for k in rep["kernels"]:
+        where = f"{shared_name} {k['range']}:{k['action']}"
+        # each launch gets a number or a named reason for its time and its position under the roof
+        assert k["duration_s"] is not None or k["missing"]["duration_s"], where
+        assert k["pct_of_roof"] is not None or k["missing"]["pct_of_roof"], where
+        for group in ("flop_per_s", "bytes_per_s"):
+            for key, value in k[group].items():
+                assert value is not None or k["missing"][f"{group}.{key}"], f"{where} {group}.{key}"
+
+
+def test_table_on_every_shared_report(shared_name, shared_report, roofline_report, monkeypatch):
+    """The table of every report (parsed once per session: the JSON test above reads each file for real)."""
+    path = shared_report(shared_name)
+    import roofline.reader
+
+    report = roofline_report(shared_name)
+    monkeypatch.setattr(roofline.reader, "load_report", lambda p: report)
+    result = run(path)
+    assert result.exit_code == 0, result.output
+    text = result.stdout
+    assert str(path) in text.replace("\n", "")
+    launches = roofline_report(shared_name).launches
+    keys = {k.key for k in launches}
+    rows = [line for line in text.splitlines() if line.split(" ", 1)[0] in keys]
+    assert len({row.split(" ", 1)[0] for row in rows}) == min(len(launches), 30)
+    if any("n/a" in row for row in rows):
+        assert "Not measured (n/a above):" in text  # every n/a of a launch has its reason printed below
+
+
+# --- Options ---------------------------------------------------------------------------------------------------
+def test_kernel_filter_exact_and_regex(shared_report):
+    path = shared_report(RTX4070TI)
+    exact = strict_json(run(path, "-f", "json", "--kernel", "linspace").stdout)
+    assert [k["name"] for k in exact["reports"][0]["kernels"]] == ["linspace"]
+    rx = strict_json(run(path, "-f", "json", "--kernel", "regex:^Device").stdout)
+    names = [k["name"] for k in rx["reports"][0]["kernels"]]
+    assert names == ["DeviceScanInitKernel", "DeviceScanKernel", "DeviceScanInitKernel", "DeviceScanKernel"]
+    demangled = strict_json(run(shared_report("rtx3070_daxpy-nvtx_custom"), "-f", "json", "-k",
+                                "daxpy_kernel(int, double, double *, double *)").stdout)
+    assert [k["name"] for k in demangled["reports"][0]["kernels"]] == ["daxpy_kernel"]
+
+
+def test_kernel_filter_that_matches_nothing_lists_the_kernels(shared_report):
+    path = shared_report(RTX4070TI)
+    line = assert_one_line_error(run(path, "--kernel", "no_such_kernel"), str(path), "no kernel matches",
+                                 "no_such_kernel")
+    for name in ("linspace", "fill_vector", "_kernel_agent"):
+        assert name in line
+    assert_one_line_error(run(path, "--kernel", "regex:("), "invalid kernel regex")
+
+
+def test_output_file(shared_report, tmp_path):
+    out = tmp_path / "t4.json"
+    result = run(shared_report(T4), "-f", "json", "-o", out)
+    assert result.exit_code == 0 and result.stdout == ""
+    assert f"wrote {out}" in result.stderr
+    assert strict_json(out.read_text())["reports"][0]["kernels"][0]["name"] == "matrix_addition2D"
+
+
+def test_ceilings_choice(shared_report):
+    path = shared_report(H100)
+    report_set = strict_json(run(path, "-f", "json", "--ceilings", "report").stdout)["reports"][0]
+    assert report_set["ceilings_used"] == "report"
+    assert report_set["kernels"][0]["ceilings_used"] == "report"
+    auto = strict_json(run(path, "-f", "json").stdout)["reports"][0]
+    if auto["device"]["spec_id"] is None:
+        pytest.skip("no device spec for the H100 PCIe in device_specs/")
+    assert auto["ceilings_used"] == "spec" and auto["kernels"][0]["ceilings"]["spec"] is not None
+    assert strict_json(run(path, "-f", "json", "--ceilings", "spec").stdout)["reports"][0]["ceilings_used"] == "spec"
+
+
+def test_several_reports_in_one_document(shared_report):
+    doc = strict_json(run(shared_report(T4), shared_report(H100), "-f", "json").stdout)
+    assert [r["device"]["name"] for r in doc["reports"]] == ["Tesla T4", "NVIDIA H100 PCIe"]
+
+
+def test_in_process_run_report_writes_the_same_document(shared_report, tmp_path):
+    out = tmp_path / "out.json"
+    run_report([shared_report(T4)], ReportOptions(fmt="json", output=out, ceilings="report"))
+    cli = strict_json(run(shared_report(T4), "-f", "json", "--ceilings", "report").stdout)
+    assert strict_json(out.read_text()) == cli
+
+
+# --- Errors: one line naming the file and the fix, exit code 2 --------------------------------------------------
+def test_missing_file(tmp_path):
+    assert_one_line_error(run(tmp_path / "absent.ncu-rep"), "absent.ncu-rep", "no such file")
+
+
+def test_empty_file(tmp_path):
+    (tmp_path / "empty.ncu-rep").write_bytes(b"")
+    assert_one_line_error(run(tmp_path / "empty.ncu-rep"), "empty.ncu-rep", "empty", "profile again")
+
+
+def test_truncated_report(shared_report, tmp_path):
+    cut = tmp_path / "cut.ncu-rep"
+    cut.write_bytes(shared_report(T4).read_bytes()[:1024])
+    assert_one_line_error(run(cut), "cut.ncu-rep", "truncated")
+
+
+def test_non_ncu_file(tmp_path):
+    (tmp_path / "notes.ncu-rep").write_text("hello\n")
+    assert_one_line_error(run(tmp_path / "notes.ncu-rep"), "notes.ncu-rep", "not an Nsight Compute report")
+
+
+def test_git_lfs_pointer(tmp_path):
+    (tmp_path / "lfs.ncu-rep").write_text("version https://git-lfs.github.com/spec/v1\noid sha256:ab\nsize 9\n")
+    assert_one_line_error(run(tmp_path / "lfs.ncu-rep"), "lfs.ncu-rep", "git lfs pull")
+
+
+def test_report_with_no_kernels(tmp_path):
+    model = Report("x", Device("NVIDIA Test GPU"), ()).to_dict()
+    (tmp_path / "none.json").write_text(json.dumps(model))
+    assert_one_line_error(run(tmp_path / "none.json"), "none.json", "holds no kernel launches")
+
+
+def test_folder_as_input(tmp_path):
+    assert_one_line_error(run(tmp_path), str(tmp_path), "is a folder")
+
+
+def test_unwritable_output(shared_report, tmp_path):
+    path = shared_report(T4)
+    assert_one_line_error(run(path, "-o", tmp_path / "no" / "such" / "dir" / "x.txt"), "x.txt", "cannot write")
+    assert_one_line_error(run(path, "-o", tmp_path), str(tmp_path), "is a folder")
+
+
+def test_json_that_is_not_a_report_model(tmp_path):
+    (tmp_path / "package.json").write_text('{"name": "web-app", "version": "1.0.0"}')
+    assert_one_line_error(run(tmp_path / "package.json"), "package.json", "not a valid roofline report model")
+    (tmp_path / "list.json").write_text("[1, 2, 3]")
+    assert_one_line_error(run(tmp_path / "list.json"), "list.json", "not a valid roofline report model")
+
+
+def test_unknown_gpu_with_spec_ceilings(tmp_path):
+    launch = KernelLaunch(0, 0, "k", metrics={"gpu__time_duration.sum": 1000.0})
+    model = Report("x", Device("NVIDIA Imaginary GPU", "8.0", 3), (launch,)).to_dict()
+    (tmp_path / "imaginary.json").write_text(json.dumps(model))
+    assert_one_line_error(run(tmp_path / "imaginary.json", "--ceilings", "spec"), "imaginary.json",
+                          "no device spec matches", "--ceilings report")
+
+
+def test_bad_option_values(shared_report):
+    assert_one_line_error(run(shared_report(T4), "--format", "yaml"), "unknown format 'yaml'")
+    assert_one_line_error(run(shared_report(T4), "--ceilings", "guess"), "unknown ceilings 'guess'")
+
+
+# --- The same through a real process --------------------------------------------------------------------------
+def python_m_roofline(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.run([sys.executable, "-m", "roofline", "report", *map(str, args)], capture_output=True,
+                          text=True, env=env, cwd=REPO, timeout=120)
+
+
+def test_subprocess_errors_are_one_line_with_exit_code_2(shared_report, tmp_path):
+    cut = tmp_path / "cut.ncu-rep"
+    cut.write_bytes(shared_report(T4).read_bytes()[:8])  # the native reader logs to stderr on this one
+    for path, expected in ((tmp_path / "absent.ncu-rep", "no such file"), (cut, "truncated")):
+        proc = python_m_roofline(path)
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stdout == ""
+        assert proc.stderr.splitlines() == [proc.stderr.strip()], proc.stderr
+        assert proc.stderr.startswith(f"roofline: error: {path}") and expected in proc.stderr
+
+
+def test_subprocess_json_report(shared_report):
+    proc = python_m_roofline(shared_report(T4), "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    kernel = strict_json(proc.stdout)["reports"][0]["kernels"][0]
+    assert kernel["name"] == "matrix_addition2D" and kernel["flops"]["fp32"] == pytest.approx(1e6, rel=1e-6)

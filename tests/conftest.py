@@ -1,0 +1,146 @@
+"""Shared test fixtures: where the real reports live, and cached readers for them.
+
+Real-report tests need the shared data folder ``../shared/ncu-reps`` beside the repository; without it
+they skip with a clear reason, and every other test still runs.
+
+Two independent ways of reading a real report are offered:
+
+* ``roofline_report(name)``: through roofline's own reader (``roofline.reader.load_report``), parsed once
+  per test session;
+* ``raw_actions(name)``: straight through NVIDIA's ``ncu_report`` module, without any roofline code, so
+  the formula tests can recompute every quantity from the raw metric values.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_REPORTS = Path(__file__).resolve().parents[1].parent / "shared" / "ncu-reps"
+MISSING_SHARED = "../shared/ncu-reps not found: real-report tests need the shared data folder beside the repository"
+
+
+def find_shared_report(name: str) -> Path:
+    """Path of one report in ../shared/ncu-reps (``name`` with or without ``.ncu-rep``); skips when absent."""
+    if not SHARED_REPORTS.is_dir():
+        pytest.skip(MISSING_SHARED)
+    path = SHARED_REPORTS / (name if name.endswith(".ncu-rep") else f"{name}.ncu-rep")
+    if not path.is_file():
+        pytest.skip(f"{path.name} not found in ../shared/ncu-reps")
+    return path
+
+
+def shared_report_names() -> list[str]:
+    """Every report name in ../shared/ncu-reps, for ``parametrize``; a single placeholder that skips
+    (through ``find_shared_report``) when the folder is absent, so the skip reason stays readable."""
+    if not SHARED_REPORTS.is_dir():
+        return ["(shared folder missing)"]
+    return sorted(p.name.removesuffix(".ncu-rep") for p in SHARED_REPORTS.glob("*.ncu-rep"))
+
+
+@functools.cache
+def _roofline_report(name: str):
+    from roofline.reader import load_report
+
+    return load_report(SHARED_REPORTS / f"{name}.ncu-rep")
+
+
+def load_shared_report(name: str):
+    """The report read by roofline's reader, parsed once per session (reports are frozen dataclasses)."""
+    find_shared_report(name)
+    return _roofline_report(name.removesuffix(".ncu-rep"))
+
+
+class RawAction:
+    """One action read with ncu_report directly: name, indices and every numeric/string metric value.
+
+    ``value(name)`` returns None when the metric is absent, exactly as ``metric_by_name`` does.
+    """
+
+    def __init__(self, range_index: int, action_index: int, name: str, values: dict[str, Any],
+                 units: dict[str, str], metric_names: tuple[str, ...] = (), demangled: str = "", mangled: str = "",
+                 rules: tuple[dict[str, Any], ...] = ()) -> None:
+        self.range_index, self.action_index, self.name = range_index, action_index, name
+        self.values, self.units = values, units
+        self.metric_names = metric_names  # every name the action lists, whatever its value type
+        self.demangled, self.mangled = demangled, mangled
+        self.rules = rules  # rule_results_as_dicts() as returned
+
+    def __getitem__(self, metric: str) -> float:
+        v = self.values[metric]
+        assert isinstance(v, (int, float)), f"{metric} is not a number: {v!r}"
+        return float(v)
+
+    def value(self, metric: str) -> Any:
+        return self.values.get(metric)
+
+    def has(self, metric: str) -> bool:
+        v = self.values.get(metric)
+        return isinstance(v, (int, float)) and not math.isnan(v)
+
+
+@functools.cache
+def _raw_actions(name: str) -> tuple[RawAction, ...]:
+    ncu_report = pytest.importorskip("ncu_report")
+    ctx = ncu_report.load_report(str(SHARED_REPORTS / f"{name}.ncu-rep"))
+    out = []
+    for r in range(ctx.num_ranges()):
+        rng = ctx.range_by_idx(r)
+        for a in range(rng.num_actions()):
+            action = rng.action_by_idx(a)
+            values, units = {}, {}
+            for metric in action.metric_names():
+                m = action.metric_by_name(metric)
+                v = m.value()
+                if isinstance(v, (int, float, str)):
+                    values[metric] = v
+                    units[metric] = m.unit()
+            out.append(RawAction(r, a, action.name(), values, units, tuple(action.metric_names()),
+                                 action.name(ncu_report.IAction.NameBase_DEMANGLED),
+                                 action.name(ncu_report.IAction.NameBase_MANGLED),
+                                 tuple(action.rule_results_as_dicts())))
+    return tuple(out)
+
+
+def read_raw_actions(name: str) -> tuple[RawAction, ...]:
+    """Every action of a shared report read with ncu_report directly (no roofline code), cached."""
+    find_shared_report(name)
+    return _raw_actions(name.removesuffix(".ncu-rep"))
+
+
+# --- Fixtures (use these from test modules; importing conftest directly is avoided) ----------------------
+@pytest.fixture(scope="session")
+def shared_report():
+    """``shared_report(name) -> Path`` of a report in ../shared/ncu-reps; skips when the folder is absent."""
+    return find_shared_report
+
+
+@pytest.fixture(scope="session")
+def roofline_report():
+    """``roofline_report(name) -> Report`` read by roofline's reader, once per session."""
+    return load_shared_report
+
+
+@pytest.fixture(scope="session")
+def raw_actions():
+    """``raw_actions(name) -> tuple[RawAction, ...]`` read with ncu_report directly, once per session."""
+    return read_raw_actions
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """The shared report folder; skips when absent."""
+    if not SHARED_REPORTS.is_dir():
+        pytest.skip(MISSING_SHARED)
+    return SHARED_REPORTS
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A test with a ``shared_name`` argument runs once per report in ../shared/ncu-reps."""
+    if "shared_name" in metafunc.fixturenames:
+        metafunc.parametrize("shared_name", shared_report_names())

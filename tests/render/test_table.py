@@ -1,0 +1,132 @@
+"""Terminal table: one row per launch with numbers or n/a, the reasons behind every n/a, 80 columns."""
+
+from __future__ import annotations
+
+import pytest
+
+from roofline.analysis import analyze_report
+from roofline.model import Device, KernelLaunch, Report
+from roofline.render import table
+from roofline.render.units import pct, seconds
+
+H800 = "h800_flash-attn-fwd_full"
+H100 = "h100-pcie_rmsnorm-float4_full-roofline"
+BASIC = "a10g_sgemm-progression_basic"
+MANY = "a100-40gb_selfjoin-cub-sort-154launches_basic"  # 154 launches
+
+
+@pytest.fixture(scope="module")
+def rendered(roofline_report):
+    """``rendered(name) -> (ReportAnalysis, text at 80 columns)``, once per report per module."""
+    cache = {}
+
+    def get(name):
+        if name not in cache:
+            result = analyze_report(roofline_report(name))
+            cache[name] = result, table.render([result], width=80)
+        return cache[name]
+
+    return get
+
+
+def launch_rows(text: str, result) -> dict[str, str]:
+    """The launch table's row of each launch key ("0:3") that is printed."""
+    keys = {k.launch.key for k in result.launches}
+    rows = {}
+    for line in text.splitlines():
+        first = line.split(" ", 1)[0]
+        if first in keys and first not in rows:
+            rows[first] = line
+    return rows
+
+
+@pytest.mark.parametrize("name", [H800, H100, BASIC, MANY, "v100_miniweather-openacc_full"])
+def test_fits_80_columns_and_names_the_report(rendered, name):
+    result, text = rendered(name)
+    assert all(len(line) <= 80 for line in text.splitlines()), max(text.splitlines(), key=len)
+    assert result.report.path in text.replace("\n", "")
+    assert result.device.name in text
+    assert f"CC {result.device.compute_capability}" in text
+    for label in ("FP64", "FP32", "FP16", "Tensor", "DRAM", "L2", "L1"):
+        assert f"\n{label}" in text  # one ceiling row per roof
+
+
+def test_nan_launch_row_is_na_and_reasons_are_listed(rendered):
+    result, text = rendered(H800)
+    rows = launch_rows(text, result)
+    assert set(rows) == {"0:0", "0:1", "0:2", "0:3", "0:4"}
+    nan_row = rows["0:4"]
+    assert "flash_fwd_kernel" in nan_row and nan_row.count("n/a") >= 5 and "0.0" not in nan_row
+    measured = result.launches[0]
+    assert seconds(measured.duration_s.value) in rows["0:0"]
+    assert pct(measured.roof.pct_of_roof) in rows["0:0"]
+    flat = " ".join(text.split())
+    assert "Not measured (n/a above):" in flat
+    assert "duration: ncu stored NaN for gpu__time_duration.sum" in flat
+    assert "[1 of 5 launches]" in flat
+    assert "[all launches]" in flat  # a bracketed count must not be eaten as a rich style tag
+
+
+def test_memory_bound_kernel_row(rendered):
+    result, text = rendered(H100)
+    rows = launch_rows(text, result)
+    k = result.launches[0]
+    assert k.roof.bound == "memory" and k.roof.limiter == "dram"
+    assert "memory" in rows["0:0"] and "DRAM" in rows["0:0"]
+    assert "Kernels with several launches" in text  # 4 launches of one kernel
+
+
+def test_basic_set_shows_time_and_explains_the_rest(rendered):
+    result, text = rendered(BASIC)
+    rows = launch_rows(text, result)
+    for k in result.launches:
+        row = rows[k.launch.key]
+        assert seconds(k.duration_s.value) in row
+        assert "n/a" in row
+    flat = " ".join(text.split())
+    assert "re-profile with --set roofline or --set full" in flat
+
+
+def test_long_reports_show_the_longest_launches(rendered):
+    result, text = rendered(MANY)
+    rows = launch_rows(text, result)
+    assert len(rows) == table.MAX_LAUNCH_ROWS
+    longest = sorted(result.launches, key=lambda k: -(k.duration_s.value or 0))[: table.MAX_LAUNCH_ROWS]
+    assert set(rows) == {k.launch.key for k in longest}
+    assert f"... {len(result.launches) - table.MAX_LAUNCH_ROWS} shorter launches not shown" in text
+
+
+# --- Hand-built report (no shared data): names with brackets print literally ------------------------------------
+def synthetic(names: list[str]) -> Report:
+    metrics = {
+        "gpu__time_duration.sum": 1e6,  # 1 ms
+        "sm__sass_thread_inst_executed_op_ffma_pred_on.sum": 5e8,
+        "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained": 1024.0,
+        "sm__cycles_elapsed.avg.per_second": 1e9,
+        "dram__bytes.sum": 1e8,
+        "dram__bytes.sum.peak_sustained": 256.0,
+        "dram__cycles_elapsed.avg.per_second": 1e9,
+    }
+    launches = tuple(KernelLaunch(0, i, name, metrics=metrics) for i, name in enumerate(names))
+    return Report(path="synthetic[1].json", device=Device(name="Test GPU [sim]", compute_capability="8.0",
+                                                           sm_count=8), launches=launches, source="model",
+                  label="hand-built [test]")
+
+
+def test_brackets_in_names_paths_and_labels_print_literally():
+    text = table.render([analyze_report(synthetic(["k[0]", "[bold]x", "gemm<float>[2]"]))], width=80)
+    for literal in ("k[0]", "[bold]x", "gemm<float>[2]", "synthetic[1].json", "Test GPU [sim]", "hand-built [test]"):
+        assert literal in text, literal
+    assert "report model, not an ncu measurement" in text
+
+
+def test_numbers_in_the_row_follow_the_analysis():
+    result = analyze_report(synthetic(["fma_kernel"]))
+    k = result.launches[0]
+    # 1e9 FLOP in 1 ms = 1 TFLOP/s against 2 x 1024 x 1 GHz = 2.048 TFLOP/s; DRAM 100 GB/s of 256 GB/s
+    assert k.flop_per_s["fp32"].value == pytest.approx(1e12)
+    assert k.roof.pct_of_roof == pytest.approx(100 / 2.048)
+    text = table.render([result], width=80)
+    row = launch_rows(text, result)["0:0"]
+    assert "1 ms" in row and "1 T" in row and "48.8%" in row and "latency" in row and "FP32" in row
+    assert "100.0%" in row  # the only launch: all of the time

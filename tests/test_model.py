@@ -1,0 +1,93 @@
+"""The plain data model: frozen records, numeric access, and the serialized ``*.roofline.json`` form."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from roofline.model import LEVELS, MODEL_FORMAT, MODEL_VERSION, PRECISIONS, Ceilings, Device, KernelLaunch, Report, \
+    RuleResult
+
+
+def sample_report() -> Report:
+    device = Device(name="NVIDIA H100 PCIe", compute_capability="9.0", sm_count=114, max_clock_hz=1.755e9,
+                    memory_clock_hz=1.593e9, memory_bus_width_bits=5120, l2_cache_bytes=52428800,
+                    total_memory_bytes=85029158912, attributes={"display_name": "NVIDIA H100 PCIe", "l2s_count": 80})
+    first = KernelLaunch(
+        range_index=0, action_index=0, name="gemm", demangled_name="void gemm<float>(float*)",
+        mangled_name="_Z4gemmIfEvPT_", grid=(128, 2, 1), block=(256, 1, 1), registers_per_thread=64,
+        shared_mem_per_block_bytes=49152, nvtx_ranges=("step", "forward"),
+        metrics={"gpu__time_duration.sum": 1000.0, "launch__grid_dim_x": 128, "note": "text"},
+        nan_metrics=frozenset({"dram__bytes.sum.per_second"}),
+        rules=(RuleResult("SOLBottleneck", "SpeedOfLight", "Latency", "Low throughput.", "optimization"),),
+    )
+    second = KernelLaunch(range_index=1, action_index=0, name="copy")
+    return Report(path="run.ncu-rep", device=device, launches=(first, second), label="sample")
+
+
+def test_compute_capability_helpers():
+    assert Device("x", "8.6").cc_major == 8 and Device("x", "8.6").cc_tuple == (8, 6)
+    assert Device("x", "12.0").cc_tuple == (12, 0) > Device("x", "9.0").cc_tuple
+    assert Device("x").cc_major is None and Device("x").cc_tuple is None
+
+
+def test_records_are_frozen_and_mappings_read_only():
+    report = sample_report()
+    launch = report.launches[0]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        launch.name = "other"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        launch.metrics["gpu__time_duration.sum"] = 0.0  # type: ignore[index]
+    with pytest.raises(TypeError):
+        report.device.attributes["l2s_count"] = 1  # type: ignore[index]
+
+
+def test_value_is_numeric_or_none():
+    launch = sample_report().launches[0]
+    assert launch.value("gpu__time_duration.sum") == 1000.0
+    assert launch.value("launch__grid_dim_x") == 128.0 and isinstance(launch.value("launch__grid_dim_x"), float)
+    assert launch.value("note") is None  # a string metric is not a number
+    assert launch.value("absent") is None
+    assert launch.value("dram__bytes.sum.per_second") is None  # NaN metrics are not stored as values
+    assert launch.key == "0:0" and sample_report().launches[1].key == "1:0"
+
+
+def test_ceilings_always_have_every_precision_and_level():
+    c = Ceilings("report", {"fp32": 1e12, "bogus": 5.0}, {"dram": 1e11}, missing={"fp64": "no dfma peak"})
+    assert tuple(c.flop_per_s) == PRECISIONS and tuple(c.bytes_per_s) == LEVELS
+    assert c.flop_per_s["fp32"] == 1e12 and c.flop_per_s["fp64"] is None and "bogus" not in c.flop_per_s
+    assert c.bytes_per_s["l1"] is None and c.missing["fp64"] == "no dfma peak"
+
+
+def test_to_dict_is_plain_json_and_round_trips():
+    report = sample_report()
+    data = report.to_dict()
+    assert data["format"] == MODEL_FORMAT and data["version"] == MODEL_VERSION and data["label"] == "sample"
+    text = json.dumps(data, allow_nan=False)
+    again = Report.from_dict(json.loads(text), "run.roofline.json")
+    assert again.launches == report.launches
+    assert again.device == report.device
+    assert again.source == "model" and again.path == "run.roofline.json" and again.label == "sample"
+    assert again.launches[0].grid == (128, 2, 1) and again.launches[0].nvtx_ranges == ("step", "forward")
+    assert again.launches[0].rules[0].kind == "optimization"
+    assert again.launches[0].nan_metrics == frozenset({"dram__bytes.sum.per_second"})
+    assert again.launches[1].grid is None and again.launches[1].rules == ()
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"format": "something-else"}, "not a roofline-report-model document"),
+    ({"version": MODEL_VERSION + 1}, "unsupported model version"),
+])
+def test_from_dict_rejects_other_documents(change, message):
+    data = {**sample_report().to_dict(), **change}
+    with pytest.raises(ValueError, match=message):
+        Report.from_dict(data, "x.json")
+
+
+def test_malformed_launch_is_an_error_not_a_partial_model():
+    data = sample_report().to_dict()
+    del data["launches"][0]["name"]
+    with pytest.raises(TypeError):
+        Report.from_dict(data, "x.json")

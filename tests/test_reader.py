@@ -1,0 +1,307 @@
+"""The .ncu-rep reader: device, launch records, NVTX, rules, differing metric sets and units, and bad input.
+
+Expected values come from ncu_report directly (the ``raw_actions`` fixture) or are facts about the GPUs.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing
+import os
+import signal
+import struct
+import sys
+from pathlib import Path
+
+import pytest
+
+from roofline import reader
+from roofline.errors import ReportError
+from roofline.metrics import EXTRA_METRIC_PREFIXES, METRICS_TO_READ
+from roofline.model import Report
+from roofline.reader import load_report
+
+DAXPY = "rtx3070_daxpy-nvtx_custom"
+H800 = "h800_flash-attn-fwd_full"
+T4 = "t4_matrix-add-2d_full"
+
+
+# --- Device ----------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name, gpu, cc, sms, bus_bits", [
+    ("v100_miniweather-openacc_full", "Tesla V100-SXM2-32GB", "7.0", 80, 4096),
+    ("a100-80gb_cutlass-gemm_full", "NVIDIA A100 80GB PCIe", "8.0", 108, 5120),
+    ("rtx4090_smem-transpose_full", "NVIDIA GeForce RTX 4090", "8.9", 128, 384),
+    ("h100-pcie_rmsnorm-float4_full-roofline", "NVIDIA H100 PCIe", "9.0", 114, 5120),
+    (H800, "NVIDIA H800", "9.0", 132, 5120),
+    ("rtx5060ti_transpose_basic", "NVIDIA GeForce RTX 5060 Ti", "12.0", 36, 128),
+])
+def test_device_fields(roofline_report, raw_actions, name, gpu, cc, sms, bus_bits):
+    device = roofline_report(name).device
+    raw = raw_actions(name)[0]
+    assert (device.name, device.compute_capability, device.sm_count) == (gpu, cc, sms)
+    assert device.cc_tuple == tuple(int(x) for x in cc.split("."))
+    assert device.memory_bus_width_bits == bus_bits == raw["device__attribute_global_memory_bus_width"]
+    assert device.max_clock_hz == raw["device__attribute_max_gpu_frequency_khz"] * 1e3  # kHz -> Hz
+    assert device.memory_clock_hz == raw["device__attribute_max_mem_frequency_khz"] * 1e3
+    assert device.l2_cache_bytes == raw["device__attribute_l2_cache_size"]
+    assert device.total_memory_bytes == raw["device__attribute_total_memory"]
+    assert device.attributes["display_name"] == gpu
+    assert device.attributes["multiprocessor_count"] == sms
+
+
+# --- Launch records --------------------------------------------------------------------------------------------
+def test_launch_records_match_ncu_report(roofline_report, raw_actions):
+    name = "v100_miniweather-openacc_full"
+    report, raws = roofline_report(name), raw_actions(name)
+    assert [(k.range_index, k.action_index) for k in report.launches] == [(r.range_index, r.action_index)
+                                                                          for r in raws]
+    for k, raw in zip(report.launches, raws):
+        assert (k.name, k.demangled_name, k.mangled_name) == (raw.name, raw.demangled, raw.mangled)
+        assert k.grid == tuple(int(raw[f"launch__grid_dim_{ax}"]) for ax in "xyz")
+        assert k.block == tuple(int(raw[f"launch__block_dim_{ax}"]) for ax in "xyz")
+        assert k.registers_per_thread == int(raw["launch__registers_per_thread"])
+        assert k.shared_mem_per_block_bytes == int(raw["launch__shared_mem_per_block"])
+        assert k.key == f"{raw.range_index}:{raw.action_index}"
+
+
+def test_templated_names_keep_function_demangled_and_mangled_forms(roofline_report):
+    k = roofline_report(H800).launches[4]
+    assert k.name == "flash_fwd_kernel"
+    assert k.demangled_name.startswith("void flash_fwd_kernel<Flash_fwd_kernel_traits<")
+    assert k.mangled_name.startswith("_Z") and "flash_fwd_kernel" in k.mangled_name
+
+
+def test_daxpy_launch_configuration_and_nvtx_ranges(roofline_report):
+    launches = roofline_report(DAXPY).launches
+    assert [k.name for k in launches] == ["init_data_kernel", "daxpy_kernel", "check_results_kernel"]
+    assert [k.nvtx_ranges for k in launches] == [("run_test", "init_data"), ("run_test", "daxpy"),
+                                                 ("run_test", "check_results")]
+    daxpy = launches[1]
+    assert daxpy.demangled_name == "daxpy_kernel(int, double, double *, double *)"
+    assert daxpy.mangled_name == "_Z12daxpy_kernelidPdS_"
+    assert daxpy.grid == (16384, 1, 1) and daxpy.block == (256, 1, 1)
+    assert daxpy.registers_per_thread == 16 and daxpy.shared_mem_per_block_bytes == 1024
+
+
+def test_rule_results_are_kept(roofline_report, raw_actions):
+    name = "v100_miniweather-openacc_full"
+    for k, raw in zip(roofline_report(name).launches, raw_actions(name)):
+        with_text = [r for r in raw.rules if (r.get("rule_message") or {}).get("message", "").strip()]
+        assert len(k.rules) == len(with_text) > 0
+        assert [r.rule for r in k.rules] == [r["rule_identifier"] for r in with_text]
+        assert all(r.kind in ("info", "ok", "optimization", "warning", "error") for r in k.rules)
+        assert all(r.message and r.section for r in k.rules)
+    rules = roofline_report(DAXPY).launches[0].rules
+    assert {(r.rule, r.kind) for r in rules} >= {("Occupancy", "warning")}
+
+
+# --- Metric sets, units and absent metrics -----------------------------------------------------------------------
+def test_metric_sets_differ_between_launches_of_one_report(roofline_report, raw_actions):
+    raws = raw_actions(H800)
+    counts = [len(r.metric_names) for r in raws]
+    assert counts[:4] == [964] * 4 and counts[4] == 829
+    launches = roofline_report(H800).launches
+    full, failed = launches[0], launches[4]
+    read_full = set(full.metrics) | full.nan_metrics
+    read_failed = set(failed.metrics) | failed.nan_metrics
+    assert read_failed < read_full  # the failed launch lacks e.g. its launch__* metrics
+    assert "launch__grid_dim_x" in full.metrics and "launch__grid_dim_x" not in read_failed
+    assert failed.grid is None and failed.registers_per_thread is None
+    assert "gpu__time_duration.sum" in failed.nan_metrics and "gpu__time_duration.sum" not in failed.metrics
+    assert failed.value("gpu__time_duration.sum") is None
+
+
+def test_units_differ_between_ncu_versions_but_values_are_base_units(roofline_report, raw_actions):
+    """ncu 2022.2 labels the per-cycle FMA rate 'cycle' and the peak 'inst'; ncu 2025.1 'inst/cycle'.
+    Either way the reader keeps the value as stored (base units: ns, byte, Hz)."""
+    rate = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_cycle_elapsed"
+    peak = "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained"
+    old, new = raw_actions("v100_miniweather-openacc_full")[2], raw_actions("h100-pcie_rmsnorm-float4_full-roofline")[0]
+    assert (old.units[rate], old.units[peak]) == ("cycle", "inst")
+    assert (new.units[rate], new.units[peak]) == ("inst/cycle", "inst/cycle")
+    for name, raw in (("v100_miniweather-openacc_full", old), ("h100-pcie_rmsnorm-float4_full-roofline", new)):
+        k = roofline_report(name).launches[raw.action_index]
+        for metric in (rate, peak, "gpu__time_duration.sum", "dram__bytes.sum.per_second"):
+            assert k.metrics[metric] == raw.value(metric)
+        assert raw.units["gpu__time_duration.sum"] == "ns"
+    # launch metrics: float in ncu 2022-2024 reports, int in 2025 ones; the model has ints either way
+    assert isinstance(old.value("launch__shared_mem_per_block"), float)
+    assert isinstance(new.value("launch__shared_mem_per_block"), int)
+    for name in ("v100_miniweather-openacc_full", "h100-pcie_rmsnorm-float4_full-roofline"):
+        assert isinstance(roofline_report(name).launches[0].shared_mem_per_block_bytes, int)
+
+
+def test_missing_metric_is_absent_not_zero(roofline_report, raw_actions):
+    name = "a10g_sgemm-progression_basic"
+    k, raw = roofline_report(name).launches[0], raw_actions(name)[0]
+    rate = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_cycle_elapsed"
+    assert raw.value(rate) is None
+    assert rate not in k.metrics and rate not in k.nan_metrics and k.value(rate) is None
+    assert k.value("no__such_metric.sum") is None
+
+
+def test_only_the_metrics_roofline_uses_are_read(roofline_report):
+    k = roofline_report("h100-pcie_rmsnorm-float4_full-roofline").launches[0]
+    for name in k.metrics:
+        assert name in METRICS_TO_READ or name.startswith(EXTRA_METRIC_PREFIXES), name
+    assert not any(n.startswith("launch__occupancy_per_") for n in k.metrics)  # instanced curves skipped
+    assert not any(n.startswith("device__attribute_") for n in k.metrics)  # those live on the Device
+
+
+def test_every_shared_report_loads(shared_name, roofline_report, raw_actions):
+    report = roofline_report(shared_name)
+    raws = raw_actions(shared_name)
+    assert report.source == "ncu-rep" and report.path.endswith(f"{shared_name}.ncu-rep")
+    assert report.device.name and report.device.name != "unknown"
+    assert len(report.launches) == len(raws) > 0
+    for k, raw in zip(report.launches, raws):
+        assert (k.range_index, k.action_index, k.name) == (raw.range_index, raw.action_index, raw.name)
+        for metric, value in k.metrics.items():
+            assert not (isinstance(value, float) and math.isnan(value)), metric
+            assert value == raw.value(metric), metric
+        for metric in k.nan_metrics:
+            assert math.isnan(raw.value(metric)), metric
+    json.dumps(report.to_dict(), allow_nan=False)  # the model is strict JSON
+
+
+# --- Bad input ----------------------------------------------------------------------------------------------------
+def one_line_error(path) -> str:
+    with pytest.raises(ReportError) as info:
+        load_report(path)
+    text = str(info.value)
+    assert "\n" not in text and str(path) in text
+    return text
+
+
+def test_missing_empty_folder_lfs_and_foreign_files(tmp_path):
+    assert "no such file" in one_line_error(tmp_path / "absent.ncu-rep")
+    (tmp_path / "empty.ncu-rep").write_bytes(b"")
+    assert "empty" in one_line_error(tmp_path / "empty.ncu-rep")
+    assert "folder" in one_line_error(tmp_path)
+    lfs = tmp_path / "lfs.ncu-rep"
+    lfs.write_text("version https://git-lfs.github.com/spec/v1\noid sha256:0123\nsize 193337\n")
+    assert "git lfs pull" in one_line_error(lfs)
+    text = tmp_path / "notes.ncu-rep"
+    text.write_text("this is not a report\n")
+    assert "not an Nsight Compute report" in one_line_error(text)
+
+
+def test_truncated_reports(shared_report, tmp_path, capfd):
+    data = shared_report(T4).read_bytes()
+    first_kb = tmp_path / "first-kb.ncu-rep"
+    first_kb.write_bytes(data[:1024])
+    assert "truncated" in one_line_error(first_kb)
+    header_only = tmp_path / "header-only.ncu-rep"
+    header_only.write_bytes(data[:8])
+    capfd.readouterr()
+    assert "truncated" in one_line_error(header_only)
+    out, err = capfd.readouterr()  # the native reader logs protobuf parse errors on fd 2: none may leak
+    assert (out, err) == ("", "")
+    mid_result = tmp_path / "mid-result.ncu-rep"
+    mid_result.write_bytes(data[: len(data) // 2])  # the launch record is cut: a launch with no data
+    message = one_line_error(mid_result)
+    assert "launch 0:0 holds no data" in message and "truncated" in message
+
+
+def blocks(data: bytes) -> list[tuple[int, int, int]]:
+    """(start, end, number of results) of each block of a .ncu-rep: after the 'NVR\\0' magic and the file
+    header (u32 length + message), each block is a u32 header length, a header message whose field 2 is
+    the number of results and field 5 the payload size, then the payload."""
+    def fields(msg: bytes) -> dict[int, int]:
+        out, i = {}, 0
+        while i < len(msg):
+            key, i = varint(msg, i)
+            if key & 7 == 0:
+                out[key >> 3], i = varint(msg, i)
+            elif key & 7 == 2:
+                size, i = varint(msg, i)
+                i += size
+            else:
+                i += 8 if key & 7 == 1 else 4
+        return out
+
+    def varint(b: bytes, i: int) -> tuple[int, int]:
+        value = shift = 0
+        while True:
+            byte = b[i]
+            i += 1
+            value |= (byte & 0x7F) << shift
+            shift += 7
+            if byte < 0x80:
+                return value, i
+
+    (header_len,) = struct.unpack_from("<I", data, 4)
+    i, out = 8 + header_len, []
+    while i < len(data):
+        (n,) = struct.unpack_from("<I", data, i)
+        f = fields(data[i + 4:i + 4 + n])
+        end = i + 4 + n + f.get(5, 0)
+        out.append((i, end, f.get(2, 0)))
+        i = end
+    return out
+
+
+def test_report_with_no_kernels(shared_report, tmp_path):
+    """The T4 report with its one result block removed: a well-formed report that holds no launch."""
+    data = shared_report(T4).read_bytes()
+    parts = blocks(data)
+    assert parts[-1][1] == len(data) and sum(n for *_, n in parts) == 1
+    kept = data[:parts[0][0]] + b"".join(data[s:e] for s, e, n in parts if n == 0)
+    empty = tmp_path / "no-kernels.ncu-rep"
+    empty.write_bytes(kept)
+    assert "holds no kernel launches" in one_line_error(empty)
+
+
+@pytest.mark.parametrize("content, expected", [
+    ("[1, 2]", "not a valid roofline report model"),
+    ("{\"a\": 1}", "not a roofline-report-model document"),
+    ("not json", "not a valid roofline report model"),
+    ("{\"format\": \"roofline-report-model\", \"version\": 99, \"device\": {}, \"launches\": []}", "version 99"),
+    ("{\"format\": \"roofline-report-model\", \"version\": 1, \"device\": {\"name\": \"x\", \"bogus\": 1}, "
+     "\"launches\": []}", "bogus"),
+    ("{\"format\": \"roofline-report-model\", \"version\": 1, \"device\": {\"name\": \"x\"}, \"launches\": []}",
+     "holds no kernel launches"),
+])
+def test_json_that_is_not_a_report_model(tmp_path, content, expected):
+    path = tmp_path / "model.json"
+    path.write_text(content)
+    assert expected in one_line_error(path)
+
+
+# --- The native reader crashing or missing ------------------------------------------------------------------------
+def _segfault(path: str, sender) -> None:
+    """A child entry point that dies the way a native crash does (muted like the real one; pytest's
+    faulthandler, inherited through fork, is turned off so the expected crash prints no dump)."""
+    import faulthandler
+
+    faulthandler.disable()
+    reader._silence_native_output()
+    os.kill(os.getpid(), signal.SIGSEGV)
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="needs fork to patch the child")
+def test_native_crash_becomes_one_line_error_and_the_process_lives(shared_report, monkeypatch):
+    monkeypatch.setattr(reader, "_child_main", _segfault)
+    path = shared_report(T4)
+    message = one_line_error(path)
+    assert "crashed" in message and f"exit {-signal.SIGSEGV}" in message
+    assert multiprocessing.active_children() == []  # the dead child was reaped
+    monkeypatch.undo()
+    assert len(load_report(path).launches) == 1  # and this process still reads reports
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="needs fork to patch the child")
+def test_missing_ncu_report_module_says_how_to_install(shared_report, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ncu_report", None)  # "import ncu_report" now fails in the forked child
+    assert "pip install ncu-report" in one_line_error(shared_report(T4))
+
+
+def test_report_model_file_loads_without_ncu_report(roofline_report, tmp_path, monkeypatch):
+    report = roofline_report(DAXPY)
+    path = tmp_path / "daxpy.roofline.json"
+    path.write_text(json.dumps(report.to_dict()))
+    monkeypatch.setitem(sys.modules, "ncu_report", None)
+    loaded = load_report(path)
+    assert isinstance(loaded, Report) and loaded.source == "model"
+    assert loaded.launches == report.launches and Path(loaded.path) == path
