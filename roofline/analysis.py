@@ -128,11 +128,12 @@ class ReportAnalysis:
 
 
 # --- Ceilings -----------------------------------------------------------------------------------------
-def report_ceilings(launch: KernelLaunch, device: Device, tensor_dtype: str) -> tuple[Ceilings, dict[str, str]]:
+def report_ceilings(launch: KernelLaunch, device: Device, tensor_dtype: str,
+                    traffic: Mapping[str, m.Traffic] | None = None) -> tuple[Ceilings, dict[str, str]]:
     """The report's own roofs for one launch (peak counters x measured clocks) and the L2/L1 definitions."""
     flops = {p: m.cuda_core_peak(launch, p) for p in ("fp64", "fp32", "fp16")}
     flops["tensor"] = m.tensor_peak(launch, device, tensor_dtype)
-    traffic = _traffic(launch, device)
+    traffic = traffic or _traffic(launch, device)
     bw = {level: t.peak_bytes_per_s for level, t in traffic.items()}
     missing = {k: v.reason for k, v in {**flops, **bw}.items() if v.value is None}
     clock = launch.value(m.SM_CLOCK)
@@ -148,16 +149,17 @@ def _traffic(launch: KernelLaunch, device: Device) -> dict[str, m.Traffic]:
 
 # --- One launch ---------------------------------------------------------------------------------------
 def analyze_launch(launch: KernelLaunch, device: Device, spec: "DeviceSpec | None" = None,
-                   use: str = "report") -> LaunchAnalysis:
+                   use: str = "report", total_time_s: float | None = None) -> LaunchAnalysis:
     """Analyse one launch against the report's ceilings and, when given, the spec's; ``use`` picks the
-    set that percent-of-roof and the bound are computed from ("report" or "spec")."""
+    set that percent-of-roof and the bound are computed from ("report" or "spec"); ``total_time_s`` (of
+    all launches in the report) gives the launch's time share."""
     duration = m.duration_s(launch)
     flops = {p: m.cuda_core_flops(launch, p) for p in ("fp64", "fp32", "fp16")}
     flops["tensor"], by_type = m.tensor_flops(launch, device)
     tensor_dtype = max(by_type, key=by_type.get) if any(by_type.values()) else DEFAULT_TENSOR_DTYPE
     traffic = _traffic(launch, device)
     moved = {level: t.bytes for level, t in traffic.items()}
-    ceilings, definitions = report_ceilings(launch, device, tensor_dtype)
+    ceilings, definitions = report_ceilings(launch, device, tensor_dtype, traffic)
     all_ceilings = {"report": ceilings}
     if spec is not None:
         from roofline.specs import spec_ceilings
@@ -179,11 +181,12 @@ def analyze_launch(launch: KernelLaunch, device: Device, spec: "DeviceSpec | Non
         definitions={k: v for k, v in definitions.items() if v},
         ceilings=all_ceilings,
         roof=roof,
+        time_share=duration.value / total_time_s if duration.value is not None and total_time_s else None,
         flags=above_ceiling_flags(roof),
         notes=notes,
         occupancy=occupancy.diagnose(launch, device),
     )
-    return replace(analysis, tensor_cores=tensor_cores.diagnose(analysis, device))
+    return replace(analysis, tensor_cores=tensor_cores.diagnose(analysis, device, spec))
 
 
 def _rate(amount: Value, duration: m.Measured) -> Value:
@@ -258,19 +261,12 @@ def analyze_report(report: Report, spec: "DeviceSpec | None" = None, spec_match:
                    use: str | None = None) -> ReportAnalysis:
     """Analyse every launch, share of time and groups. ``use`` defaults to "spec" when a spec is given."""
     chosen = use or ("spec" if spec is not None else "report")
-    analyses = [analyze_launch(launch, report.device, spec, chosen) for launch in report.launches]
-    durations = [a.duration_s.value for a in analyses if a.duration_s.value is not None]
+    durations = [d for d in (m.duration_s(launch).value for launch in report.launches) if d is not None]
     total = sum(durations) if durations else None
-    analyses = [_with_share(a, total) for a in analyses]
+    analyses = [analyze_launch(launch, report.device, spec, chosen, total) for launch in report.launches]
     return ReportAnalysis(report=report, spec_id=spec.id if spec else None, spec_match=spec_match,
                           ceilings_used=chosen, launches=tuple(analyses), groups=group_by_kernel(analyses, total),
                           total_time_s=total)
-
-
-def _with_share(a: LaunchAnalysis, total: float | None) -> LaunchAnalysis:
-    if a.duration_s.value is None or not total:
-        return a
-    return replace(a, time_share=a.duration_s.value / total)
 
 
 GROUP_KEYS = ("kernel", "nvtx")

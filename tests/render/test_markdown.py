@@ -1,0 +1,86 @@
+"""Markdown optimization report: structure, ranking, per-kernel content and recommendations with numbers."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from roofline.analysis import rank_by_recoverable_time
+from roofline.commands._options import ReportOptions
+from roofline.commands.report import analyze_file
+from roofline.render import markdown
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "h100-sxm_synthetic.roofline.json"
+
+
+@pytest.fixture(scope="module")
+def example():
+    return analyze_file(EXAMPLE, ReportOptions())  # as `roofline report` does: with the matching datasheet spec
+
+
+@pytest.fixture(scope="module")
+def text(example):
+    return markdown.render([example])
+
+
+def test_generator_mark_and_report_name_only(text):
+    assert text.startswith(f"<!-- {markdown.GENERATED_BY} ")
+    assert "## `h100-sxm_synthetic.roofline.json`" in text
+    assert str(EXAMPLE.parent) not in text  # no absolute path of this machine
+
+
+def test_model_report_is_labelled(text):
+    assert "> **Warning:** Report model, not an ncu measurement: SYNTHETIC" in text
+
+
+def test_ceilings_side_by_side(text):
+    assert "| roof | datasheet | measured-clock | measured / datasheet |" in text
+    # measured-clock FP32 = 2 x 16896 FFMA/clk x 1.755 GHz (the example's locked clock) = 59.3 TFLOP/s
+    assert re.search(r"^\| FP32 \| [\d.]+ TFLOP/s \| 59\.3 TFLOP/s \| 0\.\d\d \|$", text, flags=re.M)
+
+
+def test_kernels_in_recoverable_time_order(example, text):
+    ranked = [g.name for g in rank_by_recoverable_time(example.groups)]
+    headings = re.findall(r"^### \d+\. `([^`]+)`", text, flags=re.M)
+    assert headings == ranked
+    table_order = re.findall(r"^\| \d+ \| `([^`]+)`", text, flags=re.M)
+    assert table_order == ranked
+
+
+def test_kernel_section_content(example, text):
+    section = text.split("### 2. `triad_fp32`")[1].split("### 3.")[0]
+    assert "**Memory-bound**: DRAM at 90.0% of its roof" in section
+    assert "| DRAM | 3.02 TB/s | 3.35 TB/s | 90.0% | 0.167 |" in section
+    assert "Cut DRAM traffic: 3.22 GB at 90.0% of the DRAM roof, at 0.167 FLOP/byte" in section
+
+
+def test_tensor_warning_and_advice(text):
+    section = text.split("### 1. `sgemm_fp32_4096`")[1].split("### 2.")[0]
+    assert "> **Warning:** looks like a matrix multiply" in section
+    assert "- Run the FP32 matrix math on Tensor Cores as TF32" in section
+
+
+def test_every_recommendation_names_a_number(example):
+    for k in example.launches:
+        for item in markdown.recommendations(k):
+            assert re.search(r"\d", item), item
+
+
+def test_real_report_ranking_and_rules(shared_report):
+    a = analyze_file(shared_report("v100_miniweather-openacc_full"), ReportOptions())
+    text = markdown.render([a])
+    assert re.search(r"^### 1\. `compute_tendencies_x_279_gpu`", text, flags=re.M)
+    assert "**warning** This kernel executes 250895971 fused and 167533724 non-fused FP64 instructions." in text
+    assert "@section:" not in text and "@url:" not in text and "https://" not in text
+
+
+@pytest.mark.parametrize("raw, clean", [
+    ("See the @url:CUDA Best Practices Guide:https://docs.nvidia.com/cuda/x.html#occupancy@ for more.",
+     "See the CUDA Best Practices Guide for more."),
+    ("Look at @section:LaunchStats:Launch Statistics@ for\n more details.",
+     "Look at Launch Statistics for more details."),
+])
+def test_clean_rule_text(raw, clean):
+    assert markdown.clean_rule_text(raw) == clean
