@@ -6,7 +6,14 @@ import sys
 
 import typer
 
+from roofline.commands import analyze as analyze_cmd
+from roofline.commands import compare as compare_cmd
+from roofline.commands import diff as diff_cmd
+from roofline.commands import plot as plot_cmd
 from roofline.commands import report as report_cmd
+from roofline.commands import summary as summary_cmd
+from roofline.commands import specs as specs_cmd
+from roofline.commands import wrap as wrap_cmd
 
 app = typer.Typer(
     name="roofline",
@@ -16,6 +23,13 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.command("report")(report_cmd.report)
+app.command("plot")(plot_cmd.plot)
+app.command("compare")(compare_cmd.compare)
+app.command("diff")(diff_cmd.diff)
+app.command("summary")(summary_cmd.summary)
+app.add_typer(specs_cmd.app, name="specs")
+app.command("analyze", context_settings=analyze_cmd.CONTEXT_SETTINGS)(analyze_cmd.analyze)
+app.command("wrap", context_settings=analyze_cmd.CONTEXT_SETTINGS)(wrap_cmd.wrap)
 
 
 @app.callback()

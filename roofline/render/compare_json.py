@@ -1,0 +1,140 @@
+"""JSON documents (schema_version 1) of comparisons, regression diffs and application summaries.
+
+Shared with ``render.json``: numbers in SI base units, "not measured" is ``null`` with its reason under the
+object's ``missing`` (never 0, never NaN). ``kind`` says which document it is: compare, diff or summary.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Sequence
+
+from roofline import __version__
+from roofline.compare import (AppSummary, Comparison, DiffResult, KernelPair, KernelStats, Projection, ReportRef,
+                              SummaryRow, Verdict)
+from roofline.render.json import SCHEMA_VERSION, _num, _value, _values, ceilings_dict
+
+
+def dumps(doc: dict[str, Any]) -> str:
+    """A document as indented JSON text (no NaN)."""
+    return json.dumps(doc, indent=2, allow_nan=False) + "\n"
+
+
+def _head(kind: str) -> dict[str, Any]:
+    return {"schema_version": SCHEMA_VERSION, "kind": kind, "tool": {"name": "roofline", "version": __version__}}
+
+
+def comparison_document(c: Comparison) -> dict[str, Any]:
+    """``kind: compare``: the reports, every matched kernel with one entry per report, unmatched kernels."""
+    return {
+        **_head("compare"),
+        "matching": c.matching,
+        "project_to": c.project_to,
+        "reports": [report_dict(r) for r in c.reports],
+        "kernels": [pair_dict(p, c.reports) for p in c.pairs],
+        "unmatched": {r.label: list(names) for r, names in zip(c.reports, c.unmatched)},
+    }
+
+
+def diff_document(d: DiffResult) -> dict[str, Any]:
+    """``kind: diff``: thresholds, verdict and exit code, each BASE/NEW kernel with its change and reasons."""
+    c = d.comparison
+    return {
+        **_head("diff"),
+        "base": report_dict(c.reports[0]), "new": report_dict(c.reports[1]), "matching": c.matching,
+        "thresholds": {"slower_pct": d.thresholds.slower_pct, "roof_drop_pct": d.thresholds.roof_drop_pct},
+        "regression": bool(d.regressions), "exit_code": d.exit_code,
+        "regressions": [{"kernel": v.pair.label, "reasons": list(v.reasons)} for v in d.regressions],
+        "kernels": [verdict_dict(v, c.reports) for v in d.verdicts],
+        "only_in_base": list(c.unmatched[0]), "only_in_new": list(c.unmatched[1]),
+    }
+
+
+def verdict_dict(v: Verdict, reports: Sequence[ReportRef]) -> dict[str, Any]:
+    """One kernel of a diff: BASE and NEW aggregates, the change, and why it regressed or was not checked."""
+    missing: dict[str, str] = {}
+    p = v.pair
+    return {
+        "key": p.key, "label": p.label, "matched_by": p.matched_by,
+        "base": stats_dict(p.sides[0], reports[0].label), "new": stats_dict(p.sides[1], reports[1].label),
+        "speedup": _value(p.speedup[1], "speedup", missing),
+        "expected_speedup": _value(p.expected_speedup[1], "expected_speedup", missing),
+        "kept_up": _value(p.kept_up[1], "kept_up", missing),
+        "slowdown_pct": _value(v.slowdown_pct, "slowdown_pct", missing),
+        "roof_drop_pct": _value(v.roof_drop_pct, "roof_drop_pct", missing),
+        "regressed": v.regressed, "reasons": list(v.reasons), "unchecked": list(v.unchecked), "missing": missing,
+    }
+
+
+def summary_document(summaries: Sequence[AppSummary], top: int) -> dict[str, Any]:
+    """``kind: summary``: per report, the top kernel groups ranked by recoverable time."""
+    return {**_head("summary"), "top": top, "reports": [summary_dict(s) for s in summaries]}
+
+
+def report_dict(r: ReportRef) -> dict[str, Any]:
+    return {"label": r.label, "path": r.path, "device": r.device, "compute_capability": r.compute_capability,
+            "spec_id": r.spec_id, "ceilings_used": r.ceilings_used, "launches": r.launches,
+            "total_time_s": _num(r.total_time_s)}
+
+
+def pair_dict(p: KernelPair, reports: Sequence[ReportRef]) -> dict[str, Any]:
+    missing: dict[str, str] = {}
+    return {
+        "key": p.key, "label": p.label, "matched_by": p.matched_by,
+        "sides": [stats_dict(s, r.label, proj) if s else None for s, r, proj in
+                  zip(p.sides, reports, p.projections or [None] * len(p.sides))],
+        "speedup": [_value(v, f"speedup.{r.label}", missing) for v, r in zip(p.speedup, reports)],
+        "expected_speedup": [_value(v, f"expected_speedup.{r.label}", missing)
+                             for v, r in zip(p.expected_speedup, reports)],
+        "kept_up": [_value(v, f"kept_up.{r.label}", missing) for v, r in zip(p.kept_up, reports)],
+        "missing": missing,
+    }
+
+
+def stats_dict(s: KernelStats, report: str, projection: Projection | None = None) -> dict[str, Any]:
+    """One kernel's aggregate in one report; ``missing`` holds the reason of every null."""
+    missing: dict[str, str] = {}
+    out: dict[str, Any] = {
+        "report": report, "names": list(s.names), "count": s.count,
+        "total_s": _value(s.total_s, "total_s", missing), "median_s": _value(s.median_s, "median_s", missing),
+        "per_launch_s": _value(s.per_launch_s, "per_launch_s", missing),
+        "flops": _values(s.flops, "flops", missing), "flop_per_s": _values(s.flop_per_s, "flop_per_s", missing),
+        "bytes": _values(s.bytes, "bytes", missing), "bytes_per_s": _values(s.bytes_per_s, "bytes_per_s", missing),
+        "intensity": _values(s.intensity, "intensity", missing),
+        "ceilings": {"source": s.ceilings.source, **ceilings_dict(s.ceilings)},
+        "pct_of_roof": _num(s.roof.pct_of_roof), "bound": s.roof.bound, "limiter": s.roof.limiter,
+        "roof_time_s": _value(s.roof_time_s, "roof_time_s", missing),
+        "attainable_flop_per_s": _value(s.attainable_flop_per_s, "attainable_flop_per_s", missing),
+        "projection": projection_dict(projection, missing) if projection else None,
+    }
+    if s.roof.reason:
+        missing["pct_of_roof"] = s.roof.reason
+    out["missing"] = missing
+    return out
+
+
+def projection_dict(p: Projection, missing: dict[str, str]) -> dict[str, Any]:
+    return {"target": p.target, "kind": "roofline lower bound, not a measurement",
+            "bound_s": _value(p.bound_s, "projection.bound_s", missing), "limiter": p.limiter,
+            "left_out": list(p.left_out), "max_speedup": _value(p.max_speedup, "projection.max_speedup", missing)}
+
+
+def summary_dict(s: AppSummary) -> dict[str, Any]:
+    return {"report": report_dict(s.report), "by": s.by, "ranked_by": s.ranked_by, "groups": s.group_count,
+            "shown_share": _num(s.shown_share), "recoverable_s": _num(s.recoverable_s),
+            "rows": [_row(r) for r in s.rows]}
+
+
+def _row(r: SummaryRow) -> dict[str, Any]:
+    g, missing = r.group, {}
+    out = {"rank": r.rank, "name": g.name, "count": len(g.launches), "total_s": _num(g.total_s),
+           "median_s": _num(g.median_s), "min_s": _num(g.min_s), "max_s": _num(g.max_s),
+           "time_share": _num(g.time_share), "recoverable_s": _num(g.recoverable_s),
+           "recoverable_share": _num(r.recoverable_share), "median_pct_of_roof": _num(g.median_pct_of_roof),
+           "pct_of_roof": _num(r.stats.roof.pct_of_roof), "bound": r.stats.roof.bound,
+           "intensity": _values(r.stats.intensity, "intensity", missing),
+           "flop_per_s": _values(r.stats.flop_per_s, "flop_per_s", missing)}
+    if r.stats.roof.reason:
+        missing["pct_of_roof"] = r.stats.roof.reason
+    out["missing"] = missing
+    return out

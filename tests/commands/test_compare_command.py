@@ -1,0 +1,114 @@
+"""`roofline compare` through the CLI: table width, JSON document, projection, plot and exit codes.
+
+Expected numbers come from raw metric values (ncu_report directly, the ``raw_actions`` fixture)."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from roofline.cli import app
+from tests.test_compare import SPEC_DRAM, SPEC_FP32, write_spec
+
+runner = CliRunner()
+ENV = {"COLUMNS": "80"}
+A10G_BASIC = "a10g_sgemm-progression_basic"
+A10G_ROOFLINE = "a10g_sgemm-blocktiling_roofline"
+RTX3080 = "rtx3080_sgemm-vs-cublas_full"
+A100_BASIC = "a100-40gb_cublas-sgemm_basic"
+
+
+def invoke(*args: str):
+    return runner.invoke(app, ["compare", *map(str, args)], env=ENV)
+
+
+def test_table_fits_80_columns_and_lists_each_pair(shared_report):
+    result = invoke(shared_report(A10G_BASIC), shared_report(A10G_ROOFLINE), shared_report(RTX3080),
+                    shared_report(A100_BASIC))
+    assert result.exit_code == 0, result.output
+    assert max(map(len, result.stdout.splitlines())) <= 80
+    for text in ("Time per launch, A -> B", "Time per launch, A -> C", "Time per launch, A -> D", "warptiling",
+                 "ampere_sgemm_128x6", "only in A (3): basic, gmem_coalesce, smem_blocking"):
+        assert text in result.stdout
+    assert "times only, the report has no FLOP or byte counters" in result.stdout
+
+
+def test_json_gives_times_for_basic_reports_and_nulls_with_reasons(shared_report, raw_actions):
+    result = invoke(shared_report(A10G_BASIC), shared_report(A100_BASIC), "--format", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["schema_version"] == 1 and doc["kind"] == "compare" and doc["matching"] == "name"
+    assert [r["label"] for r in doc["reports"]] == [A10G_BASIC, A100_BASIC]
+    kernel = next(k for k in doc["kernels"] if k["key"] == "ampere_sgemm_128x64_nn")
+    means = [statistics.mean(a["gpu__time_duration.sum"] * 1e-9 for a in raw_actions(n)
+                             if a.name == "ampere_sgemm_128x64_nn") for n in (A10G_BASIC, A100_BASIC)]
+    assert [s["per_launch_s"] for s in kernel["sides"]] == pytest.approx(means, rel=1e-9)
+    assert kernel["speedup"] == pytest.approx([1.0, means[0] / means[1]], rel=1e-9)
+    assert kernel["expected_speedup"][1] is None and "expected_speedup." + A100_BASIC in kernel["missing"]
+    side = kernel["sides"][0]
+    assert side["flop_per_s"]["fp32"] is None and side["pct_of_roof"] is None
+    assert "flop_per_s.fp32" in side["missing"] and "pct_of_roof" in side["missing"]
+    assert doc["unmatched"][A100_BASIC] == []
+
+
+def test_project_to_gives_a_labelled_lower_bound_from_the_spec(shared_report, raw_actions, tmp_path):
+    result = invoke(shared_report(RTX3080), "--project-to", "compare-test-gpu", "--specs", write_spec(tmp_path),
+                    "--format", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    raw = next(a for a in raw_actions(RTX3080) if a.name == "ampere_sgemm_128x64_nn")
+    t = raw["gpu__time_duration.sum"] * 1e-9
+    rate = sum(w * raw[f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum.per_cycle_elapsed"]
+               for op, w in (("fadd", 1), ("fmul", 1), ("ffma", 2)))
+    flops = rate * raw["smsp__cycles_elapsed.avg.per_second"] * t
+    dram = raw["dram__bytes.sum.per_second"] * t
+    side = next(k for k in doc["kernels"] if k["key"] == "ampere_sgemm_128x64_nn")["sides"][0]
+    projection = side["projection"]
+    assert projection["kind"] == "roofline lower bound, not a measurement"
+    assert projection["bound_s"] == pytest.approx(max(flops / SPEC_FP32, dram / SPEC_DRAM), rel=1e-6)
+    assert projection["max_speedup"] == pytest.approx(t / projection["bound_s"], rel=1e-9)
+    assert projection["left_out"] == ["l2 (no l2 bandwidth in the spec)", "l1 (no l1 bandwidth in the spec)"]
+    table = invoke(shared_report(RTX3080), "--project-to", "compare-test-gpu", "--specs", write_spec(tmp_path))
+    assert "(roofline LOWER BOUND, not a measurement)" in table.stdout
+
+
+def test_plot_and_normalized_plot_are_written(shared_report, tmp_path):
+    for extra in ((), ("--normalize",)):
+        out = tmp_path / f"compare{len(extra)}.png"
+        result = invoke(shared_report(A10G_ROOFLINE), shared_report(RTX3080), "--match", "order", "--plot", out, *extra)
+        assert result.exit_code == 0, result.output
+        assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (("--match", "fuzzy"), "unknown matching mode"),
+    (("--map", "a=b=c"), "needs 2"),
+    (("--format", "xml"), "unknown format 'xml'"),
+    (("--project-to", "no-such-gpu"), "unknown device spec id"),
+    (("--plot", "out.txt"), "unknown plot format"),
+])
+def test_usage_errors_exit_2_with_one_line(shared_report, args, fragment):
+    result = invoke(shared_report(A10G_BASIC), shared_report(A100_BASIC), *args)
+    assert result.exit_code == 2
+    assert fragment in result.output and result.output.count("\n") == 1
+
+
+def test_one_report_needs_project_to(shared_report):
+    result = invoke(shared_report(A10G_BASIC))
+    assert result.exit_code == 2 and "compare needs two or more reports" in result.output
+
+
+def test_missing_report_is_exit_2(tmp_path, shared_report):
+    result = invoke(shared_report(A10G_BASIC), tmp_path / "gone.ncu-rep")
+    assert result.exit_code == 2 and "no such file" in result.output
+
+
+def test_cli_import_stays_light():
+    code = ("import sys, roofline.cli; heavy = {'matplotlib', 'ncu_report'} & set(sys.modules); "
+            "assert not heavy, heavy")
+    subprocess.run([sys.executable, "-c", code], check=True)

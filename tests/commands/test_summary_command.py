@@ -1,0 +1,78 @@
+"""`roofline summary`: the whole-application view of reports with 140+ launches, by kernel and by NVTX range.
+
+Group totals and shares are recomputed from raw gpu__time_duration.sum values (ncu_report directly)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from roofline.cli import app
+
+runner = CliRunner()
+ENV = {"COLUMNS": "80"}
+ALIFE = "rtx2070super_alife-143launches_basic"
+SELFJOIN = "a100-40gb_selfjoin-cub-sort-154launches_basic"
+
+
+def invoke(*args: object):
+    return runner.invoke(app, ["summary", *map(str, args)], env=ENV)
+
+
+def raw_totals(raw_actions, name: str) -> dict[str, float]:
+    totals: dict[str, float] = {}
+    for a in raw_actions(name):
+        totals[a.name] = totals.get(a.name, 0.0) + a["gpu__time_duration.sum"] * 1e-9
+    return totals
+
+
+def test_json_ranks_the_top_groups_of_each_large_report(shared_report, raw_actions):
+    result = invoke(shared_report(ALIFE), shared_report(SELFJOIN), "--top", 4, "-f", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["schema_version"] == 1 and doc["kind"] == "summary" and doc["top"] == 4
+    for report, name, launches in zip(doc["reports"], (ALIFE, SELFJOIN), (143, 154)):
+        totals = raw_totals(raw_actions, name)
+        grand = sum(totals.values())
+        top = sorted(totals, key=totals.get, reverse=True)[:4]
+        assert report["report"]["launches"] == launches and report["groups"] == len(totals)
+        assert [r["name"] for r in report["rows"]] == top
+        assert [r["total_s"] for r in report["rows"]] == pytest.approx([totals[k] for k in top], rel=1e-9)
+        assert [r["time_share"] for r in report["rows"]] == pytest.approx([totals[k] / grand for k in top], rel=1e-9)
+        assert report["shown_share"] == pytest.approx(sum(totals[k] for k in top) / grand, rel=1e-9)
+        assert report["ranked_by"].startswith("total time (recoverable time unknown")
+        assert all(r["recoverable_s"] is None and "pct_of_roof" in r["missing"] for r in report["rows"])
+
+
+def test_table_fits_80_columns_and_says_what_is_hidden(shared_report):
+    result = invoke(shared_report(ALIFE), "--top", 3)
+    assert result.exit_code == 0, result.output
+    assert max(map(len, result.stdout.splitlines())) <= 80
+    assert "Top 3 by kernel" in result.stdout and "7 more not shown (--top)" in result.stdout
+
+
+def test_by_nvtx_range(shared_report):
+    result = invoke(shared_report("rtx3070_daxpy-nvtx_custom"), "--by", "nvtx", "-f", "json")
+    rows = json.loads(result.stdout)["reports"][0]["rows"]
+    assert result.exit_code == 0 and {r["name"] for r in rows} == {"run_test > init_data", "run_test > daxpy",
+                                                                  "run_test > check_results"}
+
+
+def test_plot_is_written(shared_report, tmp_path):
+    out = tmp_path / "summary.png"
+    result = invoke(shared_report(ALIFE), shared_report("rtx3060-laptop_reductions_full"), "--plot", out)
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (("--by", "stream"), "unknown grouping"),
+    (("--top", "0"), "--top 0: must be at least 1"),
+    (("--plot", "out.txt"), "unknown plot format"),
+    (("-f", "markdown"), "unknown format"),
+])
+def test_usage_errors_exit_2(shared_report, args, fragment):
+    result = invoke(shared_report(ALIFE), *args)
+    assert result.exit_code == 2 and fragment in result.output and result.output.count("\n") == 1

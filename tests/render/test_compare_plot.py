@@ -1,0 +1,117 @@
+"""Comparison and summary plots: the plotted coordinates (returned as data) against values computed here from
+raw metric values (ncu_report directly) and the datasheet YAML files (PyYAML), and the files written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from roofline.analysis import analyze_report
+from roofline.compare import compare, parse_matcher, summarize
+from roofline.errors import RooflineError
+from roofline.model import Device, KernelLaunch, Report
+from roofline.render.compare_plot import (MAX_AREA, MIN_AREA, check_plot_path, comparison_data, plot_comparison,
+                                          plot_summaries, summary_data)
+from roofline.specs import load_catalog
+
+REPO = Path(__file__).resolve().parents[2]
+A10G = "a10g_sgemm-blocktiling_roofline"
+RTX3080 = "rtx3080_sgemm-vs-cublas_full"
+KERNELS = ("two_blocktiling", "ampere_sgemm_128x64_nn")
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def raw_point(raw) -> tuple[float, float]:
+    """(FP32 FLOP per DRAM byte, FP32 FLOP/s) of one launch from its raw metrics."""
+    t = raw["gpu__time_duration.sum"] * 1e-9
+    rate = sum(w * raw[f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum.per_cycle_elapsed"]
+               for op, w in (("fadd", 1), ("fmul", 1), ("ffma", 2)))
+    flops = rate * raw["smsp__cycles_elapsed.avg.per_second"] * t
+    return flops / (raw["dram__bytes.sum.per_second"] * t), flops / t
+
+
+@pytest.fixture(scope="module")
+def cross_gpu(roofline_report):
+    """A10G two_blocktiling -> RTX 3080 cuBLAS SGEMM, each against its own datasheet spec."""
+    catalog = load_catalog()
+    analyses = []
+    for name in (A10G, RTX3080):
+        rep = roofline_report(name)
+        analyses.append(analyze_report(rep, catalog.match(rep.device).spec, use="spec"))
+    return compare(analyses, parse_matcher("name", ["=".join(KERNELS)]))
+
+
+def test_points_and_arrow_of_a_cross_gpu_pair(cross_gpu, raw_actions, tmp_path):
+    data = plot_comparison(cross_gpu, tmp_path / "c.png")
+    assert (tmp_path / "c.png").read_bytes()[:8] == PNG
+    mapped = [p for p in data.points if p.label == " -> ".join(KERNELS)]
+    assert [p.report for p in mapped] == [0, 1]
+    for point, name, kernel in zip(mapped, (A10G, RTX3080), KERNELS):
+        raw = next(a for a in raw_actions(name) if a.name == kernel)
+        assert (point.x, point.y) == pytest.approx(raw_point(raw), rel=1e-6)
+    assert (mapped[0], mapped[1]) in data.arrows  # from the first report to the next
+
+
+def test_each_report_has_its_own_roof_from_its_own_spec(cross_gpu, tmp_path):
+    data = comparison_data(cross_gpu, tmp_path / "c.png")
+    for report, spec_id in ((0, "a10g"), (1, "rtx-3080")):
+        spec = yaml.safe_load((REPO / "device_specs" / f"{spec_id}.yaml").read_text())
+        roof = next(r for r in data.roofs if r.report == report and r.precision == "fp32")
+        assert roof.peak_flop_per_s == spec["peaks"]["fp32"]["value"]
+        assert roof.dram_bytes_per_s == spec["memory"]["bandwidth_bytes_per_s"]["value"]
+
+
+def test_normalized_plot_shows_percent_of_own_roof_per_report(cross_gpu, tmp_path):
+    data = plot_comparison(cross_gpu, tmp_path / "n.svg", normalize=True)
+    assert data.normalized and not data.roofs and (tmp_path / "n.svg").stat().st_size > 0
+    pair = next(p for p in cross_gpu.pairs if p.matched_by.startswith("map"))
+    mapped = [p for p in data.points if p.label == pair.label]
+    assert [(p.x, p.y) for p in mapped] == [(float(i), s.roof.pct_of_roof) for i, s in enumerate(pair.sides)]
+
+
+def test_kernels_without_counters_are_listed_not_drawn(roofline_report, tmp_path):
+    basic = analyze_report(roofline_report("a10g_sgemm-progression_basic"))
+    data = comparison_data(compare([basic, analyze_report(roofline_report(A10G))]), tmp_path / "x.png")
+    assert len(data.points) == 4 and not data.arrows  # only the roofline-set side of the 4 shared kernels
+    assert all("no FLOP or byte counters" in s for s in data.skipped)
+
+
+def _launch(i: int, name: str, duration_s: float, flops: float, dram: float) -> KernelLaunch:
+    metrics = {"gpu__time_duration.sum": duration_s * 1e9, "dram__bytes.sum": dram,
+               "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": flops / 2,
+               "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained": 1000.0,
+               "sm__cycles_elapsed.avg.per_second": 1e9, "dram__bytes.sum.peak_sustained": 100.0,
+               "dram__cycles_elapsed.avg.per_second": 1e9}
+    return KernelLaunch(range_index=0, action_index=i, name=name, metrics=metrics)
+
+
+def test_summary_points_are_grouped_and_sized_by_time(tmp_path):
+    times = {"big": [4e-3, 4e-3], "mid": [2e-3], "small": [1e-3]}
+    launches = [_launch(i, name, t, 1e9, 1e7) for i, (name, ts) in enumerate(times.items()) for t in ts]
+    rep = Report(path="app.json", device=Device(name="Synthetic GPU"), launches=tuple(launches), source="model")
+    summary = summarize(analyze_report(rep), "kernel", 10)
+    data = plot_summaries([summary], tmp_path / "s.png")
+    assert (tmp_path / "s.png").read_bytes()[:8] == PNG
+    panel = data.panels[0]
+    totals = {name: sum(ts) for name, ts in times.items()}
+    area = {row.group.name: point.area for row, point in zip(summary.rows, panel.points)}
+    longest = max(totals.values())
+    assert area == pytest.approx({k: MIN_AREA + (MAX_AREA - MIN_AREA) * v / longest for k, v in totals.items()})
+    point = panel.points[0]
+    assert (point.x, point.y) == pytest.approx((1e9 / 1e7, 2 * 1e9 / 8e-3))  # 2 launches of 1 GFLOP in 8 ms
+    assert [b.total_s for b in panel.bars] == pytest.approx([totals[r.group.name] for r in summary.rows])
+
+
+def test_summary_of_a_basic_report_has_bars_but_no_points(roofline_report, tmp_path):
+    summary = summarize(analyze_report(roofline_report("rtx2070super_alife-143launches_basic")), "kernel", 5)
+    panel = summary_data([summary], tmp_path / "s.png").panels[0]
+    assert not panel.points and len(panel.bars) == 5
+    assert all(b.recoverable_s is None for b in panel.bars)
+
+
+@pytest.mark.parametrize("name", ["plot.txt", "plot"])
+def test_unknown_plot_format_is_refused_before_drawing(tmp_path, name):
+    with pytest.raises(RooflineError, match="unknown plot format"):
+        check_plot_path(tmp_path / name)
