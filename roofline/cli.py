@@ -1,53 +1,87 @@
-"""The ``roofline`` command line: a thin shell that parses options, calls the library, renders, exits."""
+"""The ``roofline`` command line: a thin shell that parses options, calls the library, renders, exits.
+
+Each command lives in its own module under ``roofline.commands``. A run imports only the module of the
+command it invokes (all of them for ``--help``), which keeps start-up short; ``roofline.cli.app`` is the
+full application, built on first access, for tests and embedding.
+"""
 
 from __future__ import annotations
 
+import importlib
 import sys
+from typing import TYPE_CHECKING
 
-import typer
+if TYPE_CHECKING:  # pragma: no cover
+    import typer
 
-from roofline.commands import analyze as analyze_cmd
-from roofline.commands import compare as compare_cmd
-from roofline.commands import diff as diff_cmd
-from roofline.commands import plot as plot_cmd
-from roofline.commands import report as report_cmd
-from roofline.commands import summary as summary_cmd
-from roofline.commands import specs as specs_cmd
-from roofline.commands import wrap as wrap_cmd
-
-app = typer.Typer(
-    name="roofline",
-    help="Kernel-level roofline analysis of NVIDIA Nsight Compute (ncu) reports.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
-app.command("report")(report_cmd.report)
-app.command("plot")(plot_cmd.plot)
-app.command("compare")(compare_cmd.compare)
-app.command("diff")(diff_cmd.diff)
-app.command("summary")(summary_cmd.summary)
-app.add_typer(specs_cmd.app, name="specs")
-app.command("analyze", context_settings=analyze_cmd.CONTEXT_SETTINGS)(analyze_cmd.analyze)
-app.command("wrap", context_settings=analyze_cmd.CONTEXT_SETTINGS)(wrap_cmd.wrap)
+HELP = "Kernel-level roofline analysis of NVIDIA Nsight Compute (ncu) reports."
+# command name -> (module under roofline.commands, attribute, registered as a sub-application)
+COMMANDS: dict[str, tuple[str, str, bool]] = {
+    "report": ("report", "report", False),
+    "plot": ("plot", "plot", False),
+    "compare": ("compare", "compare", False),
+    "diff": ("diff", "diff", False),
+    "summary": ("summary", "summary", False),
+    "specs": ("specs", "app", True),
+    "analyze": ("analyze", "analyze", False),
+    "wrap": ("wrap", "wrap", False),
+}
 
 
-@app.callback()
-def _root(
-    version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True),
-) -> None:
+def build_app(only: str | None = None) -> "typer.Typer":
+    """The typer application with every command, or with just ``only`` (the one being run)."""
+    import typer
+
+    app = typer.Typer(name="roofline", help=HELP, no_args_is_help=True, add_completion=False,
+                      pretty_exceptions_enable=False)
+    app.callback(invoke_without_command=True)(_root)
+    for name, (module, attr, is_group) in COMMANDS.items():
+        if only is not None and name != only:
+            continue
+        mod = importlib.import_module(f"roofline.commands.{module}")
+        if is_group:
+            app.add_typer(getattr(mod, attr), name=name)
+        else:  # a module may set CONTEXT_SETTINGS, e.g. to pass an application's arguments through untouched
+            app.command(name, context_settings=getattr(mod, "CONTEXT_SETTINGS", None))(getattr(mod, attr))
+    return app
+
+
+def _root(version: bool = False) -> None:
     """Kernel-level roofline analysis of NVIDIA Nsight Compute (ncu) reports."""
-    if version:
-        from roofline import __version__
 
-        typer.echo(f"roofline {__version__}")
-        raise typer.Exit()
+
+def _version_option() -> None:
+    """Give ``_root`` its eager ``--version`` option (typer reads it from the default value)."""
+    import typer
+
+    def show(value: bool) -> None:
+        if value:
+            from roofline import __version__
+
+            typer.echo(f"roofline {__version__}")
+            raise typer.Exit()
+
+    _root.__defaults__ = (typer.Option(False, "--version", help="Print the version and exit.", is_eager=True,
+                                       callback=show),)
+
+
+def __getattr__(name: str) -> object:
+    """``roofline.cli.app``: the full application, built once on first access."""
+    if name == "app":
+        _version_option()
+        globals()["app"] = build_app()
+        return globals()["app"]
+    raise AttributeError(name)
 
 
 def main() -> None:
-    """Console-script entry point: run the app and turn user errors into one line and an exit code."""
+    """Console-script entry point: build the app for the command given and run it; user errors become
+    one line and an exit code."""
     from roofline.errors import RooflineError
 
+    _version_option()
+    command = next((arg for arg in sys.argv[1:] if not arg.startswith("-")), None)
+    app = build_app(command if command in COMMANDS else None)
     try:
         app()
     except RooflineError as err:

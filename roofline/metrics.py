@@ -14,6 +14,7 @@ charts compute them. Every function here is pure: it reads a ``KernelLaunch`` an
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Iterable
@@ -365,6 +366,7 @@ TENSOR_FAMILIES = ("hmma", "imma", "dmma", "gmma")  # MMA instruction families, 
 _PCT = (".avg.pct_of_peak_sustained_active", ".avg.pct_of_peak_sustained_elapsed")
 
 
+@functools.cache
 def tensor_family_bases(family: str) -> tuple[str, ...]:
     """Metric bases (no suffix) of one MMA family's issue rate and pipe activity, in the order to try:
     ``op_*`` (CC 7.0-9.0), ``op_*_v2`` (CC 8.9 in ncu 2025) and ``subpipe_*`` (CC 10.0 and newer)."""

@@ -11,6 +11,7 @@ import json
 import math
 import multiprocessing
 import os
+from contextlib import suppress
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -73,6 +74,9 @@ def _load_model(p: Path) -> Report:
 def _read_in_child(p: Path) -> dict[str, Any]:
     """Run the native reader in a child process and return the model as plain data."""
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    if method == "fork":
+        with suppress(ImportError):  # import once here so every forked child starts with the module loaded
+            import ncu_report  # noqa: F401
     ctx = multiprocessing.get_context(method)
     receiver, sender = ctx.Pipe(duplex=False)
     child = ctx.Process(target=_child_main, args=(str(p), sender), daemon=True)

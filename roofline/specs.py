@@ -63,14 +63,27 @@ class SpecMatch:
 
 
 class SpecCatalog:
-    """All specs in precedence order (later wins), with lookup by id and matching of a device."""
+    """All specs in precedence order (later wins), with lookup by id and matching of a device.
 
-    def __init__(self, specs: Sequence[DeviceSpec]) -> None:
-        by_id: dict[str, DeviceSpec] = {}
-        for spec in specs:
-            by_id.pop(spec.id, None)
-            by_id[spec.id] = spec
-        self.specs: tuple[DeviceSpec, ...] = tuple(by_id.values())
+    Built-in files (``lazy``) are parsed only when needed: matching by display name first parses just
+    the files whose text contains the name; listing, checking and the fallback match parse them all.
+    """
+
+    def __init__(self, specs: Sequence[DeviceSpec], lazy: Sequence[Path] = ()) -> None:
+        self._eager = tuple(specs)
+        self._lazy = tuple(lazy)
+        self._all: tuple[DeviceSpec, ...] | None = None
+
+    @property
+    def specs(self) -> tuple[DeviceSpec, ...]:
+        """Every spec, built-in ones first, a later spec replacing an earlier one with the same id."""
+        if self._all is None:
+            by_id: dict[str, DeviceSpec] = {}
+            for spec in (*map(parse_spec_file, self._lazy), *self._eager):
+                by_id.pop(spec.id, None)
+                by_id[spec.id] = spec
+            self._all = tuple(by_id.values())
+        return self._all
 
     def get(self, spec_id: str) -> DeviceSpec:
         """The spec with this id; SpecError naming close ids when unknown."""
@@ -86,10 +99,16 @@ class SpecCatalog:
     def match(self, device: Device) -> SpecMatch | None:
         """By display name first (user specs before built-ins), then by CC + SM count + memory size."""
         wanted = _normalize(device.name)
-        for spec in reversed(self.specs):
+        candidates = self.specs if self._all is not None else (*self._named(wanted), *self._eager)
+        for spec in reversed(candidates):
             if wanted in {_normalize(n) for n in spec.display_names}:
-                return SpecMatch(spec, f"display name '{device.name}'")
+                if spec in self._eager or all(s.id != spec.id for s in self._eager):
+                    return SpecMatch(spec, f"display name '{device.name}'")
         return self._fallback(device)
+
+    def _named(self, wanted: str) -> list[DeviceSpec]:
+        """Built-in specs whose file text could hold the display name (a cheap test before parsing)."""
+        return [parse_spec_file(p) for p in self._lazy if wanted and wanted in _normalize(p.read_text())]
 
     def _fallback(self, device: Device) -> SpecMatch | None:
         """Same compute capability, SM count and (within 10%) memory size; name tokens break ties."""
@@ -127,12 +146,11 @@ def _best_by_tokens(candidates: list[DeviceSpec], name: str) -> list[DeviceSpec]
 
 # --- Loading ------------------------------------------------------------------------------------------
 def load_catalog(extra: Sequence[str | os.PathLike[str]] = ()) -> SpecCatalog:
-    """Built-in specs, then $ROOFLINE_SPECS, then ``extra`` (``--specs``); later ones take precedence."""
-    specs = [parse_spec_file(p) for p in _builtin_files()]
+    """Built-in specs, then $ROOFLINE_SPECS, then ``extra`` (``--specs``); later ones take precedence.
+    User files are validated at once; built-in ones (validated by the test suite) when first needed."""
     env = [p for p in os.environ.get(ENV_VAR, "").split(os.pathsep) if p]
-    for path in (*env, *extra):
-        specs += [parse_spec_file(p) for p in _files_in(Path(path))]
-    return SpecCatalog(specs)
+    user = [parse_spec_file(f) for path in (*env, *extra) for f in _files_in(Path(path))]
+    return SpecCatalog(user, lazy=_builtin_files())
 
 
 def _builtin_files() -> list[Path]:

@@ -39,9 +39,6 @@ def test_help_lists_the_report_command():
         assert option in report_help.stdout
 
 
-@pytest.mark.xfail(strict=True, reason="cli.py: the --version option sits on the root callback, which click "
-                   "does not run without a subcommand ('Missing command.', exit 2); fix: give the option an eager "
-                   "callback=... that prints and raises typer.Exit, or @app.callback(invoke_without_command=True)")
 def test_version():
     result = CliRunner().invoke(app, ["--version"])
     assert result.exit_code == 0 and result.stdout.strip() == f"roofline {__version__}"
@@ -78,3 +75,15 @@ def test_help_run_loads_no_heavy_module():
     proc = python("-c", code)
     assert proc.returncode == 0, proc.stderr
     assert re.search(r"^HEAVY \[\]$", proc.stdout, re.M), proc.stdout[-500:]
+
+
+def test_a_run_imports_only_the_command_it_invokes():
+    out = subprocess.run([sys.executable, "-c", "import sys\n"
+                          "sys.argv = ['roofline', 'specs', 'list']\n"
+                          "import roofline.cli as c\n"
+                          "try:\n    c.main()\nexcept SystemExit:\n    pass\n"
+                          "print('LOADED', sorted(m for m in sys.modules if m.startswith('roofline.commands.')))"],
+                         capture_output=True, text=True, check=True).stdout
+    loaded = out.split("LOADED", 1)[1]
+    assert "roofline.commands.specs" in loaded
+    assert "roofline.commands.analyze" not in loaded and "roofline.commands.compare" not in loaded

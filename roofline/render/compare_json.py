@@ -6,18 +6,12 @@ object's ``missing`` (never 0, never NaN). ``kind`` says which document it is: c
 
 from __future__ import annotations
 
-import json
 from typing import Any, Sequence
 
 from roofline import __version__
 from roofline.compare import (AppSummary, Comparison, DiffResult, KernelPair, KernelStats, Projection, ReportRef,
                               SummaryRow, Verdict)
-from roofline.render.json import SCHEMA_VERSION, _num, _value, _values, ceilings_dict
-
-
-def dumps(doc: dict[str, Any]) -> str:
-    """A document as indented JSON text (no NaN)."""
-    return json.dumps(doc, indent=2, allow_nan=False) + "\n"
+from roofline.render.json import SCHEMA_VERSION, _num, _value, _values, ceilings_dict, dumps
 
 
 def _head(kind: str) -> dict[str, Any]:
