@@ -154,8 +154,13 @@ def load_catalog(extra: Sequence[str | os.PathLike[str]] = ()) -> SpecCatalog:
 
 
 def _builtin_files() -> list[Path]:
-    folder = resources.files("roofline.device_specs")
-    return sorted(Path(str(f)) for f in folder.iterdir() if f.name.endswith(SPEC_SUFFIXES))
+    """The shipped YAML files: the package ``roofline.device_specs`` when installed from a wheel, the
+    top-level ``device_specs/`` folder when running from a source checkout."""
+    try:
+        folder = Path(str(resources.files("roofline.device_specs")))
+    except ModuleNotFoundError:
+        folder = Path(__file__).resolve().parents[1] / "device_specs"
+    return sorted(p for p in folder.iterdir() if p.suffix in SPEC_SUFFIXES)
 
 
 def _files_in(path: Path) -> list[Path]:
