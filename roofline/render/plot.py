@@ -145,22 +145,22 @@ def _median(values: list[float | None]) -> float | None:
 
 
 def kernel_series(group: KernelGroup) -> tuple[KernelSeries | None, str]:
-    """A kernel's points: per level, its launches' FLOPs over their bytes and over their time; or why none."""
+    """A kernel's points: per level, its measured launches pooled (``compare.aggregate``: summed FLOPs
+    over summed bytes and over summed time); or why it has none."""
+    from roofline.compare import aggregate
+
     timed = [k for k in group.launches if k.total_flops is not None and k.duration_s.value]
     if not timed:
         return None, _why_not_placed(group.launches[0])
-    flops = sum(k.total_flops for k in timed)
-    if flops <= 0:
+    stats = aggregate(timed)
+    if not sum(v.value for v in stats.flops.values() if v.value is not None):
         return None, "no FLOPs counted (memory-only kernel): no place on a log-scale roofline"
-    rate = flops / sum(k.duration_s.value for k in timed)
-    points = []
-    for level in LEVELS:
-        moved = [(k.total_flops, k.bytes[level].value) for k in timed if k.bytes[level].value]
-        if moved:
-            points.append(KernelPoint(level, sum(f for f, _ in moved) / sum(b for _, b in moved), rate))
+    rate = sum(v.value for v in stats.flop_per_s.values() if v.value is not None)
+    points = [KernelPoint(level, stats.intensity[level].value, rate) for level in LEVELS
+              if stats.intensity[level].value]
     if not points:
         return None, "no bytes measured at any memory level: " + (group.launches[0].bytes["dram"].reason or "")
-    used = tuple(p for p in PRECISIONS if any(k.flops[p].value for k in timed))
+    used = tuple(p for p in PRECISIONS if stats.flops[p].value)
     return KernelSeries(group.name, len(group.launches), group.time_share, tuple(points), used), ""
 
 
