@@ -332,7 +332,8 @@ def tensor_peak(launch: KernelLaunch, device: Device, dtype: str) -> Measured:
         inst_peak = peak(launch, TENSOR_INST, "sm", _SM_UNITS)
         if inst_peak.value is not None:
             return _scaled(inst_peak, VOLTA_FLOP_PER_TENSOR_INST)
-    return _absent([f"{TENSOR_OPS_PREFIX}*src_{dtype}*.sum.peak_sustained", SM_CLOCK], HINT_TENSOR)
+    absent = [] if dense else [f"{TENSOR_OPS_PREFIX}*src_{dtype}*.sum.peak_sustained"]
+    return _absent(absent + ([] if clock is not None else [SM_CLOCK]), HINT_TENSOR)
 
 
 def _scaled(m: Measured, factor: float) -> Measured:

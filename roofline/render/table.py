@@ -199,6 +199,9 @@ def _problems(a: ReportAnalysis) -> list[str]:
                        *(("bytes " + level, k.bytes[level]) for level in LEVELS), ("duration", k.duration_s)):
             if v.value is None:
                 reasons[f"{key}: {v.reason}"].add(k.launch.key)
+        for source, ceilings in k.ceilings.items():
+            for roof, why in ceilings.missing.items():
+                reasons[f"roof {_LABELS[roof]} ({_set_name(source)}): {why}"].add(k.launch.key)
     lines = []
     if reasons:
         lines.append("[bold]Not measured[/bold] (n/a above):")

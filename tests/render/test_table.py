@@ -130,3 +130,16 @@ def test_numbers_in_the_row_follow_the_analysis():
     row = launch_rows(text, result)["0:0"]
     assert "1 ms" in row and "1 T" in row and "48.8%" in row and "latency" in row and "FP32" in row
     assert "100.0%" in row  # the only launch: all of the time
+
+
+def test_table_gives_the_reason_for_every_missing_ceiling():
+    from typer.testing import CliRunner
+
+    from roofline.cli import app
+    from tests.conftest import find_shared_report
+
+    out = CliRunner().invoke(app, ["report", str(find_shared_report("rtx3080_sgemm-vs-cublas_full"))]).output
+    flat = " ".join(out.split())
+    assert "roof L2 (datasheet): no documented L2 bandwidth in device_specs rtx-3080" in flat
+    assert "roof Tensor (measured-clock): missing metrics: sm__ops_path_tensor_*src_fp16*.sum.peak_sustained" in flat
+    assert "sm__cycles_elapsed.avg.per_second" not in flat.split("roof Tensor (measured-clock)")[1].split("[")[0]
