@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 import math
-import multiprocessing
 import os
+import pickle
 from contextlib import suppress
 from pathlib import Path
 from typing import Any, Sequence
@@ -72,25 +72,15 @@ def _load_model(p: Path) -> Report:
 
 
 def _read_in_child(p: Path) -> dict[str, Any]:
-    """Run the native reader in a child process and return the model as plain data."""
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    if method == "fork":
-        with suppress(ImportError):  # import once here so every forked child starts with the module loaded
-            import ncu_report  # noqa: F401
-    ctx = multiprocessing.get_context(method)
-    receiver, sender = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_child_main, args=(str(p), sender), daemon=True)
-    child.start()
-    sender.close()
-    try:
-        status, payload = receiver.recv()
-    except EOFError:
-        child.join()
-        raise ReportError(f"{p}: the ncu_report reader crashed on this file (exit {child.exitcode})",
-                          "the file is corrupt or truncated; copy it again or re-profile") from None
-    finally:
-        receiver.close()
-    child.join()
+    """Run the native reader in a forked child and return the model as plain data (pickled over a pipe).
+
+    Where the platform cannot fork, read in this process (no crash isolation there)."""
+    with suppress(ImportError):  # import once here so every forked child starts with the module loaded
+        import ncu_report  # noqa: F401
+    if not hasattr(os, "fork"):
+        status, payload = _answer(str(p))
+    else:
+        status, payload = _fork_and_read(p)
     if status == "corrupt":
         raise ReportError(f"{p}: {payload}", "the file is truncated or corrupt; copy it again or re-profile")
     if status == "error":
@@ -101,27 +91,56 @@ def _read_in_child(p: Path) -> dict[str, Any]:
     return payload
 
 
+def _fork_and_read(p: Path) -> tuple[str, Any]:
+    """Fork, let the child read and send its answer; a child killed by a signal becomes a ReportError."""
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child never returns
+        os.close(read_fd)
+        _child_main(str(p), write_fd)
+        os._exit(0)
+    os.close(write_fd)
+    with os.fdopen(read_fd, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    if not data:
+        raise ReportError(f"{p}: the ncu_report reader crashed on this file (exit {_exit_code(status)})",
+                          "the file is corrupt or truncated; copy it again or re-profile")
+    return pickle.loads(data)
+
+
+def _exit_code(status: int) -> int:
+    """Like multiprocessing's exitcode: minus the signal number for a child killed by a signal."""
+    return -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+
+
 class _CorruptReport(Exception):
     """Raised in the child when the file parses but holds a launch without data (a truncated copy)."""
 
 
-def _child_main(path: str, sender: Any) -> None:
+def _child_main(path: str, write_fd: int) -> None:
+    """The forked child: read the report, write the pickled answer, and end at once."""
     _silence_native_output()
+    answer = pickle.dumps(_answer(path), protocol=pickle.HIGHEST_PROTOCOL)
+    with os.fdopen(write_fd, "wb") as pipe:
+        pipe.write(answer)
+    # The answer is sent: end now. A normal exit first tears down the native report objects (tens of ms on
+    # large reports) while the parent waits; nothing is left to flush (stdout/stderr are null).
+    os._exit(0)
+
+
+def _answer(path: str) -> tuple[str, Any]:
+    """(status, payload): ("ok", model data), or a failure kind and its message."""
     try:
         import ncu_report
     except ImportError as err:
-        sender.send(("missing-module", str(err)))
-        return
+        return "missing-module", str(err)
     try:
-        sender.send(("ok", _read(ncu_report, path)))
+        return "ok", _read(ncu_report, path)
     except _CorruptReport as err:
-        sender.send(("corrupt", str(err)))
+        return "corrupt", str(err)
     except Exception as err:  # the native module raises assorted errors on corrupt input
-        sender.send(("error", f"{type(err).__name__}: {err}"))
-    sender.close()
-    # The answer is sent: end now. A normal exit first tears down the native report objects (tens of ms on
-    # large reports) while the parent waits in join(); nothing is left to flush (stdout/stderr are null).
-    os._exit(0)
+        return "error", f"{type(err).__name__}: {err}"
 
 
 def _silence_native_output() -> None:
