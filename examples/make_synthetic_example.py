@@ -41,6 +41,8 @@ def peaks() -> dict[str, float]:
         "sm__ops_path_tensor_src_bf16_dst_fp32.sum.peak_sustained": PER_SM["tensor_bf16_sparse"] * SMS,
         "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32_sparsity_off.sum.peak_sustained":
             PER_SM["tensor_bf16_dense"] * SMS,
+        "sm__ops_path_tensor_src_fp16.sum.peak_sustained": PER_SM["tensor_bf16_sparse"] * SMS,  # FP16 = BF16 rate
+        "sm__ops_path_tensor_op_hgmma_src_fp16_sparsity_off.sum.peak_sustained": PER_SM["tensor_bf16_dense"] * SMS,
         "dram__bytes.sum.peak_sustained": DRAM_BYTES_PER_CLK,
         "lts__lts2xbar_cycles_active.sum.peak_sustained": L2_SLICE_PORTS,
         "l1tex__lsu_writeback_active_mem_lgds.sum.peak_sustained": SMS,

@@ -204,7 +204,7 @@ def _problems(a: ReportAnalysis) -> list[str]:
                 reasons[f"roof {_LABELS[roof]} ({_set_name(source)}): {why}"].add(k.launch.key)
     lines = []
     if reasons:
-        lines.append("[bold]Not measured[/bold] (n/a above):")
+        lines.append("[bold]Why n/a[/bold] (not measured, or no ceiling):")
         lines += [_esc(f"  {text} [{_launch_count(keys, len(a.launches))}]") for text, keys in reasons.items()]
     flagged = [(k.launch.key, flag) for k in a.launches for flag in k.flags]
     if flagged:

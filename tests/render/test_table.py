@@ -61,7 +61,7 @@ def test_nan_launch_row_is_na_and_reasons_are_listed(rendered):
     assert seconds(measured.duration_s.value) in rows["0:0"]
     assert pct(measured.roof.pct_of_roof) in rows["0:0"]
     flat = " ".join(text.split())
-    assert "Not measured (n/a above):" in flat
+    assert "Why n/a (not measured, or no ceiling):" in flat
     assert "duration: ncu stored NaN for gpu__time_duration.sum" in flat
     assert "[1 of 5 launches]" in flat
     assert "[all launches]" in flat  # a bracketed count must not be eaten as a rich style tag
