@@ -18,7 +18,8 @@ from typing import Callable, TypeVar
 from roofline.analysis import analyze_report
 from roofline.compare import Matcher, Thresholds, compare, diff, summarize
 from roofline.model import Device, KernelLaunch, Report
-from roofline.render.compare_json import comparison_document, dumps, summary_document
+from roofline.render.compare_json import comparison_document, summary_document
+from roofline.render.json import dumps
 from roofline.render.compare_table import render_comparison, render_summaries
 
 REPORTS = Path(__file__).resolve().parents[1].parent / "shared" / "ncu-reps"

@@ -269,6 +269,12 @@ def analyze_report(report: Report, spec: "DeviceSpec | None" = None, spec_match:
                           total_time_s=total)
 
 
+def median_known(values: Sequence[float | None]) -> float | None:
+    """Median of the values that were measured; None when none was."""
+    known = [v for v in values if v is not None]
+    return statistics.median(known) if known else None
+
+
 GROUP_KEYS = ("kernel", "nvtx")
 
 
@@ -307,10 +313,10 @@ def _group(name: str, items: list[LaunchAnalysis], total_s: float | None) -> Ker
     total = sum(times) if times else None
     return KernelGroup(
         name=name, launches=tuple(items), total_s=total,
-        median_s=statistics.median(times) if times else None,
+        median_s=median_known(times),
         min_s=min(times) if times else None, max_s=max(times) if times else None,
         time_share=total / total_s if total is not None and total_s else None,
-        median_pct_of_roof=statistics.median(pcts) if pcts else None,
+        median_pct_of_roof=median_known(pcts),
         recoverable_s=sum(saved) if saved else None,
     )
 

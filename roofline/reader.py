@@ -17,7 +17,7 @@ from typing import Any, Sequence
 
 from roofline.errors import ReportError
 from roofline.metrics import EXTRA_METRIC_PREFIXES, METRICS_TO_READ
-from roofline.model import Device, KernelLaunch, Report, RuleResult
+from roofline.model import Report, RuleResult
 
 NCU_MAGIC = b"NVR\x00"
 LFS_POINTER = b"version https://git-lfs"

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Optional, Sequence
 
 import typer
 
-from roofline.commands._common import handles_errors
+from roofline.commands._common import emit, handles_errors
 from roofline.commands._options import CeilingsOpt, KernelOpt, OutputOpt, PlotOpt, ReportOptions, SpecsOpt
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -66,7 +66,6 @@ def compare(
 
 def run_compare(paths: Sequence[str | Path], options: CompareOptions) -> "Comparison":
     """Load, pair, render and optionally plot; raises RooflineError subclasses on bad input."""
-    from roofline.commands.report import _emit
     from roofline.compare import compare as compare_reports
     from roofline.compare import parse_matcher
     from roofline.errors import RooflineError
@@ -77,7 +76,7 @@ def run_compare(paths: Sequence[str | Path], options: CompareOptions) -> "Compar
     matcher = parse_matcher(options.match, options.maps, len(paths))
     target = _target(options.project_to, options.report.specs)
     comparison = compare_reports(load_analyses(paths, options.report), matcher, target)
-    _emit(_render(comparison, options.report.fmt), options.report.output, options.report.fmt)
+    emit(_render(comparison, options.report.fmt), options.report.output)
     if options.report.plot is not None:
         from roofline.render.compare_plot import plot_comparison
 
@@ -122,7 +121,8 @@ def _target(spec_id: str | None, specs: Sequence[Path]):  # noqa: ANN202 (Device
 
 def _render(c: "Comparison", fmt: str) -> str:
     if fmt == "json":
-        from roofline.render.compare_json import comparison_document, dumps
+        from roofline.render.compare_json import comparison_document
+        from roofline.render.json import dumps
 
         return dumps(comparison_document(c))
     from roofline.commands.report import _terminal_width

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from roofline.commands._common import handles_errors
+from roofline.commands._common import emit, handles_errors
 from roofline.commands._options import CeilingsOpt, KernelOpt, OutputOpt, ReportOptions, SpecsOpt
 from roofline.commands.compare import MapOpt, MatchOpt
 
@@ -48,19 +48,19 @@ def run_diff(base: Path, new: Path, options: ReportOptions, match: str = "name",
              thresholds: "Thresholds | None" = None) -> "DiffResult":
     """Load both reports, judge every shared kernel and emit the result; RooflineError on bad input."""
     from roofline.commands.compare import check_format, load_analyses
-    from roofline.commands.report import _emit
     from roofline.compare import Thresholds, compare, diff as judge, parse_matcher
 
     check_format(options.fmt, FORMATS)
     matcher = parse_matcher(match, maps, 2)
     result = judge(compare(load_analyses([base, new], options), matcher), thresholds or Thresholds())
-    _emit(_render(result, options.fmt), options.output, options.fmt)
+    emit(_render(result, options.fmt), options.output)
     return result
 
 
 def _render(result: "DiffResult", fmt: str) -> str:
     if fmt == "json":
-        from roofline.render.compare_json import diff_document, dumps
+        from roofline.render.compare_json import diff_document
+        from roofline.render.json import dumps
 
         return dumps(diff_document(result))
     if fmt == "markdown":

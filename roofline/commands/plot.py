@@ -1,8 +1,7 @@
 """`roofline plot FILE...`: draw the hierarchical roofline of existing reports (PNG, SVG or PDF).
 
-Also home of the rule for files the tool writes by itself (plots, Markdown and HTML reports): the default
-name is ``reports/<report name>.<ext>``, and an existing file is replaced only when roofline wrote it (its
-content carries ``GENERATED_BY``); anything else is refused with a hint, never overwritten silently.
+Files the tool writes by itself (plots, Markdown and HTML reports) default to ``reports/<report name>.<ext>``
+(``default_output``); writing goes through ``_common.write_output``.
 """
 
 from __future__ import annotations
@@ -12,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Optional, Sequence
 
 import typer
 
-from roofline.commands._common import handles_errors
+from roofline.commands._common import handles_errors, write_output
 from roofline.commands._options import CeilingsOpt, KernelOpt, ReportOptions, SpecsOpt
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -21,7 +20,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 REPORTS_DIR = Path("reports")
 DEFAULT_TOP = 8  # kernels named in the legend (the rest are drawn in grey as "other")
-MAX_MARKER_SCAN = 64 * 2**20  # larger files are never taken for one of ours
 _REPORT_SUFFIXES = (".ncu-rep", ".roofline.json", ".json")
 
 PlotOutputOpt = Annotated[
@@ -59,7 +57,7 @@ def write_plot(analyses: Sequence["ReportAnalysis"], output: Path, top: int = DE
     from roofline.render.plot import draw, plot_data
 
     data = plot_data(analyses, top)
-    write_generated(output, draw(data, output.suffix.lower().lstrip(".")))
+    write_output(output, draw(data, output.suffix.lower().lstrip(".")))
     return data
 
 
@@ -82,27 +80,3 @@ def default_output(paths: Sequence[str | Path], suffix: str) -> Path:
     return REPORTS_DIR / f"{stem}{more}{suffix}"
 
 
-def written_by_us(path: Path) -> bool:
-    """Whether an existing file carries roofline's generator mark."""
-    from roofline.render.plot import GENERATED_BY
-
-    if path.stat().st_size > MAX_MARKER_SCAN:
-        return False
-    return GENERATED_BY.encode() in path.read_bytes()
-
-
-def write_generated(path: Path, content: bytes) -> None:
-    """Write a generated file, creating its folder; an existing file is replaced only if roofline wrote it."""
-    from roofline.errors import RooflineError
-
-    if path.is_dir():
-        raise RooflineError(f"{path}: is a folder", f"name a file inside it, e.g. {path / 'roofline.png'}")
-    if path.exists() and not written_by_us(path):
-        raise RooflineError(f"{path}: exists and was not written by roofline; not replacing it",
-                            "remove it, or choose another file with -o/--output")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(content)
-    except OSError as err:
-        raise RooflineError(f"{path}: cannot write ({err.strerror})", "choose a writable path") from None
-    typer.echo(f"wrote {path}", err=True)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Sequence
 
 import typer
 
-from roofline.commands._common import handles_errors
+from roofline.commands._common import emit, handles_errors, write_output
 from roofline.commands._options import (CeilingsOpt, FormatOpt, KernelOpt, OutputOpt, PlotOpt, ReportOptions,
                                         SpecsOpt)
 
@@ -63,9 +63,9 @@ def run_report(paths: Sequence[str | Path], options: ReportOptions) -> None:
     spreads = spread_across_reports(analyses, options.spread_threshold_pct) if len(analyses) > 1 else ()
     if options.fmt in FILE_FORMATS:
         target = options.output or plot.default_output(paths, FILE_FORMATS[options.fmt])
-        plot.write_generated(target, _render(analyses, options.fmt, spreads).encode())
+        write_output(target, _render(analyses, options.fmt, spreads))
         return
-    _emit(_render(analyses, options.fmt, spreads), options.output, options.fmt)
+    emit(_render(analyses, options.fmt, spreads), options.output)
 
 
 def analyze_file(path: Path, options: ReportOptions, catalog: "SpecCatalog | None" = None) -> "ReportAnalysis":
@@ -132,19 +132,3 @@ def _terminal_width() -> int:
     import shutil
 
     return max(80, min(shutil.get_terminal_size((80, 24)).columns, 160))
-
-
-def _emit(text: str, output: Path | None, fmt: str) -> None:
-    """Print, or write to ``output`` (never over a folder)."""
-    if output is None:
-        typer.echo(text, nl=False)
-        return
-    from roofline.errors import RooflineError
-
-    if output.is_dir():
-        raise RooflineError(f"{output}: is a folder", f"name a file, e.g. {output / ('roofline.' + fmt)}")
-    try:
-        output.write_text(text)
-    except OSError as err:
-        raise RooflineError(f"{output}: cannot write ({err.strerror})", "choose a writable path") from None
-    typer.echo(f"wrote {output}", err=True)

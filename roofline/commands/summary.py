@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Sequence
 
 import typer
 
-from roofline.commands._common import handles_errors
+from roofline.commands._common import emit, handles_errors
 from roofline.commands._options import CeilingsOpt, KernelOpt, OutputOpt, PlotOpt, ReportOptions, SpecsOpt
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -40,14 +40,13 @@ def run_summary(paths: Sequence[str | Path], options: ReportOptions, by: str = "
                 top: int = DEFAULT_TOP) -> list["AppSummary"]:
     """Load, group, rank, render and optionally plot; raises RooflineError subclasses on bad input."""
     from roofline.commands.compare import check_format, load_analyses
-    from roofline.commands.report import _emit
     from roofline.compare import check_grouping, report_labels, summarize
 
     check_format(options.fmt, FORMATS)
     check_grouping(by, top)
     analyses = load_analyses(paths, options)
     summaries = [summarize(a, by, top, label) for a, label in zip(analyses, report_labels(analyses))]
-    _emit(_render(summaries, options.fmt, top), options.output, options.fmt)
+    emit(_render(summaries, options.fmt, top), options.output)
     if options.plot is not None:
         from roofline.render.compare_plot import plot_summaries
 
@@ -58,7 +57,8 @@ def run_summary(paths: Sequence[str | Path], options: ReportOptions, by: str = "
 
 def _render(summaries: Sequence["AppSummary"], fmt: str, top: int) -> str:
     if fmt == "json":
-        from roofline.render.compare_json import dumps, summary_document
+        from roofline.render.compare_json import summary_document
+        from roofline.render.json import dumps
 
         return dumps(summary_document(summaries, top))
     from roofline.commands.report import _terminal_width

@@ -23,7 +23,8 @@ import typer
 from roofline import driver
 from roofline.commands._common import handles_errors
 from roofline.commands._options import KernelOpt
-from roofline.commands.analyze import (CONTEXT_SETTINGS, ClockOpt, CommandArg, DryRunOpt, ForceOpt, LaunchCountOpt, LaunchSkipOpt,
+from roofline.commands.analyze import CONTEXT_SETTINGS  # noqa: F401  (read by roofline.cli)
+from roofline.commands.analyze import (ClockOpt, CommandArg, DryRunOpt, ForceOpt, LaunchCountOpt, LaunchSkipOpt,
                                        MetricsOpt, NameBaseOpt, NcuArgOpt, NcuPathOpt, NvtxOpt, ReplayOpt,
                                        ReportPathOpt, SectionOpt, SetOpt, ncu_options, prepare_ncu,
                                        print_dry_run)

@@ -9,13 +9,15 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from roofline import __version__
+from roofline.render import GENERATED_BY
 from roofline.compare import (AppSummary, Comparison, DiffResult, KernelPair, KernelStats, Projection, ReportRef,
                               SummaryRow, Verdict)
-from roofline.render.json import SCHEMA_VERSION, _num, _value, _values, ceilings_dict, dumps
+from roofline.render.json import SCHEMA_VERSION, _num, _value, _values, ceilings_dict
 
 
 def _head(kind: str) -> dict[str, Any]:
-    return {"schema_version": SCHEMA_VERSION, "kind": kind, "tool": {"name": "roofline", "version": __version__}}
+    return {"schema_version": SCHEMA_VERSION, "kind": kind, "tool": {"name": "roofline", "version": __version__},
+            "generator": f"{GENERATED_BY} {__version__}"}
 
 
 def comparison_document(c: Comparison) -> dict[str, Any]:

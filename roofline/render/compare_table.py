@@ -12,7 +12,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from roofline.compare import AppSummary, Comparison, DiffResult, KernelStats, ReportRef, why_no_roof
-from roofline.render.units import pct, ratio, seconds, si
+from roofline.render.units import pct, ratio, seconds, si, truncate
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -175,8 +175,8 @@ def _fixed(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f}"
 
 
-def _short(name: str, width: int = NAME_WIDTH) -> str:
-    return name if len(name) <= width else name[: width - 1] + "…"
+def _short(name: str) -> str:
+    return truncate(name, NAME_WIDTH)
 
 
 # --- diff ------------------------------------------------------------------------------------------------

@@ -10,7 +10,8 @@ from typing import Sequence
 from roofline import __version__
 from roofline.analysis import ReportAnalysis
 from roofline.render.markdown import Block, document
-from roofline.render.plot import GENERATED_BY, inline_svg
+from roofline.render import GENERATED_BY
+from roofline.render.plot import inline_svg
 
 _INLINE = ((re.compile(r"`([^`]+)`"), r"<code>\1</code>"), (re.compile(r"\*\*([^*]+)\*\*"), r"<strong>\1</strong>"))
 _PAGE = """<!DOCTYPE html>

@@ -10,6 +10,7 @@ import math
 from typing import Any, Mapping, Sequence
 
 from roofline import __version__
+from roofline.render import GENERATED_BY
 from roofline.analysis import KernelGroup, KernelSpread, LaunchAnalysis, ReportAnalysis, Value
 from roofline.diagnostics.occupancy import Occupancy
 from roofline.diagnostics.tensor_cores import TensorCores
@@ -34,6 +35,7 @@ def document(analyses: Sequence[ReportAnalysis], spreads: Sequence[KernelSpread]
     doc: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "roofline", "version": __version__},
+        "generator": f"{GENERATED_BY} {__version__}",
         "reports": [report_dict(a) for a in analyses],
     }
     if spreads:

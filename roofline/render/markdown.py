@@ -19,7 +19,8 @@ from roofline.analysis import (LATENCY_BOUND_BELOW_PCT, KernelGroup, LaunchAnaly
                                rank_by_recoverable_time)
 from roofline.diagnostics.occupancy import ACHIEVED_GAP_PTS, LIMITER_WORDS, TAIL_IDLE_PCT
 from roofline.model import LEVELS, PRECISIONS, Ceilings
-from roofline.render.plot import GENERATED_BY, NAMES, SET_NAMES, median_ceilings, plot_data
+from roofline.render import GENERATED_BY
+from roofline.render.plot import NAMES, SET_NAMES, median_ceilings, plot_data
 from roofline.render.units import pct, ratio, seconds, si
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -3,13 +3,18 @@ grouped kernels, and the reasons behind every "n/a". Fits an 80-column terminal.
 
 from __future__ import annotations
 
-import statistics
 from collections import defaultdict
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from roofline.analysis import KernelSpread, LaunchAnalysis, ReportAnalysis
+from roofline.analysis import KernelSpread, LaunchAnalysis, ReportAnalysis, median_known
 from roofline.model import LEVELS, PRECISIONS
-from roofline.render.units import pct, ratio, seconds, si
+from roofline.render.units import pct, ratio, seconds, si, truncate
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rich.console import Console
+    from rich.table import Table
+
+    from roofline.model import Ceilings
 
 NAME_WIDTH = 20
 MAX_LAUNCH_ROWS = 30  # larger reports show their longest launches; JSON always has all of them
@@ -32,7 +37,7 @@ def render(analyses: Sequence[ReportAnalysis], width: int = 80,
     return console.export_text()
 
 
-def _print_spreads(console: "Console", analyses: Sequence[ReportAnalysis],  # noqa: F821
+def _print_spreads(console: "Console", analyses: Sequence[ReportAnalysis],
                    spreads: Sequence[KernelSpread]) -> None:
     """Kernel total time per report ([1], [2], ...), the spread, and '!' where it passes the threshold."""
     from rich.table import Table
@@ -55,7 +60,7 @@ def _print_spreads(console: "Console", analyses: Sequence[ReportAnalysis],  # no
                       f"from some: {', '.join(flagged)}", highlight=False)
 
 
-def _print_report(console: "Console", a: ReportAnalysis) -> None:  # noqa: F821
+def _print_report(console: "Console", a: ReportAnalysis) -> None:
     d = a.device
     console.print(f"[bold]{_esc(a.report.path)}[/bold]", highlight=False)
     if a.report.source == "model":
@@ -85,7 +90,7 @@ def _set_name(source: str) -> str:
     return {"spec": "datasheet", "report": "measured-clock"}.get(source, source)
 
 
-def _ceilings_table(a: ReportAnalysis) -> "Table":  # noqa: F821
+def _ceilings_table(a: ReportAnalysis) -> "Table":
     """Datasheet vs measured-clock roofs; the measured ones are the median over launches."""
     from rich.table import Table
 
@@ -97,7 +102,7 @@ def _ceilings_table(a: ReportAnalysis) -> "Table":  # noqa: F821
     for key in (*PRECISIONS, *LEVELS):
         unit = "FLOP/s" if key in PRECISIONS else "B/s"
         same_roof = [k for k in a.launches if key != "tensor" or k.ceilings["report"].tensor_dtype == dtype]
-        measured = _median([_roof(k.ceilings["report"], key) for k in same_roof])
+        measured = median_known([_roof(k.ceilings["report"], key) for k in same_roof])
         sheet = _roof(spec, key) if spec else None
         if key == "tensor" and spec and spec.tensor_dtype != dtype:
             sheet = next((_roof(k.ceilings["spec"], key) for k in same_roof if "spec" in k.ceilings), None)
@@ -107,7 +112,7 @@ def _ceilings_table(a: ReportAnalysis) -> "Table":  # noqa: F821
     return table
 
 
-def _roof(c: "Ceilings", key: str) -> float | None:  # noqa: F821
+def _roof(c: "Ceilings", key: str) -> float | None:
     return c.flop_per_s.get(key) if key in PRECISIONS else c.bytes_per_s.get(key)
 
 
@@ -119,12 +124,7 @@ def _tensor_dtype(a: ReportAnalysis) -> str:
     return next((k.ceilings["report"].tensor_dtype for k in a.launches), None) or "fp16"
 
 
-def _median(values: list[float | None]) -> float | None:
-    known = [v for v in values if v is not None]
-    return statistics.median(known) if known else None
-
-
-def _launch_table(a: ReportAnalysis) -> "Table":  # noqa: F821
+def _launch_table(a: ReportAnalysis) -> "Table":
     from rich.table import Table
 
     table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold")
@@ -153,7 +153,7 @@ def _shown(launches: Sequence[LaunchAnalysis]) -> list[LaunchAnalysis]:
 
 def _short(name: str) -> str:
     """A name cut to the column width, escaped so rich prints brackets in it literally."""
-    return _esc(name if len(name) <= NAME_WIDTH else name[: NAME_WIDTH - 1] + "…")
+    return _esc(truncate(name, NAME_WIDTH))
 
 
 def _esc(text: str) -> str:
@@ -176,7 +176,7 @@ def _limit(k: LaunchAnalysis) -> str:
     return _LABELS.get(k.roof.limiter, k.roof.limiter) + ("!" if k.flags else "")
 
 
-def _groups_table(groups) -> "Table":  # noqa: F821
+def _groups_table(groups) -> "Table":
     from rich.table import Table
 
     table = Table(title="Kernels with several launches", title_justify="left", box=None, pad_edge=False,

@@ -1,4 +1,4 @@
-"""Number formatting shared by the text renderers (SI prefixes, times, percents)."""
+"""Formatting shared by the renderers: SI prefixes, times, percents, names cut to a width."""
 
 from __future__ import annotations
 
@@ -35,3 +35,8 @@ def ratio(value: float | None) -> str:
     if value is None:
         return "n/a"
     return f"{value:.0f}" if abs(value) >= 1000 else f"{value:.3g}"
+
+
+def truncate(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters, the last one an ellipsis when something was cut."""
+    return text if len(text) <= width else text[: width - 1] + "…"

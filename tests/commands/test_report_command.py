@@ -175,7 +175,8 @@ def test_folder_as_input(tmp_path):
 
 def test_unwritable_output(shared_report, tmp_path):
     path = shared_report(T4)
-    assert_one_line_error(run(path, "-o", tmp_path / "no" / "such" / "dir" / "x.txt"), "x.txt", "cannot write")
+    (tmp_path / "plain-file").write_text("")  # a path beneath a regular file can never be created
+    assert_one_line_error(run(path, "-o", tmp_path / "plain-file" / "x.txt"), "x.txt", "cannot write")
     assert_one_line_error(run(path, "-o", tmp_path), str(tmp_path), "is a folder")
 
 
