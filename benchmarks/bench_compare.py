@@ -15,12 +15,13 @@ import time
 from pathlib import Path
 from typing import Callable, TypeVar
 
-from roofline.analysis import analyze_report
-from roofline.compare import Matcher, Thresholds, compare, diff, summarize
 from roofline.model import Device, KernelLaunch, Report
-from roofline.render.compare_json import comparison_document, summary_document
-from roofline.render.json import dumps
-from roofline.render.compare_table import render_comparison, render_summaries
+from roofline.pairing import Matcher, pair_reports
+from roofline.pipeline import analyze_loaded
+from roofline.ranking import summarize
+from roofline.regression import Thresholds, judge
+from roofline.render.compare_json import comparison_json, summary_json
+from roofline.render.compare_table import comparison_text, summary_text
 
 REPORTS = Path(__file__).resolve().parents[1].parent / "shared" / "ncu-reps"
 LARGEST = ("a100-40gb_selfjoin-cub-sort-154launches_basic.ncu-rep", "rtx2070super_alife-143launches_basic.ncu-rep",
@@ -82,19 +83,19 @@ def timed(label: str, func: Callable[[], T]) -> tuple[T, float]:
 
 def bench_synthetic(launches: int) -> None:
     """Each step on the synthetic model, then the end-to-end cost of `summary` (1 report) and `compare`/`diff`
-    (2 reports), and the share of it spent in this feature (pairing, grouping, rendering) vs analysis.py."""
+    (2 reports), and the share of it spent in this feature (pairing, grouping, rendering) vs the analysis."""
     print(f"synthetic model, {launches} launches, {KERNELS} kernels")
     base_model, new_model = synthetic_report(launches), synthetic_report(launches, seed=2, slowdown=1.05)
-    base, t_base = timed("analyze BASE (analysis.py)", lambda: analyze_report(base_model))
-    new, t_new = timed("analyze NEW (analysis.py)", lambda: analyze_report(new_model))
-    comparison, t_compare = timed("compare: pair and aggregate", lambda: compare([base, new], Matcher()))
-    _, t_diff = timed("diff: thresholds", lambda: diff(comparison, Thresholds(5.0, 5.0)))
+    base, t_base = timed("analyze BASE (pipeline)", lambda: analyze_loaded(base_model))
+    new, t_new = timed("analyze NEW (pipeline)", lambda: analyze_loaded(new_model))
+    comparison, t_compare = timed("compare: pair and aggregate", lambda: pair_reports([base, new], Matcher()))
+    _, t_diff = timed("diff: thresholds", lambda: judge(comparison, Thresholds(5.0, 5.0)))
     by_kernel, t_kernel = timed("summary --by kernel", lambda: summarize(base, "kernel", 10))
     by_nvtx, t_nvtx = timed("summary --by nvtx", lambda: summarize(base, "nvtx", 10))
-    _, t_render_c = timed("render compare table + JSON", lambda: (render_comparison(comparison),
-                                                                 dumps(comparison_document(comparison))))
-    _, t_render_s = timed("render summary table + JSON", lambda: (render_summaries([by_kernel, by_nvtx]),
-                                                                 dumps(summary_document([by_kernel, by_nvtx], 10))))
+    _, t_render_c = timed("render compare table + JSON", lambda: (comparison_text(comparison),
+                                                                 comparison_json(comparison)))
+    _, t_render_s = timed("render summary table + JSON", lambda: (summary_text([by_kernel, by_nvtx]),
+                                                                 summary_json([by_kernel, by_nvtx], 10)))
     own = t_compare + t_diff + t_kernel + t_nvtx + t_render_c + t_render_s
     _verdict("this feature only (compare+diff+summary x2+render)", own)
     _verdict(f"end to end: summary of {launches} launches", t_base + t_kernel + t_render_s)
@@ -115,8 +116,8 @@ def bench_real() -> None:
     for name in LARGEST:
         print(name)
         report, _ = timed("load (ncu_report, child process)", lambda: load_report(REPORTS / name))
-        analysis, _ = timed(f"analyze ({len(report.launches)} launches)", lambda: analyze_report(report))
-        timed("compare with itself", lambda: compare([analysis, analysis]))
+        analysis, _ = timed(f"analyze ({len(report.launches)} launches)", lambda: analyze_loaded(report))
+        timed("compare with itself", lambda: pair_reports([analysis, analysis]))
         timed("summary --by kernel", lambda: summarize(analysis, "kernel", 10))
 
 

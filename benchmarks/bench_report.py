@@ -7,7 +7,8 @@ For each report (by default the largest files in ../shared/ncu-reps) it times, a
                  action: the least a one-shot command can cost;
   roofline CLI   `python -m roofline report FILE --format json -o OUT` in a fresh process;
   bare in-proc   load_report + the same reads, in this (warm) process;
-  run_report     roofline.commands.report.run_report(...) with fmt="json", in this process;
+  pipeline       roofline.analyze_files (the pipeline every command runs) and the JSON document written to a
+                 file, in this process;
 
 and prints the ratios (targets: at most 1.3x the bare cost), then the start-up time of `roofline --help`
 (median of several runs; target under 0.5 s).
@@ -25,7 +26,6 @@ in-process time goes.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import cProfile
 import io
 import os
@@ -114,14 +114,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--top", type=int, default=3, help="how many of the largest shared reports (default 3)")
     parser.add_argument("--repeat", type=int, default=5, help="runs per measurement; the median is shown")
     parser.add_argument("--as-is", action="store_true", help="keep this environment's bytecode settings")
-    parser.add_argument("--profile", action="store_true", help="cProfile the in-process run_report")
+    parser.add_argument("--profile", action="store_true", help="cProfile the in-process pipeline run")
     args = parser.parse_args(argv)
 
     sys.path.insert(0, str(REPO))
     import ncu_report  # noqa: F401  (imported before timing the in-process runs)
 
-    from roofline.commands._options import ReportOptions
-    from roofline.commands.report import run_report
+    from roofline import analyze_files
+    from roofline.render import json as json_render
 
     reports = args.reports or default_reports(args.top)
     cache = tempfile.mkdtemp(prefix="roofline-bench-pyc-")
@@ -129,17 +129,14 @@ def main(argv: list[str] | None = None) -> int:
     env = child_env(args.as_is, cache)
     bare_script = Path(cache) / "bare.py"
     bare_script.write_text(BARE)
-    options = ReportOptions(fmt="json", output=out)
-
     def ours(path: Path) -> None:
-        with contextlib.redirect_stderr(io.StringIO()):  # run_report says "wrote OUT" on stderr
-            run_report([path], options)
+        out.write_text(json_render.render(analyze_files([path])))
 
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average "
           f"{os.getloadavg()[0]:.2f}; bytecode cache: {'as-is' if args.as_is else 'on (temporary prefix)'}; "
           f"median of {args.repeat} runs")
     header = (f"{'report':48} {'MB':>5} {'launches':>8} | {'bare proc':>9} {'CLI':>7} {'ratio':>6} | "
-              f"{'bare in':>7} {'run_rep':>7} {'ratio':>6}")
+              f"{'bare in':>7} {'pipelin':>7} {'ratio':>6}")
     print(header)
     print("-" * len(header))
     worst = 0.0

@@ -2,7 +2,8 @@
 
 Per launch: FLOPs and FLOP/s per precision, bytes and bytes/s per memory level, arithmetic intensity,
 the report's own ceilings and the datasheet ones, percent of roof, the bound and the launch's share of
-the profiled time. Per kernel name: the launches grouped. No I/O, no printing.
+the profiled time. Per kernel name: the launches grouped. No I/O, no printing. The result types are in
+``roofline.results``; the diagnostics and the advice are added by ``roofline.pipeline``.
 
 Percent of roof is time-based: the shortest time the roofs allow, ``max(FLOPs_p / peak_p over
 precisions, bytes_l / bandwidth_l over levels)``, over the measured time. For a kernel of one precision
@@ -13,16 +14,15 @@ level, and it stays defined for kernels with no FLOPs (a copy kernel is judged o
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from roofline import metrics as m
-from roofline.diagnostics import occupancy, tensor_cores
-from roofline.model import LEVELS, PRECISIONS, Ceilings, Device, KernelLaunch, Report
+from roofline.choices import GroupBy
+from roofline.model import LEVELS, PRECISIONS, CeilingSet, Ceilings, Device, KernelLaunch, Report
+from roofline.results import Bound, KernelGroup, KernelSpread, LaunchAnalysis, ReportAnalysis, RoofPosition, Value
 
 if TYPE_CHECKING:  # pragma: no cover
-    from roofline.diagnostics.occupancy import Occupancy
-    from roofline.diagnostics.tensor_cores import TensorCores
     from roofline.specs import DeviceSpec
 
 # ncu's SpeedOfLight rule calls a kernel latency-bound when both compute and memory throughput are below
@@ -30,101 +30,6 @@ if TYPE_CHECKING:  # pragma: no cover
 LATENCY_BOUND_BELOW_PCT = 60.0
 ABOVE_CEILING_TOLERANCE = 1.0  # percent above 100 allowed for rounding before a rate is flagged
 DEFAULT_TENSOR_DTYPE = "fp16"  # tensor roof shown for kernels that do no tensor math
-
-
-@dataclass(frozen=True)
-class Value:
-    """A number in SI base units, or None with the reason (missing metrics and the fix)."""
-
-    value: float | None
-    reason: str = ""
-    via: str = ""
-
-    @classmethod
-    def of(cls, measured: m.Measured) -> "Value":
-        return cls(measured.value, measured.reason, measured.via)
-
-
-@dataclass(frozen=True)
-class RoofPosition:
-    """Where a launch sits against one set of ceilings."""
-
-    ceilings: str  # "spec" or "report"
-    pct_of_roof: float | None
-    bound: str | None  # "compute", "memory", "latency"
-    limiter: str | None  # the roof closest to the launch: a precision ("fp32") or a level ("dram")
-    utilization_pct: Mapping[str, float]  # per precision and level: achieved / peak x 100
-    reason: str = ""  # why pct_of_roof is None, or what it leaves out
-
-
-@dataclass(frozen=True)
-class LaunchAnalysis:
-    """Roofline results of one kernel launch."""
-
-    launch: KernelLaunch
-    duration_s: Value
-    flops: Mapping[str, Value]
-    flop_per_s: Mapping[str, Value]
-    tensor_flops_by_type: Mapping[str, float]
-    bytes: Mapping[str, Value]
-    bytes_per_s: Mapping[str, Value]
-    intensity: Mapping[str, Value]
-    definitions: Mapping[str, str]
-    ceilings: Mapping[str, Ceilings]  # "report" and, when the GPU is known, "spec"
-    roof: RoofPosition
-    time_share: float | None = None
-    flags: tuple[str, ...] = ()
-    notes: tuple[str, ...] = ()
-    occupancy: "Occupancy | None" = None  # diagnostics.occupancy
-    tensor_cores: "TensorCores | None" = None  # diagnostics.tensor_cores
-
-    @property
-    def total_flops(self) -> float | None:
-        """All measured FLOPs (CUDA cores and Tensor Cores); None if no precision was measured."""
-        known = [v.value for v in self.flops.values() if v.value is not None]
-        return sum(known) if known else None
-
-    @property
-    def main_precision(self) -> str | None:
-        """The precision with the most FLOPs (its ceiling is the one the launch is drawn against)."""
-        known = {p: v.value for p, v in self.flops.items() if v.value}
-        return max(known, key=known.get) if known else None
-
-
-@dataclass(frozen=True)
-class KernelGroup:
-    """Launches grouped by kernel name (or NVTX range): count, time, spread, and recoverable time.
-
-    ``recoverable_s`` is the sum over launches of time x (1 - fraction of roof attained): the time the
-    group would save at its roof. Launches without a roof position are not counted in it.
-    """
-
-    name: str
-    launches: tuple[LaunchAnalysis, ...]
-    total_s: float | None
-    median_s: float | None
-    min_s: float | None
-    max_s: float | None
-    time_share: float | None
-    median_pct_of_roof: float | None
-    recoverable_s: float | None = None
-
-
-@dataclass(frozen=True)
-class ReportAnalysis:
-    """The analysis of one report: device, matched spec, each launch, and launches grouped by kernel."""
-
-    report: Report
-    spec_id: str | None
-    spec_match: str
-    ceilings_used: str
-    launches: tuple[LaunchAnalysis, ...]
-    groups: tuple[KernelGroup, ...] = field(default=())
-    total_time_s: float | None = None
-
-    @property
-    def device(self) -> Device:
-        return self.report.device
 
 
 # --- Ceilings -----------------------------------------------------------------------------------------
@@ -148,15 +53,16 @@ def _traffic(launch: KernelLaunch, device: Device) -> dict[str, m.Traffic]:
 
 
 # --- One launch ---------------------------------------------------------------------------------------
-def analyze_launch(launch: KernelLaunch, device: Device, spec: "DeviceSpec | None" = None,
-                   use: str = "report", total_time_s: float | None = None) -> LaunchAnalysis:
+def analyze_launch(launch: KernelLaunch, device: Device, spec: DeviceSpec | None = None,
+                   use: CeilingSet = "report", total_time_s: float | None = None) -> LaunchAnalysis:
     """Analyse one launch against the report's ceilings and, when given, the spec's; ``use`` picks the
     set that percent-of-roof and the bound are computed from ("report" or "spec"); ``total_time_s`` (of
     all launches in the report) gives the launch's time share."""
-    duration = m.duration_s(launch)
+    measured = m.duration_s(launch)
+    duration = Value.of(measured)
     flops = {p: m.cuda_core_flops(launch, p) for p in ("fp64", "fp32", "fp16")}
     flops["tensor"], by_type = m.tensor_flops(launch, device)
-    tensor_dtype = max(by_type, key=by_type.get) if any(by_type.values()) else DEFAULT_TENSOR_DTYPE
+    tensor_dtype = max(by_type, key=lambda t: by_type[t]) if any(by_type.values()) else DEFAULT_TENSOR_DTYPE
     traffic = _traffic(launch, device)
     moved = {level: t.bytes for level, t in traffic.items()}
     ceilings, definitions = report_ceilings(launch, device, tensor_dtype, traffic)
@@ -169,27 +75,26 @@ def analyze_launch(launch: KernelLaunch, device: Device, spec: "DeviceSpec | Non
     byte_values = {level: Value.of(v) for level, v in moved.items()}
     roof = roof_position(flop_values, byte_values, duration.value, all_ceilings[use])
     notes = tuple(n for q in (*flops.values(), *moved.values()) for n in q.notes)
-    analysis = LaunchAnalysis(
+    return LaunchAnalysis(
         launch=launch,
-        duration_s=Value.of(duration),
+        duration_s=duration,
         flops=flop_values,
-        flop_per_s={p: _rate(v, duration) for p, v in flop_values.items()},
+        flop_per_s={p: rate(v, duration) for p, v in flop_values.items()},
         tensor_flops_by_type=by_type,
         bytes=byte_values,
-        bytes_per_s={level: _rate(v, duration) for level, v in byte_values.items()},
-        intensity=_intensity(flop_values, byte_values),
+        bytes_per_s={level: rate(v, duration) for level, v in byte_values.items()},
+        intensity=intensity(flop_values, byte_values),
         definitions={k: v for k, v in definitions.items() if v},
         ceilings=all_ceilings,
         roof=roof,
         time_share=duration.value / total_time_s if duration.value is not None and total_time_s else None,
         flags=above_ceiling_flags(roof),
         notes=notes,
-        occupancy=occupancy.diagnose(launch, device),
     )
-    return replace(analysis, tensor_cores=tensor_cores.diagnose(analysis, device, spec))
 
 
-def _rate(amount: Value, duration: m.Measured) -> Value:
+def rate(amount: Value, duration: Value) -> Value:
+    """An amount per second of ``duration``; None with the reason when either is missing or zero."""
     if amount.value is None:
         return Value(None, amount.reason)
     if duration.value is None or duration.value <= 0:
@@ -197,7 +102,7 @@ def _rate(amount: Value, duration: m.Measured) -> Value:
     return Value(amount.value / duration.value, via=f"({amount.via}) / duration")
 
 
-def _intensity(flops: Mapping[str, Value], moved: Mapping[str, Value]) -> dict[str, Value]:
+def intensity(flops: Mapping[str, Value], moved: Mapping[str, Value]) -> dict[str, Value]:
     """FLOPs of all precisions per byte at each level (FLOP/byte)."""
     known = [v.value for v in flops.values() if v.value is not None]
     unmeasured = [p for p, v in flops.items() if v.value is None]
@@ -240,9 +145,9 @@ def roof_position(flops: Mapping[str, Value], moved: Mapping[str, Value], durati
             gaps.append(f"{level} ceiling: {ceilings.missing.get(level, 'unknown')}")
     if not util:
         return RoofPosition(ceilings.source, None, None, None, {}, "nothing to compare with a roof: " + "; ".join(gaps))
-    limiter = max(util, key=util.get)
+    limiter = max(util, key=lambda key: util[key])
     pct = util[limiter]
-    bound = "latency" if pct < LATENCY_BOUND_BELOW_PCT else ("compute" if limiter in PRECISIONS else "memory")
+    bound: Bound = "latency" if pct < LATENCY_BOUND_BELOW_PCT else ("compute" if limiter in PRECISIONS else "memory")
     reason = ("partial: leaves out " + "; ".join(gaps)) if gaps else ""
     return RoofPosition(ceilings.source, pct, bound, limiter, util, reason)
 
@@ -257,13 +162,18 @@ def above_ceiling_flags(roof: RoofPosition) -> tuple[str, ...]:
 
 
 # --- A whole report -----------------------------------------------------------------------------------
-def analyze_report(report: Report, spec: "DeviceSpec | None" = None, spec_match: str = "",
-                   use: str | None = None) -> ReportAnalysis:
-    """Analyse every launch, share of time and groups. ``use`` defaults to "spec" when a spec is given."""
-    chosen = use or ("spec" if spec is not None else "report")
+def analyze_report(report: Report, spec: DeviceSpec | None = None, spec_match: str = "",
+                   use: CeilingSet | None = None,
+                   finish: Callable[[LaunchAnalysis], LaunchAnalysis] | None = None) -> ReportAnalysis:
+    """Analyse every launch, share of time and groups. ``use`` defaults to "spec" when a spec is given.
+    ``finish``, when given, completes each launch's analysis before grouping (the pipeline adds the
+    diagnostics and the advice there)."""
+    chosen: CeilingSet = use or ("spec" if spec is not None else "report")
     durations = [d for d in (m.duration_s(launch).value for launch in report.launches) if d is not None]
     total = sum(durations) if durations else None
     analyses = [analyze_launch(launch, report.device, spec, chosen, total) for launch in report.launches]
+    if finish is not None:
+        analyses = [finish(a) for a in analyses]
     return ReportAnalysis(report=report, spec_id=spec.id if spec else None, spec_match=spec_match,
                           ceilings_used=chosen, launches=tuple(analyses), groups=group_by_kernel(analyses, total),
                           total_time_s=total)
@@ -275,11 +185,8 @@ def median_known(values: Sequence[float | None]) -> float | None:
     return statistics.median(known) if known else None
 
 
-GROUP_KEYS = ("kernel", "nvtx")
-
-
 def group_by_kernel(analyses: Sequence[LaunchAnalysis], total_s: float | None,
-                    by: str = "kernel") -> tuple[KernelGroup, ...]:
+                    by: GroupBy = "kernel") -> tuple[KernelGroup, ...]:
     """Group launches by kernel function name (or by innermost NVTX range), largest total time first."""
     groups_of: dict[str, list[LaunchAnalysis]] = {}
     for a in analyses:
@@ -288,7 +195,7 @@ def group_by_kernel(analyses: Sequence[LaunchAnalysis], total_s: float | None,
     return tuple(sorted(groups, key=lambda g: -(g.total_s or 0.0)))
 
 
-def _group_key(a: LaunchAnalysis, by: str) -> str:
+def _group_key(a: LaunchAnalysis, by: GroupBy) -> str:
     if by == "nvtx":
         return " > ".join(a.launch.nvtx_ranges) or "(no NVTX range)"
     return a.launch.name
@@ -322,22 +229,7 @@ def _group(name: str, items: list[LaunchAnalysis], total_s: float | None) -> Ker
 
 
 # --- Several reports of one job (MPI ranks) ----------------------------------------------------------
-DEFAULT_SPREAD_THRESHOLD_PCT = 10.0
-
-
-@dataclass(frozen=True)
-class KernelSpread:
-    """One kernel's total time in each report (e.g. each MPI rank) and how far the slowest is from the
-    fastest: ``spread_pct = 100 x (max - min) / min``; ``flagged`` when above the threshold."""
-
-    name: str
-    total_s: Mapping[str, float | None]  # report path -> total time of the kernel there
-    spread_pct: float | None
-    flagged: bool
-
-
-def spread_across_reports(analyses: Sequence[ReportAnalysis],
-                          threshold_pct: float = DEFAULT_SPREAD_THRESHOLD_PCT) -> tuple[KernelSpread, ...]:
+def spread_across_reports(analyses: Sequence[ReportAnalysis], threshold_pct: float) -> tuple[KernelSpread, ...]:
     """Per kernel name, its total time in every report, flagging those whose reports differ by more than
     ``threshold_pct`` (a rank that is slower, or runs a kernel the others do not). Only for reports of
     one job: the same GPU model and at least one kernel in common; otherwise empty."""

@@ -32,10 +32,15 @@ from collections import deque
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import IO, Literal
 
 from roofline.errors import NcuError, NoKernelMatched, RooflineError
 
+SectionSet = Literal["roofline", "detailed", "full"]
+NameBase = Literal["function", "demangled", "mangled"]
+ReplayMode = Literal["kernel", "application", "range"]
+ClockControl = Literal["base", "none"]
 REPORT_SUFFIX = ".ncu-rep"
 LOG_SUFFIX = ".ncu.log"
 INSTALL_PLACES = (  # searched after --ncu, ROOFLINE_NCU and PATH; globs list the newest version first
@@ -153,16 +158,16 @@ def ncu_version(path: str) -> tuple[int, ...]:
 class NcuOptions:
     """The profiling choices of ``roofline analyze`` and ``roofline wrap``, in ncu's own terms."""
 
-    section_set: str = "roofline"
+    section_set: SectionSet = "roofline"
     sections: tuple[str, ...] = ()
     metrics: str | None = None
     kernel: str | None = None
-    kernel_name_base: str | None = None
+    kernel_name_base: NameBase | None = None
     launch_skip: int | None = None
     launch_count: int | None = None
     nvtx_include: tuple[str, ...] = ()
-    replay_mode: str | None = None
-    clock_control: str | None = None
+    replay_mode: ReplayMode | None = None
+    clock_control: ClockControl | None = None
     extra: tuple[str, ...] = ()
     force: bool = False
 

@@ -7,9 +7,10 @@ serialized form (``*.roofline.json``), so a report model can be analysed again w
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Literal
 
 MODEL_FORMAT = "roofline-report-model"
 MODEL_VERSION = 1
@@ -18,6 +19,7 @@ MetricValue = float | str | None
 
 PRECISIONS = ("fp64", "fp32", "fp16", "tensor")  # compute ceilings, in display order
 LEVELS = ("dram", "l2", "l1")  # memory levels, outermost first
+CeilingSet = Literal["spec", "report"]  # datasheet ceilings, or the report's peak counters at measured clocks
 
 
 def _frozen(d: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -58,12 +60,12 @@ class Device:
 class Ceilings:
     """One set of roofs: peak FLOP/s per precision and peak bytes/s per memory level.
 
-    ``source`` is "report" (the report's peak counters times its measured clocks), "spec" (a datasheet
-    YAML in device_specs/) or "measured" (microbenchmarks). A roof that cannot be given is None, with its
-    reason in ``missing``. ``clock_note`` says which clock the numbers assume.
+    ``source`` is "report" (the report's peak counters times its measured clocks) or "spec" (a datasheet
+    YAML in device_specs/). A roof that cannot be given is None, with its reason in ``missing``.
+    ``clock_note`` says which clock the numbers assume.
     """
 
-    source: str
+    source: CeilingSet
     flop_per_s: Mapping[str, float | None]
     bytes_per_s: Mapping[str, float | None]
     clock_note: str = ""
@@ -74,6 +76,10 @@ class Ceilings:
         object.__setattr__(self, "flop_per_s", _frozen({k: self.flop_per_s.get(k) for k in PRECISIONS}))
         object.__setattr__(self, "bytes_per_s", _frozen({k: self.bytes_per_s.get(k) for k in LEVELS}))
         object.__setattr__(self, "missing", _frozen(self.missing))
+
+    def roof(self, key: str) -> float | None:
+        """The roof of a precision (FLOP/s) or a memory level (bytes/s)."""
+        return self.flop_per_s.get(key) if key in PRECISIONS else self.bytes_per_s.get(key)
 
 
 @dataclass(frozen=True)

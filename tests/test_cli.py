@@ -21,6 +21,8 @@ from roofline import __version__
 from roofline.cli import app
 
 REPO = Path(__file__).resolve().parents[1]
+EXAMPLE = str(REPO / "examples" / "h100-sxm_synthetic.roofline.json")
+runner = CliRunner()
 HEAVY = ("ncu_report", "matplotlib", "numpy", "scipy")
 
 
@@ -87,3 +89,26 @@ def test_a_run_imports_only_the_command_it_invokes():
     loaded = out.split("LOADED", 1)[1]
     assert "roofline.commands.specs" in loaded
     assert "roofline.commands.analyze" not in loaded and "roofline.commands.compare" not in loaded
+
+
+@pytest.mark.parametrize("command, option, value, choices", [
+    (["report", EXAMPLE], "--format", "yaml", "'table', 'json', 'markdown', 'html'"),
+    (["report", EXAMPLE], "--ceilings", "guess", "'auto', 'spec', 'report'"),
+    (["plot", EXAMPLE], "--ceilings", "guess", "'auto', 'spec', 'report'"),
+    (["compare", EXAMPLE, EXAMPLE], "--format", "xml", "'table', 'json'"),
+    (["diff", EXAMPLE, EXAMPLE], "--format", "html", "'table', 'json', 'markdown'"),
+    (["summary", EXAMPLE], "--format", "markdown", "'table', 'json'"),
+    (["summary", EXAMPLE], "--by", "stream", "'kernel', 'nvtx'"),
+    (["specs", "show", "h100-sxm5"], "--format", "toml", "'table', 'json', 'yaml'"),
+    (["analyze", "--dry-run"], "--format", "csv", "'table', 'json', 'markdown', 'html'"),
+    (["analyze", "--dry-run"], "--set", "tiny", "'roofline', 'detailed', 'full'"),
+    (["wrap", "--dry-run"], "--clock-control", "fast", "'base', 'none'"),
+])
+def test_choices_are_validated_before_any_work(command, option, value, choices):
+    """Every choice is a Literal type that typer checks: exit 2 naming the value and the accepted ones."""
+    profiling = command[0] in ("analyze", "wrap")  # options before APP; the app is never run
+    args = [*command, option, value, "app.py"] if profiling else [*command, option, value]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    text = " ".join(result.output.replace("│", " ").split())
+    assert f"'{value}' is not one of {choices}" in text

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
-from roofline.commands._common import handles_errors
-from roofline.commands._options import SpecsOpt
+from roofline.commands.common import SpecsOpt, handles_errors
+
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.specs import DeviceSpec
 
 app = typer.Typer(help="List, show and check the device spec YAML files (datasheet ceilings).",
                   no_args_is_help=True)
-FORMATS = ("table", "json", "yaml")
+SpecFormat = Literal["table", "json", "yaml"]
 
 
 @app.command("list")
@@ -22,7 +24,7 @@ def list_specs(specs: SpecsOpt = None) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from roofline.render.units import si
+    from roofline.units import si
     from roofline.specs import load_catalog
 
     table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold")
@@ -39,15 +41,12 @@ def list_specs(specs: SpecsOpt = None) -> None:
 @handles_errors
 def show(
     spec_id: Annotated[str, typer.Argument(metavar="ID", help="Spec id, e.g. a100-sxm4-80gb.")],
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json or yaml.")] = "table",
+    fmt: Annotated[SpecFormat, typer.Option("--format", "-f", help="table, json or yaml.")] = "table",
     specs: SpecsOpt = None,
 ) -> None:
     """Every number of one spec with its source."""
-    from roofline.errors import RooflineError
     from roofline.specs import load_catalog
 
-    if fmt not in FORMATS:
-        raise RooflineError(f"unknown format '{fmt}'", f"use one of: {', '.join(FORMATS)}")
     spec = load_catalog(specs or ()).get(spec_id)
     data = spec_dict(spec)
     if fmt == "json":
@@ -60,7 +59,7 @@ def show(
         _print_table(spec)
 
 
-def spec_dict(spec: Any) -> dict[str, Any]:
+def spec_dict(spec: DeviceSpec) -> dict[str, Any]:
     """A spec as plain data, each number beside its source."""
     def cited(key: str, value: float | None) -> dict[str, Any] | None:
         if value is None:
@@ -86,11 +85,11 @@ def spec_dict(spec: Any) -> dict[str, Any]:
     }
 
 
-def _print_table(spec: Any) -> None:
+def _print_table(spec: DeviceSpec) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from roofline.render.units import si
+    from roofline.units import si
 
     console = Console()
     console.print(f"[bold]{spec.id}[/bold]  {', '.join(spec.display_names)}  ({spec.architecture} "

@@ -4,64 +4,52 @@ NVTX range), ranked by the time they would save at their roof, top N with their 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Sequence
+from typing import Annotated, Literal
 
 import typer
 
-from roofline.commands._common import emit, handles_errors
-from roofline.commands._options import CeilingsOpt, KernelOpt, OutputOpt, PlotOpt, ReportOptions, SpecsOpt
+from roofline.commands.common import (CeilingsOpt, KernelOpt, OutputOpt, PlotOpt, SpecsOpt, analysis_options, emit,
+                                      handles_errors, terminal_width, write_output)
 
-if TYPE_CHECKING:  # pragma: no cover
-    from roofline.compare import AppSummary
+from roofline.choices import GroupBy
 
-FORMATS = ("table", "json")
+SummaryFormat = Literal["table", "json"]
 DEFAULT_TOP = 10
 
 
 @handles_errors
 def summary(
     files: Annotated[list[Path], typer.Argument(help="Report files: .ncu-rep, or .json report models.")],
-    by: Annotated[str, typer.Option("--by", help="Group launches by kernel name or by NVTX range (nvtx).")] = "kernel",
+    by: Annotated[GroupBy, typer.Option(
+        "--by", help="Group launches by kernel name or by NVTX range (nvtx).")] = "kernel",
     top: Annotated[int, typer.Option(
         "--top", "-n", help="Show the N groups with the most recoverable time.")] = DEFAULT_TOP,
     kernel: KernelOpt = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="Output format: table or json.")] = "table",
+    fmt: Annotated[SummaryFormat, typer.Option("--format", "-f", help="Output format: table or json.")] = "table",
     output: OutputOpt = None,
     plot: PlotOpt = None,
     ceilings: CeilingsOpt = "auto",
     specs: SpecsOpt = None,
 ) -> None:
     """Rank the kernels of whole applications by recoverable time (time x (1 - percent of roof))."""
-    run_summary(files, ReportOptions(kernel=kernel, fmt=fmt, output=output, ceilings=ceilings,
-                                     specs=tuple(specs or ()), plot=plot), by, top)
+    from roofline.pairing import report_labels
+    from roofline.pipeline import analyze_files
+    from roofline.ranking import check_top, summarize
+    from roofline.render.mpl import plot_format
 
-
-def run_summary(paths: Sequence[str | Path], options: ReportOptions, by: str = "kernel",
-                top: int = DEFAULT_TOP) -> list["AppSummary"]:
-    """Load, group, rank, render and optionally plot; raises RooflineError subclasses on bad input."""
-    from roofline.commands.compare import check_format, load_analyses
-    from roofline.compare import check_grouping, report_labels, summarize
-
-    check_format(options.fmt, FORMATS)
-    check_grouping(by, top)
-    analyses = load_analyses(paths, options)
-    summaries = [summarize(a, by, top, label) for a, label in zip(analyses, report_labels(analyses))]
-    emit(_render(summaries, options.fmt, top), options.output)
-    if options.plot is not None:
-        from roofline.render.compare_plot import plot_summaries
-
-        plot_summaries(summaries, options.plot)
-        typer.echo(f"wrote {options.plot}", err=True)
-    return summaries
-
-
-def _render(summaries: Sequence["AppSummary"], fmt: str, top: int) -> str:
+    check_top(top)
+    plot_fmt = plot_format(plot) if plot is not None else None
+    analyses = analyze_files(files, analysis_options(kernel, ceilings, specs))
+    summaries = [summarize(a, by, top, label) for a, label in zip(analyses, report_labels(analyses), strict=True)]
     if fmt == "json":
-        from roofline.render.compare_json import summary_document
-        from roofline.render.json import dumps
+        from roofline.render.compare_json import summary_json
 
-        return dumps(summary_document(summaries, top))
-    from roofline.commands.report import _terminal_width
-    from roofline.render.compare_table import render_summaries
+        emit(summary_json(summaries, top), output)
+    else:
+        from roofline.render.compare_table import summary_text
 
-    return render_summaries(summaries, width=_terminal_width())
+        emit(summary_text(summaries, width=terminal_width()), output)
+    if plot is not None and plot_fmt is not None:
+        from roofline.render.compare_plot import summary_plot
+
+        write_output(plot, summary_plot(summaries, plot_fmt))

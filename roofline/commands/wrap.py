@@ -21,15 +21,12 @@ from typing import Annotated, Iterator
 import typer
 
 from roofline import driver
-from roofline.commands._common import handles_errors
-from roofline.commands._options import KernelOpt
-from roofline.commands.analyze import CONTEXT_SETTINGS  # noqa: F401  (read by roofline.cli)
-from roofline.commands.analyze import (ClockOpt, CommandArg, DryRunOpt, ForceOpt, LaunchCountOpt, LaunchSkipOpt,
-                                       MetricsOpt, NameBaseOpt, NcuArgOpt, NcuPathOpt, NvtxOpt, ReplayOpt,
-                                       ReportPathOpt, SectionOpt, SetOpt, ncu_options, prepare_ncu,
-                                       print_dry_run)
+from roofline.commands import ncu_options as ncu_opts
+from roofline.commands.common import KernelOpt, handles_errors
 from roofline.errors import RooflineError
 from roofline.ranks import detect_rank, parse_ranks
+
+CONTEXT_SETTINGS = ncu_opts.CONTEXT_SETTINGS  # read by roofline.cli
 
 RanksOpt = Annotated[str, typer.Option(
     "--ranks", help="Ranks to profile: a list such as 0,4 or 0-3 (ranges inclusive), or all.")]
@@ -39,24 +36,24 @@ LocalRankOpt = Annotated[bool, typer.Option(
 
 @handles_errors
 def wrap(
-    command: CommandArg,
+    command: ncu_opts.CommandArg,
     ranks: RanksOpt = "0",
     local_rank: LocalRankOpt = False,
     kernel: KernelOpt = None,
-    kernel_name_base: NameBaseOpt = None,
-    section_set: SetOpt = "roofline",
-    section: SectionOpt = None,
-    metrics: MetricsOpt = None,
-    launch_skip: LaunchSkipOpt = None,
-    launch_count: LaunchCountOpt = None,
-    nvtx_include: NvtxOpt = None,
-    replay_mode: ReplayOpt = None,
-    clock_control: ClockOpt = None,
-    output: ReportPathOpt = None,
-    force: ForceOpt = False,
-    ncu: NcuPathOpt = None,
-    dry_run: DryRunOpt = False,
-    ncu_arg: NcuArgOpt = None,
+    kernel_name_base: ncu_opts.NameBaseOpt = None,
+    section_set: ncu_opts.SetOpt = "roofline",
+    section: ncu_opts.SectionOpt = None,
+    metrics: ncu_opts.MetricsOpt = None,
+    launch_skip: ncu_opts.LaunchSkipOpt = None,
+    launch_count: ncu_opts.LaunchCountOpt = None,
+    nvtx_include: ncu_opts.NvtxOpt = None,
+    replay_mode: ncu_opts.ReplayOpt = None,
+    clock_control: ncu_opts.ClockOpt = None,
+    output: ncu_opts.ReportPathOpt = None,
+    force: ncu_opts.ForceOpt = False,
+    ncu: ncu_opts.NcuPathOpt = None,
+    dry_run: ncu_opts.DryRunOpt = False,
+    ncu_arg: ncu_opts.NcuArgOpt = None,
 ) -> None:
     """Run one MPI rank: profile it with ncu if chosen (report NAME.rankR.HOST.ncu-rep), else run the app."""
     selection = parse_ranks(ranks)
@@ -67,16 +64,16 @@ def wrap(
         run_unprofiled(app, dry_run)
         return
     host = socket.gethostname()
-    options = ncu_options(section_set=section_set, sections=section, metrics=metrics, kernel=kernel,
-                          kernel_name_base=kernel_name_base, launch_skip=launch_skip, launch_count=launch_count,
-                          nvtx_include=nvtx_include, replay_mode=replay_mode, clock_control=clock_control,
-                          ncu_arg=ncu_arg, force=force)
+    options = ncu_opts.ncu_options(section_set=section_set, sections=section, metrics=metrics, kernel=kernel,
+                                   kernel_name_base=kernel_name_base, launch_skip=launch_skip,
+                                   launch_count=launch_count, nvtx_include=nvtx_include, replay_mode=replay_mode,
+                                   clock_control=clock_control, ncu_arg=ncu_arg, force=force)
     template = driver.report_template(output, driver.app_name(command), tag=f".rank{rank}.{host}")
     with on_rank(rank, host):
         if dry_run:
-            print_dry_run(ncu, options, template, app)
+            ncu_opts.print_dry_run(ncu, options, template, app)
             return
-        report = driver.profile(prepare_ncu(ncu, options, template, app))
+        report = driver.profile(ncu_opts.prepare_ncu(ncu, options, template, app))
     typer.echo(f"roofline: rank {rank} on {host}: wrote {report}; analyse with: roofline report "
                f"{os.path.join(os.path.dirname(report), '*.ncu-rep')}", err=True)
 

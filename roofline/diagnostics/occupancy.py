@@ -16,12 +16,13 @@ the reports in shared/ncu-reps (tests/diagnostics/test_occupancy.py):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
-from typing import Mapping
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 
 from roofline.metrics import OCCUPANCY_ACHIEVED, OCCUPANCY_THEORETICAL
 from roofline.model import Device, KernelLaunch
-from roofline.render.units import pct
+from roofline.results import Occupancy, WhatIf
+from roofline.units import pct
 
 WARP_SIZE = 32
 # Registers are allocated per warp in units of 256 (CUDA occupancy calculator, CC 3.0 to 12.x). Reproduces
@@ -74,42 +75,6 @@ class LaunchShape:
     def warps(self) -> int:
         """Warps per block (a partial warp occupies a whole one)."""
         return math.ceil(self.threads / WARP_SIZE)
-
-
-@dataclass(frozen=True)
-class WhatIf:
-    """One change to the launch and the resident blocks and theoretical occupancy it would give."""
-
-    change: str
-    blocks_per_sm: int
-    theoretical_pct: float
-    text: str
-
-
-@dataclass(frozen=True)
-class Occupancy:
-    """Occupancy of one launch. Percentages are of the SM's maximum resident warps; None = not measured
-    (reason in ``missing``)."""
-
-    theoretical_pct: float | None
-    achieved_pct: float | None
-    limits: Mapping[str, int]  # ncu's launch__occupancy_limit_*: resident blocks per SM each resource allows
-    limiters: tuple[str, ...]  # the resources at the minimum (ties together)
-    blocks_per_sm: int | None
-    warps_per_block: int | None
-    waves_per_sm: float | None
-    tail_idle_pct: float | None  # share of block slots idle over the run, equal block durations assumed
-    derived_limits: Mapping[str, int] = field(default_factory=dict)  # re-derived at this launch's carveout
-    what_if: tuple[WhatIf, ...] = ()
-    findings: tuple[str, ...] = ()
-    missing: Mapping[str, str] = field(default_factory=dict)
-
-    @property
-    def gap_pts(self) -> float | None:
-        """Theoretical minus achieved occupancy in percentage points."""
-        if self.theoretical_pct is None or self.achieved_pct is None:
-            return None
-        return self.theoretical_pct - self.achieved_pct
 
 
 # --- Inputs -------------------------------------------------------------------------------------------

@@ -10,19 +10,23 @@ Inputs are the launch's analysis (FLOPs per precision, DRAM intensity, ceilings)
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Mapping
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Final
 
 from roofline import metrics as m
 from roofline.model import Device
-from roofline.render.units import si
+from roofline.results import LaunchAnalysis, TensorCores
+from roofline.units import si
 
 if TYPE_CHECKING:  # pragma: no cover
-    from roofline.analysis import LaunchAnalysis
     from roofline.specs import DeviceSpec
 
-USED, NOT_USED, NEGLIGIBLE, NO_TENSOR_CORES, NOT_MEASURED = (
-    "used", "not used", "negligible", "no Tensor Cores", "not measured")
+USED: Final = "used"
+NOT_USED: Final = "not used"
+NEGLIGIBLE: Final = "negligible"
+NO_TENSOR_CORES: Final = "no Tensor Cores"
+NOT_MEASURED: Final = "not measured"
 ACTIVE_PCT = 1.0  # tensor pipe activity (percent of peak) below which a launch is not counted as a user
 # A kernel looks like a matrix multiply by name, or by instruction mix: nearly all of its FLOPs are FMAs and
 # it reuses data (FLOP per DRAM byte at least MIX_MIN_INTENSITY, far above streaming kernels' 0.1-2).
@@ -82,32 +86,13 @@ ARCHITECTURES: tuple[tuple[str, str, TensorArch], ...] = (
 )
 
 
-@dataclass(frozen=True)
-class TensorCores:
-    """Tensor Core use of one launch. Percentages are of the pipe's peak; None = not measured."""
-
-    status: str  # USED, NOT_USED, NEGLIGIBLE, NO_TENSOR_CORES or NOT_MEASURED
-    arch: str | None
-    families: Mapping[str, float] = field(default_factory=dict)  # MMA family -> % of peak issue rate
-    flops_by_type: Mapping[str, float] = field(default_factory=dict)  # source type -> tensor FLOPs
-    pipe_active_pct: float | None = None  # while SMs were active
-    pipe_elapsed_pct: float | None = None  # over the whole GPU and duration
-    flop_share: float | None = None  # tensor FLOPs / all FLOPs (0..1)
-    matmul_like: str = ""  # why the kernel looks like a matrix multiply ("" if it does not)
-    findings: tuple[str, ...] = ()
-    warning: str = ""
-    advice: str = ""  # what to do about the warning, with its numbers
-    reason: str = ""  # why the status is NOT_MEASURED
-    missing: Mapping[str, str] = field(default_factory=dict)  # why a None number above is None
-
-
 def architecture(device: Device) -> TensorArch | None:
     """The table entry for this GPU, or None for an unknown compute capability."""
     return next((arch for cc, name, arch in ARCHITECTURES
                  if cc == device.compute_capability and name in device.name), None)
 
 
-def diagnose(a: "LaunchAnalysis", device: Device, spec: "DeviceSpec | None" = None) -> TensorCores:
+def diagnose(a: LaunchAnalysis, device: Device, spec: DeviceSpec | None = None) -> TensorCores:
     """Tensor Core status, activity, FLOP share and the matrix-multiply warning for one analysed launch; the
     GPU's datasheet ``spec``, when known, sizes the gain in the warning."""
     arch = architecture(device)
@@ -125,7 +110,7 @@ def diagnose(a: "LaunchAnalysis", device: Device, spec: "DeviceSpec | None" = No
     return _with_findings(replace(result, missing=_missing(result, a)), a, arch, device, spec)
 
 
-def _missing(t: TensorCores, a: "LaunchAnalysis") -> dict[str, str]:
+def _missing(t: TensorCores, a: LaunchAnalysis) -> dict[str, str]:
     """Reasons for the numbers left None."""
     pipe = f"{m.TENSOR_PIPE_BASES[0]}{{}} not in the report: re-profile with --set full"
     reasons = {"pipe_active_pct": pipe.format(_ACTIVE), "pipe_elapsed_pct": pipe.format(_ELAPSED),
@@ -134,11 +119,11 @@ def _missing(t: TensorCores, a: "LaunchAnalysis") -> dict[str, str]:
 
 
 # --- Measurements -------------------------------------------------------------------------------------
-def _first(a: "LaunchAnalysis", bases: tuple[str, ...], suffix: str) -> float | None:
+def _first(a: LaunchAnalysis, bases: tuple[str, ...], suffix: str) -> float | None:
     return next((v for v in (a.launch.value(b + suffix) for b in bases) if v is not None), None)
 
 
-def _activity(a: "LaunchAnalysis") -> tuple[dict[str, float], float | None, float | None]:
+def _activity(a: LaunchAnalysis) -> tuple[dict[str, float], float | None, float | None]:
     """Per-family issue rate, and tensor pipe activity while active and over the elapsed time."""
     families = {}
     for family in m.TENSOR_FAMILIES:
@@ -163,12 +148,12 @@ def _status(tensor: float | None, families: Mapping[str, float], active: float |
     return NEGLIGIBLE if max(readings) > 0 and tensor is None else NOT_USED
 
 
-def _flop_share(a: "LaunchAnalysis") -> float | None:
+def _flop_share(a: LaunchAnalysis) -> float | None:
     tensor, total = a.flops["tensor"].value, a.total_flops
     return tensor / total if tensor is not None and total else None
 
 
-def _unmeasured_reason(a: "LaunchAnalysis") -> str:
+def _unmeasured_reason(a: LaunchAnalysis) -> str:
     names = [b + s for b in m.TENSOR_PIPE_BASES for s in (_ACTIVE, _ELAPSED)]
     if any(n in a.launch.nan_metrics for n in names):
         return "ncu stored NaN for the tensor pipe metrics: it could not measure this launch"
@@ -177,7 +162,7 @@ def _unmeasured_reason(a: "LaunchAnalysis") -> str:
 
 
 # --- Matrix-multiply-like kernels ---------------------------------------------------------------------
-def _matmul_like(a: "LaunchAnalysis") -> str:
+def _matmul_like(a: LaunchAnalysis) -> str:
     """Why the launch looks like a matrix multiply: its name, or its FMA share and data reuse."""
     for name in (a.launch.name, a.launch.demangled_name):
         hit = MATMUL_NAME.search(name or "")
@@ -192,13 +177,13 @@ def _matmul_like(a: "LaunchAnalysis") -> str:
     return ""
 
 
-def _cuda_core_precision(a: "LaunchAnalysis") -> str | None:
+def _cuda_core_precision(a: LaunchAnalysis) -> str | None:
     """The CUDA-core precision with the most FLOPs (None when none was counted)."""
     known = {p: a.flops[p].value for p in TENSOR_TYPE_FOR if a.flops[p].value}
     return max(known, key=known.get) if known else None
 
 
-def _fma_share(a: "LaunchAnalysis", precision: str) -> float | None:
+def _fma_share(a: LaunchAnalysis, precision: str) -> float | None:
     """Fraction of one precision's FLOPs that come from FMA instructions."""
     op = m.FMA_OP[precision]
     fma = m.counter(a.launch, m.flop_counter(op), _SM_UNITS).value
@@ -207,8 +192,8 @@ def _fma_share(a: "LaunchAnalysis", precision: str) -> float | None:
 
 
 # --- Findings -----------------------------------------------------------------------------------------
-def _with_findings(t: TensorCores, a: "LaunchAnalysis", arch: TensorArch | None, device: Device,
-                   spec: "DeviceSpec | None") -> TensorCores:
+def _with_findings(t: TensorCores, a: LaunchAnalysis, arch: TensorArch | None, device: Device,
+                   spec: DeviceSpec | None) -> TensorCores:
     lines = [_status_line(t)] if t.status != NOT_MEASURED else [t.reason]
     if t.flops_by_type:
         total = sum(t.flops_by_type.values())
@@ -245,7 +230,7 @@ def _pipe_text(t: TensorCores) -> str:
     return "tensor pipe " + ", ".join(parts) if parts else ""
 
 
-def _hfma2_note(t: TensorCores, a: "LaunchAnalysis", arch: TensorArch | None) -> str:
+def _hfma2_note(t: TensorCores, a: LaunchAnalysis, arch: TensorArch | None) -> str:
     """Explain pipe activity without MMA work on GPUs where packed FP16 instructions share the pipe."""
     busy = max([v for v in (t.pipe_active_pct, *t.families.values()) if v is not None], default=0.0)
     if t.status == USED or not busy or arch is None or not arch.hfma2_on_tensor_pipe:
@@ -259,8 +244,8 @@ def _hfma2_note(t: TensorCores, a: "LaunchAnalysis", arch: TensorArch | None) ->
             f"tensor pipe on {arch.name}")
 
 
-def _warning(t: TensorCores, a: "LaunchAnalysis", arch: TensorArch | None, device: Device,
-             spec: "DeviceSpec | None") -> tuple[str, str]:
+def _warning(t: TensorCores, a: LaunchAnalysis, arch: TensorArch | None, device: Device,
+             spec: DeviceSpec | None) -> tuple[str, str]:
     """A matrix-multiply-like launch whose floating-point math ran on the CUDA cores of a GPU with Tensor Cores:
     the warning and the advice, both with their numbers (empty strings otherwise)."""
     if not t.matmul_like or t.status not in (NOT_USED, NEGLIGIBLE) or arch is None:
@@ -292,8 +277,8 @@ def _warning(t: TensorCores, a: "LaunchAnalysis", arch: TensorArch | None, devic
                      f"CUTLASS, or WMMA/MMA instructions): {flops} ran on the CUDA cores{at}{ratio}.")
 
 
-def _roof_ratio(a: "LaunchAnalysis", precision: str, device: Device,
-                spec: "DeviceSpec | None") -> tuple[str, float | None, float | None]:
+def _roof_ratio(a: LaunchAnalysis, precision: str, device: Device,
+                spec: DeviceSpec | None) -> tuple[str, float | None, float | None]:
     """How far the matching tensor roof lies above this precision's CUDA-core roof (text, ratio): datasheet peaks
     when the GPU has a spec, else the report's measured-clock peaks; and, where TF32 runs no faster than FP32
     (GeForce Ampere), the FP16 tensor roof's ratio."""
@@ -307,7 +292,7 @@ def _roof_ratio(a: "LaunchAnalysis", precision: str, device: Device,
     return "", None, None
 
 
-def _peak_pairs(a: "LaunchAnalysis", precision: str, device: Device, spec: "DeviceSpec | None",
+def _peak_pairs(a: LaunchAnalysis, precision: str, device: Device, spec: DeviceSpec | None,
                 wanted: str) -> list[tuple[float | None, float | None, str]]:
     """(tensor peak, CUDA-core peak, basis) from the datasheet, then from the report's peak counters."""
     pairs = [(spec.peaks.get(f"tensor_{wanted}"), spec.peaks.get(precision), "datasheet")] if spec is not None else []

@@ -6,18 +6,37 @@ object's ``missing`` (never 0, never NaN). ``kind`` says which document it is: c
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from roofline import __version__
-from roofline.render import GENERATED_BY
-from roofline.compare import (AppSummary, Comparison, DiffResult, KernelPair, KernelStats, Projection, ReportRef,
-                              SummaryRow, Verdict)
-from roofline.render.json import SCHEMA_VERSION, _num, _value, _values, ceilings_dict
+from roofline.pairing import Comparison, KernelPair, KernelStats, Projection, ReportRef
+from roofline.ranking import AppSummary, SummaryRow
+from roofline.regression import DiffResult, Verdict
+from roofline.render import GENERATOR
+from roofline.render.json import SCHEMA_VERSION, ceilings_dict, dumps, number, value_or_null, values_or_null
+
+SUFFIXES = (".json",)
+
+
+def comparison_json(c: Comparison) -> str:
+    """The ``kind: compare`` document as JSON text."""
+    return dumps(comparison_document(c))
+
+
+def diff_json(d: DiffResult) -> str:
+    """The ``kind: diff`` document as JSON text."""
+    return dumps(diff_document(d))
+
+
+def summary_json(summaries: Sequence[AppSummary], top: int) -> str:
+    """The ``kind: summary`` document as JSON text."""
+    return dumps(summary_document(summaries, top))
 
 
 def _head(kind: str) -> dict[str, Any]:
     return {"schema_version": SCHEMA_VERSION, "kind": kind, "tool": {"name": "roofline", "version": __version__},
-            "generator": f"{GENERATED_BY} {__version__}"}
+            "generator": GENERATOR}
 
 
 def comparison_document(c: Comparison) -> dict[str, Any]:
@@ -53,11 +72,11 @@ def verdict_dict(v: Verdict, reports: Sequence[ReportRef]) -> dict[str, Any]:
     return {
         "key": p.key, "label": p.label, "matched_by": p.matched_by,
         "base": stats_dict(p.sides[0], reports[0].label), "new": stats_dict(p.sides[1], reports[1].label),
-        "speedup": _value(p.speedup[1], "speedup", missing),
-        "expected_speedup": _value(p.expected_speedup[1], "expected_speedup", missing),
-        "kept_up": _value(p.kept_up[1], "kept_up", missing),
-        "slowdown_pct": _value(v.slowdown_pct, "slowdown_pct", missing),
-        "roof_drop_pct": _value(v.roof_drop_pct, "roof_drop_pct", missing),
+        "speedup": value_or_null(p.speedup[1], "speedup", missing),
+        "expected_speedup": value_or_null(p.expected_speedup[1], "expected_speedup", missing),
+        "kept_up": value_or_null(p.kept_up[1], "kept_up", missing),
+        "slowdown_pct": value_or_null(v.slowdown_pct, "slowdown_pct", missing),
+        "roof_drop_pct": value_or_null(v.roof_drop_pct, "roof_drop_pct", missing),
         "regressed": v.regressed, "reasons": list(v.reasons), "unchecked": list(v.unchecked), "missing": missing,
     }
 
@@ -70,7 +89,7 @@ def summary_document(summaries: Sequence[AppSummary], top: int) -> dict[str, Any
 def report_dict(r: ReportRef) -> dict[str, Any]:
     return {"label": r.label, "path": r.path, "device": r.device, "compute_capability": r.compute_capability,
             "spec_id": r.spec_id, "ceilings_used": r.ceilings_used, "launches": r.launches,
-            "total_time_s": _num(r.total_time_s)}
+            "total_time_s": number(r.total_time_s)}
 
 
 def pair_dict(p: KernelPair, reports: Sequence[ReportRef]) -> dict[str, Any]:
@@ -79,10 +98,10 @@ def pair_dict(p: KernelPair, reports: Sequence[ReportRef]) -> dict[str, Any]:
         "key": p.key, "label": p.label, "matched_by": p.matched_by,
         "sides": [stats_dict(s, r.label, proj) if s else None for s, r, proj in
                   zip(p.sides, reports, p.projections or [None] * len(p.sides))],
-        "speedup": [_value(v, f"speedup.{r.label}", missing) for v, r in zip(p.speedup, reports)],
-        "expected_speedup": [_value(v, f"expected_speedup.{r.label}", missing)
+        "speedup": [value_or_null(v, f"speedup.{r.label}", missing) for v, r in zip(p.speedup, reports)],
+        "expected_speedup": [value_or_null(v, f"expected_speedup.{r.label}", missing)
                              for v, r in zip(p.expected_speedup, reports)],
-        "kept_up": [_value(v, f"kept_up.{r.label}", missing) for v, r in zip(p.kept_up, reports)],
+        "kept_up": [value_or_null(v, f"kept_up.{r.label}", missing) for v, r in zip(p.kept_up, reports)],
         "missing": missing,
     }
 
@@ -92,15 +111,15 @@ def stats_dict(s: KernelStats, report: str, projection: Projection | None = None
     missing: dict[str, str] = {}
     out: dict[str, Any] = {
         "report": report, "names": list(s.names), "count": s.count,
-        "total_s": _value(s.total_s, "total_s", missing), "median_s": _value(s.median_s, "median_s", missing),
-        "per_launch_s": _value(s.per_launch_s, "per_launch_s", missing),
-        "flops": _values(s.flops, "flops", missing), "flop_per_s": _values(s.flop_per_s, "flop_per_s", missing),
-        "bytes": _values(s.bytes, "bytes", missing), "bytes_per_s": _values(s.bytes_per_s, "bytes_per_s", missing),
-        "intensity": _values(s.intensity, "intensity", missing),
+        "total_s": value_or_null(s.total_s, "total_s", missing), "median_s": value_or_null(s.median_s, "median_s", missing),
+        "per_launch_s": value_or_null(s.per_launch_s, "per_launch_s", missing),
+        "flops": values_or_null(s.flops, "flops", missing), "flop_per_s": values_or_null(s.flop_per_s, "flop_per_s", missing),
+        "bytes": values_or_null(s.bytes, "bytes", missing), "bytes_per_s": values_or_null(s.bytes_per_s, "bytes_per_s", missing),
+        "intensity": values_or_null(s.intensity, "intensity", missing),
         "ceilings": {"source": s.ceilings.source, **ceilings_dict(s.ceilings)},
-        "pct_of_roof": _num(s.roof.pct_of_roof), "bound": s.roof.bound, "limiter": s.roof.limiter,
-        "roof_time_s": _value(s.roof_time_s, "roof_time_s", missing),
-        "attainable_flop_per_s": _value(s.attainable_flop_per_s, "attainable_flop_per_s", missing),
+        "pct_of_roof": number(s.roof.pct_of_roof), "bound": s.roof.bound, "limiter": s.roof.limiter,
+        "roof_time_s": value_or_null(s.roof_time_s, "roof_time_s", missing),
+        "attainable_flop_per_s": value_or_null(s.attainable_flop_per_s, "attainable_flop_per_s", missing),
         "projection": projection_dict(projection, missing) if projection else None,
     }
     if s.roof.reason:
@@ -111,25 +130,25 @@ def stats_dict(s: KernelStats, report: str, projection: Projection | None = None
 
 def projection_dict(p: Projection, missing: dict[str, str]) -> dict[str, Any]:
     return {"target": p.target, "kind": "roofline lower bound, not a measurement",
-            "bound_s": _value(p.bound_s, "projection.bound_s", missing), "limiter": p.limiter,
-            "left_out": list(p.left_out), "max_speedup": _value(p.max_speedup, "projection.max_speedup", missing)}
+            "bound_s": value_or_null(p.bound_s, "projection.bound_s", missing), "limiter": p.limiter,
+            "left_out": list(p.left_out), "max_speedup": value_or_null(p.max_speedup, "projection.max_speedup", missing)}
 
 
 def summary_dict(s: AppSummary) -> dict[str, Any]:
     return {"report": report_dict(s.report), "by": s.by, "ranked_by": s.ranked_by, "groups": s.group_count,
-            "shown_share": _num(s.shown_share), "recoverable_s": _num(s.recoverable_s),
+            "shown_share": number(s.shown_share), "recoverable_s": number(s.recoverable_s),
             "rows": [_row(r) for r in s.rows]}
 
 
 def _row(r: SummaryRow) -> dict[str, Any]:
     g, missing = r.group, {}
-    out = {"rank": r.rank, "name": g.name, "count": len(g.launches), "total_s": _num(g.total_s),
-           "median_s": _num(g.median_s), "min_s": _num(g.min_s), "max_s": _num(g.max_s),
-           "time_share": _num(g.time_share), "recoverable_s": _num(g.recoverable_s),
-           "recoverable_share": _num(r.recoverable_share), "median_pct_of_roof": _num(g.median_pct_of_roof),
-           "pct_of_roof": _num(r.stats.roof.pct_of_roof), "bound": r.stats.roof.bound,
-           "intensity": _values(r.stats.intensity, "intensity", missing),
-           "flop_per_s": _values(r.stats.flop_per_s, "flop_per_s", missing)}
+    out = {"rank": r.rank, "name": g.name, "count": len(g.launches), "total_s": number(g.total_s),
+           "median_s": number(g.median_s), "min_s": number(g.min_s), "max_s": number(g.max_s),
+           "time_share": number(g.time_share), "recoverable_s": number(g.recoverable_s),
+           "recoverable_share": number(r.recoverable_share), "median_pct_of_roof": number(g.median_pct_of_roof),
+           "pct_of_roof": number(r.stats.roof.pct_of_roof), "bound": r.stats.roof.bound,
+           "intensity": values_or_null(r.stats.intensity, "intensity", missing),
+           "flop_per_s": values_or_null(r.stats.flop_per_s, "flop_per_s", missing)}
     if r.stats.roof.reason:
         missing["pct_of_roof"] = r.stats.roof.reason
     out["missing"] = missing

@@ -3,17 +3,18 @@ per kernel (regressions first), the reasons, and what could not be checked."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
-from roofline.compare import DiffResult, Verdict
+from roofline.regression import DiffResult, Verdict
 from roofline.render.compare_table import threshold_text
-from roofline.render.units import pct, seconds
+from roofline.units import pct, seconds
 
+SUFFIXES = (".md",)
 COLUMNS = ("kernel", "base / launch", "new / launch", "change", "roof base", "roof new", "status")
 MAX_UNMATCHED_NAMES = 10
 
 
-def render_diff(d: DiffResult) -> str:
+def diff_markdown(d: DiffResult) -> str:
     """The whole comment as Markdown text."""
     base, new = d.comparison.reports
     count = len(d.regressions)

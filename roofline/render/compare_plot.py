@@ -1,26 +1,30 @@
 """Plots of comparisons (each report's roofs in its own colour, each kernel's points joined A -> B -> ...) and of
 application summaries (kernel groups as points sized by time, next to a bar chart of time and recoverable time).
 
-matplotlib is imported inside the drawing functions only (Agg backend). Each function returns the plotted
-coordinates as a dataclass, so tests check what was drawn without reading pixels.
+``comparison_data`` and ``summary_data`` compute the plotted coordinates as dataclasses, so tests check what
+is drawn without reading pixels; ``comparison_plot`` and ``summary_plot`` draw them to PNG, SVG or PDF bytes
+(matplotlib imported inside, through ``render.mpl``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any
 
-from roofline.compare import AppSummary, Comparison, KernelStats, why_no_roof
-from roofline.errors import RooflineError
+from roofline.labels import letter
 from roofline.model import Ceilings
-from roofline.render.compare_table import letter
-from roofline.render.units import si
+from roofline.pairing import Comparison, KernelStats, why_no_roof
+from roofline.ranking import AppSummary
+from roofline.render.mpl import PLOT_SUFFIXES, PlotFormat, figure, to_bytes
+from roofline.units import si
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
-PLOT_SUFFIXES = (".png", ".svg", ".pdf")
+SUFFIXES = PLOT_SUFFIXES
+DPI = 120
 MIN_AREA, MAX_AREA = 30.0, 900.0  # marker areas (points^2) of the shortest and the longest group
 X_RANGE = (1e-2, 1e4)  # FLOP per byte shown when the points do not widen it
 
@@ -50,7 +54,6 @@ class Roof:
 class ComparePlotData:
     """What a comparison plot shows: points, arrows (from report i to report i+1), roofs, and what was left out."""
 
-    path: str
     normalized: bool
     points: tuple[Point, ...]
     arrows: tuple[tuple[Point, Point], ...]
@@ -81,12 +84,13 @@ class SummaryPanel:
 
 @dataclass(frozen=True)
 class SummaryPlotData:
-    path: str
+    """What a summary plot shows: one panel per report."""
+
     panels: tuple[SummaryPanel, ...]
 
 
 # --- Data ----------------------------------------------------------------------------------------------
-def comparison_data(c: Comparison, path: Path, normalize: bool = False) -> ComparePlotData:
+def comparison_data(c: Comparison, normalize: bool = False) -> ComparePlotData:
     """Coordinates of every pair side that has an intensity and a rate; arrows join consecutive reports."""
     points, arrows, skipped = [], [], []
     for pair in c.pairs:
@@ -100,12 +104,12 @@ def comparison_data(c: Comparison, path: Path, normalize: bool = False) -> Compa
         points += placed
         arrows += list(zip(placed, placed[1:]))
     roofs = () if normalize else _roofs([(i, s) for p in c.pairs for i, s in enumerate(p.sides) if s])
-    return ComparePlotData(str(path), normalize, tuple(points), tuple(arrows), roofs, tuple(skipped))
+    return ComparePlotData(normalize, tuple(points), tuple(arrows), roofs, tuple(skipped))
 
 
-def summary_data(summaries: Sequence[AppSummary], path: Path) -> SummaryPlotData:
+def summary_data(summaries: Sequence[AppSummary]) -> SummaryPlotData:
     """Per report: each shown group as a point sized by its total time, and time bars in rank order."""
-    return SummaryPlotData(str(path), tuple(_panel(s) for s in summaries))
+    return SummaryPlotData(tuple(_panel(s) for s in summaries))
 
 
 def _panel(s: AppSummary) -> SummaryPanel:
@@ -161,11 +165,11 @@ def _roof(report: int, precision: str, ceilings: Ceilings) -> Roof | None:
 
 
 # --- Drawing -------------------------------------------------------------------------------------------
-def plot_comparison(c: Comparison, path: Path, normalize: bool = False) -> ComparePlotData:
-    """Draw the comparison to ``path`` (.png, .svg, .pdf) and return what was drawn."""
-    check_plot_path(path)
-    data = comparison_data(c, path, normalize)
-    fig, ax = _figure(1, (8.0, 5.5))
+def comparison_plot(c: Comparison, fmt: PlotFormat, normalize: bool = False) -> bytes:
+    """The comparison plot as PNG, SVG or PDF bytes."""
+    data = comparison_data(c, normalize)
+    fig, axes = _figure(1, (8.0, 5.5))
+    ax = axes[0][0]
     colours = _colours(len(c.reports))
     for roof in data.roofs:
         _draw_roof(ax, roof, colours[roof.report], f"{letter(roof.report)} {roof.precision.upper()}")
@@ -184,14 +188,12 @@ def plot_comparison(c: Comparison, path: Path, normalize: bool = False) -> Compa
     else:
         _axes(ax, data.points, title)
     _note_skipped(ax, data.skipped)
-    _save(fig, path)
-    return data
+    return _save(fig, fmt)
 
 
-def plot_summaries(summaries: Sequence[AppSummary], path: Path) -> SummaryPlotData:
-    """Draw each report's summary (grouped points sized by time, and time bars) to ``path``."""
-    check_plot_path(path)
-    data = summary_data(summaries, path)
+def summary_plot(summaries: Sequence[AppSummary], fmt: PlotFormat) -> bytes:
+    """Each report's summary (grouped points sized by time, and time bars) as PNG, SVG or PDF bytes."""
+    data = summary_data(summaries)
     fig, axes = _figure(len(data.panels), (13.0, 5.0), columns=2)
     for (roof_ax, bar_ax), panel in zip(axes, data.panels):
         for roof in panel.roofs:
@@ -204,25 +206,20 @@ def plot_summaries(summaries: Sequence[AppSummary], path: Path) -> SummaryPlotDa
         if not panel.points:
             _note_empty(roof_ax)
         _draw_bars(bar_ax, panel.bars, panel.total_s)
-    _save(fig, path)
-    return data
+    return _save(fig, fmt)
 
 
-def _figure(rows: int, size: tuple[float, float], columns: int = 1):  # noqa: ANN202 (matplotlib types)
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(rows, columns, figsize=(size[0], size[1] * rows), squeeze=False)
-    return fig, (axes[0][0] if rows == columns == 1 else axes)
+def _figure(rows: int, size: tuple[float, float], columns: int = 1) -> tuple[Figure, Any]:
+    """A figure of ``rows`` x ``columns`` axes (a 2-D array of them), ``size`` inches per row."""
+    fig = figure(size[0], size[1] * rows)
+    return fig, fig.subplots(rows, columns, squeeze=False)
 
 
 def _colours(n: int) -> list[str]:
     return [f"C{i % 10}" for i in range(n)]
 
 
-def _draw_roof(ax: "Axes", roof: Roof, colour: str, label: str) -> None:
+def _draw_roof(ax: Axes, roof: Roof, colour: str, label: str) -> None:
     import numpy as np
 
     x = np.logspace(np.log10(X_RANGE[0]), np.log10(X_RANGE[1]), 200)
@@ -230,13 +227,13 @@ def _draw_roof(ax: "Axes", roof: Roof, colour: str, label: str) -> None:
             label=f"{label} {si(roof.peak_flop_per_s, 'FLOP/s')}, DRAM {si(roof.dram_bytes_per_s, 'B/s')}")
 
 
-def _legend_reports(ax: "Axes", labels: Sequence[str], colours: Sequence[str]) -> None:
+def _legend_reports(ax: Axes, labels: Sequence[str], colours: Sequence[str]) -> None:
     for label, colour in zip(labels, colours):
         ax.scatter([], [], color=colour, label=label)
     ax.legend(fontsize=7, loc="best")
 
 
-def _axes(ax: "Axes", points: Sequence[Point], title: str) -> None:
+def _axes(ax: Axes, points: Sequence[Point], title: str) -> None:
     """Log-log roofline axes wide enough for the points."""
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -248,7 +245,7 @@ def _axes(ax: "Axes", points: Sequence[Point], title: str) -> None:
     ax.grid(True, which="both", alpha=0.2)
 
 
-def _normalized_axes(ax: "Axes", reports: int, title: str) -> None:
+def _normalized_axes(ax: Axes, reports: int, title: str) -> None:
     """One column per report (A, B, ...), percent of that report's own roof upwards."""
     ax.set_xticks(range(reports), [letter(i) for i in range(reports)])
     ax.set_xlim(-0.5, reports - 0.5)
@@ -258,13 +255,13 @@ def _normalized_axes(ax: "Axes", reports: int, title: str) -> None:
     ax.grid(True, axis="y", alpha=0.2)
 
 
-def _note_skipped(ax: "Axes", skipped: Sequence[str]) -> None:
+def _note_skipped(ax: Axes, skipped: Sequence[str]) -> None:
     if skipped:
         text = f"{len(skipped)} not drawn, e.g. {skipped[0][:90]}"
         ax.text(0.01, 0.99, text, transform=ax.transAxes, fontsize=6, va="top")
 
 
-def _draw_bars(ax: "Axes", bars: Sequence[Bar], total_s: float | None) -> None:
+def _draw_bars(ax: Axes, bars: Sequence[Bar], total_s: float | None) -> None:
     """Horizontal bars in rank order: time at the roof plus recoverable time (grey: no roof position), each
     labelled with its share of the report's time so short groups stay readable next to a dominant one."""
     from matplotlib.patches import Patch
@@ -292,27 +289,11 @@ def _time_unit(longest_s: float) -> tuple[float, str]:
     return next(((f, u) for f, u in ((1.0, "s"), (1e-3, "ms")) if longest_s >= f), (1e-6, "us"))
 
 
-def _note_empty(ax: "Axes") -> None:
+def _note_empty(ax: Axes) -> None:
     ax.text(0.5, 0.5, "no kernel group can be placed on the roofline\n(see the note above)", transform=ax.transAxes,
             ha="center", va="center", fontsize=9, color="0.4")
 
 
-def check_plot_path(path: Path) -> None:
-    """Refuse a plot file name matplotlib cannot write, before any work is done."""
-    if path.suffix.lower() not in PLOT_SUFFIXES:
-        raise RooflineError(f"{path}: unknown plot format '{path.suffix}'",
-                            f"end the name with {', '.join(PLOT_SUFFIXES)}")
-    if path.is_dir():
-        raise RooflineError(f"{path}: is a folder", f"name a file, e.g. {path / 'roofline.png'}")
-
-
-def _save(fig: object, path: Path) -> None:
-    import matplotlib.pyplot as plt
-
-    try:
-        fig.tight_layout()
-        fig.savefig(path, dpi=120)
-    except OSError as err:
-        raise RooflineError(f"{path}: cannot write the plot ({err.strerror})", "choose a writable path") from None
-    finally:
-        plt.close(fig)
+def _save(fig: Figure, fmt: PlotFormat) -> bytes:
+    fig.tight_layout()
+    return to_bytes(fig, fmt, dpi=DPI)

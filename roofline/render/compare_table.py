@@ -6,53 +6,43 @@ is explained below its table.
 
 from __future__ import annotations
 
-import io
-import string
 from collections import Counter
-from typing import TYPE_CHECKING, Callable, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from roofline.compare import AppSummary, Comparison, DiffResult, KernelStats, ReportRef, why_no_roof
-from roofline.render.units import pct, ratio, seconds, si, truncate
+from roofline.labels import letter, set_name
+from roofline.pairing import Comparison, KernelStats, ReportRef, why_no_roof
+from roofline.ranking import AppSummary
+from roofline.regression import DiffResult
+from roofline.render.terminal import plain_table, record, short
+from roofline.units import pct, ratio, seconds, si
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
     from rich.table import Table
 
-NAME_WIDTH = 20
+SUFFIXES = (".txt",)
 MAX_UNMATCHED_NAMES = 6
 _BOUND = {"compute": "comp", "memory": "mem", "latency": "lat"}
 
 
-def render_comparison(c: Comparison, width: int = 80) -> str:
+def comparison_text(c: Comparison, width: int = 80) -> str:
     """A comparison as plain text: legend, time and roofline tables per report vs the base, projections."""
-    return _record(lambda console: _print_comparison(console, c), width)
+    return record(lambda console: _print_comparison(console, c), width)
 
 
-def render_diff(d: DiffResult, width: int = 80) -> str:
+def diff_text(d: DiffResult, width: int = 80) -> str:
     """A regression diff as plain text: verdict line, one row per kernel, then the reasons."""
-    return _record(lambda console: _print_diff(console, d), width)
+    return record(lambda console: _print_diff(console, d), width)
 
 
-def render_summaries(summaries: Sequence[AppSummary], width: int = 80) -> str:
+def summary_text(summaries: Sequence[AppSummary], width: int = 80) -> str:
     """Whole-application summaries as plain text: the top kernel groups of each report."""
-    return _record(lambda console: _print_summaries(console, summaries), width)
-
-
-def _record(body: Callable[["Console"], object], width: int) -> str:
-    from rich.console import Console
-
-    console = Console(width=width, record=True, file=io.StringIO(), color_system=None)
-    body(console)
-    return console.export_text()
-
-
-def letter(i: int) -> str:
-    """Column letter of report i (A, B, ..., then A2, B2, ... past Z)."""
-    return string.ascii_uppercase[i % 26] + (str(i // 26 + 1) if i >= 26 else "")
+    return record(lambda console: _print_summaries(console, summaries), width)
 
 
 # --- compare ---------------------------------------------------------------------------------------------
-def _print_comparison(console: "Console", c: Comparison) -> None:
+def _print_comparison(console: Console, c: Comparison) -> None:
     _print_legend(console, c.reports)
     console.print(f"matching: {c.matching}; times are per launch (mean over the kernel's launches)", highlight=False)
     for i in range(1, len(c.reports)):
@@ -70,7 +60,7 @@ def _print_comparison(console: "Console", c: Comparison) -> None:
         console.print(line, highlight=False)
 
 
-def _print_versus(console: "Console", c: Comparison, i: int) -> None:
+def _print_versus(console: Console, c: Comparison, i: int) -> None:
     """The time and roofline tables of report i against the base, or why there are none."""
     if any(p.sides[i] for p in c.pairs):
         console.print(_time_table(c, i))
@@ -80,63 +70,47 @@ def _print_versus(console: "Console", c: Comparison, i: int) -> None:
                       highlight=False)
 
 
-def _print_legend(console: "Console", reports: Sequence[ReportRef]) -> None:
+def _print_legend(console: Console, reports: Sequence[ReportRef]) -> None:
     for i, r in enumerate(reports):
         spec = f"spec {r.spec_id}" if r.spec_id else "no spec"
         console.print(f"[bold]{letter(i)}[/bold]: {r.label}  {r.device} (CC {r.compute_capability or '?'}), "
-                      f"{r.launches} launches, {spec}, {_set_name(r.ceilings_used)} ceilings", highlight=False)
+                      f"{r.launches} launches, {spec}, {set_name(r.ceilings_used)} ceilings", highlight=False)
 
 
-def _set_name(source: str) -> str:
-    return {"spec": "datasheet", "report": "measured-clock"}.get(source, source)
-
-
-def _table(title: str, columns: Sequence[str], caption: str = "", name_column: int = 0) -> "Table":
-    """A borderless table: the name column left-aligned and cut at NAME_WIDTH, numbers right-aligned."""
-    from rich.table import Table
-
-    table = Table(title=title or None, title_justify="left", box=None, pad_edge=False, padding=(0, 1),
-                  header_style="bold", caption=caption or None, caption_justify="left")
-    for i, col in enumerate(columns):
-        table.add_column(col, justify="left" if i == name_column else "right", no_wrap=True,
-                         max_width=NAME_WIDTH if i == name_column else 12)
-    return table
-
-
-def _time_table(c: Comparison, i: int) -> "Table":
+def _time_table(c: Comparison, i: int) -> Table:
     a, b = letter(0), letter(i)
-    table = _table(f"Time per launch, {a} -> {b}", ("kernel", a, b, "speedup", "expected", "kept up"),
+    table = plain_table(f"Time per launch, {a} -> {b}", ("kernel", a, b, "speedup", "expected", "kept up"),
                    f"speedup = time {a} / time {b}; expected = roof time {a} / roof time {b} (from the "
                    "ceilings alone); kept up = speedup / expected")
     for p in (p for p in c.pairs if p.sides[i]):
-        table.add_row(_short(p.label), seconds(p.sides[0].per_launch_s.value), seconds(p.sides[i].per_launch_s.value),
+        table.add_row(short(p.label), seconds(p.sides[0].per_launch_s.value), seconds(p.sides[i].per_launch_s.value),
                       _times(p.speedup[i].value), _times(p.expected_speedup[i].value), _fixed(p.kept_up[i].value))
     return table
 
 
-def _roof_table(c: Comparison, i: int) -> "Table":
+def _roof_table(c: Comparison, i: int) -> Table:
     a, b = letter(0), letter(i)
     sides = (0,) if i == 0 else (0, i)
     columns = ["kernel", *(f"FLOP/s {letter(s)}" for s in sides), *(f"AI {letter(s)}" for s in sides),
                *(f"roof {letter(s)}" for s in sides), "bound"]
-    table = _table(f"Roofline, {a}" + (f" -> {b}" if i else ""), columns,
+    table = plain_table(f"Roofline, {a}" + (f" -> {b}" if i else ""), columns,
                    "AI = FLOP per DRAM byte; roof = percent of the report's own roof")
     for p in (p for p in c.pairs if p.sides[i]):
         stats = [p.sides[s] for s in sides]
-        table.add_row(_short(p.label), *(_flop_rate(s) for s in stats),
+        table.add_row(short(p.label), *(_flop_rate(s) for s in stats),
                       *(ratio(s.intensity["dram"].value) for s in stats), *(pct(s.roof.pct_of_roof) for s in stats),
                       ">".join(_BOUND.get(s.roof.bound, "n/a") for s in stats))
     return table
 
 
-def _projection_table(c: Comparison) -> "Table":
-    table = _table("", ("kernel", "from", "measured", "bound", "max gain", "limit"),
+def _projection_table(c: Comparison) -> Table:
+    table = plain_table("", ("kernel", "from", "measured", "bound", "max gain", "limit"),
                    "max gain = measured / bound: the most the target GPU could speed this kernel up")
     for p in c.pairs:
         for i, (side, proj) in enumerate(zip(p.sides, p.projections)):
             if side is None:
                 continue
-            table.add_row(_short(p.label), letter(i), seconds(side.per_launch_s.value), seconds(proj.bound_s.value),
+            table.add_row(short(p.label), letter(i), seconds(side.per_launch_s.value), seconds(proj.bound_s.value),
                           _times(proj.max_speedup.value), proj.limiter or "n/a")
     return table
 
@@ -175,12 +149,8 @@ def _fixed(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f}"
 
 
-def _short(name: str) -> str:
-    return truncate(name, NAME_WIDTH)
-
-
 # --- diff ------------------------------------------------------------------------------------------------
-def _print_diff(console: "Console", d: DiffResult) -> None:
+def _print_diff(console: Console, d: DiffResult) -> None:
     c = d.comparison
     _print_legend(console, c.reports)
     count = len(d.regressions)
@@ -197,12 +167,12 @@ def _print_diff(console: "Console", d: DiffResult) -> None:
             console.print(f"only in {'BASE' if i == 0 else 'NEW'} ({len(names)}): {_name_list(names)}", highlight=False)
 
 
-def _diff_table(d: DiffResult) -> "Table":
-    table = _table("BASE (A) -> NEW (B), time per launch",
+def _diff_table(d: DiffResult) -> Table:
+    table = plain_table("BASE (A) -> NEW (B), time per launch",
                    ("kernel", "A", "B", "change", "roof A", "roof B", "verdict"))
     for v in d.verdicts:
         sides = v.pair.sides
-        table.add_row(_short(v.pair.label), seconds(sides[0].per_launch_s.value), seconds(sides[1].per_launch_s.value),
+        table.add_row(short(v.pair.label), seconds(sides[0].per_launch_s.value), seconds(sides[1].per_launch_s.value),
                       _signed(v.slowdown_pct.value), pct(sides[0].roof.pct_of_roof), pct(sides[1].roof.pct_of_roof),
                       "REGRESSED" if v.regressed else "ok")
     return table
@@ -222,12 +192,12 @@ def _signed(value: float | None) -> str:
 
 
 # --- summary ---------------------------------------------------------------------------------------------
-def _print_summaries(console: "Console", summaries: Sequence[AppSummary]) -> None:
+def _print_summaries(console: Console, summaries: Sequence[AppSummary]) -> None:
     for s in summaries:
         _print_summary(console, s)
 
 
-def _print_summary(console: "Console", s: AppSummary) -> None:
+def _print_summary(console: Console, s: AppSummary) -> None:
     r = s.report
     console.print(f"[bold]{r.label}[/bold]  {r.device}  {r.launches} launches in {s.group_count} "
                   f"{'kernels' if s.by == 'kernel' else 'NVTX ranges'}, total {seconds(r.total_time_s)}",
@@ -242,13 +212,13 @@ def _print_summary(console: "Console", s: AppSummary) -> None:
     console.print()
 
 
-def _summary_table(s: AppSummary) -> "Table":
+def _summary_table(s: AppSummary) -> Table:
     """Rank, group, launches, total time, share of the report, recoverable time, percent of roof, bound."""
-    table = _table(f"Top {len(s.rows)} by {s.by}", ("#", "name", "n", "total", "share", "recov.", "roof", "bound"),
+    table = plain_table(f"Top {len(s.rows)} by {s.by}", ("#", "name", "n", "total", "share", "recov.", "roof", "bound"),
                    name_column=1)
     for row in s.rows:
         g = row.group
-        table.add_row(str(row.rank), _short(g.name), str(len(g.launches)), seconds(g.total_s), _pct_of(g.time_share),
+        table.add_row(str(row.rank), short(g.name), str(len(g.launches)), seconds(g.total_s), _pct_of(g.time_share),
                       seconds(g.recoverable_s), pct(row.stats.roof.pct_of_roof), row.stats.roof.bound or "n/a")
     return table
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
-from roofline import __version__
-from roofline.analysis import ReportAnalysis
+from roofline.render import GENERATOR
 from roofline.render.markdown import Block, document
-from roofline.render import GENERATED_BY
 from roofline.render.plot import inline_svg
+from roofline.results import ReportAnalysis
+
+SUFFIXES = (".html",)
 
 _INLINE = ((re.compile(r"`([^`]+)`"), r"<code>\1</code>"), (re.compile(r"\*\*([^*]+)\*\*"), r"<strong>\1</strong>"))
 _PAGE = """<!DOCTYPE html>
@@ -63,7 +64,7 @@ def render(analyses: Sequence[ReportAnalysis]) -> str:
     """The whole report as one HTML page."""
     blocks = document(analyses, with_plot=True)
     title = html.escape(re.sub(r"[`*]", "", blocks[0].text))
-    return _PAGE.format(generator=f"{GENERATED_BY} {__version__}", title=title, css=_CSS.strip(),
+    return _PAGE.format(generator=GENERATOR, title=title, css=_CSS.strip(),
                         body="\n".join(_sections(blocks)))
 
 

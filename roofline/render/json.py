@@ -7,16 +7,18 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from roofline import __version__
-from roofline.render import GENERATED_BY
-from roofline.analysis import KernelGroup, KernelSpread, LaunchAnalysis, ReportAnalysis, Value
-from roofline.diagnostics.occupancy import Occupancy
-from roofline.diagnostics.tensor_cores import TensorCores
 from roofline.model import LEVELS, PRECISIONS, Ceilings
+from roofline.render import GENERATOR
+from roofline.results import (Advice, KernelGroup, KernelSpread, LaunchAnalysis, Occupancy, ReportAnalysis,
+                              TensorCores, Value)
 
+SUFFIXES = (".json",)
 SCHEMA_VERSION = 1
+NO_ESTIMATE = "time saved not estimated for this advice"
 
 
 def render(analyses: Sequence[ReportAnalysis], spreads: Sequence[KernelSpread] = ()) -> str:
@@ -35,13 +37,13 @@ def document(analyses: Sequence[ReportAnalysis], spreads: Sequence[KernelSpread]
     doc: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "roofline", "version": __version__},
-        "generator": f"{GENERATED_BY} {__version__}",
+        "generator": GENERATOR,
         "reports": [report_dict(a) for a in analyses],
     }
     if spreads:
         doc["across_reports"] = [
-            {"name": s.name, "total_s": {p: _num(t) for p, t in s.total_s.items()},
-             "spread_pct": _num(s.spread_pct), "flagged": s.flagged} for s in spreads
+            {"name": s.name, "total_s": {p: number(t) for p, t in s.total_s.items()},
+             "spread_pct": number(s.spread_pct), "flagged": s.flagged} for s in spreads
         ]
     return doc
 
@@ -59,7 +61,7 @@ def report_dict(a: ReportAnalysis) -> dict[str, Any]:
             "total_memory_bytes": d.total_memory_bytes, "spec_id": a.spec_id, "spec_match": a.spec_match or None,
         },
         "ceilings_used": a.ceilings_used,
-        "total_time_s": _num(a.total_time_s),
+        "total_time_s": number(a.total_time_s),
         "kernels": [kernel_dict(k, _no_spec_reason(a)) for k in a.launches],
         "groups": [group_dict(g) for g in a.groups],
     }
@@ -86,21 +88,21 @@ def kernel_dict(k: LaunchAnalysis, no_spec_reason: str = "no device spec for thi
         "grid": list(launch.grid) if launch.grid else None, "block": list(launch.block) if launch.block else None,
         "registers_per_thread": launch.registers_per_thread,
         "shared_mem_per_block_bytes": launch.shared_mem_per_block_bytes,
-        "duration_s": _value(k.duration_s, "duration_s", missing),
-        "time_share": _num(k.time_share),
-        "flops": _values(k.flops, "flops", missing),
+        "duration_s": value_or_null(k.duration_s, "duration_s", missing),
+        "time_share": number(k.time_share),
+        "flops": values_or_null(k.flops, "flops", missing),
         "tensor_flops_by_type": dict(k.tensor_flops_by_type),
-        "flop_per_s": _values(k.flop_per_s, "flop_per_s", missing),
-        "bytes": _values(k.bytes, "bytes", missing),
-        "bytes_per_s": _values(k.bytes_per_s, "bytes_per_s", missing),
-        "intensity": _values(k.intensity, "intensity", missing),
+        "flop_per_s": values_or_null(k.flop_per_s, "flop_per_s", missing),
+        "bytes": values_or_null(k.bytes, "bytes", missing),
+        "bytes_per_s": values_or_null(k.bytes_per_s, "bytes_per_s", missing),
+        "intensity": values_or_null(k.intensity, "intensity", missing),
         "definitions": dict(k.definitions),
         "ceilings": {name: ceilings_dict(c) for name, c in k.ceilings.items()},
         "ceilings_used": k.roof.ceilings,
-        "pct_of_roof": _num(k.roof.pct_of_roof),
+        "pct_of_roof": number(k.roof.pct_of_roof),
         "bound": k.roof.bound,
         "limiter": k.roof.limiter,
-        "utilization_pct": {key: _num(v) for key, v in k.roof.utilization_pct.items()},
+        "utilization_pct": {key: number(v) for key, v in k.roof.utilization_pct.items()},
         "flags": list(k.flags),
         "notes": list(k.notes),
         "occupancy": occupancy_dict(k.occupancy, missing),
@@ -119,6 +121,7 @@ def kernel_dict(k: LaunchAnalysis, no_spec_reason: str = "no device spec for thi
     for key in ("bound", "limiter"):
         if out[key] is None:
             missing[key] = k.roof.reason or "no roof position"
+    out["advice"] = [advice_dict(item, f"advice[{i}]", missing) for i, item in enumerate(k.advice)]
     out["missing"] = missing
     return out
 
@@ -130,11 +133,11 @@ def occupancy_dict(o: Occupancy | None, missing: dict[str, str]) -> dict[str, An
         return None
     missing.update({f"occupancy.{key}": reason for key, reason in o.missing.items()})
     return {
-        "theoretical_pct": _num(o.theoretical_pct), "achieved_pct": _num(o.achieved_pct),
+        "theoretical_pct": number(o.theoretical_pct), "achieved_pct": number(o.achieved_pct),
         "limits": dict(o.limits), "limiters": list(o.limiters), "blocks_per_sm": o.blocks_per_sm,
-        "warps_per_block": o.warps_per_block, "waves_per_sm": _num(o.waves_per_sm),
-        "tail_idle_pct": _num(o.tail_idle_pct), "derived_limits": dict(o.derived_limits),
-        "what_if": [{"change": w.change, "blocks_per_sm": w.blocks_per_sm, "theoretical_pct": _num(w.theoretical_pct),
+        "warps_per_block": o.warps_per_block, "waves_per_sm": number(o.waves_per_sm),
+        "tail_idle_pct": number(o.tail_idle_pct), "derived_limits": dict(o.derived_limits),
+        "what_if": [{"change": w.change, "blocks_per_sm": w.blocks_per_sm, "theoretical_pct": number(w.theoretical_pct),
                      "text": w.text} for w in o.what_if],
         "findings": list(o.findings),
     }
@@ -149,39 +152,50 @@ def tensor_cores_dict(t: TensorCores | None, missing: dict[str, str]) -> dict[st
         missing["tensor_cores"] = t.reason
     missing.update({f"tensor_cores.{key}": reason for key, reason in t.missing.items()})
     return {
-        "status": t.status, "architecture": t.arch, "families_pct_of_peak": {k: _num(v) for k, v in t.families.items()},
-        "flops_by_type": dict(t.flops_by_type), "pipe_active_pct": _num(t.pipe_active_pct),
-        "pipe_elapsed_pct": _num(t.pipe_elapsed_pct), "flop_share": _num(t.flop_share),
+        "status": t.status, "architecture": t.arch, "families_pct_of_peak": {k: number(v) for k, v in t.families.items()},
+        "flops_by_type": dict(t.flops_by_type), "pipe_active_pct": number(t.pipe_active_pct),
+        "pipe_elapsed_pct": number(t.pipe_elapsed_pct), "flop_share": number(t.flop_share),
         "matmul_like": t.matmul_like or None, "warning": t.warning or None, "advice": t.advice or None,
         "findings": list(t.findings),
     }
 
 
+def advice_dict(a: Advice, path: str, missing: dict[str, str]) -> dict[str, Any]:
+    """One advice item; a time saved that is not estimated is null with its reason under ``missing``."""
+    if a.est_saved_s is None:
+        missing[f"{path}.est_saved_s"] = NO_ESTIMATE
+    return {"kind": a.kind, "title": a.title, "text": a.text, "cause": a.cause, "source": a.source,
+            "est_saved_s": number(a.est_saved_s)}
+
+
 def ceilings_dict(c: Ceilings) -> dict[str, Any]:
-    out: dict[str, Any] = {f"{p}_flop_per_s": _num(c.flop_per_s[p]) for p in PRECISIONS}
-    out.update({f"{level}_bytes_per_s": _num(c.bytes_per_s[level]) for level in LEVELS})
+    out: dict[str, Any] = {f"{p}_flop_per_s": number(c.flop_per_s[p]) for p in PRECISIONS}
+    out.update({f"{level}_bytes_per_s": number(c.bytes_per_s[level]) for level in LEVELS})
     out.update({"tensor_dtype": c.tensor_dtype, "clock_note": c.clock_note, "missing": dict(c.missing)})
     return out
 
 
 def group_dict(g: KernelGroup) -> dict[str, Any]:
     return {
-        "name": g.name, "count": len(g.launches), "total_s": _num(g.total_s), "median_s": _num(g.median_s),
-        "min_s": _num(g.min_s), "max_s": _num(g.max_s), "time_share": _num(g.time_share),
-        "median_pct_of_roof": _num(g.median_pct_of_roof), "recoverable_s": _num(g.recoverable_s),
+        "name": g.name, "count": len(g.launches), "total_s": number(g.total_s), "median_s": number(g.median_s),
+        "min_s": number(g.min_s), "max_s": number(g.max_s), "time_share": number(g.time_share),
+        "median_pct_of_roof": number(g.median_pct_of_roof), "recoverable_s": number(g.recoverable_s),
     }
 
 
-def _num(v: float | None) -> float | None:
+def number(v: float | None) -> float | None:
+    """A finite number, or None (JSON null) for None, NaN and infinities."""
     return None if v is None or (isinstance(v, float) and not math.isfinite(v)) else v
 
 
-def _value(v: Value, key: str, missing: dict[str, str]) -> float | None:
-    number = _num(v.value)
-    if number is None:
+def value_or_null(v: Value, key: str, missing: dict[str, str]) -> float | None:
+    """A Value's number, or null with its reason recorded under ``missing[key]``."""
+    out = number(v.value)
+    if out is None:
         missing[key] = v.reason or ("not measured" if v.value is None else f"not a finite number ({v.value})")
-    return number
+    return out
 
 
-def _values(values: Mapping[str, Value], prefix: str, missing: dict[str, str]) -> dict[str, float | None]:
-    return {k: _value(v, f"{prefix}.{k}", missing) for k, v in values.items()}
+def values_or_null(values: Mapping[str, Value], prefix: str, missing: dict[str, str]) -> dict[str, float | None]:
+    """Each Value of a mapping as ``value_or_null``, keyed ``prefix.key`` under ``missing``."""
+    return {k: value_or_null(v, f"{prefix}.{k}", missing) for k, v in values.items()}

@@ -2,35 +2,32 @@
 
 ``document`` turns report analyses into ``Block``s: the GPU and its ceilings (datasheet and measured-clock
 side by side), kernels ranked by recoverable time, and per kernel its roofline position, bound and why,
-occupancy, Tensor Core findings, ncu's own rule messages and recommendations. Every recommendation is tied
-to a measured cause and names the number behind it; where nothing was measured, none is given.
+occupancy, Tensor Core findings, ncu's own rule messages and the advice of ``roofline.advice`` (each item
+tied to a measured cause and naming the number behind it; where nothing was measured, none is given).
 Inline markup in block text is limited to `code` and **bold**, which both renderers understand.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
 
-from roofline import __version__
-from roofline.analysis import (LATENCY_BOUND_BELOW_PCT, KernelGroup, LaunchAnalysis, ReportAnalysis,
-                               rank_by_recoverable_time)
-from roofline.diagnostics.occupancy import ACHIEVED_GAP_PTS, LIMITER_WORDS, TAIL_IDLE_PCT
+from roofline.advice import kernels_to_advise, ridge_point
+from roofline.analysis import LATENCY_BOUND_BELOW_PCT, rank_by_recoverable_time
+from roofline.diagnostics.occupancy import ACHIEVED_GAP_PTS
+from roofline.labels import NAMES, set_name
 from roofline.model import LEVELS, PRECISIONS, Ceilings
-from roofline.render import GENERATED_BY
-from roofline.render.plot import NAMES, SET_NAMES, median_ceilings, plot_data
-from roofline.render.units import pct, ratio, seconds, si
+from roofline.render import GENERATOR
+from roofline.render.plot import PlotData, median_ceilings, plot_data
+from roofline.results import KernelGroup, LaunchAnalysis, ReportAnalysis
+from roofline.units import pct, ratio, seconds, si
 
-if TYPE_CHECKING:  # pragma: no cover
-    from roofline.render.plot import PlotData
-
+SUFFIXES = (".md",)
 RANKED_ROWS = 20  # kernels in the ranking table
-DETAILED_KERNELS = 8  # kernels with a full section, by recoverable time
-SHORT_LAUNCH_S = 5e-6  # launches this short are dominated by launch overhead
-WEAK_FP64_RATIO = 8.0  # FP32 ceiling over FP64 ceiling from which FP64 is worth questioning
 SKIPPED_RULE_KINDS = ("ok",)
+NO_ADVICE = "none: no measured cause in this report to act on"
 
 
 @dataclass(frozen=True)
@@ -44,12 +41,12 @@ class Block:
     header: tuple[str, ...] = ()
     rows: tuple[tuple[str, ...], ...] = ()
     numeric: tuple[bool, ...] = ()  # per table column: right-aligned
-    plot: "PlotData | None" = None
+    plot: PlotData | None = None
 
 
 def render(analyses: Sequence[ReportAnalysis]) -> str:
     """The Markdown report (the plot is left to the HTML report and to `roofline plot`)."""
-    parts = [f"<!-- {GENERATED_BY} {__version__}; regenerate with `roofline report ... --format markdown` -->"]
+    parts = [f"<!-- {GENERATOR}; regenerate with `roofline report ... --format markdown` -->"]
     parts += [_markdown(b) for b in document(analyses) if b.kind != "plot"]
     return "\n\n".join(parts) + "\n"
 
@@ -64,7 +61,7 @@ def document(analyses: Sequence[ReportAnalysis], with_plot: bool = False) -> lis
                          "time x (1 - percent of roof). Each recommendation names the measurement behind it.")]
     for a in analyses:
         blocks += report_blocks(a, with_plot)
-    blocks.append(Block("p", f"{GENERATED_BY} {__version__}."))
+    blocks.append(Block("p", f"{GENERATOR}."))
     return blocks
 
 
@@ -79,9 +76,8 @@ def report_blocks(a: ReportAnalysis, with_plot: bool = False) -> list[Block]:
         blocks.append(Block("note", f"measured-clock = the report's own peak counters x its {clock.clock_note}."))
     if with_plot:
         blocks.append(Block("plot", plot=plot_data([a])))
-    ranked = rank_by_recoverable_time(a.groups)
-    blocks += [Block("h3", "Kernels ranked by recoverable time"), ranking_table(ranked)]
-    for i, group in enumerate(ranked[:DETAILED_KERNELS], 1):
+    blocks += [Block("h3", "Kernels ranked by recoverable time"), ranking_table(rank_by_recoverable_time(a.groups))]
+    for i, group in enumerate(kernels_to_advise(a), 1):
         blocks += kernel_blocks(i, group)
     unmeasured = not_measured(a)
     if unmeasured:
@@ -94,7 +90,7 @@ def _gpu_line(a: ReportAnalysis) -> str:
     spec = f"spec `{a.spec_id}` ({a.spec_match})" if a.spec_id else "no device spec matches this GPU"
     return (f"**{d.name}**, CC {d.compute_capability or '?'}, {d.sm_count or '?'} SMs; {len(a.launches)} launch(es), "
             f"{seconds(a.total_time_s)} in total. {spec}; percent of roof uses the "
-            f"**{SET_NAMES.get(a.ceilings_used, a.ceilings_used)}** ceilings.")
+            f"**{set_name(a.ceilings_used)}** ceilings.")
 
 
 def ceilings_table(a: ReportAnalysis) -> Block:
@@ -112,16 +108,14 @@ def ceilings_table(a: ReportAnalysis) -> Block:
 
 
 def _roof(c: Ceilings | None, key: str) -> float | None:
-    if c is None:
-        return None
-    return c.flop_per_s[key] if key in PRECISIONS else c.bytes_per_s[key]
+    return c.roof(key) if c is not None else None
 
 
 def ranking_table(groups: Sequence[KernelGroup]) -> Block:
     """Kernels (launches grouped by name) with the most recoverable time first."""
     rows = []
     for i, g in enumerate(groups[:RANKED_ROWS], 1):
-        k = longest(g)
+        k = g.longest
         rows.append((str(i), f"`{_cell(g.name)}`", str(len(g.launches)), seconds(g.total_s),
                      pct(None if g.time_share is None else 100 * g.time_share), pct(g.median_pct_of_roof),
                      k.roof.bound or "n/a", NAMES.get(k.roof.limiter or "", "n/a"), seconds(g.recoverable_s)))
@@ -133,11 +127,6 @@ def ranking_table(groups: Sequence[KernelGroup]) -> Block:
                  numeric=(True, False, True, True, True, True, False, False, True))
 
 
-def longest(g: KernelGroup) -> LaunchAnalysis:
-    """The group's longest launch: the one its kernel section describes."""
-    return max(g.launches, key=lambda k: k.duration_s.value or 0.0)
-
-
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("`", "'")
 
@@ -145,7 +134,7 @@ def _cell(text: str) -> str:
 # --- One kernel ---------------------------------------------------------------------------------------
 def kernel_blocks(rank: int, g: KernelGroup) -> list[Block]:
     """A kernel's section: where it sits, why, occupancy, Tensor Cores, ncu's rules, recommendations."""
-    k = longest(g)
+    k = g.longest
     share = pct(None if g.time_share is None else 100 * g.time_share)
     which = (f"; figures below are for its longest launch ({k.launch.key}, {seconds(k.duration_s.value)})"
              if len(g.launches) > 1 else "")
@@ -164,9 +153,8 @@ def kernel_blocks(rank: int, g: KernelGroup) -> list[Block]:
     rules = rule_items(k)
     if rules:
         blocks.append(Block("details", f"ncu rules ({len(rules)})", items=rules))
-    advice = recommendations(k)
     blocks += [Block("p", "**Recommendations**"),
-               Block("ul", items=advice or ("none: no measured cause in this report to act on",))]
+               Block("ul", items=tuple(item.text for item in k.advice) or (NO_ADVICE,))]
     return blocks
 
 
@@ -181,7 +169,7 @@ def position_table(k: LaunchAnalysis) -> Block:
     for level in LEVELS:
         rows.append((NAMES[level], si(k.bytes_per_s[level].value, "B/s"), si(_roof(c, level), "B/s"),
                      pct(util.get(level)), ratio(k.intensity[level].value)))
-    name = SET_NAMES.get(k.roof.ceilings, k.roof.ceilings)
+    name = set_name(k.roof.ceilings)
     return Block("table", header=("", "achieved", f"roof ({name})", "% of roof", "FLOP/byte"), rows=tuple(rows),
                  numeric=(False, True, True, True, True))
 
@@ -211,15 +199,6 @@ def _ridge_text(k: LaunchAnalysis) -> str:
     side = "below" if intensity < ridge else "above"
     return (f" Its intensity there, {ratio(intensity)} FLOP/byte, is {side} the {NAMES[precision]} ridge point "
             f"({ratio(ridge)} FLOP/byte).")
-
-
-def ridge_point(k: LaunchAnalysis) -> tuple[float | None, str | None]:
-    """Ridge point of the main precision's ceiling against the limiting memory level's roof."""
-    c, precision = k.ceilings.get(k.roof.ceilings), k.main_precision
-    if c is None or precision is None or k.roof.limiter not in LEVELS:
-        return None, precision
-    peak, bandwidth = c.flop_per_s[precision], c.bytes_per_s[k.roof.limiter]
-    return (peak / bandwidth if peak and bandwidth else None), precision
 
 
 def occupancy_items(k: LaunchAnalysis) -> tuple[str, ...]:
@@ -253,80 +232,6 @@ def rule_items(k: LaunchAnalysis) -> tuple[str, ...]:
     items = [f"**{r.kind}** {r.title + ': ' if r.title else ''}{clean_rule_text(r.message)}"
              for r in k.launch.rules if r.kind not in SKIPPED_RULE_KINDS]
     return tuple(dict.fromkeys(items))
-
-
-# --- Recommendations ----------------------------------------------------------------------------------
-def recommendations(k: LaunchAnalysis) -> tuple[str, ...]:
-    """Concrete advice, each item tied to the measured cause and naming its number."""
-    advice = [f"Re-profile before optimizing: {flag}." for flag in k.flags]
-    if k.roof.bound == "memory":
-        advice.append(_memory_advice(k))
-    if k.tensor_cores is not None and k.tensor_cores.advice:
-        advice.append(k.tensor_cores.advice)
-    advice += _fp64_advice(k)
-    if k.roof.bound == "compute" and len(advice) == len(k.flags):
-        ceiling = NAMES[k.roof.limiter]
-        advice.append(f"At {pct(k.roof.pct_of_roof)} of the {ceiling} ceiling at most {100 / k.roof.pct_of_roof:.2g}x "
-                      f"is left: keep the {ceiling} pipe fed (instruction mix and stall reasons in --section "
-                      "InstructionStats --section WarpStateStats); past the ceiling only fewer or cheaper operations "
-                      "help.")
-    if k.roof.bound in ("latency", None):
-        advice += _latency_advice(k)
-    duration = k.duration_s.value
-    if duration is not None and duration < SHORT_LAUNCH_S:
-        advice.append(f"Each launch takes {seconds(duration)}, the order of the launch overhead itself: fuse it with "
-                      "neighbouring kernels or capture the sequence in a CUDA Graph.")
-    return tuple(advice)
-
-
-def _memory_advice(k: LaunchAnalysis) -> str:
-    level = NAMES[k.roof.limiter]
-    moved = si(k.bytes[k.roof.limiter].value, "B")
-    if not k.total_flops:
-        return (f"{level} traffic ({moved}) at {pct(k.roof.pct_of_roof)} of its roof sets the time and the kernel does "
-                "no counted floating-point math: only moving fewer bytes helps (fusion with the producer or consumer "
-                "kernel, narrower data types).")
-    ridge, precision = ridge_point(k)
-    target = f" towards the {NAMES[precision]} ridge point of {ratio(ridge)} FLOP/byte" if ridge else ""
-    return (f"Cut {level} traffic: {moved} at {pct(k.roof.pct_of_roof)} of the {level} roof, at "
-            f"{ratio(k.intensity[k.roof.limiter].value)} FLOP/byte. Raise the intensity{target} by reusing data "
-            "from shared memory or registers (tiling), fusing kernels, or narrower data types.")
-
-
-def _fp64_advice(k: LaunchAnalysis) -> list[str]:
-    """FP64 work on a GPU whose FP64 ceiling is a small fraction of its FP32 one."""
-    c = k.ceilings.get(k.roof.ceilings)
-    if c is None or k.main_precision != "fp64" or not c.flop_per_s["fp64"] or not c.flop_per_s["fp32"]:
-        return []
-    times = c.flop_per_s["fp32"] / c.flop_per_s["fp64"]
-    if times < WEAK_FP64_RATIO:
-        return []
-    return [f"Most of its FLOPs are FP64 ({si(k.flops['fp64'].value, 'FLOP')}), and this GPU's FP32 ceiling is "
-            f"{times:.0f}x its FP64 one ({si(c.flop_per_s['fp32'], 'FLOP/s')} vs "
-            f"{si(c.flop_per_s['fp64'], 'FLOP/s')}): "
-            "use FP32 where the accuracy allows."]
-
-
-def _latency_advice(k: LaunchAnalysis) -> list[str]:
-    """Advice for a kernel below every roof, from its occupancy and grid measurements."""
-    o, advice = k.occupancy, []
-    if o is None:
-        return advice
-    if o.waves_per_sm is not None and o.tail_idle_pct is not None and o.tail_idle_pct >= TAIL_IDLE_PCT:
-        fix = ("launch more, smaller blocks or run independent kernels concurrently (streams)" if o.waves_per_sm < 1
-               else "size the grid to a whole number of waves, or use more, smaller blocks")
-        advice.append(f"{o.waves_per_sm:.3g} waves per SM leave {o.tail_idle_pct:.0f}% of the block slots idle: {fix}.")
-    if o.what_if and o.theoretical_pct is not None:
-        limiters = " and ".join(LIMITER_WORDS[x] for x in o.limiters)
-        advice.append(f"Theoretical occupancy is {pct(o.theoretical_pct)}, limited by {limiters}: "
-                      f"{o.what_if[-1].text}.")
-    if o.gap_pts is not None and o.gap_pts > ACHIEVED_GAP_PTS and not (o.waves_per_sm or 1) < 1:
-        advice.append(f"Achieved occupancy {pct(o.achieved_pct)} trails the theoretical {pct(o.theoretical_pct)} by "
-                      f"{o.gap_pts:.0f} points: balance the work across warps and blocks.")
-    if not advice and k.roof.bound == "latency":
-        advice.append(f"Nothing measured here explains the {pct(k.roof.pct_of_roof)} of roof: collect "
-                      "--section WarpStateStats --section SchedulerStats to see why warps stall.")
-    return advice
 
 
 # --- What the report lacks ----------------------------------------------------------------------------

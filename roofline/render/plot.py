@@ -9,23 +9,22 @@ joined, marker area by share of time; the kernels beyond the top N by time are d
 
 from __future__ import annotations
 
-import io
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from roofline import __version__
-from roofline.render import GENERATED_BY
-from roofline.analysis import KernelGroup, LaunchAnalysis, ReportAnalysis, median_known
-from roofline.model import LEVELS, PRECISIONS, Ceilings
-from roofline.render.units import si, truncate
+from roofline.analysis import median_known
+from roofline.labels import LEGEND_KERNELS, NAMES, set_name
+from roofline.model import LEVELS, PRECISIONS, CeilingSet, Ceilings
+from roofline.pairing import aggregate
+from roofline.render.mpl import PLOT_SUFFIXES, PlotFormat, figure, to_bytes
+from roofline.results import KernelGroup, LaunchAnalysis, ReportAnalysis
+from roofline.units import si, truncate
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
-PLOT_SUFFIXES = (".png", ".svg", ".pdf")
-DEFAULT_TOP = 8
-NAMES = {"fp64": "FP64", "fp32": "FP32", "fp16": "FP16", "tensor": "Tensor", "dram": "DRAM", "l2": "L2", "l1": "L1"}
-SET_NAMES = {"spec": "datasheet", "report": "measured-clock"}
+SUFFIXES = PLOT_SUFFIXES
 LEVEL_MARKERS = {"dram": "o", "l2": "s", "l1": "^"}
 MIN_AREA, MAX_AREA = 25.0, 420.0  # marker area (pt^2) of a kernel with no time and with all of it
 LABEL_CHARS = 34
@@ -38,7 +37,7 @@ class MemoryRoof:
 
     level: str
     bytes_per_s: float
-    source: str
+    source: CeilingSet
 
 
 @dataclass(frozen=True)
@@ -77,7 +76,7 @@ class Panel:
     """One report's roofline: roofs, ceilings, the top kernels, the rest, and what could not be placed."""
 
     title: str
-    ceilings_used: str  # "spec" or "report"
+    ceilings_used: CeilingSet
     roofs: tuple[MemoryRoof, ...]
     ceilings: tuple[ComputeCeiling, ...]
     series: tuple[KernelSeries, ...]
@@ -98,12 +97,13 @@ class PlotData:
 
 
 # --- Data ---------------------------------------------------------------------------------------------
-def plot_data(analyses: Sequence[ReportAnalysis], top: int = DEFAULT_TOP, ceilings: str | None = None) -> PlotData:
+def plot_data(analyses: Sequence[ReportAnalysis], top: int = LEGEND_KERNELS,
+              ceilings: CeilingSet | None = None) -> PlotData:
     """The content of the figure; ``ceilings`` ("spec" or "report") overrides each report's ceilings in use."""
     return PlotData(tuple(panel(a, top, ceilings or a.ceilings_used) for a in analyses))
 
 
-def panel(a: ReportAnalysis, top: int, source: str) -> Panel:
+def panel(a: ReportAnalysis, top: int, source: CeilingSet) -> Panel:
     """One report's panel against the ``source`` ceilings."""
     roofs_set = median_ceilings(a.launches, source)
     fallback = median_ceilings(a.launches, "report") if source != "report" else None
@@ -121,7 +121,7 @@ def panel(a: ReportAnalysis, top: int, source: str) -> Panel:
                  tuple(shown), tuple(other), tuple(skipped))
 
 
-def median_ceilings(launches: Sequence[LaunchAnalysis], source: str) -> Ceilings | None:
+def median_ceilings(launches: Sequence[LaunchAnalysis], source: CeilingSet) -> Ceilings | None:
     """One ceiling set for a report: the datasheet one, or the median of the launches' measured-clock roofs;
     the tensor roof is the one for the data type of the launch with the most tensor FLOPs."""
     pairs = [(k, k.ceilings[source]) for k in launches if source in k.ceilings]
@@ -139,10 +139,8 @@ def median_ceilings(launches: Sequence[LaunchAnalysis], source: str) -> Ceilings
 
 
 def kernel_series(group: KernelGroup) -> tuple[KernelSeries | None, str]:
-    """A kernel's points: per level, its measured launches pooled (``compare.aggregate``: summed FLOPs
+    """A kernel's points: per level, its measured launches pooled (``pairing.aggregate``: summed FLOPs
     over summed bytes and over summed time); or why it has none."""
-    from roofline.compare import aggregate
-
     timed = [k for k in group.launches if k.total_flops is not None and k.duration_s.value]
     if not timed:
         return None, _why_not_placed(group.launches[0])
@@ -203,13 +201,13 @@ def _ceilings(c: Ceilings | None, placed: list[KernelSeries],
     return tuple(out)
 
 
-def _title(a: ReportAnalysis, source: str, c: Ceilings | None) -> str:
+def _title(a: ReportAnalysis, source: CeilingSet, c: Ceilings | None) -> str:
     d = a.device
     head = f"{d.name} (CC {d.compute_capability or '?'}), {len(a.launches)} launch(es)"
     if c is None:
-        return f"{head}\nno {SET_NAMES.get(source, source)} ceilings"
+        return f"{head}\nno {set_name(source)} ceilings"
     which = f"spec {a.spec_id}" if source == "spec" and a.spec_id else c.clock_note
-    return f"{head}\n{SET_NAMES.get(source, source)} ceilings ({which})"
+    return f"{head}\n{set_name(source)} ceilings ({which})"
 
 
 # --- Drawing ------------------------------------------------------------------------------------------
@@ -219,38 +217,34 @@ PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e
            "#7f7f7f")
 OTHER_COLOR, ROOF_COLOR = "#b0b0b0", "#303030"
 CEILING_STYLES = {"fp64": ":", "fp32": "-", "fp16": "-.", "tensor": "--"}
-_RC = {"svg.hashsalt": "roofline", "svg.fonttype": "none", "font.size": 9, "font.family": "DejaVu Sans"}
+_RC = {"svg.fonttype": "none", "font.size": 9, "font.family": "DejaVu Sans"}
 
 
-def draw(data: PlotData, fmt: str, metadata: bool = True) -> bytes:
-    """The figure as PNG, SVG or PDF bytes; reproducible (no dates, fixed SVG ids). ``metadata`` False leaves
-    out the creator block (for SVG inlined in HTML)."""
+def render(analyses: Sequence[ReportAnalysis], fmt: PlotFormat, top: int = LEGEND_KERNELS) -> bytes:
+    """The roofline plot of the reports as PNG, SVG or PDF bytes."""
+    return draw(plot_data(analyses, top), fmt)
+
+
+def draw(data: PlotData, fmt: PlotFormat, mark: bool = True) -> bytes:
+    """The figure as PNG, SVG or PDF bytes; reproducible (no dates, fixed SVG ids). ``mark`` False leaves
+    out the generator mark (for SVG inlined in HTML)."""
     from matplotlib import rc_context
-    from matplotlib.figure import Figure
 
     panels = data.panels or (Panel("no report", "report", (), (), (), (), ()),)
     with rc_context(_RC):
-        fig = Figure(figsize=(FIG_WIDTH_IN, PANEL_HEIGHT_IN * len(panels)))
+        fig = figure(FIG_WIDTH_IN, PANEL_HEIGHT_IN * len(panels))
         for i, p in enumerate(panels):
             _draw_panel(fig.add_axes(_axes_rect(i, len(panels))), p)
-        out = io.BytesIO()
-        fig.savefig(out, format=fmt, dpi=150, metadata=_metadata(fmt, metadata), bbox_inches="tight", pad_inches=0.2)
-    return out.getvalue()
+        return to_bytes(fig, fmt, mark, dpi=150, bbox_inches="tight", pad_inches=0.2)
 
 
 def inline_svg(data: PlotData) -> str:
     """The figure as an ``<svg>`` element for an HTML page: no XML prologue, DTD or namespace URLs."""
-    text = draw(data, "svg", metadata=False).decode()
+    text = draw(data, "svg", mark=False).decode()
     svg = text[text.index("<svg"):]
     for attr in (' xmlns:xlink="http://www.w3.org/1999/xlink"', ' xmlns="http://www.w3.org/2000/svg"'):
         svg = svg.replace(attr, "", 1)
     return svg
-
-
-def _metadata(fmt: str, creator: bool) -> dict[str, str | None]:
-    tag = f"{GENERATED_BY} {__version__}" if creator else None
-    return {"png": {"Software": tag}, "svg": {"Creator": tag, "Date": None, "Format": None, "Type": None},
-            "pdf": {"Creator": tag, "Producer": tag, "CreationDate": None}}[fmt] if fmt != "png" or tag else {}
 
 
 def _axes_rect(i: int, n: int) -> list[float]:
@@ -261,7 +255,7 @@ def _axes_rect(i: int, n: int) -> list[float]:
             (PANEL_HEIGHT_IN - AXES_TOP_IN - AXES_BOTTOM_IN) / height]
 
 
-def _draw_panel(ax: "Axes", p: Panel) -> None:
+def _draw_panel(ax: Axes, p: Panel) -> None:
     (x_lo, x_hi), (y_lo, y_hi) = limits(p)
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -309,7 +303,7 @@ def _widen(lo: float, hi: float, decades: float = 3.0, keep_top: bool = False) -
     return lo / grow, hi * grow
 
 
-def _draw_roofs(ax: "Axes", p: Panel) -> None:
+def _draw_roofs(ax: Axes, p: Panel) -> None:
     """Memory roofs up to the highest ceiling, ceilings from the fastest roof on, labelled with their values."""
     (x_lo, x_hi), (y_lo, _) = ax.get_xlim(), ax.get_ylim()
     top = max((c.flop_per_s for c in p.ceilings), default=None)
@@ -331,7 +325,7 @@ def _draw_roofs(ax: "Axes", p: Panel) -> None:
             ax.plot([c.ridges["dram"]], [c.flop_per_s], marker="D", ms=3.5, color=ROOF_COLOR, zorder=3)
 
 
-def _along(ax: "Axes", x: float, slope: float, text: str) -> None:
+def _along(ax: Axes, x: float, slope: float, text: str) -> None:
     """Text just above the line y = slope * x at ``x``, rotated to the line's on-screen angle."""
     import math
 
@@ -341,7 +335,7 @@ def _along(ax: "Axes", x: float, slope: float, text: str) -> None:
             ha="left", va="bottom")
 
 
-def _draw_series(ax: "Axes", s: KernelSeries) -> None:
+def _draw_series(ax: Axes, s: KernelSeries) -> None:
     color = OTHER_COLOR if s.color < 0 else PALETTE[s.color % len(PALETTE)]
     alpha = 0.7 if s.color < 0 else 0.95
     if len(s.points) > 1:
@@ -357,7 +351,7 @@ def area(time_share: float | None) -> float:
     return MIN_AREA + (MAX_AREA - MIN_AREA) * (time_share or 0.0)
 
 
-def _legends(ax: "Axes", p: Panel) -> None:
+def _legends(ax: Axes, p: Panel) -> None:
     """Kernels (top N by time, then "other") beside the axes, memory-level markers below them."""
     from matplotlib.lines import Line2D
 
@@ -375,7 +369,7 @@ def _legends(ax: "Axes", p: Panel) -> None:
              for lv in levels]
     if any(r.source != p.ceilings_used for r in p.roofs):
         marks.append(Line2D([], [], color=ROOF_COLOR, alpha=0.6, ls=(0, (5, 2)),
-                            label=f"* {SET_NAMES['report']} roof (no {SET_NAMES.get(p.ceilings_used, '')} value)"))
+                            label=f"* {set_name('report')} roof (no {set_name(p.ceilings_used)} value)"))
     if marks:
         ax.legend(handles=marks, loc="lower left", bbox_to_anchor=(1.02, 0.0), frameon=False, fontsize=8,
                   title="memory level (joined per kernel)", title_fontsize=8.5, alignment="left")

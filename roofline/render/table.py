@@ -1,43 +1,46 @@
 """Terminal rendering of report analyses with rich: ceilings side by side, one row per launch,
-grouped kernels, and the reasons behind every "n/a". Fits an 80-column terminal."""
+grouped kernels, the advice for the kernels with the most recoverable time, and the reasons behind every
+"n/a". Fits an 80-column terminal."""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from roofline.analysis import KernelSpread, LaunchAnalysis, ReportAnalysis, median_known
+from roofline.advice import kernels_to_advise
+from roofline.analysis import median_known
+from roofline.labels import NAMES, set_name
 from roofline.model import LEVELS, PRECISIONS
-from roofline.render.units import pct, ratio, seconds, si, truncate
+from roofline.render.terminal import NAME_WIDTH, escape, record, short
+from roofline.results import KernelGroup, KernelSpread, LaunchAnalysis, ReportAnalysis
+from roofline.units import pct, ratio, seconds, si
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
     from rich.table import Table
 
-    from roofline.model import Ceilings
-
-NAME_WIDTH = 20
+SUFFIXES = (".txt",)
 MAX_LAUNCH_ROWS = 30  # larger reports show their longest launches; JSON always has all of them
-_LABELS = {"fp64": "FP64", "fp32": "FP32", "fp16": "FP16", "tensor": "Tensor", "dram": "DRAM", "l2": "L2", "l1": "L1"}
 
 
 def render(analyses: Sequence[ReportAnalysis], width: int = 80,
            spreads: Sequence[KernelSpread] = ()) -> str:
     """All reports as plain text, then the kernels compared across reports when there are several."""
-    from rich.console import Console
 
-    console = Console(width=width, record=True, file=_NullFile(), color_system=None)
-    for i, a in enumerate(analyses):
-        if i:
+    def body(console: Console) -> None:
+        for i, a in enumerate(analyses):
+            if i:
+                console.print()
+            _print_report(console, a)
+        if spreads:
             console.print()
-        _print_report(console, a)
-    if spreads:
-        console.print()
-        _print_spreads(console, analyses, spreads)
-    return console.export_text()
+            _print_spreads(console, analyses, spreads)
+
+    return record(body, width)
 
 
-def _print_spreads(console: "Console", analyses: Sequence[ReportAnalysis],
+def _print_spreads(console: Console, analyses: Sequence[ReportAnalysis],
                    spreads: Sequence[KernelSpread]) -> None:
     """Kernel total time per report ([1], [2], ...), the spread, and '!' where it passes the threshold."""
     from rich.table import Table
@@ -50,31 +53,31 @@ def _print_spreads(console: "Console", analyses: Sequence[ReportAnalysis],
     table.add_column("spread", justify="right", no_wrap=True)
     for s in spreads:
         cells = [seconds(s.total_s.get(a.report.path)) for a in analyses]
-        table.add_row(_short(s.name), *cells, pct(s.spread_pct) + (" !" if s.flagged else ""))
+        table.add_row(short(s.name), *cells, pct(s.spread_pct) + (" !" if s.flagged else ""))
     console.print(table)
     for i, a in enumerate(analyses):
-        console.print(f"[{i + 1}] {_esc(a.report.path)}", highlight=False)
+        console.print(f"[{i + 1}] {escape(a.report.path)}", highlight=False)
     flagged = [s.name for s in spreads if s.flagged]
     if flagged:
         console.print(f"[bold red]![/bold red] differs across reports by more than the threshold, or is missing "
                       f"from some: {', '.join(flagged)}", highlight=False)
 
 
-def _print_report(console: "Console", a: ReportAnalysis) -> None:
+def _print_report(console: Console, a: ReportAnalysis) -> None:
     d = a.device
-    console.print(f"[bold]{_esc(a.report.path)}[/bold]", highlight=False)
+    console.print(f"[bold]{escape(a.report.path)}[/bold]", highlight=False)
     if a.report.source == "model":
-        console.print(f"[yellow]report model, not an ncu measurement: {_esc(a.report.label or 'no label')}[/yellow]",
+        console.print(f"[yellow]report model, not an ncu measurement: {escape(a.report.label or 'no label')}[/yellow]",
                       highlight=False)
-    console.print(f"{_esc(d.name)}  CC {d.compute_capability or '?'}  {d.sm_count or '?'} SMs  "
+    console.print(f"{escape(d.name)}  CC {d.compute_capability or '?'}  {d.sm_count or '?'} SMs  "
                   f"{len(a.launches)} launch(es)  total {seconds(a.total_time_s)}", highlight=False)
-    spec_line = _esc(f"spec {a.spec_id} ({a.spec_match})") if a.spec_id else "no device spec matches this GPU"
-    console.print(f"{spec_line}; percent of roof uses the [bold]{_set_name(a.ceilings_used)}[/bold] ceilings",
+    spec_line = escape(f"spec {a.spec_id} ({a.spec_match})") if a.spec_id else "no device spec matches this GPU"
+    console.print(f"{spec_line}; percent of roof uses the [bold]{set_name(a.ceilings_used)}[/bold] ceilings",
                   highlight=False)
     console.print(_ceilings_table(a))
     clock = next((k.ceilings["report"].clock_note for k in a.launches), "")
     if clock:
-        console.print(f"[dim]measured-clock = the report's peak counters x {_esc(clock)}[/dim]", highlight=False)
+        console.print(f"[dim]measured-clock = the report's peak counters x {escape(clock)}[/dim]", highlight=False)
     console.print(_launch_table(a))
     hidden = len(a.launches) - MAX_LAUNCH_ROWS
     if hidden > 0:
@@ -84,13 +87,29 @@ def _print_report(console: "Console", a: ReportAnalysis) -> None:
         console.print(_groups_table(groups))
     for line in _problems(a):
         console.print(line, highlight=False, soft_wrap=False)
+    _print_advice(console, kernels_to_advise(a))
 
 
-def _set_name(source: str) -> str:
-    return {"spec": "datasheet", "report": "measured-clock"}.get(source, source)
+def _print_advice(console: Console, groups: Sequence[KernelGroup]) -> None:
+    """The advice for the longest launch of each kernel given, one item per line under the kernel."""
+    from rich.table import Table
+
+    advised = [g for g in groups if g.longest.advice]
+    if not advised:
+        return
+    console.print("[bold]Advice[/bold] (longest launch of the kernels with the most recoverable time):", highlight=False)
+    for g in advised:
+        k = g.longest
+        console.print(f"  {k.launch.key} {short(g.name)}", highlight=False)
+        items = Table.grid(padding=(0, 1))
+        items.add_column(no_wrap=True)
+        items.add_column()
+        for item in k.advice:
+            items.add_row("    -", escape(item.text))
+        console.print(items)
 
 
-def _ceilings_table(a: ReportAnalysis) -> "Table":
+def _ceilings_table(a: ReportAnalysis) -> Table:
     """Datasheet vs measured-clock roofs; the measured ones are the median over launches."""
     from rich.table import Table
 
@@ -102,18 +121,14 @@ def _ceilings_table(a: ReportAnalysis) -> "Table":
     for key in (*PRECISIONS, *LEVELS):
         unit = "FLOP/s" if key in PRECISIONS else "B/s"
         same_roof = [k for k in a.launches if key != "tensor" or k.ceilings["report"].tensor_dtype == dtype]
-        measured = median_known([_roof(k.ceilings["report"], key) for k in same_roof])
-        sheet = _roof(spec, key) if spec else None
+        measured = median_known([k.ceilings["report"].roof(key) for k in same_roof])
+        sheet = spec.roof(key) if spec else None
         if key == "tensor" and spec and spec.tensor_dtype != dtype:
-            sheet = next((_roof(k.ceilings["spec"], key) for k in same_roof if "spec" in k.ceilings), None)
+            sheet = next((k.ceilings["spec"].roof(key) for k in same_roof if "spec" in k.ceilings), None)
         r = f"{measured / sheet:.2f}" if measured and sheet else ""
-        label = _LABELS[key] + (f" ({dtype})" if key == "tensor" else "")
+        label = NAMES[key] + (f" ({dtype})" if key == "tensor" else "")
         table.add_row(label, si(sheet, unit), si(measured, unit), r)
     return table
-
-
-def _roof(c: "Ceilings", key: str) -> float | None:
-    return c.flop_per_s.get(key) if key in PRECISIONS else c.bytes_per_s.get(key)
 
 
 def _tensor_dtype(a: ReportAnalysis) -> str:
@@ -124,7 +139,7 @@ def _tensor_dtype(a: ReportAnalysis) -> str:
     return next((k.ceilings["report"].tensor_dtype for k in a.launches), None) or "fp16"
 
 
-def _launch_table(a: ReportAnalysis) -> "Table":
+def _launch_table(a: ReportAnalysis) -> Table:
     from rich.table import Table
 
     table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold")
@@ -135,7 +150,7 @@ def _launch_table(a: ReportAnalysis) -> "Table":
     table.caption = "AI = FLOP per DRAM byte; roof = percent of the closest roof (limit)"
     table.caption_justify = "left"
     for k in _shown(a.launches):
-        table.add_row(k.launch.key, _short(k.launch.name), seconds(k.duration_s.value),
+        table.add_row(k.launch.key, short(k.launch.name), seconds(k.duration_s.value),
                       pct(None if k.time_share is None else 100 * k.time_share), _total_rate(k),
                       ratio(k.intensity["dram"].value), pct(k.roof.pct_of_roof), k.roof.bound or "n/a",
                       _limit(k))
@@ -151,19 +166,6 @@ def _shown(launches: Sequence[LaunchAnalysis]) -> list[LaunchAnalysis]:
     return [k for k in launches if id(k) in keep]
 
 
-def _short(name: str) -> str:
-    """A name cut to the column width, escaped so rich prints brackets in it literally."""
-    return _esc(truncate(name, NAME_WIDTH))
-
-
-def _esc(text: str) -> str:
-    """Text from a report (paths, kernel names, reasons) with rich markup brackets escaped: '[all launches]'
-    or a templated kernel name must print as written, not be taken as a style tag."""
-    from rich.markup import escape
-
-    return escape(text)
-
-
 def _total_rate(k: LaunchAnalysis) -> str:
     known = [v.value for v in k.flop_per_s.values() if v.value is not None]
     return si(sum(known), "") if known else "n/a"
@@ -173,10 +175,10 @@ def _limit(k: LaunchAnalysis) -> str:
     """The roof the launch is closest to; '!' marks a launch above a ceiling."""
     if k.roof.limiter is None:
         return ""
-    return _LABELS.get(k.roof.limiter, k.roof.limiter) + ("!" if k.flags else "")
+    return NAMES.get(k.roof.limiter, k.roof.limiter) + ("!" if k.flags else "")
 
 
-def _groups_table(groups) -> "Table":
+def _groups_table(groups: Sequence[KernelGroup]) -> Table:
     from rich.table import Table
 
     table = Table(title="Kernels with several launches", title_justify="left", box=None, pad_edge=False,
@@ -185,7 +187,7 @@ def _groups_table(groups) -> "Table":
         table.add_column(col, justify="left" if col == "kernel" else "right", no_wrap=True,
                          max_width=NAME_WIDTH if col == "kernel" else None)
     for g in groups:
-        table.add_row(_short(g.name), str(len(g.launches)), seconds(g.total_s),
+        table.add_row(short(g.name), str(len(g.launches)), seconds(g.total_s),
                       pct(None if g.time_share is None else 100 * g.time_share), seconds(g.median_s),
                       f"{seconds(g.min_s)}-{seconds(g.max_s)}", pct(g.median_pct_of_roof))
     return table
@@ -201,29 +203,19 @@ def _problems(a: ReportAnalysis) -> list[str]:
                 reasons[f"{key}: {v.reason}"].add(k.launch.key)
         for source, ceilings in k.ceilings.items():
             for roof, why in ceilings.missing.items():
-                reasons[f"roof {_LABELS[roof]} ({_set_name(source)}): {why}"].add(k.launch.key)
+                reasons[f"roof {NAMES[roof]} ({set_name(source)}): {why}"].add(k.launch.key)
     lines = []
     if reasons:
         lines.append("[bold]Why n/a[/bold] (not measured, or no ceiling):")
-        lines += [_esc(f"  {text} [{_launch_count(keys, len(a.launches))}]") for text, keys in reasons.items()]
+        lines += [escape(f"  {text} [{_launch_count(keys, len(a.launches))}]") for text, keys in reasons.items()]
     flagged = [(k.launch.key, flag) for k in a.launches for flag in k.flags]
     if flagged:
         lines.append("[bold red]Above a ceiling (!)[/bold red]:")
-        lines += [_esc(f"  {key}: {flag}") for key, flag in flagged]
+        lines += [escape(f"  {key}: {flag}") for key, flag in flagged]
     notes = sorted({note for k in a.launches for note in k.notes})
-    lines += [_esc(f"note: {note}") for note in notes]
+    lines += [escape(f"note: {note}") for note in notes]
     return lines
 
 
 def _launch_count(keys: set[str], total: int) -> str:
     return "all launches" if len(keys) == total else f"{len(keys)} of {total} launches"
-
-
-class _NullFile:
-    """A write sink so a recording console prints nothing while it renders."""
-
-    def write(self, _text: str) -> int:
-        return 0
-
-    def flush(self) -> None:
-        pass

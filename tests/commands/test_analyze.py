@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from roofline import driver
 from roofline.cli import app
-from roofline.commands import report as report_cmd
+from roofline.commands import analyze as analyze_cmd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fake_ncu"))
 import fakencu  # noqa: E402
@@ -31,10 +31,12 @@ def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def analyses(monkeypatch: pytest.MonkeyPatch) -> list[tuple[list[Path], object]]:
-    """Record run_report calls instead of analysing (these tests check the driver side)."""
-    calls: list[tuple[list[Path], object]] = []
-    monkeypatch.setattr(report_cmd, "run_report", lambda paths, options: calls.append((list(paths), options)))
+def analyses(monkeypatch: pytest.MonkeyPatch) -> list[tuple[list[Path], object, tuple[object, ...]]]:
+    """Record the analysis step (report_files: paths, AnalysisOptions, then format, output and plot) instead of
+    analysing (these tests check the driver side)."""
+    calls: list[tuple[list[Path], object, tuple[object, ...]]] = []
+    monkeypatch.setattr(analyze_cmd, "report_files", lambda paths, options, *out: calls.append((list(paths), options,
+                                                                                               out)))
     return calls
 
 
@@ -60,9 +62,9 @@ def test_success_profiles_then_analyses(work: Path, monkeypatch: pytest.MonkeyPa
     assert "-f" not in fake.argvs()[0]
     assert f"roofline: profiling with ncu 2022.3.0.0 at {fake.path} (found on PATH)" in result.stderr
     assert "app ran" in result.stderr and result.stdout == ""
-    [(paths, options)] = analyses
+    [(paths, options, (fmt, output, plot))] = analyses
     assert paths == [work / "app.ncu-rep"] and (work / "app.ncu-rep").is_file()
-    assert (options.kernel, options.fmt, options.output, options.ceilings) == (None, "json", Path("a.json"), "report")
+    assert (options.kernel, options.ceilings, fmt, output, plot) == (None, "report", "json", Path("a.json"), None)
 
 
 def test_real_analysis_of_the_written_report(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -164,7 +166,7 @@ def test_placeholders_reach_ncu_untouched(work: Path, monkeypatch: pytest.Monkey
     assert result.exit_code == 0, result.output
     argv = fake.argvs()[0]
     assert argv[argv.index("-o") + 1] == "out/rep_%q{RUN_ID}_%p.ncu-rep"
-    [(paths, _)] = analyses
+    [(paths, _, _)] = analyses
     assert paths[0].name.startswith("rep_42_") and paths[0].is_file()
 
 

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from roofline.cli import app
-from tests.test_compare import SPEC_DRAM, SPEC_FP32, write_spec
+from tests.synthetic import SPEC_DRAM, SPEC_FP32, write_spec
 
 runner = CliRunner()
 ENV = {"COLUMNS": "80"}
@@ -88,7 +88,6 @@ def test_plot_and_normalized_plot_are_written(shared_report, tmp_path):
 @pytest.mark.parametrize("args, fragment", [
     (("--match", "fuzzy"), "unknown matching mode"),
     (("--map", "a=b=c"), "needs 2"),
-    (("--format", "xml"), "unknown format 'xml'"),
     (("--project-to", "no-such-gpu"), "unknown device spec id"),
     (("--plot", "out.txt"), "unknown plot format"),
 ])

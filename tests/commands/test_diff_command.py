@@ -13,9 +13,10 @@ from typer.testing import CliRunner
 
 from roofline.analysis import analyze_report
 from roofline.cli import app
-from roofline.compare import Thresholds, compare, diff
-from roofline.render.compare_markdown import COLUMNS, render_diff
-from tests.test_compare import OLD_GPU, launch, model
+from roofline.pairing import pair_reports
+from roofline.regression import Thresholds, judge
+from roofline.render.compare_markdown import COLUMNS, diff_markdown
+from tests.synthetic import OLD_GPU, launch, model
 
 runner = CliRunner()
 ENV = {"COLUMNS": "80"}
@@ -97,7 +98,6 @@ def test_json_schema_version_1_top_level_and_kernel_fields(shared_report):
 
 @pytest.mark.parametrize("extra, fragment", [
     (("--fail-if-roof-drop", "5"), "--fail-if-roof-drop cannot be checked"),
-    (("--format", "html"), "unknown format 'html'"),
     (("--match", "regex:("), "invalid regular expression"),
 ])
 def test_usage_and_input_errors_exit_2(shared_report, extra, fragment):
@@ -126,7 +126,7 @@ def test_markdown_is_a_github_table_and_output_file_keeps_the_exit_code(shared_r
 def test_markdown_cells_escape_pipes_in_kernel_names():
     base = model("base.json", [launch(0, "operator|", 1e-3, 1e9, 1e7, OLD_GPU)])
     new = model("new.json", [launch(0, "operator|", 2e-3, 1e9, 1e7, OLD_GPU)])
-    text = render_diff(diff(compare([analyze_report(base), analyze_report(new)]), Thresholds(slower_pct=10.0)))
+    text = diff_markdown(judge(pair_reports([analyze_report(base), analyze_report(new)]), Thresholds(slower_pct=10.0)))
     header, rows = parse_table(text)
     assert len(rows) == 1 and len(rows[0]) == len(header) == len(COLUMNS)
     assert rows[0][0] == "operator|" and "slower 100.0% > 10%" in rows[0][-1]

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from roofline.cli import app
-from roofline.render.plot import GENERATED_BY
+from roofline.render import GENERATED_BY
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "h100-sxm_synthetic.roofline.json"
 runner = CliRunner()

@@ -68,10 +68,8 @@ def test_plot_is_written(shared_report, tmp_path):
 
 
 @pytest.mark.parametrize("args, fragment", [
-    (("--by", "stream"), "unknown grouping"),
     (("--top", "0"), "--top 0: must be at least 1"),
     (("--plot", "out.txt"), "unknown plot format"),
-    (("-f", "markdown"), "unknown format"),
 ])
 def test_usage_errors_exit_2(shared_report, args, fragment):
     result = invoke(shared_report(ALIFE), *args)

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from roofline.cli import app
-from roofline.commands import report as report_cmd
+from roofline import pipeline
 from roofline.commands import wrap as wrap_cmd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fake_ncu"))
@@ -36,7 +36,7 @@ def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
                                      "sys.exit(int(sys.argv[1]) if sys.argv[1:] and sys.argv[1].isdigit() else 0)\n")
     for name in RANK_VARS:
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(report_cmd, "run_report", lambda *a: pytest.fail("wrap must not analyse"))
+    monkeypatch.setattr(pipeline, "analyze_files", lambda *a: pytest.fail("wrap must not analyse"))
     return tmp_path
 
 

@@ -13,8 +13,7 @@ import pytest
 
 import roofline
 from roofline.analysis import analyze_report
-from roofline.commands._options import ReportOptions
-from roofline.commands.report import analyze_file
+from roofline.pipeline import AnalysisOptions, analyze_files
 from roofline.diagnostics import tensor_cores as tc
 from roofline.model import Device
 
@@ -29,7 +28,7 @@ def launch(shared_report):
     """``launch(report, kernel)``: the kernel's first launch, analysed as `roofline report` does."""
     def get(report: str, kernel: str):
         if report not in _CACHE:
-            _CACHE[report] = analyze_file(shared_report(report), ReportOptions())
+            _CACHE[report] = analyze_files([shared_report(report)])[0]
         return next(k for k in _CACHE[report].launches if k.launch.name == kernel)
     return get
 
@@ -107,7 +106,7 @@ def test_unmeasured_launch(launch):
 
 
 def test_synthetic_example_tensor_share_and_warning():
-    result = analyze_file(EXAMPLE, ReportOptions())  # with the H100 SXM5 datasheet spec
+    result = analyze_files([EXAMPLE])[0]  # with the H100 SXM5 datasheet spec
     by_name = {k.launch.name: k.tensor_cores for k in result.launches}
     bf16 = by_name["gemm_bf16_tensor_4096"]
     assert bf16.status == tc.USED and bf16.flop_share == 1.0 and set(bf16.flops_by_type) == {"bf16"}
@@ -118,8 +117,9 @@ def test_synthetic_example_tensor_share_and_warning():
 
 
 def test_without_a_spec_the_gain_is_left_out():
-    result = analyze_report(roofline.load(EXAMPLE))  # no spec, and the model has no TF32 peak counter
-    sgemm = next(k.tensor_cores for k in result.launches if k.launch.name == "sgemm_fp32_4096")
+    report = roofline.load(EXAMPLE)
+    launch = next(k for k in analyze_report(report).launches if k.launch.name == "sgemm_fp32_4096")
+    sgemm = tc.diagnose(launch, report.device)  # no spec, and the model has no TF32 peak counter
     assert sgemm.warning and "tensor roof" not in sgemm.warning
 
 

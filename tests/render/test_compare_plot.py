@@ -1,5 +1,5 @@
 """Comparison and summary plots: the plotted coordinates (returned as data) against values computed here from
-raw metric values (ncu_report directly) and the datasheet YAML files (PyYAML), and the files written."""
+raw metric values (ncu_report directly) and the datasheet YAML files (PyYAML), and the bytes drawn."""
 
 from __future__ import annotations
 
@@ -9,11 +9,13 @@ import pytest
 import yaml
 
 from roofline.analysis import analyze_report
-from roofline.compare import compare, parse_matcher, summarize
 from roofline.errors import RooflineError
 from roofline.model import Device, KernelLaunch, Report
-from roofline.render.compare_plot import (MAX_AREA, MIN_AREA, check_plot_path, comparison_data, plot_comparison,
-                                          plot_summaries, summary_data)
+from roofline.pairing import pair_reports, parse_matcher
+from roofline.ranking import summarize
+from roofline.render import GENERATED_BY
+from roofline.render.compare_plot import MAX_AREA, MIN_AREA, comparison_data, comparison_plot, summary_data, summary_plot
+from roofline.render.mpl import plot_format
 from roofline.specs import load_catalog
 
 REPO = Path(__file__).resolve().parents[2]
@@ -40,12 +42,13 @@ def cross_gpu(roofline_report):
     for name in (A10G, RTX3080):
         rep = roofline_report(name)
         analyses.append(analyze_report(rep, catalog.match(rep.device).spec, use="spec"))
-    return compare(analyses, parse_matcher("name", ["=".join(KERNELS)]))
+    return pair_reports(analyses, parse_matcher("name", ["=".join(KERNELS)]))
 
 
-def test_points_and_arrow_of_a_cross_gpu_pair(cross_gpu, raw_actions, tmp_path):
-    data = plot_comparison(cross_gpu, tmp_path / "c.png")
-    assert (tmp_path / "c.png").read_bytes()[:8] == PNG
+def test_points_and_arrow_of_a_cross_gpu_pair(cross_gpu, raw_actions):
+    png = comparison_plot(cross_gpu, "png")
+    assert png[:8] == PNG and GENERATED_BY.encode() in png  # the mark lets roofline replace its own plot only
+    data = comparison_data(cross_gpu)
     mapped = [p for p in data.points if p.label == " -> ".join(KERNELS)]
     assert [p.report for p in mapped] == [0, 1]
     for point, name, kernel in zip(mapped, (A10G, RTX3080), KERNELS):
@@ -54,8 +57,8 @@ def test_points_and_arrow_of_a_cross_gpu_pair(cross_gpu, raw_actions, tmp_path):
     assert (mapped[0], mapped[1]) in data.arrows  # from the first report to the next
 
 
-def test_each_report_has_its_own_roof_from_its_own_spec(cross_gpu, tmp_path):
-    data = comparison_data(cross_gpu, tmp_path / "c.png")
+def test_each_report_has_its_own_roof_from_its_own_spec(cross_gpu):
+    data = comparison_data(cross_gpu)
     for report, spec_id in ((0, "a10g"), (1, "rtx-3080")):
         spec = yaml.safe_load((REPO / "device_specs" / f"{spec_id}.yaml").read_text())
         roof = next(r for r in data.roofs if r.report == report and r.precision == "fp32")
@@ -63,17 +66,19 @@ def test_each_report_has_its_own_roof_from_its_own_spec(cross_gpu, tmp_path):
         assert roof.dram_bytes_per_s == spec["memory"]["bandwidth_bytes_per_s"]["value"]
 
 
-def test_normalized_plot_shows_percent_of_own_roof_per_report(cross_gpu, tmp_path):
-    data = plot_comparison(cross_gpu, tmp_path / "n.svg", normalize=True)
-    assert data.normalized and not data.roofs and (tmp_path / "n.svg").stat().st_size > 0
+def test_normalized_plot_shows_percent_of_own_roof_per_report(cross_gpu):
+    svg = comparison_plot(cross_gpu, "svg", normalize=True).decode()
+    assert svg.startswith("<?xml") and GENERATED_BY in svg
+    data = comparison_data(cross_gpu, normalize=True)
+    assert data.normalized and not data.roofs
     pair = next(p for p in cross_gpu.pairs if p.matched_by.startswith("map"))
     mapped = [p for p in data.points if p.label == pair.label]
     assert [(p.x, p.y) for p in mapped] == [(float(i), s.roof.pct_of_roof) for i, s in enumerate(pair.sides)]
 
 
-def test_kernels_without_counters_are_listed_not_drawn(roofline_report, tmp_path):
+def test_kernels_without_counters_are_listed_not_drawn(roofline_report):
     basic = analyze_report(roofline_report("a10g_sgemm-progression_basic"))
-    data = comparison_data(compare([basic, analyze_report(roofline_report(A10G))]), tmp_path / "x.png")
+    data = comparison_data(pair_reports([basic, analyze_report(roofline_report(A10G))]))
     assert len(data.points) == 4 and not data.arrows  # only the roofline-set side of the 4 shared kernels
     assert all("no FLOP or byte counters" in s for s in data.skipped)
 
@@ -87,14 +92,13 @@ def _launch(i: int, name: str, duration_s: float, flops: float, dram: float) -> 
     return KernelLaunch(range_index=0, action_index=i, name=name, metrics=metrics)
 
 
-def test_summary_points_are_grouped_and_sized_by_time(tmp_path):
+def test_summary_points_are_grouped_and_sized_by_time():
     times = {"big": [4e-3, 4e-3], "mid": [2e-3], "small": [1e-3]}
     launches = [_launch(i, name, t, 1e9, 1e7) for i, (name, ts) in enumerate(times.items()) for t in ts]
     rep = Report(path="app.json", device=Device(name="Synthetic GPU"), launches=tuple(launches), source="model")
     summary = summarize(analyze_report(rep), "kernel", 10)
-    data = plot_summaries([summary], tmp_path / "s.png")
-    assert (tmp_path / "s.png").read_bytes()[:8] == PNG
-    panel = data.panels[0]
+    assert summary_plot([summary], "png")[:8] == PNG
+    panel = summary_data([summary]).panels[0]
     totals = {name: sum(ts) for name, ts in times.items()}
     area = {row.group.name: point.area for row, point in zip(summary.rows, panel.points)}
     longest = max(totals.values())
@@ -104,9 +108,9 @@ def test_summary_points_are_grouped_and_sized_by_time(tmp_path):
     assert [b.total_s for b in panel.bars] == pytest.approx([totals[r.group.name] for r in summary.rows])
 
 
-def test_summary_of_a_basic_report_has_bars_but_no_points(roofline_report, tmp_path):
+def test_summary_of_a_basic_report_has_bars_but_no_points(roofline_report):
     summary = summarize(analyze_report(roofline_report("rtx2070super_alife-143launches_basic")), "kernel", 5)
-    panel = summary_data([summary], tmp_path / "s.png").panels[0]
+    panel = summary_data([summary]).panels[0]
     assert not panel.points and len(panel.bars) == 5
     assert all(b.recoverable_s is None for b in panel.bars)
 
@@ -114,4 +118,4 @@ def test_summary_of_a_basic_report_has_bars_but_no_points(roofline_report, tmp_p
 @pytest.mark.parametrize("name", ["plot.txt", "plot"])
 def test_unknown_plot_format_is_refused_before_drawing(tmp_path, name):
     with pytest.raises(RooflineError, match="unknown plot format"):
-        check_plot_path(tmp_path / name)
+        plot_format(tmp_path / name)

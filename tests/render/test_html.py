@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from roofline.commands._options import ReportOptions
-from roofline.commands.report import analyze_file
-from roofline.render import html, markdown, plot
+from roofline.pipeline import AnalysisOptions, analyze_files
+from roofline.render import GENERATED_BY, html, markdown, plot
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "h100-sxm_synthetic.roofline.json"
 VOID = {"meta", "br", "hr", "img", "input", "link", "col", "area", "base", "wbr", "source", "path", "use", "rect",
@@ -66,14 +65,14 @@ def check(page: str) -> Checker:
 
 @pytest.fixture(scope="module")
 def page():
-    return html.render([analyze_file(EXAMPLE, ReportOptions())])
+    return html.render([analyze_files([EXAMPLE])[0]])
 
 
 def test_page_is_well_formed_and_self_contained(page):
     c = check(page)
     assert page.startswith("<!DOCTYPE html>")
     assert {"html", "head", "style", "body", "main", "table", "svg", "section"} <= c.tags
-    assert c.meta["generator"].startswith(plot.GENERATED_BY)
+    assert c.meta["generator"].startswith(GENERATED_BY)
 
 
 def test_plot_is_inline_svg(page):
@@ -92,11 +91,11 @@ def test_inline_markup_is_escaped():
 
 
 def test_every_shared_report_plots_and_renders(shared_report, shared_name):
-    a = analyze_file(shared_report(shared_name), ReportOptions())
+    a = analyze_files([shared_report(shared_name)])[0]
     assert plot.draw(plot.plot_data([a]), "png").startswith(b"\x89PNG")
     text = markdown.render([a])
     assert "## `" in text and "Kernels ranked by recoverable time" in text
     check(html.render([a]))
     for k in a.launches:
-        for item in markdown.recommendations(k):
-            assert re.search(r"\d", item), f"{k.launch.name}: advice without a number: {item}"
+        for item in k.advice:
+            assert re.search(r"\d", item.text), f"{k.launch.name}: advice without a number: {item.text}"

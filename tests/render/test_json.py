@@ -7,7 +7,8 @@ import math
 
 import pytest
 
-from roofline.analysis import Value, analyze_report
+from roofline.analysis import analyze_report
+from roofline.results import Value
 from roofline.model import Report
 from roofline.reader import load_report
 from roofline.render import json as json_render
@@ -178,8 +179,8 @@ def test_model_round_trip_gives_the_same_analysis(documents, tmp_path, name):
 
 def test_non_finite_values_become_null_with_reason():
     missing: dict[str, str] = {}
-    assert json_render._value(Value(math.inf, via="x"), "flops.fp32", missing) is None
+    assert json_render.value_or_null(Value(math.inf, via="x"), "flops.fp32", missing) is None
     assert "flops.fp32" in missing
-    assert json_render._value(Value(None, "because"), "bytes.l2", missing) is None
+    assert json_render.value_or_null(Value(None, "because"), "bytes.l2", missing) is None
     assert missing["bytes.l2"] == "because"
-    assert json_render._value(Value(2.0), "duration_s", missing) == 2.0 and "duration_s" not in missing
+    assert json_render.value_or_null(Value(2.0), "duration_s", missing) == 2.0 and "duration_s" not in missing

@@ -8,16 +8,15 @@ from pathlib import Path
 import pytest
 
 from roofline.analysis import rank_by_recoverable_time
-from roofline.commands._options import ReportOptions
-from roofline.commands.report import analyze_file
-from roofline.render import markdown
+from roofline.pipeline import AnalysisOptions, analyze_files
+from roofline.render import GENERATED_BY, markdown
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "h100-sxm_synthetic.roofline.json"
 
 
 @pytest.fixture(scope="module")
 def example():
-    return analyze_file(EXAMPLE, ReportOptions())  # as `roofline report` does: with the matching datasheet spec
+    return analyze_files([EXAMPLE])[0]  # as `roofline report` does: with the matching datasheet spec
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +25,7 @@ def text(example):
 
 
 def test_generator_mark_and_report_name_only(text):
-    assert text.startswith(f"<!-- {markdown.GENERATED_BY} ")
+    assert text.startswith(f"<!-- {GENERATED_BY} ")
     assert "## `h100-sxm_synthetic.roofline.json`" in text
     assert str(EXAMPLE.parent) not in text  # no absolute path of this machine
 
@@ -62,14 +61,16 @@ def test_tensor_warning_and_advice(text):
     assert "- Run the FP32 matrix math on Tensor Cores as TF32" in section
 
 
-def test_every_recommendation_names_a_number(example):
-    for k in example.launches:
-        for item in markdown.recommendations(k):
-            assert re.search(r"\d", item), item
+def test_recommendations_are_the_advice_of_the_longest_launch(example, text):
+    for group in example.groups:
+        section = text.split(f"`{group.name}`\n")[1].split("### ")[0]
+        shown = section.split("**Recommendations**\n\n")[1].split("\n\n")[0]
+        items = [item.text for item in group.longest.advice] or [markdown.NO_ADVICE]
+        assert shown == "\n".join(f"- {t}" for t in items)
 
 
 def test_real_report_ranking_and_rules(shared_report):
-    a = analyze_file(shared_report("v100_miniweather-openacc_full"), ReportOptions())
+    a = analyze_files([shared_report("v100_miniweather-openacc_full")])[0]
     text = markdown.render([a])
     assert re.search(r"^### 1\. `compute_tendencies_x_279_gpu`", text, flags=re.M)
     assert "**warning** This kernel executes 250895971 fused and 167533724 non-fused FP64 instructions." in text

@@ -9,9 +9,8 @@ import pytest
 
 import roofline
 from roofline.analysis import analyze_report
-from roofline.commands._options import ReportOptions
-from roofline.commands.report import analyze_file
-from roofline.render import plot
+from roofline.pipeline import AnalysisOptions, analyze_files
+from roofline.render import GENERATED_BY, plot
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "h100-sxm_synthetic.roofline.json"
 _CACHE: dict[tuple[str, str], object] = {}
@@ -22,7 +21,7 @@ def analysed(shared_report):
     """``analysed(report, ceilings="auto")``: the report analysed as `roofline report` does, cached."""
     def get(report: str, ceilings: str = "auto"):
         if (report, ceilings) not in _CACHE:
-            _CACHE[report, ceilings] = analyze_file(shared_report(report), ReportOptions(ceilings=ceilings))
+            _CACHE[report, ceilings] = analyze_files([shared_report(report)], AnalysisOptions(ceilings=ceilings))[0]
         return _CACHE[report, ceilings]
     return get
 
@@ -109,7 +108,7 @@ def test_tensor_ceiling_is_for_the_type_the_kernels_use(example):
 @pytest.mark.parametrize("fmt, magic", [("png", b"\x89PNG"), ("svg", b"<?xml"), ("pdf", b"%PDF")])
 def test_draw_formats_carry_the_generator_mark(example, fmt, magic):
     data = plot.draw(plot.plot_data([example]), fmt)
-    assert data.startswith(magic) and plot.GENERATED_BY.encode() in data
+    assert data.startswith(magic) and GENERATED_BY.encode() in data
 
 
 def test_svg_is_reproducible_and_inline_svg_has_no_urls(example):

@@ -7,7 +7,7 @@ import pytest
 from roofline.analysis import analyze_report
 from roofline.model import Device, KernelLaunch, Report
 from roofline.render import table
-from roofline.render.units import pct, seconds
+from roofline.units import pct, seconds
 
 H800 = "h800_flash-attn-fwd_full"
 H100 = "h100-pcie_rmsnorm-float4_full-roofline"

@@ -1,4 +1,4 @@
-"""Formatting shared by the renderers: SI prefixes, times, percents, names cut to a width."""
+"""Number formatting shared by the diagnostics and the renderers: SI prefixes, times, percents, names cut to a width."""
 
 from __future__ import annotations
 

@@ -1,98 +1,30 @@
-"""roofline.compare: pairing, per-kernel aggregation, speedups, ceiling-expected speedups, projection, the
-regression gate and the whole-application summary.
+"""roofline.pairing: pairing across reports, per-kernel aggregation, speedups, ceiling-expected speedups and
+projection.
 
 Every expected value is computed here, independently of the code under test: from the numbers a synthetic
-model is built with, or from raw metric values read with NVIDIA's ncu_report directly (``raw_actions``) and
-datasheet values read from the YAML files with PyYAML. The definitions used:
+model is built with (tests/synthetic.py), or from raw metric values read with NVIDIA's ncu_report directly
+(``raw_actions``) and datasheet values read from the YAML files with PyYAML. The definitions used:
 
 * time per launch  = mean of gpu__time_duration.sum over the kernel's launches; speedup = base / other
 * FP32 FLOPs       = fadd + fmul + 2 ffma thread instructions (rate x smsp clock x duration in stock sections)
 * DRAM bytes       = dram__bytes.sum.per_second x duration (or the plain .sum count in the synthetic model)
 * roof time        = max(FLOPs_p / peak_p, bytes_l / BW_l) over the roofs the ceilings give
 * expected speedup = roof time (base) / roof time (other); for the same work = min(P, AI BW) ratio
-* recoverable      = duration x (1 - percent of roof / 100)
 """
 
 from __future__ import annotations
 
 import statistics
-from pathlib import Path
 
 import pytest
 import yaml
 
 from roofline.analysis import analyze_report
-from roofline.compare import (Matcher, Thresholds, aggregate, compare, diff, parse_matcher, project, summarize)
 from roofline.errors import RooflineError
-from roofline.model import Device, KernelLaunch, Report
+from roofline.pairing import Matcher, aggregate, pair_reports, parse_matcher, project
 from roofline.specs import load_catalog
-
-REL = 1e-9
-REPO = Path(__file__).resolve().parents[1]
-FFMA = "smsp__sass_thread_inst_executed_op_ffma_pred_on"
-SMSP_CLOCK = "smsp__cycles_elapsed.avg.per_second"
-
-# Two synthetic GPUs: FP32 peak = 2 x ffma peak per cycle x SM clock, DRAM = bytes per cycle x DRAM clock.
-OLD_GPU = {"ffma_peak": 1000.0, "sm_clock": 1.0e9, "dram_peak": 100.0, "dram_clock": 1.0e9}  # 2 TFLOP/s, 100 GB/s
-NEW_GPU = {"ffma_peak": 4000.0, "sm_clock": 1.5e9, "dram_peak": 300.0, "dram_clock": 1.0e9}  # 12 TFLOP/s, 300 GB/s
-
-TEST_SPEC = """\
-id: compare-test-gpu
-display_names: ["Compare Test GPU"]
-architecture: Test
-compute_capability: "9.0"
-sm_count: {value: 100, source: test fixture}
-boost_clock_hz: {value: 2.0e+9, source: test fixture}
-fp32_lanes_per_sm: {value: 128, source: test fixture}
-memory:
-  type: HBM3
-  bytes: {value: 80000000000, source: test fixture}
-  bandwidth_bytes_per_s: {value: 3.0e+12, source: test fixture}
-l2_bytes: {value: 50000000, source: test fixture}
-peaks:
-  fp64: {value: 25.6e+12, source: test fixture}
-  fp32: {value: 51.2e+12, source: test fixture}
-"""
-SPEC_FP32, SPEC_FP64, SPEC_DRAM = 51.2e12, 25.6e12, 3.0e12
-
-
-def write_spec(folder: Path) -> Path:
-    """A device spec YAML for projections (id compare-test-gpu); returns its folder for --specs."""
-    (folder / "compare-test-gpu.yaml").write_text(TEST_SPEC)
-    return folder
-
-
-def peak_fp32(gpu: dict) -> float:
-    return 2.0 * gpu["ffma_peak"] * gpu["sm_clock"]
-
-
-def peak_dram(gpu: dict) -> float:
-    return gpu["dram_peak"] * gpu["dram_clock"]
-
-
-def launch(i: int, name: str, duration_s: float, ffma: float, dram: float, gpu: dict, demangled: str = "",
-           nvtx: tuple[str, ...] = ()) -> KernelLaunch:
-    """A launch with plain counters (FP32 only, DRAM only) and the peaks of ``gpu``."""
-    metrics = {
-        "gpu__time_duration.sum": duration_s * 1e9, f"{FFMA}.sum": ffma,
-        "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum": 0.0,
-        "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum": 0.0,
-        "dram__bytes.sum": dram,
-        "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained": gpu["ffma_peak"],
-        "sm__cycles_elapsed.avg.per_second": gpu["sm_clock"],
-        "dram__bytes.sum.peak_sustained": gpu["dram_peak"], "dram__cycles_elapsed.avg.per_second": gpu["dram_clock"],
-    }
-    return KernelLaunch(range_index=0, action_index=i, name=name, demangled_name=demangled or f"{name}()",
-                        nvtx_ranges=nvtx, metrics=metrics)
-
-
-def model(path: str, launches: list[KernelLaunch]) -> Report:
-    return Report(path=path, device=Device(name="Synthetic GPU", compute_capability="9.0"), launches=tuple(launches),
-                  source="model", label="synthetic test model")
-
-
-def roof_time(flops: float, dram: float, gpu: dict) -> float:
-    return max(flops / peak_fp32(gpu), dram / peak_dram(gpu))
+from tests.synthetic import (NEW_GPU, OLD_GPU, REL, REPO, SMSP_CLOCK, SPEC_DRAM, SPEC_FP32, launch, model,
+                             names_model, peak_dram, peak_fp32, roof_time, write_spec)
 
 
 # --- Aggregation and speedups (synthetic) ---------------------------------------------------------------
@@ -118,7 +50,7 @@ def test_expected_speedup_is_the_ratio_of_attainable_performance_for_the_same_wo
     flops_n, dram = 4e9, 1e8  # FFMA count 2e9 -> 4 GFLOP; intensity 40 FLOP/byte
     old = model("old.json", [launch(0, "gemm", 5e-3, flops_n / 2, dram, OLD_GPU)])
     new = model("new.json", [launch(0, "gemm", 1e-3, flops_n / 2, dram, NEW_GPU)])
-    pair = compare([analyze_report(old), analyze_report(new)]).pairs[0]
+    pair = pair_reports([analyze_report(old), analyze_report(new)]).pairs[0]
     ai = flops_n / dram
     attainable = [min(peak_fp32(g), ai * peak_dram(g)) for g in (OLD_GPU, NEW_GPU)]  # 2e12, 1.2e13
     assert pair.sides[0].attainable_flop_per_s.value == pytest.approx(attainable[0], rel=REL)
@@ -135,7 +67,7 @@ def test_expected_speedup_is_the_ratio_of_attainable_performance_for_the_same_wo
 def test_expected_speedup_compares_roof_times_when_the_work_differs():
     old = model("old.json", [launch(0, "k", 2e-3, 1e9, 5e8, OLD_GPU)])
     new = model("new.json", [launch(0, "k", 1e-3, 3e9, 2e8, NEW_GPU)])
-    pair = compare([analyze_report(old), analyze_report(new)]).pairs[0]
+    pair = pair_reports([analyze_report(old), analyze_report(new)]).pairs[0]
     expected = roof_time(2e9, 5e8, OLD_GPU) / roof_time(6e9, 2e8, NEW_GPU)
     assert pair.expected_speedup[1].value == pytest.approx(expected, rel=REL)
 
@@ -153,31 +85,27 @@ def test_projection_is_the_roofline_bound_on_the_spec_and_names_what_it_leaves_o
 
 
 # --- Matching modes (synthetic) -------------------------------------------------------------------------
-def _names_model(path: str, names: list[tuple[str, str]], gpu: dict = OLD_GPU) -> Report:
-    return model(path, [launch(i, n, 1e-3 * (i + 1), 1e6, 1e6, gpu, demangled=d) for i, (n, d) in enumerate(names)])
-
-
 def test_regex_map_and_order_pair_kernels_renamed_across_architectures():
-    a = analyze_report(_names_model("a.json", [("ampere_sgemm_128x64_nn", ""), ("copy", "")]))
-    b = analyze_report(_names_model("b.json", [("sm90_xmma_gemm_128x64_f32", ""), ("copy", "")], NEW_GPU))
-    by_regex = compare([a, b], parse_matcher(r"regex:(\d+x\d+)"))
+    a = analyze_report(names_model("a.json", [("ampere_sgemm_128x64_nn", ""), ("copy", "")]))
+    b = analyze_report(names_model("b.json", [("sm90_xmma_gemm_128x64_f32", ""), ("copy", "")], NEW_GPU))
+    by_regex = pair_reports([a, b], parse_matcher(r"regex:(\d+x\d+)"))
     assert {(p.key, p.matched_by) for p in by_regex.pairs} == {("128x64", r"regex:(\d+x\d+)"), ("copy", "name")}
-    by_map = compare([a, b], parse_matcher("name", ["ampere_sgemm_.*=sm90_xmma_.*"]))
+    by_map = pair_reports([a, b], parse_matcher("name", ["ampere_sgemm_.*=sm90_xmma_.*"]))
     gemm = next(p for p in by_map.pairs if p.matched_by.startswith("map"))
     assert gemm.label == "ampere_sgemm_128x64_nn -> sm90_xmma_gemm_128x64_f32"
     assert gemm.speedup[1].value == pytest.approx(1e-3 / 1e-3, rel=REL)
-    by_order = compare([a, b], parse_matcher("order"))
+    by_order = pair_reports([a, b], parse_matcher("order"))
     assert [(p.key, p.matched_by) for p in by_order.pairs] == [("#2", "order #2"), ("#1", "order #1")]
-    by_name = compare([a, b], Matcher())
+    by_name = pair_reports([a, b], Matcher())
     assert [p.key for p in by_name.pairs] == ["copy"]
     assert by_name.unmatched == (("ampere_sgemm_128x64_nn",), ("sm90_xmma_gemm_128x64_f32",))
 
 
 def test_demangled_matching_splits_template_instances_that_share_a_function_name():
     names = [("gemm", "void gemm<64>(float *)"), ("gemm", "void gemm<128>(float *)")]
-    a, b = (analyze_report(_names_model(p, names)) for p in ("a.json", "b.json"))
-    assert [p.sides[0].count for p in compare([a, b]).pairs] == [2]
-    pairs = compare([a, b], parse_matcher("demangled")).pairs
+    a, b = (analyze_report(names_model(p, names)) for p in ("a.json", "b.json"))
+    assert [p.sides[0].count for p in pair_reports([a, b]).pairs] == [2]
+    pairs = pair_reports([a, b], parse_matcher("demangled")).pairs
     assert sorted(p.key for p in pairs) == ["void gemm<128>(float *)", "void gemm<64>(float *)"]
 
 
@@ -193,32 +121,6 @@ def test_bad_matching_options_are_one_line_errors(match, maps, fragment):
     assert "\n" not in str(err.value)
 
 
-# --- Regression gate (synthetic) ------------------------------------------------------------------------
-def test_diff_flags_kernels_slower_or_further_from_their_roof_than_the_thresholds():
-    base = model("base.json", [launch(0, "a", 1.0e-3, 1e9, 1e7, OLD_GPU), launch(1, "b", 1.0e-3, 1e9, 1e7, OLD_GPU)])
-    new = model("new.json", [launch(0, "a", 1.2e-3, 1e9, 1e7, OLD_GPU), launch(1, "b", 1.04e-3, 1e9, 1e7, OLD_GPU)])
-    comparison = compare([analyze_report(base), analyze_report(new)])
-    result = diff(comparison, Thresholds(slower_pct=10.0))
-    assert result.exit_code == 1 and [v.pair.key for v in result.regressions] == ["a"]
-    verdict = {v.pair.key: v for v in result.verdicts}
-    assert verdict["a"].slowdown_pct.value == pytest.approx(20.0, rel=1e-6)
-    assert verdict["b"].slowdown_pct.value == pytest.approx(4.0, rel=1e-6)
-    pct = [100 * 2e9 / peak_fp32(OLD_GPU) / t for t in (1.0e-3, 1.2e-3)]  # compute-limited: FLOPs / peak / time
-    assert verdict["a"].roof_drop_pct.value == pytest.approx(pct[0] - pct[1], rel=1e-6)
-    assert diff(comparison, Thresholds(slower_pct=25.0)).exit_code == 0
-    assert [v.pair.key for v in diff(comparison, Thresholds(roof_drop_pct=5.0)).regressions] == ["a"]  # b: 3.8 points
-
-
-def test_diff_refuses_reports_without_a_shared_kernel_or_a_gate_it_cannot_check():
-    base, new = (analyze_report(_names_model(p, [(n, "")])) for p, n in (("b.json", "x"), ("n.json", "y")))
-    with pytest.raises(RooflineError, match="no kernel in common"):
-        diff(compare([base, new]), Thresholds(slower_pct=1.0))
-    timeless = KernelLaunch(range_index=0, action_index=0, name="x", metrics={"gpu__time_duration.sum": 1000.0})
-    bare = analyze_report(model("t.json", [timeless]))
-    with pytest.raises(RooflineError, match="--fail-if-roof-drop cannot be checked"):
-        diff(compare([bare, bare]), Thresholds(roof_drop_pct=5.0))
-
-
 # --- Real reports: the same kernel family on different GPUs ---------------------------------------------
 def _durations(raw_actions, name: str, kernel: str) -> list[float]:
     return [a["gpu__time_duration.sum"] * 1e-9 for a in raw_actions(name) if a.name == kernel]
@@ -226,7 +128,7 @@ def _durations(raw_actions, name: str, kernel: str) -> list[float]:
 
 def test_basic_set_reports_still_give_times_and_speedups_and_say_what_is_missing(roofline_report, raw_actions):
     a10g, a100 = "a10g_sgemm-progression_basic", "a100-40gb_cublas-sgemm_basic"
-    c = compare([analyze_report(roofline_report(a10g)), analyze_report(roofline_report(a100))])
+    c = pair_reports([analyze_report(roofline_report(a10g)), analyze_report(roofline_report(a100))])
     pair = next(p for p in c.pairs if p.key == "ampere_sgemm_128x64_nn")
     times = [_durations(raw_actions, n, "ampere_sgemm_128x64_nn") for n in (a10g, a100)]
     assert [s.count for s in pair.sides] == [2, 11]
@@ -261,7 +163,7 @@ def test_cross_gpu_pair_uses_each_gpus_own_datasheet_roof(roofline_report, raw_a
     for n in names:
         rep = roofline_report(n)
         analyses.append(analyze_report(rep, catalog.match(rep.device).spec, use="spec"))
-    pair = compare(analyses, parse_matcher("name", ["=".join(kernels)])).pairs[0]
+    pair = pair_reports(analyses, parse_matcher("name", ["=".join(kernels)])).pairs[0]
     specs = [_yaml_spec(s) for s in ("a10g", "rtx-3080")]
     expected_roof = []
     for side, name, kernel, spec in zip(pair.sides, names, kernels, specs):
@@ -287,7 +189,7 @@ def test_before_after_on_one_gpu_reduction_variants(roofline_report, raw_actions
     """reduceNeighbored (before) -> reduceShared (after) in one report, against the report's measured ceilings."""
     name = "rtx3060-laptop_reductions_full"
     analysis = analyze_report(roofline_report(name))
-    pair = compare([analysis, analysis], parse_matcher("name", ["reduceNeighbored=reduceShared"])).pairs[0]
+    pair = pair_reports([analysis, analysis], parse_matcher("name", ["reduceNeighbored=reduceShared"])).pairs[0]
     raws = {a.name: a for a in raw_actions(name)}
     expected = []
     for kernel in ("reduceNeighbored", "reduceShared"):
@@ -302,51 +204,3 @@ def test_before_after_on_one_gpu_reduction_variants(roofline_report, raw_actions
     assert [s.roof.pct_of_roof for s in pair.sides] == pytest.approx([100 * roof_a / t_a, 100 * roof_b / t_b], rel=1e-6)
     assert pair.sides[0].flops["fp32"].value == 0.0  # measured zero, not missing
     assert pair.sides[0].attainable_flop_per_s.value is None
-
-
-# --- Whole-application view -----------------------------------------------------------------------------
-def test_summary_groups_hundreds_of_launches_and_ranks_by_time_without_counters(roofline_report, raw_actions):
-    name = "rtx2070super_alife-143launches_basic"
-    summary = summarize(analyze_report(roofline_report(name)), "kernel", 3)
-    totals: dict[str, float] = {}
-    counts: dict[str, int] = {}
-    for a in raw_actions(name):
-        totals[a.name] = totals.get(a.name, 0.0) + a["gpu__time_duration.sum"] * 1e-9
-        counts[a.name] = counts.get(a.name, 0) + 1
-    grand = sum(totals.values())
-    top = sorted(totals, key=totals.get, reverse=True)[:3]
-    assert [r.group.name for r in summary.rows] == top
-    assert [r.group.total_s for r in summary.rows] == pytest.approx([totals[k] for k in top], rel=REL)
-    assert [len(r.group.launches) for r in summary.rows] == [counts[k] for k in top]
-    assert summary.shown_share == pytest.approx(sum(totals[k] for k in top) / grand, rel=REL)
-    assert summary.group_count == len(totals) and summary.report.launches == 143
-    assert summary.ranked_by.startswith("total time") and summary.recoverable_s is None
-
-
-def test_summary_ranks_by_recoverable_time_when_the_roof_is_known(roofline_report, raw_actions):
-    name = "rtx3060-laptop_reductions_full"
-    summary = summarize(analyze_report(roofline_report(name)), "kernel", 10)
-    recoverable = {}
-    for raw in raw_actions(name):
-        t = raw["gpu__time_duration.sum"] * 1e-9
-        pct = 100 * raw["dram__bytes.sum.per_second"] / (raw["dram__bytes.sum.peak_sustained"]
-                                                         * raw["dram__cycles_elapsed.avg.per_second"])
-        recoverable[raw.name] = t * (1 - pct / 100)
-    order = sorted(recoverable, key=recoverable.get, reverse=True)
-    assert summary.ranked_by == "recoverable time"
-    assert [r.group.name for r in summary.rows] == order
-    assert [r.group.recoverable_s for r in summary.rows] == pytest.approx([recoverable[k] for k in order], rel=1e-6)
-    assert summary.recoverable_s == pytest.approx(sum(recoverable.values()), rel=1e-6)
-
-
-def test_summary_by_nvtx_range(roofline_report):
-    summary = summarize(analyze_report(roofline_report("rtx3070_daxpy-nvtx_custom")), "nvtx", 10)
-    assert {r.group.name for r in summary.rows} == {"run_test > init_data", "run_test > daxpy",
-                                                    "run_test > check_results"}
-
-
-@pytest.mark.parametrize("by, top", [("stream", 10), ("kernel", 0)])
-def test_summary_rejects_unknown_grouping_and_empty_top(by, top):
-    rep = model("a.json", [launch(0, "k", 1e-3, 1e6, 1e6, OLD_GPU)])
-    with pytest.raises(RooflineError):
-        summarize(analyze_report(rep), by, top)

@@ -1,5 +1,5 @@
-"""Compare kernels across reports (GPU generations, before/after), project them onto another GPU, rank the
-kernels of a whole application and gate regressions. Pure functions over ``ReportAnalysis``; no I/O.
+"""Pair kernels across reports (GPU generations, before/after), with measured and ceiling-expected speedups,
+and project them onto another GPU. Pure functions over ``ReportAnalysis``; no I/O.
 
 A kernel in one report is the group of its launches under a match key (``KernelStats``): FLOPs per
 precision, bytes per level and time are summed over the launches; rates are summed amount / summed time
@@ -18,26 +18,29 @@ that every figure below comes from the same totals.
   gained exactly what the hardware allows, below 1 it fell behind its new roof.
 * Projection onto a spec: ``T_roof`` of the measured work against the spec's ceilings, a lower bound on the
   time there (never a measurement); levels or precisions the spec gives no ceiling for are left out, named.
+
+The regression gate (``roofline.regression``) and the whole-application ranking (``roofline.ranking``) are
+built on these pairs and aggregates.
 """
 
 from __future__ import annotations
 
 import re
 import statistics
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Literal
 
-from roofline import metrics as m
-from roofline.analysis import (GROUP_KEYS, KernelGroup, LaunchAnalysis, ReportAnalysis, RoofPosition, Value,
-                               _intensity, _rate, group_by_kernel, rank_by_recoverable_time, roof_position)
+from roofline.analysis import intensity, rate, roof_position
 from roofline.errors import RooflineError
-from roofline.model import LEVELS, PRECISIONS, Ceilings
+from roofline.model import LEVELS, PRECISIONS, CeilingSet, Ceilings
+from roofline.results import LaunchAnalysis, ReportAnalysis, RoofPosition, Value
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.specs import DeviceSpec
 
-MATCH_MODES = ("name", "demangled", "order")  # plus "regex:PATTERN"
+MatchMode = Literal["name", "demangled", "order", "regex"]  # --match: name, demangled, order or regex:PATTERN
 _REFERENCE_S = 1.0  # roof_position's percent at a 1 s reference duration is the roof time in 1/100 s
 
 
@@ -73,15 +76,15 @@ def aggregate(launches: Sequence[LaunchAnalysis]) -> KernelStats:
     flops = {p: _sum([a.flops[p] for a in launches]) for p in PRECISIONS}
     moved = {level: _sum([a.bytes[level] for a in launches]) for level in LEVELS}
     ceilings = _median_launch(launches).ceilings[launches[0].roof.ceilings]
-    duration = m.Measured(total.value, via=total.via if total.value is not None else total.reason)
+    duration = Value(total.value, via=total.via if total.value is not None else total.reason)
     roof_s = roof_time(flops, moved, ceilings)
     return KernelStats(
         names=tuple(dict.fromkeys(a.launch.name for a in launches)), count=len(launches), total_s=total,
         median_s=Value(statistics.median(times)) if total.value is not None else total,
         per_launch_s=_per_launch(total, len(launches)),
-        flops=flops, flop_per_s={p: _rate(v, duration) for p, v in flops.items()},
-        bytes=moved, bytes_per_s={level: _rate(v, duration) for level, v in moved.items()},
-        intensity=_intensity(flops, moved), ceilings=ceilings,
+        flops=flops, flop_per_s={p: rate(v, duration) for p, v in flops.items()},
+        bytes=moved, bytes_per_s={level: rate(v, duration) for level, v in moved.items()},
+        intensity=intensity(flops, moved), ceilings=ceilings,
         roof=roof_position(flops, moved, total.value, ceilings),
         roof_time_s=_per_launch(roof_s, len(launches)), attainable_flop_per_s=_attainable(flops, roof_s))
 
@@ -135,7 +138,7 @@ def _median_launch(launches: Sequence[LaunchAnalysis]) -> LaunchAnalysis:
 class Matcher:
     """How kernels are paired: a mode (name, demangled, regex, order) and explicit ``A=B`` pattern maps."""
 
-    mode: str = "name"
+    mode: MatchMode = "name"
     pattern: re.Pattern[str] | None = None
     maps: tuple[tuple[re.Pattern[str], ...], ...] = ()
 
@@ -148,10 +151,11 @@ class Matcher:
 def parse_matcher(match: str = "name", maps: Sequence[str] = (), reports: int = 2) -> Matcher:
     """Parse ``--match`` and ``--map`` (one ``=``-separated full-match regex per report); RooflineError if bad."""
     pattern = None
+    mode: MatchMode
     if match.startswith("regex:"):
         pattern = _compile(match.removeprefix("regex:"), "--match regex:")
         mode = "regex"
-    elif match in MATCH_MODES:
+    elif match == "name" or match == "demangled" or match == "order":
         mode = match
     else:
         raise RooflineError(f"--match '{match}': unknown matching mode",
@@ -219,7 +223,7 @@ class ReportRef:
     device: str
     compute_capability: str | None
     spec_id: str | None
-    ceilings_used: str
+    ceilings_used: CeilingSet
     launches: int
     total_time_s: float | None
 
@@ -280,8 +284,8 @@ def report_ref(analysis: ReportAnalysis, label: str) -> ReportRef:
                      analysis.ceilings_used, len(analysis.launches), analysis.total_time_s)
 
 
-def compare(analyses: Sequence[ReportAnalysis], matcher: Matcher = Matcher(),
-            project_to: "DeviceSpec | None" = None) -> Comparison:
+def pair_reports(analyses: Sequence[ReportAnalysis], matcher: Matcher = Matcher(),
+                 project_to: DeviceSpec | None = None) -> Comparison:
     """Pair each base kernel found in at least one other report (largest base time first; with one report,
     every kernel) and compute speedups and projections."""
     if not analyses:
@@ -302,7 +306,7 @@ def _key_text(key: Key, launches: Sequence[LaunchAnalysis]) -> str:
     return key[1] if key[0] != "order" else " | ".join(dict.fromkeys(a.launch.name for a in launches))
 
 
-def _pair(key: Key, sides: list[KernelStats | None], labels: Sequence[str], target: "DeviceSpec | None") -> KernelPair:
+def _pair(key: Key, sides: list[KernelStats | None], labels: Sequence[str], target: DeviceSpec | None) -> KernelPair:
     """Speedups of every side over the base (side 0); a side absent from its report gets None with why."""
     base = sides[0]
     speedup, expected = [], []
@@ -326,7 +330,7 @@ def _ratio(num: Value, den: Value, what: str) -> Value:
     return Value(num.value / den.value)
 
 
-def project(stats: KernelStats, spec: "DeviceSpec") -> Projection:
+def project(stats: KernelStats, spec: DeviceSpec) -> Projection:
     """Lower bound on the time per launch of this kernel's measured work against ``spec``'s ceilings."""
     from roofline.specs import spec_ceilings
 
@@ -347,140 +351,3 @@ def _left_out(stats: KernelStats, target: Ceilings) -> tuple[str, ...]:
         elif not target.bytes_per_s[level]:
             out.append(f"{level} (no {level} bandwidth in the spec)")
     return tuple(out)
-
-
-# --- Regression gate ----------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Thresholds:
-    """Regression limits: time per launch slower by more than ``slower_pct`` percent, or percent of roof
-    lower by more than ``roof_drop_pct`` percentage points. None = not gated."""
-
-    slower_pct: float | None = None
-    roof_drop_pct: float | None = None
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """One kernel's change from BASE to NEW and why it counts as a regression (empty ``reasons``: it does not)."""
-
-    pair: KernelPair
-    slowdown_pct: Value  # 100 x (time per launch NEW / BASE - 1); negative = faster
-    roof_drop_pct: Value  # percent of roof BASE - NEW, in percentage points
-    reasons: tuple[str, ...]
-    unchecked: tuple[str, ...]
-
-    @property
-    def regressed(self) -> bool:
-        return bool(self.reasons)
-
-
-@dataclass(frozen=True)
-class DiffResult:
-    """The gate's outcome over every kernel BASE and NEW share."""
-
-    comparison: Comparison
-    thresholds: Thresholds
-    verdicts: tuple[Verdict, ...]
-
-    @property
-    def regressions(self) -> tuple[Verdict, ...]:
-        return tuple(v for v in self.verdicts if v.regressed)
-
-    @property
-    def exit_code(self) -> int:
-        """0 = no regression beyond the thresholds, 1 = at least one."""
-        return 1 if self.regressions else 0
-
-
-def diff(comparison: Comparison, thresholds: Thresholds) -> DiffResult:
-    """Judge every BASE/NEW pair against the thresholds; RooflineError when nothing can be judged."""
-    if len(comparison.reports) != 2:
-        raise RooflineError("diff needs exactly two reports", "pass BASE and NEW")
-    if not comparison.pairs:
-        base, new = comparison.reports
-        raise RooflineError(f"{base.path} and {new.path}: no kernel in common ({comparison.matching} matching)",
-                            "pair kernels with --match order|regex:PATTERN or --map BASE=NEW")
-    verdicts = tuple(_verdict(p, thresholds) for p in comparison.pairs)
-    gates = (("--fail-if-slower", thresholds.slower_pct, [v.slowdown_pct for v in verdicts], "a duration"),
-             ("--fail-if-roof-drop", thresholds.roof_drop_pct, [v.roof_drop_pct for v in verdicts],
-              "a percent of roof"))
-    for option, limit, changes, what in gates:
-        if limit is not None and all(c.value is None for c in changes):
-            raise RooflineError(f"{comparison.reports[0].path} vs {comparison.reports[1].path}: {option} cannot be "
-                                f"checked, no shared kernel has {what} in both",
-                                f"re-profile with --set roofline or --set full, or drop {option}")
-    return DiffResult(comparison, thresholds, verdicts)
-
-
-def _verdict(pair: KernelPair, limits: Thresholds) -> Verdict:
-    speedup = pair.speedup[1]
-    slow = Value(100.0 * (1.0 / speedup.value - 1.0)) if speedup.value else Value(None, speedup.reason)
-    pcts = [s.roof.pct_of_roof for s in pair.sides]
-    drop = (Value(pcts[0] - pcts[1]) if None not in pcts
-            else Value(None, next(why_no_roof(s) for s in pair.sides if s.roof.pct_of_roof is None)))
-    reasons, unchecked = [], []
-    for limit, change, text in ((limits.slower_pct, slow, "slower"), (limits.roof_drop_pct, drop, "roof drop")):
-        if limit is None:
-            continue
-        if change.value is None:
-            unchecked.append(f"{text} not checked: {change.reason}")
-        elif change.value > limit:
-            unit = "%" if text == "slower" else " points of roof"
-            reasons.append(f"{text} {change.value:.1f}{unit} > {limit:g}{unit}")
-    return Verdict(pair, slow, drop, tuple(reasons), tuple(unchecked))
-
-
-# --- Whole-application view ---------------------------------------------------------------------------
-@dataclass(frozen=True)
-class SummaryRow:
-    """One kernel (or NVTX range) of an application: its launches grouped, aggregated and ranked."""
-
-    rank: int
-    group: KernelGroup
-    stats: KernelStats
-    recoverable_share: float | None  # recoverable time / the report's total time
-
-
-@dataclass(frozen=True)
-class AppSummary:
-    """The top groups of one report by recoverable time (or by time when no roof position exists)."""
-
-    report: ReportRef
-    by: str
-    ranked_by: str
-    rows: tuple[SummaryRow, ...]
-    group_count: int
-    shown_share: float | None
-    recoverable_s: float | None
-
-
-def summarize(analysis: ReportAnalysis, by: str = "kernel", top: int = 10, label: str = "") -> AppSummary:
-    """Group launches by kernel or NVTX range, rank by recoverable time, keep the top ``top``."""
-    check_grouping(by, top)
-    total = analysis.total_time_s
-    groups = rank_by_recoverable_time(group_by_kernel(analysis.launches, total, by))
-    rows = tuple(SummaryRow(i + 1, g, aggregate(g.launches), _share(g.recoverable_s, total))
-                 for i, g in enumerate(groups[:top]))
-    saved = [g.recoverable_s for g in groups if g.recoverable_s is not None]
-    shares = [r.group.time_share for r in rows if r.group.time_share is not None]
-    return AppSummary(report_ref(analysis, label or report_labels([analysis])[0]), by, _ranked_by(groups, rows), rows,
-                      len(groups), sum(shares) if shares else None, sum(saved) if saved else None)
-
-
-def check_grouping(by: str, top: int) -> None:
-    """RooflineError for an unknown ``--by`` or a ``--top`` below 1."""
-    if by not in GROUP_KEYS:
-        raise RooflineError(f"--by '{by}': unknown grouping", f"use one of: {', '.join(GROUP_KEYS)}")
-    if top < 1:
-        raise RooflineError(f"--top {top}: must be at least 1", "e.g. --top 10")
-
-
-def _share(part: float | None, total: float | None) -> float | None:
-    return part / total if part is not None and total else None
-
-
-def _ranked_by(groups: Sequence[KernelGroup], rows: Sequence[SummaryRow]) -> str:
-    """What the ranking means: recoverable time, or total time with the reason there is no roof position."""
-    if any(g.recoverable_s is not None for g in groups):
-        return "recoverable time"
-    return f"total time (recoverable time unknown: {why_no_roof(rows[0].stats)})"

@@ -1,0 +1,173 @@
+"""What every command shares: one-line errors, the terminal width, the option declarations several commands
+take, and the one output writer (nothing else in roofline writes a file, so the no-overwrite rule holds for
+every output, plots included)."""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Literal, TypeVar
+
+import typer
+
+from roofline.choices import CeilingsChoice
+from roofline.pipeline import AnalysisOptions
+
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.results import ReportAnalysis
+
+F = TypeVar("F", bound=Callable[..., object])
+ReportFormat = Literal["table", "json", "markdown", "html"]  # `report` and `analyze`
+SPREAD_THRESHOLD_PCT = 10.0  # default of `report --spread-threshold`
+REPORTS_DIR = Path("reports")
+MAX_MARKER_SCAN = 64 * 2**20  # larger files are never taken for one of ours
+_REPORT_SUFFIXES = (".ncu-rep", ".roofline.json", ".json")
+
+# --- Options several commands take -------------------------------------------------------------------
+KernelOpt = Annotated[
+    str | None,
+    typer.Option("--kernel", "-k", help="Only launches whose name equals NAME, or matches regex:PATTERN."),
+]
+OUTPUT_HELP = "Write the output to this file instead of the terminal."
+OutputOpt = Annotated[Path | None, typer.Option("--output", "-o", help=OUTPUT_HELP)]
+CeilingsOpt = Annotated[
+    CeilingsChoice,
+    typer.Option(
+        "--ceilings",
+        help="Roofs for percent-of-roof: spec (datasheet YAML), report (the report's peak counters at its "
+        "measured clocks), or auto (spec when the GPU is known, else report).",
+    ),
+]
+SpecsOpt = Annotated[
+    list[Path] | None,
+    typer.Option("--specs", help="Extra device spec YAML file or folder (repeatable); overrides built-ins."),
+]
+PlotOpt = Annotated[
+    Path | None,
+    typer.Option("--plot", help="Also draw the roofline plot to this file (.png, .svg or .pdf)."),
+]
+MatchOpt = Annotated[
+    str,
+    typer.Option("--match", "-m", help="Pair kernels by: name (function name), demangled, order (n-th distinct "
+                 "kernel), or regex:PATTERN (key = first capture group, else the whole match)."),
+]
+MapOpt = Annotated[
+    list[str] | None,
+    typer.Option("--map", help="Pair explicitly: A=B, one full-match regex per report in report order "
+                 "(repeatable; applied before --match)."),
+]
+REPORT_FORMAT_HELP = "Output format: table, json, markdown or html."
+
+
+def analysis_options(kernel: str | None, ceilings: CeilingsChoice, specs: Sequence[Path] | None) -> AnalysisOptions:
+    """The pipeline's options from the shared command-line options."""
+    return AnalysisOptions(kernel=kernel, ceilings=ceilings, specs=tuple(specs or ()))
+
+
+# --- Errors and the terminal -------------------------------------------------------------------------
+def handles_errors(func: F) -> F:
+    """Decorate a command so a RooflineError prints ``roofline: error: ...`` and exits with its code."""
+
+    @functools.wraps(func)
+    def wrapper(*args: object, **kwargs: object) -> object:
+        from roofline.errors import RooflineError
+
+        try:
+            return func(*args, **kwargs)
+        except RooflineError as err:
+            typer.echo(f"roofline: error: {err}", err=True)
+            raise typer.Exit(err.exit_code) from None
+
+    return wrapper  # type: ignore[return-value]  # functools.wraps loses the decorated signature's type
+
+
+def terminal_width() -> int:
+    """Columns for tables: the terminal's width within 80..160 (80 when not a terminal)."""
+    import shutil
+
+    return max(80, min(shutil.get_terminal_size((80, 24)).columns, 160))
+
+
+# --- Output files ------------------------------------------------------------------------------------
+def default_output(paths: Sequence[str | os.PathLike[str]], suffix: str) -> Path:
+    """``reports/<first report's name><suffix>``, with ``+N`` when N more reports go into the same file."""
+    name = Path(paths[0]).name if paths else "roofline"
+    stem = next((name[: -len(s)] for s in _REPORT_SUFFIXES if name.endswith(s)), Path(name).stem)
+    more = f"+{len(paths) - 1}" if len(paths) > 1 else ""
+    return REPORTS_DIR / f"{stem}{more}{suffix}"
+
+
+def written_by_us(path: Path) -> bool:
+    """Whether an existing file carries roofline's generator mark."""
+    from roofline.render import GENERATED_BY
+
+    if path.stat().st_size > MAX_MARKER_SCAN:
+        return False
+    return GENERATED_BY.encode() in path.read_bytes()
+
+
+def emit(text: str, output: Path | None) -> None:
+    """Print ``text``, or write it to ``output`` with ``write_output``."""
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        write_output(output, text)
+
+
+def write_output(path: Path, content: str | bytes) -> None:
+    """Write an output file, creating its folder. An existing file is replaced only if roofline wrote it
+    (it carries the generator mark), so a report or a hand-written file is never overwritten; text without
+    the mark of its own format gets it as a last line."""
+    from roofline.errors import RooflineError
+    from roofline.render import GENERATED_BY, GENERATOR
+
+    if isinstance(content, str):
+        if GENERATED_BY not in content:
+            content += f"\n{GENERATOR}\n"
+        content = content.encode()
+    if path.is_dir():
+        raise RooflineError(f"{path}: is a folder", "name a file inside it")
+    if path.exists() and not written_by_us(path):
+        raise RooflineError(f"{path}: exists and was not written by roofline; not replacing it",
+                            "remove it, or choose another file with -o/--output")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
+    except OSError as err:
+        raise RooflineError(f"{path}: cannot write ({err.strerror})", "choose a writable path") from None
+    typer.echo(f"wrote {path}", err=True)
+
+
+# --- The report workflow of `report` and `analyze` ------------------------------------------------------
+def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions, fmt: ReportFormat = "table",
+                 output: Path | None = None, plot: Path | None = None,
+                 spread_threshold_pct: float = SPREAD_THRESHOLD_PCT) -> list[ReportAnalysis]:
+    """Analyse reports and write them: the plot when asked, then the report in ``fmt`` (Markdown and HTML to
+    a file, by default under reports/), with the kernels compared across several reports of one job."""
+    from roofline.analysis import spread_across_reports
+    from roofline.pipeline import analyze_files
+    from roofline.render.mpl import plot_format
+
+    plot_fmt = plot_format(plot) if plot is not None else None
+    analyses = analyze_files(paths, options)
+    if plot is not None and plot_fmt is not None:
+        from roofline.render import plot as plot_render
+
+        write_output(plot, plot_render.render(analyses, plot_fmt))
+    spreads = spread_across_reports(analyses, spread_threshold_pct) if len(analyses) > 1 else ()
+    if fmt == "markdown" or fmt == "html":
+        from roofline.render import html, markdown
+
+        renderer = markdown if fmt == "markdown" else html
+        write_output(output or default_output(paths, renderer.SUFFIXES[0]), renderer.render(analyses))
+    elif fmt == "json":
+        from roofline.render import json as json_render
+
+        emit(json_render.render(analyses, spreads), output)
+    else:
+        from roofline.render import table
+
+        emit(table.render(analyses, width=terminal_width(), spreads=spreads), output)
+    return analyses

@@ -1,0 +1,83 @@
+"""The one analysis pipeline behind every command and the Python API.
+
+For each report: load it (a file named twice is read once), keep the launches the kernel filter selects,
+match the GPU's datasheet spec (one spec catalog per run), choose the ceilings, analyse the roofline
+(``roofline.analysis``), then add the diagnostics (``roofline.diagnostics``) and the advice
+(``roofline.advice``) to every launch. Bad input raises ``RooflineError`` with a one-line message.
+
+    import roofline
+    analyses = roofline.analyze_files(["app.ncu-rep"], roofline.AnalysisOptions(ceilings="report"))
+
+Only the option types are imported with this module; the analysis modules load on first use.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from roofline.choices import CeilingsChoice
+
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.model import Device, Report
+    from roofline.results import LaunchAnalysis, ReportAnalysis
+    from roofline.specs import DeviceSpec, SpecCatalog
+
+
+@dataclass(frozen=True)
+class AnalysisOptions:
+    """What to analyse and against which roofs: the kernel filter (``roofline.kernel_filter``), the ceiling
+    set percent of roof uses, and extra device spec files or folders (before the built-in ones)."""
+
+    kernel: str | None = None
+    ceilings: CeilingsChoice = "auto"
+    specs: tuple[str | os.PathLike[str], ...] = ()
+
+
+def analyze_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions = AnalysisOptions(),
+                  catalog: SpecCatalog | None = None) -> list[ReportAnalysis]:
+    """Analyse report files (``.ncu-rep`` or ``.json`` report models), in the order given; ``catalog``
+    defaults to the built-in specs plus ``options.specs``."""
+    from roofline.reader import load_report
+    from roofline.specs import load_catalog
+
+    specs = catalog or load_catalog(options.specs)
+    done: dict[Path, ReportAnalysis] = {}
+    for path in paths:
+        key = Path(path).resolve()
+        if key not in done:
+            done[key] = analyze_loaded(load_report(path), options, specs)
+    return [done[Path(path).resolve()] for path in paths]
+
+
+def analyze_loaded(report: Report, options: AnalysisOptions = AnalysisOptions(),
+                   catalog: SpecCatalog | None = None) -> ReportAnalysis:
+    """Analyse a report already in memory (from ``roofline.load`` or built by hand) as ``analyze_files`` does."""
+    from roofline.analysis import analyze_report
+    from roofline.errors import SpecError
+    from roofline.kernel_filter import filter_kernels
+    from roofline.specs import load_catalog
+
+    selected = filter_kernels(report, options.kernel)
+    match = (catalog or load_catalog(options.specs)).match(selected.device)
+    if options.ceilings == "spec" and match is None:
+        device = selected.device
+        raise SpecError(f"{selected.path}: no device spec matches '{device.name}' (CC {device.compute_capability})",
+                        "add a YAML with --specs (see device_specs/README.md) or use --ceilings report")
+    spec = match.spec if match else None
+    use = None if options.ceilings == "auto" else options.ceilings
+    return analyze_report(selected, spec, match.how if match else "", use,
+                          finish=lambda a: complete(a, selected.device, spec))
+
+
+def complete(a: LaunchAnalysis, device: Device, spec: DeviceSpec | None = None) -> LaunchAnalysis:
+    """A launch's roofline analysis with its occupancy and Tensor Core diagnostics and its advice."""
+    from roofline.advice import advise
+    from roofline.diagnostics import occupancy, tensor_cores
+
+    diagnosed = replace(a, occupancy=occupancy.diagnose(a.launch, device),
+                        tensor_cores=tensor_cores.diagnose(a, device, spec))
+    return replace(diagnosed, advice=advise(diagnosed))

@@ -1,0 +1,66 @@
+"""The whole-application view of ``roofline summary``: launches grouped by kernel (or NVTX range), aggregated,
+and ranked by the time they would save at their roof. Pure functions over ``ReportAnalysis``; no I/O."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from roofline.analysis import group_by_kernel, rank_by_recoverable_time
+from roofline.choices import GroupBy
+from roofline.errors import RooflineError
+from roofline.pairing import KernelStats, ReportRef, aggregate, report_labels, report_ref, why_no_roof
+from roofline.results import KernelGroup, ReportAnalysis
+
+
+@dataclass(frozen=True)
+class SummaryRow:
+    """One kernel (or NVTX range) of an application: its launches grouped, aggregated and ranked."""
+
+    rank: int
+    group: KernelGroup
+    stats: KernelStats
+    recoverable_share: float | None  # recoverable time / the report's total time
+
+
+@dataclass(frozen=True)
+class AppSummary:
+    """The top groups of one report by recoverable time (or by time when no roof position exists)."""
+
+    report: ReportRef
+    by: GroupBy
+    ranked_by: str
+    rows: tuple[SummaryRow, ...]
+    group_count: int
+    shown_share: float | None
+    recoverable_s: float | None
+
+
+def summarize(analysis: ReportAnalysis, by: GroupBy, top: int, label: str = "") -> AppSummary:
+    """Group launches by kernel or NVTX range, rank by recoverable time, keep the top ``top``."""
+    check_top(top)
+    total = analysis.total_time_s
+    groups = rank_by_recoverable_time(group_by_kernel(analysis.launches, total, by))
+    rows = tuple(SummaryRow(i + 1, g, aggregate(g.launches), _share(g.recoverable_s, total))
+                 for i, g in enumerate(groups[:top]))
+    saved = [g.recoverable_s for g in groups if g.recoverable_s is not None]
+    shares = [r.group.time_share for r in rows if r.group.time_share is not None]
+    return AppSummary(report_ref(analysis, label or report_labels([analysis])[0]), by, _ranked_by(groups, rows), rows,
+                      len(groups), sum(shares) if shares else None, sum(saved) if saved else None)
+
+
+def check_top(top: int) -> None:
+    """RooflineError for a ``--top`` below 1."""
+    if top < 1:
+        raise RooflineError(f"--top {top}: must be at least 1", "e.g. --top 10")
+
+
+def _share(part: float | None, total: float | None) -> float | None:
+    return part / total if part is not None and total else None
+
+
+def _ranked_by(groups: Sequence[KernelGroup], rows: Sequence[SummaryRow]) -> str:
+    """What the ranking means: recoverable time, or total time with the reason there is no roof position."""
+    if any(g.recoverable_s is not None for g in groups):
+        return "recoverable time"
+    return f"total time (recoverable time unknown: {why_no_roof(rows[0].stats)})"
