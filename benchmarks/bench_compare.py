@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import functools
 import pstats
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import TypeVar
 
 from roofline.model import Device, KernelLaunch, Report
 from roofline.pairing import Matcher, pair_reports
@@ -115,10 +117,10 @@ def bench_real() -> None:
 
     for name in LARGEST:
         print(name)
-        report, _ = timed("load (ncu_report, child process)", lambda: load_report(REPORTS / name))
-        analysis, _ = timed(f"analyze ({len(report.launches)} launches)", lambda: analyze_loaded(report))
-        timed("compare with itself", lambda: pair_reports([analysis, analysis]))
-        timed("summary --by kernel", lambda: summarize(analysis, "kernel", 10))
+        report, _ = timed("load (ncu_report, child process)", functools.partial(load_report, REPORTS / name))
+        analysis, _ = timed(f"analyze ({len(report.launches)} launches)", functools.partial(analyze_loaded, report))
+        timed("compare with itself", functools.partial(pair_reports, [analysis, analysis]))
+        timed("summary --by kernel", functools.partial(summarize, analysis, "kernel", 10))
 
 
 def main() -> None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import functools
 import io
 import os
 import pstats
@@ -37,6 +38,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "ncu-reps"
@@ -91,9 +93,9 @@ def run_checked(cmd: list[str], env: dict[str, str]) -> None:
 
 
 def bare_in_process(path: Path) -> None:
-    namespace: dict[str, object] = {"__name__": "bare"}
+    namespace: dict[str, Any] = {"__name__": "bare"}
     exec(BARE, namespace)
-    namespace["read"](str(path))  # type: ignore[operator]
+    namespace["read"](str(path))
 
 
 def startup_command() -> list[str]:
@@ -145,12 +147,12 @@ def main(argv: list[str] | None = None) -> int:
         cli_cmd = [sys.executable, "-m", "roofline", "report", str(path), "--format", "json", "-o", str(out)]
         run_checked(bare_cmd, env)  # warm-ups: page cache, bytecode
         run_checked(cli_cmd, env)
-        bare_p = median_time(lambda: run_checked(bare_cmd, env), args.repeat)
-        cli = median_time(lambda: run_checked(cli_cmd, env), args.repeat)
+        bare_p = median_time(functools.partial(run_checked, bare_cmd, env), args.repeat)
+        cli = median_time(functools.partial(run_checked, cli_cmd, env), args.repeat)
         bare_in_process(path)
         ours(path)
-        bare_i = median_time(lambda: bare_in_process(path), args.repeat)
-        ours_i = median_time(lambda: ours(path), args.repeat)
+        bare_i = median_time(functools.partial(bare_in_process, path), args.repeat)
+        ours_i = median_time(functools.partial(ours, path), args.repeat)
         from roofline.reader import load_report
 
         launches = len(load_report(path).launches)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import Callable
+from collections.abc import Callable
 
 BYTES_PER_ELEMENT = 3 * 4  # read b and c, write a (float32)
 PIP_NAMES = {"cupy": "cupy-cuda12x", "torch": "torch"}

@@ -67,15 +67,16 @@ def _memory(k: LaunchAnalysis) -> Advice:
     cause = f"{level} at {pct(k.roof.pct_of_roof)} of its roof"
     if not k.total_flops:
         return Advice("memory", "Move fewer bytes",
-                      f"{level} traffic ({moved}) at {pct(k.roof.pct_of_roof)} of its roof sets the time and the kernel "
-                      "does no counted floating-point math: only moving fewer bytes helps (fusion with the producer "
-                      "or consumer kernel, narrower data types).", cause, "roofline")
+                      f"{level} traffic ({moved}) at {pct(k.roof.pct_of_roof)} of its roof sets the time and the "
+                      "kernel does no counted floating-point math: only moving fewer bytes helps (fusion with the "
+                      "producer or consumer kernel, narrower data types).", cause, "roofline")
     ridge, precision = ridge_point(k)
     target = f" towards the {NAMES[precision]} ridge point of {ratio(ridge)} FLOP/byte" if ridge and precision else ""
     return Advice("memory", f"Cut {level} traffic",
                   f"Cut {level} traffic: {moved} at {pct(k.roof.pct_of_roof)} of the {level} roof, at "
                   f"{ratio(k.intensity[limiter].value)} FLOP/byte. Raise the intensity{target} by reusing data "
-                  "from shared memory or registers (tiling), fusing kernels, or narrower data types.", cause, "roofline")
+                  "from shared memory or registers (tiling), fusing kernels, or narrower data types.", cause,
+                  "roofline")
 
 
 def _compute(k: LaunchAnalysis) -> Advice:
@@ -105,7 +106,8 @@ def _fp64(k: LaunchAnalysis) -> list[Advice]:
 
 def _latency(k: LaunchAnalysis) -> list[Advice]:
     """Advice for a kernel below every roof, from its occupancy and grid measurements."""
-    o, items = k.occupancy, []
+    o = k.occupancy
+    items: list[Advice] = []
     if o is None:
         return items
     if o.waves_per_sm is not None and o.tail_idle_pct is not None and o.tail_idle_pct >= TAIL_IDLE_PCT:

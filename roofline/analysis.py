@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from roofline import metrics as m
 from roofline.choices import GroupBy
-from roofline.model import LEVELS, PRECISIONS, CeilingSet, Ceilings, Device, KernelLaunch, Report
+from roofline.model import LEVELS, PRECISIONS, Ceilings, CeilingSet, Device, KernelLaunch, Report
 from roofline.results import Bound, KernelGroup, KernelSpread, LaunchAnalysis, ReportAnalysis, RoofPosition, Value
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -42,7 +42,8 @@ def report_ceilings(launch: KernelLaunch, device: Device, tensor_dtype: str,
     bw = {level: t.peak_bytes_per_s for level, t in traffic.items()}
     missing = {k: v.reason for k, v in {**flops, **bw}.items() if v.value is None}
     clock = launch.value(m.SM_CLOCK)
-    note = f"measured SM clock {clock / 1e9:.3g} GHz (ncu locks clocks to base by default)" if clock else "measured clocks"
+    note = (f"measured SM clock {clock / 1e9:.3g} GHz (ncu locks clocks to base by default)" if clock
+            else "measured clocks")
     ceilings = Ceilings("report", {k: v.value for k, v in flops.items()}, {k: v.value for k, v in bw.items()},
                         clock_note=note, tensor_dtype=tensor_dtype, missing=missing)
     return ceilings, {level: t.definition for level, t in traffic.items()}

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # pragma: no cover
     import typer
 
+    app: typer.Typer  # built on first access by __getattr__ below
+
 HELP = "Kernel-level roofline analysis of NVIDIA Nsight Compute (ncu) reports."
 # command name -> (module under roofline.commands, attribute, registered as a sub-application)
 COMMANDS: dict[str, tuple[str, str, bool]] = {
@@ -28,7 +30,7 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
 }
 
 
-def build_app(only: str | None = None) -> "typer.Typer":
+def build_app(only: str | None = None) -> typer.Typer:
     """The typer application with every command, or with just ``only`` (the one being run)."""
     import typer
 

@@ -29,10 +29,10 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import IO, Literal
 
 from roofline.errors import NcuError, NoKernelMatched, RooflineError
@@ -368,7 +368,7 @@ def run_ncu(argv: Sequence[str], log_file: Path) -> NcuRun:
     return run
 
 
-def _pump(proc: subprocess.Popen[bytes], log: "_LogTail", collect: "_Collector") -> None:
+def _pump(proc: subprocess.Popen[bytes], log: _LogTail, collect: _Collector) -> None:
     """Feed output lines (pipe and ncu's log) to ``collect`` until ncu exits and the pipe closes."""
     lines: queue.Queue[str | None] = queue.Queue()
     assert proc.stdout is not None
@@ -389,7 +389,7 @@ def _pump(proc: subprocess.Popen[bytes], log: "_LogTail", collect: "_Collector")
         collect.feed(line, from_log=True)
 
 
-def _read_lines(stream: IO[bytes], out: "queue.Queue[str | None]") -> None:
+def _read_lines(stream: IO[bytes], out: queue.Queue[str | None]) -> None:
     """Thread body: push each decoded output line, then None at end of stream."""
     for raw in iter(stream.readline, b""):
         out.put(raw.decode(errors="replace").rstrip("\r\n"))

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from roofline.model import Device, KernelLaunch
 
@@ -53,7 +53,8 @@ def flop_counter(op: str) -> str:
 TENSOR_OPS_PREFIX = "sm__ops_path_tensor_"  # FLOPs (2 per FMA) executed on the tensor path, CC >= 7.5
 TENSOR_INST = "inst_executed_pipe_tensor"  # warp instructions issued to the tensor pipe (legacy)
 VOLTA_FLOP_PER_TENSOR_INST = 512  # HMMA.884 with FP32 accumulate; exact only on CC 7.0 (NERSC method)
-_TENSOR_SRC = re.compile(r"^sm__ops_path_tensor_(?:op_[a-z]+_)?src_(?P<src>[a-z0-9_]+?)(?:_dst_[a-z0-9]+)?(?:_sparsity_(?P<sp>on|off))?$")
+_TENSOR_SRC = re.compile(r"^sm__ops_path_tensor_(?:op_[a-z]+_)?src_(?P<src>[a-z0-9_]+?)(?:_dst_[a-z0-9]+)?"
+                         r"(?:_sparsity_(?P<sp>on|off))?$")
 FLOAT_TENSOR_TYPES = ("fp64", "tf32", "fp16", "bf16", "fp8", "fp6", "fp4")
 
 # --- Memory traffic ---------------------------------------------------------------------------------
@@ -173,7 +174,10 @@ def cuda_core_flops(launch: KernelLaunch, precision: str) -> Measured:
     The FMA counter is required; add/mul counters a report lacks (ncu omits hadd/hmul on some chips)
     are left out with a note.
     """
-    total, used, notes, missing = 0.0, [], [], []
+    total = 0.0
+    used: list[str] = []
+    notes: list[str] = []
+    missing: list[str] = []
     for op, weight in FLOP_TERMS[precision]:
         m = counter(launch, flop_counter(op), _SM_UNITS)
         if m.value is None:
@@ -227,7 +231,8 @@ def tensor_flops(launch: KernelLaunch, device: Device) -> tuple[Measured, dict[s
         note = "approximate: 512 FLOP per HMMA.884 instruction (FP32 accumulate)"
         return Measured(flops, via=f"512 x {inst.via}", notes=(note,)), {"fp16": flops}
     reason = (f"{inst.value:.0f} tensor instructions executed, but this report has no sm__ops_path_tensor_* "
-              f"FLOP counters and FLOPs per instruction vary with the instruction shape on CC {device.compute_capability}")
+              "FLOP counters and FLOPs per instruction vary with the instruction shape on CC "
+              f"{device.compute_capability}")
     return _absent([f"{TENSOR_OPS_PREFIX}src_*.sum"], HINT_TENSOR, via=reason), {}
 
 
@@ -247,8 +252,9 @@ def dram_traffic(launch: KernelLaunch) -> Traffic:
     moved = counter(launch, DRAM_BYTES)
     if moved.value is None:
         parts = [counter(launch, name) for name in DRAM_READ_WRITE]
-        if all(p.value is not None for p in parts):
-            moved = Measured(sum(p.value for p in parts), via=" + ".join(p.via for p in parts))
+        values = [p.value for p in parts if p.value is not None]
+        if len(values) == len(parts):
+            moved = Measured(sum(values), via=" + ".join(p.via for p in parts))
         else:
             moved = _with_hint(moved, HINT_DRAM)
     return Traffic(moved, _with_hint(peak_m, HINT_DRAM), "dram__bytes: bytes read and written in device memory")
@@ -326,7 +332,7 @@ def tensor_peak(launch: KernelLaunch, device: Device, dtype: str) -> Measured:
     dense = {k: v for k, v in candidates.items() if "_sparsity_off" in k} or candidates
     clock = launch.value(SM_CLOCK)
     if dense and clock is not None:
-        best = max(dense, key=dense.get)
+        best = max(dense, key=lambda name: dense[name])
         return Measured(dense[best] * clock, via=f"{best} x {SM_CLOCK}")
     if device.compute_capability == "7.0":
         inst_peak = peak(launch, TENSOR_INST, "sm", _SM_UNITS)

@@ -114,12 +114,14 @@ class KernelLaunch:
     metrics: Mapping[str, MetricValue] = field(default_factory=dict)
     nan_metrics: frozenset[str] = frozenset()
     rules: tuple[RuleResult, ...] = ()
+    _numbers: Mapping[str, float] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "metrics", _frozen(self.metrics))
         object.__setattr__(self, "nan_metrics", frozenset(self.nan_metrics))
         # numeric values as floats, looked up hundreds of times per launch by the formulas
-        numbers = {k: float(v) for k, v in self.metrics.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        numbers = {k: float(v) for k, v in self.metrics.items()
+                   if isinstance(v, (int, float)) and not isinstance(v, bool)}
         object.__setattr__(self, "_numbers", numbers)
 
     def value(self, name: str) -> float | None:
@@ -153,7 +155,7 @@ class Report:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], path: str, source: str = "model") -> "Report":
+    def from_dict(cls, data: Mapping[str, Any], path: str, source: str = "model") -> Report:
         """Rebuild a report from ``to_dict`` output; raises ``ValueError`` on a malformed document."""
         if data.get("format") != MODEL_FORMAT:
             raise ValueError(f"not a {MODEL_FORMAT} document (format={data.get('format')!r})")

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Literal
 
 from roofline.analysis import intensity, rate, roof_position
 from roofline.errors import RooflineError
-from roofline.model import LEVELS, PRECISIONS, CeilingSet, Ceilings
+from roofline.model import LEVELS, PRECISIONS, Ceilings, CeilingSet
 from roofline.results import LaunchAnalysis, ReportAnalysis, RoofPosition, Value
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -118,10 +118,11 @@ def _attainable(flops: Mapping[str, Value], roof_s: Value) -> Value:
 
 def _sum(values: Sequence[Value]) -> Value:
     """Sum over launches; None (with the first launch's reason) when any launch lacks the value."""
-    missing = next((v for v in values if v.value is None), None)
-    if missing is not None:
+    known = [v.value for v in values if v.value is not None]
+    if len(known) < len(values):
+        missing = next(v for v in values if v.value is None)
         return Value(None, missing.reason or "not measured")
-    return Value(sum(v.value for v in values), via=values[0].via if values else "")
+    return Value(sum(known), via=values[0].via if values else "")
 
 
 def _per_launch(total: Value, count: int) -> Value:
@@ -155,8 +156,12 @@ def parse_matcher(match: str = "name", maps: Sequence[str] = (), reports: int = 
     if match.startswith("regex:"):
         pattern = _compile(match.removeprefix("regex:"), "--match regex:")
         mode = "regex"
-    elif match == "name" or match == "demangled" or match == "order":
-        mode = match
+    elif match == "name":
+        mode = "name"
+    elif match == "demangled":
+        mode = "demangled"
+    elif match == "order":
+        mode = "order"
     else:
         raise RooflineError(f"--match '{match}': unknown matching mode",
                             "use name, demangled, order or regex:PATTERN")
@@ -205,11 +210,12 @@ def _mode_key(a: LaunchAnalysis, matcher: Matcher, order: dict[str, int]) -> Key
         return "demangled", a.launch.demangled_name or name
     if mode == "order":
         return "order", str(order.setdefault(name, len(order) + 1))
-    if mode == "regex":
-        found = matcher.pattern.search(name) or matcher.pattern.search(a.launch.demangled_name)
+    rx = matcher.pattern
+    if mode == "regex" and rx is not None:
+        found = rx.search(name) or rx.search(a.launch.demangled_name)
         if found:
-            key = found.group(1) if matcher.pattern.groups and found.group(1) else found.group(0)
-            return f"regex:{matcher.pattern.pattern}", key
+            key = found.group(1) if rx.groups and found.group(1) else found.group(0)
+            return f"regex:{rx.pattern}", key
     return "name", name
 
 
@@ -258,6 +264,18 @@ class KernelPair:
         names = [s.name for s in self.sides if s is not None]
         return names[0] if len(set(names)) == 1 else " -> ".join(names)
 
+    @property
+    def base(self) -> KernelStats:
+        """The kernel in the base report (always there: pairs start from the base report's kernels)."""
+        return self.side(0)
+
+    def side(self, i: int) -> KernelStats:
+        """The kernel in report ``i``; KeyError where it is absent (``sides[i]`` is None there)."""
+        found = self.sides[i]
+        if found is None:
+            raise KeyError(f"kernel {self.key} is not in report {i}")
+        return found
+
 
 @dataclass(frozen=True)
 class Comparison:
@@ -293,11 +311,12 @@ def pair_reports(analyses: Sequence[ReportAnalysis], matcher: Matcher = Matcher(
     labels = report_labels(analyses)
     keyed = [keyed_kernels(a, matcher, i) for i, a in enumerate(analyses)]
     rows = [k for k in keyed[0] if len(keyed) == 1 or any(k in kd for kd in keyed[1:])]
-    pairs = [_pair(k, [aggregate(kd[k]) if k in kd else None for kd in keyed], labels, project_to) for k in rows]
-    pairs.sort(key=lambda p: -(p.sides[0].total_s.value or 0.0))
+    pairs = [_pair(k, aggregate(keyed[0][k]), [aggregate(kd[k]) if k in kd else None for kd in keyed[1:]], labels,
+                   project_to) for k in rows]
+    pairs.sort(key=lambda p: -(p.base.total_s.value or 0.0))
     paired = set(rows)
     unmatched = tuple(tuple(_key_text(k, kd[k]) for k in kd if k not in paired) for kd in keyed)
-    return Comparison(tuple(report_ref(a, label) for a, label in zip(analyses, labels)), matcher.label,
+    return Comparison(tuple(report_ref(a, label) for a, label in zip(analyses, labels, strict=True)), matcher.label,
                       tuple(pairs), unmatched, project_to.id if project_to else None)
 
 
@@ -306,15 +325,17 @@ def _key_text(key: Key, launches: Sequence[LaunchAnalysis]) -> str:
     return key[1] if key[0] != "order" else " | ".join(dict.fromkeys(a.launch.name for a in launches))
 
 
-def _pair(key: Key, sides: list[KernelStats | None], labels: Sequence[str], target: DeviceSpec | None) -> KernelPair:
+def _pair(key: Key, base: KernelStats, others: list[KernelStats | None], labels: Sequence[str],
+          target: DeviceSpec | None) -> KernelPair:
     """Speedups of every side over the base (side 0); a side absent from its report gets None with why."""
-    base = sides[0]
-    speedup, expected = [], []
-    for side, label in zip(sides, labels):
+    sides = [base, *others]
+    speedup: list[Value] = []
+    expected: list[Value] = []
+    for side, label in zip(sides, labels, strict=True):
         absent = Value(None, f"kernel not in {label}")
         speedup.append(_ratio(base.per_launch_s, side.per_launch_s, "time per launch") if side else absent)
         expected.append(_ratio(base.roof_time_s, side.roof_time_s, "roof time") if side else absent)
-    kept = tuple(_ratio(a, b, "speedup") for a, b in zip(speedup, expected))
+    kept = tuple(_ratio(a, b, "speedup") for a, b in zip(speedup, expected, strict=True))
     projections = tuple(project(s, target) if s else None for s in sides) if target is not None else ()
     how = {"map": f"map {key[1]}", "order": f"order #{key[1]}"}.get(key[0], key[0])
     return KernelPair(f"#{key[1]}" if key[0] == "order" else key[1], how, tuple(sides), tuple(speedup),

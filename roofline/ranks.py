@@ -6,8 +6,8 @@ Launcher-specific variables come first: inside a Slurm allocation ``mpiexec`` ra
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from roofline.errors import RooflineError
 

@@ -11,9 +11,10 @@ import json
 import math
 import os
 import pickle
+from collections.abc import Sequence
 from contextlib import suppress
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from roofline.errors import ReportError
 from roofline.metrics import EXTRA_METRIC_PREFIXES, METRICS_TO_READ
@@ -217,15 +218,15 @@ def _launch(ncu_report: Any, action: Any, r: int, a: int, function_name: str, na
             nan.append(name)
         elif isinstance(v, (int, float, str)):
             metrics[name] = v
-    dims = [metrics.get(f"launch__{kind}_dim_{ax}") for kind in ("grid", "block") for ax in "xyz"]
+    dims = [_int(metrics.get(f"launch__{kind}_dim_{ax}")) for kind in ("grid", "block") for ax in "xyz"]
     return {
         "range_index": r,
         "action_index": a,
         "name": function_name,
         "demangled_name": action.name(ncu_report.IAction.NameBase_DEMANGLED),
         "mangled_name": action.name(ncu_report.IAction.NameBase_MANGLED),
-        "grid": [int(d) for d in dims[:3]] if all(d is not None for d in dims[:3]) else None,
-        "block": [int(d) for d in dims[3:]] if all(d is not None for d in dims[3:]) else None,
+        "grid": dims[:3] if None not in dims[:3] else None,
+        "block": dims[3:] if None not in dims[3:] else None,
         "registers_per_thread": _int(metrics.get("launch__registers_per_thread")),
         "shared_mem_per_block_bytes": _int(metrics.get("launch__shared_mem_per_block")),
         "nvtx_ranges": _nvtx(action),
@@ -255,5 +256,6 @@ def _rules(action: Any) -> list[RuleResult]:
         text = (msg.get("message") or "").strip()
         if text:
             out.append(RuleResult(rule=rule.get("rule_identifier", ""), section=rule.get("section_identifier", ""),
-                                  title=msg.get("title", ""), message=text, kind=_RULE_KINDS.get(msg.get("type"), "info")))
+                                  title=msg.get("title", ""), message=text,
+                                  kind=_RULE_KINDS.get(msg.get("type", -1), "info")))
     return out

@@ -75,10 +75,12 @@ def judge(comparison: Comparison, thresholds: Thresholds) -> DiffResult:
 def _verdict(pair: KernelPair, limits: Thresholds) -> Verdict:
     speedup = pair.speedup[1]
     slow = Value(100.0 * (1.0 / speedup.value - 1.0)) if speedup.value else Value(None, speedup.reason)
-    pcts = [s.roof.pct_of_roof for s in pair.sides]
-    drop = (Value(pcts[0] - pcts[1]) if None not in pcts
-            else Value(None, next(why_no_roof(s) for s in pair.sides if s.roof.pct_of_roof is None)))
-    reasons, unchecked = [], []
+    base, new = pair.side(0), pair.side(1)
+    before, after = base.roof.pct_of_roof, new.roof.pct_of_roof
+    drop = (Value(before - after) if before is not None and after is not None
+            else Value(None, why_no_roof(base if before is None else new)))
+    reasons: list[str] = []
+    unchecked: list[str] = []
     for limit, change, text in ((limits.slower_pct, slow, "slower"), (limits.roof_drop_pct, drop, "roof drop")):
         if limit is None:
             continue

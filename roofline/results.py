@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from roofline.model import CeilingSet, Ceilings, Device, KernelLaunch, Report
+from roofline.model import Ceilings, CeilingSet, Device, KernelLaunch, Report
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.metrics import Measured

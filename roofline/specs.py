@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from roofline.errors import SpecError
 from roofline.model import Ceilings, Device
@@ -208,12 +209,17 @@ class _Checker:
             raise self.fail(key, "is missing or not a non-empty string")
         return value
 
-    def number(self, data: Mapping[str, Any], key: str, required: bool = True) -> float | None:
-        """A cited number ``{value, source[, derived]}``: positive, with a non-empty source."""
+    def number(self, data: Mapping[str, Any], key: str) -> float:
+        """A required cited number (see ``optional_number``)."""
+        value = self.optional_number(data, key)
+        if value is None:
+            raise self.fail(key, "is missing")
+        return value
+
+    def optional_number(self, data: Mapping[str, Any], key: str) -> float | None:
+        """A cited number ``{value, source[, derived]}``: positive, with a non-empty source; None when absent."""
         item = data.get(key.rsplit(".", 1)[-1])
         if item is None:
-            if required:
-                raise self.fail(key, "is missing")
             return None
         if not isinstance(item, dict):
             raise self.fail(key, "must be a mapping {value: NUMBER, source: TEXT}; every number needs a source")
@@ -264,19 +270,20 @@ def _build(c: _Checker, data: dict[str, Any]) -> DeviceSpec:
     memory = c.section(data, "memory", ("type", "bytes", "bandwidth_bytes_per_s"), required=True)
     peaks_data = c.section(data, "peaks", PEAK_KEYS, required=True)
     bandwidth = c.section(data, "bandwidth", ("l2_bytes_per_s", "l1_bytes_per_s"), required=False)
-    peaks = {k: c.number(peaks_data, f"peaks.{k}", required=(k == "fp32")) for k in PEAK_KEYS}
+    peaks = {k: c.number(peaks_data, f"peaks.{k}") if k == "fp32" else c.optional_number(peaks_data, f"peaks.{k}")
+             for k in PEAK_KEYS}
     return DeviceSpec(
         id=c.text(data, "id"), path=str(c.path), display_names=tuple(names),
         architecture=c.text(data, "architecture"), compute_capability=cc,
         sm_count=int(c.number(data, "sm_count")), boost_clock_hz=c.number(data, "boost_clock_hz"),
-        tensor_clock_hz=c.number(data, "tensor_clock_hz", required=False),
+        tensor_clock_hz=c.optional_number(data, "tensor_clock_hz"),
         memory_type=c.text(memory, "memory.type"), memory_bytes=int(c.number(memory, "memory.bytes")),
         memory_bandwidth_bytes_per_s=c.number(memory, "memory.bandwidth_bytes_per_s"),
         l2_bytes=int(c.number(data, "l2_bytes")),
         peaks={k: v for k, v in peaks.items() if v is not None},
         fp32_lanes_per_sm=int(c.number(data, "fp32_lanes_per_sm")),
-        l1_bytes_per_s=c.number(bandwidth, "bandwidth.l1_bytes_per_s", required=False),
-        l2_bytes_per_s=c.number(bandwidth, "bandwidth.l2_bytes_per_s", required=False),
+        l1_bytes_per_s=c.optional_number(bandwidth, "bandwidth.l1_bytes_per_s"),
+        l2_bytes_per_s=c.optional_number(bandwidth, "bandwidth.l2_bytes_per_s"),
         chip=c.text(data, "chip", required=False), notes=c.text(data, "notes", required=False),
         sources=dict(c.sources), derived=dict(c.derived),
     )

@@ -7,8 +7,16 @@ from __future__ import annotations
 
 import pytest
 
-from roofline.analysis import (LATENCY_BOUND_BELOW_PCT, Value, analyze_launch, analyze_report, group_by_kernel,
-                               rank_by_recoverable_time, report_ceilings, roof_position)
+from roofline.analysis import (
+    LATENCY_BOUND_BELOW_PCT,
+    Value,
+    analyze_launch,
+    analyze_report,
+    group_by_kernel,
+    rank_by_recoverable_time,
+    report_ceilings,
+    roof_position,
+)
 from roofline.model import Ceilings, Device, KernelLaunch, Report
 from roofline.specs import DeviceSpec
 

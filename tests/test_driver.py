@@ -12,16 +12,14 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from roofline import driver
 from roofline.driver import NcuInstall, NcuOptions, NcuRun
 from roofline.errors import NcuError, NoKernelMatched, RooflineError
-
-sys.path.insert(0, str(Path(__file__).resolve().parent / "fake_ncu"))
-import fakencu  # noqa: E402
-
+from tests.fake_ncu import fakencu
 
 # --- version and finding ncu ---------------------------------------------------------------------
 
@@ -201,12 +199,12 @@ def test_log_path_sits_beside_the_report(monkeypatch: pytest.MonkeyPatch) -> Non
 # --- interpreting outcomes (ncu 2022.3's messages) ---------------------------------------------------
 
 
-def _plan(**options: object) -> driver.Plan:
+def _plan(**options: Any) -> driver.Plan:
     return driver.Plan("/usr/bin/ncu", NcuOptions(**options), "out/app.ncu-rep", Path("out/app.ncu.log"),
                        ("/usr/bin/python3", "app.py", "a b"))
 
 
-def _outcome(messages: list[str], returncode: int = 0, plan: driver.Plan | None = None, **run: object) -> Path:
+def _outcome(messages: list[str], returncode: int = 0, plan: driver.Plan | None = None, **run: Any) -> Path:
     return driver.check_outcome(NcuRun(returncode=returncode, messages=messages, **run), plan or _plan())
 
 
@@ -340,6 +338,7 @@ def test_ctrl_c_reaches_ncu_and_the_app(tmp_path: Path, monkeypatch: pytest.Monk
     proc = subprocess.Popen([sys.executable, "-m", "roofline", "analyze", "-o", f"{tmp_path / 'out'}/", str(app)],
                             stderr=subprocess.PIPE, text=True)
     seen = []
+    assert proc.stderr is not None
     for line in proc.stderr:  # wait until the stand-in announced a kernel: roofline forwards signals by then
         seen.append(line)
         if "==PROF== Profiling" in line:

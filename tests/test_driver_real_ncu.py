@@ -158,9 +158,11 @@ def test_reader_agrees_with_ncu_import(ncu: NcuInstall, report: Path) -> None:
     assert len(rows) == len(launches)
     checked = [name for name in CROSS_CHECKED if name in header]
     assert "gpu__time_duration.sum" in checked and "launch__grid_size" in checked
-    for index, (row, launch) in enumerate(zip(rows, launches)):
+    for index, (row, launch) in enumerate(zip(rows, launches, strict=True)):
         assert row[header.index("ID")] == str(index)
         for name in checked:
             expected = float(row[header.index(name)].replace(",", ""))
             # the CSV rounds to 2 decimals
-            assert math.isclose(launch.value(name), expected, rel_tol=1e-9, abs_tol=0.0051), (name, launch.name)
+            value = launch.value(name)
+            assert value is not None, (name, launch.name)
+            assert math.isclose(value, expected, rel_tol=1e-9, abs_tol=0.0051), (name, launch.name)

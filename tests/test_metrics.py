@@ -76,7 +76,7 @@ def flops(raw, precision: str) -> float | None:
     counts = [rate_count(raw, op) for op in ops[precision]]
     if counts[2] is None:
         return None
-    return sum(w * c for w, c in zip(weights, counts) if c is not None)
+    return sum(w * c for w, c in zip(weights, counts, strict=True) if c is not None)
 
 
 def dram_bytes(raw) -> float | None:
@@ -133,7 +133,8 @@ def ceilings(raw, counter: str) -> dict[str, float | None]:
 
 
 def pct_of_roof(amounts: dict[str, float | None], roofs: dict[str, float | None], seconds: float) -> float | None:
-    util = [100 * amounts[k] / seconds / roofs[k] for k in amounts if amounts[k] is not None and roofs.get(k)]
+    util = [100 * amount / seconds / roof for k, amount in amounts.items()
+            if amount is not None and (roof := roofs.get(k))]
     return max(util) if util else None
 
 
@@ -161,7 +162,7 @@ def test_every_quantity_matches_the_independent_formulas(case, name):
     raws, result = case(name)
     assert len(raws) == len(result.launches)
     counter = writeback_counter(result.device.compute_capability)
-    for raw, k in zip(raws, result.launches):
+    for raw, k in zip(raws, result.launches, strict=True):
         where = f"{name} {raw.range_index}:{raw.action_index}"
         assert (k.launch.range_index, k.launch.action_index, k.launch.name) == (raw.range_index, raw.action_index,
                                                                                 raw.name), where
@@ -301,7 +302,7 @@ def test_a10g_roofline_set_hierarchy(case):
 
 def test_rtx3080_sgemm_and_cublas(case):
     raws, result = case(RTX3080)
-    for raw, k in zip(raws, result.launches):
+    for raw, k in zip(raws, result.launches, strict=True):
         t = raw["gpu__time_duration.sum"] * 1e-9
         fp32 = (raw[f"{inst('fadd')}.sum.per_cycle_elapsed"] + raw[f"{inst('fmul')}.sum.per_cycle_elapsed"]
                 + 2 * raw[f"{inst('ffma')}.sum.per_cycle_elapsed"]) * raw[SMSP_CLOCK] * t
@@ -324,7 +325,7 @@ def test_rtx3080_sgemm_and_cublas(case):
 
 def test_a100_cutlass_time_definitions_agree_and_tensor_is_explained(case):
     raws, result = case(A100_80)
-    for raw, k in zip(raws, result.launches):
+    for raw, k in zip(raws, result.launches, strict=True):
         # time = elapsed SM cycles / SM clock = gpu__time_duration
         assert raw["sm__cycles_elapsed.avg"] / raw[SM_CLOCK] == pytest.approx(
             raw["gpu__time_duration.sum"] * 1e-9, rel=2e-3)
@@ -354,7 +355,7 @@ def test_ada_rtx4070ti(case):
 def test_ada_rtx4090_without_clocks_gives_named_reasons(case):
     """A full-set report taken without the roofline chart: no clocks, no FLOP rates; DRAM bytes still exact."""
     raws, result = case(RTX4090)
-    for raw, k in zip(raws, result.launches):
+    for raw, k in zip(raws, result.launches, strict=True):
         t = raw["gpu__time_duration.sum"] * 1e-9
         assert k.bytes["dram"].value == approx(raw["dram__bytes.sum.per_second"] * t)
         assert k.bytes["dram"].value == pytest.approx(raw["dram__bytes_read.sum"] + raw["dram__bytes_write.sum"],
@@ -400,7 +401,7 @@ def test_h100_rmsnorm_hierarchy_and_cross_checks(case):
 def test_hopper_dense_tensor_peak_is_the_sparsity_off_op_peak(case, name):
     """The aggregate src_fp16 peak is the 2:4-sparse one; the dense roof is op_hgmma ... _sparsity_off."""
     raws, result = case(name)
-    for raw, k in zip(raws, result.launches):
+    for raw, k in zip(raws, result.launches, strict=True):
         dense = raw["sm__ops_path_tensor_op_hgmma_src_fp16_sparsity_off.sum.peak_sustained"]
         sparse_aggregate = raw["sm__ops_path_tensor_src_fp16.sum.peak_sustained"]
         assert sparse_aggregate == 2 * dense
@@ -451,7 +452,7 @@ def test_h800_nan_launch_gives_null_with_reason_never_zero(case):
     assert "NaN" in k.ceilings["report"].missing["fp32"]
     # the other launches are measured; the share of time is over them only
     measured = [duration(r) for r in raws[:4]]
-    for r, other in zip(raws[:4], result.launches[:4]):
+    for r, other in zip(raws[:4], result.launches[:4], strict=True):
         assert other.time_share == approx(duration(r) / sum(measured))
     assert result.total_time_s == approx(sum(measured))
 
@@ -460,7 +461,7 @@ def test_h800_nan_launch_gives_null_with_reason_never_zero(case):
 @pytest.mark.parametrize("name", [A10G_BASIC, RTX2080TI_BASIC])
 def test_basic_set_reports_time_and_named_reasons(case, name):
     raws, result = case(name)
-    for raw, k in zip(raws, result.launches):
+    for raw, k in zip(raws, result.launches, strict=True):
         assert k.duration_s.value == approx(raw["gpu__time_duration.sum"] * 1e-9)
         assert not raw.has(f"{inst('ffma')}.sum.per_cycle_elapsed")
         for p, value in k.flops.items():
@@ -510,12 +511,12 @@ def test_t4_matrix_add_is_one_million_fadds(case):
 
 # --- Time share, grouping and recoverable time ---------------------------------------------------------------
 @pytest.mark.parametrize("name", [RTX4070TI, H100, "a100-40gb_selfjoin-cub-sort-154launches_basic"])
-def test_time_share_and_groups(case, name):
+def test_time_share_and_groups(case, name: str) -> None:
     raws, result = case(name)
     times = [duration(r) for r in raws]
     total = sum(times)
     assert result.total_time_s == approx(total)
-    for raw, t, k in zip(raws, times, result.launches):
+    for t, k in zip(times, result.launches, strict=True):
         assert k.time_share == approx(t / total)
     by_name: dict[str, list[int]] = {}
     for i, raw in enumerate(raws):

@@ -7,8 +7,17 @@ import json
 
 import pytest
 
-from roofline.model import LEVELS, MODEL_FORMAT, MODEL_VERSION, PRECISIONS, Ceilings, Device, KernelLaunch, Report, \
-    RuleResult
+from roofline.model import (
+    LEVELS,
+    MODEL_FORMAT,
+    MODEL_VERSION,
+    PRECISIONS,
+    Ceilings,
+    Device,
+    KernelLaunch,
+    Report,
+    RuleResult,
+)
 
 
 def sample_report() -> Report:
@@ -33,15 +42,15 @@ def test_compute_capability_helpers():
     assert Device("x").cc_major is None and Device("x").cc_tuple is None
 
 
-def test_records_are_frozen_and_mappings_read_only():
+def test_records_are_frozen_and_mappings_read_only() -> None:
     report = sample_report()
     launch = report.launches[0]
     with pytest.raises(dataclasses.FrozenInstanceError):
-        launch.name = "other"  # type: ignore[misc]
+        launch.name = "other"  # type: ignore[misc]  # the assignment this test expects to fail
     with pytest.raises(TypeError):
-        launch.metrics["gpu__time_duration.sum"] = 0.0  # type: ignore[index]
+        launch.metrics["gpu__time_duration.sum"] = 0.0  # type: ignore[index]  # read-only, as tested
     with pytest.raises(TypeError):
-        report.device.attributes["l2s_count"] = 1  # type: ignore[index]
+        report.device.attributes["l2s_count"] = 1  # type: ignore[index]  # read-only, as tested
 
 
 def test_value_is_numeric_or_none():

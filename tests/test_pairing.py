@@ -23,14 +23,29 @@ from roofline.analysis import analyze_report
 from roofline.errors import RooflineError
 from roofline.pairing import Matcher, aggregate, pair_reports, parse_matcher, project
 from roofline.specs import load_catalog
-from tests.synthetic import (NEW_GPU, OLD_GPU, REL, REPO, SMSP_CLOCK, SPEC_DRAM, SPEC_FP32, launch, model,
-                             names_model, peak_dram, peak_fp32, roof_time, write_spec)
+from tests.synthetic import (
+    NEW_GPU,
+    OLD_GPU,
+    REL,
+    REPO,
+    SMSP_CLOCK,
+    SPEC_DRAM,
+    SPEC_FP32,
+    launch,
+    model,
+    names_model,
+    peak_dram,
+    peak_fp32,
+    roof_time,
+    write_spec,
+)
 
 
 # --- Aggregation and speedups (synthetic) ---------------------------------------------------------------
 def test_a_kernel_with_several_launches_is_summed_and_timed_per_launch_by_the_mean():
     durations, ffma, dram = [10e-6, 20e-6, 60e-6], [1e6, 2e6, 3e6], [4e5, 4e5, 4e5]
-    rep = model("a.json", [launch(i, "k", d, f, b, OLD_GPU) for i, (d, f, b) in enumerate(zip(durations, ffma, dram))])
+    rep = model("a.json", [launch(i, "k", d, f, b, OLD_GPU)
+                           for i, (d, f, b) in enumerate(zip(durations, ffma, dram, strict=True))])
     stats = aggregate(analyze_report(rep).launches)
     total_flops, total_bytes, total_s = 2 * sum(ffma), sum(dram), sum(durations)
     assert stats.count == 3 and stats.names == ("k",)
@@ -58,7 +73,7 @@ def test_expected_speedup_is_the_ratio_of_attainable_performance_for_the_same_wo
     assert pair.expected_speedup[1].value == pytest.approx(attainable[1] / attainable[0], rel=REL)
     assert pair.speedup[1].value == pytest.approx(5.0, rel=REL)
     assert pair.kept_up[1].value == pytest.approx(5.0 / (attainable[1] / attainable[0]), rel=REL)
-    pcts = [100 * flops_n / a / t for a, t in zip(attainable, (5e-3, 1e-3))]
+    pcts = [100 * flops_n / a / t for a, t in zip(attainable, (5e-3, 1e-3), strict=True)]
     assert [s.roof.pct_of_roof for s in pair.sides] == pytest.approx(pcts, rel=REL)
     assert pair.kept_up[1].value == pytest.approx(pcts[1] / pcts[0], rel=REL)
     assert pair.matched_by == "name" and pair.speedup[0].value == 1.0
@@ -166,7 +181,7 @@ def test_cross_gpu_pair_uses_each_gpus_own_datasheet_roof(roofline_report, raw_a
     pair = pair_reports(analyses, parse_matcher("name", ["=".join(kernels)])).pairs[0]
     specs = [_yaml_spec(s) for s in ("a10g", "rtx-3080")]
     expected_roof = []
-    for side, name, kernel, spec in zip(pair.sides, names, kernels, specs):
+    for side, name, kernel, spec in zip(pair.sides, names, kernels, specs, strict=True):
         raw = next(a for a in raw_actions(name) if a.name == kernel)
         t = raw["gpu__time_duration.sum"] * 1e-9
         flops, dram = _raw_flops_fp32(raw), raw["dram__bytes.sum.per_second"] * t

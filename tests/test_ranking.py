@@ -15,7 +15,7 @@ from tests.synthetic import OLD_GPU, REL, launch, model
 
 
 # --- Whole-application view -----------------------------------------------------------------------------
-def test_summary_groups_hundreds_of_launches_and_ranks_by_time_without_counters(roofline_report, raw_actions):
+def test_summary_groups_hundreds_of_launches_and_ranks_by_time_without_counters(roofline_report, raw_actions) -> None:
     name = "rtx2070super_alife-143launches_basic"
     summary = summarize(analyze_report(roofline_report(name)), "kernel", 3)
     totals: dict[str, float] = {}
@@ -24,7 +24,7 @@ def test_summary_groups_hundreds_of_launches_and_ranks_by_time_without_counters(
         totals[a.name] = totals.get(a.name, 0.0) + a["gpu__time_duration.sum"] * 1e-9
         counts[a.name] = counts.get(a.name, 0) + 1
     grand = sum(totals.values())
-    top = sorted(totals, key=totals.get, reverse=True)[:3]
+    top = sorted(totals, key=lambda k: totals[k], reverse=True)[:3]
     assert [r.group.name for r in summary.rows] == top
     assert [r.group.total_s for r in summary.rows] == pytest.approx([totals[k] for k in top], rel=REL)
     assert [len(r.group.launches) for r in summary.rows] == [counts[k] for k in top]

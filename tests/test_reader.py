@@ -55,7 +55,7 @@ def test_launch_records_match_ncu_report(roofline_report, raw_actions):
     report, raws = roofline_report(name), raw_actions(name)
     assert [(k.range_index, k.action_index) for k in report.launches] == [(r.range_index, r.action_index)
                                                                           for r in raws]
-    for k, raw in zip(report.launches, raws):
+    for k, raw in zip(report.launches, raws, strict=True):
         assert (k.name, k.demangled_name, k.mangled_name) == (raw.name, raw.demangled, raw.mangled)
         assert k.grid == tuple(int(raw[f"launch__grid_dim_{ax}"]) for ax in "xyz")
         assert k.block == tuple(int(raw[f"launch__block_dim_{ax}"]) for ax in "xyz")
@@ -85,7 +85,7 @@ def test_daxpy_launch_configuration_and_nvtx_ranges(roofline_report):
 
 def test_rule_results_are_kept(roofline_report, raw_actions):
     name = "v100_miniweather-openacc_full"
-    for k, raw in zip(roofline_report(name).launches, raw_actions(name)):
+    for k, raw in zip(roofline_report(name).launches, raw_actions(name), strict=True):
         with_text = [r for r in raw.rules if (r.get("rule_message") or {}).get("message", "").strip()]
         assert len(k.rules) == len(with_text) > 0
         assert [r.rule for r in k.rules] == [r["rule_identifier"] for r in with_text]
@@ -154,7 +154,7 @@ def test_every_shared_report_loads(shared_name, roofline_report, raw_actions):
     assert report.source == "ncu-rep" and report.path.endswith(f"{shared_name}.ncu-rep")
     assert report.device.name and report.device.name != "unknown"
     assert len(report.launches) == len(raws) > 0
-    for k, raw in zip(report.launches, raws):
+    for k, raw in zip(report.launches, raws, strict=True):
         assert (k.range_index, k.action_index, k.name) == (raw.range_index, raw.action_index, raw.name)
         for metric, value in k.metrics.items():
             assert not (isinstance(value, float) and math.isnan(value)), metric

@@ -10,8 +10,7 @@ import yaml
 
 from roofline.errors import SpecError
 from roofline.model import Device
-from roofline.specs import (ENV_VAR, SpecCatalog, check_spec, derived_fp32, load_catalog, parse_spec_file,
-                            spec_ceilings)
+from roofline.specs import ENV_VAR, SpecCatalog, check_spec, derived_fp32, load_catalog, parse_spec_file, spec_ceilings
 
 SPEC_DIR = Path(__file__).resolve().parents[1] / "device_specs"
 BUILTIN = sorted(SPEC_DIR.glob("*.yaml"))

@@ -13,8 +13,18 @@ import typer
 
 from roofline import driver
 from roofline.commands import ncu_options as ncu_opts
-from roofline.commands.common import (OUTPUT_HELP, REPORT_FORMAT_HELP, CeilingsOpt, KernelOpt, PlotOpt, ReportFormat,
-                                      SpecsOpt, analysis_options, handles_errors, report_files)
+from roofline.commands.common import (
+    OUTPUT_HELP,
+    REPORT_FORMAT_HELP,
+    CeilingsOpt,
+    KernelOpt,
+    PlotOpt,
+    ReportFormat,
+    SpecsOpt,
+    analysis_options,
+    handles_errors,
+    report_files,
+)
 
 CONTEXT_SETTINGS = ncu_opts.CONTEXT_SETTINGS  # read by roofline.cli
 AnalysisOutputOpt = Annotated[Path | None, typer.Option("--report-output", help=OUTPUT_HELP)]

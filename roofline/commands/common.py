@@ -8,7 +8,7 @@ import functools
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Literal, TypeVar, cast
 
 import typer
 
@@ -80,7 +80,7 @@ def handles_errors(func: F) -> F:
             typer.echo(f"roofline: error: {err}", err=True)
             raise typer.Exit(err.exit_code) from None
 
-    return wrapper  # type: ignore[return-value]  # functools.wraps loses the decorated signature's type
+    return cast(F, wrapper)  # functools.wraps keeps the signature at run time, not in its type
 
 
 def terminal_width() -> int:

@@ -8,8 +8,20 @@ from typing import Annotated, Literal
 
 import typer
 
-from roofline.commands.common import (CeilingsOpt, KernelOpt, MapOpt, MatchOpt, OutputOpt, PlotOpt, SpecsOpt, analysis_options, emit,
-                                      handles_errors, terminal_width, write_output)
+from roofline.commands.common import (
+    CeilingsOpt,
+    KernelOpt,
+    MapOpt,
+    MatchOpt,
+    OutputOpt,
+    PlotOpt,
+    SpecsOpt,
+    analysis_options,
+    emit,
+    handles_errors,
+    terminal_width,
+    write_output,
+)
 
 CompareFormat = Literal["table", "json"]
 

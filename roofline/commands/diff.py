@@ -8,8 +8,18 @@ from typing import Annotated, Literal
 
 import typer
 
-from roofline.commands.common import (CeilingsOpt, KernelOpt, MapOpt, MatchOpt, OutputOpt, SpecsOpt, analysis_options, emit,
-                                      handles_errors, terminal_width)
+from roofline.commands.common import (
+    CeilingsOpt,
+    KernelOpt,
+    MapOpt,
+    MatchOpt,
+    OutputOpt,
+    SpecsOpt,
+    analysis_options,
+    emit,
+    handles_errors,
+    terminal_width,
+)
 
 DiffFormat = Literal["table", "json", "markdown"]
 
@@ -27,7 +37,8 @@ def diff(
     fail_if_roof_drop: Annotated[float | None, typer.Option(
         "--fail-if-roof-drop", metavar="PCT", min=0.0,
         help="Regression if a kernel's percent of roof falls by more than PCT percentage points.")] = None,
-    fmt: Annotated[DiffFormat, typer.Option("--format", "-f", help="Output format: table, json or markdown.")] = "table",
+    fmt: Annotated[DiffFormat, typer.Option(
+        "--format", "-f", help="Output format: table, json or markdown.")] = "table",
     output: OutputOpt = None,
     ceilings: CeilingsOpt = "auto",
     specs: SpecsOpt = None,

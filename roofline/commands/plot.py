@@ -7,8 +7,15 @@ from typing import Annotated
 
 import typer
 
-from roofline.commands.common import (CeilingsOpt, KernelOpt, SpecsOpt, analysis_options, default_output,
-                                      handles_errors, write_output)
+from roofline.commands.common import (
+    CeilingsOpt,
+    KernelOpt,
+    SpecsOpt,
+    analysis_options,
+    default_output,
+    handles_errors,
+    write_output,
+)
 from roofline.labels import LEGEND_KERNELS
 
 PlotOutputOpt = Annotated[

@@ -7,9 +7,19 @@ from typing import Annotated
 
 import typer
 
-from roofline.commands.common import (REPORT_FORMAT_HELP, SPREAD_THRESHOLD_PCT, CeilingsOpt, KernelOpt, OutputOpt,
-                                      PlotOpt, ReportFormat, SpecsOpt, analysis_options, handles_errors,
-                                      report_files)
+from roofline.commands.common import (
+    REPORT_FORMAT_HELP,
+    SPREAD_THRESHOLD_PCT,
+    CeilingsOpt,
+    KernelOpt,
+    OutputOpt,
+    PlotOpt,
+    ReportFormat,
+    SpecsOpt,
+    analysis_options,
+    handles_errors,
+    report_files,
+)
 
 
 @handles_errors

@@ -24,8 +24,8 @@ def list_specs(specs: SpecsOpt = None) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from roofline.units import si
     from roofline.specs import load_catalog
+    from roofline.units import si
 
     table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold")
     for col in ("id", "display name", "CC", "SMs", "FP32", "TC FP16", "DRAM"):

@@ -8,10 +8,19 @@ from typing import Annotated, Literal
 
 import typer
 
-from roofline.commands.common import (CeilingsOpt, KernelOpt, OutputOpt, PlotOpt, SpecsOpt, analysis_options, emit,
-                                      handles_errors, terminal_width, write_output)
-
 from roofline.choices import GroupBy
+from roofline.commands.common import (
+    CeilingsOpt,
+    KernelOpt,
+    OutputOpt,
+    PlotOpt,
+    SpecsOpt,
+    analysis_options,
+    emit,
+    handles_errors,
+    terminal_width,
+    write_output,
+)
 
 SummaryFormat = Literal["table", "json"]
 DEFAULT_TOP = 10

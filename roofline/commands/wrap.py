@@ -15,8 +15,9 @@ from __future__ import annotations
 import os
 import socket
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated, Iterator
+from typing import Annotated
 
 import typer
 

@@ -81,11 +81,12 @@ class LaunchShape:
 def sm_resources(device: Device) -> SmResources | None:
     """Per-SM resources from ``device.attributes``; None when an attribute is missing."""
     values = {key: device.attributes.get(attr) for key, attr in _ATTRIBUTES.items()}
-    if not all(isinstance(v, (int, float)) and v > 0 for v in values.values()):
+    numbers = {key: int(v) for key, v in values.items() if isinstance(v, (int, float)) and v > 0}
+    if len(numbers) < len(values):
         return None
-    reserved = device.attributes.get("reserved_shared_memory_per_block") or 0
+    reserved = device.attributes.get("reserved_shared_memory_per_block")
     unit = SMEM_ALLOC_UNIT.get(device.cc_major or 0, SMEM_ALLOC_UNIT_DEFAULT)
-    return SmResources(**{k: int(v) for k, v in values.items()}, reserved_shared_per_block=int(reserved),
+    return SmResources(**numbers, reserved_shared_per_block=int(reserved) if isinstance(reserved, (int, float)) else 0,
                        smem_unit=unit)
 
 
@@ -146,12 +147,14 @@ def tail_idle_pct(waves: float) -> float:
 # --- Diagnosis ----------------------------------------------------------------------------------------
 def diagnose(launch: KernelLaunch, device: Device) -> Occupancy:
     """Occupancy, limiters, waves, and the changes that would raise the theoretical occupancy."""
-    limits, missing = ncu_limits(launch), {}
+    limits = ncu_limits(launch)
+    missing: dict[str, str] = {}
     blocks = min(limits.values()) if limits else None
     shape, sm = launch_shape(launch), sm_resources(device)
     achieved, waves = launch.value(OCCUPANCY_ACHIEVED), launch.value(WAVES)
     _note_missing(launch, achieved, waves, limits, missing)
-    derived, changes = {}, ()
+    derived: dict[str, int] = {}
+    changes: tuple[WhatIf, ...] = ()
     if shape is not None and sm is not None:
         derived = derive_limits(shape, sm, int(launch.value(CARVEOUT) or sm.shared_bytes))
         changes = what_if(shape, sm, limits.get("barriers"))
@@ -228,9 +231,10 @@ def _footprint_change(shape: LaunchShape, sm: SmResources, tied: list[str], targ
     """The smallest cut of every tied resource that lets ``target`` blocks reside."""
     new = shape
     for resource in tied:
-        new = _shrunk(new, sm, resource, target)
-        if new is None:
+        cut = _shrunk(new, sm, resource, target)
+        if cut is None:
             return None
+        new = cut
     reached = min(_effective_limits(new, sm, barriers_limit).values())
     change = " and ".join(_describe(resource, shape, new, sm) for resource in tied)
     return _what_if(change, reached, blocks, shape, sm)
@@ -306,13 +310,15 @@ def findings(occ: Occupancy, launch: KernelLaunch, sm: SmResources | None) -> tu
 
 
 def _limit_line(occ: Occupancy, sm: SmResources | None) -> str:
+    """The theoretical occupancy (known here) and what limits it."""
+    theoretical = occ.theoretical_pct or 0.0
     who = " and ".join(LIMITER_WORDS[k] for k in occ.limiters)
     warps = f"{_blocks(occ.blocks_per_sm)} x {occ.warps_per_block} warps" if occ.warps_per_block else ""
     of = f" of {sm.max_warps} warps per SM" if sm else ""
     detail = f" ({warps}{of})" if warps else ""
-    if occ.theoretical_pct >= 100.0:
-        return f"theoretical occupancy {pct(occ.theoretical_pct)}{detail}: the SM's maximum"
-    return f"theoretical occupancy {pct(occ.theoretical_pct)}{detail}, limited by {who}"
+    if theoretical >= 100.0:
+        return f"theoretical occupancy {pct(theoretical)}{detail}: the SM's maximum"
+    return f"theoretical occupancy {pct(theoretical)}{detail}, limited by {who}"
 
 
 def _blocks(n: int | None) -> str:

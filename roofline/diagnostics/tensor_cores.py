@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Final
 
 from roofline import metrics as m
 from roofline.model import Device
-from roofline.results import LaunchAnalysis, TensorCores
+from roofline.results import LaunchAnalysis, TensorCores, TensorStatus
 from roofline.units import si
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -134,7 +134,7 @@ def _activity(a: LaunchAnalysis) -> tuple[dict[str, float], float | None, float 
 
 
 def _status(tensor: float | None, families: Mapping[str, float], active: float | None,
-            elapsed: float | None) -> str:
+            elapsed: float | None) -> TensorStatus:
     """USED when tensor FLOPs were counted or MMA work shows on the pipe; an exact zero count of float tensor
     FLOPs leaves only integer MMA (IMMA, integer GMMA) as evidence of use."""
     if tensor:
@@ -169,7 +169,9 @@ def _matmul_like(a: LaunchAnalysis) -> str:
         if hit:
             return f"its name contains '{hit.group(0)}'"
     precision = _cuda_core_precision(a)
-    share = _fma_share(a, precision) if precision else None
+    if precision is None:
+        return ""
+    share = _fma_share(a, precision)
     intensity = a.intensity["dram"].value
     if share is not None and share >= MIX_MIN_FMA_SHARE and intensity is not None and intensity >= MIX_MIN_INTENSITY:
         return (f"instruction mix: {100 * share:.0f}% of its {precision.upper()} FLOPs are FMAs at "
@@ -179,8 +181,8 @@ def _matmul_like(a: LaunchAnalysis) -> str:
 
 def _cuda_core_precision(a: LaunchAnalysis) -> str | None:
     """The CUDA-core precision with the most FLOPs (None when none was counted)."""
-    known = {p: a.flops[p].value for p in TENSOR_TYPE_FOR if a.flops[p].value}
-    return max(known, key=known.get) if known else None
+    known = {p: a.flops[p].value or 0.0 for p in TENSOR_TYPE_FOR if a.flops[p].value}
+    return max(known, key=lambda p: known[p]) if known else None
 
 
 def _fma_share(a: LaunchAnalysis, precision: str) -> float | None:

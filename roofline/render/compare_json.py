@@ -47,7 +47,7 @@ def comparison_document(c: Comparison) -> dict[str, Any]:
         "project_to": c.project_to,
         "reports": [report_dict(r) for r in c.reports],
         "kernels": [pair_dict(p, c.reports) for p in c.pairs],
-        "unmatched": {r.label: list(names) for r, names in zip(c.reports, c.unmatched)},
+        "unmatched": {r.label: list(names) for r, names in zip(c.reports, c.unmatched, strict=True)},
     }
 
 
@@ -71,7 +71,7 @@ def verdict_dict(v: Verdict, reports: Sequence[ReportRef]) -> dict[str, Any]:
     p = v.pair
     return {
         "key": p.key, "label": p.label, "matched_by": p.matched_by,
-        "base": stats_dict(p.sides[0], reports[0].label), "new": stats_dict(p.sides[1], reports[1].label),
+        "base": stats_dict(p.side(0), reports[0].label), "new": stats_dict(p.side(1), reports[1].label),
         "speedup": value_or_null(p.speedup[1], "speedup", missing),
         "expected_speedup": value_or_null(p.expected_speedup[1], "expected_speedup", missing),
         "kept_up": value_or_null(p.kept_up[1], "kept_up", missing),
@@ -97,11 +97,11 @@ def pair_dict(p: KernelPair, reports: Sequence[ReportRef]) -> dict[str, Any]:
     return {
         "key": p.key, "label": p.label, "matched_by": p.matched_by,
         "sides": [stats_dict(s, r.label, proj) if s else None for s, r, proj in
-                  zip(p.sides, reports, p.projections or [None] * len(p.sides))],
-        "speedup": [value_or_null(v, f"speedup.{r.label}", missing) for v, r in zip(p.speedup, reports)],
+                  zip(p.sides, reports, p.projections or [None] * len(p.sides), strict=True)],
+        "speedup": [value_or_null(v, f"speedup.{r.label}", missing) for v, r in zip(p.speedup, reports, strict=True)],
         "expected_speedup": [value_or_null(v, f"expected_speedup.{r.label}", missing)
-                             for v, r in zip(p.expected_speedup, reports)],
-        "kept_up": [value_or_null(v, f"kept_up.{r.label}", missing) for v, r in zip(p.kept_up, reports)],
+                             for v, r in zip(p.expected_speedup, reports, strict=True)],
+        "kept_up": [value_or_null(v, f"kept_up.{r.label}", missing) for v, r in zip(p.kept_up, reports, strict=True)],
         "missing": missing,
     }
 
@@ -111,10 +111,13 @@ def stats_dict(s: KernelStats, report: str, projection: Projection | None = None
     missing: dict[str, str] = {}
     out: dict[str, Any] = {
         "report": report, "names": list(s.names), "count": s.count,
-        "total_s": value_or_null(s.total_s, "total_s", missing), "median_s": value_or_null(s.median_s, "median_s", missing),
+        "total_s": value_or_null(s.total_s, "total_s", missing),
+        "median_s": value_or_null(s.median_s, "median_s", missing),
         "per_launch_s": value_or_null(s.per_launch_s, "per_launch_s", missing),
-        "flops": values_or_null(s.flops, "flops", missing), "flop_per_s": values_or_null(s.flop_per_s, "flop_per_s", missing),
-        "bytes": values_or_null(s.bytes, "bytes", missing), "bytes_per_s": values_or_null(s.bytes_per_s, "bytes_per_s", missing),
+        "flops": values_or_null(s.flops, "flops", missing),
+        "flop_per_s": values_or_null(s.flop_per_s, "flop_per_s", missing),
+        "bytes": values_or_null(s.bytes, "bytes", missing),
+        "bytes_per_s": values_or_null(s.bytes_per_s, "bytes_per_s", missing),
         "intensity": values_or_null(s.intensity, "intensity", missing),
         "ceilings": {"source": s.ceilings.source, **ceilings_dict(s.ceilings)},
         "pct_of_roof": number(s.roof.pct_of_roof), "bound": s.roof.bound, "limiter": s.roof.limiter,
@@ -131,7 +134,8 @@ def stats_dict(s: KernelStats, report: str, projection: Projection | None = None
 def projection_dict(p: Projection, missing: dict[str, str]) -> dict[str, Any]:
     return {"target": p.target, "kind": "roofline lower bound, not a measurement",
             "bound_s": value_or_null(p.bound_s, "projection.bound_s", missing), "limiter": p.limiter,
-            "left_out": list(p.left_out), "max_speedup": value_or_null(p.max_speedup, "projection.max_speedup", missing)}
+            "left_out": list(p.left_out),
+            "max_speedup": value_or_null(p.max_speedup, "projection.max_speedup", missing)}
 
 
 def summary_dict(s: AppSummary) -> dict[str, Any]:
@@ -141,8 +145,9 @@ def summary_dict(s: AppSummary) -> dict[str, Any]:
 
 
 def _row(r: SummaryRow) -> dict[str, Any]:
-    g, missing = r.group, {}
-    out = {"rank": r.rank, "name": g.name, "count": len(g.launches), "total_s": number(g.total_s),
+    g = r.group
+    missing: dict[str, str] = {}
+    out: dict[str, Any] = {"rank": r.rank, "name": g.name, "count": len(g.launches), "total_s": number(g.total_s),
            "median_s": number(g.median_s), "min_s": number(g.min_s), "max_s": number(g.max_s),
            "time_share": number(g.time_share), "recoverable_s": number(g.recoverable_s),
            "recoverable_share": number(r.recoverable_share), "median_pct_of_roof": number(g.median_pct_of_roof),

@@ -36,12 +36,12 @@ def table(verdicts: Sequence[Verdict]) -> list[str]:
     """The GFM table rows: header, delimiter, then regressions first and the rest in base-time order."""
     rows = ["| " + " | ".join(COLUMNS) + " |", "|" + "|".join([":---", *["---:"] * 5, ":---"]) + "|"]
     for v in sorted(verdicts, key=lambda v: not v.regressed):
-        sides = v.pair.sides
+        base, new = v.pair.side(0), v.pair.side(1)
         change = v.slowdown_pct.value
         rows.append("| " + " | ".join((
-            f"`{cell(v.pair.label)}`", seconds(sides[0].per_launch_s.value), seconds(sides[1].per_launch_s.value),
-            "n/a" if change is None else f"{change:+.1f}%", pct(sides[0].roof.pct_of_roof),
-            pct(sides[1].roof.pct_of_roof), ":x: " + cell("; ".join(v.reasons)) if v.regressed else "ok",
+            f"`{cell(v.pair.label)}`", seconds(base.per_launch_s.value), seconds(new.per_launch_s.value),
+            "n/a" if change is None else f"{change:+.1f}%", pct(base.roof.pct_of_roof),
+            pct(new.roof.pct_of_roof), ":x: " + cell("; ".join(v.reasons)) if v.regressed else "ok",
         )) + " |")
     return rows
 
@@ -51,7 +51,7 @@ def _details(d: DiffResult) -> list[str]:
     unchecked = list(dict.fromkeys(u for v in d.verdicts for u in v.unchecked))
     if unchecked:
         lines += ["", "**Not checked** (n/a above):", *(f"- {cell(u)}" for u in unchecked)]
-    for title, names in zip(("Only in base", "Only in new"), d.comparison.unmatched):
+    for title, names in zip(("Only in base", "Only in new"), d.comparison.unmatched, strict=True):
         if names:
             shown = ", ".join(f"`{cell(n)}`" for n in names[:MAX_UNMATCHED_NAMES])
             more = f" and {len(names) - MAX_UNMATCHED_NAMES} more" if len(names) > MAX_UNMATCHED_NAMES else ""

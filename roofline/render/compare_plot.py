@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from roofline.labels import letter
@@ -102,7 +103,7 @@ def comparison_data(c: Comparison, normalize: bool = False) -> ComparePlotData:
             if point is not None:
                 placed.append(point)
         points += placed
-        arrows += list(zip(placed, placed[1:]))
+        arrows += list(pairwise(placed))
     roofs = () if normalize else _roofs([(i, s) for p in c.pairs for i, s in enumerate(p.sides) if s])
     return ComparePlotData(normalize, tuple(points), tuple(arrows), roofs, tuple(skipped))
 
@@ -149,14 +150,14 @@ def _roofs(sides: Sequence[tuple[int, KernelStats]]) -> tuple[Roof, ...]:
     for report, s in sides:
         precision = _main_precision(s)
         roof = _roof(report, precision, s.ceilings) if precision else None
-        if roof is not None:
+        if precision is not None and roof is not None:
             roofs.setdefault((report, precision), roof)
     return tuple(roofs.values())
 
 
 def _main_precision(s: KernelStats) -> str | None:
     known = {p: v.value for p, v in s.flops.items() if v.value}
-    return max(known, key=known.get) if known else None
+    return max(known, key=lambda p: known[p] or 0.0) if known else None
 
 
 def _roof(report: int, precision: str, ceilings: Ceilings) -> Roof | None:
@@ -195,7 +196,7 @@ def summary_plot(summaries: Sequence[AppSummary], fmt: PlotFormat) -> bytes:
     """Each report's summary (grouped points sized by time, and time bars) as PNG, SVG or PDF bytes."""
     data = summary_data(summaries)
     fig, axes = _figure(len(data.panels), (13.0, 5.0), columns=2)
-    for (roof_ax, bar_ax), panel in zip(axes, data.panels):
+    for (roof_ax, bar_ax), panel in zip(axes, data.panels, strict=True):
         for roof in panel.roofs:
             _draw_roof(roof_ax, roof, "0.3", roof.precision.upper())
         for p in panel.points:
@@ -228,7 +229,7 @@ def _draw_roof(ax: Axes, roof: Roof, colour: str, label: str) -> None:
 
 
 def _legend_reports(ax: Axes, labels: Sequence[str], colours: Sequence[str]) -> None:
-    for label, colour in zip(labels, colours):
+    for label, colour in zip(labels, colours, strict=True):
         ax.scatter([], [], color=colour, label=label)
     ax.legend(fontsize=7, loc="best")
 
@@ -268,7 +269,7 @@ def _draw_bars(ax: Axes, bars: Sequence[Bar], total_s: float | None) -> None:
 
     scale, unit = _time_unit(max((b.total_s for b in bars), default=0.0))
     rows = list(range(len(bars)))[::-1]
-    for row, b in zip(rows, bars):
+    for row, b in zip(rows, bars, strict=True):
         known = b.recoverable_s is not None
         attained = (b.total_s - (b.recoverable_s or 0.0)) / scale
         ax.barh(row, attained, color="tab:blue" if known else "0.6")

@@ -83,7 +83,7 @@ def _time_table(c: Comparison, i: int) -> Table:
                    f"speedup = time {a} / time {b}; expected = roof time {a} / roof time {b} (from the "
                    "ceilings alone); kept up = speedup / expected")
     for p in (p for p in c.pairs if p.sides[i]):
-        table.add_row(short(p.label), seconds(p.sides[0].per_launch_s.value), seconds(p.sides[i].per_launch_s.value),
+        table.add_row(short(p.label), seconds(p.base.per_launch_s.value), seconds(p.side(i).per_launch_s.value),
                       _times(p.speedup[i].value), _times(p.expected_speedup[i].value), _fixed(p.kept_up[i].value))
     return table
 
@@ -96,10 +96,10 @@ def _roof_table(c: Comparison, i: int) -> Table:
     table = plain_table(f"Roofline, {a}" + (f" -> {b}" if i else ""), columns,
                    "AI = FLOP per DRAM byte; roof = percent of the report's own roof")
     for p in (p for p in c.pairs if p.sides[i]):
-        stats = [p.sides[s] for s in sides]
+        stats = [p.side(s) for s in sides]
         table.add_row(short(p.label), *(_flop_rate(s) for s in stats),
                       *(ratio(s.intensity["dram"].value) for s in stats), *(pct(s.roof.pct_of_roof) for s in stats),
-                      ">".join(_BOUND.get(s.roof.bound, "n/a") for s in stats))
+                      ">".join(_BOUND.get(s.roof.bound or "", "n/a") for s in stats))
     return table
 
 
@@ -107,8 +107,8 @@ def _projection_table(c: Comparison) -> Table:
     table = plain_table("", ("kernel", "from", "measured", "bound", "max gain", "limit"),
                    "max gain = measured / bound: the most the target GPU could speed this kernel up")
     for p in c.pairs:
-        for i, (side, proj) in enumerate(zip(p.sides, p.projections)):
-            if side is None:
+        for i, (side, proj) in enumerate(zip(p.sides, p.projections, strict=True)):
+            if side is None or proj is None:
                 continue
             table.add_row(short(p.label), letter(i), seconds(side.per_launch_s.value), seconds(proj.bound_s.value),
                           _times(proj.max_speedup.value), proj.limiter or "n/a")
@@ -118,9 +118,10 @@ def _projection_table(c: Comparison) -> Table:
 def _comparison_notes(c: Comparison) -> list[str]:
     """Why values are n/a (per report, distinct reasons), what projections leave out, unmatched kernels."""
     lines = []
-    for i, ref in enumerate(c.reports):
-        sides = [p.sides[i] for p in c.pairs if p.sides[i] and p.sides[i].roof.pct_of_roof is None]
-        lines += [f"[bold]{letter(i)} n/a[/bold]: {r}" for r in dict.fromkeys(map(why_no_roof, sides))]
+    for i in range(len(c.reports)):
+        sides = [p.side(i) for p in c.pairs if p.sides[i]]
+        unplaced = [s for s in sides if s.roof.pct_of_roof is None]
+        lines += [f"[bold]{letter(i)} n/a[/bold]: {r}" for r in dict.fromkeys(map(why_no_roof, unplaced))]
     left_out = dict.fromkeys(", ".join(pr.left_out) for p in c.pairs for pr in p.projections if pr and pr.left_out)
     lines += [f"projection leaves out: {text}" for text in left_out]
     for i, names in enumerate(c.unmatched):
@@ -171,9 +172,9 @@ def _diff_table(d: DiffResult) -> Table:
     table = plain_table("BASE (A) -> NEW (B), time per launch",
                    ("kernel", "A", "B", "change", "roof A", "roof B", "verdict"))
     for v in d.verdicts:
-        sides = v.pair.sides
-        table.add_row(short(v.pair.label), seconds(sides[0].per_launch_s.value), seconds(sides[1].per_launch_s.value),
-                      _signed(v.slowdown_pct.value), pct(sides[0].roof.pct_of_roof), pct(sides[1].roof.pct_of_roof),
+        base, new = v.pair.side(0), v.pair.side(1)
+        table.add_row(short(v.pair.label), seconds(base.per_launch_s.value), seconds(new.per_launch_s.value),
+                      _signed(v.slowdown_pct.value), pct(base.roof.pct_of_roof), pct(new.roof.pct_of_roof),
                       "REGRESSED" if v.regressed else "ok")
     return table
 

@@ -103,7 +103,8 @@ def _table(b: Block) -> str:
     numeric = b.numeric or (False,) * len(b.header)
 
     def cells(tag: str, row: Sequence[str]) -> str:
-        return "".join(f'<{tag}{" class=num" if num else ""}>{inline(c)}</{tag}>' for c, num in zip(row, numeric))
+        return "".join(f'<{tag}{" class=num" if num else ""}>{inline(c)}</{tag}>'
+                       for c, num in zip(row, numeric, strict=True))
 
     body = "".join(f"<tr>{cells('td', row)}</tr>" for row in b.rows)
     return f"<table><thead><tr>{cells('th', b.header)}</tr></thead><tbody>{body}</tbody></table>"

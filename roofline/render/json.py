@@ -13,8 +13,16 @@ from typing import Any
 from roofline import __version__
 from roofline.model import LEVELS, PRECISIONS, Ceilings
 from roofline.render import GENERATOR
-from roofline.results import (Advice, KernelGroup, KernelSpread, LaunchAnalysis, Occupancy, ReportAnalysis,
-                              TensorCores, Value)
+from roofline.results import (
+    Advice,
+    KernelGroup,
+    KernelSpread,
+    LaunchAnalysis,
+    Occupancy,
+    ReportAnalysis,
+    TensorCores,
+    Value,
+)
 
 SUFFIXES = (".json",)
 SCHEMA_VERSION = 1
@@ -81,7 +89,8 @@ def _no_spec_reason(a: ReportAnalysis) -> str:
 
 def kernel_dict(k: LaunchAnalysis, no_spec_reason: str = "no device spec for this GPU") -> dict[str, Any]:
     """One launch; every null in it has its reason under ``missing``, keyed by its path."""
-    launch, missing = k.launch, {}
+    launch = k.launch
+    missing: dict[str, str] = {}
     out: dict[str, Any] = {
         "name": launch.name, "demangled_name": launch.demangled_name, "range": launch.range_index,
         "action": launch.action_index, "nvtx": list(launch.nvtx_ranges),
@@ -152,7 +161,8 @@ def tensor_cores_dict(t: TensorCores | None, missing: dict[str, str]) -> dict[st
         missing["tensor_cores"] = t.reason
     missing.update({f"tensor_cores.{key}": reason for key, reason in t.missing.items()})
     return {
-        "status": t.status, "architecture": t.arch, "families_pct_of_peak": {k: number(v) for k, v in t.families.items()},
+        "status": t.status, "architecture": t.arch,
+        "families_pct_of_peak": {k: number(v) for k, v in t.families.items()},
         "flops_by_type": dict(t.flops_by_type), "pipe_active_pct": number(t.pipe_active_pct),
         "pipe_elapsed_pct": number(t.pipe_elapsed_pct), "flop_share": number(t.flop_share),
         "matmul_like": t.matmul_like or None, "warning": t.warning or None, "advice": t.advice or None,

@@ -100,7 +100,8 @@ def ceilings_table(a: ReportAnalysis) -> Block:
     for key in (*PRECISIONS, *LEVELS):
         unit = "FLOP/s" if key in PRECISIONS else "B/s"
         s_val, m_val = _roof(sheet, key), _roof(measured, key)
-        dtype = (measured or sheet).tensor_dtype if key == "tensor" and (measured or sheet) else None
+        either = measured or sheet
+        dtype = either.tensor_dtype if key == "tensor" and either is not None else None
         label = NAMES[key] + (f" ({dtype.upper()})" if dtype else "")
         rows.append((label, si(s_val, unit), si(m_val, unit), f"{m_val / s_val:.2f}" if s_val and m_val else ""))
     return Block("table", header=("roof", "datasheet", "measured-clock", "measured / datasheet"), rows=tuple(rows),
@@ -113,7 +114,7 @@ def _roof(c: Ceilings | None, key: str) -> float | None:
 
 def ranking_table(groups: Sequence[KernelGroup]) -> Block:
     """Kernels (launches grouped by name) with the most recoverable time first."""
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for i, g in enumerate(groups[:RANKED_ROWS], 1):
         k = g.longest
         rows.append((str(i), f"`{_cell(g.name)}`", str(len(g.launches)), seconds(g.total_s),
@@ -177,7 +178,7 @@ def position_table(k: LaunchAnalysis) -> Block:
 def bound_text(k: LaunchAnalysis) -> str:
     """The bound and the measurement that decides it."""
     roof = k.roof
-    if roof.bound is None:
+    if roof.bound is None or roof.limiter is None:
         return f"**No roof position**: {roof.reason}."
     closest = f"{NAMES[roof.limiter]} at {pct(roof.pct_of_roof)} of its roof"
     if roof.bound == "latency":
@@ -193,8 +194,10 @@ def bound_text(k: LaunchAnalysis) -> str:
 
 def _ridge_text(k: LaunchAnalysis) -> str:
     ridge, precision = ridge_point(k)
+    if ridge is None or precision is None or k.roof.limiter is None:
+        return ""
     intensity = k.intensity[k.roof.limiter].value
-    if ridge is None or intensity is None:
+    if intensity is None:
         return ""
     side = "below" if intensity < ridge else "above"
     return (f" Its intensity there, {ratio(intensity)} FLOP/byte, is {side} the {NAMES[precision]} ridge point "

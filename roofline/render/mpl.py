@@ -13,10 +13,11 @@ from roofline.render import GENERATOR
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
+    from matplotlib.typing import RcKeyType
 
 PlotFormat = Literal["png", "svg", "pdf"]
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
-_SAVE_RC = {"svg.hashsalt": "roofline"}  # fixed SVG ids: the same plot gives the same file
+_SAVE_RC: dict[RcKeyType, Any] = {"svg.hashsalt": "roofline"}  # fixed SVG ids: the same plot gives the same file
 
 
 def plot_format(path: Path) -> PlotFormat:

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from roofline.analysis import median_known
 from roofline.labels import LEGEND_KERNELS, NAMES, set_name
-from roofline.model import LEVELS, PRECISIONS, CeilingSet, Ceilings
+from roofline.model import LEVELS, PRECISIONS, Ceilings, CeilingSet
 from roofline.pairing import aggregate
 from roofline.render.mpl import PLOT_SUFFIXES, PlotFormat, figure, to_bytes
 from roofline.results import KernelGroup, LaunchAnalysis, ReportAnalysis
@@ -23,6 +23,7 @@ from roofline.units import si, truncate
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
+    from matplotlib.typing import RcKeyType
 
 SUFFIXES = PLOT_SUFFIXES
 LEVEL_MARKERS = {"dram": "o", "l2": "s", "l1": "^"}
@@ -148,8 +149,7 @@ def kernel_series(group: KernelGroup) -> tuple[KernelSeries | None, str]:
     if not sum(v.value for v in stats.flops.values() if v.value is not None):
         return None, "no FLOPs counted (memory-only kernel): no place on a log-scale roofline"
     rate = sum(v.value for v in stats.flop_per_s.values() if v.value is not None)
-    points = [KernelPoint(level, stats.intensity[level].value, rate) for level in LEVELS
-              if stats.intensity[level].value]
+    points = [KernelPoint(level, x, rate) for level in LEVELS if (x := stats.intensity[level].value)]
     if not points:
         return None, "no bytes measured at any memory level: " + (group.launches[0].bytes["dram"].reason or "")
     used = tuple(p for p in PRECISIONS if stats.flops[p].value)
@@ -174,8 +174,9 @@ def _roofs(c: Ceilings | None, fallback: Ceilings | None, placed: list[KernelSer
     roofs = []
     for level in LEVELS:
         for ceilings in (c, fallback):
-            if level in measured and ceilings is not None and ceilings.bytes_per_s[level]:
-                roofs.append(MemoryRoof(level, ceilings.bytes_per_s[level], ceilings.source))
+            bandwidth = ceilings.bytes_per_s[level] if ceilings is not None else None
+            if level in measured and ceilings is not None and bandwidth:
+                roofs.append(MemoryRoof(level, bandwidth, ceilings.source))
                 break
     return tuple(roofs)
 
@@ -189,8 +190,9 @@ def _ceilings(c: Ceilings | None, placed: list[KernelSeries],
     used = {p for s in placed for p in s.precisions} or {"fp32"}
     same: dict[float, list[str]] = {}
     for p in PRECISIONS:
-        if p in used and c.flop_per_s[p]:
-            same.setdefault(c.flop_per_s[p], []).append(p)
+        peak = c.flop_per_s[p]
+        if p in used and peak:
+            same.setdefault(peak, []).append(p)
     out = []
     for peak, precisions in same.items():
         ridges = {r.level: peak / r.bytes_per_s for r in roofs}
@@ -217,7 +219,7 @@ PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e
            "#7f7f7f")
 OTHER_COLOR, ROOF_COLOR = "#b0b0b0", "#303030"
 CEILING_STYLES = {"fp64": ":", "fp32": "-", "fp16": "-.", "tensor": "--"}
-_RC = {"svg.fonttype": "none", "font.size": 9, "font.family": "DejaVu Sans"}
+_RC: dict[RcKeyType, Any] = {"svg.fonttype": "none", "font.size": 9, "font.family": "DejaVu Sans"}
 
 
 def render(analyses: Sequence[ReportAnalysis], fmt: PlotFormat, top: int = LEGEND_KERNELS) -> bytes:
@@ -247,12 +249,12 @@ def inline_svg(data: PlotData) -> str:
     return svg
 
 
-def _axes_rect(i: int, n: int) -> list[float]:
+def _axes_rect(i: int, n: int) -> tuple[float, float, float, float]:
     """Axes position (figure fractions) of panel ``i`` of ``n``, stacked top to bottom."""
     height = PANEL_HEIGHT_IN * n
     bottom = (n - 1 - i) * PANEL_HEIGHT_IN + AXES_BOTTOM_IN
-    return [AXES_LEFT_IN / FIG_WIDTH_IN, bottom / height, (AXES_RIGHT_IN - AXES_LEFT_IN) / FIG_WIDTH_IN,
-            (PANEL_HEIGHT_IN - AXES_TOP_IN - AXES_BOTTOM_IN) / height]
+    return (AXES_LEFT_IN / FIG_WIDTH_IN, bottom / height, (AXES_RIGHT_IN - AXES_LEFT_IN) / FIG_WIDTH_IN,
+            (PANEL_HEIGHT_IN - AXES_TOP_IN - AXES_BOTTOM_IN) / height)
 
 
 def _draw_panel(ax: Axes, p: Panel) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from roofline.advice import kernels_to_advise
 from roofline.analysis import median_known
@@ -97,7 +97,8 @@ def _print_advice(console: Console, groups: Sequence[KernelGroup]) -> None:
     advised = [g for g in groups if g.longest.advice]
     if not advised:
         return
-    console.print("[bold]Advice[/bold] (longest launch of the kernels with the most recoverable time):", highlight=False)
+    console.print("[bold]Advice[/bold] (longest launch of the kernels with the most recoverable time):",
+                  highlight=False)
     for g in advised:
         k = g.longest
         console.print(f"  {k.launch.key} {short(g.name)}", highlight=False)
@@ -133,7 +134,7 @@ def _ceilings_table(a: ReportAnalysis) -> Table:
 
 def _tensor_dtype(a: ReportAnalysis) -> str:
     """The Tensor Core type most launches compute in (the tensor roof shown), else the default."""
-    used = [k.ceilings["report"].tensor_dtype for k in a.launches if k.flops["tensor"].value]
+    used = [dtype for k in a.launches if k.flops["tensor"].value and (dtype := k.ceilings["report"].tensor_dtype)]
     if used:
         return max(set(used), key=used.count)
     return next((k.ceilings["report"].tensor_dtype for k in a.launches), None) or "fp16"
@@ -143,9 +144,10 @@ def _launch_table(a: ReportAnalysis) -> Table:
     from rich.table import Table
 
     table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold")
-    for col, just in (("#", "left"), ("kernel", "left"), ("time", "right"), ("share", "right"),
-                      ("FLOP/s", "right"), ("AI", "right"), ("roof", "right"), ("bound", "left"),
-                      ("limit", "left")):
+    columns: tuple[tuple[str, Literal["left", "right"]], ...] = (
+        ("#", "left"), ("kernel", "left"), ("time", "right"), ("share", "right"), ("FLOP/s", "right"),
+        ("AI", "right"), ("roof", "right"), ("bound", "left"), ("limit", "left"))
+    for col, just in columns:
         table.add_column(col, justify=just, no_wrap=True, max_width=NAME_WIDTH if col == "kernel" else None)
     table.caption = "AI = FLOP per DRAM byte; roof = percent of the closest roof (limit)"
     table.caption_justify = "left"

@@ -13,7 +13,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
     from rich.table import Table
 
-SUFFIXES = (".txt",)
 NAME_WIDTH = 20  # characters of a kernel name in a table column
 
 

@@ -9,14 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from roofline import driver
 from roofline.cli import app
 from roofline.commands import analyze as analyze_cmd
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fake_ncu"))
-import fakencu  # noqa: E402
+from tests.fake_ncu import fakencu
 
 NASTY_ARGS = ["a b", "it's \"quoted\"", "x;y", "$(touch pwned)", "`id`", "--size", "-k", "*"]
 APP_SOURCE = "import json, sys\njson.dump(sys.argv[1:], open(sys.argv[0] + '.args', 'w'))\nprint('app ran')\n"
@@ -40,11 +38,11 @@ def analyses(monkeypatch: pytest.MonkeyPatch) -> list[tuple[list[Path], object, 
     return calls
 
 
-def invoke(*args: str) -> object:
+def invoke(*args: str) -> Result:
     return CliRunner().invoke(app, ["analyze", *args])
 
 
-def error_lines(result: object) -> list[str]:
+def error_lines(result: Result) -> list[str]:
     return [line for line in result.stderr.splitlines() if line.startswith("roofline: error:")]
 
 
@@ -73,6 +71,16 @@ def test_real_analysis_of_the_written_report(work: Path, monkeypatch: pytest.Mon
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
     assert "kernel_C" in json.dumps(document) and "kernel_A" not in json.dumps(document)
+
+
+@pytest.mark.parametrize("option, name", [("--report-output", "notes.json"), ("--plot", "mine.png")])
+def test_analysis_outputs_never_replace_a_foreign_file(work: Path, monkeypatch: pytest.MonkeyPatch, option: str,
+                                                       name: str) -> None:
+    fakencu.install(monkeypatch, work)
+    (work / name).write_text("mine\n")
+    result = invoke("--format", "json", option, name, "app.py")
+    assert result.exit_code == 2 and "exists and was not written by roofline" in result.stderr
+    assert (work / name).read_text() == "mine\n" and (work / "app.ncu-rep").is_file()
 
 
 @pytest.mark.parametrize("cli, ncu_options", [

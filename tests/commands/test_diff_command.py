@@ -86,8 +86,8 @@ def test_json_schema_version_1_top_level_and_kernel_fields(shared_report):
     result = invoke(shared_report(REDUCTIONS), shared_report(REDUCTIONS), "--fail-if-slower", 5, "-f", "json")
     doc = json.loads(result.stdout)
     assert doc["schema_version"] == 1 and doc["kind"] == "diff"
-    assert set(doc) == {"schema_version", "kind", "tool", "generator", "base", "new", "matching", "thresholds", "regression",
-                        "exit_code", "regressions", "kernels", "only_in_base", "only_in_new"}
+    assert set(doc) == {"schema_version", "kind", "tool", "generator", "base", "new", "matching", "thresholds",
+                        "regression", "exit_code", "regressions", "kernels", "only_in_base", "only_in_new"}
     assert doc["thresholds"] == {"slower_pct": 5.0, "roof_drop_pct": None}
     assert set(doc["kernels"][0]) == {"key", "label", "matched_by", "base", "new", "speedup", "expected_speedup",
                                       "kept_up", "slowdown_pct", "roof_drop_pct", "regressed", "reasons", "unchecked",

@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 
 from roofline.cli import app
 from roofline.commands.common import report_files
-from roofline.pipeline import AnalysisOptions
 from roofline.model import Device, KernelLaunch, Report
+from roofline.pipeline import AnalysisOptions
 
 REPO = Path(__file__).resolve().parents[2]
 T4 = "t4_matrix-add-2d_full"

@@ -20,7 +20,8 @@ def test_list_shows_user_spec(tmp_path):
 
 
 def test_show_json_keeps_each_number_beside_its_source(tmp_path):
-    result = runner.invoke(app, ["specs", "show", "test-gpu", "--format", "json", "--specs", str(write(tmp_path, VALID))])
+    specs = str(write(tmp_path, VALID))
+    result = runner.invoke(app, ["specs", "show", "test-gpu", "--format", "json", "--specs", specs])
     assert result.exit_code == 0
     data = json.loads(result.output)
     assert data["peaks"]["fp32"] == {"value": 19.2e12, "source": "test fixture"}

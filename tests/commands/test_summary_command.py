@@ -33,7 +33,7 @@ def test_json_ranks_the_top_groups_of_each_large_report(shared_report, raw_actio
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert doc["schema_version"] == 1 and doc["kind"] == "summary" and doc["top"] == 4
-    for report, name, launches in zip(doc["reports"], (ALIFE, SELFJOIN), (143, 154)):
+    for report, name, launches in zip(doc["reports"], (ALIFE, SELFJOIN), (143, 154), strict=True):
         totals = raw_totals(raw_actions, name)
         grand = sum(totals.values())
         top = sorted(totals, key=totals.get, reverse=True)[:4]

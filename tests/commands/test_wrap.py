@@ -9,14 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
-from roofline.cli import app
 from roofline import pipeline
+from roofline.cli import app
 from roofline.commands import wrap as wrap_cmd
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fake_ncu"))
-import fakencu  # noqa: E402
+from tests.fake_ncu import fakencu
 
 HOST = socket.gethostname()
 RANK_VARS = ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "PMIX_RANK", "PMI_RANK", "MV2_COMM_WORLD_RANK",
@@ -53,11 +51,11 @@ def execs(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     return calls
 
 
-def invoke(*args: str) -> object:
+def invoke(*args: str) -> Result:
     return CliRunner().invoke(app, ["wrap", *args])
 
 
-def error_lines(result: object) -> list[str]:
+def error_lines(result: Result) -> list[str]:
     return [line for line in result.stderr.splitlines() if line.startswith("roofline: error:")]
 
 

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fake_ncu"))
-import fakencu  # noqa: E402
+from tests.fake_ncu import fakencu
 
 MPIEXEC = shutil.which("mpiexec")
 pytestmark = pytest.mark.skipif(MPIEXEC is None, reason="no mpiexec on PATH (install openmpi-bin or mpich, "
@@ -27,6 +26,7 @@ sys.exit(3 if "fail-on-" + rank in sys.argv else 0)
 
 def mpiexec(*args: str) -> subprocess.CompletedProcess[str]:
     """Run ``mpiexec -n 4 python -m roofline wrap ARGS``; Open MPI gets the flags it needs here."""
+    assert MPIEXEC is not None  # the module is skipped without it
     about = subprocess.run([MPIEXEC, "--version"], capture_output=True, text=True)
     flags = []
     if "Open MPI" in about.stdout + about.stderr or "OpenRTE" in about.stdout + about.stderr:

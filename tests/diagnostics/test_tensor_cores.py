@@ -13,12 +13,13 @@ import pytest
 
 import roofline
 from roofline.analysis import analyze_report
-from roofline.pipeline import AnalysisOptions, analyze_files
 from roofline.diagnostics import tensor_cores as tc
 from roofline.model import Device
+from roofline.pipeline import analyze_files
+from roofline.results import ReportAnalysis
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "h100-sxm_synthetic.roofline.json"
-_CACHE: dict[str, object] = {}
+_CACHE: dict[str, ReportAnalysis] = {}
 IMMA_PCT = "sm__inst_executed_pipe_tensor_op_imma.avg.pct_of_peak_sustained_active"
 HMMA_PCT = "sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active"
 

@@ -1,6 +1,6 @@
 """Test helpers around the stand-in ``ncu``: put it on PATH, pick a scenario, read the argv it recorded.
 
-Test files import it with ``sys.path.insert(0, <tests>/fake_ncu)`` (the tests folders are not packages).
+Test files import it as ``from tests.fake_ncu import fakencu``.
 """
 
 from __future__ import annotations

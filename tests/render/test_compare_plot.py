@@ -14,7 +14,14 @@ from roofline.model import Device, KernelLaunch, Report
 from roofline.pairing import pair_reports, parse_matcher
 from roofline.ranking import summarize
 from roofline.render import GENERATED_BY
-from roofline.render.compare_plot import MAX_AREA, MIN_AREA, comparison_data, comparison_plot, summary_data, summary_plot
+from roofline.render.compare_plot import (
+    MAX_AREA,
+    MIN_AREA,
+    comparison_data,
+    comparison_plot,
+    summary_data,
+    summary_plot,
+)
 from roofline.render.mpl import plot_format
 from roofline.specs import load_catalog
 
@@ -51,7 +58,7 @@ def test_points_and_arrow_of_a_cross_gpu_pair(cross_gpu, raw_actions):
     data = comparison_data(cross_gpu)
     mapped = [p for p in data.points if p.label == " -> ".join(KERNELS)]
     assert [p.report for p in mapped] == [0, 1]
-    for point, name, kernel in zip(mapped, (A10G, RTX3080), KERNELS):
+    for point, name, kernel in zip(mapped, (A10G, RTX3080), KERNELS, strict=True):
         raw = next(a for a in raw_actions(name) if a.name == kernel)
         assert (point.x, point.y) == pytest.approx(raw_point(raw), rel=1e-6)
     assert (mapped[0], mapped[1]) in data.arrows  # from the first report to the next
@@ -100,7 +107,7 @@ def test_summary_points_are_grouped_and_sized_by_time():
     assert summary_plot([summary], "png")[:8] == PNG
     panel = summary_data([summary]).panels[0]
     totals = {name: sum(ts) for name, ts in times.items()}
-    area = {row.group.name: point.area for row, point in zip(summary.rows, panel.points)}
+    area = {row.group.name: point.area for row, point in zip(summary.rows, panel.points, strict=True)}
     longest = max(totals.values())
     assert area == pytest.approx({k: MIN_AREA + (MAX_AREA - MIN_AREA) * v / longest for k, v in totals.items()})
     point = panel.points[0]

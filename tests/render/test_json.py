@@ -8,10 +8,10 @@ import math
 import pytest
 
 from roofline.analysis import analyze_report
-from roofline.results import Value
 from roofline.model import Report
 from roofline.reader import load_report
 from roofline.render import json as json_render
+from roofline.results import Value
 
 H100 = "h100-pcie_rmsnorm-float4_full-roofline"
 H800 = "h800_flash-attn-fwd_full"
@@ -131,7 +131,7 @@ def test_kernels_in_report_order_and_si_units(documents, name):
     assert [(k["range"], k["action"], k["name"]) for k in kernels] == [
         (launch.range_index, launch.action_index, launch.name) for launch in report.launches]
     assert [(k["range"], k["action"]) for k in kernels] == sorted((k["range"], k["action"]) for k in kernels)
-    for k, launch in zip(kernels, report.launches):
+    for k, launch in zip(kernels, report.launches, strict=True):
         ns = launch.value("gpu__time_duration.sum")  # ncu stores nanoseconds
         if ns is None:
             assert k["duration_s"] is None
@@ -177,7 +177,7 @@ def test_model_round_trip_gives_the_same_analysis(documents, tmp_path, name):
     assert kernels_of(loaded) == doc["reports"][0]["kernels"]
 
 
-def test_non_finite_values_become_null_with_reason():
+def test_non_finite_values_become_null_with_reason() -> None:
     missing: dict[str, str] = {}
     assert json_render.value_or_null(Value(math.inf, via="x"), "flops.fp32", missing) is None
     assert "flops.fp32" in missing

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from roofline.analysis import rank_by_recoverable_time
-from roofline.pipeline import AnalysisOptions, analyze_files
+from roofline.pipeline import analyze_files
 from roofline.render import GENERATED_BY, markdown
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "h100-sxm_synthetic.roofline.json"

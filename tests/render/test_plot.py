@@ -9,17 +9,19 @@ import pytest
 
 import roofline
 from roofline.analysis import analyze_report
+from roofline.choices import CeilingsChoice
 from roofline.pipeline import AnalysisOptions, analyze_files
 from roofline.render import GENERATED_BY, plot
+from roofline.results import ReportAnalysis
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "h100-sxm_synthetic.roofline.json"
-_CACHE: dict[tuple[str, str], object] = {}
+_CACHE: dict[tuple[str, str], ReportAnalysis] = {}
 
 
 @pytest.fixture
 def analysed(shared_report):
     """``analysed(report, ceilings="auto")``: the report analysed as `roofline report` does, cached."""
-    def get(report: str, ceilings: str = "auto"):
+    def get(report: str, ceilings: CeilingsChoice = "auto") -> ReportAnalysis:
         if (report, ceilings) not in _CACHE:
             _CACHE[report, ceilings] = analyze_files([shared_report(report)], AnalysisOptions(ceilings=ceilings))[0]
         return _CACHE[report, ceilings]
