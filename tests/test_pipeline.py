@@ -1,0 +1,70 @@
+"""roofline.pipeline: the one analysis path of every command and of the Python API (roofline.analyze_files)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import roofline
+from roofline import reader, specs
+from roofline.analysis import analyze_report
+from roofline.errors import NoKernelMatched, SpecError
+from roofline.model import Device, KernelLaunch, Report
+from roofline.pipeline import AnalysisOptions, analyze_files, analyze_loaded
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLE = REPO / "examples" / "h100-sxm_synthetic.roofline.json"
+
+
+def test_a_file_named_twice_is_read_once_with_one_catalog(monkeypatch):
+    reads: list[str] = []
+    catalogs: list[object] = []
+    load, catalog = reader.load_report, specs.load_catalog
+    monkeypatch.setattr(reader, "load_report", lambda path: reads.append(str(path)) or load(path))
+    monkeypatch.setattr(specs, "load_catalog", lambda extra=(): catalogs.append(extra) or catalog(extra))
+    first, again = analyze_files([EXAMPLE, REPO / "examples" / ".." / "examples" / EXAMPLE.name])
+    assert first is again and reads == [str(EXAMPLE)] and len(catalogs) == 1
+
+
+def test_every_launch_gets_diagnostics_and_advice():
+    (a,) = analyze_files([EXAMPLE])
+    assert a.spec_id == "h100-sxm5" and a.ceilings_used == "spec"
+    for k in a.launches:
+        assert k.occupancy is not None and k.tensor_cores is not None and k.advice
+    for group in a.groups:  # groups hold the completed launches, not the bare roofline ones
+        assert all(k.advice for k in group.launches)
+    bare = analyze_report(roofline.load(EXAMPLE))  # the roofline maths alone
+    assert all(k.occupancy is None and k.tensor_cores is None and not k.advice for k in bare.launches)
+    assert [k.roof for k in bare.launches] != [k.roof for k in a.launches]  # report vs datasheet ceilings
+
+
+def test_options_select_kernels_and_ceilings():
+    (a,) = analyze_files([EXAMPLE], AnalysisOptions(kernel="regex:^gemm", ceilings="report"))
+    assert [k.launch.name for k in a.launches] == ["gemm_bf16_tensor_4096"]
+    assert a.ceilings_used == "report" and a.launches[0].roof.ceilings == "report"
+    assert "spec" in a.launches[0].ceilings  # the datasheet set stays side by side
+    with pytest.raises(NoKernelMatched, match="no kernel matches 'absent'"):
+        analyze_files([EXAMPLE], AnalysisOptions(kernel="absent"))
+
+
+def test_spec_ceilings_for_an_unknown_gpu_is_a_one_line_error():
+    launch = KernelLaunch(0, 0, "k", metrics={"gpu__time_duration.sum": 1000.0})
+    report = Report("imaginary.json", Device("NVIDIA Imaginary GPU", "8.0", 3), (launch,), source="model")
+    assert analyze_loaded(report).ceilings_used == "report"  # auto: no spec, the report's own ceilings
+    with pytest.raises(SpecError, match="imaginary.json: no device spec matches 'NVIDIA Imaginary GPU'"):
+        analyze_loaded(report, AnalysisOptions(ceilings="spec"))
+
+
+def test_loaded_and_file_analyses_agree():
+    (from_file,) = analyze_files([EXAMPLE])
+    assert analyze_loaded(roofline.load(EXAMPLE)) == from_file
+
+
+def test_public_api_is_exported_lazily():
+    assert roofline.analyze_files is analyze_files and roofline.AnalysisOptions is AnalysisOptions
+    code = ("import sys, roofline; assert 'roofline.pipeline' not in sys.modules; "
+            "roofline.AnalysisOptions; assert 'roofline.analysis' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
