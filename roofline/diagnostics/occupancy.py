@@ -243,11 +243,11 @@ def _footprint_change(shape: LaunchShape, sm: SmResources, tied: list[str], targ
 def _shrunk(shape: LaunchShape, sm: SmResources, resource: str, target: int) -> LaunchShape | None:
     """``shape`` with the largest register count or shared size (below the current one) that fits ``target``."""
     if resource == "registers":
-        candidates = (replace(shape, registers=r) for r in range(shape.registers - 1, 0, -1))
+        candidates = (LaunchShape(shape.threads, r, shape.shared_bytes) for r in range(shape.registers - 1, 0, -1))
         return next((s for s in candidates if blocks_by_registers(s, sm) >= target), None)
     floor = sm.reserved_shared_per_block
     sizes = range(shape.shared_bytes - sm.smem_unit, floor, -sm.smem_unit)
-    candidates = (replace(shape, shared_bytes=b) for b in sizes)
+    candidates = (LaunchShape(shape.threads, shape.registers, b) for b in sizes)
     return next((s for s in candidates if blocks_by_shared(s, sm, sm.shared_bytes) >= target), None)
 
 
@@ -262,7 +262,7 @@ def _block_size_change(shape: LaunchShape, sm: SmResources, barriers_limit: int 
     """The block size (multiple of a warp) closest to the current one with the highest theoretical occupancy."""
     best: tuple[float, int, LaunchShape, int] | None = None
     for threads in range(WARP_SIZE, sm.max_threads_per_block + 1, WARP_SIZE):
-        new = replace(shape, threads=threads)
+        new = LaunchShape(threads, shape.registers, shape.shared_bytes)
         blocks = min(_effective_limits(new, sm, barriers_limit).values())
         key = (theoretical_pct(blocks, new, sm), -abs(threads - shape.threads), new, blocks)
         if best is None or key[:2] > best[:2]:
