@@ -7,12 +7,12 @@ import string
 
 NAMES = {"fp64": "FP64", "fp32": "FP32", "fp16": "FP16", "tensor": "Tensor", "dram": "DRAM", "l2": "L2", "l1": "L1"}
 LEGEND_KERNELS = 8  # kernels named in a roofline plot's legend, longest first (the rest drawn as "other")
-SET_NAMES = {"spec": "datasheet", "report": "measured-clock"}  # the two ceiling sets, as the outputs call them
+_SET_NAMES = {"spec": "datasheet", "report": "measured-clock"}  # the two ceiling sets, as the outputs call them
 
 
 def set_name(source: str) -> str:
     """A ceiling set's display name: "datasheet" for spec, "measured-clock" for report."""
-    return SET_NAMES.get(source, source)
+    return _SET_NAMES.get(source, source)
 
 
 def letter(i: int) -> str:
