@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -14,17 +16,27 @@ from roofline.analysis import analyze_report
 from roofline.errors import NoKernelMatched, SpecError
 from roofline.model import Device, KernelLaunch, Report
 from roofline.pipeline import AnalysisOptions, analyze_files, analyze_loaded
+from roofline.specs import SpecCatalog
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "h100-sxm_synthetic.roofline.json"
 
 
-def test_a_file_named_twice_is_read_once_with_one_catalog(monkeypatch):
+def test_a_file_named_twice_is_read_once_with_one_catalog(monkeypatch: pytest.MonkeyPatch) -> None:
     reads: list[str] = []
     catalogs: list[object] = []
     load, catalog = reader.load_report, specs.load_catalog
-    monkeypatch.setattr(reader, "load_report", lambda path: reads.append(str(path)) or load(path))
-    monkeypatch.setattr(specs, "load_catalog", lambda extra=(): catalogs.append(extra) or catalog(extra))
+
+    def counted_load(path: str | os.PathLike[str]) -> Report:
+        reads.append(str(path))
+        return load(path)
+
+    def counted_catalog(extra: Sequence[str | os.PathLike[str]] = ()) -> SpecCatalog:
+        catalogs.append(extra)
+        return catalog(extra)
+
+    monkeypatch.setattr(reader, "load_report", counted_load)
+    monkeypatch.setattr(specs, "load_catalog", counted_catalog)
     first, again = analyze_files([EXAMPLE, REPO / "examples" / ".." / "examples" / EXAMPLE.name])
     assert first is again and reads == [str(EXAMPLE)] and len(catalogs) == 1
 
