@@ -29,8 +29,10 @@ SMSP_CLOCK = "smsp__cycles_elapsed.avg.per_second"  # the clock of smsp__* per-c
 DRAM_CLOCK = "dram__cycles_elapsed.avg.per_second"
 LTS_CLOCK = "lts__cycles_elapsed.avg.per_second"
 L1TEX_CLOCK = "l1tex__cycles_elapsed.avg.per_second"
+GPC_CLOCK = "gpc__cycles_elapsed.avg.per_second"  # the SMs' clock domain: within 1% of the SM clock in the
+# reports of shared/ncu-reps (8% on the T4), and the only clock basic-set reports hold
 UNIT_CLOCKS = {"sm": SM_CLOCK, "smsp": SMSP_CLOCK, "dram": DRAM_CLOCK, "lts": LTS_CLOCK, "l1tex": L1TEX_CLOCK}
-CLOCK_METRICS = (SM_CLOCK, SMSP_CLOCK, DRAM_CLOCK, LTS_CLOCK, L1TEX_CLOCK, "gpc__cycles_elapsed.avg.per_second")
+CLOCK_METRICS = (SM_CLOCK, SMSP_CLOCK, DRAM_CLOCK, LTS_CLOCK, L1TEX_CLOCK, GPC_CLOCK)
 
 # --- FLOP counters (thread-level SASS instructions with predicate on) --------------------------------
 # (instruction, FLOPs per thread instruction). FMA = 2 FLOPs. Half-precision instructions count as packed
@@ -57,6 +59,24 @@ _TENSOR_SRC = re.compile(r"^sm__ops_path_tensor_(?:op_[a-z]+_)?src_(?P<src>[a-z0
                          r"(?:_sparsity_(?P<sp>on|off))?$")
 FLOAT_TENSOR_TYPES = ("fp64", "tf32", "fp16", "bf16", "fp8", "fp6", "fp4")
 
+# --- Throughputs (SpeedOfLight section, in every --set) -----------------------------------------------
+SM_THROUGHPUT = "sm__throughput.avg.pct_of_peak_sustained_elapsed"  # busiest SM unit, percent of its peak
+MEMORY_THROUGHPUT = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"  # busiest memory unit
+# "breakdown:<throughput>" lists, comma separated, the unit metrics (percent of their peak) the throughput is
+# the maximum of; the reader reads the units these two list.
+BREAKDOWNS = ("breakdown:" + SM_THROUGHPUT, "breakdown:" + MEMORY_THROUGHPUT)
+WAVES = "launch__waves_per_multiprocessor"
+HINT_THROUGHPUT = "re-profile with --section SpeedOfLight (part of every --set, the default one included)"
+
+# --- Warp states and issue (WarpStateStats, SchedulerStats, SourceCounters sections) -------------------
+STALL_PREFIX = "smsp__average_warps_issue_stalled_"  # + reason + STALL_SUFFIX: cycles stalled per issued instr.
+STALL_SUFFIX = "_per_issue_active.ratio"
+STALL_SAMPLES_PREFIX = "smsp__pcsamp_warps_issue_stalled_"  # + reason: PC samples of warps in that state
+ISSUE_ACTIVE_PCT = "smsp__issue_active.avg.pct_of_peak_sustained_active"  # issue slots used while active
+WARPS_ELIGIBLE = "smsp__warps_eligible.avg.per_cycle_active"  # warps ready to issue, per scheduler and cycle
+WARPS_ACTIVE = "smsp__warps_active.avg.per_cycle_active"  # resident warps per scheduler
+HINT_STALLS = "re-profile with --section WarpStateStats --section SchedulerStats"
+
 # --- Memory traffic ---------------------------------------------------------------------------------
 DRAM_BYTES = "dram__bytes"
 DRAM_READ_WRITE = ("dram__bytes_read", "dram__bytes_write")
@@ -69,6 +89,8 @@ LSU_WRITEBACK = {  # L1 -> register writeback, 128 B per active cycle (ncu >= 20
     "mem_lg": "l1tex__lsu_writeback_active_mem_lg",  # CC 7.5 - 8.9
     "all": "l1tex__lsu_writeback_active",  # CC <= 7.2
 }
+LTS_T_SECTORS = "lts__t_sectors"  # L2 tag-stage sectors from every source, loads and stores (all L2 traffic)
+BYTES_PER_SECTOR = 32
 BYTES_PER_LTS2XBAR_CYCLE = 32
 BYTES_PER_LSU_WRITEBACK_CYCLE = 128
 
@@ -123,6 +145,19 @@ def duration_s(launch: KernelLaunch) -> Measured:
     if cycles is not None and clock:
         return Measured(cycles / clock, via=f"{SM_CYCLES} / {SM_CLOCK}")
     return _nan_absent(launch, [DURATION], [DURATION], HINT_TIME)
+
+
+def sm_clock_hz(launch: KernelLaunch) -> Measured:
+    """The SM clock the launch ran at: the SM clock, else the GPC clock (basic sets hold only that one),
+    else SM elapsed cycles over the duration."""
+    for name in (SM_CLOCK, GPC_CLOCK):
+        clock = launch.value(name)
+        if clock:
+            return Measured(clock, via=name)
+    cycles, ns = launch.value(SM_CYCLES), launch.value(DURATION)
+    if cycles and ns:
+        return Measured(cycles / (ns * 1e-9), via=f"{SM_CYCLES} / {DURATION}")
+    return _nan_absent(launch, [SM_CLOCK, GPC_CLOCK], [SM_CLOCK, GPC_CLOCK], HINT_TIME)
 
 
 def counter(launch: KernelLaunch, name: str, units: tuple[str, ...] = ("",)) -> Measured:
@@ -239,11 +274,13 @@ def tensor_flops(launch: KernelLaunch, device: Device) -> tuple[Measured, dict[s
 # --- Bytes per memory level -------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Traffic:
-    """Bytes moved at one memory level and the matching peak bandwidth, under one metric definition."""
+    """Bytes moved at one memory level and the matching peak bandwidth, under one metric definition.
+    ``one_way`` names the one direction the definition counts ("" when it counts loads and stores)."""
 
     bytes: Measured
     peak_bytes_per_s: Measured
     definition: str
+    one_way: str = ""
 
 
 def dram_traffic(launch: KernelLaunch) -> Traffic:
@@ -271,13 +308,26 @@ def l2_traffic(launch: KernelLaunch) -> Traffic:
         scale = BYTES_PER_LTS2XBAR_CYCLE
         moved = Measured(scale * xbar_cycles.value, via=f"{scale} x {xbar_cycles.via}")
         peak_m = _scaled(peak(launch, LTS2XBAR_CYCLES, "lts"), scale)
-        return Traffic(moved, _with_hint(peak_m, HINT_CACHE), "lts2xbar: L2 to crossbar bytes (ncu 2025 definition)")
+        return Traffic(moved, _with_hint(peak_m, HINT_CACHE), "lts2xbar: L2 to crossbar bytes (ncu 2025 definition)",
+                       "L2 -> SM returns (loads), not stores")
     reads = counter(launch, XBAR2L1TEX_READ)
     if reads.value is not None:
         return Traffic(reads, _with_hint(peak(launch, XBAR2L1TEX_READ, "l1tex"), HINT_CACHE),
-                       "xbar2l1tex: L2 to L1 read bytes only (ncu 2023-2024 definition)")
+                       "xbar2l1tex: L2 to L1 read bytes only (ncu 2023-2024 definition)", "L2 -> L1 reads, not stores")
     return Traffic(_absent([f"{LTS_T_BYTES}.sum", f"{LTS2XBAR_CYCLES}.sum", f"{XBAR2L1TEX_READ}.sum"], HINT_CACHE),
                    _absent([f"{LTS_T_BYTES}.sum.peak_sustained"], HINT_CACHE), "")
+
+
+def l2_total_bytes(launch: KernelLaunch) -> Measured:
+    """All L2 traffic, loads and stores from every source: lts__t_bytes, else 32 B x lts__t_sectors."""
+    t_bytes = counter(launch, LTS_T_BYTES)
+    if t_bytes.value is not None:
+        return t_bytes
+    sectors = counter(launch, LTS_T_SECTORS)
+    if sectors.value is not None:
+        return Measured(BYTES_PER_SECTOR * sectors.value, via=f"{BYTES_PER_SECTOR} x {sectors.via}")
+    return _with_hint(_absent([f"{LTS_T_BYTES}.sum", f"{LTS_T_SECTORS}.sum"], ""),
+                      "re-profile with --section MemoryWorkloadAnalysis_Tables or --set full")
 
 
 def l1_traffic(launch: KernelLaunch, device: Device) -> Traffic:
@@ -293,7 +343,8 @@ def l1_traffic(launch: KernelLaunch, device: Device) -> Traffic:
             moved = Measured(scale * cycles.value, via=f"{scale} x {cycles.via}")
             peak_m = _scaled(peak(launch, name, "l1tex"), scale)
             return Traffic(moved, _with_hint(peak_m, HINT_CACHE),
-                           "lsu_writeback: L1 to register bytes, global/local (ncu 2023+ definition)")
+                           "lsu_writeback: L1 to register bytes, global/local (ncu 2023+ definition)",
+                           "L1 -> register writebacks (loads), not stores")
     return Traffic(_absent([f"{L1TEX_T_BYTES}.sum", f"{_writeback_order(device)[0]}.sum"], HINT_CACHE),
                    _absent([f"{L1TEX_T_BYTES}.sum.peak_sustained"], HINT_CACHE), "")
 
@@ -361,7 +412,8 @@ _SUFFIXES = (".sum", ".sum.per_cycle_elapsed", ".sum.per_second", ".sum.peak_sus
 def _counter_names() -> set[str]:
     bases = {u + flop_counter(op) for terms in FLOP_TERMS.values() for op, _ in terms for u in _SM_UNITS}
     bases |= {u + TENSOR_INST for u in _SM_UNITS}
-    bases |= {DRAM_BYTES, *DRAM_READ_WRITE, LTS_T_BYTES, LTS2XBAR_CYCLES, XBAR2L1TEX_READ, L1TEX_T_BYTES}
+    bases |= {DRAM_BYTES, *DRAM_READ_WRITE, LTS_T_BYTES, LTS_T_SECTORS, LTS2XBAR_CYCLES, XBAR2L1TEX_READ,
+              L1TEX_T_BYTES}
     bases |= set(LSU_WRITEBACK.values())
     return {b + s for b in bases for s in _SUFFIXES}
 
@@ -389,9 +441,11 @@ TENSOR_PIPE_BASES = ("sm__pipe_tensor_cycles_active", "sm__pipe_tensor_cycles_ac
 
 def _diagnostic_names() -> set[str]:
     bases = [*TENSOR_PIPE_BASES, *(b for f in TENSOR_FAMILIES for b in tensor_family_bases(f))]
-    return {OCCUPANCY_THEORETICAL, OCCUPANCY_ACHIEVED} | {b + s for b in bases for s in _PCT}
+    scheduler = {ISSUE_ACTIVE_PCT, WARPS_ELIGIBLE, WARPS_ACTIVE, SM_THROUGHPUT, MEMORY_THROUGHPUT, *BREAKDOWNS}
+    return {OCCUPANCY_THEORETICAL, OCCUPANCY_ACHIEVED, *scheduler} | {b + s for b in bases for s in _PCT}
 
 
 DIAGNOSTIC_METRICS: frozenset[str] = frozenset(_diagnostic_names())
 METRICS_TO_READ = frozenset(_counter_names() | {DURATION, SM_CYCLES, *CLOCK_METRICS} | DIAGNOSTIC_METRICS)
-EXTRA_METRIC_PREFIXES = (TENSOR_OPS_PREFIX, "launch__")
+# Families read whole: tensor counters, launch configuration and warp-stall reasons.
+EXTRA_METRIC_PREFIXES = (TENSOR_OPS_PREFIX, "launch__", STALL_PREFIX, STALL_SAMPLES_PREFIX)

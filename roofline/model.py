@@ -19,7 +19,10 @@ MetricValue = float | str | None
 
 PRECISIONS = ("fp64", "fp32", "fp16", "tensor")  # compute ceilings, in display order
 LEVELS = ("dram", "l2", "l1")  # memory levels, outermost first
-CeilingSet = Literal["spec", "report"]  # datasheet ceilings, or the report's peak counters at measured clocks
+# "spec": datasheet ceilings at the boost clock; "report": the report's peak counters at its measured clocks;
+# "clock": the roofs at the clocks the kernel ran at, i.e. the report's where it holds the peak counter, else
+# the datasheet's scaled to the measured clock (the default).
+CeilingSet = Literal["spec", "report", "clock"]
 
 
 def _frozen(d: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -60,9 +63,11 @@ class Device:
 class Ceilings:
     """One set of roofs: peak FLOP/s per precision and peak bytes/s per memory level.
 
-    ``source`` is "report" (the report's peak counters times its measured clocks) or "spec" (a datasheet
-    YAML in device_specs/). A roof that cannot be given is None, with its reason in ``missing``.
-    ``clock_note`` says which clock the numbers assume.
+    ``source`` is "report" (the report's peak counters times its measured clocks), "spec" (a datasheet
+    YAML in device_specs/) or "clock" (the report's roofs, the datasheet's scaled to the measured clocks where
+    the report has no peak counter). A roof that cannot be given is None, with its reason in ``missing``.
+    ``clock_note`` says which clock the numbers assume; ``scaled`` names, per roof taken from the datasheet
+    into a "clock" set, how it was scaled.
     """
 
     source: CeilingSet
@@ -71,26 +76,51 @@ class Ceilings:
     clock_note: str = ""
     tensor_dtype: str | None = None  # which Tensor Core data type the "tensor" roof is for
     missing: Mapping[str, str] = field(default_factory=dict)
+    scaled: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "flop_per_s", _frozen({k: self.flop_per_s.get(k) for k in PRECISIONS}))
         object.__setattr__(self, "bytes_per_s", _frozen({k: self.bytes_per_s.get(k) for k in LEVELS}))
         object.__setattr__(self, "missing", _frozen(self.missing))
+        object.__setattr__(self, "scaled", _frozen(self.scaled))
 
     def roof(self, key: str) -> float | None:
         """The roof of a precision (FLOP/s) or a memory level (bytes/s)."""
         return self.flop_per_s.get(key) if key in PRECISIONS else self.bytes_per_s.get(key)
 
 
+SpeedupType = Literal["local", "global", ""]  # ncu's SpeedupType: LOCAL, GLOBAL, or unknown ("")
+
+
+@dataclass(frozen=True)
+class FocusMetric:
+    """A metric an ncu rule points at: its value, ncu's severity (0 default, 1 low, 2 high) and ncu's note,
+    e.g. the threshold test it applied (``'77.058 - 31.410 >= 10.000'``)."""
+
+    name: str
+    value: float | None
+    severity: int = 0
+    info: str = ""
+
+
 @dataclass(frozen=True)
 class RuleResult:
-    """One message of an ncu rule (``rule_results``) attached to a launch."""
+    """One message of an ncu rule (``rule_results``) attached to a launch, with the metrics it points at and
+    ncu's estimated speedup: ``speedup_pct`` percent, of the kernel's run time when ``speedup_type`` is
+    "global", of one hardware unit's efficiency in isolation when it is "local"."""
 
     rule: str
     section: str
     title: str
     message: str
-    kind: str  # "info", "warning", "optimization", "error"
+    kind: str  # "info", "ok", "optimization", "warning", "error" (ncu's MsgType)
+    focus_metrics: tuple[FocusMetric, ...] = ()
+    speedup_pct: float | None = None
+    speedup_type: SpeedupType = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data (the report model's form)."""
+        return {**vars(self), "focus_metrics": [vars(f) for f in self.focus_metrics]}
 
 
 @dataclass(frozen=True)
@@ -194,8 +224,14 @@ def _launch_to_dict(launch: KernelLaunch) -> dict[str, Any]:
         "nvtx_ranges": list(launch.nvtx_ranges),
         "metrics": dict(launch.metrics),
         "nan_metrics": sorted(launch.nan_metrics),
-        "rules": [vars(rule) for rule in launch.rules],
+        "rules": [rule.to_dict() for rule in launch.rules],
     }
+
+
+def _rule_from_dict(item: Mapping[str, Any]) -> RuleResult:
+    """A rule result; models written before focus metrics and speedups were kept load with none."""
+    metrics = tuple(FocusMetric(**f) for f in item.get("focus_metrics", ()))
+    return RuleResult(**{**item, "focus_metrics": metrics})
 
 
 def _launch_from_dict(item: Mapping[str, Any]) -> KernelLaunch:
@@ -204,5 +240,5 @@ def _launch_from_dict(item: Mapping[str, Any]) -> KernelLaunch:
     fields["block"] = tuple(fields["block"]) if fields.get("block") else None
     fields["nvtx_ranges"] = tuple(fields.get("nvtx_ranges", ()))
     fields["nan_metrics"] = frozenset(fields.get("nan_metrics", ()))
-    fields["rules"] = tuple(RuleResult(**rule) for rule in fields.get("rules", ()))
+    fields["rules"] = tuple(_rule_from_dict(rule) for rule in fields.get("rules", ()))
     return KernelLaunch(**fields)

@@ -17,14 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from roofline.errors import ReportError
-from roofline.metrics import EXTRA_METRIC_PREFIXES, METRICS_TO_READ
-from roofline.model import Report, RuleResult
+from roofline.metrics import BREAKDOWNS, EXTRA_METRIC_PREFIXES, METRICS_TO_READ
+from roofline.model import FocusMetric, Report, RuleResult, SpeedupType
 
 NCU_MAGIC = b"NVR\x00"
 LFS_POINTER = b"version https://git-lfs"
 MODEL_SUFFIX = ".json"
 _SKIPPED_PREFIXES = ("launch__occupancy_per_",)  # instanced curves for ncu's graphs, not needed
-_RULE_KINDS = {0: "info", 1: "ok", 2: "optimization", 3: "warning", 4: "error"}
+_RULE_KINDS = {0: "info", 1: "ok", 2: "optimization", 3: "warning", 4: "error"}  # ncu_report.MsgType
+_SPEEDUP_TYPES: dict[int, SpeedupType] = {1: "local", 2: "global"}  # ncu_report.SpeedupType (0: unknown)
 
 
 def load_report(path: str | os.PathLike[str]) -> Report:
@@ -208,16 +209,18 @@ def _int(v: Any) -> int | None:
 
 
 def _launch(ncu_report: Any, action: Any, r: int, a: int, function_name: str, names: Sequence[str]) -> dict[str, Any]:
-    metrics, nan = {}, []
+    metrics: dict[str, Any] = {}
+    nan: list[str] = []
     # the metrics the tool uses: METRICS_TO_READ and the prefix families (a comprehension: no call per name)
     wanted = [n for n in names if n in METRICS_TO_READ
               or (n.startswith(EXTRA_METRIC_PREFIXES) and not n.startswith(_SKIPPED_PREFIXES))]
     for name in wanted:
-        v = _value(action, name)
-        if isinstance(v, float) and math.isnan(v):
-            nan.append(name)
-        elif isinstance(v, (int, float, str)):
-            metrics[name] = v
+        _keep(action, name, metrics, nan)
+    for name in BREAKDOWNS:  # the units each throughput is the maximum of, listed in its breakdown string
+        listed = metrics.get(name)
+        for sub in (str(listed).split(",") if listed else ()):
+            if sub.strip() and sub.strip() not in metrics:
+                _keep(action, sub.strip(), metrics, nan)
     dims = [_int(metrics.get(f"launch__{kind}_dim_{ax}")) for kind in ("grid", "block") for ax in "xyz"]
     return {
         "range_index": r,
@@ -232,8 +235,17 @@ def _launch(ncu_report: Any, action: Any, r: int, a: int, function_name: str, na
         "nvtx_ranges": _nvtx(action),
         "metrics": metrics,
         "nan_metrics": nan,
-        "rules": [vars(rule) for rule in _rules(action)],
+        "rules": [rule.to_dict() for rule in _rules(action)],
     }
+
+
+def _keep(action: Any, name: str, metrics: dict[str, Any], nan: list[str]) -> None:
+    """Store one metric's value (numbers and strings); a NaN is listed apart, an absent metric is skipped."""
+    v = _value(action, name)
+    if isinstance(v, float) and math.isnan(v):
+        nan.append(name)
+    elif isinstance(v, (int, float, str)):
+        metrics[name] = v
 
 
 def _nvtx(action: Any) -> list[str]:
@@ -250,12 +262,26 @@ def _nvtx(action: Any) -> list[str]:
 
 
 def _rules(action: Any) -> list[RuleResult]:
+    """The rule results that carry a message, with their focus metrics and estimated speedup."""
     out = []
     for rule in action.rule_results_as_dicts():
         msg = rule.get("rule_message") or {}
         text = (msg.get("message") or "").strip()
         if text:
+            speedup = rule.get("speedup_estimation") or {}
             out.append(RuleResult(rule=rule.get("rule_identifier", ""), section=rule.get("section_identifier", ""),
                                   title=msg.get("title", ""), message=text,
-                                  kind=_RULE_KINDS.get(msg.get("type", -1), "info")))
+                                  kind=_RULE_KINDS.get(msg.get("type", -1), "info"),
+                                  focus_metrics=tuple(_focus(f) for f in rule.get("focus_metrics") or ()),
+                                  speedup_pct=_finite(speedup.get("speedup")),
+                                  speedup_type=_SPEEDUP_TYPES.get(speedup.get("type", 0), "")))
     return out
+
+
+def _focus(item: dict[str, Any]) -> FocusMetric:
+    return FocusMetric(name=str(item.get("name", "")), value=_finite(item.get("value")),
+                       severity=int(item.get("severity") or 0), info=str(item.get("info") or ""))
+
+
+def _finite(v: Any) -> float | None:
+    return float(v) if isinstance(v, (int, float)) and math.isfinite(v) else None

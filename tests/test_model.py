@@ -14,6 +14,7 @@ from roofline.model import (
     PRECISIONS,
     Ceilings,
     Device,
+    FocusMetric,
     KernelLaunch,
     Report,
     RuleResult,
@@ -93,6 +94,19 @@ def test_from_dict_rejects_other_documents(change, message):
     data = {**sample_report().to_dict(), **change}
     with pytest.raises(ValueError, match=message):
         Report.from_dict(data, "x.json")
+
+
+def test_rules_keep_focus_metrics_and_speedups_and_older_models_still_load():
+    rule = RuleResult("CPIStall", "WarpStateStats", "Wait Stalls", "Waits 13.8 cycles.", "optimization",
+                      (FocusMetric("smsp_average_wait", 13.8, 0, "Decrease wait stalls"),), 23.2, "global")
+    report = Report("r.json", Device("GPU"), (KernelLaunch(0, 0, "k", rules=(rule,)),), source="model")
+    again = Report.from_dict(json.loads(json.dumps(report.to_dict())), "r.json")
+    assert again.launches[0].rules == (rule,)
+    old = report.to_dict()  # a model written before focus metrics and speedups were kept
+    for item in old["launches"][0]["rules"]:
+        del item["focus_metrics"], item["speedup_pct"], item["speedup_type"]
+    (loaded,) = Report.from_dict(old, "old.json").launches[0].rules
+    assert (loaded.focus_metrics, loaded.speedup_pct, loaded.speedup_type) == ((), None, "")
 
 
 def test_malformed_launch_is_an_error_not_a_partial_model():

@@ -17,7 +17,7 @@ import pytest
 
 from roofline import reader
 from roofline.errors import ReportError
-from roofline.metrics import EXTRA_METRIC_PREFIXES, METRICS_TO_READ
+from roofline.metrics import BREAKDOWNS, EXTRA_METRIC_PREFIXES, METRICS_TO_READ
 from roofline.model import Report
 from roofline.reader import load_report
 
@@ -95,6 +95,26 @@ def test_rule_results_are_kept(roofline_report, raw_actions):
     assert {(r.rule, r.kind) for r in rules} >= {("Occupancy", "warning")}
 
 
+def test_rule_focus_metrics_and_speedups_are_kept(roofline_report, raw_actions):
+    """Focus metrics (name, value, severity, ncu's note) and the estimated speedup with its type, as stored."""
+    name = "rtx4070ti_pytorch-sim_full"
+    kept = 0
+    for k, raw in zip(roofline_report(name).launches, raw_actions(name), strict=True):
+        with_text = [r for r in raw.rules if (r.get("rule_message") or {}).get("message", "").strip()]
+        for ours, theirs in zip(k.rules, with_text, strict=True):
+            focus = theirs.get("focus_metrics") or []
+            assert [(f.name, f.value, f.severity, f.info) for f in ours.focus_metrics] == [
+                (f["name"], f["value"], f["severity"], f["info"]) for f in focus]
+            speedup = theirs.get("speedup_estimation") or {}
+            assert ours.speedup_pct == speedup.get("speedup")
+            assert ours.speedup_type == {1: "local", 2: "global"}.get(speedup.get("type"), "")
+            kept += ours.speedup_pct is not None
+    assert kept > 20
+    fill = roofline_report(name).launches[3]
+    sol = next(r for r in fill.rules if r.rule == "SOLBottleneck")
+    assert sol.focus_metrics[0].info == "67.458 - 1.491 >= 10.000"
+
+
 # --- Metric sets, units and absent metrics -----------------------------------------------------------------------
 def test_metric_sets_differ_between_launches_of_one_report(roofline_report, raw_actions):
     raws = raw_actions(H800)
@@ -142,8 +162,11 @@ def test_missing_metric_is_absent_not_zero(roofline_report, raw_actions):
 
 def test_only_the_metrics_roofline_uses_are_read(roofline_report):
     k = roofline_report("h100-pcie_rmsnorm-float4_full-roofline").launches[0]
+    units = {u for b in BREAKDOWNS for u in str(k.metrics[b]).split(",")}  # the units the throughputs list
+    assert "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed" in units
     for name in k.metrics:
-        assert name in METRICS_TO_READ or name.startswith(EXTRA_METRIC_PREFIXES), name
+        assert name in METRICS_TO_READ or name.startswith(EXTRA_METRIC_PREFIXES) or name in units, name
+    assert all(k.value(u) is not None for u in units)
     assert not any(n.startswith("launch__occupancy_per_") for n in k.metrics)  # instanced curves skipped
     assert not any(n.startswith("device__attribute_") for n in k.metrics)  # those live on the Device
 
