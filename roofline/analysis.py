@@ -1,9 +1,10 @@
 """Roofline analysis: pure functions from the report model (and ceilings) to plain result dataclasses.
 
 Per launch: FLOPs and FLOP/s per precision, bytes and bytes/s per memory level, arithmetic intensity,
-the report's own ceilings and the datasheet ones, percent of roof, the bound and the launch's share of
-the profiled time. Per kernel name: the launches grouped. No I/O, no printing. The result types are in
-``roofline.results``; the diagnostics and the advice are added by ``roofline.pipeline``.
+the ceilings (the report's own, the datasheet's, and the roofs at the clocks the kernel ran at), percent of
+roof, the verdict (``roofline.verdict``) and the launch's share of the profiled time. Per kernel name: the
+launches grouped. No I/O, no printing. The result types are in ``roofline.results``; the diagnostics and the
+advice are added by ``roofline.pipeline``.
 
 Percent of roof is time-based: the shortest time the roofs allow, ``max(FLOPs_p / peak_p over
 precisions, bytes_l / bandwidth_l over levels)``, over the measured time. For a kernel of one precision
@@ -19,15 +20,14 @@ from typing import TYPE_CHECKING
 
 from roofline import metrics as m
 from roofline.choices import GroupBy
+from roofline.labels import NAMES
 from roofline.model import LEVELS, PRECISIONS, Ceilings, CeilingSet, Device, KernelLaunch, Report
-from roofline.results import Bound, KernelGroup, KernelSpread, LaunchAnalysis, ReportAnalysis, RoofPosition, Value
+from roofline.results import KernelGroup, KernelSpread, LaunchAnalysis, ReportAnalysis, RoofPosition, Value
+from roofline.verdict import launch_verdict
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.specs import DeviceSpec
 
-# ncu's SpeedOfLight rule calls a kernel latency-bound when both compute and memory throughput are below
-# 60% of peak; the same threshold applies here to the best utilization of any roof.
-LATENCY_BOUND_BELOW_PCT = 60.0
 ABOVE_CEILING_TOLERANCE = 1.0  # percent above 100 allowed for rounding before a rate is flagged
 DEFAULT_TENSOR_DTYPE = "fp16"  # tensor roof shown for kernels that do no tensor math
 
@@ -53,6 +53,47 @@ def _traffic(launch: KernelLaunch, device: Device) -> dict[str, m.Traffic]:
     return {"dram": m.dram_traffic(launch), "l2": m.l2_traffic(launch), "l1": m.l1_traffic(launch, device)}
 
 
+def clock_ceilings(report: Ceilings, sheet: Ceilings | None, spec: DeviceSpec | None, launch: KernelLaunch,
+                   device: Device) -> Ceilings:
+    """The roofs at the clocks the kernel ran at: the report's own where it holds the peak counter, else the
+    datasheet's scaled by measured clock / datasheet clock (SM clock / boost clock for compute and caches,
+    measured DRAM clock / the device's memory clock for DRAM), each scaled roof named in ``scaled``."""
+    roofs: dict[str, float | None] = {}
+    scaled: dict[str, str] = {}
+    missing: dict[str, str] = {}
+    for key in (*PRECISIONS, *LEVELS):
+        roofs[key] = report.roof(key)
+        datasheet = sheet.roof(key) if sheet is not None else None
+        if roofs[key] is None and datasheet is not None and spec is not None:
+            factor, how = _clock_factor(key, spec, launch, device)
+            roofs[key], scaled[key] = datasheet * factor, how
+        elif roofs[key] is None:
+            why = sheet.missing.get(key, "") if sheet is not None else "no device spec for this GPU"
+            missing[key] = f"{report.missing.get(key, 'no peak counter')}; datasheet: {why}"
+    note = report.clock_note
+    if scaled:
+        note += f"; datasheet roofs scaled to the measured clocks for {', '.join(NAMES[k] for k in scaled)}"
+    return Ceilings("clock", {k: roofs[k] for k in PRECISIONS}, {k: roofs[k] for k in LEVELS}, clock_note=note,
+                    tensor_dtype=report.tensor_dtype, missing=missing, scaled=scaled)
+
+
+def _clock_factor(key: str, spec: DeviceSpec, launch: KernelLaunch, device: Device) -> tuple[float, str]:
+    """(factor, how) that brings a datasheet roof to the clock the launch ran at."""
+    if key == "dram":
+        clock, reference = launch.value(m.DRAM_CLOCK), device.memory_clock_hz
+        if clock and reference:
+            return clock / reference, (f"datasheet x {clock / reference:.2f} (measured DRAM clock "
+                                       f"{clock / 1e9:.3g} GHz / the device's {reference / 1e9:.3g} GHz)")
+        return 1.0, "datasheet, unscaled (the report holds no measured DRAM clock or no device memory clock)"
+    sm_clock = m.sm_clock_hz(launch)
+    reference = (spec.tensor_clock_hz or spec.boost_clock_hz) if key == "tensor" else spec.boost_clock_hz
+    if sm_clock.value is None:
+        return 1.0, f"datasheet at the {reference / 1e9:.3g} GHz boost clock, unscaled (no measured clock)"
+    factor = sm_clock.value / reference
+    return factor, (f"datasheet x {factor:.2f} (measured SM clock {sm_clock.value / 1e9:.3g} GHz / the datasheet's "
+                    f"{reference / 1e9:.3g} GHz)")
+
+
 # --- One launch ---------------------------------------------------------------------------------------
 def analyze_launch(launch: KernelLaunch, device: Device, spec: DeviceSpec | None = None,
                    use: CeilingSet = "report", total_time_s: float | None = None) -> LaunchAnalysis:
@@ -68,14 +109,17 @@ def analyze_launch(launch: KernelLaunch, device: Device, spec: DeviceSpec | None
     moved = {level: t.bytes for level, t in traffic.items()}
     ceilings, definitions = report_ceilings(launch, device, tensor_dtype, traffic)
     all_ceilings = {"report": ceilings}
+    sheet = None
     if spec is not None:
         from roofline.specs import spec_ceilings
 
-        all_ceilings["spec"] = spec_ceilings(spec, tensor_dtype)
+        sheet = all_ceilings["spec"] = spec_ceilings(spec, tensor_dtype)
+    all_ceilings["clock"] = clock_ceilings(ceilings, sheet, spec, launch, device)
     flop_values = {p: Value.of(v) for p, v in flops.items()}
     byte_values = {level: Value.of(v) for level, v in moved.items()}
     roof = roof_position(flop_values, byte_values, duration.value, all_ceilings[use])
     notes = tuple(n for q in (*flops.values(), *moved.values()) for n in q.notes)
+    l2_total = Value.of(m.l2_total_bytes(launch))
     return LaunchAnalysis(
         launch=launch,
         duration_s=duration,
@@ -88,9 +132,12 @@ def analyze_launch(launch: KernelLaunch, device: Device, spec: DeviceSpec | None
         definitions={k: v for k, v in definitions.items() if v},
         ceilings=all_ceilings,
         roof=roof,
+        verdict=launch_verdict(launch, roof),
         time_share=duration.value / total_time_s if duration.value is not None and total_time_s else None,
         flags=above_ceiling_flags(roof),
         notes=notes,
+        l2_total_bytes=l2_total,
+        level_notes=level_notes(traffic, l2_total),
     )
 
 
@@ -121,11 +168,27 @@ def intensity(flops: Mapping[str, Value], moved: Mapping[str, Value]) -> dict[st
     return out
 
 
+def level_notes(traffic: Mapping[str, m.Traffic], l2_total: Value) -> tuple[str, ...]:
+    """Where a level's definition counts one direction only and so shows fewer bytes than the level outside
+    it (an inverted-looking hierarchy): which level, what it counts, and where all L2 traffic is."""
+    notes = []
+    for outer, inner in (("dram", "l2"), ("l2", "l1")):
+        inside, outside = traffic[inner].bytes.value, traffic[outer].bytes.value
+        if not traffic[inner].one_way or inside is None or outside is None or inside >= outside:
+            continue
+        total = (f"; all L2 traffic, stores included, is bytes.l2_total ({l2_total.via.split(' (')[0]})"
+                 if l2_total.value is not None else "")
+        notes.append(f"{NAMES[inner]} bytes count {traffic[inner].one_way} ({traffic[inner].definition.split(':')[0]}"
+                     f" definition), so they fall below the {NAMES[outer]} bytes and the hierarchy looks inverted"
+                     f"{total}")
+    return tuple(notes)
+
+
 def roof_position(flops: Mapping[str, Value], moved: Mapping[str, Value], duration: float | None,
                   ceilings: Ceilings) -> RoofPosition:
-    """Percent of roof, bound and limiter against one ceiling set (time-based, see module docstring)."""
+    """Percent of roof and limiter against one ceiling set (time-based, see module docstring)."""
     if not duration:
-        return RoofPosition(ceilings.source, None, None, None, {}, "no kernel duration")
+        return RoofPosition(ceilings.source, None, None, {}, "no kernel duration")
     util: dict[str, float] = {}
     gaps = []
     for p in PRECISIONS:
@@ -145,12 +208,10 @@ def roof_position(flops: Mapping[str, Value], moved: Mapping[str, Value], durati
         else:
             gaps.append(f"{level} ceiling: {ceilings.missing.get(level, 'unknown')}")
     if not util:
-        return RoofPosition(ceilings.source, None, None, None, {}, "nothing to compare with a roof: " + "; ".join(gaps))
+        return RoofPosition(ceilings.source, None, None, {}, "nothing to compare with a roof: " + "; ".join(gaps))
     limiter = max(util, key=lambda key: util[key])
-    pct = util[limiter]
-    bound: Bound = "latency" if pct < LATENCY_BOUND_BELOW_PCT else ("compute" if limiter in PRECISIONS else "memory")
     reason = ("partial: leaves out " + "; ".join(gaps)) if gaps else ""
-    return RoofPosition(ceilings.source, pct, bound, limiter, util, reason)
+    return RoofPosition(ceilings.source, util[limiter], limiter, util, reason)
 
 
 def above_ceiling_flags(roof: RoofPosition) -> tuple[str, ...]:
@@ -166,10 +227,10 @@ def above_ceiling_flags(roof: RoofPosition) -> tuple[str, ...]:
 def analyze_report(report: Report, spec: DeviceSpec | None = None, spec_match: str = "",
                    use: CeilingSet | None = None,
                    finish: Callable[[LaunchAnalysis], LaunchAnalysis] | None = None) -> ReportAnalysis:
-    """Analyse every launch, share of time and groups. ``use`` defaults to "spec" when a spec is given.
-    ``finish``, when given, completes each launch's analysis before grouping (the pipeline adds the
-    diagnostics and the advice there)."""
-    chosen: CeilingSet = use or ("spec" if spec is not None else "report")
+    """Analyse every launch, share of time and groups. ``use`` defaults to "clock" (the roofs at the clocks
+    the kernel ran at). ``finish``, when given, completes each launch's analysis before grouping (the pipeline
+    adds the diagnostics and the advice there)."""
+    chosen: CeilingSet = use or "clock"
     durations = [d for d in (m.duration_s(launch).value for launch in report.launches) if d is not None]
     total = sum(durations) if durations else None
     analyses = [analyze_launch(launch, report.device, spec, chosen, total) for launch in report.launches]
@@ -203,10 +264,23 @@ def _group_key(a: LaunchAnalysis, by: GroupBy) -> str:
 
 
 def recoverable_s(a: LaunchAnalysis) -> float | None:
-    """Time a launch would save at its roof: duration x (1 - percent of roof / 100), never below 0."""
-    if a.duration_s.value is None or a.roof.pct_of_roof is None:
+    """Time a launch would save with its busiest unit at its peak: duration x (1 - attained / 100), where
+    attained is the highest of percent of roof and the SM and memory throughputs (a unit busy X% of the
+    time bounds the run time to X% of it for the same work), never below 0. A small-grid launch is
+    launch-bound, not held back by a roof: 0 here, its time is ``launch_bound_s``."""
+    if a.duration_s.value is None:
         return None
-    return a.duration_s.value * max(0.0, 1.0 - a.roof.pct_of_roof / 100.0)
+    if a.verdict.bound == "small_grid":
+        return 0.0
+    known = [v for v in (a.roof.pct_of_roof, a.verdict.attained_pct) if v is not None]
+    if not known:
+        return None
+    return a.duration_s.value * max(0.0, 1.0 - max(known) / 100.0)
+
+
+def launch_bound_s(a: LaunchAnalysis) -> float:
+    """The time of a small-grid launch (too few blocks to fill the GPU: launch size, not a roof, sets it)."""
+    return (a.duration_s.value or 0.0) if a.verdict.bound == "small_grid" else 0.0
 
 
 def rank_by_recoverable_time(groups: Sequence[KernelGroup]) -> list[KernelGroup]:
@@ -226,6 +300,7 @@ def _group(name: str, items: list[LaunchAnalysis], total_s: float | None) -> Ker
         time_share=total / total_s if total is not None and total_s else None,
         median_pct_of_roof=median_known(pcts),
         recoverable_s=sum(saved) if saved else None,
+        launch_bound_s=sum(launch_bound_s(a) for a in items),
     )
 
 

@@ -7,11 +7,14 @@ import string
 
 NAMES = {"fp64": "FP64", "fp32": "FP32", "fp16": "FP16", "tensor": "Tensor", "dram": "DRAM", "l2": "L2", "l1": "L1"}
 LEGEND_KERNELS = 8  # kernels named in a roofline plot's legend, longest first (the rest drawn as "other")
-_SET_NAMES = {"spec": "datasheet", "report": "measured-clock"}  # the two ceiling sets, as the outputs call them
+# The ceiling sets as the outputs call them: the datasheet's (boost clock), the report's peak counters at the
+# measured clocks, and the default: the roofs at the clocks the kernel ran at (the report's, else the datasheet's
+# scaled to the measured clock).
+_SET_NAMES = {"spec": "datasheet", "report": "measured-clock", "clock": "kernel-clock"}
 
 
 def set_name(source: str) -> str:
-    """A ceiling set's display name: "datasheet" for spec, "measured-clock" for report."""
+    """A ceiling set's display name: "datasheet" (spec), "measured-clock" (report), "kernel-clock" (clock)."""
     return _SET_NAMES.get(source, source)
 
 

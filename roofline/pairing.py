@@ -3,9 +3,10 @@ and project them onto another GPU. Pure functions over ``ReportAnalysis``; no I/
 
 A kernel in one report is the group of its launches under a match key (``KernelStats``): FLOPs per
 precision, bytes per level and time are summed over the launches; rates are summed amount / summed time
-(the time-weighted mean); intensity is summed FLOPs / summed bytes; percent of roof and the bound come from
+(the time-weighted mean); intensity is summed FLOPs / summed bytes; percent of roof comes from
 ``analysis.roof_position`` on the sums against the ceilings of the group's median-duration launch, i.e. the
-ceilings that report was analysed with (its own GPU's). Times per launch are the mean, total / count, so
+ceilings that report was analysed with (its own GPU's), and the verdict from the launches' throughputs averaged
+over their time (``verdict.pooled_verdict``). Times per launch are the mean, total / count, so
 that every figure below comes from the same totals.
 
 * Roof time ``T_roof = max(F_p / peak_p over precisions, B_l / BW_l over levels)``: the shortest time the
@@ -35,7 +36,8 @@ from typing import TYPE_CHECKING, Literal
 from roofline.analysis import intensity, rate, roof_position
 from roofline.errors import RooflineError
 from roofline.model import LEVELS, PRECISIONS, Ceilings, CeilingSet
-from roofline.results import LaunchAnalysis, ReportAnalysis, RoofPosition, Value
+from roofline.results import LaunchAnalysis, ReportAnalysis, RoofPosition, Value, Verdict
+from roofline.verdict import pooled_verdict
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.specs import DeviceSpec
@@ -61,6 +63,7 @@ class KernelStats:
     intensity: Mapping[str, Value]
     ceilings: Ceilings
     roof: RoofPosition
+    verdict: Verdict
     roof_time_s: Value  # per launch
     attainable_flop_per_s: Value
 
@@ -78,6 +81,7 @@ def aggregate(launches: Sequence[LaunchAnalysis]) -> KernelStats:
     ceilings = _median_launch(launches).ceilings[launches[0].roof.ceilings]
     duration = Value(total.value, via=total.via if total.value is not None else total.reason)
     roof_s = roof_time(flops, moved, ceilings)
+    roof = roof_position(flops, moved, total.value, ceilings)
     return KernelStats(
         names=tuple(dict.fromkeys(a.launch.name for a in launches)), count=len(launches), total_s=total,
         median_s=Value(statistics.median(times)) if total.value is not None else total,
@@ -85,7 +89,7 @@ def aggregate(launches: Sequence[LaunchAnalysis]) -> KernelStats:
         flops=flops, flop_per_s={p: rate(v, duration) for p, v in flops.items()},
         bytes=moved, bytes_per_s={level: rate(v, duration) for level, v in moved.items()},
         intensity=intensity(flops, moved), ceilings=ceilings,
-        roof=roof_position(flops, moved, total.value, ceilings),
+        roof=roof, verdict=pooled_verdict([(a.launch, a.duration_s.value) for a in launches], roof),
         roof_time_s=_per_launch(roof_s, len(launches)), attainable_flop_per_s=_attainable(flops, roof_s))
 
 

@@ -1,5 +1,6 @@
 """The whole-application view of ``roofline summary``: launches grouped by kernel (or NVTX range), aggregated,
-and ranked by the time they would save at their roof. Pure functions over ``ReportAnalysis``; no I/O."""
+and ranked by the time they would save with their busiest unit at its peak. Pure functions over
+``ReportAnalysis``; no I/O."""
 
 from __future__ import annotations
 
@@ -11,6 +12,11 @@ from roofline.choices import GroupBy
 from roofline.errors import RooflineError
 from roofline.pairing import KernelStats, ReportRef, aggregate, report_labels, report_ref, why_no_roof
 from roofline.results import KernelGroup, ReportAnalysis
+
+# What the recoverable time counts (analysis.recoverable_s), said wherever it is shown.
+RECOVERABLE_COUNTS = ("recoverable = each launch's time above its busiest unit's peak (the larger of the SM and "
+                      "memory throughputs and percent of roof); small-grid launches are launch-bound, not held back by "
+                      "a unit, so their time is counted apart as launch-bound (batch or fuse them)")
 
 
 @dataclass(frozen=True)
@@ -34,6 +40,7 @@ class AppSummary:
     group_count: int
     shown_share: float | None
     recoverable_s: float | None
+    launch_bound_s: float  # small-grid launches: their time, not counted as recoverable
 
 
 def summarize(analysis: ReportAnalysis, by: GroupBy, top: int, label: str = "") -> AppSummary:
@@ -46,7 +53,8 @@ def summarize(analysis: ReportAnalysis, by: GroupBy, top: int, label: str = "") 
     saved = [g.recoverable_s for g in groups if g.recoverable_s is not None]
     shares = [r.group.time_share for r in rows if r.group.time_share is not None]
     return AppSummary(report_ref(analysis, label or report_labels([analysis])[0]), by, _ranked_by(groups, rows), rows,
-                      len(groups), sum(shares) if shares else None, sum(saved) if saved else None)
+                      len(groups), sum(shares) if shares else None, sum(saved) if saved else None,
+                      sum(g.launch_bound_s for g in groups))
 
 
 def check_top(top: int) -> None:

@@ -17,11 +17,13 @@ from roofline.model import Ceilings, CeilingSet, Device, KernelLaunch, Report
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.metrics import Measured
 
-Bound = Literal["compute", "memory", "latency"]
+Bound = Literal["compute", "memory", "balanced", "latency", "small_grid"]  # the verdict (roofline.verdict)
+VerdictBasis = Literal["throughput", "roofline"]  # ncu's SpeedOfLight throughputs, or the FP/byte roofs alone
+Side = Literal["compute", "memory"]
 TensorStatus = Literal["used", "not used", "negligible", "no Tensor Cores", "not measured"]
-AdviceKind = Literal["measurement", "memory", "compute", "precision", "tensor_cores", "waves", "occupancy",
-                     "latency", "launch_overhead"]
-AdviceSource = Literal["roofline", "occupancy", "tensor_cores"]
+AdviceKind = Literal["measurement", "memory", "compute", "balanced", "precision", "tensor_cores", "waves",
+                     "small_grid", "occupancy", "latency", "stalls", "launch_overhead", "library", "ncu_rule"]
+AdviceSource = Literal["roofline", "verdict", "occupancy", "tensor_cores", "stalls", "library", "ncu"]
 
 
 @dataclass(frozen=True)
@@ -39,14 +41,45 @@ class Value:
 
 @dataclass(frozen=True)
 class RoofPosition:
-    """Where a launch sits against one set of ceilings."""
+    """Where a launch sits against one set of ceilings (the FP and byte roofs; the verdict is ``Verdict``)."""
 
     ceilings: CeilingSet
     pct_of_roof: float | None
-    bound: Bound | None
     limiter: str | None  # the roof closest to the launch: a precision ("fp32") or a level ("dram")
     utilization_pct: Mapping[str, float]  # per precision and level: achieved / peak x 100
     reason: str = ""  # why pct_of_roof is None, or what it leaves out
+
+
+@dataclass(frozen=True)
+class BusyUnit:
+    """One unit of the GPU and how busy it was: percent of its peak over the elapsed time."""
+
+    name: str  # human name: "FP64 pipe", "DRAM", "issue slots", "FP32 roof", ...
+    pct: float
+    side: Side
+    metric: str  # the breakdown metric (or the roof key, for a roofline-only verdict)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The bottleneck of a launch over every unit (``roofline.verdict``). ``bound`` is None with ``reason``
+    when the report can decide nothing; for a roofline-only verdict ``reason`` says what it leaves out."""
+
+    bound: Bound | None
+    basis: VerdictBasis | None
+    sm_pct: float | None = None  # sm__throughput, percent of peak (elapsed)
+    memory_pct: float | None = None  # gpu__compute_memory_throughput, percent of peak (elapsed)
+    waves_per_sm: float | None = None
+    busiest: BusyUnit | None = None  # the busiest unit of the deciding side (of both when neither decides)
+    top_units: tuple[BusyUnit, ...] = ()  # the busiest units of both sides, busiest first
+    ncu_title: str = ""  # the title ncu's SOLBottleneck rule gives these numbers
+    reason: str = ""
+
+    @property
+    def attained_pct(self) -> float | None:
+        """How close the busiest unit is to its peak (the larger throughput), None when not measured."""
+        known = [v for v in (self.sm_pct, self.memory_pct) if v is not None]
+        return max(known) if known else None
 
 
 # --- Diagnostics --------------------------------------------------------------------------------------
@@ -102,14 +135,29 @@ class TensorCores:
     findings: tuple[str, ...] = ()
     warning: str = ""
     advice: str = ""  # what to do about the warning, with its numbers
+    roof_ratio: float | None = None  # the roof the advice points to over the CUDA-core roof
     reason: str = ""  # why the status is NOT_MEASURED
     missing: Mapping[str, str] = field(default_factory=dict)  # why a None number above is None
 
 
 @dataclass(frozen=True)
+class WarpStalls:
+    """What the warps of a launch wait on (``diagnostics.stalls``): stall reasons, busiest first, and how
+    well the schedulers issue. None = not measured (reason in ``missing``)."""
+
+    reasons: tuple[tuple[str, float, float], ...]  # (reason, value, share of all stalls 0..1), largest first
+    source: str  # "cycles per issued instruction" or "PC samples", or "" when none was measured
+    issue_active_pct: float | None = None  # issue slots used while the SM was active, percent
+    eligible_per_scheduler: float | None = None  # warps ready to issue, per scheduler and cycle
+    active_per_scheduler: float | None = None  # resident warps per scheduler
+    missing: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Advice:
-    """One recommendation for a launch (``roofline.advice``): what to do, the measurement that calls for it,
-    and which analysis produced it. ``est_saved_s`` is the time it could save, when estimated."""
+    """One recommendation for a launch (``roofline.advice``): what to do, the condition that made it apply, the
+    measurement behind it and which analysis produced it. ``est_saved_s`` is the time it could save and
+    ``estimate`` how that was obtained (or why there is none)."""
 
     kind: AdviceKind
     title: str
@@ -117,6 +165,8 @@ class Advice:
     cause: str  # the measured cause, e.g. "DRAM at 90.0% of its roof"
     source: AdviceSource
     est_saved_s: float | None = None
+    condition: str = ""  # why it applies, e.g. "verdict memory and DRAM the busiest unit"
+    estimate: str = ""  # how est_saved_s was obtained, or why it is None
 
 
 # --- Launches, kernels, reports -----------------------------------------------------------------------
@@ -135,12 +185,16 @@ class LaunchAnalysis:
     definitions: Mapping[str, str]
     ceilings: Mapping[str, Ceilings]  # "report" and, when the GPU is known, "spec"
     roof: RoofPosition
+    verdict: Verdict = Verdict(None, None, reason="not decided")
     time_share: float | None = None
     flags: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     occupancy: Occupancy | None = None
     tensor_cores: TensorCores | None = None
+    stalls: WarpStalls | None = None
     advice: tuple[Advice, ...] = ()
+    l2_total_bytes: Value = Value(None, "not read")  # all L2 traffic, stores included (lts__t_sectors x 32)
+    level_notes: tuple[str, ...] = ()  # levels whose definition counts one direction only and look inverted
 
     @property
     def total_flops(self) -> float | None:
@@ -159,8 +213,9 @@ class LaunchAnalysis:
 class KernelGroup:
     """Launches grouped by kernel name (or NVTX range): count, time, spread, and recoverable time.
 
-    ``recoverable_s`` is the sum over launches of time x (1 - fraction of roof attained): the time the
-    group would save at its roof. Launches without a roof position are not counted in it.
+    ``recoverable_s`` is the sum over launches of ``analysis.recoverable_s``: the time the group would save
+    with its busiest unit (or roof) at its peak. Small-grid launches are launch-bound: their time is
+    ``launch_bound_s``, not counted as recoverable. Launches with neither are not counted.
     """
 
     name: str
@@ -172,6 +227,7 @@ class KernelGroup:
     time_share: float | None
     median_pct_of_roof: float | None
     recoverable_s: float | None = None
+    launch_bound_s: float = 0.0
 
     @property
     def longest(self) -> LaunchAnalysis:

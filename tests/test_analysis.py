@@ -1,4 +1,5 @@
-"""Roofline analysis: percent of roof, bound, limiter, intensity, ceilings sets, shares and grouping.
+"""Roofline analysis: percent of roof, limiter, the roofline-only verdict, intensity, ceiling sets (the
+kernel-clock default), shares, grouping and recoverable time.
 
 Hand-built launches pin the rules exactly; real reports check the classic-roofline identity and grouping.
 """
@@ -8,17 +9,19 @@ from __future__ import annotations
 import pytest
 
 from roofline.analysis import (
-    LATENCY_BOUND_BELOW_PCT,
     Value,
     analyze_launch,
     analyze_report,
     group_by_kernel,
+    launch_bound_s,
     rank_by_recoverable_time,
+    recoverable_s,
     report_ceilings,
     roof_position,
 )
 from roofline.model import Ceilings, Device, KernelLaunch, Report
 from roofline.specs import DeviceSpec
+from roofline.verdict import LATENCY_BELOW_PCT
 
 DEVICE = Device(name="NVIDIA Test GPU", compute_capability="8.0", sm_count=100)
 MS = 1e-3
@@ -60,19 +63,23 @@ def test_compute_bound_kernel():
     a = analyze_launch(launch(ffma=5.12e9, dram=1e8), DEVICE)  # 10.24 TFLOP/s = 80% of FP32; DRAM 10%
     assert a.flops["fp32"].value == pytest.approx(1.024e10)
     assert a.roof.utilization_pct == pytest.approx({"fp32": 80.0, "dram": 10.0})  # no dfma/hfma/tensor counts
-    assert (a.roof.pct_of_roof, a.roof.limiter, a.roof.bound) == (pytest.approx(80.0), "fp32", "compute")
+    assert (a.roof.pct_of_roof, a.roof.limiter) == (pytest.approx(80.0), "fp32")
+    # no SpeedOfLight throughputs in these launches: the verdict is the roofline's, labelled as such
+    assert (a.verdict.bound, a.verdict.basis, a.verdict.busiest.name) == ("compute", "roofline", "FP32 roof")
 
 
 def test_memory_bound_kernel():
     a = analyze_launch(launch(ffma=1e6, dram=9e8), DEVICE)  # 900 GB/s of 1 TB/s
-    assert (a.roof.pct_of_roof, a.roof.limiter, a.roof.bound) == (pytest.approx(90.0), "dram", "memory")
+    assert (a.roof.pct_of_roof, a.roof.limiter, a.verdict.bound) == (pytest.approx(90.0), "dram", "memory")
     assert a.intensity["dram"].value == pytest.approx(2e6 / 9e8)
 
 
-def test_latency_bound_below_the_threshold():
-    a = analyze_launch(launch(ffma=3.2e9 * 0.59 / 0.5, dram=1e7), DEVICE)  # 59% of FP32
-    assert a.roof.pct_of_roof == pytest.approx(59.0) and a.roof.pct_of_roof < LATENCY_BOUND_BELOW_PCT
-    assert (a.roof.limiter, a.roof.bound) == ("fp32", "latency")
+def test_below_the_threshold_the_roofline_alone_gives_no_verdict():
+    """59% of the FP32 roof: the FP roofline cannot tell latency from integer or load/store work it does not see."""
+    a = analyze_launch(launch(ffma=3.2e9 * 0.59 / 0.5, dram=1e7), DEVICE)
+    assert a.roof.pct_of_roof == pytest.approx(59.0) and a.roof.pct_of_roof < LATENCY_BELOW_PCT
+    assert a.roof.limiter == "fp32" and a.verdict.bound is None
+    assert "--section SpeedOfLight" in a.verdict.reason and "cannot tell latency" in a.verdict.reason
 
 
 def test_time_based_percent_is_the_classic_attainable_roof():
@@ -86,7 +93,7 @@ def test_time_based_percent_is_the_classic_attainable_roof():
 def test_copy_kernel_without_flops_is_judged_on_bandwidth():
     a = analyze_launch(launch(ffma=0, dram=7e8), DEVICE)
     assert a.flops["fp32"].value == 0.0 and a.intensity["dram"].value == 0.0
-    assert (a.roof.pct_of_roof, a.roof.limiter, a.roof.bound) == (pytest.approx(70.0), "dram", "memory")
+    assert (a.roof.pct_of_roof, a.roof.limiter, a.verdict.bound) == (pytest.approx(70.0), "dram", "memory")
 
 
 def test_missing_roofs_are_named_in_the_reason():
@@ -112,7 +119,7 @@ def test_roof_position_directly():
                         {"dram": 1e12, "l1": 10e12}, missing={"fp64": "no FP64 peak"})
     pos = roof_position(flops, moved, 1e-3, ceilings)
     assert pos.utilization_pct == pytest.approx({"fp32": 50.0, "fp16": 0.0, "tensor": 0.0, "dram": 20.0, "l1": 10.0})
-    assert (pos.ceilings, pos.pct_of_roof, pos.limiter, pos.bound) == ("spec", pytest.approx(50.0), "fp32", "latency")
+    assert (pos.ceilings, pos.pct_of_roof, pos.limiter) == ("spec", pytest.approx(50.0), "fp32")
     assert "l2 bytes: no l2" in pos.reason and "fp64" not in pos.reason  # unmeasured FP64 is not a gap
 
 
@@ -140,18 +147,39 @@ def test_report_ceilings_are_peak_counters_times_measured_clock():
     assert definitions["dram"].startswith("dram__bytes")
 
 
-def test_spec_ceilings_are_used_by_default_when_a_spec_is_given():
+def test_kernel_clock_ceilings_are_the_default_and_the_datasheet_stays_selectable():
     report = Report("x.json", DEVICE, (launch(ffma=5.12e9, dram=1e8),), source="model")
     with_spec = analyze_report(report, spec(), "display name")
     k = with_spec.launches[0]
-    assert with_spec.ceilings_used == "spec" and with_spec.spec_id == "test-gpu"
-    assert set(k.ceilings) == {"report", "spec"}
-    assert k.roof.ceilings == "spec" and k.roof.pct_of_roof == pytest.approx(40.0)  # 10.24 of 25.6 TFLOP/s
-    forced = analyze_report(report, spec(), "display name", use="report")
-    assert forced.ceilings_used == "report" and forced.launches[0].roof.pct_of_roof == pytest.approx(80.0)
-    assert "spec" in forced.launches[0].ceilings  # both sets are still reported
+    assert with_spec.ceilings_used == "clock" and with_spec.spec_id == "test-gpu"
+    assert set(k.ceilings) == {"report", "spec", "clock"}
+    # the report holds the FP32 peak counter: its roof at the measured 1 GHz, not the 2 GHz datasheet one
+    assert k.roof.ceilings == "clock" and k.roof.pct_of_roof == pytest.approx(80.0)  # 10.24 of 12.8 TFLOP/s
+    assert k.ceilings["clock"].flop_per_s["fp32"] == k.ceilings["report"].flop_per_s["fp32"]
+    datasheet = analyze_report(report, spec(), "display name", use="spec")
+    assert datasheet.ceilings_used == "spec" and datasheet.launches[0].roof.pct_of_roof == pytest.approx(40.0)
     plain = analyze_report(report)
-    assert plain.ceilings_used == "report" and set(plain.launches[0].ceilings) == {"report"}
+    assert plain.ceilings_used == "clock" and set(plain.launches[0].ceilings) == {"report", "clock"}
+
+
+def test_roofs_the_report_lacks_are_datasheet_roofs_scaled_to_the_measured_clock():
+    """No DRAM peak counter and no FP64 one: the clock set takes the datasheet's, scaled by measured / datasheet
+    clock (DRAM: measured DRAM clock / the device's memory clock; FP: SM clock / boost clock)."""
+    metrics = counters(ffma=1e9, dfma=1e9, dram=1e8)
+    del metrics["dram__bytes.sum.peak_sustained"]
+    del metrics["sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained"]
+    metrics["dram__cycles_elapsed.avg.per_second"] = 0.8e9
+    device = Device(name="NVIDIA Test GPU", compute_capability="8.0", sm_count=100, memory_clock_hz=1e9)
+    k = analyze_launch(KernelLaunch(0, 0, "k", metrics=metrics), device, spec(), use="clock")
+    clock = k.ceilings["clock"]
+    assert clock.bytes_per_s["dram"] == pytest.approx(2e12 * 0.8)  # datasheet 2 TB/s x 0.8 GHz / 1 GHz
+    assert clock.flop_per_s["fp64"] == pytest.approx(12.8e12 * 0.5)  # datasheet at 2 GHz boost, measured 1 GHz
+    assert clock.flop_per_s["fp32"] == pytest.approx(12.8e12) and "fp32" not in clock.scaled  # the report's own
+    assert "measured DRAM clock 0.8 GHz" in clock.scaled["dram"] and "x 0.50" in clock.scaled["fp64"]
+    assert k.roof.utilization_pct["dram"] == pytest.approx(100 * 1e8 / 1e-3 / 1.6e12)
+    unscaled = analyze_launch(KernelLaunch(0, 0, "k", metrics=metrics), DEVICE, spec(), use="clock")
+    assert unscaled.ceilings["clock"].bytes_per_s["dram"] == pytest.approx(2e12)  # no device memory clock
+    assert "unscaled" in unscaled.ceilings["clock"].scaled["dram"]
 
 
 # --- Shares, groups, recoverable time -------------------------------------------------------------------------
@@ -174,6 +202,24 @@ def test_time_share_and_groups():
     assert a.recoverable_s == pytest.approx(1 * MS * 0.1 + 2 * MS * 0.5)
     assert b.recoverable_s == pytest.approx(4 * MS * 0.925)
     assert [g.name for g in rank_by_recoverable_time(result.groups)] == ["b", "a"]
+
+
+SM, MEMORY = ("sm__throughput.avg.pct_of_peak_sustained_elapsed",
+              "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed")
+WAVES = "launch__waves_per_multiprocessor"
+
+
+def test_recoverable_time_is_the_gap_to_the_busiest_unit_and_small_grids_are_launch_bound():
+    busy = KernelLaunch(0, 0, "busy", metrics=counters(ffma=1e8, dram=1e8, **{SM: 67.5, MEMORY: 1.5, WAVES: 4.3}))
+    small = KernelLaunch(0, 1, "small", metrics=counters(ffma=1e6, dram=1e6, **{SM: 0.05, MEMORY: 0.4, WAVES: 0.01}))
+    result = analyze_report(Report("x.json", DEVICE, (busy, small), source="model"))
+    k, s = result.launches
+    assert k.roof.pct_of_roof == pytest.approx(10.0) and k.verdict.bound == "compute"  # 10% of DRAM, SM 67.5%
+    assert recoverable_s(k) == pytest.approx(MS * (1 - 0.675))  # not the 90% gap to the FP/byte roofs
+    assert s.verdict.bound == "small_grid" and recoverable_s(s) == 0.0 and launch_bound_s(s) == pytest.approx(MS)
+    groups = {g.name: g for g in result.groups}
+    assert (groups["small"].recoverable_s, groups["small"].launch_bound_s) == (0.0, pytest.approx(MS))
+    assert groups["busy"].launch_bound_s == 0.0
 
 
 def test_group_by_nvtx_range():
@@ -203,3 +249,23 @@ def test_launches_keep_report_order(roofline_report):
     report = roofline_report("rtx4070ti_pytorch-sim_full")
     result = analyze_report(report)
     assert [k.launch for k in result.launches] == list(report.launches)
+
+
+@pytest.mark.parametrize("name, ratio", [("t4_matrix-add-2d_full", 0.34),
+                                         ("h100-pcie_rmsnorm-float4_full-roofline", 0.62),
+                                         ("a10g_sgemm-blocktiling_roofline", 0.77)])
+def test_default_roofs_are_at_the_clock_ncu_locked(shared_report, name, ratio):
+    """ncu locks clocks to base by default: on these GPUs the FP32 roof at the measured clock is 0.34, 0.62 and
+    0.77 of the datasheet (boost) one. Percent of roof uses the former by default, so a compute-bound kernel can
+    reach 100%; the datasheet figure stays beside it and selectable."""
+    from roofline.pipeline import AnalysisOptions, analyze_files
+
+    (auto,) = analyze_files([shared_report(name)])
+    (sheet,) = analyze_files([shared_report(name)], AnalysisOptions(ceilings="spec"))
+    (own,) = analyze_files([shared_report(name)], AnalysisOptions(ceilings="report"))
+    for k, s, r in zip(auto.launches, sheet.launches, own.launches, strict=True):
+        c = k.ceilings
+        assert c["clock"].flop_per_s["fp32"] / c["spec"].flop_per_s["fp32"] == pytest.approx(ratio, abs=0.01)
+        assert k.roof.ceilings == "clock" and k.roof.pct_of_roof == pytest.approx(r.roof.pct_of_roof)
+        fp32 = c["clock"].flop_per_s["fp32"] / c["spec"].flop_per_s["fp32"]
+        assert k.roof.utilization_pct["fp32"] * fp32 == pytest.approx(s.roof.utilization_pct["fp32"])

@@ -5,8 +5,10 @@ private name crosses a module boundary; renderers return their output and leave 
 Layers, lowest first (a module may import its own layer and those below):
 
     errors, model, units, labels, choices                  plain data, formatting, closed choices
-    metrics, reader, specs, driver, ranks, kernel_filter   reading reports and specs, running ncu
+    metrics, reader, specs, driver, ranks, kernel_filter,  reading reports and specs, running ncu; library names
+    libraries
     results                                                result types
+    verdict                                                the bottleneck verdict (SpeedOfLight rule)
     analysis                                               roofline maths
     diagnostics                                            occupancy, Tensor Cores
     advice, pairing                                        per-launch advice; kernels paired across reports
@@ -33,8 +35,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "roofline"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("roofline.errors", "roofline.model", "roofline.units", "roofline.labels", "roofline.choices"),
     ("roofline.metrics", "roofline.reader", "roofline.specs", "roofline.driver", "roofline.ranks",
-     "roofline.kernel_filter"),
+     "roofline.kernel_filter", "roofline.libraries"),
     ("roofline.results",),
+    ("roofline.verdict",),
     ("roofline.analysis",),
     ("roofline.diagnostics",),
     ("roofline.advice", "roofline.pairing"),

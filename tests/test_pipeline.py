@@ -43,14 +43,16 @@ def test_a_file_named_twice_is_read_once_with_one_catalog(monkeypatch: pytest.Mo
 
 def test_every_launch_gets_diagnostics_and_advice():
     (a,) = analyze_files([EXAMPLE])
-    assert a.spec_id == "h100-sxm5" and a.ceilings_used == "spec"
+    assert a.spec_id == "h100-sxm5" and a.ceilings_used == "clock"
     for k in a.launches:
         assert k.occupancy is not None and k.tensor_cores is not None and k.advice
     for group in a.groups:  # groups hold the completed launches, not the bare roofline ones
         assert all(k.advice for k in group.launches)
     bare = analyze_report(roofline.load(EXAMPLE))  # the roofline maths alone
     assert all(k.occupancy is None and k.tensor_cores is None and not k.advice for k in bare.launches)
-    assert [k.roof for k in bare.launches] != [k.roof for k in a.launches]  # report vs datasheet ceilings
+    assert [k.roof for k in bare.launches] == [k.roof for k in a.launches]  # kernel-clock ceilings in both
+    datasheet = analyze_files([EXAMPLE], AnalysisOptions(ceilings="spec"))[0]
+    assert [k.roof for k in datasheet.launches] != [k.roof for k in a.launches]
 
 
 def test_options_select_kernels_and_ceilings():
@@ -65,7 +67,7 @@ def test_options_select_kernels_and_ceilings():
 def test_spec_ceilings_for_an_unknown_gpu_is_a_one_line_error():
     launch = KernelLaunch(0, 0, "k", metrics={"gpu__time_duration.sum": 1000.0})
     report = Report("imaginary.json", Device("NVIDIA Imaginary GPU", "8.0", 3), (launch,), source="model")
-    assert analyze_loaded(report).ceilings_used == "report"  # auto: no spec, the report's own ceilings
+    assert analyze_loaded(report).ceilings_used == "clock"  # auto: no spec, the report's own roofs at its clocks
     with pytest.raises(SpecError, match="imaginary.json: no device spec matches 'NVIDIA Imaginary GPU'"):
         analyze_loaded(report, AnalysisOptions(ceilings="spec"))
 

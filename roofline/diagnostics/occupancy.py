@@ -160,14 +160,24 @@ def diagnose(launch: KernelLaunch, device: Device) -> Occupancy:
         changes = what_if(shape, sm, limits.get("barriers"))
     elif limits:
         missing["what_if"] = "device attributes or launch__* shape metrics missing: limits cannot be re-derived"
+    theoretical = _theoretical(launch, blocks, shape, sm, missing)
     occ = Occupancy(
-        theoretical_pct=_theoretical(launch, blocks, shape, sm, missing), achieved_pct=achieved, limits=limits,
-        limiters=tuple(k for k in LIMITERS if limits.get(k) == blocks) if limits else (),
+        theoretical_pct=theoretical, achieved_pct=achieved, limits=limits,
+        limiters=limiters(limits, theoretical),
         blocks_per_sm=blocks, warps_per_block=shape.warps if shape else None, waves_per_sm=waves,
         tail_idle_pct=tail_idle_pct(waves) if waves is not None else None,
         derived_limits=derived, what_if=changes, missing=missing,
     )
     return replace(occ, findings=findings(occ, launch, sm))
+
+
+def limiters(limits: Mapping[str, int], theoretical: float | None) -> tuple[str, ...]:
+    """The resources at the smallest block limit (ties together); none when the theoretical occupancy is the
+    SM's maximum (100%), where no limit holds the kernel back (ncu: "not impacted by any block limit")."""
+    if not limits or (theoretical is not None and theoretical >= 100.0):
+        return ()
+    fewest = min(limits.values())
+    return tuple(k for k in LIMITERS if limits.get(k) == fewest)
 
 
 def _note_missing(launch: KernelLaunch, achieved: float | None, waves: float | None, limits: Mapping[str, int],
@@ -289,7 +299,7 @@ def _what_if(change: str, reached: int, blocks: int, shape: LaunchShape, sm: SmR
 # --- Findings -----------------------------------------------------------------------------------------
 def findings(occ: Occupancy, launch: KernelLaunch, sm: SmResources | None) -> tuple[str, ...]:
     """One-line statements, each with the numbers behind it."""
-    lines = [_limit_line(occ, sm)] if occ.limiters and occ.theoretical_pct is not None else []
+    lines = [_limit_line(occ, sm)] if occ.theoretical_pct is not None and occ.limits else []
     gap = occ.gap_pts
     if gap is not None and gap > ACHIEVED_GAP_PTS:
         small_grid = occ.waves_per_sm is not None and occ.waves_per_sm < 1

@@ -157,3 +157,12 @@ def test_launch_ncu_could_not_measure(roofline_report):
     o = _diagnose(roofline_report, "h800_flash-attn-fwd_full", "flash_fwd_kernel")
     assert o.theoretical_pct is None and o.achieved_pct is None and o.limiters == ()
     assert "NaN" in o.missing["achieved_pct"]
+
+
+def test_nothing_limits_at_100_percent_theoretical(roofline_report):
+    """silu (GH200): 2 blocks x 32 warps fill the SM's 64; ncu says "not impacted by any block limit", even though
+    the warps limit (2 blocks) equals the smallest one."""
+    o = _diagnose(roofline_report, "gh200_silu_full-roofline", "silu_kernel_non_strided")
+    assert o.theoretical_pct == 100.0 and o.limits["warps"] == min(o.limits.values())
+    assert o.limiters == ()
+    assert o.findings[0].endswith("the SM's maximum")
