@@ -74,10 +74,10 @@ def analyze_loaded(report: Report, options: AnalysisOptions = AnalysisOptions(),
 
 
 def complete(a: LaunchAnalysis, device: Device, spec: DeviceSpec | None = None) -> LaunchAnalysis:
-    """A launch's roofline analysis with its occupancy and Tensor Core diagnostics and its advice."""
+    """A launch's roofline analysis with its occupancy, Tensor Core and warp-stall diagnostics and its advice."""
     from roofline.advice import advise
-    from roofline.diagnostics import occupancy, tensor_cores
+    from roofline.diagnostics import occupancy, stalls, tensor_cores
 
     diagnosed = replace(a, occupancy=occupancy.diagnose(a.launch, device),
-                        tensor_cores=tensor_cores.diagnose(a, device, spec))
-    return replace(diagnosed, advice=advise(diagnosed))
+                        tensor_cores=tensor_cores.diagnose(a, device, spec), stalls=stalls.diagnose(a.launch))
+    return replace(diagnosed, advice=advise(diagnosed, device))

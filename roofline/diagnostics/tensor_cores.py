@@ -9,12 +9,12 @@ Inputs are the launch's analysis (FLOPs per precision, DRAM intensity, ceilings)
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final
 
 from roofline import metrics as m
+from roofline.libraries import matmul_name
 from roofline.model import Device
 from roofline.results import LaunchAnalysis, TensorCores, TensorStatus
 from roofline.units import si
@@ -28,9 +28,11 @@ NEGLIGIBLE: Final = "negligible"
 NO_TENSOR_CORES: Final = "no Tensor Cores"
 NOT_MEASURED: Final = "not measured"
 ACTIVE_PCT = 1.0  # tensor pipe activity (percent of peak) below which a launch is not counted as a user
-# A kernel looks like a matrix multiply by name, or by instruction mix: nearly all of its FLOPs are FMAs and
-# it reuses data (FLOP per DRAM byte at least MIX_MIN_INTENSITY, far above streaming kernels' 0.1-2).
-MATMUL_NAME = re.compile(r"gemm|matmul|mat_?mul|(?<![a-z])[whi]?mma(?![a-z])|conv(?!er)", re.IGNORECASE)
+# A kernel looks like a matrix multiply by name (roofline.libraries.matmul_name), or by instruction mix and
+# reuse together: nearly all of its FLOPs are FMAs AND it reuses the data it loads at every memory level, L1
+# included (FLOP per byte at least MIX_MIN_INTENSITY at DRAM, L2 and L1, far above streaming kernels' 0.1-2).
+# The FMA share alone is no sign: a linspace or a polynomial is all FMAs too, and a kernel that only writes
+# (its stores still in L2) shows a high FLOP per DRAM byte without reusing anything.
 MIX_MIN_FMA_SHARE = 0.95
 MIX_MIN_INTENSITY = 8.0
 NO_GAIN_RATIO = 1.05  # a tensor roof within 5% of the CUDA-core roof gains nothing
@@ -163,20 +165,21 @@ def _unmeasured_reason(a: LaunchAnalysis) -> str:
 
 # --- Matrix-multiply-like kernels ---------------------------------------------------------------------
 def _matmul_like(a: LaunchAnalysis) -> str:
-    """Why the launch looks like a matrix multiply: its name, or its FMA share and data reuse."""
-    for name in (a.launch.name, a.launch.demangled_name):
-        hit = MATMUL_NAME.search(name or "")
-        if hit:
-            return f"its name contains '{hit.group(0)}'"
+    """Why the launch looks like a matrix multiply: its name, or its FMA share with data reuse at every level."""
+    hit = matmul_name((a.launch.name, a.launch.demangled_name))
+    if hit:
+        return f"its name contains '{hit}'"
     precision = _cuda_core_precision(a)
     if precision is None:
         return ""
     share = _fma_share(a, precision)
-    intensity = a.intensity["dram"].value
-    if share is not None and share >= MIX_MIN_FMA_SHARE and intensity is not None and intensity >= MIX_MIN_INTENSITY:
-        return (f"instruction mix: {100 * share:.0f}% of its {precision.upper()} FLOPs are FMAs at "
-                f"{intensity:.3g} FLOP per DRAM byte")
-    return ""
+    reuse = {level: a.intensity[level].value for level in ("dram", "l2", "l1")}
+    measured = {level: v for level, v in reuse.items() if v is not None}
+    if (share is None or share < MIX_MIN_FMA_SHARE or "l1" not in measured
+            or min(measured.values()) < MIX_MIN_INTENSITY):
+        return ""
+    levels = ", ".join(f"{v:.3g} per {level.upper()} byte" for level, v in measured.items())
+    return f"instruction mix: {100 * share:.0f}% of its {precision.upper()} FLOPs are FMAs, at {levels}"
 
 
 def _cuda_core_precision(a: LaunchAnalysis) -> str | None:
@@ -208,8 +211,8 @@ def _with_findings(t: TensorCores, a: LaunchAnalysis, arch: TensorArch | None, d
     if t.matmul_like and t.status != USED and a.total_flops == 0:
         lines.append(f"looks like a matrix multiply ({t.matmul_like}) but counted no floating-point FLOPs: "
                      "its math is integer (or uncounted) and ran on the CUDA cores")
-    warning, advice = _warning(t, a, arch, device, spec)
-    return replace(t, findings=tuple(lines), warning=warning, advice=advice)
+    warning, advice, gain = _warning(t, a, arch, device, spec)
+    return replace(t, findings=tuple(lines), warning=warning, advice=advice, roof_ratio=gain)
 
 
 def _status_line(t: TensorCores) -> str:
@@ -247,23 +250,24 @@ def _hfma2_note(t: TensorCores, a: LaunchAnalysis, arch: TensorArch | None) -> s
 
 
 def _warning(t: TensorCores, a: LaunchAnalysis, arch: TensorArch | None, device: Device,
-             spec: DeviceSpec | None) -> tuple[str, str]:
+             spec: DeviceSpec | None) -> tuple[str, str, float | None]:
     """A matrix-multiply-like launch whose floating-point math ran on the CUDA cores of a GPU with Tensor Cores:
-    the warning and the advice, both with their numbers (empty strings otherwise)."""
+    the warning and the advice, both with their numbers (empty strings otherwise), and the ratio of the roof the
+    advice points to over the CUDA-core roof (None when not known)."""
     if not t.matmul_like or t.status not in (NOT_USED, NEGLIGIBLE) or arch is None:
-        return "", ""
+        return "", "", None
     precision = _cuda_core_precision(a)
     if precision is None and a.total_flops is not None:
-        return "", ""  # FLOPs were counted and none is floating point (a finding says so)
+        return "", "", None  # FLOPs were counted and none is floating point (a finding says so)
     if precision is not None and TENSOR_TYPE_FOR[precision] not in arch.float_types:
-        return "", ""
+        return "", "", None
     pipe = _pipe_text(t) or "no tensor activity"
     if precision is None:
         offer = "/".join(x.upper() for x in arch.float_types)
         return (f"looks like a matrix multiply ({t.matmul_like}) but ran on the CUDA cores ({pipe}; FLOPs not counted "
                 f"in this report); {arch.name} Tensor Cores take {offer}",
                 f"Check whether this matrix multiply can run on Tensor Cores ({offer}): {pipe}. Re-profile with "
-                "--set full to size the gain.")
+                "--set full to size the gain.", None)
     name, offer, flops = precision.upper(), TENSOR_TYPE_FOR[precision].upper(), si(a.flops[precision].value, "FLOP")
     ratio, gain, half = _roof_ratio(a, precision, device, spec)
     util = a.roof.utilization_pct.get(precision)
@@ -274,9 +278,9 @@ def _warning(t: TensorCores, a: LaunchAnalysis, arch: TensorArch | None, device:
         alternative = f"only FP16/BF16 inputs would gain ({half:.3g}x), if the accuracy allows" if half else \
             "Tensor Cores would not raise its ceiling"
         return warning, (f"On this GPU {offer} Tensor Cores run no faster than the {name} CUDA cores ({gain:.3g}x): "
-                         f"{alternative}; {flops} ran on the CUDA cores{at}.")
+                         f"{alternative}; {flops} ran on the CUDA cores{at}."), half
     return warning, (f"Run the {name} matrix math on Tensor Cores as {offer} (cuBLAS/cuDNN tensor-op math modes, "
-                     f"CUTLASS, or WMMA/MMA instructions): {flops} ran on the CUDA cores{at}{ratio}.")
+                     f"CUTLASS, or WMMA/MMA instructions): {flops} ran on the CUDA cores{at}{ratio}."), gain
 
 
 def _roof_ratio(a: LaunchAnalysis, precision: str, device: Device,

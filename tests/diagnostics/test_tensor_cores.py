@@ -15,7 +15,7 @@ import roofline
 from roofline.analysis import analyze_report
 from roofline.diagnostics import tensor_cores as tc
 from roofline.model import Device
-from roofline.pipeline import analyze_files
+from roofline.pipeline import analyze_files, analyze_loaded
 from roofline.results import ReportAnalysis
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "h100-sxm_synthetic.roofline.json"
@@ -137,7 +137,37 @@ def test_unknown_architecture():
     assert tc.architecture(Device("future GPU", compute_capability="99.0")) is None
 
 
-@pytest.mark.parametrize("name, hit", [("ampere_sgemm_128x64_nn", True), ("wmma_kernel", True), ("conv2d_fprop", True),
-                                       ("gamma_correct", False), ("convert_fp16", False), ("rms_norm", False)])
-def test_matmul_name_pattern(name, hit):
-    assert bool(tc.MATMUL_NAME.search(name)) is hit
+def linspace_like(l1_writeback_cycles: float, name: str = "linspace"):
+    """A launch whose FP32 FLOPs are all FMAs at 20 FLOP per DRAM byte (its stores still in L2): 1e6 FFMA,
+    1e5 DRAM bytes, 2e5 L2 bytes, and ``l1_writeback_cycles`` x 128 B loaded through L1."""
+    metrics = {
+        "gpu__time_duration.sum": 1e4, "sm__cycles_elapsed.avg.per_second": 1e9,
+        "dram__cycles_elapsed.avg.per_second": 1e9, "l1tex__cycles_elapsed.avg.per_second": 1e9,
+        "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 1e6,
+        "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum": 0.0,
+        "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum": 0.0,
+        "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained": 7680,
+        "dram__bytes.sum": 1e5, "dram__bytes.sum.peak_sustained": 64,
+        "l1tex__m_xbar2l1tex_read_bytes.sum": 2e5, "l1tex__lsu_writeback_active_mem_lg.sum": l1_writeback_cycles,
+        "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active": 0.0,
+    }
+    device = Device("NVIDIA GeForce RTX 4070 Ti", compute_capability="8.9", sm_count=60)
+    report = roofline.model.Report("m.json", device, (roofline.model.KernelLaunch(0, 0, name, metrics=metrics),),
+                                   source="model")
+    return analyze_loaded(report).launches[0]
+
+
+def test_fma_share_alone_is_no_matrix_multiply():
+    """The linspace case: 100% FMAs and 20 FLOP per DRAM byte, but (nearly) nothing loaded: no Tensor Core advice."""
+    k = linspace_like(0.0)  # nothing loaded through L1: its FLOP per L1 byte is unbounded, not reuse
+    assert k.intensity["dram"].value == pytest.approx(20.0) and k.intensity["l1"].value is None
+    assert k.tensor_cores.matmul_like == "" and not k.tensor_cores.advice
+    assert not any(a.kind == "tensor_cores" for a in k.advice)
+    streaming = linspace_like(1e5)  # 12.8 MB loaded for 2 MFLOP: 0.16 FLOP per L1 byte, no reuse
+    assert streaming.tensor_cores.matmul_like == "" and not streaming.tensor_cores.advice
+
+
+def test_fma_share_with_reuse_at_every_level_is_a_matrix_multiply():
+    k = linspace_like(1e3, name="tile_kernel")  # 128 kB loaded through L1 for 2 MFLOP: 15.6 FLOP per L1 byte
+    assert k.tensor_cores.matmul_like.startswith("instruction mix: 100% of its FP32 FLOPs are FMAs, at 20 per DRAM")
+    assert "15.6 per L1 byte" in k.tensor_cores.matmul_like

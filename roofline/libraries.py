@@ -1,0 +1,81 @@
+"""Which library a kernel comes from, read from its names: the one place that classifies kernel names for advice.
+
+A library kernel (cuBLAS, cuDNN, CUTLASS, cuFFT, NCCL, CUB/Thrust, FlashAttention, PyTorch ATen, Triton) is
+built by someone else: its registers, shared memory and block size are not the caller's to change, so the
+advice for it is what the caller controls (problem shape, math mode, data type, batching, fusion). Also here:
+whether a name says matrix multiply or convolution, the only name-based ground for Tensor Core advice.
+The patterns were checked on every kernel name in shared/ncu-reps (tests/test_libraries.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Library:
+    """A library a kernel belongs to, what the kernel does, and what its caller can change."""
+
+    name: str
+    kind: str  # "gemm", "convolution", "fft", "collective", "primitive", "attention", "elementwise", "generated"
+    caller_advice: str
+
+
+_BLAS = Library("cuBLAS", "gemm", "choose the problem shape (M, N, K multiples of 8 or 16 let cuBLAS pick Tensor "
+                "Core kernels), the math mode and data type (TF32 via cublasSetMathMode or "
+                "torch.backends.cuda.matmul.allow_tf32, FP16/BF16 inputs), and batch many small GEMMs into one "
+                "batched or strided-batched call")
+_LIBRARIES: tuple[tuple[re.Pattern[str], Library], ...] = (
+    (re.compile(r"\bnccl", re.IGNORECASE),
+     Library("NCCL", "collective", "send fewer, larger messages (bucket small tensors together), overlap the "
+             "collective with computation, and check the topology settings (NCCL_ALGO, NCCL_PROTO)")),
+    (re.compile(r"flash_(?:fwd|bwd)|\bflash::|\bfmha", re.IGNORECASE),
+     Library("FlashAttention", "attention", "choose the head dimension, sequence length and data type "
+             "(FP16/BF16) of the call, batch sequences of similar length, and use the library build for this GPU")),
+    (re.compile(r"cudnn|implicit_convolve|precomputed_convolve|_(?:fprop|dgrad|wgrad)_|winograd", re.IGNORECASE),
+     Library("cuDNN", "convolution", "choose the data type (FP16/BF16) and the NHWC layout, a larger batch, and "
+             "let cuDNN benchmark its algorithms (cudnnFind*, torch.backends.cudnn.benchmark = True)")),
+    (re.compile(r"cublas|^(?:maxwell|pascal|volta|turing|ampere|ada|hopper|sm\d{2,3})_\w*(?:gemm|gemv|trsm)"
+                r"|gemv2[NT]_kernel|gemmSN_|gemmk1_kernel|splitKreduce_kernel", re.IGNORECASE), _BLAS),
+    (re.compile(r"\bcutlass::(?:Kernel|device_kernel|gemm::kernel|conv::kernel)|^cutlass_", re.IGNORECASE),
+     Library("CUTLASS", "gemm", "choose the tile shape, data type and math (Tensor Core) operator in the template "
+             "instantiation, a problem shape that is a multiple of the tile, and split-K for small M x N")),
+    (re.compile(r"regular_fft|vector_fft|\bcufft|[sd]pRadix\d|[sd]pVector\d", re.IGNORECASE),
+     Library("cuFFT", "fft", "use transform sizes with small prime factors (2, 3, 5, 7), batch transforms in one "
+             "plan, and real-to-complex transforms for real data")),
+    (re.compile(r"\bat::native::|\bat::cuda::|^(?:vectorized_|unrolled_|index_)?elementwise_kernel"
+                r"|distribution_elementwise|^reduce_kernel", re.IGNORECASE),
+     Library("PyTorch ATen", "elementwise", "fuse the chain of elementwise operations (torch.compile or a fused op), "
+             "give each launch more elements, and capture repeated small launches in a CUDA Graph")),
+    (re.compile(r"^triton_", re.IGNORECASE),
+     Library("Triton", "generated", "tune the generator, not the kernel: autotuning configurations (BLOCK sizes, "
+             "num_warps, num_stages; torch.compile mode='max-autotune') and what it fuses")),
+    (re.compile(r"\bcub::|\bthrust::|^Device(?:Radix|Reduce|Scan|Segmented|Select|Histogram|Merge|Partition|For)"
+                r"\w*Kernel", re.IGNORECASE),
+     Library("CUB/Thrust", "primitive", "give each call more data or batch segments into one call (segmented and "
+             "batched primitives), make fewer calls, and limit radix sorts to the key bits in use")),
+)
+# A matrix multiply or convolution by name: gemm/matmul, MMA instructions, conv (not "convert"). The generated
+# Triton templates name their matrix multiplies "mm" (triton_tem_fused_mm_...).
+MATMUL_NAME = re.compile(r"gemm|matmul|mat_?mul|(?<![a-z])[whi]?mma(?![a-z])|conv(?!er)|(?<=_)b?mm(?=_|$)",
+                         re.IGNORECASE)
+
+
+def library(names: Iterable[str]) -> Library | None:
+    """The library of a kernel from its names (function, demangled; first match wins), or None."""
+    texts = [n for n in names if n]
+    for pattern, lib in _LIBRARIES:
+        if any(pattern.search(text) for text in texts):
+            return lib
+    return None
+
+
+def matmul_name(names: Iterable[str]) -> str:
+    """The part of a kernel's name that says matrix multiply or convolution ("" when none does)."""
+    for text in names:
+        hit = MATMUL_NAME.search(text or "")
+        if hit:
+            return hit.group(0)
+    return ""
