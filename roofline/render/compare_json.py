@@ -1,4 +1,4 @@
-"""JSON documents (schema_version 1) of comparisons, regression diffs and application summaries.
+"""JSON documents (schema_version 2) of comparisons, regression diffs and application summaries.
 
 Shared with ``render.json``: numbers in SI base units, "not measured" is ``null`` with its reason under the
 object's ``missing`` (never 0, never NaN). ``kind`` says which document it is: compare, diff or summary.
@@ -11,7 +11,7 @@ from typing import Any
 
 from roofline import __version__
 from roofline.pairing import Comparison, KernelPair, KernelStats, Projection, ReportRef
-from roofline.ranking import AppSummary, SummaryRow
+from roofline.ranking import RECOVERABLE_COUNTS, AppSummary, SummaryRow
 from roofline.regression import DiffResult, Verdict
 from roofline.render import GENERATOR
 from roofline.render.json import SCHEMA_VERSION, ceilings_dict, dumps, number, value_or_null, values_or_null
@@ -120,13 +120,15 @@ def stats_dict(s: KernelStats, report: str, projection: Projection | None = None
         "bytes_per_s": values_or_null(s.bytes_per_s, "bytes_per_s", missing),
         "intensity": values_or_null(s.intensity, "intensity", missing),
         "ceilings": {"source": s.ceilings.source, **ceilings_dict(s.ceilings)},
-        "pct_of_roof": number(s.roof.pct_of_roof), "bound": s.roof.bound, "limiter": s.roof.limiter,
+        "pct_of_roof": number(s.roof.pct_of_roof), "bound": s.verdict.bound, "limiter": s.roof.limiter,
         "roof_time_s": value_or_null(s.roof_time_s, "roof_time_s", missing),
         "attainable_flop_per_s": value_or_null(s.attainable_flop_per_s, "attainable_flop_per_s", missing),
         "projection": projection_dict(projection, missing) if projection else None,
     }
     if s.roof.reason:
         missing["pct_of_roof"] = s.roof.reason
+    if s.verdict.bound is None:
+        missing["bound"] = s.verdict.reason or "no verdict"
     out["missing"] = missing
     return out
 
@@ -141,6 +143,7 @@ def projection_dict(p: Projection, missing: dict[str, str]) -> dict[str, Any]:
 def summary_dict(s: AppSummary) -> dict[str, Any]:
     return {"report": report_dict(s.report), "by": s.by, "ranked_by": s.ranked_by, "groups": s.group_count,
             "shown_share": number(s.shown_share), "recoverable_s": number(s.recoverable_s),
+            "launch_bound_s": number(s.launch_bound_s), "recoverable_counts": RECOVERABLE_COUNTS,
             "rows": [_row(r) for r in s.rows]}
 
 
@@ -150,11 +153,14 @@ def _row(r: SummaryRow) -> dict[str, Any]:
     out: dict[str, Any] = {"rank": r.rank, "name": g.name, "count": len(g.launches), "total_s": number(g.total_s),
            "median_s": number(g.median_s), "min_s": number(g.min_s), "max_s": number(g.max_s),
            "time_share": number(g.time_share), "recoverable_s": number(g.recoverable_s),
+           "launch_bound_s": number(g.launch_bound_s),
            "recoverable_share": number(r.recoverable_share), "median_pct_of_roof": number(g.median_pct_of_roof),
-           "pct_of_roof": number(r.stats.roof.pct_of_roof), "bound": r.stats.roof.bound,
+           "pct_of_roof": number(r.stats.roof.pct_of_roof), "bound": r.stats.verdict.bound,
            "intensity": values_or_null(r.stats.intensity, "intensity", missing),
            "flop_per_s": values_or_null(r.stats.flop_per_s, "flop_per_s", missing)}
     if r.stats.roof.reason:
         missing["pct_of_roof"] = r.stats.roof.reason
+    if r.stats.verdict.bound is None:
+        missing["bound"] = r.stats.verdict.reason or "no verdict"
     out["missing"] = missing
     return out

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from roofline.labels import letter, set_name
 from roofline.pairing import Comparison, KernelStats, ReportRef, why_no_roof
-from roofline.ranking import AppSummary
+from roofline.ranking import RECOVERABLE_COUNTS, AppSummary
 from roofline.regression import DiffResult
 from roofline.render.terminal import plain_table, record, short
 from roofline.units import pct, ratio, seconds, si
@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 SUFFIXES = (".txt",)
 MAX_UNMATCHED_NAMES = 6
-_BOUND = {"compute": "comp", "memory": "mem", "latency": "lat"}
+_BOUND = {"compute": "comp", "memory": "mem", "balanced": "bal", "latency": "lat", "small_grid": "grid"}
 
 
 def comparison_text(c: Comparison, width: int = 80) -> str:
@@ -99,7 +99,7 @@ def _roof_table(c: Comparison, i: int) -> Table:
         stats = [p.side(s) for s in sides]
         table.add_row(short(p.label), *(_flop_rate(s) for s in stats),
                       *(ratio(s.intensity["dram"].value) for s in stats), *(pct(s.roof.pct_of_roof) for s in stats),
-                      ">".join(_BOUND.get(s.roof.bound or "", "n/a") for s in stats))
+                      ">".join(_BOUND.get(s.verdict.bound or "", "n/a") for s in stats))
     return table
 
 
@@ -208,8 +208,10 @@ def _print_summary(console: Console, s: AppSummary) -> None:
     hidden = s.group_count - len(s.rows)
     covered = f"shown: {_pct_of(s.shown_share)} of the time"
     console.print(covered + (f"; {hidden} more not shown (--top)" if hidden > 0 else "") +
-                  (f"; recoverable in all: {seconds(s.recoverable_s)}" if s.recoverable_s is not None else ""),
+                  (f"; recoverable in all: {seconds(s.recoverable_s)}" if s.recoverable_s is not None else "") +
+                  (f"; launch-bound (small grids): {seconds(s.launch_bound_s)}" if s.launch_bound_s else ""),
                   highlight=False)
+    console.print(f"[dim]{RECOVERABLE_COUNTS}[/dim]", highlight=False)
     console.print()
 
 
@@ -220,7 +222,7 @@ def _summary_table(s: AppSummary) -> Table:
     for row in s.rows:
         g = row.group
         table.add_row(str(row.rank), short(g.name), str(len(g.launches)), seconds(g.total_s), _pct_of(g.time_share),
-                      seconds(g.recoverable_s), pct(row.stats.roof.pct_of_roof), row.stats.roof.bound or "n/a")
+                      seconds(g.recoverable_s), pct(row.stats.roof.pct_of_roof), row.stats.verdict.bound or "n/a")
     return table
 
 

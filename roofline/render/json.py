@@ -1,4 +1,4 @@
-"""JSON document of one or more report analyses (schema_version 1, documented in the README).
+"""JSON document of one or more report analyses (schema_version 2, documented in the README).
 
 "Not measured" is ``null`` with its reason under the kernel's ``missing`` (never 0, never NaN).
 """
@@ -11,10 +11,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from roofline import __version__
+from roofline.analysis import recoverable_s
 from roofline.model import LEVELS, PRECISIONS, Ceilings
 from roofline.render import GENERATOR
 from roofline.results import (
     Advice,
+    BusyUnit,
     KernelGroup,
     KernelSpread,
     LaunchAnalysis,
@@ -22,11 +24,13 @@ from roofline.results import (
     ReportAnalysis,
     TensorCores,
     Value,
+    Verdict,
+    WarpStalls,
 )
+from roofline.verdict import explain
 
 SUFFIXES = (".json",)
-SCHEMA_VERSION = 1
-NO_ESTIMATE = "time saved not estimated for this advice"
+SCHEMA_VERSION = 2  # 2: bound is the verdict over every unit, with "verdict", "stalls", bytes.l2_total, "clock" roofs
 
 
 def render(analyses: Sequence[ReportAnalysis], spreads: Sequence[KernelSpread] = ()) -> str:
@@ -102,20 +106,25 @@ def kernel_dict(k: LaunchAnalysis, no_spec_reason: str = "no device spec for thi
         "flops": values_or_null(k.flops, "flops", missing),
         "tensor_flops_by_type": dict(k.tensor_flops_by_type),
         "flop_per_s": values_or_null(k.flop_per_s, "flop_per_s", missing),
-        "bytes": values_or_null(k.bytes, "bytes", missing),
+        "bytes": values_or_null({**k.bytes, "l2_total": k.l2_total_bytes}, "bytes", missing),
         "bytes_per_s": values_or_null(k.bytes_per_s, "bytes_per_s", missing),
         "intensity": values_or_null(k.intensity, "intensity", missing),
-        "definitions": dict(k.definitions),
+        "definitions": {**k.definitions, **({"l2_total": f"all L2 traffic, loads and stores: {k.l2_total_bytes.via}"}
+                                            if k.l2_total_bytes.value is not None else {})},
+        "level_notes": list(k.level_notes),
         "ceilings": {name: ceilings_dict(c) for name, c in k.ceilings.items()},
         "ceilings_used": k.roof.ceilings,
         "pct_of_roof": number(k.roof.pct_of_roof),
-        "bound": k.roof.bound,
         "limiter": k.roof.limiter,
         "utilization_pct": {key: number(v) for key, v in k.roof.utilization_pct.items()},
+        "bound": k.verdict.bound,
+        "verdict": verdict_dict(k.verdict, missing),
+        "recoverable_s": number(recoverable_s(k)),
         "flags": list(k.flags),
         "notes": list(k.notes),
         "occupancy": occupancy_dict(k.occupancy, missing),
         "tensor_cores": tensor_cores_dict(k.tensor_cores, missing),
+        "stalls": stalls_dict(k.stalls, missing),
     }
     out["ceilings"].setdefault("spec", None)
     if out["ceilings"]["spec"] is None:
@@ -127,12 +136,45 @@ def kernel_dict(k: LaunchAnalysis, no_spec_reason: str = "no device spec for thi
         missing["time_share"] = missing.get("duration_s", "no total time for the report")
     if k.roof.reason:
         missing["pct_of_roof"] = k.roof.reason
-    for key in ("bound", "limiter"):
-        if out[key] is None:
-            missing[key] = k.roof.reason or "no roof position"
+    if out["limiter"] is None:
+        missing["limiter"] = k.roof.reason or "no roof position"
+    if out["bound"] is None:
+        missing["bound"] = k.verdict.reason or "no verdict"
+    if out["recoverable_s"] is None:
+        missing["recoverable_s"] = missing.get("duration_s") or k.roof.reason or "no throughput and no roof position"
     out["advice"] = [advice_dict(item, f"advice[{i}]", missing) for i, item in enumerate(k.advice)]
     out["missing"] = missing
     return out
+
+
+def verdict_dict(v: Verdict, missing: dict[str, str]) -> dict[str, Any]:
+    """The verdict's inputs, its busiest units and its one-line explanation; every null has its reason under
+    ``missing`` (the verdict's own: what the report lacks, or that the verdict is the roofline's alone)."""
+    out = {
+        "basis": v.basis, "sm_pct": number(v.sm_pct), "memory_pct": number(v.memory_pct),
+        "waves_per_sm": number(v.waves_per_sm), "busiest": unit_dict(v.busiest) if v.busiest else None,
+        "top_units": [unit_dict(u) for u in v.top_units], "ncu_title": v.ncu_title or None, "text": explain(v),
+    }
+    missing.update({f"verdict.{key}": v.reason or "not measured" for key, value in out.items() if value is None})
+    return out
+
+
+def unit_dict(u: BusyUnit) -> dict[str, Any]:
+    return {"name": u.name, "pct": number(u.pct), "side": u.side, "metric": u.metric}
+
+
+def stalls_dict(s: WarpStalls | None, missing: dict[str, str]) -> dict[str, Any] | None:
+    """What the warps wait on; unmeasured figures are null with their reason under ``missing``."""
+    if s is None:
+        missing["stalls"] = "not computed"
+        return None
+    missing.update({f"stalls.{key}": reason for key, reason in s.missing.items()})
+    return {
+        "source": s.source or None,
+        "reasons": [{"reason": r, "value": number(v), "share": number(share)} for r, v, share in s.reasons],
+        "issue_active_pct": number(s.issue_active_pct), "eligible_per_scheduler": number(s.eligible_per_scheduler),
+        "active_per_scheduler": number(s.active_per_scheduler),
+    }
 
 
 def occupancy_dict(o: Occupancy | None, missing: dict[str, str]) -> dict[str, Any] | None:
@@ -173,15 +215,16 @@ def tensor_cores_dict(t: TensorCores | None, missing: dict[str, str]) -> dict[st
 def advice_dict(a: Advice, path: str, missing: dict[str, str]) -> dict[str, Any]:
     """One advice item; a time saved that is not estimated is null with its reason under ``missing``."""
     if a.est_saved_s is None:
-        missing[f"{path}.est_saved_s"] = NO_ESTIMATE
-    return {"kind": a.kind, "title": a.title, "text": a.text, "cause": a.cause, "source": a.source,
-            "est_saved_s": number(a.est_saved_s)}
+        missing[f"{path}.est_saved_s"] = a.estimate or "not estimated"
+    return {"kind": a.kind, "title": a.title, "text": a.text, "condition": a.condition, "cause": a.cause,
+            "source": a.source, "est_saved_s": number(a.est_saved_s), "estimate": a.estimate}
 
 
 def ceilings_dict(c: Ceilings) -> dict[str, Any]:
     out: dict[str, Any] = {f"{p}_flop_per_s": number(c.flop_per_s[p]) for p in PRECISIONS}
     out.update({f"{level}_bytes_per_s": number(c.bytes_per_s[level]) for level in LEVELS})
-    out.update({"tensor_dtype": c.tensor_dtype, "clock_note": c.clock_note, "missing": dict(c.missing)})
+    out.update({"tensor_dtype": c.tensor_dtype, "clock_note": c.clock_note, "scaled": dict(c.scaled),
+                "missing": dict(c.missing)})
     return out
 
 
@@ -190,6 +233,7 @@ def group_dict(g: KernelGroup) -> dict[str, Any]:
         "name": g.name, "count": len(g.launches), "total_s": number(g.total_s), "median_s": number(g.median_s),
         "min_s": number(g.min_s), "max_s": number(g.max_s), "time_share": number(g.time_share),
         "median_pct_of_roof": number(g.median_pct_of_roof), "recoverable_s": number(g.recoverable_s),
+        "launch_bound_s": number(g.launch_bound_s),
     }
 
 

@@ -1,28 +1,31 @@
 """Optimization report as Markdown, built on a small document model that the HTML renderer shares.
 
-``document`` turns report analyses into ``Block``s: the GPU and its ceilings (datasheet and measured-clock
-side by side), kernels ranked by recoverable time, and per kernel its roofline position, bound and why,
-occupancy, Tensor Core findings, ncu's own rule messages and the advice of ``roofline.advice`` (each item
-tied to a measured cause and naming the number behind it; where nothing was measured, none is given).
+``document`` turns report analyses into ``Block``s: the GPU and its ceilings (datasheet and kernel-clock side
+by side), kernels ranked by recoverable time, and per kernel its verdict over every unit and the roofline
+position that explains it, what the warps wait on, occupancy, Tensor Core findings, ncu's own rule messages and
+the advice of ``roofline.advice`` (ranked by estimated time saved, each with its condition and the measurement
+behind it; where nothing was measured, none is given).
 Inline markup in block text is limited to `code` and **bold**, which both renderers understand.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from roofline.advice import kernels_to_advise, ridge_point
-from roofline.analysis import LATENCY_BOUND_BELOW_PCT, rank_by_recoverable_time
+from roofline.advice import clean_rule_text, estimate_text, kernels_to_advise, ridge_point
+from roofline.analysis import rank_by_recoverable_time
 from roofline.diagnostics.occupancy import ACHIEVED_GAP_PTS
+from roofline.diagnostics.stalls import describe
 from roofline.labels import NAMES, set_name
 from roofline.model import LEVELS, PRECISIONS, Ceilings
+from roofline.ranking import RECOVERABLE_COUNTS
 from roofline.render import GENERATOR
 from roofline.render.plot import PlotData, median_ceilings, plot_data
-from roofline.results import KernelGroup, LaunchAnalysis, ReportAnalysis
+from roofline.results import Advice, KernelGroup, LaunchAnalysis, ReportAnalysis
 from roofline.units import pct, ratio, seconds, si
+from roofline.verdict import BOUND_WORDS, explain
 
 SUFFIXES = (".md",)
 RANKED_ROWS = 20  # kernels in the ranking table
@@ -56,9 +59,12 @@ def document(analyses: Sequence[ReportAnalysis], with_plot: bool = False) -> lis
     """The whole report as blocks; ``with_plot`` adds each report's roofline plot data."""
     names = ", ".join(f"`{Path(a.report.path).name}`" for a in analyses)
     blocks = [Block("h1", "Roofline optimization report"),
-              Block("p", f"{names}: {sum(len(a.launches) for a in analyses)} kernel launches. Percent of roof is "
-                         "time-based (the shortest time the roofs allow over the measured time); recoverable time = "
-                         "time x (1 - percent of roof). Each recommendation names the measurement behind it.")]
+              Block("p", f"{names}: {sum(len(a.launches) for a in analyses)} kernel launches. The bound is the "
+                         "verdict over every unit of the GPU (ncu's SpeedOfLight rule on the SM and memory "
+                         "throughputs and the waves), with the busiest unit named; percent of roof (the shortest time "
+                         "the FP and byte roofs allow over the measured time) explains it. "
+                         f"{RECOVERABLE_COUNTS[0].upper()}{RECOVERABLE_COUNTS[1:]}. Recommendations are ranked by the "
+                         "time they could save, each with its condition and the measurement behind it.")]
     for a in analyses:
         blocks += report_blocks(a, with_plot)
     blocks.append(Block("p", f"{GENERATOR}."))
@@ -71,9 +77,13 @@ def report_blocks(a: ReportAnalysis, with_plot: bool = False) -> list[Block]:
     if a.report.source == "model":
         blocks.append(Block("warn", f"Report model, not an ncu measurement: {a.report.label or 'no label'}."))
     blocks += [Block("p", _gpu_line(a)), Block("h3", "Ceilings"), ceilings_table(a)]
-    clock = median_ceilings(a.launches, "report")
+    clock = median_ceilings(a.launches, "clock")
     if clock is not None and clock.clock_note:
-        blocks.append(Block("note", f"measured-clock = the report's own peak counters x its {clock.clock_note}."))
+        blocks.append(Block("note", f"{set_name('clock')} = the report's own peak counters x its {clock.clock_note}."))
+    scaled = sorted({NAMES[key] for k in a.launches for key in k.ceilings["clock"].scaled})
+    if scaled:
+        blocks.append(Block("note", f"* {', '.join(scaled)}: no peak counter in the report; the datasheet roof scaled "
+                                    "to each launch's measured clock (JSON `ceilings.clock.scaled`)."))
     if with_plot:
         blocks.append(Block("plot", plot=plot_data([a])))
     blocks += [Block("h3", "Kernels ranked by recoverable time"), ranking_table(rank_by_recoverable_time(a.groups))]
@@ -95,7 +105,7 @@ def _gpu_line(a: ReportAnalysis) -> str:
 
 def ceilings_table(a: ReportAnalysis) -> Block:
     """Datasheet and measured-clock roofs side by side (measured: median over the launches)."""
-    sheet, measured = median_ceilings(a.launches, "spec"), median_ceilings(a.launches, "report")
+    sheet, measured = median_ceilings(a.launches, "spec"), median_ceilings(a.launches, "clock")
     rows = []
     for key in (*PRECISIONS, *LEVELS):
         unit = "FLOP/s" if key in PRECISIONS else "B/s"
@@ -103,9 +113,10 @@ def ceilings_table(a: ReportAnalysis) -> Block:
         either = measured or sheet
         dtype = either.tensor_dtype if key == "tensor" and either is not None else None
         label = NAMES[key] + (f" ({dtype.upper()})" if dtype else "")
-        rows.append((label, si(s_val, unit), si(m_val, unit), f"{m_val / s_val:.2f}" if s_val and m_val else ""))
-    return Block("table", header=("roof", "datasheet", "measured-clock", "measured / datasheet"), rows=tuple(rows),
-                 numeric=(False, True, True, True))
+        star = "*" if any(key in k.ceilings["clock"].scaled for k in a.launches) else ""
+        rows.append((label, si(s_val, unit), si(m_val, unit) + star, f"{m_val / s_val:.2f}" if s_val and m_val else ""))
+    return Block("table", header=("roof", set_name("spec"), set_name("clock"), f"{set_name('clock')} / datasheet"),
+                 rows=tuple(rows), numeric=(False, True, True, True))
 
 
 def _roof(c: Ceilings | None, key: str) -> float | None:
@@ -117,15 +128,20 @@ def ranking_table(groups: Sequence[KernelGroup]) -> Block:
     rows: list[tuple[str, ...]] = []
     for i, g in enumerate(groups[:RANKED_ROWS], 1):
         k = g.longest
+        v = k.verdict
+        busiest = f"{v.busiest.name} {pct(v.busiest.pct)}" if v.busiest else "n/a"
         rows.append((str(i), f"`{_cell(g.name)}`", str(len(g.launches)), seconds(g.total_s),
-                     pct(None if g.time_share is None else 100 * g.time_share), pct(g.median_pct_of_roof),
-                     k.roof.bound or "n/a", NAMES.get(k.roof.limiter or "", "n/a"), seconds(g.recoverable_s)))
-    header = ("#", "kernel", "launches", "time", "share", "median % of roof", "bound", "closest roof", "recoverable")
+                     pct(None if g.time_share is None else 100 * g.time_share),
+                     (v.bound or "n/a") + (" (roofline only)" if v.basis == "roofline" else ""), busiest,
+                     pct(g.median_pct_of_roof), NAMES.get(k.roof.limiter or "", "n/a"), seconds(g.recoverable_s),
+                     seconds(g.launch_bound_s) if g.launch_bound_s else ""))
+    header = ("#", "kernel", "launches", "time", "share", "bound", "busiest unit", "median % of roof", "closest roof",
+              "recoverable", "launch-bound")
     more = len(groups) - RANKED_ROWS
     if more > 0:
-        rows.append(("", f"... {more} more kernels", "", "", "", "", "", "", ""))
+        rows.append(("", f"... {more} more kernels", *([""] * (len(header) - 2))))
     return Block("table", header=header, rows=tuple(rows),
-                 numeric=(True, False, True, True, True, True, False, False, True))
+                 numeric=(True, False, True, True, True, False, False, True, False, True, True))
 
 
 def _cell(text: str) -> str:
@@ -142,8 +158,12 @@ def kernel_blocks(rank: int, g: KernelGroup) -> list[Block]:
     blocks = [Block("h3", f"{rank}. `{_cell(g.name)}`"),
               Block("p", f"{len(g.launches)} launch(es), {seconds(g.total_s)} ({share} of the profiled time), "
                          f"recoverable {seconds(g.recoverable_s)}{which}."),
-              position_table(k), Block("p", bound_text(k))]
+              Block("p", verdict_text(k)), position_table(k), Block("p", roof_text(k))]
+    blocks += [Block("note", note) for note in k.level_notes]
     blocks += [Block("warn", flag) for flag in k.flags]
+    waits = stall_items(k)
+    if waits:
+        blocks += [Block("p", "**What the warps wait on**"), Block("ul", items=waits)]
     occupancy = occupancy_items(k)
     if occupancy:
         blocks += [Block("p", "**Occupancy**"), Block("ul", items=occupancy)]
@@ -154,9 +174,14 @@ def kernel_blocks(rank: int, g: KernelGroup) -> list[Block]:
     rules = rule_items(k)
     if rules:
         blocks.append(Block("details", f"ncu rules ({len(rules)})", items=rules))
-    blocks += [Block("p", "**Recommendations**"),
-               Block("ul", items=tuple(item.text for item in k.advice) or (NO_ADVICE,))]
+    blocks += [Block("p", "**Recommendations** (ranked by estimated time saved)"),
+               Block("ul", items=tuple(advice_line(item) for item in k.advice) or (NO_ADVICE,))]
     return blocks
+
+
+def advice_line(item: Advice) -> str:
+    """One recommendation with its estimate, its text and the condition that made it apply."""
+    return f"**{estimate_text(item)}**: {item.text} (when: {item.condition})"
 
 
 def position_table(k: LaunchAnalysis) -> Block:
@@ -170,26 +195,46 @@ def position_table(k: LaunchAnalysis) -> Block:
     for level in LEVELS:
         rows.append((NAMES[level], si(k.bytes_per_s[level].value, "B/s"), si(_roof(c, level), "B/s"),
                      pct(util.get(level)), ratio(k.intensity[level].value)))
+    total, duration = k.l2_total_bytes.value, k.duration_s.value
+    if total is not None and duration and k.l2_total_bytes.via != k.bytes["l2"].via:
+        rows.append(("L2, all traffic (stores included)", si(total / duration, "B/s"), "", "", ""))
     name = set_name(k.roof.ceilings)
     return Block("table", header=("", "achieved", f"roof ({name})", "% of roof", "FLOP/byte"), rows=tuple(rows),
                  numeric=(False, True, True, True, True))
 
 
-def bound_text(k: LaunchAnalysis) -> str:
-    """The bound and the measurement that decides it."""
+def verdict_text(k: LaunchAnalysis) -> str:
+    """The verdict over every unit, the numbers that decide it and the busiest units."""
+    v = k.verdict
+    if v.bound is None:
+        return f"**No verdict**: {v.reason}."
+    others = ", ".join(f"{u.name} {pct(u.pct)}" for u in v.top_units)
+    busiest = f" Busiest units: {others}." if others else ""
+    return f"**{BOUND_WORDS[v.bound].capitalize()}**: {explain(v).split(': ', 1)[1]}.{busiest}"
+
+
+def roof_text(k: LaunchAnalysis) -> str:
+    """The FP/byte roofline position, as the explanation beside the verdict."""
     roof = k.roof
-    if roof.bound is None or roof.limiter is None:
-        return f"**No roof position**: {roof.reason}."
-    closest = f"{NAMES[roof.limiter]} at {pct(roof.pct_of_roof)} of its roof"
-    if roof.bound == "latency":
-        text = (f"**Latency-bound**: no roof reaches {LATENCY_BOUND_BELOW_PCT:.0f}%; the closest is {closest}. The "
-                "kernel saturates neither a pipeline nor a memory level, so the cause is in the occupancy, the grid "
-                "or the warps' stalls.")
-    elif roof.bound == "memory":
-        text = f"**Memory-bound**: {closest}, the closest roof.{_ridge_text(k)}"
-    else:
-        text = f"**Compute-bound**: {closest}, the closest roof."
+    if roof.limiter is None:
+        return f"Roofline: no roof position ({roof.reason})."
+    text = f"Roofline: {NAMES[roof.limiter]} at {pct(roof.pct_of_roof)} of its roof, the closest.{_ridge_text(k)}"
     return text + (f" ({roof.reason}.)" if roof.reason else "")
+
+
+def stall_items(k: LaunchAnalysis) -> tuple[str, ...]:
+    """For latency and small-grid verdicts: the main stall reasons and the issue-slot figures."""
+    s = k.stalls
+    if s is None or k.verdict.bound not in ("latency", "small_grid"):
+        return ()
+    lines = [f"{describe(r)[0]} (`{r}`): {v:.3g} {s.source}, {100 * share:.0f}% of the stalls"
+             for r, v, share in s.reasons[:3]]
+    if s.issue_active_pct is not None:
+        eligible = f", {s.eligible_per_scheduler:.2g} eligible warps per scheduler" \
+            if s.eligible_per_scheduler is not None else ""
+        lines.append(f"issue slots used in {pct(s.issue_active_pct)} of active cycles{eligible}")
+    lines += [f"{key.replace('_', ' ')} not measured: {why}" for key, why in s.missing.items()]
+    return tuple(lines)
 
 
 def _ridge_text(k: LaunchAnalysis) -> str:
@@ -219,17 +264,6 @@ def occupancy_items(k: LaunchAnalysis) -> tuple[str, ...]:
     return (*o.findings, *achieved, *raise_limit, *unmeasured)
 
 
-_RULE_MARKUP = ((re.compile(r"@url:([^:@]+):[^@]*@"), r"\1"),  # a link becomes its title
-                (re.compile(r"@(?:section|source):[^:@]*:([^@]*)@"), r"\1"))  # a section or source reference too
-
-
-def clean_rule_text(text: str) -> str:
-    """An ncu rule message as plain text: links and section references become their titles."""
-    for pattern, repl in _RULE_MARKUP:
-        text = pattern.sub(repl, text)
-    return " ".join(text.replace("`", "'").split())
-
-
 def rule_items(k: LaunchAnalysis) -> tuple[str, ...]:
     """ncu's rule messages for the launch (all but the "ok" ones), once each."""
     items = [f"**{r.kind}** {r.title + ': ' if r.title else ''}{clean_rule_text(r.message)}"
@@ -247,6 +281,8 @@ def not_measured(a: ReportAnalysis) -> list[str]:
         for key, v in values:
             if v.value is None:
                 reasons.setdefault(f"{key}: {v.reason}", set()).add(k.launch.key)
+        if k.verdict.bound is None:
+            reasons.setdefault(f"bound: {k.verdict.reason}", set()).add(k.launch.key)
     total = len(a.launches)
     return [f"{text} ({'all launches' if len(keys) == total else f'{len(keys)} of {total} launches'})"
             for text, keys in reasons.items()]

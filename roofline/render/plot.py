@@ -70,6 +70,7 @@ class KernelSeries:
     points: tuple[KernelPoint, ...]
     precisions: tuple[str, ...]  # the precisions with FLOPs
     color: int = 0  # palette index; -1 for kernels drawn as "other"
+    level_notes: tuple[str, ...] = ()  # levels that count one direction only and so look inverted
 
 
 @dataclass(frozen=True)
@@ -153,7 +154,8 @@ def kernel_series(group: KernelGroup) -> tuple[KernelSeries | None, str]:
     if not points:
         return None, "no bytes measured at any memory level: " + (group.launches[0].bytes["dram"].reason or "")
     used = tuple(p for p in PRECISIONS if stats.flops[p].value)
-    return KernelSeries(group.name, len(group.launches), group.time_share, tuple(points), used), ""
+    notes = tuple(dict.fromkeys(note for k in timed for note in k.level_notes))
+    return KernelSeries(group.name, len(group.launches), group.time_share, tuple(points), used, level_notes=notes), ""
 
 
 def _why_not_placed(k: LaunchAnalysis) -> str:

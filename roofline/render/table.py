@@ -1,6 +1,6 @@
-"""Terminal rendering of report analyses with rich: ceilings side by side, one row per launch,
-grouped kernels, the advice for the kernels with the most recoverable time, and the reasons behind every
-"n/a". Fits an 80-column terminal."""
+"""Terminal rendering of report analyses with rich: ceilings side by side, one row per launch (its roofline
+position and its verdict), grouped kernels, the advice for the kernels with the most recoverable time (ranked,
+each with its estimate), and the reasons behind every "n/a". Fits an 80-column terminal."""
 
 from __future__ import annotations
 
@@ -8,13 +8,14 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
-from roofline.advice import kernels_to_advise
+from roofline.advice import estimate_text, kernels_to_advise
 from roofline.analysis import median_known
 from roofline.labels import NAMES, set_name
 from roofline.model import LEVELS, PRECISIONS
 from roofline.render.terminal import NAME_WIDTH, escape, record, short
-from roofline.results import KernelGroup, KernelSpread, LaunchAnalysis, ReportAnalysis
-from roofline.units import pct, ratio, seconds, si
+from roofline.results import KernelGroup, KernelSpread, LaunchAnalysis, ReportAnalysis, Verdict
+from roofline.units import pct, seconds, si
+from roofline.verdict import short_name
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -77,7 +78,12 @@ def _print_report(console: Console, a: ReportAnalysis) -> None:
     console.print(_ceilings_table(a))
     clock = next((k.ceilings["report"].clock_note for k in a.launches), "")
     if clock:
-        console.print(f"[dim]measured-clock = the report's peak counters x {escape(clock)}[/dim]", highlight=False)
+        console.print(f"[dim]{set_name('clock')} = the report's peak counters x {escape(clock)}[/dim]",
+                      highlight=False)
+    scaled = sorted({NAMES[key] for k in a.launches for key in k.ceilings["clock"].scaled})
+    if scaled:
+        console.print(f"[dim]* {', '.join(scaled)}: no peak counter in the report; the datasheet roof scaled to "
+                      "each launch's measured clock (JSON ceilings.clock.scaled)[/dim]", highlight=False)
     console.print(_launch_table(a))
     hidden = len(a.launches) - MAX_LAUNCH_ROWS
     if hidden > 0:
@@ -106,7 +112,7 @@ def _print_advice(console: Console, groups: Sequence[KernelGroup]) -> None:
         items.add_column(no_wrap=True)
         items.add_column()
         for item in k.advice:
-            items.add_row("    -", escape(item.text))
+            items.add_row("    -", escape(f"[{estimate_text(item)}] {item.text}"))
         console.print(items)
 
 
@@ -115,20 +121,21 @@ def _ceilings_table(a: ReportAnalysis) -> Table:
     from rich.table import Table
 
     table = Table(title="Ceilings", title_justify="left", box=None, pad_edge=False, padding=(0, 1))
-    for col in ("roof", "datasheet", "measured-clock", "ratio"):
+    for col in ("roof", set_name("spec"), set_name("clock"), "ratio"):
         table.add_column(col, justify="left" if col == "roof" else "right")
     spec = next((k.ceilings.get("spec") for k in a.launches if "spec" in k.ceilings), None)
     dtype = _tensor_dtype(a)
     for key in (*PRECISIONS, *LEVELS):
         unit = "FLOP/s" if key in PRECISIONS else "B/s"
         same_roof = [k for k in a.launches if key != "tensor" or k.ceilings["report"].tensor_dtype == dtype]
-        measured = median_known([k.ceilings["report"].roof(key) for k in same_roof])
+        measured = median_known([k.ceilings["clock"].roof(key) for k in same_roof])
+        star = "*" if any(key in k.ceilings["clock"].scaled for k in same_roof) else ""
         sheet = spec.roof(key) if spec else None
         if key == "tensor" and spec and spec.tensor_dtype != dtype:
             sheet = next((k.ceilings["spec"].roof(key) for k in same_roof if "spec" in k.ceilings), None)
         r = f"{measured / sheet:.2f}" if measured and sheet else ""
         label = NAMES[key] + (f" ({dtype})" if key == "tensor" else "")
-        table.add_row(label, si(sheet, unit), si(measured, unit), r)
+        table.add_row(label, si(sheet, unit), si(measured, unit) + star, r)
     return table
 
 
@@ -145,18 +152,29 @@ def _launch_table(a: ReportAnalysis) -> Table:
 
     table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold")
     columns: tuple[tuple[str, Literal["left", "right"]], ...] = (
-        ("#", "left"), ("kernel", "left"), ("time", "right"), ("share", "right"), ("FLOP/s", "right"),
-        ("AI", "right"), ("roof", "right"), ("bound", "left"), ("limit", "left"))
+        ("#", "left"), ("kernel", "left"), ("time", "right"), ("share", "right"), ("roof", "right"),
+        ("bound: busiest unit", "left"))
     for col, just in columns:
         table.add_column(col, justify=just, no_wrap=True, max_width=NAME_WIDTH if col == "kernel" else None)
-    table.caption = "AI = FLOP per DRAM byte; roof = percent of the closest roof (limit)"
+    starred = any(k.verdict.basis == "roofline" for k in a.launches)
+    table.caption = ("roof = percent of the closest FP/byte roof; bound = the verdict over every unit (ncu's "
+                     "SpeedOfLight rule), with the busiest unit at percent of its peak"
+                     + ("; * roofline only (no throughputs in the report)" if starred else ""))
     table.caption_justify = "left"
     for k in _shown(a.launches):
         table.add_row(k.launch.key, short(k.launch.name), seconds(k.duration_s.value),
-                      pct(None if k.time_share is None else 100 * k.time_share), _total_rate(k),
-                      ratio(k.intensity["dram"].value), pct(k.roof.pct_of_roof), k.roof.bound or "n/a",
-                      _limit(k))
+                      pct(None if k.time_share is None else 100 * k.time_share), _roof_cell(k),
+                      verdict_cell(k.verdict))
     return table
+
+
+def verdict_cell(v: Verdict) -> str:
+    """"compute: FP64 67%", "small grid: L2 2%", "memory*: DRAM 91%" (* roofline only), or "n/a"."""
+    if v.bound is None:
+        return "n/a"
+    star = "*" if v.basis == "roofline" else ""
+    unit = f": {short_name(v.busiest)} {v.busiest.pct:.0f}%" if v.busiest is not None else ""
+    return f"{v.bound.replace('_', ' ')}{star}{unit}"
 
 
 def _shown(launches: Sequence[LaunchAnalysis]) -> list[LaunchAnalysis]:
@@ -168,16 +186,11 @@ def _shown(launches: Sequence[LaunchAnalysis]) -> list[LaunchAnalysis]:
     return [k for k in launches if id(k) in keep]
 
 
-def _total_rate(k: LaunchAnalysis) -> str:
-    known = [v.value for v in k.flop_per_s.values() if v.value is not None]
-    return si(sum(known), "") if known else "n/a"
-
-
-def _limit(k: LaunchAnalysis) -> str:
-    """The roof the launch is closest to; '!' marks a launch above a ceiling."""
+def _roof_cell(k: LaunchAnalysis) -> str:
+    """Percent of the closest roof and that roof ("7.4% FP64"); '!' marks a launch above a ceiling."""
     if k.roof.limiter is None:
-        return ""
-    return NAMES.get(k.roof.limiter, k.roof.limiter) + ("!" if k.flags else "")
+        return "n/a"
+    return f"{pct(k.roof.pct_of_roof)} {NAMES.get(k.roof.limiter, k.roof.limiter)}" + ("!" if k.flags else "")
 
 
 def _groups_table(groups: Sequence[KernelGroup]) -> Table:
@@ -203,9 +216,11 @@ def _problems(a: ReportAnalysis) -> list[str]:
                        *(("bytes " + level, k.bytes[level]) for level in LEVELS), ("duration", k.duration_s)):
             if v.value is None:
                 reasons[f"{key}: {v.reason}"].add(k.launch.key)
-        for source, ceilings in k.ceilings.items():
-            for roof, why in ceilings.missing.items():
-                reasons[f"roof {NAMES[roof]} ({set_name(source)}): {why}"].add(k.launch.key)
+        if k.verdict.bound is None:
+            reasons[f"bound: {k.verdict.reason}"].add(k.launch.key)
+        used = k.ceilings[a.ceilings_used]
+        for roof, why in used.missing.items():
+            reasons[f"roof {NAMES[roof]} ({set_name(used.source)}): {why}"].add(k.launch.key)
     lines = []
     if reasons:
         lines.append("[bold]Why n/a[/bold] (not measured, or no ceiling):")
@@ -216,6 +231,12 @@ def _problems(a: ReportAnalysis) -> list[str]:
         lines += [escape(f"  {key}: {flag}") for key, flag in flagged]
     notes = sorted({note for k in a.launches for note in k.notes})
     lines += [escape(f"note: {note}") for note in notes]
+    levels: dict[str, set[str]] = defaultdict(set)
+    for k in a.launches:
+        for note in k.level_notes:
+            levels[note].add(k.launch.key)
+    lines += [escape(f"memory levels [{_launch_count(keys, len(a.launches))}]: {note}")
+              for note, keys in levels.items()]
     return lines
 
 

@@ -43,7 +43,7 @@ def test_table_written_to_a_file_ends_with_the_mark(tmp_path):
 def test_missing_folders_of_an_output_are_created(tmp_path):
     out = tmp_path / "new" / "dir" / "r.json"
     assert runner.invoke(app, ["report", EXAMPLE, "-f", "json", "-o", str(out)]).exit_code == 0
-    assert json.loads(out.read_text())["schema_version"] == 1
+    assert json.loads(out.read_text())["schema_version"] == 2
 
 
 FOREIGN = b"written by hand\n"

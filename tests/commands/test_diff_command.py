@@ -82,10 +82,10 @@ def test_roof_drop_gate_on_mapped_kernels(shared_report, raw_actions):
     assert invoke(*args, "--fail-if-roof-drop", kernel["roof_drop_pct"] + 0.1).exit_code == 0
 
 
-def test_json_schema_version_1_top_level_and_kernel_fields(shared_report):
+def test_json_schema_version_2_top_level_and_kernel_fields(shared_report):
     result = invoke(shared_report(REDUCTIONS), shared_report(REDUCTIONS), "--fail-if-slower", 5, "-f", "json")
     doc = json.loads(result.stdout)
-    assert doc["schema_version"] == 1 and doc["kind"] == "diff"
+    assert doc["schema_version"] == 2 and doc["kind"] == "diff"
     assert set(doc) == {"schema_version", "kind", "tool", "generator", "base", "new", "matching", "thresholds",
                         "regression", "exit_code", "regressions", "kernels", "only_in_base", "only_in_new"}
     assert doc["thresholds"] == {"slower_pct": 5.0, "roof_drop_pct": None}

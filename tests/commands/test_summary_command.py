@@ -1,6 +1,7 @@
 """`roofline summary`: the whole-application view of reports with 140+ launches, by kernel and by NVTX range.
 
-Group totals and shares are recomputed from raw gpu__time_duration.sum values (ncu_report directly)."""
+Group totals, shares and recoverable times are recomputed from raw gpu__time_duration.sum and SpeedOfLight
+throughput values (ncu_report directly)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,10 @@ def invoke(*args: object):
     return runner.invoke(app, ["summary", *map(str, args)], env=ENV)
 
 
+SM, MEMORY = ("sm__throughput.avg.pct_of_peak_sustained_elapsed",
+              "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed")
+
+
 def raw_totals(raw_actions, name: str) -> dict[str, float]:
     totals: dict[str, float] = {}
     for a in raw_actions(name):
@@ -28,22 +33,38 @@ def raw_totals(raw_actions, name: str) -> dict[str, float]:
     return totals
 
 
+def raw_recoverable(raw_actions, name: str) -> tuple[dict[str, float], float]:
+    """Per kernel, the time above the busiest unit's peak; and the small grids' time (launch-bound)."""
+    saved: dict[str, float] = {}
+    launch_bound = 0.0
+    for a in raw_actions(name):
+        t = a["gpu__time_duration.sum"] * 1e-9
+        small = a[SM] < 60 and a[MEMORY] < 60 and a["launch__waves_per_multiprocessor"] < 1
+        saved[a.name] = saved.get(a.name, 0.0) + (0.0 if small else t * (1 - max(a[SM], a[MEMORY]) / 100))
+        launch_bound += t if small else 0.0
+    return saved, launch_bound
+
+
 def test_json_ranks_the_top_groups_of_each_large_report(shared_report, raw_actions):
     result = invoke(shared_report(ALIFE), shared_report(SELFJOIN), "--top", 4, "-f", "json")
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
-    assert doc["schema_version"] == 1 and doc["kind"] == "summary" and doc["top"] == 4
+    assert doc["schema_version"] == 2 and doc["kind"] == "summary" and doc["top"] == 4
     for report, name, launches in zip(doc["reports"], (ALIFE, SELFJOIN), (143, 154), strict=True):
         totals = raw_totals(raw_actions, name)
+        saved, launch_bound = raw_recoverable(raw_actions, name)
         grand = sum(totals.values())
-        top = sorted(totals, key=totals.get, reverse=True)[:4]
+        top = sorted(saved, key=saved.get, reverse=True)[:4]
         assert report["report"]["launches"] == launches and report["groups"] == len(totals)
+        assert report["ranked_by"] == "recoverable time"  # basic sets: from the SpeedOfLight throughputs
         assert [r["name"] for r in report["rows"]] == top
+        assert [r["recoverable_s"] for r in report["rows"]] == pytest.approx([saved[k] for k in top], rel=1e-9)
         assert [r["total_s"] for r in report["rows"]] == pytest.approx([totals[k] for k in top], rel=1e-9)
         assert [r["time_share"] for r in report["rows"]] == pytest.approx([totals[k] / grand for k in top], rel=1e-9)
         assert report["shown_share"] == pytest.approx(sum(totals[k] for k in top) / grand, rel=1e-9)
-        assert report["ranked_by"].startswith("total time (recoverable time unknown")
-        assert all(r["recoverable_s"] is None and "pct_of_roof" in r["missing"] for r in report["rows"])
+        assert report["launch_bound_s"] == pytest.approx(launch_bound, rel=1e-9)
+        assert "small-grid launches are launch-bound" in report["recoverable_counts"]
+        assert all(r["pct_of_roof"] is None and "pct_of_roof" in r["missing"] for r in report["rows"])
 
 
 def test_table_fits_80_columns_and_says_what_is_hidden(shared_report):

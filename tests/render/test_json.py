@@ -1,4 +1,4 @@
-"""JSON document (schema_version 1): structure, nulls with reasons, no NaN, report order, SI units, round trip."""
+"""JSON document (schema_version 2): structure, nulls with reasons, no NaN, report order, SI units, round trip."""
 
 from __future__ import annotations
 
@@ -21,11 +21,12 @@ STRUCTURE_REPORTS = (H100, H800, "v100_miniweather-openacc_full", "a10g_sgemm-pr
 KERNEL_KEYS = {"name", "demangled_name", "range", "action", "nvtx", "grid", "block", "registers_per_thread",
                "shared_mem_per_block_bytes", "duration_s", "time_share", "flops", "tensor_flops_by_type",
                "flop_per_s", "bytes", "bytes_per_s", "intensity", "definitions", "ceilings", "ceilings_used",
-               "pct_of_roof", "bound", "limiter", "utilization_pct", "flags", "notes", "missing"}
+               "pct_of_roof", "bound", "limiter", "utilization_pct", "flags", "notes", "missing", "verdict",
+               "recoverable_s", "level_notes"}
 DEVICE_KEYS = {"name", "compute_capability", "sm_count", "max_clock_hz", "memory_clock_hz", "memory_bus_width_bits",
                "l2_cache_bytes", "total_memory_bytes", "spec_id", "spec_match"}
 CEILING_KEYS = {"fp64_flop_per_s", "fp32_flop_per_s", "fp16_flop_per_s", "tensor_flop_per_s", "dram_bytes_per_s",
-                "l2_bytes_per_s", "l1_bytes_per_s", "tensor_dtype", "clock_note", "missing"}
+                "l2_bytes_per_s", "l1_bytes_per_s", "tensor_dtype", "clock_note", "scaled", "missing"}
 PRECISIONS = {"fp64", "fp32", "fp16", "tensor"}
 LEVELS = {"dram", "l2", "l1"}
 
@@ -68,7 +69,7 @@ def nulls(node, path=""):
 @pytest.mark.parametrize("name", STRUCTURE_REPORTS)
 def test_document_structure(documents, name):
     report, doc = documents(name)
-    assert doc["schema_version"] == 1
+    assert doc["schema_version"] == 2
     assert doc["tool"]["name"] == "roofline"
     (rep,) = doc["reports"]
     assert rep["path"] == report.path and rep["source"] == "ncu-rep"
@@ -76,20 +77,24 @@ def test_document_structure(documents, name):
     assert rep["device"]["name"] == report.device.name
     assert rep["device"]["compute_capability"] == report.device.compute_capability
     assert rep["device"]["sm_count"] == report.device.sm_count
-    assert rep["ceilings_used"] in ("report", "spec")
+    assert rep["ceilings_used"] == "clock"  # the default: the roofs at the clocks the kernels ran at
     assert len(rep["kernels"]) == len(report.launches)
     for k in rep["kernels"]:
         assert set(k) >= KERNEL_KEYS  # diagnostics (occupancy, tensor_cores) add their own keys
         assert set(k["flops"]) == set(k["flop_per_s"]) == PRECISIONS
-        assert set(k["bytes"]) == set(k["bytes_per_s"]) == set(k["intensity"]) == LEVELS
-        assert set(k["ceilings"]) >= {"report", "spec"}
-        assert set(k["ceilings"]["report"]) == CEILING_KEYS
+        assert set(k["bytes_per_s"]) == set(k["intensity"]) == LEVELS
+        assert set(k["bytes"]) == LEVELS | {"l2_total"}  # all L2 traffic beside ncu's per-version L2 definition
+        assert set(k["ceilings"]) == {"report", "spec", "clock"}
+        assert set(k["ceilings"]["report"]) == set(k["ceilings"]["clock"]) == CEILING_KEYS
         assert k["ceilings"]["spec"] is None or set(k["ceilings"]["spec"]) == CEILING_KEYS
-        assert k["bound"] in (None, "compute", "memory", "latency")
+        assert k["bound"] in (None, "compute", "memory", "balanced", "latency", "small_grid")
+        assert k["bound"] == (None if k["verdict"]["basis"] is None else k["bound"])
+        assert set(k["verdict"]) == {"basis", "sm_pct", "memory_pct", "waves_per_sm", "busiest", "top_units",
+                                     "ncu_title", "text"}
         assert isinstance(k["missing"], dict)
     for g in rep["groups"]:
         assert set(g) == {"name", "count", "total_s", "median_s", "min_s", "max_s", "time_share",
-                          "median_pct_of_roof", "recoverable_s"}
+                          "median_pct_of_roof", "recoverable_s", "launch_bound_s"}
 
 
 def test_every_null_in_every_report_has_a_reason(shared_name, documents):
@@ -117,6 +122,7 @@ def test_nan_launch_is_null_with_reason_and_the_text_has_no_nan(documents):
     assert k["flops"]["fp32"] is None and "NaN" in k["missing"]["flops.fp32"]
     assert k["bytes"]["dram"] is None and "NaN" in k["missing"]["bytes.dram"]
     assert k["pct_of_roof"] is None and k["bound"] is None and k["missing"]["pct_of_roof"]
+    assert "NaN" in k["missing"]["bound"] and k["verdict"]["sm_pct"] is None and k["missing"]["verdict.sm_pct"]
     assert k["time_share"] is None and k["missing"]["time_share"]
     # the report holds NaN values for this launch, yet the text is strict JSON (parse() rejects NaN)
     report = documents(H800)[0]

@@ -38,7 +38,7 @@ def _series(panel, name):
 
 
 def test_roofs_and_ceilings_come_from_the_ceilings_in_use(analysed):
-    a = analysed("v100_miniweather-openacc_full")
+    a = analysed("v100_miniweather-openacc_full", "spec")
     p = plot.plot_data([a]).panels[0]
     spec = a.launches[0].ceilings["spec"]
     assert p.ceilings_used == "spec" and "datasheet ceilings (spec v100-sxm2)" in p.title
@@ -72,8 +72,17 @@ def test_launches_of_one_kernel_are_pooled(analysed):
     assert s.points[0].intensity == pytest.approx(flops / sum(k.bytes["dram"].value for k in launches))
 
 
+def test_by_default_the_roofs_are_those_at_the_kernels_clocks(analysed):
+    a = analysed("v100_miniweather-openacc_full")
+    p = plot.plot_data([a]).panels[0]
+    clock = plot.median_ceilings(a.launches, "clock")
+    assert p.ceilings_used == "clock" and "kernel-clock ceilings" in p.title
+    assert {c.precision: c.flop_per_s for c in p.ceilings} == {"fp64": clock.flop_per_s["fp64"],
+                                                               "fp32": clock.flop_per_s["fp32"]}
+
+
 def test_level_without_datasheet_bandwidth_takes_the_measured_clock_roof(analysed):
-    a = analysed("gh200_silu_full-roofline")
+    a = analysed("gh200_silu_full-roofline", "spec")
     roofs = {r.level: r for r in plot.plot_data([a]).panels[0].roofs}
     measured = plot.median_ceilings(a.launches, "report")
     assert roofs["dram"].source == "spec"
@@ -122,3 +131,10 @@ def test_svg_is_reproducible_and_inline_svg_has_no_urls(example):
 
 def test_empty_report_list_still_draws():
     assert plot.draw(plot.PlotData(()), "png").startswith(b"\x89PNG")
+
+
+def test_plot_data_says_when_a_level_counts_one_direction_only(analysed):
+    """GH200 distribution_elementwise: L2 (L2 -> SM returns) below DRAM, said beside the points."""
+    s = _series(plot.plot_data([analysed("gh200_silu_full-roofline")]).panels[0],
+                "distribution_elementwise_grid_stride_kernel")
+    assert s.level_notes and s.level_notes[0].startswith("L2 bytes count L2 -> SM returns (loads), not stores")
