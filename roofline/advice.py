@@ -29,7 +29,7 @@ from roofline.diagnostics.stalls import describe
 from roofline.labels import NAMES
 from roofline.libraries import Library, library
 from roofline.model import LEVELS, Device, RuleResult
-from roofline.results import Advice, KernelGroup, LaunchAnalysis, ReportAnalysis
+from roofline.results import Advice, KernelGroup, LaunchAnalysis, ReportAnalysis, Verdict
 from roofline.units import pct, ratio, seconds, si
 from roofline.verdict import BOUND_WORDS, FULL_WAVE, explain
 
@@ -116,7 +116,7 @@ def ridge_point(k: LaunchAnalysis) -> tuple[float | None, str | None]:
 def _gap(k: LaunchAnalysis) -> tuple[float | None, str]:
     """The time above the busiest unit's (or roof's) peak, and how it was obtained."""
     if k.verdict.bound == "small_grid":
-        return None, "not estimated: a small grid is launch-bound, not held back by a unit's peak"
+        return None, "not estimated: a small grid is held back by its few blocks, not by a unit's peak"
     saved = recoverable_s(k)
     if saved is None:
         return None, "not estimated: no throughput and no roof position"
@@ -139,13 +139,20 @@ def _verdict_items(k: LaunchAnalysis, lib: Library | None) -> list[Advice]:
                        f"Compute (SM {pct(v.sm_pct)}) and memory ({pct(v.memory_pct)}) are both busy and within "
                        "10 points of each other: only doing less of both helps (fusing kernels to skip round trips "
                        "through memory, narrower data types, removing redundant work).",
-                       explain(v), "verdict", saved, f"verdict balanced: {explain(v)}", how)]
+                       explain(v), "verdict", saved, _verdict_condition(v), how)]
     if v.bound is None and v.reason.startswith("no SpeedOfLight") and k.roof.pct_of_roof is not None:
         return [Advice("measurement", "Collect the throughputs for a verdict",
                        f"No verdict: {v.reason}.", f"closest FP/byte roof at {pct(k.roof.pct_of_roof)}, no throughputs",
                        "verdict", condition="no SpeedOfLight throughputs and no FP/byte roof at 60% or more",
                        estimate="not estimated: nothing measured to estimate from")]
     return []
+
+
+def _verdict_condition(v: Verdict) -> str:
+    """The verdict an item rests on, shortly: "verdict memory (SpeedOfLight throughputs): DRAM busiest at 83.4%"."""
+    basis = "the FP/byte roofs alone" if v.basis == "roofline" else "SpeedOfLight throughputs"
+    busiest = f": {v.busiest.name} busiest at {pct(v.busiest.pct)}" if v.busiest else ""
+    return f"verdict {v.bound} ({basis}){busiest}"
 
 
 def _memory(k: LaunchAnalysis) -> Advice:
@@ -155,7 +162,7 @@ def _memory(k: LaunchAnalysis) -> Advice:
     level = _level_of(busiest.metric) if busiest is not None else None
     level = level or (k.roof.limiter if k.roof.limiter in LEVELS else None)
     saved, how = _gap(k)
-    condition = f"verdict memory: {explain(v)}"
+    condition = _verdict_condition(v)
     cause = f"{busiest.name} at {pct(busiest.pct)} of its peak" if busiest is not None else explain(v)
     if level is None or k.bytes[level].value is None:
         unit = busiest.name if busiest is not None else "the memory system"
@@ -191,7 +198,7 @@ def _compute(k: LaunchAnalysis) -> Advice:
     saved, how = _gap(k)
     if busiest is None:
         return Advice("compute", "Do fewer operations", f"Compute-bound ({explain(v)}): only fewer or cheaper "
-                      "operations shorten it.", explain(v), "verdict", saved, f"verdict compute: {explain(v)}", how)
+                      "operations shorten it.", explain(v), "verdict", saved, _verdict_condition(v), how)
     base = busiest.metric.split(".", 1)[0]
     change = UNIT_CHANGES.get(base) or (f"fewer {NAMES[base]} operations" if base in NAMES else
                                         "fewer or cheaper operations on that unit")
@@ -199,7 +206,7 @@ def _compute(k: LaunchAnalysis) -> Advice:
     return Advice("compute", f"Relieve the {busiest.name}",
                   f"The {busiest.name} is the busiest unit at {pct(busiest.pct)} of its peak, so {headroom}: "
                   f"{change}.", f"{busiest.name} at {pct(busiest.pct)} of its peak", "verdict", saved,
-                  f"verdict compute: {explain(v)}", how)
+                  _verdict_condition(v), how)
 
 
 def _library(k: LaunchAnalysis, lib: Library) -> Advice:
@@ -224,8 +231,8 @@ def _tensor_cores(k: LaunchAnalysis) -> list[Advice]:
     saved, how = _faster_roof(k, t.roof_ratio, k.main_precision, "a Tensor Core roof")
     return [Advice("tensor_cores", "Tensor Cores", t.advice,
                    f"matrix-multiply-like ({t.matmul_like}), math on the CUDA cores", "tensor_cores", saved,
-                   f"matrix multiply or convolution by {t.matmul_like.split(':')[0]}, and its floating-point math on "
-                   "the CUDA cores", how)]
+                   f"a matrix multiply or convolution ({t.matmul_like}) with its floating-point math on the CUDA "
+                   "cores", how)]
 
 
 def _faster_roof(k: LaunchAnalysis, gain: float | None, precision: str | None, what: str) -> tuple[float | None, str]:
@@ -292,9 +299,7 @@ def _small_grid(k: LaunchAnalysis, waves: float, device: Device | None) -> Advic
                     f"is ~{100 * share:.0f}% of launch plus run time: batch the work into fewer launches, fuse it, "
                     "or capture the sequence in a CUDA Graph.")
     saved, how = None, "not estimated: the gain depends on how the work splits into more blocks"
-    if k.verdict.bound == "small_grid":
-        how = "not estimated: at this size the launch, not the GPU's units, sets the time"
-    elif grid is not None and sms and grid < sms and duration is not None:
+    if grid is not None and sms and grid < sms and duration is not None:
         saved, how = duration * (1.0 - grid / sms), (f"at most: the same work spread over all {sms} SMs instead of "
                                                      f"{int(grid)}")
     return Advice("small_grid", "Fill the GPU",

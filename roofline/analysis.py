@@ -77,6 +77,24 @@ def clock_ceilings(report: Ceilings, sheet: Ceilings | None, spec: DeviceSpec | 
                     tensor_dtype=report.tensor_dtype, missing=missing, scaled=scaled)
 
 
+def scaled_roofs_note(launches: Sequence[LaunchAnalysis]) -> str:
+    """One line on the roofs the kernel-clock set took from the datasheet ("" when none): which, and whether they
+    were scaled to the measured clock or left unscaled for want of one."""
+    scaled = {key: how for k in launches for key, how in k.ceilings["clock"].scaled.items()}
+    if not scaled:
+        return ""
+    names = ", ".join(NAMES[key] for key in (*PRECISIONS, *LEVELS) if key in scaled)
+    unscaled = [NAMES[key] for key, how in scaled.items() if "unscaled" in how]
+    if not unscaled:
+        how = "the datasheet roof scaled to each launch's measured clock"
+    elif len(unscaled) == len(scaled):
+        how = "the datasheet roof, unscaled (the report holds no measured clock)"
+    else:
+        how = (f"the datasheet roof, unscaled for {', '.join(unscaled)} (no measured clock in the report), the "
+               "others scaled to the measured clock")
+    return f"{names}: no peak counter in the report; {how} (JSON ceilings.clock.scaled)"
+
+
 def _clock_factor(key: str, spec: DeviceSpec, launch: KernelLaunch, device: Device) -> tuple[float, str]:
     """(factor, how) that brings a datasheet roof to the clock the launch ran at."""
     if key == "dram":
@@ -266,8 +284,8 @@ def _group_key(a: LaunchAnalysis, by: GroupBy) -> str:
 def recoverable_s(a: LaunchAnalysis) -> float | None:
     """Time a launch would save with its busiest unit at its peak: duration x (1 - attained / 100), where
     attained is the highest of percent of roof and the SM and memory throughputs (a unit busy X% of the
-    time bounds the run time to X% of it for the same work), never below 0. A small-grid launch is
-    launch-bound, not held back by a roof: 0 here, its time is ``launch_bound_s``."""
+    time bounds the run time to X% of it for the same work), never below 0. A small-grid launch is held back
+    by its few blocks, not by a unit's peak: 0 here, its time is ``small_grid_s``."""
     if a.duration_s.value is None:
         return None
     if a.verdict.bound == "small_grid":
@@ -278,8 +296,8 @@ def recoverable_s(a: LaunchAnalysis) -> float | None:
     return a.duration_s.value * max(0.0, 1.0 - max(known) / 100.0)
 
 
-def launch_bound_s(a: LaunchAnalysis) -> float:
-    """The time of a small-grid launch (too few blocks to fill the GPU: launch size, not a roof, sets it)."""
+def small_grid_s(a: LaunchAnalysis) -> float:
+    """The time of a small-grid launch (too few blocks to fill the GPU: the grid, not a unit's peak, sets it)."""
     return (a.duration_s.value or 0.0) if a.verdict.bound == "small_grid" else 0.0
 
 
@@ -300,7 +318,7 @@ def _group(name: str, items: list[LaunchAnalysis], total_s: float | None) -> Ker
         time_share=total / total_s if total is not None and total_s else None,
         median_pct_of_roof=median_known(pcts),
         recoverable_s=sum(saved) if saved else None,
-        launch_bound_s=sum(launch_bound_s(a) for a in items),
+        small_grid_s=sum(small_grid_s(a) for a in items),
     )
 
 

@@ -6,5 +6,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-CeilingsChoice = Literal["auto", "spec", "report"]  # auto: the datasheet when the GPU is known, else the report's
+# auto: the roofs at the clocks the kernel ran at (the report's peak counters, else the datasheet's scaled to the
+# measured clock); report: the report's peak counters only; spec: the datasheet at the boost clock
+CeilingsChoice = Literal["auto", "spec", "report"]
 GroupBy = Literal["kernel", "nvtx"]  # what launches are grouped by: kernel function name, or innermost NVTX range

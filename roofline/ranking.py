@@ -15,8 +15,9 @@ from roofline.results import KernelGroup, ReportAnalysis
 
 # What the recoverable time counts (analysis.recoverable_s), said wherever it is shown.
 RECOVERABLE_COUNTS = ("recoverable = each launch's time above its busiest unit's peak (the larger of the SM and "
-                      "memory throughputs and percent of roof); small-grid launches are launch-bound, not held back by "
-                      "a unit, so their time is counted apart as launch-bound (batch or fuse them)")
+                      "memory throughputs and percent of roof); small-grid launches (too few blocks to fill the GPU) "
+                      "are not held back by a unit's peak, so their time is counted apart as small grids (more or "
+                      "smaller blocks, batching or fusion is their fix)")
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ class AppSummary:
     group_count: int
     shown_share: float | None
     recoverable_s: float | None
-    launch_bound_s: float  # small-grid launches: their time, not counted as recoverable
+    small_grid_s: float  # small-grid launches: their time, not counted as recoverable
 
 
 def summarize(analysis: ReportAnalysis, by: GroupBy, top: int, label: str = "") -> AppSummary:
@@ -54,7 +55,7 @@ def summarize(analysis: ReportAnalysis, by: GroupBy, top: int, label: str = "") 
     shares = [r.group.time_share for r in rows if r.group.time_share is not None]
     return AppSummary(report_ref(analysis, label or report_labels([analysis])[0]), by, _ranked_by(groups, rows), rows,
                       len(groups), sum(shares) if shares else None, sum(saved) if saved else None,
-                      sum(g.launch_bound_s for g in groups))
+                      sum(g.small_grid_s for g in groups))
 
 
 def check_top(top: int) -> None:

@@ -214,8 +214,9 @@ class KernelGroup:
     """Launches grouped by kernel name (or NVTX range): count, time, spread, and recoverable time.
 
     ``recoverable_s`` is the sum over launches of ``analysis.recoverable_s``: the time the group would save
-    with its busiest unit (or roof) at its peak. Small-grid launches are launch-bound: their time is
-    ``launch_bound_s``, not counted as recoverable. Launches with neither are not counted.
+    with its busiest unit (or roof) at its peak. Small-grid launches (too few blocks to fill the GPU) are not
+    held back by a unit's peak: their time is ``small_grid_s``, not counted as recoverable. Launches with neither a
+    throughput nor a roof position are not counted.
     """
 
     name: str
@@ -227,7 +228,7 @@ class KernelGroup:
     time_share: float | None
     median_pct_of_roof: float | None
     recoverable_s: float | None = None
-    launch_bound_s: float = 0.0
+    small_grid_s: float = 0.0
 
     @property
     def longest(self) -> LaunchAnalysis:

@@ -75,7 +75,7 @@ def test_memory_bound_launch_is_told_to_cut_traffic_with_its_numbers():
     assert item.cause == "DRAM roof at 90.0% of its peak"
     assert item.text.startswith("Cut DRAM traffic: 900 MB (DRAM roof at 90.0% of its peak), at 0.111 FLOP/byte.")
     assert "ridge point of 12.8 FLOP/byte" in item.text  # 12.8 TFLOP/s / 1 TB/s
-    assert item.condition.startswith("verdict memory: memory-bound (roofline only)")
+    assert item.condition == "verdict memory (the FP/byte roofs alone): DRAM roof busiest at 90.0%"
     assert item.est_saved_s == pytest.approx(1e-3 * 0.1) and "1 - 90.0%" in item.estimate
 
 
@@ -175,6 +175,7 @@ def test_under_one_wave_there_is_no_occupancy_what_if(real):
     grid = next(a for a in k.advice if a.kind == "small_grid")
     assert "the grid (64 blocks) fills 64 of 80 SMs: launch more blocks or smaller blocks" in grid.text
     assert grid.condition.startswith("under one full wave (0.4 waves per SM)")
+    assert grid.est_saved_s == pytest.approx(k.duration_s.value * (1 - 64 / 80))  # at most: 16 SMs left idle
 
 
 @pytest.mark.parametrize("report, key, library", [("a100-40gb_cublas-sgemm_basic", "0:0", "cuBLAS"),
@@ -213,7 +214,10 @@ def test_small_grid_advice_gives_the_launch_overhead_share(real):
     item = next(a for a in k.advice if a.kind == "small_grid")
     share = advice.LAUNCH_OVERHEAD_S / (advice.LAUNCH_OVERHEAD_S + k.duration_s.value)
     assert f"is ~{100 * share:.0f}% of launch plus run time" in item.text
-    assert "the grid (1 block) fills 1 of 60 SMs" in item.text and item.est_saved_s is None
+    assert "the grid (1 block) fills 1 of 60 SMs" in item.text
+    # an upper bound, labelled: the same work over all 60 SMs instead of 1
+    assert item.est_saved_s == pytest.approx(k.duration_s.value * (1 - 1 / 60))
+    assert item.estimate.startswith("at most") and advice.estimate_text(item).startswith("saves at most")
 
 
 # --- Every renderer, the same list --------------------------------------------------------------------------

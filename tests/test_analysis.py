@@ -13,11 +13,11 @@ from roofline.analysis import (
     analyze_launch,
     analyze_report,
     group_by_kernel,
-    launch_bound_s,
     rank_by_recoverable_time,
     recoverable_s,
     report_ceilings,
     roof_position,
+    small_grid_s,
 )
 from roofline.model import Ceilings, Device, KernelLaunch, Report
 from roofline.specs import DeviceSpec
@@ -209,17 +209,17 @@ SM, MEMORY = ("sm__throughput.avg.pct_of_peak_sustained_elapsed",
 WAVES = "launch__waves_per_multiprocessor"
 
 
-def test_recoverable_time_is_the_gap_to_the_busiest_unit_and_small_grids_are_launch_bound():
+def test_recoverable_time_is_the_gap_to_the_busiest_unit_and_small_grids_are_counted_apart():
     busy = KernelLaunch(0, 0, "busy", metrics=counters(ffma=1e8, dram=1e8, **{SM: 67.5, MEMORY: 1.5, WAVES: 4.3}))
     small = KernelLaunch(0, 1, "small", metrics=counters(ffma=1e6, dram=1e6, **{SM: 0.05, MEMORY: 0.4, WAVES: 0.01}))
     result = analyze_report(Report("x.json", DEVICE, (busy, small), source="model"))
     k, s = result.launches
     assert k.roof.pct_of_roof == pytest.approx(10.0) and k.verdict.bound == "compute"  # 10% of DRAM, SM 67.5%
     assert recoverable_s(k) == pytest.approx(MS * (1 - 0.675))  # not the 90% gap to the FP/byte roofs
-    assert s.verdict.bound == "small_grid" and recoverable_s(s) == 0.0 and launch_bound_s(s) == pytest.approx(MS)
+    assert s.verdict.bound == "small_grid" and recoverable_s(s) == 0.0 and small_grid_s(s) == pytest.approx(MS)
     groups = {g.name: g for g in result.groups}
-    assert (groups["small"].recoverable_s, groups["small"].launch_bound_s) == (0.0, pytest.approx(MS))
-    assert groups["busy"].launch_bound_s == 0.0
+    assert (groups["small"].recoverable_s, groups["small"].small_grid_s) == (0.0, pytest.approx(MS))
+    assert groups["busy"].small_grid_s == 0.0
 
 
 def test_group_by_nvtx_range():

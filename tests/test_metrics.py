@@ -561,8 +561,8 @@ def test_time_share_and_groups(case, name: str) -> None:
         pcts = [result.launches[i].roof.pct_of_roof for i in members if result.launches[i].roof.pct_of_roof is not None]
         assert g.median_pct_of_roof == (approx(statistics.median(pcts)) if pcts else None)
         # recoverable: the gap to the busiest unit (percent of roof, SM or memory throughput from the raw values);
-        # a small grid (both throughputs below 60%, under one wave) is launch-bound and counts 0
-        saved, launch_bound = [], 0.0
+        # a small grid (both throughputs below 60%, under one wave) is held back by its few blocks and counts 0
+        saved, small_grid_time = [], 0.0
         for i in members:
             raw, k = raws[i], result.launches[i]
             small = raw[SOL_SM] < 60 and raw[SOL_MEMORY] < 60 and raw["launch__waves_per_multiprocessor"] < 1
@@ -570,8 +570,8 @@ def test_time_share_and_groups(case, name: str) -> None:
             expected = 0.0 if small else times[i] * max(0.0, 1 - max(attained) / 100)
             assert recoverable_s(k) == approx(expected)
             saved.append(expected)
-            launch_bound += times[i] if small else 0.0
-        assert g.recoverable_s == approx(sum(saved)) and g.launch_bound_s == approx(launch_bound)
+            small_grid_time += times[i] if small else 0.0
+        assert g.recoverable_s == approx(sum(saved)) and g.small_grid_s == approx(small_grid_time)
 
 
 # --- Pure formula functions on hand-built launches (no shared data needed) ------------------------------------

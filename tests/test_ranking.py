@@ -2,7 +2,7 @@
 times computed here from raw metric values read with ncu_report directly (``raw_actions``).
 
 recoverable = duration x (1 - attained / 100), attained = the largest of percent of roof and the SM and memory
-throughputs; a small grid (both throughputs below 60%, under one wave) counts 0 and its time is launch-bound.
+throughputs; a small grid (both throughputs below 60%, under one wave) counts 0, its time counted apart.
 """
 
 from __future__ import annotations
@@ -25,20 +25,20 @@ def small_grid(raw) -> bool:
 # --- Whole-application view -----------------------------------------------------------------------------
 def test_summary_of_a_basic_set_ranks_by_the_gap_to_the_busiest_unit(roofline_report, raw_actions) -> None:
     """A basic set has no FLOP or byte counter but the SpeedOfLight throughputs: recoverable time from them, and
-    the small-grid launches counted apart as launch-bound."""
+    the small-grid launches counted apart."""
     name = "rtx2070super_alife-143launches_basic"
     summary = summarize(analyze_report(roofline_report(name)), "kernel", 3)
     totals: dict[str, float] = {}
     counts: dict[str, int] = {}
     recoverable: dict[str, float] = {}
-    launch_bound = 0.0
+    small_grid_time = 0.0
     for a in raw_actions(name):
         t = a["gpu__time_duration.sum"] * 1e-9
         totals[a.name] = totals.get(a.name, 0.0) + t
         counts[a.name] = counts.get(a.name, 0) + 1
         saved = 0.0 if small_grid(a) else t * (1 - max(a[SM], a[MEMORY]) / 100)
         recoverable[a.name] = recoverable.get(a.name, 0.0) + saved
-        launch_bound += t if small_grid(a) else 0.0
+        small_grid_time += t if small_grid(a) else 0.0
     grand = sum(totals.values())
     top = sorted(recoverable, key=lambda k: recoverable[k], reverse=True)[:3]
     assert summary.ranked_by == "recoverable time"
@@ -49,7 +49,7 @@ def test_summary_of_a_basic_set_ranks_by_the_gap_to_the_busiest_unit(roofline_re
     assert summary.shown_share == pytest.approx(sum(totals[k] for k in top) / grand, rel=REL)
     assert summary.group_count == len(totals) and summary.report.launches == 143
     assert summary.recoverable_s == pytest.approx(sum(recoverable.values()), rel=REL)
-    assert launch_bound > 0 and summary.launch_bound_s == pytest.approx(launch_bound, rel=REL)
+    assert small_grid_time > 0 and summary.small_grid_s == pytest.approx(small_grid_time, rel=REL)
 
 
 def test_summary_ranks_by_recoverable_time_when_the_roof_is_known(roofline_report, raw_actions):
@@ -67,7 +67,7 @@ def test_summary_ranks_by_recoverable_time_when_the_roof_is_known(roofline_repor
     assert [r.group.name for r in summary.rows] == order
     assert [r.group.recoverable_s for r in summary.rows] == pytest.approx([recoverable[k] for k in order], rel=1e-6)
     assert summary.recoverable_s == pytest.approx(sum(recoverable.values()), rel=1e-6)
-    assert summary.launch_bound_s == 0.0
+    assert summary.small_grid_s == 0.0
 
 
 def test_summary_without_throughputs_or_counters_ranks_by_time(roofline_report):
@@ -87,8 +87,8 @@ def test_summary_rejects_an_empty_top():
         summarize(analyze_report(rep), "kernel", 0)
 
 
-def test_small_grid_time_is_launch_bound_not_recoverable_at_the_fp_roof(roofline_report, raw_actions):
-    """pytorch-sim (RTX 4070 Ti): 10 of 14 launches are small grids. Their time is counted apart as launch-bound;
+def test_small_grid_time_is_counted_apart_not_recoverable_at_the_fp_roof(roofline_report, raw_actions):
+    """pytorch-sim (RTX 4070 Ti): 10 of 14 launches are small grids. Their time is counted apart;
     at the FP roof it would have counted as recoverable (each sits below 2.1% of its roof)."""
     name = "rtx4070ti_pytorch-sim_full"
     result = analyze_report(roofline_report(name))
@@ -96,7 +96,7 @@ def test_small_grid_time_is_launch_bound_not_recoverable_at_the_fp_roof(roofline
     raws = raw_actions(name)
     small = [a for a in raws if small_grid(a)]
     assert len(small) == 10
-    assert summary.launch_bound_s == pytest.approx(sum(a["gpu__time_duration.sum"] * 1e-9 for a in small), rel=REL)
+    assert summary.small_grid_s == pytest.approx(sum(a["gpu__time_duration.sum"] * 1e-9 for a in small), rel=REL)
     fp_roof_gap = sum(k.duration_s.value * (1 - k.roof.pct_of_roof / 100) for k in result.launches)
     busiest_gap = sum(a["gpu__time_duration.sum"] * 1e-9 * (1 - max(a[SM], a[MEMORY]) / 100)
                       for a in raws if not small_grid(a))

@@ -36,8 +36,8 @@ CeilingsOpt = Annotated[
     CeilingsChoice,
     typer.Option(
         "--ceilings",
-        help="Roofs for percent-of-roof: spec (datasheet YAML), report (the report's peak counters at its "
-        "measured clocks), or auto (spec when the GPU is known, else report).",
+        help="Roofs for percent of roof: auto (at the clocks the kernel ran: the report's peak counters, else the "
+        "datasheet scaled to the measured clock), report (peak counters only) or spec (datasheet, boost clock).",
     ),
 ]
 SpecsOpt = Annotated[

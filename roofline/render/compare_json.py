@@ -143,7 +143,7 @@ def projection_dict(p: Projection, missing: dict[str, str]) -> dict[str, Any]:
 def summary_dict(s: AppSummary) -> dict[str, Any]:
     return {"report": report_dict(s.report), "by": s.by, "ranked_by": s.ranked_by, "groups": s.group_count,
             "shown_share": number(s.shown_share), "recoverable_s": number(s.recoverable_s),
-            "launch_bound_s": number(s.launch_bound_s), "recoverable_counts": RECOVERABLE_COUNTS,
+            "small_grid_s": number(s.small_grid_s), "recoverable_counts": RECOVERABLE_COUNTS,
             "rows": [_row(r) for r in s.rows]}
 
 
@@ -153,7 +153,7 @@ def _row(r: SummaryRow) -> dict[str, Any]:
     out: dict[str, Any] = {"rank": r.rank, "name": g.name, "count": len(g.launches), "total_s": number(g.total_s),
            "median_s": number(g.median_s), "min_s": number(g.min_s), "max_s": number(g.max_s),
            "time_share": number(g.time_share), "recoverable_s": number(g.recoverable_s),
-           "launch_bound_s": number(g.launch_bound_s),
+           "small_grid_s": number(g.small_grid_s),
            "recoverable_share": number(r.recoverable_share), "median_pct_of_roof": number(g.median_pct_of_roof),
            "pct_of_roof": number(r.stats.roof.pct_of_roof), "bound": r.stats.verdict.bound,
            "intensity": values_or_null(r.stats.intensity, "intensity", missing),

@@ -209,7 +209,7 @@ def _print_summary(console: Console, s: AppSummary) -> None:
     covered = f"shown: {_pct_of(s.shown_share)} of the time"
     console.print(covered + (f"; {hidden} more not shown (--top)" if hidden > 0 else "") +
                   (f"; recoverable in all: {seconds(s.recoverable_s)}" if s.recoverable_s is not None else "") +
-                  (f"; launch-bound (small grids): {seconds(s.launch_bound_s)}" if s.launch_bound_s else ""),
+                  (f"; small grids: {seconds(s.small_grid_s)}" if s.small_grid_s else ""),
                   highlight=False)
     console.print(f"[dim]{RECOVERABLE_COUNTS}[/dim]", highlight=False)
     console.print()

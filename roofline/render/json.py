@@ -233,7 +233,7 @@ def group_dict(g: KernelGroup) -> dict[str, Any]:
         "name": g.name, "count": len(g.launches), "total_s": number(g.total_s), "median_s": number(g.median_s),
         "min_s": number(g.min_s), "max_s": number(g.max_s), "time_share": number(g.time_share),
         "median_pct_of_roof": number(g.median_pct_of_roof), "recoverable_s": number(g.recoverable_s),
-        "launch_bound_s": number(g.launch_bound_s),
+        "small_grid_s": number(g.small_grid_s),
     }
 
 

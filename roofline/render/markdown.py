@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from roofline.advice import clean_rule_text, estimate_text, kernels_to_advise, ridge_point
-from roofline.analysis import rank_by_recoverable_time
+from roofline.analysis import rank_by_recoverable_time, scaled_roofs_note
 from roofline.diagnostics.occupancy import ACHIEVED_GAP_PTS
 from roofline.diagnostics.stalls import describe
 from roofline.labels import NAMES, set_name
@@ -80,10 +80,9 @@ def report_blocks(a: ReportAnalysis, with_plot: bool = False) -> list[Block]:
     clock = median_ceilings(a.launches, "clock")
     if clock is not None and clock.clock_note:
         blocks.append(Block("note", f"{set_name('clock')} = the report's own peak counters x its {clock.clock_note}."))
-    scaled = sorted({NAMES[key] for k in a.launches for key in k.ceilings["clock"].scaled})
+    scaled = scaled_roofs_note(a.launches)
     if scaled:
-        blocks.append(Block("note", f"* {', '.join(scaled)}: no peak counter in the report; the datasheet roof scaled "
-                                    "to each launch's measured clock (JSON `ceilings.clock.scaled`)."))
+        blocks.append(Block("note", f"* {scaled}."))
     if with_plot:
         blocks.append(Block("plot", plot=plot_data([a])))
     blocks += [Block("h3", "Kernels ranked by recoverable time"), ranking_table(rank_by_recoverable_time(a.groups))]
@@ -134,9 +133,9 @@ def ranking_table(groups: Sequence[KernelGroup]) -> Block:
                      pct(None if g.time_share is None else 100 * g.time_share),
                      (v.bound or "n/a") + (" (roofline only)" if v.basis == "roofline" else ""), busiest,
                      pct(g.median_pct_of_roof), NAMES.get(k.roof.limiter or "", "n/a"), seconds(g.recoverable_s),
-                     seconds(g.launch_bound_s) if g.launch_bound_s else ""))
+                     seconds(g.small_grid_s) if g.small_grid_s else ""))
     header = ("#", "kernel", "launches", "time", "share", "bound", "busiest unit", "median % of roof", "closest roof",
-              "recoverable", "launch-bound")
+              "recoverable", "small grids")
     more = len(groups) - RANKED_ROWS
     if more > 0:
         rows.append(("", f"... {more} more kernels", *([""] * (len(header) - 2))))
@@ -159,7 +158,7 @@ def kernel_blocks(rank: int, g: KernelGroup) -> list[Block]:
               Block("p", f"{len(g.launches)} launch(es), {seconds(g.total_s)} ({share} of the profiled time), "
                          f"recoverable {seconds(g.recoverable_s)}{which}."),
               Block("p", verdict_text(k)), position_table(k), Block("p", roof_text(k))]
-    blocks += [Block("note", note) for note in k.level_notes]
+    blocks += [Block("note", f"{note}.") for note in k.level_notes]
     blocks += [Block("warn", flag) for flag in k.flags]
     waits = stall_items(k)
     if waits:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
 from roofline.advice import estimate_text, kernels_to_advise
-from roofline.analysis import median_known
+from roofline.analysis import median_known, scaled_roofs_note
 from roofline.labels import NAMES, set_name
 from roofline.model import LEVELS, PRECISIONS
 from roofline.render.terminal import NAME_WIDTH, escape, record, short
@@ -80,10 +80,9 @@ def _print_report(console: Console, a: ReportAnalysis) -> None:
     if clock:
         console.print(f"[dim]{set_name('clock')} = the report's peak counters x {escape(clock)}[/dim]",
                       highlight=False)
-    scaled = sorted({NAMES[key] for k in a.launches for key in k.ceilings["clock"].scaled})
+    scaled = scaled_roofs_note(a.launches)
     if scaled:
-        console.print(f"[dim]* {', '.join(scaled)}: no peak counter in the report; the datasheet roof scaled to "
-                      "each launch's measured clock (JSON ceilings.clock.scaled)[/dim]", highlight=False)
+        console.print(f"[dim]* {escape(scaled)}[/dim]", highlight=False)
     console.print(_launch_table(a))
     hidden = len(a.launches) - MAX_LAUNCH_ROWS
     if hidden > 0:

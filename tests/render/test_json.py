@@ -94,7 +94,7 @@ def test_document_structure(documents, name):
         assert isinstance(k["missing"], dict)
     for g in rep["groups"]:
         assert set(g) == {"name", "count", "total_s", "median_s", "min_s", "max_s", "time_share",
-                          "median_pct_of_roof", "recoverable_s", "launch_bound_s"}
+                          "median_pct_of_roof", "recoverable_s", "small_grid_s"}
 
 
 def test_every_null_in_every_report_has_a_reason(shared_name, documents):
