@@ -293,7 +293,7 @@ def _small_grid(k: LaunchAnalysis, waves: float, device: Device | None) -> Advic
         fills = f"the grid fills {100 * waves:.1f}% of the GPU's resident-block slots"
     duration = k.duration_s.value
     overhead = ""
-    if k.verdict.bound == "small_grid" and duration is not None:
+    if k.verdict.bound == "small_grid" and duration is not None and duration < SHORT_LAUNCH_S:
         share = LAUNCH_OVERHEAD_S / (LAUNCH_OVERHEAD_S + duration)
         overhead = (f" At {seconds(duration)} per launch, the host's launch cost (about {seconds(LAUNCH_OVERHEAD_S)}) "
                     f"is ~{100 * share:.0f}% of launch plus run time: batch the work into fewer launches, fuse it, "
@@ -381,6 +381,7 @@ def _stalls(k: LaunchAnalysis) -> list[Advice]:
 
 
 def _launch_overhead(k: LaunchAnalysis) -> list[Advice]:
+    """A launch as short as the launch overhead (the small-grid item says it for small grids)."""
     duration = k.duration_s.value
     if duration is None or duration >= SHORT_LAUNCH_S or k.verdict.bound == "small_grid":
         return []
