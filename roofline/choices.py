@@ -10,3 +10,4 @@ from typing import Literal
 # measured clock); report: the report's peak counters only; spec: the datasheet at the boost clock
 CeilingsChoice = Literal["auto", "spec", "report"]
 GroupBy = Literal["kernel", "nvtx"]  # what launches are grouped by: kernel function name, or innermost NVTX range
+NameBase = Literal["function", "demangled", "mangled"]  # which kernel name a filter reads, as ncu's --kernel-name-base

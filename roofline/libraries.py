@@ -4,7 +4,12 @@ A library kernel (cuBLAS, cuDNN, CUTLASS, cuFFT, NCCL, CUB/Thrust, FlashAttentio
 built by someone else: its registers, shared memory and block size are not the caller's to change, so the
 advice for it is what the caller controls (problem shape, math mode, data type, batching, fusion). Also here:
 whether a name says matrix multiply or convolution, the only name-based ground for Tensor Core advice.
-The patterns were checked on every kernel name in shared/ncu-reps (tests/test_libraries.py).
+
+The architecture-specific instance names of cuBLAS, cuDNN and CUTLASS (``ampere_sgemm_*``, ``sm90_xmma_*``,
+``cutlass_80_simt_*``, ``nvjet_*``) are read by ``roofline.kernel_families``, the one place for their naming
+rules; the patterns here add the other libraries and the names those rules leave out (cuBLAS helper kernels,
+cuDNN's older convolutions, CUTLASS templates instantiated in user code). Checked on every kernel name in
+shared/ncu-reps (tests/test_libraries.py).
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from roofline.kernel_families import classify
 
 
 @dataclass(frozen=True)
@@ -27,6 +34,12 @@ _BLAS = Library("cuBLAS", "gemm", "choose the problem shape (M, N, K multiples o
                 "Core kernels), the math mode and data type (TF32 via cublasSetMathMode or "
                 "torch.backends.cuda.matmul.allow_tf32, FP16/BF16 inputs), and batch many small GEMMs into one "
                 "batched or strided-batched call")
+_DNN = Library("cuDNN", "convolution", "choose the data type (FP16/BF16) and the NHWC layout, a larger batch, and "
+               "let cuDNN benchmark its algorithms (cudnnFind*, torch.backends.cudnn.benchmark = True)")
+_CUTLASS = Library("CUTLASS", "gemm", "choose the tile shape, data type and math (Tensor Core) operator in the "
+                   "template instantiation, a problem shape that is a multiple of the tile, and split-K for small "
+                   "M x N")
+_FAMILY_LIBRARIES = {"cuBLAS": _BLAS, "cuDNN": _DNN, "CUTLASS": _CUTLASS}  # kernel_families' library names
 _LIBRARIES: tuple[tuple[re.Pattern[str], Library], ...] = (
     (re.compile(r"\bnccl", re.IGNORECASE),
      Library("NCCL", "collective", "send fewer, larger messages (bucket small tensors together), overlap the "
@@ -34,14 +47,10 @@ _LIBRARIES: tuple[tuple[re.Pattern[str], Library], ...] = (
     (re.compile(r"flash_(?:fwd|bwd)|\bflash::|\bfmha", re.IGNORECASE),
      Library("FlashAttention", "attention", "choose the head dimension, sequence length and data type "
              "(FP16/BF16) of the call, batch sequences of similar length, and use the library build for this GPU")),
-    (re.compile(r"cudnn|implicit_convolve|precomputed_convolve|_(?:fprop|dgrad|wgrad)_|winograd", re.IGNORECASE),
-     Library("cuDNN", "convolution", "choose the data type (FP16/BF16) and the NHWC layout, a larger batch, and "
-             "let cuDNN benchmark its algorithms (cudnnFind*, torch.backends.cudnn.benchmark = True)")),
-    (re.compile(r"cublas|^(?:maxwell|pascal|volta|turing|ampere|ada|hopper|sm\d{2,3})_\w*(?:gemm|gemv|trsm)"
-                r"|gemv2[NT]_kernel|gemmSN_|gemmk1_kernel|splitKreduce_kernel", re.IGNORECASE), _BLAS),
-    (re.compile(r"\bcutlass::(?:Kernel|device_kernel|gemm::kernel|conv::kernel)|^cutlass_", re.IGNORECASE),
-     Library("CUTLASS", "gemm", "choose the tile shape, data type and math (Tensor Core) operator in the template "
-             "instantiation, a problem shape that is a multiple of the tile, and split-K for small M x N")),
+    (re.compile(r"cudnn|implicit_convolve|precomputed_convolve|winograd", re.IGNORECASE), _DNN),
+    (re.compile(r"cublas|^(?:maxwell|pascal|volta|turing|ampere)_\w*(?:gemv|trsm)|gemv2[NT]_kernel|gemmSN_"
+                r"|gemmk1_kernel|splitKreduce_kernel", re.IGNORECASE), _BLAS),
+    (re.compile(r"\bcutlass::(?:Kernel|device_kernel|gemm::kernel|conv::kernel)", re.IGNORECASE), _CUTLASS),
     (re.compile(r"regular_fft|vector_fft|\bcufft|[sd]pRadix\d|[sd]pVector\d", re.IGNORECASE),
      Library("cuFFT", "fft", "use transform sizes with small prime factors (2, 3, 5, 7), batch transforms in one "
              "plan, and real-to-complex transforms for real data")),
@@ -64,8 +73,13 @@ MATMUL_NAME = re.compile(r"gemm|matmul|mat_?mul|(?<![a-z])[whi]?mma(?![a-z])|con
 
 
 def library(names: Iterable[str]) -> Library | None:
-    """The library of a kernel from its names (function, demangled; first match wins), or None."""
+    """The library of a kernel from its names (function, demangled): a cuBLAS/cuDNN/CUTLASS instance name
+    ``kernel_families`` reads, else the first pattern that matches; None for a kernel of no known library."""
     texts = [n for n in names if n]
+    for text in texts:
+        found = classify(text)
+        if found is not None and found.library in _FAMILY_LIBRARIES:
+            return _FAMILY_LIBRARIES[found.library]
     for pattern, lib in _LIBRARIES:
         if any(pattern.search(text) for text in texts):
             return lib
