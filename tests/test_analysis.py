@@ -269,3 +269,13 @@ def test_default_roofs_are_at_the_clock_ncu_locked(shared_report, name, ratio):
         assert k.roof.ceilings == "clock" and k.roof.pct_of_roof == pytest.approx(r.roof.pct_of_roof)
         fp32 = c["clock"].flop_per_s["fp32"] / c["spec"].flop_per_s["fp32"]
         assert k.roof.utilization_pct["fp32"] * fp32 == pytest.approx(s.roof.utilization_pct["fp32"])
+
+
+def test_a_dram_clock_above_the_device_maximum_does_not_raise_the_datasheet_roof():
+    metrics = counters(ffma=1e9, dram=1e8)
+    del metrics["dram__bytes.sum.peak_sustained"]
+    metrics["dram__cycles_elapsed.avg.per_second"] = 1.5e9  # a short launch's noisy reading
+    device = Device(name="NVIDIA Test GPU", compute_capability="8.0", sm_count=100, memory_clock_hz=1e9)
+    k = analyze_launch(KernelLaunch(0, 0, "k", metrics=metrics), device, spec(), use="clock")
+    assert k.ceilings["clock"].bytes_per_s["dram"] == pytest.approx(2e12)  # the datasheet's, not 1.5x it
+    assert "capped at 1" in k.ceilings["clock"].scaled["dram"]
