@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from roofline.choices import CeilingsChoice
+from roofline.choices import CeilingsChoice, NameBase
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.model import Device, Report
@@ -29,10 +29,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 @dataclass(frozen=True)
 class AnalysisOptions:
-    """What to analyse and against which roofs: the kernel filter (``roofline.kernel_filter``), the ceiling
-    set percent of roof uses, and extra device spec files or folders (before the built-in ones)."""
+    """What to analyse and against which roofs: the kernel filters, OR-ed, and the name they read (the
+    ``--kernel`` language of ``roofline.kernel_filter``), the ceiling set percent of roof uses, and extra
+    device spec files or folders (before the built-in ones)."""
 
-    kernel: str | None = None
+    kernel: tuple[str, ...] = ()
+    kernel_name_base: NameBase = "function"
     ceilings: CeilingsChoice = "auto"
     specs: tuple[str | os.PathLike[str], ...] = ()
 
@@ -41,9 +43,11 @@ def analyze_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOpti
                   catalog: SpecCatalog | None = None) -> list[ReportAnalysis]:
     """Analyse report files (``.ncu-rep`` or ``.json`` report models), in the order given; ``catalog``
     defaults to the built-in specs plus ``options.specs``."""
+    from roofline import kernel_filter
     from roofline.reader import load_report
     from roofline.specs import load_catalog
 
+    kernel_filter.parse(options.kernel, options.kernel_name_base)  # a bad filter is refused before any file is read
     specs = catalog or load_catalog(options.specs)
     done: dict[Path, ReportAnalysis] = {}
     for path in paths:
@@ -56,12 +60,12 @@ def analyze_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOpti
 def analyze_loaded(report: Report, options: AnalysisOptions = AnalysisOptions(),
                    catalog: SpecCatalog | None = None) -> ReportAnalysis:
     """Analyse a report already in memory (from ``roofline.load`` or built by hand) as ``analyze_files`` does."""
+    from roofline import kernel_filter
     from roofline.analysis import analyze_report
     from roofline.errors import SpecError
-    from roofline.kernel_filter import filter_kernels
     from roofline.specs import load_catalog
 
-    selected = filter_kernels(report, options.kernel)
+    selected = kernel_filter.parse(options.kernel, options.kernel_name_base).select(report)
     match = (catalog or load_catalog(options.specs)).match(selected.device)
     if options.ceilings == "spec" and match is None:
         device = selected.device

@@ -5,7 +5,8 @@ private name crosses a module boundary; renderers return their output and leave 
 Layers, lowest first (a module may import its own layer and those below):
 
     errors, model, units, labels, choices                  plain data, formatting, closed choices
-    metrics, reader, specs, driver, ranks, kernel_filter   reading reports and specs, running ncu
+    metrics, reader, specs, driver, ranks,                 reading reports and specs, running ncu, kernel names
+    kernel_filter, kernel_families
     results                                                result types
     analysis                                               roofline maths
     diagnostics                                            occupancy, Tensor Cores
@@ -33,7 +34,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "roofline"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("roofline.errors", "roofline.model", "roofline.units", "roofline.labels", "roofline.choices"),
     ("roofline.metrics", "roofline.reader", "roofline.specs", "roofline.driver", "roofline.ranks",
-     "roofline.kernel_filter"),
+     "roofline.kernel_filter", "roofline.kernel_families"),
     ("roofline.results",),
     ("roofline.analysis",),
     ("roofline.diagnostics",),
@@ -178,7 +179,7 @@ def test_renderers_never_touch_the_disk(module: str) -> None:
     assert not calls, f"{module}: {calls}"
 
 
-@pytest.mark.parametrize("module", [m for m in RENDER if m.rsplit(".", 1)[1] not in ("terminal", "mpl")])
+@pytest.mark.parametrize("module", [m for m in RENDER if m.rsplit(".", 1)[1] not in ("terminal", "mpl", "names")])
 def test_each_renderer_declares_its_suffixes(module: str) -> None:
     tree = ast.parse(MODULES[module].read_text())
     assigned = {t.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets

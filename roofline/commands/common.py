@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Annotated, Literal, TypeVar, cast
 
 import typer
 
-from roofline.choices import CeilingsChoice
+from roofline.choices import CeilingsChoice, NameBase
+from roofline.kernel_filter import LANGUAGE, NAME_BASE_HELP
 from roofline.pipeline import AnalysisOptions
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -23,13 +24,16 @@ ReportFormat = Literal["table", "json", "markdown", "html", "csv"]  # `report` a
 SPREAD_THRESHOLD_PCT = 10.0  # default of `report --spread-threshold`
 REPORTS_DIR = Path("reports")
 MAX_MARKER_SCAN = 64 * 2**20  # larger files are never taken for one of ours
+WIDE_COLUMNS = 100_000  # --wide: a table width no kernel name reaches
 _REPORT_SUFFIXES = (".ncu-rep", ".roofline.json", ".json")
 
 # --- Options several commands take -------------------------------------------------------------------
 KernelOpt = Annotated[
-    str | None,
-    typer.Option("--kernel", "-k", help="Only launches whose name equals NAME, or matches regex:PATTERN."),
+    list[str] | None, typer.Option("--kernel", "-k", metavar="FILTER", help=f"Only some kernels: {LANGUAGE}"),
 ]
+NameBaseOpt = Annotated[NameBase, typer.Option("--kernel-name-base", help=NAME_BASE_HELP)]
+WideOpt = Annotated[bool, typer.Option(
+    "--wide", help="Print kernel names in full (tables otherwise fit them to the terminal width).")]
 OUTPUT_HELP = "Write the output to this file instead of the terminal."
 OutputOpt = Annotated[Path | None, typer.Option("--output", "-o", help=OUTPUT_HELP)]
 CeilingsOpt = Annotated[
@@ -51,7 +55,8 @@ PlotOpt = Annotated[
 MatchOpt = Annotated[
     str,
     typer.Option("--match", "-m", help="Pair kernels by: name (function name), demangled, order (n-th distinct "
-                 "kernel), or regex:PATTERN (key = first capture group, else the whole match)."),
+                 "kernel), family (a library kernel's architecture-neutral family, e.g. ampere_sgemm_* with an "
+                 "H100's sm90_xmma_gemm_f32*), or regex:PATTERN (key = first capture group, else the whole match)."),
 ]
 MapOpt = Annotated[
     list[str] | None,
@@ -62,9 +67,11 @@ REPORT_FORMAT_HELP = ("Output format: table, json, csv (one row per launch), mar
                       "beside it) or html (interactive plot).")
 
 
-def analysis_options(kernel: str | None, ceilings: CeilingsChoice, specs: Sequence[Path] | None) -> AnalysisOptions:
+def analysis_options(kernel: Sequence[str] | None, kernel_name_base: NameBase, ceilings: CeilingsChoice,
+                     specs: Sequence[Path] | None) -> AnalysisOptions:
     """The pipeline's options from the shared command-line options."""
-    return AnalysisOptions(kernel=kernel, ceilings=ceilings, specs=tuple(specs or ()))
+    return AnalysisOptions(kernel=tuple(kernel or ()), kernel_name_base=kernel_name_base, ceilings=ceilings,
+                           specs=tuple(specs or ()))
 
 
 # --- Errors and the terminal -------------------------------------------------------------------------
@@ -84,11 +91,12 @@ def handles_errors(func: F) -> F:
     return cast(F, wrapper)  # functools.wraps keeps the signature at run time, not in its type
 
 
-def terminal_width() -> int:
-    """Columns for tables: the terminal's width within 80..160 (80 when not a terminal)."""
+def terminal_width(wide: bool = False) -> int:
+    """Columns for tables: $COLUMNS, else the terminal's width, at least 80 (80 when not a terminal); with
+    ``wide``, room for every name in full."""
     import shutil
 
-    return max(80, min(shutil.get_terminal_size((80, 24)).columns, 160))
+    return WIDE_COLUMNS if wide else max(80, shutil.get_terminal_size((80, 24)).columns)
 
 
 # --- Output files ------------------------------------------------------------------------------------
@@ -144,7 +152,7 @@ def write_output(path: Path, content: str | bytes) -> None:
 # --- The report workflow of `report` and `analyze` ------------------------------------------------------
 def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions, fmt: ReportFormat = "table",
                  output: Path | None = None, plot: Path | None = None,
-                 spread_threshold_pct: float = SPREAD_THRESHOLD_PCT) -> list[ReportAnalysis]:
+                 spread_threshold_pct: float = SPREAD_THRESHOLD_PCT, wide: bool = False) -> list[ReportAnalysis]:
     """Analyse reports and write them: the plot when asked, then the report in ``fmt`` (Markdown, with each
     report's plot as a PNG beside it, and HTML to a file, by default under reports/), with the kernels compared
     across several reports of one job."""
@@ -183,5 +191,5 @@ def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptio
     else:
         from roofline.render import table
 
-        emit(table.render(analyses, width=terminal_width(), spreads=spreads), output)
+        emit(table.render(analyses, width=terminal_width(wide), spreads=spreads), output)
     return analyses

@@ -12,10 +12,12 @@ from roofline.commands.common import (
     SPREAD_THRESHOLD_PCT,
     CeilingsOpt,
     KernelOpt,
+    NameBaseOpt,
     OutputOpt,
     PlotOpt,
     ReportFormat,
     SpecsOpt,
+    WideOpt,
     analysis_options,
     handles_errors,
     report_files,
@@ -26,6 +28,7 @@ from roofline.commands.common import (
 def report(
     files: Annotated[list[Path], typer.Argument(help="Report files: .ncu-rep, or .json report models.")],
     kernel: KernelOpt = None,
+    kernel_name_base: NameBaseOpt = "function",
     fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help=REPORT_FORMAT_HELP)] = "table",
     output: OutputOpt = None,
     ceilings: CeilingsOpt = "auto",
@@ -34,6 +37,8 @@ def report(
     spread_threshold: Annotated[float, typer.Option(
         "--spread-threshold", help="With several reports (e.g. MPI ranks): flag kernels whose total time "
         "differs across them by more than this percent.")] = SPREAD_THRESHOLD_PCT,
+    wide: WideOpt = False,
 ) -> None:
     """Analyse existing Nsight Compute reports: roofline position of every kernel launch."""
-    report_files(files, analysis_options(kernel, ceilings, specs), fmt, output, plot, spread_threshold)
+    report_files(files, analysis_options(kernel, kernel_name_base, ceilings, specs), fmt, output, plot,
+                 spread_threshold, wide)

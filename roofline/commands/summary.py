@@ -12,9 +12,11 @@ from roofline.choices import GroupBy
 from roofline.commands.common import (
     CeilingsOpt,
     KernelOpt,
+    NameBaseOpt,
     OutputOpt,
     PlotOpt,
     SpecsOpt,
+    WideOpt,
     analysis_options,
     emit,
     handles_errors,
@@ -34,11 +36,13 @@ def summary(
     top: Annotated[int, typer.Option(
         "--top", "-n", help="Show the N groups with the most recoverable time.")] = DEFAULT_TOP,
     kernel: KernelOpt = None,
+    kernel_name_base: NameBaseOpt = "function",
     fmt: Annotated[SummaryFormat, typer.Option("--format", "-f", help="Output format: table or json.")] = "table",
     output: OutputOpt = None,
     plot: PlotOpt = None,
     ceilings: CeilingsOpt = "auto",
     specs: SpecsOpt = None,
+    wide: WideOpt = False,
 ) -> None:
     """Rank the kernels of whole applications by recoverable time (time x (1 - percent of roof))."""
     from roofline.pairing import report_labels
@@ -48,7 +52,7 @@ def summary(
 
     check_top(top)
     plot_fmt = plot_format(plot) if plot is not None else None
-    analyses = analyze_files(files, analysis_options(kernel, ceilings, specs))
+    analyses = analyze_files(files, analysis_options(kernel, kernel_name_base, ceilings, specs))
     summaries = [summarize(a, by, top, label) for a, label in zip(analyses, report_labels(analyses), strict=True)]
     if fmt == "json":
         from roofline.render.compare_json import summary_json
@@ -57,7 +61,7 @@ def summary(
     else:
         from roofline.render.compare_table import summary_text
 
-        emit(summary_text(summaries, width=terminal_width()), output)
+        emit(summary_text(summaries, width=terminal_width(wide)), output)
     if plot is not None and plot_fmt is not None:
         from roofline.render.compare_plot import summary_plot
 
