@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from roofline.results import ReportAnalysis
 
 F = TypeVar("F", bound=Callable[..., object])
-ReportFormat = Literal["table", "json", "markdown", "html"]  # `report` and `analyze`
+ReportFormat = Literal["table", "json", "markdown", "html", "csv"]  # `report` and `analyze`
 SPREAD_THRESHOLD_PCT = 10.0  # default of `report --spread-threshold`
 REPORTS_DIR = Path("reports")
 MAX_MARKER_SCAN = 64 * 2**20  # larger files are never taken for one of ours
@@ -63,7 +63,8 @@ MapOpt = Annotated[
     typer.Option("--map", help="Pair explicitly: A=B, one full-match regex per report in report order "
                  "(repeatable; applied before --match)."),
 ]
-REPORT_FORMAT_HELP = "Output format: table, json, markdown or html."
+REPORT_FORMAT_HELP = ("Output format: table, json, csv (one row per launch), markdown (with the plot as a PNG "
+                      "beside it) or html (interactive plot).")
 
 
 def analysis_options(kernel: Sequence[str] | None, kernel_name_base: NameBase, ceilings: CeilingsChoice,
@@ -152,8 +153,9 @@ def write_output(path: Path, content: str | bytes) -> None:
 def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions, fmt: ReportFormat = "table",
                  output: Path | None = None, plot: Path | None = None,
                  spread_threshold_pct: float = SPREAD_THRESHOLD_PCT, wide: bool = False) -> list[ReportAnalysis]:
-    """Analyse reports and write them: the plot when asked, then the report in ``fmt`` (Markdown and HTML to
-    a file, by default under reports/), with the kernels compared across several reports of one job."""
+    """Analyse reports and write them: the plot when asked, then the report in ``fmt`` (Markdown, with each
+    report's plot as a PNG beside it, and HTML to a file, by default under reports/), with the kernels compared
+    across several reports of one job."""
     from roofline.analysis import spread_across_reports
     from roofline.pipeline import analyze_files
     from roofline.render.mpl import plot_format
@@ -165,11 +167,23 @@ def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptio
 
         write_output(plot, plot_render.render(analyses, plot_fmt))
     spreads = spread_across_reports(analyses, spread_threshold_pct) if len(analyses) > 1 else ()
-    if fmt == "markdown" or fmt == "html":
-        from roofline.render import html, markdown
+    if fmt == "markdown":
+        from roofline.render import markdown
+        from roofline.render import plot as plot_render
 
-        renderer = markdown if fmt == "markdown" else html
-        write_output(output or default_output(paths, renderer.SUFFIXES[0]), renderer.render(analyses))
+        target = output or default_output(paths, markdown.SUFFIXES[0])
+        images = markdown.image_names(target.name, len(analyses))
+        for a, image in zip(analyses, images, strict=True):
+            write_output(target.parent / image, plot_render.render([a], "png"))
+        write_output(target, markdown.render(analyses, images))
+    elif fmt == "html":
+        from roofline.render import html
+
+        write_output(output or default_output(paths, html.SUFFIXES[0]), html.render(analyses))
+    elif fmt == "csv":
+        from roofline.render import flat
+
+        emit(flat.render(analyses), output)
     elif fmt == "json":
         from roofline.render import json as json_render
 
