@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from roofline.errors import NoKernelMatched, RooflineError
 from roofline.model import Report
+from roofline.timelimit import REGEX_LIMIT_S, within
 
 REGEX_PREFIX = "regex:"
 SHOWN_NAMES = 8  # kernel names listed when a filter matches nothing
@@ -23,7 +24,8 @@ def filter_kernels(report: Report, pattern: str | None) -> Report:
         return report
     if pattern.startswith(REGEX_PREFIX):
         rx = _compile(pattern.removeprefix(REGEX_PREFIX))
-        keep = [k for k in report.launches if rx.search(k.name) or rx.search(k.demangled_name)]
+        keep = within(REGEX_LIMIT_S, f"kernel regex '{rx.pattern}' on the names in {report.path}",
+                      lambda: [k for k in report.launches if rx.search(k.name) or rx.search(k.demangled_name)])
     else:
         keep = [k for k in report.launches if pattern in (k.name, k.demangled_name)]
     if not keep:

@@ -253,7 +253,7 @@ def test_report_with_no_kernels(shared_report, tmp_path):
 
 
 @pytest.mark.parametrize("content, expected", [
-    ("[1, 2]", "not a valid roofline report model"),
+    ("[1, 2]", "the document is list, expected an object"),
     ("{\"a\": 1}", "not a roofline-report-model document"),
     ("not json", "not a valid roofline report model"),
     ("{\"format\": \"roofline-report-model\", \"version\": 99, \"device\": {}, \"launches\": []}", "version 99"),
@@ -305,3 +305,63 @@ def test_report_model_file_loads_without_ncu_report(roofline_report, tmp_path, m
     loaded = load_report(path)
     assert isinstance(loaded, Report) and loaded.source == "model"
     assert loaded.launches == report.launches and Path(loaded.path) == path
+
+
+# --- Time limit and what is not a file (issue 15) -----------------------------------------------------------------
+def _reads_forever(path: str, write_fd: int) -> None:
+    """A child entry point that never answers, like the native reader spinning on a hostile file."""
+    import faulthandler
+    import time
+
+    faulthandler.disable()
+    reader._silence_native_output()
+    time.sleep(3600)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork to patch the child")
+def test_reader_past_its_time_limit_is_killed_and_the_file_named(shared_report, monkeypatch):
+    monkeypatch.setattr(reader, "_child_main", _reads_forever)
+    path = shared_report(T4)
+    with pytest.raises(ReportError) as err:
+        load_report(path, time_limit_s=0.5)
+    assert str(err.value) == (f"{path}: reading took longer than 0.5 s and was stopped: the file may be corrupt; "
+                              "if it is a large real report, raise --timeout (seconds)")
+    with pytest.raises(ChildProcessError):  # the killed child was reaped
+        os.waitpid(-1, os.WNOHANG)
+
+
+def test_time_limit_scales_with_the_file_size():
+    assert reader.read_time_limit(0) == reader.READ_LIMIT_BASE_S
+    assert reader.read_time_limit(2 << 30) == reader.READ_LIMIT_BASE_S + 2048 * reader.READ_LIMIT_S_PER_MIB
+
+
+def test_timeout_option_reaches_the_reader(shared_report):
+    from typer.testing import CliRunner
+
+    from roofline.cli import app
+
+    path = shared_report(T4)
+    result = CliRunner().invoke(app, ["report", str(path), "--timeout", "0.001"])
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"roofline: error: {path}: reading took longer than 0.001 s and was stopped")
+
+
+def test_unreadable_location_is_one_line(tmp_path, monkeypatch):
+    """Issue 15: a report in a folder the user cannot read raised PermissionError from Path.exists()."""
+    path = tmp_path / "locked" / "r.ncu-rep"
+    stat_of = Path.stat
+
+    def denied(self: Path, *args: object, **kwargs: object) -> os.stat_result:
+        if self == path:
+            raise PermissionError(13, "Permission denied")
+        return stat_of(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "stat", denied)
+    assert one_line_error(path) == f"{path}: cannot access (Permission denied): check the path and its permissions"
+
+
+def test_fifo_as_input_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "r.ncu-rep"
+    os.mkfifo(fifo)
+    assert one_line_error(fifo) == (f"{fifo}: is not a regular file (a device, FIFO or socket): save the report to "
+                                    "a file first")

@@ -21,6 +21,7 @@ from roofline.commands.common import (
     PlotOpt,
     ReportFormat,
     SpecsOpt,
+    TimeoutOpt,
     analysis_options,
     handles_errors,
     report_files,
@@ -53,6 +54,7 @@ def analyze(
     ceilings: CeilingsOpt = "auto",
     specs: SpecsOpt = None,
     plot: PlotOpt = None,
+    timeout: TimeoutOpt = None,
 ) -> None:
     """Profile an application with ncu, then analyse the report it wrote (as `roofline report` does)."""
     from roofline.render.mpl import plot_format
@@ -72,4 +74,4 @@ def analyze(
     typer.echo(f"roofline: wrote {report}", err=True)
     # ncu already applied -k; the analysis filter repeats it, except for mangled names it does not compare.
     analysis_kernel = None if kernel_name_base == "mangled" else kernel
-    report_files([report], analysis_options(analysis_kernel, ceilings, specs), fmt, report_output, plot)
+    report_files([report], analysis_options(analysis_kernel, ceilings, specs, timeout), fmt, report_output, plot)

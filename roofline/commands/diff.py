@@ -15,10 +15,12 @@ from roofline.commands.common import (
     MatchOpt,
     OutputOpt,
     SpecsOpt,
+    TimeoutOpt,
     analysis_options,
     emit,
     handles_errors,
     terminal_width,
+    warn,
 )
 
 DiffFormat = Literal["table", "json", "markdown"]
@@ -42,6 +44,7 @@ def diff(
     output: OutputOpt = None,
     ceilings: CeilingsOpt = "auto",
     specs: SpecsOpt = None,
+    timeout: TimeoutOpt = None,
 ) -> None:
     """Compare NEW with BASE kernel by kernel and fail (exit 1) on a regression beyond the thresholds."""
     from roofline.pairing import pair_reports, parse_matcher
@@ -49,7 +52,8 @@ def diff(
     from roofline.regression import Thresholds, judge
 
     matcher = parse_matcher(match, maps or (), 2)
-    analyses = analyze_files([base, new], analysis_options(kernel, ceilings, specs))
+    analyses = analyze_files([base, new], analysis_options(kernel, ceilings, specs, timeout))
+    warn(analyses)
     result = judge(pair_reports(analyses, matcher), Thresholds(fail_if_slower, fail_if_roof_drop))
     if fmt == "json":
         from roofline.render.compare_json import diff_json

@@ -15,8 +15,11 @@ from roofline.commands.common import (
     OutputOpt,
     PlotOpt,
     SpecsOpt,
+    TimeoutOpt,
     analysis_options,
+    analyze_good,
     emit,
+    fail_for,
     handles_errors,
     terminal_width,
     write_output,
@@ -39,16 +42,17 @@ def summary(
     plot: PlotOpt = None,
     ceilings: CeilingsOpt = "auto",
     specs: SpecsOpt = None,
+    timeout: TimeoutOpt = None,
 ) -> None:
-    """Rank the kernels of whole applications by recoverable time (time x (1 - percent of roof))."""
+    """Rank the kernels of whole applications by recoverable time (time x (1 - percent of roof)). A bad report
+    does not stop the others (named at the end, exit 2)."""
     from roofline.pairing import report_labels
-    from roofline.pipeline import analyze_files
     from roofline.ranking import check_top, summarize
     from roofline.render.mpl import plot_format
 
     check_top(top)
     plot_fmt = plot_format(plot) if plot is not None else None
-    analyses = analyze_files(files, analysis_options(kernel, ceilings, specs))
+    analyses, errors = analyze_good(files, analysis_options(kernel, ceilings, specs, timeout))
     summaries = [summarize(a, by, top, label) for a, label in zip(analyses, report_labels(analyses), strict=True)]
     if fmt == "json":
         from roofline.render.compare_json import summary_json
@@ -62,3 +66,4 @@ def summary(
         from roofline.render.compare_plot import summary_plot
 
         write_output(plot, summary_plot(summaries, plot_fmt))
+    fail_for(errors)

@@ -43,9 +43,9 @@ def dumps(doc: dict[str, Any]) -> str:
 def document(analyses: Sequence[ReportAnalysis], spreads: Sequence[KernelSpread] = ()) -> dict[str, Any]:
     """The JSON document as plain data; ``across_reports`` only when several reports were given."""
     doc: dict[str, Any] = {
+        "generator": GENERATOR,  # the first key: the mark by which roofline knows the file as its own
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "roofline", "version": __version__},
-        "generator": GENERATOR,
         "reports": [report_dict(a) for a in analyses],
     }
     if spreads:
@@ -69,6 +69,7 @@ def report_dict(a: ReportAnalysis) -> dict[str, Any]:
             "total_memory_bytes": d.total_memory_bytes, "spec_id": a.spec_id, "spec_match": a.spec_match or None,
         },
         "ceilings_used": a.ceilings_used,
+        "warnings": list(a.report.warnings),
         "total_time_s": number(a.total_time_s),
         "kernels": [kernel_dict(k, _no_spec_reason(a)) for k in a.launches],
         "groups": [group_dict(g) for g in a.groups],
@@ -93,7 +94,7 @@ def kernel_dict(k: LaunchAnalysis, no_spec_reason: str = "no device spec for thi
     missing: dict[str, str] = {}
     out: dict[str, Any] = {
         "name": launch.name, "demangled_name": launch.demangled_name, "range": launch.range_index,
-        "action": launch.action_index, "nvtx": list(launch.nvtx_ranges),
+        "action": launch.action_index, "valid": not launch.invalid, "nvtx": list(launch.nvtx_ranges),
         "grid": list(launch.grid) if launch.grid else None, "block": list(launch.block) if launch.block else None,
         "registers_per_thread": launch.registers_per_thread,
         "shared_mem_per_block_bytes": launch.shared_mem_per_block_bytes,

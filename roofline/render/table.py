@@ -12,7 +12,7 @@ from roofline.advice import kernels_to_advise
 from roofline.analysis import median_known
 from roofline.labels import NAMES, set_name
 from roofline.model import LEVELS, PRECISIONS
-from roofline.render.terminal import NAME_WIDTH, escape, record, short
+from roofline.render.terminal import NAME_WIDTH, escape, record, short, warning_lines
 from roofline.results import KernelGroup, KernelSpread, LaunchAnalysis, ReportAnalysis
 from roofline.units import pct, ratio, seconds, si
 
@@ -71,6 +71,8 @@ def _print_report(console: Console, a: ReportAnalysis) -> None:
                       highlight=False)
     console.print(f"{escape(d.name)}  CC {d.compute_capability or '?'}  {d.sm_count or '?'} SMs  "
                   f"{len(a.launches)} launch(es)  total {seconds(a.total_time_s)}", highlight=False)
+    for line in warning_lines(a.report.warnings):
+        console.print(line, highlight=False)
     spec_line = escape(f"spec {a.spec_id} ({a.spec_match})") if a.spec_id else "no device spec matches this GPU"
     console.print(f"{spec_line}; percent of roof uses the [bold]{set_name(a.ceilings_used)}[/bold] ceilings",
                   highlight=False)
@@ -154,7 +156,8 @@ def _launch_table(a: ReportAnalysis) -> Table:
     for k in _shown(a.launches):
         table.add_row(k.launch.key, short(k.launch.name), seconds(k.duration_s.value),
                       pct(None if k.time_share is None else 100 * k.time_share), _total_rate(k),
-                      ratio(k.intensity["dram"].value), pct(k.roof.pct_of_roof), k.roof.bound or "n/a",
+                      ratio(k.intensity["dram"].value), pct(k.roof.pct_of_roof),
+                      "invalid" if k.launch.invalid else k.roof.bound or "n/a",
                       _limit(k))
     return table
 
@@ -196,9 +199,10 @@ def _groups_table(groups: Sequence[KernelGroup]) -> Table:
 
 
 def _problems(a: ReportAnalysis) -> list[str]:
-    """Distinct reasons for n/a values, with how many launches each affects, then the flags."""
+    """Distinct reasons for n/a values, with how many launches each affects, then the flags and the invalid
+    launches."""
     reasons: dict[str, set[str]] = defaultdict(set)
-    for k in a.launches:
+    for k in a.valid_launches:
         for key, v in (*(("FLOPs " + p, k.flops[p]) for p in PRECISIONS),
                        *(("bytes " + level, k.bytes[level]) for level in LEVELS), ("duration", k.duration_s)):
             if v.value is None:
@@ -209,13 +213,17 @@ def _problems(a: ReportAnalysis) -> list[str]:
     lines = []
     if reasons:
         lines.append("[bold]Why n/a[/bold] (not measured, or no ceiling):")
-        lines += [escape(f"  {text} [{_launch_count(keys, len(a.launches))}]") for text, keys in reasons.items()]
+        lines += [escape(f"  {text} [{_launch_count(keys, len(a.valid_launches))}]") for text, keys in reasons.items()]
     flagged = [(k.launch.key, flag) for k in a.launches for flag in k.flags]
     if flagged:
         lines.append("[bold red]Above a ceiling (!)[/bold red]:")
         lines += [escape(f"  {key}: {flag}") for key, flag in flagged]
     notes = sorted({note for k in a.launches for note in k.notes})
     lines += [escape(f"note: {note}") for note in notes]
+    invalid = [k.launch for k in a.launches if k.launch.invalid]
+    if invalid:
+        lines.append("[bold yellow]Invalid launches[/bold yellow] (left out of times, rankings and verdicts):")
+        lines += [escape(f"  {k.key} {k.name}: {k.invalid}") for k in invalid]
     return lines
 
 

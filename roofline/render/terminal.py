@@ -33,6 +33,11 @@ def escape(text: str) -> str:
     return rich_escape(text)
 
 
+def warning_lines(warnings: Sequence[str]) -> list[str]:
+    """A report's integrity warnings as rich lines (records that contradict each other, invalid launches)."""
+    return [f"[bold yellow]warning:[/bold yellow] {escape(w)}" for w in warnings]
+
+
 def short(name: str) -> str:
     """A name cut to the column width, escaped so rich prints brackets in it literally."""
     return escape(truncate(name, NAME_WIDTH))

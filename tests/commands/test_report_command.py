@@ -70,7 +70,7 @@ def test_table_on_every_shared_report(shared_name, shared_report, roofline_repor
     import roofline.reader
 
     report = roofline_report(shared_name)
-    monkeypatch.setattr(roofline.reader, "load_report", lambda p: report)
+    monkeypatch.setattr(roofline.reader, "load_report", lambda p, time_limit_s=None: report)
     result = run(path)
     assert result.exit_code == 0, result.output
     text = result.stdout
@@ -182,9 +182,9 @@ def test_unwritable_output(shared_report, tmp_path):
 
 def test_json_that_is_not_a_report_model(tmp_path):
     (tmp_path / "package.json").write_text('{"name": "web-app", "version": "1.0.0"}')
-    assert_one_line_error(run(tmp_path / "package.json"), "package.json", "not a valid roofline report model")
+    assert_one_line_error(run(tmp_path / "package.json"), "package.json", "not a roofline-report-model document")
     (tmp_path / "list.json").write_text("[1, 2, 3]")
-    assert_one_line_error(run(tmp_path / "list.json"), "list.json", "not a valid roofline report model")
+    assert_one_line_error(run(tmp_path / "list.json"), "list.json", "the document is list, expected an object")
 
 
 def test_unknown_gpu_with_spec_ceilings(tmp_path):
