@@ -161,7 +161,7 @@ def main() -> None:
     command = next((arg for arg in sys.argv[1:] if not arg.startswith("-")), None)
     app = build_app(command if command in COMMANDS else None)
     try:
-        app()
+        app(prog_name="roofline")  # the same name in messages for the console script and python -m
     except RooflineError as err:
         print(f"roofline: error: {err}", file=sys.stderr)
         sys.exit(err.exit_code)

@@ -38,3 +38,13 @@ def test_an_exact_name_is_the_whole_name():
 def test_an_invalid_regex_is_a_one_line_error():
     with pytest.raises(RooflineError, match=r"invalid kernel regex '\(' .*fix the pattern after regex:"):
         filter_kernels(REPORT, "regex:(")
+
+
+def test_a_regex_that_backtracks_for_ever_is_stopped_with_one_line():
+    """Issue 15: a user regex could run for hours; it is stopped after timelimit.REGEX_LIMIT_S."""
+    hostile = Report("app.json", Device("Test GPU"), (KernelLaunch(0, 0, "a" * 64 + "!"),), source="model")
+    with pytest.raises(RooflineError) as err:
+        filter_kernels(hostile, "regex:(a+)+$")
+    assert str(err.value) == ("kernel regex '(a+)+$' on the names in app.json took longer than 2 s and was stopped: "
+                              "simplify the pattern: nested repeats such as (a+)+ or (.*)* backtrack exponentially "
+                              "on long names")

@@ -222,3 +222,30 @@ def test_subprocess_json_report(shared_report):
     assert proc.returncode == 0, proc.stderr
     kernel = strict_json(proc.stdout)["reports"][0]["kernels"][0]
     assert kernel["name"] == "matrix_addition2D" and kernel["flops"]["fp32"] == pytest.approx(1e6, rel=1e-6)
+
+
+# --- Several reports, some bad (issue 15: nothing was printed for the nine good ones) -------------------------------
+EXAMPLE = REPO / "examples" / "h100-sxm_synthetic.roofline.json"
+
+
+def test_good_reports_are_analysed_and_the_bad_listed_at_the_end(tmp_path):
+    good = [tmp_path / f"good{i}.json" for i in range(9)]
+    for path in good:
+        path.write_bytes(EXAMPLE.read_bytes())
+    bad, missing = tmp_path / "bad.json", tmp_path / "missing.ncu-rep"
+    bad.write_text("{not json")
+    result = run(good[0], bad, *good[1:], missing, "-f", "json")
+    assert result.exit_code == 2
+    doc = strict_json(result.stdout)
+    assert [r["path"] for r in doc["reports"]] == [str(p) for p in good]
+    assert result.stderr.splitlines() == [
+        f"roofline: error: {bad}: not a valid roofline report model (Expecting property name enclosed in double "
+        "quotes: line 1 column 2 (char 1)): pass a .ncu-rep file or a .json written by roofline",
+        f"roofline: error: {missing}: no such file: check the path"]
+
+
+def test_only_bad_reports_print_each_error_and_nothing_else(tmp_path):
+    result = run(tmp_path / "a.ncu-rep", tmp_path / "b.json")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.splitlines() == [f"roofline: error: {tmp_path / 'a.ncu-rep'}: no such file: check the path",
+                                          f"roofline: error: {tmp_path / 'b.json'}: no such file: check the path"]
