@@ -8,3 +8,4 @@ from typing import Literal
 
 CeilingsChoice = Literal["auto", "spec", "report"]  # auto: the datasheet when the GPU is known, else the report's
 GroupBy = Literal["kernel", "nvtx"]  # what launches are grouped by: kernel function name, or innermost NVTX range
+NameBase = Literal["function", "demangled", "mangled"]  # which kernel name a filter reads, as ncu's --kernel-name-base

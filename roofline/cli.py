@@ -50,8 +50,9 @@ def build_app(only: str | None = None) -> typer.Typer:
         mod = importlib.import_module(f"roofline.commands.{module}")
         if is_group:
             app.add_typer(getattr(mod, attr), name=name)
-        else:  # a module may set CONTEXT_SETTINGS, e.g. to pass an application's arguments through untouched
-            app.command(name, context_settings=getattr(mod, "CONTEXT_SETTINGS", None))(getattr(mod, attr))
+        else:  # a module may set CONTEXT_SETTINGS and COMMAND_CLASS, e.g. to pass an application's arguments on
+            app.command(name, cls=getattr(mod, "COMMAND_CLASS", None),
+                        context_settings=getattr(mod, "CONTEXT_SETTINGS", None))(getattr(mod, attr))
     return app
 
 

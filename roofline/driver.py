@@ -8,8 +8,8 @@ application's output as they grow, and decides from the messages, the exit code 
 
 Minimum ncu versions (from the release notes shipped with ncu 2022.3):
 2020.2 added ``--log-file``; 2021.1 added ``--kernel-name``/``--kernel-name-base`` and the ``regex:`` prefix
-that ``-k`` uses here; 2021.3 added the hierarchical roofline sections and the ``roofline`` set; 2022.1 added
-range replay.
+that ``-k`` uses here (its value comes from ``roofline.kernel_filter``); 2021.3 added the hierarchical roofline
+sections and the ``roofline`` set; 2022.1 added range replay.
 """
 
 from __future__ import annotations
@@ -36,9 +36,10 @@ from pathlib import Path
 from typing import IO, Literal
 
 from roofline.errors import NcuError, NoKernelMatched, RooflineError
+from roofline.kernel_families import classify
+from roofline.kernel_filter import DEFAULT_BASE, KernelFilter
 
 SectionSet = Literal["roofline", "detailed", "full"]
-NameBase = Literal["function", "demangled", "mangled"]
 ReplayMode = Literal["kernel", "application", "range"]
 ClockControl = Literal["base", "none"]
 REPORT_SUFFIX = ".ncu-rep"
@@ -57,9 +58,9 @@ _VERSION_RE = re.compile(r"Version (\d+)\.(\d+)\.(\d+)(?:\.(\d+))?")
 _MACRO_RE = re.compile(r"%(?:q\{([^}]*)\}|[%hpi])")
 _PROFILING_RE = re.compile(r'==PROF== Profiling "(.*)" - \d+:(?:.*- (\d+) pass)?')
 _REPORT_RE = re.compile(r"==PROF== Report: (.+)$")
-_NCU_LINE_RE = re.compile(
-    r"^==[A-Z]+==|^(the argument for option|unrecognised option|option is ambiguous|the required argument)"
-)
+_OPTION_ERROR = (r"^(the argument for option|unrecognised option|option is ambiguous|the required argument|"
+                 r"option '[^']+' cannot be specified more than once)")  # ncu's own command-line errors
+_NCU_LINE_RE = re.compile(r"^==[A-Z]+==|" + _OPTION_ERROR)
 
 
 class AppFailed(NcuError):
@@ -161,8 +162,7 @@ class NcuOptions:
     section_set: SectionSet = "roofline"
     sections: tuple[str, ...] = ()
     metrics: str | None = None
-    kernel: str | None = None
-    kernel_name_base: NameBase | None = None
+    kernel: KernelFilter = KernelFilter()  # ncu's -k and --kernel-name-base (roofline.kernel_filter)
     launch_skip: int | None = None
     launch_count: int | None = None
     nvtx_include: tuple[str, ...] = ()
@@ -175,7 +175,7 @@ class NcuOptions:
 def requirements(options: NcuOptions) -> Iterator[tuple[tuple[int, int], str]]:
     """Yield ``((year, release), what)`` for each ncu feature these options use (dates in the module doc)."""
     yield (2020, 2), "--log-file"
-    if options.kernel or options.kernel_name_base:
+    if options.kernel.terms or options.kernel.base != DEFAULT_BASE:
         yield (2021, 1), "-k with --kernel-name-base and regex:"
     if options.section_set == "roofline":
         yield (2021, 3), "--set roofline"
@@ -199,9 +199,9 @@ def build_argv(ncu: str, options: NcuOptions, report: str, log_file: str, app: S
     argv = [ncu, "--target-processes", "all", "--set", options.section_set]
     for section in options.sections:
         argv += ["--section", section]
-    argv += _pairs(("--metrics", options.metrics), ("-k", options.kernel),
-                   ("--kernel-name-base", options.kernel_name_base),
-                   ("-s", options.launch_skip), ("-c", options.launch_count))
+    base = options.kernel.base if options.kernel.base != DEFAULT_BASE else None
+    argv += _pairs(("--metrics", options.metrics), ("-k", options.kernel.ncu_kernel_name()),
+                   ("--kernel-name-base", base), ("-s", options.launch_skip), ("-c", options.launch_count))
     if options.nvtx_include:
         argv.append("--nvtx")
         for expr in options.nvtx_include:
@@ -512,9 +512,14 @@ def _app_failed(m: re.Match[str], _line: str, plan: Plan, _run: NcuRun) -> Roofl
 
 def _no_kernels(_m: re.Match[str], _line: str, plan: Plan, _run: NcuRun) -> RooflineError:
     opts = plan.options
-    if opts.kernel:
-        hint = (f"no launch is named '{opts.kernel}' (matching the {opts.kernel_name_base or 'function'} name); "
-                "use regex:PART, --kernel-name-base demangled, or list the names by running without -k")
+    if opts.kernel.terms:
+        hint = (f"no launch's {opts.kernel.base} name matched {opts.kernel.describe()}; list the names by running "
+                "without --kernel, or try --kernel-name-base demangled")
+        named = [(t.value, kind) for t in opts.kernel.terms if (kind := classify(t.value)) is not None and kind.sm]
+        if named:  # e.g. ampere_sgemm on an H100, where cuBLAS runs sm90_xmma_gemm_* kernels
+            value, library = named[0]
+            hint += (f"; '{value}' names {library.describe()}, and on other GPUs the library runs kernels of other "
+                     "names" + (": try --kernel gemm" if library.op == "gemm" else ""))
     elif opts.nvtx_include or opts.launch_skip:
         hint = "--nvtx-include or --launch-skip excluded every launch; loosen them"
     else:
@@ -535,8 +540,7 @@ FAILURES: tuple[tuple[re.Pattern[str], Failure], ...] = (
     (re.compile(r"==ERROR== Unable to write to file"), _unwritable),
     (re.compile(r"==ERROR== Option '--section (.+?)' did not match any section"), _bad_section),
     (re.compile(r"==ERROR== '(.+)' does not exist or is not an executable"), _no_app),
-    (re.compile(r"^(the argument for option|unrecognised option|option is ambiguous|the required argument)"),
-     _bad_option),
+    (re.compile(_OPTION_ERROR), _bad_option),
     (re.compile(r"==ERROR== The application returned an error code \((-?\d+)\)"), _app_failed),
     (re.compile(r"==WARNING== No kernels were profiled"), _no_kernels),
     (re.compile(r"==ERROR== (.+)"), _other_error),

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Literal
 
 from roofline.analysis import intensity, rate, roof_position
 from roofline.errors import RooflineError
+from roofline.kernel_families import family
 from roofline.model import LEVELS, PRECISIONS, Ceilings, CeilingSet
 from roofline.results import LaunchAnalysis, ReportAnalysis, RoofPosition, Value
 from roofline.timelimit import REGEX_LIMIT_S, within
@@ -41,7 +42,8 @@ from roofline.timelimit import REGEX_LIMIT_S, within
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.specs import DeviceSpec
 
-MatchMode = Literal["name", "demangled", "order", "regex"]  # --match: name, demangled, order or regex:PATTERN
+MatchMode = Literal["name", "demangled", "order", "family", "regex"]  # --match: the modes, or regex:PATTERN
+MATCH_MODES: tuple[MatchMode, ...] = ("name", "demangled", "order", "family")
 _REFERENCE_S = 1.0  # roof_position's percent at a 1 s reference duration is the roof time in 1/100 s
 
 
@@ -138,7 +140,7 @@ def _median_launch(launches: Sequence[LaunchAnalysis]) -> LaunchAnalysis:
 # --- Matching kernels across reports ------------------------------------------------------------------
 @dataclass(frozen=True)
 class Matcher:
-    """How kernels are paired: a mode (name, demangled, regex, order) and explicit ``A=B`` pattern maps."""
+    """How kernels are paired: a mode (name, demangled, order, family, regex) and explicit ``A=B`` pattern maps."""
 
     mode: MatchMode = "name"
     pattern: re.Pattern[str] | None = None
@@ -157,15 +159,11 @@ def parse_matcher(match: str = "name", maps: Sequence[str] = (), reports: int = 
     if match.startswith("regex:"):
         pattern = _compile(match.removeprefix("regex:"), "--match regex:")
         mode = "regex"
-    elif match == "name":
-        mode = "name"
-    elif match == "demangled":
-        mode = "demangled"
-    elif match == "order":
-        mode = "order"
+    elif match in MATCH_MODES:
+        mode = next(m for m in MATCH_MODES if m == match)
     else:
         raise RooflineError(f"--match '{match}': unknown matching mode",
-                            "use name, demangled, order or regex:PATTERN")
+                            "use name, demangled, order, family or regex:PATTERN")
     return Matcher(mode, pattern, tuple(_parse_map(text, reports) for text in maps))
 
 
@@ -215,6 +213,8 @@ def _mode_key(a: LaunchAnalysis, matcher: Matcher, order: dict[str, int]) -> Key
         return "demangled", a.launch.demangled_name or name
     if mode == "order":
         return "order", str(order.setdefault(name, len(order) + 1))
+    if mode == "family":  # a library kernel's architecture-neutral family, else its own name
+        return "family", family(name, a.launch.demangled_name)
     rx = matcher.pattern
     if mode == "regex" and rx is not None:
         found = rx.search(name) or rx.search(a.launch.demangled_name)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from roofline.choices import CeilingsChoice
+from roofline.choices import CeilingsChoice, NameBase
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.errors import RooflineError
@@ -30,11 +30,13 @@ if TYPE_CHECKING:  # pragma: no cover
 
 @dataclass(frozen=True)
 class AnalysisOptions:
-    """What to analyse and against which roofs: the kernel filter (``roofline.kernel_filter``), the ceiling
-    set percent of roof uses, extra device spec files or folders (before the built-in ones), and the time
-    the native reader may take per .ncu-rep (None: scaled to the file's size, ``reader.read_time_limit``)."""
+    """What to analyse and against which roofs: the kernel filters, OR-ed, and the name they read (the
+    ``--kernel`` language of ``roofline.kernel_filter``), the ceiling set percent of roof uses, extra device
+    spec files or folders (before the built-in ones), and the time the native reader may take per .ncu-rep
+    (None: scaled to the file's size, ``reader.read_time_limit``)."""
 
-    kernel: str | None = None
+    kernel: tuple[str, ...] = ()
+    kernel_name_base: NameBase = "function"
     ceilings: CeilingsChoice = "auto"
     specs: tuple[str | os.PathLike[str], ...] = ()
     time_limit_s: float | None = None
@@ -52,10 +54,12 @@ def analyze_each(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptio
                  keep_going: bool = True) -> tuple[list[ReportAnalysis], list[RooflineError]]:
     """``analyze_files`` that goes on past bad files: the analyses of the good ones in the order given, and the
     error of each bad one (a file named twice counts once)."""
+    from roofline import kernel_filter
     from roofline.errors import RooflineError
     from roofline.reader import load_report
     from roofline.specs import load_catalog
 
+    kernel_filter.parse(options.kernel, options.kernel_name_base)  # a bad filter is refused before any file is read
     specs = catalog or load_catalog(options.specs)
     done: dict[Path, ReportAnalysis | RooflineError] = {}
     for path in paths:
@@ -76,12 +80,12 @@ def analyze_each(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptio
 def analyze_loaded(report: Report, options: AnalysisOptions = AnalysisOptions(),
                    catalog: SpecCatalog | None = None) -> ReportAnalysis:
     """Analyse a report already in memory (from ``roofline.load`` or built by hand) as ``analyze_files`` does."""
+    from roofline import kernel_filter
     from roofline.analysis import analyze_report
     from roofline.errors import SpecError
-    from roofline.kernel_filter import filter_kernels
     from roofline.specs import load_catalog
 
-    selected = filter_kernels(report, options.kernel)
+    selected = kernel_filter.parse(options.kernel, options.kernel_name_base).select(report)
     match = (catalog or load_catalog(options.specs)).match(selected.device)
     if options.ceilings == "spec" and match is None:
         device = selected.device

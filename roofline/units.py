@@ -37,6 +37,18 @@ def ratio(value: float | None) -> str:
     return f"{value:.0f}" if abs(value) >= 1000 else f"{value:.3g}"
 
 
+def middle_cut(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters, an ellipsis in place of its middle when it is longer: the start
+    and the end of a kernel name (its function and its last arguments) say more than either alone."""
+    if len(text) <= width:
+        return text
+    if width < 2:
+        return "…"[:width]
+    head = width // 2
+    tail = width - 1 - head
+    return text[:head] + "…" + (text[-tail:] if tail else "")
+
+
 def truncate(text: str, width: int) -> str:
     """``text`` cut to ``width`` characters, the last one an ellipsis when something was cut."""
     return text if len(text) <= width else text[: width - 1] + "…"

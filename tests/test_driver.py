@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from roofline import driver
+from roofline import driver, kernel_filter
 from roofline.driver import NcuInstall, NcuOptions, NcuRun
 from roofline.errors import NcuError, NoKernelMatched, RooflineError
 from tests.fake_ncu import fakencu
@@ -78,8 +78,10 @@ def test_ncu_version_needs_a_version_line(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("version, options, what", [
     ((2021, 2, 0), NcuOptions(), "--set roofline (needs 2021.3 or newer)"),
-    ((2020, 3, 1), NcuOptions(section_set="full", kernel="k"), "-k with --kernel-name-base and regex: "
-                                                               "(needs 2021.1 or newer)"),
+    ((2020, 3, 1), NcuOptions(section_set="full", kernel=kernel_filter.parse(["k"])),
+     "-k with --kernel-name-base and regex: (needs 2021.1 or newer)"),
+    ((2020, 3, 1), NcuOptions(section_set="full", kernel=kernel_filter.parse([], "demangled")),
+     "-k with --kernel-name-base and regex: (needs 2021.1 or newer)"),
     ((2020, 1, 0), NcuOptions(section_set="full"), "--log-file (needs 2020.2 or newer)"),
     ((2021, 2, 0), NcuOptions(section_set="full", sections=("SpeedOfLight_HierarchicalTensorRooflineChart",)),
      "--section SpeedOfLight_HierarchicalTensorRooflineChart (needs 2021.3"),
@@ -94,7 +96,7 @@ def test_check_version_too_old(version: tuple[int, ...], options: NcuOptions, wh
 
 def test_check_version_accepts_new_enough() -> None:
     driver.check_version(NcuInstall("ncu", (2022, 3, 0, 0), "on PATH"),
-                         NcuOptions(kernel="regex:x", replay_mode="range"))
+                         NcuOptions(kernel=kernel_filter.parse(["regex:x"]), replay_mode="range"))
     driver.check_version(NcuInstall("ncu", (2020, 3, 1, 0), "on PATH"), NcuOptions(section_set="full"))
 
 
@@ -112,7 +114,7 @@ def test_build_argv_defaults() -> None:
 
 def test_build_argv_every_option() -> None:
     options = NcuOptions(section_set="full", sections=("Occupancy", "LaunchStats"), metrics="a.sum,b.sum",
-                         kernel="regex:gemm", kernel_name_base="demangled", launch_skip=2, launch_count=1,
+                         kernel=kernel_filter.parse(["regex:gemm"], "demangled"), launch_skip=2, launch_count=1,
                          nvtx_include=("A/", "B@c"), replay_mode="application", clock_control="none",
                          extra=("--cache-control", "none"), force=True)
     argv = driver.build_argv("/opt/ncu", options, "r.ncu-rep", "r.ncu.log", APP)
@@ -267,9 +269,13 @@ def test_exit_codes_of_failures() -> None:
 
 
 @pytest.mark.parametrize("options, hint", [
-    ({"kernel": "gemm"}, "no launch is named 'gemm' (matching the function name); use regex:PART, "
-                         "--kernel-name-base demangled"),
-    ({"kernel": "f<int>", "kernel_name_base": "demangled"}, "(matching the demangled name)"),
+    ({"kernel": kernel_filter.parse(["gemm"])}, "no launch's function name matched --kernel 'gemm'; list the names "
+                                                "by running without --kernel, or try --kernel-name-base demangled"),
+    ({"kernel": kernel_filter.parse(["f<int>", "exact:g"], "demangled")},
+     "no launch's demangled name matched --kernel 'f<int>' or 'exact:g'"),
+    ({"kernel": kernel_filter.parse(["ampere_sgemm"])},
+     "'ampere_sgemm' names cuBLAS FP32 GEMM kernels for Ampere (sm_80), and on other GPUs the library runs kernels "
+     "of other names: try --kernel gemm"),
     ({"nvtx_include": ("A/",)}, "--nvtx-include or --launch-skip excluded every launch"),
     ({"launch_skip": 100}, "--nvtx-include or --launch-skip excluded every launch"),
 ])

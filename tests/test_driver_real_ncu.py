@@ -14,15 +14,16 @@ import ctypes
 import io
 import json
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from roofline import driver
+from roofline import driver, kernel_filter
 from roofline.driver import NcuInstall, NcuOptions
-from roofline.errors import NcuError
+from roofline.errors import NcuError, RooflineError
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "ncu-reps"
 CROSS_CHECKED = ("gpu__time_duration.sum", "dram__bytes_read.sum", "launch__grid_size", "launch__block_size",
@@ -133,6 +134,59 @@ def test_analyze_command_without_a_gpu(ncu: NcuInstall, tmp_path: Path, no_gpu: 
         "roofline: error: ncu could not connect to the CUDA driver: run on a machine with an NVIDIA GPU and driver "
         "(nvidia-smi must work) and keep stub libcuda.so off LD_LIBRARY_PATH")
     assert "No kernels were profiled" in (tmp_path / "out" / "app.ncu.log").read_text()
+
+
+NO_DRIVER = "==ERROR== Nsight Compute failed to connect to the CUDA driver (stub libcuda.so[.1] on path?)."
+INVALID_REGEX = "==ERROR== Invalid regex provided to --kernel option."
+
+
+@pytest.mark.parametrize("filters, base", [
+    (["ampere_sgemm"], "function"),
+    (["exact:ampere_sgemm_128x64_nn"], "function"),
+    (["regex:^ampere_sgemm_\\d+x\\d+_(nn|tn)$"], "function"),
+    (["ampere_sgemm", "exact:gemm", "regex:sm90_xmma_gemm_.*f32"], "function"),
+    (["void gemm<(int)128, float>(float *, const float *)", "exact:k<int>(int)"], "demangled"),
+    (["exact:_Z8kernel_APdii"], "mangled"),
+])
+def test_real_ncu_accepts_the_kernel_filters(ncu: NcuInstall, tmp_path: Path, no_gpu: None, filters: list[str],
+                                             base: kernel_filter.NameBase) -> None:
+    """Each form of -k (and one alternation for several filters) passes ncu's own option and regex checks: ncu
+    goes on to start the application, where it fails only for want of a CUDA driver."""
+    options = NcuOptions(kernel=kernel_filter.parse(filters, base))
+    outcome, plan = run(ncu, tmp_path, options, script(tmp_path))
+    k = plan.argv.index("-k")
+    assert plan.argv[k + 1] == options.kernel.ncu_kernel_name()
+    assert NO_DRIVER in outcome.messages
+    assert not [m for m in outcome.messages if INVALID_REGEX in m or "option" in m.lower()]
+
+
+def bare_ncu(ncu: NcuInstall, tmp_path: Path, *args: str) -> str:
+    """ncu's output (stdout and stderr) for a command line roofline would never build."""
+    proc = subprocess.run([ncu.path, *args, "--set", "roofline", "-f", "-o", str(tmp_path / "x"), "/bin/true"],
+                          capture_output=True, text=True, timeout=120)
+    return proc.stdout + proc.stderr
+
+
+def test_real_ncu_takes_a_single_kernel_name(ncu: NcuInstall, tmp_path: Path) -> None:
+    """Why several filters become one regex: ncu refuses a second -k."""
+    assert "option '--kernel-name' cannot be specified more than once" in bare_ncu(ncu, tmp_path, "-k", "regex:a",
+                                                                                   "-k", "b")
+
+
+@pytest.mark.parametrize("pattern", ["(?P<x>a)", "(?P=x)", "\\N{DIGIT ONE}", "[", "a**", "(?<=a+)b"])
+def test_patterns_real_ncu_rejects_are_refused_here_first(ncu: NcuInstall, tmp_path: Path, pattern: str) -> None:
+    assert INVALID_REGEX in bare_ncu(ncu, tmp_path, "-k", f"regex:{pattern}")
+    with pytest.raises(RooflineError, match=f"^--kernel regex '{re.escape(pattern)}': "):
+        kernel_filter.parse([f"regex:{pattern}"])
+
+
+@pytest.mark.parametrize("pattern", ["\\<gemm\\>", "[[:alpha:]]_gemm", "a{,3}"])
+def test_patterns_that_ncu_and_python_read_differently_are_refused(ncu: NcuInstall, tmp_path: Path,
+                                                                   pattern: str) -> None:
+    """ncu accepts these, but Python would select other kernels from a report than ncu profiles."""
+    assert INVALID_REGEX not in bare_ncu(ncu, tmp_path, "-k", f"regex:{pattern}")
+    with pytest.raises(RooflineError, match="ncu"):
+        kernel_filter.parse([f"regex:{pattern}"])
 
 
 def old_reports() -> list[Path]:

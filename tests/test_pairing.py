@@ -116,6 +116,24 @@ def test_regex_map_and_order_pair_kernels_renamed_across_architectures():
     assert by_name.unmatched == (("ampere_sgemm_128x64_nn",), ("sm90_xmma_gemm_128x64_f32",))
 
 
+def test_family_matching_pairs_a_cublas_kernel_with_its_counterpart_on_another_architecture():
+    """--match family: the A100's ampere_sgemm_128x64_nn and the H100's TF32 and FFMA SGEMM kernels share the key
+    gemm/f32 (their launches summed on the H100 side); the FP16 GEMM and plain kernels pair by name or not at all."""
+    hopper_tf32 = "sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32_warpgroupsize1x1x1_execute_kernel"
+    hopper_ffma = "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x128x8_stage3_warpsize1x4x1_ffma_aligna4_alignc4"
+    hopper_f16 = "sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_kernel"
+    a = analyze_report(names_model("a100.json", [("ampere_sgemm_128x64_nn", ""), ("copy", "")]))
+    b = analyze_report(names_model("h100.json", [(hopper_tf32, ""), (hopper_ffma, ""), (hopper_f16, ""),
+                                                 ("copy", "")], NEW_GPU))
+    c = pair_reports([a, b], parse_matcher("family"))
+    assert {(p.key, p.matched_by) for p in c.pairs} == {("gemm/f32", "family"), ("copy", "family")}
+    gemm = next(p for p in c.pairs if p.key == "gemm/f32")
+    assert gemm.side(1).names == (hopper_tf32, hopper_ffma) and gemm.side(1).count == 2
+    assert gemm.label == f"ampere_sgemm_128x64_nn -> {hopper_tf32} | {hopper_ffma}"
+    assert gemm.speedup[1].value == pytest.approx(1e-3 / ((1e-3 + 2e-3) / 2), rel=REL)  # durations 1, 2 ms there
+    assert c.unmatched == ((), ("gemm/f16",)) and c.matching == "family"
+
+
 def test_demangled_matching_splits_template_instances_that_share_a_function_name():
     names = [("gemm", "void gemm<64>(float *)"), ("gemm", "void gemm<128>(float *)")]
     a, b = (analyze_report(names_model(p, names)) for p in ("a.json", "b.json"))

@@ -13,7 +13,7 @@ import pytest
 import roofline
 from roofline import reader, specs
 from roofline.analysis import analyze_report
-from roofline.errors import NoKernelMatched, SpecError
+from roofline.errors import NoKernelMatched, RooflineError, SpecError
 from roofline.model import Device, KernelLaunch, Report
 from roofline.pipeline import AnalysisOptions, analyze_files, analyze_loaded
 from roofline.specs import SpecCatalog
@@ -54,12 +54,19 @@ def test_every_launch_gets_diagnostics_and_advice():
 
 
 def test_options_select_kernels_and_ceilings():
-    (a,) = analyze_files([EXAMPLE], AnalysisOptions(kernel="regex:^gemm", ceilings="report"))
+    (a,) = analyze_files([EXAMPLE], AnalysisOptions(kernel=("regex:^gemm",), ceilings="report"))
     assert [k.launch.name for k in a.launches] == ["gemm_bf16_tensor_4096"]
     assert a.ceilings_used == "report" and a.launches[0].roof.ceilings == "report"
     assert "spec" in a.launches[0].ceilings  # the datasheet set stays side by side
-    with pytest.raises(NoKernelMatched, match="no kernel matches 'absent'"):
-        analyze_files([EXAMPLE], AnalysisOptions(kernel="absent"))
+    (both,) = analyze_files([EXAMPLE], AnalysisOptions(kernel=("triad", "exact:sgemm_fp32_4096")))
+    assert [k.launch.name for k in both.launches] == ["sgemm_fp32_4096", "triad_fp32"]  # OR-ed, report order
+    with pytest.raises(NoKernelMatched, match="no kernel matches --kernel 'absent': nearest function names: "):
+        analyze_files([EXAMPLE], AnalysisOptions(kernel=("absent",)))
+
+
+def test_a_bad_filter_is_refused_before_any_file_is_read(tmp_path):
+    with pytest.raises(RooflineError, match=r"--kernel regex '\\<x': "):
+        analyze_files([tmp_path / "missing.ncu-rep"], AnalysisOptions(kernel=(r"regex:\<x",)))
 
 
 def test_spec_ceilings_for_an_unknown_gpu_is_a_one_line_error():

@@ -1,7 +1,9 @@
 """`roofline analyze [OPTIONS] APP [APP_ARGS]...`: profile an application with ncu, then analyse the report.
 
-Everything after APP belongs to the application (options are not looked for after it); ``--`` before APP
-is accepted too. The ncu options are declared in ``commands.ncu_options``, shared with `roofline wrap`.
+Everything after APP belongs to the application (options are not looked for after it, as with ncu); one of
+analyze's own options there gets a warning before the run, and --dry-run there is refused. ``--`` before APP
+passes everything on without a word. The ncu options are declared in ``commands.ncu_options``, shared with
+`roofline wrap`; the --kernel filters select the same launches in ncu and in the analysis after it.
 """
 
 from __future__ import annotations
@@ -18,24 +20,28 @@ from roofline.commands.common import (
     REPORT_FORMAT_HELP,
     CeilingsOpt,
     KernelOpt,
+    NameBaseOpt,
     PlotOpt,
     ReportFormat,
     SpecsOpt,
     TimeoutOpt,
+    WideOpt,
     analysis_options,
     handles_errors,
     report_files,
 )
 
-CONTEXT_SETTINGS = ncu_opts.CONTEXT_SETTINGS  # read by roofline.cli
+CONTEXT_SETTINGS = ncu_opts.CONTEXT_SETTINGS  # read by roofline.cli, with COMMAND_CLASS
+COMMAND_CLASS = ncu_opts.COMMAND_CLASS
 AnalysisOutputOpt = Annotated[Path | None, typer.Option("--report-output", help=OUTPUT_HELP)]
 
 
 @handles_errors
 def analyze(
+    ctx: typer.Context,
     command: ncu_opts.CommandArg,
     kernel: KernelOpt = None,
-    kernel_name_base: ncu_opts.NameBaseOpt = None,
+    kernel_name_base: NameBaseOpt = "function",
     section_set: ncu_opts.SetOpt = "roofline",
     section: ncu_opts.SectionOpt = None,
     metrics: ncu_opts.MetricsOpt = None,
@@ -55,10 +61,12 @@ def analyze(
     specs: SpecsOpt = None,
     plot: PlotOpt = None,
     timeout: TimeoutOpt = None,
+    wide: WideOpt = False,
 ) -> None:
     """Profile an application with ncu, then analyse the report it wrote (as `roofline report` does)."""
     from roofline.render.mpl import plot_format
 
+    after_app = ncu_opts.own_options_after_app(ctx, command)
     app = driver.resolve_app(command)
     options = ncu_opts.ncu_options(section_set=section_set, sections=section, metrics=metrics, kernel=kernel,
                                    kernel_name_base=kernel_name_base, launch_skip=launch_skip,
@@ -70,8 +78,9 @@ def analyze(
         return
     if plot is not None:
         plot_format(plot)  # a plot name that cannot be written is refused before profiling
+    ncu_opts.warn_options_after_app(after_app)
     report = driver.profile(ncu_opts.prepare_ncu(ncu, options, template, app))
     typer.echo(f"roofline: wrote {report}", err=True)
-    # ncu already applied -k; the analysis filter repeats it, except for mangled names it does not compare.
-    analysis_kernel = None if kernel_name_base == "mangled" else kernel
-    report_files([report], analysis_options(analysis_kernel, ceilings, specs, timeout), fmt, report_output, plot)
+    # ncu applied the filters already; the analysis applies the same ones, so what was profiled is analysed
+    report_files([report], analysis_options(kernel, kernel_name_base, ceilings, specs, timeout), fmt, report_output,
+                 plot, wide=wide)

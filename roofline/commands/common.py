@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Annotated, Literal, TypeVar, cast
 
 import typer
 
-from roofline.choices import CeilingsChoice
+from roofline.choices import CeilingsChoice, NameBase
 from roofline.commands.output import write_output as write_output
+from roofline.kernel_filter import LANGUAGE, NAME_BASE_HELP
 from roofline.pipeline import AnalysisOptions
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -24,13 +25,16 @@ F = TypeVar("F", bound=Callable[..., object])
 ReportFormat = Literal["table", "json", "markdown", "html"]  # `report` and `analyze`
 SPREAD_THRESHOLD_PCT = 10.0  # default of `report --spread-threshold`
 REPORTS_DIR = Path("reports")
+WIDE_COLUMNS = 100_000  # --wide: a table width no kernel name reaches
 _REPORT_SUFFIXES = (".ncu-rep", ".roofline.json", ".json")
 
 # --- Options several commands take -------------------------------------------------------------------
 KernelOpt = Annotated[
-    str | None,
-    typer.Option("--kernel", "-k", help="Only launches whose name equals NAME, or matches regex:PATTERN."),
+    list[str] | None, typer.Option("--kernel", "-k", metavar="FILTER", help=f"Only some kernels: {LANGUAGE}"),
 ]
+NameBaseOpt = Annotated[NameBase, typer.Option("--kernel-name-base", help=NAME_BASE_HELP)]
+WideOpt = Annotated[bool, typer.Option(
+    "--wide", help="Print kernel names in full (tables otherwise fit them to the terminal width).")]
 OUTPUT_HELP = "Write the output to this file instead of the terminal (- for standard output)."
 OutputOpt = Annotated[Path | None, typer.Option("--output", "-o", help=OUTPUT_HELP)]
 CeilingsOpt = Annotated[
@@ -52,7 +56,8 @@ PlotOpt = Annotated[
 MatchOpt = Annotated[
     str,
     typer.Option("--match", "-m", help="Pair kernels by: name (function name), demangled, order (n-th distinct "
-                 "kernel), or regex:PATTERN (key = first capture group, else the whole match)."),
+                 "kernel), family (a library kernel's architecture-neutral family, e.g. ampere_sgemm_* with an "
+                 "H100's sm90_xmma_gemm_f32*), or regex:PATTERN (key = first capture group, else the whole match)."),
 ]
 MapOpt = Annotated[
     list[str] | None,
@@ -67,10 +72,11 @@ TimeoutOpt = Annotated[
 REPORT_FORMAT_HELP = "Output format: table, json, markdown or html."
 
 
-def analysis_options(kernel: str | None, ceilings: CeilingsChoice, specs: Sequence[Path] | None,
-                     timeout: float | None = None) -> AnalysisOptions:
+def analysis_options(kernel: Sequence[str] | None, kernel_name_base: NameBase, ceilings: CeilingsChoice,
+                     specs: Sequence[Path] | None, timeout: float | None = None) -> AnalysisOptions:
     """The pipeline's options from the shared command-line options."""
-    return AnalysisOptions(kernel=kernel, ceilings=ceilings, specs=tuple(specs or ()), time_limit_s=timeout)
+    return AnalysisOptions(kernel=tuple(kernel or ()), kernel_name_base=kernel_name_base, ceilings=ceilings,
+                           specs=tuple(specs or ()), time_limit_s=timeout)
 
 
 # --- Errors and the terminal -------------------------------------------------------------------------
@@ -118,11 +124,12 @@ def analyze_good(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptio
     return analyses, errors
 
 
-def terminal_width() -> int:
-    """Columns for tables: the terminal's width within 80..160 (80 when not a terminal)."""
+def terminal_width(wide: bool = False) -> int:
+    """Columns for tables: $COLUMNS, else the terminal's width, at least 80 (80 when not a terminal); with
+    ``wide``, room for every name in full."""
     import shutil
 
-    return max(80, min(shutil.get_terminal_size((80, 24)).columns, 160))
+    return WIDE_COLUMNS if wide else max(80, shutil.get_terminal_size((80, 24)).columns)
 
 
 # --- Output files ------------------------------------------------------------------------------------
@@ -145,7 +152,7 @@ def emit(text: str, output: Path | None) -> None:
 # --- The report workflow of `report` and `analyze` ------------------------------------------------------
 def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions, fmt: ReportFormat = "table",
                  output: Path | None = None, plot: Path | None = None,
-                 spread_threshold_pct: float = SPREAD_THRESHOLD_PCT) -> list[ReportAnalysis]:
+                 spread_threshold_pct: float = SPREAD_THRESHOLD_PCT, wide: bool = False) -> list[ReportAnalysis]:
     """Analyse reports and write them: the plot when asked, then the report in ``fmt`` (Markdown and HTML to
     a file, by default under reports/), with the kernels compared across several reports of one job. A bad
     report does not stop the others: they are written, then each bad one is named and the exit status is 2."""
@@ -171,6 +178,6 @@ def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptio
     else:
         from roofline.render import table
 
-        emit(table.render(analyses, width=terminal_width(), spreads=spreads), output)
+        emit(table.render(analyses, width=terminal_width(wide), spreads=spreads), output)
     fail_for(errors)
     return analyses

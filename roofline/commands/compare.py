@@ -13,10 +13,12 @@ from roofline.commands.common import (
     KernelOpt,
     MapOpt,
     MatchOpt,
+    NameBaseOpt,
     OutputOpt,
     PlotOpt,
     SpecsOpt,
     TimeoutOpt,
+    WideOpt,
     analysis_options,
     emit,
     handles_errors,
@@ -33,6 +35,7 @@ CompareFormat = Literal["table", "json"]
 def compare(
     files: Annotated[list[Path], typer.Argument(help="Two or more reports (.ncu-rep or .json models), base first.")],
     kernel: KernelOpt = None,
+    kernel_name_base: NameBaseOpt = "function",
     match: MatchOpt = "name",
     maps: MapOpt = None,
     project_to: Annotated[str | None, typer.Option(
@@ -45,6 +48,7 @@ def compare(
     ceilings: CeilingsOpt = "auto",
     specs: SpecsOpt = None,
     timeout: TimeoutOpt = None,
+    wide: WideOpt = False,
 ) -> None:
     """Compare kernels across reports: times, speedups, percent of each GPU's own roof, expected speedup. Every
     report is needed: the first bad one ends the command."""
@@ -57,7 +61,7 @@ def compare(
     if len(files) < 2 and not project_to:
         raise RooflineError("compare needs two or more reports", "pass A B [...], or one report with --project-to ID")
     matcher = parse_matcher(match, maps or (), len(files))
-    options = analysis_options(kernel, ceilings, specs, timeout)
+    options = analysis_options(kernel, kernel_name_base, ceilings, specs, timeout)
     catalog = load_catalog(options.specs)
     target = catalog.get(project_to) if project_to else None
     plot_fmt = plot_format(plot) if plot is not None else None
@@ -71,7 +75,7 @@ def compare(
     else:
         from roofline.render.compare_table import comparison_text
 
-        emit(comparison_text(comparison, width=terminal_width()), output)
+        emit(comparison_text(comparison, width=terminal_width(wide)), output)
     if plot is not None and plot_fmt is not None:
         from roofline.render.compare_plot import comparison_plot
 

@@ -13,9 +13,11 @@ from roofline.commands.common import (
     KernelOpt,
     MapOpt,
     MatchOpt,
+    NameBaseOpt,
     OutputOpt,
     SpecsOpt,
     TimeoutOpt,
+    WideOpt,
     analysis_options,
     emit,
     handles_errors,
@@ -31,6 +33,7 @@ def diff(
     base: Annotated[Path, typer.Argument(help="Baseline report (.ncu-rep or .json model).")],
     new: Annotated[Path, typer.Argument(help="New report to judge against the baseline.")],
     kernel: KernelOpt = None,
+    kernel_name_base: NameBaseOpt = "function",
     match: MatchOpt = "name",
     maps: MapOpt = None,
     fail_if_slower: Annotated[float | None, typer.Option(
@@ -45,6 +48,7 @@ def diff(
     ceilings: CeilingsOpt = "auto",
     specs: SpecsOpt = None,
     timeout: TimeoutOpt = None,
+    wide: WideOpt = False,
 ) -> None:
     """Compare NEW with BASE kernel by kernel and fail (exit 1) on a regression beyond the thresholds."""
     from roofline.pairing import pair_reports, parse_matcher
@@ -52,7 +56,7 @@ def diff(
     from roofline.regression import Thresholds, judge
 
     matcher = parse_matcher(match, maps or (), 2)
-    analyses = analyze_files([base, new], analysis_options(kernel, ceilings, specs, timeout))
+    analyses = analyze_files([base, new], analysis_options(kernel, kernel_name_base, ceilings, specs, timeout))
     warn(analyses)
     result = judge(pair_reports(analyses, matcher), Thresholds(fail_if_slower, fail_if_roof_drop))
     if fmt == "json":
@@ -66,5 +70,5 @@ def diff(
     else:
         from roofline.render.compare_table import diff_text
 
-        emit(diff_text(result, width=terminal_width()), output)
+        emit(diff_text(result, width=terminal_width(wide)), output)
     raise typer.Exit(result.exit_code)

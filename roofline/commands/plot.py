@@ -10,6 +10,7 @@ import typer
 from roofline.commands.common import (
     CeilingsOpt,
     KernelOpt,
+    NameBaseOpt,
     SpecsOpt,
     TimeoutOpt,
     analysis_options,
@@ -33,6 +34,7 @@ TopOpt = Annotated[int, typer.Option("--top", min=1, help="Kernels named in the 
 def plot(
     files: Annotated[list[Path], typer.Argument(help="Report files: .ncu-rep, or .json report models.")],
     kernel: KernelOpt = None,
+    kernel_name_base: NameBaseOpt = "function",
     output: PlotOutputOpt = None,
     ceilings: CeilingsOpt = "auto",
     specs: SpecsOpt = None,
@@ -46,6 +48,6 @@ def plot(
 
     target = output or default_output(files, ".png")
     fmt = plot_format(target)
-    analyses, errors = analyze_good(files, analysis_options(kernel, ceilings, specs, timeout))
+    analyses, errors = analyze_good(files, analysis_options(kernel, kernel_name_base, ceilings, specs, timeout))
     write_output(target, plot_render.render(analyses, fmt, top))
     fail_for(errors)

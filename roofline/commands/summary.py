@@ -12,10 +12,12 @@ from roofline.choices import GroupBy
 from roofline.commands.common import (
     CeilingsOpt,
     KernelOpt,
+    NameBaseOpt,
     OutputOpt,
     PlotOpt,
     SpecsOpt,
     TimeoutOpt,
+    WideOpt,
     analysis_options,
     analyze_good,
     emit,
@@ -37,12 +39,14 @@ def summary(
     top: Annotated[int, typer.Option(
         "--top", "-n", help="Show the N groups with the most recoverable time.")] = DEFAULT_TOP,
     kernel: KernelOpt = None,
+    kernel_name_base: NameBaseOpt = "function",
     fmt: Annotated[SummaryFormat, typer.Option("--format", "-f", help="Output format: table or json.")] = "table",
     output: OutputOpt = None,
     plot: PlotOpt = None,
     ceilings: CeilingsOpt = "auto",
     specs: SpecsOpt = None,
     timeout: TimeoutOpt = None,
+    wide: WideOpt = False,
 ) -> None:
     """Rank the kernels of whole applications by recoverable time (time x (1 - percent of roof)). A bad report
     does not stop the others (named at the end, exit 2)."""
@@ -52,7 +56,7 @@ def summary(
 
     check_top(top)
     plot_fmt = plot_format(plot) if plot is not None else None
-    analyses, errors = analyze_good(files, analysis_options(kernel, ceilings, specs, timeout))
+    analyses, errors = analyze_good(files, analysis_options(kernel, kernel_name_base, ceilings, specs, timeout))
     summaries = [summarize(a, by, top, label) for a, label in zip(analyses, report_labels(analyses), strict=True)]
     if fmt == "json":
         from roofline.render.compare_json import summary_json
@@ -61,7 +65,7 @@ def summary(
     else:
         from roofline.render.compare_table import summary_text
 
-        emit(summary_text(summaries, width=terminal_width()), output)
+        emit(summary_text(summaries, width=terminal_width(wide)), output)
     if plot is not None and plot_fmt is not None:
         from roofline.render.compare_plot import summary_plot
 

@@ -23,11 +23,12 @@ import typer
 
 from roofline import driver
 from roofline.commands import ncu_options as ncu_opts
-from roofline.commands.common import KernelOpt, handles_errors
+from roofline.commands.common import KernelOpt, NameBaseOpt, handles_errors
 from roofline.errors import RooflineError
 from roofline.ranks import detect_rank, parse_ranks
 
-CONTEXT_SETTINGS = ncu_opts.CONTEXT_SETTINGS  # read by roofline.cli
+CONTEXT_SETTINGS = ncu_opts.CONTEXT_SETTINGS  # read by roofline.cli, with COMMAND_CLASS
+COMMAND_CLASS = ncu_opts.COMMAND_CLASS
 
 RanksOpt = Annotated[str, typer.Option(
     "--ranks", help="Ranks to profile: a list such as 0,4 or 0-3 (ranges inclusive), or all.")]
@@ -37,11 +38,12 @@ LocalRankOpt = Annotated[bool, typer.Option(
 
 @handles_errors
 def wrap(
+    ctx: typer.Context,
     command: ncu_opts.CommandArg,
     ranks: RanksOpt = "0",
     local_rank: LocalRankOpt = False,
     kernel: KernelOpt = None,
-    kernel_name_base: ncu_opts.NameBaseOpt = None,
+    kernel_name_base: NameBaseOpt = "function",
     section_set: ncu_opts.SetOpt = "roofline",
     section: ncu_opts.SectionOpt = None,
     metrics: ncu_opts.MetricsOpt = None,
@@ -58,6 +60,7 @@ def wrap(
 ) -> None:
     """Run one MPI rank: profile it with ncu if chosen (report NAME.rankR.HOST.ncu-rep), else run the app."""
     selection = parse_ranks(ranks)
+    after_app = ncu_opts.own_options_after_app(ctx, command)  # --dry-run after APP is refused on every rank
     rank, _ = detect_rank(os.environ)
     chooser = detect_rank(os.environ, local=True)[0] if local_rank else rank
     app = driver.resolve_app(command)
@@ -74,6 +77,7 @@ def wrap(
         if dry_run:
             ncu_opts.print_dry_run(ncu, options, template, app)
             return
+        ncu_opts.warn_options_after_app(after_app)
         report = driver.profile(ncu_opts.prepare_ncu(ncu, options, template, app))
     typer.echo(f"roofline: rank {rank} on {host}: wrote {report}; analyse with: roofline report "
                f"{os.path.join(os.path.dirname(report), '*.ncu-rep')}", err=True)

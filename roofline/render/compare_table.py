@@ -1,4 +1,4 @@
-"""Terminal rendering (rich, 80 columns) of kernel comparisons, regression diffs and application summaries.
+"""Terminal rendering (rich, the terminal's width) of kernel comparisons, regression diffs and application summaries.
 
 Reports are shown as letters (A, B, ...) with a legend, so that two reports fit side by side; every "n/a"
 is explained below its table.
@@ -14,7 +14,8 @@ from roofline.labels import letter, set_name
 from roofline.pairing import Comparison, KernelStats, ReportRef, why_no_roof
 from roofline.ranking import AppSummary
 from roofline.regression import DiffResult
-from roofline.render.terminal import plain_table, record, short, warning_lines
+from roofline.render.names import KernelName
+from roofline.render.terminal import Cell, add_rows, plain_table, record, warning_lines
 from roofline.units import pct, ratio, seconds, si
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -48,14 +49,14 @@ def _print_comparison(console: Console, c: Comparison) -> None:
     for i in range(1, len(c.reports)):
         _print_versus(console, c, i)
     if len(c.reports) == 1:
-        console.print(_roof_table(c, 0))
+        console.print(_roof_table(c, 0, console.width))
     methods = Counter(p.matched_by.split(" ")[0] for p in c.pairs)
     if set(methods) - {"name"}:
         console.print("matched by: " + ", ".join(f"{how} ({n})" for how, n in methods.items()), highlight=False)
     if c.project_to:
         console.print(f"[bold]Projection onto {c.project_to}[/bold] (roofline LOWER BOUND, not a measurement)",
                       highlight=False)
-        console.print(_projection_table(c))
+        console.print(_projection_table(c, console.width))
     for line in _comparison_notes(c):
         console.print(line, highlight=False)
 
@@ -63,8 +64,8 @@ def _print_comparison(console: Console, c: Comparison) -> None:
 def _print_versus(console: Console, c: Comparison, i: int) -> None:
     """The time and roofline tables of report i against the base, or why there are none."""
     if any(p.sides[i] for p in c.pairs):
-        console.print(_time_table(c, i))
-        console.print(_roof_table(c, i))
+        console.print(_time_table(c, i, console.width))
+        console.print(_roof_table(c, i, console.width))
     else:
         console.print(f"[bold]{letter(0)} and {letter(i)} share no kernel[/bold] ({c.matching} matching)",
                       highlight=False)
@@ -79,42 +80,45 @@ def _print_legend(console: Console, reports: Sequence[ReportRef]) -> None:
             console.print(f"   {line}", highlight=False)
 
 
-def _time_table(c: Comparison, i: int) -> Table:
+def _time_table(c: Comparison, i: int, width: int) -> Table:
     a, b = letter(0), letter(i)
     table = plain_table(f"Time per launch, {a} -> {b}", ("kernel", a, b, "speedup", "expected", "kept up"),
                    f"speedup = time {a} / time {b}; expected = roof time {a} / roof time {b} (from the "
                    "ceilings alone); kept up = speedup / expected")
-    for p in (p for p in c.pairs if p.sides[i]):
-        table.add_row(short(p.label), seconds(p.base.per_launch_s.value), seconds(p.side(i).per_launch_s.value),
-                      _times(p.speedup[i].value), _times(p.expected_speedup[i].value), _fixed(p.kept_up[i].value))
-    return table
+    rows: list[list[Cell]] = [
+        [KernelName(p.label), seconds(p.base.per_launch_s.value), seconds(p.side(i).per_launch_s.value),
+         _times(p.speedup[i].value), _times(p.expected_speedup[i].value), _fixed(p.kept_up[i].value)]
+        for p in c.pairs if p.sides[i]]
+    return add_rows(table, rows, width)
 
 
-def _roof_table(c: Comparison, i: int) -> Table:
+def _roof_table(c: Comparison, i: int, width: int) -> Table:
     a, b = letter(0), letter(i)
     sides = (0,) if i == 0 else (0, i)
     columns = ["kernel", *(f"FLOP/s {letter(s)}" for s in sides), *(f"AI {letter(s)}" for s in sides),
                *(f"roof {letter(s)}" for s in sides), "bound"]
     table = plain_table(f"Roofline, {a}" + (f" -> {b}" if i else ""), columns,
                    "AI = FLOP per DRAM byte; roof = percent of the report's own roof")
+    rows: list[list[Cell]] = []
     for p in (p for p in c.pairs if p.sides[i]):
         stats = [p.side(s) for s in sides]
-        table.add_row(short(p.label), *(_flop_rate(s) for s in stats),
-                      *(ratio(s.intensity["dram"].value) for s in stats), *(pct(s.roof.pct_of_roof) for s in stats),
-                      ">".join(_BOUND.get(s.roof.bound or "", "n/a") for s in stats))
-    return table
+        rows.append([KernelName(p.label), *(_flop_rate(s) for s in stats),
+                     *(ratio(s.intensity["dram"].value) for s in stats), *(pct(s.roof.pct_of_roof) for s in stats),
+                     ">".join(_BOUND.get(s.roof.bound or "", "n/a") for s in stats)])
+    return add_rows(table, rows, width)
 
 
-def _projection_table(c: Comparison) -> Table:
+def _projection_table(c: Comparison, width: int) -> Table:
     table = plain_table("", ("kernel", "from", "measured", "bound", "max gain", "limit"),
                    "max gain = measured / bound: the most the target GPU could speed this kernel up")
+    rows: list[list[Cell]] = []
     for p in c.pairs:
         for i, (side, proj) in enumerate(zip(p.sides, p.projections, strict=True)):
             if side is None or proj is None:
                 continue
-            table.add_row(short(p.label), letter(i), seconds(side.per_launch_s.value), seconds(proj.bound_s.value),
-                          _times(proj.max_speedup.value), proj.limiter or "n/a")
-    return table
+            rows.append([KernelName(p.label), letter(i), seconds(side.per_launch_s.value),
+                         seconds(proj.bound_s.value), _times(proj.max_speedup.value), proj.limiter or "n/a"])
+    return add_rows(table, rows, width)
 
 
 def _comparison_notes(c: Comparison) -> list[str]:
@@ -160,7 +164,7 @@ def _print_diff(console: Console, d: DiffResult) -> None:
     verdict = f"[bold red]{count} regression(s)[/bold red]" if count else "[bold green]no regression[/bold green]"
     console.print(f"{verdict} beyond {threshold_text(d)} (exit {d.exit_code}); matching: {c.matching}",
                   highlight=False)
-    console.print(_diff_table(d))
+    console.print(_diff_table(d, console.width))
     for v in d.regressions:
         console.print(f"[bold red]regressed[/bold red] {v.pair.label}: {'; '.join(v.reasons)}", highlight=False)
     for text in dict.fromkeys(u for v in d.verdicts for u in v.unchecked):
@@ -170,15 +174,16 @@ def _print_diff(console: Console, d: DiffResult) -> None:
             console.print(f"only in {'BASE' if i == 0 else 'NEW'} ({len(names)}): {_name_list(names)}", highlight=False)
 
 
-def _diff_table(d: DiffResult) -> Table:
+def _diff_table(d: DiffResult, width: int) -> Table:
     table = plain_table("BASE (A) -> NEW (B), time per launch",
                    ("kernel", "A", "B", "change", "roof A", "roof B", "verdict"))
+    rows: list[list[Cell]] = []
     for v in d.verdicts:
         base, new = v.pair.side(0), v.pair.side(1)
-        table.add_row(short(v.pair.label), seconds(base.per_launch_s.value), seconds(new.per_launch_s.value),
-                      _signed(v.slowdown_pct.value), pct(base.roof.pct_of_roof), pct(new.roof.pct_of_roof),
-                      "REGRESSED" if v.regressed else "ok")
-    return table
+        rows.append([KernelName(v.pair.label), seconds(base.per_launch_s.value), seconds(new.per_launch_s.value),
+                     _signed(v.slowdown_pct.value), pct(base.roof.pct_of_roof), pct(new.roof.pct_of_roof),
+                     "REGRESSED" if v.regressed else "ok"])
+    return add_rows(table, rows, width)
 
 
 def threshold_text(d: DiffResult) -> str:
@@ -208,7 +213,7 @@ def _print_summary(console: Console, s: AppSummary) -> None:
     for line in warning_lines(r.warnings):
         console.print(line, highlight=False)
     console.print(f"ranked by {s.ranked_by}", highlight=False)
-    console.print(_summary_table(s))
+    console.print(_summary_table(s, console.width))
     hidden = s.group_count - len(s.rows)
     covered = f"shown: {_pct_of(s.shown_share)} of the time"
     console.print(covered + (f"; {hidden} more not shown (--top)" if hidden > 0 else "") +
@@ -217,15 +222,17 @@ def _print_summary(console: Console, s: AppSummary) -> None:
     console.print()
 
 
-def _summary_table(s: AppSummary) -> Table:
+def _summary_table(s: AppSummary, width: int) -> Table:
     """Rank, group, launches, total time, share of the report, recoverable time, percent of roof, bound."""
     table = plain_table(f"Top {len(s.rows)} by {s.by}", ("#", "name", "n", "total", "share", "recov.", "roof", "bound"),
                    name_column=1)
+    rows: list[list[Cell]] = []
     for row in s.rows:
         g = row.group
-        table.add_row(str(row.rank), short(g.name), str(len(g.launches)), seconds(g.total_s), _pct_of(g.time_share),
-                      seconds(g.recoverable_s), pct(row.stats.roof.pct_of_roof), row.stats.roof.bound or "n/a")
-    return table
+        rows.append([str(row.rank), KernelName(g.name), str(len(g.launches)), seconds(g.total_s),
+                     _pct_of(g.time_share), seconds(g.recoverable_s), pct(row.stats.roof.pct_of_roof),
+                     row.stats.roof.bound or "n/a"])
+    return add_rows(table, rows, width)
 
 
 def _pct_of(fraction: float | None) -> str:

@@ -145,10 +145,12 @@ def kernel_blocks(rank: int, g: KernelGroup) -> list[Block]:
     share = pct(None if g.time_share is None else 100 * g.time_share)
     which = (f"; figures below are for its longest launch ({k.launch.key}, {seconds(k.duration_s.value)})"
              if len(g.launches) > 1 else "")
-    blocks = [Block("h3", f"{rank}. `{_cell(g.name)}`"),
-              Block("p", f"{len(g.launches)} launch(es), {seconds(g.total_s)} ({share} of the profiled time), "
-                         f"recoverable {seconds(g.recoverable_s)}{which}."),
-              position_table(k), Block("p", bound_text(k))]
+    blocks = [Block("h3", f"{rank}. `{_cell(g.name)}`")]  # the short function name first, then the full one
+    if k.launch.demangled_name and k.launch.demangled_name != g.name:
+        blocks.append(Block("p", f"demangled: `{_cell(k.launch.demangled_name)}`"))
+    blocks += [Block("p", f"{len(g.launches)} launch(es), {seconds(g.total_s)} ({share} of the profiled time), "
+                          f"recoverable {seconds(g.recoverable_s)}{which}."),
+               position_table(k), Block("p", bound_text(k))]
     blocks += [Block("warn", flag) for flag in k.flags]
     occupancy = occupancy_items(k)
     if occupancy:

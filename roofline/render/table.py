@@ -1,6 +1,7 @@
 """Terminal rendering of report analyses with rich: ceilings side by side, one row per launch,
 grouped kernels, the advice for the kernels with the most recoverable time, and the reasons behind every
-"n/a". Fits an 80-column terminal."""
+"n/a". Fits the width it is given (80 columns at least); kernel names take the room the numbers leave, and
+launches of one kernel that would read the same show their launch configuration."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from roofline.advice import kernels_to_advise
 from roofline.analysis import median_known
 from roofline.labels import NAMES, set_name
 from roofline.model import LEVELS, PRECISIONS
-from roofline.render.terminal import NAME_WIDTH, escape, record, short, warning_lines
+from roofline.render.names import KernelName, common_name, distinguish, kernel_name, launch_config
+from roofline.render.terminal import Cell, add_rows, escape, fitted, record, warning_lines
 from roofline.results import KernelGroup, KernelSpread, LaunchAnalysis, ReportAnalysis
 from roofline.units import pct, ratio, seconds, si
 
@@ -47,14 +49,13 @@ def _print_spreads(console: Console, analyses: Sequence[ReportAnalysis],
 
     table = Table(title="Across reports (e.g. MPI ranks)", title_justify="left", box=None, pad_edge=False,
                   padding=(0, 1), header_style="bold")
-    table.add_column("kernel", no_wrap=True, max_width=NAME_WIDTH)
+    table.add_column("kernel", no_wrap=True)
     for i in range(len(analyses)):
         table.add_column(f"[{i + 1}]", justify="right", no_wrap=True)
     table.add_column("spread", justify="right", no_wrap=True)
-    for s in spreads:
-        cells = [seconds(s.total_s.get(a.report.path)) for a in analyses]
-        table.add_row(short(s.name), *cells, pct(s.spread_pct) + (" !" if s.flagged else ""))
-    console.print(table)
+    rows: list[list[Cell]] = [[KernelName(s.name), *(seconds(s.total_s.get(a.report.path)) for a in analyses),
+                               pct(s.spread_pct) + (" !" if s.flagged else "")] for s in spreads]
+    console.print(add_rows(table, rows, console.width))
     for i, a in enumerate(analyses):
         console.print(f"[{i + 1}] {escape(a.report.path)}", highlight=False)
     flagged = [s.name for s in spreads if s.flagged]
@@ -80,13 +81,13 @@ def _print_report(console: Console, a: ReportAnalysis) -> None:
     clock = next((k.ceilings["report"].clock_note for k in a.launches), "")
     if clock:
         console.print(f"[dim]measured-clock = the report's peak counters x {escape(clock)}[/dim]", highlight=False)
-    console.print(_launch_table(a))
+    console.print(_launch_table(a, console.width))
     hidden = len(a.launches) - MAX_LAUNCH_ROWS
     if hidden > 0:
         console.print(f"[dim]... {hidden} shorter launches not shown (--format json lists all)[/dim]", highlight=False)
     groups = [g for g in a.groups if len(g.launches) > 1]
     if groups:
-        console.print(_groups_table(groups))
+        console.print(_groups_table(groups, console.width))
     for line in _problems(a):
         console.print(line, highlight=False, soft_wrap=False)
     _print_advice(console, kernels_to_advise(a))
@@ -103,7 +104,8 @@ def _print_advice(console: Console, groups: Sequence[KernelGroup]) -> None:
                   highlight=False)
     for g in advised:
         k = g.longest
-        console.print(f"  {k.launch.key} {short(g.name)}", highlight=False)
+        name = kernel_name(k.launch.name, k.launch.demangled_name)
+        console.print(f"  {k.launch.key} {fitted(name, console.width - len(k.launch.key) - 3)}", highlight=False)
         items = Table.grid(padding=(0, 1))
         items.add_column(no_wrap=True)
         items.add_column()
@@ -142,7 +144,7 @@ def _tensor_dtype(a: ReportAnalysis) -> str:
     return next((k.ceilings["report"].tensor_dtype for k in a.launches), None) or "fp16"
 
 
-def _launch_table(a: ReportAnalysis) -> Table:
+def _launch_table(a: ReportAnalysis, width: int) -> Table:
     from rich.table import Table
 
     table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold")
@@ -150,16 +152,18 @@ def _launch_table(a: ReportAnalysis) -> Table:
         ("#", "left"), ("kernel", "left"), ("time", "right"), ("share", "right"), ("FLOP/s", "right"),
         ("AI", "right"), ("roof", "right"), ("bound", "left"), ("limit", "left"))
     for col, just in columns:
-        table.add_column(col, justify=just, no_wrap=True, max_width=NAME_WIDTH if col == "kernel" else None)
+        table.add_column(col, justify=just, no_wrap=True)
     table.caption = "AI = FLOP per DRAM byte; roof = percent of the closest roof (limit)"
     table.caption_justify = "left"
-    for k in _shown(a.launches):
-        table.add_row(k.launch.key, short(k.launch.name), seconds(k.duration_s.value),
-                      pct(None if k.time_share is None else 100 * k.time_share), _total_rate(k),
-                      ratio(k.intensity["dram"].value), pct(k.roof.pct_of_roof),
-                      "invalid" if k.launch.invalid else k.roof.bound or "n/a",
-                      _limit(k))
-    return table
+    shown = _shown(a.launches)
+    names = distinguish([kernel_name(k.launch.name, k.launch.demangled_name) for k in shown],
+                        [launch_config(k.launch.grid, k.launch.block) for k in shown])
+    rows: list[list[Cell]] = [
+        [k.launch.key, name, seconds(k.duration_s.value), pct(None if k.time_share is None else 100 * k.time_share),
+         _total_rate(k), ratio(k.intensity["dram"].value), pct(k.roof.pct_of_roof),
+         "invalid" if k.launch.invalid else k.roof.bound or "n/a", _limit(k)]
+        for k, name in zip(shown, names, strict=True)]
+    return add_rows(table, rows, width)
 
 
 def _shown(launches: Sequence[LaunchAnalysis]) -> list[LaunchAnalysis]:
@@ -183,19 +187,18 @@ def _limit(k: LaunchAnalysis) -> str:
     return NAMES.get(k.roof.limiter, k.roof.limiter) + ("!" if k.flags else "")
 
 
-def _groups_table(groups: Sequence[KernelGroup]) -> Table:
+def _groups_table(groups: Sequence[KernelGroup], width: int) -> Table:
     from rich.table import Table
 
     table = Table(title="Kernels with several launches", title_justify="left", box=None, pad_edge=False,
                   padding=(0, 1), header_style="bold")
     for col in ("kernel", "count", "total", "share", "median", "min-max", "roof"):
-        table.add_column(col, justify="left" if col == "kernel" else "right", no_wrap=True,
-                         max_width=NAME_WIDTH if col == "kernel" else None)
-    for g in groups:
-        table.add_row(short(g.name), str(len(g.launches)), seconds(g.total_s),
-                      pct(None if g.time_share is None else 100 * g.time_share), seconds(g.median_s),
-                      f"{seconds(g.min_s)}-{seconds(g.max_s)}", pct(g.median_pct_of_roof))
-    return table
+        table.add_column(col, justify="left" if col == "kernel" else "right", no_wrap=True)
+    rows: list[list[Cell]] = [
+        [common_name(g.name, [k.launch.demangled_name for k in g.launches]), str(len(g.launches)),
+         seconds(g.total_s), pct(None if g.time_share is None else 100 * g.time_share), seconds(g.median_s),
+         f"{seconds(g.min_s)}-{seconds(g.max_s)}", pct(g.median_pct_of_roof)] for g in groups]
+    return add_rows(table, rows, width)
 
 
 def _problems(a: ReportAnalysis) -> list[str]:

@@ -1,5 +1,5 @@
 """Plain-text tables for the terminal, shared by the report and the comparison tables: a recording rich console
-that returns the text, borderless tables, and names cut to a column and escaped for rich markup."""
+that returns the text, borderless tables, and kernel names fitted to the room the other columns leave."""
 
 from __future__ import annotations
 
@@ -7,13 +7,15 @@ import io
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from roofline.units import truncate
+from roofline.render.names import KernelName
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
     from rich.table import Table
 
-NAME_WIDTH = 20  # characters of a kernel name in a table column
+MIN_NAME_WIDTH = 12  # a kernel name column never gets fewer characters, however narrow the terminal
+COLUMN_GAP = 2  # padding=(0, 1) without edge padding: two spaces between columns
+Cell = str | KernelName
 
 
 def record(body: Callable[[Console], object], width: int = 80) -> str:
@@ -38,18 +40,32 @@ def warning_lines(warnings: Sequence[str]) -> list[str]:
     return [f"[bold yellow]warning:[/bold yellow] {escape(w)}" for w in warnings]
 
 
-def short(name: str) -> str:
-    """A name cut to the column width, escaped so rich prints brackets in it literally."""
-    return escape(truncate(name, NAME_WIDTH))
+def fitted(name: KernelName, width: int) -> str:
+    """A kernel name fitted to ``width`` characters and escaped so rich prints brackets in it literally."""
+    return escape(name.fit(width))
+
+
+def add_rows(table: Table, rows: Sequence[Sequence[Cell]], width: int) -> Table:
+    """Add ``rows`` to ``table``; their kernel names get what the other columns leave of ``width`` (the terminal),
+    at least MIN_NAME_WIDTH characters each."""
+    columns = len(table.columns)
+    named = {i for row in rows for i, cell in enumerate(row) if isinstance(cell, KernelName)}
+    others = sum(max([len(str(table.columns[i].header))] + [len(str(row[i])) for row in rows])
+                 for i in range(columns) if i not in named)
+    room = (width - others - COLUMN_GAP * (columns - 1)) // max(len(named), 1)
+    room = max(room, MIN_NAME_WIDTH, *(len(str(table.columns[i].header)) for i in named))
+    for row in rows:
+        table.add_row(*(fitted(cell, room) if isinstance(cell, KernelName) else cell for cell in row))
+    return table
 
 
 def plain_table(title: str, columns: Sequence[str], caption: str = "", name_column: int = 0) -> Table:
-    """A borderless table: the name column left-aligned and cut at NAME_WIDTH, numbers right-aligned."""
+    """A borderless table: the name column left-aligned (fill it with ``add_rows``), numbers right-aligned."""
     from rich.table import Table
 
     t = Table(title=title or None, title_justify="left", box=None, pad_edge=False, padding=(0, 1),
               header_style="bold", caption=caption or None, caption_justify="left")
     for i, col in enumerate(columns):
         t.add_column(col, justify="left" if i == name_column else "right", no_wrap=True,
-                     max_width=NAME_WIDTH if i == name_column else 12)
+                     max_width=None if i == name_column else 12)
     return t

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from roofline import driver
+from roofline import driver, kernel_filter
+from roofline.choices import NameBase
 from roofline.cli import app
 from roofline.commands import analyze as analyze_cmd
 from tests.fake_ncu import fakencu
@@ -33,8 +34,8 @@ def analyses(monkeypatch: pytest.MonkeyPatch) -> list[tuple[list[Path], object, 
     """Record the analysis step (report_files: paths, AnalysisOptions, then format, output and plot) instead of
     analysing (these tests check the driver side)."""
     calls: list[tuple[list[Path], object, tuple[object, ...]]] = []
-    monkeypatch.setattr(analyze_cmd, "report_files", lambda paths, options, *out: calls.append((list(paths), options,
-                                                                                               out)))
+    monkeypatch.setattr(analyze_cmd, "report_files",
+                        lambda paths, options, *out, **_: calls.append((list(paths), options, out)))
     return calls
 
 
@@ -62,7 +63,7 @@ def test_success_profiles_then_analyses(work: Path, monkeypatch: pytest.MonkeyPa
     assert "app ran" in result.stderr and result.stdout == ""
     [(paths, options, (fmt, output, plot))] = analyses
     assert paths == [work / "app.ncu-rep"] and (work / "app.ncu-rep").is_file()
-    assert (options.kernel, options.ceilings, fmt, output, plot) == (None, "report", "json", Path("a.json"), None)
+    assert (options.kernel, options.ceilings, fmt, output, plot) == ((), "report", "json", Path("a.json"), None)
 
 
 def test_real_analysis_of_the_written_report(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -85,8 +86,13 @@ def test_analysis_outputs_never_replace_a_foreign_file(work: Path, monkeypatch: 
 
 @pytest.mark.parametrize("cli, ncu_options", [
     (["-k", "regex:gemm"], ["-k", "regex:gemm"]),
-    (["--kernel", "sgemm_kernel", "--kernel-name-base", "demangled"],
-     ["-k", "sgemm_kernel", "--kernel-name-base", "demangled"]),
+    (["-k", "ampere_sgemm"], ["-k", "regex:ampere_sgemm"]),
+    (["-k", "exact:ampere_sgemm_128x64_nn"], ["-k", "ampere_sgemm_128x64_nn"]),
+    (["-k", "ampere_sgemm", "-k", "exact:gemm", "--kernel", "regex:^sm90_.*f32"],
+     ["-k", "regex:ampere_sgemm|^gemm$|(?:^sm90_.*f32)"]),
+    (["--kernel", "void gemm<(int)128>(float *)", "--kernel-name-base", "demangled"],
+     ["-k", r"regex:void gemm<\(int\)128>\(float \*\)", "--kernel-name-base", "demangled"]),
+    (["--kernel-name-base", "function"], []),  # ncu's default is left out
     (["--section", "Occupancy", "--section", "LaunchStats"], ["--section", "Occupancy", "--section", "LaunchStats"]),
     (["--metrics", "dram__bytes.sum,lts__t_bytes.sum"], ["--metrics", "dram__bytes.sum,lts__t_bytes.sum"]),
     (["-s", "3", "-c", "2"], ["-s", "3", "-c", "2"]),
@@ -219,7 +225,7 @@ def test_kernel_filter_without_match(work: Path, monkeypatch: pytest.MonkeyPatch
     fakencu.install(monkeypatch, work, "nokernels")
     result = invoke("-k", "nosuch", "app.py")
     assert result.exit_code == 2
-    assert "no launch is named 'nosuch' (matching the function name)" in error_lines(result)[0]
+    assert "no launch's function name matched --kernel 'nosuch'" in error_lines(result)[0]
 
 
 def test_ncu_not_found(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -251,7 +257,86 @@ def test_missing_application(work: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     assert fake.argvs() == []
 
 
-def test_mangled_names_are_not_refiltered(work: Path, monkeypatch: pytest.MonkeyPatch, analyses: list) -> None:
+@pytest.mark.parametrize("base, kernel", [("function", "kernel_C"), ("demangled", "const double *"),
+                                          ("mangled", "exact:_Z8kernel_CPdPKdi")])
+def test_the_analysis_reads_the_name_ncu_read(work: Path, monkeypatch: pytest.MonkeyPatch, base: NameBase,
+                                              kernel: str) -> None:
+    """The stand-in writes a report holding kernel_A and kernel_C whatever it is told; the analysis applies the
+    same filter on the same name base, so only kernel_C is analysed (its demangled and mangled names as ncu_report
+    reads them: kernel_C(double *, const double *, int), _Z8kernel_CPdPKdi)."""
+    fake = fakencu.install(monkeypatch, work)
+    result = invoke("-k", kernel, "--kernel-name-base", base, "--format", "json", "app.py")
+    assert result.exit_code == 0, result.output
+    assert [k["name"] for k in json.loads(result.stdout)["reports"][0]["kernels"]] == ["kernel_C"]
+    argv = fake.argvs()[0]
+    assert argv[argv.index("-k") + 1] == kernel_filter.parse([kernel], base).ncu_kernel_name()
+
+
+def test_headline_command_profiles_and_analyses_the_cublas_kernels(work: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   shared_report) -> None:
+    """`roofline analyze --kernel ampere_sgemm app.py`: ncu gets -k regex:ampere_sgemm, and the analysis keeps the
+    ampere_sgemm_* launches of the report written (here the RTX 3080 report: ampere_sgemm_128x64_nn and gemm)."""
+    fake = fakencu.install(monkeypatch, work)
+    monkeypatch.setenv("FAKE_NCU_REPORT", str(shared_report("rtx3080_sgemm-vs-cublas_full")))
+    monkeypatch.setenv("FAKE_NCU_KERNELS", "ampere_sgemm_128x64_nn")
+    result = invoke("--kernel", "ampere_sgemm", "--format", "json", "app.py")
+    assert result.exit_code == 0, result.output
+    [argv] = fake.argvs()
+    assert argv[argv.index("-k"):argv.index("-k") + 2] == ["-k", "regex:ampere_sgemm"]
+    assert "--kernel-name-base" not in argv
+    kernels = json.loads(result.stdout)["reports"][0]["kernels"]
+    assert [k["name"] for k in kernels] == ["ampere_sgemm_128x64_nn"]
+
+
+def test_a_bad_filter_is_refused_before_ncu_runs(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = fakencu.install(monkeypatch, work)
+    result = invoke("-k", "regex:(?P<n>gemm)", "app.py")
+    assert result.exit_code == 2 and fake.argvs() == []
+    assert error_lines(result) == ["roofline: error: --kernel regex '(?P<n>gemm)': (?P...) groups are Python-only and "
+                                   "ncu refuses them: use a plain group (...) or (?:...)"]
+
+
+# --- options after APP ------------------------------------------------------------------------------------
+def warnings(result: Result) -> list[str]:
+    return [line for line in result.stderr.splitlines() if line.startswith("roofline: warning:")]
+
+
+def test_own_options_after_app_are_passed_on_with_a_warning(work: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            analyses: list) -> None:
+    fake = fakencu.install(monkeypatch, work)
+    result = invoke("app.py", "--kernel", "gemm", "--set=full", "--size", "4")
+    assert result.exit_code == 0, result.output
+    assert warnings(result) == ["roofline: warning: --kernel --set=full after APP go to the application, not to "
+                                "roofline (as with ncu); move them before APP, or write -- before APP to pass them on "
+                                "without this warning"]
+    assert result.stderr.index("roofline: warning:") < result.stderr.index("roofline: profiling with")
+    assert fake.argvs()[0][-6:] == ["app.py", "--kernel", "gemm", "--set=full", "--size", "4"]
+    assert json.loads((work / "app.py.args").read_text()) == ["--kernel", "gemm", "--set=full", "--size", "4"]
+
+
+def test_dry_run_after_app_is_refused(work: Path, monkeypatch: pytest.MonkeyPatch, analyses: list) -> None:
+    fake = fakencu.install(monkeypatch, work)
+    result = invoke("--kernel", "ampere_sgemm", "app.py", "--dry-run")
+    assert result.exit_code == 2
+    assert error_lines(result) == ["roofline: error: --dry-run after APP (app.py) would go to the application and ncu "
+                                   "would run: move --dry-run before APP, or write -- before APP to pass it to the "
+                                   "application"]
+    assert fake.argvs() == [] and not (work / "app.py.args").exists()
+
+
+def test_double_dash_passes_everything_on_without_a_warning(work: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            analyses: list) -> None:
+    fake = fakencu.install(monkeypatch, work)
+    result = invoke("-k", "kernel_C", "--", "app.py", "--dry-run", "-k", "x")
+    assert result.exit_code == 0, result.output
+    assert warnings(result) == []
+    assert json.loads((work / "app.py.args").read_text()) == ["--dry-run", "-k", "x"]
+    assert fake.argvs()[0][-4:] == ["app.py", "--dry-run", "-k", "x"]
+
+
+def test_app_arguments_that_are_not_roofline_options_get_no_warning(work: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                    analyses: list) -> None:
     fakencu.install(monkeypatch, work)
-    assert invoke("-k", "_Z8kernel_APdii", "--kernel-name-base", "mangled", "app.py").exit_code == 0
-    assert analyses[0][1].kernel is None
+    result = invoke("app.py", "--size", "4096", "--kernels", "x")
+    assert result.exit_code == 0, result.output
+    assert warnings(result) == []

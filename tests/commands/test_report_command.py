@@ -84,16 +84,32 @@ def test_table_on_every_shared_report(shared_name, shared_report, roofline_repor
 
 
 # --- Options ---------------------------------------------------------------------------------------------------
-def test_kernel_filter_exact_and_regex(shared_report):
+def test_kernel_filter_name_exact_and_regex(shared_report):
     path = shared_report(RTX4070TI)
-    exact = strict_json(run(path, "-f", "json", "--kernel", "linspace").stdout)
+    exact = strict_json(run(path, "-f", "json", "--kernel", "exact:linspace").stdout)
     assert [k["name"] for k in exact["reports"][0]["kernels"]] == ["linspace"]
+    part = strict_json(run(path, "-f", "json", "--kernel", "ScanInit", "-k", "linspace").stdout)
+    assert [k["name"] for k in part["reports"][0]["kernels"]] == ["linspace", "DeviceScanInitKernel",
+                                                                  "DeviceScanInitKernel"]
     rx = strict_json(run(path, "-f", "json", "--kernel", "regex:^Device").stdout)
     names = [k["name"] for k in rx["reports"][0]["kernels"]]
     assert names == ["DeviceScanInitKernel", "DeviceScanKernel", "DeviceScanInitKernel", "DeviceScanKernel"]
     demangled = strict_json(run(shared_report("rtx3070_daxpy-nvtx_custom"), "-f", "json", "-k",
-                                "daxpy_kernel(int, double, double *, double *)").stdout)
+                                "exact:daxpy_kernel(int, double, double *, double *)", "--kernel-name-base",
+                                "demangled").stdout)
     assert [k["name"] for k in demangled["reports"][0]["kernels"]] == ["daxpy_kernel"]
+
+
+def test_the_cublas_kernel_as_users_type_it(shared_report):
+    """`roofline report rtx3080_sgemm-vs-cublas_full.ncu-rep --kernel ampere_sgemm` analyses ampere_sgemm_128x64_nn;
+    exact:ampere_sgemm names no kernel and lists the nearest names."""
+    path = shared_report("rtx3080_sgemm-vs-cublas_full")
+    document = strict_json(run(path, "-f", "json", "--kernel", "ampere_sgemm").stdout)
+    assert [k["name"] for k in document["reports"][0]["kernels"]] == ["ampere_sgemm_128x64_nn"]
+    line = assert_one_line_error(run(path, "--kernel", "exact:ampere_sgemm"), str(path))
+    assert line == (f"roofline: error: {path}: no kernel matches --kernel 'exact:ampere_sgemm': nearest function "
+                    "names: ampere_sgemm_128x64_nn, gemm; a bare NAME matches part of a name, exact:NAME a whole name, "
+                    "regex:PATTERN a match")
 
 
 def test_kernel_filter_that_matches_nothing_lists_the_kernels(shared_report):
@@ -102,7 +118,7 @@ def test_kernel_filter_that_matches_nothing_lists_the_kernels(shared_report):
                                  "no_such_kernel")
     for name in ("linspace", "fill_vector", "_kernel_agent"):
         assert name in line
-    assert_one_line_error(run(path, "--kernel", "regex:("), "invalid kernel regex")
+    assert_one_line_error(run(path, "--kernel", "regex:("), "--kernel regex '(': invalid regular expression")
 
 
 def test_output_file(shared_report, tmp_path):

@@ -75,6 +75,25 @@ def test_chosen_rank_runs_ncu_with_rank_and_host_in_the_name(work: Path, monkeyp
             f"{work / 'reports'}/*.ncu-rep") in result.stderr
 
 
+def test_filters_become_one_ncu_alternation(work: Path, monkeypatch: pytest.MonkeyPatch, execs: list) -> None:
+    fake = fakencu.install(monkeypatch, work)
+    monkeypatch.setenv("PMI_RANK", "0")
+    result = invoke("-k", "ampere_sgemm", "-k", "exact:gemm", "--kernel-name-base", "demangled", "app.py")
+    assert result.exit_code == 0, result.output
+    argv = fake.argvs()[0]
+    assert argv[5:9] == ["-k", "regex:ampere_sgemm|^gemm$", "--kernel-name-base", "demangled"]
+
+
+@pytest.mark.parametrize("rank", ["0", "1"])
+def test_dry_run_after_app_is_refused_on_every_rank(work: Path, monkeypatch: pytest.MonkeyPatch, execs: list,
+                                                    rank: str) -> None:
+    fake = fakencu.install(monkeypatch, work)
+    monkeypatch.setenv("PMI_RANK", rank)
+    result = invoke("--ranks", "0", "app.py", "--dry-run")
+    assert result.exit_code == 2 and fake.argvs() == [] and execs == []
+    assert "--dry-run after APP (app.py) would go to the application" in error_lines(result)[0]
+
+
 def test_other_ranks_exec_the_application(work: Path, monkeypatch: pytest.MonkeyPatch, execs: list) -> None:
     fake = fakencu.install(monkeypatch, work)
     monkeypatch.setenv("PMI_RANK", "1")

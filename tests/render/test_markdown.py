@@ -85,3 +85,20 @@ def test_real_report_ranking_and_rules(shared_report):
 ])
 def test_clean_rule_text(raw, clean):
     assert markdown.clean_rule_text(raw) == clean
+
+
+def test_kernels_are_headed_by_their_function_name_then_their_demangled_name(shared_report):
+    import html as std_html
+
+    from roofline.render import html
+
+    a = analyze_files([shared_report("h800_flash-attn-fwd_full")])[0]
+    text = markdown.render([a])
+    demangled = a.launches[0].launch.demangled_name  # the four launches of the PyTorch kernel share it
+    heading = "### 1. `distribution_elementwise_grid_stride_kernel`"
+    assert re.search("^" + re.escape(heading) + "$", text, flags=re.M)
+    section = text.split(heading, 1)[1]
+    assert section.lstrip().startswith(f"demangled: `{demangled}`")
+    page = html.render([a])
+    assert "<code>distribution_elementwise_grid_stride_kernel</code>" in page
+    assert f"demangled: <code>{std_html.escape(demangled, quote=False)}</code>" in page

@@ -143,3 +143,59 @@ def test_table_gives_the_reason_for_every_missing_ceiling():
     assert "roof L2 (datasheet): no documented L2 bandwidth in device_specs rtx-3080" in flat
     assert "roof Tensor (measured-clock): missing metrics: sm__ops_path_tensor_*src_fp16*.sum.peak_sustained" in flat
     assert "sm__cycles_elapsed.avg.per_second" not in flat.split("roof Tensor (measured-clock)")[1].split("[")[0]
+
+
+# --- Kernel names at the terminal's width ------------------------------------------------------------------
+CUTLASS = "a100-80gb_cutlass-gemm_full"  # cutlass::Kernel<cutlass::gemm::kernel::Gemm<...>> (7,000 characters)
+PYTORCH_KERNEL = "distribution_elementwise_grid_stride_kernel"
+
+
+def name_cells(text: str, result) -> dict[str, str]:
+    """The kernel cell of each launch row: the text between the launch key and the time column."""
+    cells = {}
+    for key, row in launch_rows(text, result).items():
+        time = seconds(next(k for k in result.launches if k.launch.key == key).duration_s.value)
+        cells[key] = row[len(key):row.rindex(time) if time != "n/a" else row.index(" n/a")].strip()
+    return cells
+
+
+@pytest.mark.parametrize("width", [80, 120, 200])
+def test_names_take_the_width_the_terminal_gives(roofline_report, width):
+    """The H800 report's four PyTorch launches of one kernel and a CUTLASS template name, at 80, 120 and 200 columns:
+    no line is longer than the terminal, the name column fills what the numbers leave, a name is cut in the middle
+    of its template arguments (its function name and last arguments kept), and launches of one kernel stay apart
+    by their launch configuration."""
+    h800 = analyze_report(roofline_report(H800))
+    text = table.render([h800], width=width)
+    assert all(len(line) <= width for line in text.splitlines())
+    rows = launch_rows(text, h800)
+    assert max(len(row) for row in rows.values()) == width  # the longest name was given all the room there is
+    cells = name_cells(text, h800)
+    configs = {"0:0": "(1056)x(256)", "0:1": "(8)x(256)", "0:2": "(1056)x(256)", "0:3": "(1056)x(256)"}
+    for key, config in configs.items():
+        assert cells[key].endswith(" " + config), cells[key]
+    assert len({cells["0:0"], cells["0:1"]}) == 2  # told apart by their grid
+    flash = cells["0:4"]  # flash_fwd_kernel<Flash_fwd_kernel_traits<...>, (bool)0, ..., (bool)0>: one launch
+    assert flash.startswith("flash_fwd_kernel<") and flash.endswith(">") and "…" in flash
+    if width >= 120:
+        assert cells["0:0"].startswith(PYTORCH_KERNEL + "<")  # the whole function name, then its arguments
+    if width >= 200:
+        assert cells["0:0"].startswith(PYTORCH_KERNEL + "<float, (int)4, void at::native::templates")
+        assert cells["0:0"].endswith("(instance 1)]> (1056)x(256)") and "…" in cells["0:0"]
+        assert flash.startswith("flash_fwd_kernel<Flash_fwd_kernel_traits<(int)128, (int)128, (int)64, (int)4, ")
+
+    cutlass = analyze_report(roofline_report(CUTLASS))
+    text = table.render([cutlass], width=width)
+    assert all(len(line) <= width for line in text.splitlines())
+    kernel = name_cells(text, cutlass)["0:0"]
+    assert kernel.startswith("Kernel<cutlass") and kernel.endswith("(bool)0>>") and "…" in kernel
+    if width >= 120:
+        assert kernel.startswith("Kernel<cutlass::gemm::kernel::Gemm<")
+    assert name_cells(text, cutlass)["0:1"] == "ReferenceGemm_kernel"
+
+
+def test_wide_tables_cut_no_name(roofline_report):
+    h800 = analyze_report(roofline_report(H800))
+    text = table.render([h800], width=100_000)
+    full = h800.launches[0].launch.demangled_name.removeprefix("void ")
+    assert full[:full.rindex("(")] + " (1056)x(256)" in text  # scope, function, every template argument

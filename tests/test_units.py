@@ -1,0 +1,19 @@
+"""roofline.units: the middle cut that kernel names and error messages share."""
+
+from __future__ import annotations
+
+import pytest
+
+from roofline.units import middle_cut
+
+
+@pytest.mark.parametrize("text, width, cut", [
+    ("ampere_sgemm_128x64_nn", 22, "ampere_sgemm_128x64_nn"),
+    ("ampere_sgemm_128x64_nn", 21, "ampere_sge…_128x64_nn"),
+    ("ampere_sgemm_128x64_nn", 10, "amper…4_nn"),
+    ("abc", 2, "a…"),
+    ("abc", 1, "…"),
+    ("abc", 0, ""),
+])
+def test_middle_cut_keeps_both_ends(text: str, width: int, cut: str) -> None:
+    assert middle_cut(text, width) == cut and len(cut) <= width
