@@ -32,10 +32,10 @@ _SESSION_START = 0x10  # the session block's information begins with field 2 (a 
 @dataclass(frozen=True)
 class Walk:
     """What the container shows: where it stops being blocks (``garbage_at``, ``cut_at``), and where a second
-    session begins (``appended_at``, with the number of kernel results before it)."""
+    session begins (``appended_at``, with the number of kernel results before it). Nothing, for a container
+    version the walk does not know."""
 
     size: int
-    walked: bool = True  # False: a container version this walk does not know
     cut_at: int | None = None  # the offset of a block that ends past the end of the file
     garbage_at: int | None = None
     garbage: str = ""
@@ -56,7 +56,7 @@ def walk(path: Path) -> Walk:
         (length,) = struct.unpack("<I", head) if len(head) == 4 else (size,)
         header = fh.read(min(length, MAX_HEADER_BYTES)) if length <= MAX_HEADER_BYTES else b""
         if _version(header) not in KNOWN_VERSIONS:
-            return Walk(size, walked=False)
+            return Walk(size)
         return _blocks(fh, len(MAGIC) + 4 + length, size)
 
 

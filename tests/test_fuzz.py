@@ -1,6 +1,6 @@
 """Fuzzing in the suite: a fixed-seed sample of mutated reports, models and specs (``tests/fuzz.py``), each through
 the CLI in a subprocess with a time limit. Every outcome is a valid result (finite, in-range numbers) or exit 2 with
-one line naming the file; nothing else. The full set (300 reports, 150 models, 150 specs, about 2 minutes on 2
+one line naming the file; nothing else. The full set (300 reports, 150 models, 150 specs, 2 to 3 minutes on 2
 cores) runs separately: ``python -m tests.fuzz``."""
 
 from __future__ import annotations

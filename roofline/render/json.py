@@ -128,6 +128,8 @@ def kernel_dict(k: LaunchAnalysis, no_spec_reason: str = "no device spec for thi
         missing["time_share"] = missing.get("duration_s", "no total time for the report")
     if k.roof.reason:
         missing["pct_of_roof"] = k.roof.reason
+    if launch.invalid:  # no diagnostics for a launch whose attributes are impossible
+        missing.update({key: f"invalid launch: {launch.invalid}" for key in ("occupancy", "tensor_cores")})
     for key in ("bound", "limiter"):
         if out[key] is None:
             missing[key] = k.roof.reason or "no roof position"
