@@ -92,7 +92,7 @@ def test_a_run_imports_only_the_command_it_invokes():
 
 
 @pytest.mark.parametrize("command, option, value, choices", [
-    (["report", EXAMPLE], "--format", "yaml", "'table', 'json', 'markdown', 'html'"),
+    (["report", EXAMPLE], "--format", "yaml", "'table', 'json', 'markdown', 'html', 'csv'"),
     (["report", EXAMPLE], "--ceilings", "guess", "'auto', 'spec', 'report'"),
     (["plot", EXAMPLE], "--ceilings", "guess", "'auto', 'spec', 'report'"),
     (["compare", EXAMPLE, EXAMPLE], "--format", "xml", "'table', 'json'"),
@@ -100,7 +100,7 @@ def test_a_run_imports_only_the_command_it_invokes():
     (["summary", EXAMPLE], "--format", "markdown", "'table', 'json'"),
     (["summary", EXAMPLE], "--by", "stream", "'kernel', 'nvtx'"),
     (["specs", "show", "h100-sxm5"], "--format", "toml", "'table', 'json', 'yaml'"),
-    (["analyze", "--dry-run"], "--format", "csv", "'table', 'json', 'markdown', 'html'"),
+    (["analyze", "--dry-run"], "--format", "xlsx", "'table', 'json', 'markdown', 'html', 'csv'"),
     (["analyze", "--dry-run"], "--set", "tiny", "'roofline', 'detailed', 'full'"),
     (["wrap", "--dry-run"], "--clock-control", "fast", "'base', 'none'"),
 ])

@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from roofline.results import ReportAnalysis
 
 F = TypeVar("F", bound=Callable[..., object])
-ReportFormat = Literal["table", "json", "markdown", "html"]  # `report` and `analyze`
+ReportFormat = Literal["table", "json", "markdown", "html", "csv"]  # `report` and `analyze`
 SPREAD_THRESHOLD_PCT = 10.0  # default of `report --spread-threshold`
 REPORTS_DIR = Path("reports")
 WIDE_COLUMNS = 100_000  # --wide: a table width no kernel name reaches
@@ -69,7 +69,8 @@ TimeoutOpt = Annotated[
     typer.Option("--timeout", metavar="SECONDS", min=0.001,
                  help="Stop reading an .ncu-rep after this long (default: 30 s + 0.5 s per MiB of the file)."),
 ]
-REPORT_FORMAT_HELP = "Output format: table, json, markdown or html."
+REPORT_FORMAT_HELP = ("Output format: table, json, csv (one row per launch), markdown (with the plot as a PNG "
+                      "beside it) or html (interactive plot).")
 
 
 def analysis_options(kernel: Sequence[str] | None, kernel_name_base: NameBase, ceilings: CeilingsChoice,
@@ -153,9 +154,10 @@ def emit(text: str, output: Path | None) -> None:
 def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions, fmt: ReportFormat = "table",
                  output: Path | None = None, plot: Path | None = None,
                  spread_threshold_pct: float = SPREAD_THRESHOLD_PCT, wide: bool = False) -> list[ReportAnalysis]:
-    """Analyse reports and write them: the plot when asked, then the report in ``fmt`` (Markdown and HTML to
-    a file, by default under reports/), with the kernels compared across several reports of one job. A bad
-    report does not stop the others: they are written, then each bad one is named and the exit status is 2."""
+    """Analyse reports and write them: the plot when asked, then the report in ``fmt`` (Markdown, with each
+    report's plot as a PNG beside it, and HTML to a file, by default under reports/), with the kernels compared
+    across several reports of one job. A bad report does not stop the others: they are written, then each bad
+    one is named and the exit status is 2."""
     from roofline.analysis import spread_across_reports
     from roofline.render.mpl import plot_format
 
@@ -166,11 +168,23 @@ def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptio
 
         write_output(plot, plot_render.render(analyses, plot_fmt))
     spreads = spread_across_reports(analyses, spread_threshold_pct) if len(analyses) > 1 else ()
-    if fmt == "markdown" or fmt == "html":
-        from roofline.render import html, markdown
+    if fmt == "markdown":
+        from roofline.render import markdown
+        from roofline.render import plot as plot_render
 
-        renderer = markdown if fmt == "markdown" else html
-        write_output(output or default_output(paths, renderer.SUFFIXES[0]), renderer.render(analyses))
+        target = output or default_output(paths, markdown.SUFFIXES[0])
+        images = markdown.image_names(target.name, len(analyses))
+        for a, image in zip(analyses, images, strict=True):
+            write_output(target.parent / image, plot_render.render([a], "png"))
+        write_output(target, markdown.render(analyses, images))
+    elif fmt == "html":
+        from roofline.render import html
+
+        write_output(output or default_output(paths, html.SUFFIXES[0]), html.render(analyses))
+    elif fmt == "csv":
+        from roofline.render import flat
+
+        emit(flat.render(analyses), output)
     elif fmt == "json":
         from roofline.render import json as json_render
 

@@ -1,5 +1,7 @@
 """Self-contained HTML optimization report: the Markdown report's document with inline CSS and each report's
-roofline plot as inline SVG. No scripts, no external resources, no URLs: the file can be mailed or archived."""
+roofline plot as inline SVG, every point with a tooltip (its SVG ``<title>``: kernel, launch, level, FLOP/s,
+bytes/s, intensity, percent of roof, bound) and a link to its kernel's section. No scripts, no external
+resources, no URLs: the file can be mailed or archived."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from roofline.render.plot import inline_svg
 from roofline.results import ReportAnalysis
 
 SUFFIXES = (".html",)
+PLOT_HINT = "Hover over a point for its values; click it to go to its kernel's section (for the kernels that have one)."
 
 _INLINE = ((re.compile(r"`([^`]+)`"), r"<code>\1</code>"), (re.compile(r"\*\*([^*]+)\*\*"), r"<strong>\1</strong>"))
 _PAGE = """<!DOCTYPE html>
@@ -57,6 +60,9 @@ details { margin: 6px 0; }
 summary { cursor: pointer; font-weight: 600; }
 figure.plot { margin: 10px 0 16px; }
 figure.plot svg { width: 100%; height: auto; }
+figure.plot svg a { cursor: pointer; }
+figure.plot figcaption { color: #5a6475; font-size: 12.5px; }
+section.kernel:target { border-color: #4a86c8; box-shadow: 0 0 0 2px #4a86c8; }
 """
 
 
@@ -77,7 +83,7 @@ def _sections(blocks: Sequence[Block]) -> list[str]:
             out.append("</section>")
             open_section = False
         if starts_kernel:
-            out.append('<section class="kernel">')
+            out.append(f'<section class="kernel" id="{b.anchor}">' if b.anchor else '<section class="kernel">')
             open_section = True
         out.append(_html(b))
     return out + (["</section>"] if open_section else [])
@@ -95,7 +101,10 @@ def _html(b: Block) -> str:
         label = "<strong>Warning:</strong> " if b.kind == "warn" else ""
         return f'<div class="{b.kind}">{label}{inline(b.text)}</div>'
     if b.kind == "plot":
-        return f'<figure class="plot">{inline_svg(b.plot)}</figure>' if b.plot is not None else ""
+        if b.plot is None:
+            return ""
+        return (f'<figure class="plot">{inline_svg(b.plot, dict(b.links))}<figcaption>{PLOT_HINT}</figcaption>'
+                "</figure>")
     return f"<p>{inline(b.text)}</p>"
 
 

@@ -41,32 +41,48 @@ class Block:
     header: tuple[str, ...] = ()
     rows: tuple[tuple[str, ...], ...] = ()
     numeric: tuple[bool, ...] = ()  # per table column: right-aligned
-    plot: PlotData | None = None
+    plot: PlotData | None = None  # plot: the data (HTML draws it); text: the Markdown image line
+    anchor: str = ""  # a kernel heading: the id of its section, which the plot's points link to
+    links: tuple[tuple[str, str], ...] = ()  # plot: (kernel name, "#anchor") of the kernels with a section
 
 
-def render(analyses: Sequence[ReportAnalysis]) -> str:
-    """The Markdown report (the plot is left to the HTML report and to `roofline plot`)."""
+def render(analyses: Sequence[ReportAnalysis], images: Sequence[str] = ()) -> str:
+    """The Markdown report; ``images``: per report, the path of its plot image relative to the Markdown file
+    (written beside it by the command), embedded under the report's ceilings."""
     parts = [f"<!-- {GENERATOR}; regenerate with `roofline report ... --format markdown` -->"]
-    parts += [_markdown(b) for b in document(analyses) if b.kind != "plot"]
+    parts += [_markdown(b) for b in document(analyses, images=images) if b.kind != "plot" or b.text]
     return "\n\n".join(parts) + "\n"
 
 
+def image_names(markdown_name: str, reports: int) -> list[str]:
+    """File names of the plot images beside a Markdown report: ``NAME.png``, or ``NAME-1.png``, ... per report."""
+    stem = markdown_name.removesuffix(".md")
+    return [f"{stem}.png"] if reports == 1 else [f"{stem}-{i}.png" for i in range(1, reports + 1)]
+
+
+def kernel_anchor(report: int, rank: int) -> str:
+    """The id of a kernel's section: report index and rank (unique in a page of several reports)."""
+    return f"r{report}-k{rank}"
+
+
 # --- Document -----------------------------------------------------------------------------------------
-def document(analyses: Sequence[ReportAnalysis], with_plot: bool = False) -> list[Block]:
-    """The whole report as blocks; ``with_plot`` adds each report's roofline plot data."""
+def document(analyses: Sequence[ReportAnalysis], with_plot: bool = False, images: Sequence[str] = ()) -> list[Block]:
+    """The whole report as blocks; ``with_plot`` adds each report's roofline plot data, ``images`` each report's
+    plot image path (one per report)."""
     names = ", ".join(f"`{Path(a.report.path).name}`" for a in analyses)
     blocks = [Block("h1", "Roofline optimization report"),
               Block("p", f"{names}: {sum(len(a.launches) for a in analyses)} kernel launches. Percent of roof is "
                          "time-based (the shortest time the roofs allow over the measured time); recoverable time = "
                          "time x (1 - percent of roof). Each recommendation names the measurement behind it.")]
-    for a in analyses:
-        blocks += report_blocks(a, with_plot)
+    for i, a in enumerate(analyses):
+        blocks += report_blocks(a, with_plot, i, images[i] if images else "")
     blocks.append(Block("p", f"{GENERATOR}."))
     return blocks
 
 
-def report_blocks(a: ReportAnalysis, with_plot: bool = False) -> list[Block]:
-    """One report: GPU, ceilings, plot, ranking, kernel sections, what was not measured."""
+def report_blocks(a: ReportAnalysis, with_plot: bool = False, index: int = 0, image: str = "") -> list[Block]:
+    """One report (``index`` in the document): GPU, ceilings, plot (its data with ``with_plot``, else the
+    ``image`` path when given), ranking, kernel sections, what was not measured."""
     blocks = [Block("h2", f"`{Path(a.report.path).name}`")]
     blocks += [Block("warn", w) for w in a.report.warnings]
     if a.report.source == "model":
@@ -75,11 +91,15 @@ def report_blocks(a: ReportAnalysis, with_plot: bool = False) -> list[Block]:
     clock = median_ceilings(a.launches, "report")
     if clock is not None and clock.clock_note:
         blocks.append(Block("note", f"measured-clock = the report's own peak counters x its {clock.clock_note}."))
+    advised = kernels_to_advise(a)
     if with_plot:
-        blocks.append(Block("plot", plot=plot_data([a])))
+        links = tuple((g.name, f"#{kernel_anchor(index, rank)}") for rank, g in enumerate(advised, 1))
+        blocks.append(Block("plot", plot=plot_data([a]), links=links))
+    elif image:
+        blocks.append(Block("plot", f"![Roofline plot of {Path(a.report.path).name}]({image})"))
     blocks += [Block("h3", "Kernels ranked by recoverable time"), ranking_table(rank_by_recoverable_time(a.groups))]
-    for i, group in enumerate(kernels_to_advise(a), 1):
-        blocks += kernel_blocks(i, group)
+    for rank, group in enumerate(advised, 1):
+        blocks += kernel_blocks(rank, group, kernel_anchor(index, rank))
     unmeasured = not_measured(a)
     if unmeasured:
         blocks += [Block("h3", "Not measured in this report"), Block("ul", items=tuple(unmeasured))]
@@ -139,13 +159,14 @@ def _cell(text: str) -> str:
 
 
 # --- One kernel ---------------------------------------------------------------------------------------
-def kernel_blocks(rank: int, g: KernelGroup) -> list[Block]:
-    """A kernel's section: where it sits, why, occupancy, Tensor Cores, ncu's rules, recommendations."""
+def kernel_blocks(rank: int, g: KernelGroup, anchor: str = "") -> list[Block]:
+    """A kernel's section (``anchor``: its id in HTML): where it sits, why, occupancy, Tensor Cores, ncu's rules,
+    recommendations."""
     k = g.longest
     share = pct(None if g.time_share is None else 100 * g.time_share)
     which = (f"; figures below are for its longest launch ({k.launch.key}, {seconds(k.duration_s.value)})"
              if len(g.launches) > 1 else "")
-    blocks = [Block("h3", f"{rank}. `{_cell(g.name)}`")]  # the short function name first, then the full one
+    blocks = [Block("h3", f"{rank}. `{_cell(g.name)}`", anchor=anchor)]  # the short function name, then the full one
     if k.launch.demangled_name and k.launch.demangled_name != g.name:
         blocks.append(Block("p", f"demangled: `{_cell(k.launch.demangled_name)}`"))
     blocks += [Block("p", f"{len(g.launches)} launch(es), {seconds(g.total_s)} ({share} of the profiled time), "

@@ -1,10 +1,14 @@
 """Matplotlib set-up shared by the plots: the file formats, a figure made without pyplot (no GUI backend, no
-global state), and saving it to bytes with the generator mark in the file's metadata. matplotlib is imported
-inside the functions only, so ``roofline --help`` never loads it."""
+global state), saving it to bytes with the generator mark in the file's metadata, and the text layout every plot
+uses so nothing is clipped or drawn over other text: names shortened in the middle, notes wrapped to the figure,
+and labels placed on the first free spot among their candidates. matplotlib is imported inside the functions
+only, so ``roofline --help`` never loads it."""
 
 from __future__ import annotations
 
 import io
+import textwrap
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -12,7 +16,10 @@ from roofline.errors import RooflineError
 from roofline.render import GENERATOR
 
 if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
+    from matplotlib.text import Text
+    from matplotlib.transforms import Bbox
     from matplotlib.typing import RcKeyType
 
 PlotFormat = Literal["png", "svg", "pdf"]
@@ -28,21 +35,103 @@ def plot_format(path: Path) -> PlotFormat:
     raise RooflineError(f"{path}: unknown plot format '{path.suffix}'", f"end the name with {', '.join(PLOT_SUFFIXES)}")
 
 
-def figure(width_in: float, height_in: float) -> Figure:
-    """An empty figure of this size (inches), independent of pyplot and of any display."""
-    from matplotlib.figure import Figure
+LAYOUT_PAD_IN = 0.08  # constrained layout's margin around everything, so hinting differences cannot clip text
 
-    return Figure(figsize=(width_in, height_in))
+
+def figure(width_in: float, height_in: float, constrained: bool = False, dpi: float = 100.0) -> Figure:
+    """An empty figure of this size (inches), independent of pyplot and of any display, with an Agg canvas so
+    text can be measured at the ``dpi`` it is saved with; ``constrained``: matplotlib's constrained layout places
+    axes, legends and notes."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    layout = ConstrainedLayoutEngine(w_pad=LAYOUT_PAD_IN, h_pad=LAYOUT_PAD_IN) if constrained else None
+    fig = Figure(figsize=(width_in, height_in), dpi=dpi, layout=layout)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def freeze_layout(fig: Figure) -> None:
+    """Run the layout engine once and keep its result, so labels placed afterwards cannot move the axes."""
+    fig.draw_without_rendering()
+    fig.set_layout_engine("none")
+
+
+def middle(text: str, width: int) -> str:
+    """``text`` shortened to ``width`` characters by cutting its middle (both ends of a kernel name tell it apart)."""
+    if len(text) <= width:
+        return text
+    head = (width - 1) // 2
+    return text[:head] + "…" + text[len(text) - (width - 1 - head):]
+
+
+NOTE_FONT = 7.5  # points: notes under the axes
+NOTE_LINE_IN = NOTE_FONT * 1.35 / 72  # inches per note line
+
+
+def wrap(lines: Sequence[str], width_in: float, font_pt: float = NOTE_FONT) -> list[str]:
+    """Note lines wrapped to fit ``width_in`` inches of text at ``font_pt`` (a wide glyph is 0.62 em)."""
+    chars = max(20, int(width_in * 72 / (font_pt * 0.62)))
+    return [part for line in lines for part in textwrap.wrap(line, chars, break_on_hyphens=False) or [""]]
+
+
+class LabelPlacer:
+    """Places labels in axes so that no two overlap and none leaves its axes: each label takes the first of its
+    candidate positions that is free, or is left out (``place`` returns None). Use after ``freeze_layout``."""
+
+    PAD_PX = 2.0
+
+    def __init__(self, fig: Figure) -> None:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        canvas = fig.canvas
+        assert isinstance(canvas, FigureCanvasAgg), "make the figure with render.mpl.figure"
+        self.renderer = canvas.get_renderer()
+        self.taken: list[Bbox] = []
+
+    def block(self, artist: Text) -> None:
+        """Keep other labels off an existing text (an empty one, such as an arrow's annotation, takes no room)."""
+        if artist.get_text().strip():
+            self.taken.append(artist.get_window_extent(self.renderer).padded(self.PAD_PX))
+
+    def place(self, ax: Axes, text: str, candidates: Sequence[dict[str, Any]], **style: Any) -> Text | None:
+        """The label at the first candidate where it fits, else None. A candidate is ``ax.annotate``'s placement:
+        ``xy`` (data coordinates), and ``xytext`` with ``textcoords``, ``ha``, ``va`` as needed."""
+        for spot in candidates:
+            label = ax.annotate(text, **{**style, **spot})
+            box = label.get_window_extent(self.renderer).padded(self.PAD_PX)
+            if _inside(box, ax.bbox) and not any(box.overlaps(other) for other in self.taken):
+                self.taken.append(box)
+                return label
+            label.remove()
+        return None
+
+
+def around(xy: tuple[float, float], distances: Sequence[float] = (4.0, 9.0)) -> list[dict[str, Any]]:
+    """Candidate spots for a point's label: beside it, above, below and diagonally, nearest first (points)."""
+    spots = []
+    for d in distances:
+        for dx, dy, ha, va in ((1, 1, "left", "bottom"), (1, -1, "left", "top"), (-1, 1, "right", "bottom"),
+                               (-1, -1, "right", "top"), (1.4, 0, "left", "center"), (-1.4, 0, "right", "center"),
+                               (0, 1.4, "center", "bottom"), (0, -1.4, "center", "top")):
+            spots.append({"xy": xy, "xytext": (dx * d, dy * d), "textcoords": "offset points", "ha": ha, "va": va})
+    return spots
+
+
+def _inside(box: Bbox, outer: Bbox) -> bool:
+    return box.x0 >= outer.x0 and box.y0 >= outer.y0 and box.x1 <= outer.x1 and box.y1 <= outer.y1
 
 
 def to_bytes(fig: Figure, fmt: PlotFormat, mark: bool = True, **savefig: Any) -> bytes:
-    """The figure as PNG, SVG or PDF bytes, reproducible (no dates, fixed SVG ids); ``mark`` puts the generator
-    mark in the metadata (left out for SVG inlined in an HTML page)."""
+    """The figure as PNG, SVG or PDF bytes at the figure's own dpi (the one its text was measured at),
+    reproducible (no dates, fixed SVG ids); ``mark`` puts the generator mark in the metadata (left out for SVG
+    inlined in an HTML page)."""
     from matplotlib import rc_context
 
     out = io.BytesIO()
     with rc_context(_SAVE_RC):
-        fig.savefig(out, format=fmt, metadata=metadata(fmt, mark), **savefig)
+        fig.savefig(out, format=fmt, metadata=metadata(fmt, mark), dpi="figure", **savefig)
     return out.getvalue()
 
 

@@ -17,13 +17,17 @@ from roofline.render import GENERATED_BY
 from roofline.render.compare_plot import (
     MAX_AREA,
     MIN_AREA,
+    bound_precision,
     comparison_data,
+    comparison_figure,
     comparison_plot,
     summary_data,
+    summary_figure,
     summary_plot,
 )
 from roofline.render.mpl import plot_format
 from roofline.specs import load_catalog
+from tests.render.text_layout import text_problems
 
 REPO = Path(__file__).resolve().parents[2]
 A10G = "a10g_sgemm-blocktiling_roofline"
@@ -126,3 +130,65 @@ def test_summary_of_a_basic_report_has_bars_but_no_points(roofline_report):
 def test_unknown_plot_format_is_refused_before_drawing(tmp_path, name):
     with pytest.raises(RooflineError, match="unknown plot format"):
         plot_format(tmp_path / name)
+
+
+# --- Roofs the kernels are bound by, log normalized axis, layout ---------------------------------------
+RTX4070TI = "rtx4070ti_pytorch-sim_full"
+
+
+@pytest.fixture(scope="module")
+def same_app(roofline_report):
+    """The RTX 4070 Ti application against itself: every kernel paired, coinciding points."""
+    catalog = load_catalog()
+    rep = roofline_report(RTX4070TI)
+    a = analyze_report(rep, catalog.match(rep.device).spec, use="spec")
+    return pair_reports([a, a])
+
+
+def test_roof_of_the_precision_a_kernel_is_bound_by(same_app, raw_actions):
+    raw = next(a for a in raw_actions(RTX4070TI) if a.name == "fill_vector")
+    t = raw["gpu__time_duration.sum"] * 1e-9
+    clock = raw["smsp__cycles_elapsed.avg.per_second"]
+    fp64 = sum(w * raw[f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum.per_cycle_elapsed"]
+               for op, w in (("dadd", 1), ("dmul", 1), ("dfma", 2))) * clock * t
+    fp32 = raw_point(raw)[1] * t
+    spec = yaml.safe_load((REPO / "device_specs" / "rtx-4070-ti.yaml").read_text())["peaks"]
+    assert fp64 / spec["fp64"]["value"] > fp32 / spec["fp32"]["value"]  # its FP64 work takes longer at its peak
+    pair = next(p for p in same_app.pairs if p.label == "fill_vector")
+    assert bound_precision(pair.base) == "fp64"
+    roofs = {(r.report, r.precision) for r in comparison_data(same_app).roofs}
+    assert (0, "fp64") in roofs and (1, "fp64") in roofs
+
+
+def test_normalized_view_is_log_scaled_and_spreads_kernels(same_app):
+    data = comparison_data(same_app, normalize=True)
+    fig = comparison_figure(same_app, normalize=True)
+    ax = fig.axes[0]
+    assert ax.get_yscale() == "log" and ax.get_ylim()[1] == 200.0
+    assert ax.get_ylim()[0] <= min(p.y for p in data.points) / 2
+    xs = sorted({p.x for p in data.points if p.report == 0})
+    assert len(xs) == len({p.label for p in data.points}) and -0.31 < xs[0] < xs[-1] < 0.31
+
+
+@pytest.mark.parametrize("normalize", [False, True])
+def test_compare_plots_of_real_pairs_have_no_clipped_or_overlapping_text(same_app, cross_gpu, normalize):
+    for comparison in (same_app, cross_gpu):
+        fig = comparison_figure(comparison, normalize)
+        assert text_problems(fig) == []
+        numbers = {t.get_text() for t in fig.axes[0].texts}
+        drawn = {str(p.number) for p in comparison_data(comparison, normalize).points if p.number}
+        listed = {n for t in numbers for n in t.removeprefix("no room for the number of: ").split(", ")}
+        assert drawn <= numbers | listed
+
+
+def test_summary_plots_of_real_reports_have_no_clipped_or_overlapping_text(roofline_report):
+    summaries = [summarize(analyze_report(roofline_report(name)), "kernel", 10)
+                 for name in (RTX4070TI, "rtx2070super_alife-143launches_basic", "v100_miniweather-openacc_full")]
+    assert text_problems(summary_figure(summaries)) == []
+
+
+def test_notes_go_under_the_axes_grouped_by_reason(same_app):
+    fig = comparison_figure(same_app)
+    note = next(t.get_text() for ax in fig.axes[1:] for t in ax.texts)
+    assert note.startswith("not drawn, no floating-point work") and "_kernel_agent in rtx4070ti" in note
+    assert fig.axes[1].get_position().y1 <= fig.axes[0].get_position().y0  # below the plot

@@ -99,3 +99,19 @@ def test_every_shared_report_plots_and_renders(shared_report, shared_name):
     for k in a.launches:
         for item in k.advice:
             assert re.search(r"\d", item.text), f"{k.launch.name}: advice without a number: {item.text}"
+
+
+def test_points_link_to_their_kernel_sections(page):
+    sections = re.findall(r'<section class="kernel" id="([^"]+)">', page)
+    links = set(re.findall(r'<a href="#([^"]+)">', page))
+    assert sections == ["r0-k1", "r0-k2", "r0-k3"] and links == set(sections)
+    first = page[page.index('id="r0-k1"'):].split("</h3>")[0]
+    assert "1. <code>sgemm_fp32_4096</code>" in first  # rank 1 by recoverable time
+    tooltips = re.findall(r'<g id="pt0-\d-(?:dram|l2|l1)" class="point"><title>([^<]+)</title>', page)
+    assert len(tooltips) == 9 and all("of roof, bound: " in t for t in tooltips)
+
+
+def test_sections_of_several_reports_have_distinct_ids(shared_report):
+    a = analyze_files([shared_report("v100_miniweather-openacc_full"), EXAMPLE])
+    ids = re.findall(r'<section class="kernel" id="([^"]+)">', html.render(a))
+    assert len(ids) == len(set(ids)) == 5 + 3 and ids[5] == "r1-k1"

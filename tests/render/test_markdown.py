@@ -87,6 +87,18 @@ def test_clean_rule_text(raw, clean):
     assert markdown.clean_rule_text(raw) == clean
 
 
+def test_plot_image_is_embedded_under_the_ceilings(example):
+    text = markdown.render([example], ["x.png"])
+    line = "![Roofline plot of h100-sxm_synthetic.roofline.json](x.png)"
+    assert text.index("### Ceilings") < text.index(line) < text.index("### Kernels ranked by recoverable time")
+    assert "![" not in markdown.render([example])  # no image without its file
+
+
+def test_image_names_beside_the_markdown_file():
+    assert markdown.image_names("app.md", 1) == ["app.png"]
+    assert markdown.image_names("app.md", 2) == ["app-1.png", "app-2.png"]
+
+
 def test_kernels_are_headed_by_their_function_name_then_their_demangled_name(shared_report):
     import html as std_html
 
