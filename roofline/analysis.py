@@ -22,7 +22,7 @@ from roofline import metrics as m
 from roofline.choices import GroupBy
 from roofline.labels import NAMES
 from roofline.model import LEVELS, PRECISIONS, Ceilings, CeilingSet, Device, KernelLaunch, Report
-from roofline.results import KernelGroup, KernelSpread, LaunchAnalysis, ReportAnalysis, RoofPosition, Value
+from roofline.results import KernelGroup, KernelSpread, LaunchAnalysis, ReportAnalysis, RoofPosition, Value, Verdict
 from roofline.verdict import launch_verdict
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -162,6 +162,25 @@ def analyze_launch(launch: KernelLaunch, device: Device, spec: DeviceSpec | None
     )
 
 
+def invalid_launch(launch: KernelLaunch, spec: DeviceSpec | None = None, use: CeilingSet = "report") -> LaunchAnalysis:
+    """A launch whose attributes are impossible (``launch.invalid``): kept with every number None and the reason,
+    so it stays visible in every output while times, rankings and verdicts leave it out."""
+    why = Value(None, f"invalid launch: {launch.invalid}")
+    none = dict.fromkeys(PRECISIONS, why)
+    levels = dict.fromkeys(LEVELS, why)
+    missing = dict.fromkeys((*PRECISIONS, *LEVELS), why.reason)
+    all_ceilings = {source: Ceilings(source, {}, {}, clock_note="", missing=missing)
+                    for source in ("report", "clock")}
+    if spec is not None:
+        from roofline.specs import spec_ceilings
+
+        all_ceilings["spec"] = spec_ceilings(spec)
+    return LaunchAnalysis(launch=launch, duration_s=why, flops=none, flop_per_s=none, tensor_flops_by_type={},
+                          bytes=levels, bytes_per_s=levels, intensity=levels, definitions={}, ceilings=all_ceilings,
+                          roof=RoofPosition(use, None, None, {}, why.reason),
+                          verdict=Verdict(None, None, reason=why.reason), l2_total_bytes=why)
+
+
 def rate(amount: Value, duration: Value) -> Value:
     """An amount per second of ``duration``; None with the reason when either is missing or zero."""
     if amount.value is None:
@@ -252,14 +271,16 @@ def analyze_report(report: Report, spec: DeviceSpec | None = None, spec_match: s
     the kernel ran at). ``finish``, when given, completes each launch's analysis before grouping (the pipeline
     adds the diagnostics and the advice there)."""
     chosen: CeilingSet = use or "clock"
-    durations = [d for d in (m.duration_s(launch).value for launch in report.launches) if d is not None]
+    valid = [launch for launch in report.launches if not launch.invalid]
+    durations = [d for d in (m.duration_s(launch).value for launch in valid) if d is not None]
     total = sum(durations) if durations else None
-    analyses = [analyze_launch(launch, report.device, spec, chosen, total) for launch in report.launches]
+    analyses = [invalid_launch(launch, spec, chosen) if launch.invalid
+                else analyze_launch(launch, report.device, spec, chosen, total) for launch in report.launches]
     if finish is not None:
-        analyses = [finish(a) for a in analyses]
+        analyses = [a if a.launch.invalid else finish(a) for a in analyses]
+    grouped = group_by_kernel([a for a in analyses if not a.launch.invalid], total)
     return ReportAnalysis(report=report, spec_id=spec.id if spec else None, spec_match=spec_match,
-                          ceilings_used=chosen, launches=tuple(analyses), groups=group_by_kernel(analyses, total),
-                          total_time_s=total)
+                          ceilings_used=chosen, launches=tuple(analyses), groups=grouped, total_time_s=total)
 
 
 def median_known(values: Sequence[float | None]) -> float | None:

@@ -2,17 +2,24 @@
 
 Each command lives in its own module under ``roofline.commands``. A run imports only the module of the
 command it invokes (all of them for ``--help``), which keeps start-up short; ``roofline.cli.app`` is the
-full application, built on first access, for tests and embedding.
+full application, built on first access, for tests and embedding. Every error, a usage error from the
+option parser included, is one line ``roofline: error: WHAT: HINT`` on stderr with exit status 2 (3 when ncu
+or the application fails).
 """
 
 from __future__ import annotations
 
 import importlib
+import re
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
     import typer
+    from typer import _click as click
+
+    from roofline.errors import RooflineError
 
     app: typer.Typer  # built on first access by __getattr__ below
 
@@ -35,7 +42,7 @@ def build_app(only: str | None = None) -> typer.Typer:
     import typer
 
     app = typer.Typer(name="roofline", help=HELP, no_args_is_help=True, add_completion=False,
-                      pretty_exceptions_enable=False)
+                      pretty_exceptions_enable=False, cls=_group_class())
     app.callback(invoke_without_command=True)(_root)
     for name, (module, attr, is_group) in COMMANDS.items():
         if only is not None and name != only:
@@ -47,6 +54,75 @@ def build_app(only: str | None = None) -> typer.Typer:
             app.command(name, cls=getattr(mod, "COMMAND_CLASS", None),
                         context_settings=getattr(mod, "CONTEXT_SETTINGS", None))(getattr(mod, attr))
     return app
+
+
+def _group_class() -> type:
+    """typer's command group, with the parser's usage errors in roofline's one-line form."""
+    from typer.core import TyperGroup
+
+    class OneVoiceGroup(TyperGroup):
+        def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
+                 complete_var: str | None = None, standalone_mode: bool = True, windows_expand_args: bool = True,
+                 **extra: Any) -> Any:
+            """Run without click's standalone handling, so usage errors come here and print as one line."""
+            from typer import _click as click
+            from typer.exceptions import Abort
+
+            try:
+                result = super().main(args, prog_name, complete_var, standalone_mode=False,
+                                      windows_expand_args=windows_expand_args, **extra)
+                code = result if isinstance(result, int) and not isinstance(result, bool) else 0  # typer.Exit(n)
+            except click.exceptions.NoArgsIsHelpError:
+                code = 2  # the help was printed
+            except click.ClickException as err:
+                words = sys.argv[1:] if args is None else list(args)
+                command = next((w for w in words if w in self.commands), None)
+                print(f"roofline: error: {usage_error(err, command)}", file=sys.stderr)
+                code = err.exit_code
+            except Abort:
+                print("roofline: error: aborted", file=sys.stderr)
+                code = 1
+            if standalone_mode:
+                sys.exit(code)
+            return code
+
+    return OneVoiceGroup
+
+
+def usage_error(err: click.ClickException, command: str | None = None) -> RooflineError:
+    """A parser error as one line: what is wrong, then where the options are listed (``command``: the command
+    on the line, for errors that come without their context)."""
+    from typer import _click as click
+
+    from roofline.errors import RooflineError
+
+    ctx = getattr(err, "ctx", None)
+    path = ctx.command_path if ctx is not None else " ".join(filter(None, ("roofline", command)))
+    hint = f"run '{path} --help' for the options"
+    if isinstance(err, click.exceptions.NoSuchOption):
+        close = " or ".join(sorted(err.possibilities or ()))
+        return RooflineError(f"no such option {err.option_name}" + (f" (did you mean {close}?)" if close else ""), hint)
+    if isinstance(err, click.exceptions.MissingParameter) and err.param is not None:
+        what = err.param.param_type_name
+        return RooflineError(f"missing {what} {_param_name(err.param, ctx)}", hint)
+    if isinstance(err, click.exceptions.BadOptionUsage) and "requires an argument" in err.message:
+        return RooflineError(f"option {err.option_name} needs a value", hint)
+    if isinstance(err, click.exceptions.BadParameter) and err.param is not None:
+        return RooflineError(f"invalid value for {_param_name(err.param, ctx)}: {err.message.rstrip('.')}", hint)
+    text = " ".join(err.format_message().split())
+    unknown = re.fullmatch(r"No such command '(.*)'\.(?: Did you mean (.*)\?)?", text)
+    if unknown:
+        close = f" (did you mean {unknown[2].replace(', ', ' or ')}?)" if unknown[2] else ""
+        return RooflineError(f"no such command '{unknown[1]}'{close}", hint)
+    text = text.rstrip(".")
+    return RooflineError(text[:1].lower() + text[1:], hint)
+
+
+def _param_name(param: click.Parameter, ctx: click.Context | None) -> str:
+    """An option by its longest name (--format), an argument by its name in capitals (FILES...)."""
+    if param.param_type_name == "option":
+        return max(param.opts, key=len)
+    return getattr(param, "metavar", None) or (param.name or "").upper() + ("..." if param.nargs == -1 else "")
 
 
 def _root(version: bool = False) -> None:
@@ -86,7 +162,7 @@ def main() -> None:
     command = next((arg for arg in sys.argv[1:] if not arg.startswith("-")), None)
     app = build_app(command if command in COMMANDS else None)
     try:
-        app()
+        app(prog_name="roofline")  # the same name in messages for the console script and python -m
     except RooflineError as err:
         print(f"roofline: error: {err}", file=sys.stderr)
         sys.exit(err.exit_code)

@@ -28,6 +28,7 @@ from typing import Literal
 from roofline.choices import NameBase
 from roofline.errors import NoKernelMatched, RooflineError
 from roofline.model import KernelLaunch, Report
+from roofline.timelimit import REGEX_LIMIT_S, within
 from roofline.units import middle_cut
 
 EXACT_PREFIX = "exact:"
@@ -127,7 +128,8 @@ class KernelFilter:
         names (and, for another architecture's library kernel, its counterparts here) when they keep none."""
         if not self.terms:
             return report
-        keep = tuple(k for k in report.launches if self.matches(k))
+        keep = within(REGEX_LIMIT_S, f"{self.describe()} on the names in {report.path}",  # a regex may backtrack
+                      lambda: tuple(k for k in report.launches if self.matches(k)))
         if not keep:
             raise NoKernelMatched(f"{report.path}: no kernel matches {self.describe()}", self._no_match_hint(report))
         return replace(report, launches=keep)

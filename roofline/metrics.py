@@ -193,7 +193,9 @@ def peak(launch: KernelLaunch, name: str, clock_unit: str, units: tuple[str, ...
     for full in peak_names:
         per_cycle = launch.value(full)
         if per_cycle is not None and clock is not None:
-            return Measured(per_cycle * clock, via=f"{full} x {clock_name}")
+            if per_cycle > 0 and clock > 0:  # a roof of 0 is no measurement (ncu stores 0 for launches it missed)
+                return Measured(per_cycle * clock, via=f"{full} x {clock_name}")
+            return Measured(None, via=f"{full} x {clock_name} is {per_cycle * clock:g}, not a peak", hint=HINT_NAN)
     absent = [n for n in peak_names[:1] if all(launch.value(p) is None for p in peak_names)]
     absent += [clock_name] if clock is None else []
     return _nan_absent(launch, [clock_name, *peak_names], absent, "")
@@ -421,6 +423,8 @@ def _counter_names() -> set[str]:
 # Occupancy and Tensor Core diagnostics read these too (launch__* comes with the prefixes below).
 OCCUPANCY_THEORETICAL = "sm__maximum_warps_per_active_cycle_pct"  # Occupancy section
 OCCUPANCY_ACHIEVED = "sm__warps_active.avg.pct_of_peak_sustained_active"
+LAUNCH_REGISTERS, LAUNCH_SHARED = "launch__registers_per_thread", "launch__shared_mem_per_block"  # the launch's shape
+LAUNCH_BLOCK, LAUNCH_GRID = "launch__block_size", "launch__grid_size"
 TENSOR_FAMILIES = ("hmma", "imma", "dmma", "gmma")  # MMA instruction families, as the metric names spell them
 _PCT = (".avg.pct_of_peak_sustained_active", ".avg.pct_of_peak_sustained_elapsed")
 

@@ -129,6 +129,8 @@ class KernelLaunch:
 
     ``metrics`` maps metric names to values in ncu's base units; a metric that the report does not hold
     is absent, and one that ncu stored as NaN (launch not measured) is listed in ``nan_metrics``.
+    ``invalid`` is why the launch's attributes are impossible (``roofline.validation``); such a launch is
+    kept in the report but left out of times, rankings and verdicts.
     """
 
     range_index: int
@@ -144,6 +146,7 @@ class KernelLaunch:
     metrics: Mapping[str, MetricValue] = field(default_factory=dict)
     nan_metrics: frozenset[str] = frozenset()
     rules: tuple[RuleResult, ...] = ()
+    invalid: str = ""
     _numbers: Mapping[str, float] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -166,13 +169,15 @@ class KernelLaunch:
 
 @dataclass(frozen=True)
 class Report:
-    """A loaded report: where it came from, the device, and its kernel launches in report order."""
+    """A loaded report: where it came from, the device, and its kernel launches in report order. ``warnings``
+    say where its records contradict each other (several devices, repeated keys, a cut or appended file)."""
 
     path: str
     device: Device
     launches: tuple[KernelLaunch, ...]
     source: str = "ncu-rep"  # or "model" for the project's own serialized form
     label: str = ""  # free text, e.g. "synthetic example" for hand-written models
+    warnings: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """Serialize to plain JSON-compatible data (the ``*.roofline.json`` form)."""

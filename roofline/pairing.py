@@ -38,6 +38,7 @@ from roofline.errors import RooflineError
 from roofline.kernel_families import family
 from roofline.model import LEVELS, PRECISIONS, Ceilings, CeilingSet
 from roofline.results import LaunchAnalysis, ReportAnalysis, RoofPosition, Value, Verdict
+from roofline.timelimit import REGEX_LIMIT_S, within
 from roofline.verdict import pooled_verdict
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -189,13 +190,17 @@ Key = tuple[str, str]  # (how it was matched, key text)
 
 
 def keyed_kernels(analysis: ReportAnalysis, matcher: Matcher, index: int) -> dict[Key, list[LaunchAnalysis]]:
-    """Launches of report ``index`` by match key, in order of first launch."""
+    """Launches of report ``index`` by match key, in order of first launch (user regexes under a time limit)."""
     out: dict[Key, list[LaunchAnalysis]] = {}
     order: dict[str, int] = {}
-    for a in analysis.launches:
-        key = _map_key(a, matcher, index) or _mode_key(a, matcher, order)
-        out.setdefault(key, []).append(a)
-    return out
+
+    def key_all() -> dict[Key, list[LaunchAnalysis]]:
+        for a in analysis.valid_launches:
+            key = _map_key(a, matcher, index) or _mode_key(a, matcher, order)
+            out.setdefault(key, []).append(a)
+        return out
+
+    return within(REGEX_LIMIT_S, f"the --match/--map patterns on the names in {analysis.report.path}", key_all)
 
 
 def _map_key(a: LaunchAnalysis, matcher: Matcher, index: int) -> Key | None:
@@ -236,6 +241,7 @@ class ReportRef:
     ceilings_used: CeilingSet
     launches: int
     total_time_s: float | None
+    warnings: tuple[str, ...] = ()  # where the report's records contradict each other
 
 
 @dataclass(frozen=True)
@@ -303,7 +309,7 @@ def report_ref(analysis: ReportAnalysis, label: str) -> ReportRef:
     """The identifying facts of one analysed report."""
     d = analysis.device
     return ReportRef(label, analysis.report.path, d.name, d.compute_capability, analysis.spec_id,
-                     analysis.ceilings_used, len(analysis.launches), analysis.total_time_s)
+                     analysis.ceilings_used, len(analysis.launches), analysis.total_time_s, analysis.report.warnings)
 
 
 def pair_reports(analyses: Sequence[ReportAnalysis], matcher: Matcher = Matcher(),

@@ -1,6 +1,6 @@
 """The one analysis pipeline behind every command and the Python API.
 
-For each report: load it (a file named twice is read once), keep the launches the kernel filter selects,
+For each report: load and validate it (a file named twice is read once), keep the launches the kernel filter selects,
 match the GPU's datasheet spec (one spec catalog per run), choose the ceilings, analyse the roofline
 (``roofline.analysis``), then add the diagnostics (``roofline.diagnostics``) and the advice
 (``roofline.advice``) to every launch. Bad input raises ``RooflineError`` with a one-line message.
@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from roofline.choices import CeilingsChoice, NameBase
 
 if TYPE_CHECKING:  # pragma: no cover
+    from roofline.errors import RooflineError
     from roofline.model import Device, Report
     from roofline.results import LaunchAnalysis, ReportAnalysis
     from roofline.specs import DeviceSpec, SpecCatalog
@@ -30,31 +31,50 @@ if TYPE_CHECKING:  # pragma: no cover
 @dataclass(frozen=True)
 class AnalysisOptions:
     """What to analyse and against which roofs: the kernel filters, OR-ed, and the name they read (the
-    ``--kernel`` language of ``roofline.kernel_filter``), the ceiling set percent of roof uses, and extra
-    device spec files or folders (before the built-in ones)."""
+    ``--kernel`` language of ``roofline.kernel_filter``), the ceiling set percent of roof uses, extra device
+    spec files or folders (before the built-in ones), and the time the native reader may take per .ncu-rep
+    (None: scaled to the file's size, ``reader.read_time_limit``)."""
 
     kernel: tuple[str, ...] = ()
     kernel_name_base: NameBase = "function"
     ceilings: CeilingsChoice = "auto"
     specs: tuple[str | os.PathLike[str], ...] = ()
+    time_limit_s: float | None = None
 
 
 def analyze_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions = AnalysisOptions(),
                   catalog: SpecCatalog | None = None) -> list[ReportAnalysis]:
     """Analyse report files (``.ncu-rep`` or ``.json`` report models), in the order given; ``catalog``
-    defaults to the built-in specs plus ``options.specs``."""
+    defaults to the built-in specs plus ``options.specs``. The first bad file raises its RooflineError."""
+    return analyze_each(paths, options, catalog, keep_going=False)[0]
+
+
+def analyze_each(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions = AnalysisOptions(),
+                 catalog: SpecCatalog | None = None,
+                 keep_going: bool = True) -> tuple[list[ReportAnalysis], list[RooflineError]]:
+    """``analyze_files`` that goes on past bad files: the analyses of the good ones in the order given, and the
+    error of each bad one (a file named twice counts once)."""
     from roofline import kernel_filter
+    from roofline.errors import RooflineError
     from roofline.reader import load_report
     from roofline.specs import load_catalog
 
     kernel_filter.parse(options.kernel, options.kernel_name_base)  # a bad filter is refused before any file is read
     specs = catalog or load_catalog(options.specs)
-    done: dict[Path, ReportAnalysis] = {}
+    done: dict[Path, ReportAnalysis | RooflineError] = {}
     for path in paths:
         key = Path(path).resolve()
-        if key not in done:
-            done[key] = analyze_loaded(load_report(path), options, specs)
-    return [done[Path(path).resolve()] for path in paths]
+        if key in done:
+            continue
+        try:
+            done[key] = analyze_loaded(load_report(path, options.time_limit_s), options, specs)
+        except RooflineError as err:
+            if not keep_going:
+                raise
+            done[key] = err
+    order = [done[Path(path).resolve()] for path in paths]
+    return ([r for r in order if not isinstance(r, RooflineError)],
+            list(dict.fromkeys(r for r in order if isinstance(r, RooflineError))))
 
 
 def analyze_loaded(report: Report, options: AnalysisOptions = AnalysisOptions(),

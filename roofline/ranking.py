@@ -48,7 +48,7 @@ def summarize(analysis: ReportAnalysis, by: GroupBy, top: int, label: str = "") 
     """Group launches by kernel or NVTX range, rank by recoverable time, keep the top ``top``."""
     check_top(top)
     total = analysis.total_time_s
-    groups = rank_by_recoverable_time(group_by_kernel(analysis.launches, total, by))
+    groups = rank_by_recoverable_time(group_by_kernel(analysis.valid_launches, total, by))
     rows = tuple(SummaryRow(i + 1, g, aggregate(g.launches), _share(g.recoverable_s, total))
                  for i, g in enumerate(groups[:top]))
     saved = [g.recoverable_s for g in groups if g.recoverable_s is not None]
@@ -72,4 +72,6 @@ def _ranked_by(groups: Sequence[KernelGroup], rows: Sequence[SummaryRow]) -> str
     """What the ranking means: recoverable time, or total time with the reason there is no roof position."""
     if any(g.recoverable_s is not None for g in groups):
         return "recoverable time"
+    if not rows:
+        return "nothing: no launch of this report is valid"
     return f"total time (recoverable time unknown: {why_no_roof(rows[0].stats)})"

@@ -1,8 +1,11 @@
 """Read ``.ncu-rep`` files (through NVIDIA's ``ncu_report`` module) and report models into ``Report``.
 
 This is the only module that imports ``ncu_report``. The native reader runs in a forked child process,
-so a file that crashes it ends in a one-line error, never in a signal that kills the CLI. Only the
-metrics the tool uses are read (``metrics.METRICS_TO_READ`` plus the tensor and launch families).
+so a file that crashes it ends in a one-line error, never in a signal that kills the CLI, and a file it
+spins on is killed after a time limit scaled to the file's size. Before that, the container is walked
+(``roofline.ncu_file``) for a cut, an appended report or garbage. Only the metrics the tool uses are read
+(``metrics.METRICS_TO_READ`` plus the tensor and launch families). Every report, from either kind of file,
+passes ``roofline.validation`` before it is returned.
 """
 
 from __future__ import annotations
@@ -11,49 +14,75 @@ import json
 import math
 import os
 import pickle
+import select
+import signal
+import stat
+import time
 from collections.abc import Sequence
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
+from roofline import ncu_file, validation
 from roofline.errors import ReportError
-from roofline.metrics import BREAKDOWNS, EXTRA_METRIC_PREFIXES, METRICS_TO_READ
+from roofline.metrics import BREAKDOWNS, EXTRA_METRIC_PREFIXES, LAUNCH_REGISTERS, LAUNCH_SHARED, METRICS_TO_READ
 from roofline.model import FocusMetric, Report, RuleResult, SpeedupType
 
-NCU_MAGIC = b"NVR\x00"
+NCU_MAGIC = ncu_file.MAGIC
 LFS_POINTER = b"version https://git-lfs"
 MODEL_SUFFIX = ".json"
+MODEL_MAX_BYTES = 1 << 30  # a 10,000-launch model is ~40 MiB; parsing JSON takes several times the file in memory
+# The reader's time limit: ncu_report reads 10-20 MB/s here, so this leaves a 5-10x margin on large files.
+READ_LIMIT_BASE_S = 30.0
+READ_LIMIT_S_PER_MIB = 0.5
+DEVICE_NAME = "device__attribute_display_name"
 _SKIPPED_PREFIXES = ("launch__occupancy_per_",)  # instanced curves for ncu's graphs, not needed
 _RULE_KINDS = {0: "info", 1: "ok", 2: "optimization", 3: "warning", 4: "error"}  # ncu_report.MsgType
 _SPEEDUP_TYPES: dict[int, SpeedupType] = {1: "local", 2: "global"}  # ncu_report.SpeedupType (0: unknown)
 
 
-def load_report(path: str | os.PathLike[str]) -> Report:
-    """Load one report file (``.ncu-rep`` or a ``.json`` report model); ReportError on bad input."""
+def load_report(path: str | os.PathLike[str], time_limit_s: float | None = None) -> Report:
+    """Load one report file (``.ncu-rep`` or a ``.json`` report model), validated; ReportError on bad input.
+    ``time_limit_s`` bounds the native reader (default: ``read_time_limit`` of the file's size)."""
     p = Path(path)
-    _check_file(p)
+    size = _check_file(p)
     if p.suffix == MODEL_SUFFIX:
-        report = _load_model(p)
+        report = validation.check_report(_load_model(p, size))
     else:
         _check_magic(p)
-        report = Report.from_dict(_read_in_child(p), str(p), source="ncu-rep")
+        report = _load_ncu_rep(p, time_limit_s or read_time_limit(size))
     if not report.launches:
         raise ReportError(f"{p}: holds no kernel launches",
                           "the profiled run matched no kernel, or the file is truncated; re-profile or copy it again")
     return report
 
 
-def _check_file(p: Path) -> None:
-    if not p.exists():
-        raise ReportError(f"{p}: no such file", "check the path")
-    if p.is_dir():
+def read_time_limit(size_bytes: int) -> float:
+    """Seconds the native reader may take on a file of this size before it is killed."""
+    return READ_LIMIT_BASE_S + READ_LIMIT_S_PER_MIB * size_bytes / 2**20
+
+
+def _check_file(p: Path) -> int:
+    """The size of a readable regular file; ReportError naming what it is otherwise."""
+    try:
+        info = p.stat()
+    except FileNotFoundError:
+        raise ReportError(f"{p}: no such file", "check the path") from None
+    except OSError as err:
+        raise ReportError(f"{p}: cannot access ({err.strerror})", "check the path and its permissions") from None
+    if stat.S_ISDIR(info.st_mode):
         raise ReportError(f"{p}: is a folder, not a report", "name the .ncu-rep file inside it")
-    if p.stat().st_size == 0:
+    if not stat.S_ISREG(info.st_mode):
+        raise ReportError(f"{p}: is not a regular file (a device, FIFO or socket)", "save the report to a file first")
+    if info.st_size == 0:
         raise ReportError(f"{p}: file is empty", "the profiling run did not finish; profile again")
+    if not os.access(p, os.R_OK):
+        raise ReportError(f"{p}: cannot read (permission denied)", "check the file's permissions")
+    return info.st_size
 
 
 def _check_magic(p: Path) -> None:
-    with p.open("rb") as fh:
+    with _opened(p) as fh:
         head = fh.read(len(LFS_POINTER))
     if head.startswith(LFS_POINTER):
         raise ReportError(f"{p}: is a Git LFS pointer, not the report", "run 'git lfs pull' to fetch the file")
@@ -62,29 +91,70 @@ def _check_magic(p: Path) -> None:
                           "pass a .ncu-rep file written by ncu, or a .json report model")
 
 
-def _load_model(p: Path) -> Report:
+def _opened(p: Path) -> Any:
+    """``p`` opened for reading, or ReportError naming why not."""
     try:
-        data = json.loads(p.read_text())
-        if not isinstance(data, dict):
-            raise ValueError(f"top level is a JSON {type(data).__name__}, not an object")
-        return Report.from_dict(data, str(p))
-    except (ValueError, KeyError, TypeError, AttributeError) as err:
-        raise ReportError(f"{p}: not a valid roofline report model ({err})",
-                          "pass a .ncu-rep file or a .json written by roofline") from None
+        return p.open("rb")
+    except OSError as err:
+        raise ReportError(f"{p}: cannot read ({err.strerror})", "check the file's permissions") from None
 
 
-def _read_in_child(p: Path) -> dict[str, Any]:
+def _load_model(p: Path, size: int) -> Report:
+    """A report model: bounded size, UTF-8 JSON, every field typed (``validation.check_model_document``)."""
+    not_model = "pass a .ncu-rep file or a .json written by roofline"
+    if size > MODEL_MAX_BYTES:
+        raise ReportError(f"{p}: {size / 2**20:.0f} MiB is over the {MODEL_MAX_BYTES >> 20} MiB a report model may "
+                          "take", "analyse the .ncu-rep it came from instead")
+    with _opened(p) as fh:
+        raw = fh.read()
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as err:
+        raise ReportError(f"{p}: not UTF-8 text (byte {err.start})", not_model) from None
+    except RecursionError:
+        raise ReportError(f"{p}: JSON nested too deeply to be a report model", not_model) from None
+    except ValueError as err:  # json.JSONDecodeError, and numbers too long to convert
+        raise ReportError(f"{p}: not a valid roofline report model ({err})", not_model) from None
+    validation.check_model_document(data, p)
+    return Report.from_dict(data, str(p))
+
+
+def _load_ncu_rep(p: Path, time_limit_s: float) -> Report:
+    """Walk the container, read it in a child within the time limit, and validate what it holds."""
+    shape = ncu_file.walk(p)
+    if shape.garbage_at is not None:
+        raise ReportError(f"{p}: not ncu records from byte {shape.garbage_at} of {shape.size} ({shape.garbage})",
+                          "the file is corrupt, padded or has other data appended; copy it again or re-profile")
+    data = _read_in_child(p, time_limit_s)
+    notes, empty = [], data.pop("empty_launch", None)
+    if empty is not None:
+        if shape.cut_at is None or not data["launches"]:
+            raise ReportError(f"{p}: launch {empty} holds no data (no kernel name, no metrics)",
+                              "the file is truncated or corrupt; copy it again or re-profile")
+        notes.append(f"the file ends inside a record (byte {shape.size}; the record starts at {shape.cut_at}): "
+                     f"launch {empty} and any after it are missing; copy the file again")
+    elif shape.cut_at is not None:
+        notes.append(f"the file ends inside a record (byte {shape.size}; the record starts at {shape.cut_at}); "
+                     "copy the file again")
+    foreign = None
+    if shape.appended_at is not None:
+        notes.append(f"another report is appended at byte {shape.appended_at}: its records are not analysed")
+        foreign = shape.results_before_append
+    devices = data.pop("launch_devices")
+    report = Report.from_dict(data, str(p), source="ncu-rep")
+    return validation.check_report(report, validation.NCU_FIX, devices, notes, foreign)
+
+
+def _read_in_child(p: Path, time_limit_s: float) -> dict[str, Any]:
     """Run the native reader in a forked child and return the model as plain data (pickled over a pipe).
 
-    Where the platform cannot fork, read in this process (no crash isolation there)."""
+    Where the platform cannot fork, read in this process (no crash isolation and no time limit there)."""
     with suppress(ImportError):  # import once here so every forked child starts with the module loaded
         import ncu_report  # noqa: F401
     if not hasattr(os, "fork"):
         status, payload = _answer(str(p))
     else:
-        status, payload = _fork_and_read(p)
-    if status == "corrupt":
-        raise ReportError(f"{p}: {payload}", "the file is truncated or corrupt; copy it again or re-profile")
+        status, payload = _fork_and_read(p, time_limit_s)
     if status == "error":
         raise ReportError(f"{p}: {payload}", "the file is corrupt, truncated or from an unsupported ncu version; "
                           "upgrade ncu-report (pip install -U ncu-report) or re-profile")
@@ -93,8 +163,9 @@ def _read_in_child(p: Path) -> dict[str, Any]:
     return payload
 
 
-def _fork_and_read(p: Path) -> tuple[str, Any]:
-    """Fork, let the child read and send its answer; a child killed by a signal becomes a ReportError."""
+def _fork_and_read(p: Path, time_limit_s: float) -> tuple[str, Any]:
+    """Fork, let the child read and send its answer within the time limit; a child killed by a signal, or by
+    us at the limit, becomes a ReportError."""
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child never returns
@@ -102,8 +173,15 @@ def _fork_and_read(p: Path) -> tuple[str, Any]:
         _child_main(str(p), write_fd)
         os._exit(0)
     os.close(write_fd)
-    with os.fdopen(read_fd, "rb") as pipe:
-        data = pipe.read()
+    try:
+        data = _read_until(read_fd, time.monotonic() + time_limit_s)
+    finally:
+        os.close(read_fd)
+    if data is None:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        raise ReportError(f"{p}: reading took longer than {time_limit_s:g} s and was stopped",
+                          "the file may be corrupt; if it is a large real report, raise --timeout (seconds)")
     _, status = os.waitpid(pid, 0)
     if not data:
         raise ReportError(f"{p}: the ncu_report reader crashed on this file (exit {_exit_code(status)})",
@@ -111,13 +189,22 @@ def _fork_and_read(p: Path) -> tuple[str, Any]:
     return pickle.loads(data)
 
 
+def _read_until(fd: int, deadline: float) -> bytes | None:
+    """Everything the child writes until it closes the pipe, or None when the deadline passes first."""
+    chunks: list[bytes] = []
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            return None
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
 def _exit_code(status: int) -> int:
     """Like multiprocessing's exitcode: minus the signal number for a child killed by a signal."""
     return -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
-
-
-class _CorruptReport(Exception):
-    """Raised in the child when the file parses but holds a launch without data (a truncated copy)."""
 
 
 def _child_main(path: str, write_fd: int) -> None:
@@ -139,8 +226,6 @@ def _answer(path: str) -> tuple[str, Any]:
         return "missing-module", str(err)
     try:
         return "ok", _read(ncu_report, path)
-    except _CorruptReport as err:
-        return "corrupt", str(err)
     except Exception as err:  # the native module raises assorted errors on corrupt input
         return "error", f"{type(err).__name__}: {err}"
 
@@ -158,22 +243,27 @@ def _silence_native_output() -> None:
 
 
 def _read(ncu_report: Any, path: str) -> dict[str, Any]:
-    """Build the model's dict form from an ncu_report context (runs in the child)."""
+    """Build the model's dict form from an ncu_report context (runs in the child). Reading stops at the first
+    launch without data (a cut file), named under ``empty_launch``; ``launch_devices`` holds the device each
+    launch's record names, for the integrity check."""
     ctx = ncu_report.load_report(path)
-    launches, device = [], None
+    launches, devices, device, empty = [], [], None, None
     for r in range(ctx.num_ranges()):
         rng = ctx.range_by_idx(r)
         for a in range(rng.num_actions()):
             action = rng.action_by_idx(a)
             name, names = action.name(), action.metric_names()  # metric_names() is costly: call it once
             if name is None or not names:
-                raise _CorruptReport(f"launch {r}:{a} holds no data (no kernel name, no metrics)")
+                empty = f"{r}:{a}"
+                break
             if device is None:
                 device = _device(action, names)
             launches.append(_launch(ncu_report, action, r, a, name, names))
-    if device is None:
-        device = {"name": "unknown"}
-    return {"format": "roofline-report-model", "version": 1, "label": "", "device": device, "launches": launches}
+            devices.append(str(_value(action, DEVICE_NAME)))
+        if empty:
+            break
+    return {"format": "roofline-report-model", "version": 1, "label": "", "device": device or {"name": "unknown"},
+            "launches": launches, "launch_devices": devices, "empty_launch": empty}
 
 
 def _value(action: Any, name: str) -> Any:
@@ -230,8 +320,8 @@ def _launch(ncu_report: Any, action: Any, r: int, a: int, function_name: str, na
         "mangled_name": action.name(ncu_report.IAction.NameBase_MANGLED),
         "grid": dims[:3] if None not in dims[:3] else None,
         "block": dims[3:] if None not in dims[3:] else None,
-        "registers_per_thread": _int(metrics.get("launch__registers_per_thread")),
-        "shared_mem_per_block_bytes": _int(metrics.get("launch__shared_mem_per_block")),
+        "registers_per_thread": _int(metrics.get(LAUNCH_REGISTERS)),
+        "shared_mem_per_block_bytes": _int(metrics.get(LAUNCH_SHARED)),
         "nvtx_ranges": _nvtx(action),
         "metrics": metrics,
         "nan_metrics": nan,

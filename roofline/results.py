@@ -252,6 +252,11 @@ class ReportAnalysis:
     def device(self) -> Device:
         return self.report.device
 
+    @property
+    def valid_launches(self) -> tuple[LaunchAnalysis, ...]:
+        """The launches that are analysed: all but those marked invalid (kept in ``launches`` to be shown)."""
+        return tuple(k for k in self.launches if not k.launch.invalid)
+
 
 @dataclass(frozen=True)
 class KernelSpread:

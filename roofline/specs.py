@@ -15,8 +15,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from roofline import validation
 from roofline.errors import SpecError
 from roofline.model import Ceilings, Device
+from roofline.validation import CLOCK_HZ, POSITIVE, SM_COUNT, Limit
 
 ENV_VAR = "ROOFLINE_SPECS"
 SPEC_SUFFIXES = (".yaml", ".yml")
@@ -26,7 +28,9 @@ PEAK_KEYS = ("fp64", "fp32", "fp16", "bf16", "tensor_fp64", "tensor_tf32", "tens
              "tensor_bf16", "tensor_fp8", "tensor_int8")
 TOP_KEYS = {"id", "display_names", "architecture", "chip", "compute_capability", "sm_count", "boost_clock_hz",
             "tensor_clock_hz", "fp32_lanes_per_sm", "memory", "l2_bytes", "peaks", "bandwidth", "notes"}
-SCHEMA_HINT = "see device_specs/README.md"
+SCHEMA_HINT = validation.SPEC_FIX
+LANES = Limit(1.0, 1024.0, integer=True)  # FP32 lanes per SM (64 or 128 on every GPU so far)
+BYTES = Limit(0.0, low_open=True, integer=True)
 
 
 @dataclass(frozen=True)
@@ -174,17 +178,7 @@ def _files_in(path: Path) -> list[Path]:
 
 def parse_spec_file(path: Path) -> DeviceSpec:
     """Read and validate one YAML spec; SpecError with the file, the key and what is wrong."""
-    import yaml
-
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml is ~10x faster when present
-    try:
-        data = yaml.load(path.read_text(), Loader=loader)
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark else ""
-        raise SpecError(f"{path}: not valid YAML{where}", "fix the syntax") from None
-    except OSError as err:
-        raise SpecError(f"{path}: cannot read ({err.strerror})", "check the path") from None
+    data = validation.load_yaml(path)
     if not isinstance(data, dict):
         raise SpecError(f"{path}: expected a mapping of keys at the top", SCHEMA_HINT)
     return _build(_Checker(path), data)
@@ -209,25 +203,25 @@ class _Checker:
             raise self.fail(key, "is missing or not a non-empty string")
         return value
 
-    def number(self, data: Mapping[str, Any], key: str) -> float:
+    def number(self, data: Mapping[str, Any], key: str, limit: Limit = POSITIVE) -> float:
         """A required cited number (see ``optional_number``)."""
-        value = self.optional_number(data, key)
+        value = self.optional_number(data, key, limit)
         if value is None:
             raise self.fail(key, "is missing")
         return value
 
-    def optional_number(self, data: Mapping[str, Any], key: str) -> float | None:
-        """A cited number ``{value, source[, derived]}``: positive, with a non-empty source; None when absent."""
+    def optional_number(self, data: Mapping[str, Any], key: str, limit: Limit = POSITIVE) -> float | None:
+        """A cited number ``{value, source[, derived]}`` in the physical range ``limit`` (finite and positive for
+        peaks and bandwidths), with a non-empty source; None when absent."""
         item = data.get(key.rsplit(".", 1)[-1])
         if item is None:
             return None
         if not isinstance(item, dict):
             raise self.fail(key, "must be a mapping {value: NUMBER, source: TEXT}; every number needs a source")
         value, source = _as_number(item.get("value")), item.get("source")
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise self.fail(f"{key}.value", f"must be a number, got {value!r}")
-        if value <= 0:
-            raise self.fail(f"{key}.value", f"must be positive, got {value!r}")
+        problem = limit.problem(value)
+        if problem:
+            raise self.fail(f"{key}.value", problem)
         if not isinstance(source, str) or not source.strip():
             raise self.fail(f"{key}.source", "is missing; every number needs a source")
         self.sources[key] = source
@@ -252,7 +246,7 @@ class _Checker:
 
 def _as_number(value: Any) -> Any:
     """YAML 1.1 reads ``19.5e12`` (no sign in the exponent) as text; take such text as the number it is."""
-    if isinstance(value, str) and re.fullmatch(r"[0-9.]+[eE][0-9]+", value.strip()):
+    if isinstance(value, str) and re.fullmatch(r"(?:\d+(?:\.\d*)?|\.\d+)[eE]\d+", value.strip()):
         return float(value)
     return value
 
@@ -265,7 +259,7 @@ def _build(c: _Checker, data: dict[str, Any]) -> DeviceSpec:
     if not isinstance(names, list) or not names or not all(isinstance(n, str) and n for n in names):
         raise c.fail("display_names", "must be a non-empty list of names as ncu writes them")
     cc = c.text(data, "compute_capability")
-    if not re.fullmatch(r"\d+\.\d+", cc):
+    if not validation.CC_PATTERN.fullmatch(cc):
         raise c.fail("compute_capability", f"must look like \"8.0\", got {cc!r}")
     memory = c.section(data, "memory", ("type", "bytes", "bandwidth_bytes_per_s"), required=True)
     peaks_data = c.section(data, "peaks", PEAK_KEYS, required=True)
@@ -275,13 +269,13 @@ def _build(c: _Checker, data: dict[str, Any]) -> DeviceSpec:
     return DeviceSpec(
         id=c.text(data, "id"), path=str(c.path), display_names=tuple(names),
         architecture=c.text(data, "architecture"), compute_capability=cc,
-        sm_count=int(c.number(data, "sm_count")), boost_clock_hz=c.number(data, "boost_clock_hz"),
-        tensor_clock_hz=c.optional_number(data, "tensor_clock_hz"),
-        memory_type=c.text(memory, "memory.type"), memory_bytes=int(c.number(memory, "memory.bytes")),
+        sm_count=int(c.number(data, "sm_count", SM_COUNT)), boost_clock_hz=c.number(data, "boost_clock_hz", CLOCK_HZ),
+        tensor_clock_hz=c.optional_number(data, "tensor_clock_hz", CLOCK_HZ),
+        memory_type=c.text(memory, "memory.type"), memory_bytes=int(c.number(memory, "memory.bytes", BYTES)),
         memory_bandwidth_bytes_per_s=c.number(memory, "memory.bandwidth_bytes_per_s"),
-        l2_bytes=int(c.number(data, "l2_bytes")),
+        l2_bytes=int(c.number(data, "l2_bytes", BYTES)),
         peaks={k: v for k, v in peaks.items() if v is not None},
-        fp32_lanes_per_sm=int(c.number(data, "fp32_lanes_per_sm")),
+        fp32_lanes_per_sm=int(c.number(data, "fp32_lanes_per_sm", LANES)),
         l1_bytes_per_s=c.optional_number(bandwidth, "bandwidth.l1_bytes_per_s"),
         l2_bytes_per_s=c.optional_number(bandwidth, "bandwidth.l2_bytes_per_s"),
         chip=c.text(data, "chip", required=False), notes=c.text(data, "notes", required=False),

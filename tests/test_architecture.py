@@ -4,9 +4,10 @@ private name crosses a module boundary; renderers return their output and leave 
 
 Layers, lowest first (a module may import its own layer and those below):
 
-    errors, model, units, labels, choices                  plain data, formatting, closed choices
-    metrics, reader, specs, driver, ranks,                 reading reports and specs, running ncu, kernel names
-    kernel_filter, kernel_families, libraries
+    errors, model, units, labels, choices, timelimit       plain data, formatting, closed choices, time limits
+    metrics, reader, ncu_file, validation, specs,          reading and checking reports and specs, running ncu,
+    driver, ranks, kernel_filter, kernel_families,         kernel names, the library a kernel comes from
+    libraries
     results                                                result types
     verdict                                                the bottleneck verdict (SpeedOfLight rule)
     analysis                                               roofline maths
@@ -15,7 +16,7 @@ Layers, lowest first (a module may import its own layer and those below):
     regression, ranking                                    the diff gate; the application summary
     pipeline (and the package's public API)                load -> filter -> spec -> analyse -> diagnose
     render                                                 pure renderers
-    commands.common, commands.ncu_options                  shared CLI helpers
+    commands.common, commands.output, commands.ncu_options shared CLI helpers, the one output writer
     commands.<command>                                     one module per command (leaves)
     cli, __main__                                          the typer application
 """
@@ -33,9 +34,10 @@ from roofline.cli import COMMANDS
 
 PACKAGE = Path(__file__).resolve().parents[1] / "roofline"
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("roofline.errors", "roofline.model", "roofline.units", "roofline.labels", "roofline.choices"),
-    ("roofline.metrics", "roofline.reader", "roofline.specs", "roofline.driver", "roofline.ranks",
-     "roofline.kernel_filter", "roofline.kernel_families", "roofline.libraries"),
+    ("roofline.errors", "roofline.model", "roofline.units", "roofline.labels", "roofline.choices",
+     "roofline.timelimit"),
+    ("roofline.metrics", "roofline.reader", "roofline.ncu_file", "roofline.validation", "roofline.specs",
+     "roofline.driver", "roofline.ranks", "roofline.kernel_filter", "roofline.kernel_families", "roofline.libraries"),
     ("roofline.results",),
     ("roofline.verdict",),
     ("roofline.analysis",),
@@ -44,7 +46,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("roofline.regression", "roofline.ranking"),
     ("roofline.pipeline", "roofline"),
     ("roofline.render",),
-    ("roofline.commands", "roofline.commands.common", "roofline.commands.ncu_options"),
+    ("roofline.commands", "roofline.commands.common", "roofline.commands.output", "roofline.commands.ncu_options"),
     tuple(f"roofline.commands.{module}" for module, _, _ in COMMANDS.values()),
     ("roofline.cli", "roofline.__main__"),
 )

@@ -112,3 +112,32 @@ def test_choices_are_validated_before_any_work(command, option, value, choices):
     assert result.exit_code == 2, result.output
     text = " ".join(result.output.replace("│", " ").split())
     assert f"'{value}' is not one of {choices}" in text
+
+
+# --- Usage errors in the tool's own voice (issue 15) -----------------------------------------------------------------
+@pytest.mark.parametrize("args, line", [
+    (["report", "--formatt", "json", EXAMPLE], "no such option --formatt (did you mean --format?): run 'roofline "
+                                               "report --help' for the options"),
+    (["report"], "missing argument FILES...: run 'roofline report --help' for the options"),
+    (["report", EXAMPLE, "--format"], "option --format needs a value: run 'roofline report --help' for the options"),
+    (["diff", EXAMPLE, EXAMPLE, "--fail-if-slower", "abc"],
+     "invalid value for --fail-if-slower: 'abc' is not a valid float range: run 'roofline diff --help' for the "
+     "options"),
+    (["report", EXAMPLE, "--spread-threshold", "wide"],
+     "invalid value for --spread-threshold: 'wide' is not a valid float: run 'roofline report --help' for the options"),
+    (["reprot", EXAMPLE], "no such command 'reprot' (did you mean 'report' or 'plot'?): run 'roofline --help' for "
+                          "the options"),
+    (["specs", "show"], "missing argument ID: run 'roofline specs show --help' for the options"),
+])
+def test_usage_errors_are_one_line_and_exit_2(args, line):
+    """Typer's five-line boxes became the tool's one line: what is wrong, then where the options are."""
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == f"roofline: error: {line}\n"
+
+
+def test_usage_error_through_the_console_entry_point():
+    proc = python("-m", "roofline", "report", "--formatt", "json", EXAMPLE)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == ("roofline: error: no such option --formatt (did you mean --format?): run 'roofline report "
+                           "--help' for the options\n")

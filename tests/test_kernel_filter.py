@@ -131,6 +131,16 @@ def test_no_match_lists_the_nearest_names() -> None:
     assert err.value.exit_code == 2
 
 
+def test_a_regex_that_backtracks_for_ever_is_stopped_with_one_line() -> None:
+    """Issue 15: a user regex could run for hours; it is stopped after timelimit.REGEX_LIMIT_S."""
+    hostile = Report("app.json", Device("Test GPU"), (KernelLaunch(0, 0, "a" * 64 + "!"),), source="model")
+    with pytest.raises(RooflineError) as err:
+        parse(["regex:(a+)+$"]).select(hostile)
+    assert str(err.value) == ("--kernel 'regex:(a+)+$' on the names in app.json took longer than 2 s and was stopped: "
+                              "simplify the pattern: nested repeats such as (a+)+ or (.*)* backtrack exponentially "
+                              "on long names")
+
+
 def test_at_most_ten_nearest_names_most_similar_first() -> None:
     launches = tuple(KernelLaunch(0, i, f"kernel_{i:02d}") for i in range(30)) + (KernelLaunch(0, 30, "kernel_7x"),)
     report = Report("many.json", Device("Test GPU"), launches, source="model")

@@ -237,3 +237,12 @@ def test_before_after_on_one_gpu_reduction_variants(roofline_report, raw_actions
     assert [s.roof.pct_of_roof for s in pair.sides] == pytest.approx([100 * roof_a / t_a, 100 * roof_b / t_b], rel=1e-6)
     assert pair.sides[0].flops["fp32"].value == 0.0  # measured zero, not missing
     assert pair.sides[0].attainable_flop_per_s.value is None
+
+
+def test_a_match_regex_that_backtracks_for_ever_is_stopped_with_one_line():
+    """Issue 15: --match/--map patterns run under the same 2 s limit as --kernel regex:."""
+    hostile = analyze_report(names_model("a.json", [("a" * 64 + "!", "")]))
+    with pytest.raises(RooflineError) as err:
+        pair_reports([hostile, hostile], parse_matcher("regex:(a+)+$", (), 2))
+    assert str(err.value).startswith("the --match/--map patterns on the names in a.json took longer than 2 s and "
+                                     "was stopped: simplify the pattern")

@@ -27,9 +27,9 @@ def test_a_file_named_twice_is_read_once_with_one_catalog(monkeypatch: pytest.Mo
     catalogs: list[object] = []
     load, catalog = reader.load_report, specs.load_catalog
 
-    def counted_load(path: str | os.PathLike[str]) -> Report:
+    def counted_load(path: str | os.PathLike[str], time_limit_s: float | None = None) -> Report:
         reads.append(str(path))
-        return load(path)
+        return load(path, time_limit_s)
 
     def counted_catalog(extra: Sequence[str | os.PathLike[str]] = ()) -> SpecCatalog:
         catalogs.append(extra)

@@ -9,7 +9,6 @@ import json
 import math
 import os
 import signal
-import struct
 import sys
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from roofline.errors import ReportError
 from roofline.metrics import BREAKDOWNS, EXTRA_METRIC_PREFIXES, METRICS_TO_READ
 from roofline.model import Report
 from roofline.reader import load_report
+from tests.ncu_blocks import blocks
 
 DAXPY = "rtx3070_daxpy-nvtx_custom"
 H800 = "h800_flash-attn-fwd_full"
@@ -226,44 +226,6 @@ def test_truncated_reports(shared_report, tmp_path, capfd):
     assert "launch 0:0 holds no data" in message and "truncated" in message
 
 
-def blocks(data: bytes) -> list[tuple[int, int, int]]:
-    """(start, end, number of results) of each block of a .ncu-rep: after the 'NVR\\0' magic and the file
-    header (u32 length + message), each block is a u32 header length, a header message whose field 2 is
-    the number of results and field 5 the payload size, then the payload."""
-    def fields(msg: bytes) -> dict[int, int]:
-        out, i = {}, 0
-        while i < len(msg):
-            key, i = varint(msg, i)
-            if key & 7 == 0:
-                out[key >> 3], i = varint(msg, i)
-            elif key & 7 == 2:
-                size, i = varint(msg, i)
-                i += size
-            else:
-                i += 8 if key & 7 == 1 else 4
-        return out
-
-    def varint(b: bytes, i: int) -> tuple[int, int]:
-        value = shift = 0
-        while True:
-            byte = b[i]
-            i += 1
-            value |= (byte & 0x7F) << shift
-            shift += 7
-            if byte < 0x80:
-                return value, i
-
-    (header_len,) = struct.unpack_from("<I", data, 4)
-    i, out = 8 + header_len, []
-    while i < len(data):
-        (n,) = struct.unpack_from("<I", data, i)
-        f = fields(data[i + 4:i + 4 + n])
-        end = i + 4 + n + f.get(5, 0)
-        out.append((i, end, f.get(2, 0)))
-        i = end
-    return out
-
-
 def test_report_with_no_kernels(shared_report, tmp_path):
     """The T4 report with its one result block removed: a well-formed report that holds no launch."""
     data = shared_report(T4).read_bytes()
@@ -276,7 +238,7 @@ def test_report_with_no_kernels(shared_report, tmp_path):
 
 
 @pytest.mark.parametrize("content, expected", [
-    ("[1, 2]", "not a valid roofline report model"),
+    ("[1, 2]", "the document is list, expected an object"),
     ("{\"a\": 1}", "not a roofline-report-model document"),
     ("not json", "not a valid roofline report model"),
     ("{\"format\": \"roofline-report-model\", \"version\": 99, \"device\": {}, \"launches\": []}", "version 99"),
@@ -328,3 +290,63 @@ def test_report_model_file_loads_without_ncu_report(roofline_report, tmp_path, m
     loaded = load_report(path)
     assert isinstance(loaded, Report) and loaded.source == "model"
     assert loaded.launches == report.launches and Path(loaded.path) == path
+
+
+# --- Time limit and what is not a file (issue 15) -----------------------------------------------------------------
+def _reads_forever(path: str, write_fd: int) -> None:
+    """A child entry point that never answers, like the native reader spinning on a hostile file."""
+    import faulthandler
+    import time
+
+    faulthandler.disable()
+    reader._silence_native_output()
+    time.sleep(3600)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork to patch the child")
+def test_reader_past_its_time_limit_is_killed_and_the_file_named(shared_report, monkeypatch):
+    monkeypatch.setattr(reader, "_child_main", _reads_forever)
+    path = shared_report(T4)
+    with pytest.raises(ReportError) as err:
+        load_report(path, time_limit_s=0.5)
+    assert str(err.value) == (f"{path}: reading took longer than 0.5 s and was stopped: the file may be corrupt; "
+                              "if it is a large real report, raise --timeout (seconds)")
+    with pytest.raises(ChildProcessError):  # the killed child was reaped
+        os.waitpid(-1, os.WNOHANG)
+
+
+def test_time_limit_scales_with_the_file_size():
+    assert reader.read_time_limit(0) == reader.READ_LIMIT_BASE_S
+    assert reader.read_time_limit(2 << 30) == reader.READ_LIMIT_BASE_S + 2048 * reader.READ_LIMIT_S_PER_MIB
+
+
+def test_timeout_option_reaches_the_reader(shared_report):
+    from typer.testing import CliRunner
+
+    from roofline.cli import app
+
+    path = shared_report(T4)
+    result = CliRunner().invoke(app, ["report", str(path), "--timeout", "0.001"])
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"roofline: error: {path}: reading took longer than 0.001 s and was stopped")
+
+
+def test_unreadable_location_is_one_line(tmp_path, monkeypatch):
+    """Issue 15: a report in a folder the user cannot read raised PermissionError from Path.exists()."""
+    path = tmp_path / "locked" / "r.ncu-rep"
+    stat_of = Path.stat
+
+    def denied(self: Path, *args: object, **kwargs: object) -> os.stat_result:
+        if self == path:
+            raise PermissionError(13, "Permission denied")
+        return stat_of(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "stat", denied)
+    assert one_line_error(path) == f"{path}: cannot access (Permission denied): check the path and its permissions"
+
+
+def test_fifo_as_input_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "r.ncu-rep"
+    os.mkfifo(fifo)
+    assert one_line_error(fifo) == (f"{fifo}: is not a regular file (a device, FIFO or socket): save the report to "
+                                    "a file first")

@@ -71,8 +71,18 @@ def test_valid_spec_parses_with_sources(tmp_path):
     ("peaks.fp32", None, "peaks.fp32", "is missing"),
     ("peaks.fp32", {"value": 1e12}, "peaks.fp32.source", "every number needs a source"),
     ("peaks.fp32", 19.2e12, "peaks.fp32", "every number needs a source"),
-    ("peaks.fp32", {"value": "fast", "source": SRC}, "peaks.fp32.value", "must be a number"),
-    ("peaks.fp64", {"value": -1, "source": SRC}, "peaks.fp64.value", "must be positive"),
+    ("peaks.fp32", {"value": "fast", "source": SRC}, "peaks.fp32.value", "expected a number"),
+    ("peaks.fp64", {"value": -1, "source": SRC}, "peaks.fp64.value", "expected 0 < value"),
+    # issue 15: non-finite and impossible numbers that used to pass or end in a traceback
+    ("peaks.fp32", cited(float("nan")), "peaks.fp32.value", "is nan, expected a finite number"),
+    ("memory.bandwidth_bytes_per_s", cited(float("inf")), "memory.bandwidth_bytes_per_s.value",
+     "is inf, expected a finite number"),
+    ("sm_count", cited(float("inf")), "sm_count.value", "is inf, expected a finite number"),
+    ("sm_count", cited(0.5), "sm_count.value", "is 0.5, expected a whole number"),
+    ("sm_count", cited(0), "sm_count.value", "expected 0 < value < 10000"),
+    ("fp32_lanes_per_sm", cited(0.25), "fp32_lanes_per_sm.value", "expected a whole number"),
+    ("boost_clock_hz", cited(1.5), "boost_clock_hz.value", "expected 1e+08 <= value <= 1e+10"),
+    ("l2_bytes", cited(10**400), "l2_bytes.value", "is out of the range of numbers"),
     ("peaks.fp65", cited(1.0), "peaks.fp65", "is not a known key"),
     ("sm_count", None, "sm_count", "is missing"),
     ("compute_capability", "eight", "compute_capability", "must look like"),
@@ -197,3 +207,43 @@ def test_exponent_without_sign_is_read_as_a_number(tmp_path):
     path.write_text(yaml.safe_dump(VALID).replace("19200000000000.0", "19.2e12"))
     assert "19.2e12" in path.read_text()
     assert parse_spec_file(path).peaks["fp32"] == 19.2e12
+
+
+# --- hostile files (issue 15) -------------------------------------------------------------------------------------
+def test_dotted_number_text_is_an_error_not_a_traceback(tmp_path):
+    """'1..2e3' once matched the exponent pattern and then failed in float(); now it stays text: not a number."""
+    path = tmp_path / "dots.yaml"
+    path.write_text(yaml.safe_dump(VALID).replace("19200000000000.0", "1..2e3"))
+    with pytest.raises(SpecError, match=r"key 'peaks.fp32.value' is '1..2e3', expected a number"):
+        parse_spec_file(path)
+
+
+def test_non_utf8_file_is_one_line(tmp_path):
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes(yaml.safe_dump(VALID).encode().replace(b"Ampere", b"Amp\xe8re"))
+    with pytest.raises(SpecError, match=r"latin1.yaml: not UTF-8 text \(byte \d+\): save the file as UTF-8"):
+        parse_spec_file(path)
+
+
+ALIAS_BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join([f'*{chr(97 + i)}'] * 9)}]\n" for i in range(8))
+
+
+def test_alias_bomb_is_refused_before_it_expands(tmp_path):
+    """Nine levels of nine aliases (about 700 bytes) expand to 9^9 items; refused while parsing."""
+    path = tmp_path / "bomb.yaml"
+    path.write_text(ALIAS_BOMB + "id: bomb\n")
+    assert len(path.read_bytes()) < 800
+    with pytest.raises(SpecError, match=r"bomb.yaml: YAML alias '\*a' at line 2: write the value out"):
+        parse_spec_file(path)
+
+
+def test_deep_nesting_and_huge_files_are_refused(tmp_path):
+    deep = tmp_path / "deep.yaml"
+    deep.write_text("a: " + "[" * 5000 + "]" * 5000 + "\n")
+    with pytest.raises(SpecError, match="nested deeper than 16 levels"):
+        parse_spec_file(deep)
+    huge = tmp_path / "huge.yaml"
+    huge.write_text("# " + "x" * (1 << 20) + "\n")
+    with pytest.raises(SpecError, match="larger than 1 MiB"):
+        parse_spec_file(huge)

@@ -24,6 +24,7 @@ from roofline.commands.common import (
     PlotOpt,
     ReportFormat,
     SpecsOpt,
+    TimeoutOpt,
     WideOpt,
     analysis_options,
     handles_errors,
@@ -59,6 +60,7 @@ def analyze(
     ceilings: CeilingsOpt = "auto",
     specs: SpecsOpt = None,
     plot: PlotOpt = None,
+    timeout: TimeoutOpt = None,
     wide: WideOpt = False,
 ) -> None:
     """Profile an application with ncu, then analyse the report it wrote (as `roofline report` does)."""
@@ -80,5 +82,5 @@ def analyze(
     report = driver.profile(ncu_opts.prepare_ncu(ncu, options, template, app))
     typer.echo(f"roofline: wrote {report}", err=True)
     # ncu applied the filters already; the analysis applies the same ones, so what was profiled is analysed
-    report_files([report], analysis_options(kernel, kernel_name_base, ceilings, specs), fmt, report_output, plot,
-                 wide=wide)
+    report_files([report], analysis_options(kernel, kernel_name_base, ceilings, specs, timeout), fmt, report_output,
+                 plot, wide=wide)

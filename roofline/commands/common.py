@@ -1,6 +1,6 @@
-"""What every command shares: one-line errors, the terminal width, the option declarations several commands
-take, and the one output writer (nothing else in roofline writes a file, so the no-overwrite rule holds for
-every output, plots included)."""
+"""What every command shares: one-line errors and warnings, the terminal width, the option declarations several
+commands take, and the report workflow. Files are written by ``roofline.commands.output.write_output`` only
+(re-exported here), so the no-overwrite rule holds for every output, plots included."""
 
 from __future__ import annotations
 
@@ -13,17 +13,18 @@ from typing import TYPE_CHECKING, Annotated, Literal, TypeVar, cast
 import typer
 
 from roofline.choices import CeilingsChoice, NameBase
+from roofline.commands.output import write_output as write_output
 from roofline.kernel_filter import LANGUAGE, NAME_BASE_HELP
 from roofline.pipeline import AnalysisOptions
 
 if TYPE_CHECKING:  # pragma: no cover
+    from roofline.errors import RooflineError
     from roofline.results import ReportAnalysis
 
 F = TypeVar("F", bound=Callable[..., object])
 ReportFormat = Literal["table", "json", "markdown", "html", "csv"]  # `report` and `analyze`
 SPREAD_THRESHOLD_PCT = 10.0  # default of `report --spread-threshold`
 REPORTS_DIR = Path("reports")
-MAX_MARKER_SCAN = 64 * 2**20  # larger files are never taken for one of ours
 WIDE_COLUMNS = 100_000  # --wide: a table width no kernel name reaches
 _REPORT_SUFFIXES = (".ncu-rep", ".roofline.json", ".json")
 
@@ -34,7 +35,7 @@ KernelOpt = Annotated[
 NameBaseOpt = Annotated[NameBase, typer.Option("--kernel-name-base", help=NAME_BASE_HELP)]
 WideOpt = Annotated[bool, typer.Option(
     "--wide", help="Print kernel names in full (tables otherwise fit them to the terminal width).")]
-OUTPUT_HELP = "Write the output to this file instead of the terminal."
+OUTPUT_HELP = "Write the output to this file instead of the terminal (- for standard output)."
 OutputOpt = Annotated[Path | None, typer.Option("--output", "-o", help=OUTPUT_HELP)]
 CeilingsOpt = Annotated[
     CeilingsChoice,
@@ -63,15 +64,20 @@ MapOpt = Annotated[
     typer.Option("--map", help="Pair explicitly: A=B, one full-match regex per report in report order "
                  "(repeatable; applied before --match)."),
 ]
+TimeoutOpt = Annotated[
+    float | None,
+    typer.Option("--timeout", metavar="SECONDS", min=0.001,
+                 help="Stop reading an .ncu-rep after this long (default: 30 s + 0.5 s per MiB of the file)."),
+]
 REPORT_FORMAT_HELP = ("Output format: table, json, csv (one row per launch), markdown (with the plot as a PNG "
                       "beside it) or html (interactive plot).")
 
 
 def analysis_options(kernel: Sequence[str] | None, kernel_name_base: NameBase, ceilings: CeilingsChoice,
-                     specs: Sequence[Path] | None) -> AnalysisOptions:
+                     specs: Sequence[Path] | None, timeout: float | None = None) -> AnalysisOptions:
     """The pipeline's options from the shared command-line options."""
     return AnalysisOptions(kernel=tuple(kernel or ()), kernel_name_base=kernel_name_base, ceilings=ceilings,
-                           specs=tuple(specs or ()))
+                           specs=tuple(specs or ()), time_limit_s=timeout)
 
 
 # --- Errors and the terminal -------------------------------------------------------------------------
@@ -91,6 +97,34 @@ def handles_errors(func: F) -> F:
     return cast(F, wrapper)  # functools.wraps keeps the signature at run time, not in its type
 
 
+def warn(analyses: Sequence[ReportAnalysis]) -> None:
+    """Each report's integrity warnings on stderr, one line each (the outputs carry them too)."""
+    for a in analyses:
+        for warning in a.report.warnings:
+            typer.echo(f"roofline: warning: {a.report.path}: {warning}", err=True)
+
+
+def fail_for(errors: Sequence[RooflineError]) -> None:
+    """After the good reports were written: one line per bad one, and the exit status of the worst."""
+    for err in errors:
+        typer.echo(f"roofline: error: {err}", err=True)
+    if errors:
+        raise typer.Exit(max(err.exit_code for err in errors))
+
+
+def analyze_good(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions) -> tuple[
+        list[ReportAnalysis], list[RooflineError]]:
+    """The analyses of the good reports (warnings printed) and the errors of the bad ones; when none is good,
+    every error is printed and the command ends (exit 2)."""
+    from roofline.pipeline import analyze_each
+
+    analyses, errors = analyze_each(paths, options)
+    if not analyses:
+        fail_for(errors)
+    warn(analyses)
+    return analyses, errors
+
+
 def terminal_width(wide: bool = False) -> int:
     """Columns for tables: $COLUMNS, else the terminal's width, at least 80 (80 when not a terminal); with
     ``wide``, room for every name in full."""
@@ -108,15 +142,6 @@ def default_output(paths: Sequence[str | os.PathLike[str]], suffix: str) -> Path
     return REPORTS_DIR / f"{stem}{more}{suffix}"
 
 
-def written_by_us(path: Path) -> bool:
-    """Whether an existing file carries roofline's generator mark."""
-    from roofline.render import GENERATED_BY
-
-    if path.stat().st_size > MAX_MARKER_SCAN:
-        return False
-    return GENERATED_BY.encode() in path.read_bytes()
-
-
 def emit(text: str, output: Path | None) -> None:
     """Print ``text``, or write it to ``output`` with ``write_output``."""
     if output is None:
@@ -125,43 +150,19 @@ def emit(text: str, output: Path | None) -> None:
         write_output(output, text)
 
 
-def write_output(path: Path, content: str | bytes) -> None:
-    """Write an output file, creating its folder. An existing file is replaced only if roofline wrote it
-    (it carries the generator mark), so a report or a hand-written file is never overwritten; text without
-    the mark of its own format gets it as a last line."""
-    from roofline.errors import RooflineError
-    from roofline.render import GENERATED_BY, GENERATOR
-
-    if isinstance(content, str):
-        if GENERATED_BY not in content:
-            content += f"\n{GENERATOR}\n"
-        content = content.encode()
-    if path.is_dir():
-        raise RooflineError(f"{path}: is a folder", "name a file inside it")
-    if path.exists() and not written_by_us(path):
-        raise RooflineError(f"{path}: exists and was not written by roofline; not replacing it",
-                            "remove it, or choose another file with -o/--output")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(content)
-    except OSError as err:
-        raise RooflineError(f"{path}: cannot write ({err.strerror})", "choose a writable path") from None
-    typer.echo(f"wrote {path}", err=True)
-
-
 # --- The report workflow of `report` and `analyze` ------------------------------------------------------
 def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions, fmt: ReportFormat = "table",
                  output: Path | None = None, plot: Path | None = None,
                  spread_threshold_pct: float = SPREAD_THRESHOLD_PCT, wide: bool = False) -> list[ReportAnalysis]:
     """Analyse reports and write them: the plot when asked, then the report in ``fmt`` (Markdown, with each
     report's plot as a PNG beside it, and HTML to a file, by default under reports/), with the kernels compared
-    across several reports of one job."""
+    across several reports of one job. A bad report does not stop the others: they are written, then each bad
+    one is named and the exit status is 2."""
     from roofline.analysis import spread_across_reports
-    from roofline.pipeline import analyze_files
     from roofline.render.mpl import plot_format
 
     plot_fmt = plot_format(plot) if plot is not None else None
-    analyses = analyze_files(paths, options)
+    analyses, errors = analyze_good(paths, options)
     if plot is not None and plot_fmt is not None:
         from roofline.render import plot as plot_render
 
@@ -192,4 +193,5 @@ def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptio
         from roofline.render import table
 
         emit(table.render(analyses, width=terminal_width(wide), spreads=spreads), output)
+    fail_for(errors)
     return analyses

@@ -17,11 +17,13 @@ from roofline.commands.common import (
     OutputOpt,
     PlotOpt,
     SpecsOpt,
+    TimeoutOpt,
     WideOpt,
     analysis_options,
     emit,
     handles_errors,
     terminal_width,
+    warn,
     write_output,
 )
 
@@ -45,9 +47,11 @@ def compare(
         "--normalize", help="Plot percent of each report's own roof instead of FLOP/s.")] = False,
     ceilings: CeilingsOpt = "auto",
     specs: SpecsOpt = None,
+    timeout: TimeoutOpt = None,
     wide: WideOpt = False,
 ) -> None:
-    """Compare kernels across reports: times, speedups, percent of each GPU's own roof, expected speedup."""
+    """Compare kernels across reports: times, speedups, percent of each GPU's own roof, expected speedup. Every
+    report is needed: the first bad one ends the command."""
     from roofline.errors import RooflineError
     from roofline.pairing import pair_reports, parse_matcher
     from roofline.pipeline import analyze_files
@@ -57,11 +61,13 @@ def compare(
     if len(files) < 2 and not project_to:
         raise RooflineError("compare needs two or more reports", "pass A B [...], or one report with --project-to ID")
     matcher = parse_matcher(match, maps or (), len(files))
-    options = analysis_options(kernel, kernel_name_base, ceilings, specs)
+    options = analysis_options(kernel, kernel_name_base, ceilings, specs, timeout)
     catalog = load_catalog(options.specs)
     target = catalog.get(project_to) if project_to else None
     plot_fmt = plot_format(plot) if plot is not None else None
-    comparison = pair_reports(analyze_files(files, options, catalog), matcher, target)
+    analyses = analyze_files(files, options, catalog)
+    warn(analyses)
+    comparison = pair_reports(analyses, matcher, target)
     if fmt == "json":
         from roofline.render.compare_json import comparison_json
 

@@ -16,11 +16,13 @@ from roofline.commands.common import (
     NameBaseOpt,
     OutputOpt,
     SpecsOpt,
+    TimeoutOpt,
     WideOpt,
     analysis_options,
     emit,
     handles_errors,
     terminal_width,
+    warn,
 )
 
 DiffFormat = Literal["table", "json", "markdown"]
@@ -45,6 +47,7 @@ def diff(
     output: OutputOpt = None,
     ceilings: CeilingsOpt = "auto",
     specs: SpecsOpt = None,
+    timeout: TimeoutOpt = None,
     wide: WideOpt = False,
 ) -> None:
     """Compare NEW with BASE kernel by kernel and fail (exit 1) on a regression beyond the thresholds."""
@@ -53,7 +56,8 @@ def diff(
     from roofline.regression import Thresholds, judge
 
     matcher = parse_matcher(match, maps or (), 2)
-    analyses = analyze_files([base, new], analysis_options(kernel, kernel_name_base, ceilings, specs))
+    analyses = analyze_files([base, new], analysis_options(kernel, kernel_name_base, ceilings, specs, timeout))
+    warn(analyses)
     result = judge(pair_reports(analyses, matcher), Thresholds(fail_if_slower, fail_if_roof_drop))
     if fmt == "json":
         from roofline.render.compare_json import diff_json

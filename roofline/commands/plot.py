@@ -12,8 +12,11 @@ from roofline.commands.common import (
     KernelOpt,
     NameBaseOpt,
     SpecsOpt,
+    TimeoutOpt,
     analysis_options,
+    analyze_good,
     default_output,
+    fail_for,
     handles_errors,
     write_output,
 )
@@ -36,13 +39,15 @@ def plot(
     ceilings: CeilingsOpt = "auto",
     specs: SpecsOpt = None,
     top: TopOpt = LEGEND_KERNELS,
+    timeout: TimeoutOpt = None,
 ) -> None:
-    """Draw the hierarchical roofline of existing reports: one panel per report, kernels at every memory level."""
-    from roofline.pipeline import analyze_files
+    """Draw the hierarchical roofline of existing reports: one panel per report, kernels at every memory level.
+    A bad report does not stop the others (named at the end, exit 2)."""
     from roofline.render import plot as plot_render
     from roofline.render.mpl import plot_format
 
     target = output or default_output(files, ".png")
     fmt = plot_format(target)
-    analyses = analyze_files(files, analysis_options(kernel, kernel_name_base, ceilings, specs))
+    analyses, errors = analyze_good(files, analysis_options(kernel, kernel_name_base, ceilings, specs, timeout))
     write_output(target, plot_render.render(analyses, fmt, top))
+    fail_for(errors)

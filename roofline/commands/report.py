@@ -17,6 +17,7 @@ from roofline.commands.common import (
     PlotOpt,
     ReportFormat,
     SpecsOpt,
+    TimeoutOpt,
     WideOpt,
     analysis_options,
     handles_errors,
@@ -37,8 +38,12 @@ def report(
     spread_threshold: Annotated[float, typer.Option(
         "--spread-threshold", help="With several reports (e.g. MPI ranks): flag kernels whose total time "
         "differs across them by more than this percent.")] = SPREAD_THRESHOLD_PCT,
+    timeout: TimeoutOpt = None,
     wide: WideOpt = False,
 ) -> None:
-    """Analyse existing Nsight Compute reports: roofline position of every kernel launch."""
-    report_files(files, analysis_options(kernel, kernel_name_base, ceilings, specs), fmt, output, plot,
+    """Analyse existing Nsight Compute reports: roofline position of every kernel launch.
+
+    With several reports, a bad one does not stop the others: they are analysed and written, the bad ones are
+    named at the end, one line each, and the exit status is 2."""
+    report_files(files, analysis_options(kernel, kernel_name_base, ceilings, specs, timeout), fmt, output, plot,
                  spread_threshold, wide)

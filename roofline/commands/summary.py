@@ -16,9 +16,12 @@ from roofline.commands.common import (
     OutputOpt,
     PlotOpt,
     SpecsOpt,
+    TimeoutOpt,
     WideOpt,
     analysis_options,
+    analyze_good,
     emit,
+    fail_for,
     handles_errors,
     terminal_width,
     write_output,
@@ -42,17 +45,18 @@ def summary(
     plot: PlotOpt = None,
     ceilings: CeilingsOpt = "auto",
     specs: SpecsOpt = None,
+    timeout: TimeoutOpt = None,
     wide: WideOpt = False,
 ) -> None:
-    """Rank the kernels of whole applications by recoverable time (time x (1 - percent of roof))."""
+    """Rank the kernels of whole applications by recoverable time (time x (1 - percent of roof)). A bad report
+    does not stop the others (named at the end, exit 2)."""
     from roofline.pairing import report_labels
-    from roofline.pipeline import analyze_files
     from roofline.ranking import check_top, summarize
     from roofline.render.mpl import plot_format
 
     check_top(top)
     plot_fmt = plot_format(plot) if plot is not None else None
-    analyses = analyze_files(files, analysis_options(kernel, kernel_name_base, ceilings, specs))
+    analyses, errors = analyze_good(files, analysis_options(kernel, kernel_name_base, ceilings, specs, timeout))
     summaries = [summarize(a, by, top, label) for a, label in zip(analyses, report_labels(analyses), strict=True)]
     if fmt == "json":
         from roofline.render.compare_json import summary_json
@@ -66,3 +70,4 @@ def summary(
         from roofline.render.compare_plot import summary_plot
 
         write_output(plot, summary_plot(summaries, plot_fmt))
+    fail_for(errors)

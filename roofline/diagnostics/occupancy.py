@@ -19,16 +19,23 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from roofline.metrics import OCCUPANCY_ACHIEVED, OCCUPANCY_THEORETICAL
+from roofline.metrics import (
+    LAUNCH_BLOCK,
+    LAUNCH_GRID,
+    LAUNCH_REGISTERS,
+    LAUNCH_SHARED,
+    OCCUPANCY_ACHIEVED,
+    OCCUPANCY_THEORETICAL,
+)
 from roofline.model import Device, KernelLaunch
 from roofline.results import Occupancy, WhatIf
 from roofline.units import pct
+from roofline.validation import MAX_THREADS_PER_BLOCK
 
 WARP_SIZE = 32
 # Registers are allocated per warp in units of 256 (CUDA occupancy calculator, CC 3.0 to 12.x). Reproduces
 # ncu's register limit on every launch in shared/ncu-reps and launch__registers_per_thread_allocated.
 REGISTER_ALLOC_UNIT = 256
-MAX_REGISTERS_PER_THREAD = 255  # CUDA C Programming Guide, technical specifications (CC 5.0 and newer)
 # Shared-memory allocation unit in bytes by CC major (CUDA occupancy calculator). Seen in the reports as
 # launch__shared_mem_per_block_allocated: RTX 2070 SUPER (7.5) 44 B -> 256 B; RTX 4070 Ti (8.9) 8720 -> 8832 B.
 SMEM_ALLOC_UNIT = {7: 256}
@@ -92,8 +99,8 @@ def sm_resources(device: Device) -> SmResources | None:
 
 def launch_shape(launch: KernelLaunch) -> LaunchShape | None:
     """Block size, registers per thread and shared bytes per block from the launch__* metrics."""
-    threads, regs = launch.value("launch__block_size"), launch.value("launch__registers_per_thread")
-    shared = launch.value("launch__shared_mem_per_block")
+    threads, regs = launch.value(LAUNCH_BLOCK), launch.value(LAUNCH_REGISTERS)
+    shared = launch.value(LAUNCH_SHARED)
     if threads is None or regs is None or shared is None or threads <= 0:
         return None
     return LaunchShape(int(threads), int(regs), int(shared))
@@ -215,7 +222,7 @@ def what_if(shape: LaunchShape, sm: SmResources, barriers_limit: int | None = No
     register or shared-memory footprint, or (when warps or the block count limit) another block size."""
     limits = _effective_limits(shape, sm, barriers_limit)
     blocks = min(limits.values())
-    if blocks * shape.warps >= sm.max_warps:
+    if blocks == 0 or blocks * shape.warps >= sm.max_warps:  # a block that cannot reside has no "more blocks"
         return ()
     tied = [k for k, v in limits.items() if v == blocks]
     if "warps" in tied or "blocks" in tied:
@@ -253,12 +260,29 @@ def _footprint_change(shape: LaunchShape, sm: SmResources, tied: list[str], targ
 def _shrunk(shape: LaunchShape, sm: SmResources, resource: str, target: int) -> LaunchShape | None:
     """``shape`` with the largest register count or shared size (below the current one) that fits ``target``."""
     if resource == "registers":
-        candidates = (LaunchShape(shape.threads, r, shape.shared_bytes) for r in range(shape.registers - 1, 0, -1))
-        return next((s for s in candidates if blocks_by_registers(s, sm) >= target), None)
-    floor = sm.reserved_shared_per_block
-    sizes = range(shape.shared_bytes - sm.smem_unit, floor, -sm.smem_unit)
-    candidates = (LaunchShape(shape.threads, shape.registers, b) for b in sizes)
-    return next((s for s in candidates if blocks_by_shared(s, sm, sm.shared_bytes) >= target), None)
+        registers = registers_for(target, shape, sm)
+        return None if registers is None else replace(shape, registers=registers)
+    shared = shared_for(target, shape, sm)
+    return None if shared is None else replace(shape, shared_bytes=shared)
+
+
+def registers_for(target: int, shape: LaunchShape, sm: SmResources) -> int | None:
+    """The most registers per thread, below the current count, at which ``target`` blocks reside (closed form:
+    blocks >= target <=> registers per warp <= per-partition file // warps needed per partition)."""
+    warps_needed = math.ceil(target * shape.warps / sm.sub_partitions)  # per sub-partition
+    units = sm.registers // sm.sub_partitions // warps_needed // REGISTER_ALLOC_UNIT  # allocation units per warp
+    registers = min(shape.registers - 1, units * REGISTER_ALLOC_UNIT // WARP_SIZE)
+    return registers if registers >= 1 else None
+
+
+def shared_for(target: int, shape: LaunchShape, sm: SmResources) -> int | None:
+    """The largest shared size per block, whole allocation units below the current one and above the driver's
+    reservation, at which ``target`` blocks reside in the largest carveout (closed form, as ``registers_for``)."""
+    unit = sm.smem_unit
+    fits = sm.shared_bytes // target // unit * unit  # the largest allocation that ``target`` blocks share
+    steps = max(1, -((fits - shape.shared_bytes) // unit))  # ceil((current - fits) / unit), at least one
+    shared = shape.shared_bytes - steps * unit
+    return shared if shared > sm.reserved_shared_per_block else None
 
 
 def _describe(resource: str, old: LaunchShape, new: LaunchShape, sm: SmResources) -> str:
@@ -269,12 +293,16 @@ def _describe(resource: str, old: LaunchShape, new: LaunchShape, sm: SmResources
 
 
 def _block_size_change(shape: LaunchShape, sm: SmResources, barriers_limit: int | None) -> tuple[WhatIf, ...]:
-    """The block size (multiple of a warp) closest to the current one with the highest theoretical occupancy."""
+    """The block size (multiple of a warp) closest to the current one with the highest theoretical occupancy.
+
+    The candidates are the warp multiples up to the device's block limit, itself capped at CUDA's 1024 threads:
+    at most 32 shapes, whatever the input's numbers (registers and shared memory are solved in closed form)."""
+    largest = min(sm.max_threads_per_block, MAX_THREADS_PER_BLOCK) // WARP_SIZE
     best: tuple[float, int, LaunchShape, int] | None = None
-    for threads in range(WARP_SIZE, sm.max_threads_per_block + 1, WARP_SIZE):
-        new = LaunchShape(threads, shape.registers, shape.shared_bytes)
+    for warps in range(1, largest + 1):
+        new = LaunchShape(warps * WARP_SIZE, shape.registers, shape.shared_bytes)
         blocks = min(_effective_limits(new, sm, barriers_limit).values())
-        key = (theoretical_pct(blocks, new, sm), -abs(threads - shape.threads), new, blocks)
+        key = (theoretical_pct(blocks, new, sm), -abs(new.threads - shape.threads), new, blocks)
         if best is None or key[:2] > best[:2]:
             best = key
     current = min(_effective_limits(shape, sm, barriers_limit).values())
@@ -336,7 +364,7 @@ def _blocks(n: int | None) -> str:
 
 
 def _wave_lines(occ: Occupancy, launch: KernelLaunch) -> list[str]:
-    waves, grid = occ.waves_per_sm, launch.value("launch__grid_size")
+    waves, grid = occ.waves_per_sm, launch.value(LAUNCH_GRID)
     if waves is None or occ.tail_idle_pct is None or occ.tail_idle_pct < TAIL_IDLE_PCT:
         return []
     if waves < 1:

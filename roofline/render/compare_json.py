@@ -35,8 +35,8 @@ def summary_json(summaries: Sequence[AppSummary], top: int) -> str:
 
 
 def _head(kind: str) -> dict[str, Any]:
-    return {"schema_version": SCHEMA_VERSION, "kind": kind, "tool": {"name": "roofline", "version": __version__},
-            "generator": GENERATOR}
+    return {"generator": GENERATOR, "schema_version": SCHEMA_VERSION, "kind": kind,
+            "tool": {"name": "roofline", "version": __version__}}  # the generator first: the file's mark
 
 
 def comparison_document(c: Comparison) -> dict[str, Any]:
@@ -89,7 +89,7 @@ def summary_document(summaries: Sequence[AppSummary], top: int) -> dict[str, Any
 def report_dict(r: ReportRef) -> dict[str, Any]:
     return {"label": r.label, "path": r.path, "device": r.device, "compute_capability": r.compute_capability,
             "spec_id": r.spec_id, "ceilings_used": r.ceilings_used, "launches": r.launches,
-            "total_time_s": number(r.total_time_s)}
+            "total_time_s": number(r.total_time_s), "warnings": list(r.warnings)}
 
 
 def pair_dict(p: KernelPair, reports: Sequence[ReportRef]) -> dict[str, Any]:

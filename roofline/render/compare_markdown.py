@@ -25,6 +25,7 @@ def diff_markdown(d: DiffResult) -> str:
         f"{status} beyond {threshold_text(d)}; matching: {cell(d.comparison.matching)}.",
         f"Base: {cell(base.device)}; new: {cell(new.device)}. Times are per launch (mean); roof = percent of "
         "each GPU's own roof.",
+        *(f"> **Warning** (`{cell(r.label)}`): {cell(w)}" for r in (base, new) for w in r.warnings),
         "",
         *table(d.verdicts),
         *_details(d),

@@ -15,7 +15,7 @@ from roofline.pairing import Comparison, KernelStats, ReportRef, why_no_roof
 from roofline.ranking import RECOVERABLE_COUNTS, AppSummary
 from roofline.regression import DiffResult
 from roofline.render.names import KernelName
-from roofline.render.terminal import Cell, add_rows, plain_table, record
+from roofline.render.terminal import Cell, add_rows, plain_table, record, warning_lines
 from roofline.units import pct, ratio, seconds, si
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -76,6 +76,8 @@ def _print_legend(console: Console, reports: Sequence[ReportRef]) -> None:
         spec = f"spec {r.spec_id}" if r.spec_id else "no spec"
         console.print(f"[bold]{letter(i)}[/bold]: {r.label}  {r.device} (CC {r.compute_capability or '?'}), "
                       f"{r.launches} launches, {spec}, {set_name(r.ceilings_used)} ceilings", highlight=False)
+        for line in warning_lines(r.warnings):
+            console.print(f"   {line}", highlight=False)
 
 
 def _time_table(c: Comparison, i: int, width: int) -> Table:
@@ -208,6 +210,8 @@ def _print_summary(console: Console, s: AppSummary) -> None:
     console.print(f"[bold]{r.label}[/bold]  {r.device}  {r.launches} launches in {s.group_count} "
                   f"{'kernels' if s.by == 'kernel' else 'NVTX ranges'}, total {seconds(r.total_time_s)}",
                   highlight=False)
+    for line in warning_lines(r.warnings):
+        console.print(line, highlight=False)
     console.print(f"ranked by {s.ranked_by}", highlight=False)
     console.print(_summary_table(s, console.width))
     hidden = s.group_count - len(s.rows)

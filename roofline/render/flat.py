@@ -80,8 +80,8 @@ def unit(path: str, table: Sequence[Mapping[str, Any]]) -> str:
 
 
 def render(analyses: Sequence[ReportAnalysis]) -> str:
-    """The CSV text: a header row (``path [unit]``), one row per launch, and the generator mark as a last line
-    starting with ``#`` (pandas: ``read_csv(..., comment="#")``)."""
+    """The CSV text: the generator mark as a first line starting with ``#`` (where the writer looks for it;
+    pandas: ``read_csv(..., comment="#")``), a header row (``path [unit]``), one row per launch."""
     table = rows(analyses)
     names = columns(table)
     out = io.StringIO()
@@ -89,7 +89,7 @@ def render(analyses: Sequence[ReportAnalysis]) -> str:
     writer.writerow([f"{name} [{u}]" if (u := unit(name, table)) else name for name in names])
     for row in table:
         writer.writerow([_cell(row.get(name)) for name in names])
-    return out.getvalue() + f"# {GENERATOR}\n"
+    return f"# {GENERATOR}\n" + out.getvalue()
 
 
 def _cell(value: Any) -> Any:

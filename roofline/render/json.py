@@ -47,9 +47,9 @@ def dumps(doc: dict[str, Any]) -> str:
 def document(analyses: Sequence[ReportAnalysis], spreads: Sequence[KernelSpread] = ()) -> dict[str, Any]:
     """The JSON document as plain data; ``across_reports`` only when several reports were given."""
     doc: dict[str, Any] = {
+        "generator": GENERATOR,  # the first key: the mark by which roofline knows the file as its own
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "roofline", "version": __version__},
-        "generator": GENERATOR,
         "reports": [report_dict(a) for a in analyses],
     }
     if spreads:
@@ -73,6 +73,7 @@ def report_dict(a: ReportAnalysis) -> dict[str, Any]:
             "total_memory_bytes": d.total_memory_bytes, "spec_id": a.spec_id, "spec_match": a.spec_match or None,
         },
         "ceilings_used": a.ceilings_used,
+        "warnings": list(a.report.warnings),
         "total_time_s": number(a.total_time_s),
         "kernels": [kernel_dict(k, _no_spec_reason(a)) for k in a.launches],
         "groups": [group_dict(g) for g in a.groups],
@@ -97,7 +98,7 @@ def kernel_dict(k: LaunchAnalysis, no_spec_reason: str = "no device spec for thi
     missing: dict[str, str] = {}
     out: dict[str, Any] = {
         "name": launch.name, "demangled_name": launch.demangled_name, "range": launch.range_index,
-        "action": launch.action_index, "nvtx": list(launch.nvtx_ranges),
+        "action": launch.action_index, "valid": not launch.invalid, "nvtx": list(launch.nvtx_ranges),
         "grid": list(launch.grid) if launch.grid else None, "block": list(launch.block) if launch.block else None,
         "registers_per_thread": launch.registers_per_thread,
         "shared_mem_per_block_bytes": launch.shared_mem_per_block_bytes,
@@ -136,6 +137,8 @@ def kernel_dict(k: LaunchAnalysis, no_spec_reason: str = "no device spec for thi
         missing["time_share"] = missing.get("duration_s", "no total time for the report")
     if k.roof.reason:
         missing["pct_of_roof"] = k.roof.reason
+    if launch.invalid:  # no diagnostics for a launch whose attributes are impossible
+        missing.update({key: f"invalid launch: {launch.invalid}" for key in ("occupancy", "tensor_cores", "stalls")})
     if out["limiter"] is None:
         missing["limiter"] = k.roof.reason or "no roof position"
     if out["bound"] is None:

@@ -90,6 +90,7 @@ def report_blocks(a: ReportAnalysis, with_plot: bool = False, index: int = 0, im
     """One report (``index`` in the document): GPU, ceilings, plot (its data with ``with_plot``, else the
     ``image`` path when given), ranking, kernel sections, what was not measured."""
     blocks = [Block("h2", f"`{Path(a.report.path).name}`")]
+    blocks += [Block("warn", w) for w in a.report.warnings]
     if a.report.source == "model":
         blocks.append(Block("warn", f"Report model, not an ncu measurement: {a.report.label or 'no label'}."))
     blocks += [Block("p", _gpu_line(a)), Block("h3", "Ceilings"), ceilings_table(a)]
@@ -111,6 +112,11 @@ def report_blocks(a: ReportAnalysis, with_plot: bool = False, index: int = 0, im
     unmeasured = not_measured(a)
     if unmeasured:
         blocks += [Block("h3", "Not measured in this report"), Block("ul", items=tuple(unmeasured))]
+    invalid = tuple(f"`{k.launch.key}` `{_cell(k.launch.name)}`: {k.launch.invalid}" for k in a.launches
+                    if k.launch.invalid)
+    if invalid:
+        blocks += [Block("h3", "Invalid launches (left out of times, rankings and verdicts)"),
+                   Block("ul", items=invalid)]
     return blocks
 
 
@@ -297,7 +303,7 @@ def rule_items(k: LaunchAnalysis) -> tuple[str, ...]:
 def not_measured(a: ReportAnalysis) -> list[str]:
     """Distinct reasons for values the report cannot give, with how many launches each affects."""
     reasons: dict[str, set[str]] = {}
-    for k in a.launches:
+    for k in a.valid_launches:
         values = [(f"FLOPs {NAMES[p]}", k.flops[p]) for p in PRECISIONS]
         values += [(f"bytes {NAMES[level]}", k.bytes[level]) for level in LEVELS] + [("duration", k.duration_s)]
         for key, v in values:
@@ -305,7 +311,7 @@ def not_measured(a: ReportAnalysis) -> list[str]:
                 reasons.setdefault(f"{key}: {v.reason}", set()).add(k.launch.key)
         if k.verdict.bound is None:
             reasons.setdefault(f"bound: {k.verdict.reason}", set()).add(k.launch.key)
-    total = len(a.launches)
+    total = len(a.valid_launches)
     return [f"{text} ({'all launches' if len(keys) == total else f'{len(keys)} of {total} launches'})"
             for text, keys in reasons.items()]
 

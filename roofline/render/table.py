@@ -15,7 +15,7 @@ from roofline.analysis import median_known, scaled_roofs_note
 from roofline.labels import NAMES, set_name
 from roofline.model import LEVELS, PRECISIONS
 from roofline.render.names import KernelName, common_name, distinguish, kernel_name, launch_config
-from roofline.render.terminal import Cell, add_rows, escape, fitted, record
+from roofline.render.terminal import Cell, add_rows, escape, fitted, record, warning_lines
 from roofline.results import KernelGroup, KernelSpread, LaunchAnalysis, ReportAnalysis, Verdict
 from roofline.units import pct, seconds, si
 from roofline.verdict import short_name
@@ -74,6 +74,8 @@ def _print_report(console: Console, a: ReportAnalysis) -> None:
                       highlight=False)
     console.print(f"{escape(d.name)}  CC {d.compute_capability or '?'}  {d.sm_count or '?'} SMs  "
                   f"{len(a.launches)} launch(es)  total {seconds(a.total_time_s)}", highlight=False)
+    for line in warning_lines(a.report.warnings):
+        console.print(line, highlight=False)
     spec_line = escape(f"spec {a.spec_id} ({a.spec_match})") if a.spec_id else "no device spec matches this GPU"
     console.print(f"{spec_line}; percent of roof uses the [bold]{set_name(a.ceilings_used)}[/bold] ceilings",
                   highlight=False)
@@ -168,7 +170,7 @@ def _launch_table(a: ReportAnalysis, width: int) -> Table:
                         [launch_config(k.launch.grid, k.launch.block) for k in shown])
     rows: list[list[Cell]] = [
         [k.launch.key, name, seconds(k.duration_s.value), pct(None if k.time_share is None else 100 * k.time_share),
-         _roof_cell(k), verdict_cell(k.verdict)]
+         _roof_cell(k), "invalid" if k.launch.invalid else verdict_cell(k.verdict)]
         for k, name in zip(shown, names, strict=True)]
     return add_rows(table, rows, width)
 
@@ -213,9 +215,10 @@ def _groups_table(groups: Sequence[KernelGroup], width: int) -> Table:
 
 
 def _problems(a: ReportAnalysis) -> list[str]:
-    """Distinct reasons for n/a values, with how many launches each affects, then the flags."""
+    """Distinct reasons for n/a values, with how many launches each affects, then the flags and the invalid
+    launches."""
     reasons: dict[str, set[str]] = defaultdict(set)
-    for k in a.launches:
+    for k in a.valid_launches:
         for key, v in (*(("FLOPs " + p, k.flops[p]) for p in PRECISIONS),
                        *(("bytes " + level, k.bytes[level]) for level in LEVELS), ("duration", k.duration_s)):
             if v.value is None:
@@ -228,7 +231,7 @@ def _problems(a: ReportAnalysis) -> list[str]:
     lines = []
     if reasons:
         lines.append("[bold]Why n/a[/bold] (not measured, or no ceiling):")
-        lines += [escape(f"  {text} [{_launch_count(keys, len(a.launches))}]") for text, keys in reasons.items()]
+        lines += [escape(f"  {text} [{_launch_count(keys, len(a.valid_launches))}]") for text, keys in reasons.items()]
     flagged = [(k.launch.key, flag) for k in a.launches for flag in k.flags]
     if flagged:
         lines.append("[bold red]Above a ceiling (!)[/bold red]:")
@@ -241,6 +244,10 @@ def _problems(a: ReportAnalysis) -> list[str]:
             levels[note].add(k.launch.key)
     lines += [escape(f"memory levels [{_launch_count(keys, len(a.launches))}]: {note}")
               for note, keys in levels.items()]
+    invalid = [k.launch for k in a.launches if k.launch.invalid]
+    if invalid:
+        lines.append("[bold yellow]Invalid launches[/bold yellow] (left out of times, rankings and verdicts):")
+        lines += [escape(f"  {k.key} {k.name}: {k.invalid}") for k in invalid]
     return lines
 
 

@@ -35,6 +35,11 @@ def escape(text: str) -> str:
     return rich_escape(text)
 
 
+def warning_lines(warnings: Sequence[str]) -> list[str]:
+    """A report's integrity warnings as rich lines (records that contradict each other, invalid launches)."""
+    return [f"[bold yellow]warning:[/bold yellow] {escape(w)}" for w in warnings]
+
+
 def fitted(name: KernelName, width: int) -> str:
     """A kernel name fitted to ``width`` characters and escaped so rich prints brackets in it literally."""
     return escape(name.fit(width))

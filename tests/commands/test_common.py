@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from roofline.cli import app
-from roofline.render import GENERATED_BY
+from roofline.render import GENERATED_BY, GENERATOR
 
 EXAMPLE = str(Path(__file__).resolve().parents[2] / "examples" / "h100-sxm_synthetic.roofline.json")
 runner = CliRunner()
@@ -33,10 +33,10 @@ def test_a_file_roofline_did_not_write_is_never_replaced(tmp_path):
     assert out.read_text() == '{"mine": true}\n'
 
 
-def test_table_written_to_a_file_ends_with_the_mark(tmp_path):
+def test_table_written_to_a_file_starts_with_the_mark(tmp_path):
     out = tmp_path / "t.txt"
     assert runner.invoke(app, ["report", EXAMPLE, "-o", str(out)]).exit_code == 0
-    assert out.read_text().rstrip().splitlines()[-1].startswith(GENERATED_BY)
+    assert out.read_text().splitlines()[0] == GENERATOR
     assert "sgemm_fp32_4096" in out.read_text()
 
 

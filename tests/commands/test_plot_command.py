@@ -89,3 +89,10 @@ def test_help_does_not_import_matplotlib():
             "CliRunner().invoke(app, ['--help'])\nprint('matplotlib' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_plot_of_the_good_reports_is_written_and_the_bad_named(in_tmp):
+    result = runner.invoke(app, ["plot", str(EXAMPLE), "gone.ncu-rep", "-o", "p.svg"])
+    assert result.exit_code == 2
+    assert (in_tmp / "p.svg").read_text().count(GENERATED_BY) == 1
+    assert result.stderr.splitlines() == ["wrote p.svg", "roofline: error: gone.ncu-rep: no such file: check the path"]

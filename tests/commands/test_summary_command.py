@@ -95,3 +95,13 @@ def test_plot_is_written(shared_report, tmp_path):
 def test_usage_errors_exit_2(shared_report, args, fragment):
     result = invoke(shared_report(ALIFE), *args)
     assert result.exit_code == 2 and fragment in result.output and result.output.count("\n") == 1
+
+
+def test_a_bad_report_does_not_stop_the_others(tmp_path):
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "h100-sxm_synthetic.roofline.json"
+    result = invoke(example, tmp_path / "gone.json", "-f", "json")
+    assert result.exit_code == 2
+    assert [r["report"]["path"] for r in json.loads(result.stdout)["reports"]] == [str(example)]
+    assert result.stderr == f"roofline: error: {tmp_path / 'gone.json'}: no such file: check the path\n"

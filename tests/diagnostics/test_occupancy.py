@@ -7,6 +7,10 @@ launch__shared_mem_config_size, the device__attribute_* values and ncu's launch_
 
 from __future__ import annotations
 
+import json
+import random
+from pathlib import Path
+
 import pytest
 
 from roofline.diagnostics import occupancy as occ
@@ -157,6 +161,62 @@ def test_launch_ncu_could_not_measure(roofline_report):
     o = _diagnose(roofline_report, "h800_flash-attn-fwd_full", "flash_fwd_kernel")
     assert o.theoretical_pct is None and o.achieved_pct is None and o.limiters == ()
     assert "NaN" in o.missing["achieved_pct"]
+
+
+# --- The what-if answers: closed form, pinned, and against an exhaustive search ---------------------------------
+PINNED = Path(__file__).with_name("what_if_pinned.json")  # every launch of ../shared/ncu-reps, before closed form
+
+
+def test_what_if_on_every_shared_launch_is_unchanged(roofline_report, shared_name):
+    """The closed-form answers equal those of the former search over every register count, shared size and
+    block size (recorded in what_if_pinned.json), launch by launch."""
+    pinned = json.loads(PINNED.read_text())[shared_name]
+    report = roofline_report(shared_name)
+    got = {k.key: [[w.change, w.blocks_per_sm, round(w.theoretical_pct, 6)] for w in
+                   occ.diagnose(k, report.device).what_if] for k in report.launches}
+    assert got == pinned
+
+
+def _exhaustive_registers(target, shape, sm):
+    return next((r for r in range(shape.registers - 1, 0, -1)
+                 if occ.blocks_by_registers(occ.LaunchShape(shape.threads, r, shape.shared_bytes), sm) >= target),
+                None)
+
+
+def _exhaustive_shared(target, shape, sm):
+    sizes = range(shape.shared_bytes - sm.smem_unit, sm.reserved_shared_per_block, -sm.smem_unit)
+    return next((b for b in sizes
+                 if occ.blocks_by_shared(occ.LaunchShape(shape.threads, shape.registers, b), sm, sm.shared_bytes)
+                 >= target), None)
+
+
+SMS = (A100, occ.SmResources(32, 16, 65536, 4, 65536, 1024, 0, smem_unit=256),
+       occ.SmResources(48, 24, 65536, 4, 102400, 1024, 1024), occ.SmResources(64, 32, 65536, 4, 233472, 1024, 1024))
+
+
+@pytest.mark.parametrize("sm", SMS)
+def test_register_and_shared_cuts_equal_an_exhaustive_search(sm):
+    rng = random.Random(15)
+    for _ in range(60):
+        shape = occ.LaunchShape(rng.randrange(1, 1025), rng.randrange(1, 256), rng.randrange(0, sm.shared_bytes))
+        for target in (*range(1, 9), sm.max_blocks, sm.max_blocks + 1):
+            assert occ.registers_for(target, shape, sm) == _exhaustive_registers(target, shape, sm), (shape, target)
+            assert occ.shared_for(target, shape, sm) == _exhaustive_shared(target, shape, sm), (shape, target)
+
+
+@pytest.mark.parametrize("registers, shared", [(19_000_000, 1024), (64, 10**12), (2**40, 2**50)])
+def test_what_if_on_huge_footprints_proposes_nothing(registers, shared):
+    """A register count or shared size far beyond any GPU (a corrupt report) is answered without a search (the
+    former one counted down from 1.9e7 registers for ~50 s, and from 1e12 bytes in 128 B steps for hours): no
+    block fits, so there is no change to propose."""
+    assert occ.what_if(occ.LaunchShape(256, registers, shared), A100) == ()
+
+
+def test_cuts_from_huge_footprints_land_on_the_fitting_size():
+    # 2 blocks of 8 warps: 4 warps per sub-partition of 16384 registers = 4096 per warp = 128 per thread
+    assert occ.registers_for(2, occ.LaunchShape(256, 19_000_000, 0), A100) == 128
+    # 2 blocks in 164 KiB: 83968 B each, which 1e12 (a multiple of the 128 B unit) reaches in whole units
+    assert occ.shared_for(2, occ.LaunchShape(256, 32, 10**12), A100) == 83968
 
 
 def test_nothing_limits_at_100_percent_theoretical(roofline_report):

@@ -63,7 +63,7 @@ def test_null_is_an_empty_cell_with_its_reason(v100):
 
 
 def test_generator_mark_is_a_comment_line(v100):
-    assert flat.render(v100).splitlines()[-1] == f"# {flat.GENERATOR}" and GENERATED_BY in flat.GENERATOR
+    assert flat.render(v100).splitlines()[0] == f"# {flat.GENERATOR}" and GENERATED_BY in flat.GENERATOR
 
 
 def test_dataframe_has_the_same_rows_and_columns(v100):

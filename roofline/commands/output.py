@@ -1,0 +1,196 @@
+"""The one output writer: every file roofline writes (reports, tables, JSON, plots) goes through ``write_output``.
+
+Its promises, and how it keeps them:
+
+* **It never replaces a file roofline did not write.** An existing file is replaced only when it carries the
+  generator mark at the fixed place of its format (``carries_mark``): the first line of text, the first key of
+  a JSON document, a PNG ``tEXt`` chunk ``Software``, the SVG metadata title, the PDF document information
+  ``/Creator``. A file that merely contains the words somewhere is not ours.
+* **It reads little to decide.** Only regular files are opened, without blocking, and only their first 8 KiB
+  (a PDF's information dictionary is found from its trailer: three small reads near the end).
+* **It writes only regular files.** A device, FIFO or socket (``-o /dev/zero``, a named pipe) is refused with
+  one line; ``-`` is standard output.
+* **A crash never leaves half a file.** The bytes go to a temporary file in the same folder, are flushed to
+  disk, and the file is renamed over the target (atomic on POSIX); a symbolic link's target is replaced.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import stat
+import sys
+from pathlib import Path
+from typing import BinaryIO
+
+import typer
+
+from roofline.errors import RooflineError
+from roofline.render import GENERATED_BY, GENERATOR
+
+STDOUT = "-"
+HEAD_BYTES = 8192  # the most read of an existing file to find the mark
+_MARK = re.escape(GENERATED_BY).encode()
+_TEXT_MARK = re.compile(rb"(?:" + _MARK + rb" \S+|# " + _MARK + rb" \S+|<!-- " + _MARK + rb" [^\n]*-->)\r?\n")
+_JSON_MARK = re.compile(rb'\{"generator":"' + _MARK + rb" ")
+_SVG_MARK = re.compile(rb"<\?xml[^>]*\?>\s*(?:<!DOCTYPE svg[^>]*>\s*)?<svg [^>]*>\s*<metadata>\s*<rdf:RDF[^>]*>\s*"
+                       rb"<cc:Work>\s*<dc:creator>\s*<cc:Agent>\s*<dc:title>" + _MARK + rb" ")
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_PNG_MARK = b"Software\x00" + GENERATED_BY.encode() + b" "
+# The first line a writer adds to text without a mark, by file suffix (comment syntax keeps the format valid).
+_COMMENT_MARK = {".md": "<!-- {} -->", ".markdown": "<!-- {} -->", ".html": "<!-- {} -->", ".htm": "<!-- {} -->",
+                 ".csv": "# {}", ".tsv": "# {}", ".yaml": "# {}", ".yml": "# {}"}
+
+
+def write_output(path: Path, content: str | bytes) -> None:
+    """Write ``content`` to ``path`` (``-``: standard output), creating its folders; refuse a file roofline did
+    not write and anything but a regular file. Text without the mark of its format gets it as a first line."""
+    if str(path) == STDOUT:
+        _to_stdout(content)
+        return
+    target = _replaceable(path)
+    data = _marked(content, path).encode() if isinstance(content, str) else content
+    _replace(target, data, path)
+    typer.echo(f"wrote {path}", err=True)
+
+
+def carries_mark(path: Path) -> bool:
+    """Whether an existing regular file carries roofline's generator mark at the fixed place of its format."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        head = fh.read(HEAD_BYTES)
+        if head.startswith(b"%PDF-"):
+            return _pdf_marked(fh)
+    if head.startswith(_PNG_SIGNATURE):
+        return _png_marked(head)
+    return any(p.match(head) for p in (_TEXT_MARK, _JSON_MARK, _SVG_MARK))
+
+
+def _to_stdout(content: str | bytes) -> None:
+    if isinstance(content, str):
+        typer.echo(content, nl=False)
+    else:
+        sys.stdout.buffer.write(content)
+        sys.stdout.buffer.flush()
+
+
+def _marked(text: str, path: Path) -> str:
+    """Text that starts with a mark (``carries_mark``), adding one as a first line if it has none."""
+    head = text[:HEAD_BYTES].encode()
+    if _TEXT_MARK.match(head) or _JSON_MARK.match(head) or _SVG_MARK.match(head):
+        return text
+    return _COMMENT_MARK.get(path.suffix.lower(), "{}").format(GENERATOR) + "\n" + text
+
+
+def _replaceable(path: Path) -> Path:
+    """The file to write for ``path`` (a symbolic link's target): new, or an existing regular file of ours."""
+    target = Path(os.path.realpath(path))
+    try:
+        info = os.stat(target)
+    except FileNotFoundError:
+        return target
+    except OSError as err:  # e.g. a parent that is a file, or a folder we may not enter
+        raise RooflineError(f"{path}: cannot write ({err.strerror})", "choose a writable path") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise RooflineError(f"{path}: is a folder", "name a file inside it")
+    if not stat.S_ISREG(info.st_mode):
+        raise RooflineError(f"{path}: is {_kind(info.st_mode)}, not a regular file; roofline writes only files",
+                            "use -o - for standard output, or name a file")
+    try:
+        ours = carries_mark(target)
+    except OSError as err:
+        raise RooflineError(f"{path}: cannot read ({err.strerror})", "choose another file with -o/--output") from None
+    if not ours:
+        raise RooflineError(f"{path}: exists and was not written by roofline; not replacing it",
+                            "remove it, or choose another file with -o/--output")
+    return target
+
+
+def _kind(mode: int) -> str:
+    kinds = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"),
+             (stat.S_ISSOCK, "a socket"))
+    return next((name for test, name in kinds if test(mode)), "not a regular file")
+
+
+def _replace(target: Path, data: bytes, shown: Path) -> None:
+    """Write a temporary file beside ``target``, flush it to disk, rename it over ``target``."""
+    fail = f"{shown}: cannot write"
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        mode = stat.S_IMODE(os.stat(target).st_mode) if target.exists() else None
+        tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies, as for any new file
+    except OSError as err:
+        raise RooflineError(f"{fail} ({err.strerror})", "choose a writable path") from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException as err:
+        tmp.unlink(missing_ok=True)
+        if isinstance(err, OSError):
+            raise RooflineError(f"{fail} ({err.strerror})", "choose a writable path with free space") from None
+        raise
+    _sync_folder(target.parent)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Flush the rename itself to disk (POSIX); skipped where folders cannot be opened."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _png_marked(head: bytes) -> bool:
+    """A ``tEXt`` chunk ``Software`` = the mark among the chunks before the image data."""
+    i = len(_PNG_SIGNATURE)
+    while i + 8 <= len(head):
+        length, kind = int.from_bytes(head[i:i + 4], "big"), head[i + 4:i + 8]
+        if kind == b"IDAT":
+            return False
+        if kind == b"tEXt" and head[i + 8:i + 8 + length].startswith(_PNG_MARK):
+            return True
+        i += 12 + length
+    return False
+
+
+_PDF_TRAILER = re.compile(rb"trailer\s*<<(?P<dict>.*?)>>\s*startxref\s*(?P<xref>\d+)\s*%%EOF\s*$", re.S)
+_PDF_INFO = re.compile(rb"/Info (\d+) 0 R")
+_PDF_XREF = re.compile(rb"xref\s*0 \d+\s*")
+
+
+def _pdf_marked(fh: BinaryIO) -> bool:
+    """The document information dictionary (found through the trailer and the cross-reference table) names
+    roofline as its ``/Creator``."""
+    size = os.fstat(fh.fileno()).st_size
+    fh.seek(max(0, size - 1024))
+    trailer = _PDF_TRAILER.search(fh.read())
+    info = _PDF_INFO.search(trailer.group("dict")) if trailer else None
+    if trailer is None or info is None:
+        return False
+    number, xref = int(info.group(1)), int(trailer.group("xref"))
+    fh.seek(xref)
+    table = _PDF_XREF.match(fh.read(64))
+    if table is None:
+        return False
+    fh.seek(xref + table.end() + 20 * number)  # fixed 20-byte entries: "offset generation n"
+    entry = fh.read(20).split()
+    if len(entry) != 3 or not entry[0].isdigit():
+        return False
+    fh.seek(int(entry[0]))
+    obj = fh.read(256)
+    return re.match(rb"%d 0 obj\s*<< /Creator \(" % number + _MARK + rb" ", obj) is not None

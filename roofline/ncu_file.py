@@ -1,0 +1,149 @@
+"""The ``.ncu-rep`` container, walked without NVIDIA's reader to check that a file is whole before it is read.
+
+A report is the magic ``NVR\\0``, a little-endian u32 length and a file header (protobuf; field 1 = container
+version), then blocks: a u32 length, a block header (protobuf; field 2 = number of kernel results, field 3 =
+session or device information, field 5 = payload size) and the payload. Every report in ../shared/ncu-reps
+(ncu 2020.3 to 2025.2) is container version 7 and walks cleanly. The walk finds:
+
+* a file cut inside its last block (a copy that stopped early): the complete launches can still be read;
+* a second session header, i.e. another report's blocks appended after this one's (``cat a.ncu-rep b.ncu-rep``
+  without b's file header): ncu_report reads them as more launches of the first GPU;
+* bytes that are not blocks (zero padding, garbage): ncu_report would spin through them, so the file is refused.
+
+Only headers are read (the payloads are skipped), so the walk costs a few milliseconds per thousand launches.
+Files of another container version are not walked.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+MAGIC = b"NVR\x00"
+KNOWN_VERSIONS = frozenset({7})
+MAX_HEADER_BYTES = 1 << 20  # block headers seen are < 16 KiB
+MAX_BLOCKS_WALKED = 1_000_000  # a bound on the walk itself; real reports have about one block per launch
+_RESULTS, _INFO, _PAYLOAD = 2, 3, 5  # block header fields
+_SESSION_START = 0x10  # the session block's information begins with field 2 (a varint): the session's start time
+
+
+@dataclass(frozen=True)
+class Walk:
+    """What the container shows: where it stops being blocks (``garbage_at``, ``cut_at``), and where a second
+    session begins (``appended_at``, with the number of kernel results before it). Nothing, for a container
+    version the walk does not know."""
+
+    size: int
+    cut_at: int | None = None  # the offset of a block that ends past the end of the file
+    garbage_at: int | None = None
+    garbage: str = ""
+    appended_at: int | None = None
+    results_before_append: int = 0
+
+
+class _Malformed(Exception):
+    """A block header that is not a protobuf message."""
+
+
+def walk(path: Path) -> Walk:
+    """Walk the blocks of a report whose magic was checked; never reads a payload."""
+    size = path.stat().st_size
+    with path.open("rb") as fh:
+        fh.seek(len(MAGIC))
+        head = fh.read(4)
+        (length,) = struct.unpack("<I", head) if len(head) == 4 else (size,)
+        header = fh.read(min(length, MAX_HEADER_BYTES)) if length <= MAX_HEADER_BYTES else b""
+        if _version(header) not in KNOWN_VERSIONS:
+            return Walk(size)
+        return _blocks(fh, len(MAGIC) + 4 + length, size)
+
+
+def _version(header: bytes) -> int | None:
+    try:
+        return _number(_fields(header), 1)
+    except _Malformed:
+        return None
+
+
+def _number(fields: dict[int, int | bytes], number: int) -> int:
+    """A varint field's value; 0 when absent (protobuf's default) or not a varint."""
+    value = fields.get(number, 0)
+    return value if isinstance(value, int) else 0
+
+
+def _blocks(fh: BinaryIO, pos: int, size: int) -> Walk:
+    """Walk block after block from ``pos``: the first inconsistency ends the walk."""
+    results = sessions = 0
+    appended_at: int | None = None
+    before_append = 0
+    for _ in range(MAX_BLOCKS_WALKED):
+        if pos >= size:
+            break
+        fh.seek(pos)
+        head = fh.read(4)
+        if len(head) < 4:
+            return Walk(size, cut_at=pos, appended_at=appended_at, results_before_append=before_append)
+        (length,) = struct.unpack("<I", head)
+        if not 0 < length <= MAX_HEADER_BYTES:
+            return Walk(size, garbage_at=pos, garbage=f"a block header of {length} bytes",
+                        appended_at=appended_at, results_before_append=before_append)
+        if pos + 4 + length > size:
+            return Walk(size, cut_at=pos, appended_at=appended_at, results_before_append=before_append)
+        try:
+            fields = _fields(fh.read(length))
+        except _Malformed as err:
+            return Walk(size, garbage_at=pos, garbage=str(err), appended_at=appended_at,
+                        results_before_append=before_append)
+        info = fields.get(_INFO)
+        if isinstance(info, bytes) and info[:1] == bytes([_SESSION_START]):
+            sessions += 1
+            if sessions == 2:
+                appended_at, before_append = pos, results
+        results += _number(fields, _RESULTS)
+        end = pos + 4 + length + _number(fields, _PAYLOAD)
+        if end > size:
+            return Walk(size, cut_at=pos, appended_at=appended_at, results_before_append=before_append)
+        pos = end
+    return Walk(size, appended_at=appended_at, results_before_append=before_append)
+
+
+def _fields(message: bytes) -> dict[int, int | bytes]:
+    """The first value of each field of a protobuf message (varints and length-delimited only matter here)."""
+    out: dict[int, int | bytes] = {}
+    i = 0
+    while i < len(message):
+        key, i = _varint(message, i)
+        number, wire = key >> 3, key & 7
+        if number == 0:
+            raise _Malformed("field number 0 in a block header")
+        if wire == 0:
+            value, i = _varint(message, i)
+            out.setdefault(number, value)
+        elif wire == 2:
+            n, i = _varint(message, i)
+            if i + n > len(message):
+                raise _Malformed("a field longer than its block header")
+            out.setdefault(number, message[i:i + n])
+            i += n
+        elif wire in (1, 5):
+            i += 8 if wire == 1 else 4
+        else:
+            raise _Malformed(f"wire type {wire} in a block header")
+    if i != len(message):
+        raise _Malformed("a field longer than its block header")
+    return out
+
+
+def _varint(data: bytes, i: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        if i >= len(data) or shift > 63:
+            raise _Malformed("a number cut short in a block header")
+        byte = data[i]
+        i += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            return value, i

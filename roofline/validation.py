@@ -1,0 +1,400 @@
+"""The one check of everything roofline reads: report models (``.json``), what the ``.ncu-rep`` reader returns,
+and device spec YAML. It holds the physical limits a GPU measurement must respect, checks types, finite values
+and ranges, and words each problem as one line naming the file, the field and the fix.
+
+Three outcomes, by how far a problem reaches:
+
+* a malformed document or an impossible device (wrong types, a value that is not a finite number, an SM count
+  of 0) is an error: the file cannot be analysed (``ReportError``/``SpecError``, exit 2);
+* a launch whose attributes are impossible (registers per thread above 255, a zero grid, a duration of 0) is
+  kept and marked ``invalid`` with the reason: it is left out of times, rankings and verdicts, the run goes on;
+* records that contradict each other (several devices, duplicated range:action keys, a cut or appended file)
+  become report warnings, printed on stderr and carried by every output.
+
+YAML is parsed here too, with a budget: no aliases (a few hundred bytes of nested aliases expand to gigabytes),
+a bounded size and nesting depth.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from roofline.errors import ReportError, SpecError
+from roofline.metrics import (
+    CLOCK_METRICS,
+    DRAM_CLOCK,
+    DURATION,
+    LAUNCH_BLOCK,
+    LAUNCH_GRID,
+    LAUNCH_REGISTERS,
+    LAUNCH_SHARED,
+)
+from roofline.model import MODEL_FORMAT, MODEL_VERSION, Device, KernelLaunch, Report
+
+# --- Physical limits ------------------------------------------------------------------------------------------
+# CUDA C Programming Guide, "Technical Specifications per Compute Capability" (every CC from 5.0 to 12.x).
+MAX_REGISTERS_PER_THREAD = 255
+MAX_THREADS_PER_BLOCK = 1024
+MAX_SHARED_PER_BLOCK = 1 << 20  # when the device does not say: 4x the largest SM carveout so far (228 KiB)
+CC_PATTERN = re.compile(r"\d{1,2}\.\d{1,2}")  # compute capability "major.minor", e.g. "8.0", "12.0"
+MODEL_FIX = "regenerate the model from its .ncu-rep (roofline.load(path).to_dict()) or correct the value"
+NCU_FIX = "the file is corrupt; copy it again or re-profile"
+SPEC_FIX = "see device_specs/README.md"
+YAML_MAX_BYTES = 1 << 20  # a spec file is a few KiB
+YAML_MAX_DEPTH = 16  # a spec nests 3 levels
+
+
+@dataclass(frozen=True)
+class Limit:
+    """The physical range of one kind of quantity: ``low`` to ``high``, each bound open or closed."""
+
+    low: float
+    high: float = math.inf
+    low_open: bool = False
+    high_open: bool = False
+    integer: bool = False
+
+    def problem(self, value: object) -> str | None:
+        """Why ``value`` is not such a quantity, or None when it is."""
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return f"is {_shown(value)}, expected a number"
+        if isinstance(value, int) and abs(value) > 1e300:  # ints are exact in JSON, and may not fit a float
+            return "is out of the range of numbers"
+        if not math.isfinite(value):
+            return f"is {value}, expected a finite number"
+        if self.integer and not float(value).is_integer():
+            return f"is {value:g}, expected a whole number"
+        below = value <= self.low if self.low_open else value < self.low
+        above = value >= self.high if self.high_open else value > self.high
+        if below or above:
+            return f"is {value:g}, expected {self.describe()}"
+        return None
+
+    def describe(self) -> str:
+        low = f"{self.low:g} {'<' if self.low_open else '<='} value"
+        return low if math.isinf(self.high) else f"{low} {'<' if self.high_open else '<='} {self.high:g}"
+
+
+COUNT = Limit(0.0)  # metric values: counts, rates, percentages, clocks all start at 0
+POSITIVE = Limit(0.0, low_open=True)  # peaks, bandwidths, durations
+WHOLE = Limit(0.0, integer=True)  # bytes, indices
+SM_COUNT = Limit(0.0, 10_000.0, low_open=True, high_open=True, integer=True)
+REGISTERS = Limit(0.0, MAX_REGISTERS_PER_THREAD, integer=True)
+CLOCK_HZ = Limit(1e8, 1e10)  # SM and cache clocks: 100 MHz to 10 GHz
+MEMORY_CLOCK_HZ = Limit(1e8, 1e11)  # memory clocks, up to GDDR's effective data rates
+DIMENSION = Limit(1.0, 2.0**32, integer=True)  # one grid or block dimension
+BUS_BITS = Limit(1.0, 65536.0, integer=True)
+# The device attributes the occupancy rules read, with the range each may take.
+SM_ATTRIBUTES = {
+    "max_warps_per_multiprocessor": Limit(1.0, 1024.0, integer=True),
+    "max_blocks_per_multiprocessor": Limit(1.0, 1024.0, integer=True),
+    "max_registers_per_multiprocessor": Limit(1.0, 2.0**24, integer=True),
+    "num_schedulers_per_multiprocessor": Limit(1.0, 64.0, integer=True),
+    "max_shared_memory_per_multiprocessor": Limit(0.0, 2.0**30, integer=True),
+    "max_threads_per_block": Limit(1.0, MAX_THREADS_PER_BLOCK, integer=True),
+    "reserved_shared_memory_per_block": Limit(0.0, 2.0**20, integer=True),
+}
+
+
+def _shown(value: object) -> str:
+    """A value for a message: short, whatever it is."""
+    text = repr(value) if isinstance(value, (str, int, float, bool)) or value is None else type(value).__name__
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+# --- Report models (.json) ------------------------------------------------------------------------------------
+class _Document:
+    """Typed reads of a report-model document; the first problem raises one line naming file, field and fix."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = path
+
+    def fail(self, field: str, problem: str) -> ReportError:
+        return ReportError(f"{self.path}: {field} {problem}", MODEL_FIX)
+
+    def mapping(self, value: object, field: str) -> Mapping[str, Any]:
+        if not isinstance(value, dict):
+            raise self.fail(field, f"is {_shown(value)}, expected an object")
+        return value
+
+    def text(self, value: object, field: str) -> str:
+        if not isinstance(value, str):
+            raise self.fail(field, f"is {_shown(value)}, expected a string")
+        return value
+
+    def texts(self, value: object, field: str) -> None:
+        if not isinstance(value, list):
+            raise self.fail(field, f"is {_shown(value)}, expected a list of strings")
+        for i, item in enumerate(value):
+            self.text(item, f"{field}[{i}]")
+
+    def number(self, value: object, field: str, limit: Limit) -> None:
+        """A number in ``limit`` (None allowed: not measured)."""
+        if value is not None:
+            problem = limit.problem(value)
+            if problem:
+                raise self.fail(field, problem)
+
+    def numeric(self, value: object, field: str) -> None:
+        """A number a float can hold, finite or not (a non-finite metric marks its launch invalid later)."""
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.fail(field, f"is {_shown(value)}, expected a number or a string")
+        if isinstance(value, int) and abs(value) > 1e300:
+            raise self.fail(field, "is out of the range of numbers")
+
+    def keys(self, data: Mapping[str, Any], field: str, allowed: Iterable[str], required: Iterable[str]) -> None:
+        unknown = sorted(set(data) - set(allowed))
+        if unknown:
+            raise self.fail(f"{field}.{unknown[0]}", f"is not a known field; allowed: {', '.join(allowed)}")
+        absent = [k for k in required if k not in data]
+        if absent:
+            raise self.fail(f"{field}.{absent[0]}", "is missing")
+
+
+_DEVICE_NUMBERS = {"sm_count": SM_COUNT, "max_clock_hz": CLOCK_HZ, "memory_clock_hz": MEMORY_CLOCK_HZ,
+                   "memory_bus_width_bits": BUS_BITS, "l2_cache_bytes": WHOLE, "total_memory_bytes": WHOLE}
+_DEVICE_FIELDS = ("name", "compute_capability", *_DEVICE_NUMBERS, "attributes")
+_LAUNCH_FIELDS = ("range_index", "action_index", "name", "demangled_name", "mangled_name", "grid", "block",
+                  "registers_per_thread", "shared_mem_per_block_bytes", "nvtx_ranges", "metrics", "nan_metrics",
+                  "rules")
+_RULE_FIELDS = ("rule", "section", "title", "message", "kind")
+_RULE_EXTRAS = ("focus_metrics", "speedup_pct", "speedup_type")  # optional: models written before lack them
+_FOCUS_FIELDS = ("name", "value", "severity", "info")
+_SPEEDUP_TYPES = ("local", "global", "")
+
+
+def check_model_document(data: object, path: str | Path) -> None:
+    """The types of a report-model document (``Report.to_dict``), before it is turned into a ``Report``: every
+    field of the right type and every number representable, so building the model cannot fail. Ranges are
+    checked on the model (``check_report``)."""
+    doc = _Document(path)
+    top = doc.mapping(data, "the document")
+    if top.get("format") != MODEL_FORMAT:
+        raise ReportError(f"{path}: not a {MODEL_FORMAT} document (format={_shown(top.get('format'))})",
+                          "pass a .ncu-rep file, or a .json written by Report.to_dict")
+    if top.get("version") != MODEL_VERSION:
+        raise ReportError(f"{path}: unsupported model version {_shown(top.get('version'))}, expected {MODEL_VERSION}",
+                          "regenerate the model with this roofline version")
+    doc.keys(top, "document", ("format", "version", "label", "device", "launches"), ("device", "launches"))
+    doc.text(top.get("label", ""), "label")
+    _check_device_types(doc, doc.mapping(top["device"], "device"))
+    launches = top["launches"]
+    if not isinstance(launches, list):
+        raise doc.fail("launches", f"is {_shown(launches)}, expected a list")
+    for i, item in enumerate(launches):
+        _check_launch_types(doc, doc.mapping(item, f"launches[{i}]"), f"launches[{i}]")
+
+
+def _check_device_types(doc: _Document, device: Mapping[str, Any]) -> None:
+    doc.keys(device, "device", _DEVICE_FIELDS, ("name",))
+    doc.text(device["name"], "device.name")
+    if device.get("compute_capability") is not None:
+        doc.text(device["compute_capability"], "device.compute_capability")
+    for key in _DEVICE_NUMBERS:  # types here; ranges with the device's other checks (check_report)
+        if device.get(key) is not None:
+            doc.numeric(device[key], f"device.{key}")
+    for key, value in doc.mapping(device.get("attributes", {}), "device.attributes").items():
+        if not isinstance(value, str):
+            doc.numeric(value, f"device.attributes.{key}")
+
+
+def _check_launch_types(doc: _Document, item: Mapping[str, Any], field: str) -> None:
+    doc.keys(item, field, _LAUNCH_FIELDS, ("range_index", "action_index", "name"))
+    for key in ("range_index", "action_index"):
+        doc.number(item[key], f"{field}.{key}", WHOLE)
+    doc.text(item["name"], f"{field}.name")
+    for key in ("demangled_name", "mangled_name"):
+        doc.text(item.get(key, ""), f"{field}.{key}")
+    for key in ("grid", "block"):
+        dims = item.get(key)
+        if dims is not None and (not isinstance(dims, list) or len(dims) != 3
+                                 or any(isinstance(d, bool) or not isinstance(d, int) for d in dims)):
+            raise doc.fail(f"{field}.{key}", f"is {_shown(dims)}, expected a list of 3 whole numbers")
+    for key in ("registers_per_thread", "shared_mem_per_block_bytes"):
+        value = item.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise doc.fail(f"{field}.{key}", f"is {_shown(value)}, expected a whole number")
+    doc.texts(item.get("nvtx_ranges", []), f"{field}.nvtx_ranges")
+    doc.texts(item.get("nan_metrics", []), f"{field}.nan_metrics")
+    for name, value in doc.mapping(item.get("metrics", {}), f"{field}.metrics").items():
+        if not isinstance(value, str):  # non-finite values are a range problem: the launch is marked invalid
+            doc.numeric(value, f"{field}.metrics.{name}")
+    rules = item.get("rules", [])
+    if not isinstance(rules, list):
+        raise doc.fail(f"{field}.rules", f"is {_shown(rules)}, expected a list")
+    for j, rule in enumerate(rules):
+        _check_rule_types(doc, doc.mapping(rule, f"{field}.rules[{j}]"), f"{field}.rules[{j}]")
+
+
+def _check_rule_types(doc: _Document, rule: Mapping[str, Any], where: str) -> None:
+    """An ncu rule result: its texts, and the focus metrics and estimated speedup when the model has them."""
+    doc.keys(rule, where, (*_RULE_FIELDS, *_RULE_EXTRAS), _RULE_FIELDS)
+    for key in _RULE_FIELDS:
+        doc.text(rule[key], f"{where}.{key}")
+    if rule.get("speedup_pct") is not None:
+        doc.numeric(rule["speedup_pct"], f"{where}.speedup_pct")
+    if rule.get("speedup_type", "") not in _SPEEDUP_TYPES:
+        raise doc.fail(f"{where}.speedup_type", f"is {_shown(rule['speedup_type'])}, expected one of "
+                                                f"{', '.join(map(repr, _SPEEDUP_TYPES))}")
+    focus = rule.get("focus_metrics", [])
+    if not isinstance(focus, list):
+        raise doc.fail(f"{where}.focus_metrics", f"is {_shown(focus)}, expected a list")
+    for k, metric in enumerate(focus):
+        at = f"{where}.focus_metrics[{k}]"
+        doc.keys(doc.mapping(metric, at), at, _FOCUS_FIELDS, ("name",))
+        doc.text(metric["name"], f"{at}.name")
+        doc.text(metric.get("info", ""), f"{at}.info")
+        if metric.get("value") is not None:
+            doc.numeric(metric["value"], f"{at}.value")
+        doc.number(metric.get("severity", 0), f"{at}.severity", WHOLE)
+
+
+# --- Ranges of a loaded report ----------------------------------------------------------------------------------
+def check_report(report: Report, fix: str = MODEL_FIX, launch_devices: Sequence[str] = (),
+                 notes: Sequence[str] = (), foreign_from: int | None = None) -> Report:
+    """A report with its ranges checked: an impossible device raises ReportError (naming the field and ``fix``);
+    each launch with impossible attributes is marked ``invalid``; records that contradict each other become
+    ``warnings``. From an .ncu-rep come ``launch_devices`` (the device each launch names), ``notes`` (what the
+    file's structure showed) and ``foreign_from`` (the first launch recorded after another report was appended)."""
+    problem = device_problem(report.device)
+    if problem:
+        raise ReportError(f"{report.path}: {problem}", fix)
+    warnings = list(notes)
+    invalid = {i: why for i, k in enumerate(report.launches) if (why := launch_problem(k, report.device))}
+    if foreign_from is not None:
+        invalid.update({i: "recorded after another report appended to this file"
+                        for i in range(foreign_from, len(report.launches))})
+    for i, why in _other_devices(report.launches, launch_devices, warnings).items():
+        invalid.setdefault(i, why)
+    for i, why in _duplicates(report.launches, warnings).items():
+        invalid.setdefault(i, why)
+    if invalid:
+        first = min(invalid)
+        warnings.append(f"{len(invalid)} of {len(report.launches)} launches are invalid and left out of times, "
+                        f"rankings and verdicts (first: {report.launches[first].key}, {invalid[first]})")
+    launches = tuple(replace(k, invalid=invalid[i]) if i in invalid else k for i, k in enumerate(report.launches))
+    return replace(report, launches=launches, warnings=(*report.warnings, *warnings))
+
+
+def device_problem(device: Device) -> str | None:
+    """Why a device is impossible (an error for the whole report), or None."""
+    cc = device.compute_capability
+    if cc is not None and not CC_PATTERN.fullmatch(cc):
+        return f"device compute_capability is {_shown(cc)}, expected major.minor such as \"8.6\""
+    fields = {key: getattr(device, key) for key in _DEVICE_NUMBERS}
+    attributes = {f"attributes.{k}": v for k, v in device.attributes.items() if not isinstance(v, str)}
+    limits = {**_DEVICE_NUMBERS, **{f"attributes.{k}": SM_ATTRIBUTES.get(k, Limit(-math.inf)) for k in
+                                    device.attributes}}
+    for key, value in {**fields, **attributes}.items():
+        problem = None if value is None else limits[key].problem(value)
+        if problem:
+            return f"device {key} {problem}"
+    return None
+
+
+def launch_problem(launch: KernelLaunch, device: Device) -> str | None:
+    """Why a launch's attributes are impossible (it is then marked invalid), or None."""
+    threads = math.prod(launch.block) if launch.block else None
+    block_limit = _limit_of(device, "max_threads_per_block", MAX_THREADS_PER_BLOCK)
+    shared_limit = _limit_of(device, "max_shared_memory_per_multiprocessor", MAX_SHARED_PER_BLOCK)  # largest carveout
+    metric = launch.metrics.get
+    dims = [(f"{kind}[{i}]", d) for kind in ("grid", "block") for i, d in enumerate(getattr(launch, kind) or ())]
+    checks: list[tuple[str, object, Limit]] = [
+        ("registers_per_thread", launch.registers_per_thread, REGISTERS),
+        (LAUNCH_REGISTERS, metric(LAUNCH_REGISTERS), REGISTERS),
+        *((name, d, DIMENSION) for name, d in dims),
+        (LAUNCH_GRID, metric(LAUNCH_GRID), DIMENSION),
+        ("block threads", threads, block_limit), (LAUNCH_BLOCK, metric(LAUNCH_BLOCK), block_limit),
+        ("shared_mem_per_block_bytes", launch.shared_mem_per_block_bytes, shared_limit),
+        (LAUNCH_SHARED, metric(LAUNCH_SHARED), shared_limit),
+    ]
+    checks.append((DURATION, launch.metrics.get(DURATION), POSITIVE))
+    checks += [(name, launch.metrics.get(name), MEMORY_CLOCK_HZ if name == DRAM_CLOCK else CLOCK_HZ)
+               for name in CLOCK_METRICS]
+    checks += [(name, value, COUNT) for name, value in launch.metrics.items() if not isinstance(value, str)]
+    for field, value, limit in checks:
+        problem = None if value is None else limit.problem(value)
+        if problem:
+            return f"{field} {problem}"
+    return None
+
+
+def _limit_of(device: Device, attribute: str, cap: float) -> Limit:
+    """0 to the device's own limit (an attribute), or to ``cap`` when the device does not say."""
+    value = device.attributes.get(attribute)
+    return Limit(0.0, value if isinstance(value, (int, float)) and 0 < value <= cap else cap, integer=True)
+
+
+def _other_devices(launches: Sequence[KernelLaunch], devices: Sequence[str], warnings: list[str]) -> dict[int, str]:
+    """Launches whose records name another device than the first launch's (a report with another appended)."""
+    if len(set(devices)) < 2:
+        return {}
+    first = devices[0]
+    names = ", ".join(repr(d) for d in dict.fromkeys(devices))
+    warnings.append(f"the records name {len(set(devices))} devices ({names}); only launches on {first!r} are "
+                    "analysed")
+    return {i: f"recorded on device {d!r}, not the report's {first!r}" for i, d in enumerate(devices)
+            if d != first and i < len(launches)}
+
+
+def _duplicates(launches: Sequence[KernelLaunch], warnings: list[str]) -> dict[int, str]:
+    """Launches whose range:action key an earlier launch already has."""
+    seen: set[str] = set()
+    repeated = {}
+    for i, k in enumerate(launches):
+        if k.key in seen:
+            repeated[i] = f"duplicates the range:action key {k.key} of an earlier launch"
+        seen.add(k.key)
+    if repeated:
+        warnings.append(f"{len(repeated)} launch record(s) repeat the range:action key of an earlier one")
+    return repeated
+
+
+# --- YAML with a budget ---------------------------------------------------------------------------------------
+def load_yaml(path: Path) -> object:
+    """A YAML file's data, refusing what a spec never needs and an attacker would use: more than 1 MiB, text
+    that is not UTF-8, aliases (``*name``, which expand exponentially), nesting deeper than 16 levels."""
+    import yaml
+
+    try:
+        with path.open("rb") as fh:
+            raw = fh.read(YAML_MAX_BYTES + 1)
+    except OSError as err:
+        raise SpecError(f"{path}: cannot read ({err.strerror})", "check the path") from None
+    if len(raw) > YAML_MAX_BYTES:
+        raise SpecError(f"{path}: larger than {YAML_MAX_BYTES >> 20} MiB, not a device spec (a few KiB)", SPEC_FIX)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise SpecError(f"{path}: not UTF-8 text (byte {err.start})", "save the file as UTF-8") from None
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml is ~10x faster when present
+    try:
+        _check_yaml_events(path, yaml.parse(text, Loader=loader))
+        return yaml.load(text, Loader=loader)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark else ""
+        raise SpecError(f"{path}: not valid YAML{where}", "fix the syntax") from None
+
+
+def _check_yaml_events(path: Path, events: Iterable[Any]) -> None:
+    """Refuse aliases and deep nesting while parsing, before anything is built."""
+    import yaml
+
+    depth = 0
+    for event in events:
+        line = event.start_mark.line + 1 if event.start_mark else 0
+        if isinstance(event, yaml.AliasEvent):
+            raise SpecError(f"{path}: YAML alias '*{event.anchor}' at line {line}",
+                            "write the value out; spec files take no anchors or aliases")
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > YAML_MAX_DEPTH:
+                raise SpecError(f"{path}: nested deeper than {YAML_MAX_DEPTH} levels at line {line}", SPEC_FIX)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1

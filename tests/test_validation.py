@@ -1,0 +1,285 @@
+"""The validation layer: every case of issue 15 that ended in a traceback or passed silently, with its fixed outcome.
+
+Report models are the shipped synthetic example with one field changed; .ncu-rep cases are real reports from
+../shared/ncu-reps cut, appended or padded the way the issue describes. Three outcomes: a one-line error naming
+the file and the field (exit 2); a launch kept but marked invalid (left out of times, rankings and verdicts); a
+report warning in every output.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from roofline.cli import app
+from roofline.errors import ReportError
+from roofline.model import Device, KernelLaunch
+from roofline.reader import load_report
+from roofline.validation import (
+    MAX_REGISTERS_PER_THREAD,
+    MODEL_FIX,
+    SM_COUNT,
+    Limit,
+    device_problem,
+    launch_problem,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLE = REPO / "examples" / "h100-sxm_synthetic.roofline.json"
+BASE = json.loads(EXAMPLE.read_text())
+runner = CliRunner()
+
+
+def model(tmp_path: Path, change: Any, text: str | None = None) -> Path:
+    """The example model with ``change(doc)`` applied (or the raw ``text``), written to a file."""
+    path = tmp_path / "model.json"
+    if text is not None:
+        path.write_text(text)
+        return path
+    doc = copy.deepcopy(BASE)
+    change(doc)
+    path.write_text(json.dumps(doc))  # allow_nan: NaN and Infinity are written as the issue's files had them
+    return path
+
+
+def error_line(path: Path) -> str:
+    """The one-line error a bad file gives, through the CLI (exit 2, one line naming the file, no traceback)."""
+    result = runner.invoke(app, ["report", str(path), "-f", "json"])
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 2 and len(lines) == 1, result.output
+    assert lines[0].startswith(f"roofline: error: {path}: "), lines[0]
+    return lines[0]
+
+
+def json_of(path: Path) -> dict[str, Any]:
+    """The JSON output of a run that goes on (exit 0); NaN or infinity would make json.loads fail here."""
+    result = runner.invoke(app, ["report", str(path), "-f", "json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout, parse_constant=lambda c: pytest.fail(f"{c} in the output"))
+
+
+def setter(where: str, value: Any):
+    """A change that sets ``doc[...]`` along a path of keys separated by "/" (integers index lists)."""
+    def change(doc: dict[str, Any]) -> None:
+        *parents, last = where.split("/")
+        node: Any = doc
+        for key in parents:
+            node = node[int(key)] if key.isdigit() else node[key]
+        node[int(last) if last.isdigit() else last] = value
+    return change
+
+
+# --- Report models that ended in a traceback: now one line naming the field ------------------------------------------
+@pytest.mark.parametrize("where, value, words", [
+    ("device/name", 42, "device.name is 42, expected a string"),
+    ("device/name", ["A", "B"], "device.name is list, expected a string"),
+    ("device/compute_capability", "8", "device compute_capability is '8', expected major.minor"),
+    ("device/compute_capability", "9.0a", "device compute_capability is '9.0a', expected major.minor"),
+    ("device/compute_capability", 8.0, "device.compute_capability is 8.0, expected a string"),
+    ("device/max_clock_hz", math.nan, "device max_clock_hz is nan, expected a finite number"),
+    ("device/memory_clock_hz", math.inf, "device memory_clock_hz is inf, expected a finite number"),
+    ("device/sm_count", 0, "device sm_count is 0, expected 0 < value < 10000"),
+    ("device/sm_count", -1, "device sm_count is -1, expected 0 < value < 10000"),
+    ("device/sm_count", 10**400, "device.sm_count is out of the range of numbers"),
+    ("device/sm_count", 2.5, "device sm_count is 2.5, expected a whole number"),
+    ("device/attributes/max_warps_per_multiprocessor", math.inf,
+     "device attributes.max_warps_per_multiprocessor is inf, expected a finite number"),
+    ("launches/0/name", 7, "launches[0].name is 7, expected a string"),
+    ("launches/0/name", ["k"], "launches[0].name is list, expected a string"),
+    ("launches/0/metrics/gpu__time_duration.sum", 10**400,
+     "launches[0].metrics.gpu__time_duration.sum is out of the range of numbers"),
+    ("launches/0/grid", "wide", "launches[0].grid is 'wide', expected a list of 3 whole numbers"),
+    ("launches/0/bogus", 1, "launches[0].bogus is not a known field"),
+])
+def test_malformed_model_is_one_line_naming_the_field(tmp_path, where, value, words):
+    line = error_line(model(tmp_path, setter(where, value)))
+    assert words in line and line.endswith(MODEL_FIX), line
+
+
+RULE = {"rule": "CPIStall", "section": "WarpStateStats", "title": "Wait Stalls", "message": "Waits 13.8 cycles.",
+        "kind": "optimization"}
+
+
+@pytest.mark.parametrize("extra, words", [
+    ({"speedup_pct": "lots"}, "rules[0].speedup_pct is 'lots', expected a number"),
+    ({"speedup_type": "sideways"}, "rules[0].speedup_type is 'sideways', expected one of"),
+    ({"focus_metrics": {"name": "x"}}, "rules[0].focus_metrics is dict, expected a list"),
+    ({"focus_metrics": [{"name": "x", "value": "high"}]},
+     "rules[0].focus_metrics[0].value is 'high', expected a number"),
+    ({"focus_metrics": [{"value": 1.0}]}, "rules[0].focus_metrics[0].name is missing"),
+])
+def test_malformed_rule_speedups_and_focus_metrics_are_one_line(tmp_path, extra, words):
+    line = error_line(model(tmp_path, setter("launches/0/rules", [{**RULE, **extra}])))
+    assert words in line, line
+
+
+def test_rules_with_and_without_speedups_load(tmp_path):
+    full = {**RULE, "focus_metrics": [{"name": "smsp_average_wait", "value": 13.8, "severity": 0, "info": ""}],
+            "speedup_pct": 23.2, "speedup_type": "global"}
+    for rules in ([RULE], [full]):  # a model written before speedups were kept, and one written now
+        (rule,) = load_report(model(tmp_path, setter("launches/0/rules", rules))).launches[0].rules
+        assert rule.speedup_pct == (23.2 if rules == [full] else None)
+
+
+@pytest.mark.parametrize("depth", [1_000, 100_000])
+def test_deeply_nested_model_is_one_line(tmp_path, depth):
+    text = json.dumps({**BASE, "label": "x"}).replace('"x"', "[" * depth + "]" * depth)
+    line = error_line(model(tmp_path, None, text))
+    assert "nested too deeply" in line or "label is list, expected a string" in line
+
+
+def test_non_utf8_model_is_one_line(tmp_path):
+    path = tmp_path / "model.json"
+    path.write_bytes(json.dumps(BASE).encode().replace(b"SYNTHETIC", b"SYNTH\xe9TIC"))
+    assert "not UTF-8 text" in error_line(path)
+
+
+# --- Impossible launch attributes: kept, marked invalid, the run goes on ------------------------------------------
+@pytest.mark.parametrize("where, value, reason", [
+    ("launches/0/metrics/gpu__time_duration.sum", -1.0, "gpu__time_duration.sum is -1, expected 0 < value"),
+    ("launches/0/metrics/gpu__time_duration.sum", 0.0, "gpu__time_duration.sum is 0, expected 0 < value"),
+    ("launches/0/metrics/gpu__time_duration.sum", math.nan, "gpu__time_duration.sum is nan, expected a finite"),
+    ("launches/0/metrics/smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", -5.0,
+     "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum is -5, expected 0 <= value"),
+    ("launches/0/metrics/dram__bytes.sum", math.inf, "dram__bytes.sum is inf, expected a finite number"),
+    ("launches/0/metrics/sm__cycles_elapsed.avg.per_second", 0.0,
+     "sm__cycles_elapsed.avg.per_second is 0, expected 1e+08 <= value <= 1e+10"),
+    ("launches/0/registers_per_thread", 8_700_000_000, "registers_per_thread is 8.7e+09, expected 0 <= value <= 255"),
+    ("launches/0/grid", [0, 0, 0], "grid[0] is 0, expected 1 <= value"),
+    ("launches/0/block", [2048, 1, 1], "block threads is 2048, expected 0 <= value <= 1024"),
+    ("launches/0/shared_mem_per_block_bytes", 10**12,
+     "shared_mem_per_block_bytes is 1e+12, expected 0 <= value <= 1.04858e+06"),
+])
+def test_impossible_launch_is_kept_invalid_and_the_run_goes_on(tmp_path, where, value, reason):
+    doc = json_of(model(tmp_path, setter(where, value)))["reports"][0]
+    first, *others = doc["kernels"]
+    assert first["valid"] is False and first["duration_s"] is None and first["pct_of_roof"] is None
+    assert first["missing"]["duration_s"].startswith("invalid launch: ") and reason in first["missing"]["duration_s"]
+    assert all(k["valid"] and k["pct_of_roof"] is not None for k in others)  # the others are analysed
+    assert first["name"] not in {g["name"] for g in doc["groups"]}  # and only they are ranked
+    assert doc["total_time_s"] == pytest.approx(sum(k["duration_s"] for k in others))
+    why = first["missing"]["duration_s"].removeprefix("invalid launch: ")
+    assert doc["warnings"] == [f"1 of 3 launches are invalid and left out of times, rankings and verdicts "
+                               f"(first: 0:0, {why})"]
+
+
+def test_invalid_launch_in_every_output(tmp_path):
+    path = model(tmp_path, setter("launches/0/registers_per_thread", 8_700_000_000))
+    table = runner.invoke(app, ["report", str(path)])
+    assert table.exit_code == 0
+    assert "warning: 1 of 3 launches are invalid" in table.stdout and "invalid" in table.stdout.split("0:0", 1)[1]
+    assert "roofline: warning: " in table.stderr and "1 of 3 launches are invalid" in table.stderr
+    for fmt in ("markdown", "html"):
+        out = tmp_path / f"r.{fmt}"
+        assert runner.invoke(app, ["report", str(path), "-f", fmt, "-o", str(out)]).exit_code == 0
+        text = out.read_text()
+        assert "1 of 3 launches are invalid" in text and "Invalid launches" in text
+    summary = runner.invoke(app, ["summary", str(path), "-f", "json"])
+    assert summary.exit_code == 0
+    assert "1 of 3 launches are invalid" in json.loads(summary.stdout)["reports"][0]["report"]["warnings"][0]
+
+
+def test_duplicated_launch_keys_warn_and_the_repeat_is_invalid(tmp_path):
+    doc = json_of(model(tmp_path, setter("launches/1/action_index", 0)))["reports"][0]
+    assert doc["warnings"][0] == "1 launch record(s) repeat the range:action key of an earlier one"
+    assert [k["valid"] for k in doc["kernels"]] == [True, False, True]
+
+
+def test_zero_peak_counter_is_no_roof(tmp_path):
+    """A peak counter of 0 (ncu stores it for launches it missed) gives no roof, with the reason: never a 0 roof."""
+    doc = json_of(model(tmp_path, setter("launches/2/metrics/dram__bytes.sum.peak_sustained", 0.0)))["reports"][0]
+    ceilings = doc["kernels"][2]["ceilings"]["report"]
+    assert ceilings["dram_bytes_per_s"] is None and "is 0, not a peak" in ceilings["missing"]["dram"]
+
+
+# --- The rules themselves -------------------------------------------------------------------------------------------
+def test_limit_bounds_and_messages():
+    assert SM_COUNT.problem(132) is None and SM_COUNT.problem(9999) is None
+    assert SM_COUNT.problem(10_000) == "is 10000, expected 0 < value < 10000"
+    assert SM_COUNT.problem(True) == "is True, expected a number"
+    assert Limit(0.0).problem(-0.0) is None and Limit(0.0).problem(float("-inf")) == "is -inf, expected a finite number"
+
+
+def test_real_device_and_launch_pass(roofline_report, shared_name):
+    """Every device and launch of ../shared/ncu-reps is possible: the checks flag only what cannot be."""
+    report = roofline_report(shared_name)
+    assert device_problem(report.device) is None
+    assert [k.key for k in report.launches if launch_problem(k, report.device)] == []
+    assert report.warnings == ()
+
+
+def test_launch_problems_name_the_field():
+    device = Device("gpu", attributes={"max_shared_memory_per_multiprocessor": 102400, "max_threads_per_block": 1024})
+    launch = KernelLaunch(0, 0, "k", registers_per_thread=MAX_REGISTERS_PER_THREAD + 1)
+    assert launch_problem(launch, device) == "registers_per_thread is 256, expected 0 <= value <= 255"
+    launch = KernelLaunch(0, 0, "k", shared_mem_per_block_bytes=102401)
+    assert launch_problem(launch, device) == "shared_mem_per_block_bytes is 102401, expected 0 <= value <= 102400"
+    assert launch_problem(KernelLaunch(0, 0, "k", metrics={"launch__grid_size": 0.0}), device) == (
+        "launch__grid_size is 0, expected 1 <= value <= 4.29497e+09")
+    huge = KernelLaunch(0, 0, "k", metrics={"launch__registers_per_thread": 19_000_000.0})
+    assert launch_problem(huge, device) == "launch__registers_per_thread is 1.9e+07, expected 0 <= value <= 255"
+
+
+# --- .ncu-rep files cut, appended or padded -------------------------------------------------------------------------
+T4 = "t4_matrix-add-2d_full"
+RTX2080TI = "rtx2080ti_kernels_basic"
+
+
+def test_appended_report_warns_and_its_launches_are_left_out(shared_report, tmp_path):
+    """Issue 15: `cat A.ncu-rep <(tail -c +11 B.ncu-rep)` attributed B's kernels to A's GPU."""
+    path = tmp_path / "appended.ncu-rep"
+    path.write_bytes(shared_report(T4).read_bytes() + shared_report(RTX2080TI).read_bytes()[10:])
+    report = load_report(path)
+    assert [(k.name, bool(k.invalid)) for k in report.launches] == [
+        ("matrix_addition2D", False), ("kernel_A", True), ("kernel_C", True)]
+    assert report.warnings[0] == ("another report is appended at byte 193337: its records are not analysed")
+    assert report.warnings[1].startswith("the records name 2 devices ('Tesla T4', ")
+    doc = json_of(path)["reports"][0]
+    assert [g["name"] for g in doc["groups"]] == ["matrix_addition2D"] and len(doc["warnings"]) == 3
+
+
+def test_appended_garbage_registers_are_invalid(shared_report, tmp_path):
+    """The pair whose appended records read as 8.7e9 registers per thread (and a what-if that hung)."""
+    path = tmp_path / "garbage.ncu-rep"
+    path.write_bytes(shared_report("rtx5060ti_transpose-occupancy-45launches_metrics").read_bytes()
+                     + shared_report("a100-40gb_tree-search_full_ncu2020.3").read_bytes()[10:])
+    last = load_report(path).launches[-1]
+    assert last.registers_per_thread == 8710913592 and last.invalid
+    assert json_of(path)["reports"][0]["kernels"][-1]["valid"] is False
+
+
+def test_report_cut_inside_its_last_record_keeps_the_complete_launches(shared_report, tmp_path):
+    path = tmp_path / "cut.ncu-rep"
+    path.write_bytes(shared_report(RTX2080TI).read_bytes()[:95_000])
+    report = load_report(path)
+    assert [k.name for k in report.launches] == ["kernel_A"]
+    assert report.warnings == ("the file ends inside a record (byte 95000; the record starts at 86883): launch 0:1 "
+                               "and any after it are missing; copy the file again",)
+
+
+def test_report_cut_between_records_is_a_shorter_report(shared_report, tmp_path):
+    """A cut exactly between two records leaves a well-formed report: the format records no launch count, so the
+    missing launch cannot be noticed (README, known limits). It loads with the launches it holds."""
+    path = tmp_path / "boundary.ncu-rep"
+    path.write_bytes(shared_report(RTX2080TI).read_bytes()[:86_631])
+    report = load_report(path)
+    assert [k.name for k in report.launches] == ["kernel_A"] and not any(k.invalid for k in report.launches)
+
+
+def test_padded_huge_file_is_refused_at_once(shared_report, tmp_path):
+    """Issue 15: a 2 GiB file ran past 60 s in the reader. Zero padding after the records is not a report: refused
+    from the container walk, before the reader starts (the file is sparse: no disk space used)."""
+    path = tmp_path / "padded.ncu-rep"
+    path.write_bytes(shared_report(T4).read_bytes())
+    with path.open("r+b") as fh:
+        fh.truncate(2 << 30)
+    with pytest.raises(ReportError) as err:
+        load_report(path)
+    assert str(err.value) == (f"{path}: not ncu records from byte 193337 of 2147483648 (a block header of 0 bytes): "
+                              "the file is corrupt, padded or has other data appended; copy it again or re-profile")
