@@ -1,15 +1,18 @@
 """The ``roofline`` command line: a thin shell that parses options, calls the library, renders, exits.
 
 Each command lives in its own module under ``roofline.commands``. A run imports only the module of the
-command it invokes (all of them for ``--help``), which keeps start-up short; ``roofline.cli.app`` is the
-full application, built on first access, for tests and embedding. Every error, a usage error from the
-option parser included, is one line ``roofline: error: WHAT: HINT`` on stderr with exit status 2 (3 when ncu
-or the application fails).
+command it invokes, which keeps start-up short; ``roofline.cli.app`` is the full application, built on first
+access, for tests and embedding. ``roofline``, ``roofline --help`` and ``roofline --version`` alone are answered
+without typer (its import and the rich help are most of a start-up); every other command line is parsed by
+typer. A command that reads one report file starts reading it before its command line is parsed
+(``reader.read_ahead``). Every error, a usage error from the option parser included, is one line
+``roofline: error: WHAT: HINT`` on stderr with exit status 2 (3 when ncu or the application fails).
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import re
 import sys
 from collections.abc import Sequence
@@ -24,17 +27,27 @@ if TYPE_CHECKING:  # pragma: no cover
     app: typer.Typer  # built on first access by __getattr__ below
 
 HELP = "Kernel-level roofline analysis of NVIDIA Nsight Compute (ncu) reports."
-# command name -> (module under roofline.commands, attribute, registered as a sub-application)
-COMMANDS: dict[str, tuple[str, str, bool]] = {
-    "report": ("report", "report", False),
-    "plot": ("plot", "plot", False),
-    "compare": ("compare", "compare", False),
-    "diff": ("diff", "diff", False),
-    "summary": ("summary", "summary", False),
-    "specs": ("specs", "app", True),
-    "analyze": ("analyze", "analyze", False),
-    "wrap": ("wrap", "wrap", False),
+VERSION_HELP = "Print the version and exit."
+# command name -> (module under roofline.commands, attribute, registered as a sub-application, the one-line summary
+# that lists it: the first sentence of its help, tests/test_cli.py checks they agree)
+COMMANDS: dict[str, tuple[str, str, bool, str]] = {
+    "report": ("report", "report", False,
+               "Analyse existing Nsight Compute reports: roofline position of every kernel launch."),
+    "plot": ("plot", "plot", False, "Draw the hierarchical roofline of existing reports: one panel per report, "
+             "kernels at every memory level."),
+    "compare": ("compare", "compare", False, "Compare kernels across reports: times, speedups, percent of each "
+                "GPU's own roof, expected speedup."),
+    "diff": ("diff", "diff", False,
+             "Compare NEW with BASE kernel by kernel and fail (exit 1) on a regression beyond the thresholds."),
+    "summary": ("summary", "summary", False,
+                "Rank the kernels of whole applications by recoverable time (time x (1 - percent of roof))."),
+    "specs": ("specs", "app", True, "List, show and check the device spec YAML files (datasheet ceilings)."),
+    "analyze": ("analyze", "analyze", False,
+                "Profile an application with ncu, then analyse the report it wrote (as `roofline report` does)."),
+    "wrap": ("wrap", "wrap", False, "Run one MPI rank: profile it with ncu if chosen (report "
+             "NAME.rankR.HOST.ncu-rep), else run the app."),
 }
+READS_REPORTS = ("report", "plot", "compare", "diff", "summary")  # commands whose arguments are report files
 
 
 def build_app(only: str | None = None) -> typer.Typer:
@@ -44,14 +57,14 @@ def build_app(only: str | None = None) -> typer.Typer:
     app = typer.Typer(name="roofline", help=HELP, no_args_is_help=True, add_completion=False,
                       pretty_exceptions_enable=False, cls=_group_class())
     app.callback(invoke_without_command=True)(_root)
-    for name, (module, attr, is_group) in COMMANDS.items():
+    for name, (module, attr, is_group, summary) in COMMANDS.items():
         if only is not None and name != only:
             continue
         mod = importlib.import_module(f"roofline.commands.{module}")
         if is_group:
-            app.add_typer(getattr(mod, attr), name=name)
+            app.add_typer(getattr(mod, attr), name=name, short_help=summary)
         else:  # a module may set CONTEXT_SETTINGS and COMMAND_CLASS, e.g. to pass an application's arguments on
-            app.command(name, cls=getattr(mod, "COMMAND_CLASS", None),
+            app.command(name, cls=getattr(mod, "COMMAND_CLASS", None), short_help=summary,
                         context_settings=getattr(mod, "CONTEXT_SETTINGS", None))(getattr(mod, attr))
     return app
 
@@ -140,8 +153,7 @@ def _version_option() -> None:
             typer.echo(f"roofline {__version__}")
             raise typer.Exit()
 
-    _root.__defaults__ = (typer.Option(False, "--version", help="Print the version and exit.", is_eager=True,
-                                       callback=show),)
+    _root.__defaults__ = (typer.Option(False, "--version", help=VERSION_HELP, is_eager=True, callback=show),)
 
 
 def __getattr__(name: str) -> object:
@@ -154,15 +166,72 @@ def __getattr__(name: str) -> object:
 
 
 def main() -> None:
-    """Console-script entry point: build the app for the command given and run it; user errors become
-    one line and an exit code."""
+    """Console-script entry point: answer the help and the version at once, else start reading the one report
+    file named, build the app for the command given and run it; user errors become one line and an exit code."""
+    args = sys.argv[1:]
+    if args in ([], ["--help"], ["--version"]):
+        sys.exit(_answer_at_once(args))
+    command = next((arg for arg in args if not arg.startswith("-")), None)
+    if command in READS_REPORTS and "--mpi" not in args:
+        _read_ahead(args[args.index(command) + 1:])
     from roofline.errors import RooflineError
 
     _version_option()
-    command = next((arg for arg in sys.argv[1:] if not arg.startswith("-")), None)
     app = build_app(command if command in COMMANDS else None)
     try:
         app(prog_name="roofline")  # the same name in messages for the console script and python -m
     except RooflineError as err:
         print(f"roofline: error: {err}", file=sys.stderr)
         sys.exit(err.exit_code)
+
+
+def _answer_at_once(args: Sequence[str]) -> int:
+    """``roofline --version``, ``roofline --help`` and ``roofline`` alone (the help, exit 2, as typer would), without
+    importing typer."""
+    if args == ["--version"]:
+        from roofline import __version__
+
+        print(f"roofline {__version__}")
+        return 0
+    print(help_text(), end="")
+    return 0 if args else 2
+
+
+def help_text(width: int | None = None) -> str:
+    """The top-level help: usage, options and the commands with their summaries, fitted to ``width`` columns (the
+    terminal's by default, at least 60)."""
+    import textwrap
+
+    if width is None:
+        width = max(60, min(_terminal_columns(), 100))
+    pad = max(len(name) for name in (*COMMANDS, "--version")) + 4
+    lines = ["Usage: roofline [OPTIONS] COMMAND [ARGS]...", "", HELP, "", "Options:",
+             f"  {'--version':<{pad - 2}}{VERSION_HELP}", f"  {'--help':<{pad - 2}}Show this message and exit.", "",
+             "Commands:"]
+    for name, (*_, summary) in COMMANDS.items():
+        lines += textwrap.wrap(summary, width, initial_indent=f"  {name:<{pad - 2}}", subsequent_indent=" " * pad)
+    lines += ["", "Run 'roofline COMMAND --help' for the options of a command."]
+    return "\n".join(lines) + "\n"
+
+
+def _terminal_columns() -> int:
+    """$COLUMNS, else the terminal's width, else 80."""
+    try:
+        return int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        pass
+    try:
+        return os.get_terminal_size(sys.stdout.fileno()).columns
+    except (OSError, ValueError):
+        return 80
+
+
+def _read_ahead(args: Sequence[str]) -> None:
+    """When the command line names exactly one existing file, start reading it (an .ncu-rep) before the command
+    line is parsed: ncu_report's parse then runs beside typer's import. With several files the pipeline reads
+    them in parallel itself."""
+    files = [arg for arg in args if not arg.startswith("-") and os.path.isfile(arg)]
+    if len(files) == 1:
+        from roofline.reader import read_ahead
+
+        read_ahead(files[0])

@@ -407,26 +407,22 @@ def _with_hint(m: Measured, hint: str) -> Measured:
     return Measured(None, via=m.via, missing=m.missing, hint=hint, notes=m.notes)
 
 
-# --- Names the reader extracts ----------------------------------------------------------------------
-_SUFFIXES = (".sum", ".sum.per_cycle_elapsed", ".sum.per_second", ".sum.peak_sustained")
-
-
-def _counter_names() -> set[str]:
-    bases = {u + flop_counter(op) for terms in FLOP_TERMS.values() for op, _ in terms for u in _SM_UNITS}
-    bases |= {u + TENSOR_INST for u in _SM_UNITS}
-    bases |= {DRAM_BYTES, *DRAM_READ_WRITE, LTS_T_BYTES, LTS_T_SECTORS, LTS2XBAR_CYCLES, XBAR2L1TEX_READ,
-              L1TEX_T_BYTES}
-    bases |= set(LSU_WRITEBACK.values())
-    return {b + s for b in bases for s in _SUFFIXES}
-
-
-# Occupancy and Tensor Core diagnostics read these too (launch__* comes with the prefixes below).
-OCCUPANCY_THEORETICAL = "sm__maximum_warps_per_active_cycle_pct"  # Occupancy section
-OCCUPANCY_ACHIEVED = "sm__warps_active.avg.pct_of_peak_sustained_active"
+# --- Launch configuration (LaunchStats and Occupancy sections) -----------------------------------------
 LAUNCH_REGISTERS, LAUNCH_SHARED = "launch__registers_per_thread", "launch__shared_mem_per_block"  # the launch's shape
 LAUNCH_BLOCK, LAUNCH_GRID = "launch__block_size", "launch__grid_size"
+GRID_DIMS = tuple(f"launch__grid_dim_{axis}" for axis in "xyz")
+BLOCK_DIMS = tuple(f"launch__block_dim_{axis}" for axis in "xyz")
+CARVEOUT = "launch__shared_mem_config_size"  # the shared-memory carveout the driver chose for this launch
+LIMITERS = ("registers", "shared_mem", "warps", "blocks", "barriers")  # ncu's per-resource occupancy limits
+LIMIT_METRIC = "launch__occupancy_limit_{}"  # resident blocks per SM each resource allows
+OCCUPANCY_THEORETICAL = "sm__maximum_warps_per_active_cycle_pct"  # Occupancy section
+OCCUPANCY_ACHIEVED = "sm__warps_active.avg.pct_of_peak_sustained_active"
+LAUNCH_METRICS = (LAUNCH_REGISTERS, LAUNCH_SHARED, LAUNCH_BLOCK, LAUNCH_GRID, *GRID_DIMS, *BLOCK_DIMS, CARVEOUT, WAVES,
+                  *(LIMIT_METRIC.format(key) for key in LIMITERS))
+
+# --- Tensor Core diagnostics --------------------------------------------------------------------------
 TENSOR_FAMILIES = ("hmma", "imma", "dmma", "gmma")  # MMA instruction families, as the metric names spell them
-_PCT = (".avg.pct_of_peak_sustained_active", ".avg.pct_of_peak_sustained_elapsed")
+PCT_ACTIVE, PCT_ELAPSED = ".avg.pct_of_peak_sustained_active", ".avg.pct_of_peak_sustained_elapsed"
 
 
 @functools.cache
@@ -443,13 +439,54 @@ def tensor_family_bases(family: str) -> tuple[str, ...]:
 TENSOR_PIPE_BASES = ("sm__pipe_tensor_cycles_active", "sm__pipe_tensor_cycles_active_v2")  # all tensor work
 
 
+# --- What the reader keeps ----------------------------------------------------------------------------
+# The one list of the metrics the analysis reads: every input of the formulas above, of the verdict
+# (roofline.verdict), the diagnostics (roofline.diagnostics), the advice and the launch checks
+# (roofline.validation). It is exact names plus three families read by pattern (the aggregate tensor-path
+# counters in their counter and peak forms, the warp-stall reasons); the reader adds the units the two
+# breakdowns list (``breakdown_units``) and the device attributes (once per report). tests/test_reader.py checks
+# that every shared report analyses the same when every metric it holds is read.
+_SUFFIXES = (".sum", ".sum.per_cycle_elapsed", ".sum.per_second", ".sum.peak_sustained")
+
+
+def _counter_names() -> set[str]:
+    bases = {u + flop_counter(op) for terms in FLOP_TERMS.values() for op, _ in terms for u in _SM_UNITS}
+    bases |= {u + TENSOR_INST for u in _SM_UNITS}
+    bases |= {DRAM_BYTES, *DRAM_READ_WRITE, LTS_T_BYTES, LTS_T_SECTORS, LTS2XBAR_CYCLES, XBAR2L1TEX_READ,
+              L1TEX_T_BYTES}
+    bases |= set(LSU_WRITEBACK.values())
+    return {b + s for b in bases for s in _SUFFIXES}
+
+
 def _diagnostic_names() -> set[str]:
     bases = [*TENSOR_PIPE_BASES, *(b for f in TENSOR_FAMILIES for b in tensor_family_bases(f))]
     scheduler = {ISSUE_ACTIVE_PCT, WARPS_ELIGIBLE, WARPS_ACTIVE, SM_THROUGHPUT, MEMORY_THROUGHPUT, *BREAKDOWNS}
-    return {OCCUPANCY_THEORETICAL, OCCUPANCY_ACHIEVED, *scheduler} | {b + s for b in bases for s in _PCT}
+    return ({OCCUPANCY_THEORETICAL, OCCUPANCY_ACHIEVED, *scheduler, *LAUNCH_METRICS}
+            | {b + s for b in bases for s in (PCT_ACTIVE, PCT_ELAPSED)})
 
 
-DIAGNOSTIC_METRICS: frozenset[str] = frozenset(_diagnostic_names())
-METRICS_TO_READ = frozenset(_counter_names() | {DURATION, SM_CYCLES, *CLOCK_METRICS} | DIAGNOSTIC_METRICS)
-# Families read whole: tensor counters, launch configuration and warp-stall reasons.
-EXTRA_METRIC_PREFIXES = (TENSOR_OPS_PREFIX, "launch__", STALL_PREFIX, STALL_SAMPLES_PREFIX)
+METRICS_TO_READ = frozenset(_counter_names() | {DURATION, SM_CYCLES, *CLOCK_METRICS} | _diagnostic_names())
+FAMILY_PREFIXES = (TENSOR_OPS_PREFIX, STALL_PREFIX, STALL_SAMPLES_PREFIX)
+_TENSOR_FORMS = frozenset(s.removeprefix(".") for s in _SUFFIXES)
+STALL_SAMPLES_SKIPPED = "_not_issued"  # the samples of warps not issued, a sum of the reasons
+
+
+def in_family(name: str) -> bool:
+    """Whether a metric of the three families is read: a tensor-path counter in a counter or peak form, a
+    stall reason per issued instruction, or a stall reason's PC samples."""
+    if name.startswith(TENSOR_OPS_PREFIX):
+        return name.partition(".")[2] in _TENSOR_FORMS
+    if name.startswith(STALL_PREFIX):
+        return name.endswith(STALL_SUFFIX)
+    return name.startswith(STALL_SAMPLES_PREFIX) and not name.endswith(STALL_SAMPLES_SKIPPED)
+
+
+def to_read(names: Iterable[str]) -> list[str]:
+    """The metrics of a launch (``names``: what it holds) the reader keeps, in their order."""
+    return [n for n in names if n in METRICS_TO_READ or (n.startswith(FAMILY_PREFIXES) and in_family(n))]
+
+
+@functools.lru_cache(maxsize=256)
+def breakdown_units(listed: str) -> tuple[str, ...]:
+    """The unit metrics a ``breakdown:`` value lists (comma separated); every launch of a report lists the same."""
+    return tuple(unit for unit in (part.strip() for part in listed.split(",")) if unit)

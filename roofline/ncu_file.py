@@ -17,9 +17,8 @@ Files of another container version are not walked.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 MAGIC = b"NVR\x00"
 KNOWN_VERSIONS = frozenset({7})
@@ -29,8 +28,7 @@ _RESULTS, _INFO, _PAYLOAD = 2, 3, 5  # block header fields
 _SESSION_START = 0x10  # the session block's information begins with field 2 (a varint): the session's start time
 
 
-@dataclass(frozen=True)
-class Walk:
+class Walk(NamedTuple):
     """What the container shows: where it stops being blocks (``garbage_at``, ``cut_at``), and where a second
     session begins (``appended_at``, with the number of kernel results before it). Nothing, for a container
     version the walk does not know."""

@@ -3,30 +3,34 @@
 This is the only module that imports ``ncu_report``. The native reader runs in a forked child process,
 so a file that crashes it ends in a one-line error, never in a signal that kills the CLI, and a file it
 spins on is killed after a time limit scaled to the file's size. Before that, the container is walked
-(``roofline.ncu_file``) for a cut, an appended report or garbage. Only the metrics the tool uses are read
-(``metrics.METRICS_TO_READ`` plus the tensor and launch families). Every report, from either kind of file,
-passes ``roofline.validation`` before it is returned.
+(``roofline.ncu_file``) for a cut, an appended report or garbage. Only the metrics the analysis uses are read
+(``metrics.to_read``, the one list beside the formulas). Every report, from either kind of file, passes
+``roofline.validation`` before it is returned.
+
+The child can be started ahead (``read_ahead``): the CLI starts the one report of a command before it parses
+its command line, so ncu_report's parse (most of the cost of a report) runs beside the option parser's import.
+This module imports little at its top, so that start comes early.
 """
 
 from __future__ import annotations
 
-import json
-import math
+import atexit
 import os
-import pickle
 import select
 import signal
 import stat
 import time
-from collections.abc import Sequence
 from contextlib import suppress
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from roofline import ncu_file, validation
+from roofline import ncu_file
 from roofline.errors import ReportError
-from roofline.metrics import BREAKDOWNS, EXTRA_METRIC_PREFIXES, LAUNCH_REGISTERS, LAUNCH_SHARED, METRICS_TO_READ
-from roofline.model import FocusMetric, Report, RuleResult, SpeedupType
+
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable, Sequence
+
+    from roofline.model import Report
 
 NCU_MAGIC = ncu_file.MAGIC
 LFS_POINTER = b"version https://git-lfs"
@@ -36,14 +40,16 @@ MODEL_MAX_BYTES = 1 << 30  # a 10,000-launch model is ~40 MiB; parsing JSON take
 READ_LIMIT_BASE_S = 30.0
 READ_LIMIT_S_PER_MIB = 0.5
 DEVICE_NAME = "device__attribute_display_name"
-_SKIPPED_PREFIXES = ("launch__occupancy_per_",)  # instanced curves for ncu's graphs, not needed
+DEVICE_PREFIX = "device__attribute_"
 _RULE_KINDS = {0: "info", 1: "ok", 2: "optimization", 3: "warning", 4: "error"}  # ncu_report.MsgType
-_SPEEDUP_TYPES: dict[int, SpeedupType] = {1: "local", 2: "global"}  # ncu_report.SpeedupType (0: unknown)
+_SPEEDUP_TYPES = {1: "local", 2: "global"}  # ncu_report.SpeedupType (0: unknown)
 
 
 def load_report(path: str | os.PathLike[str], time_limit_s: float | None = None) -> Report:
     """Load one report file (``.ncu-rep`` or a ``.json`` report model), validated; ReportError on bad input.
     ``time_limit_s`` bounds the native reader (default: ``read_time_limit`` of the file's size)."""
+    from roofline import validation
+
     p = Path(path)
     size = _check_file(p)
     if p.suffix == MODEL_SUFFIX:
@@ -101,6 +107,11 @@ def _opened(p: Path) -> Any:
 
 def _load_model(p: Path, size: int) -> Report:
     """A report model: bounded size, UTF-8 JSON, every field typed (``validation.check_model_document``)."""
+    import json
+
+    from roofline import validation
+    from roofline.model import Report
+
     not_model = "pass a .ncu-rep file or a .json written by roofline"
     if size > MODEL_MAX_BYTES:
         raise ReportError(f"{p}: {size / 2**20:.0f} MiB is over the {MODEL_MAX_BYTES >> 20} MiB a report model may "
@@ -121,11 +132,20 @@ def _load_model(p: Path, size: int) -> Report:
 
 def _load_ncu_rep(p: Path, time_limit_s: float) -> Report:
     """Walk the container, read it in a child within the time limit, and validate what it holds."""
-    shape = ncu_file.walk(p)
-    if shape.garbage_at is not None:
-        raise ReportError(f"{p}: not ncu records from byte {shape.garbage_at} of {shape.size} ({shape.garbage})",
-                          "the file is corrupt, padded or has other data appended; copy it again or re-profile")
-    data = _read_in_child(p, time_limit_s)
+    from roofline import validation
+    from roofline.model import Report
+
+    child = _take_ahead(p)
+    try:
+        shape = ncu_file.walk(p)
+        if shape.garbage_at is not None:
+            raise ReportError(f"{p}: not ncu records from byte {shape.garbage_at} of {shape.size} ({shape.garbage})",
+                              "the file is corrupt, padded or has other data appended; copy it again or re-profile")
+        data = _read_in_child(p, time_limit_s, child)
+        child = None
+    finally:
+        if child is not None:
+            child.stop()
     notes, empty = [], data.pop("empty_launch", None)
     if empty is not None:
         if shape.cut_at is None or not data["launches"]:
@@ -145,48 +165,117 @@ def _load_ncu_rep(p: Path, time_limit_s: float) -> Report:
     return validation.check_report(report, validation.NCU_FIX, devices, notes, foreign)
 
 
-def _read_in_child(p: Path, time_limit_s: float) -> dict[str, Any]:
-    """Run the native reader in a forked child and return the model as plain data (pickled over a pipe).
+# --- The child process --------------------------------------------------------------------------------
+class _Child:
+    """A forked child reading one file, and the pipe its pickled answer comes through."""
 
-    Where the platform cannot fork, read in this process (no crash isolation and no time limit there)."""
-    with suppress(ImportError):  # import once here so every forked child starts with the module loaded
-        import ncu_report  # noqa: F401
-    if not hasattr(os, "fork"):
+    def __init__(self, path: str) -> None:
+        self.started = time.monotonic()
+        read_fd, write_fd = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:  # the child never returns
+            os.close(read_fd)
+            _child_main(path, write_fd)
+            os._exit(0)
+        os.close(write_fd)
+        self.fd = read_fd
+        self.owner = os.getpid()
+
+    def answer(self, p: Path, time_limit_s: float) -> tuple[str, Any]:
+        """The child's (status, payload), read until it closes the pipe or the time limit (counted from its start)
+        passes; a child killed by a signal, or by us at the limit, becomes a ReportError."""
+        import pickle
+
+        try:
+            data = _read_until(self.fd, self.started + time_limit_s)
+        finally:
+            os.close(self.fd)
+        if data is None:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+            raise ReportError(f"{p}: reading took longer than {time_limit_s:g} s and was stopped",
+                              "the file may be corrupt; if it is a large real report, raise --timeout (seconds)")
+        _, status = os.waitpid(self.pid, 0)
+        if not data:
+            raise ReportError(f"{p}: the ncu_report reader crashed on this file (exit {_exit_code(status)})",
+                              "the file is corrupt or truncated; copy it again or re-profile")
+        answer: tuple[str, Any] = pickle.loads(data)
+        return answer
+
+    def stop(self) -> None:
+        """Kill the child and reap it (its answer is not wanted)."""
+        if self.owner != os.getpid():  # a forked worker inherits the entry, not the child
+            return
+        os.close(self.fd)
+        with suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+        with suppress(ChildProcessError):
+            os.waitpid(self.pid, 0)
+
+
+# Children started ahead, by the identity of their file (device, inode, size, modification time).
+_AHEAD: dict[tuple[int, int, int, int], _Child] = {}
+
+
+def read_ahead(path: str | os.PathLike[str]) -> bool:
+    """Start reading an ``.ncu-rep`` file in a child now; ``load_report`` of the same, unchanged file takes its
+    answer (with the time limit counted from now). Anything but a regular file with the ncu header, or a
+    platform without fork, is left alone (False). Children nobody took are killed at exit."""
+    p = Path(path)
+    try:
+        with p.open("rb") as fh:
+            head = fh.read(len(NCU_MAGIC))
+        key = _identity(p)
+    except OSError:
+        return False
+    if not head.startswith(NCU_MAGIC) or key is None or not hasattr(os, "fork") or key in _AHEAD:
+        return False
+    if not _AHEAD:
+        atexit.register(_stop_ahead)
+    _AHEAD[key] = _Child(str(p))
+    return True
+
+
+def _identity(p: Path) -> tuple[int, int, int, int] | None:
+    """What tells a file from another one and from its own later versions; None for anything but a regular file."""
+    try:
+        info = p.stat()
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns) if stat.S_ISREG(info.st_mode) else None
+
+
+def _take_ahead(p: Path) -> _Child | None:
+    """The child started ahead for this very file, unchanged since, if any (a forked worker's inherited entries are
+    not its children)."""
+    key = _identity(p)
+    child = None if key is None else _AHEAD.pop(key, None)
+    return child if child is not None and child.owner == os.getpid() else None
+
+
+def _stop_ahead() -> None:
+    while _AHEAD:
+        _AHEAD.popitem()[1].stop()
+
+
+def _read_in_child(p: Path, time_limit_s: float, child: _Child | None = None) -> dict[str, Any]:
+    """The model as plain data, read by ``child`` (one started ahead) or by a child forked now (ncu_report imported
+    first, so every child starts with it loaded). Where the platform cannot fork, read in this process (no crash
+    isolation and no time limit there)."""
+    if child is None:
+        with suppress(ImportError):
+            import ncu_report  # noqa: F401
+    if child is None and not hasattr(os, "fork"):
         status, payload = _answer(str(p))
     else:
-        status, payload = _fork_and_read(p, time_limit_s)
+        status, payload = (child or _Child(str(p))).answer(p, time_limit_s)
     if status == "error":
         raise ReportError(f"{p}: {payload}", "the file is corrupt, truncated or from an unsupported ncu version; "
                           "upgrade ncu-report (pip install -U ncu-report) or re-profile")
     if status == "missing-module":
         raise ReportError(f"{p}: cannot read .ncu-rep files: {payload}", "pip install ncu-report")
-    return payload
-
-
-def _fork_and_read(p: Path, time_limit_s: float) -> tuple[str, Any]:
-    """Fork, let the child read and send its answer within the time limit; a child killed by a signal, or by
-    us at the limit, becomes a ReportError."""
-    read_fd, write_fd = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child never returns
-        os.close(read_fd)
-        _child_main(str(p), write_fd)
-        os._exit(0)
-    os.close(write_fd)
-    try:
-        data = _read_until(read_fd, time.monotonic() + time_limit_s)
-    finally:
-        os.close(read_fd)
-    if data is None:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        raise ReportError(f"{p}: reading took longer than {time_limit_s:g} s and was stopped",
-                          "the file may be corrupt; if it is a large real report, raise --timeout (seconds)")
-    _, status = os.waitpid(pid, 0)
-    if not data:
-        raise ReportError(f"{p}: the ncu_report reader crashed on this file (exit {_exit_code(status)})",
-                          "the file is corrupt or truncated; copy it again or re-profile")
-    return pickle.loads(data)
+    data: dict[str, Any] = payload
+    return data
 
 
 def _read_until(fd: int, deadline: float) -> bytes | None:
@@ -209,6 +298,8 @@ def _exit_code(status: int) -> int:
 
 def _child_main(path: str, write_fd: int) -> None:
     """The forked child: read the report, write the pickled answer, and end at once."""
+    import pickle
+
     _silence_native_output()
     answer = pickle.dumps(_answer(path), protocol=pickle.HIGHEST_PROTOCOL)
     with os.fdopen(write_fd, "wb") as pipe:
@@ -242,11 +333,13 @@ def _silence_native_output() -> None:
         pass
 
 
+# --- Reading (in the child) ---------------------------------------------------------------------------
 def _read(ncu_report: Any, path: str) -> dict[str, Any]:
     """Build the model's dict form from an ncu_report context (runs in the child). Reading stops at the first
     launch without data (a cut file), named under ``empty_launch``; ``launch_devices`` holds the device each
     launch's record names, for the integrity check."""
     ctx = ncu_report.load_report(path)
+    value = _value_reader(ncu_report)
     launches, devices, device, empty = [], [], None, None
     for r in range(ctx.num_ranges()):
         rng = ctx.range_by_idx(r)
@@ -257,27 +350,39 @@ def _read(ncu_report: Any, path: str) -> dict[str, Any]:
                 empty = f"{r}:{a}"
                 break
             if device is None:
-                device = _device(action, names)
-            launches.append(_launch(ncu_report, action, r, a, name, names))
-            devices.append(str(_value(action, DEVICE_NAME)))
+                device = _device(action, names, value)
+            launches.append(_launch(ncu_report, action, r, a, name, names, value))
+            devices.append(str(value(action.metric_by_name(DEVICE_NAME))))
         if empty:
             break
     return {"format": "roofline-report-model", "version": 1, "label": "", "device": device or {"name": "unknown"},
             "launches": launches, "launch_devices": devices, "empty_launch": empty}
 
 
-def _value(action: Any, name: str) -> Any:
-    metric = action.metric_by_name(name)
-    return None if metric is None else metric.value()
+def _value_reader(ncu_report: Any) -> Callable[[Any], Any]:
+    """metric -> its value (a number or a string) or None, by its value kind: what ``IMetric.value()`` does,
+    without the table of readers it builds on every call (a third of the cost of a value)."""
+    metric = ncu_report.IMetric
+    by_kind = {metric.ValueKind_DOUBLE: metric.as_double, metric.ValueKind_FLOAT: metric.as_double,
+               metric.ValueKind_UINT32: metric.as_uint64, metric.ValueKind_UINT64: metric.as_uint64,
+               metric.ValueKind_STRING: metric.as_string}
+
+    def value(m: Any) -> Any:
+        read = None if m is None else by_kind.get(m.kind())
+        return None if read is None else read(m)
+
+    return value
 
 
-def _device(action: Any, names: Sequence[str]) -> dict[str, Any]:
+def _device(action: Any, names: Sequence[str], value: Callable[[Any], Any]) -> dict[str, Any]:
+    import math
+
     attrs = {}
     for name in names:
-        if name.startswith("device__attribute_"):
-            v = _value(action, name)
+        if name.startswith(DEVICE_PREFIX):
+            v = value(action.metric_by_name(name))
             if isinstance(v, (int, float, str)) and not (isinstance(v, float) and math.isnan(v)):
-                attrs[name.removeprefix("device__attribute_")] = v
+                attrs[name.removeprefix(DEVICE_PREFIX)] = v
     major, minor = attrs.get("compute_capability_major"), attrs.get("compute_capability_minor")
     khz = attrs.get("max_gpu_frequency_khz") or attrs.get("clock_rate")
     mem_khz = attrs.get("max_mem_frequency_khz") or attrs.get("memory_clock_rate")
@@ -295,23 +400,24 @@ def _device(action: Any, names: Sequence[str]) -> dict[str, Any]:
 
 
 def _int(v: Any) -> int | None:
-    return int(v) if isinstance(v, (int, float)) and not math.isnan(v) else None
+    return int(v) if isinstance(v, (int, float)) and v == v else None  # v == v: not NaN
 
 
-def _launch(ncu_report: Any, action: Any, r: int, a: int, function_name: str, names: Sequence[str]) -> dict[str, Any]:
+def _launch(ncu_report: Any, action: Any, r: int, a: int, function_name: str, names: Sequence[str],
+            value: Callable[[Any], Any]) -> dict[str, Any]:
+    from roofline import metrics as m
+
+    get = action.metric_by_name
     metrics: dict[str, Any] = {}
     nan: list[str] = []
-    # the metrics the tool uses: METRICS_TO_READ and the prefix families (a comprehension: no call per name)
-    wanted = [n for n in names if n in METRICS_TO_READ
-              or (n.startswith(EXTRA_METRIC_PREFIXES) and not n.startswith(_SKIPPED_PREFIXES))]
-    for name in wanted:
-        _keep(action, name, metrics, nan)
-    for name in BREAKDOWNS:  # the units each throughput is the maximum of, listed in its breakdown string
-        listed = metrics.get(name)
-        for sub in (str(listed).split(",") if listed else ()):
-            if sub.strip() and sub.strip() not in metrics:
-                _keep(action, sub.strip(), metrics, nan)
-    dims = [_int(metrics.get(f"launch__{kind}_dim_{ax}")) for kind in ("grid", "block") for ax in "xyz"]
+    for name in m.to_read(names):
+        _keep(value(get(name)), name, metrics, nan)
+    for breakdown in m.BREAKDOWNS:  # the units each throughput is the maximum of, listed in its breakdown string
+        listed = metrics.get(breakdown)
+        for unit in (m.breakdown_units(str(listed)) if listed else ()):
+            if unit not in metrics and unit not in nan:
+                _keep(value(get(unit)), unit, metrics, nan)
+    dims = [_int(metrics.get(name)) for name in (*m.GRID_DIMS, *m.BLOCK_DIMS)]
     return {
         "range_index": r,
         "action_index": a,
@@ -320,19 +426,18 @@ def _launch(ncu_report: Any, action: Any, r: int, a: int, function_name: str, na
         "mangled_name": action.name(ncu_report.IAction.NameBase_MANGLED),
         "grid": dims[:3] if None not in dims[:3] else None,
         "block": dims[3:] if None not in dims[3:] else None,
-        "registers_per_thread": _int(metrics.get(LAUNCH_REGISTERS)),
-        "shared_mem_per_block_bytes": _int(metrics.get(LAUNCH_SHARED)),
+        "registers_per_thread": _int(metrics.get(m.LAUNCH_REGISTERS)),
+        "shared_mem_per_block_bytes": _int(metrics.get(m.LAUNCH_SHARED)),
         "nvtx_ranges": _nvtx(action),
         "metrics": metrics,
         "nan_metrics": nan,
-        "rules": [rule.to_dict() for rule in _rules(action)],
+        "rules": _rules(action),
     }
 
 
-def _keep(action: Any, name: str, metrics: dict[str, Any], nan: list[str]) -> None:
+def _keep(v: Any, name: str, metrics: dict[str, Any], nan: list[str]) -> None:
     """Store one metric's value (numbers and strings); a NaN is listed apart, an absent metric is skipped."""
-    v = _value(action, name)
-    if isinstance(v, float) and math.isnan(v):
+    if isinstance(v, float) and v != v:
         nan.append(name)
     elif isinstance(v, (int, float, str)):
         metrics[name] = v
@@ -351,27 +456,28 @@ def _nvtx(action: Any) -> list[str]:
     return out
 
 
-def _rules(action: Any) -> list[RuleResult]:
-    """The rule results that carry a message, with their focus metrics and estimated speedup."""
+def _rules(action: Any) -> list[dict[str, Any]]:
+    """The rule results that carry a message, with their focus metrics and estimated speedup, in the model's
+    form (``RuleResult.to_dict``)."""
     out = []
     for rule in action.rule_results_as_dicts():
         msg = rule.get("rule_message") or {}
         text = (msg.get("message") or "").strip()
         if text:
             speedup = rule.get("speedup_estimation") or {}
-            out.append(RuleResult(rule=rule.get("rule_identifier", ""), section=rule.get("section_identifier", ""),
-                                  title=msg.get("title", ""), message=text,
-                                  kind=_RULE_KINDS.get(msg.get("type", -1), "info"),
-                                  focus_metrics=tuple(_focus(f) for f in rule.get("focus_metrics") or ()),
-                                  speedup_pct=_finite(speedup.get("speedup")),
-                                  speedup_type=_SPEEDUP_TYPES.get(speedup.get("type", 0), "")))
+            out.append({"rule": rule.get("rule_identifier", ""), "section": rule.get("section_identifier", ""),
+                        "title": msg.get("title", ""), "message": text,
+                        "kind": _RULE_KINDS.get(msg.get("type", -1), "info"),
+                        "focus_metrics": [_focus(f) for f in rule.get("focus_metrics") or ()],
+                        "speedup_pct": _finite(speedup.get("speedup")),
+                        "speedup_type": _SPEEDUP_TYPES.get(speedup.get("type", 0), "")})
     return out
 
 
-def _focus(item: dict[str, Any]) -> FocusMetric:
-    return FocusMetric(name=str(item.get("name", "")), value=_finite(item.get("value")),
-                       severity=int(item.get("severity") or 0), info=str(item.get("info") or ""))
+def _focus(item: dict[str, Any]) -> dict[str, Any]:
+    return {"name": str(item.get("name", "")), "value": _finite(item.get("value")),
+            "severity": int(item.get("severity") or 0), "info": str(item.get("info") or "")}
 
 
 def _finite(v: Any) -> float | None:
-    return float(v) if isinstance(v, (int, float)) and math.isfinite(v) else None
+    return float(v) if isinstance(v, (int, float)) and v == v and abs(v) != float("inf") else None

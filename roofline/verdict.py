@@ -17,6 +17,7 @@ below the FP and byte roofs may be busy in a unit the roofline does not measure.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -128,13 +129,14 @@ def busy_units(launch: KernelLaunch) -> tuple[BusyUnit, ...]:
     sides: tuple[Side, Side] = ("compute", "memory")
     for breakdown, side in zip(m.BREAKDOWNS, sides, strict=True):
         listed = launch.metrics.get(breakdown)
-        for metric in (str(listed).split(",") if listed else ()):
-            value = launch.value(metric.strip())
+        for metric in (m.breakdown_units(str(listed)) if listed else ()):
+            value = launch.value(metric)
             if value is not None:
-                units.append(BusyUnit(unit_name(metric.strip()), value, side, metric.strip()))
+                units.append(BusyUnit(unit_name(metric), value, side, metric))
     return tuple(sorted(units, key=lambda u: -u.pct))
 
 
+@functools.lru_cache(maxsize=1024)
 def unit_name(metric: str) -> str:
     """A breakdown unit's human name ("FP64 pipe", "DRAM", "L2 -> SM crossbar", ...)."""
     base = metric.split(".", 1)[0]

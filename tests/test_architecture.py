@@ -47,7 +47,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("roofline.pipeline", "roofline"),
     ("roofline.render",),
     ("roofline.commands", "roofline.commands.common", "roofline.commands.output", "roofline.commands.ncu_options"),
-    tuple(f"roofline.commands.{module}" for module, _, _ in COMMANDS.values()),
+    tuple(f"roofline.commands.{module}" for module, *_ in COMMANDS.values()),
     ("roofline.cli", "roofline.__main__"),
 )
 COMMAND_MODULES = frozenset(LAYERS[-2])
@@ -192,5 +192,5 @@ def test_each_renderer_declares_its_suffixes(module: str) -> None:
 
 
 def test_layers_list_every_command() -> None:
-    assert {f"roofline.commands.{m}" for m, _, _ in COMMANDS.values()} <= set(MODULES)
+    assert {f"roofline.commands.{m}" for m, *_ in COMMANDS.values()} <= set(MODULES)
     assert len(list(itertools.chain.from_iterable(LAYERS))) == len(set(itertools.chain.from_iterable(LAYERS)))

@@ -616,4 +616,10 @@ def test_metrics_to_read_covers_every_formula_input():
                  "l1tex__m_xbar2l1tex_read_bytes.sum.peak_sustained", "l1tex__lsu_writeback_active_mem_lgds.sum",
                  "smsp__inst_executed_pipe_tensor.sum.per_cycle_elapsed"):
         assert name in m.METRICS_TO_READ, name
-    assert m.TENSOR_OPS_PREFIX in m.EXTRA_METRIC_PREFIXES
+    read = m.to_read(["sm__ops_path_tensor_src_fp16.sum", "sm__ops_path_tensor_src_fp16.sum.peak_sustained",
+                      "sm__ops_path_tensor_src_fp16.avg.per_second", f"{m.STALL_PREFIX}wait{m.STALL_SUFFIX}",
+                      f"{m.STALL_PREFIX}wait_per_warp_active.pct", f"{m.STALL_SAMPLES_PREFIX}wait",
+                      f"{m.STALL_SAMPLES_PREFIX}wait_not_issued", "launch__occupancy_per_block_size",
+                      "launch__stream_id", "launch__grid_size"])
+    assert read == ["sm__ops_path_tensor_src_fp16.sum", "sm__ops_path_tensor_src_fp16.sum.peak_sustained",
+                    f"{m.STALL_PREFIX}wait{m.STALL_SUFFIX}", f"{m.STALL_SAMPLES_PREFIX}wait", "launch__grid_size"]

@@ -10,13 +10,13 @@ import math
 import os
 import signal
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from roofline import reader
+from roofline import metrics, reader
 from roofline.errors import ReportError
-from roofline.metrics import BREAKDOWNS, EXTRA_METRIC_PREFIXES, METRICS_TO_READ
 from roofline.model import Report
 from roofline.reader import load_report
 from tests.ncu_blocks import blocks
@@ -162,13 +162,30 @@ def test_missing_metric_is_absent_not_zero(roofline_report, raw_actions):
 
 def test_only_the_metrics_roofline_uses_are_read(roofline_report):
     k = roofline_report("h100-pcie_rmsnorm-float4_full-roofline").launches[0]
-    units = {u for b in BREAKDOWNS for u in str(k.metrics[b]).split(",")}  # the units the throughputs list
+    units = {u for b in metrics.BREAKDOWNS for u in metrics.breakdown_units(str(k.metrics[b]))}  # the units listed
     assert "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed" in units
-    for name in k.metrics:
-        assert name in METRICS_TO_READ or name.startswith(EXTRA_METRIC_PREFIXES) or name in units, name
+    assert set(k.metrics) == set(metrics.to_read(k.metrics)) | units
     assert all(k.value(u) is not None for u in units)
     assert not any(n.startswith("launch__occupancy_per_") for n in k.metrics)  # instanced curves skipped
     assert not any(n.startswith("device__attribute_") for n in k.metrics)  # those live on the Device
+    assert not any(n.startswith(metrics.TENSOR_OPS_PREFIX) and ".avg" in n for n in k.metrics)  # .sum forms only
+
+
+def test_the_metric_list_is_all_the_analysis_reads(shared_name, roofline_report, raw_actions):
+    """Every report analyses to the same JSON document when every metric each launch holds is read: the list in
+    roofline.metrics leaves out nothing a formula, the verdict, a diagnostic, the advice or a check reads."""
+    from roofline.pipeline import analyze_loaded
+    from roofline.render.json import render
+
+    report = roofline_report(shared_name)
+    full = []
+    for k, raw in zip(report.launches, raw_actions(shared_name), strict=True):
+        held = {n: v for n, v in raw.values.items() if not n.startswith(reader.DEVICE_PREFIX)}
+        nan = {n for n, v in held.items() if isinstance(v, float) and math.isnan(v)}
+        assert set(k.metrics) <= set(held) and len(k.metrics) < len(held)
+        full.append(replace(k, metrics={n: v for n, v in held.items() if n not in nan}, nan_metrics=nan))
+    with_every_metric = replace(report, launches=tuple(full))
+    assert render([analyze_loaded(with_every_metric)]) == render([analyze_loaded(report)])
 
 
 def test_every_shared_report_loads(shared_name, roofline_report, raw_actions):

@@ -20,12 +20,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from roofline.metrics import (
+    CARVEOUT,
     LAUNCH_BLOCK,
     LAUNCH_GRID,
     LAUNCH_REGISTERS,
     LAUNCH_SHARED,
+    LIMIT_METRIC,
+    LIMITERS,
     OCCUPANCY_ACHIEVED,
     OCCUPANCY_THEORETICAL,
+    WAVES,
 )
 from roofline.model import Device, KernelLaunch
 from roofline.results import Occupancy, WhatIf
@@ -43,10 +47,6 @@ SMEM_ALLOC_UNIT_DEFAULT = 128
 ACHIEVED_GAP_PTS = 10.0  # ncu's AchievedOccupancy rule: a larger gap to theoretical is worth a look
 TAIL_IDLE_PCT = 20.0  # ncu's LaunchStatistics rule reports a tail effect from 20% on
 
-LIMITERS = ("registers", "shared_mem", "warps", "blocks", "barriers")
-LIMIT_METRIC = "launch__occupancy_limit_{}"
-WAVES = "launch__waves_per_multiprocessor"
-CARVEOUT = "launch__shared_mem_config_size"  # the shared-memory carveout the driver chose for this launch
 LIMITER_WORDS = {"registers": "registers", "shared_mem": "shared memory", "warps": "warps per SM",
                  "blocks": "blocks per SM", "barriers": "barriers"}
 _ATTRIBUTES = {  # SmResources field -> device attribute (without the device__attribute_ prefix)

@@ -39,7 +39,6 @@ NO_GAIN_RATIO = 1.05  # a tensor roof within 5% of the CUDA-core roof gains noth
 TENSOR_TYPE_FOR = {"fp64": "fp64", "fp32": "tf32", "fp16": "fp16"}  # the Tensor Core type for CUDA-core math
 FAMILY_NAMES = {"hmma": "HMMA", "imma": "IMMA", "dmma": "DMMA", "gmma": "GMMA"}
 FAMILY_TYPES = {"hmma": "FP16/BF16/TF32", "imma": "INT8/INT4", "dmma": "FP64", "gmma": "Hopper warpgroup MMA"}
-_ACTIVE, _ELAPSED = ".avg.pct_of_peak_sustained_active", ".avg.pct_of_peak_sustained_elapsed"
 _SM_UNITS = ("sm__", "smsp__")  # counters ncu stores under either prefix (same .sum)
 
 
@@ -115,7 +114,7 @@ def diagnose(a: LaunchAnalysis, device: Device, spec: DeviceSpec | None = None) 
 def _missing(t: TensorCores, a: LaunchAnalysis) -> dict[str, str]:
     """Reasons for the numbers left None."""
     pipe = f"{m.TENSOR_PIPE_BASES[0]}{{}} not in the report: re-profile with --set full"
-    reasons = {"pipe_active_pct": pipe.format(_ACTIVE), "pipe_elapsed_pct": pipe.format(_ELAPSED),
+    reasons = {"pipe_active_pct": pipe.format(m.PCT_ACTIVE), "pipe_elapsed_pct": pipe.format(m.PCT_ELAPSED),
                "flop_share": a.flops["tensor"].reason or "no FLOPs counted"}
     return {key: why for key, why in reasons.items() if getattr(t, key) is None}
 
@@ -129,10 +128,10 @@ def _activity(a: LaunchAnalysis) -> tuple[dict[str, float], float | None, float 
     """Per-family issue rate, and tensor pipe activity while active and over the elapsed time."""
     families = {}
     for family in m.TENSOR_FAMILIES:
-        value = _first(a, m.tensor_family_bases(family), _ACTIVE)
+        value = _first(a, m.tensor_family_bases(family), m.PCT_ACTIVE)
         if value is not None:
             families[family] = value
-    return families, _first(a, m.TENSOR_PIPE_BASES, _ACTIVE), _first(a, m.TENSOR_PIPE_BASES, _ELAPSED)
+    return families, _first(a, m.TENSOR_PIPE_BASES, m.PCT_ACTIVE), _first(a, m.TENSOR_PIPE_BASES, m.PCT_ELAPSED)
 
 
 def _status(tensor: float | None, families: Mapping[str, float], active: float | None,
@@ -156,7 +155,7 @@ def _flop_share(a: LaunchAnalysis) -> float | None:
 
 
 def _unmeasured_reason(a: LaunchAnalysis) -> str:
-    names = [b + s for b in m.TENSOR_PIPE_BASES for s in (_ACTIVE, _ELAPSED)]
+    names = [b + s for b in m.TENSOR_PIPE_BASES for s in (m.PCT_ACTIVE, m.PCT_ELAPSED)]
     if any(n in a.launch.nan_metrics for n in names):
         return "ncu stored NaN for the tensor pipe metrics: it could not measure this launch"
     return (f"no tensor pipe metrics ({m.TENSOR_PIPE_BASES[0]}) and no tensor FLOP counters: re-profile with "
