@@ -16,7 +16,7 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:  # pragma: no cover
     import typer
@@ -165,12 +165,18 @@ def __getattr__(name: str) -> object:
     raise AttributeError(name)
 
 
-def main() -> None:
-    """Console-script entry point: answer the help and the version at once, else start reading the one report
-    file named, build the app for the command given and run it; user errors become one line and an exit code."""
-    args = sys.argv[1:]
+def main() -> NoReturn:
+    """Console-script entry point: ``run`` the command line, then end the process at once (``_leave``)."""
+    _leave(run(sys.argv[1:]))
+
+
+def run(args: Sequence[str]) -> int | str | None:
+    """Run one command line and return its exit status (as ``sys.exit`` takes it): answer the help and the version
+    at once, else start reading the one report file named, build the app for the command given and run it; user
+    errors become one line on stderr and their exit status."""
+    args = list(args)
     if args in ([], ["--help"], ["--version"]):
-        sys.exit(_answer_at_once(args))
+        return _answer_at_once(args)
     command = next((arg for arg in args if not arg.startswith("-")), None)
     if command in READS_REPORTS and "--mpi" not in args:
         _read_ahead(args[args.index(command) + 1:])
@@ -179,10 +185,30 @@ def main() -> None:
     _version_option()
     app = build_app(command if command in COMMANDS else None)
     try:
-        app(prog_name="roofline")  # the same name in messages for the console script and python -m
+        app(args, prog_name="roofline")  # the same name in messages for the console script and python -m
+    except SystemExit as done:
+        return done.code if isinstance(done.code, (int, str)) or done.code is None else 1
     except RooflineError as err:
         print(f"roofline: error: {err}", file=sys.stderr)
-        sys.exit(err.exit_code)
+        return err.exit_code
+    return 0
+
+
+def _leave(code: int | str | None) -> NoReturn:
+    """End the process with ``code`` (as ``sys.exit`` takes it): flush the standard streams, stop the reads started
+    ahead, and skip the interpreter's teardown, which frees every object and module of the run one by one (20 to
+    30 ms, a tenth of a one-report run). Every file roofline writes is closed by then (``write_output``)."""
+    from contextlib import suppress
+
+    if isinstance(code, str):
+        print(code, file=sys.stderr)
+    for stream in (sys.stdout, sys.stderr):
+        with suppress(OSError, ValueError):  # a closed pipe (roofline ... | head) is not an error of the run
+            stream.flush()
+    reader = sys.modules.get("roofline.reader")  # only a run that imported the reader may have reads started ahead
+    if reader is not None:
+        reader.stop_reading_ahead()
+    os._exit(code if isinstance(code, int) else 1 if code is not None else 0)
 
 
 def _answer_at_once(args: Sequence[str]) -> int:

@@ -14,6 +14,7 @@ shared/ncu-reps (tests/test_libraries.py).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -75,7 +76,12 @@ MATMUL_NAME = re.compile(r"gemm|matmul|mat_?mul|(?<![a-z])[whi]?mma(?![a-z])|con
 def library(names: Iterable[str]) -> Library | None:
     """The library of a kernel from its names (function, demangled): a cuBLAS/cuDNN/CUTLASS instance name
     ``kernel_families`` reads, else the first pattern that matches; None for a kernel of no known library."""
-    texts = [n for n in names if n]
+    return _library_of(tuple(n for n in names if n))
+
+
+@functools.lru_cache(maxsize=4096)
+def _library_of(texts: tuple[str, ...]) -> Library | None:
+    """``library`` of the non-empty names, remembered: the launches of one kernel share their names."""
     for text in texts:
         found = classify(text)
         if found is not None and found.library in _FAMILY_LIBRARIES:
@@ -88,6 +94,12 @@ def library(names: Iterable[str]) -> Library | None:
 
 def matmul_name(names: Iterable[str]) -> str:
     """The part of a kernel's name that says matrix multiply or convolution ("" when none does)."""
+    return _matmul_name(tuple(names))
+
+
+@functools.lru_cache(maxsize=4096)
+def _matmul_name(names: tuple[str, ...]) -> str:
+    """``matmul_name``, remembered per kernel."""
     for text in names:
         hit = MATMUL_NAME.search(text or "")
         if hit:

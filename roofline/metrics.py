@@ -17,9 +17,10 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
 
-from roofline.model import Device, KernelLaunch
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.model import Device, KernelLaunch
 
 # --- Time and clocks --------------------------------------------------------------------------------
 DURATION = "gpu__time_duration.sum"  # ns
@@ -104,8 +105,7 @@ HINT_TIME = "re-profile with any --set (gpu__time_duration is in every stock sec
 HINT_NAN = "profile this kernel again (alone with -k, or with --replay-mode application)"
 
 
-@dataclass(frozen=True)
-class Measured:
+class Measured(NamedTuple):
     """A derived quantity: its value (None when the report cannot support it), how it was obtained
     (``via``, naming the metrics and definition) and, when None, the missing metrics and the fix."""
 
@@ -130,7 +130,7 @@ def _absent(missing: Iterable[str], hint: str, via: str = "") -> Measured:
 
 def _nan_absent(launch: KernelLaunch, names: Iterable[str], missing: Iterable[str], hint: str) -> Measured:
     """Absent value; when ncu stored NaN (it could not measure the launch) say so instead of 'missing'."""
-    nan = sorted(set(names) & launch.nan_metrics)
+    nan = sorted(set(names) & launch.nan_metrics) if launch.nan_metrics else ()
     if nan:
         return Measured(None, via=f"ncu stored NaN for {nan[0]}: it could not measure this launch", hint=HINT_NAN)
     return _absent(missing, hint)
@@ -171,14 +171,15 @@ def counter(launch: KernelLaunch, name: str, units: tuple[str, ...] = ("",)) -> 
         count = launch.value(f"{full}.sum")
         if count is not None:
             return Measured(count, via=f"{full}.sum")
-    duration = duration_s(launch).value
     for full in full_names:
-        per_cycle = launch.value(f"{full}.sum.per_cycle_elapsed")
+        per_cycle, per_second = launch.value(f"{full}.sum.per_cycle_elapsed"), launch.value(f"{full}.sum.per_second")
+        if per_cycle is None and per_second is None:
+            continue
+        duration = duration_s(launch).value
         clock_name = UNIT_CLOCKS.get(full.split("__", 1)[0])
         clock = launch.value(clock_name) if clock_name else None
         if per_cycle is not None and clock is not None and duration is not None:
             return Measured(per_cycle * clock * duration, via=f"{full}.sum.per_cycle_elapsed x {clock_name} x duration")
-        per_second = launch.value(f"{full}.sum.per_second")
         if per_second is not None and duration is not None:
             return Measured(per_second * duration, via=f"{full}.sum.per_second x duration")
     forms = [f"{f}{s}" for f in full_names for s in (".sum", ".sum.per_cycle_elapsed", ".sum.per_second")]
@@ -274,8 +275,7 @@ def tensor_flops(launch: KernelLaunch, device: Device) -> tuple[Measured, dict[s
 
 
 # --- Bytes per memory level -------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Traffic:
+class Traffic(NamedTuple):
     """Bytes moved at one memory level and the matching peak bandwidth, under one metric definition.
     ``one_way`` names the one direction the definition counts ("" when it counts loads and stores)."""
 

@@ -56,11 +56,14 @@ def analyze_each(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptio
     error of each bad one (a file named twice counts once)."""
     from roofline import kernel_filter
     from roofline.errors import RooflineError
-    from roofline.reader import load_report
+    from roofline.reader import load_report, read_ahead
     from roofline.specs import load_catalog
 
     kernel_filter.parse(options.kernel, options.kernel_name_base)  # a bad filter is refused before any file is read
+    if paths:
+        read_ahead(paths[0])  # unless the CLI started it already: read while the catalog and the analysis load
     specs = catalog or load_catalog(options.specs)
+    _preload()
     done: dict[Path, ReportAnalysis | RooflineError] = {}
     for path in paths:
         key = Path(path).resolve()
@@ -75,6 +78,15 @@ def analyze_each(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptio
     order = [done[Path(path).resolve()] for path in paths]
     return ([r for r in order if not isinstance(r, RooflineError)],
             list(dict.fromkeys(r for r in order if isinstance(r, RooflineError))))
+
+
+def _preload() -> None:
+    """Import what the analysis of a report needs now, while the first report is read in a child process on
+    another core, rather than after its data arrive."""
+    import yaml  # noqa: F401  (the spec match parses a device spec)
+
+    from roofline import advice, analysis, validation  # noqa: F401
+    from roofline.diagnostics import occupancy, stalls, tensor_cores  # noqa: F401
 
 
 def analyze_loaded(report: Report, options: AnalysisOptions = AnalysisOptions(),

@@ -190,12 +190,13 @@ class _Child:
             data = _read_until(self.fd, self.started + time_limit_s)
         finally:
             os.close(self.fd)
+            self.fd = -1
         if data is None:
-            os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
+            self.stop()
             raise ReportError(f"{p}: reading took longer than {time_limit_s:g} s and was stopped",
                               "the file may be corrupt; if it is a large real report, raise --timeout (seconds)")
         _, status = os.waitpid(self.pid, 0)
+        self.pid = 0
         if not data:
             raise ReportError(f"{p}: the ncu_report reader crashed on this file (exit {_exit_code(status)})",
                               "the file is corrupt or truncated; copy it again or re-profile")
@@ -204,13 +205,16 @@ class _Child:
 
     def stop(self) -> None:
         """Kill the child and reap it (its answer is not wanted)."""
-        if self.owner != os.getpid():  # a forked worker inherits the entry, not the child
+        if self.owner != os.getpid() or self.pid == 0:  # a forked worker inherits the entry, not the child
             return
-        os.close(self.fd)
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
         with suppress(ProcessLookupError):
             os.kill(self.pid, signal.SIGKILL)
         with suppress(ChildProcessError):
             os.waitpid(self.pid, 0)
+        self.pid = 0  # reaped: its id may be another process's now
 
 
 # Children started ahead, by the identity of their file (device, inode, size, modification time).
@@ -231,7 +235,7 @@ def read_ahead(path: str | os.PathLike[str]) -> bool:
     if not head.startswith(NCU_MAGIC) or key is None or not hasattr(os, "fork") or key in _AHEAD:
         return False
     if not _AHEAD:
-        atexit.register(_stop_ahead)
+        atexit.register(stop_reading_ahead)
     _AHEAD[key] = _Child(str(p))
     return True
 
@@ -253,7 +257,8 @@ def _take_ahead(p: Path) -> _Child | None:
     return child if child is not None and child.owner == os.getpid() else None
 
 
-def _stop_ahead() -> None:
+def stop_reading_ahead() -> None:
+    """Kill and reap the children started ahead that nobody took (at exit)."""
     while _AHEAD:
         _AHEAD.popitem()[1].stop()
 

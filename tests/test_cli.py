@@ -71,8 +71,7 @@ def test_importtime_shows_no_heavy_module():
 
 
 def test_help_run_loads_no_heavy_module():
-    code = ("import sys\nsys.argv = ['roofline', '--help']\nfrom roofline.cli import main\n"
-            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+    code = ("from roofline.cli import run\nimport sys\nrun(['--help'])\n"
             f"print('HEAVY', sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r}))")
     proc = python("-c", code)
     assert proc.returncode == 0, proc.stderr
@@ -81,9 +80,8 @@ def test_help_run_loads_no_heavy_module():
 
 def test_a_run_imports_only_the_command_it_invokes():
     out = subprocess.run([sys.executable, "-c", "import sys\n"
-                          "sys.argv = ['roofline', 'specs', 'list']\n"
                           "import roofline.cli as c\n"
-                          "try:\n    c.main()\nexcept SystemExit:\n    pass\n"
+                          "c.run(['specs', 'list'])\n"
                           "print('LOADED', sorted(m for m in sys.modules if m.startswith('roofline.commands.')))"],
                          capture_output=True, text=True, check=True).stdout
     loaded = out.split("LOADED", 1)[1]

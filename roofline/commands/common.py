@@ -159,9 +159,12 @@ def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptio
     across several reports of one job. A bad report does not stop the others: they are written, then each bad
     one is named and the exit status is 2."""
     from roofline.analysis import spread_across_reports
-    from roofline.render.mpl import plot_format
 
-    plot_fmt = plot_format(plot) if plot is not None else None
+    plot_fmt = None
+    if plot is not None:  # a bad plot suffix is refused before any report is read
+        from roofline.render.mpl import plot_format
+
+        plot_fmt = plot_format(plot)
     analyses, errors = analyze_good(paths, options)
     if plot is not None and plot_fmt is not None:
         from roofline.render import plot as plot_render

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import stat
 import sys
 from pathlib import Path
@@ -117,6 +116,8 @@ def _kind(mode: int) -> str:
 
 def _replace(target: Path, data: bytes, shown: Path) -> None:
     """Write a temporary file beside ``target``, flush it to disk, rename it over ``target``."""
+    import secrets  # here: it loads hashlib and random, which a run that prints its output never needs
+
     fail = f"{shown}: cannot write"
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
