@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from roofline.errors import RooflineError
 from roofline.render import GENERATOR
-from roofline.render.json import report_dict
+from roofline.render.json import report_dict, with_reasons
 from roofline.results import ReportAnalysis
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -48,8 +48,8 @@ def rows(analyses: Sequence[ReportAnalysis]) -> list[dict[str, Any]]:
     out = []
     for a in analyses:
         doc = report_dict(a)
-        head = flatten({k: v for k, v in doc.items() if k not in ("kernels", "groups")}, "report")
-        out += [{**head, **flatten(kernel)} for kernel in doc["kernels"]]
+        head = flatten({k: v for k, v in doc.items() if k not in ("kernels", "groups", "reasons")}, "report")
+        out += [{**head, **flatten(with_reasons(kernel, doc["reasons"]))} for kernel in doc["kernels"]]
     return out
 
 

@@ -1,6 +1,8 @@
-"""JSON document of one or more report analyses (schema_version 2, documented in the README).
+"""JSON document of one or more report analyses (schema_version 3, documented in the README).
 
-"Not measured" is ``null`` with its reason under the kernel's ``missing`` (never 0, never NaN).
+"Not measured" is ``null`` with its reason (never 0, never NaN): a kernel's ``missing`` (and each ceiling set's)
+maps the null's path to an index into its report's ``reasons``, the table that states each reason once, so
+a reason shared by every launch is written once per report.
 """
 
 from __future__ import annotations
@@ -30,7 +32,9 @@ from roofline.results import (
 from roofline.verdict import explain
 
 SUFFIXES = (".json",)
-SCHEMA_VERSION = 2  # 2: bound is the verdict over every unit, with "verdict", "stalls", bytes.l2_total, "clock" roofs
+# 2: bound is the verdict over every unit, with "verdict", "stalls", bytes.l2_total, "clock" roofs;
+# 3: each report states its reasons once ("reasons"); a kernel's and a ceiling set's "missing" index into them
+SCHEMA_VERSION = 3
 
 
 def render(analyses: Sequence[ReportAnalysis], spreads: Sequence[KernelSpread] = ()) -> str:
@@ -60,8 +64,32 @@ def document(analyses: Sequence[ReportAnalysis], spreads: Sequence[KernelSpread]
     return doc
 
 
+class Reasons:
+    """One report's table of reasons: each distinct text once, referred to by its index."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+        self._index: dict[str, int] = {}
+
+    def refs(self, missing: Mapping[str, str]) -> dict[str, int]:
+        """``missing`` (path -> reason) with each reason replaced by its index in the table."""
+        out = {}
+        for path, text in missing.items():
+            index = self._index.get(text)
+            if index is None:
+                index = self._index[text] = len(self.texts)
+                self.texts.append(text)
+            out[path] = index
+        return out
+
+
 def report_dict(a: ReportAnalysis) -> dict[str, Any]:
+    """One report: its device, every launch, the groups, and ``reasons``, the texts the launches' ``missing``
+    index."""
     d = a.device
+    reasons = Reasons()
+    no_spec = _no_spec_reason(a)
+    kernels = [kernel_dict(k, reasons, no_spec) for k in a.launches]
     return {
         "path": a.report.path,
         "source": a.report.source,
@@ -75,9 +103,18 @@ def report_dict(a: ReportAnalysis) -> dict[str, Any]:
         "ceilings_used": a.ceilings_used,
         "warnings": list(a.report.warnings),
         "total_time_s": number(a.total_time_s),
-        "kernels": [kernel_dict(k, _no_spec_reason(a)) for k in a.launches],
+        "kernels": kernels,
         "groups": [group_dict(g) for g in a.groups],
+        "reasons": reasons.texts,
     }
+
+
+def with_reasons(kernel: Mapping[str, Any], reasons: Sequence[str]) -> dict[str, Any]:
+    """A kernel of ``report_dict`` with the reason texts in place of their indices (``missing`` of the kernel and of
+    each ceiling set), as a reader of the document looks them up."""
+    ceilings = {name: c if c is None else {**c, "missing": {k: reasons[i] for k, i in c["missing"].items()}}
+                for name, c in kernel["ceilings"].items()}
+    return {**kernel, "ceilings": ceilings, "missing": {path: reasons[i] for path, i in kernel["missing"].items()}}
 
 
 # Launch-configuration fields and the launch__* metric each comes from (for the reason when it is null).
@@ -92,8 +129,10 @@ def _no_spec_reason(a: ReportAnalysis) -> str:
             "add a YAML with --specs (see device_specs/README.md)")
 
 
-def kernel_dict(k: LaunchAnalysis, no_spec_reason: str = "no device spec for this GPU") -> dict[str, Any]:
-    """One launch; every null in it has its reason under ``missing``, keyed by its path."""
+def kernel_dict(k: LaunchAnalysis, reasons: Reasons, no_spec_reason: str = "no device spec for this GPU") -> dict[
+        str, Any]:
+    """One launch; every null in it has its reason under ``missing``, keyed by its path: the reason's index in
+    ``reasons``, the report's table."""
     launch = k.launch
     missing: dict[str, str] = {}
     out: dict[str, Any] = {
@@ -113,7 +152,7 @@ def kernel_dict(k: LaunchAnalysis, no_spec_reason: str = "no device spec for thi
         "definitions": {**k.definitions, **({"l2_total": f"all L2 traffic, loads and stores: {k.l2_total_bytes.via}"}
                                             if k.l2_total_bytes.value is not None else {})},
         "level_notes": list(k.level_notes),
-        "ceilings": {name: ceilings_dict(c) for name, c in k.ceilings.items()},
+        "ceilings": {name: ceilings_dict(c, reasons) for name, c in k.ceilings.items()},
         "ceilings_used": k.roof.ceilings,
         "pct_of_roof": number(k.roof.pct_of_roof),
         "limiter": k.roof.limiter,
@@ -146,7 +185,7 @@ def kernel_dict(k: LaunchAnalysis, no_spec_reason: str = "no device spec for thi
     if out["recoverable_s"] is None:
         missing["recoverable_s"] = missing.get("duration_s") or k.roof.reason or "no throughput and no roof position"
     out["advice"] = [advice_dict(item, f"advice[{i}]", missing) for i, item in enumerate(k.advice)]
-    out["missing"] = missing
+    out["missing"] = reasons.refs(missing)
     return out
 
 
@@ -223,11 +262,12 @@ def advice_dict(a: Advice, path: str, missing: dict[str, str]) -> dict[str, Any]
             "source": a.source, "est_saved_s": number(a.est_saved_s), "estimate": a.estimate}
 
 
-def ceilings_dict(c: Ceilings) -> dict[str, Any]:
+def ceilings_dict(c: Ceilings, reasons: Reasons | None = None) -> dict[str, Any]:
+    """One set of roofs; ``missing`` holds the reason of each null roof, as its index in ``reasons`` when given."""
     out: dict[str, Any] = {f"{p}_flop_per_s": number(c.flop_per_s[p]) for p in PRECISIONS}
     out.update({f"{level}_bytes_per_s": number(c.bytes_per_s[level]) for level in LEVELS})
     out.update({"tensor_dtype": c.tensor_dtype, "clock_note": c.clock_note, "scaled": dict(c.scaled),
-                "missing": dict(c.missing)})
+                "missing": reasons.refs(c.missing) if reasons is not None else dict(c.missing)})
     return out
 
 

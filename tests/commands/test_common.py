@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from roofline.cli import app
 from roofline.render import GENERATED_BY, GENERATOR
+from roofline.render import json as json_render
 
 EXAMPLE = str(Path(__file__).resolve().parents[2] / "examples" / "h100-sxm_synthetic.roofline.json")
 runner = CliRunner()
@@ -43,7 +44,7 @@ def test_table_written_to_a_file_starts_with_the_mark(tmp_path):
 def test_missing_folders_of_an_output_are_created(tmp_path):
     out = tmp_path / "new" / "dir" / "r.json"
     assert runner.invoke(app, ["report", EXAMPLE, "-f", "json", "-o", str(out)]).exit_code == 0
-    assert json.loads(out.read_text())["schema_version"] == 2
+    assert json.loads(out.read_text())["schema_version"] == json_render.SCHEMA_VERSION
 
 
 FOREIGN = b"written by hand\n"

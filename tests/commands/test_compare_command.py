@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from roofline.cli import app
+from roofline.render.json import SCHEMA_VERSION
 from tests.synthetic import SPEC_DRAM, SPEC_FP32, write_spec
 
 runner = CliRunner()
@@ -42,7 +43,7 @@ def test_json_gives_times_for_basic_reports_and_nulls_with_reasons(shared_report
     result = invoke(shared_report(A10G_BASIC), shared_report(A100_BASIC), "--format", "json")
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
-    assert doc["schema_version"] == 2 and doc["kind"] == "compare" and doc["matching"] == "name"
+    assert doc["schema_version"] == SCHEMA_VERSION and doc["kind"] == "compare" and doc["matching"] == "name"
     assert [r["label"] for r in doc["reports"]] == [A10G_BASIC, A100_BASIC]
     kernel = next(k for k in doc["kernels"] if k["key"] == "ampere_sgemm_128x64_nn")
     means = [statistics.mean(a["gpu__time_duration.sum"] * 1e-9 for a in raw_actions(n)

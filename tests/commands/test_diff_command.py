@@ -16,6 +16,7 @@ from roofline.cli import app
 from roofline.pairing import pair_reports
 from roofline.regression import Thresholds, judge
 from roofline.render.compare_markdown import COLUMNS, diff_markdown
+from roofline.render.json import SCHEMA_VERSION
 from tests.synthetic import OLD_GPU, launch, model
 
 runner = CliRunner()
@@ -82,10 +83,10 @@ def test_roof_drop_gate_on_mapped_kernels(shared_report, raw_actions):
     assert invoke(*args, "--fail-if-roof-drop", kernel["roof_drop_pct"] + 0.1).exit_code == 0
 
 
-def test_json_schema_version_2_top_level_and_kernel_fields(shared_report):
+def test_json_schema_version_top_level_and_kernel_fields(shared_report):
     result = invoke(shared_report(REDUCTIONS), shared_report(REDUCTIONS), "--fail-if-slower", 5, "-f", "json")
     doc = json.loads(result.stdout)
-    assert doc["schema_version"] == 2 and doc["kind"] == "diff"
+    assert doc["schema_version"] == SCHEMA_VERSION and doc["kind"] == "diff"
     assert set(doc) == {"schema_version", "kind", "tool", "generator", "base", "new", "matching", "thresholds",
                         "regression", "exit_code", "regressions", "kernels", "only_in_base", "only_in_new"}
     assert doc["thresholds"] == {"slower_pct": 5.0, "roof_drop_pct": None}

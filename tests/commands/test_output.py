@@ -22,6 +22,7 @@ from typer.testing import CliRunner
 from roofline.cli import app
 from roofline.commands import output
 from roofline.render import GENERATED_BY, GENERATOR
+from roofline.render import json as json_render
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = str(REPO / "examples" / "h100-sxm_synthetic.roofline.json")
@@ -136,7 +137,7 @@ def test_a_link_to_our_file_keeps_the_link_and_replaces_its_target(tmp_path):
     target.chmod(0o640)
     link.symlink_to(target)
     assert runner.invoke(app, ["report", EXAMPLE, "-f", "json", "-o", str(link)]).exit_code == 0
-    assert link.is_symlink() and json.loads(target.read_text())["schema_version"] == 2
+    assert link.is_symlink() and json.loads(target.read_text())["schema_version"] == json_render.SCHEMA_VERSION
     assert stat.S_IMODE(target.stat().st_mode) == 0o640  # the replaced file keeps its permissions
 
 

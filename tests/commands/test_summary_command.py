@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from roofline.cli import app
+from roofline.render.json import SCHEMA_VERSION
 
 runner = CliRunner()
 ENV = {"COLUMNS": "80"}
@@ -49,7 +50,7 @@ def test_json_ranks_the_top_groups_of_each_large_report(shared_report, raw_actio
     result = invoke(shared_report(ALIFE), shared_report(SELFJOIN), "--top", 4, "-f", "json")
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
-    assert doc["schema_version"] == 2 and doc["kind"] == "summary" and doc["top"] == 4
+    assert doc["schema_version"] == SCHEMA_VERSION and doc["kind"] == "summary" and doc["top"] == 4
     for report, name, launches in zip(doc["reports"], (ALIFE, SELFJOIN), (143, 154), strict=True):
         totals = raw_totals(raw_actions, name)
         saved, small_grid_time = raw_recoverable(raw_actions, name)

@@ -37,7 +37,7 @@ def test_one_row_per_launch_one_column_per_json_leaf(v100):
     names = [h.split(" [")[0] for h in header]
     assert len(names) == len(set(names))
     for row, kernel in zip(rows, doc["kernels"], strict=True):
-        leaves = flat.flatten(kernel)
+        leaves = flat.flatten(json_render.with_reasons(kernel, doc["reasons"]))  # a reason's text, not its index
         for path, value in leaves.items():
             column = next(h for h in header if h.split(" [")[0] == path)
             assert row[column] == ("" if value is None else str(value).lower() if isinstance(value, bool)

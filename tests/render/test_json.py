@@ -1,4 +1,5 @@
-"""JSON document (schema_version 2): structure, nulls with reasons, no NaN, report order, SI units, round trip."""
+"""JSON document (schema_version 3): structure, nulls with reasons (each stated once per report), no NaN, report
+order, SI units, round trip."""
 
 from __future__ import annotations
 
@@ -54,6 +55,12 @@ def documents(roofline_report):
     return get
 
 
+def kernels_with_reasons(doc: dict, report: int = 0) -> list[dict]:
+    """The kernels of one report with the texts of their reasons in place of the indices into ``reasons``."""
+    rep = doc["reports"][report]
+    return [json_render.with_reasons(k, rep["reasons"]) for k in rep["kernels"]]
+
+
 def nulls(node, path=""):
     """Dotted paths of every null under ``node`` (lists indexed by position)."""
     if node is None:
@@ -69,7 +76,7 @@ def nulls(node, path=""):
 @pytest.mark.parametrize("name", STRUCTURE_REPORTS)
 def test_document_structure(documents, name):
     report, doc = documents(name)
-    assert doc["schema_version"] == 2
+    assert doc["schema_version"] == 3
     assert doc["tool"]["name"] == "roofline"
     (rep,) = doc["reports"]
     assert rep["path"] == report.path and rep["source"] == "ncu-rep"
@@ -91,7 +98,9 @@ def test_document_structure(documents, name):
         assert k["bound"] == (None if k["verdict"]["basis"] is None else k["bound"])
         assert set(k["verdict"]) == {"basis", "sm_pct", "memory_pct", "waves_per_sm", "busiest", "top_units",
                                      "ncu_title", "text"}
-        assert isinstance(k["missing"], dict)
+        refs = [*k["missing"].values(), *(i for c in k["ceilings"].values() if c for i in c["missing"].values())]
+        assert all(isinstance(i, int) and 0 <= i < len(rep["reasons"]) for i in refs)
+    assert len(set(rep["reasons"])) == len(rep["reasons"]) and all(r.strip() for r in rep["reasons"])
     for g in rep["groups"]:
         assert set(g) == {"name", "count", "total_s", "median_s", "min_s", "max_s", "time_share",
                           "median_pct_of_roof", "recoverable_s", "small_grid_s"}
@@ -101,7 +110,7 @@ def test_every_null_in_every_report_has_a_reason(shared_name, documents):
     """Over every file in ../shared/ncu-reps: no NaN, and each null kernel value of the roofline part is
     explained (the diagnostics sub-documents are checked by their own tests)."""
     _, doc = documents(shared_name)
-    for k in doc["reports"][0]["kernels"]:
+    for k in kernels_with_reasons(doc):
         where = f"{shared_name} {k['range']}:{k['action']}"
         for path in nulls({key: value for key, value in k.items() if key in KERNEL_KEYS}):
             if path.startswith("ceilings.") and path.count(".") == 2:  # a roof inside one ceiling set
@@ -116,7 +125,7 @@ def test_every_null_in_every_report_has_a_reason(shared_name, documents):
 
 def test_nan_launch_is_null_with_reason_and_the_text_has_no_nan(documents):
     _, doc = documents(H800)
-    k = doc["reports"][0]["kernels"][4]
+    k = kernels_with_reasons(doc)[4]
     assert k["name"] == "flash_fwd_kernel"
     assert k["duration_s"] is None and "NaN" in k["missing"]["duration_s"]
     assert k["flops"]["fp32"] is None and "NaN" in k["missing"]["flops.fp32"]
@@ -158,7 +167,7 @@ def test_no_spec_is_explained(documents):
     rep = doc["reports"][0]
     if rep["device"]["spec_id"] is not None:
         pytest.skip("a device spec matches the H800 now")
-    for k in rep["kernels"]:
+    for k in kernels_with_reasons(doc):
         assert k["ceilings"]["spec"] is None and "NVIDIA H800" in k["missing"]["ceilings.spec"]
 
 
@@ -181,6 +190,19 @@ def test_model_round_trip_gives_the_same_analysis(documents, tmp_path, name):
     assert loaded.source == "model"
     assert loaded.launches == report.launches and loaded.device == report.device
     assert kernels_of(loaded) == doc["reports"][0]["kernels"]
+
+
+def test_each_reason_is_stated_once_per_report(documents):
+    """The launches of a report share their reasons: the table holds each text once and every launch refers to it,
+    so the document grows by the numbers of a launch, not by its reasons."""
+    _, doc = documents("a10g_sgemm-progression_basic")
+    rep = doc["reports"][0]
+    uses = [i for k in rep["kernels"] for table in (k["missing"], *(c["missing"] for c in k["ceilings"].values() if c))
+            for i in table.values()]
+    assert len(uses) > 2 * len(rep["reasons"])  # shared: far fewer texts than nulls
+    assert set(uses) == set(range(len(rep["reasons"])))  # every text is used, every index points at one
+    text = json_render.render([analyze_report(documents("a10g_sgemm-progression_basic")[0])])
+    assert all(text.count(json.dumps(reason)) == 1 for reason in rep["reasons"])
 
 
 def test_non_finite_values_become_null_with_reason() -> None:
