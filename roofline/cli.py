@@ -208,6 +208,9 @@ def _leave(code: int | str | None) -> NoReturn:
     reader = sys.modules.get("roofline.reader")  # only a run that imported the reader may have reads started ahead
     if reader is not None:
         reader.stop_reading_ahead()
+    mpi = sys.modules.get("mpi4py.MPI")  # summary --mpi: a rank that ends without MPI_Finalize fails the MPI job
+    if mpi is not None and mpi.Is_initialized() and not mpi.Is_finalized():
+        mpi.Finalize()
     os._exit(code if isinstance(code, int) else 1 if code is not None else 0)
 
 

@@ -301,7 +301,12 @@ class Comparison:
 
 def report_labels(analyses: Sequence[ReportAnalysis]) -> list[str]:
     """Short report labels: file names without extension, numbered when the same file appears twice."""
-    stems = [Path(a.report.path).name.removesuffix(".ncu-rep").removesuffix(".json") for a in analyses]
+    return path_labels([a.report.path for a in analyses])
+
+
+def path_labels(paths: Sequence[str]) -> list[str]:
+    """``report_labels`` of the reports at these paths."""
+    stems = [Path(path).name.removesuffix(".ncu-rep").removesuffix(".json") for path in paths]
     return [s if stems.count(s) == 1 else f"{s}#{stems[:i + 1].count(s)}" for i, s in enumerate(stems)]
 
 

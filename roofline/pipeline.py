@@ -14,10 +14,10 @@ Only the option types are imported with this module; the analysis modules load o
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from roofline.choices import CeilingsChoice, NameBase
 
@@ -26,6 +26,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from roofline.model import Device, Report
     from roofline.results import LaunchAnalysis, ReportAnalysis
     from roofline.specs import DeviceSpec, SpecCatalog
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -43,41 +45,66 @@ class AnalysisOptions:
 
 
 def analyze_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions = AnalysisOptions(),
-                  catalog: SpecCatalog | None = None) -> list[ReportAnalysis]:
-    """Analyse report files (``.ncu-rep`` or ``.json`` report models), in the order given; ``catalog``
-    defaults to the built-in specs plus ``options.specs``. The first bad file raises its RooflineError."""
-    return analyze_each(paths, options, catalog, keep_going=False)[0]
+                  catalog: SpecCatalog | None = None, jobs: int = 1,
+                  done: Callable[[], None] | None = None) -> list[ReportAnalysis]:
+    """Analyse report files (``.ncu-rep`` or ``.json`` report models), in the order given, up to ``jobs`` at once
+    (``done`` is called after each); ``catalog`` defaults to the built-in specs plus ``options.specs``. The first
+    bad file raises its RooflineError."""
+    return analyze_each(paths, options, catalog, keep_going=False, jobs=jobs, done=done)[0]
 
 
 def analyze_each(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions = AnalysisOptions(),
-                 catalog: SpecCatalog | None = None,
-                 keep_going: bool = True) -> tuple[list[ReportAnalysis], list[RooflineError]]:
+                 catalog: SpecCatalog | None = None, keep_going: bool = True, jobs: int = 1,
+                 done: Callable[[], None] | None = None) -> tuple[list[ReportAnalysis], list[RooflineError]]:
     """``analyze_files`` that goes on past bad files: the analyses of the good ones in the order given, and the
-    error of each bad one (a file named twice counts once)."""
-    from roofline import kernel_filter
+    error of each bad one (a file named twice counts once); ``done`` is called after each file."""
+    out = map_reports(paths, _same, options, catalog, keep_going, jobs, done=done)
+    assert out is not None, "only a run over MPI ranks has no results"
+    return out
+
+
+def map_reports(paths: Sequence[str | os.PathLike[str]], then: Callable[[ReportAnalysis], T],
+                options: AnalysisOptions = AnalysisOptions(), catalog: SpecCatalog | None = None,
+                keep_going: bool = True, jobs: int = 1, mpi: bool = False,
+                done: Callable[[], None] | None = None) -> tuple[list[T], list[RooflineError]] | None:
+    """``then`` of the analysis of each good report file, in the order given, and the error of each bad one (a file
+    named twice is analysed once). The files are analysed up to ``jobs`` at once in worker processes, or, with
+    ``mpi``, spread over the ranks of an MPI job: the results are on rank 0 then, None on the other ranks. Only
+    ``then``'s result comes back from a worker or rank, so it can be smaller than the analysis."""
+    from roofline import kernel_filter, parallel
     from roofline.errors import RooflineError
     from roofline.reader import load_report, read_ahead
     from roofline.specs import load_catalog
 
     kernel_filter.parse(options.kernel, options.kernel_name_base)  # a bad filter is refused before any file is read
-    if paths:
-        read_ahead(paths[0])  # unless the CLI started it already: read while the catalog and the analysis load
+    named: dict[Path, str | os.PathLike[str]] = {}
+    for path in paths:
+        named.setdefault(Path(path).resolve(), path)  # a file named twice is read under its first name
+    firsts = list(named.values())
+    if firsts and not mpi and min(jobs, len(firsts)) <= 1:
+        read_ahead(firsts[0])  # unless the CLI started it already: read while the catalog and the analysis load
     specs = catalog or load_catalog(options.specs)
     _preload()
-    done: dict[Path, ReportAnalysis | RooflineError] = {}
-    for path in paths:
-        key = Path(path).resolve()
-        if key in done:
-            continue
+
+    def one(path: str | os.PathLike[str]) -> T | RooflineError:
         try:
-            done[key] = analyze_loaded(load_report(path, options.time_limit_s), options, specs)
+            return then(analyze_loaded(load_report(path, options.time_limit_s), options, specs))
         except RooflineError as err:
-            if not keep_going:
-                raise
-            done[key] = err
-    order = [done[Path(path).resolve()] for path in paths]
-    return ([r for r in order if not isinstance(r, RooflineError)],
-            list(dict.fromkeys(r for r in order if isinstance(r, RooflineError))))
+            return err
+
+    results = parallel.over_ranks(one, firsts) if mpi else parallel.in_workers(one, firsts, jobs, done)
+    if results is None:
+        return None
+    by_file = dict(zip(named, results, strict=True))
+    order = [by_file[Path(path).resolve()] for path in paths]
+    errors = list(dict.fromkeys(r for r in order if isinstance(r, RooflineError)))
+    if errors and not keep_going:
+        raise errors[0]
+    return [r for r in order if not isinstance(r, RooflineError)], errors
+
+
+def _same(analysis: ReportAnalysis) -> ReportAnalysis:
+    return analysis
 
 
 def _preload() -> None:

@@ -5,12 +5,12 @@ and ranked by the time they would save with their busiest unit at its peak. Pure
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from roofline.analysis import group_by_kernel, rank_by_recoverable_time
 from roofline.choices import GroupBy
 from roofline.errors import RooflineError
-from roofline.pairing import KernelStats, ReportRef, aggregate, report_labels, report_ref, why_no_roof
+from roofline.pairing import KernelStats, ReportRef, aggregate, path_labels, report_labels, report_ref, why_no_roof
 from roofline.results import KernelGroup, ReportAnalysis
 
 # What the recoverable time counts (analysis.recoverable_s), said wherever it is shown.
@@ -56,6 +56,13 @@ def summarize(analysis: ReportAnalysis, by: GroupBy, top: int, label: str = "") 
     return AppSummary(report_ref(analysis, label or report_labels([analysis])[0]), by, _ranked_by(groups, rows), rows,
                       len(groups), sum(shares) if shares else None, sum(saved) if saved else None,
                       sum(g.small_grid_s for g in groups))
+
+
+def labelled(summaries: Sequence[AppSummary]) -> list[AppSummary]:
+    """The summaries of one run with their reports' labels told apart (``pairing.report_labels``): each report was
+    summarised alone (in a worker or on an MPI rank), so only here are the other reports known."""
+    labels = path_labels([s.report.path for s in summaries])
+    return [replace(s, report=replace(s.report, label=label)) for s, label in zip(summaries, labels, strict=True)]
 
 
 def check_top(top: int) -> None:

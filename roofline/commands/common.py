@@ -4,11 +4,13 @@ commands take, and the report workflow. Files are written by ``roofline.commands
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
-from collections.abc import Callable, Sequence
+import sys
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Annotated, Literal, TextIO, TypeVar, cast
 
 import typer
 
@@ -69,6 +71,11 @@ TimeoutOpt = Annotated[
     typer.Option("--timeout", metavar="SECONDS", min=0.001,
                  help="Stop reading an .ncu-rep after this long (default: 30 s + 0.5 s per MiB of the file)."),
 ]
+JobsOpt = Annotated[
+    int | None,
+    typer.Option("--jobs", "-j", min=1, metavar="N",
+                 help="Analyse up to N reports at once, in worker processes (default: the number of CPU cores)."),
+]
 REPORT_FORMAT_HELP = ("Output format: table, json, csv (one row per launch), markdown (with the plot as a PNG "
                       "beside it) or html (interactive plot).")
 
@@ -100,8 +107,13 @@ def handles_errors(func: F) -> F:
 def warn(analyses: Sequence[ReportAnalysis]) -> None:
     """Each report's integrity warnings on stderr, one line each (the outputs carry them too)."""
     for a in analyses:
-        for warning in a.report.warnings:
-            typer.echo(f"roofline: warning: {a.report.path}: {warning}", err=True)
+        warn_report(a.report.path, a.report.warnings)
+
+
+def warn_report(path: str, warnings: Sequence[str]) -> None:
+    """The integrity warnings of the report at ``path`` on stderr, one line each."""
+    for warning in warnings:
+        typer.echo(f"roofline: warning: {path}: {warning}", err=True)
 
 
 def fail_for(errors: Sequence[RooflineError]) -> None:
@@ -112,17 +124,59 @@ def fail_for(errors: Sequence[RooflineError]) -> None:
         raise typer.Exit(max(err.exit_code for err in errors))
 
 
-def analyze_good(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions) -> tuple[
+def analyze_good(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions, jobs: int | None = 1) -> tuple[
         list[ReportAnalysis], list[RooflineError]]:
-    """The analyses of the good reports (warnings printed) and the errors of the bad ones; when none is good,
-    every error is printed and the command ends (exit 2)."""
+    """The analyses of the good reports (warnings printed) and the errors of the bad ones, up to ``jobs`` at once
+    (None: every core); when none is good, every error is printed and the command ends (exit 2)."""
     from roofline.pipeline import analyze_each
 
-    analyses, errors = analyze_each(paths, options)
+    jobs = jobs_or_cores(jobs)
+    with progress(paths, jobs) as done:
+        analyses, errors = analyze_each(paths, options, jobs=jobs, done=done)
     if not analyses:
         fail_for(errors)
     warn(analyses)
     return analyses, errors
+
+
+def jobs_or_cores(jobs: int | None) -> int:
+    """``--jobs``, or the number of CPU cores when it is not given."""
+    from roofline.parallel import cores
+
+    return jobs if jobs is not None else cores()
+
+
+# --- Progress ------------------------------------------------------------------------------------------
+PROGRESS_AFTER_S = 2.0  # expected work below this shows no progress bar
+EXPECTED_S_PER_MIB = 0.05  # analysis time of a report per MiB of its file (benchmarks/: 0.03 to 0.05 s/MiB)
+EXPECTED_S_PER_FILE = 0.1  # and per file
+
+
+def expected_seconds(paths: Sequence[str | os.PathLike[str]], jobs: int) -> float:
+    """A rough estimate of the time the analysis of these files takes on ``jobs`` cores (from their sizes)."""
+    size = 0
+    for path in paths:
+        with contextlib.suppress(OSError):
+            size += os.stat(path).st_size
+    return (EXPECTED_S_PER_FILE * len(paths) + EXPECTED_S_PER_MIB * size / 2**20) / max(1, min(jobs, len(paths)))
+
+
+@contextlib.contextmanager
+def progress(paths: Sequence[str | os.PathLike[str]], jobs: int = 1,
+             stream: TextIO | None = None) -> Iterator[Callable[[], None] | None]:
+    """A progress bar over ``paths`` on ``stream`` (stderr) when it is a terminal and the work is expected to take
+    over ``PROGRESS_AFTER_S``: yields the function to call after each file, else None (nothing is shown)."""
+    stream = stream or sys.stderr
+    if not stream.isatty() or expected_seconds(paths, jobs) <= PROGRESS_AFTER_S:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("analysing reports"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=Console(file=stream), transient=True) as bar:
+        task = bar.add_task("reports", total=len(paths))
+        yield lambda: bar.advance(task)
 
 
 def terminal_width(wide: bool = False) -> int:
@@ -153,11 +207,12 @@ def emit(text: str, output: Path | None) -> None:
 # --- The report workflow of `report` and `analyze` ------------------------------------------------------
 def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions, fmt: ReportFormat = "table",
                  output: Path | None = None, plot: Path | None = None,
-                 spread_threshold_pct: float = SPREAD_THRESHOLD_PCT, wide: bool = False) -> list[ReportAnalysis]:
+                 spread_threshold_pct: float = SPREAD_THRESHOLD_PCT, wide: bool = False,
+                 jobs: int | None = 1) -> list[ReportAnalysis]:
     """Analyse reports and write them: the plot when asked, then the report in ``fmt`` (Markdown, with each
     report's plot as a PNG beside it, and HTML to a file, by default under reports/), with the kernels compared
     across several reports of one job. A bad report does not stop the others: they are written, then each bad
-    one is named and the exit status is 2."""
+    one is named and the exit status is 2. Up to ``jobs`` reports are analysed at once (None: every core)."""
     from roofline.analysis import spread_across_reports
 
     plot_fmt = None
@@ -165,7 +220,7 @@ def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptio
         from roofline.render.mpl import plot_format
 
         plot_fmt = plot_format(plot)
-    analyses, errors = analyze_good(paths, options)
+    analyses, errors = analyze_good(paths, options, jobs)
     if plot is not None and plot_fmt is not None:
         from roofline.render import plot as plot_render
 

@@ -10,6 +10,7 @@ import typer
 
 from roofline.commands.common import (
     CeilingsOpt,
+    JobsOpt,
     KernelOpt,
     MapOpt,
     MatchOpt,
@@ -22,6 +23,8 @@ from roofline.commands.common import (
     analysis_options,
     emit,
     handles_errors,
+    jobs_or_cores,
+    progress,
     terminal_width,
     warn,
     write_output,
@@ -49,6 +52,7 @@ def compare(
     specs: SpecsOpt = None,
     timeout: TimeoutOpt = None,
     wide: WideOpt = False,
+    jobs: JobsOpt = None,
 ) -> None:
     """Compare kernels across reports: times, speedups, percent of each GPU's own roof, expected speedup. Every
     report is needed: the first bad one ends the command."""
@@ -65,7 +69,9 @@ def compare(
     catalog = load_catalog(options.specs)
     target = catalog.get(project_to) if project_to else None
     plot_fmt = plot_format(plot) if plot is not None else None
-    analyses = analyze_files(files, options, catalog)
+    jobs = jobs_or_cores(jobs)
+    with progress(files, jobs) as done:
+        analyses = analyze_files(files, options, catalog, jobs, done)
     warn(analyses)
     comparison = pair_reports(analyses, matcher, target)
     if fmt == "json":

@@ -10,6 +10,7 @@ import typer
 
 from roofline.commands.common import (
     CeilingsOpt,
+    JobsOpt,
     KernelOpt,
     MapOpt,
     MatchOpt,
@@ -21,6 +22,8 @@ from roofline.commands.common import (
     analysis_options,
     emit,
     handles_errors,
+    jobs_or_cores,
+    progress,
     terminal_width,
     warn,
 )
@@ -49,6 +52,7 @@ def diff(
     specs: SpecsOpt = None,
     timeout: TimeoutOpt = None,
     wide: WideOpt = False,
+    jobs: JobsOpt = None,
 ) -> None:
     """Compare NEW with BASE kernel by kernel and fail (exit 1) on a regression beyond the thresholds."""
     from roofline.pairing import pair_reports, parse_matcher
@@ -56,7 +60,10 @@ def diff(
     from roofline.regression import Thresholds, judge
 
     matcher = parse_matcher(match, maps or (), 2)
-    analyses = analyze_files([base, new], analysis_options(kernel, kernel_name_base, ceilings, specs, timeout))
+    jobs = jobs_or_cores(jobs)
+    with progress([base, new], jobs) as done:
+        analyses = analyze_files([base, new], analysis_options(kernel, kernel_name_base, ceilings, specs, timeout),
+                                 jobs=jobs, done=done)
     warn(analyses)
     result = judge(pair_reports(analyses, matcher), Thresholds(fail_if_slower, fail_if_roof_drop))
     if fmt == "json":

@@ -11,6 +11,7 @@ from roofline.commands.common import (
     REPORT_FORMAT_HELP,
     SPREAD_THRESHOLD_PCT,
     CeilingsOpt,
+    JobsOpt,
     KernelOpt,
     NameBaseOpt,
     OutputOpt,
@@ -40,10 +41,11 @@ def report(
         "differs across them by more than this percent.")] = SPREAD_THRESHOLD_PCT,
     timeout: TimeoutOpt = None,
     wide: WideOpt = False,
+    jobs: JobsOpt = None,
 ) -> None:
     """Analyse existing Nsight Compute reports: roofline position of every kernel launch.
 
     With several reports, a bad one does not stop the others: they are analysed and written, the bad ones are
     named at the end, one line each, and the exit status is 2."""
     report_files(files, analysis_options(kernel, kernel_name_base, ceilings, specs, timeout), fmt, output, plot,
-                 spread_threshold, wide)
+                 spread_threshold, wide, jobs)

@@ -4,13 +4,14 @@ NVTX range), ranked by the time they would save at their roof, top N with their 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
 from roofline.choices import GroupBy
 from roofline.commands.common import (
     CeilingsOpt,
+    JobsOpt,
     KernelOpt,
     NameBaseOpt,
     OutputOpt,
@@ -19,13 +20,18 @@ from roofline.commands.common import (
     TimeoutOpt,
     WideOpt,
     analysis_options,
-    analyze_good,
     emit,
     fail_for,
     handles_errors,
+    jobs_or_cores,
+    progress,
     terminal_width,
+    warn_report,
     write_output,
 )
+
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.results import ReportAnalysis
 
 SummaryFormat = Literal["table", "json"]
 DEFAULT_TOP = 10
@@ -47,17 +53,40 @@ def summary(
     specs: SpecsOpt = None,
     timeout: TimeoutOpt = None,
     wide: WideOpt = False,
+    jobs: JobsOpt = None,
+    mpi: Annotated[bool, typer.Option(
+        "--mpi", help="Under mpiexec: spread the files over the MPI ranks; rank 0 prints the ranking (needs "
+        "mpi4py: pip install 'roofline[mpi]').")] = False,
 ) -> None:
     """Rank the kernels of whole applications by recoverable time (time x (1 - percent of roof)). A bad report
     does not stop the others (named at the end, exit 2)."""
-    from roofline.pairing import report_labels
-    from roofline.ranking import check_top, summarize
+    from roofline.errors import RooflineError
+    from roofline.pipeline import map_reports
+    from roofline.ranking import AppSummary, check_top, labelled, summarize
     from roofline.render.mpl import plot_format
 
     check_top(top)
+    if mpi and jobs is not None:
+        raise RooflineError("--mpi with --jobs: choose one", "under mpiexec each rank reads its files one at a "
+                            "time; start more ranks instead")
     plot_fmt = plot_format(plot) if plot is not None else None
-    analyses, errors = analyze_good(files, analysis_options(kernel, kernel_name_base, ceilings, specs, timeout))
-    summaries = [summarize(a, by, top, label) for a, label in zip(analyses, report_labels(analyses), strict=True)]
+    options = analysis_options(kernel, kernel_name_base, ceilings, specs, timeout)
+
+    def summary_of(analysis: ReportAnalysis) -> AppSummary:
+        return summarize(analysis, by, top)
+
+    if mpi:
+        done = map_reports(files, summary_of, options, mpi=True)
+    else:
+        with progress(files, jobs_or_cores(jobs)) as tick:
+            done = map_reports(files, summary_of, options, jobs=jobs_or_cores(jobs), done=tick)
+    if done is None:  # an MPI rank other than 0: rank 0 writes the output
+        return
+    summaries, errors = labelled(done[0]), done[1]
+    if not summaries:
+        fail_for(errors)
+    for s in summaries:
+        warn_report(s.report.path, s.report.warnings)
     if fmt == "json":
         from roofline.render.compare_json import summary_json
 

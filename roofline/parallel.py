@@ -1,0 +1,103 @@
+"""Run one function over many items at once: in forked worker processes on this machine (``in_workers``, the
+``--jobs`` of the commands) or spread over the ranks of an MPI job (``over_ranks``, ``summary --mpi``). Results come
+back in the order of the items, so the output of a parallel run is the one of a serial run.
+
+Results travel pickled. The report model keeps its mappings read-only (``types.MappingProxyType``, which pickle
+refuses); ``picklable_mappings`` teaches pickle to send them as plain dicts and rebuild them read-only.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from types import MappingProxyType
+from typing import Any, TypeVar
+
+from roofline.errors import RooflineError
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+_WORK: Callable[[Any], Any] | None = None  # the function of this worker process (set by _start_worker)
+
+
+def cores() -> int:
+    """The CPU cores this process may run on (the default of ``--jobs``)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def in_workers(work: Callable[[T], R], items: Sequence[T], jobs: int,
+               done: Callable[[], None] | None = None) -> list[R]:
+    """``[work(item) for item in items]`` on up to ``jobs`` forked worker processes (in this process when one job
+    is enough or the platform cannot fork); ``done`` is called after each result, in the order of the items."""
+    jobs = min(jobs, len(items))
+    if jobs <= 1 or not hasattr(os, "fork"):
+        out = []
+        for item in items:
+            out.append(work(item))
+            if done is not None:
+                done()
+        return out
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    picklable_mappings()
+    # fork: the workers inherit ``work`` (a closure over the options and the spec catalog) instead of a pickled copy
+    with ProcessPoolExecutor(jobs, multiprocessing.get_context("fork"), initializer=_start_worker,
+                             initargs=(work,)) as pool:
+        results = []
+        for result in pool.map(_run, items):
+            results.append(result)
+            if done is not None:
+                done()
+    return results
+
+
+def _start_worker(work: Callable[[Any], Any]) -> None:
+    global _WORK
+    _WORK = work
+
+
+def _run(item: Any) -> Any:
+    assert _WORK is not None, "a worker runs only after _start_worker"
+    return _WORK(item)
+
+
+def over_ranks(work: Callable[[T], R], items: Sequence[T]) -> list[R] | None:
+    """``[work(item) for item in items]`` spread over the ranks of the MPI job this process is one of (item i on
+    rank i mod size), gathered on rank 0: the results there, None on every other rank. RooflineError when mpi4py
+    cannot be imported."""
+    try:
+        from mpi4py import MPI
+    except (ImportError, RuntimeError) as err:  # not installed, or no MPI library to load
+        raise RooflineError(f"--mpi needs mpi4py ({err})",
+                            "pip install 'roofline[mpi]' (an MPI such as Open MPI must be installed), "
+                            "then run under mpiexec") from None
+    comm = MPI.COMM_WORLD
+    rank, size = comm.Get_rank(), comm.Get_size()
+    picklable_mappings()
+    mine = [(i, work(item)) for i, item in enumerate(items) if i % size == rank]
+    parts = comm.gather(mine, root=0)
+    if parts is None:
+        return None
+    ordered = dict(pair for part in parts for pair in part)
+    return [ordered[i] for i in range(len(items))]
+
+
+def picklable_mappings() -> None:
+    """Let pickle send read-only mappings (``MappingProxyType``) as dicts that arrive read-only again."""
+    import copyreg
+
+    copyreg.pickle(MappingProxyType, _reduce_mapping)
+
+
+def _reduce_mapping(mapping: MappingProxyType[Any, Any]) -> tuple[Callable[[dict[Any, Any]], Any], tuple[Any, ...]]:
+    return _read_only, (dict(mapping),)
+
+
+def _read_only(data: dict[Any, Any]) -> MappingProxyType[Any, Any]:
+    """A read-only view of ``data`` (how a pickled ``MappingProxyType`` is rebuilt)."""
+    return MappingProxyType(data)
