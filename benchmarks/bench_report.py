@@ -1,34 +1,35 @@
-"""Benchmark `roofline report --format json` against the bare cost of reading the same metrics with ncu_report.
+"""Benchmark the cost of analysing reports against the floor, against ncu, at start-up and over many reports.
 
-For each report (by default the largest files in ../shared/ncu-reps) it times, as medians of several runs:
+Every figure is the median of several runs of a whole process, the commands of one comparison run alternately
+(A B A B ...) so that a change in the machine's load reaches both sides alike:
 
-  bare process   a fresh `python` that imports ncu_report, calls load_report and reads the metrics roofline
-                 reads (roofline.metrics.METRICS_TO_READ plus the EXTRA_METRIC_PREFIXES families) on every
-                 action: the least a one-shot command can cost;
-  roofline CLI   `python -m roofline report FILE --format json -o OUT` in a fresh process;
-  bare in-proc   load_report + the same reads, in this (warm) process;
-  pipeline       roofline.analyze_files (the pipeline every command runs) and the JSON document written to a
-                 file, in this process;
+  floor       a fresh `python` that loads the report with ncu_report and reads the metrics roofline reads (the
+              one list, ``roofline.metrics.to_read``, and the units the two breakdowns list) on every launch:
+              the least a one-shot command can cost;
+  report      `roofline report FILE --format json` (to a null output), on the largest shared reports;
+  ncu         NVIDIA's `ncu --import FILE --page raw --csv` (the ncu on PATH), on every shared report it reads;
+  --help      `roofline --help` against `python -c pass`;
+  --jobs      `roofline report --format json` and `roofline summary` over 50 reports (hard links to the shared
+              reports in a temporary folder, each a file of its own), with --jobs 1 and --jobs 2.
 
-and prints the ratios (targets: at most 1.3x the bare cost), then the start-up time of `roofline --help`
-(median of several runs; target under 0.5 s).
+Targets (issue 13): report <= 1.3x the floor on the four largest reports; report faster than ncu on every report
+ncu reads; --help <= 4x python -c pass. The exit status is 0 when all are met.
 
 Child processes run with bytecode caching on (PYTHONPYCACHEPREFIX set to a temporary folder and one warm-up
-run), as an installed package would; pass --as-is to keep this environment's settings instead (for example
-PYTHONDONTWRITEBYTECODE=1, which makes every run recompile roofline's modules). --profile prints where the
-in-process time goes.
+run), as an installed package would; --as-is keeps this environment's settings instead. --profile prints where
+the in-process time of one report goes (cProfile).
 
-    python benchmarks/bench_report.py                    # 3 largest shared reports, 5 runs each
-    python benchmarks/bench_report.py --top 5 --repeat 7
-    python benchmarks/bench_report.py path/to/a.ncu-rep --profile
+    python benchmarks/bench_report.py                      # everything, 5 runs per figure
+    python benchmarks/bench_report.py --repeat 9 --only floor ncu
+    python benchmarks/bench_report.py --profile ../shared/ncu-reps/a100-40gb_selfjoin-cub-sort-154launches_basic.ncu-rep
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
-import functools
 import io
+import itertools
 import os
 import pstats
 import shutil
@@ -37,146 +38,209 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "ncu-reps"
-TARGET_RATIO = 1.3
-TARGET_STARTUP_S = 0.5
+TARGET_FLOOR_RATIO = 1.3
+TARGET_HELP_RATIO = 4.0
+LARGEST = 4
+MANY = 50
+PARTS = ("floor", "ncu", "help", "jobs")
 
-BARE = """
+FLOOR = """
 import sys
 import ncu_report
-from roofline.metrics import EXTRA_METRIC_PREFIXES, METRICS_TO_READ
+from roofline.metrics import BREAKDOWNS, breakdown_units, to_read
 
-def read(path):
-    ctx = ncu_report.load_report(path)
-    values = 0
-    for r in range(ctx.num_ranges()):
-        rng = ctx.range_by_idx(r)
-        for a in range(rng.num_actions()):
-            action = rng.action_by_idx(a)
-            for name in action.metric_names():
-                if name in METRICS_TO_READ or name.startswith(EXTRA_METRIC_PREFIXES):
-                    action.metric_by_name(name).value()
-                    values += 1
-    return values
+kind = ncu_report.IMetric
+by_kind = {kind.ValueKind_DOUBLE: kind.as_double, kind.ValueKind_FLOAT: kind.as_double,
+           kind.ValueKind_UINT32: kind.as_uint64, kind.ValueKind_UINT64: kind.as_uint64,
+           kind.ValueKind_STRING: kind.as_string}
 
-if __name__ == "__main__":
-    read(sys.argv[1])
+
+def value(metric):
+    read = None if metric is None else by_kind.get(metric.kind())
+    return None if read is None else read(metric)
+
+
+ctx = ncu_report.load_report(sys.argv[1])
+for r in range(ctx.num_ranges()):
+    rng = ctx.range_by_idx(r)
+    for a in range(rng.num_actions()):
+        action = rng.action_by_idx(a)
+        values = {name: value(action.metric_by_name(name)) for name in to_read(action.metric_names())}
+        for breakdown in BREAKDOWNS:
+            for unit in breakdown_units(str(values.get(breakdown) or "")):
+                values[unit] = value(action.metric_by_name(unit))
 """
 
 
-def median_time(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
+class Runner:
+    """Runs whole commands with the benchmark's environment and times them, alternating."""
+
+    def __init__(self, env: dict[str, str], repeat: int) -> None:
+        self.env, self.repeat = env, repeat
+
+    def once(self, cmd: Sequence[str]) -> float:
         start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        proc = subprocess.run(cmd, env=self.env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        elapsed = time.perf_counter() - start
+        if proc.returncode:
+            raise SystemExit(f"failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stderr.decode(errors='replace')}")
+        return elapsed
+
+    def medians(self, *cmds: Sequence[str]) -> list[float]:
+        """The median time of each command, the commands run in turn ``repeat`` times after one warm-up each."""
+        for cmd in cmds:
+            self.once(cmd)
+        times: list[list[float]] = [[] for _ in cmds]
+        for _ in range(self.repeat):
+            for i, cmd in enumerate(cmds):
+                times[i].append(self.once(cmd))
+        return [statistics.median(t) for t in times]
 
 
-def child_env(as_is: bool, cache: str) -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH", "")) if p)
-    if not as_is:
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        env["PYTHONPYCACHEPREFIX"] = cache
-    return env
+def roofline(*args: str) -> list[str]:
+    return [sys.executable, "-m", "roofline", *args]
 
 
-def run_checked(cmd: list[str], env: dict[str, str]) -> None:
-    proc = subprocess.run(cmd, env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    if proc.returncode:
-        raise SystemExit(f"failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stderr}")
-
-
-def bare_in_process(path: Path) -> None:
-    namespace: dict[str, Any] = {"__name__": "bare"}
-    exec(BARE, namespace)
-    namespace["read"](str(path))
-
-
-def startup_command() -> list[str]:
-    script = shutil.which("roofline", path=str(Path(sys.executable).parent))
-    return [script, "--help"] if script else [sys.executable, "-m", "roofline", "--help"]
-
-
-def default_reports(top: int) -> list[Path]:
+def shared_reports() -> list[Path]:
     if not SHARED.is_dir():
-        raise SystemExit("../shared/ncu-reps not found: pass report files, or put the shared data folder beside "
-                         "the repository")
-    return sorted(SHARED.glob("*.ncu-rep"), key=lambda p: p.stat().st_size, reverse=True)[:top]
+        raise SystemExit("../shared/ncu-reps not found: put the shared data folder beside the repository")
+    return sorted(SHARED.glob("*.ncu-rep"), key=lambda p: p.stat().st_size, reverse=True)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("reports", nargs="*", type=Path, help="report files (default: the largest shared ones)")
-    parser.add_argument("--top", type=int, default=3, help="how many of the largest shared reports (default 3)")
-    parser.add_argument("--repeat", type=int, default=5, help="runs per measurement; the median is shown")
-    parser.add_argument("--as-is", action="store_true", help="keep this environment's bytecode settings")
-    parser.add_argument("--profile", action="store_true", help="cProfile the in-process pipeline run")
-    args = parser.parse_args(argv)
+def launches(path: Path) -> int:
+    from roofline.reader import load_report
 
-    sys.path.insert(0, str(REPO))
-    import ncu_report  # noqa: F401  (imported before timing the in-process runs)
+    return len(load_report(path).launches)
+
+
+def bench_floor(run: Runner, floor_script: Path, reports: Sequence[Path]) -> bool:
+    print(f"\nroofline report --format json vs the floor (target <= {TARGET_FLOOR_RATIO}x)")
+    print(f"{'report':52} {'MB':>5} {'launches':>8} {'floor':>8} {'report':>8} {'ratio':>6}")
+    worst = 0.0
+    for path in reports:
+        floor, ours = run.medians([sys.executable, str(floor_script), str(path)],
+                                  roofline("report", str(path), "--format", "json"))
+        worst = max(worst, ours / floor)
+        print(f"{path.name[:52]:52} {path.stat().st_size / 1e6:5.1f} {launches(path):8d} {floor:7.3f}s "
+              f"{ours:7.3f}s {ours / floor:5.2f}x")
+    print(f"worst {worst:.2f}x: {'met' if worst <= TARGET_FLOOR_RATIO else 'MISSED'}")
+    return worst <= TARGET_FLOOR_RATIO
+
+
+def bench_ncu(run: Runner, reports: Sequence[Path]) -> bool:
+    ncu = shutil.which("ncu")
+    print("\nroofline report --format json vs ncu --import FILE --page raw --csv (target: below 1x)")
+    if ncu is None:
+        print("ncu not on PATH: skipped")
+        return True
+    readable = [p for p in reports if subprocess.run([ncu, "--import", str(p), "--page", "raw", "--csv"],
+                                                     capture_output=True).returncode == 0]
+    print(f"{ncu} reads {len(readable)} of the {len(reports)} shared reports")
+    print(f"{'report':52} {'MB':>5} {'launches':>8} {'ncu':>8} {'report':>8} {'ratio':>6}")
+    worst = 0.0
+    for path in readable:
+        theirs, ours = run.medians([ncu, "--import", str(path), "--page", "raw", "--csv"],
+                                   roofline("report", str(path), "--format", "json"))
+        worst = max(worst, ours / theirs)
+        print(f"{path.name[:52]:52} {path.stat().st_size / 1e6:5.1f} {launches(path):8d} {theirs:7.3f}s "
+              f"{ours:7.3f}s {ours / theirs:5.2f}x")
+    print(f"slowest against ncu {worst:.2f}x: {'met' if worst < 1.0 else 'MISSED'}")
+    return worst < 1.0
+
+
+def bench_help(run: Runner) -> bool:
+    script = shutil.which("roofline", path=str(Path(sys.executable).parent))
+    command = [script, "--help"] if script else roofline("--help")
+    bare, helped = run.medians([sys.executable, "-c", "pass"], command)
+    ratio = helped / bare
+    print(f"\n`{Path(command[0]).name} --help` {helped:.3f}s, python -c pass {bare:.3f}s: {ratio:.2f}x "
+          f"(target <= {TARGET_HELP_RATIO}x): {'met' if ratio <= TARGET_HELP_RATIO else 'MISSED'}")
+    return ratio <= TARGET_HELP_RATIO
+
+
+def bench_jobs(run: Runner, reports: Sequence[Path], folder: Path) -> None:
+    many = folder / "many"
+    many.mkdir()
+    links = []
+    for i, source in zip(range(MANY), itertools.cycle(reports), strict=False):
+        link = many / f"{i:02d}-{source.name}"
+        try:  # a hard link: a file of its own to roofline (a symbolic one resolves to the same file, read once)
+            os.link(source, link)
+        except OSError:  # another file system
+            shutil.copyfile(source, link)
+        links.append(str(link))
+    size = sum(p.stat().st_size for p in map(Path, links)) / 1e6
+    print(f"\n{MANY} reports ({size:.0f} MB, hard links to the shared ones), --jobs 1 vs --jobs 2 "
+          f"({os.cpu_count()} CPUs)")
+    for command in (("report", "--format", "json"), ("summary",)):
+        serial, parallel = run.medians(roofline(*command, *links, "--jobs", "1"),
+                                       roofline(*command, *links, "--jobs", "2"))
+        print(f"  roofline {' '.join(command):22} --jobs 1 {serial:6.2f}s  --jobs 2 {parallel:6.2f}s  "
+              f"speed-up {serial / parallel:4.2f}x")
+
+
+def profile(path: Path) -> None:
+    """Where the in-process time of one report goes: the pipeline and the JSON document."""
+    import ncu_report  # noqa: F401  (loaded before the profile, as the CLI's reader child has it)
 
     from roofline import analyze_files
     from roofline.render import json as json_render
 
-    reports = args.reports or default_reports(args.top)
-    cache = tempfile.mkdtemp(prefix="roofline-bench-pyc-")
-    out = Path(cache) / "out.json"
-    env = child_env(args.as_is, cache)
-    bare_script = Path(cache) / "bare.py"
-    bare_script.write_text(BARE)
-    def ours(path: Path) -> None:
-        out.write_text(json_render.render(analyze_files([path])))
+    profiler = cProfile.Profile()
+    profiler.enable()
+    json_render.render(analyze_files([path]))
+    profiler.disable()
+    text = io.StringIO()
+    pstats.Stats(profiler, stream=text).sort_stats("cumulative").print_stats(30)
+    print(text.getvalue())
 
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average "
-          f"{os.getloadavg()[0]:.2f}; bytecode cache: {'as-is' if args.as_is else 'on (temporary prefix)'}; "
-          f"median of {args.repeat} runs")
-    header = (f"{'report':48} {'MB':>5} {'launches':>8} | {'bare proc':>9} {'CLI':>7} {'ratio':>6} | "
-              f"{'bare in':>7} {'pipelin':>7} {'ratio':>6}")
-    print(header)
-    print("-" * len(header))
-    worst = 0.0
-    for path in reports:
-        bare_cmd = [sys.executable, str(bare_script), str(path)]
-        cli_cmd = [sys.executable, "-m", "roofline", "report", str(path), "--format", "json", "-o", str(out)]
-        run_checked(bare_cmd, env)  # warm-ups: page cache, bytecode
-        run_checked(cli_cmd, env)
-        bare_p = median_time(functools.partial(run_checked, bare_cmd, env), args.repeat)
-        cli = median_time(functools.partial(run_checked, cli_cmd, env), args.repeat)
-        bare_in_process(path)
-        ours(path)
-        bare_i = median_time(functools.partial(bare_in_process, path), args.repeat)
-        ours_i = median_time(functools.partial(ours, path), args.repeat)
-        from roofline.reader import load_report
 
-        launches = len(load_report(path).launches)
-        worst = max(worst, cli / bare_p, ours_i / bare_i)
-        print(f"{path.name[:48]:48} {path.stat().st_size / 1e6:5.1f} {launches:8d} | {bare_p:8.3f}s {cli:6.3f}s "
-              f"{cli / bare_p:5.2f}x | {bare_i:6.3f}s {ours_i:6.3f}s {ours_i / bare_i:5.2f}x")
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("reports", nargs="*", type=Path, help="report files for the floor comparison "
+                        "(default: the four largest shared ones)")
+    parser.add_argument("--repeat", type=int, default=5, help="runs per figure; the median is shown (default 5)")
+    parser.add_argument("--only", nargs="+", choices=PARTS, default=PARTS, help="which comparisons to run")
+    parser.add_argument("--as-is", action="store_true", help="keep this environment's bytecode settings")
+    parser.add_argument("--profile", action="store_true", help="cProfile the in-process analysis of each report")
+    args = parser.parse_args(argv)
+    sys.path.insert(0, str(REPO))
 
-    startup = median_time(lambda: run_checked(startup_command(), env), max(args.repeat, 7))
-    print()
-    print(f"start-up `{' '.join(Path(c).name for c in startup_command())}`: {startup:.3f} s "
-          f"(target < {TARGET_STARTUP_S} s): {'ok' if startup < TARGET_STARTUP_S else 'MISSED'}")
-    print(f"worst ratio {worst:.2f}x (target <= {TARGET_RATIO}x): {'ok' if worst <= TARGET_RATIO else 'MISSED'}")
-
-    if args.profile:
-        profiler = cProfile.Profile()
-        profiler.enable()
-        for path in reports:
-            ours(path)
-        profiler.disable()
-        text = io.StringIO()
-        pstats.Stats(profiler, stream=text).sort_stats("cumulative").print_stats(30)
-        print(text.getvalue())
-    shutil.rmtree(cache, ignore_errors=True)
-    return 0 if worst <= TARGET_RATIO and startup < TARGET_STARTUP_S else 1
+    folder = Path(tempfile.mkdtemp(prefix="roofline-bench-"))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH", "")) if p)
+    if not args.as_is:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(folder / "pycache")
+    run = Runner(env, args.repeat)
+    floor_script = folder / "floor.py"
+    floor_script.write_text(FLOOR)
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; "
+          f"bytecode cache: {'as-is' if args.as_is else 'on (temporary prefix)'}; medians of {args.repeat} runs, "
+          "alternating")
+    try:
+        if args.profile:
+            for path in args.reports or shared_reports()[:LARGEST]:
+                profile(path)
+            return 0
+        met = []
+        if "floor" in args.only:
+            met.append(bench_floor(run, floor_script, args.reports or shared_reports()[:LARGEST]))
+        if "ncu" in args.only:
+            met.append(bench_ncu(run, shared_reports()))
+        if "help" in args.only:
+            met.append(bench_help(run))
+        if "jobs" in args.only:
+            bench_jobs(run, shared_reports(), folder)
+        print(f"\nload average at the end {os.getloadavg()[0]:.2f}")
+        return 0 if all(met) else 1
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":
