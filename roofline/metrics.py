@@ -24,6 +24,7 @@ from roofline.model import Device, KernelLaunch
 # --- Time and clocks --------------------------------------------------------------------------------
 DURATION = "gpu__time_duration.sum"  # ns
 SM_CYCLES = "sm__cycles_elapsed.avg"
+INSTRUCTIONS = "smsp__inst_executed.sum"  # warp-level SASS instructions executed (InstructionStats section)
 SM_CLOCK = "sm__cycles_elapsed.avg.per_second"  # the clock of compute peaks
 SMSP_CLOCK = "smsp__cycles_elapsed.avg.per_second"  # the clock of smsp__* per-cycle rates
 DRAM_CLOCK = "dram__cycles_elapsed.avg.per_second"
@@ -450,6 +451,6 @@ def _diagnostic_names() -> set[str]:
 
 
 DIAGNOSTIC_METRICS: frozenset[str] = frozenset(_diagnostic_names())
-METRICS_TO_READ = frozenset(_counter_names() | {DURATION, SM_CYCLES, *CLOCK_METRICS} | DIAGNOSTIC_METRICS)
+METRICS_TO_READ = frozenset(_counter_names() | {DURATION, SM_CYCLES, INSTRUCTIONS, *CLOCK_METRICS} | DIAGNOSTIC_METRICS)
 # Families read whole: tensor counters, launch configuration and warp-stall reasons.
 EXTRA_METRIC_PREFIXES = (TENSOR_OPS_PREFIX, "launch__", STALL_PREFIX, STALL_SAMPLES_PREFIX)

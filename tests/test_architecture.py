@@ -10,7 +10,7 @@ Layers, lowest first (a module may import its own layer and those below):
     libraries
     results                                                result types
     verdict                                                the bottleneck verdict (SpeedOfLight rule)
-    analysis                                               roofline maths
+    analysis, work, noise                                  roofline maths; work per launch; launch-time noise
     diagnostics                                            occupancy, Tensor Cores
     advice, pairing                                        per-launch advice; kernels paired across reports
     regression, ranking                                    the diff gate; the application summary
@@ -40,7 +40,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
      "roofline.driver", "roofline.ranks", "roofline.kernel_filter", "roofline.kernel_families", "roofline.libraries"),
     ("roofline.results",),
     ("roofline.verdict",),
-    ("roofline.analysis",),
+    ("roofline.analysis", "roofline.work", "roofline.noise"),
     ("roofline.diagnostics",),
     ("roofline.advice", "roofline.pairing"),
     ("roofline.regression", "roofline.ranking"),
