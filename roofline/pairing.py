@@ -420,8 +420,8 @@ def _pair(key: Key, base: KernelStats, others: list[KernelStats | None], labels:
         expected.append(_expected(base, side, i) if side else absent)
     kept = tuple(_ratio(a, b, "speedup") for a, b in zip(speedup, expected, strict=True))
     projections = tuple(project(s, target) if s else None for s in sides) if target is not None else ()
-    work = tuple(compare_work(base.work, s.work, options.work_tolerance) if i and s and s.work and base.work else None
-                 for i, s in enumerate(sides))
+    work = tuple(compare_work(base.work, s.work, options.work_tolerance, s.names == base.names)
+                 if i and s and s.work and base.work else None for i, s in enumerate(sides))
     how = {"map": f"map {key[1]}", "order": f"order #{key[1]}"}.get(key[0], key[0])
     return KernelPair(f"#{key[1]}" if key[0] == "order" else key[1], how, tuple(sides), tuple(speedup),
                       tuple(expected), kept, projections, work, tuple(changes),

@@ -10,8 +10,10 @@ Which of them decide "different work":
 
 * the **FLOPs of each precision**, where the kernel has FLOPs: counted operations are set by the algorithm and
   the problem size, and are the same on any GPU and for any tiling of the same work;
-* the **threads launched**, for a kernel without FLOPs on either side (copies, fills, scans), where the launch
-  size is what follows the problem size.
+* the **threads launched**, for a kernel without FLOPs on either side (copies, fills, scans) that is the same
+  kernel on both sides (the same names), where the launch size is what follows the problem size. Kernels paired
+  across names (``--match family``, ``--map``) launch what their own tiling asks for, so without FLOPs their
+  work is not compared.
 
 Bytes and instructions are compared and shown, but do not decide: for the same work they change with the
 GPU (cache sizes, the instruction set) and with the implementation (coalescing, unrolling), and those are
@@ -92,7 +94,8 @@ class WorkCheck:
         """"same work (FLOPs within 5%)", "different work: FP32 FLOPs 1199x, ...", or why it was not compared."""
         tol = f"{100 * self.tolerance:g}%"
         if not self.basis:
-            return "work not compared: neither FLOP counts nor the launch configuration are known on both sides"
+            return ("work not compared: no FLOP counts on both sides, and threads launched stand for the work only "
+                    "for the same kernel with a known launch configuration")
         if not self.different:
             return f"same work ({'FLOPs' if self.basis == 'flops' else 'threads launched'} within {tol})"
         return "different work: " + ", ".join(f"{m.label} {ratio_text(m)}" for m in self.measures
@@ -122,12 +125,13 @@ def _threads(a: LaunchAnalysis) -> float | None:
     return float(prod(grid) * prod(block)) if grid and block else None
 
 
-def compare_work(base: Work, other: Work, tolerance: float = WORK_TOLERANCE) -> WorkCheck:
-    """Compare the work of the same kernel on another report with the base (see the module docstring)."""
+def compare_work(base: Work, other: Work, tolerance: float = WORK_TOLERANCE, same_kernel: bool = True) -> WorkCheck:
+    """Compare the work of a kernel on another report with the base (see the module docstring); ``same_kernel``:
+    the same kernel names on both sides, so that threads launched can stand for the work."""
     flop_keys = [f"flops.{p}" for p in PRECISIONS
                  if base.flops[p] is not None and other.flops[p] is not None and (base.flops[p] or other.flops[p])]
-    basis: Basis = "flops" if flop_keys else "threads" if base.threads is not None and other.threads is not None \
-        else ""
+    threads_known = base.threads is not None and other.threads is not None
+    basis: Basis = "flops" if flop_keys else "threads" if threads_known and same_kernel else ""
     pairs = [*((f"flops.{p}", base.flops[p], other.flops[p]) for p in PRECISIONS),
              *((f"bytes.{lv}", base.bytes[lv], other.bytes[lv]) for lv in LEVELS),
              ("threads", base.threads, other.threads), ("instructions", base.instructions, other.instructions)]

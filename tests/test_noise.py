@@ -39,7 +39,8 @@ def test_one_launch_per_side_is_untested_and_its_ratio_is_the_plain_ratio():
     assert change.untested == "untested for noise: one launch per side"
 
 
-@pytest.mark.parametrize("n, m, testable", [(4, 4, False), (5, 5, True), (2, 11, False), (2, 30, False), (3, 30, True), (1, 300, False)])
+@pytest.mark.parametrize("n, m, testable", [(4, 4, False), (5, 5, True), (2, 11, False), (2, 30, False),
+                                             (3, 30, True), (1, 300, False)])
 def test_too_few_launches_to_reach_alpha_are_untested(n, m, testable):
     """Complete separation of the sides is the strongest evidence n and m launches can give: untested exactly
     when even that is not significant at alpha 0.01 by scipy's own test."""

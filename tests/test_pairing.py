@@ -23,9 +23,9 @@ import statistics
 import pytest
 import yaml
 
+from roofline.advice import LAUNCH_OVERHEAD_S
 from roofline.analysis import analyze_report
 from roofline.errors import RooflineError
-from roofline.advice import LAUNCH_OVERHEAD_S
 from roofline.pairing import Matcher, aggregate, pair_reports, parse_matcher, project
 from roofline.pipeline import analyze_loaded
 from roofline.specs import load_catalog
@@ -115,8 +115,10 @@ def test_no_expectation_where_no_roof_governs_and_the_launch_overhead_share_inst
     from their peaks over a full GPU is latency bound: neither gets a ceiling-based expectation, the latency-bound
     one gets its launch-overhead share L / (L + d)."""
     small = (5.0, 3.0)
-    old = model("old.json", [launch(0, "k", 2e-6, 1e3, 1e3, OLD_GPU, sol=small), launch(1, "u", 1e-3, 1e6, 1e6, OLD_GPU)])
-    new = model("new.json", [launch(0, "k", 1e-6, 1e3, 1e3, NEW_GPU, sol=small), launch(1, "u", 1e-3, 1e6, 1e6, NEW_GPU)])
+    old = model("old.json", [launch(0, "k", 2e-6, 1e3, 1e3, OLD_GPU, sol=small),
+                             launch(1, "u", 1e-3, 1e6, 1e6, OLD_GPU)])
+    new = model("new.json", [launch(0, "k", 1e-6, 1e3, 1e3, NEW_GPU, sol=small),
+                             launch(1, "u", 1e-3, 1e6, 1e6, NEW_GPU)])
     pairs = {p.key: p for p in pair_reports([analyze_report(old), analyze_report(new)]).pairs}
     k, u = pairs["k"], pairs["u"]
     assert k.sides[0].verdict.bound == "latency"  # several waves: latency, not a small grid

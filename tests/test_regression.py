@@ -18,8 +18,8 @@ from roofline.regression import Thresholds, judge
 from tests.synthetic import COMPUTE_BOUND, OLD_GPU, launch, model, names_model, peak_fp32
 
 
-def _judge(base: Report, new: Report, thresholds: Thresholds = Thresholds(), allow: bool = False):
-    return judge(pair_reports([analyze_report(base), analyze_report(new)]), thresholds, allow)
+def _judge(base: Report, new: Report, thresholds: Thresholds | None = None, allow: bool = False):
+    return judge(pair_reports([analyze_report(base), analyze_report(new)]), thresholds or Thresholds(), allow)
 
 
 # --- Thresholds (synthetic, one launch per side) -----------------------------------------------------------

@@ -72,7 +72,18 @@ def test_a_precision_zero_on_one_side_differs_and_unmeasured_counts_are_not_comp
     assert basic.basis == "threads" and basic.different  # basic-set reports: no FLOP counters, threads decide
     unknown = compare_work(work(fp32=None, fp64=None, threads=None), work(fp32=None, fp64=None, threads=None))
     assert unknown.basis == "" and not unknown.different
-    assert unknown.summary.startswith("work not compared: neither FLOP counts nor the launch configuration")
+    assert unknown.summary.startswith("work not compared: no FLOP counts on both sides")
+
+
+def test_threads_stand_for_the_work_only_of_the_same_kernel():
+    """cuBLAS on two architectures (--match family) tiles the same matrix multiply differently: without FLOP
+    counters its threads launched say nothing about the work."""
+    ampere, hopper = work(fp32=None, fp64=None, threads=2048), work(fp32=None, fp64=None, threads=4096)
+    assert compare_work(ampere, hopper).different
+    across = compare_work(ampere, hopper, same_kernel=False)
+    assert across.basis == "" and not across.different
+    threads = next(m for m in across.measures if m.key == "threads")
+    assert threads.ratio == pytest.approx(2.0) and not threads.decides  # still shown
 
 
 @pytest.mark.parametrize("other, unit, ratio", [

@@ -24,6 +24,7 @@ from roofline.render.compare_table import (
     pairing_lines,
     threshold_text,
     total_text,
+    verdict_words,
     versus_grids,
 )
 from roofline.render.markdown import Block, text
@@ -83,8 +84,7 @@ def grid_blocks(grid: Grid) -> list[Block]:
 def diff_markdown(d: DiffResult) -> str:
     """The whole comment as Markdown text."""
     base, new = d.comparison.reports
-    count = len(d.regressions) + d.total_regressed
-    status = f":x: **{count} regression(s)**" if count else ":white_check_mark: **no regression**"
+    status = f":x: **{verdict_words(d)}**" if d.exit_code else f":white_check_mark: **{verdict_words(d)}**"
     lines = [
         f"### roofline diff: `{cell(base.label)}` → `{cell(new.label)}`",
         "",

@@ -304,8 +304,8 @@ def _print_diff(console: Console, d: DiffResult) -> None:
     _print_legend(console, c.reports)
     for note in d.setup_notes:
         console.print(f"[yellow]{escape(note)}[/yellow]", highlight=False)
-    count = len(d.regressions) + d.total_regressed
-    verdict = f"[bold red]{count} regression(s)[/bold red]" if count else "[bold green]no regression[/bold green]"
+    words = verdict_words(d)
+    verdict = f"[bold red]{words}[/bold red]" if d.exit_code else f"[bold green]{words}[/bold green]"
     console.print(f"{verdict} beyond {threshold_text(d)} (exit {d.exit_code}); matching: {escape(c.matching)}",
                   highlight=False)
     console.print(_diff_table(d, console.width))
@@ -336,6 +336,14 @@ def _diff_table(d: DiffResult, width: int) -> Table:
         rows.append([KernelName(v.pair.label), seconds(base.median_s.value), seconds(new.median_s.value),
                      change_text(v.change.ratio if v.change else None), change_interval(v.change), status_word(v)])
     return add_rows(table, rows, width)
+
+
+def verdict_words(d: DiffResult) -> str:
+    """"no regression", "1 kernel regressed", "the total regressed", "2 kernels and the total regressed"."""
+    count = len(d.regressions)
+    kernels = f"{count} kernel{'s' if count > 1 else ''}" if count else ""
+    total = "the total" if d.total_regressed else ""
+    return f"{' and '.join(filter(None, (kernels, total)))} regressed" if kernels or total else "no regression"
 
 
 def status_word(v: Verdict) -> str:
