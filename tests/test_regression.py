@@ -4,13 +4,16 @@ drops, shares and totals are computed here from the numbers the models are built
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import random
 import statistics
 
 import pytest
+from typer.testing import CliRunner
 
 from roofline.analysis import analyze_report
+from roofline.cli import app
 from roofline.errors import RooflineError
 from roofline.model import Device, KernelLaunch, Report
 from roofline.pairing import pair_reports
@@ -102,6 +105,23 @@ def test_diff_gates_a_15_percent_regression_and_passes_a_2_percent_one_at_the_de
     assert passed.change is not None and passed.change.low is not None and passed.change.low < 1.10
     only_2pct = _judge(noisy_model("b.json", {"k": 1e-3}, seed=3), noisy_model("n.json", {"k": 1.02e-3}, seed=4))
     assert only_2pct.exit_code == 0
+
+
+def test_the_noise_gate_through_the_command_line(tmp_path):
+    """The same models as report-model files, diffed as CI runs it: no flag, exit 1 for +15%, exit 0 for +2%."""
+    def written(name: str, report: Report):
+        path = tmp_path / name
+        path.write_text(json.dumps(report.to_dict()))
+        return str(path)
+
+    base = written("base.json", noisy_model("base.json", {"k": 1e-3}, seed=1))
+    for factor, code in ((1.15, 1), (1.02, 0)):
+        new = written(f"new{factor}.json", noisy_model("new.json", {"k": factor * 1e-3}, seed=2))
+        result = CliRunner().invoke(app, ["diff", base, new, "-f", "json"])
+        assert result.exit_code == code, result.output
+        (kernel,) = json.loads(result.stdout)["kernels"]
+        assert kernel["change"]["base_launches"] == kernel["change"]["new_launches"] == 30
+        assert kernel["regressed"] is (code == 1) and (kernel["p_value"] < 0.01) is (code == 1)
 
 
 def hodges_lehmann(base: Report, new: Report, name: str) -> float:
