@@ -8,8 +8,8 @@ before). One launch of each side is one draw of each, so a change is given as:
   assumption on the shape of the scatter;
 * **its interval**: the distribution-free Hodges-Lehmann interval, i.e. the pairwise ratios at the ranks where the
   one-sided Mann-Whitney U test stops rejecting. Its lower end is the one-sided ``1 - alpha`` bound of the test,
-  its upper end the bound of the opposite test, so the two ends make a ``1 - 2 alpha`` interval (98% at the
-  default alpha 0.01);
+  its upper end the bound of the opposite test, so the two ends make a ``1 - 2 alpha`` interval (the default alpha is
+  ``roofline.thresholds.ALPHA``);
 * **the test**: ``scipy.stats.mannwhitneyu`` on the log durations, NEW shifted down by log(factor), one-sided
   (NEW slower), its normal approximation with tie and continuity corrections. "Slower by more than the factor"
   is accepted when p < alpha, which is exactly when the interval's lower end clears the factor.
@@ -34,11 +34,12 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import TYPE_CHECKING
 
+from roofline.thresholds import ALPHA
+
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
     from numpy.typing import NDArray
 
-ALPHA = 0.01  # default --alpha
 _BISECTIONS = 200  # a bound on the bisection; it stops at the precision below first
 _PRECISION = 1e-12  # of a log ratio: the ratio to 12 significant digits
 

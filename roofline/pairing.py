@@ -47,12 +47,13 @@ from roofline.errors import RooflineError
 from roofline.kernel_families import family
 from roofline.labels import letter
 from roofline.model import LEVELS, PRECISIONS, Ceilings, CeilingSet
-from roofline.noise import ALPHA, Change, compare_times
+from roofline.noise import Change, compare_times
 from roofline.results import LaunchAnalysis, ReportAnalysis, RoofPosition, Value, Verdict
+from roofline.thresholds import ALPHA, WORK_TOLERANCE
 from roofline.timelimit import REGEX_LIMIT_S, within
 from roofline.units import seconds
 from roofline.verdict import pooled_verdict
-from roofline.work import WORK_TOLERANCE, Work, WorkCheck, compare_work, launch_work
+from roofline.work import Work, WorkCheck, compare_work, launch_work
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.specs import DeviceSpec
@@ -372,10 +373,10 @@ class PairOptions:
 def pair_options(work_tolerance_pct: float = 100.0 * WORK_TOLERANCE, alpha: float = ALPHA) -> PairOptions:
     """``--work-tolerance`` (percent) and ``--alpha`` checked; RooflineError (one line) if out of range."""
     if not 0.0 < alpha < 0.5:
-        raise RooflineError(f"--alpha {alpha:g}: must be between 0 and 0.5", "e.g. --alpha 0.01 (the default)")
+        raise RooflineError(f"--alpha {alpha:g}: must be between 0 and 0.5", f"e.g. --alpha {ALPHA:g} (the default)")
     if not 0.0 <= work_tolerance_pct < 1e6:
         raise RooflineError(f"--work-tolerance {work_tolerance_pct:g}: must be a percent of 0 or more",
-                            "e.g. --work-tolerance 5 (the default)")
+                            f"e.g. --work-tolerance {100 * WORK_TOLERANCE:g} (the default)")
     return PairOptions(work_tolerance_pct / 100.0, alpha)
 
 

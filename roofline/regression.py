@@ -1,19 +1,20 @@
 """The regression gate of ``roofline diff``: judge every kernel BASE and NEW share, and their total, against
 thresholds that are on by default, so a CI job that passes no flag still fails on a large regression. Pure
 functions over a ``pairing.Comparison``; no I/O (scipy is imported by ``roofline.noise`` when a kernel is tested).
+The thresholds' defaults live in ``roofline.thresholds``.
 
 * **Same set-up.** BASE and NEW must come from the same GPU (name, compute capability, SM count) and the same ncu
   version where both reports name it; otherwise the times are no regression test and ``judge`` refuses (exit 2)
   unless told ``allow_different_gpu``.
-* **A kernel** regresses when its time per launch is slower by more than ``slower_pct`` (default 10%) and it holds
-  at least ``min_share_pct`` (default 1%) of BASE's or NEW's time. With several launches on each side, only a change
+* **A kernel** regresses when its time per launch is slower by more than ``slower_pct`` and it holds
+  at least ``min_share_pct`` of BASE's or NEW's time. With several launches on each side, only a change
   the noise cannot explain counts: the one-sided Mann-Whitney U test of "slower by more than the threshold" at
-  ``alpha`` (default 0.01), i.e. the lower end of the change's interval above the threshold
+  ``alpha``, i.e. the lower end of the change's interval above the threshold
   (``roofline.noise``). With too few launches the change is untested for noise and gated on its median ratio.
 * **Different work** (``roofline.work``): reported per kernel and left out of the gate, unless
   ``gate_different_work``, which gates the time per unit of work (the throughput's inverse) instead.
 * **The total** regresses when the gated kernels' BASE time, each kernel at its NEW speed, is more than
-  ``total_slower_pct`` (default 5%) above their BASE time: sum(T_k r_k) / sum(T_k) - 1, T_k = the kernel's total
+  ``total_slower_pct`` above their BASE time: sum(T_k r_k) / sum(T_k) - 1, T_k = the kernel's total
   time in BASE, r_k its median time ratio. Launch counts that differ between the runs do not move it.
 """
 
@@ -26,10 +27,7 @@ from roofline.errors import RooflineError
 from roofline.noise import Change, slower_p_value
 from roofline.pairing import Comparison, KernelPair, ReportRef, why_no_roof
 from roofline.results import Value
-
-SLOWER_PCT = 10.0  # default --fail-if-slower
-MIN_SHARE_PCT = 1.0  # default --min-share
-TOTAL_SLOWER_PCT = 5.0  # default --fail-if-total-slower
+from roofline.thresholds import MIN_SHARE_PCT, SLOWER_PCT, TOTAL_SLOWER_PCT
 
 
 @dataclass(frozen=True)

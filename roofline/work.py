@@ -4,7 +4,8 @@ means something only for the same work.
 Per launch (the mean over a kernel's launches) the comparison reads the FLOPs of each precision, the bytes of
 each memory level, the threads launched (grid x block) and the warp instructions executed
 (``smsp__inst_executed.sum``, InstructionStats section, where the report has it). Each is compared with a
-tolerance (default 5%: the larger over the smaller above 1.05).
+tolerance (``roofline.thresholds.WORK_TOLERANCE`` by default: different when the larger over the smaller
+exceeds 1 + tolerance).
 
 Which of them decide "different work":
 
@@ -35,8 +36,8 @@ from roofline.labels import NAMES
 from roofline.metrics import INSTRUCTIONS
 from roofline.model import LEVELS, PRECISIONS
 from roofline.results import LaunchAnalysis
+from roofline.thresholds import WORK_TOLERANCE
 
-WORK_TOLERANCE = 0.05  # default --work-tolerance (as a fraction)
 Basis = Literal["flops", "threads", ""]  # what decided the comparison ("": nothing comparable)
 
 
@@ -91,7 +92,8 @@ class WorkCheck:
 
     @property
     def summary(self) -> str:
-        """"same work (FLOPs within 5%)", "different work: FP32 FLOPs 1199x, ...", or why it was not compared."""
+        """"same work (FLOPs within 5%)" at a 5% tolerance,
+        "different work: FP32 FLOPs 1199x, ...", or why it was not compared."""
         tol = f"{100 * self.tolerance:g}%"
         if not self.basis:
             return ("work not compared: no FLOP counts on both sides, and threads launched stand for the work only "

@@ -4,7 +4,8 @@ private name crosses a module boundary; renderers return their output and leave 
 
 Layers, lowest first (a module may import its own layer and those below):
 
-    errors, model, units, labels, choices, timelimit       plain data, formatting, closed choices, time limits
+    errors, model, units, labels, choices, timelimit,      plain data, formatting, closed choices, time limits,
+    thresholds                                             the defaults of comparisons and the diff gate
     metrics, reader, ncu_file, validation, specs,          reading and checking reports and specs, running ncu,
     driver, ranks, kernel_filter, kernel_families,         kernel names, the library a kernel comes from
     libraries
@@ -35,7 +36,7 @@ from roofline.cli import COMMANDS
 PACKAGE = Path(__file__).resolve().parents[1] / "roofline"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("roofline.errors", "roofline.model", "roofline.units", "roofline.labels", "roofline.choices",
-     "roofline.timelimit"),
+     "roofline.timelimit", "roofline.thresholds"),
     ("roofline.metrics", "roofline.reader", "roofline.ncu_file", "roofline.validation", "roofline.specs",
      "roofline.driver", "roofline.ranks", "roofline.kernel_filter", "roofline.kernel_families", "roofline.libraries"),
     ("roofline.results",),

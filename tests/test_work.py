@@ -9,7 +9,8 @@ import dataclasses
 import pytest
 
 from roofline.analysis import analyze_report
-from roofline.work import WORK_TOLERANCE, Work, compare_work, launch_work
+from roofline.thresholds import WORK_TOLERANCE
+from roofline.work import Work, compare_work, launch_work
 from tests.synthetic import OLD_GPU, launch, model
 
 

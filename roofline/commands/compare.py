@@ -30,8 +30,7 @@ from roofline.commands.common import (
     warn,
     write_output,
 )
-from roofline.noise import ALPHA
-from roofline.work import WORK_TOLERANCE
+from roofline.thresholds import ALPHA, WORK_TOLERANCE
 
 CompareFormat = Literal["table", "json", "markdown", "html"]
 

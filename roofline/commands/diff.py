@@ -27,9 +27,7 @@ from roofline.commands.common import (
     terminal_width,
     warn,
 )
-from roofline.noise import ALPHA
-from roofline.regression import MIN_SHARE_PCT, SLOWER_PCT, TOTAL_SLOWER_PCT
-from roofline.work import WORK_TOLERANCE
+from roofline.thresholds import ALPHA, MIN_SHARE_PCT, SLOWER_PCT, TOTAL_SLOWER_PCT, WORK_TOLERANCE
 
 DiffFormat = Literal["table", "json", "markdown"]
 
