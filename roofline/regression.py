@@ -177,8 +177,9 @@ def _verdict(pair: KernelPair, limits: Thresholds, c: Comparison) -> Verdict:
     different = check is not None and check.different
     per_work = Value(None, "same work")
     factor = 1.0  # the time ratio the slower threshold is measured against: 1, or the work ratio
+    unit = f"per unit of work ({check.unit.removesuffix('/s')})" if check else ""
     if different and check is not None:
-        per_work = (Value(100.0 * (change.ratio / check.work_ratio - 1.0), via=f"time per unit of {check.unit}")
+        per_work = (Value(100.0 * (change.ratio / check.work_ratio - 1.0), via=f"time {unit}")
                     if change and check.work_ratio else Value(None, f"no unit of work to divide by ({check.summary})"))
         factor = check.work_ratio or 1.0
     reasons: list[str] = []
@@ -194,7 +195,7 @@ def _verdict(pair: KernelPair, limits: Thresholds, c: Comparison) -> Verdict:
     elif change is not None:
         p_value, reason = _slower(base.durations_s, new.durations_s, change, factor, gated.value, limits.slower_pct)
         if reason:
-            reasons.append(reason + (f" per unit of work ({check.unit})" if different and check else ""))
+            reasons.append(reason + (f" {unit}" if different else ""))
     if limits.roof_drop_pct is not None:
         if drop.value is None:
             unchecked.append(f"roof drop not checked: {drop.reason}")

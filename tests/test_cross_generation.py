@@ -117,6 +117,12 @@ def test_diff_refuses_different_gpus_and_ncu_versions_without_the_flag(reports):
     assert linspace["per_work_slowdown_pct"] == pytest.approx(100 * (2.04e-3 / 3.488e-6 / ratio - 1), rel=1e-9)
     assert linspace["regressed"] is False  # per FLOP the H100 run is twice as fast
     assert doc["setup_notes"][0].startswith("different GPUs and ncu versions allowed (--allow-different-gpu)")
+    per_flop = f"{linspace['per_work_slowdown_pct']:+.1f}%"
+    table = " ".join(run("diff", rtx, h100, "--allow-different-gpu", "--gate-different-work").stdout.split())
+    assert (f"linspace: different work: FP32 FLOPs {ratio:.0f}x; time per unit of work (FLOP) {per_flop}, gated "
+            "(--gate-different-work)") in table
+    markdown = run("diff", rtx, h100, "--allow-different-gpu", "--gate-different-work", "-f", "markdown").stdout
+    assert f"| ok (time per unit of work (FLOP) {per_flop}, gated (--gate-different-work)) |" in markdown
 
 
 def test_diff_fails_by_default_on_the_large_regression(reports):

@@ -197,7 +197,7 @@ def test_different_work_is_reported_and_left_out_of_the_gate_unless_asked():
     result = _judge(base, slower_per_flop, Thresholds(gate_different_work=True))
     assert [v.pair.key for v in result.regressions] == ["k"]
     assert result.regressions[0].reasons[0] == ("slower 33.3% > 10% (untested for noise: one launch per side) per "
-                                                "unit of work (FLOP/s)")
+                                                "unit of work (FLOP)")
 
 
 def test_diff_refuses_reports_without_a_shared_kernel_or_a_gate_it_cannot_check():

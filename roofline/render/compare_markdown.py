@@ -22,6 +22,7 @@ from roofline.render.compare_table import (
     legend_text,
     noise_note,
     pairing_lines,
+    per_work_text,
     threshold_text,
     total_text,
     verdict_words,
@@ -124,7 +125,7 @@ def _status(v: Verdict) -> str:
         return ":x: " + cell("; ".join(v.reasons))
     if v.not_gated:
         return "not gated: " + cell(v.not_gated)
-    return "ok"
+    return "ok" + (f" ({cell(per_work_text(v))})" if per_work_text(v) else "")
 
 
 def _ncu(version: str) -> str:

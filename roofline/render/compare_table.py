@@ -317,6 +317,9 @@ def _print_diff(console: Console, d: DiffResult) -> None:
                       highlight=False)
     for v in (v for v in d.verdicts if v.not_gated):
         console.print(f"not gated: {escape(v.pair.label)}: {escape(v.not_gated)}", highlight=False)
+    for v in (v for v in d.verdicts if per_work_text(v)):
+        work = v.pair.work[1].summary if v.pair.work and v.pair.work[1] else "different work"
+        console.print(f"{escape(v.pair.label)}: {escape(work)}; {escape(per_work_text(v))}", highlight=False)
     for text in dict.fromkeys(u for v in d.verdicts for u in v.unchecked):
         console.print(f"[yellow]{escape(text)}[/yellow]", highlight=False)
     for i, names in enumerate(c.unmatched):
@@ -353,6 +356,15 @@ def status_word(v: Verdict) -> str:
     if v.not_gated:
         return "diff. work" if v.pair.different_work(1) else "small"
     return "n/a" if v.slowdown_pct.value is None else "ok"
+
+
+def per_work_text(v: Verdict) -> str:
+    """For a pair of different work gated with --gate-different-work: the change the gate judged, e.g.
+    "time per unit of work (threads) -86.5%, gated (--gate-different-work)"; "" for other pairs."""
+    if not (v.pair.different_work(1) and v.gated and v.per_work_pct.value is not None):
+        return ""
+    return (f"{v.per_work_pct.via} {change_text(1.0 + v.per_work_pct.value / 100.0)}, gated "
+            "(--gate-different-work)")
 
 
 def change_interval(change: Change | None) -> str:
