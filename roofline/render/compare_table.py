@@ -160,12 +160,15 @@ def _work_word(check: WorkCheck | None) -> str:
 
 
 def time_grid(c: Comparison, pairs: Sequence[KernelPair], i: int) -> Grid:
+    """Pairs of the same work, or of work that could not be compared (said in the title): a speedup of times."""
     a, b = letter(0), letter(i)
+    unknown = any(_work_word(p.work[i] if p.work else None) == "unknown" for p in pairs)
     confidence = f"{100 * (1 - 2 * c.alpha):g}%"
     rows = tuple((p.label, seconds(p.base.median_s.value), seconds(p.side(i).median_s.value),
                   _times(p.speedup[i].value), interval_text(p.headline(i)), _times(p.expected_speedup[i].value),
                   _fixed(p.kept_up[i].value)) for p in pairs)
-    return Grid(f"Time per launch, {a} -> {b} (same work)",
+    work = "same work, or work unknown: see the work column" if unknown else "same work"
+    return Grid(f"Time per launch, {a} -> {b} ({work})",
                 ("kernel", a, b, "speedup", f"{confidence} interval", "expected", "kept up"), rows,
                 f"speedup = 1 / the median of the pairwise launch-time ratios {b}/{a} (Hodges-Lehmann), with its "
                 f"{confidence} interval (Mann-Whitney U, alpha {c.alpha:g}; untested: one launch per side, or too few "

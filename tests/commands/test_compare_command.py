@@ -22,6 +22,7 @@ A10G_BASIC = "a10g_sgemm-progression_basic"
 A10G_ROOFLINE = "a10g_sgemm-blocktiling_roofline"
 RTX3080 = "rtx3080_sgemm-vs-cublas_full"
 A100_BASIC = "a100-40gb_cublas-sgemm_basic"
+RTX4090_LINEAR = "rtx4090_torch-linear-sgemm_custom"
 
 
 def invoke(*args: str):
@@ -40,6 +41,18 @@ def test_table_fits_80_columns_and_lists_each_pair(shared_report):
     # the A100's cuBLAS SGEMM launches 4x the threads of the A10G's (no FLOP counters in these basic sets)
     assert "Throughput, A -> D (different work: not a speedup of times)" in result.stdout
     assert "times only, the report has no FLOP or byte counters" in result.stdout
+
+
+def test_match_family_prints_the_pairing_and_keeps_work_it_cannot_compare_apart_from_same_work(shared_report):
+    """cuBLAS SGEMM of the RTX 3080 and the RTX 4090's nn.Linear (a custom set without FLOP counters): two kernel
+    names of one family, so neither the FLOPs nor the threads launched can say whether they do the same work."""
+    result = invoke(shared_report(RTX3080), shared_report(RTX4090_LINEAR), "--match", "family")
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.stdout.split())
+    assert "pairing used: family (1) gemm/f32 (family) = A: ampere_sgemm_128x64_nn; B: ampere_sgemm_128x32_tn" in text
+    assert "Time per launch, A -> B (same work, or work unknown: see the work column)" in text
+    rows = [line.split() for line in result.stdout.splitlines() if line.startswith("ampere_s")]
+    assert rows[0][-1] == "unknown"  # the work table's row, first
 
 
 def test_json_gives_times_for_basic_reports_and_nulls_with_reasons(shared_report, raw_actions):
