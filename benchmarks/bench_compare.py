@@ -1,5 +1,7 @@
 """Time `compare`, `diff` and the whole-application view (`summary`) on the largest real reports and on a
-synthetic model of 10,000 launches (target: under 10 s in all on a 2-core machine).
+synthetic model of 10,000 launches (target: under 10 s in all on a 2-core machine). Every kernel of the synthetic
+model has several launches on each side, so `compare` computes each one's noise interval and `diff` runs its
+Mann-Whitney U test (scipy's import is part of the first step that needs it).
 
 Run: python benchmarks/bench_compare.py [--launches N] [--profile]. The synthetic model is built from the
 project's own model types with plausible A100-like metric values; it is a benchmark input, not a measurement.
@@ -22,8 +24,8 @@ from roofline.pairing import Matcher, pair_reports
 from roofline.pipeline import analyze_loaded
 from roofline.ranking import summarize
 from roofline.regression import Thresholds, judge
-from roofline.render.compare_json import comparison_json, summary_json
-from roofline.render.compare_table import comparison_text, summary_text
+from roofline.render.compare_json import comparison_json, diff_json, summary_json
+from roofline.render.compare_table import comparison_text, diff_text, summary_text
 
 REPORTS = Path(__file__).resolve().parents[1].parent / "shared" / "ncu-reps"
 LARGEST = ("a100-40gb_selfjoin-cub-sort-154launches_basic.ncu-rep", "rtx2070super_alife-143launches_basic.ncu-rep",
@@ -90,18 +92,23 @@ def bench_synthetic(launches: int) -> None:
     base_model, new_model = synthetic_report(launches), synthetic_report(launches, seed=2, slowdown=1.05)
     base, t_base = timed("analyze BASE (pipeline)", lambda: analyze_loaded(base_model))
     new, t_new = timed("analyze NEW (pipeline)", lambda: analyze_loaded(new_model))
-    comparison, t_compare = timed("compare: pair and aggregate", lambda: pair_reports([base, new], Matcher()))
-    _, t_diff = timed("diff: thresholds", lambda: judge(comparison, Thresholds(5.0, 5.0)))
+    comparison, t_compare = timed("compare: pair, aggregate, work, noise intervals",
+                                  lambda: pair_reports([base, new], Matcher()))
+    result, t_diff = timed("diff: default gate (Mann-Whitney U per kernel)", lambda: judge(comparison, Thresholds()))
+    _, t_render_d = timed("render diff table + JSON", lambda: (diff_text(result), diff_json(result)))
     by_kernel, t_kernel = timed("summary --by kernel", lambda: summarize(base, "kernel", 10))
     by_nvtx, t_nvtx = timed("summary --by nvtx", lambda: summarize(base, "nvtx", 10))
     _, t_render_c = timed("render compare table + JSON", lambda: (comparison_text(comparison),
                                                                  comparison_json(comparison)))
     _, t_render_s = timed("render summary table + JSON", lambda: (summary_text([by_kernel, by_nvtx]),
                                                                  summary_json([by_kernel, by_nvtx], 10)))
-    own = t_compare + t_diff + t_kernel + t_nvtx + t_render_c + t_render_s
+    own = t_compare + t_diff + t_kernel + t_nvtx + t_render_c + t_render_d + t_render_s
     _verdict("this feature only (compare+diff+summary x2+render)", own)
     _verdict(f"end to end: summary of {launches} launches", t_base + t_kernel + t_render_s)
     _verdict(f"end to end: compare {launches} vs {launches} launches", t_base + t_new + t_compare + t_render_c)
+    _verdict(f"end to end: diff {launches} vs {launches} launches", t_base + t_new + t_compare + t_diff + t_render_d)
+    _verdict(f"compare + diff after the analysis of {launches} vs {launches}", t_compare + t_diff + t_render_c
+             + t_render_d)
 
 
 def _verdict(label: str, seconds: float) -> None:

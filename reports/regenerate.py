@@ -3,13 +3,18 @@
 
 From the report models in examples/ (always) and from a few real reports in ../shared/ncu-reps (when that
 folder is there; only the outputs land here, never the .ncu-rep files): Markdown reports with their plot PNGs,
-HTML reports, CSV tables, roofline plots, a comparison and a summary plot, and a headless-Chromium screenshot of
-the example's HTML report (skipped, with a message, when no Chromium is installed).
+HTML reports, CSV tables, roofline plots, comparison and summary plots, the cross-generation comparison of issue 12
+(the RTX 4070 Ti report against its H100 PCIe counterpart at a larger problem size, a model built in a temporary
+folder by tests/cross_gpu.py and deleted afterwards) as Markdown, HTML and plots, a regression diff as a
+pull-request comment, and headless-Chromium screenshots of the HTML pages (skipped, with a message, when no
+Chromium is installed).
 """
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -30,13 +35,40 @@ REAL = (  # each shows something the example does not
 COMPARE = (("a10g_sgemm-blocktiling_roofline", "rtx3080_sgemm-vs-cublas_full"),
            ("--map", "two_blocktiling=ampere_sgemm_128x64_nn"), "a10g-vs-rtx3080_sgemm")
 SUMMARY = (("rtx4070ti_pytorch-sim_full", "v100_miniweather-openacc_full"), "summary_rtx4070ti+v100")
+CROSS = "rtx4070ti-vs-h100-pcie_larger"  # issue 12: one application on two GPUs, at two problem sizes
+REGRESSION = "rtx4070ti_linspace-584x_diff"  # issue 12: a 584x slower kernel on the same GPU, diffed by default
+MODELS = REPO / ".regenerate-models"  # the temporary report models (a fixed name: outputs show relative paths)
 
 
-def roofline(*args: str | Path) -> None:
+def roofline(*args: str | Path, exits: tuple[int, ...] = (0,)) -> None:
     """One roofline command, as a user runs it from the repository root (paths relative to it, so no path of
-    this machine lands in the outputs); stops the script on failure."""
+    this machine lands in the outputs); stops the script on an exit status not in ``exits``."""
     argv = [os.path.relpath(a, REPO) if isinstance(a, Path) else a for a in args]
-    subprocess.run([sys.executable, "-m", "roofline", *argv], cwd=REPO, check=True, stdout=subprocess.DEVNULL)
+    done = subprocess.run([sys.executable, "-m", "roofline", *argv], cwd=REPO, stdout=subprocess.DEVNULL, check=False)
+    if done.returncode not in exits:
+        raise SystemExit(f"roofline {' '.join(argv)}: exit {done.returncode}")
+
+
+def cross_generation() -> None:
+    """The comparison of issue 12 (compare as Markdown with its plot, HTML, the normalized plot) and the regression
+    diff of the same application on one GPU (diff's Markdown comment, exit 1)."""
+    from roofline.reader import load_report
+    from tests.cross_gpu import H100_SOURCE, RTX4070TI, h100_model, slowed
+
+    rtx_path = SHARED / f"{RTX4070TI}.ncu-rep"
+    rtx = load_report(rtx_path)
+    MODELS.mkdir(exist_ok=True)
+    try:
+        h100 = MODELS / "h100-pcie_pytorch-sim_larger.json"
+        h100.write_text(json.dumps(h100_model(rtx, load_report(SHARED / f"{H100_SOURCE}.ncu-rep")).to_dict()))
+        slow = MODELS / "rtx4070ti_linspace-584x.json"
+        slow.write_text(json.dumps(slowed(rtx, "linspace", 584.0, slow.name).to_dict()))
+        roofline("compare", rtx_path, h100, "-f", "markdown", "-o", REPORTS / f"{CROSS}.md")
+        roofline("compare", rtx_path, h100, "-f", "html", "-o", REPORTS / f"{CROSS}.html")
+        roofline("compare", rtx_path, h100, "--normalize", "--plot", REPORTS / f"{CROSS}_normalized.png")
+        roofline("diff", rtx_path, slow, "-f", "markdown", "-o", REPORTS / f"{REGRESSION}.md", exits=(1,))
+    finally:
+        shutil.rmtree(MODELS)
 
 
 def report_outputs(source: Path, stem: str) -> None:
@@ -59,14 +91,17 @@ def main() -> None:
                      "--plot", REPORTS / f"{stem}{suffix}.png")
         names, stem = SUMMARY
         roofline("summary", *(SHARED / f"{n}.ncu-rep" for n in names), "--plot", REPORTS / f"{stem}.png")
+        cross_generation()
     else:
         print(f"{SHARED} not found: only the examples were regenerated", file=sys.stderr)
     browser = find_browser()
     if browser is None:
         print("no Chromium found: the HTML screenshot was not regenerated", file=sys.stderr)
     else:
-        screenshot(browser, REPORTS / "h100-sxm_synthetic.html", REPORTS / "h100-sxm_synthetic.html.png", 1280, 1700)
-        print(f"wrote {REPORTS / 'h100-sxm_synthetic.html.png'}", file=sys.stderr)
+        for page, height in (("h100-sxm_synthetic.html", 1700), (f"{CROSS}.html", 2200)):
+            if (REPORTS / page).is_file():
+                screenshot(browser, REPORTS / page, REPORTS / f"{page}.png", 1280, height)
+                print(f"wrote {REPORTS / page}.png", file=sys.stderr)
 
 
 if __name__ == "__main__":

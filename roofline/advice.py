@@ -284,6 +284,12 @@ def _grid(k: LaunchAnalysis, device: Device | None) -> list[Advice]:
     return [_small_grid(k, waves, device)]
 
 
+def launch_overhead_share(duration_s: float) -> float:
+    """The host's launch cost as a share of launch plus run time, L / (L + d) with L = ``LAUNCH_OVERHEAD_S``:
+    launches issued back to back, each waiting for the host to launch it (no overlap, no CUDA Graph)."""
+    return LAUNCH_OVERHEAD_S / (LAUNCH_OVERHEAD_S + duration_s)
+
+
 def _small_grid(k: LaunchAnalysis, waves: float, device: Device | None) -> Advice:
     grid = k.launch.value("launch__grid_size")
     sms = device.sm_count if device is not None else None
@@ -294,7 +300,7 @@ def _small_grid(k: LaunchAnalysis, waves: float, device: Device | None) -> Advic
     duration = k.duration_s.value
     overhead = ""
     if k.verdict.bound == "small_grid" and duration is not None and duration < SHORT_LAUNCH_S:
-        share = LAUNCH_OVERHEAD_S / (LAUNCH_OVERHEAD_S + duration)
+        share = launch_overhead_share(duration)
         overhead = (f" At {seconds(duration)} per launch, the host's launch cost (about {seconds(LAUNCH_OVERHEAD_S)}) "
                     f"is ~{100 * share:.0f}% of launch plus run time: batch the work into fewer launches, fuse it, "
                     "or capture the sequence in a CUDA Graph.")

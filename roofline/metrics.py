@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # pragma: no cover
 # --- Time and clocks --------------------------------------------------------------------------------
 DURATION = "gpu__time_duration.sum"  # ns
 SM_CYCLES = "sm__cycles_elapsed.avg"
+INSTRUCTIONS = "smsp__inst_executed.sum"  # warp-level SASS instructions executed (InstructionStats section)
 SM_CLOCK = "sm__cycles_elapsed.avg.per_second"  # the clock of compute peaks
 SMSP_CLOCK = "smsp__cycles_elapsed.avg.per_second"  # the clock of smsp__* per-cycle rates
 DRAM_CLOCK = "dram__cycles_elapsed.avg.per_second"
@@ -465,7 +466,8 @@ def _diagnostic_names() -> set[str]:
             | {b + s for b in bases for s in (PCT_ACTIVE, PCT_ELAPSED)})
 
 
-METRICS_TO_READ = frozenset(_counter_names() | {DURATION, SM_CYCLES, *CLOCK_METRICS} | _diagnostic_names())
+METRICS_TO_READ = frozenset(_counter_names() | {DURATION, SM_CYCLES, INSTRUCTIONS, *CLOCK_METRICS}
+                            | _diagnostic_names())
 FAMILY_PREFIXES = (TENSOR_OPS_PREFIX, STALL_PREFIX, STALL_SAMPLES_PREFIX)
 _TENSOR_FORMS = frozenset(s.removeprefix(".") for s in _SUFFIXES)
 STALL_SAMPLES_SKIPPED = "_not_issued"  # the samples of warps not issued, a sum of the reasons

@@ -170,7 +170,8 @@ class KernelLaunch:
 @dataclass(frozen=True)
 class Report:
     """A loaded report: where it came from, the device, and its kernel launches in report order. ``warnings``
-    say where its records contradict each other (several devices, repeated keys, a cut or appended file)."""
+    say where its records contradict each other (several devices, repeated keys, a cut or appended file).
+    ``ncu_version`` is the version of ncu that wrote it ("2024.1.0.0"), "" when unknown."""
 
     path: str
     device: Device
@@ -178,6 +179,7 @@ class Report:
     source: str = "ncu-rep"  # or "model" for the project's own serialized form
     label: str = ""  # free text, e.g. "synthetic example" for hand-written models
     warnings: tuple[str, ...] = ()
+    ncu_version: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """Serialize to plain JSON-compatible data (the ``*.roofline.json`` form)."""
@@ -185,6 +187,7 @@ class Report:
             "format": MODEL_FORMAT,
             "version": MODEL_VERSION,
             "label": self.label,
+            **({"ncu_version": self.ncu_version} if self.ncu_version else {}),
             "device": _device_to_dict(self.device),
             "launches": [_launch_to_dict(launch) for launch in self.launches],
         }
@@ -198,7 +201,8 @@ class Report:
             raise ValueError(f"unsupported model version {data.get('version')!r}, expected {MODEL_VERSION}")
         device = Device(**data["device"])
         launches = tuple(_launch_from_dict(item) for item in data["launches"])
-        return cls(path=path, device=device, launches=launches, source=source, label=data.get("label", ""))
+        return cls(path=path, device=device, launches=launches, source=source, label=data.get("label", ""),
+                   ncu_version=data.get("ncu_version", ""))
 
 
 def _device_to_dict(device: Device) -> dict[str, Any]:

@@ -12,6 +12,11 @@ session or device information, field 5 = payload size) and the payload. Every re
 
 Only headers are read (the payloads are skipped), so the walk costs a few milliseconds per thousand launches.
 Files of another container version are not walked.
+
+``ncu_version`` reads the version of ncu that wrote the report from the same headers: the session's first blocks
+name the software it ran with, one record each (field 8: {1: component, 2: version}), e.g. "CUDA Version",
+"Display Driver Version" and "Nsight Compute Target" with "2024.1.0.0 (build 33681293) (public-release)"
+(every report in ../shared/ncu-reps, ncu 2020.3 to 2025.2). ncu_report itself offers no call for it.
 """
 
 from __future__ import annotations
@@ -26,6 +31,9 @@ MAX_HEADER_BYTES = 1 << 20  # block headers seen are < 16 KiB
 MAX_BLOCKS_WALKED = 1_000_000  # a bound on the walk itself; real reports have about one block per launch
 _RESULTS, _INFO, _PAYLOAD = 2, 3, 5  # block header fields
 _SESSION_START = 0x10  # the session block's information begins with field 2 (a varint): the session's start time
+_COMPONENT, _NAME, _VERSION = 8, 1, 2  # a software record in a block's information: {1: component, 2: version}
+NCU_COMPONENT = b"Nsight Compute Target"
+VERSION_BLOCKS = 64  # the session's records come first (blocks 4 to 7 in every shared report)
 
 
 class Walk(NamedTuple):
@@ -56,6 +64,43 @@ def walk(path: Path) -> Walk:
         if _version(header) not in KNOWN_VERSIONS:
             return Walk(size)
         return _blocks(fh, len(MAGIC) + 4 + length, size)
+
+
+def ncu_version(path: Path) -> str:
+    """The version of ncu that wrote a report whose magic was checked (``2024.1.0.0``), or "" when its first
+    blocks name none (a container version the walk does not know, or a file cut before the session's records)."""
+    size = path.stat().st_size
+    with path.open("rb") as fh:
+        fh.seek(len(MAGIC))
+        head = fh.read(4)
+        if len(head) < 4:
+            return ""
+        pos = len(MAGIC) + 4 + struct.unpack("<I", head)[0]
+        for _ in range(VERSION_BLOCKS):
+            fh.seek(pos)
+            head = fh.read(4)
+            length = struct.unpack("<I", head)[0] if len(head) == 4 else 0
+            if not 0 < length <= MAX_HEADER_BYTES or pos + 4 + length > size:
+                return ""
+            try:
+                fields = _fields(fh.read(length))
+                version = _component_version(fields.get(_INFO))
+            except _Malformed:
+                return ""
+            if version:
+                return version
+            pos += 4 + length + _number(fields, _PAYLOAD)
+    return ""
+
+
+def _component_version(info: int | bytes | None) -> str:
+    """The version number an "Nsight Compute Target" record gives (its first word), else ""."""
+    record = _fields(info).get(_COMPONENT) if isinstance(info, bytes) else None
+    fields = _fields(record) if isinstance(record, bytes) else {}
+    version = fields.get(_VERSION)
+    if fields.get(_NAME) != NCU_COMPONENT or not isinstance(version, bytes):
+        return ""
+    return version.decode("ascii", "replace").split(" ")[0]
 
 
 def _version(header: bytes) -> int | None:

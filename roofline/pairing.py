@@ -11,10 +11,18 @@ that every figure below comes from the same totals.
 
 * Roof time ``T_roof = max(F_p / peak_p over precisions, B_l / BW_l over levels)``: the shortest time the
   roofs allow for the measured work (``roof_time``).
-* Measured speedup of report i over the base (report 0) = time per launch (base) / time per launch (i).
-* Expected speedup from the ceilings alone = T_roof per launch (base) / T_roof per launch (i). For one
-  precision and the same work on both sides, ``T_roof = F / min(peak, AI x BW)``, so this is the ratio of
-  attainable performance ``min(peak, AI x BW)`` at the kernel's intensity on each GPU's own roofline.
+* Work first (``roofline.work``): the work per launch of report i against the base; a pair whose FLOPs (or,
+  without FLOPs, threads launched) differ beyond the tolerance is "different work", and its figure to compare
+  is a throughput ratio (FLOP/s, DRAM bytes/s or threads/s), not a speedup of times.
+* Measured speedup of report i over the base (report 0) = 1 / the median of the pairwise launch-time ratios
+  i / base (Hodges-Lehmann, ``roofline.noise``), with its interval where both sides have enough launches; for
+  one launch each, time (base) / time (i).
+* Expected speedup from the ceilings alone = T_roof per launch (base) / T_roof per launch (i), given only where
+  a roof governs: both sides' verdicts compute or memory. For one precision and the same work on both sides,
+  ``T_roof = F / min(peak, AI x BW)``, so this is the ratio of attainable performance ``min(peak, AI x BW)``
+  at the kernel's intensity on each GPU's own roofline. A latency-bound or small-grid side gets none, and its
+  launch-overhead share ``L / (L + d)`` (host launch cost L, ``advice.LAUNCH_OVERHEAD_S``, over launch plus
+  median run time d: launches issued back to back).
 * ``kept_up`` = measured / expected = percent of roof (i) / percent of roof (base): 1 means the kernel
   gained exactly what the hardware allows, below 1 it fell behind its new roof.
 * Projection onto a spec: ``T_roof`` of the measured work against the spec's ceilings, a lower bound on the
@@ -33,13 +41,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from roofline.advice import LAUNCH_OVERHEAD_S, launch_overhead_share
 from roofline.analysis import intensity, rate, roof_position
 from roofline.errors import RooflineError
 from roofline.kernel_families import family
+from roofline.labels import letter
 from roofline.model import LEVELS, PRECISIONS, Ceilings, CeilingSet
+from roofline.noise import Change, compare_times
 from roofline.results import LaunchAnalysis, ReportAnalysis, RoofPosition, Value, Verdict
+from roofline.thresholds import ALPHA, WORK_TOLERANCE
 from roofline.timelimit import REGEX_LIMIT_S, within
+from roofline.units import seconds
 from roofline.verdict import pooled_verdict
+from roofline.work import Work, WorkCheck, compare_work, launch_work
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.specs import DeviceSpec
@@ -47,6 +61,9 @@ if TYPE_CHECKING:  # pragma: no cover
 MatchMode = Literal["name", "demangled", "order", "family", "regex"]  # --match: the modes, or regex:PATTERN
 MATCH_MODES: tuple[MatchMode, ...] = ("name", "demangled", "order", "family")
 _REFERENCE_S = 1.0  # roof_position's percent at a 1 s reference duration is the roof time in 1/100 s
+GOVERNED = ("compute", "memory")  # the verdicts under which a roof sets the time, so the roofs predict a speedup
+LAUNCH_BOUND = ("latency", "small_grid")  # held back by latency or too few blocks: no roof governs
+NO_EXPECTATION = "no roofline expectation"
 
 
 # --- One kernel in one report ---------------------------------------------------------------------------
@@ -69,6 +86,8 @@ class KernelStats:
     verdict: Verdict
     roof_time_s: Value  # per launch
     attainable_flop_per_s: Value
+    durations_s: tuple[float, ...] = ()  # each launch's time, for the noise statistics (launches with a time)
+    work: Work | None = None  # per launch
 
     @property
     def name(self) -> str:
@@ -93,7 +112,8 @@ def aggregate(launches: Sequence[LaunchAnalysis]) -> KernelStats:
         bytes=moved, bytes_per_s={level: rate(v, duration) for level, v in moved.items()},
         intensity=intensity(flops, moved), ceilings=ceilings,
         roof=roof, verdict=pooled_verdict([(a.launch, a.duration_s.value) for a in launches], roof),
-        roof_time_s=_per_launch(roof_s, len(launches)), attainable_flop_per_s=_attainable(flops, roof_s))
+        roof_time_s=_per_launch(roof_s, len(launches)), attainable_flop_per_s=_attainable(flops, roof_s),
+        durations_s=tuple(times), work=launch_work(launches))
 
 
 def roof_time(flops: Mapping[str, Value], moved: Mapping[str, Value], ceilings: Ceilings) -> Value:
@@ -242,6 +262,8 @@ class ReportRef:
     launches: int
     total_time_s: float | None
     warnings: tuple[str, ...] = ()  # where the report's records contradict each other
+    sm_count: int | None = None
+    ncu_version: str = ""  # "" when the report does not say
 
 
 @dataclass(frozen=True)
@@ -257,8 +279,10 @@ class Projection:
 
 @dataclass(frozen=True)
 class KernelPair:
-    """A kernel of the base report matched in other reports: its stats in each (None where absent) and the
-    speedups of each report relative to the base (report 0)."""
+    """A kernel of the base report matched in other reports: its stats in each (None where absent), its work
+    against the base's, and the change of each report relative to the base (report 0): the launch-time ratio with
+    its noise interval (``change``: other / base, None for the base or without times), the speedup, the speedup
+    the roofs expect where a roof governs, and the launch-overhead share of launch-bound sides."""
 
     key: str
     matched_by: str
@@ -267,6 +291,29 @@ class KernelPair:
     expected_speedup: tuple[Value, ...]
     kept_up: tuple[Value, ...]
     projections: tuple[Projection | None, ...] = ()
+    work: tuple[WorkCheck | None, ...] = ()  # other vs base; None for the base and where absent
+    change: tuple[Change | None, ...] = ()
+    launch_overhead: tuple[Value, ...] = ()  # share of launch plus run time, per side
+
+    def different_work(self, i: int) -> bool:
+        """Whether report i's kernel does other work than the base's (beyond the tolerance)."""
+        check = self.work[i] if self.work else None
+        return check is not None and check.different
+
+    def headline(self, i: int) -> Change | None:
+        """The figure to compare report i with the base by, as a ratio with its interval (higher = better): the
+        speedup for the same work, the throughput ratio (work per second, i / base) for different work."""
+        change, check = (self.change[i], self.work[i]) if self.change else (None, None)
+        if change is None:
+            return None
+        if check is not None and check.different and check.work_ratio:
+            return change.inverted().scaled(check.work_ratio)
+        return change.inverted()
+
+    def headline_unit(self, i: int) -> str:
+        """"speedup", or the throughput unit ("FLOP/s", "DRAM bytes/s", "threads/s") for different work."""
+        check = self.work[i] if self.work else None
+        return check.unit if check is not None and check.different and check.work_ratio else "speedup"
 
     @property
     def label(self) -> str:
@@ -297,6 +344,8 @@ class Comparison:
     pairs: tuple[KernelPair, ...]
     unmatched: tuple[tuple[str, ...], ...]
     project_to: str | None = None
+    alpha: float = ALPHA
+    work_tolerance: float = WORK_TOLERANCE
 
 
 def report_labels(analyses: Sequence[ReportAnalysis]) -> list[str]:
@@ -314,25 +363,45 @@ def report_ref(analysis: ReportAnalysis, label: str) -> ReportRef:
     """The identifying facts of one analysed report."""
     d = analysis.device
     return ReportRef(label, analysis.report.path, d.name, d.compute_capability, analysis.spec_id,
-                     analysis.ceilings_used, len(analysis.launches), analysis.total_time_s, analysis.report.warnings)
+                     analysis.ceilings_used, len(analysis.launches), analysis.total_time_s, analysis.report.warnings,
+                     d.sm_count, analysis.report.ncu_version)
+
+
+@dataclass(frozen=True)
+class PairOptions:
+    """How pairs are judged: the work tolerance (a fraction) and the alpha of the noise intervals."""
+
+    work_tolerance: float = WORK_TOLERANCE
+    alpha: float = ALPHA
+
+
+def pair_options(work_tolerance_pct: float = 100.0 * WORK_TOLERANCE, alpha: float = ALPHA) -> PairOptions:
+    """``--work-tolerance`` (percent) and ``--alpha`` checked; RooflineError (one line) if out of range."""
+    if not 0.0 < alpha < 0.5:
+        raise RooflineError(f"--alpha {alpha:g}: must be between 0 and 0.5", f"e.g. --alpha {ALPHA:g} (the default)")
+    if not 0.0 <= work_tolerance_pct < 1e6:
+        raise RooflineError(f"--work-tolerance {work_tolerance_pct:g}: must be a percent of 0 or more",
+                            f"e.g. --work-tolerance {100 * WORK_TOLERANCE:g} (the default)")
+    return PairOptions(work_tolerance_pct / 100.0, alpha)
 
 
 def pair_reports(analyses: Sequence[ReportAnalysis], matcher: Matcher = Matcher(),
-                 project_to: DeviceSpec | None = None) -> Comparison:
+                 project_to: DeviceSpec | None = None, options: PairOptions = PairOptions()) -> Comparison:
     """Pair each base kernel found in at least one other report (largest base time first; with one report,
-    every kernel) and compute speedups and projections."""
+    every kernel) and compare work, times, expectations and projections."""
     if not analyses:
         raise RooflineError("no report to compare", "pass two or more report files")
     labels = report_labels(analyses)
     keyed = [keyed_kernels(a, matcher, i) for i, a in enumerate(analyses)]
     rows = [k for k in keyed[0] if len(keyed) == 1 or any(k in kd for kd in keyed[1:])]
     pairs = [_pair(k, aggregate(keyed[0][k]), [aggregate(kd[k]) if k in kd else None for kd in keyed[1:]], labels,
-                   project_to) for k in rows]
+                   project_to, options) for k in rows]
     pairs.sort(key=lambda p: -(p.base.total_s.value or 0.0))
     paired = set(rows)
     unmatched = tuple(tuple(_key_text(k, kd[k]) for k in kd if k not in paired) for kd in keyed)
     return Comparison(tuple(report_ref(a, label) for a, label in zip(analyses, labels, strict=True)), matcher.label,
-                      tuple(pairs), unmatched, project_to.id if project_to else None)
+                      tuple(pairs), unmatched, project_to.id if project_to else None, options.alpha,
+                      options.work_tolerance)
 
 
 def _key_text(key: Key, launches: Sequence[LaunchAnalysis]) -> str:
@@ -341,20 +410,63 @@ def _key_text(key: Key, launches: Sequence[LaunchAnalysis]) -> str:
 
 
 def _pair(key: Key, base: KernelStats, others: list[KernelStats | None], labels: Sequence[str],
-          target: DeviceSpec | None) -> KernelPair:
-    """Speedups of every side over the base (side 0); a side absent from its report gets None with why."""
+          target: DeviceSpec | None, options: PairOptions) -> KernelPair:
+    """Work, time change and expectation of every side against the base (side 0); a side absent from its report
+    gets None with why."""
     sides = [base, *others]
     speedup: list[Value] = []
     expected: list[Value] = []
-    for side, label in zip(sides, labels, strict=True):
+    changes: list[Change | None] = []
+    for i, (side, label) in enumerate(zip(sides, labels, strict=True)):
         absent = Value(None, f"kernel not in {label}")
-        speedup.append(_ratio(base.per_launch_s, side.per_launch_s, "time per launch") if side else absent)
-        expected.append(_ratio(base.roof_time_s, side.roof_time_s, "roof time") if side else absent)
+        change = _change(base, side, options.alpha) if side and i else None
+        changes.append(change)
+        speedup.append(Value(1.0 / change.ratio, via="1 / median pairwise time ratio (Hodges-Lehmann)") if change
+                       else _ratio(base.per_launch_s, side.per_launch_s, "time per launch") if side else absent)
+        expected.append(_expected(base, side, i) if side else absent)
     kept = tuple(_ratio(a, b, "speedup") for a, b in zip(speedup, expected, strict=True))
     projections = tuple(project(s, target) if s else None for s in sides) if target is not None else ()
+    work = tuple(compare_work(base.work, s.work, options.work_tolerance, s.names == base.names)
+                 if i and s and s.work and base.work else None for i, s in enumerate(sides))
     how = {"map": f"map {key[1]}", "order": f"order #{key[1]}"}.get(key[0], key[0])
     return KernelPair(f"#{key[1]}" if key[0] == "order" else key[1], how, tuple(sides), tuple(speedup),
-                      tuple(expected), kept, projections)
+                      tuple(expected), kept, projections, work, tuple(changes),
+                      tuple(launch_overhead(s) if s else Value(None, "kernel absent") for s in sides))
+
+
+def _change(base: KernelStats, side: KernelStats, alpha: float) -> Change | None:
+    """The other side's launch times over the base's (None when either side has none)."""
+    if not base.durations_s or not side.durations_s:
+        return None
+    return compare_times(base.durations_s, side.durations_s, alpha)
+
+
+def _expected(base: KernelStats, side: KernelStats, i: int) -> Value:
+    """Roof time (base) / roof time (side i), where a roof governs both sides (verdict compute or memory); the
+    reasons name the reports by letter (A = the base)."""
+    verdicts = ((letter(0), base.verdict), (letter(i), side.verdict)) if i else ((letter(0), base.verdict),)
+    launch = [f"{name}: {v.bound.replace('_', ' ')}" for name, v in verdicts if v.bound in LAUNCH_BOUND]
+    if launch:
+        return Value(None, f"{NO_EXPECTATION}: launch or latency bound ({', '.join(launch)})")
+    for name, v in verdicts:
+        if v.bound is None:
+            return Value(None, f"{NO_EXPECTATION}: no verdict on {name} ({v.reason or 'not decided'})")
+        if v.bound not in GOVERNED:
+            return Value(None, f"{NO_EXPECTATION}: {name} is {v.bound} (compute and memory both busy, no single "
+                               "roof sets its time)")
+    return _ratio(base.roof_time_s, side.roof_time_s, "roof time")
+
+
+def launch_overhead(s: KernelStats) -> Value:
+    """For a latency-bound or small-grid kernel: the host's launch cost as a share of launch plus run time,
+    L / (L + median launch time), launches issued back to back (``advice.launch_overhead_share``)."""
+    if s.verdict.bound not in LAUNCH_BOUND:
+        return Value(None, "not launch or latency bound")
+    if s.median_s.value is None:
+        return Value(None, f"no launch time: {s.median_s.reason}")
+    return Value(launch_overhead_share(s.median_s.value),
+                 via=f"{s.count} launches x {seconds(LAUNCH_OVERHEAD_S)} assumed host launch cost, against "
+                     f"{seconds(s.median_s.value)} median run time each, launches back to back")
 
 
 def _ratio(num: Value, den: Value, what: str) -> Value:

@@ -161,7 +161,7 @@ def _load_ncu_rep(p: Path, time_limit_s: float) -> Report:
         notes.append(f"another report is appended at byte {shape.appended_at}: its records are not analysed")
         foreign = shape.results_before_append
     devices = data.pop("launch_devices")
-    report = Report.from_dict(data, str(p), source="ncu-rep")
+    report = Report.from_dict({**data, "ncu_version": ncu_file.ncu_version(p)}, str(p), source="ncu-rep")
     return validation.check_report(report, validation.NCU_FIX, devices, notes, foreign)
 
 

@@ -180,8 +180,10 @@ def check_model_document(data: object, path: str | Path) -> None:
     if top.get("version") != MODEL_VERSION:
         raise ReportError(f"{path}: unsupported model version {_shown(top.get('version'))}, expected {MODEL_VERSION}",
                           "regenerate the model with this roofline version")
-    doc.keys(top, "document", ("format", "version", "label", "device", "launches"), ("device", "launches"))
+    doc.keys(top, "document", ("format", "version", "label", "ncu_version", "device", "launches"),
+             ("device", "launches"))
     doc.text(top.get("label", ""), "label")
+    doc.text(top.get("ncu_version", ""), "ncu_version")
     _check_device_types(doc, doc.mapping(top["device"], "device"))
     launches = top["launches"]
     if not isinstance(launches, list):

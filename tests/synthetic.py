@@ -51,10 +51,18 @@ def peak_dram(gpu: dict) -> float:
     return gpu["dram_peak"] * gpu["dram_clock"]
 
 
+COMPUTE_BOUND = (85.0, 30.0)  # SpeedOfLight SM and memory throughput (percent of peak) of a compute-bound launch
+WAVES = 8.0  # waves per SM: a full GPU, so the throughputs decide the verdict (not a small grid)
+
+
 def launch(i: int, name: str, duration_s: float, ffma: float, dram: float, gpu: dict, demangled: str = "",
-           nvtx: tuple[str, ...] = ()) -> KernelLaunch:
-    """A launch with plain counters (FP32 only, DRAM only) and the peaks of ``gpu``."""
-    metrics = {
+           nvtx: tuple[str, ...] = (), sol: tuple[float, float] | None = None) -> KernelLaunch:
+    """A launch with plain counters (FP32 only, DRAM only) and the peaks of ``gpu``; ``sol`` adds the SpeedOfLight
+    SM and memory throughputs (percent of peak) that decide the verdict, e.g. COMPUTE_BOUND."""
+    throughputs = {} if sol is None else {"sm__throughput.avg.pct_of_peak_sustained_elapsed": sol[0],
+                                          "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed": sol[1],
+                                          "launch__waves_per_multiprocessor": WAVES}
+    metrics = {**throughputs,
         "gpu__time_duration.sum": duration_s * 1e9, f"{FFMA}.sum": ffma,
         "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum": 0.0,
         "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum": 0.0,

@@ -5,13 +5,14 @@ private name crosses a module boundary; renderers return their output and leave 
 Layers, lowest first (a module may import its own layer and those below):
 
     errors, model, units, labels, choices, timelimit,      plain data, formatting, closed choices, time limits,
-    parallel                                               one function over many items (workers, MPI ranks)
+    parallel, thresholds                                   work over many items (workers, MPI ranks); the defaults
+                                                           of comparisons and the diff gate
     metrics, reader, ncu_file, validation, specs,          reading and checking reports and specs, running ncu,
     driver, ranks, kernel_filter, kernel_families,         kernel names, the library a kernel comes from
     libraries
     results                                                result types
     verdict                                                the bottleneck verdict (SpeedOfLight rule)
-    analysis                                               roofline maths
+    analysis, work, noise                                  roofline maths; work per launch; launch-time noise
     diagnostics                                            occupancy, Tensor Cores
     advice, pairing                                        per-launch advice; kernels paired across reports
     regression, ranking                                    the diff gate; the application summary
@@ -36,12 +37,12 @@ from roofline.cli import COMMANDS
 PACKAGE = Path(__file__).resolve().parents[1] / "roofline"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("roofline.errors", "roofline.model", "roofline.units", "roofline.labels", "roofline.choices",
-     "roofline.timelimit", "roofline.parallel"),
+     "roofline.timelimit", "roofline.parallel", "roofline.thresholds"),
     ("roofline.metrics", "roofline.reader", "roofline.ncu_file", "roofline.validation", "roofline.specs",
      "roofline.driver", "roofline.ranks", "roofline.kernel_filter", "roofline.kernel_families", "roofline.libraries"),
     ("roofline.results",),
     ("roofline.verdict",),
-    ("roofline.analysis",),
+    ("roofline.analysis", "roofline.work", "roofline.noise"),
     ("roofline.diagnostics",),
     ("roofline.advice", "roofline.pairing"),
     ("roofline.regression", "roofline.ranking"),

@@ -84,6 +84,9 @@ def test_to_dict_is_plain_json_and_round_trips():
     assert again.launches[0].rules[0].kind == "optimization"
     assert again.launches[0].nan_metrics == frozenset({"dram__bytes.sum.per_second"})
     assert again.launches[1].grid is None and again.launches[1].rules == ()
+    assert "ncu_version" not in data and again.ncu_version == ""  # unknown: not written, read back as unknown
+    versioned = dataclasses.replace(report, ncu_version="2024.1.0.0").to_dict()
+    assert Report.from_dict(versioned, "v.json").ncu_version == "2024.1.0.0"
 
 
 @pytest.mark.parametrize("change, message", [

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import struct
 
 from roofline import ncu_file
@@ -15,6 +16,24 @@ DAXPY = "rtx3070_daxpy-nvtx_custom"
 def test_every_shared_report_walks_cleanly(shared_report, shared_name):
     path = shared_report(shared_name)
     assert ncu_file.walk(path) == ncu_file.Walk(path.stat().st_size)
+
+
+def test_the_ncu_version_is_the_one_the_session_records_name(shared_report, shared_name, shared_dir):
+    """Against the version the shared folder's index found as a string in each file (found independently)."""
+    index = json.loads((shared_dir / "index.json").read_text())
+    guess = {entry["file"]: entry["ncu_version_guess"] for entry in index["files"]}
+    path = shared_report(shared_name)
+    assert ncu_file.ncu_version(path) == guess[path.name]
+
+
+def test_a_report_that_names_no_ncu_version_gives_none(shared_report, tmp_path):
+    data = shared_report(T4).read_bytes()
+    head = data[:blocks(data)[1][0]]  # the file header and the first block, before the session's software records
+    cut = tmp_path / "cut.ncu-rep"
+    cut.write_bytes(head)
+    assert ncu_file.ncu_version(cut) == ""
+    (tmp_path / "empty.ncu-rep").write_bytes(ncu_file.MAGIC)
+    assert ncu_file.ncu_version(tmp_path / "empty.ncu-rep") == ""
 
 
 def test_cut_appended_and_garbage_are_found_where_they_are(shared_report, tmp_path):

@@ -5,25 +5,32 @@ Every expected value is computed here, independently of the code under test: fro
 model is built with (tests/synthetic.py), or from raw metric values read with NVIDIA's ncu_report directly
 (``raw_actions``) and datasheet values read from the YAML files with PyYAML. The definitions used:
 
-* time per launch  = mean of gpu__time_duration.sum over the kernel's launches; speedup = base / other
+* time per launch  = mean of gpu__time_duration.sum over the kernel's launches (per_launch_s), and their median
+* speedup          = 1 / the median of the pairwise log ratios of the launch times other / base (Hodges-Lehmann,
+                     here with ``statistics.median`` over every pair); one launch each: base / other
 * FP32 FLOPs       = fadd + fmul + 2 ffma thread instructions (rate x smsp clock x duration in stock sections)
 * DRAM bytes       = dram__bytes.sum.per_second x duration (or the plain .sum count in the synthetic model)
 * roof time        = max(FLOPs_p / peak_p, bytes_l / BW_l) over the roofs the ceilings give
-* expected speedup = roof time (base) / roof time (other); for the same work = min(P, AI BW) ratio
+* expected speedup = roof time (base) / roof time (other) where both verdicts are compute or memory; for the same
+                     work = min(P, AI BW) ratio
 """
 
 from __future__ import annotations
 
+import math
 import statistics
 
 import pytest
 import yaml
 
+from roofline.advice import LAUNCH_OVERHEAD_S
 from roofline.analysis import analyze_report
 from roofline.errors import RooflineError
 from roofline.pairing import Matcher, aggregate, pair_reports, parse_matcher, project
+from roofline.pipeline import analyze_loaded
 from roofline.specs import load_catalog
 from tests.synthetic import (
+    COMPUTE_BOUND,
     NEW_GPU,
     OLD_GPU,
     REL,
@@ -59,13 +66,25 @@ def test_a_kernel_with_several_launches_is_summed_and_timed_per_launch_by_the_me
     t_roof = roof_time(total_flops, total_bytes, OLD_GPU)
     assert stats.roof_time_s.value == pytest.approx(t_roof / 3, rel=REL)
     assert stats.roof.pct_of_roof == pytest.approx(100 * t_roof / total_s, rel=REL)
+    assert stats.durations_s == pytest.approx(durations, rel=REL)
+    assert stats.work is not None
+    assert stats.work.flops["fp32"] == pytest.approx(total_flops / 3, rel=REL)
+    assert stats.work.bytes["dram"] == pytest.approx(total_bytes / 3, rel=REL)
+    assert stats.work.threads is None  # the synthetic launches have no launch configuration
+
+
+def hodges_lehmann(base: list[float], other: list[float]) -> float:
+    """The median of the pairwise ratios other / base, taken on their logarithms (an even count: the geometric
+    mean of the two middle ratios)."""
+    return math.exp(statistics.median(math.log(b / a) for a in base for b in other))
 
 
 def test_expected_speedup_is_the_ratio_of_attainable_performance_for_the_same_work():
     flops_n, dram = 4e9, 1e8  # FFMA count 2e9 -> 4 GFLOP; intensity 40 FLOP/byte
-    old = model("old.json", [launch(0, "gemm", 5e-3, flops_n / 2, dram, OLD_GPU)])
-    new = model("new.json", [launch(0, "gemm", 1e-3, flops_n / 2, dram, NEW_GPU)])
+    old = model("old.json", [launch(0, "gemm", 5e-3, flops_n / 2, dram, OLD_GPU, sol=COMPUTE_BOUND)])
+    new = model("new.json", [launch(0, "gemm", 1e-3, flops_n / 2, dram, NEW_GPU, sol=COMPUTE_BOUND)])
     pair = pair_reports([analyze_report(old), analyze_report(new)]).pairs[0]
+    assert not pair.different_work(1) and pair.headline_unit(1) == "speedup"
     ai = flops_n / dram
     attainable = [min(peak_fp32(g), ai * peak_dram(g)) for g in (OLD_GPU, NEW_GPU)]  # 2e12, 1.2e13
     assert pair.sides[0].attainable_flop_per_s.value == pytest.approx(attainable[0], rel=REL)
@@ -80,11 +99,37 @@ def test_expected_speedup_is_the_ratio_of_attainable_performance_for_the_same_wo
 
 
 def test_expected_speedup_compares_roof_times_when_the_work_differs():
-    old = model("old.json", [launch(0, "k", 2e-3, 1e9, 5e8, OLD_GPU)])
-    new = model("new.json", [launch(0, "k", 1e-3, 3e9, 2e8, NEW_GPU)])
+    old = model("old.json", [launch(0, "k", 2e-3, 1e9, 5e8, OLD_GPU, sol=COMPUTE_BOUND)])
+    new = model("new.json", [launch(0, "k", 1e-3, 3e9, 2e8, NEW_GPU, sol=COMPUTE_BOUND)])
     pair = pair_reports([analyze_report(old), analyze_report(new)]).pairs[0]
     expected = roof_time(2e9, 5e8, OLD_GPU) / roof_time(6e9, 2e8, NEW_GPU)
     assert pair.expected_speedup[1].value == pytest.approx(expected, rel=REL)
+    # 3x the FLOPs: different work, compared by FLOP/s: (6e9 / 1 ms) / (2e9 / 2 ms) = 6
+    assert pair.different_work(1) and pair.headline_unit(1) == "FLOP/s"
+    assert pair.headline(1).ratio == pytest.approx((6e9 / 1e-3) / (2e9 / 2e-3), rel=REL)
+    assert pair.work[1].summary == "different work: FP32 FLOPs 3x"
+
+
+def test_no_expectation_where_no_roof_governs_and_the_launch_overhead_share_instead():
+    """A kernel without SpeedOfLight throughputs far below its roofs has no verdict; one whose units are all far
+    from their peaks over a full GPU is latency bound: neither gets a ceiling-based expectation, the latency-bound
+    one gets its launch-overhead share L / (L + d)."""
+    small = (5.0, 3.0)
+    old = model("old.json", [launch(0, "k", 2e-6, 1e3, 1e3, OLD_GPU, sol=small),
+                             launch(1, "u", 1e-3, 1e6, 1e6, OLD_GPU)])
+    new = model("new.json", [launch(0, "k", 1e-6, 1e3, 1e3, NEW_GPU, sol=small),
+                             launch(1, "u", 1e-3, 1e6, 1e6, NEW_GPU)])
+    pairs = {p.key: p for p in pair_reports([analyze_report(old), analyze_report(new)]).pairs}
+    k, u = pairs["k"], pairs["u"]
+    assert k.sides[0].verdict.bound == "latency"  # several waves: latency, not a small grid
+    assert k.expected_speedup[1].value is None
+    assert k.expected_speedup[1].reason == "no roofline expectation: launch or latency bound (A: latency, B: latency)"
+    assert k.kept_up[1].value is None
+    assert k.launch_overhead[0].value == pytest.approx(LAUNCH_OVERHEAD_S / (LAUNCH_OVERHEAD_S + 2e-6), rel=REL)
+    assert k.launch_overhead[1].value == pytest.approx(LAUNCH_OVERHEAD_S / (LAUNCH_OVERHEAD_S + 1e-6), rel=REL)
+    assert u.expected_speedup[1].value is None and u.expected_speedup[1].reason.startswith(
+        "no roofline expectation: no verdict on A")
+    assert u.launch_overhead[0].value is None
 
 
 def test_projection_is_the_roofline_bound_on_the_spec_and_names_what_it_leaves_out(tmp_path):
@@ -130,7 +175,7 @@ def test_family_matching_pairs_a_cublas_kernel_with_its_counterpart_on_another_a
     gemm = next(p for p in c.pairs if p.key == "gemm/f32")
     assert gemm.side(1).names == (hopper_tf32, hopper_ffma) and gemm.side(1).count == 2
     assert gemm.label == f"ampere_sgemm_128x64_nn -> {hopper_tf32} | {hopper_ffma}"
-    assert gemm.speedup[1].value == pytest.approx(1e-3 / ((1e-3 + 2e-3) / 2), rel=REL)  # durations 1, 2 ms there
+    assert gemm.speedup[1].value == pytest.approx(1 / hodges_lehmann([1e-3], [1e-3, 2e-3]), rel=REL)  # 1, 2 ms there
     assert c.unmatched == ((), ("gemm/f16",)) and c.matching == "family"
 
 
@@ -167,7 +212,8 @@ def test_basic_set_reports_still_give_times_and_speedups_and_say_what_is_missing
     assert [s.count for s in pair.sides] == [2, 11]
     assert pair.sides[0].per_launch_s.value == pytest.approx(statistics.mean(times[0]), rel=REL)
     assert pair.sides[1].per_launch_s.value == pytest.approx(statistics.mean(times[1]), rel=REL)
-    assert pair.speedup[1].value == pytest.approx(statistics.mean(times[0]) / statistics.mean(times[1]), rel=REL)
+    assert pair.speedup[1].value == pytest.approx(1 / hodges_lehmann(*times), rel=1e-9)
+    assert pair.change[1].untested.startswith("untested for noise: 2 and 11 launches cannot reach alpha 0.01")
     for side in pair.sides:  # no FLOP or byte counters: null with a reason, never 0
         assert side.flop_per_s["fp32"].value is None and "ffma" in side.flop_per_s["fp32"].reason
         assert side.roof.pct_of_roof is None and side.roof.reason
@@ -211,29 +257,58 @@ def test_cross_gpu_pair_uses_each_gpus_own_datasheet_roof(roofline_report, raw_a
         roof_s = max(flops / peak, dram / bw)  # FP64/FP16/tensor work is 0 or unmeasured in these kernels
         assert side.roof.pct_of_roof == pytest.approx(100 * roof_s / t, rel=1e-6)
         assert side.attainable_flop_per_s.value == pytest.approx(min(peak, flops / dram * bw), rel=1e-6)
+        assert side.roof_time_s.value == pytest.approx(roof_s, rel=1e-6)
         expected_roof.append((t, roof_s))
-    (t_a, roof_a), (t_b, roof_b) = expected_roof
+    (t_a, _), (t_b, _) = expected_roof
     assert pair.speedup[1].value == pytest.approx(t_a / t_b, rel=1e-9)
+    # two_blocktiling fills 64 of the A10G's 80 SMs: a small grid, whose time no roof sets
+    assert [s.verdict.bound for s in pair.sides] == ["small_grid", "balanced"]
+    assert pair.expected_speedup[1].value is None and pair.kept_up[1].value is None
+    assert pair.expected_speedup[1].reason == "no roofline expectation: launch or latency bound (A: small grid)"
+
+
+def _dram_roof(raw) -> tuple[float, float]:
+    """(time, DRAM roof time) of a launch without FP work: DRAM bytes / DRAM peak, both from raw metrics."""
+    t = raw["gpu__time_duration.sum"] * 1e-9
+    bw = raw["dram__bytes.sum.peak_sustained"] * raw["dram__cycles_elapsed.avg.per_second"]
+    return t, raw["dram__bytes.sum.per_second"] * t / bw
+
+
+def test_before_after_on_one_gpu_memory_bound_copy_and_transpose(roofline_report, raw_actions):
+    """copyGmem (before) -> transposeSmem (after) on the RTX 4090: both memory bound, so the roofs give an
+    expectation, the ratio of their DRAM roof times (raw DRAM bytes over the DRAM roof each launch is judged
+    against: this report has no peak counters, so the datasheet's scaled to the measured DRAM clock)."""
+    name = "rtx4090_smem-transpose_full"
+    analysis = analyze_loaded(roofline_report(name))  # with its spec: the kernel-clock DRAM roof
+    pairs = pair_reports([analysis, analysis], parse_matcher("name", ["copyGmem=transposeSmem"])).pairs
+    pair = next(p for p in pairs if p.matched_by.startswith("map"))
+    raws = {a.name: a for a in raw_actions(name)}
+    times = []
+    for side, kernel in zip(pair.sides, ("copyGmem", "transposeSmem"), strict=True):
+        t = raws[kernel]["gpu__time_duration.sum"] * 1e-9
+        times.append((t, raws[kernel]["dram__bytes.sum.per_second"] * t / side.ceilings.bytes_per_s["dram"]))
+    (t_a, roof_a), (t_b, roof_b) = times
+    assert [s.verdict.bound for s in pair.sides] == ["memory", "memory"]
     assert pair.expected_speedup[1].value == pytest.approx(roof_a / roof_b, rel=1e-6)
     assert pair.kept_up[1].value == pytest.approx((t_a / t_b) / (roof_a / roof_b), rel=1e-6)
+    assert [v.value for v in pair.launch_overhead] == [None, None]  # a roof governs: no launch-overhead share
 
 
 def test_before_after_on_one_gpu_reduction_variants(roofline_report, raw_actions):
-    """reduceNeighbored (before) -> reduceShared (after) in one report, against the report's measured ceilings."""
+    """reduceNeighbored (before) -> reduceShared (after) in one report, against the report's measured ceilings;
+    reduceShared is latency bound, so the roofs expect nothing and its launch-overhead share is given."""
     name = "rtx3060-laptop_reductions_full"
     analysis = analyze_report(roofline_report(name))
     pair = pair_reports([analysis, analysis], parse_matcher("name", ["reduceNeighbored=reduceShared"])).pairs[0]
     raws = {a.name: a for a in raw_actions(name)}
-    expected = []
-    for kernel in ("reduceNeighbored", "reduceShared"):
-        raw = raws[kernel]
-        t = raw["gpu__time_duration.sum"] * 1e-9
-        bw = raw["dram__bytes.sum.peak_sustained"] * raw["dram__cycles_elapsed.avg.per_second"]
-        expected.append((t, raw["dram__bytes.sum.per_second"] * t / bw))  # integer kernels: DRAM is the only roof
-    (t_a, roof_a), (t_b, roof_b) = expected
+    # integer kernels: DRAM is the only roof
+    (t_a, roof_a), (t_b, roof_b) = (_dram_roof(raws[k]) for k in ("reduceNeighbored", "reduceShared"))
     assert pair.matched_by == "map reduceNeighbored=reduceShared"
     assert pair.speedup[1].value == pytest.approx(t_a / t_b, rel=REL)
-    assert pair.expected_speedup[1].value == pytest.approx(roof_a / roof_b, rel=1e-6)
+    assert [s.verdict.bound for s in pair.sides] == ["compute", "latency"]
+    assert pair.expected_speedup[1].value is None
+    assert pair.expected_speedup[1].reason == "no roofline expectation: launch or latency bound (B: latency)"
+    assert pair.launch_overhead[1].value == pytest.approx(LAUNCH_OVERHEAD_S / (LAUNCH_OVERHEAD_S + t_b), rel=REL)
     assert [s.roof.pct_of_roof for s in pair.sides] == pytest.approx([100 * roof_a / t_a, 100 * roof_b / t_b], rel=1e-6)
     assert pair.sides[0].flops["fp32"].value == 0.0  # measured zero, not missing
     assert pair.sides[0].attainable_flop_per_s.value is None

@@ -96,6 +96,7 @@ def setter(where: str, value: Any):
      "launches[0].metrics.gpu__time_duration.sum is out of the range of numbers"),
     ("launches/0/grid", "wide", "launches[0].grid is 'wide', expected a list of 3 whole numbers"),
     ("launches/0/bogus", 1, "launches[0].bogus is not a known field"),
+    ("ncu_version", 2024.1, "ncu_version is 2024.1, expected a string"),
 ])
 def test_malformed_model_is_one_line_naming_the_field(tmp_path, where, value, words):
     line = error_line(model(tmp_path, setter(where, value)))

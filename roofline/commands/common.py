@@ -66,6 +66,13 @@ MapOpt = Annotated[
     typer.Option("--map", help="Pair explicitly: A=B, one full-match regex per report in report order "
                  "(repeatable; applied before --match)."),
 ]
+WorkToleranceOpt = Annotated[
+    float, typer.Option("--work-tolerance", metavar="PCT",
+                        help="Pairs whose FLOPs (or, without FLOPs, threads launched) differ by more than PCT percent "
+                        "are different work: compared by throughput, not by time.")]
+AlphaOpt = Annotated[
+    float, typer.Option("--alpha", help="Significance level of the noise statistics over repeated launches "
+                        "(Mann-Whitney U; intervals are 1 - 2 alpha).")]
 TimeoutOpt = Annotated[
     float | None,
     typer.Option("--timeout", metavar="SECONDS", min=0.001,

@@ -1,5 +1,6 @@
-"""`roofline compare A B [...]`: pair kernels across reports (GPU generations, before/after) with measured and
-ceiling-expected speedups, and optionally project them onto another GPU's datasheet roofs."""
+"""`roofline compare A B [...]`: pair kernels across reports (GPU generations, before/after), compare their work
+first, then their times (same work) or throughputs (different work) with noise intervals and the speedup the roofs
+expect where a roof governs, and optionally project them onto another GPU's datasheet roofs."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Annotated, Literal
 import typer
 
 from roofline.commands.common import (
+    AlphaOpt,
     CeilingsOpt,
     JobsOpt,
     KernelOpt,
@@ -20,7 +22,9 @@ from roofline.commands.common import (
     SpecsOpt,
     TimeoutOpt,
     WideOpt,
+    WorkToleranceOpt,
     analysis_options,
+    default_output,
     emit,
     handles_errors,
     jobs_or_cores,
@@ -29,9 +33,9 @@ from roofline.commands.common import (
     warn,
     write_output,
 )
+from roofline.thresholds import ALPHA, WORK_TOLERANCE
 
-CompareFormat = Literal["table", "json"]
-
+CompareFormat = Literal["table", "json", "markdown", "html"]
 
 
 @handles_errors
@@ -43,21 +47,26 @@ def compare(
     maps: MapOpt = None,
     project_to: Annotated[str | None, typer.Option(
         "--project-to", help="Device spec id: also give each kernel's roofline lower-bound time on that GPU.")] = None,
-    fmt: Annotated[CompareFormat, typer.Option("--format", "-f", help="Output format: table or json.")] = "table",
+    fmt: Annotated[CompareFormat, typer.Option(
+        "--format", "-f", help="Output format: table, json, markdown (with the plot as a PNG beside it) or html "
+        "(the plot inline).")] = "table",
     output: OutputOpt = None,
     plot: PlotOpt = None,
     normalize: Annotated[bool, typer.Option(
         "--normalize", help="Plot percent of each report's own roof instead of FLOP/s.")] = False,
+    alpha: AlphaOpt = ALPHA,
+    work_tolerance: WorkToleranceOpt = 100.0 * WORK_TOLERANCE,
     ceilings: CeilingsOpt = "auto",
     specs: SpecsOpt = None,
     timeout: TimeoutOpt = None,
     wide: WideOpt = False,
     jobs: JobsOpt = None,
 ) -> None:
-    """Compare kernels across reports: times, speedups, percent of each GPU's own roof, expected speedup. Every
+    """Compare kernels across reports: work first, then times (same work) or throughputs (different work) with
+    noise intervals, percent of each GPU's own roof, and the speedup the roofs expect where a roof governs. Every
     report is needed: the first bad one ends the command."""
     from roofline.errors import RooflineError
-    from roofline.pairing import pair_reports, parse_matcher
+    from roofline.pairing import pair_options, pair_reports, parse_matcher
     from roofline.pipeline import analyze_files
     from roofline.render.mpl import plot_format
     from roofline.specs import load_catalog
@@ -65,6 +74,7 @@ def compare(
     if len(files) < 2 and not project_to:
         raise RooflineError("compare needs two or more reports", "pass A B [...], or one report with --project-to ID")
     matcher = parse_matcher(match, maps or (), len(files))
+    judged = pair_options(work_tolerance, alpha)
     options = analysis_options(kernel, kernel_name_base, ceilings, specs, timeout)
     catalog = load_catalog(options.specs)
     target = catalog.get(project_to) if project_to else None
@@ -73,11 +83,24 @@ def compare(
     with progress(files, jobs) as done:
         analyses = analyze_files(files, options, catalog, jobs, done)
     warn(analyses)
-    comparison = pair_reports(analyses, matcher, target)
+    comparison = pair_reports(analyses, matcher, target, judged)
     if fmt == "json":
         from roofline.render.compare_json import comparison_json
 
         emit(comparison_json(comparison), output)
+    elif fmt == "markdown":
+        from roofline.render.compare_markdown import comparison_markdown
+        from roofline.render.compare_plot import comparison_plot
+        from roofline.render.markdown import image_names
+
+        document = output or default_output(files, "-compare.md")
+        image = image_names(document.name, 1)[0]
+        write_output(document.parent / image, comparison_plot(comparison, "png", normalize))
+        write_output(document, comparison_markdown(comparison, image))
+    elif fmt == "html":
+        from roofline.render.compare_html import comparison_html
+
+        write_output(output or default_output(files, "-compare.html"), comparison_html(comparison, normalize))
     else:
         from roofline.render.compare_table import comparison_text
 

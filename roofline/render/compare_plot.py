@@ -7,7 +7,8 @@ inside, through ``render.mpl``) and ``comparison_plot`` and ``summary_plot`` sav
 Nothing is clipped or overlaps: legends and notes are placed by constrained layout, next to or under the axes;
 kernels are numbered (1 = longest in the base report) with the names in the legend's key, and each number is
 placed beside one of its points where it covers no other text (a number with no free spot is named in the
-notes).
+notes). A report's point for a kernel whose work differs from the base's (``roofline.work``) is hollow, reached
+by a dashed arrow, and its key entry says "different work": its position is its throughput, not a speedup.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from roofline.render.mpl import (
     figure,
     freeze_layout,
     middle,
+    svg_element,
     to_bytes,
     wrap,
 )
@@ -49,6 +51,7 @@ KEY_CHARS = 48  # a kernel's name in the legend's key
 NOTE_ITEMS = 6  # skipped kernels named in a note
 REPORT_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h")
 CEILING_STYLES = {"fp64": ":", "fp32": "-", "fp16": "-.", "tensor": "--"}
+DIFFERENT_WORK_KEY = " (different work)"
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,7 @@ class Point:
     y: float
     area: float = MIN_AREA
     number: int = 0
+    different_work: bool = False  # this report's work differs from the base's (drawn hollow, dashed arrow)
 
 
 @dataclass(frozen=True)
@@ -127,7 +131,8 @@ def comparison_data(c: Comparison, normalize: bool = False, numbered: int = LEGE
                 skipped.append(f"{pair.label} in {c.reports[i].label}: {why}")
             if point is not None:
                 x = point.x + _spread(n, len(c.pairs)) if normalize else point.x
-                placed.append(Point(point.label, i, x, point.y, point.area, n if n <= numbered else 0))
+                placed.append(Point(point.label, i, x, point.y, point.area, n if n <= numbered else 0,
+                                    pair.different_work(i)))
         points += placed
         arrows += list(pairwise(placed))
     roofs = () if normalize else _roofs([(i, s) for p in c.pairs for i, s in enumerate(p.sides) if s])
@@ -216,6 +221,11 @@ def comparison_plot(c: Comparison, fmt: PlotFormat, normalize: bool = False) -> 
     return to_bytes(comparison_figure(c, normalize), fmt)
 
 
+def comparison_svg(c: Comparison, normalize: bool = False) -> str:
+    """The comparison plot as an ``<svg>`` element for an HTML page (no mark, no namespace URLs)."""
+    return svg_element(to_bytes(comparison_figure(c, normalize), "svg", mark=False))
+
+
 def summary_plot(summaries: Sequence[AppSummary], fmt: PlotFormat) -> bytes:
     """Each report's summary (grouped points sized by time, and time bars) as PNG, SVG or PDF bytes."""
     return to_bytes(summary_figure(summaries), fmt)
@@ -233,10 +243,13 @@ def comparison_figure(c: Comparison, normalize: bool = False) -> Figure:
     if normalize:
         ax.axhline(100.0, color="black", linewidth=1.2, label="own roof (100%)")
     for a, b in data.arrows:
-        ax.annotate("", xy=(b.x, b.y), xytext=(a.x, a.y), arrowprops={"arrowstyle": "->", "color": "0.4"})
+        ax.annotate("", xy=(b.x, b.y), xytext=(a.x, a.y),
+                    arrowprops={"arrowstyle": "->", "color": "0.4", "linestyle": "--" if b.different_work else "-"})
     for p in data.points:
-        ax.scatter(p.x, p.y, s=MIN_AREA * 1.5, color=colours[p.report], marker=REPORT_MARKERS[p.report % 10], zorder=3,
-                   edgecolors="black", linewidths=0.5)
+        ax.scatter(p.x, p.y, s=MIN_AREA * 1.5, marker=REPORT_MARKERS[p.report % 10], zorder=3,
+                   facecolors="none" if p.different_work else colours[p.report],
+                   edgecolors=colours[p.report] if p.different_work else "black",
+                   linewidths=1.4 if p.different_work else 0.5)
     _legend_compare(ax, c, data, colours)
     chain = " -> ".join(letter(i) for i in range(len(c.reports)))
     title = f"{chain}, kernels joined by arrows ({middle(c.matching, 50)})"
@@ -339,8 +352,13 @@ def _legend_compare(ax: Axes, c: Comparison, data: ComparePlotData, colours: Seq
     reports = [Line2D([], [], ls="", marker=REPORT_MARKERS[i % 10], ms=7, color=colours[i], mec="black", mew=0.5)
                for i in range(len(c.reports))]
     names = [f"{letter(i)}: {middle(r.label, 40)}" for i, r in enumerate(c.reports)]
+    if any(p.different_work for p in data.points):
+        reports.append(Line2D([], [], ls="--", color="0.4", marker="o", ms=7, mfc="none", mec="0.3", mew=1.4))
+        names.append(f"different work (> {100 * c.work_tolerance:g}%): throughput, not speedup")
     key = {p.number: p.label for p in data.points if p.number}
-    keyed = [f"{n}  {middle(label, KEY_CHARS)}" for n, label in sorted(key.items())]
+    different = {p.number for p in data.points if p.number and p.different_work}  # in any report
+    keyed = [f"{n}  {middle(label, KEY_CHARS)}" + (DIFFERENT_WORK_KEY if n in different else "")
+             for n, label in sorted(key.items())]
     legend = ax.legend(handles=[*reports, *handles, *(Line2D([], [], ls="") for _ in keyed)],
                        labels=[*names, *labels, *keyed],
                        loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False, fontsize=7.5,

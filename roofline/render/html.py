@@ -68,7 +68,11 @@ section.kernel:target { border-color: #4a86c8; box-shadow: 0 0 0 2px #4a86c8; }
 
 def render(analyses: Sequence[ReportAnalysis]) -> str:
     """The whole report as one HTML page."""
-    blocks = document(analyses, with_plot=True)
+    return page(document(analyses, with_plot=True))
+
+
+def page(blocks: Sequence[Block]) -> str:
+    """Blocks as one self-contained page, titled by the first block."""
     title = html.escape(re.sub(r"[`*]", "", blocks[0].text))
     return _PAGE.format(generator=GENERATOR, title=title, css=_CSS.strip(),
                         body="\n".join(_sections(blocks)))
@@ -100,6 +104,8 @@ def _html(b: Block) -> str:
     if b.kind in ("warn", "note"):
         label = "<strong>Warning:</strong> " if b.kind == "warn" else ""
         return f'<div class="{b.kind}">{label}{inline(b.text)}</div>'
+    if b.kind == "svg":  # a figure drawn elsewhere, already an inline <svg> element (render.mpl.svg_element)
+        return f'<figure class="plot">{b.text}</figure>'
     if b.kind == "plot":
         if b.plot is None:
             return ""

@@ -36,7 +36,7 @@ NO_ADVICE = "none: no measured cause in this report to act on"
 @dataclass(frozen=True)
 class Block:
     """One piece of a report: a heading (h1-h3), paragraph (p), list (ul), a list under a title that HTML
-    folds (details), table, note, warning or plot."""
+    folds (details), table, note, warning, plot, or an inline SVG figure for HTML (svg: the element in ``text``)."""
 
     kind: str
     text: str = ""
@@ -52,8 +52,14 @@ class Block:
 def render(analyses: Sequence[ReportAnalysis], images: Sequence[str] = ()) -> str:
     """The Markdown report; ``images``: per report, the path of its plot image relative to the Markdown file
     (written beside it by the command), embedded under the report's ceilings."""
-    parts = [f"<!-- {GENERATOR}; regenerate with `roofline report ... --format markdown` -->"]
-    parts += [_markdown(b) for b in document(analyses, images=images) if b.kind != "plot" or b.text]
+    return text(document(analyses, images=images), "roofline report ... --format markdown")
+
+
+def text(blocks: Sequence[Block], regenerate: str) -> str:
+    """Blocks as a Markdown document under the generator mark (``regenerate``: the command that writes it); plot
+    blocks without an image line are left out."""
+    parts = [f"<!-- {GENERATOR}; regenerate with `{regenerate}` -->"]
+    parts += [_markdown(b) for b in blocks if b.kind != "plot" or b.text]
     return "\n\n".join(parts) + "\n"
 
 

@@ -135,6 +135,16 @@ def to_bytes(fig: Figure, fmt: PlotFormat, mark: bool = True, **savefig: Any) ->
     return out.getvalue()
 
 
+def svg_element(svg: bytes) -> str:
+    """An SVG file (saved without the mark) as an ``<svg>`` element for an HTML page: no XML prologue, DTD or
+    namespace URLs."""
+    text = svg.decode()
+    element = text[text.index("<svg"):]
+    for attr in (' xmlns:xlink="http://www.w3.org/1999/xlink"', ' xmlns="http://www.w3.org/2000/svg"'):
+        element = element.replace(attr, "", 1)
+    return element
+
+
 def metadata(fmt: PlotFormat, mark: bool) -> dict[str, str | None]:
     """savefig metadata: the generator mark (when ``mark``) and no creation date."""
     tag = GENERATOR if mark else None

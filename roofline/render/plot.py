@@ -37,6 +37,7 @@ from roofline.render.mpl import (
     figure,
     freeze_layout,
     middle,
+    svg_element,
     to_bytes,
     wrap,
 )
@@ -401,10 +402,7 @@ def figure_of(data: PlotData, links: Mapping[str, str] | None = None) -> Figure:
 def inline_svg(data: PlotData, links: Mapping[str, str] | None = None) -> str:
     """The figure as an ``<svg>`` element for an HTML page: no XML prologue, DTD or namespace URLs; every point
     with its tooltip (``<title>``) and, where ``links`` names its kernel, a link to it in the same page."""
-    text = draw(data, "svg", mark=False, links=links).decode()
-    svg = text[text.index("<svg"):]
-    for attr in (' xmlns:xlink="http://www.w3.org/1999/xlink"', ' xmlns="http://www.w3.org/2000/svg"'):
-        svg = svg.replace(attr, "", 1)
+    svg = svg_element(draw(data, "svg", mark=False, links=links))
     svg = re.sub(r'<a xlink:href="(#[^"]*)" target="_blank">', r'<a href="\1">', svg)
     for gid, tip in tooltips(data).items():
         svg = svg.replace(f'<g id="{gid}">', f'<g id="{gid}" class="point"><title>{html.escape(tip)}</title>', 1)

@@ -87,12 +87,18 @@ def test_json_schema_version_top_level_and_kernel_fields(shared_report):
     result = invoke(shared_report(REDUCTIONS), shared_report(REDUCTIONS), "--fail-if-slower", 5, "-f", "json")
     doc = json.loads(result.stdout)
     assert doc["schema_version"] == SCHEMA_VERSION and doc["kind"] == "diff"
-    assert set(doc) == {"schema_version", "kind", "tool", "generator", "base", "new", "matching", "thresholds",
-                        "regression", "exit_code", "regressions", "kernels", "only_in_base", "only_in_new"}
-    assert doc["thresholds"] == {"slower_pct": 5.0, "roof_drop_pct": None}
-    assert set(doc["kernels"][0]) == {"key", "label", "matched_by", "base", "new", "speedup", "expected_speedup",
-                                      "kept_up", "slowdown_pct", "roof_drop_pct", "regressed", "reasons", "unchecked",
-                                      "missing"}
+    assert set(doc) == {"schema_version", "kind", "tool", "generator", "base", "new", "matching", "setup_notes",
+                        "thresholds", "regression", "exit_code", "regressions", "total", "kernels", "only_in_base",
+                        "only_in_new"}
+    assert doc["thresholds"] == {"slower_pct": 5.0, "min_share_pct": 1.0, "total_slower_pct": 5.0,
+                                 "roof_drop_pct": None, "alpha": 0.01, "work_tolerance": 0.05,
+                                 "gate_different_work": False}
+    assert set(doc["kernels"][0]) == {"key", "label", "matched_by", "base", "new", "work", "change", "speedup",
+                                      "expected_speedup", "kept_up", "slowdown_pct", "per_work_slowdown_pct",
+                                      "roof_drop_pct", "share_pct", "p_value", "gated", "not_gated", "regressed",
+                                      "reasons", "unchecked", "missing"}
+    assert doc["base"]["ncu_version"] == "2024.1.0.0" and doc["setup_notes"] == []
+    assert doc["total"]["change_pct"] == pytest.approx(0.0, abs=1e-9)
     side_fields = {"per_launch_s", "pct_of_roof", "bound", "flop_per_s", "bytes_per_s", "projection", "missing"}
     assert side_fields <= set(doc["kernels"][0]["base"])
 
@@ -107,8 +113,8 @@ def test_usage_and_input_errors_exit_2(shared_report, extra, fragment):
 
 
 def test_no_kernel_in_common_and_missing_file_exit_2(shared_report, tmp_path):
-    assert "no kernel in common" in invoke(shared_report(BASIC), shared_report(REDUCTIONS)).output
-    assert invoke(shared_report(BASIC), shared_report(REDUCTIONS)).exit_code == 2
+    apart = invoke(shared_report(BASIC), shared_report(REDUCTIONS), "--allow-different-gpu")
+    assert "no kernel in common" in apart.output and apart.exit_code == 2
     assert invoke(shared_report(BASIC), tmp_path / "none.ncu-rep").exit_code == 2
     assert invoke(shared_report(BASIC), shared_report(BASIC), "--fail-if-slower", "-1").exit_code == 2
 

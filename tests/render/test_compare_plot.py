@@ -170,9 +170,34 @@ def test_normalized_view_is_log_scaled_and_spreads_kernels(same_app):
     assert len(xs) == len({p.label for p in data.points}) and -0.31 < xs[0] < xs[-1] < 0.31
 
 
+@pytest.fixture(scope="module")
+def generations(roofline_report):
+    """Issue 12's pair: the RTX 4070 Ti application and its H100 PCIe counterpart at a larger problem size."""
+    from roofline.pipeline import analyze_loaded
+    from tests.cross_gpu import H100_SOURCE, h100_model
+
+    rtx = roofline_report(RTX4070TI)
+    return pair_reports([analyze_loaded(rtx), analyze_loaded(h100_model(rtx, roofline_report(H100_SOURCE)))])
+
+
+def test_pairs_of_different_work_are_drawn_hollow_with_dashed_arrows_and_marked_in_the_key(cross_gpu):
+    """two_blocktiling (A10G) and cuBLAS (RTX 3080) multiply matrices of other sizes: its B point is hollow, its
+    arrow dashed, the legend says what that means and the key marks the kernel."""
+    assert cross_gpu.pairs[0].different_work(1)
+    fig = comparison_figure(cross_gpu)
+    ax = fig.axes[0]
+    faces = [len(c.get_facecolors()) for c in ax.collections]  # one scatter per point, A first
+    assert faces == [1, 0]  # B's point has no face
+    arrows = [t.arrow_patch for t in ax.texts if getattr(t, "arrow_patch", None) is not None]
+    assert len(arrows) == 1 and arrows[0].get_linestyle() == "--"
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "different work (> 5%): throughput, not speedup" in legend
+    assert f"1  {' -> '.join(KERNELS)} (different work)" in legend
+
+
 @pytest.mark.parametrize("normalize", [False, True])
-def test_compare_plots_of_real_pairs_have_no_clipped_or_overlapping_text(same_app, cross_gpu, normalize):
-    for comparison in (same_app, cross_gpu):
+def test_compare_plots_of_real_pairs_have_no_clipped_or_overlapping_text(same_app, cross_gpu, generations, normalize):
+    for comparison in (same_app, cross_gpu, generations):
         fig = comparison_figure(comparison, normalize)
         assert text_problems(fig) == []
         numbers = {t.get_text() for t in fig.axes[0].texts}

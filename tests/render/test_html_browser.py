@@ -79,3 +79,17 @@ def test_screenshot_is_a_png(browser, tmp_path):
     out = tmp_path / "shot.png"
     screenshot(browser, page, out, 800, 600)
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_comparison_page_loads_cleanly(browser, shared_report, tmp_path):
+    """compare --format html: the comparison of two GPUs with its plot inline, in a real browser."""
+    from roofline.pairing import pair_reports
+    from roofline.render.compare_html import comparison_html
+
+    analyses = analyze_files([shared_report(name) for name in ("a10g_sgemm-progression_basic",
+                                                               "a100-40gb_cublas-sgemm_basic")])
+    page = tmp_path / "compare.html"
+    page.write_text(comparison_html(pair_reports(analyses)))
+    dom, console = load(browser, page)
+    assert console == [], console
+    assert "<svg" in dom and "Work per launch, A -&gt; B" in dom and "DIFFERENT" in dom
