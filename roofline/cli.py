@@ -191,13 +191,17 @@ def run(args: Sequence[str]) -> int | str | None:
     except RooflineError as err:
         print(f"roofline: error: {err}", file=sys.stderr)
         return err.exit_code
+    finally:
+        reader = sys.modules.get("roofline.reader")  # only a run that imported the reader may have read ahead
+        if reader is not None:
+            reader.stop_reading_ahead()  # a read no command took (a usage error)
     return 0
 
 
 def _leave(code: int | str | None) -> NoReturn:
-    """End the process with ``code`` (as ``sys.exit`` takes it): flush the standard streams, stop the reads started
-    ahead, and skip the interpreter's teardown, which frees every object and module of the run one by one (20 to
-    30 ms, a tenth of a one-report run). Every file roofline writes is closed by then (``write_output``)."""
+    """End the process with ``code`` (as ``sys.exit`` takes it): flush the standard streams, end MPI on a rank of
+    ``summary --mpi``, and skip the interpreter's teardown, which frees every object and module of the run one by
+    one (20 to 30 ms, a tenth of a one-report run). Every file roofline writes is closed by then (``write_output``)."""
     from contextlib import suppress
 
     if isinstance(code, str):
@@ -205,9 +209,6 @@ def _leave(code: int | str | None) -> NoReturn:
     for stream in (sys.stdout, sys.stderr):
         with suppress(OSError, ValueError):  # a closed pipe (roofline ... | head) is not an error of the run
             stream.flush()
-    reader = sys.modules.get("roofline.reader")  # only a run that imported the reader may have reads started ahead
-    if reader is not None:
-        reader.stop_reading_ahead()
     mpi = sys.modules.get("mpi4py.MPI")  # summary --mpi: a rank that ends without MPI_Finalize fails the MPI job
     if mpi is not None and mpi.Is_initialized() and not mpi.Is_finalized():
         mpi.Finalize()

@@ -73,7 +73,7 @@ def map_reports(paths: Sequence[str | os.PathLike[str]], then: Callable[[ReportA
     ``then``'s result comes back from a worker or rank, so it can be smaller than the analysis."""
     from roofline import kernel_filter, parallel
     from roofline.errors import RooflineError
-    from roofline.reader import load_report, read_ahead
+    from roofline.reader import load_report, read_ahead, stop_reading_ahead
     from roofline.specs import load_catalog
 
     kernel_filter.parse(options.kernel, options.kernel_name_base)  # a bad filter is refused before any file is read
@@ -83,16 +83,19 @@ def map_reports(paths: Sequence[str | os.PathLike[str]], then: Callable[[ReportA
     firsts = list(named.values())
     if firsts and not mpi and min(jobs, len(firsts)) <= 1:
         read_ahead(firsts[0])  # unless the CLI started it already: read while the catalog and the analysis load
-    specs = catalog or load_catalog(options.specs)
-    _preload()
+    try:
+        specs = catalog or load_catalog(options.specs)
+        _preload()
 
-    def one(path: str | os.PathLike[str]) -> T | RooflineError:
-        try:
-            return then(analyze_loaded(load_report(path, options.time_limit_s), options, specs))
-        except RooflineError as err:
-            return err
+        def one(path: str | os.PathLike[str]) -> T | RooflineError:
+            try:
+                return then(analyze_loaded(load_report(path, options.time_limit_s), options, specs))
+            except RooflineError as err:
+                return err
 
-    results = parallel.over_ranks(one, firsts) if mpi else parallel.in_workers(one, firsts, jobs, done)
+        results = parallel.over_ranks(one, firsts) if mpi else parallel.in_workers(one, firsts, jobs, done)
+    finally:  # a read started ahead and not taken (a bad --specs, an error) must not be taken later, its time gone
+        stop_reading_ahead()
     if results is None:
         return None
     by_file = dict(zip(named, results, strict=True))

@@ -258,7 +258,7 @@ def _take_ahead(p: Path) -> _Child | None:
 
 
 def stop_reading_ahead() -> None:
-    """Kill and reap the children started ahead that nobody took (at exit)."""
+    """Kill and reap the children started ahead that nobody took (after a pipeline run, and at exit)."""
     while _AHEAD:
         _AHEAD.popitem()[1].stop()
 

@@ -315,10 +315,12 @@ def _reject(token: str) -> Any:
 
 
 def out_of_range(doc: Any, path: str = "") -> Iterator[str]:
-    """Numbers a valid result may not hold: negative ones, times of 0 or less, shares above 1."""
+    """Numbers a valid result may not hold: negative ones, times of 0 or less, shares above 1 (a ``missing`` table
+    maps paths to reasons, or to their indices in the report's ``reasons``: no measured number there)."""
     if isinstance(doc, dict):
         for key, value in doc.items():
-            yield from out_of_range(value, f"{path}.{key}")
+            if key != "missing":
+                yield from out_of_range(value, f"{path}.{key}")
     elif isinstance(doc, list):
         for i, value in enumerate(doc):
             yield from out_of_range(value, f"{path}[{i}]")

@@ -89,3 +89,13 @@ def test_public_api_is_exported_lazily():
     code = ("import sys, roofline; assert 'roofline.pipeline' not in sys.modules; "
             "roofline.AnalysisOptions; assert 'roofline.analysis' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
+
+
+def test_a_read_started_ahead_is_stopped_when_the_run_fails_before_taking_it(shared_report, tmp_path):
+    """A bad --specs ends the run after the first report's read was started: that read is stopped, so a later run
+    reads the file afresh (a read taken later would carry a time limit counted from its old start)."""
+    path = shared_report("t4_matrix-add-2d_full")
+    with pytest.raises(SpecError):
+        analyze_files([path], AnalysisOptions(specs=(tmp_path / "absent.yaml",)))
+    assert not reader._AHEAD
+    assert analyze_files([path], AnalysisOptions(time_limit_s=30))[0].launches
