@@ -21,6 +21,7 @@ from roofline.cli import app
 from roofline.errors import ReportError
 from roofline.model import Device, KernelLaunch
 from roofline.reader import load_report
+from roofline.render.json import with_reasons
 from roofline.validation import (
     MAX_REGISTERS_PER_THREAD,
     MODEL_FIX,
@@ -159,7 +160,7 @@ def test_non_utf8_model_is_one_line(tmp_path):
 ])
 def test_impossible_launch_is_kept_invalid_and_the_run_goes_on(tmp_path, where, value, reason):
     doc = json_of(model(tmp_path, setter(where, value)))["reports"][0]
-    first, *others = doc["kernels"]
+    first, *others = [with_reasons(k, doc["reasons"]) for k in doc["kernels"]]
     assert first["valid"] is False and first["duration_s"] is None and first["pct_of_roof"] is None
     assert first["missing"]["duration_s"].startswith("invalid launch: ") and reason in first["missing"]["duration_s"]
     assert all(k["valid"] and k["pct_of_roof"] is not None for k in others)  # the others are analysed
@@ -195,7 +196,7 @@ def test_duplicated_launch_keys_warn_and_the_repeat_is_invalid(tmp_path):
 def test_zero_peak_counter_is_no_roof(tmp_path):
     """A peak counter of 0 (ncu stores it for launches it missed) gives no roof, with the reason: never a 0 roof."""
     doc = json_of(model(tmp_path, setter("launches/2/metrics/dram__bytes.sum.peak_sustained", 0.0)))["reports"][0]
-    ceilings = doc["kernels"][2]["ceilings"]["report"]
+    ceilings = with_reasons(doc["kernels"][2], doc["reasons"])["ceilings"]["report"]
     assert ceilings["dram_bytes_per_s"] is None and "is 0, not a peak" in ceilings["missing"]["dram"]
 
 

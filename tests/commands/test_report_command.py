@@ -15,6 +15,7 @@ from roofline.cli import app
 from roofline.commands.common import report_files
 from roofline.model import Device, KernelLaunch, Report
 from roofline.pipeline import AnalysisOptions
+from roofline.render.json import with_reasons
 
 REPO = Path(__file__).resolve().parents[2]
 T4 = "t4_matrix-add-2d_full"
@@ -54,7 +55,7 @@ def test_json_on_every_shared_report(shared_name, shared_report):
     doc = strict_json(result.stdout)
     (rep,) = doc["reports"]
     assert rep["path"] == str(path) and rep["kernels"]
-    for k in rep["kernels"]:
+    for k in (with_reasons(kernel, rep["reasons"]) for kernel in rep["kernels"]):
         where = f"{shared_name} {k['range']}:{k['action']}"
         # each launch gets a number or a named reason for its time and its position under the roof
         assert k["duration_s"] is not None or k["missing"]["duration_s"], where
