@@ -21,7 +21,7 @@ from typing import TypeVar
 
 from roofline.model import Device, KernelLaunch, Report
 from roofline.pairing import Matcher, pair_reports
-from roofline.pipeline import analyze_loaded
+from roofline.pipeline import AnalysisOptions, analyze_loaded
 from roofline.ranking import summarize
 from roofline.regression import Thresholds, judge
 from roofline.render.compare_json import comparison_json, diff_json, summary_json
@@ -33,6 +33,7 @@ LARGEST = ("a100-40gb_selfjoin-cub-sort-154launches_basic.ncu-rep", "rtx2070supe
 TARGET_S = 10.0
 KERNELS = 60  # distinct kernel names in the synthetic application
 T = TypeVar("T")
+AS_COMPARED = AnalysisOptions(diagnostics=False)  # as summary, compare and diff analyse: no per-launch diagnostics
 
 # A100-like peaks per cycle and clocks (ncu's own metric names and units)
 PEAKS = {
@@ -90,8 +91,8 @@ def bench_synthetic(launches: int) -> None:
     (2 reports), and the share of it spent in this feature (pairing, grouping, rendering) vs the analysis."""
     print(f"synthetic model, {launches} launches, {KERNELS} kernels")
     base_model, new_model = synthetic_report(launches), synthetic_report(launches, seed=2, slowdown=1.05)
-    base, t_base = timed("analyze BASE (pipeline)", lambda: analyze_loaded(base_model))
-    new, t_new = timed("analyze NEW (pipeline)", lambda: analyze_loaded(new_model))
+    base, t_base = timed("analyze BASE (pipeline)", lambda: analyze_loaded(base_model, AS_COMPARED))
+    new, t_new = timed("analyze NEW (pipeline)", lambda: analyze_loaded(new_model, AS_COMPARED))
     comparison, t_compare = timed("compare: pair, aggregate, work, noise intervals",
                                   lambda: pair_reports([base, new], Matcher()))
     result, t_diff = timed("diff: default gate (Mann-Whitney U per kernel)", lambda: judge(comparison, Thresholds()))
@@ -125,7 +126,8 @@ def bench_real() -> None:
     for name in LARGEST:
         print(name)
         report, _ = timed("load (ncu_report, child process)", functools.partial(load_report, REPORTS / name))
-        analysis, _ = timed(f"analyze ({len(report.launches)} launches)", functools.partial(analyze_loaded, report))
+        analysis, _ = timed(f"analyze ({len(report.launches)} launches)",
+                            functools.partial(analyze_loaded, report, AS_COMPARED))
         timed("compare with itself", functools.partial(pair_reports, [analysis, analysis]))
         timed("summary --by kernel", functools.partial(summarize, analysis, "kernel", 10))
 

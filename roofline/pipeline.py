@@ -34,14 +34,16 @@ T = TypeVar("T")
 class AnalysisOptions:
     """What to analyse and against which roofs: the kernel filters, OR-ed, and the name they read (the
     ``--kernel`` language of ``roofline.kernel_filter``), the ceiling set percent of roof uses, extra device
-    spec files or folders (before the built-in ones), and the time the native reader may take per .ncu-rep
-    (None: scaled to the file's size, ``reader.read_time_limit``)."""
+    spec files or folders (before the built-in ones), the time the native reader may take per .ncu-rep
+    (None: scaled to the file's size, ``reader.read_time_limit``), and whether every launch gets its diagnostics and
+    advice (``complete``: what ``report`` shows; the rankings and comparisons read none of them)."""
 
     kernel: tuple[str, ...] = ()
     kernel_name_base: NameBase = "function"
     ceilings: CeilingsChoice = "auto"
     specs: tuple[str | os.PathLike[str], ...] = ()
     time_limit_s: float | None = None
+    diagnostics: bool = True
 
 
 def analyze_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions = AnalysisOptions(),
@@ -136,7 +138,7 @@ def analyze_loaded(report: Report, options: AnalysisOptions = AnalysisOptions(),
     spec = match.spec if match else None
     use = None if options.ceilings == "auto" else options.ceilings
     return analyze_report(selected, spec, match.how if match else "", use,
-                          finish=lambda a: complete(a, selected.device, spec))
+                          finish=(lambda a: complete(a, selected.device, spec)) if options.diagnostics else None)
 
 
 def complete(a: LaunchAnalysis, device: Device, spec: DeviceSpec | None = None) -> LaunchAnalysis:

@@ -47,6 +47,7 @@ NCU_FIX = "the file is corrupt; copy it again or re-profile"
 SPEC_FIX = "see device_specs/README.md"
 YAML_MAX_BYTES = 1 << 20  # a spec file is a few KiB
 YAML_MAX_DEPTH = 16  # a spec nests 3 levels
+LARGEST = 1e300  # ints are exact in JSON, and those beyond this may not fit a float
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,7 @@ class Limit:
         """Why ``value`` is not such a quantity, or None when it is."""
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return f"is {_shown(value)}, expected a number"
-        if isinstance(value, int) and abs(value) > 1e300:  # ints are exact in JSON, and may not fit a float
+        if isinstance(value, int) and abs(value) > LARGEST:
             return "is out of the range of numbers"
         if not math.isfinite(value):
             return f"is {value}, expected a finite number"
@@ -144,7 +145,7 @@ class _Document:
         """A number a float can hold, finite or not (a non-finite metric marks its launch invalid later)."""
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise self.fail(field, f"is {_shown(value)}, expected a number or a string")
-        if isinstance(value, int) and abs(value) > 1e300:
+        if isinstance(value, int) and abs(value) > LARGEST:
             raise self.fail(field, "is out of the range of numbers")
 
     def keys(self, data: Mapping[str, Any], field: str, allowed: Iterable[str], required: Iterable[str]) -> None:
@@ -166,6 +167,7 @@ _RULE_FIELDS = ("rule", "section", "title", "message", "kind")
 _RULE_EXTRAS = ("focus_metrics", "speedup_pct", "speedup_type")  # optional: models written before lack them
 _FOCUS_FIELDS = ("name", "value", "severity", "info")
 _SPEEDUP_TYPES = ("local", "global", "")
+_METRIC_TYPES = (float, int, str)  # a metric's value in a model, exactly (bool is not a number here)
 
 
 def check_model_document(data: object, path: str | Path) -> None:
@@ -223,9 +225,11 @@ def _check_launch_types(doc: _Document, item: Mapping[str, Any], field: str) -> 
             raise doc.fail(f"{field}.{key}", f"is {_shown(value)}, expected a whole number")
     doc.texts(item.get("nvtx_ranges", []), f"{field}.nvtx_ranges")
     doc.texts(item.get("nan_metrics", []), f"{field}.nan_metrics")
-    for name, value in doc.mapping(item.get("metrics", {}), f"{field}.metrics").items():
-        if not isinstance(value, str):  # non-finite values are a range problem: the launch is marked invalid
-            doc.numeric(value, f"{field}.metrics.{name}")
+    metrics = doc.mapping(item.get("metrics", {}), f"{field}.metrics")
+    # one pass in a comprehension picks the values numeric() would refuse (it says why); non-finite values are a
+    # range problem: the launch is marked invalid
+    for name in [n for n, v in metrics.items() if type(v) not in _METRIC_TYPES or type(v) is int and abs(v) > LARGEST]:
+        doc.numeric(metrics[name], f"{field}.metrics.{name}")
     rules = item.get("rules", [])
     if not isinstance(rules, list):
         raise doc.fail(f"{field}.rules", f"is {_shown(rules)}, expected a list")
@@ -318,7 +322,11 @@ def launch_problem(launch: KernelLaunch, device: Device) -> str | None:
     checks.append((DURATION, launch.metrics.get(DURATION), POSITIVE))
     checks += [(name, launch.metrics.get(name), MEMORY_CLOCK_HZ if name == DRAM_CLOCK else CLOCK_HZ)
                for name in CLOCK_METRICS]
-    checks += [(name, value, COUNT) for name, value in launch.metrics.items() if not isinstance(value, str)]
+    # every numeric metric is a COUNT; the comprehension keeps only the values that may break it (a superset), so
+    # COUNT.problem, which says why, runs on few
+    checks += [(name, value, COUNT) for name, value in launch.metrics.items()
+               if not isinstance(value, str) and not (isinstance(value, float | int) and type(value) is not bool
+                                                         and 0.0 <= value < LARGEST)]
     for field, value, limit in checks:
         problem = None if value is None else limit.problem(value)
         if problem:

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -53,6 +54,17 @@ def test_every_launch_gets_diagnostics_and_advice():
     assert [k.roof for k in bare.launches] == [k.roof for k in a.launches]  # kernel-clock ceilings in both
     datasheet = analyze_files([EXAMPLE], AnalysisOptions(ceilings="spec"))[0]
     assert [k.roof for k in datasheet.launches] != [k.roof for k in a.launches]
+
+
+def test_without_diagnostics_the_launches_keep_their_roofline_figures_only():
+    (full,) = analyze_files([EXAMPLE])
+    (lean,) = analyze_files([EXAMPLE], AnalysisOptions(diagnostics=False))  # as summary, compare and diff ask
+    assert all(k.occupancy is None and k.tensor_cores is None and k.stalls is None and not k.advice
+               for k in lean.launches)
+    assert [replace(k, occupancy=None, tensor_cores=None, stalls=None, advice=()) for k in full.launches] == list(
+        lean.launches)
+    assert [(g.name, g.total_s, g.recoverable_s) for g in full.groups] == [
+        (g.name, g.total_s, g.recoverable_s) for g in lean.groups]
 
 
 def test_options_select_kernels_and_ceilings():

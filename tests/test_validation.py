@@ -95,6 +95,9 @@ def setter(where: str, value: Any):
     ("launches/0/name", ["k"], "launches[0].name is list, expected a string"),
     ("launches/0/metrics/gpu__time_duration.sum", 10**400,
      "launches[0].metrics.gpu__time_duration.sum is out of the range of numbers"),
+    ("launches/0/metrics/dram__bytes.sum", True, "launches[0].metrics.dram__bytes.sum is True, expected a number"),
+    ("launches/0/metrics/dram__bytes.sum", [1.0], "launches[0].metrics.dram__bytes.sum is list, expected a number"),
+    ("launches/0/metrics/dram__bytes.sum", None, "launches[0].metrics.dram__bytes.sum is None, expected a number"),
     ("launches/0/grid", "wide", "launches[0].grid is 'wide', expected a list of 3 whole numbers"),
     ("launches/0/bogus", 1, "launches[0].bogus is not a known field"),
     ("ncu_version", 2024.1, "ncu_version is 2024.1, expected a string"),
@@ -150,6 +153,7 @@ def test_non_utf8_model_is_one_line(tmp_path):
     ("launches/0/metrics/smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", -5.0,
      "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum is -5, expected 0 <= value"),
     ("launches/0/metrics/dram__bytes.sum", math.inf, "dram__bytes.sum is inf, expected a finite number"),
+    ("launches/0/metrics/dram__bytes.sum", -math.inf, "dram__bytes.sum is -inf, expected a finite number"),
     ("launches/0/metrics/sm__cycles_elapsed.avg.per_second", 0.0,
      "sm__cycles_elapsed.avg.per_second is 0, expected 1e+08 <= value <= 1e+10"),
     ("launches/0/registers_per_thread", 8_700_000_000, "registers_per_thread is 8.7e+09, expected 0 <= value <= 255"),
@@ -169,6 +173,12 @@ def test_impossible_launch_is_kept_invalid_and_the_run_goes_on(tmp_path, where, 
     why = first["missing"]["duration_s"].removeprefix("invalid launch: ")
     assert doc["warnings"] == [f"1 of 3 launches are invalid and left out of times, rankings and verdicts "
                                f"(first: 0:0, {why})"]
+
+
+@pytest.mark.parametrize("value", [0.0, 2e300, 10**300, "a text"])
+def test_a_metric_at_any_finite_count_or_a_text_keeps_the_launch_valid(tmp_path, value):
+    report = load_report(model(tmp_path, setter("launches/0/metrics/dram__bytes.sum", value)))
+    assert [k.invalid for k in report.launches] == ["", "", ""]
 
 
 def test_invalid_launch_in_every_output(tmp_path):

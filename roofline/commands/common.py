@@ -88,10 +88,12 @@ REPORT_FORMAT_HELP = ("Output format: table, json, csv (one row per launch), mar
 
 
 def analysis_options(kernel: Sequence[str] | None, kernel_name_base: NameBase, ceilings: CeilingsChoice,
-                     specs: Sequence[Path] | None, timeout: float | None = None) -> AnalysisOptions:
-    """The pipeline's options from the shared command-line options."""
+                     specs: Sequence[Path] | None, timeout: float | None = None,
+                     diagnostics: bool = True) -> AnalysisOptions:
+    """The pipeline's options from the shared command-line options (``diagnostics``: whether the command shows
+    each launch's diagnostics and advice, so they are computed)."""
     return AnalysisOptions(kernel=tuple(kernel or ()), kernel_name_base=kernel_name_base, ceilings=ceilings,
-                           specs=tuple(specs or ()), time_limit_s=timeout)
+                           specs=tuple(specs or ()), time_limit_s=timeout, diagnostics=diagnostics)
 
 
 # --- Errors and the terminal -------------------------------------------------------------------------

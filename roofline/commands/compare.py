@@ -75,7 +75,7 @@ def compare(
         raise RooflineError("compare needs two or more reports", "pass A B [...], or one report with --project-to ID")
     matcher = parse_matcher(match, maps or (), len(files))
     judged = pair_options(work_tolerance, alpha)
-    options = analysis_options(kernel, kernel_name_base, ceilings, specs, timeout)
+    options = analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False)
     catalog = load_catalog(options.specs)
     target = catalog.get(project_to) if project_to else None
     plot_fmt = plot_format(plot) if plot is not None else None

@@ -83,8 +83,8 @@ def diff(
     options = pair_options(work_tolerance, alpha)
     jobs = jobs_or_cores(jobs)
     with progress([base, new], jobs) as done:
-        analyses = analyze_files([base, new], analysis_options(kernel, kernel_name_base, ceilings, specs, timeout),
-                                 jobs=jobs, done=done)
+        analysed = analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False)
+        analyses = analyze_files([base, new], analysed, jobs=jobs, done=done)
     warn(analyses)
     thresholds = Thresholds(fail_if_slower, min_share, fail_if_total_slower, fail_if_roof_drop, gate_different_work)
     result = judge(pair_reports(analyses, matcher, options=options), thresholds, allow_different_gpu)

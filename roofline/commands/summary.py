@@ -70,7 +70,7 @@ def summary(
         raise RooflineError("--mpi with --jobs: choose one", "under mpiexec each rank reads its files one at a "
                             "time; start more ranks instead")
     plot_fmt = plot_format(plot) if plot is not None else None
-    options = analysis_options(kernel, kernel_name_base, ceilings, specs, timeout)
+    options = analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False)
 
     def summary_of(analysis: ReportAnalysis) -> AppSummary:
         return summarize(analysis, by, top)
