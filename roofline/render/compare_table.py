@@ -424,9 +424,9 @@ def _print_summaries(console: Console, summaries: Sequence[AppSummary]) -> None:
 
 def _print_summary(console: Console, s: AppSummary) -> None:
     r = s.report
-    console.print(f"[bold]{r.label}[/bold]  {r.device}  {r.launches} launches in {s.group_count} "
-                  f"{'kernels' if s.by == 'kernel' else 'NVTX ranges'}, total {seconds(r.total_time_s)}",
-                  highlight=False)
+    groups = ("kernel" if s.by == "kernel" else "NVTX range") + ("s" if s.group_count != 1 else "")
+    console.print(f"[bold]{r.label}[/bold]  {r.device}  {r.launches} launches in {s.group_count} {groups}, "
+                  f"total {seconds(r.total_time_s)}", highlight=False)
     for line in warning_lines(r.warnings):
         console.print(line, highlight=False)
     console.print(f"ranked by {s.ranked_by}", highlight=False)

@@ -106,3 +106,9 @@ def test_a_bad_report_does_not_stop_the_others(tmp_path):
     assert result.exit_code == 2
     assert [r["report"]["path"] for r in json.loads(result.stdout)["reports"]] == [str(example)]
     assert result.stderr == f"roofline: error: {tmp_path / 'gone.json'}: no such file: check the path\n"
+
+
+def test_header_counts_one_kernel_in_the_singular(shared_report):
+    result = invoke(shared_report("a100-40gb_cublas-sgemm_basic"), "--jobs", 1)
+    assert result.exit_code == 0, result.output
+    assert "11 launches in 1 kernel," in result.output
