@@ -38,6 +38,7 @@ from typing import IO, Literal
 from roofline.errors import NcuError, NoKernelMatched, RooflineError
 from roofline.kernel_families import classify
 from roofline.kernel_filter import DEFAULT_BASE, KernelFilter
+from roofline.units import counted
 
 SectionSet = Literal["roofline", "detailed", "full"]
 ReplayMode = Literal["kernel", "application", "range"]
@@ -439,7 +440,7 @@ class _Collector:
         if match := _PROFILING_RE.match(line):
             self.run.kernels.append(match[1])
             passes = f", {match[2]} passes" if match[2] else ""
-            self.status(f"ncu: {len(self.run.kernels)} kernel launch(es) profiled, last {match[1]}{passes}")
+            self.status(f"ncu: {counted(len(self.run.kernels), 'kernel launch')} profiled, last {match[1]}{passes}")
         elif match := _REPORT_RE.match(line):
             self.run.report = match[1].strip()
 

@@ -37,6 +37,13 @@ def ratio(value: float | None) -> str:
     return f"{value:.0f}" if abs(value) >= 1000 else f"{value:.3g}"
 
 
+def counted(count: int, noun: str) -> str:
+    """``1, "launch"`` -> ``"1 launch"``; ``3, "launch"`` -> ``"3 launches"`` (English plurals of the nouns used)."""
+    if count == 1:
+        return f"1 {noun}"
+    return f"{count} {noun}es" if noun.endswith(("s", "sh", "ch", "x")) else f"{count} {noun}s"
+
+
 def middle_cut(text: str, width: int) -> str:
     """``text`` in at most ``width`` characters, an ellipsis in place of its middle when it is longer: the start
     and the end of a kernel name (its function and its last arguments) say more than either alone."""

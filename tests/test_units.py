@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from roofline.units import middle_cut
+from roofline.units import counted, middle_cut
 
 
 @pytest.mark.parametrize("text, width, cut", [
@@ -17,3 +17,10 @@ from roofline.units import middle_cut
 ])
 def test_middle_cut_keeps_both_ends(text: str, width: int, cut: str) -> None:
     assert middle_cut(text, width) == cut and len(cut) <= width
+
+
+@pytest.mark.parametrize(("count", "noun", "text"), [
+    (1, "launch", "1 launch"), (3, "launch", "3 launches"), (0, "kernel", "0 kernels"),
+    (2, "kernel launch", "2 kernel launches")])
+def test_counted_says_the_noun_in_the_number_it_needs(count, noun, text):
+    assert counted(count, noun) == text

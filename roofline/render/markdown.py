@@ -24,7 +24,7 @@ from roofline.ranking import RECOVERABLE_COUNTS
 from roofline.render import GENERATOR
 from roofline.render.plot import PlotData, median_ceilings, plot_data
 from roofline.results import Advice, KernelGroup, LaunchAnalysis, ReportAnalysis
-from roofline.units import pct, ratio, seconds, si
+from roofline.units import counted, pct, ratio, seconds, si
 from roofline.verdict import BOUND_WORDS, explain
 
 SUFFIXES = (".md",)
@@ -129,7 +129,8 @@ def report_blocks(a: ReportAnalysis, with_plot: bool = False, index: int = 0, im
 def _gpu_line(a: ReportAnalysis) -> str:
     d = a.device
     spec = f"spec `{a.spec_id}` ({a.spec_match})" if a.spec_id else "no device spec matches this GPU"
-    return (f"**{d.name}**, CC {d.compute_capability or '?'}, {d.sm_count or '?'} SMs; {len(a.launches)} launch(es), "
+    return (f"**{d.name}**, CC {d.compute_capability or '?'}, {d.sm_count or '?'} SMs; "
+            f"{counted(len(a.launches), 'launch')}, "
             f"{seconds(a.total_time_s)} in total. {spec}; percent of roof uses the "
             f"**{set_name(a.ceilings_used)}** ceilings.")
 
@@ -190,7 +191,7 @@ def kernel_blocks(rank: int, g: KernelGroup, anchor: str = "") -> list[Block]:
     blocks = [Block("h3", f"{rank}. `{_cell(g.name)}`", anchor=anchor)]  # the short function name, then the full one
     if k.launch.demangled_name and k.launch.demangled_name != g.name:
         blocks.append(Block("p", f"demangled: `{_cell(k.launch.demangled_name)}`"))
-    blocks += [Block("p", f"{len(g.launches)} launch(es), {seconds(g.total_s)} ({share} of the profiled time), "
+    blocks += [Block("p", f"{counted(len(g.launches), 'launch')}, {seconds(g.total_s)} ({share} of the profiled time), "
                           f"recoverable {seconds(g.recoverable_s)}{which}."),
                Block("p", verdict_text(k)), position_table(k), Block("p", roof_text(k))]
     blocks += [Block("note", f"{note}.") for note in k.level_notes]

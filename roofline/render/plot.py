@@ -42,7 +42,7 @@ from roofline.render.mpl import (
     wrap,
 )
 from roofline.results import KernelGroup, LaunchAnalysis, ReportAnalysis
-from roofline.units import pct, ratio, si
+from roofline.units import counted, pct, ratio, si
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -293,7 +293,7 @@ def _ceilings(c: Ceilings | None, placed: list[KernelSeries],
 
 def _title(a: ReportAnalysis, source: CeilingSet, c: Ceilings | None, kind: PanelKind) -> str:
     d = a.device
-    head = f"{d.name} (CC {d.compute_capability or '?'}), {len(a.launches)} launch(es)"
+    head = f"{d.name} (CC {d.compute_capability or '?'}), {counted(len(a.launches), 'launch')}"
     view = "bandwidth view, achieved bytes/s per memory level; " if kind == "bandwidth" else ""
     if c is None:
         return f"{head}\n{view}no {set_name(source)} ceilings"
@@ -303,7 +303,7 @@ def _title(a: ReportAnalysis, source: CeilingSet, c: Ceilings | None, kind: Pane
 
 # --- Notes under the axes -----------------------------------------------------------------------------
 def _skipped_notes(p: Panel, numbers: Mapping[str, int], bandwidth_below: bool) -> list[str]:
-    """Kernels not in the panel, by reason: "not on this roofline, no FLOPs counted: 3 kernel(s) (#2 a, ...)"."""
+    """Kernels not in the panel, by reason: "not on this roofline, no FLOPs counted: 3 kernels (#2 a, ...)"."""
     by_reason: dict[str, list[str]] = {}
     for item in p.skipped:
         name, why = item.split(": ", 1)
@@ -314,7 +314,7 @@ def _skipped_notes(p: Panel, numbers: Mapping[str, int], bandwidth_below: bool) 
     for reason, names in by_reason.items():
         listed = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
         below = " (in the bandwidth view below)" if bandwidth_below and reason.startswith("no FLOPs") else ""
-        notes.append(f"not on {where}, {reason}: {len(names)} kernel(s){below}: {listed}")
+        notes.append(f"not on {where}, {reason}: {counted(len(names), 'kernel')}{below}: {listed}")
     return notes
 
 

@@ -17,7 +17,7 @@ from roofline.model import LEVELS, PRECISIONS
 from roofline.render.names import KernelName, common_name, distinguish, kernel_name, launch_config
 from roofline.render.terminal import Cell, add_rows, escape, fitted, record, warning_lines
 from roofline.results import KernelGroup, KernelSpread, LaunchAnalysis, ReportAnalysis, Verdict
-from roofline.units import pct, seconds, si
+from roofline.units import counted, pct, seconds, si
 from roofline.verdict import short_name
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -73,7 +73,7 @@ def _print_report(console: Console, a: ReportAnalysis) -> None:
         console.print(f"[yellow]report model, not an ncu measurement: {escape(a.report.label or 'no label')}[/yellow]",
                       highlight=False)
     console.print(f"{escape(d.name)}  CC {d.compute_capability or '?'}  {d.sm_count or '?'} SMs  "
-                  f"{len(a.launches)} launch(es)  total {seconds(a.total_time_s)}", highlight=False)
+                  f"{counted(len(a.launches), 'launch')}  total {seconds(a.total_time_s)}", highlight=False)
     for line in warning_lines(a.report.warnings):
         console.print(line, highlight=False)
     spec_line = escape(f"spec {a.spec_id} ({a.spec_match})") if a.spec_id else "no device spec matches this GPU"
