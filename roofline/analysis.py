@@ -14,6 +14,7 @@ level, and it stays defined for kernels with no FLOPs (a copy kernel is judged o
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -285,10 +286,7 @@ def analyze_report(report: Report, spec: DeviceSpec | None = None, spec_match: s
 def median_known(values: Sequence[float | None]) -> float | None:
     """Median of the values that were measured; None when none was."""
     known = [v for v in values if v is not None]
-    if not known:
-        return None
-    ordered, mid = sorted(known), len(known) // 2  # as statistics.median (whose import loads fractions, decimal)
-    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+    return statistics.median(known) if known else None
 
 
 def group_by_kernel(analyses: Sequence[LaunchAnalysis], total_s: float | None,
