@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from roofline import metrics as m
 from roofline.choices import GroupBy
+from roofline.cohorts import Cohort, argmax_key, cohorts, evaluate, per_row, pick, same, smallest, truth
 from roofline.labels import NAMES
 from roofline.model import LEVELS, PRECISIONS, Ceilings, CeilingSet, Device, KernelLaunch, Report
 from roofline.results import KernelGroup, KernelSpread, LaunchAnalysis, ReportAnalysis, RoofPosition, Value, Verdict
@@ -28,6 +29,7 @@ from roofline.verdict import launch_verdict
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.specs import DeviceSpec
 
+T = TypeVar("T")
 ABOVE_CEILING_TOLERANCE = 1.0  # percent above 100 allowed for rounding before a rate is flagged
 DEFAULT_TENSOR_DTYPE = "fp16"  # tensor roof shown for kernels that do no tensor math
 
@@ -42,11 +44,14 @@ def report_ceilings(launch: KernelLaunch, device: Device, tensor_dtype: str,
     bw = {level: t.peak_bytes_per_s for level, t in traffic.items()}
     missing = {k: v.reason for k, v in {**flops, **bw}.items() if v.value is None}
     clock = launch.value(m.SM_CLOCK)
-    note = (f"measured SM clock {clock / 1e9:.3g} GHz (ncu locks clocks to base by default)" if clock
-            else "measured clocks")
+    note = per_row(_clock_note, clock) if truth(clock) else "measured clocks"
     ceilings = Ceilings("report", {k: v.value for k, v in flops.items()}, {k: v.value for k, v in bw.items()},
                         clock_note=note, tensor_dtype=tensor_dtype, missing=missing)
     return ceilings, {level: t.definition for level, t in traffic.items()}
+
+
+def _clock_note(clock: float) -> str:
+    return f"measured SM clock {clock / 1e9:.3g} GHz (ncu locks clocks to base by default)"
 
 
 def _traffic(launch: KernelLaunch, device: Device) -> dict[str, m.Traffic]:
@@ -72,7 +77,8 @@ def clock_ceilings(report: Ceilings, sheet: Ceilings | None, spec: DeviceSpec | 
             missing[key] = f"{report.missing.get(key, 'no peak counter')}; datasheet: {why}"
     note = report.clock_note
     if scaled:
-        note += f"; datasheet roofs scaled to the measured clocks for {', '.join(NAMES[k] for k in scaled)}"
+        names = ", ".join(NAMES[k] for k in scaled)
+        note = per_row(str.__add__, note, f"; datasheet roofs scaled to the measured clocks for {names}")
     return Ceilings("clock", {k: roofs[k] for k in PRECISIONS}, {k: roofs[k] for k in LEVELS}, clock_note=note,
                     tensor_dtype=report.tensor_dtype, missing=missing, scaled=scaled)
 
@@ -99,20 +105,27 @@ def _clock_factor(key: str, spec: DeviceSpec, launch: KernelLaunch, device: Devi
     """(factor, how) that brings a datasheet roof to the clock the launch ran at."""
     if key == "dram":
         clock, reference = launch.value(m.DRAM_CLOCK), device.memory_clock_hz
-        if clock and reference:
+        if truth(clock) and reference:
             # a DRAM clock above the device's maximum memory clock is a short launch's measuring noise (up to
             # 1.54x on the few-microsecond launches of the shared reports): the datasheet roof is the most
-            factor = min(1.0, clock / reference)
-            return factor, (f"datasheet x {factor:.2f} (measured DRAM clock {clock / 1e9:.3g} GHz / the device's "
-                            f"{reference / 1e9:.3g} GHz{', capped at 1' if clock > reference else ''})")
+            return smallest(1.0, clock / reference), per_row(_dram_scaling, clock, reference)
         return 1.0, "datasheet, unscaled (the report holds no measured DRAM clock or no device memory clock)"
     sm_clock = m.sm_clock_hz(launch)
     reference = (spec.tensor_clock_hz or spec.boost_clock_hz) if key == "tensor" else spec.boost_clock_hz
     if sm_clock.value is None:
         return 1.0, f"datasheet at the {reference / 1e9:.3g} GHz boost clock, unscaled (no measured clock)"
-    factor = sm_clock.value / reference
-    return factor, (f"datasheet x {factor:.2f} (measured SM clock {sm_clock.value / 1e9:.3g} GHz / the datasheet's "
-                    f"{reference / 1e9:.3g} GHz)")
+    return sm_clock.value / reference, per_row(_sm_scaling, sm_clock.value, reference)
+
+
+def _dram_scaling(clock: float, reference: float) -> str:
+    factor = min(1.0, clock / reference)
+    return (f"datasheet x {factor:.2f} (measured DRAM clock {clock / 1e9:.3g} GHz / the device's "
+            f"{reference / 1e9:.3g} GHz{', capped at 1' if clock > reference else ''})")
+
+
+def _sm_scaling(clock: float, reference: float) -> str:
+    return (f"datasheet x {clock / reference:.2f} (measured SM clock {clock / 1e9:.3g} GHz / the datasheet's "
+            f"{reference / 1e9:.3g} GHz)")
 
 
 # --- One launch ---------------------------------------------------------------------------------------
@@ -125,7 +138,7 @@ def analyze_launch(launch: KernelLaunch, device: Device, spec: DeviceSpec | None
     duration = Value.of(measured)
     flops = {p: m.cuda_core_flops(launch, p) for p in ("fp64", "fp32", "fp16")}
     flops["tensor"], by_type = m.tensor_flops(launch, device)
-    tensor_dtype = max(by_type, key=lambda t: by_type[t]) if any(by_type.values()) else DEFAULT_TENSOR_DTYPE
+    tensor_dtype = argmax_key(by_type) if any(truth(v) for v in by_type.values()) else DEFAULT_TENSOR_DTYPE
     traffic = _traffic(launch, device)
     moved = {level: t.bytes for level, t in traffic.items()}
     ceilings, definitions = report_ceilings(launch, device, tensor_dtype, traffic)
@@ -185,7 +198,7 @@ def rate(amount: Value, duration: Value) -> Value:
     """An amount per second of ``duration``; None with the reason when either is missing or zero."""
     if amount.value is None:
         return Value(None, amount.reason)
-    if duration.value is None or duration.value <= 0:
+    if duration.value is None or same(duration.value <= 0):
         return Value(None, f"no kernel duration: {duration.reason or 'zero duration'}")
     return Value(amount.value / duration.value, via=f"({amount.via}) / duration")
 
@@ -200,7 +213,7 @@ def intensity(flops: Mapping[str, Value], moved: Mapping[str, Value]) -> dict[st
             out[level] = Value(None, "no FLOP count: " + "; ".join(v.reason for v in flops.values() if v.reason))
         elif b.value is None:
             out[level] = Value(None, b.reason)
-        elif b.value == 0:
+        elif same(b.value == 0):
             out[level] = Value(None, f"no bytes moved at {level}: intensity is unbounded")
         else:
             left_out = f" (leaves out unmeasured {', '.join(unmeasured)})" if unmeasured else ""
@@ -211,6 +224,10 @@ def intensity(flops: Mapping[str, Value], moved: Mapping[str, Value]) -> dict[st
 def level_notes(traffic: Mapping[str, m.Traffic], l2_total: Value) -> tuple[str, ...]:
     """Where a level's definition counts one direction only and so shows fewer bytes than the level outside
     it (an inverted-looking hierarchy): which level, what it counts, and where all L2 traffic is."""
+    return per_row(_level_notes, traffic, l2_total)
+
+
+def _level_notes(traffic: Mapping[str, m.Traffic], l2_total: Value) -> tuple[str, ...]:
     notes = []
     for outer, inner in (("dram", "l2"), ("l2", "l1")):
         inside, outside = traffic[inner].bytes.value, traffic[outer].bytes.value
@@ -227,7 +244,7 @@ def level_notes(traffic: Mapping[str, m.Traffic], l2_total: Value) -> tuple[str,
 def roof_position(flops: Mapping[str, Value], moved: Mapping[str, Value], duration: float | None,
                   ceilings: Ceilings) -> RoofPosition:
     """Percent of roof and limiter against one ceiling set (time-based, see module docstring)."""
-    if not duration:
+    if not truth(duration):
         return RoofPosition(ceilings.source, None, None, {}, "no kernel duration")
     util: dict[str, float] = {}
     gaps = []
@@ -235,31 +252,35 @@ def roof_position(flops: Mapping[str, Value], moved: Mapping[str, Value], durati
         amount, peak = flops[p].value, ceilings.flop_per_s[p]
         if amount is None:
             continue
-        if peak:
+        if truth(peak):
             util[p] = 100.0 * amount / duration / peak
-        elif amount > 0:
+        elif same(amount > 0):
             gaps.append(f"{p} ceiling: {ceilings.missing.get(p, 'unknown')}")
     for level in LEVELS:
         amount, bw = moved[level].value, ceilings.bytes_per_s[level]
         if amount is None:
             gaps.append(f"{level} bytes: {moved[level].reason}")
-        elif bw:
+        elif truth(bw):
             util[level] = 100.0 * amount / duration / bw
         else:
             gaps.append(f"{level} ceiling: {ceilings.missing.get(level, 'unknown')}")
     if not util:
         return RoofPosition(ceilings.source, None, None, {}, "nothing to compare with a roof: " + "; ".join(gaps))
-    limiter = max(util, key=lambda key: util[key])
+    limiter = argmax_key(util)
     reason = ("partial: leaves out " + "; ".join(gaps)) if gaps else ""
     return RoofPosition(ceilings.source, util[limiter], limiter, util, reason)
 
 
 def above_ceiling_flags(roof: RoofPosition) -> tuple[str, ...]:
     """Roofs the launch claims to beat: a measurement or counting problem, never a success."""
+    return per_row(_above_ceiling, roof.utilization_pct, roof.ceilings)
+
+
+def _above_ceiling(utilization_pct: Mapping[str, float], ceilings: CeilingSet) -> tuple[str, ...]:
     return tuple(
-        f"{key} at {pct:.0f}% of the {roof.ceilings} ceiling: above the roof, so a measurement or counting "
+        f"{key} at {pct:.0f}% of the {ceilings} ceiling: above the roof, so a measurement or counting "
         "problem (short kernel mixing replay passes, clocks above the ceiling's, or a miscounted metric)"
-        for key, pct in roof.utilization_pct.items() if pct > 100.0 + ABOVE_CEILING_TOLERANCE
+        for key, pct in utilization_pct.items() if pct > 100.0 + ABOVE_CEILING_TOLERANCE
     )
 
 
@@ -272,15 +293,30 @@ def analyze_report(report: Report, spec: DeviceSpec | None = None, spec_match: s
     adds the diagnostics and the advice there)."""
     chosen: CeilingSet = use or "clock"
     valid = [launch for launch in report.launches if not launch.invalid]
-    durations = [d for d in (m.duration_s(launch).value for launch in valid) if d is not None]
+    parts = cohorts(valid)
+    as_launch = cast("Callable[[Cohort], KernelLaunch]", lambda c: c)  # a cohort stands in for a launch
+    durations = [d for d in _by_launch(parts, len(valid), lambda c: m.duration_s(as_launch(c)).value)
+                 if d is not None]
     total = sum(durations) if durations else None
-    analyses = [invalid_launch(launch, spec, chosen) if launch.invalid
-                else analyze_launch(launch, report.device, spec, chosen, total) for launch in report.launches]
+    analyzed = iter(_by_launch(parts, len(valid),
+                               lambda c: analyze_launch(as_launch(c), report.device, spec, chosen, total)))
+    analyses = [invalid_launch(launch, spec, chosen) if launch.invalid else next(analyzed)
+                for launch in report.launches]
     if finish is not None:
         analyses = [a if a.launch.invalid else finish(a) for a in analyses]
     grouped = group_by_kernel([a for a in analyses if not a.launch.invalid], total)
     return ReportAnalysis(report=report, spec_id=spec.id if spec else None, spec_match=spec_match,
                           ceilings_used=chosen, launches=tuple(analyses), groups=grouped, total_time_s=total)
+
+
+def _by_launch(parts: Sequence[tuple[list[int], Cohort]], count: int, fn: Callable[[Cohort], T]) -> list[T]:
+    """``fn`` of each launch, in launch order, evaluated once per cohort (``roofline.cohorts``)."""
+    out: list[T | None] = [None] * count
+    for rows, cohort in parts:
+        for positions, result in evaluate(fn, cohort, rows):
+            for j, i in enumerate(positions):
+                out[i] = pick(result, j)
+    return out  # type: ignore[return-value]
 
 
 def median_known(values: Sequence[float | None]) -> float | None:

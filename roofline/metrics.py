@@ -19,6 +19,8 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
+from roofline.cohorts import argmax_key, fmt, same, truth
+
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.model import Device, KernelLaunch
 
@@ -143,7 +145,7 @@ def duration_s(launch: KernelLaunch) -> Measured:
     if ns is not None:
         return Measured(ns * 1e-9, via=DURATION)
     cycles, clock = launch.value(SM_CYCLES), launch.value(SM_CLOCK)
-    if cycles is not None and clock:
+    if cycles is not None and truth(clock):
         return Measured(cycles / clock, via=f"{SM_CYCLES} / {SM_CLOCK}")
     return _nan_absent(launch, [DURATION], [DURATION], HINT_TIME)
 
@@ -153,10 +155,10 @@ def sm_clock_hz(launch: KernelLaunch) -> Measured:
     else SM elapsed cycles over the duration."""
     for name in (SM_CLOCK, GPC_CLOCK):
         clock = launch.value(name)
-        if clock:
+        if truth(clock):
             return Measured(clock, via=name)
     cycles, ns = launch.value(SM_CYCLES), launch.value(DURATION)
-    if cycles and ns:
+    if truth(cycles) and truth(ns):
         return Measured(cycles / (ns * 1e-9), via=f"{SM_CYCLES} / {DURATION}")
     return _nan_absent(launch, [SM_CLOCK, GPC_CLOCK], [SM_CLOCK, GPC_CLOCK], HINT_TIME)
 
@@ -195,9 +197,10 @@ def peak(launch: KernelLaunch, name: str, clock_unit: str, units: tuple[str, ...
     for full in peak_names:
         per_cycle = launch.value(full)
         if per_cycle is not None and clock is not None:
-            if per_cycle > 0 and clock > 0:  # a roof of 0 is no measurement (ncu stores 0 for launches it missed)
+            if same((per_cycle > 0) & (clock > 0)):  # a roof of 0 is no measurement (ncu stores 0 for missed launches)
                 return Measured(per_cycle * clock, via=f"{full} x {clock_name}")
-            return Measured(None, via=f"{full} x {clock_name} is {per_cycle * clock:g}, not a peak", hint=HINT_NAN)
+            return Measured(None, via=f"{full} x {clock_name} is {fmt(per_cycle * clock, 'g')}, not a peak",
+                            hint=HINT_NAN)
     absent = [n for n in peak_names[:1] if all(launch.value(p) is None for p in peak_names)]
     absent += [clock_name] if clock is None else []
     return _nan_absent(launch, [clock_name, *peak_names], absent, "")
@@ -263,13 +266,13 @@ def tensor_flops(launch: KernelLaunch, device: Device) -> tuple[Measured, dict[s
     if inst.value is None:
         return _with_hint(Measured(None, via=inst.via, missing=(f"{TENSOR_OPS_PREFIX}src_*.sum", *inst.missing),
                                    hint=inst.hint), HINT_TENSOR), {}
-    if inst.value == 0:
+    if same(inst.value == 0):
         return Measured(0.0, via=f"{inst.via} = 0 (no tensor instructions)"), {}
     if device.compute_capability == "7.0":
         flops = VOLTA_FLOP_PER_TENSOR_INST * inst.value
         note = "approximate: 512 FLOP per HMMA.884 instruction (FP32 accumulate)"
         return Measured(flops, via=f"512 x {inst.via}", notes=(note,)), {"fp16": flops}
-    reason = (f"{inst.value:.0f} tensor instructions executed, but this report has no sm__ops_path_tensor_* "
+    reason = (f"{fmt(inst.value, '.0f')} tensor instructions executed, but this report has no sm__ops_path_tensor_* "
               "FLOP counters and FLOPs per instruction vary with the instruction shape on CC "
               f"{device.compute_capability}")
     return _absent([f"{TENSOR_OPS_PREFIX}src_*.sum"], HINT_TENSOR, via=reason), {}
@@ -377,16 +380,17 @@ def tensor_peak(launch: KernelLaunch, device: Device, dtype: str) -> Measured:
     """Dense peak tensor FLOP/s for one source type: the largest ``_sparsity_off`` (or sparsity-free)
     ops-path peak of that type x SM clock. Aggregate peaks on Hopper are sparse, hence the filter."""
     candidates: dict[str, float] = {}
-    for metric, value in launch.metrics.items():
+    for metric in launch.metrics:
         if not (metric.startswith(TENSOR_OPS_PREFIX) and metric.endswith(".sum.peak_sustained")):
             continue
         m = _TENSOR_SRC.match(metric.split(".", 1)[0])
-        if m and m.group("src").split("_")[0] == dtype and m.group("sp") != "on" and isinstance(value, (int, float)):
-            candidates[metric] = float(value)
+        value = launch.value(metric)
+        if m and m.group("src").split("_")[0] == dtype and m.group("sp") != "on" and value is not None:
+            candidates[metric] = value
     dense = {k: v for k, v in candidates.items() if "_sparsity_off" in k} or candidates
     clock = launch.value(SM_CLOCK)
     if dense and clock is not None:
-        best = max(dense, key=lambda name: dense[name])
+        best = argmax_key(dense)
         return Measured(dense[best] * clock, via=f"{best} x {SM_CLOCK}")
     if device.compute_capability == "7.0":
         inst_peak = peak(launch, TENSOR_INST, "sm", _SM_UNITS)

@@ -162,6 +162,11 @@ class KernelLaunch:
         return self._numbers.get(name)
 
     @property
+    def numbers(self) -> Mapping[str, float]:
+        """The metrics that are numbers, as floats."""
+        return self._numbers
+
+    @property
     def key(self) -> str:
         """Stable launch identifier inside its report: ``range:action``."""
         return f"{self.range_index}:{self.action_index}"

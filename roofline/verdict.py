@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from roofline import metrics as m
+from roofline.cohorts import largest, per_row, same
 from roofline.labels import NAMES
 from roofline.model import LEVELS, PRECISIONS, KernelLaunch
 from roofline.results import Bound, BusyUnit, RoofPosition, Side, Verdict
@@ -87,7 +88,8 @@ UNIT_PREFIXES: Mapping[str, str] = {  # metric prefix -> unit, as ncu's rule nam
 
 @dataclass(frozen=True)
 class Throughputs:
-    """What the rule reads: the two throughputs, the waves per SM and every unit of both breakdowns."""
+    """What the rule reads: the two throughputs, the waves per SM and every unit of both breakdowns (in their
+    order)."""
 
     sm_pct: float
     memory_pct: float
@@ -99,14 +101,16 @@ class Throughputs:
 def classify(sm_pct: float, memory_pct: float, waves: float | None) -> tuple[Bound | None, str]:
     """(bound, ncu's verdict title) from the two throughputs and the waves per SM; the bound is None when
     the waves, needed to tell a small grid from latency, are unknown."""
-    if sm_pct >= HIGH_THROUGHPUT_PCT or memory_pct >= HIGH_THROUGHPUT_PCT:
-        return ("compute" if sm_pct >= memory_pct else "memory"), "High Throughput"
-    if sm_pct < LATENCY_BELOW_PCT and memory_pct < LATENCY_BELOW_PCT:
+    if same((sm_pct >= HIGH_THROUGHPUT_PCT) | (memory_pct >= HIGH_THROUGHPUT_PCT)):
+        return ("compute" if same(sm_pct >= memory_pct) else "memory"), "High Throughput"
+    if same((sm_pct < LATENCY_BELOW_PCT) & (memory_pct < LATENCY_BELOW_PCT)):
         if waves is None:
             return None, ""
-        return ("small_grid", "Small Grid") if waves < FULL_WAVE else ("latency", "Latency Issue")
-    if abs(sm_pct - memory_pct) >= BALANCED_PTS:
-        return ("compute", "High Compute Throughput") if sm_pct > memory_pct else ("memory", "High Memory Throughput")
+        return ("small_grid", "Small Grid") if same(waves < FULL_WAVE) else ("latency", "Latency Issue")
+    if same(abs(sm_pct - memory_pct) >= BALANCED_PTS):
+        if same(sm_pct > memory_pct):
+            return "compute", "High Compute Throughput"
+        return "memory", "High Memory Throughput"
     return "balanced", "Balanced Throughput"
 
 
@@ -124,7 +128,7 @@ def throughputs(launch: KernelLaunch) -> Throughputs | str:
 
 
 def busy_units(launch: KernelLaunch) -> tuple[BusyUnit, ...]:
-    """Every unit the two breakdowns list, with its percent of peak, busiest first."""
+    """Every unit the two breakdowns list, with its percent of peak, in the breakdowns' order."""
     units = []
     sides: tuple[Side, Side] = ("compute", "memory")
     for breakdown, side in zip(m.BREAKDOWNS, sides, strict=True):
@@ -133,7 +137,20 @@ def busy_units(launch: KernelLaunch) -> tuple[BusyUnit, ...]:
             value = launch.value(metric)
             if value is not None:
                 units.append(BusyUnit(unit_name(metric), value, side, metric))
+    return tuple(units)
+
+
+def by_load(units: Iterable[BusyUnit]) -> tuple[BusyUnit, ...]:
+    """Units busiest first (in their given order among equals)."""
     return tuple(sorted(units, key=lambda u: -u.pct))
+
+
+def _busiest(units: Iterable[BusyUnit], side: Side | None) -> BusyUnit | None:
+    return next((u for u in by_load(units) if side is None or u.side == side), None)
+
+
+def _top(units: Iterable[BusyUnit]) -> tuple[BusyUnit, ...]:
+    return by_load(units)[:TOP_UNITS]
 
 
 @functools.lru_cache(maxsize=1024)
@@ -160,32 +177,30 @@ def short_name(unit: BusyUnit) -> str:
 def decide(t: Throughputs) -> Verdict:
     """The verdict from the throughputs, with the busiest unit of the deciding side."""
     bound, title = classify(t.sm_pct, t.memory_pct, t.waves_per_sm)
-    side = "memory" if bound == "memory" else "compute" if bound == "compute" else None
-    candidates = [u for u in t.units if side is None or u.side == side]
+    side: Side | None = "memory" if bound == "memory" else "compute" if bound == "compute" else None
     reason = "" if bound is not None else f"both throughputs below {LATENCY_BELOW_PCT:.0f}% and {m.WAVES} missing " \
         "(small grid or latency?): re-profile with --section LaunchStats"
     return Verdict(bound, "throughput" if bound else None, t.sm_pct, t.memory_pct, t.waves_per_sm,
-                   candidates[0] if candidates else None, t.units[:TOP_UNITS], title, reason)
+                   per_row(_busiest, t.units, side), per_row(_top, t.units), title, reason)
 
 
 def from_roofline(roof: RoofPosition, why_no_throughputs: str) -> Verdict:
     """The verdict from the FP and byte roofs alone (a report without throughputs): compute, memory or
     balanced when a roof is at or above the latency threshold, otherwise none (see the module docstring)."""
     util = roof.utilization_pct
-    compute = max((util[p] for p in PRECISIONS if p in util), default=0.0)
-    memory = max((util[level] for level in LEVELS if level in util), default=0.0)
+    compute = largest([util[p] for p in PRECISIONS if p in util] or [0.0])
+    memory = largest([util[level] for level in LEVELS if level in util] or [0.0])
     if not util:
         return Verdict(None, None, reason=f"{why_no_throughputs}; and no FP or byte roof position either")
-    if compute < LATENCY_BELOW_PCT and memory < LATENCY_BELOW_PCT:
+    if same((compute < LATENCY_BELOW_PCT) & (memory < LATENCY_BELOW_PCT)):
         return Verdict(None, None, reason=f"{why_no_throughputs}; the FP and byte roofs alone (all below "
                        f"{LATENCY_BELOW_PCT:.0f}%) cannot tell latency from integer, special-function, load/store or "
                        "tensor work")
     bound, _ = classify(compute, memory, None)
-    units = tuple(sorted((BusyUnit(f"{NAMES[key]} roof", value, "compute" if key in PRECISIONS else "memory", key)
-                          for key, value in util.items()), key=lambda u: -u.pct))
-    side = {"compute": "compute", "memory": "memory"}.get(bound or "")
-    busiest = next((u for u in units if side is None or u.side == side), None)
-    return Verdict(bound, "roofline", None, None, None, busiest, units[:TOP_UNITS],
+    units = tuple(BusyUnit(f"{NAMES[key]} roof", value, "compute" if key in PRECISIONS else "memory", key)
+                  for key, value in util.items())
+    side: Side | None = "compute" if bound == "compute" else "memory" if bound == "memory" else None
+    return Verdict(bound, "roofline", None, None, None, per_row(_busiest, units, side), per_row(_top, units),
                    reason=f"roofline only: {why_no_throughputs}")
 
 
@@ -218,7 +233,7 @@ def _mean(pairs: Iterable[tuple[float, float]], total: float) -> float:
 def _pooled_units(known: Sequence[tuple[Throughputs, float]], total: float) -> tuple[BusyUnit, ...]:
     by_metric: dict[str, tuple[BusyUnit, float]] = {}
     for t, w in known:
-        for u in t.units:
+        for u in by_load(t.units):
             first, summed = by_metric.get(u.metric, (u, 0.0))
             by_metric[u.metric] = (first, summed + u.pct * w)
     pooled = (BusyUnit(u.name, summed / total, u.side, u.metric) for u, summed in by_metric.values())

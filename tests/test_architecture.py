@@ -5,8 +5,8 @@ private name crosses a module boundary; renderers return their output and leave 
 Layers, lowest first (a module may import its own layer and those below):
 
     errors, model, units, labels, choices, timelimit,      plain data, formatting, closed choices, time limits,
-    parallel, thresholds                                   work over many items (workers, MPI ranks); the defaults
-                                                           of comparisons and the diff gate
+    parallel, thresholds, cohorts                          work over many items (workers, MPI ranks); the defaults
+                                                           of comparisons and the diff gate; formulas over cohorts
     metrics, reader, ncu_file, validation, specs,          reading and checking reports and specs, running ncu,
     driver, ranks, kernel_filter, kernel_families,         kernel names, the library a kernel comes from
     libraries
@@ -37,7 +37,7 @@ from roofline.cli import COMMANDS
 PACKAGE = Path(__file__).resolve().parents[1] / "roofline"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("roofline.errors", "roofline.model", "roofline.units", "roofline.labels", "roofline.choices",
-     "roofline.timelimit", "roofline.parallel", "roofline.thresholds"),
+     "roofline.timelimit", "roofline.parallel", "roofline.thresholds", "roofline.cohorts"),
     ("roofline.metrics", "roofline.reader", "roofline.ncu_file", "roofline.validation", "roofline.specs",
      "roofline.driver", "roofline.ranks", "roofline.kernel_filter", "roofline.kernel_families", "roofline.libraries"),
     ("roofline.results",),

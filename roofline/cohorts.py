@@ -1,0 +1,216 @@
+"""Columnar evaluation of the per-launch formulas: the launches of a report in cohorts, each cohort's formulas
+run once over numpy arrays (one element per launch), and single launches taken back out only where shown.
+
+A cohort is a set of launches that hold the same metrics (names in the same order, the same text values and
+the same NaN metrics), so every "is it in the report?" branch of ``roofline.metrics`` goes the same way for all
+of them. ``Cohort`` stands in for a ``KernelLaunch``: ``value(name)`` is a float64 array. The formulas are the
+scalar ones, unchanged; where a branch or a text depends on the values themselves they call ``same``, which
+gives the one value the whole cohort shares or raises ``Split`` with a label per launch, and ``evaluate`` runs
+the formula again on each part. Per-launch detail that only a shown launch needs (the busiest units in order)
+is ``per_row``: a function applied when that launch is taken out (``pick``). Array arithmetic is IEEE double
+arithmetic in the same order as the scalar formulas, so a launch's numbers equal those of a scalar run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+    from typing_extensions import TypeIs
+
+    from roofline.model import KernelLaunch
+
+T = TypeVar("T")
+_PLAIN = (str, int, float, bool, type(None))  # a single launch's values: no numpy needed (the reader never loads it)
+
+
+def _is_array(x: Any) -> bool:
+    """Whether ``x`` is a numpy array or scalar (numpy is loaded only once a cohort made one)."""
+    np_ = sys.modules.get("numpy")
+    return np_ is not None and isinstance(x, np_.ndarray | np_.generic)
+
+
+class Split(Exception):
+    """A branch or text of a formula differs between the launches of a cohort: ``labels`` has one per launch."""
+
+    def __init__(self, labels: np.ndarray) -> None:
+        super().__init__("cohort splits")
+        self.labels = labels
+
+
+def same(x: Any) -> Any:
+    """The value every launch of a cohort shares (a scalar is its own), else ``Split`` by value."""
+    if isinstance(x, _PLAIN) or not _is_array(x):
+        return x
+    if x.ndim == 0:
+        return x.item()
+    first = x[0]
+    if bool((x == first).all()):
+        return first.item() if hasattr(first, "item") else first
+    raise Split(x)
+
+
+def truth(x: float | None) -> TypeIs[float]:
+    """Whether a measured value is there and not zero (the scalar ``if value:``), the same for a whole cohort."""
+    return x is not None and bool(same(x != 0))
+
+
+def fmt(x: Any, spec: str) -> str:
+    """``format(x, spec)``; a cohort splits where its launches' texts differ."""
+    if _is_array(x) and x.ndim:
+        import numpy as np
+
+        return str(same(np.array([format(v, spec) for v in x.tolist()], dtype=object)))
+    return format(float(x), spec)
+
+
+def largest(values: Sequence[Any]) -> Any:
+    """The element-wise maximum of numbers or arrays (Python's ``max`` for numbers)."""
+    out = values[0]
+    for v in values[1:]:
+        if _is_array(out) or _is_array(v):
+            import numpy as np
+
+            out = np.maximum(out, v)
+        else:
+            out = max(out, v)
+    return out
+
+
+def smallest(a: Any, b: Any) -> Any:
+    """The element-wise minimum of two numbers or arrays (Python's ``min`` for numbers)."""
+    if _is_array(a) or _is_array(b):
+        import numpy as np
+
+        return np.minimum(a, b)
+    return min(a, b)
+
+
+def argmax_key(values: Mapping[str, Any]) -> str:
+    """The key of the largest value, the first on ties (Python's ``max(d, key=d.get)``), shared by a cohort."""
+    keys = list(values)
+    if not any(_is_array(v) for v in values.values()):
+        return max(keys, key=lambda k: values[k])
+    import numpy as np
+
+    stacked = np.stack(np.broadcast_arrays(*(np.asarray(values[k], dtype=float) for k in keys)))
+    return str(same(np.array(keys, dtype=object)[np.argmax(stacked, axis=0)]))
+
+
+@dataclasses.dataclass(frozen=True)
+class RowFn:
+    """``fn`` of its arguments taken out for one launch: per-launch detail computed only for launches shown."""
+
+    fn: Callable[..., Any]
+    args: tuple[Any, ...]
+
+
+def per_row(fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` now for one launch, or, for a cohort, when a launch is taken out (``pick``)."""
+    if any(_has_array(a) for a in args):
+        return RowFn(fn, args)  # type: ignore[return-value]
+    return fn(*args)
+
+
+def _has_array(x: Any) -> bool:
+    if isinstance(x, _PLAIN):
+        return False
+    if isinstance(x, RowFn | Cohort) or _is_array(x):
+        return True
+    if isinstance(x, tuple | list):
+        return any(_has_array(v) for v in x)
+    if isinstance(x, Mapping):
+        return any(_has_array(v) for v in x.values())
+    if dataclasses.is_dataclass(x):
+        return any(_has_array(getattr(x, f.name)) for f in dataclasses.fields(x))
+    return False
+
+
+def pick(x: Any, j: int) -> Any:
+    """Launch ``j`` of a cohort's result: arrays give their element, ``RowFn`` its value, the rest is rebuilt."""
+    if isinstance(x, _PLAIN):
+        return x
+    if _is_array(x):
+        return x[j].item() if x.ndim else x.item()
+    if isinstance(x, Cohort):
+        return x.launches[j]
+    if isinstance(x, RowFn):
+        return x.fn(*(pick(a, j) for a in x.args))
+    if isinstance(x, tuple):
+        items = [pick(v, j) for v in x]
+        return type(x)(*items) if hasattr(x, "_fields") else tuple(items)
+    if isinstance(x, Mapping):
+        return {k: pick(v, j) for k, v in x.items()}
+    if isinstance(x, frozenset):
+        return x
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return type(x)(**{f.name: pick(getattr(x, f.name), j) for f in dataclasses.fields(x) if f.init})
+    raise TypeError(f"cannot take a launch out of {type(x).__name__}")
+
+
+class Cohort:
+    """Launches that hold the same metrics, standing in for one ``KernelLaunch`` in the formulas: ``value``
+    gives an array with one element per launch. ``metrics`` has the shared metric names, with the text values
+    (the same for every launch) and None for numbers, which are read with ``value``."""
+
+    def __init__(self, launches: Sequence[KernelLaunch]) -> None:
+        self.launches = tuple(launches)
+        first = self.launches[0]
+        self.metrics: Mapping[str, Any] = {k: (v if isinstance(v, str) else None) for k, v in first.metrics.items()}
+        self.nan_metrics = first.nan_metrics
+        self._columns: dict[str, np.ndarray | None] = {}
+
+    def __len__(self) -> int:
+        return len(self.launches)
+
+    def value(self, name: str) -> np.ndarray | None:
+        """The metric's values, one per launch; None when the cohort does not hold it as a number."""
+        if name not in self._columns:
+            import numpy as np
+
+            first = self.launches[0].value(name)
+            self._columns[name] = None if first is None else np.fromiter(
+                (launch.value(name) for launch in self.launches), dtype=float, count=len(self.launches))
+        return self._columns[name]
+
+    def part(self, rows: Sequence[int]) -> Cohort:
+        """The cohort of some of its launches (by position), its columns taken along."""
+        import numpy as np
+
+        out = Cohort([self.launches[i] for i in rows])
+        index = np.asarray(rows)
+        out._columns = {k: (None if v is None else v[index]) for k, v in self._columns.items()}
+        return out
+
+
+def cohort_key(launch: KernelLaunch) -> tuple[Any, ...]:
+    """What launches of one cohort share: metric names in order, which are numbers, the texts, the NaN metrics."""
+    texts = tuple((k, v) for k, v in launch.metrics.items() if isinstance(v, str))
+    return tuple(launch.metrics), frozenset(launch.numbers), texts, launch.nan_metrics
+
+
+def cohorts(launches: Sequence[KernelLaunch]) -> list[tuple[list[int], Cohort]]:
+    """The launches in cohorts, with each cohort's positions in ``launches``, in order of first appearance."""
+    by_key: dict[tuple[Any, ...], list[int]] = {}
+    for i, launch in enumerate(launches):
+        by_key.setdefault(cohort_key(launch), []).append(i)
+    return [(rows, Cohort([launches[i] for i in rows])) for rows in by_key.values()]
+
+
+def evaluate(fn: Callable[[Cohort], T], cohort: Cohort, rows: list[int]) -> list[tuple[list[int], T]]:
+    """``fn`` over the cohort, split and run again where its launches take different branches: the parts'
+    results, each with its launches' positions (``rows``, in the cohort's order)."""
+    try:
+        return [(rows, fn(cohort))]
+    except Split as split:
+        parts: dict[Any, list[int]] = {}
+        for i, label in enumerate(split.labels.tolist()):
+            parts.setdefault(label, []).append(i)
+        if len(parts) < 2:
+            raise RuntimeError("a cohort split without a difference") from None
+        return [r for positions in parts.values()
+                for r in evaluate(fn, cohort.part(positions), [rows[i] for i in positions])]

@@ -1,0 +1,62 @@
+"""Columnar evaluation (roofline.cohorts): a cohort's formulas give, launch by launch, exactly what the same
+formulas give for each launch alone, on every shared report; branches that differ split the cohort."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from roofline.analysis import analyze_launch, analyze_report
+from roofline.cohorts import Cohort, Split, cohorts, evaluate, fmt, per_row, pick, same, truth
+from roofline.model import KernelLaunch
+from roofline.specs import load_catalog
+from tests.conftest import load_shared_report, shared_report_names
+
+
+def launches(*values: float) -> list[KernelLaunch]:
+    return [KernelLaunch(0, i, "k", metrics={"x": v}) for i, v in enumerate(values)]
+
+
+def test_same_gives_the_shared_value_or_splits_by_value() -> None:
+    assert same(np.array([2.0, 2.0])) == 2.0 and same(3.5) == 3.5 and same(np.float64(1.0)) == 1.0
+    with pytest.raises(Split) as split:
+        same(np.array([1.0, 2.0, 1.0]))
+    assert split.value.labels.tolist() == [1.0, 2.0, 1.0]
+
+
+def test_truth_and_fmt_read_a_cohort_like_a_single_launch() -> None:
+    assert truth(np.array([1.0, 2.0])) and not truth(np.array([0.0, 0.0])) and not truth(None)
+    assert fmt(np.array([2.231e9, 2.234e9]) / 1e9, ".3g") == "2.23" == fmt(2.234, ".3g")
+    with pytest.raises(Split):
+        fmt(np.array([1.0, 2.0]), ".0f")
+
+
+def test_evaluate_runs_each_branch_on_its_own_launches() -> None:
+    (rows, cohort), = cohorts(launches(1.0, 5.0, 2.0, 7.0))
+    parts = evaluate(lambda c: ("big" if same(c.value("x") > 3) else "small", c.value("x")), cohort, rows)
+    assert [(r, label, list(x)) for r, (label, x) in parts] == [([0, 2], "small", [1.0, 2.0]),
+                                                                 ([1, 3], "big", [5.0, 7.0])]
+
+
+def test_launches_holding_other_metrics_are_other_cohorts() -> None:
+    mixed = [*launches(1.0, 2.0), KernelLaunch(0, 9, "k", metrics={"y": 1.0}), KernelLaunch(0, 10, "k", metrics={"x": "a"})]
+    assert [rows for rows, _ in cohorts(mixed)] == [[0, 1], [2], [3]]
+
+
+def test_pick_takes_one_launch_out_and_applies_its_per_row_detail() -> None:
+    cohort = Cohort(launches(1.0, 4.0))
+    result = {"x": cohort.value("x"), "text": per_row(lambda v: f"{v:g}!", cohort.value("x")), "launch": cohort}
+    assert pick(result, 1) == {"x": 4.0, "text": "4!", "launch": cohort.launches[1]}
+    assert per_row(lambda v: f"{v:g}!", 2.0) == "2!"  # a single launch: at once
+
+
+@pytest.mark.parametrize("name", shared_report_names())
+def test_cohort_analysis_equals_each_launch_analysed_alone(name: str) -> None:
+    report = load_shared_report(name)
+    match = load_catalog().match(report.device)
+    spec = match.spec if match else None
+    analysed = analyze_report(report, spec, use="clock")
+    total = analysed.total_time_s
+    alone = [analyze_launch(launch, report.device, spec, "clock", total) for launch in report.launches
+             if not launch.invalid]
+    assert [a for a in analysed.launches if not a.launch.invalid] == alone
