@@ -54,7 +54,7 @@ def same(x: Any) -> Any:
     raise Split(x)
 
 
-def truth(x: float | None) -> TypeIs[float]:
+def truth(x: Any) -> TypeIs[float]:
     """Whether a measured value is there and not zero (the scalar ``if value:``), the same for a whole cohort."""
     return x is not None and bool(same(x != 0))
 

@@ -33,13 +33,19 @@ def test_truth_and_fmt_read_a_cohort_like_a_single_launch() -> None:
 
 def test_evaluate_runs_each_branch_on_its_own_launches() -> None:
     (rows, cohort), = cohorts(launches(1.0, 5.0, 2.0, 7.0))
-    parts = evaluate(lambda c: ("big" if same(c.value("x") > 3) else "small", c.value("x")), cohort, rows)
-    assert [(r, label, list(x)) for r, (label, x) in parts] == [([0, 2], "small", [1.0, 2.0]),
+
+    def size(c: Cohort) -> tuple[str, list[float]]:
+        x = c.value("x")
+        assert x is not None
+        return "big" if same(x > 3) else "small", x.tolist()
+
+    assert [(r, label, x) for r, (label, x) in evaluate(size, cohort, rows)] == [([0, 2], "small", [1.0, 2.0]),
                                                                  ([1, 3], "big", [5.0, 7.0])]
 
 
 def test_launches_holding_other_metrics_are_other_cohorts() -> None:
-    mixed = [*launches(1.0, 2.0), KernelLaunch(0, 9, "k", metrics={"y": 1.0}), KernelLaunch(0, 10, "k", metrics={"x": "a"})]
+    mixed = [*launches(1.0, 2.0), KernelLaunch(0, 9, "k", metrics={"y": 1.0}),
+             KernelLaunch(0, 10, "k", metrics={"x": "a"})]
     assert [rows for rows, _ in cohorts(mixed)] == [[0, 1], [2], [3]]
 
 
