@@ -14,19 +14,36 @@ level, and it stays defined for kernels with no FLOPs (a copy kernel is judged o
 
 from __future__ import annotations
 
+import functools
+import math
 import statistics
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from roofline import metrics as m
 from roofline.choices import GroupBy
-from roofline.cohorts import Cohort, argmax_key, cohorts, evaluate, per_row, pick, same, smallest, truth
+from roofline.cohorts import Cohort, argmax_key, cohorts, evaluate, per_row, same, smallest, truth
 from roofline.labels import NAMES
 from roofline.model import LEVELS, PRECISIONS, Ceilings, CeilingSet, Device, KernelLaunch, Report
-from roofline.results import KernelGroup, KernelSpread, LaunchAnalysis, ReportAnalysis, RoofPosition, Value, Verdict
-from roofline.verdict import launch_verdict
+from roofline.results import (
+    Columns,
+    Figure,
+    KernelGroup,
+    KernelSpread,
+    LaunchAnalysis,
+    Launches,
+    LaunchTable,
+    ReportAnalysis,
+    RoofPosition,
+    Side,
+    Value,
+    Verdict,
+)
+from roofline.verdict import launch_verdict, throughputs
 
 if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+
     from roofline.specs import DeviceSpec
 
 T = TypeVar("T")
@@ -289,34 +306,81 @@ def analyze_report(report: Report, spec: DeviceSpec | None = None, spec_match: s
                    use: CeilingSet | None = None,
                    finish: Callable[[LaunchAnalysis], LaunchAnalysis] | None = None) -> ReportAnalysis:
     """Analyse every launch, share of time and groups. ``use`` defaults to "clock" (the roofs at the clocks
-    the kernel ran at). ``finish``, when given, completes each launch's analysis before grouping (the pipeline
-    adds the diagnostics and the advice there)."""
+    the kernel ran at). The valid launches are analysed per cohort (``roofline.cohorts``) and each launch's
+    ``LaunchAnalysis`` is built when read; ``finish``, when given, completes every launch's analysis at once
+    (the pipeline adds the diagnostics and the advice there)."""
+    import numpy as np
+
     chosen: CeilingSet = use or "clock"
-    valid = [launch for launch in report.launches if not launch.invalid]
-    parts = cohorts(valid)
-    as_launch = cast("Callable[[Cohort], KernelLaunch]", lambda c: c)  # a cohort stands in for a launch
-    durations = [d for d in _by_launch(parts, len(valid), lambda c: m.duration_s(as_launch(c)).value)
-                 if d is not None]
-    total = sum(durations) if durations else None
-    analyzed = iter(_by_launch(parts, len(valid),
-                               lambda c: analyze_launch(as_launch(c), report.device, spec, chosen, total)))
-    analyses = [invalid_launch(launch, spec, chosen) if launch.invalid else next(analyzed)
-                for launch in report.launches]
+    launches = report.launches
+    valid = [i for i, launch in enumerate(launches) if not launch.invalid]
+    groups = [([valid[r] for r in rows], cohort) for rows, cohort in cohorts([launches[i] for i in valid])]
+    durations = np.full(len(launches), np.nan)
+    for rows, value in _per_cohort(groups, lambda c: m.duration_s(c).value):
+        durations[rows] = np.nan if value is None else value
+    known = durations[valid]
+    known = known[~np.isnan(known)].tolist()
+    total = sum(known) if known else None
+    parts: list[tuple[Sequence[int], LaunchAnalysis]] = [
+        *_per_cohort(groups, lambda c: analyze_launch(c, report.device, spec, chosen, total)),
+        *(([i], invalid_launch(launch, spec, chosen)) for i, launch in enumerate(launches) if launch.invalid)]
+    table = LaunchTable(launches, parts, launch_columns(launches, parts), finish)
     if finish is not None:
-        analyses = [a if a.launch.invalid else finish(a) for a in analyses]
-    grouped = group_by_kernel([a for a in analyses if not a.launch.invalid], total)
+        table.complete()
+    every = table.all()
     return ReportAnalysis(report=report, spec_id=spec.id if spec else None, spec_match=spec_match,
-                          ceilings_used=chosen, launches=tuple(analyses), groups=grouped, total_time_s=total)
+                          ceilings_used=chosen, launches=every, total_time_s=total,
+                          groups=group_by_kernel(every.where(~table.columns.invalid), total))
 
 
-def _by_launch(parts: Sequence[tuple[list[int], Cohort]], count: int, fn: Callable[[Cohort], T]) -> list[T]:
-    """``fn`` of each launch, in launch order, evaluated once per cohort (``roofline.cohorts``)."""
-    out: list[T | None] = [None] * count
-    for rows, cohort in parts:
-        for positions, result in evaluate(fn, cohort, rows):
-            for j, i in enumerate(positions):
-                out[i] = pick(result, j)
-    return out  # type: ignore[return-value]
+def _per_cohort(groups: Sequence[tuple[list[int], Cohort]],
+                fn: Callable[[KernelLaunch], T]) -> list[tuple[list[int], T]]:
+    """``fn`` over each cohort (a cohort stands in for a launch), split where its launches branch apart: each
+    part's launches (positions in the report) and result."""
+    return [part for rows, cohort in groups for part in evaluate(cast("Callable[[Cohort], T]", fn), cohort, rows)]
+
+
+def launch_columns(launches: Sequence[KernelLaunch], parts: Sequence[tuple[Sequence[int], LaunchAnalysis]]) -> Columns:
+    """The columns of a report's launches from the analyses of its parts (a cohort's, of arrays, or one launch's)."""
+    import numpy as np
+
+    n = len(launches)
+    col = functools.partial(np.full, n, np.nan)
+    duration, flops, moved = _figure(n), {p: _figure(n) for p in PRECISIONS}, {level: _figure(n) for level in LEVELS}
+    pct, attained, sm, memory, waves, instructions = col(), col(), col(), col(), col(), col()
+    bound, no_throughputs = np.full(n, None, dtype=object), np.full(n, "", dtype=object)
+    units: dict[str, tuple[str, Side, np.ndarray]] = {}
+    for rows, a in parts:
+        at = np.asarray(rows, dtype=np.intp)
+        for figure, value in ((duration, a.duration_s), *((flops[p], a.flops[p]) for p in PRECISIONS),
+                              *((moved[level], a.bytes[level]) for level in LEVELS)):
+            figure.values[at], figure.reasons[at], figure.vias[at] = _number(value.value), value.reason, value.via
+        pct[at], bound[at] = _number(a.roof.pct_of_roof), a.verdict.bound
+        attained[at] = np.fmax(_number(a.verdict.sm_pct), _number(a.verdict.memory_pct))
+        instructions[at] = _number(a.launch.value(m.INSTRUCTIONS))
+        t = throughputs(a.launch)
+        if isinstance(t, str):
+            no_throughputs[at] = t
+            continue
+        sm[at], memory[at], waves[at] = t.sm_pct, t.memory_pct, _number(t.waves_per_sm)
+        for u in t.units:
+            units.setdefault(u.metric, (u.name, u.side, col()))[2][at] = u.pct
+    threads = np.array([_number(launch.threads) for launch in launches], dtype=float)
+    invalid = np.array([bool(launch.invalid) for launch in launches], dtype=bool)
+    saved = recoverable_time(duration.values, bound, pct, attained)
+    return Columns(duration, flops, moved, pct, bound, attained, saved, small_grid_time(duration.values, bound),
+                   no_throughputs, sm, memory, waves, units, instructions, threads, invalid)
+
+
+def _figure(n: int) -> Figure:
+    import numpy as np
+
+    return Figure(np.full(n, np.nan), np.full(n, "", dtype=object), np.full(n, "", dtype=object))
+
+
+def _number(value: Any) -> Any:
+    """A value for a float column: NaN for None."""
+    return math.nan if value is None else value
 
 
 def median_known(values: Sequence[float | None]) -> float | None:
@@ -325,40 +389,56 @@ def median_known(values: Sequence[float | None]) -> float | None:
     return statistics.median(known) if known else None
 
 
-def group_by_kernel(analyses: Sequence[LaunchAnalysis], total_s: float | None,
-                    by: GroupBy = "kernel") -> tuple[KernelGroup, ...]:
+def group_by_kernel(launches: Launches, total_s: float | None, by: GroupBy = "kernel") -> tuple[KernelGroup, ...]:
     """Group launches by kernel function name (or by innermost NVTX range), largest total time first."""
-    groups_of: dict[str, list[LaunchAnalysis]] = {}
-    for a in analyses:
-        groups_of.setdefault(_group_key(a, by), []).append(a)
-    groups = [_group(name, items, total_s) for name, items in groups_of.items()]
+    groups_of: dict[str, list[int]] = {}
+    for i, launch in zip(launches.indices.tolist(), launches.kernel_launches, strict=True):
+        groups_of.setdefault(_group_key(launch, by), []).append(i)
+    groups = [_group(name, launches.table.view(rows), total_s) for name, rows in groups_of.items()]
     return tuple(sorted(groups, key=lambda g: -(g.total_s or 0.0)))
 
 
-def _group_key(a: LaunchAnalysis, by: GroupBy) -> str:
+def _group_key(launch: KernelLaunch, by: GroupBy) -> str:
     if by == "nvtx":
-        return " > ".join(a.launch.nvtx_ranges) or "(no NVTX range)"
-    return a.launch.name
+        return " > ".join(launch.nvtx_ranges) or "(no NVTX range)"
+    return launch.name
+
+
+def recoverable_time(duration: np.ndarray, bound: np.ndarray, pct_of_roof: np.ndarray,
+                     attained: np.ndarray) -> np.ndarray:
+    """Time each launch would save with its busiest unit at its peak: duration x (1 - attained / 100), where
+    attained is the highest of percent of roof and the SM and memory throughputs (a unit busy X% of the
+    time bounds the run time to X% of it for the same work), never below 0; NaN without a duration or any of
+    the three. A small-grid launch is held back by its few blocks, not by a unit's peak: 0 here, its time is
+    ``small_grid_time``."""
+    import numpy as np
+
+    saved = duration * np.maximum(0.0, 1.0 - np.fmax(pct_of_roof, attained) / 100.0)
+    return np.where(np.isnan(duration), np.nan, np.where(bound == "small_grid", 0.0, saved))
+
+
+def small_grid_time(duration: np.ndarray, bound: np.ndarray) -> np.ndarray:
+    """The time of each small-grid launch (too few blocks to fill the GPU: the grid, not a unit's peak, sets
+    it), 0 for the others."""
+    import numpy as np
+
+    return np.where(bound == "small_grid", np.nan_to_num(duration, nan=0.0), 0.0)
 
 
 def recoverable_s(a: LaunchAnalysis) -> float | None:
-    """Time a launch would save with its busiest unit at its peak: duration x (1 - attained / 100), where
-    attained is the highest of percent of roof and the SM and memory throughputs (a unit busy X% of the
-    time bounds the run time to X% of it for the same work), never below 0. A small-grid launch is held back
-    by its few blocks, not by a unit's peak: 0 here, its time is ``small_grid_s``."""
-    if a.duration_s.value is None:
-        return None
-    if a.verdict.bound == "small_grid":
-        return 0.0
-    known = [v for v in (a.roof.pct_of_roof, a.verdict.attained_pct) if v is not None]
-    if not known:
-        return None
-    return a.duration_s.value * max(0.0, 1.0 - max(known) / 100.0)
+    """``recoverable_time`` of one launch's analysis."""
+    import numpy as np
+
+    saved = recoverable_time(np.array([_number(a.duration_s.value)]), np.array([a.verdict.bound], dtype=object),
+                             np.array([_number(a.roof.pct_of_roof)]), np.array([_number(a.verdict.attained_pct)]))
+    return None if np.isnan(saved[0]) else float(saved[0])
 
 
 def small_grid_s(a: LaunchAnalysis) -> float:
-    """The time of a small-grid launch (too few blocks to fill the GPU: the grid, not a unit's peak, sets it)."""
-    return (a.duration_s.value or 0.0) if a.verdict.bound == "small_grid" else 0.0
+    """``small_grid_time`` of one launch's analysis."""
+    import numpy as np
+
+    return float(small_grid_time(np.array([_number(a.duration_s.value)]), np.array([a.verdict.bound], dtype=object))[0])
 
 
 def rank_by_recoverable_time(groups: Sequence[KernelGroup]) -> list[KernelGroup]:
@@ -366,20 +446,26 @@ def rank_by_recoverable_time(groups: Sequence[KernelGroup]) -> list[KernelGroup]
     return sorted(groups, key=lambda g: (g.recoverable_s is None, -(g.recoverable_s or 0.0)))
 
 
-def _group(name: str, items: list[LaunchAnalysis], total_s: float | None) -> KernelGroup:
-    times = [a.duration_s.value for a in items if a.duration_s.value is not None]
-    pcts = [a.roof.pct_of_roof for a in items if a.roof.pct_of_roof is not None]
-    saved = [r for r in map(recoverable_s, items) if r is not None]
+def _group(name: str, launches: Launches, total_s: float | None) -> KernelGroup:
+    c, at = launches.table.columns, launches.indices
+    times, pcts, saved = (measured(values[at]) for values in (c.duration.values, c.pct_of_roof, c.recoverable))
     total = sum(times) if times else None
     return KernelGroup(
-        name=name, launches=tuple(items), total_s=total,
+        name=name, launches=launches, total_s=total,
         median_s=median_known(times),
         min_s=min(times) if times else None, max_s=max(times) if times else None,
         time_share=total / total_s if total is not None and total_s else None,
         median_pct_of_roof=median_known(pcts),
         recoverable_s=sum(saved) if saved else None,
-        small_grid_s=sum(small_grid_s(a) for a in items),
+        small_grid_s=sum(c.small_grid[at].tolist()),
     )
+
+
+def measured(values: np.ndarray) -> list[float]:
+    """The measured values of a column (not NaN), in order, as floats."""
+    import numpy as np
+
+    return values[~np.isnan(values)].tolist()
 
 
 # --- Several reports of one job (MPI ranks) ----------------------------------------------------------

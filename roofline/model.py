@@ -167,6 +167,13 @@ class KernelLaunch:
         return self._numbers
 
     @property
+    def threads(self) -> int | None:
+        """Threads launched (grid x block), None when the launch configuration is unknown."""
+        if not self.grid or not self.block:
+            return None
+        return self.grid[0] * self.grid[1] * self.grid[2] * self.block[0] * self.block[1] * self.block[2]
+
+    @property
     def key(self) -> str:
         """Stable launch identifier inside its report: ``range:action``."""
         return f"{self.range_index}:{self.action_index}"

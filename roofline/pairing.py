@@ -42,13 +42,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from roofline.advice import LAUNCH_OVERHEAD_S, launch_overhead_share
-from roofline.analysis import intensity, rate, roof_position
+from roofline.analysis import intensity, measured, rate, roof_position
 from roofline.errors import RooflineError
 from roofline.kernel_families import family
 from roofline.labels import letter
-from roofline.model import LEVELS, PRECISIONS, Ceilings, CeilingSet
+from roofline.model import LEVELS, PRECISIONS, Ceilings, CeilingSet, KernelLaunch
 from roofline.noise import Change, compare_times
-from roofline.results import LaunchAnalysis, ReportAnalysis, RoofPosition, Value, Verdict
+from roofline.results import Figure, LaunchAnalysis, Launches, ReportAnalysis, RoofPosition, Value, Verdict
 from roofline.thresholds import ALPHA, WORK_TOLERANCE
 from roofline.timelimit import REGEX_LIMIT_S, within
 from roofline.units import seconds
@@ -56,6 +56,8 @@ from roofline.verdict import pooled_verdict
 from roofline.work import Work, WorkCheck, compare_work, launch_work
 
 if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+
     from roofline.specs import DeviceSpec
 
 MatchMode = Literal["name", "demangled", "order", "family", "regex"]  # --match: the modes, or regex:PATTERN
@@ -94,24 +96,27 @@ class KernelStats:
         return " | ".join(self.names)
 
 
-def aggregate(launches: Sequence[LaunchAnalysis]) -> KernelStats:
-    """Sum a kernel's launches into one ``KernelStats`` (rates from the sums, roof of the sums)."""
-    total = _sum([a.duration_s for a in launches])
-    times = [a.duration_s.value for a in launches if a.duration_s.value is not None]
-    flops = {p: _sum([a.flops[p] for a in launches]) for p in PRECISIONS}
-    moved = {level: _sum([a.bytes[level] for a in launches]) for level in LEVELS}
-    ceilings = _median_launch(launches).ceilings[launches[0].roof.ceilings]
+def aggregate(launches: Launches) -> KernelStats:
+    """Sum a kernel's launches into one ``KernelStats`` (rates from the sums, roof of the sums), from the report's
+    columns; only the median-duration launch's analysis is built (its ceilings)."""
+    c, at = launches.table.columns, launches.indices
+    total = _sum(c.duration, at)
+    times = measured(c.duration.values[at])
+    flops = {p: _sum(c.flops[p], at) for p in PRECISIONS}
+    moved = {level: _sum(c.bytes[level], at) for level in LEVELS}
+    median = _median_launch(launches)
+    ceilings = median.ceilings[median.roof.ceilings]
     duration = Value(total.value, via=total.via if total.value is not None else total.reason)
     roof_s = roof_time(flops, moved, ceilings)
     roof = roof_position(flops, moved, total.value, ceilings)
     return KernelStats(
-        names=tuple(dict.fromkeys(a.launch.name for a in launches)), count=len(launches), total_s=total,
-        median_s=Value(statistics.median(times)) if total.value is not None else total,
+        names=tuple(dict.fromkeys(launch.name for launch in launches.kernel_launches)), count=len(launches),
+        total_s=total, median_s=Value(statistics.median(times)) if total.value is not None else total,
         per_launch_s=_per_launch(total, len(launches)),
         flops=flops, flop_per_s={p: rate(v, duration) for p, v in flops.items()},
         bytes=moved, bytes_per_s={level: rate(v, duration) for level, v in moved.items()},
         intensity=intensity(flops, moved), ceilings=ceilings,
-        roof=roof, verdict=pooled_verdict([(a.launch, a.duration_s.value) for a in launches], roof),
+        roof=roof, verdict=pooled_verdict(launches, roof),
         roof_time_s=_per_launch(roof_s, len(launches)), attainable_flop_per_s=_attainable(flops, roof_s),
         durations_s=tuple(times), work=launch_work(launches))
 
@@ -143,22 +148,27 @@ def _attainable(flops: Mapping[str, Value], roof_s: Value) -> Value:
     return Value(sum(known) / roof_s.value, via="FLOPs / roof time")
 
 
-def _sum(values: Sequence[Value]) -> Value:
-    """Sum over launches; None (with the first launch's reason) when any launch lacks the value."""
-    known = [v.value for v in values if v.value is not None]
-    if len(known) < len(values):
-        missing = next(v for v in values if v.value is None)
-        return Value(None, missing.reason or "not measured")
-    return Value(sum(known), via=values[0].via if values else "")
+def _sum(figure: Figure, at: np.ndarray) -> Value:
+    """Sum over launches (in their order); None (with the first missing launch's reason) when any lacks it."""
+    import numpy as np
+
+    values = figure.values[at]
+    gaps = np.flatnonzero(np.isnan(values))
+    if len(gaps):
+        return Value(None, figure.reasons[at[gaps[0]]] or "not measured")
+    return Value(sum(values.tolist()), via=figure.vias[at[0]] if len(at) else "")
 
 
 def _per_launch(total: Value, count: int) -> Value:
     return Value(total.value / count, total.reason, total.via) if total.value is not None else total
 
 
-def _median_launch(launches: Sequence[LaunchAnalysis]) -> LaunchAnalysis:
-    ordered = sorted(launches, key=lambda a: a.duration_s.value or 0.0)
-    return ordered[(len(ordered) - 1) // 2]
+def _median_launch(launches: Launches) -> LaunchAnalysis:
+    """The launch of median duration (the lower of the two middle ones; a launch without one counts as 0)."""
+    import numpy as np
+
+    durations = np.nan_to_num(launches.table.columns.duration.values[launches.indices], nan=0.0)
+    return launches[int(np.argsort(durations, kind="stable")[(len(durations) - 1) // 2])]
 
 
 # --- Matching kernels across reports ------------------------------------------------------------------
@@ -209,39 +219,41 @@ def _compile(expr: str, option: str) -> re.Pattern[str]:
 Key = tuple[str, str]  # (how it was matched, key text)
 
 
-def keyed_kernels(analysis: ReportAnalysis, matcher: Matcher, index: int) -> dict[Key, list[LaunchAnalysis]]:
+def keyed_kernels(analysis: ReportAnalysis, matcher: Matcher, index: int) -> dict[Key, Launches]:
     """Launches of report ``index`` by match key, in order of first launch (user regexes under a time limit)."""
-    out: dict[Key, list[LaunchAnalysis]] = {}
+    launches = analysis.valid_launches
+    out: dict[Key, list[int]] = {}
     order: dict[str, int] = {}
 
-    def key_all() -> dict[Key, list[LaunchAnalysis]]:
-        for a in analysis.valid_launches:
-            key = _map_key(a, matcher, index) or _mode_key(a, matcher, order)
-            out.setdefault(key, []).append(a)
+    def key_all() -> dict[Key, list[int]]:
+        for i, launch in zip(launches.indices.tolist(), launches.kernel_launches, strict=True):
+            key = _map_key(launch, matcher, index) or _mode_key(launch, matcher, order)
+            out.setdefault(key, []).append(i)
         return out
 
-    return within(REGEX_LIMIT_S, f"the --match/--map patterns on the names in {analysis.report.path}", key_all)
+    keyed = within(REGEX_LIMIT_S, f"the --match/--map patterns on the names in {analysis.report.path}", key_all)
+    return {key: launches.table.view(rows) for key, rows in keyed.items()}
 
 
-def _map_key(a: LaunchAnalysis, matcher: Matcher, index: int) -> Key | None:
+def _map_key(launch: KernelLaunch, matcher: Matcher, index: int) -> Key | None:
     for patterns in matcher.maps:
         rx = patterns[index]
-        if rx.fullmatch(a.launch.name) or rx.fullmatch(a.launch.demangled_name):
+        if rx.fullmatch(launch.name) or rx.fullmatch(launch.demangled_name):
             return "map", "=".join(p.pattern for p in patterns)
     return None
 
 
-def _mode_key(a: LaunchAnalysis, matcher: Matcher, order: dict[str, int]) -> Key:
-    mode, name = matcher.mode, a.launch.name
+def _mode_key(launch: KernelLaunch, matcher: Matcher, order: dict[str, int]) -> Key:
+    mode, name = matcher.mode, launch.name
     if mode == "demangled":
-        return "demangled", a.launch.demangled_name or name
+        return "demangled", launch.demangled_name or name
     if mode == "order":
         return "order", str(order.setdefault(name, len(order) + 1))
     if mode == "family":  # a library kernel's architecture-neutral family, else its own name
-        return "family", family(name, a.launch.demangled_name)
+        return "family", family(name, launch.demangled_name)
     rx = matcher.pattern
     if mode == "regex" and rx is not None:
-        found = rx.search(name) or rx.search(a.launch.demangled_name)
+        found = rx.search(name) or rx.search(launch.demangled_name)
         if found:
             key = found.group(1) if rx.groups and found.group(1) else found.group(0)
             return f"regex:{rx.pattern}", key
@@ -404,9 +416,9 @@ def pair_reports(analyses: Sequence[ReportAnalysis], matcher: Matcher = Matcher(
                       options.work_tolerance)
 
 
-def _key_text(key: Key, launches: Sequence[LaunchAnalysis]) -> str:
+def _key_text(key: Key, launches: Launches) -> str:
     """A key as shown to the user: the kernel names behind an order key, else the key itself."""
-    return key[1] if key[0] != "order" else " | ".join(dict.fromkeys(a.launch.name for a in launches))
+    return key[1] if key[0] != "order" else " | ".join(dict.fromkeys(k.name for k in launches.kernel_launches))
 
 
 def _pair(key: Key, base: KernelStats, others: list[KernelStats | None], labels: Sequence[str],

@@ -8,13 +8,16 @@ measured" is None with its reason beside it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal, overload
 
+from roofline.cohorts import pick
 from roofline.model import Ceilings, CeilingSet, Device, KernelLaunch, Report
 
 if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+
     from roofline.metrics import Measured
 
 Bound = Literal["compute", "memory", "balanced", "latency", "small_grid"]  # the verdict (roofline.verdict)
@@ -209,6 +212,134 @@ class LaunchAnalysis:
         return max(known, key=lambda p: known[p] or 0.0) if known else None
 
 
+# --- Every launch of a report, by column ------------------------------------------------------------------
+@dataclass(frozen=True)
+class Figure:
+    """One ``Value`` of every launch, by column: the numbers (NaN where None), the reasons and how each was got."""
+
+    values: np.ndarray
+    reasons: np.ndarray
+    vias: np.ndarray
+
+    def at(self, i: int) -> Value:
+        """Launch ``i``'s value."""
+        v = float(self.values[i])
+        return Value(None if v != v else v, self.reasons[i], self.vias[i])
+
+
+@dataclass(frozen=True)
+class Columns:
+    """The figures the groups, rankings and comparisons read, one element per launch of the report (NaN and
+    None where a launch has none): what ``roofline.analysis`` computed and the inputs of the pooled verdict
+    (``verdict.pooled_verdict``: each launch's throughputs, or why it has none)."""
+
+    duration: Figure
+    flops: Mapping[str, Figure]
+    bytes: Mapping[str, Figure]
+    pct_of_roof: np.ndarray
+    bound: np.ndarray  # the verdict's bound (None where undecided)
+    attained: np.ndarray  # Verdict.attained_pct
+    recoverable: np.ndarray  # analysis.recoverable_s
+    small_grid: np.ndarray  # analysis.small_grid_s
+    no_throughputs: np.ndarray  # why a launch has no SpeedOfLight throughputs ("" where it has them)
+    sm_pct: np.ndarray
+    memory_pct: np.ndarray
+    waves: np.ndarray
+    units: Mapping[str, tuple[str, Side, np.ndarray]]  # breakdown unit metric -> (name, side, percent of peak)
+    instructions: np.ndarray
+    threads: np.ndarray  # threads launched (grid x block)
+    invalid: np.ndarray  # bool: the launch is kept but left out (KernelLaunch.invalid)
+
+
+class LaunchTable:
+    """The analysis of every launch of a report: its columns, and each launch's ``LaunchAnalysis`` built when
+    first read (from its cohort's result, ``roofline.cohorts``), then completed by ``finish`` when given."""
+
+    def __init__(self, launches: Sequence[KernelLaunch], parts: Sequence[tuple[Sequence[int], Any]],
+                 columns: Columns, finish: Callable[[LaunchAnalysis], LaunchAnalysis] | None = None) -> None:
+        import numpy as np
+
+        self.launches = tuple(launches)
+        self.columns = columns
+        self._part = np.zeros(len(self.launches), dtype=np.intp)  # launch -> its part and its place in the part
+        self._place = np.zeros(len(self.launches), dtype=np.intp)
+        for number, (rows, _) in enumerate(parts):
+            self._part[np.asarray(rows, dtype=np.intp)] = number
+            self._place[np.asarray(rows, dtype=np.intp)] = np.arange(len(rows))
+        self._results = [result for _, result in parts]
+        self._finish = finish
+        self._rows: dict[int, LaunchAnalysis] = {}
+
+    def row(self, i: int) -> LaunchAnalysis:
+        """Launch ``i``'s analysis (in report order)."""
+        if i not in self._rows:
+            a: LaunchAnalysis = pick(self._results[int(self._part[i])], int(self._place[i]))
+            self._rows[i] = self._finish(a) if self._finish is not None and not a.launch.invalid else a
+        return self._rows[i]
+
+    def complete(self) -> None:
+        """Build every launch's analysis now (``finish`` need not travel to another process then)."""
+        for i in range(len(self.launches)):
+            self.row(i)
+        self._finish = None
+
+    def view(self, indices: np.ndarray | Sequence[int]) -> Launches:
+        """Some launches, by position."""
+        import numpy as np
+
+        return Launches(self, np.asarray(indices, dtype=np.intp))
+
+    def all(self) -> Launches:
+        import numpy as np
+
+        return Launches(self, np.arange(len(self.launches), dtype=np.intp))
+
+
+class Launches(Sequence["LaunchAnalysis"]):
+    """Launches of one report (all, the valid ones or a group's) as a sequence of ``LaunchAnalysis`` built as they
+    are read; ``indices`` are their positions in the report and ``table`` holds their columns."""
+
+    def __init__(self, table: LaunchTable, indices: np.ndarray) -> None:
+        self.table = table
+        self.indices = indices
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+    @overload
+    def __getitem__(self, k: int) -> LaunchAnalysis: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> list[LaunchAnalysis]: ...
+
+    def __getitem__(self, k: int | slice) -> LaunchAnalysis | list[LaunchAnalysis]:
+        if isinstance(k, slice):
+            return [self.table.row(i) for i in self.indices[k].tolist()]
+        return self.table.row(int(self.indices[k]))
+
+    def __iter__(self) -> Iterator[LaunchAnalysis]:
+        return (self.table.row(i) for i in self.indices.tolist())
+
+    def __repr__(self) -> str:
+        return f"Launches({len(self)} of {len(self.table.launches)})"
+
+    def __eq__(self, other: object) -> bool:
+        """The same analyses in the same order (each is built to compare)."""
+        return isinstance(other, Launches) and len(self) == len(other) and all(
+            a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]  # equal by content, which is not hashable
+
+    @property
+    def kernel_launches(self) -> list[KernelLaunch]:
+        """The model's launches, without building their analyses."""
+        return [self.table.launches[i] for i in self.indices.tolist()]
+
+    def where(self, mask: np.ndarray) -> Launches:
+        """The launches where ``mask`` (over these launches) is true."""
+        return Launches(self.table, self.indices[mask])
+
+
 @dataclass(frozen=True)
 class KernelGroup:
     """Launches grouped by kernel name (or NVTX range): count, time, spread, and recoverable time.
@@ -220,7 +351,7 @@ class KernelGroup:
     """
 
     name: str
-    launches: tuple[LaunchAnalysis, ...]
+    launches: Launches
     total_s: float | None
     median_s: float | None
     min_s: float | None
@@ -232,8 +363,11 @@ class KernelGroup:
 
     @property
     def longest(self) -> LaunchAnalysis:
-        """The group's longest launch: the one a kernel's section and advice describe."""
-        return max(self.launches, key=lambda k: k.duration_s.value or 0.0)
+        """The group's longest launch (the first of equals): the one a kernel's section and advice describe."""
+        import numpy as np
+
+        durations = self.launches.table.columns.duration.values[self.launches.indices]
+        return self.launches[int(np.argmax(np.nan_to_num(durations, nan=0.0)))]
 
 
 @dataclass(frozen=True)
@@ -244,7 +378,7 @@ class ReportAnalysis:
     spec_id: str | None
     spec_match: str
     ceilings_used: CeilingSet
-    launches: tuple[LaunchAnalysis, ...]
+    launches: Launches
     groups: tuple[KernelGroup, ...] = field(default=())
     total_time_s: float | None = None
 
@@ -253,9 +387,9 @@ class ReportAnalysis:
         return self.report.device
 
     @property
-    def valid_launches(self) -> tuple[LaunchAnalysis, ...]:
+    def valid_launches(self) -> Launches:
         """The launches that are analysed: all but those marked invalid (kept in ``launches`` to be shown)."""
-        return tuple(k for k in self.launches if not k.launch.invalid)
+        return self.launches.where(~self.launches.table.columns.invalid[self.launches.indices])
 
 
 @dataclass(frozen=True)

@@ -18,15 +18,19 @@ below the FP and byte roofs may be busy in a unit the roofline does not measure.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from roofline import metrics as m
 from roofline.cohorts import largest, per_row, same
 from roofline.labels import NAMES
 from roofline.model import LEVELS, PRECISIONS, KernelLaunch
-from roofline.results import Bound, BusyUnit, RoofPosition, Side, Verdict
+from roofline.results import Bound, BusyUnit, Launches, RoofPosition, Side, Verdict
 from roofline.units import pct
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
 
 # Thresholds of ncu's SOLBottleneck rule (Nsight Compute 2022.3, sections/SpeedOfLight.py: balanced_threshold,
 # latency_bound_threshold, no_bound_threshold, waves_threshold); the rule reproduces every SOLBottleneck
@@ -210,33 +214,43 @@ def launch_verdict(launch: KernelLaunch, roof: RoofPosition) -> Verdict:
     return decide(t) if isinstance(t, Throughputs) else from_roofline(roof, t)
 
 
-def pooled_verdict(launches: Sequence[tuple[KernelLaunch, float | None]], roof: RoofPosition) -> Verdict:
-    """The verdict of several launches of one kernel (with their durations): the throughputs, waves and
-    units averaged over the launches' time; from ``roof`` (the pooled roofline) when any launch lacks them."""
-    inputs = [(throughputs(launch), duration or 0.0) for launch, duration in launches]
-    known = [(t, w) for t, w in inputs if isinstance(t, Throughputs)]
-    total = sum(w for _, w in known)
-    if len(known) < len(inputs) or not known or total <= 0:
-        reason = next((t for t, _ in inputs if isinstance(t, str)), "no launch with a duration")
-        return from_roofline(roof, reason)
-    waves = [(t.waves_per_sm, w) for t, w in known if t.waves_per_sm is not None]
-    return decide(Throughputs(_mean(((t.sm_pct, w) for t, w in known), total),
-                              _mean(((t.memory_pct, w) for t, w in known), total),
-                              _mean(waves, sum(w for _, w in waves)) if len(waves) == len(known) else None,
-                              _pooled_units(known, total)))
+def pooled_verdict(launches: Launches, roof: RoofPosition) -> Verdict:
+    """The verdict of several launches of one kernel: their throughputs, waves and units averaged over the
+    launches' time (from the report's columns); from ``roof`` (the pooled roofline) when any launch lacks them."""
+    import numpy as np
+
+    c, at = launches.table.columns, launches.indices
+    missing = c.no_throughputs[at]
+    weights = np.nan_to_num(c.duration.values[at], nan=0.0)
+    total = sum(weights.tolist())
+    if (missing != "").any() or not len(at) or total <= 0:
+        return from_roofline(roof, next((why for why in missing.tolist() if why), "no launch with a duration"))
+    waves = c.waves[at]
+    return decide(Throughputs(_mean(c.sm_pct[at], weights, total), _mean(c.memory_pct[at], weights, total),
+                              None if np.isnan(waves).any() else _mean(waves, weights, total),
+                              _pooled_units(c.units, at, weights, total)))
 
 
-def _mean(pairs: Iterable[tuple[float, float]], total: float) -> float:
-    return sum(v * w for v, w in pairs) / total
+def _mean(values: np.ndarray, weights: np.ndarray, total: float) -> float:
+    """Time-weighted mean, summed in launch order."""
+    return sum((values * weights).tolist()) / total
 
 
-def _pooled_units(known: Sequence[tuple[Throughputs, float]], total: float) -> tuple[BusyUnit, ...]:
-    by_metric: dict[str, tuple[BusyUnit, float]] = {}
-    for t, w in known:
-        for u in by_load(t.units):
-            first, summed = by_metric.get(u.metric, (u, 0.0))
-            by_metric[u.metric] = (first, summed + u.pct * w)
-    pooled = (BusyUnit(u.name, summed / total, u.side, u.metric) for u, summed in by_metric.values())
+def _pooled_units(units: Mapping[str, tuple[str, Side, np.ndarray]], at: np.ndarray, weights: np.ndarray,
+                  total: float) -> tuple[BusyUnit, ...]:
+    """Each unit's time-weighted mean over the launches that list it, busiest first; among equals, in the order
+    the launches list them (the first launch's busiest first)."""
+    import numpy as np
+
+    seen = []
+    for order, (metric, (name, side, column)) in enumerate(units.items()):
+        values = column[at]
+        present = ~np.isnan(values)
+        if present.any():
+            first = int(np.argmax(present))
+            summed = sum((values[present] * weights[present]).tolist())
+            seen.append(((first, -float(values[first]), order), BusyUnit(name, summed / total, side, metric)))
+    pooled = (unit for _, unit in sorted(seen, key=lambda item: item[0]))
     return tuple(sorted(pooled, key=lambda u: -u.pct))
 
 

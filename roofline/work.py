@@ -27,16 +27,17 @@ bytes/s where both sides moved DRAM bytes, else threads per second (time per thr
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from math import prod
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from roofline.labels import NAMES
-from roofline.metrics import INSTRUCTIONS
 from roofline.model import LEVELS, PRECISIONS
-from roofline.results import LaunchAnalysis
+from roofline.results import Launches
 from roofline.thresholds import WORK_TOLERANCE
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
 
 Basis = Literal["flops", "threads", ""]  # what decided the comparison ("": nothing comparable)
 
@@ -109,22 +110,19 @@ class WorkCheck:
         return tuple(m for m in self.measures if m.differs and not m.decides)
 
 
-def launch_work(launches: Sequence[LaunchAnalysis]) -> Work:
-    """The mean work per launch of a kernel's launches."""
-    count = len(launches)
+def launch_work(launches: Launches) -> Work:
+    """The mean work per launch of a kernel's launches (None where any launch lacks it), from the report's columns."""
+    import numpy as np
 
-    def mean(values: Sequence[float | None]) -> float | None:
-        return None if not values or any(v is None for v in values) else sum(v or 0.0 for v in values) / count
+    c, at = launches.table.columns, launches.indices
 
-    return Work(flops={p: mean([a.flops[p].value for a in launches]) for p in PRECISIONS},
-                bytes={level: mean([a.bytes[level].value for a in launches]) for level in LEVELS},
-                threads=mean([_threads(a) for a in launches]),
-                instructions=mean([a.launch.value(INSTRUCTIONS) for a in launches]))
+    def mean(column: np.ndarray) -> float | None:
+        values = column[at]
+        return None if not len(values) or np.isnan(values).any() else sum(values.tolist()) / len(values)
 
-
-def _threads(a: LaunchAnalysis) -> float | None:
-    grid, block = a.launch.grid, a.launch.block
-    return float(prod(grid) * prod(block)) if grid and block else None
+    return Work(flops={p: mean(c.flops[p].values) for p in PRECISIONS},
+                bytes={level: mean(c.bytes[level].values) for level in LEVELS},
+                threads=mean(c.threads), instructions=mean(c.instructions))
 
 
 def compare_work(base: Work, other: Work, tolerance: float = WORK_TOLERANCE, same_kernel: bool = True) -> WorkCheck:

@@ -20,7 +20,8 @@ from typing import Any
 
 import pytest
 
-from roofline.model import KernelLaunch
+from roofline.analysis import analyze_report
+from roofline.model import Device, KernelLaunch, Report
 from roofline.pipeline import analyze_files
 from roofline.results import BusyUnit, LaunchAnalysis, RoofPosition, Verdict
 from roofline.verdict import NCU_TITLES, classify, explain, launch_verdict, pooled_verdict, unit_name
@@ -220,14 +221,18 @@ def test_nan_throughputs_give_no_verdict_with_the_reason():
 
 
 def test_pooled_verdict_weights_the_launches_by_time():
-    def launch(sm: float, memory: float, waves: float) -> KernelLaunch:
-        return KernelLaunch(0, 0, "k", metrics={SM: sm, MEMORY: memory, WAVES: waves})
+    def launch(action: int, ms: float, throughputs: dict[str, float]) -> KernelLaunch:
+        return KernelLaunch(0, action, "k", metrics={"gpu__time_duration.sum": ms * 1e6, **throughputs})
 
-    roof = RoofPosition("clock", None, None, {}, "")
-    v = pooled_verdict([(launch(90.0, 10.0, 4.0), 3e-3), (launch(10.0, 10.0, 0.1), 1e-3)], roof)
+    def pooled(*launches: KernelLaunch) -> Verdict:
+        analysis = analyze_report(Report("m.json", Device("GPU"), launches))
+        return pooled_verdict(analysis.launches, RoofPosition("clock", None, None, {}, ""))
+
+    v = pooled(launch(0, 3.0, {SM: 90.0, MEMORY: 10.0, WAVES: 4.0}),
+               launch(1, 1.0, {SM: 10.0, MEMORY: 10.0, WAVES: 0.1}))
     assert (v.sm_pct, v.memory_pct, v.waves_per_sm) == pytest.approx((70.0, 10.0, 3.025))
     assert v.bound == "compute"
-    partial = pooled_verdict([(launch(90.0, 10.0, 4.0), 3e-3), (KernelLaunch(0, 1, "k"), 1e-3)], roof)
+    partial = pooled(launch(0, 3.0, {SM: 90.0, MEMORY: 10.0, WAVES: 4.0}), launch(1, 1.0, {}))
     assert partial.bound is None and "no SpeedOfLight throughputs" in partial.reason
 
 

@@ -218,8 +218,11 @@ def kernel_series(group: KernelGroup, number: int = 1,
     """A kernel's points: per level, its timed launches pooled (``pairing.aggregate``: summed FLOPs over summed
     bytes and over summed time), each against ``roofs`` of its level; and why it has no place on the FLOP
     roofline ("" when it has one)."""
-    timed = [k for k in group.launches if k.duration_s.value]
-    if not timed:
+    import numpy as np
+
+    durations = group.launches.table.columns.duration.values[group.launches.indices]
+    timed = group.launches.where(np.nan_to_num(durations, nan=0.0) != 0)
+    if not len(timed):
         return None, f"no duration ({group.launches[0].duration_s.reason})"
     stats = aggregate(timed)
     known = [v.value for v in stats.flop_per_s.values() if v.value is not None]

@@ -208,7 +208,7 @@ def _groups_table(groups: Sequence[KernelGroup], width: int) -> Table:
     for col in ("kernel", "count", "total", "share", "median", "min-max", "roof"):
         table.add_column(col, justify="left" if col == "kernel" else "right", no_wrap=True)
     rows: list[list[Cell]] = [
-        [common_name(g.name, [k.launch.demangled_name for k in g.launches]), str(len(g.launches)),
+        [common_name(g.name, [k.demangled_name for k in g.launches.kernel_launches]), str(len(g.launches)),
          seconds(g.total_s), pct(None if g.time_share is None else 100 * g.time_share), seconds(g.median_s),
          f"{seconds(g.min_s)}-{seconds(g.max_s)}", pct(g.median_pct_of_roof)] for g in groups]
     return add_rows(table, rows, width)
