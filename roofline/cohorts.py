@@ -14,6 +14,7 @@ arithmetic in the same order as the scalar formulas, so a launch's numbers equal
 from __future__ import annotations
 
 import dataclasses
+import operator
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -163,19 +164,26 @@ class Cohort:
         self.metrics: Mapping[str, Any] = {k: (v if isinstance(v, str) else None) for k, v in first.metrics.items()}
         self.nan_metrics = first.nan_metrics
         self._columns: dict[str, np.ndarray | None] = {}
+        self._metrics: list[Mapping[str, Any]] | None = None
 
     def __len__(self) -> int:
         return len(self.launches)
 
     def value(self, name: str) -> np.ndarray | None:
-        """The metric's values, one per launch; None when the cohort does not hold it as a number."""
+        """The metric's values, one per launch; None when the cohort does not hold it as a number (the launches
+        of a cohort hold each metric with the same type)."""
         if name not in self._columns:
             import numpy as np
 
-            first = self.launches[0].value(name)
-            self._columns[name] = None if first is None else np.fromiter(
-                (launch.value(name) for launch in self.launches), dtype=float, count=len(self.launches))
+            numeric = self.launches[0].value(name) is not None
+            self._columns[name] = np.fromiter(map(operator.itemgetter(name), self._all_metrics()), dtype=float,
+                                              count=len(self.launches)) if numeric else None
         return self._columns[name]
+
+    def _all_metrics(self) -> list[Mapping[str, Any]]:
+        if self._metrics is None:
+            self._metrics = [launch.metrics for launch in self.launches]
+        return self._metrics
 
     def part(self, rows: Sequence[int]) -> Cohort:
         """The cohort of some of its launches (by position), its columns taken along."""
@@ -187,18 +195,23 @@ class Cohort:
         return out
 
 
-def cohort_key(launch: KernelLaunch) -> tuple[Any, ...]:
-    """What launches of one cohort share: metric names in order, which are numbers, the texts, the NaN metrics."""
-    texts = tuple((k, v) for k, v in launch.metrics.items() if isinstance(v, str))
-    return tuple(launch.metrics), frozenset(launch.numbers), texts, launch.nan_metrics
-
-
 def cohorts(launches: Sequence[KernelLaunch]) -> list[tuple[list[int], Cohort]]:
-    """The launches in cohorts, with each cohort's positions in ``launches``, in order of first appearance."""
-    by_key: dict[tuple[Any, ...], list[int]] = {}
+    """The launches in cohorts, with each cohort's positions in ``launches``, in order of first appearance.
+    Launches of one cohort hold the same metric names in the same order, each of the same type, the same NaN
+    metrics and the same text values."""
+    by_layout: dict[tuple[Any, ...], list[int]] = {}
     for i, launch in enumerate(launches):
-        by_key.setdefault(cohort_key(launch), []).append(i)
-    return [(rows, Cohort([launches[i] for i in rows])) for rows in by_key.values()]
+        metrics = launch.metrics
+        layout = (tuple(metrics), tuple(map(type, metrics.values())), launch.nan_metrics)
+        by_layout.setdefault(layout, []).append(i)
+    out = []
+    for (names, types, _), rows in by_layout.items():
+        texts = [name for name, kind in zip(names, types, strict=True) if kind is str]
+        by_text: dict[tuple[Any, ...], list[int]] = {}
+        for i in rows:
+            by_text.setdefault(tuple(launches[i].metrics[name] for name in texts), []).append(i)
+        out += [(part, Cohort([launches[i] for i in part])) for part in by_text.values()]
+    return out
 
 
 def evaluate(fn: Callable[[Cohort], T], cohort: Cohort, rows: list[int]) -> list[tuple[list[int], T]]:

@@ -147,24 +147,17 @@ class KernelLaunch:
     nan_metrics: frozenset[str] = frozenset()
     rules: tuple[RuleResult, ...] = ()
     invalid: str = ""
-    _numbers: Mapping[str, float] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "metrics", _frozen(self.metrics))
         object.__setattr__(self, "nan_metrics", frozenset(self.nan_metrics))
-        # numeric values as floats, looked up hundreds of times per launch by the formulas
-        numbers = {k: float(v) for k, v in self.metrics.items()
-                   if isinstance(v, (int, float)) and not isinstance(v, bool)}
-        object.__setattr__(self, "_numbers", numbers)
 
     def value(self, name: str) -> float | None:
-        """Numeric value of a metric, or None when absent, NaN or not a number."""
-        return self._numbers.get(name)
-
-    @property
-    def numbers(self) -> Mapping[str, float]:
-        """The metrics that are numbers, as floats."""
-        return self._numbers
+        """Numeric value of a metric as a float, or None when absent, NaN-stored or not a number."""
+        v = self.metrics.get(name)
+        if type(v) is float:
+            return v
+        return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
 
     @property
     def threads(self) -> int | None:

@@ -277,6 +277,11 @@ class LaunchTable:
             self._rows[i] = self._finish(a) if self._finish is not None and not a.launch.invalid else a
         return self._rows[i]
 
+    @property
+    def built(self) -> int:
+        """How many launches' analyses have been built so far."""
+        return len(self._rows)
+
     def complete(self) -> None:
         """Build every launch's analysis now (``finish`` need not travel to another process then)."""
         for i in range(len(self.launches)):

@@ -22,8 +22,9 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from roofline.cohorts import cohorts
 from roofline.errors import ReportError, SpecError
 from roofline.metrics import (
     CLOCK_METRICS,
@@ -35,6 +36,9 @@ from roofline.metrics import (
     LAUNCH_SHARED,
 )
 from roofline.model import MODEL_FORMAT, MODEL_VERSION, Device, KernelLaunch, Report
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
 
 # --- Physical limits ------------------------------------------------------------------------------------------
 # CUDA C Programming Guide, "Technical Specifications per Compute Capability" (every CC from 5.0 to 12.x).
@@ -75,6 +79,17 @@ class Limit:
         if below or above:
             return f"is {value:g}, expected {self.describe()}"
         return None
+
+    def holds(self, values: np.ndarray) -> np.ndarray:
+        """Which of many float values ``problem`` finds nothing wrong with (NaN and infinities never hold)."""
+        import numpy as np
+
+        with np.errstate(invalid="ignore"):
+            ok = np.isfinite(values) & (values > self.low if self.low_open else values >= self.low)
+            ok &= values < self.high if self.high_open else values <= self.high
+            if self.integer:
+                ok &= values == np.floor(values)
+        return ok
 
     def describe(self) -> str:
         low = f"{self.low:g} {'<' if self.low_open else '<='} value"
@@ -271,7 +286,7 @@ def check_report(report: Report, fix: str = MODEL_FIX, launch_devices: Sequence[
     if problem:
         raise ReportError(f"{report.path}: {problem}", fix)
     warnings = list(notes)
-    invalid = {i: why for i, k in enumerate(report.launches) if (why := launch_problem(k, report.device))}
+    invalid = _invalid_launches(report.launches, report.device)
     if foreign_from is not None:
         invalid.update({i: "recorded after another report appended to this file"
                         for i in range(foreign_from, len(report.launches))})
@@ -304,10 +319,30 @@ def device_problem(device: Device) -> str | None:
 
 
 def launch_problem(launch: KernelLaunch, device: Device) -> str | None:
-    """Why a launch's attributes are impossible (it is then marked invalid), or None."""
+    """Why a launch's attributes are impossible (it is then marked invalid), or None: its shape (registers, grid,
+    block, shared memory) first, then its duration, clocks and every other metric."""
+    return _shape_problem(launch, _ShapeLimits.of(device)) or _metric_problem(launch)
+
+
+@dataclass(frozen=True)
+class _ShapeLimits:
+    """The device's limits on a launch's shape: threads per block and shared memory per block."""
+
+    block: Limit
+    shared: Limit
+
+    @classmethod
+    def of(cls, device: Device) -> _ShapeLimits:
+        return cls(_limit_of(device, "max_threads_per_block", MAX_THREADS_PER_BLOCK),
+                   _limit_of(device, "max_shared_memory_per_multiprocessor", MAX_SHARED_PER_BLOCK))  # largest carveout
+
+
+_SHAPE_METRICS = (LAUNCH_REGISTERS, LAUNCH_GRID, LAUNCH_BLOCK, LAUNCH_SHARED)
+_TIMES = frozenset({DURATION, *CLOCK_METRICS})  # metrics with a range of their own, checked even when not a number
+
+
+def _shape_problem(launch: KernelLaunch, limits: _ShapeLimits) -> str | None:
     threads = math.prod(launch.block) if launch.block else None
-    block_limit = _limit_of(device, "max_threads_per_block", MAX_THREADS_PER_BLOCK)
-    shared_limit = _limit_of(device, "max_shared_memory_per_multiprocessor", MAX_SHARED_PER_BLOCK)  # largest carveout
     metric = launch.metrics.get
     dims = [(f"{kind}[{i}]", d) for kind in ("grid", "block") for i, d in enumerate(getattr(launch, kind) or ())]
     checks: list[tuple[str, object, Limit]] = [
@@ -315,23 +350,80 @@ def launch_problem(launch: KernelLaunch, device: Device) -> str | None:
         (LAUNCH_REGISTERS, metric(LAUNCH_REGISTERS), REGISTERS),
         *((name, d, DIMENSION) for name, d in dims),
         (LAUNCH_GRID, metric(LAUNCH_GRID), DIMENSION),
-        ("block threads", threads, block_limit), (LAUNCH_BLOCK, metric(LAUNCH_BLOCK), block_limit),
-        ("shared_mem_per_block_bytes", launch.shared_mem_per_block_bytes, shared_limit),
-        (LAUNCH_SHARED, metric(LAUNCH_SHARED), shared_limit),
+        ("block threads", threads, limits.block), (LAUNCH_BLOCK, metric(LAUNCH_BLOCK), limits.block),
+        ("shared_mem_per_block_bytes", launch.shared_mem_per_block_bytes, limits.shared),
+        (LAUNCH_SHARED, metric(LAUNCH_SHARED), limits.shared),
     ]
-    checks.append((DURATION, launch.metrics.get(DURATION), POSITIVE))
-    checks += [(name, launch.metrics.get(name), MEMORY_CLOCK_HZ if name == DRAM_CLOCK else CLOCK_HZ)
-               for name in CLOCK_METRICS]
-    # every numeric metric is a COUNT; the comprehension keeps only the values that may break it (a superset), so
-    # COUNT.problem, which says why, runs on few
-    checks += [(name, value, COUNT) for name, value in launch.metrics.items()
-               if not isinstance(value, str) and not (isinstance(value, float | int) and type(value) is not bool
-                                                         and 0.0 <= value < LARGEST)]
+    return _first_problem(checks)
+
+
+def _metric_limits(name: str) -> tuple[Limit, ...]:
+    """What a metric's value must hold, in the order checked: its own range, then that of every metric (a COUNT)."""
+    own = (POSITIVE,) if name == DURATION else (MEMORY_CLOCK_HZ if name == DRAM_CLOCK else CLOCK_HZ,) \
+        if name in CLOCK_METRICS else ()
+    return (*own, COUNT)
+
+
+def _metric_problem(launch: KernelLaunch) -> str | None:
+    metric = launch.metrics.get
+    checks: list[tuple[str, object, Limit]] = [(DURATION, metric(DURATION), POSITIVE)]
+    checks += [(name, metric(name), MEMORY_CLOCK_HZ if name == DRAM_CLOCK else CLOCK_HZ) for name in CLOCK_METRICS]
+    checks += [(name, value, COUNT) for name, value in launch.metrics.items() if not isinstance(value, str)]
+    return _first_problem(checks)
+
+
+def _first_problem(checks: Iterable[tuple[str, object, Limit]]) -> str | None:
     for field, value, limit in checks:
         problem = None if value is None else limit.problem(value)
         if problem:
             return f"{field} {problem}"
     return None
+
+
+def _invalid_launches(launches: Sequence[KernelLaunch], device: Device) -> dict[int, str]:
+    """``launch_problem`` of every launch, by position, where there is one. A launch shape is checked once per
+    distinct shape; the metrics are checked by column per cohort (``roofline.cohorts``), and one by one only for
+    the launches whose column check fails (so that the message names the first problem, as ``launch_problem``)."""
+    limits = _ShapeLimits.of(device)
+    suspects = _metric_suspects(launches)
+    shapes: dict[tuple[object, ...], str | None] = {}
+    invalid = {}
+    for i, launch in enumerate(launches):
+        shape = (launch.registers_per_thread, launch.grid, launch.block, launch.shared_mem_per_block_bytes,
+                 *(launch.metrics.get(name) for name in _SHAPE_METRICS))
+        try:
+            why = shapes[shape] if shape in shapes else shapes.setdefault(shape, _shape_problem(launch, limits))
+        except TypeError:  # a value that cannot be a key cannot be a number either: the check names it
+            why = _shape_problem(launch, limits)
+        why = why or (_metric_problem(launch) if i in suspects else None)
+        if why:
+            invalid[i] = why
+    return invalid
+
+
+def _metric_suspects(launches: Sequence[KernelLaunch]) -> set[int]:
+    """The launches with a metric value the column checks (``Limit.holds``) refuse: a superset of those
+    ``_metric_problem`` refuses, since every value it passes holds every limit of its metric."""
+    import numpy as np
+
+    suspects: set[int] = set()
+    for rows, cohort in cohorts(launches):
+        first = cohort.launches[0].metrics
+        if any(type(v) not in _METRIC_TYPES or (type(v) is str and name in _TIMES) for name, v in first.items()):
+            suspects.update(rows)
+            continue
+        bad = np.zeros(len(rows), dtype=bool)
+        try:
+            for name in (n for n, v in first.items() if type(v) is not str):
+                values = cohort.value(name)
+                assert values is not None  # a number in every launch of the cohort
+                bad |= ~(np.abs(values) < LARGEST)  # an integer this large is out of the range of numbers
+                for limit in _metric_limits(name):
+                    bad |= ~limit.holds(values)
+        except OverflowError:  # an integer beyond a float's range
+            bad[:] = True
+        suspects.update(rows[j] for j in np.flatnonzero(bad).tolist())
+    return suspects
 
 
 def _limit_of(device: Device, attribute: str, cap: float) -> Limit:

@@ -101,3 +101,13 @@ def test_small_grid_time_is_counted_apart_not_recoverable_at_the_fp_roof(rooflin
     busiest_gap = sum(a["gpu__time_duration.sum"] * 1e-9 * (1 - max(a[SM], a[MEMORY]) / 100)
                       for a in raws if not small_grid(a))
     assert summary.recoverable_s == pytest.approx(busiest_gap, rel=1e-6) and summary.recoverable_s < 0.6 * fp_roof_gap
+
+
+def test_summary_builds_the_analysis_of_only_the_median_launch_of_each_kernel_shown():
+    """Columnar: the ranking reads the report's columns; a launch's analysis object is built for what is shown."""
+    launches = [launch(i, f"k{i % 7}", 1e-3 * (1 + i % 5), 1e9, 1e8, OLD_GPU, sol=(50.0 + i % 30, 40.0))
+                for i in range(700)]
+    analysis = analyze_report(model("many.json", launches))
+    summary = summarize(analysis, "kernel", 3)
+    assert len(summary.rows) == 3 and sum(r.stats.count for r in summary.rows) == 300
+    assert analysis.launches.table.built == 3

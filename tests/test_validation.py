@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from roofline.cli import app
 from roofline.errors import ReportError
-from roofline.model import Device, KernelLaunch
+from roofline.model import Device, KernelLaunch, Report
 from roofline.reader import load_report
 from roofline.render.json import with_reasons
 from roofline.validation import (
@@ -27,6 +27,7 @@ from roofline.validation import (
     MODEL_FIX,
     SM_COUNT,
     Limit,
+    check_report,
     device_problem,
     launch_problem,
 )
@@ -236,6 +237,26 @@ def test_launch_problems_name_the_field():
         "launch__grid_size is 0, expected 1 <= value <= 4.29497e+09")
     huge = KernelLaunch(0, 0, "k", metrics={"launch__registers_per_thread": 19_000_000.0})
     assert launch_problem(huge, device) == "launch__registers_per_thread is 1.9e+07, expected 0 <= value <= 255"
+
+
+def test_the_column_checks_of_a_report_mark_what_launch_problem_finds_and_nothing_else():
+    """check_report checks metrics by column and shapes once per shape: the same launches and messages as
+    launch_problem one by one, over launches that differ in one value each (and repeat, to fill cohorts)."""
+    device = Device("gpu", attributes={"max_threads_per_block": 1024})
+    good = {"gpu__time_duration.sum": 2000.0, "sm__cycles_elapsed.avg.per_second": 1.4e9, "dram__bytes.sum": 64,
+            "launch__grid_size": 4, "breakdown:x": "a, b"}
+    changes: list[dict[str, Any]] = [
+        {}, {"dram__bytes.sum": -1.0}, {"dram__bytes.sum": math.nan}, {"dram__bytes.sum": 10**305},
+        {"gpu__time_duration.sum": 0.0}, {"gpu__time_duration.sum": "fast"}, {"dram__bytes.sum": True},
+        {"sm__cycles_elapsed.avg.per_second": 5e7}, {"launch__grid_size": 0}, {"launch__grid_size": 2.5},
+        {"breakdown:x": "c"}, {"dram__bytes.sum": math.inf}]
+    launches = [KernelLaunch(0, i, "k", metrics={**good, **change}, block=(1025 if i in (12, 13) else 256, 1, 1))
+                for i, change in enumerate(changes * 3)]
+    checked = check_report(Report("r.json", device, tuple(launches)))
+    expected = [launch_problem(k, device) or "" for k in launches]
+    assert [k.invalid for k in checked.launches] == expected
+    assert sum(bool(why) for why in expected) == 31  # ten impossible values, three times each; a block too large
+    assert checked.launches[12].invalid == "block threads is 1025, expected 0 <= value <= 1024"
 
 
 # --- .ncu-rep files cut, appended or padded -------------------------------------------------------------------------
