@@ -115,6 +115,7 @@ def _same(analysis: ReportAnalysis) -> ReportAnalysis:
 def _preload() -> None:
     """Import what the analysis of a report needs now, while the first report is read in a child process on
     another core, rather than after its data arrive."""
+    import numpy  # noqa: F401  (the checks and the analysis run per cohort of launches over arrays)
     import yaml  # noqa: F401  (the spec match parses a device spec)
 
     from roofline import advice, analysis, validation  # noqa: F401
