@@ -356,7 +356,7 @@ def launch_columns(launches: Sequence[KernelLaunch], parts: Sequence[tuple[Seque
                               *((moved[level], a.bytes[level]) for level in LEVELS)):
             figure.values[at], figure.reasons[at], figure.vias[at] = _number(value.value), value.reason, value.via
         pct[at], bound[at] = _number(a.roof.pct_of_roof), a.verdict.bound
-        attained[at] = np.fmax(_number(a.verdict.sm_pct), _number(a.verdict.memory_pct))
+        attained[at] = _number(a.verdict.attained_pct)
         instructions[at] = _number(a.launch.value(m.INSTRUCTIONS))
         t = throughputs(a.launch)
         if isinstance(t, str):
@@ -432,13 +432,6 @@ def recoverable_s(a: LaunchAnalysis) -> float | None:
     saved = recoverable_time(np.array([_number(a.duration_s.value)]), np.array([a.verdict.bound], dtype=object),
                              np.array([_number(a.roof.pct_of_roof)]), np.array([_number(a.verdict.attained_pct)]))
     return None if np.isnan(saved[0]) else float(saved[0])
-
-
-def small_grid_s(a: LaunchAnalysis) -> float:
-    """``small_grid_time`` of one launch's analysis."""
-    import numpy as np
-
-    return float(small_grid_time(np.array([_number(a.duration_s.value)]), np.array([a.verdict.bound], dtype=object))[0])
 
 
 def rank_by_recoverable_time(groups: Sequence[KernelGroup]) -> list[KernelGroup]:

@@ -166,9 +166,6 @@ class Cohort:
         self._columns: dict[str, np.ndarray | None] = {}
         self._metrics: list[Mapping[str, Any]] | None = None
 
-    def __len__(self) -> int:
-        return len(self.launches)
-
     def value(self, name: str) -> np.ndarray | None:
         """The metric's values, one per launch; None when the cohort does not hold it as a number (the launches
         of a cohort hold each metric with the same type)."""
@@ -217,8 +214,11 @@ def cohorts(launches: Sequence[KernelLaunch]) -> list[tuple[list[int], Cohort]]:
 def evaluate(fn: Callable[[Cohort], T], cohort: Cohort, rows: list[int]) -> list[tuple[list[int], T]]:
     """``fn`` over the cohort, split and run again where its launches take different branches: the parts'
     results, each with its launches' positions (``rows``, in the cohort's order)."""
+    import numpy as np
+
     try:
-        return [(rows, fn(cohort))]
+        with np.errstate(all="ignore"):  # overflow to inf and 0/0 to NaN, silently, as with Python's floats
+            return [(rows, fn(cohort))]
     except Split as split:
         parts: dict[Any, list[int]] = {}
         for i, label in enumerate(split.labels.tolist()):

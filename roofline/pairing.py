@@ -167,8 +167,7 @@ def _median_launch(launches: Launches) -> LaunchAnalysis:
     """The launch of median duration (the lower of the two middle ones; a launch without one counts as 0)."""
     import numpy as np
 
-    durations = np.nan_to_num(launches.table.columns.duration.values[launches.indices], nan=0.0)
-    return launches[int(np.argsort(durations, kind="stable")[(len(durations) - 1) // 2])]
+    return launches[int(np.argsort(launches.times, kind="stable")[(len(launches) - 1) // 2])]
 
 
 # --- Matching kernels across reports ------------------------------------------------------------------

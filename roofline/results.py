@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, overload
 
-from roofline.cohorts import pick
+from roofline.cohorts import largest, pick
 from roofline.model import Ceilings, CeilingSet, Device, KernelLaunch, Report
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -82,7 +82,7 @@ class Verdict:
     def attained_pct(self) -> float | None:
         """How close the busiest unit is to its peak (the larger throughput), None when not measured."""
         known = [v for v in (self.sm_pct, self.memory_pct) if v is not None]
-        return max(known) if known else None
+        return largest(known) if known else None  # per launch over a cohort's arrays too
 
 
 # --- Diagnostics --------------------------------------------------------------------------------------
@@ -221,10 +221,6 @@ class Figure:
     reasons: np.ndarray
     vias: np.ndarray
 
-    def at(self, i: int) -> Value:
-        """Launch ``i``'s value."""
-        v = float(self.values[i])
-        return Value(None if v != v else v, self.reasons[i], self.vias[i])
 
 
 @dataclass(frozen=True)
@@ -239,8 +235,8 @@ class Columns:
     pct_of_roof: np.ndarray
     bound: np.ndarray  # the verdict's bound (None where undecided)
     attained: np.ndarray  # Verdict.attained_pct
-    recoverable: np.ndarray  # analysis.recoverable_s
-    small_grid: np.ndarray  # analysis.small_grid_s
+    recoverable: np.ndarray  # analysis.recoverable_time
+    small_grid: np.ndarray  # analysis.small_grid_time
     no_throughputs: np.ndarray  # why a launch has no SpeedOfLight throughputs ("" where it has them)
     sm_pct: np.ndarray
     memory_pct: np.ndarray
@@ -295,6 +291,7 @@ class LaunchTable:
         return Launches(self, np.asarray(indices, dtype=np.intp))
 
     def all(self) -> Launches:
+        """Every launch, in report order."""
         import numpy as np
 
         return Launches(self, np.arange(len(self.launches), dtype=np.intp))
@@ -336,6 +333,13 @@ class Launches(Sequence["LaunchAnalysis"]):
     __hash__ = None  # type: ignore[assignment]  # equal by content, which is not hashable
 
     @property
+    def times(self) -> np.ndarray:
+        """Each launch's duration in seconds, 0 where it has none (as ``duration or 0.0`` reads it)."""
+        import numpy as np
+
+        return np.nan_to_num(self.table.columns.duration.values[self.indices], nan=0.0)
+
+    @property
     def kernel_launches(self) -> list[KernelLaunch]:
         """The model's launches, without building their analyses."""
         return [self.table.launches[i] for i in self.indices.tolist()]
@@ -371,8 +375,7 @@ class KernelGroup:
         """The group's longest launch (the first of equals): the one a kernel's section and advice describe."""
         import numpy as np
 
-        durations = self.launches.table.columns.duration.values[self.launches.indices]
-        return self.launches[int(np.argmax(np.nan_to_num(durations, nan=0.0)))]
+        return self.launches[int(np.argmax(self.launches.times))]
 
 
 @dataclass(frozen=True)

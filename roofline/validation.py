@@ -338,7 +338,9 @@ class _ShapeLimits:
 
 
 _SHAPE_METRICS = (LAUNCH_REGISTERS, LAUNCH_GRID, LAUNCH_BLOCK, LAUNCH_SHARED)
-_TIMES = frozenset({DURATION, *CLOCK_METRICS})  # metrics with a range of their own, checked even when not a number
+# the duration and the clocks: a range of their own, checked first and even when not a number
+_OWN_LIMITS = {DURATION: POSITIVE,
+               **{name: MEMORY_CLOCK_HZ if name == DRAM_CLOCK else CLOCK_HZ for name in CLOCK_METRICS}}
 
 
 def _shape_problem(launch: KernelLaunch, limits: _ShapeLimits) -> str | None:
@@ -359,15 +361,12 @@ def _shape_problem(launch: KernelLaunch, limits: _ShapeLimits) -> str | None:
 
 def _metric_limits(name: str) -> tuple[Limit, ...]:
     """What a metric's value must hold, in the order checked: its own range, then that of every metric (a COUNT)."""
-    own = (POSITIVE,) if name == DURATION else (MEMORY_CLOCK_HZ if name == DRAM_CLOCK else CLOCK_HZ,) \
-        if name in CLOCK_METRICS else ()
-    return (*own, COUNT)
+    return (_OWN_LIMITS[name], COUNT) if name in _OWN_LIMITS else (COUNT,)
 
 
 def _metric_problem(launch: KernelLaunch) -> str | None:
     metric = launch.metrics.get
-    checks: list[tuple[str, object, Limit]] = [(DURATION, metric(DURATION), POSITIVE)]
-    checks += [(name, metric(name), MEMORY_CLOCK_HZ if name == DRAM_CLOCK else CLOCK_HZ) for name in CLOCK_METRICS]
+    checks = [(name, metric(name), limit) for name, limit in _OWN_LIMITS.items()]
     checks += [(name, value, COUNT) for name, value in launch.metrics.items() if not isinstance(value, str)]
     return _first_problem(checks)
 
@@ -409,7 +408,7 @@ def _metric_suspects(launches: Sequence[KernelLaunch]) -> set[int]:
     suspects: set[int] = set()
     for rows, cohort in cohorts(launches):
         first = cohort.launches[0].metrics
-        if any(type(v) not in _METRIC_TYPES or (type(v) is str and name in _TIMES) for name, v in first.items()):
+        if any(type(v) not in _METRIC_TYPES or (type(v) is str and name in _OWN_LIMITS) for name, v in first.items()):
             suspects.update(rows)
             continue
         bad = np.zeros(len(rows), dtype=bool)

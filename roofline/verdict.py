@@ -221,7 +221,7 @@ def pooled_verdict(launches: Launches, roof: RoofPosition) -> Verdict:
 
     c, at = launches.table.columns, launches.indices
     missing = c.no_throughputs[at]
-    weights = np.nan_to_num(c.duration.values[at], nan=0.0)
+    weights = launches.times
     total = sum(weights.tolist())
     if (missing != "").any() or not len(at) or total <= 0:
         return from_roofline(roof, next((why for why in missing.tolist() if why), "no launch with a duration"))

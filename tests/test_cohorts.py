@@ -66,3 +66,18 @@ def test_cohort_analysis_equals_each_launch_analysed_alone(name: str) -> None:
     alone = [analyze_launch(launch, report.device, spec, "clock", total) for launch in report.launches
              if not launch.invalid]
     assert [a for a in analysed.launches if not a.launch.invalid] == alone
+
+
+def test_overflow_in_a_cohort_is_silent_as_with_single_floats() -> None:
+    """A huge but finite count gives an infinite rate, without numpy's overflow warnings on stderr."""
+    import warnings
+
+    from roofline.model import Device, Report
+    from tests.synthetic import OLD_GPU, launch
+
+    huge = [launch(i, "k", 1e-6, 1e9, 1.7e308, OLD_GPU) for i in range(3)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        analysis = analyze_report(Report("huge.json", Device("Synthetic GPU"), tuple(huge)))
+        rates = [a.bytes_per_s["dram"].value for a in analysis.launches]
+    assert rates == [float("inf")] * 3

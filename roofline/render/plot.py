@@ -218,10 +218,7 @@ def kernel_series(group: KernelGroup, number: int = 1,
     """A kernel's points: per level, its timed launches pooled (``pairing.aggregate``: summed FLOPs over summed
     bytes and over summed time), each against ``roofs`` of its level; and why it has no place on the FLOP
     roofline ("" when it has one)."""
-    import numpy as np
-
-    durations = group.launches.table.columns.duration.values[group.launches.indices]
-    timed = group.launches.where(np.nan_to_num(durations, nan=0.0) != 0)
+    timed = group.launches.where(group.launches.times != 0)
     if not len(timed):
         return None, f"no duration ({group.launches[0].duration_s.reason})"
     stats = aggregate(timed)
