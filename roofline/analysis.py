@@ -166,6 +166,10 @@ def analyze_launch(launch: KernelLaunch, device: Device, spec: DeviceSpec | None
 
         sheet = all_ceilings["spec"] = spec_ceilings(spec, tensor_dtype)
     all_ceilings["clock"] = clock_ceilings(ceilings, sheet, spec, launch, device)
+    if spec is not None and spec.measured is not None:
+        from roofline.calibration import measured_ceilings
+
+        all_ceilings["measured"] = measured_ceilings(spec.measured, tensor_dtype)
     flop_values = {p: Value.of(v) for p, v in flops.items()}
     byte_values = {level: Value.of(v) for level, v in moved.items()}
     roof = roof_position(flop_values, byte_values, duration.value, all_ceilings[use])
@@ -205,6 +209,10 @@ def invalid_launch(launch: KernelLaunch, spec: DeviceSpec | None = None, use: Ce
         from roofline.specs import spec_ceilings
 
         all_ceilings["spec"] = spec_ceilings(spec)
+        if spec.measured is not None:
+            from roofline.calibration import measured_ceilings
+
+            all_ceilings["measured"] = measured_ceilings(spec.measured, DEFAULT_TENSOR_DTYPE)
     return LaunchAnalysis(launch=launch, duration_s=why, flops=none, flop_per_s=none, tensor_flops_by_type={},
                           bytes=levels, bytes_per_s=levels, intensity=levels, definitions={}, ceilings=all_ceilings,
                           roof=RoofPosition(use, None, None, {}, why.reason),

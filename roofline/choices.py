@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Literal
 
 # auto: the roofs at the clocks the kernel ran at (the report's peak counters, else the datasheet's scaled to the
-# measured clock); report: the report's peak counters only; spec: the datasheet at the boost clock
-CeilingsChoice = Literal["auto", "spec", "report"]
+# measured clock); report: the report's peak counters only; spec: the datasheet at the boost clock; measured: the
+# roofs roofline calibrate measured on the GPU (roofline.calibration)
+CeilingsChoice = Literal["auto", "spec", "report", "measured"]
 GroupBy = Literal["kernel", "nvtx"]  # what launches are grouped by: kernel function name, or innermost NVTX range
 NameBase = Literal["function", "demangled", "mangled"]  # which kernel name a filter reads, as ncu's --kernel-name-base

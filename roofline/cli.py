@@ -46,6 +46,8 @@ COMMANDS: dict[str, tuple[str, str, bool, str]] = {
                 "Profile an application with ncu, then analyse the report it wrote (as `roofline report` does)."),
     "wrap": ("wrap", "wrap", False, "Run one MPI rank: profile it with ncu if chosen (report "
              "NAME.rankR.HOST.ncu-rep), else run the app."),
+    "calibrate": ("calibrate", "calibrate", False,
+                  "Measure the GPU's achievable DRAM and L2 bandwidth, FP32/FP64 FMA and Tensor Core GEMM rates."),
 }
 READS_REPORTS = ("report", "plot", "compare", "diff", "summary")  # commands whose arguments are report files
 

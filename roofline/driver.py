@@ -160,7 +160,7 @@ def ncu_version(path: str) -> tuple[int, ...]:
 class NcuOptions:
     """The profiling choices of ``roofline analyze`` and ``roofline wrap``, in ncu's own terms."""
 
-    section_set: SectionSet = "roofline"
+    section_set: SectionSet | None = "roofline"  # None: only --section/--metrics (roofline calibrate's timing run)
     sections: tuple[str, ...] = ()
     metrics: str | None = None
     kernel: KernelFilter = KernelFilter()  # ncu's -k and --kernel-name-base (roofline.kernel_filter)
@@ -197,7 +197,7 @@ def check_version(install: NcuInstall, options: NcuOptions) -> None:
 
 def build_argv(ncu: str, options: NcuOptions, report: str, log_file: str, app: Sequence[str]) -> list[str]:
     """The exact ncu command: options, passthrough args, ``-f`` only when forced, log, report, then the app."""
-    argv = [ncu, "--target-processes", "all", "--set", options.section_set]
+    argv = [ncu, "--target-processes", "all", *(("--set", options.section_set) if options.section_set else ())]
     for section in options.sections:
         argv += ["--section", section]
     base = options.kernel.base if options.kernel.base != DEFAULT_BASE else None

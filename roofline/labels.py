@@ -10,11 +10,12 @@ LEGEND_KERNELS = 8  # kernels named in a roofline plot's legend, longest first (
 # The ceiling sets as the outputs call them: the datasheet's (boost clock), the report's peak counters at the
 # measured clocks, and the default: the roofs at the clocks the kernel ran at (the report's, else the datasheet's
 # scaled to the measured clock).
-_SET_NAMES = {"spec": "datasheet", "report": "measured-clock", "clock": "kernel-clock"}
+_SET_NAMES = {"spec": "datasheet", "report": "measured-clock", "clock": "kernel-clock", "measured": "calibrated"}
 
 
 def set_name(source: str) -> str:
-    """A ceiling set's display name: "datasheet" (spec), "measured-clock" (report), "kernel-clock" (clock)."""
+    """A ceiling set's display name: "datasheet" (spec), "measured-clock" (report), "kernel-clock" (clock),
+    "calibrated" (measured: roofline calibrate's)."""
     return _SET_NAMES.get(source, source)
 
 

@@ -21,8 +21,9 @@ PRECISIONS = ("fp64", "fp32", "fp16", "tensor")  # compute ceilings, in display 
 LEVELS = ("dram", "l2", "l1")  # memory levels, outermost first
 # "spec": datasheet ceilings at the boost clock; "report": the report's peak counters at its measured clocks;
 # "clock": the roofs at the clocks the kernel ran at, i.e. the report's where it holds the peak counter, else
-# the datasheet's scaled to the measured clock (the default).
-CeilingSet = Literal["spec", "report", "clock"]
+# the datasheet's scaled to the measured clock (the default); "measured": the rates roofline calibrate measured on
+# the GPU (roofline.calibration).
+CeilingSet = Literal["spec", "report", "clock", "measured"]
 
 
 def _frozen(d: Mapping[str, Any] | None) -> Mapping[str, Any]:

@@ -137,6 +137,11 @@ def analyze_loaded(report: Report, options: AnalysisOptions = AnalysisOptions(),
         raise SpecError(f"{selected.path}: no device spec matches '{device.name}' (CC {device.compute_capability})",
                         "add a YAML with --specs (see device_specs/README.md) or use --ceilings report")
     spec = match.spec if match else None
+    if options.ceilings == "measured" and (spec is None or spec.measured is None):
+        from roofline.calibration import HINT
+
+        name = spec.id if spec else f"'{selected.device.name}'"
+        raise SpecError(f"{selected.path}: no calibrated ceilings for {name}", HINT + ", then pass it with --specs")
     use = None if options.ceilings == "auto" else options.ceilings
     return analyze_report(selected, spec, match.how if match else "", use,
                           finish=(lambda a: complete(a, selected.device, spec)) if options.diagnostics else None)

@@ -10,16 +10,20 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from roofline import validation
 from roofline.errors import SpecError
 from roofline.model import Ceilings, Device
 from roofline.validation import CLOCK_HZ, POSITIVE, SM_COUNT, Limit
 
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.calibration import Calibration
+
 ENV_VAR = "ROOFLINE_SPECS"
+MEASURED_FOLDER = "measured"  # beside the built-in specs: the calibration files of roofline calibrate
 SPEC_SUFFIXES = (".yaml", ".yml")
 FP32_CROSS_CHECK_TOLERANCE = 0.02  # stated FP32 peak vs SMs x lanes x 2 x clock
 MEMORY_MATCH_TOLERANCE = 0.10  # reported total memory vs the spec's, for fallback matching
@@ -56,6 +60,7 @@ class DeviceSpec:
     chip: str = ""
     notes: str = ""
     derived: Mapping[str, str] = field(default_factory=dict)
+    measured: Calibration | None = None  # the roofs roofline calibrate measured on this GPU, if a file gives them
 
 
 @dataclass(frozen=True)
@@ -73,10 +78,14 @@ class SpecCatalog:
     the files whose text contains the name; listing, checking and the fallback match parse them all.
     """
 
-    def __init__(self, specs: Sequence[DeviceSpec], lazy: Sequence[Path] = ()) -> None:
+    def __init__(self, specs: Sequence[DeviceSpec], lazy: Sequence[Path] = (),
+                 calibrations: Sequence[Calibration] = (), lazy_calibrations: Sequence[Path] = ()) -> None:
         self._eager = tuple(specs)
         self._lazy = tuple(lazy)
         self._all: tuple[DeviceSpec, ...] | None = None
+        self._user_calibrations = tuple(calibrations)
+        self._lazy_calibrations = tuple(lazy_calibrations)
+        self._calibrations: dict[str, Calibration] | None = None
 
     @property
     def specs(self) -> tuple[DeviceSpec, ...]:
@@ -86,8 +95,22 @@ class SpecCatalog:
             for spec in (*map(parse_spec_file, self._lazy), *self._eager):
                 by_id.pop(spec.id, None)
                 by_id[spec.id] = spec
-            self._all = tuple(by_id.values())
+            for cal in self._user_calibrations:
+                if cal.spec_id not in by_id:
+                    raise SpecError(f"{cal.path}: calibrates '{cal.spec_id}', which no device spec has as its id",
+                                    "set its 'id' to the id of the GPU's spec ('roofline specs list')")
+            self._all = tuple(map(self._calibrated, by_id.values()))
         return self._all
+
+    def _calibrated(self, spec: DeviceSpec) -> DeviceSpec:
+        """The spec with its calibrated roofs attached, where a calibration file has its id (user files win)."""
+        if self._calibrations is None:
+            from roofline.calibration import parse
+
+            cals = [parse(validation.load_yaml(p), str(p)) for p in self._lazy_calibrations]
+            self._calibrations = {c.spec_id: c for c in (*cals, *self._user_calibrations)}
+        cal = self._calibrations.get(spec.id)
+        return spec if cal is None or spec.measured is cal else replace(spec, measured=cal)
 
     def get(self, spec_id: str) -> DeviceSpec:
         """The spec with this id; SpecError naming close ids when unknown."""
@@ -107,7 +130,7 @@ class SpecCatalog:
         for spec in reversed(candidates):
             if wanted in {_normalize(n) for n in spec.display_names}:
                 if spec in self._eager or all(s.id != spec.id for s in self._eager):
-                    return SpecMatch(spec, f"display name '{device.name}'")
+                    return SpecMatch(self._calibrated(spec), f"display name '{device.name}'")
         return self._fallback(device)
 
     def _named(self, wanted: str) -> list[DeviceSpec]:
@@ -157,9 +180,15 @@ def _best_by_tokens(candidates: list[DeviceSpec], name: str) -> list[DeviceSpec]
 def load_catalog(extra: Sequence[str | os.PathLike[str]] = ()) -> SpecCatalog:
     """Built-in specs, then $ROOFLINE_SPECS, then ``extra`` (``--specs``); later ones take precedence.
     User files are validated at once; built-in ones (validated by the test suite) when first needed."""
+    from roofline.calibration import Calibration
+
     env = [p for p in os.environ.get(ENV_VAR, "").split(os.pathsep) if p]
-    user = [parse_spec_file(f) for path in (*env, *extra) for f in _files_in(Path(path))]
-    return SpecCatalog(user, lazy=_builtin_files())
+    user = [_parse_any(f) for path in (*env, *extra) for f in _files_in(Path(path))]
+    builtin = _builtin_files()
+    measured = builtin[0].parent / MEASURED_FOLDER if builtin else None
+    return SpecCatalog([u for u in user if isinstance(u, DeviceSpec)], lazy=builtin,
+                       calibrations=[u for u in user if isinstance(u, Calibration)],
+                       lazy_calibrations=_files_in(measured) if measured and measured.is_dir() else ())
 
 
 def _builtin_files() -> list[Path]:
@@ -182,9 +211,20 @@ def _files_in(path: Path) -> list[Path]:
     raise SpecError(f"{path}: no such spec file or folder", f"check --specs or ${ENV_VAR}")
 
 
+def _parse_any(path: Path) -> DeviceSpec | Calibration:
+    """A user's file: a device spec, or a calibration file (``roofline calibrate --output``)."""
+    data = validation.load_yaml(path)
+    from roofline.calibration import is_calibration, parse
+
+    return parse(data, str(path)) if is_calibration(data) else _build_spec(path, data)
+
+
 def parse_spec_file(path: Path) -> DeviceSpec:
     """Read and validate one YAML spec; SpecError with the file, the key and what is wrong."""
-    data = validation.load_yaml(path)
+    return _build_spec(path, validation.load_yaml(path))
+
+
+def _build_spec(path: Path, data: Any) -> DeviceSpec:
     if not isinstance(data, dict):
         raise SpecError(f"{path}: expected a mapping of keys at the top", SCHEMA_HINT)
     return _build(_Checker(path), data)

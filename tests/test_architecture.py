@@ -8,8 +8,8 @@ Layers, lowest first (a module may import its own layer and those below):
     parallel, thresholds, cohorts                          work over many items (workers, MPI ranks); the defaults
                                                            of comparisons and the diff gate; formulas over cohorts
     metrics, reader, ncu_file, validation, specs,          reading and checking reports and specs, running ncu,
-    driver, ranks, kernel_filter, kernel_families,         kernel names, the library a kernel comes from
-    libraries
+    driver, ranks, kernel_filter, kernel_families,         kernel names, the library a kernel comes from; the
+    libraries, calibration, microbench                     calibrated roofs and the GPU microbenchmarks behind them
     results                                                result types
     verdict                                                the bottleneck verdict (SpeedOfLight rule)
     analysis, work, noise                                  roofline maths; work per launch; launch-time noise
@@ -39,7 +39,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("roofline.errors", "roofline.model", "roofline.units", "roofline.labels", "roofline.choices",
      "roofline.timelimit", "roofline.parallel", "roofline.thresholds", "roofline.cohorts"),
     ("roofline.metrics", "roofline.reader", "roofline.ncu_file", "roofline.validation", "roofline.specs",
-     "roofline.driver", "roofline.ranks", "roofline.kernel_filter", "roofline.kernel_families", "roofline.libraries"),
+     "roofline.driver", "roofline.ranks", "roofline.kernel_filter", "roofline.kernel_families", "roofline.libraries",
+     "roofline.calibration", "roofline.microbench"),
     ("roofline.results",),
     ("roofline.verdict",),
     ("roofline.analysis", "roofline.work", "roofline.noise"),

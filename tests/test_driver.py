@@ -112,6 +112,13 @@ def test_build_argv_defaults() -> None:
                     "--log-file", "out/app.ncu.log", "-o", "out/app.ncu-rep", *APP]
 
 
+def test_build_argv_without_a_section_set() -> None:
+    argv = driver.build_argv("ncu", NcuOptions(section_set=None, metrics="gpu__time_duration.sum"), "r.ncu-rep",
+                             "r.ncu.log", APP)
+    assert argv == ["ncu", "--target-processes", "all", "--metrics", "gpu__time_duration.sum",
+                    "--log-file", "r.ncu.log", "-o", "r.ncu-rep", *APP]
+
+
 def test_build_argv_every_option() -> None:
     options = NcuOptions(section_set="full", sections=("Occupancy", "LaunchStats"), metrics="a.sum,b.sum",
                          kernel=kernel_filter.parse(["regex:gemm"], "demangled"), launch_skip=2, launch_count=1,

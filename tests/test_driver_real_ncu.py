@@ -99,6 +99,17 @@ def test_existing_report_is_refused_by_ncu_too(ncu: NcuInstall, tmp_path: Path) 
     assert (tmp_path / "app.ncu-rep").read_bytes() == b"precious"
 
 
+def test_calibrate_timing_run_options_are_accepted(ncu: NcuInstall, tmp_path: Path, no_gpu: None) -> None:
+    """roofline calibrate's ncu run (no --set, a metric list, base clocks, warm caches, NVTX) gets past ncu's
+    option checks: ncu starts the application and only then misses the GPU."""
+    from roofline.commands.calibrate import ncu_options
+
+    outcome, plan = run(ncu, tmp_path, ncu_options(), script(tmp_path))
+    assert "--set" not in plan.argv and outcome.returncode != 255
+    assert "==ERROR== Nsight Compute failed to connect to the CUDA driver (stub libcuda.so[.1] on path?)." in \
+        outcome.messages
+
+
 def test_missing_application(ncu: NcuInstall, tmp_path: Path) -> None:
     outcome, plan = run(ncu, tmp_path, NcuOptions(), ["nosuchapp_for_roofline"])
     assert outcome.returncode == 255

@@ -44,7 +44,8 @@ CeilingsOpt = Annotated[
     typer.Option(
         "--ceilings",
         help="Roofs for percent of roof: auto (at the clocks the kernel ran: the report's peak counters, else the "
-        "datasheet scaled to the measured clock), report (peak counters only) or spec (datasheet, boost clock).",
+        "datasheet scaled to the measured clock), report (peak counters only), spec (datasheet, boost clock) or "
+        "measured (the rates 'roofline calibrate' measured on the GPU).",
     ),
 ]
 SpecsOpt = Annotated[

@@ -138,6 +138,7 @@ def _gpu_line(a: ReportAnalysis) -> str:
 def ceilings_table(a: ReportAnalysis) -> Block:
     """Datasheet and measured-clock roofs side by side (measured: median over the launches)."""
     sheet, measured = median_ceilings(a.launches, "spec"), median_ceilings(a.launches, "clock")
+    calibrated = median_ceilings(a.launches, "measured")
     rows = []
     for key in (*PRECISIONS, *LEVELS):
         unit = "FLOP/s" if key in PRECISIONS else "B/s"
@@ -146,9 +147,16 @@ def ceilings_table(a: ReportAnalysis) -> Block:
         dtype = either.tensor_dtype if key == "tensor" and either is not None else None
         label = NAMES[key] + (f" ({dtype.upper()})" if dtype else "")
         star = "*" if any(key in k.ceilings["clock"].scaled for k in a.launches) else ""
-        rows.append((label, si(s_val, unit), si(m_val, unit) + star, f"{m_val / s_val:.2f}" if s_val and m_val else ""))
-    return Block("table", header=("roof", set_name("spec"), set_name("clock"), f"{set_name('clock')} / datasheet"),
-                 rows=tuple(rows), numeric=(False, True, True, True))
+        ratio = f"{m_val / s_val:.2f}" if s_val and m_val else ""
+        row: tuple[str, ...] = (label, si(s_val, unit), si(m_val, unit) + star, ratio)
+        if calibrated is not None:
+            c_val = _roof(calibrated, key)
+            row += (si(c_val, unit), f"{c_val / s_val:.2f}" if s_val and c_val else "")
+        rows.append(row)
+    header: tuple[str, ...] = ("roof", set_name("spec"), set_name("clock"), f"{set_name('clock')} / datasheet")
+    if calibrated is not None:
+        header += (set_name("measured"), f"{set_name('measured')} / datasheet")
+    return Block("table", header=header, rows=tuple(rows), numeric=(False, *[True] * (len(header) - 1)))
 
 
 def _roof(c: Ceilings | None, key: str) -> float | None:

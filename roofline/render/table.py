@@ -121,11 +121,14 @@ def _print_advice(console: Console, groups: Sequence[KernelGroup]) -> None:
 
 
 def _ceilings_table(a: ReportAnalysis) -> Table:
-    """Datasheet vs measured-clock roofs; the measured ones are the median over launches."""
+    """Datasheet vs measured-clock roofs (the median over launches), and the calibrated ones where a calibration
+    file gives them, each with its ratio to the datasheet."""
     from rich.table import Table
 
     table = Table(title="Ceilings", title_justify="left", box=None, pad_edge=False, padding=(0, 1))
-    for col in ("roof", set_name("spec"), set_name("clock"), "ratio"):
+    calibrated = any("measured" in k.ceilings for k in a.launches)
+    extra = (set_name("measured"), "ratio") if calibrated else ()
+    for col in ("roof", set_name("spec"), set_name("clock"), "ratio", *extra):
         table.add_column(col, justify="left" if col == "roof" else "right")
     spec = next((k.ceilings.get("spec") for k in a.launches if "spec" in k.ceilings), None)
     dtype = _tensor_dtype(a)
@@ -139,7 +142,11 @@ def _ceilings_table(a: ReportAnalysis) -> Table:
             sheet = next((k.ceilings["spec"].roof(key) for k in same_roof if "spec" in k.ceilings), None)
         r = f"{measured / sheet:.2f}" if measured and sheet else ""
         label = NAMES[key] + (f" ({dtype})" if key == "tensor" else "")
-        table.add_row(label, si(sheet, unit), si(measured, unit) + star, r)
+        cells = [label, si(sheet, unit), si(measured, unit) + star, r]
+        if calibrated:
+            cal = next((k.ceilings["measured"].roof(key) for k in same_roof if "measured" in k.ceilings), None)
+            cells += [si(cal, unit), f"{cal / sheet:.2f}" if cal and sheet else ""]
+        table.add_row(*cells)
     return table
 
 
