@@ -17,9 +17,9 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from roofline.cohorts import argmax_key, fmt, same, truth
+from roofline.cohorts import argmax_key, fmt, largest, per_row, same, truth
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.model import Device, KernelLaunch
@@ -53,6 +53,18 @@ FMA_OP = {"fp64": "dfma", "fp32": "ffma", "fp16": "hfma"}
 def flop_counter(op: str) -> str:
     """Base name of the thread-instruction counter of one FP instruction (without unit prefix)."""
     return f"sass_thread_inst_executed_op_{op}_pred_on"
+
+
+# An HFMA2 whose two multiplicands are both the zero register (RZ, -RZ) computes 0 x 0 + c: compilers emit it to
+# set or copy a register through the FMA pipe (``HFMA2.MMA R12, -RZ, RZ, 0, 0``), no arithmetic, and ncu counts it
+# in hfma. The reader counts the thread executions of such instructions from the per-instruction SASS counts
+# (SourceCounters section, ``--set full``) into HFMA_MOVES, a metric of roofline's own (absent without those
+# counts); the FP16 FLOPs leave them out.
+HFMA_MOVES = "roofline__hfma2_zero_product_thread_inst_executed"
+PER_PC_THREAD_INST = "thread_inst_executed_true"  # thread executions (predicate on) per SASS instruction (PC)
+PER_OPCODE_THREAD_INST = "sass__thread_inst_executed_true_per_opcode"  # the same summed per opcode ("HFMA2")
+HFMA2_OPCODE = "HFMA2"
+HINT_HFMA_MOVES = "re-profile with --set full (SourceCounters section) to let roofline exclude them"
 
 
 # --- Tensor Core counters ---------------------------------------------------------------------------
@@ -163,6 +175,9 @@ def sm_clock_hz(launch: KernelLaunch) -> Measured:
     return _nan_absent(launch, [SM_CLOCK, GPC_CLOCK], [SM_CLOCK, GPC_CLOCK], HINT_TIME)
 
 
+COUNT_FORMS = (".sum", ".sum.per_cycle_elapsed", ".sum.per_second")  # the forms ``counter`` reads, in its order
+
+
 def counter(launch: KernelLaunch, name: str, units: tuple[str, ...] = ("",)) -> Measured:
     """Total count of ``name`` over the launch from a plain count, a per-cycle rate or a per-second rate.
 
@@ -185,7 +200,7 @@ def counter(launch: KernelLaunch, name: str, units: tuple[str, ...] = ("",)) -> 
             return Measured(per_cycle * clock * duration, via=f"{full}.sum.per_cycle_elapsed x {clock_name} x duration")
         if per_second is not None and duration is not None:
             return Measured(per_second * duration, via=f"{full}.sum.per_second x duration")
-    forms = [f"{f}{s}" for f in full_names for s in (".sum", ".sum.per_cycle_elapsed", ".sum.per_second")]
+    forms = [f"{f}{s}" for f in full_names for s in COUNT_FORMS]
     return _nan_absent(launch, forms, [f"{full_names[-1]}.sum"], "")
 
 
@@ -211,7 +226,8 @@ _SM_UNITS = ("sm__", "smsp__")
 
 
 def cuda_core_flops(launch: KernelLaunch, precision: str) -> Measured:
-    """FLOPs of one precision on the CUDA cores: add + mul + 2 x fma (x2 more for packed half2).
+    """FLOPs of one precision on the CUDA cores: add + mul + 2 x fma (x2 more for packed half2), the FP16 ones
+    without the zero-product HFMA2 register moves (``_hfma_arithmetic``).
 
     The FMA counter is required; add/mul counters a report lacks (ncu omits hadd/hmul on some chips)
     are left out with a note.
@@ -219,18 +235,53 @@ def cuda_core_flops(launch: KernelLaunch, precision: str) -> Measured:
     total = 0.0
     used: list[str] = []
     notes: list[str] = []
-    missing: list[str] = []
-    for op, weight in FLOP_TERMS[precision]:
+    for op, weight in FLOP_TERMS[precision]:  # the FMA last
         m = counter(launch, flop_counter(op), _SM_UNITS)
         if m.value is None:
-            missing.extend(m.missing)
             if op == FMA_OP[precision]:
                 return _with_hint(m, HINT_FP16 if precision == "fp16" else HINT_FLOPS)
             notes.append(f"{precision.upper()} FLOPs leave out {op} (counter not in the report)")
             continue
-        total += weight * m.value
-        used.append(f"{weight:g} x {op}")
+        count, term, note = _hfma_arithmetic(launch, m.value, weight, total) if op == "hfma" else (m.value, op, "")
+        total += weight * count
+        used.append(f"{weight:g} x {term}")
+        notes += [note] if note else []
     return Measured(total, via=" + ".join(used) + " (thread instructions, predicate on)", notes=tuple(notes))
+
+
+def counts_hfma(held: Iterable[str]) -> bool:
+    """Whether a launch's metrics (``held``: their names) include the hfma counter in a form ``counter`` reads: only
+    then do the FP16 FLOPs, and so HFMA_MOVES, count."""
+    return not {f"{u}{flop_counter('hfma')}{s}" for u in _SM_UNITS for s in COUNT_FORMS}.isdisjoint(held)
+
+
+def _hfma_arithmetic(launch: KernelLaunch, hfma: float, weight: float, others: float) -> tuple[float, str, str]:
+    """The HFMA2 thread instructions that do arithmetic: ``hfma`` less the zero-product HFMA2s (HFMA_MOVES),
+    rounded to whole instructions (``hfma`` is rebuilt from a rate, so it carries rounding error), never below 0;
+    with the term's name and a note ("" for none). Without the moves' count ``hfma`` is kept, and where it makes
+    all the FP16 FLOPs (``others``, the hadd and hmul FLOPs, are 0) the note says that moves may be among them."""
+    moves = launch.value(HFMA_MOVES)
+    if moves is None:
+        note = (f"FP16 FLOPs come from HFMA2 instructions alone, and compilers also emit HFMA2 with zero multiplicands "
+                f"as register moves (no arithmetic) that ncu counts as HFMA; {HINT_HFMA_MOVES}"
+                if truth(hfma) and not truth(others) else "")
+        return hfma, "hfma", note
+    count = _whole(largest([0.0, hfma - moves]))
+    return count, "(hfma - zero-product HFMA2)", per_row(_moves_note, weight * moves, moves) if truth(moves) else ""
+
+
+def _moves_note(flops: float, moves: float) -> str:
+    return (f"FP16 FLOPs leave out {flops:,.0f} FLOPs: {moves:,.0f} zero-product HFMA2 thread instructions, register "
+            "moves through the FMA pipe with no arithmetic")
+
+
+def _whole(x: Any) -> Any:
+    """The nearest whole number, of a number or of a cohort's array."""
+    if isinstance(x, float):
+        return float(round(x))
+    import numpy as np
+
+    return np.rint(x)
 
 
 def _tensor_names(launch: KernelLaunch) -> dict[str, tuple[str, str | None, bool]]:
@@ -451,7 +502,7 @@ TENSOR_PIPE_BASES = ("sm__pipe_tensor_cycles_active", "sm__pipe_tensor_cycles_ac
 # counters in their counter and peak forms, the warp-stall reasons); the reader adds the units the two
 # breakdowns list (``breakdown_units``) and the device attributes (once per report). tests/test_reader.py checks
 # that every shared report analyses the same when every metric it holds is read.
-_SUFFIXES = (".sum", ".sum.per_cycle_elapsed", ".sum.per_second", ".sum.peak_sustained")
+_SUFFIXES = (*COUNT_FORMS, ".sum.peak_sustained")
 
 
 def _counter_names() -> set[str]:
@@ -470,7 +521,7 @@ def _diagnostic_names() -> set[str]:
             | {b + s for b in bases for s in (PCT_ACTIVE, PCT_ELAPSED)})
 
 
-METRICS_TO_READ = frozenset(_counter_names() | {DURATION, SM_CYCLES, INSTRUCTIONS, *CLOCK_METRICS}
+METRICS_TO_READ = frozenset(_counter_names() | {DURATION, SM_CYCLES, INSTRUCTIONS, *CLOCK_METRICS, HFMA_MOVES}
                             | _diagnostic_names())
 FAMILY_PREFIXES = (TENSOR_OPS_PREFIX, STALL_PREFIX, STALL_SAMPLES_PREFIX)
 _TENSOR_FORMS = frozenset(s.removeprefix(".") for s in _SUFFIXES)

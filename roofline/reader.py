@@ -4,8 +4,12 @@ This is the only module that imports ``ncu_report``. The native reader runs in a
 so a file that crashes it ends in a one-line error, never in a signal that kills the CLI, and a file it
 spins on is killed after a time limit scaled to the file's size. Before that, the container is walked
 (``roofline.ncu_file``) for a cut, an appended report or garbage. Only the metrics the analysis uses are read
-(``metrics.to_read``, the one list beside the formulas). Every report, from either kind of file, passes
-``roofline.validation`` before it is returned.
+(``metrics.to_read``, the one list beside the formulas), plus a count of roofline's own: the thread executions of
+zero-product HFMA2 instructions (``metrics.HFMA_MOVES``), from the per-instruction SASS counts and text. Every
+report, from either kind of file, passes ``roofline.validation`` before it is returned.
+
+The SASS text comes from ncu_report's disassembler, which only the child may start: a process forked after it ran
+hangs in it (its helper thread is not inherited), so the parent never reads SASS.
 
 The child can be started ahead (``read_ahead``): the CLI starts the one report of a command before it parses
 its command line, so ncu_report's parse (most of the cost of a report) runs beside the option parser's import.
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import re
 import select
 import signal
 import stat
@@ -422,6 +427,9 @@ def _launch(ncu_report: Any, action: Any, r: int, a: int, function_name: str, na
         for unit in (m.breakdown_units(str(listed)) if listed else ()):
             if unit not in metrics and unit not in nan:
                 _keep(value(get(unit)), unit, metrics, nan)
+    moves = _hfma_moves(action) if m.counts_hfma(metrics) else None
+    if moves is not None:
+        metrics[m.HFMA_MOVES] = moves
     dims = [_int(metrics.get(name)) for name in (*m.GRID_DIMS, *m.BLOCK_DIMS)]
     return {
         "range_index": r,
@@ -438,6 +446,47 @@ def _launch(ncu_report: Any, action: Any, r: int, a: int, function_name: str, na
         "nan_metrics": nan,
         "rules": _rules(action),
     }
+
+
+def _hfma_moves(action: Any) -> float | None:
+    """Thread executions of zero-product HFMA2 instructions (``metrics.HFMA_MOVES``), from the per-instruction
+    counts and SASS text; None where the launch has no such counts, ncu counted no HFMA2 executed, or the HFMA2s
+    found do not add up to ncu's own HFMA2 count (a SASS text it cannot give). The SASS text (a disassembler
+    started on first use, about half a second) is read only until every HFMA2 execution is accounted for."""
+    from roofline import metrics as m
+
+    by_opcode, per_pc = action.metric_by_name(m.PER_OPCODE_THREAD_INST), action.metric_by_name(m.PER_PC_THREAD_INST)
+    if by_opcode is None or per_pc is None:
+        return None
+    opcodes = by_opcode.correlation_ids()
+    expected = sum(by_opcode.as_double(i) for i in range(by_opcode.num_instances())
+                   if opcodes.as_string(i) == m.HFMA2_OPCODE)
+    if not expected > 0:
+        return None
+    pcs, found, moves = per_pc.correlation_ids(), 0.0, 0.0
+    for i in range(per_pc.num_instances()):
+        executed = per_pc.as_double(i)
+        zero_product = hfma2_zero_product(action.sass_by_pc(pcs.as_uint64(i))) if executed > 0 else None
+        if zero_product is not None:
+            found += executed
+            moves += executed if zero_product else 0.0
+            if found >= expected:
+                break
+    return moves if found == expected else None
+
+
+# An HFMA2 instruction's text: optional predicate guard, the opcode and its modifiers, destination, multiplicands.
+_HFMA2 = re.compile(r"\s*(?:@!?U?P\w+\s+)?HFMA2(?:\.\w+)*\s+([^,]+),([^,]+),([^,]+)")
+_ZERO_REGISTER = re.compile(r"-?\|?RZ\|?(?:\.\w+)?")  # RZ with a sign, an absolute value or a lane selector
+
+
+def hfma2_zero_product(sass: str) -> bool | None:
+    """Whether an HFMA2's two multiplicands are both the zero register (a register move, no arithmetic); None for
+    any other instruction."""
+    match = _HFMA2.match(sass)
+    if match is None:
+        return None
+    return all(_ZERO_REGISTER.fullmatch(operand.strip()) for operand in match.group(2, 3))
 
 
 def _keep(v: Any, name: str, metrics: dict[str, Any], nan: list[str]) -> None:

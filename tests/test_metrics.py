@@ -5,7 +5,8 @@ roofline's reader; every expected value below is written out from the metric def
 shared/docs/ncu-roofline-metrics.md (sections 1-3):
 
 * duration            = gpu__time_duration.sum [ns] x 1e-9, cross-checked with sm__cycles_elapsed.avg / its per_second
-* FLOPs (CUDA cores)  = (add + mul + 2 fma) thread instructions; FP16 = 2 hadd + 2 hmul + 4 hfma (half2, ncu 2025);
+* FLOPs (CUDA cores)  = (add + mul + 2 fma) thread instructions; FP16 = 2 hadd + 2 hmul + 4 hfma (half2, ncu 2025),
+                        hfma less the zero-product HFMA2 register moves where the report counts them per instruction;
                         stock sections store X.sum.per_cycle_elapsed, so count = rate x smsp clock x duration
 * DRAM bytes          = dram__bytes.sum.per_second x duration, cross-checked with dram__bytes_read.sum + _write.sum
 * L2 bytes            = 32 x lts__lts2xbar_cycles_active (ncu 2025) or l1tex__m_xbar2l1tex_read_bytes (2020-2024)
@@ -26,6 +27,8 @@ import pytest
 from roofline import metrics as m
 from roofline.analysis import analyze_report, recoverable_s
 from roofline.model import KernelLaunch
+from tests.conftest import SHARED_REPORTS
+from tests.test_hfma_moves import raw_report
 
 REL = 1e-9  # same arithmetic on the same doubles: only rounding differs
 
@@ -73,14 +76,24 @@ def rate_count(raw, op: str) -> float | None:
     return raw[name] * raw[SMSP_CLOCK] * duration(raw)
 
 
-def flops(raw, precision: str) -> float | None:
-    """add + mul + 2 fma (FP64, FP32); 2 hadd + 2 hmul + 4 hfma (FP16). The fma counter is required."""
+def flops(raw, precision: str, moves: float | None = None) -> float | None:
+    """add + mul + 2 fma (FP64, FP32); 2 hadd + 2 hmul + 4 hfma (FP16), hfma less the zero-product HFMA2 moves
+    where they were counted (``moves``), to the nearest whole instruction and never below 0. The fma counter is
+    required."""
     ops = {"fp64": ("dadd", "dmul", "dfma"), "fp32": ("fadd", "fmul", "ffma"), "fp16": ("hadd", "hmul", "hfma")}
     weights = (2.0, 2.0, 4.0) if precision == "fp16" else (1.0, 1.0, 2.0)
     counts = [rate_count(raw, op) for op in ops[precision]]
     if counts[2] is None:
         return None
+    if moves is not None:
+        counts[2] = max(0.0, round(counts[2] - moves))
     return sum(w * c for w, c in zip(weights, counts, strict=True) if c is not None)
+
+
+def hfma2_moves(name: str) -> list[float | None]:
+    """Thread executions of zero-product HFMA2 per launch, from the per-instruction counts and SASS text (None
+    without them), counted independently of roofline in tests/test_hfma_moves.py."""
+    return [raw.moves for raw in raw_report(SHARED_REPORTS / f"{name}.ncu-rep")]
 
 
 def dram_bytes(raw) -> float | None:
@@ -166,13 +179,14 @@ def test_every_quantity_matches_the_independent_formulas(case, name):
     raws, result = case(name)
     assert len(raws) == len(result.launches)
     counter = writeback_counter(result.device.compute_capability)
-    for raw, k in zip(raws, result.launches, strict=True):
+    for i, (raw, k) in enumerate(zip(raws, result.launches, strict=True)):
         where = f"{name} {raw.range_index}:{raw.action_index}"
         assert (k.launch.range_index, k.launch.action_index, k.launch.name) == (raw.range_index, raw.action_index,
                                                                                 raw.name), where
         seconds = duration(raw)
         assert k.duration_s.value == approx(seconds), where
-        expected = {p: flops(raw, p) for p in ("fp64", "fp32", "fp16")}
+        expected = {p: flops(raw, p) for p in ("fp64", "fp32")}
+        expected["fp16"] = flops(raw, "fp16", hfma2_moves(name)[i] if rate_count(raw, "hfma") is not None else None)
         expected.update(dram=dram_bytes(raw), l2=l2_bytes(raw), l1=l1_bytes(raw, counter))
         for p in ("fp64", "fp32", "fp16"):
             assert k.flops[p].value == (None if expected[p] is None else approx(expected[p])), f"{where} {p}"
@@ -377,10 +391,12 @@ def test_h100_rmsnorm_hierarchy_and_cross_checks(case):
     raw, k = raws[0], result.launches[0]
     t = raw["gpu__time_duration.sum"] * 1e-9
     assert raw["sm__cycles_elapsed.avg"] / raw[SM_CLOCK] == pytest.approx(t, rel=1e-6)
-    # FP16: 4 x hfma (half2); hadd/hmul have no rate in this report, so they are left out with a note
+    # FP16: 4 x hfma (half2); hadd/hmul have no rate in this report, so they are left out with a note. Every
+    # HFMA2 of this FP32 kernel is a zero-product register move (HFMA2.MMA Rd, -RZ, RZ, 0, 0): no FP16 FLOPs
     assert not raw.has(f"{inst('hadd')}.sum.per_cycle_elapsed")
-    fp16 = 4 * raw[f"{inst('hfma')}.sum.per_cycle_elapsed"] * raw[SMSP_CLOCK] * t
-    assert k.flops["fp16"].value == approx(fp16)
+    hfma = raw[f"{inst('hfma')}.sum.per_cycle_elapsed"] * raw[SMSP_CLOCK] * t
+    assert hfma == pytest.approx(hfma2_moves(H100)[0], rel=1e-12)
+    assert k.flops["fp16"].value == 4 * max(0.0, round(hfma - hfma2_moves(H100)[0])) == 0.0
     assert any("hadd" in note for note in k.notes)
     # L2 (ncu 2025): 32 B x lts2xbar active cycles == ncu's derived__lts__lts2xbar_bytes
     l2 = 32 * raw["lts__lts2xbar_cycles_active.sum.per_second"] * t
