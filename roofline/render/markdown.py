@@ -98,7 +98,7 @@ def report_blocks(a: ReportAnalysis, with_plot: bool = False, index: int = 0, im
     blocks = [Block("h2", f"`{Path(a.report.path).name}`")]
     blocks += [Block("warn", w) for w in a.report.warnings]
     if a.report.source == "model":
-        blocks.append(Block("warn", f"Report model, not an ncu measurement: {a.report.label or 'no label'}."))
+        blocks.append(Block("warn", f"Report model (JSON), not read from an .ncu-rep: {a.report.label or 'no label'}."))
     blocks += [Block("p", _gpu_line(a)), Block("h3", "Ceilings"), ceilings_table(a)]
     clock = median_ceilings(a.launches, "clock")
     if clock is not None and clock.clock_note:

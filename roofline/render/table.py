@@ -70,7 +70,8 @@ def _print_report(console: Console, a: ReportAnalysis) -> None:
     d = a.device
     console.print(f"[bold]{escape(a.report.path)}[/bold]", highlight=False)
     if a.report.source == "model":
-        console.print(f"[yellow]report model, not an ncu measurement: {escape(a.report.label or 'no label')}[/yellow]",
+        label = escape(a.report.label or "no label")
+        console.print(f"[yellow]report model (JSON), not read from an .ncu-rep: {label}[/yellow]",
                       highlight=False)
     console.print(f"{escape(d.name)}  CC {d.compute_capability or '?'}  {d.sm_count or '?'} SMs  "
                   f"{counted(len(a.launches), 'launch')}  total {seconds(a.total_time_s)}", highlight=False)

@@ -118,7 +118,7 @@ def test_brackets_in_names_paths_and_labels_print_literally():
     text = table.render([analyze_report(synthetic(["k[0]", "[bold]x", "gemm<float>[2]"]))], width=80)
     for literal in ("k[0]", "[bold]x", "gemm<float>[2]", "synthetic[1].json", "Test GPU [sim]", "hand-built [test]"):
         assert literal in text, literal
-    assert "report model, not an ncu measurement" in text
+    assert "report model (JSON), not read from an .ncu-rep" in text
 
 
 def test_numbers_in_the_row_follow_the_analysis():
