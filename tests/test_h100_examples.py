@@ -3,10 +3,11 @@
 
 GEMMs are M = N = K = 4096 (2*M*N*K FLOPs, on the precision's path: FFMA for FP32 with TF32 off, DMMA for FP64,
 the Tensor Cores for BF16/FP16/FP8); the triads a = b + s*c run over 2^26 FP32 elements (one FFMA, 2 FLOPs, and
-12 bytes each). Tolerances, from these reports (README, Accuracy): FLOPs within 0.1% (cuBLAS's FP32 kernel
-executes 0.02% more FFMAs than 2MNK); DRAM bytes from the bytes moved less the L2 capacity (stores still dirty
-in L2 when the kernel ends are written back after it) up to 1% above them. These files are in the repository,
-so these tests run without ../shared.
+12 bytes each) or 2^26 FP16 elements in pairs (one HFMA2 per pair: 2 FLOPs and 6 bytes each). Tolerances,
+from these reports (README, Accuracy): FLOPs within 0.1% (cuBLAS's FP32 kernel adds its epilogue's FFMAs,
+0.024% of 2MNK); DRAM bytes from the bytes moved less the L2 capacity (stores still dirty in L2 when the kernel
+ends are written back after it) up to 1% above them. These files are in the repository, so these tests run
+without ../shared.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ CASES = {
     "sgemm-cuda.roofline.ncu-rep": ("fp32", None, GEMM_FLOPS, None, "memory"),
     "triad-cupy.roofline.ncu-rep": ("fp32", None, TRIAD_FLOPS, TRIAD_BYTES, "memory"),
     "triad-cupy.full.ncu-rep": ("fp32", None, TRIAD_FLOPS, TRIAD_BYTES, "memory"),
+    # FP16 pairs: one HFMA2 (a real one, HFMA2.MMA R11, R4, R3, R6) per two elements, 6 bytes per element
+    "triad-half2.roofline.ncu-rep": ("fp16", None, TRIAD_FLOPS, 6.0 * TRIAD_N, "memory"),
+    "triad-half2.full.ncu-rep": ("fp16", None, TRIAD_FLOPS, 6.0 * TRIAD_N, "memory"),
     # report models of the reports too large to ship (examples/README.md)
     "torch-fp32.roofline.json": ("fp32", None, GEMM_FLOPS, None, "compute"),
     "torch-fp64.roofline.json": ("tensor", "fp64", GEMM_FLOPS, None, "compute"),
@@ -73,6 +77,14 @@ def test_flops_match_the_work_by_construction(case: tuple[str, Report, LaunchAna
     if dtype is not None:
         assert k.tensor_flops_by_type[dtype] == pytest.approx(expected, rel=FLOP_TOLERANCE)
         assert k.ceilings["report"].tensor_dtype == dtype
+
+
+def test_real_hfma2_arithmetic_is_kept_with_the_full_set() -> None:
+    """The half2 triad's HFMA2 instructions multiply real registers: none is a register move, so both sets
+    count the same FP16 FLOPs, 2 per element."""
+    full, partial = analysed("triad-half2.full.ncu-rep")[1], analysed("triad-half2.roofline.ncu-rep")[1]
+    assert full.flops["fp16"].value == pytest.approx(TRIAD_FLOPS, rel=1e-12)
+    assert partial.flops["fp16"].value == pytest.approx(TRIAD_FLOPS, rel=1e-12)
 
 
 @pytest.mark.parametrize("name", ["sgemm-cuda.full.json", "triad-cupy.full.ncu-rep", "triad-torch.full.json"])
