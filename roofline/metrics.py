@@ -249,6 +249,16 @@ def cuda_core_flops(launch: KernelLaunch, precision: str) -> Measured:
     return Measured(total, via=" + ".join(used) + " (thread instructions, predicate on)", notes=tuple(notes))
 
 
+def fma_instructions(launch: KernelLaunch, precision: str) -> float | None:
+    """Thread FMA instructions of one precision that do arithmetic (FP16: without the zero-product HFMA2 register
+    moves, as ``cuda_core_flops`` counts them); None without the counter."""
+    op = FMA_OP[precision]
+    fma = counter(launch, flop_counter(op), _SM_UNITS).value
+    if fma is None or op != "hfma":
+        return fma
+    return _hfma_arithmetic(launch, fma, 0.0, 0.0)[0]
+
+
 def counts_hfma(held: Iterable[str]) -> bool:
     """Whether a launch's metrics (``held``: their names) include the hfma counter in a form ``counter`` reads: only
     then do the FP16 FLOPs, and so HFMA_MOVES, count."""

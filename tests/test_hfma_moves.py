@@ -298,3 +298,12 @@ def test_a_cohort_gives_each_launch_what_it_gives_alone():
     for launch, k in zip(counted, together, strict=True):
         alone = m.cuda_core_flops(launch, "fp16")
         assert k.flops["fp16"].value == alone.value and [n for n in k.notes if "HFMA2" in n] == list(alone.notes)
+
+
+@pytest.mark.parametrize("hfma, hadd, moves, fp16, note", CASES)
+def test_fma_instructions_are_the_fma_term_of_the_flops(hfma, hadd, moves, fp16, note):
+    """The instruction-mix diagnostic's FMA count is the one the FP16 FLOPs use (moves left out), so its share
+    of the FP16 FLOPs never exceeds 1."""
+    launch = _fp16_launch(0, hfma, hadd, moves)
+    fma = m.fma_instructions(launch, "fp16")
+    assert fma is not None and 4 * fma + 2 * hadd == m.cuda_core_flops(launch, "fp16").value

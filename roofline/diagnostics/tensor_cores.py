@@ -39,7 +39,6 @@ NO_GAIN_RATIO = 1.05  # a tensor roof within 5% of the CUDA-core roof gains noth
 TENSOR_TYPE_FOR = {"fp64": "fp64", "fp32": "tf32", "fp16": "fp16"}  # the Tensor Core type for CUDA-core math
 FAMILY_NAMES = {"hmma": "HMMA", "imma": "IMMA", "dmma": "DMMA", "gmma": "GMMA"}
 FAMILY_TYPES = {"hmma": "FP16/BF16/TF32", "imma": "INT8/INT4", "dmma": "FP64", "gmma": "Hopper warpgroup MMA"}
-_SM_UNITS = ("sm__", "smsp__")  # counters ncu stores under either prefix (same .sum)
 
 
 @dataclass(frozen=True)
@@ -189,10 +188,9 @@ def _cuda_core_precision(a: LaunchAnalysis) -> str | None:
 
 def _fma_share(a: LaunchAnalysis, precision: str) -> float | None:
     """Fraction of one precision's FLOPs that come from FMA instructions."""
-    op = m.FMA_OP[precision]
-    fma = m.counter(a.launch, m.flop_counter(op), _SM_UNITS).value
+    fma = m.fma_instructions(a.launch, precision)
     total = a.flops[precision].value
-    return dict(m.FLOP_TERMS[precision])[op] * fma / total if fma is not None and total else None
+    return dict(m.FLOP_TERMS[precision])[m.FMA_OP[precision]] * fma / total if fma is not None and total else None
 
 
 # --- Findings -----------------------------------------------------------------------------------------
