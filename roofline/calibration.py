@@ -134,9 +134,9 @@ def measured_ceilings(cal: Calibration, tensor_dtype: str) -> Ceilings:
             why = roof.missing if roof and roof.missing else "not a roof calibrate measures"
             missing[key] = f"{roof_key} not measured in {where}: {why}"
     clocks = sorted(r.used.sm_clock_hz for r in cal.roofs.values() if r.used and r.used.sm_clock_hz)
-    span = "" if not clocks else f" (SM clock {clocks[0] / 1e9:.2f}" + (
-        f"-{clocks[-1] / 1e9:.2f}" if clocks[-1] - clocks[0] > 5e6 else "") + " GHz)"
-    note = f"calibrated {cal.date} under ncu's clock control{span}"
+    span = "" if not clocks else f", SM clock {clocks[0] / 1e9:.2f}" + (
+        f"-{clocks[-1] / 1e9:.2f}" if clocks[-1] - clocks[0] > 5e6 else "") + " GHz"
+    note = f"measured {cal.date} by roofline calibrate under ncu's clock control{span}"
     return Ceilings("measured", {k: values[k] for k in ("fp64", "fp32", "fp16", "tensor")},
                     {k: values[k] for k in ("dram", "l2", "l1")}, clock_note=note, tensor_dtype=tensor_dtype,
                     missing=missing)

@@ -82,7 +82,17 @@ def spec_dict(spec: DeviceSpec) -> dict[str, Any]:
         "bandwidth": {"l2_bytes_per_s": cited("bandwidth.l2_bytes_per_s", spec.l2_bytes_per_s),
                       "l1_bytes_per_s": cited("bandwidth.l1_bytes_per_s", spec.l1_bytes_per_s)},
         "notes": spec.notes,
+        **({"measured": {"file": spec.measured.path, **_calibration(spec)}} if spec.measured else {}),
     }
+
+
+def _calibration(spec: DeviceSpec) -> dict[str, Any]:
+    """The spec's calibration (roofline calibrate) as in its file."""
+    from roofline.calibration import to_yaml_dict
+
+    assert spec.measured is not None
+    measured: dict[str, Any] = to_yaml_dict(spec.measured)["measured"]
+    return measured
 
 
 def _print_table(spec: DeviceSpec) -> None:
@@ -114,6 +124,28 @@ def _print_table(spec: DeviceSpec) -> None:
     console.print(table)
     if spec.notes:
         console.print(f"notes: {spec.notes}", highlight=False)
+    if spec.measured is not None:
+        _print_calibration(console, spec)
+
+
+def _print_calibration(console: Any, spec: DeviceSpec) -> None:
+    """The calibrated roofs (--ceilings measured): the rate under ncu and at default clocks, how each was measured."""
+    from rich.table import Table
+
+    from roofline.calibration import BANDWIDTHS
+    from roofline.units import si
+
+    cal = spec.measured
+    assert cal is not None
+    console.print(f"calibrated {cal.date} ({cal.software}): {cal.path}", highlight=False)
+    table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold")
+    for col in ("roof", "under ncu", "default clocks", "how"):
+        table.add_column(col, justify="right" if col in ("under ncu", "default clocks") else "left")
+    for key, roof in cal.roofs.items():
+        unit = "B/s" if key in BANDWIDTHS else "FLOP/s"
+        table.add_row(key, si(roof.ncu.median if roof.ncu else None, unit),
+                      si(roof.default.median if roof.default else None, unit), roof.method or roof.missing)
+    console.print(table)
 
 
 @app.command("check")

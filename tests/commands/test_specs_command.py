@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import yaml
 from typer.testing import CliRunner
@@ -55,3 +56,14 @@ def test_malformed_user_spec_is_one_line_exit_2(tmp_path):
     result = runner.invoke(app, ["specs", "list", "--specs", str(bad)])
     assert result.exit_code == 2
     assert "bad.yaml: key 'peaks.fp32'" in result.output and result.output.count("\n") == 1
+
+
+def test_show_includes_the_calibration_of_a_calibrated_gpu():
+    path = Path(__file__).resolve().parents[2] / "device_specs" / "measured" / "h100-sxm5.yaml"
+    shipped = yaml.safe_load(path.read_text(encoding="utf-8"))["measured"]
+    data = json.loads(runner.invoke(app, ["specs", "show", "h100-sxm5", "--format", "json"]).output)
+    assert data["measured"]["file"].endswith("h100-sxm5.yaml")
+    assert data["measured"]["roofs"]["tensor_bf16"] == shipped["roofs"]["tensor_bf16"]
+    table = runner.invoke(app, ["specs", "show", "h100-sxm5"], env={"COLUMNS": "160"}).output
+    assert f"calibrated {shipped['date']}" in table and "STREAM copy of 1024 MiB" in table
+    assert "measured" not in json.loads(runner.invoke(app, ["specs", "show", "a10g", "-f", "json"]).output)
