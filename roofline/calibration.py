@@ -12,6 +12,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from roofline.errors import SpecError
@@ -121,7 +122,7 @@ def measure(benchmarks: Sequence[Mapping[str, Any]], ncu_launches: Sequence[Kern
 def measured_ceilings(cal: Calibration, tensor_dtype: str) -> Ceilings:
     """The calibrated roofs as a ceiling set; the tensor roof is the one of ``tensor_dtype``; a roof not
     calibrated is None with the reason."""
-    where = f"the calibration of {cal.spec_id} ({cal.path or cal.date})"
+    where = f"the calibration of {cal.spec_id} ({Path(cal.path).name + ', ' if cal.path else ''}{cal.date})"
     keys = {"fp64": "fp64", "fp32": "fp32", "fp16": "fp16", "tensor": f"tensor_{tensor_dtype}",
             "dram": "dram", "l2": "l2", "l1": "l1"}
     values: dict[str, float | None] = {}

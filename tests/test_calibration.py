@@ -161,3 +161,18 @@ def test_a_user_calibration_overrides_the_shipped_one(tmp_path: Path) -> None:
     path.write_text(yaml.safe_dump(data))
     spec = load_catalog([path]).get("h100-sxm5")
     assert spec.measured is not None and ncu_median(spec.measured.roofs["dram"]) == 2.0e12
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "device_specs" / "measured").glob("*.yaml")), ids=lambda p: p.stem)
+def test_every_shipped_calibration_attaches_and_sits_below_its_datasheet(path: Path) -> None:
+    """Each file in device_specs/measured calibrates a shipped spec, and every roof it measured is achievable:
+    below the dense datasheet peak at the boost clock, and above half of it."""
+    cal = calibration.parse(yaml.safe_load(path.read_text()), str(path))
+    spec = load_catalog().get(cal.spec_id)
+    assert spec.measured is not None and spec.measured.path == str(path)
+    sheet = {"dram": spec.memory_bandwidth_bytes_per_s, **spec.peaks}
+    for key, roof in cal.roofs.items():
+        for rate in (roof.ncu, roof.default):
+            assert rate is not None and rate.low <= rate.median <= rate.high, key
+            if key in sheet:
+                assert 0.5 < rate.median / sheet[key] < 1.0, key
