@@ -202,7 +202,7 @@ def kernel_blocks(rank: int, g: KernelGroup, anchor: str = "") -> list[Block]:
     blocks += [Block("p", f"{counted(len(g.launches), 'launch')}, {seconds(g.total_s)} ({share} of the profiled time), "
                           f"recoverable {seconds(g.recoverable_s)}{which}."),
                Block("p", verdict_text(k)), position_table(k), Block("p", roof_text(k))]
-    blocks += [Block("note", f"{note}.") for note in k.level_notes]
+    blocks += [Block("note", f"{note}.") for note in (*k.notes, *k.level_notes)]
     blocks += [Block("warn", flag) for flag in k.flags]
     waits = stall_items(k)
     if waits:

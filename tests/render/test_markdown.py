@@ -120,3 +120,11 @@ def test_kernels_are_headed_by_their_function_name_then_their_demangled_name(sha
     page = html.render([a])
     assert "<code>distribution_elementwise_grid_stride_kernel</code>" in page
     assert f"demangled: <code>{std_html.escape(demangled, quote=False)}</code>" in page
+
+
+def test_a_kernel_section_carries_its_launch_notes():
+    """The H100 triad's full-set report leaves its HFMA2 register moves out of the FP16 FLOPs; its section says so
+    (the note the terminal table and JSON carry)."""
+    triad = analyze_files([EXAMPLE.parent / "h100" / "triad-cupy.full.ncu-rep"])[0]
+    note = next(n for n in triad.launches[0].notes if "zero-product HFMA2" in n)
+    assert f"> {note}." in markdown.render([triad])
