@@ -37,6 +37,8 @@ COMPARE = (("a10g_sgemm-blocktiling_roofline", "rtx3080_sgemm-vs-cublas_full"),
 SUMMARY = (("rtx4070ti_pytorch-sim_full", "v100_miniweather-openacc_full"), "summary_rtx4070ti+v100")
 CROSS = "rtx4070ti-vs-h100-pcie_larger"  # issue 12: one application on two GPUs, at two problem sizes
 REGRESSION = "rtx4070ti_linspace-584x_diff"  # issue 12: a 584x slower kernel on the same GPU, diffed by default
+H100 = ("torch-bf16.full.ncu-rep", "torch-fp64.full.json", "sgemm-cuda.full.json", "triad-cupy.full.ncu-rep")
+H100_STEM = "h100_known-kernels"  # issue 7: kernels of known work profiled on an H100 by this project (examples/h100)
 MODELS = REPO / ".regenerate-models"  # the temporary report models (a fixed name: outputs show relative paths)
 
 
@@ -71,19 +73,20 @@ def cross_generation() -> None:
         shutil.rmtree(MODELS)
 
 
-def report_outputs(source: Path, stem: str) -> None:
-    """Markdown (with its PNG), HTML and CSV of one report."""
-    roofline("report", source, "-f", "markdown", "-o", REPORTS / f"{stem}.md")
-    roofline("report", source, "-f", "html", "-o", REPORTS / f"{stem}.html")
-    roofline("report", source, "-f", "csv", "-o", REPORTS / f"{stem}.csv")
+def report_outputs(stem: str, *sources: Path) -> None:
+    """Markdown (with its PNG), HTML and CSV of one or more reports."""
+    roofline("report", *sources, "-f", "markdown", "-o", REPORTS / f"{stem}.md")
+    roofline("report", *sources, "-f", "html", "-o", REPORTS / f"{stem}.html")
+    roofline("report", *sources, "-f", "csv", "-o", REPORTS / f"{stem}.csv")
 
 
 def main() -> None:
     for model in sorted((REPO / "examples").glob("*.roofline.json")):
-        report_outputs(model, model.name.removesuffix(".roofline.json"))
+        report_outputs(model.name.removesuffix(".roofline.json"), model)
+    report_outputs(H100_STEM, *(REPO / "examples" / "h100" / name for name in H100))
     if SHARED.is_dir():
         for name in REAL:
-            report_outputs(SHARED / f"{name}.ncu-rep", name)
+            report_outputs(name, SHARED / f"{name}.ncu-rep")
         (a, b), options, stem = COMPARE
         for normalize in ((), ("--normalize",)):
             suffix = "_normalized" if normalize else ""
@@ -98,7 +101,7 @@ def main() -> None:
     if browser is None:
         print("no Chromium found: the HTML screenshot was not regenerated", file=sys.stderr)
     else:
-        for page, height in (("h100-sxm_synthetic.html", 1700), (f"{CROSS}.html", 2200)):
+        for page, height in (("h100-sxm_synthetic.html", 1700), (f"{H100_STEM}.html", 2200), (f"{CROSS}.html", 2200)):
             if (REPORTS / page).is_file():
                 screenshot(browser, REPORTS / page, REPORTS / f"{page}.png", 1280, height)
                 print(f"wrote {REPORTS / page}.png", file=sys.stderr)
