@@ -59,9 +59,10 @@ def calibrate(
 
     if output is not None:
         _refuse_overwrite(output, force)
+    install = None if no_ncu else _find_ncu(ncu)  # before minutes of benchmarks, not after them
     with tempfile.TemporaryDirectory(prefix="roofline-calibrate-") as tmp:
         result = _run_benchmarks(Path(tmp) / "default.json", reps)
-        launches, ncu_text = (None, "not run (--no-ncu)") if no_ncu else _run_under_ncu(Path(tmp), ncu)
+        launches, ncu_text = (None, "not run (--no-ncu)") if install is None else _run_under_ncu(Path(tmp), install)
     device = result["device"]["name"]
     spec = _spec_for(device, load_catalog(specs or ()).specs)
     spec_id = spec.id if spec else _slug(device)
@@ -107,12 +108,21 @@ def _run_benchmarks(out: Path, reps: int) -> dict[str, Any]:
     return data
 
 
-def _run_under_ncu(tmp: Path, ncu: str | None) -> tuple[list[KernelLaunch], str]:
+def _find_ncu(ncu: str | None) -> driver.NcuInstall:
+    """The ncu to time the benchmarks with; its NcuError also offers --no-ncu."""
+    from roofline.errors import NcuError
+
+    try:
+        return driver.find_ncu(ncu)
+    except NcuError as err:
+        raise NcuError(err.message, f"{err.hint}; or calibrate at default clocks only with --no-ncu") from None
+
+
+def _run_under_ncu(tmp: Path, install: driver.NcuInstall) -> tuple[list[KernelLaunch], str]:
     """Run the microbenchmarks under ncu (its default clock control, caches left warm, NVTX ranges recorded);
     the launches of the report and the ncu used."""
     from roofline import load
 
-    install = driver.find_ncu(ncu)
     typer.echo(f"roofline: running the microbenchmarks under {install.describe()}", err=True)
     app = _microbench_argv(tmp / "ncu.json", NCU_REPS)
     plan = driver.make_plan(install.path, ncu_options(), str(tmp / "calibrate"), app)

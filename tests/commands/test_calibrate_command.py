@@ -39,7 +39,8 @@ def h100_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     default = json.loads((DATA / "h100-default.json").read_text())
     launches = list(roofline.load(DATA / "h100-ncu.roofline.json").launches)
     monkeypatch.setattr(command, "_run_benchmarks", lambda out, reps: default)
-    monkeypatch.setattr(command, "_run_under_ncu", lambda tmp, ncu: (launches, "ncu 2025.3.1.0"))
+    monkeypatch.setattr(command, "_find_ncu", lambda ncu: object())
+    monkeypatch.setattr(command, "_run_under_ncu", lambda tmp, install: (launches, "ncu 2025.3.1.0"))
 
 
 def test_without_a_gpu_it_fails_in_one_line_with_the_fix(tmp_path: Path) -> None:
@@ -97,3 +98,13 @@ def test_ceilings_measured_without_a_calibration_says_how_to_make_one() -> None:
     with pytest.raises(SpecError, match="no calibrated ceilings for h100-sxm5") as err:
         analyze_loaded(report, AnalysisOptions(ceilings="measured"), catalog=SpecCatalog([spec]))
     assert "roofline calibrate --output device_specs/measured/<id>.yaml" in str(err.value)
+
+
+def test_a_missing_ncu_is_reported_before_the_benchmarks_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ran: list[str] = []
+    monkeypatch.setattr(command, "_run_benchmarks", lambda out, reps: ran.append("benchmarks"))
+    result = runner.invoke(app, ["calibrate", "--output", str(tmp_path / "x.yaml"), "--ncu",
+                                 str(tmp_path / "no-ncu")])
+    assert result.exit_code != 0 and not ran
+    assert "not an executable file" in result.output and "or calibrate at default clocks only with --no-ncu" in \
+        result.output
