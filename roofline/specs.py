@@ -109,6 +109,8 @@ class SpecCatalog:
 
             cals = [parse(validation.load_yaml(p), str(p)) for p in self._lazy_calibrations]
             self._calibrations = {c.spec_id: c for c in (*cals, *self._user_calibrations)}
+            if self._user_calibrations:
+                _ = self.specs  # checks that each user calibration names a spec, whichever lookup came first
         cal = self._calibrations.get(spec.id)
         return spec if cal is None or spec.measured is cal else replace(spec, measured=cal)
 

@@ -176,3 +176,13 @@ def test_every_shipped_calibration_attaches_and_sits_below_its_datasheet(path: P
             assert rate is not None and rate.low <= rate.median <= rate.high, key
             if key in sheet:
                 assert 0.5 < rate.median / sheet[key] < 1.0, key
+
+
+def test_a_user_calibration_for_an_unknown_spec_id_is_refused_when_matching_too(tmp_path: Path) -> None:
+    """Matching a report's GPU by display name parses few specs; a calibration naming no spec is refused there too,
+    not silently ignored."""
+    path = tmp_path / "gpu.yaml"
+    path.write_text(yaml.safe_dump({"id": "h100-sxm", "measured": {"roofs": {}}}))
+    report = roofline.load(BF16_GEMM)
+    with pytest.raises(SpecError, match="calibrates 'h100-sxm', which no device spec has as its id"):
+        load_catalog([path]).match(report.device)
