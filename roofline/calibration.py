@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from roofline.errors import SpecError
+from roofline.microbench import NVTX_PREFIX
 from roofline.model import Ceilings, KernelLaunch
 
 # The roofs calibrate measures: memory levels in bytes/s, the others in FLOP/s (names as in device_specs peaks).
@@ -23,7 +24,6 @@ BANDWIDTHS = ("dram", "l2")
 FLOP_RATES = ("fp64", "fp32", "tensor_fp64", "tensor_tf32", "tensor_fp16", "tensor_bf16", "tensor_fp8")
 ROOFS = (*BANDWIDTHS, *FLOP_RATES)
 NCU, DEFAULT = "ncu", "default"  # the two clock settings a roof is measured at
-NVTX_PREFIX = "roofline_"  # microbench's NVTX range of benchmark NAME (roofline.microbench.NVTX_PREFIX)
 NCU_METRICS = ("gpu__time_duration.sum", "sm__cycles_elapsed.avg.per_second")
 HINT = "run 'roofline calibrate --output device_specs/measured/<id>.yaml' on that GPU (see device_specs/README.md)"
 

@@ -62,24 +62,25 @@ def calibrate(
     install = None if no_ncu else _find_ncu(ncu)  # before minutes of benchmarks, not after them
     with tempfile.TemporaryDirectory(prefix="roofline-calibrate-") as tmp:
         result = _run_benchmarks(Path(tmp) / "default.json", reps)
-        launches, ncu_text = (None, "not run (--no-ncu)") if install is None else _run_under_ncu(Path(tmp), install)
+        launches, ncu_used = (None, "") if install is None else _run_under_ncu(Path(tmp), install)
     device = result["device"]["name"]
     spec = _spec_for(device, load_catalog(specs or ()).specs)
     spec_id = spec.id if spec else _slug(device)
-    software = ", ".join(filter(None, [f"roofline {__version__}", ncu_text if launches is not None else "",
-                                       result.get("software", "")]))
+    software = ", ".join(filter(None, [f"roofline {__version__}", ncu_used, result.get("software", "")]))
     cal = Calibration(spec_id, device, datetime.date.today().isoformat(), software,
-                      measure(result["benchmarks"], launches, "" if launches is not None else "ncu " + ncu_text))
+                      measure(result["benchmarks"], launches, "" if install else "ncu not run (--no-ncu)"))
     _print_table(cal, spec)
     path = output or Path(f"{spec_id}.calibration.yaml")
     _refuse_overwrite(path, force)
     import yaml
 
+    from roofline.commands.output import write_output
+
     header = (f"# Calibrated roofs of {device}, written by roofline calibrate (rates in FLOP/s and bytes/s).\n"
               "# ncu: under ncu's clock control (used by --ceilings measured); default: the GPU's default clocks.\n")
-    path.write_text(header + yaml.safe_dump(to_yaml_dict(cal), sort_keys=False), encoding="utf-8")
+    write_output(path, header + yaml.safe_dump(to_yaml_dict(cal), sort_keys=False))
     hint = "" if spec else f" (no device spec matches '{device}': add one with id '{spec_id}' to use it)"
-    typer.echo(f"roofline: wrote {path}; analyse with --specs {path} --ceilings measured{hint}", err=True)
+    typer.echo(f"roofline: analyse with --specs {path} --ceilings measured{hint}", err=True)
 
 
 def _refuse_overwrite(path: Path, force: bool) -> None:

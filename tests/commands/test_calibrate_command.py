@@ -5,6 +5,7 @@ never over an existing one."""
 from __future__ import annotations
 
 import json
+import statistics
 import subprocess
 import sys
 from dataclasses import replace
@@ -77,11 +78,34 @@ def test_writes_a_calibration_the_analysis_uses(tmp_path: Path, h100_runs: None)
 
 def test_never_overwrites_without_force(tmp_path: Path, h100_runs: None) -> None:
     out = tmp_path / "h100.yaml"
-    out.write_text("mine")
+    assert runner.invoke(app, ["calibrate", "--output", str(out)]).exit_code == 0
+    mine = out.read_text()
     refused = runner.invoke(app, ["calibrate", "--output", str(out)])
-    assert refused.exit_code == 2 and "exists" in refused.output and out.read_text() == "mine"
+    assert refused.exit_code == 2 and "exists" in refused.output and out.read_text() == mine
     assert runner.invoke(app, ["calibrate", "--output", str(out), "--force"]).exit_code == 0
     assert yaml.safe_load(out.read_text())["id"] == "h100-sxm5"
+
+
+def test_force_never_replaces_a_file_roofline_did_not_write(tmp_path: Path, h100_runs: None) -> None:
+    """The file goes through the one output writer, which keeps its promise even under --force."""
+    out = tmp_path / "h100.yaml"
+    out.write_text("mine")
+    refused = runner.invoke(app, ["calibrate", "--output", str(out), "--force"])
+    assert refused.exit_code == 2 and out.read_text() == "mine" and "Traceback" not in refused.output
+
+
+def test_the_table_gives_each_roof_and_its_ratio_to_the_datasheet(h100_runs: None, tmp_path: Path) -> None:
+    """The DRAM row: the median of the copy's bytes over each launch's ncu duration, and that over the H100 SXM5
+    datasheet's 3.35 TB/s, computed here from the fixtures."""
+    default = json.loads((DATA / "h100-default.json").read_text())
+    work = next(b["work"] for b in default["benchmarks"] if b["name"] == "dram")
+    launches = roofline.load(DATA / "h100-ncu.roofline.json").launches
+    times = [float(k.metrics["gpu__time_duration.sum"] or 0) * 1e-9 for k in launches
+             if k.nvtx_ranges == ("roofline_dram",)]
+    rate = statistics.median(work / t for t in times)
+    result = runner.invoke(app, ["calibrate", "--output", str(tmp_path / "x.yaml")], env={"COLUMNS": "200"})
+    row = next(line for line in result.output.splitlines() if line.startswith("dram "))
+    assert f"{rate / 1e12:.3g} TB/s" in row and f" {rate / 3.35e12:.2f} " in row
 
 
 def test_no_ncu_keeps_default_clock_rates_with_the_reason(tmp_path: Path, h100_runs: None) -> None:

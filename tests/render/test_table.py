@@ -204,3 +204,23 @@ def test_wide_tables_cut_no_name(roofline_report):
     text = table.render([h800], width=100_000)
     full = h800.launches[0].launch.demangled_name.removeprefix("void ")
     assert full[:full.rindex("(")] + " (1056)x(256)" in text  # scope, function, every template argument
+
+
+def test_ceilings_table_shows_the_calibrated_roofs_with_their_ratio():
+    """The H100 SXM5 has a shipped calibration: its FP32 and DRAM rows carry the calibrated roof (read from the
+    file here) and its ratio to the datasheet's 66.9 TFLOP/s and 3.35 TB/s."""
+    from pathlib import Path
+
+    import yaml
+
+    from roofline.pipeline import analyze_files
+
+    root = Path(__file__).resolve().parents[2]
+    roofs = yaml.safe_load((root / "device_specs/measured/h100-sxm5.yaml").read_text())["measured"]["roofs"]
+    text = table.render(analyze_files([root / "examples/h100/triad-cupy.roofline.ncu-rep"]), width=120)
+    assert "calibrated  ratio" in text
+    fp32, dram = roofs["fp32"]["ncu"]["median"], roofs["dram"]["ncu"]["median"]
+    fp32_row = next(line for line in text.splitlines() if line.startswith("FP32 "))
+    dram_row = next(line for line in text.splitlines() if line.startswith("DRAM "))
+    assert fp32_row.split()[-3:] == [f"{fp32 / 1e12:.3g}", "TFLOP/s", f"{fp32 / 66.9e12:.2f}"]
+    assert dram_row.split()[-3:] == [f"{dram / 1e12:.3g}", "TB/s", f"{dram / 3.35e12:.2f}"]
