@@ -27,7 +27,8 @@ CeilingSet = Literal["spec", "report", "clock", "measured"]
 
 
 def _frozen(d: Mapping[str, Any] | None) -> Mapping[str, Any]:
-    return MappingProxyType(dict(d or {}))
+    """A read-only copy of ``d``; a read-only view is kept as it is (whoever made it chose to share the mapping)."""
+    return d if type(d) is MappingProxyType else MappingProxyType(dict(d or {}))
 
 
 @dataclass(frozen=True)
@@ -200,7 +201,9 @@ class Report:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], path: str, source: str = "model") -> Report:
-        """Rebuild a report from ``to_dict`` output; raises ``ValueError`` on a malformed document."""
+        """Rebuild a report from ``to_dict`` output; raises ``ValueError`` on a malformed document. The launches
+        read their metrics through views of the document's mappings (copying millions of values costs seconds):
+        leave ``data`` unchanged afterwards."""
         if data.get("format") != MODEL_FORMAT:
             raise ValueError(f"not a {MODEL_FORMAT} document (format={data.get('format')!r})")
         if data.get("version") != MODEL_VERSION:
@@ -256,4 +259,5 @@ def _launch_from_dict(item: Mapping[str, Any]) -> KernelLaunch:
     fields["nvtx_ranges"] = tuple(fields.get("nvtx_ranges", ()))
     fields["nan_metrics"] = frozenset(fields.get("nan_metrics", ()))
     fields["rules"] = tuple(_rule_from_dict(rule) for rule in fields.get("rules", ()))
+    fields["metrics"] = MappingProxyType(fields.get("metrics", {}))  # the document's own, not a copy of it
     return KernelLaunch(**fields)

@@ -13,8 +13,10 @@ Only the option types are imported with this module; the analysis modules load o
 
 from __future__ import annotations
 
+import gc
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -91,7 +93,8 @@ def map_reports(paths: Sequence[str | os.PathLike[str]], then: Callable[[ReportA
 
         def one(path: str | os.PathLike[str]) -> T | RooflineError:
             try:
-                return then(analyze_loaded(load_report(path, options.time_limit_s), options, specs))
+                with _collector_paused():
+                    return then(analyze_loaded(load_report(path, options.time_limit_s), options, specs))
             except RooflineError as err:
                 return err
 
@@ -110,6 +113,20 @@ def map_reports(paths: Sequence[str | os.PathLike[str]], then: Callable[[ReportA
 
 def _same(analysis: ReportAnalysis) -> ReportAnalysis:
     return analysis
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector paused while a report is loaded and analysed, then as it was. Every object
+    of a report model stays alive to the end, and each full collection walks them all again: a tenth of the time
+    at 100,000 launches. Reference counting still frees what is dropped; the analysis makes no cycles to collect."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def _preload() -> None:

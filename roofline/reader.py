@@ -53,12 +53,10 @@ _SPEEDUP_TYPES = {1: "local", 2: "global"}  # ncu_report.SpeedupType (0: unknown
 def load_report(path: str | os.PathLike[str], time_limit_s: float | None = None) -> Report:
     """Load one report file (``.ncu-rep`` or a ``.json`` report model), validated; ReportError on bad input.
     ``time_limit_s`` bounds the native reader (default: ``read_time_limit`` of the file's size)."""
-    from roofline import validation
-
     p = Path(path)
     size = _check_file(p)
     if p.suffix == MODEL_SUFFIX:
-        report = validation.check_report(_load_model(p, size))
+        report = _load_model(p, size)
     else:
         _check_magic(p)
         report = _load_ncu_rep(p, time_limit_s or read_time_limit(size))
@@ -111,7 +109,8 @@ def _opened(p: Path) -> Any:
 
 
 def _load_model(p: Path, size: int) -> Report:
-    """A report model: bounded size, UTF-8 JSON, every field typed (``validation.check_model_document``)."""
+    """A report model: bounded size, UTF-8 JSON, every field typed (``validation.check_model_document``), its ranges
+    checked (``validation.check_report``)."""
     import json
 
     from roofline import validation
@@ -131,8 +130,8 @@ def _load_model(p: Path, size: int) -> Report:
         raise ReportError(f"{p}: JSON nested too deeply to be a report model", not_model) from None
     except ValueError as err:  # json.JSONDecodeError, and numbers too long to convert
         raise ReportError(f"{p}: not a valid roofline report model ({err})", not_model) from None
-    validation.check_model_document(data, p)
-    return Report.from_dict(data, str(p))
+    unsure = validation.check_model_document(data, p)
+    return validation.check_report(Report.from_dict(data, str(p)), unsure=unsure)
 
 
 def _load_ncu_rep(p: Path, time_limit_s: float) -> Report:

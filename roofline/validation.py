@@ -20,11 +20,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from roofline.cohorts import cohorts
 from roofline.errors import ReportError, SpecError
 from roofline.metrics import (
     CLOCK_METRICS,
@@ -36,9 +36,6 @@ from roofline.metrics import (
     LAUNCH_SHARED,
 )
 from roofline.model import MODEL_FORMAT, MODEL_VERSION, Device, KernelLaunch, Report
-
-if TYPE_CHECKING:  # pragma: no cover
-    import numpy as np
 
 # --- Physical limits ------------------------------------------------------------------------------------------
 # CUDA C Programming Guide, "Technical Specifications per Compute Capability" (every CC from 5.0 to 12.x).
@@ -79,17 +76,6 @@ class Limit:
         if below or above:
             return f"is {value:g}, expected {self.describe()}"
         return None
-
-    def holds(self, values: np.ndarray) -> np.ndarray:
-        """Which of many float values ``problem`` finds nothing wrong with (NaN and infinities never hold)."""
-        import numpy as np
-
-        with np.errstate(invalid="ignore"):
-            ok = np.isfinite(values) & (values > self.low if self.low_open else values >= self.low)
-            ok &= values < self.high if self.high_open else values <= self.high
-            if self.integer:
-                ok &= values == np.floor(values)
-        return ok
 
     def describe(self) -> str:
         low = f"{self.low:g} {'<' if self.low_open else '<='} value"
@@ -185,10 +171,11 @@ _SPEEDUP_TYPES = ("local", "global", "")
 _METRIC_TYPES = (float, int, str)  # a metric's value in a model, exactly (bool is not a number here)
 
 
-def check_model_document(data: object, path: str | Path) -> None:
+def check_model_document(data: object, path: str | Path) -> set[int]:
     """The types of a report-model document (``Report.to_dict``), before it is turned into a ``Report``: every
     field of the right type and every number representable, so building the model cannot fail. Ranges are
-    checked on the model (``check_report``)."""
+    checked on the model (``check_report``); the positions returned are the launches with a metric value that may
+    be out of range (``_counts_unsure``), found in the same pass over the values."""
     doc = _Document(path)
     top = doc.mapping(data, "the document")
     if top.get("format") != MODEL_FORMAT:
@@ -205,8 +192,8 @@ def check_model_document(data: object, path: str | Path) -> None:
     launches = top["launches"]
     if not isinstance(launches, list):
         raise doc.fail("launches", f"is {_shown(launches)}, expected a list")
-    for i, item in enumerate(launches):
-        _check_launch_types(doc, doc.mapping(item, f"launches[{i}]"), f"launches[{i}]")
+    return {i for i, item in enumerate(launches)
+            if _check_launch_types(doc, doc.mapping(item, f"launches[{i}]"), f"launches[{i}]")}
 
 
 def _check_device_types(doc: _Document, device: Mapping[str, Any]) -> None:
@@ -222,7 +209,8 @@ def _check_device_types(doc: _Document, device: Mapping[str, Any]) -> None:
             doc.numeric(value, f"device.attributes.{key}")
 
 
-def _check_launch_types(doc: _Document, item: Mapping[str, Any], field: str) -> None:
+def _check_launch_types(doc: _Document, item: Mapping[str, Any], field: str) -> bool:
+    """Refuse a launch with a field of the wrong type; True when a metric value may be out of range."""
     doc.keys(item, field, _LAUNCH_FIELDS, ("range_index", "action_index", "name"))
     for key in ("range_index", "action_index"):
         doc.number(item[key], f"{field}.{key}", WHOLE)
@@ -241,15 +229,16 @@ def _check_launch_types(doc: _Document, item: Mapping[str, Any], field: str) -> 
     doc.texts(item.get("nvtx_ranges", []), f"{field}.nvtx_ranges")
     doc.texts(item.get("nan_metrics", []), f"{field}.nan_metrics")
     metrics = doc.mapping(item.get("metrics", {}), f"{field}.metrics")
-    # one pass in a comprehension picks the values numeric() would refuse (it says why); non-finite values are a
-    # range problem: the launch is marked invalid
-    for name in [n for n, v in metrics.items() if type(v) not in _METRIC_TYPES or type(v) is int and abs(v) > LARGEST]:
-        doc.numeric(metrics[name], f"{field}.metrics.{name}")
+    unsure = _counts_unsure(metrics)
+    for name in [n for n, v in metrics.items() if type(v) not in _METRIC_TYPES or type(v) is int and abs(v) > LARGEST
+                 ] if unsure else ():
+        doc.numeric(metrics[name], f"{field}.metrics.{name}")  # says why it is no number, or out of their range
     rules = item.get("rules", [])
     if not isinstance(rules, list):
         raise doc.fail(f"{field}.rules", f"is {_shown(rules)}, expected a list")
     for j, rule in enumerate(rules):
         _check_rule_types(doc, doc.mapping(rule, f"{field}.rules[{j}]"), f"{field}.rules[{j}]")
+    return unsure
 
 
 def _check_rule_types(doc: _Document, rule: Mapping[str, Any], where: str) -> None:
@@ -277,16 +266,18 @@ def _check_rule_types(doc: _Document, rule: Mapping[str, Any], where: str) -> No
 
 # --- Ranges of a loaded report ----------------------------------------------------------------------------------
 def check_report(report: Report, fix: str = MODEL_FIX, launch_devices: Sequence[str] = (),
-                 notes: Sequence[str] = (), foreign_from: int | None = None) -> Report:
+                 notes: Sequence[str] = (), foreign_from: int | None = None,
+                 unsure: AbstractSet[int] | None = None) -> Report:
     """A report with its ranges checked: an impossible device raises ReportError (naming the field and ``fix``);
     each launch with impossible attributes is marked ``invalid``; records that contradict each other become
     ``warnings``. From an .ncu-rep come ``launch_devices`` (the device each launch names), ``notes`` (what the
-    file's structure showed) and ``foreign_from`` (the first launch recorded after another report was appended)."""
+    file's structure showed) and ``foreign_from`` (the first launch recorded after another report was appended);
+    from a model's type check, ``unsure``: the launches whose metric values it found may be out of range."""
     problem = device_problem(report.device)
     if problem:
         raise ReportError(f"{report.path}: {problem}", fix)
     warnings = list(notes)
-    invalid = _invalid_launches(report.launches, report.device)
+    invalid = _invalid_launches(report.launches, report.device, unsure)
     if foreign_from is not None:
         invalid.update({i: "recorded after another report appended to this file"
                         for i in range(foreign_from, len(report.launches))})
@@ -379,12 +370,12 @@ def _first_problem(checks: Iterable[tuple[str, object, Limit]]) -> str | None:
     return None
 
 
-def _invalid_launches(launches: Sequence[KernelLaunch], device: Device) -> dict[int, str]:
+def _invalid_launches(launches: Sequence[KernelLaunch], device: Device,
+                      unsure: AbstractSet[int] | None = None) -> dict[int, str]:
     """``launch_problem`` of every launch, by position, where there is one. A launch shape is checked once per
-    distinct shape; the metrics are checked by column per cohort (``roofline.cohorts``), and one by one only for
-    the launches whose column check fails (so that the message names the first problem, as ``launch_problem``)."""
+    distinct shape; the metrics one by one only for the launches a quick look lets through (``_counts_unsure``, or
+    ``unsure`` when the caller looked already, and ``_own_unsure``), so that the message names the first problem."""
     limits = _ShapeLimits.of(device)
-    suspects = _metric_suspects(launches)
     shapes: dict[tuple[object, ...], str | None] = {}
     invalid = {}
     for i, launch in enumerate(launches):
@@ -394,35 +385,32 @@ def _invalid_launches(launches: Sequence[KernelLaunch], device: Device) -> dict[
             why = shapes[shape] if shape in shapes else shapes.setdefault(shape, _shape_problem(launch, limits))
         except TypeError:  # a value that cannot be a key cannot be a number either: the check names it
             why = _shape_problem(launch, limits)
-        why = why or (_metric_problem(launch) if i in suspects else None)
+        suspect = i in unsure if unsure is not None else _counts_unsure(launch.metrics)
+        why = why or (_metric_problem(launch) if suspect or _own_unsure(launch.metrics) else None)
         if why:
             invalid[i] = why
     return invalid
 
 
-def _metric_suspects(launches: Sequence[KernelLaunch]) -> set[int]:
-    """The launches with a metric value the column checks (``Limit.holds``) refuse: a superset of those
-    ``_metric_problem`` refuses, since every value it passes holds every limit of its metric."""
-    import numpy as np
+def _counts_unsure(metrics: Mapping[str, object]) -> bool:
+    """False when every value surely holds COUNT: a text, a float from 0 up to infinity excluded, an int from 0 to
+    LARGEST. One comprehension over the values: with many launches the cost is in reaching the values, so a model's
+    type check takes this look in its own pass (``check_model_document``)."""
+    return bool([v for v in metrics.values() if not (0.0 <= v < math.inf if type(v) is float else
+                                                     type(v) is str or type(v) is int and 0 <= v <= LARGEST)])
 
-    suspects: set[int] = set()
-    for rows, cohort in cohorts(launches):
-        first = cohort.launches[0].metrics
-        if any(type(v) not in _METRIC_TYPES or (type(v) is str and name in _OWN_LIMITS) for name, v in first.items()):
-            suspects.update(rows)
-            continue
-        bad = np.zeros(len(rows), dtype=bool)
-        try:
-            for name in (n for n, v in first.items() if type(v) is not str):
-                values = cohort.value(name)
-                assert values is not None  # a number in every launch of the cohort
-                bad |= ~(np.abs(values) < LARGEST)  # an integer this large is out of the range of numbers
-                for limit in _metric_limits(name):
-                    bad |= ~limit.holds(values)
-        except OverflowError:  # an integer beyond a float's range
-            bad[:] = True
-        suspects.update(rows[j] for j in np.flatnonzero(bad).tolist())
-    return suspects
+
+# the duration and the clocks strictly inside their own ranges: such a float holds its limit, open or closed
+_OWN_INSIDE = tuple((name, limit.low, limit.high) for name, limit in _OWN_LIMITS.items())
+
+
+def _own_unsure(metrics: Mapping[str, object]) -> bool:
+    """False when the duration and the clocks, where held, are floats strictly inside their own ranges."""
+    for name, low, high in _OWN_INSIDE:
+        v = metrics.get(name)
+        if v is not None and not (type(v) is float and low < v < high):
+            return True
+    return False
 
 
 def _limit_of(device: Device, attribute: str, cap: float) -> Limit:

@@ -239,24 +239,45 @@ def test_launch_problems_name_the_field():
     assert launch_problem(huge, device) == "launch__registers_per_thread is 1.9e+07, expected 0 <= value <= 255"
 
 
-def test_the_column_checks_of_a_report_mark_what_launch_problem_finds_and_nothing_else():
-    """check_report checks metrics by column and shapes once per shape: the same launches and messages as
-    launch_problem one by one, over launches that differ in one value each (and repeat, to fill cohorts)."""
-    device = Device("gpu", attributes={"max_threads_per_block": 1024})
-    good = {"gpu__time_duration.sum": 2000.0, "sm__cycles_elapsed.avg.per_second": 1.4e9, "dram__bytes.sum": 64,
-            "launch__grid_size": 4, "breakdown:x": "a, b"}
-    changes: list[dict[str, Any]] = [
-        {}, {"dram__bytes.sum": -1.0}, {"dram__bytes.sum": math.nan}, {"dram__bytes.sum": 10**305},
-        {"gpu__time_duration.sum": 0.0}, {"gpu__time_duration.sum": "fast"}, {"dram__bytes.sum": True},
-        {"sm__cycles_elapsed.avg.per_second": 5e7}, {"launch__grid_size": 0}, {"launch__grid_size": 2.5},
-        {"breakdown:x": "c"}, {"dram__bytes.sum": math.inf}]
-    launches = [KernelLaunch(0, i, "k", metrics={**good, **change}, block=(1025 if i in (12, 13) else 256, 1, 1))
-                for i, change in enumerate(changes * 3)]
-    checked = check_report(Report("r.json", device, tuple(launches)))
-    expected = [launch_problem(k, device) or "" for k in launches]
+_GOOD = {"gpu__time_duration.sum": 2000.0, "sm__cycles_elapsed.avg.per_second": 1.4e9, "dram__bytes.sum": 64,
+         "launch__grid_size": 4, "breakdown:x": "a, b"}
+_CHANGES: list[dict[str, Any]] = [
+    {}, {"dram__bytes.sum": -1.0}, {"dram__bytes.sum": math.nan}, {"dram__bytes.sum": 10**305},
+    {"gpu__time_duration.sum": 0.0}, {"gpu__time_duration.sum": "fast"}, {"dram__bytes.sum": True},
+    {"sm__cycles_elapsed.avg.per_second": 5e7}, {"launch__grid_size": 0}, {"launch__grid_size": 2.5},
+    {"breakdown:x": "c"}, {"dram__bytes.sum": math.inf}, {"sm__cycles_elapsed.avg.per_second": 1e8},
+    {"dram__bytes.sum": -0.0}, {"launch__grid_size": -3}]
+_DEVICE = Device("gpu", attributes={"max_threads_per_block": 1024})
+
+
+def _one_change_each(changes: list[dict[str, Any]]) -> list[KernelLaunch]:
+    """Launches that differ from a good one in one value each, three times over (to fill cohorts); launches 12 and
+    13 have a block too large."""
+    return [KernelLaunch(0, i, "k", metrics={**_GOOD, **change}, block=(1025 if i in (12, 13) else 256, 1, 1))
+            for i, change in enumerate(changes * 3)]
+
+
+def test_the_quick_checks_of_a_report_mark_what_launch_problem_finds_and_nothing_else():
+    """check_report checks shapes once per shape and metrics one by one only where a quick look at the values finds
+    one that may be out of range: the same launches and messages as launch_problem one by one."""
+    launches = _one_change_each(_CHANGES)
+    checked = check_report(Report("r.json", _DEVICE, tuple(launches)))
+    expected = [launch_problem(k, _DEVICE) or "" for k in launches]
     assert [k.invalid for k in checked.launches] == expected
-    assert sum(bool(why) for why in expected) == 31  # ten impossible values, three times each; a block too large
+    assert sum(bool(why) for why in expected) == 35  # eleven impossible values, three times each; two blocks too large
     assert checked.launches[12].invalid == "block threads is 1025, expected 0 <= value <= 1024"
+
+
+def test_a_model_marks_what_launch_problem_finds_from_its_type_checks_look_at_the_values(tmp_path):
+    """A model's type check looks at every metric value once and tells check_report which launches may be out of
+    range: loading the model marks the same launches with the same messages as launch_problem one by one."""
+    typed = [c for c in _CHANGES if not any(v is True or isinstance(v, int) and v > 1e300 for v in c.values())]
+    launches = _one_change_each(typed)
+    path = tmp_path / "changes.json"
+    path.write_text(json.dumps(Report("r.json", _DEVICE, tuple(launches)).to_dict()))  # NaN and Infinity as Python
+    loaded = load_report(path)
+    assert [k.invalid for k in loaded.launches] == [launch_problem(k, _DEVICE) or "" for k in launches]
+    assert sum(bool(k.invalid) for k in loaded.launches) == 28
 
 
 # --- .ncu-rep files cut, appended or padded -------------------------------------------------------------------------
