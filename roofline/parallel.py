@@ -1,4 +1,4 @@
-"""Run one function over many items at once: in forked worker processes on this machine (``in_workers``, the
+"""Run one function over many items at once: in this process and forked workers on this machine (``in_workers``, the
 ``--jobs`` of the commands) or spread over the ranks of an MPI job (``over_ranks``, ``summary --mpi``). Results come
 back in the order of the items, so the output of a parallel run is the one of a serial run.
 
@@ -31,29 +31,39 @@ def cores() -> int:
 
 def in_workers(work: Callable[[T], R], items: Sequence[T], jobs: int,
                done: Callable[[], None] | None = None) -> list[R]:
-    """``[work(item) for item in items]`` on up to ``jobs`` forked worker processes (in this process when one job
-    is enough or the platform cannot fork); ``done`` is called after each result, in the order of the items."""
+    """``[work(item) for item in items]`` over up to ``jobs`` processes: this one and forked workers (this one alone
+    when one job is enough or the platform cannot fork). This process takes its share of the items, the last ones,
+    as its results need no pickling: a large report model's analysis costs seconds to send. ``done`` is called
+    after each result."""
     jobs = min(jobs, len(items))
     if jobs <= 1 or not hasattr(os, "fork"):
-        out = []
-        for item in items:
-            out.append(work(item))
-            if done is not None:
-                done()
-        return out
+        return _here(work, items, done)
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     picklable_mappings()
+    split = len(items) - len(items) // jobs
     # fork: the workers inherit ``work`` (a closure over the options and the spec catalog) instead of a pickled copy
-    with ProcessPoolExecutor(jobs, multiprocessing.get_context("fork"), initializer=_start_worker,
+    with ProcessPoolExecutor(jobs - 1, multiprocessing.get_context("fork"), initializer=_start_worker,
                              initargs=(work,)) as pool:
+        theirs = pool.map(_run, items[:split])  # submitted now, run while this process works on its own
+        mine = _here(work, items[split:], done)
         results = []
-        for result in pool.map(_run, items):
+        for result in theirs:
             results.append(result)
             if done is not None:
                 done()
-    return results
+    return results + mine
+
+
+def _here(work: Callable[[T], R], items: Sequence[T], done: Callable[[], None] | None) -> list[R]:
+    """``work`` of each item in this process, ``done`` called after each."""
+    out = []
+    for item in items:
+        out.append(work(item))
+        if done is not None:
+            done()
+    return out
 
 
 def _start_worker(work: Callable[[Any], Any]) -> None:

@@ -19,11 +19,12 @@ def square_and_pid(n: int) -> tuple[int, int]:
 
 def test_workers_give_the_results_in_the_order_of_the_items() -> None:
     ticks: list[int] = []
-    out = parallel.in_workers(square_and_pid, list(range(40)), jobs=2, done=lambda: ticks.append(1))
+    out = parallel.in_workers(square_and_pid, list(range(40)), jobs=3, done=lambda: ticks.append(1))
     assert [square for square, _ in out] == [n * n for n in range(40)]
     assert len(ticks) == 40
-    if hasattr(os, "fork"):
-        assert os.getpid() not in {pid for _, pid in out}  # computed in the workers, not here
+    if hasattr(os, "fork"):  # this process takes the last third (its results need no pickling), two workers the rest
+        assert {pid for _, pid in out[27:]} == {os.getpid()}
+        assert os.getpid() not in {pid for _, pid in out[:27]}
 
 
 def test_one_job_or_one_item_runs_in_this_process() -> None:

@@ -239,8 +239,8 @@ def test_launch_problems_name_the_field():
     assert launch_problem(huge, device) == "launch__registers_per_thread is 1.9e+07, expected 0 <= value <= 255"
 
 
-_GOOD = {"gpu__time_duration.sum": 2000.0, "sm__cycles_elapsed.avg.per_second": 1.4e9, "dram__bytes.sum": 64,
-         "launch__grid_size": 4, "breakdown:x": "a, b"}
+_GOOD: dict[str, Any] = {"gpu__time_duration.sum": 2000.0, "sm__cycles_elapsed.avg.per_second": 1.4e9,
+                         "dram__bytes.sum": 64, "launch__grid_size": 4, "breakdown:x": "a, b"}
 _CHANGES: list[dict[str, Any]] = [
     {}, {"dram__bytes.sum": -1.0}, {"dram__bytes.sum": math.nan}, {"dram__bytes.sum": 10**305},
     {"gpu__time_duration.sum": 0.0}, {"gpu__time_duration.sum": "fast"}, {"dram__bytes.sum": True},
