@@ -42,6 +42,24 @@ def test_a_file_named_twice_is_read_once_with_one_catalog(monkeypatch: pytest.Mo
     assert first is again and reads == [str(EXAMPLE)] and len(catalogs) == 1
 
 
+def test_the_garbage_collector_is_paused_while_a_report_is_analysed_and_restored_after():
+    """A large model's objects all stay alive, so full collections would only walk them again (issue 13)."""
+    import gc
+
+    from roofline.pipeline import map_reports
+
+    assert gc.isenabled()
+    results, errors = map_reports([EXAMPLE], lambda a: (gc.isenabled(), len(a.launches)))
+    assert results == [(False, len(roofline.load(EXAMPLE).launches))] and errors == []
+    assert gc.isenabled()
+    gc.disable()
+    try:  # a caller that had paused it finds it paused still
+        map_reports([EXAMPLE], lambda a: a.total_time_s)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
 def test_every_launch_gets_diagnostics_and_advice():
     (a,) = analyze_files([EXAMPLE])
     assert a.spec_id == "h100-sxm5" and a.ceilings_used == "clock"
