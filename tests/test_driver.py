@@ -344,10 +344,10 @@ def test_log_tail_waits_for_whole_lines(tmp_path: Path) -> None:
 
 def test_ctrl_c_reaches_ncu_and_the_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fakencu.install(monkeypatch, tmp_path)
-    marker = tmp_path / "app-got-sigint"
+    marker, ready = tmp_path / "app-got-sigint", tmp_path / "app-sleeping"
     app = tmp_path / "sleeper.py"
-    app.write_text("import sys, time\ntry:\n    time.sleep(60)\nexcept KeyboardInterrupt:\n"
-                   f"    open({str(marker)!r}, 'w').close()\n    sys.exit(130)\n")
+    app.write_text(f"import sys, time\ntry:\n    open({str(ready)!r}, 'w').close()\n    time.sleep(60)\n"
+                   f"except KeyboardInterrupt:\n    open({str(marker)!r}, 'w').close()\n    sys.exit(130)\n")
     proc = subprocess.Popen([sys.executable, "-m", "roofline", "analyze", "-o", f"{tmp_path / 'out'}/", str(app)],
                             stderr=subprocess.PIPE, text=True)
     seen = []
@@ -356,7 +356,9 @@ def test_ctrl_c_reaches_ncu_and_the_app(tmp_path: Path, monkeypatch: pytest.Monk
         seen.append(line)
         if "==PROF== Profiling" in line:
             break
-    time.sleep(0.3)
+    deadline = time.monotonic() + 20  # a signal sent while the app still starts (between fork and exec) is lost
+    while not ready.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
     rest = proc.communicate(timeout=30)[1]
     assert proc.returncode == 130, "".join(seen) + rest
