@@ -348,8 +348,11 @@ def test_ctrl_c_reaches_ncu_and_the_app(tmp_path: Path, monkeypatch: pytest.Monk
     app = tmp_path / "sleeper.py"
     app.write_text(f"import sys, time\ntry:\n    open({str(ready)!r}, 'w').close()\n    time.sleep(60)\n"
                    f"except KeyboardInterrupt:\n    open({str(marker)!r}, 'w').close()\n    sys.exit(130)\n")
+    # SIGINT at its default in roofline and so in the app: a shell starts background jobs with it ignored, and an
+    # ignored signal stays ignored across exec (then the app would sleep through the Ctrl-C)
     proc = subprocess.Popen([sys.executable, "-m", "roofline", "analyze", "-o", f"{tmp_path / 'out'}/", str(app)],
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     seen = []
     assert proc.stderr is not None
     for line in proc.stderr:  # wait until the stand-in announced a kernel: roofline forwards signals by then
