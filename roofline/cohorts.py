@@ -132,24 +132,35 @@ def _has_array(x: Any) -> bool:
 
 
 def pick(x: Any, j: int) -> Any:
-    """Launch ``j`` of a cohort's result: arrays give their element, ``RowFn`` its value, the rest is rebuilt."""
-    if isinstance(x, _PLAIN):
-        return x
+    """Launch ``j`` of a cohort's result (``picker`` planned for one use)."""
+    return picker(x)(j)
+
+
+def picker(x: Any) -> Callable[[int], Any]:
+    """The function that takes a launch out of a cohort's result ``x``, planned once for all its launches: arrays
+    give their element, ``RowFn`` its value, a ``Cohort`` the launch; tuples, mappings and dataclasses that hold
+    any of these are rebuilt around them, and whatever holds none is shared by every launch as it is."""
+    if not _has_array(x):
+        return lambda j: x
     if _is_array(x):
-        return x[j].item() if x.ndim else x.item()
+        return (lambda j: x[j].item()) if x.ndim else (lambda j: x.item())
     if isinstance(x, Cohort):
-        return x.launches[j]
+        return lambda j: x.launches[j]
     if isinstance(x, RowFn):
-        return x.fn(*(pick(a, j) for a in x.args))
+        args = [picker(a) for a in x.args]
+        return lambda j: x.fn(*(a(j) for a in args))
     if isinstance(x, tuple):
-        items = [pick(v, j) for v in x]
-        return type(x)(*items) if hasattr(x, "_fields") else tuple(items)
+        items = [picker(v) for v in x]
+        if hasattr(x, "_fields"):
+            return lambda j: type(x)(*(item(j) for item in items))
+        return lambda j: tuple(item(j) for item in items)
     if isinstance(x, Mapping):
-        return {k: pick(v, j) for k, v in x.items()}
-    if isinstance(x, frozenset):
-        return x
+        values = {k: picker(v) for k, v in x.items()}
+        return lambda j: {k: value(j) for k, value in values.items()}
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        return type(x)(**{f.name: pick(getattr(x, f.name), j) for f in dataclasses.fields(x) if f.init})
+        fields = {f.name: picker(getattr(x, f.name)) for f in dataclasses.fields(x) if f.init}
+        kind = type(x)
+        return lambda j: kind(**{name: field(j) for name, field in fields.items()})
     raise TypeError(f"cannot take a launch out of {type(x).__name__}")
 
 

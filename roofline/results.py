@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, overload
 
-from roofline.cohorts import largest, pick
+from roofline.cohorts import largest, picker
 from roofline.model import Ceilings, CeilingSet, Device, KernelLaunch, Report
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -263,13 +263,21 @@ class LaunchTable:
             self._part[np.asarray(rows, dtype=np.intp)] = number
             self._place[np.asarray(rows, dtype=np.intp)] = np.arange(len(rows))
         self._results = [result for _, result in parts]
+        self._pickers: dict[int, Callable[[int], Any]] = {}  # per part, planned when a launch of it is first read
         self._finish = finish
         self._rows: dict[int, LaunchAnalysis] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What pickle sends from a worker: all but the plans (closures, which do not pickle; made again on use)."""
+        return {**self.__dict__, "_pickers": {}}
 
     def row(self, i: int) -> LaunchAnalysis:
         """Launch ``i``'s analysis (in report order)."""
         if i not in self._rows:
-            a: LaunchAnalysis = pick(self._results[int(self._part[i])], int(self._place[i]))
+            part = int(self._part[i])
+            if part not in self._pickers:
+                self._pickers[part] = picker(self._results[part])
+            a: LaunchAnalysis = self._pickers[part](int(self._place[i]))
             self._rows[i] = self._finish(a) if self._finish is not None and not a.launch.invalid else a
         return self._rows[i]
 

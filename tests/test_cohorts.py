@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from roofline.analysis import analyze_launch, analyze_report
-from roofline.cohorts import Cohort, Split, cohorts, evaluate, fmt, per_row, pick, same, truth
+from roofline.cohorts import Cohort, Split, cohorts, evaluate, fmt, per_row, pick, picker, same, truth
 from roofline.model import KernelLaunch
 from roofline.specs import load_catalog
 from tests.conftest import load_shared_report, shared_report_names
@@ -54,6 +54,30 @@ def test_pick_takes_one_launch_out_and_applies_its_per_row_detail() -> None:
     result = {"x": cohort.value("x"), "text": per_row(lambda v: f"{v:g}!", cohort.value("x")), "launch": cohort}
     assert pick(result, 1) == {"x": 4.0, "text": "4!", "launch": cohort.launches[1]}
     assert per_row(lambda v: f"{v:g}!", 2.0) == "2!"  # a single launch: at once
+
+
+def test_a_planned_picker_shares_what_holds_no_array_and_rebuilds_the_rest() -> None:
+    cohort = Cohort(launches(1.0, 4.0, 9.0))
+    fixed = ("roof", {"dram": 1.5e12})
+    take = picker({"x": cohort.value("x"), "fixed": fixed, "pair": (cohort.value("x"), "same")})
+    assert [take(j)["x"] for j in range(3)] == [1.0, 4.0, 9.0]
+    assert take(2)["fixed"] is fixed and take(0)["fixed"] is fixed  # one object for every launch, not a copy each
+    assert take(1)["pair"] == (4.0, "same")
+
+
+def test_an_analysis_whose_launches_were_read_still_pickles_as_workers_send_it() -> None:
+    """The plans that take launches out are closures: pickle leaves them behind and the rows are planned again."""
+    import pickle
+
+    from roofline.parallel import picklable_mappings
+
+    picklable_mappings()  # as in_workers does
+    report = load_shared_report("rtx2070super_alife-143launches_basic")
+    analysis = analyze_report(report)
+    shown = [analysis.launches[i] for i in (0, 70, 142)]
+    again = pickle.loads(pickle.dumps(analysis))
+    assert [again.launches[i] for i in (0, 70, 142)] == shown
+    assert again.launches[5] == analysis.launches[5]  # a launch first read after the trip
 
 
 @pytest.mark.parametrize("name", shared_report_names())
