@@ -11,4 +11,5 @@ from typing import Literal
 # roofs roofline calibrate measured on the GPU (roofline.calibration)
 CeilingsChoice = Literal["auto", "spec", "report", "measured"]
 GroupBy = Literal["kernel", "nvtx"]  # what launches are grouped by: kernel function name, or innermost NVTX range
+OUTPUT_OPTION = ("--output", "-o")  # the names of the option naming the file a command writes (never a report to read)
 NameBase = Literal["function", "demangled", "mangled"]  # which kernel name a filter reads, as ncu's --kernel-name-base

@@ -18,6 +18,8 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from roofline.choices import OUTPUT_OPTION
+
 if TYPE_CHECKING:  # pragma: no cover
     import typer
     from typer import _click as click
@@ -259,10 +261,11 @@ def _terminal_columns() -> int:
 
 
 def _read_ahead(args: Sequence[str]) -> None:
-    """When the command line names exactly one existing file, start reading it (an .ncu-rep) before the command
-    line is parsed: ncu_report's parse then runs beside typer's import. With several files the pipeline reads
-    them in parallel itself."""
-    files = [arg for arg in args if not arg.startswith("-") and os.path.isfile(arg)]
+    """When the command line names exactly one existing file besides its output (``-o``), start reading it (an
+    .ncu-rep) before the command line is parsed: ncu_report's parse then runs beside typer's import. With several
+    files the pipeline reads them in parallel itself."""
+    files = [arg for arg, before in zip(args, ["", *args], strict=False)
+             if not arg.startswith("-") and before not in OUTPUT_OPTION and os.path.isfile(arg)]
     if len(files) == 1:
         from roofline.reader import read_ahead
 

@@ -139,3 +139,20 @@ def test_usage_error_through_the_console_entry_point():
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr == ("roofline: error: no such option --formatt (did you mean --format?): run 'roofline report "
                            "--help' for the options\n")
+
+
+def test_the_one_report_named_is_read_ahead_even_when_the_output_file_exists(tmp_path, monkeypatch):
+    """The value of -o/--output is the file written, not a second report: an output left by an earlier run must not
+    stop the read of the report from starting before the command line is parsed (issue 13)."""
+    from roofline import cli, reader
+
+    out = tmp_path / "out.json"
+    assert cli.run(["report", EXAMPLE, "--format", "json", "-o", str(out)]) == 0
+    calls: list[str] = []
+    building = cli.build_app
+    monkeypatch.setattr(reader, "read_ahead", lambda path: calls.append(f"read {Path(path).name}") or False)
+    monkeypatch.setattr(cli, "build_app", lambda *a: calls.append("parse") or building(*a))
+    for flag in ("-o", "--output"):
+        calls.clear()
+        assert cli.run(["report", EXAMPLE, "--format", "json", flag, str(out)]) == 0
+        assert calls[:2] == [f"read {Path(EXAMPLE).name}", "parse"]

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Literal, TextIO, TypeVar, cast
 
 import typer
 
-from roofline.choices import CeilingsChoice, NameBase
+from roofline.choices import OUTPUT_OPTION, CeilingsChoice, NameBase
 from roofline.commands.output import write_output as write_output
 from roofline.kernel_filter import LANGUAGE, NAME_BASE_HELP
 from roofline.pipeline import AnalysisOptions
@@ -38,7 +38,7 @@ NameBaseOpt = Annotated[NameBase, typer.Option("--kernel-name-base", help=NAME_B
 WideOpt = Annotated[bool, typer.Option(
     "--wide", help="Print kernel names in full (tables otherwise fit them to the terminal width).")]
 OUTPUT_HELP = "Write the output to this file instead of the terminal (- for standard output)."
-OutputOpt = Annotated[Path | None, typer.Option("--output", "-o", help=OUTPUT_HELP)]
+OutputOpt = Annotated[Path | None, typer.Option(*OUTPUT_OPTION, help=OUTPUT_HELP)]
 CeilingsOpt = Annotated[
     CeilingsChoice,
     typer.Option(

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from roofline.choices import OUTPUT_OPTION
 from roofline.commands.common import (
     CeilingsOpt,
     KernelOpt,
@@ -24,7 +25,7 @@ from roofline.labels import LEGEND_KERNELS
 
 PlotOutputOpt = Annotated[
     Path | None,
-    typer.Option("--output", "-o", help="Plot file (.png, .svg or .pdf); default reports/<report name>.png."),
+    typer.Option(*OUTPUT_OPTION, help="Plot file (.png, .svg or .pdf); default reports/<report name>.png."),
 ]
 TopOpt = Annotated[int, typer.Option("--top", min=1, help="Kernels named in the legend, longest first; the rest "
                                                           "are drawn in grey as 'other'.")]
