@@ -400,15 +400,15 @@ def _counts_unsure(metrics: Mapping[str, object]) -> bool:
                                                      type(v) is str or type(v) is int and 0 <= v <= LARGEST)])
 
 
-# the duration and the clocks strictly inside their own ranges: such a float holds its limit, open or closed
+# the duration and the clocks strictly inside their own ranges: such a number holds its limit, open or closed
 _OWN_INSIDE = tuple((name, limit.low, limit.high) for name, limit in _OWN_LIMITS.items())
 
 
 def _own_unsure(metrics: Mapping[str, object]) -> bool:
-    """False when the duration and the clocks, where held, are floats strictly inside their own ranges."""
+    """False when the duration and the clocks, where held, are numbers strictly inside their own ranges."""
     for name, low, high in _OWN_INSIDE:
         v = metrics.get(name)
-        if v is not None and not (type(v) is float and low < v < high):
+        if v is not None and not ((type(v) is float or type(v) is int) and low < v < high):
             return True
     return False
 

@@ -246,7 +246,8 @@ _CHANGES: list[dict[str, Any]] = [
     {"gpu__time_duration.sum": 0.0}, {"gpu__time_duration.sum": "fast"}, {"dram__bytes.sum": True},
     {"sm__cycles_elapsed.avg.per_second": 5e7}, {"launch__grid_size": 0}, {"launch__grid_size": 2.5},
     {"breakdown:x": "c"}, {"dram__bytes.sum": math.inf}, {"sm__cycles_elapsed.avg.per_second": 1e8},
-    {"dram__bytes.sum": -0.0}, {"launch__grid_size": -3}]
+    {"dram__bytes.sum": -0.0}, {"launch__grid_size": -3}, {"gpu__time_duration.sum": 1500},
+    {"gpu__time_duration.sum": 0}, {"sm__cycles_elapsed.avg.per_second": 10**11}]
 _DEVICE = Device("gpu", attributes={"max_threads_per_block": 1024})
 
 
@@ -264,7 +265,7 @@ def test_the_quick_checks_of_a_report_mark_what_launch_problem_finds_and_nothing
     checked = check_report(Report("r.json", _DEVICE, tuple(launches)))
     expected = [launch_problem(k, _DEVICE) or "" for k in launches]
     assert [k.invalid for k in checked.launches] == expected
-    assert sum(bool(why) for why in expected) == 35  # eleven impossible values, three times each; two blocks too large
+    assert sum(bool(why) for why in expected) == 41  # 13 impossible values, three times each; two blocks too large
     assert checked.launches[12].invalid == "block threads is 1025, expected 0 <= value <= 1024"
 
 
@@ -277,7 +278,7 @@ def test_a_model_marks_what_launch_problem_finds_from_its_type_checks_look_at_th
     path.write_text(json.dumps(Report("r.json", _DEVICE, tuple(launches)).to_dict()))  # NaN and Infinity as Python
     loaded = load_report(path)
     assert [k.invalid for k in loaded.launches] == [launch_problem(k, _DEVICE) or "" for k in launches]
-    assert sum(bool(k.invalid) for k in loaded.launches) == 28
+    assert sum(bool(k.invalid) for k in loaded.launches) == 34
 
 
 # --- .ncu-rep files cut, appended or padded -------------------------------------------------------------------------
