@@ -7,7 +7,7 @@ of them. ``Cohort`` stands in for a ``KernelLaunch``: ``value(name)`` is a float
 scalar ones, unchanged; where a branch or a text depends on the values themselves they call ``same``, which
 gives the one value the whole cohort shares or raises ``Split`` with a label per launch, and ``evaluate`` runs
 the formula again on each part. Per-launch detail that only a shown launch needs (the busiest units in order)
-is ``per_row``: a function applied when that launch is taken out (``pick``). Array arithmetic is IEEE double
+is ``per_row``: a function applied when that launch is taken out (``picker``). Array arithmetic is IEEE double
 arithmetic in the same order as the scalar formulas, so a launch's numbers equal those of a scalar run.
 """
 
@@ -111,7 +111,7 @@ class RowFn:
 
 
 def per_row(fn: Callable[..., T], *args: Any) -> T:
-    """``fn(*args)`` now for one launch, or, for a cohort, when a launch is taken out (``pick``)."""
+    """``fn(*args)`` now for one launch, or, for a cohort, when a launch is taken out (``picker``)."""
     if any(_has_array(a) for a in args):
         return RowFn(fn, args)  # type: ignore[return-value]
     return fn(*args)
@@ -129,11 +129,6 @@ def _has_array(x: Any) -> bool:
     if dataclasses.is_dataclass(x):
         return any(_has_array(getattr(x, f.name)) for f in dataclasses.fields(x))
     return False
-
-
-def pick(x: Any, j: int) -> Any:
-    """Launch ``j`` of a cohort's result (``picker`` planned for one use)."""
-    return picker(x)(j)
 
 
 def picker(x: Any) -> Callable[[int], Any]:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from roofline.analysis import analyze_launch, analyze_report
-from roofline.cohorts import Cohort, Split, cohorts, evaluate, fmt, per_row, pick, picker, same, truth
+from roofline.cohorts import Cohort, Split, cohorts, evaluate, fmt, per_row, picker, same, truth
 from roofline.model import KernelLaunch
 from roofline.specs import load_catalog
 from tests.conftest import load_shared_report, shared_report_names
@@ -49,10 +49,10 @@ def test_launches_holding_other_metrics_are_other_cohorts() -> None:
     assert [rows for rows, _ in cohorts(mixed)] == [[0, 1], [2], [3]]
 
 
-def test_pick_takes_one_launch_out_and_applies_its_per_row_detail() -> None:
+def test_picker_takes_one_launch_out_and_applies_its_per_row_detail() -> None:
     cohort = Cohort(launches(1.0, 4.0))
     result = {"x": cohort.value("x"), "text": per_row(lambda v: f"{v:g}!", cohort.value("x")), "launch": cohort}
-    assert pick(result, 1) == {"x": 4.0, "text": "4!", "launch": cohort.launches[1]}
+    assert picker(result)(1) == {"x": 4.0, "text": "4!", "launch": cohort.launches[1]}
     assert per_row(lambda v: f"{v:g}!", 2.0) == "2!"  # a single launch: at once
 
 
