@@ -15,16 +15,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from roofline import metrics as m
 from roofline.errors import SpecError
 from roofline.microbench import NVTX_PREFIX
-from roofline.model import Ceilings, KernelLaunch
+from roofline.model import LEVELS, PRECISIONS, Ceilings, KernelLaunch
 
 # The roofs calibrate measures: memory levels in bytes/s, the others in FLOP/s (names as in device_specs peaks).
 BANDWIDTHS = ("dram", "l2")
 FLOP_RATES = ("fp64", "fp32", "tensor_fp64", "tensor_tf32", "tensor_fp16", "tensor_bf16", "tensor_fp8")
 ROOFS = (*BANDWIDTHS, *FLOP_RATES)
 NCU, DEFAULT = "ncu", "default"  # the two clock settings a roof is measured at
-NCU_METRICS = ("gpu__time_duration.sum", "sm__cycles_elapsed.avg.per_second")
+NCU_METRICS = (m.DURATION, m.SM_CLOCK)  # what the timing run under ncu collects
 HINT = "run 'roofline calibrate --output device_specs/measured/<id>.yaml' on that GPU (see device_specs/README.md)"
 
 
@@ -88,14 +89,14 @@ def ncu_timings(launches: Sequence[KernelLaunch]) -> dict[str, tuple[list[float]
     out: dict[str, tuple[list[float], list[float]]] = {}
     for launch in launches:
         names = [r for r in launch.nvtx_ranges if r.startswith(NVTX_PREFIX)]
-        duration = launch.metrics.get(NCU_METRICS[0])
-        if not names or not isinstance(duration, (int, float)):
+        duration = m.duration_s(launch).value
+        if not names or duration is None:
             continue
         times, clocks = out.setdefault(names[-1][len(NVTX_PREFIX):], ([], []))
-        times.append(float(duration) * 1e-9)
-        clock = launch.metrics.get(NCU_METRICS[1])
-        if isinstance(clock, (int, float)):
-            clocks.append(float(clock))
+        times.append(duration)
+        clock = m.sm_clock_hz(launch).value
+        if clock is not None:
+            clocks.append(clock)
     return out
 
 
@@ -123,8 +124,7 @@ def measured_ceilings(cal: Calibration, tensor_dtype: str) -> Ceilings:
     """The calibrated roofs as a ceiling set; the tensor roof is the one of ``tensor_dtype``; a roof not
     calibrated is None with the reason."""
     where = f"the calibration of {cal.spec_id} ({Path(cal.path).name + ', ' if cal.path else ''}{cal.date})"
-    keys = {"fp64": "fp64", "fp32": "fp32", "fp16": "fp16", "tensor": f"tensor_{tensor_dtype}",
-            "dram": "dram", "l2": "l2", "l1": "l1"}
+    keys = {**{k: k for k in (*PRECISIONS, *LEVELS)}, "tensor": f"tensor_{tensor_dtype}"}  # as the file names them
     values: dict[str, float | None] = {}
     missing: dict[str, str] = {}
     for key, roof_key in keys.items():
@@ -138,9 +138,8 @@ def measured_ceilings(cal: Calibration, tensor_dtype: str) -> Ceilings:
     span = "" if not clocks else f", SM clock {clocks[0] / 1e9:.2f}" + (
         f"-{clocks[-1] / 1e9:.2f}" if clocks[-1] - clocks[0] > 5e6 else "") + " GHz"
     note = f"measured {cal.date} by roofline calibrate under ncu's clock control{span}"
-    return Ceilings("measured", {k: values[k] for k in ("fp64", "fp32", "fp16", "tensor")},
-                    {k: values[k] for k in ("dram", "l2", "l1")}, clock_note=note, tensor_dtype=tensor_dtype,
-                    missing=missing)
+    return Ceilings("measured", {k: values[k] for k in PRECISIONS}, {k: values[k] for k in LEVELS}, clock_note=note,
+                    tensor_dtype=tensor_dtype, missing=missing)
 
 
 # --- The YAML file ------------------------------------------------------------------------------------
@@ -200,7 +199,8 @@ def _rate(entry: Any, where: str, fail: Any) -> Rate | None:
         return None
     numbers = [entry.get(k) if isinstance(entry, dict) else None for k in ("median", "low", "high")]
     runs = entry.get("runs") if isinstance(entry, dict) else None
-    if not all(isinstance(x, (int, float)) and 0 < x < float("inf") for x in numbers) or not isinstance(runs, int):
+    if (not all(isinstance(x, (int, float)) and not isinstance(x, bool) and 0 < x < float("inf") for x in numbers)
+            or isinstance(runs, bool) or not isinstance(runs, int)):
         raise fail(f"measured.roofs.{where}: needs positive finite median, low, high and a whole number of runs")
     median, low, high = (float(x) for x in numbers if isinstance(x, (int, float)))
     if not low <= median <= high:

@@ -83,9 +83,10 @@ class SpecCatalog:
         self._eager = tuple(specs)
         self._lazy = tuple(lazy)
         self._all: tuple[DeviceSpec, ...] | None = None
-        self._user_calibrations = tuple(calibrations)
-        self._lazy_calibrations = tuple(lazy_calibrations)
-        self._calibrations: dict[str, Calibration] | None = None
+        self._user_calibrations = {c.spec_id: c for c in calibrations}  # a later file wins
+        self._checked = not calibrations  # whether each user calibration was found to name a spec
+        self._lazy_calibrations = {p.stem: p for p in lazy_calibrations}  # built-in files are named after their id
+        self._builtin_calibrations: dict[str, Calibration] = {}
 
     @property
     def specs(self) -> tuple[DeviceSpec, ...]:
@@ -95,24 +96,31 @@ class SpecCatalog:
             for spec in (*map(parse_spec_file, self._lazy), *self._eager):
                 by_id.pop(spec.id, None)
                 by_id[spec.id] = spec
-            for cal in self._user_calibrations:
+            for cal in self._user_calibrations.values():
                 if cal.spec_id not in by_id:
                     raise SpecError(f"{cal.path}: calibrates '{cal.spec_id}', which no device spec has as its id",
                                     "set its 'id' to the id of the GPU's spec ('roofline specs list')")
+            self._checked = True
             self._all = tuple(map(self._calibrated, by_id.values()))
         return self._all
 
     def _calibrated(self, spec: DeviceSpec) -> DeviceSpec:
-        """The spec with its calibrated roofs attached, where a calibration file has its id (user files win)."""
-        if self._calibrations is None:
+        """The spec with its calibrated roofs attached, where a calibration file has its id: a user's (``--specs``),
+        else the built-in ``measured/<id>.yaml``, parsed only when its spec is used."""
+        if not self._checked:
+            _ = self.specs  # checks that each user calibration names a spec, whichever lookup came first
+        cal = self._user_calibrations.get(spec.id) or self._builtin_calibration(spec.id)
+        return spec if cal is None or spec.measured is cal else replace(spec, measured=cal)
+
+    def _builtin_calibration(self, spec_id: str) -> Calibration | None:
+        path = self._lazy_calibrations.get(spec_id)
+        if path is None:
+            return None
+        if spec_id not in self._builtin_calibrations:
             from roofline.calibration import parse
 
-            cals = [parse(validation.load_yaml(p), str(p)) for p in self._lazy_calibrations]
-            self._calibrations = {c.spec_id: c for c in (*cals, *self._user_calibrations)}
-            if self._user_calibrations:
-                _ = self.specs  # checks that each user calibration names a spec, whichever lookup came first
-        cal = self._calibrations.get(spec.id)
-        return spec if cal is None or spec.measured is cal else replace(spec, measured=cal)
+            self._builtin_calibrations[spec_id] = parse(validation.load_yaml(path), str(path))
+        return self._builtin_calibrations[spec_id]
 
     def get(self, spec_id: str) -> DeviceSpec:
         """The spec with this id; SpecError naming close ids when unknown."""
@@ -182,14 +190,12 @@ def _best_by_tokens(candidates: list[DeviceSpec], name: str) -> list[DeviceSpec]
 def load_catalog(extra: Sequence[str | os.PathLike[str]] = ()) -> SpecCatalog:
     """Built-in specs, then $ROOFLINE_SPECS, then ``extra`` (``--specs``); later ones take precedence.
     User files are validated at once; built-in ones (validated by the test suite) when first needed."""
-    from roofline.calibration import Calibration
-
     env = [p for p in os.environ.get(ENV_VAR, "").split(os.pathsep) if p]
     user = [_parse_any(f) for path in (*env, *extra) for f in _files_in(Path(path))]
     builtin = _builtin_files()
     measured = builtin[0].parent / MEASURED_FOLDER if builtin else None
     return SpecCatalog([u for u in user if isinstance(u, DeviceSpec)], lazy=builtin,
-                       calibrations=[u for u in user if isinstance(u, Calibration)],
+                       calibrations=[u for u in user if not isinstance(u, DeviceSpec)],
                        lazy_calibrations=_files_in(measured) if measured and measured.is_dir() else ())
 
 

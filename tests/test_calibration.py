@@ -106,6 +106,10 @@ def test_yaml_round_trip_keeps_four_significant_digits(benchmarks, ncu_launches)
      "low <= median <= high"),
     ({"id": "h100-sxm5", "measured": {"roofs": {"dram": {"ncu": {"median": "fast", "runs": 5}}}}},
      "positive finite median"),
+    ({"id": "h100-sxm5", "measured": {"roofs": {"dram": {"ncu": {"median": 1, "low": 1, "high": 1, "runs": True}}}}},
+     "whole number of runs"),
+    ({"id": "h100-sxm5", "measured": {"roofs": {"dram": {"ncu": {"median": True, "low": 1, "high": 1, "runs": 3}}}}},
+     "positive finite median"),
     ({"id": "h100-sxm5", "measured": {"roofs": {"int4": {}}}}, "unknown roof"),
     ({"id": "h100-sxm5", "measured": {"roofs": []}}, "measured.roofs must be a mapping"),
     ({"measured": {}}, "expected 'id'"),
@@ -121,6 +125,32 @@ def test_the_shipped_calibration_attaches_to_its_spec() -> None:
     assert spec.measured is not None and spec.measured.path.endswith("h100-sxm5.yaml")
     raw = yaml.safe_load(SHIPPED.read_text())
     assert spec.measured.roofs["tensor_bf16"].ncu == Rate(**raw["measured"]["roofs"]["tensor_bf16"]["ncu"])
+
+
+def test_each_shipped_calibration_is_named_after_the_spec_it_calibrates() -> None:
+    """The catalog finds a built-in calibration by its file name, so that only the matched GPU's file is parsed."""
+    files = sorted((ROOT / "device_specs" / "measured").glob("*.yaml"))
+    assert files
+    catalog = load_catalog()
+    for path in files:
+        cal = calibration.parse(yaml.safe_load(path.read_text()), str(path))
+        assert cal.spec_id == path.stem
+        measured = catalog.get(path.stem).measured
+        assert measured is not None and measured.path == str(path)
+
+
+def test_a_gpu_without_a_calibration_loads_no_calibration_code() -> None:
+    """Matching an RTX 3080 report parses no calibration file and imports neither calibrate's code nor its
+    microbenchmarks: they cost about 8 ms of every run."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from roofline.specs import load_catalog; from roofline.model import Device\n"
+            "match = load_catalog().match(Device('NVIDIA GeForce RTX 3080', compute_capability='8.6'))\n"
+            "assert match is not None and match.spec.measured is None, match\n"
+            "print(sorted(m for m in sys.modules if m in ('roofline.calibration', 'roofline.microbench')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]"
 
 
 def test_measured_ceilings_take_the_ncu_clock_rate_of_the_tensor_type() -> None:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from roofline import driver
+from roofline.choices import OUTPUT_OPTION
 from roofline.commands.common import SpecsOpt, handles_errors
 from roofline.commands.ncu_options import ForceOpt, NcuPathOpt
 
@@ -42,7 +43,7 @@ def ncu_options() -> driver.NcuOptions:
 @handles_errors
 def calibrate(
     output: Annotated[Path | None, typer.Option(
-        "--output", "-o", help="Calibration file to write (default ID.calibration.yaml here; the built-in ones are "
+        *OUTPUT_OPTION, help="Calibration file to write (default ID.calibration.yaml here; the built-in ones are "
         "device_specs/measured/ID.yaml).")] = None,
     reps: Annotated[int, typer.Option("--reps", min=3, help="Timed launches per benchmark at default clocks.")] = 10,
     no_ncu: Annotated[bool, typer.Option(
