@@ -25,6 +25,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from roofline.model import LAUNCH_FIELDS
+
 REPORTS = Path(__file__).resolve().parents[1].parent / "shared" / "ncu-reps"
 TEMPLATE = "rtx4070ti_pytorch-sim_full.ncu-rep"  # full set, several kernels of a PyTorch application
 KERNELS = 200  # distinct kernel names in a generated application
@@ -36,16 +38,18 @@ PERCENT_MARK = "pct"
 
 
 def template_launches(report: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The device and the launches of a real report, as its model holds them (the metrics roofline reads)."""
+    """The device and the launches of a real report, one object per launch with the metrics roofline reads."""
     import roofline
     from roofline import metrics as m
 
     data = roofline.load(report).to_dict()
-    keep = set(m.to_read(name for item in data["launches"] for name in item["metrics"]))
-    for item in data["launches"]:
-        item["metrics"] = {k: v for k, v in item["metrics"].items() if k in keep}
-        item["rules"] = []
-    return data, data["launches"]
+    columns = data.pop("launches")
+    keep = set(m.to_read(columns["metrics"]))
+    fields = [key for key in LAUNCH_FIELDS if key != "metrics"]
+    launches = [{**{key: columns[key][i] for key in fields}, "rules": [],
+                 "metrics": {name: column[i] for name, column in columns["metrics"].items()
+                             if name in keep and column[i] is not None}} for i in range(columns["count"])]
+    return data, launches
 
 
 def _is_amount(name: str) -> bool:
@@ -85,14 +89,22 @@ def launches_of(templates: Sequence[dict[str, Any]], count: int, seed: int, slow
 
 def write_model(path: Path, device_doc: dict[str, Any], templates: Sequence[dict[str, Any]], count: int, seed: int,
                 slower: float = 1.0) -> None:
-    """A report model of ``count`` launches, written launch by launch (a million never sit in memory)."""
-    head = {k: v for k, v in device_doc.items() if k != "launches"}
-    head["label"] = f"benchmark model, {count} launches"
+    """A report model (version 2: launches by column) of ``count`` launches, written one column at a time."""
+    fields: dict[str, list[Any]] = {key: [] for key in LAUNCH_FIELDS if key != "metrics"}
+    metrics: dict[str, list[Any]] = {name: [] for name in dict.fromkeys(n for t in templates for n in t["metrics"])}
+    for item in launches_of(templates, count, seed, slower):
+        for key, column in fields.items():
+            column.append(item[key])
+        values = item["metrics"]
+        for name, column in metrics.items():
+            column.append(values.get(name))
+    head = {**device_doc, "label": f"benchmark model, {count} launches"}
     with path.open("w") as out:
-        out.write(json.dumps(head)[:-1] + ', "launches": [')
-        for i, item in enumerate(launches_of(templates, count, seed, slower)):
-            out.write((", " if i else "") + json.dumps(item))
-        out.write("]}")
+        out.write(json.dumps(head)[:-1] + f', "launches": {{"count": {count}')
+        for key, column in fields.items():
+            out.write(f", {json.dumps(key)}: {json.dumps(column)}")
+        out.write(', "metrics": {' + ", ".join(f"{json.dumps(name)}: {json.dumps(column)}"
+                                               for name, column in metrics.items()) + "}}}")
 
 
 def run_measured(argv: Sequence[str]) -> tuple[float, float]:
@@ -124,12 +136,14 @@ def commands(base: Path, new: Path, out: Path) -> dict[str, list[list[str]]]:
 def bench_size(size: int, folder: Path, device_doc: dict[str, Any], templates: Sequence[dict[str, Any]],
                repeat: int) -> bool:
     """Write the pair of models of ``size`` launches, time each command against json.load; True if on target."""
-    from roofline.reader import MODEL_MAX_BYTES
+    from roofline.reader import model_max_bytes
 
-    per_launch = statistics.mean(len(json.dumps(item)) + 2 for item in launches_of(templates, 100, 3, 1.0))
-    if per_launch * size > MODEL_MAX_BYTES:
+    sample = folder / "sample.json"
+    write_model(sample, device_doc, templates, 1000, 3)
+    per_launch = sample.stat().st_size / 1000
+    if per_launch * size > model_max_bytes():
         print(f"\n{size:,} launches: skipped, a model would be {per_launch * size / 1e9:.1f} GB, over the "
-              f"{MODEL_MAX_BYTES >> 20} MiB the reader accepts (reader.MODEL_MAX_BYTES)")
+              f"{model_max_bytes() / 1e9:.1f} GB this machine parses (reader.model_max_bytes)")
         return False
     base, new = folder / f"base-{size}.json", folder / f"new-{size}.json"
     for path, seed, slower in ((base, 1, 1.0), (new, 2, 1.3)):

@@ -19,6 +19,8 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from roofline.model import MetricTable, table_rows
+
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
     from typing_extensions import TypeIs
@@ -164,23 +166,31 @@ class Cohort:
     gives an array with one element per launch. ``metrics`` has the shared metric names, with the text values
     (the same for every launch) and None for numbers, which are read with ``value``."""
 
-    def __init__(self, launches: Sequence[KernelLaunch]) -> None:
+    def __init__(self, launches: Sequence[KernelLaunch], rows: tuple[MetricTable, np.ndarray] | None = None) -> None:
+        """``rows``: the table the launches read their metrics from and their rows in it, when the caller knows."""
         self.launches = tuple(launches)
         first = self.launches[0]
         self.metrics: Mapping[str, Any] = {k: (v if isinstance(v, str) else None) for k, v in first.metrics.items()}
         self.nan_metrics = first.nan_metrics
         self._columns: dict[str, np.ndarray | None] = {}
         self._metrics: list[Mapping[str, Any]] | None = None
+        self._table = rows if rows is not None else _rows_of(self.launches)
 
     def value(self, name: str) -> np.ndarray | None:
         """The metric's values, one per launch; None when the cohort does not hold it as a number (the launches
-        of a cohort hold each metric with the same type)."""
+        of a cohort hold each metric with the same type). Launches of one ``MetricTable`` take its column."""
         if name not in self._columns:
             import numpy as np
 
             numeric = self.launches[0].value(name) is not None
-            self._columns[name] = np.fromiter(map(operator.itemgetter(name), self._all_metrics()), dtype=float,
-                                              count=len(self.launches)) if numeric else None
+            if not numeric:
+                self._columns[name] = None
+            elif self._table is not None:
+                table, rows = self._table
+                self._columns[name] = table.floats(name)[rows]
+            else:
+                self._columns[name] = np.fromiter(map(operator.itemgetter(name), self._all_metrics()), dtype=float,
+                                                  count=len(self.launches))
         return self._columns[name]
 
     def _all_metrics(self) -> list[Mapping[str, Any]]:
@@ -192,16 +202,30 @@ class Cohort:
         """The cohort of some of its launches (by position), its columns taken along."""
         import numpy as np
 
-        out = Cohort([self.launches[i] for i in rows])
         index = np.asarray(rows)
+        out = Cohort([self.launches[i] for i in rows], None if self._table is None else
+                     (self._table[0], self._table[1][index]))
         out._columns = {k: (None if v is None else v[index]) for k, v in self._columns.items()}
         return out
+
+
+def _rows_of(launches: Sequence[KernelLaunch]) -> tuple[MetricTable, np.ndarray] | None:
+    """``model.table_rows``, the rows as an index array."""
+    found = table_rows(launches)
+    if found is None:
+        return None
+    import numpy as np
+
+    return found[0], np.array(found[1], dtype=np.intp)
 
 
 def cohorts(launches: Sequence[KernelLaunch]) -> list[tuple[list[int], Cohort]]:
     """The launches in cohorts, with each cohort's positions in ``launches``, in order of first appearance.
     Launches of one cohort hold the same metric names in the same order, each of the same type, the same NaN
-    metrics and the same text values."""
+    metrics and the same text values. Launches of one ``MetricTable`` hold a number as int or float alike."""
+    table = _rows_of(launches)
+    if table is not None:
+        return _table_cohorts(launches, *table)
     by_layout: dict[tuple[Any, ...], list[int]] = {}
     for i, launch in enumerate(launches):
         metrics = launch.metrics
@@ -215,6 +239,16 @@ def cohorts(launches: Sequence[KernelLaunch]) -> list[tuple[list[int], Cohort]]:
             by_text.setdefault(tuple(launches[i].metrics[name] for name in texts), []).append(i)
         out += [(part, Cohort([launches[i] for i in part])) for part in by_text.values()]
     return out
+
+
+def _table_cohorts(launches: Sequence[KernelLaunch], table: MetricTable,
+                   rows: np.ndarray) -> list[tuple[list[int], Cohort]]:
+    """``cohorts`` of launches that read their metrics from ``table`` (at ``rows``): grouped by its layouts."""
+    layouts = table.layouts()
+    by_layout: dict[tuple[Any, ...], list[int]] = {}
+    for i, (row, launch) in enumerate(zip(rows.tolist(), launches, strict=True)):
+        by_layout.setdefault((layouts[row], launch.nan_metrics), []).append(i)
+    return [(part, Cohort([launches[i] for i in part], (table, rows[part]))) for part in by_layout.values()]
 
 
 def evaluate(fn: Callable[[Cohort], T], cohort: Cohort, rows: list[int]) -> list[tuple[list[int], T]]:

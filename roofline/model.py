@@ -3,17 +3,28 @@
 The reader fills it from an ``.ncu-rep`` file; everything downstream (analysis, renderers, comparisons)
 works on these frozen dataclasses only. ``Report.to_dict``/``Report.from_dict`` give the project's own
 serialized form (``*.roofline.json``), so a report model can be analysed again without ncu_report.
+
+The serialized form has two versions. Version 1 (what the reader builds, and hand-written models) lists the
+launches, each with its own metric object. Version 2, which ``to_dict`` writes, holds the launches by column: one
+list per field and per metric (null where a launch does not hold the metric), so a metric's name is written once
+and not once per launch. Launches loaded from version 2 read their metrics through ``MetricRow`` views of those
+columns (``MetricTable``) instead of one dict each: a million launches fit in memory.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
 
 MODEL_FORMAT = "roofline-report-model"
-MODEL_VERSION = 1
+MODEL_VERSION = 2  # the version to_dict writes
+MODEL_VERSIONS = (1, 2)  # the versions from_dict reads
+# a launch's fields in the serialized form, in order (version 2 writes one column of each)
+LAUNCH_FIELDS = ("range_index", "action_index", "name", "demangled_name", "mangled_name", "grid", "block",
+                 "registers_per_thread", "shared_mem_per_block_bytes", "nvtx_ranges", "metrics", "nan_metrics",
+                 "rules")
 
 MetricValue = float | str | None
 
@@ -28,7 +39,99 @@ CeilingSet = Literal["spec", "report", "clock", "measured"]
 
 def _frozen(d: Mapping[str, Any] | None) -> Mapping[str, Any]:
     """A read-only copy of ``d``; a read-only view is kept as it is (whoever made it chose to share the mapping)."""
-    return d if type(d) is MappingProxyType else MappingProxyType(dict(d or {}))
+    return d if type(d) is MappingProxyType or type(d) is MetricRow else MappingProxyType(dict(d or {}))
+
+
+class MetricTable:
+    """The metric values of a version-2 model's launches: one list per metric, one element per launch, None where
+    the launch does not hold the metric. The lists are the document's own; nothing changes them. ``floats`` and
+    ``layouts`` are what the columnar analysis (``roofline.cohorts``) reads, made once per table."""
+
+    __slots__ = ("columns", "count", "_floats", "_layouts")
+
+    def __init__(self, columns: Mapping[str, list[MetricValue]], count: int) -> None:
+        self.columns = columns
+        self.count = count
+        self._floats: dict[str, Any] = {}
+        self._layouts: list[tuple[Any, ...]] | None = None
+
+    def floats(self, name: str) -> Any:
+        """A metric's column as a float64 numpy array: NaN where a launch does not hold the metric as a number."""
+        if name not in self._floats:
+            import numpy as np
+
+            column = self.columns[name]
+            numbers = column if str not in set(map(type, column)) else [v if type(v) is not str else None
+                                                                        for v in column]
+            self._floats[name] = np.array(numbers, dtype=float)
+        return self._floats[name]
+
+    def layouts(self) -> list[tuple[Any, ...]]:
+        """Per launch, what sets its metrics apart from other launches': which metrics it holds, which of them as
+        texts, and the texts (columns whose values are all numbers tell no launch apart and are left out)."""
+        if self._layouts is None:
+            varying = [column for column in self.columns.values() if str in (kinds := set(map(type, column)))
+                       or type(None) in kinds]
+            marks = [[v if type(v) is str else v is None for v in column] for column in varying]
+            self._layouts = list(zip(*marks, strict=True)) if marks else [()] * self.count
+        return self._layouts
+
+    def __getstate__(self) -> tuple[Mapping[str, list[MetricValue]], int]:
+        return self.columns, self.count  # what the analysis made from the columns is made again where needed
+
+    def __setstate__(self, state: tuple[Mapping[str, list[MetricValue]], int]) -> None:
+        self.__init__(*state)  # type: ignore[misc]
+
+
+def table_rows(launches: Sequence[KernelLaunch]) -> tuple[MetricTable, list[int]] | None:
+    """The one ``MetricTable`` all ``launches`` read their metrics from, with each launch's row in it; None when
+    any launch holds its own metrics or another table's."""
+    metrics = [launch.metrics for launch in launches]
+    if not metrics or not all(type(m) is MetricRow for m in metrics):
+        return None
+    views: list[MetricRow] = metrics  # type: ignore[assignment]  # all MetricRow, as just checked
+    table = views[0].table
+    if any(view.table is not table for view in views):
+        return None
+    return table, [view.index for view in views]
+
+
+class MetricRow(Mapping[str, MetricValue]):
+    """One launch's metrics, read from the columns of a ``MetricTable``: the metrics whose value is not None, in
+    the table's column order. Read-only."""
+
+    __slots__ = ("table", "index")
+
+    def __init__(self, table: MetricTable, index: int) -> None:
+        self.table = table
+        self.index = index
+
+    def __getitem__(self, name: str) -> MetricValue:
+        column = self.table.columns.get(name)
+        value = None if column is None else column[self.index]
+        if value is None:
+            raise KeyError(name)
+        return value
+
+    def get(self, name: str, default: Any = None) -> Any:
+        column = self.table.columns.get(name)
+        value = None if column is None else column[self.index]
+        return default if value is None else value
+
+    def __contains__(self, name: object) -> bool:
+        column = self.table.columns.get(name)  # type: ignore[call-overload]
+        return column is not None and column[self.index] is not None
+
+    def __iter__(self) -> Iterator[str]:
+        i = self.index
+        return (name for name, column in self.table.columns.items() if column[i] is not None)
+
+    def __len__(self) -> int:
+        i = self.index
+        return sum(column[i] is not None for column in self.table.columns.values())
+
+    def __repr__(self) -> str:
+        return f"MetricRow({dict(self)!r})"
 
 
 @dataclass(frozen=True)
@@ -189,27 +292,29 @@ class Report:
     ncu_version: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        """Serialize to plain JSON-compatible data (the ``*.roofline.json`` form)."""
+        """Serialize to plain JSON-compatible data (the ``*.roofline.json`` form, version 2: launches by column)."""
         return {
             "format": MODEL_FORMAT,
             "version": MODEL_VERSION,
             "label": self.label,
             **({"ncu_version": self.ncu_version} if self.ncu_version else {}),
             "device": _device_to_dict(self.device),
-            "launches": [_launch_to_dict(launch) for launch in self.launches],
+            "launches": _launch_columns([_launch_to_dict(launch) for launch in self.launches]),
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], path: str, source: str = "model") -> Report:
-        """Rebuild a report from ``to_dict`` output; raises ``ValueError`` on a malformed document. The launches
-        read their metrics through views of the document's mappings (copying millions of values costs seconds):
-        leave ``data`` unchanged afterwards."""
+        """Rebuild a report from a serialized form (version 1 or 2); raises ``ValueError`` on a malformed document.
+        The launches read their metrics through views of the document's mappings or columns (copying millions of
+        values costs seconds): leave ``data`` unchanged afterwards."""
         if data.get("format") != MODEL_FORMAT:
             raise ValueError(f"not a {MODEL_FORMAT} document (format={data.get('format')!r})")
-        if data.get("version") != MODEL_VERSION:
-            raise ValueError(f"unsupported model version {data.get('version')!r}, expected {MODEL_VERSION}")
+        version = data.get("version")
+        if version not in MODEL_VERSIONS:
+            raise ValueError(f"unsupported model version {version!r}, expected one of {MODEL_VERSIONS}")
         device = Device(**data["device"])
-        launches = tuple(_launch_from_dict(item) for item in data["launches"])
+        items = data["launches"]
+        launches = tuple(map(_launch_from_dict, items)) if version == 1 else _launches_from_columns(items)
         return cls(path=path, device=device, launches=launches, source=source, label=data.get("label", ""),
                    ncu_version=data.get("ncu_version", ""))
 
@@ -244,6 +349,35 @@ def _launch_to_dict(launch: KernelLaunch) -> dict[str, Any]:
         "nan_metrics": sorted(launch.nan_metrics),
         "rules": [rule.to_dict() for rule in launch.rules],
     }
+
+
+def _launch_columns(items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Version 2's launches: the launches' fields by column, and one column per metric any launch holds (None
+    where a launch does not), metrics in order of first appearance."""
+    names = dict.fromkeys(name for item in items for name in item["metrics"])
+    columns: dict[str, Any] = {"count": len(items)}
+    for key in LAUNCH_FIELDS:
+        columns[key] = ({name: [item["metrics"].get(name) for item in items] for name in names} if key == "metrics"
+                        else [item[key] for item in items])
+    return columns
+
+
+def _launches_from_columns(columns: Mapping[str, Any]) -> tuple[KernelLaunch, ...]:
+    """The launches of version 2's columns; absent columns take the field's default, and every launch reads its
+    metrics from one shared ``MetricTable``."""
+    count = columns["count"]
+    table = MetricTable(columns.get("metrics", {}), count)
+    required = LAUNCH_FIELDS[:3]  # range_index, action_index, name
+    fields = [columns[key] if key in required else columns.get(key) or [None] * count
+              for key in LAUNCH_FIELDS if key != "metrics"]
+    launches = []
+    for i, (r, a, name, demangled, mangled, grid, block, registers, shared, nvtx, nan, rules) in enumerate(
+            zip(*fields, strict=True)):
+        launches.append(KernelLaunch(
+            r, a, name, demangled or "", mangled or "", tuple(grid) if grid else None, tuple(block) if block else None,
+            registers, shared, tuple(nvtx) if nvtx else (), MetricRow(table, i), frozenset(nan or ()),
+            tuple(map(_rule_from_dict, rules)) if rules else ()))
+    return tuple(launches)
 
 
 def _rule_from_dict(item: Mapping[str, Any]) -> RuleResult:

@@ -85,6 +85,7 @@ def map_reports(paths: Sequence[str | os.PathLike[str]], then: Callable[[ReportA
     for path in paths:
         named.setdefault(Path(path).resolve(), path)  # a file named twice is read under its first name
     firsts = list(named.values())
+    jobs = min(jobs, jobs_in_memory(firsts))
     if firsts and not mpi and min(jobs, len(firsts)) <= 1:
         read_ahead(firsts[0])  # unless the CLI started it already: read while the catalog and the analysis load
     try:
@@ -109,6 +110,35 @@ def map_reports(paths: Sequence[str | os.PathLike[str]], then: Callable[[ReportA
     if errors and not keep_going:
         raise errors[0]
     return [r for r in order if not isinstance(r, RooflineError)], errors
+
+
+def jobs_in_memory(paths: Sequence[str | os.PathLike[str]]) -> int:
+    """How many of the files fit in the memory free now at once: a report model takes about
+    ``reader.MODEL_PARSE_FACTOR`` times its size while parsed, and the largest sets the count (an ``.ncu-rep``'s
+    model is a small part of its file)."""
+    from roofline.reader import MODEL_PARSE_FACTOR, MODEL_SUFFIX
+
+    largest = max((_size(p) for p in paths if str(p).endswith(MODEL_SUFFIX)), default=0)
+    return max(1, free_memory() // (MODEL_PARSE_FACTOR * largest)) if largest else max(1, len(paths))
+
+
+def free_memory() -> int:
+    """Bytes of memory free now (the page cache not counted: a safe side), or the physical memory where the
+    system does not tell."""
+    from roofline.reader import MODEL_PARSE_FACTOR, model_max_bytes
+
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # no sysconf (Windows), no such name (macOS)
+        return MODEL_PARSE_FACTOR * model_max_bytes()
+
+
+def _size(path: str | os.PathLike[str]) -> int:
+    """A file's size, 0 when it cannot be told (the reader names the problem)."""
+    try:
+        return os.stat(path).st_size
+    except (OSError, ValueError):
+        return 0
 
 
 def _same(analysis: ReportAnalysis) -> ReportAnalysis:

@@ -17,9 +17,10 @@ a bounded size and nesting depth.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -35,7 +36,17 @@ from roofline.metrics import (
     LAUNCH_REGISTERS,
     LAUNCH_SHARED,
 )
-from roofline.model import MODEL_FORMAT, MODEL_VERSION, Device, KernelLaunch, Report
+from roofline.model import (
+    LAUNCH_FIELDS,
+    MODEL_FORMAT,
+    MODEL_VERSION,
+    MODEL_VERSIONS,
+    Device,
+    KernelLaunch,
+    MetricTable,
+    Report,
+    table_rows,
+)
 
 # --- Physical limits ------------------------------------------------------------------------------------------
 # CUDA C Programming Guide, "Technical Specifications per Compute Capability" (every CC from 5.0 to 12.x).
@@ -161,9 +172,7 @@ class _Document:
 _DEVICE_NUMBERS = {"sm_count": SM_COUNT, "max_clock_hz": CLOCK_HZ, "memory_clock_hz": MEMORY_CLOCK_HZ,
                    "memory_bus_width_bits": BUS_BITS, "l2_cache_bytes": WHOLE, "total_memory_bytes": WHOLE}
 _DEVICE_FIELDS = ("name", "compute_capability", *_DEVICE_NUMBERS, "attributes")
-_LAUNCH_FIELDS = ("range_index", "action_index", "name", "demangled_name", "mangled_name", "grid", "block",
-                  "registers_per_thread", "shared_mem_per_block_bytes", "nvtx_ranges", "metrics", "nan_metrics",
-                  "rules")
+_LAUNCH_REQUIRED = ("range_index", "action_index", "name")
 _RULE_FIELDS = ("rule", "section", "title", "message", "kind")
 _RULE_EXTRAS = ("focus_metrics", "speedup_pct", "speedup_type")  # optional: models written before lack them
 _FOCUS_FIELDS = ("name", "value", "severity", "info")
@@ -181,15 +190,18 @@ def check_model_document(data: object, path: str | Path) -> set[int]:
     if top.get("format") != MODEL_FORMAT:
         raise ReportError(f"{path}: not a {MODEL_FORMAT} document (format={_shown(top.get('format'))})",
                           "pass a .ncu-rep file, or a .json written by Report.to_dict")
-    if top.get("version") != MODEL_VERSION:
-        raise ReportError(f"{path}: unsupported model version {_shown(top.get('version'))}, expected {MODEL_VERSION}",
-                          "regenerate the model with this roofline version")
+    version = top.get("version")
+    if type(version) is not int or version not in MODEL_VERSIONS:
+        raise ReportError(f"{path}: unsupported model version {_shown(version)}, expected "
+                          f"{' or '.join(map(str, MODEL_VERSIONS))}", "regenerate the model with this roofline version")
     doc.keys(top, "document", ("format", "version", "label", "ncu_version", "device", "launches"),
              ("device", "launches"))
     doc.text(top.get("label", ""), "label")
     doc.text(top.get("ncu_version", ""), "ncu_version")
     _check_device_types(doc, doc.mapping(top["device"], "device"))
     launches = top["launches"]
+    if version == MODEL_VERSION:
+        return _check_launch_columns(doc, doc.mapping(launches, "launches"))
     if not isinstance(launches, list):
         raise doc.fail("launches", f"is {_shown(launches)}, expected a list")
     return {i for i, item in enumerate(launches)
@@ -210,35 +222,128 @@ def _check_device_types(doc: _Document, device: Mapping[str, Any]) -> None:
 
 
 def _check_launch_types(doc: _Document, item: Mapping[str, Any], field: str) -> bool:
-    """Refuse a launch with a field of the wrong type; True when a metric value may be out of range."""
-    doc.keys(item, field, _LAUNCH_FIELDS, ("range_index", "action_index", "name"))
-    for key in ("range_index", "action_index"):
-        doc.number(item[key], f"{field}.{key}", WHOLE)
-    doc.text(item["name"], f"{field}.name")
-    for key in ("demangled_name", "mangled_name"):
-        doc.text(item.get(key, ""), f"{field}.{key}")
-    for key in ("grid", "block"):
-        dims = item.get(key)
-        if dims is not None and (not isinstance(dims, list) or len(dims) != 3
-                                 or any(isinstance(d, bool) or not isinstance(d, int) for d in dims)):
-            raise doc.fail(f"{field}.{key}", f"is {_shown(dims)}, expected a list of 3 whole numbers")
-    for key in ("registers_per_thread", "shared_mem_per_block_bytes"):
-        value = item.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            raise doc.fail(f"{field}.{key}", f"is {_shown(value)}, expected a whole number")
-    doc.texts(item.get("nvtx_ranges", []), f"{field}.nvtx_ranges")
-    doc.texts(item.get("nan_metrics", []), f"{field}.nan_metrics")
+    """Refuse a launch (version 1) with a field of the wrong type; True when a metric value may be out of range."""
+    doc.keys(item, field, LAUNCH_FIELDS, _LAUNCH_REQUIRED)
+    for key, check in _FIELD_CHECKS.items():
+        check(doc, item.get(key, _FIELD_DEFAULTS.get(key)), f"{field}.{key}")
     metrics = doc.mapping(item.get("metrics", {}), f"{field}.metrics")
     unsure = _counts_unsure(metrics)
     for name in [n for n, v in metrics.items() if type(v) not in _METRIC_TYPES or type(v) is int and abs(v) > LARGEST
                  ] if unsure else ():
         doc.numeric(metrics[name], f"{field}.metrics.{name}")  # says why it is no number, or out of their range
-    rules = item.get("rules", [])
-    if not isinstance(rules, list):
-        raise doc.fail(f"{field}.rules", f"is {_shown(rules)}, expected a list")
-    for j, rule in enumerate(rules):
-        _check_rule_types(doc, doc.mapping(rule, f"{field}.rules[{j}]"), f"{field}.rules[{j}]")
     return unsure
+
+
+def _check_dims(doc: _Document, dims: object, field: str) -> None:
+    if dims is not None and (not isinstance(dims, list) or len(dims) != 3
+                             or any(isinstance(d, bool) or not isinstance(d, int) for d in dims)):
+        raise doc.fail(field, f"is {_shown(dims)}, expected a list of 3 whole numbers")
+
+
+def _check_whole(doc: _Document, value: object, field: str) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+        raise doc.fail(field, f"is {_shown(value)}, expected a whole number")
+
+
+def _check_rules(doc: _Document, rules: object, field: str) -> None:
+    if not isinstance(rules, list):
+        raise doc.fail(field, f"is {_shown(rules)}, expected a list")
+    for j, rule in enumerate(rules):
+        _check_rule_types(doc, doc.mapping(rule, f"{field}[{j}]"), f"{field}[{j}]")
+
+
+_Check = Callable[[_Document, Any, str], object]
+# each field of a launch but its metrics: how one value is checked, and (version 2) the types a whole column of
+# values may have to need no look at each value
+_FIELD_CHECKS: dict[str, _Check] = {
+    "range_index": lambda doc, v, f: doc.number(v, f, WHOLE),
+    "action_index": lambda doc, v, f: doc.number(v, f, WHOLE),
+    "name": _Document.text, "demangled_name": _Document.text, "mangled_name": _Document.text,
+    "grid": _check_dims, "block": _check_dims,
+    "registers_per_thread": _check_whole, "shared_mem_per_block_bytes": _check_whole,
+    "nvtx_ranges": _Document.texts, "nan_metrics": _Document.texts,
+    "rules": _check_rules,
+}
+_FIELD_DEFAULTS = {"demangled_name": "", "mangled_name": "", "nvtx_ranges": [], "nan_metrics": [], "rules": []}
+
+
+def _column_sure(key: str, column: list[Any]) -> bool:
+    """Whether a version-2 column surely passes its field's check, from the types of its values (a pass in C)."""
+    types = set(map(type, column))
+    if key in ("range_index", "action_index"):
+        return types <= {int} and (not column or min(column) >= 0)
+    if key in ("name", "demangled_name", "mangled_name"):
+        return types <= {str}
+    if key in ("registers_per_thread", "shared_mem_per_block_bytes"):
+        return types <= {int, type(None)}
+    if key in ("grid", "block"):
+        dims = [d for d in column if d is not None]
+        return (types <= {list, type(None)} and set(map(len, dims)) <= {3}
+                and set(map(type, itertools.chain.from_iterable(dims))) <= {int})
+    if key in ("nvtx_ranges", "nan_metrics"):
+        return types <= {list} and set(map(type, itertools.chain.from_iterable(column))) <= {str}
+    return types <= {list} and not any(column)  # rules: none
+
+
+def _check_launch_columns(doc: _Document, launches: Mapping[str, Any]) -> set[int]:
+    """Refuse version 2's launch columns with a value of the wrong type, or of another length than ``count``; the
+    positions of the launches with a metric value that may be out of range (``_metric_column_unsure``)."""
+    doc.keys(launches, "launches", ("count", *LAUNCH_FIELDS), ("count", *_LAUNCH_REQUIRED))
+    count = launches["count"]
+    if type(count) is not int or count < 0:
+        raise doc.fail("launches.count", f"is {_shown(count)}, expected a whole number")
+    for key, check in _FIELD_CHECKS.items():
+        column = _column(doc, launches[key], f"launches.{key}", count) if key in launches else None
+        if column is not None and not _column_sure(key, column):
+            for i, value in enumerate(column):
+                check(doc, value, f"launches.{key}[{i}]")
+    unsure: set[int] = set()
+    metrics = doc.mapping(launches.get("metrics", {}), "launches.metrics")
+    for name, column in metrics.items():
+        unsure |= _metric_column_unsure(doc, _column(doc, column, f"launches.metrics.{name}", count), name)
+    return unsure
+
+
+def _name_the_number(doc: _Document, column: list[Any], name: str, wrong: Callable[[Any], bool]) -> None:
+    """Raise for the first value of a metric column that ``wrong`` finds, naming why it is not a number."""
+    for i, value in enumerate(column):
+        if wrong(value):
+            doc.numeric(value, f"launches.metrics.{name}[{i}]")
+
+
+def _column(doc: _Document, column: object, field: str, count: int) -> list[Any]:
+    """A column of one value per launch (``count``)."""
+    if not isinstance(column, list):
+        raise doc.fail(field, f"is {_shown(column)}, expected a list of one value per launch")
+    if len(column) != count:
+        raise doc.fail(field, f"has {len(column)} values, expected one per launch ({count}, launches.count)")
+    return column
+
+
+def _metric_column_unsure(doc: _Document, column: list[Any], name: str) -> set[int]:
+    """Refuse a metric column with a value that is neither a number a float can hold, a text nor null (the launch
+    does not hold the metric); the positions of the numbers that may be out of COUNT's range (what
+    ``_counts_unsure`` looks for, and floats above LARGEST too: the exact check finds nothing wrong with those)."""
+    import numpy as np
+
+    types = set(map(type, column))
+    if types <= {str, type(None)}:
+        return set()
+    if not types <= {float, int, str, type(None)}:
+        _name_the_number(doc, column, name, lambda v: type(v) not in (float, int, str, type(None)))
+    numbers = column if str not in types else [None if type(v) is str else v for v in column]
+    try:
+        values = np.array(numbers, dtype=float)  # None, a launch without the metric, is NaN
+    except OverflowError:  # an int no float can hold
+        values = None
+    if values is None or int in types and bool((values > LARGEST).any()):
+        _name_the_number(doc, column, name, lambda v: type(v) is int and abs(v) > LARGEST)
+    assert values is not None  # an int no float can hold is above LARGEST: named just above
+    with np.errstate(invalid="ignore"):
+        sure = (values >= 0.0) & (values <= LARGEST)
+    if type(None) in types or str in types:
+        sure |= np.array([v is None or type(v) is str for v in column], dtype=bool)
+    return set(np.flatnonzero(~sure).tolist())
 
 
 def _check_rule_types(doc: _Document, rule: Mapping[str, Any], where: str) -> None:
@@ -374,22 +479,53 @@ def _invalid_launches(launches: Sequence[KernelLaunch], device: Device,
                       unsure: AbstractSet[int] | None = None) -> dict[int, str]:
     """``launch_problem`` of every launch, by position, where there is one. A launch shape is checked once per
     distinct shape; the metrics one by one only for the launches a quick look lets through (``_counts_unsure``, or
-    ``unsure`` when the caller looked already, and ``_own_unsure``), so that the message names the first problem."""
+    ``unsure`` when the caller looked already, and ``_own_unsure``), so that the message names the first problem.
+    Launches of one ``MetricTable`` are looked at by column."""
     limits = _ShapeLimits.of(device)
     shapes: dict[tuple[object, ...], str | None] = {}
     invalid = {}
-    for i, launch in enumerate(launches):
-        shape = (launch.registers_per_thread, launch.grid, launch.block, launch.shared_mem_per_block_bytes,
-                 *(launch.metrics.get(name) for name in _SHAPE_METRICS))
+    found = table_rows(launches)
+    own = _own_unsure_rows(*found) if found else None
+    for i, (launch, extra) in enumerate(zip(launches, _shape_metrics(launches, found), strict=True)):
+        shape = (launch.registers_per_thread, launch.grid, launch.block, launch.shared_mem_per_block_bytes, *extra)
         try:
             why = shapes[shape] if shape in shapes else shapes.setdefault(shape, _shape_problem(launch, limits))
         except TypeError:  # a value that cannot be a key cannot be a number either: the check names it
             why = _shape_problem(launch, limits)
         suspect = i in unsure if unsure is not None else _counts_unsure(launch.metrics)
-        why = why or (_metric_problem(launch) if suspect or _own_unsure(launch.metrics) else None)
+        suspect = suspect or (i in own if own is not None else _own_unsure(launch.metrics))
+        why = why or (_metric_problem(launch) if suspect else None)
         if why:
             invalid[i] = why
     return invalid
+
+
+def _shape_metrics(launches: Sequence[KernelLaunch],
+                   found: tuple[MetricTable, list[int]] | None) -> Iterable[tuple[object, ...]]:
+    """Per launch, the values of the metrics of its shape (``_SHAPE_METRICS``)."""
+    if found is None:
+        return (tuple(launch.metrics.get(name) for name in _SHAPE_METRICS) for launch in launches)
+    table, rows = found
+    columns = [table.columns.get(name) for name in _SHAPE_METRICS]
+    return zip(*([column[r] for r in rows] if column else [None] * len(rows) for column in columns), strict=True)
+
+
+def _own_unsure_rows(table: MetricTable, rows: Sequence[int]) -> set[int]:
+    """``_own_unsure`` of the launches at ``rows`` of ``table``, by column: their positions in ``rows``."""
+    import numpy as np
+
+    unsure = np.zeros(table.count, dtype=bool)
+    for name, low, high in _OWN_INSIDE:
+        column = table.columns.get(name)
+        if column is None:
+            continue
+        values = table.floats(name)  # NaN for a text, a NaN and a launch without the metric
+        with np.errstate(invalid="ignore"):
+            out = ~((values > low) & (values < high))
+        if column.count(None):
+            out &= np.array([v is not None for v in column], dtype=bool)
+        unsure |= out
+    return set(np.flatnonzero(unsure[np.asarray(rows, dtype=np.intp)]).tolist())
 
 
 def _counts_unsure(metrics: Mapping[str, object]) -> bool:
@@ -433,12 +569,13 @@ def _other_devices(launches: Sequence[KernelLaunch], devices: Sequence[str], war
 
 def _duplicates(launches: Sequence[KernelLaunch], warnings: list[str]) -> dict[int, str]:
     """Launches whose range:action key an earlier launch already has."""
-    seen: set[str] = set()
+    seen: set[tuple[int, int]] = set()
     repeated = {}
     for i, k in enumerate(launches):
-        if k.key in seen:
+        key = (k.range_index, k.action_index)
+        if key in seen:
             repeated[i] = f"duplicates the range:action key {k.key} of an earlier launch"
-        seen.add(k.key)
+        seen.add(key)
     if repeated:
         warnings.append(f"{len(repeated)} launch record(s) repeat the range:action key of an earlier one")
     return repeated

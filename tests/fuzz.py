@@ -181,11 +181,9 @@ def _model_mutation(rng: random.Random, doc: dict[str, Any]) -> tuple[str, str]:
         elif isinstance(_parent(doc, path), dict):
             _parent(doc, path)["unexpected_" + str(path[-1])] = 1
     elif kind == "metric":
-        launch = rng.choice(doc["launches"])
-        if launch["metrics"]:
-            launch["metrics"][rng.choice(sorted(launch["metrics"]))] = rng.choice(HOSTILE_VALUES)
+        _hostile_metric(rng, doc["launches"])
     elif kind == "repeat-launch":
-        doc["launches"].append(copy.deepcopy(rng.choice(doc["launches"])))
+        _repeat_launch(rng, doc["launches"])
     text = json.dumps(doc)
     if kind == "huge-int":  # a number no float holds, in place of a random number of the document
         numbers = list(re.finditer(r'": (-?[0-9][0-9.eE+-]*)', text))
@@ -200,6 +198,29 @@ def _model_mutation(rng: random.Random, doc: dict[str, Any]) -> tuple[str, str]:
     elif kind == "deep":
         text = text.replace('"label": ', '"label": ' + "[" * 5000 + "]" * 5000 + ", \"x\": ", 1)
     return kind, text
+
+
+def _hostile_metric(rng: random.Random, launches: Any) -> None:
+    """A hostile value for one metric of one launch: in its object (model version 1) or its column (version 2)."""
+    if isinstance(launches, list):
+        metrics = rng.choice(launches)["metrics"]
+        if metrics:
+            metrics[rng.choice(sorted(metrics))] = rng.choice(HOSTILE_VALUES)
+    elif launches["count"] and launches["metrics"]:
+        column = launches["metrics"][rng.choice(sorted(launches["metrics"]))]
+        column[rng.randrange(len(column))] = rng.choice(HOSTILE_VALUES)
+
+
+def _repeat_launch(rng: random.Random, launches: Any) -> None:
+    """One launch again at the end: its object (model version 1) or its value in every column (version 2)."""
+    if isinstance(launches, list):
+        launches.append(copy.deepcopy(rng.choice(launches)))
+    elif launches["count"]:
+        i = rng.randrange(launches["count"])
+        columns = [c for key, c in launches.items() if key not in ("count", "metrics")]
+        for column in (*columns, *launches["metrics"].values()):
+            column.append(copy.deepcopy(column[i]))
+        launches["count"] += 1
 
 
 def _parent(doc: Any, path: tuple[Any, ...]) -> Any:

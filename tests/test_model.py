@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import pickle
+from typing import Any
 
 import pytest
 
@@ -16,6 +18,7 @@ from roofline.model import (
     Device,
     FocusMetric,
     KernelLaunch,
+    MetricRow,
     Report,
     RuleResult,
 )
@@ -106,7 +109,7 @@ def test_rules_keep_focus_metrics_and_speedups_and_older_models_still_load():
     again = Report.from_dict(json.loads(json.dumps(report.to_dict())), "r.json")
     assert again.launches[0].rules == (rule,)
     old = report.to_dict()  # a model written before focus metrics and speedups were kept
-    for item in old["launches"][0]["rules"]:
+    for item in old["launches"]["rules"][0]:
         del item["focus_metrics"], item["speedup_pct"], item["speedup_type"]
     (loaded,) = Report.from_dict(old, "old.json").launches[0].rules
     assert (loaded.focus_metrics, loaded.speedup_pct, loaded.speedup_type) == ((), None, "")
@@ -114,6 +117,53 @@ def test_rules_keep_focus_metrics_and_speedups_and_older_models_still_load():
 
 def test_malformed_launch_is_an_error_not_a_partial_model():
     data = sample_report().to_dict()
-    del data["launches"][0]["name"]
-    with pytest.raises(TypeError):
+    del data["launches"]["name"]
+    with pytest.raises(KeyError):
         Report.from_dict(data, "x.json")
+    old = version_1(sample_report().to_dict())
+    del old["launches"][0]["name"]
+    with pytest.raises(TypeError):
+        Report.from_dict(old, "x.json")
+
+
+def version_1(data: dict[str, Any]) -> dict[str, Any]:
+    """The version-1 form of a model ``to_dict`` wrote: one object per launch, holding the metrics it has."""
+    columns = data["launches"]
+    fields = [key for key in columns if key not in ("count", "metrics")]
+    launches = [{**{key: columns[key][i] for key in fields},
+                 "metrics": {name: column[i] for name, column in columns["metrics"].items() if column[i] is not None}}
+                for i in range(columns["count"])]
+    return {**data, "version": 1, "launches": launches}
+
+
+def test_version_2_holds_launches_by_column_with_each_metric_name_once():
+    data = sample_report().to_dict()
+    columns = data["launches"]
+    assert data["version"] == 2 and columns["count"] == 2
+    assert columns["name"] == ["gemm", "copy"] and columns["grid"] == [[128, 2, 1], None]
+    assert columns["metrics"] == {"gpu__time_duration.sum": [1000.0, None], "launch__grid_dim_x": [128, None],
+                                  "note": ["text", None]}  # null: the second launch does not hold the metric
+    assert columns["nan_metrics"] == [["dram__bytes.sum.per_second"], []]
+
+
+def test_version_1_and_version_2_load_the_same_launches():
+    data = json.loads(json.dumps(sample_report().to_dict()))
+    new, old = Report.from_dict(data, "v2.json"), Report.from_dict(version_1(data), "v1.json")
+    assert new.launches == old.launches == sample_report().launches
+    assert dict(new.launches[0].metrics) == {"gpu__time_duration.sum": 1000.0, "launch__grid_dim_x": 128,
+                                             "note": "text"}
+    assert dict(new.launches[1].metrics) == {} and "note" not in new.launches[1].metrics
+
+
+def test_a_launch_of_version_2_reads_its_metrics_from_the_shared_columns():
+    report = Report.from_dict(json.loads(json.dumps(sample_report().to_dict())), "v2.json")
+    first, second = (launch.metrics for launch in report.launches)
+    assert isinstance(first, MetricRow) and first.table is second.table  # one table, no dict per launch
+    assert list(first) == ["gpu__time_duration.sum", "launch__grid_dim_x", "note"] and len(first) == 3
+    assert first["launch__grid_dim_x"] == 128 and first.get("absent", 7) == 7 and second.get("note") is None
+    with pytest.raises(KeyError):
+        second["note"]  # noqa: B018  # the lookup is what is tested
+    with pytest.raises(TypeError):
+        first["note"] = "changed"  # read-only, as tested (a Mapping has no item assignment)
+    again = pickle.loads(pickle.dumps([first, second]))  # as an analysis is sent from a worker
+    assert again == [first, second] and again[0].table is again[1].table

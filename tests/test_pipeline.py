@@ -5,14 +5,15 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import roofline
-from roofline import reader, specs
+from roofline import parallel, pipeline, reader, specs
 from roofline.analysis import analyze_report
 from roofline.errors import NoKernelMatched, RooflineError, SpecError
 from roofline.model import Device, KernelLaunch, Report
@@ -40,6 +41,25 @@ def test_a_file_named_twice_is_read_once_with_one_catalog(monkeypatch: pytest.Mo
     monkeypatch.setattr(specs, "load_catalog", counted_catalog)
     first, again = analyze_files([EXAMPLE, REPO / "examples" / ".." / "examples" / EXAMPLE.name])
     assert first is again and reads == [str(EXAMPLE)] and len(catalogs) == 1
+
+
+def test_as_many_models_are_parsed_at_once_as_fit_in_memory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Each job parses a model at about MODEL_PARSE_FACTOR times its size: --jobs is cut to what free memory holds."""
+    size = EXAMPLE.stat().st_size * reader.MODEL_PARSE_FACTOR
+    monkeypatch.setattr(pipeline, "free_memory", lambda: 2 * size + 1)  # two of the example fit, not three
+    assert pipeline.jobs_in_memory([EXAMPLE] * 5) == 2
+    assert pipeline.jobs_in_memory([REPO / "x.ncu-rep"] * 3) == 3  # an .ncu-rep's model is a small part of it
+    jobs: list[int] = []
+
+    def serial(work: Callable[[Any], Any], items: Sequence[Any], n: int, done: Any) -> list[Any]:
+        jobs.append(n)
+        return [work(item) for item in items]
+
+    monkeypatch.setattr(parallel, "in_workers", serial)
+    monkeypatch.setattr(pipeline, "free_memory", lambda: size + 1)  # one at a time
+    (tmp_path / "copy.json").write_bytes(EXAMPLE.read_bytes())
+    analyze_files([EXAMPLE, tmp_path / "copy.json"], jobs=4)
+    assert jobs == [1]
 
 
 def test_the_garbage_collector_is_paused_while_a_report_is_analysed_and_restored_after():

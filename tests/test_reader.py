@@ -310,6 +310,22 @@ def test_report_model_file_loads_without_ncu_report(roofline_report, tmp_path, m
     assert loaded.launches == report.launches and Path(loaded.path) == path
 
 
+def test_model_larger_than_this_machine_parses_is_refused_before_reading(roofline_report, tmp_path, monkeypatch):
+    path = tmp_path / "daxpy.roofline.json"
+    path.write_text(json.dumps(roofline_report(DAXPY).to_dict()))
+    monkeypatch.setattr(reader, "model_max_bytes", lambda: 1 << 10)  # a machine with 3 KiB of memory
+    message = one_line_error(path)
+    assert f"over the 0 MiB of report model this machine can parse (about {reader.MODEL_PARSE_FACTOR}x" in message
+    assert message.endswith("analyse it on a machine with more memory, or the .ncu-rep it came from")
+
+
+def test_the_largest_model_parsed_is_a_share_of_physical_memory():
+    largest = reader.model_max_bytes()
+    if hasattr(os, "sysconf"):
+        assert largest == os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // reader.MODEL_PARSE_FACTOR
+    assert largest >= 1 << 28  # any machine that runs the tests parses a 10,000-launch model (36 MB)
+
+
 # --- Time limit and what is not a file (issue 15) -----------------------------------------------------------------
 def _reads_forever(path: str, write_fd: int) -> None:
     """A child entry point that never answers, like the native reader spinning on a hostile file."""

@@ -34,7 +34,8 @@ from roofline.validation import (
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "h100-sxm_synthetic.roofline.json"
-BASE = json.loads(EXAMPLE.read_text())
+BASE = json.loads(EXAMPLE.read_text())  # a version-1 model: one object per launch
+BASE_V2 = json.loads(json.dumps(load_report(EXAMPLE).to_dict()))  # the same model, launches by column
 runner = CliRunner()
 
 
@@ -106,6 +107,47 @@ def setter(where: str, value: Any):
 def test_malformed_model_is_one_line_naming_the_field(tmp_path, where, value, words):
     line = error_line(model(tmp_path, setter(where, value)))
     assert words in line and line.endswith(MODEL_FIX), line
+
+
+@pytest.mark.parametrize("where, value, words", [
+    ("launches/count", "3", "launches.count is '3', expected a whole number"),
+    ("launches/count", 4, "launches.range_index has 3 values, expected one per launch (4, launches.count)"),
+    ("launches/name", "k", "launches.name is 'k', expected a list of one value per launch"),
+    ("launches/name/1", 7, "launches.name[1] is 7, expected a string"),
+    ("launches/action_index/2", -1, "launches.action_index[2] is -1, expected 0 <= value"),
+    ("launches/grid/0", [1, 2], "launches.grid[0] is list, expected a list of 3 whole numbers"),
+    ("launches/block/1", [1, 1.5, 1], "launches.block[1] is list, expected a list of 3 whole numbers"),
+    ("launches/registers_per_thread/0", True, "launches.registers_per_thread[0] is True, expected a whole number"),
+    ("launches/nvtx_ranges/2", ["a", 1], "launches.nvtx_ranges[2][1] is 1, expected a string"),
+    ("launches/rules/1", [{"rule": "x"}], "launches.rules[1][0].section is missing"),
+    ("launches/metrics/dram__bytes.sum", {"0": 1.0}, "launches.metrics.dram__bytes.sum is dict, expected a list"),
+    ("launches/metrics/dram__bytes.sum/1", True, "launches.metrics.dram__bytes.sum[1] is True, expected a number"),
+    ("launches/metrics/dram__bytes.sum/2", [1.0], "launches.metrics.dram__bytes.sum[2] is list, expected a number"),
+    ("launches/metrics/gpu__time_duration.sum/0", 10**400,
+     "launches.metrics.gpu__time_duration.sum[0] is out of the range of numbers"),
+    ("launches/metrics/gpu__time_duration.sum/1", 10**305,
+     "launches.metrics.gpu__time_duration.sum[1] is out of the range of numbers"),
+    ("launches/bogus", [], "launches.bogus is not a known field"),
+    ("version", 3, "unsupported model version 3, expected 1 or 2"),
+])
+def test_malformed_version_2_model_is_one_line_naming_the_column_and_launch(tmp_path, where, value, words):
+    line = error_line(model(tmp_path, lambda doc: (doc.update(copy.deepcopy(BASE_V2)), setter(where, value)(doc))))
+    assert words in line, line
+
+
+def test_version_2_model_marks_the_same_launches_as_version_1(tmp_path):
+    """The example with an impossible duration, clock and count in launches 1 and 2: the same invalid launches and
+    messages whether its launches are objects (version 1) or columns (version 2)."""
+    def bad(doc: dict[str, Any]) -> None:
+        doc["launches"][1]["metrics"]["gpu__time_duration.sum"] = 0.0
+        doc["launches"][2]["metrics"]["sm__cycles_elapsed.avg.per_second"] = 5e10
+        doc["launches"][2]["metrics"]["dram__bytes.sum"] = -1.0
+    old = load_report(model(tmp_path, bad))
+    (tmp_path / "v2.json").write_text(json.dumps(old.to_dict()))
+    new = load_report(tmp_path / "v2.json")
+    assert [k.invalid for k in new.launches] == [k.invalid for k in old.launches]
+    assert [bool(k.invalid) for k in new.launches] == [False, True, True]
+    assert new.launches[1].invalid == "gpu__time_duration.sum is 0, expected 0 < value"
 
 
 RULE = {"rule": "CPIStall", "section": "WarpStateStats", "title": "Wait Stalls", "message": "Waits 13.8 cycles.",
