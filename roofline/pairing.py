@@ -46,7 +46,7 @@ from roofline.analysis import intensity, measured, rate, roof_position
 from roofline.errors import RooflineError
 from roofline.kernel_families import family
 from roofline.labels import letter
-from roofline.model import LEVELS, PRECISIONS, Ceilings, CeilingSet, KernelLaunch
+from roofline.model import LEVELS, PRECISIONS, Ceilings, CeilingSet
 from roofline.noise import Change, compare_times
 from roofline.results import Figure, LaunchAnalysis, Launches, ReportAnalysis, RoofPosition, Value, Verdict
 from roofline.thresholds import ALPHA, WORK_TOLERANCE
@@ -219,40 +219,43 @@ Key = tuple[str, str]  # (how it was matched, key text)
 
 
 def keyed_kernels(analysis: ReportAnalysis, matcher: Matcher, index: int) -> dict[Key, Launches]:
-    """Launches of report ``index`` by match key, in order of first launch (user regexes under a time limit)."""
+    """Launches of report ``index`` by match key, in order of first launch. A key depends on the names only, so the
+    patterns run once per distinct pair of names, under the time limit of user regexes (not once per launch: a
+    million launches would take longer than the limit with the simplest pattern)."""
     launches = analysis.valid_launches
-    out: dict[Key, list[int]] = {}
+    names = [(launch.name, launch.demangled_name) for launch in launches.kernel_launches]
     order: dict[str, int] = {}
 
-    def key_all() -> dict[Key, list[int]]:
-        for i, launch in zip(launches.indices.tolist(), launches.kernel_launches, strict=True):
-            key = _map_key(launch, matcher, index) or _mode_key(launch, matcher, order)
-            out.setdefault(key, []).append(i)
-        return out
+    def key_each() -> dict[tuple[str, str], Key]:
+        return {pair: _map_key(*pair, matcher, index) or _mode_key(*pair, matcher, order)
+                for pair in dict.fromkeys(names)}
 
-    keyed = within(REGEX_LIMIT_S, f"the --match/--map patterns on the names in {analysis.report.path}", key_all)
-    return {key: launches.table.view(rows) for key, rows in keyed.items()}
+    keys = within(REGEX_LIMIT_S, f"the --match/--map patterns on the names in {analysis.report.path}", key_each)
+    out: dict[Key, list[int]] = {}
+    for i, pair in zip(launches.indices.tolist(), names, strict=True):
+        out.setdefault(keys[pair], []).append(i)
+    return {key: launches.table.view(rows) for key, rows in out.items()}
 
 
-def _map_key(launch: KernelLaunch, matcher: Matcher, index: int) -> Key | None:
+def _map_key(name: str, demangled: str, matcher: Matcher, index: int) -> Key | None:
     for patterns in matcher.maps:
         rx = patterns[index]
-        if rx.fullmatch(launch.name) or rx.fullmatch(launch.demangled_name):
+        if rx.fullmatch(name) or rx.fullmatch(demangled):
             return "map", "=".join(p.pattern for p in patterns)
     return None
 
 
-def _mode_key(launch: KernelLaunch, matcher: Matcher, order: dict[str, int]) -> Key:
-    mode, name = matcher.mode, launch.name
+def _mode_key(name: str, demangled: str, matcher: Matcher, order: dict[str, int]) -> Key:
+    mode = matcher.mode
     if mode == "demangled":
-        return "demangled", launch.demangled_name or name
+        return "demangled", demangled or name
     if mode == "order":
         return "order", str(order.setdefault(name, len(order) + 1))
     if mode == "family":  # a library kernel's architecture-neutral family, else its own name
-        return "family", family(name, launch.demangled_name)
+        return "family", family(name, demangled)
     rx = matcher.pattern
     if mode == "regex" and rx is not None:
-        found = rx.search(name) or rx.search(launch.demangled_name)
+        found = rx.search(name) or rx.search(demangled)
         if found:
             key = found.group(1) if rx.groups and found.group(1) else found.group(0)
             return f"regex:{rx.pattern}", key

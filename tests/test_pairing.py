@@ -23,6 +23,7 @@ import statistics
 import pytest
 import yaml
 
+from roofline import pairing
 from roofline.advice import LAUNCH_OVERHEAD_S
 from roofline.analysis import analyze_report
 from roofline.errors import RooflineError
@@ -159,6 +160,24 @@ def test_regex_map_and_order_pair_kernels_renamed_across_architectures():
     by_name = pair_reports([a, b], Matcher())
     assert [p.key for p in by_name.pairs] == ["copy"]
     assert by_name.unmatched == (("ampere_sgemm_128x64_nn",), ("sm90_xmma_gemm_128x64_f32",))
+
+
+def test_patterns_run_once_per_distinct_name_not_once_per_launch(monkeypatch):
+    """A key depends on the names only: a report of many launches of few kernels runs the patterns once per kernel
+    (a million launches had taken longer than the regex time limit with the default pattern)."""
+    calls: list[str] = []
+    mode_key = pairing._mode_key
+
+    def counted(name: str, *rest: object) -> object:
+        calls.append(name)
+        return mode_key(name, *rest)
+
+    monkeypatch.setattr(pairing, "_mode_key", counted)
+    names = [("gemm", ""), ("copy", ""), ("gemm", ""), ("copy", ""), ("gemm", "")] * 4
+    a = analyze_report(names_model("a.json", names))
+    by_order = pair_reports([a, a], parse_matcher("order"))
+    assert calls == ["gemm", "copy"] * 2  # once per name, in each of the two reports
+    assert {p.key for p in by_order.pairs} == {"#1", "#2"}  # gemm first seen, then copy: the order keys as before
 
 
 def test_family_matching_pairs_a_cublas_kernel_with_its_counterpart_on_another_architecture():
