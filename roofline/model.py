@@ -42,6 +42,15 @@ def _frozen(d: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return d if type(d) is MappingProxyType or type(d) is MetricRow else MappingProxyType(dict(d or {}))
 
 
+def float_column(column: Sequence[MetricValue]) -> Any:
+    """A metric column as a float64 numpy array, NaN for a text and for None (a launch without the metric); raises
+    OverflowError for an int no float can hold."""
+    import numpy as np
+
+    numbers = column if str not in set(map(type, column)) else [None if type(v) is str else v for v in column]
+    return np.array(numbers, dtype=float)
+
+
 class MetricTable:
     """The metric values of a version-2 model's launches: one list per metric, one element per launch, None where
     the launch does not hold the metric. The lists are the document's own; nothing changes them. ``floats`` and
@@ -58,12 +67,7 @@ class MetricTable:
     def floats(self, name: str) -> Any:
         """A metric's column as a float64 numpy array: NaN where a launch does not hold the metric as a number."""
         if name not in self._floats:
-            import numpy as np
-
-            column = self.columns[name]
-            numbers = column if str not in set(map(type, column)) else [v if type(v) is not str else None
-                                                                        for v in column]
-            self._floats[name] = np.array(numbers, dtype=float)
+            self._floats[name] = float_column(self.columns[name])
         return self._floats[name]
 
     def layouts(self) -> list[tuple[Any, ...]]:

@@ -125,12 +125,12 @@ def jobs_in_memory(paths: Sequence[str | os.PathLike[str]]) -> int:
 def free_memory() -> int:
     """Bytes of memory free now (the page cache not counted: a safe side), or the physical memory where the
     system does not tell."""
-    from roofline.reader import MODEL_PARSE_FACTOR, model_max_bytes
+    from roofline.reader import physical_memory
 
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
     except (AttributeError, ValueError, OSError):  # no sysconf (Windows), no such name (macOS)
-        return MODEL_PARSE_FACTOR * model_max_bytes()
+        return physical_memory()
 
 
 def _size(path: str | os.PathLike[str]) -> int:

@@ -143,12 +143,16 @@ def _load_model(p: Path, size: int) -> Report:
 
 
 def model_max_bytes() -> int:
-    """The largest report model this machine parses: its physical memory over MODEL_PARSE_FACTOR (1 GiB where the
-    system does not tell its memory)."""
+    """The largest report model this machine parses: its physical memory over MODEL_PARSE_FACTOR."""
+    return physical_memory() // MODEL_PARSE_FACTOR
+
+
+def physical_memory() -> int:
+    """Bytes of physical memory, 3 GiB where the system does not tell (a model of 1 GiB then)."""
     try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // MODEL_PARSE_FACTOR
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (AttributeError, ValueError, OSError):  # no sysconf (Windows) or no such name
-        return 1 << 30
+        return 3 << 30
 
 
 def _load_ncu_rep(p: Path, time_limit_s: float) -> Report:

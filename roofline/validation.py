@@ -45,6 +45,7 @@ from roofline.model import (
     KernelLaunch,
     MetricTable,
     Report,
+    float_column,
     table_rows,
 )
 
@@ -224,8 +225,8 @@ def _check_device_types(doc: _Document, device: Mapping[str, Any]) -> None:
 def _check_launch_types(doc: _Document, item: Mapping[str, Any], field: str) -> bool:
     """Refuse a launch (version 1) with a field of the wrong type; True when a metric value may be out of range."""
     doc.keys(item, field, LAUNCH_FIELDS, _LAUNCH_REQUIRED)
-    for key, check in _FIELD_CHECKS.items():
-        check(doc, item.get(key, _FIELD_DEFAULTS.get(key)), f"{field}.{key}")
+    for key, kind in _FIELDS.items():
+        kind.check(doc, item.get(key, kind.default), f"{field}.{key}")
     metrics = doc.mapping(item.get("metrics", {}), f"{field}.metrics")
     unsure = _counts_unsure(metrics)
     for name in [n for n, v in metrics.items() if type(v) not in _METRIC_TYPES or type(v) is int and abs(v) > LARGEST
@@ -252,37 +253,57 @@ def _check_rules(doc: _Document, rules: object, field: str) -> None:
         _check_rule_types(doc, doc.mapping(rule, f"{field}[{j}]"), f"{field}[{j}]")
 
 
-_Check = Callable[[_Document, Any, str], object]
-# each field of a launch but its metrics: how one value is checked, and (version 2) the types a whole column of
-# values may have to need no look at each value
-_FIELD_CHECKS: dict[str, _Check] = {
-    "range_index": lambda doc, v, f: doc.number(v, f, WHOLE),
-    "action_index": lambda doc, v, f: doc.number(v, f, WHOLE),
-    "name": _Document.text, "demangled_name": _Document.text, "mangled_name": _Document.text,
-    "grid": _check_dims, "block": _check_dims,
-    "registers_per_thread": _check_whole, "shared_mem_per_block_bytes": _check_whole,
-    "nvtx_ranges": _Document.texts, "nan_metrics": _Document.texts,
-    "rules": _check_rules,
+def _whole_column(column: list[Any]) -> bool:
+    return set(map(type, column)) <= {int} and (not column or min(column) >= 0)
+
+
+def _text_column(column: list[Any]) -> bool:
+    return set(map(type, column)) <= {str}
+
+
+def _whole_or_null_column(column: list[Any]) -> bool:
+    return set(map(type, column)) <= {int, type(None)}
+
+
+def _dims_column(column: list[Any]) -> bool:
+    dims = [d for d in column if d is not None]
+    return (set(map(type, column)) <= {list, type(None)} and set(map(len, dims)) <= {3}
+            and set(map(type, itertools.chain.from_iterable(dims))) <= {int})
+
+
+def _text_lists_column(column: list[Any]) -> bool:
+    return set(map(type, column)) <= {list} and set(map(type, itertools.chain.from_iterable(column))) <= {str}
+
+
+def _no_rules_column(column: list[Any]) -> bool:
+    return set(map(type, column)) <= {list} and not any(column)
+
+
+@dataclass(frozen=True)
+class _Field:
+    """A launch field but its metrics: ``check`` of one value (raising with the problem named), ``sure`` whether a
+    whole version-2 column passes from its value types alone (one pass in C, so each value is looked at only when it
+    does not), and the value of the field where a version-1 launch leaves it out."""
+
+    check: Callable[[_Document, Any, str], object]
+    sure: Callable[[list[Any]], bool]
+    default: object = None
+
+
+_FIELDS = {
+    "range_index": _Field(lambda doc, v, f: doc.number(v, f, WHOLE), _whole_column),
+    "action_index": _Field(lambda doc, v, f: doc.number(v, f, WHOLE), _whole_column),
+    "name": _Field(_Document.text, _text_column),
+    "demangled_name": _Field(_Document.text, _text_column, ""),
+    "mangled_name": _Field(_Document.text, _text_column, ""),
+    "grid": _Field(_check_dims, _dims_column),
+    "block": _Field(_check_dims, _dims_column),
+    "registers_per_thread": _Field(_check_whole, _whole_or_null_column),
+    "shared_mem_per_block_bytes": _Field(_check_whole, _whole_or_null_column),
+    "nvtx_ranges": _Field(_Document.texts, _text_lists_column, []),
+    "nan_metrics": _Field(_Document.texts, _text_lists_column, []),
+    "rules": _Field(_check_rules, _no_rules_column, []),
 }
-_FIELD_DEFAULTS = {"demangled_name": "", "mangled_name": "", "nvtx_ranges": [], "nan_metrics": [], "rules": []}
-
-
-def _column_sure(key: str, column: list[Any]) -> bool:
-    """Whether a version-2 column surely passes its field's check, from the types of its values (a pass in C)."""
-    types = set(map(type, column))
-    if key in ("range_index", "action_index"):
-        return types <= {int} and (not column or min(column) >= 0)
-    if key in ("name", "demangled_name", "mangled_name"):
-        return types <= {str}
-    if key in ("registers_per_thread", "shared_mem_per_block_bytes"):
-        return types <= {int, type(None)}
-    if key in ("grid", "block"):
-        dims = [d for d in column if d is not None]
-        return (types <= {list, type(None)} and set(map(len, dims)) <= {3}
-                and set(map(type, itertools.chain.from_iterable(dims))) <= {int})
-    if key in ("nvtx_ranges", "nan_metrics"):
-        return types <= {list} and set(map(type, itertools.chain.from_iterable(column))) <= {str}
-    return types <= {list} and not any(column)  # rules: none
 
 
 def _check_launch_columns(doc: _Document, launches: Mapping[str, Any]) -> set[int]:
@@ -292,11 +313,11 @@ def _check_launch_columns(doc: _Document, launches: Mapping[str, Any]) -> set[in
     count = launches["count"]
     if type(count) is not int or count < 0:
         raise doc.fail("launches.count", f"is {_shown(count)}, expected a whole number")
-    for key, check in _FIELD_CHECKS.items():
+    for key, kind in _FIELDS.items():
         column = _column(doc, launches[key], f"launches.{key}", count) if key in launches else None
-        if column is not None and not _column_sure(key, column):
+        if column is not None and not kind.sure(column):
             for i, value in enumerate(column):
-                check(doc, value, f"launches.{key}[{i}]")
+                kind.check(doc, value, f"launches.{key}[{i}]")
     unsure: set[int] = set()
     metrics = doc.mapping(launches.get("metrics", {}), "launches.metrics")
     for name, column in metrics.items():
@@ -331,9 +352,8 @@ def _metric_column_unsure(doc: _Document, column: list[Any], name: str) -> set[i
         return set()
     if not types <= {float, int, str, type(None)}:
         _name_the_number(doc, column, name, lambda v: type(v) not in (float, int, str, type(None)))
-    numbers = column if str not in types else [None if type(v) is str else v for v in column]
     try:
-        values = np.array(numbers, dtype=float)  # None, a launch without the metric, is NaN
+        values = float_column(column)
     except OverflowError:  # an int no float can hold
         values = None
     if values is None or int in types and bool((values > LARGEST).any()):
