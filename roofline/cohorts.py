@@ -137,28 +137,59 @@ def picker(x: Any) -> Callable[[int], Any]:
     """The function that takes a launch out of a cohort's result ``x``, planned once for all its launches: arrays
     give their element, ``RowFn`` its value, a ``Cohort`` the launch; tuples, mappings and dataclasses that hold
     any of these are rebuilt around them, and whatever holds none is shared by every launch as it is."""
-    if not _has_array(x):
-        return lambda j: x
+    plan = _plan(x)
+    return _shared(x) if plan is None else plan
+
+
+def _shared(x: Any) -> Callable[[int], Any]:
+    return lambda j: x
+
+
+def _plan(x: Any) -> Callable[[int], Any] | None:
+    """``picker``'s plan for ``x``, None where ``x`` holds no array (every launch shares it). One pass over the
+    result: each part is looked at once, the plans of its parts tell whether it holds an array."""
+    if isinstance(x, _PLAIN):
+        return None
     if _is_array(x):
+        if x.ndim == 1:
+            return lambda j: x.item(j)  # a Python number, without a numpy scalar in between
         return (lambda j: x[j].item()) if x.ndim else (lambda j: x.item())
     if isinstance(x, Cohort):
         return lambda j: x.launches[j]
     if isinstance(x, RowFn):
-        args = [picker(a) for a in x.args]
-        return lambda j: x.fn(*(a(j) for a in args))
-    if isinstance(x, tuple):
-        items = [picker(v) for v in x]
+        args = _takes(x.args, [_plan(a) for a in x.args])
+        return lambda j: x.fn(*[a(j) for a in args])
+    if isinstance(x, tuple | list):
+        plans = [_plan(v) for v in x]
+        if not any(plans):
+            return None
+        if isinstance(x, list):
+            raise TypeError("cannot take a launch out of list")
+        items = _takes(x, plans)
         if hasattr(x, "_fields"):
-            return lambda j: type(x)(*(item(j) for item in items))
-        return lambda j: tuple(item(j) for item in items)
+            return lambda j: type(x)(*[item(j) for item in items])
+        return lambda j: tuple([item(j) for item in items])
     if isinstance(x, Mapping):
-        values = {k: picker(v) for k, v in x.items()}
+        plans = [_plan(v) for v in x.values()]
+        if not any(plans):
+            return None
+        values = dict(zip(x, _takes(x.values(), plans), strict=True))  # the keys in their order
         return lambda j: {k: value(j) for k, value in values.items()}
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        fields = {f.name: picker(getattr(x, f.name)) for f in dataclasses.fields(x) if f.init}
+        fields = dataclasses.fields(x)
+        plans = [_plan(getattr(x, f.name)) for f in fields]
+        if not any(plans):
+            return None
+        shared = {f.name: getattr(x, f.name) for f, plan in zip(fields, plans, strict=True) if f.init and not plan}
+        varying = [(f.name, plan) for f, plan in zip(fields, plans, strict=True) if f.init and plan]
         kind = type(x)
-        return lambda j: kind(**{name: field(j) for name, field in fields.items()})
-    raise TypeError(f"cannot take a launch out of {type(x).__name__}")
+        return lambda j: kind(**shared, **{name: field(j) for name, field in varying})
+    return None
+
+
+def _takes(values: Any, plans: Sequence[Callable[[int], Any] | None]) -> list[Callable[[int], Any]]:
+    """Each value's plan, or one that shares it."""
+    return [plan or _shared(v) for v, plan in zip(values, plans, strict=True)]
 
 
 class Cohort:

@@ -18,7 +18,7 @@ below the FP and byte roofs may be busy in a unit the roofline does not measure.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -144,17 +144,31 @@ def busy_units(launch: KernelLaunch) -> tuple[BusyUnit, ...]:
     return tuple(units)
 
 
-def by_load(units: Iterable[BusyUnit]) -> tuple[BusyUnit, ...]:
-    """Units busiest first (in their given order among equals)."""
-    return tuple(sorted(units, key=lambda u: -u.pct))
+def _ranked(units: Sequence[BusyUnit], side: Side | None) -> tuple[BusyUnit | None, tuple[BusyUnit, ...]]:
+    """The busiest unit of ``side`` (of both sides when None) and the ``TOP_UNITS`` busiest. Over a cohort they are
+    made per launch when it is taken out (``per_row``): the units' names are the cohort's, only their percentages
+    are the launch's, so a launch builds the few units it keeps and not all of them."""
+    labels = tuple((u.name, u.side, u.metric) for u in units)
+    pcts = tuple(u.pct for u in units)
+    return per_row(_busiest, labels, pcts, side), per_row(_top, labels, pcts)
 
 
-def _busiest(units: Iterable[BusyUnit], side: Side | None) -> BusyUnit | None:
-    return next((u for u in by_load(units) if side is None or u.side == side), None)
+def _by_load(pcts: Sequence[float]) -> list[int]:
+    """The units' positions, busiest first (in their given order among equals)."""
+    return sorted(range(len(pcts)), key=lambda i: -pcts[i])
 
 
-def _top(units: Iterable[BusyUnit]) -> tuple[BusyUnit, ...]:
-    return by_load(units)[:TOP_UNITS]
+def _busiest(labels: Sequence[tuple[str, Side, str]], pcts: Sequence[float], side: Side | None) -> BusyUnit | None:
+    return next((_unit(labels[i], pcts[i]) for i in _by_load(pcts) if side is None or labels[i][1] == side), None)
+
+
+def _top(labels: Sequence[tuple[str, Side, str]], pcts: Sequence[float]) -> tuple[BusyUnit, ...]:
+    return tuple(_unit(labels[i], pcts[i]) for i in _by_load(pcts)[:TOP_UNITS])
+
+
+def _unit(label: tuple[str, Side, str], pct: float) -> BusyUnit:
+    name, side, metric = label
+    return BusyUnit(name, pct, side, metric)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -185,7 +199,7 @@ def decide(t: Throughputs) -> Verdict:
     reason = "" if bound is not None else f"both throughputs below {LATENCY_BELOW_PCT:.0f}% and {m.WAVES} missing " \
         "(small grid or latency?): re-profile with --section LaunchStats"
     return Verdict(bound, "throughput" if bound else None, t.sm_pct, t.memory_pct, t.waves_per_sm,
-                   per_row(_busiest, t.units, side), per_row(_top, t.units), title, reason)
+                   *_ranked(t.units, side), title, reason)
 
 
 def from_roofline(roof: RoofPosition, why_no_throughputs: str) -> Verdict:
@@ -204,7 +218,7 @@ def from_roofline(roof: RoofPosition, why_no_throughputs: str) -> Verdict:
     units = tuple(BusyUnit(f"{NAMES[key]} roof", value, "compute" if key in PRECISIONS else "memory", key)
                   for key, value in util.items())
     side: Side | None = "compute" if bound == "compute" else "memory" if bound == "memory" else None
-    return Verdict(bound, "roofline", None, None, None, per_row(_busiest, units, side), per_row(_top, units),
+    return Verdict(bound, "roofline", None, None, None, *_ranked(units, side),
                    reason=f"roofline only: {why_no_throughputs}")
 
 

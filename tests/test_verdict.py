@@ -283,3 +283,29 @@ def test_a_busy_integer_and_special_function_kernel_is_compute_bound_whatever_it
     assert v.busiest is not None
     assert (v.bound, v.ncu_title, v.busiest.name) == ("compute", "High Throughput", "issue slots")
     assert [u.name for u in v.top_units] == ["issue slots", "ALU pipe", "XU pipe (special functions, conversions)"]
+
+
+def test_each_launch_of_a_cohort_keeps_its_own_busiest_units_in_breakdown_order_among_equals() -> None:
+    """Two launches with the same metrics (one cohort) whose units rank differently; the first has a tie, which
+    keeps the breakdowns' order. Each launch taken out of the cohort equals its verdict computed alone."""
+    names = ["sm__pipe_alu_cycles_active", "sm__inst_executed_pipe_xu", "sm__issue_active"]
+    units = [f"{u}.avg.pct_of_peak_sustained_elapsed" for u in names]
+    dram = "dram__cycles_active.avg.pct_of_peak_sustained_elapsed"
+
+    def launch(i: int, pcts: tuple[float, float, float]) -> KernelLaunch:
+        metrics: dict[str, float | str] = {**dict(zip(units, pcts, strict=True)), SM: 80.0, MEMORY: 12.0, WAVES: 40.0,
+                                           dram: 12.0, "breakdown:" + SM: ",".join(units), "breakdown:" + MEMORY: dram,
+                                           "gpu__time_duration.sum": 1e-3}
+        return KernelLaunch(0, i, "k", metrics=metrics)
+
+    report = Report("r", Device("NVIDIA RTX A6000", "8.6"),
+                    (launch(0, (70.0, 70.0, 50.0)), launch(1, (20.0, 30.0, 75.0))))
+    analysed = analyze_report(report).launches
+    first, second = analysed[0].verdict, analysed[1].verdict
+    assert first.busiest is not None and second.busiest is not None
+    assert [u.name for u in first.top_units] == ["ALU pipe", "XU pipe (special functions, conversions)", "issue slots"]
+    assert [u.pct for u in first.top_units] == [70.0, 70.0, 50.0]
+    assert (first.busiest.name, second.busiest.name) == ("ALU pipe", "issue slots")
+    assert [u.name for u in second.top_units][:2] == ["issue slots", "XU pipe (special functions, conversions)"]
+    for a in analysed:
+        assert a.verdict == launch_verdict(a.launch, a.roof)
