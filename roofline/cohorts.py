@@ -114,23 +114,9 @@ class RowFn:
 
 def per_row(fn: Callable[..., T], *args: Any) -> T:
     """``fn(*args)`` now for one launch, or, for a cohort, when a launch is taken out (``picker``)."""
-    if any(_has_array(a) for a in args):
+    if any(_plan(a) is not None for a in args):  # any array among them
         return RowFn(fn, args)  # type: ignore[return-value]
     return fn(*args)
-
-
-def _has_array(x: Any) -> bool:
-    if isinstance(x, _PLAIN):
-        return False
-    if isinstance(x, RowFn | Cohort) or _is_array(x):
-        return True
-    if isinstance(x, tuple | list):
-        return any(_has_array(v) for v in x)
-    if isinstance(x, Mapping):
-        return any(_has_array(v) for v in x.values())
-    if dataclasses.is_dataclass(x):
-        return any(_has_array(getattr(x, f.name)) for f in dataclasses.fields(x))
-    return False
 
 
 def picker(x: Any) -> Callable[[int], Any]:
