@@ -46,6 +46,13 @@ def test_version():
     assert result.exit_code == 0 and result.stdout.strip() == f"roofline {__version__}"
 
 
+def test_installed_version_is_the_package_version():
+    """pyproject.toml takes the version from roofline.__version__ (dynamic), so pip and --version agree."""
+    from importlib.metadata import version
+
+    assert version("roofline") == __version__
+
+
 def test_python_m_roofline_help():
     proc = python("-m", "roofline", "--help")
     assert proc.returncode == 0, proc.stderr
