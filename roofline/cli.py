@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import typer
     from typer import _click as click
 
-    from roofline.errors import RooflineError
+    from roofline.errors import RooflineError, UsageError
 
     app: typer.Typer  # built on first access by __getattr__ below
 
@@ -94,8 +94,7 @@ def _group_class() -> type:
             except click.ClickException as err:
                 words = sys.argv[1:] if args is None else list(args)
                 command = next((w for w in words if w in self.commands), None)
-                print(f"roofline: error: {usage_error(err, command)}", file=sys.stderr)
-                code = err.exit_code
+                code = say(usage_error(err, command), words)
             except Abort:
                 print("roofline: error: aborted", file=sys.stderr)
                 code = 1
@@ -106,33 +105,33 @@ def _group_class() -> type:
     return OneVoiceGroup
 
 
-def usage_error(err: click.ClickException, command: str | None = None) -> RooflineError:
+def usage_error(err: click.ClickException, command: str | None = None) -> UsageError:
     """A parser error as one line: what is wrong, then where the options are listed (``command``: the command
     on the line, for errors that come without their context)."""
     from typer import _click as click
 
-    from roofline.errors import RooflineError
+    from roofline.errors import UsageError
 
     ctx = getattr(err, "ctx", None)
     path = ctx.command_path if ctx is not None else " ".join(filter(None, ("roofline", command)))
     hint = f"run '{path} --help' for the options"
     if isinstance(err, click.exceptions.NoSuchOption):
         close = " or ".join(sorted(err.possibilities or ()))
-        return RooflineError(f"no such option {err.option_name}" + (f" (did you mean {close}?)" if close else ""), hint)
+        return UsageError(f"no such option {err.option_name}" + (f" (did you mean {close}?)" if close else ""), hint)
     if isinstance(err, click.exceptions.MissingParameter) and err.param is not None:
         what = err.param.param_type_name
-        return RooflineError(f"missing {what} {_param_name(err.param, ctx)}", hint)
+        return UsageError(f"missing {what} {_param_name(err.param, ctx)}", hint)
     if isinstance(err, click.exceptions.BadOptionUsage) and "requires an argument" in err.message:
-        return RooflineError(f"option {err.option_name} needs a value", hint)
+        return UsageError(f"option {err.option_name} needs a value", hint)
     if isinstance(err, click.exceptions.BadParameter) and err.param is not None:
-        return RooflineError(f"invalid value for {_param_name(err.param, ctx)}: {err.message.rstrip('.')}", hint)
+        return UsageError(f"invalid value for {_param_name(err.param, ctx)}: {err.message.rstrip('.')}", hint)
     text = " ".join(err.format_message().split())
     unknown = re.fullmatch(r"No such command '(.*)'\.(?: Did you mean (.*)\?)?", text)
     if unknown:
         close = f" (did you mean {unknown[2].replace(', ', ' or ')}?)" if unknown[2] else ""
-        return RooflineError(f"no such command '{unknown[1]}'{close}", hint)
+        return UsageError(f"no such command '{unknown[1]}'{close}", hint)
     text = text.rstrip(".")
-    return RooflineError(text[:1].lower() + text[1:], hint)
+    return UsageError(text[:1].lower() + text[1:], hint)
 
 
 def _param_name(param: click.Parameter, ctx: click.Context | None) -> str:
@@ -193,13 +192,26 @@ def run(args: Sequence[str]) -> int | str | None:
     except SystemExit as done:
         return done.code if isinstance(done.code, (int, str)) or done.code is None else 1
     except RooflineError as err:
-        print(f"roofline: error: {err}", file=sys.stderr)
-        return err.exit_code
+        return say(err, args)
     finally:
         reader = sys.modules.get("roofline.reader")  # only a run that imported the reader may have read ahead
         if reader is not None:
             reader.stop_reading_ahead()  # a read no command took (a usage error)
     return 0
+
+
+def say(err: RooflineError, args: Sequence[str]) -> int:
+    """Print an error as roofline's one line on stderr and return its exit status. Under ``summary --mpi`` (command
+    line ``args``) a usage error is left to rank 0, as every rank parses the same command line: the other ranks
+    print nothing and end with 0, or mpiexec would stop the job, rank 0 too, before its line. Other errors may
+    differ between nodes (mpi4py missing on one): every rank prints those."""
+    from roofline.errors import UsageError
+    from roofline.ranks import other_mpi_rank
+
+    if isinstance(err, UsageError) and "--mpi" in args and other_mpi_rank(os.environ):
+        return 0
+    print(f"roofline: error: {err}", file=sys.stderr)
+    return err.exit_code
 
 
 def _leave(code: int | str | None) -> NoReturn:

@@ -20,6 +20,11 @@ class RooflineError(Exception):
         super().__init__(f"{message}: {hint}" if hint else message)
 
 
+class UsageError(RooflineError):
+    """The command line itself is wrong (an option's value, options that conflict): the same error on every MPI
+    rank that runs it, so under ``summary --mpi`` rank 0 alone prints it."""
+
+
 class ReportError(RooflineError):
     """A report file is missing, empty, corrupt, not an ncu report, or holds no kernels."""
 

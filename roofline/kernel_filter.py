@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from roofline.choices import NameBase
-from roofline.errors import NoKernelMatched, RooflineError
+from roofline.errors import NoKernelMatched, UsageError
 from roofline.model import KernelLaunch, Report
 from roofline.timelimit import REGEX_LIMIT_S, within
 from roofline.units import middle_cut
@@ -143,7 +143,7 @@ class KernelFilter:
 
 
 def parse(texts: Sequence[str], base: NameBase = DEFAULT_BASE) -> KernelFilter:
-    """Parse ``--kernel`` values (a single string counts as one); RooflineError, one line, for an empty
+    """Parse ``--kernel`` values (a single string counts as one); UsageError, one line, for an empty
     filter or a regular expression that Python or ncu would refuse or read differently."""
     values = (texts,) if isinstance(texts, str) else tuple(texts)
     return KernelFilter(tuple(_term(text) for text in values), base)
@@ -158,7 +158,7 @@ def _term(text: str) -> Term:
     else:
         kind, value = "contains", text
     if not value:
-        raise RooflineError(f"--kernel '{text}': empty filter", "give NAME, exact:NAME or regex:PATTERN")
+        raise UsageError(f"--kernel '{text}': empty filter", "give NAME, exact:NAME or regex:PATTERN")
     return Term(kind, value, text, compile_pattern(value) if kind == "regex" else None)
 
 
@@ -169,12 +169,12 @@ def compile_pattern(expr: str) -> re.Pattern[str]:
         key = "<" if key == ">" else key
         if key in _DIVERGENT_FIXES:
             why, fix = _DIVERGENT_FIXES[key]
-            raise RooflineError(f"--kernel regex '{expr}': {why}", fix)
+            raise UsageError(f"--kernel regex '{expr}': {why}", fix)
     try:
         return re.compile(expr)
     except re.error as err:
-        raise RooflineError(f"--kernel regex '{expr}': invalid regular expression ({err})",
-                            "fix the pattern after regex:") from None
+        raise UsageError(f"--kernel regex '{expr}': invalid regular expression ({err})",
+                         "fix the pattern after regex:") from None
 
 
 def ncu_escape(name: str) -> str:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 
 from roofline.analysis import group_by_kernel, rank_by_recoverable_time
 from roofline.choices import GroupBy
-from roofline.errors import RooflineError
+from roofline.errors import UsageError
 from roofline.pairing import KernelStats, ReportRef, aggregate, path_labels, report_labels, report_ref, why_no_roof
 from roofline.results import KernelGroup, ReportAnalysis
 
@@ -66,9 +66,9 @@ def labelled(summaries: Sequence[AppSummary]) -> list[AppSummary]:
 
 
 def check_top(top: int) -> None:
-    """RooflineError for a ``--top`` below 1."""
+    """UsageError for a ``--top`` below 1."""
     if top < 1:
-        raise RooflineError(f"--top {top}: must be at least 1", "e.g. --top 10")
+        raise UsageError(f"--top {top}: must be at least 1", "e.g. --top 10")
 
 
 def _share(part: float | None, total: float | None) -> float | None:

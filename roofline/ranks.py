@@ -62,6 +62,14 @@ def _parse_part(part: str) -> range:
     return range(lo, hi + 1)
 
 
+def other_mpi_rank(env: Mapping[str, str]) -> bool:
+    """Whether the launcher's environment names this process an MPI rank other than 0."""
+    try:
+        return detect_rank(env)[0] != 0
+    except RooflineError:  # not an MPI rank, or a variable that is not a number
+        return False
+
+
 def detect_rank(env: Mapping[str, str], local: bool = False) -> tuple[int, str]:
     """Return ``(rank, variable)`` from the first launcher variable set; RooflineError outside an MPI job."""
     names = LOCAL_RANK_VARS if local else RANK_VARS

@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from roofline import __version__
 from roofline.cli import app
+from roofline.errors import RooflineError, UsageError
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = str(REPO / "examples" / "h100-sxm_synthetic.roofline.json")
@@ -163,3 +164,21 @@ def test_the_one_report_named_is_read_ahead_even_when_the_output_file_exists(tmp
         calls.clear()
         assert cli.run(["report", EXAMPLE, "--format", "json", flag, str(out)]) == 0
         assert calls[:2] == [f"read {Path(EXAMPLE).name}", "parse"]
+
+
+@pytest.mark.parametrize("error, args, rank, printed", [
+    (UsageError("--top 0: must be at least 1", "e.g. --top 10"), ["summary", "a.ncu-rep", "--mpi"], "2", False),
+    (UsageError("--top 0: must be at least 1", "e.g. --top 10"), ["summary", "a.ncu-rep", "--mpi"], "0", True),
+    (UsageError("--top 0: must be at least 1", "e.g. --top 10"), ["summary", "a.ncu-rep"], "2", True),
+    (RooflineError("--mpi needs mpi4py (no module)", "pip install 'roofline[mpi]'"), ["summary", "--mpi"], "2", True),
+])
+def test_under_mpi_rank_0_alone_prints_a_usage_error(error: RooflineError, args: list[str], rank: str, printed: bool,
+                                                     monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """Every rank of ``summary --mpi`` parses the same command line, so one line says what is wrong with it; an
+    error that may depend on the node (mpi4py missing there) is printed by every rank that meets it."""
+    from roofline.cli import say
+
+    monkeypatch.setenv("OMPI_COMM_WORLD_RANK", rank)
+    assert say(error, args) == (2 if printed else 0)  # a silent rank ends well: rank 0 fails the job
+    assert capsys.readouterr().err == (f"roofline: error: {error}\n" if printed else "")

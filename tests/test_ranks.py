@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from roofline.errors import RooflineError
-from roofline.ranks import detect_rank, parse_ranks
+from roofline.ranks import detect_rank, other_mpi_rank, parse_ranks
 
 
 @pytest.mark.parametrize("spec, inside, outside", [
@@ -67,3 +67,15 @@ def test_no_rank_outside_mpi() -> None:
 def test_garbage_rank_is_named() -> None:
     with pytest.raises(RooflineError, match="PMI_RANK='x1' is not a rank number"):
         detect_rank({"PMI_RANK": "x1"})
+
+
+@pytest.mark.parametrize("env, other", [
+    ({}, False),  # not under an MPI launcher
+    ({"OMPI_COMM_WORLD_RANK": "0"}, False),
+    ({"OMPI_COMM_WORLD_RANK": "3"}, True),
+    ({"PMI_RANK": "1"}, True),
+    ({"OMPI_COMM_WORLD_RANK": "0", "SLURM_PROCID": "2"}, False),  # mpiexec inside sbatch: the launcher's rank
+    ({"PMIX_RANK": "rank-1"}, False),  # not a number: not told, so not silent
+])
+def test_other_mpi_rank(env: dict[str, str], other: bool) -> None:
+    assert other_mpi_rank(env) is other

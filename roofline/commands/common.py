@@ -99,7 +99,7 @@ def analysis_options(kernel: Sequence[str] | None, kernel_name_base: NameBase, c
 
 # --- Errors and the terminal -------------------------------------------------------------------------
 def handles_errors(func: F) -> F:
-    """Decorate a command so a RooflineError prints ``roofline: error: ...`` and exits with its code."""
+    """Decorate a command so a RooflineError prints ``roofline: error: ...`` and exits with its code (``cli.say``)."""
 
     @functools.wraps(func)
     def wrapper(*args: object, **kwargs: object) -> object:
@@ -108,8 +108,9 @@ def handles_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except RooflineError as err:
-            typer.echo(f"roofline: error: {err}", err=True)
-            raise typer.Exit(err.exit_code) from None
+            from roofline.cli import say
+
+            raise typer.Exit(say(err, sys.argv[1:])) from None
 
     return cast(F, wrapper)  # functools.wraps keeps the signature at run time, not in its type
 

@@ -60,14 +60,14 @@ def summary(
 ) -> None:
     """Rank the kernels of whole applications by recoverable time (time x (1 - percent of roof)). A bad report
     does not stop the others (named at the end, exit 2)."""
-    from roofline.errors import RooflineError
+    from roofline.errors import UsageError
     from roofline.pipeline import map_reports
     from roofline.ranking import AppSummary, check_top, labelled, summarize
     from roofline.render.mpl import plot_format
 
     check_top(top)
     if mpi and jobs is not None:
-        raise RooflineError("--mpi with --jobs: choose one", "under mpiexec each rank reads its files one at a "
+        raise UsageError("--mpi with --jobs: choose one", "under mpiexec each rank reads its files one at a "
                             "time; start more ranks instead")
     plot_fmt = plot_format(plot) if plot is not None else None
     options = analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from roofline.errors import RooflineError
+from roofline.errors import UsageError
 from roofline.render import GENERATOR
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -28,11 +28,11 @@ _SAVE_RC: dict[RcKeyType, Any] = {"svg.hashsalt": "roofline"}  # fixed SVG ids: 
 
 
 def plot_format(path: Path) -> PlotFormat:
-    """The format of a plot file from its name; RooflineError (before any work) for a suffix not written here."""
+    """The format of a plot file from its name; UsageError (before any work) for a suffix not written here."""
     suffix = path.suffix.lower()
     if suffix == ".png" or suffix == ".svg" or suffix == ".pdf":
         return "png" if suffix == ".png" else "svg" if suffix == ".svg" else "pdf"
-    raise RooflineError(f"{path}: unknown plot format '{path.suffix}'", f"end the name with {', '.join(PLOT_SUFFIXES)}")
+    raise UsageError(f"{path}: unknown plot format '{path.suffix}'", f"end the name with {', '.join(PLOT_SUFFIXES)}")
 
 
 LAYOUT_PAD_IN = 0.08  # constrained layout's margin around everything, so hinting differences cannot clip text

@@ -67,6 +67,14 @@ def test_ranks_gather_the_serial_ranking(files: list[str], fmt: str) -> None:
         serial.stderr.splitlines()
 
 
-def test_mpi_with_jobs_is_refused(files: list[str]) -> None:
-    result = run(files[0], "--jobs", "2", mpi=True)
-    assert result.returncode != 0 and "roofline: error: --mpi with --jobs: choose one" in result.stderr
+@pytest.mark.parametrize("args, line", [
+    (("--jobs", "2"), "roofline: error: --mpi with --jobs: choose one: "),
+    (("--top", "0"), "roofline: error: --top 0: must be at least 1: "),
+    (("--no-such-option",), "roofline: error: no such option --no-such-option: "),
+])
+def test_a_usage_error_is_printed_once_not_once_per_rank(files: list[str], args: tuple[str, ...], line: str) -> None:
+    result = run(files[0], *args, mpi=True)
+    assert result.returncode != 0
+    assert [x for x in result.stderr.splitlines() if x.startswith("roofline:")] == \
+        [x for x in result.stderr.splitlines() if x.startswith(line)]
+    assert sum(x.startswith(line) for x in result.stderr.splitlines()) == 1, result.stderr
