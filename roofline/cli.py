@@ -51,6 +51,7 @@ COMMANDS: dict[str, tuple[str, str, bool, str]] = {
     "calibrate": ("calibrate", "calibrate", False,
                   "Measure the GPU's achievable DRAM and L2 bandwidth, FP32/FP64 FMA and Tensor Core GEMM rates."),
 }
+INTERRUPTED = 130  # the exit status after Ctrl-C, typer's (typer.core: KeyboardInterrupt -> Exit(130))
 READS_REPORTS = ("report", "plot", "compare", "diff", "summary")  # commands whose arguments are report files
 
 
@@ -170,7 +171,11 @@ def __getattr__(name: str) -> object:
 
 def main() -> NoReturn:
     """Console-script entry point: ``run`` the command line, then end the process at once (``_leave``)."""
-    _leave(run(sys.argv[1:]))
+    try:
+        code = run(sys.argv[1:])
+    except KeyboardInterrupt:  # Ctrl-C before typer runs the command: quiet, with the status typer gives (128 + SIGINT)
+        code = INTERRUPTED
+    _leave(code)
 
 
 def run(args: Sequence[str]) -> int | str | None:

@@ -198,10 +198,14 @@ class _Child:
         self.started = time.monotonic()
         read_fd, write_fd = os.pipe()
         self.pid = os.fork()
-        if self.pid == 0:  # the child never returns
-            os.close(read_fd)
-            _child_main(path, write_fd)
-            os._exit(0)
+        if self.pid == 0:  # the child ends here: nothing, not even Ctrl-C, unwinds into the parent's code
+            code = 1
+            try:
+                os.close(read_fd)
+                _child_main(path, write_fd)
+                code = 0
+            finally:
+                os._exit(code)
         os.close(write_fd)
         self.fd = read_fd
         self.owner = os.getpid()

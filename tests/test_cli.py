@@ -182,3 +182,17 @@ def test_under_mpi_rank_0_alone_prints_a_usage_error(error: RooflineError, args:
     monkeypatch.setenv("OMPI_COMM_WORLD_RANK", rank)
     assert say(error, args) == (2 if printed else 0)  # a silent rank ends well: rank 0 fails the job
     assert capsys.readouterr().err == (f"roofline: error: {error}\n" if printed else "")
+
+
+def test_ctrl_c_before_the_command_runs_ends_quietly_with_status_130(monkeypatch, capsys):
+    """Ctrl-C during start-up (typer's import, the read started ahead) gives no traceback and typer's own status."""
+    from roofline import cli
+
+    def interrupted(args: object) -> None:
+        raise KeyboardInterrupt
+
+    codes: list[object] = []
+    monkeypatch.setattr(cli, "run", interrupted)
+    monkeypatch.setattr(cli, "_leave", codes.append)
+    cli.main()
+    assert codes == [130] and capsys.readouterr().err == ""

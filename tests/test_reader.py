@@ -294,6 +294,23 @@ def test_native_crash_becomes_one_line_error_and_the_process_lives(shared_report
     assert len(load_report(path).launches) == 1  # and this process still reads reports
 
 
+def _interrupted(path: str, write_fd: int) -> None:
+    """A child entry point that meets Ctrl-C (KeyboardInterrupt, which no ``except Exception`` catches)."""
+    reader._silence_native_output()
+    raise KeyboardInterrupt
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork to patch the child")
+def test_an_interrupted_child_ends_without_unwinding_into_the_parents_code(shared_report, monkeypatch):
+    """Were the child's exception to unwind past the fork, the child would go on running its parent's code (here:
+    the rest of this test, and pytest, twice). It ends with status 1 instead; the parent names the failed read."""
+    parent = os.getpid()
+    monkeypatch.setattr(reader, "_child_main", _interrupted)
+    message = one_line_error(shared_report(T4))
+    assert os.getpid() == parent
+    assert "crashed" in message and "exit 1)" in message
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork to patch the child")
 def test_missing_ncu_report_module_says_how_to_install(shared_report, monkeypatch):
     monkeypatch.setitem(sys.modules, "ncu_report", None)  # "import ncu_report" now fails in the forked child
