@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import typer
     from typer import _click as click
 
-    from roofline.errors import RooflineError, UsageError
+    from roofline.errors import UsageError
 
     app: typer.Typer  # built on first access by __getattr__ below
 
@@ -95,6 +95,8 @@ def _group_class() -> type:
             except click.ClickException as err:
                 words = sys.argv[1:] if args is None else list(args)
                 command = next((w for w in words if w in self.commands), None)
+                from roofline.commands.common import say
+
                 code = say(usage_error(err, command), words)
             except Abort:
                 print("roofline: error: aborted", file=sys.stderr)
@@ -197,26 +199,14 @@ def run(args: Sequence[str]) -> int | str | None:
     except SystemExit as done:
         return done.code if isinstance(done.code, (int, str)) or done.code is None else 1
     except RooflineError as err:
+        from roofline.commands.common import say
+
         return say(err, args)
     finally:
         reader = sys.modules.get("roofline.reader")  # only a run that imported the reader may have read ahead
         if reader is not None:
             reader.stop_reading_ahead()  # a read no command took (a usage error)
     return 0
-
-
-def say(err: RooflineError, args: Sequence[str]) -> int:
-    """Print an error as roofline's one line on stderr and return its exit status. Under ``summary --mpi`` (command
-    line ``args``) a usage error is left to rank 0, as every rank parses the same command line: the other ranks
-    print nothing and end with 0, or mpiexec would stop the job, rank 0 too, before its line. Other errors may
-    differ between nodes (mpi4py missing on one): every rank prints those."""
-    from roofline.errors import UsageError
-    from roofline.ranks import other_mpi_rank
-
-    if isinstance(err, UsageError) and "--mpi" in args and other_mpi_rank(os.environ):
-        return 0
-    print(f"roofline: error: {err}", file=sys.stderr)
-    return err.exit_code
 
 
 def _leave(code: int | str | None) -> NoReturn:

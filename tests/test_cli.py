@@ -177,7 +177,7 @@ def test_under_mpi_rank_0_alone_prints_a_usage_error(error: RooflineError, args:
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     """Every rank of ``summary --mpi`` parses the same command line, so one line says what is wrong with it; an
     error that may depend on the node (mpi4py missing there) is printed by every rank that meets it."""
-    from roofline.cli import say
+    from roofline.commands.common import say
 
     monkeypatch.setenv("OMPI_COMM_WORLD_RANK", rank)
     assert say(error, args) == (2 if printed else 0)  # a silent rank ends well: rank 0 fails the job

@@ -99,7 +99,7 @@ def analysis_options(kernel: Sequence[str] | None, kernel_name_base: NameBase, c
 
 # --- Errors and the terminal -------------------------------------------------------------------------
 def handles_errors(func: F) -> F:
-    """Decorate a command so a RooflineError prints ``roofline: error: ...`` and exits with its code (``cli.say``)."""
+    """Decorate a command so a RooflineError prints ``roofline: error: ...`` and exits with its code (``say``)."""
 
     @functools.wraps(func)
     def wrapper(*args: object, **kwargs: object) -> object:
@@ -108,11 +108,23 @@ def handles_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except RooflineError as err:
-            from roofline.cli import say
-
             raise typer.Exit(say(err, sys.argv[1:])) from None
 
     return cast(F, wrapper)  # functools.wraps keeps the signature at run time, not in its type
+
+
+def say(err: RooflineError, args: Sequence[str]) -> int:
+    """Print an error as roofline's one line on stderr and return its exit status. Under ``summary --mpi`` (command
+    line ``args``) a usage error is left to rank 0, as every rank parses the same command line: the other ranks
+    print nothing and end with 0, or mpiexec would stop the job, rank 0 too, before its line. Other errors may
+    differ between nodes (mpi4py missing on one): every rank prints those."""
+    from roofline.errors import UsageError
+    from roofline.ranks import other_mpi_rank
+
+    if isinstance(err, UsageError) and "--mpi" in args and other_mpi_rank(os.environ):
+        return 0
+    typer.echo(f"roofline: error: {err}", err=True)
+    return err.exit_code
 
 
 def warn(analyses: Sequence[ReportAnalysis]) -> None:
