@@ -184,7 +184,8 @@ def test_under_mpi_rank_0_alone_prints_a_usage_error(error: RooflineError, args:
     assert capsys.readouterr().err == (f"roofline: error: {error}\n" if printed else "")
 
 
-def test_ctrl_c_before_the_command_runs_ends_quietly_with_status_130(monkeypatch, capsys):
+def test_ctrl_c_before_the_command_runs_ends_quietly_with_status_130(monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     """Ctrl-C during start-up (typer's import, the read started ahead) gives no traceback and typer's own status."""
     from roofline import cli
 

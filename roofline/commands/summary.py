@@ -68,7 +68,7 @@ def summary(
     check_top(top)
     if mpi and jobs is not None:
         raise UsageError("--mpi with --jobs: choose one", "under mpiexec each rank reads its files one at a "
-                            "time; start more ranks instead")
+                         "time; start more ranks instead")
     plot_fmt = plot_format(plot) if plot is not None else None
     options = analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False)
 
