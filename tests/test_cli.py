@@ -192,8 +192,11 @@ def test_ctrl_c_before_the_command_runs_ends_quietly_with_status_130(monkeypatch
     def interrupted(args: object) -> None:
         raise KeyboardInterrupt
 
-    codes: list[object] = []
+    def leave(code: object) -> None:
+        raise SystemExit(code)  # as os._exit would end the process with it
+
     monkeypatch.setattr(cli, "run", interrupted)
-    monkeypatch.setattr(cli, "_leave", codes.append)
-    cli.main()
-    assert codes == [130] and capsys.readouterr().err == ""
+    monkeypatch.setattr(cli, "_leave", leave)
+    with pytest.raises(SystemExit) as ended:
+        cli.main()
+    assert ended.value.code == 130 and capsys.readouterr().err == ""
