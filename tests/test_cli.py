@@ -86,6 +86,41 @@ def test_help_run_loads_no_heavy_module():
     assert re.search(r"^HEAVY \[\]$", proc.stdout, re.M), proc.stdout[-500:]
 
 
+BLAS = "OPENBLAS_NUM_THREADS"
+THREADS = ("import os\nstatus = open('/proc/self/status').read()\n"
+           f"print(os.environ.get({BLAS!r}), status.split('Threads:')[1].split()[0])")
+ON_LINUX = pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="counts threads in /proc (Linux)")
+
+
+def threads_after(code: str, blas: str | None) -> tuple[str, int]:
+    """``$OPENBLAS_NUM_THREADS`` and the process's thread count after ``code`` ran in a fresh Python."""
+    env = {k: v for k, v in os.environ.items() if k != BLAS} | ({BLAS: blas} if blas else {})
+    proc = subprocess.run([sys.executable, "-c", f"{code}\n{THREADS}"], capture_output=True, text=True, env=env,
+                          cwd=REPO, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    value, count = proc.stdout.split()[-2:]
+    return value, int(count)
+
+
+def report_run(out: Path) -> str:
+    return f"from roofline import cli\ncli.run(['report', {EXAMPLE!r}, '--format', 'json', '-o', {str(out)!r}])"
+
+
+@ON_LINUX
+def test_a_report_run_starts_numpy_with_one_blas_thread_and_leaves_the_environment_as_it_was(tmp_path):
+    """OpenBLAS's idle threads spin for about 0.1 s after numpy's import, on the core that reads the report; roofline
+    does no matrix products, so its process starts one, and the applications it runs still see the user's setting."""
+    if threads_after("import numpy", None)[1] == 1:
+        pytest.skip("numpy's BLAS starts no threads of its own here (one core, or no OpenBLAS)")
+    assert threads_after(report_run(tmp_path / "o.json"), None) == ("None", 1)
+
+
+@ON_LINUX
+def test_a_blas_thread_count_the_user_chose_is_kept(tmp_path):
+    chosen = threads_after(report_run(tmp_path / "o.json"), "2")
+    assert chosen[0] == "2" and chosen == threads_after("import numpy", "2")
+
+
 def test_a_run_imports_only_the_command_it_invokes():
     out = subprocess.run([sys.executable, "-c", "import sys\n"
                           "import roofline.cli as c\n"
