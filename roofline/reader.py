@@ -451,7 +451,7 @@ def _launch(ncu_report: Any, action: Any, r: int, a: int, function_name: str, na
         for unit in (m.breakdown_units(str(listed)) if listed else ()):
             if unit not in metrics and unit not in nan:
                 _keep(value(get(unit)), unit, metrics, nan)
-    moves = _hfma_moves(action) if m.counts_hfma(metrics) else None
+    moves = hfma_moves(action) if m.counts_hfma(metrics) else None
     if moves is not None:
         metrics[m.HFMA_MOVES] = moves
     dims = [_int(metrics.get(name)) for name in (*m.GRID_DIMS, *m.BLOCK_DIMS)]
@@ -472,7 +472,7 @@ def _launch(ncu_report: Any, action: Any, r: int, a: int, function_name: str, na
     }
 
 
-def _hfma_moves(action: Any) -> float | None:
+def hfma_moves(action: Any) -> float | None:
     """Thread executions of zero-product HFMA2 instructions (``metrics.HFMA_MOVES``), from the per-instruction
     counts and SASS text; None where the launch has no such counts, ncu counted no HFMA2 executed, or the HFMA2s
     found do not add up to ncu's own HFMA2 count (a SASS text it cannot give). The SASS text (a disassembler
