@@ -116,13 +116,11 @@ def _kind(mode: int) -> str:
 
 def _replace(target: Path, data: bytes, shown: Path) -> None:
     """Write a temporary file beside ``target``, flush it to disk, rename it over ``target``."""
-    import secrets  # here: it loads hashlib and random, which a run that prints its output never needs
-
     fail = f"{shown}: cannot write"
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         mode = stat.S_IMODE(os.stat(target).st_mode) if target.exists() else None
-        tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+        tmp = target.with_name(f".{target.name}.{os.urandom(4).hex()}.tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies, as for any new file
     except OSError as err:
         raise RooflineError(f"{fail} ({err.strerror})", "choose a writable path") from None
