@@ -5,8 +5,8 @@ command it invokes, which keeps start-up short; ``roofline.cli.app`` is the full
 access, for tests and embedding. ``roofline``, ``roofline --help`` and ``roofline --version`` alone are answered
 without typer (its import and the rich help are most of a start-up); every other command line is parsed by
 typer. A command that reads one report file starts reading it before its command line is parsed
-(``reader.read_ahead``); a command that reads reports imports numpy with OpenBLAS at one thread (``_import_numpy``).
-Every error, a usage error from the option parser included, is one line
+(``reader.read_ahead``); while a command that reads reports runs, numpy's OpenBLAS is held to one thread
+(``_one_blas_thread``). Every error, a usage error from the option parser included, is one line
 ``roofline: error: WHAT: HINT`` on stderr with exit status 2 (3 when ncu or the application fails).
 """
 
@@ -16,7 +16,8 @@ import importlib
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from roofline.choices import OUTPUT_OPTION
@@ -192,14 +193,13 @@ def run(args: Sequence[str]) -> int | str | None:
     command = next((arg for arg in args if not arg.startswith("-")), None)
     if command in READS_REPORTS and "--mpi" not in args:
         _read_ahead(args[args.index(command) + 1:])
-    if command in READS_REPORTS and "--help" not in args:
-        _import_numpy()
     from roofline.errors import RooflineError
 
     _version_option()
     app = build_app(command if command in COMMANDS else None)
     try:
-        app(args, prog_name="roofline")  # the same name in messages for the console script and python -m
+        with _one_blas_thread(command in READS_REPORTS):
+            app(args, prog_name="roofline")  # the same name in messages for the console script and python -m
     except SystemExit as done:
         return done.code if isinstance(done.code, (int, str)) or done.code is None else 1
     except RooflineError as err:
@@ -271,18 +271,20 @@ def _terminal_columns() -> int:
         return 80
 
 
-def _import_numpy() -> None:
-    """Import numpy (the analysis runs on its arrays) with OpenBLAS at one thread unless the user chose a count, then
-    restore the environment for any process started later. roofline does no matrix products, and OpenBLAS's idle
-    threads spin for about 0.1 s after they start, on the core that reads the report (about 70 ms of CPU, a tenth of
-    a one-report run on two cores)."""
-    if "numpy" in sys.modules or BLAS_THREADS in os.environ:
+@contextmanager
+def _one_blas_thread(reads_reports: bool) -> Iterator[None]:
+    """While a command that reads reports runs, ``OPENBLAS_NUM_THREADS=1`` unless the user chose a count: numpy's
+    OpenBLAS, loaded when the analysis imports numpy, then starts no threads. roofline does no matrix products, and
+    those idle threads spin for about 0.1 s after they start, on the core that reads the report (about 70 ms of CPU,
+    a tenth of a one-report run on two cores). These commands start no other program; the variable goes after."""
+    if not reads_reports or BLAS_THREADS in os.environ:
+        yield
         return
     os.environ[BLAS_THREADS] = "1"
     try:
-        import numpy  # noqa: F401
+        yield
     finally:
-        del os.environ[BLAS_THREADS]
+        os.environ.pop(BLAS_THREADS, None)
 
 
 def _read_ahead(args: Sequence[str]) -> None:

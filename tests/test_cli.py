@@ -86,6 +86,15 @@ def test_help_run_loads_no_heavy_module():
     assert re.search(r"^HEAVY \[\]$", proc.stdout, re.M), proc.stdout[-500:]
 
 
+def test_a_usage_error_of_a_report_command_loads_no_heavy_module():
+    code = ("from roofline.cli import run\nimport sys\n"
+            f"run(['report', '--formatt', 'json', {EXAMPLE!r}])\n"
+            f"print('HEAVY', sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r}))")
+    proc = python("-c", code)
+    assert "no such option --formatt" in proc.stderr
+    assert re.search(r"^HEAVY \[\]$", proc.stdout, re.M), proc.stdout[-500:]
+
+
 BLAS = "OPENBLAS_NUM_THREADS"
 THREADS = ("import os\nstatus = open('/proc/self/status').read()\n"
            f"print(os.environ.get({BLAS!r}), status.split('Threads:')[1].split()[0])")
