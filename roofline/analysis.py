@@ -391,11 +391,13 @@ def _number(value: Any) -> Any:
 
 
 def median_known(values: Sequence[float | None]) -> float | None:
-    """Median of the values that were measured; None when none was."""
-    import numpy as np  # its median: the statistics module would be 6 ms of imports for this one call
-
-    known = [v for v in values if v is not None]
-    return float(np.median(known)) if known else None
+    """Median of the values that were measured (the middle one, or the mean of the two middle ones); None when none
+    was. Sorted here: numpy's median imports numpy.ma (10 ms) and the statistics module costs 6 ms of imports."""
+    known = sorted(v for v in values if v is not None)
+    if not known:
+        return None
+    middle = len(known) // 2
+    return float(known[middle] if len(known) % 2 else (known[middle - 1] + known[middle]) / 2)
 
 
 def group_by_kernel(launches: Launches, total_s: float | None, by: GroupBy = "kernel") -> tuple[KernelGroup, ...]:

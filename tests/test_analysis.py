@@ -13,6 +13,7 @@ from roofline.analysis import (
     analyze_launch,
     analyze_report,
     group_by_kernel,
+    median_known,
     rank_by_recoverable_time,
     recoverable_s,
     report_ceilings,
@@ -201,6 +202,18 @@ def test_time_share_and_groups():
     assert a.recoverable_s == pytest.approx(1 * MS * 0.1 + 2 * MS * 0.5)
     assert b.recoverable_s == pytest.approx(4 * MS * 0.925)
     assert [g.name for g in rank_by_recoverable_time(result.groups)] == ["b", "a"]
+
+
+
+@pytest.mark.parametrize("values", [[3.0], [5.0, 1.0], [2.5, None, 0.1, 7.0], [1e-6, 3e-3, None, 2e-5, 9.0, 4.0, 4.0]])
+def test_median_of_the_measured_values_is_numpys_median_of_them(values):
+    import numpy as np
+
+    assert median_known(values) == float(np.median([v for v in values if v is not None]))
+
+
+def test_median_of_nothing_measured_is_none():
+    assert median_known([None, None]) is None and median_known([]) is None
 
 
 SM, MEMORY = ("sm__throughput.avg.pct_of_peak_sustained_elapsed",
