@@ -17,11 +17,12 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from roofline import metrics as m
 from roofline.choices import GroupBy
-from roofline.cohorts import Cohort, argmax_key, cohorts, evaluate, per_row, same, smallest, truth
+from roofline.cohorts import Cohort, argmax_key, cohorts, evaluate, per_row, picker, same, smallest, truth
 from roofline.labels import NAMES
 from roofline.model import LEVELS, PRECISIONS, Ceilings, CeilingSet, Device, KernelLaunch, Report
 from roofline.results import (
@@ -48,6 +49,7 @@ if TYPE_CHECKING:  # pragma: no cover
 T = TypeVar("T")
 ABOVE_CEILING_TOLERANCE = 1.0  # percent above 100 allowed for rounding before a rate is flagged
 DEFAULT_TENSOR_DTYPE = "fp16"  # tensor roof shown for kernels that do no tensor math
+DEFAULT_CEILINGS: CeilingSet = "clock"  # the roofs at the clocks the kernel ran at
 
 
 # --- Ceilings -----------------------------------------------------------------------------------------
@@ -187,12 +189,17 @@ def analyze_launch(launch: KernelLaunch, device: Device, spec: DeviceSpec | None
         ceilings=all_ceilings,
         roof=roof,
         verdict=launch_verdict(launch, roof),
-        time_share=duration.value / total_time_s if duration.value is not None and total_time_s else None,
+        time_share=time_share(duration.value, total_time_s),
         flags=above_ceiling_flags(roof),
         notes=notes,
         l2_total_bytes=l2_total,
         level_notes=level_notes(traffic, l2_total),
     )
+
+
+def time_share(duration_s: float | None, total_time_s: float | None) -> float | None:
+    """A launch's share of the time of all launches of its report; None where either is not measured."""
+    return duration_s / total_time_s if duration_s is not None and total_time_s else None
 
 
 def invalid_launch(launch: KernelLaunch, spec: DeviceSpec | None = None, use: CeilingSet = "report") -> LaunchAnalysis:
@@ -311,14 +318,16 @@ def _above_ceiling(utilization_pct: Mapping[str, float], ceilings: CeilingSet) -
 # --- A whole report -----------------------------------------------------------------------------------
 def analyze_report(report: Report, spec: DeviceSpec | None = None, spec_match: str = "",
                    use: CeilingSet | None = None,
-                   finish: Callable[[LaunchAnalysis], LaunchAnalysis] | None = None) -> ReportAnalysis:
+                   finish: Callable[[LaunchAnalysis], LaunchAnalysis] | None = None,
+                   finished: Mapping[int, LaunchAnalysis] | None = None) -> ReportAnalysis:
     """Analyse every launch, share of time and groups. ``use`` defaults to "clock" (the roofs at the clocks
     the kernel ran at). The valid launches are analysed per cohort (``roofline.cohorts``) and each launch's
     ``LaunchAnalysis`` is built when read; ``finish``, when given, completes every launch's analysis at once
-    (the pipeline adds the diagnostics and the advice there)."""
+    (the pipeline adds the diagnostics and the advice there). ``finished`` holds, by position, launches already
+    analysed against the same spec and ceilings (``analyze_launches``) and finished: they get their time share."""
     import numpy as np
 
-    chosen: CeilingSet = use or "clock"
+    chosen = use or DEFAULT_CEILINGS
     launches = report.launches
     valid = [i for i, launch in enumerate(launches) if not launch.invalid]
     groups = [([valid[r] for r in rows], cohort) for rows, cohort in cohorts([launches[i] for i in valid])]
@@ -331,13 +340,27 @@ def analyze_report(report: Report, spec: DeviceSpec | None = None, spec_match: s
     parts: list[tuple[Sequence[int], LaunchAnalysis]] = [
         *_per_cohort(groups, lambda c: analyze_launch(c, report.device, spec, chosen, total)),
         *(([i], invalid_launch(launch, spec, chosen)) for i, launch in enumerate(launches) if launch.invalid)]
-    table = LaunchTable(launches, parts, launch_columns(launches, parts), finish)
+    done = {i: replace(a, time_share=time_share(a.duration_s.value, total)) for i, a in (finished or {}).items()}
+    table = LaunchTable(launches, parts, launch_columns(launches, parts), finish, done)
     if finish is not None:
         table.complete()
     every = table.all()
     return ReportAnalysis(report=report, spec_id=spec.id if spec else None, spec_match=spec_match,
                           ceilings_used=chosen, launches=every, total_time_s=total,
                           groups=group_by_kernel(every.where(~table.columns.invalid), total))
+
+
+def analyze_launches(launches: Sequence[KernelLaunch], device: Device, spec: DeviceSpec | None = None,
+                     use: CeilingSet | None = None) -> list[LaunchAnalysis]:
+    """Valid launches analysed as ``analyze_report`` analyses them, but without their time share, the one figure
+    that needs every launch of the report: for work on launches before the rest of their report is read."""
+    chosen = use or DEFAULT_CEILINGS
+    out: list[Any] = [None] * len(launches)
+    for rows, result in _per_cohort(cohorts(launches), lambda c: analyze_launch(c, device, spec, chosen)):
+        take = picker(result)  # as ``LaunchTable.row`` takes a launch out of its part
+        for place, i in enumerate(rows):
+            out[i] = take(place)
+    return out
 
 
 def _per_cohort(groups: Sequence[tuple[list[int], Cohort]],

@@ -318,7 +318,7 @@ class Report:
             raise ValueError(f"unsupported model version {version!r}, expected one of {MODEL_VERSIONS}")
         device = Device(**data["device"])
         items = data["launches"]
-        launches = tuple(map(_launch_from_dict, items)) if version == 1 else _launches_from_columns(items)
+        launches = tuple(map(launch_from_dict, items)) if version == 1 else _launches_from_columns(items)
         return cls(path=path, device=device, launches=launches, source=source, label=data.get("label", ""),
                    ncu_version=data.get("ncu_version", ""))
 
@@ -390,7 +390,8 @@ def _rule_from_dict(item: Mapping[str, Any]) -> RuleResult:
     return RuleResult(**{**item, "focus_metrics": metrics})
 
 
-def _launch_from_dict(item: Mapping[str, Any]) -> KernelLaunch:
+def launch_from_dict(item: Mapping[str, Any]) -> KernelLaunch:
+    """A launch from its dict form (a version-1 model's, or the reader's); its metrics are a view of the dict's."""
     fields = dict(item)
     fields["grid"] = tuple(fields["grid"]) if fields.get("grid") else None
     fields["block"] = tuple(fields["block"]) if fields.get("block") else None

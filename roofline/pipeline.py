@@ -8,6 +8,9 @@ match the GPU's datasheet spec (one spec catalog per run), choose the ceilings, 
     import roofline
     analyses = roofline.analyze_files(["app.ncu-rep"], roofline.AnalysisOptions(ceilings="report"))
 
+While an ``.ncu-rep`` is read in its child process, each batch of launches it sends is analysed, diagnosed and
+advised at once (``EarlyDiagnoses``), so that little is left to do once the last launch arrives.
+
 Only the option types are imported with this module; the analysis modules load on first use.
 """
 
@@ -24,10 +27,10 @@ from typing import TYPE_CHECKING, TypeVar
 from roofline.choices import CeilingsChoice, NameBase
 
 if TYPE_CHECKING:  # pragma: no cover
-    from roofline.errors import RooflineError
-    from roofline.model import Device, Report
+    from roofline.errors import RooflineError, SpecError
+    from roofline.model import CeilingSet, Device, KernelLaunch, Report
     from roofline.results import LaunchAnalysis, ReportAnalysis
-    from roofline.specs import DeviceSpec, SpecCatalog
+    from roofline.specs import DeviceSpec, SpecCatalog, SpecMatch
 
 T = TypeVar("T")
 
@@ -95,7 +98,9 @@ def map_reports(paths: Sequence[str | os.PathLike[str]], then: Callable[[ReportA
         def one(path: str | os.PathLike[str]) -> T | RooflineError:
             try:
                 with _collector_paused():
-                    return then(analyze_loaded(load_report(path, options.time_limit_s), options, specs))
+                    early = EarlyDiagnoses(options, specs) if EarlyDiagnoses.apply(options) else None
+                    report = load_report(path, options.time_limit_s, early.take if early else None)
+                    return then(_analyze(report, options, specs, early))
             except RooflineError as err:
                 return err
 
@@ -172,26 +177,50 @@ def _preload() -> None:
 def analyze_loaded(report: Report, options: AnalysisOptions = AnalysisOptions(),
                    catalog: SpecCatalog | None = None) -> ReportAnalysis:
     """Analyse a report already in memory (from ``roofline.load`` or built by hand) as ``analyze_files`` does."""
-    from roofline import kernel_filter
-    from roofline.analysis import analyze_report
-    from roofline.errors import SpecError
     from roofline.specs import load_catalog
 
+    return _analyze(report, options, catalog or load_catalog(options.specs))
+
+
+def _analyze(report: Report, options: AnalysisOptions, catalog: SpecCatalog,
+             early: EarlyDiagnoses | None = None) -> ReportAnalysis:
+    """``analyze_loaded``, taking the diagnoses ``early`` worked out while the report was read."""
+    from roofline import kernel_filter
+    from roofline.analysis import analyze_report
+
     selected = kernel_filter.parse(options.kernel, options.kernel_name_base).select(report)
-    match = (catalog or load_catalog(options.specs)).match(selected.device)
-    if options.ceilings == "spec" and match is None:
-        device = selected.device
-        raise SpecError(f"{selected.path}: no device spec matches '{device.name}' (CC {device.compute_capability})",
-                        "add a YAML with --specs (see device_specs/README.md) or use --ceilings report")
+    match = early.match if early is not None and early.device is selected.device else catalog.match(selected.device)
     spec = match.spec if match else None
-    if options.ceilings == "measured" and (spec is None or spec.measured is None):
+    problem = _ceilings_problem(options.ceilings, selected.device, spec, selected.path)
+    if problem is not None:
+        raise problem
+    if not options.diagnostics:
+        return analyze_report(selected, spec, match.how if match else "", _ceilings(options))
+    return analyze_report(selected, spec, match.how if match else "", _ceilings(options),
+                          finish=lambda a: complete(a, selected.device, spec),
+                          finished=early.finished(selected, spec) if early is not None else None)
+
+
+def _ceilings_problem(ceilings: CeilingsChoice, device: Device, spec: DeviceSpec | None,
+                      path: str = "") -> SpecError | None:
+    """The error, naming the report's path, of a ceiling set the GPU has no roofs of: "spec" without a matching
+    spec, "measured" without calibrated ceilings; None otherwise."""
+    from roofline.errors import SpecError
+
+    if ceilings == "spec" and spec is None:
+        return SpecError(f"{path}: no device spec matches '{device.name}' (CC {device.compute_capability})",
+                         "add a YAML with --specs (see device_specs/README.md) or use --ceilings report")
+    if ceilings == "measured" and (spec is None or spec.measured is None):
         from roofline.calibration import HINT
 
-        name = spec.id if spec else f"'{selected.device.name}'"
-        raise SpecError(f"{selected.path}: no calibrated ceilings for {name}", HINT + ", then pass it with --specs")
-    use = None if options.ceilings == "auto" else options.ceilings
-    return analyze_report(selected, spec, match.how if match else "", use,
-                          finish=(lambda a: complete(a, selected.device, spec)) if options.diagnostics else None)
+        name = spec.id if spec else f"'{device.name}'"
+        return SpecError(f"{path}: no calibrated ceilings for {name}", HINT + ", then pass it with --specs")
+    return None
+
+
+def _ceilings(options: AnalysisOptions) -> CeilingSet | None:
+    """The ceiling set percent of roof is computed from; None: the analysis's default."""
+    return None if options.ceilings == "auto" else options.ceilings
 
 
 def complete(a: LaunchAnalysis, device: Device, spec: DeviceSpec | None = None) -> LaunchAnalysis:
@@ -202,3 +231,51 @@ def complete(a: LaunchAnalysis, device: Device, spec: DeviceSpec | None = None) 
     diagnosed = replace(a, occupancy=occupancy.diagnose(a.launch, device),
                         tensor_cores=tensor_cores.diagnose(a, device, spec), stalls=stalls.diagnose(a.launch))
     return replace(diagnosed, advice=advise(diagnosed, device))
+
+
+class EarlyDiagnoses:
+    """The analyses of an ``.ncu-rep``'s launches, with their diagnoses and advice, worked out batch by batch as the
+    reader brings them, while the rest of the file is still being read (this process would only wait on the reader
+    then). A launch's analysis made without the rest of its report (``analysis.analyze_launches``) is the one its
+    report's analysis makes but for the time share, which none of the diagnoses and advice reads: the report's
+    analysis takes them for the very launch objects they were made for, against the same spec, and adds the
+    share."""
+
+    def __init__(self, options: AnalysisOptions, catalog: SpecCatalog) -> None:
+        self.options = options
+        self.catalog = catalog
+        self.device: Device | None = None
+        self.match: SpecMatch | None = None
+        self.spec: DeviceSpec | None = None
+        self.on = False
+        self.done: dict[int, LaunchAnalysis] = {}  # by id(launch); each analysis keeps its launch alive
+
+    @staticmethod
+    def apply(options: AnalysisOptions) -> bool:
+        """Whether early work can be the analysis's: every launch is completed, and no kernel filter picks some."""
+        return options.diagnostics and not options.kernel
+
+    def take(self, device: Device, launches: Sequence[KernelLaunch]) -> None:
+        """Work out the diagnoses of a batch of launches (the device is the report's, from its first batch on)."""
+        from roofline import validation
+        from roofline.analysis import analyze_launches
+
+        if self.device is None:
+            self.device, self.match = device, self.catalog.match(device)
+            self.spec = self.match.spec if self.match else None
+            self.on = (validation.device_problem(device) is None
+                       and _ceilings_problem(self.options.ceilings, device, self.spec) is None)
+        if not self.on or device is not self.device:
+            return
+        valid = [launch for launch in launches if validation.launch_problem(launch, device) is None]
+        for a in analyze_launches(valid, device, self.spec, _ceilings(self.options)):
+            self.done[id(a.launch)] = complete(a, device, self.spec)
+
+    def finished(self, report: Report, spec: DeviceSpec | None) -> dict[int, LaunchAnalysis]:
+        """By position in ``report``, the launches analysed and completed early, where the report's device and spec
+        are the ones they were analysed against (a launch validation marked invalid is another object)."""
+        if report.device is not self.device or spec is not self.spec:
+            return {}
+        done = self.done
+        return {i: done[id(launch)] for i, launch in enumerate(report.launches)
+                if id(launch) in done and done[id(launch)].launch is launch}

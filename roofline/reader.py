@@ -14,6 +14,11 @@ hangs in it (its helper thread is not inherited), so the parent never reads SASS
 The child can be started ahead (``read_ahead``): the CLI starts the one report of a command before it parses
 its command line, so ncu_report's parse (most of the cost of a report) runs beside the option parser's import.
 This module imports little at its top, so that start comes early.
+
+The child sends its answer in frames (``_Frames``): the device, then the launches in batches as they are read, then
+the end. The parent builds the launches of each batch as it arrives and hands them to ``early`` (the pipeline works
+out their diagnostics there, while the rest of the file is read); the child never waits for the parent to take a
+frame.
 """
 
 from __future__ import annotations
@@ -35,7 +40,9 @@ from roofline.errors import ReportError
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable, Sequence
 
-    from roofline.model import Report
+    from roofline.model import Device, KernelLaunch, Report
+
+    Early = Callable[[Device, Sequence[KernelLaunch]], None]
 
 NCU_MAGIC = ncu_file.MAGIC
 LFS_POINTER = b"version https://git-lfs"
@@ -50,18 +57,24 @@ DEVICE_NAME = "device__attribute_display_name"
 DEVICE_PREFIX = "device__attribute_"
 _RULE_KINDS = {0: "info", 1: "ok", 2: "optimization", 3: "warning", 4: "error"}  # ncu_report.MsgType
 _SPEEDUP_TYPES = {1: "local", 2: "global"}  # ncu_report.SpeedupType (0: unknown)
+FRAME_LAUNCHES = 16  # launches per frame from the child: the parent's work on the last one is all that waits on it
+_LENGTH_BYTES = 8  # each frame's pickle follows its length
+PIPE_BYTES = 1 << 20  # the pipe from the child holds this much where the system lets it (Linux; 64 KiB otherwise)
+_ENDS = ("ok", "error", "missing-module")  # the kinds of the last frame: how the read ended
 
 
-def load_report(path: str | os.PathLike[str], time_limit_s: float | None = None) -> Report:
+def load_report(path: str | os.PathLike[str], time_limit_s: float | None = None, early: Early | None = None) -> Report:
     """Load one report file (``.ncu-rep`` or a ``.json`` report model), validated; ReportError on bad input.
-    ``time_limit_s`` bounds the native reader (default: ``read_time_limit`` of the file's size)."""
+    ``time_limit_s`` bounds the native reader (default: ``read_time_limit`` of the file's size). ``early`` is given
+    the device and each batch of an ``.ncu-rep``'s launches as they are read, before they are validated: the
+    report's launches that pass are these very objects."""
     p = Path(path)
     size = _check_file(p)
     if p.suffix == MODEL_SUFFIX:
         report = _load_model(p, size)
     else:
         _check_magic(p)
-        report = _load_ncu_rep(p, time_limit_s or read_time_limit(size))
+        report = _load_ncu_rep(p, time_limit_s or read_time_limit(size), early)
     if not report.launches:
         raise ReportError(f"{p}: holds no kernel launches",
                           "the profiled run matched no kernel, or the file is truncated; re-profile or copy it again")
@@ -155,10 +168,10 @@ def physical_memory() -> int:
         return 3 << 30
 
 
-def _load_ncu_rep(p: Path, time_limit_s: float) -> Report:
+def _load_ncu_rep(p: Path, time_limit_s: float, early: Early | None = None) -> Report:
     """Walk the container, read it in a child within the time limit, and validate what it holds."""
     from roofline import validation
-    from roofline.model import Report
+    from roofline.model import Device, Report
 
     child = _take_ahead(p)
     try:
@@ -166,14 +179,14 @@ def _load_ncu_rep(p: Path, time_limit_s: float) -> Report:
         if shape.garbage_at is not None:
             raise ReportError(f"{p}: not ncu records from byte {shape.garbage_at} of {shape.size} ({shape.garbage})",
                               "the file is corrupt, padded or has other data appended; copy it again or re-profile")
-        data = _read_in_child(p, time_limit_s, child)
+        read = _read_in_child(p, time_limit_s, _Assembly(early), child)
         child = None
     finally:
         if child is not None:
             child.stop()
-    notes, empty = [], data.pop("empty_launch", None)
+    notes, empty = [], read.empty_launch
     if empty is not None:
-        if shape.cut_at is None or not data["launches"]:
+        if shape.cut_at is None or not read.launches:
             raise ReportError(f"{p}: launch {empty} holds no data (no kernel name, no metrics)",
                               "the file is truncated or corrupt; copy it again or re-profile")
         notes.append(f"the file ends inside a record (byte {shape.size}; the record starts at {shape.cut_at}): "
@@ -185,9 +198,38 @@ def _load_ncu_rep(p: Path, time_limit_s: float) -> Report:
     if shape.appended_at is not None:
         notes.append(f"another report is appended at byte {shape.appended_at}: its records are not analysed")
         foreign = shape.results_before_append
-    devices = data.pop("launch_devices")
-    report = Report.from_dict({**data, "ncu_version": ncu_file.ncu_version(p)}, str(p), source="ncu-rep")
-    return validation.check_report(report, validation.NCU_FIX, devices, notes, foreign)
+    report = Report(path=str(p), device=read.device or Device(name="unknown"), launches=tuple(read.launches),
+                    source="ncu-rep", ncu_version=ncu_file.ncu_version(p))
+    return validation.check_report(report, validation.NCU_FIX, read.launch_devices, notes, foreign)
+
+
+class _Assembly:
+    """The report as the child's frames bring it: the device, the launches (each batch handed to ``early`` as it
+    is built), the device each launch's record names (for the integrity check), and where the read ended: at the
+    end of the file, or at a launch without data (a cut file), named in ``empty_launch``."""
+
+    def __init__(self, early: Early | None) -> None:
+        self.early = early
+        self.device: Device | None = None
+        self.launches: list[KernelLaunch] = []
+        self.launch_devices: list[str] = []
+        self.empty_launch: str | None = None
+
+    def take(self, frames: Sequence[tuple[Any, ...]]) -> None:
+        """Frames of the child's answer but the last, in order: ("device", its dict) or ("launches", dicts,
+        devices). Their launches go to ``early`` at once: it works on launches by the array, best in large batches."""
+        from roofline.model import Device, launch_from_dict
+
+        batch: list[KernelLaunch] = []
+        for frame in frames:
+            if frame[0] == "device":
+                self.device = Device(**frame[1])
+            else:
+                batch += map(launch_from_dict, frame[1])
+                self.launch_devices += frame[2]
+        self.launches += batch
+        if self.early is not None and self.device is not None and batch:
+            self.early(self.device, batch)
 
 
 # --- The child process --------------------------------------------------------------------------------
@@ -197,6 +239,7 @@ class _Child:
     def __init__(self, path: str) -> None:
         self.started = time.monotonic()
         read_fd, write_fd = os.pipe()
+        _widen(write_fd)
         self.pid = os.fork()
         if self.pid == 0:  # the child ends here: nothing, not even Ctrl-C, unwinds into the parent's code
             code = 1
@@ -210,27 +253,27 @@ class _Child:
         self.fd = read_fd
         self.owner = os.getpid()
 
-    def answer(self, p: Path, time_limit_s: float) -> tuple[str, Any]:
-        """The child's (status, payload), read until it closes the pipe or the time limit (counted from its start)
-        passes; a child killed by a signal, or by us at the limit, becomes a ReportError."""
-        import pickle
-
+    def answer(self, p: Path, time_limit_s: float, take: Callable[[list[tuple[Any, ...]]], None]) -> tuple[str, Any]:
+        """The child's last frame, (status, payload), the frames before it handed to ``take`` as they come, read
+        until the time limit (counted from the child's start) passes; a child that ends without its last frame (killed
+        by a signal) or that we kill at the limit becomes a ReportError."""
         try:
-            data = _read_until(self.fd, self.started + time_limit_s)
-        finally:
-            os.close(self.fd)
-            self.fd = -1
-        if data is None:
+            end = _read_frames(self.fd, self.started + time_limit_s, take)
+        except BaseException:  # ``take`` failed, or Ctrl-C: the child's answer is not wanted
+            self.stop()
+            raise
+        os.close(self.fd)
+        self.fd = -1
+        if end is _PAST_LIMIT:
             self.stop()
             raise ReportError(f"{p}: reading took longer than {time_limit_s:g} s and was stopped",
                               "the file may be corrupt; if it is a large real report, raise --timeout (seconds)")
         _, status = os.waitpid(self.pid, 0)
         self.pid = 0
-        if not data:
+        if end is None:
             raise ReportError(f"{p}: the ncu_report reader crashed on this file (exit {_exit_code(status)})",
                               "the file is corrupt or truncated; copy it again or re-profile")
-        answer: tuple[str, Any] = pickle.loads(data)
-        return answer
+        return end
 
     def stop(self) -> None:
         """Kill the child and reap it (its answer is not wanted)."""
@@ -244,6 +287,17 @@ class _Child:
         with suppress(ChildProcessError):
             os.waitpid(self.pid, 0)
         self.pid = 0  # reaped: its id may be another process's now
+
+
+def _widen(fd: int) -> None:
+    """Let the pipe hold ``PIPE_BYTES``, so that a frame of launches (about 7 KB each) goes through whole while the
+    parent is busy: the rest of a frame the pipe cannot take waits in the child until its next frame."""
+    import fcntl
+
+    setsize = getattr(fcntl, "F_SETPIPE_SZ", None)
+    if setsize is not None:
+        with suppress(OSError):  # above the system's limit for this user: the pipe keeps its size
+            fcntl.fcntl(fd, setsize, PIPE_BYTES)
 
 
 # Children started ahead, by the identity of their file (device, inode, size, modification time).
@@ -292,37 +346,54 @@ def stop_reading_ahead() -> None:
         _AHEAD.popitem()[1].stop()
 
 
-def _read_in_child(p: Path, time_limit_s: float, child: _Child | None = None) -> dict[str, Any]:
-    """The model as plain data, read by ``child`` (one started ahead) or by a child forked now (ncu_report imported
+def _read_in_child(p: Path, time_limit_s: float, into: _Assembly, child: _Child | None = None) -> _Assembly:
+    """``into``, with the report read by ``child`` (one started ahead) or by a child forked now (ncu_report imported
     first, so every child starts with it loaded). Where the platform cannot fork, read in this process (no crash
     isolation and no time limit there)."""
     if child is None:
         with suppress(ImportError):
             import ncu_report  # noqa: F401
     if child is None and not hasattr(os, "fork"):
-        status, payload = _answer(str(p))
+        status, payload = _answer(str(p), lambda frame: into.take([frame]))
     else:
-        status, payload = (child or _Child(str(p))).answer(p, time_limit_s)
+        status, payload = (child or _Child(str(p))).answer(p, time_limit_s, into.take)
     if status == "error":
         raise ReportError(f"{p}: {payload}", "the file is corrupt, truncated or from an unsupported ncu version; "
                           "upgrade ncu-report (pip install -U ncu-report) or re-profile")
     if status == "missing-module":
         raise ReportError(f"{p}: cannot read .ncu-rep files: {payload}", "pip install ncu-report")
-    data: dict[str, Any] = payload
-    return data
+    into.empty_launch = payload
+    return into
 
 
-def _read_until(fd: int, deadline: float) -> bytes | None:
-    """Everything the child writes until it closes the pipe, or None when the deadline passes first."""
-    chunks: list[bytes] = []
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0 or not select.select([fd], [], [], left)[0]:
-            return None
-        chunk = os.read(fd, 1 << 20)
+_PAST_LIMIT: tuple[str, Any] = ("past-limit", None)  # what _read_frames returns when the deadline passes first
+
+
+def _read_frames(fd: int, deadline: float, take: Callable[[list[tuple[Any, ...]]], None]) -> tuple[str, Any] | None:
+    """The child's last frame, the ones before it handed to ``take`` as they come (all the pipe holds at once); None
+    when the pipe closes before the last frame (the child died), ``_PAST_LIMIT`` when the deadline passes first."""
+    import pickle
+
+    waiting = bytearray()
+    while True:  # what came before the deadline is taken, however long this process worked on the frames before
+        if not select.select([fd], [], [], max(0.0, deadline - time.monotonic()))[0]:
+            return _PAST_LIMIT
+        chunk = os.read(fd, PIPE_BYTES)
         if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
+            return None
+        waiting += chunk
+        frames = []
+        while len(waiting) >= _LENGTH_BYTES:
+            end = _LENGTH_BYTES + int.from_bytes(waiting[:_LENGTH_BYTES], "little")
+            if len(waiting) < end:
+                break
+            frames.append(pickle.loads(waiting[_LENGTH_BYTES:end]))
+            del waiting[:end]
+        last = frames.pop() if frames and frames[-1][0] in _ENDS else None
+        if frames:
+            take(frames)
+        if last is not None:
+            return (last[0], last[1])
 
 
 def _exit_code(status: int) -> int:
@@ -331,26 +402,50 @@ def _exit_code(status: int) -> int:
 
 
 def _child_main(path: str, write_fd: int) -> None:
-    """The forked child: read the report, write the pickled answer, and end at once."""
-    import pickle
-
+    """The forked child: read the report, sending its frames as it goes, send the last one, and end at once."""
     _silence_native_output()
-    answer = pickle.dumps(_answer(path), protocol=pickle.HIGHEST_PROTOCOL)
-    with os.fdopen(write_fd, "wb") as pipe:
-        pipe.write(answer)
+    frames = _Frames(write_fd)
+    frames.send(_answer(path, frames.send))
+    frames.close()
     # The answer is sent: end now. A normal exit first tears down the native report objects (tens of ms on
     # large reports) while the parent waits; nothing is left to flush (stdout/stderr are null).
     os._exit(0)
 
 
-def _answer(path: str) -> tuple[str, Any]:
-    """(status, payload): ("ok", model data), or a failure kind and its message."""
+class _Frames:
+    """The child's end of the pipe: each frame pickled after its length, written as far as the pipe takes it now.
+    The rest waits here for the next frame, so that the read never stops for a parent busy elsewhere."""
+
+    def __init__(self, fd: int) -> None:
+        os.set_blocking(fd, False)
+        self.fd = fd
+        self.waiting = bytearray()
+
+    def send(self, frame: tuple[Any, ...]) -> None:
+        import pickle
+
+        data = pickle.dumps(frame, protocol=pickle.HIGHEST_PROTOCOL)
+        self.waiting += len(data).to_bytes(_LENGTH_BYTES, "little") + data
+        with suppress(BlockingIOError):
+            del self.waiting[:os.write(self.fd, self.waiting)]
+
+    def close(self) -> None:
+        """Write what waits, blocking now, and close the pipe."""
+        os.set_blocking(self.fd, True)
+        while self.waiting:
+            del self.waiting[:os.write(self.fd, self.waiting)]
+        os.close(self.fd)
+
+
+def _answer(path: str, send: Callable[[tuple[Any, ...]], None]) -> tuple[str, Any]:
+    """The last frame, (status, payload): ("ok", the launch without data where a cut file ends, or None), or a
+    failure kind and its message; the frames before it go to ``send`` as the file is read."""
     try:
         import ncu_report
     except ImportError as err:
         return "missing-module", str(err)
     try:
-        return "ok", _read(ncu_report, path)
+        return "ok", _read(ncu_report, path, send)
     except Exception as err:  # the native module raises assorted errors on corrupt input
         return "error", f"{type(err).__name__}: {err}"
 
@@ -368,13 +463,15 @@ def _silence_native_output() -> None:
 
 
 # --- Reading (in the child) ---------------------------------------------------------------------------
-def _read(ncu_report: Any, path: str) -> dict[str, Any]:
-    """Build the model's dict form from an ncu_report context (runs in the child). Reading stops at the first
-    launch without data (a cut file), named under ``empty_launch``; ``launch_devices`` holds the device each
-    launch's record names, for the integrity check."""
+def _read(ncu_report: Any, path: str, send: Callable[[tuple[Any, ...]], None]) -> str | None:
+    """Read an ncu_report context (runs in the child), sending ("device", its dict) from the first launch, then
+    ("launches", the launches' dicts, the device each one's record names) every ``FRAME_LAUNCHES`` launches. Reading
+    stops at the first launch without data (a cut file), which is returned; None when every launch has data."""
     ctx = ncu_report.load_report(path)
     value = _value_reader(ncu_report)
-    launches, devices, device, empty = [], [], None, None
+    launches: list[dict[str, Any]] = []
+    devices: list[str] = []
+    device_sent, empty = False, None
     for r in range(ctx.num_ranges()):
         rng = ctx.range_by_idx(r)
         for a in range(rng.num_actions()):
@@ -383,14 +480,19 @@ def _read(ncu_report: Any, path: str) -> dict[str, Any]:
             if name is None or not names:
                 empty = f"{r}:{a}"
                 break
-            if device is None:
-                device = _device(action, names, value)
+            if not device_sent:
+                send(("device", _device(action, names, value)))
+                device_sent = True
             launches.append(_launch(ncu_report, action, r, a, name, names, value))
             devices.append(str(value(action.metric_by_name(DEVICE_NAME))))
+            if len(launches) == FRAME_LAUNCHES:
+                send(("launches", launches, devices))
+                launches, devices = [], []
         if empty:
             break
-    return {"format": "roofline-report-model", "version": 1, "label": "", "device": device or {"name": "unknown"},
-            "launches": launches, "launch_devices": devices, "empty_launch": empty}
+    if launches:
+        send(("launches", launches, devices))
+    return empty
 
 
 def _value_reader(ncu_report: Any) -> Callable[[Any], Any]:

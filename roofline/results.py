@@ -252,7 +252,8 @@ class LaunchTable:
     first read (from its cohort's result, ``roofline.cohorts``), then completed by ``finish`` when given."""
 
     def __init__(self, launches: Sequence[KernelLaunch], parts: Sequence[tuple[Sequence[int], Any]],
-                 columns: Columns, finish: Callable[[LaunchAnalysis], LaunchAnalysis] | None = None) -> None:
+                 columns: Columns, finish: Callable[[LaunchAnalysis], LaunchAnalysis] | None = None,
+                 known: Mapping[int, LaunchAnalysis] | None = None) -> None:
         import numpy as np
 
         self.launches = tuple(launches)
@@ -265,7 +266,7 @@ class LaunchTable:
         self._results = [result for _, result in parts]
         self._pickers: dict[int, Callable[[int], Any]] = {}  # per part, planned when a launch of it is first read
         self._finish = finish
-        self._rows: dict[int, LaunchAnalysis] = {}
+        self._rows: dict[int, LaunchAnalysis] = dict(known or {})  # ``known``: rows built and finished already
 
     def __getstate__(self) -> dict[str, Any]:
         """What pickle sends from a worker: all but the plans (closures, which do not pickle; made again on use)."""

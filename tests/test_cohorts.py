@@ -3,10 +3,12 @@ formulas give for each launch alone, on every shared report; branches that diffe
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
-from roofline.analysis import analyze_launch, analyze_report
+from roofline.analysis import analyze_launch, analyze_launches, analyze_report
 from roofline.cohorts import Cohort, Split, cohorts, evaluate, fmt, per_row, picker, same, truth
 from roofline.model import KernelLaunch
 from roofline.specs import load_catalog
@@ -90,6 +92,21 @@ def test_cohort_analysis_equals_each_launch_analysed_alone(name: str) -> None:
     alone = [analyze_launch(launch, report.device, spec, "clock", total) for launch in report.launches
              if not launch.invalid]
     assert [a for a in analysed.launches if not a.launch.invalid] == alone
+
+
+@pytest.mark.parametrize("name", shared_report_names())
+def test_launches_analysed_in_batches_before_their_report_equal_its_analysis_but_for_the_time_share(name: str) -> None:
+    """What the pipeline works out while a report is still being read (``analyze_launches``, batch by batch) is
+    what the report's analysis gives each launch, its time share aside."""
+    report = load_shared_report(name)
+    match = load_catalog().match(report.device)
+    spec = match.spec if match else None
+    valid = [launch for launch in report.launches if not launch.invalid]
+    batches = [valid[i:i + 7] for i in range(0, len(valid), 7)]
+    early = [a for batch in batches for a in analyze_launches(batch, report.device, spec)]
+    analysed = [a for a in analyze_report(report, spec).launches if not a.launch.invalid]
+    assert all(a.time_share is None for a in early)
+    assert early == [replace(a, time_share=None) for a in analysed]
 
 
 def test_overflow_in_a_cohort_is_silent_as_with_single_floats() -> None:

@@ -29,9 +29,9 @@ def test_a_file_named_twice_is_read_once_with_one_catalog(monkeypatch: pytest.Mo
     catalogs: list[object] = []
     load, catalog = reader.load_report, specs.load_catalog
 
-    def counted_load(path: str | os.PathLike[str], time_limit_s: float | None = None) -> Report:
+    def counted_load(path: str | os.PathLike[str], time_limit_s: float | None = None, early: Any = None) -> Report:
         reads.append(str(path))
-        return load(path, time_limit_s)
+        return load(path, time_limit_s, early)
 
     def counted_catalog(extra: Sequence[str | os.PathLike[str]] = ()) -> SpecCatalog:
         catalogs.append(extra)
@@ -149,3 +149,40 @@ def test_a_read_started_ahead_is_stopped_when_the_run_fails_before_taking_it(sha
         analyze_files([path], AnalysisOptions(specs=(tmp_path / "absent.yaml",)))
     assert not reader._AHEAD
     assert analyze_files([path], AnalysisOptions(time_limit_s=30))[0].launches
+
+
+# --- Work done while a report is read (issue 13) -------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["rtx2070super_alife-143launches_basic",
+                                  "rtx5060ti_transpose-occupancy-45launches_metrics", "h800_flash-attn-fwd_full"])
+def test_the_analysis_worked_out_while_reading_equals_the_one_made_after(name, shared_report):
+    from roofline.render import json as json_render
+    from roofline.render import markdown
+
+    path = shared_report(name)
+    while_read = analyze_files([path])[0]  # the pipeline's path: diagnoses worked out as the launches arrive
+    after = analyze_loaded(reader.load_report(path))
+    assert json_render.render([while_read]) == json_render.render([after])
+    assert markdown.render([while_read]) == markdown.render([after])
+
+
+def test_early_diagnoses_are_taken_only_for_the_launches_and_spec_they_were_made_for(shared_report):
+    options, catalog = AnalysisOptions(), specs.load_catalog()
+    early = pipeline.EarlyDiagnoses(options, catalog)
+    report = reader.load_report(shared_report("rtx2070super_alife-143launches_basic"), early=early.take)
+    assert early.device is report.device and early.spec is not None
+    finished = early.finished(report, early.spec)
+    assert sorted(finished) == list(range(len(report.launches)))
+    assert all(a.launch is report.launches[i] and a.advice and a.time_share is None for i, a in finished.items())
+    marked = replace(report, launches=(replace(report.launches[0], invalid="marked by validation"),
+                                       *report.launches[1:]))
+    assert 0 not in early.finished(marked, early.spec)  # another object: analysed with the report
+    assert early.finished(report, None) == {}  # another spec
+
+
+@pytest.mark.parametrize("options", [AnalysisOptions(kernel=("regex:^update",)), AnalysisOptions(diagnostics=False)])
+def test_no_early_work_where_the_analysis_would_not_use_it(options, shared_report, monkeypatch):
+    def refuse(self, device, launches):
+        raise AssertionError("early work started")
+
+    monkeypatch.setattr(pipeline.EarlyDiagnoses, "take", refuse)
+    assert analyze_files([shared_report("rtx2070super_alife-143launches_basic")], options)[0].launches

@@ -10,6 +10,8 @@ import math
 import os
 import signal
 import sys
+import threading
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -24,6 +26,7 @@ from tests.ncu_blocks import blocks
 DAXPY = "rtx3070_daxpy-nvtx_custom"
 H800 = "h800_flash-attn-fwd_full"
 T4 = "t4_matrix-add-2d_full"
+ALIFE = "rtx2070super_alife-143launches_basic"
 
 
 # --- Device ----------------------------------------------------------------------------------------------------
@@ -342,6 +345,84 @@ def test_the_largest_model_parsed_is_a_share_of_physical_memory():
     if hasattr(os, "sysconf"):
         assert reader.physical_memory() == os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     assert largest >= 1 << 28  # any machine that runs the tests parses a 10,000-launch model (36 MB)
+
+
+# --- The child's answer in frames (issue 13) ----------------------------------------------------------------------
+def test_early_gets_the_device_and_every_launch_in_order_as_the_reports_own_objects(shared_report):
+    batches = []
+    report = load_report(shared_report(ALIFE), early=lambda device, launches: batches.append((device, launches)))
+    assert batches and all(device is report.device for device, _ in batches)
+    taken = [launch for _, batch in batches for launch in batch]
+    assert len(taken) == len(report.launches) == 143
+    assert all(mine is theirs for mine, theirs in zip(taken, report.launches, strict=True))
+
+
+def test_a_frame_larger_than_the_pipe_leaves_the_sender_at_once_and_arrives_whole():
+    """The child never waits for the parent: what the pipe cannot take waits in the child, and goes out with the
+    next frame or at the end."""
+    read_fd, write_fd = os.pipe()
+    frames = reader._Frames(write_fd)
+    device = ("device", {"name": "NVIDIA Imaginary GPU"})
+    large = ("launches", [{"name": "k", "metrics": {"text": "x" * (4 << 20)}}], ["NVIDIA Imaginary GPU"])
+    frames.send(device)
+    frames.send(large)
+    assert frames.waiting  # 4 MiB do not fit in the pipe: the rest waits here, send did not block
+    ending = threading.Thread(target=lambda: (frames.send(("ok", None)), frames.close()))
+    ending.start()
+    taken: list[tuple] = []
+    end = reader._read_frames(read_fd, time.monotonic() + 60, taken.extend)
+    ending.join()
+    os.close(read_fd)
+    assert end == ("ok", None) and taken == [device, large]
+
+
+def test_an_answer_that_arrived_before_the_deadline_is_taken_after_it():
+    """The deadline bounds the child's read, not this process's work on the frames it already sent."""
+    read_fd, write_fd = os.pipe()
+    frames = reader._Frames(write_fd)
+    frames.send(("ok", None))
+    frames.close()
+    assert reader._read_frames(read_fd, time.monotonic() - 1.0, lambda frames: None) == ("ok", None)
+    os.close(read_fd)
+
+
+def _pipe_max_size() -> int:
+    try:
+        return int(Path("/proc/sys/fs/pipe-max-size").read_text())
+    except OSError:
+        return 0
+
+
+@pytest.mark.skipif(_pipe_max_size() < reader.PIPE_BYTES, reason="needs Linux pipes that may hold 1 MiB")
+def test_the_pipe_from_the_child_holds_a_mebibyte():
+    import fcntl
+
+    read_fd, write_fd = os.pipe()
+    reader._widen(write_fd)
+    assert fcntl.fcntl(write_fd, fcntl.F_GETPIPE_SZ) == reader.PIPE_BYTES
+    os.close(read_fd)
+    os.close(write_fd)
+
+
+def _crashes_after_one_launch(path: str, write_fd: int) -> None:
+    """A child entry point that sends the device and a launch, then dies the way a native crash does."""
+    import faulthandler
+
+    faulthandler.disable()
+    reader._silence_native_output()
+    frames = reader._Frames(write_fd)
+    frames.send(("device", {"name": "NVIDIA Imaginary GPU"}))
+    frames.send(("launches", [{"range_index": 0, "action_index": 0, "name": "k"}], ["NVIDIA Imaginary GPU"]))
+    os.kill(os.getpid(), signal.SIGSEGV)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork to patch the child")
+def test_a_child_that_dies_after_sending_launches_ends_in_the_crash_error(shared_report, monkeypatch):
+    monkeypatch.setattr(reader, "_child_main", _crashes_after_one_launch)
+    taken = []
+    with pytest.raises(ReportError, match=f"reader crashed on this file \\(exit {-signal.SIGSEGV}\\)"):
+        load_report(shared_report(T4), early=lambda device, launches: taken.extend(launches))
+    assert [launch.name for launch in taken] == ["k"]  # handed over early, then dropped with the failed read
 
 
 # --- Time limit and what is not a file (issue 15) -----------------------------------------------------------------
