@@ -154,10 +154,11 @@ def test_a_read_started_ahead_is_stopped_when_the_run_fails_before_taking_it(sha
 # --- Work done while a report is read (issue 13) -------------------------------------------------------------------
 @pytest.mark.parametrize("name", ["rtx2070super_alife-143launches_basic",
                                   "rtx5060ti_transpose-occupancy-45launches_metrics", "h800_flash-attn-fwd_full"])
-def test_the_analysis_worked_out_while_reading_equals_the_one_made_after(name, shared_report):
+def test_the_analysis_worked_out_while_reading_equals_the_one_made_after(name, shared_report, monkeypatch):
     from roofline.render import json as json_render
     from roofline.render import markdown
 
+    monkeypatch.setattr(parallel, "cores", lambda: 2)  # a core for the reader, one for the early work
     path = shared_report(name)
     while_read = analyze_files([path])[0]  # the pipeline's path: diagnoses worked out as the launches arrive
     after = analyze_loaded(reader.load_report(path))
@@ -179,10 +180,20 @@ def test_early_diagnoses_are_taken_only_for_the_launches_and_spec_they_were_made
     assert early.finished(report, None) == {}  # another spec
 
 
-@pytest.mark.parametrize("options", [AnalysisOptions(kernel=("regex:^update",)), AnalysisOptions(diagnostics=False)])
-def test_no_early_work_where_the_analysis_would_not_use_it(options, shared_report, monkeypatch):
+@pytest.mark.parametrize(("options", "cores"), [(AnalysisOptions(kernel=("regex:^update",)), 2),
+                                               (AnalysisOptions(diagnostics=False), 2), (AnalysisOptions(), 1)])
+def test_no_early_work_where_the_analysis_would_not_use_it_or_no_core_is_spare(options, cores, shared_report,
+                                                                                monkeypatch):
     def refuse(self, device, launches):
         raise AssertionError("early work started")
 
     monkeypatch.setattr(pipeline.EarlyDiagnoses, "take", refuse)
+    monkeypatch.setattr(parallel, "cores", lambda: cores)
     assert analyze_files([shared_report("rtx2070super_alife-143launches_basic")], options)[0].launches
+
+
+def test_early_work_needs_a_core_beside_each_reader(monkeypatch):
+    monkeypatch.setattr(parallel, "cores", lambda: 4)
+    assert pipeline.EarlyDiagnoses.spare_cores(1, mpi=False) and pipeline.EarlyDiagnoses.spare_cores(2, mpi=False)
+    assert not pipeline.EarlyDiagnoses.spare_cores(3, mpi=False)  # 3 workers and their 3 readers on 4 cores
+    assert not pipeline.EarlyDiagnoses.spare_cores(1, mpi=True)  # MPI ranks: one per core, as a rule
