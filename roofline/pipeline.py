@@ -88,10 +88,10 @@ def map_reports(paths: Sequence[str | os.PathLike[str]], then: Callable[[ReportA
     for path in paths:
         named.setdefault(Path(path).resolve(), path)  # a file named twice is read under its first name
     firsts = list(named.values())
-    jobs = min(jobs, jobs_in_memory(firsts))
-    if firsts and not mpi and min(jobs, len(firsts)) <= 1:
+    at_once = min(jobs, jobs_in_memory(firsts), len(firsts))
+    if firsts and not mpi and at_once <= 1:
         read_ahead(firsts[0])  # unless the CLI started it already: read while the catalog and the analysis load
-    early_work = EarlyDiagnoses.apply(options) and EarlyDiagnoses.spare_cores(min(jobs, len(firsts)), mpi)
+    early_work = EarlyDiagnoses.pays(options, at_once, mpi)
     try:
         specs = catalog or load_catalog(options.specs)
         _preload()
@@ -105,7 +105,7 @@ def map_reports(paths: Sequence[str | os.PathLike[str]], then: Callable[[ReportA
             except RooflineError as err:
                 return err
 
-        results = parallel.over_ranks(one, firsts) if mpi else parallel.in_workers(one, firsts, jobs, done)
+        results = parallel.over_ranks(one, firsts) if mpi else parallel.in_workers(one, firsts, at_once, done)
     finally:  # a read started ahead and not taken (a bad --specs, an error) must not be taken later, its time gone
         stop_reading_ahead()
     if results is None:
@@ -252,19 +252,15 @@ class EarlyDiagnoses:
         self.done: dict[int, LaunchAnalysis] = {}  # by id(launch); each analysis keeps its launch alive
 
     @staticmethod
-    def apply(options: AnalysisOptions) -> bool:
-        """Whether early work can be the analysis's: every launch is completed, and no kernel filter picks some."""
-        return options.diagnostics and not options.kernel
-
-    @staticmethod
-    def spare_cores(at_once: int, mpi: bool) -> bool:
-        """Whether each report analysed at once has a core for its early work beside the one its reader's child
+    def pays(options: AnalysisOptions, at_once: int, mpi: bool) -> bool:
+        """Whether early work pays: the analysis uses it (every launch is completed, no kernel filter picks some),
+        and each of the ``at_once`` reports analysed at once has a core for it beside the one its reader's child
         runs on. Where not (as many workers as cores, MPI ranks), the work would only take CPU from the readers:
         it repeats the roofline maths of every batch for the report's columns (50 reports with ``--jobs 2`` on 2
         cores: 6.22 s with it, 6.05 s without, medians of 5 alternating runs)."""
         from roofline.parallel import cores
 
-        return not mpi and cores() >= 2 * at_once
+        return options.diagnostics and not options.kernel and not mpi and cores() >= 2 * at_once
 
     def take(self, device: Device, launches: Sequence[KernelLaunch]) -> None:
         """Work out the diagnoses of a batch of launches (the device is the report's, from its first batch on)."""

@@ -249,7 +249,8 @@ class Columns:
 
 class LaunchTable:
     """The analysis of every launch of a report: its columns, and each launch's ``LaunchAnalysis`` built when
-    first read (from its cohort's result, ``roofline.cohorts``), then completed by ``finish`` when given."""
+    first read (from its cohort's result, ``roofline.cohorts``), then completed by ``finish`` when given; rows
+    in ``known`` (by position) were built and completed before and are taken as they are."""
 
     def __init__(self, launches: Sequence[KernelLaunch], parts: Sequence[tuple[Sequence[int], Any]],
                  columns: Columns, finish: Callable[[LaunchAnalysis], LaunchAnalysis] | None = None,

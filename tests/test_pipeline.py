@@ -194,6 +194,7 @@ def test_no_early_work_where_the_analysis_would_not_use_it_or_no_core_is_spare(o
 
 def test_early_work_needs_a_core_beside_each_reader(monkeypatch):
     monkeypatch.setattr(parallel, "cores", lambda: 4)
-    assert pipeline.EarlyDiagnoses.spare_cores(1, mpi=False) and pipeline.EarlyDiagnoses.spare_cores(2, mpi=False)
-    assert not pipeline.EarlyDiagnoses.spare_cores(3, mpi=False)  # 3 workers and their 3 readers on 4 cores
-    assert not pipeline.EarlyDiagnoses.spare_cores(1, mpi=True)  # MPI ranks: one per core, as a rule
+    pays, options = pipeline.EarlyDiagnoses.pays, AnalysisOptions()
+    assert pays(options, 1, mpi=False) and pays(options, 2, mpi=False)
+    assert not pays(options, 3, mpi=False)  # 3 workers and their 3 readers on 4 cores
+    assert not pays(options, 1, mpi=True)  # MPI ranks: one per core, as a rule
