@@ -202,6 +202,14 @@ def test_builtin_specs_have_unique_ids_and_display_names():
     assert len(BUILTIN) == len(catalog.specs)
 
 
+def test_builtin_files_come_from_the_installed_package_else_the_checkout(monkeypatch):
+    from roofline import specs
+
+    assert [p.name for p in specs._builtin_files()] == [p.name for p in BUILTIN]  # installed, or editable
+    monkeypatch.setattr("importlib.util.find_spec", lambda name: None)  # a source checkout, not installed
+    assert specs._builtin_files() == BUILTIN
+
+
 def test_exponent_without_sign_is_read_as_a_number(tmp_path):
     path = tmp_path / "e.yaml"
     path.write_text(yaml.safe_dump(VALID).replace("19200000000000.0", "19.2e12"))
