@@ -35,14 +35,13 @@ built on these pairs and aggregates.
 from __future__ import annotations
 
 import re
-import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from roofline.advice import LAUNCH_OVERHEAD_S, launch_overhead_share
-from roofline.analysis import intensity, measured, rate, roof_position
+from roofline.analysis import intensity, measured, median_known, rate, roof_position
 from roofline.errors import RooflineError
 from roofline.kernel_families import family
 from roofline.labels import letter
@@ -111,7 +110,7 @@ def aggregate(launches: Launches) -> KernelStats:
     roof = roof_position(flops, moved, total.value, ceilings)
     return KernelStats(
         names=tuple(dict.fromkeys(launch.name for launch in launches.kernel_launches)), count=len(launches),
-        total_s=total, median_s=Value(statistics.median(times)) if total.value is not None else total,
+        total_s=total, median_s=Value(median_known(times)) if total.value is not None else total,
         per_launch_s=_per_launch(total, len(launches)),
         flops=flops, flop_per_s={p: rate(v, duration) for p, v in flops.items()},
         bytes=moved, bytes_per_s={level: rate(v, duration) for level, v in moved.items()},
