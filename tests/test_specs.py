@@ -246,12 +246,40 @@ def test_alias_bomb_is_refused_before_it_expands(tmp_path):
         parse_spec_file(path)
 
 
-def test_deep_nesting_and_huge_files_are_refused(tmp_path):
+DEEP_YAML = {
+    "flow-past-libyaml": "a: " + "[" * 5000 + "]" * 5000 + "\n",  # libyaml 0.2.6 refuses 1000 levels itself
+    "flow-17": "a: " + "[" * 16 + "]" * 16 + "\n",
+    "block-past-libyaml": "".join(" " * i + "k:\n" for i in range(1200)) + " " * 1200 + "v\n",  # 0.7 MiB
+    "block-17": "".join(" " * i + "k:\n" for i in range(16)) + " " * 16 + "v: 1\n",
+    "sequences-17": "- " * 17 + "x\n",
+}
+
+
+@pytest.mark.parametrize("text", DEEP_YAML.values(), ids=DEEP_YAML)
+def test_deep_nesting_is_refused_in_our_words_whatever_the_yaml_library(tmp_path, text):
+    """Our depth check reads the text before YAML parses it, so the refusal is the same line with PyYAML 6.0.3 and
+    6.0.4 (whose libyaml refuses 1000 levels with a message of its own): one line, the file, the line, the fix."""
     deep = tmp_path / "deep.yaml"
-    deep.write_text("a: " + "[" * 5000 + "]" * 5000 + "\n")
-    with pytest.raises(SpecError, match="nested deeper than 16 levels"):
+    deep.write_text(text)
+    with pytest.raises(SpecError) as caught:
         parse_spec_file(deep)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith(f"{deep}: nested deeper than 16 levels at line ")
+    assert message.endswith(": see device_specs/README.md")
+
+
+def test_sixteen_levels_are_accepted_by_the_depth_check(tmp_path):
+    """The limit is a budget, not a ban: 16 levels parse (and then fail the schema, which is another message)."""
+    path = tmp_path / "sixteen.yaml"
+    path.write_text("a: " + "[" * 15 + "]" * 15 + "\n")
+    with pytest.raises(SpecError) as caught:
+        parse_spec_file(path)
+    assert "nested deeper" not in str(caught.value)
+
+
+def test_huge_files_are_refused(tmp_path):
     huge = tmp_path / "huge.yaml"
     huge.write_text("# " + "x" * (1 << 20) + "\n")
-    with pytest.raises(SpecError, match="larger than 1 MiB"):
+    with pytest.raises(SpecError, match=f"^{huge}: larger than 1 MiB, not a device spec"):
         parse_spec_file(huge)

@@ -11,10 +11,12 @@ from __future__ import annotations
 import copy
 import json
 import math
+import random
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from roofline.cli import app
@@ -29,6 +31,7 @@ from roofline.validation import (
     Limit,
     check_report,
     device_problem,
+    first_line_deeper_than,
     launch_problem,
 )
 
@@ -380,3 +383,61 @@ def test_padded_huge_file_is_refused_at_once(shared_report, tmp_path):
         load_report(path)
     assert str(err.value) == (f"{path}: not ncu records from byte 193337 of 2147483648 (a block header of 0 bytes): "
                               "the file is corrupt, padded or has other data appended; copy it again or re-profile")
+
+
+def parser_depth(text: str) -> int:
+    """The deepest collection nesting the YAML parser itself sees (pure-Python parser: no depth limit of its own)."""
+    depth = deepest = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+    return deepest
+
+
+def text_depth(text: str) -> int:
+    """The smallest limit the text-only check lets through."""
+    return next(limit for limit in range(10_000) if first_line_deeper_than(text, limit) is None)
+
+
+TRICKY_YAML = [
+    "a: b[c]\nd: {e: f}\n",  # brackets inside a plain scalar open nothing
+    "a: 'it''s [' \nb: [\"x]\\\"\", [1]]\n",  # brackets and escaped quotes inside quoted scalars
+    "a: x # [[[[\nb: 1\n",  # a comment
+    "k: |\n  [[[[\n  {{{{\nz: 1\n",  # a block scalar's content
+    "a: >-\n  text: [\n  more\nb: [1]\n",
+    "x: \"multi\n  line [\"\ny: 1\n",  # a quoted scalar over two lines
+    "a:\n  - b:\n      - c: [d]\n",  # a sequence at its key's indentation
+    "- - - a\n",
+    "a:\n- x\nb: {c: [1]}\n",
+    "? a\n: b\n",
+]
+
+
+def random_document(rng: random.Random, depth: int) -> object:
+    """Nested lists and mappings whose scalars hold YAML's own punctuation."""
+    if depth == 0 or rng.random() < 0.25:
+        return rng.choice([1, 2.5, "x", "it's [", 'q"]', "a: b", "#c", "- d", "|", "{", "two\nlines ["])
+    if rng.random() < 0.5:
+        return [random_document(rng, depth - 1) for _ in range(rng.randint(1, 3))]
+    return {f"{rng.choice(['k', '[k]', 'k: v', 'it'])}{i}": random_document(rng, depth - 1)
+            for i in range(rng.randint(1, 3))}
+
+
+def test_the_text_depth_is_never_below_the_parsers_and_at_most_one_above():
+    """The depth read from the text alone bounds the parser's, on the shipped specs, tricky cases and 500 seeded
+    documents in flow, block and mixed styles (long lines: a plain scalar folded over lines may count deeper)."""
+    rng = random.Random(29)
+    texts = [p.read_text() for p in sorted(Path(__file__).resolve().parents[1].glob("device_specs/**/*.yaml"))]
+    texts += TRICKY_YAML
+    texts += [yaml.safe_dump(random_document(rng, rng.randint(1, 10)), width=10_000, indent=rng.choice([2, 4]),
+                             default_flow_style=rng.choice([True, False, None])) for _ in range(500)]
+    for text in texts:
+        assert parser_depth(text) <= text_depth(text) <= parser_depth(text) + 1, text
+
+
+def test_the_text_depth_names_the_first_line_past_the_limit():
+    assert first_line_deeper_than("a:\n  b:\n    c: [1]\nd: [[[[2]]]]\n", 4) == 4
+    assert first_line_deeper_than("a:\n  b:\n    c: [1]\n", 4) is None
