@@ -14,10 +14,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from roofline import validation
+from roofline import safe_yaml
 from roofline.errors import SpecError
 from roofline.model import Ceilings, Device
-from roofline.validation import CLOCK_HZ, POSITIVE, SM_COUNT, Limit
+from roofline.validation import CC_PATTERN, CLOCK_HZ, POSITIVE, SM_COUNT, Limit
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.calibration import Calibration
@@ -31,7 +31,7 @@ PEAK_KEYS = ("fp64", "fp32", "fp16", "bf16", "tensor_fp64", "tensor_tf32", "tens
              "tensor_bf16", "tensor_fp8", "tensor_int8")
 TOP_KEYS = {"id", "display_names", "architecture", "chip", "compute_capability", "sm_count", "boost_clock_hz",
             "tensor_clock_hz", "fp32_lanes_per_sm", "memory", "l2_bytes", "peaks", "bandwidth", "notes"}
-SCHEMA_HINT = validation.SPEC_FIX
+SCHEMA_HINT = safe_yaml.SPEC_FIX
 LANES = Limit(1.0, 1024.0, integer=True)  # FP32 lanes per SM (64 or 128 on every GPU so far)
 BYTES = Limit(0.0, low_open=True, integer=True)
 
@@ -119,7 +119,7 @@ class SpecCatalog:
         if spec_id not in self._builtin_calibrations:
             from roofline.calibration import parse
 
-            self._builtin_calibrations[spec_id] = parse(validation.load_yaml(path), str(path))
+            self._builtin_calibrations[spec_id] = parse(safe_yaml.load_yaml(path), str(path))
         return self._builtin_calibrations[spec_id]
 
     def get(self, spec_id: str) -> DeviceSpec:
@@ -221,7 +221,7 @@ def _files_in(path: Path) -> list[Path]:
 
 def _parse_any(path: Path) -> DeviceSpec | Calibration:
     """A user's file: a device spec, or a calibration file (``roofline calibrate --output``)."""
-    data = validation.load_yaml(path)
+    data = safe_yaml.load_yaml(path)
     from roofline.calibration import is_calibration, parse
 
     return parse(data, str(path)) if is_calibration(data) else _build_spec(path, data)
@@ -229,7 +229,7 @@ def _parse_any(path: Path) -> DeviceSpec | Calibration:
 
 def parse_spec_file(path: Path) -> DeviceSpec:
     """Read and validate one YAML spec; SpecError with the file, the key and what is wrong."""
-    return _build_spec(path, validation.load_yaml(path))
+    return _build_spec(path, safe_yaml.load_yaml(path))
 
 
 def _build_spec(path: Path, data: Any) -> DeviceSpec:
@@ -313,7 +313,7 @@ def _build(c: _Checker, data: dict[str, Any]) -> DeviceSpec:
     if not isinstance(names, list) or not names or not all(isinstance(n, str) and n for n in names):
         raise c.fail("display_names", "must be a non-empty list of names as ncu writes them")
     cc = c.text(data, "compute_capability")
-    if not validation.CC_PATTERN.fullmatch(cc):
+    if not CC_PATTERN.fullmatch(cc):
         raise c.fail("compute_capability", f"must look like \"8.0\", got {cc!r}")
     memory = c.section(data, "memory", ("type", "bytes", "bandwidth_bytes_per_s"), required=True)
     peaks_data = c.section(data, "peaks", PEAK_KEYS, required=True)

@@ -24,6 +24,7 @@ from roofline.errors import ReportError
 from roofline.model import Device, KernelLaunch, Report
 from roofline.reader import load_report
 from roofline.render.json import with_reasons
+from roofline.safe_yaml import first_line_deeper_than
 from roofline.validation import (
     MAX_REGISTERS_PER_THREAD,
     MODEL_FIX,
@@ -31,7 +32,6 @@ from roofline.validation import (
     Limit,
     check_report,
     device_problem,
-    first_line_deeper_than,
     launch_problem,
 )
 
