@@ -19,13 +19,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from roofline.model import Device, KernelLaunch, Report
-from roofline.pairing import Matcher, pair_reports
+from roofline.compare.pairing import Matcher, pair_reports
+from roofline.compare.ranking import summarize
+from roofline.compare.regression import Thresholds, judge
+from roofline.core.model import Device, KernelLaunch, Report
 from roofline.pipeline import AnalysisOptions, analyze_loaded
-from roofline.ranking import summarize
-from roofline.regression import Thresholds, judge
-from roofline.render.compare_json import comparison_json, diff_json, summary_json
-from roofline.render.compare_table import comparison_text, diff_text, summary_text
+from roofline.render.compare.json import comparison_json, diff_json, summary_json
+from roofline.render.compare.table import comparison_text, diff_text, summary_text
 
 REPORTS = Path(__file__).resolve().parents[1].parent / "shared" / "ncu-reps"
 LARGEST = ("a100-40gb_selfjoin-cub-sort-154launches_basic.ncu-rep", "rtx2070super_alife-143launches_basic.ncu-rep",
@@ -121,7 +121,7 @@ def bench_real() -> None:
     if not REPORTS.is_dir():
         print(f"real reports not found at {REPORTS}; skipped")
         return
-    from roofline.reader import load_report
+    from roofline.ncu.reader import load_report
 
     for name in LARGEST:
         print(name)

@@ -26,7 +26,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from roofline.model import LAUNCH_FIELDS
+from roofline.core.model import LAUNCH_FIELDS
 
 REPORTS = Path(__file__).resolve().parents[1].parent / "shared" / "ncu-reps"
 TEMPLATE = "rtx4070ti_pytorch-sim_full.ncu-rep"  # full set, several kernels of a PyTorch application
@@ -42,7 +42,7 @@ COMMANDS = ("summary", "compare", "diff")
 def template_launches(report: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The device and the launches of a real report, one object per launch with the metrics roofline reads."""
     import roofline
-    from roofline import metrics as m
+    from roofline.ncu import metrics as m
 
     data = roofline.load(report).to_dict()
     columns = data.pop("launches")
@@ -138,7 +138,7 @@ def commands(base: Path, new: Path, out: Path) -> dict[str, list[list[str]]]:
 def bench_size(size: int, folder: Path, device_doc: dict[str, Any], templates: Sequence[dict[str, Any]],
                repeat: int, names: Sequence[str]) -> bool:
     """Write the pair of models of ``size`` launches, time each command against json.load; True if on target."""
-    from roofline.reader import model_max_bytes
+    from roofline.ncu.reader import model_max_bytes
 
     sample = folder / "sample.json"
     write_model(sample, device_doc, templates, 1000, 3)

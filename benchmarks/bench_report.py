@@ -4,9 +4,9 @@ Every figure is the median of several runs of a whole process, the commands of o
 (A B A B ...) so that a change in the machine's load reaches both sides alike:
 
   floor       a fresh `python` that loads the report with ncu_report and reads the data roofline reads on every
-              launch: the metrics (the one list, ``roofline.metrics.to_read``, and the units the two breakdowns
+              launch: the metrics (the one list, ``roofline.ncu.metrics.to_read``, and the units the two breakdowns
               list) and, where a launch executed HFMA2 instructions, the SASS text that tells their register moves
-              from arithmetic (``roofline.reader.hfma_moves``, issue 7): the least a one-shot command can cost. For
+              from arithmetic (``roofline.ncu.reader.hfma_moves``, issue 7): the least a one-shot command can cost. For
               a report whose FP16 count needs that SASS, the metrics alone are timed too and shown beside it;
   report      `roofline report FILE --format json` (to a null output), on the largest shared reports;
   ncu         NVIDIA's `ncu --import FILE --page raw --csv` (the ncu on PATH), on every shared report it reads,
@@ -57,8 +57,8 @@ DEPENDENCIES = ("numpy", "typer", "yaml")  # what every `report` run imports: pa
 FLOOR = """
 import sys
 import ncu_report
-from roofline.metrics import BREAKDOWNS, breakdown_units, counts_hfma, to_read
-from roofline.reader import hfma_moves
+from roofline.ncu.metrics import BREAKDOWNS, breakdown_units, counts_hfma, to_read
+from roofline.ncu.reader import hfma_moves
 
 with_sass = sys.argv[2:] != ["--metrics-only"]
 
@@ -124,8 +124,8 @@ def shared_reports() -> list[Path]:
 
 def launches(path: Path) -> tuple[int, bool]:
     """How many launches the report holds, and whether roofline reads SASS for any of them (HFMA2 executed)."""
-    from roofline.metrics import HFMA_MOVES
-    from roofline.reader import load_report
+    from roofline.ncu.metrics import HFMA_MOVES
+    from roofline.ncu.reader import load_report
 
     report = load_report(path)
     return len(report.launches), any(launch.value(HFMA_MOVES) is not None for launch in report.launches)
@@ -211,7 +211,7 @@ def profile(path: Path) -> None:
     import ncu_report  # noqa: F401  (loaded before the profile, as the CLI's reader child has it)
 
     from roofline import analyze_files
-    from roofline.render import json as json_render
+    from roofline.render.report import json as json_render
 
     profiler = cProfile.Profile()
     profiler.enable()

@@ -54,7 +54,7 @@ def roofline(*args: str | Path, exits: tuple[int, ...] = (0,)) -> None:
 def cross_generation() -> None:
     """The comparison of issue 12 (compare as Markdown with its plot, HTML, the normalized plot) and the regression
     diff of the same application on one GPU (diff's Markdown comment, exit 1)."""
-    from roofline.reader import load_report
+    from roofline.ncu.reader import load_report
     from tests.cross_gpu import H100_SOURCE, RTX4070TI, h100_model, slowed
 
     rtx_path = SHARED / f"{RTX4070TI}.ncu-rep"

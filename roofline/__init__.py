@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:  # pragma: no cover
-    from roofline.model import Report
+    from roofline.core.model import Report
     from roofline.pipeline import AnalysisOptions, analyze_files
 
 _PIPELINE_NAMES = ("analyze_files", "AnalysisOptions")
@@ -22,7 +22,7 @@ _PIPELINE_NAMES = ("analyze_files", "AnalysisOptions")
 
 def load(path: str | os.PathLike[str]) -> Report:
     """Load an ``.ncu-rep`` file (or a ``*.roofline.json`` report model) into the report model."""
-    from roofline.reader import load_report
+    from roofline.ncu.reader import load_report
 
     return load_report(path)
 

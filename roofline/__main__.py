@@ -1,5 +1,5 @@
 """``python -m roofline`` runs the CLI."""
 
-from roofline.cli import main
+from roofline.cli.app import main
 
 main()

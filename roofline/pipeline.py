@@ -2,8 +2,8 @@
 
 For each report: load and validate it (a file named twice is read once), keep the launches the kernel filter selects,
 match the GPU's datasheet spec (one spec catalog per run), choose the ceilings, analyse the roofline
-(``roofline.analysis``), then add the diagnostics (``roofline.diagnostics``) and the advice
-(``roofline.advice``) to every launch. Bad input raises ``RooflineError`` with a one-line message.
+(``roofline.analysis.roofline``), then add the diagnostics (``roofline.analysis.diagnostics``) and the advice
+(``roofline.analysis.advice``) to every launch. Bad input raises ``RooflineError`` with a one-line message.
 
     import roofline
     analyses = roofline.analyze_files(["app.ncu-rep"], roofline.AnalysisOptions(ceilings="report"))
@@ -24,13 +24,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from roofline.choices import CeilingsChoice, NameBase
+from roofline.core.choices import CeilingsChoice, NameBase
 
 if TYPE_CHECKING:  # pragma: no cover
+    from roofline.analysis.results import LaunchAnalysis, ReportAnalysis
+    from roofline.core.model import CeilingSet, Device, KernelLaunch, Report
     from roofline.errors import RooflineError, SpecError
-    from roofline.model import CeilingSet, Device, KernelLaunch, Report
-    from roofline.results import LaunchAnalysis, ReportAnalysis
-    from roofline.specs import DeviceSpec, SpecCatalog, SpecMatch
+    from roofline.specs.catalog import DeviceSpec, SpecCatalog, SpecMatch
 
 T = TypeVar("T")
 
@@ -38,7 +38,7 @@ T = TypeVar("T")
 @dataclass(frozen=True)
 class AnalysisOptions:
     """What to analyse and against which roofs: the kernel filters, OR-ed, and the name they read (the
-    ``--kernel`` language of ``roofline.kernel_filter``), the ceiling set percent of roof uses, extra device
+    ``--kernel`` language of ``roofline.core.kernel_filter``), the ceiling set percent of roof uses, extra device
     spec files or folders (before the built-in ones), the time the native reader may take per .ncu-rep
     (None: scaled to the file's size, ``reader.read_time_limit``), and whether every launch gets its diagnostics and
     advice (``complete``: what ``report`` shows; the rankings and comparisons read none of them)."""
@@ -78,10 +78,10 @@ def map_reports(paths: Sequence[str | os.PathLike[str]], then: Callable[[ReportA
     named twice is analysed once). The files are analysed up to ``jobs`` at once in worker processes, or, with
     ``mpi``, spread over the ranks of an MPI job: the results are on rank 0 then, None on the other ranks. Only
     ``then``'s result comes back from a worker or rank, so it can be smaller than the analysis."""
-    from roofline import kernel_filter, parallel
+    from roofline.core import kernel_filter, parallel
     from roofline.errors import RooflineError
-    from roofline.reader import load_report, read_ahead, stop_reading_ahead
-    from roofline.specs import load_catalog
+    from roofline.ncu.reader import load_report, read_ahead, stop_reading_ahead
+    from roofline.specs.catalog import load_catalog
 
     kernel_filter.parse(options.kernel, options.kernel_name_base)  # a bad filter is refused before any file is read
     named: dict[Path, str | os.PathLike[str]] = {}
@@ -122,7 +122,7 @@ def jobs_in_memory(paths: Sequence[str | os.PathLike[str]]) -> int:
     """How many of the files fit in the memory free now at once: a report model takes about
     ``reader.MODEL_PARSE_FACTOR`` times its size while parsed, and the largest sets the count (an ``.ncu-rep``'s
     model is a small part of its file)."""
-    from roofline.reader import MODEL_PARSE_FACTOR, MODEL_SUFFIX
+    from roofline.ncu.reader import MODEL_PARSE_FACTOR, MODEL_SUFFIX
 
     largest = max((_size(p) for p in paths if str(p).endswith(MODEL_SUFFIX)), default=0)
     return max(1, free_memory() // (MODEL_PARSE_FACTOR * largest)) if largest else max(1, len(paths))
@@ -131,7 +131,7 @@ def jobs_in_memory(paths: Sequence[str | os.PathLike[str]]) -> int:
 def free_memory() -> int:
     """Bytes of memory free now (the page cache not counted: a safe side), or the physical memory where the
     system does not tell."""
-    from roofline.reader import physical_memory
+    from roofline.ncu.reader import physical_memory
 
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
@@ -171,14 +171,15 @@ def _preload() -> None:
     import numpy  # noqa: F401  (the checks and the analysis run per cohort of launches over arrays)
     import yaml  # noqa: F401  (the spec match parses a device spec)
 
-    from roofline import advice, analysis, validation  # noqa: F401
-    from roofline.diagnostics import occupancy, stalls, tensor_cores  # noqa: F401
+    from roofline.analysis import advice  # noqa: F401
+    from roofline.analysis.diagnostics import occupancy, stalls, tensor_cores  # noqa: F401
+    from roofline.ncu import validation  # noqa: F401
 
 
 def analyze_loaded(report: Report, options: AnalysisOptions = AnalysisOptions(),
                    catalog: SpecCatalog | None = None) -> ReportAnalysis:
     """Analyse a report already in memory (from ``roofline.load`` or built by hand) as ``analyze_files`` does."""
-    from roofline.specs import load_catalog
+    from roofline.specs.catalog import load_catalog
 
     return _analyze(report, options, catalog or load_catalog(options.specs))
 
@@ -186,8 +187,8 @@ def analyze_loaded(report: Report, options: AnalysisOptions = AnalysisOptions(),
 def _analyze(report: Report, options: AnalysisOptions, catalog: SpecCatalog,
              early: EarlyDiagnoses | None = None) -> ReportAnalysis:
     """``analyze_loaded``, taking the diagnoses ``early`` worked out while the report was read."""
-    from roofline import kernel_filter
-    from roofline.analysis import analyze_report
+    from roofline.analysis.roofline import analyze_report
+    from roofline.core import kernel_filter
 
     selected = kernel_filter.parse(options.kernel, options.kernel_name_base).select(report)
     match = early.match if early is not None and early.device is selected.device else catalog.match(selected.device)
@@ -212,7 +213,7 @@ def _ceilings_problem(ceilings: CeilingsChoice, device: Device, spec: DeviceSpec
         return SpecError(f"{path}: no device spec matches '{device.name}' (CC {device.compute_capability})",
                          "add a YAML with --specs (see device_specs/README.md) or use --ceilings report")
     if ceilings == "measured" and (spec is None or spec.measured is None):
-        from roofline.calibration import HINT
+        from roofline.specs.calibration import HINT
 
         name = spec.id if spec else f"'{device.name}'"
         return SpecError(f"{path}: no calibrated ceilings for {name}", HINT + ", then pass it with --specs")
@@ -226,8 +227,8 @@ def _ceilings(options: AnalysisOptions) -> CeilingSet | None:
 
 def complete(a: LaunchAnalysis, device: Device, spec: DeviceSpec | None = None) -> LaunchAnalysis:
     """A launch's roofline analysis with its occupancy, Tensor Core and warp-stall diagnostics and its advice."""
-    from roofline.advice import advise
-    from roofline.diagnostics import occupancy, stalls, tensor_cores
+    from roofline.analysis.advice import advise
+    from roofline.analysis.diagnostics import occupancy, stalls, tensor_cores
 
     diagnosed = replace(a, occupancy=occupancy.diagnose(a.launch, device),
                         tensor_cores=tensor_cores.diagnose(a, device, spec), stalls=stalls.diagnose(a.launch))
@@ -258,14 +259,14 @@ class EarlyDiagnoses:
         runs on. Where not (as many workers as cores, MPI ranks), the work would only take CPU from the readers:
         it repeats the roofline maths of every batch for the report's columns (50 reports with ``--jobs 2`` on 2
         cores: 6.22 s with it, 6.05 s without, medians of 5 alternating runs)."""
-        from roofline.parallel import cores
+        from roofline.core.parallel import cores
 
         return options.diagnostics and not options.kernel and not mpi and cores() >= 2 * at_once
 
     def take(self, device: Device, launches: Sequence[KernelLaunch]) -> None:
         """Work out the diagnoses of a batch of launches (the device is the report's, from its first batch on)."""
-        from roofline import validation
-        from roofline.analysis import analyze_launches
+        from roofline.analysis.roofline import analyze_launches
+        from roofline.ncu import validation
 
         if self.device is None:
             self.device, self.match = device, self.catalog.match(device)

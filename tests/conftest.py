@@ -5,7 +5,7 @@ they skip with a clear reason, and every other test still runs.
 
 Two independent ways of reading a real report are offered:
 
-* ``roofline_report(name)``: through roofline's own reader (``roofline.reader.load_report``), parsed once
+* ``roofline_report(name)``: through roofline's own reader (``roofline.ncu.reader.load_report``), parsed once
   per test session;
 * ``raw_actions(name)``: straight through NVIDIA's ``ncu_report`` module, without any roofline code, so
   the formula tests can recompute every quantity from the raw metric values.
@@ -45,7 +45,7 @@ def shared_report_names() -> list[str]:
 
 @functools.cache
 def _roofline_report(name: str):
-    from roofline.reader import load_report
+    from roofline.ncu.reader import load_report
 
     return load_report(SHARED_REPORTS / f"{name}.ncu-rep")
 

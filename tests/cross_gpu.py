@@ -18,8 +18,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from roofline.metrics import INSTRUCTIONS, WAVES, counter
-from roofline.model import KernelLaunch, Report
+from roofline.core.model import KernelLaunch, Report
+from roofline.ncu.metrics import INSTRUCTIONS, WAVES, counter
 
 RTX4070TI = "rtx4070ti_pytorch-sim_full"
 H100_SOURCE = "h100-pcie_rmsnorm-float4_full-roofline"

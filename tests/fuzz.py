@@ -141,7 +141,7 @@ HOSTILE_VALUES: tuple[Any, ...] = (None, -1, 0, 0.5, -1e-9, math.nan, math.inf, 
 
 def model_sources() -> list[dict[str, Any]]:
     """The synthetic example and the models of a few small real reports (what `Report.to_dict` writes)."""
-    from roofline.reader import load_report
+    from roofline.ncu.reader import load_report
 
     docs = [json.loads(EXAMPLE.read_text())]
     docs += [load_report(p).to_dict() for p in small_reports()[:4]]

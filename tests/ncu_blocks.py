@@ -1,4 +1,4 @@
-"""The blocks of a .ncu-rep, found independently of roofline.ncu_file: for tests that cut or rearrange reports."""
+"""The blocks of a .ncu-rep, found independently of roofline.ncu.container: for tests that cut or rearrange reports."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from roofline.cli import app
+from roofline.cli.app import app
 
 REPO = Path(__file__).resolve().parents[1]
 PINNED = REPO / "tests" / "data" / "pinned"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from roofline.model import Device, KernelLaunch, Report
+from roofline.core.model import Device, KernelLaunch, Report
 
 REL = 1e-9
 REPO = Path(__file__).resolve().parents[1]

@@ -1,59 +1,36 @@
-"""The package's layering, checked on its source with ``ast``: every import (module level, inside functions and
-under TYPE_CHECKING) goes down or sideways, never up; no import circle; no command imports another command; no
-private name crosses a module boundary; renderers return their output and leave the disk to the one writer.
+"""The package's stages, checked on its source with ``ast``: every import (module level, inside functions and
+under TYPE_CHECKING) stays in its stage or goes to a stage below, never up; no import circle; no command imports
+another command; no private name crosses a module boundary; renderers return their output and leave the disk to
+the one writer.
 
-Layers, lowest first (a module may import its own layer and those below):
+Stages, lowest first (a module may import its own stage and those below); each is a subpackage:
 
-    errors, model, units, labels, choices, timelimit,      plain data, formatting, closed choices, time limits,
-    parallel, thresholds, cohorts                          work over many items (workers, MPI ranks); the defaults
-                                                           of comparisons and the diff gate; formulas over cohorts
-    metrics, reader, ncu_file, validation, specs,          reading and checking reports and specs, running ncu,
-    driver, ranks, kernel_filter, kernel_families,         kernel names, the library a kernel comes from; the
-    libraries, calibration, microbench                     calibrated roofs and the GPU microbenchmarks behind them
-    results                                                result types
-    verdict                                                the bottleneck verdict (SpeedOfLight rule)
-    analysis, work, noise                                  roofline maths; work per launch; launch-time noise
-    diagnostics                                            occupancy, Tensor Cores
-    advice, pairing                                        per-launch advice; kernels paired across reports
-    regression, ranking                                    the diff gate; the application summary
-    pipeline (and the package's public API)                load -> filter -> spec -> analyse -> diagnose
-    render                                                 pure renderers
-    commands.common, commands.output, commands.ncu_options shared CLI helpers, the one output writer
-    commands.<command>                                     one module per command (leaves)
-    cli, __main__                                          the typer application
+    core        roofline.errors and roofline.core: the model, units, labels, choices, thresholds, time limits,
+                kernel names and the --kernel language, work over many reports, cohorts
+    ncu         running ncu, the .ncu-rep container, the reader, metric names and formulas, validation
+    specs       device specs (catalog), YAML with a budget, calibrated roofs, microbenchmarks
+    analysis    roofline maths, result types, verdict, work, diagnostics, advice, libraries
+    compare     pairing across reports, noise, the diff gate, the application summary
+    facade      roofline (the Python API) and roofline.pipeline: load -> filter -> spec -> analyse -> advise
+    render      pure renderers (report/, compare/, and their shared terminal, matplotlib and name fitting)
+    cli         the typer application, shared options, the one output writer, one module per command
 """
 
 from __future__ import annotations
 
 import ast
-import itertools
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from roofline.cli import COMMANDS
+from roofline.cli.app import COMMANDS
 
 PACKAGE = Path(__file__).resolve().parents[1] / "roofline"
-LAYERS: tuple[tuple[str, ...], ...] = (
-    ("roofline.errors", "roofline.model", "roofline.units", "roofline.labels", "roofline.choices",
-     "roofline.timelimit", "roofline.parallel", "roofline.thresholds", "roofline.cohorts"),
-    ("roofline.metrics", "roofline.reader", "roofline.ncu_file", "roofline.validation", "roofline.specs",
-     "roofline.driver", "roofline.ranks", "roofline.kernel_filter", "roofline.kernel_families", "roofline.libraries",
-     "roofline.calibration", "roofline.microbench"),
-    ("roofline.results",),
-    ("roofline.verdict",),
-    ("roofline.analysis", "roofline.work", "roofline.noise"),
-    ("roofline.diagnostics",),
-    ("roofline.advice", "roofline.pairing"),
-    ("roofline.regression", "roofline.ranking"),
-    ("roofline.pipeline", "roofline"),
-    ("roofline.render",),
-    ("roofline.commands", "roofline.commands.common", "roofline.commands.output", "roofline.commands.ncu_options"),
-    tuple(f"roofline.commands.{module}" for module, *_ in COMMANDS.values()),
-    ("roofline.cli", "roofline.__main__"),
-)
-COMMAND_MODULES = frozenset(LAYERS[-2])
+STAGES = ("core", "ncu", "specs", "analysis", "compare", "facade", "render", "cli")
+TOP_LEVEL = {"roofline.errors": "core", "roofline": "facade", "roofline.pipeline": "facade", "roofline.__main__": "cli"}
+COMMAND_MODULES = frozenset(f"roofline.cli.commands.{module}" for module, *_ in COMMANDS.values())
+MAX_TOP_LEVEL_MODULES = 8
 
 
 def module_name(path: Path) -> str:
@@ -64,13 +41,11 @@ def module_name(path: Path) -> str:
 MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
 
-def layer(module: str) -> int:
-    """The layer of a module: its own entry, else its subpackage's (e.g. roofline.render.table -> render)."""
-    for candidate in (module, module.rsplit(".", 1)[0]):
-        for i, names in enumerate(LAYERS):
-            if candidate in names:
-                return i
-    raise AssertionError(f"{module} is in no layer: place it in LAYERS in {Path(__file__).name}")
+def stage(module: str) -> int:
+    """The stage of a module: its subpackage's (roofline.render.report.table -> render), or its own entry at the top."""
+    name = TOP_LEVEL.get(module) or module.split(".")[1]
+    assert name in STAGES, f"{module} is in no stage: place it in a subpackage of {STAGES} ({Path(__file__).name})"
+    return STAGES.index(name)
 
 
 def imports(module: str) -> Iterator[tuple[str, str, int]]:
@@ -94,20 +69,24 @@ def imports(module: str) -> Iterator[tuple[str, str, int]]:
 def edges() -> dict[str, set[str]]:
     """Module -> the roofline modules it imports; the CLI also imports each command by name (importlib)."""
     graph = {m: {target for target, _, _ in imports(m) if target != m} for m in MODULES}
-    graph["roofline.cli"] |= COMMAND_MODULES
+    graph["roofline.cli.app"] |= COMMAND_MODULES
     return graph
 
 
-def test_every_module_has_a_layer() -> None:
+def test_every_module_has_a_stage_and_few_stay_at_the_top() -> None:
     for module in MODULES:
-        layer(module)
+        stage(module)
+    top = [p.name for p in PACKAGE.glob("*.py")]
+    assert len(top) <= MAX_TOP_LEVEL_MODULES, f"{len(top)} modules at the top of roofline/: {sorted(top)}"
+    assert {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()} == (
+        set(STAGES) - {"facade"})
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
-def test_imports_go_down_the_layers(module: str) -> None:
-    upward = [f"line {line}: {target} (layer {layer(target)})" for target, _, line in imports(module)
-              if layer(target) > layer(module)]
-    assert not upward, f"{module} (layer {layer(module)}) imports upward: {upward}"
+def test_imports_stay_in_the_stage_or_go_down(module: str) -> None:
+    upward = [f"line {line}: {target} ({STAGES[stage(target)]})" for target, _, line in imports(module)
+              if stage(target) > stage(module)]
+    assert not upward, f"{module} ({STAGES[stage(module)]}) imports upward: {upward}"
 
 
 def test_no_import_circle() -> None:
@@ -158,12 +137,12 @@ def test_no_private_name_crosses_a_module() -> None:
     assert not crossing, crossing
 
 
-def test_the_layers_are_used_as_drawn() -> None:
-    """Each layer is imported by a layer above it (no layer is dead weight in the drawing)."""
+def test_the_stages_are_used_as_drawn() -> None:
+    """Each stage is imported by a stage above it (no stage is dead weight in the drawing)."""
     graph = edges()
-    for i, names in enumerate(LAYERS[:-1]):
-        users = {m for m, targets in graph.items() for t in targets if layer(t) == i and layer(m) > i}
-        assert users, f"nothing above imports layer {i} {names}"
+    for i, name in enumerate(STAGES[:-1]):
+        users = {m for m, targets in graph.items() for t in targets if stage(t) == i and stage(m) > i}
+        assert users, f"nothing above imports the {name} stage"
 
 
 RENDER = sorted(m for m in MODULES if m.startswith("roofline.render."))
@@ -172,7 +151,7 @@ FILE_METHODS = {"open", "write_text", "write_bytes", "mkdir", "unlink", "rename"
 
 @pytest.mark.parametrize("module", RENDER)
 def test_renderers_never_touch_the_disk(module: str) -> None:
-    """Renderers return str or bytes; only commands.common.write_output writes files (savefig only into memory)."""
+    """Renderers return str or bytes; only cli.output.write_output writes files (savefig only into memory)."""
     calls = []
     for node in ast.walk(ast.parse(MODULES[module].read_text())):
         if not isinstance(node, ast.Call):
@@ -186,7 +165,8 @@ def test_renderers_never_touch_the_disk(module: str) -> None:
     assert not calls, f"{module}: {calls}"
 
 
-@pytest.mark.parametrize("module", [m for m in RENDER if m.rsplit(".", 1)[1] not in ("terminal", "mpl", "names")])
+@pytest.mark.parametrize("module", [m for m in RENDER if m.rsplit(".", 1)[1] not in ("terminal", "mpl", "names")
+                                    and MODULES[m].name != "__init__.py"])
 def test_each_renderer_declares_its_suffixes(module: str) -> None:
     tree = ast.parse(MODULES[module].read_text())
     assigned = {t.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets
@@ -194,6 +174,5 @@ def test_each_renderer_declares_its_suffixes(module: str) -> None:
     assert "SUFFIXES" in assigned, f"{module} does not declare SUFFIXES"
 
 
-def test_layers_list_every_command() -> None:
-    assert {f"roofline.commands.{m}" for m, *_ in COMMANDS.values()} <= set(MODULES)
-    assert len(list(itertools.chain.from_iterable(LAYERS))) == len(set(itertools.chain.from_iterable(LAYERS)))
+def test_every_command_has_its_module() -> None:
+    assert COMMAND_MODULES <= set(MODULES)

@@ -1,5 +1,5 @@
 """CI runs exactly the test command the README gives (lint, types, tests) in the locked test environment, and the
-lock agrees with pyproject.toml, so neither can drift apart."""
+lock agrees with pyproject.toml, so neither can drift apart. The lock's commands are shown in docs/development.md."""
 
 from __future__ import annotations
 
@@ -12,12 +12,13 @@ from packaging.utils import NormalizedName, canonicalize_name
 
 REPO = Path(__file__).resolve().parents[1]
 LOCK = REPO / "requirements" / "test-lock.txt"
+DEVELOPMENT = "docs/development.md"  # the page that shows how the lock is made and the run without it
 NAMED_BY_THE_ISSUE = ["ncu-report", "numpy", "scipy", "matplotlib", "typer", "pyyaml", "mpi4py", "ruff", "mypy"]
 
 
-def readme_command(after: str) -> str:
-    """The first bash block of the README after the words ``after``."""
-    block = (REPO / "README.md").read_text().split(after)[1].split("```bash\n")[1]
+def readme_command(after: str, page: str = "README.md") -> str:
+    """The first bash block of ``page`` (the README unless another page is named) after the words ``after``."""
+    block = (REPO / page).read_text().split(after)[1].split("```bash\n")[1]
     return block[:block.index("```")].strip()
 
 
@@ -57,14 +58,14 @@ def test_every_requirement_of_the_package_and_its_test_extra_is_pinned_within_it
     assert all(name in pins for name in NAMED_BY_THE_ISSUE)
 
 
-def test_the_lock_says_the_command_that_regenerates_it_and_the_readme_shows_the_same() -> None:
-    command = readme_command("generated from `pyproject.toml` by uv")
+def test_the_lock_says_the_command_that_regenerates_it_and_the_development_page_shows_the_same() -> None:
+    command = readme_command("generated from `pyproject.toml` by uv", DEVELOPMENT)
     assert command.startswith("uv pip compile pyproject.toml --extra test")
     assert f"#    {command}\n" in LOCK.read_text()
 
 
 def test_the_run_against_the_newest_releases_is_the_test_command_without_the_lock() -> None:
-    latest = readme_command("Against the newest releases (no lock)")
+    latest = readme_command("Against the newest releases (no lock)", DEVELOPMENT)
     locked = readme_command("Run the tests")
     assert "-c " not in latest
     assert latest == locked.replace(" -c requirements/test-lock.txt", "").replace(".venv", ".venv-latest")

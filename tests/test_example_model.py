@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import roofline
-from roofline.analysis import analyze_report
+from roofline.analysis.roofline import analyze_report
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "h100-sxm_synthetic.roofline.json"
 N = 4096

@@ -4,7 +4,7 @@
 GEMMs are M = N = K = 4096 (2*M*N*K FLOPs, on the precision's path: FFMA for FP32 with TF32 off, DMMA for FP64,
 the Tensor Cores for BF16/FP16/FP8); the triads a = b + s*c run over 2^26 FP32 elements (one FFMA, 2 FLOPs, and
 12 bytes each) or 2^26 FP16 elements in pairs (one HFMA2 per pair: 2 FLOPs and 6 bytes each). Tolerances,
-from these reports (README, Accuracy): FLOPs within 0.1% (cuBLAS's FP32 kernel adds its epilogue's FFMAs,
+from these reports (docs/accuracy.md): FLOPs within 0.1% (cuBLAS's FP32 kernel adds its epilogue's FFMAs,
 0.024% of 2MNK); DRAM bytes from the bytes moved less the L2 capacity (stores still dirty in L2 when the kernel
 ends are written back after it) up to 1% above them. These files are in the repository, so these tests run
 without ../shared.
@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 import roofline
-from roofline.model import Report
+from roofline.analysis.results import LaunchAnalysis
+from roofline.core.model import Report
 from roofline.pipeline import AnalysisOptions, analyze_loaded
-from roofline.results import LaunchAnalysis
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "h100"
 GEMM_FLOPS = 2.0 * 4096**3

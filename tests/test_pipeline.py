@@ -13,12 +13,15 @@ from typing import Any
 import pytest
 
 import roofline
-from roofline import parallel, pipeline, reader, specs
-from roofline.analysis import analyze_report
+from roofline import pipeline
+from roofline.analysis.roofline import analyze_report
+from roofline.core import parallel
+from roofline.core.model import Device, KernelLaunch, Report
 from roofline.errors import NoKernelMatched, RooflineError, SpecError
-from roofline.model import Device, KernelLaunch, Report
+from roofline.ncu import reader
 from roofline.pipeline import AnalysisOptions, analyze_files, analyze_loaded
-from roofline.specs import SpecCatalog
+from roofline.specs import catalog as specs
+from roofline.specs.catalog import SpecCatalog
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "h100-sxm_synthetic.roofline.json"
@@ -137,7 +140,7 @@ def test_loaded_and_file_analyses_agree():
 def test_public_api_is_exported_lazily():
     assert roofline.analyze_files is analyze_files and roofline.AnalysisOptions is AnalysisOptions
     code = ("import sys, roofline; assert 'roofline.pipeline' not in sys.modules; "
-            "roofline.AnalysisOptions; assert 'roofline.analysis' not in sys.modules")
+            "roofline.AnalysisOptions; assert 'roofline.analysis.roofline' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
 
 
@@ -155,8 +158,8 @@ def test_a_read_started_ahead_is_stopped_when_the_run_fails_before_taking_it(sha
 @pytest.mark.parametrize("name", ["rtx2070super_alife-143launches_basic",
                                   "rtx5060ti_transpose-occupancy-45launches_metrics", "h800_flash-attn-fwd_full"])
 def test_the_analysis_worked_out_while_reading_equals_the_one_made_after(name, shared_report, monkeypatch):
-    from roofline.render import json as json_render
-    from roofline.render import markdown
+    from roofline.render.report import json as json_render
+    from roofline.render.report import markdown
 
     monkeypatch.setattr(parallel, "cores", lambda: 2)  # a core for the reader, one for the early work
     path = shared_report(name)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from roofline.units import middle_cut
+from roofline.core.units import middle_cut
 
 MIN_TEMPLATE_CHARS = 5  # fewer characters of template arguments than this: show <…> instead
 _OPENERS, _CLOSERS = "(<[", ")>]"

@@ -54,9 +54,9 @@ def test_the_floor_table_has_a_row_per_report_and_the_metrics_alone_beside_a_sas
 def test_the_floor_script_reads_the_hfma2_moves_roofline_reads_unless_asked_for_the_metrics_alone(
         tmp_path: Path) -> None:
     """The floor takes the same SASS-derived count as roofline's reader, launch by launch; with --metrics-only, none."""
-    from roofline.metrics import HFMA_MOVES
+    from roofline.ncu.metrics import HFMA_MOVES
 
-    counting = ("import roofline.reader as reader\n"
+    counting = ("import roofline.ncu.reader as reader\n"
                 "seen = []\n"
                 "real = reader.hfma_moves\n"
                 "reader.hfma_moves = lambda action: seen.append(real(action)) or seen[-1]\n")

@@ -1,0 +1,460 @@
+"""Advice for one analysed launch: concrete recommendations, each stating the condition that makes it apply (and
+not given when it fails), tied to the measurement that calls for it, and carrying the time it could save.
+
+Inputs are the launch's verdict and roofline position (``analysis.roofline``, ``analysis.verdict``), its
+diagnostics (``analysis.diagnostics``), its library (``analysis.libraries``) and ncu's own rule results. The
+list is ranked: measurement problems first, then by estimated time saved (``est_saved_s``, with ``estimate``
+saying how it was obtained), then the items without an estimate. Estimates:
+
+* the gap to the busiest unit's peak (``analysis.recoverable_s``) for the verdict's own advice, a part of it
+  (a stall reason's share) for what the warps wait on;
+* duration x ncu's estimated speedup for ncu's rules with a GLOBAL estimate (a share of the kernel's time); a
+  LOCAL estimate is the gain of one unit's efficiency in isolation, not a share of the kernel's time, so it is
+  shown as ncu's percent and not turned into time (those items rank after the estimated ones);
+* the time of the FP work at its roof times the part a faster roof removes, for Tensor Cores and FP32;
+* the idle block slots of a partial last wave.
+
+Every renderer shows the same list (the table and the reports for the kernels of ``kernels_to_advise``, JSON for
+every launch).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from roofline.analysis.diagnostics.occupancy import ACHIEVED_GAP_PTS, LIMITER_WORDS, TAIL_IDLE_PCT
+from roofline.analysis.diagnostics.stalls import describe
+from roofline.analysis.libraries import Library, library
+from roofline.analysis.results import Advice, KernelGroup, LaunchAnalysis, ReportAnalysis, Verdict
+from roofline.analysis.roofline import rank_by_recoverable_time, recoverable_s
+from roofline.analysis.verdict import BOUND_WORDS, FULL_WAVE, explain
+from roofline.core.labels import NAMES
+from roofline.core.model import LEVELS, Device, RuleResult
+from roofline.core.units import pct, ratio, seconds, si
+
+ADVISED_KERNELS = 8  # kernels whose advice the table and the reports show, most recoverable time first
+# A host launch costs a few microseconds (NVIDIA technical blog "Getting Started with CUDA Graphs", 2019: about
+# 3-4 us per short kernel launched back to back); launches this short are dominated by it.
+LAUNCH_OVERHEAD_S = 4e-6
+SHORT_LAUNCH_S = 5e-6
+WEAK_FP64_RATIO = 8.0  # FP32 ceiling over FP64 ceiling from which FP64 is worth questioning
+STALL_SHARE_SECOND = 0.25  # a second stall reason is named when it holds at least this share of stall cycles
+ONE_ELIGIBLE_WARP = 1.0  # below one eligible warp per scheduler and cycle, issue slots go unused
+NCU_SKIPPED_RULES = ("SOLBottleneck",)  # shown as the verdict itself
+NCU_ADVICE_KINDS = ("optimization", "warning")
+NCU_NOT_ADVICE = re.compile(r"metric \S+ could not be found|returned an error")  # the rule's own missing inputs
+NCU_TEXT_CHARS = 320  # an ncu rule message is cut at a sentence end near this length (the full text: ncu rules)
+NCU_MIN_SPEEDUP_PCT = 1.0  # ncu rules estimating less than this speedup are not worth an item
+NCU_LOCAL = "ncu local"  # how a LOCAL estimate is shown
+# The change each busy compute unit suggests (breakdown metric up to its first '.').
+UNIT_CHANGES = {
+    "sm__pipe_fp64_cycles_active": "fewer FP64 operations (FP32 where the accuracy allows; fused multiply-adds "
+                                   "instead of separate multiplies and adds)",
+    "sm__pipe_fma_cycles_active": "fewer FP32 operations (fused multiply-adds, strength reduction) or, for matrix "
+                                  "math, Tensor Cores",
+    "sm__pipe_fmaheavy_cycles_active": "fewer FP32 and integer-multiply operations (fused multiply-adds)",
+    "sm__pipe_alu_cycles_active": "less integer and logic work (hoist index arithmetic out of loops, simpler "
+                                  "address computation)",
+    "sm__pipe_aluheavy_cycles_active": "less integer and logic work (hoist index arithmetic out of loops)",
+    "sm__inst_executed_pipe_xu": "fewer special-function operations (sin, exp, sqrt, conversions): fast intrinsics "
+                                 "where the accuracy allows, or table lookups",
+    "sm__inst_executed_pipe_lsu": "fewer load/store instructions (wider vector accesses, data kept in registers)",
+    "sm__issue_active": "fewer instructions per result (unrolling, vector accesses, less index arithmetic)",
+    "sm__inst_executed": "fewer instructions per result (unrolling, vector accesses, less index arithmetic)",
+    "sm__pipe_tensor_cycles_active": "a lower-precision Tensor Core type (FP16/BF16/FP8) or fewer matrix operations",
+}
+UNIT_LEVELS = {"dram": "dram", "fbpa": "dram", "fbp": "dram", "lts": "l2", "ltc": "l2", "l1tex": "l1"}
+
+
+def kernels_to_advise(a: ReportAnalysis) -> list[KernelGroup]:
+    """The kernels whose advice is shown (for their longest launch): those with the most recoverable time."""
+    return rank_by_recoverable_time(a.groups)[:ADVISED_KERNELS]
+
+
+def advise(k: LaunchAnalysis, device: Device | None = None) -> tuple[Advice, ...]:
+    """Every recommendation for one launch whose condition holds, ranked (see the module docstring)."""
+    lib = library((k.launch.name, k.launch.demangled_name))
+    items = [Advice("measurement", "Re-profile before optimizing", f"Re-profile before optimizing: {flag}.", flag,
+                    "roofline", condition="a rate above its roof", estimate="not estimated: fix the measurement first")
+             for flag in k.flags]
+    items += _verdict_items(k, lib)
+    items += _tensor_cores(k) + _fp64(k) + _grid(k, device) + _launch_overhead(k)
+    if lib is None:
+        items += _occupancy(k) + _stalls(k) + _ncu_rules(k)
+    return rank(items)
+
+
+def rank(items: Sequence[Advice]) -> tuple[Advice, ...]:
+    """Measurement problems first, then by estimated time saved (largest first), then those not estimated."""
+    first = [a for a in items if a.kind == "measurement"]
+    estimated = sorted((a for a in items if a.kind != "measurement" and a.est_saved_s is not None),
+                       key=lambda a: -(a.est_saved_s or 0.0))
+    rest = [a for a in items if a.kind != "measurement" and a.est_saved_s is None]
+    return tuple(first + estimated + rest)
+
+
+def estimate_text(item: Advice) -> str:
+    """The estimate as shown beside an item: "saves ~1.2 ms", "saves at most 1.2 ms", "ncu local 83%" or
+    "not estimated"."""
+    if item.est_saved_s is None:
+        return item.estimate.split(":")[0] if item.estimate.startswith(NCU_LOCAL) else "not estimated"
+    bound = "at most " if item.estimate.startswith("at most") else "~"
+    return f"saves {bound}{seconds(item.est_saved_s)}"
+
+
+def ridge_point(k: LaunchAnalysis) -> tuple[float | None, str | None]:
+    """Ridge point of the main precision's ceiling against the limiting memory level's roof, and that precision."""
+    c, precision = k.ceilings.get(k.roof.ceilings), k.main_precision
+    if c is None or precision is None or k.roof.limiter not in LEVELS:
+        return None, precision
+    peak, bandwidth = c.flop_per_s[precision], c.bytes_per_s[k.roof.limiter]
+    return (peak / bandwidth if peak and bandwidth else None), precision
+
+
+# --- The verdict's own advice -------------------------------------------------------------------------
+def _gap(k: LaunchAnalysis) -> tuple[float | None, str]:
+    """The time above the busiest unit's (or roof's) peak, and how it was obtained."""
+    if k.verdict.bound == "small_grid":
+        return None, "not estimated: a small grid is held back by its few blocks, not by a unit's peak"
+    saved = recoverable_s(k)
+    if saved is None:
+        return None, "not estimated: no throughput and no roof position"
+    attained = max(v for v in (k.roof.pct_of_roof, k.verdict.attained_pct) if v is not None)
+    return saved, f"gap to the busiest unit's peak: duration x (1 - {pct(attained)})"
+
+
+def _verdict_items(k: LaunchAnalysis, lib: Library | None) -> list[Advice]:
+    v = k.verdict
+    if lib is not None:
+        measured = k.duration_s.value is not None or v.bound is not None
+        return [_library(k, lib)] if measured else []
+    if v.bound == "memory":
+        return [_memory(k)]
+    if v.bound == "compute":
+        return [_compute(k)]
+    if v.bound == "balanced":
+        saved, how = _gap(k)
+        return [Advice("balanced", "Cut work and traffic together",
+                       f"Compute (SM {pct(v.sm_pct)}) and memory ({pct(v.memory_pct)}) are both busy and within "
+                       "10 points of each other: only doing less of both helps (fusing kernels to skip round trips "
+                       "through memory, narrower data types, removing redundant work).",
+                       explain(v), "verdict", saved, _verdict_condition(v), how)]
+    if v.bound is None and v.reason.startswith("no SpeedOfLight") and k.roof.pct_of_roof is not None:
+        return [Advice("measurement", "Collect the throughputs for a verdict",
+                       f"No verdict: {v.reason}.", f"closest FP/byte roof at {pct(k.roof.pct_of_roof)}, no throughputs",
+                       "verdict", condition="no SpeedOfLight throughputs and no FP/byte roof at 60% or more",
+                       estimate="not estimated: nothing measured to estimate from")]
+    return []
+
+
+def _verdict_condition(v: Verdict) -> str:
+    """The verdict an item rests on, shortly: "verdict memory (SpeedOfLight throughputs): DRAM busiest at 83.4%"."""
+    basis = "the FP/byte roofs alone" if v.basis == "roofline" else "SpeedOfLight throughputs"
+    busiest = f": {v.busiest.name} busiest at {pct(v.busiest.pct)}" if v.busiest else ""
+    return f"verdict {v.bound} ({basis}){busiest}"
+
+
+def _memory(k: LaunchAnalysis) -> Advice:
+    """Memory-bound: cut the traffic at the busiest memory unit's level (or name the unit when it is no level)."""
+    v = k.verdict
+    busiest = v.busiest
+    level = _level_of(busiest.metric) if busiest is not None else None
+    level = level or (k.roof.limiter if k.roof.limiter in LEVELS else None)
+    saved, how = _gap(k)
+    condition = _verdict_condition(v)
+    cause = f"{busiest.name} at {pct(busiest.pct)} of its peak" if busiest is not None else explain(v)
+    if level is None or k.bytes[level].value is None:
+        unit = busiest.name if busiest is not None else "the memory system"
+        return Advice("memory", f"Relieve {unit}",
+                      f"{unit} is the busiest memory unit ({cause}): reduce the requests it serves (coalesced, wider "
+                      "accesses; data reused from shared memory or registers; fused kernels).",
+                      cause, "verdict", saved, condition, how)
+    name, moved = NAMES[level], si(k.bytes[level].value, "B")
+    if not k.total_flops:
+        return Advice("memory", "Move fewer bytes",
+                      f"{name} traffic ({moved}) sets the time ({cause}) and the kernel does no counted floating-point "
+                      "math: only moving fewer bytes helps (fusion with the producer or consumer kernel, narrower "
+                      "data types).", cause, "verdict", saved, condition, how)
+    ridge, precision = ridge_point(k)
+    target = f" towards the {NAMES[precision]} ridge point of {ratio(ridge)} FLOP/byte" if ridge and precision else ""
+    return Advice("memory", f"Cut {name} traffic",
+                  f"Cut {name} traffic: {moved} ({cause}), at {ratio(k.intensity[level].value)} FLOP/byte. Raise the "
+                  f"intensity{target} by reusing data from shared memory or registers (tiling), fusing kernels, or "
+                  "narrower data types.", cause, "verdict", saved, condition, how)
+
+
+def _level_of(metric: str) -> str | None:
+    """The memory level a breakdown unit (or roof key) belongs to, if any."""
+    if metric in LEVELS:
+        return metric
+    return UNIT_LEVELS.get(metric.split("__", 1)[0]) if "__" in metric else None
+
+
+def _compute(k: LaunchAnalysis) -> Advice:
+    """Compute-bound: the busiest compute unit, the headroom left in it and the change that relieves it."""
+    v = k.verdict
+    busiest = v.busiest
+    saved, how = _gap(k)
+    if busiest is None:
+        return Advice("compute", "Do fewer operations", f"Compute-bound ({explain(v)}): only fewer or cheaper "
+                      "operations shorten it.", explain(v), "verdict", saved, _verdict_condition(v), how)
+    base = busiest.metric.split(".", 1)[0]
+    change = UNIT_CHANGES.get(base) or (f"fewer {NAMES[base]} operations" if base in NAMES else
+                                        "fewer or cheaper operations on that unit")
+    headroom = f"at most {100 / busiest.pct:.2g}x is left there" if busiest.pct > 0 else "it is idle"
+    return Advice("compute", f"Relieve the {busiest.name}",
+                  f"The {busiest.name} is the busiest unit at {pct(busiest.pct)} of its peak, so {headroom}: "
+                  f"{change}.", f"{busiest.name} at {pct(busiest.pct)} of its peak", "verdict", saved,
+                  _verdict_condition(v), how)
+
+
+def _library(k: LaunchAnalysis, lib: Library) -> Advice:
+    """A library kernel: what the caller can change; its registers and shared memory are the library's."""
+    saved, how = _gap(k)
+    v = k.verdict
+    verdict = BOUND_WORDS[v.bound] if v.bound else "no verdict"
+    busiest = f", busiest unit {v.busiest.name} at {pct(v.busiest.pct)}" if v.busiest else ""
+    return Advice("library", f"Tune the {lib.name} call",
+                  f"A {lib.name} {lib.kind} kernel ({seconds(k.duration_s.value)}, {verdict}{busiest}): its code is "
+                  f"the library's, so change the call: {lib.caller_advice}.", explain(v), "library", saved,
+                  f"a {lib.name} kernel by its name ('{k.launch.name}'): registers, shared memory and block size "
+                  "are not the caller's to change", how)
+
+
+# --- Tensor Cores and precision -----------------------------------------------------------------------
+def _tensor_cores(k: LaunchAnalysis) -> list[Advice]:
+    """Tensor Core advice: only for a kernel its name or instruction mix shows to be a matrix multiply."""
+    t = k.tensor_cores
+    if t is None or not t.advice:
+        return []
+    saved, how = _faster_roof(k, t.roof_ratio, k.main_precision, "a Tensor Core roof")
+    return [Advice("tensor_cores", "Tensor Cores", t.advice,
+                   f"matrix-multiply-like ({t.matmul_like}), math on the CUDA cores", "tensor_cores", saved,
+                   f"a matrix multiply or convolution ({t.matmul_like}) with its floating-point math on the CUDA "
+                   "cores", how)]
+
+
+def _faster_roof(k: LaunchAnalysis, gain: float | None, precision: str | None, what: str) -> tuple[float | None, str]:
+    """Time saved by moving a precision's work to a roof ``gain`` times higher: its time at its own roof x
+    (1 - 1 / gain)."""
+    util = k.roof.utilization_pct.get(precision or "")
+    duration = k.duration_s.value
+    if gain is None or gain <= 1.0 or util is None or duration is None:
+        return None, f"not estimated: no {what} ratio or no {precision or 'FP'} roof position"
+    return (duration * util / 100.0 * (1.0 - 1.0 / gain),
+            f"its {NAMES.get(precision or '', 'FP')} work at {pct(util)} of its roof, on {what} {gain:.3g}x higher")
+
+
+def _fp64(k: LaunchAnalysis) -> list[Advice]:
+    """FP64 work on a GPU whose FP64 ceiling is a small fraction of its FP32 one."""
+    c = k.ceilings.get(k.roof.ceilings)
+    if c is None or k.main_precision != "fp64":
+        return []
+    fp32, fp64 = c.flop_per_s["fp32"], c.flop_per_s["fp64"]
+    if not fp64 or not fp32 or fp32 / fp64 < WEAK_FP64_RATIO:
+        return []
+    times = fp32 / fp64
+    saved, how = _faster_roof(k, times, "fp64", "the FP32 roof")
+    return [Advice("precision", "Use FP32 where the accuracy allows",
+                   f"Most of its FLOPs are FP64 ({si(k.flops['fp64'].value, 'FLOP')}), and this GPU's FP32 ceiling is "
+                   f"{times:.0f}x its FP64 one ({si(fp32, 'FLOP/s')} vs {si(fp64, 'FLOP/s')}): "
+                   "use FP32 where the accuracy allows.", f"FP32 ceiling {times:.0f}x the FP64 one", "roofline", saved,
+                   f"mostly FP64 FLOPs and an FP32 ceiling at least {WEAK_FP64_RATIO:g}x the FP64 one", how)]
+
+
+# --- Grid, waves and occupancy ------------------------------------------------------------------------
+def _grid(k: LaunchAnalysis, device: Device | None) -> list[Advice]:
+    """Under one full wave: how much of the GPU the grid fills (never an occupancy what-if there); from one wave
+    on, a partial last wave that leaves block slots idle."""
+    o = k.occupancy
+    if o is None or o.waves_per_sm is None:
+        return []
+    waves, duration = o.waves_per_sm, k.duration_s.value
+    if waves >= FULL_WAVE:
+        if o.tail_idle_pct is None or o.tail_idle_pct < TAIL_IDLE_PCT:
+            return []
+        saved = duration * o.tail_idle_pct / 100.0 if duration is not None else None
+        return [Advice("waves", "Fill the last wave",
+                       f"{waves:.3g} waves per SM leave {o.tail_idle_pct:.0f}% of the block slots idle: size the grid "
+                       "to a whole number of waves, or use more, smaller blocks.",
+                       f"{waves:.3g} waves per SM, {o.tail_idle_pct:.0f}% of block slots idle", "occupancy", saved,
+                       f"one wave or more and a last wave leaving at least {TAIL_IDLE_PCT:.0f}% of block slots idle",
+                       "the idle block slots of the last wave x duration (equal block durations assumed)")]
+    return [_small_grid(k, waves, device)]
+
+
+def launch_overhead_share(duration_s: float) -> float:
+    """The host's launch cost as a share of launch plus run time, L / (L + d) with L = ``LAUNCH_OVERHEAD_S``:
+    launches issued back to back, each waiting for the host to launch it (no overlap, no CUDA Graph)."""
+    return LAUNCH_OVERHEAD_S / (LAUNCH_OVERHEAD_S + duration_s)
+
+
+def _small_grid(k: LaunchAnalysis, waves: float, device: Device | None) -> Advice:
+    grid = k.launch.value("launch__grid_size")
+    sms = device.sm_count if device is not None else None
+    if grid is not None and sms:
+        fills = f"the grid ({_blocks(int(grid))}) fills {min(int(grid), sms)} of {sms} SMs"
+    else:
+        fills = f"the grid fills {100 * waves:.1f}% of the GPU's resident-block slots"
+    duration = k.duration_s.value
+    overhead = ""
+    if k.verdict.bound == "small_grid" and duration is not None and duration < SHORT_LAUNCH_S:
+        share = launch_overhead_share(duration)
+        overhead = (f" At {seconds(duration)} per launch, the host's launch cost (about {seconds(LAUNCH_OVERHEAD_S)}) "
+                    f"is ~{100 * share:.0f}% of launch plus run time: batch the work into fewer launches, fuse it, "
+                    "or capture the sequence in a CUDA Graph.")
+    saved, how = None, "not estimated: the gain depends on how the work splits into more blocks"
+    if grid is not None and sms and grid < sms and duration is not None:
+        saved, how = duration * (1.0 - grid / sms), (f"at most: the same work spread over all {sms} SMs instead of "
+                                                     f"{int(grid)}")
+    return Advice("small_grid", "Fill the GPU",
+                  f"{waves:.3g} waves: {fills}: launch more blocks or smaller blocks (or run independent kernels "
+                  f"concurrently in streams).{overhead}", f"{waves:.3g} waves per SM", "occupancy", saved,
+                  f"under one full wave ({waves:.3g} waves per SM), where occupancy limits do not matter", how)
+
+
+def _blocks(n: int) -> str:
+    return f"{n} block" if n == 1 else f"{n} blocks"
+
+
+def _occupancy(k: LaunchAnalysis) -> list[Advice]:
+    """Occupancy changes: only for a latency-bound (or undecided) kernel that fills at least one wave."""
+    o = k.occupancy
+    if o is None or k.verdict.bound not in ("latency", None) or (o.waves_per_sm or 0.0) < FULL_WAVE:
+        return []
+    items: list[Advice] = []
+    bound = BOUND_WORDS.get(k.verdict.bound or "", "no verdict")
+    if o.what_if and o.theoretical_pct is not None and o.limiters:
+        limiters = " and ".join(LIMITER_WORDS[x] for x in o.limiters)
+        items.append(Advice("occupancy", "Raise the theoretical occupancy",
+                            f"Theoretical occupancy is {pct(o.theoretical_pct)}, limited by {limiters}: "
+                            f"{o.what_if[-1].text}.",
+                            f"theoretical occupancy {pct(o.theoretical_pct)}, limited by {limiters}", "occupancy",
+                            condition=f"{bound}, {o.waves_per_sm:.3g} waves (at least one full wave), and a limit "
+                            "below the SM's maximum", estimate="not estimated: more resident warps hide latency by an "
+                            "amount the report cannot tell"))
+    if o.gap_pts is not None and o.gap_pts > ACHIEVED_GAP_PTS:
+        items.append(Advice("occupancy", "Balance the work",
+                            f"Achieved occupancy {pct(o.achieved_pct)} trails the theoretical {pct(o.theoretical_pct)} "
+                            f"by {o.gap_pts:.0f} points: balance the work across warps and blocks.",
+                            f"achieved occupancy {o.gap_pts:.0f} points below the theoretical", "occupancy",
+                            condition=f"{bound}, at least one full wave, and achieved occupancy more than "
+                            f"{ACHIEVED_GAP_PTS:.0f} points below the theoretical",
+                            estimate="not estimated: depends on the imbalance's cause"))
+    return items
+
+
+# --- Latency: what the warps wait on ------------------------------------------------------------------
+def _stalls(k: LaunchAnalysis) -> list[Advice]:
+    """For latency and small-grid verdicts: the main stall reasons and the issue-slot use, each with its change."""
+    s = k.stalls
+    if k.verdict.bound not in ("latency", "small_grid") or s is None:
+        return []
+    bound = BOUND_WORDS[k.verdict.bound]
+    if not s.reasons:
+        return [Advice("stalls", "Collect what the warps wait on",
+                       f"The report has no warp-state data to tell why this {bound} kernel (SM "
+                       f"{pct(k.verdict.sm_pct)}, memory {pct(k.verdict.memory_pct)} of peak) waits: "
+                       f"{s.missing.get('reasons', '')}.",
+                       "no warp-state stall metrics", "stalls",
+                       condition=f"{bound} and no WarpStateStats in the report",
+                       estimate="not estimated: nothing measured to estimate from")]
+    gap, how = _gap(k)
+    items = []
+    unit = "cycles per issued instruction" if s.source.startswith("cycles") else "samples"
+    for i, (reason, value, share) in enumerate(s.reasons[:2]):
+        if i and share < STALL_SHARE_SECOND:
+            break
+        what, change = describe(reason)
+        saved = gap * share if gap is not None else None
+        items.append(Advice("stalls", f"Warps wait on {what}",
+                            f"Warps wait on {what} ({reason.replace('_', ' ')}: {value:.3g} {unit}, {100 * share:.0f}% "
+                            f"of the stalls): {change}.", f"{reason} {100 * share:.0f}% of stalls ({s.source})",
+                            "stalls", saved, f"{bound} and {reason} among the largest stall reasons",
+                            f"{100 * share:.0f}% (its share of the stalls) of the {how}"))
+    if s.eligible_per_scheduler is not None and s.eligible_per_scheduler < ONE_ELIGIBLE_WARP:
+        issue = f"issue in {pct(s.issue_active_pct, 0)} of active cycles " if s.issue_active_pct is not None else ""
+        resident = f" of {s.active_per_scheduler:.3g} resident" if s.active_per_scheduler is not None else ""
+        items.append(Advice("latency", "Get more warps ready to issue",
+                            f"The schedulers {issue}with {s.eligible_per_scheduler:.2g} eligible warps each"
+                            f"{resident}: too few warps are ready to hide latency; raise the warps in flight (more "
+                            "blocks, higher occupancy) or the independent instructions per warp.",
+                            f"{s.eligible_per_scheduler:.2g} eligible warps per scheduler", "stalls",
+                            condition=f"{bound} and fewer than {ONE_ELIGIBLE_WARP:g} eligible warp per scheduler",
+                            estimate="not estimated: the stall reasons above carry the estimate"))
+    return items
+
+
+def _launch_overhead(k: LaunchAnalysis) -> list[Advice]:
+    """A launch as short as the launch overhead (the small-grid item says it for small grids)."""
+    duration = k.duration_s.value
+    if duration is None or duration >= SHORT_LAUNCH_S or k.verdict.bound == "small_grid":
+        return []
+    return [Advice("launch_overhead", "Fuse or graph the launches",
+                   f"Each launch takes {seconds(duration)}, the order of the launch overhead itself: fuse it "
+                   "with neighbouring kernels or capture the sequence in a CUDA Graph.",
+                   f"{seconds(duration)} per launch", "roofline",
+                   condition=f"a launch shorter than {seconds(SHORT_LAUNCH_S)}",
+                   estimate="not estimated: the launch cost is host time, outside the kernel's measured time")]
+
+
+# --- ncu's own rules ----------------------------------------------------------------------------------
+def _ncu_rules(k: LaunchAnalysis) -> list[Advice]:
+    """ncu's optimization and warning messages as advice, with their title and ncu's estimated speedup: one item
+    per rule (its result with the largest estimate); left out: those estimating under ``NCU_MIN_SPEEDUP_PCT``
+    and those naming no number (neither in the message nor in a focus metric)."""
+    items: dict[str, Advice] = {}
+    for r in k.launch.rules:
+        if r.kind not in NCU_ADVICE_KINDS or r.rule in NCU_SKIPPED_RULES or NCU_NOT_ADVICE.search(r.message):
+            continue
+        if r.speedup_pct is not None and r.speedup_pct < NCU_MIN_SPEEDUP_PCT:
+            continue
+        text, cause = cut_sentences(clean_rule_text(r.message), NCU_TEXT_CHARS), _focus(r)
+        if not re.search(r"\d", text):
+            if not re.search(r"\d", cause):
+                continue  # no measured number behind it: nothing to rank or act on
+            text += f" ({cause})"
+        saved, how = _ncu_estimate(r, k.duration_s.value)
+        item = Advice("ncu_rule", f"ncu: {r.title or r.rule}", text, cause, "ncu", saved,
+                      f"ncu's {r.rule} rule ({r.section} section) reported it", how)
+        kept = items.get(r.rule)
+        if kept is None or (saved or 0.0) > (kept.est_saved_s or 0.0):
+            items[r.rule] = item
+    return list(items.values())
+
+
+def _ncu_estimate(r: RuleResult, duration: float | None) -> tuple[float | None, str]:
+    """A GLOBAL estimate as time (duration x speedup); a LOCAL (or untyped) one kept as ncu's percent."""
+    if r.speedup_pct is None or duration is None:
+        return None, "not estimated: ncu gives no speedup for this rule"
+    if r.speedup_type == "global":
+        return duration * r.speedup_pct / 100.0, f"ncu's estimate: {r.speedup_pct:.3g}% of the kernel's time (global)"
+    return None, (f"{NCU_LOCAL} {r.speedup_pct:.3g}%: ncu's {r.speedup_type or 'untyped'} estimate, the gain in one "
+                  "unit's efficiency in isolation, not a share of the kernel's time")
+
+
+def _focus(r: RuleResult) -> str:
+    """The measurement an ncu rule points at, e.g. 'smsp_average_tex_throttle = 56.9'."""
+    parts = [f"{f.name} = {f.value:.3g}" + (f" ({f.info})" if f.info and f.info[:1].isdigit() else "")
+             for f in r.focus_metrics if f.value is not None]
+    return "; ".join(parts) or f"ncu {r.rule}"
+
+
+_RULE_MARKUP = ((re.compile(r"@url:([^:@]+):[^@]*@"), r"\1"),  # a link becomes its title
+                (re.compile(r"@(?:section|source):[^:@]*:([^@]*)@"), r"\1"))  # a section or source reference too
+
+
+def clean_rule_text(text: str) -> str:
+    """An ncu rule message as plain text: links and section references become their titles."""
+    for pattern, repl in _RULE_MARKUP:
+        text = pattern.sub(repl, text)
+    return " ".join(text.replace("`", "'").split())
+
+
+def cut_sentences(text: str, limit: int) -> str:
+    """``text`` up to the last sentence end within ``limit`` characters (whole when it fits)."""
+    if len(text) <= limit:
+        return text
+    end = text.rfind(". ", 0, limit)
+    return text[: end + 1] + " (...)" if end > 0 else text[: limit - 1] + "…"

@@ -1,0 +1,376 @@
+"""Occupancy diagnostics of one launch (pure): theoretical vs achieved occupancy, the limiting resource(s),
+waves and tail, and which change to the launch would raise the limit.
+
+ncu's own per-resource limits (``launch__occupancy_limit_*``, resident blocks per SM) name the limiters.
+The what-if answers re-derive those limits with the CUDA occupancy rules, which reproduce ncu's limits on
+the reports in shared/ncu-reps (tests/analysis/diagnostics/test_occupancy.py):
+
+* registers are allocated per warp in units of ``REGISTER_ALLOC_UNIT``; each sub-partition (scheduler) of
+  the SM holds its own slice of the register file, so resident warps = floor(registers per SM / sub-partitions
+  / registers per warp) x sub-partitions, and blocks = floor(warps / warps per block);
+* shared memory per block, including the driver's reservation, is rounded up to the allocation unit and
+  packed into the SM's shared-memory carveout;
+* warps: floor(max warps per SM / warps per block); blocks: the device's max resident blocks per SM.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from roofline.analysis.results import Occupancy, WhatIf
+from roofline.core.model import Device, KernelLaunch
+from roofline.core.units import pct
+from roofline.ncu.metrics import (
+    CARVEOUT,
+    LAUNCH_BLOCK,
+    LAUNCH_GRID,
+    LAUNCH_REGISTERS,
+    LAUNCH_SHARED,
+    LIMIT_METRIC,
+    LIMITERS,
+    OCCUPANCY_ACHIEVED,
+    OCCUPANCY_THEORETICAL,
+    WAVES,
+)
+from roofline.ncu.validation import MAX_THREADS_PER_BLOCK
+
+WARP_SIZE = 32
+# Registers are allocated per warp in units of 256 (CUDA occupancy calculator, CC 3.0 to 12.x). Reproduces
+# ncu's register limit on every launch in shared/ncu-reps and launch__registers_per_thread_allocated.
+REGISTER_ALLOC_UNIT = 256
+# Shared-memory allocation unit in bytes by CC major (CUDA occupancy calculator). Seen in the reports as
+# launch__shared_mem_per_block_allocated: RTX 2070 SUPER (7.5) 44 B -> 256 B; RTX 4070 Ti (8.9) 8720 -> 8832 B.
+SMEM_ALLOC_UNIT = {7: 256}
+SMEM_ALLOC_UNIT_DEFAULT = 128
+ACHIEVED_GAP_PTS = 10.0  # ncu's AchievedOccupancy rule: a larger gap to theoretical is worth a look
+TAIL_IDLE_PCT = 20.0  # ncu's LaunchStatistics rule reports a tail effect from 20% on
+
+LIMITER_WORDS = {"registers": "registers", "shared_mem": "shared memory", "warps": "warps per SM",
+                 "blocks": "blocks per SM", "barriers": "barriers"}
+_ATTRIBUTES = {  # SmResources field -> device attribute (without the device__attribute_ prefix)
+    "max_warps": "max_warps_per_multiprocessor", "max_blocks": "max_blocks_per_multiprocessor",
+    "registers": "max_registers_per_multiprocessor", "sub_partitions": "num_schedulers_per_multiprocessor",
+    "shared_bytes": "max_shared_memory_per_multiprocessor", "max_threads_per_block": "max_threads_per_block",
+}
+
+
+@dataclass(frozen=True)
+class SmResources:
+    """What one SM offers resident blocks, from the device attributes."""
+
+    max_warps: int
+    max_blocks: int
+    registers: int
+    sub_partitions: int
+    shared_bytes: int  # the largest shared-memory carveout
+    max_threads_per_block: int
+    reserved_shared_per_block: int = 0
+    smem_unit: int = SMEM_ALLOC_UNIT_DEFAULT
+
+
+@dataclass(frozen=True)
+class LaunchShape:
+    """What one block asks of an SM: threads, registers per thread, shared bytes (with the driver's reservation)."""
+
+    threads: int
+    registers: int
+    shared_bytes: int
+
+    @property
+    def warps(self) -> int:
+        """Warps per block (a partial warp occupies a whole one)."""
+        return math.ceil(self.threads / WARP_SIZE)
+
+
+# --- Inputs -------------------------------------------------------------------------------------------
+def sm_resources(device: Device) -> SmResources | None:
+    """Per-SM resources from ``device.attributes``; None when an attribute is missing."""
+    values = {key: device.attributes.get(attr) for key, attr in _ATTRIBUTES.items()}
+    numbers = {key: int(v) for key, v in values.items() if isinstance(v, (int, float)) and v > 0}
+    if len(numbers) < len(values):
+        return None
+    reserved = device.attributes.get("reserved_shared_memory_per_block")
+    unit = SMEM_ALLOC_UNIT.get(device.cc_major or 0, SMEM_ALLOC_UNIT_DEFAULT)
+    return SmResources(**numbers, reserved_shared_per_block=int(reserved) if isinstance(reserved, (int, float)) else 0,
+                       smem_unit=unit)
+
+
+def launch_shape(launch: KernelLaunch) -> LaunchShape | None:
+    """Block size, registers per thread and shared bytes per block from the launch__* metrics."""
+    threads, regs = launch.value(LAUNCH_BLOCK), launch.value(LAUNCH_REGISTERS)
+    shared = launch.value(LAUNCH_SHARED)
+    if threads is None or regs is None or shared is None or threads <= 0:
+        return None
+    return LaunchShape(int(threads), int(regs), int(shared))
+
+
+def ncu_limits(launch: KernelLaunch) -> dict[str, int]:
+    """ncu's resident-block limit per resource (only those the report holds)."""
+    values = {key: launch.value(LIMIT_METRIC.format(key)) for key in LIMITERS}
+    return {key: int(v) for key, v in values.items() if v is not None}
+
+
+# --- Occupancy rules ----------------------------------------------------------------------------------
+def blocks_by_registers(shape: LaunchShape, sm: SmResources) -> int:
+    """Resident blocks the register file allows (per-warp allocation, split over sub-partitions)."""
+    if shape.registers <= 0:
+        return sm.max_blocks
+    per_warp = math.ceil(shape.registers * WARP_SIZE / REGISTER_ALLOC_UNIT) * REGISTER_ALLOC_UNIT
+    warps_per_partition = sm.registers // sm.sub_partitions // per_warp
+    return warps_per_partition * sm.sub_partitions // shape.warps
+
+
+def blocks_by_shared(shape: LaunchShape, sm: SmResources, carveout: int) -> int:
+    """Resident blocks a shared-memory carveout of ``carveout`` bytes holds."""
+    if shape.shared_bytes <= 0:
+        return sm.max_blocks
+    allocated = math.ceil(shape.shared_bytes / sm.smem_unit) * sm.smem_unit
+    return carveout // allocated
+
+
+def derive_limits(shape: LaunchShape, sm: SmResources, carveout: int) -> dict[str, int]:
+    """Resident blocks per SM each resource allows, as ncu's launch__occupancy_limit_* (barriers excepted)."""
+    return {
+        "registers": blocks_by_registers(shape, sm),
+        "shared_mem": blocks_by_shared(shape, sm, carveout),
+        "warps": sm.max_warps // shape.warps,
+        "blocks": sm.max_blocks,
+    }
+
+
+def theoretical_pct(blocks: int, shape: LaunchShape, sm: SmResources) -> float:
+    """Resident warps over the SM's maximum, in percent."""
+    return 100.0 * min(blocks * shape.warps, sm.max_warps) / sm.max_warps
+
+
+def tail_idle_pct(waves: float) -> float:
+    """Share of block slots left idle by a partial last wave (or a grid below one wave), in percent."""
+    full = math.ceil(waves - 1e-9)
+    return 100.0 * (full - waves) / full if full > 0 else 0.0
+
+
+# --- Diagnosis ----------------------------------------------------------------------------------------
+def diagnose(launch: KernelLaunch, device: Device) -> Occupancy:
+    """Occupancy, limiters, waves, and the changes that would raise the theoretical occupancy."""
+    limits = ncu_limits(launch)
+    missing: dict[str, str] = {}
+    blocks = min(limits.values()) if limits else None
+    shape, sm = launch_shape(launch), sm_resources(device)
+    achieved, waves = launch.value(OCCUPANCY_ACHIEVED), launch.value(WAVES)
+    _note_missing(launch, achieved, waves, limits, missing)
+    derived: dict[str, int] = {}
+    changes: tuple[WhatIf, ...] = ()
+    if shape is not None and sm is not None:
+        derived = derive_limits(shape, sm, int(launch.value(CARVEOUT) or sm.shared_bytes))
+        changes = what_if(shape, sm, limits.get("barriers"))
+    elif limits:
+        missing["what_if"] = "device attributes or launch__* shape metrics missing: limits cannot be re-derived"
+    theoretical = _theoretical(launch, blocks, shape, sm, missing)
+    occ = Occupancy(
+        theoretical_pct=theoretical, achieved_pct=achieved, limits=limits,
+        limiters=limiters(limits, theoretical),
+        blocks_per_sm=blocks, warps_per_block=shape.warps if shape else None, waves_per_sm=waves,
+        tail_idle_pct=tail_idle_pct(waves) if waves is not None else None,
+        derived_limits=derived, what_if=changes, missing=missing,
+    )
+    return replace(occ, findings=findings(occ, launch, sm))
+
+
+def limiters(limits: Mapping[str, int], theoretical: float | None) -> tuple[str, ...]:
+    """The resources at the smallest block limit (ties together); none when the theoretical occupancy is the
+    SM's maximum (100%), where no limit holds the kernel back (ncu: "not impacted by any block limit")."""
+    if not limits or (theoretical is not None and theoretical >= 100.0):
+        return ()
+    fewest = min(limits.values())
+    return tuple(k for k in LIMITERS if limits.get(k) == fewest)
+
+
+def _note_missing(launch: KernelLaunch, achieved: float | None, waves: float | None, limits: Mapping[str, int],
+                  missing: dict[str, str]) -> None:
+    """Reasons for the measurements the launch lacks."""
+    if achieved is None:
+        missing["achieved_pct"] = _why_absent(launch, OCCUPANCY_ACHIEVED, "--section Occupancy")
+    if not limits:
+        missing["limiters"] = "no launch__occupancy_limit_* metrics: re-profile with --section Occupancy"
+    if waves is None:
+        missing["waves_per_sm"] = _why_absent(launch, WAVES, "--section LaunchStats")
+
+
+def _theoretical(launch: KernelLaunch, blocks: int | None, shape: LaunchShape | None, sm: SmResources | None,
+                 missing: dict[str, str]) -> float | None:
+    """ncu's theoretical occupancy, else ncu's block limit x warps per block over the SM's maximum."""
+    value = launch.value(OCCUPANCY_THEORETICAL)
+    if value is not None:
+        return value
+    if blocks is not None and shape is not None and sm is not None:
+        return theoretical_pct(blocks, shape, sm)
+    missing["theoretical_pct"] = _why_absent(launch, OCCUPANCY_THEORETICAL, "--section Occupancy")
+    return None
+
+
+def _why_absent(launch: KernelLaunch, metric: str, section: str) -> str:
+    if metric in launch.nan_metrics:
+        return f"ncu stored NaN for {metric}: it could not measure this launch"
+    return f"{metric} missing: re-profile with {section}"
+
+
+# --- What would raise the limit -----------------------------------------------------------------------
+def what_if(shape: LaunchShape, sm: SmResources, barriers_limit: int | None = None) -> tuple[WhatIf, ...]:
+    """Changes that raise the resident blocks, assuming the driver grows the carveout as needed: a smaller
+    register or shared-memory footprint, or (when warps or the block count limit) another block size."""
+    limits = _effective_limits(shape, sm, barriers_limit)
+    blocks = min(limits.values())
+    if blocks == 0 or blocks * shape.warps >= sm.max_warps:  # a block that cannot reside has no "more blocks"
+        return ()
+    tied = [k for k, v in limits.items() if v == blocks]
+    if "warps" in tied or "blocks" in tied:
+        return _block_size_change(shape, sm, barriers_limit)
+    if "barriers" in tied:
+        return ()
+    cap = min([v for k, v in limits.items() if k not in tied] + [sm.max_warps // shape.warps])
+    targets = sorted({blocks + 1, cap}) if cap > blocks else []
+    changes = (_footprint_change(shape, sm, tied, t, blocks, barriers_limit) for t in targets)
+    return tuple({w.change: w for w in changes if w}.values())
+
+
+def _effective_limits(shape: LaunchShape, sm: SmResources, barriers_limit: int | None) -> dict[str, int]:
+    """Limits at the largest carveout (the driver picks a larger one when other limits allow more blocks)."""
+    limits = derive_limits(shape, sm, sm.shared_bytes)
+    if barriers_limit is not None:
+        limits["barriers"] = barriers_limit
+    return limits
+
+
+def _footprint_change(shape: LaunchShape, sm: SmResources, tied: list[str], target: int, blocks: int,
+                      barriers_limit: int | None) -> WhatIf | None:
+    """The smallest cut of every tied resource that lets ``target`` blocks reside."""
+    new = shape
+    for resource in tied:
+        cut = _shrunk(new, sm, resource, target)
+        if cut is None:
+            return None
+        new = cut
+    reached = min(_effective_limits(new, sm, barriers_limit).values())
+    change = " and ".join(_describe(resource, shape, new, sm) for resource in tied)
+    return _what_if(change, reached, blocks, shape, sm)
+
+
+def _shrunk(shape: LaunchShape, sm: SmResources, resource: str, target: int) -> LaunchShape | None:
+    """``shape`` with the largest register count or shared size (below the current one) that fits ``target``."""
+    if resource == "registers":
+        registers = registers_for(target, shape, sm)
+        return None if registers is None else replace(shape, registers=registers)
+    shared = shared_for(target, shape, sm)
+    return None if shared is None else replace(shape, shared_bytes=shared)
+
+
+def registers_for(target: int, shape: LaunchShape, sm: SmResources) -> int | None:
+    """The most registers per thread, below the current count, at which ``target`` blocks reside (closed form:
+    blocks >= target <=> registers per warp <= per-partition file // warps needed per partition)."""
+    warps_needed = math.ceil(target * shape.warps / sm.sub_partitions)  # per sub-partition
+    units = sm.registers // sm.sub_partitions // warps_needed // REGISTER_ALLOC_UNIT  # allocation units per warp
+    registers = min(shape.registers - 1, units * REGISTER_ALLOC_UNIT // WARP_SIZE)
+    return registers if registers >= 1 else None
+
+
+def shared_for(target: int, shape: LaunchShape, sm: SmResources) -> int | None:
+    """The largest shared size per block, whole allocation units below the current one and above the driver's
+    reservation, at which ``target`` blocks reside in the largest carveout (closed form, as ``registers_for``)."""
+    unit = sm.smem_unit
+    fits = sm.shared_bytes // target // unit * unit  # the largest allocation that ``target`` blocks share
+    steps = max(1, -((fits - shape.shared_bytes) // unit))  # ceil((current - fits) / unit), at least one
+    shared = shape.shared_bytes - steps * unit
+    return shared if shared > sm.reserved_shared_per_block else None
+
+
+def _describe(resource: str, old: LaunchShape, new: LaunchShape, sm: SmResources) -> str:
+    if resource == "registers":
+        return f"registers per thread {old.registers} -> {new.registers}"
+    own = [(s.shared_bytes - sm.reserved_shared_per_block) / 1024 for s in (old, new)]
+    return f"shared memory per block {own[0]:.1f} -> {own[1]:.1f} KiB"
+
+
+def _block_size_change(shape: LaunchShape, sm: SmResources, barriers_limit: int | None) -> tuple[WhatIf, ...]:
+    """The block size (multiple of a warp) closest to the current one with the highest theoretical occupancy.
+
+    The candidates are the warp multiples up to the device's block limit, itself capped at CUDA's 1024 threads:
+    at most 32 shapes, whatever the input's numbers (registers and shared memory are solved in closed form)."""
+    largest = min(sm.max_threads_per_block, MAX_THREADS_PER_BLOCK) // WARP_SIZE
+    best: tuple[float, int, LaunchShape, int] | None = None
+    for warps in range(1, largest + 1):
+        new = LaunchShape(warps * WARP_SIZE, shape.registers, shape.shared_bytes)
+        blocks = min(_effective_limits(new, sm, barriers_limit).values())
+        key = (theoretical_pct(blocks, new, sm), -abs(new.threads - shape.threads), new, blocks)
+        if best is None or key[:2] > best[:2]:
+            best = key
+    current = min(_effective_limits(shape, sm, barriers_limit).values())
+    if best is None or best[0] <= theoretical_pct(current, shape, sm) + 1e-9:
+        return ()
+    _, _, new, blocks = best
+    change = f"block size {shape.threads} -> {new.threads} threads"
+    after = (f" ({_blocks(blocks)} of {new.warps} warps per SM; registers per thread and shared memory per block "
+             "unchanged)")
+    text = (f"{change} would raise theoretical occupancy {pct(theoretical_pct(current, shape, sm))} -> "
+            f"{pct(best[0])}{after}")
+    return (WhatIf(change, blocks, best[0], text),)
+
+
+def _what_if(change: str, reached: int, blocks: int, shape: LaunchShape, sm: SmResources) -> WhatIf:
+    before, after = theoretical_pct(blocks, shape, sm), theoretical_pct(reached, shape, sm)
+    text = (f"{change} would allow {_blocks(reached)} per SM instead of {blocks} ({reached / blocks:.3g}x; "
+            f"theoretical occupancy {pct(before)} -> {pct(after)})")
+    return WhatIf(change, reached, after, text)
+
+
+# --- Findings -----------------------------------------------------------------------------------------
+def findings(occ: Occupancy, launch: KernelLaunch, sm: SmResources | None) -> tuple[str, ...]:
+    """One-line statements, each with the numbers behind it."""
+    lines = [_limit_line(occ, sm)] if occ.theoretical_pct is not None and occ.limits else []
+    gap = occ.gap_pts
+    if gap is not None and gap > ACHIEVED_GAP_PTS:
+        small_grid = occ.waves_per_sm is not None and occ.waves_per_sm < 1
+        cause = ("the grid is smaller than one wave" if small_grid
+                 else "load imbalance between warps or blocks, a partial last wave, or block launch overhead")
+        lines.append(f"achieved occupancy {pct(occ.achieved_pct)} is {gap:.1f} points below the theoretical "
+                     f"{pct(occ.theoretical_pct)}: {cause}")
+    lines += _wave_lines(occ, launch)
+    carveout = launch.value(CARVEOUT)
+    if "shared_mem" in occ.limiters and sm is not None and carveout and carveout < sm.shared_bytes:
+        shape = launch_shape(launch)
+        fit = blocks_by_shared(shape, sm, sm.shared_bytes) if shape else None
+        if fit is not None and fit > occ.limits["shared_mem"]:
+            lines.append(f"shared memory limits to {_blocks(occ.limits['shared_mem'])} only at this launch's "
+                         f"{carveout / 1024:.0f} KiB carveout; the SM's largest ({sm.shared_bytes / 1024:.0f} KiB) "
+                         f"holds {fit}, and the driver picks a larger carveout when the other limits allow more blocks")
+    return tuple(lines)
+
+
+def _limit_line(occ: Occupancy, sm: SmResources | None) -> str:
+    """The theoretical occupancy (known here) and what limits it."""
+    theoretical = occ.theoretical_pct or 0.0
+    who = " and ".join(LIMITER_WORDS[k] for k in occ.limiters)
+    warps = f"{_blocks(occ.blocks_per_sm)} x {occ.warps_per_block} warps" if occ.warps_per_block else ""
+    of = f" of {sm.max_warps} warps per SM" if sm else ""
+    detail = f" ({warps}{of})" if warps else ""
+    if theoretical >= 100.0:
+        return f"theoretical occupancy {pct(theoretical)}{detail}: the SM's maximum"
+    return f"theoretical occupancy {pct(theoretical)}{detail}, limited by {who}"
+
+
+def _blocks(n: int | None) -> str:
+    return f"{n} block" if n == 1 else f"{n} blocks"
+
+
+def _wave_lines(occ: Occupancy, launch: KernelLaunch) -> list[str]:
+    waves, grid = occ.waves_per_sm, launch.value(LAUNCH_GRID)
+    if waves is None or occ.tail_idle_pct is None or occ.tail_idle_pct < TAIL_IDLE_PCT:
+        return []
+    if waves < 1:
+        slots = f" of {grid / waves:.0f} resident-block slots" if grid and waves > 0 else ""
+        return [f"{waves:.3g} waves: the grid{f' ({_blocks(int(grid))})' if grid else ''} fills {100 * waves:.1f}%"
+                f"{slots}; {occ.tail_idle_pct:.0f}% of the GPU's block slots stay idle"]
+    last = 100.0 * (waves - math.floor(waves))
+    return [f"{waves:.2f} waves: the last wave is {last:.0f}% full, leaving about {occ.tail_idle_pct:.0f}% of "
+            f"block slots idle over the run (tail effect, equal block durations assumed)"]

@@ -1,0 +1,310 @@
+"""Tensor Core diagnostics of one launch: whether it uses Tensor Cores, which MMA instruction families and data
+types, how busy the tensor pipe is, the share of its FLOPs run there, and a warning when a matrix-multiply-like
+kernel does its floating-point math on the CUDA cores instead.
+
+Inputs are the launch's analysis (FLOPs per precision, DRAM intensity, ceilings) and the tensor metrics:
+``sm__inst_executed_pipe_tensor_op_*`` / ``sm__pipe_tensor*_cycles_active`` (percent of peak) and the
+``sm__ops_path_tensor_*`` FLOP counters behind ``LaunchAnalysis.flops["tensor"]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Final
+
+from roofline.analysis.libraries import matmul_name
+from roofline.analysis.results import LaunchAnalysis, TensorCores, TensorStatus
+from roofline.core.model import Device
+from roofline.core.units import si
+from roofline.ncu import metrics as m
+
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.specs.catalog import DeviceSpec
+
+USED: Final = "used"
+NOT_USED: Final = "not used"
+NEGLIGIBLE: Final = "negligible"
+NO_TENSOR_CORES: Final = "no Tensor Cores"
+NOT_MEASURED: Final = "not measured"
+ACTIVE_PCT = 1.0  # tensor pipe activity (percent of peak) below which a launch is not counted as a user
+# A kernel looks like a matrix multiply by name (roofline.analysis.libraries.matmul_name), or by instruction mix and
+# reuse together: nearly all of its FLOPs are FMAs AND it reuses the data it loads at every memory level, L1
+# included (FLOP per byte at least MIX_MIN_INTENSITY at DRAM, L2 and L1, far above streaming kernels' 0.1-2).
+# The FMA share alone is no sign: a linspace or a polynomial is all FMAs too, and a kernel that only writes
+# (its stores still in L2) shows a high FLOP per DRAM byte without reusing anything.
+MIX_MIN_FMA_SHARE = 0.95
+MIX_MIN_INTENSITY = 8.0
+NO_GAIN_RATIO = 1.05  # a tensor roof within 5% of the CUDA-core roof gains nothing
+TENSOR_TYPE_FOR = {"fp64": "fp64", "fp32": "tf32", "fp16": "fp16"}  # the Tensor Core type for CUDA-core math
+FAMILY_NAMES = {"hmma": "HMMA", "imma": "IMMA", "dmma": "DMMA", "gmma": "GMMA"}
+FAMILY_TYPES = {"hmma": "FP16/BF16/TF32", "imma": "INT8/INT4", "dmma": "FP64", "gmma": "Hopper warpgroup MMA"}
+
+
+@dataclass(frozen=True)
+class TensorArch:
+    """Tensor Core facts of one GPU family: MMA instruction families and floating-point input types."""
+
+    name: str
+    families: tuple[str, ...]
+    float_types: tuple[str, ...]
+    hfma2_on_tensor_pipe: bool = False  # packed FP16 FMA (HFMA2) also issues on the tensor pipe
+
+
+# The per-architecture table: (compute capability, device-name substring or "", facts); the first match wins.
+ARCHITECTURES: tuple[tuple[str, str, TensorArch], ...] = (
+    # TU116/TU117 (GeForce GTX 16 series) ship without Tensor Cores (NVIDIA GeForce GTX 1660/1650 product
+    # specifications list no Tensor Cores); the GTX 1660 SUPER report here shows the tensor pipe idle.
+    ("7.5", "GeForce GTX 16", TensorArch("Turing TU11x (GeForce GTX 16)", (), ())),
+    # Volta: FP16 HMMA only (NVIDIA Tesla V100 whitepaper); ncu query-metrics for gv100 lists op_hmma only
+    # (shared/docs/ncu-roofline-metrics.md 4.1) and the V100 report carries no op_imma/op_dmma metric.
+    ("7.0", "", TensorArch("Volta", ("hmma",), ("fp16",))),
+    # Xavier adds INT8 Tensor Core modes (NVIDIA Jetson AGX Xavier technical brief).
+    ("7.2", "", TensorArch("Volta (Xavier)", ("hmma", "imma"), ("fp16",))),
+    # Turing: FP16 HMMA and INT8/INT4/INT1 IMMA (NVIDIA Turing whitepaper; ncu 2025.3 tensor roofline TU10x
+    # block, metrics doc 4.3); the T4 report carries op_hmma and op_imma.
+    ("7.5", "", TensorArch("Turing", ("hmma", "imma"), ("fp16",))),
+    # GA100 adds TF32, BF16 and FP64 DMMA (NVIDIA A100 whitepaper); ncu query-metrics for ga100 has op_dmma and
+    # op_hmma_type_hfma2, i.e. HFMA2 on the tensor pipe (metrics doc 4.1); the A100 reports carry op_dmma.
+    ("8.0", "", TensorArch("Ampere GA100", ("hmma", "imma", "dmma"), ("fp16", "bf16", "tf32", "fp64"), True)),
+    # GA10x: no FP64 Tensor Cores (NVIDIA Ampere GA102 whitepaper); A40/RTX 30 reports carry op_hmma/op_imma only.
+    ("8.6", "", TensorArch("Ampere GA10x", ("hmma", "imma"), ("fp16", "bf16", "tf32"))),
+    ("8.7", "", TensorArch("Ampere GA10b", ("hmma", "imma"), ("fp16", "bf16", "tf32"))),
+    # Ada adds FP8 (NVIDIA Ada Lovelace whitepaper; ncu 2025.3 AD10x block has src_fp8, metrics doc 4.3).
+    ("8.9", "", TensorArch("Ada", ("hmma", "imma"), ("fp16", "bf16", "tf32", "fp8"))),
+    # Hopper: warpgroup MMA (GMMA/wgmma) besides HMMA/IMMA/DMMA, FP8 (NVIDIA H100 whitepaper); the H100, GH200
+    # and H800 reports carry op_gmma; ga100/gh100 list op_hmma_type_hfma2 (metrics doc 4.1).
+    ("9.0", "", TensorArch("Hopper", ("hmma", "imma", "dmma", "gmma"), ("fp16", "bf16", "tf32", "fp8", "fp64"), True)),
+    # Blackwell: tcgen05 MMA, subpipe_* metrics, FP4/FP6 (NVIDIA Blackwell architecture brief; ncu 2025.3
+    # GB100/GB20x blocks, metrics doc 4.1 and 4.3). FP64 Tensor Core support of GB20x is not verified here.
+    ("10.0", "", TensorArch("Blackwell GB100", ("hmma", "imma", "dmma"),
+                            ("fp16", "bf16", "tf32", "fp8", "fp6", "fp4", "fp64"))),
+    ("10.3", "", TensorArch("Blackwell GB110", ("hmma", "imma", "dmma"),
+                            ("fp16", "bf16", "tf32", "fp8", "fp6", "fp4", "fp64"))),
+    ("12.0", "", TensorArch("Blackwell GB20x", ("hmma", "imma"), ("fp16", "bf16", "tf32", "fp8", "fp6", "fp4"))),
+    ("12.1", "", TensorArch("Blackwell GB20b", ("hmma", "imma"), ("fp16", "bf16", "tf32", "fp8", "fp6", "fp4"))),
+)
+
+
+def architecture(device: Device) -> TensorArch | None:
+    """The table entry for this GPU, or None for an unknown compute capability."""
+    return next((arch for cc, name, arch in ARCHITECTURES
+                 if cc == device.compute_capability and name in device.name), None)
+
+
+def diagnose(a: LaunchAnalysis, device: Device, spec: DeviceSpec | None = None) -> TensorCores:
+    """Tensor Core status, activity, FLOP share and the matrix-multiply warning for one analysed launch; the
+    GPU's datasheet ``spec``, when known, sizes the gain in the warning."""
+    arch = architecture(device)
+    if arch is not None and not arch.families:
+        none = f"{device.name} ({arch.name}) has no Tensor Cores"
+        return TensorCores(NO_TENSOR_CORES, arch.name, findings=(none,),
+                           missing=dict.fromkeys(("pipe_active_pct", "pipe_elapsed_pct", "flop_share"), none))
+    families, active, elapsed = _activity(a)
+    tensor = a.flops["tensor"].value
+    status = _status(tensor, families, active, elapsed)
+    reason = _unmeasured_reason(a) if status == NOT_MEASURED else ""
+    result = TensorCores(status, arch.name if arch else None, families,
+                         {t: v for t, v in a.tensor_flops_by_type.items() if v}, active, elapsed,
+                         _flop_share(a), _matmul_like(a), reason=reason)
+    return _with_findings(replace(result, missing=_missing(result, a)), a, arch, device, spec)
+
+
+def _missing(t: TensorCores, a: LaunchAnalysis) -> dict[str, str]:
+    """Reasons for the numbers left None."""
+    pipe = f"{m.TENSOR_PIPE_BASES[0]}{{}} not in the report: re-profile with --set full"
+    reasons = {"pipe_active_pct": pipe.format(m.PCT_ACTIVE), "pipe_elapsed_pct": pipe.format(m.PCT_ELAPSED),
+               "flop_share": a.flops["tensor"].reason or "no FLOPs counted"}
+    return {key: why for key, why in reasons.items() if getattr(t, key) is None}
+
+
+# --- Measurements -------------------------------------------------------------------------------------
+def _first(a: LaunchAnalysis, bases: tuple[str, ...], suffix: str) -> float | None:
+    return next((v for v in (a.launch.value(b + suffix) for b in bases) if v is not None), None)
+
+
+def _activity(a: LaunchAnalysis) -> tuple[dict[str, float], float | None, float | None]:
+    """Per-family issue rate, and tensor pipe activity while active and over the elapsed time."""
+    families = {}
+    for family in m.TENSOR_FAMILIES:
+        value = _first(a, m.tensor_family_bases(family), m.PCT_ACTIVE)
+        if value is not None:
+            families[family] = value
+    return families, _first(a, m.TENSOR_PIPE_BASES, m.PCT_ACTIVE), _first(a, m.TENSOR_PIPE_BASES, m.PCT_ELAPSED)
+
+
+def _status(tensor: float | None, families: Mapping[str, float], active: float | None,
+            elapsed: float | None) -> TensorStatus:
+    """USED when tensor FLOPs were counted or MMA work shows on the pipe; an exact zero count of float tensor
+    FLOPs leaves only integer MMA (IMMA, integer GMMA) as evidence of use."""
+    if tensor:
+        return USED
+    readings = [v for v in (active, elapsed, *families.values()) if v is not None]
+    if not readings:
+        return NOT_USED if tensor == 0.0 else NOT_MEASURED
+    mma = [families.get("imma"), families.get("gmma")] if tensor == 0.0 else readings
+    if max((v for v in mma if v is not None), default=0.0) >= ACTIVE_PCT:
+        return USED
+    return NEGLIGIBLE if max(readings) > 0 and tensor is None else NOT_USED
+
+
+def _flop_share(a: LaunchAnalysis) -> float | None:
+    tensor, total = a.flops["tensor"].value, a.total_flops
+    return tensor / total if tensor is not None and total else None
+
+
+def _unmeasured_reason(a: LaunchAnalysis) -> str:
+    names = [b + s for b in m.TENSOR_PIPE_BASES for s in (m.PCT_ACTIVE, m.PCT_ELAPSED)]
+    if any(n in a.launch.nan_metrics for n in names):
+        return "ncu stored NaN for the tensor pipe metrics: it could not measure this launch"
+    return (f"no tensor pipe metrics ({m.TENSOR_PIPE_BASES[0]}) and no tensor FLOP counters: re-profile with "
+            "--set full, or --set roofline with ncu 2025.1 or newer")
+
+
+# --- Matrix-multiply-like kernels ---------------------------------------------------------------------
+def _matmul_like(a: LaunchAnalysis) -> str:
+    """Why the launch looks like a matrix multiply: its name, or its FMA share with data reuse at every level."""
+    hit = matmul_name((a.launch.name, a.launch.demangled_name))
+    if hit:
+        return f"its name contains '{hit}'"
+    precision = _cuda_core_precision(a)
+    if precision is None:
+        return ""
+    share = _fma_share(a, precision)
+    reuse = {level: a.intensity[level].value for level in ("dram", "l2", "l1")}
+    measured = {level: v for level, v in reuse.items() if v is not None}
+    if (share is None or share < MIX_MIN_FMA_SHARE or "l1" not in measured
+            or min(measured.values()) < MIX_MIN_INTENSITY):
+        return ""
+    levels = ", ".join(f"{v:.3g} per {level.upper()} byte" for level, v in measured.items())
+    return f"instruction mix: {100 * share:.0f}% of its {precision.upper()} FLOPs are FMAs, at {levels}"
+
+
+def _cuda_core_precision(a: LaunchAnalysis) -> str | None:
+    """The CUDA-core precision with the most FLOPs (None when none was counted)."""
+    known = {p: a.flops[p].value or 0.0 for p in TENSOR_TYPE_FOR if a.flops[p].value}
+    return max(known, key=lambda p: known[p]) if known else None
+
+
+def _fma_share(a: LaunchAnalysis, precision: str) -> float | None:
+    """Fraction of one precision's FLOPs that come from FMA instructions."""
+    fma = m.fma_instructions(a.launch, precision)
+    total = a.flops[precision].value
+    return dict(m.FLOP_TERMS[precision])[m.FMA_OP[precision]] * fma / total if fma is not None and total else None
+
+
+# --- Findings -----------------------------------------------------------------------------------------
+def _with_findings(t: TensorCores, a: LaunchAnalysis, arch: TensorArch | None, device: Device,
+                   spec: DeviceSpec | None) -> TensorCores:
+    lines = [_status_line(t)] if t.status != NOT_MEASURED else [t.reason]
+    if t.flops_by_type:
+        total = sum(t.flops_by_type.values())
+        lines.append("tensor FLOPs by source type: " + ", ".join(
+            f"{k.upper()} {si(v, 'FLOP')} ({100 * v / total:.0f}%)" for k, v in t.flops_by_type.items()))
+    if t.flop_share is not None and t.status == USED:
+        lines.append(f"Tensor Cores executed {100 * t.flop_share:.1f}% of the counted FLOPs")
+    pipe_note = _hfma2_note(t, a, arch)
+    lines += [pipe_note] if pipe_note else []
+    if t.matmul_like and t.status != USED and a.total_flops == 0:
+        lines.append(f"looks like a matrix multiply ({t.matmul_like}) but counted no floating-point FLOPs: "
+                     "its math is integer (or uncounted) and ran on the CUDA cores")
+    warning, advice, gain = _warning(t, a, arch, device, spec)
+    return replace(t, findings=tuple(lines), warning=warning, advice=advice, roof_ratio=gain)
+
+
+def _status_line(t: TensorCores) -> str:
+    pipe = _pipe_text(t)
+    if t.status == USED:
+        fams = ", ".join(f"{FAMILY_NAMES[f]} ({FAMILY_TYPES[f]}) at {v:.1f}% of peak issue"
+                         for f, v in t.families.items() if v > 0)
+        return "uses Tensor Cores" + (f": {fams}" if fams else "") + (f"; {pipe}" if pipe else "")
+    if t.status == NEGLIGIBLE:
+        return f"Tensor Core activity negligible ({pipe}; below {ACTIVE_PCT:g}% counts as not used)"
+    return "does not use Tensor Cores" + (f" ({pipe})" if pipe else "")
+
+
+def _pipe_text(t: TensorCores) -> str:
+    parts = []
+    if t.pipe_active_pct is not None:
+        parts.append(f"{t.pipe_active_pct:.2g}% active while SMs were busy")
+    if t.pipe_elapsed_pct is not None:
+        parts.append(f"{t.pipe_elapsed_pct:.2g}% over the kernel's duration")
+    return "tensor pipe " + ", ".join(parts) if parts else ""
+
+
+def _hfma2_note(t: TensorCores, a: LaunchAnalysis, arch: TensorArch | None) -> str:
+    """Explain pipe activity without MMA work on GPUs where packed FP16 instructions share the pipe."""
+    busy = max([v for v in (t.pipe_active_pct, *t.families.values()) if v is not None], default=0.0)
+    if t.status == USED or not busy or arch is None or not arch.hfma2_on_tensor_pipe:
+        return ""
+    fp16, tensor = a.flops["fp16"].value, a.flops["tensor"].value
+    if fp16 and tensor == 0.0:
+        return (f"the {busy:.2g}% tensor pipe activity is not MMA work (no tensor FLOPs counted): on {arch.name} "
+                f"packed FP16 (HFMA2) instructions issue on the tensor pipe, and this launch ran {si(fp16, 'FLOP')} "
+                "of FP16 on the CUDA cores")
+    return (f"the {busy:.2g}% tensor pipe activity may be packed FP16 (HFMA2) instructions, which issue on the "
+            f"tensor pipe on {arch.name}")
+
+
+def _warning(t: TensorCores, a: LaunchAnalysis, arch: TensorArch | None, device: Device,
+             spec: DeviceSpec | None) -> tuple[str, str, float | None]:
+    """A matrix-multiply-like launch whose floating-point math ran on the CUDA cores of a GPU with Tensor Cores:
+    the warning and the advice, both with their numbers (empty strings otherwise), and the ratio of the roof the
+    advice points to over the CUDA-core roof (None when not known)."""
+    if not t.matmul_like or t.status not in (NOT_USED, NEGLIGIBLE) or arch is None:
+        return "", "", None
+    precision = _cuda_core_precision(a)
+    if precision is None and a.total_flops is not None:
+        return "", "", None  # FLOPs were counted and none is floating point (a finding says so)
+    if precision is not None and TENSOR_TYPE_FOR[precision] not in arch.float_types:
+        return "", "", None
+    pipe = _pipe_text(t) or "no tensor activity"
+    if precision is None:
+        offer = "/".join(x.upper() for x in arch.float_types)
+        return (f"looks like a matrix multiply ({t.matmul_like}) but ran on the CUDA cores ({pipe}; FLOPs not counted "
+                f"in this report); {arch.name} Tensor Cores take {offer}",
+                f"Check whether this matrix multiply can run on Tensor Cores ({offer}): {pipe}. Re-profile with "
+                "--set full to size the gain.", None)
+    name, offer, flops = precision.upper(), TENSOR_TYPE_FOR[precision].upper(), si(a.flops[precision].value, "FLOP")
+    ratio, gain, half = _roof_ratio(a, precision, device, spec)
+    util = a.roof.utilization_pct.get(precision)
+    at = f" at {util:.1f}% of the {name} roof" if util is not None else ""
+    warning = (f"looks like a matrix multiply ({t.matmul_like}) but its {flops} of {name} math ran on the CUDA cores "
+               f"({pipe}); {arch.name} Tensor Cores take {offer}{ratio}")
+    if gain is not None and gain < NO_GAIN_RATIO:
+        alternative = f"only FP16/BF16 inputs would gain ({half:.3g}x), if the accuracy allows" if half else \
+            "Tensor Cores would not raise its ceiling"
+        return warning, (f"On this GPU {offer} Tensor Cores run no faster than the {name} CUDA cores ({gain:.3g}x): "
+                         f"{alternative}; {flops} ran on the CUDA cores{at}."), half
+    return warning, (f"Run the {name} matrix math on Tensor Cores as {offer} (cuBLAS/cuDNN tensor-op math modes, "
+                     f"CUTLASS, or WMMA/MMA instructions): {flops} ran on the CUDA cores{at}{ratio}."), gain
+
+
+def _roof_ratio(a: LaunchAnalysis, precision: str, device: Device,
+                spec: DeviceSpec | None) -> tuple[str, float | None, float | None]:
+    """How far the matching tensor roof lies above this precision's CUDA-core roof (text, ratio): datasheet peaks
+    when the GPU has a spec, else the report's measured-clock peaks; and, where TF32 runs no faster than FP32
+    (GeForce Ampere), the FP16 tensor roof's ratio."""
+    wanted = TENSOR_TYPE_FOR[precision]
+    for tensor, core, basis in _peak_pairs(a, precision, device, spec, wanted):
+        if tensor and core:
+            fp16 = spec.peaks.get("tensor_fp16") if spec is not None and wanted == "tf32" else None
+            half = fp16 / core if fp16 and tensor / core < NO_GAIN_RATIO else None
+            note = f"; FP16/BF16 inputs would reach {si(fp16, 'FLOP/s')}" if half else ""
+            return _ratio_text(wanted, tensor, precision, core, basis) + note, tensor / core, half
+    return "", None, None
+
+
+def _peak_pairs(a: LaunchAnalysis, precision: str, device: Device, spec: DeviceSpec | None,
+                wanted: str) -> list[tuple[float | None, float | None, str]]:
+    """(tensor peak, CUDA-core peak, basis) from the datasheet, then from the report's peak counters."""
+    pairs = [(spec.peaks.get(f"tensor_{wanted}"), spec.peaks.get(precision), "datasheet")] if spec is not None else []
+    measured = a.ceilings.get("report")
+    if measured is not None:
+        pairs.append((m.tensor_peak(a.launch, device, wanted).value, measured.flop_per_s[precision], "measured-clock"))
+    return pairs
+
+
+def _ratio_text(dtype: str, tensor: float, precision: str, core: float, basis: str) -> str:
+    return (f"; the {dtype.upper()} tensor roof ({si(tensor, 'FLOP/s')}) is {tensor / core:.3g}x the "
+            f"{precision.upper()} roof ({si(core, 'FLOP/s')}, {basis})")

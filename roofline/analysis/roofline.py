@@ -1,0 +1,515 @@
+"""Roofline analysis: pure functions from the report model (and ceilings) to plain result dataclasses.
+
+Per launch: FLOPs and FLOP/s per precision, bytes and bytes/s per memory level, arithmetic intensity,
+the ceilings (the report's own, the datasheet's, and the roofs at the clocks the kernel ran at), percent of
+roof, the verdict (``roofline.analysis.verdict``) and the launch's share of the profiled time. Per kernel name: the
+launches grouped. No I/O, no printing. The result types are in ``roofline.analysis.results``; the diagnostics and the
+advice are added by ``roofline.pipeline``.
+
+Percent of roof is time-based: the shortest time the roofs allow, ``max(FLOPs_p / peak_p over
+precisions, bytes_l / bandwidth_l over levels)``, over the measured time. For a kernel of one precision
+this equals achieved FLOP/s over the attainable ``min(peak, intensity x bandwidth)`` at its tightest
+level, and it stays defined for kernels with no FLOPs (a copy kernel is judged on bandwidth).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from roofline.analysis.results import (
+    Columns,
+    Figure,
+    KernelGroup,
+    KernelSpread,
+    LaunchAnalysis,
+    Launches,
+    LaunchTable,
+    ReportAnalysis,
+    RoofPosition,
+    Side,
+    Value,
+    Verdict,
+)
+from roofline.analysis.verdict import launch_verdict, throughputs
+from roofline.core.choices import GroupBy
+from roofline.core.cohorts import Cohort, argmax_key, cohorts, evaluate, per_row, picker, same, smallest, truth
+from roofline.core.labels import NAMES
+from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet, Device, KernelLaunch, Report
+from roofline.ncu import metrics as m
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+
+    from roofline.specs.catalog import DeviceSpec
+
+T = TypeVar("T")
+ABOVE_CEILING_TOLERANCE = 1.0  # percent above 100 allowed for rounding before a rate is flagged
+DEFAULT_TENSOR_DTYPE = "fp16"  # tensor roof shown for kernels that do no tensor math
+DEFAULT_CEILINGS: CeilingSet = "clock"  # the roofs at the clocks the kernel ran at
+
+
+# --- Ceilings -----------------------------------------------------------------------------------------
+def report_ceilings(launch: KernelLaunch, device: Device, tensor_dtype: str,
+                    traffic: Mapping[str, m.Traffic] | None = None) -> tuple[Ceilings, dict[str, str]]:
+    """The report's own roofs for one launch (peak counters x measured clocks) and the L2/L1 definitions."""
+    flops = {p: m.cuda_core_peak(launch, p) for p in ("fp64", "fp32", "fp16")}
+    flops["tensor"] = m.tensor_peak(launch, device, tensor_dtype)
+    traffic = traffic or _traffic(launch, device)
+    bw = {level: t.peak_bytes_per_s for level, t in traffic.items()}
+    missing = {k: v.reason for k, v in {**flops, **bw}.items() if v.value is None}
+    clock = launch.value(m.SM_CLOCK)
+    note = per_row(_clock_note, clock) if truth(clock) else "measured clocks"
+    ceilings = Ceilings("report", {k: v.value for k, v in flops.items()}, {k: v.value for k, v in bw.items()},
+                        clock_note=note, tensor_dtype=tensor_dtype, missing=missing)
+    return ceilings, {level: t.definition for level, t in traffic.items()}
+
+
+def _clock_note(clock: float) -> str:
+    return f"measured SM clock {clock / 1e9:.3g} GHz (ncu locks clocks to base by default)"
+
+
+def _traffic(launch: KernelLaunch, device: Device) -> dict[str, m.Traffic]:
+    return {"dram": m.dram_traffic(launch), "l2": m.l2_traffic(launch), "l1": m.l1_traffic(launch, device)}
+
+
+def clock_ceilings(report: Ceilings, sheet: Ceilings | None, spec: DeviceSpec | None, launch: KernelLaunch,
+                   device: Device) -> Ceilings:
+    """The roofs at the clocks the kernel ran at: the report's own where it holds the peak counter, else the
+    datasheet's scaled by measured clock / datasheet clock (SM clock / boost clock for compute and caches,
+    measured DRAM clock / the device's memory clock for DRAM), each scaled roof named in ``scaled``."""
+    roofs: dict[str, float | None] = {}
+    scaled: dict[str, str] = {}
+    missing: dict[str, str] = {}
+    for key in (*PRECISIONS, *LEVELS):
+        roofs[key] = report.roof(key)
+        datasheet = sheet.roof(key) if sheet is not None else None
+        if roofs[key] is None and datasheet is not None and spec is not None:
+            factor, how = _clock_factor(key, spec, launch, device)
+            roofs[key], scaled[key] = datasheet * factor, how
+        elif roofs[key] is None:
+            why = sheet.missing.get(key, "") if sheet is not None else "no device spec for this GPU"
+            missing[key] = f"{report.missing.get(key, 'no peak counter')}; datasheet: {why}"
+    note = report.clock_note
+    if scaled:
+        names = ", ".join(NAMES[k] for k in scaled)
+        note = per_row(str.__add__, note, f"; datasheet roofs scaled to the measured clocks for {names}")
+    return Ceilings("clock", {k: roofs[k] for k in PRECISIONS}, {k: roofs[k] for k in LEVELS}, clock_note=note,
+                    tensor_dtype=report.tensor_dtype, missing=missing, scaled=scaled)
+
+
+def scaled_roofs_note(launches: Sequence[LaunchAnalysis]) -> str:
+    """One line on the roofs the kernel-clock set took from the datasheet ("" when none): which, and whether they
+    were scaled to the measured clock or left unscaled for want of one."""
+    scaled = {key: how for k in launches for key, how in k.ceilings["clock"].scaled.items()}
+    if not scaled:
+        return ""
+    names = ", ".join(NAMES[key] for key in (*PRECISIONS, *LEVELS) if key in scaled)
+    unscaled = [NAMES[key] for key, how in scaled.items() if "unscaled" in how]
+    if not unscaled:
+        how = "the datasheet roof scaled to each launch's measured clock"
+    elif len(unscaled) == len(scaled):
+        how = "the datasheet roof, unscaled (the report holds no measured clock)"
+    else:
+        how = (f"the datasheet roof, unscaled for {', '.join(unscaled)} (no measured clock in the report), the "
+               "others scaled to the measured clock")
+    return f"{names}: no peak counter in the report; {how} (JSON ceilings.clock.scaled)"
+
+
+def _clock_factor(key: str, spec: DeviceSpec, launch: KernelLaunch, device: Device) -> tuple[float, str]:
+    """(factor, how) that brings a datasheet roof to the clock the launch ran at."""
+    if key == "dram":
+        clock, reference = launch.value(m.DRAM_CLOCK), device.memory_clock_hz
+        if truth(clock) and reference:
+            # a DRAM clock above the device's maximum memory clock is a short launch's measuring noise (up to
+            # 1.54x on the few-microsecond launches of the shared reports): the datasheet roof is the most
+            return smallest(1.0, clock / reference), per_row(_dram_scaling, clock, reference)
+        return 1.0, "datasheet, unscaled (the report holds no measured DRAM clock or no device memory clock)"
+    sm_clock = m.sm_clock_hz(launch)
+    reference = (spec.tensor_clock_hz or spec.boost_clock_hz) if key == "tensor" else spec.boost_clock_hz
+    if sm_clock.value is None:
+        return 1.0, f"datasheet at the {reference / 1e9:.3g} GHz boost clock, unscaled (no measured clock)"
+    return sm_clock.value / reference, per_row(_sm_scaling, sm_clock.value, reference)
+
+
+def _dram_scaling(clock: float, reference: float) -> str:
+    factor = min(1.0, clock / reference)
+    return (f"datasheet x {factor:.2f} (measured DRAM clock {clock / 1e9:.3g} GHz / the device's "
+            f"{reference / 1e9:.3g} GHz{', capped at 1' if clock > reference else ''})")
+
+
+def _sm_scaling(clock: float, reference: float) -> str:
+    return (f"datasheet x {clock / reference:.2f} (measured SM clock {clock / 1e9:.3g} GHz / the datasheet's "
+            f"{reference / 1e9:.3g} GHz)")
+
+
+# --- One launch ---------------------------------------------------------------------------------------
+def analyze_launch(launch: KernelLaunch, device: Device, spec: DeviceSpec | None = None,
+                   use: CeilingSet = "report", total_time_s: float | None = None) -> LaunchAnalysis:
+    """Analyse one launch against the report's ceilings and, when given, the spec's; ``use`` picks the
+    set that percent-of-roof and the bound are computed from ("report" or "spec"); ``total_time_s`` (of
+    all launches in the report) gives the launch's time share."""
+    measured = m.duration_s(launch)
+    duration = Value.of(measured)
+    flops = {p: m.cuda_core_flops(launch, p) for p in ("fp64", "fp32", "fp16")}
+    flops["tensor"], by_type = m.tensor_flops(launch, device)
+    tensor_dtype = argmax_key(by_type) if any(truth(v) for v in by_type.values()) else DEFAULT_TENSOR_DTYPE
+    traffic = _traffic(launch, device)
+    moved = {level: t.bytes for level, t in traffic.items()}
+    ceilings, definitions = report_ceilings(launch, device, tensor_dtype, traffic)
+    all_ceilings = {"report": ceilings}
+    sheet = None
+    if spec is not None:
+        from roofline.specs.catalog import spec_ceilings
+
+        sheet = all_ceilings["spec"] = spec_ceilings(spec, tensor_dtype)
+    all_ceilings["clock"] = clock_ceilings(ceilings, sheet, spec, launch, device)
+    if spec is not None and spec.measured is not None:
+        from roofline.specs.calibration import measured_ceilings
+
+        all_ceilings["measured"] = measured_ceilings(spec.measured, tensor_dtype)
+    flop_values = {p: Value.of(v) for p, v in flops.items()}
+    byte_values = {level: Value.of(v) for level, v in moved.items()}
+    roof = roof_position(flop_values, byte_values, duration.value, all_ceilings[use])
+    notes = tuple(n for q in (*flops.values(), *moved.values()) for n in q.notes)
+    l2_total = Value.of(m.l2_total_bytes(launch))
+    return LaunchAnalysis(
+        launch=launch,
+        duration_s=duration,
+        flops=flop_values,
+        flop_per_s={p: rate(v, duration) for p, v in flop_values.items()},
+        tensor_flops_by_type=by_type,
+        bytes=byte_values,
+        bytes_per_s={level: rate(v, duration) for level, v in byte_values.items()},
+        intensity=intensity(flop_values, byte_values),
+        definitions={k: v for k, v in definitions.items() if v},
+        ceilings=all_ceilings,
+        roof=roof,
+        verdict=launch_verdict(launch, roof),
+        time_share=time_share(duration.value, total_time_s),
+        flags=above_ceiling_flags(roof),
+        notes=notes,
+        l2_total_bytes=l2_total,
+        level_notes=level_notes(traffic, l2_total),
+    )
+
+
+def time_share(duration_s: float | None, total_time_s: float | None) -> float | None:
+    """A launch's share of the time of all launches of its report; None where either is not measured."""
+    return duration_s / total_time_s if duration_s is not None and total_time_s else None
+
+
+def invalid_launch(launch: KernelLaunch, spec: DeviceSpec | None = None, use: CeilingSet = "report") -> LaunchAnalysis:
+    """A launch whose attributes are impossible (``launch.invalid``): kept with every number None and the reason,
+    so it stays visible in every output while times, rankings and verdicts leave it out."""
+    why = Value(None, f"invalid launch: {launch.invalid}")
+    none = dict.fromkeys(PRECISIONS, why)
+    levels = dict.fromkeys(LEVELS, why)
+    missing = dict.fromkeys((*PRECISIONS, *LEVELS), why.reason)
+    all_ceilings = {source: Ceilings(source, {}, {}, clock_note="", missing=missing)
+                    for source in ("report", "clock")}
+    if spec is not None:
+        from roofline.specs.catalog import spec_ceilings
+
+        all_ceilings["spec"] = spec_ceilings(spec)
+        if spec.measured is not None:
+            from roofline.specs.calibration import measured_ceilings
+
+            all_ceilings["measured"] = measured_ceilings(spec.measured, DEFAULT_TENSOR_DTYPE)
+    return LaunchAnalysis(launch=launch, duration_s=why, flops=none, flop_per_s=none, tensor_flops_by_type={},
+                          bytes=levels, bytes_per_s=levels, intensity=levels, definitions={}, ceilings=all_ceilings,
+                          roof=RoofPosition(use, None, None, {}, why.reason),
+                          verdict=Verdict(None, None, reason=why.reason), l2_total_bytes=why)
+
+
+def rate(amount: Value, duration: Value) -> Value:
+    """An amount per second of ``duration``; None with the reason when either is missing or zero."""
+    if amount.value is None:
+        return Value(None, amount.reason)
+    if duration.value is None or same(duration.value <= 0):
+        return Value(None, f"no kernel duration: {duration.reason or 'zero duration'}")
+    return Value(amount.value / duration.value, via=f"({amount.via}) / duration")
+
+
+def intensity(flops: Mapping[str, Value], moved: Mapping[str, Value]) -> dict[str, Value]:
+    """FLOPs of all precisions per byte at each level (FLOP/byte)."""
+    known = [v.value for v in flops.values() if v.value is not None]
+    unmeasured = [p for p, v in flops.items() if v.value is None]
+    out = {}
+    for level, b in moved.items():
+        if not known:
+            out[level] = Value(None, "no FLOP count: " + "; ".join(v.reason for v in flops.values() if v.reason))
+        elif b.value is None:
+            out[level] = Value(None, b.reason)
+        elif same(b.value == 0):
+            out[level] = Value(None, f"no bytes moved at {level}: intensity is unbounded")
+        else:
+            left_out = f" (leaves out unmeasured {', '.join(unmeasured)})" if unmeasured else ""
+            out[level] = Value(sum(known) / b.value, via=f"FLOPs / {level} bytes{left_out}")
+    return out
+
+
+def level_notes(traffic: Mapping[str, m.Traffic], l2_total: Value) -> tuple[str, ...]:
+    """Where a level's definition counts one direction only and so shows fewer bytes than the level outside
+    it (an inverted-looking hierarchy): which level, what it counts, and where all L2 traffic is."""
+    return per_row(_level_notes, traffic, l2_total)
+
+
+def _level_notes(traffic: Mapping[str, m.Traffic], l2_total: Value) -> tuple[str, ...]:
+    notes = []
+    for outer, inner in (("dram", "l2"), ("l2", "l1")):
+        inside, outside = traffic[inner].bytes.value, traffic[outer].bytes.value
+        if not traffic[inner].one_way or inside is None or outside is None or inside >= outside:
+            continue
+        total = (f"; all L2 traffic, stores included, is bytes.l2_total ({l2_total.via.split(' (')[0]})"
+                 if l2_total.value is not None else "")
+        notes.append(f"{NAMES[inner]} bytes count {traffic[inner].one_way} ({traffic[inner].definition.split(':')[0]}"
+                     f" definition), so they fall below the {NAMES[outer]} bytes and the hierarchy looks inverted"
+                     f"{total}")
+    return tuple(notes)
+
+
+def roof_position(flops: Mapping[str, Value], moved: Mapping[str, Value], duration: float | None,
+                  ceilings: Ceilings) -> RoofPosition:
+    """Percent of roof and limiter against one ceiling set (time-based, see module docstring)."""
+    if not truth(duration):
+        return RoofPosition(ceilings.source, None, None, {}, "no kernel duration")
+    util: dict[str, float] = {}
+    gaps = []
+    for p in PRECISIONS:
+        amount, peak = flops[p].value, ceilings.flop_per_s[p]
+        if amount is None:
+            continue
+        if truth(peak):
+            util[p] = 100.0 * amount / duration / peak
+        elif same(amount > 0):
+            gaps.append(f"{p} ceiling: {ceilings.missing.get(p, 'unknown')}")
+    for level in LEVELS:
+        amount, bw = moved[level].value, ceilings.bytes_per_s[level]
+        if amount is None:
+            gaps.append(f"{level} bytes: {moved[level].reason}")
+        elif truth(bw):
+            util[level] = 100.0 * amount / duration / bw
+        else:
+            gaps.append(f"{level} ceiling: {ceilings.missing.get(level, 'unknown')}")
+    if not util:
+        return RoofPosition(ceilings.source, None, None, {}, "nothing to compare with a roof: " + "; ".join(gaps))
+    limiter = argmax_key(util)
+    reason = ("partial: leaves out " + "; ".join(gaps)) if gaps else ""
+    return RoofPosition(ceilings.source, util[limiter], limiter, util, reason)
+
+
+def above_ceiling_flags(roof: RoofPosition) -> tuple[str, ...]:
+    """Roofs the launch claims to beat: a measurement or counting problem, never a success."""
+    return per_row(_above_ceiling, roof.utilization_pct, roof.ceilings)
+
+
+def _above_ceiling(utilization_pct: Mapping[str, float], ceilings: CeilingSet) -> tuple[str, ...]:
+    return tuple(
+        f"{key} at {pct:.0f}% of the {ceilings} ceiling: above the roof, so a measurement or counting "
+        "problem (short kernel mixing replay passes, clocks above the ceiling's, or a miscounted metric)"
+        for key, pct in utilization_pct.items() if pct > 100.0 + ABOVE_CEILING_TOLERANCE
+    )
+
+
+# --- A whole report -----------------------------------------------------------------------------------
+def analyze_report(report: Report, spec: DeviceSpec | None = None, spec_match: str = "",
+                   use: CeilingSet | None = None,
+                   finish: Callable[[LaunchAnalysis], LaunchAnalysis] | None = None,
+                   finished: Mapping[int, LaunchAnalysis] | None = None) -> ReportAnalysis:
+    """Analyse every launch, share of time and groups. ``use`` defaults to "clock" (the roofs at the clocks
+    the kernel ran at). The valid launches are analysed per cohort (``roofline.core.cohorts``) and each launch's
+    ``LaunchAnalysis`` is built when read; ``finish``, when given, completes every launch's analysis at once
+    (the pipeline adds the diagnostics and the advice there). ``finished`` holds, by position, launches already
+    analysed against the same spec and ceilings (``analyze_launches``) and finished: they get their time share."""
+    import numpy as np
+
+    chosen = use or DEFAULT_CEILINGS
+    launches = report.launches
+    valid = [i for i, launch in enumerate(launches) if not launch.invalid]
+    groups = [([valid[r] for r in rows], cohort) for rows, cohort in cohorts([launches[i] for i in valid])]
+    durations = np.full(len(launches), np.nan)
+    for rows, value in _per_cohort(groups, lambda c: m.duration_s(c).value):
+        durations[rows] = np.nan if value is None else value
+    known = durations[valid]
+    known = known[~np.isnan(known)].tolist()
+    total = sum(known) if known else None
+    parts: list[tuple[Sequence[int], LaunchAnalysis]] = [
+        *_per_cohort(groups, lambda c: analyze_launch(c, report.device, spec, chosen, total)),
+        *(([i], invalid_launch(launch, spec, chosen)) for i, launch in enumerate(launches) if launch.invalid)]
+    done = {i: replace(a, time_share=time_share(a.duration_s.value, total)) for i, a in (finished or {}).items()}
+    table = LaunchTable(launches, parts, launch_columns(launches, parts), finish, done)
+    if finish is not None:
+        table.complete()
+    every = table.all()
+    return ReportAnalysis(report=report, spec_id=spec.id if spec else None, spec_match=spec_match,
+                          ceilings_used=chosen, launches=every, total_time_s=total,
+                          groups=group_by_kernel(every.where(~table.columns.invalid), total))
+
+
+def analyze_launches(launches: Sequence[KernelLaunch], device: Device, spec: DeviceSpec | None = None,
+                     use: CeilingSet | None = None) -> list[LaunchAnalysis]:
+    """Valid launches analysed as ``analyze_report`` analyses them, but without their time share, the one figure
+    that needs every launch of the report: for work on launches before the rest of their report is read."""
+    chosen = use or DEFAULT_CEILINGS
+    out: list[Any] = [None] * len(launches)
+    for rows, result in _per_cohort(cohorts(launches), lambda c: analyze_launch(c, device, spec, chosen)):
+        take = picker(result)  # as ``LaunchTable.row`` takes a launch out of its part
+        for place, i in enumerate(rows):
+            out[i] = take(place)
+    return out
+
+
+def _per_cohort(groups: Sequence[tuple[list[int], Cohort]],
+                fn: Callable[[KernelLaunch], T]) -> list[tuple[list[int], T]]:
+    """``fn`` over each cohort (a cohort stands in for a launch), split where its launches branch apart: each
+    part's launches (positions in the report) and result."""
+    return [part for rows, cohort in groups for part in evaluate(cast("Callable[[Cohort], T]", fn), cohort, rows)]
+
+
+def launch_columns(launches: Sequence[KernelLaunch], parts: Sequence[tuple[Sequence[int], LaunchAnalysis]]) -> Columns:
+    """The columns of a report's launches from the analyses of its parts (a cohort's, of arrays, or one launch's)."""
+    import numpy as np
+
+    n = len(launches)
+    col = functools.partial(np.full, n, np.nan)
+    duration, flops, moved = _figure(n), {p: _figure(n) for p in PRECISIONS}, {level: _figure(n) for level in LEVELS}
+    pct, attained, sm, memory, waves, instructions = col(), col(), col(), col(), col(), col()
+    bound, no_throughputs = np.full(n, None, dtype=object), np.full(n, "", dtype=object)
+    units: dict[str, tuple[str, Side, np.ndarray]] = {}
+    for rows, a in parts:
+        at = np.asarray(rows, dtype=np.intp)
+        for figure, value in ((duration, a.duration_s), *((flops[p], a.flops[p]) for p in PRECISIONS),
+                              *((moved[level], a.bytes[level]) for level in LEVELS)):
+            figure.values[at], figure.reasons[at], figure.vias[at] = _number(value.value), value.reason, value.via
+        pct[at], bound[at] = _number(a.roof.pct_of_roof), a.verdict.bound
+        attained[at] = _number(a.verdict.attained_pct)
+        instructions[at] = _number(a.launch.value(m.INSTRUCTIONS))
+        t = throughputs(a.launch)
+        if isinstance(t, str):
+            no_throughputs[at] = t
+            continue
+        sm[at], memory[at], waves[at] = t.sm_pct, t.memory_pct, _number(t.waves_per_sm)
+        for u in t.units:
+            units.setdefault(u.metric, (u.name, u.side, col()))[2][at] = u.pct
+    threads = np.array([_number(launch.threads) for launch in launches], dtype=float)
+    invalid = np.array([bool(launch.invalid) for launch in launches], dtype=bool)
+    saved = recoverable_time(duration.values, bound, pct, attained)
+    return Columns(duration, flops, moved, pct, bound, attained, saved, small_grid_time(duration.values, bound),
+                   no_throughputs, sm, memory, waves, units, instructions, threads, invalid)
+
+
+def _figure(n: int) -> Figure:
+    import numpy as np
+
+    return Figure(np.full(n, np.nan), np.full(n, "", dtype=object), np.full(n, "", dtype=object))
+
+
+def _number(value: Any) -> Any:
+    """A value for a float column: NaN for None."""
+    return math.nan if value is None else value
+
+
+def median_known(values: Sequence[float | None]) -> float | None:
+    """Median of the values that were measured (the middle one, or the mean of the two middle ones); None when none
+    was. Sorted here: numpy's median imports numpy.ma (10 ms) and the statistics module costs 6 ms of imports."""
+    known = sorted(v for v in values if v is not None)
+    if not known:
+        return None
+    middle = len(known) // 2
+    return float(known[middle] if len(known) % 2 else (known[middle - 1] + known[middle]) / 2)
+
+
+def group_by_kernel(launches: Launches, total_s: float | None, by: GroupBy = "kernel") -> tuple[KernelGroup, ...]:
+    """Group launches by kernel function name (or by innermost NVTX range), largest total time first."""
+    groups_of: dict[str, list[int]] = {}
+    for i, launch in zip(launches.indices.tolist(), launches.kernel_launches, strict=True):
+        groups_of.setdefault(_group_key(launch, by), []).append(i)
+    groups = [_group(name, launches.table.view(rows), total_s) for name, rows in groups_of.items()]
+    return tuple(sorted(groups, key=lambda g: -(g.total_s or 0.0)))
+
+
+def _group_key(launch: KernelLaunch, by: GroupBy) -> str:
+    if by == "nvtx":
+        return " > ".join(launch.nvtx_ranges) or "(no NVTX range)"
+    return launch.name
+
+
+def recoverable_time(duration: np.ndarray, bound: np.ndarray, pct_of_roof: np.ndarray,
+                     attained: np.ndarray) -> np.ndarray:
+    """Time each launch would save with its busiest unit at its peak: duration x (1 - attained / 100), where
+    attained is the highest of percent of roof and the SM and memory throughputs (a unit busy X% of the
+    time bounds the run time to X% of it for the same work), never below 0; NaN without a duration or any of
+    the three. A small-grid launch is held back by its few blocks, not by a unit's peak: 0 here, its time is
+    ``small_grid_time``."""
+    import numpy as np
+
+    saved = duration * np.maximum(0.0, 1.0 - np.fmax(pct_of_roof, attained) / 100.0)
+    return np.where(np.isnan(duration), np.nan, np.where(bound == "small_grid", 0.0, saved))
+
+
+def small_grid_time(duration: np.ndarray, bound: np.ndarray) -> np.ndarray:
+    """The time of each small-grid launch (too few blocks to fill the GPU: the grid, not a unit's peak, sets
+    it), 0 for the others."""
+    import numpy as np
+
+    return np.where(bound == "small_grid", np.nan_to_num(duration, nan=0.0), 0.0)
+
+
+def recoverable_s(a: LaunchAnalysis) -> float | None:
+    """``recoverable_time`` of one launch's analysis."""
+    import numpy as np
+
+    saved = recoverable_time(np.array([_number(a.duration_s.value)]), np.array([a.verdict.bound], dtype=object),
+                             np.array([_number(a.roof.pct_of_roof)]), np.array([_number(a.verdict.attained_pct)]))
+    return None if np.isnan(saved[0]) else float(saved[0])
+
+
+def rank_by_recoverable_time(groups: Sequence[KernelGroup]) -> list[KernelGroup]:
+    """Groups with the most recoverable time first; groups without a roof position last."""
+    return sorted(groups, key=lambda g: (g.recoverable_s is None, -(g.recoverable_s or 0.0)))
+
+
+def _group(name: str, launches: Launches, total_s: float | None) -> KernelGroup:
+    c, at = launches.table.columns, launches.indices
+    times, pcts, saved = (measured(values[at]) for values in (c.duration.values, c.pct_of_roof, c.recoverable))
+    total = sum(times) if times else None
+    return KernelGroup(
+        name=name, launches=launches, total_s=total,
+        median_s=median_known(times),
+        min_s=min(times) if times else None, max_s=max(times) if times else None,
+        time_share=total / total_s if total is not None and total_s else None,
+        median_pct_of_roof=median_known(pcts),
+        recoverable_s=sum(saved) if saved else None,
+        small_grid_s=sum(c.small_grid[at].tolist()),
+    )
+
+
+def measured(values: np.ndarray) -> list[float]:
+    """The measured values of a column (not NaN), in order, as floats."""
+    import numpy as np
+
+    return values[~np.isnan(values)].tolist()
+
+
+# --- Several reports of one job (MPI ranks) ----------------------------------------------------------
+def spread_across_reports(analyses: Sequence[ReportAnalysis], threshold_pct: float) -> tuple[KernelSpread, ...]:
+    """Per kernel name, its total time in every report, flagging those whose reports differ by more than
+    ``threshold_pct`` (a rank that is slower, or runs a kernel the others do not). Only for reports of
+    one job: the same GPU model and at least one kernel in common; otherwise empty."""
+    names = dict.fromkeys(g.name for a in analyses for g in a.groups)
+    common = set.intersection(*({g.name for g in a.groups} for a in analyses)) if analyses else set()
+    if len({a.device.name for a in analyses}) != 1 or not common:
+        return ()
+    spreads = []
+    for name in names:
+        totals = {a.report.path: next((g.total_s for g in a.groups if g.name == name), None) for a in analyses}
+        known = [t for t in totals.values() if t is not None]
+        absent_somewhere = len(known) < len(totals)
+        spread = 100.0 * (max(known) - min(known)) / min(known) if len(known) > 1 and min(known) > 0 else None
+        flagged = absent_somewhere or (spread is not None and spread > threshold_pct)
+        spreads.append(KernelSpread(name, totals, spread, flagged))
+    return tuple(spreads)

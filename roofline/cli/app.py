@@ -1,0 +1,299 @@
+"""The ``roofline`` command line: a thin shell that parses options, calls the library, renders, exits.
+
+Each command lives in its own module under ``roofline.cli.commands``. A run imports only the module of the
+command it invokes, which keeps start-up short; ``roofline.cli.app.app`` is the full application, built on first
+access, for tests and embedding. ``roofline``, ``roofline --help`` and ``roofline --version`` alone are answered
+without typer (its import and the rich help are most of a start-up); every other command line is parsed by
+typer. A command that reads one report file starts reading it before its command line is parsed
+(``reader.read_ahead``); while a command that reads reports runs, numpy's OpenBLAS is held to one thread
+(``_one_blas_thread``). Every error, a usage error from the option parser included, is one line
+``roofline: error: WHAT: HINT`` on stderr with exit status 2 (3 when ncu or the application fails).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from roofline.core.choices import OUTPUT_OPTION
+
+if TYPE_CHECKING:  # pragma: no cover
+    import typer
+    from typer import _click as click
+
+    from roofline.errors import UsageError
+
+    app: typer.Typer  # built on first access by __getattr__ below
+
+HELP = "Kernel-level roofline analysis of NVIDIA Nsight Compute (ncu) reports."
+VERSION_HELP = "Print the version and exit."
+# command name -> (module under roofline.cli.commands, attribute, registered as a sub-application, the one-line summary
+# that lists it: the first sentence of its help, tests/cli/test_app.py checks they agree)
+COMMANDS: dict[str, tuple[str, str, bool, str]] = {
+    "report": ("report", "report", False,
+               "Analyse existing Nsight Compute reports: roofline position of every kernel launch."),
+    "plot": ("plot", "plot", False, "Draw the hierarchical roofline of existing reports: one panel per report, "
+             "kernels at every memory level."),
+    "compare": ("compare", "compare", False, "Compare kernels across reports: times, speedups, percent of each "
+                "GPU's own roof, expected speedup."),
+    "diff": ("diff", "diff", False,
+             "Compare NEW with BASE kernel by kernel and fail (exit 1) on a regression beyond the thresholds."),
+    "summary": ("summary", "summary", False,
+                "Rank the kernels of whole applications by recoverable time (time x (1 - percent of roof))."),
+    "specs": ("specs", "app", True, "List, show and check the device spec YAML files (datasheet ceilings)."),
+    "analyze": ("analyze", "analyze", False,
+                "Profile an application with ncu, then analyse the report it wrote (as `roofline report` does)."),
+    "wrap": ("wrap", "wrap", False, "Run one MPI rank: profile it with ncu if chosen (report "
+             "NAME.rankR.HOST.ncu-rep), else run the app."),
+    "calibrate": ("calibrate", "calibrate", False,
+                  "Measure the GPU's achievable DRAM and L2 bandwidth, FP32/FP64 FMA and Tensor Core GEMM rates."),
+}
+INTERRUPTED = 130  # the exit status after Ctrl-C, typer's (typer.core: KeyboardInterrupt -> Exit(130))
+READS_REPORTS = ("report", "plot", "compare", "diff", "summary")  # commands whose arguments are report files
+BLAS_THREADS = "OPENBLAS_NUM_THREADS"  # read once, when numpy's OpenBLAS loads
+
+
+def build_app(only: str | None = None) -> typer.Typer:
+    """The typer application with every command, or with just ``only`` (the one being run)."""
+    import typer
+
+    app = typer.Typer(name="roofline", help=HELP, no_args_is_help=True, add_completion=False,
+                      pretty_exceptions_enable=False, cls=_group_class())
+    app.callback(invoke_without_command=True)(_root)
+    for name, (module, attr, is_group, summary) in COMMANDS.items():
+        if only is not None and name != only:
+            continue
+        mod = importlib.import_module(f"roofline.cli.commands.{module}")
+        if is_group:
+            app.add_typer(getattr(mod, attr), name=name, short_help=summary)
+        else:  # a module may set CONTEXT_SETTINGS and COMMAND_CLASS, e.g. to pass an application's arguments on
+            app.command(name, cls=getattr(mod, "COMMAND_CLASS", None), short_help=summary,
+                        context_settings=getattr(mod, "CONTEXT_SETTINGS", None))(getattr(mod, attr))
+    return app
+
+
+def _group_class() -> type:
+    """typer's command group, with the parser's usage errors in roofline's one-line form."""
+    from typer.core import TyperGroup
+
+    class OneVoiceGroup(TyperGroup):
+        def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
+                 complete_var: str | None = None, standalone_mode: bool = True, windows_expand_args: bool = True,
+                 **extra: Any) -> Any:
+            """Run without click's standalone handling, so usage errors come here and print as one line."""
+            from typer import _click as click
+            from typer.exceptions import Abort
+
+            try:
+                result = super().main(args, prog_name, complete_var, standalone_mode=False,
+                                      windows_expand_args=windows_expand_args, **extra)
+                code = result if isinstance(result, int) and not isinstance(result, bool) else 0  # typer.Exit(n)
+            except click.exceptions.NoArgsIsHelpError:
+                code = 2  # the help was printed
+            except click.ClickException as err:
+                words = sys.argv[1:] if args is None else list(args)
+                command = next((w for w in words if w in self.commands), None)
+                from roofline.cli.common import say
+
+                code = say(usage_error(err, command), words)
+            except Abort:
+                print("roofline: error: aborted", file=sys.stderr)
+                code = 1
+            if standalone_mode:
+                sys.exit(code)
+            return code
+
+    return OneVoiceGroup
+
+
+def usage_error(err: click.ClickException, command: str | None = None) -> UsageError:
+    """A parser error as one line: what is wrong, then where the options are listed (``command``: the command
+    on the line, for errors that come without their context)."""
+    from typer import _click as click
+
+    from roofline.errors import UsageError
+
+    ctx = getattr(err, "ctx", None)
+    path = ctx.command_path if ctx is not None else " ".join(filter(None, ("roofline", command)))
+    hint = f"run '{path} --help' for the options"
+    if isinstance(err, click.exceptions.NoSuchOption):
+        close = " or ".join(sorted(err.possibilities or ()))
+        return UsageError(f"no such option {err.option_name}" + (f" (did you mean {close}?)" if close else ""), hint)
+    if isinstance(err, click.exceptions.MissingParameter) and err.param is not None:
+        what = err.param.param_type_name
+        return UsageError(f"missing {what} {_param_name(err.param, ctx)}", hint)
+    if isinstance(err, click.exceptions.BadOptionUsage) and "requires an argument" in err.message:
+        return UsageError(f"option {err.option_name} needs a value", hint)
+    if isinstance(err, click.exceptions.BadParameter) and err.param is not None:
+        return UsageError(f"invalid value for {_param_name(err.param, ctx)}: {err.message.rstrip('.')}", hint)
+    text = " ".join(err.format_message().split())
+    unknown = re.fullmatch(r"No such command '(.*)'\.(?: Did you mean (.*)\?)?", text)
+    if unknown:
+        close = f" (did you mean {unknown[2].replace(', ', ' or ')}?)" if unknown[2] else ""
+        return UsageError(f"no such command '{unknown[1]}'{close}", hint)
+    text = text.rstrip(".")
+    return UsageError(text[:1].lower() + text[1:], hint)
+
+
+def _param_name(param: click.Parameter, ctx: click.Context | None) -> str:
+    """An option by its longest name (--format), an argument by its name in capitals (FILES...)."""
+    if param.param_type_name == "option":
+        return max(param.opts, key=len)
+    return getattr(param, "metavar", None) or (param.name or "").upper() + ("..." if param.nargs == -1 else "")
+
+
+def _root(version: bool = False) -> None:
+    """Kernel-level roofline analysis of NVIDIA Nsight Compute (ncu) reports."""
+
+
+def _version_option() -> None:
+    """Give ``_root`` its eager ``--version`` option (typer reads it from the default value)."""
+    import typer
+
+    def show(value: bool) -> None:
+        if value:
+            from roofline import __version__
+
+            typer.echo(f"roofline {__version__}")
+            raise typer.Exit()
+
+    _root.__defaults__ = (typer.Option(False, "--version", help=VERSION_HELP, is_eager=True, callback=show),)
+
+
+def __getattr__(name: str) -> object:
+    """``roofline.cli.app.app``: the full application, built once on first access."""
+    if name == "app":
+        _version_option()
+        globals()["app"] = build_app()
+        return globals()["app"]
+    raise AttributeError(name)
+
+
+def main() -> NoReturn:
+    """Console-script entry point: ``run`` the command line, then end the process at once (``_leave``)."""
+    try:
+        code = run(sys.argv[1:])
+    except KeyboardInterrupt:  # Ctrl-C before typer runs the command: quiet, with the status typer gives (128 + SIGINT)
+        code = INTERRUPTED
+    _leave(code)
+
+
+def run(args: Sequence[str]) -> int | str | None:
+    """Run one command line and return its exit status (as ``sys.exit`` takes it): answer the help and the version
+    at once, else start reading the one report file named, build the app for the command given and run it; user
+    errors become one line on stderr and their exit status."""
+    args = list(args)
+    if args in ([], ["--help"], ["--version"]):
+        return _answer_at_once(args)
+    command = next((arg for arg in args if not arg.startswith("-")), None)
+    if command in READS_REPORTS and "--mpi" not in args:
+        _read_ahead(args[args.index(command) + 1:])
+    from roofline.errors import RooflineError
+
+    _version_option()
+    app = build_app(command if command in COMMANDS else None)
+    try:
+        with _one_blas_thread(command in READS_REPORTS):
+            app(args, prog_name="roofline")  # the same name in messages for the console script and python -m
+    except SystemExit as done:
+        return done.code if isinstance(done.code, (int, str)) or done.code is None else 1
+    except RooflineError as err:
+        from roofline.cli.common import say
+
+        return say(err, args)
+    finally:
+        reader = sys.modules.get("roofline.ncu.reader")  # only a run that imported the reader may have read ahead
+        if reader is not None:
+            reader.stop_reading_ahead()  # a read no command took (a usage error)
+    return 0
+
+
+def _leave(code: int | str | None) -> NoReturn:
+    """End the process with ``code`` (as ``sys.exit`` takes it): flush the standard streams, end MPI on a rank of
+    ``summary --mpi``, and skip the interpreter's teardown, which frees every object and module of the run one by
+    one (20 to 30 ms, a tenth of a one-report run). Every file roofline writes is closed by then (``write_output``)."""
+    from contextlib import suppress
+
+    if isinstance(code, str):
+        print(code, file=sys.stderr)
+    for stream in (sys.stdout, sys.stderr):
+        with suppress(OSError, ValueError):  # a closed pipe (roofline ... | head) is not an error of the run
+            stream.flush()
+    mpi = sys.modules.get("mpi4py.MPI")  # summary --mpi: a rank that ends without MPI_Finalize fails the MPI job
+    if mpi is not None and mpi.Is_initialized() and not mpi.Is_finalized():
+        mpi.Finalize()
+    os._exit(code if isinstance(code, int) else 1 if code is not None else 0)
+
+
+def _answer_at_once(args: Sequence[str]) -> int:
+    """``roofline --version``, ``roofline --help`` and ``roofline`` alone (the help, exit 2, as typer would), without
+    importing typer."""
+    if args == ["--version"]:
+        from roofline import __version__
+
+        print(f"roofline {__version__}")
+        return 0
+    print(help_text(), end="")
+    return 0 if args else 2
+
+
+def help_text(width: int | None = None) -> str:
+    """The top-level help: usage, options and the commands with their summaries, fitted to ``width`` columns (the
+    terminal's by default, at least 60)."""
+    import textwrap
+
+    if width is None:
+        width = max(60, min(_terminal_columns(), 100))
+    pad = max(len(name) for name in (*COMMANDS, "--version")) + 4
+    lines = ["Usage: roofline [OPTIONS] COMMAND [ARGS]...", "", HELP, "", "Options:",
+             f"  {'--version':<{pad - 2}}{VERSION_HELP}", f"  {'--help':<{pad - 2}}Show this message and exit.", "",
+             "Commands:"]
+    for name, (*_, summary) in COMMANDS.items():
+        lines += textwrap.wrap(summary, width, initial_indent=f"  {name:<{pad - 2}}", subsequent_indent=" " * pad)
+    lines += ["", "Run 'roofline COMMAND --help' for the options of a command."]
+    return "\n".join(lines) + "\n"
+
+
+def _terminal_columns() -> int:
+    """$COLUMNS, else the terminal's width, else 80."""
+    try:
+        return int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        pass
+    try:
+        return os.get_terminal_size(sys.stdout.fileno()).columns
+    except (OSError, ValueError):
+        return 80
+
+
+@contextmanager
+def _one_blas_thread(reads_reports: bool) -> Iterator[None]:
+    """While a command that reads reports runs, ``OPENBLAS_NUM_THREADS=1`` unless the user chose a count: numpy's
+    OpenBLAS, loaded when the analysis imports numpy, then starts no threads. roofline does no matrix products, and
+    those idle threads spin for about 0.1 s after they start, on the core that reads the report (about 70 ms of CPU,
+    a tenth of a one-report run on two cores). These commands start no other program; the variable goes after."""
+    if not reads_reports or BLAS_THREADS in os.environ:
+        yield
+        return
+    os.environ[BLAS_THREADS] = "1"
+    try:
+        yield
+    finally:
+        os.environ.pop(BLAS_THREADS, None)
+
+
+def _read_ahead(args: Sequence[str]) -> None:
+    """When the command line names exactly one existing file besides its output (``-o``), start reading it (an
+    .ncu-rep) before the command line is parsed: ncu_report's parse then runs beside typer's import. With several
+    files the pipeline reads them in parallel itself."""
+    files = [arg for arg, before in zip(args, ["", *args], strict=False)
+             if not arg.startswith("-") and before not in OUTPUT_OPTION and os.path.isfile(arg)]
+    if len(files) == 1:
+        from roofline.ncu.reader import read_ahead
+
+        read_ahead(files[0])

@@ -1,0 +1,111 @@
+"""`roofline compare A B [...]`: pair kernels across reports (GPU generations, before/after), compare their work
+first, then their times (same work) or throughputs (different work) with noise intervals and the speedup the roofs
+expect where a roof governs, and optionally project them onto another GPU's datasheet roofs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+import typer
+
+from roofline.cli.common import (
+    AlphaOpt,
+    CeilingsOpt,
+    JobsOpt,
+    KernelOpt,
+    MapOpt,
+    MatchOpt,
+    NameBaseOpt,
+    OutputOpt,
+    PlotOpt,
+    SpecsOpt,
+    TimeoutOpt,
+    WideOpt,
+    WorkToleranceOpt,
+    analysis_options,
+    default_output,
+    emit,
+    handles_errors,
+    jobs_or_cores,
+    progress,
+    terminal_width,
+    warn,
+    write_output,
+)
+from roofline.core.thresholds import ALPHA, WORK_TOLERANCE
+
+CompareFormat = Literal["table", "json", "markdown", "html"]
+
+
+@handles_errors
+def compare(
+    files: Annotated[list[Path], typer.Argument(help="Two or more reports (.ncu-rep or .json models), base first.")],
+    kernel: KernelOpt = None,
+    kernel_name_base: NameBaseOpt = "function",
+    match: MatchOpt = "name",
+    maps: MapOpt = None,
+    project_to: Annotated[str | None, typer.Option(
+        "--project-to", help="Device spec id: also give each kernel's roofline lower-bound time on that GPU.")] = None,
+    fmt: Annotated[CompareFormat, typer.Option(
+        "--format", "-f", help="Output format: table, json, markdown (with the plot as a PNG beside it) or html "
+        "(the plot inline).")] = "table",
+    output: OutputOpt = None,
+    plot: PlotOpt = None,
+    normalize: Annotated[bool, typer.Option(
+        "--normalize", help="Plot percent of each report's own roof instead of FLOP/s.")] = False,
+    alpha: AlphaOpt = ALPHA,
+    work_tolerance: WorkToleranceOpt = 100.0 * WORK_TOLERANCE,
+    ceilings: CeilingsOpt = "auto",
+    specs: SpecsOpt = None,
+    timeout: TimeoutOpt = None,
+    wide: WideOpt = False,
+    jobs: JobsOpt = None,
+) -> None:
+    """Compare kernels across reports: work first, then times (same work) or throughputs (different work) with
+    noise intervals, percent of each GPU's own roof, and the speedup the roofs expect where a roof governs. Every
+    report is needed: the first bad one ends the command."""
+    from roofline.compare.pairing import pair_options, pair_reports, parse_matcher
+    from roofline.errors import RooflineError
+    from roofline.pipeline import analyze_files
+    from roofline.render.mpl import plot_format
+    from roofline.specs.catalog import load_catalog
+
+    if len(files) < 2 and not project_to:
+        raise RooflineError("compare needs two or more reports", "pass A B [...], or one report with --project-to ID")
+    matcher = parse_matcher(match, maps or (), len(files))
+    judged = pair_options(work_tolerance, alpha)
+    options = analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False)
+    catalog = load_catalog(options.specs)
+    target = catalog.get(project_to) if project_to else None
+    plot_fmt = plot_format(plot) if plot is not None else None
+    jobs = jobs_or_cores(jobs)
+    with progress(files, jobs) as done:
+        analyses = analyze_files(files, options, catalog, jobs, done)
+    warn(analyses)
+    comparison = pair_reports(analyses, matcher, target, judged)
+    if fmt == "json":
+        from roofline.render.compare.json import comparison_json
+
+        emit(comparison_json(comparison), output)
+    elif fmt == "markdown":
+        from roofline.render.compare.markdown import comparison_markdown
+        from roofline.render.compare.plot import comparison_plot
+        from roofline.render.report.markdown import image_names
+
+        document = output or default_output(files, "-compare.md")
+        image = image_names(document.name, 1)[0]
+        write_output(document.parent / image, comparison_plot(comparison, "png", normalize))
+        write_output(document, comparison_markdown(comparison, image))
+    elif fmt == "html":
+        from roofline.render.compare.html import comparison_html
+
+        write_output(output or default_output(files, "-compare.html"), comparison_html(comparison, normalize))
+    else:
+        from roofline.render.compare.table import comparison_text
+
+        emit(comparison_text(comparison, width=terminal_width(wide)), output)
+    if plot is not None and plot_fmt is not None:
+        from roofline.render.compare.plot import comparison_plot
+
+        write_output(plot, comparison_plot(comparison, plot_fmt, normalize))

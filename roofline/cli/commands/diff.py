@@ -1,0 +1,103 @@
+"""`roofline diff BASE NEW`: a regression gate for CI, on by default. Exit 0 = no regression beyond the
+thresholds, 1 = regression (the kernels and why are listed), 2 = usage or input error, or reports from different
+GPUs or ncu versions (unless --allow-different-gpu)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+import typer
+
+from roofline.cli.common import (
+    AlphaOpt,
+    CeilingsOpt,
+    JobsOpt,
+    KernelOpt,
+    MapOpt,
+    MatchOpt,
+    NameBaseOpt,
+    OutputOpt,
+    SpecsOpt,
+    TimeoutOpt,
+    WideOpt,
+    WorkToleranceOpt,
+    analysis_options,
+    emit,
+    handles_errors,
+    jobs_or_cores,
+    progress,
+    terminal_width,
+    warn,
+)
+from roofline.core.thresholds import ALPHA, MIN_SHARE_PCT, SLOWER_PCT, TOTAL_SLOWER_PCT, WORK_TOLERANCE
+
+DiffFormat = Literal["table", "json", "markdown"]
+
+
+@handles_errors
+def diff(
+    base: Annotated[Path, typer.Argument(help="Baseline report (.ncu-rep or .json model).")],
+    new: Annotated[Path, typer.Argument(help="New report to judge against the baseline.")],
+    kernel: KernelOpt = None,
+    kernel_name_base: NameBaseOpt = "function",
+    match: MatchOpt = "name",
+    maps: MapOpt = None,
+    fail_if_slower: Annotated[float, typer.Option(
+        "--fail-if-slower", metavar="PCT", min=0.0,
+        help="Regression if a kernel's time per launch grows by more than PCT percent (beyond the noise, where "
+        "it has several launches on each side).")] = SLOWER_PCT,
+    min_share: Annotated[float, typer.Option(
+        "--min-share", metavar="PCT", min=0.0,
+        help="Gate only kernels holding at least PCT percent of BASE's or NEW's time.")] = MIN_SHARE_PCT,
+    fail_if_total_slower: Annotated[float, typer.Option(
+        "--fail-if-total-slower", metavar="PCT", min=0.0,
+        help="Regression if the gated kernels' BASE time at NEW's speed is more than PCT percent above it.")]
+    = TOTAL_SLOWER_PCT,
+    fail_if_roof_drop: Annotated[float | None, typer.Option(
+        "--fail-if-roof-drop", metavar="PCT", min=0.0,
+        help="Regression if a kernel's percent of roof falls by more than PCT percentage points.")] = None,
+    alpha: AlphaOpt = ALPHA,
+    work_tolerance: WorkToleranceOpt = 100.0 * WORK_TOLERANCE,
+    allow_different_gpu: Annotated[bool, typer.Option(
+        "--allow-different-gpu", help="Gate reports from different GPUs or ncu versions (refused by default).")]
+    = False,
+    gate_different_work: Annotated[bool, typer.Option(
+        "--gate-different-work", help="Gate kernels whose work differs on their time per unit of work (left out "
+        "of the gate by default).")] = False,
+    fmt: Annotated[DiffFormat, typer.Option(
+        "--format", "-f", help="Output format: table, json or markdown.")] = "table",
+    output: OutputOpt = None,
+    ceilings: CeilingsOpt = "auto",
+    specs: SpecsOpt = None,
+    timeout: TimeoutOpt = None,
+    wide: WideOpt = False,
+    jobs: JobsOpt = None,
+) -> None:
+    """Compare NEW with BASE kernel by kernel and fail (exit 1) on a regression beyond the thresholds."""
+    from roofline.compare.pairing import pair_options, pair_reports, parse_matcher
+    from roofline.compare.regression import Thresholds, judge
+    from roofline.pipeline import analyze_files
+
+    matcher = parse_matcher(match, maps or (), 2)
+    options = pair_options(work_tolerance, alpha)
+    jobs = jobs_or_cores(jobs)
+    with progress([base, new], jobs) as done:
+        analysed = analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False)
+        analyses = analyze_files([base, new], analysed, jobs=jobs, done=done)
+    warn(analyses)
+    thresholds = Thresholds(fail_if_slower, min_share, fail_if_total_slower, fail_if_roof_drop, gate_different_work)
+    result = judge(pair_reports(analyses, matcher, options=options), thresholds, allow_different_gpu)
+    if fmt == "json":
+        from roofline.render.compare.json import diff_json
+
+        emit(diff_json(result), output)
+    elif fmt == "markdown":
+        from roofline.render.compare.markdown import diff_markdown
+
+        emit(diff_markdown(result), output)
+    else:
+        from roofline.render.compare.table import diff_text
+
+        emit(diff_text(result, width=terminal_width(wide)), output)
+    raise typer.Exit(result.exit_code)

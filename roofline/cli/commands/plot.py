@@ -1,0 +1,54 @@
+"""`roofline plot FILE...`: draw the hierarchical roofline of existing reports (PNG, SVG or PDF)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from roofline.cli.common import (
+    CeilingsOpt,
+    KernelOpt,
+    NameBaseOpt,
+    SpecsOpt,
+    TimeoutOpt,
+    analysis_options,
+    analyze_good,
+    default_output,
+    fail_for,
+    handles_errors,
+    write_output,
+)
+from roofline.core.choices import OUTPUT_OPTION
+from roofline.core.labels import LEGEND_KERNELS
+
+PlotOutputOpt = Annotated[
+    Path | None,
+    typer.Option(*OUTPUT_OPTION, help="Plot file (.png, .svg or .pdf); default reports/<report name>.png."),
+]
+TopOpt = Annotated[int, typer.Option("--top", min=1, help="Kernels named in the legend, longest first; the rest "
+                                                          "are drawn in grey as 'other'.")]
+
+
+@handles_errors
+def plot(
+    files: Annotated[list[Path], typer.Argument(help="Report files: .ncu-rep, or .json report models.")],
+    kernel: KernelOpt = None,
+    kernel_name_base: NameBaseOpt = "function",
+    output: PlotOutputOpt = None,
+    ceilings: CeilingsOpt = "auto",
+    specs: SpecsOpt = None,
+    top: TopOpt = LEGEND_KERNELS,
+    timeout: TimeoutOpt = None,
+) -> None:
+    """Draw the hierarchical roofline of existing reports: one panel per report, kernels at every memory level.
+    A bad report does not stop the others (named at the end, exit 2)."""
+    from roofline.render.mpl import plot_format
+    from roofline.render.report import plot as plot_render
+
+    target = output or default_output(files, ".png")
+    fmt = plot_format(target)
+    analyses, errors = analyze_good(files, analysis_options(kernel, kernel_name_base, ceilings, specs, timeout))
+    write_output(target, plot_render.render(analyses, fmt, top))
+    fail_for(errors)

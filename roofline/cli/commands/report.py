@@ -1,0 +1,51 @@
+"""`roofline report FILE...`: analyse existing reports offline (no GPU, no ncu needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from roofline.cli.common import (
+    REPORT_FORMAT_HELP,
+    SPREAD_THRESHOLD_PCT,
+    CeilingsOpt,
+    JobsOpt,
+    KernelOpt,
+    NameBaseOpt,
+    OutputOpt,
+    PlotOpt,
+    ReportFormat,
+    SpecsOpt,
+    TimeoutOpt,
+    WideOpt,
+    analysis_options,
+    handles_errors,
+    report_files,
+)
+
+
+@handles_errors
+def report(
+    files: Annotated[list[Path], typer.Argument(help="Report files: .ncu-rep, or .json report models.")],
+    kernel: KernelOpt = None,
+    kernel_name_base: NameBaseOpt = "function",
+    fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help=REPORT_FORMAT_HELP)] = "table",
+    output: OutputOpt = None,
+    ceilings: CeilingsOpt = "auto",
+    specs: SpecsOpt = None,
+    plot: PlotOpt = None,
+    spread_threshold: Annotated[float, typer.Option(
+        "--spread-threshold", help="With several reports (e.g. MPI ranks): flag kernels whose total time "
+        "differs across them by more than this percent.")] = SPREAD_THRESHOLD_PCT,
+    timeout: TimeoutOpt = None,
+    wide: WideOpt = False,
+    jobs: JobsOpt = None,
+) -> None:
+    """Analyse existing Nsight Compute reports: roofline position of every kernel launch.
+
+    With several reports, a bad one does not stop the others: they are analysed and written, the bad ones are
+    named at the end, one line each, and the exit status is 2."""
+    report_files(files, analysis_options(kernel, kernel_name_base, ceilings, specs, timeout), fmt, output, plot,
+                 spread_threshold, wide, jobs)

@@ -1,0 +1,164 @@
+"""`roofline specs list|show|check`: the datasheet ceilings in device_specs/ and the user's own."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+import typer
+
+from roofline.cli.common import SpecsOpt, handles_errors
+
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.specs.catalog import DeviceSpec
+
+app = typer.Typer(help="List, show and check the device spec YAML files (datasheet ceilings).",
+                  no_args_is_help=True)
+SpecFormat = Literal["table", "json", "yaml"]
+
+
+@app.command("list")
+@handles_errors
+def list_specs(specs: SpecsOpt = None) -> None:
+    """One line per GPU: id, display name, CC, SMs, FP32, dense FP16 tensor, DRAM bandwidth."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from roofline.core.units import si
+    from roofline.specs.catalog import load_catalog
+
+    table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold")
+    for col in ("id", "display name", "CC", "SMs", "FP32", "TC FP16", "DRAM"):
+        table.add_column(col, no_wrap=True, overflow="ellipsis", max_width=24 if col == "display name" else None,
+                         justify="right" if col in ("SMs", "FP32", "TC FP16", "DRAM") else "left")
+    for s in sorted(load_catalog(specs or ()).specs, key=lambda s: s.id):
+        table.add_row(s.id, s.display_names[0], s.compute_capability, str(s.sm_count), si(s.peaks["fp32"], "F"),
+                      si(s.peaks.get("tensor_fp16"), "F"), si(s.memory_bandwidth_bytes_per_s, "B/s"))
+    Console().print(table)
+
+
+@app.command("show")
+@handles_errors
+def show(
+    spec_id: Annotated[str, typer.Argument(metavar="ID", help="Spec id, e.g. a100-sxm4-80gb.")],
+    fmt: Annotated[SpecFormat, typer.Option("--format", "-f", help="table, json or yaml.")] = "table",
+    specs: SpecsOpt = None,
+) -> None:
+    """Every number of one spec with its source."""
+    from roofline.specs.catalog import load_catalog
+
+    spec = load_catalog(specs or ()).get(spec_id)
+    data = spec_dict(spec)
+    if fmt == "json":
+        typer.echo(json.dumps(data, indent=2))
+    elif fmt == "yaml":
+        import yaml
+
+        typer.echo(yaml.safe_dump(data, sort_keys=False), nl=False)
+    else:
+        _print_table(spec)
+
+
+def spec_dict(spec: DeviceSpec) -> dict[str, Any]:
+    """A spec as plain data, each number beside its source."""
+    def cited(key: str, value: float | None) -> dict[str, Any] | None:
+        if value is None:
+            return None
+        out = {"value": value, "source": spec.sources.get(key, "")}
+        if key in spec.derived:
+            out["derived"] = spec.derived[key]
+        return out
+
+    return {
+        "id": spec.id, "file": spec.path, "display_names": list(spec.display_names),
+        "architecture": spec.architecture, "chip": spec.chip, "compute_capability": spec.compute_capability,
+        "sm_count": cited("sm_count", spec.sm_count), "boost_clock_hz": cited("boost_clock_hz", spec.boost_clock_hz),
+        "tensor_clock_hz": cited("tensor_clock_hz", spec.tensor_clock_hz),
+        "fp32_lanes_per_sm": cited("fp32_lanes_per_sm", spec.fp32_lanes_per_sm),
+        "memory": {"type": spec.memory_type, "bytes": cited("memory.bytes", spec.memory_bytes),
+                   "bandwidth_bytes_per_s": cited("memory.bandwidth_bytes_per_s", spec.memory_bandwidth_bytes_per_s)},
+        "l2_bytes": cited("l2_bytes", spec.l2_bytes),
+        "peaks": {k: cited(f"peaks.{k}", v) for k, v in spec.peaks.items()},
+        "bandwidth": {"l2_bytes_per_s": cited("bandwidth.l2_bytes_per_s", spec.l2_bytes_per_s),
+                      "l1_bytes_per_s": cited("bandwidth.l1_bytes_per_s", spec.l1_bytes_per_s)},
+        "notes": spec.notes,
+        **({"measured": {"file": spec.measured.path, **_calibration(spec)}} if spec.measured else {}),
+    }
+
+
+def _calibration(spec: DeviceSpec) -> dict[str, Any]:
+    """The spec's calibration (roofline calibrate) as in its file."""
+    from roofline.specs.calibration import to_yaml_dict
+
+    assert spec.measured is not None
+    measured: dict[str, Any] = to_yaml_dict(spec.measured)["measured"]
+    return measured
+
+
+def _print_table(spec: DeviceSpec) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from roofline.core.units import si
+
+    console = Console()
+    console.print(f"[bold]{spec.id}[/bold]  {', '.join(spec.display_names)}  ({spec.architecture} "
+                  f"{spec.chip}, CC {spec.compute_capability})  {spec.path}", highlight=False)
+    table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold")
+    table.add_column("key", no_wrap=True)
+    table.add_column("value", justify="right", no_wrap=True)
+    table.add_column("source")
+    units = {"sm_count": "", "boost_clock_hz": "Hz", "tensor_clock_hz": "Hz", "memory.bytes": "B",
+             "memory.bandwidth_bytes_per_s": "B/s", "l2_bytes": "B", "fp32_lanes_per_sm": ""}
+    values = {"sm_count": spec.sm_count, "boost_clock_hz": spec.boost_clock_hz, "tensor_clock_hz": spec.tensor_clock_hz,
+              "fp32_lanes_per_sm": spec.fp32_lanes_per_sm, "memory.bytes": spec.memory_bytes,
+              "memory.bandwidth_bytes_per_s": spec.memory_bandwidth_bytes_per_s, "l2_bytes": spec.l2_bytes,
+              **{f"peaks.{k}": v for k, v in spec.peaks.items()},
+              "bandwidth.l2_bytes_per_s": spec.l2_bytes_per_s, "bandwidth.l1_bytes_per_s": spec.l1_bytes_per_s}
+    for key, value in values.items():
+        if value is None:
+            continue
+        unit = units.get(key, "B/s" if key.startswith("bandwidth") else "FLOP/s")
+        source = spec.sources.get(key, "") + (f" [derived: {spec.derived[key]}]" if key in spec.derived else "")
+        table.add_row(key, si(value, unit), source)
+    console.print(table)
+    if spec.notes:
+        console.print(f"notes: {spec.notes}", highlight=False)
+    if spec.measured is not None:
+        _print_calibration(console, spec)
+
+
+def _print_calibration(console: Any, spec: DeviceSpec) -> None:
+    """The calibrated roofs (--ceilings measured): the rate under ncu and at default clocks, how each was measured."""
+    from rich.table import Table
+
+    from roofline.core.units import si
+    from roofline.specs.calibration import BANDWIDTHS
+
+    cal = spec.measured
+    assert cal is not None
+    console.print(f"calibrated {cal.date} ({cal.software}): {cal.path}", highlight=False)
+    table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold")
+    for col in ("roof", "under ncu", "default clocks", "how"):
+        table.add_column(col, justify="right" if col in ("under ncu", "default clocks") else "left")
+    for key, roof in cal.roofs.items():
+        unit = "B/s" if key in BANDWIDTHS else "FLOP/s"
+        table.add_row(key, si(roof.ncu.median if roof.ncu else None, unit),
+                      si(roof.default.median if roof.default else None, unit), roof.method or roof.missing)
+    console.print(table)
+
+
+@app.command("check")
+@handles_errors
+def check(specs: SpecsOpt = None) -> None:
+    """Validate every spec file (built-in and yours) and cross-check each FP32 peak; exit 1 on problems."""
+    from roofline.specs.catalog import check_spec, load_catalog
+
+    catalog = load_catalog(specs or ())
+    problems = [p for s in catalog.specs for p in check_spec(s)]
+    for problem in problems:
+        typer.echo(problem, err=True)
+    if problems:
+        raise typer.Exit(1)
+    typer.echo(f"{len(catalog.specs)} spec files valid; every FP32 peak agrees within 2% with "
+               "SMs x lanes x 2 x clock")

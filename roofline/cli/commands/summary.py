@@ -1,0 +1,102 @@
+"""`roofline summary FILE...`: the whole-application view of large reports: launches grouped by kernel (or
+NVTX range), ranked by the time they would save at their roof, top N with their share of the total."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Literal
+
+import typer
+
+from roofline.cli.common import (
+    CeilingsOpt,
+    JobsOpt,
+    KernelOpt,
+    NameBaseOpt,
+    OutputOpt,
+    PlotOpt,
+    SpecsOpt,
+    TimeoutOpt,
+    WideOpt,
+    analysis_options,
+    emit,
+    fail_for,
+    handles_errors,
+    jobs_or_cores,
+    progress,
+    terminal_width,
+    warn_report,
+    write_output,
+)
+from roofline.core.choices import GroupBy
+
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.analysis.results import ReportAnalysis
+
+SummaryFormat = Literal["table", "json"]
+DEFAULT_TOP = 10
+
+
+@handles_errors
+def summary(
+    files: Annotated[list[Path], typer.Argument(help="Report files: .ncu-rep, or .json report models.")],
+    by: Annotated[GroupBy, typer.Option(
+        "--by", help="Group launches by kernel name or by NVTX range (nvtx).")] = "kernel",
+    top: Annotated[int, typer.Option(
+        "--top", "-n", help="Show the N groups with the most recoverable time.")] = DEFAULT_TOP,
+    kernel: KernelOpt = None,
+    kernel_name_base: NameBaseOpt = "function",
+    fmt: Annotated[SummaryFormat, typer.Option("--format", "-f", help="Output format: table or json.")] = "table",
+    output: OutputOpt = None,
+    plot: PlotOpt = None,
+    ceilings: CeilingsOpt = "auto",
+    specs: SpecsOpt = None,
+    timeout: TimeoutOpt = None,
+    wide: WideOpt = False,
+    jobs: JobsOpt = None,
+    mpi: Annotated[bool, typer.Option(
+        "--mpi", help="Under mpiexec: spread the files over the MPI ranks; rank 0 prints the ranking (needs "
+        "mpi4py: pip install 'roofline[mpi]').")] = False,
+) -> None:
+    """Rank the kernels of whole applications by recoverable time (time x (1 - percent of roof)). A bad report
+    does not stop the others (named at the end, exit 2)."""
+    from roofline.compare.ranking import AppSummary, check_top, labelled, summarize
+    from roofline.errors import UsageError
+    from roofline.pipeline import map_reports
+    from roofline.render.mpl import plot_format
+
+    check_top(top)
+    if mpi and jobs is not None:
+        raise UsageError("--mpi with --jobs: choose one", "under mpiexec each rank reads its files one at a "
+                         "time; start more ranks instead")
+    plot_fmt = plot_format(plot) if plot is not None else None
+    options = analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False)
+
+    def summary_of(analysis: ReportAnalysis) -> AppSummary:
+        return summarize(analysis, by, top)
+
+    if mpi:
+        done = map_reports(files, summary_of, options, mpi=True)
+    else:
+        with progress(files, jobs_or_cores(jobs)) as tick:
+            done = map_reports(files, summary_of, options, jobs=jobs_or_cores(jobs), done=tick)
+    if done is None:  # an MPI rank other than 0: rank 0 writes the output
+        return
+    summaries, errors = labelled(done[0]), done[1]
+    if not summaries:
+        fail_for(errors)
+    for s in summaries:
+        warn_report(s.report.path, s.report.warnings)
+    if fmt == "json":
+        from roofline.render.compare.json import summary_json
+
+        emit(summary_json(summaries, top), output)
+    else:
+        from roofline.render.compare.table import summary_text
+
+        emit(summary_text(summaries, width=terminal_width(wide)), output)
+    if plot is not None and plot_fmt is not None:
+        from roofline.render.compare.plot import summary_plot
+
+        write_output(plot, summary_plot(summaries, plot_fmt))
+    fail_for(errors)

@@ -1,0 +1,104 @@
+"""`roofline wrap`: under ``mpiexec``/``srun``, profile the chosen MPI ranks with ncu and run the rest unchanged.
+
+    mpiexec -n 8 roofline wrap --ranks 0,4 -o reports/ -- python app.py
+    roofline report reports/*.ncu-rep
+
+A chosen rank runs ncu as a child process (not ``exec``) so that roofline can read ncu's log and turn a
+failure into one line naming the rank and host; it exits with the application's own exit code when the
+application failed, 0 on success, and the tool's exit code on an ncu problem. Every other rank ``exec``s
+the application: it keeps the rank's PID, signals and exit code exactly as without roofline. No analysis
+runs here (the ranks run in parallel); the reports, one per chosen rank, are analysed afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated
+
+import typer
+
+from roofline.cli import ncu_options as ncu_opts
+from roofline.cli.common import KernelOpt, NameBaseOpt, handles_errors
+from roofline.cli.ranks import detect_rank, parse_ranks
+from roofline.errors import RooflineError
+from roofline.ncu import driver
+
+CONTEXT_SETTINGS = ncu_opts.CONTEXT_SETTINGS  # read by roofline.cli.app, with COMMAND_CLASS
+COMMAND_CLASS = ncu_opts.COMMAND_CLASS
+
+RanksOpt = Annotated[str, typer.Option(
+    "--ranks", help="Ranks to profile: a list such as 0,4 or 0-3 (ranges inclusive), or all.")]
+LocalRankOpt = Annotated[bool, typer.Option(
+    "--local-rank", help="Select by node-local rank (e.g. --ranks 0 --local-rank: the first rank on every node).")]
+
+
+@handles_errors
+def wrap(
+    ctx: typer.Context,
+    command: ncu_opts.CommandArg,
+    ranks: RanksOpt = "0",
+    local_rank: LocalRankOpt = False,
+    kernel: KernelOpt = None,
+    kernel_name_base: NameBaseOpt = "function",
+    section_set: ncu_opts.SetOpt = "roofline",
+    section: ncu_opts.SectionOpt = None,
+    metrics: ncu_opts.MetricsOpt = None,
+    launch_skip: ncu_opts.LaunchSkipOpt = None,
+    launch_count: ncu_opts.LaunchCountOpt = None,
+    nvtx_include: ncu_opts.NvtxOpt = None,
+    replay_mode: ncu_opts.ReplayOpt = None,
+    clock_control: ncu_opts.ClockOpt = None,
+    output: ncu_opts.ReportPathOpt = None,
+    force: ncu_opts.ForceOpt = False,
+    ncu: ncu_opts.NcuPathOpt = None,
+    dry_run: ncu_opts.DryRunOpt = False,
+    ncu_arg: ncu_opts.NcuArgOpt = None,
+) -> None:
+    """Run one MPI rank: profile it with ncu if chosen (report NAME.rankR.HOST.ncu-rep), else run the app."""
+    selection = parse_ranks(ranks)
+    after_app = ncu_opts.own_options_after_app(ctx, command)  # --dry-run after APP is refused on every rank
+    rank, _ = detect_rank(os.environ)
+    chooser = detect_rank(os.environ, local=True)[0] if local_rank else rank
+    app = driver.resolve_app(command)
+    if chooser not in selection:
+        run_unprofiled(app, dry_run)
+        return
+    host = socket.gethostname()
+    options = ncu_opts.ncu_options(section_set=section_set, sections=section, metrics=metrics, kernel=kernel,
+                                   kernel_name_base=kernel_name_base, launch_skip=launch_skip,
+                                   launch_count=launch_count, nvtx_include=nvtx_include, replay_mode=replay_mode,
+                                   clock_control=clock_control, ncu_arg=ncu_arg, force=force)
+    template = driver.report_template(output, driver.app_name(command), tag=f".rank{rank}.{host}")
+    with on_rank(rank, host):
+        if dry_run:
+            ncu_opts.print_dry_run(ncu, options, template, app)
+            return
+        ncu_opts.warn_options_after_app(after_app)
+        report = driver.profile(ncu_opts.prepare_ncu(ncu, options, template, app))
+    typer.echo(f"roofline: rank {rank} on {host}: wrote {report}; analyse with: roofline report "
+               f"{os.path.join(os.path.dirname(report), '*.ncu-rep')}", err=True)
+
+
+def run_unprofiled(app: list[str], dry_run: bool) -> None:
+    """Replace this process with the application (or print its command under --dry-run)."""
+    if dry_run:
+        typer.echo(driver.shell_command(app))
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(app[0], app)
+
+
+@contextmanager
+def on_rank(rank: int, host: str) -> Iterator[None]:
+    """Prefix errors with the rank and host; exit with the application's own code when it failed under ncu."""
+    try:
+        yield
+    except RooflineError as err:
+        typer.echo(f"roofline: error: rank {rank} on {host}: {err}", err=True)
+        code = err.app_exit_code if isinstance(err, driver.AppFailed) else err.exit_code
+        raise typer.Exit(code) from None

@@ -1,0 +1,278 @@
+"""What every command shares: one-line errors and warnings, the terminal width, the option declarations several
+commands take, and the report workflow. Files are written by ``roofline.cli.output.write_output`` only
+(re-exported here), so the no-overwrite rule holds for every output, plots included."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Literal, TextIO, TypeVar, cast
+
+import typer
+
+from roofline.cli.output import write_output as write_output
+from roofline.core.choices import OUTPUT_OPTION, CeilingsChoice, NameBase
+from roofline.core.kernel_filter import LANGUAGE, NAME_BASE_HELP
+from roofline.pipeline import AnalysisOptions
+
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.analysis.results import ReportAnalysis
+    from roofline.errors import RooflineError
+
+F = TypeVar("F", bound=Callable[..., object])
+ReportFormat = Literal["table", "json", "markdown", "html", "csv"]  # `report` and `analyze`
+SPREAD_THRESHOLD_PCT = 10.0  # default of `report --spread-threshold`
+REPORTS_DIR = Path("reports")
+WIDE_COLUMNS = 100_000  # --wide: a table width no kernel name reaches
+_REPORT_SUFFIXES = (".ncu-rep", ".roofline.json", ".json")
+
+# --- Options several commands take -------------------------------------------------------------------
+KernelOpt = Annotated[
+    list[str] | None, typer.Option("--kernel", "-k", metavar="FILTER", help=f"Only some kernels: {LANGUAGE}"),
+]
+NameBaseOpt = Annotated[NameBase, typer.Option("--kernel-name-base", help=NAME_BASE_HELP)]
+WideOpt = Annotated[bool, typer.Option(
+    "--wide", help="Print kernel names in full (tables otherwise fit them to the terminal width).")]
+OUTPUT_HELP = "Write the output to this file instead of the terminal (- for standard output)."
+OutputOpt = Annotated[Path | None, typer.Option(*OUTPUT_OPTION, help=OUTPUT_HELP)]
+CeilingsOpt = Annotated[
+    CeilingsChoice,
+    typer.Option(
+        "--ceilings",
+        help="Roofs for percent of roof: auto (at the clocks the kernel ran: the report's peak counters, else the "
+        "datasheet scaled to the measured clock), report (peak counters only), spec (datasheet, boost clock) or "
+        "measured (the rates 'roofline calibrate' measured on the GPU).",
+    ),
+]
+SpecsOpt = Annotated[
+    list[Path] | None,
+    typer.Option("--specs", help="Extra device spec YAML file or folder (repeatable); overrides built-ins."),
+]
+PlotOpt = Annotated[
+    Path | None,
+    typer.Option("--plot", help="Also draw the roofline plot to this file (.png, .svg or .pdf)."),
+]
+MatchOpt = Annotated[
+    str,
+    typer.Option("--match", "-m", help="Pair kernels by: name (function name), demangled, order (n-th distinct "
+                 "kernel), family (a library kernel's architecture-neutral family, e.g. ampere_sgemm_* with an "
+                 "H100's sm90_xmma_gemm_f32*), or regex:PATTERN (key = first capture group, else the whole match)."),
+]
+MapOpt = Annotated[
+    list[str] | None,
+    typer.Option("--map", help="Pair explicitly: A=B, one full-match regex per report in report order "
+                 "(repeatable; applied before --match)."),
+]
+WorkToleranceOpt = Annotated[
+    float, typer.Option("--work-tolerance", metavar="PCT",
+                        help="Pairs whose FLOPs (or, without FLOPs, threads launched) differ by more than PCT percent "
+                        "are different work: compared by throughput, not by time.")]
+AlphaOpt = Annotated[
+    float, typer.Option("--alpha", help="Significance level of the noise statistics over repeated launches "
+                        "(Mann-Whitney U; intervals are 1 - 2 alpha).")]
+TimeoutOpt = Annotated[
+    float | None,
+    typer.Option("--timeout", metavar="SECONDS", min=0.001,
+                 help="Stop reading an .ncu-rep after this long (default: 30 s + 0.5 s per MiB of the file)."),
+]
+JobsOpt = Annotated[
+    int | None,
+    typer.Option("--jobs", "-j", min=1, metavar="N",
+                 help="Analyse up to N reports at once, in worker processes (default: the number of CPU cores)."),
+]
+REPORT_FORMAT_HELP = ("Output format: table, json, csv (one row per launch), markdown (with the plot as a PNG "
+                      "beside it) or html (interactive plot).")
+
+
+def analysis_options(kernel: Sequence[str] | None, kernel_name_base: NameBase, ceilings: CeilingsChoice,
+                     specs: Sequence[Path] | None, timeout: float | None = None,
+                     diagnostics: bool = True) -> AnalysisOptions:
+    """The pipeline's options from the shared command-line options (``diagnostics``: whether the command shows
+    each launch's diagnostics and advice, so they are computed)."""
+    return AnalysisOptions(kernel=tuple(kernel or ()), kernel_name_base=kernel_name_base, ceilings=ceilings,
+                           specs=tuple(specs or ()), time_limit_s=timeout, diagnostics=diagnostics)
+
+
+# --- Errors and the terminal -------------------------------------------------------------------------
+def handles_errors(func: F) -> F:
+    """Decorate a command so a RooflineError prints ``roofline: error: ...`` and exits with its code (``say``)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: object, **kwargs: object) -> object:
+        from roofline.errors import RooflineError
+
+        try:
+            return func(*args, **kwargs)
+        except RooflineError as err:
+            raise typer.Exit(say(err, sys.argv[1:])) from None
+
+    return cast(F, wrapper)  # functools.wraps keeps the signature at run time, not in its type
+
+
+def say(err: RooflineError, args: Sequence[str]) -> int:
+    """Print an error as roofline's one line on stderr and return its exit status. Under ``summary --mpi`` (command
+    line ``args``) a usage error is left to rank 0, as every rank parses the same command line: the other ranks
+    print nothing and end with 0, or mpiexec would stop the job, rank 0 too, before its line. Other errors may
+    differ between nodes (mpi4py missing on one): every rank prints those."""
+    from roofline.cli.ranks import other_mpi_rank
+    from roofline.errors import UsageError
+
+    if isinstance(err, UsageError) and "--mpi" in args and other_mpi_rank(os.environ):
+        return 0
+    typer.echo(f"roofline: error: {err}", err=True)
+    return err.exit_code
+
+
+def warn(analyses: Sequence[ReportAnalysis]) -> None:
+    """Each report's integrity warnings on stderr, one line each (the outputs carry them too)."""
+    for a in analyses:
+        warn_report(a.report.path, a.report.warnings)
+
+
+def warn_report(path: str, warnings: Sequence[str]) -> None:
+    """The integrity warnings of the report at ``path`` on stderr, one line each."""
+    for warning in warnings:
+        typer.echo(f"roofline: warning: {path}: {warning}", err=True)
+
+
+def fail_for(errors: Sequence[RooflineError]) -> None:
+    """After the good reports were written: one line per bad one, and the exit status of the worst."""
+    for err in errors:
+        typer.echo(f"roofline: error: {err}", err=True)
+    if errors:
+        raise typer.Exit(max(err.exit_code for err in errors))
+
+
+def analyze_good(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions, jobs: int | None = 1) -> tuple[
+        list[ReportAnalysis], list[RooflineError]]:
+    """The analyses of the good reports (warnings printed) and the errors of the bad ones, up to ``jobs`` at once
+    (None: every core); when none is good, every error is printed and the command ends (exit 2)."""
+    from roofline.pipeline import analyze_each
+
+    jobs = jobs_or_cores(jobs)
+    with progress(paths, jobs) as done:
+        analyses, errors = analyze_each(paths, options, jobs=jobs, done=done)
+    if not analyses:
+        fail_for(errors)
+    warn(analyses)
+    return analyses, errors
+
+
+def jobs_or_cores(jobs: int | None) -> int:
+    """``--jobs``, or the number of CPU cores when it is not given."""
+    from roofline.core.parallel import cores
+
+    return jobs if jobs is not None else cores()
+
+
+# --- Progress ------------------------------------------------------------------------------------------
+PROGRESS_AFTER_S = 2.0  # expected work below this shows no progress bar
+EXPECTED_S_PER_MIB = 0.05  # analysis time of a report per MiB of its file (benchmarks/: 0.03 to 0.05 s/MiB)
+EXPECTED_S_PER_FILE = 0.1  # and per file
+
+
+def expected_seconds(paths: Sequence[str | os.PathLike[str]], jobs: int) -> float:
+    """A rough estimate of the time the analysis of these files takes on ``jobs`` cores (from their sizes)."""
+    size = 0
+    for path in paths:
+        with contextlib.suppress(OSError):
+            size += os.stat(path).st_size
+    return (EXPECTED_S_PER_FILE * len(paths) + EXPECTED_S_PER_MIB * size / 2**20) / max(1, min(jobs, len(paths)))
+
+
+@contextlib.contextmanager
+def progress(paths: Sequence[str | os.PathLike[str]], jobs: int = 1,
+             stream: TextIO | None = None) -> Iterator[Callable[[], None] | None]:
+    """A progress bar over ``paths`` on ``stream`` (stderr) when it is a terminal and the work is expected to take
+    over ``PROGRESS_AFTER_S``: yields the function to call after each file, else None (nothing is shown)."""
+    stream = stream or sys.stderr
+    if not stream.isatty() or expected_seconds(paths, jobs) <= PROGRESS_AFTER_S:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("analysing reports"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=Console(file=stream), transient=True) as bar:
+        task = bar.add_task("reports", total=len(paths))
+        yield lambda: bar.advance(task)
+
+
+def terminal_width(wide: bool = False) -> int:
+    """Columns for tables: $COLUMNS, else the terminal's width, at least 80 (80 when not a terminal); with
+    ``wide``, room for every name in full."""
+    import shutil
+
+    return WIDE_COLUMNS if wide else max(80, shutil.get_terminal_size((80, 24)).columns)
+
+
+# --- Output files ------------------------------------------------------------------------------------
+def default_output(paths: Sequence[str | os.PathLike[str]], suffix: str) -> Path:
+    """``reports/<first report's name><suffix>``, with ``+N`` when N more reports go into the same file."""
+    name = Path(paths[0]).name if paths else "roofline"
+    stem = next((name[: -len(s)] for s in _REPORT_SUFFIXES if name.endswith(s)), Path(name).stem)
+    more = f"+{len(paths) - 1}" if len(paths) > 1 else ""
+    return REPORTS_DIR / f"{stem}{more}{suffix}"
+
+
+def emit(text: str, output: Path | None) -> None:
+    """Print ``text``, or write it to ``output`` with ``write_output``."""
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        write_output(output, text)
+
+
+# --- The report workflow of `report` and `analyze` ------------------------------------------------------
+def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions, fmt: ReportFormat = "table",
+                 output: Path | None = None, plot: Path | None = None,
+                 spread_threshold_pct: float = SPREAD_THRESHOLD_PCT, wide: bool = False,
+                 jobs: int | None = 1) -> list[ReportAnalysis]:
+    """Analyse reports and write them: the plot when asked, then the report in ``fmt`` (Markdown, with each
+    report's plot as a PNG beside it, and HTML to a file, by default under reports/), with the kernels compared
+    across several reports of one job. A bad report does not stop the others: they are written, then each bad
+    one is named and the exit status is 2. Up to ``jobs`` reports are analysed at once (None: every core)."""
+    from roofline.analysis.roofline import spread_across_reports
+
+    plot_fmt = None
+    if plot is not None:  # a bad plot suffix is refused before any report is read
+        from roofline.render.mpl import plot_format
+
+        plot_fmt = plot_format(plot)
+    analyses, errors = analyze_good(paths, options, jobs)
+    if plot is not None and plot_fmt is not None:
+        from roofline.render.report import plot as plot_render
+
+        write_output(plot, plot_render.render(analyses, plot_fmt))
+    spreads = spread_across_reports(analyses, spread_threshold_pct) if len(analyses) > 1 else ()
+    if fmt == "markdown":
+        from roofline.render.report import markdown
+        from roofline.render.report import plot as plot_render
+
+        target = output or default_output(paths, markdown.SUFFIXES[0])
+        images = markdown.image_names(target.name, len(analyses))
+        for a, image in zip(analyses, images, strict=True):
+            write_output(target.parent / image, plot_render.render([a], "png"))
+        write_output(target, markdown.render(analyses, images))
+    elif fmt == "html":
+        from roofline.render.report import html
+
+        write_output(output or default_output(paths, html.SUFFIXES[0]), html.render(analyses))
+    elif fmt == "csv":
+        from roofline.render.report import flat
+
+        emit(flat.render(analyses), output)
+    elif fmt == "json":
+        from roofline.render.report import json as json_render
+
+        emit(json_render.render(analyses, spreads), output)
+    else:
+        from roofline.render.report import table
+
+        emit(table.render(analyses, width=terminal_width(wide), spreads=spreads), output)
+    fail_for(errors)
+    return analyses

@@ -1,0 +1,120 @@
+"""The ncu options of `roofline analyze` and `roofline wrap`, declared once, and the steps both take before
+running ncu: collect the options, check what follows APP, plan the run, or print it for --dry-run."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated, Any
+
+import typer
+from typer.core import TyperCommand
+
+from roofline.core import kernel_filter
+from roofline.core.choices import NameBase
+from roofline.ncu import driver
+
+# Options after APP go to the application, as with ncu: stop option parsing at the first positional argument.
+CONTEXT_SETTINGS: dict[str, Any] = {"allow_extra_args": True, "ignore_unknown_options": True,
+                                    "allow_interspersed_args": False}
+_RAW_ARGS = "roofline.raw_args"  # click context meta key: the command's arguments as given
+
+
+class AppCommand(TyperCommand):
+    """A command ending in APP [APP_ARGS]: keeps its raw arguments, so that ``app_arguments_check`` can tell
+    whether ``--`` came before APP (click drops it while parsing)."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:  # Any: click's Context (vendored by newer typer)
+        ctx.meta[_RAW_ARGS] = list(args)
+        return super().parse_args(ctx, args)
+
+
+COMMAND_CLASS = AppCommand  # read by roofline.cli.app through the command modules
+
+CommandArg = Annotated[list[str], typer.Argument(
+    metavar="APP [APP_ARGS]...", help="A Python script (run with this Python), an executable, or a command.")]
+SetOpt = Annotated[driver.SectionSet, typer.Option(
+    "--set", help="ncu section set: roofline (hierarchical roofline charts, ncu >= 2021.3), detailed or full.")]
+SectionOpt = Annotated[list[str] | None, typer.Option(
+    "--section", help="Also collect this ncu section (repeatable), e.g. Occupancy.")]
+MetricsOpt = Annotated[str | None, typer.Option(
+    "--metrics", help="Also collect these metrics (comma-separated, as ncu --metrics takes them).")]
+LaunchSkipOpt = Annotated[int | None, typer.Option(
+    "--launch-skip", "-s", min=0, help="Skip this many matching kernel launches before profiling.")]
+LaunchCountOpt = Annotated[int | None, typer.Option(
+    "--launch-count", "-c", min=1, help="Profile at most this many matching kernel launches.")]
+NvtxOpt = Annotated[list[str] | None, typer.Option(
+    "--nvtx-include", help="Profile only inside this NVTX range expression (repeatable; turns on ncu --nvtx).")]
+ReplayOpt = Annotated[driver.ReplayMode | None, typer.Option(
+    "--replay-mode", help="How ncu replays work for multi-pass metrics (range needs ncu >= 2022.1).")]
+ClockOpt = Annotated[driver.ClockControl | None, typer.Option(
+    "--clock-control", help="base: ncu locks clocks to base (default, reproducible); none: leave clocks alone.")]
+ReportPathOpt = Annotated[str | None, typer.Option(
+    "--output", "-o", help="Report folder (existing, or ending in /) or report name; ncu's %h %p %q{VAR} %i kept.")]
+ForceOpt = Annotated[bool, typer.Option(
+    "--force", help="Overwrite an existing report (otherwise it is never overwritten).")]
+NcuPathOpt = Annotated[str | None, typer.Option(
+    "--ncu", help="The ncu program to run (else $ROOFLINE_NCU, PATH, then the usual install places).")]
+DryRunOpt = Annotated[bool, typer.Option(
+    "--dry-run", help="Print the exact ncu command, shell-quoted, and exit.")]
+NcuArgOpt = Annotated[list[str] | None, typer.Option(
+    "--ncu-arg", help="Pass this argument to ncu as is (repeatable), e.g. --ncu-arg=--cache-control=none.")]
+
+
+def ncu_options(*, section_set: driver.SectionSet, sections: list[str] | None, metrics: str | None,
+                kernel: list[str] | None, kernel_name_base: NameBase, launch_skip: int | None,
+                launch_count: int | None, nvtx_include: list[str] | None, replay_mode: driver.ReplayMode | None,
+                clock_control: driver.ClockControl | None, ncu_arg: list[str] | None,
+                force: bool) -> driver.NcuOptions:
+    """Collect the command-line values shared by analyze and wrap into NcuOptions (a bad --kernel filter is
+    refused here, before anything runs)."""
+    return driver.NcuOptions(section_set=section_set, sections=tuple(sections or ()), metrics=metrics,
+                             kernel=kernel_filter.parse(kernel or (), kernel_name_base), launch_skip=launch_skip,
+                             launch_count=launch_count, nvtx_include=tuple(nvtx_include or ()),
+                             replay_mode=replay_mode, clock_control=clock_control, extra=tuple(ncu_arg or ()),
+                             force=force)
+
+
+def own_options_after_app(ctx: typer.Context, command: Sequence[str]) -> list[str]:
+    """The arguments after APP that are this command's own options (they go to the application, as with ncu),
+    none when ``--`` came before APP; RooflineError for --dry-run there, which would start ncu when the user
+    asked for no run."""
+    from roofline.errors import RooflineError
+
+    raw = ctx.meta.get(_RAW_ARGS, ())
+    if len(raw) > len(command) and raw[-len(command) - 1] == "--":
+        return []
+    own = {opt for param in ctx.command.params for opt in (*param.opts, *param.secondary_opts) if opt[:1] == "-"}
+    found = [arg for arg in command[1:] if arg.split("=", 1)[0] in own]
+    if any(arg.split("=", 1)[0] == "--dry-run" for arg in found):
+        raise RooflineError(f"--dry-run after APP ({command[0]}) would go to the application and ncu would run",
+                            "move --dry-run before APP, or write -- before APP to pass it to the application")
+    return found
+
+
+def warn_options_after_app(found: Sequence[str]) -> None:
+    """Say on stderr, before running, that these options go to the application."""
+    if found:
+        go, them = ("goes", "it") if len(found) == 1 else ("go", "them")
+        typer.echo(f"roofline: warning: {' '.join(found)} after APP {go} to the application, not to roofline (as "
+                   f"with ncu); move {them} before APP, or write -- before APP to pass {them} on without this warning",
+                   err=True)
+
+
+def print_dry_run(ncu: str | None, options: driver.NcuOptions, template: str, app: list[str]) -> None:
+    """Print the ncu command (with the ncu found here, or plain ``ncu`` when none is) for copy and paste."""
+    from roofline.errors import NcuError
+
+    try:
+        program = driver.find_ncu(ncu).path
+    except NcuError:
+        program = ncu or "ncu"
+    typer.echo(driver.shell_command(driver.make_plan(program, options, template, app).argv))
+
+
+def prepare_ncu(ncu: str | None, options: driver.NcuOptions, template: str, app: list[str]) -> driver.Plan:
+    """Refuse to overwrite, find ncu, check its version against the options, and plan the run."""
+    driver.refuse_overwrite(template, options.force)
+    install = driver.find_ncu(ncu)
+    driver.check_version(install, options)
+    typer.echo(f"roofline: profiling with {install.describe()}", err=True)
+    return driver.make_plan(install.path, options, template, app)

@@ -1,0 +1,514 @@
+"""Pair kernels across reports (GPU generations, before/after), with measured and ceiling-expected speedups,
+and project them onto another GPU. Pure functions over ``ReportAnalysis``; no I/O.
+
+A kernel in one report is the group of its launches under a match key (``KernelStats``): FLOPs per
+precision, bytes per level and time are summed over the launches; rates are summed amount / summed time
+(the time-weighted mean); intensity is summed FLOPs / summed bytes; percent of roof comes from
+``analysis.roof_position`` on the sums against the ceilings of the group's median-duration launch, i.e. the
+ceilings that report was analysed with (its own GPU's), and the verdict from the launches' throughputs averaged
+over their time (``verdict.pooled_verdict``). Times per launch are the mean, total / count, so
+that every figure below comes from the same totals.
+
+* Roof time ``T_roof = max(F_p / peak_p over precisions, B_l / BW_l over levels)``: the shortest time the
+  roofs allow for the measured work (``roof_time``).
+* Work first (``roofline.analysis.work``): the work per launch of report i against the base; a pair whose FLOPs (or,
+  without FLOPs, threads launched) differ beyond the tolerance is "different work", and its figure to compare
+  is a throughput ratio (FLOP/s, DRAM bytes/s or threads/s), not a speedup of times.
+* Measured speedup of report i over the base (report 0) = 1 / the median of the pairwise launch-time ratios
+  i / base (Hodges-Lehmann, ``roofline.compare.noise``), with its interval where both sides have enough launches; for
+  one launch each, time (base) / time (i).
+* Expected speedup from the ceilings alone = T_roof per launch (base) / T_roof per launch (i), given only where
+  a roof governs: both sides' verdicts compute or memory. For one precision and the same work on both sides,
+  ``T_roof = F / min(peak, AI x BW)``, so this is the ratio of attainable performance ``min(peak, AI x BW)``
+  at the kernel's intensity on each GPU's own roofline. A latency-bound or small-grid side gets none, and its
+  launch-overhead share ``L / (L + d)`` (host launch cost L, ``advice.LAUNCH_OVERHEAD_S``, over launch plus
+  median run time d: launches issued back to back).
+* ``kept_up`` = measured / expected = percent of roof (i) / percent of roof (base): 1 means the kernel
+  gained exactly what the hardware allows, below 1 it fell behind its new roof.
+* Projection onto a spec: ``T_roof`` of the measured work against the spec's ceilings, a lower bound on the
+  time there (never a measurement); levels or precisions the spec gives no ceiling for are left out, named.
+
+The regression gate (``compare.regression``) and the whole-application ranking (``compare.ranking``) are
+built on these pairs and aggregates.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from roofline.analysis.advice import LAUNCH_OVERHEAD_S, launch_overhead_share
+from roofline.analysis.results import Figure, LaunchAnalysis, Launches, ReportAnalysis, RoofPosition, Value, Verdict
+from roofline.analysis.roofline import intensity, measured, median_known, rate, roof_position
+from roofline.analysis.verdict import pooled_verdict
+from roofline.analysis.work import Work, WorkCheck, compare_work, launch_work
+from roofline.compare.noise import Change, compare_times
+from roofline.core.kernel_families import family
+from roofline.core.labels import letter
+from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet
+from roofline.core.thresholds import ALPHA, WORK_TOLERANCE
+from roofline.core.timelimit import REGEX_LIMIT_S, within
+from roofline.core.units import seconds
+from roofline.errors import RooflineError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+
+    from roofline.specs.catalog import DeviceSpec
+
+MatchMode = Literal["name", "demangled", "order", "family", "regex"]  # --match: the modes, or regex:PATTERN
+MATCH_MODES: tuple[MatchMode, ...] = ("name", "demangled", "order", "family")
+_REFERENCE_S = 1.0  # roof_position's percent at a 1 s reference duration is the roof time in 1/100 s
+GOVERNED = ("compute", "memory")  # the verdicts under which a roof sets the time, so the roofs predict a speedup
+LAUNCH_BOUND = ("latency", "small_grid")  # held back by latency or too few blocks: no roof governs
+NO_EXPECTATION = "no roofline expectation"
+
+
+# --- One kernel in one report ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class KernelStats:
+    """A kernel's launches in one report, aggregated (sums, rates, intensity, roof; see module docstring)."""
+
+    names: tuple[str, ...]
+    count: int
+    total_s: Value
+    median_s: Value
+    per_launch_s: Value
+    flops: Mapping[str, Value]
+    flop_per_s: Mapping[str, Value]
+    bytes: Mapping[str, Value]
+    bytes_per_s: Mapping[str, Value]
+    intensity: Mapping[str, Value]
+    ceilings: Ceilings
+    roof: RoofPosition
+    verdict: Verdict
+    roof_time_s: Value  # per launch
+    attainable_flop_per_s: Value
+    durations_s: tuple[float, ...] = ()  # each launch's time, for the noise statistics (launches with a time)
+    work: Work | None = None  # per launch
+
+    @property
+    def name(self) -> str:
+        return " | ".join(self.names)
+
+
+def aggregate(launches: Launches) -> KernelStats:
+    """Sum a kernel's launches into one ``KernelStats`` (rates from the sums, roof of the sums), from the report's
+    columns; only the median-duration launch's analysis is built (its ceilings)."""
+    c, at = launches.table.columns, launches.indices
+    total = _sum(c.duration, at)
+    times = measured(c.duration.values[at])
+    flops = {p: _sum(c.flops[p], at) for p in PRECISIONS}
+    moved = {level: _sum(c.bytes[level], at) for level in LEVELS}
+    median = _median_launch(launches)
+    ceilings = median.ceilings[median.roof.ceilings]
+    duration = Value(total.value, via=total.via if total.value is not None else total.reason)
+    roof_s = roof_time(flops, moved, ceilings)
+    roof = roof_position(flops, moved, total.value, ceilings)
+    return KernelStats(
+        names=tuple(dict.fromkeys(launch.name for launch in launches.kernel_launches)), count=len(launches),
+        total_s=total, median_s=Value(median_known(times)) if total.value is not None else total,
+        per_launch_s=_per_launch(total, len(launches)),
+        flops=flops, flop_per_s={p: rate(v, duration) for p, v in flops.items()},
+        bytes=moved, bytes_per_s={level: rate(v, duration) for level, v in moved.items()},
+        intensity=intensity(flops, moved), ceilings=ceilings,
+        roof=roof, verdict=pooled_verdict(launches, roof),
+        roof_time_s=_per_launch(roof_s, len(launches)), attainable_flop_per_s=_attainable(flops, roof_s),
+        durations_s=tuple(times), work=launch_work(launches))
+
+
+def roof_time(flops: Mapping[str, Value], moved: Mapping[str, Value], ceilings: Ceilings) -> Value:
+    """T_roof = max(F_p / peak_p, B_l / BW_l): ``roof_position`` at a 1 s reference duration, so no new formula."""
+    roof = roof_position(flops, moved, _REFERENCE_S, ceilings)
+    if roof.pct_of_roof is None:
+        return Value(None, roof.reason)
+    return Value(roof.pct_of_roof / 100.0 * _REFERENCE_S, reason=roof.reason, via=f"limited by {roof.limiter}")
+
+
+def why_no_roof(s: KernelStats) -> str:
+    """Why a kernel has no percent of roof; short when the report has no FLOP or byte counter at all."""
+    if all(v.value is None for v in (*s.flops.values(), *s.bytes.values())):
+        return f"times only, the report has no FLOP or byte counters ({s.flops['fp32'].reason})"
+    return s.roof.reason
+
+
+def _attainable(flops: Mapping[str, Value], roof_s: Value) -> Value:
+    """Attainable FLOP/s at the kernel's intensity = FLOPs / T_roof (= min(peak, AI x BW) for one precision)."""
+    known = [v.value for v in flops.values() if v.value is not None]
+    if not known:
+        return Value(None, "no FLOP count: " + next((v.reason for v in flops.values() if v.reason), ""))
+    if sum(known) == 0:
+        return Value(None, "no floating-point work: the kernel is judged on bandwidth only")
+    if not roof_s.value:
+        return Value(None, roof_s.reason or "no roof time")
+    return Value(sum(known) / roof_s.value, via="FLOPs / roof time")
+
+
+def _sum(figure: Figure, at: np.ndarray) -> Value:
+    """Sum over launches (in their order); None (with the first missing launch's reason) when any lacks it."""
+    import numpy as np
+
+    values = figure.values[at]
+    gaps = np.flatnonzero(np.isnan(values))
+    if len(gaps):
+        return Value(None, figure.reasons[at[gaps[0]]] or "not measured")
+    return Value(sum(values.tolist()), via=figure.vias[at[0]] if len(at) else "")
+
+
+def _per_launch(total: Value, count: int) -> Value:
+    return Value(total.value / count, total.reason, total.via) if total.value is not None else total
+
+
+def _median_launch(launches: Launches) -> LaunchAnalysis:
+    """The launch of median duration (the lower of the two middle ones; a launch without one counts as 0)."""
+    import numpy as np
+
+    return launches[int(np.argsort(launches.times, kind="stable")[(len(launches) - 1) // 2])]
+
+
+# --- Matching kernels across reports ------------------------------------------------------------------
+@dataclass(frozen=True)
+class Matcher:
+    """How kernels are paired: a mode (name, demangled, order, family, regex) and explicit ``A=B`` pattern maps."""
+
+    mode: MatchMode = "name"
+    pattern: re.Pattern[str] | None = None
+    maps: tuple[tuple[re.Pattern[str], ...], ...] = ()
+
+    @property
+    def label(self) -> str:
+        text = f"regex:{self.pattern.pattern}" if self.pattern else self.mode
+        return text + "".join(f" + map {'='.join(p.pattern for p in mp)}" for mp in self.maps)
+
+
+def parse_matcher(match: str = "name", maps: Sequence[str] = (), reports: int = 2) -> Matcher:
+    """Parse ``--match`` and ``--map`` (one ``=``-separated full-match regex per report); RooflineError if bad."""
+    pattern = None
+    mode: MatchMode
+    if match.startswith("regex:"):
+        pattern = _compile(match.removeprefix("regex:"), "--match regex:")
+        mode = "regex"
+    elif match in MATCH_MODES:
+        mode = next(m for m in MATCH_MODES if m == match)
+    else:
+        raise RooflineError(f"--match '{match}': unknown matching mode",
+                            "use name, demangled, order, family or regex:PATTERN")
+    return Matcher(mode, pattern, tuple(_parse_map(text, reports) for text in maps))
+
+
+def _parse_map(text: str, reports: int) -> tuple[re.Pattern[str], ...]:
+    parts = text.split("=")
+    if len(parts) != reports or not all(parts):
+        raise RooflineError(f"--map '{text}': needs {reports} non-empty names or patterns joined by '='",
+                            "e.g. --map 'ampere_sgemm_.*=sm90_xmma_.*' (one per report, in report order)")
+    return tuple(_compile(p, "--map") for p in parts)
+
+
+def _compile(expr: str, option: str) -> re.Pattern[str]:
+    try:
+        return re.compile(expr)
+    except re.error as err:
+        raise RooflineError(f"{option} '{expr}': invalid regular expression ({err})", "fix the pattern") from None
+
+
+Key = tuple[str, str]  # (how it was matched, key text)
+
+
+def keyed_kernels(analysis: ReportAnalysis, matcher: Matcher, index: int) -> dict[Key, Launches]:
+    """Launches of report ``index`` by match key, in order of first launch. A key depends on the names only, so the
+    patterns run once per distinct pair of names, under the time limit of user regexes (not once per launch: a
+    million launches would take longer than the limit with the simplest pattern)."""
+    launches = analysis.valid_launches
+    names = [(launch.name, launch.demangled_name) for launch in launches.kernel_launches]
+    order: dict[str, int] = {}
+
+    def key_each() -> dict[tuple[str, str], Key]:
+        return {pair: _map_key(*pair, matcher, index) or _mode_key(*pair, matcher, order)
+                for pair in dict.fromkeys(names)}
+
+    keys = within(REGEX_LIMIT_S, f"the --match/--map patterns on the names in {analysis.report.path}", key_each)
+    out: dict[Key, list[int]] = {}
+    for i, pair in zip(launches.indices.tolist(), names, strict=True):
+        out.setdefault(keys[pair], []).append(i)
+    return {key: launches.table.view(rows) for key, rows in out.items()}
+
+
+def _map_key(name: str, demangled: str, matcher: Matcher, index: int) -> Key | None:
+    for patterns in matcher.maps:
+        rx = patterns[index]
+        if rx.fullmatch(name) or rx.fullmatch(demangled):
+            return "map", "=".join(p.pattern for p in patterns)
+    return None
+
+
+def _mode_key(name: str, demangled: str, matcher: Matcher, order: dict[str, int]) -> Key:
+    mode = matcher.mode
+    if mode == "demangled":
+        return "demangled", demangled or name
+    if mode == "order":
+        return "order", str(order.setdefault(name, len(order) + 1))
+    if mode == "family":  # a library kernel's architecture-neutral family, else its own name
+        return "family", family(name, demangled)
+    rx = matcher.pattern
+    if mode == "regex" and rx is not None:
+        found = rx.search(name) or rx.search(demangled)
+        if found:
+            key = found.group(1) if rx.groups and found.group(1) else found.group(0)
+            return f"regex:{rx.pattern}", key
+    return "name", name
+
+
+# --- Comparing reports --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ReportRef:
+    """Which report a column is: a short label, the file, the GPU and the ceilings it was judged against."""
+
+    label: str
+    path: str
+    device: str
+    compute_capability: str | None
+    spec_id: str | None
+    ceilings_used: CeilingSet
+    launches: int
+    total_time_s: float | None
+    warnings: tuple[str, ...] = ()  # where the report's records contradict each other
+    sm_count: int | None = None
+    ncu_version: str = ""  # "" when the report does not say
+
+
+@dataclass(frozen=True)
+class Projection:
+    """Roofline lower bound on the time per launch of a kernel's measured work on another GPU (a bound)."""
+
+    target: str
+    bound_s: Value
+    limiter: str | None
+    left_out: tuple[str, ...]
+    max_speedup: Value  # measured time per launch / bound: the most the target could gain
+
+
+@dataclass(frozen=True)
+class KernelPair:
+    """A kernel of the base report matched in other reports: its stats in each (None where absent), its work
+    against the base's, and the change of each report relative to the base (report 0): the launch-time ratio with
+    its noise interval (``change``: other / base, None for the base or without times), the speedup, the speedup
+    the roofs expect where a roof governs, and the launch-overhead share of launch-bound sides."""
+
+    key: str
+    matched_by: str
+    sides: tuple[KernelStats | None, ...]
+    speedup: tuple[Value, ...]
+    expected_speedup: tuple[Value, ...]
+    kept_up: tuple[Value, ...]
+    projections: tuple[Projection | None, ...] = ()
+    work: tuple[WorkCheck | None, ...] = ()  # other vs base; None for the base and where absent
+    change: tuple[Change | None, ...] = ()
+    launch_overhead: tuple[Value, ...] = ()  # share of launch plus run time, per side
+
+    def different_work(self, i: int) -> bool:
+        """Whether report i's kernel does other work than the base's (beyond the tolerance)."""
+        check = self.work[i] if self.work else None
+        return check is not None and check.different
+
+    def headline(self, i: int) -> Change | None:
+        """The figure to compare report i with the base by, as a ratio with its interval (higher = better): the
+        speedup for the same work, the throughput ratio (work per second, i / base) for different work."""
+        change, check = (self.change[i], self.work[i]) if self.change else (None, None)
+        if change is None:
+            return None
+        if check is not None and check.different and check.work_ratio:
+            return change.inverted().scaled(check.work_ratio)
+        return change.inverted()
+
+    def headline_unit(self, i: int) -> str:
+        """"speedup", or the throughput unit ("FLOP/s", "DRAM bytes/s", "threads/s") for different work."""
+        check = self.work[i] if self.work else None
+        return check.unit if check is not None and check.different and check.work_ratio else "speedup"
+
+    @property
+    def label(self) -> str:
+        """The kernel name, or ``a -> b`` when the names differ between reports."""
+        names = [s.name for s in self.sides if s is not None]
+        return names[0] if len(set(names)) == 1 else " -> ".join(names)
+
+    @property
+    def base(self) -> KernelStats:
+        """The kernel in the base report (always there: pairs start from the base report's kernels)."""
+        return self.side(0)
+
+    def side(self, i: int) -> KernelStats:
+        """The kernel in report ``i``; KeyError where it is absent (``sides[i]`` is None there)."""
+        found = self.sides[i]
+        if found is None:
+            raise KeyError(f"kernel {self.key} is not in report {i}")
+        return found
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Kernels of the base report paired with the other reports; ``unmatched[i]`` are the kernels of report i
+    left without a partner (for the base: in no other report; for the others: not in the base)."""
+
+    reports: tuple[ReportRef, ...]
+    matching: str
+    pairs: tuple[KernelPair, ...]
+    unmatched: tuple[tuple[str, ...], ...]
+    project_to: str | None = None
+    alpha: float = ALPHA
+    work_tolerance: float = WORK_TOLERANCE
+
+
+def report_labels(analyses: Sequence[ReportAnalysis]) -> list[str]:
+    """Short report labels: file names without extension, numbered when the same file appears twice."""
+    return path_labels([a.report.path for a in analyses])
+
+
+def path_labels(paths: Sequence[str]) -> list[str]:
+    """``report_labels`` of the reports at these paths."""
+    stems = [Path(path).name.removesuffix(".ncu-rep").removesuffix(".json") for path in paths]
+    return [s if stems.count(s) == 1 else f"{s}#{stems[:i + 1].count(s)}" for i, s in enumerate(stems)]
+
+
+def report_ref(analysis: ReportAnalysis, label: str) -> ReportRef:
+    """The identifying facts of one analysed report."""
+    d = analysis.device
+    return ReportRef(label, analysis.report.path, d.name, d.compute_capability, analysis.spec_id,
+                     analysis.ceilings_used, len(analysis.launches), analysis.total_time_s, analysis.report.warnings,
+                     d.sm_count, analysis.report.ncu_version)
+
+
+@dataclass(frozen=True)
+class PairOptions:
+    """How pairs are judged: the work tolerance (a fraction) and the alpha of the noise intervals."""
+
+    work_tolerance: float = WORK_TOLERANCE
+    alpha: float = ALPHA
+
+
+def pair_options(work_tolerance_pct: float = 100.0 * WORK_TOLERANCE, alpha: float = ALPHA) -> PairOptions:
+    """``--work-tolerance`` (percent) and ``--alpha`` checked; RooflineError (one line) if out of range."""
+    if not 0.0 < alpha < 0.5:
+        raise RooflineError(f"--alpha {alpha:g}: must be between 0 and 0.5", f"e.g. --alpha {ALPHA:g} (the default)")
+    if not 0.0 <= work_tolerance_pct < 1e6:
+        raise RooflineError(f"--work-tolerance {work_tolerance_pct:g}: must be a percent of 0 or more",
+                            f"e.g. --work-tolerance {100 * WORK_TOLERANCE:g} (the default)")
+    return PairOptions(work_tolerance_pct / 100.0, alpha)
+
+
+def pair_reports(analyses: Sequence[ReportAnalysis], matcher: Matcher = Matcher(),
+                 project_to: DeviceSpec | None = None, options: PairOptions = PairOptions()) -> Comparison:
+    """Pair each base kernel found in at least one other report (largest base time first; with one report,
+    every kernel) and compare work, times, expectations and projections."""
+    if not analyses:
+        raise RooflineError("no report to compare", "pass two or more report files")
+    labels = report_labels(analyses)
+    keyed = [keyed_kernels(a, matcher, i) for i, a in enumerate(analyses)]
+    rows = [k for k in keyed[0] if len(keyed) == 1 or any(k in kd for kd in keyed[1:])]
+    pairs = [_pair(k, aggregate(keyed[0][k]), [aggregate(kd[k]) if k in kd else None for kd in keyed[1:]], labels,
+                   project_to, options) for k in rows]
+    pairs.sort(key=lambda p: -(p.base.total_s.value or 0.0))
+    paired = set(rows)
+    unmatched = tuple(tuple(_key_text(k, kd[k]) for k in kd if k not in paired) for kd in keyed)
+    return Comparison(tuple(report_ref(a, label) for a, label in zip(analyses, labels, strict=True)), matcher.label,
+                      tuple(pairs), unmatched, project_to.id if project_to else None, options.alpha,
+                      options.work_tolerance)
+
+
+def _key_text(key: Key, launches: Launches) -> str:
+    """A key as shown to the user: the kernel names behind an order key, else the key itself."""
+    return key[1] if key[0] != "order" else " | ".join(dict.fromkeys(k.name for k in launches.kernel_launches))
+
+
+def _pair(key: Key, base: KernelStats, others: list[KernelStats | None], labels: Sequence[str],
+          target: DeviceSpec | None, options: PairOptions) -> KernelPair:
+    """Work, time change and expectation of every side against the base (side 0); a side absent from its report
+    gets None with why."""
+    sides = [base, *others]
+    speedup: list[Value] = []
+    expected: list[Value] = []
+    changes: list[Change | None] = []
+    for i, (side, label) in enumerate(zip(sides, labels, strict=True)):
+        absent = Value(None, f"kernel not in {label}")
+        change = _change(base, side, options.alpha) if side and i else None
+        changes.append(change)
+        speedup.append(Value(1.0 / change.ratio, via="1 / median pairwise time ratio (Hodges-Lehmann)") if change
+                       else _ratio(base.per_launch_s, side.per_launch_s, "time per launch") if side else absent)
+        expected.append(_expected(base, side, i) if side else absent)
+    kept = tuple(_ratio(a, b, "speedup") for a, b in zip(speedup, expected, strict=True))
+    projections = tuple(project(s, target) if s else None for s in sides) if target is not None else ()
+    work = tuple(compare_work(base.work, s.work, options.work_tolerance, s.names == base.names)
+                 if i and s and s.work and base.work else None for i, s in enumerate(sides))
+    how = {"map": f"map {key[1]}", "order": f"order #{key[1]}"}.get(key[0], key[0])
+    return KernelPair(f"#{key[1]}" if key[0] == "order" else key[1], how, tuple(sides), tuple(speedup),
+                      tuple(expected), kept, projections, work, tuple(changes),
+                      tuple(launch_overhead(s) if s else Value(None, "kernel absent") for s in sides))
+
+
+def _change(base: KernelStats, side: KernelStats, alpha: float) -> Change | None:
+    """The other side's launch times over the base's (None when either side has none)."""
+    if not base.durations_s or not side.durations_s:
+        return None
+    return compare_times(base.durations_s, side.durations_s, alpha)
+
+
+def _expected(base: KernelStats, side: KernelStats, i: int) -> Value:
+    """Roof time (base) / roof time (side i), where a roof governs both sides (verdict compute or memory); the
+    reasons name the reports by letter (A = the base)."""
+    verdicts = ((letter(0), base.verdict), (letter(i), side.verdict)) if i else ((letter(0), base.verdict),)
+    launch = [f"{name}: {v.bound.replace('_', ' ')}" for name, v in verdicts if v.bound in LAUNCH_BOUND]
+    if launch:
+        return Value(None, f"{NO_EXPECTATION}: launch or latency bound ({', '.join(launch)})")
+    for name, v in verdicts:
+        if v.bound is None:
+            return Value(None, f"{NO_EXPECTATION}: no verdict on {name} ({v.reason or 'not decided'})")
+        if v.bound not in GOVERNED:
+            return Value(None, f"{NO_EXPECTATION}: {name} is {v.bound} (compute and memory both busy, no single "
+                               "roof sets its time)")
+    return _ratio(base.roof_time_s, side.roof_time_s, "roof time")
+
+
+def launch_overhead(s: KernelStats) -> Value:
+    """For a latency-bound or small-grid kernel: the host's launch cost as a share of launch plus run time,
+    L / (L + median launch time), launches issued back to back (``advice.launch_overhead_share``)."""
+    if s.verdict.bound not in LAUNCH_BOUND:
+        return Value(None, "not launch or latency bound")
+    if s.median_s.value is None:
+        return Value(None, f"no launch time: {s.median_s.reason}")
+    return Value(launch_overhead_share(s.median_s.value),
+                 via=f"{s.count} launches x {seconds(LAUNCH_OVERHEAD_S)} assumed host launch cost, against "
+                     f"{seconds(s.median_s.value)} median run time each, launches back to back")
+
+
+def _ratio(num: Value, den: Value, what: str) -> Value:
+    """num / den as a Value, None with the reason when either side is missing or zero."""
+    if num.value is None or den.value is None:
+        return Value(None, f"no {what}: {num.reason or den.reason or 'not measured'}")
+    if den.value == 0:
+        return Value(None, f"zero {what}")
+    return Value(num.value / den.value)
+
+
+def project(stats: KernelStats, spec: DeviceSpec) -> Projection:
+    """Lower bound on the time per launch of this kernel's measured work against ``spec``'s ceilings."""
+    from roofline.specs.catalog import spec_ceilings
+
+    target = spec_ceilings(spec, stats.ceilings.tensor_dtype)
+    bound = _per_launch(roof_time(stats.flops, stats.bytes, target), stats.count)
+    limiter = roof_position(stats.flops, stats.bytes, _REFERENCE_S, target).limiter
+    return Projection(spec.id, bound, limiter, _left_out(stats, target),
+                      _ratio(stats.per_launch_s, bound, "projected bound"))
+
+
+def _left_out(stats: KernelStats, target: Ceilings) -> tuple[str, ...]:
+    """Precisions and levels the projection cannot include: no ceiling in the spec, or not measured."""
+    out = [f"{p} (no {p} ceiling in the spec)" for p in PRECISIONS
+           if stats.flops[p].value and not target.flop_per_s[p]]
+    for level in LEVELS:
+        if stats.bytes[level].value is None:
+            out.append(f"{level} (bytes not measured)")
+        elif not target.bytes_per_s[level]:
+            out.append(f"{level} (no {level} bandwidth in the spec)")
+    return tuple(out)

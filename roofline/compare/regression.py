@@ -1,0 +1,243 @@
+"""The regression gate of ``roofline diff``: judge every kernel BASE and NEW share, and their total, against
+thresholds that are on by default, so a CI job that passes no flag still fails on a large regression. Pure
+functions over a ``pairing.Comparison``; no I/O (scipy is imported by ``compare.noise`` when a kernel is tested).
+The thresholds' defaults live in ``roofline.core.thresholds``.
+
+* **Same set-up.** BASE and NEW must come from the same GPU (name, compute capability, SM count) and the same ncu
+  version where both reports name it; otherwise the times are no regression test and ``judge`` refuses (exit 2)
+  unless told ``allow_different_gpu``.
+* **A kernel** regresses when its time per launch is slower by more than ``slower_pct`` and it holds
+  at least ``min_share_pct`` of BASE's or NEW's time. With several launches on each side, only a change
+  the noise cannot explain counts: the one-sided Mann-Whitney U test of "slower by more than the threshold" at
+  ``alpha``, i.e. the lower end of the change's interval above the threshold
+  (``roofline.compare.noise``). With too few launches the change is untested for noise and gated on its median ratio.
+* **Different work** (``roofline.analysis.work``): reported per kernel and left out of the gate, unless
+  ``gate_different_work``, which gates the time per unit of work (the throughput's inverse) instead.
+* **The total** regresses when the gated kernels' BASE time, each kernel at its NEW speed, is more than
+  ``total_slower_pct`` above their BASE time: sum(T_k r_k) / sum(T_k) - 1, T_k = the kernel's total
+  time in BASE, r_k its median time ratio. Launch counts that differ between the runs do not move it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from roofline.analysis.results import Value
+from roofline.compare.noise import Change, slower_p_value
+from roofline.compare.pairing import Comparison, KernelPair, ReportRef, why_no_roof
+from roofline.core.thresholds import MIN_SHARE_PCT, SLOWER_PCT, TOTAL_SLOWER_PCT
+from roofline.errors import RooflineError
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Regression limits: a kernel's time per launch slower by more than ``slower_pct`` percent when it holds at
+    least ``min_share_pct`` percent of either report's time; the total slower by more than ``total_slower_pct``;
+    percent of roof lower by more than ``roof_drop_pct`` points (None = not gated). ``gate_different_work``
+    gates pairs of different work on their time per unit of work instead of leaving them out."""
+
+    slower_pct: float = SLOWER_PCT
+    min_share_pct: float = MIN_SHARE_PCT
+    total_slower_pct: float = TOTAL_SLOWER_PCT
+    roof_drop_pct: float | None = None
+    gate_different_work: bool = False
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One kernel's change from BASE to NEW and why it counts as a regression (empty ``reasons``: it does not).
+    ``not_gated`` says why the slower gate left it out ("" when it was gated)."""
+
+    pair: KernelPair
+    slowdown_pct: Value  # 100 x (median time ratio NEW / BASE - 1); negative = faster
+    roof_drop_pct: Value  # percent of roof BASE - NEW, in percentage points
+    reasons: tuple[str, ...]
+    unchecked: tuple[str, ...]
+    share_pct: float | None = None  # the larger of its shares of BASE's and NEW's time
+    per_work_pct: Value = Value(None, "same work")  # different work: change of time per unit of work
+    p_value: float | None = None  # the test of "slower by more than the threshold", where tested
+    not_gated: str = ""
+
+    @property
+    def regressed(self) -> bool:
+        return bool(self.reasons)
+
+    @property
+    def gated(self) -> bool:
+        """Whether the slower gate judged this kernel (it has a time change and was not left out)."""
+        measured = self.per_work_pct if self.pair.different_work(1) else self.slowdown_pct
+        return not self.not_gated and measured.value is not None
+
+    @property
+    def change(self) -> Change | None:
+        """NEW / BASE launch times with the noise interval."""
+        return self.pair.change[1] if self.pair.change else None
+
+
+@dataclass(frozen=True)
+class TotalChange:
+    """The gated kernels together: their BASE time, the same launches at NEW's speed, and the change."""
+
+    base_s: float
+    at_new_speed_s: float
+    kernels: int
+
+    @property
+    def change_pct(self) -> float:
+        return 100.0 * (self.at_new_speed_s / self.base_s - 1.0)
+
+
+@dataclass(frozen=True)
+class DiffResult:
+    """The gate's outcome over every kernel BASE and NEW share, and their total."""
+
+    comparison: Comparison
+    thresholds: Thresholds
+    verdicts: tuple[Verdict, ...]
+    total: TotalChange | None = None
+    setup_notes: tuple[str, ...] = ()  # what could not be checked about the set-up, or was allowed to differ
+
+    @property
+    def regressions(self) -> tuple[Verdict, ...]:
+        return tuple(v for v in self.verdicts if v.regressed)
+
+    @property
+    def total_regressed(self) -> bool:
+        return self.total is not None and self.total.change_pct > self.thresholds.total_slower_pct
+
+    @property
+    def exit_code(self) -> int:
+        """0 = no regression beyond the thresholds, 1 = at least one kernel or the total."""
+        return 1 if self.regressions or self.total_regressed else 0
+
+
+def judge(comparison: Comparison, thresholds: Thresholds = Thresholds(),
+          allow_different_gpu: bool = False) -> DiffResult:
+    """Judge every BASE/NEW pair and their total against the thresholds; RooflineError when the reports come from
+    different set-ups (unless allowed) or nothing can be judged."""
+    if len(comparison.reports) != 2:
+        raise RooflineError("diff needs exactly two reports", "pass BASE and NEW")
+    base, new = comparison.reports
+    notes = setup_check(base, new, allow_different_gpu)
+    if not comparison.pairs:
+        raise RooflineError(f"{base.path} and {new.path}: no kernel in common ({comparison.matching} matching)",
+                            "pair kernels with --match order|regex:PATTERN or --map BASE=NEW")
+    verdicts = tuple(_verdict(p, thresholds, comparison) for p in comparison.pairs)
+    gates = (("--fail-if-slower", thresholds.slower_pct, [v.slowdown_pct for v in verdicts], "a duration"),
+             ("--fail-if-roof-drop", thresholds.roof_drop_pct, [v.roof_drop_pct for v in verdicts],
+              "a percent of roof"))
+    for option, limit, changes, what in gates:
+        if limit is not None and all(c.value is None for c in changes):
+            raise RooflineError(f"{base.path} vs {new.path}: {option} cannot be checked, no shared kernel has {what} "
+                                "in both", f"re-profile with --set roofline or --set full, or drop {option}")
+    total = _total(verdicts, thresholds)
+    if total is None and not any(v.gated for v in verdicts):
+        different = sum(v.pair.different_work(1) for v in verdicts)
+        others = ", the others have no launch time" if different < len(verdicts) else ""
+        raise RooflineError(f"{base.path} vs {new.path}: nothing to gate, {different} of the {len(verdicts)} shared "
+                            f"kernels do different work{others}",
+                            "pass --gate-different-work to gate them per unit of work, or compare the runs with "
+                            "roofline compare")
+    return DiffResult(comparison, thresholds, verdicts, total, notes)
+
+
+def setup_check(base: ReportRef, new: ReportRef, allow_different_gpu: bool) -> tuple[str, ...]:
+    """RooflineError (one line) when BASE and NEW come from different GPUs or ncu versions, unless allowed; else the
+    notes on what could not be checked (a report that does not name its ncu version) or was allowed to differ."""
+    gpu = [(r.device, r.compute_capability, r.sm_count) for r in (base, new)]
+    differ = (["GPUs"] if gpu[0] != gpu[1] else []) + \
+             (["ncu versions"] if base.ncu_version and new.ncu_version and base.ncu_version != new.ncu_version else [])
+    sides = " and ".join(f"{r.path} ({r.device}, {_ncu(r)})" for r in (base, new))
+    if differ and not allow_different_gpu:
+        raise RooflineError(f"{sides} come from different {' and '.join(differ)}, so their times are no regression "
+                            "test", "diff runs of one GPU and ncu version, or pass --allow-different-gpu to gate them "
+                            "anyway (roofline compare is made for GPU generations)")
+    notes = [f"different {' and '.join(differ)} allowed (--allow-different-gpu): {sides}"] if differ else []
+    unknown = [r.path for r in (base, new) if not r.ncu_version]
+    if unknown:
+        notes.append(f"ncu version not checked: {' and '.join(unknown)} do not name the ncu version that wrote them "
+                     "(a report model written without it)")
+    return tuple(notes)
+
+
+def _ncu(r: ReportRef) -> str:
+    return f"ncu {r.ncu_version}" if r.ncu_version else "ncu version unknown"
+
+
+def _verdict(pair: KernelPair, limits: Thresholds, c: Comparison) -> Verdict:
+    change = pair.change[1] if pair.change else None
+    slow = Value(100.0 * (change.ratio - 1.0)) if change else Value(None, pair.speedup[1].reason or "no time")
+    base, new = pair.side(0), pair.side(1)
+    before, after = base.roof.pct_of_roof, new.roof.pct_of_roof
+    drop = (Value(before - after) if before is not None and after is not None
+            else Value(None, why_no_roof(base if before is None else new)))
+    share = _share(pair, c.reports)
+    check = pair.work[1] if pair.work else None
+    different = check is not None and check.different
+    per_work = Value(None, "same work")
+    factor = 1.0  # the time ratio the slower threshold is measured against: 1, or the work ratio
+    unit = f"per unit of work ({check.unit.removesuffix('/s')})" if check else ""
+    if different and check is not None:
+        per_work = (Value(100.0 * (change.ratio / check.work_ratio - 1.0), via=f"time {unit}")
+                    if change and check.work_ratio else Value(None, f"no unit of work to divide by ({check.summary})"))
+        factor = check.work_ratio or 1.0
+    reasons: list[str] = []
+    unchecked: list[str] = []
+    p_value, not_gated = None, ""
+    gated = per_work if different else slow
+    if gated.value is None:
+        unchecked.append(f"slower not checked: {gated.reason}")
+    elif different and not limits.gate_different_work:
+        not_gated = f"{check.summary if check else 'different work'}: not gated (--gate-different-work gates it)"
+    elif share is not None and share < limits.min_share_pct:
+        not_gated = f"{share:.2g}% of the time, under the {limits.min_share_pct:g}% gated"
+    elif change is not None:
+        p_value, reason = _slower(base.durations_s, new.durations_s, change, factor, gated.value, limits.slower_pct)
+        if reason:
+            reasons.append(reason + (f" {unit}" if different else ""))
+    if limits.roof_drop_pct is not None:
+        if drop.value is None:
+            unchecked.append(f"roof drop not checked: {drop.reason}")
+        elif drop.value > limits.roof_drop_pct:
+            reasons.append(f"roof drop {drop.value:.1f} points of roof > {limits.roof_drop_pct:g} points of roof")
+    return Verdict(pair, slow, drop, tuple(reasons), tuple(unchecked), share, per_work, p_value, not_gated)
+
+
+def _slower(base_s: Sequence[float], new_s: Sequence[float], change: Change, factor: float, pct: float,
+            limit: float) -> tuple[float | None, str]:
+    """(p-value, reason it regressed or ""): tested against the noise where the launches allow, else on the
+    median ratio."""
+    threshold = 1.0 + limit / 100.0
+    if change.untested:
+        return None, (f"slower {pct:.1f}% > {limit:g}% ({change.untested})" if pct > limit else "")
+    p = slower_p_value(base_s, new_s, threshold * factor)
+    if p >= change.alpha:
+        return p, ""
+    low = 100.0 * (change.low / factor - 1.0) if change.low is not None else pct
+    return p, (f"slower {pct:.1f}% > {limit:g}%: at least {low:.1f}% at {100 * (1 - change.alpha):g}% confidence "
+               f"(Mann-Whitney U p = {p:.2g} < {change.alpha:g})")
+
+
+def _share(pair: KernelPair, reports: Sequence[ReportRef]) -> float | None:
+    """The larger of the kernel's shares of BASE's and NEW's total time, in percent."""
+    shares = [100.0 * s.total_s.value / r.total_time_s for s, r in zip(pair.sides, reports, strict=True)
+              if s is not None and s.total_s.value is not None and r.total_time_s]
+    return max(shares) if shares else None
+
+
+def _total(verdicts: Sequence[Verdict], limits: Thresholds) -> TotalChange | None:
+    """The gated kernels (same work, or all with gate_different_work), BASE time and BASE time at NEW's speed."""
+    base_s = new_s = 0.0
+    kernels = 0
+    for v in verdicts:
+        change, total = v.change, v.pair.side(0).total_s.value
+        gated = v.per_work_pct if v.pair.different_work(1) else v.slowdown_pct
+        if change is None or total is None or gated.value is None:
+            continue
+        if v.pair.different_work(1) and not limits.gate_different_work:
+            continue
+        base_s += total
+        new_s += total * (1.0 + gated.value / 100.0)
+        kernels += 1
+    return TotalChange(base_s, new_s, kernels) if kernels and base_s > 0 else None

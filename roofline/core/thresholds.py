@@ -1,0 +1,11 @@
+"""The defaults of comparisons and of the regression gate, in one place: the work tolerance, the noise statistics'
+alpha, and diff's thresholds. Kept free of imports, so the command line shows them in its help without loading the
+analysis (``roofline.analysis.work``, ``roofline.compare.noise`` and ``roofline.compare.regression`` use them)."""
+
+from __future__ import annotations
+
+WORK_TOLERANCE = 0.05  # --work-tolerance 5: FLOPs (or threads) differing more make a pair "different work"
+ALPHA = 0.01  # --alpha: the Mann-Whitney U test's level; intervals are 1 - 2 alpha
+SLOWER_PCT = 10.0  # --fail-if-slower: a kernel slower by more than this fails
+MIN_SHARE_PCT = 1.0  # --min-share: kernels with less of BASE's and NEW's time are not gated on their own
+TOTAL_SLOWER_PCT = 5.0  # --fail-if-total-slower: the gated kernels together slower by more than this fail

@@ -1,0 +1,567 @@
+"""Drive Nsight Compute (ncu) on an application: find it, check its version, build its command line, run it
+with live output, and turn the outcome into the written report's path or a one-line error.
+
+ncu's exit code alone is not trusted: ncu 2022.3 exits 0 when no kernel was profiled, and exits 1 with "the
+application returned an error code (1)" when it cannot reach the CUDA driver. The driver passes
+``--log-file`` so ncu's own messages land in a file kept next to the report, reads that file and the
+application's output as they grow, and decides from the messages, the exit code and the report file.
+
+Minimum ncu versions (from the release notes shipped with ncu 2022.3):
+2020.2 added ``--log-file``; 2021.1 added ``--kernel-name``/``--kernel-name-base`` and the ``regex:`` prefix
+that ``-k`` uses here (its value comes from ``roofline.core.kernel_filter``); 2021.3 added the hierarchical roofline
+sections and the ``roofline`` set; 2022.1 added range replay.
+"""
+
+from __future__ import annotations
+
+import codecs
+import glob
+import os
+import queue
+import re
+import shlex
+import shutil
+import signal
+import socket
+import string
+import subprocess
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Literal
+
+from roofline.core.kernel_families import classify
+from roofline.core.kernel_filter import DEFAULT_BASE, KernelFilter
+from roofline.core.units import counted
+from roofline.errors import NcuError, NoKernelMatched, RooflineError
+
+SectionSet = Literal["roofline", "detailed", "full"]
+ReplayMode = Literal["kernel", "application", "range"]
+ClockControl = Literal["base", "none"]
+REPORT_SUFFIX = ".ncu-rep"
+LOG_SUFFIX = ".ncu.log"
+INSTALL_PLACES = (  # searched after --ncu, ROOFLINE_NCU and PATH; globs list the newest version first
+    "$CUDA_HOME/bin/ncu",
+    "/usr/local/cuda/bin/ncu",
+    "/opt/nvidia/nsight-compute/*/ncu",
+    "/usr/local/cuda-*/bin/ncu",
+)
+VERSION_TIMEOUT_S = 60
+POLL_S = 0.1
+PIPE_GRACE_S = 2.0  # how long to wait for the output pipe after ncu exits (a daemonized child may hold it)
+TAIL_LINES = 10
+_VERSION_RE = re.compile(r"Version (\d+)\.(\d+)\.(\d+)(?:\.(\d+))?")
+_MACRO_RE = re.compile(r"%(?:q\{([^}]*)\}|[%hpi])")
+_PROFILING_RE = re.compile(r'==PROF== Profiling "(.*)" - \d+:(?:.*- (\d+) pass)?')
+_REPORT_RE = re.compile(r"==PROF== Report: (.+)$")
+_OPTION_ERROR = (r"^(the argument for option|unrecognised option|option is ambiguous|the required argument|"
+                 r"option '[^']+' cannot be specified more than once)")  # ncu's own command-line errors
+_NCU_LINE_RE = re.compile(r"^==[A-Z]+==|" + _OPTION_ERROR)
+
+
+class AppFailed(NcuError):
+    """The profiled application exited non-zero; ``app_exit_code`` is its own exit code."""
+
+    def __init__(self, app_exit_code: int, message: str, hint: str) -> None:
+        self.app_exit_code = app_exit_code
+        super().__init__(message, hint)
+
+
+class ProfilingInterrupted(NcuError):
+    """ncu was stopped by a signal (Ctrl-C); exits with 128 + the signal number, as shells do."""
+
+    def __init__(self, signum: int, message: str, hint: str) -> None:
+        self.exit_code = 128 + signum
+        super().__init__(message, hint)
+
+
+# --- Finding ncu ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NcuInstall:
+    """An ncu executable, its version, and how it was found (for the user to see which one runs)."""
+
+    path: str
+    version: tuple[int, ...]
+    found_by: str
+
+    def describe(self) -> str:
+        """One phrase for messages: ``ncu 2022.3.0.0 at /usr/bin/ncu (found on PATH)``."""
+        return f"ncu {'.'.join(map(str, self.version))} at {self.path} (found {self.found_by})"
+
+
+def find_ncu(explicit: str | None = None, env: Mapping[str, str] | None = None,
+             places: Sequence[str] | None = None) -> NcuInstall:
+    """Locate ncu: ``--ncu PATH``, then $ROOFLINE_NCU, then PATH, then the usual install places."""
+    env = os.environ if env is None else env
+    places = INSTALL_PLACES if places is None else places
+    for path, how, must_work in _candidates(explicit, env, places):
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return NcuInstall(path, ncu_version(path), how)
+        if must_work:
+            raise NcuError(f"{how} {path}: not an executable file", "give the path of the ncu program")
+    where = "on PATH" + (" or in " + ", ".join(places) if places else "")
+    raise NcuError(f"ncu (Nsight Compute CLI) not found {where}",
+                   "install Nsight Compute, then pass --ncu PATH or set ROOFLINE_NCU")
+
+
+def _candidates(explicit: str | None, env: Mapping[str, str],
+                places: Sequence[str]) -> Iterator[tuple[str, str, bool]]:
+    """Yield ``(path, how it was found, whether it must work)`` in search order."""
+    if explicit:
+        yield explicit, "by --ncu", True
+        return
+    if env.get("ROOFLINE_NCU"):
+        yield env["ROOFLINE_NCU"], "by ROOFLINE_NCU", True
+        return
+    on_path = shutil.which("ncu", path=env.get("PATH", os.defpath))
+    if on_path:
+        yield on_path, "on PATH", False
+    for pattern in places:
+        filled = string.Template(pattern).safe_substitute(env)
+        if "$" not in filled:
+            for path in sorted(glob.glob(filled), key=_natural_key, reverse=True):
+                yield path, f"in {pattern}", False
+
+
+def _natural_key(text: str) -> list[tuple[int, int | str]]:
+    """Sort key that orders ``cuda-12.10`` after ``cuda-12.9``."""
+    return [(0, int(tok)) if tok.isdigit() else (1, tok) for tok in re.split(r"(\d+)", text)]
+
+
+def parse_version(text: str) -> tuple[int, ...] | None:
+    """The version in ``ncu --version`` output ("Version 2022.3.0.0 (build ...)"), or None."""
+    match = _VERSION_RE.search(text)
+    return tuple(int(g) for g in match.groups() if g is not None) if match else None
+
+
+def ncu_version(path: str) -> tuple[int, ...]:
+    """Run ``PATH --version`` and parse it; NcuError when it does not run or prints no version."""
+    try:
+        proc = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=VERSION_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise NcuError(f"{path} --version failed ({err})", "check that this is a working ncu") from None
+    version = parse_version(proc.stdout + proc.stderr)
+    if version is None:
+        raise NcuError(f"{path} --version printed no 'Version YYYY.R.P' line", "check that this is NVIDIA's ncu")
+    return version
+
+
+# --- Options, version checks, command line ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NcuOptions:
+    """The profiling choices of ``roofline analyze`` and ``roofline wrap``, in ncu's own terms."""
+
+    section_set: SectionSet | None = "roofline"  # None: only --section/--metrics (roofline calibrate's timing run)
+    sections: tuple[str, ...] = ()
+    metrics: str | None = None
+    kernel: KernelFilter = KernelFilter()  # ncu's -k and --kernel-name-base (roofline.core.kernel_filter)
+    launch_skip: int | None = None
+    launch_count: int | None = None
+    nvtx_include: tuple[str, ...] = ()
+    replay_mode: ReplayMode | None = None
+    clock_control: ClockControl | None = None
+    extra: tuple[str, ...] = ()
+    force: bool = False
+
+
+def requirements(options: NcuOptions) -> Iterator[tuple[tuple[int, int], str]]:
+    """Yield ``((year, release), what)`` for each ncu feature these options use (dates in the module doc)."""
+    yield (2020, 2), "--log-file"
+    if options.kernel.terms or options.kernel.base != DEFAULT_BASE:
+        yield (2021, 1), "-k with --kernel-name-base and regex:"
+    if options.section_set == "roofline":
+        yield (2021, 3), "--set roofline"
+    for section in options.sections:
+        if section.startswith("SpeedOfLight_Hierarchical"):
+            yield (2021, 3), f"--section {section}"
+    if options.replay_mode == "range":
+        yield (2022, 1), "--replay-mode range"
+
+
+def check_version(install: NcuInstall, options: NcuOptions) -> None:
+    """Refuse an ncu older than any feature the options need, naming the feature and the version."""
+    for needed, what in requirements(options):
+        if install.version[:2] < needed:
+            raise NcuError(f"{install.describe()} is too old for {what} (needs {needed[0]}.{needed[1]} or newer)",
+                           "install a newer Nsight Compute and pass --ncu PATH or set ROOFLINE_NCU")
+
+
+def build_argv(ncu: str, options: NcuOptions, report: str, log_file: str, app: Sequence[str]) -> list[str]:
+    """The exact ncu command: options, passthrough args, ``-f`` only when forced, log, report, then the app."""
+    argv = [ncu, "--target-processes", "all", *(("--set", options.section_set) if options.section_set else ())]
+    for section in options.sections:
+        argv += ["--section", section]
+    base = options.kernel.base if options.kernel.base != DEFAULT_BASE else None
+    argv += _pairs(("--metrics", options.metrics), ("-k", options.kernel.ncu_kernel_name()),
+                   ("--kernel-name-base", base), ("-s", options.launch_skip), ("-c", options.launch_count))
+    if options.nvtx_include:
+        argv.append("--nvtx")
+        for expr in options.nvtx_include:
+            argv += ["--nvtx-include", expr]
+    argv += _pairs(("--replay-mode", options.replay_mode), ("--clock-control", options.clock_control))
+    argv += options.extra
+    if options.force:
+        argv.append("-f")
+    return argv + ["--log-file", log_file, "-o", report, *app]
+
+
+def _pairs(*pairs: tuple[str, object]) -> list[str]:
+    """Flatten ``(option, value)`` pairs into argv, leaving out unset values."""
+    return [tok for opt, value in pairs if value is not None for tok in (opt, str(value))]
+
+
+def shell_command(argv: Sequence[str]) -> str:
+    """The command shell-quoted for copy and paste (only for display; nothing here runs a shell)."""
+    return shlex.join(argv)
+
+
+# --- The application and the report name ------------------------------------------------------------
+
+
+def resolve_app(command: Sequence[str]) -> list[str]:
+    """The argv that runs APP: a ``.py`` script through this Python, else the executable found on PATH."""
+    first = command[0]
+    if first.endswith(".py"):
+        if not os.path.isfile(first):
+            raise RooflineError(f"{first}: no such Python script", "check the path")
+        return [sys.executable, *command]
+    found = shutil.which(first)
+    if found is None:
+        raise RooflineError(f"{first}: not found or not executable",
+                            "give the application's path (e.g. ./app) or put it on PATH")
+    return [os.path.abspath(found), *command[1:]]
+
+
+def app_name(command: Sequence[str]) -> str:
+    """Default report name: the script's or program's file name without its extension."""
+    return Path(command[0]).stem or "report"
+
+
+def report_template(output: str | None, default_name: str, tag: str = "") -> str:
+    """ncu's ``-o`` value: OUTPUT is a folder (existing, or ending in /) or a report name; macros stay as given."""
+    if output is None:
+        base = default_name
+    elif output.endswith(("/", os.sep)) or os.path.isdir(output):
+        base = os.path.join(output, default_name)
+    else:
+        base = output
+    return base.removesuffix(REPORT_SUFFIX) + tag + REPORT_SUFFIX
+
+
+def expand_macros(template: str, env: Mapping[str, str], unique: str | None) -> str | None:
+    """Fill in ncu's %h, %q{VAR} and %% like ncu does; %p/%i become ``unique``, or give None when it is None."""
+    if unique is None and any(m[0] in ("%p", "%i") for m in _MACRO_RE.finditer(template)):
+        return None
+
+    def fill(match: re.Match[str]) -> str:
+        token = match[0]
+        if token == "%%":
+            return "%"
+        if token == "%h":
+            return socket.gethostname()
+        if token in ("%p", "%i"):
+            return str(unique)
+        return env.get(match[1], "")
+
+    return _MACRO_RE.sub(fill, template)
+
+
+def refuse_overwrite(template: str, force: bool, env: Mapping[str, str] | None = None) -> None:
+    """Stop before running anything when the report exists and --force was not given (%p/%i names are new)."""
+    path = expand_macros(template, os.environ if env is None else env, None)
+    if not force and path is not None and os.path.exists(path):
+        raise RooflineError(f"{path}: report already exists",
+                            "pass --force to overwrite it, or choose another --output")
+
+
+def log_path(template: str, env: Mapping[str, str] | None = None) -> Path:
+    """Where ncu's log goes: beside the report (``NAME.ncu.log``); %p/%i become roofline's PID."""
+    expanded = expand_macros(template, os.environ if env is None else env, str(os.getpid()))
+    return Path(str(expanded).removesuffix(REPORT_SUFFIX) + LOG_SUFFIX)
+
+
+# --- A prepared run --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One prepared ncu invocation: the command, where the report and ncu's log go, and what is profiled."""
+
+    ncu: str
+    options: NcuOptions
+    report_template: str
+    log_file: Path
+    app: tuple[str, ...]
+
+    @property
+    def argv(self) -> list[str]:
+        """The ncu command line for this plan."""
+        return build_argv(self.ncu, self.options, self.report_template, str(self.log_file), self.app)
+
+
+def make_plan(ncu: str, options: NcuOptions, template: str, app: Sequence[str]) -> Plan:
+    """Bundle a run's inputs, with the log file named after the report."""
+    return Plan(ncu, options, template, log_path(template), tuple(app))
+
+
+def profile(plan: Plan) -> Path:
+    """Run ncu for ``plan`` with live output; return the written report, or raise the error that explains why not."""
+    Path(plan.report_template).parent.mkdir(parents=True, exist_ok=True)
+    run = run_ncu(plan.argv, plan.log_file)
+    try:
+        return check_outcome(run, plan)
+    except AppFailed:
+        _print_tail(run.tail)
+        raise
+
+
+def _print_tail(tail: Sequence[str]) -> None:
+    """Repeat the application's last output lines above the error line."""
+    if tail:
+        print("roofline: last lines of the application's output:", *list(tail)[-TAIL_LINES:], sep="\n  ",
+              file=sys.stderr)
+
+
+# --- Running ncu -------------------------------------------------------------------------------------
+
+
+@dataclass
+class NcuRun:
+    """What one ncu run left: exit code, ncu's messages, the app's last lines, profiled kernels, signal."""
+
+    returncode: int = 0
+    messages: list[str] = field(default_factory=list)
+    tail: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
+    kernels: list[str] = field(default_factory=list)
+    report: str | None = None
+    signum: int | None = None
+
+
+def run_ncu(argv: Sequence[str], log_file: Path) -> NcuRun:
+    """Run ncu in its own session, echo its and the app's output to stderr live, and collect ncu's messages.
+
+    stdout stays free for the analysis output. Python applications get PYTHONUNBUFFERED=1 so their output
+    streams through the pipe as it is printed.
+    """
+    from rich.console import Console
+
+    console = Console(stderr=True, highlight=False, soft_wrap=True)
+    log_file.unlink(missing_ok=True)  # a stale log from an earlier run must not be read as this run's
+    try:
+        proc = subprocess.Popen(list(argv), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                start_new_session=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    except OSError as err:
+        raise NcuError(f"cannot run {argv[0]} ({err.strerror})", "check --ncu or ROOFLINE_NCU") from None
+    run = NcuRun()
+    with console.status("ncu: starting the application") as status, _forward_signals(proc, run):
+        collect = _Collector(run, lambda line: console.out(line, highlight=False), status.update)
+        _pump(proc, _LogTail(log_file), collect)
+    run.returncode = proc.returncode
+    return run
+
+
+def _pump(proc: subprocess.Popen[bytes], log: _LogTail, collect: _Collector) -> None:
+    """Feed output lines (pipe and ncu's log) to ``collect`` until ncu exits and the pipe closes."""
+    lines: queue.Queue[str | None] = queue.Queue()
+    assert proc.stdout is not None
+    threading.Thread(target=_read_lines, args=(proc.stdout, lines), daemon=True).start()
+    pipe_open, deadline = True, None
+    while pipe_open and (deadline is None or time.monotonic() < deadline):
+        with suppress(queue.Empty):
+            item = lines.get(timeout=POLL_S)
+            pipe_open = item is not None
+            if item is not None:
+                collect.feed(item, from_log=False)
+        for line in log.read():
+            collect.feed(line, from_log=True)
+        if deadline is None and proc.poll() is not None:
+            deadline = time.monotonic() + PIPE_GRACE_S
+    proc.wait()
+    for line in log.read(final=True):
+        collect.feed(line, from_log=True)
+
+
+def _read_lines(stream: IO[bytes], out: queue.Queue[str | None]) -> None:
+    """Thread body: push each decoded output line, then None at end of stream."""
+    for raw in iter(stream.readline, b""):
+        out.put(raw.decode(errors="replace").rstrip("\r\n"))
+    out.put(None)
+
+
+class _LogTail:
+    """Read the lines appended to ncu's log file since the last call (a partial last line waits)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.pos = 0
+        self.partial = ""
+        self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+
+    def read(self, final: bool = False) -> list[str]:
+        """New complete lines; with ``final`` also the unterminated rest."""
+        try:
+            with open(self.path, "rb") as fh:
+                fh.seek(self.pos)
+                data = fh.read()
+        except FileNotFoundError:
+            data = b""
+        self.pos += len(data)
+        *lines, self.partial = (self.partial + self.decoder.decode(data, final)).split("\n")
+        if final and self.partial:
+            lines.append(self.partial)
+            self.partial = ""
+        return [line.rstrip("\r") for line in lines]
+
+
+class _Collector:
+    """Echo each line; keep ncu's messages and the app's last lines; track kernels profiled for the status."""
+
+    def __init__(self, run: NcuRun, echo: Callable[[str], None], status: Callable[[str], None]) -> None:
+        self.run = run
+        self.echo = echo
+        self.status = status
+
+    def feed(self, line: str, from_log: bool) -> None:
+        """Handle one output line from the pipe or from ncu's log."""
+        self.echo(line)
+        if not (from_log or _NCU_LINE_RE.match(line)):
+            self.run.tail.append(line)
+            return
+        self.run.messages.append(line)
+        if match := _PROFILING_RE.match(line):
+            self.run.kernels.append(match[1])
+            passes = f", {match[2]} passes" if match[2] else ""
+            self.status(f"ncu: {counted(len(self.run.kernels), 'kernel launch')} profiled, last {match[1]}{passes}")
+        elif match := _REPORT_RE.match(line):
+            self.run.report = match[1].strip()
+
+
+@contextmanager
+def _forward_signals(proc: subprocess.Popen[bytes], run: NcuRun) -> Iterator[None]:
+    """While ncu runs, pass SIGINT/SIGTERM on to its process group; a second Ctrl-C kills the group."""
+
+    def forward(signum: int, _frame: object) -> None:
+        sig = signal.SIGKILL if run.signum == signal.SIGINT and signum == signal.SIGINT else signum
+        run.signum = run.signum or signum
+        with suppress(ProcessLookupError):
+            os.killpg(proc.pid, sig)
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+# --- Interpreting the outcome ------------------------------------------------------------------------
+
+Failure = Callable[[re.Match[str], str, Plan, NcuRun], RooflineError]
+
+
+def _denied(_m: re.Match[str], _line: str, _plan: Plan, _run: NcuRun) -> RooflineError:
+    return NcuError("ncu was denied access to the GPU performance counters (ERR_NVGPUCTRPERM)",
+                    "run as root, or load the nvidia driver with NVreg_RestrictProfilingToAdminUsers=0; in a "
+                    "container add --cap-add=SYS_ADMIN (see https://developer.nvidia.com/ERR_NVGPUCTRPERM)")
+
+
+def _no_driver(_m: re.Match[str], _line: str, _plan: Plan, _run: NcuRun) -> RooflineError:
+    return NcuError("ncu could not connect to the CUDA driver",
+                    "run on a machine with an NVIDIA GPU and driver (nvidia-smi must work) and keep stub "
+                    "libcuda.so off LD_LIBRARY_PATH")
+
+
+def _exists(m: re.Match[str], _line: str, _plan: Plan, _run: NcuRun) -> RooflineError:
+    return NcuError(f"ncu refused to overwrite {m[1]}", "pass --force, or choose another --output")
+
+
+def _unwritable(m: re.Match[str], _line: str, plan: Plan, _run: NcuRun) -> RooflineError:
+    return NcuError(f"ncu cannot write the report {plan.report_template}",
+                    "make its folder writable, or choose another --output")
+
+
+def _bad_section(m: re.Match[str], _line: str, plan: Plan, _run: NcuRun) -> RooflineError:
+    return NcuError(f"ncu: --section '{m[1]}' matches no section",
+                    f"list the sections with: {shell_command([plan.ncu, '--list-sections'])}")
+
+
+def _no_app(m: re.Match[str], _line: str, _plan: Plan, _run: NcuRun) -> RooflineError:
+    return NcuError(f"ncu cannot start '{m[1]}': not an executable", "give the application's path")
+
+
+def _bad_option(_m: re.Match[str], line: str, plan: Plan, _run: NcuRun) -> RooflineError:
+    return NcuError(f"ncu rejected its command line: {line}",
+                    f"check the option values and --ncu-arg (see: {shell_command([plan.ncu, '--help'])})")
+
+
+def _app_failed(m: re.Match[str], _line: str, plan: Plan, _run: NcuRun) -> RooflineError:
+    return AppFailed(int(m[1]), f"the application exited with code {m[1]} under ncu: {shell_command(plan.app)}",
+                     f"fix the application (its last lines are above; ncu's log: {plan.log_file})")
+
+
+def _no_kernels(_m: re.Match[str], _line: str, plan: Plan, _run: NcuRun) -> RooflineError:
+    opts = plan.options
+    if opts.kernel.terms:
+        hint = (f"no launch's {opts.kernel.base} name matched {opts.kernel.describe()}; list the names by running "
+                "without --kernel, or try --kernel-name-base demangled")
+        named = [(t.value, kind) for t in opts.kernel.terms if (kind := classify(t.value)) is not None and kind.sm]
+        if named:  # e.g. ampere_sgemm on an H100, where cuBLAS runs sm90_xmma_gemm_* kernels
+            value, library = named[0]
+            hint += (f"; '{value}' names {library.describe()}, and on other GPUs the library runs kernels of other "
+                     "names" + (": try --kernel gemm" if library.op == "gemm" else ""))
+    elif opts.nvtx_include or opts.launch_skip:
+        hint = "--nvtx-include or --launch-skip excluded every launch; loosen them"
+    else:
+        hint = "the application launched no CUDA kernel; check that it runs on the GPU"
+    return NoKernelMatched(f"ncu profiled no kernel of: {shell_command(plan.app)}", hint)
+
+
+def _other_error(m: re.Match[str], _line: str, plan: Plan, _run: NcuRun) -> RooflineError:
+    return NcuError(f"ncu: {m[1]}", f"see ncu's log {plan.log_file}")
+
+
+# Checked in order: the first matching message explains the run (the driver error outranks the
+# "application returned an error code (1)" that ncu 2022.3 prints with it).
+FAILURES: tuple[tuple[re.Pattern[str], Failure], ...] = (
+    (re.compile(r"ERR_NVGPUCTRPERM"), _denied),
+    (re.compile(r"failed to connect to the CUDA driver"), _no_driver),
+    (re.compile(r"==ERROR== File (.+?) already exists"), _exists),
+    (re.compile(r"==ERROR== Unable to write to file"), _unwritable),
+    (re.compile(r"==ERROR== Option '--section (.+?)' did not match any section"), _bad_section),
+    (re.compile(r"==ERROR== '(.+)' does not exist or is not an executable"), _no_app),
+    (re.compile(_OPTION_ERROR), _bad_option),
+    (re.compile(r"==ERROR== The application returned an error code \((-?\d+)\)"), _app_failed),
+    (re.compile(r"==WARNING== No kernels were profiled"), _no_kernels),
+    (re.compile(r"==ERROR== (.+)"), _other_error),
+)
+
+
+def check_outcome(run: NcuRun, plan: Plan) -> Path:
+    """Turn a finished run into the report's path, or raise the one-line error that explains the run."""
+    if run.signum:
+        raise ProfilingInterrupted(run.signum, f"profiling stopped by {signal.Signals(run.signum).name}",
+                                   f"partial output kept: ncu's log {plan.log_file}, report {plan.report_template} "
+                                   "if ncu wrote one; run again to profile fully")
+    for pattern, failure in FAILURES:
+        for line in run.messages:
+            if match := pattern.search(line):
+                raise failure(match, line, plan, run)
+    if run.returncode != 0:
+        raise NcuError(f"ncu exited with code {run.returncode}", f"see ncu's log {plan.log_file}")
+    report = run.report or expand_macros(plan.report_template, os.environ, None)
+    if report is None or not os.path.isfile(report):
+        raise NcuError(f"ncu finished but wrote no report {report or plan.report_template}",
+                       f"see ncu's log {plan.log_file}")
+    return Path(report)

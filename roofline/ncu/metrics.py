@@ -1,0 +1,559 @@
+"""Every ncu metric name the tool reads, and every formula that turns them into time, FLOPs, bytes and peaks.
+
+Reports hold the roofline inputs in one of three forms, and each counter is read from the first form
+present (see ``counter``):
+
+1. a plain count ``X.sum`` (reports taken with ``--metrics``);
+2. a rate per elapsed cycle ``X.sum.per_cycle_elapsed`` (the stock roofline sections), times the unit's
+   clock ``unit__cycles_elapsed.avg.per_second`` times the duration;
+3. a rate per second ``X.sum.per_second``, times the duration.
+
+Peaks are ``X.sum.peak_sustained`` (units per cycle) times the unit's measured clock, as ncu's roofline
+charts compute them. Every function here is pure: it reads a ``KernelLaunch`` and returns a ``Measured``.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from roofline.core.cohorts import argmax_key, fmt, largest, per_row, same, truth
+
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.core.model import Device, KernelLaunch
+
+# --- Time and clocks --------------------------------------------------------------------------------
+DURATION = "gpu__time_duration.sum"  # ns
+SM_CYCLES = "sm__cycles_elapsed.avg"
+INSTRUCTIONS = "smsp__inst_executed.sum"  # warp-level SASS instructions executed (InstructionStats section)
+SM_CLOCK = "sm__cycles_elapsed.avg.per_second"  # the clock of compute peaks
+SMSP_CLOCK = "smsp__cycles_elapsed.avg.per_second"  # the clock of smsp__* per-cycle rates
+DRAM_CLOCK = "dram__cycles_elapsed.avg.per_second"
+LTS_CLOCK = "lts__cycles_elapsed.avg.per_second"
+L1TEX_CLOCK = "l1tex__cycles_elapsed.avg.per_second"
+GPC_CLOCK = "gpc__cycles_elapsed.avg.per_second"  # the SMs' clock domain: within 1% of the SM clock in the
+# reports of shared/ncu-reps (8% on the T4), and the only clock basic-set reports hold
+UNIT_CLOCKS = {"sm": SM_CLOCK, "smsp": SMSP_CLOCK, "dram": DRAM_CLOCK, "lts": LTS_CLOCK, "l1tex": L1TEX_CLOCK}
+CLOCK_METRICS = (SM_CLOCK, SMSP_CLOCK, DRAM_CLOCK, LTS_CLOCK, L1TEX_CLOCK, GPC_CLOCK)
+
+# --- FLOP counters (thread-level SASS instructions with predicate on) --------------------------------
+# (instruction, FLOPs per thread instruction). FMA = 2 FLOPs. Half-precision instructions count as packed
+# half2 (2 lanes): HADD2/HMUL2 = 2, HFMA2 = 4, the convention of ncu >= 2025.1, the only one consistent
+# with the hfma peak (hfma.peak_sustained x 4 = the datasheet FP16 rate).
+FLOP_TERMS: dict[str, tuple[tuple[str, float], ...]] = {
+    "fp64": (("dadd", 1.0), ("dmul", 1.0), ("dfma", 2.0)),
+    "fp32": (("fadd", 1.0), ("fmul", 1.0), ("ffma", 2.0)),
+    "fp16": (("hadd", 2.0), ("hmul", 2.0), ("hfma", 4.0)),
+}
+FMA_OP = {"fp64": "dfma", "fp32": "ffma", "fp16": "hfma"}
+
+
+def flop_counter(op: str) -> str:
+    """Base name of the thread-instruction counter of one FP instruction (without unit prefix)."""
+    return f"sass_thread_inst_executed_op_{op}_pred_on"
+
+
+# An HFMA2 whose two multiplicands are both the zero register (RZ, -RZ) computes 0 x 0 + c: compilers emit it to
+# set or copy a register through the FMA pipe (``HFMA2.MMA R12, -RZ, RZ, 0, 0``), no arithmetic, and ncu counts it
+# in hfma. The reader counts the thread executions of such instructions from the per-instruction SASS counts
+# (SourceCounters section, ``--set full``) into HFMA_MOVES, a metric of roofline's own (absent without those
+# counts); the FP16 FLOPs leave them out.
+HFMA_MOVES = "roofline__hfma2_zero_product_thread_inst_executed"
+PER_PC_THREAD_INST = "thread_inst_executed_true"  # thread executions (predicate on) per SASS instruction (PC)
+PER_OPCODE_THREAD_INST = "sass__thread_inst_executed_true_per_opcode"  # the same summed per opcode ("HFMA2")
+HFMA2_OPCODE = "HFMA2"
+HINT_HFMA_MOVES = "re-profile with --set full (SourceCounters section) to let roofline exclude them"
+
+
+# --- Tensor Core counters ---------------------------------------------------------------------------
+TENSOR_OPS_PREFIX = "sm__ops_path_tensor_"  # FLOPs (2 per FMA) executed on the tensor path, CC >= 7.5
+TENSOR_INST = "inst_executed_pipe_tensor"  # warp instructions issued to the tensor pipe (legacy)
+VOLTA_FLOP_PER_TENSOR_INST = 512  # HMMA.884 with FP32 accumulate; exact only on CC 7.0 (NERSC method)
+_TENSOR_SRC = re.compile(r"^sm__ops_path_tensor_(?:op_[a-z]+_)?src_(?P<src>[a-z0-9_]+?)(?:_dst_[a-z0-9]+)?"
+                         r"(?:_sparsity_(?P<sp>on|off))?$")
+FLOAT_TENSOR_TYPES = ("fp64", "tf32", "fp16", "bf16", "fp8", "fp6", "fp4")
+
+# --- Throughputs (SpeedOfLight section, in every --set) -----------------------------------------------
+SM_THROUGHPUT = "sm__throughput.avg.pct_of_peak_sustained_elapsed"  # busiest SM unit, percent of its peak
+MEMORY_THROUGHPUT = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"  # busiest memory unit
+# "breakdown:<throughput>" lists, comma separated, the unit metrics (percent of their peak) the throughput is
+# the maximum of; the reader reads the units these two list.
+BREAKDOWNS = ("breakdown:" + SM_THROUGHPUT, "breakdown:" + MEMORY_THROUGHPUT)
+WAVES = "launch__waves_per_multiprocessor"
+HINT_THROUGHPUT = "re-profile with --section SpeedOfLight (part of every --set, the default one included)"
+
+# --- Warp states and issue (WarpStateStats, SchedulerStats, SourceCounters sections) -------------------
+STALL_PREFIX = "smsp__average_warps_issue_stalled_"  # + reason + STALL_SUFFIX: cycles stalled per issued instr.
+STALL_SUFFIX = "_per_issue_active.ratio"
+STALL_SAMPLES_PREFIX = "smsp__pcsamp_warps_issue_stalled_"  # + reason: PC samples of warps in that state
+ISSUE_ACTIVE_PCT = "smsp__issue_active.avg.pct_of_peak_sustained_active"  # issue slots used while active
+WARPS_ELIGIBLE = "smsp__warps_eligible.avg.per_cycle_active"  # warps ready to issue, per scheduler and cycle
+WARPS_ACTIVE = "smsp__warps_active.avg.per_cycle_active"  # resident warps per scheduler
+HINT_STALLS = "re-profile with --section WarpStateStats --section SchedulerStats"
+
+# --- Memory traffic ---------------------------------------------------------------------------------
+DRAM_BYTES = "dram__bytes"
+DRAM_READ_WRITE = ("dram__bytes_read", "dram__bytes_write")
+LTS_T_BYTES = "lts__t_bytes"  # L2 tag-stage requests from every source (NERSC, ncu <= 2022.3)
+LTS2XBAR_CYCLES = "lts__lts2xbar_cycles_active"  # L2 -> crossbar, 32 B per active cycle (ncu >= 2025.1)
+XBAR2L1TEX_READ = "l1tex__m_xbar2l1tex_read_bytes"  # L2 -> L1 reads only (ncu 2023.x/2024.x sections)
+L1TEX_T_BYTES = "l1tex__t_bytes"  # L1 tag-stage requests, LSU + TEX (NERSC, ncu <= 2022.3)
+LSU_WRITEBACK = {  # L1 -> register writeback, 128 B per active cycle (ncu >= 2023.1), by compute capability
+    "mem_lgds": "l1tex__lsu_writeback_active_mem_lgds",  # CC >= 9.0 (adds distributed shared memory)
+    "mem_lg": "l1tex__lsu_writeback_active_mem_lg",  # CC 7.5 - 8.9
+    "all": "l1tex__lsu_writeback_active",  # CC <= 7.2
+}
+LTS_T_SECTORS = "lts__t_sectors"  # L2 tag-stage sectors from every source, loads and stores (all L2 traffic)
+BYTES_PER_SECTOR = 32
+BYTES_PER_LTS2XBAR_CYCLE = 32
+BYTES_PER_LSU_WRITEBACK_CYCLE = 128
+
+# --- What to re-collect when something is missing ---------------------------------------------------
+HINT_FLOPS = "re-profile with --set roofline or --set full"
+HINT_FP16 = "re-profile with --set roofline (hierarchical half-precision chart)"
+HINT_TENSOR = "re-profile with ncu 2025.1 or newer and --set roofline or --set full"
+HINT_DRAM = "re-profile with --set roofline or --set full"
+HINT_CACHE = "re-profile with --set roofline (hierarchical roofline sections)"
+HINT_TIME = "re-profile with any --set (gpu__time_duration is in every stock section)"
+HINT_NAN = "profile this kernel again (alone with -k, or with --replay-mode application)"
+
+
+class Measured(NamedTuple):
+    """A derived quantity: its value (None when the report cannot support it), how it was obtained
+    (``via``, naming the metrics and definition) and, when None, the missing metrics and the fix."""
+
+    value: float | None
+    via: str = ""
+    missing: tuple[str, ...] = ()
+    hint: str = ""
+    notes: tuple[str, ...] = ()
+
+    @property
+    def reason(self) -> str:
+        """One line saying why the value is absent (empty when present)."""
+        if self.value is not None:
+            return ""
+        what = self.via or ("missing metrics: " + ", ".join(self.missing) if self.missing else "not measured")
+        return f"{what}; {self.hint}" if self.hint else what
+
+
+def _absent(missing: Iterable[str], hint: str, via: str = "") -> Measured:
+    return Measured(None, via=via, missing=tuple(dict.fromkeys(missing)), hint=hint)
+
+
+def _nan_absent(launch: KernelLaunch, names: Iterable[str], missing: Iterable[str], hint: str) -> Measured:
+    """Absent value; when ncu stored NaN (it could not measure the launch) say so instead of 'missing'."""
+    nan = sorted(set(names) & launch.nan_metrics) if launch.nan_metrics else ()
+    if nan:
+        return Measured(None, via=f"ncu stored NaN for {nan[0]}: it could not measure this launch", hint=HINT_NAN)
+    return _absent(missing, hint)
+
+
+def duration_s(launch: KernelLaunch) -> Measured:
+    """Kernel duration in seconds: gpu__time_duration.sum, else SM elapsed cycles / SM clock."""
+    ns = launch.value(DURATION)
+    if ns is not None:
+        return Measured(ns * 1e-9, via=DURATION)
+    cycles, clock = launch.value(SM_CYCLES), launch.value(SM_CLOCK)
+    if cycles is not None and truth(clock):
+        return Measured(cycles / clock, via=f"{SM_CYCLES} / {SM_CLOCK}")
+    return _nan_absent(launch, [DURATION], [DURATION], HINT_TIME)
+
+
+def sm_clock_hz(launch: KernelLaunch) -> Measured:
+    """The SM clock the launch ran at: the SM clock, else the GPC clock (basic sets hold only that one),
+    else SM elapsed cycles over the duration."""
+    for name in (SM_CLOCK, GPC_CLOCK):
+        clock = launch.value(name)
+        if truth(clock):
+            return Measured(clock, via=name)
+    cycles, ns = launch.value(SM_CYCLES), launch.value(DURATION)
+    if truth(cycles) and truth(ns):
+        return Measured(cycles / (ns * 1e-9), via=f"{SM_CYCLES} / {DURATION}")
+    return _nan_absent(launch, [SM_CLOCK, GPC_CLOCK], [SM_CLOCK, GPC_CLOCK], HINT_TIME)
+
+
+COUNT_FORMS = (".sum", ".sum.per_cycle_elapsed", ".sum.per_second")  # the forms ``counter`` reads, in its order
+
+
+def counter(launch: KernelLaunch, name: str, units: tuple[str, ...] = ("",)) -> Measured:
+    """Total count of ``name`` over the launch from a plain count, a per-cycle rate or a per-second rate.
+
+    ``units`` lists unit prefixes to try in front of ``name`` (e.g. ("sm__", "smsp__"): both give the
+    same ``.sum``). The per-cycle form needs that unit's clock; both rate forms need the duration.
+    """
+    full_names = [u + name for u in units]
+    for full in full_names:
+        count = launch.value(f"{full}.sum")
+        if count is not None:
+            return Measured(count, via=f"{full}.sum")
+    for full in full_names:
+        per_cycle, per_second = launch.value(f"{full}.sum.per_cycle_elapsed"), launch.value(f"{full}.sum.per_second")
+        if per_cycle is None and per_second is None:
+            continue
+        duration = duration_s(launch).value
+        clock_name = UNIT_CLOCKS.get(full.split("__", 1)[0])
+        clock = launch.value(clock_name) if clock_name else None
+        if per_cycle is not None and clock is not None and duration is not None:
+            return Measured(per_cycle * clock * duration, via=f"{full}.sum.per_cycle_elapsed x {clock_name} x duration")
+        if per_second is not None and duration is not None:
+            return Measured(per_second * duration, via=f"{full}.sum.per_second x duration")
+    forms = [f"{f}{s}" for f in full_names for s in COUNT_FORMS]
+    return _nan_absent(launch, forms, [f"{full_names[-1]}.sum"], "")
+
+
+def peak(launch: KernelLaunch, name: str, clock_unit: str, units: tuple[str, ...] = ("",)) -> Measured:
+    """Peak rate per second of ``name``: ``X.sum.peak_sustained`` x the measured clock of ``clock_unit``."""
+    clock_name = UNIT_CLOCKS[clock_unit]
+    clock = launch.value(clock_name)
+    peak_names = [f"{u}{name}.sum.peak_sustained" for u in units]
+    for full in peak_names:
+        per_cycle = launch.value(full)
+        if per_cycle is not None and clock is not None:
+            if same((per_cycle > 0) & (clock > 0)):  # a roof of 0 is no measurement (ncu stores 0 for missed launches)
+                return Measured(per_cycle * clock, via=f"{full} x {clock_name}")
+            return Measured(None, via=f"{full} x {clock_name} is {fmt(per_cycle * clock, 'g')}, not a peak",
+                            hint=HINT_NAN)
+    absent = [n for n in peak_names[:1] if all(launch.value(p) is None for p in peak_names)]
+    absent += [clock_name] if clock is None else []
+    return _nan_absent(launch, [clock_name, *peak_names], absent, "")
+
+
+# --- FLOPs ------------------------------------------------------------------------------------------
+_SM_UNITS = ("sm__", "smsp__")
+
+
+def cuda_core_flops(launch: KernelLaunch, precision: str) -> Measured:
+    """FLOPs of one precision on the CUDA cores: add + mul + 2 x fma (x2 more for packed half2), the FP16 ones
+    without the zero-product HFMA2 register moves (``_hfma_arithmetic``).
+
+    The FMA counter is required; add/mul counters a report lacks (ncu omits hadd/hmul on some chips)
+    are left out with a note.
+    """
+    total = 0.0
+    used: list[str] = []
+    notes: list[str] = []
+    for op, weight in FLOP_TERMS[precision]:  # the FMA last
+        m = counter(launch, flop_counter(op), _SM_UNITS)
+        if m.value is None:
+            if op == FMA_OP[precision]:
+                return _with_hint(m, HINT_FP16 if precision == "fp16" else HINT_FLOPS)
+            notes.append(f"{precision.upper()} FLOPs leave out {op} (counter not in the report)")
+            continue
+        count, term, note = _hfma_arithmetic(launch, m.value, weight, total) if op == "hfma" else (m.value, op, "")
+        total += weight * count
+        used.append(f"{weight:g} x {term}")
+        notes += [note] if note else []
+    return Measured(total, via=" + ".join(used) + " (thread instructions, predicate on)", notes=tuple(notes))
+
+
+def fma_instructions(launch: KernelLaunch, precision: str) -> float | None:
+    """Thread FMA instructions of one precision that do arithmetic (FP16: without the zero-product HFMA2 register
+    moves, as ``cuda_core_flops`` counts them); None without the counter."""
+    op = FMA_OP[precision]
+    fma = counter(launch, flop_counter(op), _SM_UNITS).value
+    if fma is None or op != "hfma":
+        return fma
+    return _hfma_arithmetic(launch, fma, 0.0, 0.0)[0]
+
+
+def counts_hfma(held: Iterable[str]) -> bool:
+    """Whether a launch's metrics (``held``: their names) include the hfma counter in a form ``counter`` reads: only
+    then do the FP16 FLOPs, and so HFMA_MOVES, count."""
+    return not {f"{u}{flop_counter('hfma')}{s}" for u in _SM_UNITS for s in COUNT_FORMS}.isdisjoint(held)
+
+
+def _hfma_arithmetic(launch: KernelLaunch, hfma: float, weight: float, others: float) -> tuple[float, str, str]:
+    """The HFMA2 thread instructions that do arithmetic: ``hfma`` less the zero-product HFMA2s (HFMA_MOVES),
+    rounded to whole instructions (``hfma`` is rebuilt from a rate, so it carries rounding error), never below 0;
+    with the term's name and a note ("" for none). Without the moves' count ``hfma`` is kept, and where it makes
+    all the FP16 FLOPs (``others``, the hadd and hmul FLOPs, are 0) the note says that moves may be among them."""
+    moves = launch.value(HFMA_MOVES)
+    if moves is None:
+        note = (f"FP16 FLOPs come from HFMA2 instructions alone, and compilers also emit HFMA2 with zero multiplicands "
+                f"as register moves (no arithmetic) that ncu counts as HFMA; {HINT_HFMA_MOVES}"
+                if truth(hfma) and not truth(others) else "")
+        return hfma, "hfma", note
+    count = _whole(largest([0.0, hfma - moves]))
+    return count, "(hfma - zero-product HFMA2)", per_row(_moves_note, weight * moves, moves) if truth(moves) else ""
+
+
+def _moves_note(flops: float, moves: float) -> str:
+    return (f"FP16 FLOPs leave out {flops:,.0f} FLOPs: {moves:,.0f} zero-product HFMA2 thread instructions, register "
+            "moves through the FMA pipe with no arithmetic")
+
+
+def _whole(x: Any) -> Any:
+    """The nearest whole number, of a number or of a cohort's array."""
+    if isinstance(x, float):
+        return float(round(x))
+    import numpy as np
+
+    return np.rint(x)
+
+
+def _tensor_names(launch: KernelLaunch) -> dict[str, tuple[str, str | None, bool]]:
+    """Aggregate tensor-path counters present: base name -> (source type, sparsity, is_float)."""
+    found = {}
+    for metric in launch.metrics:
+        if not metric.startswith(TENSOR_OPS_PREFIX):
+            continue
+        base = metric.split(".", 1)[0]
+        m = _TENSOR_SRC.match(base)
+        if m and "_op_" not in base and base not in found:
+            src = m.group("src").split("_")[0]
+            found[base] = (src, m.group("sp"), src in FLOAT_TENSOR_TYPES)
+    return found
+
+
+def tensor_flops(launch: KernelLaunch, device: Device) -> tuple[Measured, dict[str, float]]:
+    """FLOPs on Tensor Cores and the split per source data type.
+
+    From the aggregate ``sm__ops_path_tensor_src_*`` counters (FLOPs, 2 per FMA; integer types left
+    out) where the report has them. Otherwise from tensor-pipe instructions: zero instructions is an
+    exact zero; on Volta 512 FLOP per instruction; elsewhere FLOPs per instruction vary, so no value.
+    """
+    names = _tensor_names(launch)
+    if names:
+        per_type: dict[str, float] = {}
+        for base, (src, _sparsity, is_float) in names.items():
+            m = counter(launch, base)
+            if is_float and m.value is not None:
+                per_type[src] = per_type.get(src, 0.0) + m.value
+        return Measured(sum(per_type.values()), via="sum of sm__ops_path_tensor_src_* (floating-point types)"), per_type
+    inst = counter(launch, TENSOR_INST, _SM_UNITS)
+    if inst.value is None:
+        return _with_hint(Measured(None, via=inst.via, missing=(f"{TENSOR_OPS_PREFIX}src_*.sum", *inst.missing),
+                                   hint=inst.hint), HINT_TENSOR), {}
+    if same(inst.value == 0):
+        return Measured(0.0, via=f"{inst.via} = 0 (no tensor instructions)"), {}
+    if device.compute_capability == "7.0":
+        flops = VOLTA_FLOP_PER_TENSOR_INST * inst.value
+        note = "approximate: 512 FLOP per HMMA.884 instruction (FP32 accumulate)"
+        return Measured(flops, via=f"512 x {inst.via}", notes=(note,)), {"fp16": flops}
+    reason = (f"{fmt(inst.value, '.0f')} tensor instructions executed, but this report has no sm__ops_path_tensor_* "
+              "FLOP counters and FLOPs per instruction vary with the instruction shape on CC "
+              f"{device.compute_capability}")
+    return _absent([f"{TENSOR_OPS_PREFIX}src_*.sum"], HINT_TENSOR, via=reason), {}
+
+
+# --- Bytes per memory level -------------------------------------------------------------------------
+class Traffic(NamedTuple):
+    """Bytes moved at one memory level and the matching peak bandwidth, under one metric definition.
+    ``one_way`` names the one direction the definition counts ("" when it counts loads and stores)."""
+
+    bytes: Measured
+    peak_bytes_per_s: Measured
+    definition: str
+    one_way: str = ""
+
+
+def dram_traffic(launch: KernelLaunch) -> Traffic:
+    """DRAM/HBM bytes: dram__bytes (or read + write), peak dram__bytes.sum.peak_sustained x DRAM clock."""
+    peak_m = peak(launch, DRAM_BYTES, "dram")
+    moved = counter(launch, DRAM_BYTES)
+    if moved.value is None:
+        parts = [counter(launch, name) for name in DRAM_READ_WRITE]
+        values = [p.value for p in parts if p.value is not None]
+        if len(values) == len(parts):
+            moved = Measured(sum(values), via=" + ".join(p.via for p in parts))
+        else:
+            moved = _with_hint(moved, HINT_DRAM)
+    return Traffic(moved, _with_hint(peak_m, HINT_DRAM), "dram__bytes: bytes read and written in device memory")
+
+
+def l2_traffic(launch: KernelLaunch) -> Traffic:
+    """L2 bytes under the first definition the report supports (they differ; the one used is named)."""
+    t_bytes = counter(launch, LTS_T_BYTES)
+    if t_bytes.value is not None:
+        return Traffic(t_bytes, _with_hint(peak(launch, LTS_T_BYTES, "lts"), HINT_CACHE),
+                       "lts__t_bytes: all L2 requests (NERSC / ncu 2022.3 definition)")
+    xbar_cycles = counter(launch, LTS2XBAR_CYCLES)
+    if xbar_cycles.value is not None:
+        scale = BYTES_PER_LTS2XBAR_CYCLE
+        moved = Measured(scale * xbar_cycles.value, via=f"{scale} x {xbar_cycles.via}")
+        peak_m = _scaled(peak(launch, LTS2XBAR_CYCLES, "lts"), scale)
+        return Traffic(moved, _with_hint(peak_m, HINT_CACHE), "lts2xbar: L2 to crossbar bytes (ncu 2025 definition)",
+                       "L2 -> SM returns (loads), not stores")
+    reads = counter(launch, XBAR2L1TEX_READ)
+    if reads.value is not None:
+        return Traffic(reads, _with_hint(peak(launch, XBAR2L1TEX_READ, "l1tex"), HINT_CACHE),
+                       "xbar2l1tex: L2 to L1 read bytes only (ncu 2023-2024 definition)", "L2 -> L1 reads, not stores")
+    return Traffic(_absent([f"{LTS_T_BYTES}.sum", f"{LTS2XBAR_CYCLES}.sum", f"{XBAR2L1TEX_READ}.sum"], HINT_CACHE),
+                   _absent([f"{LTS_T_BYTES}.sum.peak_sustained"], HINT_CACHE), "")
+
+
+def l2_total_bytes(launch: KernelLaunch) -> Measured:
+    """All L2 traffic, loads and stores from every source: lts__t_bytes, else 32 B x lts__t_sectors."""
+    t_bytes = counter(launch, LTS_T_BYTES)
+    if t_bytes.value is not None:
+        return t_bytes
+    sectors = counter(launch, LTS_T_SECTORS)
+    if sectors.value is not None:
+        return Measured(BYTES_PER_SECTOR * sectors.value, via=f"{BYTES_PER_SECTOR} x {sectors.via}")
+    return _with_hint(_absent([f"{LTS_T_BYTES}.sum", f"{LTS_T_SECTORS}.sum"], ""),
+                      "re-profile with --section MemoryWorkloadAnalysis_Tables or --set full")
+
+
+def l1_traffic(launch: KernelLaunch, device: Device) -> Traffic:
+    """L1 bytes: l1tex__t_bytes if present, else 128 B x LSU writeback cycles (variant by CC)."""
+    t_bytes = counter(launch, L1TEX_T_BYTES)
+    if t_bytes.value is not None:
+        return Traffic(t_bytes, _with_hint(peak(launch, L1TEX_T_BYTES, "l1tex"), HINT_CACHE),
+                       "l1tex__t_bytes: L1 requests, LSU and TEX (NERSC / ncu 2022.3 definition)")
+    for name in _writeback_order(device):
+        cycles = counter(launch, name)
+        if cycles.value is not None:
+            scale = BYTES_PER_LSU_WRITEBACK_CYCLE
+            moved = Measured(scale * cycles.value, via=f"{scale} x {cycles.via}")
+            peak_m = _scaled(peak(launch, name, "l1tex"), scale)
+            return Traffic(moved, _with_hint(peak_m, HINT_CACHE),
+                           "lsu_writeback: L1 to register bytes, global/local (ncu 2023+ definition)",
+                           "L1 -> register writebacks (loads), not stores")
+    return Traffic(_absent([f"{L1TEX_T_BYTES}.sum", f"{_writeback_order(device)[0]}.sum"], HINT_CACHE),
+                   _absent([f"{L1TEX_T_BYTES}.sum.peak_sustained"], HINT_CACHE), "")
+
+
+def _writeback_order(device: Device) -> tuple[str, ...]:
+    """LSU writeback counters in the order ncu's sections use them for this compute capability."""
+    cc = device.cc_tuple or (0, 0)
+    if cc >= (9, 0):
+        keys = ("mem_lgds", "mem_lg", "all")
+    elif cc >= (7, 5):
+        keys = ("mem_lg", "mem_lgds", "all")
+    else:
+        keys = ("all", "mem_lg", "mem_lgds")
+    return tuple(LSU_WRITEBACK[k] for k in keys)
+
+
+# --- Compute peaks ----------------------------------------------------------------------------------
+def cuda_core_peak(launch: KernelLaunch, precision: str) -> Measured:
+    """Peak FLOP/s of one precision: FLOPs per FMA instruction x fma.peak_sustained x SM clock."""
+    op = FMA_OP[precision]
+    weight = dict(FLOP_TERMS[precision])[op]
+    hint = HINT_FP16 if precision == "fp16" else HINT_FLOPS
+    return _with_hint(_scaled(peak(launch, flop_counter(op), "sm", _SM_UNITS), weight), hint)
+
+
+def tensor_peak(launch: KernelLaunch, device: Device, dtype: str) -> Measured:
+    """Dense peak tensor FLOP/s for one source type: the largest ``_sparsity_off`` (or sparsity-free)
+    ops-path peak of that type x SM clock. Aggregate peaks on Hopper are sparse, hence the filter."""
+    candidates: dict[str, float] = {}
+    for metric in launch.metrics:
+        if not (metric.startswith(TENSOR_OPS_PREFIX) and metric.endswith(".sum.peak_sustained")):
+            continue
+        m = _TENSOR_SRC.match(metric.split(".", 1)[0])
+        value = launch.value(metric)
+        if m and m.group("src").split("_")[0] == dtype and m.group("sp") != "on" and value is not None:
+            candidates[metric] = value
+    dense = {k: v for k, v in candidates.items() if "_sparsity_off" in k} or candidates
+    clock = launch.value(SM_CLOCK)
+    if dense and clock is not None:
+        best = argmax_key(dense)
+        return Measured(dense[best] * clock, via=f"{best} x {SM_CLOCK}")
+    if device.compute_capability == "7.0":
+        inst_peak = peak(launch, TENSOR_INST, "sm", _SM_UNITS)
+        if inst_peak.value is not None:
+            return _scaled(inst_peak, VOLTA_FLOP_PER_TENSOR_INST)
+    absent = [] if dense else [f"{TENSOR_OPS_PREFIX}*src_{dtype}*.sum.peak_sustained"]
+    return _absent(absent + ([] if clock is not None else [SM_CLOCK]), HINT_TENSOR)
+
+
+def _scaled(m: Measured, factor: float) -> Measured:
+    if m.value is None:
+        return m
+    return Measured(m.value * factor, via=f"{factor:g} x {m.via}", notes=m.notes)
+
+
+def _with_hint(m: Measured, hint: str) -> Measured:
+    if m.value is not None or m.hint:
+        return m
+    return Measured(None, via=m.via, missing=m.missing, hint=hint, notes=m.notes)
+
+
+# --- Launch configuration (LaunchStats and Occupancy sections) -----------------------------------------
+LAUNCH_REGISTERS, LAUNCH_SHARED = "launch__registers_per_thread", "launch__shared_mem_per_block"  # the launch's shape
+LAUNCH_BLOCK, LAUNCH_GRID = "launch__block_size", "launch__grid_size"
+GRID_DIMS = tuple(f"launch__grid_dim_{axis}" for axis in "xyz")
+BLOCK_DIMS = tuple(f"launch__block_dim_{axis}" for axis in "xyz")
+CARVEOUT = "launch__shared_mem_config_size"  # the shared-memory carveout the driver chose for this launch
+LIMITERS = ("registers", "shared_mem", "warps", "blocks", "barriers")  # ncu's per-resource occupancy limits
+LIMIT_METRIC = "launch__occupancy_limit_{}"  # resident blocks per SM each resource allows
+OCCUPANCY_THEORETICAL = "sm__maximum_warps_per_active_cycle_pct"  # Occupancy section
+OCCUPANCY_ACHIEVED = "sm__warps_active.avg.pct_of_peak_sustained_active"
+LAUNCH_METRICS = (LAUNCH_REGISTERS, LAUNCH_SHARED, LAUNCH_BLOCK, LAUNCH_GRID, *GRID_DIMS, *BLOCK_DIMS, CARVEOUT, WAVES,
+                  *(LIMIT_METRIC.format(key) for key in LIMITERS))
+
+# --- Tensor Core diagnostics --------------------------------------------------------------------------
+TENSOR_FAMILIES = ("hmma", "imma", "dmma", "gmma")  # MMA instruction families, as the metric names spell them
+PCT_ACTIVE, PCT_ELAPSED = ".avg.pct_of_peak_sustained_active", ".avg.pct_of_peak_sustained_elapsed"
+
+
+@functools.cache
+def tensor_family_bases(family: str) -> tuple[str, ...]:
+    """Metric bases (no suffix) of one MMA family's issue rate and pipe activity, in the order to try:
+    ``op_*`` (CC 7.0-9.0), ``op_*_v2`` (CC 8.9 in ncu 2025) and ``subpipe_*`` (CC 10.0 and newer)."""
+    inst = ("sm__inst_executed_pipe_tensor_op_{f}", "sm__inst_executed_pipe_tensor_op_{f}_v2",
+            "sm__inst_executed_pipe_tensor_subpipe_{f}")
+    cycles = ("sm__pipe_tensor_op_{f}_cycles_active", "sm__pipe_tensor_op_{f}_cycles_active_v2",
+              "sm__pipe_tensor_subpipe_{f}_cycles_active")
+    return tuple(b.format(f=family) for b in (*inst, *cycles))
+
+
+TENSOR_PIPE_BASES = ("sm__pipe_tensor_cycles_active", "sm__pipe_tensor_cycles_active_v2")  # all tensor work
+
+
+# --- What the reader keeps ----------------------------------------------------------------------------
+# The one list of the metrics the analysis reads: every input of the formulas above, of the verdict
+# (roofline.analysis.verdict), the diagnostics (roofline.analysis.diagnostics), the advice and the launch checks
+# (roofline.ncu.validation). It is exact names plus three families read by pattern (the aggregate tensor-path
+# counters in their counter and peak forms, the warp-stall reasons); the reader adds the units the two
+# breakdowns list (``breakdown_units``) and the device attributes (once per report). tests/ncu/test_reader.py checks
+# that every shared report analyses the same when every metric it holds is read.
+_SUFFIXES = (*COUNT_FORMS, ".sum.peak_sustained")
+
+
+def _counter_names() -> set[str]:
+    bases = {u + flop_counter(op) for terms in FLOP_TERMS.values() for op, _ in terms for u in _SM_UNITS}
+    bases |= {u + TENSOR_INST for u in _SM_UNITS}
+    bases |= {DRAM_BYTES, *DRAM_READ_WRITE, LTS_T_BYTES, LTS_T_SECTORS, LTS2XBAR_CYCLES, XBAR2L1TEX_READ,
+              L1TEX_T_BYTES}
+    bases |= set(LSU_WRITEBACK.values())
+    return {b + s for b in bases for s in _SUFFIXES}
+
+
+def _diagnostic_names() -> set[str]:
+    bases = [*TENSOR_PIPE_BASES, *(b for f in TENSOR_FAMILIES for b in tensor_family_bases(f))]
+    scheduler = {ISSUE_ACTIVE_PCT, WARPS_ELIGIBLE, WARPS_ACTIVE, SM_THROUGHPUT, MEMORY_THROUGHPUT, *BREAKDOWNS}
+    return ({OCCUPANCY_THEORETICAL, OCCUPANCY_ACHIEVED, *scheduler, *LAUNCH_METRICS}
+            | {b + s for b in bases for s in (PCT_ACTIVE, PCT_ELAPSED)})
+
+
+METRICS_TO_READ = frozenset(_counter_names() | {DURATION, SM_CYCLES, INSTRUCTIONS, *CLOCK_METRICS, HFMA_MOVES}
+                            | _diagnostic_names())
+FAMILY_PREFIXES = (TENSOR_OPS_PREFIX, STALL_PREFIX, STALL_SAMPLES_PREFIX)
+_TENSOR_FORMS = frozenset(s.removeprefix(".") for s in _SUFFIXES)
+STALL_SAMPLES_SKIPPED = "_not_issued"  # the samples of warps not issued, a sum of the reasons
+
+
+def in_family(name: str) -> bool:
+    """Whether a metric of the three families is read: a tensor-path counter in a counter or peak form, a
+    stall reason per issued instruction, or a stall reason's PC samples."""
+    if name.startswith(TENSOR_OPS_PREFIX):
+        return name.partition(".")[2] in _TENSOR_FORMS
+    if name.startswith(STALL_PREFIX):
+        return name.endswith(STALL_SUFFIX)
+    return name.startswith(STALL_SAMPLES_PREFIX) and not name.endswith(STALL_SAMPLES_SKIPPED)
+
+
+def to_read(names: Iterable[str]) -> list[str]:
+    """The metrics of a launch (``names``: what it holds) the reader keeps, in their order."""
+    return [n for n in names if n in METRICS_TO_READ or (n.startswith(FAMILY_PREFIXES) and in_family(n))]
+
+
+@functools.lru_cache(maxsize=256)
+def breakdown_units(listed: str) -> tuple[str, ...]:
+    """The unit metrics a ``breakdown:`` value lists (comma separated); every launch of a report lists the same."""
+    return tuple(unit for unit in (part.strip() for part in listed.split(",")) if unit)

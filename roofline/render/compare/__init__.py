@@ -1,0 +1,1 @@
+"""Renderers of comparisons, diffs and summaries: terminal table, JSON, Markdown, HTML and plots."""

@@ -1,0 +1,150 @@
+"""GitHub-flavoured Markdown of comparisons and regression diffs.
+
+A comparison (``roofline compare --format markdown``, and the blocks its HTML page is made of): the reports, the
+pairing used, and per report against the base its work, time (same work) or throughput (different work) and
+roofline tables, with why a pair has no roofline expectation. A diff, for a pull-request comment: a verdict line,
+one table row per kernel (regressions first) with its work and noise interval, the total, the reasons, and what was
+not gated or could not be checked."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from roofline.compare.pairing import Comparison
+from roofline.compare.regression import DiffResult, Verdict
+from roofline.core.labels import letter
+from roofline.core.units import pct, seconds
+from roofline.render import GENERATOR
+from roofline.render.compare.table import (
+    Grid,
+    change_interval,
+    change_text,
+    expectation_lines,
+    legend_text,
+    noise_note,
+    pairing_lines,
+    per_work_text,
+    threshold_text,
+    total_text,
+    verdict_words,
+    versus_grids,
+)
+from roofline.render.report.markdown import Block, text
+
+SUFFIXES = (".md",)
+COLUMNS = ("kernel", "base / launch", "new / launch", "change", "interval", "work", "roof base", "roof new", "status")
+MAX_UNMATCHED_NAMES = 10
+
+
+def comparison_markdown(c: Comparison, image: str = "") -> str:
+    """A comparison as a Markdown document; ``image``: the plot's path relative to the document, embedded."""
+    return text(comparison_blocks(c, image=image), "roofline compare ... --format markdown")
+
+
+def comparison_blocks(c: Comparison, image: str = "", svg: str = "") -> list[Block]:
+    """A comparison as document blocks: the plot as an ``image`` line (Markdown) or an inline ``svg`` (HTML)."""
+    names = " → ".join(f"`{cell(r.label)}`" for r in c.reports)
+    blocks = [Block("h1", f"Roofline comparison: {names}"),
+              Block("ul", items=tuple(f"**{letter(i)}**: {cell(legend_text(r))}" for i, r in enumerate(c.reports))),
+              *(Block("warn", f"`{cell(r.label)}`: {cell(w)}") for r in c.reports for w in r.warnings),
+              Block("p", f"Matching: {cell(c.matching)}. Times are per launch: the median of each kernel's launches. "
+                         "Work is compared first; pairs of different work are compared by throughput, not by time.")]
+    pairing = pairing_lines(c)
+    if pairing:
+        blocks.append(Block("details", cell(pairing[0]), items=tuple(cell(line.strip()) for line in pairing[1:])))
+    if svg:
+        blocks.append(Block("svg", svg))
+    elif image:
+        blocks.append(Block("plot", f"![Comparison plot]({image})"))
+    for i in range(1, len(c.reports)):
+        blocks.append(Block("h2", f"{letter(0)} → {letter(i)}"))
+        if not any(p.sides[i] for p in c.pairs):
+            blocks.append(Block("p", f"No kernel in common ({cell(c.matching)} matching)."))
+            continue
+        for grid in versus_grids(c, i):
+            blocks += grid_blocks(grid)
+        expectations = expectation_lines(c, i)
+        if expectations:
+            blocks += [Block("h3", "No roofline expectation"), Block("ul", items=tuple(map(cell, expectations)))]
+    for r, names_only in zip(c.reports, c.unmatched, strict=True):
+        if names_only:
+            shown = ", ".join(f"`{cell(n)}`" for n in names_only[:MAX_UNMATCHED_NAMES])
+            more = f" and {len(names_only) - MAX_UNMATCHED_NAMES} more" if len(names_only) > MAX_UNMATCHED_NAMES else ""
+            blocks.append(Block("p", f"Only in `{cell(r.label)}` ({len(names_only)}): {shown}{more}"))
+    return [*blocks, Block("p", f"{GENERATOR}.")]
+
+
+def grid_blocks(grid: Grid) -> list[Block]:
+    """A comparison table as a heading, a table (kernel names as code) and its caption."""
+    rows = tuple((f"`{cell(row[0])}`", *(cell(x) for x in row[1:])) for row in grid.rows)
+    numeric = (False, *(h not in ("work", "unit", "bound") for h in grid.header[1:]))
+    return [Block("h3", cell(grid.title)), Block("table", header=grid.header, rows=rows, numeric=numeric),
+            Block("note", cell(grid.caption))]
+
+
+def diff_markdown(d: DiffResult) -> str:
+    """The whole comment as Markdown text."""
+    base, new = d.comparison.reports
+    status = f":x: **{verdict_words(d)}**" if d.exit_code else f":white_check_mark: **{verdict_words(d)}**"
+    lines = [
+        f"### roofline diff: `{cell(base.label)}` → `{cell(new.label)}`",
+        "",
+        f"{status} beyond {threshold_text(d)}; matching: {cell(d.comparison.matching)}.",
+        f"Base: {cell(base.device)} ({_ncu(base.ncu_version)}); new: {cell(new.device)} ({_ncu(new.ncu_version)}). "
+        "Times are per launch (median); roof = percent of each GPU's own roof.",
+        *(f"> **Warning** (`{cell(r.label)}`): {cell(w)}" for r in (base, new) for w in r.warnings),
+        *(f"> **Note**: {cell(note)}" for note in d.setup_notes),
+        "",
+        *table(d.verdicts),
+        *(["", f"{':x: ' if d.total_regressed else ''}{cell(total_text(d))}"] if d.total else []),
+        *_details(d),
+        "",
+        f"<sub>{cell(noise_note(d))}</sub>",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def table(verdicts: Sequence[Verdict]) -> list[str]:
+    """The GFM table rows: header, delimiter, then regressions first and the rest in base-time order."""
+    rows = ["| " + " | ".join(COLUMNS) + " |", "|" + "|".join([":---", *["---:"] * 4, ":---", "---:", "---:",
+                                                                ":---"]) + "|"]
+    for v in sorted(verdicts, key=lambda v: not v.regressed):
+        base, new = v.pair.side(0), v.pair.side(1)
+        check = v.pair.work[1] if v.pair.work else None
+        rows.append("| " + " | ".join((
+            f"`{cell(v.pair.label)}`", seconds(base.median_s.value), seconds(new.median_s.value),
+            change_text(v.change.ratio if v.change else None), change_interval(v.change),
+            cell(check.summary if check else "n/a"), pct(base.roof.pct_of_roof), pct(new.roof.pct_of_roof),
+            _status(v),
+        )) + " |")
+    return rows
+
+
+def _status(v: Verdict) -> str:
+    if v.regressed:
+        return ":x: " + cell("; ".join(v.reasons))
+    if v.not_gated:
+        return "not gated: " + cell(v.not_gated)
+    return "ok" + (f" ({cell(per_work_text(v))})" if per_work_text(v) else "")
+
+
+def _ncu(version: str) -> str:
+    return f"ncu {version}" if version else "ncu version unknown"
+
+
+def _details(d: DiffResult) -> list[str]:
+    lines = []
+    unchecked = list(dict.fromkeys(u for v in d.verdicts for u in v.unchecked))
+    if unchecked:
+        lines += ["", "**Not checked** (n/a above):", *(f"- {cell(u)}" for u in unchecked)]
+    for title, names in zip(("Only in base", "Only in new"), d.comparison.unmatched, strict=True):
+        if names:
+            shown = ", ".join(f"`{cell(n)}`" for n in names[:MAX_UNMATCHED_NAMES])
+            more = f" and {len(names) - MAX_UNMATCHED_NAMES} more" if len(names) > MAX_UNMATCHED_NAMES else ""
+            lines += ["", f"{title} ({len(names)}): {shown}{more}"]
+    return lines
+
+
+def cell(text: str) -> str:
+    """Text safe inside a table cell and inline code: no pipes, backticks or line breaks."""
+    return text.replace("|", "\\|").replace("`", "'").replace("\n", " ")

@@ -1,0 +1,446 @@
+"""Plots of comparisons (each report's roofs in its own colour, each kernel's points joined A -> B -> ...) and of
+application summaries (kernel groups as points sized by time, next to a bar chart of time and recoverable time).
+
+``comparison_data`` and ``summary_data`` compute the plotted coordinates as dataclasses, so tests check what
+is drawn without reading pixels; ``comparison_figure`` and ``summary_figure`` lay them out (matplotlib imported
+inside, through ``render.mpl``) and ``comparison_plot`` and ``summary_plot`` save them as PNG, SVG or PDF bytes.
+Nothing is clipped or overlaps: legends and notes are placed by constrained layout, next to or under the axes;
+kernels are numbered (1 = longest in the base report) with the names in the legend's key, and each number is
+placed beside one of its points where it covers no other text (a number with no free spot is named in the
+notes). A report's point for a kernel whose work differs from the base's (``roofline.analysis.work``) is hollow, reached
+by a dashed arrow, and its key entry says "different work": its position is its throughput, not a speedup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import TYPE_CHECKING, Any
+
+from roofline.compare.pairing import Comparison, KernelStats, why_no_roof
+from roofline.compare.ranking import AppSummary
+from roofline.core.labels import LEGEND_KERNELS, NAMES, letter
+from roofline.core.model import PRECISIONS, Ceilings
+from roofline.core.units import si
+from roofline.render.mpl import (
+    NOTE_FONT,
+    NOTE_LINE_IN,
+    PLOT_SUFFIXES,
+    LabelPlacer,
+    PlotFormat,
+    around,
+    figure,
+    freeze_layout,
+    middle,
+    svg_element,
+    to_bytes,
+    wrap,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+SUFFIXES = PLOT_SUFFIXES
+DPI = 120
+MIN_AREA, MAX_AREA = 30.0, 900.0  # marker areas (points^2) of the shortest and the longest group
+X_RANGE = (1e-2, 1e4)  # FLOP per byte shown when the points do not widen it
+SPREAD = 0.3  # normalized view: kernels spread sideways within +-SPREAD of their report's column
+KEY_CHARS = 48  # a kernel's name in the legend's key
+NOTE_ITEMS = 6  # skipped kernels named in a note
+REPORT_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h")
+CEILING_STYLES = {"fp64": ":", "fp32": "-", "fp16": "-.", "tensor": "--"}
+DIFFERENT_WORK_KEY = " (different work)"
+
+
+@dataclass(frozen=True)
+class Point:
+    """One kernel in one report: x = FLOP per DRAM byte, y = FLOP/s (normalized: x = the report's column spread
+    by the kernel's number, y = percent of own roof), area in pt^2; ``number`` keys it in the legend (0: not
+    numbered, drawn without a label)."""
+
+    label: str
+    report: int
+    x: float
+    y: float
+    area: float = MIN_AREA
+    number: int = 0
+    different_work: bool = False  # this report's work differs from the base's (drawn hollow, dashed arrow)
+
+
+@dataclass(frozen=True)
+class Roof:
+    """One report's roof for one precision: y = min(peak, x x DRAM bandwidth), drawn in that report's colour."""
+
+    report: int
+    precision: str
+    peak_flop_per_s: float
+    dram_bytes_per_s: float
+
+
+@dataclass(frozen=True)
+class ComparePlotData:
+    """What a comparison plot shows: points, arrows (from report i to report i+1), roofs, and what was left out."""
+
+    normalized: bool
+    points: tuple[Point, ...]
+    arrows: tuple[tuple[Point, Point], ...]
+    roofs: tuple[Roof, ...]
+    skipped: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Bar:
+    """One group's total time and, when known, the part of it recoverable at the roof."""
+
+    label: str
+    total_s: float
+    recoverable_s: float | None
+
+
+@dataclass(frozen=True)
+class SummaryPanel:
+    """One report of a summary plot: grouped points sized by time, its roofs, and the time bars."""
+
+    report: str
+    points: tuple[Point, ...]
+    roofs: tuple[Roof, ...]
+    bars: tuple[Bar, ...]
+    skipped: tuple[str, ...]
+    total_s: float | None  # the report's whole profiled time, for the bars' shares
+
+
+@dataclass(frozen=True)
+class SummaryPlotData:
+    """What a summary plot shows: one panel per report."""
+
+    panels: tuple[SummaryPanel, ...]
+
+
+# --- Data ----------------------------------------------------------------------------------------------
+def comparison_data(c: Comparison, normalize: bool = False, numbered: int = LEGEND_KERNELS) -> ComparePlotData:
+    """Coordinates of every pair side that has an intensity and a rate (normalized: a percent of roof); arrows
+    join consecutive reports. The first ``numbered`` pairs (longest in the base report) get a number."""
+    points, arrows, skipped = [], [], []
+    for n, pair in enumerate(c.pairs, 1):
+        placed = []
+        for i, side in enumerate(pair.sides):
+            point, why = _point(side, pair.label, i, normalize) if side else (None, "")
+            if why:
+                skipped.append(f"{pair.label} in {c.reports[i].label}: {why}")
+            if point is not None:
+                x = point.x + _spread(n, len(c.pairs)) if normalize else point.x
+                placed.append(Point(point.label, i, x, point.y, point.area, n if n <= numbered else 0,
+                                    pair.different_work(i)))
+        points += placed
+        arrows += list(pairwise(placed))
+    roofs = () if normalize else _roofs([(i, s) for p in c.pairs for i, s in enumerate(p.sides) if s])
+    return ComparePlotData(normalize, tuple(points), tuple(arrows), roofs, tuple(skipped))
+
+
+def _spread(n: int, count: int) -> float:
+    """Sideways offset of kernel ``n`` of ``count`` in its report's column (normalized view)."""
+    return 0.0 if count < 2 else -SPREAD + 2 * SPREAD * (n - 1) / (count - 1)
+
+
+def summary_data(summaries: Sequence[AppSummary]) -> SummaryPlotData:
+    """Per report: each shown group as a point sized by its total time, and time bars in rank order."""
+    return SummaryPlotData(tuple(_panel(s) for s in summaries))
+
+
+def _panel(s: AppSummary) -> SummaryPanel:
+    longest = max((r.group.total_s or 0.0 for r in s.rows), default=0.0)
+    points, skipped = [], []
+    for r in s.rows:
+        point, why = _point(r.stats, str(r.rank), 0, False)
+        if point is None:
+            skipped.append(f"#{r.rank} {r.group.name}: {why}")
+            continue
+        share = (r.group.total_s or 0.0) / longest if longest else 0.0
+        points.append(Point(point.label, 0, point.x, point.y, MIN_AREA + (MAX_AREA - MIN_AREA) * share, r.rank))
+    bars = tuple(Bar(f"#{r.rank} {r.group.name}", r.group.total_s, r.group.recoverable_s)
+                 for r in s.rows if r.group.total_s is not None)
+    return SummaryPanel(s.report.label, tuple(points), _roofs([(0, r.stats) for r in s.rows]), bars, tuple(skipped),
+                        s.report.total_time_s)
+
+
+def _point(s: KernelStats, label: str, report: int, normalize: bool) -> tuple[Point | None, str]:
+    """(point, "") or (None, why it cannot be drawn). Normalized: x = report index, y = percent of own roof;
+    else x = FLOP per DRAM byte, y = FLOP/s on log axes."""
+    if normalize:
+        pct = s.roof.pct_of_roof
+        if pct is None:
+            return None, why_no_roof(s)
+        if pct <= 0:
+            return None, "0% of roof (no place on log axes)"
+        return Point(label, report, float(report), pct), ""
+    x = s.intensity["dram"]
+    rates = [v.value for v in s.flop_per_s.values() if v.value is not None]
+    if x.value is None:
+        return None, f"no DRAM intensity ({why_no_roof(s) if not rates else x.reason})"
+    if not rates or x.value <= 0 or sum(rates) <= 0:
+        return None, "no floating-point work (zero FLOPs cannot be drawn on log axes; try --normalize)"
+    return Point(label, report, x.value, sum(rates)), ""
+
+
+def _roofs(sides: Sequence[tuple[int, KernelStats]]) -> tuple[Roof, ...]:
+    """Per report, the roof of every precision a plotted kernel is bound by there, from that report's own
+    ceilings (e.g. FP64 for a kernel whose few FP64 operations take longer at the FP64 peak than its FP32 ones)."""
+    roofs: dict[tuple[int, str], Roof] = {}
+    for report, s in sides:
+        precision = bound_precision(s)
+        roof = _roof(report, precision, s.ceilings) if precision else None
+        if precision is not None and roof is not None:
+            roofs.setdefault((report, precision), roof)
+    return tuple(sorted(roofs.values(), key=lambda r: (r.report, PRECISIONS.index(r.precision))))
+
+
+def bound_precision(s: KernelStats) -> str | None:
+    """The precision whose ceiling binds the kernel: the highest utilization among the precisions it has FLOPs in
+    (the one whose FLOPs take longest at their peak); its main precision when no utilization is known."""
+    used = [p for p in PRECISIONS if s.flops[p].value]
+    util = {p: s.roof.utilization_pct[p] for p in used if p in s.roof.utilization_pct}
+    if util:
+        return max(util, key=lambda p: util[p])
+    return max(used, key=lambda p: s.flops[p].value or 0.0) if used else None
+
+
+def _roof(report: int, precision: str, ceilings: Ceilings) -> Roof | None:
+    peak, bw = ceilings.flop_per_s[precision], ceilings.bytes_per_s["dram"]
+    return Roof(report, precision, peak, bw) if peak and bw else None
+
+
+# --- Drawing -------------------------------------------------------------------------------------------
+COMPARE_SIZE_IN = (10.5, 5.6)
+SUMMARY_SIZE_IN = (13.0, 5.0)  # per report
+
+
+def comparison_plot(c: Comparison, fmt: PlotFormat, normalize: bool = False) -> bytes:
+    """The comparison plot as PNG, SVG or PDF bytes."""
+    return to_bytes(comparison_figure(c, normalize), fmt)
+
+
+def comparison_svg(c: Comparison, normalize: bool = False) -> str:
+    """The comparison plot as an ``<svg>`` element for an HTML page (no mark, no namespace URLs)."""
+    return svg_element(to_bytes(comparison_figure(c, normalize), "svg", mark=False))
+
+
+def summary_plot(summaries: Sequence[AppSummary], fmt: PlotFormat) -> bytes:
+    """Each report's summary (grouped points sized by time, and time bars) as PNG, SVG or PDF bytes."""
+    return to_bytes(summary_figure(summaries), fmt)
+
+
+def comparison_figure(c: Comparison, normalize: bool = False) -> Figure:
+    """The laid-out comparison figure: roofs or the 100% line, points, arrows, numbers, legend, notes."""
+    data = comparison_data(c, normalize)
+    notes = _skipped_notes(data.skipped) + _unnumbered_note(data.points)
+    fig, axes, note_axes = _figure([(COMPARE_SIZE_IN[1], 1)], COMPARE_SIZE_IN[0], [notes])
+    ax = axes[0][0]
+    colours = _colours(len(c.reports))
+    for roof in data.roofs:
+        _draw_roof(ax, roof, colours[roof.report], f"{letter(roof.report)} {NAMES[roof.precision]}")
+    if normalize:
+        ax.axhline(100.0, color="black", linewidth=1.2, label="own roof (100%)")
+    for a, b in data.arrows:
+        ax.annotate("", xy=(b.x, b.y), xytext=(a.x, a.y),
+                    arrowprops={"arrowstyle": "->", "color": "0.4", "linestyle": "--" if b.different_work else "-"})
+    for p in data.points:
+        ax.scatter(p.x, p.y, s=MIN_AREA * 1.5, marker=REPORT_MARKERS[p.report % 10], zorder=3,
+                   facecolors="none" if p.different_work else colours[p.report],
+                   edgecolors=colours[p.report] if p.different_work else "black",
+                   linewidths=1.4 if p.different_work else 0.5)
+    _legend_compare(ax, c, data, colours)
+    chain = " -> ".join(letter(i) for i in range(len(c.reports)))
+    title = f"{chain}, kernels joined by arrows ({middle(c.matching, 50)})"
+    if normalize:
+        _normalized_axes(ax, len(c.reports), data.points, title)
+    else:
+        _axes(ax, data.points, title)
+    _draw_notes(note_axes[0], notes, COMPARE_SIZE_IN[0])
+    freeze_layout(fig)
+    _number_points(fig, ax, data.points)
+    return fig
+
+
+def summary_figure(summaries: Sequence[AppSummary]) -> Figure:
+    """The laid-out summary figure: per report, the roofline of its groups and the bars of their time."""
+    data = summary_data(summaries)
+    notes = [_skipped_notes(panel.skipped) for panel in data.panels]
+    fig, axes, note_axes = _figure([(SUMMARY_SIZE_IN[1], 2)] * len(data.panels), SUMMARY_SIZE_IN[0], notes)
+    for (roof_ax, bar_ax), panel, note_ax, lines in zip(axes, data.panels, note_axes, notes, strict=True):
+        for roof in panel.roofs:
+            _draw_roof(roof_ax, roof, "0.3", NAMES[roof.precision])
+        for p in panel.points:
+            roof_ax.scatter(p.x, p.y, s=p.area, alpha=0.6, color="tab:blue", edgecolors="black", linewidths=0.5)
+        _axes(roof_ax, panel.points, f"{middle(panel.report, 60)}: kernel groups by rank, area = time"
+              + "".join(f"\n{_roof_text(roof)}" for roof in panel.roofs))
+        if not panel.points:
+            _note_empty(roof_ax)
+        _draw_bars(bar_ax, panel.bars, panel.total_s)
+        _draw_notes(note_ax, lines, SUMMARY_SIZE_IN[0])
+    freeze_layout(fig)
+    for (roof_ax, _), panel in zip(axes, data.panels, strict=True):
+        _number_points(fig, roof_ax, panel.points, center=True)
+    return fig
+
+
+def _figure(rows: Sequence[tuple[float, int]], width_in: float,
+            notes: Sequence[Sequence[str]]) -> tuple[Figure, list[list[Axes]], list[Axes | None]]:
+    """A constrained-layout figure of rows of ``(height in inches, columns)`` axes, each row followed by an axes
+    for its (wrapped) notes when it has any."""
+    heights: list[float] = []
+    for (height, _), lines in zip(rows, notes, strict=True):
+        heights += [height] + ([NOTE_LINE_IN * (len(wrap(lines, width_in - 0.6)) + 1)] if lines else [])
+    fig = figure(width_in, sum(heights), constrained=True, dpi=DPI)
+    grid = fig.add_gridspec(len(heights), max(c for _, c in rows), height_ratios=heights)
+    axes, note_axes, row = [], [], 0
+    for (_, columns), lines in zip(rows, notes, strict=True):
+        axes.append([fig.add_subplot(grid[row, col]) for col in range(columns)])
+        note_axes.append(fig.add_subplot(grid[row + 1, :]) if lines else None)
+        row += 2 if lines else 1
+    return fig, axes, note_axes
+
+
+def _draw_notes(ax: Axes | None, lines: Sequence[str], figure_width_in: float) -> None:
+    if ax is None:
+        return
+    ax.axis("off")
+    ax.text(0.0, 1.0, "\n".join(wrap(lines, figure_width_in - 0.6)), transform=ax.transAxes, va="top", ha="left",
+            fontsize=NOTE_FONT, color="#505050", linespacing=1.2)
+
+
+def _skipped_notes(skipped: Sequence[str]) -> list[str]:
+    """What was not drawn, one line per reason: "not drawn, <why>: a in A, b in B"."""
+    by_reason: dict[str, list[str]] = {}
+    for item in skipped:
+        what, why = item.split(": ", 1)
+        by_reason.setdefault(why, []).append(middle(what, 60))
+    return [f"not drawn, {why}: " + ", ".join(whats[:NOTE_ITEMS]) + (", ..." if len(whats) > NOTE_ITEMS else "")
+            for why, whats in by_reason.items()]
+
+
+def _unnumbered_note(points: Sequence[Point]) -> list[str]:
+    rest = len({p.label for p in points if not p.number})
+    return [f"{rest} more kernel(s) drawn without a number (beyond the {LEGEND_KERNELS} longest)"] if rest else []
+
+
+def _colours(n: int) -> list[str]:
+    return [f"C{i % 10}" for i in range(n)]
+
+
+def _draw_roof(ax: Axes, roof: Roof, colour: str, label: str) -> None:
+    import numpy as np
+
+    x = np.logspace(np.log10(X_RANGE[0]), np.log10(X_RANGE[1]), 200)
+    ax.plot(x, np.minimum(roof.peak_flop_per_s, x * roof.dram_bytes_per_s), color=colour, linewidth=1.5,
+            ls=CEILING_STYLES[roof.precision],
+            label=f"{label} {si(roof.peak_flop_per_s, 'FLOP/s')}, DRAM {si(roof.dram_bytes_per_s, 'B/s')}")
+
+
+def _roof_text(roof: Roof) -> str:
+    style = {":": "dotted", "-": "solid", "-.": "dash-dot", "--": "dashed"}[CEILING_STYLES[roof.precision]]
+    return f"roof ({style}): {NAMES[roof.precision]} {si(roof.peak_flop_per_s, 'FLOP/s')}, DRAM " \
+           f"{si(roof.dram_bytes_per_s, 'B/s')}"
+
+
+def _legend_compare(ax: Axes, c: Comparison, data: ComparePlotData, colours: Sequence[str]) -> None:
+    """Beside the axes: the reports (colour and marker), the roofs drawn, and the key of the kernel numbers."""
+    from matplotlib.lines import Line2D
+
+    handles, labels = ax.get_legend_handles_labels()
+    reports = [Line2D([], [], ls="", marker=REPORT_MARKERS[i % 10], ms=7, color=colours[i], mec="black", mew=0.5)
+               for i in range(len(c.reports))]
+    names = [f"{letter(i)}: {middle(r.label, 40)}" for i, r in enumerate(c.reports)]
+    if any(p.different_work for p in data.points):
+        reports.append(Line2D([], [], ls="--", color="0.4", marker="o", ms=7, mfc="none", mec="0.3", mew=1.4))
+        names.append(f"different work (> {100 * c.work_tolerance:g}%): throughput, not speedup")
+    key = {p.number: p.label for p in data.points if p.number}
+    different = {p.number for p in data.points if p.number and p.different_work}  # in any report
+    keyed = [f"{n}  {middle(label, KEY_CHARS)}" + (DIFFERENT_WORK_KEY if n in different else "")
+             for n, label in sorted(key.items())]
+    legend = ax.legend(handles=[*reports, *handles, *(Line2D([], [], ls="") for _ in keyed)],
+                       labels=[*names, *labels, *keyed],
+                       loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False, fontsize=7.5,
+                       title="reports, roofs, kernels", title_fontsize=8, alignment="left")
+    legend.set_clip_on(False)
+
+
+def _number_points(fig: Figure, ax: Axes, points: Sequence[Point], center: bool = False) -> None:
+    """Each numbered kernel's number beside one of its points where it covers no other text (``center``: on the
+    point first); numbers with no free spot are listed in a line at the bottom of the axes."""
+    placer = LabelPlacer(fig)
+    for text in ax.texts:
+        placer.block(text)
+    spots: dict[int, list[dict[str, Any]]] = {}
+    for p in points:
+        if p.number:
+            first = [{"xy": (p.x, p.y), "ha": "center", "va": "center"}] if center else []
+            spots.setdefault(p.number, []).extend(first + around((p.x, p.y)))
+    unplaced = [str(n) for n, candidates in sorted(spots.items())
+                if placer.place(ax, str(n), candidates, fontsize=7, zorder=6) is None]
+    if unplaced:
+        placer.place(ax, f"no room for the number of: {', '.join(unplaced)}",
+                     [{"xy": (0.01, 0.01), "xycoords": "axes fraction", "va": "bottom"},
+                      {"xy": (0.01, 0.99), "xycoords": "axes fraction", "va": "top"}], fontsize=6.5, color="0.35")
+
+
+def _axes(ax: Axes, points: Sequence[Point], title: str) -> None:
+    """Log-log roofline axes wide enough for the points."""
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    xs = [p.x for p in points]
+    ax.set_xlim(min([X_RANGE[0], *xs]) / 2, max([X_RANGE[1], *xs]) * 2)
+    ax.set_xlabel("arithmetic intensity (FLOP per DRAM byte)")
+    ax.set_ylabel("FLOP/s")
+    ax.set_title(title, fontsize=9, loc="left")
+    ax.grid(True, which="both", alpha=0.2)
+
+
+def _normalized_axes(ax: Axes, reports: int, points: Sequence[Point], title: str) -> None:
+    """One column per report (A, B, ...), percent of that report's own roof upwards on a log axis (kernels far
+    below their roof stay apart)."""
+    from matplotlib.ticker import FuncFormatter
+
+    ax.set_xticks(range(reports), [letter(i) for i in range(reports)])
+    ax.set_xlim(-0.5, reports - 0.5)
+    ax.set_yscale("log")
+    lowest = min((p.y for p in points), default=1.0)
+    ax.set_ylim(min(lowest / 2, 10.0), 200.0)
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}%"))
+    ax.set_ylabel("percent of own roof (%, log scale)")
+    ax.set_title(title, fontsize=9, loc="left")
+    ax.grid(True, axis="y", which="both", alpha=0.2)
+
+
+def _draw_bars(ax: Axes, bars: Sequence[Bar], total_s: float | None) -> None:
+    """Horizontal bars in rank order: time at the roof plus recoverable time (grey: no roof position), each
+    labelled with its share of the report's time so short groups stay readable next to a dominant one."""
+    from matplotlib.patches import Patch
+
+    scale, unit = _time_unit(max((b.total_s for b in bars), default=0.0))
+    rows = list(range(len(bars)))[::-1]
+    for row, b in zip(rows, bars, strict=True):
+        known = b.recoverable_s is not None
+        attained = (b.total_s - (b.recoverable_s or 0.0)) / scale
+        ax.barh(row, attained, color="tab:blue" if known else "0.6")
+        ax.barh(row, (b.recoverable_s or 0.0) / scale, left=attained, color="tab:orange")
+        share = f"{100.0 * b.total_s / total_s:.1f}%" if total_s else ""
+        ax.annotate(share, (b.total_s / scale, row), xytext=(3, 0), textcoords="offset points", va="center", fontsize=7)
+    ax.set_xlim(0, 1.2 * max((b.total_s / scale for b in bars), default=1.0))
+    ax.set_yticks(rows, [middle(b.label, 40) for b in bars])
+    ax.set_xlabel(f"time ({unit})")
+    ax.tick_params(axis="y", labelsize=7)
+    handles = [Patch(color=c, label=t) for c, t in (("tab:blue", "time at the roof"), ("tab:orange", "recoverable"),
+                                                    ("0.6", "no roof position"))]
+    ax.legend(handles=handles, fontsize=7, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=3, frameon=False)
+
+
+def _time_unit(longest_s: float) -> tuple[float, str]:
+    """Scale and unit that keep the bar axis readable (s, ms or us)."""
+    return next(((f, u) for f, u in ((1.0, "s"), (1e-3, "ms")) if longest_s >= f), (1e-6, "us"))
+
+
+def _note_empty(ax: Axes) -> None:
+    ax.text(0.5, 0.5, "no kernel group can be placed on the roofline\n(see the note below)", transform=ax.transAxes,
+            ha="center", va="center", fontsize=9, color="0.4")

@@ -1,0 +1,458 @@
+"""Terminal rendering (rich, the terminal's width) of kernel comparisons, regression diffs and application summaries.
+
+Reports are shown as letters (A, B, ...) with a legend, so that two reports fit side by side; every "n/a"
+is explained below its table.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from roofline.analysis.advice import LAUNCH_OVERHEAD_S
+from roofline.analysis.work import Measure, WorkCheck, ratio_text
+from roofline.compare.noise import Change
+from roofline.compare.pairing import NO_EXPECTATION, Comparison, KernelPair, KernelStats, ReportRef, why_no_roof
+from roofline.compare.ranking import RECOVERABLE_COUNTS, AppSummary
+from roofline.compare.regression import DiffResult, Verdict
+from roofline.core.labels import letter, set_name
+from roofline.core.units import pct, ratio, seconds, si
+from roofline.render.names import KernelName
+from roofline.render.terminal import Cell, add_rows, escape, plain_table, record, warning_lines
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rich.console import Console
+    from rich.table import Table
+
+SUFFIXES = (".txt",)
+MAX_UNMATCHED_NAMES = 6
+_BOUND = {"compute": "comp", "memory": "mem", "balanced": "bal", "latency": "lat", "small_grid": "grid"}
+
+
+def comparison_text(c: Comparison, width: int = 80) -> str:
+    """A comparison as plain text: legend, time and roofline tables per report vs the base, projections."""
+    return record(lambda console: _print_comparison(console, c), width)
+
+
+def diff_text(d: DiffResult, width: int = 80) -> str:
+    """A regression diff as plain text: verdict line, one row per kernel, then the reasons."""
+    return record(lambda console: _print_diff(console, d), width)
+
+
+def summary_text(summaries: Sequence[AppSummary], width: int = 80) -> str:
+    """Whole-application summaries as plain text: the top kernel groups of each report."""
+    return record(lambda console: _print_summaries(console, summaries), width)
+
+
+# --- compare ---------------------------------------------------------------------------------------------
+def _print_comparison(console: Console, c: Comparison) -> None:
+    _print_legend(console, c.reports)
+    console.print(f"matching: {c.matching}; times are per launch (the median of the kernel's launches)",
+                  highlight=False)
+    for line in pairing_lines(c):
+        console.print(escape(line), highlight=False)
+    for i in range(1, len(c.reports)):
+        _print_versus(console, c, i)
+    if len(c.reports) == 1:
+        console.print(_rich(roof_grid(c, 0), console.width))
+    if c.project_to:
+        console.print(f"[bold]Projection onto {c.project_to}[/bold] (roofline LOWER BOUND, not a measurement)",
+                      highlight=False)
+        console.print(_projection_table(c, console.width))
+    for line in _comparison_notes(c):
+        console.print(line, highlight=False)
+
+
+def pairing_lines(c: Comparison) -> list[str]:
+    """The pairing used, where it is not plain name matching: per pair, its key and the kernels on each side."""
+    methods = Counter(p.matched_by.split(" ")[0] for p in c.pairs)
+    if not set(methods) - {"name"} and all(len({s.name for s in p.sides if s}) == 1 for p in c.pairs):
+        return []
+    lines = ["pairing used: " + ", ".join(f"{how} ({n})" for how, n in methods.items())]
+    for p in c.pairs:
+        sides = "; ".join(f"{letter(i)}: {s.name}" for i, s in enumerate(p.sides) if s)
+        lines.append(f"  {p.key} ({p.matched_by}) = {sides}")
+    return lines
+
+
+def _print_versus(console: Console, c: Comparison, i: int) -> None:
+    """The work, time, throughput and roofline tables of report i against the base, or why there are none."""
+    if not any(p.sides[i] for p in c.pairs):
+        console.print(f"[bold]{letter(0)} and {letter(i)} share no kernel[/bold] ({c.matching} matching)",
+                      highlight=False)
+        return
+    for grid in versus_grids(c, i):
+        console.print(_rich(grid, console.width))
+    for line in expectation_lines(c, i):
+        console.print(escape(line), highlight=False)
+
+
+def _print_legend(console: Console, reports: Sequence[ReportRef]) -> None:
+    for i, r in enumerate(reports):
+        console.print(f"[bold]{letter(i)}[/bold]: {escape(legend_text(r))}", highlight=False)
+        for line in warning_lines(r.warnings):
+            console.print(f"   {line}", highlight=False)
+
+
+def legend_text(r: ReportRef) -> str:
+    """A report in one line: label, GPU, ncu version, launches, spec and ceiling set."""
+    spec = f"spec {r.spec_id}" if r.spec_id else "no spec"
+    ncu = f"ncu {r.ncu_version}" if r.ncu_version else "ncu version unknown"
+    return (f"{r.label}  {r.device} (CC {r.compute_capability or '?'}), {ncu}, {r.launches} launches, {spec}, "
+            f"{set_name(r.ceilings_used)} ceilings")
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A comparison table before it is drawn (terminal or Markdown): the first cell of a row is a kernel name."""
+
+    title: str
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    caption: str = ""
+
+
+def _rich(grid: Grid, width: int) -> Table:
+    table = plain_table(grid.title, grid.header, grid.caption)
+    return add_rows(table, [[KernelName(row[0]), *row[1:]] for row in grid.rows], width)
+
+
+def versus_grids(c: Comparison, i: int) -> list[Grid]:
+    """Report i against the base: work first, then the time of the pairs of the same work, the throughput of those
+    of different work, and the roofline."""
+    same = [p for p in c.pairs if p.sides[i] and not p.different_work(i)]
+    different = [p for p in c.pairs if p.sides[i] and p.different_work(i)]
+    return [work_grid(c, i), *([time_grid(c, same, i)] if same else []),
+            *([throughput_grid(c, different, i)] if different else []), roof_grid(c, i)]
+
+
+WORK_COLUMNS = (("threads", "threads"), ("bytes.dram", "DRAM"), ("instructions", "inst."))
+
+
+def work_grid(c: Comparison, i: int) -> Grid:
+    """Work first: FLOPs per launch on each side, the ratios of the other measures, and the verdict on the work."""
+    a, b = letter(0), letter(i)
+    rows = []
+    for p in (p for p in c.pairs if p.sides[i]):
+        check = p.work[i]
+        work = [p.side(s).work for s in (0, i)]
+        measures = {m.key: m for m in check.measures} if check else {}
+        rows.append((p.label, *(si(w.total_flops) if w else "n/a" for w in work),
+                     *(_measure_cell(measures.get(key)) for key, _ in WORK_COLUMNS), _work_word(check)))
+    return Grid(f"Work per launch, {a} -> {b}",
+                ("kernel", f"FLOPs {a}", f"FLOPs {b}", *(f"{name} {b}/{a}" for _, name in WORK_COLUMNS), "work"),
+                tuple(rows),
+                f"work = DIFFERENT where the FLOPs of a precision (without FLOPs: the threads launched, grid x block) "
+                f"differ by more than {100 * c.work_tolerance:g}% (--work-tolerance); DRAM bytes and instructions "
+                "(smsp__inst_executed) are shown, they do not decide")
+
+
+def _measure_cell(m: Measure | None) -> str:
+    return "n/a" if m is None else ratio_text(m)
+
+
+def _work_word(check: WorkCheck | None) -> str:
+    if check is None or not check.basis:
+        return "unknown"
+    return "DIFFERENT" if check.different else "same"
+
+
+def time_grid(c: Comparison, pairs: Sequence[KernelPair], i: int) -> Grid:
+    """Pairs of the same work, or of work that could not be compared (said in the title): a speedup of times."""
+    a, b = letter(0), letter(i)
+    unknown = any(_work_word(p.work[i] if p.work else None) == "unknown" for p in pairs)
+    confidence = f"{100 * (1 - 2 * c.alpha):g}%"
+    rows = tuple((p.label, seconds(p.base.median_s.value), seconds(p.side(i).median_s.value),
+                  _times(p.speedup[i].value), interval_text(p.headline(i)), _times(p.expected_speedup[i].value),
+                  _fixed(p.kept_up[i].value)) for p in pairs)
+    work = "same work, or work unknown: see the work column" if unknown else "same work"
+    return Grid(f"Time per launch, {a} -> {b} ({work})",
+                ("kernel", a, b, "speedup", f"{confidence} interval", "expected", "kept up"), rows,
+                f"speedup = 1 / the median of the pairwise launch-time ratios {b}/{a} (Hodges-Lehmann), with its "
+                f"{confidence} interval (Mann-Whitney U, alpha {c.alpha:g}; untested: one launch per side, or too few "
+                f"to reach alpha); expected = roof time {a} / roof time {b}, only where a roof governs both (compute "
+                "or memory bound); kept up = speedup / expected")
+
+
+def throughput_grid(c: Comparison, pairs: Sequence[KernelPair], i: int) -> Grid:
+    """Pairs of different work: work per second on each side and their ratio (not a speedup of times)."""
+    a, b = letter(0), letter(i)
+    confidence = f"{100 * (1 - 2 * c.alpha):g}%"
+    rows = []
+    for p in pairs:
+        check = p.work[i]
+        unit = p.headline_unit(i)
+        work_ratio = check.work_ratio if check else None
+        expected = p.expected_speedup[i].value
+        headline = p.headline(i)
+        rows.append((p.label, UNIT_WORDS.get(unit, unit), si(throughput(p.side(0), unit)),
+                     si(throughput(p.side(i), unit)), _times(headline.ratio if headline else None),
+                     interval_text(headline), _times(expected * work_ratio if expected is not None and work_ratio
+                                                     else None), _fixed(p.kept_up[i].value)))
+    return Grid(f"Throughput, {a} -> {b} (different work: not a speedup of times)",
+                ("kernel", "unit", a, b, f"{b}/{a}", f"{confidence} interval", "expected", "kept up"), tuple(rows),
+                f"throughput = work per launch / median launch time, in FLOP/s (kernels with FLOPs), else DRAM "
+                f"bytes/s, else threads/s; {b}/{a} = the speedup x the work ratio; expected = the attainable "
+                "throughput ratio from the roofs, only where a roof governs both")
+
+
+UNIT_WORDS = {"DRAM bytes/s": "DRAM B/s", "threads/s": "thread/s"}  # short enough for a table column
+
+
+def throughput(s: KernelStats, unit: str) -> float | None:
+    """Work per launch in ``unit``'s work (FLOPs, DRAM bytes, threads) over the median launch time."""
+    w, t = s.work, s.median_s.value
+    amount = None if w is None else {"FLOP/s": w.total_flops, "DRAM bytes/s": w.bytes["dram"],
+                                     "threads/s": w.threads}.get(unit)
+    return amount / t if amount is not None and t else None
+
+
+def interval_text(change: Change | None) -> str:
+    """"1.48-1.55x", or "untested" (one launch per side, or too few launches to reach alpha)."""
+    if change is None:
+        return "n/a"
+    if change.low is None or change.high is None:
+        return "untested"
+    return f"{change.low:.3g}-{change.high:.3g}x"
+
+
+def expectation_lines(c: Comparison, i: int) -> list[str]:
+    """Why a pair has no expected speedup, and the launch-overhead share of its launch-bound sides."""
+    lines = []
+    for p in (p for p in c.pairs if p.sides[i]):
+        reason = p.expected_speedup[i].reason
+        if p.expected_speedup[i].value is not None or not reason.startswith(NO_EXPECTATION):
+            continue
+        shares = [f"{letter(s)} {100 * v.value:.0f}%" for s in (0, i) if (v := p.launch_overhead[s]).value is not None]
+        overhead = f"; launch overhead {', '.join(shares)} of launch + run time" if shares else ""
+        lines.append(f"{p.label}: {reason}{overhead}")
+    if any("launch overhead" in line for line in lines):
+        lines.append(OVERHEAD_NOTE)
+    return lines
+
+
+OVERHEAD_NOTE = (f"launch overhead = L / (L + d): an assumed host launch cost L of about {seconds(LAUNCH_OVERHEAD_S)} "
+                 "per launch (NVIDIA, 'Getting Started with CUDA Graphs') against the median run time d, launches "
+                 "issued back to back")
+
+
+def roof_grid(c: Comparison, i: int) -> Grid:
+    a, b = letter(0), letter(i)
+    sides = (0,) if i == 0 else (0, i)
+    rows = []
+    for p in (p for p in c.pairs if p.sides[i]):
+        stats = [p.side(s) for s in sides]
+        rows.append((p.label, *(_flop_rate(s) for s in stats), *(ratio(s.intensity["dram"].value) for s in stats),
+                     *(pct(s.roof.pct_of_roof) for s in stats),
+                     ">".join(_BOUND.get(s.verdict.bound or "", "n/a") for s in stats)))
+    return Grid(f"Roofline, {a}" + (f" -> {b}" if i else ""),
+                ("kernel", *(f"FLOP/s {letter(s)}" for s in sides), *(f"AI {letter(s)}" for s in sides),
+                 *(f"roof {letter(s)}" for s in sides), "bound"), tuple(rows),
+                "AI = FLOP per DRAM byte; roof = percent of the report's own roof")
+
+
+def _projection_table(c: Comparison, width: int) -> Table:
+    table = plain_table("", ("kernel", "from", "measured", "bound", "max gain", "limit"),
+                   "max gain = measured / bound: the most the target GPU could speed this kernel up")
+    rows: list[list[Cell]] = []
+    for p in c.pairs:
+        for i, (side, proj) in enumerate(zip(p.sides, p.projections, strict=True)):
+            if side is None or proj is None:
+                continue
+            rows.append([KernelName(p.label), letter(i), seconds(side.per_launch_s.value),
+                         seconds(proj.bound_s.value), _times(proj.max_speedup.value), proj.limiter or "n/a"])
+    return add_rows(table, rows, width)
+
+
+def _comparison_notes(c: Comparison) -> list[str]:
+    """Why values are n/a (per report, distinct reasons), what projections leave out, unmatched kernels."""
+    lines = []
+    for i in range(len(c.reports)):
+        sides = [p.side(i) for p in c.pairs if p.sides[i]]
+        unplaced = [s for s in sides if s.roof.pct_of_roof is None]
+        lines += [f"[bold]{letter(i)} n/a[/bold]: {r}" for r in dict.fromkeys(map(why_no_roof, unplaced))]
+    left_out = dict.fromkeys(", ".join(pr.left_out) for p in c.pairs for pr in p.projections if pr and pr.left_out)
+    lines += [f"projection leaves out: {text}" for text in left_out]
+    for i, names in enumerate(c.unmatched):
+        if names:
+            lines.append(f"only in {letter(i)} ({len(names)}): {_name_list(names)}")
+    if not c.pairs:
+        lines.append("[bold]no kernel in common[/bold]: pair them with --match order|regex:PATTERN or --map A=B")
+    return lines
+
+
+def _name_list(names: Sequence[str]) -> str:
+    shown = ", ".join(names[:MAX_UNMATCHED_NAMES])
+    return shown + (f", ... ({len(names) - MAX_UNMATCHED_NAMES} more)" if len(names) > MAX_UNMATCHED_NAMES else "")
+
+
+def _flop_rate(s: KernelStats) -> str:
+    known = [v.value for v in s.flop_per_s.values() if v.value is not None]
+    return si(sum(known)) if known else "n/a"
+
+
+def _times(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}x"
+
+
+def _fixed(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+# --- diff ------------------------------------------------------------------------------------------------
+def _print_diff(console: Console, d: DiffResult) -> None:
+    c = d.comparison
+    _print_legend(console, c.reports)
+    for note in d.setup_notes:
+        console.print(f"[yellow]{escape(note)}[/yellow]", highlight=False)
+    words = verdict_words(d)
+    verdict = f"[bold red]{words}[/bold red]" if d.exit_code else f"[bold green]{words}[/bold green]"
+    console.print(f"{verdict} beyond {threshold_text(d)} (exit {d.exit_code}); matching: {escape(c.matching)}",
+                  highlight=False)
+    console.print(_diff_table(d, console.width))
+    total = total_text(d)
+    if total:
+        console.print(("[bold red]regressed[/bold red] " if d.total_regressed else "") + escape(total), highlight=False)
+    for v in d.regressions:
+        console.print(f"[bold red]regressed[/bold red] {escape(v.pair.label)}: {escape('; '.join(v.reasons))}",
+                      highlight=False)
+    for v in (v for v in d.verdicts if v.not_gated):
+        console.print(f"not gated: {escape(v.pair.label)}: {escape(v.not_gated)}", highlight=False)
+    for v in (v for v in d.verdicts if per_work_text(v)):
+        work = v.pair.work[1].summary if v.pair.work and v.pair.work[1] else "different work"
+        console.print(f"{escape(v.pair.label)}: {escape(work)}; {escape(per_work_text(v))}", highlight=False)
+    for text in dict.fromkeys(u for v in d.verdicts for u in v.unchecked):
+        console.print(f"[yellow]{escape(text)}[/yellow]", highlight=False)
+    for i, names in enumerate(c.unmatched):
+        if names:
+            console.print(f"only in {'BASE' if i == 0 else 'NEW'} ({len(names)}): {escape(_name_list(names))}",
+                          highlight=False)
+    console.print(noise_note(d), highlight=False)
+
+
+def _diff_table(d: DiffResult, width: int) -> Table:
+    confidence = f"{100 * (1 - 2 * d.comparison.alpha):g}%"
+    table = plain_table("BASE (A) -> NEW (B), time per launch (median)",
+                        ("kernel", "A", "B", "change", f"{confidence} interval", "status"))
+    rows: list[list[Cell]] = []
+    for v in d.verdicts:
+        base, new = v.pair.side(0), v.pair.side(1)
+        rows.append([KernelName(v.pair.label), seconds(base.median_s.value), seconds(new.median_s.value),
+                     change_text(v.change.ratio if v.change else None), change_interval(v.change), status_word(v)])
+    return add_rows(table, rows, width)
+
+
+def verdict_words(d: DiffResult) -> str:
+    """"no regression", "1 kernel regressed", "the total regressed", "2 kernels and the total regressed"."""
+    count = len(d.regressions)
+    kernels = f"{count} kernel{'s' if count > 1 else ''}" if count else ""
+    total = "the total" if d.total_regressed else ""
+    return f"{' and '.join(filter(None, (kernels, total)))} regressed" if kernels or total else "no regression"
+
+
+def status_word(v: Verdict) -> str:
+    """REGRESSED, ok, or why the slower gate left the kernel out (different work, small share, no time)."""
+    if v.regressed:
+        return "REGRESSED"
+    if v.not_gated:
+        return "diff. work" if v.pair.different_work(1) else "small"
+    return "n/a" if v.slowdown_pct.value is None else "ok"
+
+
+def per_work_text(v: Verdict) -> str:
+    """For a pair of different work gated with --gate-different-work: the change the gate judged, e.g.
+    "time per unit of work (threads) -86.5%, gated (--gate-different-work)"; "" for other pairs."""
+    if not (v.pair.different_work(1) and v.gated and v.per_work_pct.value is not None):
+        return ""
+    return (f"{v.per_work_pct.via} {change_text(1.0 + v.per_work_pct.value / 100.0)}, gated "
+            "(--gate-different-work)")
+
+
+def change_interval(change: Change | None) -> str:
+    """The interval of a time change, "+12.9..+17.6%" (or "713x..790x" for large ones), or "untested"."""
+    if change is None:
+        return "n/a"
+    if change.low is None or change.high is None:
+        return "untested"
+    low, high = change_text(change.low), change_text(change.high)
+    return f"{low.removesuffix('%')}..{high}" if low.endswith("%") and high.endswith("%") else f"{low}..{high}"
+
+
+def change_text(ratio_: float | None) -> str:
+    """A time ratio NEW / BASE as a change: "+12.3%", "-4.0%", or "584x" from +1000% on."""
+    if ratio_ is None:
+        return "n/a"
+    pct_ = 100.0 * (ratio_ - 1.0)
+    return f"{ratio_:.0f}x" if pct_ >= 1000.0 else f"{pct_:+.1f}%"
+
+
+def threshold_text(d: DiffResult) -> str:
+    """The thresholds in words, e.g. 'slower > 10% (kernels >= 1% of the time), total slower > 5%'."""
+    t = d.thresholds
+    parts = [f"slower > {t.slower_pct:g}% (kernels with >= {t.min_share_pct:g}% of the time)",
+             f"total slower > {t.total_slower_pct:g}%"]
+    if t.roof_drop_pct is not None:
+        parts.append(f"roof drop > {t.roof_drop_pct:g} points")
+    return ", ".join(parts)
+
+
+def total_text(d: DiffResult) -> str:
+    """The total: the gated kernels' BASE time and the same at NEW's speed."""
+    t = d.total
+    if t is None:
+        return ""
+    return (f"total: the {t.kernels} gated kernel(s) take {seconds(t.base_s)} in BASE and {seconds(t.at_new_speed_s)} "
+            f"at NEW's speed (BASE's launches, each kernel at its median time ratio): {t.change_pct:+.1f}% "
+            f"({'>' if d.total_regressed else '<='} {d.thresholds.total_slower_pct:g}%)")
+
+
+def noise_note(d: DiffResult) -> str:
+    c = d.comparison
+    return (f"change = the median of the pairwise launch-time ratios NEW/BASE - 1 (Hodges-Lehmann); with several "
+            f"launches on each side a kernel regresses only when the one-sided Mann-Whitney U test of 'slower by more "
+            f"than the threshold' rejects at alpha {c.alpha:g}, i.e. the interval's lower end clears it; untested: "
+            "one launch per side, or too few to reach alpha (gated on the median ratio)")
+
+
+# --- summary ---------------------------------------------------------------------------------------------
+def _print_summaries(console: Console, summaries: Sequence[AppSummary]) -> None:
+    for s in summaries:
+        _print_summary(console, s)
+
+
+def _print_summary(console: Console, s: AppSummary) -> None:
+    r = s.report
+    groups = ("kernel" if s.by == "kernel" else "NVTX range") + ("s" if s.group_count != 1 else "")
+    console.print(f"[bold]{r.label}[/bold]  {r.device}  {r.launches} launches in {s.group_count} {groups}, "
+                  f"total {seconds(r.total_time_s)}", highlight=False)
+    for line in warning_lines(r.warnings):
+        console.print(line, highlight=False)
+    console.print(f"ranked by {s.ranked_by}", highlight=False)
+    console.print(_summary_table(s, console.width))
+    hidden = s.group_count - len(s.rows)
+    covered = f"shown: {_pct_of(s.shown_share)} of the time"
+    console.print(covered + (f"; {hidden} more not shown (--top)" if hidden > 0 else "") +
+                  (f"; recoverable in all: {seconds(s.recoverable_s)}" if s.recoverable_s is not None else "") +
+                  (f"; small grids: {seconds(s.small_grid_s)}" if s.small_grid_s else ""),
+                  highlight=False)
+    console.print(f"[dim]{RECOVERABLE_COUNTS}[/dim]", highlight=False)
+    console.print()
+
+
+def _summary_table(s: AppSummary, width: int) -> Table:
+    """Rank, group, launches, total time, share of the report, recoverable time, percent of roof, bound."""
+    table = plain_table(f"Top {len(s.rows)} by {s.by}", ("#", "name", "n", "total", "share", "recov.", "roof", "bound"),
+                   name_column=1)
+    rows: list[list[Cell]] = []
+    for row in s.rows:
+        g = row.group
+        rows.append([str(row.rank), KernelName(g.name), str(len(g.launches)), seconds(g.total_s),
+                     _pct_of(g.time_share), seconds(g.recoverable_s), pct(row.stats.roof.pct_of_roof),
+                     row.stats.verdict.bound or "n/a"])
+    return add_rows(table, rows, width)
+
+
+def _pct_of(fraction: float | None) -> str:
+    return pct(None if fraction is None else 100.0 * fraction)

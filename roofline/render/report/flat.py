@@ -1,0 +1,110 @@
+"""One row per kernel launch, one column per leaf of the JSON document: the CSV output (``report --format csv``)
+and ``to_dataframe`` for pandas.
+
+Columns are the JSON paths joined with dots (``flops.fp32``, ``ceilings.spec.dram_bytes_per_s``,
+``advice.0.text``); the report's own leaves come first under ``report.`` (path, device, spec, ceilings used).
+A null is an empty cell with its reason in the ``missing.<path>`` column, as in the JSON. The CSV header gives
+each numeric column's unit in brackets (``duration_s [s]``); ``to_dataframe`` keeps the plain paths as column
+names and the units in ``DataFrame.attrs["units"]``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from roofline.analysis.results import ReportAnalysis
+from roofline.errors import RooflineError
+from roofline.render import GENERATOR
+from roofline.render.report.json import report_dict, with_reasons
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas
+
+SUFFIXES = (".csv",)
+PANDAS_HINT = "pip install 'roofline[pandas]' (or pip install pandas)"
+# (pattern on a column's path, unit): the first match gives a numeric column its unit. One place for the units of
+# the JSON leaves, from the naming conventions of render.json (SI base units, suffix _s, _pct, _hz, ...).
+_UNITS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), u) for p, u in (
+    (r"^missing\.", ""),
+    (r"(^|\.)(flop_per_s\.|[a-z0-9]+_flop_per_s$)", "FLOP/s"),
+    (r"(^|\.)(bytes_per_s\.|[a-z0-9]+_bytes_per_s$)", "B/s"),
+    (r"(^|\.)(flops\.|tensor_flops_by_type\.|flops_by_type\.)", "FLOP"),
+    (r"(^|\.)(bytes\.|[a-z0-9_]+_bytes$)", "B"),
+    (r"(^|\.)intensity\.", "FLOP/B"),
+    (r"(_pct|pct_of_roof|pct_of_peak\.[a-z0-9_]+|utilization_pct\.[a-z0-9]+|\.pct)$", "%"),
+    (r"_hz$", "Hz"),
+    (r"_bits$", "bit"),
+    (r"(^|\.|_)s$", "s"),
+    (r"(time_share|flop_share|\.share)$", "fraction"),
+))
+
+
+def rows(analyses: Sequence[ReportAnalysis]) -> list[dict[str, Any]]:
+    """One flat dict per launch, in report order: the report's leaves (``report.*``), then the launch's."""
+    out = []
+    for a in analyses:
+        doc = report_dict(a)
+        head = flatten({k: v for k, v in doc.items() if k not in ("kernels", "groups", "reasons")}, "report")
+        out += [{**head, **flatten(with_reasons(kernel, doc["reasons"]))} for kernel in doc["kernels"]]
+    return out
+
+
+def flatten(value: Any, path: str = "") -> dict[str, Any]:
+    """Leaves of nested dicts and lists keyed by their dotted path (list items by index); empty ones dropped."""
+    if isinstance(value, Mapping):
+        items = list(value.items())
+    elif isinstance(value, list):
+        items = list(enumerate(value))
+    else:
+        return {path: value}
+    out: dict[str, Any] = {}
+    for key, item in items:
+        out.update(flatten(item, f"{path}.{key}" if path else str(key)))
+    return out
+
+
+def columns(table: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Every column of the rows, in first-seen order."""
+    return list(dict.fromkeys(key for row in table for key in row))
+
+
+def unit(path: str, table: Sequence[Mapping[str, Any]]) -> str:
+    """The unit of a number column, also when every cell is null ("" for text and flag columns and counts)."""
+    if any(isinstance(row.get(path), (str, bool)) for row in table):
+        return ""
+    return next((u for pattern, u in _UNITS if pattern.search(path)), "")
+
+
+def render(analyses: Sequence[ReportAnalysis]) -> str:
+    """The CSV text: the generator mark as a first line starting with ``#`` (where the writer looks for it;
+    pandas: ``read_csv(..., comment="#")``), a header row (``path [unit]``), one row per launch."""
+    table = rows(analyses)
+    names = columns(table)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([f"{name} [{u}]" if (u := unit(name, table)) else name for name in names])
+    for row in table:
+        writer.writerow([_cell(row.get(name)) for name in names])
+    return f"# {GENERATOR}\n" + out.getvalue()
+
+
+def _cell(value: Any) -> Any:
+    return "" if value is None else str(value).lower() if isinstance(value, bool) else value
+
+
+def to_dataframe(analyses: ReportAnalysis | Sequence[ReportAnalysis]) -> pandas.DataFrame:
+    """The launches of one analysis (or several) as a pandas DataFrame, one row per launch and one column per
+    JSON leaf (units in ``.attrs["units"]``). Needs pandas: RooflineError with the install line otherwise."""
+    try:
+        import pandas
+    except ImportError:
+        raise RooflineError("to_dataframe needs pandas, which is not installed", PANDAS_HINT) from None
+    table = rows([analyses] if isinstance(analyses, ReportAnalysis) else analyses)
+    names = columns(table)
+    frame = pandas.DataFrame.from_records(table, columns=names)
+    frame.attrs["units"] = {name: u for name in names if (u := unit(name, table))}
+    return frame

@@ -1,0 +1,133 @@
+"""Self-contained HTML optimization report: the Markdown report's document with inline CSS and each report's
+roofline plot as inline SVG, every point with a tooltip (its SVG ``<title>``: kernel, launch, level, FLOP/s,
+bytes/s, intensity, percent of roof, bound) and a link to its kernel's section. No scripts, no external
+resources, no URLs: the file can be mailed or archived."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+
+from roofline.analysis.results import ReportAnalysis
+from roofline.render import GENERATOR
+from roofline.render.report.markdown import Block, document
+from roofline.render.report.plot import inline_svg
+
+SUFFIXES = (".html",)
+PLOT_HINT = "Hover over a point for its values; click it to go to its kernel's section (for the kernels that have one)."
+
+_INLINE = ((re.compile(r"`([^`]+)`"), r"<code>\1</code>"), (re.compile(r"\*\*([^*]+)\*\*"), r"<strong>\1</strong>"))
+_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="generator" content="{generator}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+<style>{css}</style>
+</head>
+<body>
+<main>
+{body}
+</main>
+</body>
+</html>
+"""
+_CSS = """
+body { margin: 0; background: #f4f5f7; color: #1d2330; font: 14px/1.5 system-ui, -apple-system, "Segoe UI",
+  Roboto, "Helvetica Neue", Arial, sans-serif; }
+main { max-width: 1200px; margin: 0 auto; padding: 24px 32px 48px; background: #fff; }
+h1 { font-size: 26px; margin: 8px 0 4px; }
+h2 { font-size: 21px; margin: 36px 0 8px; padding-top: 12px; border-top: 3px solid #1d2330; }
+h3 { font-size: 16px; margin: 26px 0 6px; color: #22406e; }
+h2 code, h3 code { font-size: 0.92em; }
+section.kernel { border: 1px solid #dde2ea; border-radius: 6px; padding: 4px 16px 10px; margin: 16px 0; }
+section.kernel h3 { margin-top: 10px; }
+p { margin: 6px 0; }
+ul { margin: 4px 0 10px; padding-left: 22px; }
+li { margin: 2px 0; }
+code { font: 12.5px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; background: #f0f2f5;
+  padding: 1px 4px; border-radius: 3px; word-break: break-all; }
+table { border-collapse: collapse; margin: 6px 0 12px; font-variant-numeric: tabular-nums; }
+th, td { padding: 3px 10px; border-bottom: 1px solid #e3e6eb; text-align: left; vertical-align: top; }
+th { background: #eef1f5; font-weight: 600; }
+td.num, th.num { text-align: right; white-space: nowrap; }
+tbody tr:nth-child(even) { background: #fafbfc; }
+.warn { background: #fff5e6; border-left: 4px solid #e8912d; padding: 6px 12px; margin: 8px 0; }
+.note { background: #eef4fb; border-left: 4px solid #4a86c8; padding: 6px 12px; margin: 8px 0; color: #2a3a52; }
+details { margin: 6px 0; }
+summary { cursor: pointer; font-weight: 600; }
+figure.plot { margin: 10px 0 16px; }
+figure.plot svg { width: 100%; height: auto; }
+figure.plot svg a { cursor: pointer; }
+figure.plot figcaption { color: #5a6475; font-size: 12.5px; }
+section.kernel:target { border-color: #4a86c8; box-shadow: 0 0 0 2px #4a86c8; }
+"""
+
+
+def render(analyses: Sequence[ReportAnalysis]) -> str:
+    """The whole report as one HTML page."""
+    return page(document(analyses, with_plot=True))
+
+
+def page(blocks: Sequence[Block]) -> str:
+    """Blocks as one self-contained page, titled by the first block."""
+    title = html.escape(re.sub(r"[`*]", "", blocks[0].text))
+    return _PAGE.format(generator=GENERATOR, title=title, css=_CSS.strip(),
+                        body="\n".join(_sections(blocks)))
+
+
+def _sections(blocks: Sequence[Block]) -> list[str]:
+    """Blocks as HTML, each kernel's blocks wrapped in a <section> (a kernel heading starts with its rank)."""
+    out, open_section = [], False
+    for b in blocks:
+        starts_kernel = b.kind == "h3" and b.text[:1].isdigit()
+        if open_section and (starts_kernel or b.kind in ("h2", "h3")):
+            out.append("</section>")
+            open_section = False
+        if starts_kernel:
+            out.append(f'<section class="kernel" id="{b.anchor}">' if b.anchor else '<section class="kernel">')
+            open_section = True
+        out.append(_html(b))
+    return out + (["</section>"] if open_section else [])
+
+
+def _html(b: Block) -> str:
+    if b.kind in ("h1", "h2", "h3"):
+        return f"<{b.kind}>{inline(b.text)}</{b.kind}>"
+    if b.kind in ("ul", "details"):
+        items = "<ul>" + "".join(f"<li>{inline(item)}</li>" for item in b.items) + "</ul>"
+        return f"<details><summary>{inline(b.text)}</summary>{items}</details>" if b.kind == "details" else items
+    if b.kind == "table":
+        return _table(b)
+    if b.kind in ("warn", "note"):
+        label = "<strong>Warning:</strong> " if b.kind == "warn" else ""
+        return f'<div class="{b.kind}">{label}{inline(b.text)}</div>'
+    if b.kind == "svg":  # a figure drawn elsewhere, already an inline <svg> element (render.mpl.svg_element)
+        return f'<figure class="plot">{b.text}</figure>'
+    if b.kind == "plot":
+        if b.plot is None:
+            return ""
+        return (f'<figure class="plot">{inline_svg(b.plot, dict(b.links))}<figcaption>{PLOT_HINT}</figcaption>'
+                "</figure>")
+    return f"<p>{inline(b.text)}</p>"
+
+
+def _table(b: Block) -> str:
+    numeric = b.numeric or (False,) * len(b.header)
+
+    def cells(tag: str, row: Sequence[str]) -> str:
+        return "".join(f'<{tag}{" class=num" if num else ""}>{inline(c)}</{tag}>'
+                       for c, num in zip(row, numeric, strict=True))
+
+    body = "".join(f"<tr>{cells('td', row)}</tr>" for row in b.rows)
+    return f"<table><thead><tr>{cells('th', b.header)}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def inline(text: str) -> str:
+    """Escaped text with `code` and **bold** turned into tags."""
+    out = html.escape(text.replace("\\|", "|"))
+    for pattern, repl in _INLINE:
+        out = pattern.sub(repl, out)
+    return out

@@ -1,0 +1,298 @@
+"""JSON document of one or more report analyses (schema_version 3, documented in docs/json-schema.md).
+
+"Not measured" is ``null`` with its reason (never 0, never NaN): a kernel's ``missing`` (and each ceiling set's)
+maps the null's path to an index into its report's ``reasons``, the table that states each reason once, so
+a reason shared by every launch is written once per report.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from roofline import __version__
+from roofline.analysis.results import (
+    Advice,
+    BusyUnit,
+    KernelGroup,
+    KernelSpread,
+    LaunchAnalysis,
+    Occupancy,
+    ReportAnalysis,
+    TensorCores,
+    Value,
+    Verdict,
+    WarpStalls,
+)
+from roofline.analysis.roofline import recoverable_s
+from roofline.analysis.verdict import explain
+from roofline.core.model import LEVELS, PRECISIONS, Ceilings
+from roofline.render import GENERATOR
+
+SUFFIXES = (".json",)
+# 2: bound is the verdict over every unit, with "verdict", "stalls", bytes.l2_total, "clock" roofs;
+# 3: each report states its reasons once ("reasons"); a kernel's and a ceiling set's "missing" index into them
+SCHEMA_VERSION = 3
+
+
+def render(analyses: Sequence[ReportAnalysis], spreads: Sequence[KernelSpread] = ()) -> str:
+    """The whole JSON document as text."""
+    return dumps(document(analyses, spreads))
+
+
+def dumps(doc: dict[str, Any]) -> str:
+    """Compact JSON text (one line, C encoder: indenting would fall back to the pure-Python encoder, 3x
+    slower on large reports); never NaN. Pipe through ``python -m json.tool`` or ``jq`` to read it."""
+    return json.dumps(doc, separators=(",", ":"), allow_nan=False) + "\n"
+
+
+def document(analyses: Sequence[ReportAnalysis], spreads: Sequence[KernelSpread] = ()) -> dict[str, Any]:
+    """The JSON document as plain data; ``across_reports`` only when several reports were given."""
+    doc: dict[str, Any] = {
+        "generator": GENERATOR,  # the first key: the mark by which roofline knows the file as its own
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "roofline", "version": __version__},
+        "reports": [report_dict(a) for a in analyses],
+    }
+    if spreads:
+        doc["across_reports"] = [
+            {"name": s.name, "total_s": {p: number(t) for p, t in s.total_s.items()},
+             "spread_pct": number(s.spread_pct), "flagged": s.flagged} for s in spreads
+        ]
+    return doc
+
+
+class Reasons:
+    """One report's table of reasons: each distinct text once, referred to by its index."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+        self._index: dict[str, int] = {}
+
+    def refs(self, missing: Mapping[str, str]) -> dict[str, int]:
+        """``missing`` (path -> reason) with each reason replaced by its index in the table."""
+        out = {}
+        for path, text in missing.items():
+            index = self._index.get(text)
+            if index is None:
+                index = self._index[text] = len(self.texts)
+                self.texts.append(text)
+            out[path] = index
+        return out
+
+
+def report_dict(a: ReportAnalysis) -> dict[str, Any]:
+    """One report: its device, every launch, the groups, and ``reasons``, the texts the launches' ``missing``
+    index."""
+    d = a.device
+    reasons = Reasons()
+    no_spec = _no_spec_reason(a)
+    kernels = [kernel_dict(k, reasons, no_spec) for k in a.launches]
+    return {
+        "path": a.report.path,
+        "source": a.report.source,
+        "label": a.report.label,
+        "device": {
+            "name": d.name, "compute_capability": d.compute_capability, "sm_count": d.sm_count,
+            "max_clock_hz": d.max_clock_hz, "memory_clock_hz": d.memory_clock_hz,
+            "memory_bus_width_bits": d.memory_bus_width_bits, "l2_cache_bytes": d.l2_cache_bytes,
+            "total_memory_bytes": d.total_memory_bytes, "spec_id": a.spec_id, "spec_match": a.spec_match or None,
+        },
+        "ceilings_used": a.ceilings_used,
+        "warnings": list(a.report.warnings),
+        "total_time_s": number(a.total_time_s),
+        "kernels": kernels,
+        "groups": [group_dict(g) for g in a.groups],
+        "reasons": reasons.texts,
+    }
+
+
+def with_reasons(kernel: Mapping[str, Any], reasons: Sequence[str]) -> dict[str, Any]:
+    """A kernel of ``report_dict`` with the reason texts in place of their indices (``missing`` of the kernel and of
+    each ceiling set), as a reader of the document looks them up."""
+    ceilings = {name: c if c is None else {**c, "missing": {k: reasons[i] for k, i in c["missing"].items()}}
+                for name, c in kernel["ceilings"].items()}
+    return {**kernel, "ceilings": ceilings, "missing": {path: reasons[i] for path, i in kernel["missing"].items()}}
+
+
+# Launch-configuration fields and the launch__* metric each comes from (for the reason when it is null).
+_LAUNCH_FIELDS = {"grid": "launch__grid_dim_*", "block": "launch__block_dim_*",
+                  "registers_per_thread": "launch__registers_per_thread",
+                  "shared_mem_per_block_bytes": "launch__shared_mem_per_block"}
+
+
+def _no_spec_reason(a: ReportAnalysis) -> str:
+    d = a.device
+    return (f"no device spec matches '{d.name}' (CC {d.compute_capability or '?'}); "
+            "add a YAML with --specs (see device_specs/README.md)")
+
+
+def kernel_dict(k: LaunchAnalysis, reasons: Reasons, no_spec_reason: str = "no device spec for this GPU") -> dict[
+        str, Any]:
+    """One launch; every null in it has its reason under ``missing``, keyed by its path: the reason's index in
+    ``reasons``, the report's table."""
+    launch = k.launch
+    missing: dict[str, str] = {}
+    out: dict[str, Any] = {
+        "name": launch.name, "demangled_name": launch.demangled_name, "range": launch.range_index,
+        "action": launch.action_index, "valid": not launch.invalid, "nvtx": list(launch.nvtx_ranges),
+        "grid": list(launch.grid) if launch.grid else None, "block": list(launch.block) if launch.block else None,
+        "registers_per_thread": launch.registers_per_thread,
+        "shared_mem_per_block_bytes": launch.shared_mem_per_block_bytes,
+        "duration_s": value_or_null(k.duration_s, "duration_s", missing),
+        "time_share": number(k.time_share),
+        "flops": values_or_null(k.flops, "flops", missing),
+        "tensor_flops_by_type": dict(k.tensor_flops_by_type),
+        "flop_per_s": values_or_null(k.flop_per_s, "flop_per_s", missing),
+        "bytes": values_or_null({**k.bytes, "l2_total": k.l2_total_bytes}, "bytes", missing),
+        "bytes_per_s": values_or_null(k.bytes_per_s, "bytes_per_s", missing),
+        "intensity": values_or_null(k.intensity, "intensity", missing),
+        "definitions": {**k.definitions, **({"l2_total": f"all L2 traffic, loads and stores: {k.l2_total_bytes.via}"}
+                                            if k.l2_total_bytes.value is not None else {})},
+        "level_notes": list(k.level_notes),
+        "ceilings": {name: ceilings_dict(c, reasons) for name, c in k.ceilings.items()},
+        "ceilings_used": k.roof.ceilings,
+        "pct_of_roof": number(k.roof.pct_of_roof),
+        "limiter": k.roof.limiter,
+        "utilization_pct": {key: number(v) for key, v in k.roof.utilization_pct.items()},
+        "bound": k.verdict.bound,
+        "verdict": verdict_dict(k.verdict, missing),
+        "recoverable_s": number(recoverable_s(k)),
+        "flags": list(k.flags),
+        "notes": list(k.notes),
+        "occupancy": occupancy_dict(k.occupancy, missing),
+        "tensor_cores": tensor_cores_dict(k.tensor_cores, missing),
+        "stalls": stalls_dict(k.stalls, missing),
+    }
+    out["ceilings"].setdefault("spec", None)
+    if out["ceilings"]["spec"] is None:
+        missing["ceilings.spec"] = no_spec_reason
+    for key, metric in _LAUNCH_FIELDS.items():
+        if out[key] is None:
+            missing[key] = f"{metric} not in the report (collect the LaunchStats section)"
+    if out["time_share"] is None:
+        missing["time_share"] = missing.get("duration_s", "no total time for the report")
+    if k.roof.reason:
+        missing["pct_of_roof"] = k.roof.reason
+    if launch.invalid:  # no diagnostics for a launch whose attributes are impossible
+        missing.update({key: f"invalid launch: {launch.invalid}" for key in ("occupancy", "tensor_cores", "stalls")})
+    if out["limiter"] is None:
+        missing["limiter"] = k.roof.reason or "no roof position"
+    if out["bound"] is None:
+        missing["bound"] = k.verdict.reason or "no verdict"
+    if out["recoverable_s"] is None:
+        missing["recoverable_s"] = missing.get("duration_s") or k.roof.reason or "no throughput and no roof position"
+    out["advice"] = [advice_dict(item, f"advice[{i}]", missing) for i, item in enumerate(k.advice)]
+    out["missing"] = reasons.refs(missing)
+    return out
+
+
+def verdict_dict(v: Verdict, missing: dict[str, str]) -> dict[str, Any]:
+    """The verdict's inputs, its busiest units and its one-line explanation; every null has its reason under
+    ``missing`` (the verdict's own: what the report lacks, or that the verdict is the roofline's alone)."""
+    out = {
+        "basis": v.basis, "sm_pct": number(v.sm_pct), "memory_pct": number(v.memory_pct),
+        "waves_per_sm": number(v.waves_per_sm), "busiest": unit_dict(v.busiest) if v.busiest else None,
+        "top_units": [unit_dict(u) for u in v.top_units], "ncu_title": v.ncu_title or None, "text": explain(v),
+    }
+    missing.update({f"verdict.{key}": v.reason or "not measured" for key, value in out.items() if value is None})
+    return out
+
+
+def unit_dict(u: BusyUnit) -> dict[str, Any]:
+    return {"name": u.name, "pct": number(u.pct), "side": u.side, "metric": u.metric}
+
+
+def stalls_dict(s: WarpStalls | None, missing: dict[str, str]) -> dict[str, Any] | None:
+    """What the warps wait on; unmeasured figures are null with their reason under ``missing``."""
+    if s is None:
+        missing["stalls"] = "not computed"
+        return None
+    missing.update({f"stalls.{key}": reason for key, reason in s.missing.items()})
+    return {
+        "source": s.source or None,
+        "reasons": [{"reason": r, "value": number(v), "share": number(share)} for r, v, share in s.reasons],
+        "issue_active_pct": number(s.issue_active_pct), "eligible_per_scheduler": number(s.eligible_per_scheduler),
+        "active_per_scheduler": number(s.active_per_scheduler),
+    }
+
+
+def occupancy_dict(o: Occupancy | None, missing: dict[str, str]) -> dict[str, Any] | None:
+    """Occupancy diagnostics; unmeasured numbers are null with their reason under ``missing``."""
+    if o is None:
+        missing["occupancy"] = "not computed"
+        return None
+    missing.update({f"occupancy.{key}": reason for key, reason in o.missing.items()})
+    return {
+        "theoretical_pct": number(o.theoretical_pct), "achieved_pct": number(o.achieved_pct),
+        "limits": dict(o.limits), "limiters": list(o.limiters), "blocks_per_sm": o.blocks_per_sm,
+        "warps_per_block": o.warps_per_block, "waves_per_sm": number(o.waves_per_sm),
+        "tail_idle_pct": number(o.tail_idle_pct), "derived_limits": dict(o.derived_limits),
+        "what_if": [{"change": w.change, "blocks_per_sm": w.blocks_per_sm, "theoretical_pct": number(w.theoretical_pct),
+                     "text": w.text} for w in o.what_if],
+        "findings": list(o.findings),
+    }
+
+
+def tensor_cores_dict(t: TensorCores | None, missing: dict[str, str]) -> dict[str, Any] | None:
+    """Tensor Core diagnostics; a status of "not measured" has its reason under ``missing``."""
+    if t is None:
+        missing["tensor_cores"] = "not computed"
+        return None
+    if t.reason:
+        missing["tensor_cores"] = t.reason
+    missing.update({f"tensor_cores.{key}": reason for key, reason in t.missing.items()})
+    return {
+        "status": t.status, "architecture": t.arch,
+        "families_pct_of_peak": {k: number(v) for k, v in t.families.items()},
+        "flops_by_type": dict(t.flops_by_type), "pipe_active_pct": number(t.pipe_active_pct),
+        "pipe_elapsed_pct": number(t.pipe_elapsed_pct), "flop_share": number(t.flop_share),
+        "matmul_like": t.matmul_like or None, "warning": t.warning or None, "advice": t.advice or None,
+        "findings": list(t.findings),
+    }
+
+
+def advice_dict(a: Advice, path: str, missing: dict[str, str]) -> dict[str, Any]:
+    """One advice item; a time saved that is not estimated is null with its reason under ``missing``."""
+    if a.est_saved_s is None:
+        missing[f"{path}.est_saved_s"] = a.estimate or "not estimated"
+    return {"kind": a.kind, "title": a.title, "text": a.text, "condition": a.condition, "cause": a.cause,
+            "source": a.source, "est_saved_s": number(a.est_saved_s), "estimate": a.estimate}
+
+
+def ceilings_dict(c: Ceilings, reasons: Reasons | None = None) -> dict[str, Any]:
+    """One set of roofs; ``missing`` holds the reason of each null roof, as its index in ``reasons`` when given."""
+    out: dict[str, Any] = {f"{p}_flop_per_s": number(c.flop_per_s[p]) for p in PRECISIONS}
+    out.update({f"{level}_bytes_per_s": number(c.bytes_per_s[level]) for level in LEVELS})
+    out.update({"tensor_dtype": c.tensor_dtype, "clock_note": c.clock_note, "scaled": dict(c.scaled),
+                "missing": reasons.refs(c.missing) if reasons is not None else dict(c.missing)})
+    return out
+
+
+def group_dict(g: KernelGroup) -> dict[str, Any]:
+    return {
+        "name": g.name, "count": len(g.launches), "total_s": number(g.total_s), "median_s": number(g.median_s),
+        "min_s": number(g.min_s), "max_s": number(g.max_s), "time_share": number(g.time_share),
+        "median_pct_of_roof": number(g.median_pct_of_roof), "recoverable_s": number(g.recoverable_s),
+        "small_grid_s": number(g.small_grid_s),
+    }
+
+
+def number(v: float | None) -> float | None:
+    """A finite number, or None (JSON null) for None, NaN and infinities."""
+    return None if v is None or (isinstance(v, float) and not math.isfinite(v)) else v
+
+
+def value_or_null(v: Value, key: str, missing: dict[str, str]) -> float | None:
+    """A Value's number, or null with its reason recorded under ``missing[key]``."""
+    out = number(v.value)
+    if out is None:
+        missing[key] = v.reason or ("not measured" if v.value is None else f"not a finite number ({v.value})")
+    return out
+
+
+def values_or_null(values: Mapping[str, Value], prefix: str, missing: dict[str, str]) -> dict[str, float | None]:
+    """Each Value of a mapping as ``value_or_null``, keyed ``prefix.key`` under ``missing``."""
+    return {k: value_or_null(v, f"{prefix}.{k}", missing) for k, v in values.items()}

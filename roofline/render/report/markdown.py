@@ -1,0 +1,353 @@
+"""Optimization report as Markdown, built on a small document model that the HTML renderer shares.
+
+``document`` turns report analyses into ``Block``s: the GPU and its ceilings (datasheet and kernel-clock side
+by side), kernels ranked by recoverable time, and per kernel its verdict over every unit and the roofline
+position that explains it, what the warps wait on, occupancy, Tensor Core findings, ncu's own rule messages and
+the advice of ``roofline.analysis.advice`` (ranked by estimated time saved, each with its condition and the measurement
+behind it; where nothing was measured, none is given).
+Inline markup in block text is limited to `code` and **bold**, which both renderers understand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from roofline.analysis.advice import clean_rule_text, estimate_text, kernels_to_advise, ridge_point
+from roofline.analysis.diagnostics.occupancy import ACHIEVED_GAP_PTS
+from roofline.analysis.diagnostics.stalls import describe
+from roofline.analysis.results import Advice, KernelGroup, LaunchAnalysis, ReportAnalysis
+from roofline.analysis.roofline import rank_by_recoverable_time, scaled_roofs_note
+from roofline.analysis.verdict import BOUND_WORDS, explain
+from roofline.compare.ranking import RECOVERABLE_COUNTS
+from roofline.core.labels import NAMES, set_name
+from roofline.core.model import LEVELS, PRECISIONS, Ceilings
+from roofline.core.units import counted, pct, ratio, seconds, si
+from roofline.render import GENERATOR
+from roofline.render.report.plot import PlotData, median_ceilings, plot_data
+
+SUFFIXES = (".md",)
+RANKED_ROWS = 20  # kernels in the ranking table
+SKIPPED_RULE_KINDS = ("ok",)
+NO_ADVICE = "none: no measured cause in this report to act on"
+
+
+@dataclass(frozen=True)
+class Block:
+    """One piece of a report: a heading (h1-h3), paragraph (p), list (ul), a list under a title that HTML
+    folds (details), table, note, warning, plot, or an inline SVG figure for HTML (svg: the element in ``text``)."""
+
+    kind: str
+    text: str = ""
+    items: tuple[str, ...] = ()
+    header: tuple[str, ...] = ()
+    rows: tuple[tuple[str, ...], ...] = ()
+    numeric: tuple[bool, ...] = ()  # per table column: right-aligned
+    plot: PlotData | None = None  # plot: the data (HTML draws it); text: the Markdown image line
+    anchor: str = ""  # a kernel heading: the id of its section, which the plot's points link to
+    links: tuple[tuple[str, str], ...] = ()  # plot: (kernel name, "#anchor") of the kernels with a section
+
+
+def render(analyses: Sequence[ReportAnalysis], images: Sequence[str] = ()) -> str:
+    """The Markdown report; ``images``: per report, the path of its plot image relative to the Markdown file
+    (written beside it by the command), embedded under the report's ceilings."""
+    return text(document(analyses, images=images), "roofline report ... --format markdown")
+
+
+def text(blocks: Sequence[Block], regenerate: str) -> str:
+    """Blocks as a Markdown document under the generator mark (``regenerate``: the command that writes it); plot
+    blocks without an image line are left out."""
+    parts = [f"<!-- {GENERATOR}; regenerate with `{regenerate}` -->"]
+    parts += [_markdown(b) for b in blocks if b.kind != "plot" or b.text]
+    return "\n\n".join(parts) + "\n"
+
+
+def image_names(markdown_name: str, reports: int) -> list[str]:
+    """File names of the plot images beside a Markdown report: ``NAME.png``, or ``NAME-1.png``, ... per report."""
+    stem = markdown_name.removesuffix(".md")
+    return [f"{stem}.png"] if reports == 1 else [f"{stem}-{i}.png" for i in range(1, reports + 1)]
+
+
+def kernel_anchor(report: int, rank: int) -> str:
+    """The id of a kernel's section: report index and rank (unique in a page of several reports)."""
+    return f"r{report}-k{rank}"
+
+
+# --- Document -----------------------------------------------------------------------------------------
+def document(analyses: Sequence[ReportAnalysis], with_plot: bool = False, images: Sequence[str] = ()) -> list[Block]:
+    """The whole report as blocks; ``with_plot`` adds each report's roofline plot data, ``images`` each report's
+    plot image path (one per report)."""
+    names = ", ".join(f"`{Path(a.report.path).name}`" for a in analyses)
+    blocks = [Block("h1", "Roofline optimization report"),
+              Block("p", f"{names}: {sum(len(a.launches) for a in analyses)} kernel launches. The bound is the "
+                         "verdict over every unit of the GPU (ncu's SpeedOfLight rule on the SM and memory "
+                         "throughputs and the waves), with the busiest unit named; percent of roof (the shortest time "
+                         "the FP and byte roofs allow over the measured time) explains it. "
+                         f"{RECOVERABLE_COUNTS[0].upper()}{RECOVERABLE_COUNTS[1:]}. Recommendations are ranked by the "
+                         "time they could save, each with its condition and the measurement behind it.")]
+    for i, a in enumerate(analyses):
+        blocks += report_blocks(a, with_plot, i, images[i] if images else "")
+    blocks.append(Block("p", f"{GENERATOR}."))
+    return blocks
+
+
+def report_blocks(a: ReportAnalysis, with_plot: bool = False, index: int = 0, image: str = "") -> list[Block]:
+    """One report (``index`` in the document): GPU, ceilings, plot (its data with ``with_plot``, else the
+    ``image`` path when given), ranking, kernel sections, what was not measured."""
+    blocks = [Block("h2", f"`{Path(a.report.path).name}`")]
+    blocks += [Block("warn", w) for w in a.report.warnings]
+    if a.report.source == "model":
+        blocks.append(Block("warn", f"Report model (JSON), not read from an .ncu-rep: {a.report.label or 'no label'}."))
+    blocks += [Block("p", _gpu_line(a)), Block("h3", "Ceilings"), ceilings_table(a)]
+    clock = median_ceilings(a.launches, "clock")
+    if clock is not None and clock.clock_note:
+        blocks.append(Block("note", f"{set_name('clock')} = the report's own peak counters x its {clock.clock_note}."))
+    scaled = scaled_roofs_note(a.launches)
+    if scaled:
+        blocks.append(Block("note", f"* {scaled}."))
+    advised = kernels_to_advise(a)
+    if with_plot:
+        links = tuple((g.name, f"#{kernel_anchor(index, rank)}") for rank, g in enumerate(advised, 1))
+        blocks.append(Block("plot", plot=plot_data([a]), links=links))
+    elif image:
+        blocks.append(Block("plot", f"![Roofline plot of {Path(a.report.path).name}]({image})"))
+    blocks += [Block("h3", "Kernels ranked by recoverable time"), ranking_table(rank_by_recoverable_time(a.groups))]
+    for rank, group in enumerate(advised, 1):
+        blocks += kernel_blocks(rank, group, kernel_anchor(index, rank))
+    unmeasured = not_measured(a)
+    if unmeasured:
+        blocks += [Block("h3", "Not measured in this report"), Block("ul", items=tuple(unmeasured))]
+    invalid = tuple(f"`{k.launch.key}` `{_cell(k.launch.name)}`: {k.launch.invalid}" for k in a.launches
+                    if k.launch.invalid)
+    if invalid:
+        blocks += [Block("h3", "Invalid launches (left out of times, rankings and verdicts)"),
+                   Block("ul", items=invalid)]
+    return blocks
+
+
+def _gpu_line(a: ReportAnalysis) -> str:
+    d = a.device
+    spec = f"spec `{a.spec_id}` ({a.spec_match})" if a.spec_id else "no device spec matches this GPU"
+    return (f"**{d.name}**, CC {d.compute_capability or '?'}, {d.sm_count or '?'} SMs; "
+            f"{counted(len(a.launches), 'launch')}, "
+            f"{seconds(a.total_time_s)} in total. {spec}; percent of roof uses the "
+            f"**{set_name(a.ceilings_used)}** ceilings.")
+
+
+def ceilings_table(a: ReportAnalysis) -> Block:
+    """Datasheet and measured-clock roofs side by side (measured: median over the launches)."""
+    sheet, measured = median_ceilings(a.launches, "spec"), median_ceilings(a.launches, "clock")
+    calibrated = median_ceilings(a.launches, "measured")
+    rows = []
+    for key in (*PRECISIONS, *LEVELS):
+        unit = "FLOP/s" if key in PRECISIONS else "B/s"
+        s_val, m_val = _roof(sheet, key), _roof(measured, key)
+        either = measured or sheet
+        dtype = either.tensor_dtype if key == "tensor" and either is not None else None
+        label = NAMES[key] + (f" ({dtype.upper()})" if dtype else "")
+        star = "*" if any(key in k.ceilings["clock"].scaled for k in a.launches) else ""
+        ratio = f"{m_val / s_val:.2f}" if s_val and m_val else ""
+        row: tuple[str, ...] = (label, si(s_val, unit), si(m_val, unit) + star, ratio)
+        if calibrated is not None:
+            c_val = _roof(calibrated, key)
+            row += (si(c_val, unit), f"{c_val / s_val:.2f}" if s_val and c_val else "")
+        rows.append(row)
+    header: tuple[str, ...] = ("roof", set_name("spec"), set_name("clock"), f"{set_name('clock')} / datasheet")
+    if calibrated is not None:
+        header += (set_name("measured"), f"{set_name('measured')} / datasheet")
+    return Block("table", header=header, rows=tuple(rows), numeric=(False, *[True] * (len(header) - 1)))
+
+
+def _roof(c: Ceilings | None, key: str) -> float | None:
+    return c.roof(key) if c is not None else None
+
+
+def ranking_table(groups: Sequence[KernelGroup]) -> Block:
+    """Kernels (launches grouped by name) with the most recoverable time first."""
+    rows: list[tuple[str, ...]] = []
+    for i, g in enumerate(groups[:RANKED_ROWS], 1):
+        k = g.longest
+        v = k.verdict
+        busiest = f"{v.busiest.name} {pct(v.busiest.pct)}" if v.busiest else "n/a"
+        rows.append((str(i), f"`{_cell(g.name)}`", str(len(g.launches)), seconds(g.total_s),
+                     pct(None if g.time_share is None else 100 * g.time_share),
+                     (v.bound or "n/a") + (" (roofline only)" if v.basis == "roofline" else ""), busiest,
+                     pct(g.median_pct_of_roof), NAMES.get(k.roof.limiter or "", "n/a"), seconds(g.recoverable_s),
+                     seconds(g.small_grid_s) if g.small_grid_s else ""))
+    header = ("#", "kernel", "launches", "time", "share", "bound", "busiest unit", "median % of roof", "closest roof",
+              "recoverable", "small grids")
+    more = len(groups) - RANKED_ROWS
+    if more > 0:
+        rows.append(("", f"... {more} more kernels", *([""] * (len(header) - 2))))
+    return Block("table", header=header, rows=tuple(rows),
+                 numeric=(True, False, True, True, True, False, False, True, False, True, True))
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("`", "'")
+
+
+# --- One kernel ---------------------------------------------------------------------------------------
+def kernel_blocks(rank: int, g: KernelGroup, anchor: str = "") -> list[Block]:
+    """A kernel's section (``anchor``: its id in HTML): where it sits, why, occupancy, Tensor Cores, ncu's rules,
+    recommendations."""
+    k = g.longest
+    share = pct(None if g.time_share is None else 100 * g.time_share)
+    which = (f"; figures below are for its longest launch ({k.launch.key}, {seconds(k.duration_s.value)})"
+             if len(g.launches) > 1 else "")
+    blocks = [Block("h3", f"{rank}. `{_cell(g.name)}`", anchor=anchor)]  # the short function name, then the full one
+    if k.launch.demangled_name and k.launch.demangled_name != g.name:
+        blocks.append(Block("p", f"demangled: `{_cell(k.launch.demangled_name)}`"))
+    blocks += [Block("p", f"{counted(len(g.launches), 'launch')}, {seconds(g.total_s)} ({share} of the profiled time), "
+                          f"recoverable {seconds(g.recoverable_s)}{which}."),
+               Block("p", verdict_text(k)), position_table(k), Block("p", roof_text(k))]
+    blocks += [Block("note", f"{note}.") for note in (*k.notes, *k.level_notes)]
+    blocks += [Block("warn", flag) for flag in k.flags]
+    waits = stall_items(k)
+    if waits:
+        blocks += [Block("p", "**What the warps wait on**"), Block("ul", items=waits)]
+    occupancy = occupancy_items(k)
+    if occupancy:
+        blocks += [Block("p", "**Occupancy**"), Block("ul", items=occupancy)]
+    if k.tensor_cores is not None:
+        blocks += [Block("p", "**Tensor Cores**"), Block("ul", items=k.tensor_cores.findings)]
+        if k.tensor_cores.warning:
+            blocks.append(Block("warn", k.tensor_cores.warning))
+    rules = rule_items(k)
+    if rules:
+        blocks.append(Block("details", f"ncu rules ({len(rules)})", items=rules))
+    blocks += [Block("p", "**Recommendations** (ranked by estimated time saved)"),
+               Block("ul", items=tuple(advice_line(item) for item in k.advice) or (NO_ADVICE,))]
+    return blocks
+
+
+def advice_line(item: Advice) -> str:
+    """One recommendation with its estimate, its text and the condition that made it apply."""
+    return f"**{estimate_text(item)}**: {item.text} (when: {item.condition})"
+
+
+def position_table(k: LaunchAnalysis) -> Block:
+    """Achieved rate, roof and percent of roof per used precision and per memory level."""
+    c = k.ceilings.get(k.roof.ceilings)
+    util, rows = k.roof.utilization_pct, []
+    for p in PRECISIONS:
+        if k.flop_per_s[p].value:
+            rows.append((NAMES[p], si(k.flop_per_s[p].value, "FLOP/s"), si(_roof(c, p), "FLOP/s"), pct(util.get(p)),
+                         ""))
+    for level in LEVELS:
+        rows.append((NAMES[level], si(k.bytes_per_s[level].value, "B/s"), si(_roof(c, level), "B/s"),
+                     pct(util.get(level)), ratio(k.intensity[level].value)))
+    total, duration = k.l2_total_bytes.value, k.duration_s.value
+    if total is not None and duration and k.l2_total_bytes.via != k.bytes["l2"].via:
+        rows.append(("L2, all traffic (stores included)", si(total / duration, "B/s"), "", "", ""))
+    name = set_name(k.roof.ceilings)
+    return Block("table", header=("", "achieved", f"roof ({name})", "% of roof", "FLOP/byte"), rows=tuple(rows),
+                 numeric=(False, True, True, True, True))
+
+
+def verdict_text(k: LaunchAnalysis) -> str:
+    """The verdict over every unit, the numbers that decide it and the busiest units."""
+    v = k.verdict
+    if v.bound is None:
+        return f"**No verdict**: {v.reason}."
+    others = ", ".join(f"{u.name} {pct(u.pct)}" for u in v.top_units)
+    busiest = f" Busiest units: {others}." if others else ""
+    return f"**{BOUND_WORDS[v.bound].capitalize()}**: {explain(v).split(': ', 1)[1]}.{busiest}"
+
+
+def roof_text(k: LaunchAnalysis) -> str:
+    """The FP/byte roofline position, as the explanation beside the verdict."""
+    roof = k.roof
+    if roof.limiter is None:
+        return f"Roofline: no roof position ({roof.reason})."
+    text = f"Roofline: {NAMES[roof.limiter]} at {pct(roof.pct_of_roof)} of its roof, the closest.{_ridge_text(k)}"
+    return text + (f" ({roof.reason}.)" if roof.reason else "")
+
+
+def stall_items(k: LaunchAnalysis) -> tuple[str, ...]:
+    """For latency and small-grid verdicts: the main stall reasons and the issue-slot figures."""
+    s = k.stalls
+    if s is None or k.verdict.bound not in ("latency", "small_grid"):
+        return ()
+    lines = [f"{describe(r)[0]} (`{r}`): {v:.3g} {s.source}, {100 * share:.0f}% of the stalls"
+             for r, v, share in s.reasons[:3]]
+    if s.issue_active_pct is not None:
+        eligible = f", {s.eligible_per_scheduler:.2g} eligible warps per scheduler" \
+            if s.eligible_per_scheduler is not None else ""
+        lines.append(f"issue slots used in {pct(s.issue_active_pct)} of active cycles{eligible}")
+    lines += [f"{key.replace('_', ' ')} not measured: {why}" for key, why in s.missing.items()]
+    return tuple(lines)
+
+
+def _ridge_text(k: LaunchAnalysis) -> str:
+    ridge, precision = ridge_point(k)
+    if ridge is None or precision is None or k.roof.limiter is None:
+        return ""
+    intensity = k.intensity[k.roof.limiter].value
+    if intensity is None:
+        return ""
+    side = "below" if intensity < ridge else "above"
+    return (f" Its intensity there, {ratio(intensity)} FLOP/byte, is {side} the {NAMES[precision]} ridge point "
+            f"({ratio(ridge)} FLOP/byte).")
+
+
+def occupancy_items(k: LaunchAnalysis) -> tuple[str, ...]:
+    """Occupancy findings, the changes that would raise the limit, and what was not measured."""
+    o = k.occupancy
+    if o is None:
+        return ()
+    if o.theoretical_pct is None and not o.limits:
+        return ("not measured: the report has no occupancy metrics (re-profile with --section Occupancy "
+                "--section LaunchStats)",)
+    raise_limit = tuple(f"what would raise it: {w.text}" for w in o.what_if)
+    unmeasured = tuple(f"{key.replace('_', ' ')} not measured: {why}" for key, why in o.missing.items())
+    achieved = (f"achieved occupancy {pct(o.achieved_pct)}",) if o.achieved_pct is not None and o.gap_pts is not None \
+        and o.gap_pts <= ACHIEVED_GAP_PTS else ()
+    return (*o.findings, *achieved, *raise_limit, *unmeasured)
+
+
+def rule_items(k: LaunchAnalysis) -> tuple[str, ...]:
+    """ncu's rule messages for the launch (all but the "ok" ones), once each."""
+    items = [f"**{r.kind}** {r.title + ': ' if r.title else ''}{clean_rule_text(r.message)}"
+             for r in k.launch.rules if r.kind not in SKIPPED_RULE_KINDS]
+    return tuple(dict.fromkeys(items))
+
+
+# --- What the report lacks ----------------------------------------------------------------------------
+def not_measured(a: ReportAnalysis) -> list[str]:
+    """Distinct reasons for values the report cannot give, with how many launches each affects."""
+    reasons: dict[str, set[str]] = {}
+    for k in a.valid_launches:
+        values = [(f"FLOPs {NAMES[p]}", k.flops[p]) for p in PRECISIONS]
+        values += [(f"bytes {NAMES[level]}", k.bytes[level]) for level in LEVELS] + [("duration", k.duration_s)]
+        for key, v in values:
+            if v.value is None:
+                reasons.setdefault(f"{key}: {v.reason}", set()).add(k.launch.key)
+        if k.verdict.bound is None:
+            reasons.setdefault(f"bound: {k.verdict.reason}", set()).add(k.launch.key)
+    total = len(a.valid_launches)
+    return [f"{text} ({'all launches' if len(keys) == total else f'{len(keys)} of {total} launches'})"
+            for text, keys in reasons.items()]
+
+
+# --- Markdown -----------------------------------------------------------------------------------------
+def _markdown(b: Block) -> str:
+    if b.kind in ("h1", "h2", "h3"):
+        return "#" * int(b.kind[1]) + " " + b.text
+    if b.kind in ("ul", "details"):
+        title = f"**{b.text}**\n\n" if b.kind == "details" else ""
+        return title + "\n".join(f"- {item}" for item in b.items)
+    if b.kind == "table":
+        align = ["---:" if n else "---" for n in b.numeric] or ["---"] * len(b.header)
+        lines = [_row(b.header), _row(align)] + [_row(r) for r in b.rows]
+        return "\n".join(lines)
+    if b.kind == "warn":
+        return f"> **Warning:** {b.text}"
+    if b.kind == "note":
+        return f"> {b.text}"
+    return b.text
+
+
+def _row(cells: Sequence[str]) -> str:
+    return "| " + " | ".join(cells) + " |"

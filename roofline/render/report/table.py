@@ -1,0 +1,263 @@
+"""Terminal rendering of report analyses with rich: ceilings side by side, one row per launch (its roofline
+position and its verdict), grouped kernels, the advice for the kernels with the most recoverable time (ranked,
+each with its estimate), and the reasons behind every "n/a". Fits the width it is given (80 columns at least);
+kernel names take the room the numbers leave, and launches of one kernel that would read the same show their
+launch configuration."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Literal
+
+from roofline.analysis.advice import estimate_text, kernels_to_advise
+from roofline.analysis.results import KernelGroup, KernelSpread, LaunchAnalysis, ReportAnalysis, Verdict
+from roofline.analysis.roofline import median_known, scaled_roofs_note
+from roofline.analysis.verdict import short_name
+from roofline.core.labels import NAMES, set_name
+from roofline.core.model import LEVELS, PRECISIONS
+from roofline.core.units import counted, pct, seconds, si
+from roofline.render.names import KernelName, common_name, distinguish, kernel_name, launch_config
+from roofline.render.terminal import Cell, add_rows, escape, fitted, record, warning_lines
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rich.console import Console
+    from rich.table import Table
+
+SUFFIXES = (".txt",)
+MAX_LAUNCH_ROWS = 30  # larger reports show their longest launches; JSON always has all of them
+
+
+def render(analyses: Sequence[ReportAnalysis], width: int = 80,
+           spreads: Sequence[KernelSpread] = ()) -> str:
+    """All reports as plain text, then the kernels compared across reports when there are several."""
+
+    def body(console: Console) -> None:
+        for i, a in enumerate(analyses):
+            if i:
+                console.print()
+            _print_report(console, a)
+        if spreads:
+            console.print()
+            _print_spreads(console, analyses, spreads)
+
+    return record(body, width)
+
+
+def _print_spreads(console: Console, analyses: Sequence[ReportAnalysis],
+                   spreads: Sequence[KernelSpread]) -> None:
+    """Kernel total time per report ([1], [2], ...), the spread, and '!' where it passes the threshold."""
+    from rich.table import Table
+
+    table = Table(title="Across reports (e.g. MPI ranks)", title_justify="left", box=None, pad_edge=False,
+                  padding=(0, 1), header_style="bold")
+    table.add_column("kernel", no_wrap=True)
+    for i in range(len(analyses)):
+        table.add_column(f"[{i + 1}]", justify="right", no_wrap=True)
+    table.add_column("spread", justify="right", no_wrap=True)
+    rows: list[list[Cell]] = [[KernelName(s.name), *(seconds(s.total_s.get(a.report.path)) for a in analyses),
+                               pct(s.spread_pct) + (" !" if s.flagged else "")] for s in spreads]
+    console.print(add_rows(table, rows, console.width))
+    for i, a in enumerate(analyses):
+        console.print(f"[{i + 1}] {escape(a.report.path)}", highlight=False)
+    flagged = [s.name for s in spreads if s.flagged]
+    if flagged:
+        console.print(f"[bold red]![/bold red] differs across reports by more than the threshold, or is missing "
+                      f"from some: {', '.join(flagged)}", highlight=False)
+
+
+def _print_report(console: Console, a: ReportAnalysis) -> None:
+    d = a.device
+    console.print(f"[bold]{escape(a.report.path)}[/bold]", highlight=False)
+    if a.report.source == "model":
+        label = escape(a.report.label or "no label")
+        console.print(f"[yellow]report model (JSON), not read from an .ncu-rep: {label}[/yellow]",
+                      highlight=False)
+    console.print(f"{escape(d.name)}  CC {d.compute_capability or '?'}  {d.sm_count or '?'} SMs  "
+                  f"{counted(len(a.launches), 'launch')}  total {seconds(a.total_time_s)}", highlight=False)
+    for line in warning_lines(a.report.warnings):
+        console.print(line, highlight=False)
+    spec_line = escape(f"spec {a.spec_id} ({a.spec_match})") if a.spec_id else "no device spec matches this GPU"
+    console.print(f"{spec_line}; percent of roof uses the [bold]{set_name(a.ceilings_used)}[/bold] ceilings",
+                  highlight=False)
+    console.print(_ceilings_table(a))
+    clock = next((k.ceilings["report"].clock_note for k in a.launches), "")
+    if clock:
+        console.print(f"[dim]{set_name('clock')} = the report's peak counters x {escape(clock)}[/dim]",
+                      highlight=False)
+    scaled = scaled_roofs_note(a.launches)
+    if scaled:
+        console.print(f"[dim]* {escape(scaled)}[/dim]", highlight=False)
+    console.print(_launch_table(a, console.width))
+    hidden = len(a.launches) - MAX_LAUNCH_ROWS
+    if hidden > 0:
+        console.print(f"[dim]... {hidden} shorter launches not shown (--format json lists all)[/dim]", highlight=False)
+    groups = [g for g in a.groups if len(g.launches) > 1]
+    if groups:
+        console.print(_groups_table(groups, console.width))
+    for line in _problems(a):
+        console.print(line, highlight=False, soft_wrap=False)
+    _print_advice(console, kernels_to_advise(a))
+
+
+def _print_advice(console: Console, groups: Sequence[KernelGroup]) -> None:
+    """The advice for the longest launch of each kernel given, one item per line under the kernel."""
+    from rich.table import Table
+
+    advised = [g for g in groups if g.longest.advice]
+    if not advised:
+        return
+    console.print("[bold]Advice[/bold] (longest launch of the kernels with the most recoverable time):",
+                  highlight=False)
+    for g in advised:
+        k = g.longest
+        name = kernel_name(k.launch.name, k.launch.demangled_name)
+        console.print(f"  {k.launch.key} {fitted(name, console.width - len(k.launch.key) - 3)}", highlight=False)
+        items = Table.grid(padding=(0, 1))
+        items.add_column(no_wrap=True)
+        items.add_column()
+        for item in k.advice:
+            items.add_row("    -", escape(f"[{estimate_text(item)}] {item.text}"))
+        console.print(items)
+
+
+def _ceilings_table(a: ReportAnalysis) -> Table:
+    """Datasheet vs measured-clock roofs (the median over launches), and the calibrated ones where a calibration
+    file gives them, each with its ratio to the datasheet."""
+    from rich.table import Table
+
+    table = Table(title="Ceilings", title_justify="left", box=None, pad_edge=False, padding=(0, 1))
+    calibrated = any("measured" in k.ceilings for k in a.launches)
+    extra = (set_name("measured"), "ratio") if calibrated else ()
+    for col in ("roof", set_name("spec"), set_name("clock"), "ratio", *extra):
+        table.add_column(col, justify="left" if col == "roof" else "right")
+    spec = next((k.ceilings.get("spec") for k in a.launches if "spec" in k.ceilings), None)
+    dtype = _tensor_dtype(a)
+    for key in (*PRECISIONS, *LEVELS):
+        unit = "FLOP/s" if key in PRECISIONS else "B/s"
+        same_roof = [k for k in a.launches if key != "tensor" or k.ceilings["report"].tensor_dtype == dtype]
+        measured = median_known([k.ceilings["clock"].roof(key) for k in same_roof])
+        star = "*" if any(key in k.ceilings["clock"].scaled for k in same_roof) else ""
+        sheet = spec.roof(key) if spec else None
+        if key == "tensor" and spec and spec.tensor_dtype != dtype:
+            sheet = next((k.ceilings["spec"].roof(key) for k in same_roof if "spec" in k.ceilings), None)
+        r = f"{measured / sheet:.2f}" if measured and sheet else ""
+        label = NAMES[key] + (f" ({dtype})" if key == "tensor" else "")
+        cells = [label, si(sheet, unit), si(measured, unit) + star, r]
+        if calibrated:
+            cal = next((k.ceilings["measured"].roof(key) for k in same_roof if "measured" in k.ceilings), None)
+            cells += [si(cal, unit), f"{cal / sheet:.2f}" if cal and sheet else ""]
+        table.add_row(*cells)
+    return table
+
+
+def _tensor_dtype(a: ReportAnalysis) -> str:
+    """The Tensor Core type most launches compute in (the tensor roof shown), else the default."""
+    used = [dtype for k in a.launches if k.flops["tensor"].value and (dtype := k.ceilings["report"].tensor_dtype)]
+    if used:
+        return max(set(used), key=used.count)
+    return next((k.ceilings["report"].tensor_dtype for k in a.launches), None) or "fp16"
+
+
+def _launch_table(a: ReportAnalysis, width: int) -> Table:
+    from rich.table import Table
+
+    table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold")
+    columns: tuple[tuple[str, Literal["left", "right"]], ...] = (
+        ("#", "left"), ("kernel", "left"), ("time", "right"), ("share", "right"), ("roof", "right"),
+        ("bound: busiest unit", "left"))
+    for col, just in columns:
+        table.add_column(col, justify=just, no_wrap=True)
+    starred = any(k.verdict.basis == "roofline" for k in a.launches)
+    table.caption = ("roof = percent of the closest FP/byte roof; bound = the verdict over every unit (ncu's "
+                     "SpeedOfLight rule), with the busiest unit at percent of its peak"
+                     + ("; * roofline only (no throughputs in the report)" if starred else ""))
+    table.caption_justify = "left"
+    shown = _shown(a.launches)
+    names = distinguish([kernel_name(k.launch.name, k.launch.demangled_name) for k in shown],
+                        [launch_config(k.launch.grid, k.launch.block) for k in shown])
+    rows: list[list[Cell]] = [
+        [k.launch.key, name, seconds(k.duration_s.value), pct(None if k.time_share is None else 100 * k.time_share),
+         _roof_cell(k), "invalid" if k.launch.invalid else verdict_cell(k.verdict)]
+        for k, name in zip(shown, names, strict=True)]
+    return add_rows(table, rows, width)
+
+
+def verdict_cell(v: Verdict) -> str:
+    """"compute: FP64 67%", "small grid: L2 2%", "memory*: DRAM 91%" (* roofline only), or "n/a"."""
+    if v.bound is None:
+        return "n/a"
+    star = "*" if v.basis == "roofline" else ""
+    unit = f": {short_name(v.busiest)} {v.busiest.pct:.0f}%" if v.busiest is not None else ""
+    return f"{v.bound.replace('_', ' ')}{star}{unit}"
+
+
+def _shown(launches: Sequence[LaunchAnalysis]) -> list[LaunchAnalysis]:
+    """Every launch, or the MAX_LAUNCH_ROWS longest ones in report order."""
+    if len(launches) <= MAX_LAUNCH_ROWS:
+        return list(launches)
+    longest = sorted(launches, key=lambda k: -(k.duration_s.value or 0.0))[:MAX_LAUNCH_ROWS]
+    keep = {id(k) for k in longest}
+    return [k for k in launches if id(k) in keep]
+
+
+def _roof_cell(k: LaunchAnalysis) -> str:
+    """Percent of the closest roof and that roof ("7.4% FP64"); '!' marks a launch above a ceiling."""
+    if k.roof.limiter is None:
+        return "n/a"
+    return f"{pct(k.roof.pct_of_roof)} {NAMES.get(k.roof.limiter, k.roof.limiter)}" + ("!" if k.flags else "")
+
+
+def _groups_table(groups: Sequence[KernelGroup], width: int) -> Table:
+    from rich.table import Table
+
+    table = Table(title="Kernels with several launches", title_justify="left", box=None, pad_edge=False,
+                  padding=(0, 1), header_style="bold")
+    for col in ("kernel", "count", "total", "share", "median", "min-max", "roof"):
+        table.add_column(col, justify="left" if col == "kernel" else "right", no_wrap=True)
+    rows: list[list[Cell]] = [
+        [common_name(g.name, [k.demangled_name for k in g.launches.kernel_launches]), str(len(g.launches)),
+         seconds(g.total_s), pct(None if g.time_share is None else 100 * g.time_share), seconds(g.median_s),
+         f"{seconds(g.min_s)}-{seconds(g.max_s)}", pct(g.median_pct_of_roof)] for g in groups]
+    return add_rows(table, rows, width)
+
+
+def _problems(a: ReportAnalysis) -> list[str]:
+    """Distinct reasons for n/a values, with how many launches each affects, then the flags and the invalid
+    launches."""
+    reasons: dict[str, set[str]] = defaultdict(set)
+    for k in a.valid_launches:
+        for key, v in (*(("FLOPs " + p, k.flops[p]) for p in PRECISIONS),
+                       *(("bytes " + level, k.bytes[level]) for level in LEVELS), ("duration", k.duration_s)):
+            if v.value is None:
+                reasons[f"{key}: {v.reason}"].add(k.launch.key)
+        if k.verdict.bound is None:
+            reasons[f"bound: {k.verdict.reason}"].add(k.launch.key)
+        used = k.ceilings[a.ceilings_used]
+        for roof, why in used.missing.items():
+            reasons[f"roof {NAMES[roof]} ({set_name(used.source)}): {why}"].add(k.launch.key)
+    lines = []
+    if reasons:
+        lines.append("[bold]Why n/a[/bold] (not measured, or no ceiling):")
+        lines += [escape(f"  {text} [{_launch_count(keys, len(a.valid_launches))}]") for text, keys in reasons.items()]
+    flagged = [(k.launch.key, flag) for k in a.launches for flag in k.flags]
+    if flagged:
+        lines.append("[bold red]Above a ceiling (!)[/bold red]:")
+        lines += [escape(f"  {key}: {flag}") for key, flag in flagged]
+    notes = sorted({note for k in a.launches for note in k.notes})
+    lines += [escape(f"note: {note}") for note in notes]
+    levels: dict[str, set[str]] = defaultdict(set)
+    for k in a.launches:
+        for note in k.level_notes:
+            levels[note].add(k.launch.key)
+    lines += [escape(f"memory levels [{_launch_count(keys, len(a.launches))}]: {note}")
+              for note, keys in levels.items()]
+    invalid = [k.launch for k in a.launches if k.launch.invalid]
+    if invalid:
+        lines.append("[bold yellow]Invalid launches[/bold yellow] (left out of times, rankings and verdicts):")
+        lines += [escape(f"  {k.key} {k.name}: {k.invalid}") for k in invalid]
+    return lines
+
+
+def _launch_count(keys: set[str], total: int) -> str:
+    return "all launches" if len(keys) == total else f"{len(keys)} of {total} launches"

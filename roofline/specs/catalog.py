@@ -1,0 +1,375 @@
+"""Datasheet ceilings: load and validate the cited YAML files in device_specs/, match a report's GPU.
+
+Specs are layered: the built-in files, then ``$ROOFLINE_SPECS`` (paths separated by ``os.pathsep``),
+then ``--specs`` paths; a later spec replaces an earlier one with the same id or display name. Every
+number in a file is ``{value, source}`` (plus ``derived`` when computed), and all tensor figures are dense.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from roofline.core.model import Ceilings, Device
+from roofline.errors import SpecError
+from roofline.ncu.validation import CC_PATTERN, CLOCK_HZ, POSITIVE, SM_COUNT, Limit
+from roofline.specs import safe_yaml
+
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.specs.calibration import Calibration
+
+ENV_VAR = "ROOFLINE_SPECS"
+MEASURED_FOLDER = "measured"  # beside the built-in specs: the calibration files of roofline calibrate
+SPEC_SUFFIXES = (".yaml", ".yml")
+FP32_CROSS_CHECK_TOLERANCE = 0.02  # stated FP32 peak vs SMs x lanes x 2 x clock
+MEMORY_MATCH_TOLERANCE = 0.10  # reported total memory vs the spec's, for fallback matching
+PEAK_KEYS = ("fp64", "fp32", "fp16", "bf16", "tensor_fp64", "tensor_tf32", "tensor_fp16", "tensor_fp16_acc16",
+             "tensor_bf16", "tensor_fp8", "tensor_int8")
+TOP_KEYS = {"id", "display_names", "architecture", "chip", "compute_capability", "sm_count", "boost_clock_hz",
+            "tensor_clock_hz", "fp32_lanes_per_sm", "memory", "l2_bytes", "peaks", "bandwidth", "notes"}
+SCHEMA_HINT = safe_yaml.SPEC_FIX
+LANES = Limit(1.0, 1024.0, integer=True)  # FP32 lanes per SM (64 or 128 on every GPU so far)
+BYTES = Limit(0.0, low_open=True, integer=True)
+
+
+@dataclass(frozen=True)
+class DeviceSpec:
+    """One GPU model's datasheet facts; ``sources`` maps each number's key to its citation."""
+
+    id: str
+    path: str
+    display_names: tuple[str, ...]
+    architecture: str
+    compute_capability: str
+    sm_count: int
+    boost_clock_hz: float
+    tensor_clock_hz: float | None
+    memory_type: str
+    memory_bytes: int
+    memory_bandwidth_bytes_per_s: float
+    l2_bytes: int
+    peaks: Mapping[str, float]
+    sources: Mapping[str, str]
+    fp32_lanes_per_sm: int
+    l1_bytes_per_s: float | None = None
+    l2_bytes_per_s: float | None = None
+    chip: str = ""
+    notes: str = ""
+    derived: Mapping[str, str] = field(default_factory=dict)
+    measured: Calibration | None = None  # the roofs roofline calibrate measured on this GPU, if a file gives them
+
+
+@dataclass(frozen=True)
+class SpecMatch:
+    """A spec found for a report's device, and how it was found."""
+
+    spec: DeviceSpec
+    how: str
+
+
+class SpecCatalog:
+    """All specs in precedence order (later wins), with lookup by id and matching of a device.
+
+    Built-in files (``lazy``) are parsed only when needed: matching by display name first parses just
+    the files whose text contains the name; listing, checking and the fallback match parse them all.
+    """
+
+    def __init__(self, specs: Sequence[DeviceSpec], lazy: Sequence[Path] = (),
+                 calibrations: Sequence[Calibration] = (), lazy_calibrations: Sequence[Path] = ()) -> None:
+        self._eager = tuple(specs)
+        self._lazy = tuple(lazy)
+        self._all: tuple[DeviceSpec, ...] | None = None
+        self._user_calibrations = {c.spec_id: c for c in calibrations}  # a later file wins
+        self._checked = not calibrations  # whether each user calibration was found to name a spec
+        self._lazy_calibrations = {p.stem: p for p in lazy_calibrations}  # built-in files are named after their id
+        self._builtin_calibrations: dict[str, Calibration] = {}
+
+    @property
+    def specs(self) -> tuple[DeviceSpec, ...]:
+        """Every spec, built-in ones first, a later spec replacing an earlier one with the same id."""
+        if self._all is None:
+            by_id: dict[str, DeviceSpec] = {}
+            for spec in (*map(parse_spec_file, self._lazy), *self._eager):
+                by_id.pop(spec.id, None)
+                by_id[spec.id] = spec
+            for cal in self._user_calibrations.values():
+                if cal.spec_id not in by_id:
+                    raise SpecError(f"{cal.path}: calibrates '{cal.spec_id}', which no device spec has as its id",
+                                    "set its 'id' to the id of the GPU's spec ('roofline specs list')")
+            self._checked = True
+            self._all = tuple(map(self._calibrated, by_id.values()))
+        return self._all
+
+    def _calibrated(self, spec: DeviceSpec) -> DeviceSpec:
+        """The spec with its calibrated roofs attached, where a calibration file has its id: a user's (``--specs``),
+        else the built-in ``measured/<id>.yaml``, parsed only when its spec is used."""
+        if not self._checked:
+            _ = self.specs  # checks that each user calibration names a spec, whichever lookup came first
+        cal = self._user_calibrations.get(spec.id) or self._builtin_calibration(spec.id)
+        return spec if cal is None or spec.measured is cal else replace(spec, measured=cal)
+
+    def _builtin_calibration(self, spec_id: str) -> Calibration | None:
+        path = self._lazy_calibrations.get(spec_id)
+        if path is None:
+            return None
+        if spec_id not in self._builtin_calibrations:
+            from roofline.specs.calibration import parse
+
+            self._builtin_calibrations[spec_id] = parse(safe_yaml.load_yaml(path), str(path))
+        return self._builtin_calibrations[spec_id]
+
+    def get(self, spec_id: str) -> DeviceSpec:
+        """The spec with this id; SpecError naming close ids when unknown."""
+        for spec in self.specs:
+            if spec.id == spec_id:
+                return spec
+        import difflib
+
+        close = difflib.get_close_matches(spec_id, [s.id for s in self.specs], n=3, cutoff=0.4)
+        hint = f"did you mean {', '.join(close)}?" if close else "run 'roofline specs list' for the ids"
+        raise SpecError(f"unknown device spec id '{spec_id}'", hint)
+
+    def match(self, device: Device) -> SpecMatch | None:
+        """By display name first (user specs before built-ins), then by CC + SM count + memory size."""
+        wanted = _normalize(device.name)
+        candidates = self.specs if self._all is not None else (*self._named(wanted), *self._eager)
+        for spec in reversed(candidates):
+            if wanted in {_normalize(n) for n in spec.display_names}:
+                if spec in self._eager or all(s.id != spec.id for s in self._eager):
+                    return SpecMatch(self._calibrated(spec), f"display name '{device.name}'")
+        return self._fallback(device)
+
+    def _named(self, wanted: str) -> list[DeviceSpec]:
+        """Built-in specs whose file text could hold the display name (a cheap test before parsing)."""
+        return [parse_spec_file(p) for p in self._lazy if wanted and wanted in _normalize(p.read_text())]
+
+    def _fallback(self, device: Device) -> SpecMatch | None:
+        """Same compute capability, SM count and (within 10%) memory size; name tokens break ties."""
+        candidates = [s for s in self.specs if s.compute_capability == device.compute_capability
+                      and s.sm_count == device.sm_count and _memory_close(s, device)]
+        if len(candidates) > 1:
+            candidates = _best_by_tokens(candidates, device.name)
+        if len(candidates) != 1:
+            return None
+        memory = f", {device.total_memory_bytes / 2**30:.0f} GiB" if device.total_memory_bytes else ""
+        return SpecMatch(candidates[0], f"fallback: CC {device.compute_capability}, {device.sm_count} SMs{memory} "
+                                        f"('{device.name}' is not a listed display name)")
+
+
+_NOT_ALNUM = bytes(c for c in range(128) if chr(c) not in "abcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def _normalize(name: str) -> str:
+    """Lower-case ASCII letters and digits only: what is left of a name to compare (10x faster than a regex on the
+    texts of the spec files, read on every run)."""
+    return name.lower().encode("ascii", "ignore").translate(None, _NOT_ALNUM).decode()
+
+
+def _tokens(name: str) -> set[str]:
+    return {t for t in re.split(r"[^a-z0-9]+", name.lower()) if t and t != "nvidia"}
+
+
+def _memory_close(spec: DeviceSpec, device: Device) -> bool:
+    if not device.total_memory_bytes:
+        return True
+    return abs(device.total_memory_bytes / spec.memory_bytes - 1.0) <= MEMORY_MATCH_TOLERANCE
+
+
+def _best_by_tokens(candidates: list[DeviceSpec], name: str) -> list[DeviceSpec]:
+    wanted = _tokens(name)
+    score = {s.id: max(len(wanted & _tokens(n)) for n in s.display_names) for s in candidates}
+    best = max(score.values())
+    return [s for s in candidates if score[s.id] == best]
+
+
+# --- Loading ------------------------------------------------------------------------------------------
+def load_catalog(extra: Sequence[str | os.PathLike[str]] = ()) -> SpecCatalog:
+    """Built-in specs, then $ROOFLINE_SPECS, then ``extra`` (``--specs``); later ones take precedence.
+    User files are validated at once; built-in ones (validated by the test suite) when first needed."""
+    env = [p for p in os.environ.get(ENV_VAR, "").split(os.pathsep) if p]
+    user = [_parse_any(f) for path in (*env, *extra) for f in _files_in(Path(path))]
+    builtin = _builtin_files()
+    measured = builtin[0].parent / MEASURED_FOLDER if builtin else None
+    return SpecCatalog([u for u in user if isinstance(u, DeviceSpec)], lazy=builtin,
+                       calibrations=[u for u in user if not isinstance(u, DeviceSpec)],
+                       lazy_calibrations=_files_in(measured) if measured and measured.is_dir() else ())
+
+
+def _builtin_files() -> list[Path]:
+    """The shipped YAML files: the folder of the package ``roofline.device_specs`` where it is installed (from a
+    wheel, or editable), else the top-level ``device_specs/`` folder of a source checkout. Found with ``find_spec``,
+    which neither imports the package nor ``importlib.resources`` (about 5 ms of every run's start-up)."""
+    from importlib.util import find_spec
+
+    spec = find_spec("roofline.device_specs")
+    places = list(spec.submodule_search_locations or ()) if spec is not None else []
+    folder = Path(places[0]) if places else Path(__file__).resolve().parents[2] / "device_specs"
+    return sorted(p for p in folder.iterdir() if p.suffix in SPEC_SUFFIXES)
+
+
+def _files_in(path: Path) -> list[Path]:
+    if path.is_dir():
+        return sorted(p for p in path.iterdir() if p.suffix in SPEC_SUFFIXES)
+    if path.is_file():
+        return [path]
+    raise SpecError(f"{path}: no such spec file or folder", f"check --specs or ${ENV_VAR}")
+
+
+def _parse_any(path: Path) -> DeviceSpec | Calibration:
+    """A user's file: a device spec, or a calibration file (``roofline calibrate --output``)."""
+    data = safe_yaml.load_yaml(path)
+    from roofline.specs.calibration import is_calibration, parse
+
+    return parse(data, str(path)) if is_calibration(data) else _build_spec(path, data)
+
+
+def parse_spec_file(path: Path) -> DeviceSpec:
+    """Read and validate one YAML spec; SpecError with the file, the key and what is wrong."""
+    return _build_spec(path, safe_yaml.load_yaml(path))
+
+
+def _build_spec(path: Path, data: Any) -> DeviceSpec:
+    if not isinstance(data, dict):
+        raise SpecError(f"{path}: expected a mapping of keys at the top", SCHEMA_HINT)
+    return _build(_Checker(path), data)
+
+
+class _Checker:
+    """Reads typed values out of a spec mapping, raising one-line errors that name file and key."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.sources: dict[str, str] = {}
+        self.derived: dict[str, str] = {}
+
+    def fail(self, key: str, problem: str) -> SpecError:
+        return SpecError(f"{self.path}: key '{key}' {problem}", SCHEMA_HINT)
+
+    def text(self, data: Mapping[str, Any], key: str, required: bool = True) -> str:
+        value = data.get(key.rsplit(".", 1)[-1])
+        if value is None and not required:
+            return ""
+        if not isinstance(value, str) or not value.strip():
+            raise self.fail(key, "is missing or not a non-empty string")
+        return value
+
+    def number(self, data: Mapping[str, Any], key: str, limit: Limit = POSITIVE) -> float:
+        """A required cited number (see ``optional_number``)."""
+        value = self.optional_number(data, key, limit)
+        if value is None:
+            raise self.fail(key, "is missing")
+        return value
+
+    def optional_number(self, data: Mapping[str, Any], key: str, limit: Limit = POSITIVE) -> float | None:
+        """A cited number ``{value, source[, derived]}`` in the physical range ``limit`` (finite and positive for
+        peaks and bandwidths), with a non-empty source; None when absent."""
+        item = data.get(key.rsplit(".", 1)[-1])
+        if item is None:
+            return None
+        if not isinstance(item, dict):
+            raise self.fail(key, "must be a mapping {value: NUMBER, source: TEXT}; every number needs a source")
+        value, source = _as_number(item.get("value")), item.get("source")
+        problem = limit.problem(value)
+        if problem:
+            raise self.fail(f"{key}.value", problem)
+        if not isinstance(source, str) or not source.strip():
+            raise self.fail(f"{key}.source", "is missing; every number needs a source")
+        self.sources[key] = source
+        if item.get("derived"):
+            self.derived[key] = str(item["derived"])
+        unknown = set(item) - {"value", "source", "derived"}
+        if unknown:
+            raise self.fail(key, f"has unknown field(s) {sorted(unknown)}; allowed: value, source, derived")
+        return float(value)
+
+    def section(self, data: Mapping[str, Any], key: str, allowed: Iterable[str], required: bool) -> dict[str, Any]:
+        item = data.get(key)
+        if item is None and not required:
+            return {}
+        if not isinstance(item, dict):
+            raise self.fail(key, "is missing or not a mapping")
+        unknown = set(item) - set(allowed)
+        if unknown:
+            raise self.fail(f"{key}.{sorted(unknown)[0]}", f"is not a known key; allowed: {', '.join(allowed)}")
+        return item
+
+
+def _as_number(value: Any) -> Any:
+    """YAML 1.1 reads ``19.5e12`` (no sign in the exponent) as text; take such text as the number it is."""
+    if isinstance(value, str) and re.fullmatch(r"(?:\d+(?:\.\d*)?|\.\d+)[eE]\d+", value.strip()):
+        return float(value)
+    return value
+
+
+def _build(c: _Checker, data: dict[str, Any]) -> DeviceSpec:
+    unknown = set(data) - TOP_KEYS
+    if unknown:
+        raise c.fail(sorted(unknown)[0], f"is not a known key; allowed: {', '.join(sorted(TOP_KEYS))}")
+    names = data.get("display_names")
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) and n for n in names):
+        raise c.fail("display_names", "must be a non-empty list of names as ncu writes them")
+    cc = c.text(data, "compute_capability")
+    if not CC_PATTERN.fullmatch(cc):
+        raise c.fail("compute_capability", f"must look like \"8.0\", got {cc!r}")
+    memory = c.section(data, "memory", ("type", "bytes", "bandwidth_bytes_per_s"), required=True)
+    peaks_data = c.section(data, "peaks", PEAK_KEYS, required=True)
+    bandwidth = c.section(data, "bandwidth", ("l2_bytes_per_s", "l1_bytes_per_s"), required=False)
+    peaks = {k: c.number(peaks_data, f"peaks.{k}") if k == "fp32" else c.optional_number(peaks_data, f"peaks.{k}")
+             for k in PEAK_KEYS}
+    return DeviceSpec(
+        id=c.text(data, "id"), path=str(c.path), display_names=tuple(names),
+        architecture=c.text(data, "architecture"), compute_capability=cc,
+        sm_count=int(c.number(data, "sm_count", SM_COUNT)), boost_clock_hz=c.number(data, "boost_clock_hz", CLOCK_HZ),
+        tensor_clock_hz=c.optional_number(data, "tensor_clock_hz", CLOCK_HZ),
+        memory_type=c.text(memory, "memory.type"), memory_bytes=int(c.number(memory, "memory.bytes", BYTES)),
+        memory_bandwidth_bytes_per_s=c.number(memory, "memory.bandwidth_bytes_per_s"),
+        l2_bytes=int(c.number(data, "l2_bytes", BYTES)),
+        peaks={k: v for k, v in peaks.items() if v is not None},
+        fp32_lanes_per_sm=int(c.number(data, "fp32_lanes_per_sm", LANES)),
+        l1_bytes_per_s=c.optional_number(bandwidth, "bandwidth.l1_bytes_per_s"),
+        l2_bytes_per_s=c.optional_number(bandwidth, "bandwidth.l2_bytes_per_s"),
+        chip=c.text(data, "chip", required=False), notes=c.text(data, "notes", required=False),
+        sources=dict(c.sources), derived=dict(c.derived),
+    )
+
+
+# --- Using a spec -------------------------------------------------------------------------------------
+def spec_ceilings(spec: DeviceSpec, tensor_dtype: str | None = None) -> Ceilings:
+    """Datasheet roofs of a spec; the tensor roof is for ``tensor_dtype`` (fp16 when None)."""
+    dtype = tensor_dtype or "fp16"
+    flops = {p: spec.peaks.get(p) for p in ("fp64", "fp32", "fp16")}
+    flops["tensor"] = spec.peaks.get(f"tensor_{dtype}")
+    bandwidth = {"dram": spec.memory_bandwidth_bytes_per_s, "l2": spec.l2_bytes_per_s, "l1": spec.l1_bytes_per_s}
+    where = f"device_specs {spec.id}"
+    missing = {k: f"no {k.upper()} peak in {where}" for k, v in flops.items() if v is None}
+    if flops["tensor"] is None:
+        missing["tensor"] = f"no dense {dtype.upper()} Tensor Core peak in {where}"
+    missing.update({k: f"no documented {k.upper()} bandwidth in {where}" for k, v in bandwidth.items() if v is None})
+    clock = f"datasheet peaks at the {spec.boost_clock_hz / 1e9:.3g} GHz boost clock"
+    if spec.tensor_clock_hz:
+        clock += f" (tensor figures at {spec.tensor_clock_hz / 1e9:.3g} GHz)"
+    return Ceilings("spec", flops, bandwidth, clock_note=clock, tensor_dtype=dtype, missing=missing)
+
+
+def derived_fp32(spec: DeviceSpec) -> float:
+    """FP32 peak from first principles: SMs x FP32 lanes per SM x 2 FLOP per FMA x boost clock."""
+    return spec.sm_count * spec.fp32_lanes_per_sm * 2 * spec.boost_clock_hz
+
+
+def check_spec(spec: DeviceSpec) -> list[str]:
+    """Problems beyond the schema: the FP32 cross-check, and dense figures ordered as hardware allows."""
+    problems = []
+    stated, derived = spec.peaks["fp32"], derived_fp32(spec)
+    if abs(stated / derived - 1.0) > FP32_CROSS_CHECK_TOLERANCE:
+        problems.append(f"{spec.path}: peaks.fp32 {stated / 1e12:.4g} TFLOP/s differs by more than 2% from "
+                        f"{spec.sm_count} SMs x {spec.fp32_lanes_per_sm} lanes x 2 x "
+                        f"{spec.boost_clock_hz / 1e9:.4g} GHz = {derived / 1e12:.4g} TFLOP/s")
+    tf32, fp16 = spec.peaks.get("tensor_tf32"), spec.peaks.get("tensor_fp16")
+    if tf32 and fp16 and tf32 > fp16:
+        problems.append(f"{spec.path}: peaks.tensor_tf32 is above peaks.tensor_fp16; dense TF32 is at most the "
+                        "FP16 rate (a sparse figure?)")
+    return problems

@@ -1,0 +1,174 @@
+"""Tensor Core diagnostics: use, instruction families, pipe activity, FLOP share and the matrix-multiply warning.
+
+Real-report expectations were checked by hand against the raw ncu_report values (``raw_actions``):
+sm__inst_executed_pipe_tensor_op_{hmma,imma,dmma,gmma}.avg.pct_of_peak_sustained_active,
+sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_{active,elapsed}, and the FFMA counts behind the FLOPs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import roofline
+from roofline.analysis.diagnostics import tensor_cores as tc
+from roofline.analysis.results import ReportAnalysis
+from roofline.analysis.roofline import analyze_report
+from roofline.core.model import Device, KernelLaunch, Report
+from roofline.pipeline import analyze_files, analyze_loaded
+
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "h100-sxm_synthetic.roofline.json"
+_CACHE: dict[str, ReportAnalysis] = {}
+IMMA_PCT = "sm__inst_executed_pipe_tensor_op_imma.avg.pct_of_peak_sustained_active"
+HMMA_PCT = "sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active"
+
+
+@pytest.fixture
+def launch(shared_report):
+    """``launch(report, kernel)``: the kernel's first launch, analysed as `roofline report` does."""
+    def get(report: str, kernel: str):
+        if report not in _CACHE:
+            _CACHE[report] = analyze_files([shared_report(report)])[0]
+        return next(k for k in _CACHE[report].launches if k.launch.name == kernel)
+    return get
+
+
+def _raw(raw_actions, report, kernel):
+    return next(a for a in raw_actions(report) if a.name == kernel)
+
+
+def test_int8_cutlass_gemm_uses_imma(launch, raw_actions):
+    t = launch("a100-80gb_cutlass-gemm_full", "Kernel").tensor_cores
+    raw = _raw(raw_actions, "a100-80gb_cutlass-gemm_full", "Kernel")
+    assert t.status == tc.USED and t.arch == "Ampere GA100" and not t.warning
+    assert t.families["imma"] == pytest.approx(raw[IMMA_PCT])
+    assert t.families["imma"] == pytest.approx(12.96, abs=0.01) and t.families["hmma"] == t.families["dmma"] == 0.0
+    assert t.pipe_active_pct == pytest.approx(25.92, abs=0.01) and t.pipe_elapsed_pct == pytest.approx(2.32, abs=0.01)
+    assert "IMMA (INT8/INT4)" in t.findings[0]
+    assert t.matmul_like == "its name contains 'gemm'"  # demangled: cutlass::Kernel<cutlass::gemm::kernel::Gemm<...
+
+
+def test_integer_reference_gemm_is_no_fp_warning(launch):
+    # ReferenceGemm_kernel (int8 reference): tensor pipe 0%, and no FP32/FP64 FLOPs counted at all
+    t = launch("a100-80gb_cutlass-gemm_full", "ReferenceGemm_kernel").tensor_cores
+    assert t.status == tc.NOT_USED and not t.warning
+    assert any("counted no floating-point FLOPs" in f for f in t.findings)
+
+
+@pytest.mark.parametrize("kernel, flops", [("gemm", 901e6), ("ampere_sgemm_128x64_nn", 968e6)])
+def test_fp32_gemm_on_cuda_cores_is_warned(launch, raw_actions, kernel, flops):
+    k = launch("rtx3080_sgemm-vs-cublas_full", kernel)
+    t = k.tensor_cores
+    raw = _raw(raw_actions, "rtx3080_sgemm-vs-cublas_full", kernel)
+    assert raw["sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"] == 0.0
+    assert t.status == tc.NOT_USED and k.flops["fp32"].value == pytest.approx(flops, rel=1e-3)
+    assert "ran on the CUDA cores" in t.warning and "take TF32" in t.warning
+    # GeForce GA102: TF32 Tensor = FP32 = 29.8 TFLOP/s, FP16 Tensor (FP32 accumulate) 59.5 (device_specs/rtx-3080)
+    assert t.advice.startswith("On this GPU TF32 Tensor Cores run no faster than the FP32 CUDA cores (1x): "
+                               "only FP16/BF16 inputs would gain (2x)")
+
+
+def test_instruction_mix_flags_an_sgemm_without_gemm_in_its_name(launch):
+    # warptiling: FFMA only (fadd = fmul = 0) at 170 FLOP per DRAM byte, tensor pipe 0% (A10G, --set roofline)
+    t = launch("a10g_sgemm-blocktiling_roofline", "warptiling").tensor_cores
+    assert t.matmul_like.startswith("instruction mix: 100% of its FP32 FLOPs are FMAs")
+    assert t.warning and "TF32" in t.warning
+
+
+def test_fp16_tensor_use_on_ampere(launch, raw_actions):
+    t = launch("a40_julia-fp16x2_full", "julia_frb_5885").tensor_cores
+    raw = _raw(raw_actions, "a40_julia-fp16x2_full", "julia_frb_5885")
+    assert t.status == tc.USED
+    assert t.families["hmma"] == pytest.approx(raw[HMMA_PCT])
+    assert t.families["hmma"] == pytest.approx(22.18, abs=0.01)
+
+
+def test_hopper_hfma2_pipe_activity_is_not_tensor_use(launch, raw_actions):
+    # silu on GH200: op_hmma 0.23% of peak, but every sm__ops_path_tensor_src_* count is 0 and the kernel runs
+    # HFMA2 instructions, which GH100 issues on the tensor pipe: register moves (HFMA2.MMA R3, -RZ, RZ, 1.625, 0),
+    # so no FP16 FLOPs either (tests/ncu/test_hfma_moves.py)
+    k = launch("gh200_silu_full-roofline", "silu_kernel_non_strided")
+    raw = _raw(raw_actions, "gh200_silu_full-roofline", "silu_kernel_non_strided")
+    assert raw[HMMA_PCT] > 0
+    assert k.flops["tensor"].value == 0.0 and k.flops["fp16"].value == 0.0
+    assert k.tensor_cores.status == tc.NOT_USED
+    assert any("tensor pipe activity may be packed FP16 (HFMA2)" in f for f in k.tensor_cores.findings)
+
+
+def test_gtx_16_series_has_no_tensor_cores(launch):
+    t = launch("gtx1660super_sgemm-naive_full", "naive_gemm").tensor_cores
+    assert t.status == tc.NO_TENSOR_CORES and not t.warning
+    assert set(t.missing) == {"pipe_active_pct", "pipe_elapsed_pct", "flop_share"}
+
+
+def test_unmeasured_launch(launch):
+    t = launch("h800_flash-attn-fwd_full", "flash_fwd_kernel").tensor_cores  # every counter NaN in the report
+    assert t.status == tc.NOT_MEASURED and "NaN" in t.reason
+
+
+def test_synthetic_example_tensor_share_and_warning():
+    result = analyze_files([EXAMPLE])[0]  # with the H100 SXM5 datasheet spec
+    by_name = {k.launch.name: k.tensor_cores for k in result.launches}
+    bf16 = by_name["gemm_bf16_tensor_4096"]
+    assert bf16.status == tc.USED and bf16.flop_share == 1.0 and set(bf16.flops_by_type) == {"bf16"}
+    assert not by_name["triad_fp32"].warning
+    sgemm = by_name["sgemm_fp32_4096"]
+    assert sgemm.advice.startswith("Run the FP32 matrix math on Tensor Cores as TF32")
+    assert "TF32 tensor roof (495 TFLOP/s) is 7.39x the FP32 roof (66.9 TFLOP/s, datasheet)" in sgemm.advice
+
+
+def test_without_a_spec_the_gain_is_left_out():
+    report = roofline.load(EXAMPLE)
+    launch = next(k for k in analyze_report(report).launches if k.launch.name == "sgemm_fp32_4096")
+    sgemm = tc.diagnose(launch, report.device)  # no spec, and the model has no TF32 peak counter
+    assert sgemm.warning and "tensor roof" not in sgemm.warning
+
+
+@pytest.mark.parametrize("cc, name, families", [("7.5", "NVIDIA GeForce GTX 1660 SUPER", ()),
+                                                ("7.5", "Tesla T4", ("hmma", "imma")),
+                                                ("8.0", "NVIDIA A100 80GB PCIe", ("hmma", "imma", "dmma")),
+                                                ("8.6", "NVIDIA A40", ("hmma", "imma")),
+                                                ("9.0", "NVIDIA H800", ("hmma", "imma", "dmma", "gmma"))])
+def test_architecture_table(cc, name, families):
+    assert tc.architecture(Device(name, compute_capability=cc)).families == families
+
+
+def test_unknown_architecture():
+    assert tc.architecture(Device("future GPU", compute_capability="99.0")) is None
+
+
+def linspace_like(l1_writeback_cycles: float, name: str = "linspace"):
+    """A launch whose FP32 FLOPs are all FMAs at 20 FLOP per DRAM byte (its stores still in L2): 1e6 FFMA,
+    1e5 DRAM bytes, 2e5 L2 bytes, and ``l1_writeback_cycles`` x 128 B loaded through L1."""
+    metrics = {
+        "gpu__time_duration.sum": 1e4, "sm__cycles_elapsed.avg.per_second": 1e9,
+        "dram__cycles_elapsed.avg.per_second": 1e9, "l1tex__cycles_elapsed.avg.per_second": 1e9,
+        "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 1e6,
+        "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum": 0.0,
+        "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum": 0.0,
+        "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained": 7680,
+        "dram__bytes.sum": 1e5, "dram__bytes.sum.peak_sustained": 64,
+        "l1tex__m_xbar2l1tex_read_bytes.sum": 2e5, "l1tex__lsu_writeback_active_mem_lg.sum": l1_writeback_cycles,
+        "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active": 0.0,
+    }
+    device = Device("NVIDIA GeForce RTX 4070 Ti", compute_capability="8.9", sm_count=60)
+    launch = KernelLaunch(0, 0, name, metrics=metrics)
+    report = Report("m.json", device, (launch,), source="model")
+    return analyze_loaded(report).launches[0]
+
+
+def test_fma_share_alone_is_no_matrix_multiply():
+    """The linspace case: 100% FMAs and 20 FLOP per DRAM byte, but (nearly) nothing loaded: no Tensor Core advice."""
+    k = linspace_like(0.0)  # nothing loaded through L1: its FLOP per L1 byte is unbounded, not reuse
+    assert k.intensity["dram"].value == pytest.approx(20.0) and k.intensity["l1"].value is None
+    assert k.tensor_cores.matmul_like == "" and not k.tensor_cores.advice
+    assert not any(a.kind == "tensor_cores" for a in k.advice)
+    streaming = linspace_like(1e5)  # 12.8 MB loaded for 2 MFLOP: 0.16 FLOP per L1 byte, no reuse
+    assert streaming.tensor_cores.matmul_like == "" and not streaming.tensor_cores.advice
+
+
+def test_fma_share_with_reuse_at_every_level_is_a_matrix_multiply():
+    k = linspace_like(1e3, name="tile_kernel")  # 128 kB loaded through L1 for 2 MFLOP: 15.6 FLOP per L1 byte
+    assert k.tensor_cores.matmul_like.startswith("instruction mix: 100% of its FP32 FLOPs are FMAs, at 20 per DRAM")
+    assert "15.6 per L1 byte" in k.tensor_cores.matmul_like

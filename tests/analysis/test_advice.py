@@ -1,0 +1,252 @@
+"""roofline.analysis.advice: each recommendation states its condition and is given only when it holds, names the
+measured cause and its number, carries its estimated time saved, and the list is ranked by it; every renderer
+(table, JSON, Markdown, HTML) shows the same list.
+
+Synthetic launches on a GPU whose roofs are set here (FP32 = 2 x 6400 FFMA/clk x 1 GHz = 12.8 TFLOP/s, DRAM
+= 1000 B/clk x 1 GHz = 1 TB/s), so the expected numbers in the texts are computed from those values; the real
+cases of issue 16 (fill_vector, linspace, the A10G warptiling grid, cuBLAS/CUTLASS) are read from
+../shared/ncu-reps.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from roofline.analysis import advice
+from roofline.analysis.results import Advice, ReportAnalysis
+from roofline.analysis.roofline import recoverable_s
+from roofline.core.model import Device, FocusMetric, KernelLaunch, Report, RuleResult
+from roofline.pipeline import analyze_files, analyze_loaded
+from roofline.render.report import json as json_render
+from roofline.render.report import markdown, table
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "h100-sxm_synthetic.roofline.json"
+DEVICE = Device(name="NVIDIA Advice Test GPU", compute_capability="8.0", sm_count=100)
+SM, MEMORY = ("sm__throughput.avg.pct_of_peak_sustained_elapsed",
+              "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed")
+REGISTER_ADVICE = re.compile(r"registers per thread|shared memory per block|block size \d+ ->")
+
+
+def launch(index: int, name: str, seconds: float, flop_per_s: float, dram_per_s: float, rules=(),
+           **extra: float) -> KernelLaunch:
+    metrics = {
+        "gpu__time_duration.sum": seconds * 1e9,
+        "sm__cycles_elapsed.avg.per_second": 1e9, "dram__cycles_elapsed.avg.per_second": 1e9,
+        "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained": 6400,
+        "dram__bytes.sum.peak_sustained": 1000,
+        "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": flop_per_s / 2 * seconds,
+        "dram__bytes.sum": dram_per_s * seconds, **extra,
+    }
+    return KernelLaunch(range_index=0, action_index=index, name=name, metrics=metrics, rules=tuple(rules))
+
+
+def analysed(*launches: KernelLaunch):
+    report = Report("advice.json", DEVICE, launches, source="model", label="advice test")
+    return analyze_loaded(report)
+
+
+@pytest.fixture(scope="module")
+def example():
+    return analyze_files([EXAMPLE])[0]
+
+
+_REAL: dict[str, ReportAnalysis] = {}
+
+
+@pytest.fixture
+def real(shared_report):
+    """``real(report, key)``: one launch of a shared report, analysed as `roofline report` does."""
+    def get(report: str, key: str):
+        if report not in _REAL:
+            _REAL[report] = analyze_files([shared_report(report)])[0]
+        return next(k for k in _REAL[report].launches if k.launch.key == key)
+    return get
+
+
+# --- The verdict's own advice, with its condition and estimate ------------------------------------------------
+def test_memory_bound_launch_is_told_to_cut_traffic_with_its_numbers():
+    (k,) = analysed(launch(0, "stream", 1e-3, 0.1e12, 0.9e12)).launches  # DRAM at 90%, FP32 at 0.8%
+    (item,) = k.advice
+    assert (item.kind, item.source, item.title) == ("memory", "verdict", "Cut DRAM traffic")
+    assert item.cause == "DRAM roof at 90.0% of its peak"
+    assert item.text.startswith("Cut DRAM traffic: 900 MB (DRAM roof at 90.0% of its peak), at 0.111 FLOP/byte.")
+    assert "ridge point of 12.8 FLOP/byte" in item.text  # 12.8 TFLOP/s / 1 TB/s
+    assert item.condition == "verdict memory (the FP/byte roofs alone): DRAM roof busiest at 90.0%"
+    assert item.est_saved_s == pytest.approx(1e-3 * 0.1) and "1 - 90.0%" in item.estimate
+
+
+def test_compute_bound_launch_gets_the_headroom_left_in_its_busiest_unit():
+    (k,) = analysed(launch(0, "fma", 1e-3, 9.6e12, 0.1e12)).launches  # FP32 at 75%
+    (item,) = k.advice
+    assert item.kind == "compute" and item.cause == "FP32 roof at 75.0% of its peak"
+    assert "at most 1.3x is left there" in item.text  # 100 / 75
+    assert item.est_saved_s == pytest.approx(0.25e-3)
+
+
+def test_a_launch_above_a_roof_is_first_told_to_re_profile():
+    (k,) = analysed(launch(0, "fast", 1e-3, 16e12, 0.1e12)).launches  # FP32 at 125%
+    assert [a.kind for a in k.advice] == ["measurement", "compute"]
+    assert k.advice[0].text == f"Re-profile before optimizing: {k.flags[0]}."
+    assert k.advice[0].cause == k.flags[0]
+
+
+def test_a_launch_as_short_as_the_launch_overhead_is_told_to_fuse():
+    (k,) = analysed(launch(0, "tiny", 2e-6, 9.6e12, 0.1e12)).launches
+    assert k.advice[-1].kind == "launch_overhead" and k.advice[-1].cause == "2 us per launch"
+    assert k.advice[-1].est_saved_s is None and "host time" in k.advice[-1].estimate
+
+
+def test_below_every_roof_without_throughputs_the_advice_is_to_collect_them():
+    (k,) = analysed(launch(0, "slow", 1e-3, 1e12, 0.1e12)).launches  # FP32 7.8%, DRAM 10%: no verdict from them
+    assert k.verdict.bound is None
+    (item,) = k.advice
+    assert item.title == "Collect the throughputs for a verdict" and "--section SpeedOfLight" in item.text
+    assert item.cause == "closest FP/byte roof at 10.0%, no throughputs"
+
+
+# --- Ranking ------------------------------------------------------------------------------------------------
+def test_ranking_puts_measurement_first_then_the_largest_estimate_then_the_rest():
+    def item(kind, saved):
+        return Advice(kind, kind, f"{kind} 1", "cause 1", "roofline", saved)
+
+    ranked = advice.rank([item("waves", None), item("memory", 1e-6), item("measurement", None),
+                          item("compute", 3e-6), item("occupancy", None)])
+    assert [a.kind for a in ranked] == ["measurement", "compute", "memory", "waves", "occupancy"]
+
+
+GLOBAL = RuleResult("CPIStall", "WarpStateStats", "Long Scoreboard Stalls", "Each warp waits 26.1 cycles on L1TEX.",
+                    "optimization", (FocusMetric("smsp_average_long_scoreboard", 26.1),), 40.0, "global")
+LOCAL = RuleResult("HighPipeUtilization", "ComputeWorkloadAnalysis", "Low Utilization",
+                   "All compute pipelines are under-utilized.", "optimization",
+                   (FocusMetric("max pipelines utilization", 13.6, 2, "13.559 < 20.00"),), 83.0, "local")
+TINY = RuleResult("MemoryCacheAccessPattern", "MemoryWorkloadAnalysis_Tables", "L2 Load Access Pattern",
+                  "Only 30.0 of 32 bytes used.", "optimization", (), 0.4, "global")
+VAGUE = RuleResult("HighPipeUtilization", "ComputeWorkloadAnalysis", "", "All pipelines are under-utilized.",
+                   "warning")
+MISSING = RuleResult("MemoryL2Compression", "MemoryWorkloadAnalysis_Chart", "",
+                     "The optional metric lts__average_gcomp_input_sector_success_rate.pct could not be found.",
+                     "warning")
+BOTTLENECK = RuleResult("SOLBottleneck", "SpeedOfLight", "Latency Issue", "Low throughput below 60.0%.", "warning")
+LATENCY = {SM: 30.0, MEMORY: 20.0, "launch__waves_per_multiprocessor": 5.0}
+
+
+def test_ncu_rules_become_advice_with_their_title_and_speedup_handled_by_type():
+    (k,) = analysed(launch(0, "k", 1e-3, 1e12, 0.1e12, rules=(GLOBAL, LOCAL, TINY, VAGUE, MISSING, BOTTLENECK),
+                           **LATENCY)).launches
+    ncu = [a for a in k.advice if a.source == "ncu"]
+    assert [a.title for a in ncu] == ["ncu: Long Scoreboard Stalls", "ncu: Low Utilization"]
+    global_item, local_item = ncu
+    assert global_item.est_saved_s == pytest.approx(0.4e-3)  # GLOBAL: 40% of the 1 ms kernel
+    assert global_item.estimate.startswith("ncu's estimate: 40% of the kernel's time")
+    assert advice.estimate_text(global_item) == "saves ~400 us"
+    # LOCAL: one unit's efficiency in isolation, not turned into kernel time; ranked after the estimated items
+    assert local_item.est_saved_s is None and advice.estimate_text(local_item) == "ncu local 83%"
+    assert local_item.text.endswith("(max pipelines utilization = 13.6 (13.559 < 20.00))")  # its number added
+    estimated = [a for a in k.advice if a.est_saved_s is not None]
+    assert k.advice.index(local_item) > max(k.advice.index(a) for a in estimated)
+    assert [a.est_saved_s for a in estimated] == sorted((a.est_saved_s for a in estimated), reverse=True)
+
+
+def test_real_rule_speedups_are_ordered_and_kept(real):
+    """fill_vector: ncu's FP64 non-fused rule (global 40.8%) leads; LOCAL estimates are never ranked as time."""
+    k = real("rtx4070ti_pytorch-sim_full", "0:3")
+    raw_rules = {r.rule for r in k.launch.rules if r.speedup_pct is not None}
+    assert {"FPInstructions", "CPIStall", "IssueSlotUtilization"} <= raw_rules  # the reader keeps the speedups
+    first = k.advice[0]
+    assert first.title == "ncu: FP64 Non-Fused Instructions"
+    assert first.est_saved_s == pytest.approx(k.duration_s.value * 0.40754791473970265)
+    saved = [a.est_saved_s for a in k.advice if a.est_saved_s is not None]
+    assert saved == sorted(saved, reverse=True)
+    assert all(a.est_saved_s is None for a in k.advice if a.estimate.startswith("ncu local"))
+
+
+# --- Conditions: small grids, libraries, Tensor Cores -------------------------------------------------------
+def test_under_one_wave_there_is_no_occupancy_what_if(real):
+    """A10G warptiling: 64 blocks on 80 SMs (0.4 waves, ncu: Small Grid), registers 228 -> no what-if."""
+    k = real("a10g_sgemm-blocktiling_roofline", "0:3")
+    assert k.launch.name == "warptiling" and k.verdict.bound == "small_grid"
+    assert k.occupancy.what_if  # a what-if exists, but it cannot help under one wave
+    texts = " ".join(a.text for a in k.advice)
+    assert not REGISTER_ADVICE.search(texts)
+    grid = next(a for a in k.advice if a.kind == "small_grid")
+    assert "the grid (64 blocks) fills 64 of 80 SMs: launch more blocks or smaller blocks" in grid.text
+    assert grid.condition.startswith("under one full wave (0.4 waves per SM)")
+    assert grid.est_saved_s == pytest.approx(k.duration_s.value * (1 - 64 / 80))  # at most: 16 SMs left idle
+
+
+@pytest.mark.parametrize("report, key, library", [("a100-40gb_cublas-sgemm_basic", "0:0", "cuBLAS"),
+                                                  ("rtx3080_sgemm-vs-cublas_full", "0:1", "cuBLAS"),
+                                                  ("a100-80gb_cutlass-gemm_full", "0:0", "CUTLASS")])
+def test_library_kernels_get_caller_advice_never_register_counts(real, report, key, library):
+    k = real(report, key)
+    assert k.occupancy.limiters  # something does limit them (registers on ampere_sgemm) ...
+    texts = " ".join(a.text for a in k.advice)
+    assert not REGISTER_ADVICE.search(texts)  # ... but the caller cannot change it
+    assert not any(a.source in ("occupancy", "ncu", "stalls") and a.kind != "small_grid" for a in k.advice)
+    item = next(a for a in k.advice if a.kind == "library")
+    assert item.title == f"Tune the {library} call" and "its code is the library's" in item.text
+    assert re.search(r"problem shape|tile shape", item.text) and re.search(r"data type", item.text)
+
+
+def test_tensor_core_advice_needs_a_matrix_multiply(real):
+    """linspace (pytorch-sim) is all FMAs but no matrix multiply; the cuBLAS SGEMM is one by name."""
+    assert not any(a.kind == "tensor_cores" for a in real("rtx4070ti_pytorch-sim_full", "0:2").advice)
+    sgemm = real("rtx3080_sgemm-vs-cublas_full", "0:1")
+    assert any(a.kind == "tensor_cores" for a in sgemm.advice)
+
+
+def test_latency_advice_names_what_the_warps_wait_on(real):
+    """linspace: latency-bound; the largest stall reason and the change it suggests, estimated by its share."""
+    k = real("rtx4070ti_pytorch-sim_full", "0:2")
+    assert k.verdict.bound == "latency"
+    stall = next(a for a in k.advice if a.source == "stalls")
+    reason, value, share = k.stalls.reasons[0]
+    assert reason in stall.text and f"{100 * share:.0f}% of the stalls" in stall.text
+    assert stall.est_saved_s == pytest.approx(recoverable_s(k) * share)
+
+
+def test_small_grid_advice_gives_the_launch_overhead_share(real):
+    k = real("rtx4070ti_pytorch-sim_full", "0:6")  # DeviceScanInitKernel: 1 block, CUB
+    item = next(a for a in k.advice if a.kind == "small_grid")
+    share = advice.LAUNCH_OVERHEAD_S / (advice.LAUNCH_OVERHEAD_S + k.duration_s.value)
+    assert f"is ~{100 * share:.0f}% of launch plus run time" in item.text
+    assert "the grid (1 block) fills 1 of 60 SMs" in item.text
+    # an upper bound, labelled: the same work over all 60 SMs instead of 1
+    assert item.est_saved_s == pytest.approx(k.duration_s.value * (1 - 1 / 60))
+    assert item.estimate.startswith("at most") and advice.estimate_text(item).startswith("saves at most")
+
+
+# --- Every renderer, the same list --------------------------------------------------------------------------
+def test_every_item_names_its_cause_condition_and_a_number(example):
+    for k in example.launches:
+        assert k.advice, k.launch.name
+        for item in k.advice:
+            assert item.title and item.cause and item.condition and item.estimate
+            assert item.source in ("roofline", "verdict", "occupancy", "tensor_cores", "stalls", "library", "ncu")
+            assert re.search(r"\d", item.text), item.text
+
+
+def test_advised_kernels_are_those_with_the_most_recoverable_time(example):
+    saved = [g.recoverable_s for g in advice.kernels_to_advise(example)]
+    assert saved == sorted(saved, reverse=True) and len(saved) == len(example.groups)
+
+
+def test_table_json_and_markdown_show_the_same_list(example):
+    def flat(text: str) -> str:
+        return " ".join(text.split())
+
+    doc = json.loads(json_render.render([example]))
+    for k, kernel in zip(example.launches, doc["reports"][0]["kernels"], strict=True):
+        assert [a["text"] for a in kernel["advice"]] == [a.text for a in k.advice]
+        assert [a["est_saved_s"] for a in kernel["advice"]] == [a.est_saved_s for a in k.advice]
+        assert all(a["condition"] and a["estimate"] for a in kernel["advice"])
+    shown = [item for g in advice.kernels_to_advise(example) for item in g.longest.advice]
+    table_text = flat(table.render([example], width=80).split("Advice (")[1].replace(" - ", " "))
+    markdown_text = markdown.render([example])
+    for item in shown:
+        assert flat(f"[{advice.estimate_text(item)}] {item.text}") in table_text
+        assert f"- **{advice.estimate_text(item)}**: {item.text}" in markdown_text

@@ -1,0 +1,294 @@
+"""Roofline analysis: percent of roof, limiter, the roofline-only verdict, intensity, ceiling sets (the
+kernel-clock default), shares, grouping and recoverable time.
+
+Hand-built launches pin the rules exactly; real reports check the classic-roofline identity and grouping.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from roofline.analysis.roofline import (
+    Value,
+    analyze_launch,
+    analyze_report,
+    group_by_kernel,
+    median_known,
+    rank_by_recoverable_time,
+    recoverable_s,
+    report_ceilings,
+    roof_position,
+)
+from roofline.analysis.verdict import LATENCY_BELOW_PCT
+from roofline.core.model import Ceilings, Device, KernelLaunch, Report
+from roofline.specs.catalog import DeviceSpec
+
+DEVICE = Device(name="NVIDIA Test GPU", compute_capability="8.0", sm_count=100)
+MS = 1e-3
+
+
+def counters(seconds=MS, ffma=None, dfma=None, dram=None, **extra) -> dict:
+    """Plain-count metrics of one launch on a GPU with FP32 roof 2 x 6400 x 1 GHz = 12.8 TFLOP/s,
+    FP64 roof 2 x 3200 x 1 GHz = 6.4 TFLOP/s and DRAM roof 1000 B x 1 GHz = 1 TB/s."""
+    metrics = {
+        "gpu__time_duration.sum": seconds * 1e9,
+        "sm__cycles_elapsed.avg.per_second": 1e9, "dram__cycles_elapsed.avg.per_second": 1e9,
+        "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained": 6400,
+        "sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained": 3200,
+        "dram__bytes.sum.peak_sustained": 1000,
+    }
+    if ffma is not None:
+        metrics["sm__sass_thread_inst_executed_op_ffma_pred_on.sum"] = ffma
+    if dfma is not None:
+        metrics["sm__sass_thread_inst_executed_op_dfma_pred_on.sum"] = dfma
+    if dram is not None:
+        metrics["dram__bytes.sum"] = dram
+    metrics.update(extra)
+    return metrics
+
+
+def launch(name="k", action=0, nvtx=(), **kw) -> KernelLaunch:
+    return KernelLaunch(0, action, name, nvtx_ranges=nvtx, metrics=counters(**kw))
+
+
+def spec(**peaks) -> DeviceSpec:
+    return DeviceSpec(id="test-gpu", path="test.yaml", display_names=("NVIDIA Test GPU",), architecture="Test",
+                      compute_capability="8.0", sm_count=100, boost_clock_hz=2e9, tensor_clock_hz=None,
+                      memory_type="HBM", memory_bytes=2**34, memory_bandwidth_bytes_per_s=2e12, l2_bytes=2**25,
+                      peaks={"fp32": 25.6e12, "fp64": 12.8e12, **peaks}, sources={}, fp32_lanes_per_sm=64)
+
+
+# --- Percent of roof, bound, limiter ------------------------------------------------------------------------------
+def test_compute_bound_kernel():
+    a = analyze_launch(launch(ffma=5.12e9, dram=1e8), DEVICE)  # 10.24 TFLOP/s = 80% of FP32; DRAM 10%
+    assert a.flops["fp32"].value == pytest.approx(1.024e10)
+    assert a.roof.utilization_pct == pytest.approx({"fp32": 80.0, "dram": 10.0})  # no dfma/hfma/tensor counts
+    assert (a.roof.pct_of_roof, a.roof.limiter) == (pytest.approx(80.0), "fp32")
+    # no SpeedOfLight throughputs in these launches: the verdict is the roofline's, labelled as such
+    assert (a.verdict.bound, a.verdict.basis, a.verdict.busiest.name) == ("compute", "roofline", "FP32 roof")
+
+
+def test_memory_bound_kernel():
+    a = analyze_launch(launch(ffma=1e6, dram=9e8), DEVICE)  # 900 GB/s of 1 TB/s
+    assert (a.roof.pct_of_roof, a.roof.limiter, a.verdict.bound) == (pytest.approx(90.0), "dram", "memory")
+    assert a.intensity["dram"].value == pytest.approx(2e6 / 9e8)
+
+
+def test_below_the_threshold_the_roofline_alone_gives_no_verdict():
+    """59% of the FP32 roof: the FP roofline cannot tell latency from integer or load/store work it does not see."""
+    a = analyze_launch(launch(ffma=3.2e9 * 0.59 / 0.5, dram=1e7), DEVICE)
+    assert a.roof.pct_of_roof == pytest.approx(59.0) and a.roof.pct_of_roof < LATENCY_BELOW_PCT
+    assert a.roof.limiter == "fp32" and a.verdict.bound is None
+    assert "--section SpeedOfLight" in a.verdict.reason and "cannot tell latency" in a.verdict.reason
+
+
+def test_time_based_percent_is_the_classic_attainable_roof():
+    """One precision: pct = achieved FLOP/s / min(peak, AI x bandwidth)."""
+    for ffma, dram in ((5e9, 1e8), (1e8, 8e8), (3e9, 3e8)):
+        a = analyze_launch(launch(ffma=ffma, dram=dram), DEVICE)
+        attainable = min(12.8e12, a.intensity["dram"].value * 1e12)
+        assert a.roof.pct_of_roof == pytest.approx(100 * a.flop_per_s["fp32"].value / attainable)
+
+
+def test_copy_kernel_without_flops_is_judged_on_bandwidth():
+    a = analyze_launch(launch(ffma=0, dram=7e8), DEVICE)
+    assert a.flops["fp32"].value == 0.0 and a.intensity["dram"].value == 0.0
+    assert (a.roof.pct_of_roof, a.roof.limiter, a.verdict.bound) == (pytest.approx(70.0), "dram", "memory")
+
+
+def test_missing_roofs_are_named_in_the_reason():
+    a = analyze_launch(launch(ffma=1e9, dram=1e8), DEVICE)
+    assert a.roof.pct_of_roof is not None
+    assert a.roof.reason.startswith("partial: leaves out")
+    assert "l2 bytes" in a.roof.reason and "l1 bytes" in a.roof.reason
+
+
+def test_no_duration_and_no_data():
+    no_time = KernelLaunch(0, 0, "k", metrics={"dram__bytes.sum": 1.0})
+    a = analyze_launch(no_time, DEVICE)
+    assert a.duration_s.value is None and a.roof.pct_of_roof is None and a.roof.reason == "no kernel duration"
+    assert a.flop_per_s["fp32"].value is None and a.bytes_per_s["dram"].reason.startswith("no kernel duration")
+    bare = analyze_launch(KernelLaunch(0, 0, "k", metrics={"gpu__time_duration.sum": 1000.0}), DEVICE)
+    assert bare.roof.pct_of_roof is None and bare.roof.reason.startswith("nothing to compare with a roof")
+
+
+def test_roof_position_directly():
+    flops = {"fp64": Value(None, "no dfma"), "fp32": Value(4e9), "fp16": Value(0.0), "tensor": Value(0.0)}
+    moved = {"dram": Value(2e8), "l2": Value(None, "no l2"), "l1": Value(1e9)}
+    ceilings = Ceilings("spec", {"fp32": 8e12, "fp16": 16e12, "tensor": 100e12},
+                        {"dram": 1e12, "l1": 10e12}, missing={"fp64": "no FP64 peak"})
+    pos = roof_position(flops, moved, 1e-3, ceilings)
+    assert pos.utilization_pct == pytest.approx({"fp32": 50.0, "fp16": 0.0, "tensor": 0.0, "dram": 20.0, "l1": 10.0})
+    assert (pos.ceilings, pos.pct_of_roof, pos.limiter) == ("spec", pytest.approx(50.0), "fp32")
+    assert "l2 bytes: no l2" in pos.reason and "fp64" not in pos.reason  # unmeasured FP64 is not a gap
+
+
+def test_intensity_with_zero_bytes_is_null_with_reason():
+    a = analyze_launch(launch(ffma=1e6, dram=0), DEVICE)
+    assert a.intensity["dram"].value is None and "unbounded" in a.intensity["dram"].reason
+    assert "leaves out unmeasured" not in (a.intensity["dram"].via or "")
+
+
+def test_total_flops_and_main_precision():
+    a = analyze_launch(launch(ffma=1e6, dfma=3e6, dram=1e6), DEVICE)
+    assert a.total_flops == pytest.approx(8e6)
+    assert a.main_precision == "fp64"
+    assert a.intensity["dram"].value == pytest.approx(8.0)
+
+
+# --- Ceiling sets -----------------------------------------------------------------------------------------------------
+def test_report_ceilings_are_peak_counters_times_measured_clock():
+    c, definitions = report_ceilings(launch(ffma=1.0), DEVICE, "fp16")
+    assert c.source == "report"
+    assert c.flop_per_s["fp32"] == pytest.approx(12.8e12) and c.flop_per_s["fp64"] == pytest.approx(6.4e12)
+    assert c.bytes_per_s["dram"] == pytest.approx(1e12)
+    assert c.flop_per_s["fp16"] is None and "hfma" in c.missing["fp16"]
+    assert "1 GHz" in c.clock_note
+    assert definitions["dram"].startswith("dram__bytes")
+
+
+def test_kernel_clock_ceilings_are_the_default_and_the_datasheet_stays_selectable():
+    report = Report("x.json", DEVICE, (launch(ffma=5.12e9, dram=1e8),), source="model")
+    with_spec = analyze_report(report, spec(), "display name")
+    k = with_spec.launches[0]
+    assert with_spec.ceilings_used == "clock" and with_spec.spec_id == "test-gpu"
+    assert set(k.ceilings) == {"report", "spec", "clock"}
+    # the report holds the FP32 peak counter: its roof at the measured 1 GHz, not the 2 GHz datasheet one
+    assert k.roof.ceilings == "clock" and k.roof.pct_of_roof == pytest.approx(80.0)  # 10.24 of 12.8 TFLOP/s
+    assert k.ceilings["clock"].flop_per_s["fp32"] == k.ceilings["report"].flop_per_s["fp32"]
+    datasheet = analyze_report(report, spec(), "display name", use="spec")
+    assert datasheet.ceilings_used == "spec" and datasheet.launches[0].roof.pct_of_roof == pytest.approx(40.0)
+    plain = analyze_report(report)
+    assert plain.ceilings_used == "clock" and set(plain.launches[0].ceilings) == {"report", "clock"}
+
+
+def test_roofs_the_report_lacks_are_datasheet_roofs_scaled_to_the_measured_clock():
+    """No DRAM peak counter and no FP64 one: the clock set takes the datasheet's, scaled by measured / datasheet
+    clock (DRAM: measured DRAM clock / the device's memory clock; FP: SM clock / boost clock)."""
+    metrics = counters(ffma=1e9, dfma=1e9, dram=1e8)
+    del metrics["dram__bytes.sum.peak_sustained"]
+    del metrics["sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained"]
+    metrics["dram__cycles_elapsed.avg.per_second"] = 0.8e9
+    device = Device(name="NVIDIA Test GPU", compute_capability="8.0", sm_count=100, memory_clock_hz=1e9)
+    k = analyze_launch(KernelLaunch(0, 0, "k", metrics=metrics), device, spec(), use="clock")
+    clock = k.ceilings["clock"]
+    assert clock.bytes_per_s["dram"] == pytest.approx(2e12 * 0.8)  # datasheet 2 TB/s x 0.8 GHz / 1 GHz
+    assert clock.flop_per_s["fp64"] == pytest.approx(12.8e12 * 0.5)  # datasheet at 2 GHz boost, measured 1 GHz
+    assert clock.flop_per_s["fp32"] == pytest.approx(12.8e12) and "fp32" not in clock.scaled  # the report's own
+    assert "measured DRAM clock 0.8 GHz" in clock.scaled["dram"] and "x 0.50" in clock.scaled["fp64"]
+    assert k.roof.utilization_pct["dram"] == pytest.approx(100 * 1e8 / 1e-3 / 1.6e12)
+    unscaled = analyze_launch(KernelLaunch(0, 0, "k", metrics=metrics), DEVICE, spec(), use="clock")
+    assert unscaled.ceilings["clock"].bytes_per_s["dram"] == pytest.approx(2e12)  # no device memory clock
+    assert "unscaled" in unscaled.ceilings["clock"].scaled["dram"]
+
+
+# --- Shares, groups, recoverable time -------------------------------------------------------------------------
+def three_launch_report() -> Report:
+    return Report("x.json", DEVICE, (
+        launch("a", 0, seconds=1 * MS, ffma=1e9, dram=9e8, nvtx=("step", "fwd")),   # memory 90%
+        launch("b", 1, seconds=4 * MS, ffma=1e9, dram=3e8, nvtx=("step", "bwd")),   # latency 7.5%
+        launch("a", 2, seconds=2 * MS, ffma=1e9, dram=1e9, nvtx=("step", "fwd")),   # 50%
+    ), source="model")
+
+
+def test_time_share_and_groups():
+    result = analyze_report(three_launch_report())
+    assert result.total_time_s == pytest.approx(7 * MS)
+    assert [k.time_share for k in result.launches] == pytest.approx([1 / 7, 4 / 7, 2 / 7])
+    assert [g.name for g in result.groups] == ["b", "a"]  # largest total first
+    b, a = result.groups
+    assert (a.total_s, a.median_s, a.min_s, a.max_s) == pytest.approx((3 * MS, 1.5 * MS, 1 * MS, 2 * MS))
+    assert a.time_share == pytest.approx(3 / 7) and a.median_pct_of_roof == pytest.approx(70.0)
+    assert a.recoverable_s == pytest.approx(1 * MS * 0.1 + 2 * MS * 0.5)
+    assert b.recoverable_s == pytest.approx(4 * MS * 0.925)
+    assert [g.name for g in rank_by_recoverable_time(result.groups)] == ["b", "a"]
+
+
+
+@pytest.mark.parametrize("values", [[3.0], [5.0, 1.0], [2.5, None, 0.1, 7.0], [1e-6, 3e-3, None, 2e-5, 9.0, 4.0, 4.0]])
+def test_median_of_the_measured_values_is_numpys_median_of_them(values):
+    import numpy as np
+
+    assert median_known(values) == float(np.median([v for v in values if v is not None]))
+
+
+def test_median_of_nothing_measured_is_none():
+    assert median_known([None, None]) is None and median_known([]) is None
+
+
+SM, MEMORY = ("sm__throughput.avg.pct_of_peak_sustained_elapsed",
+              "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed")
+WAVES = "launch__waves_per_multiprocessor"
+
+
+def test_recoverable_time_is_the_gap_to_the_busiest_unit_and_small_grids_are_counted_apart():
+    busy = KernelLaunch(0, 0, "busy", metrics=counters(ffma=1e8, dram=1e8, **{SM: 67.5, MEMORY: 1.5, WAVES: 4.3}))
+    small = KernelLaunch(0, 1, "small", metrics=counters(ffma=1e6, dram=1e6, **{SM: 0.05, MEMORY: 0.4, WAVES: 0.01}))
+    result = analyze_report(Report("x.json", DEVICE, (busy, small), source="model"))
+    k, s = result.launches
+    assert k.roof.pct_of_roof == pytest.approx(10.0) and k.verdict.bound == "compute"  # 10% of DRAM, SM 67.5%
+    assert recoverable_s(k) == pytest.approx(MS * (1 - 0.675))  # not the 90% gap to the FP/byte roofs
+    assert s.verdict.bound == "small_grid" and recoverable_s(s) == 0.0
+    assert result.launches.table.columns.small_grid.tolist() == [0.0, pytest.approx(MS)]
+    groups = {g.name: g for g in result.groups}
+    assert (groups["small"].recoverable_s, groups["small"].small_grid_s) == (0.0, pytest.approx(MS))
+    assert groups["busy"].small_grid_s == 0.0
+
+
+def test_group_by_nvtx_range():
+    result = analyze_report(three_launch_report())
+    groups = group_by_kernel(result.launches, result.total_time_s, by="nvtx")
+    assert {g.name: len(g.launches) for g in groups} == {"step > fwd": 2, "step > bwd": 1}
+
+
+def test_group_by_nvtx_on_a_real_report(roofline_report):
+    result = analyze_report(roofline_report("rtx3070_daxpy-nvtx_custom"))
+    groups = group_by_kernel(result.launches, result.total_time_s, by="nvtx")
+    assert {g.name for g in groups} == {"run_test > init_data", "run_test > daxpy", "run_test > check_results"}
+
+
+def test_real_report_single_precision_identity(roofline_report):
+    """A10G SGEMM (FP32 only): pct = achieved / min(peak, AI_level x bandwidth_level) over all levels."""
+    result = analyze_report(roofline_report("a10g_sgemm-blocktiling_roofline"))
+    for k in result.launches:
+        c = k.ceilings["report"]
+        assert k.flops["fp64"].value == 0 and k.flops["fp16"].value == 0 and k.flops["tensor"].value == 0
+        attainable = min(c.flop_per_s["fp32"], *(k.intensity[level].value * c.bytes_per_s[level]
+                                                 for level in ("dram", "l2", "l1")))
+        assert k.roof.pct_of_roof == pytest.approx(100 * k.flop_per_s["fp32"].value / attainable, rel=1e-9)
+
+
+def test_launches_keep_report_order(roofline_report):
+    report = roofline_report("rtx4070ti_pytorch-sim_full")
+    result = analyze_report(report)
+    assert [k.launch for k in result.launches] == list(report.launches)
+
+
+@pytest.mark.parametrize("name, ratio", [("t4_matrix-add-2d_full", 0.34),
+                                         ("h100-pcie_rmsnorm-float4_full-roofline", 0.62),
+                                         ("a10g_sgemm-blocktiling_roofline", 0.77)])
+def test_default_roofs_are_at_the_clock_ncu_locked(shared_report, name, ratio):
+    """ncu locks clocks to base by default: on these GPUs the FP32 roof at the measured clock is 0.34, 0.62 and
+    0.77 of the datasheet (boost) one. Percent of roof uses the former by default, so a compute-bound kernel can
+    reach 100%; the datasheet figure stays beside it and selectable."""
+    from roofline.pipeline import AnalysisOptions, analyze_files
+
+    (auto,) = analyze_files([shared_report(name)])
+    (sheet,) = analyze_files([shared_report(name)], AnalysisOptions(ceilings="spec"))
+    (own,) = analyze_files([shared_report(name)], AnalysisOptions(ceilings="report"))
+    for k, s, r in zip(auto.launches, sheet.launches, own.launches, strict=True):
+        c = k.ceilings
+        assert c["clock"].flop_per_s["fp32"] / c["spec"].flop_per_s["fp32"] == pytest.approx(ratio, abs=0.01)
+        assert k.roof.ceilings == "clock" and k.roof.pct_of_roof == pytest.approx(r.roof.pct_of_roof)
+        fp32 = c["clock"].flop_per_s["fp32"] / c["spec"].flop_per_s["fp32"]
+        assert k.roof.utilization_pct["fp32"] * fp32 == pytest.approx(s.roof.utilization_pct["fp32"])
+
+
+def test_a_dram_clock_above_the_device_maximum_does_not_raise_the_datasheet_roof():
+    metrics = counters(ffma=1e9, dram=1e8)
+    del metrics["dram__bytes.sum.peak_sustained"]
+    metrics["dram__cycles_elapsed.avg.per_second"] = 1.5e9  # a short launch's noisy reading
+    device = Device(name="NVIDIA Test GPU", compute_capability="8.0", sm_count=100, memory_clock_hz=1e9)
+    k = analyze_launch(KernelLaunch(0, 0, "k", metrics=metrics), device, spec(), use="clock")
+    assert k.ceilings["clock"].bytes_per_s["dram"] == pytest.approx(2e12)  # the datasheet's, not 1.5x it
+    assert "capped at 1" in k.ceilings["clock"].scaled["dram"]

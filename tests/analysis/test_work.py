@@ -1,0 +1,100 @@
+"""roofline.analysis.work: the work per launch of a kernel, compared across reports before its time.
+
+Expected values are computed here from the numbers the launches are built with."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from roofline.analysis.roofline import analyze_report
+from roofline.analysis.work import Work, compare_work, launch_work
+from roofline.core.thresholds import WORK_TOLERANCE
+from tests.synthetic import OLD_GPU, launch, model
+
+
+def work(fp32: float | None = 1e6, fp64: float | None = 0.0, dram: float | None = 1e5, threads: float | None = 256.0,
+         instructions: float | None = None) -> Work:
+    return Work(flops={"fp64": fp64, "fp32": fp32, "fp16": None, "tensor": None},
+                bytes={"dram": dram, "l2": None, "l1": None}, threads=threads, instructions=instructions)
+
+
+def test_work_per_launch_is_the_mean_over_the_launches_with_threads_from_grid_and_block():
+    launches = [launch(i, "k", 1e-3, ffma, 1e5 * (i + 1), OLD_GPU) for i, ffma in enumerate((1e6, 3e6))]
+    launches = [dataclasses.replace(k, grid=(16, 16, 1), block=(32, 8, 1),
+                                    metrics={**k.metrics, "smsp__inst_executed.sum": 1000.0 * (i + 1)})
+                for i, k in enumerate(launches)]
+    w = launch_work(analyze_report(model("a.json", launches)).launches)
+    assert w.flops["fp32"] == pytest.approx((2e6 + 6e6) / 2)  # FFMA = 2 FLOPs
+    assert w.bytes["dram"] == pytest.approx(1.5e5)
+    assert w.threads == 16 * 16 * 32 * 8
+    assert w.instructions == pytest.approx(1500.0)
+    assert w.flops["fp16"] is None  # not measured in these launches: unknown, not 0
+
+
+def test_flops_decide_and_the_tolerance_is_the_larger_over_the_smaller():
+    assert WORK_TOLERANCE == 0.05
+    within = compare_work(work(fp32=1e6), work(fp32=1.0499e6))
+    assert within.basis == "flops" and not within.different and within.summary == "same work (FLOPs within 5%)"
+    beyond = compare_work(work(fp32=1.0501e6), work(fp32=1e6))  # 1.0501 / 1 > 1.05 whichever side is larger
+    assert beyond.different and beyond.summary == "different work: FP32 FLOPs 0.952x"
+    assert not compare_work(work(fp32=1e6), work(fp32=1.08e6), tolerance=0.1).different
+
+
+def test_bytes_instructions_and_threads_of_a_flop_kernel_are_shown_but_do_not_decide():
+    """Traffic and instructions change with the GPU and the implementation for the same work, and a library picks
+    other tiles (threads) on another GPU: a regression gate must see those as slower, not as other work."""
+    check = compare_work(work(dram=1e5, threads=256, instructions=1e4), work(dram=3e5, threads=1024, instructions=2e4))
+    assert not check.different and check.basis == "flops"
+    shown = {m.key: (m.ratio, m.differs, m.decides) for m in check.measures}
+    assert shown["bytes.dram"] == (pytest.approx(3.0), True, False)
+    assert shown["threads"] == (pytest.approx(4.0), True, False)
+    assert shown["instructions"] == (pytest.approx(2.0), True, False)
+    assert {m.key for m in check.other_differences} == {"bytes.dram", "threads", "instructions"}
+
+
+def test_without_flops_the_threads_launched_decide():
+    no_flops = {"fp32": 0.0, "fp64": 0.0}
+    same = compare_work(work(**no_flops, threads=256), work(**no_flops, threads=260))
+    assert same.basis == "threads" and not same.different
+    assert same.summary == "same work (threads launched within 5%)"
+    scan = compare_work(work(**no_flops, threads=128), work(**no_flops, threads=128 * 1247))
+    assert scan.different and scan.summary == "different work: threads 1247x"
+    assert scan.unit == "DRAM bytes/s"  # the throughput of a kernel without FLOPs: the bytes it moves per second
+
+
+def test_a_precision_zero_on_one_side_differs_and_unmeasured_counts_are_not_compared():
+    appears = compare_work(work(fp64=0.0), work(fp64=1e3))
+    fp64 = next(m for m in appears.measures if m.key == "flops.fp64")
+    assert appears.different and fp64.ratio is None and fp64.differs
+    assert appears.summary == "different work: FP64 FLOPs 0 -> 1 k"
+    basic = compare_work(work(fp32=None, fp64=None, dram=None), work(fp32=None, fp64=None, dram=None, threads=1024))
+    assert basic.basis == "threads" and basic.different  # basic-set reports: no FLOP counters, threads decide
+    unknown = compare_work(work(fp32=None, fp64=None, threads=None), work(fp32=None, fp64=None, threads=None))
+    assert unknown.basis == "" and not unknown.different
+    assert unknown.summary.startswith("work not compared: no FLOP counts on both sides")
+
+
+def test_threads_stand_for_the_work_only_of_the_same_kernel():
+    """cuBLAS on two architectures (--match family) tiles the same matrix multiply differently: without FLOP
+    counters its threads launched say nothing about the work."""
+    ampere, hopper = work(fp32=None, fp64=None, threads=2048), work(fp32=None, fp64=None, threads=4096)
+    assert compare_work(ampere, hopper).different
+    across = compare_work(ampere, hopper, same_kernel=False)
+    assert across.basis == "" and not across.different
+    threads = next(m for m in across.measures if m.key == "threads")
+    assert threads.ratio == pytest.approx(2.0) and not threads.decides  # still shown
+
+
+@pytest.mark.parametrize("other, unit, ratio", [
+    (work(fp32=3e6), "FLOP/s", 3.0),
+    (work(fp32=0.0, fp64=0.0, dram=2e5), "DRAM bytes/s", 2.0),
+])
+def test_the_throughput_unit_and_the_work_ratio_in_it(other, unit, ratio):
+    base = work() if unit == "FLOP/s" else work(fp32=0.0, fp64=0.0)
+    check = compare_work(base, other)
+    assert check.unit == unit and check.work_ratio == pytest.approx(ratio)
+    threads = compare_work(work(fp32=0.0, fp64=0.0, dram=None, threads=100), work(fp32=0.0, fp64=0.0, dram=None,
+                                                                                    threads=400))
+    assert threads.unit == "threads/s" and threads.work_ratio == pytest.approx(4.0)

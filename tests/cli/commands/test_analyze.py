@@ -1,0 +1,343 @@
+"""`roofline analyze` with the stand-in ncu: the exact ncu argv, failures as one line + exit code, no overwrite."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from roofline.cli.app import app
+from roofline.cli.commands import analyze as analyze_cmd
+from roofline.core import kernel_filter
+from roofline.core.choices import NameBase
+from roofline.ncu import driver
+from tests.fake_ncu import fakencu
+
+NASTY_ARGS = ["a b", "it's \"quoted\"", "x;y", "$(touch pwned)", "`id`", "--size", "-k", "*"]
+APP_SOURCE = "import json, sys\njson.dump(sys.argv[1:], open(sys.argv[0] + '.args', 'w'))\nprint('app ran')\n"
+
+
+@pytest.fixture
+def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A working folder with app.py (it records its own argv to app.py.args) as the current directory."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "app.py").write_text(APP_SOURCE)
+    return tmp_path
+
+
+@pytest.fixture
+def analyses(monkeypatch: pytest.MonkeyPatch) -> list[tuple[list[Path], object, tuple[object, ...]]]:
+    """Record the analysis step (report_files: paths, AnalysisOptions, then format, output and plot) instead of
+    analysing (these tests check the driver side)."""
+    calls: list[tuple[list[Path], object, tuple[object, ...]]] = []
+    monkeypatch.setattr(analyze_cmd, "report_files",
+                        lambda paths, options, *out, **_: calls.append((list(paths), options, out)))
+    return calls
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(app, ["analyze", *args])
+
+
+def error_lines(result: Result) -> list[str]:
+    return [line for line in result.stderr.splitlines() if line.startswith("roofline: error:")]
+
+
+def expected_argv(ncu: str, *options: str, report: str = "app.ncu-rep", log: str = "app.ncu.log",
+                  app_args: tuple[str, ...] = ()) -> list[str]:
+    return [ncu, "--target-processes", "all", "--set", "roofline", *options, "--log-file", log, "-o", report,
+            sys.executable, "app.py", *app_args]
+
+
+def test_success_profiles_then_analyses(work: Path, monkeypatch: pytest.MonkeyPatch, analyses: list) -> None:
+    fake = fakencu.install(monkeypatch, work)
+    result = invoke("--format", "json", "--report-output", "a.json", "--ceilings", "report", "app.py")
+    assert result.exit_code == 0, result.output
+    assert fake.argvs() == [expected_argv(fake.path)]
+    assert "-f" not in fake.argvs()[0]
+    assert f"roofline: profiling with ncu 2022.3.0.0 at {fake.path} (found on PATH)" in result.stderr
+    assert "app ran" in result.stderr and result.stdout == ""
+    [(paths, options, (fmt, output, plot))] = analyses
+    assert paths == [work / "app.ncu-rep"] and (work / "app.ncu-rep").is_file()
+    assert (options.kernel, options.ceilings, fmt, output, plot) == ((), "report", "json", Path("a.json"), None)
+
+
+def test_real_analysis_of_the_written_report(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fakencu.install(monkeypatch, work)
+    result = invoke("-k", "kernel_C", "--format", "json", "app.py")
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert "kernel_C" in json.dumps(document) and "kernel_A" not in json.dumps(document)
+
+
+@pytest.mark.parametrize("option, name", [("--report-output", "notes.json"), ("--plot", "mine.png")])
+def test_analysis_outputs_never_replace_a_foreign_file(work: Path, monkeypatch: pytest.MonkeyPatch, option: str,
+                                                       name: str) -> None:
+    fakencu.install(monkeypatch, work)
+    (work / name).write_text("mine\n")
+    result = invoke("--format", "json", option, name, "app.py")
+    assert result.exit_code == 2 and "exists and was not written by roofline" in result.stderr
+    assert (work / name).read_text() == "mine\n" and (work / "app.ncu-rep").is_file()
+
+
+@pytest.mark.parametrize("cli, ncu_options", [
+    (["-k", "regex:gemm"], ["-k", "regex:gemm"]),
+    (["-k", "ampere_sgemm"], ["-k", "regex:ampere_sgemm"]),
+    (["-k", "exact:ampere_sgemm_128x64_nn"], ["-k", "ampere_sgemm_128x64_nn"]),
+    (["-k", "ampere_sgemm", "-k", "exact:gemm", "--kernel", "regex:^sm90_.*f32"],
+     ["-k", "regex:ampere_sgemm|^gemm$|(?:^sm90_.*f32)"]),
+    (["--kernel", "void gemm<(int)128>(float *)", "--kernel-name-base", "demangled"],
+     ["-k", r"regex:void gemm<\(int\)128>\(float \*\)", "--kernel-name-base", "demangled"]),
+    (["--kernel-name-base", "function"], []),  # ncu's default is left out
+    (["--section", "Occupancy", "--section", "LaunchStats"], ["--section", "Occupancy", "--section", "LaunchStats"]),
+    (["--metrics", "dram__bytes.sum,lts__t_bytes.sum"], ["--metrics", "dram__bytes.sum,lts__t_bytes.sum"]),
+    (["-s", "3", "-c", "2"], ["-s", "3", "-c", "2"]),
+    (["--launch-skip", "0", "--launch-count", "1"], ["-s", "0", "-c", "1"]),
+    (["--nvtx-include", "Domain@Range A", "--nvtx-include", "B/"],
+     ["--nvtx", "--nvtx-include", "Domain@Range A", "--nvtx-include", "B/"]),
+    (["--replay-mode", "application"], ["--replay-mode", "application"]),
+    (["--clock-control", "none"], ["--clock-control", "none"]),
+    (["--ncu-arg=--cache-control", "--ncu-arg", "none"], ["--cache-control", "none"]),
+])
+def test_each_option_reaches_ncu(work: Path, monkeypatch: pytest.MonkeyPatch, analyses: list,
+                                 cli: list[str], ncu_options: list[str]) -> None:
+    fake = fakencu.install(monkeypatch, work)
+    result = invoke(*cli, "app.py")
+    assert result.exit_code == 0, result.output
+    assert fake.argvs() == [expected_argv(fake.path, *ncu_options)]
+
+
+def test_set_replaces_the_default(work: Path, monkeypatch: pytest.MonkeyPatch, analyses: list) -> None:
+    fake = fakencu.install(monkeypatch, work)
+    assert invoke("--set", "full", "app.py").exit_code == 0
+    assert fake.argvs()[0][3:5] == ["--set", "full"]
+
+
+def test_app_arguments_arrive_intact_without_a_shell(work: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     analyses: list) -> None:
+    fake = fakencu.install(monkeypatch, work)
+    result = invoke("app.py", *NASTY_ARGS)
+    assert result.exit_code == 0, result.output
+    assert fake.argvs() == [expected_argv(fake.path, app_args=tuple(NASTY_ARGS))]
+    assert json.loads((work / "app.py.args").read_text()) == NASTY_ARGS
+    assert not (work / "pwned").exists()
+
+
+def test_command_after_double_dash(work: Path, monkeypatch: pytest.MonkeyPatch, analyses: list) -> None:
+    fake = fakencu.install(monkeypatch, work)
+    result = invoke("-o", "run1", "--", sys.executable, "app.py", "--", "x")
+    assert result.exit_code == 0, result.output
+    assert fake.argvs()[0][-6:] == ["-o", "run1.ncu-rep", sys.executable, "app.py", "--", "x"]
+    assert json.loads((work / "app.py.args").read_text()) == ["--", "x"]
+
+
+def test_dry_run_prints_the_exact_command(work: Path, monkeypatch: pytest.MonkeyPatch, analyses: list) -> None:
+    fake = fakencu.install(monkeypatch, work)
+    result = invoke("--dry-run", "-k", "regex:a b", "-o", "out/", "app.py", *NASTY_ARGS)
+    assert result.exit_code == 0, result.output
+    assert shlex.split(result.stdout) == expected_argv(fake.path, "-k", "regex:a b", report="out/app.ncu-rep",
+                                                       log="out/app.ncu.log", app_args=tuple(NASTY_ARGS))
+    assert fake.argvs() == [] and not (work / "out").exists() and analyses == []
+
+
+def test_dry_run_without_ncu_prints_plain_ncu(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(work))
+    monkeypatch.delenv("ROOFLINE_NCU", raising=False)
+    monkeypatch.setattr(driver, "INSTALL_PLACES", ())
+    result = invoke("--dry-run", "app.py")
+    assert result.exit_code == 0 and shlex.split(result.stdout)[0] == "ncu"
+
+
+def test_existing_report_is_never_overwritten(work: Path, monkeypatch: pytest.MonkeyPatch, analyses: list) -> None:
+    fake = fakencu.install(monkeypatch, work)
+    (work / "out").mkdir()
+    (work / "out" / "app.ncu-rep").write_bytes(b"precious")
+    result = invoke("-o", "out", "app.py")
+    assert result.exit_code == 2
+    assert error_lines(result) == [f"roofline: error: {Path('out') / 'app.ncu-rep'}: report already exists: "
+                                   "pass --force to overwrite it, or choose another --output"]
+    assert fake.argvs() == [] and not (work / "app.py.args").exists()
+    assert (work / "out" / "app.ncu-rep").read_bytes() == b"precious"
+
+
+def test_force_overwrites(work: Path, monkeypatch: pytest.MonkeyPatch, analyses: list) -> None:
+    fake = fakencu.install(monkeypatch, work)
+    (work / "app.ncu-rep").write_bytes(b"old")
+    result = invoke("--force", "app.py")
+    assert result.exit_code == 0, result.output
+    assert fake.argvs() == [expected_argv(fake.path, "-f")]
+    assert (work / "app.ncu-rep").read_bytes()[:4] == b"NVR\0"
+
+
+def test_placeholders_reach_ncu_untouched(work: Path, monkeypatch: pytest.MonkeyPatch, analyses: list) -> None:
+    fake = fakencu.install(monkeypatch, work)
+    monkeypatch.setenv("RUN_ID", "42")
+    result = invoke("-o", "out/rep_%q{RUN_ID}_%p", "app.py")
+    assert result.exit_code == 0, result.output
+    argv = fake.argvs()[0]
+    assert argv[argv.index("-o") + 1] == "out/rep_%q{RUN_ID}_%p.ncu-rep"
+    [(paths, _, _)] = analyses
+    assert paths[0].name.startswith("rep_42_") and paths[0].is_file()
+
+
+@pytest.mark.parametrize("scenario, code, message", [
+    ("perm", 3, "ncu was denied access to the GPU performance counters (ERR_NVGPUCTRPERM): run as root, or load "
+                "the nvidia driver with NVreg_RestrictProfilingToAdminUsers=0; in a container add "
+                "--cap-add=SYS_ADMIN (see https://developer.nvidia.com/ERR_NVGPUCTRPERM)"),
+    ("nodriver", 3, "ncu could not connect to the CUDA driver: run on a machine with an NVIDIA GPU and driver "
+                    "(nvidia-smi must work) and keep stub libcuda.so off LD_LIBRARY_PATH"),
+    ("nokernels", 2, f"ncu profiled no kernel of: {shlex.join([sys.executable, 'app.py'])}: the application "
+                     "launched no CUDA kernel; check that it runs on the GPU"),
+    ("noreport", 3, "ncu finished but wrote no report app.ncu-rep: see ncu's log app.ncu.log"),
+    ("badsection", 3, "ncu: --section 'Bogus' matches no section: list the sections with: "),
+    ("old", 3, "(found on PATH) is too old for --set roofline (needs 2021.3 or newer): install a newer Nsight "
+               "Compute and pass --ncu PATH or set ROOFLINE_NCU"),
+])
+def test_failures_are_one_line(work: Path, monkeypatch: pytest.MonkeyPatch, analyses: list,
+                               scenario: str, code: int, message: str) -> None:
+    fakencu.install(monkeypatch, work, scenario)
+    result = invoke("--section", "Bogus", "app.py")
+    assert result.exit_code == code, result.output
+    [line] = error_lines(result)
+    assert message in line
+    assert "Traceback" not in result.output and analyses == []
+
+
+def test_application_failure_shows_its_last_lines(work: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  analyses: list) -> None:
+    fakencu.install(monkeypatch, work)
+    (work / "app.py").write_text("import sys\nfor i in range(30):\n    print('line', i)\nsys.exit(5)\n")
+    result = invoke("app.py")
+    assert result.exit_code == 3
+    [line] = error_lines(result)
+    assert line == (f"roofline: error: the application exited with code 5 under ncu: "
+                    f"{shlex.join([sys.executable, 'app.py'])}: fix the application (its last lines are above; "
+                    "ncu's log: app.ncu.log)")
+    tail = result.stderr.split("roofline: last lines of the application's output:\n")[1]
+    assert tail.splitlines()[:10] == [f"  line {i}" for i in range(20, 30)]
+
+
+def test_kernel_filter_without_match(work: Path, monkeypatch: pytest.MonkeyPatch, analyses: list) -> None:
+    fakencu.install(monkeypatch, work, "nokernels")
+    result = invoke("-k", "nosuch", "app.py")
+    assert result.exit_code == 2
+    assert "no launch's function name matched --kernel 'nosuch'" in error_lines(result)[0]
+
+
+def test_ncu_not_found(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(work))
+    monkeypatch.delenv("ROOFLINE_NCU", raising=False)
+    monkeypatch.setattr(driver, "INSTALL_PLACES", ())
+    result = invoke("app.py")
+    assert result.exit_code == 3
+    assert error_lines(result) == ["roofline: error: ncu (Nsight Compute CLI) not found on PATH: install "
+                                   "Nsight Compute, then pass --ncu PATH or set ROOFLINE_NCU"]
+
+
+def test_ncu_option_and_env_var(work: Path, monkeypatch: pytest.MonkeyPatch, analyses: list) -> None:
+    fake = fakencu.install(monkeypatch, work)
+    monkeypatch.setenv("PATH", os.environ["PATH"].split(os.pathsep, 1)[1])  # the stand-in off PATH again
+    monkeypatch.setenv("ROOFLINE_NCU", fake.path)
+    assert invoke("app.py").exit_code == 0
+    bad = invoke("--ncu", str(work / "missing-ncu"), "-o", "second", "app.py")
+    assert bad.exit_code == 3
+    assert error_lines(bad) == [f"roofline: error: by --ncu {work / 'missing-ncu'}: not an executable file: give "
+                                "the path of the ncu program"]
+
+
+def test_missing_application(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = fakencu.install(monkeypatch, work)
+    result = invoke("nosuch.py")
+    assert result.exit_code == 2
+    assert error_lines(result) == ["roofline: error: nosuch.py: no such Python script: check the path"]
+    assert fake.argvs() == []
+
+
+@pytest.mark.parametrize("base, kernel", [("function", "kernel_C"), ("demangled", "const double *"),
+                                          ("mangled", "exact:_Z8kernel_CPdPKdi")])
+def test_the_analysis_reads_the_name_ncu_read(work: Path, monkeypatch: pytest.MonkeyPatch, base: NameBase,
+                                              kernel: str) -> None:
+    """The stand-in writes a report holding kernel_A and kernel_C whatever it is told; the analysis applies the
+    same filter on the same name base, so only kernel_C is analysed (its demangled and mangled names as ncu_report
+    reads them: kernel_C(double *, const double *, int), _Z8kernel_CPdPKdi)."""
+    fake = fakencu.install(monkeypatch, work)
+    result = invoke("-k", kernel, "--kernel-name-base", base, "--format", "json", "app.py")
+    assert result.exit_code == 0, result.output
+    assert [k["name"] for k in json.loads(result.stdout)["reports"][0]["kernels"]] == ["kernel_C"]
+    argv = fake.argvs()[0]
+    assert argv[argv.index("-k") + 1] == kernel_filter.parse([kernel], base).ncu_kernel_name()
+
+
+def test_headline_command_profiles_and_analyses_the_cublas_kernels(work: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   shared_report) -> None:
+    """`roofline analyze --kernel ampere_sgemm app.py`: ncu gets -k regex:ampere_sgemm, and the analysis keeps the
+    ampere_sgemm_* launches of the report written (here the RTX 3080 report: ampere_sgemm_128x64_nn and gemm)."""
+    fake = fakencu.install(monkeypatch, work)
+    monkeypatch.setenv("FAKE_NCU_REPORT", str(shared_report("rtx3080_sgemm-vs-cublas_full")))
+    monkeypatch.setenv("FAKE_NCU_KERNELS", "ampere_sgemm_128x64_nn")
+    result = invoke("--kernel", "ampere_sgemm", "--format", "json", "app.py")
+    assert result.exit_code == 0, result.output
+    [argv] = fake.argvs()
+    assert argv[argv.index("-k"):argv.index("-k") + 2] == ["-k", "regex:ampere_sgemm"]
+    assert "--kernel-name-base" not in argv
+    kernels = json.loads(result.stdout)["reports"][0]["kernels"]
+    assert [k["name"] for k in kernels] == ["ampere_sgemm_128x64_nn"]
+
+
+def test_a_bad_filter_is_refused_before_ncu_runs(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = fakencu.install(monkeypatch, work)
+    result = invoke("-k", "regex:(?P<n>gemm)", "app.py")
+    assert result.exit_code == 2 and fake.argvs() == []
+    assert error_lines(result) == ["roofline: error: --kernel regex '(?P<n>gemm)': (?P...) groups are Python-only and "
+                                   "ncu refuses them: use a plain group (...) or (?:...)"]
+
+
+# --- options after APP ------------------------------------------------------------------------------------
+def warnings(result: Result) -> list[str]:
+    return [line for line in result.stderr.splitlines() if line.startswith("roofline: warning:")]
+
+
+def test_own_options_after_app_are_passed_on_with_a_warning(work: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            analyses: list) -> None:
+    fake = fakencu.install(monkeypatch, work)
+    result = invoke("app.py", "--kernel", "gemm", "--set=full", "--size", "4")
+    assert result.exit_code == 0, result.output
+    assert warnings(result) == ["roofline: warning: --kernel --set=full after APP go to the application, not to "
+                                "roofline (as with ncu); move them before APP, or write -- before APP to pass them on "
+                                "without this warning"]
+    assert result.stderr.index("roofline: warning:") < result.stderr.index("roofline: profiling with")
+    assert fake.argvs()[0][-6:] == ["app.py", "--kernel", "gemm", "--set=full", "--size", "4"]
+    assert json.loads((work / "app.py.args").read_text()) == ["--kernel", "gemm", "--set=full", "--size", "4"]
+
+
+def test_dry_run_after_app_is_refused(work: Path, monkeypatch: pytest.MonkeyPatch, analyses: list) -> None:
+    fake = fakencu.install(monkeypatch, work)
+    result = invoke("--kernel", "ampere_sgemm", "app.py", "--dry-run")
+    assert result.exit_code == 2
+    assert error_lines(result) == ["roofline: error: --dry-run after APP (app.py) would go to the application and ncu "
+                                   "would run: move --dry-run before APP, or write -- before APP to pass it to the "
+                                   "application"]
+    assert fake.argvs() == [] and not (work / "app.py.args").exists()
+
+
+def test_double_dash_passes_everything_on_without_a_warning(work: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            analyses: list) -> None:
+    fake = fakencu.install(monkeypatch, work)
+    result = invoke("-k", "kernel_C", "--", "app.py", "--dry-run", "-k", "x")
+    assert result.exit_code == 0, result.output
+    assert warnings(result) == []
+    assert json.loads((work / "app.py.args").read_text()) == ["--dry-run", "-k", "x"]
+    assert fake.argvs()[0][-4:] == ["app.py", "--dry-run", "-k", "x"]
+
+
+def test_app_arguments_that_are_not_roofline_options_get_no_warning(work: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                    analyses: list) -> None:
+    fakencu.install(monkeypatch, work)
+    result = invoke("app.py", "--size", "4096", "--kernels", "x")
+    assert result.exit_code == 0, result.output
+    assert warnings(result) == []

@@ -1,0 +1,162 @@
+"""`roofline compare` through the CLI: table width, JSON document, projection, plot and exit codes.
+
+Expected numbers come from raw metric values (ncu_report directly, the ``raw_actions`` fixture)."""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from roofline.cli.app import app
+from roofline.render.report.json import SCHEMA_VERSION
+from tests.synthetic import SPEC_DRAM, SPEC_FP32, write_spec
+
+runner = CliRunner()
+ENV = {"COLUMNS": "80"}
+A10G_BASIC = "a10g_sgemm-progression_basic"
+A10G_ROOFLINE = "a10g_sgemm-blocktiling_roofline"
+RTX3080 = "rtx3080_sgemm-vs-cublas_full"
+A100_BASIC = "a100-40gb_cublas-sgemm_basic"
+RTX4090_LINEAR = "rtx4090_torch-linear-sgemm_custom"
+
+
+def invoke(*args: str):
+    return runner.invoke(app, ["compare", *map(str, args)], env=ENV)
+
+
+def test_table_fits_80_columns_and_lists_each_pair(shared_report):
+    result = invoke(shared_report(A10G_BASIC), shared_report(A10G_ROOFLINE), shared_report(RTX3080),
+                    shared_report(A100_BASIC))
+    assert result.exit_code == 0, result.output
+    assert max(map(len, result.stdout.splitlines())) <= 80
+    for text in ("Work per launch, A -> B", "Work per launch, A -> C", "Work per launch, A -> D",
+                 "Time per launch, A -> B (same work)", "warptiling", "ampere_sgemm_128x6",
+                 "only in A (3): basic, gmem_coalesce, smem_blocking"):
+        assert text in result.stdout
+    # the A100's cuBLAS SGEMM launches 4x the threads of the A10G's (no FLOP counters in these basic sets)
+    assert "Throughput, A -> D (different work: not a speedup of times)" in result.stdout
+    assert "times only, the report has no FLOP or byte counters" in result.stdout
+
+
+def test_match_family_prints_the_pairing_and_keeps_work_it_cannot_compare_apart_from_same_work(shared_report):
+    """cuBLAS SGEMM of the RTX 3080 and the RTX 4090's nn.Linear (a custom set without FLOP counters): two kernel
+    names of one family, so neither the FLOPs nor the threads launched can say whether they do the same work."""
+    result = invoke(shared_report(RTX3080), shared_report(RTX4090_LINEAR), "--match", "family")
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.stdout.split())
+    assert "pairing used: family (1) gemm/f32 (family) = A: ampere_sgemm_128x64_nn; B: ampere_sgemm_128x32_tn" in text
+    assert "Time per launch, A -> B (same work, or work unknown: see the work column)" in text
+    rows = [line.split() for line in result.stdout.splitlines() if line.startswith("ampere_s")]
+    assert rows[0][-1] == "unknown"  # the work table's row, first
+
+
+def test_json_gives_times_for_basic_reports_and_nulls_with_reasons(shared_report, raw_actions):
+    result = invoke(shared_report(A10G_BASIC), shared_report(A100_BASIC), "--format", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["schema_version"] == SCHEMA_VERSION and doc["kind"] == "compare" and doc["matching"] == "name"
+    assert [r["label"] for r in doc["reports"]] == [A10G_BASIC, A100_BASIC]
+    kernel = next(k for k in doc["kernels"] if k["key"] == "ampere_sgemm_128x64_nn")
+    times = [[a["gpu__time_duration.sum"] * 1e-9 for a in raw_actions(n) if a.name == "ampere_sgemm_128x64_nn"]
+             for n in (A10G_BASIC, A100_BASIC)]
+    assert [s["per_launch_s"] for s in kernel["sides"]] == pytest.approx(list(map(statistics.mean, times)), rel=1e-9)
+    median_ratio = math.exp(statistics.median(math.log(b / a) for a in times[0] for b in times[1]))
+    assert kernel["speedup"] == pytest.approx([1.0, 1 / median_ratio], rel=1e-9)
+    assert kernel["change"][0] is None and kernel["change"][1]["ratio"] == pytest.approx(median_ratio, rel=1e-9)
+    assert kernel["change"][1]["untested"].startswith("untested for noise: 2 and 11 launches")
+    assert kernel["expected_speedup"][1] is None and "expected_speedup." + A100_BASIC in kernel["missing"]
+    threads = [raw_threads(next(a for a in raw_actions(n) if a.name == "ampere_sgemm_128x64_nn"))
+               for n in (A10G_BASIC, A100_BASIC)]
+    work = kernel["work"][1]
+    assert work["basis"] == "threads" and work["different"] is True
+    assert work["measures"]["threads"]["ratio"] == pytest.approx(threads[1] / threads[0], rel=1e-12)
+    assert kernel["headline"][1]["kind"] == "throughput" and kernel["headline"][1]["unit"] == "threads/s"
+    side = kernel["sides"][0]
+    assert side["flop_per_s"]["fp32"] is None and side["pct_of_roof"] is None
+    assert "flop_per_s.fp32" in side["missing"] and "pct_of_roof" in side["missing"]
+    assert doc["unmatched"][A100_BASIC] == []
+
+
+def raw_threads(raw) -> float:
+    """Threads launched: grid x block from the raw launch__ metrics."""
+    return math.prod(raw[f"launch__{kind}_dim_{axis}"] for kind in ("grid", "block") for axis in "xyz")
+
+
+def test_markdown_and_html_carry_the_work_mark_and_the_plot(shared_report, tmp_path):
+    """--format markdown writes the document with the plot as a PNG beside it; html one page with the plot inline;
+    both carry the tables of the terminal output, "different work" included."""
+    reports = (shared_report(A10G_BASIC), shared_report(A100_BASIC))
+    md = tmp_path / "cmp.md"
+    assert invoke(*reports, "-f", "markdown", "-o", md).exit_code == 0
+    text = md.read_text()
+    assert text.startswith("<!-- generated by roofline") and "![Comparison plot](cmp.png)" in text
+    assert (tmp_path / "cmp.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "| `ampere_sgemm_128x64_nn` | n/a | n/a | 4x | n/a | n/a | DIFFERENT |" in text
+    page = tmp_path / "cmp.html"
+    assert invoke(*reports, "-f", "html", "-o", page).exit_code == 0
+    html = page.read_text()
+    assert html.startswith("<!-- generated by roofline") and "<svg" in html and "DIFFERENT" in html
+    assert "http://" not in html.split("<svg", 1)[1].split(">", 1)[0]  # no namespace URL on the inline figure
+
+
+def test_project_to_gives_a_labelled_lower_bound_from_the_spec(shared_report, raw_actions, tmp_path):
+    result = invoke(shared_report(RTX3080), "--project-to", "compare-test-gpu", "--specs", write_spec(tmp_path),
+                    "--format", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    raw = next(a for a in raw_actions(RTX3080) if a.name == "ampere_sgemm_128x64_nn")
+    t = raw["gpu__time_duration.sum"] * 1e-9
+    rate = sum(w * raw[f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum.per_cycle_elapsed"]
+               for op, w in (("fadd", 1), ("fmul", 1), ("ffma", 2)))
+    flops = rate * raw["smsp__cycles_elapsed.avg.per_second"] * t
+    dram = raw["dram__bytes.sum.per_second"] * t
+    side = next(k for k in doc["kernels"] if k["key"] == "ampere_sgemm_128x64_nn")["sides"][0]
+    projection = side["projection"]
+    assert projection["kind"] == "roofline lower bound, not a measurement"
+    assert projection["bound_s"] == pytest.approx(max(flops / SPEC_FP32, dram / SPEC_DRAM), rel=1e-6)
+    assert projection["max_speedup"] == pytest.approx(t / projection["bound_s"], rel=1e-9)
+    assert projection["left_out"] == ["l2 (no l2 bandwidth in the spec)", "l1 (no l1 bandwidth in the spec)"]
+    table = invoke(shared_report(RTX3080), "--project-to", "compare-test-gpu", "--specs", write_spec(tmp_path))
+    assert "(roofline LOWER BOUND, not a measurement)" in table.stdout
+
+
+def test_plot_and_normalized_plot_are_written(shared_report, tmp_path):
+    for extra in ((), ("--normalize",)):
+        out = tmp_path / f"compare{len(extra)}.png"
+        result = invoke(shared_report(A10G_ROOFLINE), shared_report(RTX3080), "--match", "order", "--plot", out, *extra)
+        assert result.exit_code == 0, result.output
+        assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (("--match", "fuzzy"), "unknown matching mode"),
+    (("--map", "a=b=c"), "needs 2"),
+    (("--project-to", "no-such-gpu"), "unknown device spec id"),
+    (("--plot", "out.txt"), "unknown plot format"),
+])
+def test_usage_errors_exit_2_with_one_line(shared_report, args, fragment):
+    result = invoke(shared_report(A10G_BASIC), shared_report(A100_BASIC), *args)
+    assert result.exit_code == 2
+    assert fragment in result.output and result.output.count("\n") == 1
+
+
+def test_one_report_needs_project_to(shared_report):
+    result = invoke(shared_report(A10G_BASIC))
+    assert result.exit_code == 2 and "compare needs two or more reports" in result.output
+
+
+def test_missing_report_is_exit_2(tmp_path, shared_report):
+    result = invoke(shared_report(A10G_BASIC), tmp_path / "gone.ncu-rep")
+    assert result.exit_code == 2 and "no such file" in result.output
+
+
+def test_cli_import_stays_light():
+    code = ("import sys, roofline.cli.app; heavy = {'matplotlib', 'ncu_report'} & set(sys.modules); "
+            "assert not heavy, heavy")
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -1,0 +1,165 @@
+"""`roofline diff BASE NEW`: exit codes (0 no regression, 1 regression, 2 usage/input error), thresholds, the
+JSON schema (version 1) and Markdown that GitHub renders as a table.
+
+Slowdowns are recomputed from raw gpu__time_duration.sum values (ncu_report directly)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from markdown_it import MarkdownIt
+from typer.testing import CliRunner
+
+from roofline.analysis.roofline import analyze_report
+from roofline.cli.app import app
+from roofline.compare.pairing import pair_reports
+from roofline.compare.regression import Thresholds, judge
+from roofline.render.compare.markdown import COLUMNS, diff_markdown
+from roofline.render.report.json import SCHEMA_VERSION
+from tests.synthetic import OLD_GPU, launch, model
+
+runner = CliRunner()
+ENV = {"COLUMNS": "80"}
+BASIC = "a10g_sgemm-progression_basic"
+ROOFLINE = "a10g_sgemm-blocktiling_roofline"
+REDUCTIONS = "rtx3060-laptop_reductions_full"
+SHARED = ("one_blocktiling", "two_blocktiling", "vectorized_blocktiling", "warptiling")
+
+
+def invoke(*args: object):
+    return runner.invoke(app, ["diff", *map(str, args)], env=ENV)
+
+
+def slowdowns(raw_actions) -> dict[str, float]:
+    """Percent change of each shared kernel's time from BASE (progression) to NEW (blocktiling), from raw values."""
+    times = [{a.name: a["gpu__time_duration.sum"] for a in raw_actions(n) if a.name in SHARED}
+             for n in (BASIC, ROOFLINE)]
+    return {k: 100.0 * (times[1][k] / times[0][k] - 1.0) for k in SHARED}
+
+
+def test_exit_1_lists_the_kernels_slower_than_the_threshold(shared_report, raw_actions):
+    change = slowdowns(raw_actions)
+    threshold = sorted(change.values())[-2] + 1e-3  # only the slowest kernel is above it
+    result = invoke(shared_report(BASIC), shared_report(ROOFLINE), "--fail-if-slower", threshold, "-f", "json")
+    assert result.exit_code == 1, result.output
+    doc = json.loads(result.stdout)
+    worst = max(change, key=change.get)
+    assert doc["regression"] is True and doc["exit_code"] == 1
+    assert [r["kernel"] for r in doc["regressions"]] == [worst]
+    assert doc["regressions"][0]["reasons"][0].startswith(f"slower {change[worst]:.1f}%")
+    by_key = {k["key"]: k for k in doc["kernels"]}
+    assert {k: by_key[k]["slowdown_pct"] for k in SHARED} == pytest.approx(change, rel=1e-9)
+    assert all(by_key[k]["roof_drop_pct"] is None and "roof_drop_pct" in by_key[k]["missing"] for k in SHARED)
+    assert set(doc["only_in_base"]) == {"basic", "gmem_coalesce", "smem_blocking", "ampere_sgemm_128x64_nn"}
+
+
+def test_exit_0_when_no_kernel_is_beyond_the_threshold(shared_report, raw_actions):
+    threshold = max(slowdowns(raw_actions).values()) + 1.0
+    result = invoke(shared_report(BASIC), shared_report(ROOFLINE), "--fail-if-slower", threshold)
+    assert result.exit_code == 0, result.output
+    assert "no regression" in result.stdout and max(map(len, result.stdout.splitlines())) <= 80
+
+
+def test_same_report_never_regresses_even_at_zero_threshold(shared_report):
+    result = invoke(shared_report(REDUCTIONS), shared_report(REDUCTIONS), "--fail-if-slower", 0,
+                    "--fail-if-roof-drop", 0)
+    assert result.exit_code == 0, result.output
+
+
+def test_roof_drop_gate_on_mapped_kernels(shared_report, raw_actions):
+    """reduceShared (BASE) -> reduceNeighbored (NEW): percent of the DRAM roof rises, time grows."""
+    raws = {a.name: a for a in raw_actions(REDUCTIONS)}
+    pct = {k: 100 * r["dram__bytes.sum.per_second"] / (r["dram__bytes.sum.peak_sustained"]
+                                                      * r["dram__cycles_elapsed.avg.per_second"])
+           for k, r in raws.items()}
+    args = (shared_report(REDUCTIONS), shared_report(REDUCTIONS), "--map", "reduceNeighbored=reduceShared",
+            "--ceilings", "report")
+    result = invoke(*args, "--fail-if-roof-drop", 0.5, "-f", "json")
+    doc = json.loads(result.stdout)
+    kernel = next(k for k in doc["kernels"] if k["matched_by"].startswith("map"))
+    assert kernel["roof_drop_pct"] == pytest.approx(pct["reduceNeighbored"] - pct["reduceShared"], rel=1e-6)
+    assert result.exit_code == 1 and doc["regressions"][0]["kernel"] == "reduceNeighbored -> reduceShared"
+    assert invoke(*args, "--fail-if-roof-drop", kernel["roof_drop_pct"] + 0.1).exit_code == 0
+
+
+def test_json_schema_version_top_level_and_kernel_fields(shared_report):
+    result = invoke(shared_report(REDUCTIONS), shared_report(REDUCTIONS), "--fail-if-slower", 5, "-f", "json")
+    doc = json.loads(result.stdout)
+    assert doc["schema_version"] == SCHEMA_VERSION and doc["kind"] == "diff"
+    assert set(doc) == {"schema_version", "kind", "tool", "generator", "base", "new", "matching", "setup_notes",
+                        "thresholds", "regression", "exit_code", "regressions", "total", "kernels", "only_in_base",
+                        "only_in_new"}
+    assert doc["thresholds"] == {"slower_pct": 5.0, "min_share_pct": 1.0, "total_slower_pct": 5.0,
+                                 "roof_drop_pct": None, "alpha": 0.01, "work_tolerance": 0.05,
+                                 "gate_different_work": False}
+    assert set(doc["kernels"][0]) == {"key", "label", "matched_by", "base", "new", "work", "change", "speedup",
+                                      "expected_speedup", "kept_up", "slowdown_pct", "per_work_slowdown_pct",
+                                      "roof_drop_pct", "share_pct", "p_value", "gated", "not_gated", "regressed",
+                                      "reasons", "unchecked", "missing"}
+    assert doc["base"]["ncu_version"] == "2024.1.0.0" and doc["setup_notes"] == []
+    assert doc["total"]["change_pct"] == pytest.approx(0.0, abs=1e-9)
+    side_fields = {"per_launch_s", "pct_of_roof", "bound", "flop_per_s", "bytes_per_s", "projection", "missing"}
+    assert side_fields <= set(doc["kernels"][0]["base"])
+
+
+@pytest.mark.parametrize("extra, fragment", [
+    (("--fail-if-roof-drop", "5"), "--fail-if-roof-drop cannot be checked"),
+    (("--match", "regex:("), "invalid regular expression"),
+])
+def test_usage_and_input_errors_exit_2(shared_report, extra, fragment):
+    result = invoke(shared_report(BASIC), shared_report(ROOFLINE), *extra)
+    assert result.exit_code == 2 and fragment in result.output and result.output.count("\n") == 1
+
+
+def test_no_kernel_in_common_and_missing_file_exit_2(shared_report, tmp_path):
+    apart = invoke(shared_report(BASIC), shared_report(REDUCTIONS), "--allow-different-gpu")
+    assert "no kernel in common" in apart.output and apart.exit_code == 2
+    assert invoke(shared_report(BASIC), tmp_path / "none.ncu-rep").exit_code == 2
+    assert invoke(shared_report(BASIC), shared_report(BASIC), "--fail-if-slower", "-1").exit_code == 2
+
+
+def test_markdown_is_a_github_table_and_output_file_keeps_the_exit_code(shared_report, raw_actions, tmp_path):
+    threshold = sorted(slowdowns(raw_actions).values())[-2] + 1e-3
+    out = tmp_path / "comment.md"
+    result = invoke(shared_report(BASIC), shared_report(ROOFLINE), "--fail-if-slower", threshold, "-f", "markdown",
+                    "-o", out)
+    assert result.exit_code == 1 and f"wrote {out}" in result.output
+    header, rows = parse_table(out.read_text())
+    assert header == list(COLUMNS) and len(rows) == len(SHARED)
+    assert rows[0][-1].startswith(":x: slower") and all(r[-1] == "ok" for r in rows[1:])
+
+
+def test_markdown_cells_escape_pipes_in_kernel_names():
+    base = model("base.json", [launch(0, "operator|", 1e-3, 1e9, 1e7, OLD_GPU)])
+    new = model("new.json", [launch(0, "operator|", 2e-3, 1e9, 1e7, OLD_GPU)])
+    text = diff_markdown(judge(pair_reports([analyze_report(base), analyze_report(new)]), Thresholds(slower_pct=10.0)))
+    header, rows = parse_table(text)
+    assert len(rows) == 1 and len(rows[0]) == len(header) == len(COLUMNS)
+    assert rows[0][0] == "operator|" and "slower 100.0% > 10%" in rows[0][-1]
+
+
+def parse_table(text: str) -> tuple[list[str], list[list[str]]]:
+    """The first table in the Markdown as GitHub-flavoured parsing sees it: header cells and body rows."""
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    assert any(t.type == "table_open" for t in tokens), "no table in the Markdown"
+    header: list[str] = []
+    rows: list[list[str]] = []
+    section = None
+    for t in tokens:
+        if t.type in ("thead_open", "tbody_open"):
+            section = t.type
+        elif t.type == "tr_open" and section == "tbody_open":
+            rows.append([])
+        elif t.type == "inline" and section == "thead_open":
+            header.append(t.content)
+        elif t.type == "inline" and section == "tbody_open":
+            rows[-1].append(_plain(t))
+        elif t.type == "table_close":
+            break
+    return header, rows
+
+
+def _plain(inline) -> str:
+    """Text of a cell with inline code unwrapped (what a reader sees)."""
+    return "".join(c.content for c in inline.children or [] if c.type in ("text", "code_inline"))

@@ -1,0 +1,98 @@
+"""`roofline plot` and the report files (`--plot`, `--format markdown|html`) through the CLI: default names under
+reports/, the generator mark that lets roofline replace only its own files, and user errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from roofline.cli.app import app
+from roofline.render import GENERATED_BY
+
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "h100-sxm_synthetic.roofline.json"
+runner = CliRunner()
+
+
+@pytest.fixture
+def in_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_plot_default_name_under_reports(in_tmp):
+    result = runner.invoke(app, ["plot", str(EXAMPLE)])
+    assert result.exit_code == 0, result.output
+    out = in_tmp / "reports" / "h100-sxm_synthetic.png"
+    assert out.read_bytes().startswith(b"\x89PNG")
+    assert f"wrote {Path('reports') / 'h100-sxm_synthetic.png'}" in result.output
+
+
+@pytest.mark.parametrize("suffix, magic", [(".svg", b"<?xml"), (".pdf", b"%PDF")])
+def test_plot_format_from_the_extension(in_tmp, suffix, magic):
+    out = in_tmp / f"x{suffix}"
+    result = runner.invoke(app, ["plot", str(EXAMPLE), "-o", str(out), "--top", "1", "-k", "regex:gemm"])
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes().startswith(magic)
+
+
+def test_plot_of_a_real_report_with_measured_clock_ceilings(in_tmp, shared_report):
+    out = in_tmp / "a.svg"
+    result = runner.invoke(app, ["plot", str(shared_report("gh200_silu_full-roofline")), "-o", str(out),
+                                 "--ceilings", "report"])
+    assert result.exit_code == 0, result.output
+    assert "measured-clock ceilings" in out.read_text()
+
+
+def test_unknown_plot_format_is_refused_before_any_work(in_tmp):
+    result = runner.invoke(app, ["plot", "no-such-file.ncu-rep", "-o", "x.gif"])
+    assert result.exit_code != 0 and "unknown plot format '.gif'" in result.output
+
+
+def test_replaces_its_own_file_but_never_a_foreign_one(in_tmp):
+    out = in_tmp / "p.png"
+    assert runner.invoke(app, ["plot", str(EXAMPLE), "-o", str(out)]).exit_code == 0
+    assert runner.invoke(app, ["plot", str(EXAMPLE), "-o", str(out)]).exit_code == 0  # ours: replaced
+    foreign = in_tmp / "mine.png"
+    foreign.write_bytes(b"\x89PNG not from roofline")
+    result = runner.invoke(app, ["plot", str(EXAMPLE), "-o", str(foreign)])
+    assert result.exit_code != 0 and "was not written by roofline" in result.output
+    assert foreign.read_bytes() == b"\x89PNG not from roofline"
+
+
+@pytest.mark.parametrize("fmt, suffix", [("markdown", ".md"), ("html", ".html")])
+def test_report_files_default_to_reports_folder(in_tmp, fmt, suffix):
+    result = runner.invoke(app, ["report", str(EXAMPLE), "--format", fmt])
+    assert result.exit_code == 0, result.output
+    out = in_tmp / "reports" / f"h100-sxm_synthetic{suffix}"
+    assert GENERATED_BY in out.read_text() and f"wrote {Path('reports') / out.name}" in result.output
+
+
+def test_report_never_overwrites_a_foreign_file(in_tmp):
+    target = in_tmp / "notes.md"
+    target.write_text("my notes\n")
+    result = runner.invoke(app, ["report", str(EXAMPLE), "-f", "markdown", "-o", str(target)])
+    assert result.exit_code != 0 and target.read_text() == "my notes\n"
+
+
+def test_report_with_plot(in_tmp):
+    result = runner.invoke(app, ["report", str(EXAMPLE), "--plot", "r.png"])
+    assert result.exit_code == 0, result.output
+    assert (in_tmp / "r.png").read_bytes().startswith(b"\x89PNG") and "sgemm_fp32_4096" in result.output
+
+
+def test_help_does_not_import_matplotlib():
+    code = ("import sys\nfrom typer.testing import CliRunner\nfrom roofline.cli.app import app\n"
+            "CliRunner().invoke(app, ['--help'])\nprint('matplotlib' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_plot_of_the_good_reports_is_written_and_the_bad_named(in_tmp):
+    result = runner.invoke(app, ["plot", str(EXAMPLE), "gone.ncu-rep", "-o", "p.svg"])
+    assert result.exit_code == 2
+    assert (in_tmp / "p.svg").read_text().count(GENERATED_BY) == 1
+    assert result.stderr.splitlines() == ["wrote p.svg", "roofline: error: gone.ncu-rep: no such file: check the path"]

@@ -1,0 +1,301 @@
+"""`roofline report`: every shared report in table and JSON, options, and one-line errors (exit code 2)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from roofline.cli.app import app
+from roofline.cli.common import report_files
+from roofline.core.model import Device, KernelLaunch, Report
+from roofline.pipeline import AnalysisOptions
+from roofline.render.report.json import with_reasons
+
+REPO = Path(__file__).resolve().parents[3]
+T4 = "t4_matrix-add-2d_full"
+H100 = "h100-pcie_rmsnorm-float4_full-roofline"
+RTX4070TI = "rtx4070ti_pytorch-sim_full"
+
+
+def run(*args: str):
+    return CliRunner().invoke(app, ["report", *map(str, args)])
+
+
+def strict_json(text: str):
+    def reject(token):
+        raise AssertionError(f"{token} in JSON output")
+
+    return json.loads(text, parse_constant=reject)
+
+
+def assert_one_line_error(result, *expected: str) -> str:
+    """Exit code 2, exactly one line on stderr naming the problem, nothing on stdout, no traceback."""
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("roofline: error: ")
+    assert "Traceback" not in result.output
+    for text in expected:
+        assert text in lines[0], lines[0]
+    return lines[0]
+
+
+# --- Every shared report ---------------------------------------------------------------------------------------
+def test_json_on_every_shared_report(shared_name, shared_report):
+    path = shared_report(shared_name)
+    result = run(path, "--format", "json")
+    assert result.exit_code == 0, result.output
+    doc = strict_json(result.stdout)
+    (rep,) = doc["reports"]
+    assert rep["path"] == str(path) and rep["kernels"]
+    for k in (with_reasons(kernel, rep["reasons"]) for kernel in rep["kernels"]):
+        where = f"{shared_name} {k['range']}:{k['action']}"
+        # each launch gets a number or a named reason for its time and its position under the roof
+        assert k["duration_s"] is not None or k["missing"]["duration_s"], where
+        assert k["pct_of_roof"] is not None or k["missing"]["pct_of_roof"], where
+        for group in ("flop_per_s", "bytes_per_s"):
+            for key, value in k[group].items():
+                assert value is not None or k["missing"][f"{group}.{key}"], f"{where} {group}.{key}"
+
+
+def test_table_on_every_shared_report(shared_name, shared_report, roofline_report, monkeypatch):
+    """The table of every report (parsed once per session: the JSON test above reads each file for real)."""
+    path = shared_report(shared_name)
+    import roofline.ncu.reader
+
+    report = roofline_report(shared_name)
+    monkeypatch.setattr(roofline.ncu.reader, "load_report", lambda p, time_limit_s=None, early=None: report)
+    result = run(path)
+    assert result.exit_code == 0, result.output
+    text = result.stdout
+    assert str(path) in text.replace("\n", "")
+    launches = roofline_report(shared_name).launches
+    keys = {k.key for k in launches}
+    rows = [line for line in text.splitlines() if line.split(" ", 1)[0] in keys]
+    assert len({row.split(" ", 1)[0] for row in rows}) == min(len(launches), 30)
+    if any("n/a" in row for row in rows):
+        assert "Why n/a (not measured, or no ceiling):" in text  # every n/a of a launch has its reason printed below
+
+
+# --- Options ---------------------------------------------------------------------------------------------------
+def test_kernel_filter_name_exact_and_regex(shared_report):
+    path = shared_report(RTX4070TI)
+    exact = strict_json(run(path, "-f", "json", "--kernel", "exact:linspace").stdout)
+    assert [k["name"] for k in exact["reports"][0]["kernels"]] == ["linspace"]
+    part = strict_json(run(path, "-f", "json", "--kernel", "ScanInit", "-k", "linspace").stdout)
+    assert [k["name"] for k in part["reports"][0]["kernels"]] == ["linspace", "DeviceScanInitKernel",
+                                                                  "DeviceScanInitKernel"]
+    rx = strict_json(run(path, "-f", "json", "--kernel", "regex:^Device").stdout)
+    names = [k["name"] for k in rx["reports"][0]["kernels"]]
+    assert names == ["DeviceScanInitKernel", "DeviceScanKernel", "DeviceScanInitKernel", "DeviceScanKernel"]
+    demangled = strict_json(run(shared_report("rtx3070_daxpy-nvtx_custom"), "-f", "json", "-k",
+                                "exact:daxpy_kernel(int, double, double *, double *)", "--kernel-name-base",
+                                "demangled").stdout)
+    assert [k["name"] for k in demangled["reports"][0]["kernels"]] == ["daxpy_kernel"]
+
+
+def test_the_cublas_kernel_as_users_type_it(shared_report):
+    """`roofline report rtx3080_sgemm-vs-cublas_full.ncu-rep --kernel ampere_sgemm` analyses ampere_sgemm_128x64_nn;
+    exact:ampere_sgemm names no kernel and lists the nearest names."""
+    path = shared_report("rtx3080_sgemm-vs-cublas_full")
+    document = strict_json(run(path, "-f", "json", "--kernel", "ampere_sgemm").stdout)
+    assert [k["name"] for k in document["reports"][0]["kernels"]] == ["ampere_sgemm_128x64_nn"]
+    line = assert_one_line_error(run(path, "--kernel", "exact:ampere_sgemm"), str(path))
+    assert line == (f"roofline: error: {path}: no kernel matches --kernel 'exact:ampere_sgemm': nearest function "
+                    "names: ampere_sgemm_128x64_nn, gemm; a bare NAME matches part of a name, exact:NAME a whole name, "
+                    "regex:PATTERN a match")
+
+
+def test_kernel_filter_that_matches_nothing_lists_the_kernels(shared_report):
+    path = shared_report(RTX4070TI)
+    line = assert_one_line_error(run(path, "--kernel", "no_such_kernel"), str(path), "no kernel matches",
+                                 "no_such_kernel")
+    for name in ("linspace", "fill_vector", "_kernel_agent"):
+        assert name in line
+    assert_one_line_error(run(path, "--kernel", "regex:("), "--kernel regex '(': invalid regular expression")
+
+
+def test_output_file(shared_report, tmp_path):
+    out = tmp_path / "t4.json"
+    result = run(shared_report(T4), "-f", "json", "-o", out)
+    assert result.exit_code == 0 and result.stdout == ""
+    assert f"wrote {out}" in result.stderr
+    assert strict_json(out.read_text())["reports"][0]["kernels"][0]["name"] == "matrix_addition2D"
+
+
+def test_ceilings_choice(shared_report):
+    path = shared_report(H100)
+    report_set = strict_json(run(path, "-f", "json", "--ceilings", "report").stdout)["reports"][0]
+    assert report_set["ceilings_used"] == "report"
+    assert report_set["kernels"][0]["ceilings_used"] == "report"
+    auto = strict_json(run(path, "-f", "json").stdout)["reports"][0]
+    if auto["device"]["spec_id"] is None:
+        pytest.skip("no device spec for the H100 PCIe in device_specs/")
+    # auto: the roofs at the clocks the kernel ran at; the H100 PCIe report holds every peak counter, so they are
+    # its own, and the percent of roof is the report set's; the datasheet set stays beside them
+    assert auto["ceilings_used"] == "clock" and auto["kernels"][0]["ceilings"]["spec"] is not None
+    assert [k["pct_of_roof"] for k in auto["kernels"]] == [k["pct_of_roof"] for k in report_set["kernels"]]
+    assert strict_json(run(path, "-f", "json", "--ceilings", "spec").stdout)["reports"][0]["ceilings_used"] == "spec"
+
+
+def test_several_reports_in_one_document(shared_report):
+    doc = strict_json(run(shared_report(T4), shared_report(H100), "-f", "json").stdout)
+    assert [r["device"]["name"] for r in doc["reports"]] == ["Tesla T4", "NVIDIA H100 PCIe"]
+
+
+def test_in_process_report_files_writes_the_same_document(shared_report, tmp_path):
+    out = tmp_path / "out.json"
+    report_files([shared_report(T4)], AnalysisOptions(ceilings="report"), "json", out)
+    cli = strict_json(run(shared_report(T4), "-f", "json", "--ceilings", "report").stdout)
+    assert strict_json(out.read_text()) == cli
+
+
+def test_csv_to_the_terminal_and_to_a_file(shared_report, tmp_path):
+    result = run(shared_report(RTX4070TI), "-f", "csv")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[1].startswith("report.path,") and "duration_s [s]" in lines[1].split(",")
+    assert len(lines) == 1 + 1 + 14 and lines[0].startswith("# generated by roofline")  # mark, header, launches
+    out = tmp_path / "k.csv"
+    assert run(shared_report(T4), "-f", "csv", "-o", out).exit_code == 0
+    assert out.read_text().count("matrix_addition2D") == 2  # name and demangled name of the one launch
+
+
+def test_markdown_embeds_the_plot_written_beside_it(shared_report, tmp_path):
+    out = tmp_path / "notes" / "t4.md"
+    result = run(shared_report(T4), shared_report(H100), "-f", "markdown", "-o", out)
+    assert result.exit_code == 0, result.stderr
+    text = out.read_text()
+    for i, name in enumerate((T4, H100), 1):
+        image = out.parent / f"t4-{i}.png"
+        assert image.read_bytes()[:4] == b"\x89PNG" and f"wrote {image}" in result.stderr
+        assert f"![Roofline plot of {name}.ncu-rep](t4-{i}.png)" in text
+    assert text.index("t4-1.png") < text.index("## `" + H100) < text.index("t4-2.png")
+
+
+def test_markdown_never_replaces_a_foreign_image(shared_report, tmp_path):
+    (tmp_path / "t4.png").write_bytes(b"a picture of mine")
+    result = run(shared_report(T4), "-f", "markdown", "-o", tmp_path / "t4.md")
+    assert result.exit_code == 2 and "not written by roofline" in result.stderr
+    assert (tmp_path / "t4.png").read_bytes() == b"a picture of mine" and not (tmp_path / "t4.md").exists()
+
+
+# --- Errors: one line naming the file and the fix, exit code 2 --------------------------------------------------
+def test_missing_file(tmp_path):
+    assert_one_line_error(run(tmp_path / "absent.ncu-rep"), "absent.ncu-rep", "no such file")
+
+
+def test_empty_file(tmp_path):
+    (tmp_path / "empty.ncu-rep").write_bytes(b"")
+    assert_one_line_error(run(tmp_path / "empty.ncu-rep"), "empty.ncu-rep", "empty", "profile again")
+
+
+def test_truncated_report(shared_report, tmp_path):
+    cut = tmp_path / "cut.ncu-rep"
+    cut.write_bytes(shared_report(T4).read_bytes()[:1024])
+    assert_one_line_error(run(cut), "cut.ncu-rep", "truncated")
+
+
+def test_non_ncu_file(tmp_path):
+    (tmp_path / "notes.ncu-rep").write_text("hello\n")
+    assert_one_line_error(run(tmp_path / "notes.ncu-rep"), "notes.ncu-rep", "not an Nsight Compute report")
+
+
+def test_git_lfs_pointer(tmp_path):
+    (tmp_path / "lfs.ncu-rep").write_text("version https://git-lfs.github.com/spec/v1\noid sha256:ab\nsize 9\n")
+    assert_one_line_error(run(tmp_path / "lfs.ncu-rep"), "lfs.ncu-rep", "git lfs pull")
+
+
+def test_report_with_no_kernels(tmp_path):
+    model = Report("x", Device("NVIDIA Test GPU"), ()).to_dict()
+    (tmp_path / "none.json").write_text(json.dumps(model))
+    assert_one_line_error(run(tmp_path / "none.json"), "none.json", "holds no kernel launches")
+
+
+def test_folder_as_input(tmp_path):
+    assert_one_line_error(run(tmp_path), str(tmp_path), "is a folder")
+
+
+def test_unwritable_output(shared_report, tmp_path):
+    path = shared_report(T4)
+    (tmp_path / "plain-file").write_text("")  # a path beneath a regular file can never be created
+    assert_one_line_error(run(path, "-o", tmp_path / "plain-file" / "x.txt"), "x.txt", "cannot write")
+    assert_one_line_error(run(path, "-o", tmp_path), str(tmp_path), "is a folder")
+
+
+def test_json_that_is_not_a_report_model(tmp_path):
+    (tmp_path / "package.json").write_text('{"name": "web-app", "version": "1.0.0"}')
+    assert_one_line_error(run(tmp_path / "package.json"), "package.json", "not a roofline-report-model document")
+    (tmp_path / "list.json").write_text("[1, 2, 3]")
+    assert_one_line_error(run(tmp_path / "list.json"), "list.json", "the document is list, expected an object")
+
+
+def test_unknown_gpu_with_spec_ceilings(tmp_path):
+    launch = KernelLaunch(0, 0, "k", metrics={"gpu__time_duration.sum": 1000.0})
+    model = Report("x", Device("NVIDIA Imaginary GPU", "8.0", 3), (launch,)).to_dict()
+    (tmp_path / "imaginary.json").write_text(json.dumps(model))
+    assert_one_line_error(run(tmp_path / "imaginary.json", "--ceilings", "spec"), "imaginary.json",
+                          "no device spec matches", "--ceilings report")
+
+
+def test_bad_option_values(shared_report):
+    assert_one_line_error(run(shared_report(T4), "--plot", "out.txt"), "unknown plot format '.txt'")
+
+
+# --- The same through a real process --------------------------------------------------------------------------
+def python_m_roofline(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.run([sys.executable, "-m", "roofline", "report", *map(str, args)], capture_output=True,
+                          text=True, env=env, cwd=REPO, timeout=120)
+
+
+def test_subprocess_errors_are_one_line_with_exit_code_2(shared_report, tmp_path):
+    cut = tmp_path / "cut.ncu-rep"
+    cut.write_bytes(shared_report(T4).read_bytes()[:8])  # the native reader logs to stderr on this one
+    for path, expected in ((tmp_path / "absent.ncu-rep", "no such file"), (cut, "truncated")):
+        proc = python_m_roofline(path)
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stdout == ""
+        assert proc.stderr.splitlines() == [proc.stderr.strip()], proc.stderr
+        assert proc.stderr.startswith(f"roofline: error: {path}") and expected in proc.stderr
+
+
+def test_subprocess_json_report(shared_report):
+    proc = python_m_roofline(shared_report(T4), "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    kernel = strict_json(proc.stdout)["reports"][0]["kernels"][0]
+    assert kernel["name"] == "matrix_addition2D" and kernel["flops"]["fp32"] == pytest.approx(1e6, rel=1e-6)
+
+
+# --- Several reports, some bad (issue 15: nothing was printed for the nine good ones) -------------------------------
+EXAMPLE = REPO / "examples" / "h100-sxm_synthetic.roofline.json"
+
+
+def test_good_reports_are_analysed_and_the_bad_listed_at_the_end(tmp_path):
+    good = [tmp_path / f"good{i}.json" for i in range(9)]
+    for path in good:
+        path.write_bytes(EXAMPLE.read_bytes())
+    bad, missing = tmp_path / "bad.json", tmp_path / "missing.ncu-rep"
+    bad.write_text("{not json")
+    result = run(good[0], bad, *good[1:], missing, "-f", "json")
+    assert result.exit_code == 2
+    doc = strict_json(result.stdout)
+    assert [r["path"] for r in doc["reports"]] == [str(p) for p in good]
+    assert result.stderr.splitlines() == [
+        f"roofline: error: {bad}: not a valid roofline report model (Expecting property name enclosed in double "
+        "quotes: line 1 column 2 (char 1)): pass a .ncu-rep file or a .json written by roofline",
+        f"roofline: error: {missing}: no such file: check the path"]
+
+
+def test_only_bad_reports_print_each_error_and_nothing_else(tmp_path):
+    result = run(tmp_path / "a.ncu-rep", tmp_path / "b.json")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.splitlines() == [f"roofline: error: {tmp_path / 'a.ncu-rep'}: no such file: check the path",
+                                          f"roofline: error: {tmp_path / 'b.json'}: no such file: check the path"]

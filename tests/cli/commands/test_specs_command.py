@@ -1,0 +1,69 @@
+"""`roofline specs list|show|check` through the CLI: output, formats and exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+from typer.testing import CliRunner
+
+from roofline.cli.app import app
+from tests.specs.test_catalog import VALID, with_change, write
+
+runner = CliRunner()
+
+
+def test_list_shows_user_spec(tmp_path):
+    result = runner.invoke(app, ["specs", "list", "--specs", str(write(tmp_path, VALID))])
+    assert result.exit_code == 0
+    assert "test-gpu" in result.output and "19.2 TF" in result.output
+
+
+def test_show_json_keeps_each_number_beside_its_source(tmp_path):
+    specs = str(write(tmp_path, VALID))
+    result = runner.invoke(app, ["specs", "show", "test-gpu", "--format", "json", "--specs", specs])
+    assert result.exit_code == 0
+    data = json.loads(result.output)
+    assert data["peaks"]["fp32"] == {"value": 19.2e12, "source": "test fixture"}
+    assert data["memory"]["bandwidth_bytes_per_s"]["value"] == 2.0e12
+
+
+def test_show_yaml_round_trips(tmp_path):
+    result = runner.invoke(app, ["specs", "show", "test-gpu", "-f", "yaml", "--specs", str(write(tmp_path, VALID))])
+    assert result.exit_code == 0 and yaml.safe_load(result.output)["sm_count"]["value"] == 100
+
+
+def test_show_unknown_id_is_one_line_exit_2(tmp_path):
+    result = runner.invoke(app, ["specs", "show", "no-such-gpu"])
+    assert result.exit_code == 2
+    assert result.output.count("\n") == 1 and "unknown device spec id 'no-such-gpu'" in result.output
+
+
+def test_check_passes_on_valid_specs(tmp_path):
+    result = runner.invoke(app, ["specs", "check", "--specs", str(write(tmp_path, VALID))])
+    assert result.exit_code == 0 and "valid" in result.output
+
+
+def test_check_fails_on_fp32_mismatch(tmp_path):
+    bad = write(tmp_path, {**with_change("peaks.fp32", {"value": 25e12, "source": "x"}), "id": "bad"}, "bad.yaml")
+    result = runner.invoke(app, ["specs", "check", "--specs", str(bad)])
+    assert result.exit_code == 1 and "differs by more than 2%" in result.output
+
+
+def test_malformed_user_spec_is_one_line_exit_2(tmp_path):
+    bad = write(tmp_path, with_change("peaks.fp32", 19.2e12), "bad.yaml")
+    result = runner.invoke(app, ["specs", "list", "--specs", str(bad)])
+    assert result.exit_code == 2
+    assert "bad.yaml: key 'peaks.fp32'" in result.output and result.output.count("\n") == 1
+
+
+def test_show_includes_the_calibration_of_a_calibrated_gpu():
+    path = Path(__file__).resolve().parents[3] / "device_specs" / "measured" / "h100-sxm5.yaml"
+    shipped = yaml.safe_load(path.read_text(encoding="utf-8"))["measured"]
+    data = json.loads(runner.invoke(app, ["specs", "show", "h100-sxm5", "--format", "json"]).output)
+    assert data["measured"]["file"].endswith("h100-sxm5.yaml")
+    assert data["measured"]["roofs"]["tensor_bf16"] == shipped["roofs"]["tensor_bf16"]
+    table = runner.invoke(app, ["specs", "show", "h100-sxm5"], env={"COLUMNS": "160"}).output
+    assert f"calibrated {shipped['date']}" in table and "STREAM copy of 1024 MiB" in table
+    assert "measured" not in json.loads(runner.invoke(app, ["specs", "show", "a10g", "-f", "json"]).output)

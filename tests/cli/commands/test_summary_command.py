@@ -1,0 +1,114 @@
+"""`roofline summary`: the whole-application view of reports with 140+ launches, by kernel and by NVTX range.
+
+Group totals, shares and recoverable times are recomputed from raw gpu__time_duration.sum and SpeedOfLight
+throughput values (ncu_report directly)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from roofline.cli.app import app
+from roofline.render.report.json import SCHEMA_VERSION
+
+runner = CliRunner()
+ENV = {"COLUMNS": "80"}
+ALIFE = "rtx2070super_alife-143launches_basic"
+SELFJOIN = "a100-40gb_selfjoin-cub-sort-154launches_basic"
+
+
+def invoke(*args: object):
+    return runner.invoke(app, ["summary", *map(str, args)], env=ENV)
+
+
+SM, MEMORY = ("sm__throughput.avg.pct_of_peak_sustained_elapsed",
+              "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed")
+
+
+def raw_totals(raw_actions, name: str) -> dict[str, float]:
+    totals: dict[str, float] = {}
+    for a in raw_actions(name):
+        totals[a.name] = totals.get(a.name, 0.0) + a["gpu__time_duration.sum"] * 1e-9
+    return totals
+
+
+def raw_recoverable(raw_actions, name: str) -> tuple[dict[str, float], float]:
+    """Per kernel, the time above the busiest unit's peak; and the small grids' time, counted apart."""
+    saved: dict[str, float] = {}
+    small_grid_time = 0.0
+    for a in raw_actions(name):
+        t = a["gpu__time_duration.sum"] * 1e-9
+        small = a[SM] < 60 and a[MEMORY] < 60 and a["launch__waves_per_multiprocessor"] < 1
+        saved[a.name] = saved.get(a.name, 0.0) + (0.0 if small else t * (1 - max(a[SM], a[MEMORY]) / 100))
+        small_grid_time += t if small else 0.0
+    return saved, small_grid_time
+
+
+def test_json_ranks_the_top_groups_of_each_large_report(shared_report, raw_actions):
+    result = invoke(shared_report(ALIFE), shared_report(SELFJOIN), "--top", 4, "-f", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["schema_version"] == SCHEMA_VERSION and doc["kind"] == "summary" and doc["top"] == 4
+    for report, name, launches in zip(doc["reports"], (ALIFE, SELFJOIN), (143, 154), strict=True):
+        totals = raw_totals(raw_actions, name)
+        saved, small_grid_time = raw_recoverable(raw_actions, name)
+        grand = sum(totals.values())
+        top = sorted(saved, key=saved.get, reverse=True)[:4]
+        assert report["report"]["launches"] == launches and report["groups"] == len(totals)
+        assert report["ranked_by"] == "recoverable time"  # basic sets: from the SpeedOfLight throughputs
+        assert [r["name"] for r in report["rows"]] == top
+        assert [r["recoverable_s"] for r in report["rows"]] == pytest.approx([saved[k] for k in top], rel=1e-9)
+        assert [r["total_s"] for r in report["rows"]] == pytest.approx([totals[k] for k in top], rel=1e-9)
+        assert [r["time_share"] for r in report["rows"]] == pytest.approx([totals[k] / grand for k in top], rel=1e-9)
+        assert report["shown_share"] == pytest.approx(sum(totals[k] for k in top) / grand, rel=1e-9)
+        assert report["small_grid_s"] == pytest.approx(small_grid_time, rel=1e-9)
+        assert "counted apart as small grids" in report["recoverable_counts"]
+        assert all(r["pct_of_roof"] is None and "pct_of_roof" in r["missing"] for r in report["rows"])
+
+
+def test_table_fits_80_columns_and_says_what_is_hidden(shared_report):
+    result = invoke(shared_report(ALIFE), "--top", 3)
+    assert result.exit_code == 0, result.output
+    assert max(map(len, result.stdout.splitlines())) <= 80
+    assert "Top 3 by kernel" in result.stdout and "7 more not shown (--top)" in result.stdout
+
+
+def test_by_nvtx_range(shared_report):
+    result = invoke(shared_report("rtx3070_daxpy-nvtx_custom"), "--by", "nvtx", "-f", "json")
+    rows = json.loads(result.stdout)["reports"][0]["rows"]
+    assert result.exit_code == 0 and {r["name"] for r in rows} == {"run_test > init_data", "run_test > daxpy",
+                                                                  "run_test > check_results"}
+
+
+def test_plot_is_written(shared_report, tmp_path):
+    out = tmp_path / "summary.png"
+    result = invoke(shared_report(ALIFE), shared_report("rtx3060-laptop_reductions_full"), "--plot", out)
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (("--top", "0"), "--top 0: must be at least 1"),
+    (("--plot", "out.txt"), "unknown plot format"),
+])
+def test_usage_errors_exit_2(shared_report, args, fragment):
+    result = invoke(shared_report(ALIFE), *args)
+    assert result.exit_code == 2 and fragment in result.output and result.output.count("\n") == 1
+
+
+def test_a_bad_report_does_not_stop_the_others(tmp_path):
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[3] / "examples" / "h100-sxm_synthetic.roofline.json"
+    result = invoke(example, tmp_path / "gone.json", "-f", "json")
+    assert result.exit_code == 2
+    assert [r["report"]["path"] for r in json.loads(result.stdout)["reports"]] == [str(example)]
+    assert result.stderr == f"roofline: error: {tmp_path / 'gone.json'}: no such file: check the path\n"
+
+
+def test_header_counts_one_kernel_in_the_singular(shared_report):
+    result = invoke(shared_report("a100-40gb_cublas-sgemm_basic"), "--jobs", 1)
+    assert result.exit_code == 0, result.output
+    assert "11 launches in 1 kernel," in result.output

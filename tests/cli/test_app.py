@@ -1,0 +1,247 @@
+"""CLI start-up: `roofline --help` works and importing the CLI loads none of the heavy modules.
+
+ncu_report (native reader), matplotlib, numpy and scipy are imported only by the commands that need them,
+so `roofline --help` and argument errors stay fast. (Start-up time itself is measured by
+benchmarks/bench_report.py, not asserted here, since test machines vary in load.)
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from roofline import __version__
+from roofline.cli.app import app
+from roofline.errors import RooflineError, UsageError
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE = str(REPO / "examples" / "h100-sxm_synthetic.roofline.json")
+runner = CliRunner()
+HEAVY = ("ncu_report", "matplotlib", "numpy", "scipy")
+
+
+def python(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
+
+
+def test_help_lists_the_report_command():
+    result = CliRunner().invoke(app, ["--help"])
+    assert result.exit_code == 0
+    assert "report" in result.stdout and "ncu" in result.stdout
+    report_help = CliRunner().invoke(app, ["report", "--help"])
+    assert report_help.exit_code == 0
+    for option in ("--kernel", "--format", "--output", "--ceilings", "--specs"):
+        assert option in report_help.stdout
+
+
+def test_version():
+    result = CliRunner().invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.stdout.strip() == f"roofline {__version__}"
+
+
+def test_installed_version_is_the_package_version():
+    """pyproject.toml takes the version from roofline.__version__ (dynamic), so pip and --version agree."""
+    from importlib.metadata import version
+
+    assert version("roofline") == __version__
+
+
+def test_python_m_roofline_help():
+    proc = python("-m", "roofline", "--help")
+    assert proc.returncode == 0, proc.stderr
+    assert "report" in proc.stdout and proc.stderr == ""
+
+
+def test_console_script_help():
+    script = shutil.which("roofline", path=str(Path(sys.executable).parent)) or shutil.which("roofline")
+    if script is None:
+        pytest.skip("the roofline console script is not installed in this environment")
+    proc = subprocess.run([script, "--help"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and "report" in proc.stdout
+
+
+def test_importtime_shows_no_heavy_module():
+    proc = python("-X", "importtime", "-c", "import roofline.cli.app")
+    assert proc.returncode == 0, proc.stderr
+    imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines()
+                if line.startswith("import time:")}
+    assert "roofline.cli.app" in imported
+    heavy = sorted(m for m in imported if m.split(".")[0] in HEAVY)
+    assert heavy == [], f"import roofline.cli.app loads {heavy}"
+
+
+def test_help_run_loads_no_heavy_module():
+    code = ("from roofline.cli.app import run\nimport sys\nrun(['--help'])\n"
+            f"print('HEAVY', sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r}))")
+    proc = python("-c", code)
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(r"^HEAVY \[\]$", proc.stdout, re.M), proc.stdout[-500:]
+
+
+def test_a_usage_error_of_a_report_command_loads_no_heavy_module():
+    code = ("from roofline.cli.app import run\nimport sys\n"
+            f"run(['report', '--formatt', 'json', {EXAMPLE!r}])\n"
+            f"print('HEAVY', sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r}))")
+    proc = python("-c", code)
+    assert "no such option --formatt" in proc.stderr
+    assert re.search(r"^HEAVY \[\]$", proc.stdout, re.M), proc.stdout[-500:]
+
+
+BLAS = "OPENBLAS_NUM_THREADS"
+THREADS = ("import os\nstatus = open('/proc/self/status').read()\n"
+           f"print(os.environ.get({BLAS!r}), status.split('Threads:')[1].split()[0])")
+ON_LINUX = pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="counts threads in /proc (Linux)")
+
+
+def threads_after(code: str, blas: str | None) -> tuple[str, int]:
+    """``$OPENBLAS_NUM_THREADS`` and the process's thread count after ``code`` ran in a fresh Python."""
+    env = {k: v for k, v in os.environ.items() if k != BLAS} | ({BLAS: blas} if blas else {})
+    proc = subprocess.run([sys.executable, "-c", f"{code}\n{THREADS}"], capture_output=True, text=True, env=env,
+                          cwd=REPO, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    value, count = proc.stdout.split()[-2:]
+    return value, int(count)
+
+
+def report_run(out: Path) -> str:
+    return f"from roofline.cli import app\napp.run(['report', {EXAMPLE!r}, '--format', 'json', '-o', {str(out)!r}])"
+
+
+@ON_LINUX
+def test_a_report_run_starts_numpy_with_one_blas_thread_and_leaves_the_environment_as_it_was(tmp_path):
+    """OpenBLAS's idle threads spin for about 0.1 s after numpy's import, on the core that reads the report; roofline
+    does no matrix products, so its process starts one, and the applications it runs still see the user's setting."""
+    if threads_after("import numpy", None)[1] == 1:
+        pytest.skip("numpy's BLAS starts no threads of its own here (one core, or no OpenBLAS)")
+    assert threads_after(report_run(tmp_path / "o.json"), None) == ("None", 1)
+
+
+@ON_LINUX
+def test_a_blas_thread_count_the_user_chose_is_kept(tmp_path):
+    chosen = threads_after(report_run(tmp_path / "o.json"), "2")
+    assert chosen[0] == "2" and chosen == threads_after("import numpy", "2")
+
+
+def test_a_run_imports_only_the_command_it_invokes():
+    out = subprocess.run([sys.executable, "-c", "import sys\n"
+                          "import roofline.cli.app as c\n"
+                          "c.run(['specs', 'list'])\n"
+                          "print('LOADED', sorted(m for m in sys.modules if m.startswith('roofline.cli.commands.')))"],
+                         capture_output=True, text=True, check=True).stdout
+    loaded = out.split("LOADED", 1)[1]
+    assert "roofline.cli.commands.specs" in loaded
+    assert "roofline.cli.commands.analyze" not in loaded and "roofline.cli.commands.compare" not in loaded
+
+
+@pytest.mark.parametrize("command, option, value, choices", [
+    (["report", EXAMPLE], "--format", "yaml", "'table', 'json', 'markdown', 'html', 'csv'"),
+    (["report", EXAMPLE], "--ceilings", "guess", "'auto', 'spec', 'report'"),
+    (["plot", EXAMPLE], "--ceilings", "guess", "'auto', 'spec', 'report'"),
+    (["compare", EXAMPLE, EXAMPLE], "--format", "xml", "'table', 'json'"),
+    (["diff", EXAMPLE, EXAMPLE], "--format", "html", "'table', 'json', 'markdown'"),
+    (["summary", EXAMPLE], "--format", "markdown", "'table', 'json'"),
+    (["summary", EXAMPLE], "--by", "stream", "'kernel', 'nvtx'"),
+    (["specs", "show", "h100-sxm5"], "--format", "toml", "'table', 'json', 'yaml'"),
+    (["analyze", "--dry-run"], "--format", "xlsx", "'table', 'json', 'markdown', 'html', 'csv'"),
+    (["analyze", "--dry-run"], "--set", "tiny", "'roofline', 'detailed', 'full'"),
+    (["wrap", "--dry-run"], "--clock-control", "fast", "'base', 'none'"),
+])
+def test_choices_are_validated_before_any_work(command, option, value, choices):
+    """Every choice is a Literal type that typer checks: exit 2 naming the value and the accepted ones."""
+    profiling = command[0] in ("analyze", "wrap")  # options before APP; the app is never run
+    args = [*command, option, value, "app.py"] if profiling else [*command, option, value]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    text = " ".join(result.output.replace("│", " ").split())
+    assert f"'{value}' is not one of {choices}" in text
+
+
+# --- Usage errors in the tool's own voice (issue 15) -----------------------------------------------------------------
+@pytest.mark.parametrize("args, line", [
+    (["report", "--formatt", "json", EXAMPLE], "no such option --formatt (did you mean --format?): run 'roofline "
+                                               "report --help' for the options"),
+    (["report"], "missing argument FILES...: run 'roofline report --help' for the options"),
+    (["report", EXAMPLE, "--format"], "option --format needs a value: run 'roofline report --help' for the options"),
+    (["diff", EXAMPLE, EXAMPLE, "--fail-if-slower", "abc"],
+     "invalid value for --fail-if-slower: 'abc' is not a valid float range: run 'roofline diff --help' for the "
+     "options"),
+    (["report", EXAMPLE, "--spread-threshold", "wide"],
+     "invalid value for --spread-threshold: 'wide' is not a valid float: run 'roofline report --help' for the options"),
+    (["reprot", EXAMPLE], "no such command 'reprot' (did you mean 'report' or 'plot'?): run 'roofline --help' for "
+                          "the options"),
+    (["specs", "show"], "missing argument ID: run 'roofline specs show --help' for the options"),
+])
+def test_usage_errors_are_one_line_and_exit_2(args, line):
+    """Typer's five-line boxes became the tool's one line: what is wrong, then where the options are."""
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == f"roofline: error: {line}\n"
+
+
+def test_usage_error_through_the_console_entry_point():
+    proc = python("-m", "roofline", "report", "--formatt", "json", EXAMPLE)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == ("roofline: error: no such option --formatt (did you mean --format?): run 'roofline report "
+                           "--help' for the options\n")
+
+
+def test_the_one_report_named_is_read_ahead_even_when_the_output_file_exists(tmp_path, monkeypatch):
+    """The value of -o/--output is the file written, not a second report: an output left by an earlier run must not
+    stop the read of the report from starting before the command line is parsed (issue 13)."""
+    from roofline.cli import app as cli
+    from roofline.ncu import reader
+
+    out = tmp_path / "out.json"
+    assert cli.run(["report", EXAMPLE, "--format", "json", "-o", str(out)]) == 0
+    calls: list[str] = []
+    building = cli.build_app
+    monkeypatch.setattr(reader, "read_ahead", lambda path: calls.append(f"read {Path(path).name}") or False)
+    monkeypatch.setattr(cli, "build_app", lambda *a: calls.append("parse") or building(*a))
+    for flag in ("-o", "--output"):
+        calls.clear()
+        assert cli.run(["report", EXAMPLE, "--format", "json", flag, str(out)]) == 0
+        assert calls[:2] == [f"read {Path(EXAMPLE).name}", "parse"]
+
+
+@pytest.mark.parametrize("error, args, rank, printed", [
+    (UsageError("--top 0: must be at least 1", "e.g. --top 10"), ["summary", "a.ncu-rep", "--mpi"], "2", False),
+    (UsageError("--top 0: must be at least 1", "e.g. --top 10"), ["summary", "a.ncu-rep", "--mpi"], "0", True),
+    (UsageError("--top 0: must be at least 1", "e.g. --top 10"), ["summary", "a.ncu-rep"], "2", True),
+    (RooflineError("--mpi needs mpi4py (no module)", "pip install 'roofline[mpi]'"), ["summary", "--mpi"], "2", True),
+])
+def test_under_mpi_rank_0_alone_prints_a_usage_error(error: RooflineError, args: list[str], rank: str, printed: bool,
+                                                     monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """Every rank of ``summary --mpi`` parses the same command line, so one line says what is wrong with it; an
+    error that may depend on the node (mpi4py missing there) is printed by every rank that meets it."""
+    from roofline.cli.common import say
+
+    monkeypatch.setenv("OMPI_COMM_WORLD_RANK", rank)
+    assert say(error, args) == (2 if printed else 0)  # a silent rank ends well: rank 0 fails the job
+    assert capsys.readouterr().err == (f"roofline: error: {error}\n" if printed else "")
+
+
+def test_ctrl_c_before_the_command_runs_ends_quietly_with_status_130(monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Ctrl-C during start-up (typer's import, the read started ahead) gives no traceback and typer's own status."""
+    from roofline.cli import app as cli
+
+    def interrupted(args: object) -> None:
+        raise KeyboardInterrupt
+
+    def leave(code: object) -> None:
+        raise SystemExit(code)  # as os._exit would end the process with it
+
+    monkeypatch.setattr(cli, "run", interrupted)
+    monkeypatch.setattr(cli, "_leave", leave)
+    with pytest.raises(SystemExit) as ended:
+        cli.main()
+    assert ended.value.code == 130 and capsys.readouterr().err == ""

@@ -1,0 +1,94 @@
+"""Output files: every command writes through one rule, so no report or hand-written file is overwritten."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from roofline.cli.app import app
+from roofline.render import GENERATED_BY, GENERATOR
+from roofline.render.report import json as json_render
+
+EXAMPLE = str(Path(__file__).resolve().parents[2] / "examples" / "h100-sxm_synthetic.roofline.json")
+runner = CliRunner()
+
+
+def test_json_output_carries_the_mark_and_replaces_its_own_file(tmp_path):
+    out = tmp_path / "a.json"
+    for _ in range(2):  # the second run replaces the file the first one wrote
+        result = runner.invoke(app, ["report", EXAMPLE, "-f", "json", "-o", str(out)])
+        assert result.exit_code == 0, result.output
+    assert json.loads(out.read_text())["generator"].startswith(GENERATED_BY)
+
+
+def test_a_file_roofline_did_not_write_is_never_replaced(tmp_path):
+    out = tmp_path / "notes.json"
+    out.write_text('{"mine": true}\n')
+    for command in (["report", EXAMPLE, "-f", "json"], ["summary", EXAMPLE, "-f", "json"],
+                    ["compare", EXAMPLE, EXAMPLE, "-f", "json"]):
+        result = runner.invoke(app, [*command, "-o", str(out)])
+        assert result.exit_code == 2 and "was not written by roofline; not replacing it" in result.output
+    assert out.read_text() == '{"mine": true}\n'
+
+
+def test_table_written_to_a_file_starts_with_the_mark(tmp_path):
+    out = tmp_path / "t.txt"
+    assert runner.invoke(app, ["report", EXAMPLE, "-o", str(out)]).exit_code == 0
+    assert out.read_text().splitlines()[0] == GENERATOR
+    assert "sgemm_fp32_4096" in out.read_text()
+
+
+def test_missing_folders_of_an_output_are_created(tmp_path):
+    out = tmp_path / "new" / "dir" / "r.json"
+    assert runner.invoke(app, ["report", EXAMPLE, "-f", "json", "-o", str(out)]).exit_code == 0
+    assert json.loads(out.read_text())["schema_version"] == json_render.SCHEMA_VERSION
+
+
+FOREIGN = b"written by hand\n"
+
+
+@pytest.mark.parametrize("args, target", [
+    (["report", EXAMPLE, "-o", "out.txt"], "out.txt"),
+    (["report", EXAMPLE, "-f", "json", "-o", "out.json"], "out.json"),
+    (["report", EXAMPLE, "-f", "markdown"], "reports/h100-sxm_synthetic.md"),
+    (["report", EXAMPLE, "-f", "html"], "reports/h100-sxm_synthetic.html"),
+    (["report", EXAMPLE, "-f", "html", "-o", "page.html"], "page.html"),
+    (["report", EXAMPLE, "--plot", "mine.png"], "mine.png"),
+    (["plot", EXAMPLE], "reports/h100-sxm_synthetic.png"),
+    (["plot", EXAMPLE, "-o", "mine.svg"], "mine.svg"),
+    (["compare", EXAMPLE, EXAMPLE, "-o", "cmp.txt"], "cmp.txt"),
+    (["compare", EXAMPLE, EXAMPLE, "--plot", "mine.png"], "mine.png"),
+    (["compare", EXAMPLE, EXAMPLE, "--normalize", "--plot", "mine.pdf"], "mine.pdf"),
+    (["diff", EXAMPLE, EXAMPLE, "-f", "markdown", "-o", "comment.md"], "comment.md"),
+    (["summary", EXAMPLE, "-o", "summary.json", "-f", "json"], "summary.json"),
+    (["summary", EXAMPLE, "--plot", "mine.png"], "mine.png"),
+])
+def test_no_command_overwrites_a_file_roofline_did_not_write(args, target, tmp_path, monkeypatch):
+    """Every file a command writes goes through the one writer: a foreign file is refused, exit 2, untouched."""
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / target
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(FOREIGN)
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert f"roofline: error: {Path(target)}: exists and was not written by roofline; not replacing it" \
+        in result.stderr
+    assert path.read_bytes() == FOREIGN
+
+
+@pytest.mark.parametrize("args, target", [
+    (["report", EXAMPLE, "--plot", "p.png"], "p.png"),
+    (["plot", EXAMPLE, "-o", "p.svg"], "p.svg"),
+    (["compare", EXAMPLE, EXAMPLE, "--plot", "c.pdf"], "c.pdf"),
+    (["summary", EXAMPLE, "--plot", "s.png"], "s.png"),
+])
+def test_plots_carry_the_mark_and_replace_their_own_file(args, target, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for _ in range(2):  # the second run replaces the plot the first one wrote
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, result.output
+        assert f"wrote {target}" in result.stderr
+    assert GENERATED_BY.encode() in (tmp_path / target).read_bytes()

@@ -1,0 +1,342 @@
+"""roofline.compare.pairing: pairing across reports, per-kernel aggregation, speedups, ceiling-expected speedups and
+projection.
+
+Every expected value is computed here, independently of the code under test: from the numbers a synthetic
+model is built with (tests/synthetic.py), or from raw metric values read with NVIDIA's ncu_report directly
+(``raw_actions``) and datasheet values read from the YAML files with PyYAML. The definitions used:
+
+* time per launch  = mean of gpu__time_duration.sum over the kernel's launches (per_launch_s), and their median
+* speedup          = 1 / the median of the pairwise log ratios of the launch times other / base (Hodges-Lehmann,
+                     here with ``statistics.median`` over every pair); one launch each: base / other
+* FP32 FLOPs       = fadd + fmul + 2 ffma thread instructions (rate x smsp clock x duration in stock sections)
+* DRAM bytes       = dram__bytes.sum.per_second x duration (or the plain .sum count in the synthetic model)
+* roof time        = max(FLOPs_p / peak_p, bytes_l / BW_l) over the roofs the ceilings give
+* expected speedup = roof time (base) / roof time (other) where both verdicts are compute or memory; for the same
+                     work = min(P, AI BW) ratio
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+
+import pytest
+import yaml
+
+from roofline.analysis.advice import LAUNCH_OVERHEAD_S
+from roofline.analysis.roofline import analyze_report
+from roofline.compare import pairing
+from roofline.compare.pairing import Matcher, aggregate, pair_reports, parse_matcher, project
+from roofline.errors import RooflineError
+from roofline.pipeline import analyze_loaded
+from roofline.specs.catalog import load_catalog
+from tests.synthetic import (
+    COMPUTE_BOUND,
+    NEW_GPU,
+    OLD_GPU,
+    REL,
+    REPO,
+    SMSP_CLOCK,
+    SPEC_DRAM,
+    SPEC_FP32,
+    launch,
+    model,
+    names_model,
+    peak_dram,
+    peak_fp32,
+    roof_time,
+    write_spec,
+)
+
+
+# --- Aggregation and speedups (synthetic) ---------------------------------------------------------------
+def test_a_kernel_with_several_launches_is_summed_and_timed_per_launch_by_the_mean():
+    durations, ffma, dram = [10e-6, 20e-6, 60e-6], [1e6, 2e6, 3e6], [4e5, 4e5, 4e5]
+    rep = model("a.json", [launch(i, "k", d, f, b, OLD_GPU)
+                           for i, (d, f, b) in enumerate(zip(durations, ffma, dram, strict=True))])
+    stats = aggregate(analyze_report(rep).launches)
+    total_flops, total_bytes, total_s = 2 * sum(ffma), sum(dram), sum(durations)
+    assert stats.count == 3 and stats.names == ("k",)
+    assert stats.total_s.value == pytest.approx(total_s, rel=REL)
+    assert stats.per_launch_s.value == pytest.approx(total_s / 3, rel=REL)
+    assert stats.median_s.value == pytest.approx(20e-6, rel=REL)
+    assert stats.flops["fp32"].value == pytest.approx(total_flops, rel=REL)
+    assert stats.flop_per_s["fp32"].value == pytest.approx(total_flops / total_s, rel=REL)
+    assert stats.bytes_per_s["dram"].value == pytest.approx(total_bytes / total_s, rel=REL)
+    assert stats.intensity["dram"].value == pytest.approx(total_flops / total_bytes, rel=REL)
+    t_roof = roof_time(total_flops, total_bytes, OLD_GPU)
+    assert stats.roof_time_s.value == pytest.approx(t_roof / 3, rel=REL)
+    assert stats.roof.pct_of_roof == pytest.approx(100 * t_roof / total_s, rel=REL)
+    assert stats.durations_s == pytest.approx(durations, rel=REL)
+    assert stats.work is not None
+    assert stats.work.flops["fp32"] == pytest.approx(total_flops / 3, rel=REL)
+    assert stats.work.bytes["dram"] == pytest.approx(total_bytes / 3, rel=REL)
+    assert stats.work.threads is None  # the synthetic launches have no launch configuration
+
+
+def hodges_lehmann(base: list[float], other: list[float]) -> float:
+    """The median of the pairwise ratios other / base, taken on their logarithms (an even count: the geometric
+    mean of the two middle ratios)."""
+    return math.exp(statistics.median(math.log(b / a) for a in base for b in other))
+
+
+def test_expected_speedup_is_the_ratio_of_attainable_performance_for_the_same_work():
+    flops_n, dram = 4e9, 1e8  # FFMA count 2e9 -> 4 GFLOP; intensity 40 FLOP/byte
+    old = model("old.json", [launch(0, "gemm", 5e-3, flops_n / 2, dram, OLD_GPU, sol=COMPUTE_BOUND)])
+    new = model("new.json", [launch(0, "gemm", 1e-3, flops_n / 2, dram, NEW_GPU, sol=COMPUTE_BOUND)])
+    pair = pair_reports([analyze_report(old), analyze_report(new)]).pairs[0]
+    assert not pair.different_work(1) and pair.headline_unit(1) == "speedup"
+    ai = flops_n / dram
+    attainable = [min(peak_fp32(g), ai * peak_dram(g)) for g in (OLD_GPU, NEW_GPU)]  # 2e12, 1.2e13
+    assert pair.sides[0].attainable_flop_per_s.value == pytest.approx(attainable[0], rel=REL)
+    assert pair.sides[1].attainable_flop_per_s.value == pytest.approx(attainable[1], rel=REL)
+    assert pair.expected_speedup[1].value == pytest.approx(attainable[1] / attainable[0], rel=REL)
+    assert pair.speedup[1].value == pytest.approx(5.0, rel=REL)
+    assert pair.kept_up[1].value == pytest.approx(5.0 / (attainable[1] / attainable[0]), rel=REL)
+    pcts = [100 * flops_n / a / t for a, t in zip(attainable, (5e-3, 1e-3), strict=True)]
+    assert [s.roof.pct_of_roof for s in pair.sides] == pytest.approx(pcts, rel=REL)
+    assert pair.kept_up[1].value == pytest.approx(pcts[1] / pcts[0], rel=REL)
+    assert pair.matched_by == "name" and pair.speedup[0].value == 1.0
+
+
+def test_expected_speedup_compares_roof_times_when_the_work_differs():
+    old = model("old.json", [launch(0, "k", 2e-3, 1e9, 5e8, OLD_GPU, sol=COMPUTE_BOUND)])
+    new = model("new.json", [launch(0, "k", 1e-3, 3e9, 2e8, NEW_GPU, sol=COMPUTE_BOUND)])
+    pair = pair_reports([analyze_report(old), analyze_report(new)]).pairs[0]
+    expected = roof_time(2e9, 5e8, OLD_GPU) / roof_time(6e9, 2e8, NEW_GPU)
+    assert pair.expected_speedup[1].value == pytest.approx(expected, rel=REL)
+    # 3x the FLOPs: different work, compared by FLOP/s: (6e9 / 1 ms) / (2e9 / 2 ms) = 6
+    assert pair.different_work(1) and pair.headline_unit(1) == "FLOP/s"
+    assert pair.headline(1).ratio == pytest.approx((6e9 / 1e-3) / (2e9 / 2e-3), rel=REL)
+    assert pair.work[1].summary == "different work: FP32 FLOPs 3x"
+
+
+def test_no_expectation_where_no_roof_governs_and_the_launch_overhead_share_instead():
+    """A kernel without SpeedOfLight throughputs far below its roofs has no verdict; one whose units are all far
+    from their peaks over a full GPU is latency bound: neither gets a ceiling-based expectation, the latency-bound
+    one gets its launch-overhead share L / (L + d)."""
+    small = (5.0, 3.0)
+    old = model("old.json", [launch(0, "k", 2e-6, 1e3, 1e3, OLD_GPU, sol=small),
+                             launch(1, "u", 1e-3, 1e6, 1e6, OLD_GPU)])
+    new = model("new.json", [launch(0, "k", 1e-6, 1e3, 1e3, NEW_GPU, sol=small),
+                             launch(1, "u", 1e-3, 1e6, 1e6, NEW_GPU)])
+    pairs = {p.key: p for p in pair_reports([analyze_report(old), analyze_report(new)]).pairs}
+    k, u = pairs["k"], pairs["u"]
+    assert k.sides[0].verdict.bound == "latency"  # several waves: latency, not a small grid
+    assert k.expected_speedup[1].value is None
+    assert k.expected_speedup[1].reason == "no roofline expectation: launch or latency bound (A: latency, B: latency)"
+    assert k.kept_up[1].value is None
+    assert k.launch_overhead[0].value == pytest.approx(LAUNCH_OVERHEAD_S / (LAUNCH_OVERHEAD_S + 2e-6), rel=REL)
+    assert k.launch_overhead[1].value == pytest.approx(LAUNCH_OVERHEAD_S / (LAUNCH_OVERHEAD_S + 1e-6), rel=REL)
+    assert u.expected_speedup[1].value is None and u.expected_speedup[1].reason.startswith(
+        "no roofline expectation: no verdict on A")
+    assert u.launch_overhead[0].value is None
+
+
+def test_projection_is_the_roofline_bound_on_the_spec_and_names_what_it_leaves_out(tmp_path):
+    spec = load_catalog([write_spec(tmp_path)]).get("compare-test-gpu")
+    rep = model("a.json", [launch(i, "k", 1e-3, 3e9, 2e9, OLD_GPU) for i in range(2)])
+    stats = aggregate(analyze_report(rep).launches)
+    proj = project(stats, spec)
+    bound_per_launch = max(2 * 3e9 / SPEC_FP32, 2e9 / SPEC_DRAM)  # each launch's own work
+    assert proj.bound_s.value == pytest.approx(bound_per_launch, rel=REL)
+    assert proj.limiter == "dram"
+    assert proj.max_speedup.value == pytest.approx(1e-3 / bound_per_launch, rel=REL)
+    assert any(item.startswith("l2") for item in proj.left_out) and any(item.startswith("l1") for item in proj.left_out)
+
+
+# --- Matching modes (synthetic) -------------------------------------------------------------------------
+def test_regex_map_and_order_pair_kernels_renamed_across_architectures():
+    a = analyze_report(names_model("a.json", [("ampere_sgemm_128x64_nn", ""), ("copy", "")]))
+    b = analyze_report(names_model("b.json", [("sm90_xmma_gemm_128x64_f32", ""), ("copy", "")], NEW_GPU))
+    by_regex = pair_reports([a, b], parse_matcher(r"regex:(\d+x\d+)"))
+    assert {(p.key, p.matched_by) for p in by_regex.pairs} == {("128x64", r"regex:(\d+x\d+)"), ("copy", "name")}
+    by_map = pair_reports([a, b], parse_matcher("name", ["ampere_sgemm_.*=sm90_xmma_.*"]))
+    gemm = next(p for p in by_map.pairs if p.matched_by.startswith("map"))
+    assert gemm.label == "ampere_sgemm_128x64_nn -> sm90_xmma_gemm_128x64_f32"
+    assert gemm.speedup[1].value == pytest.approx(1e-3 / 1e-3, rel=REL)
+    by_order = pair_reports([a, b], parse_matcher("order"))
+    assert [(p.key, p.matched_by) for p in by_order.pairs] == [("#2", "order #2"), ("#1", "order #1")]
+    by_name = pair_reports([a, b], Matcher())
+    assert [p.key for p in by_name.pairs] == ["copy"]
+    assert by_name.unmatched == (("ampere_sgemm_128x64_nn",), ("sm90_xmma_gemm_128x64_f32",))
+
+
+def test_patterns_run_once_per_distinct_name_not_once_per_launch(monkeypatch):
+    """A key depends on the names only: a report of many launches of few kernels runs the patterns once per kernel
+    (a million launches had taken longer than the regex time limit with the default pattern)."""
+    calls: list[str] = []
+    mode_key = pairing._mode_key
+
+    def counted(name: str, *rest: object) -> object:
+        calls.append(name)
+        return mode_key(name, *rest)
+
+    monkeypatch.setattr(pairing, "_mode_key", counted)
+    names = [("gemm", ""), ("copy", ""), ("gemm", ""), ("copy", ""), ("gemm", "")] * 4
+    a = analyze_report(names_model("a.json", names))
+    by_order = pair_reports([a, a], parse_matcher("order"))
+    assert calls == ["gemm", "copy"] * 2  # once per name, in each of the two reports
+    assert {p.key for p in by_order.pairs} == {"#1", "#2"}  # gemm first seen, then copy: the order keys as before
+
+
+def test_family_matching_pairs_a_cublas_kernel_with_its_counterpart_on_another_architecture():
+    """--match family: the A100's ampere_sgemm_128x64_nn and the H100's TF32 and FFMA SGEMM kernels share the key
+    gemm/f32 (their launches summed on the H100 side); the FP16 GEMM and plain kernels pair by name or not at all."""
+    hopper_tf32 = "sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32_warpgroupsize1x1x1_execute_kernel"
+    hopper_ffma = "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x128x8_stage3_warpsize1x4x1_ffma_aligna4_alignc4"
+    hopper_f16 = "sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_kernel"
+    a = analyze_report(names_model("a100.json", [("ampere_sgemm_128x64_nn", ""), ("copy", "")]))
+    b = analyze_report(names_model("h100.json", [(hopper_tf32, ""), (hopper_ffma, ""), (hopper_f16, ""),
+                                                 ("copy", "")], NEW_GPU))
+    c = pair_reports([a, b], parse_matcher("family"))
+    assert {(p.key, p.matched_by) for p in c.pairs} == {("gemm/f32", "family"), ("copy", "family")}
+    gemm = next(p for p in c.pairs if p.key == "gemm/f32")
+    assert gemm.side(1).names == (hopper_tf32, hopper_ffma) and gemm.side(1).count == 2
+    assert gemm.label == f"ampere_sgemm_128x64_nn -> {hopper_tf32} | {hopper_ffma}"
+    assert gemm.speedup[1].value == pytest.approx(1 / hodges_lehmann([1e-3], [1e-3, 2e-3]), rel=REL)  # 1, 2 ms there
+    assert c.unmatched == ((), ("gemm/f16",)) and c.matching == "family"
+
+
+def test_demangled_matching_splits_template_instances_that_share_a_function_name():
+    names = [("gemm", "void gemm<64>(float *)"), ("gemm", "void gemm<128>(float *)")]
+    a, b = (analyze_report(names_model(p, names)) for p in ("a.json", "b.json"))
+    assert [p.sides[0].count for p in pair_reports([a, b]).pairs] == [2]
+    pairs = pair_reports([a, b], parse_matcher("demangled")).pairs
+    assert sorted(p.key for p in pairs) == ["void gemm<128>(float *)", "void gemm<64>(float *)"]
+
+
+@pytest.mark.parametrize("match, maps, fragment", [
+    ("bogus", [], "unknown matching mode"),
+    ("regex:(", [], "invalid regular expression"),
+    ("name", ["a=b=c"], "needs 2"),
+    ("name", ["=b"], "non-empty"),
+])
+def test_bad_matching_options_are_one_line_errors(match, maps, fragment):
+    with pytest.raises(RooflineError, match=fragment) as err:
+        parse_matcher(match, maps, 2)
+    assert "\n" not in str(err.value)
+
+
+# --- Real reports: the same kernel family on different GPUs ---------------------------------------------
+def _durations(raw_actions, name: str, kernel: str) -> list[float]:
+    return [a["gpu__time_duration.sum"] * 1e-9 for a in raw_actions(name) if a.name == kernel]
+
+
+def test_basic_set_reports_still_give_times_and_speedups_and_say_what_is_missing(roofline_report, raw_actions):
+    a10g, a100 = "a10g_sgemm-progression_basic", "a100-40gb_cublas-sgemm_basic"
+    c = pair_reports([analyze_report(roofline_report(a10g)), analyze_report(roofline_report(a100))])
+    pair = next(p for p in c.pairs if p.key == "ampere_sgemm_128x64_nn")
+    times = [_durations(raw_actions, n, "ampere_sgemm_128x64_nn") for n in (a10g, a100)]
+    assert [s.count for s in pair.sides] == [2, 11]
+    assert pair.sides[0].per_launch_s.value == pytest.approx(statistics.mean(times[0]), rel=REL)
+    assert pair.sides[1].per_launch_s.value == pytest.approx(statistics.mean(times[1]), rel=REL)
+    assert pair.speedup[1].value == pytest.approx(1 / hodges_lehmann(*times), rel=1e-9)
+    assert pair.change[1].untested.startswith("untested for noise: 2 and 11 launches cannot reach alpha 0.01")
+    for side in pair.sides:  # no FLOP or byte counters: null with a reason, never 0
+        assert side.flop_per_s["fp32"].value is None and "ffma" in side.flop_per_s["fp32"].reason
+        assert side.roof.pct_of_roof is None and side.roof.reason
+    assert pair.expected_speedup[1].value is None and pair.expected_speedup[1].reason
+    assert set(c.unmatched[0]) == {"basic", "gmem_coalesce", "smem_blocking", "one_blocktiling", "two_blocktiling",
+                                   "vectorized_blocktiling", "warptiling"}
+
+
+def _yaml_spec(spec_id: str) -> dict:
+    return yaml.safe_load((REPO / "device_specs" / f"{spec_id}.yaml").read_text())
+
+
+def _raw_flops_fp32(raw) -> float:
+    t = raw["gpu__time_duration.sum"] * 1e-9
+    rate = sum(w * raw[f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum.per_cycle_elapsed"]
+               for op, w in (("fadd", 1), ("fmul", 1), ("ffma", 2)))
+    return rate * raw[SMSP_CLOCK] * t
+
+
+def test_cross_gpu_pair_uses_each_gpus_own_datasheet_roof(roofline_report, raw_actions):
+    """A10G two_blocktiling vs RTX 3080 cuBLAS SGEMM (mapped), each against its own spec (PyYAML values)."""
+    names = ("a10g_sgemm-blocktiling_roofline", "rtx3080_sgemm-vs-cublas_full")
+    kernels = ("two_blocktiling", "ampere_sgemm_128x64_nn")
+    catalog = load_catalog()
+    analyses = []
+    for n in names:
+        rep = roofline_report(n)
+        analyses.append(analyze_report(rep, catalog.match(rep.device).spec, use="spec"))
+    pair = pair_reports(analyses, parse_matcher("name", ["=".join(kernels)])).pairs[0]
+    specs = [_yaml_spec(s) for s in ("a10g", "rtx-3080")]
+    expected_roof = []
+    for side, name, kernel, spec in zip(pair.sides, names, kernels, specs, strict=True):
+        raw = next(a for a in raw_actions(name) if a.name == kernel)
+        t = raw["gpu__time_duration.sum"] * 1e-9
+        flops, dram = _raw_flops_fp32(raw), raw["dram__bytes.sum.per_second"] * t
+        peak, bw = spec["peaks"]["fp32"]["value"], spec["memory"]["bandwidth_bytes_per_s"]["value"]
+        assert side.ceilings.flop_per_s["fp32"] == peak and side.ceilings.bytes_per_s["dram"] == bw
+        assert side.flop_per_s["fp32"].value == pytest.approx(flops / t, rel=1e-6)
+        assert side.bytes_per_s["dram"].value == pytest.approx(dram / t, rel=1e-6)
+        assert side.intensity["dram"].value == pytest.approx(flops / dram, rel=1e-6)
+        roof_s = max(flops / peak, dram / bw)  # FP64/FP16/tensor work is 0 or unmeasured in these kernels
+        assert side.roof.pct_of_roof == pytest.approx(100 * roof_s / t, rel=1e-6)
+        assert side.attainable_flop_per_s.value == pytest.approx(min(peak, flops / dram * bw), rel=1e-6)
+        assert side.roof_time_s.value == pytest.approx(roof_s, rel=1e-6)
+        expected_roof.append((t, roof_s))
+    (t_a, _), (t_b, _) = expected_roof
+    assert pair.speedup[1].value == pytest.approx(t_a / t_b, rel=1e-9)
+    # two_blocktiling fills 64 of the A10G's 80 SMs: a small grid, whose time no roof sets
+    assert [s.verdict.bound for s in pair.sides] == ["small_grid", "balanced"]
+    assert pair.expected_speedup[1].value is None and pair.kept_up[1].value is None
+    assert pair.expected_speedup[1].reason == "no roofline expectation: launch or latency bound (A: small grid)"
+
+
+def _dram_roof(raw) -> tuple[float, float]:
+    """(time, DRAM roof time) of a launch without FP work: DRAM bytes / DRAM peak, both from raw metrics."""
+    t = raw["gpu__time_duration.sum"] * 1e-9
+    bw = raw["dram__bytes.sum.peak_sustained"] * raw["dram__cycles_elapsed.avg.per_second"]
+    return t, raw["dram__bytes.sum.per_second"] * t / bw
+
+
+def test_before_after_on_one_gpu_memory_bound_copy_and_transpose(roofline_report, raw_actions):
+    """copyGmem (before) -> transposeSmem (after) on the RTX 4090: both memory bound, so the roofs give an
+    expectation, the ratio of their DRAM roof times (raw DRAM bytes over the DRAM roof each launch is judged
+    against: this report has no peak counters, so the datasheet's scaled to the measured DRAM clock)."""
+    name = "rtx4090_smem-transpose_full"
+    analysis = analyze_loaded(roofline_report(name))  # with its spec: the kernel-clock DRAM roof
+    pairs = pair_reports([analysis, analysis], parse_matcher("name", ["copyGmem=transposeSmem"])).pairs
+    pair = next(p for p in pairs if p.matched_by.startswith("map"))
+    raws = {a.name: a for a in raw_actions(name)}
+    times = []
+    for side, kernel in zip(pair.sides, ("copyGmem", "transposeSmem"), strict=True):
+        t = raws[kernel]["gpu__time_duration.sum"] * 1e-9
+        times.append((t, raws[kernel]["dram__bytes.sum.per_second"] * t / side.ceilings.bytes_per_s["dram"]))
+    (t_a, roof_a), (t_b, roof_b) = times
+    assert [s.verdict.bound for s in pair.sides] == ["memory", "memory"]
+    assert pair.expected_speedup[1].value == pytest.approx(roof_a / roof_b, rel=1e-6)
+    assert pair.kept_up[1].value == pytest.approx((t_a / t_b) / (roof_a / roof_b), rel=1e-6)
+    assert [v.value for v in pair.launch_overhead] == [None, None]  # a roof governs: no launch-overhead share
+
+
+def test_before_after_on_one_gpu_reduction_variants(roofline_report, raw_actions):
+    """reduceNeighbored (before) -> reduceShared (after) in one report, against the report's measured ceilings;
+    reduceShared is latency bound, so the roofs expect nothing and its launch-overhead share is given."""
+    name = "rtx3060-laptop_reductions_full"
+    analysis = analyze_report(roofline_report(name))
+    pair = pair_reports([analysis, analysis], parse_matcher("name", ["reduceNeighbored=reduceShared"])).pairs[0]
+    raws = {a.name: a for a in raw_actions(name)}
+    # integer kernels: DRAM is the only roof
+    (t_a, roof_a), (t_b, roof_b) = (_dram_roof(raws[k]) for k in ("reduceNeighbored", "reduceShared"))
+    assert pair.matched_by == "map reduceNeighbored=reduceShared"
+    assert pair.speedup[1].value == pytest.approx(t_a / t_b, rel=REL)
+    assert [s.verdict.bound for s in pair.sides] == ["compute", "latency"]
+    assert pair.expected_speedup[1].value is None
+    assert pair.expected_speedup[1].reason == "no roofline expectation: launch or latency bound (B: latency)"
+    assert pair.launch_overhead[1].value == pytest.approx(LAUNCH_OVERHEAD_S / (LAUNCH_OVERHEAD_S + t_b), rel=REL)
+    assert [s.roof.pct_of_roof for s in pair.sides] == pytest.approx([100 * roof_a / t_a, 100 * roof_b / t_b], rel=1e-6)
+    assert pair.sides[0].flops["fp32"].value == 0.0  # measured zero, not missing
+    assert pair.sides[0].attainable_flop_per_s.value is None
+
+
+def test_a_match_regex_that_backtracks_for_ever_is_stopped_with_one_line():
+    """Issue 15: --match/--map patterns run under the same 2 s limit as --kernel regex:."""
+    hostile = analyze_report(names_model("a.json", [("a" * 64 + "!", "")]))
+    with pytest.raises(RooflineError) as err:
+        pair_reports([hostile, hostile], parse_matcher("regex:(a+)+$", (), 2))
+    assert str(err.value).startswith("the --match/--map patterns on the names in a.json took longer than 2 s and "
+                                     "was stopped: simplify the pattern")

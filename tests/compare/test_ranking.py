@@ -1,0 +1,113 @@
+"""roofline.compare.ranking: the whole-application view (`roofline summary`), checked against totals and recoverable
+times computed here from raw metric values read with ncu_report directly (``raw_actions``).
+
+recoverable = duration x (1 - attained / 100), attained = the largest of percent of roof and the SM and memory
+throughputs; a small grid (both throughputs below 60%, under one wave) counts 0, its time counted apart.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from roofline.analysis.roofline import analyze_report
+from roofline.compare.ranking import summarize
+from roofline.errors import RooflineError
+from tests.synthetic import OLD_GPU, REL, launch, model
+
+SM, MEMORY = ("sm__throughput.avg.pct_of_peak_sustained_elapsed",
+              "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed")
+
+
+def small_grid(raw) -> bool:
+    return raw[SM] < 60 and raw[MEMORY] < 60 and raw["launch__waves_per_multiprocessor"] < 1
+
+
+# --- Whole-application view -----------------------------------------------------------------------------
+def test_summary_of_a_basic_set_ranks_by_the_gap_to_the_busiest_unit(roofline_report, raw_actions) -> None:
+    """A basic set has no FLOP or byte counter but the SpeedOfLight throughputs: recoverable time from them, and
+    the small-grid launches counted apart."""
+    name = "rtx2070super_alife-143launches_basic"
+    summary = summarize(analyze_report(roofline_report(name)), "kernel", 3)
+    totals: dict[str, float] = {}
+    counts: dict[str, int] = {}
+    recoverable: dict[str, float] = {}
+    small_grid_time = 0.0
+    for a in raw_actions(name):
+        t = a["gpu__time_duration.sum"] * 1e-9
+        totals[a.name] = totals.get(a.name, 0.0) + t
+        counts[a.name] = counts.get(a.name, 0) + 1
+        saved = 0.0 if small_grid(a) else t * (1 - max(a[SM], a[MEMORY]) / 100)
+        recoverable[a.name] = recoverable.get(a.name, 0.0) + saved
+        small_grid_time += t if small_grid(a) else 0.0
+    grand = sum(totals.values())
+    top = sorted(recoverable, key=lambda k: recoverable[k], reverse=True)[:3]
+    assert summary.ranked_by == "recoverable time"
+    assert [r.group.name for r in summary.rows] == top
+    assert [r.group.recoverable_s for r in summary.rows] == pytest.approx([recoverable[k] for k in top], rel=REL)
+    assert [r.group.total_s for r in summary.rows] == pytest.approx([totals[k] for k in top], rel=REL)
+    assert [len(r.group.launches) for r in summary.rows] == [counts[k] for k in top]
+    assert summary.shown_share == pytest.approx(sum(totals[k] for k in top) / grand, rel=REL)
+    assert summary.group_count == len(totals) and summary.report.launches == 143
+    assert summary.recoverable_s == pytest.approx(sum(recoverable.values()), rel=REL)
+    assert small_grid_time > 0 and summary.small_grid_s == pytest.approx(small_grid_time, rel=REL)
+
+
+def test_summary_ranks_by_recoverable_time_when_the_roof_is_known(roofline_report, raw_actions):
+    name = "rtx3060-laptop_reductions_full"
+    summary = summarize(analyze_report(roofline_report(name)), "kernel", 10)
+    recoverable = {}
+    for raw in raw_actions(name):
+        t = raw["gpu__time_duration.sum"] * 1e-9
+        pct = 100 * raw["dram__bytes.sum.per_second"] / (raw["dram__bytes.sum.peak_sustained"]
+                                                         * raw["dram__cycles_elapsed.avg.per_second"])
+        assert not small_grid(raw)
+        recoverable[raw.name] = t * (1 - max(pct, raw[SM], raw[MEMORY]) / 100)
+    order = sorted(recoverable, key=recoverable.get, reverse=True)
+    assert summary.ranked_by == "recoverable time"
+    assert [r.group.name for r in summary.rows] == order
+    assert [r.group.recoverable_s for r in summary.rows] == pytest.approx([recoverable[k] for k in order], rel=1e-6)
+    assert summary.recoverable_s == pytest.approx(sum(recoverable.values()), rel=1e-6)
+    assert summary.small_grid_s == 0.0
+
+
+def test_summary_without_throughputs_or_counters_ranks_by_time(roofline_report):
+    summary = summarize(analyze_report(roofline_report("gh200_silu_metrics")), "kernel", 3)
+    assert summary.ranked_by.startswith("total time") and summary.recoverable_s is None
+
+
+def test_summary_by_nvtx_range(roofline_report):
+    summary = summarize(analyze_report(roofline_report("rtx3070_daxpy-nvtx_custom")), "nvtx", 10)
+    assert {r.group.name for r in summary.rows} == {"run_test > init_data", "run_test > daxpy",
+                                                    "run_test > check_results"}
+
+
+def test_summary_rejects_an_empty_top():
+    rep = model("a.json", [launch(0, "k", 1e-3, 1e6, 1e6, OLD_GPU)])
+    with pytest.raises(RooflineError, match="--top 0: must be at least 1"):
+        summarize(analyze_report(rep), "kernel", 0)
+
+
+def test_small_grid_time_is_counted_apart_not_recoverable_at_the_fp_roof(roofline_report, raw_actions):
+    """pytorch-sim (RTX 4070 Ti): 10 of 14 launches are small grids. Their time is counted apart;
+    at the FP roof it would have counted as recoverable (each sits below 2.1% of its roof)."""
+    name = "rtx4070ti_pytorch-sim_full"
+    result = analyze_report(roofline_report(name))
+    summary = summarize(result, "kernel", 10)
+    raws = raw_actions(name)
+    small = [a for a in raws if small_grid(a)]
+    assert len(small) == 10
+    assert summary.small_grid_s == pytest.approx(sum(a["gpu__time_duration.sum"] * 1e-9 for a in small), rel=REL)
+    fp_roof_gap = sum(k.duration_s.value * (1 - k.roof.pct_of_roof / 100) for k in result.launches)
+    busiest_gap = sum(a["gpu__time_duration.sum"] * 1e-9 * (1 - max(a[SM], a[MEMORY]) / 100)
+                      for a in raws if not small_grid(a))
+    assert summary.recoverable_s == pytest.approx(busiest_gap, rel=1e-6) and summary.recoverable_s < 0.6 * fp_roof_gap
+
+
+def test_summary_builds_the_analysis_of_only_the_median_launch_of_each_kernel_shown():
+    """Columnar: the ranking reads the report's columns; a launch's analysis object is built for what is shown."""
+    launches = [launch(i, f"k{i % 7}", 1e-3 * (1 + i % 5), 1e9, 1e8, OLD_GPU, sol=(50.0 + i % 30, 40.0))
+                for i in range(700)]
+    analysis = analyze_report(model("many.json", launches))
+    summary = summarize(analysis, "kernel", 3)
+    assert len(summary.rows) == 3 and sum(r.stats.count for r in summary.rows) == 300
+    assert analysis.launches.table.built == 3

@@ -1,0 +1,220 @@
+"""roofline.compare.regression: the regression gate of `roofline diff` on synthetic models whose expected slowdowns,
+roof drops, shares and totals are computed here from the numbers the models are built with (tests/synthetic.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import random
+import statistics
+
+import pytest
+from typer.testing import CliRunner
+
+from roofline.analysis.roofline import analyze_report
+from roofline.cli.app import app
+from roofline.compare.pairing import pair_reports
+from roofline.compare.regression import Thresholds, judge
+from roofline.core.model import Device, KernelLaunch, Report
+from roofline.errors import RooflineError
+from tests.synthetic import COMPUTE_BOUND, OLD_GPU, launch, model, names_model, peak_fp32
+
+
+def _judge(base: Report, new: Report, thresholds: Thresholds | None = None, allow: bool = False):
+    return judge(pair_reports([analyze_report(base), analyze_report(new)]), thresholds or Thresholds(), allow)
+
+
+# --- Thresholds (synthetic, one launch per side) -----------------------------------------------------------
+def test_diff_flags_kernels_slower_or_further_from_their_roof_than_the_thresholds():
+    base = model("base.json", [launch(0, "a", 1.0e-3, 1e9, 1e7, OLD_GPU), launch(1, "b", 1.0e-3, 1e9, 1e7, OLD_GPU)])
+    new = model("new.json", [launch(0, "a", 1.2e-3, 1e9, 1e7, OLD_GPU), launch(1, "b", 1.04e-3, 1e9, 1e7, OLD_GPU)])
+    comparison = pair_reports([analyze_report(base), analyze_report(new)])
+    result = judge(comparison, Thresholds(slower_pct=10.0))
+    assert result.exit_code == 1 and [v.pair.key for v in result.regressions] == ["a"]
+    verdict = {v.pair.key: v for v in result.verdicts}
+    assert verdict["a"].slowdown_pct.value == pytest.approx(20.0, rel=1e-6)
+    assert verdict["b"].slowdown_pct.value == pytest.approx(4.0, rel=1e-6)
+    assert verdict["a"].reasons == ("slower 20.0% > 10% (untested for noise: one launch per side)",)
+    pct = [100 * 2e9 / peak_fp32(OLD_GPU) / t for t in (1.0e-3, 1.2e-3)]  # compute-limited: FLOPs / peak / time
+    assert verdict["a"].roof_drop_pct.value == pytest.approx(pct[0] - pct[1], rel=1e-6)
+    # the total: both kernels' BASE time (2 ms) at NEW's speed (1.2 + 1.04 ms) is 12% more
+    assert result.total is not None and result.total.change_pct == pytest.approx(12.0, rel=1e-6)
+    assert judge(comparison, Thresholds(slower_pct=25.0, total_slower_pct=15.0)).exit_code == 0
+    total_only = judge(comparison, Thresholds(slower_pct=25.0))
+    assert total_only.exit_code == 1 and not total_only.regressions and total_only.total_regressed
+    roof = judge(comparison, Thresholds(slower_pct=25.0, total_slower_pct=15.0, roof_drop_pct=5.0))
+    assert [v.pair.key for v in roof.regressions] == ["a"]  # b: 3.8 points
+
+
+def test_the_defaults_fail_a_large_regression_without_any_flag():
+    """10% on a kernel with at least 1% of the time, 5% on the total: a 580x slower kernel fails by default."""
+    assert Thresholds() == Thresholds(slower_pct=10.0, min_share_pct=1.0, total_slower_pct=5.0, roof_drop_pct=None)
+    base = model("base.json", [launch(0, "k", 3.49e-6, 1e4, 1e4, OLD_GPU), launch(1, "big", 1e-3, 1e9, 1e7, OLD_GPU)])
+    new = model("new.json", [launch(0, "k", 2.04e-3, 1e4, 1e4, OLD_GPU), launch(1, "big", 1e-3, 1e9, 1e7, OLD_GPU)])
+    result = _judge(base, new)
+    assert result.exit_code == 1 and [v.pair.key for v in result.regressions] == ["k"]
+    assert result.verdicts[1].slowdown_pct.value == pytest.approx(100 * (2.04e-3 / 3.49e-6 - 1), rel=1e-9)
+
+
+def test_kernels_under_the_minimum_share_are_not_gated_but_count_in_the_total():
+    """k holds 0.5% of BASE's time and 0.6% of NEW's: its 20% is not gated, the total sees it."""
+    base = model("base.json", [launch(0, "k", 5e-6, 1e4, 1e4, OLD_GPU), launch(1, "big", 995e-6, 1e9, 1e7, OLD_GPU)])
+    new = model("new.json", [launch(0, "k", 6e-6, 1e4, 1e4, OLD_GPU), launch(1, "big", 995e-6, 1e9, 1e7, OLD_GPU)])
+    result = _judge(base, new)
+    k = next(v for v in result.verdicts if v.pair.key == "k")
+    assert k.share_pct == pytest.approx(100 * 6e-6 / (6e-6 + 995e-6), rel=1e-9)
+    assert not k.regressed and k.not_gated.startswith("0.6% of the time, under the 1% gated")
+    assert result.total is not None and result.total.base_s == pytest.approx(1e-3, rel=1e-9)
+    assert result.total.at_new_speed_s == pytest.approx(6e-6 + 995e-6, rel=1e-9)
+    assert result.exit_code == 0
+    assert _judge(base, new, Thresholds(min_share_pct=0.5)).exit_code == 1
+
+
+# --- Noise: several launches per side ---------------------------------------------------------------------
+NOISE_SIGMA = 0.02  # launch-to-launch scatter of the model's times: lognormal, 2%
+
+
+def noisy_model(path: str, kernels: dict[str, float], launches: int = 30, sigma: float = NOISE_SIGMA,
+                seed: int = 1) -> Report:
+    """``launches`` launches of each kernel (name -> median time), times scattered lognormally by ``sigma``
+    (seeded), the same work per launch."""
+    rng = random.Random(seed)
+    items = [launch(i * len(kernels) + j, name, t * math.exp(rng.gauss(0.0, sigma)), 1e6, 1e6, OLD_GPU)
+             for i in range(launches) for j, (name, t) in enumerate(kernels.items())]
+    return model(path, items)
+
+
+def test_diff_gates_a_15_percent_regression_and_passes_a_2_percent_one_at_the_default_alpha():
+    """30 launches per kernel on each side, 2% noise: +15% is a regression beyond the 10% threshold at alpha 0.01,
+    +2% is not (and neither moves the total past 5% on its own)."""
+    base = noisy_model("base.json", {"slower15": 1e-3, "slower2": 1e-3}, seed=1)
+    new = noisy_model("new.json", {"slower15": 1.15e-3, "slower2": 1.02e-3}, seed=2)
+    result = _judge(base, new)
+    verdict = {v.pair.key: v for v in result.verdicts}
+    assert [v.pair.key for v in result.regressions] == ["slower15"]
+    gated = verdict["slower15"]
+    assert gated.change is not None and not gated.change.untested and gated.change.base_n == 30
+    assert gated.change.low is not None and gated.change.low > 1.10  # the interval clears the threshold
+    assert gated.p_value is not None and gated.p_value < 0.01
+    hl = hodges_lehmann(base, new, "slower15")
+    assert hl == pytest.approx(1.15, abs=0.02) and gated.slowdown_pct.value == pytest.approx(100 * (hl - 1), rel=1e-9)
+    assert gated.reasons[0].startswith(f"slower {100 * (hl - 1):.1f}% > 10%: at least ")
+    passed = verdict["slower2"]
+    assert not passed.regressed and passed.p_value is not None and passed.p_value > 0.5
+    assert passed.change is not None and passed.change.low is not None and passed.change.low < 1.10
+    only_2pct = _judge(noisy_model("b.json", {"k": 1e-3}, seed=3), noisy_model("n.json", {"k": 1.02e-3}, seed=4))
+    assert only_2pct.exit_code == 0
+
+
+def test_the_noise_gate_through_the_command_line(tmp_path):
+    """The same models as report-model files, diffed as CI runs it: no flag, exit 1 for +15%, exit 0 for +2%."""
+    def written(name: str, report: Report):
+        path = tmp_path / name
+        path.write_text(json.dumps(report.to_dict()))
+        return str(path)
+
+    base = written("base.json", noisy_model("base.json", {"k": 1e-3}, seed=1))
+    for factor, code in ((1.15, 1), (1.02, 0)):
+        new = written(f"new{factor}.json", noisy_model("new.json", {"k": factor * 1e-3}, seed=2))
+        result = CliRunner().invoke(app, ["diff", base, new, "-f", "json"])
+        assert result.exit_code == code, result.output
+        (kernel,) = json.loads(result.stdout)["kernels"]
+        assert kernel["change"]["base_launches"] == kernel["change"]["new_launches"] == 30
+        assert kernel["regressed"] is (code == 1) and (kernel["p_value"] < 0.01) is (code == 1)
+
+
+def hodges_lehmann(base: Report, new: Report, name: str) -> float:
+    """The median of the pairwise ratios NEW / BASE of a kernel's launch times (on their logarithms)."""
+    times = [[k.value("gpu__time_duration.sum") or 0.0 for k in m.launches if k.name == name] for m in (base, new)]
+    return math.exp(statistics.median(math.log(b / a) for a in times[0] for b in times[1]))
+
+
+def test_a_change_the_noise_explains_is_not_gated():
+    """+12% median change under 20% noise: the interval reaches below +10%, so the test does not reject."""
+    base = noisy_model("base.json", {"k": 1e-3}, sigma=0.2, seed=5)
+    new = noisy_model("new.json", {"k": 1.12e-3}, sigma=0.2, seed=6)
+    (verdict,) = _judge(base, new, Thresholds(total_slower_pct=50.0)).verdicts
+    assert verdict.change is not None and verdict.change.low is not None and verdict.change.low < 1.10
+    assert not verdict.regressed and verdict.p_value is not None and verdict.p_value >= 0.01
+
+
+def test_the_change_is_the_median_of_the_pairwise_ratios_and_the_total_uses_it():
+    base = noisy_model("base.json", {"k": 1e-3}, launches=7, seed=7)
+    new = noisy_model("new.json", {"k": 1.3e-3}, launches=9, seed=8)
+    result = _judge(base, new, Thresholds(slower_pct=50.0, total_slower_pct=50.0))
+    hl = hodges_lehmann(base, new, "k")
+    (verdict,) = result.verdicts
+    assert verdict.slowdown_pct.value == pytest.approx(100 * (hl - 1), rel=1e-9)
+    assert result.total is not None and result.total.change_pct == pytest.approx(100 * (hl - 1), rel=1e-9)
+    base_s = sum((k.value("gpu__time_duration.sum") or 0.0) * 1e-9 for k in base.launches)
+    assert result.total.base_s == pytest.approx(base_s, rel=1e-12)
+
+
+# --- Set-up: GPU and ncu version --------------------------------------------------------------------------
+def _on(report: Report, device: str = "Synthetic GPU", ncu: str = "2024.1.0.0", path: str = "") -> Report:
+    return dataclasses.replace(report, device=Device(name=device, compute_capability="9.0"), ncu_version=ncu,
+                               path=path or report.path)
+
+
+def test_reports_of_different_gpus_or_ncu_versions_are_refused_unless_allowed():
+    base = model("base.json", [launch(0, "k", 1e-3, 1e9, 1e7, OLD_GPU)])
+    new = model("new.json", [launch(0, "k", 1e-3, 1e9, 1e7, OLD_GPU)])
+    with pytest.raises(RooflineError) as err:
+        _judge(_on(base), _on(new, device="Other GPU"))
+    assert str(err.value).startswith("base.json (Synthetic GPU, ncu 2024.1.0.0) and new.json (Other GPU, ncu "
+                                     "2024.1.0.0) come from different GPUs, so their times are no regression test")
+    assert "--allow-different-gpu" in str(err.value) and err.value.exit_code == 2 and "\n" not in str(err.value)
+    with pytest.raises(RooflineError, match="come from different ncu versions"):
+        _judge(_on(base), _on(new, ncu="2025.1.0.0"))
+    allowed = _judge(_on(base), _on(new, device="Other GPU", ncu="2025.1.0.0"), allow=True)
+    assert allowed.exit_code == 0
+    assert allowed.setup_notes == ("different GPUs and ncu versions allowed (--allow-different-gpu): base.json "
+                                   "(Synthetic GPU, ncu 2024.1.0.0) and new.json (Other GPU, ncu 2025.1.0.0)",)
+    unknown = _judge(_on(base), _on(new, ncu=""))
+    assert unknown.setup_notes == ("ncu version not checked: new.json do not name the ncu version that wrote them "
+                                   "(a report model written without it)",)
+
+
+# --- Different work --------------------------------------------------------------------------------------
+def test_different_work_is_reported_and_left_out_of_the_gate_unless_asked():
+    """k does 3x the FLOPs in 2x the time: 100% slower, but 33% faster per FLOP; j is the same work and 1% slower."""
+    base = model("base.json", [launch(0, "k", 1e-3, 1e9, 1e7, OLD_GPU, sol=COMPUTE_BOUND),
+                               launch(1, "j", 1e-3, 1e9, 1e7, OLD_GPU)])
+    new = model("new.json", [launch(0, "k", 2e-3, 3e9, 1e7, OLD_GPU, sol=COMPUTE_BOUND),
+                             launch(1, "j", 1.01e-3, 1e9, 1e7, OLD_GPU)])
+    result = _judge(base, new)
+    k = next(v for v in result.verdicts if v.pair.key == "k")
+    assert k.pair.different_work(1) and not k.regressed
+    assert k.not_gated == "different work: FP32 FLOPs 3x: not gated (--gate-different-work gates it)"
+    assert k.slowdown_pct.value == pytest.approx(100.0, rel=1e-9)
+    assert k.per_work_pct.value == pytest.approx(100 * (2.0 / 3.0 - 1), rel=1e-9)
+    assert result.total is not None and result.total.kernels == 1  # j only
+    assert result.exit_code == 0
+    gated = _judge(base, new, Thresholds(gate_different_work=True))
+    assert gated.exit_code == 0 and gated.total is not None and gated.total.kernels == 2
+    slower_per_flop = dataclasses.replace(new, launches=(launch(0, "k", 4e-3, 3e9, 1e7, OLD_GPU), new.launches[1]))
+    result = _judge(base, slower_per_flop, Thresholds(gate_different_work=True))
+    assert [v.pair.key for v in result.regressions] == ["k"]
+    assert result.regressions[0].reasons[0] == ("slower 33.3% > 10% (untested for noise: one launch per side) per "
+                                                "unit of work (FLOP)")
+
+
+def test_diff_refuses_reports_without_a_shared_kernel_or_a_gate_it_cannot_check():
+    base, new = (analyze_report(names_model(p, [(n, "")])) for p, n in (("b.json", "x"), ("n.json", "y")))
+    with pytest.raises(RooflineError, match="no kernel in common"):
+        judge(pair_reports([base, new]), Thresholds(slower_pct=1.0))
+    timeless = KernelLaunch(range_index=0, action_index=0, name="x", metrics={"gpu__time_duration.sum": 1000.0})
+    bare = analyze_report(model("t.json", [timeless]))
+    with pytest.raises(RooflineError, match="--fail-if-roof-drop cannot be checked"):
+        judge(pair_reports([bare, bare]), Thresholds(roof_drop_pct=5.0))
+
+
+def test_nothing_to_gate_when_every_shared_kernel_does_different_work():
+    base = model("base.json", [launch(0, "k", 1e-3, 1e9, 1e7, OLD_GPU)])
+    new = model("new.json", [launch(0, "k", 1e-3, 2e9, 1e7, OLD_GPU)])
+    with pytest.raises(RooflineError) as err:
+        _judge(base, new)
+    assert str(err.value) == ("base.json vs new.json: nothing to gate, 1 of the 1 shared kernels do different work: "
+                              "pass --gate-different-work to gate them per unit of work, or compare the runs with "
+                              "roofline compare")

@@ -1,0 +1,124 @@
+"""Columnar evaluation (roofline.core.cohorts): a cohort's formulas give, launch by launch, exactly what the same
+formulas give for each launch alone, on every shared report; branches that differ split the cohort."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from roofline.analysis.roofline import analyze_launch, analyze_launches, analyze_report
+from roofline.core.cohorts import Cohort, Split, cohorts, evaluate, fmt, per_row, picker, same, truth
+from roofline.core.model import KernelLaunch
+from roofline.specs.catalog import load_catalog
+from tests.conftest import load_shared_report, shared_report_names
+
+
+def launches(*values: float) -> list[KernelLaunch]:
+    return [KernelLaunch(0, i, "k", metrics={"x": v}) for i, v in enumerate(values)]
+
+
+def test_same_gives_the_shared_value_or_splits_by_value() -> None:
+    assert same(np.array([2.0, 2.0])) == 2.0 and same(3.5) == 3.5 and same(np.float64(1.0)) == 1.0
+    with pytest.raises(Split) as split:
+        same(np.array([1.0, 2.0, 1.0]))
+    assert split.value.labels.tolist() == [1.0, 2.0, 1.0]
+
+
+def test_truth_and_fmt_read_a_cohort_like_a_single_launch() -> None:
+    assert truth(np.array([1.0, 2.0])) and not truth(np.array([0.0, 0.0])) and not truth(None)
+    assert fmt(np.array([2.231e9, 2.234e9]) / 1e9, ".3g") == "2.23" == fmt(2.234, ".3g")
+    with pytest.raises(Split):
+        fmt(np.array([1.0, 2.0]), ".0f")
+
+
+def test_evaluate_runs_each_branch_on_its_own_launches() -> None:
+    (rows, cohort), = cohorts(launches(1.0, 5.0, 2.0, 7.0))
+
+    def size(c: Cohort) -> tuple[str, list[float]]:
+        x = c.value("x")
+        assert x is not None
+        return "big" if same(x > 3) else "small", x.tolist()
+
+    assert [(r, label, x) for r, (label, x) in evaluate(size, cohort, rows)] == [([0, 2], "small", [1.0, 2.0]),
+                                                                 ([1, 3], "big", [5.0, 7.0])]
+
+
+def test_launches_holding_other_metrics_are_other_cohorts() -> None:
+    mixed = [*launches(1.0, 2.0), KernelLaunch(0, 9, "k", metrics={"y": 1.0}),
+             KernelLaunch(0, 10, "k", metrics={"x": "a"})]
+    assert [rows for rows, _ in cohorts(mixed)] == [[0, 1], [2], [3]]
+
+
+def test_picker_takes_one_launch_out_and_applies_its_per_row_detail() -> None:
+    cohort = Cohort(launches(1.0, 4.0))
+    result = {"x": cohort.value("x"), "text": per_row(lambda v: f"{v:g}!", cohort.value("x")), "launch": cohort}
+    assert picker(result)(1) == {"x": 4.0, "text": "4!", "launch": cohort.launches[1]}
+    assert per_row(lambda v: f"{v:g}!", 2.0) == "2!"  # a single launch: at once
+
+
+def test_a_planned_picker_shares_what_holds_no_array_and_rebuilds_the_rest() -> None:
+    cohort = Cohort(launches(1.0, 4.0, 9.0))
+    fixed = ("roof", {"dram": 1.5e12})
+    take = picker({"x": cohort.value("x"), "fixed": fixed, "pair": (cohort.value("x"), "same")})
+    assert [take(j)["x"] for j in range(3)] == [1.0, 4.0, 9.0]
+    assert take(2)["fixed"] is fixed and take(0)["fixed"] is fixed  # one object for every launch, not a copy each
+    assert take(1)["pair"] == (4.0, "same")
+
+
+def test_an_analysis_whose_launches_were_read_still_pickles_as_workers_send_it() -> None:
+    """The plans that take launches out are closures: pickle leaves them behind and the rows are planned again."""
+    import pickle
+
+    from roofline.core.parallel import picklable_mappings
+
+    picklable_mappings()  # as in_workers does
+    report = load_shared_report("rtx2070super_alife-143launches_basic")
+    analysis = analyze_report(report)
+    shown = [analysis.launches[i] for i in (0, 70, 142)]
+    again = pickle.loads(pickle.dumps(analysis))
+    assert [again.launches[i] for i in (0, 70, 142)] == shown
+    assert again.launches[5] == analysis.launches[5]  # a launch first read after the trip
+
+
+@pytest.mark.parametrize("name", shared_report_names())
+def test_cohort_analysis_equals_each_launch_analysed_alone(name: str) -> None:
+    report = load_shared_report(name)
+    match = load_catalog().match(report.device)
+    spec = match.spec if match else None
+    analysed = analyze_report(report, spec, use="clock")
+    total = analysed.total_time_s
+    alone = [analyze_launch(launch, report.device, spec, "clock", total) for launch in report.launches
+             if not launch.invalid]
+    assert [a for a in analysed.launches if not a.launch.invalid] == alone
+
+
+@pytest.mark.parametrize("name", shared_report_names())
+def test_launches_analysed_in_batches_before_their_report_equal_its_analysis_but_for_the_time_share(name: str) -> None:
+    """What the pipeline works out while a report is still being read (``analyze_launches``, batch by batch) is
+    what the report's analysis gives each launch, its time share aside."""
+    report = load_shared_report(name)
+    match = load_catalog().match(report.device)
+    spec = match.spec if match else None
+    valid = [launch for launch in report.launches if not launch.invalid]
+    batches = [valid[i:i + 7] for i in range(0, len(valid), 7)]
+    early = [a for batch in batches for a in analyze_launches(batch, report.device, spec)]
+    analysed = [a for a in analyze_report(report, spec).launches if not a.launch.invalid]
+    assert all(a.time_share is None for a in early)
+    assert early == [replace(a, time_share=None) for a in analysed]
+
+
+def test_overflow_in_a_cohort_is_silent_as_with_single_floats() -> None:
+    """A huge but finite count gives an infinite rate, without numpy's overflow warnings on stderr."""
+    import warnings
+
+    from roofline.core.model import Device, Report
+    from tests.synthetic import OLD_GPU, launch
+
+    huge = [launch(i, "k", 1e-6, 1e9, 1.7e308, OLD_GPU) for i in range(3)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        analysis = analyze_report(Report("huge.json", Device("Synthetic GPU"), tuple(huge)))
+        rates = [a.bytes_per_s["dram"].value for a in analysis.launches]
+    assert rates == [float("inf")] * 3

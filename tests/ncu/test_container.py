@@ -1,0 +1,69 @@
+"""roofline.ncu.container: the block walk of a .ncu-rep, on every real report and on cut, appended and broken copies
+(block boundaries found independently with tests/ncu_blocks.py)."""
+
+from __future__ import annotations
+
+import json
+import struct
+
+from roofline.ncu import container as ncu_file
+from tests.ncu_blocks import blocks
+
+T4 = "t4_matrix-add-2d_full"
+DAXPY = "rtx3070_daxpy-nvtx_custom"
+
+
+def test_every_shared_report_walks_cleanly(shared_report, shared_name):
+    path = shared_report(shared_name)
+    assert ncu_file.walk(path) == ncu_file.Walk(path.stat().st_size)
+
+
+def test_the_ncu_version_is_the_one_the_session_records_name(shared_report, shared_name, shared_dir):
+    """Against the version the shared folder's index found as a string in each file (found independently)."""
+    index = json.loads((shared_dir / "index.json").read_text())
+    guess = {entry["file"]: entry["ncu_version_guess"] for entry in index["files"]}
+    path = shared_report(shared_name)
+    assert ncu_file.ncu_version(path) == guess[path.name]
+
+
+def test_a_report_that_names_no_ncu_version_gives_none(shared_report, tmp_path):
+    data = shared_report(T4).read_bytes()
+    head = data[:blocks(data)[1][0]]  # the file header and the first block, before the session's software records
+    cut = tmp_path / "cut.ncu-rep"
+    cut.write_bytes(head)
+    assert ncu_file.ncu_version(cut) == ""
+    (tmp_path / "empty.ncu-rep").write_bytes(ncu_file.MAGIC)
+    assert ncu_file.ncu_version(tmp_path / "empty.ncu-rep") == ""
+
+
+def test_cut_appended_and_garbage_are_found_where_they_are(shared_report, tmp_path):
+    data, other = shared_report(T4).read_bytes(), shared_report(DAXPY).read_bytes()
+    parts = blocks(data)
+    path = tmp_path / "x.ncu-rep"
+    path.write_bytes(data[:parts[2][0] + 100])  # inside the third block (the kernel's result)
+    assert ncu_file.walk(path).cut_at == parts[2][0]
+    path.write_bytes(data + other[blocks(other)[0][0]:])  # another report's blocks, without its file header
+    walk = ncu_file.walk(path)
+    assert (walk.appended_at, walk.results_before_append, walk.cut_at, walk.garbage_at) == (len(data), 1, None, None)
+    path.write_bytes(data + other)  # with its header: 'NVR\0' is no block length
+    walk = ncu_file.walk(path)
+    (length,) = struct.unpack("<I", ncu_file.MAGIC)
+    assert walk.garbage_at == len(data) and walk.garbage == f"a block header of {length} bytes"
+
+
+def test_a_malformed_block_header_is_garbage(shared_report, tmp_path):
+    data = bytearray(shared_report(T4).read_bytes())
+    start = blocks(bytes(data))[1][0]
+    data[start + 4] = 0x0F  # the header's first field key: field 1 of wire type 7, which does not exist
+    path = tmp_path / "x.ncu-rep"
+    path.write_bytes(bytes(data))
+    assert ncu_file.walk(path) == ncu_file.Walk(len(data), garbage_at=start, garbage="wire type 7 in a block header")
+
+
+def test_another_container_version_is_not_walked(shared_report, tmp_path):
+    data = bytearray(shared_report(T4).read_bytes())
+    assert data[8:10] == b"\x08\x07"  # field 1 = 7
+    data[9] = 8
+    path = tmp_path / "v8.ncu-rep"
+    path.write_bytes(bytes(data) + bytes(64))  # even with padding: nothing is claimed about an unknown version
+    assert ncu_file.walk(path) == ncu_file.Walk(len(data) + 64)

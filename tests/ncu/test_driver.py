@@ -1,0 +1,372 @@
+"""The ncu driver: finding ncu, version checks, the exact command line, report names, and reading outcomes.
+
+Outcome messages below are the ones ncu 2022.3 prints (checked against the real ncu in
+test_driver_real_ncu.py where a machine without a GPU can produce them).
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from roofline.core import kernel_filter
+from roofline.errors import NcuError, NoKernelMatched, RooflineError
+from roofline.ncu import driver
+from roofline.ncu.driver import NcuInstall, NcuOptions, NcuRun
+from tests.fake_ncu import fakencu
+
+# --- version and finding ncu ---------------------------------------------------------------------
+
+
+def test_parse_version() -> None:
+    text = ("NVIDIA (R) Nsight Compute Command Line Profiler\nCopyright (c) 2018-2022 NVIDIA Corporation\n"
+            "Version 2022.3.0.0 (build 31729285) (public-release)\n")
+    assert driver.parse_version(text) == (2022, 3, 0, 0)
+    assert driver.parse_version("Version 2025.1.1 (build 1)") == (2025, 1, 1)
+    assert driver.parse_version("ncu: command not found") is None
+
+
+def test_find_ncu_search_order(tmp_path: Path) -> None:
+    explicit, from_env, on_path = (fakencu.copy_to(tmp_path / d) for d in ("explicit", "env", "path"))
+    env = {"PATH": str(on_path.parent), "ROOFLINE_NCU": str(from_env)}
+    assert driver.find_ncu(str(explicit), env, places=()).found_by == "by --ncu"
+    found = driver.find_ncu(None, env, places=())
+    assert (found.path, found.found_by) == (str(from_env), "by ROOFLINE_NCU")
+    del env["ROOFLINE_NCU"]
+    found = driver.find_ncu(None, env, places=())
+    assert (found.path, found.found_by, found.version) == (str(on_path), "on PATH", (2022, 3, 0, 0))
+    assert found.describe() == f"ncu 2022.3.0.0 at {on_path} (found on PATH)"
+
+
+def test_find_ncu_install_places(tmp_path: Path) -> None:
+    cuda_home = fakencu.copy_to(tmp_path / "cuda" / "bin")
+    for version in ("2023.1.0", "2023.10.1", "2023.9.0"):
+        fakencu.copy_to(tmp_path / "nsight-compute" / version)
+    places = ("$CUDA_HOME/bin/ncu", str(tmp_path / "nsight-compute" / "*" / "ncu"))
+    empty = {"PATH": str(tmp_path / "nothing")}
+    newest = driver.find_ncu(None, empty, places)
+    assert newest.path == str(tmp_path / "nsight-compute" / "2023.10.1" / "ncu")
+    assert newest.found_by == f"in {places[1]}"
+    assert driver.find_ncu(None, {**empty, "CUDA_HOME": str(tmp_path / "cuda")}, places).path == str(cuda_home)
+
+
+def test_find_ncu_failures(tmp_path: Path) -> None:
+    with pytest.raises(NcuError, match=r"by --ncu .*nope: not an executable file: give the path of the ncu"):
+        driver.find_ncu(str(tmp_path / "nope"), {}, ())
+    with pytest.raises(NcuError, match=r"by ROOFLINE_NCU .*: not an executable file"):
+        driver.find_ncu(None, {"ROOFLINE_NCU": str(tmp_path)}, ())
+    with pytest.raises(NcuError, match=r"ncu \(Nsight Compute CLI\) not found on PATH or in /nowhere/\*/ncu: "
+                                       r"install Nsight Compute, then "
+                                       r"pass --ncu PATH or set ROOFLINE_NCU") as err:
+        driver.find_ncu(None, {"PATH": str(tmp_path)}, ("/nowhere/*/ncu",))
+    assert err.value.exit_code == 3
+
+
+def test_ncu_version_needs_a_version_line(tmp_path: Path) -> None:
+    fake = tmp_path / "ncu"
+    fake.write_text("#!/bin/sh\necho hello\n")
+    fake.chmod(0o755)
+    with pytest.raises(NcuError, match="printed no 'Version YYYY.R.P' line"):
+        driver.ncu_version(str(fake))
+
+
+@pytest.mark.parametrize("version, options, what", [
+    ((2021, 2, 0), NcuOptions(), "--set roofline (needs 2021.3 or newer)"),
+    ((2020, 3, 1), NcuOptions(section_set="full", kernel=kernel_filter.parse(["k"])),
+     "-k with --kernel-name-base and regex: (needs 2021.1 or newer)"),
+    ((2020, 3, 1), NcuOptions(section_set="full", kernel=kernel_filter.parse([], "demangled")),
+     "-k with --kernel-name-base and regex: (needs 2021.1 or newer)"),
+    ((2020, 1, 0), NcuOptions(section_set="full"), "--log-file (needs 2020.2 or newer)"),
+    ((2021, 2, 0), NcuOptions(section_set="full", sections=("SpeedOfLight_HierarchicalTensorRooflineChart",)),
+     "--section SpeedOfLight_HierarchicalTensorRooflineChart (needs 2021.3"),
+    ((2021, 3, 0), NcuOptions(replay_mode="range"), "--replay-mode range (needs 2022.1"),
+])
+def test_check_version_too_old(version: tuple[int, ...], options: NcuOptions, what: str) -> None:
+    install = NcuInstall("/opt/ncu", version, "on PATH")
+    with pytest.raises(NcuError, match="is too old for " + re.escape(what)) as err:
+        driver.check_version(install, options)
+    assert "install a newer Nsight Compute and pass --ncu PATH or set ROOFLINE_NCU" in str(err.value)
+
+
+def test_check_version_accepts_new_enough() -> None:
+    driver.check_version(NcuInstall("ncu", (2022, 3, 0, 0), "on PATH"),
+                         NcuOptions(kernel=kernel_filter.parse(["regex:x"]), replay_mode="range"))
+    driver.check_version(NcuInstall("ncu", (2020, 3, 1, 0), "on PATH"), NcuOptions(section_set="full"))
+
+
+# --- command line -------------------------------------------------------------------------------
+
+
+APP = ["/usr/bin/python3", "app.py", "a b", "it's", "x;y", "$(touch pwned)"]
+
+
+def test_build_argv_defaults() -> None:
+    argv = driver.build_argv("ncu", NcuOptions(), "out/app.ncu-rep", "out/app.ncu.log", APP)
+    assert argv == ["ncu", "--target-processes", "all", "--set", "roofline",
+                    "--log-file", "out/app.ncu.log", "-o", "out/app.ncu-rep", *APP]
+
+
+def test_build_argv_without_a_section_set() -> None:
+    argv = driver.build_argv("ncu", NcuOptions(section_set=None, metrics="gpu__time_duration.sum"), "r.ncu-rep",
+                             "r.ncu.log", APP)
+    assert argv == ["ncu", "--target-processes", "all", "--metrics", "gpu__time_duration.sum",
+                    "--log-file", "r.ncu.log", "-o", "r.ncu-rep", *APP]
+
+
+def test_build_argv_every_option() -> None:
+    options = NcuOptions(section_set="full", sections=("Occupancy", "LaunchStats"), metrics="a.sum,b.sum",
+                         kernel=kernel_filter.parse(["regex:gemm"], "demangled"), launch_skip=2, launch_count=1,
+                         nvtx_include=("A/", "B@c"), replay_mode="application", clock_control="none",
+                         extra=("--cache-control", "none"), force=True)
+    argv = driver.build_argv("/opt/ncu", options, "r.ncu-rep", "r.ncu.log", APP)
+    assert argv == ["/opt/ncu", "--target-processes", "all", "--set", "full",
+                    "--section", "Occupancy", "--section", "LaunchStats", "--metrics", "a.sum,b.sum",
+                    "-k", "regex:gemm", "--kernel-name-base", "demangled", "-s", "2", "-c", "1",
+                    "--nvtx", "--nvtx-include", "A/", "--nvtx-include", "B@c",
+                    "--replay-mode", "application", "--clock-control", "none", "--cache-control", "none",
+                    "-f", "--log-file", "r.ncu.log", "-o", "r.ncu-rep", *APP]
+
+
+def test_launch_skip_zero_is_passed() -> None:
+    argv = driver.build_argv("ncu", NcuOptions(launch_skip=0), "r.ncu-rep", "r.log", ["app"])
+    assert argv[argv.index("-s") + 1] == "0"
+
+
+def test_shell_command_quotes_for_copy_paste() -> None:
+    assert driver.shell_command(["ncu", "-k", "regex:a b", "app", "$(x)", "it's"]) == \
+        "ncu -k 'regex:a b' app '$(x)' 'it'\"'\"'s'"
+
+
+# --- application and report names ---------------------------------------------------------------
+
+
+def test_resolve_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "app.py").write_text("pass\n")
+    assert driver.resolve_app(["app.py", "-n", "3"]) == [sys.executable, "app.py", "-n", "3"]
+    exe = tmp_path / "bin" / "tool"
+    exe.parent.mkdir()
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o755)
+    assert driver.resolve_app(["./bin/tool", "x"]) == [str(exe), "x"]
+    monkeypatch.setenv("PATH", str(exe.parent))
+    assert driver.resolve_app(["tool"]) == [str(exe)]
+    with pytest.raises(RooflineError, match="missing.py: no such Python script: check the path"):
+        driver.resolve_app(["missing.py"])
+    with pytest.raises(RooflineError, match=r"nosuchtool: not found or not executable: give the application's "
+                                            r"path \(e.g. ./app\) or put it on PATH"):
+        driver.resolve_app(["nosuchtool"])
+
+
+def test_report_template(tmp_path: Path) -> None:
+    assert driver.report_template(None, "app") == "app.ncu-rep"
+    assert driver.report_template(str(tmp_path), "app") == str(tmp_path / "app.ncu-rep")
+    assert driver.report_template("new/dir/", "app") == "new/dir/app.ncu-rep"
+    assert driver.report_template("runs/first", "app") == "runs/first.ncu-rep"
+    assert driver.report_template("runs/first.ncu-rep", "app") == "runs/first.ncu-rep"
+    assert driver.report_template("r/x_%q{OMPI_COMM_WORLD_RANK}_%h_%p_%i", "app") == \
+        "r/x_%q{OMPI_COMM_WORLD_RANK}_%h_%p_%i.ncu-rep"
+    assert driver.report_template("out/", "app", tag=".rank3.node1") == "out/app.rank3.node1.ncu-rep"
+    assert driver.app_name(["../bin/sgemm", "1024"]) == "sgemm"
+    assert driver.app_name(["examples/pytorch_matmul.py"]) == "pytorch_matmul"
+
+
+def test_expand_macros(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(driver.socket, "gethostname", lambda: "node7")
+    env = {"RUN": "42"}
+    assert driver.expand_macros("a_%h_%q{RUN}_%q{UNSET}_100%%.ncu-rep", env, None) == "a_node7_42__100%.ncu-rep"
+    assert driver.expand_macros("a_%p.ncu-rep", env, None) is None
+    assert driver.expand_macros("a_%i.ncu-rep", env, None) is None
+    assert driver.expand_macros("a_%%p.ncu-rep", env, None) == "a_%p.ncu-rep"
+    assert driver.expand_macros("a_%p_%i.ncu-rep", env, "99") == "a_99_99.ncu-rep"
+
+
+def test_refuse_overwrite(tmp_path: Path) -> None:
+    existing = tmp_path / "app.ncu-rep"
+    existing.write_bytes(b"old")
+    with pytest.raises(RooflineError, match="app.ncu-rep: report already exists: pass --force to overwrite it, "
+                                            "or choose another --output") as err:
+        driver.refuse_overwrite(str(existing), force=False)
+    assert err.value.exit_code == 2
+    driver.refuse_overwrite(str(existing), force=True)
+    driver.refuse_overwrite(str(tmp_path / "other.ncu-rep"), force=False)
+    driver.refuse_overwrite(str(tmp_path / "app%p.ncu-rep"), force=False)  # ncu fills %p with a new PID
+
+
+def test_log_path_sits_beside_the_report(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(driver.os, "getpid", lambda: 1234)
+    assert driver.log_path("out/app.ncu-rep", {}) == Path("out/app.ncu.log")
+    assert driver.log_path("out/app_%p.ncu-rep", {}) == Path("out/app_1234.ncu.log")
+
+
+# --- interpreting outcomes (ncu 2022.3's messages) ---------------------------------------------------
+
+
+def _plan(**options: Any) -> driver.Plan:
+    return driver.Plan("/usr/bin/ncu", NcuOptions(**options), "out/app.ncu-rep", Path("out/app.ncu.log"),
+                       ("/usr/bin/python3", "app.py", "a b"))
+
+
+def _outcome(messages: list[str], returncode: int = 0, plan: driver.Plan | None = None, **run: Any) -> Path:
+    return driver.check_outcome(NcuRun(returncode=returncode, messages=messages, **run), plan or _plan())
+
+
+NO_DRIVER = [
+    "==ERROR== Nsight Compute failed to connect to the CUDA driver (stub libcuda.so[.1] on path?).",
+    "==ERROR== The application returned an error code (1).",
+    "==WARNING== No kernels were profiled.",
+]
+
+
+@pytest.mark.parametrize("messages, rc, error, text", [
+    (NO_DRIVER, 1, NcuError, "ncu could not connect to the CUDA driver: run on a machine with an NVIDIA GPU"),
+    (NO_DRIVER, 0, NcuError, "ncu could not connect to the CUDA driver"),  # --check-exit-code 0: still a failure
+    (["==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters "
+      "on the target device 0.", "==WARNING== No kernels were profiled."], 0, NcuError,
+     "denied access to the GPU performance counters (ERR_NVGPUCTRPERM): run as root, or load the nvidia driver "
+     "with NVreg_RestrictProfilingToAdminUsers=0; in a container add --cap-add=SYS_ADMIN"),
+    (["==ERROR== File app.ncu-rep already exists. Use '-f' for overwriting the file."], 255, NcuError,
+     "ncu refused to overwrite app.ncu-rep: pass --force, or choose another --output"),
+    (["==ERROR== Unable to write to file app.ncu-rep. Please verify this file is not locked, and writable."], 255,
+     NcuError, "ncu cannot write the report out/app.ncu-rep: make its folder writable"),
+    (["==ERROR== Option '--section Bogus' did not match any section.",
+      "==ERROR== Use --list-sections to see the list of available sections."], 255, NcuError,
+     "ncu: --section 'Bogus' matches no section: list the sections with: /usr/bin/ncu --list-sections"),
+    (["==ERROR== 'nosuchapp' does not exist or is not an executable. Please make sure to specify the absolute "
+      "path to 'nosuchapp' if the executable is not in the local directory."], 255, NcuError,
+     "ncu cannot start 'nosuchapp': not an executable"),
+    (["the argument for option '--replay-mode' is invalid"], 255, NcuError,
+     "ncu rejected its command line: the argument for option '--replay-mode' is invalid: check the option values"),
+    (["unrecognised option '--bogus'"], 255, NcuError, "ncu rejected its command line: unrecognised option"),
+    (["==PROF== Connected to process 1 (/usr/bin/python3)", "==ERROR== The application returned an error code (7).",
+      "==PROF== Report: /abs/out/app.ncu-rep"], 1, driver.AppFailed,
+     "the application exited with code 7 under ncu: /usr/bin/python3 app.py 'a b': fix the application"),
+    (["==WARNING== No kernels were profiled."], 0, NoKernelMatched,
+     "ncu profiled no kernel of: /usr/bin/python3 app.py 'a b': the application launched no CUDA kernel"),
+    (["==ERROR== Failed to access the following 2 metrics: a, b"], 0, NcuError,
+     "ncu: Failed to access the following 2 metrics: a, b: see ncu's log out/app.ncu.log"),
+    ([], 9, NcuError, "ncu exited with code 9: see ncu's log out/app.ncu.log"),
+    ([], 0, NcuError, "ncu finished but wrote no report out/app.ncu-rep: see ncu's log out/app.ncu.log"),
+])
+def test_outcomes(messages: list[str], rc: int, error: type[RooflineError], text: str) -> None:
+    with pytest.raises(error) as err:
+        _outcome(messages, rc)
+    assert type(err.value) is error
+    assert text in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_exit_codes_of_failures() -> None:
+    with pytest.raises(driver.AppFailed) as failed:
+        _outcome(["==ERROR== The application returned an error code (7)."], 1)
+    assert (failed.value.app_exit_code, failed.value.exit_code) == (7, 3)
+    with pytest.raises(NoKernelMatched) as none:
+        _outcome(["==WARNING== No kernels were profiled."])
+    assert none.value.exit_code == 2
+    with pytest.raises(driver.ProfilingInterrupted, match="profiling stopped by SIGINT: partial output kept: "
+                                                          "ncu's log out/app.ncu.log") as stopped:
+        _outcome(["==PROF== Profiling \"k\" - 0: 0%"], 0, signum=signal.SIGINT)
+    assert stopped.value.exit_code == 130
+
+
+@pytest.mark.parametrize("options, hint", [
+    ({"kernel": kernel_filter.parse(["gemm"])}, "no launch's function name matched --kernel 'gemm'; list the names "
+                                                "by running without --kernel, or try --kernel-name-base demangled"),
+    ({"kernel": kernel_filter.parse(["f<int>", "exact:g"], "demangled")},
+     "no launch's demangled name matched --kernel 'f<int>' or 'exact:g'"),
+    ({"kernel": kernel_filter.parse(["ampere_sgemm"])},
+     "'ampere_sgemm' names cuBLAS FP32 GEMM kernels for Ampere (sm_80), and on other GPUs the library runs kernels "
+     "of other names: try --kernel gemm"),
+    ({"nvtx_include": ("A/",)}, "--nvtx-include or --launch-skip excluded every launch"),
+    ({"launch_skip": 100}, "--nvtx-include or --launch-skip excluded every launch"),
+])
+def test_no_kernels_hint_names_the_filter(options: dict[str, object], hint: str) -> None:
+    with pytest.raises(NoKernelMatched, match=re.escape(hint)):
+        _outcome(["==WARNING== No kernels were profiled."], plan=_plan(**options))
+
+
+def test_success_uses_the_reported_path(tmp_path: Path) -> None:
+    report = tmp_path / "x_123.ncu-rep"
+    report.write_bytes(b"NVR\0")
+    assert _outcome([f"==PROF== Report: {report}"], report=str(report)) == report
+    plan = driver.Plan("ncu", NcuOptions(), str(report), tmp_path / "x.ncu.log", ("app",))
+    assert driver.check_outcome(NcuRun(), plan) == report
+
+
+# --- running the stand-in ncu ---------------------------------------------------------------------
+
+
+def test_run_ncu_streams_and_collects(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                      capfd: pytest.CaptureFixture[str]) -> None:
+    fake = fakencu.install(monkeypatch, tmp_path)
+    app = tmp_path / "app.py"
+    app.write_text("import sys\nprint('app says hi')\nprint('app warns', file=sys.stderr)\n")
+    plan = driver.make_plan(fake.path, NcuOptions(), str(tmp_path / "out" / "app.ncu-rep"),
+                            [sys.executable, str(app)])
+    report = driver.profile(plan)
+    assert report == tmp_path / "out" / "app.ncu-rep" and report.read_bytes()[:4] == b"NVR\0"
+    err = capfd.readouterr().err
+    assert "app says hi" in err and "app warns" in err and '==PROF== Profiling "kernel_C"' in err
+    assert plan.log_file.read_text().startswith("==PROF== Connected to process")
+
+
+def test_run_ncu_collects_messages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = fakencu.install(monkeypatch, tmp_path)
+    log = tmp_path / "r.ncu.log"
+    log.write_text("==ERROR== stale message from an earlier run\n")
+    argv = driver.build_argv(fake.path, NcuOptions(), str(tmp_path / "r.ncu-rep"), str(log),
+                             [sys.executable, "-c", "print('one'); print('two')"])
+    run = driver.run_ncu(argv, log)
+    assert run.returncode == 0 and run.signum is None
+    assert run.kernels == ["kernel_A", "kernel_C"]
+    assert list(run.tail) == ["one", "two"]
+    assert run.report == str(tmp_path / "r.ncu-rep")
+    assert not any("stale" in m for m in run.messages)
+
+
+def test_log_tail_waits_for_whole_lines(tmp_path: Path) -> None:
+    log = tmp_path / "x.log"
+    tail = driver._LogTail(log)
+    assert tail.read() == []
+    log.write_bytes(b'==PROF== Profiling "k\xc3')
+    assert tail.read() == []
+    with log.open("ab") as fh:
+        fh.write(b'\xa9" - 0: 0%....50%....100% - 9 passes\n==PROF== Disc')
+    assert tail.read() == ['==PROF== Profiling "k\u00e9" - 0: 0%....50%....100% - 9 passes']
+    assert tail.read(final=True) == ["==PROF== Disc"]
+
+
+def test_ctrl_c_reaches_ncu_and_the_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fakencu.install(monkeypatch, tmp_path)
+    marker, ready = tmp_path / "app-got-sigint", tmp_path / "app-sleeping"
+    app = tmp_path / "sleeper.py"
+    app.write_text(f"import sys, time\ntry:\n    open({str(ready)!r}, 'w').close()\n    time.sleep(60)\n"
+                   f"except KeyboardInterrupt:\n    open({str(marker)!r}, 'w').close()\n    sys.exit(130)\n")
+    # SIGINT at its default in roofline and so in the app: a shell starts background jobs with it ignored, and an
+    # ignored signal stays ignored across exec (then the app would sleep through the Ctrl-C)
+    proc = subprocess.Popen([sys.executable, "-m", "roofline", "analyze", "-o", f"{tmp_path / 'out'}/", str(app)],
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    seen = []
+    assert proc.stderr is not None
+    for line in proc.stderr:  # wait until the stand-in announced a kernel: roofline forwards signals by then
+        seen.append(line)
+        if "==PROF== Profiling" in line:
+            break
+    deadline = time.monotonic() + 20  # a signal sent while the app still starts (between fork and exec) is lost
+    while not ready.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    rest = proc.communicate(timeout=30)[1]
+    assert proc.returncode == 130, "".join(seen) + rest
+    assert marker.exists()
+    assert "roofline: error: profiling stopped by SIGINT: partial output kept" in rest
+    assert "Traceback" not in rest
+    assert (tmp_path / "out" / "sleeper.ncu.log").read_text().count("Received signal") == 1

@@ -1,0 +1,219 @@
+"""Comparison and summary plots: the plotted coordinates (returned as data) against values computed here from
+raw metric values (ncu_report directly) and the datasheet YAML files (PyYAML), and the bytes drawn."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from roofline.analysis.roofline import analyze_report
+from roofline.compare.pairing import pair_reports, parse_matcher
+from roofline.compare.ranking import summarize
+from roofline.core.model import Device, KernelLaunch, Report
+from roofline.errors import RooflineError
+from roofline.render import GENERATED_BY
+from roofline.render.compare.plot import (
+    MAX_AREA,
+    MIN_AREA,
+    bound_precision,
+    comparison_data,
+    comparison_figure,
+    comparison_plot,
+    summary_data,
+    summary_figure,
+    summary_plot,
+)
+from roofline.render.mpl import plot_format
+from roofline.specs.catalog import load_catalog
+from tests.render.text_layout import text_problems
+
+REPO = Path(__file__).resolve().parents[3]
+A10G = "a10g_sgemm-blocktiling_roofline"
+RTX3080 = "rtx3080_sgemm-vs-cublas_full"
+KERNELS = ("two_blocktiling", "ampere_sgemm_128x64_nn")
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def raw_point(raw) -> tuple[float, float]:
+    """(FP32 FLOP per DRAM byte, FP32 FLOP/s) of one launch from its raw metrics."""
+    t = raw["gpu__time_duration.sum"] * 1e-9
+    rate = sum(w * raw[f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum.per_cycle_elapsed"]
+               for op, w in (("fadd", 1), ("fmul", 1), ("ffma", 2)))
+    flops = rate * raw["smsp__cycles_elapsed.avg.per_second"] * t
+    return flops / (raw["dram__bytes.sum.per_second"] * t), flops / t
+
+
+@pytest.fixture(scope="module")
+def cross_gpu(roofline_report):
+    """A10G two_blocktiling -> RTX 3080 cuBLAS SGEMM, each against its own datasheet spec."""
+    catalog = load_catalog()
+    analyses = []
+    for name in (A10G, RTX3080):
+        rep = roofline_report(name)
+        analyses.append(analyze_report(rep, catalog.match(rep.device).spec, use="spec"))
+    return pair_reports(analyses, parse_matcher("name", ["=".join(KERNELS)]))
+
+
+def test_points_and_arrow_of_a_cross_gpu_pair(cross_gpu, raw_actions):
+    png = comparison_plot(cross_gpu, "png")
+    assert png[:8] == PNG and GENERATED_BY.encode() in png  # the mark lets roofline replace its own plot only
+    data = comparison_data(cross_gpu)
+    mapped = [p for p in data.points if p.label == " -> ".join(KERNELS)]
+    assert [p.report for p in mapped] == [0, 1]
+    for point, name, kernel in zip(mapped, (A10G, RTX3080), KERNELS, strict=True):
+        raw = next(a for a in raw_actions(name) if a.name == kernel)
+        assert (point.x, point.y) == pytest.approx(raw_point(raw), rel=1e-6)
+    assert (mapped[0], mapped[1]) in data.arrows  # from the first report to the next
+
+
+def test_each_report_has_its_own_roof_from_its_own_spec(cross_gpu):
+    data = comparison_data(cross_gpu)
+    for report, spec_id in ((0, "a10g"), (1, "rtx-3080")):
+        spec = yaml.safe_load((REPO / "device_specs" / f"{spec_id}.yaml").read_text())
+        roof = next(r for r in data.roofs if r.report == report and r.precision == "fp32")
+        assert roof.peak_flop_per_s == spec["peaks"]["fp32"]["value"]
+        assert roof.dram_bytes_per_s == spec["memory"]["bandwidth_bytes_per_s"]["value"]
+
+
+def test_normalized_plot_shows_percent_of_own_roof_per_report(cross_gpu):
+    svg = comparison_plot(cross_gpu, "svg", normalize=True).decode()
+    assert svg.startswith("<?xml") and GENERATED_BY in svg
+    data = comparison_data(cross_gpu, normalize=True)
+    assert data.normalized and not data.roofs
+    pair = next(p for p in cross_gpu.pairs if p.matched_by.startswith("map"))
+    mapped = [p for p in data.points if p.label == pair.label]
+    assert [(p.x, p.y) for p in mapped] == [(float(i), s.roof.pct_of_roof) for i, s in enumerate(pair.sides)]
+
+
+def test_kernels_without_counters_are_listed_not_drawn(roofline_report):
+    basic = analyze_report(roofline_report("a10g_sgemm-progression_basic"))
+    data = comparison_data(pair_reports([basic, analyze_report(roofline_report(A10G))]))
+    assert len(data.points) == 4 and not data.arrows  # only the roofline-set side of the 4 shared kernels
+    assert all("no FLOP or byte counters" in s for s in data.skipped)
+
+
+def _launch(i: int, name: str, duration_s: float, flops: float, dram: float) -> KernelLaunch:
+    metrics = {"gpu__time_duration.sum": duration_s * 1e9, "dram__bytes.sum": dram,
+               "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": flops / 2,
+               "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained": 1000.0,
+               "sm__cycles_elapsed.avg.per_second": 1e9, "dram__bytes.sum.peak_sustained": 100.0,
+               "dram__cycles_elapsed.avg.per_second": 1e9}
+    return KernelLaunch(range_index=0, action_index=i, name=name, metrics=metrics)
+
+
+def test_summary_points_are_grouped_and_sized_by_time():
+    times = {"big": [4e-3, 4e-3], "mid": [2e-3], "small": [1e-3]}
+    launches = [_launch(i, name, t, 1e9, 1e7) for i, (name, ts) in enumerate(times.items()) for t in ts]
+    rep = Report(path="app.json", device=Device(name="Synthetic GPU"), launches=tuple(launches), source="model")
+    summary = summarize(analyze_report(rep), "kernel", 10)
+    assert summary_plot([summary], "png")[:8] == PNG
+    panel = summary_data([summary]).panels[0]
+    totals = {name: sum(ts) for name, ts in times.items()}
+    area = {row.group.name: point.area for row, point in zip(summary.rows, panel.points, strict=True)}
+    longest = max(totals.values())
+    assert area == pytest.approx({k: MIN_AREA + (MAX_AREA - MIN_AREA) * v / longest for k, v in totals.items()})
+    point = panel.points[0]
+    assert (point.x, point.y) == pytest.approx((1e9 / 1e7, 2 * 1e9 / 8e-3))  # 2 launches of 1 GFLOP in 8 ms
+    assert [b.total_s for b in panel.bars] == pytest.approx([totals[r.group.name] for r in summary.rows])
+
+
+def test_summary_of_a_basic_report_has_bars_but_no_points(roofline_report):
+    summary = summarize(analyze_report(roofline_report("rtx2070super_alife-143launches_basic")), "kernel", 5)
+    panel = summary_data([summary]).panels[0]
+    assert not panel.points and len(panel.bars) == 5  # no FLOP or byte counters: nothing to place
+    assert all(b.recoverable_s is not None for b in panel.bars)  # from the SpeedOfLight throughputs
+
+
+@pytest.mark.parametrize("name", ["plot.txt", "plot"])
+def test_unknown_plot_format_is_refused_before_drawing(tmp_path, name):
+    with pytest.raises(RooflineError, match="unknown plot format"):
+        plot_format(tmp_path / name)
+
+
+# --- Roofs the kernels are bound by, log normalized axis, layout ---------------------------------------
+RTX4070TI = "rtx4070ti_pytorch-sim_full"
+
+
+@pytest.fixture(scope="module")
+def same_app(roofline_report):
+    """The RTX 4070 Ti application against itself: every kernel paired, coinciding points."""
+    catalog = load_catalog()
+    rep = roofline_report(RTX4070TI)
+    a = analyze_report(rep, catalog.match(rep.device).spec, use="spec")
+    return pair_reports([a, a])
+
+
+def test_roof_of_the_precision_a_kernel_is_bound_by(same_app, raw_actions):
+    raw = next(a for a in raw_actions(RTX4070TI) if a.name == "fill_vector")
+    t = raw["gpu__time_duration.sum"] * 1e-9
+    clock = raw["smsp__cycles_elapsed.avg.per_second"]
+    fp64 = sum(w * raw[f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum.per_cycle_elapsed"]
+               for op, w in (("dadd", 1), ("dmul", 1), ("dfma", 2))) * clock * t
+    fp32 = raw_point(raw)[1] * t
+    spec = yaml.safe_load((REPO / "device_specs" / "rtx-4070-ti.yaml").read_text())["peaks"]
+    assert fp64 / spec["fp64"]["value"] > fp32 / spec["fp32"]["value"]  # its FP64 work takes longer at its peak
+    pair = next(p for p in same_app.pairs if p.label == "fill_vector")
+    assert bound_precision(pair.base) == "fp64"
+    roofs = {(r.report, r.precision) for r in comparison_data(same_app).roofs}
+    assert (0, "fp64") in roofs and (1, "fp64") in roofs
+
+
+def test_normalized_view_is_log_scaled_and_spreads_kernels(same_app):
+    data = comparison_data(same_app, normalize=True)
+    fig = comparison_figure(same_app, normalize=True)
+    ax = fig.axes[0]
+    assert ax.get_yscale() == "log" and ax.get_ylim()[1] == 200.0
+    assert ax.get_ylim()[0] <= min(p.y for p in data.points) / 2
+    xs = sorted({p.x for p in data.points if p.report == 0})
+    assert len(xs) == len({p.label for p in data.points}) and -0.31 < xs[0] < xs[-1] < 0.31
+
+
+@pytest.fixture(scope="module")
+def generations(roofline_report):
+    """Issue 12's pair: the RTX 4070 Ti application and its H100 PCIe counterpart at a larger problem size."""
+    from roofline.pipeline import analyze_loaded
+    from tests.cross_gpu import H100_SOURCE, h100_model
+
+    rtx = roofline_report(RTX4070TI)
+    return pair_reports([analyze_loaded(rtx), analyze_loaded(h100_model(rtx, roofline_report(H100_SOURCE)))])
+
+
+def test_pairs_of_different_work_are_drawn_hollow_with_dashed_arrows_and_marked_in_the_key(cross_gpu):
+    """two_blocktiling (A10G) and cuBLAS (RTX 3080) multiply matrices of other sizes: its B point is hollow, its
+    arrow dashed, the legend says what that means and the key marks the kernel."""
+    assert cross_gpu.pairs[0].different_work(1)
+    fig = comparison_figure(cross_gpu)
+    ax = fig.axes[0]
+    faces = [len(c.get_facecolors()) for c in ax.collections]  # one scatter per point, A first
+    assert faces == [1, 0]  # B's point has no face
+    arrows = [t.arrow_patch for t in ax.texts if getattr(t, "arrow_patch", None) is not None]
+    assert len(arrows) == 1 and arrows[0].get_linestyle() == "--"
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "different work (> 5%): throughput, not speedup" in legend
+    assert f"1  {' -> '.join(KERNELS)} (different work)" in legend
+
+
+@pytest.mark.parametrize("normalize", [False, True])
+def test_compare_plots_of_real_pairs_have_no_clipped_or_overlapping_text(same_app, cross_gpu, generations, normalize):
+    for comparison in (same_app, cross_gpu, generations):
+        fig = comparison_figure(comparison, normalize)
+        assert text_problems(fig) == []
+        numbers = {t.get_text() for t in fig.axes[0].texts}
+        drawn = {str(p.number) for p in comparison_data(comparison, normalize).points if p.number}
+        listed = {n for t in numbers for n in t.removeprefix("no room for the number of: ").split(", ")}
+        assert drawn <= numbers | listed
+
+
+def test_summary_plots_of_real_reports_have_no_clipped_or_overlapping_text(roofline_report):
+    summaries = [summarize(analyze_report(roofline_report(name)), "kernel", 10)
+                 for name in (RTX4070TI, "rtx2070super_alife-143launches_basic", "v100_miniweather-openacc_full")]
+    assert text_problems(summary_figure(summaries)) == []
+
+
+def test_notes_go_under_the_axes_grouped_by_reason(same_app):
+    fig = comparison_figure(same_app)
+    note = next(t.get_text() for ax in fig.axes[1:] for t in ax.texts)
+    assert note.startswith("not drawn, no floating-point work") and "_kernel_agent in rtx4070ti" in note
+    assert fig.axes[1].get_position().y1 <= fig.axes[0].get_position().y0  # below the plot

@@ -1,0 +1,95 @@
+"""The HTML report in a real browser (headless Chromium, installed by .ci/install-system-tools): it loads with
+no console message, every plotted point has its tooltip, every link lands on a kernel section; a screenshot."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from roofline.pipeline import analyze_files
+from roofline.render.report import html, plot
+from tests.browser import find_browser, load, screenshot
+
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "h100-sxm_synthetic.roofline.json"
+
+
+@pytest.fixture(scope="module")
+def browser() -> str:
+    found = find_browser()
+    if found is None:
+        pytest.skip("no Chromium found (bash .ci/install-system-tools installs Debian's chromium)")
+    return found
+
+
+class Points(HTMLParser):
+    """From a DOM: the tooltip (title text) of every point group, the link targets and the element ids."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tips: dict[str, str] = {}
+        self.links: list[str] = []
+        self.ids: set[str] = set()
+        self._point: str | None = None
+        self._in_title = False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if a.get("id"):
+            self.ids.add(a["id"])
+        if tag == "g" and a.get("class") == "point":
+            self._point = a["id"]
+        elif tag == "title" and self._point:
+            self._in_title = True
+            self.tips[self._point] = ""
+        elif tag == "a" and (a.get("href") or "").startswith("#"):
+            self.links.append(a["href"][1:])
+
+    def handle_data(self, data):
+        if self._in_title and self._point:
+            self.tips[self._point] += data
+
+    def handle_endtag(self, tag):
+        if tag == "title":
+            self._in_title = False
+            self._point = None
+
+
+@pytest.mark.parametrize("name", ["example", "rtx4090_smem-transpose_full", "v100_miniweather-openacc_full"])
+def test_page_loads_cleanly_and_every_point_has_its_tooltip(browser, name, shared_report, tmp_path):
+    path = EXAMPLE if name == "example" else shared_report(name)
+    a = analyze_files([path])[0]
+    page = tmp_path / "report.html"
+    page.write_text(html.render([a]))
+    dom, console = load(browser, page)
+    assert console == [], console
+    found = Points()
+    found.feed(dom)
+    expected = plot.tooltips(plot.plot_data([a]))
+    assert expected and found.tips == expected  # one tooltip per plotted point, the text as computed
+    assert found.links and set(found.links) <= found.ids  # every click lands on a section
+    assert re.search(r"<section class=\"kernel\" id=\"r0-k1\">", dom)
+
+
+def test_screenshot_is_a_png(browser, tmp_path):
+    page = tmp_path / "report.html"
+    page.write_text(html.render(analyze_files([EXAMPLE])))
+    out = tmp_path / "shot.png"
+    screenshot(browser, page, out, 800, 600)
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_comparison_page_loads_cleanly(browser, shared_report, tmp_path):
+    """compare --format html: the comparison of two GPUs with its plot inline, in a real browser."""
+    from roofline.compare.pairing import pair_reports
+    from roofline.render.compare.html import comparison_html
+
+    analyses = analyze_files([shared_report(name) for name in ("a10g_sgemm-progression_basic",
+                                                               "a100-40gb_cublas-sgemm_basic")])
+    page = tmp_path / "compare.html"
+    page.write_text(comparison_html(pair_reports(analyses)))
+    dom, console = load(browser, page)
+    assert console == [], console
+    assert "<svg" in dom and "Work per launch, A -&gt; B" in dom and "DIFFERENT" in dom

@@ -1,0 +1,214 @@
+"""JSON document (schema_version 3): structure, nulls with reasons (each stated once per report), no NaN, report
+order, SI units, round trip."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from roofline.analysis.results import Value
+from roofline.analysis.roofline import analyze_report
+from roofline.core.model import Report
+from roofline.ncu.reader import load_report
+from roofline.render.report import json as json_render
+
+H100 = "h100-pcie_rmsnorm-float4_full-roofline"
+H800 = "h800_flash-attn-fwd_full"
+STRUCTURE_REPORTS = (H100, H800, "v100_miniweather-openacc_full", "a10g_sgemm-progression_basic",
+                     "gh200_silu_metrics")
+
+KERNEL_KEYS = {"name", "demangled_name", "range", "action", "nvtx", "grid", "block", "registers_per_thread",
+               "shared_mem_per_block_bytes", "duration_s", "time_share", "flops", "tensor_flops_by_type",
+               "flop_per_s", "bytes", "bytes_per_s", "intensity", "definitions", "ceilings", "ceilings_used",
+               "pct_of_roof", "bound", "limiter", "utilization_pct", "flags", "notes", "missing", "verdict",
+               "recoverable_s", "level_notes"}
+DEVICE_KEYS = {"name", "compute_capability", "sm_count", "max_clock_hz", "memory_clock_hz", "memory_bus_width_bits",
+               "l2_cache_bytes", "total_memory_bytes", "spec_id", "spec_match"}
+CEILING_KEYS = {"fp64_flop_per_s", "fp32_flop_per_s", "fp16_flop_per_s", "tensor_flop_per_s", "dram_bytes_per_s",
+                "l2_bytes_per_s", "l1_bytes_per_s", "tensor_dtype", "clock_note", "scaled", "missing"}
+PRECISIONS = {"fp64", "fp32", "fp16", "tensor"}
+LEVELS = {"dram", "l2", "l1"}
+
+
+def reject_nan(token: str):
+    raise AssertionError(f"non-finite number {token} in the JSON document")
+
+
+def parse(text: str):
+    """json.loads that fails on NaN / Infinity, which strict JSON parsers refuse."""
+    return json.loads(text, parse_constant=reject_nan)
+
+
+@pytest.fixture(scope="module")
+def documents(roofline_report):
+    """``documents(name) -> (Report, parsed JSON document)``, each report analysed once per module."""
+    cache = {}
+
+    def get(name):
+        if name not in cache:
+            report = roofline_report(name)
+            cache[name] = report, parse(json_render.render([analyze_report(report)]))
+        return cache[name]
+
+    return get
+
+
+def kernels_with_reasons(doc: dict, report: int = 0) -> list[dict]:
+    """The kernels of one report with the texts of their reasons in place of the indices into ``reasons``."""
+    rep = doc["reports"][report]
+    return [json_render.with_reasons(k, rep["reasons"]) for k in rep["kernels"]]
+
+
+def nulls(node, path=""):
+    """Dotted paths of every null under ``node`` (lists indexed by position)."""
+    if node is None:
+        yield path
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            yield from nulls(value, f"{path}.{key}" if path else key)
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from nulls(value, f"{path}[{i}]")
+
+
+@pytest.mark.parametrize("name", STRUCTURE_REPORTS)
+def test_document_structure(documents, name):
+    report, doc = documents(name)
+    assert doc["schema_version"] == 3
+    assert doc["tool"]["name"] == "roofline"
+    (rep,) = doc["reports"]
+    assert rep["path"] == report.path and rep["source"] == "ncu-rep"
+    assert set(rep["device"]) == DEVICE_KEYS
+    assert rep["device"]["name"] == report.device.name
+    assert rep["device"]["compute_capability"] == report.device.compute_capability
+    assert rep["device"]["sm_count"] == report.device.sm_count
+    assert rep["ceilings_used"] == "clock"  # the default: the roofs at the clocks the kernels ran at
+    assert len(rep["kernels"]) == len(report.launches)
+    for k in rep["kernels"]:
+        assert set(k) >= KERNEL_KEYS  # diagnostics (occupancy, tensor_cores) add their own keys
+        assert set(k["flops"]) == set(k["flop_per_s"]) == PRECISIONS
+        assert set(k["bytes_per_s"]) == set(k["intensity"]) == LEVELS
+        assert set(k["bytes"]) == LEVELS | {"l2_total"}  # all L2 traffic beside ncu's per-version L2 definition
+        assert set(k["ceilings"]) == {"report", "spec", "clock"}
+        assert set(k["ceilings"]["report"]) == set(k["ceilings"]["clock"]) == CEILING_KEYS
+        assert k["ceilings"]["spec"] is None or set(k["ceilings"]["spec"]) == CEILING_KEYS
+        assert k["bound"] in (None, "compute", "memory", "balanced", "latency", "small_grid")
+        assert k["bound"] == (None if k["verdict"]["basis"] is None else k["bound"])
+        assert set(k["verdict"]) == {"basis", "sm_pct", "memory_pct", "waves_per_sm", "busiest", "top_units",
+                                     "ncu_title", "text"}
+        refs = [*k["missing"].values(), *(i for c in k["ceilings"].values() if c for i in c["missing"].values())]
+        assert all(isinstance(i, int) and 0 <= i < len(rep["reasons"]) for i in refs)
+    assert len(set(rep["reasons"])) == len(rep["reasons"]) and all(r.strip() for r in rep["reasons"])
+    for g in rep["groups"]:
+        assert set(g) == {"name", "count", "total_s", "median_s", "min_s", "max_s", "time_share",
+                          "median_pct_of_roof", "recoverable_s", "small_grid_s"}
+
+
+def test_every_null_in_every_report_has_a_reason(shared_name, documents):
+    """Over every file in ../shared/ncu-reps: no NaN, and each null kernel value of the roofline part is
+    explained (the diagnostics sub-documents are checked by their own tests)."""
+    _, doc = documents(shared_name)
+    for k in kernels_with_reasons(doc):
+        where = f"{shared_name} {k['range']}:{k['action']}"
+        for path in nulls({key: value for key, value in k.items() if key in KERNEL_KEYS}):
+            if path.startswith("ceilings.") and path.count(".") == 2:  # a roof inside one ceiling set
+                source, key = path.split(".")[1:]
+                level_or_precision = key.split("_")[0]
+                assert k["ceilings"][source]["missing"].get(level_or_precision), f"{where}: {path} has no reason"
+            else:
+                assert k["missing"].get(path), f"{where}: {path} is null without a reason in missing"
+        for path, reason in k["missing"].items():
+            assert isinstance(reason, str) and reason.strip(), f"{where}: empty reason for {path}"
+
+
+def test_nan_launch_is_null_with_reason_and_the_text_has_no_nan(documents):
+    _, doc = documents(H800)
+    k = kernels_with_reasons(doc)[4]
+    assert k["name"] == "flash_fwd_kernel"
+    assert k["duration_s"] is None and "NaN" in k["missing"]["duration_s"]
+    assert k["flops"]["fp32"] is None and "NaN" in k["missing"]["flops.fp32"]
+    assert k["bytes"]["dram"] is None and "NaN" in k["missing"]["bytes.dram"]
+    assert k["pct_of_roof"] is None and k["bound"] is None and k["missing"]["pct_of_roof"]
+    assert "NaN" in k["missing"]["bound"] and k["verdict"]["sm_pct"] is None and k["missing"]["verdict.sm_pct"]
+    assert k["time_share"] is None and k["missing"]["time_share"]
+    # the report holds NaN values for this launch, yet the text is strict JSON (parse() rejects NaN)
+    report = documents(H800)[0]
+    assert report.launches[4].nan_metrics
+    parse(json_render.render([analyze_report(report)]))
+
+
+@pytest.mark.parametrize("name", [H100, H800, "rtx4070ti_pytorch-sim_full"])
+def test_kernels_in_report_order_and_si_units(documents, name):
+    report, doc = documents(name)
+    kernels = doc["reports"][0]["kernels"]
+    assert [(k["range"], k["action"], k["name"]) for k in kernels] == [
+        (launch.range_index, launch.action_index, launch.name) for launch in report.launches]
+    assert [(k["range"], k["action"]) for k in kernels] == sorted((k["range"], k["action"]) for k in kernels)
+    for k, launch in zip(kernels, report.launches, strict=True):
+        ns = launch.value("gpu__time_duration.sum")  # ncu stores nanoseconds
+        if ns is None:
+            assert k["duration_s"] is None
+            continue
+        assert k["duration_s"] == pytest.approx(ns * 1e-9, rel=1e-12)  # seconds, not ns
+        if k["bytes"]["dram"] is not None:
+            assert k["bytes_per_s"]["dram"] == pytest.approx(k["bytes"]["dram"] / k["duration_s"], rel=1e-12)
+        if k["flops"]["fp32"] is not None:
+            assert k["flop_per_s"]["fp32"] == pytest.approx(k["flops"]["fp32"] / k["duration_s"], rel=1e-12)
+    shares = [k["time_share"] for k in kernels if k["time_share"] is not None]
+    assert sum(shares) == pytest.approx(1.0)
+    total = doc["reports"][0]["total_time_s"]
+    assert total == pytest.approx(sum(k["duration_s"] for k in kernels if k["duration_s"] is not None))
+
+
+def test_no_spec_is_explained(documents):
+    _, doc = documents(H800)
+    rep = doc["reports"][0]
+    if rep["device"]["spec_id"] is not None:
+        pytest.skip("a device spec matches the H800 now")
+    for k in kernels_with_reasons(doc):
+        assert k["ceilings"]["spec"] is None and "NVIDIA H800" in k["missing"]["ceilings.spec"]
+
+
+# --- Round trip of the report model --------------------------------------------------------------------------
+def kernels_of(report: Report) -> list[dict]:
+    return parse(json_render.render([analyze_report(report)]))["reports"][0]["kernels"]
+
+
+@pytest.mark.parametrize("name", [H100, H800, "rtx3070_daxpy-nvtx_custom"])
+def test_model_round_trip_gives_the_same_analysis(documents, tmp_path, name):
+    report, doc = documents(name)
+    data = report.to_dict()
+    text = json.dumps(data, allow_nan=False)  # the model itself is strict JSON too
+    again = Report.from_dict(json.loads(text), report.path, source="ncu-rep")
+    assert again == report
+    assert kernels_of(again) == doc["reports"][0]["kernels"]
+    saved = tmp_path / f"{name}.roofline.json"
+    saved.write_text(text)
+    loaded = load_report(saved)
+    assert loaded.source == "model"
+    assert loaded.launches == report.launches and loaded.device == report.device
+    assert kernels_of(loaded) == doc["reports"][0]["kernels"]
+
+
+def test_each_reason_is_stated_once_per_report(documents):
+    """The launches of a report share their reasons: the table holds each text once and every launch refers to it,
+    so the document grows by the numbers of a launch, not by its reasons."""
+    _, doc = documents("a10g_sgemm-progression_basic")
+    rep = doc["reports"][0]
+    uses = [i for k in rep["kernels"] for table in (k["missing"], *(c["missing"] for c in k["ceilings"].values() if c))
+            for i in table.values()]
+    assert len(uses) > 2 * len(rep["reasons"])  # shared: far fewer texts than nulls
+    assert set(uses) == set(range(len(rep["reasons"])))  # every text is used, every index points at one
+    text = json_render.render([analyze_report(documents("a10g_sgemm-progression_basic")[0])])
+    assert all(text.count(json.dumps(reason)) == 1 for reason in rep["reasons"])
+
+
+def test_non_finite_values_become_null_with_reason() -> None:
+    missing: dict[str, str] = {}
+    assert json_render.value_or_null(Value(math.inf, via="x"), "flops.fp32", missing) is None
+    assert "flops.fp32" in missing
+    assert json_render.value_or_null(Value(None, "because"), "bytes.l2", missing) is None
+    assert missing["bytes.l2"] == "because"
+    assert json_render.value_or_null(Value(2.0), "duration_s", missing) == 2.0 and "duration_s" not in missing

@@ -1,0 +1,131 @@
+"""Markdown optimization report: structure, ranking, per-kernel content and recommendations with numbers."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from roofline.analysis.advice import clean_rule_text, estimate_text
+from roofline.analysis.roofline import rank_by_recoverable_time
+from roofline.pipeline import analyze_files
+from roofline.render import GENERATED_BY
+from roofline.render.report import markdown
+
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "h100-sxm_synthetic.roofline.json"
+
+
+@pytest.fixture(scope="module")
+def example():
+    return analyze_files([EXAMPLE])[0]  # as `roofline report` does: with the matching datasheet spec
+
+
+@pytest.fixture(scope="module")
+def text(example):
+    return markdown.render([example])
+
+
+def test_generator_mark_and_report_name_only(text):
+    assert text.startswith(f"<!-- {GENERATED_BY} ")
+    assert "## `h100-sxm_synthetic.roofline.json`" in text
+    assert str(EXAMPLE.parent) not in text  # no absolute path of this machine
+
+
+def test_model_report_is_labelled(text):
+    assert "> **Warning:** Report model (JSON), not read from an .ncu-rep: SYNTHETIC" in text
+
+
+def test_ceilings_side_by_side(text):
+    assert ("| roof | datasheet | kernel-clock | kernel-clock / datasheet | calibrated | calibrated / datasheet |"
+            in text)
+    # kernel-clock FP32 = 2 x 16896 FFMA/clk x 1.755 GHz (the example's locked clock) = 59.3 TFLOP/s; calibrated:
+    # the FP32 FMA rate roofline calibrate measured on an H100 SXM5 (device_specs/measured/h100-sxm5.yaml)
+    assert re.search(r"^\| FP32 \| 66\.9 TFLOP/s \| 59\.3 TFLOP/s \| 0\.89 \| 48\.5 TFLOP/s \| 0\.73 \|$", text,
+                     flags=re.M)
+
+
+def test_kernels_in_recoverable_time_order(example, text):
+    ranked = [g.name for g in rank_by_recoverable_time(example.groups)]
+    headings = re.findall(r"^### \d+\. `([^`]+)`", text, flags=re.M)
+    assert headings == ranked
+    table_order = re.findall(r"^\| \d+ \| `([^`]+)`", text, flags=re.M)
+    assert table_order == ranked
+
+
+def test_kernel_section_content(example, text):
+    section = text.split("### 2. `triad_fp32`")[1].split("### 3.")[0]
+    # the example holds no SpeedOfLight throughputs: the verdict is the roofline's, and says so
+    assert "**Memory-bound**: DRAM roof at 90.0% of its peak; units the FP roofline does not measure" in section
+    assert "Roofline: DRAM at 90.0% of its roof, the closest." in section
+    assert "| DRAM | 3.02 TB/s | 3.35 TB/s | 90.0% | 0.167 |" in section
+    assert "Cut DRAM traffic: 3.22 GB (DRAM roof at 90.0% of its peak), at 0.167 FLOP/byte" in section
+
+
+def test_tensor_warning_and_advice(text):
+    section = text.split("### 1. `sgemm_fp32_4096`")[1].split("### 2.")[0]
+    assert "> **Warning:** looks like a matrix multiply" in section
+    assert "- **saves ~2 ms**: Run the FP32 matrix math on Tensor Cores as TF32" in section
+
+
+def test_recommendations_are_the_advice_of_the_longest_launch(example, text):
+    for group in example.groups:
+        section = text.split(f"`{group.name}`\n")[1].split("### ")[0]
+        shown = section.split("**Recommendations** (ranked by estimated time saved)\n\n")[1].split("\n\n")[0]
+        items = [f"**{estimate_text(a)}**: {a.text} (when: {a.condition})" for a in group.longest.advice]
+        assert shown == "\n".join(f"- {t}" for t in items or [markdown.NO_ADVICE])
+
+
+def test_real_report_ranking_and_rules(shared_report):
+    a = analyze_files([shared_report("v100_miniweather-openacc_full")])[0]
+    text = markdown.render([a])
+    assert re.search(r"^### 1\. `compute_tendencies_x_279_gpu`", text, flags=re.M)
+    assert "**warning** This kernel executes 250895971 fused and 167533724 non-fused FP64 instructions." in text
+    assert "@section:" not in text and "@url:" not in text and "https://" not in text
+
+
+@pytest.mark.parametrize("raw, clean", [
+    ("See the @url:CUDA Best Practices Guide:https://docs.nvidia.com/cuda/x.html#occupancy@ for more.",
+     "See the CUDA Best Practices Guide for more."),
+    ("Look at @section:LaunchStats:Launch Statistics@ for\n more details.",
+     "Look at Launch Statistics for more details."),
+])
+def test_clean_rule_text(raw, clean):
+    assert clean_rule_text(raw) == clean
+
+
+def test_plot_image_is_embedded_under_the_ceilings(example):
+    text = markdown.render([example], ["x.png"])
+    line = "![Roofline plot of h100-sxm_synthetic.roofline.json](x.png)"
+    assert text.index("### Ceilings") < text.index(line) < text.index("### Kernels ranked by recoverable time")
+    assert "![" not in markdown.render([example])  # no image without its file
+
+
+def test_image_names_beside_the_markdown_file():
+    assert markdown.image_names("app.md", 1) == ["app.png"]
+    assert markdown.image_names("app.md", 2) == ["app-1.png", "app-2.png"]
+
+
+def test_kernels_are_headed_by_their_function_name_then_their_demangled_name(shared_report):
+    import html as std_html
+
+    from roofline.render.report import html
+
+    a = analyze_files([shared_report("h800_flash-attn-fwd_full")])[0]
+    text = markdown.render([a])
+    demangled = a.launches[0].launch.demangled_name  # the four launches of the PyTorch kernel share it
+    heading = "### 1. `distribution_elementwise_grid_stride_kernel`"
+    assert re.search("^" + re.escape(heading) + "$", text, flags=re.M)
+    section = text.split(heading, 1)[1]
+    assert section.lstrip().startswith(f"demangled: `{demangled}`")
+    page = html.render([a])
+    assert "<code>distribution_elementwise_grid_stride_kernel</code>" in page
+    assert f"demangled: <code>{std_html.escape(demangled, quote=False)}</code>" in page
+
+
+def test_a_kernel_section_carries_its_launch_notes():
+    """The H100 triad's full-set report leaves its HFMA2 register moves out of the FP16 FLOPs; its section says so
+    (the note the terminal table and JSON carry)."""
+    triad = analyze_files([EXAMPLE.parent / "h100" / "triad-cupy.full.ncu-rep"])[0]
+    note = next(n for n in triad.launches[0].notes if "zero-product HFMA2" in n)
+    assert f"> {note}." in markdown.render([triad])

@@ -1,0 +1,288 @@
+"""Roofline plot: what is drawn (roofs, ceilings, ridge points, kernel points) and the files it writes."""
+
+from __future__ import annotations
+
+import html
+import statistics
+from pathlib import Path
+
+import pytest
+from matplotlib.text import Text
+
+import roofline
+from roofline.analysis.results import ReportAnalysis
+from roofline.analysis.roofline import analyze_report
+from roofline.core.choices import CeilingsChoice
+from roofline.core.model import Device, KernelLaunch, Report
+from roofline.pipeline import AnalysisOptions, analyze_files
+from roofline.render import GENERATED_BY
+from roofline.render.mpl import figure, middle
+from roofline.render.report import plot
+from tests.render.text_layout import text_problems
+
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "h100-sxm_synthetic.roofline.json"
+_CACHE: dict[tuple[str, str], ReportAnalysis] = {}
+
+
+@pytest.fixture
+def analysed(shared_report):
+    """``analysed(report, ceilings="auto")``: the report analysed as `roofline report` does, cached."""
+    def get(report: str, ceilings: CeilingsChoice = "auto") -> ReportAnalysis:
+        if (report, ceilings) not in _CACHE:
+            _CACHE[report, ceilings] = analyze_files([shared_report(report)], AnalysisOptions(ceilings=ceilings))[0]
+        return _CACHE[report, ceilings]
+    return get
+
+
+@pytest.fixture(scope="module")
+def example():
+    return analyze_report(roofline.load(EXAMPLE))
+
+
+def _series(panel, name):
+    return next(s for s in (*panel.series, *panel.other) if s.name == name)
+
+
+def test_roofs_and_ceilings_come_from_the_ceilings_in_use(analysed):
+    a = analysed("v100_miniweather-openacc_full", "spec")
+    p = plot.plot_data([a]).panels[0]
+    spec = a.launches[0].ceilings["spec"]
+    assert p.ceilings_used == "spec" and "datasheet ceilings (spec v100-sxm2)" in p.title
+    assert [(r.level, r.bytes_per_s) for r in p.roofs if r.source == "spec"] == [("dram", spec.bytes_per_s["dram"])]
+    # the kernels use FP64 and FP32 only; each ridge point is peak / bandwidth
+    assert {c.precision: c.flop_per_s for c in p.ceilings} == {"fp64": spec.flop_per_s["fp64"],
+                                                               "fp32": spec.flop_per_s["fp32"]}
+    fp64 = next(c for c in p.ceilings if c.precision == "fp64")
+    assert fp64.ridges["dram"] == pytest.approx(7.8e12 / 900e9)
+    assert "FP64 7.8 TFLOP/s" in fp64.label and "DRAM ridge 8.67 FLOP/B" in fp64.label
+
+
+def test_single_launch_points_are_the_analysis_values(analysed):
+    a = analysed("v100_miniweather-openacc_full")
+    k = next(k for k in a.launches if k.launch.name == "compute_tendencies_x_279_gpu")
+    s = _series(plot.plot_data([a]).panels[0], "compute_tendencies_x_279_gpu")
+    rate = sum(v.value for v in k.flop_per_s.values() if v.value is not None)
+    assert [pt.level for pt in s.points] == ["dram", "l2", "l1"]
+    for pt in s.points:
+        assert pt.intensity == pytest.approx(k.intensity[pt.level].value)
+        assert pt.flop_per_s == pytest.approx(rate)
+
+
+def test_launches_of_one_kernel_are_pooled(analysed):
+    a = analysed("gh200_silu_full-roofline")
+    launches = [k for k in a.launches if k.launch.name == "silu_kernel_non_strided"]
+    s = _series(plot.plot_data([a]).panels[0], "silu_kernel_non_strided")
+    flops = sum(k.total_flops for k in launches)
+    assert s.launches == 2
+    assert s.points[0].flop_per_s == pytest.approx(flops / sum(k.duration_s.value for k in launches))
+    assert s.points[0].intensity == pytest.approx(flops / sum(k.bytes["dram"].value for k in launches))
+
+
+def test_by_default_the_roofs_are_those_at_the_kernels_clocks(analysed):
+    a = analysed("v100_miniweather-openacc_full")
+    p = plot.plot_data([a]).panels[0]
+    clock = plot.median_ceilings(a.launches, "clock")
+    assert p.ceilings_used == "clock" and "kernel-clock ceilings" in p.title
+    assert {c.precision: c.flop_per_s for c in p.ceilings} == {"fp64": clock.flop_per_s["fp64"],
+                                                               "fp32": clock.flop_per_s["fp32"]}
+
+
+def test_level_without_datasheet_bandwidth_takes_the_measured_clock_roof(analysed):
+    a = analysed("gh200_silu_full-roofline", "spec")
+    roofs = {r.level: r for r in plot.plot_data([a]).panels[0].roofs}
+    measured = plot.median_ceilings(a.launches, "report")
+    assert roofs["dram"].source == "spec"
+    assert roofs["l2"].source == "report" and roofs["l2"].bytes_per_s == measured.bytes_per_s["l2"]
+
+
+def test_measured_clock_ceilings_are_medians(analysed):
+    a = analysed("h100-pcie_rmsnorm-float4_full-roofline", "report")
+    p = plot.plot_data([a]).panels[0]
+    fp32 = next(c for c in p.ceilings if c.precision == "fp32")
+    assert fp32.flop_per_s == statistics.median(k.ceilings["report"].flop_per_s["fp32"] for k in a.launches)
+    assert "measured-clock ceilings (measured SM clock" in p.title
+
+
+def test_memory_only_kernels_are_listed_not_drawn(analysed):
+    p = plot.plot_data([analysed("v100_miniweather-openacc_full")]).panels[0]
+    assert any(x.startswith("set_halo_values_x_396_gpu: no FLOPs counted") for x in p.skipped)
+
+
+def test_top_n_and_other(example):
+    p = plot.plot_data([example], top=1).panels[0]
+    assert [s.name for s in p.series] == ["sgemm_fp32_4096"]  # the longest kernel
+    assert {s.name for s in p.other} == {"triad_fp32", "gemm_bf16_tensor_4096"}
+    assert all(s.color == -1 for s in p.other)
+    assert p.other_share == pytest.approx(sum(g.time_share for g in example.groups[1:]))
+
+
+def test_tensor_ceiling_is_for_the_type_the_kernels_use(example):
+    p = plot.plot_data([example]).panels[0]
+    tensor = next(c for c in p.ceilings if c.precision == "tensor")
+    assert tensor.label.startswith("Tensor (BF16)")
+
+
+@pytest.mark.parametrize("fmt, magic", [("png", b"\x89PNG"), ("svg", b"<?xml"), ("pdf", b"%PDF")])
+def test_draw_formats_carry_the_generator_mark(example, fmt, magic):
+    data = plot.draw(plot.plot_data([example]), fmt)
+    assert data.startswith(magic) and GENERATED_BY.encode() in data
+
+
+def test_svg_is_reproducible_and_inline_svg_has_no_urls(example):
+    d = plot.plot_data([example])
+    assert plot.draw(d, "svg") == plot.draw(d, "svg")
+    svg = plot.inline_svg(d)
+    assert svg.startswith("<svg") and "http" not in svg
+
+
+def test_empty_report_list_still_draws():
+    assert plot.draw(plot.PlotData(()), "png").startswith(b"\x89PNG")
+
+
+# --- Layout: nothing clipped, no text over another ------------------------------------------------------
+def test_no_text_leaves_the_figure_or_overlaps_on_every_shared_report(shared_name, analysed):
+    data = plot.plot_data([analysed(shared_name)])
+    assert text_problems(plot.figure_of(data)) == []
+
+
+def test_no_text_leaves_the_figure_or_overlaps_on_the_example(example):
+    assert text_problems(plot.figure_of(plot.plot_data([example]))) == []
+
+
+def test_layout_check_finds_overlap_clipping_and_overflow():
+    fig = figure(4.0, 3.0)
+    ax = fig.add_axes((0.1, 0.1, 0.8, 0.8))
+    ax.text(0.5, 0.5, "one label", transform=ax.transAxes)
+    ax.text(0.5, 0.5, "other label", transform=ax.transAxes)
+    ax.text(0.9, 0.2, "beyond the right edge of the figure", transform=ax.transAxes, clip_on=False)
+    problems = text_problems(fig)
+    assert "overlap: 'one label' and 'other label'" in problems
+    assert any(p.startswith("leaves the figure: 'beyond") for p in problems)
+    ax.text(0.95, 0.95, "cut by the axes", transform=ax.transAxes, clip_on=True)
+    with pytest.raises(AssertionError, match="clipped by its axes"):
+        text_problems(fig)
+
+
+def _ceilings_panel(peaks: list[float]) -> plot.Panel:
+    """A panel whose ceilings sit a few percent apart: their labels cannot all go at the right end."""
+    roof = plot.MemoryRoof("dram", 1e12, "spec")
+    ceilings = tuple(plot.ComputeCeiling(p, peak, {"dram": peak / 1e12}, f"{p.upper()} {peak:.3g} FLOP/s, ridge")
+                     for p, peak in zip(("fp64", "fp32", "fp16", "tensor"), peaks, strict=False))
+    return plot.Panel("close ceilings", "spec", (roof,), ceilings, (), (), ())
+
+
+def test_close_ceiling_labels_are_moved_apart_or_named_in_the_notes():
+    panel = _ceilings_panel([1.0e13, 1.03e13, 1.06e13, 1.09e13])
+    fig = plot.figure_of(plot.PlotData((panel,)))
+    assert text_problems(fig) == []
+    texts = " ".join(t.get_text() for t in fig.findobj(Text))
+    for c in panel.ceilings:
+        assert c.label in texts  # on the plot, or under it as "label without room on the plot"
+
+
+def test_long_names_are_cut_in_the_middle_with_a_numbered_key():
+    long_name = "void cutlass::Kernel<cutlass::gemm::kernel::GemmUniversal<float, 128, 256, 64>>"
+    launches = [_launch(0, long_name, 2e-3), _launch(1, "short", 1e-3)]
+    a = analyze_report(Report("long.json", Device("Synthetic GPU"), tuple(launches), source="model"))
+    p = plot.plot_data([a]).panels[0]
+    cut = middle(long_name, plot.LABEL_CHARS)
+    assert cut.startswith("void cutlass::K") and cut.endswith("64>>") and "…" in cut
+    assert plot._series_label(p.series[0]).startswith(f"#1 {cut}")
+    assert f"key: #1\u00a0{long_name}" in p.notes
+    assert text_problems(plot.figure_of(plot.PlotData((p,)))) == []
+
+
+def _launch(i: int, name: str, duration_s: float, ffma: float = 1e9, dram: float = 1e8) -> KernelLaunch:
+    metrics = {"gpu__time_duration.sum": duration_s * 1e9, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": ffma,
+               "dram__bytes.sum": dram, "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained": 1000.0,
+               "sm__cycles_elapsed.avg.per_second": 1e9, "dram__bytes.sum.peak_sustained": 100.0,
+               "dram__cycles_elapsed.avg.per_second": 1e9}
+    return KernelLaunch(range_index=0, action_index=i, name=name, metrics=metrics)
+
+
+# --- Every point honest -------------------------------------------------------------------------------
+def test_levels_without_a_roof_are_hollow_and_said_so(analysed):
+    a = analysed("rtx3080_sgemm-vs-cublas_full", "spec")
+    p = plot.plot_data([a]).panels[0]
+    assert [r.level for r in p.roofs] == ["dram"]  # no L2 or L1 bandwidth in the spec or the report
+    spec_dram = a.launches[0].ceilings["spec"].bytes_per_s["dram"]
+    cublas = _series(p, "ampere_sgemm_128x64_nn")
+    k = next(k for k in a.launches if k.launch.name == "ampere_sgemm_128x64_nn")
+    for pt in cublas.points:
+        if pt.level == "dram":
+            assert pt.roof_pct == pytest.approx(100 * k.bytes_per_s["dram"].value / spec_dram)
+        else:
+            assert pt.roof_pct is None  # drawn hollow, never against the DRAM roof
+    assert any(n.startswith("L2 points hollow, no roof for this level: datasheet: no documented L2") for n in p.notes)
+    fig = plot.figure_of(plot.PlotData((p,)))
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert "hollow: no roof for this level (L2, L1)" in legend
+    hollow = [c for c in fig.axes[0].collections if c.get_gid() == plot.point_id(0, cublas, "l1")][0]
+    assert hollow.get_facecolor().size == 0  # no fill
+
+
+def test_marker_area_is_bounded_and_the_share_is_in_the_legend(analysed):
+    p = plot.plot_data([analysed("h100-pcie_rmsnorm-float4_full-roofline")]).panels[0]
+    s = p.series[0]
+    assert s.time_share == pytest.approx(1.0)
+    assert plot.area(s.time_share) == plot.MAX_AREA <= 2.5 * plot.MIN_AREA
+    assert plot.area(s.time_share) * plot.LEVEL_SCALE["l1"] < plot.area(0.0)  # inner levels stay visible
+    assert plot._series_label(s) == "#1 rms_norm_matrix_kernel_float4  100.0%, 4 launches"
+
+
+# --- Bandwidth view -----------------------------------------------------------------------------------
+def test_flopless_report_gets_the_bandwidth_view(analysed):
+    a = analysed("rtx4090_smem-transpose_full", "spec")
+    panels = plot.plot_data([a]).panels
+    assert [p.kind for p in panels] == ["bandwidth"]  # no kernel has FLOPs: no empty roofline
+    p = panels[0]
+    dram = a.launches[0].ceilings["spec"].bytes_per_s["dram"]
+    assert [(r.level, r.bytes_per_s) for r in p.roofs] == [("dram", dram)]
+    for group in a.groups:
+        s = _series(p, group.name)
+        k = group.launches[0]
+        assert {pt.level: pt.bytes_per_s for pt in s.points} == pytest.approx(
+            {lv: k.bytes_per_s[lv].value for lv in ("dram", "l2", "l1")})
+        by_level = {pt.level: pt.roof_pct for pt in s.points}
+        assert by_level["dram"] == pytest.approx(100 * k.bytes_per_s["dram"].value / dram)
+        assert by_level["l2"] is None and by_level["l1"] is None
+    assert "bandwidth view" in p.title
+
+
+def test_bandwidth_view_only_when_most_time_has_no_flops(analysed):
+    assert [p.kind for p in plot.plot_data([analysed("v100_miniweather-openacc_full")]).panels] == ["roofline"]
+    assert [p.kind for p in plot.plot_data([analysed("rtx3060-laptop_reductions_full")]).panels] == ["bandwidth"]
+
+
+def test_report_with_both_views_draws_both(example):
+    launches = [_launch(0, "copy", 3e-3, ffma=0.0, dram=1e9), _launch(1, "fma", 1e-3)]
+    a = analyze_report(Report("mix.json", Device("Synthetic GPU"), tuple(launches), source="model"))
+    roofline_panel, bandwidth_panel = plot.plot_data([a]).panels
+    assert [s.name for s in roofline_panel.series] == ["fma"]
+    assert any("(in the bandwidth view below)" in n and "#1\u00a0copy" in n for n in roofline_panel.notes)
+    assert {s.name for s in bandwidth_panel.series} == {"copy", "fma"}
+    assert text_problems(plot.figure_of(plot.PlotData((roofline_panel, bandwidth_panel)))) == []
+
+
+# --- Tooltips and links for HTML ----------------------------------------------------------------------
+def test_every_drawn_point_has_a_tooltip_and_the_links_given(example):
+    data = plot.plot_data([example])
+    links = {"triad_fp32": "#r0-k2"}
+    svg = plot.inline_svg(data, links)
+    tips = plot.tooltips(data)
+    assert len(tips) == sum(len(p.drawn(s)) for p in data.panels for s in (*p.series, *p.other)) == 9
+    for gid, tip in tips.items():
+        assert f'<g id="{gid}" class="point"><title>{html.escape(tip)}</title>' in svg
+    assert svg.count('<a href="#r0-k2">') == 3 and "target=" not in svg  # triad's 3 levels, same page
+    k = next(k for k in example.launches if k.launch.name == "triad_fp32")
+    tip = tips[plot.point_id(0, _series(data.panels[0], "triad_fp32"), "dram")]
+    assert tip.splitlines() == [
+        "#2 triad_fp32", f"launch {k.launch.key}, 23.2% of the time", "DRAM: 3.02 TB/s, 90.0% of its roof",
+        "503 GFLOP/s at 0.167 FLOP/byte", "kernel at 90.0% of roof, bound: memory"]
+
+
+def test_plot_data_says_when_a_level_counts_one_direction_only(analysed):
+    """GH200 distribution_elementwise: L2 (L2 -> SM returns) below DRAM, said beside the points."""
+    s = _series(plot.plot_data([analysed("gh200_silu_full-roofline")]).panels[0],
+                "distribution_elementwise_grid_stride_kernel")
+    assert s.level_notes and s.level_notes[0].startswith("L2 bytes count L2 -> SM returns (loads), not stores")

@@ -1,0 +1,226 @@
+"""Terminal table: one row per launch with numbers or n/a, the reasons behind every n/a, 80 columns."""
+
+from __future__ import annotations
+
+import pytest
+
+from roofline.analysis.roofline import analyze_report
+from roofline.core.model import Device, KernelLaunch, Report
+from roofline.core.units import pct, seconds
+from roofline.render.report import table
+
+H800 = "h800_flash-attn-fwd_full"
+H100 = "h100-pcie_rmsnorm-float4_full-roofline"
+BASIC = "a10g_sgemm-progression_basic"
+MANY = "a100-40gb_selfjoin-cub-sort-154launches_basic"  # 154 launches
+
+
+@pytest.fixture(scope="module")
+def rendered(roofline_report):
+    """``rendered(name) -> (ReportAnalysis, text at 80 columns)``, once per report per module."""
+    cache = {}
+
+    def get(name):
+        if name not in cache:
+            result = analyze_report(roofline_report(name))
+            cache[name] = result, table.render([result], width=80)
+        return cache[name]
+
+    return get
+
+
+def launch_rows(text: str, result) -> dict[str, str]:
+    """The launch table's row of each launch key ("0:3") that is printed."""
+    keys = {k.launch.key for k in result.launches}
+    rows = {}
+    for line in text.splitlines():
+        first = line.split(" ", 1)[0]
+        if first in keys and first not in rows:
+            rows[first] = line
+    return rows
+
+
+@pytest.mark.parametrize("name", [H800, H100, BASIC, MANY, "v100_miniweather-openacc_full"])
+def test_fits_80_columns_and_names_the_report(rendered, name):
+    result, text = rendered(name)
+    assert all(len(line) <= 80 for line in text.splitlines()), max(text.splitlines(), key=len)
+    assert result.report.path in text.replace("\n", "")
+    assert result.device.name in text
+    assert f"CC {result.device.compute_capability}" in text
+    for label in ("FP64", "FP32", "FP16", "Tensor", "DRAM", "L2", "L1"):
+        assert f"\n{label}" in text  # one ceiling row per roof
+
+
+def test_nan_launch_row_is_na_and_reasons_are_listed(rendered):
+    result, text = rendered(H800)
+    rows = launch_rows(text, result)
+    assert set(rows) == {"0:0", "0:1", "0:2", "0:3", "0:4"}
+    nan_row = rows["0:4"]
+    assert "flash_fwd_kernel" in nan_row and nan_row.count("n/a") >= 4 and "0.0" not in nan_row
+    measured = result.launches[0]
+    assert seconds(measured.duration_s.value) in rows["0:0"]
+    assert pct(measured.roof.pct_of_roof) in rows["0:0"]
+    flat = " ".join(text.split())
+    assert "Why n/a (not measured, or no ceiling):" in flat
+    assert "duration: ncu stored NaN for gpu__time_duration.sum" in flat
+    assert "[1 of 5 launches]" in flat
+    assert "[all launches]" in flat  # a bracketed count must not be eaten as a rich style tag
+
+
+def test_memory_bound_kernel_row(rendered):
+    result, text = rendered(H100)
+    rows = launch_rows(text, result)
+    k = result.launches[0]
+    assert k.verdict.bound == "memory" and k.roof.limiter == "dram"
+    assert f"{k.roof.pct_of_roof:.1f}% DRAM" in rows["0:0"]  # the closest roof
+    assert f"memory: DRAM {k.verdict.busiest.pct:.0f}%" in rows["0:0"]  # the verdict and its busiest unit
+    assert "Kernels with several launches" in text  # 4 launches of one kernel
+
+
+def test_basic_set_shows_time_and_explains_the_rest(rendered):
+    result, text = rendered(BASIC)
+    rows = launch_rows(text, result)
+    for k in result.launches:
+        row = rows[k.launch.key]
+        assert seconds(k.duration_s.value) in row
+        assert "n/a" in row
+    flat = " ".join(text.split())
+    assert "re-profile with --set roofline or --set full" in flat
+
+
+def test_long_reports_show_the_longest_launches(rendered):
+    result, text = rendered(MANY)
+    rows = launch_rows(text, result)
+    assert len(rows) == table.MAX_LAUNCH_ROWS
+    longest = sorted(result.launches, key=lambda k: -(k.duration_s.value or 0))[: table.MAX_LAUNCH_ROWS]
+    assert set(rows) == {k.launch.key for k in longest}
+    assert f"... {len(result.launches) - table.MAX_LAUNCH_ROWS} shorter launches not shown" in text
+
+
+# --- Hand-built report (no shared data): names with brackets print literally ------------------------------------
+def synthetic(names: list[str]) -> Report:
+    metrics = {
+        "gpu__time_duration.sum": 1e6,  # 1 ms
+        "sm__sass_thread_inst_executed_op_ffma_pred_on.sum": 5e8,
+        "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained": 1024.0,
+        "sm__cycles_elapsed.avg.per_second": 1e9,
+        "dram__bytes.sum": 1e8,
+        "dram__bytes.sum.peak_sustained": 256.0,
+        "dram__cycles_elapsed.avg.per_second": 1e9,
+    }
+    launches = tuple(KernelLaunch(0, i, name, metrics=metrics) for i, name in enumerate(names))
+    return Report(path="synthetic[1].json", device=Device(name="Test GPU [sim]", compute_capability="8.0",
+                                                           sm_count=8), launches=launches, source="model",
+                  label="hand-built [test]")
+
+
+def test_brackets_in_names_paths_and_labels_print_literally():
+    text = table.render([analyze_report(synthetic(["k[0]", "[bold]x", "gemm<float>[2]"]))], width=80)
+    for literal in ("k[0]", "[bold]x", "gemm<float>[2]", "synthetic[1].json", "Test GPU [sim]", "hand-built [test]"):
+        assert literal in text, literal
+    assert "report model (JSON), not read from an .ncu-rep" in text
+
+
+def test_numbers_in_the_row_follow_the_analysis():
+    result = analyze_report(synthetic(["fma_kernel"]))
+    k = result.launches[0]
+    # 1e9 FLOP in 1 ms = 1 TFLOP/s against 2 x 1024 x 1 GHz = 2.048 TFLOP/s; DRAM 100 GB/s of 256 GB/s
+    assert k.flop_per_s["fp32"].value == pytest.approx(1e12)
+    assert k.roof.pct_of_roof == pytest.approx(100 / 2.048)
+    text = table.render([result], width=80)
+    row = launch_rows(text, result)["0:0"]
+    assert "1 ms" in row and "48.8% FP32" in row
+    assert row.rstrip().endswith("n/a")  # no throughputs and no roof at 60%: no verdict (the reason is listed)
+    assert "100.0%" in row  # the only launch: all of the time
+    assert "no SpeedOfLight throughputs" in " ".join(text.split())
+
+
+def test_table_gives_the_reason_for_every_missing_ceiling():
+    from typer.testing import CliRunner
+
+    from roofline.cli.app import app
+    from tests.conftest import find_shared_report
+
+    out = CliRunner().invoke(app, ["report", str(find_shared_report("rtx3080_sgemm-vs-cublas_full"))]).output
+    flat = " ".join(out.split())
+    assert ("roof L2 (kernel-clock): missing metrics: l1tex__m_xbar2l1tex_read_bytes.sum.peak_sustained, "
+            "l1tex__cycles_elapsed.avg.per_second; re-profile with --set roofline (hierarchical roofline sections); "
+            "datasheet: no documented L2 bandwidth in device_specs rtx-3080") in flat
+    # no tensor peak counter: the datasheet's, scaled to the measured clock, and marked
+    assert "* FP16, Tensor: no peak counter in the report; the datasheet roof scaled" in flat
+
+
+# --- Kernel names at the terminal's width ------------------------------------------------------------------
+CUTLASS = "a100-80gb_cutlass-gemm_full"  # cutlass::Kernel<cutlass::gemm::kernel::Gemm<...>> (7,000 characters)
+PYTORCH_KERNEL = "distribution_elementwise_grid_stride_kernel"
+
+
+def name_cells(text: str, result) -> dict[str, str]:
+    """The kernel cell of each launch row: the text between the launch key and the time column."""
+    cells = {}
+    for key, row in launch_rows(text, result).items():
+        time = seconds(next(k for k in result.launches if k.launch.key == key).duration_s.value)
+        cells[key] = row[len(key):row.rindex(time) if time != "n/a" else row.index(" n/a")].strip()
+    return cells
+
+
+@pytest.mark.parametrize("width", [80, 120, 200])
+def test_names_take_the_width_the_terminal_gives(roofline_report, width):
+    """The H800 report's four PyTorch launches of one kernel and a CUTLASS template name, at 80, 120 and 200 columns:
+    no line is longer than the terminal, the name column fills what the numbers leave, a name is cut in the middle
+    of its template arguments (its function name and last arguments kept), and launches of one kernel stay apart
+    by their launch configuration."""
+    h800 = analyze_report(roofline_report(H800))
+    text = table.render([h800], width=width)
+    assert all(len(line) <= width for line in text.splitlines())
+    rows = launch_rows(text, h800)
+    assert max(len(row) for row in rows.values()) == width  # the longest name was given all the room there is
+    cells = name_cells(text, h800)
+    configs = {"0:0": "(1056)x(256)", "0:1": "(8)x(256)", "0:2": "(1056)x(256)", "0:3": "(1056)x(256)"}
+    for key, config in configs.items():
+        assert cells[key].endswith(" " + config), cells[key]
+    assert len({cells["0:0"], cells["0:1"]}) == 2  # told apart by their grid
+    flash = cells["0:4"]  # flash_fwd_kernel<Flash_fwd_kernel_traits<...>, (bool)0, ..., (bool)0>: one launch
+    assert flash.startswith("flash_fwd_kernel<") and flash.endswith(">") and "…" in flash
+    if width >= 120:
+        assert cells["0:0"].startswith(PYTORCH_KERNEL + "<")  # the whole function name, then its arguments
+    if width >= 200:
+        assert cells["0:0"].startswith(PYTORCH_KERNEL + "<float, (int)4, void at::native::templates")
+        assert cells["0:0"].endswith("(instance 1)]> (1056)x(256)") and "…" in cells["0:0"]
+        assert flash.startswith("flash_fwd_kernel<Flash_fwd_kernel_traits<(int)128, (int)128, (int)64, (int)4, ")
+
+    cutlass = analyze_report(roofline_report(CUTLASS))
+    text = table.render([cutlass], width=width)
+    assert all(len(line) <= width for line in text.splitlines())
+    kernel = name_cells(text, cutlass)["0:0"]
+    assert kernel.startswith("Kernel<cutlass") and kernel.endswith("(bool)0>>") and "…" in kernel
+    if width >= 120:
+        assert kernel.startswith("Kernel<cutlass::gemm::kernel::Gemm<")
+    assert name_cells(text, cutlass)["0:1"] == "ReferenceGemm_kernel"
+
+
+def test_wide_tables_cut_no_name(roofline_report):
+    h800 = analyze_report(roofline_report(H800))
+    text = table.render([h800], width=100_000)
+    full = h800.launches[0].launch.demangled_name.removeprefix("void ")
+    assert full[:full.rindex("(")] + " (1056)x(256)" in text  # scope, function, every template argument
+
+
+def test_ceilings_table_shows_the_calibrated_roofs_with_their_ratio():
+    """The H100 SXM5 has a shipped calibration: its FP32 and DRAM rows carry the calibrated roof (read from the
+    file here) and its ratio to the datasheet's 66.9 TFLOP/s and 3.35 TB/s."""
+    from pathlib import Path
+
+    import yaml
+
+    from roofline.pipeline import analyze_files
+
+    root = Path(__file__).resolve().parents[3]
+    roofs = yaml.safe_load((root / "device_specs/measured/h100-sxm5.yaml").read_text())["measured"]["roofs"]
+    text = table.render(analyze_files([root / "examples/h100/triad-cupy.roofline.ncu-rep"]), width=120)
+    assert "calibrated  ratio" in text
+    fp32, dram = roofs["fp32"]["ncu"]["median"], roofs["dram"]["ncu"]["median"]
+    fp32_row = next(line for line in text.splitlines() if line.startswith("FP32 "))
+    dram_row = next(line for line in text.splitlines() if line.startswith("DRAM "))
+    assert fp32_row.split()[-3:] == [f"{fp32 / 1e12:.3g}", "TFLOP/s", f"{fp32 / 66.9e12:.2f}"]
+    assert dram_row.split()[-3:] == [f"{dram / 1e12:.3g}", "TB/s", f"{dram / 3.35e12:.2f}"]

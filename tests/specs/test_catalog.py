@@ -1,0 +1,293 @@
+"""Device specs: schema errors, precedence, matching, ceilings, and the FP32 cross-check of every file."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+
+from roofline.core.model import Device
+from roofline.errors import SpecError
+from roofline.specs.catalog import (
+    ENV_VAR,
+    SpecCatalog,
+    check_spec,
+    derived_fp32,
+    load_catalog,
+    parse_spec_file,
+    spec_ceilings,
+)
+
+SPEC_DIR = Path(__file__).resolve().parents[2] / "device_specs"
+BUILTIN = sorted(SPEC_DIR.glob("*.yaml"))
+SRC = "test fixture"
+
+
+def cited(value):
+    return {"value": value, "source": SRC}
+
+
+VALID = {
+    "id": "test-gpu",
+    "display_names": ["NVIDIA Test GPU"],
+    "architecture": "Ampere",
+    "compute_capability": "8.0",
+    "sm_count": cited(100),
+    "boost_clock_hz": cited(1.5e9),
+    "fp32_lanes_per_sm": cited(64),
+    "memory": {"type": "HBM2e", "bytes": cited(80 * 2**30), "bandwidth_bytes_per_s": cited(2.0e12)},
+    "l2_bytes": cited(40 * 2**20),
+    "peaks": {"fp64": cited(9.6e12), "fp32": cited(19.2e12), "tensor_fp16": cited(307e12),
+              "tensor_bf16": cited(307e12)},
+}
+
+
+def write(tmp_path: Path, data: dict, name: str = "test-gpu.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def with_change(path: str, value):
+    """VALID with one nested key replaced (value None deletes it)."""
+    data = copy.deepcopy(VALID)
+    *parents, last = path.split(".")
+    node = data
+    for key in parents:
+        node = node[key]
+    if value is None:
+        del node[last]
+    else:
+        node[last] = value
+    return data
+
+
+def device(name="NVIDIA Test GPU", cc="8.0", sms=100, memory=80 * 2**30 * 0.98) -> Device:
+    return Device(name=name, compute_capability=cc, sm_count=sms, total_memory_bytes=int(memory))
+
+
+# --- schema ---------------------------------------------------------------------------------------------
+def test_valid_spec_parses_with_sources(tmp_path):
+    spec = parse_spec_file(write(tmp_path, VALID))
+    assert spec.id == "test-gpu" and spec.sm_count == 100 and spec.peaks["fp32"] == 19.2e12
+    assert spec.sources["peaks.fp32"] == SRC and spec.sources["memory.bandwidth_bytes_per_s"] == SRC
+
+
+@pytest.mark.parametrize("change, value, key, words", [
+    ("peaks.fp32", None, "peaks.fp32", "is missing"),
+    ("peaks.fp32", {"value": 1e12}, "peaks.fp32.source", "every number needs a source"),
+    ("peaks.fp32", 19.2e12, "peaks.fp32", "every number needs a source"),
+    ("peaks.fp32", {"value": "fast", "source": SRC}, "peaks.fp32.value", "expected a number"),
+    ("peaks.fp64", {"value": -1, "source": SRC}, "peaks.fp64.value", "expected 0 < value"),
+    # issue 15: non-finite and impossible numbers that used to pass or end in a traceback
+    ("peaks.fp32", cited(float("nan")), "peaks.fp32.value", "is nan, expected a finite number"),
+    ("memory.bandwidth_bytes_per_s", cited(float("inf")), "memory.bandwidth_bytes_per_s.value",
+     "is inf, expected a finite number"),
+    ("sm_count", cited(float("inf")), "sm_count.value", "is inf, expected a finite number"),
+    ("sm_count", cited(0.5), "sm_count.value", "is 0.5, expected a whole number"),
+    ("sm_count", cited(0), "sm_count.value", "expected 0 < value < 10000"),
+    ("fp32_lanes_per_sm", cited(0.25), "fp32_lanes_per_sm.value", "expected a whole number"),
+    ("boost_clock_hz", cited(1.5), "boost_clock_hz.value", "expected 1e+08 <= value <= 1e+10"),
+    ("l2_bytes", cited(10**400), "l2_bytes.value", "is out of the range of numbers"),
+    ("peaks.fp65", cited(1.0), "peaks.fp65", "is not a known key"),
+    ("sm_count", None, "sm_count", "is missing"),
+    ("compute_capability", "eight", "compute_capability", "must look like"),
+    ("display_names", [], "display_names", "non-empty list"),
+    ("memory", None, "memory", "is missing"),
+    ("frequency", 3, "frequency", "is not a known key"),
+])
+def test_schema_error_names_file_and_key(tmp_path, change, value, key, words):
+    path = write(tmp_path, with_change(change, value))
+    with pytest.raises(SpecError) as err:
+        parse_spec_file(path)
+    message = str(err.value)
+    assert str(path) in message and f"key '{key}'" in message and words in message
+    assert "\n" not in message
+
+
+def test_yaml_syntax_error_names_file_and_line(tmp_path):
+    path = tmp_path / "broken.yaml"
+    path.write_text("id: x\npeaks: {fp32: [1, 2\n")
+    with pytest.raises(SpecError, match=r"broken.yaml: not valid YAML at line \d"):
+        parse_spec_file(path)
+
+
+def test_missing_user_spec_path_is_an_error(tmp_path):
+    with pytest.raises(SpecError, match="no such spec file or folder"):
+        load_catalog([tmp_path / "nope.yaml"])
+
+
+# --- precedence and lookup ------------------------------------------------------------------------------
+def test_user_spec_from_option_overrides_env_and_builtin(tmp_path, monkeypatch):
+    env_dir = tmp_path / "env"
+    env_dir.mkdir()
+    write(env_dir, with_change("peaks.fp32", cited(19.0e12)))
+    option = write(tmp_path, with_change("peaks.fp32", cited(19.1e12)), "mine.yaml")
+    monkeypatch.setenv(ENV_VAR, str(env_dir))
+    assert load_catalog().get("test-gpu").peaks["fp32"] == 19.0e12
+    assert load_catalog([option]).get("test-gpu").peaks["fp32"] == 19.1e12
+
+
+def test_user_spec_wins_display_name_match_over_builtin(tmp_path):
+    if not any("NVIDIA A10G" in p.read_text() for p in BUILTIN):
+        pytest.skip("no built-in A10G spec yet")
+    mine = with_change("display_names", ["NVIDIA A10G"])
+    catalog = load_catalog([write(tmp_path, {**mine, "id": "my-a10g"})])
+    assert catalog.match(Device(name="NVIDIA A10G", compute_capability="8.6", sm_count=80)).spec.id == "my-a10g"
+
+
+def test_unknown_id_suggests_close_ones(tmp_path):
+    catalog = load_catalog([write(tmp_path, VALID)])
+    with pytest.raises(SpecError, match="did you mean test-gpu"):
+        catalog.get("test-gpux")
+
+
+# --- matching -------------------------------------------------------------------------------------------
+@pytest.fixture
+def two_a100s(tmp_path):
+    sxm = {**with_change("display_names", ["NVIDIA A100-SXM4-80GB"]), "id": "a100-sxm"}
+    pcie = {**with_change("display_names", ["NVIDIA A100 80GB PCIe"]), "id": "a100-pcie"}
+    small = {**with_change("memory.bytes", cited(40 * 2**30)), "id": "a100-40", "display_names": ["NVIDIA A100 40"]}
+    return SpecCatalog([parse_spec_file(write(tmp_path, d, d["id"] + ".yaml")) for d in (sxm, pcie, small)])
+
+
+@pytest.mark.parametrize("name", ["NVIDIA A100-SXM4-80GB", "nvidia a100-sxm4-80gb", "NVIDIA  A100 SXM4 80GB"])
+def test_display_name_match_ignores_case_spaces_and_dashes(two_a100s, name):
+    m = two_a100s.match(device(name=name))
+    assert m.spec.id == "a100-sxm" and "display name" in m.how
+
+
+def test_near_miss_name_falls_back_on_cc_sms_memory_and_tokens(two_a100s):
+    m = two_a100s.match(device(name="NVIDIA A100-SXM4-80GB-HGX"))
+    assert m.spec.id == "a100-sxm" and m.how.startswith("fallback: CC 8.0, 100 SMs")
+    assert two_a100s.match(device(name="NVIDIA A100 PCIe 80GB v2")).spec.id == "a100-pcie"
+
+
+def test_fallback_uses_memory_size(two_a100s):
+    assert two_a100s.match(device(name="Something 40", memory=40 * 2**30 * 0.97)).spec.id == "a100-40"
+
+
+def test_ambiguous_or_unknown_gpu_is_not_matched(two_a100s):
+    assert two_a100s.match(device(name="NVIDIA A100 80GB")) is None  # SXM and PCIe tie
+    assert two_a100s.match(device(name="NVIDIA Mystery", sms=7)) is None
+
+
+# --- ceilings -------------------------------------------------------------------------------------------
+def test_spec_ceilings_use_datasheet_numbers_and_name_gaps(tmp_path):
+    spec = parse_spec_file(write(tmp_path, VALID))
+    c = spec_ceilings(spec, "bf16")
+    assert c.source == "spec" and c.tensor_dtype == "bf16"
+    assert c.flop_per_s == {"fp64": 9.6e12, "fp32": 19.2e12, "fp16": None, "tensor": 307e12}
+    assert c.bytes_per_s["dram"] == 2.0e12 and c.bytes_per_s["l2"] is None
+    assert "no documented L2 bandwidth" in c.missing["l2"] and "1.5 GHz boost" in c.clock_note
+    assert spec_ceilings(spec, "fp8").flop_per_s["tensor"] is None
+
+
+def test_cross_check_flags_fp32_off_by_more_than_two_percent(tmp_path):
+    good = parse_spec_file(write(tmp_path, VALID))
+    assert derived_fp32(good) == pytest.approx(100 * 64 * 2 * 1.5e9)
+    assert check_spec(good) == []
+    bad = parse_spec_file(write(tmp_path, with_change("peaks.fp32", cited(19.9e12)), "bad.yaml"))
+    assert "differs by more than 2%" in check_spec(bad)[0]
+
+
+# --- every shipped file ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("path", BUILTIN, ids=[p.stem for p in BUILTIN])
+def test_builtin_spec_is_valid_and_fp32_agrees_within_2_percent(path):
+    spec = parse_spec_file(path)
+    assert spec.id == path.stem
+    assert abs(spec.peaks["fp32"] / derived_fp32(spec) - 1) <= 0.02
+    assert check_spec(spec) == []
+    assert all(spec.sources[f"peaks.{k}"] for k in spec.peaks)
+
+
+def test_builtin_specs_have_unique_ids_and_display_names():
+    catalog = load_catalog()
+    names = [n.lower() for s in catalog.specs for n in s.display_names]
+    assert len(names) == len(set(names))
+    assert len(BUILTIN) == len(catalog.specs)
+
+
+def test_builtin_files_come_from_the_installed_package_else_the_checkout(monkeypatch):
+    from roofline.specs import catalog as specs
+
+    assert [p.name for p in specs._builtin_files()] == [p.name for p in BUILTIN]  # installed, or editable
+    monkeypatch.setattr("importlib.util.find_spec", lambda name: None)  # a source checkout, not installed
+    assert specs._builtin_files() == BUILTIN
+
+
+def test_exponent_without_sign_is_read_as_a_number(tmp_path):
+    path = tmp_path / "e.yaml"
+    path.write_text(yaml.safe_dump(VALID).replace("19200000000000.0", "19.2e12"))
+    assert "19.2e12" in path.read_text()
+    assert parse_spec_file(path).peaks["fp32"] == 19.2e12
+
+
+# --- hostile files (issue 15) -------------------------------------------------------------------------------------
+def test_dotted_number_text_is_an_error_not_a_traceback(tmp_path):
+    """'1..2e3' once matched the exponent pattern and then failed in float(); now it stays text: not a number."""
+    path = tmp_path / "dots.yaml"
+    path.write_text(yaml.safe_dump(VALID).replace("19200000000000.0", "1..2e3"))
+    with pytest.raises(SpecError, match=r"key 'peaks.fp32.value' is '1..2e3', expected a number"):
+        parse_spec_file(path)
+
+
+def test_non_utf8_file_is_one_line(tmp_path):
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes(yaml.safe_dump(VALID).encode().replace(b"Ampere", b"Amp\xe8re"))
+    with pytest.raises(SpecError, match=r"latin1.yaml: not UTF-8 text \(byte \d+\): save the file as UTF-8"):
+        parse_spec_file(path)
+
+
+ALIAS_BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join([f'*{chr(97 + i)}'] * 9)}]\n" for i in range(8))
+
+
+def test_alias_bomb_is_refused_before_it_expands(tmp_path):
+    """Nine levels of nine aliases (about 700 bytes) expand to 9^9 items; refused while parsing."""
+    path = tmp_path / "bomb.yaml"
+    path.write_text(ALIAS_BOMB + "id: bomb\n")
+    assert len(path.read_bytes()) < 800
+    with pytest.raises(SpecError, match=r"bomb.yaml: YAML alias '\*a' at line 2: write the value out"):
+        parse_spec_file(path)
+
+
+DEEP_YAML = {
+    "flow-past-libyaml": "a: " + "[" * 5000 + "]" * 5000 + "\n",  # libyaml 0.2.6 refuses 1000 levels itself
+    "flow-17": "a: " + "[" * 16 + "]" * 16 + "\n",
+    "block-past-libyaml": "".join(" " * i + "k:\n" for i in range(1200)) + " " * 1200 + "v\n",  # 0.7 MiB
+    "block-17": "".join(" " * i + "k:\n" for i in range(16)) + " " * 16 + "v: 1\n",
+    "sequences-17": "- " * 17 + "x\n",
+}
+
+
+@pytest.mark.parametrize("text", DEEP_YAML.values(), ids=DEEP_YAML)
+def test_deep_nesting_is_refused_in_our_words_whatever_the_yaml_library(tmp_path, text):
+    """Our depth check reads the text before YAML parses it, so the refusal is the same line with PyYAML 6.0.3 and
+    6.0.4 (whose libyaml refuses 1000 levels with a message of its own): one line, the file, the line, the fix."""
+    deep = tmp_path / "deep.yaml"
+    deep.write_text(text)
+    with pytest.raises(SpecError) as caught:
+        parse_spec_file(deep)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith(f"{deep}: nested deeper than 16 levels at line ")
+    assert message.endswith(": see device_specs/README.md")
+
+
+def test_sixteen_levels_are_accepted_by_the_depth_check(tmp_path):
+    """The limit is a budget, not a ban: 16 levels parse (and then fail the schema, which is another message)."""
+    path = tmp_path / "sixteen.yaml"
+    path.write_text("a: " + "[" * 15 + "]" * 15 + "\n")
+    with pytest.raises(SpecError) as caught:
+        parse_spec_file(path)
+    assert "nested deeper" not in str(caught.value)
+
+
+def test_huge_files_are_refused(tmp_path):
+    huge = tmp_path / "huge.yaml"
+    huge.write_text("# " + "x" * (1 << 20) + "\n")
+    with pytest.raises(SpecError, match=f"^{huge}: larger than 1 MiB, not a device spec"):
+        parse_spec_file(huge)
