@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -411,6 +412,44 @@ def _figure(n: int) -> Figure:
 def _number(value: Any) -> Any:
     """A value for a float column: NaN for None."""
     return math.nan if value is None else value
+
+
+# --- A report's ceilings ------------------------------------------------------------------------------------
+CEILING_ORDER: tuple[CeilingSet, ...] = ("spec", "clock", "report", "measured")
+
+
+def report_level_ceilings(launches: Sequence[LaunchAnalysis]) -> dict[CeilingSet, Ceilings]:
+    """The ceilings of a whole report, one per set its launches hold, the one figure every output shows: each roof
+    the median over the launches (their measured clocks differ; datasheet and calibrated roofs do not), the
+    tensor roof over the launches whose roof is for the Tensor Core type shown (``shown_tensor_dtype``)."""
+    dtype = shown_tensor_dtype(launches)
+    out: dict[CeilingSet, Ceilings] = {}
+    for source in CEILING_ORDER:
+        sets = [k.ceilings[source] for k in launches if source in k.ceilings]
+        if sets:
+            out[source] = _median_set(source, sets, dtype)
+    return out
+
+
+def _median_set(source: CeilingSet, sets: Sequence[Ceilings], dtype: str) -> Ceilings:
+    same_type = [c for c in sets if c.tensor_dtype == dtype] or list(sets)
+    lead = same_type[0]
+    flops = {p: median_known([c.flop_per_s[p] for c in (same_type if p == "tensor" else sets)]) for p in PRECISIONS}
+    bandwidth = {level: median_known([c.bytes_per_s[level] for c in sets]) for level in LEVELS}
+    roofs = {**flops, **bandwidth}
+    missing = {key: why for c in reversed(sets) for key, why in c.missing.items() if roofs.get(key) is None}
+    scaled = {key: how for c in reversed(sets) for key, how in c.scaled.items()}
+    return Ceilings(source, flops, bandwidth, clock_note=lead.clock_note, tensor_dtype=lead.tensor_dtype,
+                    missing=missing, scaled=scaled)
+
+
+def shown_tensor_dtype(launches: Sequence[LaunchAnalysis]) -> str:
+    """The Tensor Core type a report's tensor roof is shown for: the one most launches that ran tensor instructions
+    compute in, else the first launch's, else FP16."""
+    used = [dtype for k in launches if k.flops["tensor"].value and (dtype := k.ceilings["report"].tensor_dtype)]
+    if used:
+        return Counter(used).most_common(1)[0][0]  # on a tie, the type met first
+    return next((k.ceilings["report"].tensor_dtype for k in launches), None) or "fp16"
 
 
 def median_known(values: Sequence[float | None]) -> float | None:

@@ -10,7 +10,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal, TextIO, TypeVar, cast
+from typing import TYPE_CHECKING, Annotated, Literal, TextIO, TypeAlias, TypeVar, cast
 
 import typer
 
@@ -18,13 +18,24 @@ from roofline.cli.output import write_output as write_output
 from roofline.core.choices import OUTPUT_OPTION, CeilingsChoice, NameBase
 from roofline.core.kernel_filter import LANGUAGE, NAME_BASE_HELP
 from roofline.pipeline import AnalysisOptions
+from roofline.render.base import Document as Document
+from roofline.render.base import Kind, Output, find_format, format_names, image_names
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.results import ReportAnalysis
     from roofline.errors import RooflineError
 
 F = TypeVar("F", bound=Callable[..., object])
-ReportFormat = Literal["table", "json", "markdown", "html", "csv"]  # `report` and `analyze`
+if TYPE_CHECKING:  # pragma: no cover
+    ReportFormat: TypeAlias = str
+    CompareFormat: TypeAlias = str
+    DiffFormat: TypeAlias = str
+    SummaryFormat: TypeAlias = str
+else:  # the registry's format names as the Literal typer checks on the command line (mypy sees str)
+    ReportFormat = Literal[format_names("report")]
+    CompareFormat = Literal[format_names("compare")]
+    DiffFormat = Literal[format_names("diff")]
+    SummaryFormat = Literal[format_names("summary")]
 SPREAD_THRESHOLD_PCT = 10.0  # default of `report --spread-threshold`
 REPORTS_DIR = Path("reports")
 WIDE_COLUMNS = 100_000  # --wide: a table width no kernel name reaches
@@ -219,7 +230,7 @@ def default_output(paths: Sequence[str | os.PathLike[str]], suffix: str) -> Path
     return REPORTS_DIR / f"{stem}{more}{suffix}"
 
 
-def emit(text: str, output: Path | None) -> None:
+def emit(text: Output, output: Path | None) -> None:
     """Print ``text``, or write it to ``output`` with ``write_output``."""
     if output is None:
         typer.echo(text, nl=False)
@@ -227,8 +238,25 @@ def emit(text: str, output: Path | None) -> None:
         write_output(output, text)
 
 
+def write_document(kind: Kind, name: str, document: Document, output: Path | None,
+                   paths: Sequence[str | os.PathLike[str]]) -> None:
+    """Render ``document`` in the format ``name`` of ``kind`` and print it, or write it to ``output`` (by default,
+    for a format written to a file, under reports/ after the first report), with its plots beside it."""
+    from dataclasses import replace
+
+    fmt = find_format(kind, name)
+    target = output or (default_output(paths, fmt.suffix) if fmt.to_file else None)
+    if fmt.plots is not None and target is not None:
+        images = fmt.plots(document)
+        names = image_names(target.name, len(images))
+        for image_name, image in zip(names, images, strict=True):
+            write_output(target.parent / image_name, image)
+        document = replace(document, images=tuple(names))
+    emit(fmt.render(document), target)
+
+
 # --- The report workflow of `report` and `analyze` ------------------------------------------------------
-def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions, fmt: ReportFormat = "table",
+def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions, fmt: str = "table",
                  output: Path | None = None, plot: Path | None = None,
                  spread_threshold_pct: float = SPREAD_THRESHOLD_PCT, wide: bool = False,
                  jobs: int | None = 1) -> list[ReportAnalysis]:
@@ -249,30 +277,6 @@ def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptio
 
         write_output(plot, plot_render.render(analyses, plot_fmt))
     spreads = spread_across_reports(analyses, spread_threshold_pct) if len(analyses) > 1 else ()
-    if fmt == "markdown":
-        from roofline.render.report import markdown
-        from roofline.render.report import plot as plot_render
-
-        target = output or default_output(paths, markdown.SUFFIXES[0])
-        images = markdown.image_names(target.name, len(analyses))
-        for a, image in zip(analyses, images, strict=True):
-            write_output(target.parent / image, plot_render.render([a], "png"))
-        write_output(target, markdown.render(analyses, images))
-    elif fmt == "html":
-        from roofline.render.report import html
-
-        write_output(output or default_output(paths, html.SUFFIXES[0]), html.render(analyses))
-    elif fmt == "csv":
-        from roofline.render.report import flat
-
-        emit(flat.render(analyses), output)
-    elif fmt == "json":
-        from roofline.render.report import json as json_render
-
-        emit(json_render.render(analyses, spreads), output)
-    else:
-        from roofline.render.report import table
-
-        emit(table.render(analyses, width=terminal_width(wide), spreads=spreads), output)
+    write_document("report", fmt, Document(analyses, width=terminal_width(wide), spreads=spreads), output, paths)
     fail_for(errors)
     return analyses

@@ -5,13 +5,15 @@ expect where a roof governs, and optionally project them onto another GPU's data
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
 import typer
 
 from roofline.cli.common import (
     AlphaOpt,
     CeilingsOpt,
+    CompareFormat,
+    Document,
     JobsOpt,
     KernelOpt,
     MapOpt,
@@ -24,18 +26,15 @@ from roofline.cli.common import (
     WideOpt,
     WorkToleranceOpt,
     analysis_options,
-    default_output,
-    emit,
     handles_errors,
     jobs_or_cores,
     progress,
     terminal_width,
     warn,
+    write_document,
     write_output,
 )
 from roofline.core.thresholds import ALPHA, WORK_TOLERANCE
-
-CompareFormat = Literal["table", "json", "markdown", "html"]
 
 
 @handles_errors
@@ -48,8 +47,9 @@ def compare(
     project_to: Annotated[str | None, typer.Option(
         "--project-to", help="Device spec id: also give each kernel's roofline lower-bound time on that GPU.")] = None,
     fmt: Annotated[CompareFormat, typer.Option(
-        "--format", "-f", help="Output format: table, json, markdown (with the plot as a PNG beside it) or html "
-        "(the plot inline).")] = "table",
+        "--format", "-f",
+        help="Output format: table, json, markdown (with the plot as a PNG beside it) or html (the plot inline).")]
+    = "table",
     output: OutputOpt = None,
     plot: PlotOpt = None,
     normalize: Annotated[bool, typer.Option(
@@ -84,27 +84,8 @@ def compare(
         analyses = analyze_files(files, options, catalog, jobs, done)
     warn(analyses)
     comparison = pair_reports(analyses, matcher, target, judged)
-    if fmt == "json":
-        from roofline.render.compare.json import comparison_json
-
-        emit(comparison_json(comparison), output)
-    elif fmt == "markdown":
-        from roofline.render.compare.markdown import comparison_markdown
-        from roofline.render.compare.plot import comparison_plot
-        from roofline.render.report.markdown import image_names
-
-        document = output or default_output(files, "-compare.md")
-        image = image_names(document.name, 1)[0]
-        write_output(document.parent / image, comparison_plot(comparison, "png", normalize))
-        write_output(document, comparison_markdown(comparison, image))
-    elif fmt == "html":
-        from roofline.render.compare.html import comparison_html
-
-        write_output(output or default_output(files, "-compare.html"), comparison_html(comparison, normalize))
-    else:
-        from roofline.render.compare.table import comparison_text
-
-        emit(comparison_text(comparison, width=terminal_width(wide)), output)
+    document = Document(comparison, width=terminal_width(wide), normalize=normalize)
+    write_document("compare", fmt, document, output, files)
     if plot is not None and plot_fmt is not None:
         from roofline.render.compare.plot import comparison_plot
 

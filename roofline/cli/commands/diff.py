@@ -5,13 +5,15 @@ GPUs or ncu versions (unless --allow-different-gpu)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
 import typer
 
 from roofline.cli.common import (
     AlphaOpt,
     CeilingsOpt,
+    DiffFormat,
+    Document,
     JobsOpt,
     KernelOpt,
     MapOpt,
@@ -23,16 +25,14 @@ from roofline.cli.common import (
     WideOpt,
     WorkToleranceOpt,
     analysis_options,
-    emit,
     handles_errors,
     jobs_or_cores,
     progress,
     terminal_width,
     warn,
+    write_document,
 )
 from roofline.core.thresholds import ALPHA, MIN_SHARE_PCT, SLOWER_PCT, TOTAL_SLOWER_PCT, WORK_TOLERANCE
-
-DiffFormat = Literal["table", "json", "markdown"]
 
 
 @handles_errors
@@ -65,8 +65,8 @@ def diff(
     gate_different_work: Annotated[bool, typer.Option(
         "--gate-different-work", help="Gate kernels whose work differs on their time per unit of work (left out "
         "of the gate by default).")] = False,
-    fmt: Annotated[DiffFormat, typer.Option(
-        "--format", "-f", help="Output format: table, json or markdown.")] = "table",
+    fmt: Annotated[DiffFormat, typer.Option("--format", "-f", help="Output format: table, json or markdown.")]
+    = "table",
     output: OutputOpt = None,
     ceilings: CeilingsOpt = "auto",
     specs: SpecsOpt = None,
@@ -88,16 +88,5 @@ def diff(
     warn(analyses)
     thresholds = Thresholds(fail_if_slower, min_share, fail_if_total_slower, fail_if_roof_drop, gate_different_work)
     result = judge(pair_reports(analyses, matcher, options=options), thresholds, allow_different_gpu)
-    if fmt == "json":
-        from roofline.render.compare.json import diff_json
-
-        emit(diff_json(result), output)
-    elif fmt == "markdown":
-        from roofline.render.compare.markdown import diff_markdown
-
-        emit(diff_markdown(result), output)
-    else:
-        from roofline.render.compare.table import diff_text
-
-        emit(diff_text(result, width=terminal_width(wide)), output)
+    write_document("diff", fmt, Document(result, width=terminal_width(wide)), output, [base, new])
     raise typer.Exit(result.exit_code)

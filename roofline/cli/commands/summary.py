@@ -4,28 +4,30 @@ NVTX range), ranked by the time they would save at their roof, top N with their 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from roofline.cli.common import (
     CeilingsOpt,
+    Document,
     JobsOpt,
     KernelOpt,
     NameBaseOpt,
     OutputOpt,
     PlotOpt,
     SpecsOpt,
+    SummaryFormat,
     TimeoutOpt,
     WideOpt,
     analysis_options,
-    emit,
     fail_for,
     handles_errors,
     jobs_or_cores,
     progress,
     terminal_width,
     warn_report,
+    write_document,
     write_output,
 )
 from roofline.core.choices import GroupBy
@@ -33,8 +35,8 @@ from roofline.core.choices import GroupBy
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.results import ReportAnalysis
 
-SummaryFormat = Literal["table", "json"]
 DEFAULT_TOP = 10
+
 
 
 @handles_errors
@@ -87,14 +89,7 @@ def summary(
         fail_for(errors)
     for s in summaries:
         warn_report(s.report.path, s.report.warnings)
-    if fmt == "json":
-        from roofline.render.compare.json import summary_json
-
-        emit(summary_json(summaries, top), output)
-    else:
-        from roofline.render.compare.table import summary_text
-
-        emit(summary_text(summaries, width=terminal_width(wide)), output)
+    write_document("summary", fmt, Document(summaries, width=terminal_width(wide), top=top), output, files)
     if plot is not None and plot_fmt is not None:
         from roofline.render.compare.plot import summary_plot
 

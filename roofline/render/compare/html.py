@@ -8,8 +8,6 @@ from roofline.render.compare.markdown import comparison_blocks
 from roofline.render.compare.plot import comparison_svg
 from roofline.render.report.html import page
 
-SUFFIXES = (".html",)
-
 
 def comparison_html(c: Comparison, normalize: bool = False) -> str:
     """The page; ``normalize`` draws the plot's percent-of-own-roof view."""

@@ -20,8 +20,6 @@ from roofline.core.labels import letter
 from roofline.render import GENERATOR
 from roofline.render.report.json import SCHEMA_VERSION, ceilings_dict, dumps, number, value_or_null, values_or_null
 
-SUFFIXES = (".json",)
-
 
 def comparison_json(c: Comparison) -> str:
     """The ``kind: compare`` document as JSON text."""

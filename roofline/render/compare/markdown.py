@@ -31,7 +31,6 @@ from roofline.render.compare.table import (
 )
 from roofline.render.report.markdown import Block, text
 
-SUFFIXES = (".md",)
 COLUMNS = ("kernel", "base / launch", "new / launch", "change", "interval", "work", "roof base", "roof new", "status")
 MAX_UNMATCHED_NAMES = 10
 

@@ -26,7 +26,6 @@ from roofline.core.units import si
 from roofline.render.mpl import (
     NOTE_FONT,
     NOTE_LINE_IN,
-    PLOT_SUFFIXES,
     LabelPlacer,
     PlotFormat,
     around,
@@ -42,7 +41,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-SUFFIXES = PLOT_SUFFIXES
 DPI = 120
 MIN_AREA, MAX_AREA = 30.0, 900.0  # marker areas (points^2) of the shortest and the longest group
 X_RANGE = (1e-2, 1e4)  # FLOP per byte shown when the points do not widen it

@@ -26,7 +26,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
     from rich.table import Table
 
-SUFFIXES = (".txt",)
 MAX_UNMATCHED_NAMES = 6
 _BOUND = {"compute": "comp", "memory": "mem", "balanced": "bal", "latency": "lat", "small_grid": "grid"}
 

@@ -24,7 +24,6 @@ from roofline.render.report.json import report_dict, with_reasons
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
-SUFFIXES = (".csv",)
 PANDAS_HINT = "pip install 'roofline[pandas]' (or pip install pandas)"
 # (pattern on a column's path, unit): the first match gives a numeric column its unit. One place for the units of
 # the JSON leaves, from the naming conventions of render.json (SI base units, suffix _s, _pct, _hz, ...).

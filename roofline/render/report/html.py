@@ -14,7 +14,6 @@ from roofline.render import GENERATOR
 from roofline.render.report.markdown import Block, document
 from roofline.render.report.plot import inline_svg
 
-SUFFIXES = (".html",)
 PLOT_HINT = "Hover over a point for its values; click it to go to its kernel's section (for the kernels that have one)."
 
 _INLINE = ((re.compile(r"`([^`]+)`"), r"<code>\1</code>"), (re.compile(r"\*\*([^*]+)\*\*"), r"<strong>\1</strong>"))

@@ -26,12 +26,11 @@ from roofline.analysis.results import (
     Verdict,
     WarpStalls,
 )
-from roofline.analysis.roofline import recoverable_s
+from roofline.analysis.roofline import recoverable_s, report_level_ceilings
 from roofline.analysis.verdict import explain
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings
 from roofline.render import GENERATOR
 
-SUFFIXES = (".json",)
 # 2: bound is the verdict over every unit, with "verdict", "stalls", bytes.l2_total, "clock" roofs;
 # 3: each report states its reasons once ("reasons"); a kernel's and a ceiling set's "missing" index into them
 SCHEMA_VERSION = 3
@@ -101,6 +100,7 @@ def report_dict(a: ReportAnalysis) -> dict[str, Any]:
             "total_memory_bytes": d.total_memory_bytes, "spec_id": a.spec_id, "spec_match": a.spec_match or None,
         },
         "ceilings_used": a.ceilings_used,
+        "ceilings": {name: ceilings_dict(c, reasons) for name, c in report_level_ceilings(a.launches).items()},
         "warnings": list(a.report.warnings),
         "total_time_s": number(a.total_time_s),
         "kernels": kernels,

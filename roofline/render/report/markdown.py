@@ -18,16 +18,15 @@ from roofline.analysis.advice import clean_rule_text, estimate_text, kernels_to_
 from roofline.analysis.diagnostics.occupancy import ACHIEVED_GAP_PTS
 from roofline.analysis.diagnostics.stalls import describe
 from roofline.analysis.results import Advice, KernelGroup, LaunchAnalysis, ReportAnalysis
-from roofline.analysis.roofline import rank_by_recoverable_time, scaled_roofs_note
+from roofline.analysis.roofline import rank_by_recoverable_time, report_level_ceilings, scaled_roofs_note
 from roofline.analysis.verdict import BOUND_WORDS, explain
 from roofline.compare.ranking import RECOVERABLE_COUNTS
 from roofline.core.labels import NAMES, set_name
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings
 from roofline.core.units import counted, pct, ratio, seconds, si
 from roofline.render import GENERATOR
-from roofline.render.report.plot import PlotData, median_ceilings, plot_data
+from roofline.render.report.plot import PlotData, plot_data
 
-SUFFIXES = (".md",)
 RANKED_ROWS = 20  # kernels in the ranking table
 SKIPPED_RULE_KINDS = ("ok",)
 NO_ADVICE = "none: no measured cause in this report to act on"
@@ -63,12 +62,6 @@ def text(blocks: Sequence[Block], regenerate: str) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def image_names(markdown_name: str, reports: int) -> list[str]:
-    """File names of the plot images beside a Markdown report: ``NAME.png``, or ``NAME-1.png``, ... per report."""
-    stem = markdown_name.removesuffix(".md")
-    return [f"{stem}.png"] if reports == 1 else [f"{stem}-{i}.png" for i in range(1, reports + 1)]
-
-
 def kernel_anchor(report: int, rank: int) -> str:
     """The id of a kernel's section: report index and rank (unique in a page of several reports)."""
     return f"r{report}-k{rank}"
@@ -100,7 +93,7 @@ def report_blocks(a: ReportAnalysis, with_plot: bool = False, index: int = 0, im
     if a.report.source == "model":
         blocks.append(Block("warn", f"Report model (JSON), not read from an .ncu-rep: {a.report.label or 'no label'}."))
     blocks += [Block("p", _gpu_line(a)), Block("h3", "Ceilings"), ceilings_table(a)]
-    clock = median_ceilings(a.launches, "clock")
+    clock = report_level_ceilings(a.launches).get("clock")
     if clock is not None and clock.clock_note:
         blocks.append(Block("note", f"{set_name('clock')} = the report's own peak counters x its {clock.clock_note}."))
     scaled = scaled_roofs_note(a.launches)
@@ -136,9 +129,10 @@ def _gpu_line(a: ReportAnalysis) -> str:
 
 
 def ceilings_table(a: ReportAnalysis) -> Block:
-    """Datasheet and measured-clock roofs side by side (measured: median over the launches)."""
-    sheet, measured = median_ceilings(a.launches, "spec"), median_ceilings(a.launches, "clock")
-    calibrated = median_ceilings(a.launches, "measured")
+    """The report's datasheet and kernel-clock roofs side by side (``report_level_ceilings``), and the calibrated ones
+    where a calibration file gives them."""
+    sets = report_level_ceilings(a.launches)
+    sheet, measured, calibrated = sets.get("spec"), sets.get("clock"), sets.get("measured")
     rows = []
     for key in (*PRECISIONS, *LEVELS):
         unit = "FLOP/s" if key in PRECISIONS else "B/s"
@@ -146,7 +140,7 @@ def ceilings_table(a: ReportAnalysis) -> Block:
         either = measured or sheet
         dtype = either.tensor_dtype if key == "tensor" and either is not None else None
         label = NAMES[key] + (f" ({dtype.upper()})" if dtype else "")
-        star = "*" if any(key in k.ceilings["clock"].scaled for k in a.launches) else ""
+        star = "*" if measured is not None and key in measured.scaled else ""
         ratio = f"{m_val / s_val:.2f}" if s_val and m_val else ""
         row: tuple[str, ...] = (label, si(s_val, unit), si(m_val, unit) + star, ratio)
         if calibrated is not None:

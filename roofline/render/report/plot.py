@@ -24,8 +24,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from roofline.analysis.results import KernelGroup, LaunchAnalysis, ReportAnalysis
-from roofline.analysis.roofline import median_known
+from roofline.analysis.results import KernelGroup, ReportAnalysis
+from roofline.analysis.roofline import report_level_ceilings
 from roofline.compare.pairing import aggregate
 from roofline.core.labels import LEGEND_KERNELS, NAMES, set_name
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet
@@ -33,7 +33,6 @@ from roofline.core.units import counted, pct, ratio, si
 from roofline.render.mpl import (
     NOTE_FONT,
     NOTE_LINE_IN,
-    PLOT_SUFFIXES,
     LabelPlacer,
     PlotFormat,
     figure,
@@ -49,7 +48,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
     from matplotlib.typing import RcKeyType
 
-SUFFIXES = PLOT_SUFFIXES
 PanelKind = Literal["roofline", "bandwidth"]
 LEVEL_MARKERS = {"dram": "o", "l2": "s", "l1": "^"}
 MIN_AREA, MAX_AREA = 40.0, 100.0  # DRAM marker area (pt^2) of a kernel with no time and with all of it
@@ -155,8 +153,9 @@ def plot_data(analyses: Sequence[ReportAnalysis], top: int = LEGEND_KERNELS,
 
 def report_panels(a: ReportAnalysis, top: int, source: CeilingSet) -> list[Panel]:
     """One report's panels against the ``source`` ceilings: the roofline, the bandwidth view, or both."""
-    chosen = median_ceilings(a.launches, source)
-    fallback = median_ceilings(a.launches, "report") if source != "report" else None
+    sets = report_level_ceilings(a.launches)
+    chosen = sets.get(source)
+    fallback = sets.get("report") if source != "report" else None
     level_roofs = _level_roofs(chosen, fallback)
     series: list[KernelSeries] = []
     why_not: dict[str, str] = {}
@@ -194,23 +193,6 @@ def _panel(a: ReportAnalysis, kind: PanelKind, source: CeilingSet, chosen: Ceili
               tuple(f"{name}: {why}" for name, why in skipped.items()), kind)
     notes = _skipped_notes(p, numbers, bandwidth_below) + _hollow_notes(p, missing) + _key_notes(p)
     return replace(p, notes=tuple(notes))
-
-
-def median_ceilings(launches: Sequence[LaunchAnalysis], source: CeilingSet) -> Ceilings | None:
-    """One ceiling set for a report: the datasheet one, or the median of the launches' measured-clock roofs;
-    the tensor roof is the one for the data type of the launch with the most tensor FLOPs."""
-    pairs = [(k, k.ceilings[source]) for k in launches if source in k.ceilings]
-    if not pairs:
-        return None
-    lead = max(pairs, key=lambda kc: kc[0].flops["tensor"].value or 0.0)[1]
-    tensor_sets = [c for _, c in pairs if c.tensor_dtype == lead.tensor_dtype]
-    if source != "report":
-        return lead
-    sets = [c for _, c in pairs]
-    flops = {p: median_known([c.flop_per_s[p] for c in (tensor_sets if p == "tensor" else sets)]) for p in PRECISIONS}
-    bandwidth = {level: median_known([c.bytes_per_s[level] for c in sets]) for level in LEVELS}
-    return Ceilings("report", flops, bandwidth, clock_note=lead.clock_note, tensor_dtype=lead.tensor_dtype,
-                    missing=lead.missing)
 
 
 def kernel_series(group: KernelGroup, number: int = 1,

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Literal
 
 from roofline.analysis.advice import estimate_text, kernels_to_advise
 from roofline.analysis.results import KernelGroup, KernelSpread, LaunchAnalysis, ReportAnalysis, Verdict
-from roofline.analysis.roofline import median_known, scaled_roofs_note
+from roofline.analysis.roofline import report_level_ceilings, scaled_roofs_note
 from roofline.analysis.verdict import short_name
 from roofline.core.labels import NAMES, set_name
-from roofline.core.model import LEVELS, PRECISIONS
+from roofline.core.model import LEVELS, PRECISIONS, Ceilings
 from roofline.core.units import counted, pct, seconds, si
 from roofline.render.names import KernelName, common_name, distinguish, kernel_name, launch_config
 from roofline.render.terminal import Cell, add_rows, escape, fitted, record, warning_lines
@@ -24,7 +24,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
     from rich.table import Table
 
-SUFFIXES = (".txt",)
 MAX_LAUNCH_ROWS = 30  # larger reports show their longest launches; JSON always has all of them
 
 
@@ -122,41 +121,33 @@ def _print_advice(console: Console, groups: Sequence[KernelGroup]) -> None:
 
 
 def _ceilings_table(a: ReportAnalysis) -> Table:
-    """Datasheet vs measured-clock roofs (the median over launches), and the calibrated ones where a calibration
-    file gives them, each with its ratio to the datasheet."""
+    """The report's datasheet and kernel-clock roofs (``report_level_ceilings``), and the calibrated ones where a
+    calibration file gives them, each with its ratio to the datasheet."""
     from rich.table import Table
 
     table = Table(title="Ceilings", title_justify="left", box=None, pad_edge=False, padding=(0, 1))
-    calibrated = any("measured" in k.ceilings for k in a.launches)
+    sets = report_level_ceilings(a.launches)
+    sheet, clock, calibrated = sets.get("spec"), sets.get("clock"), sets.get("measured")
     extra = (set_name("measured"), "ratio") if calibrated else ()
     for col in ("roof", set_name("spec"), set_name("clock"), "ratio", *extra):
         table.add_column(col, justify="left" if col == "roof" else "right")
-    spec = next((k.ceilings.get("spec") for k in a.launches if "spec" in k.ceilings), None)
-    dtype = _tensor_dtype(a)
     for key in (*PRECISIONS, *LEVELS):
         unit = "FLOP/s" if key in PRECISIONS else "B/s"
-        same_roof = [k for k in a.launches if key != "tensor" or k.ceilings["report"].tensor_dtype == dtype]
-        measured = median_known([k.ceilings["clock"].roof(key) for k in same_roof])
-        star = "*" if any(key in k.ceilings["clock"].scaled for k in same_roof) else ""
-        sheet = spec.roof(key) if spec else None
-        if key == "tensor" and spec and spec.tensor_dtype != dtype:
-            sheet = next((k.ceilings["spec"].roof(key) for k in same_roof if "spec" in k.ceilings), None)
-        r = f"{measured / sheet:.2f}" if measured and sheet else ""
-        label = NAMES[key] + (f" ({dtype})" if key == "tensor" else "")
-        cells = [label, si(sheet, unit), si(measured, unit) + star, r]
+        measured, datasheet = _roof(clock, key), _roof(sheet, key)
+        star = "*" if clock is not None and key in clock.scaled else ""
+        r = f"{measured / datasheet:.2f}" if measured and datasheet else ""
+        dtype = next((c.tensor_dtype for c in (clock, sheet) if c is not None), None)
+        label = NAMES[key] + (f" ({dtype})" if key == "tensor" and dtype else "")
+        cells = [label, si(datasheet, unit), si(measured, unit) + star, r]
         if calibrated:
-            cal = next((k.ceilings["measured"].roof(key) for k in same_roof if "measured" in k.ceilings), None)
-            cells += [si(cal, unit), f"{cal / sheet:.2f}" if cal and sheet else ""]
+            cal = calibrated.roof(key)
+            cells += [si(cal, unit), f"{cal / datasheet:.2f}" if cal and datasheet else ""]
         table.add_row(*cells)
     return table
 
 
-def _tensor_dtype(a: ReportAnalysis) -> str:
-    """The Tensor Core type most launches compute in (the tensor roof shown), else the default."""
-    used = [dtype for k in a.launches if k.flops["tensor"].value and (dtype := k.ceilings["report"].tensor_dtype)]
-    if used:
-        return max(set(used), key=used.count)
-    return next((k.ceilings["report"].tensor_dtype for k in a.launches), None) or "fp16"
+def _roof(c: Ceilings | None, key: str) -> float | None:
+    return c.roof(key) if c is not None else None
 
 
 def _launch_table(a: ReportAnalysis, width: int) -> Table:

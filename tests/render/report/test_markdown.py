@@ -11,6 +11,7 @@ from roofline.analysis.advice import clean_rule_text, estimate_text
 from roofline.analysis.roofline import rank_by_recoverable_time
 from roofline.pipeline import analyze_files
 from roofline.render import GENERATED_BY
+from roofline.render.base import image_names
 from roofline.render.report import markdown
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "h100-sxm_synthetic.roofline.json"
@@ -102,8 +103,8 @@ def test_plot_image_is_embedded_under_the_ceilings(example):
 
 
 def test_image_names_beside_the_markdown_file():
-    assert markdown.image_names("app.md", 1) == ["app.png"]
-    assert markdown.image_names("app.md", 2) == ["app-1.png", "app-2.png"]
+    assert image_names("app.md", 1) == ["app.png"]
+    assert image_names("app.md", 2) == ["app-1.png", "app-2.png"]
 
 
 def test_kernels_are_headed_by_their_function_name_then_their_demangled_name(shared_report):

@@ -1,0 +1,88 @@
+"""A report's ceilings are one figure: the terminal table, Markdown, HTML and JSON show the same roofs on every
+shared report, and those roofs are the medians over the launches, computed here from the JSON's per-launch
+ceilings (the terminal once said FP32 10.2 TFLOP/s and Markdown 10.7 on the same report)."""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from roofline.cli.app import app
+from roofline.core.labels import NAMES
+from roofline.core.model import LEVELS, PRECISIONS
+from roofline.core.units import si
+
+ROOFS = (*PRECISIONS, *LEVELS)
+
+
+def run(report: Path, tmp_path: Path, fmt: str) -> str:
+    """The text of ``roofline report REPORT --format FMT``, written to a file."""
+    out = tmp_path / f"out.{ {'table': 'txt', 'markdown': 'md'}.get(fmt, fmt) }"
+    result = CliRunner().invoke(app, ["report", str(report), "--format", fmt, "--output", str(out), "--wide"])
+    assert result.exit_code == 0, result.output
+    return out.read_text()
+
+
+def key_of(kernel: dict[str, Any], source: str, roof: str) -> float | None:
+    sets = kernel["ceilings"]
+    unit = "flop" if roof in PRECISIONS else "bytes"
+    return sets[source][f"{roof}_{unit}_per_s"] if sets.get(source) else None
+
+
+def expected_roofs(document: dict[str, Any]) -> dict[str, dict[str, float | None]]:
+    """Per ceiling set, each roof's median over the launches that hold it; the tensor roof over the launches whose
+    roof is for the Tensor Core type most launches with tensor FLOPs use (else the first launch's)."""
+    kernels = document["kernels"]
+    used = [k["ceilings"]["report"]["tensor_dtype"] for k in kernels if k["flops"]["tensor"]]
+    used = [dtype for dtype in used if dtype]
+    shown = Counter(used).most_common(1)[0][0] if used else kernels[0]["ceilings"]["report"]["tensor_dtype"]
+    out: dict[str, dict[str, float | None]] = {}
+    for source in ("spec", "clock", "report", "measured"):
+        holding = [k for k in kernels if k["ceilings"].get(source)]
+        if not holding:
+            continue
+        same = [k for k in holding if k["ceilings"][source]["tensor_dtype"] == shown] or holding
+        out[source] = {}
+        for roof in ROOFS:
+            values = [v for k in (same if roof == "tensor" else holding) if (v := key_of(k, source, roof)) is not None]
+            out[source][roof] = statistics.median(values) if values else None
+    return out
+
+
+def rows(text: str, fmt: str) -> dict[str, list[str]]:
+    """The ceilings table of one output: the first word of each roof's label -> its cells."""
+    if fmt == "table":
+        body = text.split("\nCeilings", 1)[1].split("\n")[2:2 + len(ROOFS)]
+        cells = [re.split(r"\s{2,}", line.strip()) for line in body]
+    elif fmt == "markdown":
+        body = text.split("### Ceilings", 1)[1].split("\n")[4:4 + len(ROOFS)]
+        cells = [[c.strip() for c in line.strip("|").split("|")] for line in body]
+    else:
+        table = text.split("<h3>Ceilings</h3>", 1)[1].split("</table>", 1)[0]
+        cells = [re.findall(r"<td[^>]*>([^<]*)</td>", row) for row in table.split("<tr>")[2:]]
+    return {c[0].split()[0]: c[1:] for c in cells}
+
+
+def shown(value: float | None, roof: str) -> str:
+    return si(value, "FLOP/s" if roof in PRECISIONS else "B/s")
+
+
+def test_the_ceilings_agree_across_table_markdown_html_and_json(shared_name: str, shared_report, tmp_path):
+    report = shared_report(shared_name)
+    document = json.loads(run(report, tmp_path, "json"))["reports"][0]
+    expected = expected_roofs(document)
+    for source, roofs in expected.items():
+        for roof, value in roofs.items():
+            assert key_of(document, source, roof) == value, (source, roof)
+    for fmt in ("table", "markdown", "html"):
+        table = rows(run(report, tmp_path, fmt), fmt)
+        for roof in ROOFS:
+            sheet, clock = table[NAMES[roof].split()[0]][:2]
+            assert sheet == shown(expected.get("spec", {}).get(roof), roof), (fmt, roof)
+            assert clock.rstrip("*") == shown(expected["clock"][roof], roof), (fmt, roof)
