@@ -6,7 +6,7 @@ match the GPU's datasheet spec (one spec catalog per run), choose the ceilings, 
 (``roofline.analysis.advice``) to every launch. Bad input raises ``RooflineError`` with a one-line message.
 
     import roofline
-    analyses = roofline.analyze_files(["app.ncu-rep"], roofline.AnalysisOptions(ceilings="report"))
+    analyses = roofline.analyze_files(["app.ncu-rep"], roofline.AnalysisOptions(ceilings="measured-clock"))
 
 While an ``.ncu-rep`` is read in its child process, each batch of launches it sends is analysed, diagnosed and
 advised at once (``EarlyDiagnoses``), so that little is left to do once the last launch arrives.
@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from roofline.core.choices import CeilingsChoice, NameBase
+from roofline.core.choices import NameBase
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.results import LaunchAnalysis, ReportAnalysis
@@ -45,7 +45,7 @@ class AnalysisOptions:
 
     kernel: tuple[str, ...] = ()
     kernel_name_base: NameBase = "function"
-    ceilings: CeilingsChoice = "auto"
+    ceilings: CeilingSet = "kernel-clock"
     specs: tuple[str | os.PathLike[str], ...] = ()
     time_limit_s: float | None = None
     diagnostics: bool = True
@@ -197,32 +197,27 @@ def _analyze(report: Report, options: AnalysisOptions, catalog: SpecCatalog,
     if problem is not None:
         raise problem
     if not options.diagnostics:
-        return analyze_report(selected, spec, match.how if match else "", _ceilings(options))
-    return analyze_report(selected, spec, match.how if match else "", _ceilings(options),
+        return analyze_report(selected, spec, match.how if match else "", options.ceilings)
+    return analyze_report(selected, spec, match.how if match else "", options.ceilings,
                           finish=lambda a: complete(a, selected.device, spec),
                           finished=early.finished(selected, spec) if early is not None else None)
 
 
-def _ceilings_problem(ceilings: CeilingsChoice, device: Device, spec: DeviceSpec | None,
+def _ceilings_problem(ceilings: CeilingSet, device: Device, spec: DeviceSpec | None,
                       path: str = "") -> SpecError | None:
-    """The error, naming the report's path, of a ceiling set the GPU has no roofs of: "spec" without a matching
-    spec, "measured" without calibrated ceilings; None otherwise."""
+    """The error, naming the report's path, of a ceiling set the GPU has no roofs of: "datasheet" without a matching
+    spec, "calibrated" without calibrated ceilings; None otherwise."""
     from roofline.errors import SpecError
 
-    if ceilings == "spec" and spec is None:
+    if ceilings == "datasheet" and spec is None:
         return SpecError(f"{path}: no device spec matches '{device.name}' (CC {device.compute_capability})",
-                         "add a YAML with --specs (see device_specs/README.md) or use --ceilings report")
-    if ceilings == "measured" and (spec is None or spec.measured is None):
+                         "add a YAML with --specs (see device_specs/README.md) or use --ceilings measured-clock")
+    if ceilings == "calibrated" and (spec is None or spec.measured is None):
         from roofline.specs.calibration import HINT
 
         name = spec.id if spec else f"'{device.name}'"
         return SpecError(f"{path}: no calibrated ceilings for {name}", HINT + ", then pass it with --specs")
     return None
-
-
-def _ceilings(options: AnalysisOptions) -> CeilingSet | None:
-    """The ceiling set percent of roof is computed from; None: the analysis's default."""
-    return None if options.ceilings == "auto" else options.ceilings
 
 
 def complete(a: LaunchAnalysis, device: Device, spec: DeviceSpec | None = None) -> LaunchAnalysis:
@@ -276,7 +271,7 @@ class EarlyDiagnoses:
         if not self.on or device is not self.device:
             return
         valid = [launch for launch in launches if validation.launch_problem(launch, device) is None]
-        for a in analyze_launches(valid, device, self.spec, _ceilings(self.options)):
+        for a in analyze_launches(valid, device, self.spec, self.options.ceilings):
             self.done[id(a.launch)] = complete(a, device, self.spec)
 
     def finished(self, report: Report, spec: DeviceSpec | None) -> dict[int, LaunchAnalysis]:

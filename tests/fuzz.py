@@ -293,7 +293,7 @@ def spec_cases(rng: random.Random, count: int, folder: Path) -> list[Case]:
         path = folder / f"s{i:03d}_{mutation}_{source.stem}.yaml"
         path.write_bytes(data)
         cases.append(Case("spec", f"{mutation} of {source.name}", path,
-                          ("report", str(EXAMPLE), "-f", "json", "--ceilings", "spec", "--specs", str(path))))
+                          ("report", str(EXAMPLE), "-f", "json", "--ceilings", "datasheet", "--specs", str(path))))
     return cases
 
 

@@ -76,7 +76,7 @@ def test_flops_match_the_work_by_construction(case: tuple[str, Report, LaunchAna
     assert k.flops[precision].value == pytest.approx(expected, rel=FLOP_TOLERANCE)
     if dtype is not None:
         assert k.tensor_flops_by_type[dtype] == pytest.approx(expected, rel=FLOP_TOLERANCE)
-        assert k.ceilings["report"].tensor_dtype == dtype
+        assert k.ceilings["measured-clock"].tensor_dtype == dtype
 
 
 def test_real_hfma2_arithmetic_is_kept_with_the_full_set() -> None:

@@ -85,7 +85,7 @@ def test_the_garbage_collector_is_paused_while_a_report_is_analysed_and_restored
 
 def test_every_launch_gets_diagnostics_and_advice():
     (a,) = analyze_files([EXAMPLE])
-    assert a.spec_id == "h100-sxm5" and a.ceilings_used == "clock"
+    assert a.spec_id == "h100-sxm5" and a.ceilings_used == "kernel-clock"
     for k in a.launches:
         assert k.occupancy is not None and k.tensor_cores is not None and k.advice
     for group in a.groups:  # groups hold the completed launches, not the bare roofline ones
@@ -93,7 +93,7 @@ def test_every_launch_gets_diagnostics_and_advice():
     bare = analyze_report(roofline.load(EXAMPLE))  # the roofline maths alone
     assert all(k.occupancy is None and k.tensor_cores is None and not k.advice for k in bare.launches)
     assert [k.roof for k in bare.launches] == [k.roof for k in a.launches]  # kernel-clock ceilings in both
-    datasheet = analyze_files([EXAMPLE], AnalysisOptions(ceilings="spec"))[0]
+    datasheet = analyze_files([EXAMPLE], AnalysisOptions(ceilings="datasheet"))[0]
     assert [k.roof for k in datasheet.launches] != [k.roof for k in a.launches]
 
 
@@ -109,10 +109,10 @@ def test_without_diagnostics_the_launches_keep_their_roofline_figures_only():
 
 
 def test_options_select_kernels_and_ceilings():
-    (a,) = analyze_files([EXAMPLE], AnalysisOptions(kernel=("regex:^gemm",), ceilings="report"))
+    (a,) = analyze_files([EXAMPLE], AnalysisOptions(kernel=("regex:^gemm",), ceilings="measured-clock"))
     assert [k.launch.name for k in a.launches] == ["gemm_bf16_tensor_4096"]
-    assert a.ceilings_used == "report" and a.launches[0].roof.ceilings == "report"
-    assert "spec" in a.launches[0].ceilings  # the datasheet set stays side by side
+    assert a.ceilings_used == "measured-clock" and a.launches[0].roof.ceilings == "measured-clock"
+    assert "datasheet" in a.launches[0].ceilings  # the datasheet set stays side by side
     (both,) = analyze_files([EXAMPLE], AnalysisOptions(kernel=("triad", "exact:sgemm_fp32_4096")))
     assert [k.launch.name for k in both.launches] == ["sgemm_fp32_4096", "triad_fp32"]  # OR-ed, report order
     with pytest.raises(NoKernelMatched, match="no kernel matches --kernel 'absent': nearest function names: "):
@@ -127,9 +127,9 @@ def test_a_bad_filter_is_refused_before_any_file_is_read(tmp_path):
 def test_spec_ceilings_for_an_unknown_gpu_is_a_one_line_error():
     launch = KernelLaunch(0, 0, "k", metrics={"gpu__time_duration.sum": 1000.0})
     report = Report("imaginary.json", Device("NVIDIA Imaginary GPU", "8.0", 3), (launch,), source="model")
-    assert analyze_loaded(report).ceilings_used == "clock"  # auto: no spec, the report's own roofs at its clocks
+    assert analyze_loaded(report).ceilings_used == "kernel-clock"  # auto: no spec, the report's own roofs at its clocks
     with pytest.raises(SpecError, match="imaginary.json: no device spec matches 'NVIDIA Imaginary GPU'"):
-        analyze_loaded(report, AnalysisOptions(ceilings="spec"))
+        analyze_loaded(report, AnalysisOptions(ceilings="datasheet"))
 
 
 def test_loaded_and_file_analyses_agree():

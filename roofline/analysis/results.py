@@ -186,7 +186,7 @@ class LaunchAnalysis:
     bytes_per_s: Mapping[str, Value]
     intensity: Mapping[str, Value]
     definitions: Mapping[str, str]
-    ceilings: Mapping[str, Ceilings]  # "report" and, when the GPU is known, "spec"
+    ceilings: Mapping[CeilingSet, Ceilings]  # "measured-clock", "kernel-clock" and, when the GPU is known, "datasheet"
     roof: RoofPosition
     verdict: Verdict = Verdict(None, None, reason="not decided")
     time_share: float | None = None

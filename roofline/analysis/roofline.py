@@ -50,7 +50,7 @@ if TYPE_CHECKING:  # pragma: no cover
 T = TypeVar("T")
 ABOVE_CEILING_TOLERANCE = 1.0  # percent above 100 allowed for rounding before a rate is flagged
 DEFAULT_TENSOR_DTYPE = "fp16"  # tensor roof shown for kernels that do no tensor math
-DEFAULT_CEILINGS: CeilingSet = "clock"  # the roofs at the clocks the kernel ran at
+DEFAULT_CEILINGS: CeilingSet = "kernel-clock"  # the roofs at the clocks the kernel ran at
 
 
 # --- Ceilings -----------------------------------------------------------------------------------------
@@ -64,7 +64,7 @@ def report_ceilings(launch: KernelLaunch, device: Device, tensor_dtype: str,
     missing = {k: v.reason for k, v in {**flops, **bw}.items() if v.value is None}
     clock = launch.value(m.SM_CLOCK)
     note = per_row(_clock_note, clock) if truth(clock) else "measured clocks"
-    ceilings = Ceilings("report", {k: v.value for k, v in flops.items()}, {k: v.value for k, v in bw.items()},
+    ceilings = Ceilings("measured-clock", {k: v.value for k, v in flops.items()}, {k: v.value for k, v in bw.items()},
                         clock_note=note, tensor_dtype=tensor_dtype, missing=missing)
     return ceilings, {level: t.definition for level, t in traffic.items()}
 
@@ -98,14 +98,14 @@ def clock_ceilings(report: Ceilings, sheet: Ceilings | None, spec: DeviceSpec | 
     if scaled:
         names = ", ".join(NAMES[k] for k in scaled)
         note = per_row(str.__add__, note, f"; datasheet roofs scaled to the measured clocks for {names}")
-    return Ceilings("clock", {k: roofs[k] for k in PRECISIONS}, {k: roofs[k] for k in LEVELS}, clock_note=note,
+    return Ceilings("kernel-clock", {k: roofs[k] for k in PRECISIONS}, {k: roofs[k] for k in LEVELS}, clock_note=note,
                     tensor_dtype=report.tensor_dtype, missing=missing, scaled=scaled)
 
 
 def scaled_roofs_note(launches: Sequence[LaunchAnalysis]) -> str:
     """One line on the roofs the kernel-clock set took from the datasheet ("" when none): which, and whether they
     were scaled to the measured clock or left unscaled for want of one."""
-    scaled = {key: how for k in launches for key, how in k.ceilings["clock"].scaled.items()}
+    scaled = {key: how for k in launches for key, how in k.ceilings["kernel-clock"].scaled.items()}
     if not scaled:
         return ""
     names = ", ".join(NAMES[key] for key in (*PRECISIONS, *LEVELS) if key in scaled)
@@ -117,7 +117,7 @@ def scaled_roofs_note(launches: Sequence[LaunchAnalysis]) -> str:
     else:
         how = (f"the datasheet roof, unscaled for {', '.join(unscaled)} (no measured clock in the report), the "
                "others scaled to the measured clock")
-    return f"{names}: no peak counter in the report; {how} (JSON ceilings.clock.scaled)"
+    return f"{names}: no peak counter in the report; {how} (JSON ceilings.kernel-clock.scaled)"
 
 
 def _clock_factor(key: str, spec: DeviceSpec, launch: KernelLaunch, device: Device) -> tuple[float, str]:
@@ -149,9 +149,9 @@ def _sm_scaling(clock: float, reference: float) -> str:
 
 # --- One launch ---------------------------------------------------------------------------------------
 def analyze_launch(launch: KernelLaunch, device: Device, spec: DeviceSpec | None = None,
-                   use: CeilingSet = "report", total_time_s: float | None = None) -> LaunchAnalysis:
+                   use: CeilingSet = "measured-clock", total_time_s: float | None = None) -> LaunchAnalysis:
     """Analyse one launch against the report's ceilings and, when given, the spec's; ``use`` picks the
-    set that percent-of-roof and the bound are computed from ("report" or "spec"); ``total_time_s`` (of
+    set that percent-of-roof and the bound are computed from ("measured-clock" or "datasheet"); ``total_time_s`` (of
     all launches in the report) gives the launch's time share."""
     measured = m.duration_s(launch)
     duration = Value.of(measured)
@@ -161,17 +161,17 @@ def analyze_launch(launch: KernelLaunch, device: Device, spec: DeviceSpec | None
     traffic = _traffic(launch, device)
     moved = {level: t.bytes for level, t in traffic.items()}
     ceilings, definitions = report_ceilings(launch, device, tensor_dtype, traffic)
-    all_ceilings = {"report": ceilings}
+    all_ceilings: dict[CeilingSet, Ceilings] = {"measured-clock": ceilings}
     sheet = None
     if spec is not None:
         from roofline.specs.catalog import spec_ceilings
 
-        sheet = all_ceilings["spec"] = spec_ceilings(spec, tensor_dtype)
-    all_ceilings["clock"] = clock_ceilings(ceilings, sheet, spec, launch, device)
+        sheet = all_ceilings["datasheet"] = spec_ceilings(spec, tensor_dtype)
+    all_ceilings["kernel-clock"] = clock_ceilings(ceilings, sheet, spec, launch, device)
     if spec is not None and spec.measured is not None:
         from roofline.specs.calibration import measured_ceilings
 
-        all_ceilings["measured"] = measured_ceilings(spec.measured, tensor_dtype)
+        all_ceilings["calibrated"] = measured_ceilings(spec.measured, tensor_dtype)
     flop_values = {p: Value.of(v) for p, v in flops.items()}
     byte_values = {level: Value.of(v) for level, v in moved.items()}
     roof = roof_position(flop_values, byte_values, duration.value, all_ceilings[use])
@@ -203,23 +203,24 @@ def time_share(duration_s: float | None, total_time_s: float | None) -> float | 
     return duration_s / total_time_s if duration_s is not None and total_time_s else None
 
 
-def invalid_launch(launch: KernelLaunch, spec: DeviceSpec | None = None, use: CeilingSet = "report") -> LaunchAnalysis:
+def invalid_launch(launch: KernelLaunch, spec: DeviceSpec | None = None,
+                   use: CeilingSet = "measured-clock") -> LaunchAnalysis:
     """A launch whose attributes are impossible (``launch.invalid``): kept with every number None and the reason,
     so it stays visible in every output while times, rankings and verdicts leave it out."""
     why = Value(None, f"invalid launch: {launch.invalid}")
     none = dict.fromkeys(PRECISIONS, why)
     levels = dict.fromkeys(LEVELS, why)
     missing = dict.fromkeys((*PRECISIONS, *LEVELS), why.reason)
-    all_ceilings = {source: Ceilings(source, {}, {}, clock_note="", missing=missing)
-                    for source in ("report", "clock")}
+    unmeasured: tuple[CeilingSet, ...] = ("measured-clock", "kernel-clock")
+    all_ceilings = {source: Ceilings(source, {}, {}, clock_note="", missing=missing) for source in unmeasured}
     if spec is not None:
         from roofline.specs.catalog import spec_ceilings
 
-        all_ceilings["spec"] = spec_ceilings(spec)
+        all_ceilings["datasheet"] = spec_ceilings(spec)
         if spec.measured is not None:
             from roofline.specs.calibration import measured_ceilings
 
-            all_ceilings["measured"] = measured_ceilings(spec.measured, DEFAULT_TENSOR_DTYPE)
+            all_ceilings["calibrated"] = measured_ceilings(spec.measured, DEFAULT_TENSOR_DTYPE)
     return LaunchAnalysis(launch=launch, duration_s=why, flops=none, flop_per_s=none, tensor_flops_by_type={},
                           bytes=levels, bytes_per_s=levels, intensity=levels, definitions={}, ceilings=all_ceilings,
                           roof=RoofPosition(use, None, None, {}, why.reason),
@@ -321,7 +322,7 @@ def analyze_report(report: Report, spec: DeviceSpec | None = None, spec_match: s
                    use: CeilingSet | None = None,
                    finish: Callable[[LaunchAnalysis], LaunchAnalysis] | None = None,
                    finished: Mapping[int, LaunchAnalysis] | None = None) -> ReportAnalysis:
-    """Analyse every launch, share of time and groups. ``use`` defaults to "clock" (the roofs at the clocks
+    """Analyse every launch, share of time and groups. ``use`` defaults to "kernel-clock" (the roofs at the clocks
     the kernel ran at). The valid launches are analysed per cohort (``roofline.core.cohorts``) and each launch's
     ``LaunchAnalysis`` is built when read; ``finish``, when given, completes every launch's analysis at once
     (the pipeline adds the diagnostics and the advice there). ``finished`` holds, by position, launches already
@@ -415,7 +416,7 @@ def _number(value: Any) -> Any:
 
 
 # --- A report's ceilings ------------------------------------------------------------------------------------
-CEILING_ORDER: tuple[CeilingSet, ...] = ("spec", "clock", "report", "measured")
+CEILING_ORDER: tuple[CeilingSet, ...] = ("datasheet", "kernel-clock", "measured-clock", "calibrated")
 
 
 def report_level_ceilings(launches: Sequence[LaunchAnalysis]) -> dict[CeilingSet, Ceilings]:
@@ -446,10 +447,10 @@ def _median_set(source: CeilingSet, sets: Sequence[Ceilings], dtype: str) -> Cei
 def shown_tensor_dtype(launches: Sequence[LaunchAnalysis]) -> str:
     """The Tensor Core type a report's tensor roof is shown for: the one most launches that ran tensor instructions
     compute in, else the first launch's, else FP16."""
-    used = [dtype for k in launches if k.flops["tensor"].value and (dtype := k.ceilings["report"].tensor_dtype)]
+    used = [dtype for k in launches if k.flops["tensor"].value and (dtype := k.ceilings["measured-clock"].tensor_dtype)]
     if used:
         return Counter(used).most_common(1)[0][0]  # on a tie, the type met first
-    return next((k.ceilings["report"].tensor_dtype for k in launches), None) or "fp16"
+    return next((k.ceilings["measured-clock"].tensor_dtype for k in launches), None) or "fp16"
 
 
 def median_known(values: Sequence[float | None]) -> float | None:

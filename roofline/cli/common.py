@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Annotated, Literal, TextIO, TypeAlias, TypeVar
 import typer
 
 from roofline.cli.output import write_output as write_output
-from roofline.core.choices import OUTPUT_OPTION, CeilingsChoice, NameBase
+from roofline.core.choices import OUTPUT_OPTION, NameBase
 from roofline.core.kernel_filter import LANGUAGE, NAME_BASE_HELP
+from roofline.core.model import CeilingSet
 from roofline.pipeline import AnalysisOptions
 from roofline.render.base import Document as Document
 from roofline.render.base import Kind, Output, find_format, format_names, image_names
@@ -51,12 +52,12 @@ WideOpt = Annotated[bool, typer.Option(
 OUTPUT_HELP = "Write the output to this file instead of the terminal (- for standard output)."
 OutputOpt = Annotated[Path | None, typer.Option(*OUTPUT_OPTION, help=OUTPUT_HELP)]
 CeilingsOpt = Annotated[
-    CeilingsChoice,
+    CeilingSet,
     typer.Option(
         "--ceilings",
-        help="Roofs for percent of roof: auto (at the clocks the kernel ran: the report's peak counters, else the "
-        "datasheet scaled to the measured clock), report (peak counters only), spec (datasheet, boost clock) or "
-        "measured (the rates 'roofline calibrate' measured on the GPU).",
+        help="Roofs for percent of roof: kernel-clock (at the clocks the kernel ran: the report's peak counters, "
+        "else the datasheet scaled to the measured clock), measured-clock (peak counters only), datasheet (the "
+        "device spec, boost clock) or calibrated (the rates 'roofline calibrate' measured on the GPU).",
     ),
 ]
 SpecsOpt = Annotated[
@@ -99,7 +100,7 @@ REPORT_FORMAT_HELP = ("Output format: table, json, csv (one row per launch), mar
                       "beside it) or html (interactive plot).")
 
 
-def analysis_options(kernel: Sequence[str] | None, kernel_name_base: NameBase, ceilings: CeilingsChoice,
+def analysis_options(kernel: Sequence[str] | None, kernel_name_base: NameBase, ceilings: CeilingSet,
                      specs: Sequence[Path] | None, timeout: float | None = None,
                      diagnostics: bool = True) -> AnalysisOptions:
     """The pipeline's options from the shared command-line options (``diagnostics``: whether the command shows

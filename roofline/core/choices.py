@@ -6,10 +6,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-# auto: the roofs at the clocks the kernel ran at (the report's peak counters, else the datasheet's scaled to the
-# measured clock); report: the report's peak counters only; spec: the datasheet at the boost clock; measured: the
-# roofs roofline calibrate measured on the GPU (roofline.specs.calibration)
-CeilingsChoice = Literal["auto", "spec", "report", "measured"]
 GroupBy = Literal["kernel", "nvtx"]  # what launches are grouped by: kernel function name, or innermost NVTX range
 OUTPUT_OPTION = ("--output", "-o")  # the names of the option naming the file a command writes (never a report to read)
 NameBase = Literal["function", "demangled", "mangled"]  # which kernel name a filter reads, as ncu's --kernel-name-base

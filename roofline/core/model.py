@@ -30,11 +30,12 @@ MetricValue = float | str | None
 
 PRECISIONS = ("fp64", "fp32", "fp16", "tensor")  # compute ceilings, in display order
 LEVELS = ("dram", "l2", "l1")  # memory levels, outermost first
-# "spec": datasheet ceilings at the boost clock; "report": the report's peak counters at its measured clocks;
-# "clock": the roofs at the clocks the kernel ran at, i.e. the report's where it holds the peak counter, else
-# the datasheet's scaled to the measured clock (the default); "measured": the rates roofline calibrate measured on
-# the GPU (roofline.specs.calibration).
-CeilingSet = Literal["spec", "report", "clock", "measured"]
+# The ceiling sets, named as every output names them (command line, JSON, tables, docs): "kernel-clock", the roofs
+# at the clocks the kernel ran at, i.e. the report's where it holds the peak counter, else the datasheet's scaled
+# to the measured clock (the default); "datasheet", the device spec at the boost clock; "measured-clock", the
+# report's peak counters at its measured clocks; "calibrated", the rates roofline calibrate measured on the GPU
+# (roofline.specs.calibration).
+CeilingSet = Literal["kernel-clock", "datasheet", "measured-clock", "calibrated"]
 
 
 def _frozen(d: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -172,11 +173,11 @@ class Device:
 class Ceilings:
     """One set of roofs: peak FLOP/s per precision and peak bytes/s per memory level.
 
-    ``source`` is "report" (the report's peak counters times its measured clocks), "spec" (a datasheet
-    YAML in device_specs/) or "clock" (the report's roofs, the datasheet's scaled to the measured clocks where
-    the report has no peak counter). A roof that cannot be given is None, with its reason in ``missing``.
-    ``clock_note`` says which clock the numbers assume; ``scaled`` names, per roof taken from the datasheet
-    into a "clock" set, how it was scaled.
+    ``source`` is "measured-clock" (the report's peak counters times its measured clocks), "datasheet" (a YAML
+    in device_specs/), "kernel-clock" (the report's roofs, the datasheet's scaled to the measured clocks where
+    the report has no peak counter) or "calibrated". A roof that cannot be given is None, with its reason in
+    ``missing``. ``clock_note`` says which clock the numbers assume; ``scaled`` names, per roof taken from the
+    datasheet into a "kernel-clock" set, how it was scaled.
     """
 
     source: CeilingSet

@@ -1,5 +1,5 @@
 """Calibrated ceilings: the rates ``roofline calibrate`` measured on a GPU with its microbenchmarks
-(``roofline.specs.microbench``), a third set of roofs beside the datasheet's and the report's (``--ceilings measured``).
+(``specs.microbench``), a third set of roofs beside the datasheet's and the report's (``--ceilings calibrated``).
 
 Each roof is measured twice: under ncu with its default clock control (the clocks a report's kernels run at,
 timed by ncu's ``gpu__time_duration``) and without a profiler (the GPU's default clocks, CUDA events). The
@@ -138,7 +138,7 @@ def measured_ceilings(cal: Calibration, tensor_dtype: str) -> Ceilings:
     span = "" if not clocks else f", SM clock {clocks[0] / 1e9:.2f}" + (
         f"-{clocks[-1] / 1e9:.2f}" if clocks[-1] - clocks[0] > 5e6 else "") + " GHz"
     note = f"measured {cal.date} by roofline calibrate under ncu's clock control{span}"
-    return Ceilings("measured", {k: values[k] for k in PRECISIONS}, {k: values[k] for k in LEVELS}, clock_note=note,
+    return Ceilings("calibrated", {k: values[k] for k in PRECISIONS}, {k: values[k] for k in LEVELS}, clock_note=note,
                     tensor_dtype=tensor_dtype, missing=missing)
 
 

@@ -352,7 +352,7 @@ def spec_ceilings(spec: DeviceSpec, tensor_dtype: str | None = None) -> Ceilings
     clock = f"datasheet peaks at the {spec.boost_clock_hz / 1e9:.3g} GHz boost clock"
     if spec.tensor_clock_hz:
         clock += f" (tensor figures at {spec.tensor_clock_hz / 1e9:.3g} GHz)"
-    return Ceilings("spec", flops, bandwidth, clock_note=clock, tensor_dtype=dtype, missing=missing)
+    return Ceilings("datasheet", flops, bandwidth, clock_note=clock, tensor_dtype=dtype, missing=missing)
 
 
 def derived_fp32(spec: DeviceSpec) -> float:

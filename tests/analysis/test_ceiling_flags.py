@@ -38,7 +38,7 @@ def test_within_roofs_is_not_flagged():
 def test_fp32_above_its_roof_is_flagged_not_celebrated():
     a = analyze_launch(launch(ffma_per_s=8.0e12, dram_per_s=0.5e12), DEVICE)  # 16 TFLOP/s > 12.8
     assert a.roof.utilization_pct["fp32"] == pytest.approx(125.0)
-    assert len(a.flags) == 1 and a.flags[0].startswith("fp32 at 125% of the report ceiling")
+    assert len(a.flags) == 1 and a.flags[0].startswith("fp32 at 125% of the measured-clock ceiling")
     assert "measurement or counting problem" in a.flags[0]
 
 

@@ -115,11 +115,11 @@ def test_no_duration_and_no_data():
 def test_roof_position_directly():
     flops = {"fp64": Value(None, "no dfma"), "fp32": Value(4e9), "fp16": Value(0.0), "tensor": Value(0.0)}
     moved = {"dram": Value(2e8), "l2": Value(None, "no l2"), "l1": Value(1e9)}
-    ceilings = Ceilings("spec", {"fp32": 8e12, "fp16": 16e12, "tensor": 100e12},
+    ceilings = Ceilings("datasheet", {"fp32": 8e12, "fp16": 16e12, "tensor": 100e12},
                         {"dram": 1e12, "l1": 10e12}, missing={"fp64": "no FP64 peak"})
     pos = roof_position(flops, moved, 1e-3, ceilings)
     assert pos.utilization_pct == pytest.approx({"fp32": 50.0, "fp16": 0.0, "tensor": 0.0, "dram": 20.0, "l1": 10.0})
-    assert (pos.ceilings, pos.pct_of_roof, pos.limiter) == ("spec", pytest.approx(50.0), "fp32")
+    assert (pos.ceilings, pos.pct_of_roof, pos.limiter) == ("datasheet", pytest.approx(50.0), "fp32")
     assert "l2 bytes: no l2" in pos.reason and "fp64" not in pos.reason  # unmeasured FP64 is not a gap
 
 
@@ -139,7 +139,7 @@ def test_total_flops_and_main_precision():
 # --- Ceiling sets -----------------------------------------------------------------------------------------------------
 def test_report_ceilings_are_peak_counters_times_measured_clock():
     c, definitions = report_ceilings(launch(ffma=1.0), DEVICE, "fp16")
-    assert c.source == "report"
+    assert c.source == "measured-clock"
     assert c.flop_per_s["fp32"] == pytest.approx(12.8e12) and c.flop_per_s["fp64"] == pytest.approx(6.4e12)
     assert c.bytes_per_s["dram"] == pytest.approx(1e12)
     assert c.flop_per_s["fp16"] is None and "hfma" in c.missing["fp16"]
@@ -151,15 +151,16 @@ def test_kernel_clock_ceilings_are_the_default_and_the_datasheet_stays_selectabl
     report = Report("x.json", DEVICE, (launch(ffma=5.12e9, dram=1e8),), source="model")
     with_spec = analyze_report(report, spec(), "display name")
     k = with_spec.launches[0]
-    assert with_spec.ceilings_used == "clock" and with_spec.spec_id == "test-gpu"
-    assert set(k.ceilings) == {"report", "spec", "clock"}
+    assert with_spec.ceilings_used == "kernel-clock" and with_spec.spec_id == "test-gpu"
+    assert set(k.ceilings) == {"measured-clock", "datasheet", "kernel-clock"}
     # the report holds the FP32 peak counter: its roof at the measured 1 GHz, not the 2 GHz datasheet one
-    assert k.roof.ceilings == "clock" and k.roof.pct_of_roof == pytest.approx(80.0)  # 10.24 of 12.8 TFLOP/s
-    assert k.ceilings["clock"].flop_per_s["fp32"] == k.ceilings["report"].flop_per_s["fp32"]
-    datasheet = analyze_report(report, spec(), "display name", use="spec")
-    assert datasheet.ceilings_used == "spec" and datasheet.launches[0].roof.pct_of_roof == pytest.approx(40.0)
+    assert k.roof.ceilings == "kernel-clock" and k.roof.pct_of_roof == pytest.approx(80.0)  # 10.24 of 12.8 TFLOP/s
+    assert k.ceilings["kernel-clock"].flop_per_s["fp32"] == k.ceilings["measured-clock"].flop_per_s["fp32"]
+    datasheet = analyze_report(report, spec(), "display name", use="datasheet")
+    assert datasheet.ceilings_used == "datasheet" and datasheet.launches[0].roof.pct_of_roof == pytest.approx(40.0)
     plain = analyze_report(report)
-    assert plain.ceilings_used == "clock" and set(plain.launches[0].ceilings) == {"report", "clock"}
+    assert plain.ceilings_used == "kernel-clock"
+    assert set(plain.launches[0].ceilings) == {"measured-clock", "kernel-clock"}
 
 
 def test_roofs_the_report_lacks_are_datasheet_roofs_scaled_to_the_measured_clock():
@@ -170,16 +171,16 @@ def test_roofs_the_report_lacks_are_datasheet_roofs_scaled_to_the_measured_clock
     del metrics["sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained"]
     metrics["dram__cycles_elapsed.avg.per_second"] = 0.8e9
     device = Device(name="NVIDIA Test GPU", compute_capability="8.0", sm_count=100, memory_clock_hz=1e9)
-    k = analyze_launch(KernelLaunch(0, 0, "k", metrics=metrics), device, spec(), use="clock")
-    clock = k.ceilings["clock"]
+    k = analyze_launch(KernelLaunch(0, 0, "k", metrics=metrics), device, spec(), use="kernel-clock")
+    clock = k.ceilings["kernel-clock"]
     assert clock.bytes_per_s["dram"] == pytest.approx(2e12 * 0.8)  # datasheet 2 TB/s x 0.8 GHz / 1 GHz
     assert clock.flop_per_s["fp64"] == pytest.approx(12.8e12 * 0.5)  # datasheet at 2 GHz boost, measured 1 GHz
     assert clock.flop_per_s["fp32"] == pytest.approx(12.8e12) and "fp32" not in clock.scaled  # the report's own
     assert "measured DRAM clock 0.8 GHz" in clock.scaled["dram"] and "x 0.50" in clock.scaled["fp64"]
     assert k.roof.utilization_pct["dram"] == pytest.approx(100 * 1e8 / 1e-3 / 1.6e12)
-    unscaled = analyze_launch(KernelLaunch(0, 0, "k", metrics=metrics), DEVICE, spec(), use="clock")
-    assert unscaled.ceilings["clock"].bytes_per_s["dram"] == pytest.approx(2e12)  # no device memory clock
-    assert "unscaled" in unscaled.ceilings["clock"].scaled["dram"]
+    unscaled = analyze_launch(KernelLaunch(0, 0, "k", metrics=metrics), DEVICE, spec(), use="kernel-clock")
+    assert unscaled.ceilings["kernel-clock"].bytes_per_s["dram"] == pytest.approx(2e12)  # no device memory clock
+    assert "unscaled" in unscaled.ceilings["kernel-clock"].scaled["dram"]
 
 
 # --- Shares, groups, recoverable time -------------------------------------------------------------------------
@@ -251,7 +252,7 @@ def test_real_report_single_precision_identity(roofline_report):
     """A10G SGEMM (FP32 only): pct = achieved / min(peak, AI_level x bandwidth_level) over all levels."""
     result = analyze_report(roofline_report("a10g_sgemm-blocktiling_roofline"))
     for k in result.launches:
-        c = k.ceilings["report"]
+        c = k.ceilings["measured-clock"]
         assert k.flops["fp64"].value == 0 and k.flops["fp16"].value == 0 and k.flops["tensor"].value == 0
         attainable = min(c.flop_per_s["fp32"], *(k.intensity[level].value * c.bytes_per_s[level]
                                                  for level in ("dram", "l2", "l1")))
@@ -274,13 +275,14 @@ def test_default_roofs_are_at_the_clock_ncu_locked(shared_report, name, ratio):
     from roofline.pipeline import AnalysisOptions, analyze_files
 
     (auto,) = analyze_files([shared_report(name)])
-    (sheet,) = analyze_files([shared_report(name)], AnalysisOptions(ceilings="spec"))
-    (own,) = analyze_files([shared_report(name)], AnalysisOptions(ceilings="report"))
+    (sheet,) = analyze_files([shared_report(name)], AnalysisOptions(ceilings="datasheet"))
+    (own,) = analyze_files([shared_report(name)], AnalysisOptions(ceilings="measured-clock"))
     for k, s, r in zip(auto.launches, sheet.launches, own.launches, strict=True):
         c = k.ceilings
-        assert c["clock"].flop_per_s["fp32"] / c["spec"].flop_per_s["fp32"] == pytest.approx(ratio, abs=0.01)
-        assert k.roof.ceilings == "clock" and k.roof.pct_of_roof == pytest.approx(r.roof.pct_of_roof)
-        fp32 = c["clock"].flop_per_s["fp32"] / c["spec"].flop_per_s["fp32"]
+        clock_ratio = c["kernel-clock"].flop_per_s["fp32"] / c["datasheet"].flop_per_s["fp32"]
+        assert clock_ratio == pytest.approx(ratio, abs=0.01)
+        assert k.roof.ceilings == "kernel-clock" and k.roof.pct_of_roof == pytest.approx(r.roof.pct_of_roof)
+        fp32 = c["kernel-clock"].flop_per_s["fp32"] / c["datasheet"].flop_per_s["fp32"]
         assert k.roof.utilization_pct["fp32"] * fp32 == pytest.approx(s.roof.utilization_pct["fp32"])
 
 
@@ -289,6 +291,6 @@ def test_a_dram_clock_above_the_device_maximum_does_not_raise_the_datasheet_roof
     del metrics["dram__bytes.sum.peak_sustained"]
     metrics["dram__cycles_elapsed.avg.per_second"] = 1.5e9  # a short launch's noisy reading
     device = Device(name="NVIDIA Test GPU", compute_capability="8.0", sm_count=100, memory_clock_hz=1e9)
-    k = analyze_launch(KernelLaunch(0, 0, "k", metrics=metrics), device, spec(), use="clock")
-    assert k.ceilings["clock"].bytes_per_s["dram"] == pytest.approx(2e12)  # the datasheet's, not 1.5x it
-    assert "capped at 1" in k.ceilings["clock"].scaled["dram"]
+    k = analyze_launch(KernelLaunch(0, 0, "k", metrics=metrics), device, spec(), use="kernel-clock")
+    assert k.ceilings["kernel-clock"].bytes_per_s["dram"] == pytest.approx(2e12)  # the datasheet's, not 1.5x it
+    assert "capped at 1" in k.ceilings["kernel-clock"].scaled["dram"]

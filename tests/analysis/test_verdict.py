@@ -127,7 +127,7 @@ def test_fp32_and_fp64_percent_of_peak_agree_with_ncu_within_one_point():
                 m = FP_MESSAGE.search(message(rule).get("message", ""))
                 if not m:
                     continue
-                assert k.roof.ceilings == "clock"
+                assert k.roof.ceilings == "kernel-clock"
                 for precision, close, figure in (("fp32", m.group(1), m.group(2)), ("fp64", m.group(3), m.group(4))):
                     ours = k.roof.utilization_pct[precision]
                     if close:  # ncu prints "close to 0%" for a percent below 1
@@ -217,7 +217,7 @@ def test_unit_names(metric, name):
 
 def test_nan_throughputs_give_no_verdict_with_the_reason():
     launch = KernelLaunch(0, 0, "k", nan_metrics=frozenset({SM, MEMORY}))
-    v = launch_verdict(launch, RoofPosition("clock", None, None, {}, "no kernel duration"))
+    v = launch_verdict(launch, RoofPosition("kernel-clock", None, None, {}, "no kernel duration"))
     assert v.bound is None and v.reason.startswith("ncu stored NaN for") and "profile this kernel again" in v.reason
 
 
@@ -227,7 +227,7 @@ def test_pooled_verdict_weights_the_launches_by_time():
 
     def pooled(*launches: KernelLaunch) -> Verdict:
         analysis = analyze_report(Report("m.json", Device("GPU"), launches))
-        return pooled_verdict(analysis.launches, RoofPosition("clock", None, None, {}, ""))
+        return pooled_verdict(analysis.launches, RoofPosition("kernel-clock", None, None, {}, ""))
 
     v = pooled(launch(0, 3.0, {SM: 90.0, MEMORY: 10.0, WAVES: 4.0}),
                launch(1, 1.0, {SM: 10.0, MEMORY: 10.0, WAVES: 0.1}))
@@ -240,11 +240,11 @@ def test_pooled_verdict_weights_the_launches_by_time():
 def test_roofline_only_verdict_is_labelled_and_never_latency():
     from roofline.analysis.verdict import from_roofline
 
-    memory = from_roofline(RoofPosition("clock", 85.0, "dram", {"fp32": 5.0, "dram": 85.0}), "no throughputs")
+    memory = from_roofline(RoofPosition("kernel-clock", 85.0, "dram", {"fp32": 5.0, "dram": 85.0}), "no throughputs")
     assert (memory.bound, memory.basis, memory.busiest) == ("memory", "roofline", BusyUnit("DRAM roof", 85.0,
                                                                                            "memory", "dram"))
     assert memory.reason.startswith("roofline only") and "(roofline only)" in explain(memory)
-    low = from_roofline(RoofPosition("clock", 7.4, "fp64", {"fp64": 7.4}), "no throughputs")
+    low = from_roofline(RoofPosition("kernel-clock", 7.4, "fp64", {"fp64": 7.4}), "no throughputs")
     assert low == Verdict(None, None, reason=low.reason) and "cannot tell latency" in low.reason
 
 
@@ -280,7 +280,7 @@ def test_a_busy_integer_and_special_function_kernel_is_compute_bound_whatever_it
                     "breakdown:" + SM: ",".join(f"{u}.avg.pct_of_peak_sustained_elapsed" for u in units),
                     "breakdown:" + MEMORY: "dram__cycles_active.avg.pct_of_peak_sustained_elapsed"})
     v = launch_verdict(KernelLaunch(0, 0, "k", metrics=metrics),
-                       RoofPosition("clock", 1.6, "fp32", {"fp32": 1.6, "dram": 1.0}))
+                       RoofPosition("kernel-clock", 1.6, "fp32", {"fp32": 1.6, "dram": 1.0}))
     assert v.busiest is not None
     assert (v.bound, v.ncu_title, v.busiest.name) == ("compute", "High Throughput", "issue slots")
     assert [u.name for u in v.top_units] == ["issue slots", "ALU pipe", "XU pipe (special functions, conversions)"]

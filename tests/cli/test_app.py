@@ -143,8 +143,8 @@ def test_a_run_imports_only_the_command_it_invokes():
 
 @pytest.mark.parametrize("command, option, value, choices", [
     (["report", EXAMPLE], "--format", "yaml", "'table', 'json', 'markdown', 'html', 'csv'"),
-    (["report", EXAMPLE], "--ceilings", "guess", "'auto', 'spec', 'report'"),
-    (["plot", EXAMPLE], "--ceilings", "guess", "'auto', 'spec', 'report'"),
+    (["report", EXAMPLE], "--ceilings", "guess", "'kernel-clock', 'datasheet', 'measured-clock'"),
+    (["plot", EXAMPLE], "--ceilings", "guess", "'kernel-clock', 'datasheet', 'measured-clock'"),
     (["compare", EXAMPLE, EXAMPLE], "--format", "xml", "'table', 'json'"),
     (["diff", EXAMPLE, EXAMPLE], "--format", "html", "'table', 'json', 'markdown'"),
     (["summary", EXAMPLE], "--format", "markdown", "'table', 'json'"),

@@ -260,7 +260,7 @@ def test_cross_gpu_pair_uses_each_gpus_own_datasheet_roof(roofline_report, raw_a
     analyses = []
     for n in names:
         rep = roofline_report(n)
-        analyses.append(analyze_report(rep, catalog.match(rep.device).spec, use="spec"))
+        analyses.append(analyze_report(rep, catalog.match(rep.device).spec, use="datasheet"))
     pair = pair_reports(analyses, parse_matcher("name", ["=".join(kernels)])).pairs[0]
     specs = [_yaml_spec(s) for s in ("a10g", "rtx-3080")]
     expected_roof = []

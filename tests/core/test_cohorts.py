@@ -87,9 +87,9 @@ def test_cohort_analysis_equals_each_launch_analysed_alone(name: str) -> None:
     report = load_shared_report(name)
     match = load_catalog().match(report.device)
     spec = match.spec if match else None
-    analysed = analyze_report(report, spec, use="clock")
+    analysed = analyze_report(report, spec, use="kernel-clock")
     total = analysed.total_time_s
-    alone = [analyze_launch(launch, report.device, spec, "clock", total) for launch in report.launches
+    alone = [analyze_launch(launch, report.device, spec, "kernel-clock", total) for launch in report.launches
              if not launch.invalid]
     assert [a for a in analysed.launches if not a.launch.invalid] == alone
 

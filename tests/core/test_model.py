@@ -68,7 +68,7 @@ def test_value_is_numeric_or_none():
 
 
 def test_ceilings_always_have_every_precision_and_level():
-    c = Ceilings("report", {"fp32": 1e12, "bogus": 5.0}, {"dram": 1e11}, missing={"fp64": "no dfma peak"})
+    c = Ceilings("measured-clock", {"fp32": 1e12, "bogus": 5.0}, {"dram": 1e11}, missing={"fp64": "no dfma peak"})
     assert tuple(c.flop_per_s) == PRECISIONS and tuple(c.bytes_per_s) == LEVELS
     assert c.flop_per_s["fp32"] == 1e12 and c.flop_per_s["fp64"] is None and "bogus" not in c.flop_per_s
     assert c.bytes_per_s["l1"] is None and c.missing["fp64"] == "no dfma peak"

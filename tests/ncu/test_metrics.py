@@ -198,7 +198,7 @@ def test_every_quantity_matches_the_independent_formulas(case, name):
             if expected[level] is not None:
                 assert k.bytes_per_s[level].value == approx(expected[level] / seconds), f"{where} {level}/s"
         roofs = ceilings(raw, counter)
-        got = k.ceilings["report"]
+        got = k.ceilings["measured-clock"]
         for key, roof in roofs.items():
             value = got.flop_per_s[key] if key in got.flop_per_s else got.bytes_per_s[key]
             assert value == (None if roof is None else approx(roof)), f"{where} ceiling {key}"
@@ -245,7 +245,7 @@ def test_v100_compute_tendencies(case):
     assert raw["l1tex__m_xbar2l1tex_read_bytes.sum"] == pytest.approx(
         raw["l1tex__m_xbar2l1tex_read_bytes.sum.per_second"] * t, rel=1e-6)
     assert k.bytes["l1"].value == 128 * raw["l1tex__lsu_writeback_active.sum"]  # CC 7.0: the plain counter
-    report = k.ceilings["report"]
+    report = k.ceilings["measured-clock"]
     assert report.flop_per_s["fp64"] == approx(2 * raw[f"{inst('dfma', 'sm')}.sum.peak_sustained"] * raw[SM_CLOCK])
     assert report.flop_per_s["fp32"] == approx(2 * raw[f"{inst('ffma', 'sm')}.sum.peak_sustained"] * raw[SM_CLOCK])
     assert report.bytes_per_s["dram"] == approx(raw["dram__bytes.sum.peak_sustained"] * raw[DRAM_CLOCK])
@@ -290,7 +290,7 @@ def test_a10g_roofline_set_hierarchy(case):
     assert k.bytes["l1"].value == approx(l1)
     # ncu's own derived byte metric agrees with 128 x cycles
     assert l1 == pytest.approx(raw["derived__l1tex__lsu_writeback_bytes_mem_lg.sum.per_second"] * t, rel=1e-9)
-    report = k.ceilings["report"]
+    report = k.ceilings["measured-clock"]
     assert report.flop_per_s["fp32"] == approx(2 * raw[f"{inst('ffma', 'sm')}.sum.peak_sustained"] * raw[SM_CLOCK])
     assert report.flop_per_s["fp64"] == approx(2 * raw[f"{inst('dfma', 'sm')}.sum.peak_sustained"] * raw[SM_CLOCK])
     assert report.flop_per_s["fp16"] == approx(4 * raw[f"{inst('hfma', 'sm')}.sum.peak_sustained"] * raw[SM_CLOCK])
@@ -332,7 +332,7 @@ def test_rtx3080_sgemm_and_cublas(case):
         assert dram == pytest.approx(raw["dram__bytes_read.sum"] + raw["dram__bytes_write.sum"], rel=1e-6)
         assert k.bytes["l2"].value == raw["l1tex__m_xbar2l1tex_read_bytes.sum"]
         assert k.bytes["l1"].value == 128 * raw["l1tex__lsu_writeback_active_mem_lg.sum"]
-        report = k.ceilings["report"]
+        report = k.ceilings["measured-clock"]
         # GA102 consumer part: 2 DFMA per SM per clock (68 SMs -> 136)
         assert raw[f"{inst('dfma', 'sm')}.sum.peak_sustained"] == 136
         assert report.flop_per_s["fp64"] == approx(2 * 136 * raw[SM_CLOCK])
@@ -368,7 +368,7 @@ def test_ada_rtx4070ti(case):
     assert k.flops["fp32"].value == approx(fp32)
     assert k.bytes["l1"].value == 128 * raw["l1tex__lsu_writeback_active_mem_lg.sum"]  # CC 8.9: mem_lg
     assert raw["sm__cycles_elapsed.avg"] / raw[SM_CLOCK] == pytest.approx(t, rel=5e-3)
-    assert k.ceilings["report"].flop_per_s["fp32"] == approx(
+    assert k.ceilings["measured-clock"].flop_per_s["fp32"] == approx(
         2 * raw[f"{inst('ffma', 'sm')}.sum.peak_sustained"] * raw[SM_CLOCK])
 
 
@@ -381,7 +381,7 @@ def test_ada_rtx4090_without_clocks_gives_named_reasons(case):
         assert k.bytes["dram"].value == pytest.approx(raw["dram__bytes_read.sum"] + raw["dram__bytes_write.sum"],
                                                       rel=1e-6)
         assert k.flops["fp32"].value is None and k.flops["fp32"].reason
-        assert k.ceilings["report"].bytes_per_s["dram"] is None and k.ceilings["report"].missing["dram"]
+        assert k.ceilings["measured-clock"].bytes_per_s["dram"] is None and k.ceilings["measured-clock"].missing["dram"]
         assert k.roof.pct_of_roof is None and k.roof.reason
 
 
@@ -408,7 +408,7 @@ def test_h100_rmsnorm_hierarchy_and_cross_checks(case):
     assert l1 == pytest.approx(raw["derived__l1tex__lsu_writeback_bytes_mem_lgds.sum.per_second"] * t, rel=1e-6)
     dram = raw["dram__bytes.sum.per_second"] * t
     assert dram == pytest.approx(raw["dram__bytes_read.sum"] + raw["dram__bytes_write.sum"], rel=1e-6)
-    report = k.ceilings["report"]
+    report = k.ceilings["measured-clock"]
     assert report.flop_per_s["fp16"] == approx(4 * raw[f"{inst('hfma', 'sm')}.sum.peak_sustained"] * raw[SM_CLOCK])
     assert report.flop_per_s["fp64"] == approx(2 * raw[f"{inst('dfma', 'sm')}.sum.peak_sustained"] * raw[SM_CLOCK])
     assert report.bytes_per_s["l2"] == approx(32 * raw["lts__lts2xbar_cycles_active.sum.peak_sustained"]
@@ -428,7 +428,7 @@ def test_hopper_dense_tensor_peak_is_the_sparsity_off_op_peak(case, name):
         sparse_aggregate = raw["sm__ops_path_tensor_src_fp16.sum.peak_sustained"]
         assert sparse_aggregate == 2 * dense
         assert dense == 4096 * result.device.sm_count  # FLOPs (2 per FMA) per SM per clock
-        report = k.ceilings["report"]
+        report = k.ceilings["measured-clock"]
         assert report.tensor_dtype == "fp16"
         assert report.flop_per_s["tensor"] == approx(dense * raw[SM_CLOCK])
         # ncu's own per-second peak of the same counter
@@ -450,7 +450,7 @@ def test_gh200_silu_elementwise(case):
     assert k.bytes["dram"].value == approx(raw["dram__bytes.sum.per_second"] * t)
     assert k.bytes["l1"].value == 128 * raw["l1tex__lsu_writeback_active_mem_lgds.sum"]
     assert raw["dram__bytes.sum.peak_sustained"] == 1536  # GH200 HBM3: 6144-bit bus
-    report = k.ceilings["report"]
+    report = k.ceilings["measured-clock"]
     assert report.bytes_per_s["dram"] == approx(1536 * raw[DRAM_CLOCK])
     assert (k.roof.limiter, k.verdict.bound) == ("dram", "memory")
     assert k.roof.pct_of_roof == approx(100 * raw["dram__bytes.sum.per_second"] / report.bytes_per_s["dram"])
@@ -488,9 +488,9 @@ def test_h800_nan_launch_gives_null_with_reason_never_zero(case):
     assert k.roof.pct_of_roof is None and k.roof.reason
     assert k.verdict.bound is None and "NaN" in k.verdict.reason
     assert k.time_share is None
-    assert all(v is None for v in (*k.ceilings["report"].flop_per_s.values(),
-                                   *k.ceilings["report"].bytes_per_s.values()))
-    assert "NaN" in k.ceilings["report"].missing["fp32"]
+    assert all(v is None for v in (*k.ceilings["measured-clock"].flop_per_s.values(),
+                                   *k.ceilings["measured-clock"].bytes_per_s.values()))
+    assert "NaN" in k.ceilings["measured-clock"].missing["fp32"]
     # the other launches are measured; the share of time is over them only
     measured = [duration(r) for r in raws[:4]]
     for r, other in zip(raws[:4], result.launches[:4], strict=True):
@@ -523,7 +523,7 @@ def test_ncu_2020_3_tree_search(case):
     assert k.bytes["dram"].value == approx(raw["dram__bytes.sum.per_second"] * t)
     assert k.bytes["l2"].value == raw["l1tex__m_xbar2l1tex_read_bytes.sum"]
     assert k.bytes["l1"].value == 128 * raw["l1tex__lsu_writeback_active_mem_lg.sum"]
-    report = k.ceilings["report"]
+    report = k.ceilings["measured-clock"]
     assert report.flop_per_s["fp64"] == approx(2 * raw[f"{inst('dfma', 'sm')}.sum.peak_sustained"] * raw[SM_CLOCK])
     assert raw[f"{inst('dfma', 'sm')}.sum.peak_sustained"] == 108 * 32  # A100: 32 DFMA/SM/clk
     assert k.roof.limiter == "fp64"
@@ -543,7 +543,7 @@ def test_t4_matrix_add_is_one_million_fadds(case):
     dram = raw["dram__bytes.sum.per_second"] * t
     assert dram == pytest.approx(raw["dram__bytes_read.sum"] + raw["dram__bytes_write.sum"], rel=1e-6)
     assert dram >= 3 * 4 * 1e6  # at least two matrices read and one written
-    report = k.ceilings["report"]
+    report = k.ceilings["measured-clock"]
     assert report.bytes_per_s["dram"] == approx(raw["dram__bytes.sum.peak_sustained"] * raw[DRAM_CLOCK])
     assert k.roof.pct_of_roof == approx(100 * raw["dram__bytes.sum.per_second"] / report.bytes_per_s["dram"])
     assert (k.roof.limiter, k.verdict.bound) == ("dram", "memory")

@@ -252,7 +252,7 @@ def test_duplicated_launch_keys_warn_and_the_repeat_is_invalid(tmp_path):
 def test_zero_peak_counter_is_no_roof(tmp_path):
     """A peak counter of 0 (ncu stores it for launches it missed) gives no roof, with the reason: never a 0 roof."""
     doc = json_of(model(tmp_path, setter("launches/2/metrics/dram__bytes.sum.peak_sustained", 0.0)))["reports"][0]
-    ceilings = with_reasons(doc["kernels"][2], doc["reasons"])["ceilings"]["report"]
+    ceilings = with_reasons(doc["kernels"][2], doc["reasons"])["ceilings"]["measured-clock"]
     assert ceilings["dram_bytes_per_s"] is None and "is 0, not a peak" in ceilings["missing"]["dram"]
 
 

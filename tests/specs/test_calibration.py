@@ -157,7 +157,7 @@ def test_measured_ceilings_take_the_ncu_clock_rate_of_the_tensor_type() -> None:
     cal = load_catalog().get("h100-sxm5").measured
     assert cal is not None
     c = calibration.measured_ceilings(cal, "bf16")
-    assert c.source == "measured" and c.tensor_dtype == "bf16"
+    assert c.source == "calibrated" and c.tensor_dtype == "bf16"
     assert c.flop_per_s["tensor"] == ncu_median(cal.roofs["tensor_bf16"])
     assert c.bytes_per_s["dram"] == ncu_median(cal.roofs["dram"])
     assert c.flop_per_s["fp16"] is None and "fp16 not measured" in c.missing["fp16"]
@@ -167,13 +167,13 @@ def test_measured_ceilings_take_the_ncu_clock_rate_of_the_tensor_type() -> None:
 def test_percent_of_calibrated_roof_on_a_real_bf16_gemm() -> None:
     """The BF16 GEMM's percent of roof against the calibrated Tensor roof, recomputed from the raw counters."""
     report = roofline.load(BF16_GEMM)
-    a = analyze_loaded(report, AnalysisOptions(ceilings="measured", diagnostics=False))
+    a = analyze_loaded(report, AnalysisOptions(ceilings="calibrated", diagnostics=False))
     k = a.launches[0]
     flops = float(report.launches[0].metrics["sm__ops_path_tensor_src_bf16_dst_fp32.sum"] or 0)
     seconds = float(report.launches[0].metrics["gpu__time_duration.sum"] or 0) * 1e-9
     roof = yaml.safe_load(SHIPPED.read_text())["measured"]["roofs"]["tensor_bf16"]["ncu"]["median"]
     assert flops == 2 * 4096**3
-    assert k.roof.ceilings == "measured" and k.roof.limiter == "tensor"
+    assert k.roof.ceilings == "calibrated" and k.roof.limiter == "tensor"
     assert k.roof.pct_of_roof == pytest.approx(100 * flops / seconds / roof, rel=1e-9)
 
 

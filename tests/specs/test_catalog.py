@@ -178,7 +178,7 @@ def test_ambiguous_or_unknown_gpu_is_not_matched(two_a100s):
 def test_spec_ceilings_use_datasheet_numbers_and_name_gaps(tmp_path):
     spec = parse_spec_file(write(tmp_path, VALID))
     c = spec_ceilings(spec, "bf16")
-    assert c.source == "spec" and c.tensor_dtype == "bf16"
+    assert c.source == "datasheet" and c.tensor_dtype == "bf16"
     assert c.flop_per_s == {"fp64": 9.6e12, "fp32": 19.2e12, "fp16": None, "tensor": 307e12}
     assert c.bytes_per_s["dram"] == 2.0e12 and c.bytes_per_s["l2"] is None
     assert "no documented L2 bandwidth" in c.missing["l2"] and "1.5 GHz boost" in c.clock_note

@@ -299,7 +299,7 @@ def _peak_pairs(a: LaunchAnalysis, precision: str, device: Device, spec: DeviceS
                 wanted: str) -> list[tuple[float | None, float | None, str]]:
     """(tensor peak, CUDA-core peak, basis) from the datasheet, then from the report's peak counters."""
     pairs = [(spec.peaks.get(f"tensor_{wanted}"), spec.peaks.get(precision), "datasheet")] if spec is not None else []
-    measured = a.ceilings.get("report")
+    measured = a.ceilings.get("measured-clock")
     if measured is not None:
         pairs.append((m.tensor_peak(a.launch, device, wanted).value, measured.flop_per_s[precision], "measured-clock"))
     return pairs

@@ -57,7 +57,7 @@ def analyze(
     ncu_arg: ncu_opts.NcuArgOpt = None,
     fmt: Annotated[ReportFormat, typer.Option("--format", help=REPORT_FORMAT_HELP)] = "table",
     report_output: AnalysisOutputOpt = None,
-    ceilings: CeilingsOpt = "auto",
+    ceilings: CeilingsOpt = "kernel-clock",
     specs: SpecsOpt = None,
     plot: PlotOpt = None,
     timeout: TimeoutOpt = None,

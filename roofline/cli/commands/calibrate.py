@@ -1,5 +1,5 @@
 """`roofline calibrate`: measure the GPU's achievable roofs with microbenchmarks and write them as a calibration
-file, the ceilings of ``--ceilings measured``.
+file, the ceilings of ``--ceilings calibrated``.
 
 The microbenchmarks (``roofline.specs.microbench``, CuPy and/or PyTorch) run twice in a child process: once as they are
 (the GPU's default clocks, CUDA events) and once under ncu with its default clock control (the clocks a report's
@@ -48,7 +48,7 @@ def calibrate(
     reps: Annotated[int, typer.Option("--reps", min=3, help="Timed launches per benchmark at default clocks.")] = 10,
     no_ncu: Annotated[bool, typer.Option(
         "--no-ncu", help="Skip the run under ncu (the file then has default-clock rates only, which "
-        "--ceilings measured does not use).")] = False,
+        "--ceilings calibrated does not use).")] = False,
     ncu: NcuPathOpt = None,
     force: ForceOpt = False,
     specs: SpecsOpt = None,
@@ -78,10 +78,10 @@ def calibrate(
     from roofline.cli.output import write_output
 
     header = (f"# Calibrated roofs of {device}, written by roofline calibrate (rates in FLOP/s and bytes/s).\n"
-              "# ncu: under ncu's clock control (used by --ceilings measured); default: the GPU's default clocks.\n")
+              "# ncu: under ncu's clock control (used by --ceilings calibrated); default: the GPU's default clocks.\n")
     write_output(path, header + yaml.safe_dump(to_yaml_dict(cal), sort_keys=False))
     hint = "" if spec else f" (no device spec matches '{device}': add one with id '{spec_id}' to use it)"
-    typer.echo(f"roofline: analyse with --specs {path} --ceilings measured{hint}", err=True)
+    typer.echo(f"roofline: analyse with --specs {path} --ceilings calibrated{hint}", err=True)
 
 
 def _refuse_overwrite(path: Path, force: bool) -> None:

@@ -56,7 +56,7 @@ def compare(
         "--normalize", help="Plot percent of each report's own roof instead of FLOP/s.")] = False,
     alpha: AlphaOpt = ALPHA,
     work_tolerance: WorkToleranceOpt = 100.0 * WORK_TOLERANCE,
-    ceilings: CeilingsOpt = "auto",
+    ceilings: CeilingsOpt = "kernel-clock",
     specs: SpecsOpt = None,
     timeout: TimeoutOpt = None,
     wide: WideOpt = False,

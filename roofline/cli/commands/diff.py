@@ -68,7 +68,7 @@ def diff(
     fmt: Annotated[DiffFormat, typer.Option("--format", "-f", help="Output format: table, json or markdown.")]
     = "table",
     output: OutputOpt = None,
-    ceilings: CeilingsOpt = "auto",
+    ceilings: CeilingsOpt = "kernel-clock",
     specs: SpecsOpt = None,
     timeout: TimeoutOpt = None,
     wide: WideOpt = False,

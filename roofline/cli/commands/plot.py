@@ -37,7 +37,7 @@ def plot(
     kernel: KernelOpt = None,
     kernel_name_base: NameBaseOpt = "function",
     output: PlotOutputOpt = None,
-    ceilings: CeilingsOpt = "auto",
+    ceilings: CeilingsOpt = "kernel-clock",
     specs: SpecsOpt = None,
     top: TopOpt = LEGEND_KERNELS,
     timeout: TimeoutOpt = None,

@@ -33,7 +33,7 @@ def report(
     kernel_name_base: NameBaseOpt = "function",
     fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help=REPORT_FORMAT_HELP)] = "table",
     output: OutputOpt = None,
-    ceilings: CeilingsOpt = "auto",
+    ceilings: CeilingsOpt = "kernel-clock",
     specs: SpecsOpt = None,
     plot: PlotOpt = None,
     spread_threshold: Annotated[float, typer.Option(

@@ -129,7 +129,7 @@ def _print_table(spec: DeviceSpec) -> None:
 
 
 def _print_calibration(console: Any, spec: DeviceSpec) -> None:
-    """The calibrated roofs (--ceilings measured): the rate under ncu and at default clocks, how each was measured."""
+    """The calibrated roofs (--ceilings calibrated): the rate under ncu and at default clocks, how each was measured."""
     from rich.table import Table
 
     from roofline.core.units import si

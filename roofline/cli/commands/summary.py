@@ -51,7 +51,7 @@ def summary(
     fmt: Annotated[SummaryFormat, typer.Option("--format", "-f", help="Output format: table or json.")] = "table",
     output: OutputOpt = None,
     plot: PlotOpt = None,
-    ceilings: CeilingsOpt = "auto",
+    ceilings: CeilingsOpt = "kernel-clock",
     specs: SpecsOpt = None,
     timeout: TimeoutOpt = None,
     wide: WideOpt = False,

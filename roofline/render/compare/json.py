@@ -1,4 +1,4 @@
-"""JSON documents (schema_version 3) of comparisons, regression diffs and application summaries.
+"""JSON documents (schema_version 4) of comparisons, regression diffs and application summaries.
 
 Shared with ``render.json``: numbers in SI base units, "not measured" is ``null`` with its reason under the
 object's ``missing`` (never 0, never NaN; one entry per kernel, so the reason texts stay in place). ``kind`` says

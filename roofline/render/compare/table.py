@@ -17,7 +17,7 @@ from roofline.compare.noise import Change
 from roofline.compare.pairing import NO_EXPECTATION, Comparison, KernelPair, KernelStats, ReportRef, why_no_roof
 from roofline.compare.ranking import RECOVERABLE_COUNTS, AppSummary
 from roofline.compare.regression import DiffResult, Verdict
-from roofline.core.labels import letter, set_name
+from roofline.core.labels import letter
 from roofline.core.units import pct, ratio, seconds, si
 from roofline.render.names import KernelName
 from roofline.render.terminal import Cell, add_rows, escape, plain_table, record, warning_lines
@@ -100,7 +100,7 @@ def legend_text(r: ReportRef) -> str:
     spec = f"spec {r.spec_id}" if r.spec_id else "no spec"
     ncu = f"ncu {r.ncu_version}" if r.ncu_version else "ncu version unknown"
     return (f"{r.label}  {r.device} (CC {r.compute_capability or '?'}), {ncu}, {r.launches} launches, {spec}, "
-            f"{set_name(r.ceilings_used)} ceilings")
+            f"{r.ceilings_used} ceilings")
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """One row per kernel launch, one column per leaf of the JSON document: the CSV output (``report --format csv``)
 and ``to_dataframe`` for pandas.
 
-Columns are the JSON paths joined with dots (``flops.fp32``, ``ceilings.spec.dram_bytes_per_s``,
+Columns are the JSON paths joined with dots (``flops.fp32``, ``ceilings.datasheet.dram_bytes_per_s``,
 ``advice.0.text``); the report's own leaves come first under ``report.`` (path, device, spec, ceilings used).
 A null is an empty cell with its reason in the ``missing.<path>`` column, as in the JSON. The CSV header gives
 each numeric column's unit in brackets (``duration_s [s]``); ``to_dataframe`` keeps the plain paths as column
@@ -43,11 +43,13 @@ _UNITS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), u) for p
 
 
 def rows(analyses: Sequence[ReportAnalysis]) -> list[dict[str, Any]]:
-    """One flat dict per launch, in report order: the report's leaves (``report.*``), then the launch's."""
+    """One flat dict per launch, in report order: the report's leaves (``report.*``; not its ceilings, the medians
+    of the launches' own, which each row carries), then the launch's."""
     out = []
     for a in analyses:
         doc = report_dict(a)
-        head = flatten({k: v for k, v in doc.items() if k not in ("kernels", "groups", "reasons")}, "report")
+        left_out = ("kernels", "groups", "reasons", "ceilings")
+        head = flatten({k: v for k, v in doc.items() if k not in left_out}, "report")
         out += [{**head, **flatten(with_reasons(kernel, doc["reasons"]))} for kernel in doc["kernels"]]
     return out
 

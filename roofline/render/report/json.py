@@ -1,4 +1,4 @@
-"""JSON document of one or more report analyses (schema_version 3, documented in docs/json-schema.md).
+"""JSON document of one or more report analyses (schema_version 4, documented in docs/json-schema.md).
 
 "Not measured" is ``null`` with its reason (never 0, never NaN): a kernel's ``missing`` (and each ceiling set's)
 maps the null's path to an index into its report's ``reasons``, the table that states each reason once, so
@@ -33,7 +33,9 @@ from roofline.render import GENERATOR
 
 # 2: bound is the verdict over every unit, with "verdict", "stalls", bytes.l2_total, "clock" roofs;
 # 3: each report states its reasons once ("reasons"); a kernel's and a ceiling set's "missing" index into them
-SCHEMA_VERSION = 3
+# 4: the ceiling sets named as every output names them: kernel-clock, datasheet, measured-clock, calibrated (were
+#    clock, spec, report, measured); each report carries its own "ceilings"
+SCHEMA_VERSION = 4
 
 
 def render(analyses: Sequence[ReportAnalysis], spreads: Sequence[KernelSpread] = ()) -> str:
@@ -166,9 +168,9 @@ def kernel_dict(k: LaunchAnalysis, reasons: Reasons, no_spec_reason: str = "no d
         "tensor_cores": tensor_cores_dict(k.tensor_cores, missing),
         "stalls": stalls_dict(k.stalls, missing),
     }
-    out["ceilings"].setdefault("spec", None)
-    if out["ceilings"]["spec"] is None:
-        missing["ceilings.spec"] = no_spec_reason
+    out["ceilings"].setdefault("datasheet", None)
+    if out["ceilings"]["datasheet"] is None:
+        missing["ceilings.datasheet"] = no_spec_reason
     for key, metric in _LAUNCH_FIELDS.items():
         if out[key] is None:
             missing[key] = f"{metric} not in the report (collect the LaunchStats section)"

@@ -21,7 +21,7 @@ from roofline.analysis.results import Advice, KernelGroup, LaunchAnalysis, Repor
 from roofline.analysis.roofline import rank_by_recoverable_time, report_level_ceilings, scaled_roofs_note
 from roofline.analysis.verdict import BOUND_WORDS, explain
 from roofline.compare.ranking import RECOVERABLE_COUNTS
-from roofline.core.labels import NAMES, set_name
+from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings
 from roofline.core.units import counted, pct, ratio, seconds, si
 from roofline.render import GENERATOR
@@ -93,9 +93,9 @@ def report_blocks(a: ReportAnalysis, with_plot: bool = False, index: int = 0, im
     if a.report.source == "model":
         blocks.append(Block("warn", f"Report model (JSON), not read from an .ncu-rep: {a.report.label or 'no label'}."))
     blocks += [Block("p", _gpu_line(a)), Block("h3", "Ceilings"), ceilings_table(a)]
-    clock = report_level_ceilings(a.launches).get("clock")
+    clock = report_level_ceilings(a.launches).get("kernel-clock")
     if clock is not None and clock.clock_note:
-        blocks.append(Block("note", f"{set_name('clock')} = the report's own peak counters x its {clock.clock_note}."))
+        blocks.append(Block("note", f"kernel-clock = the report's own peak counters x its {clock.clock_note}."))
     scaled = scaled_roofs_note(a.launches)
     if scaled:
         blocks.append(Block("note", f"* {scaled}."))
@@ -125,14 +125,14 @@ def _gpu_line(a: ReportAnalysis) -> str:
     return (f"**{d.name}**, CC {d.compute_capability or '?'}, {d.sm_count or '?'} SMs; "
             f"{counted(len(a.launches), 'launch')}, "
             f"{seconds(a.total_time_s)} in total. {spec}; percent of roof uses the "
-            f"**{set_name(a.ceilings_used)}** ceilings.")
+            f"**{a.ceilings_used}** ceilings.")
 
 
 def ceilings_table(a: ReportAnalysis) -> Block:
     """The report's datasheet and kernel-clock roofs side by side (``report_level_ceilings``), and the calibrated ones
     where a calibration file gives them."""
     sets = report_level_ceilings(a.launches)
-    sheet, measured, calibrated = sets.get("spec"), sets.get("clock"), sets.get("measured")
+    sheet, measured, calibrated = sets.get("datasheet"), sets.get("kernel-clock"), sets.get("calibrated")
     rows = []
     for key in (*PRECISIONS, *LEVELS):
         unit = "FLOP/s" if key in PRECISIONS else "B/s"
@@ -147,9 +147,9 @@ def ceilings_table(a: ReportAnalysis) -> Block:
             c_val = _roof(calibrated, key)
             row += (si(c_val, unit), f"{c_val / s_val:.2f}" if s_val and c_val else "")
         rows.append(row)
-    header: tuple[str, ...] = ("roof", set_name("spec"), set_name("clock"), f"{set_name('clock')} / datasheet")
+    header: tuple[str, ...] = ("roof", "datasheet", "kernel-clock", "kernel-clock / datasheet")
     if calibrated is not None:
-        header += (set_name("measured"), f"{set_name('measured')} / datasheet")
+        header += ("calibrated", "calibrated / datasheet")
     return Block("table", header=header, rows=tuple(rows), numeric=(False, *[True] * (len(header) - 1)))
 
 
@@ -235,7 +235,7 @@ def position_table(k: LaunchAnalysis) -> Block:
     total, duration = k.l2_total_bytes.value, k.duration_s.value
     if total is not None and duration and k.l2_total_bytes.via != k.bytes["l2"].via:
         rows.append(("L2, all traffic (stores included)", si(total / duration, "B/s"), "", "", ""))
-    name = set_name(k.roof.ceilings)
+    name = k.roof.ceilings
     return Block("table", header=("", "achieved", f"roof ({name})", "% of roof", "FLOP/byte"), rows=tuple(rows),
                  numeric=(False, True, True, True, True))
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from roofline.analysis.results import KernelGroup, ReportAnalysis
 from roofline.analysis.roofline import report_level_ceilings
 from roofline.compare.pairing import aggregate
-from roofline.core.labels import LEGEND_KERNELS, NAMES, set_name
+from roofline.core.labels import LEGEND_KERNELS, NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet
 from roofline.core.units import counted, pct, ratio, si
 from roofline.render.mpl import (
@@ -147,7 +147,8 @@ class PlotData:
 # --- Data ---------------------------------------------------------------------------------------------
 def plot_data(analyses: Sequence[ReportAnalysis], top: int = LEGEND_KERNELS,
               ceilings: CeilingSet | None = None) -> PlotData:
-    """The content of the figure; ``ceilings`` ("spec" or "report") overrides each report's ceilings in use."""
+    """The content of the figure; ``ceilings`` ("datasheet" or "measured-clock") overrides each report's ceilings
+    in use."""
     return PlotData(tuple(p for a in analyses for p in report_panels(a, top, ceilings or a.ceilings_used)))
 
 
@@ -155,7 +156,7 @@ def report_panels(a: ReportAnalysis, top: int, source: CeilingSet) -> list[Panel
     """One report's panels against the ``source`` ceilings: the roofline, the bandwidth view, or both."""
     sets = report_level_ceilings(a.launches)
     chosen = sets.get(source)
-    fallback = sets.get("report") if source != "report" else None
+    fallback = sets.get("measured-clock") if source != "measured-clock" else None
     level_roofs = _level_roofs(chosen, fallback)
     series: list[KernelSeries] = []
     why_not: dict[str, str] = {}
@@ -242,7 +243,7 @@ def _level_roofs(c: Ceilings | None, fallback: Ceilings | None) -> dict[str, Mem
 def _no_roof_reasons(c: Ceilings | None, fallback: Ceilings | None) -> dict[str, str]:
     """Per level, why neither ceiling set gives it a bandwidth (each set's reason, named)."""
     sets = [s for s in (c, fallback) if s is not None]
-    return {level: "; ".join(f"{set_name(s.source)}: {s.missing.get(level, 'unknown')}" for s in sets)
+    return {level: "; ".join(f"{s.source}: {s.missing.get(level, 'unknown')}" for s in sets)
             for level in LEVELS}
 
 
@@ -278,9 +279,9 @@ def _title(a: ReportAnalysis, source: CeilingSet, c: Ceilings | None, kind: Pane
     head = f"{d.name} (CC {d.compute_capability or '?'}), {counted(len(a.launches), 'launch')}"
     view = "bandwidth view, achieved bytes/s per memory level; " if kind == "bandwidth" else ""
     if c is None:
-        return f"{head}\n{view}no {set_name(source)} ceilings"
-    which = f"spec {a.spec_id}" if source == "spec" and a.spec_id else c.clock_note.split(";")[0]
-    return f"{head}\n{view}{set_name(source)} ceilings ({which})"
+        return f"{head}\n{view}no {source} ceilings"
+    which = f"spec {a.spec_id}" if source == "datasheet" and a.spec_id else c.clock_note.split(";")[0]
+    return f"{head}\n{view}{source} ceilings ({which})"
 
 
 # --- Notes under the axes -----------------------------------------------------------------------------
@@ -352,7 +353,7 @@ CEILING_STYLES = {"fp64": ":", "fp32": "-", "fp16": "-.", "tensor": "--"}
 MEASURED_STYLE = (0, (5, 2))  # a roof taken from the measured-clock set when the chosen one has none
 ROOF_FONT = 8.5
 _RC: dict[RcKeyType, Any] = {"svg.fonttype": "none", "font.size": 9, "font.family": "DejaVu Sans"}
-_EMPTY = Panel("no report", "report", (), (), (), (), ())
+_EMPTY = Panel("no report", "measured-clock", (), (), (), (), ())
 
 
 def render(analyses: Sequence[ReportAnalysis], fmt: PlotFormat, top: int = LEGEND_KERNELS) -> bytes:
@@ -570,7 +571,7 @@ def _legend(ax: Axes, p: Panel) -> None:
                               edge=LEVEL_COLOR))
     if any(r.source != p.ceilings_used for r in p.roofs):
         handles.append(Line2D([], [], color=ROOF_COLOR, alpha=0.6, ls=MEASURED_STYLE,
-                              label=f"* {set_name('report')} roof (no {set_name(p.ceilings_used)} value)"))
+                              label=f"* measured-clock roof (no {p.ceilings_used} value)"))
     legend = ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False, fontsize=8,
                        title="kernels by time (share of time)", title_fontsize=8.5,
                        alignment="left")

@@ -14,7 +14,7 @@ from roofline.analysis.advice import estimate_text, kernels_to_advise
 from roofline.analysis.results import KernelGroup, KernelSpread, LaunchAnalysis, ReportAnalysis, Verdict
 from roofline.analysis.roofline import report_level_ceilings, scaled_roofs_note
 from roofline.analysis.verdict import short_name
-from roofline.core.labels import NAMES, set_name
+from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings
 from roofline.core.units import counted, pct, seconds, si
 from roofline.render.names import KernelName, common_name, distinguish, kernel_name, launch_config
@@ -77,12 +77,12 @@ def _print_report(console: Console, a: ReportAnalysis) -> None:
     for line in warning_lines(a.report.warnings):
         console.print(line, highlight=False)
     spec_line = escape(f"spec {a.spec_id} ({a.spec_match})") if a.spec_id else "no device spec matches this GPU"
-    console.print(f"{spec_line}; percent of roof uses the [bold]{set_name(a.ceilings_used)}[/bold] ceilings",
+    console.print(f"{spec_line}; percent of roof uses the [bold]{a.ceilings_used}[/bold] ceilings",
                   highlight=False)
     console.print(_ceilings_table(a))
-    clock = next((k.ceilings["report"].clock_note for k in a.launches), "")
+    clock = next((k.ceilings["measured-clock"].clock_note for k in a.launches), "")
     if clock:
-        console.print(f"[dim]{set_name('clock')} = the report's peak counters x {escape(clock)}[/dim]",
+        console.print(f"[dim]kernel-clock = the report's peak counters x {escape(clock)}[/dim]",
                       highlight=False)
     scaled = scaled_roofs_note(a.launches)
     if scaled:
@@ -127,9 +127,9 @@ def _ceilings_table(a: ReportAnalysis) -> Table:
 
     table = Table(title="Ceilings", title_justify="left", box=None, pad_edge=False, padding=(0, 1))
     sets = report_level_ceilings(a.launches)
-    sheet, clock, calibrated = sets.get("spec"), sets.get("clock"), sets.get("measured")
-    extra = (set_name("measured"), "ratio") if calibrated else ()
-    for col in ("roof", set_name("spec"), set_name("clock"), "ratio", *extra):
+    sheet, clock, calibrated = sets.get("datasheet"), sets.get("kernel-clock"), sets.get("calibrated")
+    extra = ("calibrated", "ratio") if calibrated else ()
+    for col in ("roof", "datasheet", "kernel-clock", "ratio", *extra):
         table.add_column(col, justify="left" if col == "roof" else "right")
     for key in (*PRECISIONS, *LEVELS):
         unit = "FLOP/s" if key in PRECISIONS else "B/s"
@@ -226,7 +226,7 @@ def _problems(a: ReportAnalysis) -> list[str]:
             reasons[f"bound: {k.verdict.reason}"].add(k.launch.key)
         used = k.ceilings[a.ceilings_used]
         for roof, why in used.missing.items():
-            reasons[f"roof {NAMES[roof]} ({set_name(used.source)}): {why}"].add(k.launch.key)
+            reasons[f"roof {NAMES[roof]} ({used.source}): {why}"].add(k.launch.key)
     lines = []
     if reasons:
         lines.append("[bold]Why n/a[/bold] (not measured, or no ceiling):")

@@ -56,7 +56,7 @@ def expected_argv(ncu: str, *options: str, report: str = "app.ncu-rep", log: str
 
 def test_success_profiles_then_analyses(work: Path, monkeypatch: pytest.MonkeyPatch, analyses: list) -> None:
     fake = fakencu.install(monkeypatch, work)
-    result = invoke("--format", "json", "--report-output", "a.json", "--ceilings", "report", "app.py")
+    result = invoke("--format", "json", "--report-output", "a.json", "--ceilings", "measured-clock", "app.py")
     assert result.exit_code == 0, result.output
     assert fake.argvs() == [expected_argv(fake.path)]
     assert "-f" not in fake.argvs()[0]
@@ -64,7 +64,7 @@ def test_success_profiles_then_analyses(work: Path, monkeypatch: pytest.MonkeyPa
     assert "app ran" in result.stderr and result.stdout == ""
     [(paths, options, (fmt, output, plot))] = analyses
     assert paths == [work / "app.ncu-rep"] and (work / "app.ncu-rep").is_file()
-    assert (options.kernel, options.ceilings, fmt, output, plot) == ((), "report", "json", Path("a.json"), None)
+    assert (options.kernel, options.ceilings, fmt, output, plot) == ((), "measured-clock", "json", Path("a.json"), None)
 
 
 def test_real_analysis_of_the_written_report(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:

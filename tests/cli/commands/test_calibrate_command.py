@@ -69,11 +69,11 @@ def test_writes_a_calibration_the_analysis_uses(tmp_path: Path, h100_runs: None)
     assert cal.roofs["fp32"].ncu is not None and cal.roofs["fp32"].default is not None
     assert "Calibrated roofs: NVIDIA H100 80GB HBM3" in result.output and f"wrote {out}" in result.output
     report = runner.invoke(app, ["report", str(ROOT / "examples/h100/torch-bf16.roofline.ncu-rep"), "--specs",
-                                 str(out), "--ceilings", "measured", "--format", "json"])
+                                 str(out), "--ceilings", "calibrated", "--format", "json"])
     assert report.exit_code == 0, report.output
     kernel = json.loads(report.stdout)["reports"][0]["kernels"][0]
-    assert kernel["ceilings_used"] == "measured"
-    assert kernel["ceilings"]["measured"]["tensor_flop_per_s"] == calibration.measured_ceilings(cal, "bf16").roof(
+    assert kernel["ceilings_used"] == "calibrated"
+    assert kernel["ceilings"]["calibrated"]["tensor_flop_per_s"] == calibration.measured_ceilings(cal, "bf16").roof(
         "tensor")
 
 
@@ -121,7 +121,7 @@ def test_ceilings_measured_without_a_calibration_says_how_to_make_one() -> None:
     spec = replace(load_catalog().get("h100-sxm5"), measured=None)
     report = roofline.load(ROOT / "examples" / "h100-sxm_synthetic.roofline.json")
     with pytest.raises(SpecError, match="no calibrated ceilings for h100-sxm5") as err:
-        analyze_loaded(report, AnalysisOptions(ceilings="measured"), catalog=SpecCatalog([spec]))
+        analyze_loaded(report, AnalysisOptions(ceilings="calibrated"), catalog=SpecCatalog([spec]))
     assert "roofline calibrate --output device_specs/measured/<id>.yaml" in str(err.value)
 
 

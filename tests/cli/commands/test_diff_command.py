@@ -74,7 +74,7 @@ def test_roof_drop_gate_on_mapped_kernels(shared_report, raw_actions):
                                                       * r["dram__cycles_elapsed.avg.per_second"])
            for k, r in raws.items()}
     args = (shared_report(REDUCTIONS), shared_report(REDUCTIONS), "--map", "reduceNeighbored=reduceShared",
-            "--ceilings", "report")
+            "--ceilings", "measured-clock")
     result = invoke(*args, "--fail-if-roof-drop", 0.5, "-f", "json")
     doc = json.loads(result.stdout)
     kernel = next(k for k in doc["kernels"] if k["matched_by"].startswith("map"))

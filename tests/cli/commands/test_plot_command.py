@@ -42,7 +42,7 @@ def test_plot_format_from_the_extension(in_tmp, suffix, magic):
 def test_plot_of_a_real_report_with_measured_clock_ceilings(in_tmp, shared_report):
     out = in_tmp / "a.svg"
     result = runner.invoke(app, ["plot", str(shared_report("gh200_silu_full-roofline")), "-o", str(out),
-                                 "--ceilings", "report"])
+                                 "--ceilings", "measured-clock"])
     assert result.exit_code == 0, result.output
     assert "measured-clock ceilings" in out.read_text()
 

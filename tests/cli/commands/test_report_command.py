@@ -132,17 +132,18 @@ def test_output_file(shared_report, tmp_path):
 
 def test_ceilings_choice(shared_report):
     path = shared_report(H100)
-    report_set = strict_json(run(path, "-f", "json", "--ceilings", "report").stdout)["reports"][0]
-    assert report_set["ceilings_used"] == "report"
-    assert report_set["kernels"][0]["ceilings_used"] == "report"
+    report_set = strict_json(run(path, "-f", "json", "--ceilings", "measured-clock").stdout)["reports"][0]
+    assert report_set["ceilings_used"] == "measured-clock"
+    assert report_set["kernels"][0]["ceilings_used"] == "measured-clock"
     auto = strict_json(run(path, "-f", "json").stdout)["reports"][0]
     if auto["device"]["spec_id"] is None:
         pytest.skip("no device spec for the H100 PCIe in device_specs/")
     # auto: the roofs at the clocks the kernel ran at; the H100 PCIe report holds every peak counter, so they are
     # its own, and the percent of roof is the report set's; the datasheet set stays beside them
-    assert auto["ceilings_used"] == "clock" and auto["kernels"][0]["ceilings"]["spec"] is not None
+    assert auto["ceilings_used"] == "kernel-clock" and auto["kernels"][0]["ceilings"]["datasheet"] is not None
     assert [k["pct_of_roof"] for k in auto["kernels"]] == [k["pct_of_roof"] for k in report_set["kernels"]]
-    assert strict_json(run(path, "-f", "json", "--ceilings", "spec").stdout)["reports"][0]["ceilings_used"] == "spec"
+    datasheet = strict_json(run(path, "-f", "json", "--ceilings", "datasheet").stdout)["reports"][0]
+    assert datasheet["ceilings_used"] == "datasheet"
 
 
 def test_several_reports_in_one_document(shared_report):
@@ -152,8 +153,8 @@ def test_several_reports_in_one_document(shared_report):
 
 def test_in_process_report_files_writes_the_same_document(shared_report, tmp_path):
     out = tmp_path / "out.json"
-    report_files([shared_report(T4)], AnalysisOptions(ceilings="report"), "json", out)
-    cli = strict_json(run(shared_report(T4), "-f", "json", "--ceilings", "report").stdout)
+    report_files([shared_report(T4)], AnalysisOptions(ceilings="measured-clock"), "json", out)
+    cli = strict_json(run(shared_report(T4), "-f", "json", "--ceilings", "measured-clock").stdout)
     assert strict_json(out.read_text()) == cli
 
 
@@ -241,8 +242,8 @@ def test_unknown_gpu_with_spec_ceilings(tmp_path):
     launch = KernelLaunch(0, 0, "k", metrics={"gpu__time_duration.sum": 1000.0})
     model = Report("x", Device("NVIDIA Imaginary GPU", "8.0", 3), (launch,)).to_dict()
     (tmp_path / "imaginary.json").write_text(json.dumps(model))
-    assert_one_line_error(run(tmp_path / "imaginary.json", "--ceilings", "spec"), "imaginary.json",
-                          "no device spec matches", "--ceilings report")
+    assert_one_line_error(run(tmp_path / "imaginary.json", "--ceilings", "datasheet"), "imaginary.json",
+                          "no device spec matches", "--ceilings measured-clock")
 
 
 def test_bad_option_values(shared_report):

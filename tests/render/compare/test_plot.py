@@ -52,7 +52,7 @@ def cross_gpu(roofline_report):
     analyses = []
     for name in (A10G, RTX3080):
         rep = roofline_report(name)
-        analyses.append(analyze_report(rep, catalog.match(rep.device).spec, use="spec"))
+        analyses.append(analyze_report(rep, catalog.match(rep.device).spec, use="datasheet"))
     return pair_reports(analyses, parse_matcher("name", ["=".join(KERNELS)]))
 
 
@@ -141,7 +141,7 @@ def same_app(roofline_report):
     """The RTX 4070 Ti application against itself: every kernel paired, coinciding points."""
     catalog = load_catalog()
     rep = roofline_report(RTX4070TI)
-    a = analyze_report(rep, catalog.match(rep.device).spec, use="spec")
+    a = analyze_report(rep, catalog.match(rep.device).spec, use="datasheet")
     return pair_reports([a, a])
 
 

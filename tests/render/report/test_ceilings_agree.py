@@ -39,11 +39,11 @@ def expected_roofs(document: dict[str, Any]) -> dict[str, dict[str, float | None
     """Per ceiling set, each roof's median over the launches that hold it; the tensor roof over the launches whose
     roof is for the Tensor Core type most launches with tensor FLOPs use (else the first launch's)."""
     kernels = document["kernels"]
-    used = [k["ceilings"]["report"]["tensor_dtype"] for k in kernels if k["flops"]["tensor"]]
+    used = [k["ceilings"]["measured-clock"]["tensor_dtype"] for k in kernels if k["flops"]["tensor"]]
     used = [dtype for dtype in used if dtype]
-    shown = Counter(used).most_common(1)[0][0] if used else kernels[0]["ceilings"]["report"]["tensor_dtype"]
+    shown = Counter(used).most_common(1)[0][0] if used else kernels[0]["ceilings"]["measured-clock"]["tensor_dtype"]
     out: dict[str, dict[str, float | None]] = {}
-    for source in ("spec", "clock", "report", "measured"):
+    for source in ("datasheet", "kernel-clock", "measured-clock", "calibrated"):
         holding = [k for k in kernels if k["ceilings"].get(source)]
         if not holding:
             continue
@@ -84,5 +84,5 @@ def test_the_ceilings_agree_across_table_markdown_html_and_json(shared_name: str
         table = rows(run(report, tmp_path, fmt), fmt)
         for roof in ROOFS:
             sheet, clock = table[NAMES[roof].split()[0]][:2]
-            assert sheet == shown(expected.get("spec", {}).get(roof), roof), (fmt, roof)
-            assert clock.rstrip("*") == shown(expected["clock"][roof], roof), (fmt, roof)
+            assert sheet == shown(expected.get("datasheet", {}).get(roof), roof), (fmt, roof)
+            assert clock.rstrip("*") == shown(expected["kernel-clock"][roof], roof), (fmt, roof)

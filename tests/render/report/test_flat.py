@@ -43,14 +43,14 @@ def test_one_row_per_launch_one_column_per_json_leaf(v100):
             column = next(h for h in header if h.split(" [")[0] == path)
             assert row[column] == ("" if value is None else str(value).lower() if isinstance(value, bool)
                                    else str(value)), path
-        assert row["report.device.name"] == "Tesla V100-SXM2-32GB" and row["report.ceilings_used"] == "clock"
+        assert row["report.device.name"] == "Tesla V100-SXM2-32GB" and row["report.ceilings_used"] == "kernel-clock"
 
 
 def test_units_in_the_header(v100):
     header, _ = parse(flat.render(v100))
     for column in ("duration_s [s]", "flops.fp64 [FLOP]", "flops.fp16 [FLOP]", "flop_per_s.fp32 [FLOP/s]",
                    "bytes.dram [B]", "bytes_per_s.l1 [B/s]", "intensity.l2 [FLOP/B]", "pct_of_roof [%]",
-                   "utilization_pct.dram [%]", "ceilings.spec.dram_bytes_per_s [B/s]", "time_share [fraction]",
+                   "utilization_pct.dram [%]", "ceilings.datasheet.dram_bytes_per_s [B/s]", "time_share [fraction]",
                    "report.device.max_clock_hz [Hz]", "report.total_time_s [s]", "occupancy.theoretical_pct [%]"):
         assert column in header
     for text_column in ("name", "bound", "limiter", "missing.flops.fp16", "definitions.dram"):

@@ -1,4 +1,4 @@
-"""JSON document (schema_version 3): structure, nulls with reasons (each stated once per report), no NaN, report
+"""JSON document (schema_version 4): structure, nulls with reasons (each stated once per report), no NaN, report
 order, SI units, round trip."""
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def nulls(node, path=""):
 @pytest.mark.parametrize("name", STRUCTURE_REPORTS)
 def test_document_structure(documents, name):
     report, doc = documents(name)
-    assert doc["schema_version"] == 3
+    assert doc["schema_version"] == 4
     assert doc["tool"]["name"] == "roofline"
     (rep,) = doc["reports"]
     assert rep["path"] == report.path and rep["source"] == "ncu-rep"
@@ -84,16 +84,16 @@ def test_document_structure(documents, name):
     assert rep["device"]["name"] == report.device.name
     assert rep["device"]["compute_capability"] == report.device.compute_capability
     assert rep["device"]["sm_count"] == report.device.sm_count
-    assert rep["ceilings_used"] == "clock"  # the default: the roofs at the clocks the kernels ran at
+    assert rep["ceilings_used"] == "kernel-clock"  # the default: the roofs at the clocks the kernels ran at
     assert len(rep["kernels"]) == len(report.launches)
     for k in rep["kernels"]:
         assert set(k) >= KERNEL_KEYS  # diagnostics (occupancy, tensor_cores) add their own keys
         assert set(k["flops"]) == set(k["flop_per_s"]) == PRECISIONS
         assert set(k["bytes_per_s"]) == set(k["intensity"]) == LEVELS
         assert set(k["bytes"]) == LEVELS | {"l2_total"}  # all L2 traffic beside ncu's per-version L2 definition
-        assert set(k["ceilings"]) == {"report", "spec", "clock"}
-        assert set(k["ceilings"]["report"]) == set(k["ceilings"]["clock"]) == CEILING_KEYS
-        assert k["ceilings"]["spec"] is None or set(k["ceilings"]["spec"]) == CEILING_KEYS
+        assert set(k["ceilings"]) == {"measured-clock", "datasheet", "kernel-clock"}
+        assert set(k["ceilings"]["measured-clock"]) == set(k["ceilings"]["kernel-clock"]) == CEILING_KEYS
+        assert k["ceilings"]["datasheet"] is None or set(k["ceilings"]["datasheet"]) == CEILING_KEYS
         assert k["bound"] in (None, "compute", "memory", "balanced", "latency", "small_grid")
         assert k["bound"] == (None if k["verdict"]["basis"] is None else k["bound"])
         assert set(k["verdict"]) == {"basis", "sm_pct", "memory_pct", "waves_per_sm", "busiest", "top_units",
@@ -168,7 +168,7 @@ def test_no_spec_is_explained(documents):
     if rep["device"]["spec_id"] is not None:
         pytest.skip("a device spec matches the H800 now")
     for k in kernels_with_reasons(doc):
-        assert k["ceilings"]["spec"] is None and "NVIDIA H800" in k["missing"]["ceilings.spec"]
+        assert k["ceilings"]["datasheet"] is None and "NVIDIA H800" in k["missing"]["ceilings.datasheet"]
 
 
 # --- Round trip of the report model --------------------------------------------------------------------------

@@ -12,8 +12,7 @@ from matplotlib.text import Text
 import roofline
 from roofline.analysis.results import ReportAnalysis
 from roofline.analysis.roofline import analyze_report
-from roofline.core.choices import CeilingsChoice
-from roofline.core.model import Device, KernelLaunch, Report
+from roofline.core.model import CeilingSet, Device, KernelLaunch, Report
 from roofline.pipeline import AnalysisOptions, analyze_files
 from roofline.render import GENERATED_BY
 from roofline.render.mpl import figure, middle
@@ -27,7 +26,7 @@ _CACHE: dict[tuple[str, str], ReportAnalysis] = {}
 @pytest.fixture
 def analysed(shared_report):
     """``analysed(report, ceilings="auto")``: the report analysed as `roofline report` does, cached."""
-    def get(report: str, ceilings: CeilingsChoice = "auto") -> ReportAnalysis:
+    def get(report: str, ceilings: CeilingSet = "kernel-clock") -> ReportAnalysis:
         if (report, ceilings) not in _CACHE:
             _CACHE[report, ceilings] = analyze_files([shared_report(report)], AnalysisOptions(ceilings=ceilings))[0]
         return _CACHE[report, ceilings]
@@ -44,11 +43,12 @@ def _series(panel, name):
 
 
 def test_roofs_and_ceilings_come_from_the_ceilings_in_use(analysed):
-    a = analysed("v100_miniweather-openacc_full", "spec")
+    a = analysed("v100_miniweather-openacc_full", "datasheet")
     p = plot.plot_data([a]).panels[0]
-    spec = a.launches[0].ceilings["spec"]
-    assert p.ceilings_used == "spec" and "datasheet ceilings (spec v100-sxm2)" in p.title
-    assert [(r.level, r.bytes_per_s) for r in p.roofs if r.source == "spec"] == [("dram", spec.bytes_per_s["dram"])]
+    spec = a.launches[0].ceilings["datasheet"]
+    assert p.ceilings_used == "datasheet" and "datasheet ceilings (spec v100-sxm2)" in p.title
+    datasheet_roofs = [(r.level, r.bytes_per_s) for r in p.roofs if r.source == "datasheet"]
+    assert datasheet_roofs == [("dram", spec.bytes_per_s["dram"])]
     # the kernels use FP64 and FP32 only; each ridge point is peak / bandwidth
     assert {c.precision: c.flop_per_s for c in p.ceilings} == {"fp64": spec.flop_per_s["fp64"],
                                                                "fp32": spec.flop_per_s["fp32"]}
@@ -78,7 +78,7 @@ def test_launches_of_one_kernel_are_pooled(analysed):
     assert s.points[0].intensity == pytest.approx(flops / sum(k.bytes["dram"].value for k in launches))
 
 
-def median_roof(a: ReportAnalysis, source: str, key: str) -> float:
+def median_roof(a: ReportAnalysis, source: CeilingSet, key: str) -> float:
     """The median over the launches of one roof, computed here from each launch's ceilings."""
     return statistics.median(v for k in a.launches if (v := k.ceilings[source].roof(key)) is not None)
 
@@ -86,23 +86,23 @@ def median_roof(a: ReportAnalysis, source: str, key: str) -> float:
 def test_by_default_the_roofs_are_those_at_the_kernels_clocks(analysed):
     a = analysed("v100_miniweather-openacc_full")
     p = plot.plot_data([a]).panels[0]
-    assert p.ceilings_used == "clock" and "kernel-clock ceilings" in p.title
-    assert {c.precision: c.flop_per_s for c in p.ceilings} == {"fp64": median_roof(a, "clock", "fp64"),
-                                                               "fp32": median_roof(a, "clock", "fp32")}
+    assert p.ceilings_used == "kernel-clock" and "kernel-clock ceilings" in p.title
+    assert {c.precision: c.flop_per_s for c in p.ceilings} == {"fp64": median_roof(a, "kernel-clock", "fp64"),
+                                                               "fp32": median_roof(a, "kernel-clock", "fp32")}
 
 
 def test_level_without_datasheet_bandwidth_takes_the_measured_clock_roof(analysed):
-    a = analysed("gh200_silu_full-roofline", "spec")
+    a = analysed("gh200_silu_full-roofline", "datasheet")
     roofs = {r.level: r for r in plot.plot_data([a]).panels[0].roofs}
-    assert roofs["dram"].source == "spec"
-    assert roofs["l2"].source == "report" and roofs["l2"].bytes_per_s == median_roof(a, "report", "l2")
+    assert roofs["dram"].source == "datasheet"
+    assert roofs["l2"].source == "measured-clock" and roofs["l2"].bytes_per_s == median_roof(a, "measured-clock", "l2")
 
 
 def test_measured_clock_ceilings_are_medians(analysed):
-    a = analysed("h100-pcie_rmsnorm-float4_full-roofline", "report")
+    a = analysed("h100-pcie_rmsnorm-float4_full-roofline", "measured-clock")
     p = plot.plot_data([a]).panels[0]
     fp32 = next(c for c in p.ceilings if c.precision == "fp32")
-    assert fp32.flop_per_s == statistics.median(k.ceilings["report"].flop_per_s["fp32"] for k in a.launches)
+    assert fp32.flop_per_s == statistics.median(k.ceilings["measured-clock"].flop_per_s["fp32"] for k in a.launches)
     assert "measured-clock ceilings (measured SM clock" in p.title
 
 
@@ -168,10 +168,10 @@ def test_layout_check_finds_overlap_clipping_and_overflow():
 
 def _ceilings_panel(peaks: list[float]) -> plot.Panel:
     """A panel whose ceilings sit a few percent apart: their labels cannot all go at the right end."""
-    roof = plot.MemoryRoof("dram", 1e12, "spec")
+    roof = plot.MemoryRoof("dram", 1e12, "datasheet")
     ceilings = tuple(plot.ComputeCeiling(p, peak, {"dram": peak / 1e12}, f"{p.upper()} {peak:.3g} FLOP/s, ridge")
                      for p, peak in zip(("fp64", "fp32", "fp16", "tensor"), peaks, strict=False))
-    return plot.Panel("close ceilings", "spec", (roof,), ceilings, (), (), ())
+    return plot.Panel("close ceilings", "datasheet", (roof,), ceilings, (), (), ())
 
 
 def test_close_ceiling_labels_are_moved_apart_or_named_in_the_notes():
@@ -205,10 +205,10 @@ def _launch(i: int, name: str, duration_s: float, ffma: float = 1e9, dram: float
 
 # --- Every point honest -------------------------------------------------------------------------------
 def test_levels_without_a_roof_are_hollow_and_said_so(analysed):
-    a = analysed("rtx3080_sgemm-vs-cublas_full", "spec")
+    a = analysed("rtx3080_sgemm-vs-cublas_full", "datasheet")
     p = plot.plot_data([a]).panels[0]
     assert [r.level for r in p.roofs] == ["dram"]  # no L2 or L1 bandwidth in the spec or the report
-    spec_dram = a.launches[0].ceilings["spec"].bytes_per_s["dram"]
+    spec_dram = a.launches[0].ceilings["datasheet"].bytes_per_s["dram"]
     cublas = _series(p, "ampere_sgemm_128x64_nn")
     k = next(k for k in a.launches if k.launch.name == "ampere_sgemm_128x64_nn")
     for pt in cublas.points:
@@ -235,11 +235,11 @@ def test_marker_area_is_bounded_and_the_share_is_in_the_legend(analysed):
 
 # --- Bandwidth view -----------------------------------------------------------------------------------
 def test_flopless_report_gets_the_bandwidth_view(analysed):
-    a = analysed("rtx4090_smem-transpose_full", "spec")
+    a = analysed("rtx4090_smem-transpose_full", "datasheet")
     panels = plot.plot_data([a]).panels
     assert [p.kind for p in panels] == ["bandwidth"]  # no kernel has FLOPs: no empty roofline
     p = panels[0]
-    dram = a.launches[0].ceilings["spec"].bytes_per_s["dram"]
+    dram = a.launches[0].ceilings["datasheet"].bytes_per_s["dram"]
     assert [(r.level, r.bytes_per_s) for r in p.roofs] == [("dram", dram)]
     for group in a.groups:
         s = _series(p, group.name)
