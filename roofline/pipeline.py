@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, TypeVar
 from roofline.core.choices import NameBase
 
 if TYPE_CHECKING:  # pragma: no cover
-    from roofline.analysis.results import LaunchAnalysis, ReportAnalysis
+    from roofline.analysis.launches import ReportAnalysis
+    from roofline.analysis.results import LaunchAnalysis
     from roofline.core.model import CeilingSet, Device, KernelLaunch, Report
     from roofline.errors import RooflineError, SpecError
     from roofline.specs.catalog import DeviceSpec, SpecCatalog, SpecMatch

@@ -25,8 +25,9 @@ from collections.abc import Sequence
 
 from roofline.analysis.diagnostics.occupancy import ACHIEVED_GAP_PTS, LIMITER_WORDS, TAIL_IDLE_PCT
 from roofline.analysis.diagnostics.stalls import describe
+from roofline.analysis.launches import KernelGroup, ReportAnalysis
 from roofline.analysis.libraries import Library, library
-from roofline.analysis.results import Advice, KernelGroup, LaunchAnalysis, ReportAnalysis, Verdict
+from roofline.analysis.results import Advice, LaunchAnalysis, Verdict
 from roofline.analysis.roofline import rank_by_recoverable_time, recoverable_s
 from roofline.analysis.verdict import BOUND_WORDS, FULL_WAVE, explain
 from roofline.core.labels import NAMES

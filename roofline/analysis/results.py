@@ -1,5 +1,6 @@
-"""The results of an analysis as plain frozen dataclasses: what the analysis, the diagnostics and the advice
-compute, and what the comparisons and renderers read.
+"""The results of analysing one launch, as plain frozen dataclasses: what the analysis, the diagnostics and the
+advice compute, and what the comparisons and renderers read (a report's launches together, by column, are in
+``analysis.launches``).
 
 Only types live here (and the properties that read them), so the modules that fill them in do not import
 each other and every renderer imports its types from one place. Numbers are in SI base units; "not
@@ -8,15 +9,14 @@ measured" is None with its reason beside it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Literal
 
-from roofline.core.cohorts import largest, picker
-from roofline.core.model import Ceilings, CeilingSet, Device, KernelLaunch, Report
+from roofline.core.cohorts import largest
+from roofline.core.model import Ceilings, CeilingSet, KernelLaunch
 
 if TYPE_CHECKING:  # pragma: no cover
-    import numpy as np
 
     from roofline.ncu.metrics import Measured
 
@@ -210,212 +210,3 @@ class LaunchAnalysis:
         """The precision with the most FLOPs (its ceiling is the one the launch is drawn against)."""
         known = {p: v.value for p, v in self.flops.items() if v.value}
         return max(known, key=lambda p: known[p] or 0.0) if known else None
-
-
-# --- Every launch of a report, by column ------------------------------------------------------------------
-@dataclass(frozen=True)
-class Figure:
-    """One ``Value`` of every launch, by column: the numbers (NaN where None), the reasons and how each was got."""
-
-    values: np.ndarray
-    reasons: np.ndarray
-    vias: np.ndarray
-
-
-
-@dataclass(frozen=True)
-class Columns:
-    """The figures the groups, rankings and comparisons read, one element per launch of the report (NaN and
-    None where a launch has none): what ``roofline.analysis.roofline`` computed and the inputs of the pooled verdict
-    (``verdict.pooled_verdict``: each launch's throughputs, or why it has none)."""
-
-    duration: Figure
-    flops: Mapping[str, Figure]
-    bytes: Mapping[str, Figure]
-    pct_of_roof: np.ndarray
-    bound: np.ndarray  # the verdict's bound (None where undecided)
-    attained: np.ndarray  # Verdict.attained_pct
-    recoverable: np.ndarray  # analysis.recoverable_time
-    small_grid: np.ndarray  # analysis.small_grid_time
-    no_throughputs: np.ndarray  # why a launch has no SpeedOfLight throughputs ("" where it has them)
-    sm_pct: np.ndarray
-    memory_pct: np.ndarray
-    waves: np.ndarray
-    units: Mapping[str, tuple[str, Side, np.ndarray]]  # breakdown unit metric -> (name, side, percent of peak)
-    instructions: np.ndarray
-    threads: np.ndarray  # threads launched (grid x block)
-    invalid: np.ndarray  # bool: the launch is kept but left out (KernelLaunch.invalid)
-
-
-class LaunchTable:
-    """The analysis of every launch of a report: its columns, and each launch's ``LaunchAnalysis`` built when
-    first read (from its cohort's result, ``roofline.core.cohorts``), then completed by ``finish`` when given; rows
-    in ``known`` (by position) were built and completed before and are taken as they are."""
-
-    def __init__(self, launches: Sequence[KernelLaunch], parts: Sequence[tuple[Sequence[int], Any]],
-                 columns: Columns, finish: Callable[[LaunchAnalysis], LaunchAnalysis] | None = None,
-                 known: Mapping[int, LaunchAnalysis] | None = None) -> None:
-        import numpy as np
-
-        self.launches = tuple(launches)
-        self.columns = columns
-        self._part = np.zeros(len(self.launches), dtype=np.intp)  # launch -> its part and its place in the part
-        self._place = np.zeros(len(self.launches), dtype=np.intp)
-        for number, (rows, _) in enumerate(parts):
-            self._part[np.asarray(rows, dtype=np.intp)] = number
-            self._place[np.asarray(rows, dtype=np.intp)] = np.arange(len(rows))
-        self._results = [result for _, result in parts]
-        self._pickers: dict[int, Callable[[int], Any]] = {}  # per part, planned when a launch of it is first read
-        self._finish = finish
-        self._rows: dict[int, LaunchAnalysis] = dict(known or {})  # ``known``: rows built and finished already
-
-    def __getstate__(self) -> dict[str, Any]:
-        """What pickle sends from a worker: all but the plans (closures, which do not pickle; made again on use)."""
-        return {**self.__dict__, "_pickers": {}}
-
-    def row(self, i: int) -> LaunchAnalysis:
-        """Launch ``i``'s analysis (in report order)."""
-        if i not in self._rows:
-            part = int(self._part[i])
-            if part not in self._pickers:
-                self._pickers[part] = picker(self._results[part])
-            a: LaunchAnalysis = self._pickers[part](int(self._place[i]))
-            self._rows[i] = self._finish(a) if self._finish is not None and not a.launch.invalid else a
-        return self._rows[i]
-
-    @property
-    def built(self) -> int:
-        """How many launches' analyses have been built so far."""
-        return len(self._rows)
-
-    def complete(self) -> None:
-        """Build every launch's analysis now (``finish`` need not travel to another process then)."""
-        for i in range(len(self.launches)):
-            self.row(i)
-        self._finish = None
-
-    def view(self, indices: np.ndarray | Sequence[int]) -> Launches:
-        """Some launches, by position."""
-        import numpy as np
-
-        return Launches(self, np.asarray(indices, dtype=np.intp))
-
-    def all(self) -> Launches:
-        """Every launch, in report order."""
-        import numpy as np
-
-        return Launches(self, np.arange(len(self.launches), dtype=np.intp))
-
-
-class Launches(Sequence["LaunchAnalysis"]):
-    """Launches of one report (all, the valid ones or a group's) as a sequence of ``LaunchAnalysis`` built as they
-    are read; ``indices`` are their positions in the report and ``table`` holds their columns."""
-
-    def __init__(self, table: LaunchTable, indices: np.ndarray) -> None:
-        self.table = table
-        self.indices = indices
-
-    def __len__(self) -> int:
-        return len(self.indices)
-
-    @overload
-    def __getitem__(self, k: int) -> LaunchAnalysis: ...
-
-    @overload
-    def __getitem__(self, k: slice) -> list[LaunchAnalysis]: ...
-
-    def __getitem__(self, k: int | slice) -> LaunchAnalysis | list[LaunchAnalysis]:
-        if isinstance(k, slice):
-            return [self.table.row(i) for i in self.indices[k].tolist()]
-        return self.table.row(int(self.indices[k]))
-
-    def __iter__(self) -> Iterator[LaunchAnalysis]:
-        return (self.table.row(i) for i in self.indices.tolist())
-
-    def __repr__(self) -> str:
-        return f"Launches({len(self)} of {len(self.table.launches)})"
-
-    def __eq__(self, other: object) -> bool:
-        """The same analyses in the same order (each is built to compare)."""
-        return isinstance(other, Launches) and len(self) == len(other) and all(
-            a == b for a, b in zip(self, other, strict=True))
-
-    __hash__ = None  # type: ignore[assignment]  # equal by content, which is not hashable
-
-    @property
-    def times(self) -> np.ndarray:
-        """Each launch's duration in seconds, 0 where it has none (as ``duration or 0.0`` reads it)."""
-        import numpy as np
-
-        return np.nan_to_num(self.table.columns.duration.values[self.indices], nan=0.0)
-
-    @property
-    def kernel_launches(self) -> list[KernelLaunch]:
-        """The model's launches, without building their analyses."""
-        return [self.table.launches[i] for i in self.indices.tolist()]
-
-    def where(self, mask: np.ndarray) -> Launches:
-        """The launches where ``mask`` (over these launches) is true."""
-        return Launches(self.table, self.indices[mask])
-
-
-@dataclass(frozen=True)
-class KernelGroup:
-    """Launches grouped by kernel name (or NVTX range): count, time, spread, and recoverable time.
-
-    ``recoverable_s`` is the sum over launches of ``analysis.recoverable_s``: the time the group would save
-    with its busiest unit (or roof) at its peak. Small-grid launches (too few blocks to fill the GPU) are not
-    held back by a unit's peak: their time is ``small_grid_s``, not counted as recoverable. Launches with neither a
-    throughput nor a roof position are not counted.
-    """
-
-    name: str
-    launches: Launches
-    total_s: float | None
-    median_s: float | None
-    min_s: float | None
-    max_s: float | None
-    time_share: float | None
-    median_pct_of_roof: float | None
-    recoverable_s: float | None = None
-    small_grid_s: float = 0.0
-
-    @property
-    def longest(self) -> LaunchAnalysis:
-        """The group's longest launch (the first of equals): the one a kernel's section and advice describe."""
-        import numpy as np
-
-        return self.launches[int(np.argmax(self.launches.times))]
-
-
-@dataclass(frozen=True)
-class ReportAnalysis:
-    """The analysis of one report: device, matched spec, each launch, and launches grouped by kernel."""
-
-    report: Report
-    spec_id: str | None
-    spec_match: str
-    ceilings_used: CeilingSet
-    launches: Launches
-    groups: tuple[KernelGroup, ...] = field(default=())
-    total_time_s: float | None = None
-
-    @property
-    def device(self) -> Device:
-        return self.report.device
-
-    @property
-    def valid_launches(self) -> Launches:
-        """The launches that are analysed: all but those marked invalid (kept in ``launches`` to be shown)."""
-        return self.launches.where(~self.launches.table.columns.invalid[self.launches.indices])
-
-
-@dataclass(frozen=True)
-class KernelSpread:
-    """One kernel's total time in each report (e.g. each MPI rank) and how far the slowest is from the
-    fastest: ``spread_pct = 100 x (max - min) / min``; ``flagged`` when above the threshold."""
-
-    name: str
-    total_s: Mapping[str, float | None]  # report path -> total time of the kernel there
-    spread_pct: float | None
-    flagged: bool

@@ -21,20 +21,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from roofline.analysis.results import (
-    Columns,
-    Figure,
-    KernelGroup,
-    KernelSpread,
-    LaunchAnalysis,
-    Launches,
-    LaunchTable,
-    ReportAnalysis,
-    RoofPosition,
-    Side,
-    Value,
-    Verdict,
-)
+from roofline.analysis.launches import Columns, Figure, KernelGroup, KernelSpread, Launches, LaunchTable, ReportAnalysis
+from roofline.analysis.results import LaunchAnalysis, RoofPosition, Side, Value, Verdict
 from roofline.analysis.verdict import launch_verdict, throughputs
 from roofline.core.choices import GroupBy
 from roofline.core.cohorts import Cohort, argmax_key, cohorts, evaluate, per_row, picker, same, smallest, truth

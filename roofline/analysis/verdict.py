@@ -22,7 +22,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from roofline.analysis.results import Bound, BusyUnit, Launches, RoofPosition, Side, Verdict
+from roofline.analysis.launches import Launches
+from roofline.analysis.results import Bound, BusyUnit, RoofPosition, Side, Verdict
 from roofline.core.cohorts import largest, per_row, same
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, KernelLaunch

@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from roofline.analysis.results import Launches
+from roofline.analysis.launches import Launches
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS
 from roofline.core.thresholds import WORK_TOLERANCE

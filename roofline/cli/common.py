@@ -23,7 +23,7 @@ from roofline.render.base import Document as Document
 from roofline.render.base import Kind, Output, find_format, format_names, image_names
 
 if TYPE_CHECKING:  # pragma: no cover
-    from roofline.analysis.results import ReportAnalysis
+    from roofline.analysis.launches import ReportAnalysis
     from roofline.errors import RooflineError
 
 F = TypeVar("F", bound=Callable[..., object])

@@ -1,16 +1,10 @@
 """Pair kernels across reports (GPU generations, before/after), with measured and ceiling-expected speedups,
 and project them onto another GPU. Pure functions over ``ReportAnalysis``; no I/O.
 
-A kernel in one report is the group of its launches under a match key (``KernelStats``): FLOPs per
-precision, bytes per level and time are summed over the launches; rates are summed amount / summed time
-(the time-weighted mean); intensity is summed FLOPs / summed bytes; percent of roof comes from
-``analysis.roof_position`` on the sums against the ceilings of the group's median-duration launch, i.e. the
-ceilings that report was analysed with (its own GPU's), and the verdict from the launches' throughputs averaged
-over their time (``verdict.pooled_verdict``). Times per launch are the mean, total / count, so
-that every figure below comes from the same totals.
+A kernel in one report is the group of its launches under a match key, pooled by ``analysis.kernels.aggregate``
+(``KernelStats``: summed work over summed time, the roof time ``T_roof`` of the sums), so that every figure below
+comes from the same totals.
 
-* Roof time ``T_roof = max(F_p / peak_p over precisions, B_l / BW_l over levels)``: the shortest time the
-  roofs allow for the measured work (``roof_time``).
 * Work first (``roofline.analysis.work``): the work per launch of report i against the base; a pair whose FLOPs (or,
   without FLOPs, threads launched) differ beyond the tolerance is "different work", and its figure to compare
   is a throughput ratio (FLOP/s, DRAM bytes/s or threads/s), not a speedup of times.
@@ -35,16 +29,17 @@ built on these pairs and aggregates.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from roofline.analysis.advice import LAUNCH_OVERHEAD_S, launch_overhead_share
-from roofline.analysis.results import Figure, LaunchAnalysis, Launches, ReportAnalysis, RoofPosition, Value, Verdict
-from roofline.analysis.roofline import intensity, measured, median_known, rate, roof_position
-from roofline.analysis.verdict import pooled_verdict
-from roofline.analysis.work import Work, WorkCheck, compare_work, launch_work
+from roofline.analysis.kernels import REFERENCE_S, KernelStats, aggregate, per_launch, roof_time
+from roofline.analysis.launches import Launches, ReportAnalysis
+from roofline.analysis.results import Value
+from roofline.analysis.roofline import roof_position
+from roofline.analysis.work import WorkCheck, compare_work
 from roofline.compare.noise import Change, compare_times
 from roofline.core.kernel_families import family
 from roofline.core.labels import letter
@@ -55,118 +50,14 @@ from roofline.core.units import seconds
 from roofline.errors import RooflineError
 
 if TYPE_CHECKING:  # pragma: no cover
-    import numpy as np
 
     from roofline.specs.catalog import DeviceSpec
 
 MatchMode = Literal["name", "demangled", "order", "family", "regex"]  # --match: the modes, or regex:PATTERN
 MATCH_MODES: tuple[MatchMode, ...] = ("name", "demangled", "order", "family")
-_REFERENCE_S = 1.0  # roof_position's percent at a 1 s reference duration is the roof time in 1/100 s
 GOVERNED = ("compute", "memory")  # the verdicts under which a roof sets the time, so the roofs predict a speedup
 LAUNCH_BOUND = ("latency", "small_grid")  # held back by latency or too few blocks: no roof governs
 NO_EXPECTATION = "no roofline expectation"
-
-
-# --- One kernel in one report ---------------------------------------------------------------------------
-@dataclass(frozen=True)
-class KernelStats:
-    """A kernel's launches in one report, aggregated (sums, rates, intensity, roof; see module docstring)."""
-
-    names: tuple[str, ...]
-    count: int
-    total_s: Value
-    median_s: Value
-    per_launch_s: Value
-    flops: Mapping[str, Value]
-    flop_per_s: Mapping[str, Value]
-    bytes: Mapping[str, Value]
-    bytes_per_s: Mapping[str, Value]
-    intensity: Mapping[str, Value]
-    ceilings: Ceilings
-    roof: RoofPosition
-    verdict: Verdict
-    roof_time_s: Value  # per launch
-    attainable_flop_per_s: Value
-    durations_s: tuple[float, ...] = ()  # each launch's time, for the noise statistics (launches with a time)
-    work: Work | None = None  # per launch
-
-    @property
-    def name(self) -> str:
-        return " | ".join(self.names)
-
-
-def aggregate(launches: Launches) -> KernelStats:
-    """Sum a kernel's launches into one ``KernelStats`` (rates from the sums, roof of the sums), from the report's
-    columns; only the median-duration launch's analysis is built (its ceilings)."""
-    c, at = launches.table.columns, launches.indices
-    total = _sum(c.duration, at)
-    times = measured(c.duration.values[at])
-    flops = {p: _sum(c.flops[p], at) for p in PRECISIONS}
-    moved = {level: _sum(c.bytes[level], at) for level in LEVELS}
-    median = _median_launch(launches)
-    ceilings = median.ceilings[median.roof.ceilings]
-    duration = Value(total.value, via=total.via if total.value is not None else total.reason)
-    roof_s = roof_time(flops, moved, ceilings)
-    roof = roof_position(flops, moved, total.value, ceilings)
-    return KernelStats(
-        names=tuple(dict.fromkeys(launch.name for launch in launches.kernel_launches)), count=len(launches),
-        total_s=total, median_s=Value(median_known(times)) if total.value is not None else total,
-        per_launch_s=_per_launch(total, len(launches)),
-        flops=flops, flop_per_s={p: rate(v, duration) for p, v in flops.items()},
-        bytes=moved, bytes_per_s={level: rate(v, duration) for level, v in moved.items()},
-        intensity=intensity(flops, moved), ceilings=ceilings,
-        roof=roof, verdict=pooled_verdict(launches, roof),
-        roof_time_s=_per_launch(roof_s, len(launches)), attainable_flop_per_s=_attainable(flops, roof_s),
-        durations_s=tuple(times), work=launch_work(launches))
-
-
-def roof_time(flops: Mapping[str, Value], moved: Mapping[str, Value], ceilings: Ceilings) -> Value:
-    """T_roof = max(F_p / peak_p, B_l / BW_l): ``roof_position`` at a 1 s reference duration, so no new formula."""
-    roof = roof_position(flops, moved, _REFERENCE_S, ceilings)
-    if roof.pct_of_roof is None:
-        return Value(None, roof.reason)
-    return Value(roof.pct_of_roof / 100.0 * _REFERENCE_S, reason=roof.reason, via=f"limited by {roof.limiter}")
-
-
-def why_no_roof(s: KernelStats) -> str:
-    """Why a kernel has no percent of roof; short when the report has no FLOP or byte counter at all."""
-    if all(v.value is None for v in (*s.flops.values(), *s.bytes.values())):
-        return f"times only, the report has no FLOP or byte counters ({s.flops['fp32'].reason})"
-    return s.roof.reason
-
-
-def _attainable(flops: Mapping[str, Value], roof_s: Value) -> Value:
-    """Attainable FLOP/s at the kernel's intensity = FLOPs / T_roof (= min(peak, AI x BW) for one precision)."""
-    known = [v.value for v in flops.values() if v.value is not None]
-    if not known:
-        return Value(None, "no FLOP count: " + next((v.reason for v in flops.values() if v.reason), ""))
-    if sum(known) == 0:
-        return Value(None, "no floating-point work: the kernel is judged on bandwidth only")
-    if not roof_s.value:
-        return Value(None, roof_s.reason or "no roof time")
-    return Value(sum(known) / roof_s.value, via="FLOPs / roof time")
-
-
-def _sum(figure: Figure, at: np.ndarray) -> Value:
-    """Sum over launches (in their order); None (with the first missing launch's reason) when any lacks it."""
-    import numpy as np
-
-    values = figure.values[at]
-    gaps = np.flatnonzero(np.isnan(values))
-    if len(gaps):
-        return Value(None, figure.reasons[at[gaps[0]]] or "not measured")
-    return Value(sum(values.tolist()), via=figure.vias[at[0]] if len(at) else "")
-
-
-def _per_launch(total: Value, count: int) -> Value:
-    return Value(total.value / count, total.reason, total.via) if total.value is not None else total
-
-
-def _median_launch(launches: Launches) -> LaunchAnalysis:
-    """The launch of median duration (the lower of the two middle ones; a launch without one counts as 0)."""
-    import numpy as np
-
-    return launches[int(np.argsort(launches.times, kind="stable")[(len(launches) - 1) // 2])]
 
 
 # --- Matching kernels across reports ------------------------------------------------------------------
@@ -496,8 +387,8 @@ def project(stats: KernelStats, spec: DeviceSpec) -> Projection:
     from roofline.specs.catalog import spec_ceilings
 
     target = spec_ceilings(spec, stats.ceilings.tensor_dtype)
-    bound = _per_launch(roof_time(stats.flops, stats.bytes, target), stats.count)
-    limiter = roof_position(stats.flops, stats.bytes, _REFERENCE_S, target).limiter
+    bound = per_launch(roof_time(stats.flops, stats.bytes, target), stats.count)
+    limiter = roof_position(stats.flops, stats.bytes, REFERENCE_S, target).limiter
     return Projection(spec.id, bound, limiter, _left_out(stats, target),
                       _ratio(stats.per_launch_s, bound, "projected bound"))
 

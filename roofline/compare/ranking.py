@@ -7,17 +7,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from roofline.analysis.results import KernelGroup, ReportAnalysis
+from roofline.analysis.kernels import KernelStats, aggregate, why_no_roof
+from roofline.analysis.launches import KernelGroup, ReportAnalysis
 from roofline.analysis.roofline import group_by_kernel, rank_by_recoverable_time
-from roofline.compare.pairing import (
-    KernelStats,
-    ReportRef,
-    aggregate,
-    path_labels,
-    report_labels,
-    report_ref,
-    why_no_roof,
-)
+from roofline.compare.pairing import ReportRef, path_labels, report_labels, report_ref
 from roofline.core.choices import GroupBy
 from roofline.errors import UsageError
 

@@ -23,9 +23,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from roofline.analysis.kernels import why_no_roof
 from roofline.analysis.results import Value
 from roofline.compare.noise import Change, slower_p_value
-from roofline.compare.pairing import Comparison, KernelPair, ReportRef, why_no_roof
+from roofline.compare.pairing import Comparison, KernelPair, ReportRef
 from roofline.core.thresholds import MIN_SHARE_PCT, SLOWER_PCT, TOTAL_SLOWER_PCT
 from roofline.errors import RooflineError
 

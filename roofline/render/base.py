@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:  # pragma: no cover
-    from roofline.analysis.results import KernelSpread
+    from roofline.analysis.launches import KernelSpread
 
 Kind = Literal["report", "compare", "diff", "summary"]
 Output = str | bytes

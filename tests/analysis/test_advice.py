@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from roofline.analysis import advice
-from roofline.analysis.results import Advice, ReportAnalysis
+from roofline.analysis.launches import ReportAnalysis
+from roofline.analysis.results import Advice
 from roofline.analysis.roofline import recoverable_s
 from roofline.core.model import Device, FocusMetric, KernelLaunch, Report, RuleResult
 from roofline.pipeline import analyze_files, analyze_loaded

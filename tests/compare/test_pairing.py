@@ -24,9 +24,10 @@ import pytest
 import yaml
 
 from roofline.analysis.advice import LAUNCH_OVERHEAD_S
+from roofline.analysis.kernels import aggregate
 from roofline.analysis.roofline import analyze_report
 from roofline.compare import pairing
-from roofline.compare.pairing import Matcher, aggregate, pair_reports, parse_matcher, project
+from roofline.compare.pairing import Matcher, pair_reports, parse_matcher, project
 from roofline.errors import RooflineError
 from roofline.pipeline import analyze_loaded
 from roofline.specs.catalog import load_catalog

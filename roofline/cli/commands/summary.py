@@ -33,7 +33,7 @@ from roofline.cli.common import (
 from roofline.core.choices import GroupBy
 
 if TYPE_CHECKING:  # pragma: no cover
-    from roofline.analysis.results import ReportAnalysis
+    from roofline.analysis.launches import ReportAnalysis
 
 DEFAULT_TOP = 10
 

@@ -11,9 +11,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from roofline import __version__
+from roofline.analysis.kernels import KernelStats
 from roofline.analysis.work import WorkCheck
 from roofline.compare.noise import Change
-from roofline.compare.pairing import Comparison, KernelPair, KernelStats, Projection, ReportRef
+from roofline.compare.pairing import Comparison, KernelPair, Projection, ReportRef
 from roofline.compare.ranking import RECOVERABLE_COUNTS, AppSummary, SummaryRow
 from roofline.compare.regression import DiffResult, Verdict
 from roofline.core.labels import letter

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
-from roofline.compare.pairing import Comparison, KernelStats, why_no_roof
+from roofline.analysis.kernels import KernelStats, why_no_roof
+from roofline.compare.pairing import Comparison
 from roofline.compare.ranking import AppSummary
 from roofline.core.labels import LEGEND_KERNELS, NAMES, letter
 from roofline.core.model import PRECISIONS, Ceilings

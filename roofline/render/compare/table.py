@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from roofline.analysis.advice import LAUNCH_OVERHEAD_S
+from roofline.analysis.kernels import KernelStats, why_no_roof
 from roofline.analysis.work import Measure, WorkCheck, ratio_text
 from roofline.compare.noise import Change
-from roofline.compare.pairing import NO_EXPECTATION, Comparison, KernelPair, KernelStats, ReportRef, why_no_roof
+from roofline.compare.pairing import NO_EXPECTATION, Comparison, KernelPair, ReportRef
 from roofline.compare.ranking import RECOVERABLE_COUNTS, AppSummary
 from roofline.compare.regression import DiffResult, Verdict
 from roofline.core.labels import letter

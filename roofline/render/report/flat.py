@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from roofline.analysis.results import ReportAnalysis
+from roofline.analysis.launches import ReportAnalysis
 from roofline.errors import RooflineError
 from roofline.render import GENERATOR
 from roofline.render.report.json import report_dict, with_reasons

@@ -9,7 +9,7 @@ import html
 import re
 from collections.abc import Sequence
 
-from roofline.analysis.results import ReportAnalysis
+from roofline.analysis.launches import ReportAnalysis
 from roofline.render import GENERATOR
 from roofline.render.report.markdown import Block, document
 from roofline.render.report.plot import inline_svg

@@ -13,14 +13,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from roofline import __version__
+from roofline.analysis.launches import KernelGroup, KernelSpread, ReportAnalysis
 from roofline.analysis.results import (
     Advice,
     BusyUnit,
-    KernelGroup,
-    KernelSpread,
     LaunchAnalysis,
     Occupancy,
-    ReportAnalysis,
     TensorCores,
     Value,
     Verdict,

@@ -17,7 +17,8 @@ from pathlib import Path
 from roofline.analysis.advice import clean_rule_text, estimate_text, kernels_to_advise, ridge_point
 from roofline.analysis.diagnostics.occupancy import ACHIEVED_GAP_PTS
 from roofline.analysis.diagnostics.stalls import describe
-from roofline.analysis.results import Advice, KernelGroup, LaunchAnalysis, ReportAnalysis
+from roofline.analysis.launches import KernelGroup, ReportAnalysis
+from roofline.analysis.results import Advice, LaunchAnalysis
 from roofline.analysis.roofline import rank_by_recoverable_time, report_level_ceilings, scaled_roofs_note
 from roofline.analysis.verdict import BOUND_WORDS, explain
 from roofline.compare.ranking import RECOVERABLE_COUNTS

@@ -24,9 +24,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from roofline.analysis.results import KernelGroup, ReportAnalysis
+from roofline.analysis.kernels import aggregate
+from roofline.analysis.launches import KernelGroup, ReportAnalysis
 from roofline.analysis.roofline import report_level_ceilings
-from roofline.compare.pairing import aggregate
 from roofline.core.labels import LEGEND_KERNELS, NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet
 from roofline.core.units import counted, pct, ratio, si
@@ -198,7 +198,7 @@ def _panel(a: ReportAnalysis, kind: PanelKind, source: CeilingSet, chosen: Ceili
 
 def kernel_series(group: KernelGroup, number: int = 1,
                   roofs: Mapping[str, MemoryRoof] | None = None) -> tuple[KernelSeries | None, str]:
-    """A kernel's points: per level, its timed launches pooled (``pairing.aggregate``: summed FLOPs over summed
+    """A kernel's points: per level, its timed launches pooled (``kernels.aggregate``: summed FLOPs over summed
     bytes and over summed time), each against ``roofs`` of its level; and why it has no place on the FLOP
     roofline ("" when it has one)."""
     timed = group.launches.where(group.launches.times != 0)

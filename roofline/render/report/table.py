@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
 from roofline.analysis.advice import estimate_text, kernels_to_advise
-from roofline.analysis.results import KernelGroup, KernelSpread, LaunchAnalysis, ReportAnalysis, Verdict
+from roofline.analysis.launches import KernelGroup, KernelSpread, ReportAnalysis
+from roofline.analysis.results import LaunchAnalysis, Verdict
 from roofline.analysis.roofline import report_level_ceilings, scaled_roofs_note
 from roofline.analysis.verdict import short_name
 from roofline.core.labels import NAMES

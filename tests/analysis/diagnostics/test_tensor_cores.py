@@ -13,7 +13,7 @@ import pytest
 
 import roofline
 from roofline.analysis.diagnostics import tensor_cores as tc
-from roofline.analysis.results import ReportAnalysis
+from roofline.analysis.launches import ReportAnalysis
 from roofline.analysis.roofline import analyze_report
 from roofline.core.model import Device, KernelLaunch, Report
 from roofline.pipeline import analyze_files, analyze_loaded

@@ -10,7 +10,7 @@ import pytest
 from matplotlib.text import Text
 
 import roofline
-from roofline.analysis.results import ReportAnalysis
+from roofline.analysis.launches import ReportAnalysis
 from roofline.analysis.roofline import analyze_report
 from roofline.core.model import CeilingSet, Device, KernelLaunch, Report
 from roofline.pipeline import AnalysisOptions, analyze_files

@@ -1,0 +1,130 @@
+"""A kernel's launches in one report, pooled (``KernelStats``), for comparisons, rankings and plots.
+
+FLOPs per precision, bytes per level and time are summed over the launches; rates are summed amount / summed
+time (the time-weighted mean); intensity is summed FLOPs / summed bytes; percent of roof comes from
+``roofline.roof_position`` on the sums against the ceilings of the group's median-duration launch, i.e. the
+ceilings that report was analysed with (its own GPU's), and the verdict from the launches' throughputs averaged
+over their time (``verdict.pooled_verdict``). Times per launch are the mean, total / count.
+
+Roof time ``T_roof = max(F_p / peak_p over precisions, B_l / BW_l over levels)``: the shortest time the roofs allow
+for the measured work (``roof_time``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from roofline.analysis.launches import Figure, Launches
+from roofline.analysis.results import LaunchAnalysis, RoofPosition, Value, Verdict
+from roofline.analysis.roofline import intensity, measured, median_known, rate, roof_position
+from roofline.analysis.verdict import pooled_verdict
+from roofline.analysis.work import Work, launch_work
+from roofline.core.model import LEVELS, PRECISIONS, Ceilings
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+
+REFERENCE_S = 1.0  # roof_position's percent at a 1 s reference duration is the roof time in 1/100 s
+
+
+@dataclass(frozen=True)
+class KernelStats:
+    """A kernel's launches in one report, aggregated (sums, rates, intensity, roof; see module docstring)."""
+
+    names: tuple[str, ...]
+    count: int
+    total_s: Value
+    median_s: Value
+    per_launch_s: Value
+    flops: Mapping[str, Value]
+    flop_per_s: Mapping[str, Value]
+    bytes: Mapping[str, Value]
+    bytes_per_s: Mapping[str, Value]
+    intensity: Mapping[str, Value]
+    ceilings: Ceilings
+    roof: RoofPosition
+    verdict: Verdict
+    roof_time_s: Value  # per launch
+    attainable_flop_per_s: Value
+    durations_s: tuple[float, ...] = ()  # each launch's time, for the noise statistics (launches with a time)
+    work: Work | None = None  # per launch
+
+    @property
+    def name(self) -> str:
+        return " | ".join(self.names)
+
+
+def aggregate(launches: Launches) -> KernelStats:
+    """Sum a kernel's launches into one ``KernelStats`` (rates from the sums, roof of the sums), from the report's
+    columns; only the median-duration launch's analysis is built (its ceilings)."""
+    c, at = launches.table.columns, launches.indices
+    total = _sum(c.duration, at)
+    times = measured(c.duration.values[at])
+    flops = {p: _sum(c.flops[p], at) for p in PRECISIONS}
+    moved = {level: _sum(c.bytes[level], at) for level in LEVELS}
+    median = _median_launch(launches)
+    ceilings = median.ceilings[median.roof.ceilings]
+    duration = Value(total.value, via=total.via if total.value is not None else total.reason)
+    roof_s = roof_time(flops, moved, ceilings)
+    roof = roof_position(flops, moved, total.value, ceilings)
+    return KernelStats(
+        names=tuple(dict.fromkeys(launch.name for launch in launches.kernel_launches)), count=len(launches),
+        total_s=total, median_s=Value(median_known(times)) if total.value is not None else total,
+        per_launch_s=per_launch(total, len(launches)),
+        flops=flops, flop_per_s={p: rate(v, duration) for p, v in flops.items()},
+        bytes=moved, bytes_per_s={level: rate(v, duration) for level, v in moved.items()},
+        intensity=intensity(flops, moved), ceilings=ceilings,
+        roof=roof, verdict=pooled_verdict(launches, roof),
+        roof_time_s=per_launch(roof_s, len(launches)), attainable_flop_per_s=_attainable(flops, roof_s),
+        durations_s=tuple(times), work=launch_work(launches))
+
+
+def roof_time(flops: Mapping[str, Value], moved: Mapping[str, Value], ceilings: Ceilings) -> Value:
+    """T_roof = max(F_p / peak_p, B_l / BW_l): ``roof_position`` at a 1 s reference duration, so no new formula."""
+    roof = roof_position(flops, moved, REFERENCE_S, ceilings)
+    if roof.pct_of_roof is None:
+        return Value(None, roof.reason)
+    return Value(roof.pct_of_roof / 100.0 * REFERENCE_S, reason=roof.reason, via=f"limited by {roof.limiter}")
+
+
+def why_no_roof(s: KernelStats) -> str:
+    """Why a kernel has no percent of roof; short when the report has no FLOP or byte counter at all."""
+    if all(v.value is None for v in (*s.flops.values(), *s.bytes.values())):
+        return f"times only, the report has no FLOP or byte counters ({s.flops['fp32'].reason})"
+    return s.roof.reason
+
+
+def _attainable(flops: Mapping[str, Value], roof_s: Value) -> Value:
+    """Attainable FLOP/s at the kernel's intensity = FLOPs / T_roof (= min(peak, AI x BW) for one precision)."""
+    known = [v.value for v in flops.values() if v.value is not None]
+    if not known:
+        return Value(None, "no FLOP count: " + next((v.reason for v in flops.values() if v.reason), ""))
+    if sum(known) == 0:
+        return Value(None, "no floating-point work: the kernel is judged on bandwidth only")
+    if not roof_s.value:
+        return Value(None, roof_s.reason or "no roof time")
+    return Value(sum(known) / roof_s.value, via="FLOPs / roof time")
+
+
+def _sum(figure: Figure, at: np.ndarray) -> Value:
+    """Sum over launches (in their order); None (with the first missing launch's reason) when any lacks it."""
+    import numpy as np
+
+    values = figure.values[at]
+    gaps = np.flatnonzero(np.isnan(values))
+    if len(gaps):
+        return Value(None, figure.reasons[at[gaps[0]]] or "not measured")
+    return Value(sum(values.tolist()), via=figure.vias[at[0]] if len(at) else "")
+
+
+def per_launch(total: Value, count: int) -> Value:
+    return Value(total.value / count, total.reason, total.via) if total.value is not None else total
+
+
+def _median_launch(launches: Launches) -> LaunchAnalysis:
+    """The launch of median duration (the lower of the two middle ones; a launch without one counts as 0)."""
+    import numpy as np
+
+    return launches[int(np.argsort(launches.times, kind="stable")[(len(launches) - 1) // 2])]
