@@ -10,6 +10,17 @@ present (see ``counter``):
 
 Peaks are ``X.sum.peak_sustained`` (units per cycle) times the unit's measured clock, as ncu's roofline
 charts compute them. Every function here is pure: it reads a ``KernelLaunch`` and returns a ``Measured``.
+
+Writing a formula (here, in ``analysis.roofline`` and ``analysis.verdict``): it also runs once for a whole cohort
+of launches (``core.cohorts``), where ``launch.value(name)`` is a numpy array with one element per launch. So a
+formula
+- branches on a value only through ``truth(x)`` (``if x:``) or ``same(x)`` (a value every launch shares), never
+  ``if x > y`` on the values themselves: where the launches disagree, the cohort splits and runs again;
+- formats a value into text only with ``fmt(x, spec)``;
+- takes maxima and minima with ``largest``, ``smallest`` and ``argmax_key``, not ``max``/``min``;
+- leaves what only a shown launch needs (an order of units, a list of notes) to ``per_row(fn, ...)``.
+``tests/core/test_cohorts.py`` checks on every shared report that each launch's analysis by cohort equals the same
+launch analysed alone.
 """
 
 from __future__ import annotations
