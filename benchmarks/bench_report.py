@@ -6,7 +6,7 @@ Every figure is the median of several runs of a whole process, the commands of o
   floor       a fresh `python` that loads the report with ncu_report and reads the data roofline reads on every
               launch: the metrics (the one list, ``roofline.ncu.metrics.to_read``, and the units the two breakdowns
               list) and, where a launch executed HFMA2 instructions, the SASS text that tells their register moves
-              from arithmetic (``roofline.ncu.reader.hfma_moves``, issue 7): the least a one-shot command can cost. For
+              from arithmetic (``roofline.ncu.extract.hfma_moves``, issue 7): the least a one-shot command can cost. For
               a report whose FP16 count needs that SASS, the metrics alone are timed too and shown beside it;
   report      `roofline report FILE --format json` (to a null output), on the largest shared reports;
   ncu         NVIDIA's `ncu --import FILE --page raw --csv` (the ncu on PATH), on every shared report it reads,
@@ -58,7 +58,7 @@ FLOOR = """
 import sys
 import ncu_report
 from roofline.ncu.metrics import BREAKDOWNS, breakdown_units, counts_hfma, to_read
-from roofline.ncu.reader import hfma_moves
+from roofline.ncu.extract import hfma_moves
 
 with_sass = sys.argv[2:] != ["--metrics-only"]
 

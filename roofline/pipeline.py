@@ -81,7 +81,8 @@ def map_reports(paths: Sequence[str | os.PathLike[str]], then: Callable[[ReportA
     ``then``'s result comes back from a worker or rank, so it can be smaller than the analysis."""
     from roofline.core import kernel_filter, parallel
     from roofline.errors import RooflineError
-    from roofline.ncu.reader import load_report, read_ahead, stop_reading_ahead
+    from roofline.ncu.child import read_ahead, stop_reading_ahead
+    from roofline.ncu.reader import load_report
     from roofline.specs.catalog import load_catalog
 
     kernel_filter.parse(options.kernel, options.kernel_name_base)  # a bad filter is refused before any file is read

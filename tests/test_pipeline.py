@@ -18,7 +18,7 @@ from roofline.analysis.roofline import analyze_report
 from roofline.core import parallel
 from roofline.core.model import Device, KernelLaunch, Report
 from roofline.errors import NoKernelMatched, RooflineError, SpecError
-from roofline.ncu import reader
+from roofline.ncu import child, reader
 from roofline.pipeline import AnalysisOptions, analyze_files, analyze_loaded
 from roofline.specs import catalog as specs
 from roofline.specs.catalog import SpecCatalog
@@ -150,7 +150,7 @@ def test_a_read_started_ahead_is_stopped_when_the_run_fails_before_taking_it(sha
     path = shared_report("t4_matrix-add-2d_full")
     with pytest.raises(SpecError):
         analyze_files([path], AnalysisOptions(specs=(tmp_path / "absent.yaml",)))
-    assert not reader._AHEAD
+    assert not child._AHEAD
     assert analyze_files([path], AnalysisOptions(time_limit_s=30))[0].launches
 
 

@@ -5,7 +5,7 @@ command it invokes, which keeps start-up short; ``roofline.cli.app.app`` is the 
 access, for tests and embedding. ``roofline``, ``roofline --help`` and ``roofline --version`` alone are answered
 without typer (its import and the rich help are most of a start-up); every other command line is parsed by
 typer. A command that reads one report file starts reading it before its command line is parsed
-(``reader.read_ahead``); while a command that reads reports runs, numpy's OpenBLAS is held to one thread
+(``ncu.child.read_ahead``); while a command that reads reports runs, numpy's OpenBLAS is held to one thread
 (``_one_blas_thread``). Every error, a usage error from the option parser included, is one line
 ``roofline: error: WHAT: HINT`` on stderr with exit status 2 (3 when ncu or the application fails).
 """
@@ -207,9 +207,9 @@ def run(args: Sequence[str]) -> int | str | None:
 
         return say(err, args)
     finally:
-        reader = sys.modules.get("roofline.ncu.reader")  # only a run that imported the reader may have read ahead
-        if reader is not None:
-            reader.stop_reading_ahead()  # a read no command took (a usage error)
+        child = sys.modules.get("roofline.ncu.child")  # only a run that imported the child may have read ahead
+        if child is not None:
+            child.stop_reading_ahead()  # a read no command took (a usage error)
     return 0
 
 
@@ -294,6 +294,6 @@ def _read_ahead(args: Sequence[str]) -> None:
     files = [arg for arg, before in zip(args, ["", *args], strict=False)
              if not arg.startswith("-") and before not in OUTPUT_OPTION and os.path.isfile(arg)]
     if len(files) == 1:
-        from roofline.ncu.reader import read_ahead
+        from roofline.ncu.child import read_ahead
 
         read_ahead(files[0])

@@ -56,10 +56,10 @@ def test_the_floor_script_reads_the_hfma2_moves_roofline_reads_unless_asked_for_
     """The floor takes the same SASS-derived count as roofline's reader, launch by launch; with --metrics-only, none."""
     from roofline.ncu.metrics import HFMA_MOVES
 
-    counting = ("import roofline.ncu.reader as reader\n"
+    counting = ("import roofline.ncu.extract as extract\n"
                 "seen = []\n"
-                "real = reader.hfma_moves\n"
-                "reader.hfma_moves = lambda action: seen.append(real(action)) or seen[-1]\n")
+                "real = extract.hfma_moves\n"
+                "extract.hfma_moves = lambda action: seen.append(real(action)) or seen[-1]\n")
     script = tmp_path / "floor.py"
     script.write_text(counting + bench_report().FLOOR + "\nprint(repr(seen))\n")
     report = find_shared_report(SASS_REPORT)

@@ -197,13 +197,13 @@ def test_the_one_report_named_is_read_ahead_even_when_the_output_file_exists(tmp
     """The value of -o/--output is the file written, not a second report: an output left by an earlier run must not
     stop the read of the report from starting before the command line is parsed (issue 13)."""
     from roofline.cli import app as cli
-    from roofline.ncu import reader
+    from roofline.ncu import child
 
     out = tmp_path / "out.json"
     assert cli.run(["report", EXAMPLE, "--format", "json", "-o", str(out)]) == 0
     calls: list[str] = []
     building = cli.build_app
-    monkeypatch.setattr(reader, "read_ahead", lambda path: calls.append(f"read {Path(path).name}") or False)
+    monkeypatch.setattr(child, "read_ahead", lambda path: calls.append(f"read {Path(path).name}") or False)
     monkeypatch.setattr(cli, "build_app", lambda *a: calls.append("parse") or building(*a))
     for flag in ("-o", "--output"):
         calls.clear()

@@ -20,9 +20,10 @@ import pytest
 
 from roofline.analysis.roofline import analyze_report
 from roofline.core.model import Device, KernelLaunch, Report
+from roofline.ncu import extract
 from roofline.ncu import metrics as m
-from roofline.ncu import reader
-from roofline.ncu.reader import hfma2_zero_product, load_report
+from roofline.ncu.extract import hfma2_zero_product
+from roofline.ncu.reader import load_report
 from tests.conftest import REPO, SHARED_REPORTS
 
 H100 = REPO / "examples" / "h100"
@@ -192,7 +193,7 @@ PROGRAM = [("HFMA2.MMA R2, -RZ, RZ, 0, 0", 32.0), ("FFMA R1, R2, R3, R4", 64.0),
 
 def test_the_reader_counts_moves_until_every_hfma2_is_found():
     action = _Action(PROGRAM, hfma2=40.0)
-    assert reader.hfma_moves(action) == 32.0
+    assert extract.hfma_moves(action) == 32.0
     assert action.asked == [0, 1, 2]  # no SASS read once the 40 HFMA2 executions are found, none for a PC not run
 
 
@@ -202,13 +203,13 @@ def test_the_reader_counts_moves_until_every_hfma2_is_found():
     (PROGRAM, 0.0),  # no HFMA2 executed
 ])
 def test_the_reader_gives_no_count_it_cannot_vouch_for(program, hfma2):
-    assert reader.hfma_moves(_Action(program, hfma2)) is None
+    assert extract.hfma_moves(_Action(program, hfma2)) is None
 
 
 def test_no_count_without_per_instruction_counts():
     action = _Action(PROGRAM, 40.0)
     del action.metrics[m.PER_PC_THREAD_INST]
-    assert reader.hfma_moves(action) is None and not action.asked
+    assert extract.hfma_moves(action) is None and not action.asked
 
 
 def test_the_count_survives_the_report_model(tmp_path, monkeypatch):

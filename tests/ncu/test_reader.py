@@ -19,7 +19,7 @@ import pytest
 
 from roofline.core.model import Report
 from roofline.errors import ReportError
-from roofline.ncu import metrics, reader
+from roofline.ncu import child, extract, metrics, reader
 from roofline.ncu.reader import load_report
 from tests.ncu_blocks import blocks
 
@@ -183,7 +183,7 @@ def test_the_metric_list_is_all_the_analysis_reads(shared_name, roofline_report,
     report = roofline_report(shared_name)
     full = []
     for k, raw in zip(report.launches, raw_actions(shared_name), strict=True):
-        held = {n: v for n, v in raw.values.items() if not n.startswith(reader.DEVICE_PREFIX)}
+        held = {n: v for n, v in raw.values.items() if not n.startswith(extract.DEVICE_PREFIX)}
         nan = {n for n, v in held.items() if isinstance(v, float) and math.isnan(v)}
         own = {n: v for n, v in k.metrics.items() if n == metrics.HFMA_MOVES}  # roofline's, not ncu's
         assert set(k.metrics) <= set(held) | set(own) and len(k.metrics) < len(held)
@@ -281,13 +281,13 @@ def _segfault(path: str, write_fd: int) -> None:
     import faulthandler
 
     faulthandler.disable()
-    reader._silence_native_output()
+    child._silence_native_output()
     os.kill(os.getpid(), signal.SIGSEGV)
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork to patch the child")
 def test_native_crash_becomes_one_line_error_and_the_process_lives(shared_report, monkeypatch):
-    monkeypatch.setattr(reader, "_child_main", _segfault)
+    monkeypatch.setattr(child, "_child_main", _segfault)
     path = shared_report(T4)
     message = one_line_error(path)
     assert "crashed" in message and f"exit {-signal.SIGSEGV}" in message
@@ -299,7 +299,7 @@ def test_native_crash_becomes_one_line_error_and_the_process_lives(shared_report
 
 def _interrupted(path: str, write_fd: int) -> None:
     """A child entry point that meets Ctrl-C (KeyboardInterrupt, which no ``except Exception`` catches)."""
-    reader._silence_native_output()
+    child._silence_native_output()
     raise KeyboardInterrupt
 
 
@@ -308,7 +308,7 @@ def test_an_interrupted_child_ends_without_unwinding_into_the_parents_code(share
     """Were the child's exception to unwind past the fork, the child would go on running its parent's code (here:
     the rest of this test, and pytest, twice). It ends with status 1 instead; the parent names the failed read."""
     parent = os.getpid()
-    monkeypatch.setattr(reader, "_child_main", _interrupted)
+    monkeypatch.setattr(child, "_child_main", _interrupted)
     message = one_line_error(shared_report(T4))
     assert os.getpid() == parent
     assert "crashed" in message and "exit 1)" in message
@@ -361,7 +361,7 @@ def test_a_frame_larger_than_the_pipe_leaves_the_sender_at_once_and_arrives_whol
     """The child never waits for the parent: what the pipe cannot take waits in the child, and goes out with the
     next frame or at the end."""
     read_fd, write_fd = os.pipe()
-    frames = reader._Frames(write_fd)
+    frames = child._Frames(write_fd)
     device = ("device", {"name": "NVIDIA Imaginary GPU"})
     large = ("launches", [{"name": "k", "metrics": {"text": "x" * (4 << 20)}}], ["NVIDIA Imaginary GPU"])
     frames.send(device)
@@ -370,7 +370,7 @@ def test_a_frame_larger_than_the_pipe_leaves_the_sender_at_once_and_arrives_whol
     ending = threading.Thread(target=lambda: (frames.send(("ok", None)), frames.close()))
     ending.start()
     taken: list[tuple] = []
-    end = reader._read_frames(read_fd, time.monotonic() + 60, taken.extend)
+    end = child.read_frames(read_fd, time.monotonic() + 60, taken.extend)
     ending.join()
     os.close(read_fd)
     assert end == ("ok", None) and taken == [device, large]
@@ -379,10 +379,10 @@ def test_a_frame_larger_than_the_pipe_leaves_the_sender_at_once_and_arrives_whol
 def test_an_answer_that_arrived_before_the_deadline_is_taken_after_it():
     """The deadline bounds the child's read, not this process's work on the frames it already sent."""
     read_fd, write_fd = os.pipe()
-    frames = reader._Frames(write_fd)
+    frames = child._Frames(write_fd)
     frames.send(("ok", None))
     frames.close()
-    assert reader._read_frames(read_fd, time.monotonic() - 1.0, lambda frames: None) == ("ok", None)
+    assert child.read_frames(read_fd, time.monotonic() - 1.0, lambda frames: None) == ("ok", None)
     os.close(read_fd)
 
 
@@ -393,13 +393,13 @@ def _pipe_max_size() -> int:
         return 0
 
 
-@pytest.mark.skipif(_pipe_max_size() < reader.PIPE_BYTES, reason="needs Linux pipes that may hold 1 MiB")
+@pytest.mark.skipif(_pipe_max_size() < child.PIPE_BYTES, reason="needs Linux pipes that may hold 1 MiB")
 def test_the_pipe_from_the_child_holds_a_mebibyte():
     import fcntl
 
     read_fd, write_fd = os.pipe()
-    reader._widen(write_fd)
-    assert fcntl.fcntl(write_fd, fcntl.F_GETPIPE_SZ) == reader.PIPE_BYTES
+    child._widen(write_fd)
+    assert fcntl.fcntl(write_fd, fcntl.F_GETPIPE_SZ) == child.PIPE_BYTES
     os.close(read_fd)
     os.close(write_fd)
 
@@ -409,8 +409,8 @@ def _crashes_after_one_launch(path: str, write_fd: int) -> None:
     import faulthandler
 
     faulthandler.disable()
-    reader._silence_native_output()
-    frames = reader._Frames(write_fd)
+    child._silence_native_output()
+    frames = child._Frames(write_fd)
     frames.send(("device", {"name": "NVIDIA Imaginary GPU"}))
     frames.send(("launches", [{"range_index": 0, "action_index": 0, "name": "k"}], ["NVIDIA Imaginary GPU"]))
     os.kill(os.getpid(), signal.SIGSEGV)
@@ -418,7 +418,7 @@ def _crashes_after_one_launch(path: str, write_fd: int) -> None:
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork to patch the child")
 def test_a_child_that_dies_after_sending_launches_ends_in_the_crash_error(shared_report, monkeypatch):
-    monkeypatch.setattr(reader, "_child_main", _crashes_after_one_launch)
+    monkeypatch.setattr(child, "_child_main", _crashes_after_one_launch)
     taken = []
     with pytest.raises(ReportError, match=f"reader crashed on this file \\(exit {-signal.SIGSEGV}\\)"):
         load_report(shared_report(T4), early=lambda device, launches: taken.extend(launches))
@@ -432,13 +432,13 @@ def _reads_forever(path: str, write_fd: int) -> None:
     import time
 
     faulthandler.disable()
-    reader._silence_native_output()
+    child._silence_native_output()
     time.sleep(3600)
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork to patch the child")
 def test_reader_past_its_time_limit_is_killed_and_the_file_named(shared_report, monkeypatch):
-    monkeypatch.setattr(reader, "_child_main", _reads_forever)
+    monkeypatch.setattr(child, "_child_main", _reads_forever)
     path = shared_report(T4)
     with pytest.raises(ReportError) as err:
         load_report(path, time_limit_s=0.5)

@@ -1,0 +1,221 @@
+"""What the child process reads from an ``.ncu-rep`` through NVIDIA's ``ncu_report`` (the only module that
+imports it; it runs in ``ncu.child``'s child): the device, each launch's metrics, NVTX ranges and ncu's rule results.
+
+Only the metrics the analysis uses are read (``metrics.to_read``, the one list beside the formulas), plus a count of
+roofline's own: the thread executions of zero-product HFMA2 instructions (``metrics.HFMA_MOVES``), from the
+per-instruction SASS counts and text.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable, Sequence
+
+DEVICE_NAME = "device__attribute_display_name"
+DEVICE_PREFIX = "device__attribute_"
+_RULE_KINDS = {0: "info", 1: "ok", 2: "optimization", 3: "warning", 4: "error"}  # ncu_report.MsgType
+_SPEEDUP_TYPES = {1: "local", 2: "global"}  # ncu_report.SpeedupType (0: unknown)
+FRAME_LAUNCHES = 16  # launches per frame from the child: the parent's work on the last one is all that waits on it
+
+
+def read(ncu_report: Any, path: str, send: Callable[[tuple[Any, ...]], None]) -> str | None:
+    """Read an ncu_report context (runs in the child), sending ("device", its dict) from the first launch, then
+    ("launches", the launches' dicts, the device each one's record names) every ``FRAME_LAUNCHES`` launches. Reading
+    stops at the first launch without data (a cut file), which is returned; None when every launch has data."""
+    ctx = ncu_report.load_report(path)
+    value = _value_reader(ncu_report)
+    launches: list[dict[str, Any]] = []
+    devices: list[str] = []
+    device_sent, empty = False, None
+    for r in range(ctx.num_ranges()):
+        rng = ctx.range_by_idx(r)
+        for a in range(rng.num_actions()):
+            action = rng.action_by_idx(a)
+            name, names = action.name(), action.metric_names()  # metric_names() is costly: call it once
+            if name is None or not names:
+                empty = f"{r}:{a}"
+                break
+            if not device_sent:
+                send(("device", _device(action, names, value)))
+                device_sent = True
+            launches.append(_launch(ncu_report, action, r, a, name, names, value))
+            devices.append(str(value(action.metric_by_name(DEVICE_NAME))))
+            if len(launches) == FRAME_LAUNCHES:
+                send(("launches", launches, devices))
+                launches, devices = [], []
+        if empty:
+            break
+    if launches:
+        send(("launches", launches, devices))
+    return empty
+
+
+def _value_reader(ncu_report: Any) -> Callable[[Any], Any]:
+    """metric -> its value (a number or a string) or None, by its value kind: what ``IMetric.value()`` does,
+    without the table of readers it builds on every call (a third of the cost of a value)."""
+    metric = ncu_report.IMetric
+    by_kind = {metric.ValueKind_DOUBLE: metric.as_double, metric.ValueKind_FLOAT: metric.as_double,
+               metric.ValueKind_UINT32: metric.as_uint64, metric.ValueKind_UINT64: metric.as_uint64,
+               metric.ValueKind_STRING: metric.as_string}
+
+    def value(m: Any) -> Any:
+        read = None if m is None else by_kind.get(m.kind())
+        return None if read is None else read(m)
+
+    return value
+
+
+def _device(action: Any, names: Sequence[str], value: Callable[[Any], Any]) -> dict[str, Any]:
+    import math
+
+    attrs = {}
+    for name in names:
+        if name.startswith(DEVICE_PREFIX):
+            v = value(action.metric_by_name(name))
+            if isinstance(v, (int, float, str)) and not (isinstance(v, float) and math.isnan(v)):
+                attrs[name.removeprefix(DEVICE_PREFIX)] = v
+    major, minor = attrs.get("compute_capability_major"), attrs.get("compute_capability_minor")
+    khz = attrs.get("max_gpu_frequency_khz") or attrs.get("clock_rate")
+    mem_khz = attrs.get("max_mem_frequency_khz") or attrs.get("memory_clock_rate")
+    return {
+        "name": str(attrs.get("display_name", "unknown")),
+        "compute_capability": f"{major}.{minor}" if major is not None and minor is not None else None,
+        "sm_count": _int(attrs.get("multiprocessor_count")),
+        "max_clock_hz": float(khz) * 1e3 if khz else None,
+        "memory_clock_hz": float(mem_khz) * 1e3 if mem_khz else None,
+        "memory_bus_width_bits": _int(attrs.get("global_memory_bus_width")),
+        "l2_cache_bytes": _int(attrs.get("l2_cache_size")),
+        "total_memory_bytes": _int(attrs.get("total_memory")),
+        "attributes": attrs,
+    }
+
+
+def _int(v: Any) -> int | None:
+    return int(v) if isinstance(v, (int, float)) and v == v else None  # v == v: not NaN
+
+
+def _launch(ncu_report: Any, action: Any, r: int, a: int, function_name: str, names: Sequence[str],
+            value: Callable[[Any], Any]) -> dict[str, Any]:
+    from roofline.ncu import metrics as m
+
+    get = action.metric_by_name
+    metrics: dict[str, Any] = {}
+    nan: list[str] = []
+    for name in m.to_read(names):
+        _keep(value(get(name)), name, metrics, nan)
+    for breakdown in m.BREAKDOWNS:  # the units each throughput is the maximum of, listed in its breakdown string
+        listed = metrics.get(breakdown)
+        for unit in (m.breakdown_units(str(listed)) if listed else ()):
+            if unit not in metrics and unit not in nan:
+                _keep(value(get(unit)), unit, metrics, nan)
+    moves = hfma_moves(action) if m.counts_hfma(metrics) else None
+    if moves is not None:
+        metrics[m.HFMA_MOVES] = moves
+    dims = [_int(metrics.get(name)) for name in (*m.GRID_DIMS, *m.BLOCK_DIMS)]
+    return {
+        "range_index": r,
+        "action_index": a,
+        "name": function_name,
+        "demangled_name": action.name(ncu_report.IAction.NameBase_DEMANGLED),
+        "mangled_name": action.name(ncu_report.IAction.NameBase_MANGLED),
+        "grid": dims[:3] if None not in dims[:3] else None,
+        "block": dims[3:] if None not in dims[3:] else None,
+        "registers_per_thread": _int(metrics.get(m.LAUNCH_REGISTERS)),
+        "shared_mem_per_block_bytes": _int(metrics.get(m.LAUNCH_SHARED)),
+        "nvtx_ranges": _nvtx(action),
+        "metrics": metrics,
+        "nan_metrics": nan,
+        "rules": _rules(action),
+    }
+
+
+def hfma_moves(action: Any) -> float | None:
+    """Thread executions of zero-product HFMA2 instructions (``metrics.HFMA_MOVES``), from the per-instruction
+    counts and SASS text; None where the launch has no such counts, ncu counted no HFMA2 executed, or the HFMA2s
+    found do not add up to ncu's own HFMA2 count (a SASS text it cannot give). The SASS text (a disassembler
+    started on first use, about half a second) is read only until every HFMA2 execution is accounted for."""
+    from roofline.ncu import metrics as m
+
+    by_opcode, per_pc = action.metric_by_name(m.PER_OPCODE_THREAD_INST), action.metric_by_name(m.PER_PC_THREAD_INST)
+    if by_opcode is None or per_pc is None:
+        return None
+    opcodes = by_opcode.correlation_ids()
+    expected = sum(by_opcode.as_double(i) for i in range(by_opcode.num_instances())
+                   if opcodes.as_string(i) == m.HFMA2_OPCODE)
+    if not expected > 0:
+        return None
+    pcs, found, moves = per_pc.correlation_ids(), 0.0, 0.0
+    for i in range(per_pc.num_instances()):
+        executed = per_pc.as_double(i)
+        zero_product = hfma2_zero_product(action.sass_by_pc(pcs.as_uint64(i))) if executed > 0 else None
+        if zero_product is not None:
+            found += executed
+            moves += executed if zero_product else 0.0
+            if found >= expected:
+                break
+    return moves if found == expected else None
+
+
+# An HFMA2 instruction's text: optional predicate guard, the opcode and its modifiers, destination, multiplicands.
+_HFMA2 = re.compile(r"\s*(?:@!?U?P\w+\s+)?HFMA2(?:\.\w+)*\s+([^,]+),([^,]+),([^,]+)")
+_ZERO_REGISTER = re.compile(r"-?\|?RZ\|?(?:\.\w+)?")  # RZ with a sign, an absolute value or a lane selector
+
+
+def hfma2_zero_product(sass: str) -> bool | None:
+    """Whether an HFMA2's two multiplicands are both the zero register (a register move, no arithmetic); None for
+    any other instruction."""
+    match = _HFMA2.match(sass)
+    if match is None:
+        return None
+    return all(_ZERO_REGISTER.fullmatch(operand.strip()) for operand in match.group(2, 3))
+
+
+def _keep(v: Any, name: str, metrics: dict[str, Any], nan: list[str]) -> None:
+    """Store one metric's value (numbers and strings); a NaN is listed apart, an absent metric is skipped."""
+    if isinstance(v, float) and v != v:
+        nan.append(name)
+    elif isinstance(v, (int, float, str)):
+        metrics[name] = v
+
+
+def _nvtx(action: Any) -> list[str]:
+    """NVTX ranges around the launch, outermost first, as ``domain:range`` (domain omitted if default)."""
+    state = action.nvtx_state()
+    if state is None:
+        return []
+    out = []
+    for domain_id in state.domains():
+        domain = state.domain_by_id(domain_id)
+        prefix = "" if domain.name() in ("", "<default domain>") else f"{domain.name()}:"
+        out += [prefix + name for name in (*domain.start_end_ranges(), *domain.push_pop_ranges())]
+    return out
+
+
+def _rules(action: Any) -> list[dict[str, Any]]:
+    """The rule results that carry a message, with their focus metrics and estimated speedup, in the model's
+    form (``RuleResult.to_dict``)."""
+    out = []
+    for rule in action.rule_results_as_dicts():
+        msg = rule.get("rule_message") or {}
+        text = (msg.get("message") or "").strip()
+        if text:
+            speedup = rule.get("speedup_estimation") or {}
+            out.append({"rule": rule.get("rule_identifier", ""), "section": rule.get("section_identifier", ""),
+                        "title": msg.get("title", ""), "message": text,
+                        "kind": _RULE_KINDS.get(msg.get("type", -1), "info"),
+                        "focus_metrics": [_focus(f) for f in rule.get("focus_metrics") or ()],
+                        "speedup_pct": _finite(speedup.get("speedup")),
+                        "speedup_type": _SPEEDUP_TYPES.get(speedup.get("type", 0), "")})
+    return out
+
+
+def _focus(item: dict[str, Any]) -> dict[str, Any]:
+    return {"name": str(item.get("name", "")), "value": _finite(item.get("value")),
+            "severity": int(item.get("severity") or 0), "info": str(item.get("info") or "")}
+
+
+def _finite(v: Any) -> float | None:
+    return float(v) if isinstance(v, (int, float)) and v == v and abs(v) != float("inf") else None
