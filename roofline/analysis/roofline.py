@@ -422,14 +422,28 @@ def report_level_ceilings(launches: Sequence[LaunchAnalysis]) -> dict[CeilingSet
 
 def _median_set(source: CeilingSet, sets: Sequence[Ceilings], dtype: str) -> Ceilings:
     same_type = [c for c in sets if c.tensor_dtype == dtype] or list(sets)
-    lead = same_type[0]
     flops = {p: median_known([c.flop_per_s[p] for c in (same_type if p == "tensor" else sets)]) for p in PRECISIONS}
     bandwidth = {level: median_known([c.bytes_per_s[level] for c in sets]) for level in LEVELS}
     roofs = {**flops, **bandwidth}
+    lead = _at_the_median(same_type, roofs)
+    note = lead.clock_note
+    if len({c.clock_note for c in sets}) > 1:
+        note += f"; each roof the median of {len(sets)} launches, which ran at different clocks"
     missing = {key: why for c in reversed(sets) for key, why in c.missing.items() if roofs.get(key) is None}
     scaled = {key: how for c in reversed(sets) for key, how in c.scaled.items()}
-    return Ceilings(source, flops, bandwidth, clock_note=lead.clock_note, tensor_dtype=lead.tensor_dtype,
-                    missing=missing, scaled=scaled)
+    return Ceilings(source, flops, bandwidth, clock_note=note, tensor_dtype=lead.tensor_dtype, missing=missing,
+                    scaled=scaled)
+
+
+def _at_the_median(sets: Sequence[Ceilings], roofs: Mapping[str, float | None]) -> Ceilings:
+    """The set whose first known roof is nearest its median: the launch at the median clock, whose clock note
+    describes the median roofs (the first set where no roof is known)."""
+    key = next((k for k in (*PRECISIONS, *LEVELS) if roofs.get(k) is not None), None)
+    median = roofs.get(key) if key is not None else None
+    if key is None or median is None:
+        return sets[0]
+    known = [c for c in sets if c.roof(key) is not None]
+    return min(known, key=lambda c: abs(cast(float, c.roof(key)) - median), default=sets[0])
 
 
 def shown_tensor_dtype(launches: Sequence[LaunchAnalysis]) -> str:

@@ -7,7 +7,7 @@ launch configuration."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
 
 from roofline.analysis.advice import estimate_text, kernels_to_advise
@@ -16,7 +16,7 @@ from roofline.analysis.results import LaunchAnalysis, Verdict
 from roofline.analysis.roofline import report_level_ceilings, scaled_roofs_note
 from roofline.analysis.verdict import short_name
 from roofline.core.labels import NAMES
-from roofline.core.model import LEVELS, PRECISIONS, Ceilings
+from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet
 from roofline.core.units import counted, pct, seconds, si
 from roofline.render.names import KernelName, common_name, distinguish, kernel_name, launch_config
 from roofline.render.terminal import Cell, add_rows, escape, fitted, record, warning_lines
@@ -80,8 +80,10 @@ def _print_report(console: Console, a: ReportAnalysis) -> None:
     spec_line = escape(f"spec {a.spec_id} ({a.spec_match})") if a.spec_id else "no device spec matches this GPU"
     console.print(f"{spec_line}; percent of roof uses the [bold]{a.ceilings_used}[/bold] ceilings",
                   highlight=False)
-    console.print(_ceilings_table(a))
-    clock = next((k.ceilings["measured-clock"].clock_note for k in a.launches), "")
+    sets = report_level_ceilings(a.launches)
+    console.print(_ceilings_table(sets))
+    own = sets.get("measured-clock")
+    clock = own.clock_note if own is not None else ""
     if clock:
         console.print(f"[dim]kernel-clock = the report's peak counters x {escape(clock)}[/dim]",
                       highlight=False)
@@ -121,13 +123,12 @@ def _print_advice(console: Console, groups: Sequence[KernelGroup]) -> None:
         console.print(items)
 
 
-def _ceilings_table(a: ReportAnalysis) -> Table:
+def _ceilings_table(sets: Mapping[CeilingSet, Ceilings]) -> Table:
     """The report's datasheet and kernel-clock roofs (``report_level_ceilings``), and the calibrated ones where a
     calibration file gives them, each with its ratio to the datasheet."""
     from rich.table import Table
 
     table = Table(title="Ceilings", title_justify="left", box=None, pad_edge=False, padding=(0, 1))
-    sets = report_level_ceilings(a.launches)
     sheet, clock, calibrated = sets.get("datasheet"), sets.get("kernel-clock"), sets.get("calibrated")
     extra = ("calibrated", "ratio") if calibrated else ()
     for col in ("roof", "datasheet", "kernel-clock", "ratio", *extra):
