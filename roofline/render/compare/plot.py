@@ -86,7 +86,7 @@ class ComparePlotData:
     points: tuple[Point, ...]
     arrows: tuple[tuple[Point, Point], ...]
     roofs: tuple[Roof, ...]
-    skipped: tuple[str, ...]
+    skipped: tuple[tuple[str, str], ...]  # (what is not drawn, why)
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ class SummaryPanel:
     points: tuple[Point, ...]
     roofs: tuple[Roof, ...]
     bars: tuple[Bar, ...]
-    skipped: tuple[str, ...]
+    skipped: tuple[tuple[str, str], ...]  # (what is not drawn, why)
     total_s: float | None  # the report's whole profiled time, for the bars' shares
 
 
@@ -127,7 +127,7 @@ def comparison_data(c: Comparison, normalize: bool = False, numbered: int = LEGE
         for i, side in enumerate(pair.sides):
             point, why = _point(side, pair.label, i, normalize) if side else (None, "")
             if why:
-                skipped.append(f"{pair.label} in {c.reports[i].label}: {why}")
+                skipped.append((f"{pair.label} in {c.reports[i].label}", why))
             if point is not None:
                 x = point.x + _spread(n, len(c.pairs)) if normalize else point.x
                 placed.append(Point(point.label, i, x, point.y, point.area, n if n <= numbered else 0,
@@ -154,7 +154,7 @@ def _panel(s: AppSummary) -> SummaryPanel:
     for r in s.rows:
         point, why = _point(r.stats, str(r.rank), 0, False)
         if point is None:
-            skipped.append(f"#{r.rank} {r.group.name}: {why}")
+            skipped.append((f"#{r.rank} {r.group.name}", why))
             continue
         share = (r.group.total_s or 0.0) / longest if longest else 0.0
         points.append(Point(point.label, 0, point.x, point.y, MIN_AREA + (MAX_AREA - MIN_AREA) * share, r.rank))
@@ -309,11 +309,10 @@ def _draw_notes(ax: Axes | None, lines: Sequence[str], figure_width_in: float) -
             fontsize=NOTE_FONT, color="#505050", linespacing=1.2)
 
 
-def _skipped_notes(skipped: Sequence[str]) -> list[str]:
+def _skipped_notes(skipped: Sequence[tuple[str, str]]) -> list[str]:
     """What was not drawn, one line per reason: "not drawn, <why>: a in A, b in B"."""
     by_reason: dict[str, list[str]] = {}
-    for item in skipped:
-        what, why = item.split(": ", 1)
+    for what, why in skipped:
         by_reason.setdefault(why, []).append(middle(what, 60))
     return [f"not drawn, {why}: " + ", ".join(whats[:NOTE_ITEMS]) + (", ..." if len(whats) > NOTE_ITEMS else "")
             for why, whats in by_reason.items()]

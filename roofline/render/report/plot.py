@@ -112,6 +112,13 @@ class KernelSeries:
         return any(pt.intensity for pt in self.points)
 
 
+# Why a kernel has no place in a panel: the reasons the notes under the plot group kernels by.
+NO_DURATION = "no duration"
+NO_FLOPS_MEASURED = "FLOPs not measured"
+NO_BYTES = "no bytes measured at any memory level"
+NO_FLOPS = "no FLOPs counted"  # a memory-only kernel: no place on a log roofline
+
+
 @dataclass(frozen=True)
 class Panel:
     """One view of one report: roofs, ceilings, the top kernels, the rest, what is not in it and why, and the
@@ -123,7 +130,7 @@ class Panel:
     ceilings: tuple[ComputeCeiling, ...]
     series: tuple[KernelSeries, ...]
     other: tuple[KernelSeries, ...]
-    skipped: tuple[str, ...]  # "name: why it is not in this panel"
+    skipped: tuple[tuple[str, str], ...]  # (kernel name, why it is not in this panel: one of the NO_* reasons)
     kind: PanelKind = "roofline"
     notes: tuple[str, ...] = ()
 
@@ -172,14 +179,14 @@ def report_panels(a: ReportAnalysis, top: int, source: CeilingSet) -> list[Panel
     panels = []
     if placed or not bandwidth:
         roofs = _roofs(level_roofs, {pt.level for s in placed for pt in s.points if pt.intensity} or {"dram"})
-        skipped = {g.name: why_not[g.name] for g in a.groups if g.name not in {s.name for s in placed}}
+        skipped = {g.name: why_not[g.name] or NO_FLOPS for g in a.groups if g.name not in {s.name for s in placed}}
         panels.append(_panel(a, "roofline", source, chosen, roofs, _ceilings(chosen, placed, roofs), placed, skipped,
                              missing, bandwidth))
     if bandwidth:
         shown = [s for s in series if any(pt.bytes_per_s for pt in s.points)]
         roofs = _roofs(level_roofs, {pt.level for s in shown for pt in s.points if pt.bytes_per_s})
-        skipped = {g.name: why_not[g.name] if why_not[g.name].startswith("no duration") else
-                   "no bytes measured at any memory level" for g in a.groups if g.name not in {s.name for s in shown}}
+        skipped = {g.name: NO_DURATION if why_not[g.name] == NO_DURATION else NO_BYTES for g in a.groups
+                   if g.name not in {s.name for s in shown}}
         panels.append(_panel(a, "bandwidth", source, chosen, roofs, (), shown, skipped, missing, False))
     return panels
 
@@ -191,7 +198,7 @@ def _panel(a: ReportAnalysis, kind: PanelKind, source: CeilingSet, chosen: Ceili
     other = tuple(s for s in series if s.color < 0)
     numbers = {g.name: i for i, g in enumerate(a.groups, 1)}
     p = Panel(_title(a, source, chosen, kind), source, roofs, ceilings, shown, other,
-              tuple(f"{name}: {why}" for name, why in skipped.items()), kind)
+              tuple(skipped.items()), kind)
     notes = _skipped_notes(p, numbers, bandwidth_below) + _hollow_notes(p, missing) + _key_notes(p)
     return replace(p, notes=tuple(notes))
 
@@ -200,10 +207,10 @@ def kernel_series(group: KernelGroup, number: int = 1,
                   roofs: Mapping[str, MemoryRoof] | None = None) -> tuple[KernelSeries | None, str]:
     """A kernel's points: per level, its timed launches pooled (``kernels.aggregate``: summed FLOPs over summed
     bytes and over summed time), each against ``roofs`` of its level; and why it has no place on the FLOP
-    roofline ("" when it has one)."""
+    roofline (one of the NO_* reasons; "" when it has one)."""
     timed = group.launches.where(group.launches.times != 0)
     if not len(timed):
-        return None, f"no duration ({group.launches[0].duration_s.reason})"
+        return None, NO_DURATION
     stats = aggregate(timed)
     known = [v.value for v in stats.flop_per_s.values() if v.value is not None]
     rate = sum(known) if known else None
@@ -221,11 +228,10 @@ def kernel_series(group: KernelGroup, number: int = 1,
     series = KernelSeries(group.name, number, len(group.launches), launch, group.time_share, tuple(points), used,
                           stats.roof.pct_of_roof, stats.verdict.bound, level_notes=notes)
     if rate is None:
-        reasons = {v.reason for k in timed for v in k.flops.values() if v.reason}
-        return series if points else None, "FLOPs not measured: " + "; ".join(sorted(reasons))
+        return series if points else None, NO_FLOPS_MEASURED
     if not points:
-        return None, "no bytes measured at any memory level: " + (stats.bytes["dram"].reason or "zero bytes")
-    return series, "" if series.on_roofline else "no FLOPs counted (memory-only kernel): no place on a log roofline"
+        return None, NO_BYTES
+    return series, "" if series.on_roofline else NO_FLOPS
 
 
 def _level_roofs(c: Ceilings | None, fallback: Ceilings | None) -> dict[str, MemoryRoof]:
@@ -288,15 +294,13 @@ def _title(a: ReportAnalysis, source: CeilingSet, c: Ceilings | None, kind: Pane
 def _skipped_notes(p: Panel, numbers: Mapping[str, int], bandwidth_below: bool) -> list[str]:
     """Kernels not in the panel, by reason: "not on this roofline, no FLOPs counted: 3 kernels (#2 a, ...)"."""
     by_reason: dict[str, list[str]] = {}
-    for item in p.skipped:
-        name, why = item.split(": ", 1)
-        reason = why.split(":", 1)[0].split(" (", 1)[0]
-        by_reason.setdefault(reason, []).append(f"#{numbers.get(name, '?')}\u00a0{middle(name, 30)}")
+    for name, why in p.skipped:
+        by_reason.setdefault(why, []).append(f"#{numbers.get(name, '?')}\u00a0{middle(name, 30)}")
     where = "this roofline" if p.kind == "roofline" else "this view"
     notes = []
     for reason, names in by_reason.items():
         listed = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
-        below = " (in the bandwidth view below)" if bandwidth_below and reason.startswith("no FLOPs") else ""
+        below = " (in the bandwidth view below)" if bandwidth_below and reason == NO_FLOPS else ""
         notes.append(f"not on {where}, {reason}: {counted(len(names), 'kernel')}{below}: {listed}")
     return notes
 
