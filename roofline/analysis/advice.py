@@ -76,8 +76,9 @@ def kernels_to_advise(a: ReportAnalysis) -> list[KernelGroup]:
 def advise(k: LaunchAnalysis, device: Device | None = None) -> tuple[Advice, ...]:
     """Every recommendation for one launch whose condition holds, ranked (see the module docstring)."""
     lib = library((k.launch.name, k.launch.demangled_name))
-    items = [Advice("measurement", "Re-profile before optimizing", f"Re-profile before optimizing: {flag}.", flag,
-                    "roofline", condition="a rate above its roof", estimate="not estimated: fix the measurement first")
+    items = [Advice(kind="measurement", title="Re-profile before optimizing",
+                    text=f"Re-profile before optimizing: {flag}.", cause=flag, source="roofline",
+                    condition="a rate above its roof", estimate="not estimated: fix the measurement first")
              for flag in k.flags]
     items += _verdict_items(k, lib)
     items += _tensor_cores(k) + _fp64(k) + _grid(k, device) + _launch_overhead(k)
@@ -136,15 +137,16 @@ def _verdict_items(k: LaunchAnalysis, lib: Library | None) -> list[Advice]:
         return [_compute(k)]
     if v.bound == "balanced":
         saved, how = _gap(k)
-        return [Advice("balanced", "Cut work and traffic together",
-                       f"Compute (SM {pct(v.sm_pct)}) and memory ({pct(v.memory_pct)}) are both busy and within "
-                       "10 points of each other: only doing less of both helps (fusing kernels to skip round trips "
-                       "through memory, narrower data types, removing redundant work).",
-                       explain(v), "verdict", saved, _verdict_condition(v), how)]
+        return [Advice(kind="balanced", title="Cut work and traffic together",
+                       text=f"Compute (SM {pct(v.sm_pct)}) and memory ({pct(v.memory_pct)}) are both busy and within "
+                            "10 points of each other: only doing less of both helps (fusing kernels to skip round "
+                            "trips through memory, narrower data types, removing redundant work).", cause=explain(v),
+                       source="verdict", est_saved_s=saved, condition=_verdict_condition(v), estimate=how)]
     if v.bound is None and v.reason.startswith("no SpeedOfLight") and k.roof.pct_of_roof is not None:
-        return [Advice("measurement", "Collect the throughputs for a verdict",
-                       f"No verdict: {v.reason}.", f"closest FP/byte roof at {pct(k.roof.pct_of_roof)}, no throughputs",
-                       "verdict", condition="no SpeedOfLight throughputs and no FP/byte roof at 60% or more",
+        return [Advice(kind="measurement", title="Collect the throughputs for a verdict",
+                       text=f"No verdict: {v.reason}.",
+                       cause=f"closest FP/byte roof at {pct(k.roof.pct_of_roof)}, no throughputs", source="verdict",
+                       condition="no SpeedOfLight throughputs and no FP/byte roof at 60% or more",
                        estimate="not estimated: nothing measured to estimate from")]
     return []
 
@@ -167,22 +169,24 @@ def _memory(k: LaunchAnalysis) -> Advice:
     cause = f"{busiest.name} at {pct(busiest.pct)} of its peak" if busiest is not None else explain(v)
     if level is None or k.bytes[level].value is None:
         unit = busiest.name if busiest is not None else "the memory system"
-        return Advice("memory", f"Relieve {unit}",
-                      f"{unit} is the busiest memory unit ({cause}): reduce the requests it serves (coalesced, wider "
-                      "accesses; data reused from shared memory or registers; fused kernels).",
-                      cause, "verdict", saved, condition, how)
+        return Advice(kind="memory", title=f"Relieve {unit}",
+                      text=f"{unit} is the busiest memory unit ({cause}): reduce the requests it serves (coalesced, "
+                           "wider accesses; data reused from shared memory or registers; fused kernels).", cause=cause,
+                      source="verdict", est_saved_s=saved, condition=condition, estimate=how)
     name, moved = NAMES[level], si(k.bytes[level].value, "B")
     if not k.total_flops:
-        return Advice("memory", "Move fewer bytes",
-                      f"{name} traffic ({moved}) sets the time ({cause}) and the kernel does no counted floating-point "
-                      "math: only moving fewer bytes helps (fusion with the producer or consumer kernel, narrower "
-                      "data types).", cause, "verdict", saved, condition, how)
+        return Advice(kind="memory", title="Move fewer bytes",
+                      text=f"{name} traffic ({moved}) sets the time ({cause}) and the kernel does no counted "
+                           "floating-point math: only moving fewer bytes helps (fusion with the producer or consumer "
+                           "kernel, narrower data types).", cause=cause, source="verdict", est_saved_s=saved,
+                      condition=condition, estimate=how)
     ridge, precision = ridge_point(k)
     target = f" towards the {NAMES[precision]} ridge point of {ratio(ridge)} FLOP/byte" if ridge and precision else ""
-    return Advice("memory", f"Cut {name} traffic",
-                  f"Cut {name} traffic: {moved} ({cause}), at {ratio(k.intensity[level].value)} FLOP/byte. Raise the "
-                  f"intensity{target} by reusing data from shared memory or registers (tiling), fusing kernels, or "
-                  "narrower data types.", cause, "verdict", saved, condition, how)
+    return Advice(kind="memory", title=f"Cut {name} traffic",
+                  text=f"Cut {name} traffic: {moved} ({cause}), at {ratio(k.intensity[level].value)} FLOP/byte. Raise "
+                       f"the intensity{target} by reusing data from shared memory or registers (tiling), fusing "
+                       "kernels, or narrower data types.", cause=cause, source="verdict", est_saved_s=saved,
+                  condition=condition, estimate=how)
 
 
 def _level_of(metric: str) -> str | None:
@@ -198,16 +202,18 @@ def _compute(k: LaunchAnalysis) -> Advice:
     busiest = v.busiest
     saved, how = _gap(k)
     if busiest is None:
-        return Advice("compute", "Do fewer operations", f"Compute-bound ({explain(v)}): only fewer or cheaper "
-                      "operations shorten it.", explain(v), "verdict", saved, _verdict_condition(v), how)
+        return Advice(kind="compute", title="Do fewer operations",
+                      text=f"Compute-bound ({explain(v)}): only fewer or cheaper operations shorten it.",
+                      cause=explain(v), source="verdict", est_saved_s=saved, condition=_verdict_condition(v),
+                      estimate=how)
     base = busiest.metric.split(".", 1)[0]
     change = UNIT_CHANGES.get(base) or (f"fewer {NAMES[base]} operations" if base in NAMES else
                                         "fewer or cheaper operations on that unit")
     headroom = f"at most {100 / busiest.pct:.2g}x is left there" if busiest.pct > 0 else "it is idle"
-    return Advice("compute", f"Relieve the {busiest.name}",
-                  f"The {busiest.name} is the busiest unit at {pct(busiest.pct)} of its peak, so {headroom}: "
-                  f"{change}.", f"{busiest.name} at {pct(busiest.pct)} of its peak", "verdict", saved,
-                  _verdict_condition(v), how)
+    return Advice(kind="compute", title=f"Relieve the {busiest.name}",
+                  text=f"The {busiest.name} is the busiest unit at {pct(busiest.pct)} of its peak, so {headroom}: "
+                       f"{change}.", cause=f"{busiest.name} at {pct(busiest.pct)} of its peak", source="verdict",
+                  est_saved_s=saved, condition=_verdict_condition(v), estimate=how)
 
 
 def _library(k: LaunchAnalysis, lib: Library) -> Advice:
@@ -216,11 +222,12 @@ def _library(k: LaunchAnalysis, lib: Library) -> Advice:
     v = k.verdict
     verdict = BOUND_WORDS[v.bound] if v.bound else "no verdict"
     busiest = f", busiest unit {v.busiest.name} at {pct(v.busiest.pct)}" if v.busiest else ""
-    return Advice("library", f"Tune the {lib.name} call",
-                  f"A {lib.name} {lib.kind} kernel ({seconds(k.duration_s.value)}, {verdict}{busiest}): its code is "
-                  f"the library's, so change the call: {lib.caller_advice}.", explain(v), "library", saved,
-                  f"a {lib.name} kernel by its name ('{k.launch.name}'): registers, shared memory and block size "
-                  "are not the caller's to change", how)
+    return Advice(kind="library", title=f"Tune the {lib.name} call",
+                  text=f"A {lib.name} {lib.kind} kernel ({seconds(k.duration_s.value)}, {verdict}{busiest}): its code "
+                       f"is the library's, so change the call: {lib.caller_advice}.", cause=explain(v),
+                  source="library", est_saved_s=saved,
+                  condition=f"a {lib.name} kernel by its name ('{k.launch.name}'): registers, shared memory and block "
+                            "size are not the caller's to change", estimate=how)
 
 
 # --- Tensor Cores and precision -----------------------------------------------------------------------
@@ -230,10 +237,11 @@ def _tensor_cores(k: LaunchAnalysis) -> list[Advice]:
     if t is None or not t.advice:
         return []
     saved, how = _faster_roof(k, t.roof_ratio, k.main_precision, "a Tensor Core roof")
-    return [Advice("tensor_cores", "Tensor Cores", t.advice,
-                   f"matrix-multiply-like ({t.matmul_like}), math on the CUDA cores", "tensor_cores", saved,
-                   f"a matrix multiply or convolution ({t.matmul_like}) with its floating-point math on the CUDA "
-                   "cores", how)]
+    return [Advice(kind="tensor_cores", title="Tensor Cores", text=t.advice,
+                   cause=f"matrix-multiply-like ({t.matmul_like}), math on the CUDA cores", source="tensor_cores",
+                   est_saved_s=saved,
+                   condition=f"a matrix multiply or convolution ({t.matmul_like}) with its floating-point math on the "
+                             "CUDA cores", estimate=how)]
 
 
 def _faster_roof(k: LaunchAnalysis, gain: float | None, precision: str | None, what: str) -> tuple[float | None, str]:
@@ -257,11 +265,13 @@ def _fp64(k: LaunchAnalysis) -> list[Advice]:
         return []
     times = fp32 / fp64
     saved, how = _faster_roof(k, times, "fp64", "the FP32 roof")
-    return [Advice("precision", "Use FP32 where the accuracy allows",
-                   f"Most of its FLOPs are FP64 ({si(k.flops['fp64'].value, 'FLOP')}), and this GPU's FP32 ceiling is "
-                   f"{times:.0f}x its FP64 one ({si(fp32, 'FLOP/s')} vs {si(fp64, 'FLOP/s')}): "
-                   "use FP32 where the accuracy allows.", f"FP32 ceiling {times:.0f}x the FP64 one", "roofline", saved,
-                   f"mostly FP64 FLOPs and an FP32 ceiling at least {WEAK_FP64_RATIO:g}x the FP64 one", how)]
+    return [Advice(kind="precision", title="Use FP32 where the accuracy allows",
+                   text=f"Most of its FLOPs are FP64 ({si(k.flops['fp64'].value, 'FLOP')}), and this GPU's FP32 "
+                        f"ceiling is {times:.0f}x its FP64 one ({si(fp32, 'FLOP/s')} vs {si(fp64, 'FLOP/s')}): use "
+                        "FP32 where the accuracy allows.", cause=f"FP32 ceiling {times:.0f}x the FP64 one",
+                   source="roofline", est_saved_s=saved,
+                   condition=f"mostly FP64 FLOPs and an FP32 ceiling at least {WEAK_FP64_RATIO:g}x the FP64 one",
+                   estimate=how)]
 
 
 # --- Grid, waves and occupancy ------------------------------------------------------------------------
@@ -276,12 +286,14 @@ def _grid(k: LaunchAnalysis, device: Device | None) -> list[Advice]:
         if o.tail_idle_pct is None or o.tail_idle_pct < TAIL_IDLE_PCT:
             return []
         saved = duration * o.tail_idle_pct / 100.0 if duration is not None else None
-        return [Advice("waves", "Fill the last wave",
-                       f"{waves:.3g} waves per SM leave {o.tail_idle_pct:.0f}% of the block slots idle: size the grid "
-                       "to a whole number of waves, or use more, smaller blocks.",
-                       f"{waves:.3g} waves per SM, {o.tail_idle_pct:.0f}% of block slots idle", "occupancy", saved,
-                       f"one wave or more and a last wave leaving at least {TAIL_IDLE_PCT:.0f}% of block slots idle",
-                       "the idle block slots of the last wave x duration (equal block durations assumed)")]
+        return [Advice(kind="waves", title="Fill the last wave",
+                       text=f"{waves:.3g} waves per SM leave {o.tail_idle_pct:.0f}% of the block slots idle: size the "
+                            "grid to a whole number of waves, or use more, smaller blocks.",
+                       cause=f"{waves:.3g} waves per SM, {o.tail_idle_pct:.0f}% of block slots idle",
+                       source="occupancy", est_saved_s=saved,
+                       condition=f"one wave or more and a last wave leaving at least {TAIL_IDLE_PCT:.0f}% of block "
+                                 "slots idle",
+                       estimate="the idle block slots of the last wave x duration (equal block durations assumed)")]
     return [_small_grid(k, waves, device)]
 
 
@@ -309,10 +321,12 @@ def _small_grid(k: LaunchAnalysis, waves: float, device: Device | None) -> Advic
     if grid is not None and sms and grid < sms and duration is not None:
         saved, how = duration * (1.0 - grid / sms), (f"at most: the same work spread over all {sms} SMs instead of "
                                                      f"{int(grid)}")
-    return Advice("small_grid", "Fill the GPU",
-                  f"{waves:.3g} waves: {fills}: launch more blocks or smaller blocks (or run independent kernels "
-                  f"concurrently in streams).{overhead}", f"{waves:.3g} waves per SM", "occupancy", saved,
-                  f"under one full wave ({waves:.3g} waves per SM), where occupancy limits do not matter", how)
+    return Advice(kind="small_grid", title="Fill the GPU",
+                  text=f"{waves:.3g} waves: {fills}: launch more blocks or smaller blocks (or run independent kernels "
+                       f"concurrently in streams).{overhead}", cause=f"{waves:.3g} waves per SM", source="occupancy",
+                  est_saved_s=saved,
+                  condition=f"under one full wave ({waves:.3g} waves per SM), where occupancy limits do not matter",
+                  estimate=how)
 
 
 def _blocks(n: int) -> str:
@@ -328,20 +342,24 @@ def _occupancy(k: LaunchAnalysis) -> list[Advice]:
     bound = BOUND_WORDS.get(k.verdict.bound or "", "no verdict")
     if o.what_if and o.theoretical_pct is not None and o.limiters:
         limiters = " and ".join(LIMITER_WORDS[x] for x in o.limiters)
-        items.append(Advice("occupancy", "Raise the theoretical occupancy",
-                            f"Theoretical occupancy is {pct(o.theoretical_pct)}, limited by {limiters}: "
-                            f"{o.what_if[-1].text}.",
-                            f"theoretical occupancy {pct(o.theoretical_pct)}, limited by {limiters}", "occupancy",
+        items.append(Advice(kind="occupancy", title="Raise the theoretical occupancy",
+                            text=f"Theoretical occupancy is {pct(o.theoretical_pct)}, limited by {limiters}: "
+                                 f"{o.what_if[-1].text}.",
+                            cause=f"theoretical occupancy {pct(o.theoretical_pct)}, limited by {limiters}",
+                            source="occupancy",
                             condition=f"{bound}, {o.waves_per_sm:.3g} waves (at least one full wave), and a limit "
-                            "below the SM's maximum", estimate="not estimated: more resident warps hide latency by an "
-                            "amount the report cannot tell"))
+                                      "below the SM's maximum",
+                            estimate="not estimated: more resident warps hide latency by an amount the report cannot "
+                                     "tell"))
     if o.gap_pts is not None and o.gap_pts > ACHIEVED_GAP_PTS:
-        items.append(Advice("occupancy", "Balance the work",
-                            f"Achieved occupancy {pct(o.achieved_pct)} trails the theoretical {pct(o.theoretical_pct)} "
-                            f"by {o.gap_pts:.0f} points: balance the work across warps and blocks.",
-                            f"achieved occupancy {o.gap_pts:.0f} points below the theoretical", "occupancy",
+        items.append(Advice(kind="occupancy", title="Balance the work",
+                            text=f"Achieved occupancy {pct(o.achieved_pct)} trails the theoretical "
+                                 f"{pct(o.theoretical_pct)} by {o.gap_pts:.0f} points: balance the work across warps "
+                                 "and blocks.",
+                            cause=f"achieved occupancy {o.gap_pts:.0f} points below the theoretical",
+                            source="occupancy",
                             condition=f"{bound}, at least one full wave, and achieved occupancy more than "
-                            f"{ACHIEVED_GAP_PTS:.0f} points below the theoretical",
+                                      f"{ACHIEVED_GAP_PTS:.0f} points below the theoretical",
                             estimate="not estimated: depends on the imbalance's cause"))
     return items
 
@@ -354,11 +372,10 @@ def _stalls(k: LaunchAnalysis) -> list[Advice]:
         return []
     bound = BOUND_WORDS[k.verdict.bound]
     if not s.reasons:
-        return [Advice("stalls", "Collect what the warps wait on",
-                       f"The report has no warp-state data to tell why this {bound} kernel (SM "
-                       f"{pct(k.verdict.sm_pct)}, memory {pct(k.verdict.memory_pct)} of peak) waits: "
-                       f"{s.missing.get('reasons', '')}.",
-                       "no warp-state stall metrics", "stalls",
+        return [Advice(kind="stalls", title="Collect what the warps wait on",
+                       text=f"The report has no warp-state data to tell why this {bound} kernel (SM "
+                            f"{pct(k.verdict.sm_pct)}, memory {pct(k.verdict.memory_pct)} of peak) waits: "
+                            f"{s.missing.get('reasons', '')}.", cause="no warp-state stall metrics", source="stalls",
                        condition=f"{bound} and no WarpStateStats in the report",
                        estimate="not estimated: nothing measured to estimate from")]
     gap, how = _gap(k)
@@ -369,19 +386,20 @@ def _stalls(k: LaunchAnalysis) -> list[Advice]:
             break
         what, change = describe(reason)
         saved = gap * share if gap is not None else None
-        items.append(Advice("stalls", f"Warps wait on {what}",
-                            f"Warps wait on {what} ({reason.replace('_', ' ')}: {value:.3g} {unit}, {100 * share:.0f}% "
-                            f"of the stalls): {change}.", f"{reason} {100 * share:.0f}% of stalls ({s.source})",
-                            "stalls", saved, f"{bound} and {reason} among the largest stall reasons",
-                            f"{100 * share:.0f}% (its share of the stalls) of the {how}"))
+        items.append(Advice(kind="stalls", title=f"Warps wait on {what}",
+                            text=f"Warps wait on {what} ({reason.replace('_', ' ')}: {value:.3g} {unit}, "
+                                 f"{100 * share:.0f}% of the stalls): {change}.",
+                            cause=f"{reason} {100 * share:.0f}% of stalls ({s.source})", source="stalls",
+                            est_saved_s=saved, condition=f"{bound} and {reason} among the largest stall reasons",
+                            estimate=f"{100 * share:.0f}% (its share of the stalls) of the {how}"))
     if s.eligible_per_scheduler is not None and s.eligible_per_scheduler < ONE_ELIGIBLE_WARP:
         issue = f"issue in {pct(s.issue_active_pct, 0)} of active cycles " if s.issue_active_pct is not None else ""
         resident = f" of {s.active_per_scheduler:.3g} resident" if s.active_per_scheduler is not None else ""
-        items.append(Advice("latency", "Get more warps ready to issue",
-                            f"The schedulers {issue}with {s.eligible_per_scheduler:.2g} eligible warps each"
-                            f"{resident}: too few warps are ready to hide latency; raise the warps in flight (more "
-                            "blocks, higher occupancy) or the independent instructions per warp.",
-                            f"{s.eligible_per_scheduler:.2g} eligible warps per scheduler", "stalls",
+        items.append(Advice(kind="latency", title="Get more warps ready to issue",
+                            text=f"The schedulers {issue}with {s.eligible_per_scheduler:.2g} eligible warps "
+                                 f"each{resident}: too few warps are ready to hide latency; raise the warps in flight "
+                                 "(more blocks, higher occupancy) or the independent instructions per warp.",
+                            cause=f"{s.eligible_per_scheduler:.2g} eligible warps per scheduler", source="stalls",
                             condition=f"{bound} and fewer than {ONE_ELIGIBLE_WARP:g} eligible warp per scheduler",
                             estimate="not estimated: the stall reasons above carry the estimate"))
     return items
@@ -392,10 +410,10 @@ def _launch_overhead(k: LaunchAnalysis) -> list[Advice]:
     duration = k.duration_s.value
     if duration is None or duration >= SHORT_LAUNCH_S or k.verdict.bound == "small_grid":
         return []
-    return [Advice("launch_overhead", "Fuse or graph the launches",
-                   f"Each launch takes {seconds(duration)}, the order of the launch overhead itself: fuse it "
-                   "with neighbouring kernels or capture the sequence in a CUDA Graph.",
-                   f"{seconds(duration)} per launch", "roofline",
+    return [Advice(kind="launch_overhead", title="Fuse or graph the launches",
+                   text=f"Each launch takes {seconds(duration)}, the order of the launch overhead itself: fuse it "
+                        "with neighbouring kernels or capture the sequence in a CUDA Graph.",
+                   cause=f"{seconds(duration)} per launch", source="roofline",
                    condition=f"a launch shorter than {seconds(SHORT_LAUNCH_S)}",
                    estimate="not estimated: the launch cost is host time, outside the kernel's measured time")]
 
@@ -417,8 +435,9 @@ def _ncu_rules(k: LaunchAnalysis) -> list[Advice]:
                 continue  # no measured number behind it: nothing to rank or act on
             text += f" ({cause})"
         saved, how = _ncu_estimate(r, k.duration_s.value)
-        item = Advice("ncu_rule", f"ncu: {r.title or r.rule}", text, cause, "ncu", saved,
-                      f"ncu's {r.rule} rule ({r.section} section) reported it", how)
+        item = Advice(kind="ncu_rule", title=f"ncu: {r.title or r.rule}", text=text, cause=cause, source="ncu",
+                      est_saved_s=saved, condition=f"ncu's {r.rule} rule ({r.section} section) reported it",
+                      estimate=how)
         kept = items.get(r.rule)
         if kept is None or (saved or 0.0) > (kept.est_saved_s or 0.0):
             items[r.rule] = item

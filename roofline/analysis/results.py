@@ -156,11 +156,12 @@ class WarpStalls:
     missing: Mapping[str, str] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Advice:
-    """One recommendation for a launch (``roofline.analysis.advice``): what to do, the condition that made it apply, the
+    """One recommendation for a launch (``analysis.advice``): what to do, the condition that made it apply, the
     measurement behind it and which analysis produced it. ``est_saved_s`` is the time it could save and
-    ``estimate`` how that was obtained (or why there is none)."""
+    ``estimate`` how that was obtained (or why there is none). Built with keywords only: four of its fields are
+    free text, which positions would mix up."""
 
     kind: AdviceKind
     title: str

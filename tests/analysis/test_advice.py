@@ -112,7 +112,7 @@ def test_below_every_roof_without_throughputs_the_advice_is_to_collect_them():
 # --- Ranking ------------------------------------------------------------------------------------------------
 def test_ranking_puts_measurement_first_then_the_largest_estimate_then_the_rest():
     def item(kind, saved):
-        return Advice(kind, kind, f"{kind} 1", "cause 1", "roofline", saved)
+        return Advice(kind=kind, title=kind, text=f"{kind} 1", cause="cause 1", source="roofline", est_saved_s=saved)
 
     ranked = advice.rank([item("waves", None), item("memory", 1e-6), item("measurement", None),
                           item("compute", 3e-6), item("occupancy", None)])
