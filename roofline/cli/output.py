@@ -4,8 +4,8 @@ Its promises, and how it keeps them:
 
 * **It never replaces a file roofline did not write.** An existing file is replaced only when it carries the
   generator mark at the fixed place of its format (``carries_mark``): the first line of text, the first key of
-  a JSON document, a PNG ``tEXt`` chunk ``Software``, the SVG metadata title, the PDF document information
-  ``/Creator``. A file that merely contains the words somewhere is not ours.
+  a JSON document, the first columns of a CSV's header row, a PNG ``tEXt`` chunk ``Software``, the SVG metadata
+  title, the PDF document information ``/Creator``. A file that merely contains the words somewhere is not ours.
 * **It reads little to decide.** Only regular files are opened, without blocking, and only their first 8 KiB
   (a PDF's information dictionary is found from its trailer: three small reads near the end).
 * **It writes only regular files.** A device, FIFO or socket (``-o /dev/zero``, a named pipe) is refused with
@@ -26,20 +26,21 @@ from typing import BinaryIO
 import typer
 
 from roofline.errors import RooflineError
-from roofline.render import GENERATED_BY, GENERATOR
+from roofline.render import CSV_MARK, GENERATED_BY, GENERATOR
 
 STDOUT = "-"
 HEAD_BYTES = 8192  # the most read of an existing file to find the mark
 _MARK = re.escape(GENERATED_BY).encode()
 _TEXT_MARK = re.compile(rb"(?:" + _MARK + rb" \S+|# " + _MARK + rb" \S+|<!-- " + _MARK + rb" [^\n]*-->)\r?\n")
 _JSON_MARK = re.compile(rb'\{"generator":"' + _MARK + rb" ")
+_CSV_MARK = re.compile(re.escape(CSV_MARK.encode()))  # a CSV starts with its header row, ours with these columns
 _SVG_MARK = re.compile(rb"<\?xml[^>]*\?>\s*(?:<!DOCTYPE svg[^>]*>\s*)?<svg [^>]*>\s*<metadata>\s*<rdf:RDF[^>]*>\s*"
                        rb"<cc:Work>\s*<dc:creator>\s*<cc:Agent>\s*<dc:title>" + _MARK + rb" ")
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _PNG_MARK = b"Software\x00" + GENERATED_BY.encode() + b" "
 # The first line a writer adds to text without a mark, by file suffix (comment syntax keeps the format valid).
 _COMMENT_MARK = {".md": "<!-- {} -->", ".markdown": "<!-- {} -->", ".html": "<!-- {} -->", ".htm": "<!-- {} -->",
-                 ".csv": "# {}", ".tsv": "# {}", ".yaml": "# {}", ".yml": "# {}"}
+                 ".yaml": "# {}", ".yml": "# {}"}
 
 
 def write_output(path: Path, content: str | bytes) -> None:
@@ -65,7 +66,7 @@ def carries_mark(path: Path) -> bool:
             return _pdf_marked(fh)
     if head.startswith(_PNG_SIGNATURE):
         return _png_marked(head)
-    return any(p.match(head) for p in (_TEXT_MARK, _JSON_MARK, _SVG_MARK))
+    return any(p.match(head) for p in (_TEXT_MARK, _JSON_MARK, _SVG_MARK, _CSV_MARK))
 
 
 def _to_stdout(content: str | bytes) -> None:
@@ -79,7 +80,7 @@ def _to_stdout(content: str | bytes) -> None:
 def _marked(text: str, path: Path) -> str:
     """Text that starts with a mark (``carries_mark``), adding one as a first line if it has none."""
     head = text[:HEAD_BYTES].encode()
-    if _TEXT_MARK.match(head) or _JSON_MARK.match(head) or _SVG_MARK.match(head):
+    if any(mark.match(head) for mark in (_TEXT_MARK, _JSON_MARK, _SVG_MARK, _CSV_MARK)):
         return text
     return _COMMENT_MARK.get(path.suffix.lower(), "{}").format(GENERATOR) + "\n" + text
 

@@ -2,10 +2,15 @@
 and ``to_dataframe`` for pandas.
 
 Columns are the JSON paths joined with dots (``flops.fp32``, ``ceilings.datasheet.dram_bytes_per_s``,
-``advice.0.text``); the report's own leaves come first under ``report.`` (path, device, spec, ceilings used).
-A null is an empty cell with its reason in the ``missing.<path>`` column, as in the JSON. The CSV header gives
-each numeric column's unit in brackets (``duration_s [s]``); ``to_dataframe`` keeps the plain paths as column
-names and the units in ``DataFrame.attrs["units"]``.
+``advice.0.text``), the same in the CSV and the DataFrame; the report's own leaves come first under ``report.``
+(path, device, spec, ceilings used). A null is an empty cell with its reason in the ``missing.<path>`` column, as
+in the JSON. Numbers are in SI base units, named by the JSON's conventions (``_s``, ``_pct``, ``bytes``...);
+``to_dataframe`` also gives each numeric column's unit in ``DataFrame.attrs["units"]``.
+
+The CSV starts with its header row, so that any CSV reader takes it as it is; its first cells (``CSV_MARK``) are
+how the writer recognises a CSV of its own before replacing it. A text cell a spreadsheet would take for a formula
+(starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return: kernel names come from user code) is
+prefixed with ``'``, as OWASP's guidance on CSV injection says.
 """
 
 from __future__ import annotations
@@ -18,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 
 from roofline.analysis.launches import ReportAnalysis
 from roofline.errors import RooflineError
-from roofline.render import GENERATOR
 from roofline.render.report.json import report_dict, with_reasons
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -81,20 +85,30 @@ def unit(path: str, table: Sequence[Mapping[str, Any]]) -> str:
 
 
 def render(analyses: Sequence[ReportAnalysis]) -> str:
-    """The CSV text: the generator mark as a first line starting with ``#`` (where the writer looks for it;
-    pandas: ``read_csv(..., comment="#")``), a header row (``path [unit]``), one row per launch."""
+    """The CSV text (RFC 4180: CRLF line ends, a cell with a comma, quote, CR or LF quoted): the header row (the
+    columns' paths; ``report_dict``'s first keys make it start with ``CSV_MARK``), then one row per launch."""
     table = rows(analyses)
     names = columns(table)
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([f"{name} [{u}]" if (u := unit(name, table)) else name for name in names])
+    writer = csv.writer(out, lineterminator="\r\n")  # RFC 4180: and a cell holding a CR or LF is quoted
+    writer.writerow(names)
     for row in table:
         writer.writerow([_cell(row.get(name)) for name in names])
-    return f"# {GENERATOR}\n" + out.getvalue()
+    return out.getvalue()
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what makes a spreadsheet read a cell as a formula (OWASP)
 
 
 def _cell(value: Any) -> Any:
-    return "" if value is None else str(value).lower() if isinstance(value, bool) else value
+    """A cell: empty for null, true/false for flags, text a spreadsheet would run as a formula behind a ``'``."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
 
 
 def to_dataframe(analyses: ReportAnalysis | Sequence[ReportAnalysis]) -> pandas.DataFrame:
