@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from roofline.core.choices import NameBase
+from roofline.core.choices import GroupBy, NameBase
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.launches import ReportAnalysis
@@ -42,7 +42,8 @@ class AnalysisOptions:
     ``--kernel`` language of ``roofline.core.kernel_filter``), the ceiling set percent of roof uses, extra device
     spec files or folders (before the built-in ones), the time the native reader may take per .ncu-rep
     (None: scaled to the file's size, ``reader.read_time_limit``), and whether every launch gets its diagnostics and
-    advice (``complete``: what ``report`` shows; the rankings and comparisons read none of them)."""
+    advice (``complete``: what ``report`` shows; the rankings and comparisons read none of them), and what a group of
+    launches is (``GroupBy``)."""
 
     kernel: tuple[str, ...] = ()
     kernel_name_base: NameBase = "function"
@@ -50,6 +51,7 @@ class AnalysisOptions:
     specs: tuple[str | os.PathLike[str], ...] = ()
     time_limit_s: float | None = None
     diagnostics: bool = True
+    group_by: GroupBy = "kernel"
 
 
 def analyze_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions = AnalysisOptions(),
@@ -199,10 +201,11 @@ def _analyze(report: Report, options: AnalysisOptions, catalog: SpecCatalog,
     if problem is not None:
         raise problem
     if not options.diagnostics:
-        return analyze_report(selected, spec, match.how if match else "", options.ceilings)
+        return analyze_report(selected, spec, match.how if match else "", options.ceilings, group_by=options.group_by)
     return analyze_report(selected, spec, match.how if match else "", options.ceilings,
                           finish=lambda a: complete(a, selected.device, spec),
-                          finished=early.finished(selected, spec) if early is not None else None)
+                          finished=early.finished(selected, spec) if early is not None else None,
+                          group_by=options.group_by)
 
 
 def _ceilings_problem(ceilings: CeilingSet, device: Device, spec: DeviceSpec | None,
@@ -229,7 +232,7 @@ def complete(a: LaunchAnalysis, device: Device, spec: DeviceSpec | None = None) 
 
     diagnosed = replace(a, occupancy=occupancy.diagnose(a.launch, device),
                         tensor_cores=tensor_cores.diagnose(a, device, spec), stalls=stalls.diagnose(a.launch))
-    return replace(diagnosed, advice=advise(diagnosed, device))
+    return replace(diagnosed, advice=advise(diagnosed, device, spec))
 
 
 class EarlyDiagnoses:

@@ -1,38 +1,45 @@
-"""Advice for one analysed launch: concrete recommendations, each stating the condition that makes it apply (and
-not given when it fails), tied to the measurement that calls for it, and carrying the time it could save.
+"""Advice for one analysed launch: concrete recommendations fitted to what the kernel is, each stating the
+condition that makes it apply (and not given when it fails), tied to the measurement that calls for it, and
+carrying the time it could save.
 
 Inputs are the launch's verdict and roofline position (``analysis.roofline``, ``analysis.verdict``), its
-diagnostics (``analysis.diagnostics``), its library (``analysis.libraries``) and ncu's own rule results. The
-list is ranked: measurement problems first, then by estimated time saved (``est_saved_s``, with ``estimate``
-saying how it was obtained), then the items without an estimate. Estimates:
+diagnostics (``analysis.diagnostics``), its library (``analysis.libraries``), its kind (``analysis.kernel_kind``:
+tiny grid, GEMM-like, reduction, streaming) and ncu's own rule results (``analysis.ncu_rules``). The tool's items
+and ncu's are reconciled into one list (``analysis.reconcile``): one item per cause citing every source, each
+estimate bounded by what the change can physically save, ranked by it. The tool's own estimates:
 
 * the gap to the busiest unit's peak (``analysis.recoverable_s``) for the verdict's own advice, a part of it
   (a stall reason's share) for what the warps wait on;
-* duration x ncu's estimated speedup for ncu's rules with a GLOBAL estimate (a share of the kernel's time); a
-  LOCAL estimate is the gain of one unit's efficiency in isolation, not a share of the kernel's time, so it is
-  shown as ncu's percent and not turned into time (those items rank after the estimated ones);
-* the time of the FP work at its roof times the part a faster roof removes, for Tensor Cores and FP32;
-* the idle block slots of a partial last wave.
+* the time of the FP work at its roof times the part a faster roof removes, for Tensor Cores, FP32 and a
+  faster Tensor Core data type;
+* the idle block slots of a partial last wave; the SMs a grid under one wave leaves idle.
 
 Every renderer shows the same list (the table and the reports for the kernels of ``kernels_to_advise``, JSON for
-every launch).
+every launch); the terminal leaves out items estimated under 1% of the kernel's time.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from roofline.analysis.diagnostics.occupancy import ACHIEVED_GAP_PTS, LIMITER_WORDS, TAIL_IDLE_PCT
 from roofline.analysis.diagnostics.stalls import describe
+from roofline.analysis.kernel_kind import KernelKind, kernel_kind
 from roofline.analysis.launches import KernelGroup, ReportAnalysis
 from roofline.analysis.libraries import Library, library
-from roofline.analysis.results import Advice, LaunchAnalysis, Verdict
-from roofline.analysis.roofline import rank_by_recoverable_time, recoverable_s
+from roofline.analysis.ncu_rules import LOCAL, rule_items
+from roofline.analysis.reconcile import reconcile, small_grid_saving, tail_saving
+from roofline.analysis.results import Advice, LaunchAnalysis, Occupancy, Verdict
+from roofline.analysis.roofline import headroom_s, rank_by_recoverable_time, recoverable_s
 from roofline.analysis.verdict import BOUND_WORDS, FULL_WAVE, explain
 from roofline.core.labels import NAMES
-from roofline.core.model import LEVELS, Device, RuleResult
+from roofline.core.model import LEVELS, Device
 from roofline.core.units import pct, ratio, seconds, si
+from roofline.ncu.metrics import LAUNCH_BLOCK, LAUNCH_GRID
+
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.specs.catalog import DeviceSpec
 
 ADVISED_KERNELS = 8  # kernels whose advice the table and the reports show, most recoverable time first
 # A host launch costs a few microseconds (NVIDIA technical blog "Getting Started with CUDA Graphs", 2019: about
@@ -42,12 +49,11 @@ SHORT_LAUNCH_S = 5e-6
 WEAK_FP64_RATIO = 8.0  # FP32 ceiling over FP64 ceiling from which FP64 is worth questioning
 STALL_SHARE_SECOND = 0.25  # a second stall reason is named when it holds at least this share of stall cycles
 ONE_ELIGIBLE_WARP = 1.0  # below one eligible warp per scheduler and cycle, issue slots go unused
-NCU_SKIPPED_RULES = ("SOLBottleneck",)  # shown as the verdict itself
-NCU_ADVICE_KINDS = ("optimization", "warning")
-NCU_NOT_ADVICE = re.compile(r"metric \S+ could not be found|returned an error")  # the rule's own missing inputs
-NCU_TEXT_CHARS = 320  # an ncu rule message is cut at a sentence end near this length (the full text: ncu rules)
-NCU_MIN_SPEEDUP_PCT = 1.0  # ncu rules estimating less than this speedup are not worth an item
-NCU_LOCAL = "ncu local"  # how a LOCAL estimate is shown
+NEAR_ROOF_PCT = 80.0  # a library GEMM this close to its busiest unit's peak: only a faster data type helps
+TENSOR_SHARE_USED = 0.5  # tensor FLOPs over all FLOPs from which a GEMM's math is on the Tensor Cores already
+# Dense Tensor Core input types, slower to faster per the datasheets (one step up halves the time per FLOP or so).
+TENSOR_TYPES_BY_SPEED = ("fp64", "tf32", "fp16", "bf16", "fp8")
+SMALLER_BLOCKS_MIN_THREADS = 64  # a block of at least two warps can be split into smaller blocks
 # The change each busy compute unit suggests (breakdown metric up to its first '.').
 UNIT_CHANGES = {
     "sm__pipe_fp64_cycles_active": "fewer FP64 operations (FP32 where the accuracy allows; fused multiply-adds "
@@ -66,6 +72,15 @@ UNIT_CHANGES = {
     "sm__pipe_tensor_cycles_active": "a lower-precision Tensor Core type (FP16/BF16/FP8) or fewer matrix operations",
 }
 UNIT_LEVELS = {"dram": "dram", "fbpa": "dram", "fbp": "dram", "lts": "l2", "ltc": "l2", "l1tex": "l1"}
+# What cuts the traffic of a memory-bound kernel, by its kind (``analysis.kernel_kind``).
+TRAFFIC_CHANGES = {
+    "streaming": "each byte is used about once, so there is nothing for tiling to keep on chip: move fewer bytes "
+                 "(fuse with the kernel that produces or consumes the data, narrower storage types such as "
+                 "FP16/BF16, 128-bit vector loads and stores, no re-reads of the same array)",
+    "reduction": "a reduction is done when its input has been read once at full bandwidth: read it in one pass "
+                 "with 128-bit vector loads, combine in registers and warp shuffles, and write one partial result "
+                 "per block",
+}
 
 
 def kernels_to_advise(a: ReportAnalysis) -> list[KernelGroup]:
@@ -73,36 +88,40 @@ def kernels_to_advise(a: ReportAnalysis) -> list[KernelGroup]:
     return rank_by_recoverable_time(a.groups)[:ADVISED_KERNELS]
 
 
-def advise(k: LaunchAnalysis, device: Device | None = None) -> tuple[Advice, ...]:
-    """Every recommendation for one launch whose condition holds, ranked (see the module docstring)."""
+def advise(k: LaunchAnalysis, device: Device | None = None, spec: DeviceSpec | None = None) -> tuple[Advice, ...]:
+    """Every recommendation for one launch whose condition holds, reconciled with ncu's rules and ranked (see the
+    module docstring)."""
     lib = library((k.launch.name, k.launch.demangled_name))
+    kind = kernel_kind(k, lib)
     items = [Advice(kind="measurement", title="Re-profile before optimizing",
                     text=f"Re-profile before optimizing: {flag}.", cause=flag, source="roofline",
-                    condition="a rate above its roof", estimate="not estimated: fix the measurement first")
+                    condition="a rate above its roof", estimate="not estimated: fix the measurement first",
+                    topic=f"measurement:{flag}")
              for flag in k.flags]
-    items += _verdict_items(k, lib)
+    items += _verdict_items(k, lib, kind, spec)
     items += _tensor_cores(k) + _fp64(k) + _grid(k, device) + _launch_overhead(k)
     if lib is None:
-        items += _occupancy(k) + _stalls(k) + _ncu_rules(k)
-    return rank(items)
-
-
-def rank(items: Sequence[Advice]) -> tuple[Advice, ...]:
-    """Measurement problems first, then by estimated time saved (largest first), then those not estimated."""
-    first = [a for a in items if a.kind == "measurement"]
-    estimated = sorted((a for a in items if a.kind != "measurement" and a.est_saved_s is not None),
-                       key=lambda a: -(a.est_saved_s or 0.0))
-    rest = [a for a in items if a.kind != "measurement" and a.est_saved_s is None]
-    return tuple(first + estimated + rest)
+        items += _occupancy(k) + _stalls(k)
+        items += rule_items(k, {a.topic for a in items})
+    return reconcile(items, k, device)
 
 
 def estimate_text(item: Advice) -> str:
-    """The estimate as shown beside an item: "saves ~1.2 ms", "saves at most 1.2 ms", "ncu local 83%" or
-    "not estimated"."""
+    """The estimate as shown beside an item: "saves ~1.2 ms", "saves at most 1.2 ms (busiest unit's gap; ncu:
+    3.4 ms)", "ncu local 83%" or "not estimated"."""
+    ncu = f"ncu: {seconds(item.ncu_saved_s)}" if item.ncu_saved_s is not None else ""
     if item.est_saved_s is None:
-        return item.estimate.split(":")[0] if item.estimate.startswith(NCU_LOCAL) else "not estimated"
-    bound = "at most " if item.estimate.startswith("at most") else "~"
-    return f"saves {bound}{seconds(item.est_saved_s)}"
+        local = item.estimate.split(":")[0] if item.estimate.startswith(LOCAL) else "not estimated"
+        return local + (f" ({ncu})" if ncu else "")
+    if not item.estimate.startswith(("at most", "bounded")):
+        return f"saves ~{seconds(item.est_saved_s)}"
+    why = "; ".join(x for x in (item.bound_by, ncu) if x)
+    return f"saves at most {seconds(item.est_saved_s)}" + (f" ({why})" if why else "")
+
+
+def cited(item: Advice) -> str:
+    """The ncu rules merged into an item of the tool's own, as shown after its text (" Also ncu: ...")."""
+    return f" (also {'; '.join(item.also)})" if item.also and item.source != "ncu" else ""
 
 
 def ridge_point(k: LaunchAnalysis) -> tuple[float | None, str | None]:
@@ -112,6 +131,15 @@ def ridge_point(k: LaunchAnalysis) -> tuple[float | None, str | None]:
         return None, precision
     peak, bandwidth = c.flop_per_s[precision], c.bytes_per_s[k.roof.limiter]
     return (peak / bandwidth if peak and bandwidth else None), precision
+
+
+def level_traffic(k: LaunchAnalysis, level: str) -> tuple[float | None, str]:
+    """The bytes moved at a memory level and what they count: at L2, all traffic (loads and stores) where the
+    level's own definition counts one direction only and so shows less (a store-heavy kernel's L2 reads can be 0)."""
+    moved, total = k.bytes[level].value, k.l2_total_bytes.value
+    if level == "l2" and total is not None and (moved is None or moved < total):
+        return total, "all L2 traffic, loads and stores"
+    return moved, ""
 
 
 # --- The verdict's own advice -------------------------------------------------------------------------
@@ -126,13 +154,14 @@ def _gap(k: LaunchAnalysis) -> tuple[float | None, str]:
     return saved, f"gap to the busiest unit's peak: duration x (1 - {pct(attained)})"
 
 
-def _verdict_items(k: LaunchAnalysis, lib: Library | None) -> list[Advice]:
+def _verdict_items(k: LaunchAnalysis, lib: Library | None, kind: KernelKind,
+                   spec: DeviceSpec | None) -> list[Advice]:
     v = k.verdict
     if lib is not None:
         measured = k.duration_s.value is not None or v.bound is not None
-        return [_library(k, lib)] if measured else []
+        return _library(k, lib, spec) if measured else []
     if v.bound == "memory":
-        return [_memory(k)]
+        return [_memory(k, kind)]
     if v.bound == "compute":
         return [_compute(k)]
     if v.bound == "balanced":
@@ -141,13 +170,14 @@ def _verdict_items(k: LaunchAnalysis, lib: Library | None) -> list[Advice]:
                        text=f"Compute (SM {pct(v.sm_pct)}) and memory ({pct(v.memory_pct)}) are both busy and within "
                             "10 points of each other: only doing less of both helps (fusing kernels to skip round "
                             "trips through memory, narrower data types, removing redundant work).", cause=explain(v),
-                       source="verdict", est_saved_s=saved, condition=_verdict_condition(v), estimate=how)]
+                       source="verdict", est_saved_s=saved, condition=_verdict_condition(v), estimate=how,
+                       topic="roof", mechanism="roof")]
     if v.bound is None and v.reason.startswith("no SpeedOfLight") and k.roof.pct_of_roof is not None:
         return [Advice(kind="measurement", title="Collect the throughputs for a verdict",
                        text=f"No verdict: {v.reason}.",
                        cause=f"closest FP/byte roof at {pct(k.roof.pct_of_roof)}, no throughputs", source="verdict",
                        condition="no SpeedOfLight throughputs and no FP/byte roof at 60% or more",
-                       estimate="not estimated: nothing measured to estimate from")]
+                       estimate="not estimated: nothing measured to estimate from", topic="measurement:verdict")]
     return []
 
 
@@ -158,35 +188,40 @@ def _verdict_condition(v: Verdict) -> str:
     return f"verdict {v.bound} ({basis}){busiest}"
 
 
-def _memory(k: LaunchAnalysis) -> Advice:
-    """Memory-bound: cut the traffic at the busiest memory unit's level (or name the unit when it is no level)."""
+def _memory(k: LaunchAnalysis, kind: KernelKind) -> Advice:
+    """Memory-bound: cut the traffic at the busiest memory unit's level (or name the unit when it is no level), as
+    the kernel's kind allows: fewer bytes for streaming kernels and reductions, reuse for the others."""
     v = k.verdict
     busiest = v.busiest
     level = _level_of(busiest.metric) if busiest is not None else None
     level = level or (k.roof.limiter if k.roof.limiter in LEVELS else None)
     saved, how = _gap(k)
-    condition = _verdict_condition(v)
+    condition = _verdict_condition(v) + (f"; a {kind.name.replace('_', ' ')} kernel ({kind.why})" if kind.why else "")
     cause = f"{busiest.name} at {pct(busiest.pct)} of its peak" if busiest is not None else explain(v)
-    if level is None or k.bytes[level].value is None:
+    common = Advice(kind="memory", title="", text="", cause=cause, source="verdict", est_saved_s=saved,
+                    condition=condition, estimate=how, topic="roof", mechanism="roof")
+    moved, counts = level_traffic(k, level) if level is not None else (None, "")
+    if level is None or moved is None:
         unit = busiest.name if busiest is not None else "the memory system"
-        return Advice(kind="memory", title=f"Relieve {unit}",
+        return replace(common, title=f"Relieve {unit}",
                       text=f"{unit} is the busiest memory unit ({cause}): reduce the requests it serves (coalesced, "
-                           "wider accesses; data reused from shared memory or registers; fused kernels).", cause=cause,
-                      source="verdict", est_saved_s=saved, condition=condition, estimate=how)
-    name, moved = NAMES[level], si(k.bytes[level].value, "B")
-    if not k.total_flops:
-        return Advice(kind="memory", title="Move fewer bytes",
-                      text=f"{name} traffic ({moved}) sets the time ({cause}) and the kernel does no counted "
-                           "floating-point math: only moving fewer bytes helps (fusion with the producer or consumer "
-                           "kernel, narrower data types).", cause=cause, source="verdict", est_saved_s=saved,
-                      condition=condition, estimate=how)
+                           "wider accesses; data reused from shared memory or registers; fused kernels).")
+    name = NAMES[level]
+    amount = f"{si(moved, 'B')}{f', {counts}' if counts else ''}"
+    if kind.name in TRAFFIC_CHANGES:
+        return replace(common, title="Move fewer bytes",
+                      text=f"{name} traffic ({amount}) sets the time ({cause}): {TRAFFIC_CHANGES[kind.name]}.")
+    if k.total_flops == 0 and all(f.value is not None for f in k.flops.values()):
+        return replace(common, title="Move fewer bytes",
+                      text=f"{name} traffic ({amount}) sets the time ({cause}) and the kernel does no floating-point "
+                           "math: only moving fewer bytes helps (fusion with the producer or consumer kernel, narrower "
+                           "data types).")
     ridge, precision = ridge_point(k)
     target = f" towards the {NAMES[precision]} ridge point of {ratio(ridge)} FLOP/byte" if ridge and precision else ""
-    return Advice(kind="memory", title=f"Cut {name} traffic",
-                  text=f"Cut {name} traffic: {moved} ({cause}), at {ratio(k.intensity[level].value)} FLOP/byte. Raise "
-                       f"the intensity{target} by reusing data from shared memory or registers (tiling), fusing "
-                       "kernels, or narrower data types.", cause=cause, source="verdict", est_saved_s=saved,
-                  condition=condition, estimate=how)
+    at = f", at {ratio(moved and k.total_flops and k.total_flops / moved)} FLOP/byte" if k.total_flops else ""
+    return replace(common, title=f"Cut {name} traffic",
+                  text=f"Cut {name} traffic: {amount} ({cause}){at}. Raise the intensity{target} by reusing data "
+                       "from shared memory or registers (tiling), fusing kernels, or narrower data types.")
 
 
 def _level_of(metric: str) -> str | None:
@@ -201,33 +236,73 @@ def _compute(k: LaunchAnalysis) -> Advice:
     v = k.verdict
     busiest = v.busiest
     saved, how = _gap(k)
+    common = Advice(kind="compute", title="", text="", cause=explain(v), source="verdict", est_saved_s=saved,
+                    condition=_verdict_condition(v), estimate=how, topic="roof", mechanism="roof")
     if busiest is None:
-        return Advice(kind="compute", title="Do fewer operations",
-                      text=f"Compute-bound ({explain(v)}): only fewer or cheaper operations shorten it.",
-                      cause=explain(v), source="verdict", est_saved_s=saved, condition=_verdict_condition(v),
-                      estimate=how)
+        return replace(common, title="Do fewer operations",
+                      text=f"Compute-bound ({explain(v)}): only fewer or cheaper operations shorten it.")
     base = busiest.metric.split(".", 1)[0]
     change = UNIT_CHANGES.get(base) or (f"fewer {NAMES[base]} operations" if base in NAMES else
                                         "fewer or cheaper operations on that unit")
     headroom = f"at most {100 / busiest.pct:.2g}x is left there" if busiest.pct > 0 else "it is idle"
-    return Advice(kind="compute", title=f"Relieve the {busiest.name}",
+    return replace(common, title=f"Relieve the {busiest.name}",
                   text=f"The {busiest.name} is the busiest unit at {pct(busiest.pct)} of its peak, so {headroom}: "
-                       f"{change}.", cause=f"{busiest.name} at {pct(busiest.pct)} of its peak", source="verdict",
-                  est_saved_s=saved, condition=_verdict_condition(v), estimate=how)
+                       f"{change}.", cause=f"{busiest.name} at {pct(busiest.pct)} of its peak")
 
 
-def _library(k: LaunchAnalysis, lib: Library) -> Advice:
-    """A library kernel: what the caller can change; its registers and shared memory are the library's."""
-    saved, how = _gap(k)
+def _library(k: LaunchAnalysis, lib: Library, spec: DeviceSpec | None) -> list[Advice]:
+    """A library kernel: what the caller can change (its registers and shared memory are the library's). A GEMM
+    near its busiest unit's peak whose data type is known gets only the faster data type, with its gain, or
+    nothing."""
     v = k.verdict
+    used = _gemm_type(k)
+    if lib.kind == "gemm" and used is not None and (v.attained_pct or 0.0) >= NEAR_ROOF_PCT:
+        return _faster_type(k, lib, spec, used)
+    saved, how = _gap(k)
     verdict = BOUND_WORDS[v.bound] if v.bound else "no verdict"
     busiest = f", busiest unit {v.busiest.name} at {pct(v.busiest.pct)}" if v.busiest else ""
-    return Advice(kind="library", title=f"Tune the {lib.name} call",
-                  text=f"A {lib.name} {lib.kind} kernel ({seconds(k.duration_s.value)}, {verdict}{busiest}): its code "
-                       f"is the library's, so change the call: {lib.caller_advice}.", cause=explain(v),
-                  source="library", est_saved_s=saved,
-                  condition=f"a {lib.name} kernel by its name ('{k.launch.name}'): registers, shared memory and block "
-                            "size are not the caller's to change", estimate=how)
+    on_tensor = used is not None and used.startswith("tensor_")
+    change = lib.caller_advice + (f"; {lib.type_advice}" if lib.type_advice and not on_tensor else "")
+    return [Advice(kind="library", title=f"Tune the {lib.name} call",
+                   text=f"A {lib.name} {lib.kind} kernel ({seconds(k.duration_s.value)}, {verdict}{busiest}): its "
+                        f"code is the library's, so change the call: {change}.", cause=explain(v),
+                   source="library", est_saved_s=saved,
+                   condition=f"a {lib.name} kernel by its name ('{k.launch.name}'): registers, shared memory and "
+                             "block size are not the caller's to change", estimate=how, topic="roof",
+                   mechanism="roof")]
+
+
+def _gemm_type(k: LaunchAnalysis) -> str | None:
+    """The datasheet peak key of the type most of a launch's FLOPs ran in ("tensor_bf16", "fp32"), None when no
+    FLOPs were counted."""
+    by_type = {t: f for t, f in k.tensor_flops_by_type.items() if f}
+    share = k.tensor_cores.flop_share if k.tensor_cores is not None else None
+    if by_type and (share or 0.0) >= TENSOR_SHARE_USED:
+        return "tensor_" + max(by_type, key=lambda t: by_type[t])
+    precision = k.main_precision
+    return precision if precision in ("fp64", "fp32", "fp16") else None
+
+
+def _faster_type(k: LaunchAnalysis, lib: Library, spec: DeviceSpec | None, used: str) -> list[Advice]:
+    """A library GEMM near its peak: the next faster dense Tensor Core type of this GPU's datasheet and what it
+    would save, or nothing when there is none (or no datasheet to tell)."""
+    now = spec.peaks.get(used) if spec is not None else None
+    if spec is None or not now:
+        return []
+    faster = [(spec.peaks[f"tensor_{t}"], t) for t in TENSOR_TYPES_BY_SPEED if spec.peaks.get(f"tensor_{t}", 0.0) > now]
+    if not faster:
+        return []
+    peak, dtype = min(faster)
+    name, precision = used.removeprefix("tensor_").upper(), "tensor" if used.startswith("tensor_") else used
+    saved, how = _faster_roof(k, peak / now, precision, f"the {dtype.upper()} Tensor Core roof")
+    return [Advice(kind="precision", title=f"{dtype.upper()} Tensor Cores, if the accuracy allows",
+                   text=f"A {lib.name} GEMM at {pct(k.verdict.attained_pct)} of its busiest unit's peak: the call is "
+                        f"near what this GPU does in {name}. Only a faster data type shortens it: {dtype.upper()} "
+                        f"Tensor Cores peak at {si(peak, 'FLOP/s')}, {peak / now:.3g}x the {name} peak ({spec.id} "
+                        "datasheet).",
+                   cause=f"{name} GEMM at {pct(k.verdict.attained_pct)} of its peak", source="library",
+                   est_saved_s=saved, condition=f"a {lib.name} GEMM at {NEAR_ROOF_PCT:.0f}% of its peak or more",
+                   estimate=how, topic="precision:tensor", mechanism="precision")]
 
 
 # --- Tensor Cores and precision -----------------------------------------------------------------------
@@ -241,7 +316,7 @@ def _tensor_cores(k: LaunchAnalysis) -> list[Advice]:
                    cause=f"matrix-multiply-like ({t.matmul_like}), math on the CUDA cores", source="tensor_cores",
                    est_saved_s=saved,
                    condition=f"a matrix multiply or convolution ({t.matmul_like}) with its floating-point math on the "
-                             "CUDA cores", estimate=how)]
+                             "CUDA cores", estimate=how, topic="tensor_cores", mechanism="precision")]
 
 
 def _faster_roof(k: LaunchAnalysis, gain: float | None, precision: str | None, what: str) -> tuple[float | None, str]:
@@ -271,7 +346,7 @@ def _fp64(k: LaunchAnalysis) -> list[Advice]:
                         "FP32 where the accuracy allows.", cause=f"FP32 ceiling {times:.0f}x the FP64 one",
                    source="roofline", est_saved_s=saved,
                    condition=f"mostly FP64 FLOPs and an FP32 ceiling at least {WEAK_FP64_RATIO:g}x the FP64 one",
-                   estimate=how)]
+                   estimate=how, topic="precision:fp64", mechanism="precision")]
 
 
 # --- Grid, waves and occupancy ------------------------------------------------------------------------
@@ -281,19 +356,19 @@ def _grid(k: LaunchAnalysis, device: Device | None) -> list[Advice]:
     o = k.occupancy
     if o is None or o.waves_per_sm is None:
         return []
-    waves, duration = o.waves_per_sm, k.duration_s.value
+    waves = o.waves_per_sm
     if waves >= FULL_WAVE:
         if o.tail_idle_pct is None or o.tail_idle_pct < TAIL_IDLE_PCT:
             return []
-        saved = duration * o.tail_idle_pct / 100.0 if duration is not None else None
         return [Advice(kind="waves", title="Fill the last wave",
                        text=f"{waves:.3g} waves per SM leave {o.tail_idle_pct:.0f}% of the block slots idle: size the "
                             "grid to a whole number of waves, or use more, smaller blocks.",
                        cause=f"{waves:.3g} waves per SM, {o.tail_idle_pct:.0f}% of block slots idle",
-                       source="occupancy", est_saved_s=saved,
+                       source="occupancy", est_saved_s=tail_saving(k),
                        condition=f"one wave or more and a last wave leaving at least {TAIL_IDLE_PCT:.0f}% of block "
                                  "slots idle",
-                       estimate="the idle block slots of the last wave x duration (equal block durations assumed)")]
+                       estimate="the idle block slots of the last wave x duration (equal block durations assumed)",
+                       topic="grid:tail", mechanism="grid")]
     return [_small_grid(k, waves, device)]
 
 
@@ -304,10 +379,12 @@ def launch_overhead_share(duration_s: float) -> float:
 
 
 def _small_grid(k: LaunchAnalysis, waves: float, device: Device | None) -> Advice:
-    grid = k.launch.value("launch__grid_size")
+    """A grid under one wave: the grid, not the block or a unit's peak, is what holds the kernel back."""
+    grid, threads = k.launch.value(LAUNCH_GRID), k.launch.value(LAUNCH_BLOCK)
     sms = device.sm_count if device is not None else None
+    shape = f"{_blocks(int(grid))}" + (f" of {int(threads)} threads" if threads else "") if grid is not None else ""
     if grid is not None and sms:
-        fills = f"the grid ({_blocks(int(grid))}) fills {min(int(grid), sms)} of {sms} SMs"
+        fills = f"the grid ({shape}) fills {min(int(grid), sms)} of {sms} SMs"
     else:
         fills = f"the grid fills {100 * waves:.1f}% of the GPU's resident-block slots"
     duration = k.duration_s.value
@@ -317,16 +394,27 @@ def _small_grid(k: LaunchAnalysis, waves: float, device: Device | None) -> Advic
         overhead = (f" At {seconds(duration)} per launch, the host's launch cost (about {seconds(LAUNCH_OVERHEAD_S)}) "
                     f"is ~{100 * share:.0f}% of launch plus run time: batch the work into fewer launches, fuse it, "
                     "or capture the sequence in a CUDA Graph.")
-    saved, how = None, "not estimated: the gain depends on how the work splits into more blocks"
-    if grid is not None and sms and grid < sms and duration is not None:
-        saved, how = duration * (1.0 - grid / sms), (f"at most: the same work spread over all {sms} SMs instead of "
-                                                     f"{int(grid)}")
+    saved = small_grid_saving(k, device)
+    how = (f"at most: the same work spread over all {sms} SMs instead of {int(grid or 0)}" if saved is not None
+           else "not estimated: the gain depends on how the work splits into more blocks")
     return Advice(kind="small_grid", title="Fill the GPU",
-                  text=f"{waves:.3g} waves: {fills}: launch more blocks or smaller blocks (or run independent kernels "
+                  text=f"{waves:.3g} waves: {fills}: {_split_advice(threads)} (or run independent kernels "
                        f"concurrently in streams).{overhead}", cause=f"{waves:.3g} waves per SM", source="occupancy",
                   est_saved_s=saved,
                   condition=f"under one full wave ({waves:.3g} waves per SM), where occupancy limits do not matter",
-                  estimate=how)
+                  estimate=how, topic="grid:small", mechanism="grid")
+
+
+def _split_advice(threads: float | None) -> str:
+    """How to give the GPU more blocks: split the work finer; smaller blocks only where a block has warps to
+    spare; a block under one warp leaves lanes idle as well."""
+    if threads is not None and threads < 32:
+        return (f"the grid, not the block, is the problem, and {int(threads)}-thread blocks also leave "
+                f"{32 - int(threads)} of 32 lanes of each warp idle: spread the work over more blocks of at least 32 "
+                "threads")
+    if threads is not None and threads >= SMALLER_BLOCKS_MIN_THREADS:
+        return "split the work over more blocks (smaller blocks, or more work items)"
+    return "split the work over more blocks (the grid, not the block, is the problem)"
 
 
 def _blocks(n: int) -> str:
@@ -334,23 +422,17 @@ def _blocks(n: int) -> str:
 
 
 def _occupancy(k: LaunchAnalysis) -> list[Advice]:
-    """Occupancy changes: only for a latency-bound (or undecided) kernel that fills at least one wave."""
+    """Occupancy changes, for a latency-bound (or undecided) kernel that fills at least one wave: the closed-form
+    what-if of a register or shared-memory limit (or block size), and the achieved-to-theoretical gap."""
     o = k.occupancy
-    if o is None or k.verdict.bound not in ("latency", None) or (o.waves_per_sm or 0.0) < FULL_WAVE:
+    if o is None or k.verdict.bound == "small_grid" or (o.waves_per_sm or 0.0) < FULL_WAVE:
         return []
     items: list[Advice] = []
     bound = BOUND_WORDS.get(k.verdict.bound or "", "no verdict")
     if o.what_if and o.theoretical_pct is not None and o.limiters:
-        limiters = " and ".join(LIMITER_WORDS[x] for x in o.limiters)
-        items.append(Advice(kind="occupancy", title="Raise the theoretical occupancy",
-                            text=f"Theoretical occupancy is {pct(o.theoretical_pct)}, limited by {limiters}: "
-                                 f"{o.what_if[-1].text}.",
-                            cause=f"theoretical occupancy {pct(o.theoretical_pct)}, limited by {limiters}",
-                            source="occupancy",
-                            condition=f"{bound}, {o.waves_per_sm:.3g} waves (at least one full wave), and a limit "
-                                      "below the SM's maximum",
-                            estimate="not estimated: more resident warps hide latency by an amount the report cannot "
-                                     "tell"))
+        items.append(_what_if(k, o, bound))
+    if k.verdict.bound not in ("latency", None):
+        return items
     if o.gap_pts is not None and o.gap_pts > ACHIEVED_GAP_PTS:
         items.append(Advice(kind="occupancy", title="Balance the work",
                             text=f"Achieved occupancy {pct(o.achieved_pct)} trails the theoretical "
@@ -360,8 +442,27 @@ def _occupancy(k: LaunchAnalysis) -> list[Advice]:
                             source="occupancy",
                             condition=f"{bound}, at least one full wave, and achieved occupancy more than "
                                       f"{ACHIEVED_GAP_PTS:.0f} points below the theoretical",
-                            estimate="not estimated: depends on the imbalance's cause"))
+                            estimate="not estimated: depends on the imbalance's cause", topic="occupancy:achieved",
+                            mechanism="latency"))
     return items
+
+
+def _what_if(k: LaunchAnalysis, o: Occupancy, bound: str) -> Advice:
+    """The closed-form what-if of the resource that limits the theoretical occupancy, with what more resident warps
+    can do at most: hide latency up to the busiest unit's peak."""
+    limiters = " and ".join(LIMITER_WORDS[x] for x in o.limiters)
+    most = headroom_s(k)
+    effect = (f"; more resident warps hide latency, which saves at most {seconds(most)} (the gap to the busiest "
+              "unit's peak)" if most is not None else "")
+    how = " (__launch_bounds__ or -maxrregcount)" if "registers" in o.limiters else ""
+    return Advice(kind="occupancy", title="Raise the theoretical occupancy",
+                  text=f"Theoretical occupancy is {pct(o.theoretical_pct)}, limited by {limiters}: "
+                       f"{o.what_if[-1].text}{how}{effect}.",
+                  cause=f"theoretical occupancy {pct(o.theoretical_pct)}, limited by {limiters}", source="occupancy",
+                  condition=f"{bound}, {o.waves_per_sm:.3g} waves (at least one full wave), and a limit below the "
+                            "SM's maximum",
+                  estimate="not estimated: more resident warps hide latency by an amount the report cannot tell",
+                  topic="occupancy:theoretical", mechanism="latency")
 
 
 # --- Latency: what the warps wait on ------------------------------------------------------------------
@@ -377,7 +478,7 @@ def _stalls(k: LaunchAnalysis) -> list[Advice]:
                             f"{pct(k.verdict.sm_pct)}, memory {pct(k.verdict.memory_pct)} of peak) waits: "
                             f"{s.missing.get('reasons', '')}.", cause="no warp-state stall metrics", source="stalls",
                        condition=f"{bound} and no WarpStateStats in the report",
-                       estimate="not estimated: nothing measured to estimate from")]
+                       estimate="not estimated: nothing measured to estimate from", topic="measurement:stalls")]
     gap, how = _gap(k)
     items = []
     unit = "cycles per issued instruction" if s.source.startswith("cycles") else "samples"
@@ -391,7 +492,8 @@ def _stalls(k: LaunchAnalysis) -> list[Advice]:
                                  f"{100 * share:.0f}% of the stalls): {change}.",
                             cause=f"{reason} {100 * share:.0f}% of stalls ({s.source})", source="stalls",
                             est_saved_s=saved, condition=f"{bound} and {reason} among the largest stall reasons",
-                            estimate=f"{100 * share:.0f}% (its share of the stalls) of the {how}"))
+                            estimate=f"{100 * share:.0f}% (its share of the stalls) of the {how}",
+                            topic=f"stall:{reason}", mechanism="latency"))
     if s.eligible_per_scheduler is not None and s.eligible_per_scheduler < ONE_ELIGIBLE_WARP:
         issue = f"issue in {pct(s.issue_active_pct, 0)} of active cycles " if s.issue_active_pct is not None else ""
         resident = f" of {s.active_per_scheduler:.3g} resident" if s.active_per_scheduler is not None else ""
@@ -401,7 +503,8 @@ def _stalls(k: LaunchAnalysis) -> list[Advice]:
                                  "(more blocks, higher occupancy) or the independent instructions per warp.",
                             cause=f"{s.eligible_per_scheduler:.2g} eligible warps per scheduler", source="stalls",
                             condition=f"{bound} and fewer than {ONE_ELIGIBLE_WARP:g} eligible warp per scheduler",
-                            estimate="not estimated: the stall reasons above carry the estimate"))
+                            estimate="not estimated: the stall reasons above carry the estimate", topic="issue",
+                            mechanism="latency"))
     return items
 
 
@@ -415,66 +518,5 @@ def _launch_overhead(k: LaunchAnalysis) -> list[Advice]:
                         "with neighbouring kernels or capture the sequence in a CUDA Graph.",
                    cause=f"{seconds(duration)} per launch", source="roofline",
                    condition=f"a launch shorter than {seconds(SHORT_LAUNCH_S)}",
-                   estimate="not estimated: the launch cost is host time, outside the kernel's measured time")]
-
-
-# --- ncu's own rules ----------------------------------------------------------------------------------
-def _ncu_rules(k: LaunchAnalysis) -> list[Advice]:
-    """ncu's optimization and warning messages as advice, with their title and ncu's estimated speedup: one item
-    per rule (its result with the largest estimate); left out: those estimating under ``NCU_MIN_SPEEDUP_PCT``
-    and those naming no number (neither in the message nor in a focus metric)."""
-    items: dict[str, Advice] = {}
-    for r in k.launch.rules:
-        if r.kind not in NCU_ADVICE_KINDS or r.rule in NCU_SKIPPED_RULES or NCU_NOT_ADVICE.search(r.message):
-            continue
-        if r.speedup_pct is not None and r.speedup_pct < NCU_MIN_SPEEDUP_PCT:
-            continue
-        text, cause = cut_sentences(clean_rule_text(r.message), NCU_TEXT_CHARS), _focus(r)
-        if not re.search(r"\d", text):
-            if not re.search(r"\d", cause):
-                continue  # no measured number behind it: nothing to rank or act on
-            text += f" ({cause})"
-        saved, how = _ncu_estimate(r, k.duration_s.value)
-        item = Advice(kind="ncu_rule", title=f"ncu: {r.title or r.rule}", text=text, cause=cause, source="ncu",
-                      est_saved_s=saved, condition=f"ncu's {r.rule} rule ({r.section} section) reported it",
-                      estimate=how)
-        kept = items.get(r.rule)
-        if kept is None or (saved or 0.0) > (kept.est_saved_s or 0.0):
-            items[r.rule] = item
-    return list(items.values())
-
-
-def _ncu_estimate(r: RuleResult, duration: float | None) -> tuple[float | None, str]:
-    """A GLOBAL estimate as time (duration x speedup); a LOCAL (or untyped) one kept as ncu's percent."""
-    if r.speedup_pct is None or duration is None:
-        return None, "not estimated: ncu gives no speedup for this rule"
-    if r.speedup_type == "global":
-        return duration * r.speedup_pct / 100.0, f"ncu's estimate: {r.speedup_pct:.3g}% of the kernel's time (global)"
-    return None, (f"{NCU_LOCAL} {r.speedup_pct:.3g}%: ncu's {r.speedup_type or 'untyped'} estimate, the gain in one "
-                  "unit's efficiency in isolation, not a share of the kernel's time")
-
-
-def _focus(r: RuleResult) -> str:
-    """The measurement an ncu rule points at, e.g. 'smsp_average_tex_throttle = 56.9'."""
-    parts = [f"{f.name} = {f.value:.3g}" + (f" ({f.info})" if f.info and f.info[:1].isdigit() else "")
-             for f in r.focus_metrics if f.value is not None]
-    return "; ".join(parts) or f"ncu {r.rule}"
-
-
-_RULE_MARKUP = ((re.compile(r"@url:([^:@]+):[^@]*@"), r"\1"),  # a link becomes its title
-                (re.compile(r"@(?:section|source):[^:@]*:([^@]*)@"), r"\1"))  # a section or source reference too
-
-
-def clean_rule_text(text: str) -> str:
-    """An ncu rule message as plain text: links and section references become their titles."""
-    for pattern, repl in _RULE_MARKUP:
-        text = pattern.sub(repl, text)
-    return " ".join(text.replace("`", "'").split())
-
-
-def cut_sentences(text: str, limit: int) -> str:
-    """``text`` up to the last sentence end within ``limit`` characters (whole when it fits)."""
-    if len(text) <= limit:
-        return text
-    end = text.rfind(". ", 0, limit)
-    return text[: end + 1] + " (...)" if end > 0 else text[: limit - 1] + "…"
+                   estimate="not estimated: the launch cost is host time, outside the kernel's measured time",
+                   topic="launch_overhead")]

@@ -185,6 +185,7 @@ class KernelGroup:
     median_pct_of_roof: float | None
     recoverable_s: float | None = None
     small_grid_s: float = 0.0
+    functions: tuple[str, ...] = ()  # the function names of its launches (one when grouped by kernel or function)
 
     @property
     def longest(self) -> LaunchAnalysis:

@@ -29,17 +29,18 @@ class Library:
     name: str
     kind: str  # "gemm", "convolution", "fft", "collective", "primitive", "attention", "elementwise", "generated"
     caller_advice: str
+    type_advice: str = ""  # the data-type change, for a call whose math ran on the CUDA cores
 
 
 _BLAS = Library("cuBLAS", "gemm", "choose the problem shape (M, N, K multiples of 8 or 16 let cuBLAS pick Tensor "
-                "Core kernels), the math mode and data type (TF32 via cublasSetMathMode or "
-                "torch.backends.cuda.matmul.allow_tf32, FP16/BF16 inputs), and batch many small GEMMs into one "
-                "batched or strided-batched call")
-_DNN = Library("cuDNN", "convolution", "choose the data type (FP16/BF16) and the NHWC layout, a larger batch, and "
-               "let cuDNN benchmark its algorithms (cudnnFind*, torch.backends.cudnn.benchmark = True)")
-_CUTLASS = Library("CUTLASS", "gemm", "choose the tile shape, data type and math (Tensor Core) operator in the "
-                   "template instantiation, a problem shape that is a multiple of the tile, and split-K for small "
-                   "M x N")
+                "Core kernels) and batch many small GEMMs into one batched or strided-batched call",
+                "the math mode and data type (TF32 via cublasSetMathMode or torch.backends.cuda.matmul.allow_tf32, "
+                "FP16/BF16 inputs)")
+_DNN = Library("cuDNN", "convolution", "choose the NHWC layout and a larger batch, and let cuDNN benchmark its "
+               "algorithms (cudnnFind*, torch.backends.cudnn.benchmark = True)", "the data type (FP16/BF16)")
+_CUTLASS = Library("CUTLASS", "gemm", "choose the tile shape, a problem shape that is a multiple of the tile, and "
+                   "split-K for small M x N", "the data type and math (Tensor Core) operator in the template "
+                   "instantiation")
 _FAMILY_LIBRARIES = {"cuBLAS": _BLAS, "cuDNN": _DNN, "CUTLASS": _CUTLASS}  # kernel_families' library names
 _LIBRARIES: tuple[tuple[re.Pattern[str], Library], ...] = (
     (re.compile(r"\bnccl", re.IGNORECASE),
@@ -67,6 +68,9 @@ _LIBRARIES: tuple[tuple[re.Pattern[str], Library], ...] = (
      Library("CUB/Thrust", "primitive", "give each call more data or batch segments into one call (segmented and "
              "batched primitives), make fewer calls, and limit radix sorts to the key bits in use")),
 )
+# A reduction by name (reduce, reduction, Reduce...): with its DRAM writes a small share of its reads, the other
+# ground for reduction advice.
+REDUCTION_NAME = re.compile(r"reduc", re.IGNORECASE)
 # A matrix multiply or convolution by name: gemm/matmul, MMA instructions, conv (not "convert"). The generated
 # Triton templates name their matrix multiplies "mm" (triton_tem_fused_mm_...).
 MATMUL_NAME = re.compile(r"gemm|matmul|mat_?mul|(?<![a-z])[whi]?mma(?![a-z])|conv(?!er)|(?<=_)b?mm(?=_|$)",

@@ -27,6 +27,10 @@ TensorStatus = Literal["used", "not used", "negligible", "no Tensor Cores", "not
 AdviceKind = Literal["measurement", "memory", "compute", "balanced", "precision", "tensor_cores", "waves",
                      "small_grid", "occupancy", "latency", "stalls", "launch_overhead", "library", "ncu_rule"]
 AdviceSource = Literal["roofline", "verdict", "occupancy", "tensor_cores", "stalls", "library", "ncu"]
+# How an item would save time, which sets the bound on its estimate (``analysis.reconcile``): hiding latency or
+# raising occupancy (up to the busiest unit's peak), removing a share of the work, reaching the roof, filling the
+# GPU with more blocks, a faster roof of another precision, or none estimated.
+Mechanism = Literal["latency", "work", "roof", "grid", "precision", "none"]
 
 
 @dataclass(frozen=True)
@@ -171,6 +175,13 @@ class Advice:
     est_saved_s: float | None = None
     condition: str = ""  # why it applies, e.g. "verdict memory and DRAM the busiest unit"
     estimate: str = ""  # how est_saved_s was obtained, or why it is None
+    topic: str = ""  # what the item is about; one item per topic and kernel, e.g. "stall:long_scoreboard"
+    mechanism: Mechanism = "none"
+    work_share: float | None = None  # for "work": the share of the work it removes (0..1), when the report says
+    bound: str = ""  # the physical bound applied to est_saved_s
+    bound_by: str = ""  # that bound's short name, e.g. "busiest unit's gap"
+    ncu_saved_s: float | None = None  # ncu's own estimate as time, where it was above the bound
+    also: tuple[str, ...] = ()  # the other sources merged into this item, e.g. "ncu CPIStall: Wait Stalls"
 
 
 # --- Launches, kernels, reports -----------------------------------------------------------------------

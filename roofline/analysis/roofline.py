@@ -26,6 +26,7 @@ from roofline.analysis.results import LaunchAnalysis, RoofPosition, Side, Value,
 from roofline.analysis.verdict import launch_verdict, throughputs
 from roofline.core.choices import GroupBy
 from roofline.core.cohorts import Cohort, argmax_key, cohorts, evaluate, per_row, picker, same, smallest, truth
+from roofline.core.kernel_names import kernel_key
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet, Device, KernelLaunch, Report
 from roofline.ncu import metrics as m
@@ -309,12 +310,14 @@ def _above_ceiling(utilization_pct: Mapping[str, float], ceilings: CeilingSet) -
 def analyze_report(report: Report, spec: DeviceSpec | None = None, spec_match: str = "",
                    use: CeilingSet | None = None,
                    finish: Callable[[LaunchAnalysis], LaunchAnalysis] | None = None,
-                   finished: Mapping[int, LaunchAnalysis] | None = None) -> ReportAnalysis:
+                   finished: Mapping[int, LaunchAnalysis] | None = None,
+                   group_by: GroupBy = "kernel") -> ReportAnalysis:
     """Analyse every launch, share of time and groups. ``use`` defaults to "kernel-clock" (the roofs at the clocks
     the kernel ran at). The valid launches are analysed per cohort (``roofline.core.cohorts``) and each launch's
     ``LaunchAnalysis`` is built when read; ``finish``, when given, completes every launch's analysis at once
     (the pipeline adds the diagnostics and the advice there). ``finished`` holds, by position, launches already
-    analysed against the same spec and ceilings (``analyze_launches``) and finished: they get their time share."""
+    analysed against the same spec and ceilings (``analyze_launches``) and finished: they get their time share.
+    ``group_by`` says what a group of launches is (``GroupBy``)."""
     import numpy as np
 
     chosen = use or DEFAULT_CEILINGS
@@ -337,7 +340,7 @@ def analyze_report(report: Report, spec: DeviceSpec | None = None, spec_match: s
     every = table.all()
     return ReportAnalysis(report=report, spec_id=spec.id if spec else None, spec_match=spec_match,
                           ceilings_used=chosen, launches=every, total_time_s=total,
-                          groups=group_by_kernel(every.where(~table.columns.invalid), total))
+                          groups=group_by_kernel(every.where(~table.columns.invalid), total, group_by))
 
 
 def analyze_launches(launches: Sequence[KernelLaunch], device: Device, spec: DeviceSpec | None = None,
@@ -466,7 +469,8 @@ def median_known(values: Sequence[float | None]) -> float | None:
 
 
 def group_by_kernel(launches: Launches, total_s: float | None, by: GroupBy = "kernel") -> tuple[KernelGroup, ...]:
-    """Group launches by kernel function name (or by innermost NVTX range), largest total time first."""
+    """Group launches by kernel (demangled name), function name or innermost NVTX range (``GroupBy``), largest total
+    time first."""
     groups_of: dict[str, list[int]] = {}
     for i, launch in zip(launches.indices.tolist(), launches.kernel_launches, strict=True):
         groups_of.setdefault(_group_key(launch, by), []).append(i)
@@ -477,7 +481,7 @@ def group_by_kernel(launches: Launches, total_s: float | None, by: GroupBy = "ke
 def _group_key(launch: KernelLaunch, by: GroupBy) -> str:
     if by == "nvtx":
         return " > ".join(launch.nvtx_ranges) or "(no NVTX range)"
-    return launch.name
+    return kernel_key(launch.name, launch.demangled_name) if by == "kernel" else launch.name
 
 
 def recoverable_time(duration: np.ndarray, bound: np.ndarray, pct_of_roof: np.ndarray,
@@ -503,9 +507,20 @@ def small_grid_time(duration: np.ndarray, bound: np.ndarray) -> np.ndarray:
 
 def recoverable_s(a: LaunchAnalysis) -> float | None:
     """``recoverable_time`` of one launch's analysis."""
+    return _recoverable(a, a.verdict.bound)
+
+
+def headroom_s(a: LaunchAnalysis) -> float | None:
+    """The time above the busiest unit's peak, small grids included: the most that hiding latency or raising
+    occupancy can save, since neither lets a unit run past its peak (``recoverable_time`` without its small-grid
+    rule)."""
+    return _recoverable(a, None)
+
+
+def _recoverable(a: LaunchAnalysis, bound: str | None) -> float | None:
     import numpy as np
 
-    saved = recoverable_time(np.array([_number(a.duration_s.value)]), np.array([a.verdict.bound], dtype=object),
+    saved = recoverable_time(np.array([_number(a.duration_s.value)]), np.array([bound], dtype=object),
                              np.array([_number(a.roof.pct_of_roof)]), np.array([_number(a.verdict.attained_pct)]))
     return None if np.isnan(saved[0]) else float(saved[0])
 
@@ -527,6 +542,7 @@ def _group(name: str, launches: Launches, total_s: float | None) -> KernelGroup:
         median_pct_of_roof=median_known(pcts),
         recoverable_s=sum(saved) if saved else None,
         small_grid_s=sum(c.small_grid[at].tolist()),
+        functions=tuple(dict.fromkeys(launch.name for launch in launches.kernel_launches)),
     )
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Literal, TextIO, TypeAlias, TypeVar
 import typer
 
 from roofline.cli.output import write_output as write_output
-from roofline.core.choices import OUTPUT_OPTION, NameBase
+from roofline.core.choices import OUTPUT_OPTION, GroupBy, NameBase
 from roofline.core.kernel_filter import LANGUAGE, NAME_BASE_HELP
 from roofline.core.model import CeilingSet
 from roofline.pipeline import AnalysisOptions
@@ -102,11 +102,12 @@ REPORT_FORMAT_HELP = ("Output format: table, json, csv (one row per launch), mar
 
 def analysis_options(kernel: Sequence[str] | None, kernel_name_base: NameBase, ceilings: CeilingSet,
                      specs: Sequence[Path] | None, timeout: float | None = None,
-                     diagnostics: bool = True) -> AnalysisOptions:
+                     diagnostics: bool = True, group_by: GroupBy = "kernel") -> AnalysisOptions:
     """The pipeline's options from the shared command-line options (``diagnostics``: whether the command shows
     each launch's diagnostics and advice, so they are computed)."""
     return AnalysisOptions(kernel=tuple(kernel or ()), kernel_name_base=kernel_name_base, ceilings=ceilings,
-                           specs=tuple(specs or ()), time_limit_s=timeout, diagnostics=diagnostics)
+                           specs=tuple(specs or ()), time_limit_s=timeout, diagnostics=diagnostics,
+                           group_by=group_by)
 
 
 # --- Errors and the terminal -------------------------------------------------------------------------

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-GroupBy = Literal["kernel", "nvtx"]  # what launches are grouped by: kernel function name, or innermost NVTX range
+# What launches are grouped by: the kernel (its demangled name, template arguments included, so two instances of
+# one template are two kernels), its function name alone (instances pooled), or the innermost NVTX range.
+GroupBy = Literal["kernel", "function", "nvtx"]
 OUTPUT_OPTION = ("--output", "-o")  # the names of the option naming the file a command writes (never a report to read)
 NameBase = Literal["function", "demangled", "mangled"]  # which kernel name a filter reads, as ncu's --kernel-name-base

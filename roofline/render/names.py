@@ -1,81 +1,23 @@
-"""Kernel names as people read them: the parts of a demangled name, and a name fitted to a table column.
-
-ncu's function name (``Kernel``, ``distribution_elementwise_grid_stride_kernel``) drops what tells template
-instances apart; the demangled name keeps it but runs to thousands of characters. A table shows the scope,
-function and template arguments (no ``void``, no parameter list) as far as its column allows, giving up the
-scope first, then the middle of the template arguments, and cutting the function name itself last.
-"""
+"""Kernel names in tables: a group's name, names told apart by their launch configuration, ncu's launch notation.
+The parts of a name and how it is fitted to a width are ``roofline.core.kernel_names``."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from roofline.core.units import middle_cut
-
-MIN_TEMPLATE_CHARS = 5  # fewer characters of template arguments than this: show <…> instead
-_OPENERS, _CLOSERS = "(<[", ")>]"
+from roofline.core.kernel_names import KernelName, kernel_name
 
 
-@dataclass(frozen=True)
-class KernelName:
-    """A kernel name in parts: ``scope`` (``at::native::``), ``function``, template ``arguments`` (without the
-    angle brackets; "" when none) and a ``suffix`` that is never cut (a launch configuration)."""
-
-    function: str
-    scope: str = ""
-    arguments: str = ""
-    suffix: str = ""
-
-    @property
-    def full(self) -> str:
-        return self.scope + self.function + self._template(self.arguments) + self.suffix
-
-    def fit(self, width: int) -> str:
-        """The longest readable form within ``width`` characters: all, without the scope, with the middle of
-        the template arguments cut, with ``<…>``, then the function name cut in its middle."""
-        room = width - len(self.suffix)
-        for text in (self.scope + self.function + self._template(self.arguments),
-                     self.function + self._template(self.arguments)):
-            if len(text) <= room:
-                return text + self.suffix
-        args_room = room - len(self.function) - 2
-        if self.arguments and args_room >= MIN_TEMPLATE_CHARS:
-            return self.function + self._template(middle_cut(self.arguments, args_room)) + self.suffix
-        if self.arguments and len(self.function) + 3 <= room:
-            return self.function + "<…>" + self.suffix
-        return middle_cut(self.function, max(room, 1)) + self.suffix
-
-    def with_suffix(self, suffix: str) -> KernelName:
-        return KernelName(self.function, self.scope, self.arguments, suffix)
-
-    @staticmethod
-    def _template(arguments: str) -> str:
-        return f"<{arguments}>" if arguments else ""
+def group_name(name: str, functions: Sequence[str]) -> KernelName:
+    """A group of launches' name in parts: a kernel group (keyed by its demangled name) as its function and template
+    arguments; a function or NVTX group as its key."""
+    return kernel_name(functions[0], name) if len(functions) == 1 and name != functions[0] else KernelName(name)
 
 
-def kernel_name(function: str, demangled: str = "") -> KernelName:
-    """A launch's name in parts, from its demangled name when that parses (else the function name alone)."""
-    text = demangled.strip().removeprefix("void ")
-    if text.endswith(")"):  # the parameter list
-        start = _opening(text)
-        text = text[:start] if start is not None else ""
-    arguments = ""
-    if text.endswith(">"):
-        start = _opening(text)
-        if start is None:
-            return KernelName(function)
-        text, arguments = text[:start], text[start + 1:-1]
-    scope, _, name = text.rpartition("::")
-    if not name or any(c in name for c in " " + _OPENERS + _CLOSERS):  # not a plain identifier: unparsed
-        return KernelName(function)
-    return KernelName(name, scope + "::" if scope else "", arguments)
-
-
-def common_name(function: str, demangled_names: Sequence[str]) -> KernelName:
-    """The name of a group of launches: their demangled name when they all share one, else the function name."""
-    distinct = set(demangled_names)
-    return kernel_name(function, distinct.pop()) if len(distinct) == 1 else KernelName(function)
+def short_group_name(name: str, functions: Sequence[str]) -> str:
+    """A group's name without its scope (function and template arguments): what a plot names a kernel by."""
+    parts = group_name(name, functions)
+    return KernelName(parts.function, "", parts.arguments).full
 
 
 def launch_config(grid: tuple[int, ...] | None, block: tuple[int, ...] | None) -> str:
@@ -99,16 +41,3 @@ def _dims(dims: tuple[int, ...]) -> str:
     while len(shown) > 1 and shown[-1] == 1:
         shown.pop()
     return "(" + ", ".join(map(str, shown)) + ")"
-
-
-def _opening(text: str) -> int | None:
-    """Index of the bracket that opens the one ``text`` ends with, counting (), <> and [] alike."""
-    depth = 0
-    for i in range(len(text) - 1, -1, -1):
-        if text[i] in _CLOSERS:
-            depth += 1
-        elif text[i] in _OPENERS:
-            depth -= 1
-            if depth == 0:
-                return i
-    return None

@@ -7,7 +7,7 @@ import io
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from roofline.render.names import KernelName
+from roofline.core.kernel_names import KernelName
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console

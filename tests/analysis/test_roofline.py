@@ -294,3 +294,21 @@ def test_a_dram_clock_above_the_device_maximum_does_not_raise_the_datasheet_roof
     k = analyze_launch(KernelLaunch(0, 0, "k", metrics=metrics), device, spec(), use="kernel-clock")
     assert k.ceilings["kernel-clock"].bytes_per_s["dram"] == pytest.approx(2e12)  # the datasheet's, not 1.5x it
     assert "capped at 1" in k.ceilings["kernel-clock"].scaled["dram"]
+
+
+def test_template_instances_are_kernels_of_their_own_unless_grouped_by_function(shared_report, raw_actions):
+    """RTX 2070 SUPER alife: thrust's `_kernel_agent` is instantiated eight times (reduce, drain, for_each, copy);
+    by default each demangled name is its own kernel, `--group-by function` pools them as one."""
+    from roofline.pipeline import AnalysisOptions, analyze_files
+
+    name = "rtx2070super_alife-143launches_basic"
+    raws = [r for r in raw_actions(name) if r.name == "_kernel_agent"]
+    instances = {r.demangled for r in raws}
+    assert len(instances) == 8
+    by_kernel = analyze_files([shared_report(name)])[0]
+    agents = [g for g in by_kernel.groups if g.functions == ("_kernel_agent",)]
+    assert len(agents) == len(instances) and all(g.name.startswith("thrust::") and "<" in g.name for g in agents)
+    assert sorted(len(g.launches) for g in agents) == sorted(sum(r.demangled == d for r in raws) for d in instances)
+    pooled = analyze_files([shared_report(name)], AnalysisOptions(group_by="function"))[0]
+    (agent,) = [g for g in pooled.groups if g.name == "_kernel_agent"]
+    assert len(agent.launches) == len(raws)

@@ -148,7 +148,7 @@ def test_a_run_imports_only_the_command_it_invokes():
     (["compare", EXAMPLE, EXAMPLE], "--format", "xml", "'table', 'json'"),
     (["diff", EXAMPLE, EXAMPLE], "--format", "html", "'table', 'json', 'markdown'"),
     (["summary", EXAMPLE], "--format", "markdown", "'table', 'json'"),
-    (["summary", EXAMPLE], "--by", "stream", "'kernel', 'nvtx'"),
+    (["summary", EXAMPLE], "--by", "stream", "'kernel', 'function', 'nvtx'"),
     (["specs", "show", "h100-sxm5"], "--format", "toml", "'table', 'json', 'yaml'"),
     (["analyze", "--dry-run"], "--format", "xlsx", "'table', 'json', 'markdown', 'html', 'csv'"),
     (["analyze", "--dry-run"], "--set", "tiny", "'roofline', 'detailed', 'full'"),

@@ -11,6 +11,7 @@ import pytest
 
 from roofline.analysis.roofline import analyze_report
 from roofline.compare.ranking import summarize
+from roofline.core.kernel_names import kernel_key
 from roofline.errors import RooflineError
 from tests.synthetic import OLD_GPU, REL, launch, model
 
@@ -34,10 +35,10 @@ def test_summary_of_a_basic_set_ranks_by_the_gap_to_the_busiest_unit(roofline_re
     small_grid_time = 0.0
     for a in raw_actions(name):
         t = a["gpu__time_duration.sum"] * 1e-9
-        totals[a.name] = totals.get(a.name, 0.0) + t
-        counts[a.name] = counts.get(a.name, 0) + 1
+        totals[kernel_key(a.name, a.demangled)] = totals.get(kernel_key(a.name, a.demangled), 0.0) + t
+        counts[kernel_key(a.name, a.demangled)] = counts.get(kernel_key(a.name, a.demangled), 0) + 1
         saved = 0.0 if small_grid(a) else t * (1 - max(a[SM], a[MEMORY]) / 100)
-        recoverable[a.name] = recoverable.get(a.name, 0.0) + saved
+        recoverable[kernel_key(a.name, a.demangled)] = recoverable.get(kernel_key(a.name, a.demangled), 0.0) + saved
         small_grid_time += t if small_grid(a) else 0.0
     grand = sum(totals.values())
     top = sorted(recoverable, key=lambda k: recoverable[k], reverse=True)[:3]

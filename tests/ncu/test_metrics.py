@@ -25,6 +25,7 @@ import statistics
 import pytest
 
 from roofline.analysis.roofline import analyze_report, recoverable_s
+from roofline.core.kernel_names import kernel_key
 from roofline.core.model import KernelLaunch
 from roofline.ncu import metrics as m
 from tests.conftest import SHARED_REPORTS
@@ -559,9 +560,9 @@ def test_time_share_and_groups(case, name: str) -> None:
     assert result.total_time_s == approx(total)
     for t, k in zip(times, result.launches, strict=True):
         assert k.time_share == approx(t / total)
-    by_name: dict[str, list[int]] = {}
+    by_name: dict[str, list[int]] = {}  # a kernel is its demangled name: template instances apart
     for i, raw in enumerate(raws):
-        by_name.setdefault(raw.name, []).append(i)
+        by_name.setdefault(kernel_key(raw.name, raw.demangled), []).append(i)
     assert {g.name for g in result.groups} == set(by_name)
     totals = [g.total_s for g in result.groups]
     assert totals == sorted(totals, reverse=True)  # largest total time first

@@ -1,53 +1,12 @@
-"""roofline.render.names: demangled names split into scope, function and template arguments, and fitted to a
-column by giving up the scope, then the middle of the template arguments, then the middle of the function."""
+"""roofline.render.names: a group's name, rows of one name told apart by their launch configuration, ncu's launch
+notation."""
 
 from __future__ import annotations
 
-import pytest
+from roofline.core.kernel_names import KernelName, kernel_key
+from roofline.render.names import distinguish, group_name, launch_config
 
-from roofline.render.names import KernelName, common_name, distinguish, kernel_name, launch_config
-
-PYTORCH = ("void at::native::<unnamed>::distribution_elementwise_grid_stride_kernel<float, (int)4, void "
-           "at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl *>(const at::TensorBase &, double, "
-           "double, T1)::[lambda(int, float) (instance 1)]>(int, at::PhiloxCudaState, T3, T4)")
 GEMM = "void gemm<(int)128, (int)8, (bool)0>(float *, float *, float *, int, int, int)"
-
-
-@pytest.mark.parametrize("function, demangled, parts", [
-    ("kernel_A", "kernel_A(double *, int, int)", KernelName("kernel_A")),
-    ("gemm", GEMM, KernelName("gemm", "", "(int)128, (int)8, (bool)0")),
-    ("distribution_elementwise_grid_stride_kernel", PYTORCH,
-     KernelName("distribution_elementwise_grid_stride_kernel", "at::native::<unnamed>::",
-                "float, (int)4, void at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl *>(const "
-                "at::TensorBase &, double, double, T1)::[lambda(int, float) (instance 1)]")),
-    ("ampere_sgemm_128x64_nn", "ampere_sgemm_128x64_nn", KernelName("ampere_sgemm_128x64_nn")),
-    ("k", "", KernelName("k")),
-    ("k", "void k<(int)1>(int", KernelName("k")),  # unbalanced: the function name alone
-])
-def test_demangled_names_are_split(function: str, demangled: str, parts: KernelName) -> None:
-    assert kernel_name(function, demangled) == parts
-
-
-def test_fitting_gives_up_scope_then_arguments_then_the_function() -> None:
-    name = kernel_name("distribution_elementwise_grid_stride_kernel", PYTORCH)
-    assert name.fit(1000) == name.full and name.full.startswith("at::native::<unnamed>::distribution_")
-    assert name.fit(len(name.full) - 1) == name.full.removeprefix(name.scope)
-    cut = name.fit(len(name.full) - len(name.scope) - 1)
-    assert cut.startswith("distribution_elementwise_grid_stride_kernel<float, ") and "…" in cut
-    assert len(cut) == len(name.full) - len(name.scope) - 1 and cut.endswith("(instance 1)]>")
-    sixty = name.fit(60)
-    assert len(sixty) == 60 and sixty.startswith("distribution_elementwise_grid_stride_kernel<float, …")
-    assert sixty.endswith("ce 1)]>")
-    assert name.fit(48) == "distribution_elementwise_grid_stride_kernel<…>"
-    assert name.fit(20) == "distributi…de_kernel"
-    for width in range(5, 300):
-        assert len(name.fit(width)) <= width
-
-
-def test_a_suffix_is_never_cut() -> None:
-    name = KernelName("render_kernel", suffix=" (1024)x(256)")
-    assert name.fit(100) == "render_kernel (1024)x(256)"
-    assert name.fit(20) == "ren…nel (1024)x(256)"
 
 
 def test_launch_configurations_tell_rows_of_one_name_apart() -> None:
@@ -65,6 +24,7 @@ def test_launch_config_drops_trailing_ones() -> None:
     assert launch_config(None, (256, 1, 1)) == ""
 
 
-def test_a_group_shows_its_template_only_when_its_launches_share_it() -> None:
-    assert common_name("gemm", [GEMM, GEMM]).arguments == "(int)128, (int)8, (bool)0"
-    assert common_name("gemm", [GEMM, "void gemm<(int)64>(float *)"]) == KernelName("gemm")
+def test_a_kernel_group_shows_its_template_and_a_function_group_its_name() -> None:
+    assert group_name(kernel_key("gemm", GEMM), ("gemm",)).arguments == "(int)128, (int)8, (bool)0"
+    assert group_name("gemm", ("gemm",)) == KernelName("gemm")  # grouped by function
+    assert group_name("step > solve", ("a", "b")) == KernelName("step > solve")  # an NVTX range

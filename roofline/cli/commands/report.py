@@ -24,6 +24,7 @@ from roofline.cli.common import (
     handles_errors,
     report_files,
 )
+from roofline.core.choices import GroupBy
 
 
 @handles_errors
@@ -31,6 +32,10 @@ def report(
     files: Annotated[list[Path], typer.Argument(help="Report files: .ncu-rep, or .json report models.")],
     kernel: KernelOpt = None,
     kernel_name_base: NameBaseOpt = "function",
+    group_by: Annotated[GroupBy, typer.Option(
+        "--group-by", help="What a kernel is in groups, rankings and advice: kernel (the demangled name, so two "
+        "template instances are two kernels), function (instances of one function pooled) or nvtx (innermost "
+        "NVTX range).")] = "kernel",
     fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help=REPORT_FORMAT_HELP)] = "table",
     output: OutputOpt = None,
     ceilings: CeilingsOpt = "kernel-clock",
@@ -47,5 +52,6 @@ def report(
 
     With several reports, a bad one does not stop the others: they are analysed and written, the bad ones are
     named at the end, one line each, and the exit status is 2."""
-    report_files(files, analysis_options(kernel, kernel_name_base, ceilings, specs, timeout), fmt, output, plot,
+    report_files(files, analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, group_by=group_by), fmt,
+                 output, plot,
                  spread_threshold, wide, jobs)

@@ -43,7 +43,8 @@ DEFAULT_TOP = 10
 def summary(
     files: Annotated[list[Path], typer.Argument(help="Report files: .ncu-rep, or .json report models.")],
     by: Annotated[GroupBy, typer.Option(
-        "--by", help="Group launches by kernel name or by NVTX range (nvtx).")] = "kernel",
+        "--by", help="Group launches by kernel (demangled name: template instances apart), by function name "
+        "(instances pooled) or by innermost NVTX range (nvtx).")] = "kernel",
     top: Annotated[int, typer.Option(
         "--top", "-n", help="Show the N groups with the most recoverable time.")] = DEFAULT_TOP,
     kernel: KernelOpt = None,

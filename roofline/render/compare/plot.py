@@ -19,6 +19,7 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from roofline.analysis.kernels import KernelStats, why_no_roof
+from roofline.analysis.launches import KernelGroup
 from roofline.compare.pairing import Comparison
 from roofline.compare.ranking import AppSummary
 from roofline.core.labels import LEGEND_KERNELS, NAMES, letter
@@ -37,6 +38,7 @@ from roofline.render.mpl import (
     to_bytes,
     wrap,
 )
+from roofline.render.names import group_name
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -148,17 +150,22 @@ def summary_data(summaries: Sequence[AppSummary]) -> SummaryPlotData:
     return SummaryPlotData(tuple(_panel(s) for s in summaries))
 
 
+def _label(g: KernelGroup) -> str:
+    """A ranked group's name as the plot shows it: the short name (function and template arguments)."""
+    return group_name(g.name, g.functions).fit(KEY_CHARS)
+
+
 def _panel(s: AppSummary) -> SummaryPanel:
     longest = max((r.group.total_s or 0.0 for r in s.rows), default=0.0)
     points, skipped = [], []
     for r in s.rows:
         point, why = _point(r.stats, str(r.rank), 0, False)
         if point is None:
-            skipped.append((f"#{r.rank} {r.group.name}", why))
+            skipped.append((f"#{r.rank} {_label(r.group)}", why))
             continue
         share = (r.group.total_s or 0.0) / longest if longest else 0.0
         points.append(Point(point.label, 0, point.x, point.y, MIN_AREA + (MAX_AREA - MIN_AREA) * share, r.rank))
-    bars = tuple(Bar(f"#{r.rank} {r.group.name}", r.group.total_s, r.group.recoverable_s)
+    bars = tuple(Bar(f"#{r.rank} {_label(r.group)}", r.group.total_s, r.group.recoverable_s)
                  for r in s.rows if r.group.total_s is not None)
     return SummaryPanel(s.report.label, tuple(points), _roofs([(0, r.stats) for r in s.rows]), bars, tuple(skipped),
                         s.report.total_time_s)

@@ -18,9 +18,10 @@ from roofline.compare.noise import Change
 from roofline.compare.pairing import NO_EXPECTATION, Comparison, KernelPair, ReportRef
 from roofline.compare.ranking import RECOVERABLE_COUNTS, AppSummary
 from roofline.compare.regression import DiffResult, Verdict
+from roofline.core.kernel_names import KernelName
 from roofline.core.labels import letter
 from roofline.core.units import pct, ratio, seconds, si
-from roofline.render.names import KernelName
+from roofline.render.names import group_name
 from roofline.render.terminal import Cell, add_rows, escape, plain_table, record, warning_lines
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -448,7 +449,7 @@ def _summary_table(s: AppSummary, width: int) -> Table:
     rows: list[list[Cell]] = []
     for row in s.rows:
         g = row.group
-        rows.append([str(row.rank), KernelName(g.name), str(len(g.launches)), seconds(g.total_s),
+        rows.append([str(row.rank), group_name(g.name, g.functions), str(len(g.launches)), seconds(g.total_s),
                      _pct_of(g.time_share), seconds(g.recoverable_s), pct(row.stats.roof.pct_of_roof),
                      row.stats.verdict.bound or "n/a"])
     return add_rows(table, rows, width)

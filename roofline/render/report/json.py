@@ -33,7 +33,9 @@ from roofline.render import GENERATOR
 # 3: each report states its reasons once ("reasons"); a kernel's and a ceiling set's "missing" index into them
 # 4: the ceiling sets named as every output names them: kernel-clock, datasheet, measured-clock, calibrated (were
 #    clock, spec, report, measured); each report carries its own "ceilings"
-SCHEMA_VERSION = 4
+# 5: advice is one reconciled list per launch: each item has "topic", "mechanism", "bound", "also" (the ncu rules
+#    merged into it), "work_share" and "ncu_saved_s" (ncu's estimate where it was above the bound)
+SCHEMA_VERSION = 5
 
 
 def render(analyses: Sequence[ReportAnalysis], spreads: Sequence[KernelSpread] = ()) -> str:
@@ -259,7 +261,9 @@ def advice_dict(a: Advice, path: str, missing: dict[str, str]) -> dict[str, Any]
     if a.est_saved_s is None:
         missing[f"{path}.est_saved_s"] = a.estimate or "not estimated"
     return {"kind": a.kind, "title": a.title, "text": a.text, "condition": a.condition, "cause": a.cause,
-            "source": a.source, "est_saved_s": number(a.est_saved_s), "estimate": a.estimate}
+            "source": a.source, "also": list(a.also), "topic": a.topic or None, "mechanism": a.mechanism,
+            "work_share": number(a.work_share), "est_saved_s": number(a.est_saved_s), "estimate": a.estimate,
+            "bound": a.bound or None, "bound_by": a.bound_by or None, "ncu_saved_s": number(a.ncu_saved_s)}
 
 
 def ceilings_dict(c: Ceilings, reasons: Reasons | None = None) -> dict[str, Any]:
@@ -273,7 +277,8 @@ def ceilings_dict(c: Ceilings, reasons: Reasons | None = None) -> dict[str, Any]
 
 def group_dict(g: KernelGroup) -> dict[str, Any]:
     return {
-        "name": g.name, "count": len(g.launches), "total_s": number(g.total_s), "median_s": number(g.median_s),
+        "name": g.name, "functions": list(g.functions), "count": len(g.launches), "total_s": number(g.total_s),
+        "median_s": number(g.median_s),
         "min_s": number(g.min_s), "max_s": number(g.max_s), "time_share": number(g.time_share),
         "median_pct_of_roof": number(g.median_pct_of_roof), "recoverable_s": number(g.recoverable_s),
         "small_grid_s": number(g.small_grid_s),

@@ -14,10 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from roofline.analysis.advice import clean_rule_text, estimate_text, kernels_to_advise, ridge_point
+from roofline.analysis.advice import cited, estimate_text, kernels_to_advise, ridge_point
 from roofline.analysis.diagnostics.occupancy import ACHIEVED_GAP_PTS
 from roofline.analysis.diagnostics.stalls import describe
 from roofline.analysis.launches import KernelGroup, ReportAnalysis
+from roofline.analysis.ncu_rules import clean_rule_text
 from roofline.analysis.results import Advice, LaunchAnalysis
 from roofline.analysis.roofline import rank_by_recoverable_time, report_level_ceilings, scaled_roofs_note
 from roofline.analysis.verdict import BOUND_WORDS, explain
@@ -26,9 +27,11 @@ from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings
 from roofline.core.units import counted, pct, ratio, seconds, si
 from roofline.render import GENERATOR
+from roofline.render.names import group_name, short_group_name
 from roofline.render.report.plot import PlotData, plot_data
 
 RANKED_ROWS = 20  # kernels in the ranking table
+NAME_CHARS = 80  # a kernel's name in the ranking table and its heading (the full demangled name follows it)
 SKIPPED_RULE_KINDS = ("ok",)
 NO_ADVICE = "none: no measured cause in this report to act on"
 
@@ -102,7 +105,8 @@ def report_blocks(a: ReportAnalysis, with_plot: bool = False, index: int = 0, im
         blocks.append(Block("note", f"* {scaled}."))
     advised = kernels_to_advise(a)
     if with_plot:
-        links = tuple((g.name, f"#{kernel_anchor(index, rank)}") for rank, g in enumerate(advised, 1))
+        links = tuple((short_group_name(g.name, g.functions), f"#{kernel_anchor(index, rank)}")
+                      for rank, g in enumerate(advised, 1))
         blocks.append(Block("plot", plot=plot_data([a]), links=links))
     elif image:
         blocks.append(Block("plot", f"![Roofline plot of {Path(a.report.path).name}]({image})"))
@@ -165,7 +169,8 @@ def ranking_table(groups: Sequence[KernelGroup]) -> Block:
         k = g.longest
         v = k.verdict
         busiest = f"{v.busiest.name} {pct(v.busiest.pct)}" if v.busiest else "n/a"
-        rows.append((str(i), f"`{_cell(g.name)}`", str(len(g.launches)), seconds(g.total_s),
+        rows.append((str(i), f"`{_cell(group_name(g.name, g.functions).fit(NAME_CHARS))}`", str(len(g.launches)),
+                     seconds(g.total_s),
                      pct(None if g.time_share is None else 100 * g.time_share),
                      (v.bound or "n/a") + (" (roofline only)" if v.basis == "roofline" else ""), busiest,
                      pct(g.median_pct_of_roof), NAMES.get(k.roof.limiter or "", "n/a"), seconds(g.recoverable_s),
@@ -191,8 +196,9 @@ def kernel_blocks(rank: int, g: KernelGroup, anchor: str = "") -> list[Block]:
     share = pct(None if g.time_share is None else 100 * g.time_share)
     which = (f"; figures below are for its longest launch ({k.launch.key}, {seconds(k.duration_s.value)})"
              if len(g.launches) > 1 else "")
-    blocks = [Block("h3", f"{rank}. `{_cell(g.name)}`", anchor=anchor)]  # the short function name, then the full one
-    if k.launch.demangled_name and k.launch.demangled_name != g.name:
+    label = group_name(g.name, g.functions).fit(NAME_CHARS)  # the short name, then the full one
+    blocks = [Block("h3", f"{rank}. `{_cell(label)}`", anchor=anchor)]
+    if k.launch.demangled_name and k.launch.demangled_name != label:
         blocks.append(Block("p", f"demangled: `{_cell(k.launch.demangled_name)}`"))
     blocks += [Block("p", f"{counted(len(g.launches), 'launch')}, {seconds(g.total_s)} ({share} of the profiled time), "
                           f"recoverable {seconds(g.recoverable_s)}{which}."),
@@ -219,7 +225,8 @@ def kernel_blocks(rank: int, g: KernelGroup, anchor: str = "") -> list[Block]:
 
 def advice_line(item: Advice) -> str:
     """One recommendation with its estimate, its text and the condition that made it apply."""
-    return f"**{estimate_text(item)}**: {item.text} (when: {item.condition})"
+    bound = f"; bound: {item.bound}" if item.bound else ""
+    return f"**{estimate_text(item)}**: {item.text}{cited(item)} (when: {item.condition}{bound})"
 
 
 def position_table(k: LaunchAnalysis) -> Block:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from roofline.analysis.kernels import aggregate
-from roofline.analysis.launches import KernelGroup, ReportAnalysis
+from roofline.analysis.launches import KernelGroup, Launches, ReportAnalysis
 from roofline.analysis.roofline import report_level_ceilings
 from roofline.core.labels import LEGEND_KERNELS, NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet
@@ -42,6 +42,7 @@ from roofline.render.mpl import (
     to_bytes,
     wrap,
 )
+from roofline.render.names import short_group_name
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -112,6 +113,8 @@ class KernelSeries:
         return any(pt.intensity for pt in self.points)
 
 
+L2_TOTAL_NOTE = ("L2 point at all L2 traffic, loads and stores (bytes.l2_total): the report's L2 definition "
+                 "counts none of this kernel's L2 bytes")
 # Why a kernel has no place in a panel: the reasons the notes under the plot group kernels by.
 NO_DURATION = "no duration"
 NO_FLOPS_MEASURED = "FLOPs not measured"
@@ -171,7 +174,7 @@ def report_panels(a: ReportAnalysis, top: int, source: CeilingSet) -> list[Panel
         s, why = kernel_series(group, number, level_roofs)
         if s is not None:
             series.append(s if number <= top else replace(s, color=-1))
-        why_not[group.name] = why
+        why_not[_label(group)] = why
     placed = [s for s in series if s.on_roofline]
     flopless = [s for s in series if not s.on_roofline]
     bandwidth = sum(s.time_share or 0.0 for s in flopless) > BANDWIDTH_VIEW_SHARE
@@ -179,14 +182,15 @@ def report_panels(a: ReportAnalysis, top: int, source: CeilingSet) -> list[Panel
     panels = []
     if placed or not bandwidth:
         roofs = _roofs(level_roofs, {pt.level for s in placed for pt in s.points if pt.intensity} or {"dram"})
-        skipped = {g.name: why_not[g.name] or NO_FLOPS for g in a.groups if g.name not in {s.name for s in placed}}
+        skipped = {_label(g): why_not[_label(g)] or NO_FLOPS for g in a.groups
+                   if _label(g) not in {s.name for s in placed}}
         panels.append(_panel(a, "roofline", source, chosen, roofs, _ceilings(chosen, placed, roofs), placed, skipped,
                              missing, bandwidth))
     if bandwidth:
         shown = [s for s in series if any(pt.bytes_per_s for pt in s.points)]
         roofs = _roofs(level_roofs, {pt.level for s in shown for pt in s.points if pt.bytes_per_s})
-        skipped = {g.name: NO_DURATION if why_not[g.name] == NO_DURATION else NO_BYTES for g in a.groups
-                   if g.name not in {s.name for s in shown}}
+        skipped = {_label(g): NO_DURATION if why_not[_label(g)] == NO_DURATION else NO_BYTES for g in a.groups
+                   if _label(g) not in {s.name for s in shown}}
         panels.append(_panel(a, "bandwidth", source, chosen, roofs, (), shown, skipped, missing, False))
     return panels
 
@@ -196,7 +200,7 @@ def _panel(a: ReportAnalysis, kind: PanelKind, source: CeilingSet, chosen: Ceili
            skipped: dict[str, str], missing: Mapping[str, str], bandwidth_below: bool) -> Panel:
     shown = tuple(s for s in series if s.color >= 0)
     other = tuple(s for s in series if s.color < 0)
-    numbers = {g.name: i for i, g in enumerate(a.groups, 1)}
+    numbers = {_label(g): i for i, g in enumerate(a.groups, 1)}
     p = Panel(_title(a, source, chosen, kind), source, roofs, ceilings, shown, other,
               tuple(skipped.items()), kind)
     notes = _skipped_notes(p, numbers, bandwidth_below) + _hollow_notes(p, missing) + _key_notes(p)
@@ -222,16 +226,36 @@ def kernel_series(group: KernelGroup, number: int = 1,
         roof = (roofs or {}).get(level)
         x = stats.intensity[level].value if rate else None
         points.append(KernelPoint(level, x, rate or None, moved, 100.0 * moved / roof.bytes_per_s if roof else None))
+    total_l2 = _l2_total_point(timed, stats.bytes_per_s["l2"].value, rate)
+    points += [total_l2] if total_l2 is not None else []
     used = tuple(p for p in PRECISIONS if stats.flops[p].value)
     launch = timed[0].launch.key if len(group.launches) == 1 else f"{len(group.launches)} launches"
     notes = tuple(dict.fromkeys(note for k in timed for note in k.level_notes))
-    series = KernelSeries(group.name, number, len(group.launches), launch, group.time_share, tuple(points), used,
+    notes += (L2_TOTAL_NOTE,) if total_l2 is not None else ()
+    series = KernelSeries(_label(group), number, len(group.launches), launch, group.time_share, tuple(points), used,
                           stats.roof.pct_of_roof, stats.verdict.bound, level_notes=notes)
     if rate is None:
         return series if points else None, NO_FLOPS_MEASURED
     if not points:
         return None, NO_BYTES
     return series, "" if series.on_roofline else NO_FLOPS
+
+
+def _label(g: KernelGroup) -> str:
+    """What the plot names a kernel by (its legend, key, notes, tooltips and links): its name without the scope."""
+    return short_group_name(g.name, g.functions)
+
+
+def _l2_total_point(timed: Launches, one_way: float | None, rate: float | None) -> KernelPoint | None:
+    """Where the L2 definition of the report counts no bytes (a kernel that only stores, counted by loads) but all
+    L2 traffic is known: the L2 point at all traffic, hollow (that roof counts the other definition)."""
+    totals = [k.l2_total_bytes.value for k in timed]
+    seconds_ = [k.duration_s.value for k in timed]
+    if one_way or any(t is None for t in totals) or not all(seconds_) or not sum(t or 0.0 for t in totals):
+        return None
+    moved, flops = sum(t or 0.0 for t in totals), sum(k.total_flops or 0.0 for k in timed)
+    return KernelPoint("l2", flops / moved if rate else None, rate or None, moved / sum(s or 0.0 for s in seconds_),
+                       None)
 
 
 def _level_roofs(c: Ceilings | None, fallback: Ceilings | None) -> dict[str, MemoryRoof]:

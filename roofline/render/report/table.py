@@ -10,15 +10,17 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
 
-from roofline.analysis.advice import estimate_text, kernels_to_advise
+from roofline.analysis.advice import cited, estimate_text, kernels_to_advise
 from roofline.analysis.launches import KernelGroup, KernelSpread, ReportAnalysis
+from roofline.analysis.reconcile import worth_showing
 from roofline.analysis.results import LaunchAnalysis, Verdict
 from roofline.analysis.roofline import report_level_ceilings, scaled_roofs_note
 from roofline.analysis.verdict import short_name
+from roofline.core.kernel_names import KernelName, kernel_name
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet
 from roofline.core.units import counted, pct, seconds, si
-from roofline.render.names import KernelName, common_name, distinguish, kernel_name, launch_config
+from roofline.render.names import distinguish, group_name, launch_config
 from roofline.render.terminal import Cell, add_rows, escape, fitted, record, warning_lines
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -118,8 +120,8 @@ def _print_advice(console: Console, groups: Sequence[KernelGroup]) -> None:
         items = Table.grid(padding=(0, 1))
         items.add_column(no_wrap=True)
         items.add_column()
-        for item in k.advice:
-            items.add_row("    -", escape(f"[{estimate_text(item)}] {item.text}"))
+        for item in filter(lambda item: worth_showing(item, k), k.advice):
+            items.add_row("    -", escape(f"[{estimate_text(item)}] {item.text}{cited(item)}"))
         console.print(items)
 
 
@@ -209,7 +211,7 @@ def _groups_table(groups: Sequence[KernelGroup], width: int) -> Table:
     for col in ("kernel", "count", "total", "share", "median", "min-max", "roof"):
         table.add_column(col, justify="left" if col == "kernel" else "right", no_wrap=True)
     rows: list[list[Cell]] = [
-        [common_name(g.name, [k.demangled_name for k in g.launches.kernel_launches]), str(len(g.launches)),
+        [group_name(g.name, g.functions), str(len(g.launches)),
          seconds(g.total_s), pct(None if g.time_share is None else 100 * g.time_share), seconds(g.median_s),
          f"{seconds(g.min_s)}-{seconds(g.max_s)}", pct(g.median_pct_of_roof)] for g in groups]
     return add_rows(table, rows, width)

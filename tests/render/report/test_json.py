@@ -1,4 +1,4 @@
-"""JSON document (schema_version 4): structure, nulls with reasons (each stated once per report), no NaN, report
+"""JSON document (schema_version 5): structure, nulls with reasons (each stated once per report), no NaN, report
 order, SI units, round trip."""
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def nulls(node, path=""):
 @pytest.mark.parametrize("name", STRUCTURE_REPORTS)
 def test_document_structure(documents, name):
     report, doc = documents(name)
-    assert doc["schema_version"] == 4
+    assert doc["schema_version"] == 5
     assert doc["tool"]["name"] == "roofline"
     (rep,) = doc["reports"]
     assert rep["path"] == report.path and rep["source"] == "ncu-rep"
@@ -102,7 +102,7 @@ def test_document_structure(documents, name):
         assert all(isinstance(i, int) and 0 <= i < len(rep["reasons"]) for i in refs)
     assert len(set(rep["reasons"])) == len(rep["reasons"]) and all(r.strip() for r in rep["reasons"])
     for g in rep["groups"]:
-        assert set(g) == {"name", "count", "total_s", "median_s", "min_s", "max_s", "time_share",
+        assert set(g) == {"name", "functions", "count", "total_s", "median_s", "min_s", "max_s", "time_share",
                           "median_pct_of_roof", "recoverable_s", "small_grid_s"}
 
 

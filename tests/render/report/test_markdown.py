@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from roofline.analysis.advice import clean_rule_text, estimate_text
+from roofline.analysis.advice import cited, estimate_text
+from roofline.analysis.ncu_rules import clean_rule_text
 from roofline.analysis.roofline import rank_by_recoverable_time
 from roofline.pipeline import analyze_files
 from roofline.render import GENERATED_BY
@@ -60,7 +61,9 @@ def test_kernel_section_content(example, text):
     assert "**Memory-bound**: DRAM roof at 90.0% of its peak; units the FP roofline does not measure" in section
     assert "Roofline: DRAM at 90.0% of its roof, the closest." in section
     assert "| DRAM | 3.02 TB/s | 3.35 TB/s | 90.0% | 0.167 |" in section
-    assert "Cut DRAM traffic: 3.22 GB (DRAM roof at 90.0% of its peak), at 0.167 FLOP/byte" in section
+    # 0.167 FLOP per DRAM byte: a streaming kernel, told to move fewer bytes, not to tile
+    assert ("DRAM traffic (3.22 GB) sets the time (DRAM roof at 90.0% of its peak): each byte is used about once"
+            in section)
 
 
 def test_tensor_warning_and_advice(text):
@@ -73,7 +76,9 @@ def test_recommendations_are_the_advice_of_the_longest_launch(example, text):
     for group in example.groups:
         section = text.split(f"`{group.name}`\n")[1].split("### ")[0]
         shown = section.split("**Recommendations** (ranked by estimated time saved)\n\n")[1].split("\n\n")[0]
-        items = [f"**{estimate_text(a)}**: {a.text} (when: {a.condition})" for a in group.longest.advice]
+        items = [f"**{estimate_text(a)}**: {a.text}{cited(a)} (when: {a.condition}; bound: {a.bound})"
+                 if a.bound else f"**{estimate_text(a)}**: {a.text}{cited(a)} (when: {a.condition})"
+                 for a in group.longest.advice]
         assert shown == "\n".join(f"- {t}" for t in items or [markdown.NO_ADVICE])
 
 
@@ -115,12 +120,12 @@ def test_kernels_are_headed_by_their_function_name_then_their_demangled_name(sha
     a = analyze_files([shared_report("h800_flash-attn-fwd_full")])[0]
     text = markdown.render([a])
     demangled = a.launches[0].launch.demangled_name  # the four launches of the PyTorch kernel share it
-    heading = "### 1. `distribution_elementwise_grid_stride_kernel`"
-    assert re.search("^" + re.escape(heading) + "$", text, flags=re.M)
-    section = text.split(heading, 1)[1]
+    heading = "### 1. `distribution_elementwise_grid_stride_kernel<float, (int)4, "  # its template arguments, fitted
+    assert re.search("^" + re.escape(heading) + ".*`$", text, flags=re.M)
+    section = text.split(heading, 1)[1].split("\n", 1)[1]
     assert section.lstrip().startswith(f"demangled: `{demangled}`")
     page = html.render([a])
-    assert "<code>distribution_elementwise_grid_stride_kernel</code>" in page
+    assert "<code>distribution_elementwise_grid_stride_kernel&lt;float, (int)4, " in page
     assert f"demangled: <code>{std_html.escape(demangled, quote=False)}</code>" in page
 
 

@@ -16,6 +16,7 @@ from roofline.core.model import CeilingSet, Device, KernelLaunch, Report
 from roofline.pipeline import AnalysisOptions, analyze_files
 from roofline.render import GENERATED_BY
 from roofline.render.mpl import figure, middle
+from roofline.render.names import short_group_name
 from roofline.render.report import plot
 from tests.render.text_layout import text_problems
 
@@ -39,7 +40,8 @@ def example():
 
 
 def _series(panel, name):
-    return next(s for s in (*panel.series, *panel.other) if s.name == name)
+    """The series of a kernel by its function name (a template instance is named with its arguments)."""
+    return next(s for s in (*panel.series, *panel.other) if s.name == name or s.name.startswith(name + "<"))
 
 
 def test_roofs_and_ceilings_come_from_the_ceilings_in_use(analysed):
@@ -242,7 +244,7 @@ def test_flopless_report_gets_the_bandwidth_view(analysed):
     dram = a.launches[0].ceilings["datasheet"].bytes_per_s["dram"]
     assert [(r.level, r.bytes_per_s) for r in p.roofs] == [("dram", dram)]
     for group in a.groups:
-        s = _series(p, group.name)
+        s = _series(p, short_group_name(group.name, group.functions))
         k = group.launches[0]
         assert {pt.level: pt.bytes_per_s for pt in s.points} == pytest.approx(
             {lv: k.bytes_per_s[lv].value for lv in ("dram", "l2", "l1")})
@@ -289,3 +291,19 @@ def test_plot_data_says_when_a_level_counts_one_direction_only(analysed):
     s = _series(plot.plot_data([analysed("gh200_silu_full-roofline")]).panels[0],
                 "distribution_elementwise_grid_stride_kernel")
     assert s.level_notes and s.level_notes[0].startswith("L2 bytes count L2 -> SM returns (loads), not stores")
+
+
+def test_a_kernel_whose_l2_definition_counts_no_bytes_is_drawn_at_all_its_l2_traffic():
+    """A store-only kernel: the L2 -> L1 read bytes are 0, all L2 traffic (32 B x lts__t_sectors) is 8 GB in 10 ms.
+    Its L2 point is drawn there, hollow (the L2 roof counts the other definition), and the note says why."""
+    from tests.analysis.test_advice import analysed as analysed_model
+    from tests.analysis.test_advice import launch
+
+    a = analysed_model(launch(0, "store", 10e-3, 1e9, 0.5e12, **{
+        "l1tex__m_xbar2l1tex_read_bytes.sum": 0.0, "lts__t_sectors.sum": 8e9 / 32}))
+    series, why = plot.kernel_series(a.groups[0])
+    assert why == "" and series is not None
+    (l2,) = [p for p in series.points if p.level == "l2"]
+    assert l2.bytes_per_s == pytest.approx(8e9 / 10e-3) and l2.roof_pct is None
+    assert l2.intensity == pytest.approx(1e9 * 10e-3 / 8e9)  # FLOPs / all L2 bytes
+    assert plot.L2_TOTAL_NOTE in series.level_notes

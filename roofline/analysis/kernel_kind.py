@@ -1,0 +1,68 @@
+"""What a kernel is, for advice that fits it: a tiny grid, a matrix multiply, a reduction, a streaming kernel
+(each byte used about once) or none of these. The first that applies wins, in that order:
+
+* tiny grid: under one full wave, so the grid and not the block or a unit's peak holds the kernel back;
+* GEMM-like: a matrix multiply or convolution by its name or instruction mix (``diagnostics.tensor_cores``), or a
+  GEMM/convolution library kernel;
+* reduction: named so (``libraries.REDUCTION_NAME``), or DRAM writes under ``REDUCTION_WRITE_SHARE`` of its reads;
+* streaming: fewer than ``STREAMING_MAX_INTENSITY`` FLOPs per DRAM byte (no FLOPs at all for a copy or a
+  transpose): nothing is reused, so tiling has nothing to keep on chip.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from roofline.analysis.libraries import REDUCTION_NAME, Library
+from roofline.analysis.results import LaunchAnalysis
+from roofline.analysis.verdict import FULL_WAVE
+from roofline.core.labels import NAMES
+from roofline.ncu import metrics as m
+
+KindName = Literal["tiny_grid", "gemm", "reduction", "streaming", "general"]
+STREAMING_MAX_INTENSITY = 1.0  # FLOP per DRAM byte; elementwise FP32 kernels do 1-2 FLOPs per 8-12 bytes
+REDUCTION_WRITE_SHARE = 1.0 / 16.0  # DRAM bytes written over bytes read below which a kernel reduces its input
+
+
+@dataclass(frozen=True)
+class KernelKind:
+    """The kind of a kernel and the measurement (or name) that says so."""
+
+    name: KindName
+    why: str
+
+
+def kernel_kind(k: LaunchAnalysis, lib: Library | None) -> KernelKind:
+    """The first kind that applies to the launch (see the module docstring)."""
+    waves = k.occupancy.waves_per_sm if k.occupancy is not None else None
+    if waves is not None and waves < FULL_WAVE:
+        return KernelKind("tiny_grid", f"{waves:.3g} waves per SM")
+    matmul = k.tensor_cores.matmul_like if k.tensor_cores is not None else ""
+    if matmul or (lib is not None and lib.kind in ("gemm", "convolution")):
+        return KernelKind("gemm", matmul or f"a {lib.name if lib else ''} {lib.kind if lib else ''} kernel")
+    reduction = _reduction(k)
+    if reduction:
+        return KernelKind("reduction", reduction)
+    flops, dram = k.total_flops, k.bytes["dram"].value
+    if flops is not None and dram and flops / dram < STREAMING_MAX_INTENSITY:
+        return KernelKind("streaming", f"{flops / dram:.3g} FLOP per DRAM byte{_unmeasured(k)}")
+    return KernelKind("general", "")
+
+
+def _reduction(k: LaunchAnalysis) -> str:
+    """Why the launch looks like a reduction ("" when it does not)."""
+    hits = [REDUCTION_NAME.search(n) for n in (k.launch.name, k.launch.demangled_name) if n]
+    hit = next((h for h in hits if h is not None), None)
+    if hit is not None:
+        return f"its name says '{hit.group(0)}'"
+    read, written = (m.counter(k.launch, metric).value for metric in m.DRAM_READ_WRITE)
+    if read and written is not None and written < REDUCTION_WRITE_SHARE * read:
+        return f"DRAM writes {100 * written / read:.2g}% of its reads"
+    return ""
+
+
+def _unmeasured(k: LaunchAnalysis) -> str:
+    """The precisions the FLOP count leaves out, as a note (" (FP16 not measured)"), or ""."""
+    missing = [p for p, v in k.flops.items() if v.value is None]
+    return f" ({', '.join(NAMES[p] for p in missing)} not measured)" if missing else ""

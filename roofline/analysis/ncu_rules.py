@@ -1,0 +1,247 @@
+"""ncu's own rule results as advice items: what each rule is about (its topic, so that it merges with the tool's
+own item on the same cause), how it would save time (its mechanism, which bounds its estimate in
+``analysis.reconcile``) and, for a rule that removes work, the share of the work its message says it removes.
+
+ncu's estimates are upper bounds under ncu's own assumptions: a GLOBAL estimate is a share of the kernel's time
+and becomes time here (before the bound); a LOCAL one is the gain of one unit's efficiency in isolation, kept as
+ncu's percent. Rule names, titles and message forms were read from every report in shared/ncu-reps (ncu 2020.3
+to 2025.2; tests/analysis/test_ncu_rules.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from roofline.analysis.results import Advice, LaunchAnalysis, Mechanism
+from roofline.core.model import RuleResult
+
+SKIPPED_RULES = ("SOLBottleneck",)  # shown as the verdict itself
+ADVICE_KINDS = ("optimization", "warning")
+NOT_ADVICE = re.compile(r"metric \S+ could not be found|returned an error")  # the rule's own missing inputs
+TEXT_CHARS = 320  # an ncu rule message is cut at a sentence end near this length (the full text: ncu rules)
+MIN_SPEEDUP_PCT = 1.0  # ncu rules estimating less than this speedup are not worth an item
+LOCAL = "ncu local"  # how a LOCAL estimate is shown
+
+# When an ncu rule fits the kernel: always; only where the tool's own analysis made an item of the same topic
+# ("ours"); only for a compute- or a memory-bound verdict; for any verdict but compute-bound.
+Fits = Literal["always", "ours", "compute", "memory", "not_compute"]
+# The units (metric prefixes of the SpeedOfLight breakdowns) whose work a work-removing topic cuts: uncoalesced
+# accesses the sectors of the level a rule measures them at (ncu's access-pattern rules name it: L1TEX, L2, DRAM;
+# UncoalescedGlobalAccess counts L2 sectors); bank conflicts the L1/shared wavefronts; compression DRAM and L2
+# traffic; fused FP instructions the SM's pipes. ``reconcile`` bounds an item by the busiest unit's gap when the
+# busiest unit is none of these: that unit's work, and so its time, stays.
+WORK_UNITS = {"coalescing:l1": ("l1tex",), "coalescing:l2": ("lts", "ltc"), "coalescing:dram": ("dram", "fbpa", "fbp"),
+              "shared_access": ("l1tex",), "l2_compression": ("lts", "ltc", "dram", "fbpa", "fbp"),
+              "fp_fusion": ("sm", "smsp")}
+
+
+@dataclass(frozen=True)
+class Topic:
+    """What an ncu rule is about and how acting on it saves time."""
+
+    key: str
+    mechanism: Mechanism
+    fits: Fits = "always"
+
+
+_BY_RULE = {
+    "AchievedOccupancy": Topic("occupancy:achieved", "latency"),
+    "TheoreticalOccupancy": Topic("occupancy:theoretical", "latency"),
+    "IssueSlotUtilization": Topic("issue", "latency"),
+    "ThreadDivergence": Topic("divergence", "latency"),
+    "WorkloadImbalance": Topic("imbalance", "latency"),
+    "UncoalescedGlobalAccess": Topic("coalescing:l2", "work", "not_compute"),
+    "UncoalescedSharedAccess": Topic("shared_access", "work"),
+    "SharedMemoryConflicts": Topic("shared_access", "work"),
+    "FPInstructions": Topic("fp_fusion", "work", "compute"),  # pairs of FP instructions fused: compute-bound only
+    "MemoryL2Compression": Topic("l2_compression", "work", "memory"),
+    "SOLFPRoofline": Topic("precision:fp64", "precision", "ours"),
+}
+_LAUNCH_TITLES = {"small grid": Topic("grid:small", "grid"), "tail effect": Topic("grid:tail", "grid"),
+                  "block size": Topic("block_size", "latency")}
+_PATTERN_LEVELS = (("l1tex", "l1"), ("l2", "l2"), ("dram", "dram"))  # an access-pattern rule's title -> its level
+_STALL_RULE = re.compile(r"^CPIStall(\w*)$")
+_STALL_FOCUS = re.compile(r"smsp_+average_(?:warps_issue_stalled_)?(\w+?)(?:_per_issue_active\.ratio)?$")
+
+
+def topic(r: RuleResult) -> Topic:
+    """The topic of an ncu rule result: by rule, or by rule and title where one rule covers several causes."""
+    if r.rule in _BY_RULE:
+        return _BY_RULE[r.rule]
+    stall = _STALL_RULE.match(r.rule)
+    if stall:
+        return Topic(f"stall:{_stall_reason(r, stall.group(1))}", "latency")
+    title = r.title.lower()
+    if r.rule == "Occupancy":
+        return Topic("occupancy:theoretical" if "is limited by" in r.message else "occupancy:achieved", "latency")
+    if r.rule == "HighPipeUtilization":
+        return Topic("issue", "latency") if "under-utilized" in r.message else Topic("roof", "roof", "ours")
+    if r.rule == "LaunchConfiguration" and title in _LAUNCH_TITLES:
+        return _LAUNCH_TITLES[title]
+    if r.rule == "MemoryCacheAccessPattern":
+        if "shared" in title:
+            return _BY_RULE["SharedMemoryConflicts"]
+        level = next((lv for prefix, lv in _PATTERN_LEVELS if title.startswith(prefix)), "l2")
+        return Topic(f"coalescing:{level}", "work", "not_compute")
+    return Topic(f"ncu:{r.rule}:{r.title}", "none")
+
+
+def _stall_reason(r: RuleResult, suffix: str) -> str:
+    """The stall reason of a CPIStall rule, in the names of ``diagnostics.stalls``: from the rule's name
+    (CPIStallLongScoreboard), its title ("Long Scoreboard Stalls", "long_scoreboard") or its focus metric."""
+    words = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", suffix) or r.title
+    words = re.sub(r"\bstalls?$", "", words.strip(), flags=re.IGNORECASE).strip()
+    if words:
+        return "_".join(words.lower().replace("_", " ").split())
+    for f in r.focus_metrics:
+        match = _STALL_FOCUS.match(f.name)
+        if match and match.group(1) not in ("issue_active",):
+            return match.group(1)
+    return "unknown"
+
+
+# --- The share of the work a rule's change removes -----------------------------------------------------------
+def _pct(m: re.Match[str]) -> float:
+    return float(m.group(1)) / 100.0
+
+
+def _unused(m: re.Match[str]) -> float:
+    return 1.0 - float(m.group(1)) / float(m.group(2))
+
+
+def _per_request(m: re.Match[str]) -> float:
+    """Sectors per request above the bytes a warp asks for (a thread's bytes x 32 threads / 32 B per sector)."""
+    return 1.0 - min(1.0, float(m.group(1)) / float(m.group(2)))
+
+
+def _expected(m: re.Match[str]) -> float:
+    return 1.0 - min(1.0, float(m.group(1)) / float(m.group(2)))
+
+
+def _fused(m: re.Match[str]) -> float:
+    """Fusing pairs of non-fused instructions removes half of them."""
+    fused, non_fused = float(m.group(1)), float(m.group(2))
+    return non_fused / 2.0 / (fused + non_fused) if fused + non_fused else 0.0
+
+
+def _excess(m: re.Match[str]) -> float:
+    """An excess factor x: the share above the needed work is 1 - 1/x (none at 1.0x)."""
+    factor = float(m.group(1))
+    return max(0.0, 1.0 - 1.0 / factor) if factor > 0 else 0.0
+
+
+_NUMBER = r"(\d+(?:\.\d+)?)"
+_SHARES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], float]], ...] = (
+    (re.compile(rf"\({_NUMBER}% of the (?:total|overall)"), _pct),  # uncoalesced sectors or wavefronts
+    (re.compile(rf"which represent {_NUMBER}% of the overall"), _pct),  # bank conflicts
+    (re.compile(rf"only {_NUMBER} of the {_NUMBER} bytes transmitted per sector are utilized"), _unused),
+    (re.compile(rf"accesses {_NUMBER} bytes per thread per memory request;.*?results in {_NUMBER} sectors per "
+                "request"), _per_request),
+    (re.compile(rf"average of {_NUMBER} sectors out of the possible {_NUMBER} sectors"), _unused),
+    (re.compile(rf"expected {_NUMBER} sectors, got {_NUMBER}"), _expected),
+    (re.compile(rf"executes {_NUMBER} fused and {_NUMBER} non-fused"), _fused),
+    (re.compile(rf"\b{_NUMBER}x\b"), _excess),
+)
+
+
+def work_share(message: str) -> float | None:
+    """The share of the work (sectors, wavefronts, instructions) that the rule's change removes, read from its
+    message (0..1), or None where the message names none."""
+    for pattern, share in _SHARES:
+        match = pattern.search(message)
+        if match:
+            return min(1.0, max(0.0, share(match)))
+    return None
+
+
+# --- Rule results as items ------------------------------------------------------------------------------------
+def rule_items(k: LaunchAnalysis, own_topics: set[str]) -> list[Advice]:
+    """ncu's optimization and warning messages that fit the kernel (``fits``) as advice, one per rule and title
+    (the result with the largest estimate); left out: ncu's verdict, messages about the rule's own missing inputs,
+    estimates under ``MIN_SPEEDUP_PCT``, and messages naming no number (neither in the text nor in a focus
+    metric)."""
+    items: dict[tuple[str, str], Advice] = {}
+    for r in k.launch.rules:
+        if r.kind not in ADVICE_KINDS or r.rule in SKIPPED_RULES or NOT_ADVICE.search(r.message):
+            continue
+        if r.speedup_pct is not None and r.speedup_pct < MIN_SPEEDUP_PCT:
+            continue
+        if not fits(topic(r), k.verdict.bound, own_topics):
+            continue
+        item = _item(r, k.duration_s.value)
+        kept = items.get((r.rule, r.title))
+        if item is not None and (kept is None or (item.est_saved_s or 0.0) > (kept.est_saved_s or 0.0)):
+            items[(r.rule, r.title)] = item
+    return list(items.values())
+
+
+def _item(r: RuleResult, duration: float | None) -> Advice | None:
+    message = clean_rule_text(r.message)
+    text, cause = cut_sentences(message, TEXT_CHARS), focus(r)
+    if not re.search(r"\d", text):
+        if not re.search(r"\d", cause):
+            return None  # no measured number behind it: nothing to rank or act on
+        text += f" ({cause})"
+    about = topic(r)
+    saved, how = _estimate(r, duration)
+    return Advice(kind="ncu_rule", title=f"ncu: {r.title or r.rule}", text=text, cause=cause, source="ncu",
+                  est_saved_s=saved, condition=f"ncu's {r.rule} rule ({r.section} section) reported it",
+                  estimate=how, topic=about.key, mechanism=about.mechanism,
+                  work_share=work_share(message) if about.mechanism == "work" else None,
+                  also=(source_name(r),))
+
+
+def source_name(r: RuleResult) -> str:
+    """How an item names an ncu rule it rests on: "ncu CPIStall: Wait Stalls"."""
+    return f"ncu {r.rule}" + (f": {r.title}" if r.title else "")
+
+
+def fits(about: Topic, bound: str | None, own_topics: set[str]) -> bool:
+    """Whether an ncu rule applies to a kernel with this verdict and the tool's own item topics: a rule that
+    removes compute work does nothing for a memory-bound kernel, and the reverse."""
+    if about.fits == "ours":
+        return about.key in own_topics
+    if about.fits == "compute":
+        return bound in ("compute", "balanced")
+    if about.fits == "memory":
+        return bound in ("memory", "balanced")
+    return about.fits != "not_compute" or bound != "compute"
+
+
+def _estimate(r: RuleResult, duration: float | None) -> tuple[float | None, str]:
+    """A GLOBAL estimate as time (duration x speedup); a LOCAL (or untyped) one kept as ncu's percent."""
+    if r.speedup_pct is None or duration is None:
+        return None, "not estimated: ncu gives no speedup for this rule"
+    if r.speedup_type == "global":
+        return duration * r.speedup_pct / 100.0, f"ncu's estimate: {r.speedup_pct:.3g}% of the kernel's time (global)"
+    return None, (f"{LOCAL} {r.speedup_pct:.3g}%: ncu's {r.speedup_type or 'untyped'} estimate, the gain in one "
+                  "unit's efficiency in isolation, not a share of the kernel's time")
+
+
+def focus(r: RuleResult) -> str:
+    """The measurement an ncu rule points at, e.g. 'smsp_average_tex_throttle = 56.9'."""
+    parts = [f"{f.name} = {f.value:.3g}" + (f" ({f.info})" if f.info and f.info[:1].isdigit() else "")
+             for f in r.focus_metrics if f.value is not None]
+    return "; ".join(parts) or f"ncu {r.rule}"
+
+
+_RULE_MARKUP = ((re.compile(r"@url:([^:@]+):[^@]*@"), r"\1"),  # a link becomes its title
+                (re.compile(r"@(?:section|source):[^:@]*:([^@]*)@"), r"\1"))  # a section or source reference too
+
+
+def clean_rule_text(text: str) -> str:
+    """An ncu rule message as plain text: links and section references become their titles."""
+    for pattern, repl in _RULE_MARKUP:
+        text = pattern.sub(repl, text)
+    return " ".join(text.replace("`", "'").split())
+
+
+def cut_sentences(text: str, limit: int) -> str:
+    """``text`` up to the last sentence end within ``limit`` characters (whole when it fits)."""
+    if len(text) <= limit:
+        return text
+    end = text.rfind(". ", 0, limit)
+    return text[: end + 1] + " (...)" if end > 0 else text[: limit - 1] + "…"

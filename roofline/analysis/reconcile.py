@@ -1,0 +1,165 @@
+"""One reconciled advice list per launch: every estimate bounded by what the change can physically save, items on
+the same cause merged into one that cites every source, ranked by the time it could save.
+
+The bounds, by how an item saves time (``Advice.mechanism``):
+
+* latency (stalls, occupancy, issue slots, divergence, imbalance, block size): hiding latency cannot take the
+  kernel past its busiest unit's peak, so at most ``duration x (1 - busiest / 100)`` (``roofline.headroom_s``);
+* work (uncoalesced accesses, excess sectors, bank conflicts, non-fused instructions): at most the share of the
+  work it removes, as the rule's message states it (none at "1.0x"); not estimated where no share is stated;
+* roof: at most the time above the roof or the busiest unit's peak (``roofline.recoverable_s``);
+* grid: a grid under one wave at most ``duration x (1 - blocks / SMs)``, a partial last wave at most its idle
+  block slots;
+* precision: the time of the work at its roof that a faster roof removes (computed by the item itself).
+
+ncu's own estimate is kept beside an item (``ncu_saved_s``) where it was above the bound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from roofline.analysis.ncu_rules import WORK_UNITS
+from roofline.analysis.results import Advice, LaunchAnalysis
+from roofline.analysis.roofline import headroom_s, recoverable_s
+from roofline.core.model import Device
+from roofline.core.units import pct, seconds
+from roofline.ncu.metrics import LAUNCH_GRID
+
+SHOWN_MIN_SHARE = 0.01  # the terminal leaves out estimated items under 1% of the kernel's time
+GAP = "busiest unit's gap"
+SAME = 1e-6  # an estimate within this relative distance of its bound is the bound (ncu computes it the same way)
+
+
+def reconcile(items: Sequence[Advice], k: LaunchAnalysis, device: Device | None) -> tuple[Advice, ...]:
+    """``items`` bounded, merged by topic and ranked; items a bound shows to save nothing are left out."""
+    bounded = [bounded_item(a, k, device) for a in items]
+    kept = [a for a in merge(bounded) if a.kind == "measurement" or a.est_saved_s is None or a.est_saved_s > 0]
+    return rank(kept)
+
+
+def rank(items: Sequence[Advice]) -> tuple[Advice, ...]:
+    """Measurement problems first, then by estimated time saved (largest first), then those not estimated."""
+    first = [a for a in items if a.kind == "measurement"]
+    estimated = sorted((a for a in items if a.kind != "measurement" and a.est_saved_s is not None),
+                       key=lambda a: -(a.est_saved_s or 0.0))
+    rest = [a for a in items if a.kind != "measurement" and a.est_saved_s is None]
+    return tuple(first + estimated + rest)
+
+
+def worth_showing(item: Advice, k: LaunchAnalysis) -> bool:
+    """Whether the terminal shows an item: not estimated, or estimated at ``SHOWN_MIN_SHARE`` of the kernel's
+    time or more."""
+    duration = k.duration_s.value
+    return item.est_saved_s is None or not duration or item.est_saved_s >= SHOWN_MIN_SHARE * duration
+
+
+# --- Bounds ---------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Bound:
+    """The most an item can save (None: no bound known), the bound's short name and the bound in words."""
+
+    seconds: float | None
+    by: str
+    text: str
+
+
+def cap(a: Advice, k: LaunchAnalysis, device: Device | None) -> Bound:
+    """The bound of an item's mechanism (see the module docstring)."""
+    if a.mechanism == "latency":
+        attained = _attained(k)
+        return Bound(headroom_s(k), GAP, f"hiding latency cannot take the kernel past its busiest unit's peak: at "
+                                         f"most duration x (1 - {pct(attained)})" if attained is not None
+                     else "hiding latency: no busiest unit measured to bound it")
+    if a.mechanism == "work":
+        return _work_cap(a, k)
+    if a.mechanism == "roof":
+        return Bound(recoverable_s(k), "time above the roof", "at most the time above the roof or the busiest unit's "
+                                                              "peak")
+    if a.mechanism == "grid":
+        if a.topic == "grid:tail":
+            return Bound(tail_saving(k), "idle block slots", "at most the idle block slots of the last wave x duration")
+        return Bound(small_grid_saving(k, device), "idle SMs", "at most the same work spread over every SM")
+    return Bound(None, "", "")
+
+
+def _work_cap(a: Advice, k: LaunchAnalysis) -> Bound:
+    """Removing a share of the work at a unit saves at most that share of the time; where the busiest unit is
+    another one, its work stays, so at most the gap to its peak as well."""
+    duration = k.duration_s.value
+    if a.work_share is None or duration is None:
+        return Bound(None, "", "removes work, but the report states no share of the work it removes")
+    most, why = duration * a.work_share, f"removes {100 * a.work_share:.0f}% of the work at its unit"
+    busiest, gap = k.verdict.busiest, headroom_s(k)
+    units = WORK_UNITS.get(a.topic)
+    elsewhere = busiest is not None and units is not None and busiest.metric.split("__", 1)[0] not in units
+    if busiest is not None and elsewhere and gap is not None and gap < most:
+        return Bound(gap, GAP, f"{why}, but the busiest unit ({busiest.name}, {pct(busiest.pct)}) keeps its work: "
+                               f"at most duration x (1 - {pct(_attained(k))})")
+    return Bound(most, "share of work removed", f"{why}: at most that share of the kernel's time")
+
+
+def bounded_item(a: Advice, k: LaunchAnalysis, device: Device | None) -> Advice:
+    """``a`` with its estimate capped by its mechanism's bound; ncu's estimate stays beside where it was above."""
+    bound = cap(a, k, device)
+    most, raw = bound.seconds, a.est_saved_s
+    a = replace(a, bound=bound.text, bound_by=bound.by)
+    if a.mechanism == "work" and most is None and a.source == "ncu":
+        how = "not estimated: ncu's message states no share of the work removed" if raw is not None else a.estimate
+        return replace(a, est_saved_s=None, ncu_saved_s=raw, estimate=how)
+    if raw is None and a.mechanism == "work" and most is not None:
+        return replace(a, est_saved_s=most, estimate=f"at most: {bound.text}")
+    if most is None or raw is None or raw <= most * (1.0 + SAME):
+        return a
+    how = f"bounded: {bound.text}" + (f" (ncu estimated {seconds(raw)})" if a.source == "ncu" else "")
+    return replace(a, est_saved_s=most, ncu_saved_s=raw if a.source == "ncu" else a.ncu_saved_s, estimate=how)
+
+
+def _attained(k: LaunchAnalysis) -> float | None:
+    known = [v for v in (k.roof.pct_of_roof, k.verdict.attained_pct) if v is not None]
+    return max(known) if known else None
+
+
+def small_grid_saving(k: LaunchAnalysis, device: Device | None) -> float | None:
+    """A grid of fewer blocks than SMs spread over every SM: at most ``duration x (1 - blocks / SMs)``."""
+    grid, duration = k.launch.value(LAUNCH_GRID), k.duration_s.value
+    sms = device.sm_count if device is not None else None
+    if grid is None or not sms or grid >= sms or duration is None:
+        return None
+    return duration * (1.0 - grid / sms)
+
+
+def tail_saving(k: LaunchAnalysis) -> float | None:
+    """A partial last wave: its idle block slots x duration (equal block durations assumed)."""
+    o, duration = k.occupancy, k.duration_s.value
+    if o is None or o.tail_idle_pct is None or duration is None:
+        return None
+    return duration * o.tail_idle_pct / 100.0
+
+
+# --- Merging --------------------------------------------------------------------------------------------------
+def merge(items: Sequence[Advice]) -> list[Advice]:
+    """One item per topic (items without a topic stay apart): the tool's own item leads, ncu's rules on the same
+    cause are cited in ``also``; the estimate is the lead's, else the largest bounded one of the others."""
+    groups: dict[str, list[Advice]] = {}
+    for i, a in enumerate(items):
+        groups.setdefault(a.topic or f"#{i}", []).append(a)
+    return [_merged(group) for group in groups.values()]
+
+
+def _merged(group: list[Advice]) -> Advice:
+    own = [a for a in group if a.source != "ncu"]
+    lead = own[0] if own else max(group, key=lambda a: a.est_saved_s or 0.0)
+    others = [a for a in group if a is not lead]
+    if not others:
+        return lead
+    also = tuple(dict.fromkeys(s for a in (lead, *others) for s in a.also))
+    estimated = [a for a in others if a.est_saved_s is not None]
+    ncu = [a.ncu_saved_s for a in group if a.ncu_saved_s is not None]
+    merged = replace(lead, also=also, ncu_saved_s=max(ncu) if ncu else None)
+    if lead.est_saved_s is None and estimated:
+        best = max(estimated, key=lambda a: a.est_saved_s or 0.0)
+        merged = replace(merged, est_saved_s=best.est_saved_s, estimate=best.estimate, bound=best.bound,
+                         bound_by=best.bound_by)
+    return merged

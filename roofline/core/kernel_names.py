@@ -1,0 +1,93 @@
+"""A kernel's name in parts, read from its demangled name: scope, function, template arguments; the key that tells
+kernels apart (two instances of one template are two kernels, overloads of one plain function are one), and the
+longest readable form of a name within a width.
+
+ncu's function name (``Kernel``, ``distribution_elementwise_grid_stride_kernel``) drops what tells template
+instances apart; the demangled name keeps it but runs to thousands of characters. A table shows the scope,
+function and template arguments (no ``void``, no parameter list) as far as its column allows, giving up the
+scope first, then the middle of the template arguments, and cutting the function name itself last.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from roofline.core.units import middle_cut
+
+MIN_TEMPLATE_CHARS = 5  # fewer characters of template arguments than this: show <…> instead
+_OPENERS, _CLOSERS = "(<[", ")>]"
+
+
+@dataclass(frozen=True)
+class KernelName:
+    """A kernel name in parts: ``scope`` (``at::native::``), ``function``, template ``arguments`` (without the
+    angle brackets; "" when none) and a ``suffix`` that is never cut (a launch configuration)."""
+
+    function: str
+    scope: str = ""
+    arguments: str = ""
+    suffix: str = ""
+
+    @property
+    def full(self) -> str:
+        return self.scope + self.function + self._template(self.arguments) + self.suffix
+
+    def fit(self, width: int) -> str:
+        """The longest readable form within ``width`` characters: all, without the scope, with the middle of
+        the template arguments cut, with ``<…>``, then the function name cut in its middle."""
+        room = width - len(self.suffix)
+        for text in (self.scope + self.function + self._template(self.arguments),
+                     self.function + self._template(self.arguments)):
+            if len(text) <= room:
+                return text + self.suffix
+        args_room = room - len(self.function) - 2
+        if self.arguments and args_room >= MIN_TEMPLATE_CHARS:
+            return self.function + self._template(middle_cut(self.arguments, args_room)) + self.suffix
+        if self.arguments and len(self.function) + 3 <= room:
+            return self.function + "<…>" + self.suffix
+        return middle_cut(self.function, max(room, 1)) + self.suffix
+
+    def with_suffix(self, suffix: str) -> KernelName:
+        return KernelName(self.function, self.scope, self.arguments, suffix)
+
+    @staticmethod
+    def _template(arguments: str) -> str:
+        return f"<{arguments}>" if arguments else ""
+
+
+def kernel_name(function: str, demangled: str = "") -> KernelName:
+    """A launch's name in parts, from its demangled name when that parses (else the function name alone)."""
+    text = demangled.strip().removeprefix("void ")
+    if text.endswith(")"):  # the parameter list
+        start = _opening(text)
+        text = text[:start] if start is not None else ""
+    arguments = ""
+    if text.endswith(">"):
+        start = _opening(text)
+        if start is None:
+            return KernelName(function)
+        text, arguments = text[:start], text[start + 1:-1]
+    scope, _, name = text.rpartition("::")
+    if not name or any(c in name for c in " " + _OPENERS + _CLOSERS):  # not a plain identifier: unparsed
+        return KernelName(function)
+    return KernelName(name, scope + "::" if scope else "", arguments)
+
+
+def kernel_key(function: str, demangled: str = "") -> str:
+    """What tells a kernel apart from the others: its scope, function and template arguments for a template
+    instance, its function name otherwise (the parameter list and the return type left out)."""
+    name = kernel_name(function, demangled)
+    return name.full if name.arguments else function
+
+
+def _opening(text: str) -> int | None:
+    """Index of the bracket that opens the one ``text`` ends with, counting (), <> and [] alike."""
+    depth = 0
+    for i in range(len(text) - 1, -1, -1):
+        if text[i] in _CLOSERS:
+            depth += 1
+        elif text[i] in _OPENERS:
+            depth -= 1
+            if depth == 0:
+                return i
+    return None

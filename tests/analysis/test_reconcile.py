@@ -1,0 +1,140 @@
+"""roofline.analysis.reconcile: one advice list per launch, each estimate bounded by what its change can physically
+save, items on one cause merged, ranked by the bounded estimate.
+
+Every bound is recomputed here from the raw metric values of the shared reports (read with NVIDIA's ncu_report,
+``raw_actions``), never from the advice code: the busiest unit's gap is duration x (1 - max(sm__throughput,
+gpu__compute_memory_throughput, percent of roof) / 100); a work share is read from ncu's own message.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from roofline.analysis import reconcile
+from roofline.analysis.ncu_rules import work_share
+from roofline.analysis.results import Advice
+from roofline.pipeline import analyze_files
+
+FULL_SET = ("rtx3080_sgemm-vs-cublas_full", "rtx3060-laptop_reductions_full", "t4_matrix-add-2d_full",
+            "v100_miniweather-openacc_full", "gh200_silu_full-roofline", "rtx4070ti_pytorch-sim_full",
+            "a100-80gb_cutlass-gemm_full", "h100-pcie_rmsnorm-float4_full-roofline")
+# No estimated latency item: library kernels only (CUTLASS), or an ncu (2022.2) whose rules give no speedups.
+NO_LATENCY_ESTIMATES = ("a100-80gb_cutlass-gemm_full", "v100_miniweather-openacc_full")
+SM, MEMORY = ("sm__throughput.avg.pct_of_peak_sustained_elapsed",
+              "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed")
+
+
+@pytest.fixture(scope="module")
+def analysed():
+    cache: dict = {}
+
+    def get(name, shared_report):
+        if name not in cache:
+            cache[name] = analyze_files([shared_report(name)])[0]
+        return cache[name]
+    return get
+
+
+def gap_from_raw(raw, k) -> float:
+    """The busiest unit's gap, from the raw throughputs (and the launch's percent of roof)."""
+    duration = raw["gpu__time_duration.sum"] * 1e-9
+    attained = max(v for v in (raw.value(SM), raw.value(MEMORY), k.roof.pct_of_roof) if v is not None)
+    return duration * max(0.0, 1.0 - attained / 100.0)
+
+
+@pytest.mark.parametrize("name", FULL_SET)
+def test_latency_items_never_save_more_than_the_busiest_units_gap(name, analysed, shared_report, raw_actions):
+    a = analysed(name, shared_report)
+    raws = raw_actions(name)
+    checked = 0
+    for raw, k in zip(raws, a.launches, strict=True):
+        for item in (i for i in k.advice if i.mechanism == "latency" and i.est_saved_s is not None):
+            assert item.est_saved_s <= gap_from_raw(raw, k) * (1 + 1e-6), (k.launch.key, item.title)
+            checked += 1
+    assert checked or name in NO_LATENCY_ESTIMATES
+
+
+def test_ncu_estimate_above_the_bound_is_capped_and_kept_beside(analysed, shared_report, raw_actions):
+    """RTX 3080 gemm<128, 8, ...>: DRAM at 79.7%; ncu's Occupancy rule estimates more than the 20.3% gap."""
+    k = analysed("rtx3080_sgemm-vs-cublas_full", shared_report).launches[0]
+    raw = raw_actions("rtx3080_sgemm-vs-cublas_full")[0]
+    rule = next(r for r in k.launch.rules if r.rule == "Occupancy" and r.speedup_type == "global")
+    ncu_s = raw["gpu__time_duration.sum"] * 1e-9 * rule.speedup_pct / 100.0
+    assert ncu_s > gap_from_raw(raw, k)
+    item = next(i for i in k.advice if i.topic == "occupancy:theoretical")
+    assert item.est_saved_s == pytest.approx(gap_from_raw(raw, k), rel=1e-6)
+    assert item.ncu_saved_s == pytest.approx(ncu_s, rel=1e-6)
+    assert item.estimate.startswith("bounded: hiding latency cannot take the kernel past its busiest unit's peak")
+
+
+def test_work_item_saves_at_most_the_share_its_message_states(analysed, shared_report):
+    """reduceNeighboredLess (RTX 3060 Laptop): uncoalesced accesses, "71% of the total" sectors excessive."""
+    k = analysed("rtx3060-laptop_reductions_full", shared_report).launches[1]
+    rule = next(r for r in k.launch.rules if r.rule == "UncoalescedGlobalAccess")
+    stated = float(re.search(r"\((\d+)% of the total", rule.message).group(1)) / 100.0
+    item = next(i for i in k.advice if i.topic == "coalescing:l2")  # L2 theoretical sectors
+    assert item.work_share == pytest.approx(stated)
+    assert item.est_saved_s <= k.duration_s.value * stated * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("message, share", [
+    ("the excess is 1.0x of what is needed", 0.0),  # none at 1.0x: nothing to remove
+    ("resulting in a total of 25165824 excessive sectors (43% of the total 58720256 sectors)", 0.43),
+    ("which represent 40.77% of the overall 4950578 wavefronts", 0.4077),
+    ("only 26.4 of the 32 bytes transmitted per sector are utilized", 1 - 26.4 / 32),
+    ("accesses 4.1 bytes per thread per memory request; but the address pattern results in 16.1 sectors per "
+     "request", 1 - 4.1 / 16.1),
+    ("expected 143573052 sectors, got 1003325922 (6.99x)", 1 - 143573052 / 1003325922),
+    ("This kernel executes 100800 fused and 80640 non-fused FP32 instructions", 80640 / 2 / (100800 + 80640)),
+    ("All compute pipelines are under-utilized.", None),
+])
+def test_work_share_read_from_ncus_message(message, share):
+    assert work_share(message) == (share if share is None else pytest.approx(share))
+
+
+def test_an_item_a_bound_shows_to_save_nothing_is_left_out():
+    """A work item whose message says "1.0x" removes nothing: left out, not listed at 0 s."""
+    from tests.analysis.test_advice import analysed as analysed_model
+    from tests.analysis.test_advice import launch
+    (k,) = analysed_model(launch(0, "k", 1e-3, 3e12, 0.9e12)).launches
+    item = Advice(kind="ncu_rule", title="ncu: DRAM Excessive Read Sectors", text="excess 1.0x", cause="1.0x",
+                  source="ncu", est_saved_s=0.6e-3, topic="coalescing:dram", mechanism="work",
+                  work_share=work_share("the excess is 1.0x"))
+    assert reconcile.reconcile([item], k, None) == ()
+
+
+def test_one_item_per_cause_citing_ncus_rule(analysed, shared_report):
+    """reduceInterleaved: latency-bound; the tool's barrier and wait stalls and ncu's CPIStall rules on the same
+    stalls are one item each, the ncu rule cited in ``also``."""
+    for k in analysed("rtx3060-laptop_reductions_full", shared_report).launches:
+        topics = [i.topic for i in k.advice if i.topic]
+        assert len(topics) == len(set(topics)), k.launch.name
+    k = analysed("rtx3060-laptop_reductions_full", shared_report).launches[2]
+    ncu_stalls = {r.title for r in k.launch.rules if r.rule == "CPIStall" and r.kind == "optimization"}
+    assert {"Barrier Stalls", "Wait Stalls"} <= ncu_stalls  # ncu reports both ...
+    barrier = [i for i in k.advice if "barrier" in i.text.lower() and "stall" in i.topic]
+    assert len(barrier) == 1 and barrier[0].source == "stalls"  # ... the list has each once, the tool's text
+    assert "ncu CPIStall: Barrier Stalls" in barrier[0].also
+
+
+def test_items_under_one_percent_are_left_out_of_the_terminal_only(analysed, shared_report):
+    k = analysed("v100_miniweather-openacc_full", shared_report).launches[2]
+    tiny = Advice(kind="ncu_rule", title="t", text="t 1", cause="c", source="ncu",
+                  est_saved_s=0.009 * k.duration_s.value)
+    assert not reconcile.worth_showing(tiny, k)
+    assert reconcile.worth_showing(Advice(kind="ncu_rule", title="t", text="t 1", cause="c", source="ncu"), k)
+
+
+def test_removing_work_at_a_unit_that_is_not_the_busiest_saves_at_most_its_gap(analysed, shared_report,
+                                                                              raw_actions):
+    """A40 julia_frb: ncu's L1TEX load pattern wastes 1 - 4.1/16.1 of the L1 sectors, but DRAM is the busiest unit
+    and keeps its work: the item saves at most the busiest unit's gap."""
+    k = analysed("a40_julia-fp16x2_full", shared_report).launches[4]
+    raw = raw_actions("a40_julia-fp16x2_full")[4]
+    item = next(i for i in k.advice if i.topic == "coalescing:l1")
+    assert k.verdict.busiest.metric.startswith("dram__")
+    assert item.work_share == pytest.approx(1 - 4.1 / 16.1, abs=0.01)
+    assert item.est_saved_s == pytest.approx(gap_from_raw(raw, k), rel=1e-6)
+    assert item.est_saved_s < k.duration_s.value * item.work_share

@@ -1,0 +1,59 @@
+"""roofline.core.kernel_names: demangled names split into scope, function and template arguments, fitted to a
+column by giving up the scope, then the middle of the template arguments, then the middle of the function; and the
+key that tells kernels apart."""
+
+from __future__ import annotations
+
+import pytest
+
+from roofline.core.kernel_names import KernelName, kernel_key, kernel_name
+
+PYTORCH = ("void at::native::<unnamed>::distribution_elementwise_grid_stride_kernel<float, (int)4, void "
+           "at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl *>(const at::TensorBase &, double, "
+           "double, T1)::[lambda(int, float) (instance 1)]>(int, at::PhiloxCudaState, T3, T4)")
+GEMM = "void gemm<(int)128, (int)8, (bool)0>(float *, float *, float *, int, int, int)"
+
+
+@pytest.mark.parametrize("function, demangled, parts", [
+    ("kernel_A", "kernel_A(double *, int, int)", KernelName("kernel_A")),
+    ("gemm", GEMM, KernelName("gemm", "", "(int)128, (int)8, (bool)0")),
+    ("distribution_elementwise_grid_stride_kernel", PYTORCH,
+     KernelName("distribution_elementwise_grid_stride_kernel", "at::native::<unnamed>::",
+                "float, (int)4, void at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl *>(const "
+                "at::TensorBase &, double, double, T1)::[lambda(int, float) (instance 1)]")),
+    ("ampere_sgemm_128x64_nn", "ampere_sgemm_128x64_nn", KernelName("ampere_sgemm_128x64_nn")),
+    ("k", "", KernelName("k")),
+    ("k", "void k<(int)1>(int", KernelName("k")),  # unbalanced: the function name alone
+])
+def test_demangled_names_are_split(function: str, demangled: str, parts: KernelName) -> None:
+    assert kernel_name(function, demangled) == parts
+
+
+def test_fitting_gives_up_scope_then_arguments_then_the_function() -> None:
+    name = kernel_name("distribution_elementwise_grid_stride_kernel", PYTORCH)
+    assert name.fit(1000) == name.full and name.full.startswith("at::native::<unnamed>::distribution_")
+    assert name.fit(len(name.full) - 1) == name.full.removeprefix(name.scope)
+    cut = name.fit(len(name.full) - len(name.scope) - 1)
+    assert cut.startswith("distribution_elementwise_grid_stride_kernel<float, ") and "…" in cut
+    assert len(cut) == len(name.full) - len(name.scope) - 1 and cut.endswith("(instance 1)]>")
+    sixty = name.fit(60)
+    assert len(sixty) == 60 and sixty.startswith("distribution_elementwise_grid_stride_kernel<float, …")
+    assert sixty.endswith("ce 1)]>")
+    assert name.fit(48) == "distribution_elementwise_grid_stride_kernel<…>"
+    assert name.fit(20) == "distributi…de_kernel"
+    for width in range(5, 300):
+        assert len(name.fit(width)) <= width
+
+
+def test_a_suffix_is_never_cut() -> None:
+    name = KernelName("render_kernel", suffix=" (1024)x(256)")
+    assert name.fit(100) == "render_kernel (1024)x(256)"
+    assert name.fit(20) == "ren…nel (1024)x(256)"
+
+
+def test_a_kernel_is_its_template_instance_and_a_plain_function_its_name() -> None:
+    assert kernel_key("gemm", GEMM) == "gemm<(int)128, (int)8, (bool)0>"  # no return type, no parameters
+    assert kernel_key("gemm", "void gemm<(int)64>(float *)") != kernel_key("gemm", GEMM)
+    assert kernel_key("kernel_A", "kernel_A(double *, int, int)") == "kernel_A"  # overloads pooled, as ncu names it
+    assert kernel_key("k", "") == "k"
+    assert kernel_key("k", "void k<(int)1>(int") == "k"  # unbalanced: the function name
