@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from roofline.core.model import Ceilings, Device
 from roofline.errors import SpecError
-from roofline.ncu.validation import CC_PATTERN, CLOCK_HZ, POSITIVE, SM_COUNT, Limit
+from roofline.ncu.validation import BUS_BITS, CC_PATTERN, CLOCK_HZ, MEMORY_CLOCK_HZ, POSITIVE, SM_COUNT, Limit
 from roofline.specs import safe_yaml
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -55,6 +55,8 @@ class DeviceSpec:
     peaks: Mapping[str, float]
     sources: Mapping[str, str]
     fp32_lanes_per_sm: int
+    memory_clock_hz: float | None = None  # as CUDA reports it (memory_clock_rate): half the per-pin data rate
+    memory_bus_width_bits: int | None = None
     l1_bytes_per_s: float | None = None
     l2_bytes_per_s: float | None = None
     chip: str = ""
@@ -315,7 +317,9 @@ def _build(c: _Checker, data: dict[str, Any]) -> DeviceSpec:
     cc = c.text(data, "compute_capability")
     if not CC_PATTERN.fullmatch(cc):
         raise c.fail("compute_capability", f"must look like \"8.0\", got {cc!r}")
-    memory = c.section(data, "memory", ("type", "bytes", "bandwidth_bytes_per_s"), required=True)
+    memory = c.section(data, "memory", ("type", "bytes", "bandwidth_bytes_per_s", "clock_hz", "bus_width_bits"),
+                       required=True)
+    bus = c.optional_number(memory, "memory.bus_width_bits", BUS_BITS)
     peaks_data = c.section(data, "peaks", PEAK_KEYS, required=True)
     bandwidth = c.section(data, "bandwidth", ("l2_bytes_per_s", "l1_bytes_per_s"), required=False)
     peaks = {k: c.number(peaks_data, f"peaks.{k}") if k == "fp32" else c.optional_number(peaks_data, f"peaks.{k}")
@@ -330,6 +334,8 @@ def _build(c: _Checker, data: dict[str, Any]) -> DeviceSpec:
         l2_bytes=int(c.number(data, "l2_bytes", BYTES)),
         peaks={k: v for k, v in peaks.items() if v is not None},
         fp32_lanes_per_sm=int(c.number(data, "fp32_lanes_per_sm", LANES)),
+        memory_clock_hz=c.optional_number(memory, "memory.clock_hz", MEMORY_CLOCK_HZ),
+        memory_bus_width_bits=int(bus) if bus is not None else None,
         l1_bytes_per_s=c.optional_number(bandwidth, "bandwidth.l1_bytes_per_s"),
         l2_bytes_per_s=c.optional_number(bandwidth, "bandwidth.l2_bytes_per_s"),
         chip=c.text(data, "chip", required=False), notes=c.text(data, "notes", required=False),
