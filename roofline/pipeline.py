@@ -195,7 +195,7 @@ def _analyze(report: Report, options: AnalysisOptions, catalog: SpecCatalog,
     from roofline.core import kernel_filter
 
     selected = kernel_filter.parse(options.kernel, options.kernel_name_base).select(report)
-    match = early.match if early is not None and early.device is selected.device else catalog.match(selected.device)
+    match = early.match if early is not None and early.device is selected.device else spec_for(catalog, selected.device)
     spec = match.spec if match else None
     problem = _ceilings_problem(options.ceilings, selected.device, spec, selected.path)
     if problem is not None:
@@ -206,6 +206,14 @@ def _analyze(report: Report, options: AnalysisOptions, catalog: SpecCatalog,
                           finish=lambda a: complete(a, selected.device, spec),
                           finished=early.finished(selected, spec) if early is not None else None,
                           group_by=options.group_by)
+
+
+def spec_for(catalog: SpecCatalog, device: Device) -> SpecMatch | None:
+    """The GPU's datasheet spec: a cited YAML file that matches it, else peaks derived from its device attributes
+    (``roofline.specs.derived``); None when neither."""
+    from roofline.specs.derived import derive
+
+    return catalog.match(device) or derive(device)
 
 
 def _ceilings_problem(ceilings: CeilingSet, device: Device, spec: DeviceSpec | None,
@@ -220,7 +228,7 @@ def _ceilings_problem(ceilings: CeilingSet, device: Device, spec: DeviceSpec | N
     if ceilings == "calibrated" and (spec is None or spec.measured is None):
         from roofline.specs.calibration import HINT
 
-        name = spec.id if spec else f"'{device.name}'"
+        name = spec.id if spec and spec.path else f"'{device.name}'"  # a derived spec has no file
         return SpecError(f"{path}: no calibrated ceilings for {name}", HINT + ", then pass it with --specs")
     return None
 
@@ -269,7 +277,7 @@ class EarlyDiagnoses:
         from roofline.ncu import validation
 
         if self.device is None:
-            self.device, self.match = device, self.catalog.match(device)
+            self.device, self.match = device, spec_for(self.catalog, device)
             self.spec = self.match.spec if self.match else None
             self.on = (validation.device_problem(device) is None
                        and _ceilings_problem(self.options.ceilings, device, self.spec) is None)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from roofline.core.model import Ceilings, Device
 from roofline.errors import SpecError
-from roofline.ncu.validation import CC_PATTERN, CLOCK_HZ, POSITIVE, SM_COUNT, Limit
+from roofline.ncu.validation import BUS_BITS, CC_PATTERN, CLOCK_HZ, MEMORY_CLOCK_HZ, POSITIVE, SM_COUNT, Limit
 from roofline.specs import safe_yaml
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -34,6 +34,8 @@ TOP_KEYS = {"id", "display_names", "architecture", "chip", "compute_capability",
 SCHEMA_HINT = safe_yaml.SPEC_FIX
 LANES = Limit(1.0, 1024.0, integer=True)  # FP32 lanes per SM (64 or 128 on every GPU so far)
 BYTES = Limit(0.0, low_open=True, integer=True)
+DERIVED_ID = "derived"  # the id of a spec derived from a report's device attributes (roofline.specs.derived)
+DERIVED_LABEL = "derived from device attributes"
 
 
 @dataclass(frozen=True)
@@ -49,18 +51,21 @@ class DeviceSpec:
     boost_clock_hz: float
     tensor_clock_hz: float | None
     memory_type: str
-    memory_bytes: int
+    memory_bytes: int | None  # None (like the L2 size) only in a spec derived from a report without the attribute
     memory_bandwidth_bytes_per_s: float
-    l2_bytes: int
+    l2_bytes: int | None
     peaks: Mapping[str, float]
     sources: Mapping[str, str]
     fp32_lanes_per_sm: int
+    memory_clock_hz: float | None = None  # as CUDA reports it (memory_clock_rate): half the per-pin data rate
+    memory_bus_width_bits: int | None = None
     l1_bytes_per_s: float | None = None
     l2_bytes_per_s: float | None = None
     chip: str = ""
     notes: str = ""
     derived: Mapping[str, str] = field(default_factory=dict)
     measured: Calibration | None = None  # the roofs roofline calibrate measured on this GPU, if a file gives them
+    gaps: Mapping[str, str] = field(default_factory=dict)  # roof -> why a derived spec has no number for it
 
 
 @dataclass(frozen=True)
@@ -174,7 +179,7 @@ def _tokens(name: str) -> set[str]:
 
 
 def _memory_close(spec: DeviceSpec, device: Device) -> bool:
-    if not device.total_memory_bytes:
+    if not device.total_memory_bytes or not spec.memory_bytes:
         return True
     return abs(device.total_memory_bytes / spec.memory_bytes - 1.0) <= MEMORY_MATCH_TOLERANCE
 
@@ -312,10 +317,14 @@ def _build(c: _Checker, data: dict[str, Any]) -> DeviceSpec:
     names = data.get("display_names")
     if not isinstance(names, list) or not names or not all(isinstance(n, str) and n for n in names):
         raise c.fail("display_names", "must be a non-empty list of names as ncu writes them")
+    if data.get("id") == DERIVED_ID:
+        raise c.fail("id", f"'{DERIVED_ID}' is reserved for peaks derived from a report's device attributes")
     cc = c.text(data, "compute_capability")
     if not CC_PATTERN.fullmatch(cc):
         raise c.fail("compute_capability", f"must look like \"8.0\", got {cc!r}")
-    memory = c.section(data, "memory", ("type", "bytes", "bandwidth_bytes_per_s"), required=True)
+    memory = c.section(data, "memory", ("type", "bytes", "bandwidth_bytes_per_s", "clock_hz", "bus_width_bits"),
+                       required=True)
+    bus = c.optional_number(memory, "memory.bus_width_bits", BUS_BITS)
     peaks_data = c.section(data, "peaks", PEAK_KEYS, required=True)
     bandwidth = c.section(data, "bandwidth", ("l2_bytes_per_s", "l1_bytes_per_s"), required=False)
     peaks = {k: c.number(peaks_data, f"peaks.{k}") if k == "fp32" else c.optional_number(peaks_data, f"peaks.{k}")
@@ -330,6 +339,8 @@ def _build(c: _Checker, data: dict[str, Any]) -> DeviceSpec:
         l2_bytes=int(c.number(data, "l2_bytes", BYTES)),
         peaks={k: v for k, v in peaks.items() if v is not None},
         fp32_lanes_per_sm=int(c.number(data, "fp32_lanes_per_sm", LANES)),
+        memory_clock_hz=c.optional_number(memory, "memory.clock_hz", MEMORY_CLOCK_HZ),
+        memory_bus_width_bits=int(bus) if bus is not None else None,
         l1_bytes_per_s=c.optional_number(bandwidth, "bandwidth.l1_bytes_per_s"),
         l2_bytes_per_s=c.optional_number(bandwidth, "bandwidth.l2_bytes_per_s"),
         chip=c.text(data, "chip", required=False), notes=c.text(data, "notes", required=False),
@@ -349,7 +360,10 @@ def spec_ceilings(spec: DeviceSpec, tensor_dtype: str | None = None) -> Ceilings
     if flops["tensor"] is None:
         missing["tensor"] = f"no dense {dtype.upper()} Tensor Core peak in {where}"
     missing.update({k: f"no documented {k.upper()} bandwidth in {where}" for k, v in bandwidth.items() if v is None})
+    missing.update({k: why for k, why in spec.gaps.items() if k in missing})
     clock = f"datasheet peaks at the {spec.boost_clock_hz / 1e9:.3g} GHz boost clock"
+    if spec.id == DERIVED_ID:
+        clock = f"peaks {DERIVED_LABEL} at the {spec.boost_clock_hz / 1e9:.3g} GHz boost clock (the GPU's maximum)"
     if spec.tensor_clock_hz:
         clock += f" (tensor figures at {spec.tensor_clock_hz / 1e9:.3g} GHz)"
     return Ceilings("datasheet", flops, bandwidth, clock_note=clock, tensor_dtype=dtype, missing=missing)

@@ -76,7 +76,9 @@ def spec_dict(spec: DeviceSpec) -> dict[str, Any]:
         "tensor_clock_hz": cited("tensor_clock_hz", spec.tensor_clock_hz),
         "fp32_lanes_per_sm": cited("fp32_lanes_per_sm", spec.fp32_lanes_per_sm),
         "memory": {"type": spec.memory_type, "bytes": cited("memory.bytes", spec.memory_bytes),
-                   "bandwidth_bytes_per_s": cited("memory.bandwidth_bytes_per_s", spec.memory_bandwidth_bytes_per_s)},
+                   "bandwidth_bytes_per_s": cited("memory.bandwidth_bytes_per_s", spec.memory_bandwidth_bytes_per_s),
+                   "clock_hz": cited("memory.clock_hz", spec.memory_clock_hz),
+                   "bus_width_bits": cited("memory.bus_width_bits", spec.memory_bus_width_bits)},
         "l2_bytes": cited("l2_bytes", spec.l2_bytes),
         "peaks": {k: cited(f"peaks.{k}", v) for k, v in spec.peaks.items()},
         "bandwidth": {"l2_bytes_per_s": cited("bandwidth.l2_bytes_per_s", spec.l2_bytes_per_s),
@@ -109,10 +111,13 @@ def _print_table(spec: DeviceSpec) -> None:
     table.add_column("value", justify="right", no_wrap=True)
     table.add_column("source")
     units = {"sm_count": "", "boost_clock_hz": "Hz", "tensor_clock_hz": "Hz", "memory.bytes": "B",
-             "memory.bandwidth_bytes_per_s": "B/s", "l2_bytes": "B", "fp32_lanes_per_sm": ""}
+             "memory.bandwidth_bytes_per_s": "B/s", "memory.clock_hz": "Hz", "memory.bus_width_bits": "bit",
+             "l2_bytes": "B", "fp32_lanes_per_sm": ""}
     values = {"sm_count": spec.sm_count, "boost_clock_hz": spec.boost_clock_hz, "tensor_clock_hz": spec.tensor_clock_hz,
               "fp32_lanes_per_sm": spec.fp32_lanes_per_sm, "memory.bytes": spec.memory_bytes,
-              "memory.bandwidth_bytes_per_s": spec.memory_bandwidth_bytes_per_s, "l2_bytes": spec.l2_bytes,
+              "memory.bandwidth_bytes_per_s": spec.memory_bandwidth_bytes_per_s,
+              "memory.clock_hz": spec.memory_clock_hz, "memory.bus_width_bits": spec.memory_bus_width_bits,
+              "l2_bytes": spec.l2_bytes,
               **{f"peaks.{k}": v for k, v in spec.peaks.items()},
               "bandwidth.l2_bytes_per_s": spec.l2_bytes_per_s, "bandwidth.l1_bytes_per_s": spec.l1_bytes_per_s}
     for key, value in values.items():
