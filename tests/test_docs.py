@@ -1,5 +1,6 @@
 """The README and the pages under docs/ hang together: every relative link reaches an existing file, every #anchor
-a heading of its page (by GitHub's anchor rule), and the README links every page of docs/."""
+a heading of its page (by GitHub's anchor rule), and the README links every page of docs/. The licence and the
+changelog agree with the package."""
 
 from __future__ import annotations
 
@@ -95,3 +96,19 @@ def test_every_docs_page_is_linked_from_the_readme() -> None:
     """The README's list of pages is complete: no page of docs/ is reachable only by browsing the folder."""
     linked = {path for path, _ in relative_links(README)}
     assert [p.name for p in sorted(DOCS.glob("*.md")) if p.resolve() not in linked] == []
+
+
+def test_the_changelog_has_the_package_version_and_unreleased_changes() -> None:
+    """CHANGELOG.md in Keep a Changelog form: an Unreleased section first, then a section of the package's version."""
+    from roofline import __version__
+
+    versions = re.findall(r"^## \[([^\]]+)\]", (REPO / "CHANGELOG.md").read_text(), flags=re.M)
+    assert versions[:2] == ["Unreleased", __version__]
+
+
+def test_the_licence_is_the_one_the_package_declares() -> None:
+    """LICENSE holds the licence that pyproject.toml declares and the README names."""
+    declared = re.search(r'^license = \{ text = "([^"]+)" \}$', (REPO / "pyproject.toml").read_text(), flags=re.M)
+    assert declared is not None
+    assert (REPO / "LICENSE").read_text().splitlines()[0] == f"{declared[1]} License"
+    assert f"{declared[1]} ([LICENSE](LICENSE))" in README.read_text()
