@@ -1,10 +1,13 @@
 """The README and the pages under docs/ hang together: every relative link reaches an existing file, every #anchor
-a heading of its page (by GitHub's anchor rule), and the README links every page of docs/."""
+a heading of its page (by GitHub's anchor rule), and the README links every page of docs/. The licence and the
+changelog agree with the package."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
@@ -95,3 +98,112 @@ def test_every_docs_page_is_linked_from_the_readme() -> None:
     """The README's list of pages is complete: no page of docs/ is reachable only by browsing the folder."""
     linked = {path for path, _ in relative_links(README)}
     assert [p.name for p in sorted(DOCS.glob("*.md")) if p.resolve() not in linked] == []
+
+
+def test_the_changelog_has_the_package_version_and_unreleased_changes() -> None:
+    """CHANGELOG.md in Keep a Changelog form: an Unreleased section first, then a section of the package's version."""
+    from roofline import __version__
+
+    versions = re.findall(r"^## \[([^\]]+)\]", (REPO / "CHANGELOG.md").read_text(), flags=re.M)
+    assert versions[:2] == ["Unreleased", __version__]
+
+
+def test_the_licence_is_the_one_the_package_declares() -> None:
+    """LICENSE holds the licence that pyproject.toml declares and the README names."""
+    declared = re.search(r'^license = \{ text = "([^"]+)" \}$', (REPO / "pyproject.toml").read_text(), flags=re.M)
+    assert declared is not None
+    assert (REPO / "LICENSE").read_text().splitlines()[0] == f"{declared[1]} License"
+    assert f"{declared[1]} ([LICENSE](LICENSE))" in README.read_text()
+
+
+# --- Every command the pages show runs as shown ------------------------------------------------------------------
+SHARED = REPO.parent / "shared" / "ncu-reps"
+EXAMPLES = REPO / "examples" / "h100"
+BASH_BLOCK = re.compile(r"^```(?:bash|sh|shell)\n(.*?)^```", re.MULTILINE | re.DOTALL)
+# The placeholder files the pages name, and the report each stands for here: a shipped example where one fits,
+# else a shared real report (those commands skip when ../shared/ncu-reps is absent).
+STAND_INS = {
+    "app.ncu-rep": SHARED / "rtx3080_sgemm-vs-cublas_full.ncu-rep",  # an application with cuBLAS ampere_sgemm
+    "a10g.ncu-rep": SHARED / "rtx3080_sgemm-vs-cublas_full.ncu-rep",  # cuBLAS SGEMM on one GPU ...
+    "h100.ncu-rep": SHARED / "rtx4090_torch-linear-sgemm_custom.ncu-rep",  # ... and of its family on another
+    "rtx4070ti.ncu-rep": SHARED / "rtx4070ti_pytorch-sim_full.ncu-rep",
+    "before.ncu-rep": EXAMPLES / "triad-cupy.roofline.ncu-rep",  # one kernel, profiled twice on one GPU
+    "after.ncu-rep": EXAMPLES / "triad-cupy.full.ncu-rep",
+    "main.ncu-rep": EXAMPLES / "torch-bf16.roofline.ncu-rep",  # one GEMM, profiled twice: nothing regressed
+    "pr.ncu-rep": EXAMPLES / "torch-bf16.full.ncu-rep",
+    "reports/rank0.ncu-rep": EXAMPLES / "triad-half2.roofline.ncu-rep",  # what reports/*.ncu-rep finds
+    "reports/rank1.ncu-rep": EXAMPLES / "triad-half2.full.ncu-rep",
+}
+# `roofline analyze` runs the stand-in ncu of tests/fake_ncu, which runs the application and copies this report
+# as the one it wrote; the applications themselves are stand-ins that exit 0 (PyTorch would need a GPU).
+PROFILED = SHARED / "rtx3080_sgemm-vs-cublas_full.ncu-rep"
+STAND_IN_APPS = ("app.py", "examples/pytorch_matmul.py")
+# Lines that are not run here, and why.
+NOT_RUN = {
+    "python3 -m venv": "sets up an environment: the one this test runs in",
+    "mpiexec -n": "8 or 64 MPI ranks; tests/cli/commands/test_wrap_mpi.py and test_summary_mpi.py run wrap and "
+                  "summary --mpi under mpiexec",
+    "srun ": "Slurm's launcher, not on this machine",
+}
+
+
+def shown_commands() -> list[tuple[str, str]]:
+    """(page, command line) of every line of a bash block, its trailing comment left out."""
+    return [(page.name, re.sub(r"\s+#.*$", "", line).strip()) for page in pages()
+            for block in BASH_BLOCK.findall(page.read_text()) for line in block.splitlines() if line.strip()]
+
+
+def test_the_pages_show_commands_and_each_is_run_or_said_why_not() -> None:
+    """Every line is a roofline command (run below) or one NOT_RUN names, so no command is left out unseen."""
+    lines = [line for _, line in shown_commands()]
+    assert len([line for line in lines if line.startswith("roofline ")]) >= 20
+    assert [line for line in lines if not line.startswith("roofline ") and
+            not any(line.startswith(prefix) for prefix in NOT_RUN)] == []
+
+
+def stage(folder: Path, args: list[str]) -> None:
+    """The folder a command runs in: the placeholders it names linked to their stand-ins, the examples, the
+    stand-in apps."""
+    for name, target in STAND_INS.items():
+        if not any(name == a or (name.startswith("reports/") and a == "reports/*.ncu-rep") for a in args):
+            continue
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).symlink_to(target)
+    (folder / "examples").mkdir()
+    for item in (REPO / "examples").iterdir():
+        (folder / "examples" / item.name).symlink_to(item)
+    for app in STAND_IN_APPS:
+        (folder / app).unlink(missing_ok=True)
+        (folder / app).write_text("print('app ran')\n")
+
+
+@pytest.mark.parametrize("page, line", [c for c in shown_commands() if c[1].startswith("roofline ")],
+                         ids=lambda v: v if isinstance(v, str) and v.endswith(".md") else None)
+def test_the_command_runs_as_shown(page: str, line: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import glob
+    import os
+    import shlex
+    import subprocess
+    import sys
+
+    from tests.fake_ncu import fakencu
+
+    args = shlex.split(line)[1:]
+    needed = [t for name, t in STAND_INS.items() if name in args or (name.startswith("reports/") and
+                                                                      "reports/*.ncu-rep" in args)]
+    needed += [PROFILED] * (args[0] == "analyze")
+    missing = [p.name for p in needed if not p.exists()]
+    if missing:
+        pytest.skip(f"test data not found: {', '.join(missing)} in ../shared/ncu-reps next to the repository")
+    stage(tmp_path, args)
+    fake = fakencu.install(monkeypatch, tmp_path / "ncu")
+    monkeypatch.setenv("FAKE_NCU_REPORT", str(PROFILED))
+    monkeypatch.setenv("FAKE_NCU_KERNELS", "gemm,ampere_sgemm_128x64_nn")
+    expanded = [hit for a in args for hit in (sorted(glob.glob(a, root_dir=tmp_path)) if "*" in a else [a])]
+    env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "100"}
+    proc = subprocess.run([sys.executable, "-m", "roofline", *expanded], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, f"{page}: {line}\n{proc.stderr[-2000:]}"
+    assert "Traceback" not in proc.stderr
+    if args[0] == "analyze" and "--dry-run" not in args:
+        assert fake.argvs(), "the stand-in ncu was not run"

@@ -57,7 +57,7 @@ UNIT_NAMES: Mapping[str, tuple[str, str]] = {
     "sm__pipe_tensor_cycles_active": ("tensor", "tensor pipe"),
     "sm__pipe_tensor_op_dmma_cycles_active": ("tensor", "tensor pipe (DMMA)"),
     "sm__pipe_tensor_type_hmma_hgmma_qgmma_imma_igmma_bmma_bgmma_cycles_active": ("tensor", "tensor pipe (MMA)"),
-    "sm__pipe_shared_cycles_active": ("FP16+TC", "shared FP16/tensor pipe"),
+    "sm__pipe_shared_cycles_active": ("FP16/tensor", "shared FP16/tensor pipe"),  # one pipe: FP16 and tensor
     "sm__inst_executed_pipe_fp16": ("FP16", "FP16 pipe"), "sm__pipe_tma_cycles_active": ("TMA", "TMA pipe"),
     "sm__issue_active": ("issue", "issue slots"), "sm__inst_executed": ("issue", "instruction issue"),
     "sm__inst_executed_pipe_adu": ("ADU", "ADU pipe (address divergence)"),

@@ -44,7 +44,7 @@ COMMANDS: dict[str, tuple[str, str, bool, str]] = {
     "diff": ("diff", "diff", False,
              "Compare NEW with BASE kernel by kernel and fail (exit 1) on a regression beyond the thresholds."),
     "summary": ("summary", "summary", False,
-                "Rank the kernels of whole applications by recoverable time (time x (1 - percent of roof))."),
+                "Rank the kernels of whole applications by recoverable time (time above the busiest unit's peak)."),
     "specs": ("specs", "app", True, "List, show and check the device spec YAML files (datasheet ceilings)."),
     "analyze": ("analyze", "analyze", False,
                 "Profile an application with ncu, then analyse the report it wrote (as `roofline report` does)."),

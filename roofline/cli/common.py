@@ -17,6 +17,7 @@ import typer
 from roofline.cli.output import write_output as write_output
 from roofline.core.choices import OUTPUT_OPTION, GroupBy, NameBase
 from roofline.core.kernel_filter import LANGUAGE, NAME_BASE_HELP
+from roofline.core.labels import LEGEND_KERNELS
 from roofline.core.model import CeilingSet
 from roofline.pipeline import AnalysisOptions
 from roofline.render.base import Document as Document
@@ -25,6 +26,7 @@ from roofline.render.base import Kind, Output, find_format, format_names, image_
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.launches import ReportAnalysis
     from roofline.errors import RooflineError
+    from roofline.render.mpl import PlotFormat
 
 F = TypeVar("F", bound=Callable[..., object])
 if TYPE_CHECKING:  # pragma: no cover
@@ -257,6 +259,23 @@ def write_document(kind: Kind, name: str, document: Document, output: Path | Non
     emit(fmt.render(document), target)
 
 
+# --- Plots ----------------------------------------------------------------------------------------------
+def report_plot(analyses: Sequence[ReportAnalysis], fmt: PlotFormat, target: Path,
+                top: int = LEGEND_KERNELS) -> bytes:
+    """The roofline plot of the reports (``top`` kernels in the legend); a one-line error, and no file, when no
+    kernel of any report has a point on it."""
+    from roofline.errors import RooflineError
+    from roofline.render.report import plot as plot_render
+
+    data = plot_render.plot_data(analyses, top)
+    if plot_render.plots_nothing(data):
+        names = ", ".join(str(a.report.path) for a in analyses) or "the reports"
+        raise RooflineError(f"{target}: not written, nothing to plot: no kernel of {names} has a duration with "
+                            "FLOPs or bytes measured", "re-profile with --set roofline or --set full, or leave out "
+                            "the plot")
+    return plot_render.draw(data, fmt)
+
+
 # --- The report workflow of `report` and `analyze` ------------------------------------------------------
 def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions, fmt: str = "table",
                  output: Path | None = None, plot: Path | None = None,
@@ -275,9 +294,7 @@ def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptio
         plot_fmt = plot_format(plot)
     analyses, errors = analyze_good(paths, options, jobs)
     if plot is not None and plot_fmt is not None:
-        from roofline.render.report import plot as plot_render
-
-        write_output(plot, plot_render.render(analyses, plot_fmt))
+        write_output(plot, report_plot(analyses, plot_fmt, plot))
     spreads = spread_across_reports(analyses, spread_threshold_pct) if len(analyses) > 1 else ()
     write_document("report", fmt, Document(analyses, width=terminal_width(wide), spreads=spreads), output, paths)
     fail_for(errors)

@@ -129,6 +129,8 @@ HINT_DRAM = "re-profile with --set roofline or --set full"
 HINT_CACHE = "re-profile with --set roofline (hierarchical roofline sections)"
 HINT_TIME = "re-profile with any --set (gpu__time_duration is in every stock section)"
 HINT_NAN = "profile this kernel again (alone with -k, or with --replay-mode application)"
+MISSING_METRICS = "missing metrics: "  # a reason of metrics the report lacks: this, their names, "; ", the hint
+COLLECT_HINTS = tuple(dict.fromkeys((HINT_FLOPS, HINT_FP16, HINT_TENSOR, HINT_DRAM, HINT_CACHE, HINT_TIME)))
 
 
 class Measured(NamedTuple):
@@ -146,7 +148,7 @@ class Measured(NamedTuple):
         """One line saying why the value is absent (empty when present)."""
         if self.value is not None:
             return ""
-        what = self.via or ("missing metrics: " + ", ".join(self.missing) if self.missing else "not measured")
+        what = self.via or (MISSING_METRICS + ", ".join(self.missing) if self.missing else "not measured")
         return f"{what}; {self.hint}" if self.hint else what
 
 

@@ -19,12 +19,13 @@ Cell = str | KernelName
 
 
 def record(body: Callable[[Console], object], width: int = 80) -> str:
-    """The text ``body`` prints on a console ``width`` columns wide, without colours."""
+    """The text ``body`` prints on a console ``width`` columns wide, without colours, and without the spaces rich
+    pads a table's lines with to its width at their ends."""
     from rich.console import Console
 
     console = Console(width=width, record=True, file=io.StringIO(), color_system=None)
     body(console)
-    return console.export_text()
+    return "".join(line.rstrip() + "\n" for line in console.export_text().splitlines())
 
 
 def escape(text: str) -> str:

@@ -54,6 +54,22 @@ def test_installed_version_is_the_package_version():
     assert version("roofline") == __version__
 
 
+def test_the_command_line_prints_the_installed_version():
+    """`roofline --version` as a user runs it (answered before typer loads) prints the package metadata's version."""
+    from importlib.metadata import version
+
+    proc = python("-m", "roofline", "--version")
+    assert proc.returncode == 0 and proc.stdout == f"roofline {version('roofline')}\n", proc.stderr
+
+
+def test_the_version_is_written_once():
+    """pyproject.toml names no version of its own: it takes roofline.__version__ (dynamic)."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11 and newer
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())
+    assert "version" not in project["project"] and "version" in project["project"]["dynamic"]
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "roofline.__version__"}
+
+
 def test_python_m_roofline_help():
     proc = python("-m", "roofline", "--help")
     assert proc.returncode == 0, proc.stderr

@@ -84,6 +84,13 @@ def compare(
         analyses = analyze_files(files, options, catalog, jobs, done)
     warn(analyses)
     comparison = pair_reports(analyses, matcher, target, judged)
+    if plot is not None:
+        from roofline.render.compare.plot import nothing_to_compare
+
+        empty = nothing_to_compare(comparison)
+        if empty:
+            raise RooflineError(f"{plot}: not written, nothing to plot: {empty}",
+                                "pair kernels with --match order|regex:PATTERN or --map BASE=NEW, or leave out --plot")
     document = Document(comparison, width=terminal_width(wide), normalize=normalize)
     write_document("compare", fmt, document, output, files)
     if plot is not None and plot_fmt is not None:

@@ -18,6 +18,7 @@ from roofline.cli.common import (
     default_output,
     fail_for,
     handles_errors,
+    report_plot,
     write_output,
 )
 from roofline.core.choices import OUTPUT_OPTION
@@ -45,10 +46,9 @@ def plot(
     """Draw the hierarchical roofline of existing reports: one panel per report, kernels at every memory level.
     A bad report does not stop the others (named at the end, exit 2)."""
     from roofline.render.mpl import plot_format
-    from roofline.render.report import plot as plot_render
 
     target = output or default_output(files, ".png")
     fmt = plot_format(target)
     analyses, errors = analyze_good(files, analysis_options(kernel, kernel_name_base, ceilings, specs, timeout))
-    write_output(target, plot_render.render(analyses, fmt, top))
+    write_output(target, report_plot(analyses, fmt, target, top))
     fail_for(errors)

@@ -61,8 +61,9 @@ def summary(
         "--mpi", help="Under mpiexec: spread the files over the MPI ranks; rank 0 prints the ranking (needs "
         "mpi4py: pip install 'roofline[mpi]').")] = False,
 ) -> None:
-    """Rank the kernels of whole applications by recoverable time (time x (1 - percent of roof)). A bad report
-    does not stop the others (named at the end, exit 2)."""
+    """Rank the kernels of whole applications by recoverable time: time x (1 - attained / 100), attained = the
+    largest of percent of roof and the SM and memory throughputs; small-grid launches are counted apart. A bad
+    report does not stop the others (named at the end, exit 2)."""
     from roofline.compare.ranking import AppSummary, check_top, labelled, summarize
     from roofline.errors import UsageError
     from roofline.pipeline import map_reports

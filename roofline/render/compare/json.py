@@ -8,7 +8,7 @@ which document it is: compare, diff or summary.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from roofline import __version__
 from roofline.analysis.kernels import KernelStats
@@ -19,7 +19,11 @@ from roofline.compare.ranking import RECOVERABLE_COUNTS, AppSummary, SummaryRow
 from roofline.compare.regression import DiffResult, Verdict
 from roofline.core.labels import letter
 from roofline.render import GENERATOR
+from roofline.render.report.flat import dataframe, flatten
 from roofline.render.report.json import SCHEMA_VERSION, ceilings_dict, dumps, number, value_or_null, values_or_null
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas
 
 
 def comparison_json(c: Comparison) -> str:
@@ -53,6 +57,13 @@ def comparison_document(c: Comparison) -> dict[str, Any]:
         "kernels": [pair_dict(p, c.reports) for p in c.pairs],
         "unmatched": {r.label: list(names) for r, names in zip(c.reports, c.unmatched, strict=True)},
     }
+
+
+def comparison_dataframe(c: Comparison) -> pandas.DataFrame:
+    """A comparison for pandas: one row per matched kernel, one column per leaf of its ``kernels[]`` entry in the
+    JSON document (``sides.1.median_s``, ``speedup.1``, ...; report i's values under index i), units in
+    ``.attrs["units"]``, as the report's ``to_dataframe``. Needs pandas."""
+    return dataframe([flatten(pair_dict(p, c.reports)) for p in c.pairs])
 
 
 def diff_document(d: DiffResult) -> dict[str, Any]:

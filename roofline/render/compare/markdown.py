@@ -29,7 +29,7 @@ from roofline.render.compare.table import (
     verdict_words,
     versus_grids,
 )
-from roofline.render.report.markdown import Block, text
+from roofline.render.report.markdown import Block, cell, inline, row, text
 
 COLUMNS = ("kernel", "base / launch", "new / launch", "change", "interval", "work", "roof base", "roof new", "status")
 MAX_UNMATCHED_NAMES = 10
@@ -75,7 +75,7 @@ def comparison_blocks(c: Comparison, image: str = "", svg: str = "") -> list[Blo
 
 def grid_blocks(grid: Grid) -> list[Block]:
     """A comparison table as a heading, a table (kernel names as code) and its caption."""
-    rows = tuple((f"`{cell(row[0])}`", *(cell(x) for x in row[1:])) for row in grid.rows)
+    rows = tuple((f"`{cell(r[0])}`", *(cell(x) for x in r[1:])) for r in grid.rows)
     numeric = (False, *(h not in ("work", "unit", "bound") for h in grid.header[1:]))
     return [Block("h3", cell(grid.title)), Block("table", header=grid.header, rows=rows, numeric=numeric),
             Block("note", cell(grid.caption))]
@@ -86,45 +86,43 @@ def diff_markdown(d: DiffResult) -> str:
     base, new = d.comparison.reports
     status = f":x: **{verdict_words(d)}**" if d.exit_code else f":white_check_mark: **{verdict_words(d)}**"
     lines = [
-        f"### roofline diff: `{cell(base.label)}` → `{cell(new.label)}`",
+        "### " + inline(f"roofline diff: `{cell(base.label)}` → `{cell(new.label)}`"),
         "",
-        f"{status} beyond {threshold_text(d)}; matching: {cell(d.comparison.matching)}.",
-        f"Base: {cell(base.device)} ({_ncu(base.ncu_version)}); new: {cell(new.device)} ({_ncu(new.ncu_version)}). "
-        "Times are per launch (median); roof = percent of each GPU's own roof.",
-        *(f"> **Warning** (`{cell(r.label)}`): {cell(w)}" for r in (base, new) for w in r.warnings),
-        *(f"> **Note**: {cell(note)}" for note in d.setup_notes),
+        inline(f"{status} beyond {threshold_text(d)}; matching: {d.comparison.matching}."),
+        inline(f"Base: {base.device} ({_ncu(base.ncu_version)}); new: {new.device} ({_ncu(new.ncu_version)}). "
+               "Times are per launch (median); roof = percent of each GPU's own roof."),
+        *("> " + inline(f"**Warning** (`{cell(r.label)}`): {w}") for r in (base, new) for w in r.warnings),
+        *("> " + inline(f"**Note**: {note}") for note in d.setup_notes),
         "",
         *table(d.verdicts),
-        *(["", f"{':x: ' if d.total_regressed else ''}{cell(total_text(d))}"] if d.total else []),
+        *(["", inline(f"{':x: ' if d.total_regressed else ''}{total_text(d)}")] if d.total else []),
         *_details(d),
         "",
-        f"<sub>{cell(noise_note(d))}</sub>",
+        f"<sub>{inline(noise_note(d))}</sub>",
     ]
     return "\n".join(lines) + "\n"
 
 
 def table(verdicts: Sequence[Verdict]) -> list[str]:
     """The GFM table rows: header, delimiter, then regressions first and the rest in base-time order."""
-    rows = ["| " + " | ".join(COLUMNS) + " |", "|" + "|".join([":---", *["---:"] * 4, ":---", "---:", "---:",
-                                                                ":---"]) + "|"]
+    rows = [row(COLUMNS), "|" + "|".join([":---", *["---:"] * 4, ":---", "---:", "---:", ":---"]) + "|"]
     for v in sorted(verdicts, key=lambda v: not v.regressed):
         base, new = v.pair.side(0), v.pair.side(1)
         check = v.pair.work[1] if v.pair.work else None
-        rows.append("| " + " | ".join((
+        rows.append(row((
             f"`{cell(v.pair.label)}`", seconds(base.median_s.value), seconds(new.median_s.value),
             change_text(v.change.ratio if v.change else None), change_interval(v.change),
-            cell(check.summary if check else "n/a"), pct(base.roof.pct_of_roof), pct(new.roof.pct_of_roof),
-            _status(v),
-        )) + " |")
+            check.summary if check else "n/a", pct(base.roof.pct_of_roof), pct(new.roof.pct_of_roof), _status(v),
+        )))
     return rows
 
 
 def _status(v: Verdict) -> str:
     if v.regressed:
-        return ":x: " + cell("; ".join(v.reasons))
+        return ":x: " + "; ".join(v.reasons)
     if v.not_gated:
-        return "not gated: " + cell(v.not_gated)
-    return "ok" + (f" ({cell(per_work_text(v))})" if per_work_text(v) else "")
+        return "not gated: " + v.not_gated
+    return "ok" + (f" ({per_work_text(v)})" if per_work_text(v) else "")
 
 
 def _ncu(version: str) -> str:
@@ -135,15 +133,11 @@ def _details(d: DiffResult) -> list[str]:
     lines = []
     unchecked = list(dict.fromkeys(u for v in d.verdicts for u in v.unchecked))
     if unchecked:
-        lines += ["", "**Not checked** (n/a above):", *(f"- {cell(u)}" for u in unchecked)]
+        lines += ["", "**Not checked** (n/a above):", *(f"- {inline(u)}" for u in unchecked)]
     for title, names in zip(("Only in base", "Only in new"), d.comparison.unmatched, strict=True):
         if names:
             shown = ", ".join(f"`{cell(n)}`" for n in names[:MAX_UNMATCHED_NAMES])
             more = f" and {len(names) - MAX_UNMATCHED_NAMES} more" if len(names) > MAX_UNMATCHED_NAMES else ""
-            lines += ["", f"{title} ({len(names)}): {shown}{more}"]
+            lines += ["", inline(f"{title} ({len(names)}): {shown}{more}")]
     return lines
 
-
-def cell(text: str) -> str:
-    """Text safe inside a table cell and inline code: no pipes, backticks or line breaks."""
-    return text.replace("|", "\\|").replace("`", "'").replace("\n", " ")

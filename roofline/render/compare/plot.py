@@ -222,6 +222,14 @@ COMPARE_SIZE_IN = (10.5, 5.6)
 SUMMARY_SIZE_IN = (13.0, 5.0)  # per report
 
 
+def nothing_to_compare(c: Comparison) -> str:
+    """Why the comparison plot would hold no point ("" when it holds one): no kernel in common, or none of the
+    paired kernels has an intensity and a rate."""
+    if not c.pairs:
+        return f"no kernel in common ({c.matching} matching)"
+    return "" if comparison_data(c).points else "no paired kernel has FLOPs and bytes measured"
+
+
 def comparison_plot(c: Comparison, fmt: PlotFormat, normalize: bool = False) -> bytes:
     """The comparison plot as PNG, SVG or PDF bytes."""
     return to_bytes(comparison_figure(c, normalize), fmt)

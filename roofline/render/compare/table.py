@@ -419,8 +419,10 @@ def noise_note(d: DiffResult) -> str:
 
 # --- summary ---------------------------------------------------------------------------------------------
 def _print_summaries(console: Console, summaries: Sequence[AppSummary]) -> None:
+    """Each report's summary, then what the recoverable time counts, once."""
     for s in summaries:
         _print_summary(console, s)
+    console.print(f"[dim]{RECOVERABLE_COUNTS}[/dim]", highlight=False)
 
 
 def _print_summary(console: Console, s: AppSummary) -> None:
@@ -438,7 +440,6 @@ def _print_summary(console: Console, s: AppSummary) -> None:
                   (f"; recoverable in all: {seconds(s.recoverable_s)}" if s.recoverable_s is not None else "") +
                   (f"; small grids: {seconds(s.small_grid_s)}" if s.small_grid_s else ""),
                   highlight=False)
-    console.print(f"[dim]{RECOVERABLE_COUNTS}[/dim]", highlight=False)
     console.print()
 
 

@@ -114,11 +114,16 @@ def _cell(value: Any) -> Any:
 def to_dataframe(analyses: ReportAnalysis | Sequence[ReportAnalysis]) -> pandas.DataFrame:
     """The launches of one analysis (or several) as a pandas DataFrame, one row per launch and one column per
     JSON leaf (units in ``.attrs["units"]``). Needs pandas: RooflineError with the install line otherwise."""
+    return dataframe(rows([analyses] if isinstance(analyses, ReportAnalysis) else analyses))
+
+
+def dataframe(table: Sequence[Mapping[str, Any]]) -> pandas.DataFrame:
+    """Flat rows as a pandas DataFrame, one column per path in first-seen order, units in ``.attrs["units"]``.
+    Needs pandas: RooflineError with the install line otherwise."""
     try:
         import pandas
     except ImportError:
         raise RooflineError("to_dataframe needs pandas, which is not installed", PANDAS_HINT) from None
-    table = rows([analyses] if isinstance(analyses, ReportAnalysis) else analyses)
     names = columns(table)
     frame = pandas.DataFrame.from_records(table, columns=names)
     frame.attrs["units"] = {name: u for name in names if (u := unit(name, table))}

@@ -11,12 +11,12 @@ from collections.abc import Sequence
 
 from roofline.analysis.launches import ReportAnalysis
 from roofline.render import GENERATOR
-from roofline.render.report.markdown import Block, document
+from roofline.render.report.markdown import Block, document, spans
 from roofline.render.report.plot import inline_svg
 
 PLOT_HINT = "Hover over a point for its values; click it to go to its kernel's section (for the kernels that have one)."
 
-_INLINE = ((re.compile(r"`([^`]+)`"), r"<code>\1</code>"), (re.compile(r"\*\*([^*]+)\*\*"), r"<strong>\1</strong>"))
+_TAGS = {"code": "code", "bold": "strong"}  # the inline markup of block text (markdown.spans) as HTML elements
 _PAGE = """<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -125,8 +125,7 @@ def _table(b: Block) -> str:
 
 
 def inline(text: str) -> str:
-    """Escaped text with `code` and **bold** turned into tags."""
-    out = html.escape(text.replace("\\|", "|"))
-    for pattern, repl in _INLINE:
-        out = pattern.sub(repl, out)
-    return out
+    """Block text as HTML: `code` and **bold** as elements, every character of their content and of the rest
+    escaped."""
+    parts = [(_TAGS.get(kind), html.escape(part)) for kind, part in spans(text)]
+    return "".join(f"<{tag}>{part}</{tag}>" if tag else part for tag, part in parts)

@@ -5,12 +5,15 @@ by side), kernels ranked by recoverable time, and per kernel its verdict over ev
 position that explains it, what the warps wait on, occupancy, Tensor Core findings, ncu's own rule messages and
 the advice of ``roofline.analysis.advice`` (ranked by estimated time saved, each with its condition and the measurement
 behind it; where nothing was measured, none is given).
-Inline markup in block text is limited to `code` and **bold**, which both renderers understand.
+Inline markup in block text is limited to `code` and **bold** (``spans``), which both renderers understand; the
+rest is text, which each renderer escapes, so a kernel name or a file name is never markup. Text from a report or
+the user goes between backticks through ``cell``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +35,9 @@ from roofline.render.report.plot import PlotData, plot_data
 
 RANKED_ROWS = 20  # kernels in the ranking table
 NAME_CHARS = 80  # a kernel's name in the ranking table and its heading (the full demangled name follows it)
+_MARKUP = re.compile(r"`([^`]+)`|\*\*([^*]+)\*\*")  # the inline markup of block text: `code` and **bold**
+_LINE_BREAK = re.compile(r"\r\n?|\n")  # Markdown's line ends: inside a block they would end a table row or start HTML
+_MARKDOWN_SPECIAL = re.compile(r"[\\`*\[\]<&|]|_+")  # escaped in Markdown text: escapes, code, emphasis, links, HTML
 SKIPPED_RULE_KINDS = ("ok",)
 NO_ADVICE = "none: no measured cause in this report to act on"
 
@@ -75,7 +81,7 @@ def kernel_anchor(report: int, rank: int) -> str:
 def document(analyses: Sequence[ReportAnalysis], with_plot: bool = False, images: Sequence[str] = ()) -> list[Block]:
     """The whole report as blocks; ``with_plot`` adds each report's roofline plot data, ``images`` each report's
     plot image path (one per report)."""
-    names = ", ".join(f"`{Path(a.report.path).name}`" for a in analyses)
+    names = ", ".join(f"`{cell(Path(a.report.path).name)}`" for a in analyses)
     blocks = [Block("h1", "Roofline optimization report"),
               Block("p", f"{names}: {sum(len(a.launches) for a in analyses)} kernel launches. The bound is the "
                          "verdict over every unit of the GPU (ncu's SpeedOfLight rule on the SM and memory "
@@ -92,7 +98,7 @@ def document(analyses: Sequence[ReportAnalysis], with_plot: bool = False, images
 def report_blocks(a: ReportAnalysis, with_plot: bool = False, index: int = 0, image: str = "") -> list[Block]:
     """One report (``index`` in the document): GPU, ceilings, plot (its data with ``with_plot``, else the
     ``image`` path when given), ranking, kernel sections, what was not measured."""
-    blocks = [Block("h2", f"`{Path(a.report.path).name}`")]
+    blocks = [Block("h2", f"`{cell(Path(a.report.path).name)}`")]
     blocks += [Block("warn", w) for w in a.report.warnings]
     if a.report.source == "model":
         blocks.append(Block("warn", f"Report model (JSON), not read from an .ncu-rep: {a.report.label or 'no label'}."))
@@ -109,14 +115,14 @@ def report_blocks(a: ReportAnalysis, with_plot: bool = False, index: int = 0, im
                       for rank, g in enumerate(advised, 1))
         blocks.append(Block("plot", plot=plot_data([a]), links=links))
     elif image:
-        blocks.append(Block("plot", f"![Roofline plot of {Path(a.report.path).name}]({image})"))
+        blocks.append(Block("plot", f"![Roofline plot of {inline(Path(a.report.path).name)}]({image})"))
     blocks += [Block("h3", "Kernels ranked by recoverable time"), ranking_table(rank_by_recoverable_time(a.groups))]
     for rank, group in enumerate(advised, 1):
         blocks += kernel_blocks(rank, group, kernel_anchor(index, rank))
     unmeasured = not_measured(a)
     if unmeasured:
         blocks += [Block("h3", "Not measured in this report"), Block("ul", items=tuple(unmeasured))]
-    invalid = tuple(f"`{k.launch.key}` `{_cell(k.launch.name)}`: {k.launch.invalid}" for k in a.launches
+    invalid = tuple(f"`{k.launch.key}` `{cell(k.launch.name)}`: {k.launch.invalid}" for k in a.launches
                     if k.launch.invalid)
     if invalid:
         blocks += [Block("h3", "Invalid launches (left out of times, rankings and verdicts)"),
@@ -169,7 +175,7 @@ def ranking_table(groups: Sequence[KernelGroup]) -> Block:
         k = g.longest
         v = k.verdict
         busiest = f"{v.busiest.name} {pct(v.busiest.pct)}" if v.busiest else "n/a"
-        rows.append((str(i), f"`{_cell(group_name(g.name, g.functions).fit(NAME_CHARS))}`", str(len(g.launches)),
+        rows.append((str(i), f"`{cell(group_name(g.name, g.functions).fit(NAME_CHARS))}`", str(len(g.launches)),
                      seconds(g.total_s),
                      pct(None if g.time_share is None else 100 * g.time_share),
                      (v.bound or "n/a") + (" (roofline only)" if v.basis == "roofline" else ""), busiest,
@@ -184,8 +190,10 @@ def ranking_table(groups: Sequence[KernelGroup]) -> Block:
                  numeric=(True, False, True, True, True, False, False, True, False, True, True))
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("`", "'")
+def cell(text: str) -> str:
+    """Text from a report or the user (a kernel or file name) as it goes into block text, between backticks or
+    not: a backtick, which would end or start a code span, shown as '. The renderers escape everything else."""
+    return text.replace("`", "'")
 
 
 # --- One kernel ---------------------------------------------------------------------------------------
@@ -197,9 +205,9 @@ def kernel_blocks(rank: int, g: KernelGroup, anchor: str = "") -> list[Block]:
     which = (f"; figures below are for its longest launch ({k.launch.key}, {seconds(k.duration_s.value)})"
              if len(g.launches) > 1 else "")
     label = group_name(g.name, g.functions).fit(NAME_CHARS)  # the short name, then the full one
-    blocks = [Block("h3", f"{rank}. `{_cell(label)}`", anchor=anchor)]
+    blocks = [Block("h3", f"{rank}. `{cell(label)}`", anchor=anchor)]
     if k.launch.demangled_name and k.launch.demangled_name != label:
-        blocks.append(Block("p", f"demangled: `{_cell(k.launch.demangled_name)}`"))
+        blocks.append(Block("p", f"demangled: `{cell(k.launch.demangled_name)}`"))
     blocks += [Block("p", f"{counted(len(g.launches), 'launch')}, {seconds(g.total_s)} ({share} of the profiled time), "
                           f"recoverable {seconds(g.recoverable_s)}{which}."),
                Block("p", verdict_text(k)), position_table(k), Block("p", roof_text(k))]
@@ -334,22 +342,60 @@ def not_measured(a: ReportAnalysis) -> list[str]:
 
 
 # --- Markdown -----------------------------------------------------------------------------------------
+def spans(text: str) -> Iterator[tuple[str, str]]:
+    """Block text in its parts: ("code", text), ("bold", text) or ("plain", text), in order."""
+    at = 0
+    for m in _MARKUP.finditer(text):
+        if m.start() > at:
+            yield "plain", text[at:m.start()]
+        yield ("code", m[1]) if m[1] is not None else ("bold", m[2])
+        at = m.end()
+    if at < len(text):
+        yield "plain", text[at:]
+
+
+def inline(text: str, in_table: bool = False) -> str:
+    """Block text as Markdown on one line: code and bold as markup, every other character as itself (escaped
+    where Markdown would read it as markup or HTML); ``in_table``: a table cell, where GFM splits at any pipe
+    not escaped, code spans included."""
+    out = []
+    for kind, part in spans(_LINE_BREAK.sub(" ", text)):
+        if kind == "code":
+            out.append("`" + (part.replace("|", "\\|") if in_table else part) + "`")
+        else:
+            escaped = _MARKDOWN_SPECIAL.sub(_escape, part)
+            out.append(f"**{escaped}**" if kind == "bold" else escaped)
+    return "".join(out)
+
+
+def _escape(m: re.Match[str]) -> str:
+    """A character Markdown would read as markup, escaped; a run of underscores within a word (``sm__cycles``)
+    stays as it is, since CommonMark never reads that as emphasis."""
+    text, start, end = m.string, m.start(), m.end()
+    if m[0][0] == "_" and start > 0 and end < len(text) and text[start - 1].isalnum() and text[end].isalnum():
+        return m[0]
+    return "".join("\\" + c for c in m[0])
+
+
 def _markdown(b: Block) -> str:
     if b.kind in ("h1", "h2", "h3"):
-        return "#" * int(b.kind[1]) + " " + b.text
+        return "#" * int(b.kind[1]) + " " + inline(b.text)
     if b.kind in ("ul", "details"):
-        title = f"**{b.text}**\n\n" if b.kind == "details" else ""
-        return title + "\n".join(f"- {item}" for item in b.items)
+        title = f"**{inline(b.text)}**\n\n" if b.kind == "details" else ""
+        return title + "\n".join(f"- {inline(item)}" for item in b.items)
     if b.kind == "table":
         align = ["---:" if n else "---" for n in b.numeric] or ["---"] * len(b.header)
-        lines = [_row(b.header), _row(align)] + [_row(r) for r in b.rows]
+        lines = [row(b.header), "| " + " | ".join(align) + " |"] + [row(r) for r in b.rows]
         return "\n".join(lines)
     if b.kind == "warn":
-        return f"> **Warning:** {b.text}"
+        return f"> **Warning:** {inline(b.text)}"
     if b.kind == "note":
-        return f"> {b.text}"
-    return b.text
+        return f"> {inline(b.text)}"
+    if b.kind == "plot":  # the image line, Markdown already
+        return b.text
+    return inline(b.text)
 
 
-def _row(cells: Sequence[str]) -> str:
-    return "| " + " | ".join(cells) + " |"
+def row(cells: Sequence[str]) -> str:
+    """A GFM table row of block texts."""
+    return "| " + " | ".join(inline(c, in_table=True) for c in cells) + " |"

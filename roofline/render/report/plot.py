@@ -178,32 +178,31 @@ def report_panels(a: ReportAnalysis, top: int, source: CeilingSet) -> list[Panel
     placed = [s for s in series if s.on_roofline]
     flopless = [s for s in series if not s.on_roofline]
     bandwidth = sum(s.time_share or 0.0 for s in flopless) > BANDWIDTH_VIEW_SHARE
-    missing = _no_roof_reasons(chosen, fallback)
     panels = []
     if placed or not bandwidth:
         roofs = _roofs(level_roofs, {pt.level for s in placed for pt in s.points if pt.intensity} or {"dram"})
         skipped = {_label(g): why_not[_label(g)] or NO_FLOPS for g in a.groups
                    if _label(g) not in {s.name for s in placed}}
         panels.append(_panel(a, "roofline", source, chosen, roofs, _ceilings(chosen, placed, roofs), placed, skipped,
-                             missing, bandwidth))
+                             bandwidth))
     if bandwidth:
         shown = [s for s in series if any(pt.bytes_per_s for pt in s.points)]
         roofs = _roofs(level_roofs, {pt.level for s in shown for pt in s.points if pt.bytes_per_s})
         skipped = {_label(g): NO_DURATION if why_not[_label(g)] == NO_DURATION else NO_BYTES for g in a.groups
                    if _label(g) not in {s.name for s in shown}}
-        panels.append(_panel(a, "bandwidth", source, chosen, roofs, (), shown, skipped, missing, False))
+        panels.append(_panel(a, "bandwidth", source, chosen, roofs, (), shown, skipped, False))
     return panels
 
 
 def _panel(a: ReportAnalysis, kind: PanelKind, source: CeilingSet, chosen: Ceilings | None,
            roofs: tuple[MemoryRoof, ...], ceilings: tuple[ComputeCeiling, ...], series: list[KernelSeries],
-           skipped: dict[str, str], missing: Mapping[str, str], bandwidth_below: bool) -> Panel:
+           skipped: dict[str, str], bandwidth_below: bool) -> Panel:
     shown = tuple(s for s in series if s.color >= 0)
     other = tuple(s for s in series if s.color < 0)
     numbers = {_label(g): i for i, g in enumerate(a.groups, 1)}
     p = Panel(_title(a, source, chosen, kind), source, roofs, ceilings, shown, other,
               tuple(skipped.items()), kind)
-    notes = _skipped_notes(p, numbers, bandwidth_below) + _hollow_notes(p, missing) + _key_notes(p)
+    notes = _skipped_notes(p, numbers, bandwidth_below) + _hollow_notes(p) + _key_notes(p)
     return replace(p, notes=tuple(notes))
 
 
@@ -270,13 +269,6 @@ def _level_roofs(c: Ceilings | None, fallback: Ceilings | None) -> dict[str, Mem
     return roofs
 
 
-def _no_roof_reasons(c: Ceilings | None, fallback: Ceilings | None) -> dict[str, str]:
-    """Per level, why neither ceiling set gives it a bandwidth (each set's reason, named)."""
-    sets = [s for s in (c, fallback) if s is not None]
-    return {level: "; ".join(f"{s.source}: {s.missing.get(level, 'unknown')}" for s in sets)
-            for level in LEVELS}
-
-
 def _roofs(level_roofs: Mapping[str, MemoryRoof], measured: set[str]) -> tuple[MemoryRoof, ...]:
     """The roofs of the levels some drawn kernel was measured at."""
     return tuple(level_roofs[level] for level in LEVELS if level in measured and level in level_roofs)
@@ -329,11 +321,14 @@ def _skipped_notes(p: Panel, numbers: Mapping[str, int], bandwidth_below: bool) 
     return notes
 
 
-def _hollow_notes(p: Panel, missing: Mapping[str, str]) -> list[str]:
-    """Levels whose points are hollow, with why they have no roof."""
+def _hollow_notes(p: Panel) -> list[str]:
+    """The levels whose points are hollow, in one line; why they have no roof is the report's to say (its n/a
+    reasons name the metrics), not the figure's."""
     levels = [lv for lv in LEVELS if any(pt.level == lv and pt.roof_pct is None
                                          for s in (*p.series, *p.other) for pt in p.drawn(s))]
-    return [f"{NAMES[lv]} points hollow, {NO_ROOF}: {missing.get(lv, 'no bandwidth known')}" for lv in levels]
+    if not levels:
+        return []
+    return [f"{', '.join(NAMES[lv] for lv in levels)} points hollow, {NO_ROOF} (the report's n/a reasons say why)"]
 
 
 def _key_notes(p: Panel) -> list[str]:
@@ -382,6 +377,11 @@ MEASURED_STYLE = (0, (5, 2))  # a roof taken from the measured-clock set when th
 ROOF_FONT = 8.5
 _RC: dict[RcKeyType, Any] = {"svg.fonttype": "none", "font.size": 9, "font.family": "DejaVu Sans"}
 _EMPTY = Panel("no report", "measured-clock", (), (), (), (), ())
+
+
+def plots_nothing(data: PlotData) -> bool:
+    """Whether no panel holds a point: no kernel has a duration with FLOPs or bytes measured."""
+    return not any(p.series or p.other for p in data.panels)
 
 
 def render(analyses: Sequence[ReportAnalysis], fmt: PlotFormat, top: int = LEGEND_KERNELS) -> bytes:

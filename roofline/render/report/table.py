@@ -20,6 +20,7 @@ from roofline.core.kernel_names import KernelName, kernel_name
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet
 from roofline.core.units import counted, pct, seconds, si
+from roofline.ncu import metrics as m
 from roofline.render.names import distinguish, group_name, launch_config
 from roofline.render.terminal import Cell, add_rows, escape, fitted, record, warning_lines
 
@@ -99,8 +100,8 @@ def _print_report(console: Console, a: ReportAnalysis) -> None:
     groups = [g for g in a.groups if len(g.launches) > 1]
     if groups:
         console.print(_groups_table(groups, console.width))
-    for line in _problems(a):
-        console.print(line, highlight=False, soft_wrap=False)
+    for line in _problems(a, console.width):
+        console.print(line, highlight=False, soft_wrap=True)
     _print_advice(console, kernels_to_advise(a))
 
 
@@ -217,41 +218,69 @@ def _groups_table(groups: Sequence[KernelGroup], width: int) -> Table:
     return add_rows(table, rows, width)
 
 
-def _problems(a: ReportAnalysis) -> list[str]:
-    """Distinct reasons for n/a values, with how many launches each affects, then the flags and the invalid
-    launches."""
-    reasons: dict[str, set[str]] = defaultdict(set)
-    for k in a.valid_launches:
-        for key, v in (*(("FLOPs " + p, k.flops[p]) for p in PRECISIONS),
-                       *(("bytes " + level, k.bytes[level]) for level in LEVELS), ("duration", k.duration_s)):
-            if v.value is None:
-                reasons[f"{key}: {v.reason}"].add(k.launch.key)
-        if k.verdict.bound is None:
-            reasons[f"bound: {k.verdict.reason}"].add(k.launch.key)
-        used = k.ceilings[a.ceilings_used]
-        for roof, why in used.missing.items():
-            reasons[f"roof {NAMES[roof]} ({used.source}): {why}"].add(k.launch.key)
+def _problems(a: ReportAnalysis, width: int) -> list[str]:
+    """Why values are n/a, then the flags, the notes and the invalid launches, each wrapped to ``width`` with its
+    continuation lines indented."""
     lines = []
-    if reasons:
-        lines.append("[bold]Why n/a[/bold] (not measured, or no ceiling):")
-        lines += [escape(f"  {text} [{_launch_count(keys, len(a.valid_launches))}]") for text, keys in reasons.items()]
+    why = _why_not_available(a)
+    if why:
+        lines.append("[bold]Why n/a[/bold] (not measured, or no ceiling; --format json names each metric):")
+        lines += [line for text in why for line in _hanging(text, width, 2)]
     flagged = [(k.launch.key, flag) for k in a.launches for flag in k.flags]
     if flagged:
         lines.append("[bold red]Above a ceiling (!)[/bold red]:")
-        lines += [escape(f"  {key}: {flag}") for key, flag in flagged]
+        lines += [line for key, flag in flagged for line in _hanging(f"{key}: {flag}", width, 2)]
     notes = sorted({note for k in a.launches for note in k.notes})
-    lines += [escape(f"note: {note}") for note in notes]
+    lines += [line for note in notes for line in _hanging(f"note: {note}", width, 0)]
     levels: dict[str, set[str]] = defaultdict(set)
     for k in a.launches:
         for note in k.level_notes:
             levels[note].add(k.launch.key)
-    lines += [escape(f"memory levels [{_launch_count(keys, len(a.launches))}]: {note}")
-              for note, keys in levels.items()]
+    lines += [line for note, keys in levels.items()
+              for line in _hanging(f"memory levels [{_launch_count(keys, len(a.launches))}]: {note}", width, 0)]
     invalid = [k.launch for k in a.launches if k.launch.invalid]
     if invalid:
         lines.append("[bold yellow]Invalid launches[/bold yellow] (left out of times, rankings and verdicts):")
-        lines += [escape(f"  {k.key} {k.name}: {k.invalid}") for k in invalid]
+        lines += [line for k in invalid for line in _hanging(f"{k.key} {k.name}: {k.invalid}", width, 2)]
     return lines
+
+
+def _why_not_available(a: ReportAnalysis) -> list[str]:
+    """One line per reason for n/a values and the launches it affects, naming the values: metrics the report
+    lacks by the --set or --section that collects them (one line per hint), any other reason as it is."""
+    reasons: dict[tuple[str, str, str], set[str]] = defaultdict(set)  # (what, which, reason) -> launch keys
+    for k in a.valid_launches:
+        for what, key, v in (*(("FLOPs", p, k.flops[p]) for p in PRECISIONS),
+                             *(("bytes", level, k.bytes[level]) for level in LEVELS), ("duration", "", k.duration_s)):
+            if v.value is None:
+                reasons[what, NAMES.get(key, ""), v.reason].add(k.launch.key)
+        if k.verdict.bound is None:
+            reasons["bound", "", k.verdict.reason].add(k.launch.key)
+        used = k.ceilings[a.ceilings_used]
+        for roof, why in used.missing.items():
+            reasons[f"{used.source} roof", NAMES[roof], why].add(k.launch.key)
+    lines: dict[tuple[str, frozenset[str]], dict[str, list[str]]] = {}
+    for (what, which, why), keys in reasons.items():
+        hint = next((h for h in m.COLLECT_HINTS if why.startswith(m.MISSING_METRICS) and f"; {h}" in why), "")
+        values = lines.setdefault((hint or why, frozenset(keys)), {}).setdefault(what, [])
+        values += [which] if which else []
+    total = len(a.valid_launches)
+    return [f"{_values_text(values)}: {why} [{_launch_count(set(keys), total)}]"
+            for (why, keys), values in lines.items()]
+
+
+def _values_text(values: Mapping[str, Sequence[str]]) -> str:
+    """"FLOPs FP64, FP32; bytes DRAM; duration": the values one reason leaves n/a."""
+    return "; ".join(f"{what} {', '.join(which)}" if which else what for what, which in values.items())
+
+
+def _hanging(text: str, width: int, indent: int) -> list[str]:
+    """``text`` wrapped to ``width`` columns after ``indent`` spaces, its continuation lines two spaces further in,
+    escaped for rich."""
+    import textwrap
+
+    return [escape(line) for line in textwrap.wrap(text, width, initial_indent=" " * indent,
+                                                   subsequent_indent=" " * (indent + 2), break_on_hyphens=False)]
 
 
 def _launch_count(keys: set[str], total: int) -> str:

@@ -79,6 +79,8 @@ def test_real_analysis_of_the_written_report(work: Path, monkeypatch: pytest.Mon
 def test_analysis_outputs_never_replace_a_foreign_file(work: Path, monkeypatch: pytest.MonkeyPatch, option: str,
                                                        name: str) -> None:
     fakencu.install(monkeypatch, work)
+    if option == "--plot":  # a report with points to plot (the basic set's has none: no plot is drawn of it)
+        monkeypatch.setenv("FAKE_NCU_REPORT", str(fakencu.SHARED_REPORTS / "rtx3080_sgemm-vs-cublas_full.ncu-rep"))
     (work / name).write_text("mine\n")
     result = invoke("--format", "json", option, name, "app.py")
     assert result.exit_code == 2 and "exists and was not written by roofline" in result.stderr

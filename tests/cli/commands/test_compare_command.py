@@ -160,3 +160,13 @@ def test_cli_import_stays_light():
     code = ("import sys, roofline.cli.app; heavy = {'matplotlib', 'ncu_report'} & set(sys.modules); "
             "assert not heavy, heavy")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_plot_with_nothing_on_it_is_not_written(shared_report, tmp_path):
+    """No kernel in common: the comparison has no point to draw; no file, one line, exit 2."""
+    out = tmp_path / "cmp.png"
+    result = invoke(shared_report(RTX3080), shared_report(A10G_ROOFLINE), "--plot", out)
+    assert result.exit_code == 2 and not out.exists()
+    assert result.stderr == (f"roofline: error: {out}: not written, nothing to plot: no kernel in common (name "
+                             "matching): pair kernels with --match order|regex:PATTERN or --map BASE=NEW, or leave "
+                             "out --plot\n")

@@ -96,3 +96,15 @@ def test_plot_of_the_good_reports_is_written_and_the_bad_named(in_tmp):
     assert result.exit_code == 2
     assert (in_tmp / "p.svg").read_text().count(GENERATED_BY) == 1
     assert result.stderr.splitlines() == ["wrote p.svg", "roofline: error: gone.ncu-rep: no such file: check the path"]
+
+
+def test_a_plot_with_nothing_on_it_is_not_written(shared_report, tmp_path):
+    """A basic-set report has no FLOPs and no bytes: no point to draw, so no file, one line and exit 2; the
+    report's own --plot says the same."""
+    report = shared_report("a100-40gb_cublas-sgemm_basic")
+    for args in (["plot", str(report), "-o"], ["report", str(report), "--plot"]):
+        out = tmp_path / "empty.png"
+        result = runner.invoke(app, [*args, str(out)])
+        assert result.exit_code == 2 and not out.exists(), result.output
+        assert result.stderr.startswith(f"roofline: error: {out}: not written, nothing to plot: no kernel of ")
+        assert result.stderr.count("\n") == 1

@@ -116,3 +116,24 @@ def test_header_counts_one_kernel_in_the_singular(shared_report):
     result = invoke(shared_report("a100-40gb_cublas-sgemm_basic"), "--jobs", 1)
     assert result.exit_code == 0, result.output
     assert "11 launches in 1 kernel," in result.output
+
+
+def test_the_recoverable_time_is_defined_once_under_every_summary(shared_report):
+    """Two reports: each has its table, and what the recoverable time counts is said once, at the end."""
+    from roofline.compare.ranking import RECOVERABLE_COUNTS
+
+    result = invoke(shared_report(ALIFE), shared_report(SELFJOIN), "--wide")
+    assert result.exit_code == 0, result.output
+    flat = " ".join(result.stdout.split())
+    assert flat.count(RECOVERABLE_COUNTS) == 1 and flat.endswith(RECOVERABLE_COUNTS)
+    assert flat.count("ranked by recoverable time") == 2
+    assert [line for line in result.stdout.splitlines() if line != line.rstrip()] == []  # no padding at line ends
+
+
+def test_the_help_defines_the_recoverable_time_the_code_computes():
+    """summary --help: time x (1 - attained / 100) with the attained percent the largest of percent of roof and
+    the two throughputs (analysis.roofline.recoverable_time), small grids apart, as docs/figures.md says."""
+    help_text = " ".join(runner.invoke(app, ["summary", "--help"], env={"COLUMNS": "200"}).stdout.split())
+    assert ("recoverable time: time x (1 - attained / 100), attained = the largest of percent of roof and the SM "
+            "and memory throughputs; small-grid launches are counted apart") in help_text
+    assert "(1 - percent of roof)" not in help_text

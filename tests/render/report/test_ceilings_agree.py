@@ -85,4 +85,5 @@ def test_the_ceilings_agree_across_table_markdown_html_and_json(shared_name: str
         for roof in ROOFS:
             sheet, clock = table[NAMES[roof].split()[0]][:2]
             assert sheet == shown(expected.get("datasheet", {}).get(roof), roof), (fmt, roof)
-            assert clock.rstrip("*") == shown(expected["kernel-clock"][roof], roof), (fmt, roof)
+            scaled = clock.removesuffix("*").removesuffix("\\")  # Markdown escapes the star
+            assert scaled == shown(expected["kernel-clock"][roof], roof), (fmt, roof)

@@ -15,7 +15,7 @@ from roofline.analysis.roofline import analyze_report
 from roofline.core.model import CeilingSet, Device, KernelLaunch, Report
 from roofline.pipeline import AnalysisOptions, analyze_files
 from roofline.render import GENERATED_BY
-from roofline.render.mpl import figure, middle
+from roofline.render.mpl import figure, middle, wrap
 from roofline.render.names import short_group_name
 from roofline.render.report import plot
 from tests.render.text_layout import text_problems
@@ -205,6 +205,16 @@ def _launch(i: int, name: str, duration_s: float, ffma: float = 1e9, dram: float
     return KernelLaunch(range_index=0, action_index=i, name=name, metrics=metrics)
 
 
+@pytest.mark.parametrize("report", ["rtx3080_sgemm-vs-cublas_full", "v100_miniweather-openacc_full",
+                                    "h800_flash-attn-fwd_full", "a100-40gb_cublas-sgemm_basic"])
+def test_notes_under_the_plot_are_short_and_name_no_metric(analysed, report):
+    """A note fits two lines under the figure; the metrics behind an n/a are the report's to list, not the plot's."""
+    for p in plot.plot_data([analysed(report)]).panels:
+        for note in p.notes:
+            assert len(wrap([note], plot.NOTES_WIDTH_IN)) <= 2, note
+            assert "__" not in note and "missing metrics" not in note, note
+
+
 # --- Every point honest -------------------------------------------------------------------------------
 def test_levels_without_a_roof_are_hollow_and_said_so(analysed):
     a = analysed("rtx3080_sgemm-vs-cublas_full", "datasheet")
@@ -218,7 +228,7 @@ def test_levels_without_a_roof_are_hollow_and_said_so(analysed):
             assert pt.roof_pct == pytest.approx(100 * k.bytes_per_s["dram"].value / spec_dram)
         else:
             assert pt.roof_pct is None  # drawn hollow, never against the DRAM roof
-    assert any(n.startswith("L2 points hollow, no roof for this level: datasheet: no documented L2") for n in p.notes)
+    assert "L2, L1 points hollow, no roof for this level (the report's n/a reasons say why)" in p.notes
     fig = plot.figure_of(plot.PlotData((p,)))
     legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert "hollow: no roof for this level (L2, L1)" in legend
