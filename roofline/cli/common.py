@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -13,6 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal, TextIO, TypeAlias, TypeVar, cast
 
 import typer
+from typer import _click as click
+from typer._click.types import ParamType
 
 from roofline.cli.output import write_output as write_output
 from roofline.core.choices import OUTPUT_OPTION, NameBase
@@ -41,6 +44,33 @@ SPREAD_THRESHOLD_PCT = 10.0  # default of `report --spread-threshold`
 REPORTS_DIR = Path("reports")
 WIDE_COLUMNS = 100_000  # --wide: a table width no kernel name reaches
 _REPORT_SUFFIXES = (".ncu-rep", ".roofline.json", ".json")
+MAX_TIMEOUT_S = 1e6  # --timeout: 11 days; far beyond it, the deadline overflows the system's clock
+
+
+# --- Numbers on the command line ---------------------------------------------------------------------
+class Number(ParamType):
+    """The one check of every numeric option: a finite number (nan and inf pass comparisons such as ``x >= 0``,
+    which would switch a gate off, and cannot be written as JSON) from ``low`` to ``high`` (``above``: ``low``
+    itself excluded). A value outside is a usage error naming the option (exit 2)."""
+
+    name = "number"
+
+    def __init__(self, low: float | None = None, high: float | None = None, above: bool = False) -> None:
+        self.low, self.high, self.above = low, high, above
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        try:
+            number = float(value)  # type: ignore[arg-type]  # a str from the command line, or the default
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        if self.low is not None and (number < self.low or (self.above and number == self.low)):
+            self.fail(f"{number:g} is not {'above' if self.above else 'at least'} {self.low:g}", param, ctx)
+        if self.high is not None and number > self.high:
+            self.fail(f"{number:g} is above {self.high:g}", param, ctx)
+        return number
+
 
 # --- Options several commands take -------------------------------------------------------------------
 KernelOpt = Annotated[
@@ -80,15 +110,15 @@ MapOpt = Annotated[
                  "(repeatable; applied before --match)."),
 ]
 WorkToleranceOpt = Annotated[
-    float, typer.Option("--work-tolerance", metavar="PCT",
+    float, typer.Option("--work-tolerance", metavar="PCT", click_type=Number(),
                         help="Pairs whose FLOPs (or, without FLOPs, threads launched) differ by more than PCT percent "
                         "are different work: compared by throughput, not by time.")]
 AlphaOpt = Annotated[
-    float, typer.Option("--alpha", help="Significance level of the noise statistics over repeated launches "
-                        "(Mann-Whitney U; intervals are 1 - 2 alpha).")]
+    float, typer.Option("--alpha", click_type=Number(), help="Significance level of the noise statistics over "
+                        "repeated launches (Mann-Whitney U; intervals are 1 - 2 alpha).")]
 TimeoutOpt = Annotated[
     float | None,
-    typer.Option("--timeout", metavar="SECONDS", min=0.001,
+    typer.Option("--timeout", metavar="SECONDS", click_type=Number(0.0, MAX_TIMEOUT_S, above=True),
                  help="Stop reading an .ncu-rep after this long (default: 30 s + 0.5 s per MiB of the file)."),
 ]
 JobsOpt = Annotated[
