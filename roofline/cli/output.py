@@ -25,6 +25,7 @@ from typing import BinaryIO
 
 import typer
 
+from roofline.core.files import file_kind
 from roofline.errors import RooflineError
 from roofline.render import CSV_MARK, GENERATED_BY, GENERATOR
 
@@ -97,7 +98,7 @@ def _replaceable(path: Path) -> Path:
     if stat.S_ISDIR(info.st_mode):
         raise RooflineError(f"{path}: is a folder", "name a file inside it")
     if not stat.S_ISREG(info.st_mode):
-        raise RooflineError(f"{path}: is {_kind(info.st_mode)}, not a regular file; roofline writes only files",
+        raise RooflineError(f"{path}: is {file_kind(info.st_mode)}, not a regular file; roofline writes only files",
                             "use -o - for standard output, or name a file")
     try:
         ours = carries_mark(target)
@@ -107,12 +108,6 @@ def _replaceable(path: Path) -> Path:
         raise RooflineError(f"{path}: exists and was not written by roofline; not replacing it",
                             "remove it, or choose another file with -o/--output")
     return target
-
-
-def _kind(mode: int) -> str:
-    kinds = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"),
-             (stat.S_ISSOCK, "a socket"))
-    return next((name for test, name in kinds if test(mode)), "not a regular file")
 
 
 def _replace(target: Path, data: bytes, shown: Path) -> None:

@@ -23,6 +23,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from roofline.core.files import open_regular
 from roofline.errors import ReportError
 from roofline.ncu.container import MAGIC as NCU_MAGIC
 
@@ -110,11 +111,11 @@ def read_ahead(path: str | os.PathLike[str]) -> bool:
     answer (with the time limit counted from now). Anything but a regular file with the ncu header, or a
     platform without fork, is left alone (False). Children nobody took are killed at exit."""
     p = Path(path)
-    try:
-        with p.open("rb") as fh:
+    try:  # a FIFO or a loop of links is left to load_report, which names it
+        with open_regular(p, ReportError, "") as fh:
             head = fh.read(len(NCU_MAGIC))
         key = _identity(p)
-    except OSError:
+    except (OSError, ReportError):
         return False
     if not head.startswith(NCU_MAGIC) or key is None or not hasattr(os, "fork") or key in _AHEAD:
         return False

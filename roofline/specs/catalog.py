@@ -212,9 +212,11 @@ def _builtin_files() -> list[Path]:
 
 
 def _files_in(path: Path) -> list[Path]:
+    """The spec files of a folder, or the file itself: anything else there is (a FIFO, a loop of links) is named
+    when it is read (``safe_yaml.load_yaml``)."""
     if path.is_dir():
         return sorted(p for p in path.iterdir() if p.suffix in SPEC_SUFFIXES)
-    if path.is_file():
+    if os.path.lexists(path):
         return [path]
     raise SpecError(f"{path}: no such spec file or folder", f"check --specs or ${ENV_VAR}")
 

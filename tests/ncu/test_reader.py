@@ -481,5 +481,5 @@ def test_unreadable_location_is_one_line(tmp_path, monkeypatch):
 def test_fifo_as_input_is_refused_without_blocking(tmp_path):
     fifo = tmp_path / "r.ncu-rep"
     os.mkfifo(fifo)
-    assert one_line_error(fifo) == (f"{fifo}: is not a regular file (a device, FIFO or socket): save the report to "
-                                    "a file first")
+    assert one_line_error(fifo) == (f"{fifo}: is a FIFO, not a regular file: pass the .ncu-rep or .json report file "
+                                    "itself (save a stream to a file first)")

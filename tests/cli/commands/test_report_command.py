@@ -230,6 +230,46 @@ def test_folder_as_input(tmp_path):
     assert_one_line_error(run(tmp_path), str(tmp_path), "is a folder")
 
 
+def cli(*args: object, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """``roofline`` in a subprocess with a time limit: a read that blocks fails the test instead of hanging it."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, "-m", "roofline", *map(str, args)], capture_output=True, text=True,
+                          env=env, cwd=cwd, timeout=60)
+
+
+def assert_one_line(proc: subprocess.CompletedProcess, *expected: str) -> None:
+    assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith("roofline: error: ") and all(text in line for text in expected), line
+
+
+@pytest.mark.parametrize("links", [{"a.ncu-rep": "b.ncu-rep", "b.ncu-rep": "a.ncu-rep"}, {"a.ncu-rep": "a.ncu-rep"}])
+def test_a_loop_of_symbolic_links_as_a_report_is_one_line(tmp_path, links):
+    """Issue 37: ``RuntimeError: Symlink loop`` from the check for files named twice."""
+    for name, target in links.items():
+        (tmp_path / name).symlink_to(target)
+    assert_one_line(cli("report", "a.ncu-rep", cwd=tmp_path), "a.ncu-rep: a loop of symbolic links")
+    assert_one_line(cli("diff", "a.ncu-rep", REPO / "examples" / "h100-sxm_synthetic.roofline.json", cwd=tmp_path),
+                    "a.ncu-rep: a loop of symbolic links")
+
+
+@pytest.mark.parametrize("name", ["x.ncu-rep", "x.json"])
+def test_a_fifo_as_the_one_report_is_refused_without_blocking(tmp_path, name):
+    """Issue 37: the read started ahead opened the FIFO and waited for a writer forever."""
+    os.mkfifo(tmp_path / name)
+    assert_one_line(cli("report", tmp_path / name), f"{name}: is a FIFO, not a regular file")
+
+
+@pytest.mark.parametrize("inside", [True, False])
+def test_a_fifo_among_the_spec_files_is_refused_without_blocking(tmp_path, inside):
+    """Issue 37: a .yaml FIFO inside ``--specs DIR`` (or named itself) blocked the catalog's read."""
+    (tmp_path / "specs").mkdir()
+    os.mkfifo(tmp_path / "specs" / "f.yaml")
+    specs = tmp_path / "specs" if inside else tmp_path / "specs" / "f.yaml"
+    assert_one_line(cli("report", REPO / "examples" / "h100-sxm_synthetic.roofline.json", "--specs", specs),
+                    "f.yaml: is a FIFO, not a regular file")
+
+
 def test_unwritable_output(shared_report, tmp_path):
     path = shared_report(T4)
     (tmp_path / "plain-file").write_text("")  # a path beneath a regular file can never be created
