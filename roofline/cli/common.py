@@ -17,6 +17,7 @@ import typer
 from typer import _click as click
 from typer._click.types import ParamType
 
+from roofline.cli.output import to_stdout
 from roofline.cli.output import write_output as write_output
 from roofline.core.choices import OUTPUT_OPTION, NameBase
 from roofline.core.kernel_filter import LANGUAGE, NAME_BASE_HELP
@@ -24,6 +25,7 @@ from roofline.core.model import CeilingSet
 from roofline.pipeline import AnalysisOptions
 from roofline.render.base import Document as Document
 from roofline.render.base import Kind, Output, find_format, format_names, image_names
+from roofline.render.names import visible
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.launches import ReportAnalysis
@@ -165,7 +167,7 @@ def say(err: RooflineError, args: Sequence[str]) -> int:
 
     if isinstance(err, UsageError) and "--mpi" in args and other_mpi_rank(os.environ):
         return 0
-    typer.echo(f"roofline: error: {err}", err=True)
+    typer.echo(f"roofline: error: {visible(str(err))}", err=True)
     return err.exit_code
 
 
@@ -178,13 +180,13 @@ def warn(analyses: Sequence[ReportAnalysis]) -> None:
 def warn_report(path: str, warnings: Sequence[str]) -> None:
     """The integrity warnings of the report at ``path`` on stderr, one line each."""
     for warning in warnings:
-        typer.echo(f"roofline: warning: {path}: {warning}", err=True)
+        typer.echo(f"roofline: warning: {visible(f'{path}: {warning}')}", err=True)
 
 
 def fail_for(errors: Sequence[RooflineError]) -> None:
     """After the good reports were written: one line per bad one, and the exit status of the worst."""
     for err in errors:
-        typer.echo(f"roofline: error: {err}", err=True)
+        typer.echo(f"roofline: error: {visible(str(err))}", err=True)
     if errors:
         raise typer.Exit(max(err.exit_code for err in errors))
 
@@ -264,7 +266,7 @@ def default_output(paths: Sequence[str | os.PathLike[str]], suffix: str) -> Path
 def emit(text: Output, output: Path | None) -> None:
     """Print ``text``, or write it to ``output`` with ``write_output``."""
     if output is None:
-        typer.echo(text, nl=False)
+        to_stdout(text)
     else:
         write_output(output, text)
 

@@ -28,6 +28,7 @@ import typer
 from roofline.core.files import file_kind
 from roofline.errors import RooflineError
 from roofline.render import CSV_MARK, GENERATED_BY, GENERATOR
+from roofline.render.names import visible
 
 STDOUT = "-"
 HEAD_BYTES = 8192  # the most read of an existing file to find the mark
@@ -48,12 +49,12 @@ def write_output(path: Path, content: str | bytes) -> None:
     """Write ``content`` to ``path`` (``-``: standard output), creating its folders; refuse a file roofline did
     not write and anything but a regular file. Text without the mark of its format gets it as a first line."""
     if str(path) == STDOUT:
-        _to_stdout(content)
+        to_stdout(content)
         return
     target = _replaceable(path)
-    data = _marked(content, path).encode() if isinstance(content, str) else content
+    data = _marked(content, path).encode("utf-8", "replace") if isinstance(content, str) else content
     _replace(target, data, path)
-    typer.echo(f"wrote {path}", err=True)
+    typer.echo(f"wrote {visible(str(path))}", err=True)
 
 
 def carries_mark(path: Path) -> bool:
@@ -70,9 +71,12 @@ def carries_mark(path: Path) -> bool:
     return any(p.match(head) for p in (_TEXT_MARK, _JSON_MARK, _SVG_MARK, _CSV_MARK))
 
 
-def _to_stdout(content: str | bytes) -> None:
+def to_stdout(content: str | bytes) -> None:
+    """``content`` on standard output; text in the stream's encoding, what it cannot write (a lone surrogate from
+    a report) as ``?``, as files are written (a name is data of the profiled program: it may hold anything)."""
     if isinstance(content, str):
-        typer.echo(content, nl=False)
+        encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+        typer.echo(content.encode(encoding, "replace").decode(encoding), nl=False)
     else:
         sys.stdout.buffer.write(content)
         sys.stdout.buffer.flush()
@@ -80,7 +84,7 @@ def _to_stdout(content: str | bytes) -> None:
 
 def _marked(text: str, path: Path) -> str:
     """Text that starts with a mark (``carries_mark``), adding one as a first line if it has none."""
-    head = text[:HEAD_BYTES].encode()
+    head = text[:HEAD_BYTES].encode("utf-8", "replace")
     if any(mark.match(head) for mark in (_TEXT_MARK, _JSON_MARK, _SVG_MARK, _CSV_MARK)):
         return text
     return _COMMENT_MARK.get(path.suffix.lower(), "{}").format(GENERATOR) + "\n" + text

@@ -8,13 +8,66 @@ scope first, then the middle of the template arguments, and cutting the function
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from roofline.core.units import middle_cut
 
 MIN_TEMPLATE_CHARS = 5  # fewer characters of template arguments than this: show <…> instead
 _OPENERS, _CLOSERS = "(<[", ")>]"
+MAX_SHOWN_CHARS = 10_000  # a text from a report shown on a terminal or a plot is cut beyond this (names: < 5,000)
+REPLACEMENT = "\ufffd"  # in place of a lone surrogate, which no encoding can write
+_SURROGATE = re.compile("[\ud800-\udfff]")  # lone ones only: Python's str holds no pairs
+# What must not reach a terminal as it is: C0 and C1 controls (ESC starts a sequence that can rewrite the screen,
+# CR returns over a line, LF starts one), the line and paragraph separators and the bidirectional overrides
+# (text shown in another order than it is stored).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_JSON_SURROGATE = re.compile(r"\\ud[89a-f]")  # a surrogate as json.dumps escapes it (pairs included)
+
+
+# --- One sanitising function per medium ---------------------------------------------------------------
+def visible(text: str, limit: int = MAX_SHOWN_CHARS) -> str:
+    """Text from a report (a name, a label, a path) as a terminal shows it: control characters written as escapes
+    (``\\x1b``, ``\\n``), lone surrogates replaced, cut to ``limit`` characters with an ellipsis. Names are data
+    of the profiled program: they may hold anything."""
+    text = _SURROGATE.sub(REPLACEMENT, text)
+    if _CONTROL.search(text):
+        text = _CONTROL.sub(_escaped, text)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def plot_text(text: str, limit: int = MAX_SHOWN_CHARS) -> str:
+    """Text from a report as a plot draws it: ``visible`` (a font has no glyph for a control character, and a lone
+    surrogate is no character at all), with ``$`` escaped so matplotlib does not read it as mathematics."""
+    return visible(text, limit).replace("$", "\\$")
+
+
+def json_text(doc: Any) -> str:
+    """A JSON document as compact text (one line, the C encoder), never NaN, and encodable: a lone surrogate in any
+    string (an undecodable byte of a path, or ``\\ud800`` in a report model) is replaced."""
+    text = json.dumps(doc, separators=(",", ":"), allow_nan=False)
+    if _JSON_SURROGATE.search(text):  # rare: look at the strings only then
+        text = json.dumps(_encodable(doc), separators=(",", ":"), allow_nan=False)
+    return text + "\n"
+
+
+def _encodable(value: Any) -> Any:
+    if isinstance(value, str):
+        return _SURROGATE.sub(REPLACEMENT, value)
+    if isinstance(value, dict):
+        return {_encodable(k): _encodable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_encodable(v) for v in value]
+    return value
+
+
+def _escaped(match: re.Match[str]) -> str:
+    char = match.group()
+    return _NAMED.get(char) or (f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}")
 
 
 @dataclass(frozen=True)
@@ -45,6 +98,10 @@ class KernelName:
         if self.arguments and len(self.function) + 3 <= room:
             return self.function + "<…>" + self.suffix
         return middle_cut(self.function, max(room, 1)) + self.suffix
+
+    def visible(self) -> KernelName:
+        """The name with each part as a terminal may show it (``visible``), so that fitting counts what is shown."""
+        return KernelName(visible(self.function), visible(self.scope), visible(self.arguments), visible(self.suffix))
 
     def with_suffix(self, suffix: str) -> KernelName:
         return KernelName(self.function, self.scope, self.arguments, suffix)

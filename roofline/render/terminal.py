@@ -7,7 +7,7 @@ import io
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from roofline.render.names import KernelName
+from roofline.render.names import KernelName, visible
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -28,11 +28,12 @@ def record(body: Callable[[Console], object], width: int = 80) -> str:
 
 
 def escape(text: str) -> str:
-    """Text from a report (paths, kernel names, reasons) with rich markup brackets escaped: '[all launches]'
-    or a templated kernel name must print as written, not be taken as a style tag."""
+    """Text from a report (paths, kernel names, reasons) as the terminal may show it (``names.visible``: no control
+    character, bounded length), with rich markup brackets escaped: '[all launches]' or a templated kernel name must
+    print as written, not be taken as a style tag."""
     from rich.markup import escape as rich_escape
 
-    return rich_escape(text)
+    return rich_escape(visible(text))
 
 
 def warning_lines(warnings: Sequence[str]) -> list[str]:
@@ -42,7 +43,7 @@ def warning_lines(warnings: Sequence[str]) -> list[str]:
 
 def fitted(name: KernelName, width: int) -> str:
     """A kernel name fitted to ``width`` characters and escaped so rich prints brackets in it literally."""
-    return escape(name.fit(width))
+    return escape(name.visible().fit(width))
 
 
 def add_rows(table: Table, rows: Sequence[Sequence[Cell]], width: int) -> Table:

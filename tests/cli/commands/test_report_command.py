@@ -346,3 +346,48 @@ def test_only_bad_reports_print_each_error_and_nothing_else(tmp_path):
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.splitlines() == [f"roofline: error: {tmp_path / 'a.ncu-rep'}: no such file: check the path",
                                           f"roofline: error: {tmp_path / 'b.json'}: no such file: check the path"]
+
+
+# --- Names that are not text (issue 37) --------------------------------------------------------------------------
+HOSTILE_NAME = "k\x1b[2J\x1b[31mred\x00nul\rcr\nlf<script>x</script>$\\frac{$\u202e\ud800"
+
+
+def hostile_model(tmp_path: Path) -> Path:
+    """The synthetic example with a hostile kernel, device, label and rule name (valid JSON: "\\ud800" is legal)."""
+    doc = json.loads((REPO / "examples" / "h100-sxm_synthetic.roofline.json").read_text())
+    doc["label"] = doc["device"]["name"] = HOSTILE_NAME
+    for launch in doc["launches"]:
+        launch["name"] = launch["demangled_name"] = HOSTILE_NAME
+        for rule in launch.get("rules", []):
+            rule["rule"] = HOSTILE_NAME
+    path = tmp_path / "hostile.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "csv", "markdown", "html"])
+def test_names_that_are_not_text_give_a_valid_output_in_every_format(tmp_path, fmt):
+    """Issue 37: a lone surrogate ended in UnicodeEncodeError (table, CSV, Markdown, HTML) or a font traceback
+    (plot); control characters reached the terminal raw."""
+    model = hostile_model(tmp_path)
+    out = tmp_path / f"out.{fmt}"
+    to_file = fmt in ("markdown", "html")
+    args = ["report", model, "-f", fmt, "--plot", tmp_path / "p.svg", *(["-o", out] if to_file else [])]
+    proc = cli(*args)
+    assert proc.returncode == 0, proc.stderr
+    assert {line.split(" ")[0] for line in proc.stderr.splitlines()} == {"wrote"}  # the plot, the document
+    text = out.read_text() if to_file else proc.stdout
+    text.encode("utf-8")  # nothing that cannot be written
+    if fmt == "table":
+        assert not {c for c in text if (ord(c) < 32 and c != "\n") or 0x7f <= ord(c) < 0xa0}, text
+        assert "k\\x1b[2J\\x1b[31mred\\x00nul\\rcr\\nlf" in text
+    if fmt == "json":
+        doc = json.loads(text)
+        assert "\\ud800" not in text and doc["reports"][0]["kernels"][0]["name"].endswith("\u202e\ufffd")
+
+
+def test_plots_of_compare_and_summary_draw_names_that_are_not_text(tmp_path):
+    model = hostile_model(tmp_path)
+    for command in (["compare", model, model], ["summary", model]):
+        proc = cli(*command, "--plot", tmp_path / "p.png")
+        assert proc.returncode == 0 and proc.stderr == f"wrote {tmp_path / 'p.png'}\n", proc.stderr
