@@ -159,13 +159,18 @@ def _load_ncu_rep(p: Path, time_limit_s: float, early: Early | None = None) -> R
     elif shape.cut_at is not None:
         notes.append(f"the file ends inside a record (byte {shape.size}; the record starts at {shape.cut_at}); "
                      "copy the file again")
+    if shape.results is not None and shape.results != len(read.launches) and empty is None:
+        notes.append(f"the file's records announce {shape.results} kernel results, {len(read.launches)} were read: a "
+                     "record's header is corrupt or records come from another report; copy the file again")
     foreign = None
     if shape.appended_at is not None:
         notes.append(f"another report is appended at byte {shape.appended_at}: its records are not analysed")
         foreign = shape.results_before_append
     report = Report(path=str(p), device=read.device or Device(name="unknown"), launches=tuple(read.launches),
                     source="ncu-rep", ncu_version=ncu_file.ncu_version(p))
-    return validation.check_report(report, validation.NCU_FIX, read.launch_devices, notes, foreign)
+    repeated = {i: j for i, j in shape.repeated if i < len(report.launches)}
+    return validation.check_report(report, validation.NCU_FIX, read.launch_devices, notes, foreign,
+                                   repeated=repeated)
 
 
 class _Assembly:
