@@ -17,14 +17,14 @@ import typer
 from typer import _click as click
 from typer._click.types import ParamType
 
-from roofline.cli.output import to_stdout
+from roofline.cli.output import STDOUT, to_stdout, write_all
 from roofline.cli.output import write_output as write_output
 from roofline.core.choices import OUTPUT_OPTION, NameBase
 from roofline.core.kernel_filter import LANGUAGE, NAME_BASE_HELP
 from roofline.core.model import CeilingSet
 from roofline.pipeline import AnalysisOptions
 from roofline.render.base import Document as Document
-from roofline.render.base import Kind, Output, find_format, format_names, image_names
+from roofline.render.base import Kind, find_format, format_names, image_names
 from roofline.render.names import visible
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -263,29 +263,52 @@ def default_output(paths: Sequence[str | os.PathLike[str]], suffix: str) -> Path
     return REPORTS_DIR / f"{stem}{more}{suffix}"
 
 
-def emit(text: Output, output: Path | None) -> None:
-    """Print ``text``, or write it to ``output`` with ``write_output``."""
-    if output is None:
-        to_stdout(text)
-    else:
-        write_output(output, text)
-
-
 def write_document(kind: Kind, name: str, document: Document, output: Path | None,
-                   paths: Sequence[str | os.PathLike[str]]) -> None:
+                   paths: Sequence[str | os.PathLike[str]], also: Sequence[tuple[Path, bytes]] = ()) -> None:
     """Render ``document`` in the format ``name`` of ``kind`` and print it, or write it to ``output`` (by default,
-    for a format written to a file, under reports/ after the first report), with its plots beside it."""
+    for a format written to a file, under reports/ after the first report), with its plots beside it (none when it
+    goes to standard output) and the files ``also`` (a --plot). They are written together (``write_all``): when the
+    document cannot be written, none of the new files stays."""
     from dataclasses import replace
 
     fmt = find_format(kind, name)
-    target = output or (default_output(paths, fmt.suffix) if fmt.to_file else None)
-    if fmt.plots is not None and target is not None:
+    target = document_target(kind, name, output, paths)
+    files: list[tuple[Path, str | bytes]] = []
+    if fmt.plots is not None and target is not None and str(target) != STDOUT:
         images = fmt.plots(document)
         names = image_names(target.name, len(images))
-        for image_name, image in zip(names, images, strict=True):
-            write_output(target.parent / image_name, image)
+        files += [(target.parent / n, image) for n, image in zip(names, images, strict=True)]
         document = replace(document, images=tuple(names))
-    emit(fmt.render(document), target)
+    text = fmt.render(document)
+    files += also
+    if target is None:
+        write_all(files)
+        to_stdout(text)
+    else:
+        write_all([*files, (target, text)])
+
+
+def document_target(kind: Kind, name: str, output: Path | None, paths: Sequence[str | os.PathLike[str]]) -> Path | None:
+    """The file a document in format ``name`` is written to: ``output``, else reports/... for a format written to a
+    file, else None (the terminal)."""
+    fmt = find_format(kind, name)
+    return output or (default_output(paths, fmt.suffix) if fmt.to_file else None)
+
+
+def check_distinct_outputs(kind: Kind, name: str, output: Path | None, plot: Path | None,
+                           paths: Sequence[str | os.PathLike[str]]) -> None:
+    """UsageError, before any work, when ``--plot`` names the document's file or one of the plots written beside it
+    (``NAME.png``, ``NAME-1.png``, ...): two outputs never share a path (one would hold the other's content)."""
+    from roofline.errors import UsageError
+
+    target = document_target(kind, name, output, paths)
+    if plot is None or target is None or str(target) == STDOUT:
+        return
+    taken = {target}
+    if find_format(kind, name).plots is not None:
+        taken |= {target.parent / n for n in (*image_names(target.name, 1), *image_names(target.name, len(paths)))}
+    if os.path.realpath(plot) in {os.path.realpath(p) for p in taken}:
+        raise UsageError(f"--plot {plot}: the {name} output writes this file too", "give the plot another name")
 
 
 # --- The report workflow of `report` and `analyze` ------------------------------------------------------
@@ -300,16 +323,19 @@ def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptio
     from roofline.analysis.roofline import spread_across_reports
 
     plot_fmt = None
-    if plot is not None:  # a bad plot suffix is refused before any report is read
+    if plot is not None:  # a bad plot suffix, or one output's path for two, is refused before any report is read
         from roofline.render.mpl import plot_format
 
         plot_fmt = plot_format(plot)
+        check_distinct_outputs("report", fmt, output, plot, paths)
     analyses, errors = analyze_good(paths, options, jobs)
+    also = []
     if plot is not None and plot_fmt is not None:
         from roofline.render.report import plot as plot_render
 
-        write_output(plot, plot_render.render(analyses, plot_fmt))
+        also.append((plot, plot_render.render(analyses, plot_fmt)))
     spreads = spread_across_reports(analyses, spread_threshold_pct) if len(analyses) > 1 else ()
-    write_document("report", fmt, Document(analyses, width=terminal_width(wide), spreads=spreads), output, paths)
+    write_document("report", fmt, Document(analyses, width=terminal_width(wide), spreads=spreads), output, paths,
+                   also)
     fail_for(errors)
     return analyses

@@ -20,6 +20,8 @@ import os
 import re
 import stat
 import sys
+from collections.abc import Sequence
+from contextlib import suppress
 from pathlib import Path
 from typing import BinaryIO
 
@@ -55,6 +57,23 @@ def write_output(path: Path, content: str | bytes) -> None:
     data = _marked(content, path).encode("utf-8", "replace") if isinstance(content, str) else content
     _replace(target, data, path)
     typer.echo(f"wrote {visible(str(path))}", err=True)
+
+
+def write_all(files: Sequence[tuple[Path, str | bytes]]) -> None:
+    """Write each of ``files`` (``write_output``), in order; when one fails, the files this call created before it
+    are removed, so that a failed run leaves no new file (a document that cannot be written, and its plots)."""
+    created: list[Path] = []
+    try:
+        for path, content in files:
+            new = str(path) != STDOUT and not os.path.lexists(path)
+            write_output(path, content)
+            if new:
+                created.append(path)
+    except BaseException:
+        for path in created:
+            with suppress(OSError):
+                os.unlink(path)
+        raise
 
 
 def carries_mark(path: Path) -> bool:
