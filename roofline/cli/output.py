@@ -34,6 +34,7 @@ from roofline.render.names import visible
 
 STDOUT = "-"
 HEAD_BYTES = 8192  # the most read of an existing file to find the mark
+TMP_NAME_CHARS = 200  # of the target's name in its temporary file's, which adds 14: within NAME_MAX (255)
 _MARK = re.escape(GENERATED_BY).encode()
 _TEXT_MARK = re.compile(rb"(?:" + _MARK + rb" \S+|# " + _MARK + rb" \S+|<!-- " + _MARK + rb" [^\n]*-->)\r?\n")
 _JSON_MARK = re.compile(rb'\{"generator":"' + _MARK + rb" ")
@@ -93,12 +94,21 @@ def carries_mark(path: Path) -> bool:
 def to_stdout(content: str | bytes) -> None:
     """``content`` on standard output; text in the stream's encoding, what it cannot write (a lone surrogate from
     a report) as ``?``, as files are written (a name is data of the profiled program: it may hold anything)."""
-    if isinstance(content, str):
-        encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
-        typer.echo(content.encode(encoding, "replace").decode(encoding), nl=False)
-    else:
-        sys.stdout.buffer.write(content)
-        sys.stdout.buffer.flush()
+    if sys.stdout is None:  # started with standard output closed (>&-)
+        raise RooflineError("standard output is closed", "write to a file with -o/--output")
+    try:
+        if isinstance(content, str):
+            encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+            typer.echo(content.encode(encoding, "replace").decode(encoding), nl=False)
+            sys.stdout.flush()
+        else:
+            sys.stdout.buffer.write(content)
+            sys.stdout.buffer.flush()
+    except BrokenPipeError:  # the reader left (roofline ... | head): not an error of the run
+        return
+    except (OSError, ValueError) as err:  # a full device (>/dev/full), a closed descriptor
+        why = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        raise RooflineError(f"standard output: cannot write ({why})", "write to a file with -o/--output") from None
 
 
 def _marked(text: str, path: Path) -> str:
@@ -139,7 +149,7 @@ def _replace(target: Path, data: bytes, shown: Path) -> None:
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         mode = stat.S_IMODE(os.stat(target).st_mode) if target.exists() else None
-        tmp = target.with_name(f".{target.name}.{os.urandom(4).hex()}.tmp")
+        tmp = target.with_name(f".{target.name[:TMP_NAME_CHARS]}.{os.urandom(4).hex()}.tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies, as for any new file
     except OSError as err:
         raise RooflineError(f"{fail} ({err.strerror})", "choose a writable path") from None

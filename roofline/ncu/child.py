@@ -229,9 +229,19 @@ def answer(path: str, send: Callable[[tuple[Any, ...]], None]) -> tuple[str, Any
     from roofline.ncu.extract import read
 
     try:
-        return "ok", read(ncu_report, path, send)
+        return "ok", read(ncu_report, _native_path(path), send)
     except Exception as err:  # the native module raises assorted errors on corrupt input
         return "error", f"{type(err).__name__}: {err}"
+
+
+def _native_path(path: str) -> str:
+    """A path ncu_report can take: it wants UTF-8, so a name with bytes that are not (held as surrogates) is passed
+    as the descriptor of the opened file (this process is the child: the descriptor ends with it)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return f"/dev/fd/{os.open(path, os.O_RDONLY)}"
+    return path
 
 
 def _silence_native_output() -> None:

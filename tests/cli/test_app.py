@@ -315,3 +315,54 @@ def test_the_regression_gate_cannot_be_switched_off_with_nan(tmp_path):
     assert runner.invoke(app, gate).exit_code == 1
     for flag in ("--fail-if-slower", "--fail-if-total-slower"):
         assert runner.invoke(app, [*gate, flag, "nan"]).exit_code == 2
+
+
+# --- Edges of the file system and the environment (issue 37) -----------------------------------------------------
+def roofline_proc(*args: str, env: dict[str, str] | None = None, **kwargs: Any) -> subprocess.CompletedProcess:
+    """``python -m roofline`` in a subprocess: stdout and stderr captured unless ``stdout`` is given."""
+    environ = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+               **(env or {})}
+    kwargs.setdefault("stdout", subprocess.PIPE)
+    return subprocess.run([sys.executable, "-m", "roofline", *args], stderr=subprocess.PIPE, text=True,
+                          env=environ, timeout=120, **kwargs)
+
+
+def test_standard_output_on_a_full_device_or_closed_is_one_line():
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    with open("/dev/full", "w") as full:
+        proc = roofline_proc("report", EXAMPLE, "-f", "json", stdout=full)
+    assert proc.returncode == 2 and proc.stderr == ("roofline: error: standard output: cannot write (No space left "
+                                                    "on device): write to a file with -o/--output\n")
+    proc = roofline_proc("report", EXAMPLE, "-f", "json", stdout=None, preexec_fn=lambda: os.close(1))
+    assert proc.returncode == 2 and proc.stderr == ("roofline: error: standard output is closed: write to a file "
+                                                    "with -o/--output\n")
+
+
+def test_a_working_folder_that_was_removed_is_one_line(tmp_path):
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    script = Path(sys.executable).parent / "roofline"  # python -m itself needs the working folder (sys.path[0])
+    if not script.exists():
+        pytest.skip("the console script is not installed beside this interpreter")
+    proc = subprocess.run([str(script), "report", os.path.relpath(EXAMPLE, gone)], capture_output=True, text=True,
+                          cwd=gone, preexec_fn=lambda: os.rmdir(gone), timeout=120)
+    assert proc.returncode == 2 and proc.stderr == ("roofline: error: the working folder no longer exists: change to "
+                                                    "an existing folder and run again\n")
+
+
+def test_a_bad_matplotlib_backend_in_the_environment_does_not_stop_a_plot(tmp_path):
+    proc = roofline_proc("report", EXAMPLE, "-f", "json", "--plot", str(tmp_path / "p.png"),
+                         env={"MPLBACKEND": "bogus"})
+    assert proc.returncode == 0 and proc.stderr == f"wrote {tmp_path / 'p.png'}\n"
+
+
+def test_a_report_at_a_path_that_is_not_utf8_is_read(tmp_path, shared_report):
+    """ncu_report takes UTF-8 paths only: the file was diagnosed as corrupt, needing a newer ncu-report."""
+    path = os.path.join(os.fsencode(tmp_path), b"bad\xff.ncu-rep")
+    with open(path, "wb") as fh:
+        fh.write(shared_report("rtx2080ti_kernels_basic").read_bytes())
+    proc = roofline_proc("report", os.fsdecode(path), "-f", "json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["reports"][0]["path"].endswith("bad\ufffd.ncu-rep") and len(doc["reports"][0]["kernels"]) == 2
