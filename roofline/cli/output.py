@@ -48,26 +48,36 @@ _COMMENT_MARK = {".md": "<!-- {} -->", ".markdown": "<!-- {} -->", ".html": "<!-
                  ".yaml": "# {}", ".yml": "# {}"}
 
 
-def write_output(path: Path, content: str | bytes) -> None:
+def write_output(path: Path, content: str | bytes, announce: bool = True) -> None:
     """Write ``content`` to ``path`` (``-``: standard output), creating its folders; refuse a file roofline did
-    not write and anything but a regular file. Text without the mark of its format gets it as a first line."""
+    not write and anything but a regular file. Text without the mark of its format gets it as a first line.
+    ``announce``: say ``wrote PATH`` on stderr."""
     if str(path) == STDOUT:
         to_stdout(content)
         return
     target = _replaceable(path)
     data = _marked(content, path).encode("utf-8", "replace") if isinstance(content, str) else content
     _replace(target, data, path)
+    if announce:
+        _announce(path)
+
+
+def _announce(path: Path) -> None:
     typer.echo(f"wrote {visible(str(path))}", err=True)
 
 
 def write_all(files: Sequence[tuple[Path, str | bytes]]) -> None:
     """Write each of ``files`` (``write_output``), in order; when one fails, the files this call created before it
-    are removed, so that a failed run leaves no new file (a document that cannot be written, and its plots)."""
+    are removed, so that a failed run leaves no new file (a document that cannot be written, and its plots). Each
+    file written is named on stderr once all are, so a failure is the one line of its error."""
+    for path, _ in files:  # a target that cannot be one (a folder, a device, a file of another) fails before any
+        if str(path) != STDOUT:
+            _replaceable(path)
     created: list[Path] = []
     try:
         for path, content in files:
             new = str(path) != STDOUT and not os.path.lexists(path)
-            write_output(path, content)
+            write_output(path, content, announce=False)
             if new:
                 created.append(path)
     except BaseException:
@@ -75,6 +85,9 @@ def write_all(files: Sequence[tuple[Path, str | bytes]]) -> None:
             with suppress(OSError):
                 os.unlink(path)
         raise
+    for path, _ in files:
+        if str(path) != STDOUT:
+            _announce(path)
 
 
 def carries_mark(path: Path) -> bool:

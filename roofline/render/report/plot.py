@@ -42,7 +42,7 @@ from roofline.render.mpl import (
     to_bytes,
     wrap,
 )
-from roofline.render.names import plot_text, visible
+from roofline.render.names import visible
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -281,9 +281,13 @@ def _ceilings(c: Ceilings | None, placed: list[KernelSeries],
     return tuple(out)
 
 
+TITLE_NAME_CHARS = 80  # of the GPU's name in a panel's title (real ones: < 40)
+
+
 def _title(a: ReportAnalysis, source: CeilingSet, c: Ceilings | None, kind: PanelKind) -> str:
     d = a.device
-    head = f"{plot_text(d.name)} (CC {d.compute_capability or '?'}), {counted(len(a.launches), 'launch')}"
+    launches = counted(len(a.launches), "launch")
+    head = f"{middle(d.name, TITLE_NAME_CHARS)} (CC {d.compute_capability or '?'}), {launches}"
     view = "bandwidth view, achieved bytes/s per memory level; " if kind == "bandwidth" else ""
     if c is None:
         return f"{head}\n{view}no {source} ceilings"
