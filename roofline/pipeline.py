@@ -21,7 +21,6 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from roofline.core.choices import GroupBy, NameBase
@@ -88,9 +87,9 @@ def map_reports(paths: Sequence[str | os.PathLike[str]], then: Callable[[ReportA
     from roofline.specs.catalog import load_catalog
 
     kernel_filter.parse(options.kernel, options.kernel_name_base)  # a bad filter is refused before any file is read
-    named: dict[Path, str | os.PathLike[str]] = {}
+    named: dict[str, str | os.PathLike[str]] = {}
     for path in paths:
-        named.setdefault(Path(path).resolve(), path)  # a file named twice is read under its first name
+        named.setdefault(_identity(path), path)  # a file named twice is read under its first name
     firsts = list(named.values())
     at_once = min(jobs, jobs_in_memory(firsts), len(firsts))
     if firsts and not mpi and at_once <= 1:
@@ -115,7 +114,7 @@ def map_reports(paths: Sequence[str | os.PathLike[str]], then: Callable[[ReportA
     if results is None:
         return None
     by_file = dict(zip(named, results, strict=True))
-    order = [by_file[Path(path).resolve()] for path in paths]
+    order = [by_file[_identity(path)] for path in paths]
     errors = list(dict.fromkeys(r for r in order if isinstance(r, RooflineError)))
     if errors and not keep_going:
         raise errors[0]
@@ -149,6 +148,11 @@ def _size(path: str | os.PathLike[str]) -> int:
         return os.stat(path).st_size
     except (OSError, ValueError):
         return 0
+
+
+def _identity(path: str | os.PathLike[str]) -> str:
+    """The file a path names, its links followed (a loop of links is left as it is: its read names the loop)."""
+    return os.path.realpath(path)
 
 
 def _same(analysis: ReportAnalysis) -> ReportAnalysis:

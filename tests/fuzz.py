@@ -1,12 +1,17 @@
 """Fuzzing roofline's inputs: seeded mutations of the real reports in ../shared/ncu-reps, of report models made from
 them (and the shipped synthetic example), and of the spec YAML files in device_specs/, each run through the CLI in
-a subprocess with a time limit.
+a subprocess with a time limit; and hostile uses of the command line (issue 37): symbolic link loops and FIFOs as
+inputs, non-finite option values, names that are not text or hold control characters in every output format,
+impossible model values, and multi-file outputs that fail.
 
 Every run must end in one of two ways (``classify``):
 
 * **valid**: exit 0, a strict JSON document on stdout whose numbers are all finite and in range (times above 0,
   shares within 0..1, nothing negative), and nothing on stderr but ``roofline: warning:`` lines;
-* **error**: exit 2 and exactly one line on stderr, ``roofline: error: ...``, naming the input file.
+* **error**: exit 2 and exactly one line on stderr, ``roofline: error: ...``, naming the input file (or, for a
+  hostile case, what it names: the option, the output), leaving no new file in a failed output's folder.
+
+Outputs in other formats than JSON are valid when they are UTF-8 and hold no control character but line ends.
 
 Anything else (a traceback, another exit status, a signal, a time-out, several lines) is **other**, a defect.
 
@@ -45,17 +50,20 @@ EXAMPLE_GPU = "NVIDIA H100 80GB HBM3"  # a mutated spec is renamed to this GPU s
 SMALL_REPORT_BYTES = 700_000  # the reports mutated: the small ones, for a quick run each
 READ_LIMIT_S = 20  # --timeout given to the reader
 RUN_LIMIT_S = 90  # the whole command
-FULL = {"reports": 300, "models": 150, "specs": 150}
+FULL = {"reports": 300, "models": 150, "specs": 150, "hostile": 150}
+KINDS = ("report", "model", "spec", "hostile")
 
 
 @dataclass(frozen=True)
 class Case:
     """One mutated input and the command line that reads it."""
 
-    kind: str  # "report", "model" or "spec"
+    kind: str  # "report", "model", "spec" or "hostile"
     mutation: str
     path: Path
     args: tuple[str, ...]
+    named: str = ""  # what an error line must name, when not an input file (an option, an output)
+    clean: Path | None = None  # a folder the run may not leave a new file in when it fails
 
 
 @dataclass(frozen=True)
@@ -297,38 +305,163 @@ def spec_cases(rng: random.Random, count: int, folder: Path) -> list[Case]:
     return cases
 
 
+# --- Hostile uses of the command line (issue 37) -------------------------------------------------------------------
+HOSTILE_NAMES = ("k\x1b[2J\x1b[31mred\x1b]0;title\x07", "k\x00nul\rcr\nlf<script>alert(1)</script>",
+                 "k\ud800x\udfff", "=HYPERLINK(\"http://x\")", "a$\\frac{$b", "k\u202eevil\u2028",
+                 "<sub>x</sub>\n# heading", "k" * 70_000)
+NON_FINITE = ("nan", "-nan", "NaN", "inf", "-inf", "1e999")
+FLOAT_OPTIONS = {"diff": ("--fail-if-slower", "--fail-if-total-slower", "--min-share", "--fail-if-roof-drop",
+                          "--alpha", "--work-tolerance", "--timeout"),
+                 "compare": ("--alpha", "--work-tolerance", "--timeout"), "report": ("--spread-threshold", "--timeout")}
+IMPOSSIBLE: tuple[tuple[tuple[str, ...], Any], ...] = (
+    (("registers_per_thread",), -5), (("shared_mem_per_block_bytes",), -1), (("block",), [-2**63, 1, 1]),
+    (("grid",), [0, -1, 1]), (("metrics", "launch__waves_per_multiprocessor"), -0.0),
+    (("metrics", "gpu__time_duration.sum"), -0.0), (("registers_per_thread",), 2**40))
+TEXT_FORMATS = ("table", "json", "csv", "markdown", "html")
+
+
+def _example() -> dict[str, Any]:
+    return json.loads(EXAMPLE.read_text())
+
+
+def _hostile_case(rng: random.Random, i: int, folder: Path) -> Case:
+    """One hostile case, in its own folder (the run's working folder)."""
+    kind = rng.choice(["loop", "fifo", "option", "name", "name", "impossible", "outputs"])
+    here = folder / f"h{i:03d}_{kind}"
+    here.mkdir()
+    if kind == "loop":
+        suffix = rng.choice([".ncu-rep", ".json", ".yaml"])
+        first = here / f"a{suffix}"
+        if rng.random() < 0.5:
+            first.symlink_to(first.name)
+        else:
+            first.symlink_to(f"b{suffix}")
+            (here / f"b{suffix}").symlink_to(first.name)
+        return _input_case(kind, first)
+    if kind == "fifo":
+        suffix = rng.choice([".ncu-rep", ".json", ".yaml", "dir"])
+        if suffix == "dir":
+            (here / "specs").mkdir()
+            os.mkfifo(here / "specs" / "f.yaml")
+            return Case("hostile", "fifo in --specs DIR", here / "specs" / "f.yaml",
+                        ("report", str(EXAMPLE), "-f", "json", "--specs", str(here / "specs")), named="f.yaml")
+        os.mkfifo(here / f"x{suffix}")
+        return _input_case(kind, here / f"x{suffix}")
+    if kind == "option":
+        command = rng.choice(sorted(FLOAT_OPTIONS))
+        option, value = rng.choice(FLOAT_OPTIONS[command]), rng.choice(NON_FINITE)
+        files = (str(EXAMPLE),) * (1 if command == "report" else 2)
+        return Case("hostile", f"{command} {option} {value}", here / "none", (command, *files, option, value, "-f",
+                    "json"), named=option)
+    if kind in ("name", "impossible"):
+        doc = _example()
+        if kind == "name":
+            name = rng.choice(HOSTILE_NAMES)
+            field = rng.choice(["launch", "label", "device", "rule"])
+            if field == "launch":
+                doc["launches"][0]["name"] = doc["launches"][0]["demangled_name"] = name
+            elif field == "label":
+                doc["label"] = name
+            elif field == "device":
+                doc["device"]["name"] = name
+            else:
+                doc["launches"][0]["rules"] = [{"rule": name, "section": name, "title": name, "message": name,
+                                                "kind": "warning"}]
+            mutation = f"{field} name {name[:30]!r}"
+        else:
+            key, impossible = rng.choice(IMPOSSIBLE)
+            _set(doc["launches"][0], key, impossible)
+            mutation = f"{'.'.join(key)} = {impossible!r}"
+        path = here / "model.json"
+        path.write_text(json.dumps(doc))
+        fmt = rng.choice(TEXT_FORMATS) if kind == "name" else "json"
+        out = ("-o", str(here / f"out.{fmt}")) if fmt in ("markdown", "html") else ()
+        plot = ("--plot", str(here / "p.png")) if rng.random() < 0.3 else ()
+        return Case("hostile", f"{mutation} as {fmt}", path, ("report", str(path), "-f", fmt, *out, *plot))
+    fmt = rng.choice(["markdown", "html"])  # "outputs": the document cannot be written, its plots must not stay
+    (here / "doc.md").mkdir()
+    return Case("hostile", f"{fmt} onto a folder", here / "doc.md",
+                ("report", str(EXAMPLE), "-f", fmt, "-o", str(here / "doc.md"), "--plot", str(here / "p.png")),
+                named="doc.md", clean=here)
+
+
+def _input_case(kind: str, path: Path) -> Case:
+    """A hostile input: a report (or model) itself, or a spec file through --specs."""
+    if path.suffix == ".yaml":
+        return Case("hostile", f"{kind} {path.name} as --specs", path,
+                    ("report", str(EXAMPLE), "-f", "json", "--specs", str(path)))
+    return Case("hostile", f"{kind} {path.name}", path, ("report", str(path), "-f", "json"))
+
+
+def hostile_cases(rng: random.Random, count: int, folder: Path) -> list[Case]:
+    return [_hostile_case(rng, i, folder) for i in range(count)]
+
+
 # --- Running and judging ---------------------------------------------------------------------------------------------
 def run(case: Case) -> Outcome:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
            "COLUMNS": "80"}
+    before = sorted(os.listdir(case.clean)) if case.clean else []
     try:
-        proc = subprocess.run([sys.executable, "-m", "roofline", *case.args], capture_output=True, text=True,
-                              env=env, cwd=case.path.parent, timeout=RUN_LIMIT_S)
+        proc = subprocess.run([sys.executable, "-m", "roofline", *case.args], capture_output=True, env=env,
+                              cwd=case.path.parent, timeout=RUN_LIMIT_S)
     except subprocess.TimeoutExpired:
         return Outcome(case, "other", f"no answer within {RUN_LIMIT_S} s")
-    return classify(case, proc.returncode, proc.stdout, proc.stderr)
+    try:
+        stdout, stderr = proc.stdout.decode(), proc.stderr.decode()
+    except UnicodeDecodeError as err:
+        return Outcome(case, "other", f"output that is not UTF-8 ({err})")
+    if case.clean and proc.returncode != 0 and sorted(os.listdir(case.clean)) != before:
+        return Outcome(case, "other", f"a failed run left {sorted(set(os.listdir(case.clean)) - set(before))}")
+    return classify(case, proc.returncode, stdout, stderr)
 
 
 def classify(case: Case, code: int, stdout: str, stderr: str) -> Outcome:
     """valid, error or other (see the module docstring)."""
     lines = stderr.splitlines()
     if code == 2:
-        named = any(str(Path(a)) in lines[0] for a in case.args if a.endswith((".ncu-rep", ".json", ".yaml"))) \
-            if len(lines) == 1 else False
+        names = [case.named] if case.named else [str(Path(a)) for a in case.args
+                                                 if a.endswith((".ncu-rep", ".json", ".yaml"))]
+        named = any(name in lines[0] for name in names) if len(lines) == 1 else False
         if len(lines) == 1 and lines[0].startswith("roofline: error: ") and named:
             return Outcome(case, "error", lines[0])
         return Outcome(case, "other", f"exit 2 but stderr is not one line naming the file: {stderr[-600:]!r}")
     if code != 0:
         return Outcome(case, "other", f"exit {code}: {stderr[-600:]!r}")
-    stray = [line for line in lines if not line.startswith("roofline: warning: ")]
+    stray = [line for line in lines if not line.startswith(("roofline: warning: ", "wrote "))]
     if stray:
         return Outcome(case, "other", f"exit 0 with stray stderr: {stray[:3]!r}")
+    fmt = case.args[case.args.index("-f") + 1] if "-f" in case.args else "table"
+    if fmt != "json":
+        return _text_outcome(case, fmt, stdout)
     try:
         doc = json.loads(stdout, parse_constant=_reject)
     except ValueError as err:
         return Outcome(case, "other", f"output is not strict JSON ({err})")
     problems = list(out_of_range(doc))
     return Outcome(case, "other", "; ".join(problems[:3])) if problems else Outcome(case, "valid")
+
+
+# What the terminal formats may not hold: control characters but the line end. Markdown, HTML and CSV are judged on
+# being written at all (UTF-8, exit 0) until their escaping (issue 36) is in: then add them here.
+_RAW_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+STRICT_TEXT = ("table",)
+
+
+def _text_outcome(case: Case, fmt: str, stdout: str) -> Outcome:
+    """A table, CSV, Markdown or HTML output: written (to stdout or its -o file), and for the terminal formats free
+    of control characters."""
+    text = stdout
+    if "-o" in case.args:
+        out = Path(case.args[case.args.index("-o") + 1])
+        try:
+            text = out.read_bytes().decode()
+        except (OSError, UnicodeDecodeError) as err:
+            return Outcome(case, "other", f"{out.name} not written as UTF-8 ({err})")
+    raw = _RAW_CONTROL.search(text)
+    if fmt in STRICT_TEXT and raw:
+        return Outcome(case, "other", f"{fmt} output holds the control character {raw.group()!r}")
+    return Outcome(case, "valid")
 
 
 def _reject(token: str) -> Any:
@@ -371,7 +504,7 @@ def cases(seed: int, counts: dict[str, int], folder: Path) -> list[Case]:
     folder.mkdir(parents=True, exist_ok=True)
     rng = random.Random(seed)
     return [*report_cases(rng, counts["reports"], folder), *model_cases(rng, counts["models"], folder),
-            *spec_cases(rng, counts["specs"], folder)]
+            *spec_cases(rng, counts["specs"], folder), *hostile_cases(rng, counts.get("hostile", 0), folder)]
 
 
 def summary(outcomes: Sequence[Outcome]) -> str:
@@ -379,7 +512,7 @@ def summary(outcomes: Sequence[Outcome]) -> str:
     counts = Counter(o.verdict for o in outcomes)
     per_kind = ", ".join(f"{kind}s {sum(by_kind[(kind, v)] for v in ('valid', 'error', 'other'))} "
                          f"({by_kind[(kind, 'valid')]}/{by_kind[(kind, 'error')]}/{by_kind[(kind, 'other')]})"
-                         for kind in ("report", "model", "spec"))
+                         for kind in KINDS)
     return (f"{len(outcomes)} cases: valid {counts['valid']}, one-line error {counts['error']}, other "
             f"{counts['other']} [{per_kind}; valid/error/other]")
 

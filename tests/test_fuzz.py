@@ -1,7 +1,8 @@
-"""Fuzzing in the suite: a fixed-seed sample of mutated reports, models and specs (``tests/fuzz.py``), each through
-the CLI in a subprocess with a time limit. Every outcome is a valid result (finite, in-range numbers) or exit 2 with
-one line naming the file; nothing else. The full set (300 reports, 150 models, 150 specs, 2 to 3 minutes on 2
-cores) runs separately: ``python -m tests.fuzz``."""
+"""Fuzzing in the suite: a fixed-seed sample of mutated reports, models and specs, and of hostile uses of the command
+line (``tests/fuzz.py``), each through the CLI in a subprocess with a time limit. Every outcome is a valid result
+(finite, in-range numbers; other formats written as UTF-8, the table without control characters) or exit 2 with one
+line naming the file; nothing else. The full set (300 reports, 150 models, 150 specs, 150 hostile cases, 3 to 4
+minutes on 2 cores) runs separately: ``python -m tests.fuzz``."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 
 from tests import fuzz
 
-SAMPLE = {"reports": 40, "models": 20, "specs": 20}  # 80 of the full set's 600
+SAMPLE = {"reports": 40, "models": 20, "specs": 20, "hostile": 30}  # 110 of the full set's 750
 SEED = 15
 
 
@@ -32,7 +33,7 @@ def test_the_sample_reaches_both_outcomes_for_every_kind_of_input(outcomes):
     """A sample where everything failed to load (or nothing did) would test little."""
     seen = Counter((o.case.kind, o.verdict) for o in outcomes)
     assert len(outcomes) == sum(SAMPLE.values())
-    for kind in ("report", "model", "spec"):
+    for kind in fuzz.KINDS:
         assert seen[(kind, "valid")] and seen[(kind, "error")], seen
 
 

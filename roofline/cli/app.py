@@ -191,6 +191,13 @@ def run(args: Sequence[str]) -> int | str | None:
     if args in ([], ["--help"], ["--version"]):
         return _answer_at_once(args)
     command = next((arg for arg in args if not arg.startswith("-")), None)
+    os.environ.pop("MPLBACKEND", None)  # plots draw on Agg canvases; a backend named there would only fail matplotlib
+    try:
+        os.getcwd()
+    except FileNotFoundError:  # the working folder was removed: no relative path can be resolved
+        print("roofline: error: the working folder no longer exists: change to an existing folder and run again",
+              file=sys.stderr)
+        return 2
     if command in READS_REPORTS and "--mpi" not in args:
         _read_ahead(args[args.index(command) + 1:])
     from roofline.errors import RooflineError
@@ -222,7 +229,7 @@ def _leave(code: int | str | None) -> NoReturn:
     if isinstance(code, str):
         print(code, file=sys.stderr)
     for stream in (sys.stdout, sys.stderr):
-        with suppress(OSError, ValueError):  # a closed pipe (roofline ... | head) is not an error of the run
+        with suppress(OSError, ValueError, AttributeError):  # a closed pipe (roofline ... | head), or none (>&-)
             stream.flush()
     mpi = sys.modules.get("mpi4py.MPI")  # summary --mpi: a rank that ends without MPI_Finalize fails the MPI job
     if mpi is not None and mpi.Is_initialized() and not mpi.Is_finalized():

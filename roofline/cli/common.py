@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -13,7 +14,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal, TextIO, TypeAlias, TypeVar, cast
 
 import typer
+from typer import _click as click
+from typer._click.types import ParamType
 
+from roofline.cli.output import STDOUT, to_stdout, write_all
 from roofline.cli.output import write_output as write_output
 from roofline.core.choices import OUTPUT_OPTION, GroupBy, NameBase
 from roofline.core.kernel_filter import LANGUAGE, NAME_BASE_HELP
@@ -21,7 +25,8 @@ from roofline.core.labels import LEGEND_KERNELS
 from roofline.core.model import CeilingSet
 from roofline.pipeline import AnalysisOptions
 from roofline.render.base import Document as Document
-from roofline.render.base import Kind, Output, find_format, format_names, image_names
+from roofline.render.base import Kind, find_format, format_names, image_names
+from roofline.render.names import visible
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.launches import ReportAnalysis
@@ -43,6 +48,33 @@ SPREAD_THRESHOLD_PCT = 10.0  # default of `report --spread-threshold`
 REPORTS_DIR = Path("reports")
 WIDE_COLUMNS = 100_000  # --wide: a table width no kernel name reaches
 _REPORT_SUFFIXES = (".ncu-rep", ".roofline.json", ".json")
+MAX_TIMEOUT_S = 1e6  # --timeout: 11 days; far beyond it, the deadline overflows the system's clock
+
+
+# --- Numbers on the command line ---------------------------------------------------------------------
+class Number(ParamType):
+    """The one check of every numeric option: a finite number (nan and inf pass comparisons such as ``x >= 0``,
+    which would switch a gate off, and cannot be written as JSON) from ``low`` to ``high`` (``above``: ``low``
+    itself excluded). A value outside is a usage error naming the option (exit 2)."""
+
+    name = "number"
+
+    def __init__(self, low: float | None = None, high: float | None = None, above: bool = False) -> None:
+        self.low, self.high, self.above = low, high, above
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        try:
+            number = float(value)  # type: ignore[arg-type]  # a str from the command line, or the default
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        if self.low is not None and (number < self.low or (self.above and number == self.low)):
+            self.fail(f"{number:g} is not {'above' if self.above else 'at least'} {self.low:g}", param, ctx)
+        if self.high is not None and number > self.high:
+            self.fail(f"{number:g} is above {self.high:g}", param, ctx)
+        return number
+
 
 # --- Options several commands take -------------------------------------------------------------------
 KernelOpt = Annotated[
@@ -82,15 +114,15 @@ MapOpt = Annotated[
                  "(repeatable; applied before --match)."),
 ]
 WorkToleranceOpt = Annotated[
-    float, typer.Option("--work-tolerance", metavar="PCT",
+    float, typer.Option("--work-tolerance", metavar="PCT", click_type=Number(),
                         help="Pairs whose FLOPs (or, without FLOPs, threads launched) differ by more than PCT percent "
                         "are different work: compared by throughput, not by time.")]
 AlphaOpt = Annotated[
-    float, typer.Option("--alpha", help="Significance level of the noise statistics over repeated launches "
-                        "(Mann-Whitney U; intervals are 1 - 2 alpha).")]
+    float, typer.Option("--alpha", click_type=Number(), help="Significance level of the noise statistics over "
+                        "repeated launches (Mann-Whitney U; intervals are 1 - 2 alpha).")]
 TimeoutOpt = Annotated[
     float | None,
-    typer.Option("--timeout", metavar="SECONDS", min=0.001,
+    typer.Option("--timeout", metavar="SECONDS", click_type=Number(0.0, MAX_TIMEOUT_S, above=True),
                  help="Stop reading an .ncu-rep after this long (default: 30 s + 0.5 s per MiB of the file)."),
 ]
 JobsOpt = Annotated[
@@ -138,7 +170,7 @@ def say(err: RooflineError, args: Sequence[str]) -> int:
 
     if isinstance(err, UsageError) and "--mpi" in args and other_mpi_rank(os.environ):
         return 0
-    typer.echo(f"roofline: error: {err}", err=True)
+    typer.echo(f"roofline: error: {visible(str(err))}", err=True)
     return err.exit_code
 
 
@@ -151,13 +183,13 @@ def warn(analyses: Sequence[ReportAnalysis]) -> None:
 def warn_report(path: str, warnings: Sequence[str]) -> None:
     """The integrity warnings of the report at ``path`` on stderr, one line each."""
     for warning in warnings:
-        typer.echo(f"roofline: warning: {path}: {warning}", err=True)
+        typer.echo(f"roofline: warning: {visible(f'{path}: {warning}')}", err=True)
 
 
 def fail_for(errors: Sequence[RooflineError]) -> None:
     """After the good reports were written: one line per bad one, and the exit status of the worst."""
     for err in errors:
-        typer.echo(f"roofline: error: {err}", err=True)
+        typer.echo(f"roofline: error: {visible(str(err))}", err=True)
     if errors:
         raise typer.Exit(max(err.exit_code for err in errors))
 
@@ -234,29 +266,52 @@ def default_output(paths: Sequence[str | os.PathLike[str]], suffix: str) -> Path
     return REPORTS_DIR / f"{stem}{more}{suffix}"
 
 
-def emit(text: Output, output: Path | None) -> None:
-    """Print ``text``, or write it to ``output`` with ``write_output``."""
-    if output is None:
-        typer.echo(text, nl=False)
-    else:
-        write_output(output, text)
-
-
 def write_document(kind: Kind, name: str, document: Document, output: Path | None,
-                   paths: Sequence[str | os.PathLike[str]]) -> None:
+                   paths: Sequence[str | os.PathLike[str]], also: Sequence[tuple[Path, bytes]] = ()) -> None:
     """Render ``document`` in the format ``name`` of ``kind`` and print it, or write it to ``output`` (by default,
-    for a format written to a file, under reports/ after the first report), with its plots beside it."""
+    for a format written to a file, under reports/ after the first report), with its plots beside it (none when it
+    goes to standard output) and the files ``also`` (a --plot). They are written together (``write_all``): when the
+    document cannot be written, none of the new files stays."""
     from dataclasses import replace
 
     fmt = find_format(kind, name)
-    target = output or (default_output(paths, fmt.suffix) if fmt.to_file else None)
-    if fmt.plots is not None and target is not None:
+    target = document_target(kind, name, output, paths)
+    files: list[tuple[Path, str | bytes]] = []
+    if fmt.plots is not None and target is not None and str(target) != STDOUT:
         images = fmt.plots(document)
         names = image_names(target.name, len(images))
-        for image_name, image in zip(names, images, strict=True):
-            write_output(target.parent / image_name, image)
+        files += [(target.parent / n, image) for n, image in zip(names, images, strict=True)]
         document = replace(document, images=tuple(names))
-    emit(fmt.render(document), target)
+    text = fmt.render(document)
+    files += also
+    if target is None:
+        write_all(files)
+        to_stdout(text)
+    else:
+        write_all([*files, (target, text)])
+
+
+def document_target(kind: Kind, name: str, output: Path | None, paths: Sequence[str | os.PathLike[str]]) -> Path | None:
+    """The file a document in format ``name`` is written to: ``output``, else reports/... for a format written to a
+    file, else None (the terminal)."""
+    fmt = find_format(kind, name)
+    return output or (default_output(paths, fmt.suffix) if fmt.to_file else None)
+
+
+def check_distinct_outputs(kind: Kind, name: str, output: Path | None, plot: Path | None,
+                           paths: Sequence[str | os.PathLike[str]]) -> None:
+    """UsageError, before any work, when ``--plot`` names the document's file or one of the plots written beside it
+    (``NAME.png``, ``NAME-1.png``, ...): two outputs never share a path (one would hold the other's content)."""
+    from roofline.errors import UsageError
+
+    target = document_target(kind, name, output, paths)
+    if plot is None or target is None or str(target) == STDOUT:
+        return
+    taken = {target}
+    if find_format(kind, name).plots is not None:
+        taken |= {target.parent / n for n in (*image_names(target.name, 1), *image_names(target.name, len(paths)))}
+    if os.path.realpath(plot) in {os.path.realpath(p) for p in taken}:
+        raise UsageError(f"--plot {plot}: the {name} output writes this file too", "give the plot another name")
 
 
 # --- Plots ----------------------------------------------------------------------------------------------
@@ -288,14 +343,17 @@ def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptio
     from roofline.analysis.roofline import spread_across_reports
 
     plot_fmt = None
-    if plot is not None:  # a bad plot suffix is refused before any report is read
+    if plot is not None:  # a bad plot suffix, or one output's path for two, is refused before any report is read
         from roofline.render.mpl import plot_format
 
         plot_fmt = plot_format(plot)
+        check_distinct_outputs("report", fmt, output, plot, paths)
     analyses, errors = analyze_good(paths, options, jobs)
+    also = []
     if plot is not None and plot_fmt is not None:
-        write_output(plot, report_plot(analyses, plot_fmt, plot))
+        also.append((plot, report_plot(analyses, plot_fmt, plot)))
     spreads = spread_across_reports(analyses, spread_threshold_pct) if len(analyses) > 1 else ()
-    write_document("report", fmt, Document(analyses, width=terminal_width(wide), spreads=spreads), output, paths)
+    write_document("report", fmt, Document(analyses, width=terminal_width(wide), spreads=spreads), output, paths,
+                   also)
     fail_for(errors)
     return analyses

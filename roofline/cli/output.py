@@ -20,16 +20,21 @@ import os
 import re
 import stat
 import sys
+from collections.abc import Sequence
+from contextlib import suppress
 from pathlib import Path
 from typing import BinaryIO
 
 import typer
 
+from roofline.core.files import file_kind
 from roofline.errors import RooflineError
 from roofline.render import CSV_MARK, GENERATED_BY, GENERATOR
+from roofline.render.names import visible
 
 STDOUT = "-"
 HEAD_BYTES = 8192  # the most read of an existing file to find the mark
+TMP_NAME_CHARS = 200  # of the target's name in its temporary file's, which adds 14: within NAME_MAX (255)
 _MARK = re.escape(GENERATED_BY).encode()
 _TEXT_MARK = re.compile(rb"(?:" + _MARK + rb" \S+|# " + _MARK + rb" \S+|<!-- " + _MARK + rb" [^\n]*-->)\r?\n")
 _JSON_MARK = re.compile(rb'\{"generator":"' + _MARK + rb" ")
@@ -43,16 +48,46 @@ _COMMENT_MARK = {".md": "<!-- {} -->", ".markdown": "<!-- {} -->", ".html": "<!-
                  ".yaml": "# {}", ".yml": "# {}"}
 
 
-def write_output(path: Path, content: str | bytes) -> None:
+def write_output(path: Path, content: str | bytes, announce: bool = True) -> None:
     """Write ``content`` to ``path`` (``-``: standard output), creating its folders; refuse a file roofline did
-    not write and anything but a regular file. Text without the mark of its format gets it as a first line."""
+    not write and anything but a regular file. Text without the mark of its format gets it as a first line.
+    ``announce``: say ``wrote PATH`` on stderr."""
     if str(path) == STDOUT:
-        _to_stdout(content)
+        to_stdout(content)
         return
     target = _replaceable(path)
-    data = _marked(content, path).encode() if isinstance(content, str) else content
+    data = _marked(content, path).encode("utf-8", "replace") if isinstance(content, str) else content
     _replace(target, data, path)
-    typer.echo(f"wrote {path}", err=True)
+    if announce:
+        _announce(path)
+
+
+def _announce(path: Path) -> None:
+    typer.echo(f"wrote {visible(str(path))}", err=True)
+
+
+def write_all(files: Sequence[tuple[Path, str | bytes]]) -> None:
+    """Write each of ``files`` (``write_output``), in order; when one fails, the files this call created before it
+    are removed, so that a failed run leaves no new file (a document that cannot be written, and its plots). Each
+    file written is named on stderr once all are, so a failure is the one line of its error."""
+    for path, _ in files:  # a target that cannot be one (a folder, a device, a file of another) fails before any
+        if str(path) != STDOUT:
+            _replaceable(path)
+    created: list[Path] = []
+    try:
+        for path, content in files:
+            new = str(path) != STDOUT and not os.path.lexists(path)
+            write_output(path, content, announce=False)
+            if new:
+                created.append(path)
+    except BaseException:
+        for path in created:
+            with suppress(OSError):
+                os.unlink(path)
+        raise
+    for path, _ in files:
+        if str(path) != STDOUT:
+            _announce(path)
 
 
 def carries_mark(path: Path) -> bool:
@@ -69,17 +104,29 @@ def carries_mark(path: Path) -> bool:
     return any(p.match(head) for p in (_TEXT_MARK, _JSON_MARK, _SVG_MARK, _CSV_MARK))
 
 
-def _to_stdout(content: str | bytes) -> None:
-    if isinstance(content, str):
-        typer.echo(content, nl=False)
-    else:
-        sys.stdout.buffer.write(content)
-        sys.stdout.buffer.flush()
+def to_stdout(content: str | bytes) -> None:
+    """``content`` on standard output; text in the stream's encoding, what it cannot write (a lone surrogate from
+    a report) as ``?``, as files are written (a name is data of the profiled program: it may hold anything)."""
+    if sys.stdout is None:  # started with standard output closed (>&-)
+        raise RooflineError("standard output is closed", "write to a file with -o/--output")
+    try:
+        if isinstance(content, str):
+            encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+            typer.echo(content.encode(encoding, "replace").decode(encoding), nl=False)
+            sys.stdout.flush()
+        else:
+            sys.stdout.buffer.write(content)
+            sys.stdout.buffer.flush()
+    except BrokenPipeError:  # the reader left (roofline ... | head): not an error of the run
+        return
+    except (OSError, ValueError) as err:  # a full device (>/dev/full), a closed descriptor
+        why = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        raise RooflineError(f"standard output: cannot write ({why})", "write to a file with -o/--output") from None
 
 
 def _marked(text: str, path: Path) -> str:
     """Text that starts with a mark (``carries_mark``), adding one as a first line if it has none."""
-    head = text[:HEAD_BYTES].encode()
+    head = text[:HEAD_BYTES].encode("utf-8", "replace")
     if any(mark.match(head) for mark in (_TEXT_MARK, _JSON_MARK, _SVG_MARK, _CSV_MARK)):
         return text
     return _COMMENT_MARK.get(path.suffix.lower(), "{}").format(GENERATOR) + "\n" + text
@@ -97,7 +144,7 @@ def _replaceable(path: Path) -> Path:
     if stat.S_ISDIR(info.st_mode):
         raise RooflineError(f"{path}: is a folder", "name a file inside it")
     if not stat.S_ISREG(info.st_mode):
-        raise RooflineError(f"{path}: is {_kind(info.st_mode)}, not a regular file; roofline writes only files",
+        raise RooflineError(f"{path}: is {file_kind(info.st_mode)}, not a regular file; roofline writes only files",
                             "use -o - for standard output, or name a file")
     try:
         ours = carries_mark(target)
@@ -109,19 +156,13 @@ def _replaceable(path: Path) -> Path:
     return target
 
 
-def _kind(mode: int) -> str:
-    kinds = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"),
-             (stat.S_ISSOCK, "a socket"))
-    return next((name for test, name in kinds if test(mode)), "not a regular file")
-
-
 def _replace(target: Path, data: bytes, shown: Path) -> None:
     """Write a temporary file beside ``target``, flush it to disk, rename it over ``target``."""
     fail = f"{shown}: cannot write"
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         mode = stat.S_IMODE(os.stat(target).st_mode) if target.exists() else None
-        tmp = target.with_name(f".{target.name}.{os.urandom(4).hex()}.tmp")
+        tmp = target.with_name(f".{target.name[:TMP_NAME_CHARS]}.{os.urandom(4).hex()}.tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies, as for any new file
     except OSError as err:
         raise RooflineError(f"{fail} ({err.strerror})", "choose a writable path") from None

@@ -233,6 +233,10 @@ class RuleResult:
         return {**vars(self), "focus_metrics": [vars(f) for f in self.focus_metrics]}
 
 
+MAX_NAME_CHARS = 1 << 16  # a kernel name is cut beyond this (real ones, demangled templates included: < 5,000)
+_NAME_FIELDS = ("name", "demangled_name", "mangled_name")
+
+
 @dataclass(frozen=True)
 class KernelLaunch:
     """One profiled kernel launch (an ncu *action*) with the metric values the tool uses.
@@ -260,6 +264,10 @@ class KernelLaunch:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "metrics", _frozen(self.metrics))
+        for key in _NAME_FIELDS:  # names are the profiled program's data: bounded before anything searches them
+            text = getattr(self, key)
+            if isinstance(text, str) and len(text) > MAX_NAME_CHARS:
+                object.__setattr__(self, key, text[:MAX_NAME_CHARS - 1] + "…")
         object.__setattr__(self, "nan_metrics", frozenset(self.nan_metrics))
 
     def value(self, name: str) -> float | None:

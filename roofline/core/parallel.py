@@ -45,7 +45,7 @@ def in_workers(work: Callable[[T], R], items: Sequence[T], jobs: int,
     split = len(items) - len(items) // jobs
     # fork: the workers inherit ``work`` (a closure over the options and the spec catalog) instead of a pickled copy
     with ProcessPoolExecutor(jobs - 1, multiprocessing.get_context("fork"), initializer=_start_worker,
-                             initargs=(work,)) as pool:
+                             initargs=(work, os.getpid())) as pool:
         theirs = pool.map(_run, items[:split])  # submitted now, run while this process works on its own
         mine = _here(work, items[split:], done)
         results = []
@@ -66,9 +66,28 @@ def _here(work: Callable[[T], R], items: Sequence[T], done: Callable[[], None] |
     return out
 
 
-def _start_worker(work: Callable[[Any], Any]) -> None:
+def _start_worker(work: Callable[[Any], Any], parent: int) -> None:
     global _WORK
+    _die_with(parent)
     _WORK = work
+
+
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def _die_with(parent: int) -> None:
+    """End this worker when ``parent`` ends (Linux): a parent killed by SIGTERM runs no clean-up, and a worker left
+    blocked writing its result into the pipe (whose other end it holds itself) would stay for good."""
+    import ctypes
+    import signal
+
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # not Linux
+        return
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the parent ended before the request was made
+        os._exit(1)
 
 
 def _run(item: Any) -> Any:

@@ -23,6 +23,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from roofline.core.files import open_regular
 from roofline.errors import ReportError
 from roofline.ncu.container import MAGIC as NCU_MAGIC
 
@@ -110,11 +111,11 @@ def read_ahead(path: str | os.PathLike[str]) -> bool:
     answer (with the time limit counted from now). Anything but a regular file with the ncu header, or a
     platform without fork, is left alone (False). Children nobody took are killed at exit."""
     p = Path(path)
-    try:
-        with p.open("rb") as fh:
+    try:  # a FIFO or a loop of links is left to load_report, which names it
+        with open_regular(p, ReportError, "") as fh:
             head = fh.read(len(NCU_MAGIC))
         key = _identity(p)
-    except OSError:
+    except (OSError, ReportError):
         return False
     if not head.startswith(NCU_MAGIC) or key is None or not hasattr(os, "fork") or key in _AHEAD:
         return False
@@ -228,9 +229,19 @@ def answer(path: str, send: Callable[[tuple[Any, ...]], None]) -> tuple[str, Any
     from roofline.ncu.extract import read
 
     try:
-        return "ok", read(ncu_report, path, send)
+        return "ok", read(ncu_report, _native_path(path), send)
     except Exception as err:  # the native module raises assorted errors on corrupt input
         return "error", f"{type(err).__name__}: {err}"
+
+
+def _native_path(path: str) -> str:
+    """A path ncu_report can take: it wants UTF-8, so a name with bytes that are not (held as surrogates) is passed
+    as the descriptor of the opened file (this process is the child: the descriptor ends with it)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return f"/dev/fd/{os.open(path, os.O_RDONLY)}"
+    return path
 
 
 def _silence_native_output() -> None:

@@ -8,7 +8,12 @@ session or device information, field 5 = payload size) and the payload. Every re
 * a file cut inside its last block (a copy that stopped early): the complete launches can still be read;
 * a second session header, i.e. another report's blocks appended after this one's (``cat a.ncu-rep b.ncu-rep``
   without b's file header): ncu_report reads them as more launches of the first GPU;
-* bytes that are not blocks (zero padding, garbage): ncu_report would spin through them, so the file is refused.
+* bytes that are not blocks (zero padding, garbage): ncu_report would spin through them, so the file is refused;
+* how many kernel results the blocks announce (``results``), which the reader compares with the launches it got: a
+  block header whose count was changed (ncu_report then drops the launch) or records spliced in from another report;
+* a block of results repeated byte for byte (``repeated``): ncu_report reads it as one more launch. Blocks are told
+  apart by their header and the first and last ``FINGERPRINT_BYTES`` of their payload (unique among the launches of
+  every report in ../shared/ncu-reps), and only blocks alike in those are compared whole.
 
 Only headers are read (the payloads are skipped), so the walk costs a few milliseconds per thousand launches.
 Files of another container version are not walked.
@@ -34,6 +39,7 @@ _SESSION_START = 0x10  # the session block's information begins with field 2 (a 
 _COMPONENT, _NAME, _VERSION = 8, 1, 2  # a software record in a block's information: {1: component, 2: version}
 NCU_COMPONENT = b"Nsight Compute Target"
 VERSION_BLOCKS = 64  # the session's records come first (blocks 4 to 7 in every shared report)
+FINGERPRINT_BYTES = 64
 
 
 class Walk(NamedTuple):
@@ -47,6 +53,8 @@ class Walk(NamedTuple):
     garbage: str = ""
     appended_at: int | None = None
     results_before_append: int = 0
+    results: int | None = None  # kernel results the blocks announce, when the walk reached the end of the file
+    repeated: tuple[tuple[int, int], ...] = ()  # (launch, the earlier launch whose block it repeats byte for byte)
 
 
 class _Malformed(Exception):
@@ -121,6 +129,7 @@ def _blocks(fh: BinaryIO, pos: int, size: int) -> Walk:
     results = sessions = 0
     appended_at: int | None = None
     before_append = 0
+    seen = _Blocks(fh)
     for _ in range(MAX_BLOCKS_WALKED):
         if pos >= size:
             break
@@ -144,12 +153,45 @@ def _blocks(fh: BinaryIO, pos: int, size: int) -> Walk:
             sessions += 1
             if sessions == 2:
                 appended_at, before_append = pos, results
-        results += _number(fields, _RESULTS)
         end = pos + 4 + length + _number(fields, _PAYLOAD)
         if end > size:
             return Walk(size, cut_at=pos, appended_at=appended_at, results_before_append=before_append)
+        if _number(fields, _RESULTS):
+            seen.add(pos, 4 + length, end, results)
+        results += _number(fields, _RESULTS)
         pos = end
-    return Walk(size, appended_at=appended_at, results_before_append=before_append)
+    else:
+        return Walk(size, appended_at=appended_at, results_before_append=before_append)
+    return Walk(size, appended_at=appended_at, results_before_append=before_append, results=results,
+                repeated=tuple(seen.repeated))
+
+
+class _Blocks:
+    """The blocks of results met so far, by fingerprint, and those that repeat an earlier one byte for byte, as
+    (launch, earlier launch): a block's launches are numbered by the results announced before it."""
+
+    def __init__(self, fh: BinaryIO) -> None:
+        self.fh = fh
+        self.first: dict[bytes, list[tuple[int, int, int]]] = {}
+        self.repeated: list[tuple[int, int]] = []
+
+    def add(self, start: int, header: int, end: int, launch: int) -> None:
+        self.fh.seek(start)
+        key = self.fh.read(header + min(FINGERPRINT_BYTES, end - start - header))
+        self.fh.seek(max(start + header, end - FINGERPRINT_BYTES))
+        key += self.fh.read(FINGERPRINT_BYTES)
+        alike = self.first.setdefault(key, [])
+        whole = None
+        for other_start, other_end, other_launch in alike:
+            whole = whole if whole is not None else self._bytes(start, end)
+            if other_end - other_start == end - start and self._bytes(other_start, other_end) == whole:
+                self.repeated.append((launch, other_launch))
+                return
+        alike.append((start, end, launch))
+
+    def _bytes(self, start: int, end: int) -> bytes:
+        self.fh.seek(start)
+        return self.fh.read(end - start)
 
 
 def _fields(message: bytes) -> dict[int, int | bytes]:

@@ -12,11 +12,11 @@ it arrives and hands it to ``early`` (the pipeline works out their diagnostics t
 from __future__ import annotations
 
 import os
-import stat
 from contextlib import suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
+from roofline.core.files import open_regular, regular_file
 from roofline.errors import ReportError
 from roofline.ncu import container as ncu_file
 from roofline.ncu.child import Child, answer, take_ahead
@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
 NCU_MAGIC = ncu_file.MAGIC
 LFS_POINTER = b"version https://git-lfs"
 MODEL_SUFFIX = ".json"
+NOT_A_FILE_FIX = "pass the .ncu-rep or .json report file itself (save a stream to a file first)"
 # Parsing a model takes about this many times its size in memory (its text, then the numbers and lists it holds:
 # measured 2.8x for a 100,000-launch model of version 2, 2.1x for version 1).
 MODEL_PARSE_FACTOR = 3
@@ -63,17 +64,8 @@ def read_time_limit(size_bytes: int) -> float:
 
 
 def _check_file(p: Path) -> int:
-    """The size of a readable regular file; ReportError naming what it is otherwise."""
-    try:
-        info = p.stat()
-    except FileNotFoundError:
-        raise ReportError(f"{p}: no such file", "check the path") from None
-    except OSError as err:
-        raise ReportError(f"{p}: cannot access ({err.strerror})", "check the path and its permissions") from None
-    if stat.S_ISDIR(info.st_mode):
-        raise ReportError(f"{p}: is a folder, not a report", "name the .ncu-rep file inside it")
-    if not stat.S_ISREG(info.st_mode):
-        raise ReportError(f"{p}: is not a regular file (a device, FIFO or socket)", "save the report to a file first")
+    """The size of a readable, non-empty regular file; ReportError naming what it is otherwise (``core.files``)."""
+    info = regular_file(p, ReportError, NOT_A_FILE_FIX)
     if info.st_size == 0:
         raise ReportError(f"{p}: file is empty", "the profiling run did not finish; profile again")
     if not os.access(p, os.R_OK):
@@ -91,12 +83,9 @@ def _check_magic(p: Path) -> None:
                           "pass a .ncu-rep file written by ncu, or a .json report model")
 
 
-def _opened(p: Path) -> Any:
-    """``p`` opened for reading, or ReportError naming why not."""
-    try:
-        return p.open("rb")
-    except OSError as err:
-        raise ReportError(f"{p}: cannot read ({err.strerror})", "check the file's permissions") from None
+def _opened(p: Path) -> BinaryIO:
+    """``p`` opened for reading, or ReportError naming why not (it is no longer a regular file, say)."""
+    return open_regular(p, ReportError, NOT_A_FILE_FIX)
 
 
 def _load_model(p: Path, size: int) -> Report:
@@ -170,13 +159,18 @@ def _load_ncu_rep(p: Path, time_limit_s: float, early: Early | None = None) -> R
     elif shape.cut_at is not None:
         notes.append(f"the file ends inside a record (byte {shape.size}; the record starts at {shape.cut_at}); "
                      "copy the file again")
+    if shape.results is not None and shape.results != len(read.launches) and empty is None:
+        notes.append(f"the file's records announce {shape.results} kernel results, {len(read.launches)} were read: a "
+                     "record's header is corrupt or records come from another report; copy the file again")
     foreign = None
     if shape.appended_at is not None:
         notes.append(f"another report is appended at byte {shape.appended_at}: its records are not analysed")
         foreign = shape.results_before_append
     report = Report(path=str(p), device=read.device or Device(name="unknown"), launches=tuple(read.launches),
                     source="ncu-rep", ncu_version=ncu_file.ncu_version(p))
-    return validation.check_report(report, validation.NCU_FIX, read.launch_devices, notes, foreign)
+    repeated = {i: j for i, j in shape.repeated if i < len(report.launches)}
+    return validation.check_report(report, validation.NCU_FIX, read.launch_devices, notes, foreign,
+                                   repeated=repeated)
 
 
 class _Assembly:

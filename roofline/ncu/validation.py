@@ -77,7 +77,7 @@ class Limit:
             return f"is {value}, expected a finite number"
         if self.integer and not float(value).is_integer():
             return f"is {value:g}, expected a whole number"
-        below = value <= self.low if self.low_open else value < self.low
+        below = value <= self.low if self.low_open else value < self.low or _negative_zero(value) and self.low == 0
         above = value >= self.high if self.high_open else value > self.high
         if below or above:
             return f"is {value:g}, expected {self.describe()}"
@@ -86,6 +86,11 @@ class Limit:
     def describe(self) -> str:
         low = f"{self.low:g} {'<' if self.low_open else '<='} value"
         return low if math.isinf(self.high) else f"{low} {'<' if self.high_open else '<='} {self.high:g}"
+
+
+def _negative_zero(value: float) -> bool:
+    """-0.0: equal to 0, yet no count, size or time is ever below zero; it marks a value that was not measured."""
+    return value == 0 and math.copysign(1.0, value) < 0
 
 
 COUNT = Limit(0.0)  # metric values: counts, rates, percentages, clocks all start at 0
@@ -231,13 +236,15 @@ def _check_launch_types(doc: _Document, item: Mapping[str, Any], field: str) -> 
 
 def _check_dims(doc: _Document, dims: object, field: str) -> None:
     if dims is not None and (not isinstance(dims, list) or len(dims) != 3
-                             or any(isinstance(d, bool) or not isinstance(d, int) for d in dims)):
-        raise doc.fail(field, f"is {_shown(dims)}, expected a list of 3 whole numbers")
+                             or any(isinstance(d, bool) or not isinstance(d, int) or d < 0 for d in dims)):
+        raise doc.fail(field, f"is {_shown(dims)}, expected a list of 3 whole numbers of 0 or more")
 
 
 def _check_whole(doc: _Document, value: object, field: str) -> None:
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-        raise doc.fail(field, f"is {_shown(value)}, expected a whole number")
+    """A count of a launch's shape (registers, bytes of shared memory): a whole number of 0 or more, or null. No
+    roofline model holds a negative one: such a document is refused, not read as a launch to mark invalid."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        raise doc.fail(field, f"is {_shown(value)}, expected a whole number of 0 or more")
 
 
 def _check_rules(doc: _Document, rules: object, field: str) -> None:
@@ -256,13 +263,14 @@ def _text_column(column: list[Any]) -> bool:
 
 
 def _whole_or_null_column(column: list[Any]) -> bool:
-    return set(map(type, column)) <= {int, type(None)}
+    return set(map(type, column)) <= {int, type(None)} and min((v for v in column if v is not None), default=0) >= 0
 
 
 def _dims_column(column: list[Any]) -> bool:
     dims = [d for d in column if d is not None]
+    every = list(itertools.chain.from_iterable(dims))
     return (set(map(type, column)) <= {list, type(None)} and set(map(len, dims)) <= {3}
-            and set(map(type, itertools.chain.from_iterable(dims))) <= {int})
+            and set(map(type, every)) <= {int} and min(every, default=0) >= 0)
 
 
 def _text_lists_column(column: list[Any]) -> bool:
@@ -354,7 +362,7 @@ def _metric_column_unsure(doc: _Document, column: list[Any], name: str) -> set[i
         _name_the_number(doc, column, name, lambda v: type(v) is int and abs(v) > LARGEST)
     assert values is not None  # an int no float can hold is above LARGEST: named just above
     with np.errstate(invalid="ignore"):
-        sure = (values >= 0.0) & (values <= LARGEST)
+        sure = (values >= 0.0) & (values <= LARGEST) & ~np.signbit(values)
     if type(None) in types or str in types:
         sure |= np.array([v is None or type(v) is str for v in column], dtype=bool)
     return set(np.flatnonzero(~sure).tolist())
@@ -386,12 +394,13 @@ def _check_rule_types(doc: _Document, rule: Mapping[str, Any], where: str) -> No
 # --- Ranges of a loaded report ----------------------------------------------------------------------------------
 def check_report(report: Report, fix: str = MODEL_FIX, launch_devices: Sequence[str] = (),
                  notes: Sequence[str] = (), foreign_from: int | None = None,
-                 unsure: AbstractSet[int] | None = None) -> Report:
+                 unsure: AbstractSet[int] | None = None, repeated: Mapping[int, int] | None = None) -> Report:
     """A report with its ranges checked: an impossible device raises ReportError (naming the field and ``fix``);
     each launch with impossible attributes is marked ``invalid``; records that contradict each other become
     ``warnings``. From an .ncu-rep come ``launch_devices`` (the device each launch names), ``notes`` (what the
-    file's structure showed) and ``foreign_from`` (the first launch recorded after another report was appended);
-    from a model's type check, ``unsure``: the launches whose metric values it found may be out of range."""
+    file's structure showed), ``foreign_from`` (the first launch recorded after another report was appended) and
+    ``repeated`` (launch -> the earlier launch whose record it repeats byte for byte); from a model's type check,
+    ``unsure``: the launches whose metric values it found may be out of range."""
     problem = device_problem(report.device)
     if problem:
         raise ReportError(f"{report.path}: {problem}", fix)
@@ -404,6 +413,11 @@ def check_report(report: Report, fix: str = MODEL_FIX, launch_devices: Sequence[
         invalid.setdefault(i, why)
     for i, why in _duplicates(report.launches, warnings).items():
         invalid.setdefault(i, why)
+    if repeated:
+        warnings.append(f"{len(repeated)} launch record(s) repeat an earlier record byte for byte: each launch is "
+                        "counted once")
+        for i, j in repeated.items():
+            invalid.setdefault(i, f"repeats the record of launch {report.launches[j].key} byte for byte")
     if invalid:
         first = min(invalid)
         warnings.append(f"{len(invalid)} of {len(report.launches)} launches are invalid and left out of times, "
@@ -546,7 +560,8 @@ def _counts_unsure(metrics: Mapping[str, object]) -> bool:
     """False when every value surely holds COUNT: a text, a float from 0 up to infinity excluded, an int from 0 to
     LARGEST. One comprehension over the values: with many launches the cost is in reaching the values, so a model's
     type check takes this look in its own pass (``check_model_document``)."""
-    return bool([v for v in metrics.values() if not (0.0 <= v < math.inf if type(v) is float else
+    return bool([v for v in metrics.values() if not (0.0 < v < math.inf or v == 0.0 and not _negative_zero(v)
+                                                     if type(v) is float else
                                                      type(v) is str or type(v) is int and 0 <= v <= LARGEST)])
 
 

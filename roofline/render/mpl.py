@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from roofline.errors import UsageError
 from roofline.render import GENERATOR
+from roofline.render.names import plot_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -59,7 +60,9 @@ def freeze_layout(fig: Figure) -> None:
 
 
 def middle(text: str, width: int) -> str:
-    """``text`` shortened to ``width`` characters by cutting its middle (both ends of a kernel name tell it apart)."""
+    """``text`` as a plot draws it (``names.plot_text``), shortened to ``width`` characters by cutting its middle
+    (both ends of a kernel name tell it apart)."""
+    text = plot_text(text)
     if len(text) <= width:
         return text
     head = (width - 1) // 2

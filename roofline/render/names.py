@@ -1,11 +1,71 @@
-"""Kernel names in tables: a group's name, names told apart by their launch configuration, ncu's launch notation.
+"""Text from reports as each medium shows it (a terminal, a plot, JSON), and kernel names in tables: a group's name,
+names told apart by their launch configuration, ncu's launch notation.
 The parts of a name and how it is fitted to a width are ``roofline.core.kernel_names``."""
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Sequence
+from typing import Any
 
 from roofline.core.kernel_names import KernelName, kernel_name
+
+MAX_SHOWN_CHARS = 10_000  # a text from a report shown on a terminal or a plot is cut beyond this (names: < 5,000)
+REPLACEMENT = "\ufffd"  # in place of a lone surrogate, which no encoding can write
+_SURROGATE = re.compile("[\ud800-\udfff]")  # lone ones only: Python's str holds no pairs
+# What must not reach a terminal as it is: C0 and C1 controls (ESC starts a sequence that can rewrite the screen,
+# CR returns over a line, LF starts one), the line and paragraph separators and the bidirectional overrides
+# (text shown in another order than it is stored).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_JSON_SURROGATE = re.compile(r"\\ud[89a-f]")  # a surrogate as json.dumps escapes it (pairs included)
+
+
+# --- One sanitising function per medium ---------------------------------------------------------------
+def visible(text: str, limit: int = MAX_SHOWN_CHARS) -> str:
+    """Text from a report (a name, a label, a path) as a terminal shows it: control characters written as escapes
+    (``\\x1b``, ``\\n``), lone surrogates replaced, cut to ``limit`` characters with an ellipsis. Names are data
+    of the profiled program: they may hold anything."""
+    text = _SURROGATE.sub(REPLACEMENT, text)
+    if _CONTROL.search(text):
+        text = _CONTROL.sub(_escaped, text)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def plot_text(text: str, limit: int = MAX_SHOWN_CHARS) -> str:
+    """Text from a report as a plot draws it: ``visible`` (a font has no glyph for a control character, and a lone
+    surrogate is no character at all), with ``$`` escaped so matplotlib does not read it as mathematics."""
+    return visible(text, limit).replace("$", "\\$")
+
+
+def json_text(doc: Any) -> str:
+    """A JSON document as compact text (one line, the C encoder), never NaN, and encodable: a lone surrogate in any
+    string (an undecodable byte of a path, or ``\\ud800`` in a report model) is replaced."""
+    text = json.dumps(doc, separators=(",", ":"), allow_nan=False)
+    if _JSON_SURROGATE.search(text):  # rare: look at the strings only then
+        text = json.dumps(_encodable(doc), separators=(",", ":"), allow_nan=False)
+    return text + "\n"
+
+
+def _encodable(value: Any) -> Any:
+    if isinstance(value, str):
+        return _SURROGATE.sub(REPLACEMENT, value)
+    if isinstance(value, dict):
+        return {_encodable(k): _encodable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_encodable(v) for v in value]
+    return value
+
+
+def _escaped(match: re.Match[str]) -> str:
+    char = match.group()
+    return _NAMED.get(char) or (f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}")
+
+
+def visible_name(name: KernelName) -> KernelName:
+    """A name with each part as a terminal may show it (``visible``), so that fitting counts what is shown."""
+    return KernelName(visible(name.function), visible(name.scope), visible(name.arguments), visible(name.suffix))
 
 
 def group_name(name: str, functions: Sequence[str]) -> KernelName:

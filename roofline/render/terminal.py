@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from roofline.core.kernel_names import KernelName
+from roofline.render.names import visible, visible_name
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -29,11 +30,12 @@ def record(body: Callable[[Console], object], width: int = 80) -> str:
 
 
 def escape(text: str) -> str:
-    """Text from a report (paths, kernel names, reasons) with rich markup brackets escaped: '[all launches]'
-    or a templated kernel name must print as written, not be taken as a style tag."""
+    """Text from a report (paths, kernel names, reasons) as the terminal may show it (``names.visible``: no control
+    character, bounded length), with rich markup brackets escaped: '[all launches]' or a templated kernel name must
+    print as written, not be taken as a style tag."""
     from rich.markup import escape as rich_escape
 
-    return rich_escape(text)
+    return rich_escape(visible(text))
 
 
 def warning_lines(warnings: Sequence[str]) -> list[str]:
@@ -43,7 +45,7 @@ def warning_lines(warnings: Sequence[str]) -> list[str]:
 
 def fitted(name: KernelName, width: int) -> str:
     """A kernel name fitted to ``width`` characters and escaped so rich prints brackets in it literally."""
-    return escape(name.fit(width))
+    return escape(visible_name(name).fit(width))
 
 
 def add_rows(table: Table, rows: Sequence[Sequence[Cell]], width: int) -> Table:

@@ -185,8 +185,10 @@ def parse(data: Any, path: str) -> Calibration:
         raise fail("measured.roofs must be a mapping of roof names")
     parsed = {}
     for key, entry in roofs.items():
-        if key not in ROOFS or not isinstance(entry, dict):
+        if key not in ROOFS:
             raise fail(f"measured.roofs.{key}: unknown roof (expected one of {', '.join(ROOFS)})")
+        if not isinstance(entry, dict):
+            raise fail(f"measured.roofs.{key} is {entry!r:.40}, expected a mapping (method, ncu, default)")
         parsed[key] = MeasuredRoof(str(entry.get("method", "")), _rate(entry.get(NCU), f"{key}.{NCU}", fail),
                                    _rate(entry.get(DEFAULT), f"{key}.{DEFAULT}", fail), str(entry.get("missing", "")))
     return Calibration(data["id"], str(section.get("device", "")), str(section.get("date", "")),

@@ -196,12 +196,33 @@ def load_catalog(extra: Sequence[str | os.PathLike[str]] = ()) -> SpecCatalog:
     """Built-in specs, then $ROOFLINE_SPECS, then ``extra`` (``--specs``); later ones take precedence.
     User files are validated at once; built-in ones (validated by the test suite) when first needed."""
     env = [p for p in os.environ.get(ENV_VAR, "").split(os.pathsep) if p]
-    user = [_parse_any(f) for path in (*env, *extra) for f in _files_in(Path(path))]
+    sources = [[_parse_any(f) for f in _files_in(Path(path))] for path in (*env, *extra)]
+    for parsed in sources:
+        _check_distinct([u for u in parsed if isinstance(u, DeviceSpec)])
+    user = [u for parsed in sources for u in parsed]
     builtin = _builtin_files()
     measured = builtin[0].parent / MEASURED_FOLDER if builtin else None
     return SpecCatalog([u for u in user if isinstance(u, DeviceSpec)], lazy=builtin,
                        calibrations=[u for u in user if not isinstance(u, DeviceSpec)],
                        lazy_calibrations=_files_in(measured) if measured and measured.is_dir() else ())
+
+
+def _check_distinct(specs: Sequence[DeviceSpec]) -> None:
+    """SpecError when two spec files of one folder share an id or a display name: which one a GPU matches, or which
+    replaces the other, would depend on the order of their names. Across sources the order is the precedence
+    (built-in, $ROOFLINE_SPECS, then each --specs): a later spec replacing an earlier one is what they are for."""
+    ids: dict[str, str] = {}
+    names: dict[str, tuple[str, str]] = {}
+    for spec in specs:
+        if spec.id in ids:
+            raise SpecError(f"{spec.path}: id '{spec.id}' is also the id of {ids[spec.id]}",
+                            "give each spec file its own id, or pass only one of them")
+        ids[spec.id] = spec.path
+        for name in spec.display_names:
+            other = names.setdefault(_normalize(name), (spec.id, spec.path))
+            if other[0] != spec.id:
+                raise SpecError(f"{spec.path}: display name '{name}' is also one of {other[1]} (id '{other[0]}')",
+                                "a GPU must match one spec: keep the name in one file")
 
 
 def _builtin_files() -> list[Path]:
@@ -217,9 +238,11 @@ def _builtin_files() -> list[Path]:
 
 
 def _files_in(path: Path) -> list[Path]:
+    """The spec files of a folder, or the file itself: anything else there is (a FIFO, a loop of links) is named
+    when it is read (``safe_yaml.load_yaml``)."""
     if path.is_dir():
         return sorted(p for p in path.iterdir() if p.suffix in SPEC_SUFFIXES)
-    if path.is_file():
+    if os.path.lexists(path):
         return [path]
     raise SpecError(f"{path}: no such spec file or folder", f"check --specs or ${ENV_VAR}")
 

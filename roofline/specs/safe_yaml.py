@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from roofline.core.files import open_regular
 from roofline.errors import SpecError
 
 SPEC_FIX = "see device_specs/README.md"
@@ -23,7 +24,7 @@ def load_yaml(path: Path) -> object:
     import yaml
 
     try:
-        with path.open("rb") as fh:
+        with open_regular(path, SpecError, "pass a YAML file, or a folder of them, to --specs") as fh:
             raw = fh.read(YAML_MAX_BYTES + 1)
     except OSError as err:
         raise SpecError(f"{path}: cannot read ({err.strerror})", "check the path") from None

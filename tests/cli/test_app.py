@@ -7,12 +7,14 @@ benchmarks/bench_report.py, not asserted here, since test machines vary in load.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -187,10 +189,9 @@ def test_choices_are_validated_before_any_work(command, option, value, choices):
     (["report"], "missing argument FILES...: run 'roofline report --help' for the options"),
     (["report", EXAMPLE, "--format"], "option --format needs a value: run 'roofline report --help' for the options"),
     (["diff", EXAMPLE, EXAMPLE, "--fail-if-slower", "abc"],
-     "invalid value for --fail-if-slower: 'abc' is not a valid float range: run 'roofline diff --help' for the "
-     "options"),
+     "invalid value for --fail-if-slower: 'abc' is not a number: run 'roofline diff --help' for the options"),
     (["report", EXAMPLE, "--spread-threshold", "wide"],
-     "invalid value for --spread-threshold: 'wide' is not a valid float: run 'roofline report --help' for the options"),
+     "invalid value for --spread-threshold: 'wide' is not a number: run 'roofline report --help' for the options"),
     (["reprot", EXAMPLE], "no such command 'reprot' (did you mean 'report' or 'plot'?): run 'roofline --help' for "
                           "the options"),
     (["specs", "show"], "missing argument ID: run 'roofline specs show --help' for the options"),
@@ -261,3 +262,123 @@ def test_ctrl_c_before_the_command_runs_ends_quietly_with_status_130(monkeypatch
     with pytest.raises(SystemExit) as ended:
         cli.main()
     assert ended.value.code == 130 and capsys.readouterr().err == ""
+
+
+# --- Numbers on the command line (issue 37) -----------------------------------------------------------------------
+def _float_options() -> list[tuple[str, str, object]]:
+    """(command path, option, its type) of every option whose value is a fraction, over every command."""
+    import typer
+    from typer._click.types import FloatParamType
+
+    from roofline.cli.common import Number
+
+    found: list[tuple[str, str, object]] = []
+    group: Any = typer.main.get_command(app)
+    commands = [(name, cmd) for name, cmd in group.commands.items()]
+    commands += [(f"specs {n}", c) for n, c in group.commands["specs"].commands.items()]
+    for name, command in commands:
+        for param in command.params:
+            if isinstance(param.type, (FloatParamType, Number)):
+                found.append((name, max(param.opts, key=len), param.type))
+    return found
+
+
+def test_every_fractional_option_is_checked_by_the_one_number_type():
+    from roofline.cli.common import Number
+
+    options = _float_options()
+    assert {o for _, o, _ in options} >= {"--fail-if-slower", "--min-share", "--fail-if-total-slower",
+                                          "--fail-if-roof-drop", "--alpha", "--work-tolerance", "--timeout",
+                                          "--spread-threshold"}
+    assert [(c, o) for c, o, t in options if not isinstance(t, Number)] == []
+
+
+@pytest.mark.parametrize("command, option", sorted({(c, o) for c, o, _ in _float_options()}))
+@pytest.mark.parametrize("value", ["nan", "-nan", "NaN", "inf", "-inf", "1e999"])
+def test_a_value_that_is_not_a_finite_number_is_a_usage_error(command, option, value, tmp_path):
+    """nan passes ``x >= 0`` and would switch the regression gate off; inf overflows the reader's deadline."""
+    files = {"diff": [EXAMPLE, EXAMPLE], "compare": [EXAMPLE, EXAMPLE]}.get(command, [EXAMPLE])
+    args = [command, *files, option, value] if command != "analyze" else [command, option, value, "--dry-run", "a"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert result.stderr == (f"roofline: error: invalid value for {option}: {value!r} is not a finite number: "
+                             f"run 'roofline {command} --help' for the options\n")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["diff", EXAMPLE, EXAMPLE, "--fail-if-slower", "-1"], "invalid value for --fail-if-slower: -1 is not at least 0"),
+    (["diff", EXAMPLE, EXAMPLE, "--min-share", "101"], "invalid value for --min-share: 101 is above 100"),
+    (["report", EXAMPLE, "--timeout", "0"], "invalid value for --timeout: 0 is not above 0"),
+    (["report", EXAMPLE, "--timeout", "1e10"], "invalid value for --timeout: 1e+10 is above 1e+06"),
+    (["report", EXAMPLE, "--spread-threshold", "-5"], "invalid value for --spread-threshold: -5 is not at least 0"),
+])
+def test_a_number_outside_its_range_is_a_usage_error(args, message):
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.startswith(f"roofline: error: {message}: run 'roofline {args[0]} --help'")
+
+
+def test_the_regression_gate_cannot_be_switched_off_with_nan(tmp_path):
+    """A kernel 48x slower fails the gate; nan thresholds are refused instead of letting it pass (exit 0)."""
+    doc = json.loads(Path(EXAMPLE).read_text())
+    slow = json.loads(Path(EXAMPLE).read_text())
+    for launch in slow["launches"]:
+        launch["metrics"]["gpu__time_duration.sum"] *= 48
+    base, new = tmp_path / "base.json", tmp_path / "new.json"
+    base.write_text(json.dumps(doc))
+    new.write_text(json.dumps(slow))
+    gate = ["diff", str(base), str(new), "--gate-different-work", "-f", "json"]
+    assert runner.invoke(app, gate).exit_code == 1
+    for flag in ("--fail-if-slower", "--fail-if-total-slower"):
+        assert runner.invoke(app, [*gate, flag, "nan"]).exit_code == 2
+
+
+# --- Edges of the file system and the environment (issue 37) -----------------------------------------------------
+def roofline_proc(*args: str, env: dict[str, str] | None = None, **kwargs: Any) -> subprocess.CompletedProcess:
+    """``python -m roofline`` in a subprocess: stdout and stderr captured unless ``stdout`` is given."""
+    environ = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+               **(env or {})}
+    kwargs.setdefault("stdout", subprocess.PIPE)
+    return subprocess.run([sys.executable, "-m", "roofline", *args], stderr=subprocess.PIPE, text=True,
+                          env=environ, timeout=120, **kwargs)
+
+
+def test_standard_output_on_a_full_device_or_closed_is_one_line():
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    with open("/dev/full", "w") as full:
+        proc = roofline_proc("report", EXAMPLE, "-f", "json", stdout=full)
+    assert proc.returncode == 2 and proc.stderr == ("roofline: error: standard output: cannot write (No space left "
+                                                    "on device): write to a file with -o/--output\n")
+    proc = roofline_proc("report", EXAMPLE, "-f", "json", stdout=None, preexec_fn=lambda: os.close(1))
+    assert proc.returncode == 2 and proc.stderr == ("roofline: error: standard output is closed: write to a file "
+                                                    "with -o/--output\n")
+
+
+def test_a_working_folder_that_was_removed_is_one_line(tmp_path):
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    script = Path(sys.executable).parent / "roofline"  # python -m itself needs the working folder (sys.path[0])
+    if not script.exists():
+        pytest.skip("the console script is not installed beside this interpreter")
+    proc = subprocess.run([str(script), "report", os.path.relpath(EXAMPLE, gone)], capture_output=True, text=True,
+                          cwd=gone, preexec_fn=lambda: os.rmdir(gone), timeout=120)
+    assert proc.returncode == 2 and proc.stderr == ("roofline: error: the working folder no longer exists: change to "
+                                                    "an existing folder and run again\n")
+
+
+def test_a_bad_matplotlib_backend_in_the_environment_does_not_stop_a_plot(tmp_path):
+    proc = roofline_proc("report", EXAMPLE, "-f", "json", "--plot", str(tmp_path / "p.png"),
+                         env={"MPLBACKEND": "bogus"})
+    assert proc.returncode == 0 and proc.stderr == f"wrote {tmp_path / 'p.png'}\n"
+
+
+def test_a_report_at_a_path_that_is_not_utf8_is_read(tmp_path, shared_report):
+    """ncu_report takes UTF-8 paths only: the file was diagnosed as corrupt, needing a newer ncu-report."""
+    path = os.path.join(os.fsencode(tmp_path), b"bad\xff.ncu-rep")
+    with open(path, "wb") as fh:
+        fh.write(shared_report("rtx2080ti_kernels_basic").read_bytes())
+    proc = roofline_proc("report", os.fsdecode(path), "-f", "json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["reports"][0]["path"].endswith("bad\ufffd.ncu-rep") and len(doc["reports"][0]["kernels"]) == 2

@@ -92,3 +92,49 @@ def test_plots_carry_the_mark_and_replace_their_own_file(args, target, tmp_path,
         assert result.exit_code == 0, result.output
         assert f"wrote {target}" in result.stderr
     assert GENERATED_BY.encode() in (tmp_path / target).read_bytes()
+
+
+# --- A failed run leaves no new file; two outputs never share a path (issue 37) ----------------------------------
+def test_markdown_to_standard_output_writes_no_plot_file(tmp_path, monkeypatch):
+    """``-f markdown -o -`` created a file named ``-.png`` in the working folder."""
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["report", EXAMPLE, "-f", "markdown", "-o", "-"])
+    assert result.exit_code == 0, result.output
+    assert "# " in result.stdout and ".png" not in result.stdout
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("fmt, extra", [("markdown", []), ("markdown", ["--plot", "p.svg"]),
+                                        ("html", ["--plot", "p.svg"]), ("json", ["--plot", "p.svg"])])
+def test_a_document_that_cannot_be_written_leaves_none_of_its_plots(tmp_path, monkeypatch, fmt, extra):
+    """The plot beside a Markdown document, or the --plot, stayed when the document failed (here: a folder)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "doc.md").mkdir()
+    result = runner.invoke(app, ["report", EXAMPLE, "-f", fmt, "-o", "doc.md", *extra])
+    assert result.exit_code == 2 and result.stderr.splitlines() == [
+        "roofline: error: doc.md: is a folder: name a file inside it"]  # no 'wrote' line for a file that is gone
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["doc.md"]
+
+
+def test_a_plot_of_ours_replaced_by_a_failed_run_is_kept(tmp_path, monkeypatch):
+    """Only files the failed run created are removed: one that existed (ours, replaced) stays."""
+    monkeypatch.chdir(tmp_path)
+    assert runner.invoke(app, ["report", EXAMPLE, "-f", "json", "-o", "r.json", "--plot", "p.svg"]).exit_code == 0
+    (tmp_path / "doc.md").mkdir()
+    assert runner.invoke(app, ["report", EXAMPLE, "-f", "markdown", "-o", "doc.md", "--plot", "p.svg"]).exit_code == 2
+    assert (tmp_path / "p.svg").is_file() and not (tmp_path / "doc.png").exists()
+
+
+@pytest.mark.parametrize("args", [
+    ["report", EXAMPLE, "-f", "json", "-o", "same.png", "--plot", "same.png"],
+    ["report", EXAMPLE, "-f", "markdown", "-o", "x.md", "--plot", "x.png"],
+    ["report", EXAMPLE, EXAMPLE + "/../h100-sxm_synthetic.roofline.json", "-f", "markdown", "-o", "x.md", "--plot",
+     "x-2.png"],
+    ["compare", EXAMPLE, EXAMPLE, "-f", "markdown", "-o", "c.md", "--plot", "c.png"],
+    ["summary", EXAMPLE, "-f", "json", "-o", "s.svg", "--plot", "./s.svg"],
+])
+def test_two_outputs_on_one_path_are_refused_before_any_work(tmp_path, monkeypatch, args):
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2 and result.stderr.startswith(f"roofline: error: --plot {Path(args[-1])}: the ")
+    assert result.stderr.count("\n") == 1 and list(tmp_path.iterdir()) == []

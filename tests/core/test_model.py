@@ -167,3 +167,14 @@ def test_a_launch_of_version_2_reads_its_metrics_from_the_shared_columns():
         first["note"] = "changed"  # read-only, as tested (a Mapping has no item assignment)
     again = pickle.loads(pickle.dumps([first, second]))  # as an analysis is sent from a worker
     assert again == [first, second] and again[0].table is again[1].table
+
+
+def test_a_kernel_name_is_bounded_before_anything_searches_it():
+    """Issue 37: a 200 MB kernel name took minutes in the library patterns; names are cut to MAX_NAME_CHARS."""
+    from roofline.core.model import MAX_NAME_CHARS
+
+    huge = "k" * (3 * MAX_NAME_CHARS)
+    launch = KernelLaunch(0, 0, huge, demangled_name=huge, mangled_name="m")
+    assert len(launch.name) == len(launch.demangled_name) == MAX_NAME_CHARS
+    assert launch.name.endswith("k…") and launch.mangled_name == "m"
+    assert KernelLaunch(0, 0, "k" * MAX_NAME_CHARS).name == "k" * MAX_NAME_CHARS

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import pickle
 import sys
+from pathlib import Path
 from types import MappingProxyType
 
 import pytest
@@ -53,3 +54,50 @@ def test_mpi_without_mpi4py_is_a_one_line_error(monkeypatch: pytest.MonkeyPatch)
 
 def test_cores_is_at_least_one() -> None:
     assert parallel.cores() >= 1
+
+
+WORKER_SCRIPT = """
+import os, sys, time
+from pathlib import Path
+from roofline.core import parallel
+
+def work(n):
+    Path(sys.argv[1], str(os.getpid())).write_text("")
+    time.sleep(60 if os.getpid() != parent else 0)
+    return n
+
+parent = os.getpid()
+parallel.in_workers(work, [1, 2, 3, 4], 2)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
+def test_a_worker_does_not_outlive_a_parent_killed_without_clean_up(tmp_path) -> None:
+    """Issue 37: a parent ended by SIGTERM left its forked worker blocked for 30 s and more."""
+    import signal
+    import subprocess
+    import time
+
+    repo = str(Path(__file__).resolve().parents[2])
+    proc = subprocess.Popen([sys.executable, "-c", WORKER_SCRIPT, str(tmp_path)], env={**os.environ,
+                            "PYTHONPATH": repo})
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and len(list(tmp_path.iterdir())) < 2:
+        time.sleep(0.05)
+    workers = [int(p.name) for p in tmp_path.iterdir() if int(p.name) != proc.pid]
+    assert workers, "no worker started"
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(30)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_alive(pid) for pid in workers):
+        time.sleep(0.05)
+    assert not any(_alive(pid) for pid in workers)
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process is running (a zombie, ended and not yet reaped by init, is not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False

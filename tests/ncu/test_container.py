@@ -15,7 +15,8 @@ DAXPY = "rtx3070_daxpy-nvtx_custom"
 
 def test_every_shared_report_walks_cleanly(shared_report, shared_name):
     path = shared_report(shared_name)
-    assert ncu_file.walk(path) == ncu_file.Walk(path.stat().st_size)
+    shape = ncu_file.walk(path)
+    assert shape == ncu_file.Walk(path.stat().st_size, results=shape.results) and shape.results
 
 
 def test_the_ncu_version_is_the_one_the_session_records_name(shared_report, shared_name, shared_dir):
@@ -67,3 +68,61 @@ def test_another_container_version_is_not_walked(shared_report, tmp_path):
     path = tmp_path / "v8.ncu-rep"
     path.write_bytes(bytes(data) + bytes(64))  # even with padding: nothing is claimed about an unknown version
     assert ncu_file.walk(path) == ncu_file.Walk(len(data) + 64)
+
+
+# --- Counts and repeats (issue 37) ---------------------------------------------------------------------------
+OCCUPANCY = "rtx5060ti_transpose-occupancy-45launches_metrics"
+
+
+def rebuilt(data: bytes, change) -> bytes:
+    """The report with its list of blocks changed by ``change`` (a function of the list of block bytes)."""
+    parts = blocks(data)
+    return data[:parts[0][0]] + b"".join(change([data[s:e] for s, e, _ in parts]))
+
+
+def with_results(block: bytes, count: int) -> bytes:
+    """A block whose header announces ``count`` results: field 2 rewritten, the header length with it."""
+    (length,) = struct.unpack_from("<I", block)
+    header, payload = block[4:4 + length], block[4 + length:]
+    out, i = bytearray(), 0
+    while i < len(header):
+        start = i
+        key, i = ncu_file._varint(header, i)
+        if key & 7 == 0:
+            _, i = ncu_file._varint(header, i)
+            out += _varint(key) + _varint(count) if key >> 3 == 2 else header[start:i]
+        elif key & 7 == 2:
+            size, i = ncu_file._varint(header, i)
+            i += size
+            out += header[start:i]
+        else:
+            i += 8 if key & 7 == 1 else 4
+            out += header[start:i]
+    return struct.pack("<I", len(out)) + bytes(out) + payload
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        out.append(value & 0x7F | (0x80 if value >> 7 else 0))
+        value >>= 7
+        if not value:
+            return bytes(out)
+
+
+def test_the_walk_counts_the_results_the_blocks_announce(shared_report, tmp_path):
+    data = shared_report(OCCUPANCY).read_bytes()
+    counts = [r for _, _, r in blocks(data)]
+    assert ncu_file.walk(shared_report(OCCUPANCY)).results == sum(counts) == 45
+    path = tmp_path / "count.ncu-rep"
+    path.write_bytes(rebuilt(data, lambda bs: [*bs[:20], with_results(bs[20], 2**32), *bs[21:]]))
+    assert ncu_file.walk(path).results == 44 + 2**32
+
+
+def test_a_block_repeated_byte_for_byte_is_named_with_the_launch_it_repeats(shared_report, tmp_path):
+    data = shared_report(OCCUPANCY).read_bytes()
+    firsts = [i for i, (_, _, r) in enumerate(blocks(data)) if r]  # launch n's block
+    path = tmp_path / "repeat.ncu-rep"
+    path.write_bytes(rebuilt(data, lambda bs: [*bs, bs[firsts[7]]]))
+    assert ncu_file.walk(path).repeated == ((45, 7),)
+    assert ncu_file.walk(shared_report(OCCUPANCY)).repeated == ()

@@ -481,5 +481,34 @@ def test_unreadable_location_is_one_line(tmp_path, monkeypatch):
 def test_fifo_as_input_is_refused_without_blocking(tmp_path):
     fifo = tmp_path / "r.ncu-rep"
     os.mkfifo(fifo)
-    assert one_line_error(fifo) == (f"{fifo}: is not a regular file (a device, FIFO or socket): save the report to "
-                                    "a file first")
+    assert one_line_error(fifo) == (f"{fifo}: is a FIFO, not a regular file: pass the .ncu-rep or .json report file "
+                                    "itself (save a stream to a file first)")
+
+
+# --- Records repeated, counts changed (issue 37) ----------------------------------------------------------------
+def test_a_repeated_kernel_record_warns_and_counts_the_launch_once(shared_report, tmp_path):
+    """A duplicated record read as one more launch: 1 -> 2 launches and twice the time, with no warning."""
+    from tests.ncu.test_container import rebuilt
+
+    data = shared_report("rtx2080ti_kernels_basic").read_bytes()
+    path = tmp_path / "repeat.ncu-rep"
+    path.write_bytes(rebuilt(data, lambda bs: [*bs, bs[-1]]))
+    report = load_report(path)
+    assert [(k.key, k.name, k.invalid) for k in report.launches] == [
+        ("0:0", "kernel_A", ""), ("0:1", "kernel_C", ""),
+        ("0:2", "kernel_C", "repeats the record of launch 0:1 byte for byte")]
+    assert report.warnings[0] == ("1 launch record(s) repeat an earlier record byte for byte: each launch is counted "
+                                  "once")
+
+
+def test_a_record_whose_result_count_was_changed_warns(shared_report, tmp_path):
+    """A block header announcing 2**32 results: ncu_report drops that launch; the count no longer agrees."""
+    from tests.ncu.test_container import OCCUPANCY, rebuilt, with_results
+
+    path = tmp_path / "count.ncu-rep"
+    data = shared_report(OCCUPANCY).read_bytes()
+    path.write_bytes(rebuilt(data, lambda bs: [*bs[:20], with_results(bs[20], 2**32), *bs[21:]]))
+    report = load_report(path)
+    assert len(report.launches) == 44
+    assert report.warnings == (f"the file's records announce {44 + 2**32} kernel results, 44 were read: a record's "
+                               "header is corrupt or records come from another report; copy the file again",)

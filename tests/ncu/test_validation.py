@@ -261,7 +261,9 @@ def test_limit_bounds_and_messages():
     assert SM_COUNT.problem(132) is None and SM_COUNT.problem(9999) is None
     assert SM_COUNT.problem(10_000) == "is 10000, expected 0 < value < 10000"
     assert SM_COUNT.problem(True) == "is True, expected a number"
-    assert Limit(0.0).problem(-0.0) is None and Limit(0.0).problem(float("-inf")) == "is -inf, expected a finite number"
+    assert Limit(0.0).problem(float("-inf")) == "is -inf, expected a finite number"
+    assert Limit(0.0).problem(-0.0) == "is -0, expected 0 <= value"  # issue 37: no count is ever below zero
+    assert Limit(-1.0).problem(-0.0) is None and Limit(0.0).problem(0.0) is None
 
 
 def test_real_device_and_launch_pass(roofline_report, shared_name):
@@ -310,7 +312,8 @@ def test_the_quick_checks_of_a_report_mark_what_launch_problem_finds_and_nothing
     checked = check_report(Report("r.json", _DEVICE, tuple(launches)))
     expected = [launch_problem(k, _DEVICE) or "" for k in launches]
     assert [k.invalid for k in checked.launches] == expected
-    assert sum(bool(why) for why in expected) == 41  # 13 impossible values, three times each; two blocks too large
+    # 14 impossible values (-0.0 among them, issue 37), three times each; a block too large at 12 (13 holds -0.0)
+    assert sum(bool(why) for why in expected) == 43
     assert checked.launches[12].invalid == "block threads is 1025, expected 0 <= value <= 1024"
 
 
@@ -323,7 +326,7 @@ def test_a_model_marks_what_launch_problem_finds_from_its_type_checks_look_at_th
     path.write_text(json.dumps(Report("r.json", _DEVICE, tuple(launches)).to_dict()))  # NaN and Infinity as Python
     loaded = load_report(path)
     assert [k.invalid for k in loaded.launches] == [launch_problem(k, _DEVICE) or "" for k in launches]
-    assert sum(bool(k.invalid) for k in loaded.launches) == 34
+    assert sum(bool(k.invalid) for k in loaded.launches) == 37
 
 
 # --- .ncu-rep files cut, appended or padded -------------------------------------------------------------------------
@@ -441,3 +444,38 @@ def test_the_text_depth_is_never_below_the_parsers_and_at_most_one_above():
 def test_the_text_depth_names_the_first_line_past_the_limit():
     assert first_line_deeper_than("a:\n  b:\n    c: [1]\nd: [[[[2]]]]\n", 4) == 4
     assert first_line_deeper_than("a:\n  b:\n    c: [1]\n", 4) is None
+
+
+# --- Impossible values in a model are refused (issue 37) -----------------------------------------------------------
+@pytest.mark.parametrize("field, value, words", [
+    ("registers_per_thread", -5, "launches[0].registers_per_thread is -5, expected a whole number of 0 or more"),
+    ("shared_mem_per_block_bytes", -1, "launches[0].shared_mem_per_block_bytes is -1, expected a whole number of 0"),
+    ("block", [-9223372036854775808, 1, 1], "launches[0].block is list, expected a list of 3 whole numbers of 0 or"),
+    ("grid", [1, -1, 1], "launches[0].grid is list, expected a list of 3 whole numbers of 0 or more"),
+])
+@pytest.mark.parametrize("version", [1, 2])
+def test_a_negative_count_of_a_launch_shape_refuses_the_model(tmp_path, field, value, words, version):
+    """Issue 37: such values reached the output as values (the launch marked invalid, its fields still written)."""
+    if version == 1:  # the shipped synthetic model holds its launches one object each
+        doc = json.loads((Path(__file__).resolve().parents[2] / "examples" / "h100-sxm_synthetic.roofline.json")
+                         .read_text())
+        assert doc["version"] == 1
+        doc["launches"][0][field] = value
+    else:
+        launch = KernelLaunch(0, 0, "k", grid=(4, 1, 1), block=(256, 1, 1), registers_per_thread=32,
+                              shared_mem_per_block_bytes=0, metrics=dict(_GOOD))
+        doc = Report("r.json", _DEVICE, (launch,)).to_dict()
+        doc["launches"][field][0] = value
+        words = words.replace("launches[0].", "launches.").replace(f"{field} is", f"{field}[0] is")
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ReportError) as info:
+        load_report(path)
+    assert str(info.value).startswith(f"{path}: {words}")
+
+
+def test_negative_zero_marks_its_launch_invalid_as_any_negative_count(tmp_path):
+    launch = KernelLaunch(0, 0, "k", metrics={**_GOOD, "launch__waves_per_multiprocessor": -0.0})
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(Report("r.json", _DEVICE, (launch,)).to_dict()))
+    assert load_report(path).launches[0].invalid == "launch__waves_per_multiprocessor is -0, expected 0 <= value"

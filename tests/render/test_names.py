@@ -28,3 +28,50 @@ def test_a_kernel_group_shows_its_template_and_a_function_group_its_name() -> No
     assert group_name(kernel_key("gemm", GEMM), ("gemm",)).arguments == "(int)128, (int)8, (bool)0"
     assert group_name("gemm", ("gemm",)) == KernelName("gemm")  # grouped by function
     assert group_name("step > solve", ("a", "b")) == KernelName("step > solve")  # an NVTX range
+
+
+# --- One sanitising function per medium (issue 37) -------------------------------------------------------------------
+HOSTILE = "k\x1b[2J\x1b[31mred\x00nul\rcr\nlf\tt\x7f\x9b\u202eevil\u2028\ud800"
+
+
+def test_visible_writes_every_control_character_as_an_escape_and_replaces_lone_surrogates():
+    from roofline.render.names import visible
+
+    assert visible(HOSTILE) == ("k\\x1b[2J\\x1b[31mred\\x00nul\\rcr\\nlf\\tt\\x7f\\x9b\\u202eevil\\u2028\ufffd")
+    assert visible(visible(HOSTILE)) == visible(HOSTILE)  # escaping twice changes nothing
+    assert visible("ampere_sgemm_128x64_nn<float, 2>") == "ampere_sgemm_128x64_nn<float, 2>"
+    assert visible("µs €") == "µs €"  # text is left as it is
+
+
+def test_visible_bounds_the_length_with_an_ellipsis():
+    from roofline.render.names import MAX_SHOWN_CHARS, visible
+
+    shown = visible("k" * (10 * MAX_SHOWN_CHARS))
+    assert len(shown) == MAX_SHOWN_CHARS and shown.endswith("k…")
+    assert visible("abcdef", 4) == "abc…"
+
+
+def test_plot_text_is_visible_and_no_mathematics():
+    from roofline.render.names import plot_text
+
+    assert plot_text("a$\\frac{$b\n") == "a\\$\\frac{\\$b\\n"
+
+
+def test_json_text_is_strict_and_encodable():
+    import json
+
+    from roofline.render.names import json_text
+
+    doc = {"name": HOSTILE, "ok": "😀 µs", "n": [1, 2.5], HOSTILE: None}
+    text = json_text(doc)
+    text.encode("utf-8")  # strict: no lone surrogate left, escaped or not
+    assert "\\ud800" not in text and json.loads(text)["name"].endswith("\u2028\ufffd")
+    assert json.loads(text)["ok"] == "😀 µs" and json.loads(json_text({"a": 1})) == {"a": 1}
+    assert json_text({"a": "b"}) == '{"a":"b"}\n'
+
+
+def test_fitting_counts_the_escapes_a_terminal_shows():
+    from roofline.render.terminal import fitted
+
+    shown = fitted(KernelName("a\nb\x1b" * 10), 12)
+    assert len(shown) == 12 and "\n" not in shown and "\x1b" not in shown

@@ -119,6 +119,26 @@ def test_missing_user_spec_path_is_an_error(tmp_path):
         load_catalog([tmp_path / "nope.yaml"])
 
 
+def test_two_specs_of_one_folder_with_one_id_or_display_name_are_an_error(tmp_path):
+    """Issue 37: which of them a GPU matched depended on the order of the file names, silently."""
+    folder = tmp_path / "specs"
+    folder.mkdir()
+    write(folder, VALID, "a.yaml")
+    write(folder, VALID, "b.yaml")
+    with pytest.raises(SpecError, match=r"b\.yaml: id 'test-gpu' is also the id of .*a\.yaml"):
+        load_catalog([folder])
+    write(folder, {**VALID, "id": "other-gpu"}, "b.yaml")
+    with pytest.raises(SpecError, match=r"b\.yaml: display name '.*' is also one of .*a\.yaml \(id 'test-gpu'\)"):
+        load_catalog([folder])
+
+
+def test_a_calibration_roof_that_is_not_a_mapping_is_named(tmp_path):
+    from roofline.specs.calibration import parse
+
+    with pytest.raises(SpecError, match=r"c\.yaml: measured\.roofs\.fp32 is 3, expected a mapping"):
+        parse({"id": "test-gpu", "measured": {"roofs": {"fp32": 3}}}, str(tmp_path / "c.yaml"))
+
+
 # --- precedence and lookup ------------------------------------------------------------------------------
 def test_user_spec_from_option_overrides_env_and_builtin(tmp_path, monkeypatch):
     env_dir = tmp_path / "env"

@@ -26,13 +26,13 @@ from roofline.cli.common import (
     WideOpt,
     WorkToleranceOpt,
     analysis_options,
+    check_distinct_outputs,
     handles_errors,
     jobs_or_cores,
     progress,
     terminal_width,
     warn,
     write_document,
-    write_output,
 )
 from roofline.core.thresholds import ALPHA, WORK_TOLERANCE
 
@@ -79,6 +79,7 @@ def compare(
     catalog = load_catalog(options.specs)
     target = catalog.get(project_to) if project_to else None
     plot_fmt = plot_format(plot) if plot is not None else None
+    check_distinct_outputs("compare", fmt, output, plot, files)
     jobs = jobs_or_cores(jobs)
     with progress(files, jobs) as done:
         analyses = analyze_files(files, options, catalog, jobs, done)
@@ -92,8 +93,9 @@ def compare(
             raise RooflineError(f"{plot}: not written, nothing to plot: {empty}",
                                 "pair kernels with --match order|regex:PATTERN or --map BASE=NEW, or leave out --plot")
     document = Document(comparison, width=terminal_width(wide), normalize=normalize)
-    write_document("compare", fmt, document, output, files)
+    also = []
     if plot is not None and plot_fmt is not None:
         from roofline.render.compare.plot import comparison_plot
 
-        write_output(plot, comparison_plot(comparison, plot_fmt, normalize))
+        also.append((plot, comparison_plot(comparison, plot_fmt, normalize)))
+    write_document("compare", fmt, document, output, files, also)

@@ -19,6 +19,7 @@ from roofline.cli.common import (
     MapOpt,
     MatchOpt,
     NameBaseOpt,
+    Number,
     OutputOpt,
     SpecsOpt,
     TimeoutOpt,
@@ -44,18 +45,18 @@ def diff(
     match: MatchOpt = "name",
     maps: MapOpt = None,
     fail_if_slower: Annotated[float, typer.Option(
-        "--fail-if-slower", metavar="PCT", min=0.0,
+        "--fail-if-slower", metavar="PCT", click_type=Number(0.0),
         help="Regression if a kernel's time per launch grows by more than PCT percent (beyond the noise, where "
         "it has several launches on each side).")] = SLOWER_PCT,
     min_share: Annotated[float, typer.Option(
-        "--min-share", metavar="PCT", min=0.0,
+        "--min-share", metavar="PCT", click_type=Number(0.0, 100.0),
         help="Gate only kernels holding at least PCT percent of BASE's or NEW's time.")] = MIN_SHARE_PCT,
     fail_if_total_slower: Annotated[float, typer.Option(
-        "--fail-if-total-slower", metavar="PCT", min=0.0,
+        "--fail-if-total-slower", metavar="PCT", click_type=Number(0.0),
         help="Regression if the gated kernels' BASE time at NEW's speed is more than PCT percent above it.")]
     = TOTAL_SLOWER_PCT,
     fail_if_roof_drop: Annotated[float | None, typer.Option(
-        "--fail-if-roof-drop", metavar="PCT", min=0.0,
+        "--fail-if-roof-drop", metavar="PCT", click_type=Number(0.0),
         help="Regression if a kernel's percent of roof falls by more than PCT percentage points.")] = None,
     alpha: AlphaOpt = ALPHA,
     work_tolerance: WorkToleranceOpt = 100.0 * WORK_TOLERANCE,

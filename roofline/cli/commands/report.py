@@ -14,6 +14,7 @@ from roofline.cli.common import (
     JobsOpt,
     KernelOpt,
     NameBaseOpt,
+    Number,
     OutputOpt,
     PlotOpt,
     ReportFormat,
@@ -42,8 +43,8 @@ def report(
     specs: SpecsOpt = None,
     plot: PlotOpt = None,
     spread_threshold: Annotated[float, typer.Option(
-        "--spread-threshold", help="With several reports (e.g. MPI ranks): flag kernels whose total time "
-        "differs across them by more than this percent.")] = SPREAD_THRESHOLD_PCT,
+        "--spread-threshold", click_type=Number(0.0), help="With several reports (e.g. MPI ranks): flag "
+        "kernels whose total time differs across them by more than this percent.")] = SPREAD_THRESHOLD_PCT,
     timeout: TimeoutOpt = None,
     wide: WideOpt = False,
     jobs: JobsOpt = None,

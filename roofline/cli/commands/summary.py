@@ -21,6 +21,7 @@ from roofline.cli.common import (
     TimeoutOpt,
     WideOpt,
     analysis_options,
+    check_distinct_outputs,
     fail_for,
     handles_errors,
     jobs_or_cores,
@@ -28,7 +29,6 @@ from roofline.cli.common import (
     terminal_width,
     warn_report,
     write_document,
-    write_output,
 )
 from roofline.core.choices import GroupBy
 
@@ -74,6 +74,7 @@ def summary(
         raise UsageError("--mpi with --jobs: choose one", "under mpiexec each rank reads its files one at a "
                          "time; start more ranks instead")
     plot_fmt = plot_format(plot) if plot is not None else None
+    check_distinct_outputs("summary", fmt, output, plot, files)
     options = analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False)
 
     def summary_of(analysis: ReportAnalysis) -> AppSummary:
@@ -91,9 +92,10 @@ def summary(
         fail_for(errors)
     for s in summaries:
         warn_report(s.report.path, s.report.warnings)
-    write_document("summary", fmt, Document(summaries, width=terminal_width(wide), top=top), output, files)
+    also = []
     if plot is not None and plot_fmt is not None:
         from roofline.render.compare.plot import summary_plot
 
-        write_output(plot, summary_plot(summaries, plot_fmt))
+        also.append((plot, summary_plot(summaries, plot_fmt)))
+    write_document("summary", fmt, Document(summaries, width=terminal_width(wide), top=top), output, files, also)
     fail_for(errors)

@@ -7,7 +7,6 @@ a reason shared by every launch is written once per report.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -28,6 +27,7 @@ from roofline.analysis.roofline import recoverable_s, report_level_ceilings
 from roofline.analysis.verdict import explain
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings
 from roofline.render import GENERATOR
+from roofline.render.names import json_text
 
 # 2: bound is the verdict over every unit, with "verdict", "stalls", bytes.l2_total, "clock" roofs;
 # 3: each report states its reasons once ("reasons"); a kernel's and a ceiling set's "missing" index into them
@@ -44,9 +44,9 @@ def render(analyses: Sequence[ReportAnalysis], spreads: Sequence[KernelSpread] =
 
 
 def dumps(doc: dict[str, Any]) -> str:
-    """Compact JSON text (one line, C encoder: indenting would fall back to the pure-Python encoder, 3x
-    slower on large reports); never NaN. Pipe through ``python -m json.tool`` or ``jq`` to read it."""
-    return json.dumps(doc, separators=(",", ":"), allow_nan=False) + "\n"
+    """Compact JSON text (``names.json_text``: one line, C encoder: indenting would fall back to the pure-Python
+    encoder, 3x slower on large reports); never NaN. Pipe through ``python -m json.tool`` or ``jq`` to read it."""
+    return json_text(doc)
 
 
 def document(analyses: Sequence[ReportAnalysis], spreads: Sequence[KernelSpread] = ()) -> dict[str, Any]:

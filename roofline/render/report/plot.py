@@ -42,7 +42,7 @@ from roofline.render.mpl import (
     to_bytes,
     wrap,
 )
-from roofline.render.names import short_group_name
+from roofline.render.names import short_group_name, visible
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -296,9 +296,13 @@ def _ceilings(c: Ceilings | None, placed: list[KernelSeries],
     return tuple(out)
 
 
+TITLE_NAME_CHARS = 80  # of the GPU's name in a panel's title (real ones: < 40)
+
+
 def _title(a: ReportAnalysis, source: CeilingSet, c: Ceilings | None, kind: PanelKind) -> str:
     d = a.device
-    head = f"{d.name} (CC {d.compute_capability or '?'}), {counted(len(a.launches), 'launch')}"
+    launches = counted(len(a.launches), "launch")
+    head = f"{middle(d.name, TITLE_NAME_CHARS)} (CC {d.compute_capability or '?'}), {launches}"
     view = "bandwidth view, achieved bytes/s per memory level; " if kind == "bandwidth" else ""
     if c is None:
         return f"{head}\n{view}no {source} ceilings"
@@ -360,7 +364,7 @@ def tooltip(s: KernelSeries, pt: KernelPoint) -> str:
         f"{pct(pt.roof_pct)} of its roof" if pt.roof_pct is not None else NO_ROOF)
     flops = (f"{si(pt.flop_per_s, 'FLOP/s')} at {ratio(pt.intensity)} FLOP/byte" if pt.flop_per_s
              else "no FLOPs counted")
-    return "\n".join((f"#{s.number} {s.name}", f"launch {s.launch}, {share} of the time", level, flops,
+    return "\n".join((f"#{s.number} {visible(s.name)}", f"launch {s.launch}, {share} of the time", level, flops,
                       f"kernel at {pct(s.pct_of_roof)} of roof, bound: {s.bound or 'n/a'}"))
 
 

@@ -230,6 +230,46 @@ def test_folder_as_input(tmp_path):
     assert_one_line_error(run(tmp_path), str(tmp_path), "is a folder")
 
 
+def cli(*args: object, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """``roofline`` in a subprocess with a time limit: a read that blocks fails the test instead of hanging it."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, "-m", "roofline", *map(str, args)], capture_output=True, text=True,
+                          env=env, cwd=cwd, timeout=60)
+
+
+def assert_one_line(proc: subprocess.CompletedProcess, *expected: str) -> None:
+    assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith("roofline: error: ") and all(text in line for text in expected), line
+
+
+@pytest.mark.parametrize("links", [{"a.ncu-rep": "b.ncu-rep", "b.ncu-rep": "a.ncu-rep"}, {"a.ncu-rep": "a.ncu-rep"}])
+def test_a_loop_of_symbolic_links_as_a_report_is_one_line(tmp_path, links):
+    """Issue 37: ``RuntimeError: Symlink loop`` from the check for files named twice."""
+    for name, target in links.items():
+        (tmp_path / name).symlink_to(target)
+    assert_one_line(cli("report", "a.ncu-rep", cwd=tmp_path), "a.ncu-rep: a loop of symbolic links")
+    assert_one_line(cli("diff", "a.ncu-rep", REPO / "examples" / "h100-sxm_synthetic.roofline.json", cwd=tmp_path),
+                    "a.ncu-rep: a loop of symbolic links")
+
+
+@pytest.mark.parametrize("name", ["x.ncu-rep", "x.json"])
+def test_a_fifo_as_the_one_report_is_refused_without_blocking(tmp_path, name):
+    """Issue 37: the read started ahead opened the FIFO and waited for a writer forever."""
+    os.mkfifo(tmp_path / name)
+    assert_one_line(cli("report", tmp_path / name), f"{name}: is a FIFO, not a regular file")
+
+
+@pytest.mark.parametrize("inside", [True, False])
+def test_a_fifo_among_the_spec_files_is_refused_without_blocking(tmp_path, inside):
+    """Issue 37: a .yaml FIFO inside ``--specs DIR`` (or named itself) blocked the catalog's read."""
+    (tmp_path / "specs").mkdir()
+    os.mkfifo(tmp_path / "specs" / "f.yaml")
+    specs = tmp_path / "specs" if inside else tmp_path / "specs" / "f.yaml"
+    assert_one_line(cli("report", REPO / "examples" / "h100-sxm_synthetic.roofline.json", "--specs", specs),
+                    "f.yaml: is a FIFO, not a regular file")
+
+
 def test_unwritable_output(shared_report, tmp_path):
     path = shared_report(T4)
     (tmp_path / "plain-file").write_text("")  # a path beneath a regular file can never be created
@@ -306,3 +346,48 @@ def test_only_bad_reports_print_each_error_and_nothing_else(tmp_path):
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.splitlines() == [f"roofline: error: {tmp_path / 'a.ncu-rep'}: no such file: check the path",
                                           f"roofline: error: {tmp_path / 'b.json'}: no such file: check the path"]
+
+
+# --- Names that are not text (issue 37) --------------------------------------------------------------------------
+HOSTILE_NAME = "k\x1b[2J\x1b[31mred\x00nul\rcr\nlf<script>x</script>$\\frac{$\u202e\ud800"
+
+
+def hostile_model(tmp_path: Path) -> Path:
+    """The synthetic example with a hostile kernel, device, label and rule name (valid JSON: "\\ud800" is legal)."""
+    doc = json.loads((REPO / "examples" / "h100-sxm_synthetic.roofline.json").read_text())
+    doc["label"] = doc["device"]["name"] = HOSTILE_NAME
+    for launch in doc["launches"]:
+        launch["name"] = launch["demangled_name"] = HOSTILE_NAME
+        for rule in launch.get("rules", []):
+            rule["rule"] = HOSTILE_NAME
+    path = tmp_path / "hostile.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "csv", "markdown", "html"])
+def test_names_that_are_not_text_give_a_valid_output_in_every_format(tmp_path, fmt):
+    """Issue 37: a lone surrogate ended in UnicodeEncodeError (table, CSV, Markdown, HTML) or a font traceback
+    (plot); control characters reached the terminal raw."""
+    model = hostile_model(tmp_path)
+    out = tmp_path / f"out.{fmt}"
+    to_file = fmt in ("markdown", "html")
+    args = ["report", model, "-f", fmt, "--plot", tmp_path / "p.svg", *(["-o", out] if to_file else [])]
+    proc = cli(*args)
+    assert proc.returncode == 0, proc.stderr
+    assert {line.split(" ")[0] for line in proc.stderr.splitlines()} == {"wrote"}  # the plot, the document
+    text = out.read_text() if to_file else proc.stdout
+    text.encode("utf-8")  # nothing that cannot be written
+    if fmt == "table":
+        assert not {c for c in text if (ord(c) < 32 and c != "\n") or 0x7f <= ord(c) < 0xa0}, text
+        assert "k\\x1b[2J\\x1b[31mred\\x00nul\\rcr\\nlf" in text
+    if fmt == "json":
+        doc = json.loads(text)
+        assert "\\ud800" not in text and doc["reports"][0]["kernels"][0]["name"].endswith("\u202e\ufffd")
+
+
+def test_plots_of_compare_and_summary_draw_names_that_are_not_text(tmp_path):
+    model = hostile_model(tmp_path)
+    for command in (["compare", model, model], ["summary", model]):
+        proc = cli(*command, "--plot", tmp_path / "p.png")
+        assert proc.returncode == 0 and proc.stderr == f"wrote {tmp_path / 'p.png'}\n", proc.stderr
