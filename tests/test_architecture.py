@@ -14,6 +14,9 @@ Stages, lowest first (a module may import its own stage and those below); each i
     facade      roofline (the Python API) and roofline.pipeline: load -> filter -> spec -> analyse -> advise
     render      pure renderers (report/, compare/, and their shared terminal, matplotlib and name fitting)
     cli         the typer application, shared options, the one output writer, one module per command
+
+One exception: Jupyter asks a result object itself for its HTML (``_repr_html_``), so that method may import the
+renderer it hands over to, inside its body; nothing else in it may go up.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ STAGES = ("core", "ncu", "specs", "analysis", "compare", "facade", "render", "cl
 TOP_LEVEL = {"roofline.errors": "core", "roofline": "facade", "roofline.pipeline": "facade", "roofline.__main__": "cli"}
 COMMAND_MODULES = frozenset(f"roofline.cli.commands.{module}" for module, *_ in COMMANDS.values())
 MAX_TOP_LEVEL_MODULES = 8
+NOTEBOOK_HOOK = "_repr_html_"
 
 
 def module_name(path: Path) -> str:
@@ -49,9 +53,13 @@ def stage(module: str) -> int:
 
 
 def imports(module: str) -> Iterator[tuple[str, str, int]]:
-    """(imported roofline module, name taken from it or "", line) for every import in ``module``."""
+    """(imported roofline module, name taken from it or "", line) for every import in ``module``, but those of a
+    ``_repr_html_`` method (``notebook_hooks``)."""
     tree = ast.parse(MODULES[module].read_text())
+    hooked = {id(n) for hook in notebook_hooks(tree) for n in ast.walk(hook)}
     for node in ast.walk(tree):
+        if id(node) in hooked:
+            continue
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.split(".")[0] == "roofline":
@@ -64,6 +72,10 @@ def imports(module: str) -> Iterator[tuple[str, str, int]]:
             for alias in node.names:
                 sub = f"{base}.{alias.name}"
                 yield (sub, "", node.lineno) if sub in MODULES else (base, alias.name, node.lineno)
+
+
+def notebook_hooks(tree: ast.AST) -> list[ast.FunctionDef]:
+    return [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == NOTEBOOK_HOOK]
 
 
 def edges() -> dict[str, set[str]]:
@@ -87,6 +99,19 @@ def test_imports_stay_in_the_stage_or_go_down(module: str) -> None:
     upward = [f"line {line}: {target} ({STAGES[stage(target)]})" for target, _, line in imports(module)
               if stage(target) > stage(module)]
     assert not upward, f"{module} ({STAGES[stage(module)]}) imports upward: {upward}"
+
+
+def test_a_notebook_hook_imports_only_a_renderer() -> None:
+    """``_repr_html_`` hands the object to a renderer, imported in its body (so that loading the model loads no
+    renderer); it imports nothing else."""
+    hooks = {}
+    for module, path in MODULES.items():
+        for hook in notebook_hooks(ast.parse(path.read_text())):
+            found = [n.module for n in ast.walk(hook) if isinstance(n, ast.ImportFrom)]
+            found += [a.name for n in ast.walk(hook) if isinstance(n, ast.Import) for a in n.names]
+            hooks[module] = found
+            assert found and all(str(m).startswith("roofline.render.") for m in found), (module, found)
+    assert set(hooks) == {"roofline.analysis.launches", "roofline.compare.pairing"}
 
 
 def test_no_import_circle() -> None:

@@ -216,6 +216,13 @@ class ReportAnalysis:
         """The launches that are analysed: all but those marked invalid (kept in ``launches`` to be shown)."""
         return self.launches.where(~self.launches.table.columns.invalid[self.launches.indices])
 
+    def _repr_html_(self) -> str:
+        """The analysis as Jupyter shows it: the HTML report's summary and kernel ranking
+        (``render.report.html.notebook``)."""
+        from roofline.render.report.html import notebook
+
+        return notebook(self)
+
 
 @dataclass(frozen=True)
 class KernelSpread:

@@ -251,6 +251,13 @@ class Comparison:
     alpha: float = ALPHA
     work_tolerance: float = WORK_TOLERANCE
 
+    def _repr_html_(self) -> str:
+        """The comparison as Jupyter shows it: the HTML comparison without its plot
+        (``render.compare.html.notebook``)."""
+        from roofline.render.compare.html import notebook
+
+        return notebook(self)
+
 
 def report_labels(analyses: Sequence[ReportAnalysis]) -> list[str]:
     """Short report labels: file names without extension, numbered when the same file appears twice."""

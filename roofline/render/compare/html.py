@@ -6,7 +6,12 @@ from __future__ import annotations
 from roofline.compare.pairing import Comparison
 from roofline.render.compare.markdown import comparison_blocks
 from roofline.render.compare.plot import comparison_svg
-from roofline.render.report.html import page
+from roofline.render.report.html import block_html, page
+
+
+def notebook(c: Comparison) -> str:
+    """A comparison as a notebook shows it (``Comparison._repr_html_``): its blocks as an HTML fragment, no plot."""
+    return "\n".join(block_html(b) for b in comparison_blocks(c))
 
 
 def comparison_html(c: Comparison, normalize: bool = False) -> str:

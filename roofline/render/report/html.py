@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from roofline.analysis.launches import ReportAnalysis
 from roofline.render import GENERATOR
-from roofline.render.report.markdown import Block, document, spans
+from roofline.render.report.markdown import Block, document, spans, summary_blocks
 from roofline.render.report.plot import inline_svg
 
 PLOT_HINT = "Hover over a point for its values; click it to go to its kernel's section (for the kernels that have one)."
@@ -70,6 +70,12 @@ def render(analyses: Sequence[ReportAnalysis]) -> str:
     return page(document(analyses, with_plot=True))
 
 
+def notebook(a: ReportAnalysis) -> str:
+    """One report as a notebook shows it (``ReportAnalysis._repr_html_``): its title, summary and kernel ranking as an
+    HTML fragment, no page, no plot."""
+    return "\n".join(block_html(b) for b in summary_blocks(a))
+
+
 def page(blocks: Sequence[Block]) -> str:
     """Blocks as one self-contained page, titled by the first block."""
     title = html.escape(re.sub(r"[`*]", "", blocks[0].text))
@@ -88,11 +94,12 @@ def _sections(blocks: Sequence[Block]) -> list[str]:
         if starts_kernel:
             out.append(f'<section class="kernel" id="{b.anchor}">' if b.anchor else '<section class="kernel">')
             open_section = True
-        out.append(_html(b))
+        out.append(block_html(b))
     return out + (["</section>"] if open_section else [])
 
 
-def _html(b: Block) -> str:
+def block_html(b: Block) -> str:
+    """One block as HTML, every text escaped (``inline``)."""
     if b.kind in ("h1", "h2", "h3"):
         return f"<{b.kind}>{inline(b.text)}</{b.kind}>"
     if b.kind in ("ul", "details"):

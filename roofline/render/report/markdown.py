@@ -95,10 +95,23 @@ def document(analyses: Sequence[ReportAnalysis], with_plot: bool = False, images
     return blocks
 
 
+def summary_blocks(a: ReportAnalysis) -> list[Block]:
+    """A report's name, GPU and kernel ranking: what a notebook shows of it (``html.notebook``)."""
+    return [_title(a), Block("p", _gpu_line(a)), *_ranking(a)]
+
+
+def _title(a: ReportAnalysis) -> Block:
+    return Block("h2", f"`{cell(Path(a.report.path).name)}`")
+
+
+def _ranking(a: ReportAnalysis) -> list[Block]:
+    return [Block("h3", "Kernels ranked by recoverable time"), ranking_table(rank_by_recoverable_time(a.groups))]
+
+
 def report_blocks(a: ReportAnalysis, with_plot: bool = False, index: int = 0, image: str = "") -> list[Block]:
     """One report (``index`` in the document): GPU, ceilings, plot (its data with ``with_plot``, else the
     ``image`` path when given), ranking, kernel sections, what was not measured."""
-    blocks = [Block("h2", f"`{cell(Path(a.report.path).name)}`")]
+    blocks = [_title(a)]
     blocks += [Block("warn", w) for w in a.report.warnings]
     if a.report.source == "model":
         blocks.append(Block("warn", f"Report model (JSON), not read from an .ncu-rep: {a.report.label or 'no label'}."))
@@ -116,7 +129,7 @@ def report_blocks(a: ReportAnalysis, with_plot: bool = False, index: int = 0, im
         blocks.append(Block("plot", plot=plot_data([a]), links=links))
     elif image:
         blocks.append(Block("plot", f"![Roofline plot of {inline(Path(a.report.path).name)}]({image})"))
-    blocks += [Block("h3", "Kernels ranked by recoverable time"), ranking_table(rank_by_recoverable_time(a.groups))]
+    blocks += _ranking(a)
     for rank, group in enumerate(advised, 1):
         blocks += kernel_blocks(rank, group, kernel_anchor(index, rank))
     unmeasured = not_measured(a)
