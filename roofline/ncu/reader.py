@@ -35,6 +35,8 @@ NOT_A_FILE_FIX = "pass the .ncu-rep or .json report file itself (save a stream t
 # Parsing a model takes about this many times its size in memory (its text, then the numbers and lists it holds:
 # measured 2.8x for a 100,000-launch model of version 2, 2.1x for version 1).
 MODEL_PARSE_FACTOR = 3
+MODEL_HEAD_BYTES = 4096  # read first, to refuse a file that cannot be a JSON object before reading it whole
+JSON_SPACE = b" \t\r\n\xef\xbb\xbf"  # white space JSON allows before a value, and a UTF-8 byte-order mark
 # The reader's time limit: ncu_report reads 10-20 MB/s here, so this leaves a 5-10x margin on large files.
 READ_LIMIT_BASE_S = 30.0
 READ_LIMIT_S_PER_MIB = 0.5
@@ -103,7 +105,13 @@ def _load_model(p: Path, size: int) -> Report:
                           f"can parse (about {MODEL_PARSE_FACTOR}x the file in memory)",
                           "analyse it on a machine with more memory, or the .ncu-rep it came from")
     with _opened(p) as fh:
-        raw = fh.read()
+        head = fh.read(MODEL_HEAD_BYTES)
+        opening = head.lstrip(JSON_SPACE)[:1]
+        if opening not in (b"{", b"") or (not opening and len(head) < MODEL_HEAD_BYTES):
+            shown = f"byte 0x{opening[0]:02x}" if opening else "nothing but white space"
+            raise ReportError(f"{p}: not a report model (a JSON object starts with '{{', this file with {shown})",
+                              not_model)
+        raw = head + fh.read()  # the whole file only once it can be a model: a 2 GB file of zeros is not read
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:

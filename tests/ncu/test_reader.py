@@ -259,9 +259,11 @@ def test_report_with_no_kernels(shared_report, tmp_path):
 
 
 @pytest.mark.parametrize("content, expected", [
-    ("[1, 2]", "the document is list, expected an object"),
+    ("[1, 2]", "not a report model (a JSON object starts with '{', this file with byte 0x5b)"),
     ("{\"a\": 1}", "not a roofline-report-model document"),
-    ("not json", "not a valid roofline report model"),
+    ("not json", "this file with byte 0x6e"),
+    ("{not json", "not a valid roofline report model"),
+    ("   \n ", "this file with nothing but white space"),
     ("{\"format\": \"roofline-report-model\", \"version\": 99, \"device\": {}, \"launches\": []}", "version 99"),
     ("{\"format\": \"roofline-report-model\", \"version\": 1, \"device\": {\"name\": \"x\", \"bogus\": 1}, "
      "\"launches\": []}", "bogus"),
@@ -272,6 +274,17 @@ def test_json_that_is_not_a_report_model(tmp_path, content, expected):
     path = tmp_path / "model.json"
     path.write_text(content)
     assert expected in one_line_error(path)
+
+
+def test_a_large_file_that_cannot_be_a_model_is_refused_from_its_first_bytes(tmp_path):
+    """A sparse file of zeros under the size limit (2 GiB, or the limit on a small machine): refused from its first
+    4 KiB, never read whole (it would take 3x its size in memory to parse)."""
+    from roofline.ncu.reader import model_max_bytes
+
+    path = tmp_path / "zeros.json"
+    with path.open("wb") as fh:
+        fh.truncate(min(2 << 30, model_max_bytes() - 1))  # sparse: no disk space used
+    assert "this file with byte 0x00" in one_line_error(path)
 
 
 # --- The native reader crashing or missing ------------------------------------------------------------------------
