@@ -281,7 +281,7 @@ def test_json_that_is_not_a_report_model(tmp_path):
     (tmp_path / "package.json").write_text('{"name": "web-app", "version": "1.0.0"}')
     assert_one_line_error(run(tmp_path / "package.json"), "package.json", "not a roofline-report-model document")
     (tmp_path / "list.json").write_text("[1, 2, 3]")
-    assert_one_line_error(run(tmp_path / "list.json"), "list.json", "the document is list, expected an object")
+    assert_one_line_error(run(tmp_path / "list.json"), "list.json", "a JSON object starts with")
 
 
 def test_unknown_gpu_with_spec_ceilings(tmp_path):
