@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from roofline.analysis.diagnostics.occupancy import ACHIEVED_GAP_PTS, LIMITER_WORDS, TAIL_IDLE_PCT
+from roofline.analysis.diagnostics.occupancy import ACHIEVED_GAP_PTS, LIMITER_WORDS, TAIL_IDLE_PCT, WARP_SIZE
 from roofline.analysis.diagnostics.stalls import describe
 from roofline.analysis.kernel_kind import KernelKind, kernel_kind
 from roofline.analysis.launches import KernelGroup, ReportAnalysis
@@ -31,7 +31,7 @@ from roofline.analysis.libraries import Library, library
 from roofline.analysis.ncu_rules import LOCAL, rule_items
 from roofline.analysis.reconcile import reconcile, small_grid_saving, tail_saving
 from roofline.analysis.results import Advice, LaunchAnalysis, Occupancy, Verdict
-from roofline.analysis.roofline import headroom_s, rank_by_recoverable_time, recoverable_s
+from roofline.analysis.roofline import attained_pct, headroom_s, rank_by_recoverable_time, recoverable_s, ridge_point
 from roofline.analysis.verdict import BOUND_WORDS, FULL_WAVE, explain
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, Device
@@ -53,6 +53,7 @@ NEAR_ROOF_PCT = 80.0  # a library GEMM this close to its busiest unit's peak: on
 TENSOR_SHARE_USED = 0.5  # tensor FLOPs over all FLOPs from which a GEMM's math is on the Tensor Cores already
 # Dense Tensor Core input types, slower to faster per the datasheets (one step up halves the time per FLOP or so).
 TENSOR_TYPES_BY_SPEED = ("fp64", "tf32", "fp16", "bf16", "fp8")
+CITED_RULES = 3  # ncu rules named after an item's text; the others are counted
 SMALLER_BLOCKS_MIN_THREADS = 64  # a block of at least two warps can be split into smaller blocks
 # The change each busy compute unit suggests (breakdown metric up to its first '.').
 UNIT_CHANGES = {
@@ -92,7 +93,7 @@ def advise(k: LaunchAnalysis, device: Device | None = None, spec: DeviceSpec | N
     """Every recommendation for one launch whose condition holds, reconciled with ncu's rules and ranked (see the
     module docstring)."""
     lib = library((k.launch.name, k.launch.demangled_name))
-    kind = kernel_kind(k, lib)
+    kind = kernel_kind(k, lib, ridge_point(k)[0])
     items = [Advice(kind="measurement", title="Re-profile before optimizing",
                     text=f"Re-profile before optimizing: {flag}.", cause=flag, source="roofline",
                     condition="a rate above its roof", estimate="not estimated: fix the measurement first",
@@ -102,8 +103,22 @@ def advise(k: LaunchAnalysis, device: Device | None = None, spec: DeviceSpec | N
     items += _tensor_cores(k) + _fp64(k) + _grid(k, device) + _launch_overhead(k)
     if lib is None:
         items += _occupancy(k) + _stalls(k)
-        items += rule_items(k, {a.topic for a in items})
+        items += [_fitted_rule(a, k, kind) for a in rule_items(k, {a.topic for a in items}) if _applies(a, kind)]
     return reconcile(items, k, device)
+
+
+def _applies(rule: Advice, kind: KernelKind) -> bool:
+    """Whether an ncu rule's item applies to this kind of kernel: under one wave no occupancy change helps (the
+    tool's own rule), so ncu's occupancy items are left out there."""
+    return not (kind.name == "tiny_grid" and rule.topic.startswith("occupancy:"))
+
+
+def _fitted_rule(rule: Advice, k: LaunchAnalysis, kind: KernelKind) -> Advice:
+    """An ncu latency rule on a kernel a unit's peak holds back (memory-, compute-bound or balanced) is that
+    verdict's own cause seen from the warps: one item with the verdict's, cited there."""
+    if rule.mechanism == "latency" and k.verdict.bound in ("memory", "compute", "balanced"):
+        return replace(rule, topic="roof")
+    return rule
 
 
 def estimate_text(item: Advice) -> str:
@@ -120,17 +135,12 @@ def estimate_text(item: Advice) -> str:
 
 
 def cited(item: Advice) -> str:
-    """The ncu rules merged into an item of the tool's own, as shown after its text (" Also ncu: ...")."""
-    return f" (also {'; '.join(item.also)})" if item.also and item.source != "ncu" else ""
-
-
-def ridge_point(k: LaunchAnalysis) -> tuple[float | None, str | None]:
-    """Ridge point of the main precision's ceiling against the limiting memory level's roof, and that precision."""
-    c, precision = k.ceilings.get(k.roof.ceilings), k.main_precision
-    if c is None or precision is None or k.roof.limiter not in LEVELS:
-        return None, precision
-    peak, bandwidth = c.flop_per_s[precision], c.bytes_per_s[k.roof.limiter]
-    return (peak / bandwidth if peak and bandwidth else None), precision
+    """The ncu rules merged into an item of the tool's own, as shown after its text: " (also ncu CPIStall: ...)",
+    the first ``CITED_RULES`` named and the rest counted (JSON's ``also`` names them all)."""
+    if not item.also or item.source == "ncu":
+        return ""
+    more = len(item.also) - CITED_RULES
+    return f" (also {'; '.join(item.also[:CITED_RULES])}{f' and {more} more ncu rules' if more > 0 else ''})"
 
 
 def level_traffic(k: LaunchAnalysis, level: str) -> tuple[float | None, str]:
@@ -150,8 +160,7 @@ def _gap(k: LaunchAnalysis) -> tuple[float | None, str]:
     saved = recoverable_s(k)
     if saved is None:
         return None, "not estimated: no throughput and no roof position"
-    attained = max(v for v in (k.roof.pct_of_roof, k.verdict.attained_pct) if v is not None)
-    return saved, f"gap to the busiest unit's peak: duration x (1 - {pct(attained)})"
+    return saved, f"gap to the busiest unit's peak: duration x (1 - {pct(attained_pct(k))})"
 
 
 def _verdict_items(k: LaunchAnalysis, lib: Library | None, kind: KernelKind,
@@ -204,24 +213,30 @@ def _memory(k: LaunchAnalysis, kind: KernelKind) -> Advice:
     if level is None or moved is None:
         unit = busiest.name if busiest is not None else "the memory system"
         return replace(common, title=f"Relieve {unit}",
-                      text=f"{unit} is the busiest memory unit ({cause}): reduce the requests it serves (coalesced, "
-                           "wider accesses; data reused from shared memory or registers; fused kernels).")
+                       text=f"{unit} is the busiest memory unit ({cause}): reduce the requests it serves (coalesced, "
+                            "wider accesses; data reused from shared memory or registers; fused kernels).")
     name = NAMES[level]
     amount = f"{si(moved, 'B')}{f', {counts}' if counts else ''}"
     if kind.name in TRAFFIC_CHANGES:
         return replace(common, title="Move fewer bytes",
-                      text=f"{name} traffic ({amount}) sets the time ({cause}): {TRAFFIC_CHANGES[kind.name]}.")
+                       text=f"{name} traffic ({amount}) sets the time ({cause}): {TRAFFIC_CHANGES[kind.name]}.")
     if k.total_flops == 0 and all(f.value is not None for f in k.flops.values()):
         return replace(common, title="Move fewer bytes",
-                      text=f"{name} traffic ({amount}) sets the time ({cause}) and the kernel does no floating-point "
-                           "math: only moving fewer bytes helps (fusion with the producer or consumer kernel, narrower "
-                           "data types).")
+                       text=f"{name} traffic ({amount}) sets the time ({cause}) and the kernel does no "
+                            "floating-point math: only moving fewer bytes helps (fusion with the producer or consumer "
+                            "kernel, narrower data types).")
+    if k.total_flops is None:
+        return replace(common, title=f"Cut {name} traffic",
+                       text=f"Cut {name} traffic: {amount} ({cause}). The report counts no FLOPs, so whether the "
+                            "kernel reuses data is unknown: where it reads data more than once, keep it in shared "
+                            "memory or registers (tiling); otherwise fuse it with the kernels that produce or consume "
+                            "the data, or use narrower data types.")
     ridge, precision = ridge_point(k)
     target = f" towards the {NAMES[precision]} ridge point of {ratio(ridge)} FLOP/byte" if ridge and precision else ""
-    at = f", at {ratio(moved and k.total_flops and k.total_flops / moved)} FLOP/byte" if k.total_flops else ""
+    at = f", at {ratio(moved and k.total_flops / moved)} FLOP/byte" if k.total_flops else ""
     return replace(common, title=f"Cut {name} traffic",
-                  text=f"Cut {name} traffic: {amount} ({cause}){at}. Raise the intensity{target} by reusing data "
-                       "from shared memory or registers (tiling), fusing kernels, or narrower data types.")
+                       text=f"Cut {name} traffic: {amount} ({cause}){at}. Raise the intensity{target} by reusing "
+                            "data from shared memory or registers (tiling), fusing kernels, or narrower data types.")
 
 
 def _level_of(metric: str) -> str | None:
@@ -240,14 +255,14 @@ def _compute(k: LaunchAnalysis) -> Advice:
                     condition=_verdict_condition(v), estimate=how, topic="roof", mechanism="roof")
     if busiest is None:
         return replace(common, title="Do fewer operations",
-                      text=f"Compute-bound ({explain(v)}): only fewer or cheaper operations shorten it.")
+                       text=f"Compute-bound ({explain(v)}): only fewer or cheaper operations shorten it.")
     base = busiest.metric.split(".", 1)[0]
     change = UNIT_CHANGES.get(base) or (f"fewer {NAMES[base]} operations" if base in NAMES else
                                         "fewer or cheaper operations on that unit")
     headroom = f"at most {100 / busiest.pct:.2g}x is left there" if busiest.pct > 0 else "it is idle"
     return replace(common, title=f"Relieve the {busiest.name}",
-                  text=f"The {busiest.name} is the busiest unit at {pct(busiest.pct)} of its peak, so {headroom}: "
-                       f"{change}.", cause=f"{busiest.name} at {pct(busiest.pct)} of its peak")
+                       text=f"The {busiest.name} is the busiest unit at {pct(busiest.pct)} of its peak, so "
+                            f"{headroom}: {change}.", cause=f"{busiest.name} at {pct(busiest.pct)} of its peak")
 
 
 def _library(k: LaunchAnalysis, lib: Library, spec: DeviceSpec | None) -> list[Advice]:
@@ -262,7 +277,9 @@ def _library(k: LaunchAnalysis, lib: Library, spec: DeviceSpec | None) -> list[A
     verdict = BOUND_WORDS[v.bound] if v.bound else "no verdict"
     busiest = f", busiest unit {v.busiest.name} at {pct(v.busiest.pct)}" if v.busiest else ""
     on_tensor = used is not None and used.startswith("tensor_")
-    change = lib.caller_advice + (f"; {lib.type_advice}" if lib.type_advice and not on_tensor else "")
+    tensor_item = k.tensor_cores is not None and bool(k.tensor_cores.advice)  # it says which type gains, if any
+    change = lib.caller_advice + (f"; {lib.type_advice}" if lib.type_advice and not (on_tensor or tensor_item)
+                                  else "")
     return [Advice(kind="library", title=f"Tune the {lib.name} call",
                    text=f"A {lib.name} {lib.kind} kernel ({seconds(k.duration_s.value)}, {verdict}{busiest}): its "
                         f"code is the library's, so change the call: {change}.", cause=explain(v),
@@ -398,23 +415,24 @@ def _small_grid(k: LaunchAnalysis, waves: float, device: Device | None) -> Advic
     how = (f"at most: the same work spread over all {sms} SMs instead of {int(grid or 0)}" if saved is not None
            else "not estimated: the gain depends on how the work splits into more blocks")
     return Advice(kind="small_grid", title="Fill the GPU",
-                  text=f"{waves:.3g} waves: {fills}: {_split_advice(threads)} (or run independent kernels "
+                  text=f"{waves:.3g} waves: {fills}: {_split_advice(threads, grid, sms)} (or run independent kernels "
                        f"concurrently in streams).{overhead}", cause=f"{waves:.3g} waves per SM", source="occupancy",
                   est_saved_s=saved,
                   condition=f"under one full wave ({waves:.3g} waves per SM), where occupancy limits do not matter",
                   estimate=how, topic="grid:small", mechanism="grid")
 
 
-def _split_advice(threads: float | None) -> str:
+def _split_advice(threads: float | None, grid: float | None, sms: int | None) -> str:
     """How to give the GPU more blocks: split the work finer; smaller blocks only where a block has warps to
-    spare; a block under one warp leaves lanes idle as well."""
-    if threads is not None and threads < 32:
+    spare and the grid leaves SMs without a block (with every SM holding one, smaller blocks add no warps); a block
+    under one warp leaves lanes idle as well."""
+    if threads is not None and threads < WARP_SIZE:
         return (f"the grid, not the block, is the problem, and {int(threads)}-thread blocks also leave "
-                f"{32 - int(threads)} of 32 lanes of each warp idle: spread the work over more blocks of at least 32 "
-                "threads")
-    if threads is not None and threads >= SMALLER_BLOCKS_MIN_THREADS:
+                f"{WARP_SIZE - int(threads)} of {WARP_SIZE} lanes of each warp idle: spread the work over more blocks "
+                f"of at least {WARP_SIZE} threads")
+    if threads is not None and threads >= SMALLER_BLOCKS_MIN_THREADS and grid is not None and sms and grid < sms:
         return "split the work over more blocks (smaller blocks, or more work items)"
-    return "split the work over more blocks (the grid, not the block, is the problem)"
+    return "give the launch more work items, so that it has more blocks (the grid, not the block, is the problem)"
 
 
 def _blocks(n: int) -> str:
@@ -455,9 +473,10 @@ def _what_if(k: LaunchAnalysis, o: Occupancy, bound: str) -> Advice:
     effect = (f"; more resident warps hide latency, which saves at most {seconds(most)} (the gap to the busiest "
               "unit's peak)" if most is not None else "")
     how = " (__launch_bounds__ or -maxrregcount)" if "registers" in o.limiters else ""
+    further = f"; at most: {o.what_if[-1].text}" if len(o.what_if) > 1 else ""  # the smallest step first
     return Advice(kind="occupancy", title="Raise the theoretical occupancy",
                   text=f"Theoretical occupancy is {pct(o.theoretical_pct)}, limited by {limiters}: "
-                       f"{o.what_if[-1].text}{how}{effect}.",
+                       f"{o.what_if[0].text}{how}{further}{effect}.",
                   cause=f"theoretical occupancy {pct(o.theoretical_pct)}, limited by {limiters}", source="occupancy",
                   condition=f"{bound}, {o.waves_per_sm:.3g} waves (at least one full wave), and a limit below the "
                             "SM's maximum",

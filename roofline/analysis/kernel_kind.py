@@ -5,8 +5,9 @@
 * GEMM-like: a matrix multiply or convolution by its name or instruction mix (``diagnostics.tensor_cores``), or a
   GEMM/convolution library kernel;
 * reduction: named so (``libraries.REDUCTION_NAME``), or DRAM writes under ``REDUCTION_WRITE_SHARE`` of its reads;
-* streaming: fewer than ``STREAMING_MAX_INTENSITY`` FLOPs per DRAM byte (no FLOPs at all for a copy or a
-  transpose): nothing is reused, so tiling has nothing to keep on chip.
+* streaming: fewer FLOPs per DRAM byte than ``STREAMING_MAX_INTENSITY`` or a tenth of the ridge point
+  (``STREAMING_RIDGE_SHARE``), whichever is higher (no FLOPs at all for a copy or a transpose): nothing is
+  reused, so tiling has nothing to keep on chip.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from roofline.ncu import metrics as m
 
 KindName = Literal["tiny_grid", "gemm", "reduction", "streaming", "general"]
 STREAMING_MAX_INTENSITY = 1.0  # FLOP per DRAM byte; elementwise FP32 kernels do 1-2 FLOPs per 8-12 bytes
+STREAMING_RIDGE_SHARE = 0.1  # on a GPU of high ridge point, a kernel this far below it reuses nothing worth tiling
 REDUCTION_WRITE_SHARE = 1.0 / 16.0  # DRAM bytes written over bytes read below which a kernel reduces its input
 
 
@@ -33,8 +35,9 @@ class KernelKind:
     why: str
 
 
-def kernel_kind(k: LaunchAnalysis, lib: Library | None) -> KernelKind:
-    """The first kind that applies to the launch (see the module docstring)."""
+def kernel_kind(k: LaunchAnalysis, lib: Library | None, ridge: float | None = None) -> KernelKind:
+    """The first kind that applies to the launch (see the module docstring); ``ridge`` is the ridge point of its
+    main precision against its limiting memory level (FLOP/byte), when known."""
     waves = k.occupancy.waves_per_sm if k.occupancy is not None else None
     if waves is not None and waves < FULL_WAVE:
         return KernelKind("tiny_grid", f"{waves:.3g} waves per SM")
@@ -45,7 +48,8 @@ def kernel_kind(k: LaunchAnalysis, lib: Library | None) -> KernelKind:
     if reduction:
         return KernelKind("reduction", reduction)
     flops, dram = k.total_flops, k.bytes["dram"].value
-    if flops is not None and dram and flops / dram < STREAMING_MAX_INTENSITY:
+    below = max(STREAMING_MAX_INTENSITY, STREAMING_RIDGE_SHARE * (ridge or 0.0))
+    if flops is not None and dram and flops / dram < below:
         return KernelKind("streaming", f"{flops / dram:.3g} FLOP per DRAM byte{_unmeasured(k)}")
     return KernelKind("general", "")
 

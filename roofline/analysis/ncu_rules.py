@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from roofline.analysis.diagnostics.occupancy import WARP_SIZE
 from roofline.analysis.results import Advice, LaunchAnalysis, Mechanism
 from roofline.core.model import RuleResult
 
@@ -24,18 +25,22 @@ NOT_ADVICE = re.compile(r"metric \S+ could not be found|returned an error")  # t
 TEXT_CHARS = 320  # an ncu rule message is cut at a sentence end near this length (the full text: ncu rules)
 MIN_SPEEDUP_PCT = 1.0  # ncu rules estimating less than this speedup are not worth an item
 LOCAL = "ncu local"  # how a LOCAL estimate is shown
+ONE_INSTRUCTION = re.compile(r"\bat PC\b")  # a rule result about one instruction (ncu 2020.3's per-PC results)
 
 # When an ncu rule fits the kernel: always; only where the tool's own analysis made an item of the same topic
 # ("ours"); only for a compute- or a memory-bound verdict; for any verdict but compute-bound.
 Fits = Literal["always", "ours", "compute", "memory", "not_compute"]
 # The units (metric prefixes of the SpeedOfLight breakdowns) whose work a work-removing topic cuts: uncoalesced
 # accesses the sectors of the level a rule measures them at (ncu's access-pattern rules name it: L1TEX, L2, DRAM;
-# UncoalescedGlobalAccess counts L2 sectors); bank conflicts the L1/shared wavefronts; compression DRAM and L2
-# traffic; fused FP instructions the SM's pipes. ``reconcile`` bounds an item by the busiest unit's gap when the
+# UncoalescedGlobalAccess counts L2 sectors) and of the levels below it, which the excess sectors may reach;
+# bank conflicts the L1/shared wavefronts; compression DRAM and L2 traffic; fused FP instructions and divergent
+# lanes the SM's pipes. ``reconcile`` bounds an item by the busiest unit's gap when the
 # busiest unit is none of these: that unit's work, and so its time, stays.
-WORK_UNITS = {"coalescing:l1": ("l1tex",), "coalescing:l2": ("lts", "ltc"), "coalescing:dram": ("dram", "fbpa", "fbp"),
-              "shared_access": ("l1tex",), "l2_compression": ("lts", "ltc", "dram", "fbpa", "fbp"),
-              "fp_fusion": ("sm", "smsp")}
+COALESCING = "coalescing"  # the topics of one access pattern, by the level a rule measures it at: coalescing:l1, ...
+_L2_DOWN, _DRAM = ("lts", "ltc", "dram", "fbpa", "fbp"), ("dram", "fbpa", "fbp")
+WORK_UNITS = {"coalescing:l1": ("l1tex", *_L2_DOWN), "coalescing:l2": _L2_DOWN, "coalescing:dram": _DRAM,
+              "shared_access": ("l1tex",), "l2_compression": _L2_DOWN,
+              "fp_fusion": ("sm", "smsp"), "divergence": ("sm", "smsp")}
 
 
 @dataclass(frozen=True)
@@ -51,8 +56,8 @@ _BY_RULE = {
     "AchievedOccupancy": Topic("occupancy:achieved", "latency"),
     "TheoreticalOccupancy": Topic("occupancy:theoretical", "latency"),
     "IssueSlotUtilization": Topic("issue", "latency"),
-    "ThreadDivergence": Topic("divergence", "latency"),
-    "WorkloadImbalance": Topic("imbalance", "latency"),
+    "ThreadDivergence": Topic("divergence", "work"),  # idle lanes: converged warps issue fewer instructions
+    "WorkloadImbalance": Topic("occupancy:achieved", "latency"),  # one cause with ncu's AchievedOccupancy
     "UncoalescedGlobalAccess": Topic("coalescing:l2", "work", "not_compute"),
     "UncoalescedSharedAccess": Topic("shared_access", "work"),
     "SharedMemoryConflicts": Topic("shared_access", "work"),
@@ -78,14 +83,14 @@ def topic(r: RuleResult) -> Topic:
     if r.rule == "Occupancy":
         return Topic("occupancy:theoretical" if "is limited by" in r.message else "occupancy:achieved", "latency")
     if r.rule == "HighPipeUtilization":
-        return Topic("issue", "latency") if "under-utilized" in r.message else Topic("roof", "roof", "ours")
+        return Topic("issue", "latency") if "under-utilized" in r.message else Topic("roof", "roof", "compute")
     if r.rule == "LaunchConfiguration" and title in _LAUNCH_TITLES:
         return _LAUNCH_TITLES[title]
     if r.rule == "MemoryCacheAccessPattern":
         if "shared" in title:
             return _BY_RULE["SharedMemoryConflicts"]
         level = next((lv for prefix, lv in _PATTERN_LEVELS if title.startswith(prefix)), "l2")
-        return Topic(f"coalescing:{level}", "work", "not_compute")
+        return Topic(f"{COALESCING}:{level}", "work", "not_compute")
     return Topic(f"ncu:{r.rule}:{r.title}", "none")
 
 
@@ -112,13 +117,16 @@ def _unused(m: re.Match[str]) -> float:
     return 1.0 - float(m.group(1)) / float(m.group(2))
 
 
-def _per_request(m: re.Match[str]) -> float:
-    """Sectors per request above the bytes a warp asks for (a thread's bytes x 32 threads / 32 B per sector)."""
+def _needed(m: re.Match[str]) -> float:
+    """The part above what is needed, from (needed, done): sectors a warp asks for (a thread's bytes x 32 threads /
+    32 B per sector) against those it moves, or expected against counted sectors."""
     return 1.0 - min(1.0, float(m.group(1)) / float(m.group(2)))
 
 
-def _expected(m: re.Match[str]) -> float:
-    return 1.0 - min(1.0, float(m.group(1)) / float(m.group(2)))
+def _idle_lanes(m: re.Match[str]) -> float:
+    """Lanes of a 32-thread warp left idle by divergence: converged, the same work takes that share fewer
+    instructions."""
+    return 1.0 - min(1.0, float(m.group(1)) / WARP_SIZE)
 
 
 def _fused(m: re.Match[str]) -> float:
@@ -139,17 +147,20 @@ _SHARES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], float]], ...] = 
     (re.compile(rf"which represent {_NUMBER}% of the overall"), _pct),  # bank conflicts
     (re.compile(rf"only {_NUMBER} of the {_NUMBER} bytes transmitted per sector are utilized"), _unused),
     (re.compile(rf"accesses {_NUMBER} bytes per thread per memory request;.*?results in {_NUMBER} sectors per "
-                "request"), _per_request),
-    (re.compile(rf"average of {_NUMBER} sectors out of the possible {_NUMBER} sectors"), _unused),
-    (re.compile(rf"expected {_NUMBER} sectors, got {_NUMBER}"), _expected),
+                "request"), _needed),
+    (re.compile(rf"expected {_NUMBER} sectors, got {_NUMBER}"), _needed),
+    (re.compile(rf"average of {_NUMBER} threads being active"), _idle_lanes),
     (re.compile(rf"executes {_NUMBER} fused and {_NUMBER} non-fused"), _fused),
     (re.compile(rf"\b{_NUMBER}x\b"), _excess),
 )
 
 
 def work_share(message: str) -> float | None:
-    """The share of the work (sectors, wavefronts, instructions) that the rule's change removes, read from its
-    message (0..1), or None where the message names none."""
+    """The share of the kernel's work (sectors, wavefronts, instructions) that the rule's change removes, read from
+    its message (0..1), or None where the message names none: "1.0 of 4 sectors per cache line" counts requests,
+    not work, and a message about one instruction ("at PC ...") says nothing of the kernel's share."""
+    if ONE_INSTRUCTION.search(message):
+        return None
     for pattern, share in _SHARES:
         match = pattern.search(message)
         if match:

@@ -3,14 +3,18 @@ the same cause merged into one that cites every source, ranked by the time it co
 
 The bounds, by how an item saves time (``Advice.mechanism``):
 
-* latency (stalls, occupancy, issue slots, divergence, imbalance, block size): hiding latency cannot take the
-  kernel past its busiest unit's peak, so at most ``duration x (1 - busiest / 100)`` (``roofline.headroom_s``);
-* work (uncoalesced accesses, excess sectors, bank conflicts, non-fused instructions): at most the share of the
-  work it removes, as the rule's message states it (none at "1.0x"); not estimated where no share is stated;
-* roof: at most the time above the roof or the busiest unit's peak (``roofline.recoverable_s``);
-* grid: a grid under one wave at most ``duration x (1 - blocks / SMs)``, a partial last wave at most its idle
-  block slots;
-* precision: the time of the work at its roof that a faster roof removes (computed by the item itself).
+* latency (stalls, occupancy, issue slots, imbalance, block size): hiding latency cannot take the kernel past its
+  busiest unit's peak, so at most ``duration x (1 - busiest / 100)`` (``roofline.headroom_s``);
+* work (uncoalesced accesses, excess sectors, bank conflicts, non-fused instructions, divergent lanes): at most the
+  share of the work it removes, as the rule's message states it for the whole kernel (none at "1.0x"; a share of
+  one instruction is none of the kernel's), and at most the busiest unit's gap where that unit is not one whose
+  work is removed; not estimated where no share is stated;
+* roof: the time to reach the roof (or the busiest unit's peak) with the same work (``roofline.recoverable_s``);
+  cutting the work itself can save more, so this is an estimate, not a bound;
+* grid: a grid of fewer blocks than SMs at most ``duration x (1 - blocks / SMs)``, a partial last wave at most its
+  idle block slots, either at most the busiest unit's gap;
+* precision: the time of the work at its roof that a faster roof removes (computed by the item itself);
+* an ncu rule of no known mechanism: at most the busiest unit's gap.
 
 ncu's own estimate is kept beside an item (``ncu_saved_s``) where it was above the bound.
 """
@@ -20,9 +24,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from roofline.analysis.ncu_rules import WORK_UNITS
+from roofline.analysis.ncu_rules import COALESCING, WORK_UNITS
 from roofline.analysis.results import Advice, LaunchAnalysis
-from roofline.analysis.roofline import headroom_s, recoverable_s
+from roofline.analysis.roofline import attained_pct, headroom_s, recoverable_s
 from roofline.core.model import Device
 from roofline.core.units import pct, seconds
 from roofline.ncu.metrics import LAUNCH_GRID
@@ -49,15 +53,18 @@ def rank(items: Sequence[Advice]) -> tuple[Advice, ...]:
 
 
 def worth_showing(item: Advice, k: LaunchAnalysis) -> bool:
-    """Whether the terminal shows an item: not estimated, or estimated at ``SHOWN_MIN_SHARE`` of the kernel's
-    time or more."""
+    """Whether the terminal shows an item: one that can save ``SHOWN_MIN_SHARE`` of the kernel's time or more (by
+    its estimate, or for a latency item without one by the busiest unit's gap), or that nothing bounds."""
     duration = k.duration_s.value
-    return item.est_saved_s is None or not duration or item.est_saved_s >= SHOWN_MIN_SHARE * duration
+    most = item.est_saved_s
+    if most is None and item.mechanism == "latency":
+        most = headroom_s(k)
+    return most is None or not duration or most >= SHOWN_MIN_SHARE * duration
 
 
 # --- Bounds ---------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class Bound:
+class Cap:
     """The most an item can save (None: no bound known), the bound's short name and the bound in words."""
 
     seconds: float | None
@@ -65,39 +72,56 @@ class Bound:
     text: str
 
 
-def cap(a: Advice, k: LaunchAnalysis, device: Device | None) -> Bound:
+def cap(a: Advice, k: LaunchAnalysis, device: Device | None) -> Cap:
     """The bound of an item's mechanism (see the module docstring)."""
     if a.mechanism == "latency":
-        attained = _attained(k)
-        return Bound(headroom_s(k), GAP, f"hiding latency cannot take the kernel past its busiest unit's peak: at "
-                                         f"most duration x (1 - {pct(attained)})" if attained is not None
-                     else "hiding latency: no busiest unit measured to bound it")
+        return _gap_cap(k, "hiding latency cannot take the kernel past its busiest unit's peak")
     if a.mechanism == "work":
         return _work_cap(a, k)
     if a.mechanism == "roof":
-        return Bound(recoverable_s(k), "time above the roof", "at most the time above the roof or the busiest unit's "
-                                                              "peak")
+        return Cap(recoverable_s(k), "time to reach the roof", "the time to reach the roof or the busiest unit's "
+                                                                 "peak with the same work")
     if a.mechanism == "grid":
-        if a.topic == "grid:tail":
-            return Bound(tail_saving(k), "idle block slots", "at most the idle block slots of the last wave x duration")
-        return Bound(small_grid_saving(k, device), "idle SMs", "at most the same work spread over every SM")
-    return Bound(None, "", "")
+        return _grid_cap(a, k, device)
+    if a.mechanism == "none" and a.source == "ncu":
+        return _gap_cap(k, "an ncu rule of no known mechanism cannot take the kernel past its busiest unit's peak")
+    return Cap(None, "", "")
 
 
-def _work_cap(a: Advice, k: LaunchAnalysis) -> Bound:
+def _gap_cap(k: LaunchAnalysis, why: str) -> Cap:
+    """At most the busiest unit's gap, ``why``."""
+    attained = attained_pct(k)
+    return Cap(headroom_s(k), GAP, f"{why}: at most duration x (1 - {pct(attained)})" if attained is not None
+               else f"{why}, but no busiest unit is measured to bound it")
+
+
+def _grid_cap(a: Advice, k: LaunchAnalysis, device: Device | None) -> Cap:
+    """The idle SMs of a small grid, or the idle slots of a partial last wave; either at most the busiest unit's
+    gap (a unit near its peak leaves little for more blocks to take)."""
+    tail = a.topic == "grid:tail"
+    saving = tail_saving(k) if tail else small_grid_saving(k, device)
+    by, text = (("idle block slots", "at most the idle block slots of the last wave x duration") if tail
+                else ("idle SMs", "at most the same work spread over every SM"))
+    gap = headroom_s(k)
+    if saving is not None and gap is not None and gap < saving:
+        return Cap(gap, GAP, f"{text}, and at most the busiest unit's gap, duration x (1 - {pct(attained_pct(k))})")
+    return Cap(saving, by, text)
+
+
+def _work_cap(a: Advice, k: LaunchAnalysis) -> Cap:
     """Removing a share of the work at a unit saves at most that share of the time; where the busiest unit is
     another one, its work stays, so at most the gap to its peak as well."""
     duration = k.duration_s.value
     if a.work_share is None or duration is None:
-        return Bound(None, "", "removes work, but the report states no share of the work it removes")
+        return Cap(None, "", "removes work, but the report states no share of the work it removes")
     most, why = duration * a.work_share, f"removes {100 * a.work_share:.0f}% of the work at its unit"
     busiest, gap = k.verdict.busiest, headroom_s(k)
     units = WORK_UNITS.get(a.topic)
     elsewhere = busiest is not None and units is not None and busiest.metric.split("__", 1)[0] not in units
     if busiest is not None and elsewhere and gap is not None and gap < most:
-        return Bound(gap, GAP, f"{why}, but the busiest unit ({busiest.name}, {pct(busiest.pct)}) keeps its work: "
-                               f"at most duration x (1 - {pct(_attained(k))})")
-    return Bound(most, "share of work removed", f"{why}: at most that share of the kernel's time")
+        return Cap(gap, GAP, f"{why}, but the busiest unit ({busiest.name}, {pct(busiest.pct)}) keeps its work: "
+                             f"at most duration x (1 - {pct(attained_pct(k))})")
+    return Cap(most, "share of work removed", f"{why}: at most that share of the kernel's time")
 
 
 def bounded_item(a: Advice, k: LaunchAnalysis, device: Device | None) -> Advice:
@@ -114,11 +138,6 @@ def bounded_item(a: Advice, k: LaunchAnalysis, device: Device | None) -> Advice:
         return a
     how = f"bounded: {bound.text}" + (f" (ncu estimated {seconds(raw)})" if a.source == "ncu" else "")
     return replace(a, est_saved_s=most, ncu_saved_s=raw if a.source == "ncu" else a.ncu_saved_s, estimate=how)
-
-
-def _attained(k: LaunchAnalysis) -> float | None:
-    known = [v for v in (k.roof.pct_of_roof, k.verdict.attained_pct) if v is not None]
-    return max(known) if known else None
 
 
 def small_grid_saving(k: LaunchAnalysis, device: Device | None) -> float | None:
@@ -144,8 +163,14 @@ def merge(items: Sequence[Advice]) -> list[Advice]:
     cause are cited in ``also``; the estimate is the lead's, else the largest bounded one of the others."""
     groups: dict[str, list[Advice]] = {}
     for i, a in enumerate(items):
-        groups.setdefault(a.topic or f"#{i}", []).append(a)
+        groups.setdefault(cause(a.topic) or f"#{i}", []).append(a)
     return [_merged(group) for group in groups.values()]
+
+
+def cause(topic: str) -> str:
+    """What items merge on: their topic, but one access pattern measured at several levels (ncu's L1TEX, L2 and
+    DRAM access-pattern rules, the uncoalesced-sectors rule) is one cause."""
+    return COALESCING if topic.startswith(COALESCING + ":") else topic
 
 
 def _merged(group: list[Advice]) -> Advice:

@@ -510,6 +510,22 @@ def recoverable_s(a: LaunchAnalysis) -> float | None:
     return _recoverable(a, a.verdict.bound)
 
 
+def ridge_point(k: LaunchAnalysis) -> tuple[float | None, str | None]:
+    """Ridge point of the main precision's ceiling against the limiting memory level's roof, and that precision."""
+    c, precision = k.ceilings.get(k.roof.ceilings), k.main_precision
+    if c is None or precision is None or k.roof.limiter not in LEVELS:
+        return None, precision
+    peak, bandwidth = c.flop_per_s[precision], c.bytes_per_s[k.roof.limiter]
+    return (peak / bandwidth if peak and bandwidth else None), precision
+
+
+def attained_pct(a: LaunchAnalysis) -> float | None:
+    """How close the launch is to a peak: the highest of its percent of roof and its SM and memory throughputs (the
+    figure ``recoverable_time`` takes), None when none is measured."""
+    known = [v for v in (a.roof.pct_of_roof, a.verdict.attained_pct) if v is not None]
+    return max(known) if known else None
+
+
 def headroom_s(a: LaunchAnalysis) -> float | None:
     """The time above the busiest unit's peak, small grids included: the most that hiding latency or raising
     occupancy can save, since neither lets a unit run past its peak (``recoverable_time`` without its small-grid

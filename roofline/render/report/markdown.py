@@ -17,13 +17,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from roofline.analysis.advice import cited, estimate_text, kernels_to_advise, ridge_point
+from roofline.analysis.advice import cited, estimate_text, kernels_to_advise
 from roofline.analysis.diagnostics.occupancy import ACHIEVED_GAP_PTS
 from roofline.analysis.diagnostics.stalls import describe
 from roofline.analysis.launches import KernelGroup, ReportAnalysis
 from roofline.analysis.ncu_rules import clean_rule_text
 from roofline.analysis.results import Advice, LaunchAnalysis
-from roofline.analysis.roofline import rank_by_recoverable_time, report_level_ceilings, scaled_roofs_note
+from roofline.analysis.roofline import rank_by_recoverable_time, report_level_ceilings, ridge_point, scaled_roofs_note
 from roofline.analysis.verdict import BOUND_WORDS, explain
 from roofline.compare.ranking import RECOVERABLE_COUNTS
 from roofline.core.labels import NAMES
