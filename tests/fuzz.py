@@ -442,10 +442,10 @@ def classify(case: Case, code: int, stdout: str, stderr: str) -> Outcome:
     return Outcome(case, "other", "; ".join(problems[:3])) if problems else Outcome(case, "valid")
 
 
-# What the terminal formats may not hold: control characters but the line end. Markdown, HTML and CSV are judged on
-# being written at all (UTF-8, exit 0) until their escaping (issue 36) is in: then add them here.
+# What the terminal and document formats may not hold: control characters but the line end. CSV is judged on being
+# written at all (UTF-8, exit 0): a quoted cell may hold a line break.
 _RAW_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
-STRICT_TEXT = ("table",)
+STRICT_TEXT = ("table", "markdown", "html")
 
 
 def _text_outcome(case: Case, fmt: str, stdout: str) -> Outcome:

@@ -280,8 +280,9 @@ def write_document(kind: Kind, name: str, document: Document, output: Path | Non
     if fmt.plots is not None and target is not None and str(target) != STDOUT:
         images = fmt.plots(document)
         names = image_names(target.name, len(images))
-        files += [(target.parent / n, image) for n, image in zip(names, images, strict=True)]
-        document = replace(document, images=tuple(names))
+        files += [(target.parent / n, image) for n, image in zip(names, images, strict=True) if image is not None]
+        document = replace(document, images=tuple(n if image is not None else "" for n, image in
+                                                  zip(names, images, strict=True)))
     text = fmt.render(document)
     files += also
     if target is None:
@@ -325,9 +326,8 @@ def report_plot(analyses: Sequence[ReportAnalysis], fmt: PlotFormat, target: Pat
     data = plot_render.plot_data(analyses, top)
     if plot_render.plots_nothing(data):
         names = ", ".join(str(a.report.path) for a in analyses) or "the reports"
-        raise RooflineError(f"{target}: not written, nothing to plot: no kernel of {names} has a duration with "
-                            "FLOPs or bytes measured", "re-profile with --set roofline or --set full, or leave out "
-                            "the plot")
+        raise RooflineError(f"{target}: not written, nothing to plot: no kernel of {names} "
+                            f"{plot_render.NOTHING_TO_PLOT}", f"{plot_render.PLOT_FIX}, or leave out the plot")
     return plot_render.draw(data, fmt)
 
 

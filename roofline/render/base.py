@@ -43,7 +43,8 @@ class Format:
     suffix: str  # of the file written when no --output is given (to_file), else of --output's usual name
     render: Callable[[Document], Output]
     to_file: bool = False  # written to reports/<first report><suffix> by default, not to stdout
-    plots: Callable[[Document], list[bytes]] | None = None  # PNGs written beside the document, named in it
+    # PNGs written beside the document, named in it; None where a report has nothing to plot (no file then)
+    plots: Callable[[Document], list[bytes | None]] | None = None
 
 
 # --- The renderers, imported on use ----------------------------------------------------------------------
@@ -71,10 +72,11 @@ def _report_markdown(d: Document) -> str:
     return markdown.render(d.result, d.images)
 
 
-def _report_plots(d: Document) -> list[bytes]:
+def _report_plots(d: Document) -> list[bytes | None]:
     from roofline.render.report import plot
 
-    return [plot.render([a], "png") for a in d.result]
+    data = [plot.plot_data([a]) for a in d.result]
+    return [None if plot.plots_nothing(p) else plot.draw(p, "png") for p in data]
 
 
 def _report_html(d: Document) -> str:
@@ -101,7 +103,7 @@ def _compare_markdown(d: Document) -> str:
     return comparison_markdown(d.result, d.images[0] if d.images else "")
 
 
-def _compare_plots(d: Document) -> list[bytes]:
+def _compare_plots(d: Document) -> list[bytes | None]:
     from roofline.render.compare.plot import comparison_plot
 
     return [comparison_plot(d.result, "png", d.normalize)]

@@ -27,10 +27,15 @@ def visible(text: str, limit: int = MAX_SHOWN_CHARS) -> str:
     """Text from a report (a name, a label, a path) as a terminal shows it: control characters written as escapes
     (``\\x1b``, ``\\n``), lone surrogates replaced, cut to ``limit`` characters with an ellipsis. Names are data
     of the profiled program: they may hold anything."""
-    text = _SURROGATE.sub(REPLACEMENT, text)
-    if _CONTROL.search(text):
-        text = _CONTROL.sub(_escaped, text)
+    text = printable(text)
     return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters written as escapes and lone surrogates replaced, whole: what documents
+    (Markdown, HTML) hold of report text, which they escape for their own markup besides."""
+    text = _SURROGATE.sub(REPLACEMENT, text)
+    return _CONTROL.sub(_escaped, text) if _CONTROL.search(text) else text
 
 
 def plot_text(text: str, limit: int = MAX_SHOWN_CHARS) -> str:

@@ -30,8 +30,8 @@ from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings
 from roofline.core.units import counted, pct, ratio, seconds, si
 from roofline.render import GENERATOR
-from roofline.render.names import group_name, short_group_name
-from roofline.render.report.plot import PlotData, plot_data
+from roofline.render.names import group_name, printable, short_group_name
+from roofline.render.report.plot import NOTHING_TO_PLOT, PLOT_FIX, PlotData, plot_data, plots_nothing
 
 RANKED_ROWS = 20  # kernels in the ranking table
 NAME_CHARS = 80  # a kernel's name in the ranking table and its heading (the full demangled name follows it)
@@ -90,7 +90,7 @@ def document(analyses: Sequence[ReportAnalysis], with_plot: bool = False, images
                          f"{RECOVERABLE_COUNTS[0].upper()}{RECOVERABLE_COUNTS[1:]}. Recommendations are ranked by the "
                          "time they could save, each with its condition and the measurement behind it.")]
     for i, a in enumerate(analyses):
-        blocks += report_blocks(a, with_plot, i, images[i] if images else "")
+        blocks += report_blocks(a, with_plot, i, images[i] if images else None)
     blocks.append(Block("p", f"{GENERATOR}."))
     return blocks
 
@@ -108,9 +108,11 @@ def _ranking(a: ReportAnalysis) -> list[Block]:
     return [Block("h3", "Kernels ranked by recoverable time"), ranking_table(rank_by_recoverable_time(a.groups))]
 
 
-def report_blocks(a: ReportAnalysis, with_plot: bool = False, index: int = 0, image: str = "") -> list[Block]:
+def report_blocks(a: ReportAnalysis, with_plot: bool = False, index: int = 0,
+                  image: str | None = None) -> list[Block]:
     """One report (``index`` in the document): GPU, ceilings, plot (its data with ``with_plot``, else the
-    ``image`` path when given), ranking, kernel sections, what was not measured."""
+    ``image`` path when given; "" when the writer drew none, having nothing to plot), ranking, kernel sections, what
+    was not measured."""
     blocks = [_title(a)]
     blocks += [Block("warn", w) for w in a.report.warnings]
     if a.report.source == "model":
@@ -123,10 +125,13 @@ def report_blocks(a: ReportAnalysis, with_plot: bool = False, index: int = 0, im
     if scaled:
         blocks.append(Block("note", f"* {scaled}."))
     advised = kernels_to_advise(a)
-    if with_plot:
+    data = plot_data([a]) if with_plot or image is not None else None
+    if data is not None and plots_nothing(data):
+        blocks.append(Block("note", f"No roofline plot: no kernel {NOTHING_TO_PLOT} ({PLOT_FIX})."))
+    elif with_plot:
         links = tuple((short_group_name(g.name, g.functions), f"#{kernel_anchor(index, rank)}")
                       for rank, g in enumerate(advised, 1))
-        blocks.append(Block("plot", plot=plot_data([a]), links=links))
+        blocks.append(Block("plot", plot=data, links=links))
     elif image:
         blocks.append(Block("plot", f"![Roofline plot of {inline(Path(a.report.path).name)}]({image})"))
     blocks += _ranking(a)
@@ -356,7 +361,10 @@ def not_measured(a: ReportAnalysis) -> list[str]:
 
 # --- Markdown -----------------------------------------------------------------------------------------
 def spans(text: str) -> Iterator[tuple[str, str]]:
-    """Block text in its parts: ("code", text), ("bold", text) or ("plain", text), in order."""
+    """Block text in its parts: ("code", text), ("bold", text) or ("plain", text), in order: line breaks as spaces
+    (in Markdown they would end a table row or start HTML), other control characters written as escapes
+    (``names.printable``)."""
+    text = printable(_LINE_BREAK.sub(" ", text))
     at = 0
     for m in _MARKUP.finditer(text):
         if m.start() > at:
@@ -372,7 +380,7 @@ def inline(text: str, in_table: bool = False) -> str:
     where Markdown would read it as markup or HTML); ``in_table``: a table cell, where GFM splits at any pipe
     not escaped, code spans included."""
     out = []
-    for kind, part in spans(_LINE_BREAK.sub(" ", text)):
+    for kind, part in spans(text):
         if kind == "code":
             out.append("`" + (part.replace("|", "\\|") if in_table else part) + "`")
         else:

@@ -383,6 +383,10 @@ _RC: dict[RcKeyType, Any] = {"svg.fonttype": "none", "font.size": 9, "font.famil
 _EMPTY = Panel("no report", "measured-clock", (), (), (), (), ())
 
 
+NOTHING_TO_PLOT = "has a duration with FLOPs or bytes measured"  # what no kernel of an empty plot has
+PLOT_FIX = "re-profile with --set roofline or --set full"
+
+
 def plots_nothing(data: PlotData) -> bool:
     """Whether no panel holds a point: no kernel has a duration with FLOPs or bytes measured."""
     return not any(p.series or p.other for p in data.panels)

@@ -187,6 +187,23 @@ def test_markdown_embeds_the_plot_written_beside_it(shared_report, tmp_path):
     assert text.index("t4-1.png") < text.index("## `" + H100) < text.index("t4-2.png")
 
 
+def test_a_report_with_nothing_to_plot_gets_no_image_but_a_note(shared_report, tmp_path):
+    """A basic-set report (no FLOP or byte counters) beside a full one: the full one's plot is written and
+    embedded; the basic one gets no file and a note saying why, in Markdown and in HTML."""
+    out = tmp_path / "two.md"
+    basic = "a100-40gb_cublas-sgemm_basic"
+    result = run(shared_report(T4), shared_report(basic), "-f", "markdown", "-o", out)
+    assert result.exit_code == 0, result.stderr
+    text = out.read_text()
+    assert (tmp_path / "two-1.png").exists() and not (tmp_path / "two-2.png").exists()
+    section = text.split(f"## `{basic}.ncu-rep`")[1]
+    assert "No roofline plot: no kernel has a duration with FLOPs or bytes measured" in section
+    assert "![Roofline plot" not in section
+    page = tmp_path / "basic.html"
+    assert run(shared_report(basic), "-f", "html", "-o", page).exit_code == 0
+    assert "No roofline plot" in page.read_text() and "<svg" not in page.read_text()
+
+
 def test_markdown_never_replaces_a_foreign_image(shared_report, tmp_path):
     (tmp_path / "t4.png").write_bytes(b"a picture of mine")
     result = run(shared_report(T4), "-f", "markdown", "-o", tmp_path / "t4.md")
