@@ -549,14 +549,17 @@ def peak_warp_instructions_per_s(launch: KernelLaunch, device: Device) -> Measur
     if own.value is not None:
         return own
     clock = sm_clock_hz(launch)
-    schedulers, ipc = device.attributes.get(SCHEDULERS_PER_SM), device.attributes.get(IPC_PER_SCHEDULER, 1)
-    if device.sm_count and isinstance(schedulers, int | float) and isinstance(ipc, int | float) and truth(clock.value):
+    attributes = {name: device.attributes.get(name) for name in (SCHEDULERS_PER_SM, IPC_PER_SCHEDULER)}
+    schedulers, ipc = (v if isinstance(v, int | float) else None for v in attributes.values())
+    if device.sm_count and schedulers and ipc and truth(clock.value):
         via = (f"{device.sm_count} SMs x {schedulers:g} schedulers x {ipc:g} per cycle "
                f"(device__attribute_{SCHEDULERS_PER_SM}, {IPC_PER_SCHEDULER}) x {clock.via}")
         return Measured(device.sm_count * schedulers * ipc * clock.value, via=via)
     if clock.value is None:
         return clock
-    return _absent(["device__attribute_multiprocessor_count", f"device__attribute_{SCHEDULERS_PER_SM}"], "")
+    absent = ["multiprocessor_count"] if not device.sm_count else []
+    absent += [name for name, v in zip(attributes, (schedulers, ipc), strict=True) if not v]
+    return _absent([f"device__attribute_{name}" for name in absent], "")
 
 
 # --- Launch configuration (LaunchStats and Occupancy sections) -----------------------------------------

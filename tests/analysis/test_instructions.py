@@ -183,3 +183,16 @@ def test_sections_picked_by_hand_leave_out_only_what_they_lack(positions):
         assert r.transactions["l1"].value is None and r.transactions["l2"].value is None
         assert "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum" in r.transactions["l1"].reason
         assert "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum" not in r.transactions["l1"].reason
+
+
+def test_a_model_without_device_attributes_names_them_for_the_issue_peak():
+    """The synthetic H100 example holds the SM count but no scheduler attributes: no peak, never an assumed one."""
+    import roofline
+    from tests.conftest import REPO
+
+    report = roofline.load(REPO / "examples" / "h100-sxm_synthetic.roofline.json")
+    for k in analyze_report(report).launches:
+        peak = instruction_roofline(k, report.device).peak_warp_gips
+        assert peak.value is None
+        assert peak.reason == ("missing metrics: device__attribute_num_schedulers_per_multiprocessor, "
+                               "device__attribute_max_ipc_per_scheduler")
