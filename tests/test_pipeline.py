@@ -100,10 +100,11 @@ def test_every_launch_gets_diagnostics_and_advice():
 def test_without_diagnostics_the_launches_keep_their_roofline_figures_only():
     (full,) = analyze_files([EXAMPLE])
     (lean,) = analyze_files([EXAMPLE], AnalysisOptions(diagnostics=False))  # as summary, compare and diff ask
-    assert all(k.occupancy is None and k.tensor_cores is None and k.stalls is None and not k.advice
-               for k in lean.launches)
-    assert [replace(k, occupancy=None, tensor_cores=None, stalls=None, advice=()) for k in full.launches] == list(
-        lean.launches)
+    assert all(k.occupancy is None and k.tensor_cores is None and k.stalls is None and k.instruction_roofline is None
+               and not k.advice for k in lean.launches)
+    assert all(k.instruction_roofline is not None for k in full.launches)
+    assert [replace(k, occupancy=None, tensor_cores=None, stalls=None, instruction_roofline=None, advice=())
+            for k in full.launches] == list(lean.launches)
     assert [(g.name, g.total_s, g.recoverable_s) for g in full.groups] == [
         (g.name, g.total_s, g.recoverable_s) for g in lean.groups]
 

@@ -184,6 +184,22 @@ class Advice:
     also: tuple[str, ...] = ()  # the other sources merged into this item, e.g. "ncu CPIStall: Wait Stalls"
 
 
+@dataclass(frozen=True)
+class InstructionRoofline:
+    """Where a launch sits on the Instruction Roofline Model (Ding & Williams; ``analysis.instructions``): warp
+    instructions per second against the issue peak, and per memory level warp instructions per 32-byte transaction
+    against that level's transactions per second. Rates are in GIPS and G transactions/s, as the model states them
+    (the field names say so); None = not measured, with the reason in the Value."""
+
+    warp_gips: Value  # warp instructions executed per second / 1e9
+    thread_gips_per_32: Value  # thread instructions / 32 per second / 1e9 (below warp_gips: inactive threads)
+    peak_warp_gips: Value  # SMs x schedulers per SM x instructions per scheduler and cycle x SM clock / 1e9
+    transactions: Mapping[str, Value]  # per level (core.model.LEVELS): 32-byte transactions
+    intensity: Mapping[str, Value]  # per level: warp instructions per transaction
+    peak_gtxn_per_s: Mapping[str, Value]  # per level: the memory roof of ``ceilings`` / 32 B, per second / 1e9
+    ceilings: CeilingSet  # the ceiling set the transaction roofs come from
+
+
 # --- Launches, kernels, reports -----------------------------------------------------------------------
 @dataclass(frozen=True)
 class LaunchAnalysis:
@@ -207,6 +223,7 @@ class LaunchAnalysis:
     occupancy: Occupancy | None = None
     tensor_cores: TensorCores | None = None
     stalls: WarpStalls | None = None
+    instruction_roofline: InstructionRoofline | None = None
     advice: tuple[Advice, ...] = ()
     l2_total_bytes: Value = Value(None, "not read")  # all L2 traffic, stores included (lts__t_sectors x 32)
     level_notes: tuple[str, ...] = ()  # levels whose definition counts one direction only and look inverted

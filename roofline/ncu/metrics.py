@@ -38,7 +38,8 @@ if TYPE_CHECKING:  # pragma: no cover
 # --- Time and clocks --------------------------------------------------------------------------------
 DURATION = "gpu__time_duration.sum"  # ns
 SM_CYCLES = "sm__cycles_elapsed.avg"
-INSTRUCTIONS = "smsp__inst_executed.sum"  # warp-level SASS instructions executed (InstructionStats section)
+WARP_INST = "inst_executed"  # warp-level SASS instructions executed, as sm__/smsp__ counters (InstructionStats section)
+INSTRUCTIONS = f"smsp__{WARP_INST}.sum"
 SM_CLOCK = "sm__cycles_elapsed.avg.per_second"  # the clock of compute peaks
 SMSP_CLOCK = "smsp__cycles_elapsed.avg.per_second"  # the clock of smsp__* per-cycle rates
 DRAM_CLOCK = "dram__cycles_elapsed.avg.per_second"
@@ -120,6 +121,22 @@ LTS_T_SECTORS = "lts__t_sectors"  # L2 tag-stage sectors from every source, load
 BYTES_PER_SECTOR = 32
 BYTES_PER_LTS2XBAR_CYCLE = 32
 BYTES_PER_LSU_WRITEBACK_CYCLE = 128
+
+# --- Instruction roofline (Ding & Williams, the Instruction Roofline Model) -----------------------------
+# Counters without their unit prefix, read as sm__ or smsp__ (``counter``); 32-byte transactions per memory level.
+THREAD_INST = "thread_inst_executed"  # thread-level: the active threads of each warp instruction (--metrics only)
+THREADS_PER_WARP_INST = "smsp__thread_inst_executed_per_inst_executed.ratio"  # the same per warp instruction
+# (WarpStateStats section: "Avg. Active Threads Per Warp")
+THREADS_PER_WARP = 32
+L1_SECTORS = tuple(f"l1tex__t_sectors_pipe_lsu_mem_{space}_op_{op}" for space in ("global", "local")
+                   for op in ("ld", "st"))  # 32-byte sectors of global and local loads and stores at L1
+SHARED_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared"  # shared-memory wavefronts (loads, stores, atomics)
+DRAM_SECTORS = ("dram__sectors_read", "dram__sectors_write")
+SCHEDULERS_PER_SM = "num_schedulers_per_multiprocessor"  # device attributes (without device__attribute_)
+IPC_PER_SCHEDULER = "max_ipc_per_scheduler"
+HINT_INSTRUCTIONS = "re-profile with --section InstructionStats or --set full"
+HINT_THREAD_INST = "re-profile with --section WarpStateStats --section InstructionStats or --set full"
+HINT_TRANSACTIONS = "re-profile with --section MemoryWorkloadAnalysis_Tables or --set full"
 
 # --- What to re-collect when something is missing ---------------------------------------------------
 HINT_FLOPS = "re-profile with --set roofline or --set full"
@@ -406,8 +423,7 @@ def l2_total_bytes(launch: KernelLaunch) -> Measured:
     sectors = counter(launch, LTS_T_SECTORS)
     if sectors.value is not None:
         return Measured(BYTES_PER_SECTOR * sectors.value, via=f"{BYTES_PER_SECTOR} x {sectors.via}")
-    return _with_hint(_absent([f"{LTS_T_BYTES}.sum", f"{LTS_T_SECTORS}.sum"], ""),
-                      "re-profile with --section MemoryWorkloadAnalysis_Tables or --set full")
+    return _with_hint(_absent([f"{LTS_T_BYTES}.sum", f"{LTS_T_SECTORS}.sum"], ""), HINT_TRANSACTIONS)
 
 
 def l1_traffic(launch: KernelLaunch, device: Device) -> Traffic:
@@ -486,6 +502,66 @@ def _with_hint(m: Measured, hint: str) -> Measured:
     return Measured(None, via=m.via, missing=m.missing, hint=hint, notes=m.notes)
 
 
+# --- Instructions and transactions (the Instruction Roofline Model) -----------------------------------
+def warp_instructions(launch: KernelLaunch) -> Measured:
+    """Warp-level instructions executed: smsp__inst_executed.sum (or the sm__ count or rates)."""
+    return _with_hint(counter(launch, WARP_INST, _SM_UNITS), HINT_INSTRUCTIONS)
+
+
+def thread_instructions(launch: KernelLaunch) -> Measured:
+    """Thread-level instructions executed (each warp instruction counts its active threads):
+    smsp__thread_inst_executed.sum, else active threads per warp instruction x warp instructions."""
+    direct = counter(launch, THREAD_INST, _SM_UNITS)
+    if direct.value is not None:
+        return direct
+    warps, per_warp = warp_instructions(launch), launch.value(THREADS_PER_WARP_INST)
+    if warps.value is not None and per_warp is not None:
+        return Measured(per_warp * warps.value, via=f"{THREADS_PER_WARP_INST} x {warps.via}")
+    absent = [*direct.missing, *([THREADS_PER_WARP_INST] if per_warp is None else []), *warps.missing]
+    return _nan_absent(launch, [THREADS_PER_WARP_INST], absent, HINT_THREAD_INST)
+
+
+def _sum_of(launch: KernelLaunch, names: Iterable[str], hint: str) -> Measured:
+    """The sum of several counters, None naming every one the report lacks."""
+    parts = [counter(launch, name) for name in names]
+    if all(p.value is not None for p in parts):
+        return Measured(sum(p.value for p in parts if p.value is not None), via=" + ".join(p.via for p in parts))
+    nan = next((p for p in parts if p.value is None and p.via), None)  # ncu stored NaN: say so
+    return nan or _absent([name for p in parts for name in p.missing], hint)
+
+
+def transactions(launch: KernelLaunch) -> dict[str, Measured]:
+    """32-byte transactions per memory level: L1 global and local sectors plus shared-memory wavefronts, L2
+    sectors (every source and operation), DRAM sectors read and written (else DRAM bytes / 32)."""
+    dram = _sum_of(launch, DRAM_SECTORS, HINT_TRANSACTIONS)
+    if dram.value is None and not dram.via:
+        moved = dram_traffic(launch).bytes
+        if moved.value is not None:
+            dram = Measured(moved.value / BYTES_PER_SECTOR, via=f"({moved.via}) / {BYTES_PER_SECTOR}")
+    return {"dram": dram, "l2": _with_hint(counter(launch, LTS_T_SECTORS), HINT_TRANSACTIONS),
+            "l1": _sum_of(launch, (*L1_SECTORS, SHARED_WAVEFRONTS), HINT_TRANSACTIONS)}
+
+
+def peak_warp_instructions_per_s(launch: KernelLaunch, device: Device) -> Measured:
+    """Peak warp instructions per second: the report's sm__inst_executed.sum.peak_sustained x SM clock where it
+    holds one, else SMs x schedulers per SM x instructions per scheduler and cycle x the measured SM clock."""
+    own = peak(launch, WARP_INST, "sm", _SM_UNITS)
+    if own.value is not None:
+        return own
+    clock = sm_clock_hz(launch)
+    attributes = {name: device.attributes.get(name) for name in (SCHEDULERS_PER_SM, IPC_PER_SCHEDULER)}
+    schedulers, ipc = (v if isinstance(v, int | float) else None for v in attributes.values())
+    if device.sm_count and schedulers and ipc and truth(clock.value):
+        via = (f"{device.sm_count} SMs x {schedulers:g} schedulers x {ipc:g} per cycle "
+               f"(device__attribute_{SCHEDULERS_PER_SM}, {IPC_PER_SCHEDULER}) x {clock.via}")
+        return Measured(device.sm_count * schedulers * ipc * clock.value, via=via)
+    if clock.value is None:
+        return clock
+    absent = ["multiprocessor_count"] if not device.sm_count else []
+    absent += [name for name, v in zip(attributes, (schedulers, ipc), strict=True) if not v]
+    return _absent([f"device__attribute_{name}" for name in absent], "")
+
+
 # --- Launch configuration (LaunchStats and Occupancy sections) -----------------------------------------
 LAUNCH_REGISTERS, LAUNCH_SHARED = "launch__registers_per_thread", "launch__shared_mem_per_block"  # the launch's shape
 LAUNCH_BLOCK, LAUNCH_GRID = "launch__block_size", "launch__grid_size"
@@ -534,6 +610,8 @@ def _counter_names() -> set[str]:
     bases |= {DRAM_BYTES, *DRAM_READ_WRITE, LTS_T_BYTES, LTS_T_SECTORS, LTS2XBAR_CYCLES, XBAR2L1TEX_READ,
               L1TEX_T_BYTES}
     bases |= set(LSU_WRITEBACK.values())
+    bases |= {u + name for name in (WARP_INST, THREAD_INST) for u in _SM_UNITS}
+    bases |= {*L1_SECTORS, SHARED_WAVEFRONTS, *DRAM_SECTORS}
     return {b + s for b in bases for s in _SUFFIXES}
 
 
@@ -544,7 +622,8 @@ def _diagnostic_names() -> set[str]:
             | {b + s for b in bases for s in (PCT_ACTIVE, PCT_ELAPSED)})
 
 
-METRICS_TO_READ = frozenset(_counter_names() | {DURATION, SM_CYCLES, INSTRUCTIONS, *CLOCK_METRICS, HFMA_MOVES}
+METRICS_TO_READ = frozenset(_counter_names() | {DURATION, SM_CYCLES, INSTRUCTIONS, *CLOCK_METRICS, HFMA_MOVES,
+                                                 THREADS_PER_WARP_INST}
                             | _diagnostic_names())
 FAMILY_PREFIXES = (TENSOR_OPS_PREFIX, STALL_PREFIX, STALL_SAMPLES_PREFIX)
 _TENSOR_FORMS = frozenset(s.removeprefix(".") for s in _SUFFIXES)

@@ -1,4 +1,4 @@
-"""JSON document of one or more report analyses (schema_version 4, documented in docs/json-schema.md).
+"""JSON document of one or more report analyses (schema_version 6, documented in docs/json-schema.md).
 
 "Not measured" is ``null`` with its reason (never 0, never NaN): a kernel's ``missing`` (and each ceiling set's)
 maps the null's path to an index into its report's ``reasons``, the table that states each reason once, so
@@ -16,6 +16,7 @@ from roofline.analysis.launches import KernelGroup, KernelSpread, ReportAnalysis
 from roofline.analysis.results import (
     Advice,
     BusyUnit,
+    InstructionRoofline,
     LaunchAnalysis,
     Occupancy,
     TensorCores,
@@ -35,7 +36,9 @@ from roofline.render.names import json_text
 #    clock, spec, report, measured); each report carries its own "ceilings"
 # 5: advice is one reconciled list per launch: each item has "topic", "mechanism", "bound", "also" (the ncu rules
 #    merged into it), "work_share" and "ncu_saved_s" (ncu's estimate where it was above the bound)
-SCHEMA_VERSION = 5
+# 6: each kernel has "instruction_roofline": warp and thread GIPS, warp instructions per 32-byte transaction per
+#    level, and the issue and transaction roofs (the Instruction Roofline Model)
+SCHEMA_VERSION = 6
 
 
 def render(analyses: Sequence[ReportAnalysis], spreads: Sequence[KernelSpread] = ()) -> str:
@@ -167,6 +170,7 @@ def kernel_dict(k: LaunchAnalysis, reasons: Reasons, no_spec_reason: str = "no d
         "occupancy": occupancy_dict(k.occupancy, missing),
         "tensor_cores": tensor_cores_dict(k.tensor_cores, missing),
         "stalls": stalls_dict(k.stalls, missing),
+        "instruction_roofline": instruction_roofline_dict(k.instruction_roofline, missing),
     }
     out["ceilings"].setdefault("datasheet", None)
     if out["ceilings"]["datasheet"] is None:
@@ -179,7 +183,8 @@ def kernel_dict(k: LaunchAnalysis, reasons: Reasons, no_spec_reason: str = "no d
     if k.roof.reason:
         missing["pct_of_roof"] = k.roof.reason
     if launch.invalid:  # no diagnostics for a launch whose attributes are impossible
-        missing.update({key: f"invalid launch: {launch.invalid}" for key in ("occupancy", "tensor_cores", "stalls")})
+        missing.update({key: f"invalid launch: {launch.invalid}" for key in ("occupancy", "tensor_cores", "stalls",
+                                                                                  "instruction_roofline")})
     if out["limiter"] is None:
         missing["limiter"] = k.roof.reason or "no roof position"
     if out["bound"] is None:
@@ -219,6 +224,23 @@ def stalls_dict(s: WarpStalls | None, missing: dict[str, str]) -> dict[str, Any]
         "issue_active_pct": number(s.issue_active_pct), "eligible_per_scheduler": number(s.eligible_per_scheduler),
         "active_per_scheduler": number(s.active_per_scheduler),
     }
+
+
+def instruction_roofline_dict(r: InstructionRoofline | None, missing: dict[str, str]) -> dict[str, Any] | None:
+    """The launch on the instruction roofline, with its roofs; each null has its reason under ``missing`` and each
+    number how it was obtained under ``via``."""
+    key = "instruction_roofline"
+    if r is None:
+        missing[key] = "not computed"
+        return None
+    rates = {"warp_gips": r.warp_gips, "thread_gips_per_32": r.thread_gips_per_32, "peak_warp_gips": r.peak_warp_gips}
+    levels = {"transactions": r.transactions, "intensity": r.intensity, "peak_gtxn_per_s": r.peak_gtxn_per_s}
+    out: dict[str, Any] = {name: value_or_null(v, f"{key}.{name}", missing) for name, v in rates.items()}
+    out.update({name: values_or_null(values, f"{key}.{name}", missing) for name, values in levels.items()})
+    every = {**rates, **{f"{name}.{level}": v for name, values in levels.items() for level, v in values.items()}}
+    out["ceilings"] = r.ceilings
+    out["via"] = {path: v.via for path, v in every.items() if v.value is not None}
+    return out
 
 
 def occupancy_dict(o: Occupancy | None, missing: dict[str, str]) -> dict[str, Any] | None:

@@ -1,4 +1,4 @@
-"""JSON document (schema_version 5): structure, nulls with reasons (each stated once per report), no NaN, report
+"""JSON document (schema_version 6): structure, nulls with reasons (each stated once per report), no NaN, report
 order, SI units, round trip."""
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def nulls(node, path=""):
 @pytest.mark.parametrize("name", STRUCTURE_REPORTS)
 def test_document_structure(documents, name):
     report, doc = documents(name)
-    assert doc["schema_version"] == 5
+    assert doc["schema_version"] == 6
     assert doc["tool"]["name"] == "roofline"
     (rep,) = doc["reports"]
     assert rep["path"] == report.path and rep["source"] == "ncu-rep"
@@ -212,3 +212,31 @@ def test_non_finite_values_become_null_with_reason() -> None:
     assert json_render.value_or_null(Value(None, "because"), "bytes.l2", missing) is None
     assert missing["bytes.l2"] == "because"
     assert json_render.value_or_null(Value(2.0), "duration_s", missing) == 2.0 and "duration_s" not in missing
+
+
+INSTRUCTION_KEYS = {"warp_gips", "thread_gips_per_32", "peak_warp_gips", "transactions", "intensity", "peak_gtxn_per_s",
+                    "ceilings", "via"}
+
+
+@pytest.mark.parametrize("name", ["v100_miniweather-openacc_full", "a10g_sgemm-progression_basic",
+                                  "gh200_silu_metrics", H800])
+def test_instruction_roofline_nulls_have_reasons_and_numbers_their_source(roofline_report, name):
+    """kernels[].instruction_roofline of a completed analysis: each null's reason under ``missing``, each number's
+    counters under ``via``; the default set says which section collects the instruction count."""
+    from roofline.pipeline import analyze_loaded
+
+    doc = parse(json_render.render([analyze_loaded(roofline_report(name))]))
+    for k in kernels_with_reasons(doc):
+        r = k["instruction_roofline"]
+        assert set(r) == INSTRUCTION_KEYS and r["ceilings"] == k["ceilings_used"]
+        for path in nulls({key: value for key, value in r.items() if key != "via"}):
+            assert k["missing"].get(f"instruction_roofline.{path}"), f"{name}: {path} has no reason"
+        numbers = [(f"{key}.{level}" if isinstance(v, dict) else key, x)
+                   for key, v in r.items() if key not in ("ceilings", "via")
+                   for level, x in (v.items() if isinstance(v, dict) else [(None, v)])]
+        assert {path for path, x in numbers if x is not None} == set(r["via"])
+    if name == "a10g_sgemm-progression_basic":
+        assert "--section InstructionStats" in k["missing"]["instruction_roofline.warp_gips"]
+        assert r["peak_warp_gips"] is not None and "gpc__cycles_elapsed" in r["via"]["peak_warp_gips"]
+    if name == "v100_miniweather-openacc_full":
+        assert r["warp_gips"] is not None and r["via"]["transactions.l2"] == "lts__t_sectors.sum"

@@ -1,0 +1,65 @@
+"""The Instruction Roofline Model of one launch (pure): warp instructions per second against the schedulers' issue
+peak, and instruction intensity, warp instructions per 32-byte transaction, at each memory level against that
+level's bandwidth in transactions (Ding & Williams, PMBS 2019; Concurrency and Computation 2021).
+
+It places kernels that do little floating-point work (integer, search, sorting, data movement) on a roofline
+too. The counters and formulas are in ``roofline.ncu.metrics``; the transaction roofs are the byte roofs of the
+ceiling set the launch's roofline uses, over 32 bytes.
+"""
+
+from __future__ import annotations
+
+from roofline.analysis.results import InstructionRoofline, LaunchAnalysis, Value
+from roofline.core.model import LEVELS, Device
+from roofline.ncu import metrics as m
+
+GIGA = 1e9
+
+
+def instruction_roofline(a: LaunchAnalysis, device: Device) -> InstructionRoofline:
+    """The instruction roofline position and roofs of one analysed launch."""
+    launch, duration = a.launch, a.duration_s
+    warps = m.warp_instructions(launch)
+    threads = m.thread_instructions(launch)
+    moved = m.transactions(launch)
+    ceilings = a.ceilings[a.roof.ceilings]
+    peak = m.peak_warp_instructions_per_s(launch, device)
+    return InstructionRoofline(
+        warp_gips=_giga_rate(Value.of(warps), duration),
+        thread_gips_per_32=_giga_rate(Value.of(threads), duration, m.THREADS_PER_WARP),
+        peak_warp_gips=Value(peak.value / GIGA, via=f"({peak.via}) / 1e9") if peak.value is not None
+        else Value.of(peak),
+        transactions={level: Value.of(moved[level]) for level in LEVELS},
+        intensity={level: _intensity(Value.of(warps), Value.of(moved[level]), level) for level in LEVELS},
+        peak_gtxn_per_s={level: _transaction_roof(ceilings.bytes_per_s[level], ceilings.missing.get(level, ""),
+                                                  ceilings.source) for level in LEVELS},
+        ceilings=ceilings.source,
+    )
+
+
+def _giga_rate(count: Value, duration: Value, per: int = 1) -> Value:
+    """A count / ``per`` per second of the launch's duration, in units of 1e9."""
+    if count.value is None:
+        return count
+    if duration.value is None or duration.value <= 0:
+        return Value(None, f"no kernel duration: {duration.reason or 'zero duration'}")
+    scale = f" / {per}" if per != 1 else ""
+    return Value(count.value / per / duration.value / GIGA, via=f"({count.via}){scale} / duration / 1e9")
+
+
+def _intensity(warps: Value, moved: Value, level: str) -> Value:
+    """Warp instructions per transaction at one level; None where either is unmeasured or nothing moved."""
+    if warps.value is None:
+        return Value(None, warps.reason)
+    if moved.value is None:
+        return Value(None, moved.reason)
+    if moved.value == 0:
+        return Value(None, f"no transactions at {level}: instruction intensity is unbounded")
+    return Value(warps.value / moved.value, via=f"warp instructions / {level} transactions")
+
+
+def _transaction_roof(bytes_per_s: float | None, why: str, source: str) -> Value:
+    """A level's byte roof as 32-byte transactions per second / 1e9."""
+    if bytes_per_s is None:
+        return Value(None, f"no {source} roof: {why}" if why else f"no {source} roof")
+    return Value(bytes_per_s / m.BYTES_PER_SECTOR / GIGA, via=f"{source} bytes/s / {m.BYTES_PER_SECTOR} / 1e9")
