@@ -4,16 +4,26 @@ level's bandwidth in transactions (Ding & Williams, PMBS 2019; Concurrency and C
 
 It places kernels that do little floating-point work (integer, search, sorting, data movement) on a roofline
 too. The counters and formulas are in ``roofline.ncu.metrics``; the transaction roofs are the byte roofs of the
-ceiling set the launch's roofline uses, over 32 bytes.
+ceiling set the launch's roofline uses, over 32 bytes. The model's walls place global and shared accesses against
+reference patterns of 4-byte words, in warp instructions per transaction.
 """
 
 from __future__ import annotations
 
-from roofline.analysis.results import InstructionRoofline, LaunchAnalysis, Value
+import math
+from collections.abc import Mapping
+
+from roofline.analysis.results import InstructionRoofline, LaunchAnalysis, MemoryWalls, Value
 from roofline.core.model import LEVELS, Device
 from roofline.ncu import metrics as m
+from roofline.ncu.metrics import Measured
 
 GIGA = 1e9
+# A warp of 32 threads each reading one 4-byte word: the same word is 1 sector per instruction, consecutive words
+# 4 (128 bytes), words 32 bytes or more apart 32 sectors; in shared memory 1 wavefront without bank conflicts, 32 with
+# all 32 threads on one bank. Wider words at unit stride sit lower (8 bytes: 1/8, 16 bytes: 1/16).
+GLOBAL_WALLS = {"stride_0": 1.0, "unit_stride": 1 / 4, "scattered": 1 / 32}
+SHARED_WALLS = {"no_conflict": 1.0, "conflict_32_way": 1 / 32}
 
 
 def instruction_roofline(a: LaunchAnalysis, device: Device) -> InstructionRoofline:
@@ -34,7 +44,33 @@ def instruction_roofline(a: LaunchAnalysis, device: Device) -> InstructionRoofli
         peak_gtxn_per_s={level: _transaction_roof(ceilings.bytes_per_s[level], ceilings.missing.get(level, ""),
                                                   ceilings.source) for level in LEVELS},
         ceilings=ceilings.source,
+        global_memory=_memory_walls(m.global_accesses(launch), GLOBAL_WALLS, "global"),
+        shared_memory=_memory_walls(m.shared_accesses(launch), SHARED_WALLS, "shared"),
     )
+
+
+def _memory_walls(accesses: Mapping[str, tuple[Measured, Measured]], walls: Mapping[str, float],
+                  space: str) -> MemoryWalls:
+    """Each operation's warp instructions per transaction and its nearest wall."""
+    intensity = {op: _access_intensity(Value.of(inst), Value.of(moved), f"{space} {op}")
+                 for op, (inst, moved) in accesses.items()}
+    return MemoryWalls(intensity=intensity, nearest={op: _nearest(v.value, walls) for op, v in intensity.items()},
+                       walls=walls)
+
+
+def _access_intensity(instructions: Value, moved: Value, what: str) -> Value:
+    """Warp instructions per transaction of one kind of access; None where it issued no instruction."""
+    if instructions.value == 0:
+        return Value(None, f"no {what} instructions")
+    found = _intensity(instructions, moved, what)
+    return found if found.value is None else Value(found.value, via=f"{instructions.via} / {moved.via}")
+
+
+def _nearest(intensity: float | None, walls: Mapping[str, float]) -> str | None:
+    """The wall closest to ``intensity`` on a log scale (the model's axes)."""
+    if intensity is None:
+        return None
+    return min(walls, key=lambda wall: abs(math.log(intensity / walls[wall])))
 
 
 def _giga_rate(count: Value, duration: Value, per: int = 1) -> Value:

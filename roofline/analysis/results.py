@@ -185,6 +185,16 @@ class Advice:
 
 
 @dataclass(frozen=True)
+class MemoryWalls:
+    """One memory space against the walls of the Instruction Roofline Model: per operation ("ld", "st") warp
+    instructions per 32-byte transaction and the wall it is nearest to (on the model's log scale)."""
+
+    intensity: Mapping[str, Value]  # per operation: warp instructions per transaction (sector or wavefront)
+    nearest: Mapping[str, str | None]  # per operation: the name of the nearest wall; None where intensity is None
+    walls: Mapping[str, float]  # each wall: warp instructions per transaction of its reference access pattern
+
+
+@dataclass(frozen=True)
 class InstructionRoofline:
     """Where a launch sits on the Instruction Roofline Model (Ding & Williams; ``analysis.instructions``): warp
     instructions per second against the issue peak, and per memory level warp instructions per 32-byte transaction
@@ -198,6 +208,8 @@ class InstructionRoofline:
     intensity: Mapping[str, Value]  # per level: warp instructions per transaction
     peak_gtxn_per_s: Mapping[str, Value]  # per level: the memory roof of ``ceilings`` / 32 B, per second / 1e9
     ceilings: CeilingSet  # the ceiling set the transaction roofs come from
+    global_memory: MemoryWalls  # global loads and stores: L1 sectors per instruction against the access walls
+    shared_memory: MemoryWalls  # shared loads and stores: wavefronts per instruction against the bank-conflict walls
 
 
 # --- Launches, kernels, reports -----------------------------------------------------------------------

@@ -128,12 +128,23 @@ THREAD_INST = "thread_inst_executed"  # thread-level: the active threads of each
 THREADS_PER_WARP_INST = "smsp__thread_inst_executed_per_inst_executed.ratio"  # the same per warp instruction
 # (WarpStateStats section: "Avg. Active Threads Per Warp")
 THREADS_PER_WARP = 32
-L1_SECTORS = tuple(f"l1tex__t_sectors_pipe_lsu_mem_{space}_op_{op}" for space in ("global", "local")
-                   for op in ("ld", "st"))  # 32-byte sectors of global and local loads and stores at L1
+ACCESS_OPS = ("ld", "st")
+L1_SECTOR = "l1tex__t_sectors_pipe_lsu_mem_{space}_op_{op}"  # 32-byte sectors at L1 of one space and operation
+L1_SECTORS = tuple(L1_SECTOR.format(space=space, op=op) for space in ("global", "local") for op in ACCESS_OPS)
 SHARED_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared"  # shared-memory wavefronts (loads, stores, atomics)
 DRAM_SECTORS = ("dram__sectors_read", "dram__sectors_write")
 SCHEDULERS_PER_SM = "num_schedulers_per_multiprocessor"  # device attributes (without device__attribute_)
 IPC_PER_SCHEDULER = "max_ipc_per_scheduler"
+# The walls of the model: warp-level instructions and 32-byte transactions per kind of access. L1 requests of global
+# accesses are one per warp-level instruction on Volta and later (LDGSTS included, as in the sectors). Shared loads
+# count LDSM (ldmatrix) too, as their wavefronts do. The shared instruction counts are in the memory tables from
+# ncu 2022.4 on (not in the 2020.3 and 2022.2 full sets).
+GLOBAL_REQUESTS = {op: f"l1tex__t_requests_pipe_lsu_mem_global_op_{op}" for op in ACCESS_OPS}
+GLOBAL_SECTORS = {op: L1_SECTOR.format(space="global", op=op) for op in ACCESS_OPS}
+SHARED_INST = {"ld": ("smsp__sass_inst_executed_op_shared_ld", "smsp__inst_executed_op_ldsm"),
+               "st": ("smsp__sass_inst_executed_op_shared_st",)}
+SHARED_OP_WAVEFRONTS = {op: f"{SHARED_WAVEFRONTS}_op_{op}" for op in ACCESS_OPS}
+HINT_SHARED_INST = "re-profile with --section MemoryWorkloadAnalysis_Tables (ncu 2022.4 or later) or --set full"
 HINT_INSTRUCTIONS = "re-profile with --section InstructionStats or --set full"
 HINT_THREAD_INST = "re-profile with --section WarpStateStats --section InstructionStats or --set full"
 HINT_TRANSACTIONS = "re-profile with --section MemoryWorkloadAnalysis_Tables or --set full"
@@ -542,6 +553,18 @@ def transactions(launch: KernelLaunch) -> dict[str, Measured]:
             "l1": _sum_of(launch, (*L1_SECTORS, SHARED_WAVEFRONTS), HINT_TRANSACTIONS)}
 
 
+def global_accesses(launch: KernelLaunch) -> dict[str, tuple[Measured, Measured]]:
+    """Per operation (ld, st): warp-level global instructions (L1 requests) and the 32-byte sectors they moved."""
+    return {op: (_with_hint(counter(launch, GLOBAL_REQUESTS[op]), HINT_TRANSACTIONS),
+                 _with_hint(counter(launch, GLOBAL_SECTORS[op]), HINT_TRANSACTIONS)) for op in ACCESS_OPS}
+
+
+def shared_accesses(launch: KernelLaunch) -> dict[str, tuple[Measured, Measured]]:
+    """Per operation (ld, st): warp-level shared-memory instructions and the wavefronts they took."""
+    return {op: (_sum_of(launch, SHARED_INST[op], HINT_SHARED_INST),
+                 _with_hint(counter(launch, SHARED_OP_WAVEFRONTS[op]), HINT_TRANSACTIONS)) for op in ACCESS_OPS}
+
+
 def peak_warp_instructions_per_s(launch: KernelLaunch, device: Device) -> Measured:
     """Peak warp instructions per second: the report's sm__inst_executed.sum.peak_sustained x SM clock where it
     holds one, else SMs x schedulers per SM x instructions per scheduler and cycle x the measured SM clock."""
@@ -612,6 +635,7 @@ def _counter_names() -> set[str]:
     bases |= set(LSU_WRITEBACK.values())
     bases |= {u + name for name in (WARP_INST, THREAD_INST) for u in _SM_UNITS}
     bases |= {*L1_SECTORS, SHARED_WAVEFRONTS, *DRAM_SECTORS}
+    bases |= {*GLOBAL_REQUESTS.values(), *SHARED_OP_WAVEFRONTS.values(), *(n for i in SHARED_INST.values() for n in i)}
     return {b + s for b in bases for s in _SUFFIXES}
 
 

@@ -11,11 +11,18 @@
 * peak warp GIPS       = SMs x schedulers per SM x IPC per scheduler x sm__cycles_elapsed.avg.per_second / 1e9,
                          cross-checked with ncu's own sm__inst_executed.avg.per_cycle_elapsed / pct_of_peak
 * DRAM transaction roof = dram__bytes.sum.peak_sustained x dram__cycles_elapsed.avg.per_second / 32 / 1e9
+* global walls          = l1tex__t_requests_pipe_lsu_mem_global_op_{ld,st}.sum
+                          / l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}.sum, against 1, 1/4 and 1/32
+* shared walls          = (smsp__sass_inst_executed_op_shared_ld.sum + smsp__inst_executed_op_ldsm.sum)
+                          / l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum (stores: _shared_st / _op_st),
+                          against 1 and 1/32
 """
 
 from __future__ import annotations
 
 import json
+import math
+import re
 
 import pytest
 
@@ -196,3 +203,136 @@ def test_a_model_without_device_attributes_names_them_for_the_issue_peak():
         assert peak.value is None
         assert peak.reason == ("missing metrics: device__attribute_num_schedulers_per_multiprocessor, "
                                "device__attribute_max_ipc_per_scheduler")
+
+
+# --- The walls: global sectors and shared wavefronts per warp instruction ----------------------------------------
+GLOBAL_WALLS = {"stride_0": 1.0, "unit_stride": 0.25, "scattered": 1 / 32}
+SHARED_WALLS = {"no_conflict": 1.0, "conflict_32_way": 1 / 32}
+
+
+def expected_walls(raw) -> dict:
+    """Per space and operation: (instructions, transactions) from the raw values, None where the report lacks one."""
+    def count(*names):
+        return sum(raw[n] for n in names) if all(raw.has(n) for n in names) else None
+
+    out = {}
+    for op in ("ld", "st"):
+        shared = ("smsp__sass_inst_executed_op_shared_ld.sum", "smsp__inst_executed_op_ldsm.sum") if op == "ld" \
+            else ("smsp__sass_inst_executed_op_shared_st.sum",)
+        out[("global", op)] = (count(f"l1tex__t_requests_pipe_lsu_mem_global_op_{op}.sum"),
+                               count(f"l1tex__t_sectors_pipe_lsu_mem_global_op_{op}.sum"))
+        out[("shared", op)] = (count(*shared), count(f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum"))
+    return out
+
+
+def nearest(intensity: float, walls: dict) -> str:
+    return min(walls, key=lambda w: abs(math.log(intensity) - math.log(walls[w])))
+
+
+@pytest.mark.parametrize("name", RECOMPUTED + ("rtx3080_sgemm-vs-cublas_full", "a100-80gb_cutlass-gemm_full"))
+def test_every_wall_position_matches_the_raw_counters(positions, raw_actions, name):
+    placed = 0
+    for raw, (_, r) in zip(raw_actions(name), positions(name), strict=True):
+        where = f"{name} {raw.range_index}:{raw.action_index}"
+        for (space, op), (inst, moved) in expected_walls(raw).items():
+            walls = r.global_memory if space == "global" else r.shared_memory
+            got, wall = walls.intensity[op], walls.nearest[op]
+            assert walls.walls == (GLOBAL_WALLS if space == "global" else SHARED_WALLS)
+            if inst and moved:
+                assert got.value == pytest.approx(inst / moved, rel=REL), f"{where} {space} {op}"
+                assert wall == nearest(inst / moved, walls.walls), f"{where} {space} {op}"
+                placed += 1
+            else:
+                assert got.value is None and wall is None and got.reason, f"{where} {space} {op}"
+    assert placed
+
+
+@pytest.mark.parametrize("name", FULL_SETS)
+def test_global_requests_count_the_warp_instructions(raw_actions, name):
+    """The walls divide by L1 requests: one per warp-level global instruction, LDGSTS included (its sectors are in
+    the same ld counter); the SASS instruction counts agree on every full-set launch that holds them (ncu 2022.4 on)."""
+    if name == "no full-set report":
+        pytest.skip("../shared/ncu-reps not found")
+    for raw in raw_actions(name):
+        for op in ("ld", "st"):
+            sass = f"smsp__sass_inst_executed_op_global_{op}.sum"
+            if not raw.has(sass):
+                continue
+            ldgsts = raw["sm__sass_l1tex_t_requests_pipe_lsu_mem_global_op_ldgsts.sum"] if op == "ld" and raw.has(
+                "sm__sass_l1tex_t_requests_pipe_lsu_mem_global_op_ldgsts.sum") else 0
+            assert raw[f"l1tex__t_requests_pipe_lsu_mem_global_op_{op}.sum"] == raw[sass] + ldgsts, f"{name} {op}"
+
+
+def by_name(positions, report: str) -> dict:
+    return {k.launch.name: r for k, r in positions(report)}
+
+
+def test_an_uncoalesced_transpose_store_sits_on_the_scattered_wall(positions):
+    """naiveGmem reads rows (4 sectors per warp load) and writes columns (32 sectors per warp store); copyGmem and
+    the shared-memory transposes move both on the unit-stride wall."""
+    kernels = by_name(positions, "rtx4090_smem-transpose_full")
+    naive = kernels["naiveGmem"].global_memory
+    assert naive.intensity["ld"].value == 1 / 4 and naive.nearest["ld"] == "unit_stride"
+    assert naive.intensity["st"].value == 1 / 32 and naive.nearest["st"] == "scattered"
+    for name in ("copyGmem", "transposeSmem", "transposeSmemPad"):
+        assert {op: v.value for op, v in kernels[name].global_memory.intensity.items()} == {"ld": 0.25, "st": 0.25}
+
+
+def test_an_uncoalesced_reduction_loads_off_the_unit_stride_wall(positions, raw_actions):
+    """reduceNeighboredLess, which ncu's UncoalescedGlobalAccess rule flags, loads 7.5 sectors per warp instruction:
+    below the unit-stride wall, towards the scattered one; reduceShared, not flagged, loads on the wall."""
+    flagged = {raw.name for raw in raw_actions("rtx3060-laptop_reductions_full") for rule in raw.rules
+               if rule.get("rule_identifier") == "UncoalescedGlobalAccess" and "excessive sectors" in str(rule)}
+    assert "reduceNeighboredLess" in flagged and "reduceShared" not in flagged
+    kernels = by_name(positions, "rtx3060-laptop_reductions_full")
+    less = kernels["reduceNeighboredLess"].global_memory.intensity["ld"].value
+    assert GLOBAL_WALLS["scattered"] < less < GLOBAL_WALLS["unit_stride"]
+    assert 1 / less == pytest.approx(7.47, abs=0.01)
+    assert kernels["reduceShared"].global_memory.intensity["ld"].value == GLOBAL_WALLS["unit_stride"]
+
+
+def conflict_ways(raw, kind: str) -> float:
+    """The average n-way bank conflict ncu's SharedMemoryConflicts rule states for shared loads or stores."""
+    for rule in raw.rules:
+        found = re.search(rf"shared {kind}s .*?causes on average a ([0-9.]+) - way bank conflict", str(rule))
+        if rule.get("rule_identifier") == "SharedMemoryConflicts" and found:
+            return float(found.group(1))
+    raise AssertionError(f"no SharedMemoryConflicts rule for shared {kind}s")
+
+
+def test_a_bank_conflicted_gemm_sits_off_the_no_conflict_wall_by_ncus_factor(positions, raw_actions):
+    """The RTX 3080 hand-written sgemm: ncu states 5.1-way conflicts on shared loads and 2.4-way on stores; the
+    kernel sits that factor below the no-conflict wall. cuBLAS, without conflicts, sits on it within 2x."""
+    raw = next(a for a in raw_actions("rtx3080_sgemm-vs-cublas_full") if a.name == "gemm")
+    kernels = by_name(positions, "rtx3080_sgemm-vs-cublas_full")
+    shared = kernels["gemm"].shared_memory
+    for op, kind in (("ld", "load"), ("st", "store")):
+        assert round(1 / shared.intensity[op].value, 1) == conflict_ways(raw, kind)
+    assert conflict_ways(raw, "load") == 5.1
+    assert all(v.value > 1 / 2 for v in kernels["ampere_sgemm_128x64_nn"].shared_memory.intensity.values())
+
+
+def test_a_32_bank_stride_transpose_conflicts_and_its_padded_twin_does_not(positions):
+    """transposeSmem reads a 32-wide tile by columns (16 wavefronts per warp load on average), transposeSmemPad the
+    padded tile (about 1)."""
+    kernels = by_name(positions, "rtx4090_smem-transpose_full")
+    assert 1 / kernels["transposeSmem"].shared_memory.intensity["ld"].value == pytest.approx(16.13, abs=0.01)
+    assert kernels["transposeSmemPad"].shared_memory.nearest == {"ld": "no_conflict", "st": "no_conflict"}
+    assert kernels["naiveGmem"].shared_memory.intensity["ld"].reason == "no shared ld instructions"
+
+
+@pytest.mark.parametrize("name", ["a100-40gb_tree-search_full_ncu2020.3", "v100_miniweather-openacc_full"])
+def test_full_sets_before_ncu_2022_4_have_global_walls_but_no_shared_ones(positions, name):
+    for _, r in positions(name):
+        assert all(v.value is not None for v in r.global_memory.intensity.values())
+        for op, v in r.shared_memory.intensity.items():
+            assert v.value is None and f"smsp__sass_inst_executed_op_shared_{op}.sum" in v.reason
+            assert "--section MemoryWorkloadAnalysis_Tables (ncu 2022.4 or later)" in v.reason
+
+
+def test_a_basic_set_has_no_wall_position(positions):
+    for _, r in positions("a10g_sgemm-progression_basic"):
+        for walls in (r.global_memory, r.shared_memory):
+            assert all(v.value is None and "--section MemoryWorkloadAnalysis_Tables" in v.reason
+                       for v in walls.intensity.values())
+            assert set(walls.nearest.values()) == {None}

@@ -1,4 +1,4 @@
-"""JSON document of one or more report analyses (schema_version 6, documented in docs/json-schema.md).
+"""JSON document of one or more report analyses (schema_version 7, documented in docs/json-schema.md).
 
 "Not measured" is ``null`` with its reason (never 0, never NaN): a kernel's ``missing`` (and each ceiling set's)
 maps the null's path to an index into its report's ``reasons``, the table that states each reason once, so
@@ -18,6 +18,7 @@ from roofline.analysis.results import (
     BusyUnit,
     InstructionRoofline,
     LaunchAnalysis,
+    MemoryWalls,
     Occupancy,
     TensorCores,
     Value,
@@ -38,7 +39,9 @@ from roofline.render.names import json_text
 #    merged into it), "work_share" and "ncu_saved_s" (ncu's estimate where it was above the bound)
 # 6: each kernel has "instruction_roofline": warp and thread GIPS, warp instructions per 32-byte transaction per
 #    level, and the issue and transaction roofs (the Instruction Roofline Model)
-SCHEMA_VERSION = 6
+# 7: "instruction_roofline" has "global_memory" and "shared_memory": per operation warp instructions per sector or
+#    wavefront, the nearest of the model's walls, and the walls
+SCHEMA_VERSION = 7
 
 
 def render(analyses: Sequence[ReportAnalysis], spreads: Sequence[KernelSpread] = ()) -> str:
@@ -239,7 +242,19 @@ def instruction_roofline_dict(r: InstructionRoofline | None, missing: dict[str, 
     out.update({name: values_or_null(values, f"{key}.{name}", missing) for name, values in levels.items()})
     every = {**rates, **{f"{name}.{level}": v for name, values in levels.items() for level, v in values.items()}}
     out["ceilings"] = r.ceilings
+    spaces = {"global_memory": r.global_memory, "shared_memory": r.shared_memory}
+    out.update({name: memory_walls_dict(w, f"{key}.{name}", missing) for name, w in spaces.items()})
+    every |= {f"{name}.{op}": v for name, w in spaces.items() for op, v in w.intensity.items()}
     out["via"] = {path: v.via for path, v in every.items() if v.value is not None}
+    return out
+
+
+def memory_walls_dict(w: MemoryWalls, key: str, missing: dict[str, str]) -> dict[str, Any]:
+    """One memory space on the model's walls: per operation its intensity (null with its reason) and nearest wall."""
+    out: dict[str, Any] = values_or_null(w.intensity, key, missing)
+    out["nearest"] = dict(w.nearest)
+    missing.update({f"{key}.nearest.{op}": w.intensity[op].reason for op, wall in w.nearest.items() if wall is None})
+    out["walls"] = dict(w.walls)
     return out
 
 

@@ -76,7 +76,7 @@ def nulls(node, path=""):
 @pytest.mark.parametrize("name", STRUCTURE_REPORTS)
 def test_document_structure(documents, name):
     report, doc = documents(name)
-    assert doc["schema_version"] == 6
+    assert doc["schema_version"] == 7
     assert doc["tool"]["name"] == "roofline"
     (rep,) = doc["reports"]
     assert rep["path"] == report.path and rep["source"] == "ncu-rep"
@@ -215,7 +215,10 @@ def test_non_finite_values_become_null_with_reason() -> None:
 
 
 INSTRUCTION_KEYS = {"warp_gips", "thread_gips_per_32", "peak_warp_gips", "transactions", "intensity", "peak_gtxn_per_s",
-                    "ceilings", "via"}
+                    "ceilings", "global_memory", "shared_memory", "via"}
+WALLS_KEYS = ("nearest", "walls")  # of each memory space: the rest are intensities
+WALLS = {"global_memory": {"stride_0": 1.0, "unit_stride": 0.25, "scattered": 0.03125},
+         "shared_memory": {"no_conflict": 1.0, "conflict_32_way": 0.03125}}
 
 
 @pytest.mark.parametrize("name", ["v100_miniweather-openacc_full", "a10g_sgemm-progression_basic",
@@ -233,10 +236,19 @@ def test_instruction_roofline_nulls_have_reasons_and_numbers_their_source(roofli
             assert k["missing"].get(f"instruction_roofline.{path}"), f"{name}: {path} has no reason"
         numbers = [(f"{key}.{level}" if isinstance(v, dict) else key, x)
                    for key, v in r.items() if key not in ("ceilings", "via")
-                   for level, x in (v.items() if isinstance(v, dict) else [(None, v)])]
+                   for level, x in (v.items() if isinstance(v, dict) else [(None, v)]) if level not in WALLS_KEYS]
         assert {path for path, x in numbers if x is not None} == set(r["via"])
+        for space, walls in WALLS.items():
+            assert r[space]["walls"] == walls
+            for op in ("ld", "st"):
+                assert (r[space]["nearest"][op] is None) == (r[space][op] is None), f"{name}: {space}.{op}"
+                assert r[space]["nearest"][op] in (*walls, None)
     if name == "a10g_sgemm-progression_basic":
         assert "--section InstructionStats" in k["missing"]["instruction_roofline.warp_gips"]
         assert r["peak_warp_gips"] is not None and "gpc__cycles_elapsed" in r["via"]["peak_warp_gips"]
     if name == "v100_miniweather-openacc_full":
         assert r["warp_gips"] is not None and r["via"]["transactions.l2"] == "lts__t_sectors.sum"
+        assert r["via"]["global_memory.ld"] == ("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum / "
+                                                "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum")
+        assert r["shared_memory"]["ld"] is None
+        assert "ncu 2022.4" in k["missing"]["instruction_roofline.shared_memory.nearest.ld"]
