@@ -10,7 +10,6 @@ reference patterns of 4-byte words, in warp instructions per transaction.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 
 from roofline.analysis.results import InstructionRoofline, LaunchAnalysis, MemoryWalls, Value
@@ -51,11 +50,10 @@ def instruction_roofline(a: LaunchAnalysis, device: Device) -> InstructionRoofli
 
 def _memory_walls(accesses: Mapping[str, tuple[Measured, Measured]], walls: Mapping[str, float],
                   space: str) -> MemoryWalls:
-    """Each operation's warp instructions per transaction and its nearest wall."""
+    """Each operation's warp instructions per transaction, beside the walls."""
     intensity = {op: _access_intensity(Value.of(inst), Value.of(moved), f"{space} {op}")
                  for op, (inst, moved) in accesses.items()}
-    return MemoryWalls(intensity=intensity, nearest={op: _nearest(v.value, walls) for op, v in intensity.items()},
-                       walls=walls)
+    return MemoryWalls(intensity=intensity, walls=walls)
 
 
 def _access_intensity(instructions: Value, moved: Value, what: str) -> Value:
@@ -64,13 +62,6 @@ def _access_intensity(instructions: Value, moved: Value, what: str) -> Value:
         return Value(None, f"no {what} instructions")
     found = _intensity(instructions, moved, what)
     return found if found.value is None else Value(found.value, via=f"{instructions.via} / {moved.via}")
-
-
-def _nearest(intensity: float | None, walls: Mapping[str, float]) -> str | None:
-    """The wall closest to ``intensity`` on a log scale (the model's axes)."""
-    if intensity is None:
-        return None
-    return min(walls, key=lambda wall: abs(math.log(intensity / walls[wall])))
 
 
 def _giga_rate(count: Value, duration: Value, per: int = 1) -> Value:

@@ -187,10 +187,10 @@ class Advice:
 @dataclass(frozen=True)
 class MemoryWalls:
     """One memory space against the walls of the Instruction Roofline Model: per operation ("ld", "st") warp
-    instructions per 32-byte transaction and the wall it is nearest to (on the model's log scale)."""
+    instructions per 32-byte transaction, beside the walls of the model's reference patterns. No "nearest wall" is
+    named: the walls assume 4-byte words, so coalesced 16-byte accesses sit on the scattered wall."""
 
     intensity: Mapping[str, Value]  # per operation: warp instructions per transaction (sector or wavefront)
-    nearest: Mapping[str, str | None]  # per operation: the name of the nearest wall; None where intensity is None
     walls: Mapping[str, float]  # each wall: warp instructions per transaction of its reference access pattern
 
 

@@ -40,7 +40,7 @@ from roofline.render.names import json_text
 # 6: each kernel has "instruction_roofline": warp and thread GIPS, warp instructions per 32-byte transaction per
 #    level, and the issue and transaction roofs (the Instruction Roofline Model)
 # 7: "instruction_roofline" has "global_memory" and "shared_memory": per operation warp instructions per sector or
-#    wavefront, the nearest of the model's walls, and the walls
+#    wavefront, and the model's walls
 SCHEMA_VERSION = 7
 
 
@@ -250,10 +250,8 @@ def instruction_roofline_dict(r: InstructionRoofline | None, missing: dict[str, 
 
 
 def memory_walls_dict(w: MemoryWalls, key: str, missing: dict[str, str]) -> dict[str, Any]:
-    """One memory space on the model's walls: per operation its intensity (null with its reason) and nearest wall."""
+    """One memory space on the model's walls: per operation its intensity (null with its reason), and the walls."""
     out: dict[str, Any] = values_or_null(w.intensity, key, missing)
-    out["nearest"] = dict(w.nearest)
-    missing.update({f"{key}.nearest.{op}": w.intensity[op].reason for op, wall in w.nearest.items() if wall is None})
     out["walls"] = dict(w.walls)
     return out
 
