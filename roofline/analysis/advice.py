@@ -28,7 +28,7 @@ from roofline.analysis.diagnostics.stalls import describe
 from roofline.analysis.kernel_kind import KernelKind, kernel_kind
 from roofline.analysis.launches import KernelGroup, ReportAnalysis
 from roofline.analysis.libraries import Library, library
-from roofline.analysis.ncu_rules import LOCAL, rule_items
+from roofline.analysis.ncu_rules import LOCAL, ROOF, rule_items
 from roofline.analysis.reconcile import reconcile, small_grid_saving, tail_saving
 from roofline.analysis.results import Advice, LaunchAnalysis, Occupancy, Verdict
 from roofline.analysis.roofline import attained_pct, headroom_s, rank_by_recoverable_time, recoverable_s, ridge_point
@@ -103,22 +103,8 @@ def advise(k: LaunchAnalysis, device: Device | None = None, spec: DeviceSpec | N
     items += _tensor_cores(k) + _fp64(k) + _grid(k, device) + _launch_overhead(k)
     if lib is None:
         items += _occupancy(k) + _stalls(k)
-        items += [_fitted_rule(a, k, kind) for a in rule_items(k, {a.topic for a in items}) if _applies(a, kind)]
+        items += rule_items(k, {a.topic for a in items}, kind.name == "tiny_grid")
     return reconcile(items, k, device)
-
-
-def _applies(rule: Advice, kind: KernelKind) -> bool:
-    """Whether an ncu rule's item applies to this kind of kernel: under one wave no occupancy change helps (the
-    tool's own rule), so ncu's occupancy items are left out there."""
-    return not (kind.name == "tiny_grid" and rule.topic.startswith("occupancy:"))
-
-
-def _fitted_rule(rule: Advice, k: LaunchAnalysis, kind: KernelKind) -> Advice:
-    """An ncu latency rule on a kernel a unit's peak holds back (memory-, compute-bound or balanced) is that
-    verdict's own cause seen from the warps: one item with the verdict's, cited there."""
-    if rule.mechanism == "latency" and k.verdict.bound in ("memory", "compute", "balanced"):
-        return replace(rule, topic="roof")
-    return rule
 
 
 def estimate_text(item: Advice) -> str:
@@ -180,7 +166,7 @@ def _verdict_items(k: LaunchAnalysis, lib: Library | None, kind: KernelKind,
                             "10 points of each other: only doing less of both helps (fusing kernels to skip round "
                             "trips through memory, narrower data types, removing redundant work).", cause=explain(v),
                        source="verdict", est_saved_s=saved, condition=_verdict_condition(v), estimate=how,
-                       topic="roof", mechanism="roof")]
+                       topic=ROOF, mechanism="roof")]
     if v.bound is None and v.reason.startswith("no SpeedOfLight") and k.roof.pct_of_roof is not None:
         return [Advice(kind="measurement", title="Collect the throughputs for a verdict",
                        text=f"No verdict: {v.reason}.",
@@ -208,7 +194,7 @@ def _memory(k: LaunchAnalysis, kind: KernelKind) -> Advice:
     condition = _verdict_condition(v) + (f"; a {kind.name.replace('_', ' ')} kernel ({kind.why})" if kind.why else "")
     cause = f"{busiest.name} at {pct(busiest.pct)} of its peak" if busiest is not None else explain(v)
     common = Advice(kind="memory", title="", text="", cause=cause, source="verdict", est_saved_s=saved,
-                    condition=condition, estimate=how, topic="roof", mechanism="roof")
+                    condition=condition, estimate=how, topic=ROOF, mechanism="roof")
     moved, counts = level_traffic(k, level) if level is not None else (None, "")
     if level is None or moved is None:
         unit = busiest.name if busiest is not None else "the memory system"
@@ -252,7 +238,7 @@ def _compute(k: LaunchAnalysis) -> Advice:
     busiest = v.busiest
     saved, how = _gap(k)
     common = Advice(kind="compute", title="", text="", cause=explain(v), source="verdict", est_saved_s=saved,
-                    condition=_verdict_condition(v), estimate=how, topic="roof", mechanism="roof")
+                    condition=_verdict_condition(v), estimate=how, topic=ROOF, mechanism="roof")
     if busiest is None:
         return replace(common, title="Do fewer operations",
                        text=f"Compute-bound ({explain(v)}): only fewer or cheaper operations shorten it.")
@@ -285,7 +271,7 @@ def _library(k: LaunchAnalysis, lib: Library, spec: DeviceSpec | None) -> list[A
                         f"code is the library's, so change the call: {change}.", cause=explain(v),
                    source="library", est_saved_s=saved,
                    condition=f"a {lib.name} kernel by its name ('{k.launch.name}'): registers, shared memory and "
-                             "block size are not the caller's to change", estimate=how, topic="roof",
+                             "block size are not the caller's to change", estimate=how, topic=ROOF,
                    mechanism="roof")]
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from roofline.analysis.diagnostics.occupancy import WARP_SIZE
@@ -25,6 +25,9 @@ NOT_ADVICE = re.compile(r"metric \S+ could not be found|returned an error")  # t
 TEXT_CHARS = 320  # an ncu rule message is cut at a sentence end near this length (the full text: ncu rules)
 MIN_SPEEDUP_PCT = 1.0  # ncu rules estimating less than this speedup are not worth an item
 LOCAL = "ncu local"  # how a LOCAL estimate is shown
+ROOF = "roof"  # the topic of the verdict's own item
+OCCUPANCY = "occupancy:"  # the topics of occupancy changes
+PEAK_BOUNDS = ("memory", "compute", "balanced")  # verdicts where a unit's peak, not latency, sets the time
 ONE_INSTRUCTION = re.compile(r"\bat PC\b")  # a rule result about one instruction (ncu 2020.3's per-PC results)
 
 # When an ncu rule fits the kernel: always; only where the tool's own analysis made an item of the same topic
@@ -72,8 +75,17 @@ _STALL_RULE = re.compile(r"^CPIStall(\w*)$")
 _STALL_FOCUS = re.compile(r"smsp_+average_(?:warps_issue_stalled_)?(\w+?)(?:_per_issue_active\.ratio)?$")
 
 
-def topic(r: RuleResult) -> Topic:
-    """The topic of an ncu rule result: by rule, or by rule and title where one rule covers several causes."""
+def topic(r: RuleResult, bound: str | None = None) -> Topic:
+    """The topic of an ncu rule result: by rule, or by rule and title where one rule covers several causes. On a
+    kernel a unit's peak holds back (``bound`` memory, compute or balanced), a latency rule is that verdict's cause
+    seen from the warps: its topic is the verdict's own ("roof"), so it is cited there, not listed beside it."""
+    about = _cause_topic(r)
+    if about.mechanism == "latency" and bound in PEAK_BOUNDS:
+        return replace(about, key=ROOF)
+    return about
+
+
+def _cause_topic(r: RuleResult) -> Topic:
     if r.rule in _BY_RULE:
         return _BY_RULE[r.rule]
     stall = _STALL_RULE.match(r.rule)
@@ -83,7 +95,7 @@ def topic(r: RuleResult) -> Topic:
     if r.rule == "Occupancy":
         return Topic("occupancy:theoretical" if "is limited by" in r.message else "occupancy:achieved", "latency")
     if r.rule == "HighPipeUtilization":
-        return Topic("issue", "latency") if "under-utilized" in r.message else Topic("roof", "roof", "compute")
+        return Topic("issue", "latency") if "under-utilized" in r.message else Topic(ROOF, "roof", "compute")
     if r.rule == "LaunchConfiguration" and title in _LAUNCH_TITLES:
         return _LAUNCH_TITLES[title]
     if r.rule == "MemoryCacheAccessPattern":
@@ -113,13 +125,10 @@ def _pct(m: re.Match[str]) -> float:
     return float(m.group(1)) / 100.0
 
 
-def _unused(m: re.Match[str]) -> float:
-    return 1.0 - float(m.group(1)) / float(m.group(2))
-
-
 def _needed(m: re.Match[str]) -> float:
-    """The part above what is needed, from (needed, done): sectors a warp asks for (a thread's bytes x 32 threads /
-    32 B per sector) against those it moves, or expected against counted sectors."""
+    """The part above what is needed, from (needed, done): bytes of a sector used against 32, sectors a warp asks
+    for (a thread's bytes x 32 threads / 32 B per sector) against those it moves, or expected against counted
+    sectors."""
     return 1.0 - min(1.0, float(m.group(1)) / float(m.group(2)))
 
 
@@ -145,7 +154,7 @@ _NUMBER = r"(\d+(?:\.\d+)?)"
 _SHARES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], float]], ...] = (
     (re.compile(rf"\({_NUMBER}% of the (?:total|overall)"), _pct),  # uncoalesced sectors or wavefronts
     (re.compile(rf"which represent {_NUMBER}% of the overall"), _pct),  # bank conflicts
-    (re.compile(rf"only {_NUMBER} of the {_NUMBER} bytes transmitted per sector are utilized"), _unused),
+    (re.compile(rf"only {_NUMBER} of the {_NUMBER} bytes transmitted per sector are utilized"), _needed),
     (re.compile(rf"accesses {_NUMBER} bytes per thread per memory request;.*?results in {_NUMBER} sectors per "
                 "request"), _needed),
     (re.compile(rf"expected {_NUMBER} sectors, got {_NUMBER}"), _needed),
@@ -169,34 +178,33 @@ def work_share(message: str) -> float | None:
 
 
 # --- Rule results as items ------------------------------------------------------------------------------------
-def rule_items(k: LaunchAnalysis, own_topics: set[str]) -> list[Advice]:
-    """ncu's optimization and warning messages that fit the kernel (``fits``) as advice, one per rule and title
-    (the result with the largest estimate); left out: ncu's verdict, messages about the rule's own missing inputs,
-    estimates under ``MIN_SPEEDUP_PCT``, and messages naming no number (neither in the text nor in a focus
-    metric)."""
+def rule_items(k: LaunchAnalysis, own_topics: set[str], tiny_grid: bool) -> list[Advice]:
+    """ncu's optimization and warning messages that fit the kernel (``fits``; ``tiny_grid``: under one wave) as
+    advice, one per rule and title (the result with the largest estimate); left out: ncu's verdict, messages about
+    the rule's own missing inputs, estimates under ``MIN_SPEEDUP_PCT``, and messages naming no number (neither in
+    the text nor in a focus metric)."""
     items: dict[tuple[str, str], Advice] = {}
     for r in k.launch.rules:
         if r.kind not in ADVICE_KINDS or r.rule in SKIPPED_RULES or NOT_ADVICE.search(r.message):
             continue
         if r.speedup_pct is not None and r.speedup_pct < MIN_SPEEDUP_PCT:
             continue
-        if not fits(topic(r), k.verdict.bound, own_topics):
+        if not fits(_cause_topic(r), k.verdict.bound, own_topics, tiny_grid):
             continue
-        item = _item(r, k.duration_s.value)
+        item = _item(r, topic(r, k.verdict.bound), k.duration_s.value)
         kept = items.get((r.rule, r.title))
         if item is not None and (kept is None or (item.est_saved_s or 0.0) > (kept.est_saved_s or 0.0)):
             items[(r.rule, r.title)] = item
     return list(items.values())
 
 
-def _item(r: RuleResult, duration: float | None) -> Advice | None:
+def _item(r: RuleResult, about: Topic, duration: float | None) -> Advice | None:
     message = clean_rule_text(r.message)
     text, cause = cut_sentences(message, TEXT_CHARS), focus(r)
     if not re.search(r"\d", text):
         if not re.search(r"\d", cause):
             return None  # no measured number behind it: nothing to rank or act on
         text += f" ({cause})"
-    about = topic(r)
     saved, how = _estimate(r, duration)
     return Advice(kind="ncu_rule", title=f"ncu: {r.title or r.rule}", text=text, cause=cause, source="ncu",
                   est_saved_s=saved, condition=f"ncu's {r.rule} rule ({r.section} section) reported it",
@@ -210,9 +218,12 @@ def source_name(r: RuleResult) -> str:
     return f"ncu {r.rule}" + (f": {r.title}" if r.title else "")
 
 
-def fits(about: Topic, bound: str | None, own_topics: set[str]) -> bool:
+def fits(about: Topic, bound: str | None, own_topics: set[str], tiny_grid: bool = False) -> bool:
     """Whether an ncu rule applies to a kernel with this verdict and the tool's own item topics: a rule that
-    removes compute work does nothing for a memory-bound kernel, and the reverse."""
+    removes compute work does nothing for a memory-bound kernel, and the reverse; under one wave no occupancy
+    change helps (the tool's own rule)."""
+    if tiny_grid and about.key.startswith(OCCUPANCY):
+        return False
     if about.fits == "ours":
         return about.key in own_topics
     if about.fits == "compute":
