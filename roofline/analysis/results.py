@@ -25,8 +25,9 @@ VerdictBasis = Literal["throughput", "roofline"]  # ncu's SpeedOfLight throughpu
 Side = Literal["compute", "memory"]
 TensorStatus = Literal["used", "not used", "negligible", "no Tensor Cores", "not measured"]
 AdviceKind = Literal["measurement", "memory", "compute", "balanced", "precision", "tensor_cores", "waves",
-                     "small_grid", "occupancy", "latency", "stalls", "launch_overhead", "library", "ncu_rule"]
-AdviceSource = Literal["roofline", "verdict", "occupancy", "tensor_cores", "stalls", "library", "ncu"]
+                     "small_grid", "occupancy", "latency", "stalls", "launch_overhead", "library", "instructions",
+                     "ncu_rule"]
+AdviceSource = Literal["roofline", "verdict", "occupancy", "tensor_cores", "stalls", "library", "instructions", "ncu"]
 # How an item would save time, which sets the bound on its estimate (``analysis.reconcile``): hiding latency or
 # raising occupancy (up to the busiest unit's peak), removing a share of the work, reaching the roof, filling the
 # GPU with more blocks, a faster roof of another precision, or none estimated.
