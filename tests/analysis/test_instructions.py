@@ -338,6 +338,8 @@ def test_a_basic_set_has_no_wall_position(positions):
 INTOPS = REPO / "examples" / "h200" / "intops.full.ncu-rep"
 INTOPS_THREADS, INTOPS_ROUNDS = 2**26, 64
 ALU = "sm__inst_executed_pipe_alu"
+EXAMPLE_FULL_SETS = sorted(str(p.relative_to(REPO)) for folder in ("h100", "h200")
+                           for p in (REPO / "examples" / folder).glob("*.full.ncu-rep"))
 
 
 @pytest.fixture(scope="module")
@@ -365,9 +367,21 @@ def expected_integer(raw, moved: dict) -> dict:
             "intensity": {level: count / b for level, b in moved.items()}}
 
 
-def test_the_integer_roofline_matches_the_raw_counters(intops):
-    assert [k.launch.name for k, _, _ in intops] == ["hash_rounds", "gather_strided"]
-    for k, r, raw in intops:
+H200_FULL_SETS = [name for name in EXAMPLE_FULL_SETS if "/h200/" in name]
+
+
+@pytest.mark.parametrize("name", H200_FULL_SETS)
+def test_the_integer_roofline_matches_the_raw_counters(name):
+    """The three H200 full sets hold the integer counters (intops, the tiled SGEMM, the CuPy triad)."""
+    import roofline
+    from tests.conftest import raw_actions_at
+
+    report = roofline.load(REPO / name)
+    launches = analyze_report(report).launches
+    for k, raw in zip(launches, raw_actions_at(REPO / name), strict=True):
+        r = instruction_roofline(k, report.device)
+        dram = raw["dram__bytes.sum.per_second"] * raw["gpu__time_duration.sum"] * 1e-9  # the rest as test_roofline
+        assert k.bytes["dram"].value == pytest.approx(dram, rel=REL)
         want = expected_integer(raw, {level: k.bytes[level].value for level in LEVELS})
         i = r.integer
         assert i.giops.value == pytest.approx(want["giops"], rel=REL)
@@ -417,8 +431,37 @@ def test_full_sets_without_integer_counters_name_the_metrics_that_collect_them(p
         assert all(v.value is None and v.reason == i.giops.reason for v in i.intensity.values())
 
 
+def test_the_intops_kernels_are_hash_rounds_then_gather_strided(intops):
+    assert [k.launch.name for k, _, _ in intops] == ["hash_rounds", "gather_strided"]
+
+
 def test_every_intops_launch_gets_an_instruction_and_integer_position(intops):
     for _, r, _ in intops:
         assert r.warp_gips.value and r.peak_warp_gips.value and r.warp_gips.value < r.peak_warp_gips.value
         assert all(r.intensity[level].value for level in LEVELS)
         assert r.integer.giops.value and r.integer.peak_giops.value
+
+
+# --- The project's own full sets (examples/h100, examples/h200: ncu 2025.3) --------------------------------------
+
+
+@pytest.mark.parametrize("name", EXAMPLE_FULL_SETS)
+def test_every_launch_of_the_example_full_sets_matches_the_raw_counters(name):
+    """Every launch of the shipped --set full reports gets a position, each figure equal to the one computed here
+    from ncu_report's values (these run without ../shared)."""
+    import roofline
+    from tests.conftest import raw_actions_at
+
+    report = roofline.load(REPO / name)
+    launches = analyze_report(report).launches
+    raws = raw_actions_at(REPO / name)
+    assert len(raws) == len(launches) > 0
+    for k, raw in zip(launches, raws, strict=True):
+        r = instruction_roofline(k, report.device)
+        want = expected(raw)
+        for key in ("warp_gips", "thread_gips_per_32", "peak_warp_gips"):
+            assert getattr(r, key).value == pytest.approx(want[key], rel=REL), f"{name} {key}"
+        for level in LEVELS:
+            assert r.transactions[level].value == want["transactions"][level]
+            assert r.intensity[level].value == pytest.approx(want["intensity"][level], rel=REL)
+        assert r.warp_gips.value <= r.peak_warp_gips.value
