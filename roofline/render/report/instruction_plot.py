@@ -28,6 +28,7 @@ from roofline.render.report.plot import DPI, LEVEL_MARKERS, PALETTE
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
     from roofline.analysis.results import LaunchAnalysis
 
@@ -129,6 +130,11 @@ def render(analyses: Sequence[ReportAnalysis], fmt: PlotFormat, top: int) -> byt
 
 
 def draw(reports: Sequence[ReportMarks], fmt: PlotFormat) -> bytes:
+    """The figure as PNG, SVG or PDF bytes."""
+    return to_bytes(figure_of(reports), fmt)
+
+
+def figure_of(reports: Sequence[ReportMarks]) -> Figure:
     """One row of panels per report (the integer panel where some report has integer counts), its legend and notes
     under it."""
     columns = 3 if any(r.has_integer for r in reports) else 2
@@ -154,7 +160,7 @@ def draw(reports: Sequence[ReportMarks], fmt: PlotFormat) -> bytes:
         if lines:
             foot.text(0.0, 0.0, "\n".join(lines), transform=foot.transAxes, va="bottom", ha="left", fontsize=7.5,
                       color="#505050")
-    return to_bytes(fig, fmt)
+    return fig
 
 
 def _color(i: int) -> str:
@@ -163,6 +169,8 @@ def _color(i: int) -> str:
 
 def _frame(ax: Axes, xs: Sequence[float], ys: Sequence[float], xlabel: str, ylabel: str) -> tuple[float, float]:
     """Log axes spanning the values with a decade of margin; returns the x range."""
+    from matplotlib.ticker import NullFormatter
+
     ax.set_xscale("log")
     ax.set_yscale("log")
     x_lo, x_hi = min(xs) / 10, max(xs) * 10
@@ -170,7 +178,9 @@ def _frame(ax: Axes, xs: Sequence[float], ys: Sequence[float], xlabel: str, ylab
     ax.set_ylim(min(ys) / 10, max(ys) * 3)
     ax.set_xlabel(xlabel, fontsize=8.5)
     ax.set_ylabel(ylabel, fontsize=8.5)
-    ax.tick_params(labelsize=7.5)
+    ax.tick_params(which="both", labelsize=7.5)
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_minor_formatter(NullFormatter())  # decade labels only, whatever the span
     ax.grid(True, which="major", alpha=0.25)
     return x_lo, x_hi
 
@@ -181,19 +191,22 @@ def _name(ax: Axes, text: str) -> None:
             color="#22406e")
 
 
+ROOF_STYLES = {"dram": "--", "l2": "-.", "l1": ":"}
+
+
 def _roofs(ax: Axes, x_range: tuple[float, float], peak: float | None, slopes: Mapping[str, float],
            unit: str, peak_label: str) -> None:
-    """A flat peak and, per level, a diagonal roof (rate = slope x intensity) up to the peak."""
+    """A flat peak and, per level, a diagonal roof (rate = slope x intensity) up to the peak, each named with its
+    value in a legend inside the axes (labels along the lines would collide where the roofs run close)."""
     x_lo, x_hi = x_range
     if peak:
-        ax.axhline(peak, color="black", lw=1.2)
-        ax.text(x_hi, peak, f"{peak_label} {ratio(peak)}", ha="right", va="bottom", fontsize=7.5)
+        ax.axhline(peak, color="black", lw=1.2, label=f"{peak_label} {ratio(peak)}")
     for level, slope in slopes.items():
-        top = peak / slope if peak else x_hi
-        ax.plot([x_lo, min(top, x_hi)], [slope * x_lo, slope * min(top, x_hi)], color="#555555", lw=0.9,
-                ls="--", alpha=0.8)
-        ax.text(x_lo * 1.3, slope * x_lo * 1.3, f"{NAMES[level]} {si(slope * 1e9, unit)}", fontsize=7, rotation=0,
-                color="#333333", va="bottom")
+        top = min(peak / slope if peak else x_hi, x_hi)
+        ax.plot([x_lo, top], [slope * x_lo, slope * top], color="#444444", lw=1.0, ls=ROOF_STYLES[level],
+                label=f"{NAMES[level]} {si(slope * 1e9, unit)}")
+    if peak or slopes:
+        ax.legend(loc="best", fontsize=7, frameon=True, framealpha=0.85, handlelength=2.6)
 
 
 def _hierarchy(ax: Axes, r: ReportMarks) -> None:

@@ -46,3 +46,20 @@ def test_what_a_full_set_lacks_is_named_and_a_basic_set_has_no_panel(shared_repo
 @pytest.mark.parametrize("top", [1, 2])
 def test_top_limits_the_kernels(top):
     assert len(instruction_plot.plot_data(analyze_files([INTOPS]), top)[0].kernels) == top
+
+
+def test_no_text_leaves_the_figure_or_overlaps_on_every_shared_report(shared_report, shared_name):
+    """Measured with matplotlib's renderer (``tests.render.text_layout``), as the roofline plot is."""
+    from tests.render.text_layout import text_problems
+
+    data = instruction_plot.plot_data(analyze_files([shared_report(shared_name)]), top=8)
+    if data:
+        assert text_problems(instruction_plot.figure_of(data)) == []
+
+
+def test_no_text_leaves_the_figure_or_overlaps_on_the_h200_full_sets():
+    from tests.render.text_layout import text_problems
+
+    folder = INTOPS.parent
+    analyses = analyze_files(sorted(folder.glob("*.full.ncu-rep")))
+    assert text_problems(instruction_plot.figure_of(instruction_plot.plot_data(analyses, top=8))) == []
