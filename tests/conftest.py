@@ -84,10 +84,15 @@ class RawAction:
         return isinstance(v, (int, float)) and not math.isnan(v)
 
 
-@functools.cache
 def _raw_actions(name: str) -> tuple[RawAction, ...]:
+    return raw_actions_at(SHARED_REPORTS / f"{name}.ncu-rep")
+
+
+@functools.cache
+def raw_actions_at(path: Path) -> tuple[RawAction, ...]:
+    """Every action of the report at ``path`` read with ncu_report directly (no roofline code), cached."""
     ncu_report = pytest.importorskip("ncu_report")
-    ctx = ncu_report.load_report(str(SHARED_REPORTS / f"{name}.ncu-rep"))
+    ctx = ncu_report.load_report(str(path))
     out = []
     for r in range(ctx.num_ranges()):
         rng = ctx.range_by_idx(r)

@@ -25,14 +25,15 @@ from typing import TYPE_CHECKING
 
 from roofline.analysis.diagnostics.occupancy import ACHIEVED_GAP_PTS, LIMITER_WORDS, TAIL_IDLE_PCT, WARP_SIZE
 from roofline.analysis.diagnostics.stalls import describe
+from roofline.analysis.instructions import GLOBAL_WALLS
 from roofline.analysis.kernel_kind import KernelKind, kernel_kind
 from roofline.analysis.launches import KernelGroup, ReportAnalysis
 from roofline.analysis.libraries import Library, library
-from roofline.analysis.ncu_rules import LOCAL, ROOF, rule_items
+from roofline.analysis.ncu_rules import COALESCING, LOCAL, ROOF, rule_items
 from roofline.analysis.reconcile import reconcile, small_grid_saving, tail_saving
 from roofline.analysis.results import Advice, LaunchAnalysis, Occupancy, Verdict
 from roofline.analysis.roofline import attained_pct, headroom_s, rank_by_recoverable_time, recoverable_s, ridge_point
-from roofline.analysis.verdict import BOUND_WORDS, FULL_WAVE, explain
+from roofline.analysis.verdict import BOUND_WORDS, FULL_WAVE, LATENCY_BELOW_PCT, explain
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, Device
 from roofline.core.units import pct, ratio, seconds, si
@@ -102,6 +103,7 @@ def advise(k: LaunchAnalysis, device: Device | None = None, spec: DeviceSpec | N
     items += _verdict_items(k, lib, kind, spec)
     items += _tensor_cores(k) + _fp64(k) + _grid(k, device) + _launch_overhead(k)
     if lib is None:
+        items += _issue_bound(k) + _uncoalesced(k)
         items += _occupancy(k) + _stalls(k)
         items += rule_items(k, {a.topic for a in items}, kind.name == "tiny_grid")
     return reconcile(items, k, device)
@@ -511,6 +513,56 @@ def _stalls(k: LaunchAnalysis) -> list[Advice]:
                             estimate="not estimated: the stall reasons above carry the estimate", topic="issue",
                             mechanism="latency"))
     return items
+
+
+# --- The instruction roofline's advice ----------------------------------------------------------------------
+# Sectors per warp instruction above which no word size coalesces: 32 threads x 16 bytes (the widest load) fill
+# 16 sectors, 4-byte words 4 (the unit-stride wall); a warp touching more sectors than 16 is scattered.
+WIDEST_COALESCED_SECTORS = 16
+_OPERATIONS = {"ld": "loads", "st": "stores"}
+
+
+def _issue_bound(k: LaunchAnalysis) -> list[Advice]:
+    """Warp instructions issued at ``LATENCY_BELOW_PCT`` of the schedulers' peak or more: only fewer instructions
+    shorten the kernel; not estimated (the report cannot say how many could go)."""
+    r = k.instruction_roofline
+    rate, peak = (r.warp_gips.value, r.peak_warp_gips.value) if r is not None else (None, None)
+    if r is None or rate is None or not peak or 100 * rate / peak < LATENCY_BELOW_PCT:
+        return []
+    share = 100 * rate / peak
+    threads = r.thread_gips_per_32.value
+    idle = (f"; {pct(100 * (1 - threads / rate))} of the lanes of issued instructions are inactive or predicated off, "
+            "so converged warps would issue fewer" if threads is not None and threads < rate * 0.9 else "")
+    return [Advice(kind="instructions", title="Issue fewer instructions",
+                   text=f"Issue-bound at {pct(share)} of the peak warp instruction rate ({ratio(rate)} of "
+                        f"{ratio(peak)} warp GIPS){idle}: only fewer instructions per element shorten it (wider "
+                        "loads and stores, fewer index and address computations, cheaper integer math, unrolled "
+                        "loops).",
+                   cause=f"warp instructions at {pct(share)} of the issue peak", source="instructions",
+                   condition=f"warp GIPS at {pct(LATENCY_BELOW_PCT, 0)} of the issue peak or more",
+                   estimate="not estimated: the report cannot say how many instructions could go",
+                   topic="issue_bound", mechanism="work")]
+
+
+def _uncoalesced(k: LaunchAnalysis) -> list[Advice]:
+    """Global loads or stores moving more sectors per warp instruction than any coalesced access does; the
+    estimate is ncu's access-pattern rules', merged on the same cause, bounded."""
+    r = k.instruction_roofline
+    intensity = r.global_memory.intensity if r is not None else {}
+    scattered = {op: 1 / v.value for op, v in intensity.items()
+                 if v.value and 1 / v.value > WIDEST_COALESCED_SECTORS}
+    if not scattered:
+        return []
+    found = ", ".join(f"{_OPERATIONS[op]} {ratio(n)}" for op, n in scattered.items())
+    unit = round(1 / GLOBAL_WALLS["unit_stride"])
+    return [Advice(kind="instructions", title="Coalesce global accesses",
+                   text=f"Uncoalesced: global {found} sectors per warp instruction, where consecutive 4-byte words "
+                        f"take {unit} and 16-byte words {WIDEST_COALESCED_SECTORS}: let neighbouring threads "
+                        "access neighbouring addresses (structure of arrays, transposing through shared memory).",
+                   cause=f"global {found} sectors per warp instruction", source="instructions",
+                   condition=f"more than {WIDEST_COALESCED_SECTORS} sectors per global warp instruction",
+                   estimate="not estimated: the word size sets how many sectors coalesced accesses need",
+                   topic=f"{COALESCING}:l1", mechanism="work")]
 
 
 def _launch_overhead(k: LaunchAnalysis) -> list[Advice]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from roofline.analysis.results import InstructionRoofline, LaunchAnalysis, MemoryWalls, Value
+from roofline.analysis.results import InstructionRoofline, IntegerRoofline, LaunchAnalysis, MemoryWalls, Value
 from roofline.core.model import LEVELS, Device
 from roofline.ncu import metrics as m
 from roofline.ncu.metrics import Measured
@@ -45,7 +45,38 @@ def instruction_roofline(a: LaunchAnalysis, device: Device) -> InstructionRoofli
         ceilings=ceilings.source,
         global_memory=_memory_walls(m.global_accesses(launch), GLOBAL_WALLS, "global"),
         shared_memory=_memory_walls(m.shared_accesses(launch), SHARED_WALLS, "shared"),
+        integer=integer_roofline(a),
     )
+
+
+def integer_roofline(a: LaunchAnalysis) -> IntegerRoofline:
+    """Integer thread instructions per second against the integer pipe's peak, and per byte at each level."""
+    count = Value.of(m.integer_instructions(a.launch))
+    rate = _giga_rate(count, a.duration_s)
+    peak = Value.of(m.integer_peak(a.launch))
+    peak_giops = Value(peak.value / GIGA, via=f"({peak.via}) / 1e9") if peak.value is not None else peak
+    return IntegerRoofline(giops=rate, peak_giops=peak_giops, pct_of_peak=_percent(rate, peak_giops),
+                           intensity={level: _per_byte(count, a.bytes[level], level) for level in LEVELS})
+
+
+def _percent(rate: Value, peak: Value) -> Value:
+    """``rate`` as a percentage of ``peak``; None naming the one that is missing."""
+    if rate.value is None:
+        return Value(None, rate.reason)
+    if peak.value is None:
+        return Value(None, peak.reason)
+    return Value(100 * rate.value / peak.value, via="giops / peak_giops x 100")
+
+
+def _per_byte(count: Value, moved: Value, level: str) -> Value:
+    """Integer instructions per byte at one level; None where either is unmeasured or no byte moved."""
+    if count.value is None:
+        return Value(None, count.reason)
+    if moved.value is None:
+        return Value(None, moved.reason)
+    if moved.value == 0:
+        return Value(None, f"no bytes at {level}: integer intensity is unbounded")
+    return Value(count.value / moved.value, via=f"integer instructions / {level} bytes")
 
 
 def _memory_walls(accesses: Mapping[str, tuple[Measured, Measured]], walls: Mapping[str, float],

@@ -160,7 +160,8 @@ def tail_saving(k: LaunchAnalysis) -> float | None:
 # --- Merging --------------------------------------------------------------------------------------------------
 def merge(items: Sequence[Advice]) -> list[Advice]:
     """One item per topic (items without a topic stay apart): the tool's own item leads, ncu's rules on the same
-    cause are cited in ``also``; the estimate is the lead's, else the largest bounded one of the others."""
+    cause are cited in ``also``; the estimate is the lead's, else the largest bounded one of the others (with the
+    share of the work it rests on)."""
     groups: dict[str, list[Advice]] = {}
     for i, a in enumerate(items):
         groups.setdefault(cause(a.topic) or f"#{i}", []).append(a)
@@ -186,5 +187,5 @@ def _merged(group: list[Advice]) -> Advice:
     if lead.est_saved_s is None and estimated:
         best = max(estimated, key=lambda a: a.est_saved_s or 0.0)
         merged = replace(merged, est_saved_s=best.est_saved_s, estimate=best.estimate, bound=best.bound,
-                         bound_by=best.bound_by)
+                         bound_by=best.bound_by, work_share=best.work_share)
     return merged

@@ -25,8 +25,9 @@ VerdictBasis = Literal["throughput", "roofline"]  # ncu's SpeedOfLight throughpu
 Side = Literal["compute", "memory"]
 TensorStatus = Literal["used", "not used", "negligible", "no Tensor Cores", "not measured"]
 AdviceKind = Literal["measurement", "memory", "compute", "balanced", "precision", "tensor_cores", "waves",
-                     "small_grid", "occupancy", "latency", "stalls", "launch_overhead", "library", "ncu_rule"]
-AdviceSource = Literal["roofline", "verdict", "occupancy", "tensor_cores", "stalls", "library", "ncu"]
+                     "small_grid", "occupancy", "latency", "stalls", "launch_overhead", "library", "instructions",
+                     "ncu_rule"]
+AdviceSource = Literal["roofline", "verdict", "occupancy", "tensor_cores", "stalls", "library", "instructions", "ncu"]
 # How an item would save time, which sets the bound on its estimate (``analysis.reconcile``): hiding latency or
 # raising occupancy (up to the busiest unit's peak), removing a share of the work, reaching the roof, filling the
 # GPU with more blocks, a faster roof of another precision, or none estimated.
@@ -195,6 +196,17 @@ class MemoryWalls:
 
 
 @dataclass(frozen=True)
+class IntegerRoofline:
+    """Integer operations against the integer pipe's peak (``analysis.instructions``): integer thread instructions
+    (predicate on) per second, and per memory level per byte of the FP roofline's traffic; None = not measured."""
+
+    giops: Value  # integer thread instructions per second / 1e9
+    peak_giops: Value  # the integer pipe's peak in thread instructions per second / 1e9
+    pct_of_peak: Value  # giops / peak_giops x 100
+    intensity: Mapping[str, Value]  # per level (core.model.LEVELS): integer instructions per byte
+
+
+@dataclass(frozen=True)
 class InstructionRoofline:
     """Where a launch sits on the Instruction Roofline Model (Ding & Williams; ``analysis.instructions``): warp
     instructions per second against the issue peak, and per memory level warp instructions per 32-byte transaction
@@ -210,6 +222,7 @@ class InstructionRoofline:
     ceilings: CeilingSet  # the ceiling set the transaction roofs come from
     global_memory: MemoryWalls  # global loads and stores: L1 sectors per instruction against the access walls
     shared_memory: MemoryWalls  # shared loads and stores: wavefronts per instruction against the bank-conflict walls
+    integer: IntegerRoofline  # integer instructions against the integer pipe's peak
 
 
 # --- Launches, kernels, reports -----------------------------------------------------------------------

@@ -331,6 +331,22 @@ def report_plot(analyses: Sequence[ReportAnalysis], fmt: PlotFormat, target: Pat
     return plot_render.draw(data, fmt)
 
 
+def instruction_plot(analyses: Sequence[ReportAnalysis], fmt: PlotFormat, target: Path,
+                     top: int = LEGEND_KERNELS) -> bytes:
+    """The instruction roofline plot of the reports; a one-line error, and no file, when no kernel of any report
+    has a warp instruction count."""
+    from roofline.errors import RooflineError
+    from roofline.render import base
+    from roofline.render.report.instruction_plot import FIX, NOTHING
+
+    drawn = base.instruction_plot(analyses, fmt, top)
+    if drawn is None:
+        names = ", ".join(str(a.report.path) for a in analyses) or "the reports"
+        raise RooflineError(f"{target}: not written, nothing to plot: no kernel of {names} {NOTHING}",
+                            f"{FIX}, or plot --kind roofline")
+    return drawn
+
+
 # --- The report workflow of `report` and `analyze` ------------------------------------------------------
 def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions, fmt: str = "table",
                  output: Path | None = None, plot: Path | None = None,

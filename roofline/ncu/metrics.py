@@ -149,6 +149,20 @@ HINT_INSTRUCTIONS = "re-profile with --section InstructionStats or --set full"
 HINT_THREAD_INST = "re-profile with --section WarpStateStats --section InstructionStats or --set full"
 HINT_TRANSACTIONS = "re-profile with --section MemoryWorkloadAnalysis_Tables or --set full"
 
+# --- Integer roofline -----------------------------------------------------------------------------------
+# Thread-level integer instructions with predicate on, read as sm__ or smsp__. No stock section collects them (the
+# full sets of ncu 2020.3 to 2025.1 hold the pipe counters only as percent of peak, never as counts).
+INTEGER_INST = flop_counter("integer")
+# The integer pipe: the ALU pipe issues integer and logic instructions except multiplies (IMAD and IMUL go to the
+# FMA pipe, FMA-heavy from CC 8.6). Its peak is its .sum.peak_sustained where the report holds it; else ncu's own
+# percent of it: count / (pct_of_peak_sustained_active / 100 x SM active cycles) is the peak per cycle (2 warp
+# instructions per SM and cycle in the H200 report of examples/h200, as the datasheet's 64 INT32 lanes per SM say).
+INTEGER_PIPE = "sm__inst_executed_pipe_alu"
+INTEGER_PIPE_PCT = f"{INTEGER_PIPE}.sum.pct_of_peak_sustained_active"
+SM_ACTIVE_CYCLES = "sm__cycles_active.avg"
+HINT_INTEGER = f"re-profile with --metrics smsp__{INTEGER_INST}.sum (no --set collects it)"
+HINT_INTEGER_PEAK = f"re-profile with --set full --metrics {INTEGER_PIPE}.sum"
+
 # --- What to re-collect when something is missing ---------------------------------------------------
 HINT_FLOPS = "re-profile with --set roofline or --set full"
 HINT_FP16 = "re-profile with --set roofline (hierarchical half-precision chart)"
@@ -585,6 +599,33 @@ def peak_warp_instructions_per_s(launch: KernelLaunch, device: Device) -> Measur
     return _absent([f"device__attribute_{name}" for name in absent], "")
 
 
+def integer_instructions(launch: KernelLaunch) -> Measured:
+    """Thread-level integer instructions executed with predicate on (smsp__sass_thread_inst_executed_op_integer_pred_on
+    or its sm__ count or rates)."""
+    return _with_hint(counter(launch, INTEGER_INST, _SM_UNITS), HINT_INTEGER)
+
+
+def integer_peak(launch: KernelLaunch) -> Measured:
+    """Peak integer thread instructions per second: 32 threads x the ALU pipe's warp-instruction peak x SM clock.
+    The peak per cycle is sm__inst_executed_pipe_alu.sum.peak_sustained, else the pipe's count over ncu's percent of
+    peak and the SM active cycles (``INTEGER_PIPE``)."""
+    own = peak(launch, INTEGER_PIPE, "sm")
+    if own.value is not None:
+        return _scaled(own, THREADS_PER_WARP)
+    count, share = counter(launch, INTEGER_PIPE), launch.value(INTEGER_PIPE_PCT)
+    active, clock = launch.value(SM_ACTIVE_CYCLES), launch.value(SM_CLOCK)
+    if count.value is None or share is None or active is None or clock is None:
+        absent = [name for name, v in ((f"{INTEGER_PIPE}.sum", count.value), (INTEGER_PIPE_PCT, share),
+                                       (SM_ACTIVE_CYCLES, active), (SM_CLOCK, clock)) if v is None]
+        return _nan_absent(launch, absent, [*own.missing[:1], *absent], HINT_INTEGER_PEAK)
+    if not same((share > 0) & (active > 0)):
+        return Measured(None, via=f"the ALU pipe issued nothing ({INTEGER_PIPE_PCT} = 0): its peak cannot be derived "
+                                  "from its percent of peak", hint=HINT_INTEGER_PEAK)
+    per_cycle = count.value / (share / 100 * active)
+    return Measured(THREADS_PER_WARP * per_cycle * clock,
+                    via=f"32 x {count.via} / ({INTEGER_PIPE_PCT} / 100 x {SM_ACTIVE_CYCLES}) x {SM_CLOCK}")
+
+
 # --- Launch configuration (LaunchStats and Occupancy sections) -----------------------------------------
 LAUNCH_REGISTERS, LAUNCH_SHARED = "launch__registers_per_thread", "launch__shared_mem_per_block"  # the launch's shape
 LAUNCH_BLOCK, LAUNCH_GRID = "launch__block_size", "launch__grid_size"
@@ -633,7 +674,7 @@ def _counter_names() -> set[str]:
     bases |= {DRAM_BYTES, *DRAM_READ_WRITE, LTS_T_BYTES, LTS_T_SECTORS, LTS2XBAR_CYCLES, XBAR2L1TEX_READ,
               L1TEX_T_BYTES}
     bases |= set(LSU_WRITEBACK.values())
-    bases |= {u + name for name in (WARP_INST, THREAD_INST) for u in _SM_UNITS}
+    bases |= {u + name for name in (WARP_INST, THREAD_INST, INTEGER_INST) for u in _SM_UNITS} | {INTEGER_PIPE}
     bases |= {*L1_SECTORS, SHARED_WAVEFRONTS, *DRAM_SECTORS}
     bases |= {*GLOBAL_REQUESTS.values(), *SHARED_OP_WAVEFRONTS.values(), *(n for i in SHARED_INST.values() for n in i)}
     return {b + s for b in bases for s in _SUFFIXES}
@@ -647,7 +688,7 @@ def _diagnostic_names() -> set[str]:
 
 
 METRICS_TO_READ = frozenset(_counter_names() | {DURATION, SM_CYCLES, INSTRUCTIONS, *CLOCK_METRICS, HFMA_MOVES,
-                                                 THREADS_PER_WARP_INST}
+                                                 THREADS_PER_WARP_INST, INTEGER_PIPE_PCT, SM_ACTIVE_CYCLES}
                             | _diagnostic_names())
 FAMILY_PREFIXES = (TENSOR_OPS_PREFIX, STALL_PREFIX, STALL_SAMPLES_PREFIX)
 _TENSOR_FORMS = frozenset(s.removeprefix(".") for s in _SUFFIXES)

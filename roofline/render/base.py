@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:  # pragma: no cover
-    from roofline.analysis.launches import KernelSpread
+    from roofline.analysis.launches import KernelSpread, ReportAnalysis
+    from roofline.render.mpl import PlotFormat
 
 Kind = Literal["report", "compare", "diff", "summary"]
 Output = str | bytes
@@ -177,3 +178,12 @@ def format_names(kind: Kind) -> tuple[str, ...]:
 def find_format(kind: Kind, name: str) -> Format:
     """The format ``name`` of ``kind`` (the command line has already checked the name against ``format_names``)."""
     return next(f for f in FORMATS if f.kind == kind and f.name == name)
+
+
+def instruction_plot(analyses: Sequence[ReportAnalysis], fmt: PlotFormat, top: int) -> bytes | None:
+    """``plot --kind instruction``: the instruction roofline plot of the reports; None where no kernel of any report
+    has a place on it."""
+    from roofline.render.report import instruction_plot as render
+
+    data = render.plot_data(analyses, top)
+    return render.draw(data, fmt) if data else None

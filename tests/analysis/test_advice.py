@@ -350,3 +350,56 @@ def test_store_heavy_kernel_names_all_its_l2_traffic():
     item = next(a for a in k.advice if a.kind == "memory")
     assert "L2 traffic (8 GB, all L2 traffic, loads and stores)" in item.text
     assert "(0 B)" not in item.text
+
+
+# --- The instruction roofline's advice ----------------------------------------------------------------------------
+INTOPS = Path(__file__).resolve().parents[2] / "examples" / "h200" / "intops.full.ncu-rep"
+
+
+def test_an_issue_bound_and_an_uncoalesced_kernel_are_told_so_with_their_numbers():
+    """examples/h200/intops: hash_rounds issues 533 of 792 warp GIPS (67.3%); gather_strided's loads take 32
+    sectors per warp instruction, and ncu's access-pattern rules on the same cause are cited, their estimate
+    bounded by the share of the work they remove."""
+    hash_rounds, gather = analyze_files([INTOPS])[0].launches
+    (issue,) = [a for a in hash_rounds.advice if a.topic == "issue_bound"]
+    assert issue.kind == "instructions" and issue.source == "instructions" and issue.est_saved_s is None
+    assert issue.text.startswith("Issue-bound at 67.3% of the peak warp instruction rate (533 of 792 warp GIPS)")
+    assert issue.estimate == "not estimated: the report cannot say how many instructions could go"
+    (coalesce,) = [a for a in gather.advice if reconcile.cause(a.topic) == "coalescing"]
+    assert coalesce.title == "Coalesce global accesses" and "global loads 32 sectors" in coalesce.text
+    assert "ncu UncoalescedGlobalAccess" in coalesce.also
+    assert coalesce.est_saved_s is not None and coalesce.est_saved_s <= gather.duration_s.value
+    assert not [a for a in gather.advice if a.topic == "issue_bound"]  # 9% of the issue peak
+
+
+def full_set_names() -> list[str]:
+    from tests.analysis.test_instructions import FULL_SETS
+
+    return FULL_SETS
+
+
+@pytest.mark.parametrize("name", full_set_names())
+def test_instruction_advice_appears_exactly_where_the_raw_counters_call_for_it(real, raw_actions, name):
+    """Recomputed from ncu_report's values: the uncoalesced item where a global operation moves more than 16
+    sectors per L1 request (no word size coalesces to more), the issue-bound item at 60% of SMs x schedulers x IPC
+    per scheduler x SM clock or more; neither for library kernels, whose code the caller cannot change."""
+    if name == "no full-set report":
+        pytest.skip("../shared/ncu-reps not found")
+    from roofline.analysis.libraries import library
+
+    for raw in raw_actions(name):
+        k = real(name, f"{raw.range_index}:{raw.action_index}")
+        if library((k.launch.name, k.launch.demangled_name)) is not None or not raw.has("smsp__inst_executed.sum"):
+            continue
+        sectors = [raw[f"l1tex__t_sectors_pipe_lsu_mem_global_op_{op}.sum"]
+                   / raw[f"l1tex__t_requests_pipe_lsu_mem_global_op_{op}.sum"] for op in ("ld", "st")
+                   if raw.value(f"l1tex__t_requests_pipe_lsu_mem_global_op_{op}.sum")]
+        peak = (raw["device__attribute_multiprocessor_count"]
+                * raw["device__attribute_num_schedulers_per_multiprocessor"]
+                * raw["device__attribute_max_ipc_per_scheduler"]
+                * (raw.value("sm__cycles_elapsed.avg.per_second") or raw["gpc__cycles_elapsed.avg.per_second"]))
+        issue_pct = 100 * raw["smsp__inst_executed.sum"] / (raw["gpu__time_duration.sum"] * 1e-9) / peak
+        topics = {a.topic for a in k.advice if a.source == "instructions"}
+        where = f"{name} {k.launch.key}"
+        assert ("coalescing:l1" in topics) == any(n > 16 for n in sectors), where
+        assert ("issue_bound" in topics) == (issue_pct >= 60), where

@@ -28,7 +28,7 @@ import pytest
 from roofline.analysis.instructions import instruction_roofline
 from roofline.analysis.roofline import analyze_report
 from roofline.core.model import LEVELS
-from tests.conftest import SHARED_REPORTS
+from tests.conftest import REPO, SHARED_REPORTS
 
 # One full-set report per ncu version: 2020.3, 2022.2, 2022.4, 2023.1, 2024.1, 2024.2, 2025.1
 RECOMPUTED = ("a100-40gb_tree-search_full_ncu2020.3", "v100_miniweather-openacc_full", "a40_julia-fp16x2_full",
@@ -330,3 +330,138 @@ def test_a_basic_set_has_no_wall_position(positions):
         for walls in (r.global_memory, r.shared_memory):
             assert all(v.value is None and "--section MemoryWorkloadAnalysis_Tables" in v.reason
                        for v in walls.intensity.values())
+
+
+# --- The integer roofline ------------------------------------------------------------------------------------
+# examples/h200/intops.full.ncu-rep (--set full plus the integer counters): hash_rounds runs 64 rounds of a mixing
+# hash per thread over 2^26 threads (two integer multiplies per round), gather_strided one strided load each.
+INTOPS = REPO / "examples" / "h200" / "intops.full.ncu-rep"
+INTOPS_THREADS, INTOPS_ROUNDS = 2**26, 64
+ALU = "sm__inst_executed_pipe_alu"
+EXAMPLE_FULL_SETS = sorted(str(p.relative_to(REPO)) for folder in ("h100", "h200")
+                           for p in (REPO / "examples" / folder).glob("*.full.ncu-rep"))
+
+
+@pytest.fixture(scope="module")
+def intops():
+    """``[(LaunchAnalysis, InstructionRoofline, raw action)]`` of the H200 intops report."""
+    import roofline
+    from tests.conftest import raw_actions_at
+
+    report = roofline.load(INTOPS)
+    launches = analyze_report(report).launches
+    return [(k, instruction_roofline(k, report.device), raw)
+            for k, raw in zip(launches, raw_actions_at(INTOPS), strict=True)]
+
+
+def expected_integer(raw, moved: dict) -> dict:
+    """The integer roofline of one launch from its raw values: thread integer instructions over the duration, the
+    ALU pipe's peak per cycle from its count over ncu's percent of peak and the SM active cycles."""
+    seconds = raw["gpu__time_duration.sum"] * 1e-9
+    count = raw["smsp__sass_thread_inst_executed_op_integer_pred_on.sum"]
+    per_cycle = raw[f"{ALU}.sum"] / (raw[f"{ALU}.sum.pct_of_peak_sustained_active"] / 100
+                                     * raw["sm__cycles_active.avg"])
+    peak = 32 * per_cycle * raw["sm__cycles_elapsed.avg.per_second"] / 1e9
+    giops = count / seconds / 1e9
+    return {"giops": giops, "peak": peak, "pct": 100 * giops / peak, "per_cycle": per_cycle,
+            "intensity": {level: count / b for level, b in moved.items()}}
+
+
+H200_FULL_SETS = [name for name in EXAMPLE_FULL_SETS if "/h200/" in name]
+
+
+@pytest.mark.parametrize("name", H200_FULL_SETS)
+def test_the_integer_roofline_matches_the_raw_counters(name):
+    """The three H200 full sets hold the integer counters (intops, the tiled SGEMM, the CuPy triad)."""
+    import roofline
+    from tests.conftest import raw_actions_at
+
+    report = roofline.load(REPO / name)
+    launches = analyze_report(report).launches
+    for k, raw in zip(launches, raw_actions_at(REPO / name), strict=True):
+        r = instruction_roofline(k, report.device)
+        dram = raw["dram__bytes.sum.per_second"] * raw["gpu__time_duration.sum"] * 1e-9  # the rest as test_roofline
+        assert k.bytes["dram"].value == pytest.approx(dram, rel=REL)
+        want = expected_integer(raw, {level: k.bytes[level].value for level in LEVELS})
+        i = r.integer
+        assert i.giops.value == pytest.approx(want["giops"], rel=REL)
+        assert i.peak_giops.value == pytest.approx(want["peak"], rel=REL)
+        assert i.pct_of_peak.value == pytest.approx(want["pct"], rel=REL)
+        for level in LEVELS:
+            assert i.intensity[level].value == pytest.approx(want["intensity"][level], rel=REL)
+        assert "sm__inst_executed_pipe_alu.sum.pct_of_peak_sustained_active" in i.peak_giops.via
+
+
+def test_the_alu_peak_is_the_datasheets_64_integer_lanes_per_sm(intops):
+    """Hopper: 64 INT32 lanes per SM, 2 warp instructions per SM and cycle; ncu's percent gives it to 1e-6."""
+    for _, r, raw in intops:
+        per_cycle = expected_integer(raw, {})["per_cycle"] / raw["device__attribute_multiprocessor_count"]
+        assert per_cycle == pytest.approx(2.0, rel=1e-6)
+        per_sm = r.integer.peak_giops.value * 1e9 / raw["device__attribute_multiprocessor_count"]
+        assert per_sm / raw["sm__cycles_elapsed.avg.per_second"] == pytest.approx(64.0, rel=1e-6)
+
+
+def test_hash_rounds_is_integer_bound_with_its_multiplies_on_the_fma_pipe(intops):
+    """Every integer instruction of hash_rounds issues to the ALU pipe or, the multiplies, to FMA-heavy (32 threads
+    each, no divergence): at least the 2 x 64 x 2^26 multiplies are on FMA-heavy, so the integer rate stands above
+    the ALU pipe's peak (131%) while the ALU pipe itself is at 98% of it."""
+    (k, r, raw), (_, gather, _) = intops
+    count = raw["smsp__sass_thread_inst_executed_op_integer_pred_on.sum"]
+    assert count == 32 * (raw[f"{ALU}.sum"] + raw["sm__inst_executed_pipe_fmaheavy.sum"])
+    assert 32 * raw["sm__inst_executed_pipe_fmaheavy.sum"] >= 2 * INTOPS_ROUNDS * INTOPS_THREADS
+    assert r.integer.pct_of_peak.value == pytest.approx(130.6, abs=0.1)
+    assert raw[f"{ALU}.sum.pct_of_peak_sustained_active"] == pytest.approx(98.3, abs=0.1)
+    assert gather.integer.pct_of_peak.value == pytest.approx(8.6, abs=0.1)
+    assert k.bytes["dram"].value is not None and r.integer.intensity["dram"].value > 100  # 4 bytes a thread
+
+
+@pytest.mark.parametrize("name", FULL_SETS)
+def test_full_sets_without_integer_counters_name_the_metrics_that_collect_them(positions, name):
+    """No stock set counts integer instructions, and the shared full sets hold the ALU pipe only as percent of
+    peak: both nulls name what to collect."""
+    if name == "no full-set report":
+        pytest.skip("../shared/ncu-reps not found")
+    for _, r in positions(name):
+        i = r.integer
+        assert i.giops.value is None and i.pct_of_peak.value is None
+        assert "--metrics smsp__sass_thread_inst_executed_op_integer_pred_on.sum" in i.giops.reason
+        assert i.peak_giops.value is None
+        assert ("--metrics sm__inst_executed_pipe_alu.sum" in i.peak_giops.reason
+                or "ncu stored NaN" in i.peak_giops.reason)  # flash_fwd_kernel on the H800, not measured
+        assert all(v.value is None and v.reason == i.giops.reason for v in i.intensity.values())
+
+
+def test_the_intops_kernels_are_hash_rounds_then_gather_strided(intops):
+    assert [k.launch.name for k, _, _ in intops] == ["hash_rounds", "gather_strided"]
+
+
+def test_every_intops_launch_gets_an_instruction_and_integer_position(intops):
+    for _, r, _ in intops:
+        assert r.warp_gips.value and r.peak_warp_gips.value and r.warp_gips.value < r.peak_warp_gips.value
+        assert all(r.intensity[level].value for level in LEVELS)
+        assert r.integer.giops.value and r.integer.peak_giops.value
+
+
+# --- The project's own full sets (examples/h100, examples/h200: ncu 2025.3) --------------------------------------
+
+
+@pytest.mark.parametrize("name", EXAMPLE_FULL_SETS)
+def test_every_launch_of_the_example_full_sets_matches_the_raw_counters(name):
+    """Every launch of the shipped --set full reports gets a position, each figure equal to the one computed here
+    from ncu_report's values (these run without ../shared)."""
+    import roofline
+    from tests.conftest import raw_actions_at
+
+    report = roofline.load(REPO / name)
+    launches = analyze_report(report).launches
+    raws = raw_actions_at(REPO / name)
+    assert len(raws) == len(launches) > 0
+    for k, raw in zip(launches, raws, strict=True):
+        r = instruction_roofline(k, report.device)
+        want = expected(raw)
+        for key in ("warp_gips", "thread_gips_per_32", "peak_warp_gips"):
+            assert getattr(r, key).value == pytest.approx(want[key], rel=REL), f"{name} {key}"
+        for level in LEVELS:
+            assert r.transactions[level].value == want["transactions"][level]
+            assert r.intensity[level].value == pytest.approx(want["intensity"][level], rel=REL)
+        assert r.warp_gips.value <= r.peak_warp_gips.value

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
@@ -18,6 +18,7 @@ from roofline.cli.common import (
     default_output,
     fail_for,
     handles_errors,
+    instruction_plot,
     report_plot,
     write_output,
 )
@@ -28,6 +29,10 @@ PlotOutputOpt = Annotated[
     Path | None,
     typer.Option(*OUTPUT_OPTION, help="Plot file (.png, .svg or .pdf); default reports/<report name>.png."),
 ]
+PlotKind = Literal["roofline", "instruction"]
+KindOpt = Annotated[PlotKind, typer.Option("--kind", help="roofline: FLOP/s against FLOP/byte (the hierarchical "
+                                                          "roofline); instruction: the Instruction Roofline Model, "
+                                                          "its memory walls and the integer roofline.")]
 TopOpt = Annotated[int, typer.Option("--top", min=1, help="Kernels named in the legend, longest first; the rest "
                                                           "are drawn in grey as 'other'.")]
 
@@ -41,6 +46,7 @@ def plot(
     ceilings: CeilingsOpt = "kernel-clock",
     specs: SpecsOpt = None,
     top: TopOpt = LEGEND_KERNELS,
+    kind: KindOpt = "roofline",
     timeout: TimeoutOpt = None,
 ) -> None:
     """Draw the hierarchical roofline of existing reports: one panel per report, kernels at every memory level.
@@ -50,5 +56,6 @@ def plot(
     target = output or default_output(files, ".png")
     fmt = plot_format(target)
     analyses, errors = analyze_good(files, analysis_options(kernel, kernel_name_base, ceilings, specs, timeout))
-    write_output(target, report_plot(analyses, fmt, target, top))
+    draw = instruction_plot if kind == "instruction" else report_plot
+    write_output(target, draw(analyses, fmt, target, top))
     fail_for(errors)

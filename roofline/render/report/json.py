@@ -17,6 +17,7 @@ from roofline.analysis.results import (
     Advice,
     BusyUnit,
     InstructionRoofline,
+    IntegerRoofline,
     LaunchAnalysis,
     MemoryWalls,
     Occupancy,
@@ -41,7 +42,9 @@ from roofline.render.names import json_text
 #    level, and the issue and transaction roofs (the Instruction Roofline Model)
 # 7: "instruction_roofline" has "global_memory" and "shared_memory": per operation warp instructions per sector or
 #    wavefront, and the model's walls
-SCHEMA_VERSION = 7
+# 8: "instruction_roofline" has "integer": integer instructions per second against the integer pipe's peak, and per
+#    byte at each level
+SCHEMA_VERSION = 8
 
 
 def render(analyses: Sequence[ReportAnalysis], spreads: Sequence[KernelSpread] = ()) -> str:
@@ -245,8 +248,19 @@ def instruction_roofline_dict(r: InstructionRoofline | None, missing: dict[str, 
     spaces = {"global_memory": r.global_memory, "shared_memory": r.shared_memory}
     out.update({name: memory_walls_dict(w, f"{key}.{name}", missing) for name, w in spaces.items()})
     every |= {f"{name}.{op}": v for name, w in spaces.items() for op, v in w.intensity.items()}
+    out["integer"], integer = integer_dict(r.integer, f"{key}.integer", missing)
+    every |= integer
     out["via"] = {path: v.via for path, v in every.items() if v.value is not None}
     return out
+
+
+def integer_dict(r: IntegerRoofline, key: str, missing: dict[str, str]) -> tuple[dict[str, Any], dict[str, Value]]:
+    """The integer roofline (each null with its reason under ``missing``), and its values by path for ``via``."""
+    rates = {"giops": r.giops, "peak_giops": r.peak_giops, "pct_of_peak": r.pct_of_peak}
+    out: dict[str, Any] = {name: value_or_null(v, f"{key}.{name}", missing) for name, v in rates.items()}
+    out["intensity"] = values_or_null(r.intensity, f"{key}.intensity", missing)
+    every = {f"integer.{name}": v for name, v in rates.items()}
+    return out, every | {f"integer.intensity.{level}": v for level, v in r.intensity.items()}
 
 
 def memory_walls_dict(w: MemoryWalls, key: str, missing: dict[str, str]) -> dict[str, Any]:

@@ -241,6 +241,7 @@ def kernel_blocks(rank: int, g: KernelGroup, anchor: str = "") -> list[Block]:
         blocks += [Block("p", "**Tensor Cores**"), Block("ul", items=k.tensor_cores.findings)]
         if k.tensor_cores.warning:
             blocks.append(Block("warn", k.tensor_cores.warning))
+    blocks += [Block("p", "**Instruction roofline**"), Block("ul", items=instruction_items(k))]
     rules = rule_items(k)
     if rules:
         blocks.append(Block("details", f"ncu rules ({len(rules)})", items=rules))
@@ -333,6 +334,55 @@ def occupancy_items(k: LaunchAnalysis) -> tuple[str, ...]:
     achieved = (f"achieved occupancy {pct(o.achieved_pct)}",) if o.achieved_pct is not None and o.gap_pts is not None \
         and o.gap_pts <= ACHIEVED_GAP_PTS else ()
     return (*o.findings, *achieved, *raise_limit, *unmeasured)
+
+
+WALL_WORDS = {"stride_0": "stride 0", "unit_stride": "unit stride", "scattered": "scattered",
+              "no_conflict": "no conflict", "conflict_32_way": "32-way conflict"}
+
+
+def instruction_items(k: LaunchAnalysis) -> tuple[str, ...]:
+    """The launch on the instruction roofline (``analysis.instructions``): warp and thread instruction rates against
+    the issue peak, instructions per transaction per level, the access walls and the integer roofline; what is not
+    measured says why."""
+    r = k.instruction_roofline
+    if r is None:
+        return ("not computed",)
+    if r.warp_gips.value is None:
+        lines = [f"warp instructions not measured: {r.warp_gips.reason}"]
+    else:
+        peak = r.peak_warp_gips.value
+        share = (f", {pct(100 * r.warp_gips.value / peak)} of the issue peak ({ratio(peak)} GIPS)" if peak
+                 else f" (no issue peak: {r.peak_warp_gips.reason})")
+        threads = r.thread_gips_per_32.value
+        per_32 = f"{ratio(threads)} GIPS" if threads is not None else f"not measured ({r.thread_gips_per_32.reason})"
+        lines = [f"{ratio(r.warp_gips.value)} warp GIPS{share}; thread instructions / 32: {per_32}"]
+        measured = [level for level in LEVELS if r.intensity[level].value is not None]
+        if measured:
+            lines.append("warp instructions per 32-byte transaction: "
+                         + ", ".join(f"{NAMES[level]} {ratio(r.intensity[level].value)}" for level in measured))
+    for space, walls, unit in (("global", r.global_memory, "sectors"), ("shared", r.shared_memory, "wavefronts")):
+        found = {op: v.value for op, v in walls.intensity.items() if v.value}
+        if found:
+            per = ", ".join(f"{op} {ratio(1 / v)}" for op, v in found.items())
+            marks = ", ".join(f"{WALL_WORDS[name]} = {ratio(1 / w)}" for name, w in walls.walls.items())
+            lines.append(f"{space} {unit} per warp instruction: {per} (walls for 4-byte words: {marks})")
+    lines.append(integer_text(k))
+    return tuple(lines)
+
+
+def integer_text(k: LaunchAnalysis) -> str:
+    """The integer roofline in a line: integer GIOPS against the integer pipe's peak, or why it is not measured."""
+    r = k.instruction_roofline
+    if r is None:
+        return "integer instructions: not computed"
+    i = r.integer
+    if i.giops.value is None:
+        return f"integer instructions not measured: {i.giops.reason}"
+    peak = (f", {pct(i.pct_of_peak.value)} of the integer pipe's peak ({ratio(i.peak_giops.value)} GIOPS)"
+            if i.peak_giops.value is not None else f" (no integer peak: {i.peak_giops.reason})")
+    above = (": above it, as integer multiplies (IMAD) issue to the FMA pipe beside the ALU"
+             if i.pct_of_peak.value is not None and i.pct_of_peak.value > 100 else "")
+    return f"integer instructions: {ratio(i.giops.value)} GIOPS{peak}{above}"
 
 
 def rule_items(k: LaunchAnalysis) -> tuple[str, ...]:

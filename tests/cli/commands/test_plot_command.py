@@ -108,3 +108,29 @@ def test_a_plot_with_nothing_on_it_is_not_written(shared_report, tmp_path):
         assert result.exit_code == 2 and not out.exists(), result.output
         assert result.stderr.startswith(f"roofline: error: {out}: not written, nothing to plot: no kernel of ")
         assert result.stderr.count("\n") == 1
+
+
+INTOPS = Path(__file__).resolve().parents[3] / "examples" / "h200" / "intops.full.ncu-rep"
+
+
+def test_instruction_plot_of_a_full_set_report(in_tmp):
+    """plot --kind instruction: the H200 intops report (with integer counters) in three panels, as PNG and SVG."""
+    for name, magic in (("i.png", b"\x89PNG"), ("i.svg", b"<?xml")):
+        result = runner.invoke(app, ["plot", "--kind", "instruction", str(INTOPS), "-o", name])
+        assert result.exit_code == 0, result.output
+        assert (in_tmp / name).read_bytes().startswith(magic)
+    svg = (in_tmp / "i.svg").read_text()
+    for text in ("instruction roofline", "memory walls (4-byte words)", "integer roofline", "hash_rounds",
+                 "gather_strided", "issue peak 792", "ALU (integer) pipe peak 12670"):
+        assert text in svg, text
+
+
+def test_instruction_plot_of_a_basic_set_is_not_written(shared_report, tmp_path):
+    """A basic set counts no instructions: no file, one line naming the sections to collect, exit 2."""
+    out = tmp_path / "i.png"
+    report = shared_report("a10g_sgemm-progression_basic")
+    result = runner.invoke(app, ["plot", "--kind", "instruction", str(report), "-o", str(out)])
+    assert result.exit_code == 2 and not out.exists(), result.output
+    assert result.stderr == (f"roofline: error: {out}: not written, nothing to plot: no kernel of {report} has a "
+                             "warp instruction count and a duration: re-profile with --set full (InstructionStats "
+                             "and MemoryWorkloadAnalysis_Tables sections), or plot --kind roofline\n")

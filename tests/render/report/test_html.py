@@ -117,3 +117,10 @@ def test_sections_of_several_reports_have_distinct_ids(shared_report):
     a = analyze_files([shared_report("v100_miniweather-openacc_full"), EXAMPLE])
     ids = re.findall(r'<section class="kernel" id="([^"]+)">', html.render(a))
     assert len(ids) == len(set(ids)) == 5 + 3 and ids[5] == "r1-k1"
+
+
+def test_the_instruction_roofline_section_is_in_the_page():
+    intops = Path(__file__).resolve().parents[3] / "examples" / "h200" / "intops.full.ncu-rep"
+    page = html.render(analyze_files([intops]))
+    assert page.count("<strong>Instruction roofline</strong>") == 2
+    assert "<li>533 warp GIPS, 67.3% of the issue peak (792 GIPS); thread instructions / 32: 533 GIPS</li>" in page

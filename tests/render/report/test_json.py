@@ -1,4 +1,4 @@
-"""JSON document (schema_version 6): structure, nulls with reasons (each stated once per report), no NaN, report
+"""JSON document (schema_version 8): structure, nulls with reasons (each stated once per report), no NaN, report
 order, SI units, round trip."""
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def nulls(node, path=""):
 @pytest.mark.parametrize("name", STRUCTURE_REPORTS)
 def test_document_structure(documents, name):
     report, doc = documents(name)
-    assert doc["schema_version"] == 7
+    assert doc["schema_version"] == 8
     assert doc["tool"]["name"] == "roofline"
     (rep,) = doc["reports"]
     assert rep["path"] == report.path and rep["source"] == "ncu-rep"
@@ -215,10 +215,20 @@ def test_non_finite_values_become_null_with_reason() -> None:
 
 
 INSTRUCTION_KEYS = {"warp_gips", "thread_gips_per_32", "peak_warp_gips", "transactions", "intensity", "peak_gtxn_per_s",
-                    "ceilings", "global_memory", "shared_memory", "via"}
+                    "ceilings", "global_memory", "shared_memory", "integer", "via"}
 WALLS_KEYS = ("walls",)  # of each memory space: the rest are intensities
 WALLS = {"global_memory": {"stride_0": 1.0, "unit_stride": 0.25, "scattered": 0.03125},
          "shared_memory": {"no_conflict": 1.0, "conflict_32_way": 0.03125}}
+
+
+def leaves(tree: dict, prefix: str = "") -> dict:
+    """Every number (or null) of a nested dict by its dotted path, the walls left out."""
+    out: dict = {}
+    for key, v in tree.items():
+        if key in WALLS_KEYS:
+            continue
+        out |= leaves(v, f"{prefix}{key}.") if isinstance(v, dict) else {f"{prefix}{key}": v}
+    return out
 
 
 @pytest.mark.parametrize("name", ["v100_miniweather-openacc_full", "a10g_sgemm-progression_basic",
@@ -234,10 +244,8 @@ def test_instruction_roofline_nulls_have_reasons_and_numbers_their_source(roofli
         assert set(r) == INSTRUCTION_KEYS and r["ceilings"] == k["ceilings_used"]
         for path in nulls({key: value for key, value in r.items() if key != "via"}):
             assert k["missing"].get(f"instruction_roofline.{path}"), f"{name}: {path} has no reason"
-        numbers = [(f"{key}.{level}" if isinstance(v, dict) else key, x)
-                   for key, v in r.items() if key not in ("ceilings", "via")
-                   for level, x in (v.items() if isinstance(v, dict) else [(None, v)]) if level not in WALLS_KEYS]
-        assert {path for path, x in numbers if x is not None} == set(r["via"])
+        numbers = leaves({key: v for key, v in r.items() if key not in ("ceilings", "via")})
+        assert {path for path, x in numbers.items() if x is not None} == set(r["via"])
         for space, walls in WALLS.items():
             assert r[space]["walls"] == walls and "nearest" not in r[space]
     if name == "a10g_sgemm-progression_basic":
@@ -249,3 +257,23 @@ def test_instruction_roofline_nulls_have_reasons_and_numbers_their_source(roofli
                                                 "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum")
         assert r["shared_memory"]["ld"] is None
         assert "ncu 2022.4" in k["missing"]["instruction_roofline.shared_memory.ld"]
+
+
+def test_the_integer_roofline_of_the_h200_intops_report():
+    """examples/h200/intops.full.ncu-rep holds the integer counters: every integer figure is a number with its
+    counters under ``via``; the shared full sets name the --metrics that collect them."""
+    from roofline.pipeline import analyze_loaded
+    from tests.conftest import REPO
+
+    report = load_report(REPO / "examples" / "h200" / "intops.full.ncu-rep")
+    doc = parse(json_render.render([analyze_loaded(report)]))
+    for k in doc["reports"][0]["kernels"]:
+        integer = k["instruction_roofline"]["integer"]
+        assert set(integer) == {"giops", "peak_giops", "pct_of_peak", "intensity"}
+        assert all(v is not None for v in leaves(integer).values())
+        via = k["instruction_roofline"]["via"]
+        assert via["integer.giops"] == "(sm__sass_thread_inst_executed_op_integer_pred_on.sum) / duration / 1e9"
+        assert "sm__inst_executed_pipe_alu.sum" in via["integer.peak_giops"]
+    hash_rounds = doc["reports"][0]["kernels"][0]
+    assert hash_rounds["name"] == "hash_rounds"
+    assert hash_rounds["instruction_roofline"]["integer"]["pct_of_peak"] == pytest.approx(130.6, abs=0.1)

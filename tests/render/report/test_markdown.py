@@ -135,3 +135,24 @@ def test_a_kernel_section_carries_its_launch_notes():
     triad = analyze_files([EXAMPLE.parent / "h100" / "triad-cupy.full.ncu-rep"])[0]
     note = next(n for n in triad.launches[0].notes if "zero-product HFMA2" in n)
     assert f"> {note}." in markdown.render([triad])
+
+
+def test_each_kernel_has_its_instruction_roofline_section():
+    """examples/h200/intops: each kernel's section gives its warp rate against the issue peak, instructions per
+    transaction, the walls and the integer roofline, with the figures of ``instruction_roofline``."""
+    intops = Path(__file__).resolve().parents[3] / "examples" / "h200" / "intops.full.ncu-rep"
+    text = markdown.render(analyze_files([intops]))
+    assert text.count("**Instruction roofline**") == 2
+    assert "- 533 warp GIPS, 67.3% of the issue peak (792 GIPS); thread instructions / 32: 533 GIPS" in text
+    assert ("- global sectors per warp instruction: ld 32, st 4 (walls for 4-byte words: stride 0 = 1, unit stride "
+            "= 4, scattered = 32)") in text
+    assert ("- integer instructions: 16552 GIOPS, 130.6% of the integer pipe's peak (12670 GIOPS): above it, as "
+            "integer multiplies (IMAD) issue to the FMA pipe beside the ALU") in text
+    assert "- integer instructions: 1088 GIOPS, 8.6% of the integer pipe's peak (12624 GIOPS)" in text
+
+
+def test_a_basic_set_says_which_section_counts_instructions(shared_report):
+    text = markdown.render(analyze_files([shared_report("a10g_sgemm-progression_basic")]))
+    assert ("- warp instructions not measured: missing metrics: smsp__inst_executed.sum; re-profile with --section "
+            "InstructionStats or --set full") in text
+    assert "integer instructions not measured: missing metrics: smsp__sass_thread_inst_executed_op_integer" in text

@@ -1,0 +1,270 @@
+"""The instruction roofline plot (``plot --kind instruction``): per report, each kernel at its longest launch on
+the Instruction Roofline Model (``analysis.instructions``), in up to three panels side by side:
+
+* warp GIPS against warp instructions per 32-byte transaction at each memory level, under the issue peak and each
+  level's transaction roof;
+* the memory walls: global loads and stores (sectors) and shared loads and stores (wavefronts) per warp instruction,
+  beside the walls of 4-byte words (stride 0, unit stride, scattered; no conflict, 32-way conflict);
+* the integer roofline, where the report counts integer instructions: integer GIOPS against integer instructions
+  per byte, under the integer pipe's peak and each level's byte roof.
+
+What no kernel has is named in the notes under the panels, with the reason. The data is built first (pure) and
+drawn after, as ``report.plot`` does."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from roofline.analysis.launches import ReportAnalysis
+from roofline.core.labels import NAMES
+from roofline.core.model import LEVELS
+from roofline.core.units import ratio, si
+from roofline.render.mpl import NOTE_LINE_IN, PlotFormat, figure, middle, to_bytes, wrap
+from roofline.render.names import plot_text, short_group_name
+from roofline.render.report.plot import DPI, LEVEL_MARKERS, PALETTE
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from roofline.analysis.results import LaunchAnalysis
+
+WALL_POINTS = {("global", "ld"): "v", ("global", "st"): "D", ("shared", "ld"): "<", ("shared", "st"): ">"}
+WALL_NAMES = {"stride_0": "stride 0", "unit_stride": "unit stride", "scattered": "scattered",
+              "no_conflict": "no bank conflict", "conflict_32_way": "32-way conflict"}
+LABEL_CHARS = 30
+TITLE_CHARS = 48
+PANEL_WIDTH_IN, PANEL_HEIGHT_IN = 4.6, 4.2
+LEGEND_HEIGHT_IN = 0.9
+NOTHING = "has a warp instruction count and a duration"
+FIX = "re-profile with --set full (InstructionStats and MemoryWorkloadAnalysis_Tables sections)"
+
+
+@dataclass(frozen=True)
+class KernelMarks:
+    """One kernel's positions (its longest launch): None or absent where not measured."""
+
+    label: str
+    warp_gips: float | None
+    intensity: Mapping[str, float]  # per level: warp instructions per transaction
+    walls: Mapping[tuple[str, str], float]  # (space, op): warp instructions per transaction
+    integer_giops: float | None
+    integer_intensity: Mapping[str, float]  # per level: integer instructions per byte
+
+
+@dataclass(frozen=True)
+class ReportMarks:
+    """One report's row of panels: its kernels and the roofs of its longest kernel's launch."""
+
+    title: str
+    kernels: tuple[KernelMarks, ...]
+    peak_warp_gips: float | None
+    transaction_roofs: Mapping[str, float]  # per level: G transactions/s
+    walls: Mapping[str, Mapping[str, float]]  # space -> wall name -> warp instructions per transaction
+    integer_peak_giops: float | None
+    byte_roofs: Mapping[str, float]  # per level: GB/s
+    notes: tuple[str, ...]
+
+    @property
+    def has_integer(self) -> bool:
+        return any(k.integer_giops is not None for k in self.kernels)
+
+
+def plot_data(analyses: Sequence[ReportAnalysis], top: int) -> tuple[ReportMarks, ...]:
+    """Each report's kernels (the ``top`` longest) on the instruction roofline; reports with none are left out."""
+    found = (_report(a, top) for a in analyses)
+    return tuple(r for r in found if any(k.warp_gips is not None for k in r.kernels))
+
+
+def _report(a: ReportAnalysis, top: int) -> ReportMarks:
+    groups = [g for g in a.groups if g.longest.instruction_roofline is not None][:top]
+    kernels = tuple(_kernel(short_group_name(g.name, g.functions), g.longest) for g in groups)
+    lead = groups[0].longest if groups else None
+    r = lead.instruction_roofline if lead is not None else None
+    notes = [f"{k.label}: not placed, {_why(g.longest)}" for k, g in zip(kernels, groups, strict=True)
+             if k.warp_gips is None]
+    notes += [f"{k.label}: integer rate above the ALU pipe's peak, as integer multiplies (IMAD) issue to the FMA "
+              "pipe beside the ALU" for k, g in zip(kernels, groups, strict=True)
+              if (i := g.longest.instruction_roofline) is not None and (i.integer.pct_of_peak.value or 0) > 100]
+    if r is not None and r.integer.giops.value is None:
+        notes.append(f"no integer roofline: {r.integer.giops.reason}")
+    if r is not None and r.peak_warp_gips.value is None:
+        notes.append(f"no issue peak: {r.peak_warp_gips.reason}")
+    if r is not None:
+        notes += [f"no {NAMES[level]} transaction roof: {v.reason}" for level, v in r.peak_gtxn_per_s.items()
+                  if v.value is None]
+    title = f"{middle(plot_text(Path(a.report.path).name), TITLE_CHARS)}: {middle(a.device.name, TITLE_CHARS)}"
+    if r is None or lead is None:
+        return ReportMarks(title, kernels, None, {}, {}, None, {}, tuple(notes))
+    bytes_roofs = lead.ceilings[r.ceilings].bytes_per_s
+    return ReportMarks(
+        title=title, kernels=kernels, peak_warp_gips=r.peak_warp_gips.value,
+        transaction_roofs={lv: v.value for lv, v in r.peak_gtxn_per_s.items() if v.value},
+        walls={"global": r.global_memory.walls, "shared": r.shared_memory.walls},
+        integer_peak_giops=r.integer.peak_giops.value,
+        byte_roofs={lv: b / 1e9 for lv in LEVELS if (b := bytes_roofs[lv])}, notes=tuple(notes))
+
+
+def _kernel(label: str, k: LaunchAnalysis) -> KernelMarks:
+    r = k.instruction_roofline
+    assert r is not None
+    walls = {(space, op): v.value for space, w in (("global", r.global_memory), ("shared", r.shared_memory))
+             for op, v in w.intensity.items() if v.value}
+    return KernelMarks(label, r.warp_gips.value, {lv: v.value for lv, v in r.intensity.items() if v.value}, walls,
+                       r.integer.giops.value,
+                       {lv: v.value for lv, v in r.integer.intensity.items() if v.value})
+
+
+def _why(k: LaunchAnalysis) -> str:
+    r = k.instruction_roofline
+    return r.warp_gips.reason if r is not None else "not computed"
+
+
+# --- Drawing ---------------------------------------------------------------------------------------------------
+def render(analyses: Sequence[ReportAnalysis], fmt: PlotFormat, top: int) -> bytes:
+    """The instruction roofline plot of the reports as PNG, SVG or PDF bytes."""
+    return draw(plot_data(analyses, top), fmt)
+
+
+def draw(reports: Sequence[ReportMarks], fmt: PlotFormat) -> bytes:
+    """The figure as PNG, SVG or PDF bytes."""
+    return to_bytes(figure_of(reports), fmt)
+
+
+def figure_of(reports: Sequence[ReportMarks]) -> Figure:
+    """One row of panels per report (the integer panel where some report has integer counts), its legend and notes
+    under it."""
+    columns = 3 if any(r.has_integer for r in reports) else 2
+    width = columns * PANEL_WIDTH_IN
+    notes = [wrap(r.notes, width - 0.4) for r in reports]
+    rows: list[float] = []
+    for lines in notes:
+        rows += [PANEL_HEIGHT_IN, LEGEND_HEIGHT_IN + NOTE_LINE_IN * (len(lines) + 1)]
+    fig = figure(width, sum(rows), constrained=True, dpi=DPI)
+    grid = fig.add_gridspec(len(rows), columns, height_ratios=rows)
+    for i, (r, lines) in enumerate(zip(reports, notes, strict=True)):
+        axes = [fig.add_subplot(grid[2 * i, col]) for col in range(columns)]
+        _hierarchy(axes[0], r)
+        _walls(axes[1], r)
+        if r.has_integer:
+            _integer(axes[2], r)
+        elif columns == 3:
+            axes[2].axis("off")
+        axes[0].set_title(r.title, loc="left", fontsize=9.5, fontweight="bold")
+        foot = fig.add_subplot(grid[2 * i + 1, :])
+        foot.axis("off")
+        _legend(foot, r)
+        if lines:
+            foot.text(0.0, 0.0, "\n".join(lines), transform=foot.transAxes, va="bottom", ha="left", fontsize=7.5,
+                      color="#505050")
+    return fig
+
+
+def _color(i: int) -> str:
+    return PALETTE[i % len(PALETTE)]
+
+
+def _frame(ax: Axes, xs: Sequence[float], ys: Sequence[float], xlabel: str, ylabel: str) -> tuple[float, float]:
+    """Log axes spanning the values with a decade of margin; returns the x range."""
+    from matplotlib.ticker import NullFormatter
+
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    x_lo, x_hi = min(xs) / 10, max(xs) * 10
+    ax.set_xlim(x_lo, x_hi)
+    ax.set_ylim(min(ys) / 10, max(ys) * 3)
+    ax.set_xlabel(xlabel, fontsize=8.5)
+    ax.set_ylabel(ylabel, fontsize=8.5)
+    ax.tick_params(which="both", labelsize=7.5)
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_minor_formatter(NullFormatter())  # decade labels only, whatever the span
+    ax.grid(True, which="major", alpha=0.25)
+    return x_lo, x_hi
+
+
+def _name(ax: Axes, text: str) -> None:
+    """The panel's name, inside its axes at the bottom right."""
+    ax.text(0.98, 0.03, text, transform=ax.transAxes, ha="right", va="bottom", fontsize=8.5, fontweight="bold",
+            color="#22406e")
+
+
+ROOF_STYLES = {"dram": "--", "l2": "-.", "l1": ":"}
+
+
+def _roofs(ax: Axes, x_range: tuple[float, float], peak: float | None, slopes: Mapping[str, float],
+           unit: str, peak_label: str) -> None:
+    """A flat peak and, per level, a diagonal roof (rate = slope x intensity) up to the peak, each named with its
+    value in a legend inside the axes (labels along the lines would collide where the roofs run close)."""
+    x_lo, x_hi = x_range
+    if peak:
+        ax.axhline(peak, color="black", lw=1.2, label=f"{peak_label} {ratio(peak)}")
+    for level, slope in slopes.items():
+        top = min(peak / slope if peak else x_hi, x_hi)
+        ax.plot([x_lo, top], [slope * x_lo, slope * top], color="#444444", lw=1.0, ls=ROOF_STYLES[level],
+                label=f"{NAMES[level]} {si(slope * 1e9, unit)}")
+    if peak or slopes:
+        ax.legend(loc="best", fontsize=7, frameon=True, framealpha=0.85, handlelength=2.6)
+
+
+def _hierarchy(ax: Axes, r: ReportMarks) -> None:
+    placed = [(i, k, k.warp_gips) for i, k in enumerate(r.kernels) if k.warp_gips and k.intensity]
+    xs = [x for _, k, _ in placed for x in k.intensity.values()] or [1.0]
+    ys = [y for *_, y in placed] + ([r.peak_warp_gips] if r.peak_warp_gips else [])
+    x_range = _frame(ax, xs, ys or [1.0], "warp instructions per 32-byte transaction", "warp GIPS")
+    _roofs(ax, x_range, r.peak_warp_gips, r.transaction_roofs, "txn/s", "issue peak")
+    for i, k, y in placed:
+        pts = sorted(k.intensity.items(), key=lambda kv: LEVELS.index(kv[0]))
+        ax.plot([x for _, x in pts], [y] * len(pts), color=_color(i), lw=0.8, alpha=0.6)
+        for level, x in pts:
+            ax.scatter([x], [y], marker=LEVEL_MARKERS[level], s=46, color=_color(i), edgecolors="black",
+                       linewidths=0.5, zorder=4)
+    _name(ax, "instruction roofline")
+
+
+def _walls(ax: Axes, r: ReportMarks) -> None:
+    marks = [(i, k.warp_gips, key, x) for i, k in enumerate(r.kernels) if k.warp_gips for key, x in k.walls.items()]
+    xs = [x for *_, x in marks] + [w for walls in r.walls.values() for w in walls.values()]
+    ys = [y for _, y, *_ in marks] or [1.0]
+    _frame(ax, xs or [1.0], ys, "warp instructions per sector (global) or wavefront (shared)", "warp GIPS")
+    at: dict[float, list[str]] = {}
+    for space, walls in r.walls.items():
+        for name, x in walls.items():
+            at.setdefault(x, []).append(f"{space}: {WALL_NAMES[name]}")
+    for x, names in at.items():
+        ax.axvline(x, color="#444444", lw=0.9, alpha=0.8)
+        ax.text(x * 1.1, ax.get_ylim()[1] / 1.3, " / ".join(names), rotation=90, fontsize=6.5, va="top",
+                color="#333333")
+    for i, y, key, x in marks:
+        ax.scatter([x], [y], marker=WALL_POINTS[key], s=46, color=_color(i), edgecolors="black",
+                   linewidths=0.5, zorder=4)
+    _name(ax, "memory walls (4-byte words)")
+
+
+def _integer(ax: Axes, r: ReportMarks) -> None:
+    placed = [(i, k) for i, k in enumerate(r.kernels) if k.integer_giops is not None and k.integer_intensity]
+    xs = [x for _, k in placed for x in k.integer_intensity.values()] or [1.0]
+    ys = [k.integer_giops for _, k in placed if k.integer_giops]
+    ys += [r.integer_peak_giops] if r.integer_peak_giops else []
+    x_range = _frame(ax, xs, ys or [1.0], "integer instructions per byte", "integer GIOPS")
+    _roofs(ax, x_range, r.integer_peak_giops, r.byte_roofs, "B/s", "ALU (integer) pipe peak")
+    for i, k in placed:
+        assert k.integer_giops is not None
+        for level, x in sorted(k.integer_intensity.items(), key=lambda kv: LEVELS.index(kv[0])):
+            ax.scatter([x], [k.integer_giops], marker=LEVEL_MARKERS[level], s=46, color=_color(i),
+                       edgecolors="black", linewidths=0.5, zorder=4)
+    _name(ax, "integer roofline")
+
+
+def _legend(ax: Axes, r: ReportMarks) -> None:
+    from matplotlib.lines import Line2D
+
+    def mark(label: str, shape: str = "o", color: str = "#bbbbbb") -> Line2D:
+        return Line2D([], [], ls="", marker=shape, ms=7, color=color, mec="black", mew=0.5, label=label)
+
+    handles = [mark(middle(k.label, LABEL_CHARS), color=_color(i)) for i, k in enumerate(r.kernels)]
+    handles += [mark(NAMES[level], LEVEL_MARKERS[level]) for level in LEVELS]
+    handles += [mark(f"{space} {op}", shape) for (space, op), shape in WALL_POINTS.items()]
+    ax.legend(handles=handles, loc="upper left", ncol=5, frameon=False, fontsize=7.5)
