@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.launches import KernelSpread
 
-Kind = Literal["report", "compare", "diff", "summary", "timeline"]
+Kind = Literal["report", "compare", "diff", "summary", "timeline", "realtime"]
 Output = str | bytes
 
 
@@ -24,7 +24,8 @@ class Document:
     """What a renderer renders: the result of one command and how it is laid out.
 
     ``result`` is, by kind: report, a sequence of ``ReportAnalysis``; compare, a ``Comparison``; diff, a
-    ``DiffResult``; summary, a sequence of ``AppSummary``; timeline, a ``TimelineSet``."""
+    ``DiffResult``; summary, a sequence of ``AppSummary``; timeline, a ``TimelineSet``; realtime (``summary
+    --nsys``), a ``RealTimeView``."""
 
     result: Any
     width: int = 80  # terminal columns of a table
@@ -175,6 +176,18 @@ def _timeline_html(d: Document) -> str:
     return html.render(d.result, d.top)
 
 
+def _realtime_table(d: Document) -> str:
+    from roofline.render.timeline import realtime
+
+    return realtime.render_table(d.result, d.top, d.width)
+
+
+def _realtime_json(d: Document) -> str:
+    from roofline.render.timeline import realtime
+
+    return realtime.render_json(d.result)
+
+
 FORMATS: tuple[Format, ...] = (
     Format("table", "report", ".txt", _report_table),
     Format("json", "report", ".json", _report_json),
@@ -195,6 +208,8 @@ FORMATS: tuple[Format, ...] = (
     Format("csv", "timeline", ".csv", _timeline_csv),
     Format("markdown", "timeline", "-timeline.md", _timeline_markdown, to_file=True),
     Format("html", "timeline", "-timeline.html", _timeline_html, to_file=True),
+    Format("table", "realtime", ".txt", _realtime_table),
+    Format("json", "realtime", ".json", _realtime_json),
 )
 
 
