@@ -6,6 +6,7 @@ tests/nsys/independent.py (nsys's side)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -114,3 +115,15 @@ def test_options_the_real_time_view_has_no_use_for_are_refused(option: list[str]
     result = runner.invoke(app, ["summary", "a.ncu-rep", "--nsys", "p.sqlite", *option])
     assert result.exit_code == 2
     assert f"--nsys with {option[0]}" in result.output
+
+
+def test_reports_of_another_application_are_one_line() -> None:
+    """The shipped H200 SGEMM report against the H200 nvFuser profile: not one kernel in common."""
+    report = Path(__file__).resolve().parents[2] / "examples" / "h200" / "sgemm-cuda.roofline.ncu-rep"
+    result = runner.invoke(app, ["summary", str(report), "--nsys",
+                                 str(find_shared_nsys("h200_nvfuser-matmul-nvtx_2025.1.sqlite"))])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines()[-1].startswith(
+        "roofline: error: no kernel of the ncu reports (sgemm_tiled) is in ")
+    assert result.output.strip().endswith("nvfuser_inner_persistent_f0_c1_r0_g2): give ncu reports and an nsys "
+                                          "profile of the same application")

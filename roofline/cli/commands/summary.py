@@ -122,6 +122,14 @@ def _real_time(files: list[Path], profile: Path, fmt: str, output: Path | None, 
 
     timeline = load_timeline(profile)  # a bad profile is refused before the reports are read
     analyses, errors = analyze_good(files, options, jobs)
-    write_document("realtime", fmt, Document(weigh(analyses, timeline), width=terminal_width(wide), top=top),
-                   output, files)
+    view = weigh(analyses, timeline)
+    if not view.kernels:
+        from roofline.core.units import middle_cut
+        from roofline.errors import RooflineError
+
+        ncu = ", ".join(middle_cut(n, 60) for n in view.unmatched_ncu[:5])
+        nsys = ", ".join(middle_cut(k.name, 60) for k in view.unmatched_nsys[:5])
+        raise RooflineError(f"no kernel of the ncu reports ({ncu}) is in {profile} ({nsys})",
+                            "give ncu reports and an nsys profile of the same application")
+    write_document("realtime", fmt, Document(view, width=terminal_width(wide), top=top), output, files)
     fail_for(errors)
