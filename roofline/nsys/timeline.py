@@ -37,6 +37,9 @@ def read_timeline(path: Path, nvtx: str | None = None) -> Timeline:
                               "profile with CUDA tracing on (nsys profile --trace cuda)")
         source = _kernel_source(db, path, tables, nvtx)
         kernels = _kernels(db, source)
+        if not kernels and nvtx is None:
+            raise ReportError(f"{path}: the profile holds no GPU kernels (an empty {KERNELS} table)",
+                              "profile with CUDA tracing on (nsys profile --trace cuda)")
         if not kernels:
             raise ReportError(f"{path}: no kernel was launched inside an NVTX range named {nvtx!r}",
                               "check the name against the ranges `roofline timeline` lists")

@@ -135,6 +135,13 @@ def test_a_profile_without_kernels_is_one_line(tmp_path: Path) -> None:
         read_timeline(path)
 
 
+def test_an_empty_kernel_table_is_one_line(tmp_path: Path) -> None:
+    path = make_db(tmp_path / "empty.sqlite", "CREATE TABLE StringIds (id INTEGER, value TEXT)",
+                   'CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INT, "end" INT, deviceId INT, shortName INT)')
+    with pytest.raises(ReportError, match="holds no GPU kernels \\(an empty CUPTI_ACTIVITY_KIND_KERNEL table\\)"):
+        read_timeline(path)
+
+
 @pytest.mark.parametrize("content, what", [(b"version https://git-lfs.github.com/spec/v1\n", "Git LFS pointer"),
                                            (b"hello", "not an SQLite file")])
 def test_files_that_are_not_exports_are_named(tmp_path: Path, content: bytes, what: str) -> None:
