@@ -48,25 +48,20 @@ def read_timeline(path: Path, nvtx: str | None = None) -> Timeline:
                         nvtx_filter=nvtx)
 
 
-def representatives(path: Path, names: Sequence[str], nvtx: str | None = None) -> dict[str, Representative]:
-    """The median-duration launch of each kernel named (among those inside ``nvtx`` when given), by its index among
-    all that kernel's launches in launch order (correlationId: the order of the CUDA API calls), which is what
-    ncu's --launch-skip counts in a one-process application."""
+def representatives(path: Path, names: Sequence[str]) -> dict[str, Representative]:
+    """The median-duration launch of each kernel named, by its index among that kernel's launches in launch order
+    (correlationId: the order of the CUDA API calls), which is what ncu's --launch-skip counts in a one-process
+    application."""
     with closing(_connect(path)) as db:
-        tables = _tables(db)
-        if KERNELS not in tables or not names:
+        if KERNELS not in _tables(db) or not names:
             return {}
-        if nvtx is not None:
-            _check_nvtx(tables, path)
-        keep = "1" if nvtx is None else f"EXISTS ({_inside_sql(db)})"
         rows = db.execute(f"""
-            WITH a AS (SELECT s.value AS name, k."end" - k.start AS d, {keep} AS keep,
+            WITH a AS (SELECT s.value AS name, k."end" - k.start AS d,
                               ROW_NUMBER() OVER (PARTITION BY k.shortName ORDER BY k.correlationId, k.start) - 1 AS ix
-                       FROM {KERNELS} k JOIN StringIds s ON s.id = k.shortName
-                       WHERE s.value IN ({",".join("?" * len(names))})),
+                       FROM {KERNELS} k JOIN StringIds s ON s.id = k.shortName WHERE s.value IN ({_marks(names)})),
                  r AS (SELECT name, ix, d, ROW_NUMBER() OVER (PARTITION BY name ORDER BY d, ix) AS rn,
-                              COUNT(*) OVER (PARTITION BY name) AS n FROM a WHERE keep)
-            SELECT name, ix, d FROM r WHERE rn = (n + 1) / 2""", [*(() if nvtx is None else (nvtx,)), *names])
+                              COUNT(*) OVER (PARTITION BY name) AS n FROM a)
+            SELECT name, ix, d FROM r WHERE rn = (n + 1) / 2""", list(names))
         return {name: Representative(name, ix, d * NS) for name, ix, d in rows}
 
 

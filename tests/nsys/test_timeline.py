@@ -109,17 +109,6 @@ def test_the_representative_launch_is_the_median_one_by_launch_order() -> None:
         assert reps[name].duration_s == pytest.approx(own[chosen][1] * 1e-9)
 
 
-def test_the_representative_inside_an_nvtx_range_is_counted_among_all_launches() -> None:
-    path = find_shared_nsys(LLAMA)
-    rep = representatives(path, ["ampere_sgemm_128x64_nn"], "layer_0_computation")["ampere_sgemm_128x64_nn"]
-    inside = independent.inside_nvtx(path, "layer_0_computation")
-    own = sorted((c, e - s, (c, p) in inside) for n, s, e, _, c, p in independent.launches(path)
-                 if n == "ampere_sgemm_128x64_nn")
-    kept = sorted((d, i) for i, (_, d, keep) in enumerate(own) if keep)
-    assert rep.launch_index == kept[(len(kept) - 1) // 2][1]
-    assert own[rep.launch_index][2]
-
-
 def make_db(path: Path, *statements: str) -> Path:
     db = sqlite3.connect(path)
     for statement in statements:
