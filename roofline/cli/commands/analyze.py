@@ -109,6 +109,9 @@ def analyze(
     chosen = [f for _, filters, _, _ in runs for f in filters or ()] or None
     report_files(reports, analysis_options(chosen, kernel_name_base, ceilings, specs, timeout), fmt, report_output,
                  plot, wide=wide)
+    if from_nsys is not None:
+        weigh = driver.shell_command(["roofline", "summary", *map(str, reports), "--nsys", str(from_nsys)])
+        typer.echo(f"roofline: the whole application in real time: {weigh}", err=True)
 
 
 Run = tuple[str, list[str] | None, int | None, int | None]  # why, --kernel filters, --launch-skip, --launch-count

@@ -105,6 +105,8 @@ def test_each_run_writes_its_report_and_all_are_analysed(work: Path, monkeypatch
     assert options.kernel == ("regex:^(?:ampere_sgemm_128x64_nn)$",  # type: ignore[attr-defined]
                               "regex:^(?:distribution_elementwise_grid_stride_kernel)$")
     assert "roofline: ampere_sgemm_128x64_nn: 73.9% of the GPU busy time in 512 launches" in result.stderr
+    assert result.stderr.splitlines()[-1] == ("roofline: the whole application in real time: roofline summary "
+                                              f"{work / 'app.top1.ncu-rep'} {work / 'app.top2.ncu-rep'} --nsys {path}")
 
 
 @pytest.mark.parametrize("option", [["-k", "gemm"], ["-s", "2"], ["-c", "1"], ["--kernel-name-base", "demangled"]])
