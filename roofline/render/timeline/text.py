@@ -13,7 +13,7 @@ from roofline.analysis.timeline import RankTotal, TimelineSet
 from roofline.core.kernel_names import KernelName
 from roofline.core.thresholds import RANK_OUTLIER_PCT
 from roofline.core.timeline import KernelTime, Timeline
-from roofline.core.units import pct, seconds
+from roofline.core.units import counted, pct, seconds
 from roofline.render.names import visible
 from roofline.render.terminal import add_rows, escape, plain_table, record
 
@@ -35,8 +35,9 @@ def heading(t: Timeline) -> str:
 
 
 def device_lines(t: Timeline) -> list[str]:
-    return [f"GPU {d.device_id} {d.name or '(not listed)'}: {d.launches} launches, busy {seconds(d.busy_s)} of a "
-            f"{seconds(d.span_s)} span from first kernel start to last kernel end (idle {pct(d.idle_share * 100)})"
+    return [f"GPU {d.device_id} {d.name or '(not listed)'}: {counted(d.launches, 'launch')}, busy "
+            f"{seconds(d.busy_s)} of a {seconds(d.span_s)} span from first kernel start to last kernel end "
+            f"(idle {pct(d.idle_share * 100)})"
             for d in t.devices]
 
 
