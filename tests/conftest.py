@@ -23,6 +23,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SHARED_REPORTS = Path(__file__).resolve().parents[1].parent / "shared" / "ncu-reps"
 MISSING_SHARED = "../shared/ncu-reps not found: real-report tests need the shared data folder beside the repository"
+SHARED_NSYS = SHARED_REPORTS.parent / "nsys-reps"
 
 
 def find_shared_report(name: str) -> Path:
@@ -32,6 +33,14 @@ def find_shared_report(name: str) -> Path:
     path = SHARED_REPORTS / (name if name.endswith(".ncu-rep") else f"{name}.ncu-rep")
     if not path.is_file():
         pytest.skip(f"{path.name} not found in ../shared/ncu-reps")
+    return path
+
+
+def find_shared_nsys(name: str) -> Path:
+    """Path of one Nsight Systems file in ../shared/nsys-reps (name with its suffix); skips when absent."""
+    path = SHARED_NSYS / name
+    if not path.is_file():
+        pytest.skip(f"{name} not found in ../shared/nsys-reps (the real Nsight Systems profiles)")
     return path
 
 

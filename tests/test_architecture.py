@@ -8,6 +8,7 @@ Stages, lowest first (a module may import its own stage and those below); each i
     core        roofline.errors and roofline.core: the model, units, labels, choices, thresholds, time limits,
                 kernel names and the --kernel language, work over many reports, cohorts
     ncu         running ncu, the .ncu-rep container, the reader, metric names and formulas, validation
+    nsys        Nsight Systems: nsys export for reports, the SQLite timeline reader (aggregated in SQL)
     specs       device specs (catalog), YAML with a budget, calibrated roofs, microbenchmarks
     analysis    roofline maths, result types, verdict, work, diagnostics, advice, libraries
     compare     pairing across reports, noise, the diff gate, the application summary
@@ -30,7 +31,7 @@ import pytest
 from roofline.cli.app import COMMANDS
 
 PACKAGE = Path(__file__).resolve().parents[1] / "roofline"
-STAGES = ("core", "ncu", "specs", "analysis", "compare", "facade", "render", "cli")
+STAGES = ("core", "ncu", "nsys", "specs", "analysis", "compare", "facade", "render", "cli")
 TOP_LEVEL = {"roofline.errors": "core", "roofline": "facade", "roofline.pipeline": "facade", "roofline.__main__": "cli"}
 COMMAND_MODULES = frozenset(f"roofline.cli.commands.{module}" for module, *_ in COMMANDS.values())
 MAX_TOP_LEVEL_MODULES = 8

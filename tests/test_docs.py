@@ -133,6 +133,9 @@ STAND_INS = {
     "pr.ncu-rep": EXAMPLES / "torch-bf16.full.ncu-rep",
     "reports/rank0.ncu-rep": EXAMPLES / "triad-half2.roofline.ncu-rep",  # what reports/*.ncu-rep finds
     "reports/rank1.ncu-rep": EXAMPLES / "triad-half2.full.ncu-rep",
+    "app.sqlite": SHARED.parent / "nsys-reps" / "rtx4060ti_llama3-inference-nvtx_2024.6.sqlite",  # NVTX ranges
+    "rank0.sqlite": SHARED.parent / "nsys-reps" / "gp100_miniweather-openacc_2021.2-export2022.2.sqlite",
+    "rank1.sqlite": SHARED.parent / "nsys-reps" / "rtx3090_memfusion-conv-nvtx_2023.1.sqlite",
 }
 # `roofline analyze` runs the stand-in ncu of tests/fake_ncu, which runs the application and copies this report
 # as the one it wrote; the applications themselves are stand-ins that exit 0 (PyTorch would need a GPU).

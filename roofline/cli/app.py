@@ -45,6 +45,8 @@ COMMANDS: dict[str, tuple[str, str, bool, str]] = {
              "Compare NEW with BASE kernel by kernel and fail (exit 1) on a regression beyond the thresholds."),
     "summary": ("summary", "summary", False,
                 "Rank the kernels of whole applications by recoverable time (time above the busiest unit's peak)."),
+    "timeline": ("timeline", "timeline", False,
+                 "Rank the kernels of whole applications by total GPU time from Nsight Systems profiles."),
     "specs": ("specs", "app", True, "List, show and check the device spec YAML files (datasheet ceilings)."),
     "analyze": ("analyze", "analyze", False,
                 "Profile an application with ncu, then analyse the report it wrote (as `roofline report` does)."),

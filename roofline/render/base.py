@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.launches import KernelSpread, ReportAnalysis
     from roofline.render.mpl import PlotFormat
 
-Kind = Literal["report", "compare", "diff", "summary"]
+Kind = Literal["report", "compare", "diff", "summary", "timeline", "realtime"]
 Output = str | bytes
 
 
@@ -25,14 +25,15 @@ class Document:
     """What a renderer renders: the result of one command and how it is laid out.
 
     ``result`` is, by kind: report, a sequence of ``ReportAnalysis``; compare, a ``Comparison``; diff, a
-    ``DiffResult``; summary, a sequence of ``AppSummary``."""
+    ``DiffResult``; summary, a sequence of ``AppSummary``; timeline, a ``TimelineSet``; realtime (``summary
+    --nsys``), a ``RealTimeView``."""
 
     result: Any
     width: int = 80  # terminal columns of a table
     spreads: Sequence[KernelSpread] = ()  # report: the kernels compared across the reports of one job
     images: Sequence[str] = ()  # Markdown: the plot files written beside the document, relative to it
     normalize: bool = False  # compare: plot percent of each report's own roof
-    top: int = 0  # summary: the kernel groups shown per report
+    top: int = 0  # summary: the kernel groups shown per report; timeline: the kernels shown per file (0: all)
 
 
 @dataclass(frozen=True)
@@ -146,6 +147,48 @@ def _summary_json(d: Document) -> str:
     return summary_json(d.result, d.top)
 
 
+def _timeline_table(d: Document) -> str:
+    from roofline.render.timeline import text
+
+    return text.render_table(d.result, d.top, d.width)
+
+
+def _timeline_json(d: Document) -> str:
+    from roofline.render.timeline import json
+
+    return json.render(d.result)
+
+
+def _timeline_csv(d: Document) -> str:
+    from roofline.render.timeline import text
+
+    return text.render_csv(d.result)
+
+
+def _timeline_markdown(d: Document) -> str:
+    from roofline.render.timeline import text
+
+    return text.render_markdown(d.result, d.top)
+
+
+def _timeline_html(d: Document) -> str:
+    from roofline.render.timeline import html
+
+    return html.render(d.result, d.top)
+
+
+def _realtime_table(d: Document) -> str:
+    from roofline.render.timeline import realtime
+
+    return realtime.render_table(d.result, d.top, d.width)
+
+
+def _realtime_json(d: Document) -> str:
+    from roofline.render.timeline import realtime
+
+    return realtime.render_json(d.result)
+
+
 FORMATS: tuple[Format, ...] = (
     Format("table", "report", ".txt", _report_table),
     Format("json", "report", ".json", _report_json),
@@ -161,6 +204,13 @@ FORMATS: tuple[Format, ...] = (
     Format("markdown", "diff", ".md", _diff_markdown),
     Format("table", "summary", ".txt", _summary_table),
     Format("json", "summary", ".json", _summary_json),
+    Format("table", "timeline", ".txt", _timeline_table),
+    Format("json", "timeline", ".json", _timeline_json),
+    Format("csv", "timeline", ".csv", _timeline_csv),
+    Format("markdown", "timeline", "-timeline.md", _timeline_markdown, to_file=True),
+    Format("html", "timeline", "-timeline.html", _timeline_html, to_file=True),
+    Format("table", "realtime", ".txt", _realtime_table),
+    Format("json", "realtime", ".json", _realtime_json),
 )
 
 

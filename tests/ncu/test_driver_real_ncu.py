@@ -232,3 +232,22 @@ def test_reader_agrees_with_ncu_import(ncu: NcuInstall, report: Path) -> None:
             value = launch.value(name)
             assert value is not None, (name, launch.name)
             assert math.isclose(value, expected, rel_tol=1e-9, abs_tol=0.0051), (name, launch.name)
+
+
+def test_analyze_from_nsys_command_line_is_accepted_by_real_ncu(ncu: NcuInstall, tmp_path: Path,
+                                                                no_gpu: None) -> None:
+    """The -k regex of an nsys short name, --launch-skip and --launch-count that --from-nsys builds pass ncu's own
+    checks: ncu starts the application and fails only for want of a CUDA driver."""
+    from tests.conftest import find_shared_nsys
+
+    profile = find_shared_nsys("gp100_miniweather-openacc_2021.2-export2022.2.sqlite")
+    app = script(tmp_path)[1]
+    result = subprocess.run([sys.executable, "-m", "roofline", "analyze", "--ncu", ncu.path, "--from-nsys",
+                             str(profile), "--top", "1", "-o", str(tmp_path / "out") + "/", app],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 3, result.stderr
+    assert "is the median-duration one" in result.stderr
+    assert NO_DRIVER in result.stderr and result.stderr.splitlines()[-1].startswith(
+        "roofline: error: ncu could not connect to the CUDA driver")
+    said = result.stderr + (tmp_path / "out" / "app.ncu.log").read_text()
+    assert INVALID_REGEX not in said and "option" not in said.lower()

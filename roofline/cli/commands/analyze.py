@@ -34,6 +34,13 @@ from roofline.ncu import driver
 CONTEXT_SETTINGS = ncu_opts.CONTEXT_SETTINGS  # read by roofline.cli.app, with COMMAND_CLASS
 COMMAND_CLASS = ncu_opts.COMMAND_CLASS
 AnalysisOutputOpt = Annotated[Path | None, typer.Option("--report-output", help=OUTPUT_HELP)]
+FromNsysOpt = Annotated[Path | None, typer.Option(
+    "--from-nsys", help="Profile only the top kernels of this Nsight Systems profile (.sqlite, .nsys-rep, .qdrep) by "
+    "total GPU time, one median-duration launch each.")]
+TopOpt = Annotated[int, typer.Option("--top", "-n", min=1, help="With --from-nsys: how many kernels.")]
+NsysOpt = Annotated[str | None, typer.Option(
+    "--nsys", help="With --from-nsys: the nsys that exports a .nsys-rep/.qdrep (else $ROOFLINE_NSYS, PATH, ...).")]
+DEFAULT_TOP = 5
 
 
 @handles_errors
@@ -62,25 +69,72 @@ def analyze(
     plot: PlotOpt = None,
     timeout: TimeoutOpt = None,
     wide: WideOpt = False,
+    from_nsys: FromNsysOpt = None,
+    top: TopOpt = DEFAULT_TOP,
+    nsys: NsysOpt = None,
 ) -> None:
     """Profile an application with ncu, then analyse the report it wrote (as `roofline report` does)."""
     from roofline.render.mpl import plot_format
 
     after_app = ncu_opts.own_options_after_app(ctx, command)
     app = driver.resolve_app(command)
-    options = ncu_opts.ncu_options(section_set=section_set, sections=section, metrics=metrics, kernel=kernel,
-                                   kernel_name_base=kernel_name_base, launch_skip=launch_skip,
-                                   launch_count=launch_count, nvtx_include=nvtx_include, replay_mode=replay_mode,
-                                   clock_control=clock_control, ncu_arg=ncu_arg, force=force)
-    template = driver.report_template(output, driver.app_name(command))
+    runs = _runs(from_nsys, top, nsys, kernel, launch_skip, launch_count, kernel_name_base)
+    plans = []
+    for i, (why, kernels, skip, count) in enumerate(runs):
+        options = ncu_opts.ncu_options(section_set=section_set, sections=section, metrics=metrics, kernel=kernels,
+                                       kernel_name_base=kernel_name_base, launch_skip=skip, launch_count=count,
+                                       nvtx_include=nvtx_include, replay_mode=replay_mode,
+                                       clock_control=clock_control, ncu_arg=ncu_arg, force=force)
+        tag = f".top{i + 1}" if len(runs) > 1 else ""
+        plans.append((why, options, driver.report_template(output, driver.app_name(command), tag)))
     if dry_run:
-        ncu_opts.print_dry_run(ncu, options, template, app)
+        for why, options, template in plans:
+            for line in why.splitlines():
+                typer.echo(f"# {line}")
+            ncu_opts.print_dry_run(ncu, options, template, app)
         return
     if plot is not None:
         plot_format(plot)  # a plot name that cannot be written is refused before profiling
     ncu_opts.warn_options_after_app(after_app)
-    report = driver.profile(ncu_opts.prepare_ncu(ncu, options, template, app))
-    typer.echo(f"roofline: wrote {report}", err=True)
+    for why, _, _ in plans:
+        for line in why.splitlines():
+            typer.echo(f"roofline: {line}", err=True)
+    for _, options, template in plans:  # every report is refused before the first ncu runs
+        driver.refuse_overwrite(template, options.force)
+    reports = []
+    for _, options, template in plans:
+        reports.append(driver.profile(ncu_opts.prepare_ncu(ncu, options, template, app)))
+        typer.echo(f"roofline: wrote {reports[-1]}", err=True)
     # ncu applied the filters already; the analysis applies the same ones, so what was profiled is analysed
-    report_files([report], analysis_options(kernel, kernel_name_base, ceilings, specs, timeout), fmt, report_output,
+    chosen = [f for _, filters, _, _ in runs for f in filters or ()] or None
+    report_files(reports, analysis_options(chosen, kernel_name_base, ceilings, specs, timeout), fmt, report_output,
                  plot, wide=wide)
+    if from_nsys is not None:
+        weigh = driver.shell_command(["roofline", "summary", *map(str, reports), "--nsys", str(from_nsys)])
+        typer.echo(f"roofline: the whole application in real time: {weigh}", err=True)
+
+
+Run = tuple[str, list[str] | None, int | None, int | None]  # why, --kernel filters, --launch-skip, --launch-count
+
+
+def _runs(from_nsys: Path | None, top: int, nsys: str | None, kernel: list[str] | None, launch_skip: int | None,
+          launch_count: int | None, base: str) -> list[Run]:
+    """The ncu runs: the one the options ask for, or with --from-nsys one per planned target (``ncu_targets``),
+    each selecting its kernels by an anchored, escaped regex of their function names."""
+    if from_nsys is None:
+        return [("", kernel, launch_skip, launch_count)]
+    from roofline.analysis.timeline import ncu_targets, profiling_summary
+    from roofline.core.kernel_filter import ncu_escape
+    from roofline.errors import UsageError
+    from roofline.nsys.load import load_for_profiling
+
+    given = [name for name, value in (("--kernel", kernel), ("--launch-skip", launch_skip),
+                                      ("--launch-count", launch_count)) if value is not None]
+    if given or base != "function":
+        raise UsageError(f"--from-nsys with {', '.join(given) or '--kernel-name-base'}: --from-nsys chooses the "
+                         "kernels and their launches", "leave those options out, or leave out --from-nsys")
+    timeline, reps = load_for_profiling(from_nsys, top, nsys)
+    runs: list[Run] = [(target.why, ["regex:^(?:" + "|".join(ncu_escape(n) for n in target.names) + ")$"],
+                        target.launch_skip, target.launch_count) for target in ncu_targets(timeline, top, reps)]
+    why, filters, skip, count = runs[0]
+    return [(f"{profiling_summary(timeline, top)}\n{why}", filters, skip, count), *runs[1:]]

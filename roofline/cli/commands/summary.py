@@ -21,6 +21,7 @@ from roofline.cli.common import (
     TimeoutOpt,
     WideOpt,
     analysis_options,
+    analyze_good,
     check_distinct_outputs,
     fail_for,
     handles_errors,
@@ -34,6 +35,7 @@ from roofline.core.choices import GroupBy
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.launches import ReportAnalysis
+    from roofline.pipeline import AnalysisOptions
 
 DEFAULT_TOP = 10
 
@@ -60,6 +62,9 @@ def summary(
     mpi: Annotated[bool, typer.Option(
         "--mpi", help="Under mpiexec: spread the files over the MPI ranks; rank 0 prints the ranking (needs "
         "mpi4py: pip install 'roofline[mpi]').")] = False,
+    nsys: Annotated[Path | None, typer.Option(
+        "--nsys", help="An Nsight Systems profile of the same application (.sqlite, .nsys-rep, .qdrep): weigh each "
+        "kernel by its real GPU time and rank recoverable time in real seconds.")] = None,
 ) -> None:
     """Rank the kernels of whole applications by recoverable time: time x (1 - attained / 100), attained = the
     largest of percent of roof and the SM and memory throughputs; small-grid launches are counted apart. A bad
@@ -70,6 +75,14 @@ def summary(
     from roofline.render.mpl import plot_format
 
     check_top(top)
+    if nsys is not None:
+        given = [opt for opt, on in (("--plot", plot is not None), ("--mpi", mpi), ("--by", by != "kernel")) if on]
+        if given:
+            raise UsageError(f"--nsys with {', '.join(given)}: the real-time view groups the kernels by function "
+                             "name (nsys's short name), as a table or JSON", f"leave out {', '.join(given)}")
+        _real_time(files, nsys, fmt, output, top, wide, jobs,
+                   analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False))
+        return
     if mpi and jobs is not None:
         raise UsageError("--mpi with --jobs: choose one", "under mpiexec each rank reads its files one at a "
                          "time; start more ranks instead")
@@ -98,4 +111,25 @@ def summary(
 
         also.append((plot, summary_plot(summaries, plot_fmt)))
     write_document("summary", fmt, Document(summaries, width=terminal_width(wide), top=top), output, files, also)
+    fail_for(errors)
+
+
+def _real_time(files: list[Path], profile: Path, fmt: str, output: Path | None, top: int, wide: bool,
+               jobs: int | None, options: AnalysisOptions) -> None:
+    """`summary --nsys`: the reports' kernels weighted by the profile's real times (``compare.realtime``)."""
+    from roofline.compare.realtime import weigh
+    from roofline.nsys.load import load_timeline
+
+    timeline = load_timeline(profile)  # a bad profile is refused before the reports are read
+    analyses, errors = analyze_good(files, options, jobs)
+    view = weigh(analyses, timeline)
+    if not view.kernels:
+        from roofline.core.units import middle_cut
+        from roofline.errors import RooflineError
+
+        ncu = ", ".join(middle_cut(n, 60) for n in view.unmatched_ncu[:5])
+        nsys = ", ".join(middle_cut(k.name, 60) for k in view.unmatched_nsys[:5])
+        raise RooflineError(f"no kernel of the ncu reports ({ncu}) is in {profile} ({nsys})",
+                            "give ncu reports and an nsys profile of the same application")
+    write_document("realtime", fmt, Document(view, width=terminal_width(wide), top=top), output, files)
     fail_for(errors)

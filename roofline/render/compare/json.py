@@ -41,7 +41,8 @@ def summary_json(summaries: Sequence[AppSummary], top: int) -> str:
     return dumps(summary_document(summaries, top))
 
 
-def _head(kind: str) -> dict[str, Any]:
+def head(kind: str) -> dict[str, Any]:
+    """The keys every document starts with: the generator mark, the schema version, the kind and the tool."""
     return {"generator": GENERATOR, "schema_version": SCHEMA_VERSION, "kind": kind,
             "tool": {"name": "roofline", "version": __version__}}  # the generator first: the file's mark
 
@@ -49,7 +50,7 @@ def _head(kind: str) -> dict[str, Any]:
 def comparison_document(c: Comparison) -> dict[str, Any]:
     """``kind: compare``: the reports, every matched kernel with one entry per report, unmatched kernels."""
     return {
-        **_head("compare"),
+        **head("compare"),
         "matching": c.matching,
         "project_to": c.project_to,
         "alpha": c.alpha, "work_tolerance": c.work_tolerance,
@@ -72,7 +73,7 @@ def diff_document(d: DiffResult) -> dict[str, Any]:
     t = d.thresholds
     total = d.total
     return {
-        **_head("diff"),
+        **head("diff"),
         "base": report_dict(c.reports[0]), "new": report_dict(c.reports[1]), "matching": c.matching,
         "setup_notes": list(d.setup_notes),
         "thresholds": {"slower_pct": t.slower_pct, "min_share_pct": t.min_share_pct,
@@ -131,7 +132,7 @@ def work_dict(check: WorkCheck | None) -> dict[str, Any] | None:
 
 def summary_document(summaries: Sequence[AppSummary], top: int) -> dict[str, Any]:
     """``kind: summary``: per report, the top kernel groups ranked by recoverable time."""
-    return {**_head("summary"), "top": top, "reports": [summary_dict(s) for s in summaries]}
+    return {**head("summary"), "top": top, "reports": [summary_dict(s) for s in summaries]}
 
 
 def report_dict(r: ReportRef) -> dict[str, Any]:

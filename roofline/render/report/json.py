@@ -44,7 +44,8 @@ from roofline.render.names import json_text
 #    wavefront, and the model's walls
 # 8: "instruction_roofline" has "integer": integer instructions per second against the integer pipe's peak, and per
 #    byte at each level
-SCHEMA_VERSION = 8
+# 9: `roofline timeline` writes a "kind: timeline" document (nsys kernels ranked by total time)
+SCHEMA_VERSION = 9
 
 
 def render(analyses: Sequence[ReportAnalysis], spreads: Sequence[KernelSpread] = ()) -> str:

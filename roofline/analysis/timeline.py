@@ -1,0 +1,94 @@
+"""Pure functions over nsys timelines: the kernels worth profiling, and the MPI ranks side by side (per-rank
+totals and the ranks whose GPU busy time strays from the others')."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from roofline.core.thresholds import RANK_OUTLIER_PCT
+from roofline.core.timeline import KernelTime, Representative, Timeline
+from roofline.core.units import pct, seconds
+
+
+@dataclass(frozen=True)
+class RankTotal:
+    """One file of a multi-file timeline (one MPI rank): its totals and how far its busy time is from the median
+    of the ranks'."""
+
+    rank: int  # the file's place on the command line
+    path: str
+    launches: int
+    kernel_s: float
+    busy_s: float
+    span_s: float
+    off_median_pct: float  # busy time against the ranks' median busy time, in percent (0 when that median is 0)
+    top_kernel: str
+
+    @property
+    def outlier(self) -> bool:
+        return abs(self.off_median_pct) > RANK_OUTLIER_PCT
+
+
+def top_kernels(timeline: Timeline, n: int) -> tuple[KernelTime, ...]:
+    """The ``n`` kernels with the most GPU time (the timeline holds them ranked)."""
+    return timeline.kernels[:n]
+
+
+def rank_totals(timelines: Sequence[Timeline]) -> tuple[RankTotal, ...]:
+    """Per file: launches, kernel time, busy time, span (summed over its GPUs) and the distance from the median."""
+    median = statistics.median(t.busy_s for t in timelines) if timelines else 0.0
+    return tuple(RankTotal(i, t.path, sum(k.count for k in t.kernels), t.kernel_s, t.busy_s,
+                           sum(d.span_s for d in t.devices),
+                           (t.busy_s / median - 1.0) * 100.0 if median > 0 else 0.0,
+                           t.kernels[0].name if t.kernels else "")
+                 for i, t in enumerate(timelines))
+
+
+@dataclass(frozen=True)
+class TimelineSet:
+    """What `roofline timeline` shows: each file's timeline and, for several files (MPI ranks), their totals."""
+
+    timelines: tuple[Timeline, ...]
+    ranks: tuple[RankTotal, ...]  # empty for one file
+
+
+def timeline_set(timelines: Sequence[Timeline]) -> TimelineSet:
+    return TimelineSet(tuple(timelines), rank_totals(timelines) if len(timelines) > 1 else ())
+
+
+@dataclass(frozen=True)
+class NcuTarget:
+    """One ncu run that `analyze --from-nsys` plans: the kernels it selects (ncu -k) and which of their launches
+    (--launch-skip, --launch-count), with why those."""
+
+    names: tuple[str, ...]
+    launch_skip: int | None  # None: from the first matching launch
+    launch_count: int
+    why: str
+
+
+def ncu_targets(timeline: Timeline, top: int, reps: Mapping[str, Representative]) -> tuple[NcuTarget, ...]:
+    """The ncu runs that profile one representative launch of each of the ``top`` kernels: a single run when each
+    was launched once (an alternation of their names, as many launches as kernels), else one run per kernel that
+    skips to its median-duration launch (ncu takes one -k and one --launch-skip per run)."""
+    kernels = top_kernels(timeline, top)
+    if all(k.count == 1 for k in kernels):
+        return (NcuTarget(tuple(k.name for k in kernels), None, len(kernels),
+                          f"each of the {len(kernels)} kernels was launched once: one run profiles them all"),)
+    return tuple(NcuTarget((k.name,), reps[k.name].launch_index, 1, _why(timeline, k, reps[k.name]))
+                 for k in kernels)
+
+
+def profiling_summary(timeline: Timeline, top: int) -> str:
+    """What `analyze --from-nsys` profiles, in a line: the kernels chosen and their share of the GPU time."""
+    kernels = top_kernels(timeline, top)
+    share = sum(k.total_s for k in kernels) / timeline.busy_s * 100 if timeline.busy_s > 0 else 0.0
+    return (f"{timeline.path}: the top {len(kernels)} of {len(timeline.kernels)} kernels by GPU time, "
+            f"{pct(share)} of the GPU busy time, one representative launch each")
+
+
+def _why(timeline: Timeline, k: KernelTime, rep: Representative) -> str:
+    return (f"{k.name}: {pct(timeline.share(k) * 100)} of the GPU busy time in {k.count} launches; launch "
+            f"{rep.launch_index + 1} (by launch order) is the median-duration one, {seconds(rep.duration_s)} in nsys")

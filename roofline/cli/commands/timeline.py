@@ -1,0 +1,62 @@
+"""`roofline timeline FILE...`: the whole application as Nsight Systems saw it: kernels ranked by total GPU time,
+the GPUs' busy and idle time, NVTX ranges; several files side by side as MPI ranks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from roofline.cli.common import (
+    Document,
+    OutputOpt,
+    PlotOpt,
+    TimelineFormat,
+    WideOpt,
+    check_distinct_outputs,
+    handles_errors,
+    terminal_width,
+    write_document,
+)
+
+DEFAULT_TOP = 20
+NsysOpt = Annotated[str | None, typer.Option(
+    "--nsys", help="The nsys that exports .nsys-rep/.qdrep files to SQLite (else $ROOFLINE_NSYS, PATH, then the "
+    "usual install places); not needed for .sqlite files.")]
+NvtxFilterOpt = Annotated[str | None, typer.Option(
+    "--nvtx", help="Keep only the kernels launched inside NVTX ranges of this name (needs the CUDA API and NVTX "
+    "traces).")]
+
+
+@handles_errors
+def timeline(
+    files: Annotated[list[Path], typer.Argument(
+        help="nsys SQLite exports (.sqlite), or reports (.nsys-rep, .qdrep) exported with nsys; several files are "
+        "the ranks of one job.")],
+    nvtx: NvtxFilterOpt = None,
+    top: Annotated[int, typer.Option("--top", "-n", min=0, help="Kernels shown per file in the table, Markdown "
+                                     "and HTML (0: all; JSON and CSV hold all).")] = DEFAULT_TOP,
+    fmt: Annotated[TimelineFormat, typer.Option("--format", "-f", help="Output format: table, json, csv, markdown "
+                                                "or html.")] = "table",
+    output: OutputOpt = None,
+    plot: PlotOpt = None,
+    nsys: NsysOpt = None,
+    wide: WideOpt = False,
+) -> None:
+    """Rank the kernels of whole applications by total GPU time from Nsight Systems profiles. Per kernel: count,
+    total, median, min-max and share of the GPUs' busy time; per GPU its idle share; the NVTX ranges; for several
+    files (MPI ranks) the per-rank totals and outliers."""
+    from roofline.analysis.timeline import timeline_set
+    from roofline.nsys.load import load_timeline
+    from roofline.render.mpl import plot_format
+
+    plot_fmt = plot_format(plot) if plot is not None else None
+    check_distinct_outputs("timeline", fmt, output, plot, files)
+    doc = timeline_set([load_timeline(f, nvtx, nsys) for f in files])
+    also = []
+    if plot is not None and plot_fmt is not None:
+        from roofline.render.timeline.plot import draw
+
+        also.append((plot, draw(doc, plot_fmt)))
+    write_document("timeline", fmt, Document(doc, width=terminal_width(wide), top=top), output, files, also)

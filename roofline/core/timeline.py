@@ -1,0 +1,87 @@
+"""Plain data model of an Nsight Systems timeline: kernels aggregated by name, the GPUs' busy time, NVTX ranges.
+
+The nsys reader (``roofline.nsys.timeline``) fills it from an SQLite export with aggregating SQL queries, so a
+profile of a million launches becomes a few hundred of these records; everything downstream (ranking across
+ranks, weighting ncu reports by real time, renderers) works on them only. Times are seconds of the application's
+real run (nsys traces the kernels as they ran: no replay, the application's own clocks and caches).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class KernelTime:
+    """The launches of one kernel (its short name, ncu's "function" name) on the timeline."""
+
+    name: str
+    count: int
+    total_s: float
+    median_s: float
+    min_s: float
+    max_s: float
+    devices: tuple[int, ...]  # the deviceIds it ran on
+
+
+@dataclass(frozen=True)
+class DeviceTime:
+    """One GPU that ran kernels: its busy time (the union of its kernels' intervals, overlaps counted once) and
+    the span from its first kernel's start to its last kernel's end."""
+
+    device_id: int
+    name: str | None  # None where the export lists no GPU of that id
+    launches: int
+    busy_s: float
+    span_s: float
+
+    @property
+    def idle_share(self) -> float:
+        """The share of the span with no kernel running (0 when the span is 0: one instant launch)."""
+        return 1.0 - self.busy_s / self.span_s if self.span_s > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class NvtxRange:
+    """The push/pop or start/end ranges of one NVTX name: how often and how long (CPU time, the range's own)."""
+
+    name: str
+    count: int
+    total_s: float
+
+
+@dataclass(frozen=True)
+class Representative:
+    """The launch of a kernel that stands for all of them: the one of median duration (the lower of the two middle
+    ones for an even count), by its place among the kernel's launches in start order (0 for the first), which is
+    what ncu's --launch-skip counts."""
+
+    name: str
+    launch_index: int
+    duration_s: float
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """One nsys profile (one file; one MPI rank where several are given): kernels ranked by total time."""
+
+    path: str
+    kernels: tuple[KernelTime, ...]  # by total time, largest first
+    devices: tuple[DeviceTime, ...]  # by device id
+    nvtx: tuple[NvtxRange, ...]  # by total time, largest first; empty where NVTX was not traced
+    nvtx_filter: str | None = None  # --nvtx: only the kernels launched inside ranges of this name
+    exported_by: str | None = None  # the nsys that exported the report given to SQLite; None for an SQLite file
+
+    @property
+    def kernel_s(self) -> float:
+        """The kernels' summed time (overlapping kernels count twice)."""
+        return sum(k.total_s for k in self.kernels)
+
+    @property
+    def busy_s(self) -> float:
+        """The GPUs' busy time, summed over the GPUs."""
+        return sum(d.busy_s for d in self.devices)
+
+    def share(self, kernel: KernelTime) -> float:
+        """The kernel's time as a share of the GPUs' busy time (0 when no GPU was busy)."""
+        return kernel.total_s / self.busy_s if self.busy_s > 0 else 0.0

@@ -1,0 +1,23 @@
+"""A file given on the command line as a ``Timeline``: an SQLite export read as it is, a report exported first."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from roofline.core.timeline import Representative, Timeline
+from roofline.nsys.export import sqlite_of
+from roofline.nsys.timeline import read_timeline, representatives
+
+
+def load_timeline(path: Path, nvtx: str | None = None, nsys: str | None = None) -> Timeline:
+    """The timeline of ``path`` (.sqlite, .nsys-rep or .qdrep), named by ``path`` whichever was read."""
+    with sqlite_of(path, nsys) as (sqlite, exported_by):
+        return replace(read_timeline(sqlite, nvtx), path=str(path), exported_by=exported_by)
+
+
+def load_for_profiling(path: Path, top: int, nsys: str | None = None) -> tuple[Timeline, dict[str, Representative]]:
+    """The timeline of ``path`` and the representative launch of its ``top`` kernels, from one export."""
+    with sqlite_of(path, nsys) as (sqlite, exported_by):
+        timeline = replace(read_timeline(sqlite), path=str(path), exported_by=exported_by)
+        return timeline, representatives(sqlite, [k.name for k in timeline.kernels[:top]])

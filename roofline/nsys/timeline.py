@@ -1,0 +1,180 @@
+"""Read an nsys SQLite export into a ``Timeline``: every figure is aggregated by SQLite itself (GROUP BY and window
+functions), so a profile of a million kernel launches never becomes a million Python objects.
+
+Facts of the export this relies on (nsys 2020.3 to 2025.1): kernels are rows of ``CUPTI_ACTIVITY_KIND_KERNEL``
+(``start``/``end`` in ns, ``deviceId``, ``globalPid``, ``correlationId``; ``shortName`` an id into
+``StringIds``), a profile without kernels has no such table; NVTX ranges are rows of ``NVTX_EVENTS`` with their
+name in ``text`` or, by id, in ``textId``; the GPUs are in ``TARGET_INFO_GPU`` (``id``) or, in 2020.3 exports, in
+``TARGET_INFO_CUDA_GPU`` (``deviceId``); columns differ between versions, so they are looked up by name.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from contextlib import closing
+from pathlib import Path
+
+from roofline.core.files import open_regular
+from roofline.core.timeline import DeviceTime, KernelTime, NvtxRange, Representative, Timeline
+from roofline.errors import ReportError
+
+KERNELS = "CUPTI_ACTIVITY_KIND_KERNEL"
+RUNTIME = "CUPTI_ACTIVITY_KIND_RUNTIME"
+NVTX = "NVTX_EVENTS"
+SQLITE_MAGIC = b"SQLite format 3\x00"
+NS = 1e-9
+PID_MASK = ~0xFFFFFF  # globalTid = globalPid + thread id in the low 24 bits
+EXPORT_HINT = "give nsys's SQLite export (nsys export --type sqlite FILE, or nsys profile --export sqlite)"
+
+
+def read_timeline(path: Path, nvtx: str | None = None) -> Timeline:
+    """The timeline of one SQLite export; ``nvtx``: keep only the kernels launched inside ranges of that name."""
+    with closing(_connect(path)) as db:
+        tables = _tables(db)
+        if KERNELS not in tables:
+            raise ReportError(f"{path}: the profile holds no GPU kernels (no {KERNELS} table)",
+                              "profile with CUDA tracing on (nsys profile --trace cuda)")
+        source = _kernel_source(db, path, tables, nvtx)
+        kernels = _kernels(db, source)
+        if not kernels and nvtx is None:
+            raise ReportError(f"{path}: the profile holds no GPU kernels (an empty {KERNELS} table)",
+                              "profile with CUDA tracing on (nsys profile --trace cuda)")
+        if not kernels:
+            raise ReportError(f"{path}: no kernel was launched inside an NVTX range named {nvtx!r}",
+                              "check the name against the ranges `roofline timeline` lists")
+        devices = _devices(db, source, tables, sorted({d for k in kernels for d in k.devices}))
+        return Timeline(path=str(path), kernels=kernels, devices=devices, nvtx=_nvtx_ranges(db, tables),
+                        nvtx_filter=nvtx)
+
+
+def representatives(path: Path, names: Sequence[str]) -> dict[str, Representative]:
+    """The median-duration launch of each kernel named, by its index among that kernel's launches in launch order
+    (correlationId: the order of the CUDA API calls), which is what ncu's --launch-skip counts in a one-process
+    application."""
+    with closing(_connect(path)) as db:
+        if KERNELS not in _tables(db) or not names:
+            return {}
+        rows = db.execute(f"""
+            WITH a AS (SELECT s.value AS name, k."end" - k.start AS d,
+                              ROW_NUMBER() OVER (PARTITION BY k.shortName ORDER BY k.correlationId, k.start) - 1 AS ix
+                       FROM {KERNELS} k JOIN StringIds s ON s.id = k.shortName WHERE s.value IN ({_marks(names)})),
+                 r AS (SELECT name, ix, d, ROW_NUMBER() OVER (PARTITION BY name ORDER BY d, ix) AS rn,
+                              COUNT(*) OVER (PARTITION BY name) AS n FROM a)
+            SELECT name, ix, d FROM r WHERE rn = (n + 1) / 2""", list(names))
+        return {name: Representative(name, ix, d * NS) for name, ix, d in rows}
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    """The export opened read-only, after checking it is a regular file in SQLite's format."""
+    with open_regular(path, ReportError, EXPORT_HINT) as f:
+        head = f.read(len(SQLITE_MAGIC))
+    if head != SQLITE_MAGIC:
+        what = "a Git LFS pointer, not the file" if head.startswith(b"version https") else "not an SQLite file"
+        raise ReportError(f"{path}: {what}", EXPORT_HINT)
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+    except sqlite3.DatabaseError as err:
+        raise ReportError(f"{path}: cannot be read as SQLite ({err})", EXPORT_HINT) from None
+    if "StringIds" not in _tables(db):
+        db.close()
+        raise ReportError(f"{path}: an SQLite file but not an nsys export (no StringIds table)", EXPORT_HINT)
+    return db
+
+
+def _tables(db: sqlite3.Connection) -> set[str]:
+    return {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
+
+
+def _columns(db: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+
+
+def _kernel_source(db: sqlite3.Connection, path: Path, tables: set[str], nvtx: str | None) -> str:
+    """The kernel rows to aggregate, as a FROM clause: the table, or a temporary one of the launches in ``nvtx``."""
+    if nvtx is None:
+        return KERNELS
+    _check_nvtx(tables, path)
+    db.execute(f"CREATE TEMP TABLE inside AS SELECT k.* FROM {KERNELS} k WHERE EXISTS ({_inside_sql(db)})", (nvtx,))
+    return "temp.inside"
+
+
+def _check_nvtx(tables: set[str], path: Path) -> None:
+    """ReportError when the export has no NVTX or no CUDA API trace, without which --nvtx cannot be answered."""
+    for table, option in ((NVTX, "nvtx"), (RUNTIME, "cuda")):
+        if table not in tables:
+            raise ReportError(f"{path}: --nvtx needs the {table} table, which this export lacks",
+                              f"profile with nsys profile --trace cuda,nvtx (it lacks the {option} trace)")
+
+
+def _inside_sql(db: sqlite3.Connection) -> str:
+    """Whether kernel row ``k`` was launched inside a range named by the query's parameter: its launch call (same
+    process, same correlationId) started inside the range, on the range's thread. Exports whose NVTX names are
+    only in ``text`` (no ``textId`` column) are read too."""
+    name = ("COALESCE(v.text, (SELECT value FROM StringIds WHERE id = v.textId))" if "textId" in _columns(db, NVTX)
+            else "v.text")
+    return f"""SELECT 1 FROM {RUNTIME} r JOIN {NVTX} v ON v.globalTid = r.globalTid AND r.start >= v.start
+                                                     AND r.start <= v."end"
+               WHERE r.correlationId = k.correlationId AND (r.globalTid & {PID_MASK}) = k.globalPid AND {name} = ?"""
+
+
+def _kernels(db: sqlite3.Connection, source: str) -> tuple[KernelTime, ...]:
+    """Count, total, median, min, max and GPUs per short name. The launches' durations are copied once into a
+    temporary table sorted by name and duration, so its rowids run in that order: a kernel's median is read by
+    rowid, first + (n - 1) // 2 and first + n // 2 (SQLite has no median; a window function over a million rows
+    takes twice as long)."""
+    db.execute(f"""CREATE TEMP TABLE by_duration AS SELECT shortName AS sid, "end" - start AS d, deviceId AS dev
+                   FROM {source} ORDER BY sid, d""")
+    groups = db.execute("""SELECT sid, COUNT(*), SUM(d), MIN(d), MAX(d), MIN(rowid), GROUP_CONCAT(DISTINCT dev)
+                           FROM temp.by_duration GROUP BY sid""").fetchall()
+    middle = [row for _, n, *_, first, _ in groups for row in (first + (n - 1) // 2, first + n // 2)]
+    durations = dict(db.execute(f"SELECT rowid, d FROM temp.by_duration WHERE rowid IN ({_marks(middle)})", middle))
+    ids = [sid for sid, *_ in groups]
+    names = dict(db.execute(f"SELECT id, value FROM StringIds WHERE id IN ({_marks(ids)})", ids))
+    db.execute("DROP TABLE temp.by_duration")
+    kernels = [KernelTime(str(names.get(sid, f"(string id {sid})")), n, total * NS,
+                          (durations[first + (n - 1) // 2] + durations[first + n // 2]) / 2 * NS, low * NS, high * NS,
+                          tuple(sorted(int(x) for x in str(devs).split(","))))
+               for sid, n, total, low, high, first, devs in groups]
+    return tuple(sorted(kernels, key=lambda k: (-k.total_s, k.name)))
+
+
+def _marks(values: Sequence[object]) -> str:
+    return ",".join("?" * len(values))
+
+
+def _devices(db: sqlite3.Connection, source: str, tables: set[str], ids: Sequence[int]) -> tuple[DeviceTime, ...]:
+    """Per GPU: launches, busy time and span. Busy time is the union of the launches' intervals: each launch adds
+    what it runs past the latest end of the launches that started before it (one query per GPU, which SQLite runs
+    without sorting its result again)."""
+    names = _gpu_names(db, tables)
+    devices = []
+    for dev in sorted(ids):
+        n, busy, span = db.execute(f"""
+            SELECT COUNT(*), SUM(CASE WHEN prev IS NULL OR s >= prev THEN e - s WHEN e > prev THEN e - prev ELSE 0 END),
+                   MAX(e) - MIN(s)
+            FROM (SELECT start AS s, "end" AS e, MAX("end") OVER (ORDER BY start ROWS BETWEEN UNBOUNDED PRECEDING
+                                                                  AND 1 PRECEDING) AS prev
+                  FROM {source} WHERE deviceId = ?)""", (dev,)).fetchone()
+        devices.append(DeviceTime(dev, names.get(dev), n, busy * NS, span * NS))
+    return tuple(devices)
+
+
+def _gpu_names(db: sqlite3.Connection, tables: set[str]) -> dict[int, str]:
+    """GPU names by device id: TARGET_INFO_GPU.id, else (2020.3 exports) TARGET_INFO_CUDA_GPU.deviceId."""
+    for table, key in (("TARGET_INFO_GPU", "id"), ("TARGET_INFO_CUDA_GPU", "deviceId")):
+        if table in tables and {key, "name"} <= _columns(db, table):
+            return {int(dev): str(name) for dev, name in db.execute(f"SELECT {key}, name FROM {table}")}
+    return {}
+
+
+def _nvtx_ranges(db: sqlite3.Connection, tables: set[str]) -> tuple[NvtxRange, ...]:
+    """NVTX ranges (rows with an end; instant markers have none) grouped by name, longest total first."""
+    if NVTX not in tables:
+        return ()
+    name = ("COALESCE(text, (SELECT value FROM StringIds WHERE id = textId))" if "textId" in _columns(db, NVTX)
+            else "text")
+    rows = db.execute(f"""SELECT {name} AS n, COUNT(*), SUM("end" - start) FROM {NVTX}
+                          WHERE "end" IS NOT NULL AND n IS NOT NULL GROUP BY n ORDER BY 3 DESC, n""").fetchall()
+    return tuple(NvtxRange(str(n), count, total * NS) for n, count, total in rows)

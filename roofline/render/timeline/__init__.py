@@ -1,0 +1,1 @@
+"""Renderers of `roofline timeline`: table, Markdown and CSV (``text``), JSON, HTML and the plot."""

@@ -1,0 +1,41 @@
+"""`roofline timeline` as JSON (``kind: timeline``, documented in docs/json-schema.md): every kernel of every file,
+its GPUs and NVTX ranges, and the ranks' totals for several files. Times in seconds, shares as fractions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from roofline.analysis.timeline import RankTotal, TimelineSet
+from roofline.core.timeline import Timeline
+from roofline.render.compare.json import head
+from roofline.render.report.json import dumps
+
+
+def render(doc: TimelineSet) -> str:
+    return dumps(document(doc))
+
+
+def document(doc: TimelineSet) -> dict[str, Any]:
+    out = {**head("timeline"), "timelines": [timeline_dict(t) for t in doc.timelines]}
+    if doc.ranks:
+        out["ranks"] = [rank_dict(r) for r in doc.ranks]
+    return out
+
+
+def timeline_dict(t: Timeline) -> dict[str, Any]:
+    return {
+        "path": t.path, "exported_by": t.exported_by, "nvtx_filter": t.nvtx_filter,
+        "kernel_s": t.kernel_s, "busy_s": t.busy_s,
+        "devices": [{"id": d.device_id, "name": d.name, "launches": d.launches, "busy_s": d.busy_s,
+                     "span_s": d.span_s, "idle_share": d.idle_share} for d in t.devices],
+        "kernels": [{"name": k.name, "count": k.count, "total_s": k.total_s, "share": t.share(k),
+                     "median_s": k.median_s, "min_s": k.min_s, "max_s": k.max_s, "devices": list(k.devices)}
+                    for k in t.kernels],
+        "nvtx": [{"name": r.name, "count": r.count, "total_s": r.total_s} for r in t.nvtx],
+    }
+
+
+def rank_dict(r: RankTotal) -> dict[str, Any]:
+    return {"rank": r.rank, "path": r.path, "launches": r.launches, "kernel_s": r.kernel_s, "busy_s": r.busy_s,
+            "span_s": r.span_s, "off_median_pct": r.off_median_pct, "outlier": r.outlier,
+            "top_kernel": r.top_kernel}

@@ -1,0 +1,139 @@
+"""`roofline timeline` as a terminal table, Markdown or CSV: per file, its GPUs (busy time, idle share), the
+kernels ranked by total GPU time, the NVTX ranges; for several files, the per-rank totals and outliers."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from roofline.analysis.timeline import RankTotal, TimelineSet
+from roofline.core.kernel_names import KernelName
+from roofline.core.thresholds import RANK_OUTLIER_PCT
+from roofline.core.timeline import KernelTime, Timeline
+from roofline.core.units import counted, pct, seconds
+from roofline.render.names import visible
+from roofline.render.terminal import add_rows, escape, plain_table, record
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rich.console import Console
+
+KERNEL_COLUMNS = ("#", "kernel", "launches", "total", "share", "median", "min", "max")
+NVTX_SHOWN = 10  # NVTX names listed per file (the longest ranges)
+SHARE_NOTE = ("share: of the GPUs' busy time (kernels overlapping on several streams can make the shares sum "
+              "past 100%); times are the application's own (nsys: no replay, its clocks and caches)")
+
+
+def heading(t: Timeline) -> str:
+    """The file, where it was exported from, and the NVTX filter."""
+    words = [t.path if t.exported_by is None else f"{t.path} (exported to SQLite by {t.exported_by})"]
+    if t.nvtx_filter is not None:
+        words.append(f"kernels launched inside NVTX ranges {t.nvtx_filter!r}")
+    return "; ".join(words)
+
+
+def device_lines(t: Timeline) -> list[str]:
+    return [f"GPU {d.device_id} {d.name or '(not listed)'}: {counted(d.launches, 'launch')}, busy "
+            f"{seconds(d.busy_s)} of a {seconds(d.span_s)} span from first kernel start to last kernel end "
+            f"(idle {pct(d.idle_share * 100)})"
+            for d in t.devices]
+
+
+def kernel_cells(t: Timeline, top: int) -> list[list[str]]:
+    return [[str(i), k.name, str(k.count), seconds(k.total_s), pct(t.share(k) * 100), seconds(k.median_s),
+             seconds(k.min_s), seconds(k.max_s)] for i, k in enumerate(shown(t, top), 1)]
+
+
+def shown(t: Timeline, top: int) -> tuple[KernelTime, ...]:
+    return t.kernels[:top] if top > 0 else t.kernels
+
+
+def rank_cells(ranks: Sequence[RankTotal]) -> list[list[str]]:
+    return [[str(r.rank), Path(r.path).name, str(r.launches), seconds(r.kernel_s), seconds(r.busy_s),
+             f"{r.off_median_pct:+.1f}%", "outlier" if r.outlier else ""] for r in ranks]
+
+
+RANK_COLUMNS = ("rank", "file", "launches", "kernels", "busy", "vs median", "")
+RANK_NOTE = f"outlier: busy time more than {RANK_OUTLIER_PCT:g}% from the ranks' median"
+
+
+def render_table(doc: TimelineSet, top: int = 0, width: int = 80) -> str:
+    return record(lambda console: _print(console, doc, top), width)
+
+
+def _print(console: Console, doc: TimelineSet, top: int) -> None:
+    for t in doc.timelines:
+        console.print(f"[bold]{escape(heading(t))}[/bold]", highlight=False)
+        for line in device_lines(t):
+            console.print(escape(line), highlight=False)
+        more = len(t.kernels) - len(shown(t, top))
+        caption = SHARE_NOTE + (f"; {more} more kernels (--top 0 shows all)" if more > 0 else "")
+        table = plain_table("", KERNEL_COLUMNS, caption=caption, name_column=1)
+        console.print(add_rows(table, [[c if j != 1 else KernelName(c) for j, c in enumerate(row)]
+                                       for row in kernel_cells(t, top)], console.width))
+        if t.nvtx:
+            nvtx = plain_table(f"NVTX ranges ({min(len(t.nvtx), NVTX_SHOWN)} of {len(t.nvtx)} names, longest "
+                               "first; CPU time)", ("range", "count", "total"))
+            console.print(add_rows(nvtx, [[KernelName(r.name), str(r.count), seconds(r.total_s)]
+                                          for r in t.nvtx[:NVTX_SHOWN]], console.width))
+        console.print()
+    if doc.ranks:
+        table = plain_table("ranks", RANK_COLUMNS, caption=RANK_NOTE, name_column=1)
+        console.print(add_rows(table, [[KernelName(c) if j == 1 else c for j, c in enumerate(row)]
+                                       for row in rank_cells(doc.ranks)], console.width))
+
+
+def render_markdown(doc: TimelineSet, top: int = 0) -> str:
+    return "".join(f"{line}\n" for line in _markdown(doc, top))
+
+
+def _markdown(doc: TimelineSet, top: int) -> Iterator[str]:
+    yield "# GPU timeline (Nsight Systems)"
+    for t in doc.timelines:
+        yield ""
+        yield f"## {_md(heading(t))}"
+        yield ""
+        yield from (f"- {_md(line)}" for line in device_lines(t))
+        yield ""
+        yield from _md_table(KERNEL_COLUMNS, kernel_cells(t, top))
+        yield ""
+        yield SHARE_NOTE + "."
+        if t.nvtx:
+            yield ""
+            yield from _md_table(("NVTX range", "count", "total (CPU)"),
+                                 [[r.name, str(r.count), seconds(r.total_s)] for r in t.nvtx[:NVTX_SHOWN]])
+    if doc.ranks:
+        yield ""
+        yield "## Ranks"
+        yield ""
+        yield from _md_table(RANK_COLUMNS, rank_cells(doc.ranks))
+        yield ""
+        yield RANK_NOTE + "."
+
+
+def _md(text: str) -> str:
+    return visible(text).replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")
+
+
+def _md_table(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> Iterator[str]:
+    yield "| " + " | ".join(columns) + " |"
+    yield "|" + "|".join("---" for _ in columns) + "|"
+    for row in rows:
+        yield "| " + " | ".join(_md(c) for c in row) + " |"
+
+
+CSV_COLUMNS = ("file", "rank", "name", "count", "total_s", "share", "median_s", "min_s", "max_s", "devices")
+
+
+def render_csv(doc: TimelineSet) -> str:
+    """One row per kernel and file, every kernel, times in seconds (full precision)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for rank, t in enumerate(doc.timelines):
+        for k in t.kernels:
+            writer.writerow([t.path, rank, k.name, k.count, repr(k.total_s), repr(t.share(k)), repr(k.median_s),
+                             repr(k.min_s), repr(k.max_s), " ".join(map(str, k.devices))])
+    return out.getvalue()

@@ -1,0 +1,157 @@
+"""The nsys reader on the real profiles of ../shared/nsys-reps: every figure checked against the same figure
+computed independently (tests/nsys/independent.py: plain queries, aggregated in Python), and against the facts
+../shared/nsys-reps/INDEX.md records (rows, distinct kernels, top kernel, GPU)."""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from roofline.errors import ReportError
+from roofline.nsys.timeline import read_timeline, representatives
+from tests.conftest import find_shared_nsys
+from tests.nsys import independent
+
+# file, kernel rows, distinct kernels, top kernel by total time (prefix), GPU (INDEX.md)
+SQLITE = [
+    ("gp100_miniweather-openacc_2021.2-export2022.2.sqlite", 2596, 10, "compute_tendencies_z_334_gpu",
+     "Quadro GP100"),
+    ("h200_nvfuser-matmul-nvtx_2025.1.sqlite", 18, 13, "nvjet_tst_192x192_64x4_2x1_v_bz_coopB_TNN", "NVIDIA H200"),
+    ("rtx3090_memfusion-conv-nvtx_2023.1.sqlite", 36, 14, "sm80_xmma_fprop_implicit_gemm_f16f16_f16f16_f16_",
+     "NVIDIA GeForce RTX 3090"),
+    ("rtx4060ti_llama3-inference-nvtx_2024.6.sqlite", 1536, 2, "ampere_sgemm_128x64_nn",
+     "NVIDIA GeForce RTX 4060 Ti"),
+    ("v100-pcie-32gb_openmp-offload-stream_2020.3.sqlite", 2254, 3, "__omp_offloading_31_18a80a1__Z_3",
+     "Tesla V100-PCIE-32GB"),
+]
+LLAMA = "rtx4060ti_llama3-inference-nvtx_2024.6.sqlite"
+CONV = "rtx3090_memfusion-conv-nvtx_2023.1.sqlite"
+
+
+def close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-15)
+
+
+@pytest.mark.parametrize("name, rows, distinct, top, gpu", SQLITE, ids=[s[0] for s in SQLITE])
+def test_the_ranking_matches_index_md(name: str, rows: int, distinct: int, top: str, gpu: str) -> None:
+    t = read_timeline(find_shared_nsys(name))
+    assert sum(k.count for k in t.kernels) == rows
+    assert len(t.kernels) == distinct
+    assert t.kernels[0].name.startswith(top)
+    assert [d.name for d in t.devices] == [gpu]
+    assert [k.total_s for k in t.kernels] == sorted((k.total_s for k in t.kernels), reverse=True)
+
+
+@pytest.mark.parametrize("name", [s[0] for s in SQLITE])
+def test_every_kernel_figure_matches_an_independent_computation(name: str) -> None:
+    path = find_shared_nsys(name)
+    t = read_timeline(path)
+    expected = independent.per_kernel(path)
+    assert {k.name for k in t.kernels} == set(expected)
+    for k in t.kernels:
+        e = expected[k.name]
+        assert k.count == e["count"]
+        for field in ("total_s", "median_s", "min_s", "max_s"):
+            assert close(getattr(k, field), e[field]), (k.name, field)
+
+
+@pytest.mark.parametrize("name", [s[0] for s in SQLITE])
+def test_busy_time_is_the_union_of_the_launches(name: str) -> None:
+    path = find_shared_nsys(name)
+    t = read_timeline(path)
+    assert {d.device_id: d.busy_s for d in t.devices} == pytest.approx(independent.busy(path), rel=1e-12)
+    (first, last), = independent.rows(path, 'SELECT MIN(start), MAX("end") FROM CUPTI_ACTIVITY_KIND_KERNEL')
+    assert close(t.devices[0].span_s, (last - first) * 1e-9)
+    assert 0 <= t.devices[0].idle_share < 1
+
+
+def test_overlapping_launches_count_once_in_busy_time() -> None:
+    """The 2023.1 capture: 36 launches on one GPU whose summed time exceeds the busy time only by overlap."""
+    t = read_timeline(find_shared_nsys(CONV))
+    assert t.busy_s <= t.kernel_s
+    assert t.busy_s == pytest.approx(6.415244e-3, rel=1e-9)  # also independent.busy, by interval merging
+
+
+@pytest.mark.parametrize("name, nvtx", [(LLAMA, "layer_0_computation"), (CONV, "ExecutionContext::execute"),
+                                        ("h200_nvfuser-matmul-nvtx_2025.1.sqlite",
+                                         "FusionExecutorCache::runFusionWithInputs")])
+def test_nvtx_keeps_the_kernels_launched_inside_the_range(name: str, nvtx: str) -> None:
+    path = find_shared_nsys(name)
+    t = read_timeline(path, nvtx)
+    inside = independent.inside_nvtx(path, nvtx)
+    expected = independent.per_kernel(path, inside)
+    independent.assert_same({k.name: (k.count, k.total_s) for k in t.kernels},
+                            {n: (e["count"], e["total_s"]) for n, e in expected.items()})
+    launched = {(c, p) for *_, c, p in independent.launches(path)}
+    assert 0 < sum(k.count for k in t.kernels) == len(inside & launched)
+    assert t.nvtx_filter == nvtx
+
+
+def test_nvtx_ranges_are_named_from_text_or_text_id() -> None:
+    """The 2023.1 export keeps 59 of its 60 range names in StringIds (textId)."""
+    t = read_timeline(find_shared_nsys(CONV))
+    assert sum(r.count for r in t.nvtx) == 59  # every push/pop range; the one domain marker has no end
+    assert t.nvtx[0].name == "ExecutionContext::execute"
+
+
+def test_the_representative_launch_is_the_median_one_by_launch_order() -> None:
+    path = find_shared_nsys(LLAMA)
+    names = ["ampere_sgemm_128x64_nn", "distribution_elementwise_grid_stride_kernel"]
+    reps = representatives(path, names)
+    for name in names:
+        own = sorted((c, e - s) for n, s, e, _, c, _ in independent.launches(path) if n == name)
+        by_duration = sorted(range(len(own)), key=lambda i: (own[i][1], i))
+        chosen = by_duration[(len(own) - 1) // 2]
+        assert reps[name].launch_index == chosen
+        assert reps[name].duration_s == pytest.approx(own[chosen][1] * 1e-9)
+
+
+def make_db(path: Path, *statements: str) -> Path:
+    db = sqlite3.connect(path)
+    for statement in statements:
+        db.execute(statement)
+    db.commit()
+    db.close()
+    return path
+
+
+def test_a_profile_without_kernels_is_one_line(tmp_path: Path) -> None:
+    path = make_db(tmp_path / "empty.sqlite", "CREATE TABLE StringIds (id INTEGER, value TEXT)")
+    with pytest.raises(ReportError, match="holds no GPU kernels .* --trace cuda"):
+        read_timeline(path)
+
+
+def test_an_empty_kernel_table_is_one_line(tmp_path: Path) -> None:
+    path = make_db(tmp_path / "empty.sqlite", "CREATE TABLE StringIds (id INTEGER, value TEXT)",
+                   'CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INT, "end" INT, deviceId INT, shortName INT)')
+    with pytest.raises(ReportError, match="holds no GPU kernels \\(an empty CUPTI_ACTIVITY_KIND_KERNEL table\\)"):
+        read_timeline(path)
+
+
+@pytest.mark.parametrize("content, what", [(b"version https://git-lfs.github.com/spec/v1\n", "Git LFS pointer"),
+                                           (b"hello", "not an SQLite file")])
+def test_files_that_are_not_exports_are_named(tmp_path: Path, content: bytes, what: str) -> None:
+    path = tmp_path / "x.sqlite"
+    path.write_bytes(content)
+    with pytest.raises(ReportError, match=what):
+        read_timeline(path)
+
+
+def test_an_sqlite_file_that_is_not_an_nsys_export(tmp_path: Path) -> None:
+    path = make_db(tmp_path / "other.sqlite", "CREATE TABLE t (x INTEGER)")
+    with pytest.raises(ReportError, match="not an nsys export"):
+        read_timeline(path)
+
+
+def test_nvtx_needs_the_nvtx_and_cuda_api_traces() -> None:
+    with pytest.raises(ReportError, match="--nvtx needs the NVTX_EVENTS table"):
+        read_timeline(find_shared_nsys("v100-pcie-32gb_openmp-offload-stream_2020.3.sqlite"), "range")
+
+
+def test_the_oldest_schema_names_its_gpu_from_target_info_cuda_gpu() -> None:
+    """2020.3: no TARGET_INFO_GPU, no mangledName column; the GPU is TARGET_INFO_CUDA_GPU's."""
+    t = read_timeline(find_shared_nsys("v100-pcie-32gb_openmp-offload-stream_2020.3.sqlite"))
+    assert t.devices[0].name == "Tesla V100-PCIE-32GB"
