@@ -315,6 +315,28 @@ def pair_reports(analyses: Sequence[ReportAnalysis], matcher: Matcher = Matcher(
                       options.work_tolerance)
 
 
+def require_common(c: Comparison) -> None:
+    """RooflineError (one line) when two or more reports share no kernel: the nearest pair of names across them and
+    a ``--map`` that would pair them (``difflib`` similarity of the names)."""
+    if c.pairs or len(c.reports) < 2:
+        return
+    import difflib
+
+    def nearest(a: str, b: str) -> float:
+        return difflib.SequenceMatcher(None, a, b).ratio()
+
+    candidates = [(nearest(a, b), a, b) for a in c.unmatched[0] for b in c.unmatched[1]]
+    apart = " and ".join(r.path for r in c.reports)
+    if not candidates:
+        raise RooflineError(f"{apart}: no kernel in common ({c.matching} matching): "
+                            f"{'A' if not c.unmatched[0] else 'B'} has no valid kernel launch",
+                            "check the --kernel filter, or profile the kernel in both")
+    _, a, b = max(candidates)
+    pair_them = f"--map '{re.escape(a)}={re.escape(b)}', " if len(c.reports) == 2 else "--map A=B=..., "
+    raise RooflineError(f"{apart}: no kernel in common ({c.matching} matching); nearest names: A {a!r}, B {b!r}",
+                        f"pair them with {pair_them}or --match family|order|regex:PATTERN")
+
+
 def _key_text(key: Key, launches: Launches) -> str:
     """A key as shown to the user: the kernel names behind an order key, else the key itself."""
     return key[1] if key[0] != "order" else " | ".join(dict.fromkeys(k.name for k in launches.kernel_launches))

@@ -162,11 +162,17 @@ def test_cli_import_stays_light():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-def test_a_plot_with_nothing_on_it_is_not_written(shared_report, tmp_path):
-    """No kernel in common: the comparison has no point to draw; no file, one line, exit 2."""
+def test_no_kernel_in_common_is_one_line_naming_the_nearest_names_and_exit_2(shared_report, tmp_path):
+    """No kernel in common: nothing is written (no plot either), one line with the nearest names across the
+    reports (the cuBLAS SGEMM of the RTX 3080 and the vectorized tiling of the A10G) and a --map pairing them."""
     out = tmp_path / "cmp.png"
-    result = invoke(shared_report(RTX3080), shared_report(A10G_ROOFLINE), "--plot", out)
+    a, b = shared_report(RTX3080), shared_report(A10G_ROOFLINE)
+    result = invoke(a, b, "--plot", out)
     assert result.exit_code == 2 and not out.exists()
-    assert result.stderr == (f"roofline: error: {out}: not written, nothing to plot: no kernel in common (name "
-                             "matching): pair kernels with --match order|regex:PATTERN or --map BASE=NEW, or leave "
-                             "out --plot\n")
+    assert result.stderr == (f"roofline: error: {a} and {b}: no kernel in common (name matching); nearest names: "
+                             "A 'ampere_sgemm_128x64_nn', B 'vectorized_blocktiling': pair them with --map "
+                             "'ampere_sgemm_128x64_nn=vectorized_blocktiling', or --match family|order|regex:PATTERN\n")
+    paired = invoke(a, b, "--map", "ampere_sgemm_128x64_nn=vectorized_blocktiling")
+    assert paired.exit_code == 0 and "map ampere_sgemm_128x64_nn=vectorized_blocktiling" in paired.stdout
+
+
