@@ -39,7 +39,7 @@ from roofline.analysis.kernels import REFERENCE_S, KernelStats, aggregate, per_l
 from roofline.analysis.launches import Launches, ReportAnalysis
 from roofline.analysis.results import Value
 from roofline.analysis.roofline import roof_position
-from roofline.analysis.work import WorkCheck, compare_work
+from roofline.analysis.work import WorkCheck, compare_work, governing
 from roofline.compare.noise import Change, compare_times
 from roofline.core.kernel_families import family
 from roofline.core.labels import letter
@@ -215,7 +215,8 @@ class KernelPair:
         return change.inverted()
 
     def headline_unit(self, i: int) -> str:
-        """"speedup", or the throughput unit ("FLOP/s", "DRAM bytes/s", "threads/s") for different work."""
+        """"speedup", or the throughput unit of what decided ("DRAM bytes/s", "FP32 FLOP/s", "FLOP/s",
+        "threads/s", ...) for different work."""
         check = self.work[i] if self.work else None
         return check.unit if check is not None and check.different and check.work_ratio else "speedup"
 
@@ -359,7 +360,8 @@ def _pair(key: Key, base: KernelStats, others: list[KernelStats | None], labels:
         expected.append(_expected(base, side, i) if side else absent)
     kept = tuple(_ratio(a, b, "speedup") for a, b in zip(speedup, expected, strict=True))
     projections = tuple(project(s, target) if s else None for s in sides) if target is not None else ()
-    work = tuple(compare_work(base.work, s.work, options.work_tolerance, s.names == base.names)
+    work = tuple(compare_work(base.work, s.work, options.work_tolerance, s.names == base.names,
+                              (governing(base.verdict, base.roof), governing(s.verdict, s.roof)))
                  if i and s and s.work and base.work else None for i, s in enumerate(sides))
     how = {"map": f"map {key[1]}", "order": f"order #{key[1]}"}.get(key[0], key[0])
     return KernelPair(f"#{key[1]}" if key[0] == "order" else key[1], how, tuple(sides), tuple(speedup),

@@ -341,3 +341,21 @@ def test_a_match_regex_that_backtracks_for_ever_is_stopped_with_one_line():
         pair_reports([hostile, hostile], parse_matcher("regex:(a+)+$", (), 2))
     assert str(err.value).startswith("the --match/--map patterns on the names in a.json took longer than 2 s and "
                                      "was stopped: simplify the pattern")
+
+
+def test_one_kernel_in_two_ncu_sets_is_the_same_work_on_its_governing_dram_bytes():
+    """examples/h100 triad-cupy in --set roofline and --set full (issue 33): the roofline set counts the one
+    zero-product HFMA2 register move per element (2^26 elements, 4 FLOPs each) as FP16 FLOPs, the full set leaves it
+    out; compared with the moves counted on both sides, and judged on the DRAM bytes that bound both."""
+    import roofline
+
+    examples = REPO / "examples" / "h100"
+    analyses = [analyze_loaded(roofline.load(examples / f"triad-cupy.{s}.ncu-rep")) for s in ("roofline", "full")]
+    pair = pair_reports(analyses).pairs[0]
+    check = pair.work[1]
+    n = 2**26
+    fp16 = next(m for m in check.measures if m.key == "flops.fp16")
+    assert fp16.base == pytest.approx(4.0 * n, rel=1e-9) and fp16.other == 4.0 * n and not fp16.differs
+    assert check.governing == ("bytes.dram", "bytes.dram") and check.basis == "bytes.dram"
+    assert not check.different and pair.headline_unit(1) == "speedup"
+    assert check.notes[0].startswith("FP16 FLOPs compared with the zero-product HFMA2 register moves counted")

@@ -125,8 +125,10 @@ def work_dict(check: WorkCheck | None) -> dict[str, Any] | None:
         return None
     return {"different": check.different, "basis": check.basis or None, "tolerance": check.tolerance,
             "summary": check.summary, "throughput_unit": check.unit or None, "work_ratio": number(check.work_ratio),
+            "governing": {"base": check.governing[0], "other": check.governing[1]}, "notes": list(check.notes),
             "measures": {m.key: {"base": number(m.base), "other": number(m.other), "ratio": number(m.ratio),
-                                 "differs": m.differs, "decides": m.decides} for m in check.measures}}
+                                 "differs": m.differs, "decides": m.decides, "apart": m.apart or None}
+                         for m in check.measures}}
 
 
 def summary_document(summaries: Sequence[AppSummary], top: int) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from roofline.compare.pairing import NO_EXPECTATION, Comparison, KernelPair, Rep
 from roofline.compare.ranking import RECOVERABLE_COUNTS, AppSummary
 from roofline.compare.regression import DiffResult, Verdict
 from roofline.core.kernel_names import KernelName
-from roofline.core.labels import letter
+from roofline.core.labels import NAMES, letter
 from roofline.core.units import pct, ratio, seconds, si
 from roofline.render.names import group_name
 from roofline.render.terminal import Cell, add_rows, escape, plain_table, record, warning_lines
@@ -133,21 +133,35 @@ WORK_COLUMNS = (("threads", "threads"), ("bytes.dram", "DRAM"), ("instructions",
 
 
 def work_grid(c: Comparison, i: int) -> Grid:
-    """Work first: FLOPs per launch on each side, the ratios of the other measures, and the verdict on the work."""
+    """Work first: FLOPs per launch on each side, the ratios of the other measures, what decided and the verdict on
+    the work; notes on measures compared under a common definition or left out for lack of one."""
     a, b = letter(0), letter(i)
     rows = []
+    notes: dict[str, None] = {}
     for p in (p for p in c.pairs if p.sides[i]):
         check = p.work[i]
         work = [p.side(s).work for s in (0, i)]
         measures = {m.key: m for m in check.measures} if check else {}
+        notes.update(dict.fromkeys(f"{p.label}: {n}" for n in (check.notes if check else ())))
         rows.append((p.label, *(si(w.total_flops) if w else "n/a" for w in work),
-                     *(_measure_cell(measures.get(key)) for key, _ in WORK_COLUMNS), _work_word(check)))
+                     *(_measure_cell(measures.get(key)) for key, _ in WORK_COLUMNS), _decided_by(check),
+                     _work_word(check)))
     return Grid(f"Work per launch, {a} -> {b}",
-                ("kernel", f"FLOPs {a}", f"FLOPs {b}", *(f"{name} {b}/{a}" for _, name in WORK_COLUMNS), "work"),
-                tuple(rows),
-                f"work = DIFFERENT where the FLOPs of a precision (without FLOPs: the threads launched, grid x block) "
-                f"differ by more than {100 * c.work_tolerance:g}% (--work-tolerance); DRAM bytes and instructions "
-                "(smsp__inst_executed) are shown, they do not decide")
+                ("kernel", f"FLOPs {a}", f"FLOPs {b}", *(f"{name} {b}/{a}" for _, name in WORK_COLUMNS), "by",
+                 "work"), tuple(rows),
+                f"work = DIFFERENT where what decides (by) differs by more than {100 * c.work_tolerance:g}% "
+                "(--work-tolerance): the resource that bounds both sides by their verdicts (DRAM, L2 or L1 bytes, "
+                "the FLOPs of a precision, instructions), else the FLOPs of each precision, else the threads "
+                "launched (grid x block); the rest is shown, it does not decide"
+                + "".join(f"; {n}" for n in notes))
+
+
+def _decided_by(check: WorkCheck | None) -> str:
+    """What decided, short: "DRAM", "FP32", "inst.", "FLOPs", "threads" ("" when nothing could)."""
+    if check is None or not check.basis:
+        return ""
+    group, _, which = check.basis.partition(".")
+    return NAMES[which] if which else {"instructions": "inst.", "flops": "FLOPs"}.get(group, group)
 
 
 def _measure_cell(m: Measure | None) -> str:
@@ -188,25 +202,26 @@ def throughput_grid(c: Comparison, pairs: Sequence[KernelPair], i: int) -> Grid:
         work_ratio = check.work_ratio if check else None
         expected = p.expected_speedup[i].value
         headline = p.headline(i)
-        rows.append((p.label, UNIT_WORDS.get(unit, unit), si(throughput(p.side(0), unit)),
-                     si(throughput(p.side(i), unit)), _times(headline.ratio if headline else None),
+        key = check.unit_key if check else ""
+        rows.append((p.label, UNIT_WORDS.get(unit, unit), si(throughput(p.side(0), key)),
+                     si(throughput(p.side(i), key)), _times(headline.ratio if headline else None),
                      interval_text(headline), _times(expected * work_ratio if expected is not None and work_ratio
                                                      else None), _fixed(p.kept_up[i].value)))
     return Grid(f"Throughput, {a} -> {b} (different work: not a speedup of times)",
                 ("kernel", "unit", a, b, f"{b}/{a}", f"{confidence} interval", "expected", "kept up"), tuple(rows),
-                f"throughput = work per launch / median launch time, in FLOP/s (kernels with FLOPs), else DRAM "
-                f"bytes/s, else threads/s; {b}/{a} = the speedup x the work ratio; expected = the attainable "
-                "throughput ratio from the roofs, only where a roof governs both")
+                "throughput = work per launch / median launch time, in the unit of what decided the work (bytes, "
+                f"FLOPs, instructions or threads per second); {b}/{a} = the speedup x the work ratio; expected = "
+                "the attainable throughput ratio from the roofs, only where a roof governs both")
 
 
 UNIT_WORDS = {"DRAM bytes/s": "DRAM B/s", "threads/s": "thread/s"}  # short enough for a table column
 
 
-def throughput(s: KernelStats, unit: str) -> float | None:
-    """Work per launch in ``unit``'s work (FLOPs, DRAM bytes, threads) over the median launch time."""
+def throughput(s: KernelStats, key: str) -> float | None:
+    """Work per launch of a measure (``Work.amount``: DRAM bytes, FP32 FLOPs, threads, ...) over the median launch
+    time."""
     w, t = s.work, s.median_s.value
-    amount = None if w is None else {"FLOP/s": w.total_flops, "DRAM bytes/s": w.bytes["dram"],
-                                     "threads/s": w.threads}.get(unit)
+    amount = w.amount(key) if w is not None and key else None
     return amount / t if amount is not None and t else None
 
 

@@ -41,7 +41,7 @@ from roofline.render.names import json_text
 #    level, and the issue and transaction roofs (the Instruction Roofline Model)
 # 7: "instruction_roofline" has "global_memory" and "shared_memory": per operation warp instructions per sector or
 #    wavefront, and the model's walls
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 
 def render(analyses: Sequence[ReportAnalysis], spreads: Sequence[KernelSpread] = ()) -> str:
