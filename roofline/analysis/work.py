@@ -166,19 +166,20 @@ def _basis_text(basis: str) -> str:
 def governing(verdict: Verdict, roof: RoofPosition) -> str | None:
     """The resource that bounds a kernel, from its verdict: "bytes.<level>" (memory units), "flops.<precision>"
     (FP64, FMA, FP16 and tensor pipes, or the roof for a roofline-only verdict), "instructions" (other compute
-    units: ALU, issue, load/store, ...), ``LAUNCH`` (latency or small grid); None without a verdict."""
+    units: ALU, issue, load/store, ...), ``LAUNCH`` (latency or small grid); without the unit breakdown, the roof of
+    the verdict's side nearest to the kernel; None without a verdict."""
     if verdict.bound is None:
         return None
     if verdict.bound in ("latency", "small_grid"):
         return LAUNCH
     unit = verdict.busiest
-    if unit is None:
-        return None
+    if unit is None:  # throughputs without their breakdown: the side's roof nearest to the kernel
+        keys = PRECISIONS if verdict.bound == "compute" else LEVELS if verdict.bound == "memory" else ()
+        used = {k: roof.utilization_pct[k] for k in keys if roof.utilization_pct.get(k) is not None}
+        return None if not used else _key(max(used, key=lambda k: used[k]))
     metric = unit.metric
-    if metric in LEVELS:
-        return f"bytes.{metric}"
-    if metric in PRECISIONS:
-        return f"flops.{metric}"
+    if metric in LEVELS or metric in PRECISIONS:
+        return _key(metric)
     for prefix, level in (("dram__", "dram"), ("fbpa__", "dram"), ("lts__", "l2"), ("l1tex__", "l1")):
         if metric.startswith(prefix):
             return f"bytes.{level}"
@@ -189,6 +190,11 @@ def governing(verdict: Verdict, roof: RoofPosition) -> str | None:
                                                               "shared" in metric else ("fp32", "fp16"))}
         return f"flops.{max(shares, key=lambda p: shares[p])}"
     return "instructions"
+
+
+def _key(roof: str) -> str:
+    """The measure key of a roof: "dram" -> "bytes.dram", "fp32" -> "flops.fp32"."""
+    return f"bytes.{roof}" if roof in LEVELS else f"flops.{roof}"
 
 
 def launch_work(launches: Launches) -> Work:

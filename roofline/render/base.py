@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.launches import KernelSpread
 
-Kind = Literal["report", "compare", "diff", "summary"]
+Kind = Literal["report", "compare", "diff", "summary", "project"]
 Output = str | bytes
 
 
@@ -23,8 +23,8 @@ Output = str | bytes
 class Document:
     """What a renderer renders: the result of one command and how it is laid out.
 
-    ``result`` is, by kind: report, a sequence of ``ReportAnalysis``; compare, a ``Comparison``; diff, a
-    ``DiffResult``; summary, a sequence of ``AppSummary``."""
+    ``result`` is, by kind: report, a sequence of ``ReportAnalysis``; compare and project, a ``Comparison``
+    (project: of one report, with its projections); diff, a ``DiffResult``; summary, a sequence of ``AppSummary``."""
 
     result: Any
     width: int = 80  # terminal columns of a table
@@ -145,6 +145,18 @@ def _summary_json(d: Document) -> str:
     return summary_json(d.result, d.top)
 
 
+def _project_table(d: Document) -> str:
+    from roofline.render.compare.table import projection_text
+
+    return projection_text(d.result, width=d.width)
+
+
+def _project_json(d: Document) -> str:
+    from roofline.render.compare.json import projection_json
+
+    return projection_json(d.result)
+
+
 FORMATS: tuple[Format, ...] = (
     Format("table", "report", ".txt", _report_table),
     Format("json", "report", ".json", _report_json),
@@ -160,6 +172,8 @@ FORMATS: tuple[Format, ...] = (
     Format("markdown", "diff", ".md", _diff_markdown),
     Format("table", "summary", ".txt", _summary_table),
     Format("json", "summary", ".json", _summary_json),
+    Format("table", "project", ".txt", _project_table),
+    Format("json", "project", ".json", _project_json),
 )
 
 

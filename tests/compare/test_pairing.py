@@ -27,7 +27,7 @@ from roofline.analysis.advice import LAUNCH_OVERHEAD_S
 from roofline.analysis.kernels import aggregate
 from roofline.analysis.roofline import analyze_report
 from roofline.compare import pairing
-from roofline.compare.pairing import Matcher, pair_reports, parse_matcher, project
+from roofline.compare.pairing import Matcher, pair_reports, parse_matcher
 from roofline.errors import RooflineError
 from roofline.pipeline import analyze_loaded
 from roofline.specs.catalog import load_catalog
@@ -38,15 +38,12 @@ from tests.synthetic import (
     REL,
     REPO,
     SMSP_CLOCK,
-    SPEC_DRAM,
-    SPEC_FP32,
     launch,
     model,
     names_model,
     peak_dram,
     peak_fp32,
     roof_time,
-    write_spec,
 )
 
 
@@ -100,16 +97,20 @@ def test_expected_speedup_is_the_ratio_of_attainable_performance_for_the_same_wo
     assert pair.matched_by == "name" and pair.speedup[0].value == 1.0
 
 
-def test_expected_speedup_compares_roof_times_when_the_work_differs():
+def test_expected_speedup_compares_the_roof_times_of_the_governing_resource():
+    """Both verdicts compute-bound (FP32 governs both), though the old GPU's DRAM roof is the farther one
+    (5e8 B / 100 GB/s = 5 ms > 2e9 FLOP / 2 TFLOP/s = 1 ms): the roof that sets the time is the FP32 one, so the
+    expectation is the ratio of the FP32 roof times, not of the farthest roofs (issue 33)."""
     old = model("old.json", [launch(0, "k", 2e-3, 1e9, 5e8, OLD_GPU, sol=COMPUTE_BOUND)])
     new = model("new.json", [launch(0, "k", 1e-3, 3e9, 2e8, NEW_GPU, sol=COMPUTE_BOUND)])
     pair = pair_reports([analyze_report(old), analyze_report(new)]).pairs[0]
-    expected = roof_time(2e9, 5e8, OLD_GPU) / roof_time(6e9, 2e8, NEW_GPU)
+    expected = (2e9 / peak_fp32(OLD_GPU)) / (6e9 / peak_fp32(NEW_GPU))
+    assert roof_time(2e9, 5e8, OLD_GPU) == pytest.approx(5e-3)  # the farthest roof, which does not govern
     assert pair.expected_speedup[1].value == pytest.approx(expected, rel=REL)
-    # 3x the FLOPs: different work, compared by FLOP/s: (6e9 / 1 ms) / (2e9 / 2 ms) = 6
-    assert pair.different_work(1) and pair.headline_unit(1) == "FLOP/s"
+    # 3x the FP32 FLOPs that bound both: different work, compared by FP32 FLOP/s: (6e9 / 1 ms) / (2e9 / 2 ms) = 6
+    assert pair.different_work(1) and pair.headline_unit(1) == "FP32 FLOP/s"
     assert pair.headline(1).ratio == pytest.approx((6e9 / 1e-3) / (2e9 / 2e-3), rel=REL)
-    assert pair.work[1].summary == "different work: FP32 FLOPs 3x"
+    assert pair.work[1].summary == "different work: FP32 FLOPs 3x (the resource that bounds both)"
 
 
 def test_no_expectation_where_no_roof_governs_and_the_launch_overhead_share_instead():
@@ -132,18 +133,6 @@ def test_no_expectation_where_no_roof_governs_and_the_launch_overhead_share_inst
     assert u.expected_speedup[1].value is None and u.expected_speedup[1].reason.startswith(
         "no roofline expectation: no verdict on A")
     assert u.launch_overhead[0].value is None
-
-
-def test_projection_is_the_roofline_bound_on_the_spec_and_names_what_it_leaves_out(tmp_path):
-    spec = load_catalog([write_spec(tmp_path)]).get("compare-test-gpu")
-    rep = model("a.json", [launch(i, "k", 1e-3, 3e9, 2e9, OLD_GPU) for i in range(2)])
-    stats = aggregate(analyze_report(rep).launches)
-    proj = project(stats, spec)
-    bound_per_launch = max(2 * 3e9 / SPEC_FP32, 2e9 / SPEC_DRAM)  # each launch's own work
-    assert proj.bound_s.value == pytest.approx(bound_per_launch, rel=REL)
-    assert proj.limiter == "dram"
-    assert proj.max_speedup.value == pytest.approx(1e-3 / bound_per_launch, rel=REL)
-    assert any(item.startswith("l2") for item in proj.left_out) and any(item.startswith("l1") for item in proj.left_out)
 
 
 # --- Matching modes (synthetic) -------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from roofline.analysis.kernels import KernelStats, why_no_roof
 from roofline.analysis.work import Measure, WorkCheck, ratio_text
 from roofline.compare.noise import Change
 from roofline.compare.pairing import NO_EXPECTATION, Comparison, KernelPair, ReportRef
+from roofline.compare.projection import Projection
 from roofline.compare.ranking import RECOVERABLE_COUNTS, AppSummary
 from roofline.compare.regression import DiffResult, Verdict
 from roofline.core.kernel_names import KernelName
@@ -59,8 +60,8 @@ def _print_comparison(console: Console, c: Comparison) -> None:
     if len(c.reports) == 1:
         console.print(_rich(roof_grid(c, 0), console.width))
     if c.project_to:
-        console.print(f"[bold]Projection onto {c.project_to}[/bold] (roofline LOWER BOUND, not a measurement)",
-                      highlight=False)
+        console.print(f"[bold]Projection onto {c.project_to}[/bold] (a model of the time there, not a "
+                      "measurement)", highlight=False)
         console.print(_projection_table(c, console.width))
     for line in _comparison_notes(c):
         console.print(line, highlight=False)
@@ -158,10 +159,7 @@ def work_grid(c: Comparison, i: int) -> Grid:
 
 def _decided_by(check: WorkCheck | None) -> str:
     """What decided, short: "DRAM", "FP32", "inst.", "FLOPs", "threads" ("" when nothing could)."""
-    if check is None or not check.basis:
-        return ""
-    group, _, which = check.basis.partition(".")
-    return NAMES[which] if which else {"instructions": "inst.", "flops": "FLOPs"}.get(group, group)
+    return _resource(check.basis) if check is not None and check.basis else ""
 
 
 def _measure_cell(m: Measure | None) -> str:
@@ -270,16 +268,52 @@ def roof_grid(c: Comparison, i: int) -> Grid:
 
 
 def _projection_table(c: Comparison, width: int) -> Table:
-    table = plain_table("", ("kernel", "from", "measured", "bound", "max gain", "limit"),
-                   "max gain = measured / bound: the most the target GPU could speed this kernel up")
+    table = plain_table("", ("kernel", "from", "measured", "projected", "interval", "by", "bound", "max gain"),
+                        "projected = the time per launch ncu would measure there (compare.projection: the governing "
+                        "resource's peak ratio, waves, a launch floor); by = the governing resource; bound = the "
+                        "roofline lower bound of the measured work there, max gain = measured / bound")
     rows: list[list[Cell]] = []
     for p in c.pairs:
         for i, (side, proj) in enumerate(zip(p.sides, p.projections, strict=True)):
             if side is None or proj is None:
                 continue
-            rows.append([KernelName(p.label), letter(i), seconds(side.per_launch_s.value),
-                         seconds(proj.bound_s.value), _times(proj.max_speedup.value), proj.limiter or "n/a"])
+            rows.append([KernelName(p.label), letter(i), seconds(side.median_s.value),
+                         seconds(proj.projected_s.value), _interval_s(proj), _resource(proj.governing),
+                         seconds(proj.bound_s.value), _times(proj.max_speedup.value)])
     return add_rows(table, rows, width)
+
+
+def _interval_s(p: Projection) -> str:
+    """"1.2-1.9 ms", or "n/a" without a projection."""
+    if p.low_s.value is None or p.high_s.value is None:
+        return "n/a"
+    low, high = seconds(p.low_s.value), seconds(p.high_s.value)
+    return f"{low.split()[0]}-{high}" if low.split()[-1] == high.split()[-1] else f"{low}-{high}"
+
+
+def _resource(key: str | None) -> str:
+    """A resource or what decided a work check, short: "DRAM", "FP32", "inst.", "FLOPs", "threads", "launch"."""
+    if key is None:
+        return "n/a"
+    group, _, which = key.partition(".")
+    return NAMES[which] if which else {"instructions": "inst.", "flops": "FLOPs"}.get(group, group)
+
+
+def projection_text(c: Comparison, width: int = 80) -> str:
+    """``roofline project``: each kernel's projected time on the target GPU, its interval and basis."""
+    return record(lambda console: _print_projection(console, c), width)
+
+
+def _print_projection(console: Console, c: Comparison) -> None:
+    _print_legend(console, c.reports)
+    console.print(f"[bold]Projection onto {c.project_to}[/bold]: time per launch as ncu would measure it there "
+                  "(a model, not a measurement)", highlight=False)
+    console.print(_projection_table(c, console.width))
+    bases = dict.fromkeys(f"{p.label}: {pr.basis}" for p in c.pairs for pr in p.projections if pr)
+    for line in bases:
+        console.print(escape(line), highlight=False)
+    for line in _comparison_notes(c):
+        console.print(line, highlight=False)
 
 
 def _comparison_notes(c: Comparison) -> list[str]:

@@ -105,7 +105,11 @@ def test_markdown_and_html_carry_the_work_mark_and_the_plot(shared_report, tmp_p
     assert "http://" not in html.split("<svg", 1)[1].split(">", 1)[0]  # no namespace URL on the inline figure
 
 
-def test_project_to_gives_a_labelled_lower_bound_from_the_spec(shared_report, raw_actions, tmp_path):
+def test_project_to_and_project_give_one_model_of_the_time_there_and_the_roofline_bound(shared_report, raw_actions,
+                                                                                         tmp_path):
+    """The cuBLAS SGEMM of the RTX 3080 onto the test spec (100 SMs, 2 GHz): instruction-bound (its verdict's
+    busiest unit is no FP pipe), so its time scales by SMs x boost clock (68 x 1.71 GHz, device_specs/rtx-3080.yaml)
+    and by the tail wave; `compare --project-to` and `project` give the same numbers."""
     result = invoke(shared_report(RTX3080), "--project-to", "compare-test-gpu", "--specs", write_spec(tmp_path),
                     "--format", "json")
     assert result.exit_code == 0, result.output
@@ -118,12 +122,26 @@ def test_project_to_gives_a_labelled_lower_bound_from_the_spec(shared_report, ra
     dram = raw["dram__bytes.sum.per_second"] * t
     side = next(k for k in doc["kernels"] if k["key"] == "ampere_sgemm_128x64_nn")["sides"][0]
     projection = side["projection"]
-    assert projection["kind"] == "roofline lower bound, not a measurement"
+    assert projection["kind"] == "model of the time per launch there, not a measurement"
+    waves = raw["launch__waves_per_multiprocessor"]
+    there = waves * 68 / 100
+    tail = (math.ceil(there) / there) / (math.ceil(waves) / waves)
+    assert projection["governing"] == "instructions"
+    assert projection["projected_s"] == pytest.approx(t * (68 * 1.71e9) / (100 * 2.0e9) * tail, rel=1e-9)
+    assert (projection["low_s"], projection["high_s"]) == (pytest.approx(projection["projected_s"] / 1.5, rel=1e-9),
+                                                           pytest.approx(projection["projected_s"] * 1.5, rel=1e-9))
     assert projection["bound_s"] == pytest.approx(max(flops / SPEC_FP32, dram / SPEC_DRAM), rel=1e-6)
     assert projection["max_speedup"] == pytest.approx(t / projection["bound_s"], rel=1e-9)
     assert projection["left_out"] == ["l2 (no l2 bandwidth in the spec)", "l1 (no l1 bandwidth in the spec)"]
     table = invoke(shared_report(RTX3080), "--project-to", "compare-test-gpu", "--specs", write_spec(tmp_path))
-    assert "(roofline LOWER BOUND, not a measurement)" in table.stdout
+    assert "(a model of the time there, not a measurement)" in table.stdout
+    alone = runner.invoke(app, ["project", str(shared_report(RTX3080)), "--to", "compare-test-gpu", "--specs",
+                                str(write_spec(tmp_path)), "--format", "json"], env=ENV)
+    assert alone.exit_code == 0, alone.output
+    kernel = next(k for k in json.loads(alone.stdout)["kernels"] if k["name"] == "ampere_sgemm_128x64_nn")
+    assert kernel["measured_s"] == pytest.approx(t, rel=1e-9)
+    assert {k: kernel[k] for k in ("projected_s", "low_s", "high_s", "basis")} == {
+        k: projection[k] for k in ("projected_s", "low_s", "high_s", "basis")}
 
 
 def test_plot_and_normalized_plot_are_written(shared_report, tmp_path):
