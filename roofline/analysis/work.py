@@ -185,7 +185,7 @@ def governing(verdict: Verdict, roof: RoofPosition) -> str | None:
             return f"bytes.{level}"
     if "fp64" in metric or "dmma" in metric:
         return "flops.fp64"
-    if "tensor" in metric or "fma" in metric or "fp16" in metric:
+    if any(pipe in metric for pipe in ("tensor", "shared", "fma", "fp16")):  # "shared": the FP16/tensor pipe
         shares = {p: roof.utilization_pct.get(p, 0.0) for p in (("tensor", "fp16") if "tensor" in metric or
                                                               "shared" in metric else ("fp32", "fp16"))}
         return f"flops.{max(shares, key=lambda p: shares[p])}"

@@ -125,6 +125,7 @@ def test_the_governing_resource_decides_and_flops_that_differ_while_its_bytes_ma
     ("compute", "sm__pipe_fma_cycles_active", {"fp32": 70.0, "fp16": 1.0}, "flops.fp32"),
     ("compute", "sm__pipe_fma_cycles_active", {"fp32": 1.0, "fp16": 70.0}, "flops.fp16"),
     ("compute", "sm__pipe_tensor_cycles_active", {"tensor": 80.0}, "flops.tensor"),
+    ("compute", "sm__pipe_shared_cycles_active", {"tensor": 90.5, "fp16": 0.0}, "flops.tensor"),  # H100 BF16 GEMM
     ("compute", "sm__pipe_alu_cycles_active", {}, "instructions"),
     ("compute", "sm__issue_active", {}, "instructions"),
     ("balanced", "dram__cycles_active", {}, "bytes.dram"),

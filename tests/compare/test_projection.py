@@ -81,3 +81,22 @@ def test_no_projection_without_a_launch_time_says_why(specs):
                                                       if k != "gpu__time_duration.sum"})
     p = project(stats(specs, timeless), SOURCE, specs[1])
     assert p.projected_s.value is None and p.projected_s.reason.startswith("no launch time")
+
+
+def test_a_latency_bound_linspace_keeps_microseconds_on_an_h100(shared_report, raw_actions):
+    """Issue 33: `compare rtx4070ti --project-to h100-sxm5` projected the 3.5 us `linspace` (latency-bound) to 1.3 ns
+    (its roofline bound). Now its time scales by the boost clocks alone: 2.625 GHz (the report's
+    device__attribute_max_gpu_frequency_khz) -> 1.98 GHz (device_specs/h100-sxm5.yaml)."""
+    from roofline.compare.pairing import pair_reports
+    from roofline.pipeline import analyze_files
+
+    name = "rtx4070ti_pytorch-sim_full"
+    (analysis,) = analyze_files([shared_report(name)])
+    raw = next(a for a in raw_actions(name) if a.name == "linspace")
+    pair = next(p for p in pair_reports([analysis], project_to=load_catalog().get("h100-sxm5")).pairs
+                if p.label == "linspace")
+    p = pair.projections[0]
+    clock = raw["device__attribute_max_gpu_frequency_khz"] * 1e3
+    assert p.governing == "launch"
+    assert p.projected_s.value == pytest.approx(raw["gpu__time_duration.sum"] * 1e-9 * clock / 1.98e9, rel=1e-9)
+    assert p.projected_s.value > 1e-6 and p.bound_s.value < 1e-8  # the roofline bound is still shown beside it
