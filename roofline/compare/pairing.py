@@ -38,11 +38,11 @@ from roofline.analysis.advice import LAUNCH_OVERHEAD_S, launch_overhead_share
 from roofline.analysis.kernels import KernelStats, aggregate
 from roofline.analysis.launches import Launches, ReportAnalysis
 from roofline.analysis.results import Value
-from roofline.analysis.work import WorkCheck, compare_work, governing
+from roofline.analysis.work import WorkCheck, compare_work, governing, measure_label
 from roofline.compare.noise import Change, compare_times
 from roofline.compare.projection import Projection, project
 from roofline.core.kernel_families import family
-from roofline.core.labels import letter
+from roofline.core.labels import NAMES, letter
 from roofline.core.model import CeilingSet, Device
 from roofline.core.thresholds import ALPHA, WORK_TOLERANCE
 from roofline.core.timelimit import REGEX_LIMIT_S, within
@@ -380,19 +380,22 @@ def _expected(base: KernelStats, side: KernelStats, i: int) -> Value:
         if v.bound not in GOVERNED:
             return Value(None, f"{NO_EXPECTATION}: {name} is {v.bound} (compute and memory both busy, no single "
                                "roof sets its time)")
-    return _ratio(governed_time(base), governed_time(side), "roof time of the governing resource")
+    return _ratio(governed_time(base), governed_time(side), "roof time")
 
 
 def governed_time(s: KernelStats) -> Value:
     """The time per launch of the kernel's governing resource at its roof (work on it / its ceiling): the roof that
     sets its time, not the nearest one (a fill kernel's FP64 roof on a GPU weak in FP64 sets nothing)."""
     resource = governing(s.verdict, s.roof)
-    key = (resource or "").partition(".")[2]
-    amount = s.work.amount(resource) if s.work is not None and resource else None
-    roof = s.ceilings.roof(key) if key else None
-    if amount is None or not roof:
-        return Value(None, f"no roof for the governing resource ({resource or 'none'})")
-    return Value(amount / roof, via=f"{resource} per launch / its {s.ceilings.source} roof")
+    group, _, key = (resource or "").partition(".")
+    if not key:
+        return Value(None, f"no roof for what bounds it ({resource or 'no verdict'})")
+    measured = (s.flops if group == "flops" else s.bytes)[key]
+    roof = s.ceilings.roof(key)
+    if measured.value is None or not roof:
+        return Value(None, f"{measure_label(resource or '')}: {measured.reason}" if measured.value is None else
+                     f"no {NAMES[key]} roof in the {s.ceilings.source} ceilings")
+    return Value(measured.value / s.count / roof, via=f"{resource} per launch / its {s.ceilings.source} roof")
 
 
 def launch_overhead(s: KernelStats) -> Value:
