@@ -184,12 +184,20 @@ def governing(verdict: Verdict, roof: RoofPosition) -> str | None:
         if metric.startswith(prefix):
             return f"bytes.{level}"
     if "fp64" in metric or "dmma" in metric:
-        return "flops.fp64"
+        return _flops_or_instructions(unit.pct, roof, ("fp64",))
     if any(pipe in metric for pipe in ("tensor", "shared", "fma", "fp16")):  # "shared": the FP16/tensor pipe
-        shares = {p: roof.utilization_pct.get(p, 0.0) for p in (("tensor", "fp16") if "tensor" in metric or
-                                                              "shared" in metric else ("fp32", "fp16"))}
-        return f"flops.{max(shares, key=lambda p: shares[p])}"
+        return _flops_or_instructions(unit.pct, roof, ("tensor", "fp16") if "tensor" in metric or "shared" in metric
+                                      else ("fp32", "fp16"))
     return "instructions"
+
+
+def _flops_or_instructions(pipe_pct: float, roof: RoofPosition, precisions: tuple[str, ...]) -> str:
+    """The FLOPs of the precision of a busy FP pipe nearest its roof; "instructions" where those FLOPs fill less than
+    half the roof that the pipe's busy share would give: the pipe is busy with other instructions (conversions to
+    and from FP64 on a GeForce FP64 pipe, register moves), which no FLOP roof bounds."""
+    shares = {p: roof.utilization_pct.get(p, 0.0) for p in precisions}
+    nearest = max(shares, key=lambda p: shares[p])
+    return f"flops.{nearest}" if shares[nearest] >= pipe_pct / 2 else "instructions"
 
 
 def _key(roof: str) -> str:

@@ -121,10 +121,13 @@ def test_the_governing_resource_decides_and_flops_that_differ_while_its_bytes_ma
     ("memory", "dram__cycles_active", {}, "bytes.dram"),
     ("memory", "lts__t_sectors", {}, "bytes.l2"),
     ("memory", "l1tex__data_pipe_lsu_wavefronts", {}, "bytes.l1"),
-    ("compute", "sm__pipe_fp64_cycles_active", {}, "flops.fp64"),
+    ("compute", "sm__pipe_fp64_cycles_active", {"fp64": 85.0}, "flops.fp64"),
+    # the RTX 4070 Ti fill_vector: FP64 pipe 67.5% busy, FP64 FLOPs at 8.4% of the roof: not FLOP-bound
+    ("compute", "sm__pipe_fp64_cycles_active", {"fp64": 8.4}, "instructions"),
     ("compute", "sm__pipe_fma_cycles_active", {"fp32": 70.0, "fp16": 1.0}, "flops.fp32"),
     ("compute", "sm__pipe_fma_cycles_active", {"fp32": 1.0, "fp16": 70.0}, "flops.fp16"),
     ("compute", "sm__pipe_tensor_cycles_active", {"tensor": 80.0}, "flops.tensor"),
+    ("compute", "sm__pipe_fma_cycles_active", {"fp32": 46.0}, "flops.fp32"),  # over half the pipe's 90%: FLOPs
     ("compute", "sm__pipe_shared_cycles_active", {"tensor": 90.5, "fp16": 0.0}, "flops.tensor"),  # H100 BF16 GEMM
     ("compute", "sm__pipe_alu_cycles_active", {}, "instructions"),
     ("compute", "sm__issue_active", {}, "instructions"),
