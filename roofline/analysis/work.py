@@ -194,8 +194,11 @@ def governing(verdict: Verdict, roof: RoofPosition) -> str | None:
 def _flops_or_instructions(pipe_pct: float, roof: RoofPosition, precisions: tuple[str, ...]) -> str:
     """The FLOPs of the precision of a busy FP pipe nearest its roof; "instructions" where those FLOPs fill less than
     half the roof that the pipe's busy share would give: the pipe is busy with other instructions (conversions to
-    and from FP64 on a GeForce FP64 pipe, register moves), which no FLOP roof bounds."""
-    shares = {p: roof.utilization_pct.get(p, 0.0) for p in precisions}
+    and from FP64 on a GeForce FP64 pipe, register moves), which no FLOP roof bounds. Without FLOP counts, the
+    pipe's first precision."""
+    shares = {p: roof.utilization_pct[p] for p in precisions if roof.utilization_pct.get(p) is not None}
+    if not shares:  # no FLOP counts (a basic set): the pipe's first precision, its FLOPs unknown
+        return f"flops.{precisions[0]}"
     nearest = max(shares, key=lambda p: shares[p])
     return f"flops.{nearest}" if shares[nearest] >= pipe_pct / 2 else "instructions"
 
