@@ -348,3 +348,23 @@ def test_one_kernel_in_two_ncu_sets_is_the_same_work_on_its_governing_dram_bytes
     assert check.governing == ("bytes.dram", "bytes.dram") and check.basis == "bytes.dram"
     assert not check.different and pair.headline_unit(1) == "speedup"
     assert check.notes[0].startswith("FP16 FLOPs compared with the zero-product HFMA2 register moves counted")
+
+
+def test_a_dram_bound_kernel_on_two_gpus_is_judged_on_its_dram_bytes_and_timed():
+    """examples/h100 and examples/h200, the ATen triad (a = b + s*c over 2^26 FP32 elements): DRAM-bound on both,
+    the same work on the DRAM bytes that bound both (12 bytes per element, less what stays dirty in L2 when the
+    kernel ends: docs/accuracy.md), so the headline is the speedup of the launch times ncu measured
+    (gpu__time_duration, one launch each)."""
+    import roofline
+
+    paths = [REPO / "examples" / gpu / "triad-torch.roofline.json" for gpu in ("h100", "h200")]
+    reports = [roofline.load(p) for p in paths]
+    pair = pair_reports([analyze_loaded(r) for r in reports]).pairs[0]
+    check = pair.work[1]
+    assert check.governing == ("bytes.dram", "bytes.dram") and check.basis == "bytes.dram" and not check.different
+    dram = next(m for m in check.measures if m.key == "bytes.dram")
+    for moved, report in zip((dram.base, dram.other), reports, strict=True):
+        assert 12.0 * 2**26 - report.device.l2_cache_bytes <= moved <= 1.01 * 12.0 * 2**26
+    times = [r.launches[0].value("gpu__time_duration.sum") for r in reports]
+    assert pair.headline_unit(1) == "speedup"
+    assert pair.headline(1).ratio == pytest.approx(times[0] / times[1], rel=1e-9)

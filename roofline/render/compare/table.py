@@ -141,10 +141,9 @@ def work_grid(c: Comparison, i: int) -> Grid:
     notes: dict[str, None] = {}
     for p in (p for p in c.pairs if p.sides[i]):
         check = p.work[i]
-        work = [p.side(s).work for s in (0, i)]
         measures = {m.key: m for m in check.measures} if check else {}
         notes.update(dict.fromkeys(f"{p.label}: {n}" for n in (check.notes if check else ())))
-        rows.append((p.label, *(si(w.total_flops) if w else "n/a" for w in work),
+        rows.append((p.label, *(si(flops) for flops in _compared_flops(check)),
                      *(_measure_cell(measures.get(key)) for key, _ in WORK_COLUMNS), _decided_by(check),
                      _work_word(check)))
     return Grid(f"Work per launch, {a} -> {b}",
@@ -155,6 +154,18 @@ def work_grid(c: Comparison, i: int) -> Grid:
                 "the FLOPs of a precision, instructions), else the FLOPs of each precision, else the threads "
                 "launched (grid x block); the rest is shown, it does not decide"
                 + "".join(f"; {n}" for n in notes))
+
+
+def _compared_flops(check: WorkCheck | None) -> tuple[float | None, float | None]:
+    """All FLOPs per launch of each side as the work check compared them (one FP16 definition on both sides);
+    None for a side without FLOP counts."""
+    flops = [m for m in (check.measures if check else ()) if m.key.startswith("flops.")]
+    return _total([m.base for m in flops]), _total([m.other for m in flops])
+
+
+def _total(values: Sequence[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return sum(known) if known else None
 
 
 def _decided_by(check: WorkCheck | None) -> str:
