@@ -193,6 +193,11 @@ class KernelPair:
         check = self.work[i] if self.work else None
         return check is not None and check.different
 
+    def flops_differ(self, i: int) -> bool:
+        """Whether report i's FLOPs of some precision differ from the base's beyond the tolerance, deciding or not."""
+        check = self.work[i] if self.work else None
+        return check is not None and any(m.differs for m in check.measures if m.key.startswith("flops."))
+
     def headline(self, i: int) -> Change | None:
         """The figure to compare report i with the base by, as a ratio with its interval (higher = better): the
         speedup for the same work, the throughput ratio (work per second, i / base) for different work."""
