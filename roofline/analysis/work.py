@@ -7,18 +7,20 @@ each memory level, the threads launched (grid x block) and the warp instructions
 tolerance (``roofline.core.thresholds.WORK_TOLERANCE`` by default: different when the larger over the smaller
 exceeds 1 + tolerance).
 
-Which of them decides "different work":
+Which of them decide "different work":
 
-* the **governing resource**, where the verdicts of both sides name the same one (``governing``): the bytes of the
-  memory level, the FLOPs of the precision (or Tensor) or the instructions of the busiest unit. A DRAM-bound kernel
-  is judged on its DRAM bytes: FLOPs that differ while those bytes match (another build computes more per
-  element) are shown and do not decide;
-* otherwise the **FLOPs of each precision**, where the kernel has FLOPs: counted operations are set by the
-  algorithm and the problem size, and are the same on any GPU and for any tiling of the same work;
-* otherwise the **threads launched**, for a kernel without FLOPs on either side (copies, fills, scans) that is the
-  same kernel on both sides (the same names), where the launch size is what follows the problem size. Kernels
-  paired across names (``--match family``, ``--map``) launch what their own tiling asks for, so without FLOPs their
-  work is not compared.
+* the counts set by the problem: the **FLOPs of each precision**, where the kernel has FLOPs (counted operations
+  are the same on any GPU and for any tiling of the same work), else the **threads launched** of the same kernel
+  (the same names) without FLOPs (copies, fills, scans), whose launch size follows the problem size;
+* where those differ, the **governing resource**, where the verdicts of both sides name the same one
+  (``governing``): the bytes of the memory level, the FLOPs of the precision (or Tensor) or the instructions of the
+  busiest unit. A DRAM-bound kernel whose DRAM bytes match is the same work even where another build computes 4.2x
+  the FLOPs per element; where both differ, the pair is compared by the governing resource's throughput.
+
+Bytes and instructions that differ while the FLOPs match do not make other work: for the same work they change
+with the GPU (cache sizes, the instruction set) and with the implementation (coalescing, unrolling), exactly the
+changes a regression gate must see as slower. Kernels paired across names (``--match family``, ``--map``) without
+FLOPs are compared on their governing resource only, else not at all: each launches what its own tiling asks for.
 
 Only what both sides measured **the same way** is compared. FP16 FLOPs leave out the zero-product HFMA2 register
 moves only where the report holds the SASS counts (``--set full``); where one side could and the other could not,
@@ -240,8 +242,7 @@ def compare_work(base: Work, other: Work, tolerance: float = WORK_TOLERANCE, sam
              ("threads", base.threads, other.threads), ("instructions", base.instructions, other.instructions)]
     apart = {f"bytes.{lv}": _apart(base.definitions.get(lv, ""), other.definitions.get(lv, "")) for lv in LEVELS}
     raw = {key: _measure(key, a, b, tolerance, apart.get(key, "")) for key, a, b in pairs}
-    basis = _basis(raw, same_kernel, governs)
-    deciding = {k for k in raw if k.startswith("flops.")} if basis == "flops" else {basis}
+    basis, deciding = _basis(raw, same_kernel, governs)
     measures = tuple(Measure(m.key, m.base, m.other, m.ratio, m.differs, m.key in deciding and _known(m), m.apart)
                      for m in raw.values())
     different = any(m.decides and m.differs for m in measures)
@@ -255,15 +256,24 @@ def _known(m: Measure) -> bool:
     return m.base is not None and m.other is not None and not m.apart and bool(m.base or m.other)
 
 
-def _basis(measures: Mapping[str, Measure], same_kernel: bool, governs: tuple[str | None, str | None]) -> str:
-    """What decides: the governing resource where both sides name the same measurable one, else the FLOPs, else
-    the threads of the same kernel, else nothing."""
+def _basis(measures: Mapping[str, Measure], same_kernel: bool,
+           governs: tuple[str | None, str | None]) -> tuple[str, set[str]]:
+    """What decided, and the measures that decide. The counts set by the problem (the FLOPs of each precision, or
+    the threads of the same kernel without FLOPs) make the same work when they match; where they differ, the work
+    on the resource that governs both sides still makes it the same work when that matches (FLOPs that differ
+    while the governing bytes match are shown, not decisive), and decides with them otherwise. Bytes or
+    instructions that differ while the FLOPs match stay the same work: that is how an implementation gets slower
+    on one GPU, which a regression gate must see as slower."""
+    flops = {k for k, m in measures.items() if k.startswith("flops.") and _known(m)}
+    primary, keys = ("flops", flops) if flops else \
+        ("threads", {"threads"}) if same_kernel and _known(measures["threads"]) else ("", set())
     shared = governs[0] if governs[0] == governs[1] else None
-    if shared is not None and shared in measures and _known(measures[shared]):
-        return shared
-    if any(_known(m) for k, m in measures.items() if k.startswith("flops.")):
-        return "flops"
-    return "threads" if same_kernel and _known(measures["threads"]) else ""
+    gov = shared if shared is not None and shared in measures and _known(measures[shared]) else None
+    if primary and not any(measures[k].differs for k in keys):
+        return primary, keys
+    if gov is not None:
+        return gov, {gov} if not measures[gov].differs else keys | {gov}
+    return primary, keys
 
 
 def _common_definitions(base: Work, other: Work) -> tuple[tuple[Work, Work], tuple[str, ...]]:

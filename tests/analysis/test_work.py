@@ -110,9 +110,14 @@ def test_the_governing_resource_decides_and_flops_that_differ_while_its_bytes_ma
     assert check.summary == "same work (DRAM bytes within 5%, the resource that bounds both)"
     fp32 = next(m for m in check.measures if m.key == "flops.fp32")
     assert fp32.ratio == pytest.approx(4.2) and fp32.differs and not fp32.decides  # shown, not decisive
-    moved = compare_work(base, work(fp32=1.0e8, dram=1028e6), governs=("bytes.dram", "bytes.dram"))
-    assert moved.different and moved.unit == "DRAM bytes/s" and moved.work_ratio == pytest.approx(2.0)
-    assert moved.summary == "different work: DRAM bytes 2x (the resource that bounds both)"
+    # the same FLOPs, twice the DRAM bytes (lost reuse, uncoalesced accesses): the same work done worse, which a
+    # regression gate must see as slower, not set aside as other work
+    worse = compare_work(base, work(fp32=1.0e8, dram=1028e6), governs=("bytes.dram", "bytes.dram"))
+    assert worse.basis == "flops" and not worse.different
+    # both the FLOPs and the governing bytes differ (another problem size): the governing bytes' throughput
+    bigger = compare_work(base, work(fp32=4.2e8, dram=1028e6), governs=("bytes.dram", "bytes.dram"))
+    assert bigger.different and bigger.unit == "DRAM bytes/s" and bigger.work_ratio == pytest.approx(2.0)
+    assert bigger.summary == "different work: FP32 FLOPs 4.2x, DRAM bytes 2x (the resource that bounds both)"
     apart = compare_work(base, other, governs=("bytes.dram", "flops.fp32"))  # bounded by different resources
     assert apart.basis == "flops" and apart.different and apart.unit == "FLOP/s"
 

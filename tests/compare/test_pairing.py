@@ -332,10 +332,10 @@ def test_a_match_regex_that_backtracks_for_ever_is_stopped_with_one_line():
                                      "was stopped: simplify the pattern")
 
 
-def test_one_kernel_in_two_ncu_sets_is_the_same_work_on_its_governing_dram_bytes():
+def test_one_kernel_in_two_ncu_sets_is_the_same_work_under_one_fp16_definition():
     """examples/h100 triad-cupy in --set roofline and --set full (issue 33): the roofline set counts the one
     zero-product HFMA2 register move per element (2^26 elements, 4 FLOPs each) as FP16 FLOPs, the full set leaves it
-    out; compared with the moves counted on both sides, and judged on the DRAM bytes that bound both."""
+    out; compared with the moves counted on both sides, the FLOPs match."""
     import roofline
 
     examples = REPO / "examples" / "h100"
@@ -345,15 +345,15 @@ def test_one_kernel_in_two_ncu_sets_is_the_same_work_on_its_governing_dram_bytes
     n = 2**26
     fp16 = next(m for m in check.measures if m.key == "flops.fp16")
     assert fp16.base == pytest.approx(4.0 * n, rel=1e-9) and fp16.other == 4.0 * n and not fp16.differs
-    assert check.governing == ("bytes.dram", "bytes.dram") and check.basis == "bytes.dram"
+    assert check.governing == ("bytes.dram", "bytes.dram") and check.basis == "flops"  # the same FLOPs now
     assert not check.different and pair.headline_unit(1) == "speedup"
     assert check.notes[0].startswith("FP16 FLOPs compared with the zero-product HFMA2 register moves counted")
 
 
 def test_a_dram_bound_kernel_on_two_gpus_is_judged_on_its_dram_bytes_and_timed():
     """examples/h100 and examples/h200, the ATen triad (a = b + s*c over 2^26 FP32 elements): DRAM-bound on both,
-    the same work on the DRAM bytes that bound both (12 bytes per element, less what stays dirty in L2 when the
-    kernel ends: docs/accuracy.md), so the headline is the speedup of the launch times ncu measured
+    the same FLOPs and the same DRAM bytes that bound both (12 bytes per element, less what stays dirty in L2 when
+    the kernel ends: docs/accuracy.md), so the headline is the speedup of the launch times ncu measured
     (gpu__time_duration, one launch each)."""
     import roofline
 
@@ -361,7 +361,7 @@ def test_a_dram_bound_kernel_on_two_gpus_is_judged_on_its_dram_bytes_and_timed()
     reports = [roofline.load(p) for p in paths]
     pair = pair_reports([analyze_loaded(r) for r in reports]).pairs[0]
     check = pair.work[1]
-    assert check.governing == ("bytes.dram", "bytes.dram") and check.basis == "bytes.dram" and not check.different
+    assert check.governing == ("bytes.dram", "bytes.dram") and check.basis == "flops" and not check.different
     dram = next(m for m in check.measures if m.key == "bytes.dram")
     for moved, report in zip((dram.base, dram.other), reports, strict=True):
         assert 12.0 * 2**26 - report.device.l2_cache_bytes <= moved <= 1.01 * 12.0 * 2**26

@@ -149,10 +149,10 @@ def work_grid(c: Comparison, i: int) -> Grid:
     return Grid(f"Work per launch, {a} -> {b}",
                 ("kernel", f"FLOPs {a}", f"FLOPs {b}", *(f"{name} {b}/{a}" for _, name in WORK_COLUMNS), "by",
                  "work"), tuple(rows),
-                f"work = DIFFERENT where what decides (by) differs by more than {100 * c.work_tolerance:g}% "
-                "(--work-tolerance): the resource that bounds both sides by their verdicts (DRAM, L2 or L1 bytes, "
-                "the FLOPs of a precision, instructions), else the FLOPs of each precision, else the threads "
-                "launched (grid x block); the rest is shown, it does not decide"
+                f"work = DIFFERENT where the FLOPs of a precision (without FLOPs: the threads launched, grid x "
+                f"block) differ by more than {100 * c.work_tolerance:g}% (--work-tolerance) and so does the work "
+                "on the resource that bounds both sides by their verdicts (DRAM, L2 or L1 bytes, a precision's "
+                "FLOPs, instructions); by = what decided; the rest is shown, it does not decide"
                 + "".join(f"; {n}" for n in notes))
 
 
