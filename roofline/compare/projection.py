@@ -90,16 +90,12 @@ def project(stats: KernelStats, source: Device, spec: DeviceSpec) -> Projection:
     limiter = roof_position(stats.flops, stats.bytes, REFERENCE_S, target).limiter
     gain = _ratio(stats.per_launch_s, bound)
     resource = governing(stats.verdict, stats.roof)
-    none = Value(None, "")
     t = stats.median_s.value
-    if t is None:
-        why = f"no launch time: {stats.median_s.reason}"
-        return Projection(spec.id, Value(None, why), none, none, why, resource, bound, limiter,
-                          _left_out(stats, target), gain)
-    scale = _scale(resource, stats, source, spec, target)
-    if isinstance(scale, str):
-        return Projection(spec.id, Value(None, scale), none, none, scale, resource, bound, limiter,
-                          _left_out(stats, target), gain)
+    scale = _scale(resource, stats, source, spec, target) if t is not None else \
+        f"no launch time: {stats.median_s.reason}"
+    if t is None or isinstance(scale, str):
+        why = Value(None, str(scale))
+        return Projection(spec.id, why, why, why, why.reason, resource, bound, limiter, _left_out(stats, target), gain)
     ratio, how, band = scale
     ratio, how = _in_flight(resource, stats, source, spec, ratio, how)
     per_sm = resource in ("instructions", "bytes.l1") or (resource or "").startswith("flops.")

@@ -81,6 +81,7 @@ def test_no_projection_without_a_launch_time_says_why(specs):
                                                       if k != "gpu__time_duration.sum"})
     p = project(stats(specs, timeless), SOURCE, specs[1])
     assert p.projected_s.value is None and p.projected_s.reason.startswith("no launch time")
+    assert p.low_s.value is None and p.high_s.value is None and p.low_s.reason == p.projected_s.reason
 
 
 def test_a_latency_bound_linspace_keeps_microseconds_on_an_h100(shared_report, raw_actions):

@@ -209,7 +209,8 @@ def projection_dict(p: Projection, missing: dict[str, str]) -> dict[str, Any]:
     """A projection's figures; the reason of each null under ``missing`` (keys ``projection.*``)."""
     return {"target": p.target, "kind": "model of the time per launch there, not a measurement",
             "projected_s": value_or_null(p.projected_s, "projection.projected_s", missing),
-            "low_s": number(p.low_s.value), "high_s": number(p.high_s.value), "basis": p.basis,
+            "low_s": value_or_null(p.low_s, "projection.low_s", missing),
+            "high_s": value_or_null(p.high_s, "projection.high_s", missing), "basis": p.basis,
             "governing": p.governing,
             "bound_s": value_or_null(p.bound_s, "projection.bound_s", missing), "limiter": p.limiter,
             "left_out": list(p.left_out),
