@@ -50,6 +50,7 @@ class KernelStats:
     attainable_flop_per_s: Value
     durations_s: tuple[float, ...] = ()  # each launch's time, for the noise statistics (launches with a time)
     work: Work | None = None  # per launch
+    datasheet: Ceilings | None = None  # its GPU's datasheet roofs (the median launch's), where a spec gives them
 
     @property
     def name(self) -> str:
@@ -78,7 +79,7 @@ def aggregate(launches: Launches) -> KernelStats:
         intensity=intensity(flops, moved), ceilings=ceilings,
         roof=roof, verdict=pooled_verdict(launches, roof),
         roof_time_s=per_launch(roof_s, len(launches)), attainable_flop_per_s=_attainable(flops, roof_s),
-        durations_s=tuple(times), work=launch_work(launches))
+        durations_s=tuple(times), work=launch_work(launches), datasheet=median.ceilings.get("datasheet"))
 
 
 def roof_time(flops: Mapping[str, Value], moved: Mapping[str, Value], ceilings: Ceilings) -> Value:

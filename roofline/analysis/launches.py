@@ -51,6 +51,8 @@ class Columns:
     instructions: np.ndarray
     threads: np.ndarray  # threads launched (grid x block)
     invalid: np.ndarray  # bool: the launch is kept but left out (KernelLaunch.invalid)
+    fp16_moves: np.ndarray  # FP16 FLOPs of zero-product HFMA2 register moves left out (NaN: not counted)
+    definitions: Mapping[str, np.ndarray]  # per level: the metric definition of its bytes ("" where none)
 
 
 class LaunchTable:

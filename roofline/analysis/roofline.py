@@ -372,6 +372,7 @@ def launch_columns(launches: Sequence[KernelLaunch], parts: Sequence[tuple[Seque
     duration, flops, moved = _figure(n), {p: _figure(n) for p in PRECISIONS}, {level: _figure(n) for level in LEVELS}
     pct, attained, sm, memory, waves, instructions = col(), col(), col(), col(), col(), col()
     bound, no_throughputs = np.full(n, None, dtype=object), np.full(n, "", dtype=object)
+    moves, definitions = col(), {level: np.full(n, "", dtype=object) for level in LEVELS}
     units: dict[str, tuple[str, Side, np.ndarray]] = {}
     for rows, a in parts:
         at = np.asarray(rows, dtype=np.intp)
@@ -381,6 +382,9 @@ def launch_columns(launches: Sequence[KernelLaunch], parts: Sequence[tuple[Seque
         pct[at], bound[at] = _number(a.roof.pct_of_roof), a.verdict.bound
         attained[at] = _number(a.verdict.attained_pct)
         instructions[at] = _number(a.launch.value(m.INSTRUCTIONS))
+        moves[at] = _number(m.hfma_move_flops(a.launch))
+        for level, text in a.definitions.items():
+            definitions[level][at] = text
         t = throughputs(a.launch)
         if isinstance(t, str):
             no_throughputs[at] = t
@@ -392,7 +396,7 @@ def launch_columns(launches: Sequence[KernelLaunch], parts: Sequence[tuple[Seque
     invalid = np.array([bool(launch.invalid) for launch in launches], dtype=bool)
     saved = recoverable_time(duration.values, bound, pct, attained)
     return Columns(duration, flops, moved, pct, bound, attained, saved, small_grid_time(duration.values, bound),
-                   no_throughputs, sm, memory, waves, units, instructions, threads, invalid)
+                   no_throughputs, sm, memory, waves, units, instructions, threads, invalid, moves, definitions)
 
 
 def _figure(n: int) -> Figure:

@@ -9,29 +9,37 @@ exceeds 1 + tolerance).
 
 Which of them decide "different work":
 
-* the **FLOPs of each precision**, where the kernel has FLOPs: counted operations are set by the algorithm and
-  the problem size, and are the same on any GPU and for any tiling of the same work;
-* the **threads launched**, for a kernel without FLOPs on either side (copies, fills, scans) that is the same
-  kernel on both sides (the same names), where the launch size is what follows the problem size. Kernels paired
-  across names (``--match family``, ``--map``) launch what their own tiling asks for, so without FLOPs their
-  work is not compared.
+* the counts set by the problem: the **FLOPs of each precision**, where the kernel has FLOPs (counted operations
+  are the same on any GPU and for any tiling of the same work), else the **threads launched** of the same kernel
+  (the same names) without FLOPs (copies, fills, scans), whose launch size follows the problem size;
+* where those differ, the **governing resource**, where the verdicts of both sides name the same one
+  (``governing``): the bytes of the memory level, the FLOPs of the precision (or Tensor) or the instructions of the
+  busiest unit. A DRAM-bound kernel whose DRAM bytes match is the same work even where another build computes 4.2x
+  the FLOPs per element; where both differ, the pair is compared by the governing resource's throughput.
 
-Bytes and instructions are compared and shown, but do not decide: for the same work they change with the
-GPU (cache sizes, the instruction set) and with the implementation (coalescing, unrolling), and those are
-exactly the changes a regression gate must see as slower, not set aside as other work. Likewise threads do not
-decide for a kernel with FLOPs: a library picks other tiles on another GPU for the same matrix multiply.
+Bytes and instructions that differ while the FLOPs match do not make other work: for the same work they change
+with the GPU (cache sizes, the instruction set) and with the implementation (coalescing, unrolling), exactly the
+changes a regression gate must see as slower. Kernels paired across names (``--match family``, ``--map``) without
+FLOPs are compared on their governing resource only, else not at all: each launches what its own tiling asks for.
 
-For pairs of different work the figure to compare is throughput: FLOP/s for a kernel with FLOPs, else DRAM
-bytes/s where both sides moved DRAM bytes, else threads per second (time per thread launched).
+Only what both sides measured **the same way** is compared. FP16 FLOPs leave out the zero-product HFMA2 register
+moves only where the report holds the SASS counts (``--set full``); where one side could and the other could not,
+both are compared with the moves counted (added back on the side that left them out), and the pair says so. A
+memory level whose bytes come from different metric definitions on the two sides (e.g. ``lts__t_bytes`` against
+the ncu 2025 ``lts2xbar``) is not compared.
+
+For pairs of different work the figure to compare is the throughput of what decided: bytes/s of the governing
+level, FLOP/s, instructions/s or threads/s (DRAM bytes/s where FLOPs decided on a kernel without FLOPs).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from roofline.analysis.launches import Launches
+from roofline.analysis.results import RoofPosition, Verdict
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS
 from roofline.core.thresholds import WORK_TOLERANCE
@@ -39,18 +47,23 @@ from roofline.core.thresholds import WORK_TOLERANCE
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
-Basis = Literal["flops", "threads", ""]  # what decided the comparison ("": nothing comparable)
+LAUNCH = "launch"  # the governing "resource" of a latency-bound or small-grid kernel: launch and latency
+MIXED = "mixed definitions"  # a level whose launches use more than one byte definition
 
 
 @dataclass(frozen=True)
 class Work:
     """A kernel's work per launch (mean over its launches): FLOPs per precision, bytes per level, threads launched
-    and warp instructions executed; None where a launch of it does not have the value."""
+    and warp instructions executed; None where a launch of it does not have the value. ``fp16_moves``: the FP16
+    FLOPs of zero-product HFMA2 register moves the FP16 FLOPs leave out (None where the report cannot count them);
+    ``definitions``: the metric definition of each level's bytes ("" where unknown)."""
 
     flops: Mapping[str, float | None]
     bytes: Mapping[str, float | None]
     threads: float | None
     instructions: float | None
+    fp16_moves: float | None = None
+    definitions: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def total_flops(self) -> float | None:
@@ -58,12 +71,36 @@ class Work:
         known = [v for v in self.flops.values() if v is not None]
         return sum(known) if known else None
 
+    def amount(self, key: str) -> float | None:
+        """The work per launch of a measure key: "flops" (all precisions), "flops.fp32", "bytes.dram", "threads",
+        "instructions"."""
+        group, _, which = key.partition(".")
+        if group == "flops":
+            return self.flops.get(which) if which else self.total_flops
+        if group == "bytes":
+            return self.bytes.get(which)
+        return {"threads": self.threads, "instructions": self.instructions}.get(key)
+
+
+def measure_label(key: str) -> str:
+    """E.g. "FP32 FLOPs", "DRAM bytes", "threads", "instructions", "FLOPs"."""
+    group, _, which = key.partition(".")
+    return f"{NAMES[which]} {'FLOPs' if group == 'flops' else group}" if which else key.replace("flops", "FLOPs")
+
+
+def rate_unit(key: str) -> str:
+    """The throughput unit of a measure key: "FLOP/s", "FP32 FLOP/s", "DRAM bytes/s", "threads/s"."""
+    group, _, which = key.partition(".")
+    if group == "flops":
+        return f"{NAMES[which]} FLOP/s" if which else "FLOP/s"
+    return f"{measure_label(key)}/s"
+
 
 @dataclass(frozen=True)
 class Measure:
     """One quantity of work on both sides: per launch, the ratio other / base, and whether it is beyond the
     tolerance (``differs``) and is one of those that decide (``decides``). ``ratio`` is None where either side
-    lacks the value, or base is 0 and other is not."""
+    lacks the value, or base is 0 and other is not, or the sides define it differently (``apart`` says how)."""
 
     key: str  # "flops.fp32", "bytes.dram", "threads", "instructions"
     base: float | None
@@ -71,38 +108,52 @@ class Measure:
     ratio: float | None
     differs: bool
     decides: bool
+    apart: str = ""  # why the sides' values are not comparable ("" when they are)
 
     @property
     def label(self) -> str:
         """E.g. "FP32 FLOPs", "DRAM bytes", "threads", "instructions"."""
-        group, _, which = self.key.partition(".")
-        return f"{NAMES[which]} {'FLOPs' if group == 'flops' else group}" if which else self.key
+        return measure_label(self.key)
 
 
 @dataclass(frozen=True)
 class WorkCheck:
-    """The work of a kernel on another report against the base: every measure, what decided, and the unit of the
+    """The work of a kernel on another report against the base: every measure, what decided (``basis``: a measure
+    key, "flops" for every precision, "" for nothing), the governing resource of each side, and the unit of the
     throughput that replaces the speedup when the work differs (with the ratio of work in that unit)."""
 
     measures: tuple[Measure, ...]
-    basis: Basis
+    basis: str
     different: bool
     tolerance: float
-    unit: str  # "FLOP/s", "DRAM bytes/s", "threads/s"; "" when no throughput can be formed
+    unit_key: str  # the measure key whose work the throughput divides ("" when no throughput can be formed)
     work_ratio: float | None  # other / base work, in the unit's work
+    governing: tuple[str | None, str | None] = (None, None)  # the resource that bounds each side (base, other)
+    notes: tuple[str, ...] = ()  # what was compared under a common definition, or left out for lack of one
+
+    @property
+    def unit(self) -> str:
+        """The throughput unit: "DRAM bytes/s", "FP32 FLOP/s", "FLOP/s", "threads/s", ...; "" without one."""
+        return rate_unit(self.unit_key) if self.unit_key else ""
+
+    @property
+    def governs_both(self) -> bool:
+        """Whether what decided is the resource that bounds both sides."""
+        return self.basis == self.governing[0] == self.governing[1]
 
     @property
     def summary(self) -> str:
-        """"same work (FLOPs within 5%)" at a 5% tolerance,
-        "different work: FP32 FLOPs 1199x, ...", or why it was not compared."""
+        """"same work (DRAM bytes within 5%, the resource that bounds both)", "different work: FP32 FLOPs 1199x",
+        or why it was not compared."""
         tol = f"{100 * self.tolerance:g}%"
+        governs = ", the resource that bounds both" if self.governs_both else ""
         if not self.basis:
             return ("work not compared: no FLOP counts on both sides, and threads launched stand for the work only "
                     "for the same kernel with a known launch configuration")
         if not self.different:
-            return f"same work ({'FLOPs' if self.basis == 'flops' else 'threads launched'} within {tol})"
+            return f"same work ({_basis_text(self.basis)} within {tol}{governs})"
         return "different work: " + ", ".join(f"{m.label} {ratio_text(m)}" for m in self.measures
-                                              if m.decides and m.differs)
+                                              if m.decides and m.differs) + (f" ({governs[2:]})" if governs else "")
 
     @property
     def other_differences(self) -> tuple[Measure, ...]:
@@ -110,8 +161,58 @@ class WorkCheck:
         return tuple(m for m in self.measures if m.differs and not m.decides)
 
 
+def _basis_text(basis: str) -> str:
+    return {"flops": "FLOPs", "threads": "threads launched"}.get(basis, measure_label(basis))
+
+
+def governing(verdict: Verdict, roof: RoofPosition) -> str | None:
+    """The resource that bounds a kernel, from its verdict: "bytes.<level>" (memory units), "flops.<precision>"
+    (FP64, FMA, FP16 and tensor pipes, or the roof for a roofline-only verdict), "instructions" (other compute
+    units: ALU, issue, load/store, ...), ``LAUNCH`` (latency or small grid); without the unit breakdown, the roof of
+    the verdict's side nearest to the kernel; None without a verdict."""
+    if verdict.bound is None:
+        return None
+    if verdict.bound in ("latency", "small_grid"):
+        return LAUNCH
+    unit = verdict.busiest
+    if unit is None:  # throughputs without their breakdown: the side's roof nearest to the kernel
+        keys = PRECISIONS if verdict.bound == "compute" else LEVELS if verdict.bound == "memory" else ()
+        used = {k: roof.utilization_pct[k] for k in keys if roof.utilization_pct.get(k) is not None}
+        return None if not used else _key(max(used, key=lambda k: used[k]))
+    metric = unit.metric
+    if metric in LEVELS or metric in PRECISIONS:
+        return _key(metric)
+    for prefix, level in (("dram__", "dram"), ("fbpa__", "dram"), ("lts__", "l2"), ("l1tex__", "l1")):
+        if metric.startswith(prefix):
+            return f"bytes.{level}"
+    if "fp64" in metric or "dmma" in metric:
+        return _flops_or_instructions(unit.pct, roof, ("fp64",))
+    if any(pipe in metric for pipe in ("tensor", "shared", "fma", "fp16")):  # "shared": the FP16/tensor pipe
+        return _flops_or_instructions(unit.pct, roof, ("tensor", "fp16") if "tensor" in metric or "shared" in metric
+                                      else ("fp32", "fp16"))
+    return "instructions"
+
+
+def _flops_or_instructions(pipe_pct: float, roof: RoofPosition, precisions: tuple[str, ...]) -> str:
+    """The FLOPs of the precision of a busy FP pipe nearest its roof; "instructions" where those FLOPs fill less than
+    half the roof that the pipe's busy share would give: the pipe is busy with other instructions (conversions to
+    and from FP64 on a GeForce FP64 pipe, register moves), which no FLOP roof bounds. Without FLOP counts, the
+    pipe's first precision."""
+    shares = {p: roof.utilization_pct[p] for p in precisions if roof.utilization_pct.get(p) is not None}
+    if not shares:  # no FLOP counts (a basic set): the pipe's first precision, its FLOPs unknown
+        return f"flops.{precisions[0]}"
+    nearest = max(shares, key=lambda p: shares[p])
+    return f"flops.{nearest}" if shares[nearest] >= pipe_pct / 2 else "instructions"
+
+
+def _key(roof: str) -> str:
+    """The measure key of a roof: "dram" -> "bytes.dram", "fp32" -> "flops.fp32"."""
+    return f"bytes.{roof}" if roof in LEVELS else f"flops.{roof}"
+
+
 def launch_work(launches: Launches) -> Work:
-    """The mean work per launch of a kernel's launches (None where any launch lacks it), from the report's columns."""
+    """The mean work per launch of a kernel's launches (None where any launch lacks it), from the report's columns;
+    a level's definition is its launches' one (``MIXED`` where they differ)."""
     import numpy as np
 
     c, at = launches.table.columns, launches.indices
@@ -120,53 +221,110 @@ def launch_work(launches: Launches) -> Work:
         values = column[at]
         return None if not len(values) or np.isnan(values).any() else sum(values.tolist()) / len(values)
 
+    def definition(column: np.ndarray) -> str:
+        found = set(column[at].tolist())
+        return found.pop() if len(found) == 1 else MIXED if found else ""
+
     return Work(flops={p: mean(c.flops[p].values) for p in PRECISIONS},
                 bytes={level: mean(c.bytes[level].values) for level in LEVELS},
-                threads=mean(c.threads), instructions=mean(c.instructions))
+                threads=mean(c.threads), instructions=mean(c.instructions), fp16_moves=mean(c.fp16_moves),
+                definitions={level: definition(c.definitions[level]) for level in LEVELS})
 
 
-def compare_work(base: Work, other: Work, tolerance: float = WORK_TOLERANCE, same_kernel: bool = True) -> WorkCheck:
+def compare_work(base: Work, other: Work, tolerance: float = WORK_TOLERANCE, same_kernel: bool = True,
+                 governs: tuple[str | None, str | None] = (None, None)) -> WorkCheck:
     """Compare the work of a kernel on another report with the base (see the module docstring); ``same_kernel``:
-    the same kernel names on both sides, so that threads launched can stand for the work."""
-    flop_keys = [f"flops.{p}" for p in PRECISIONS
-                 if base.flops[p] is not None and other.flops[p] is not None and (base.flops[p] or other.flops[p])]
-    threads_known = base.threads is not None and other.threads is not None
-    basis: Basis = "flops" if flop_keys else "threads" if threads_known and same_kernel else ""
+    the same kernel names on both sides, so that threads launched can stand for the work; ``governs``: the
+    resource that bounds each side (``governing``)."""
+    (base, other), notes = _common_definitions(base, other)
     pairs = [*((f"flops.{p}", base.flops[p], other.flops[p]) for p in PRECISIONS),
              *((f"bytes.{lv}", base.bytes[lv], other.bytes[lv]) for lv in LEVELS),
              ("threads", base.threads, other.threads), ("instructions", base.instructions, other.instructions)]
-    measures = tuple(_measure(key, a, b, tolerance, key in flop_keys or (basis == "threads" and key == "threads"))
-                     for key, a, b in pairs)
+    apart = {f"bytes.{lv}": _apart(base.definitions.get(lv, ""), other.definitions.get(lv, "")) for lv in LEVELS}
+    raw = {key: _measure(key, a, b, tolerance, apart.get(key, "")) for key, a, b in pairs}
+    basis, deciding = _basis(raw, same_kernel, governs)
+    measures = tuple(Measure(m.key, m.base, m.other, m.ratio, m.differs, m.key in deciding and _known(m), m.apart)
+                     for m in raw.values())
     different = any(m.decides and m.differs for m in measures)
-    unit, ratio = _throughput(base, other)
-    return WorkCheck(measures, basis, different, tolerance, unit, ratio)
+    unit_key, ratio = _throughput(base, other, basis)
+    notes += tuple(f"{measure_label(k)} not compared: {m.apart}" for k, m in raw.items() if m.apart)
+    return WorkCheck(measures, basis, different, tolerance, unit_key, ratio, governs, notes)
 
 
-def _measure(key: str, base: float | None, other: float | None, tolerance: float, decides: bool) -> Measure:
-    if base is None or other is None:
-        return Measure(key, base, other, None, False, False)
+def _known(m: Measure) -> bool:
+    """Whether a measure has values on both sides, comparable, and work on at least one."""
+    return m.base is not None and m.other is not None and not m.apart and bool(m.base or m.other)
+
+
+def _basis(measures: Mapping[str, Measure], same_kernel: bool,
+           governs: tuple[str | None, str | None]) -> tuple[str, set[str]]:
+    """What decided, and the measures that decide. The counts set by the problem (the FLOPs of each precision, or
+    the threads of the same kernel without FLOPs) make the same work when they match; where they differ, the work
+    on the resource that governs both sides still makes it the same work when that matches (FLOPs that differ
+    while the governing bytes match are shown, not decisive), and decides with them otherwise. Bytes or
+    instructions that differ while the FLOPs match stay the same work: that is how an implementation gets slower
+    on one GPU, which a regression gate must see as slower."""
+    flops = {k for k, m in measures.items() if k.startswith("flops.") and _known(m)}
+    primary, keys = ("flops", flops) if flops else \
+        ("threads", {"threads"}) if same_kernel and _known(measures["threads"]) else ("", set())
+    shared = governs[0] if governs[0] == governs[1] else None
+    gov = shared if shared is not None and shared in measures and _known(measures[shared]) else None
+    if primary and not any(measures[k].differs for k in keys):
+        return primary, keys
+    if gov is not None:
+        return gov, {gov} if not measures[gov].differs else keys | {gov}
+    return primary, keys
+
+
+def _common_definitions(base: Work, other: Work) -> tuple[tuple[Work, Work], tuple[str, ...]]:
+    """FP16 FLOPs under one definition: where one side left the HFMA2 register moves out and the other could not,
+    the moves are added back, and a note says so (``fp16_moves`` known on one side only)."""
+    from dataclasses import replace
+
+    known = [w.fp16_moves is not None for w in (base, other)]
+    if known[0] == known[1] or any(w.flops["fp16"] is None for w in (base, other)):
+        return (base, other), ()
+    counted = [replace(w, flops={**w.flops, "fp16": (w.flops["fp16"] or 0.0) + (w.fp16_moves or 0.0)},
+                       fp16_moves=None) if w.fp16_moves is not None else w for w in (base, other)]
+    blind = "A" if not known[0] else "B"
+    return (counted[0], counted[1]), (f"FP16 FLOPs compared with the zero-product HFMA2 register moves counted on "
+                                      f"both sides: {blind}'s report cannot separate them (no SourceCounters "
+                                      "section; --set full can)",)
+
+
+def _apart(a: str, b: str) -> str:
+    """Why two byte definitions cannot be compared ("" when they can: the same, or either unknown)."""
+    if not a or not b or a == b:
+        return ""
+    return f"A counts {a.split(':')[0]}, B {b.split(':')[0]}"
+
+
+def _measure(key: str, base: float | None, other: float | None, tolerance: float, apart: str = "") -> Measure:
+    if base is None or other is None or apart:
+        return Measure(key, base, other, None, False, False, apart)
     ratio = other / base if base else (1.0 if not other else None)
     differs = max(base, other) > (1.0 + tolerance) * min(base, other)
-    return Measure(key, base, other, ratio, differs, decides)
+    return Measure(key, base, other, ratio, differs, False)
 
 
-def _throughput(base: Work, other: Work) -> tuple[str, float | None]:
-    """The throughput unit for the pair and the work ratio in it: FLOP/s where both sides have FLOPs, else DRAM
-    bytes/s where both moved DRAM bytes, else threads/s."""
-    for unit, a, b in (("FLOP/s", base.total_flops, other.total_flops),
-                       ("DRAM bytes/s", base.bytes["dram"], other.bytes["dram"]),
-                       ("threads/s", base.threads, other.threads)):
+def _throughput(base: Work, other: Work, basis: str) -> tuple[str, float | None]:
+    """The measure whose throughput compares the pair, and the work ratio in it: the governing resource where it
+    decided, else FLOPs where both sides have FLOPs, else DRAM bytes where both moved DRAM bytes, else threads."""
+    governed = (basis,) if basis not in ("", "flops", "threads") else ()
+    for key in (*governed, "flops", "bytes.dram", "threads"):
+        a, b = base.amount(key), other.amount(key)
         if a and b:
-            return unit, b / a
+            return key, b / a
     return "", None
 
 
 def ratio_text(m: Measure) -> str:
-    """A measure's ratio for a table: "1199x", "0.25x", or "0 -> 28.7k" where the base is zero."""
+    """A measure's ratio for a table: "1199x", "0.25x", "0 -> 28.7k" where the base is zero, "n/a" where either
+    side lacks it or the sides define it differently."""
     from roofline.core.units import ratio, si
 
     if m.ratio is not None:
         return f"{ratio(m.ratio)}x"
-    if m.base is None or m.other is None:
+    if m.base is None or m.other is None or m.apart:
         return "n/a"
     return f"{si(m.base)} -> {si(m.other)}"

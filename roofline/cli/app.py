@@ -43,6 +43,8 @@ COMMANDS: dict[str, tuple[str, str, bool, str]] = {
                 "GPU's own roof, expected speedup."),
     "diff": ("diff", "diff", False,
              "Compare NEW with BASE kernel by kernel and fail (exit 1) on a regression beyond the thresholds."),
+    "project": ("project", "project", False, "Project each kernel's time onto another GPU: its governing resource's "
+                "peak ratio, waves and a launch floor."),
     "summary": ("summary", "summary", False,
                 "Rank the kernels of whole applications by recoverable time (time above the busiest unit's peak)."),
     "timeline": ("timeline", "timeline", False,
@@ -56,7 +58,7 @@ COMMANDS: dict[str, tuple[str, str, bool, str]] = {
                   "Measure the GPU's achievable DRAM and L2 bandwidth, FP32/FP64 FMA and Tensor Core GEMM rates."),
 }
 INTERRUPTED = 130  # the exit status after Ctrl-C, typer's (typer.core: KeyboardInterrupt -> Exit(130))
-READS_REPORTS = ("report", "plot", "compare", "diff", "summary")  # commands whose arguments are report files
+READS_REPORTS = ("report", "plot", "compare", "diff", "summary", "project")  # commands whose arguments are report files
 BLAS_THREADS = "OPENBLAS_NUM_THREADS"  # read once, when numpy's OpenBLAS loads
 
 

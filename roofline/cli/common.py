@@ -40,12 +40,14 @@ if TYPE_CHECKING:  # pragma: no cover
     DiffFormat: TypeAlias = str
     SummaryFormat: TypeAlias = str
     TimelineFormat: TypeAlias = str
+    ProjectFormat: TypeAlias = str
 else:  # the registry's format names as the Literal typer checks on the command line (mypy sees str)
     ReportFormat = Literal[format_names("report")]
     CompareFormat = Literal[format_names("compare")]
     DiffFormat = Literal[format_names("diff")]
     SummaryFormat = Literal[format_names("summary")]
     TimelineFormat = Literal[format_names("timeline")]
+    ProjectFormat = Literal[format_names("project")]
 SPREAD_THRESHOLD_PCT = 10.0  # default of `report --spread-threshold`
 REPORTS_DIR = Path("reports")
 WIDE_COLUMNS = 100_000  # --wide: a table width no kernel name reaches

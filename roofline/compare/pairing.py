@@ -5,22 +5,22 @@ A kernel in one report is the group of its launches under a match key, pooled by
 (``KernelStats``: summed work over summed time, the roof time ``T_roof`` of the sums), so that every figure below
 comes from the same totals.
 
-* Work first (``roofline.analysis.work``): the work per launch of report i against the base; a pair whose FLOPs (or,
-  without FLOPs, threads launched) differ beyond the tolerance is "different work", and its figure to compare
-  is a throughput ratio (FLOP/s, DRAM bytes/s or threads/s), not a speedup of times.
+* Work first (``roofline.analysis.work``): the work per launch of report i against the base; a pair whose work on
+  the resource governing both (else FLOPs, else threads launched) differs beyond the tolerance is "different work",
+  and its figure to compare is a throughput ratio (bytes/s, FLOP/s, ...), not a speedup of times.
 * Measured speedup of report i over the base (report 0) = 1 / the median of the pairwise launch-time ratios
   i / base (Hodges-Lehmann, ``roofline.compare.noise``), with its interval where both sides have enough launches; for
   one launch each, time (base) / time (i).
-* Expected speedup from the ceilings alone = T_roof per launch (base) / T_roof per launch (i), given only where
-  a roof governs: both sides' verdicts compute or memory. For one precision and the same work on both sides,
-  ``T_roof = F / min(peak, AI x BW)``, so this is the ratio of attainable performance ``min(peak, AI x BW)``
-  at the kernel's intensity on each GPU's own roofline. A latency-bound or small-grid side gets none, and its
-  launch-overhead share ``L / (L + d)`` (host launch cost L, ``advice.LAUNCH_OVERHEAD_S``, over launch plus
-  median run time d: launches issued back to back).
+* Expected speedup from the ceilings alone = T_gov per launch (base) / T_gov per launch (i), given only where
+  a roof governs: both sides' verdicts compute or memory. ``T_gov`` = the work on the side's governing resource
+  (``analysis.work.governing``: the bytes of a level or the FLOPs of a precision) over its roof, so a roof the
+  kernel is not bound by (a fill kernel's FP64 on a GPU weak in FP64) sets no expectation. A latency-bound or
+  small-grid side gets none, and its launch-overhead share ``L / (L + d)`` (host launch cost L,
+  ``advice.LAUNCH_OVERHEAD_S``, over launch plus median run time d: launches issued back to back).
 * ``kept_up`` = measured / expected = percent of roof (i) / percent of roof (base): 1 means the kernel
   gained exactly what the hardware allows, below 1 it fell behind its new roof.
-* Projection onto a spec: ``T_roof`` of the measured work against the spec's ceilings, a lower bound on the
-  time there (never a measurement); levels or precisions the spec gives no ceiling for are left out, named.
+* Projection onto a spec: each side's time on another GPU, from its measured time scaled on its governing
+  resource, with an interval and the roofline lower bound (``compare.projection``).
 
 The regression gate (``compare.regression``) and the whole-application ranking (``compare.ranking``) are
 built on these pairs and aggregates.
@@ -35,15 +35,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from roofline.analysis.advice import LAUNCH_OVERHEAD_S, launch_overhead_share
-from roofline.analysis.kernels import REFERENCE_S, KernelStats, aggregate, per_launch, roof_time
+from roofline.analysis.kernels import KernelStats, aggregate
 from roofline.analysis.launches import Launches, ReportAnalysis
 from roofline.analysis.results import Value
-from roofline.analysis.roofline import roof_position
-from roofline.analysis.work import WorkCheck, compare_work
+from roofline.analysis.work import WorkCheck, compare_work, governing, measure_label
 from roofline.compare.noise import Change, compare_times
+from roofline.compare.projection import Projection, project
 from roofline.core.kernel_families import family
-from roofline.core.labels import letter
-from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet
+from roofline.core.labels import NAMES, letter
+from roofline.core.model import CeilingSet, Device
 from roofline.core.thresholds import ALPHA, WORK_TOLERANCE
 from roofline.core.timelimit import REGEX_LIMIT_S, within
 from roofline.core.units import seconds
@@ -171,17 +171,6 @@ class ReportRef:
 
 
 @dataclass(frozen=True)
-class Projection:
-    """Roofline lower bound on the time per launch of a kernel's measured work on another GPU (a bound)."""
-
-    target: str
-    bound_s: Value
-    limiter: str | None
-    left_out: tuple[str, ...]
-    max_speedup: Value  # measured time per launch / bound: the most the target could gain
-
-
-@dataclass(frozen=True)
 class KernelPair:
     """A kernel of the base report matched in other reports: its stats in each (None where absent), its work
     against the base's, and the change of each report relative to the base (report 0): the launch-time ratio with
@@ -204,6 +193,11 @@ class KernelPair:
         check = self.work[i] if self.work else None
         return check is not None and check.different
 
+    def flops_differ(self, i: int) -> bool:
+        """Whether report i's FLOPs of some precision differ from the base's beyond the tolerance, deciding or not."""
+        check = self.work[i] if self.work else None
+        return check is not None and any(m.differs for m in check.measures if m.key.startswith("flops."))
+
     def headline(self, i: int) -> Change | None:
         """The figure to compare report i with the base by, as a ratio with its interval (higher = better): the
         speedup for the same work, the throughput ratio (work per second, i / base) for different work."""
@@ -215,7 +209,8 @@ class KernelPair:
         return change.inverted()
 
     def headline_unit(self, i: int) -> str:
-        """"speedup", or the throughput unit ("FLOP/s", "DRAM bytes/s", "threads/s") for different work."""
+        """"speedup", or the throughput unit of what decided ("DRAM bytes/s", "FP32 FLOP/s", "FLOP/s",
+        "threads/s", ...) for different work."""
         check = self.work[i] if self.work else None
         return check.unit if check is not None and check.different and check.work_ratio else "speedup"
 
@@ -305,8 +300,9 @@ def pair_reports(analyses: Sequence[ReportAnalysis], matcher: Matcher = Matcher(
     labels = report_labels(analyses)
     keyed = [keyed_kernels(a, matcher, i) for i, a in enumerate(analyses)]
     rows = [k for k in keyed[0] if len(keyed) == 1 or any(k in kd for kd in keyed[1:])]
+    devices = [a.device for a in analyses]
     pairs = [_pair(k, aggregate(keyed[0][k]), [aggregate(kd[k]) if k in kd else None for kd in keyed[1:]], labels,
-                   project_to, options) for k in rows]
+                   project_to, options, devices) for k in rows]
     pairs.sort(key=lambda p: -(p.base.total_s.value or 0.0))
     paired = set(rows)
     unmatched = tuple(tuple(_key_text(k, kd[k]) for k in kd if k not in paired) for kd in keyed)
@@ -315,13 +311,35 @@ def pair_reports(analyses: Sequence[ReportAnalysis], matcher: Matcher = Matcher(
                       options.work_tolerance)
 
 
+def require_common(c: Comparison) -> None:
+    """RooflineError (one line) when two or more reports share no kernel: the nearest pair of names across them and
+    a ``--map`` that would pair them (``difflib`` similarity of the names)."""
+    if c.pairs or len(c.reports) < 2:
+        return
+    import difflib
+
+    def nearest(a: str, b: str) -> float:
+        return difflib.SequenceMatcher(None, a, b).ratio()
+
+    candidates = [(nearest(a, b), a, b) for a in c.unmatched[0] for b in c.unmatched[1]]
+    apart = " and ".join(r.path for r in c.reports)
+    if not candidates:
+        raise RooflineError(f"{apart}: no kernel in common ({c.matching} matching): "
+                            f"{'A' if not c.unmatched[0] else 'B'} has no valid kernel launch",
+                            "check the --kernel filter, or profile the kernel in both")
+    _, a, b = max(candidates)
+    pair_them = f"--map '{re.escape(a)}={re.escape(b)}', " if len(c.reports) == 2 else "--map A=B=..., "
+    raise RooflineError(f"{apart}: no kernel in common ({c.matching} matching); nearest names: A {a!r}, B {b!r}",
+                        f"pair them with {pair_them}or --match family|order|regex:PATTERN")
+
+
 def _key_text(key: Key, launches: Launches) -> str:
     """A key as shown to the user: the kernel names behind an order key, else the key itself."""
     return key[1] if key[0] != "order" else " | ".join(dict.fromkeys(k.name for k in launches.kernel_launches))
 
 
 def _pair(key: Key, base: KernelStats, others: list[KernelStats | None], labels: Sequence[str],
-          target: DeviceSpec | None, options: PairOptions) -> KernelPair:
+          target: DeviceSpec | None, options: PairOptions, devices: Sequence[Device]) -> KernelPair:
     """Work, time change and expectation of every side against the base (side 0); a side absent from its report
     gets None with why."""
     sides = [base, *others]
@@ -336,8 +354,10 @@ def _pair(key: Key, base: KernelStats, others: list[KernelStats | None], labels:
                        else _ratio(base.per_launch_s, side.per_launch_s, "time per launch") if side else absent)
         expected.append(_expected(base, side, i) if side else absent)
     kept = tuple(_ratio(a, b, "speedup") for a, b in zip(speedup, expected, strict=True))
-    projections = tuple(project(s, target) if s else None for s in sides) if target is not None else ()
-    work = tuple(compare_work(base.work, s.work, options.work_tolerance, s.names == base.names)
+    projections = tuple(project(s, d, target) if s else None
+                        for s, d in zip(sides, devices, strict=True)) if target is not None else ()
+    work = tuple(compare_work(base.work, s.work, options.work_tolerance, s.names == base.names,
+                              (governing(base.verdict, base.roof), governing(s.verdict, s.roof)))
                  if i and s and s.work and base.work else None for i, s in enumerate(sides))
     how = {"map": f"map {key[1]}", "order": f"order #{key[1]}"}.get(key[0], key[0])
     return KernelPair(f"#{key[1]}" if key[0] == "order" else key[1], how, tuple(sides), tuple(speedup),
@@ -365,7 +385,22 @@ def _expected(base: KernelStats, side: KernelStats, i: int) -> Value:
         if v.bound not in GOVERNED:
             return Value(None, f"{NO_EXPECTATION}: {name} is {v.bound} (compute and memory both busy, no single "
                                "roof sets its time)")
-    return _ratio(base.roof_time_s, side.roof_time_s, "roof time")
+    return _ratio(governed_time(base), governed_time(side), "roof time")
+
+
+def governed_time(s: KernelStats) -> Value:
+    """The time per launch of the kernel's governing resource at its roof (work on it / its ceiling): the roof that
+    sets its time, not the nearest one (a fill kernel's FP64 roof on a GPU weak in FP64 sets nothing)."""
+    resource = governing(s.verdict, s.roof)
+    group, _, key = (resource or "").partition(".")
+    if not key:
+        return Value(None, f"no roof for what bounds it ({resource or 'no verdict'})")
+    measured = (s.flops if group == "flops" else s.bytes)[key]
+    roof = s.ceilings.roof(key)
+    if measured.value is None or not roof:
+        return Value(None, f"{measure_label(resource or '')}: {measured.reason}" if measured.value is None else
+                     f"no {NAMES[key]} roof in the {s.ceilings.source} ceilings")
+    return Value(measured.value / s.count / roof, via=f"{resource} per launch / its {s.ceilings.source} roof")
 
 
 def launch_overhead(s: KernelStats) -> Value:
@@ -387,26 +422,3 @@ def _ratio(num: Value, den: Value, what: str) -> Value:
     if den.value == 0:
         return Value(None, f"zero {what}")
     return Value(num.value / den.value)
-
-
-def project(stats: KernelStats, spec: DeviceSpec) -> Projection:
-    """Lower bound on the time per launch of this kernel's measured work against ``spec``'s ceilings."""
-    from roofline.specs.catalog import spec_ceilings
-
-    target = spec_ceilings(spec, stats.ceilings.tensor_dtype)
-    bound = per_launch(roof_time(stats.flops, stats.bytes, target), stats.count)
-    limiter = roof_position(stats.flops, stats.bytes, REFERENCE_S, target).limiter
-    return Projection(spec.id, bound, limiter, _left_out(stats, target),
-                      _ratio(stats.per_launch_s, bound, "projected bound"))
-
-
-def _left_out(stats: KernelStats, target: Ceilings) -> tuple[str, ...]:
-    """Precisions and levels the projection cannot include: no ceiling in the spec, or not measured."""
-    out = [f"{p} (no {p} ceiling in the spec)" for p in PRECISIONS
-           if stats.flops[p].value and not target.flop_per_s[p]]
-    for level in LEVELS:
-        if stats.bytes[level].value is None:
-            out.append(f"{level} (bytes not measured)")
-        elif not target.bytes_per_s[level]:
-            out.append(f"{level} (no {level} bandwidth in the spec)")
-    return tuple(out)

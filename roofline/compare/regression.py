@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from roofline.analysis.kernels import why_no_roof
 from roofline.analysis.results import Value
 from roofline.compare.noise import Change, slower_p_value
-from roofline.compare.pairing import Comparison, KernelPair, ReportRef
+from roofline.compare.pairing import Comparison, KernelPair, ReportRef, require_common
 from roofline.core.thresholds import MIN_SHARE_PCT, SLOWER_PCT, TOTAL_SLOWER_PCT
 from roofline.errors import RooflineError
 
@@ -121,9 +121,7 @@ def judge(comparison: Comparison, thresholds: Thresholds = Thresholds(),
         raise RooflineError("diff needs exactly two reports", "pass BASE and NEW")
     base, new = comparison.reports
     notes = setup_check(base, new, allow_different_gpu)
-    if not comparison.pairs:
-        raise RooflineError(f"{base.path} and {new.path}: no kernel in common ({comparison.matching} matching)",
-                            "pair kernels with --match order|regex:PATTERN or --map BASE=NEW")
+    require_common(comparison)
     verdicts = tuple(_verdict(p, thresholds, comparison) for p in comparison.pairs)
     gates = (("--fail-if-slower", thresholds.slower_pct, [v.slowdown_pct for v in verdicts], "a duration"),
              ("--fail-if-roof-drop", thresholds.roof_drop_pct, [v.roof_drop_pct for v in verdicts],

@@ -335,6 +335,15 @@ def _hfma_arithmetic(launch: KernelLaunch, hfma: float, weight: float, others: f
     return count, "(hfma - zero-product HFMA2)", per_row(_moves_note, weight * moves, moves) if truth(moves) else ""
 
 
+def hfma_move_flops(launch: KernelLaunch) -> Any:
+    """The FP16 FLOPs the zero-product HFMA2 register moves would add (HFMA_MOVES x the HFMA2 weight), the FLOPs
+    ``cuda_core_flops`` leaves out; None where the report cannot count the moves or holds no hfma counter."""
+    moves = launch.value(HFMA_MOVES)
+    if moves is None or counter(launch, flop_counter("hfma"), _SM_UNITS).value is None:
+        return None
+    return dict(FLOP_TERMS["fp16"])["hfma"] * moves
+
+
 def _moves_note(flops: float, moves: float) -> str:
     return (f"FP16 FLOPs leave out {flops:,.0f} FLOPs: {moves:,.0f} zero-product HFMA2 thread instructions, register "
             "moves through the FMA pipe with no arithmetic")

@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.launches import KernelSpread, ReportAnalysis
     from roofline.render.mpl import PlotFormat
 
-Kind = Literal["report", "compare", "diff", "summary", "timeline", "realtime"]
+Kind = Literal["report", "compare", "diff", "summary", "project", "timeline", "realtime"]
 Output = str | bytes
 
 
@@ -24,9 +24,9 @@ Output = str | bytes
 class Document:
     """What a renderer renders: the result of one command and how it is laid out.
 
-    ``result`` is, by kind: report, a sequence of ``ReportAnalysis``; compare, a ``Comparison``; diff, a
-    ``DiffResult``; summary, a sequence of ``AppSummary``; timeline, a ``TimelineSet``; realtime (``summary
-    --nsys``), a ``RealTimeView``."""
+    ``result`` is, by kind: report, a sequence of ``ReportAnalysis``; compare and project, a ``Comparison``
+    (project: of one report, with its projections); diff, a ``DiffResult``; summary, a sequence of ``AppSummary``;
+    timeline, a ``TimelineSet``; realtime (``summary --nsys``), a ``RealTimeView``."""
 
     result: Any
     width: int = 80  # terminal columns of a table
@@ -147,6 +147,18 @@ def _summary_json(d: Document) -> str:
     return summary_json(d.result, d.top)
 
 
+def _project_table(d: Document) -> str:
+    from roofline.render.compare.table import projection_text
+
+    return projection_text(d.result, width=d.width)
+
+
+def _project_json(d: Document) -> str:
+    from roofline.render.compare.json import projection_json
+
+    return projection_json(d.result)
+
+
 def _timeline_table(d: Document) -> str:
     from roofline.render.timeline import text
 
@@ -204,6 +216,8 @@ FORMATS: tuple[Format, ...] = (
     Format("markdown", "diff", ".md", _diff_markdown),
     Format("table", "summary", ".txt", _summary_table),
     Format("json", "summary", ".json", _summary_json),
+    Format("table", "project", ".txt", _project_table),
+    Format("json", "project", ".json", _project_json),
     Format("table", "timeline", ".txt", _timeline_table),
     Format("json", "timeline", ".json", _timeline_json),
     Format("csv", "timeline", ".csv", _timeline_csv),

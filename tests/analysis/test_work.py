@@ -8,8 +8,9 @@ import dataclasses
 
 import pytest
 
+from roofline.analysis.results import BusyUnit, RoofPosition, Verdict
 from roofline.analysis.roofline import analyze_report
-from roofline.analysis.work import Work, compare_work, launch_work
+from roofline.analysis.work import Work, compare_work, governing, launch_work
 from roofline.core.thresholds import WORK_TOLERANCE
 from tests.synthetic import OLD_GPU, launch, model
 
@@ -98,3 +99,78 @@ def test_the_throughput_unit_and_the_work_ratio_in_it(other, unit, ratio):
     threads = compare_work(work(fp32=0.0, fp64=0.0, dram=None, threads=100), work(fp32=0.0, fp64=0.0, dram=None,
                                                                                     threads=400))
     assert threads.unit == "threads/s" and threads.work_ratio == pytest.approx(4.0)
+
+
+def test_the_governing_resource_decides_and_flops_that_differ_while_its_bytes_match_do_not():
+    """The SiLU case of issue 33: both sides DRAM-bound, DRAM bytes 514 vs 524 MB, FP32 FLOPs 4.2x apart (the other
+    build computes more per element): the same work on the resource that bounds both, so a speedup of times."""
+    base, other = work(fp32=1.0e8, dram=514e6), work(fp32=4.2e8, dram=524e6)
+    check = compare_work(base, other, governs=("bytes.dram", "bytes.dram"))
+    assert check.basis == "bytes.dram" and not check.different and check.governs_both
+    assert check.summary == "same work (DRAM bytes within 5%, the resource that bounds both)"
+    fp32 = next(m for m in check.measures if m.key == "flops.fp32")
+    assert fp32.ratio == pytest.approx(4.2) and fp32.differs and not fp32.decides  # shown, not decisive
+    # the same FLOPs, twice the DRAM bytes (lost reuse, uncoalesced accesses): the same work done worse, which a
+    # regression gate must see as slower, not set aside as other work
+    worse = compare_work(base, work(fp32=1.0e8, dram=1028e6), governs=("bytes.dram", "bytes.dram"))
+    assert worse.basis == "flops" and not worse.different
+    # both the FLOPs and the governing bytes differ (another problem size): the governing bytes' throughput
+    bigger = compare_work(base, work(fp32=4.2e8, dram=1028e6), governs=("bytes.dram", "bytes.dram"))
+    assert bigger.different and bigger.unit == "DRAM bytes/s" and bigger.work_ratio == pytest.approx(2.0)
+    assert bigger.summary == "different work: FP32 FLOPs 4.2x, DRAM bytes 2x (the resource that bounds both)"
+    apart = compare_work(base, other, governs=("bytes.dram", "flops.fp32"))  # bounded by different resources
+    assert apart.basis == "flops" and apart.different and apart.unit == "FLOP/s"
+
+
+@pytest.mark.parametrize("bound, metric, utilization, expected", [
+    ("memory", "dram__cycles_active", {}, "bytes.dram"),
+    ("memory", "lts__t_sectors", {}, "bytes.l2"),
+    ("memory", "l1tex__data_pipe_lsu_wavefronts", {}, "bytes.l1"),
+    ("compute", "sm__pipe_fp64_cycles_active", {"fp64": 85.0}, "flops.fp64"),
+    # the RTX 4070 Ti fill_vector: FP64 pipe 67.5% busy, FP64 FLOPs at 8.4% of the roof: not FLOP-bound
+    ("compute", "sm__pipe_fp64_cycles_active", {"fp64": 8.4}, "instructions"),
+    ("compute", "sm__pipe_fma_cycles_active", {"fp32": 70.0, "fp16": 1.0}, "flops.fp32"),
+    ("compute", "sm__pipe_fma_cycles_active", {"fp32": 1.0, "fp16": 70.0}, "flops.fp16"),
+    ("compute", "sm__pipe_tensor_cycles_active", {"tensor": 80.0}, "flops.tensor"),
+    ("compute", "sm__pipe_fma_cycles_active", {"fp32": 46.0}, "flops.fp32"),  # over half the pipe's 90%: FLOPs
+    ("compute", "sm__pipe_shared_cycles_active", {"tensor": 90.5, "fp16": 0.0}, "flops.tensor"),  # H100 BF16 GEMM
+    ("compute", "sm__pipe_alu_cycles_active", {}, "instructions"),
+    ("compute", "sm__issue_active", {}, "instructions"),
+    ("balanced", "dram__cycles_active", {}, "bytes.dram"),
+    ("latency", "sm__issue_active", {}, "launch"),
+    ("small_grid", "dram__cycles_active", {}, "launch"),
+    ("memory", "dram", {}, "bytes.dram"),  # a roofline-only verdict names its roof
+    ("compute", "fp32", {}, "flops.fp32"),
+])
+def test_the_governing_resource_is_read_from_the_verdicts_busiest_unit(bound, metric, utilization, expected):
+    side = "memory" if bound == "memory" else "compute"
+    verdict = Verdict(bound, "throughput", busiest=BusyUnit("unit", 90.0, side, metric))
+    roof = RoofPosition("kernel-clock", 50.0, None, utilization)
+    assert governing(verdict, roof) == expected
+    assert governing(Verdict(None, None, reason="no throughputs"), roof) is None
+
+
+def test_fp16_flops_are_compared_under_one_definition_of_the_hfma2_register_moves():
+    """One side's report (--set full) left 4e6 FLOPs of zero-product HFMA2 moves out of its FP16 FLOPs, the other's
+    (--set roofline) could not: both are compared with the moves counted, and the pair says so."""
+    counted = dataclasses.replace(work(), flops={**work().flops, "fp16": 4e6})
+    left_out = dataclasses.replace(work(), flops={**work().flops, "fp16": 0.0}, fp16_moves=4e6)
+    check = compare_work(counted, left_out)
+    fp16 = next(m for m in check.measures if m.key == "flops.fp16")
+    assert (fp16.base, fp16.other, fp16.ratio, fp16.differs) == (4e6, 4e6, 1.0, False) and not check.different
+    assert check.notes == ("FP16 FLOPs compared with the zero-product HFMA2 register moves counted on both sides: "
+                           "A's report cannot separate them (no SourceCounters section; --set full can)",)
+    both = compare_work(left_out, left_out)  # the same definition on both sides: compared as they are
+    assert not both.notes and next(m for m in both.measures if m.key == "flops.fp16").base == 0.0
+
+
+def test_bytes_of_different_metric_definitions_are_not_compared():
+    lts = dataclasses.replace(work(), bytes={"dram": 1e5, "l2": 4e5, "l1": None},
+                              definitions={"l2": "lts__t_bytes: all L2 requests"})
+    xbar = dataclasses.replace(work(), bytes={"dram": 1e5, "l2": 1e5, "l1": None},
+                               definitions={"l2": "lts2xbar: L2 to crossbar bytes"})
+    check = compare_work(lts, xbar, governs=("bytes.l2", "bytes.l2"))
+    l2 = next(m for m in check.measures if m.key == "bytes.l2")
+    assert l2.ratio is None and not l2.decides and l2.apart == "A counts lts__t_bytes, B lts2xbar"
+    assert check.basis == "flops"  # the governing level cannot decide: the FLOPs do
+    assert check.notes == ("L2 bytes not compared: A counts lts__t_bytes, B lts2xbar",)

@@ -192,8 +192,8 @@ def test_choices_are_validated_before_any_work(command, option, value, choices):
      "invalid value for --fail-if-slower: 'abc' is not a number: run 'roofline diff --help' for the options"),
     (["report", EXAMPLE, "--spread-threshold", "wide"],
      "invalid value for --spread-threshold: 'wide' is not a number: run 'roofline report --help' for the options"),
-    (["reprot", EXAMPLE], "no such command 'reprot' (did you mean 'report' or 'plot'?): run 'roofline --help' for "
-                          "the options"),
+    (["reprot", EXAMPLE], "no such command 'reprot' (did you mean 'report' or 'project' or 'plot'?): run 'roofline "
+                          "--help' for the options"),
     (["specs", "show"], "missing argument ID: run 'roofline specs show --help' for the options"),
 ])
 def test_usage_errors_are_one_line_and_exit_2(args, line):

@@ -186,7 +186,8 @@ def test_different_work_is_reported_and_left_out_of_the_gate_unless_asked():
     result = _judge(base, new)
     k = next(v for v in result.verdicts if v.pair.key == "k")
     assert k.pair.different_work(1) and not k.regressed
-    assert k.not_gated == "different work: FP32 FLOPs 3x: not gated (--gate-different-work gates it)"
+    assert k.not_gated == ("different work: FP32 FLOPs 3x (the resource that bounds both): not gated "
+                           "(--gate-different-work gates it)")
     assert k.slowdown_pct.value == pytest.approx(100.0, rel=1e-9)
     assert k.per_work_pct.value == pytest.approx(100 * (2.0 / 3.0 - 1), rel=1e-9)
     assert result.total is not None and result.total.kernels == 1  # j only
@@ -197,7 +198,7 @@ def test_different_work_is_reported_and_left_out_of_the_gate_unless_asked():
     result = _judge(base, slower_per_flop, Thresholds(gate_different_work=True))
     assert [v.pair.key for v in result.regressions] == ["k"]
     assert result.regressions[0].reasons[0] == ("slower 33.3% > 10% (untested for noise: one launch per side) per "
-                                                "unit of work (FLOP)")
+                                                "unit of work (FP32 FLOP)")
 
 
 def test_diff_refuses_reports_without_a_shared_kernel_or_a_gate_it_cannot_check():

@@ -65,7 +65,7 @@ def compare(
     """Compare kernels across reports: work first, then times (same work) or throughputs (different work) with
     noise intervals, percent of each GPU's own roof, and the speedup the roofs expect where a roof governs. Every
     report is needed: the first bad one ends the command."""
-    from roofline.compare.pairing import pair_options, pair_reports, parse_matcher
+    from roofline.compare.pairing import pair_options, pair_reports, parse_matcher, require_common
     from roofline.errors import RooflineError
     from roofline.pipeline import analyze_files
     from roofline.render.mpl import plot_format
@@ -85,6 +85,7 @@ def compare(
         analyses = analyze_files(files, options, catalog, jobs, done)
     warn(analyses)
     comparison = pair_reports(analyses, matcher, target, judged)
+    require_common(comparison)
     if plot is not None:
         from roofline.render.compare.plot import nothing_to_compare
 

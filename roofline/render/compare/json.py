@@ -14,7 +14,8 @@ from roofline import __version__
 from roofline.analysis.kernels import KernelStats
 from roofline.analysis.work import WorkCheck
 from roofline.compare.noise import Change
-from roofline.compare.pairing import Comparison, KernelPair, Projection, ReportRef
+from roofline.compare.pairing import Comparison, KernelPair, ReportRef
+from roofline.compare.projection import Projection
 from roofline.compare.ranking import RECOVERABLE_COUNTS, AppSummary, SummaryRow
 from roofline.compare.regression import DiffResult, Verdict
 from roofline.core.labels import letter
@@ -126,8 +127,10 @@ def work_dict(check: WorkCheck | None) -> dict[str, Any] | None:
         return None
     return {"different": check.different, "basis": check.basis or None, "tolerance": check.tolerance,
             "summary": check.summary, "throughput_unit": check.unit or None, "work_ratio": number(check.work_ratio),
+            "governing": {"base": check.governing[0], "other": check.governing[1]}, "notes": list(check.notes),
             "measures": {m.key: {"base": number(m.base), "other": number(m.other), "ratio": number(m.ratio),
-                                 "differs": m.differs, "decides": m.decides} for m in check.measures}}
+                                 "differs": m.differs, "decides": m.decides, "apart": m.apart or None}
+                         for m in check.measures}}
 
 
 def summary_document(summaries: Sequence[AppSummary], top: int) -> dict[str, Any]:
@@ -204,10 +207,31 @@ def stats_dict(s: KernelStats, report: str, projection: Projection | None = None
 
 
 def projection_dict(p: Projection, missing: dict[str, str]) -> dict[str, Any]:
-    return {"target": p.target, "kind": "roofline lower bound, not a measurement",
+    """A projection's figures; the reason of each null under ``missing`` (keys ``projection.*``)."""
+    return {"target": p.target, "kind": "model of the time per launch there, not a measurement",
+            "projected_s": value_or_null(p.projected_s, "projection.projected_s", missing),
+            "low_s": value_or_null(p.low_s, "projection.low_s", missing),
+            "high_s": value_or_null(p.high_s, "projection.high_s", missing), "basis": p.basis,
+            "governing": p.governing,
             "bound_s": value_or_null(p.bound_s, "projection.bound_s", missing), "limiter": p.limiter,
             "left_out": list(p.left_out),
             "max_speedup": value_or_null(p.max_speedup, "projection.max_speedup", missing)}
+
+
+def projection_json(c: Comparison) -> str:
+    """``roofline project``: the report and one entry per kernel with its measured and projected time per launch."""
+    kernels = []
+    for p in c.pairs:
+        proj = p.projections[0] if p.projections else None
+        if proj is None:
+            continue
+        missing: dict[str, str] = {}
+        kernels.append({"name": p.label, "count": p.base.count,
+                        "measured_s": value_or_null(p.base.median_s, "measured_s", missing),
+                        **{k: v for k, v in projection_dict(proj, missing).items() if k != "target"},
+                        "missing": missing})
+    return dumps({**head("project"), "target": c.project_to, "report": report_dict(c.reports[0]),
+                  "kernels": kernels})
 
 
 def summary_dict(s: AppSummary) -> dict[str, Any]:

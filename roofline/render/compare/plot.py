@@ -8,7 +8,9 @@ Nothing is clipped or overlaps: legends and notes are placed by constrained layo
 kernels are numbered (1 = longest in the base report) with the names in the legend's key, and each number is
 placed beside one of its points where it covers no other text (a number with no free spot is named in the
 notes). A report's point for a kernel whose work differs from the base's (``roofline.analysis.work``) is hollow, reached
-by a dashed arrow, and its key entry says "different work": its position is its throughput, not a speedup.
+by a dashed arrow, and its key entry says "different work": its position is its throughput, not a speedup. So is
+a point whose FLOPs differ from the base's while its governing bytes match ("other FLOPs", FLOP/s plot only): a
+DRAM-bound kernel doing 4.2x the FLOPs per byte rises on the FLOP/s axis however slow it is.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ NOTE_ITEMS = 6  # skipped kernels named in a note
 REPORT_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h")
 CEILING_STYLES = {"fp64": ":", "fp32": "-", "fp16": "-.", "tensor": "--"}
 DIFFERENT_WORK_KEY = " (different work)"
+OTHER_FLOPS_KEY = " (other FLOPs)"  # the same work on the bytes that bound it, other FLOPs: its FLOP/s moves apart
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,7 @@ class Point:
     area: float = MIN_AREA
     number: int = 0
     different_work: bool = False  # this report's work differs from the base's (drawn hollow, dashed arrow)
+    other_flops: bool = False  # the same work on its governing bytes, but other FLOPs: its FLOP/s is no speedup
 
 
 @dataclass(frozen=True)
@@ -132,8 +136,9 @@ def comparison_data(c: Comparison, normalize: bool = False, numbered: int = LEGE
                 skipped.append((f"{pair.label} in {c.reports[i].label}", why))
             if point is not None:
                 x = point.x + _spread(n, len(c.pairs)) if normalize else point.x
+                other_flops = not normalize and not pair.different_work(i) and pair.flops_differ(i)
                 placed.append(Point(point.label, i, x, point.y, point.area, n if n <= numbered else 0,
-                                    pair.different_work(i)))
+                                    pair.different_work(i) or other_flops, other_flops))
         points += placed
         arrows += list(pairwise(placed))
     roofs = () if normalize else _roofs([(i, s) for p in c.pairs for i, s in enumerate(p.sides) if s])
@@ -367,10 +372,12 @@ def _legend_compare(ax: Axes, c: Comparison, data: ComparePlotData, colours: Seq
     names = [f"{letter(i)}: {middle(r.label, 40)}" for i, r in enumerate(c.reports)]
     if any(p.different_work for p in data.points):
         reports.append(Line2D([], [], ls="--", color="0.4", marker="o", ms=7, mfc="none", mec="0.3", mew=1.4))
-        names.append(f"different work (> {100 * c.work_tolerance:g}%): throughput, not speedup")
+        names.append(f"different work or FLOPs (> {100 * c.work_tolerance:g}%): a rate, not a speedup")
     key = {p.number: p.label for p in data.points if p.number}
-    different = {p.number for p in data.points if p.number and p.different_work}  # in any report
-    keyed = [f"{n}  {middle(label, KEY_CHARS)}" + (DIFFERENT_WORK_KEY if n in different else "")
+    different = {p.number for p in data.points if p.number and p.different_work and not p.other_flops}
+    other_flops = {p.number for p in data.points if p.number and p.other_flops}  # in any report
+    keyed = [f"{n}  {middle(label, KEY_CHARS)}" + (DIFFERENT_WORK_KEY if n in different else
+                                                   OTHER_FLOPS_KEY if n in other_flops else "")
              for n, label in sorted(key.items())]
     legend = ax.legend(handles=[*reports, *handles, *(Line2D([], [], ls="") for _ in keyed)],
                        labels=[*names, *labels, *keyed],

@@ -16,10 +16,11 @@ from roofline.analysis.kernels import KernelStats, why_no_roof
 from roofline.analysis.work import Measure, WorkCheck, ratio_text
 from roofline.compare.noise import Change
 from roofline.compare.pairing import NO_EXPECTATION, Comparison, KernelPair, ReportRef
+from roofline.compare.projection import Projection
 from roofline.compare.ranking import RECOVERABLE_COUNTS, AppSummary
 from roofline.compare.regression import DiffResult, Verdict
 from roofline.core.kernel_names import KernelName
-from roofline.core.labels import letter
+from roofline.core.labels import NAMES, letter
 from roofline.core.units import pct, ratio, seconds, si
 from roofline.render.names import group_name
 from roofline.render.terminal import Cell, add_rows, escape, plain_table, record, warning_lines
@@ -59,8 +60,8 @@ def _print_comparison(console: Console, c: Comparison) -> None:
     if len(c.reports) == 1:
         console.print(_rich(roof_grid(c, 0), console.width))
     if c.project_to:
-        console.print(f"[bold]Projection onto {c.project_to}[/bold] (roofline LOWER BOUND, not a measurement)",
-                      highlight=False)
+        console.print(f"[bold]Projection onto {c.project_to}[/bold] (a model of the time there, not a "
+                      "measurement)", highlight=False)
         console.print(_projection_table(c, console.width))
     for line in _comparison_notes(c):
         console.print(line, highlight=False)
@@ -133,21 +134,43 @@ WORK_COLUMNS = (("threads", "threads"), ("bytes.dram", "DRAM"), ("instructions",
 
 
 def work_grid(c: Comparison, i: int) -> Grid:
-    """Work first: FLOPs per launch on each side, the ratios of the other measures, and the verdict on the work."""
+    """Work first: FLOPs per launch on each side, the ratios of the other measures, what decided and the verdict on
+    the work; notes on measures compared under a common definition or left out for lack of one."""
     a, b = letter(0), letter(i)
     rows = []
+    notes: dict[str, None] = {}
     for p in (p for p in c.pairs if p.sides[i]):
         check = p.work[i]
-        work = [p.side(s).work for s in (0, i)]
         measures = {m.key: m for m in check.measures} if check else {}
-        rows.append((p.label, *(si(w.total_flops) if w else "n/a" for w in work),
-                     *(_measure_cell(measures.get(key)) for key, _ in WORK_COLUMNS), _work_word(check)))
+        notes.update(dict.fromkeys(f"{p.label}: {n}" for n in (check.notes if check else ())))
+        rows.append((p.label, *(si(flops) for flops in _compared_flops(check)),
+                     *(_measure_cell(measures.get(key)) for key, _ in WORK_COLUMNS), _decided_by(check),
+                     _work_word(check)))
     return Grid(f"Work per launch, {a} -> {b}",
-                ("kernel", f"FLOPs {a}", f"FLOPs {b}", *(f"{name} {b}/{a}" for _, name in WORK_COLUMNS), "work"),
-                tuple(rows),
-                f"work = DIFFERENT where the FLOPs of a precision (without FLOPs: the threads launched, grid x block) "
-                f"differ by more than {100 * c.work_tolerance:g}% (--work-tolerance); DRAM bytes and instructions "
-                "(smsp__inst_executed) are shown, they do not decide")
+                ("kernel", f"FLOPs {a}", f"FLOPs {b}", *(f"{name} {b}/{a}" for _, name in WORK_COLUMNS), "by",
+                 "work"), tuple(rows),
+                f"work = DIFFERENT where the FLOPs of a precision (without FLOPs: the threads launched, grid x "
+                f"block) differ by more than {100 * c.work_tolerance:g}% (--work-tolerance) and so does the work "
+                "on the resource that bounds both sides by their verdicts (DRAM, L2 or L1 bytes, a precision's "
+                "FLOPs, instructions); by = what decided; the rest is shown, it does not decide"
+                + "".join(f"; {n}" for n in notes))
+
+
+def _compared_flops(check: WorkCheck | None) -> tuple[float | None, float | None]:
+    """All FLOPs per launch of each side as the work check compared them (one FP16 definition on both sides);
+    None for a side without FLOP counts."""
+    flops = [m for m in (check.measures if check else ()) if m.key.startswith("flops.")]
+    return _total([m.base for m in flops]), _total([m.other for m in flops])
+
+
+def _total(values: Sequence[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return sum(known) if known else None
+
+
+def _decided_by(check: WorkCheck | None) -> str:
+    """What decided, short: "DRAM", "FP32", "inst.", "FLOPs", "threads" ("" when nothing could)."""
+    return _resource(check.basis) if check is not None and check.basis else ""
 
 
 def _measure_cell(m: Measure | None) -> str:
@@ -188,25 +211,26 @@ def throughput_grid(c: Comparison, pairs: Sequence[KernelPair], i: int) -> Grid:
         work_ratio = check.work_ratio if check else None
         expected = p.expected_speedup[i].value
         headline = p.headline(i)
-        rows.append((p.label, UNIT_WORDS.get(unit, unit), si(throughput(p.side(0), unit)),
-                     si(throughput(p.side(i), unit)), _times(headline.ratio if headline else None),
+        key = check.unit_key if check else ""
+        rows.append((p.label, UNIT_WORDS.get(unit, unit), si(throughput(p.side(0), key)),
+                     si(throughput(p.side(i), key)), _times(headline.ratio if headline else None),
                      interval_text(headline), _times(expected * work_ratio if expected is not None and work_ratio
                                                      else None), _fixed(p.kept_up[i].value)))
     return Grid(f"Throughput, {a} -> {b} (different work: not a speedup of times)",
                 ("kernel", "unit", a, b, f"{b}/{a}", f"{confidence} interval", "expected", "kept up"), tuple(rows),
-                f"throughput = work per launch / median launch time, in FLOP/s (kernels with FLOPs), else DRAM "
-                f"bytes/s, else threads/s; {b}/{a} = the speedup x the work ratio; expected = the attainable "
-                "throughput ratio from the roofs, only where a roof governs both")
+                "throughput = work per launch / median launch time, in the unit of what decided the work (bytes, "
+                f"FLOPs, instructions or threads per second); {b}/{a} = the speedup x the work ratio; expected = "
+                "the attainable throughput ratio from the roofs, only where a roof governs both")
 
 
 UNIT_WORDS = {"DRAM bytes/s": "DRAM B/s", "threads/s": "thread/s"}  # short enough for a table column
 
 
-def throughput(s: KernelStats, unit: str) -> float | None:
-    """Work per launch in ``unit``'s work (FLOPs, DRAM bytes, threads) over the median launch time."""
+def throughput(s: KernelStats, key: str) -> float | None:
+    """Work per launch of a measure (``Work.amount``: DRAM bytes, FP32 FLOPs, threads, ...) over the median launch
+    time."""
     w, t = s.work, s.median_s.value
-    amount = None if w is None else {"FLOP/s": w.total_flops, "DRAM bytes/s": w.bytes["dram"],
-                                     "threads/s": w.threads}.get(unit)
+    amount = w.amount(key) if w is not None and key else None
     return amount / t if amount is not None and t else None
 
 
@@ -255,16 +279,52 @@ def roof_grid(c: Comparison, i: int) -> Grid:
 
 
 def _projection_table(c: Comparison, width: int) -> Table:
-    table = plain_table("", ("kernel", "from", "measured", "bound", "max gain", "limit"),
-                   "max gain = measured / bound: the most the target GPU could speed this kernel up")
+    table = plain_table("", ("kernel", "from", "measured", "projected", "interval", "by", "bound", "max gain"),
+                        "projected = the time per launch ncu would measure there (compare.projection: the governing "
+                        "resource's peak ratio, waves, a launch floor); by = the governing resource; bound = the "
+                        "roofline lower bound of the measured work there, max gain = measured / bound")
     rows: list[list[Cell]] = []
     for p in c.pairs:
         for i, (side, proj) in enumerate(zip(p.sides, p.projections, strict=True)):
             if side is None or proj is None:
                 continue
-            rows.append([KernelName(p.label), letter(i), seconds(side.per_launch_s.value),
-                         seconds(proj.bound_s.value), _times(proj.max_speedup.value), proj.limiter or "n/a"])
+            rows.append([KernelName(p.label), letter(i), seconds(side.median_s.value),
+                         seconds(proj.projected_s.value), _interval_s(proj), _resource(proj.governing),
+                         seconds(proj.bound_s.value), _times(proj.max_speedup.value)])
     return add_rows(table, rows, width)
+
+
+def _interval_s(p: Projection) -> str:
+    """"1.2-1.9 ms", or "n/a" without a projection."""
+    if p.low_s.value is None or p.high_s.value is None:
+        return "n/a"
+    low, high = seconds(p.low_s.value), seconds(p.high_s.value)
+    return f"{low.split()[0]}-{high}" if low.split()[-1] == high.split()[-1] else f"{low}-{high}"
+
+
+def _resource(key: str | None) -> str:
+    """A resource or what decided a work check, short: "DRAM", "FP32", "inst.", "FLOPs", "threads", "launch"."""
+    if key is None:
+        return "n/a"
+    group, _, which = key.partition(".")
+    return NAMES[which] if which else {"instructions": "inst.", "flops": "FLOPs"}.get(group, group)
+
+
+def projection_text(c: Comparison, width: int = 80) -> str:
+    """``roofline project``: each kernel's projected time on the target GPU, its interval and basis."""
+    return record(lambda console: _print_projection(console, c), width)
+
+
+def _print_projection(console: Console, c: Comparison) -> None:
+    _print_legend(console, c.reports)
+    console.print(f"[bold]Projection onto {c.project_to}[/bold]: time per launch as ncu would measure it there "
+                  "(a model, not a measurement)", highlight=False)
+    console.print(_projection_table(c, console.width))
+    bases = dict.fromkeys(f"{p.label}: {pr.basis}" for p in c.pairs for pr in p.projections if pr)
+    for line in bases:
+        console.print(escape(line), highlight=False)
+    for line in _comparison_notes(c):
+        console.print(line, highlight=False)
 
 
 def _comparison_notes(c: Comparison) -> list[str]:

@@ -45,7 +45,9 @@ from roofline.render.names import json_text
 # 8: "instruction_roofline" has "integer": integer instructions per second against the integer pipe's peak, and per
 #    byte at each level
 # 9: `roofline timeline` writes a "kind: timeline" document (nsys kernels ranked by total time)
-SCHEMA_VERSION = 9
+# 10: comparisons judge work on the governing resource ("work.governing", "work.notes", "measures.*.apart");
+#     `roofline project` writes a "kind: project" document
+SCHEMA_VERSION = 10
 
 
 def render(analyses: Sequence[ReportAnalysis], spreads: Sequence[KernelSpread] = ()) -> str:

@@ -191,8 +191,28 @@ def test_pairs_of_different_work_are_drawn_hollow_with_dashed_arrows_and_marked_
     arrows = [t.arrow_patch for t in ax.texts if getattr(t, "arrow_patch", None) is not None]
     assert len(arrows) == 1 and arrows[0].get_linestyle() == "--"
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert "different work (> 5%): throughput, not speedup" in legend
+    assert "different work or FLOPs (> 5%): a rate, not a speedup" in legend
     assert f"1  {' -> '.join(KERNELS)} (different work)" in legend
+
+
+def test_the_same_bytes_with_other_flops_are_drawn_hollow_on_the_flop_axis_only():
+    """Issue 33's SiLU: DRAM-bound on both sides, the same DRAM bytes, B doing 4.2x the FLOPs and 2.86x slower. The
+    same work (a speedup of 0.35x), but its FLOP/s rises 1.47x: the point is hollow and keyed "other FLOPs" on
+    the FLOP/s plot, drawn as any point on the normalized one."""
+    from tests.synthetic import NEW_GPU, OLD_GPU, launch, model
+
+    memory_bound = (30.0, 85.0)
+    a = model("a.json", [launch(0, "silu", 1e-3, 1e8, 5.14e8, OLD_GPU, sol=memory_bound)])
+    b = model("b.json", [launch(0, "silu", 2.86e-3, 4.2e8, 5.24e8, NEW_GPU, sol=memory_bound)])
+    c = pair_reports([analyze_report(a), analyze_report(b)])
+    pair = c.pairs[0]
+    assert not pair.different_work(1) and pair.flops_differ(1) and pair.headline(1).ratio == pytest.approx(1 / 2.86)
+    points = comparison_data(c).points
+    assert [(p.different_work, p.other_flops) for p in points] == [(False, False), (True, True)]
+    assert points[1].y / points[0].y == pytest.approx(4.2 / 2.86)  # up on the FLOP/s axis, though slower
+    legend = [t.get_text() for t in comparison_figure(c).axes[0].get_legend().get_texts()]
+    assert "1  silu (other FLOPs)" in legend
+    assert not any(p.other_flops or p.different_work for p in comparison_data(c, normalize=True).points)
 
 
 @pytest.mark.parametrize("normalize", [False, True])

@@ -1,4 +1,4 @@
-"""JSON document (schema_version 9): structure, nulls with reasons (each stated once per report), no NaN, report
+"""JSON document (schema_version 10): structure, nulls with reasons (each stated once per report), no NaN, report
 order, SI units, round trip."""
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def nulls(node, path=""):
 @pytest.mark.parametrize("name", STRUCTURE_REPORTS)
 def test_document_structure(documents, name):
     report, doc = documents(name)
-    assert doc["schema_version"] == 9
+    assert doc["schema_version"] == 10
     assert doc["tool"]["name"] == "roofline"
     (rep,) = doc["reports"]
     assert rep["path"] == report.path and rep["source"] == "ncu-rep"

@@ -1,0 +1,53 @@
+"""`roofline project FILE --to SPEC`: each kernel's time per launch on another GPU, from its measured time, work and
+verdict (``roofline.compare.projection``), with an interval, the basis and the roofline bound."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from roofline.cli.common import (
+    CeilingsOpt,
+    Document,
+    KernelOpt,
+    NameBaseOpt,
+    OutputOpt,
+    ProjectFormat,
+    SpecsOpt,
+    TimeoutOpt,
+    WideOpt,
+    analysis_options,
+    handles_errors,
+    terminal_width,
+    warn,
+    write_document,
+)
+
+
+@handles_errors
+def project(
+    file: Annotated[Path, typer.Argument(help="The report (.ncu-rep or .json model) whose kernels are projected.")],
+    to: Annotated[str, typer.Option("--to", help="Device spec id of the target GPU (roofline specs list).")],
+    kernel: KernelOpt = None,
+    kernel_name_base: NameBaseOpt = "function",
+    fmt: Annotated[ProjectFormat, typer.Option("--format", "-f", help="Output format: table or json.")] = "table",
+    output: OutputOpt = None,
+    ceilings: CeilingsOpt = "kernel-clock",
+    specs: SpecsOpt = None,
+    timeout: TimeoutOpt = None,
+    wide: WideOpt = False,
+) -> None:
+    """Project each kernel's time onto another GPU: its governing resource's peak ratio, waves and a launch floor."""
+    from roofline.compare.pairing import pair_reports
+    from roofline.pipeline import analyze_files
+    from roofline.specs.catalog import load_catalog
+
+    options = analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False)
+    catalog = load_catalog(options.specs)
+    target = catalog.get(to)
+    analyses = analyze_files([file], options, catalog, 1)
+    warn(analyses)
+    document = Document(pair_reports(analyses, project_to=target), width=terminal_width(wide))
+    write_document("project", fmt, document, output, [file])

@@ -1,0 +1,186 @@
+"""A kernel's time on another GPU, projected from its measured time, work and verdict (``project``): the model of
+``roofline project`` and ``compare --project-to``, one place for each of its formulas. Pure functions; no I/O.
+
+The time ncu would measure on the target, per launch, from the median launch time ``t`` on the source:
+
+1. **Governing resource** ``r`` (``analysis.work.governing``, from the verdict's busiest unit): DRAM, L2 or L1
+   bytes, the FLOPs of a precision, instructions, or launch and latency.
+2. **Scaling of the governing resource**, after Habitat's roofline wave scaling (Yu et al., "Habitat: A
+   Runtime-Based Computational Performance Predictor for Deep Neural Network Training", USENIX ATC'21, section 4:
+   a kernel keeps its share of the resource that bounds it, so its time scales by the ratio of that resource's peak;
+   11.8% mean error over six GPUs in the paper): ``t x P_src(r) / P_tgt(r)``, ``P`` the datasheet peak of ``r``
+   (FLOP/s of the precision, bytes/s of the level). Where a datasheet gives no peak for ``r`` (L1 and L2 in most
+   specs, instructions in all), ``P`` is taken proportional to SMs x boost clock: the same rate per SM and clock on
+   both GPUs. A latency- or small-grid-bound kernel does not fill the GPU, so only the clock counts: ``P`` is the
+   boost clock alone. A DRAM- or L2-bound kernel below ncu's high-throughput mark (80% of the level's peak,
+   ``analysis.verdict.HIGH_THROUGHPUT_PCT``) does not saturate the bandwidth: the bytes its SMs keep in flight set
+   its rate (Little's law), so it gets no faster than the SM count allows, ``t x SMs_src / SMs_tgt`` at least
+   (the CuPy triad of examples/h100, 74% of DRAM, runs in the same time on the H200's 43% more bandwidth).
+3. **Clock normalisation.** ncu locks the clocks to base while it profiles (``--clock-control base``, its default:
+   Nsight Compute CLI documentation, "Clock Control"; the H100 of examples/h100 runs its kernels at 1.58 GHz, its
+   boost clock is 1.98 GHz), so the source's time is at base clock. The projection is the time ncu would measure on
+   the target, its clocks locked the same way: with both GPUs at the same fraction of their boost clocks (exact for
+   two boards of one chip, e.g. H100 and H200, GH100) the ratio of datasheet peaks, both at boost, is the ratio at
+   the locked clocks. The measured-clock roofs of the source against the target's datasheet would overstate the
+   target by the boost/base ratio (1.25x on the H100).
+4. **Wave quantisation.** A grid runs in ``ceil(w)`` waves of blocks, ``w`` = waves per SM
+   (``launch__waves_per_multiprocessor``); on the target, with as many blocks resident per SM (the same occupancy),
+   ``w_t = w x SM_src / SM_tgt``. Step 2 scales the continuous ``w``, so the time is multiplied by the tail's
+   weight ``(ceil(w_t) / w_t) / (ceil(w) / w)``; for the resources of the SMs only (FLOPs, instructions, L1): DRAM
+   and L2 bandwidth belong to the whole chip, and a latency-bound kernel is not set by its waves.
+5. **Floor.** No kernel is projected below ``LAUNCH_FLOOR_S``, the shortest launch ncu measured in any report this
+   project has; it is above one DRAM access, which takes under a microsecond on these GPUs.
+6. **Interval** ``[t' / BAND, t' x BAND]``, ``BAND`` by how much of the model is assumed (``BANDS``), its low end no
+   lower than the floor or the roofline bound (the measured work against the target's datasheet roofs).
+
+The roofline bound is kept beside the projection: the most the target could gain on the measured work.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from roofline.analysis.kernels import REFERENCE_S, KernelStats, per_launch, roof_time
+from roofline.analysis.results import Value
+from roofline.analysis.roofline import roof_position
+from roofline.analysis.verdict import HIGH_THROUGHPUT_PCT
+from roofline.analysis.work import LAUNCH, governing, measure_label
+from roofline.core.labels import NAMES
+from roofline.core.model import LEVELS, PRECISIONS, Ceilings, Device
+from roofline.core.units import seconds
+
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.specs.catalog import DeviceSpec
+
+# The shortest kernel launch ncu measured (gpu__time_duration) among the reports of ../shared/ncu-reps and
+# examples/h100: _kernel_agent on the RTX 2070 SUPER (rtx2070super_alife-143launches_basic.ncu-rep), 1.504 us;
+# the next ones, on the RTX 4070 Ti, measure 1.70 to 1.82 us. ncu's launch of an (almost) empty kernel costs that much.
+LAUNCH_FLOOR_S = 1.5e-6
+# How far the measured time can be from the projection, as a factor either way: where the datasheet gives the
+# governing peak on both GPUs ("datasheet"); where a rate per SM and clock is assumed ("per SM"); for a
+# latency- or small-grid-bound kernel, whose time the clock alone does not set ("launch").
+BANDS = {"datasheet": 1.25, "per SM": 1.5, "launch": 2.0}
+
+
+@dataclass(frozen=True)
+class Projection:
+    """A kernel's time per launch projected onto another GPU (``projected_s`` in ``[low_s, high_s]``), how
+    (``basis``), and the roofline lower bound of its measured work on that GPU with the gain it leaves."""
+
+    target: str
+    projected_s: Value
+    low_s: Value
+    high_s: Value
+    basis: str
+    governing: str | None
+    bound_s: Value  # roofline lower bound: T_roof of the measured work against the target's datasheet roofs
+    limiter: str | None
+    left_out: tuple[str, ...]
+    max_speedup: Value  # measured time per launch / bound: the most the target could gain
+
+
+def project(stats: KernelStats, source: Device, spec: DeviceSpec) -> Projection:
+    """The kernel's time per launch on ``spec``'s GPU (see the module docstring), with the roofline bound."""
+    from roofline.specs.catalog import spec_ceilings
+
+    target = spec_ceilings(spec, stats.ceilings.tensor_dtype)
+    bound = per_launch(roof_time(stats.flops, stats.bytes, target), stats.count)
+    limiter = roof_position(stats.flops, stats.bytes, REFERENCE_S, target).limiter
+    gain = _ratio(stats.per_launch_s, bound)
+    resource = governing(stats.verdict, stats.roof)
+    t = stats.median_s.value
+    scale = _scale(resource, stats, source, spec, target) if t is not None else \
+        f"no launch time: {stats.median_s.reason}"
+    if t is None or isinstance(scale, str):
+        why = Value(None, str(scale))
+        return Projection(spec.id, why, why, why, why.reason, resource, bound, limiter, _left_out(stats, target), gain)
+    ratio, how, band = scale
+    ratio, how = _in_flight(resource, stats, source, spec, ratio, how)
+    per_sm = resource in ("instructions", "bytes.l1") or (resource or "").startswith("flops.")
+    waves, wave_text = _waves(stats.verdict.waves_per_sm, source, spec) if per_sm else (1.0, "")
+    scaled = t * ratio * waves
+    projected = max(scaled, LAUNCH_FLOOR_S)
+    low = max(projected / BANDS[band], LAUNCH_FLOOR_S, bound.value or 0.0)
+    high = max(projected * BANDS[band], low)
+    basis = "; ".join(x for x in (
+        f"{seconds(t)} measured x {ratio:.3g} ({how})", wave_text,
+        f"floor {seconds(LAUNCH_FLOOR_S)} (the shortest launch measured)" if scaled < LAUNCH_FLOOR_S else "",
+        f"interval x/÷ {BANDS[band]:g} ({band})") if x)
+    return Projection(spec.id, Value(projected, via=basis), Value(low), Value(high), basis, resource, bound, limiter,
+                      _left_out(stats, target), gain)
+
+
+def _scale(resource: str | None, stats: KernelStats, source: Device, spec: DeviceSpec,
+           target: Ceilings) -> tuple[float, str, str] | str:
+    """Time ratio target / source from the governing resource's peaks (step 2), what it compares, and its band;
+    or why there is none."""
+    if resource is None:
+        return f"no projection: no verdict ({stats.verdict.reason or 'not decided'})"
+    clocks = (source.max_clock_hz, spec.boost_clock_hz)
+    if resource == LAUNCH:
+        if not clocks[0]:
+            return "no projection: the report does not give the GPU's boost clock"
+        return clocks[0] / clocks[1], (f"launch/latency bound: boost clock {clocks[0] / 1e9:.3g} -> "
+                                       f"{clocks[1] / 1e9:.3g} GHz"), "launch"
+    group, _, key = resource.partition(".")
+    own = stats.datasheet.roof(key) if stats.datasheet is not None and key else None
+    theirs = target.roof(key) if key else None
+    if own and theirs:
+        unit = "FLOP/s" if group == "flops" else "B/s"
+        return own / theirs, f"{measure_label(resource)} peak {own:.3g} -> {theirs:.3g} {unit}, datasheets", \
+            "datasheet"
+    if not clocks[0] or not source.sm_count:
+        return (f"no projection: no datasheet {measure_label(resource)} peak on both GPUs, and the report does not "
+                "give the SM count and boost clock to scale by")
+    own_rate, their_rate = source.sm_count * clocks[0], spec.sm_count * clocks[1]
+    return own_rate / their_rate, (f"{measure_label(resource)} per SM and clock: {source.sm_count} SMs x "
+                                   f"{clocks[0] / 1e9:.3g} GHz -> {spec.sm_count} x {clocks[1] / 1e9:.3g}"), "per SM"
+
+
+def _in_flight(resource: str | None, stats: KernelStats, source: Device, spec: DeviceSpec, ratio: float,
+               how: str) -> tuple[float, str]:
+    """Step 2b: a DRAM- or L2-bound kernel below ncu's high-throughput threshold does not saturate the bandwidth;
+    the bytes its SMs keep in flight set its rate (Little's law: rate = bytes in flight / latency), so on the target
+    it runs no faster than with as many bytes in flight per SM: the time ratio is at least SMs_src / SMs_target."""
+    level = (resource or "").removeprefix("bytes.")
+    used = stats.roof.utilization_pct.get(level) if level in ("dram", "l2") else None
+    if used is None or used >= HIGH_THROUGHPUT_PCT or not source.sm_count:
+        return ratio, how
+    sms = source.sm_count / spec.sm_count
+    if sms <= ratio:
+        return ratio, how
+    return sms, (f"{NAMES[level]} at {used:.0f}% of its peak, below ncu's {HIGH_THROUGHPUT_PCT:g}% high-throughput "
+                 f"mark: bound by the bytes in flight per SM, {source.sm_count} -> {spec.sm_count} SMs, not by "
+                 f"the bandwidth ({how})")
+
+
+def _waves(waves: float | None, source: Device, spec: DeviceSpec) -> tuple[float, str]:
+    """The wave-quantisation factor (step 4) and its text; 1 where the waves or the SM count are unknown."""
+    if not waves or not source.sm_count:
+        return 1.0, ""
+    there = waves * source.sm_count / spec.sm_count
+    factor = (math.ceil(there) / there) / (math.ceil(waves) / waves)
+    if abs(factor - 1.0) < 1e-3:
+        return 1.0, ""
+    return factor, f"x {factor:.3g} waves ({waves:.3g} -> {there:.3g} per SM, {math.ceil(waves)} -> " \
+                   f"{math.ceil(there)} rounds)"
+
+
+def _ratio(num: Value, den: Value) -> Value:
+    if num.value is None or den.value is None:
+        return Value(None, f"no projected bound: {num.reason or den.reason or 'not measured'}")
+    return Value(num.value / den.value) if den.value else Value(None, "zero projected bound")
+
+
+def _left_out(stats: KernelStats, target: Ceilings) -> tuple[str, ...]:
+    """Precisions and levels the roofline bound cannot include: no ceiling in the spec, or not measured."""
+    out = [f"{p} (no {p} ceiling in the spec)" for p in PRECISIONS
+           if stats.flops[p].value and not target.flop_per_s[p]]
+    for level in LEVELS:
+        if stats.bytes[level].value is None:
+            out.append(f"{level} (bytes not measured)")
+        elif not target.bytes_per_s[level]:
+            out.append(f"{level} (no {level} bandwidth in the spec)")
+    return tuple(out)

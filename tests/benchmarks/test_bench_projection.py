@@ -1,0 +1,76 @@
+"""benchmarks/bench_projection.py: the projection's measured error over the H100/H200 example pairs, and the figures
+the README and docs/benchmarks.md publish from it.
+
+One row is checked against values computed here: the ATen triad (DRAM-bound at 92% of its peak on the H100)
+projected onto the H200 is its H100 time x 3.35 / 4.8 TB/s (the two datasheets, device_specs/h100-sxm5.yaml and
+h200.yaml), against the time measured on the H200."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import statistics
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+import yaml
+
+import roofline
+from tests.conftest import REPO
+
+EXAMPLES = REPO / "examples"
+
+
+def bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_projection", REPO / "benchmarks" / "bench_projection.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up while they are built
+    spec.loader.exec_module(module)
+    return module
+
+
+def duration_s(path: Path) -> float:
+    (launch,) = roofline.load(path).launches
+    nanoseconds = launch.value("gpu__time_duration.sum")
+    assert nanoseconds is not None
+    return nanoseconds * 1e-9
+
+
+def bandwidth(spec_id: str) -> float:
+    return yaml.safe_load((REPO / "device_specs" / f"{spec_id}.yaml").read_text())["memory"][
+        "bandwidth_bytes_per_s"]["value"]
+
+
+@pytest.fixture(scope="module")
+def rows():
+    b = bench()
+    return b, [row for source, target in b.pairs() for row in b.project_pair(source, target)]
+
+
+def test_a_dram_bound_kernel_is_projected_by_the_ratio_of_the_datasheet_bandwidths(rows):
+    _, found = rows
+    row = next(r for r in found if r.source == "h100/triad-torch.roofline.json")
+    h100, h200 = (duration_s(EXAMPLES / g / "triad-torch.roofline.json") for g in ("h100", "h200"))
+    assert row.projected_s == pytest.approx(h100 * bandwidth("h100-sxm5") / bandwidth("h200"), rel=1e-9)
+    assert row.measured_s == pytest.approx(h200, rel=1e-9) and row.covered
+
+
+def test_every_pair_both_ways_and_the_published_figures(rows):
+    """Each example program in both folders, both directions; the README and docs/benchmarks.md state the median
+    and worst error and the coverage that the benchmark prints."""
+    b, found = rows
+    shared = [p for p in (EXAMPLES / "h100").iterdir() if (EXAMPLES / "h200" / p.name).exists()]
+    assert len(b.pairs()) == 2 * len(shared)
+    governed = [r for r in found if r.bound in b.GOVERNED]
+    errors = sorted(abs(r.projected_s / r.measured_s - 1) for r in governed)
+    summary = b.summary(governed)
+    assert summary.median_abs_error == pytest.approx(statistics.median(errors))
+    assert summary.worst_abs_error == errors[-1]
+    published = (f"median error {100 * summary.median_abs_error:.1f}%, worst "
+                 f"{100 * summary.worst_abs_error:.1f}%, interval covering {100 * summary.covered:.0f}%")
+    for doc in ("README.md", "docs/benchmarks.md"):
+        text = " ".join((REPO / doc).read_text().split())
+        assert re.search(re.escape(published), text), f"{doc} does not state: {published}"

@@ -1,0 +1,103 @@
+"""roofline.compare.projection: a kernel's time on another GPU from its measured time, work and verdict.
+
+Expected values are computed here from the numbers the synthetic launches and the two test specs are built with
+(tests/synthetic.py): the source GPU is the spec compare-test-gpu (100 SMs, 2 GHz boost, 51.2 TFLOP/s FP32,
+3 TB/s), the target the spec below (132 SMs, 1.5 GHz, 76.8 TFLOP/s, 4.5 TB/s)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import pytest
+
+from roofline.analysis.kernels import aggregate
+from roofline.analysis.roofline import analyze_report
+from roofline.compare.projection import BANDS, LAUNCH_FLOOR_S, project
+from roofline.core.model import Device
+from roofline.specs.catalog import load_catalog
+from tests.synthetic import COMPUTE_BOUND, OLD_GPU, REL, SPEC_DRAM, SPEC_FP32, TEST_SPEC, launch, model, write_spec
+
+TARGET_FP32, TARGET_DRAM, TARGET_SMS, TARGET_CLOCK = 76.8e12, 4.5e12, 132, 1.5e9
+TARGET_SPEC = (TEST_SPEC.replace("compare-test-gpu", "projection-target").replace("Compare Test GPU", "Target GPU")
+               .replace("value: 100,", f"value: {TARGET_SMS},").replace("2.0e+9", "1.5e+9")
+               .replace("3.0e+12", "4.5e+12").replace("51.2e+12", "76.8e+12").replace("25.6e+12", "38.4e+12"))
+SOURCE = Device(name="Compare Test GPU", compute_capability="9.0", sm_count=100, max_clock_hz=2.0e9)
+
+
+@pytest.fixture
+def specs(tmp_path):
+    write_spec(tmp_path)
+    (tmp_path / "projection-target.yaml").write_text(TARGET_SPEC)
+    catalog = load_catalog([tmp_path])
+    return catalog.get("compare-test-gpu"), catalog.get("projection-target")
+
+
+def stats(specs, *launches):
+    report = dataclasses.replace(model("a.json", list(launches)), device=SOURCE)
+    return aggregate(analyze_report(report, specs[0]).launches)
+
+
+def test_a_memory_bound_kernel_scales_by_the_datasheet_bandwidths(specs):
+    """Roofline-only verdict (no SpeedOfLight throughputs): DRAM governs, the time scales by 3 -> 4.5 TB/s; the
+    interval is the datasheet band; the roofline bound is the work against the target's roofs."""
+    s = stats(specs, launch(0, "copy", 1e-3, 1e6, 2e9, OLD_GPU))
+    p = project(s, SOURCE, specs[1])
+    expected = 1e-3 * SPEC_DRAM / TARGET_DRAM
+    assert p.governing == "bytes.dram"
+    assert p.projected_s.value == pytest.approx(expected, rel=REL)
+    assert (p.low_s.value, p.high_s.value) == (pytest.approx(expected / BANDS["datasheet"], rel=REL),
+                                                pytest.approx(expected * BANDS["datasheet"], rel=REL))
+    assert p.bound_s.value == pytest.approx(max(2e6 / TARGET_FP32, 2e9 / TARGET_DRAM), rel=REL)
+    assert "DRAM bytes peak 3e+12 -> 4.5e+12 B/s" in p.basis
+
+
+def test_a_compute_bound_kernel_scales_by_its_precision_and_the_tail_wave(specs):
+    """8 waves per SM on 100 SMs are 6.06 on 132: 7 rounds where a continuous scaling assumes 6.06."""
+    s = stats(specs, launch(0, "gemm", 2e-3, 1e10, 1e6, OLD_GPU, sol=COMPUTE_BOUND))
+    p = project(s, SOURCE, specs[1])
+    there = 8.0 * 100 / TARGET_SMS
+    waves = (math.ceil(there) / there) / (8 / 8)
+    assert p.governing == "flops.fp32"
+    assert p.projected_s.value == pytest.approx(2e-3 * SPEC_FP32 / TARGET_FP32 * waves, rel=REL)
+
+
+def test_a_latency_bound_kernel_scales_by_the_clock_and_nothing_goes_below_the_launch_floor(specs):
+    latency = stats(specs, launch(0, "tiny", 8e-6, 1e3, 1e3, OLD_GPU, sol=(20.0, 10.0)))
+    p = project(latency, SOURCE, specs[1])
+    expected = 8e-6 * 2.0e9 / TARGET_CLOCK
+    assert p.governing == "launch" and p.projected_s.value == pytest.approx(expected, rel=REL)
+    assert p.high_s.value == pytest.approx(expected * BANDS["launch"], rel=REL)
+    assert p.low_s.value == pytest.approx(expected / BANDS["launch"], rel=REL)
+    short = project(stats(specs, launch(0, "fill", 1.6e-6, 1e3, 4e6, OLD_GPU)), SOURCE, specs[1])
+    assert 1.6e-6 * SPEC_DRAM / TARGET_DRAM < LAUNCH_FLOOR_S  # the scaling alone would go below the floor
+    assert short.projected_s.value == short.low_s.value == LAUNCH_FLOOR_S
+    assert "floor 1.5 us" in short.basis
+
+
+def test_no_projection_without_a_launch_time_says_why(specs):
+    timeless = launch(0, "k", 1e-3, 1e6, 1e6, OLD_GPU)
+    timeless = dataclasses.replace(timeless, metrics={k: v for k, v in timeless.metrics.items()
+                                                      if k != "gpu__time_duration.sum"})
+    p = project(stats(specs, timeless), SOURCE, specs[1])
+    assert p.projected_s.value is None and p.projected_s.reason.startswith("no launch time")
+    assert p.low_s.value is None and p.high_s.value is None and p.low_s.reason == p.projected_s.reason
+
+
+def test_a_latency_bound_linspace_keeps_microseconds_on_an_h100(shared_report, raw_actions):
+    """Issue 33: `compare rtx4070ti --project-to h100-sxm5` projected the 3.5 us `linspace` (latency-bound) to 1.3 ns
+    (its roofline bound). Now its time scales by the boost clocks alone: 2.625 GHz (the report's
+    device__attribute_max_gpu_frequency_khz) -> 1.98 GHz (device_specs/h100-sxm5.yaml)."""
+    from roofline.compare.pairing import pair_reports
+    from roofline.pipeline import analyze_files
+
+    name = "rtx4070ti_pytorch-sim_full"
+    (analysis,) = analyze_files([shared_report(name)])
+    raw = next(a for a in raw_actions(name) if a.name == "linspace")
+    pair = next(p for p in pair_reports([analysis], project_to=load_catalog().get("h100-sxm5")).pairs
+                if p.label == "linspace")
+    p = pair.projections[0]
+    clock = raw["device__attribute_max_gpu_frequency_khz"] * 1e3
+    assert p.governing == "launch"
+    assert p.projected_s.value == pytest.approx(raw["gpu__time_duration.sum"] * 1e-9 * clock / 1.98e9, rel=1e-9)
+    assert p.projected_s.value > 1e-6 and p.bound_s.value < 1e-8  # the roofline bound is still shown beside it
