@@ -179,7 +179,7 @@ def _preload() -> None:
     import numpy  # noqa: F401  (the checks and the analysis run per cohort of launches over arrays)
     import yaml  # noqa: F401  (the spec match parses a device spec)
 
-    from roofline.analysis import advice, instructions  # noqa: F401
+    from roofline.analysis import advice, hotspots, instructions  # noqa: F401
     from roofline.analysis.diagnostics import occupancy, stalls, tensor_cores  # noqa: F401
     from roofline.ncu import validation  # noqa: F401
 
@@ -239,14 +239,15 @@ def _ceilings_problem(ceilings: CeilingSet, device: Device, spec: DeviceSpec | N
 
 def complete(a: LaunchAnalysis, device: Device, spec: DeviceSpec | None = None) -> LaunchAnalysis:
     """A launch's roofline analysis with its occupancy, Tensor Core and warp-stall diagnostics, its instruction
-    roofline and its advice."""
+    roofline, its hot spots and its advice."""
     from roofline.analysis.advice import advise
     from roofline.analysis.diagnostics import occupancy, stalls, tensor_cores
+    from roofline.analysis.hotspots import hotspots
     from roofline.analysis.instructions import instruction_roofline
 
     diagnosed = replace(a, occupancy=occupancy.diagnose(a.launch, device),
                         tensor_cores=tensor_cores.diagnose(a, device, spec), stalls=stalls.diagnose(a.launch),
-                        instruction_roofline=instruction_roofline(a, device))
+                        instruction_roofline=instruction_roofline(a, device), hotspots=hotspots(a.launch))
     return replace(diagnosed, advice=advise(diagnosed, device, spec))
 
 

@@ -16,6 +16,7 @@ from roofline.analysis.launches import KernelGroup, KernelSpread, ReportAnalysis
 from roofline.analysis.results import (
     Advice,
     BusyUnit,
+    Hotspots,
     InstructionRoofline,
     LaunchAnalysis,
     MemoryWalls,
@@ -27,7 +28,8 @@ from roofline.analysis.results import (
 )
 from roofline.analysis.roofline import recoverable_s, report_level_ceilings
 from roofline.analysis.verdict import explain
-from roofline.core.model import LEVELS, PRECISIONS, Ceilings
+from roofline.core.model import LEVELS, PRECISIONS, Ceilings, PcCounters
+from roofline.ncu.metrics import HINT_PC_SAMPLES
 from roofline.render import GENERATOR
 from roofline.render.names import json_text
 
@@ -41,7 +43,10 @@ from roofline.render.names import json_text
 #    level, and the issue and transaction roofs (the Instruction Roofline Model)
 # 7: "instruction_roofline" has "global_memory" and "shared_memory": per operation warp instructions per sector or
 #    wavefront, and the model's walls
-SCHEMA_VERSION = 7
+# 8: each kernel has "hotspots": its instructions by warp samples (share, SASS, source line, stall reasons,
+#    executions, memory counters) and the source lines they aggregate to, from the per-PC counters of SourceCounters
+SCHEMA_VERSION = 8
+HOTSPOTS_SHOWN = 20  # instructions and lines listed per launch, most samples first
 
 
 def render(analyses: Sequence[ReportAnalysis], spreads: Sequence[KernelSpread] = ()) -> str:
@@ -174,6 +179,7 @@ def kernel_dict(k: LaunchAnalysis, reasons: Reasons, no_spec_reason: str = "no d
         "tensor_cores": tensor_cores_dict(k.tensor_cores, missing),
         "stalls": stalls_dict(k.stalls, missing),
         "instruction_roofline": instruction_roofline_dict(k.instruction_roofline, missing),
+        "hotspots": hotspots_dict(k.hotspots, missing),
     }
     out["ceilings"].setdefault("datasheet", None)
     if out["ceilings"]["datasheet"] is None:
@@ -187,7 +193,7 @@ def kernel_dict(k: LaunchAnalysis, reasons: Reasons, no_spec_reason: str = "no d
         missing["pct_of_roof"] = k.roof.reason
     if launch.invalid:  # no diagnostics for a launch whose attributes are impossible
         missing.update({key: f"invalid launch: {launch.invalid}" for key in ("occupancy", "tensor_cores", "stalls",
-                                                                                  "instruction_roofline")})
+                                                                                  "instruction_roofline", "hotspots")})
     if out["limiter"] is None:
         missing["limiter"] = k.roof.reason or "no roof position"
     if out["bound"] is None:
@@ -247,6 +253,36 @@ def instruction_roofline_dict(r: InstructionRoofline | None, missing: dict[str, 
     every |= {f"{name}.{op}": v for name, w in spaces.items() for op, v in w.intensity.items()}
     out["via"] = {path: v.via for path, v in every.items() if v.value is not None}
     return out
+
+
+def hotspots_dict(h: Hotspots | None, missing: dict[str, str]) -> dict[str, Any] | None:
+    """The launch's instructions and source lines with the most warp samples (``HOTSPOTS_SHOWN`` of each); a null
+    SASS text or source line has its reason under ``missing``."""
+    if h is None:
+        missing["hotspots"] = f"the report holds no warp samples per instruction: {HINT_PC_SAMPLES}"
+        return None
+    pcs = []
+    for i, (pc, share) in enumerate(h.pcs[:HOTSPOTS_SHOWN]):
+        pcs.append({"samples": pc.samples, "share": number(share), **_pc_dict(pc),
+                    "source": f"{pc.file}:{pc.line}" if pc.file is not None else None})
+        if pc.sass is None:
+            missing[f"hotspots.pcs[{i}].sass"] = h.sass_missing or "ncu_report gave no SASS text"
+        if pc.file is None:
+            missing[f"hotspots.pcs[{i}].source"] = h.source_missing
+    lines = [{"source": line.where, "file": line.file, "line": line.line, "samples": line.samples,
+              "share": number(line.share), "top_stall": line.top_stall, "stalls": dict(line.stalls),
+              "pcs": [_pc_dict(pc) | {"samples": pc.samples} for pc in line.pcs]}
+             for line in h.lines[:HOTSPOTS_SHOWN] if line.samples > 0]
+    if not lines and h.total_samples:
+        missing["hotspots.lines"] = h.source_missing
+    return {"total_samples": h.total_samples, "sampled_pcs": len(h.pcs), "pcs": pcs,
+            "sampled_lines": sum(line.samples > 0 for line in h.lines), "lines": lines}
+
+
+def _pc_dict(pc: PcCounters) -> dict[str, Any]:
+    return {"pc_offset": pc.pc_offset, "sass": pc.sass, "stalls": dict(pc.stalls),
+            "inst_executed": number(pc.inst_executed), "thread_inst_executed": number(pc.thread_inst_executed),
+            "memory": dict(pc.memory)}
 
 
 def memory_walls_dict(w: MemoryWalls, key: str, missing: dict[str, str]) -> dict[str, Any]:

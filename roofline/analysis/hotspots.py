@@ -1,0 +1,94 @@
+"""Where in the code a launch's warps were (pure): its instructions by warp samples, and the source lines they
+aggregate to, from the per-PC counters of the SourceCounters section (``core.model.PcSampling``).
+
+A sample is one warp caught at one instruction at a fixed interval, so an instruction's share of the samples is its
+share of the warps' time; its stall reasons say what those warps waited on. The lines say which source the time is
+spent in where the binary was compiled with line information (-lineinfo). ``responsible`` names the lines (or
+instructions) that hold most of one stall reason's samples or of one memory counter, for the advice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from roofline.analysis.diagnostics.stalls import NOT_STALLED
+from roofline.analysis.results import HotLine, Hotspots
+from roofline.core.model import KernelLaunch, PcCounters
+from roofline.ncu import metrics as m
+
+NAMED_SHARE = 0.5  # ``responsible`` names lines until they hold this share of the samples or counts ...
+NAMED_MOST = 3  # ... or this many lines
+
+
+def hotspots(launch: KernelLaunch) -> Hotspots | None:
+    """The launch's sampled instructions and source lines, most samples first; None without per-PC samples."""
+    sampling = launch.pc_sampling
+    if sampling is None:
+        return None
+    total = sampling.total_samples
+    sampled = sorted((pc for pc in sampling.pcs if pc.samples > 0), key=lambda pc: -pc.samples)
+    unplaced = any(pc.file is None for pc in sampling.pcs)
+    return Hotspots(total, tuple((pc, pc.samples / total) for pc in sampled), _lines(sampling.pcs, total),
+                    m.HINT_LINEINFO if unplaced else "", sampling.sass_missing, sampling.source_text,
+                    sampling.pcs)
+
+
+def _lines(pcs: Sequence[PcCounters], total: int) -> tuple[HotLine, ...]:
+    """The instructions grouped by source line, lines with the most samples first (those without samples last)."""
+    by_line: dict[tuple[str, int], list[PcCounters]] = {}
+    for pc in pcs:
+        if pc.file is not None and pc.line is not None:
+            by_line.setdefault((pc.file, pc.line), []).append(pc)
+    lines = []
+    for (file, line), members in by_line.items():
+        stalls: dict[str, int] = {}
+        for pc in members:
+            for reason, n in pc.stalls.items():
+                stalls[reason] = stalls.get(reason, 0) + n
+        samples = sum(pc.samples for pc in members)
+        waits = {r: n for r, n in stalls.items() if r not in NOT_STALLED}
+        lines.append(HotLine(file, line, samples, samples / total if total else 0.0, stalls,
+                             max(waits, key=lambda r: waits[r]) if waits else None,
+                             tuple(sorted(members, key=lambda pc: -pc.samples))))
+    return tuple(sorted(lines, key=lambda h: (-h.samples, h.file, h.line)))
+
+
+def responsible(h: Hotspots, count: Callable[[PcCounters], float], what: str) -> str:
+    """Which lines hold most of a count over the launch's instructions (a stall reason's samples, a memory
+    counter), as "smemTranspose.cu lines 65, 67 hold 72% of the long_scoreboard samples"; instructions where the
+    binary has no line information; "" where nothing counts."""
+    total = sum(count(pc) for pc in h.all_pcs)
+    if not total > 0:
+        return ""
+    if h.lines:
+        groups = [(line.file, line.line, sum(count(pc) for pc in line.pcs)) for line in h.lines]
+        named = _most(groups, total)
+        files = {file for file, _, _ in named}
+        share = sum(n for _, _, n in named) / total
+        numbers = ", ".join(str(line) for _, line, _ in sorted(named, key=lambda g: g[1]))
+        where = (f"{_base(next(iter(files)))} line{'s' if len(named) > 1 else ''} {numbers}" if len(files) == 1
+                 else ", ".join(f"{_base(file)}:{line}" for file, line, _ in named))
+    else:
+        instructions = [(pc.sass or "", pc.pc_offset, count(pc)) for pc in h.all_pcs]
+        named = _most(instructions, total)
+        share = sum(n for _, _, n in named) / total
+        where = ", ".join(f"+0x{offset:x}" + (f" ({sass.split()[0] if sass else ''})" if sass else "")
+                          for sass, offset, _ in named)
+        where = f"the instruction{'s' if len(named) > 1 else ''} at {where}"
+    return f"{where} hold{'s' if len(named) == 1 else ''} {share:.0%} of the {what}"
+
+
+def _most(groups: Sequence[tuple[str, int, float]], total: float) -> list[tuple[str, int, float]]:
+    """The groups with the largest counts, until they hold ``NAMED_SHARE`` of ``total`` or ``NAMED_MOST`` are
+    named."""
+    named: list[tuple[str, int, float]] = []
+    for group in sorted(groups, key=lambda g: -g[2]):
+        if group[2] <= 0 or len(named) == NAMED_MOST or sum(n for _, _, n in named) >= NAMED_SHARE * total:
+            break
+        named.append(group)
+    return named
+
+
+def _base(path: str) -> str:
+    """A source file's name without its folders (the build machine's)."""
+    return path.replace("\\", "/").rsplit("/", 1)[-1]
