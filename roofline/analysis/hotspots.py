@@ -12,12 +12,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from roofline.analysis.diagnostics.stalls import NOT_STALLED
-from roofline.analysis.results import HotLine, Hotspots
+from roofline.analysis.results import HotLine, HotRow, Hotspots
 from roofline.core.model import KernelLaunch, PcCounters
 from roofline.ncu import metrics as m
 
 NAMED_SHARE = 0.5  # ``responsible`` names lines until they hold this share of the samples or counts ...
 NAMED_MOST = 3  # ... or this many lines
+SHOWN = 5  # rows of hot spots the terminal, Markdown and HTML show per kernel
+CONTEXT = 2  # source lines shown either side of a hot line (the model keeps ``ncu.extract.SOURCE_CONTEXT``)
+# The advice topics a hot spot can locate (``analysis.ncu_rules``): the per-PC counter that measures each cause
+WHERE_COUNTED = {"coalescing": (m.PC_GLOBAL_EXCESS, "excessive L2 sectors of global accesses"),
+                 "shared_access": (m.PC_SHARED_EXCESS, "excessive shared-memory wavefronts"),
+                 "divergence": ((m.PC_DIVERGENT,), "divergent branch targets")}
 
 
 def hotspots(launch: KernelLaunch) -> Hotspots | None:
@@ -92,3 +98,40 @@ def _most(groups: Sequence[tuple[str, int, float]], total: float) -> list[tuple[
 def _base(path: str) -> str:
     """A source file's name without its folders (the build machine's)."""
     return path.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def top_rows(h: Hotspots, n: int = SHOWN) -> tuple[HotRow, ...]:
+    """The ``n`` source lines with the most samples, or instructions where the binary has no line information."""
+    if h.lines:
+        return tuple(HotRow(f"{_base(line.file)}:{line.line}", line.share, line.samples, line.top_stall,
+                            line.pcs[0].sass, line.file, line.line) for line in h.lines[:n] if line.samples > 0)
+    return tuple(HotRow(f"+0x{pc.pc_offset:x}", share, pc.samples, _top_stall(pc), pc.sass) for pc, share in h.pcs[:n])
+
+
+def _top_stall(pc: PcCounters) -> str | None:
+    waits = {r: n for r, n in pc.stalls.items() if r not in NOT_STALLED}
+    return max(waits, key=lambda r: waits[r]) if waits else None
+
+
+def context(h: Hotspots, row: HotRow, around: int = CONTEXT) -> tuple[tuple[int, str], ...]:
+    """The report's source text of a hot line and ``around`` lines either side, as (number, text); none where the
+    report holds no source for it (ncu's --import-source)."""
+    text = h.source_text.get(row.file or "", {})
+    if row.line is None or row.line not in text:
+        return ()
+    return tuple((n, text[n]) for n in range(row.line - around, row.line + around + 1) if n in text)
+
+
+def locate(h: Hotspots | None, topic: str) -> str:
+    """Where an advice item's cause sits in the code (``responsible``): a stall reason's samples for "stall:<reason>",
+    the per-PC memory or branch counter of a memory-pattern topic; "" where the launch has no such counts."""
+    if h is None or not h.total_samples:
+        return ""
+    if topic.startswith("stall:"):
+        reason = topic.removeprefix("stall:")
+        return responsible(h, lambda pc: pc.stalls.get(reason, 0), f"{reason} samples")
+    counted = WHERE_COUNTED.get(topic.split(":")[0])
+    if counted is None:
+        return ""
+    names, what = counted
+    return responsible(h, lambda pc: sum(pc.memory.get(name, 0.0) for name in names), what)

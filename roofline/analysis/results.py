@@ -246,6 +246,20 @@ class Hotspots:
     all_pcs: tuple[PcCounters, ...] = ()  # every instruction the report kept, memory-only ones included
 
 
+@dataclass(frozen=True)
+class HotRow:
+    """One row of a launch's hot spots as the reports show them: a source line, or an instruction where the binary
+    has no line information (``where``: "file.cu:88" or "+0x2a0"), its share of the samples and its top stall."""
+
+    where: str
+    share: float
+    samples: int
+    top_stall: str | None
+    sass: str | None  # the instruction's text; for a line, that of its instruction with the most samples
+    file: str | None = None
+    line: int | None = None
+
+
 # --- Launches, kernels, reports -----------------------------------------------------------------------
 @dataclass(frozen=True)
 class LaunchAnalysis:

@@ -111,9 +111,11 @@ PC_INST_EXECUTED = "inst_executed"  # warp instructions executed per PC
 PC_THREAD_INST_EXECUTED = "thread_inst_executed"  # thread instructions executed per PC
 FUNCTION_PCS = "launch__function_pcs"  # the start address of each function the launch ran
 # Per-PC memory and branch counters, where the report holds them (ncu's names; 2020.3 had the sectors forms)
-PC_MEMORY = ("derived__memory_l1_wavefronts_shared_excessive", "derived__memory_l1_sectors_shared_excessive",
-             "derived__memory_l2_theoretical_sectors_global_excessive", "derived__memory_l2_sectors_global_excessive",
-             "smsp__branch_targets_threads_divergent")
+PC_SHARED_EXCESS = ("derived__memory_l1_wavefronts_shared_excessive", "derived__memory_l1_sectors_shared_excessive")
+PC_GLOBAL_EXCESS = ("derived__memory_l2_theoretical_sectors_global_excessive",
+                    "derived__memory_l2_sectors_global_excessive")
+PC_DIVERGENT = "smsp__branch_targets_threads_divergent"
+PC_MEMORY = (*PC_SHARED_EXCESS, *PC_GLOBAL_EXCESS, PC_DIVERGENT)
 HINT_PC_SAMPLES = "re-profile with --section SourceCounters (part of --set full)"
 HINT_LINEINFO = ("the binary has no line information: compile with -lineinfo (nvcc; PyTorch extensions: "
                  "extra_cuda_cflags=['-lineinfo']; CuPy: options=('-lineinfo',); Numba: @cuda.jit(lineinfo=True); "

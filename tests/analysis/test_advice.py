@@ -350,3 +350,37 @@ def test_store_heavy_kernel_names_all_its_l2_traffic():
     item = next(a for a in k.advice if a.kind == "memory")
     assert "L2 traffic (8 GB, all L2 traffic, loads and stores)" in item.text
     assert "(0 B)" not in item.text
+
+
+# --- Advice about a stall or a memory pattern names the lines that hold it -------------------------------------
+def _line_share(k, count) -> tuple[int, float]:
+    """The line with the largest count over the launch's per-PC counters, and its share (computed here)."""
+    by_line: dict[int, float] = {}
+    for pc in k.launch.pc_sampling.pcs:
+        by_line[pc.line] = by_line.get(pc.line, 0.0) + count(pc)
+    line = max(by_line, key=lambda n: by_line[n])
+    return line, by_line[line] / sum(by_line.values())
+
+
+def test_stall_advice_names_the_line_holding_the_reason(real):
+    k = real("v100_miniweather-openacc_full", "0:1")  # latency-bound halo update: long-scoreboard stalls
+    item = next(a for a in k.advice if a.topic == "stall:long_scoreboard")
+    line, share = _line_share(k, lambda pc: pc.stalls.get("long_scoreboard", 0))
+    assert line == 423
+    assert item.text.endswith(f"Where: miniWeather_mpi_openacc.F90 line {line} holds {share:.0%} of the "
+                              "long_scoreboard samples.")
+
+
+def test_coalescing_advice_names_the_line_with_the_excess_sectors(real):
+    k = real("v100_miniweather-openacc_full", "0:4")
+    item = next(a for a in k.advice if a.topic.startswith("coalescing"))
+    line, share = _line_share(k, lambda pc: pc.memory.get(
+        "derived__memory_l2_theoretical_sectors_global_excessive", 0.0))
+    assert (line, share) == (257, 1.0)
+    assert item.text.endswith("Where: miniWeather_mpi_openacc.F90 line 257 holds 100% of the excessive L2 sectors "
+                              "of global accesses.")
+
+
+def test_no_per_pc_samples_leaves_the_advice_unlocated(real):
+    k = real("a10g_sgemm-progression_basic", "0:0")
+    assert not any("Where:" in a.text for a in k.advice)

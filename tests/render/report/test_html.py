@@ -117,3 +117,9 @@ def test_sections_of_several_reports_have_distinct_ids(shared_report):
     a = analyze_files([shared_report("v100_miniweather-openacc_full"), EXAMPLE])
     ids = re.findall(r'<section class="kernel" id="([^"]+)">', html.render(a))
     assert len(ids) == len(set(ids)) == 5 + 3 and ids[5] == "r1-k1"
+
+
+def test_source_listings_are_escaped_preformatted_text():
+    block = markdown.Block("code", "  if (a < b && c) { x = \"<script>\"; }")
+    assert html.block_html(block) == ("<pre><code>  if (a &lt; b &amp;&amp; c) { x = &quot;&lt;script&gt;&quot;; }"
+                                      "</code></pre>")
