@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from roofline.analysis.diagnostics.stalls import NOT_STALLED
-from roofline.analysis.results import HotLine, HotRow, Hotspots
+from roofline.analysis.results import HotLine, HotRow, Hotspots, LaunchAnalysis
 from roofline.core.model import KernelLaunch, PcCounters
 from roofline.ncu import metrics as m
 
@@ -135,3 +135,10 @@ def locate(h: Hotspots | None, topic: str) -> str:
         return ""
     names, what = counted
     return responsible(h, lambda pc: sum(pc.memory.get(name, 0.0) for name in names), what)
+
+
+def without_lines(launches: Sequence[LaunchAnalysis]) -> list[str]:
+    """The kernels (function names, once each) whose warp samples fall on instructions without a source line."""
+    names = [k.launch.name for k in launches
+             if k.hotspots is not None and k.hotspots.total_samples and not k.hotspots.lines]
+    return list(dict.fromkeys(names))

@@ -9,7 +9,7 @@ passes everything on without a word. The ncu options are declared in ``commands.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -30,6 +30,9 @@ from roofline.cli.common import (
     report_files,
 )
 from roofline.ncu import driver
+
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.analysis.launches import ReportAnalysis
 
 CONTEXT_SETTINGS = ncu_opts.CONTEXT_SETTINGS  # read by roofline.cli.app, with COMMAND_CLASS
 COMMAND_CLASS = ncu_opts.COMMAND_CLASS
@@ -82,5 +85,18 @@ def analyze(
     report = driver.profile(ncu_opts.prepare_ncu(ncu, options, template, app))
     typer.echo(f"roofline: wrote {report}", err=True)
     # ncu applied the filters already; the analysis applies the same ones, so what was profiled is analysed
-    report_files([report], analysis_options(kernel, kernel_name_base, ceilings, specs, timeout), fmt, report_output,
-                 plot, wide=wide)
+    analyses = report_files([report], analysis_options(kernel, kernel_name_base, ceilings, specs, timeout), fmt,
+                            report_output, plot, wide=wide)
+    if fmt != "table":  # the table says it under its hot spots
+        _say_lineinfo(analyses)
+
+
+def _say_lineinfo(analyses: list[ReportAnalysis]) -> None:
+    """Once, on stderr: the profiled kernels whose samples have no source line, and how to add line information."""
+    from roofline.analysis.hotspots import without_lines
+    from roofline.ncu.metrics import HINT_LINEINFO
+
+    names = [name for a in analyses for name in without_lines(a.launches)]
+    if names:
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        typer.echo(f"roofline: no source lines for {shown}: {HINT_LINEINFO}", err=True)
