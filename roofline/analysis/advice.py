@@ -253,7 +253,7 @@ def _compute(k: LaunchAnalysis) -> Advice:
     base = busiest.metric.split(".", 1)[0]
     change = UNIT_CHANGES.get(base) or (f"fewer {NAMES[base]} operations" if base in NAMES else
                                         "fewer or cheaper operations on that unit")
-    headroom = f"at most {100 / busiest.pct:.2g}x is left there" if busiest.pct > 0 else "it is idle"
+    headroom = f"at most {100 / busiest.pct:.3g}x is left there" if busiest.pct > 0 else "it is idle"
     return replace(common, title=f"Relieve the {busiest.name}",
                        text=f"The {busiest.name} is the busiest unit at {pct(busiest.pct)} of its peak, so "
                             f"{headroom}: {change}.", cause=f"{busiest.name} at {pct(busiest.pct)} of its peak")

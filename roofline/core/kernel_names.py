@@ -10,9 +10,11 @@ scope first, then the middle of the template arguments, and cutting the function
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from os.path import commonprefix
 
-from roofline.core.units import middle_cut
+from roofline.core.units import middle_cut, window_cut
 
 MIN_TEMPLATE_CHARS = 5  # fewer characters of template arguments than this: show <…> instead
 _OPENERS, _CLOSERS = "(<[", ")>]"
@@ -47,12 +49,33 @@ class KernelName:
             return self.function + "<…>" + self.suffix
         return middle_cut(self.function, max(room, 1)) + self.suffix
 
+    def fit_around(self, at: int, width: int) -> str:
+        """Like ``fit``, but a cut of the template arguments keeps their character ``at`` in view."""
+        room = width - len(self.suffix) - len(self.function) - 2
+        if len(self.function + self._template(self.arguments)) <= width - len(self.suffix) or room < MIN_TEMPLATE_CHARS:
+            return self.fit(width)
+        return self.function + self._template(window_cut(self.arguments, at, room)) + self.suffix
+
     def with_suffix(self, suffix: str) -> KernelName:
         return KernelName(self.function, self.scope, self.arguments, suffix)
 
     @staticmethod
     def _template(arguments: str) -> str:
         return f"<{arguments}>" if arguments else ""
+
+
+def fit_apart(names: Sequence[KernelName], width: int) -> list[str]:
+    """Each name fitted to ``width`` as ``KernelName.fit`` does, except that different names which would read
+    alike show their template arguments around where those first differ (two instances of one template)."""
+    fits = [n.fit(width) for n in names]
+    alike: dict[str, set[KernelName]] = {}
+    for name, text in zip(names, fits, strict=True):
+        alike.setdefault(text, set()).add(name)
+    apart: dict[KernelName, str] = {}
+    for group in (g for g in alike.values() if len(g) > 1):
+        first = len(commonprefix([n.arguments for n in group]))
+        apart |= {n: n.fit_around(first, width) for n in group}
+    return [apart.get(name, text) for name, text in zip(names, fits, strict=True)]
 
 
 def kernel_name(function: str, demangled: str = "") -> KernelName:

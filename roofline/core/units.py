@@ -56,6 +56,22 @@ def middle_cut(text: str, width: int) -> str:
     return text[:head] + "…" + (text[-tail:] if tail else "")
 
 
+def window_cut(text: str, at: int, width: int) -> str:
+    """``text`` in at most ``width`` characters with the character at index ``at`` kept in view, an ellipsis at
+    each end that is cut: what tells two long names apart may lie in their middle."""
+    if len(text) <= width:
+        return text
+    inner = width - 2
+    if inner < 1:
+        return middle_cut(text, width)
+    start = max(0, min(at - inner // 2, len(text) - (width - 1)))
+    if start == 0:
+        return text[:width - 1] + "…"
+    if start + width - 1 >= len(text):
+        return "…" + text[len(text) - (width - 1):]
+    return "…" + text[start:start + inner] + "…"
+
+
 def truncate(text: str, width: int) -> str:
     """``text`` cut to ``width`` characters, the last one an ellipsis when something was cut."""
     return text if len(text) <= width else text[: width - 1] + "…"

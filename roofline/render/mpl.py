@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from roofline.core.units import middle_cut
 from roofline.errors import UsageError
 from roofline.render import GENERATOR
 from roofline.render.names import plot_text
@@ -60,13 +61,8 @@ def freeze_layout(fig: Figure) -> None:
 
 
 def middle(text: str, width: int) -> str:
-    """``text`` as a plot draws it (``names.plot_text``), shortened to ``width`` characters by cutting its middle
-    (both ends of a kernel name tell it apart)."""
-    text = plot_text(text)
-    if len(text) <= width:
-        return text
-    head = (width - 1) // 2
-    return text[:head] + "…" + text[len(text) - (width - 1 - head):]
+    """``text`` as a plot draws it (``names.plot_text``), its middle cut to fit ``width`` characters."""
+    return middle_cut(plot_text(text), width)
 
 
 NOTE_FONT = 7.5  # points: notes under the axes

@@ -7,7 +7,7 @@ import io
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from roofline.core.kernel_names import KernelName
+from roofline.core.kernel_names import KernelName, fit_apart
 from roofline.render.names import visible, visible_name
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -57,8 +57,10 @@ def add_rows(table: Table, rows: Sequence[Sequence[Cell]], width: int) -> Table:
                  for i in range(columns) if i not in named)
     room = (width - others - COLUMN_GAP * (columns - 1)) // max(len(named), 1)
     room = max(room, MIN_NAME_WIDTH, *(len(str(table.columns[i].header)) for i in named))
+    shown = [visible_name(cell) for row in rows for cell in row if isinstance(cell, KernelName)]
+    texts = iter(escape(text) for text in fit_apart(shown, room))
     for row in rows:
-        table.add_row(*(fitted(cell, room) if isinstance(cell, KernelName) else cell for cell in row))
+        table.add_row(*(next(texts) if isinstance(cell, KernelName) else cell for cell in row))
     return table
 
 

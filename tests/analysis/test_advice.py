@@ -94,7 +94,7 @@ def test_compute_bound_launch_gets_the_headroom_left_in_its_busiest_unit():
     (k,) = analysed(launch(0, "fma", 1e-3, 9.6e12, 0.1e12)).launches  # FP32 at 75%
     (item,) = k.advice
     assert item.kind == "compute" and item.cause == "FP32 roof at 75.0% of its peak"
-    assert "at most 1.3x is left there" in item.text  # 100 / 75
+    assert "at most 1.33x is left there" in item.text  # 100 / 75
     assert item.est_saved_s == pytest.approx(0.25e-3)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from roofline.core.kernel_names import KernelName, kernel_key, kernel_name
+from roofline.core.kernel_names import KernelName, fit_apart, kernel_key, kernel_name
 
 PYTORCH = ("void at::native::<unnamed>::distribution_elementwise_grid_stride_kernel<float, (int)4, void "
            "at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl *>(const at::TensorBase &, double, "
@@ -57,3 +57,16 @@ def test_a_kernel_is_its_template_instance_and_a_plain_function_its_name() -> No
     assert kernel_key("kernel_A", "kernel_A(double *, int, int)") == "kernel_A"  # overloads pooled, as ncu names it
     assert kernel_key("k", "") == "k"
     assert kernel_key("k", "void k<(int)1>(int") == "k"  # unbalanced: the function name
+
+
+def test_names_that_would_read_alike_show_where_they_differ() -> None:
+    """Two instances of one template cut in their middle read the same; they then show the arguments around their
+    first difference, and a name unlike the others keeps its usual fit."""
+    a = KernelName("_kernel_agent", "", "thrust::detail::arg_min_f<float>, int, thrust::tuple<float>")
+    b = KernelName("_kernel_agent", "", "thrust::detail::arg_max_f<float>, int, thrust::tuple<float>")
+    other = KernelName("reset_particles_per_cell")
+    assert a.fit(30) == b.fit(30)
+    fitted = fit_apart([a, other, b, a], 30)
+    assert fitted[0] != fitted[2] and "min" in fitted[0] and "max" in fitted[2]
+    assert fitted[1] == other.fit(30) and fitted[3] == fitted[0]
+    assert all(len(text) <= 30 for text in fitted)

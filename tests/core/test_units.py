@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from roofline.core.units import counted, middle_cut
+from roofline.core.units import counted, middle_cut, window_cut
 
 
 @pytest.mark.parametrize("text, width, cut", [
@@ -17,6 +17,14 @@ from roofline.core.units import counted, middle_cut
 ])
 def test_middle_cut_keeps_both_ends(text: str, width: int, cut: str) -> None:
     assert middle_cut(text, width) == cut and len(cut) <= width
+
+
+@pytest.mark.parametrize("at, cut", [
+    (0, "abcdefghi…"), (4, "abcdefghi…"), (12, "…ijklmnop…"), (24, "…rstuvwxyz"), (25, "…rstuvwxyz")])
+def test_window_cut_keeps_the_given_character_in_view(at: int, cut: str) -> None:
+    text = "abcdefghijklmnopqrstuvwxyz"
+    assert window_cut(text, at, 10) == cut and text[min(at, 25)] in cut
+    assert window_cut("short", 3, 10) == "short"
 
 
 @pytest.mark.parametrize(("count", "noun", "text"), [
