@@ -384,3 +384,16 @@ def test_coalescing_advice_names_the_line_with_the_excess_sectors(real):
 def test_no_per_pc_samples_leaves_the_advice_unlocated(real):
     k = real("a10g_sgemm-progression_basic", "0:0")
     assert not any("Where:" in a.text for a in k.advice)
+
+
+def test_the_strided_gather_advice_names_its_gather_line():
+    """examples/intops on the H200 (-lineinfo): the uncoalesced gather's advice points at line 63,
+    out[i] = in[j], the only line with excessive L2 sectors."""
+    from tests.ncu.test_pc_sampling import INTOPS
+
+    k = next(k for k in analyze_files([INTOPS])[0].launches if k.launch.name == "gather_strided")
+    located = [a for a in k.advice if "Where:" in a.text]
+    assert located and all(a.topic.startswith(("coalescing", "stall:")) for a in located)
+    coalescing = next(a for a in located if a.topic.startswith("coalescing"))
+    assert coalescing.text.endswith("Where: intops.cu line 63 holds 100% of the excessive L2 sectors of global "
+                                    "accesses.")

@@ -3,8 +3,9 @@
 The expected values come from ``ncu_report`` directly, in a fresh interpreter (once its disassembler ran in a
 process, a child forked from it hangs in ``sass_by_pc``, and roofline's reader forks): each launch's total of warp
 samples (the plain value of ``smsp__pcsamp_sample_count``), the instruction with the most samples, its samples per
-stall reason, its SASS text and its source line. The H100 triad and GEMM are in the repository; the others are in
-../shared/ncu-reps and skip without it.
+stall reason, its SASS text and its source line. The H100 and H200 reports are in the repository (the H200 SGEMM and
+integer kernels built with -lineinfo, their source imported); the others are in ../shared/ncu-reps and skip without
+it.
 """
 
 from __future__ import annotations
@@ -24,7 +25,11 @@ from roofline.ncu.reader import load_report
 from tests.conftest import REPO, SHARED_REPORTS
 
 H100 = REPO / "examples" / "h100"
-IN_REPO = [H100 / "triad-cupy.full.ncu-rep", H100 / "torch-bf16.full.ncu-rep"]
+H200 = REPO / "examples" / "h200"
+SGEMM_LINEINFO = H200 / "sgemm-lineinfo.full.ncu-rep"  # examples/sgemm built with -lineinfo, source imported
+INTOPS = H200 / "intops.full.ncu-rep"  # examples/intops: hash_rounds and gather_strided, -lineinfo
+IN_REPO = [H100 / "triad-cupy.full.ncu-rep", H100 / "torch-bf16.full.ncu-rep", SGEMM_LINEINFO, INTOPS,
+           H200 / "triad-cupy.full.ncu-rep"]
 SHARED = ["v100_miniweather-openacc_full", "rtx4090_smem-transpose_full", "a100-80gb_cutlass-gemm_full",
           "rtx3060-laptop_reductions_full", "h800_flash-attn-fwd_full", "rtx3080_sgemm-vs-cublas_full"]
 
@@ -145,6 +150,35 @@ def test_lineinfo_maps_shared_memory_instructions_to_their_lines() -> None:
                 assert "tile[" in (left if opcode == "STS" else right), (opcode, text)
                 seen += 1
     assert seen >= 6
+
+
+def test_lineinfo_maps_the_tiled_sgemm_to_its_lines() -> None:
+    """examples/sgemm/sgemm.cu: every FFMA is the inner product's line (45, fmaf over the shared tiles), every
+    shared store one of the two tile loads (40, 41), every shared load the inner product; the text is the file's."""
+    sampling = _report(SGEMM_LINEINFO).launches[0].pc_sampling
+    assert sampling is not None
+    source = (REPO / "examples" / "sgemm" / "sgemm.cu").read_text().splitlines()
+    lines: dict[str, set[int]] = {}
+    for pc in sampling.pcs:
+        opcode = (pc.sass or "").split()[0]
+        if opcode in ("FFMA", "STS", "LDS") and pc.samples:
+            assert pc.file is not None and pc.file.endswith("sgemm.cu") and pc.line is not None
+            lines.setdefault(opcode, set()).add(pc.line)
+            assert sampling.source_text[pc.file][pc.line] == source[pc.line - 1]
+    assert lines == {"FFMA": {45}, "STS": {40, 41}, "LDS": {45}}
+    assert "fmaf(a_tile[threadIdx.y][k], b_tile[k][threadIdx.x], sum)" in source[44]
+
+
+def test_lineinfo_maps_the_strided_gather_to_its_load() -> None:
+    """examples/intops: the gather's global load and store are line 63 (out[i] = in[j]), which holds 88% of the
+    launch's samples, nearly all waiting on the load (long scoreboard)."""
+    sampling = _report(INTOPS).launches[1].pc_sampling
+    assert sampling is not None
+    memory = [pc for pc in sampling.pcs if (pc.sass or "").split()[0].startswith(("LDG", "STG"))]
+    assert memory and {pc.line for pc in memory} == {63}
+    on_line = [pc for pc in sampling.pcs if pc.line == 63]
+    assert sum(pc.samples for pc in on_line) / sampling.total_samples > 0.85
+    assert sum(pc.stalls.get("long_scoreboard", 0) for pc in on_line) / sum(pc.samples for pc in on_line) > 0.9
 
 
 def test_source_text_holds_context_around_sampled_lines() -> None:
