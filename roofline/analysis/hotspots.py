@@ -9,16 +9,17 @@ instructions) that hold most of one stall reason's samples or of one memory coun
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from roofline.analysis.diagnostics.stalls import NOT_STALLED
-from roofline.analysis.results import HotLine, HotRow, Hotspots, LaunchAnalysis
+from roofline.analysis.results import HotLine, HotRow, Hotspots, LaunchAnalysis, LineShift
 from roofline.core.model import KernelLaunch, PcCounters
 from roofline.ncu import metrics as m
 
 NAMED_SHARE = 0.5  # ``responsible`` names lines until they hold this share of the samples or counts ...
 NAMED_MOST = 3  # ... or this many lines
 SHOWN = 5  # rows of hot spots the terminal, Markdown and HTML show per kernel
+MIN_SHIFT_PTS = 0.1  # a line whose share of the samples moved less (percentage points) is no change between reports
 CONTEXT = 2  # source lines shown either side of a hot line (the model keeps ``ncu.extract.SOURCE_CONTEXT``)
 # The advice topics a hot spot can locate (``analysis.ncu_rules``): the per-PC counter that measures each cause
 WHERE_COUNTED = {"coalescing": (m.PC_GLOBAL_EXCESS, "excessive L2 sectors of global accesses"),
@@ -142,3 +143,28 @@ def without_lines(launches: Sequence[LaunchAnalysis]) -> list[str]:
     names = [k.launch.name for k in launches
              if k.hotspots is not None and k.hotspots.total_samples and not k.hotspots.lines]
     return list(dict.fromkeys(names))
+
+
+def line_samples(launches: Sequence[KernelLaunch]) -> dict[str, int]:
+    """A kernel's warp samples per source line ("file.cu:88", the file without its folders) over its launches; empty
+    where they hold no samples on a line (no SourceCounters, or no line information)."""
+    pooled: dict[str, int] = {}
+    for launch in launches:
+        for pc in launch.pc_sampling.pcs if launch.pc_sampling is not None else ():
+            if pc.samples and pc.file is not None:
+                where = f"{_base(pc.file)}:{pc.line}"
+                pooled[where] = pooled.get(where, 0) + pc.samples
+    return pooled
+
+
+def line_shifts(base: Mapping[str, int], new: Mapping[str, int], n: int = SHOWN) -> tuple[LineShift, ...] | None:
+    """The ``n`` lines whose share of a kernel's warp samples changed most between two reports (shares of each
+    side's samples on lines), largest change first, those that moved by ``MIN_SHIFT_PTS`` or more; None unless both
+    sides have samples on lines."""
+    base_total, new_total = sum(base.values()), sum(new.values())
+    if not base_total or not new_total:
+        return None
+    shifts = [LineShift(where, base.get(where, 0) / base_total, new.get(where, 0) / new_total)
+              for where in dict.fromkeys([*base, *new])]
+    moved = [shift for shift in shifts if abs(shift.change_pts) >= MIN_SHIFT_PTS]
+    return tuple(sorted(moved, key=lambda s: -abs(s.change_pts))[:n])

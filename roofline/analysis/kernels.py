@@ -13,9 +13,10 @@ for the measured work (``roof_time``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from roofline.analysis.hotspots import line_samples
 from roofline.analysis.launches import Figure, Launches
 from roofline.analysis.results import LaunchAnalysis, RoofPosition, Value, Verdict
 from roofline.analysis.roofline import intensity, measured, median_known, rate, roof_position
@@ -50,6 +51,7 @@ class KernelStats:
     attainable_flop_per_s: Value
     durations_s: tuple[float, ...] = ()  # each launch's time, for the noise statistics (launches with a time)
     work: Work | None = None  # per launch
+    line_samples: Mapping[str, int] = field(default_factory=dict)  # warp samples per source line, all launches
 
     @property
     def name(self) -> str:
@@ -78,7 +80,7 @@ def aggregate(launches: Launches) -> KernelStats:
         intensity=intensity(flops, moved), ceilings=ceilings,
         roof=roof, verdict=pooled_verdict(launches, roof),
         roof_time_s=per_launch(roof_s, len(launches)), attainable_flop_per_s=_attainable(flops, roof_s),
-        durations_s=tuple(times), work=launch_work(launches))
+        durations_s=tuple(times), work=launch_work(launches), line_samples=line_samples(launches.kernel_launches))
 
 
 def roof_time(flops: Mapping[str, Value], moved: Mapping[str, Value], ceilings: Ceilings) -> Value:

@@ -260,6 +260,20 @@ class HotRow:
     line: int | None = None
 
 
+@dataclass(frozen=True)
+class LineShift:
+    """A source line's share of a kernel's warp samples in two reports (``analysis.hotspots.line_shifts``)."""
+
+    where: str  # "file.cu:88"
+    base_share: float  # 0..1 of the base report's samples on lines
+    new_share: float
+
+    @property
+    def change_pts(self) -> float:
+        """The change in percentage points (positive: the line gained samples)."""
+        return 100.0 * (self.new_share - self.base_share)
+
+
 # --- Launches, kernels, reports -----------------------------------------------------------------------
 @dataclass(frozen=True)
 class LaunchAnalysis:

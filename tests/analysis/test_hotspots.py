@@ -86,3 +86,18 @@ def test_real_reports_first_hotspot_and_line_sums(name) -> None:
         assert h.pcs[0][0].samples == want["top_samples"]
         placed = sum(pc.samples for pc, _ in h.pcs if pc.file is not None)
         assert sum(line.samples for line in h.lines) == placed
+
+
+def test_line_samples_pool_launches_and_shifts_compare_shares() -> None:
+    from roofline.analysis.hotspots import line_samples, line_shifts
+
+    pooled = line_samples([_launch(), _launch()])
+    assert pooled == {"k.cu:10": 10, "k.cu:12": 170, "k.cu:14": 20}  # the memory-only line 15 has no samples
+    moved = {"k.cu:12": 50, "k.cu:14": 50}
+    shifts = line_shifts(pooled, moved)
+    assert shifts is not None
+    assert [(s.where, round(s.base_share, 3), s.new_share) for s in shifts] == [
+        ("k.cu:14", 0.1, 0.5), ("k.cu:12", 0.85, 0.5), ("k.cu:10", 0.05, 0.0)]  # +40, -35, -5 points
+    assert shifts[1].change_pts == pytest.approx(-35.0)
+    assert line_shifts(pooled, pooled) == ()
+    assert line_shifts(pooled, {}) is None
