@@ -35,7 +35,8 @@ def hotspots(launch: KernelLaunch) -> Hotspots | None:
     total = sampling.total_samples
     sampled = sorted((pc for pc in sampling.pcs if pc.samples > 0), key=lambda pc: -pc.samples)
     unplaced = any(pc.file is None for pc in sampling.pcs)
-    return Hotspots(total, tuple((pc, pc.samples / total) for pc in sampled), _lines(sampling.pcs, total),
+    return Hotspots(total, tuple((pc, pc.samples / total if total else 0.0) for pc in sampled),
+                    _lines(sampling.pcs, total),
                     m.HINT_LINEINFO if unplaced else "", sampling.sass_missing, sampling.source_text,
                     sampling.pcs)
 
@@ -53,9 +54,7 @@ def _lines(pcs: Sequence[PcCounters], total: int) -> tuple[HotLine, ...]:
             for reason, n in pc.stalls.items():
                 stalls[reason] = stalls.get(reason, 0) + n
         samples = sum(pc.samples for pc in members)
-        waits = {r: n for r, n in stalls.items() if r not in NOT_STALLED}
-        lines.append(HotLine(file, line, samples, samples / total if total else 0.0, stalls,
-                             max(waits, key=lambda r: waits[r]) if waits else None,
+        lines.append(HotLine(file, line, samples, samples / total if total else 0.0, stalls, _top_stall(stalls),
                              tuple(sorted(members, key=lambda pc: -pc.samples))))
     return tuple(sorted(lines, key=lambda h: (-h.samples, h.file, h.line)))
 
@@ -106,11 +105,13 @@ def top_rows(h: Hotspots, n: int = SHOWN) -> tuple[HotRow, ...]:
     if h.lines:
         return tuple(HotRow(f"{_base(line.file)}:{line.line}", line.share, line.samples, line.top_stall,
                             line.pcs[0].sass, line.file, line.line) for line in h.lines[:n] if line.samples > 0)
-    return tuple(HotRow(f"+0x{pc.pc_offset:x}", share, pc.samples, _top_stall(pc), pc.sass) for pc, share in h.pcs[:n])
+    return tuple(HotRow(f"+0x{pc.pc_offset:x}", share, pc.samples, _top_stall(pc.stalls), pc.sass)
+                 for pc, share in h.pcs[:n])
 
 
-def _top_stall(pc: PcCounters) -> str | None:
-    waits = {r: n for r, n in pc.stalls.items() if r not in NOT_STALLED}
+def _top_stall(stalls: Mapping[str, int]) -> str | None:
+    """The stall reason with the most samples, a warp issuing (``NOT_STALLED``) left out."""
+    waits = {r: n for r, n in stalls.items() if r not in NOT_STALLED}
     return max(waits, key=lambda r: waits[r]) if waits else None
 
 

@@ -101,3 +101,8 @@ def test_line_samples_pool_launches_and_shifts_compare_shares() -> None:
     assert shifts[1].change_pts == pytest.approx(-35.0)
     assert line_shifts(pooled, pooled) == ()
     assert line_shifts(pooled, {}) is None
+
+
+def test_a_model_whose_total_is_zero_gives_shares_of_zero_not_an_error() -> None:
+    h = hotspots(_launch(PCS[:2], total=0))  # hand-written: samples on instructions, none in all
+    assert h is not None and [share for _, share in h.pcs] == [0.0, 0.0] and h.lines[0].share == 0.0

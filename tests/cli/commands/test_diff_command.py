@@ -96,7 +96,7 @@ def test_json_schema_version_top_level_and_kernel_fields(shared_report):
     assert set(doc["kernels"][0]) == {"key", "label", "matched_by", "base", "new", "work", "change", "speedup",
                                       "expected_speedup", "kept_up", "slowdown_pct", "per_work_slowdown_pct",
                                       "roof_drop_pct", "share_pct", "p_value", "gated", "not_gated", "regressed",
-                                      "reasons", "unchecked", "missing"}
+                                      "reasons", "unchecked", "hot_lines", "missing"}
     assert doc["base"]["ncu_version"] == "2024.1.0.0" and doc["setup_notes"] == []
     assert doc["total"]["change_pct"] == pytest.approx(0.0, abs=1e-9)
     side_fields = {"per_launch_s", "pct_of_roof", "bound", "flop_per_s", "bytes_per_s", "projection", "missing"}
