@@ -41,8 +41,8 @@ class AnalysisOptions:
     ``--kernel`` language of ``roofline.core.kernel_filter``), the ceiling set percent of roof uses, extra device
     spec files or folders (before the built-in ones), the time the native reader may take per .ncu-rep
     (None: scaled to the file's size, ``reader.read_time_limit``), and whether every launch gets its diagnostics and
-    advice (``complete``: what ``report`` shows; the rankings and comparisons read none of them), and what a group of
-    launches is (``GroupBy``)."""
+    advice (``complete``: what ``report`` shows; the rankings and comparisons read none of them, nor the SASS of the
+    sampled instructions, which is then not read), and what a group of launches is (``GroupBy``)."""
 
     kernel: tuple[str, ...] = ()
     kernel_name_base: NameBase = "function"
@@ -93,7 +93,8 @@ def map_reports(paths: Sequence[str | os.PathLike[str]], then: Callable[[ReportA
     firsts = list(named.values())
     at_once = min(jobs, jobs_in_memory(firsts), len(firsts))
     if firsts and not mpi and at_once <= 1:
-        read_ahead(firsts[0])  # unless the CLI started it already: read while the catalog and the analysis load
+        # unless the CLI started it already: read while the catalog and the analysis load
+        read_ahead(firsts[0], options.diagnostics)
     early_work = EarlyDiagnoses.pays(options, at_once, mpi)
     try:
         specs = catalog or load_catalog(options.specs)
@@ -103,7 +104,8 @@ def map_reports(paths: Sequence[str | os.PathLike[str]], then: Callable[[ReportA
             try:
                 with _collector_paused():
                     early = EarlyDiagnoses(options, specs) if early_work else None
-                    report = load_report(path, options.time_limit_s, early.take if early else None)
+                    report = load_report(path, options.time_limit_s, early.take if early else None,
+                                         options.diagnostics)
                     return then(_analyze(report, options, specs, early))
             except RooflineError as err:
                 return err

@@ -22,10 +22,11 @@ _SPEEDUP_TYPES = {1: "local", 2: "global"}  # ncu_report.SpeedupType (0: unknown
 FRAME_LAUNCHES = 16  # launches per frame from the child: the parent's work on the last one is all that waits on it
 
 
-def read(ncu_report: Any, path: str, send: Callable[[tuple[Any, ...]], None]) -> str | None:
+def read(ncu_report: Any, path: str, send: Callable[[tuple[Any, ...]], None], sass: bool = True) -> str | None:
     """Read an ncu_report context (runs in the child), sending ("device", its dict) from the first launch, then
     ("launches", the launches' dicts, the device each one's record names) every ``FRAME_LAUNCHES`` launches. Reading
-    stops at the first launch without data (a cut file), which is returned; None when every launch has data."""
+    stops at the first launch without data (a cut file), which is returned; None when every launch has data.
+    ``sass``: whether the sampled instructions' SASS text is read (``pc_sampling``)."""
     ctx = ncu_report.load_report(path)
     value = _value_reader(ncu_report)
     launches: list[dict[str, Any]] = []
@@ -42,7 +43,7 @@ def read(ncu_report: Any, path: str, send: Callable[[tuple[Any, ...]], None]) ->
             if not device_sent:
                 send(("device", _device(action, names, value)))
                 device_sent = True
-            launches.append(_launch(ncu_report, action, r, a, name, names, value))
+            launches.append(_launch(ncu_report, action, r, a, name, names, value, sass))
             devices.append(str(value(action.metric_by_name(DEVICE_NAME))))
             if len(launches) == FRAME_LAUNCHES:
                 send(("launches", launches, devices))
@@ -99,7 +100,7 @@ def _int(v: Any) -> int | None:
 
 
 def _launch(ncu_report: Any, action: Any, r: int, a: int, function_name: str, names: Sequence[str],
-            value: Callable[[Any], Any]) -> dict[str, Any]:
+            value: Callable[[Any], Any], sass: bool = True) -> dict[str, Any]:
     from roofline.ncu import metrics as m
 
     get = action.metric_by_name
@@ -112,7 +113,7 @@ def _launch(ncu_report: Any, action: Any, r: int, a: int, function_name: str, na
         for unit in (m.breakdown_units(str(listed)) if listed else ()):
             if unit not in metrics and unit not in nan:
                 _keep(value(get(unit)), unit, metrics, nan)
-    sampling = pc_sampling(action, names)
+    sampling = pc_sampling(action, names, sass)
     moves = hfma_moves(action) if m.counts_hfma(metrics) else None
     if moves is not None:
         metrics[m.HFMA_MOVES] = moves
@@ -166,10 +167,14 @@ SOURCE_CONTEXT = 3  # source lines kept either side of each sampled line (the re
 NO_SASS = "???"  # what ncu_report's disassembler gives for an instruction it cannot decode
 
 
-def pc_sampling(action: Any, names: Sequence[str]) -> dict[str, Any] | None:
+SASS_NOT_READ = "not read: this command shows no instructions (roofline report and analyze show them)"
+
+
+def pc_sampling(action: Any, names: Sequence[str], sass: bool = True) -> dict[str, Any] | None:
     """The launch's per-PC counters in the model's form (``model.PcSampling.to_dict``): every instruction with warp
-    samples or a nonzero memory or branch counter, with its stall reasons, executions, SASS text and source line;
-    None where the report holds no warp samples per PC."""
+    samples or a nonzero memory or branch counter, with its stall reasons, executions, SASS text (unless ``sass`` is
+    False: the disassembler costs 0.2 to 0.5 s a report) and source line; None where the report holds no warp samples
+    per PC."""
     from roofline.ncu import metrics as m
 
     count = action.metric_by_name(m.PC_SAMPLES)
@@ -189,8 +194,8 @@ def pc_sampling(action: Any, names: Sequence[str]) -> dict[str, Any] | None:
     lines: dict[str, set[int]] = {}
     undecoded = 0
     for pc in kept:
-        sass = (action.sass_by_pc(pc) or "").strip()
-        undecoded += sass in ("", NO_SASS)
+        text = (action.sass_by_pc(pc) or "").strip() if sass else ""
+        undecoded += sass and text in ("", NO_SASS)
         info = action.source_info(pc)
         file: str | None = info.file_name() if info is not None and info.file_name() else None
         line: int | None = int(info.line()) if file is not None else None
@@ -202,11 +207,11 @@ def pc_sampling(action: Any, names: Sequence[str]) -> dict[str, Any] | None:
                     "inst_executed": executed[m.PC_INST_EXECUTED].get(pc),
                     "thread_inst_executed": executed[m.PC_THREAD_INST_EXECUTED].get(pc),
                     "memory": {name: per_pc[pc] for name, per_pc in memory.items() if per_pc.get(pc, 0) > 0},
-                    "sass": None if sass in ("", NO_SASS) else sass, "file": file, "line": line})
+                    "sass": None if text in ("", NO_SASS) else text, "file": file, "line": line})
     return {"total_samples": int(count.as_uint64()), "pcs": pcs,  # its plain value: the launch's samples in all
             "sass_missing": (f"ncu_report could not disassemble {undecoded} of {len(pcs)} instructions of this "
                              "report (it gives '???'); open the report in the Nsight Compute GUI of its version")
-            if undecoded else "",
+            if undecoded else "" if sass else SASS_NOT_READ,
             "source_text": _source_text(action, lines)}
 
 
