@@ -71,7 +71,7 @@ def responsible(h: Hotspots, count: Callable[[PcCounters], float], what: str) ->
         named = _most(groups, total)
         files = {file for file, _, _ in named}
         share = sum(n for _, _, n in named) / total
-        numbers = ", ".join(str(line) for _, line, _ in sorted(named, key=lambda g: g[1]))
+        numbers = _ranges(sorted(line for _, line, _ in named))
         where = (f"{_base(next(iter(files)))} line{'s' if len(named) > 1 else ''} {numbers}" if len(files) == 1
                  else ", ".join(f"{_base(file)}:{line}" for file, line, _ in named))
     else:
@@ -82,6 +82,17 @@ def responsible(h: Hotspots, count: Callable[[PcCounters], float], what: str) ->
                           for sass, offset, _ in named)
         where = f"the instruction{'s' if len(named) > 1 else ''} at {where}"
     return f"{where} hold{'s' if len(named) == 1 else ''} {share:.0%} of the {what}"
+
+
+def _ranges(numbers: Sequence[int]) -> str:
+    """Sorted line numbers with runs of consecutive ones joined: "88-91, 95"."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ", ".join(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]) for run in runs)
 
 
 def _most(groups: Sequence[tuple[str, int, float]], total: float) -> list[tuple[str, int, float]]:

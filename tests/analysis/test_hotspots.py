@@ -106,3 +106,12 @@ def test_line_samples_pool_launches_and_shifts_compare_shares() -> None:
 def test_a_model_whose_total_is_zero_gives_shares_of_zero_not_an_error() -> None:
     h = hotspots(_launch(PCS[:2], total=0))  # hand-written: samples on instructions, none in all
     assert h is not None and [share for _, share in h.pcs] == [0.0, 0.0] and h.lines[0].share == 0.0
+
+
+def test_consecutive_lines_are_named_as_a_range() -> None:
+    pcs = tuple(PcCounters(16 * i, 10, {"long_scoreboard": 10}, file="k.cu", line=line)
+                for i, line in enumerate((88, 89, 90, 91, 95)))
+    h = hotspots(_launch(pcs, total=50))
+    assert h is not None
+    text = responsible(h, lambda pc: pc.stalls.get("long_scoreboard", 0), "long_scoreboard samples")
+    assert text == "k.cu lines 88-90 hold 60% of the long_scoreboard samples"  # 3 lines at most, ties in line order
