@@ -5,9 +5,10 @@ Every figure is the median of several runs of a whole process, the commands of o
 
   floor       a fresh `python` that loads the report with ncu_report and reads the data roofline reads on every
               launch: the metrics (the one list, ``roofline.ncu.metrics.to_read``, and the units the two breakdowns
-              list) and, where a launch executed HFMA2 instructions, the SASS text that tells their register moves
-              from arithmetic (``roofline.ncu.extract.hfma_moves``, issue 7): the least a one-shot command can cost. For
-              a report whose FP16 count needs that SASS, the metrics alone are timed too and shown beside it;
+              list), where a launch executed HFMA2 instructions, the SASS text that tells their register moves
+              from arithmetic (``roofline.ncu.extract.hfma_moves``, issue 7), and the per-instruction warp samples
+              with their SASS and source lines (``roofline.ncu.extract.pc_sampling``, issue 32): the least a one-shot
+              command can cost. For a report whose figures need SASS, the metrics alone are timed too beside it;
   report      `roofline report FILE --format json` (to a null output), on the largest shared reports;
   ncu         NVIDIA's `ncu --import FILE --page raw --csv` (the ncu on PATH), on every shared report it reads,
               beside `python -c "import numpy, typer, yaml"`: the import of the dependencies every `report` run
@@ -58,7 +59,7 @@ FLOOR = """
 import sys
 import ncu_report
 from roofline.ncu.metrics import BREAKDOWNS, breakdown_units, counts_hfma, to_read
-from roofline.ncu.extract import hfma_moves
+from roofline.ncu.extract import hfma_moves, pc_sampling
 
 with_sass = sys.argv[2:] != ["--metrics-only"]
 
@@ -78,12 +79,15 @@ for r in range(ctx.num_ranges()):
     rng = ctx.range_by_idx(r)
     for a in range(rng.num_actions()):
         action = rng.action_by_idx(a)
-        values = {name: value(action.metric_by_name(name)) for name in to_read(action.metric_names())}
+        names = action.metric_names()
+        values = {name: value(action.metric_by_name(name)) for name in to_read(names)}
         for breakdown in BREAKDOWNS:
             for unit in breakdown_units(str(values.get(breakdown) or "")):
                 values[unit] = value(action.metric_by_name(unit))
         if with_sass and counts_hfma(name for name, v in values.items() if v is not None):
             hfma_moves(action)
+        if with_sass:
+            pc_sampling(action, names)
 """
 
 
@@ -123,12 +127,15 @@ def shared_reports() -> list[Path]:
 
 
 def launches(path: Path) -> tuple[int, bool]:
-    """How many launches the report holds, and whether roofline reads SASS for any of them (HFMA2 executed)."""
+    """How many launches the report holds, and whether roofline reads SASS for any of them (HFMA2 executed, or
+    instructions with warp samples)."""
     from roofline.ncu.metrics import HFMA_MOVES
     from roofline.ncu.reader import load_report
 
     report = load_report(path)
-    return len(report.launches), any(launch.value(HFMA_MOVES) is not None for launch in report.launches)
+    return len(report.launches), any(launch.value(HFMA_MOVES) is not None
+                                     or launch.pc_sampling is not None and launch.pc_sampling.pcs
+                                     for launch in report.launches)
 
 
 def bench_floor(run: Runner, floor_script: Path, reports: Sequence[Path]) -> bool:

@@ -41,8 +41,8 @@ class AnalysisOptions:
     ``--kernel`` language of ``roofline.core.kernel_filter``), the ceiling set percent of roof uses, extra device
     spec files or folders (before the built-in ones), the time the native reader may take per .ncu-rep
     (None: scaled to the file's size, ``reader.read_time_limit``), and whether every launch gets its diagnostics and
-    advice (``complete``: what ``report`` shows; the rankings and comparisons read none of them), and what a group of
-    launches is (``GroupBy``)."""
+    advice (``complete``: what ``report`` shows; the rankings and comparisons read none of them, nor the SASS of the
+    sampled instructions, which is then not read), and what a group of launches is (``GroupBy``)."""
 
     kernel: tuple[str, ...] = ()
     kernel_name_base: NameBase = "function"
@@ -93,7 +93,8 @@ def map_reports(paths: Sequence[str | os.PathLike[str]], then: Callable[[ReportA
     firsts = list(named.values())
     at_once = min(jobs, jobs_in_memory(firsts), len(firsts))
     if firsts and not mpi and at_once <= 1:
-        read_ahead(firsts[0])  # unless the CLI started it already: read while the catalog and the analysis load
+        # unless the CLI started it already: read while the catalog and the analysis load
+        read_ahead(firsts[0], options.diagnostics)
     early_work = EarlyDiagnoses.pays(options, at_once, mpi)
     try:
         specs = catalog or load_catalog(options.specs)
@@ -103,7 +104,8 @@ def map_reports(paths: Sequence[str | os.PathLike[str]], then: Callable[[ReportA
             try:
                 with _collector_paused():
                     early = EarlyDiagnoses(options, specs) if early_work else None
-                    report = load_report(path, options.time_limit_s, early.take if early else None)
+                    report = load_report(path, options.time_limit_s, early.take if early else None,
+                                         options.diagnostics)
                     return then(_analyze(report, options, specs, early))
             except RooflineError as err:
                 return err
@@ -179,7 +181,7 @@ def _preload() -> None:
     import numpy  # noqa: F401  (the checks and the analysis run per cohort of launches over arrays)
     import yaml  # noqa: F401  (the spec match parses a device spec)
 
-    from roofline.analysis import advice, instructions  # noqa: F401
+    from roofline.analysis import advice, hotspots, instructions  # noqa: F401
     from roofline.analysis.diagnostics import occupancy, stalls, tensor_cores  # noqa: F401
     from roofline.ncu import validation  # noqa: F401
 
@@ -239,14 +241,15 @@ def _ceilings_problem(ceilings: CeilingSet, device: Device, spec: DeviceSpec | N
 
 def complete(a: LaunchAnalysis, device: Device, spec: DeviceSpec | None = None) -> LaunchAnalysis:
     """A launch's roofline analysis with its occupancy, Tensor Core and warp-stall diagnostics, its instruction
-    roofline and its advice."""
+    roofline, its hot spots and its advice."""
     from roofline.analysis.advice import advise
     from roofline.analysis.diagnostics import occupancy, stalls, tensor_cores
+    from roofline.analysis.hotspots import hotspots
     from roofline.analysis.instructions import instruction_roofline
 
     diagnosed = replace(a, occupancy=occupancy.diagnose(a.launch, device),
                         tensor_cores=tensor_cores.diagnose(a, device, spec), stalls=stalls.diagnose(a.launch),
-                        instruction_roofline=instruction_roofline(a, device))
+                        instruction_roofline=instruction_roofline(a, device), hotspots=hotspots(a.launch))
     return replace(diagnosed, advice=advise(diagnosed, device, spec))
 
 

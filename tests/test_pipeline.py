@@ -32,9 +32,10 @@ def test_a_file_named_twice_is_read_once_with_one_catalog(monkeypatch: pytest.Mo
     catalogs: list[object] = []
     load, catalog = reader.load_report, specs.load_catalog
 
-    def counted_load(path: str | os.PathLike[str], time_limit_s: float | None = None, early: Any = None) -> Report:
+    def counted_load(path: str | os.PathLike[str], time_limit_s: float | None = None, early: Any = None,
+                     sass: bool = True) -> Report:
         reads.append(str(path))
-        return load(path, time_limit_s, early)
+        return load(path, time_limit_s, early, sass)
 
     def counted_catalog(extra: Sequence[str | os.PathLike[str]] = ()) -> SpecCatalog:
         catalogs.append(extra)

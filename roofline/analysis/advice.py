@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from roofline.analysis.diagnostics.occupancy import ACHIEVED_GAP_PTS, LIMITER_WORDS, TAIL_IDLE_PCT, WARP_SIZE
 from roofline.analysis.diagnostics.stalls import describe
+from roofline.analysis.hotspots import locate
 from roofline.analysis.instructions import GLOBAL_WALLS
 from roofline.analysis.kernel_kind import KernelKind, kernel_kind
 from roofline.analysis.launches import KernelGroup, ReportAnalysis
@@ -106,7 +107,14 @@ def advise(k: LaunchAnalysis, device: Device | None = None, spec: DeviceSpec | N
         items += _issue_bound(k) + _uncoalesced(k)
         items += _occupancy(k) + _stalls(k)
         items += rule_items(k, {a.topic for a in items}, kind.name == "tiny_grid")
-    return reconcile(items, k, device)
+    return tuple(_located(item, k) for item in reconcile(items, k, device))
+
+
+def _located(item: Advice, k: LaunchAnalysis) -> Advice:
+    """An item about a stall reason or a memory pattern, with the lines (or instructions) that hold it, from the
+    launch's hot spots."""
+    where = locate(k.hotspots, item.topic)
+    return replace(item, text=f"{item.text} Where: {where}.") if where else item
 
 
 def estimate_text(item: Advice) -> str:

@@ -13,9 +13,10 @@ for the measured work (``roof_time``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from roofline.analysis.hotspots import line_samples
 from roofline.analysis.launches import Figure, Launches
 from roofline.analysis.results import LaunchAnalysis, RoofPosition, Value, Verdict
 from roofline.analysis.roofline import intensity, measured, median_known, rate, roof_position
@@ -51,6 +52,7 @@ class KernelStats:
     durations_s: tuple[float, ...] = ()  # each launch's time, for the noise statistics (launches with a time)
     work: Work | None = None  # per launch
     datasheet: Ceilings | None = None  # its GPU's datasheet roofs (the median launch's), where a spec gives them
+    line_samples: Mapping[str, int] = field(default_factory=dict)  # warp samples per source line, all launches
 
     @property
     def name(self) -> str:
@@ -79,7 +81,8 @@ def aggregate(launches: Launches) -> KernelStats:
         intensity=intensity(flops, moved), ceilings=ceilings,
         roof=roof, verdict=pooled_verdict(launches, roof),
         roof_time_s=per_launch(roof_s, len(launches)), attainable_flop_per_s=_attainable(flops, roof_s),
-        durations_s=tuple(times), work=launch_work(launches), datasheet=median.ceilings.get("datasheet"))
+        durations_s=tuple(times), work=launch_work(launches), datasheet=median.ceilings.get("datasheet"),
+        line_samples=line_samples(launches.kernel_launches))
 
 
 def roof_time(flops: Mapping[str, Value], moved: Mapping[str, Value], ceilings: Ceilings) -> Value:

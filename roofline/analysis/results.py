@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from roofline.core.cohorts import largest
-from roofline.core.model import Ceilings, CeilingSet, KernelLaunch
+from roofline.core.model import Ceilings, CeilingSet, KernelLaunch, PcCounters
 
 if TYPE_CHECKING:  # pragma: no cover
 
@@ -225,6 +225,68 @@ class InstructionRoofline:
     integer: IntegerRoofline  # integer instructions against the integer pipe's peak
 
 
+@dataclass(frozen=True)
+class HotLine:
+    """One source line of a launch: the instructions compiled from it (most samples first) and their warp samples
+    summed, per stall reason too; ``top_stall`` is the reason with the most samples, a warp issuing left out."""
+
+    file: str
+    line: int
+    samples: int
+    share: float  # of the launch's warp samples (0..1)
+    stalls: Mapping[str, int]
+    top_stall: str | None
+    pcs: tuple[PcCounters, ...]
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Hotspots:
+    """Where in a launch's code its warps were sampled (``analysis.hotspots``): the instructions with samples and
+    their shares, most first, and the source lines they aggregate to where the binary has line information.
+    ``source_missing`` says why an instruction has no line (the fix: -lineinfo); ``sass_missing`` why it has no
+    SASS text; ``source_text`` the report's own source (file -> line -> text) around the sampled lines."""
+
+    total_samples: int
+    pcs: tuple[tuple[PcCounters, float], ...]  # (instruction, share of the launch's samples), most samples first
+    lines: tuple[HotLine, ...]
+    source_missing: str = ""
+    sass_missing: str = ""
+    source_text: Mapping[str, Mapping[int, str]] = field(default_factory=dict)
+    all_pcs: tuple[PcCounters, ...] = ()  # every instruction the report kept, memory-only ones included
+
+
+@dataclass(frozen=True)
+class HotRow:
+    """One row of a launch's hot spots as the reports show them: a source line, or an instruction where the binary
+    has no line information (``where``: "file.cu:88" or "+0x2a0"), its share of the samples and its top stall."""
+
+    where: str
+    share: float
+    samples: int
+    top_stall: str | None
+    sass: str | None  # the instruction's text; for a line, that of its instruction with the most samples
+    file: str | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class LineShift:
+    """A source line's share of a kernel's warp samples in two reports (``analysis.hotspots.line_shifts``)."""
+
+    where: str  # "file.cu:88"
+    base_share: float  # 0..1 of the base report's samples on lines
+    new_share: float
+
+    @property
+    def change_pts(self) -> float:
+        """The change in percentage points (positive: the line gained samples)."""
+        return 100.0 * (self.new_share - self.base_share)
+
+
 # --- Launches, kernels, reports -----------------------------------------------------------------------
 @dataclass(frozen=True)
 class LaunchAnalysis:
@@ -249,6 +311,7 @@ class LaunchAnalysis:
     tensor_cores: TensorCores | None = None
     stalls: WarpStalls | None = None
     instruction_roofline: InstructionRoofline | None = None
+    hotspots: Hotspots | None = None
     advice: tuple[Advice, ...] = ()
     l2_total_bytes: Value = Value(None, "not read")  # all L2 traffic, stores included (lts__t_sectors x 32)
     level_notes: tuple[str, ...] = ()  # levels whose definition counts one direction only and look inverted

@@ -59,6 +59,9 @@ COMMANDS: dict[str, tuple[str, str, bool, str]] = {
 }
 INTERRUPTED = 130  # the exit status after Ctrl-C, typer's (typer.core: KeyboardInterrupt -> Exit(130))
 READS_REPORTS = ("report", "plot", "compare", "diff", "summary", "project")  # commands whose arguments are report files
+# The commands that analyse without diagnostics (analysis_options(diagnostics=False)): their reader, the one started
+# ahead included, leaves out the SASS of the sampled instructions, which they do not show
+WITHOUT_DIAGNOSTICS = ("compare", "diff", "summary", "project")
 BLAS_THREADS = "OPENBLAS_NUM_THREADS"  # read once, when numpy's OpenBLAS loads
 
 
@@ -203,7 +206,7 @@ def run(args: Sequence[str]) -> int | str | None:
               file=sys.stderr)
         return 2
     if command in READS_REPORTS and "--mpi" not in args:
-        _read_ahead(args[args.index(command) + 1:])
+        _read_ahead(args[args.index(command) + 1:], command not in WITHOUT_DIAGNOSTICS)
     from roofline.errors import RooflineError
 
     _version_option()
@@ -298,13 +301,13 @@ def _one_blas_thread(reads_reports: bool) -> Iterator[None]:
         os.environ.pop(BLAS_THREADS, None)
 
 
-def _read_ahead(args: Sequence[str]) -> None:
+def _read_ahead(args: Sequence[str], sass: bool) -> None:
     """When the command line names exactly one existing file besides its output (``-o``), start reading it (an
     .ncu-rep) before the command line is parsed: ncu_report's parse then runs beside typer's import. With several
-    files the pipeline reads them in parallel itself."""
+    files the pipeline reads them in parallel itself. ``sass``: whether the command shows sampled instructions."""
     files = [arg for arg, before in zip(args, ["", *args], strict=False)
              if not arg.startswith("-") and before not in OUTPUT_OPTION and os.path.isfile(arg)]
     if len(files) == 1:
         from roofline.ncu.child import read_ahead
 
-        read_ahead(files[0])
+        read_ahead(files[0], sass)

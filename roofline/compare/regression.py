@@ -23,12 +23,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from roofline.analysis.hotspots import line_shifts
 from roofline.analysis.kernels import why_no_roof
-from roofline.analysis.results import Value
+from roofline.analysis.results import LineShift, Value
 from roofline.compare.noise import Change, slower_p_value
 from roofline.compare.pairing import Comparison, KernelPair, ReportRef, require_common
 from roofline.core.thresholds import MIN_SHARE_PCT, SLOWER_PCT, TOTAL_SLOWER_PCT
 from roofline.errors import RooflineError
+
+SHIFTED_KERNELS = 5  # kernels whose moved source lines the renderers list
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,13 @@ class Verdict:
         """NEW / BASE launch times with the noise interval."""
         return self.pair.change[1] if self.pair.change else None
 
+    @property
+    def line_shifts(self) -> tuple[LineShift, ...] | None:
+        """The source lines whose share of the kernel's warp samples changed most from BASE to NEW; None unless
+        both reports sampled the kernel's lines."""
+        base, new = self.pair.sides[0], self.pair.sides[1]
+        return line_shifts(base.line_samples, new.line_samples) if base is not None and new is not None else None
+
 
 @dataclass(frozen=True)
 class TotalChange:
@@ -102,6 +112,12 @@ class DiffResult:
     @property
     def regressions(self) -> tuple[Verdict, ...]:
         return tuple(v for v in self.verdicts if v.regressed)
+
+    @property
+    def shifted(self) -> tuple[Verdict, ...]:
+        """The kernels whose lines gained or lost warp samples, regressed ones first (``SHIFTED_KERNELS``)."""
+        return tuple(v for v in sorted(self.verdicts, key=lambda v: not v.regressed) if v.line_shifts
+                     )[:SHIFTED_KERNELS]
 
     @property
     def total_regressed(self) -> bool:

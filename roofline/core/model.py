@@ -24,7 +24,7 @@ MODEL_VERSIONS = (1, 2)  # the versions from_dict reads
 # a launch's fields in the serialized form, in order (version 2 writes one column of each)
 LAUNCH_FIELDS = ("range_index", "action_index", "name", "demangled_name", "mangled_name", "grid", "block",
                  "registers_per_thread", "shared_mem_per_block_bytes", "nvtx_ranges", "metrics", "nan_metrics",
-                 "rules")
+                 "rules", "pc_sampling")
 
 MetricValue = float | str | None
 
@@ -38,7 +38,7 @@ LEVELS = ("dram", "l2", "l1")  # memory levels, outermost first
 CeilingSet = Literal["kernel-clock", "datasheet", "measured-clock", "calibrated"]
 
 
-def _frozen(d: Mapping[str, Any] | None) -> Mapping[str, Any]:
+def _frozen(d: Mapping[Any, Any] | None) -> Mapping[Any, Any]:
     """A read-only copy of ``d``; a read-only view is kept as it is (whoever made it chose to share the mapping)."""
     return d if type(d) is MappingProxyType or type(d) is MetricRow else MappingProxyType(dict(d or {}))
 
@@ -233,6 +233,60 @@ class RuleResult:
         return {**vars(self), "focus_metrics": [vars(f) for f in self.focus_metrics]}
 
 
+@dataclass(frozen=True)
+class PcCounters:
+    """One SASS instruction of a launch with its per-PC counters (SourceCounters section): its warp samples in all
+    and per stall reason (ncu's reason names, "selected" included: a warp issuing), the instructions it executed,
+    the memory and branch counters ncu keeps per PC (by metric name, ``ncu.metrics.PC_MEMORY``), and its SASS text
+    and source line where the report gives them (None otherwise)."""
+
+    pc_offset: int  # bytes from the start of the function the instruction belongs to
+    samples: int
+    stalls: Mapping[str, int] = field(default_factory=dict)
+    inst_executed: float | None = None
+    thread_inst_executed: float | None = None
+    memory: Mapping[str, float] = field(default_factory=dict)
+    sass: str | None = None
+    file: str | None = None
+    line: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "stalls", _frozen(self.stalls))
+        object.__setattr__(self, "memory", _frozen(self.memory))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data (the report model's form)."""
+        return {**vars(self), "stalls": dict(self.stalls), "memory": dict(self.memory)}
+
+
+@dataclass(frozen=True)
+class PcSampling:
+    """A launch's per-PC counters: every instruction with warp samples or a nonzero memory or branch counter, the
+    launch's total of warp samples, why the SASS text is absent ("" where ncu_report gave it), and the text of the
+    source lines around the sampled ones where the report holds its source (file -> line -> text)."""
+
+    total_samples: int
+    pcs: tuple[PcCounters, ...] = ()
+    sass_missing: str = ""
+    source_text: Mapping[str, Mapping[int, str]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "source_text", _frozen({f: _frozen(lines) for f, lines in self.source_text.items()}))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data (the report model's form: line numbers as JSON keys are strings)."""
+        return {"total_samples": self.total_samples, "pcs": [pc.to_dict() for pc in self.pcs],
+                "sass_missing": self.sass_missing,
+                "source_text": {f: {str(n): t for n, t in lines.items()} for f, lines in self.source_text.items()}}
+
+    @classmethod
+    def from_dict(cls, item: Mapping[str, Any]) -> PcSampling:
+        """The inverse of ``to_dict``."""
+        return cls(item["total_samples"], tuple(PcCounters(**pc) for pc in item.get("pcs", ())),
+                   item.get("sass_missing", ""),
+                   {f: {int(n): t for n, t in lines.items()} for f, lines in item.get("source_text", {}).items()})
+
+
 MAX_NAME_CHARS = 1 << 16  # a kernel name is cut beyond this (real ones, demangled templates included: < 5,000)
 _NAME_FIELDS = ("name", "demangled_name", "mangled_name")
 
@@ -261,6 +315,7 @@ class KernelLaunch:
     nan_metrics: frozenset[str] = frozenset()
     rules: tuple[RuleResult, ...] = ()
     invalid: str = ""
+    pc_sampling: PcSampling | None = None  # the per-PC counters, where the report holds warp samples per PC
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "metrics", _frozen(self.metrics))
@@ -361,6 +416,7 @@ def _launch_to_dict(launch: KernelLaunch) -> dict[str, Any]:
         "metrics": dict(launch.metrics),
         "nan_metrics": sorted(launch.nan_metrics),
         "rules": [rule.to_dict() for rule in launch.rules],
+        "pc_sampling": launch.pc_sampling.to_dict() if launch.pc_sampling else None,
     }
 
 
@@ -384,12 +440,13 @@ def _launches_from_columns(columns: Mapping[str, Any]) -> tuple[KernelLaunch, ..
     fields = [columns[key] if key in required else columns.get(key) or [None] * count
               for key in LAUNCH_FIELDS if key != "metrics"]
     launches = []
-    for i, (r, a, name, demangled, mangled, grid, block, registers, shared, nvtx, nan, rules) in enumerate(
+    for i, (r, a, name, demangled, mangled, grid, block, registers, shared, nvtx, nan, rules, pcs) in enumerate(
             zip(*fields, strict=True)):
         launches.append(KernelLaunch(
             r, a, name, demangled or "", mangled or "", tuple(grid) if grid else None, tuple(block) if block else None,
             registers, shared, tuple(nvtx) if nvtx else (), MetricRow(table, i), frozenset(nan or ()),
-            tuple(map(_rule_from_dict, rules)) if rules else ()))
+            tuple(map(_rule_from_dict, rules)) if rules else (),
+            pc_sampling=PcSampling.from_dict(pcs) if pcs else None))
     return tuple(launches)
 
 
@@ -407,5 +464,7 @@ def launch_from_dict(item: Mapping[str, Any]) -> KernelLaunch:
     fields["nvtx_ranges"] = tuple(fields.get("nvtx_ranges", ()))
     fields["nan_metrics"] = frozenset(fields.get("nan_metrics", ()))
     fields["rules"] = tuple(_rule_from_dict(rule) for rule in fields.get("rules", ()))
+    pcs = fields.get("pc_sampling")
+    fields["pc_sampling"] = PcSampling.from_dict(pcs) if pcs else None
     fields["metrics"] = MappingProxyType(fields.get("metrics", {}))  # the document's own, not a copy of it
     return KernelLaunch(**fields)

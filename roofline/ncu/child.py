@@ -38,7 +38,7 @@ _ENDS = ("ok", "error", "missing-module")  # the kinds of the last frame: how th
 class Child:
     """A forked child reading one file, and the pipe its pickled answer comes through."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, sass: bool = True) -> None:
         self.started = time.monotonic()
         read_fd, write_fd = os.pipe()
         _widen(write_fd)
@@ -47,7 +47,7 @@ class Child:
             code = 1
             try:
                 os.close(read_fd)
-                _child_main(path, write_fd)
+                _child_main(path, write_fd, sass)
                 code = 0
             finally:
                 os._exit(code)
@@ -102,14 +102,15 @@ def _widen(fd: int) -> None:
             fcntl.fcntl(fd, setsize, PIPE_BYTES)
 
 
-# Children started ahead, by the identity of their file (device, inode, size, modification time).
-_AHEAD: dict[tuple[int, int, int, int], Child] = {}
+# Children started ahead, by the identity of their file (device, inode, size, modification time) and whether they
+# read the SASS of sampled instructions.
+_AHEAD: dict[tuple[tuple[int, int, int, int], bool], Child] = {}
 
 
-def read_ahead(path: str | os.PathLike[str]) -> bool:
-    """Start reading an ``.ncu-rep`` file in a child now; ``load_report`` of the same, unchanged file takes its
-    answer (with the time limit counted from now). Anything but a regular file with the ncu header, or a
-    platform without fork, is left alone (False). Children nobody took are killed at exit."""
+def read_ahead(path: str | os.PathLike[str], sass: bool = True) -> bool:
+    """Start reading an ``.ncu-rep`` file in a child now; ``load_report`` of the same, unchanged file (with the same
+    ``sass``) takes its answer (with the time limit counted from now). Anything but a regular file with the ncu
+    header, or a platform without fork, is left alone (False). Children nobody took are killed at exit."""
     p = Path(path)
     try:  # a FIFO or a loop of links is left to load_report, which names it
         with open_regular(p, ReportError, "") as fh:
@@ -117,11 +118,11 @@ def read_ahead(path: str | os.PathLike[str]) -> bool:
         key = _identity(p)
     except (OSError, ReportError):
         return False
-    if not head.startswith(NCU_MAGIC) or key is None or not hasattr(os, "fork") or key in _AHEAD:
+    if not head.startswith(NCU_MAGIC) or key is None or not hasattr(os, "fork") or (key, sass) in _AHEAD:
         return False
     if not _AHEAD:
         atexit.register(stop_reading_ahead)
-    _AHEAD[key] = Child(str(p))
+    _AHEAD[key, sass] = Child(str(p), sass)
     return True
 
 
@@ -134,11 +135,11 @@ def _identity(p: Path) -> tuple[int, int, int, int] | None:
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns) if stat.S_ISREG(info.st_mode) else None
 
 
-def take_ahead(p: Path) -> Child | None:
-    """The child started ahead for this very file, unchanged since, if any (a forked worker's inherited entries are
-    not its children)."""
+def take_ahead(p: Path, sass: bool = True) -> Child | None:
+    """The child started ahead for this very file, unchanged since, reading as ``sass`` says, if any (a forked
+    worker's inherited entries are not its children)."""
     key = _identity(p)
-    child = None if key is None else _AHEAD.pop(key, None)
+    child = None if key is None else _AHEAD.pop((key, sass), None)
     return child if child is not None and child.owner == os.getpid() else None
 
 
@@ -183,11 +184,11 @@ def _exit_code(status: int) -> int:
     return -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
 
 
-def _child_main(path: str, write_fd: int) -> None:
+def _child_main(path: str, write_fd: int, sass: bool) -> None:
     """The forked child: read the report, sending its frames as it goes, send the last one, and end at once."""
     _silence_native_output()
     frames = _Frames(write_fd)
-    frames.send(answer(path, frames.send))
+    frames.send(answer(path, frames.send, sass))
     frames.close()
     # The answer is sent: end now. A normal exit first tears down the native report objects (tens of ms on
     # large reports) while the parent waits; nothing is left to flush (stdout/stderr are null).
@@ -219,9 +220,10 @@ class _Frames:
         os.close(self.fd)
 
 
-def answer(path: str, send: Callable[[tuple[Any, ...]], None]) -> tuple[str, Any]:
+def answer(path: str, send: Callable[[tuple[Any, ...]], None], sass: bool = True) -> tuple[str, Any]:
     """The last frame, (status, payload): ("ok", the launch without data where a cut file ends, or None), or a
-    failure kind and its message; the frames before it go to ``send`` as the file is read."""
+    failure kind and its message; the frames before it go to ``send`` as the file is read (``sass``: whether the
+    sampled instructions' SASS is read)."""
     try:
         import ncu_report
     except ImportError as err:
@@ -229,7 +231,7 @@ def answer(path: str, send: Callable[[tuple[Any, ...]], None]) -> tuple[str, Any
     from roofline.ncu.extract import read
 
     try:
-        return "ok", read(ncu_report, _native_path(path), send)
+        return "ok", read(ncu_report, _native_path(path), send, sass)
     except Exception as err:  # the native module raises assorted errors on corrupt input
         return "error", f"{type(err).__name__}: {err}"
 

@@ -208,10 +208,23 @@ def build_argv(ncu: str, options: NcuOptions, report: str, log_file: str, app: S
         for expr in options.nvtx_include:
             argv += ["--nvtx-include", expr]
     argv += _pairs(("--replay-mode", options.replay_mode), ("--clock-control", options.clock_control))
+    if imports_source(options):
+        argv += ["--import-source", "yes"]
     argv += options.extra
     if options.force:
         argv.append("-f")
     return argv + ["--log-file", log_file, "-o", report, *app]
+
+
+SOURCE_SETS = ("full", "detailed")  # the sets asked for with the source files (hot spots show their lines)
+SOURCE_SECTION = "SourceCounters"
+
+
+def imports_source(options: NcuOptions) -> bool:
+    """Whether ncu is asked to store the CUDA source files in the report (``--import-source yes``): with the sets
+    or the section that sample warps per instruction, unless the passed-through options say otherwise."""
+    sampled = options.section_set in SOURCE_SETS or SOURCE_SECTION in options.sections
+    return sampled and not any(arg.startswith("--import-source") for arg in options.extra)
 
 
 def _pairs(*pairs: tuple[str, object]) -> list[str]:

@@ -3,7 +3,8 @@ imports it; it runs in ``ncu.child``'s child): the device, each launch's metrics
 
 Only the metrics the analysis uses are read (``metrics.to_read``, the one list beside the formulas), plus a count of
 roofline's own: the thread executions of zero-product HFMA2 instructions (``metrics.HFMA_MOVES``), from the
-per-instruction SASS counts and text.
+per-instruction SASS counts and text, and, where the report holds warp samples per instruction (SourceCounters),
+the per-PC counters with each instruction's SASS text and source line (``pc_sampling``).
 """
 
 from __future__ import annotations
@@ -21,10 +22,11 @@ _SPEEDUP_TYPES = {1: "local", 2: "global"}  # ncu_report.SpeedupType (0: unknown
 FRAME_LAUNCHES = 16  # launches per frame from the child: the parent's work on the last one is all that waits on it
 
 
-def read(ncu_report: Any, path: str, send: Callable[[tuple[Any, ...]], None]) -> str | None:
+def read(ncu_report: Any, path: str, send: Callable[[tuple[Any, ...]], None], sass: bool = True) -> str | None:
     """Read an ncu_report context (runs in the child), sending ("device", its dict) from the first launch, then
     ("launches", the launches' dicts, the device each one's record names) every ``FRAME_LAUNCHES`` launches. Reading
-    stops at the first launch without data (a cut file), which is returned; None when every launch has data."""
+    stops at the first launch without data (a cut file), which is returned; None when every launch has data.
+    ``sass``: whether the sampled instructions' SASS text is read (``pc_sampling``)."""
     ctx = ncu_report.load_report(path)
     value = _value_reader(ncu_report)
     launches: list[dict[str, Any]] = []
@@ -41,7 +43,7 @@ def read(ncu_report: Any, path: str, send: Callable[[tuple[Any, ...]], None]) ->
             if not device_sent:
                 send(("device", _device(action, names, value)))
                 device_sent = True
-            launches.append(_launch(ncu_report, action, r, a, name, names, value))
+            launches.append(_launch(ncu_report, action, r, a, name, names, value, sass))
             devices.append(str(value(action.metric_by_name(DEVICE_NAME))))
             if len(launches) == FRAME_LAUNCHES:
                 send(("launches", launches, devices))
@@ -98,7 +100,7 @@ def _int(v: Any) -> int | None:
 
 
 def _launch(ncu_report: Any, action: Any, r: int, a: int, function_name: str, names: Sequence[str],
-            value: Callable[[Any], Any]) -> dict[str, Any]:
+            value: Callable[[Any], Any], sass: bool = True) -> dict[str, Any]:
     from roofline.ncu import metrics as m
 
     get = action.metric_by_name
@@ -111,6 +113,7 @@ def _launch(ncu_report: Any, action: Any, r: int, a: int, function_name: str, na
         for unit in (m.breakdown_units(str(listed)) if listed else ()):
             if unit not in metrics and unit not in nan:
                 _keep(value(get(unit)), unit, metrics, nan)
+    sampling = pc_sampling(action, names, sass)
     moves = hfma_moves(action) if m.counts_hfma(metrics) else None
     if moves is not None:
         metrics[m.HFMA_MOVES] = moves
@@ -129,6 +132,7 @@ def _launch(ncu_report: Any, action: Any, r: int, a: int, function_name: str, na
         "metrics": metrics,
         "nan_metrics": nan,
         "rules": _rules(action),
+        "pc_sampling": sampling,
     }
 
 
@@ -157,6 +161,87 @@ def hfma_moves(action: Any) -> float | None:
             if found >= expected:
                 break
     return moves if found == expected else None
+
+
+SOURCE_CONTEXT = 3  # source lines kept either side of each sampled line (the renderers show a few)
+NO_SASS = "???"  # what ncu_report's disassembler gives for an instruction it cannot decode
+
+
+SASS_NOT_READ = "not read: this command shows no instructions (roofline report and analyze show them)"
+
+
+def pc_sampling(action: Any, names: Sequence[str], sass: bool = True) -> dict[str, Any] | None:
+    """The launch's per-PC counters in the model's form (``model.PcSampling.to_dict``): every instruction with warp
+    samples or a nonzero memory or branch counter, with its stall reasons, executions, SASS text (unless ``sass`` is
+    False: the disassembler costs 0.2 to 0.5 s a report) and source line; None where the report holds no warp samples
+    per PC."""
+    from roofline.ncu import metrics as m
+
+    count = action.metric_by_name(m.PC_SAMPLES)
+    if count is None:
+        return None
+    samples = _per_pc(count) or {}  # a launch too short to be sampled holds the metric with no instance
+    stalls = {name.removeprefix(m.STALL_SAMPLES_PREFIX): _per_pc(action.metric_by_name(name))
+              for name in names
+              if name.startswith(m.STALL_SAMPLES_PREFIX) and not name.endswith(m.STALL_SAMPLES_SKIPPED)}
+    memory = {name: per_pc for name in m.PC_MEMORY if (per_pc := _per_pc(action.metric_by_name(name)))}
+    executed = {name: _per_pc(action.metric_by_name(name)) or {} for name in (m.PC_INST_EXECUTED,
+                                                                              m.PC_THREAD_INST_EXECUTED)}
+    starts = sorted(_values(action.metric_by_name(m.FUNCTION_PCS)))
+    kept = sorted({pc for pc, n in samples.items() if n > 0}
+                  | {pc for per_pc in memory.values() for pc, v in per_pc.items() if v > 0})
+    pcs: list[dict[str, Any]] = []
+    lines: dict[str, set[int]] = {}
+    undecoded = 0
+    for pc in kept:
+        text = (action.sass_by_pc(pc) or "").strip() if sass else ""
+        undecoded += sass and text in ("", NO_SASS)
+        info = action.source_info(pc)
+        file: str | None = info.file_name() if info is not None and info.file_name() else None
+        line: int | None = int(info.line()) if file is not None else None
+        if file is not None and line is not None and samples.get(pc, 0) > 0:
+            lines.setdefault(file, set()).add(line)
+        start = max((s for s in starts if s <= pc), default=pc)
+        pcs.append({"pc_offset": pc - start, "samples": int(samples.get(pc, 0)),
+                    "stalls": {r: int(v[pc]) for r, v in stalls.items() if v and v.get(pc, 0) > 0},
+                    "inst_executed": executed[m.PC_INST_EXECUTED].get(pc),
+                    "thread_inst_executed": executed[m.PC_THREAD_INST_EXECUTED].get(pc),
+                    "memory": {name: per_pc[pc] for name, per_pc in memory.items() if per_pc.get(pc, 0) > 0},
+                    "sass": None if text in ("", NO_SASS) else text, "file": file, "line": line})
+    return {"total_samples": int(count.as_uint64()), "pcs": pcs,  # its plain value: the launch's samples in all
+            "sass_missing": (f"ncu_report could not disassemble {undecoded} of {len(pcs)} instructions of this "
+                             "report (it gives '???'); open the report in the Nsight Compute GUI of its version")
+            if undecoded else "" if sass else SASS_NOT_READ,
+            "source_text": _source_text(action, lines)}
+
+
+def _per_pc(metric: Any) -> dict[int, float] | None:
+    """A per-PC metric as {PC: value}; None where the metric is absent or not kept per PC."""
+    if metric is None or not metric.has_correlation_ids():
+        return None
+    ids = metric.correlation_ids()
+    return {ids.as_uint64(i): metric.as_double(i) for i in range(metric.num_instances())}
+
+
+def _values(metric: Any) -> list[int]:
+    """The instances of a metric of whole numbers (the function start addresses), none where it is absent."""
+    return [] if metric is None else [metric.as_uint64(i) for i in range(metric.num_instances())]
+
+
+def _source_text(action: Any, lines: dict[str, set[int]]) -> dict[str, dict[str, str]]:
+    """The text of the sampled lines and ``SOURCE_CONTEXT`` lines either side, per file, where the report holds the
+    file (``--import-source yes``); line numbers as strings (the model's JSON form)."""
+    if not lines:
+        return {}
+    files = action.source_files()  # a map of the native module: ``in`` and ``[]`` only
+    out: dict[str, dict[str, str]] = {}
+    for file, numbers in lines.items():
+        if files is None or file not in files:
+            continue
+        source = files[file].splitlines()
+        wanted = {n for line in numbers for n in range(line - SOURCE_CONTEXT, line + SOURCE_CONTEXT + 1)}
+        out[file] = {str(n): source[n - 1] for n in sorted(wanted) if 1 <= n <= len(source)}
+    return out
 
 
 # An HFMA2 instruction's text: optional predicate guard, the opcode and its modifiers, destination, multiplicands.

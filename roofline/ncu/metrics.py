@@ -105,6 +105,22 @@ WARPS_ELIGIBLE = "smsp__warps_eligible.avg.per_cycle_active"  # warps ready to i
 WARPS_ACTIVE = "smsp__warps_active.avg.per_cycle_active"  # resident warps per scheduler
 HINT_STALLS = "re-profile with --section WarpStateStats --section SchedulerStats"
 
+# --- Per-instruction counters (SourceCounters section: one instance per PC) ----------------------------------
+PC_SAMPLES = "smsp__pcsamp_sample_count"  # warp samples per PC; its plain value is the launch's total
+PC_INST_EXECUTED = "inst_executed"  # warp instructions executed per PC
+PC_THREAD_INST_EXECUTED = "thread_inst_executed"  # thread instructions executed per PC
+FUNCTION_PCS = "launch__function_pcs"  # the start address of each function the launch ran
+# Per-PC memory and branch counters, where the report holds them (ncu's names; 2020.3 had the sectors forms)
+PC_SHARED_EXCESS = ("derived__memory_l1_wavefronts_shared_excessive", "derived__memory_l1_sectors_shared_excessive")
+PC_GLOBAL_EXCESS = ("derived__memory_l2_theoretical_sectors_global_excessive",
+                    "derived__memory_l2_sectors_global_excessive")
+PC_DIVERGENT = "smsp__branch_targets_threads_divergent"
+PC_MEMORY = (*PC_SHARED_EXCESS, *PC_GLOBAL_EXCESS, PC_DIVERGENT)
+HINT_PC_SAMPLES = "re-profile with --section SourceCounters (part of --set full)"
+HINT_LINEINFO = ("the binary has no line information: compile with -lineinfo (nvcc; PyTorch extensions: "
+                 "extra_cuda_cflags=['-lineinfo']; CuPy: options=('-lineinfo',); Numba: @cuda.jit(lineinfo=True); "
+                 "Triton emits it unless TRITON_DISABLE_LINE_INFO=1)")
+
 # --- Memory traffic ---------------------------------------------------------------------------------
 DRAM_BYTES = "dram__bytes"
 DRAM_READ_WRITE = ("dram__bytes_read", "dram__bytes_write")

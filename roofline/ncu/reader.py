@@ -42,18 +42,20 @@ READ_LIMIT_BASE_S = 30.0
 READ_LIMIT_S_PER_MIB = 0.5
 
 
-def load_report(path: str | os.PathLike[str], time_limit_s: float | None = None, early: Early | None = None) -> Report:
+def load_report(path: str | os.PathLike[str], time_limit_s: float | None = None, early: Early | None = None,
+                sass: bool = True) -> Report:
     """Load one report file (``.ncu-rep`` or a ``.json`` report model), validated; ReportError on bad input.
     ``time_limit_s`` bounds the native reader (default: ``read_time_limit`` of the file's size). ``early`` is given
     the device and each batch of an ``.ncu-rep``'s launches as they are read, before they are validated: the
-    report's launches that pass are these very objects."""
+    report's launches that pass are these very objects. ``sass=False`` leaves out the SASS text of the sampled
+    instructions of an ``.ncu-rep`` (what commands that show no hot spots do: the disassembler is slow)."""
     p = Path(path)
     size = _check_file(p)
     if p.suffix == MODEL_SUFFIX:
         report = _load_model(p, size)
     else:
         _check_magic(p)
-        report = _load_ncu_rep(p, time_limit_s or read_time_limit(size), early)
+        report = _load_ncu_rep(p, time_limit_s or read_time_limit(size), early, sass)
     if not report.launches:
         raise ReportError(f"{p}: holds no kernel launches",
                           "the profiled run matched no kernel, or the file is truncated; re-profile or copy it again")
@@ -141,18 +143,18 @@ def physical_memory() -> int:
         return 3 << 30
 
 
-def _load_ncu_rep(p: Path, time_limit_s: float, early: Early | None = None) -> Report:
+def _load_ncu_rep(p: Path, time_limit_s: float, early: Early | None = None, sass: bool = True) -> Report:
     """Walk the container, read it in a child within the time limit, and validate what it holds."""
     from roofline.core.model import Device, Report
     from roofline.ncu import validation
 
-    child = take_ahead(p)
+    child = take_ahead(p, sass)
     try:
         shape = ncu_file.walk(p)
         if shape.garbage_at is not None:
             raise ReportError(f"{p}: not ncu records from byte {shape.garbage_at} of {shape.size} ({shape.garbage})",
                               "the file is corrupt, padded or has other data appended; copy it again or re-profile")
-        read = _read_in_child(p, time_limit_s, _Assembly(early), child)
+        read = _read_in_child(p, time_limit_s, _Assembly(early), child, sass)
         child = None
     finally:
         if child is not None:
@@ -210,7 +212,8 @@ class _Assembly:
             self.early(self.device, batch)
 
 
-def _read_in_child(p: Path, time_limit_s: float, into: _Assembly, child: Child | None = None) -> _Assembly:
+def _read_in_child(p: Path, time_limit_s: float, into: _Assembly, child: Child | None = None,
+                   sass: bool = True) -> _Assembly:
     """``into``, with the report read by ``child`` (one started ahead) or by a child forked now (ncu_report imported
     first, so every child starts with it loaded). Where the platform cannot fork, read in this process (no crash
     isolation and no time limit there)."""
@@ -218,9 +221,9 @@ def _read_in_child(p: Path, time_limit_s: float, into: _Assembly, child: Child |
         with suppress(ImportError):
             import ncu_report  # noqa: F401
     if child is None and not hasattr(os, "fork"):
-        status, payload = answer(str(p), lambda frame: into.take([frame]))
+        status, payload = answer(str(p), lambda frame: into.take([frame]), sass)
     else:
-        status, payload = (child or Child(str(p))).answer(p, time_limit_s, into.take)
+        status, payload = (child or Child(str(p), sass)).answer(p, time_limit_s, into.take)
     if status == "error":
         raise ReportError(f"{p}: {payload}", "the file is corrupt, truncated or from an unsupported ncu version; "
                           "upgrade ncu-report (pip install -U ncu-report) or re-profile")

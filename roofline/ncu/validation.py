@@ -254,6 +254,50 @@ def _check_rules(doc: _Document, rules: object, field: str) -> None:
         _check_rule_types(doc, doc.mapping(rule, f"{field}[{j}]"), f"{field}[{j}]")
 
 
+_PC_SAMPLING_FIELDS = ("total_samples", "pcs", "sass_missing", "source_text")
+_PC_FIELDS = ("pc_offset", "samples", "stalls", "inst_executed", "thread_inst_executed", "memory", "sass", "file",
+              "line")
+
+
+def _check_pc_sampling(doc: _Document, sampling: object, field: str) -> None:
+    """A launch's per-PC counters (``model.PcSampling.to_dict``), or null."""
+    if sampling is None:
+        return
+    item = doc.mapping(sampling, field)
+    doc.keys(item, field, _PC_SAMPLING_FIELDS, ("total_samples",))
+    if item["total_samples"] is None:
+        raise doc.fail(f"{field}.total_samples", "is null, expected a whole number of 0 or more")
+    _check_whole(doc, item["total_samples"], f"{field}.total_samples")
+    doc.text(item.get("sass_missing", ""), f"{field}.sass_missing")
+    for file, lines in doc.mapping(item.get("source_text", {}), f"{field}.source_text").items():
+        for number, text in doc.mapping(lines, f"{field}.source_text.{file}").items():
+            if not number.isdigit():
+                raise doc.fail(f"{field}.source_text.{file}", f"has line {_shown(number)}, expected a line number")
+            doc.text(text, f"{field}.source_text.{file}.{number}")
+    pcs = item.get("pcs", [])
+    if not isinstance(pcs, list):
+        raise doc.fail(f"{field}.pcs", f"is {_shown(pcs)}, expected a list")
+    for j, pc in enumerate(pcs):
+        _check_pc(doc, doc.mapping(pc, f"{field}.pcs[{j}]"), f"{field}.pcs[{j}]")
+
+
+def _check_pc(doc: _Document, pc: Mapping[str, Any], at: str) -> None:
+    """One instruction's counters: whole offsets, samples and line; numbers; texts or null."""
+    doc.keys(pc, at, _PC_FIELDS, ("pc_offset", "samples"))
+    for key in ("pc_offset", "samples"):
+        _check_whole(doc, pc[key], f"{at}.{key}")
+    _check_whole(doc, pc.get("line"), f"{at}.line")
+    for key in ("inst_executed", "thread_inst_executed"):
+        doc.number(pc.get(key), f"{at}.{key}", COUNT)
+    for key in ("sass", "file"):
+        if pc.get(key) is not None:
+            doc.text(pc[key], f"{at}.{key}")
+    for reason, samples in doc.mapping(pc.get("stalls", {}), f"{at}.stalls").items():
+        _check_whole(doc, samples, f"{at}.stalls.{reason}")
+    for name, value in doc.mapping(pc.get("memory", {}), f"{at}.memory").items():
+        doc.number(value, f"{at}.memory.{name}", COUNT)
+
+
 def _whole_column(column: list[Any]) -> bool:
     return set(map(type, column)) <= {int} and (not column or min(column) >= 0)
 
@@ -305,6 +349,7 @@ _FIELDS = {
     "nvtx_ranges": _Field(_Document.texts, _text_lists_column, []),
     "nan_metrics": _Field(_Document.texts, _text_lists_column, []),
     "rules": _Field(_check_rules, _no_rules_column, []),
+    "pc_sampling": _Field(_check_pc_sampling, lambda column: not any(column)),
 }
 
 

@@ -403,3 +403,50 @@ def test_instruction_advice_appears_exactly_where_the_raw_counters_call_for_it(r
         where = f"{name} {k.launch.key}"
         assert ("coalescing:l1" in topics) == any(n > 16 for n in sectors), where
         assert ("issue_bound" in topics) == (issue_pct >= 60), where
+
+
+# --- Advice about a stall or a memory pattern names the lines that hold it -------------------------------------
+def _line_share(k, count) -> tuple[int, float]:
+    """The line with the largest count over the launch's per-PC counters, and its share (computed here)."""
+    by_line: dict[int, float] = {}
+    for pc in k.launch.pc_sampling.pcs:
+        by_line[pc.line] = by_line.get(pc.line, 0.0) + count(pc)
+    line = max(by_line, key=lambda n: by_line[n])
+    return line, by_line[line] / sum(by_line.values())
+
+
+def test_stall_advice_names_the_line_holding_the_reason(real):
+    k = real("v100_miniweather-openacc_full", "0:1")  # latency-bound halo update: long-scoreboard stalls
+    item = next(a for a in k.advice if a.topic == "stall:long_scoreboard")
+    line, share = _line_share(k, lambda pc: pc.stalls.get("long_scoreboard", 0))
+    assert line == 423
+    assert item.text.endswith(f"Where: miniWeather_mpi_openacc.F90 line {line} holds {share:.0%} of the "
+                              "long_scoreboard samples.")
+
+
+def test_coalescing_advice_names_the_line_with_the_excess_sectors(real):
+    k = real("v100_miniweather-openacc_full", "0:4")
+    item = next(a for a in k.advice if a.topic.startswith("coalescing"))
+    line, share = _line_share(k, lambda pc: pc.memory.get(
+        "derived__memory_l2_theoretical_sectors_global_excessive", 0.0))
+    assert (line, share) == (257, 1.0)
+    assert item.text.endswith("Where: miniWeather_mpi_openacc.F90 line 257 holds 100% of the excessive L2 sectors "
+                              "of global accesses.")
+
+
+def test_no_per_pc_samples_leaves_the_advice_unlocated(real):
+    k = real("a10g_sgemm-progression_basic", "0:0")
+    assert not any("Where:" in a.text for a in k.advice)
+
+
+def test_the_strided_gather_advice_names_its_gather_line():
+    """examples/intops on the H200 (-lineinfo): the uncoalesced gather's advice points at line 63,
+    out[i] = in[j], the only line with excessive L2 sectors."""
+    from tests.ncu.test_pc_sampling import INTOPS
+
+    k = next(k for k in analyze_files([INTOPS])[0].launches if k.launch.name == "gather_strided")
+    located = [a for a in k.advice if "Where:" in a.text]
+    assert located and all(a.topic.startswith(("coalescing", "stall:")) for a in located)
+    coalescing = next(a for a in located if a.topic.startswith("coalescing"))
+    assert coalescing.text.endswith("Where: intops.cu line 63 holds 100% of the excessive L2 sectors of global "
+                                    "accesses.")

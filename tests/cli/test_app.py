@@ -220,7 +220,7 @@ def test_the_one_report_named_is_read_ahead_even_when_the_output_file_exists(tmp
     assert cli.run(["report", EXAMPLE, "--format", "json", "-o", str(out)]) == 0
     calls: list[str] = []
     building = cli.build_app
-    monkeypatch.setattr(child, "read_ahead", lambda path: calls.append(f"read {Path(path).name}") or False)
+    monkeypatch.setattr(child, "read_ahead", lambda path, sass: calls.append(f"read {Path(path).name}") or False)
     monkeypatch.setattr(cli, "build_app", lambda *a: calls.append("parse") or building(*a))
     for flag in ("-o", "--output"):
         calls.clear()
@@ -382,3 +382,27 @@ def test_a_report_at_a_path_that_is_not_utf8_is_read(tmp_path, shared_report):
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     assert doc["reports"][0]["path"].endswith("bad\ufffd.ncu-rep") and len(doc["reports"][0]["kernels"]) == 2
+
+
+def test_the_commands_read_ahead_without_sass_are_those_without_diagnostics():
+    """A report read ahead for compare, diff or summary leaves the SASS of sampled instructions out; those are the
+    commands whose analysis has no diagnostics (their sources say diagnostics=False), so the pipeline takes it."""
+    from roofline.cli import app as cli_app
+
+    commands = Path(cli_app.__file__).parent / "commands"
+    without = {path.stem for path in commands.glob("*.py") if "diagnostics=False" in path.read_text()}
+    assert without == set(cli_app.WITHOUT_DIAGNOSTICS)
+
+
+def test_without_diagnostics_the_reader_leaves_out_the_sass_only():
+    from roofline.ncu.extract import SASS_NOT_READ
+    from roofline.ncu.reader import load_report
+    from tests.ncu.test_pc_sampling import SGEMM_LINEINFO
+
+    full, bare = load_report(SGEMM_LINEINFO), load_report(SGEMM_LINEINFO, sass=False)
+    with_text, without = full.launches[0].pc_sampling, bare.launches[0].pc_sampling
+    assert with_text is not None and without is not None
+    assert all(pc.sass for pc in with_text.pcs) and not any(pc.sass for pc in without.pcs)
+    assert without.sass_missing == SASS_NOT_READ
+    assert [(pc.pc_offset, pc.samples, pc.file, pc.line) for pc in without.pcs] == [
+        (pc.pc_offset, pc.samples, pc.file, pc.line) for pc in with_text.pcs]

@@ -130,8 +130,8 @@ def test_build_argv_every_option() -> None:
                     "--section", "Occupancy", "--section", "LaunchStats", "--metrics", "a.sum,b.sum",
                     "-k", "regex:gemm", "--kernel-name-base", "demangled", "-s", "2", "-c", "1",
                     "--nvtx", "--nvtx-include", "A/", "--nvtx-include", "B@c",
-                    "--replay-mode", "application", "--clock-control", "none", "--cache-control", "none",
-                    "-f", "--log-file", "r.ncu.log", "-o", "r.ncu-rep", *APP]
+                    "--replay-mode", "application", "--clock-control", "none", "--import-source", "yes",
+                    "--cache-control", "none", "-f", "--log-file", "r.ncu.log", "-o", "r.ncu-rep", *APP]
 
 
 def test_launch_skip_zero_is_passed() -> None:
@@ -370,3 +370,14 @@ def test_ctrl_c_reaches_ncu_and_the_app(tmp_path: Path, monkeypatch: pytest.Monk
     assert "roofline: error: profiling stopped by SIGINT: partial output kept" in rest
     assert "Traceback" not in rest
     assert (tmp_path / "out" / "sleeper.ncu.log").read_text().count("Received signal") == 1
+
+
+@pytest.mark.parametrize(("options", "imported"), [
+    (NcuOptions(section_set="full"), True), (NcuOptions(section_set="detailed"), True),
+    (NcuOptions(sections=("SourceCounters",)), True), (NcuOptions(), False),
+    (NcuOptions(section_set="full", extra=("--import-source", "no")), False),
+])
+def test_the_source_is_imported_with_the_instruction_samples(options: NcuOptions, imported: bool) -> None:
+    argv = driver.build_argv("ncu", options, "r.ncu-rep", "r.log", ["app"])
+    assert (argv.count("--import-source") == 1 and argv[argv.index("--import-source") + 1] ==
+            ("yes" if imported else "no")) or (not imported and "--import-source" not in argv)

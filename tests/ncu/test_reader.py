@@ -288,7 +288,7 @@ def test_a_large_file_that_cannot_be_a_model_is_refused_from_its_first_bytes(tmp
 
 
 # --- The native reader crashing or missing ------------------------------------------------------------------------
-def _segfault(path: str, write_fd: int) -> None:
+def _segfault(path: str, write_fd: int, sass: bool = True) -> None:
     """A child entry point that dies the way a native crash does (muted like the real one; pytest's
     faulthandler, inherited through fork, is turned off so the expected crash prints no dump)."""
     import faulthandler
@@ -310,7 +310,7 @@ def test_native_crash_becomes_one_line_error_and_the_process_lives(shared_report
     assert len(load_report(path).launches) == 1  # and this process still reads reports
 
 
-def _interrupted(path: str, write_fd: int) -> None:
+def _interrupted(path: str, write_fd: int, sass: bool = True) -> None:
     """A child entry point that meets Ctrl-C (KeyboardInterrupt, which no ``except Exception`` catches)."""
     child._silence_native_output()
     raise KeyboardInterrupt
@@ -417,7 +417,7 @@ def test_the_pipe_from_the_child_holds_a_mebibyte():
     os.close(write_fd)
 
 
-def _crashes_after_one_launch(path: str, write_fd: int) -> None:
+def _crashes_after_one_launch(path: str, write_fd: int, sass: bool = True) -> None:
     """A child entry point that sends the device and a launch, then dies the way a native crash does."""
     import faulthandler
 
@@ -439,7 +439,7 @@ def test_a_child_that_dies_after_sending_launches_ends_in_the_crash_error(shared
 
 
 # --- Time limit and what is not a file (issue 15) -----------------------------------------------------------------
-def _reads_forever(path: str, write_fd: int) -> None:
+def _reads_forever(path: str, write_fd: int, sass: bool = True) -> None:
     """A child entry point that never answers, like the native reader spinning on a hostile file."""
     import faulthandler
     import time

@@ -9,7 +9,7 @@ passes everything on without a word. The ncu options are declared in ``commands.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -30,6 +30,9 @@ from roofline.cli.common import (
     report_files,
 )
 from roofline.ncu import driver
+
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.analysis.launches import ReportAnalysis
 
 CONTEXT_SETTINGS = ncu_opts.CONTEXT_SETTINGS  # read by roofline.cli.app, with COMMAND_CLASS
 COMMAND_CLASS = ncu_opts.COMMAND_CLASS
@@ -107,8 +110,10 @@ def analyze(
         typer.echo(f"roofline: wrote {reports[-1]}", err=True)
     # ncu applied the filters already; the analysis applies the same ones, so what was profiled is analysed
     chosen = [f for _, filters, _, _ in runs for f in filters or ()] or None
-    report_files(reports, analysis_options(chosen, kernel_name_base, ceilings, specs, timeout), fmt, report_output,
-                 plot, wide=wide)
+    analyses = report_files(reports, analysis_options(chosen, kernel_name_base, ceilings, specs, timeout), fmt,
+                            report_output, plot, wide=wide)
+    if fmt != "table":  # the table says it under its hot spots
+        _say_lineinfo(analyses)
     if from_nsys is not None:
         weigh = driver.shell_command(["roofline", "summary", *map(str, reports), "--nsys", str(from_nsys)])
         typer.echo(f"roofline: the whole application in real time: {weigh}", err=True)
@@ -138,3 +143,14 @@ def _runs(from_nsys: Path | None, top: int, nsys: str | None, kernel: list[str] 
                         target.launch_skip, target.launch_count) for target in ncu_targets(timeline, top, reps)]
     why, filters, skip, count = runs[0]
     return [(f"{profiling_summary(timeline, top)}\n{why}", filters, skip, count), *runs[1:]]
+
+
+def _say_lineinfo(analyses: list[ReportAnalysis]) -> None:
+    """Once, on stderr: the profiled kernels whose samples have no source line, and how to add line information."""
+    from roofline.analysis.hotspots import without_lines
+    from roofline.ncu.metrics import HINT_LINEINFO
+
+    names = [name for a in analyses for name in without_lines(a.launches)]
+    if names:
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        typer.echo(f"roofline: no source lines for {shown}: {HINT_LINEINFO}", err=True)

@@ -19,6 +19,7 @@ from roofline.compare.projection import Projection
 from roofline.compare.ranking import RECOVERABLE_COUNTS, AppSummary, SummaryRow
 from roofline.compare.regression import DiffResult, Verdict
 from roofline.core.labels import letter
+from roofline.ncu.metrics import HINT_PC_SAMPLES
 from roofline.render import GENERATOR
 from roofline.render.report.flat import dataframe, flatten
 from roofline.render.report.json import SCHEMA_VERSION, ceilings_dict, dumps, number, value_or_null, values_or_null
@@ -108,8 +109,21 @@ def verdict_dict(v: Verdict, reports: Sequence[ReportRef]) -> dict[str, Any]:
         "roof_drop_pct": value_or_null(v.roof_drop_pct, "roof_drop_pct", missing),
         "share_pct": number(v.share_pct), "p_value": number(v.p_value),
         "gated": not v.not_gated, "not_gated": v.not_gated or None,
-        "regressed": v.regressed, "reasons": list(v.reasons), "unchecked": list(v.unchecked), "missing": missing,
+        "regressed": v.regressed, "reasons": list(v.reasons), "unchecked": list(v.unchecked),
+        "hot_lines": hot_lines(v, missing), "missing": missing,
     }
+
+
+def hot_lines(v: Verdict, missing: dict[str, str]) -> list[dict[str, Any]] | None:
+    """The source lines whose share of the kernel's warp samples moved most, BASE -> NEW; null with the reason
+    where a report has no samples on the kernel's lines."""
+    shifts = v.line_shifts
+    if shifts is None:
+        missing["hot_lines"] = (f"no warp samples on source lines in both reports: {HINT_PC_SAMPLES}, and compile "
+                                "with -lineinfo")
+        return None
+    return [{"source": s.where, "base_share": s.base_share, "new_share": s.new_share, "change_pts": s.change_pts}
+            for s in shifts]
 
 
 def change_dict(change: Change | None) -> dict[str, Any] | None:

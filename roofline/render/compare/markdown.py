@@ -134,6 +134,11 @@ def _details(d: DiffResult) -> list[str]:
     unchecked = list(dict.fromkeys(u for v in d.verdicts for u in v.unchecked))
     if unchecked:
         lines += ["", "**Not checked** (n/a above):", *(f"- {inline(u)}" for u in unchecked)]
+    for v in d.shifted:
+        head = f"Lines of `{cell(v.pair.label)}` that gained or lost warp samples (share, base → new):"
+        moved = [f"`{s.where}`: {pct(100 * s.base_share)} → {pct(100 * s.new_share)} ({s.change_pts:+.1f} points)"
+                 for s in v.line_shifts or ()]
+        lines += ["", inline(head), *(f"- {inline(text)}" for text in moved)]
     for title, names in zip(("Only in base", "Only in new"), d.comparison.unmatched, strict=True):
         if names:
             shown = ", ".join(f"`{cell(n)}`" for n in names[:MAX_UNMATCHED_NAMES])

@@ -381,6 +381,7 @@ def _print_diff(console: Console, d: DiffResult) -> None:
                       highlight=False)
     for v in (v for v in d.verdicts if v.not_gated):
         console.print(f"not gated: {escape(v.pair.label)}: {escape(v.not_gated)}", highlight=False)
+    _print_line_shifts(console, d)
     for v in (v for v in d.verdicts if per_work_text(v)):
         work = v.pair.work[1].summary if v.pair.work and v.pair.work[1] else "different work"
         console.print(f"{escape(v.pair.label)}: {escape(work)}; {escape(per_work_text(v))}", highlight=False)
@@ -391,6 +392,16 @@ def _print_diff(console: Console, d: DiffResult) -> None:
             console.print(f"only in {'BASE' if i == 0 else 'NEW'} ({len(names)}): {escape(_name_list(names))}",
                           highlight=False)
     console.print(noise_note(d), highlight=False)
+
+
+def _print_line_shifts(console: Console, d: DiffResult) -> None:
+    """The source lines that gained or lost warp samples, per kernel sampled on lines in both reports."""
+    for v in d.shifted:
+        console.print(f"lines of {escape(v.pair.label)} (share of warp samples, A -> B):", highlight=False)
+        width = max(len(s.where) for s in v.line_shifts or ())
+        for s in v.line_shifts or ():
+            console.print(escape(f"  {s.where:<{width}} {pct(100 * s.base_share):>6} -> {pct(100 * s.new_share):>6}"
+                                 f"  {s.change_pts:+.1f} pts"), highlight=False)
 
 
 def _diff_table(d: DiffResult, width: int) -> Table:

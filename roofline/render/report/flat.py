@@ -1,5 +1,5 @@
-"""One row per kernel launch, one column per leaf of the JSON document: the CSV output (``report --format csv``)
-and ``to_dataframe`` for pandas.
+"""One row per kernel launch, one column per leaf of the JSON document but the hot spots (a table of their own per
+launch, in the JSON only): the CSV output (``report --format csv``) and ``to_dataframe`` for pandas.
 
 Columns are the JSON paths joined with dots (``flops.fp32``, ``ceilings.datasheet.dram_bytes_per_s``,
 ``advice.0.text``), the same in the CSV and the DataFrame; the report's own leaves come first under ``report.``
@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
 PANDAS_HINT = "pip install 'roofline[pandas]' (or pip install pandas)"
+HOTSPOTS = "hotspots"  # the JSON key of a launch's hot spots, left out of the rows
 # (pattern on a column's path, unit): the first match gives a numeric column its unit. One place for the units of
 # the JSON leaves, from the naming conventions of render.json (SI base units, suffix _s, _pct, _hz, ...).
 _UNITS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), u) for p, u in (
@@ -54,8 +55,16 @@ def rows(analyses: Sequence[ReportAnalysis]) -> list[dict[str, Any]]:
         doc = report_dict(a)
         left_out = ("kernels", "groups", "reasons", "ceilings")
         head = flatten({k: v for k, v in doc.items() if k not in left_out}, "report")
-        out += [{**head, **flatten(with_reasons(kernel, doc["reasons"]))} for kernel in doc["kernels"]]
+        out += [{**head, **flatten(with_reasons(_without_hotspots(kernel), doc["reasons"]))}
+                for kernel in doc["kernels"]]
     return out
+
+
+def _without_hotspots(kernel: Mapping[str, Any]) -> dict[str, Any]:
+    """A kernel of the JSON document without its hot spots: a table of instructions and lines per launch, which
+    one row per launch cannot hold (the JSON has them)."""
+    missing = {path: i for path, i in kernel["missing"].items() if not path.startswith(HOTSPOTS)}
+    return {**{key: value for key, value in kernel.items() if key != HOTSPOTS}, "missing": missing}
 
 
 def flatten(value: Any, path: str = "") -> dict[str, Any]:

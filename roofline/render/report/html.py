@@ -110,6 +110,8 @@ def block_html(b: Block) -> str:
     if b.kind in ("warn", "note"):
         label = "<strong>Warning:</strong> " if b.kind == "warn" else ""
         return f'<div class="{b.kind}">{label}{inline(b.text)}</div>'
+    if b.kind == "code":
+        return f"<pre><code>{html.escape(b.text)}</code></pre>"
     if b.kind == "svg":  # a figure drawn elsewhere, already an inline <svg> element (render.mpl.svg_element)
         return f'<figure class="plot">{b.text}</figure>'
     if b.kind == "plot":

@@ -16,6 +16,7 @@ from roofline.analysis.launches import KernelGroup, KernelSpread, ReportAnalysis
 from roofline.analysis.results import (
     Advice,
     BusyUnit,
+    Hotspots,
     InstructionRoofline,
     IntegerRoofline,
     LaunchAnalysis,
@@ -28,7 +29,8 @@ from roofline.analysis.results import (
 )
 from roofline.analysis.roofline import recoverable_s, report_level_ceilings
 from roofline.analysis.verdict import explain
-from roofline.core.model import LEVELS, PRECISIONS, Ceilings
+from roofline.core.model import LEVELS, PRECISIONS, Ceilings, PcCounters
+from roofline.ncu.metrics import HINT_PC_SAMPLES
 from roofline.render import GENERATOR
 from roofline.render.names import json_text
 
@@ -47,7 +49,10 @@ from roofline.render.names import json_text
 # 9: `roofline timeline` writes a "kind: timeline" document (nsys kernels ranked by total time)
 # 10: comparisons judge work on the governing resource ("work.governing", "work.notes", "measures.*.apart");
 #     `roofline project` writes a "kind: project" document
-SCHEMA_VERSION = 10
+# 11: each kernel has "hotspots": its instructions by warp samples (share, SASS, source line, stall reasons,
+#     executions, memory counters) and the source lines they aggregate to, from the per-PC counters of SourceCounters
+SCHEMA_VERSION = 11
+HOTSPOTS_SHOWN = 20  # instructions and lines listed per launch, most samples first
 
 
 def render(analyses: Sequence[ReportAnalysis], spreads: Sequence[KernelSpread] = ()) -> str:
@@ -180,6 +185,7 @@ def kernel_dict(k: LaunchAnalysis, reasons: Reasons, no_spec_reason: str = "no d
         "tensor_cores": tensor_cores_dict(k.tensor_cores, missing),
         "stalls": stalls_dict(k.stalls, missing),
         "instruction_roofline": instruction_roofline_dict(k.instruction_roofline, missing),
+        "hotspots": hotspots_dict(k.hotspots, missing),
     }
     out["ceilings"].setdefault("datasheet", None)
     if out["ceilings"]["datasheet"] is None:
@@ -193,7 +199,7 @@ def kernel_dict(k: LaunchAnalysis, reasons: Reasons, no_spec_reason: str = "no d
         missing["pct_of_roof"] = k.roof.reason
     if launch.invalid:  # no diagnostics for a launch whose attributes are impossible
         missing.update({key: f"invalid launch: {launch.invalid}" for key in ("occupancy", "tensor_cores", "stalls",
-                                                                                  "instruction_roofline")})
+                                                                                  "instruction_roofline", "hotspots")})
     if out["limiter"] is None:
         missing["limiter"] = k.roof.reason or "no roof position"
     if out["bound"] is None:
@@ -264,6 +270,36 @@ def integer_dict(r: IntegerRoofline, key: str, missing: dict[str, str]) -> tuple
     out["intensity"] = values_or_null(r.intensity, f"{key}.intensity", missing)
     every = {f"integer.{name}": v for name, v in rates.items()}
     return out, every | {f"integer.intensity.{level}": v for level, v in r.intensity.items()}
+
+
+def hotspots_dict(h: Hotspots | None, missing: dict[str, str]) -> dict[str, Any] | None:
+    """The launch's instructions and source lines with the most warp samples (``HOTSPOTS_SHOWN`` of each); a null
+    SASS text or source line has its reason under ``missing``."""
+    if h is None:
+        missing["hotspots"] = f"the report holds no warp samples per instruction: {HINT_PC_SAMPLES}"
+        return None
+    pcs = []
+    for i, (pc, share) in enumerate(h.pcs[:HOTSPOTS_SHOWN]):
+        pcs.append({"samples": pc.samples, "share": number(share), **_pc_dict(pc),
+                    "source": f"{pc.file}:{pc.line}" if pc.file is not None else None})
+        if pc.sass is None:
+            missing[f"hotspots.pcs[{i}].sass"] = h.sass_missing or "ncu_report gave no SASS text"
+        if pc.file is None:
+            missing[f"hotspots.pcs[{i}].source"] = h.source_missing
+    lines = [{"source": line.where, "file": line.file, "line": line.line, "samples": line.samples,
+              "share": number(line.share), "top_stall": line.top_stall, "stalls": dict(line.stalls),
+              "pcs": [_pc_dict(pc) | {"samples": pc.samples} for pc in line.pcs]}
+             for line in h.lines[:HOTSPOTS_SHOWN] if line.samples > 0]
+    if not lines and h.total_samples:
+        missing["hotspots.lines"] = h.source_missing
+    return {"total_samples": h.total_samples, "sampled_pcs": len(h.pcs), "pcs": pcs,
+            "sampled_lines": sum(line.samples > 0 for line in h.lines), "lines": lines}
+
+
+def _pc_dict(pc: PcCounters) -> dict[str, Any]:
+    return {"pc_offset": pc.pc_offset, "sass": pc.sass, "stalls": dict(pc.stalls),
+            "inst_executed": number(pc.inst_executed), "thread_inst_executed": number(pc.thread_inst_executed),
+            "memory": dict(pc.memory)}
 
 
 def memory_walls_dict(w: MemoryWalls, key: str, missing: dict[str, str]) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from pathlib import Path
 from roofline.analysis.advice import cited, estimate_text, kernels_to_advise
 from roofline.analysis.diagnostics.occupancy import ACHIEVED_GAP_PTS
 from roofline.analysis.diagnostics.stalls import describe
+from roofline.analysis.hotspots import context, top_rows
 from roofline.analysis.launches import KernelGroup, ReportAnalysis
 from roofline.analysis.ncu_rules import clean_rule_text
 from roofline.analysis.results import Advice, LaunchAnalysis
@@ -45,7 +46,8 @@ NO_ADVICE = "none: no measured cause in this report to act on"
 @dataclass(frozen=True)
 class Block:
     """One piece of a report: a heading (h1-h3), paragraph (p), list (ul), a list under a title that HTML
-    folds (details), table, note, warning, plot, or an inline SVG figure for HTML (svg: the element in ``text``)."""
+    folds (details), table, note, warning, plot, a source listing (code, shown as it is), or an inline SVG figure
+    for HTML (svg: the element in ``text``)."""
 
     kind: str
     text: str = ""
@@ -234,6 +236,7 @@ def kernel_blocks(rank: int, g: KernelGroup, anchor: str = "") -> list[Block]:
     waits = stall_items(k)
     if waits:
         blocks += [Block("p", "**What the warps wait on**"), Block("ul", items=waits)]
+    blocks += hotspot_blocks(k)
     occupancy = occupancy_items(k)
     if occupancy:
         blocks += [Block("p", "**Occupancy**"), Block("ul", items=occupancy)]
@@ -292,6 +295,33 @@ def roof_text(k: LaunchAnalysis) -> str:
         return f"Roofline: no roof position ({roof.reason})."
     text = f"Roofline: {NAMES[roof.limiter]} at {pct(roof.pct_of_roof)} of its roof, the closest.{_ridge_text(k)}"
     return text + (f" ({roof.reason}.)" if roof.reason else "")
+
+
+LISTED_LINES = 3  # hot lines shown with their source text
+
+
+def hotspot_blocks(k: LaunchAnalysis) -> list[Block]:
+    """The source lines (or instructions) with the most warp samples, and the source text around the first ones
+    where the report holds it; how to get lines where the binary has no line information."""
+    h = k.hotspots
+    if h is None or not h.total_samples:
+        return []
+    rows = top_rows(h)
+    what = "lines" if h.lines else "instructions"
+    blocks = [Block("p", f"**Hot spots** ({h.total_samples:,} warp samples; the {what} with the most)"),
+              Block("table", header=("share", "samples", "where", "top stall", "SASS"),
+                    numeric=(True, True, False, False, False),
+                    rows=tuple((pct(100 * r.share), f"{r.samples:,}", r.where, r.top_stall or "-",
+                                " ".join(printable(r.sass or "").split())) for r in rows))]
+    for row in rows[:LISTED_LINES]:
+        listing = context(h, row)
+        if listing:
+            blocks += [Block("p", f"`{row.where}`:"),
+                       Block("code", "\n".join(f"{'>' if n == row.line else ' '}{n:>6}  {printable(text)}"
+                                               for n, text in listing))]
+    if not h.lines and h.source_missing:
+        blocks.append(Block("note", f"No source lines: {h.source_missing}."))
+    return blocks
 
 
 def stall_items(k: LaunchAnalysis) -> tuple[str, ...]:
@@ -464,6 +494,9 @@ def _markdown(b: Block) -> str:
         return f"> {inline(b.text)}"
     if b.kind == "plot":  # the image line, Markdown already
         return b.text
+    if b.kind == "code":  # a source listing, as it is: fenced by more backticks than any run in it
+        fence = "`" * max(3, 1 + max((len(run) for run in re.findall("`+", b.text)), default=0))
+        return f"{fence}\n{b.text}\n{fence}"
     return inline(b.text)
 
 

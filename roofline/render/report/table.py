@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
 
 from roofline.analysis.advice import cited, estimate_text, kernels_to_advise
+from roofline.analysis.hotspots import top_rows
 from roofline.analysis.launches import KernelGroup, KernelSpread, ReportAnalysis
 from roofline.analysis.reconcile import worth_showing
 from roofline.analysis.results import LaunchAnalysis, Verdict
@@ -103,6 +104,7 @@ def _print_report(console: Console, a: ReportAnalysis) -> None:
     for line in _problems(a, console.width):
         console.print(line, highlight=False, soft_wrap=True)
     _print_advice(console, kernels_to_advise(a))
+    _print_hotspots(console, kernels_to_advise(a))
 
 
 def _print_advice(console: Console, groups: Sequence[KernelGroup]) -> None:
@@ -124,6 +126,36 @@ def _print_advice(console: Console, groups: Sequence[KernelGroup]) -> None:
         for item in filter(lambda item: worth_showing(item, k), k.advice):
             items.add_row("    -", escape(f"[{estimate_text(item)}] {item.text}{cited(item)}"))
         console.print(items)
+
+
+def _print_hotspots(console: Console, groups: Sequence[KernelGroup]) -> None:
+    """The source lines (or instructions) with the most warp samples in the longest launch of each kernel given,
+    and once how to get lines where a binary has no line information."""
+    sampled = [g for g in groups if g.longest.hotspots is not None and g.longest.hotspots.total_samples]
+    if not sampled:
+        return
+    console.print("[bold]Hot spots[/bold] (warp samples; longest launch of the kernels with the most recoverable "
+                  "time):", highlight=False)
+    fixes = set()
+    for g in sampled:
+        k = g.longest
+        h = k.hotspots
+        assert h is not None  # sampled
+        name = kernel_name(k.launch.name, k.launch.demangled_name)
+        head = f"  {k.launch.key} {fitted(name, console.width - len(k.launch.key) - 30)}"
+        console.print(f"{head}  {h.total_samples:,} samples", highlight=False)
+        rows = top_rows(h)
+        where, stall = (max(len(text) for text in texts) for texts in zip(*((r.where, r.top_stall or "-")
+                                                                              for r in rows), strict=True))
+        for row in rows:
+            line = f"    {pct(100 * row.share):>6} {row.where:<{where}} {row.top_stall or '-':<{stall}} "
+            text = (line + " ".join((row.sass or "").split())).rstrip()
+            console.print(escape(text if len(text) <= console.width else text[:console.width - 1] + "…"),
+                          highlight=False)
+        if not h.lines and h.source_missing:
+            fixes.add(h.source_missing)
+    for fix in sorted(fixes):
+        console.print(f"[dim]No source lines: {escape(fix)}.[/dim]", highlight=False)
 
 
 def _ceilings_table(sets: Mapping[CeilingSet, Ceilings]) -> Table:

@@ -16,6 +16,7 @@ from roofline.cli.commands import analyze as analyze_cmd
 from roofline.core import kernel_filter
 from roofline.core.choices import NameBase
 from roofline.ncu import driver
+from tests.conftest import REPO
 from tests.fake_ncu import fakencu
 
 NASTY_ARGS = ["a b", "it's \"quoted\"", "x;y", "$(touch pwned)", "`id`", "--size", "-k", "*"]
@@ -35,8 +36,12 @@ def analyses(monkeypatch: pytest.MonkeyPatch) -> list[tuple[list[Path], object, 
     """Record the analysis step (report_files: paths, AnalysisOptions, then format, output and plot) instead of
     analysing (these tests check the driver side)."""
     calls: list[tuple[list[Path], object, tuple[object, ...]]] = []
-    monkeypatch.setattr(analyze_cmd, "report_files",
-                        lambda paths, options, *out, **_: calls.append((list(paths), options, out)))
+
+    def record(paths, options, *out, **_) -> list:
+        calls.append((list(paths), options, out))
+        return []  # no analyses
+
+    monkeypatch.setattr(analyze_cmd, "report_files", record)
     return calls
 
 
@@ -343,3 +348,31 @@ def test_app_arguments_that_are_not_roofline_options_get_no_warning(work: Path, 
     result = invoke("app.py", "--size", "4096", "--kernels", "x")
     assert result.exit_code == 0, result.output
     assert warnings(result) == []
+
+
+def test_sets_that_sample_instructions_import_the_source(work: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         analyses: list) -> None:
+    fake = fakencu.install(monkeypatch, work)
+    for i, options in enumerate((["--set", "full"], ["--section", "SourceCounters"], [],
+                                 ["--set", "full", "--ncu-arg=--import-source", "--ncu-arg", "no"])):
+        result = invoke(*options, "-o", f"r{i}.ncu-rep", "app.py")
+        assert result.exit_code == 0, result.output
+    full, section, plain, refused = fake.argvs()
+    assert full[full.index("--import-source") + 1] == "yes" and section.count("--import-source") == 1
+    assert "--import-source" not in plain  # the roofline set samples no instruction
+    assert refused.count("--import-source") == 1 and refused[refused.index("--import-source") + 1] == "no"
+
+
+@pytest.mark.parametrize("fmt", ["json", "table"])
+def test_missing_line_information_is_said_once_with_the_fix(work: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            fmt: str) -> None:
+    fakencu.install(monkeypatch, work)
+    monkeypatch.setenv("FAKE_NCU_REPORT", str(REPO / "examples" / "h100" / "triad-cupy.full.ncu-rep"))
+    result = invoke("--set", "full", "--format", fmt, "app.py")
+    assert result.exit_code == 0, result.output
+    if fmt == "json":  # the document gives the reason of each null source; stderr says it once
+        assert result.stderr.count("no source lines") == 1
+        assert "roofline: no source lines for triad: the binary has no line information: compile with -lineinfo" \
+            in result.stderr
+    else:  # the table says it under its hot spots
+        assert result.stdout.count("No source lines") == 1 and "-lineinfo" not in result.stderr

@@ -96,7 +96,7 @@ def test_json_schema_version_top_level_and_kernel_fields(shared_report):
     assert set(doc["kernels"][0]) == {"key", "label", "matched_by", "base", "new", "work", "change", "speedup",
                                       "expected_speedup", "kept_up", "slowdown_pct", "per_work_slowdown_pct",
                                       "roof_drop_pct", "share_pct", "p_value", "gated", "not_gated", "regressed",
-                                      "reasons", "unchecked", "missing"}
+                                      "reasons", "unchecked", "hot_lines", "missing"}
     assert doc["base"]["ncu_version"] == "2024.1.0.0" and doc["setup_notes"] == []
     assert doc["total"]["change_pct"] == pytest.approx(0.0, abs=1e-9)
     side_fields = {"per_launch_s", "pct_of_roof", "bound", "flop_per_s", "bytes_per_s", "projection", "missing"}
@@ -163,3 +163,65 @@ def parse_table(text: str) -> tuple[list[str], list[list[str]]]:
 def _plain(inline) -> str:
     """Text of a cell with inline code unwrapped (what a reader sees)."""
     return "".join(c.content for c in inline.children or [] if c.type in ("text", "code_inline"))
+
+
+# --- Lines that gained or lost warp samples ------------------------------------------------------------------
+def _line_shares(launch) -> dict[str, float]:
+    """A launch's share of warp samples per source line, summed here from its per-PC counters."""
+    by_line: dict[str, float] = {}
+    for pc in launch.pc_sampling.pcs:
+        if pc.samples and pc.file:
+            where = f"{pc.file.rsplit('/', 1)[-1]}:{pc.line}"
+            by_line[where] = by_line.get(where, 0) + pc.samples
+    total = sum(by_line.values())
+    return {where: n / total for where, n in by_line.items()}
+
+
+@pytest.fixture(scope="module")
+def transposes(roofline_report, tmp_path_factory):
+    """BASE: the shared-memory transpose; NEW: its padded version under the same name (one RTX 4090 report, as
+    report models), so the diff pairs them: the tile moved to other lines."""
+    import dataclasses
+
+    report = roofline_report("rtx4090_smem-transpose_full")
+    plain, padded = report.launches[2], report.launches[3]
+    renamed = dataclasses.replace(padded, name=plain.name, demangled_name=plain.demangled_name)
+    folder = tmp_path_factory.mktemp("transposes")
+    paths = []
+    for side, one in (("base", plain), ("new", renamed)):
+        path = folder / f"{side}.json"
+        path.write_text(json.dumps(dataclasses.replace(report, launches=(one,)).to_dict()))
+        paths.append(path)
+    return paths, _line_shares(plain), _line_shares(padded)
+
+
+def test_diff_lists_the_lines_that_gained_or_lost_samples(transposes):
+    (base, new), before, after = transposes
+    result = invoke(base, new, "--format", "json")
+    assert result.exit_code == 0, result.output
+    (kernel,) = json.loads(result.stdout)["kernels"]
+    lines = kernel["hot_lines"]
+    assert [line["source"] for line in lines[:3]] == ["smemTranspose.cu:103", "smemTranspose.cu:65",
+                                                      "smemTranspose.cu:69"]
+    for line in lines:
+        assert line["base_share"] == pytest.approx(before.get(line["source"], 0.0))
+        assert line["new_share"] == pytest.approx(after.get(line["source"], 0.0))
+        assert line["change_pts"] == pytest.approx(100 * (line["new_share"] - line["base_share"]))
+    changes = [abs(line["change_pts"]) for line in lines]
+    assert changes == sorted(changes, reverse=True) and len(lines) == 5
+    text = invoke(base, new).stdout
+    assert "lines of transposeSmem (share of warp samples, A -> B):" in text
+    assert "  smemTranspose.cu:65   43.6% ->   0.0%  -43.6 pts" in text
+    markdown = invoke(base, new, "--format", "markdown").stdout
+    assert "- `smemTranspose.cu:103`: 0.0% → 51.9% (+51.9 points)" in markdown
+
+
+def test_a_report_against_itself_moves_no_line_and_without_lines_says_why(tmp_path):
+    from tests.ncu.test_pc_sampling import H100, SGEMM_LINEINFO
+
+    same = json.loads(invoke(SGEMM_LINEINFO, SGEMM_LINEINFO, "--format", "json").stdout)
+    assert same["kernels"][0]["hot_lines"] == []
+    assert "lines of" not in invoke(SGEMM_LINEINFO, SGEMM_LINEINFO).stdout
+    triad = H100 / "triad-cupy.full.ncu-rep"  # sampled, but built without -lineinfo
+    (kernel,) = json.loads(invoke(triad, triad, "--format", "json").stdout)["kernels"]
+    assert kernel["hot_lines"] is None and "-lineinfo" in kernel["missing"]["hot_lines"]

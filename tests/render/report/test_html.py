@@ -124,3 +124,9 @@ def test_the_instruction_roofline_section_is_in_the_page():
     page = html.render(analyze_files([intops]))
     assert page.count("<strong>Instruction roofline</strong>") == 2
     assert "<li>533 warp GIPS, 67.3% of the issue peak (792 GIPS); thread instructions / 32: 533 GIPS</li>" in page
+
+
+def test_source_listings_are_escaped_preformatted_text():
+    block = markdown.Block("code", "  if (a < b && c) { x = \"<script>\"; }")
+    assert html.block_html(block) == ("<pre><code>  if (a &lt; b &amp;&amp; c) { x = &quot;&lt;script&gt;&quot;; }"
+                                      "</code></pre>")

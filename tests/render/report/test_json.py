@@ -76,7 +76,7 @@ def nulls(node, path=""):
 @pytest.mark.parametrize("name", STRUCTURE_REPORTS)
 def test_document_structure(documents, name):
     report, doc = documents(name)
-    assert doc["schema_version"] == 10
+    assert doc["schema_version"] == 11
     assert doc["tool"]["name"] == "roofline"
     (rep,) = doc["reports"]
     assert rep["path"] == report.path and rep["source"] == "ncu-rep"
@@ -277,3 +277,34 @@ def test_the_integer_roofline_of_the_h200_intops_report():
     hash_rounds = doc["reports"][0]["kernels"][0]
     assert hash_rounds["name"] == "hash_rounds"
     assert hash_rounds["instruction_roofline"]["integer"]["pct_of_peak"] == pytest.approx(130.6, abs=0.1)
+
+
+@pytest.mark.parametrize("name", ["v100_miniweather-openacc_full", "rtx4090_smem-transpose_full", H800,
+                                  "a10g_sgemm-progression_basic"])
+def test_hotspots_match_the_independent_read_and_every_null_has_a_reason(roofline_report, name):
+    """kernels[].hotspots: the first instruction is the one with the most samples read by ncu_report alone, shares
+    are of the launch's samples, and every null (SASS, source line, the whole entry) has its reason."""
+    from roofline.pipeline import analyze_loaded
+    from tests.ncu.test_pc_sampling import _path, independent
+
+    doc = parse(json_render.render([analyze_loaded(roofline_report(name))]))
+    for k, want in zip(kernels_with_reasons(doc), independent(_path(name)), strict=True):
+        h = k["hotspots"]
+        if want is None:
+            assert h is None and "SourceCounters" in k["missing"]["hotspots"]
+            continue
+        assert h["total_samples"] == want["total"]
+        if not want["total"]:
+            assert h["pcs"] == [] and h["lines"] == []
+            continue
+        first = h["pcs"][0]
+        assert (first["samples"], first["pc_offset"], first["stalls"]) == (
+            want["top_samples"], want["top_offset"], want["top_stalls"])
+        assert first["share"] == pytest.approx(want["top_samples"] / want["total"])
+        assert [p["samples"] for p in h["pcs"]] == sorted((p["samples"] for p in h["pcs"]), reverse=True)
+        for path in nulls(h, "hotspots"):
+            if path.endswith((".sass", ".source")) and "lines" not in path:
+                assert k["missing"].get(path), f"{path} is null without a reason"
+        if h["lines"]:
+            assert h["lines"][0]["samples"] >= h["lines"][-1]["samples"]
+            assert h["lines"][0]["top_stall"] in h["lines"][0]["stalls"]

@@ -156,3 +156,20 @@ def test_a_basic_set_says_which_section_counts_instructions(shared_report):
     assert ("- warp instructions not measured: missing metrics: smsp__inst_executed.sum; re-profile with --section "
             "InstructionStats or --set full") in text
     assert "integer instructions not measured: missing metrics: smsp__sass_thread_inst_executed_op_integer" in text
+
+
+def test_hot_spots_list_lines_and_their_source(roofline_report):
+    """The shared-memory transpose (line information, source imported): the hot lines in a table, and the source
+    around the first ones with the hot line marked."""
+    from roofline.pipeline import analyze_loaded
+
+    text = markdown.render([analyze_loaded(roofline_report("rtx4090_smem-transpose_full"))])
+    assert "**Hot spots** (40,044 warp samples; the lines with the most)" in text
+    assert "| 43.6% | 17,459 | smemTranspose.cu:65 | long_scoreboard | STS \\[R11.X4\\], R2 |" in text
+    assert ">    65          tile[threadIdx.y][threadIdx.x] = mat[idx];" in text
+    assert "No source lines" not in text
+
+
+def test_a_source_listing_is_fenced_past_any_backticks_in_it():
+    listing = markdown.Block("code", "a = ```b```;\n`c`")
+    assert markdown._markdown(listing) == "````\na = ```b```;\n`c`\n````"

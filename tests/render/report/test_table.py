@@ -267,3 +267,31 @@ def test_ceilings_table_shows_the_calibrated_roofs_with_their_ratio():
     dram_row = next(line for line in text.splitlines() if line.startswith("DRAM "))
     assert fp32_row.split()[-3:] == [f"{fp32 / 1e12:.3g}", "TFLOP/s", f"{fp32 / 66.9e12:.2f}"]
     assert dram_row.split()[-3:] == [f"{dram / 1e12:.3g}", "TB/s", f"{dram / 3.35e12:.2f}"]
+
+
+@pytest.fixture(scope="module")
+def diagnosed(roofline_report):
+    """``diagnosed(name) -> text at 80 columns`` of a report analysed as ``roofline report`` does (hot spots)."""
+    from roofline.pipeline import analyze_loaded
+
+    return lambda name: table.render([analyze_loaded(roofline_report(name))], width=80)
+
+
+def test_hot_spots_show_the_top_lines_with_their_share_and_stall(diagnosed):
+    text = diagnosed("rtx4090_smem-transpose_full")
+    hot = text[text.index("Hot spots"):]
+    assert "  0:2 transposeSmem  40,044 samples" in hot
+    assert "43.6% smemTranspose.cu:65 long_scoreboard STS [R11.X4], R2" in hot  # 17,459 of 40,044
+    assert "41.6% smemTranspose.cu:69 barrier         LDS R9, [R9.X4]" in hot
+    assert "No source lines" not in hot
+    assert all(len(line) <= 80 and line == line.rstrip() for line in text.splitlines())
+
+
+def test_hot_spots_without_line_information_show_instructions_and_the_fix_once(roofline_report):
+    from roofline.pipeline import analyze_files
+    from tests.ncu.test_pc_sampling import IN_REPO
+
+    text = table.render(analyze_files([IN_REPO[0]]), width=80)
+    hot = text[text.index("Hot spots"):]
+    assert "83.1% +0x340 long_scoreboard  FFMA.FTZ R11, R6, UR13, R9" in hot
+    assert hot.count("No source lines") == 1 and "-lineinfo" in hot

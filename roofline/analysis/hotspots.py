@@ -1,0 +1,182 @@
+"""Where in the code a launch's warps were (pure): its instructions by warp samples, and the source lines they
+aggregate to, from the per-PC counters of the SourceCounters section (``core.model.PcSampling``).
+
+A sample is one warp caught at one instruction at a fixed interval, so an instruction's share of the samples is its
+share of the warps' time; its stall reasons say what those warps waited on. The lines say which source the time is
+spent in where the binary was compiled with line information (-lineinfo). ``responsible`` names the lines (or
+instructions) that hold most of one stall reason's samples or of one memory counter, for the advice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+from roofline.analysis.diagnostics.stalls import NOT_STALLED
+from roofline.analysis.results import HotLine, HotRow, Hotspots, LaunchAnalysis, LineShift
+from roofline.core.model import KernelLaunch, PcCounters
+from roofline.ncu import metrics as m
+
+NAMED_SHARE = 0.5  # ``responsible`` names lines until they hold this share of the samples or counts ...
+NAMED_MOST = 3  # ... or this many lines
+SHOWN = 5  # rows of hot spots the terminal, Markdown and HTML show per kernel
+MIN_SHIFT_PTS = 0.1  # a line whose share of the samples moved less (percentage points) is no change between reports
+CONTEXT = 2  # source lines shown either side of a hot line (the model keeps ``ncu.extract.SOURCE_CONTEXT``)
+# The advice topics a hot spot can locate (``analysis.ncu_rules``): the per-PC counter that measures each cause
+WHERE_COUNTED = {"coalescing": (m.PC_GLOBAL_EXCESS, "excessive L2 sectors of global accesses"),
+                 "shared_access": (m.PC_SHARED_EXCESS, "excessive shared-memory wavefronts"),
+                 "divergence": ((m.PC_DIVERGENT,), "divergent branch targets")}
+
+
+def hotspots(launch: KernelLaunch) -> Hotspots | None:
+    """The launch's sampled instructions and source lines, most samples first; None without per-PC samples."""
+    sampling = launch.pc_sampling
+    if sampling is None:
+        return None
+    total = sampling.total_samples
+    sampled = sorted((pc for pc in sampling.pcs if pc.samples > 0), key=lambda pc: -pc.samples)
+    unplaced = any(pc.file is None for pc in sampling.pcs)
+    return Hotspots(total, tuple((pc, pc.samples / total if total else 0.0) for pc in sampled),
+                    _lines(sampling.pcs, total),
+                    m.HINT_LINEINFO if unplaced else "", sampling.sass_missing, sampling.source_text,
+                    sampling.pcs)
+
+
+def _lines(pcs: Sequence[PcCounters], total: int) -> tuple[HotLine, ...]:
+    """The instructions grouped by source line, lines with the most samples first (those without samples last)."""
+    by_line: dict[tuple[str, int], list[PcCounters]] = {}
+    for pc in pcs:
+        if pc.file is not None and pc.line is not None:
+            by_line.setdefault((pc.file, pc.line), []).append(pc)
+    lines = []
+    for (file, line), members in by_line.items():
+        stalls: dict[str, int] = {}
+        for pc in members:
+            for reason, n in pc.stalls.items():
+                stalls[reason] = stalls.get(reason, 0) + n
+        samples = sum(pc.samples for pc in members)
+        lines.append(HotLine(file, line, samples, samples / total if total else 0.0, stalls, _top_stall(stalls),
+                             tuple(sorted(members, key=lambda pc: -pc.samples))))
+    return tuple(sorted(lines, key=lambda h: (-h.samples, h.file, h.line)))
+
+
+def responsible(h: Hotspots, count: Callable[[PcCounters], float], what: str) -> str:
+    """Which lines hold most of a count over the launch's instructions (a stall reason's samples, a memory
+    counter), as "smemTranspose.cu lines 65, 67 hold 72% of the long_scoreboard samples"; instructions where the
+    binary has no line information; "" where nothing counts."""
+    total = sum(count(pc) for pc in h.all_pcs)
+    if not total > 0:
+        return ""
+    if h.lines:
+        groups = [(line.file, line.line, sum(count(pc) for pc in line.pcs)) for line in h.lines]
+        named = _most(groups, total)
+        files = {file for file, _, _ in named}
+        share = sum(n for _, _, n in named) / total
+        numbers = _ranges(sorted(line for _, line, _ in named))
+        where = (f"{_base(next(iter(files)))} line{'s' if len(named) > 1 else ''} {numbers}" if len(files) == 1
+                 else ", ".join(f"{_base(file)}:{line}" for file, line, _ in named))
+    else:
+        instructions = [(pc.sass or "", pc.pc_offset, count(pc)) for pc in h.all_pcs]
+        named = _most(instructions, total)
+        share = sum(n for _, _, n in named) / total
+        where = ", ".join(f"+0x{offset:x}" + (f" ({sass.split()[0] if sass else ''})" if sass else "")
+                          for sass, offset, _ in named)
+        where = f"the instruction{'s' if len(named) > 1 else ''} at {where}"
+    return f"{where} hold{'s' if len(named) == 1 else ''} {share:.0%} of the {what}"
+
+
+def _ranges(numbers: Sequence[int]) -> str:
+    """Sorted line numbers with runs of consecutive ones joined: "88-91, 95"."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ", ".join(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]) for run in runs)
+
+
+def _most(groups: Sequence[tuple[str, int, float]], total: float) -> list[tuple[str, int, float]]:
+    """The groups with the largest counts, until they hold ``NAMED_SHARE`` of ``total`` or ``NAMED_MOST`` are
+    named."""
+    named: list[tuple[str, int, float]] = []
+    for group in sorted(groups, key=lambda g: -g[2]):
+        if group[2] <= 0 or len(named) == NAMED_MOST or sum(n for _, _, n in named) >= NAMED_SHARE * total:
+            break
+        named.append(group)
+    return named
+
+
+def _base(path: str) -> str:
+    """A source file's name without its folders (the build machine's)."""
+    return path.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def top_rows(h: Hotspots, n: int = SHOWN) -> tuple[HotRow, ...]:
+    """The ``n`` source lines with the most samples, or instructions where the binary has no line information."""
+    if h.lines:
+        return tuple(HotRow(f"{_base(line.file)}:{line.line}", line.share, line.samples, line.top_stall,
+                            line.pcs[0].sass, line.file, line.line) for line in h.lines[:n] if line.samples > 0)
+    return tuple(HotRow(f"+0x{pc.pc_offset:x}", share, pc.samples, _top_stall(pc.stalls), pc.sass)
+                 for pc, share in h.pcs[:n])
+
+
+def _top_stall(stalls: Mapping[str, int]) -> str | None:
+    """The stall reason with the most samples, a warp issuing (``NOT_STALLED``) left out."""
+    waits = {r: n for r, n in stalls.items() if r not in NOT_STALLED}
+    return max(waits, key=lambda r: waits[r]) if waits else None
+
+
+def context(h: Hotspots, row: HotRow, around: int = CONTEXT) -> tuple[tuple[int, str], ...]:
+    """The report's source text of a hot line and ``around`` lines either side, as (number, text); none where the
+    report holds no source for it (ncu's --import-source)."""
+    text = h.source_text.get(row.file or "", {})
+    if row.line is None or row.line not in text:
+        return ()
+    return tuple((n, text[n]) for n in range(row.line - around, row.line + around + 1) if n in text)
+
+
+def locate(h: Hotspots | None, topic: str) -> str:
+    """Where an advice item's cause sits in the code (``responsible``): a stall reason's samples for "stall:<reason>",
+    the per-PC memory or branch counter of a memory-pattern topic; "" where the launch has no such counts."""
+    if h is None or not h.total_samples:
+        return ""
+    if topic.startswith("stall:"):
+        reason = topic.removeprefix("stall:")
+        return responsible(h, lambda pc: pc.stalls.get(reason, 0), f"{reason} samples")
+    counted = WHERE_COUNTED.get(topic.split(":")[0])
+    if counted is None:
+        return ""
+    names, what = counted
+    return responsible(h, lambda pc: sum(pc.memory.get(name, 0.0) for name in names), what)
+
+
+def without_lines(launches: Sequence[LaunchAnalysis]) -> list[str]:
+    """The kernels (function names, once each) whose warp samples fall on instructions without a source line."""
+    names = [k.launch.name for k in launches
+             if k.hotspots is not None and k.hotspots.total_samples and not k.hotspots.lines]
+    return list(dict.fromkeys(names))
+
+
+def line_samples(launches: Sequence[KernelLaunch]) -> dict[str, int]:
+    """A kernel's warp samples per source line ("file.cu:88", the file without its folders) over its launches; empty
+    where they hold no samples on a line (no SourceCounters, or no line information)."""
+    pooled: dict[str, int] = {}
+    for launch in launches:
+        for pc in launch.pc_sampling.pcs if launch.pc_sampling is not None else ():
+            if pc.samples and pc.file is not None:
+                where = f"{_base(pc.file)}:{pc.line}"
+                pooled[where] = pooled.get(where, 0) + pc.samples
+    return pooled
+
+
+def line_shifts(base: Mapping[str, int], new: Mapping[str, int], n: int = SHOWN) -> tuple[LineShift, ...] | None:
+    """The ``n`` lines whose share of a kernel's warp samples changed most between two reports (shares of each
+    side's samples on lines), largest change first, those that moved by ``MIN_SHIFT_PTS`` or more; None unless both
+    sides have samples on lines."""
+    base_total, new_total = sum(base.values()), sum(new.values())
+    if not base_total or not new_total:
+        return None
+    shifts = [LineShift(where, base.get(where, 0) / base_total, new.get(where, 0) / new_total)
+              for where in dict.fromkeys([*base, *new])]
+    moved = [shift for shift in shifts if abs(shift.change_pts) >= MIN_SHIFT_PTS]
+    return tuple(sorted(moved, key=lambda s: -abs(s.change_pts))[:n])
