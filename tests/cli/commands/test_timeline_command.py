@@ -106,6 +106,12 @@ def test_markdown_html_and_plot_are_written(tmp_path: Path) -> None:
     assert png.read_bytes().startswith(b"\x89PNG")
 
 
+def test_the_plot_option_says_it_draws_bars_of_gpu_time_not_a_roofline() -> None:
+    text = " ".join(runner.invoke(app, ["timeline", "--help"], env=ENV).output.replace("│", " ").split())
+    assert "--plot <path> Also draw each file's kernels as bars of total GPU time" in text
+    assert "roofline plot" not in text
+
+
 def test_a_bad_file_is_one_line_with_exit_2(tmp_path: Path) -> None:
     bad = tmp_path / "x.sqlite"
     bad.write_text("not sqlite")
