@@ -79,10 +79,14 @@ def responsible(h: Hotspots, count: Callable[[PcCounters], float], what: str) ->
         instructions = [(pc.sass or "", pc.pc_offset, count(pc)) for pc in h.all_pcs]
         named = _most(instructions, total)
         share = sum(n for _, _, n in named) / total
-        where = ", ".join(f"+0x{offset:x}" + (f" ({sass.split()[0] if sass else ''})" if sass else "")
-                          for sass, offset, _ in named)
+        where = ", ".join(f"+0x{offset:x}" + (f" ({_opcode(sass)})" if sass else "") for sass, offset, _ in named)
         where = f"the instruction{'s' if len(named) > 1 else ''} at {where}"
     return f"{where} hold{'s' if len(named) == 1 else ''} {share:.0%} of the {what}"
+
+
+def _opcode(sass: str) -> str:
+    """An instruction's opcode, its guard predicate left out: "@!P0 BRA 0x7f50" -> "BRA"."""
+    return next((word for word in sass.split() if not word.startswith("@")), sass)
 
 
 def _ranges(numbers: Sequence[int]) -> str:
