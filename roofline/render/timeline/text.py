@@ -72,8 +72,10 @@ def _print(console: Console, doc: TimelineSet, top: int) -> None:
         console.print(add_rows(table, [[c if j != 1 else KernelName(c) for j, c in enumerate(row)]
                                        for row in kernel_cells(t, top)], console.width))
         if t.nvtx:
-            nvtx = plain_table(f"NVTX ranges ({min(len(t.nvtx), NVTX_SHOWN)} of {len(t.nvtx)} names, longest "
-                               "first; CPU time)", ("range", "count", "total"))
+            # the title on a line of its own: as a table's title it wraps to the table's width
+            console.print(f"NVTX ranges ({min(len(t.nvtx), NVTX_SHOWN)} of {len(t.nvtx)} names, longest first; "
+                          "CPU time)", highlight=False)
+            nvtx = plain_table("", ("range", "count", "total"))
             console.print(add_rows(nvtx, [[KernelName(r.name), str(r.count), seconds(r.total_s)]
                                           for r in t.nvtx[:NVTX_SHOWN]], console.width))
         console.print()

@@ -112,6 +112,12 @@ def test_the_plot_option_says_it_draws_bars_of_gpu_time_not_a_roofline() -> None
     assert "roofline plot" not in text
 
 
+def test_the_nvtx_title_is_one_line_above_its_narrow_table() -> None:
+    lines = invoke(find_shared_nsys(LLAMA)).output.splitlines()  # short range names: a narrow table
+    title = lines.index("NVTX ranges (10 of 593 names, longest first; CPU time)")
+    assert lines[title + 1].split() == ["range", "count", "total"]
+
+
 def test_a_bad_file_is_one_line_with_exit_2(tmp_path: Path) -> None:
     bad = tmp_path / "x.sqlite"
     bad.write_text("not sqlite")
