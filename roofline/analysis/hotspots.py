@@ -62,13 +62,14 @@ def _lines(pcs: Sequence[PcCounters], total: int) -> tuple[HotLine, ...]:
 def responsible(h: Hotspots, count: Callable[[PcCounters], float], what: str) -> str:
     """Which lines hold most of a count over the launch's instructions (a stall reason's samples, a memory
     counter), as "smemTranspose.cu lines 65, 67 hold 72% of the long_scoreboard samples"; instructions where the
-    binary has no line information; "" where nothing counts."""
+    binary has no line information, or where the count falls only on instructions without one; "" where nothing
+    counts."""
     total = sum(count(pc) for pc in h.all_pcs)
     if not total > 0:
         return ""
-    if h.lines:
-        groups = [(line.file, line.line, sum(count(pc) for pc in line.pcs)) for line in h.lines]
-        named = _most(groups, total)
+    groups = [(line.file, line.line, sum(count(pc) for pc in line.pcs)) for line in h.lines]
+    named = _most(groups, total)
+    if named:
         files = {file for file, _, _ in named}
         share = sum(n for _, _, n in named) / total
         numbers = _ranges(sorted(line for _, line, _ in named))
@@ -78,10 +79,14 @@ def responsible(h: Hotspots, count: Callable[[PcCounters], float], what: str) ->
         instructions = [(pc.sass or "", pc.pc_offset, count(pc)) for pc in h.all_pcs]
         named = _most(instructions, total)
         share = sum(n for _, _, n in named) / total
-        where = ", ".join(f"+0x{offset:x}" + (f" ({sass.split()[0] if sass else ''})" if sass else "")
-                          for sass, offset, _ in named)
+        where = ", ".join(f"+0x{offset:x}" + (f" ({_opcode(sass)})" if sass else "") for sass, offset, _ in named)
         where = f"the instruction{'s' if len(named) > 1 else ''} at {where}"
     return f"{where} hold{'s' if len(named) == 1 else ''} {share:.0%} of the {what}"
+
+
+def _opcode(sass: str) -> str:
+    """An instruction's opcode, its guard predicate left out: "@!P0 BRA 0x7f50" -> "BRA"."""
+    return next((word for word in sass.split() if not word.startswith("@")), sass)
 
 
 def _ranges(numbers: Sequence[int]) -> str:

@@ -102,9 +102,14 @@ SpecsOpt = Annotated[
     list[Path] | None,
     typer.Option("--specs", help="Extra device spec YAML file or folder (repeatable); overrides built-ins."),
 ]
+PLOT_FILES = "to this file (.png, .svg or .pdf)"
 PlotOpt = Annotated[
     Path | None,
-    typer.Option("--plot", help="Also draw the roofline plot to this file (.png, .svg or .pdf)."),
+    typer.Option("--plot", help=f"Also draw the roofline plot {PLOT_FILES}."),
+]
+TimelinePlotOpt = Annotated[
+    Path | None,
+    typer.Option("--plot", help=f"Also draw each file's kernels as bars of total GPU time {PLOT_FILES}."),
 ]
 MatchOpt = Annotated[
     str,

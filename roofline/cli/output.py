@@ -29,7 +29,7 @@ import typer
 
 from roofline.core.files import file_kind
 from roofline.errors import RooflineError
-from roofline.render import CSV_MARK, GENERATED_BY, GENERATOR
+from roofline.render import CSV_MARKS, GENERATED_BY, GENERATOR
 from roofline.render.names import visible
 
 STDOUT = "-"
@@ -38,7 +38,7 @@ TMP_NAME_CHARS = 200  # of the target's name in its temporary file's, which adds
 _MARK = re.escape(GENERATED_BY).encode()
 _TEXT_MARK = re.compile(rb"(?:" + _MARK + rb" \S+|# " + _MARK + rb" \S+|<!-- " + _MARK + rb" [^\n]*-->)\r?\n")
 _JSON_MARK = re.compile(rb'\{"generator":"' + _MARK + rb" ")
-_CSV_MARK = re.compile(re.escape(CSV_MARK.encode()))  # a CSV starts with its header row, ours with these columns
+_CSV_MARK = re.compile(b"|".join(re.escape(mark.encode()) for mark in CSV_MARKS))  # a CSV's header row, ours
 _SVG_MARK = re.compile(rb"<\?xml[^>]*\?>\s*(?:<!DOCTYPE svg[^>]*>\s*)?<svg [^>]*>\s*<metadata>\s*<rdf:RDF[^>]*>\s*"
                        rb"<cc:Work>\s*<dc:creator>\s*<cc:Agent>\s*<dc:title>" + _MARK + rb" ")
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

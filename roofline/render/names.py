@@ -4,9 +4,11 @@ The parts of a name and how it is fitted to a width are ``roofline.core.kernel_n
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from roofline.core.kernel_names import KernelName, kernel_name
@@ -20,6 +22,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")  # lone ones only: Python's str holds
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _JSON_SURROGATE = re.compile(r"\\ud[89a-f]")  # a surrogate as json.dumps escapes it (pairs included)
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what makes a spreadsheet read a cell as a formula (OWASP)
 
 
 # --- One sanitising function per medium ---------------------------------------------------------------
@@ -51,6 +54,29 @@ def json_text(doc: Any) -> str:
     if _JSON_SURROGATE.search(text):  # rare: look at the strings only then
         text = json.dumps(_encodable(doc), separators=(",", ":"), allow_nan=False)
     return text + "\n"
+
+
+def csv_text(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """A CSV document (RFC 4180: CRLF line ends, a cell with a comma, quote, CR or LF quoted): the header row, then
+    the rows, each cell through ``csv_cell``."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(header)
+    for row in rows:
+        writer.writerow([csv_cell(value) for value in row])
+    return out.getvalue()
+
+
+def csv_cell(value: Any) -> Any:
+    """A CSV cell: empty for null, true/false for flags, text a spreadsheet would run as a formula behind a ``'``
+    (kernel names come from user code)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
 
 
 def _encodable(value: Any) -> Any:

@@ -67,6 +67,24 @@ def test_without_line_information_instructions_are_named_and_the_fix_given() -> 
     assert text == "the instruction at +0x20 (LDG.E) holds 73% of the long_scoreboard samples"  # 55 of 75: past half
 
 
+def test_a_count_only_on_instructions_without_a_line_names_those_instructions() -> None:
+    excess = {"derived__memory_l2_theoretical_sectors_global_excessive": 96.0}
+    pcs = (*PCS[:4], PcCounters(0x60, 0, {}, memory=excess, sass="STG.E [R9.64], R7"))  # no file:line
+    h = hotspots(_launch(pcs))
+    assert h is not None and h.lines
+    text = responsible(h, lambda pc: pc.memory.get("derived__memory_l2_theoretical_sectors_global_excessive", 0),
+                       "excessive L2 sectors")
+    assert text == "the instruction at +0x60 (STG.E) holds 100% of the excessive L2 sectors"
+
+
+def test_an_instruction_is_named_by_its_opcode_without_its_predicate() -> None:
+    pcs = (PcCounters(0x70, 10, {"barrier": 10}, sass="@!P0  BRA 0x7f509b7a0200"),)
+    h = hotspots(_launch(pcs, total=10))
+    assert h is not None
+    text = responsible(h, lambda pc: pc.stalls.get("barrier", 0), "barrier samples")
+    assert text == "the instruction at +0x70 (BRA) holds 100% of the barrier samples"
+
+
 def test_no_per_pc_samples_gives_no_hotspots_and_nothing_counted_gives_no_text() -> None:
     assert hotspots(KernelLaunch(0, 0, "k")) is None
     h = hotspots(_launch((), total=0))

@@ -17,13 +17,16 @@ from markdown_it import MarkdownIt
 
 from roofline.analysis.launches import ReportAnalysis
 from roofline.analysis.roofline import analyze_report
+from roofline.analysis.timeline import timeline_set
 from roofline.compare.pairing import Comparison, pair_reports, parse_matcher
 from roofline.compare.regression import Thresholds, judge
+from roofline.core.timeline import DeviceTime, KernelTime, Timeline
 from roofline.render.compare.html import comparison_html
 from roofline.render.compare.json import comparison_json, diff_json
 from roofline.render.compare.markdown import comparison_markdown, diff_markdown
 from roofline.render.report import flat, html, markdown
 from roofline.render.report import json as report_json
+from roofline.render.timeline.text import render_csv as timeline_csv
 from tests.synthetic import NEW_GPU, OLD_GPU, launch, model
 
 HOSTILE = (
@@ -197,3 +200,11 @@ def test_csv_and_json_give_the_names_back(analysis, comparison):
     assert sorted(p["label"] for p in json.loads(comparison_json(comparison))["kernels"]) == sorted(HOSTILE)
     diff = json.loads(diff_json(judge(comparison, Thresholds(), allow_different_gpu=True)))
     assert sorted(k["label"] for k in diff["kernels"]) == sorted(HOSTILE)
+
+
+def test_timeline_csv_puts_a_formula_name_behind_a_quote():
+    kernels = tuple(KernelTime(name, 1, 1e-6, 1e-6, 1e-6, 1e-6, (0,)) for name in ("=HYPERLINK(1)", "-x", "plain"))
+    text = timeline_csv(timeline_set([Timeline("app.sqlite", kernels, (DeviceTime(0, "GPU", 3, 3e-6, 3e-6),), ())]))
+    assert text.endswith("\r\n") and "\n" not in text.replace("\r\n", "")
+    rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    assert [r["name"] for r in rows] == ["'=HYPERLINK(1)", "'-x", "plain"]

@@ -11,8 +11,8 @@ import typer
 from roofline.cli.common import (
     Document,
     OutputOpt,
-    PlotOpt,
     TimelineFormat,
+    TimelinePlotOpt,
     WideOpt,
     check_distinct_outputs,
     handles_errors,
@@ -40,7 +40,7 @@ def timeline(
     fmt: Annotated[TimelineFormat, typer.Option("--format", "-f", help="Output format: table, json, csv, markdown "
                                                 "or html.")] = "table",
     output: OutputOpt = None,
-    plot: PlotOpt = None,
+    plot: TimelinePlotOpt = None,
     nsys: NsysOpt = None,
     wide: WideOpt = False,
 ) -> None:

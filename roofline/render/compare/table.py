@@ -21,7 +21,7 @@ from roofline.compare.ranking import RECOVERABLE_COUNTS, AppSummary
 from roofline.compare.regression import DiffResult, Verdict
 from roofline.core.kernel_names import KernelName
 from roofline.core.labels import NAMES, letter
-from roofline.core.units import pct, ratio, seconds, si
+from roofline.core.units import counted, pct, ratio, seconds, si
 from roofline.render.names import group_name
 from roofline.render.terminal import Cell, add_rows, escape, plain_table, record, warning_lines
 
@@ -102,8 +102,8 @@ def legend_text(r: ReportRef) -> str:
     """A report in one line: label, GPU, ncu version, launches, spec and ceiling set."""
     spec = f"spec {r.spec_id}" if r.spec_id else "no spec"
     ncu = f"ncu {r.ncu_version}" if r.ncu_version else "ncu version unknown"
-    return (f"{r.label}  {r.device} (CC {r.compute_capability or '?'}), {ncu}, {r.launches} launches, {spec}, "
-            f"{r.ceilings_used} ceilings")
+    return (f"{r.label}  {r.device} (CC {r.compute_capability or '?'}), {ncu}, {counted(r.launches, 'launch')}, "
+            f"{spec}, {r.ceilings_used} ceilings")
 
 
 @dataclass(frozen=True)
@@ -499,7 +499,7 @@ def _print_summaries(console: Console, summaries: Sequence[AppSummary]) -> None:
 def _print_summary(console: Console, s: AppSummary) -> None:
     r = s.report
     groups = ("kernel" if s.by == "kernel" else "NVTX range") + ("s" if s.group_count != 1 else "")
-    console.print(f"[bold]{r.label}[/bold]  {r.device}  {r.launches} launches in {s.group_count} {groups}, "
+    console.print(f"[bold]{r.label}[/bold]  {r.device}  {counted(r.launches, 'launch')} in {s.group_count} {groups}, "
                   f"total {seconds(r.total_time_s)}", highlight=False)
     for line in warning_lines(r.warnings):
         console.print(line, highlight=False)

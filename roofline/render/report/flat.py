@@ -7,22 +7,21 @@ Columns are the JSON paths joined with dots (``flops.fp32``, ``ceilings.datashee
 in the JSON. Numbers are in SI base units, named by the JSON's conventions (``_s``, ``_pct``, ``bytes``...);
 ``to_dataframe`` also gives each numeric column's unit in ``DataFrame.attrs["units"]``.
 
-The CSV starts with its header row, so that any CSV reader takes it as it is; its first cells (``CSV_MARK``) are
-how the writer recognises a CSV of its own before replacing it. A text cell a spreadsheet would take for a formula
-(starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return: kernel names come from user code) is
-prefixed with ``'``, as OWASP's guidance on CSV injection says.
+The CSV starts with its header row, so that any CSV reader takes it as it is; its first cells (the first of
+``CSV_MARKS``) are how the writer recognises a CSV of its own before replacing it. A text cell a spreadsheet would
+take for a formula (starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return: kernel names come from
+user code) is prefixed with ``'``, as OWASP's guidance on CSV injection says (``render.names.csv_text``).
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from roofline.analysis.launches import ReportAnalysis
 from roofline.errors import RooflineError
+from roofline.render.names import csv_text
 from roofline.render.report.json import report_dict, with_reasons
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -94,30 +93,11 @@ def unit(path: str, table: Sequence[Mapping[str, Any]]) -> str:
 
 
 def render(analyses: Sequence[ReportAnalysis]) -> str:
-    """The CSV text (RFC 4180: CRLF line ends, a cell with a comma, quote, CR or LF quoted): the header row (the
-    columns' paths; ``report_dict``'s first keys make it start with ``CSV_MARK``), then one row per launch."""
+    """The CSV text (``render.names.csv_text``): the header row (the columns' paths; ``report_dict``'s first keys
+    make it start with the first of ``CSV_MARKS``), then one row per launch."""
     table = rows(analyses)
     names = columns(table)
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")  # RFC 4180: and a cell holding a CR or LF is quoted
-    writer.writerow(names)
-    for row in table:
-        writer.writerow([_cell(row.get(name)) for name in names])
-    return out.getvalue()
-
-
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what makes a spreadsheet read a cell as a formula (OWASP)
-
-
-def _cell(value: Any) -> Any:
-    """A cell: empty for null, true/false for flags, text a spreadsheet would run as a formula behind a ``'``."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
+    return csv_text(names, ([row.get(name) for name in names] for row in table))
 
 
 def to_dataframe(analyses: ReportAnalysis | Sequence[ReportAnalysis]) -> pandas.DataFrame:

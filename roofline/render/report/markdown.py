@@ -84,8 +84,9 @@ def document(analyses: Sequence[ReportAnalysis], with_plot: bool = False, images
     """The whole report as blocks; ``with_plot`` adds each report's roofline plot data, ``images`` each report's
     plot image path (one per report)."""
     names = ", ".join(f"`{cell(Path(a.report.path).name)}`" for a in analyses)
+    launches = counted(sum(len(a.launches) for a in analyses), "kernel launch")
     blocks = [Block("h1", "Roofline optimization report"),
-              Block("p", f"{names}: {sum(len(a.launches) for a in analyses)} kernel launches. The bound is the "
+              Block("p", f"{names}: {launches}. The bound is the "
                          "verdict over every unit of the GPU (ncu's SpeedOfLight rule on the SM and memory "
                          "throughputs and the waves), with the busiest unit named; percent of roof (the shortest time "
                          "the FP and byte roofs allow over the measured time) explains it. "

@@ -3,8 +3,6 @@ kernels ranked by total GPU time, the NVTX ranges; for several files, the per-ra
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,7 +12,7 @@ from roofline.core.kernel_names import KernelName
 from roofline.core.thresholds import RANK_OUTLIER_PCT
 from roofline.core.timeline import KernelTime, Timeline
 from roofline.core.units import counted, pct, seconds
-from roofline.render.names import visible
+from roofline.render.names import csv_text, visible
 from roofline.render.terminal import add_rows, escape, plain_table, record
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -74,8 +72,10 @@ def _print(console: Console, doc: TimelineSet, top: int) -> None:
         console.print(add_rows(table, [[c if j != 1 else KernelName(c) for j, c in enumerate(row)]
                                        for row in kernel_cells(t, top)], console.width))
         if t.nvtx:
-            nvtx = plain_table(f"NVTX ranges ({min(len(t.nvtx), NVTX_SHOWN)} of {len(t.nvtx)} names, longest "
-                               "first; CPU time)", ("range", "count", "total"))
+            # the title on a line of its own: as a table's title it wraps to the table's width
+            console.print(f"NVTX ranges ({min(len(t.nvtx), NVTX_SHOWN)} of {len(t.nvtx)} names, longest first; "
+                          "CPU time)", highlight=False)
+            nvtx = plain_table("", ("range", "count", "total"))
             console.print(add_rows(nvtx, [[KernelName(r.name), str(r.count), seconds(r.total_s)]
                                           for r in t.nvtx[:NVTX_SHOWN]], console.width))
         console.print()
@@ -124,16 +124,13 @@ def _md_table(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> Iterator
         yield "| " + " | ".join(_md(c) for c in row) + " |"
 
 
-CSV_COLUMNS = ("file", "rank", "name", "count", "total_s", "share", "median_s", "min_s", "max_s", "devices")
+# The first two start with ``render.CSV_MARKS``'s, by which roofline knows the file as its own
+CSV_COLUMNS = ("timeline.path", "timeline.rank", "name", "count", "total_s", "share", "median_s", "min_s", "max_s",
+               "devices")
 
 
 def render_csv(doc: TimelineSet) -> str:
     """One row per kernel and file, every kernel, times in seconds (full precision)."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for rank, t in enumerate(doc.timelines):
-        for k in t.kernels:
-            writer.writerow([t.path, rank, k.name, k.count, repr(k.total_s), repr(t.share(k)), repr(k.median_s),
-                             repr(k.min_s), repr(k.max_s), " ".join(map(str, k.devices))])
-    return out.getvalue()
+    return csv_text(CSV_COLUMNS, ([t.path, rank, k.name, k.count, repr(k.total_s), repr(t.share(k)), repr(k.median_s),
+                                   repr(k.min_s), repr(k.max_s), " ".join(map(str, k.devices))]
+                                  for rank, t in enumerate(doc.timelines) for k in t.kernels))

@@ -194,3 +194,13 @@ def test_no_kernel_in_common_is_one_line_naming_the_nearest_names_and_exit_2(sha
     assert paired.exit_code == 0 and "map ampere_sgemm_128x64_nn=vectorized_blocktiling" in paired.stdout
 
 
+
+
+def test_a_report_of_one_launch_says_1_launch(tmp_path):
+    h100, h200 = ("examples/h100/triad-cupy.roofline.ncu-rep", "examples/h200/triad-cupy.roofline.ncu-rep")
+    for fmt in ("table", "markdown"):
+        out = tmp_path / f"compare.{fmt}"
+        result = invoke(h100, h200, "-f", fmt, "-o", out)
+        assert result.exit_code == 0, result.output
+        text = " ".join(out.read_text().split())  # the table wraps its lines
+        assert text.count("1 launch,") == 2 and "1 launches" not in text

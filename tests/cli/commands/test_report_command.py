@@ -408,3 +408,9 @@ def test_plots_of_compare_and_summary_draw_names_that_are_not_text(tmp_path):
     for command in (["compare", model, model], ["summary", model]):
         proc = cli(*command, "--plot", tmp_path / "p.png")
         assert proc.returncode == 0 and proc.stderr == f"wrote {tmp_path / 'p.png'}\n", proc.stderr
+
+
+def test_markdown_of_one_launch_says_1_kernel_launch(tmp_path):
+    result = run("examples/h100/triad-cupy.roofline.ncu-rep", "-f", "markdown", "-o", tmp_path / "one.md")
+    assert result.exit_code == 0, result.stderr
+    assert "`triad-cupy.roofline.ncu-rep`: 1 kernel launch. The bound" in (tmp_path / "one.md").read_text()

@@ -15,7 +15,7 @@ from roofline.analysis.launches import ReportAnalysis
 from roofline.analysis.roofline import analyze_report
 from roofline.errors import RooflineError
 from roofline.pipeline import analyze_files
-from roofline.render import CSV_MARK, GENERATED_BY
+from roofline.render import CSV_MARKS, GENERATED_BY
 from roofline.render.report import flat
 from roofline.render.report import json as json_render
 from tests import synthetic
@@ -70,7 +70,7 @@ def test_null_is_an_empty_cell_with_its_reason(v100):
 
 def test_the_csv_starts_with_its_header_row_which_marks_it_as_ours(v100):
     text = flat.render(v100)
-    assert text.startswith(CSV_MARK) and GENERATED_BY not in text.splitlines()[0]
+    assert text.startswith(CSV_MARKS[0]) and GENERATED_BY not in text.splitlines()[0]
 
 
 def test_standard_readers_take_the_csv_as_it_is(v100, tmp_path):
