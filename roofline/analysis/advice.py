@@ -112,8 +112,9 @@ def advise(k: LaunchAnalysis, device: Device | None = None, spec: DeviceSpec | N
 
 def _located(item: Advice, k: LaunchAnalysis) -> Advice:
     """An item about a stall reason or a memory pattern, with the lines (or instructions) that hold it, from the
-    launch's hot spots."""
-    where = locate(k.hotspots, item.topic)
+    launch's hot spots: its own topic's, else those of the first cause merged into it that has them (an ncu stall
+    rule cited in the verdict's item)."""
+    where = next((w for t in (item.topic, *item.causes) if (w := locate(k.hotspots, t))), "")
     return replace(item, text=f"{item.text} Where: {where}.") if where else item
 
 

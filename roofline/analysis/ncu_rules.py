@@ -191,14 +191,14 @@ def rule_items(k: LaunchAnalysis, own_topics: set[str], tiny_grid: bool) -> list
             continue
         if not fits(_cause_topic(r), k.verdict.bound, own_topics, tiny_grid):
             continue
-        item = _item(r, topic(r, k.verdict.bound), k.duration_s.value)
+        item = _item(r, topic(r, k.verdict.bound), _cause_topic(r), k.duration_s.value)
         kept = items.get((r.rule, r.title))
         if item is not None and (kept is None or (item.est_saved_s or 0.0) > (kept.est_saved_s or 0.0)):
             items[(r.rule, r.title)] = item
     return list(items.values())
 
 
-def _item(r: RuleResult, about: Topic, duration: float | None) -> Advice | None:
+def _item(r: RuleResult, about: Topic, cause_topic: Topic, duration: float | None) -> Advice | None:
     message = clean_rule_text(r.message)
     text, cause = cut_sentences(message, TEXT_CHARS), focus(r)
     if not re.search(r"\d", text):
@@ -210,7 +210,7 @@ def _item(r: RuleResult, about: Topic, duration: float | None) -> Advice | None:
                   est_saved_s=saved, condition=f"ncu's {r.rule} rule ({r.section} section) reported it",
                   estimate=how, topic=about.key, mechanism=about.mechanism,
                   work_share=work_share(message) if about.mechanism == "work" else None,
-                  also=(source_name(r),))
+                  also=(source_name(r),), causes=(cause_topic.key,))
 
 
 def source_name(r: RuleResult) -> str:

@@ -181,9 +181,10 @@ def _merged(group: list[Advice]) -> Advice:
     if not others:
         return lead
     also = tuple(dict.fromkeys(s for a in (lead, *others) for s in a.also))
+    causes = tuple(dict.fromkeys(c for a in (lead, *others) for c in a.causes))
     estimated = [a for a in others if a.est_saved_s is not None]
     ncu = [a.ncu_saved_s for a in group if a.ncu_saved_s is not None]
-    merged = replace(lead, also=also, ncu_saved_s=max(ncu) if ncu else None)
+    merged = replace(lead, also=also, causes=causes, ncu_saved_s=max(ncu) if ncu else None)
     if lead.est_saved_s is None and estimated:
         best = max(estimated, key=lambda a: a.est_saved_s or 0.0)
         merged = replace(merged, est_saved_s=best.est_saved_s, estimate=best.estimate, bound=best.bound,

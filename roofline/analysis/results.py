@@ -183,6 +183,7 @@ class Advice:
     bound_by: str = ""  # that bound's short name, e.g. "busiest unit's gap"
     ncu_saved_s: float | None = None  # ncu's own estimate as time, where it was above the bound
     also: tuple[str, ...] = ()  # the other sources merged into this item, e.g. "ncu CPIStall: Wait Stalls"
+    causes: tuple[str, ...] = ()  # the topics of the causes merged into it (an ncu stall rule under "roof")
 
 
 @dataclass(frozen=True)

@@ -446,7 +446,19 @@ def test_the_strided_gather_advice_names_its_gather_line():
 
     k = next(k for k in analyze_files([INTOPS])[0].launches if k.launch.name == "gather_strided")
     located = [a for a in k.advice if "Where:" in a.text]
-    assert located and all(a.topic.startswith(("coalescing", "stall:")) for a in located)
+    assert located and all(any(t.startswith(("coalescing", "stall:")) for t in (a.topic, *a.causes)) for a in located)
     coalescing = next(a for a in located if a.topic.startswith("coalescing"))
     assert coalescing.text.endswith("Where: intops.cu line 63 holds 100% of the excessive L2 sectors of global "
                                     "accesses.")
+
+
+def test_a_stall_rule_merged_into_the_verdicts_item_still_names_its_line():
+    """examples/h200/sgemm-lineinfo: the L1-bound SGEMM's roof item cites ncu's MIO-throttle stall rule; the line
+    that holds those samples (line 45, the shared-memory loads of the inner product) is named in it."""
+    sgemm = Path(__file__).resolve().parents[2] / "examples" / "h200" / "sgemm-lineinfo.full.ncu-rep"
+    (k,) = analyze_files([sgemm])[0].launches
+    (roof,) = [a for a in k.advice if a.topic == "roof"]
+    assert "ncu CPIStall: Mio Throttle Stalls" in roof.also and "stall:mio_throttle" in roof.causes
+    line, share = _line_share(k, lambda pc: pc.stalls.get("mio_throttle", 0))
+    assert line == 45
+    assert f"Where: sgemm.cu line 45 holds {share:.0%} of the mio_throttle samples." in roof.text
