@@ -528,6 +528,7 @@ def _stalls(k: LaunchAnalysis) -> list[Advice]:
 # Sectors per warp instruction above which no word size coalesces: 32 threads x 16 bytes (the widest load) fill
 # 16 sectors, 4-byte words 4 (the unit-stride wall); a warp touching more sectors than 16 is scattered.
 WIDEST_COALESCED_SECTORS = 16
+IDLE_LANES_NAMED = 0.9  # thread instructions / 32 under this share of the warp rate: the idle lanes are named
 _OPERATIONS = {"ld": "loads", "st": "stores"}
 
 
@@ -541,7 +542,7 @@ def _issue_bound(k: LaunchAnalysis) -> list[Advice]:
     share = 100 * rate / peak
     threads = r.thread_gips_per_32.value
     idle = (f"; {pct(100 * (1 - threads / rate))} of the lanes of issued instructions are inactive or predicated off, "
-            "so converged warps would issue fewer" if threads is not None and threads < rate * 0.9 else "")
+            "so converged warps would issue fewer" if threads is not None and threads < rate * IDLE_LANES_NAMED else "")
     return [Advice(kind="instructions", title="Issue fewer instructions",
                    text=f"Issue-bound at {pct(share)} of the peak warp instruction rate ({ratio(rate)} of "
                         f"{ratio(peak)} warp GIPS){idle}: only fewer instructions per element shorten it (wider "

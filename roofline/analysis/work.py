@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 LAUNCH = "launch"  # the governing "resource" of a latency-bound or small-grid kernel: launch and latency
 MIXED = "mixed definitions"  # a level whose launches use more than one byte definition
+FLOPS_FILL_SHARE = 0.5  # FLOPs under this share of a busy FP pipe's roof: the pipe is busy with other instructions
 
 
 @dataclass(frozen=True)
@@ -202,7 +203,7 @@ def _flops_or_instructions(pipe_pct: float, roof: RoofPosition, precisions: tupl
     if not shares:  # no FLOP counts (a basic set): the pipe's first precision, its FLOPs unknown
         return f"flops.{precisions[0]}"
     nearest = max(shares, key=lambda p: shares[p])
-    return f"flops.{nearest}" if shares[nearest] >= pipe_pct / 2 else "instructions"
+    return f"flops.{nearest}" if shares[nearest] >= pipe_pct * FLOPS_FILL_SHARE else "instructions"
 
 
 def _key(roof: str) -> str:
