@@ -11,8 +11,8 @@ name in ``text`` or, by id, in ``textId``; the GPUs are in ``TARGET_INFO_GPU`` (
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
-from contextlib import closing
+from collections.abc import Iterator, Sequence
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 from roofline.core.files import open_regular
@@ -30,7 +30,7 @@ EXPORT_HINT = "give nsys's SQLite export (nsys export --type sqlite FILE, or nsy
 
 def read_timeline(path: Path, nvtx: str | None = None) -> Timeline:
     """The timeline of one SQLite export; ``nvtx``: keep only the kernels launched inside ranges of that name."""
-    with closing(_connect(path)) as db:
+    with _export(path) as db:
         tables = _tables(db)
         if KERNELS not in tables:
             raise ReportError(f"{path}: the profile holds no GPU kernels (no {KERNELS} table)",
@@ -52,7 +52,7 @@ def representatives(path: Path, names: Sequence[str]) -> dict[str, Representativ
     """The median-duration launch of each kernel named, by its index among that kernel's launches in launch order
     (correlationId: the order of the CUDA API calls), which is what ncu's --launch-skip counts in a one-process
     application."""
-    with closing(_connect(path)) as db:
+    with _export(path) as db:
         if KERNELS not in _tables(db) or not names:
             return {}
         rows = db.execute(f"""
@@ -63,6 +63,17 @@ def representatives(path: Path, names: Sequence[str]) -> dict[str, Representativ
                               COUNT(*) OVER (PARTITION BY name) AS n FROM a)
             SELECT name, ix, d FROM r WHERE rn = (n + 1) / 2""", list(names))
         return {name: Representative(name, ix, d * NS) for name, ix, d in rows}
+
+
+@contextmanager
+def _export(path: Path) -> Iterator[sqlite3.Connection]:
+    """The export, open read-only; a query that meets a table or column it lacks (a truncated or hand-made file) is
+    a ReportError naming the file, not a traceback."""
+    with closing(_connect(path)) as db:
+        try:
+            yield db
+        except sqlite3.DatabaseError as err:
+            raise ReportError(f"{path}: not an nsys export this reader knows ({err})", EXPORT_HINT) from None
 
 
 def _connect(path: Path) -> sqlite3.Connection:

@@ -146,6 +146,17 @@ def test_an_sqlite_file_that_is_not_an_nsys_export(tmp_path: Path) -> None:
         read_timeline(path)
 
 
+def test_a_kernel_table_without_the_columns_read_is_one_line(tmp_path: Path) -> None:
+    """A truncated or hand-made export whose kernel table lacks shortName: the SQL error names the file."""
+    path = make_db(tmp_path / "cut.sqlite", "CREATE TABLE StringIds (id INTEGER, value TEXT)",
+                   "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INT)",
+                   "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1)")
+    with pytest.raises(ReportError, match="cut.sqlite: not an nsys export this reader knows \\(no such column"):
+        read_timeline(path)
+    with pytest.raises(ReportError, match="no such column"):
+        representatives(path, ["k"])
+
+
 def test_nvtx_needs_the_nvtx_and_cuda_api_traces() -> None:
     with pytest.raises(ReportError, match="--nvtx needs the NVTX_EVENTS table"):
         read_timeline(find_shared_nsys("v100-pcie-32gb_openmp-offload-stream_2020.3.sqlite"), "range")
