@@ -48,6 +48,8 @@ ul { margin: 4px 0 10px; padding-left: 22px; }
 li { margin: 2px 0; }
 code { font: 12.5px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; background: #f0f2f5;
   padding: 1px 4px; border-radius: 3px; word-break: break-all; }
+pre { background: #f0f2f5; padding: 6px 10px; border-radius: 3px; overflow-x: auto; }
+pre code { background: none; padding: 0; border-radius: 0; word-break: normal; }
 table { border-collapse: collapse; margin: 6px 0 12px; font-variant-numeric: tabular-nums; }
 th, td { padding: 3px 10px; border-bottom: 1px solid #e3e6eb; text-align: left; vertical-align: top; }
 th { background: #eef1f5; font-weight: 600; }

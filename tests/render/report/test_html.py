@@ -126,6 +126,16 @@ def test_the_instruction_roofline_section_is_in_the_page():
     assert "<li>531 warp GIPS, 67.3% of the issue peak (789 GIPS); thread instructions / 32: 531 GIPS</li>" in page
 
 
+def test_a_source_listing_is_one_block_without_inline_code_padding():
+    """Inline code's padding and background applied to a listing's <code> shifted its first line right by the
+    padding (seen in a screenshot of the H200 SGEMM's hot lines); the listing's block carries them instead."""
+    page = html.render(analyze_files([Path(__file__).resolve().parents[3] / "examples" / "h200" /
+                                      "sgemm-lineinfo.full.ncu-rep"]))
+    assert "<pre><code>" in page
+    assert re.search(r"pre code \{[^}]*background: none; padding: 0;", page)
+    assert re.search(r"(?m)^pre \{[^}]*background: #f0f2f5; padding: 6px 10px;", page)
+
+
 def test_source_listings_are_escaped_preformatted_text():
     block = markdown.Block("code", "  if (a < b && c) { x = \"<script>\"; }")
     assert html.block_html(block) == ("<pre><code>  if (a &lt; b &amp;&amp; c) { x = &quot;&lt;script&gt;&quot;; }"
