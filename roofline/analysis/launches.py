@@ -43,7 +43,7 @@ class Columns:
     attained: np.ndarray  # Verdict.attained_pct
     recoverable: np.ndarray  # analysis.recoverable_time
     small_grid: np.ndarray  # analysis.small_grid_time
-    no_throughputs: np.ndarray  # why a launch has no SpeedOfLight throughputs ("" where it has them)
+    no_throughputs: np.ndarray  # why a launch has no SpeedOfLight throughputs (a NoThroughputs), "" where it has
     sm_pct: np.ndarray
     memory_pct: np.ndarray
     waves: np.ndarray

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import TYPE_CHECKING, Literal
 
 from roofline.core.cohorts import largest
@@ -34,17 +35,40 @@ AdviceSource = Literal["roofline", "verdict", "occupancy", "tensor_cores", "stal
 Mechanism = Literal["latency", "work", "roof", "grid", "precision", "none"]
 
 
+class Cause(Enum):
+    """Why a value (or a verdict) is None, as data: metrics the report lacks (``missing`` names them, ``collect``
+    the option collecting them), metrics ncu stored as NaN (it could not measure the launch), no ceiling to compare
+    with, or another reason the analysis states in its ``reason`` line."""
+
+    MISSING_METRICS = "missing metrics"
+    NOT_MEASURABLE = "not measurable"
+    NO_CEILING = "no ceiling"
+    OTHER = "other"
+
+
 @dataclass(frozen=True)
 class Value:
-    """A number in SI base units, or None with the reason (missing metrics and the fix)."""
+    """A number in SI base units, or None with the reason: its line (``reason``), and as data the metrics the report
+    lacks (``missing``) and the option that collects them (``collect``)."""
 
     value: float | None
     reason: str = ""
     via: str = ""
+    missing: tuple[str, ...] = ()
+    collect: str = ""
 
     @classmethod
     def of(cls, measured: Measured) -> Value:
-        return cls(measured.value, measured.reason, measured.via)
+        lacking = measured.value is None and not measured.via
+        return cls(measured.value, measured.reason, measured.via, measured.missing if lacking else (),
+                   measured.hint if lacking and measured.missing else "")
+
+    @property
+    def cause(self) -> Cause | None:
+        """Why the value is None (None when it is not)."""
+        if self.value is not None:
+            return None
+        return Cause.MISSING_METRICS if self.missing and self.collect else Cause.OTHER
 
 
 @dataclass(frozen=True)
@@ -82,6 +106,9 @@ class Verdict:
     top_units: tuple[BusyUnit, ...] = ()  # the busiest units of both sides, busiest first
     ncu_title: str = ""  # the title ncu's SOLBottleneck rule gives these numbers
     reason: str = ""
+    cause: Cause | None = None  # why there are no throughputs (a roofline-only verdict, or none), as data
+    missing: tuple[str, ...] = ()  # the throughput metrics the report lacks
+    collect: str = ""  # the option that collects them
 
     @property
     def attained_pct(self) -> float | None:
@@ -184,6 +211,8 @@ class Advice:
     ncu_saved_s: float | None = None  # ncu's own estimate as time, where it was above the bound
     also: tuple[str, ...] = ()  # the other sources merged into this item, e.g. "ncu CPIStall: Wait Stalls"
     causes: tuple[str, ...] = ()  # the topics of the causes merged into it (an ncu stall rule under "roof")
+    capped: bool = False  # est_saved_s is the item's physical bound ("saves at most"), not its own estimate
+    ncu_local_pct: float | None = None  # ncu's LOCAL estimate: one unit's efficiency gain in percent, not a time
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from roofline.core.choices import OUTPUT_OPTION, GroupBy, NameBase
 from roofline.core.kernel_filter import LANGUAGE, NAME_BASE_HELP
 from roofline.core.labels import LEGEND_KERNELS
 from roofline.core.model import CeilingSet
+from roofline.core.thresholds import READ_LIMIT_BASE_S, READ_LIMIT_S_PER_MIB, SPREAD_THRESHOLD_PCT
 from roofline.pipeline import AnalysisOptions
 from roofline.render.base import Document as Document
 from roofline.render.base import Kind, find_format, format_names, image_names
@@ -48,7 +49,6 @@ else:  # the registry's format names as the Literal typer checks on the command 
     SummaryFormat = Literal[format_names("summary")]
     TimelineFormat = Literal[format_names("timeline")]
     ProjectFormat = Literal[format_names("project")]
-SPREAD_THRESHOLD_PCT = 10.0  # default of `report --spread-threshold`
 REPORTS_DIR = Path("reports")
 WIDE_COLUMNS = 100_000  # --wide: a table width no kernel name reaches
 _REPORT_SUFFIXES = (".ncu-rep", ".roofline.json", ".json")
@@ -132,7 +132,8 @@ AlphaOpt = Annotated[
 TimeoutOpt = Annotated[
     float | None,
     typer.Option("--timeout", metavar="SECONDS", click_type=Number(0.0, MAX_TIMEOUT_S, above=True),
-                 help="Stop reading an .ncu-rep after this long (default: 30 s + 0.5 s per MiB of the file)."),
+                 help=f"Stop reading an .ncu-rep after this long (default: {READ_LIMIT_BASE_S:g} s + "
+                 f"{READ_LIMIT_S_PER_MIB:g} s per MiB of the file)."),
 ]
 JobsOpt = Annotated[
     int | None,

@@ -45,10 +45,10 @@ from typing import TYPE_CHECKING
 from roofline.analysis.kernels import REFERENCE_S, KernelStats, per_launch, roof_time
 from roofline.analysis.results import Value
 from roofline.analysis.roofline import roof_position
-from roofline.analysis.verdict import HIGH_THROUGHPUT_PCT
 from roofline.analysis.work import LAUNCH, governing, measure_label
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, Device
+from roofline.core.thresholds import HIGH_THROUGHPUT_PCT
 from roofline.core.units import seconds
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from roofline.core.files import open_regular, regular_file
+from roofline.core.thresholds import READ_LIMIT_BASE_S, READ_LIMIT_S_PER_MIB
 from roofline.errors import ReportError
 from roofline.ncu import container as ncu_file
 from roofline.ncu.child import Child, answer, take_ahead
@@ -37,9 +38,6 @@ NOT_A_FILE_FIX = "pass the .ncu-rep or .json report file itself (save a stream t
 MODEL_PARSE_FACTOR = 3
 MODEL_HEAD_BYTES = 4096  # read first, to refuse a file that cannot be a JSON object before reading it whole
 JSON_SPACE = b" \t\r\n\xef\xbb\xbf"  # white space JSON allows before a value, and a UTF-8 byte-order mark
-# The reader's time limit: ncu_report reads 10-20 MB/s here, so this leaves a 5-10x margin on large files.
-READ_LIMIT_BASE_S = 30.0
-READ_LIMIT_S_PER_MIB = 0.5
 
 
 def load_report(path: str | os.PathLike[str], time_limit_s: float | None = None, early: Early | None = None,

@@ -19,7 +19,7 @@ from roofline.analysis.roofline import (
     report_ceilings,
     roof_position,
 )
-from roofline.analysis.verdict import LATENCY_BELOW_PCT
+from roofline.core.thresholds import LATENCY_BELOW_PCT
 from roofline.core.model import Ceilings, Device, KernelLaunch, Report
 from roofline.specs.catalog import DeviceSpec
 

@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from roofline.analysis.launches import ReportAnalysis
+from roofline.analysis.view import ReportSetView, ReportView
 from roofline.errors import RooflineError
 from roofline.render.names import csv_text
 from roofline.render.report.json import report_dict, with_reasons
@@ -46,12 +46,12 @@ _UNITS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), u) for p
 ))
 
 
-def rows(analyses: Sequence[ReportAnalysis]) -> list[dict[str, Any]]:
+def rows(views: Sequence[ReportView]) -> list[dict[str, Any]]:
     """One flat dict per launch, in report order: the report's leaves (``report.*``; not its ceilings, the medians
     of the launches' own, which each row carries), then the launch's."""
     out = []
-    for a in analyses:
-        doc = report_dict(a)
+    for v in views:
+        doc = report_dict(v)
         left_out = ("kernels", "groups", "reasons", "ceilings")
         head = flatten({k: v for k, v in doc.items() if k not in left_out}, "report")
         out += [{**head, **flatten(with_reasons(_without_hotspots(kernel), doc["reasons"]))}
@@ -92,18 +92,19 @@ def unit(path: str, table: Sequence[Mapping[str, Any]]) -> str:
     return next((u for pattern, u in _UNITS if pattern.search(path)), "")
 
 
-def render(analyses: Sequence[ReportAnalysis]) -> str:
+def render(view: ReportSetView) -> str:
     """The CSV text (``render.names.csv_text``): the header row (the columns' paths; ``report_dict``'s first keys
     make it start with the first of ``CSV_MARKS``), then one row per launch."""
-    table = rows(analyses)
+    table = rows(view.reports)
     names = columns(table)
     return csv_text(names, ([row.get(name) for name in names] for row in table))
 
 
-def to_dataframe(analyses: ReportAnalysis | Sequence[ReportAnalysis]) -> pandas.DataFrame:
-    """The launches of one analysis (or several) as a pandas DataFrame, one row per launch and one column per
-    JSON leaf (units in ``.attrs["units"]``). Needs pandas: RooflineError with the install line otherwise."""
-    return dataframe(rows([analyses] if isinstance(analyses, ReportAnalysis) else analyses))
+def to_dataframe(views: ReportView | Sequence[ReportView]) -> pandas.DataFrame:
+    """The launches of one report's view (or several) as a pandas DataFrame, one row per launch and one column per
+    JSON leaf (units in ``.attrs["units"]``); ``roofline.to_dataframe`` takes analyses. Needs pandas: RooflineError
+    with the install line otherwise."""
+    return dataframe(rows([views] if isinstance(views, ReportView) else views))
 
 
 def dataframe(table: Sequence[Mapping[str, Any]]) -> pandas.DataFrame:
