@@ -37,38 +37,31 @@ Mechanism = Literal["latency", "work", "roof", "grid", "precision", "none"]
 
 class Cause(Enum):
     """Why a value (or a verdict) is None, as data: metrics the report lacks (``missing`` names them, ``collect``
-    the option collecting them), metrics ncu stored as NaN (it could not measure the launch), no ceiling to compare
-    with, or another reason the analysis states in its ``reason`` line."""
+    the option collecting them), no expectation the roofline can give (a pair's expected speedup where a side is
+    launch- or latency-bound, or balanced), or another reason the analysis states in its ``reason`` line."""
 
     MISSING_METRICS = "missing metrics"
-    NOT_MEASURABLE = "not measurable"
-    NO_CEILING = "no ceiling"
+    NO_EXPECTATION = "no roofline expectation"
     OTHER = "other"
 
 
 @dataclass(frozen=True)
 class Value:
-    """A number in SI base units, or None with the reason: its line (``reason``), and as data the metrics the report
-    lacks (``missing``) and the option that collects them (``collect``)."""
+    """A number in SI base units, or None with the reason: its line (``reason``), and as data its ``cause``, the
+    metrics the report lacks (``missing``) and the option that collects them (``collect``)."""
 
     value: float | None
     reason: str = ""
     via: str = ""
     missing: tuple[str, ...] = ()
     collect: str = ""
+    cause: Cause | None = None  # None: a value, or a reason stated only in ``reason`` (Cause.OTHER)
 
     @classmethod
     def of(cls, measured: Measured) -> Value:
-        lacking = measured.value is None and not measured.via
+        lacking = measured.value is None and not measured.via and bool(measured.missing)
         return cls(measured.value, measured.reason, measured.via, measured.missing if lacking else (),
-                   measured.hint if lacking and measured.missing else "")
-
-    @property
-    def cause(self) -> Cause | None:
-        """Why the value is None (None when it is not)."""
-        if self.value is not None:
-            return None
-        return Cause.MISSING_METRICS if self.missing and self.collect else Cause.OTHER
+                   measured.hint if lacking else "", Cause.MISSING_METRICS if lacking and measured.hint else None)
 
 
 @dataclass(frozen=True)

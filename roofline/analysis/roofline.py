@@ -51,10 +51,11 @@ def report_ceilings(launch: KernelLaunch, device: Device, tensor_dtype: str,
     traffic = traffic or _traffic(launch, device)
     bw = {level: t.peak_bytes_per_s for level, t in traffic.items()}
     missing = {k: v.reason for k, v in {**flops, **bw}.items() if v.value is None}
+    collect = {k: v.hint for k, v in {**flops, **bw}.items() if v.value is None and v.missing and v.hint and not v.via}
     clock = launch.value(m.SM_CLOCK)
     note = per_row(_clock_note, clock) if truth(clock) else "measured clocks"
     ceilings = Ceilings("measured-clock", {k: v.value for k, v in flops.items()}, {k: v.value for k, v in bw.items()},
-                        clock_note=note, tensor_dtype=tensor_dtype, missing=missing)
+                        clock_note=note, tensor_dtype=tensor_dtype, missing=missing, collect=collect)
     return ceilings, {level: t.definition for level, t in traffic.items()}
 
 
@@ -91,7 +92,7 @@ def clock_ceilings(report: Ceilings, sheet: Ceilings | None, spec: DeviceSpec | 
         note = per_row(str.__add__, note, f"; datasheet roofs scaled to the measured clocks for {names}")
     return Ceilings("kernel-clock", {k: roofs[k] for k in PRECISIONS}, {k: roofs[k] for k in LEVELS}, clock_note=note,
                     tensor_dtype=report.tensor_dtype, missing=missing, scaled=scaled, unscaled=tuple(unscaled),
-                    clock=report.clock)
+                    clock=report.clock, collect={k: report.collect[k] for k in missing if k in report.collect})
 
 
 def _clock_factor(key: str, spec: DeviceSpec, launch: KernelLaunch, device: Device) -> tuple[float, str, bool]:
@@ -425,8 +426,9 @@ def _median_set(source: CeilingSet, sets: Sequence[Ceilings], dtype: str) -> Cei
     missing = {key: why for c in reversed(sets) for key, why in c.missing.items() if roofs.get(key) is None}
     scaled = {key: how for c in reversed(sets) for key, how in c.scaled.items()}
     unscaled = tuple(dict.fromkeys(key for c in sets for key in c.unscaled))
+    collect = {key: how for c in reversed(sets) for key, how in c.collect.items() if key in missing}
     return Ceilings(source, flops, bandwidth, clock_note=note, tensor_dtype=lead.tensor_dtype, missing=missing,
-                    scaled=scaled, unscaled=unscaled, clock=lead.clock)
+                    scaled=scaled, unscaled=unscaled, clock=lead.clock, collect=collect)
 
 
 def _at_the_median(sets: Sequence[Ceilings], roofs: Mapping[str, float | None]) -> Ceilings:

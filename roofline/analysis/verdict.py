@@ -136,7 +136,7 @@ def throughputs(launch: KernelLaunch) -> Throughputs | NoThroughputs:
     if sm is None or memory is None:
         nan = sorted({m.SM_THROUGHPUT, m.MEMORY_THROUGHPUT} & launch.nan_metrics)
         if nan:
-            return NoThroughputs(Cause.NOT_MEASURABLE, f"ncu stored NaN for {nan[0]}: it could not measure this "
+            return NoThroughputs(Cause.OTHER, f"ncu stored NaN for {nan[0]}: it could not measure this "
                                  f"launch; {m.HINT_NAN}", (nan[0],), m.HINT_NAN)
         names = (m.SM_THROUGHPUT.split('.')[0], m.MEMORY_THROUGHPUT.split('.')[0])
         return NoThroughputs(Cause.MISSING_METRICS, f"no SpeedOfLight throughputs ({', '.join(names)}) in the "

@@ -185,7 +185,9 @@ def unavailable(a: ReportAnalysis) -> tuple[Unavailable, ...]:
         used = k.ceilings[a.ceilings_used]
         for roof, why in used.missing.items():
             found.setdefault((f"{used.source} roof", NAMES[roof], why), set()).add(k.launch.key)
-            kinds.setdefault(why, (Cause.NO_CEILING, (), "", why))
+            collect = used.collect.get(roof, "")
+            kinds.setdefault(why, (Cause.MISSING_METRICS, (), collect, why) if collect in COLLECT_HINTS
+                             else (Cause.OTHER, (), "", why))
     lines: dict[tuple[Cause, str, str, frozenset[str]], dict[str, list[str]]] = {}
     missing: dict[tuple[Cause, str, str, frozenset[str]], tuple[str, ...]] = {}
     for (what, which, why), keys in found.items():
@@ -204,4 +206,4 @@ def _kind(v: Value) -> tuple[Cause, tuple[str, ...], str, str]:
     missing are grouped by their option where it is one of the stock sets' (``COLLECT_HINTS``)."""
     if v.cause is Cause.MISSING_METRICS and v.collect in COLLECT_HINTS:
         return Cause.MISSING_METRICS, v.missing, v.collect, v.reason
-    return v.cause or Cause.OTHER, (), "", v.reason
+    return Cause.OTHER, (), "", v.reason

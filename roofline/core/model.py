@@ -189,6 +189,7 @@ class Ceilings:
     scaled: Mapping[str, str] = field(default_factory=dict)
     unscaled: tuple[str, ...] = ()  # the roofs of ``scaled`` left at the datasheet's clock (no measured clock)
     clock: str = ""  # the clock alone, the first part of ``clock_note`` (which may go on after a ";")
+    collect: Mapping[str, str] = field(default_factory=dict)  # per roof in ``missing`` for want of metrics: the option
 
     def __post_init__(self) -> None:
         if not self.clock:
@@ -197,6 +198,7 @@ class Ceilings:
         object.__setattr__(self, "bytes_per_s", _frozen({k: self.bytes_per_s.get(k) for k in LEVELS}))
         object.__setattr__(self, "missing", _frozen(self.missing))
         object.__setattr__(self, "scaled", _frozen(self.scaled))
+        object.__setattr__(self, "collect", _frozen(self.collect))
 
     def roof(self, key: str) -> float | None:
         """The roof of a precision (FLOP/s) or a memory level (bytes/s)."""

@@ -9,13 +9,15 @@ from typing import Annotated
 import typer
 
 from roofline.cli.common import (
-    Document,
     OutputOpt,
+    TimelineDocument,
     TimelineFormat,
     TimelinePlotOpt,
     WideOpt,
     check_distinct_outputs,
     handles_errors,
+    image,
+    render_image,
     terminal_width,
     write_document,
 )
@@ -54,9 +56,8 @@ def timeline(
     plot_fmt = plot_format(plot) if plot is not None else None
     check_distinct_outputs("timeline", fmt, output, plot, files)
     doc = timeline_set([load_timeline(f, nvtx, nsys) for f in files])
+    document = TimelineDocument(doc, width=terminal_width(wide), top=top)
     also = []
     if plot is not None and plot_fmt is not None:
-        from roofline.render.timeline.plot import draw
-
-        also.append((plot, draw(doc, plot_fmt)))
-    write_document("timeline", fmt, Document(doc, width=terminal_width(wide), top=top), output, files, also)
+        also.append((plot, image(render_image("timeline", document, plot_fmt))))
+    write_document("timeline", fmt, document, output, files, also)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
-from roofline.analysis.kernels import KernelStats, why_no_roof
+from roofline.analysis.kernels import KernelStats
 from roofline.analysis.launches import KernelGroup
 from roofline.compare.pairing import Comparison
 from roofline.compare.ranking import AppSummary
@@ -182,14 +182,14 @@ def _point(s: KernelStats, label: str, report: int, normalize: bool) -> tuple[Po
     if normalize:
         pct = s.roof.pct_of_roof
         if pct is None:
-            return None, why_no_roof(s)
+            return None, s.why_no_roof
         if pct <= 0:
             return None, "0% of roof (no place on log axes)"
         return Point(label, report, float(report), pct), ""
     x = s.intensity["dram"]
     rates = [v.value for v in s.flop_per_s.values() if v.value is not None]
     if x.value is None:
-        return None, f"no DRAM intensity ({why_no_roof(s) if not rates else x.reason})"
+        return None, f"no DRAM intensity ({s.why_no_roof if not rates else x.reason})"
     if not rates or x.value <= 0 or sum(rates) <= 0:
         return None, "no floating-point work (zero FLOPs cannot be drawn on log axes; try --normalize)"
     return Point(label, report, x.value, sum(rates)), ""
@@ -238,6 +238,11 @@ def nothing_to_compare(c: Comparison) -> str:
 def comparison_plot(c: Comparison, fmt: PlotFormat, normalize: bool = False) -> bytes:
     """The comparison plot as PNG, SVG or PDF bytes."""
     return to_bytes(comparison_figure(c, normalize), fmt)
+
+
+def pngs(c: Comparison, normalize: bool = False) -> list[bytes | None]:
+    """The comparison plot as the one PNG beside a Markdown comparison."""
+    return [comparison_plot(c, "png", normalize)]
 
 
 def comparison_svg(c: Comparison, normalize: bool = False) -> str:
