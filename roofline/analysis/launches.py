@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, overload
 
 from roofline.analysis.results import LaunchAnalysis, Side
+from roofline.core import display
 from roofline.core.cohorts import picker
 from roofline.core.model import CeilingSet, Device, KernelLaunch, Report
 
@@ -218,12 +219,10 @@ class ReportAnalysis:
         """The launches that are analysed: all but those marked invalid (kept in ``launches`` to be shown)."""
         return self.launches.where(~self.launches.table.columns.invalid[self.launches.indices])
 
-    def _repr_html_(self) -> str:
-        """The analysis as Jupyter shows it: the HTML report's summary and kernel ranking
-        (``render.report.html.notebook``)."""
-        from roofline.render.report.html import notebook
-
-        return notebook(self)
+    def _repr_html_(self) -> str | None:
+        """The analysis as Jupyter shows it: the hook the Python API registers (the HTML report's summary and kernel
+        ranking, ``roofline.core.display``)."""
+        return display.html("report", self)
 
 
 @dataclass(frozen=True)

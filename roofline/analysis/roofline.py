@@ -242,9 +242,9 @@ def _level_notes(traffic: Mapping[str, m.Traffic], l2_total: Value) -> tuple[str
         inside, outside = traffic[inner].bytes.value, traffic[outer].bytes.value
         if not traffic[inner].one_way or inside is None or outside is None or inside >= outside:
             continue
-        total = (f"; all L2 traffic, stores included, is bytes.l2_total ({l2_total.via.split(' (')[0]})"
+        total = (f"; all L2 traffic, stores included, is bytes.l2_total ({l2_total.via})"
                  if l2_total.value is not None else "")
-        notes.append(f"{NAMES[inner]} bytes count {traffic[inner].one_way} ({traffic[inner].definition.split(':')[0]}"
+        notes.append(f"{NAMES[inner]} bytes count {traffic[inner].one_way} ({traffic[inner].counter}"
                      f" definition), so they fall below the {NAMES[outer]} bytes and the hierarchy looks inverted"
                      f"{total}")
     return tuple(notes)

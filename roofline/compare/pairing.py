@@ -41,6 +41,7 @@ from roofline.analysis.results import Cause, Value
 from roofline.analysis.work import WorkCheck, compare_work, governing, measure_label
 from roofline.compare.noise import Change, compare_times
 from roofline.compare.projection import Projection, project
+from roofline.core import display
 from roofline.core.kernel_families import family
 from roofline.core.labels import NAMES, letter
 from roofline.core.model import CeilingSet, Device
@@ -246,12 +247,10 @@ class Comparison:
     alpha: float = ALPHA
     work_tolerance: float = WORK_TOLERANCE
 
-    def _repr_html_(self) -> str:
-        """The comparison as Jupyter shows it: the HTML comparison without its plot
-        (``render.compare.html.notebook``)."""
-        from roofline.render.compare.html import notebook
-
-        return notebook(self)
+    def _repr_html_(self) -> str | None:
+        """The comparison as Jupyter shows it: the hook the Python API registers (the HTML comparison without its
+        plot, ``roofline.core.display``)."""
+        return display.html("compare", self)
 
 
 def report_labels(analyses: Sequence[ReportAnalysis]) -> list[str]:

@@ -422,12 +422,14 @@ def tensor_flops(launch: KernelLaunch, device: Device) -> tuple[Measured, dict[s
 # --- Bytes per memory level -------------------------------------------------------------------------
 class Traffic(NamedTuple):
     """Bytes moved at one memory level and the matching peak bandwidth, under one metric definition.
-    ``one_way`` names the one direction the definition counts ("" when it counts loads and stores)."""
+    ``one_way`` names the one direction the definition counts ("" when it counts loads and stores), and ``counter``
+    the definition's short name where it does ("lts2xbar")."""
 
     bytes: Measured
     peak_bytes_per_s: Measured
     definition: str
     one_way: str = ""
+    counter: str = ""
 
 
 def dram_traffic(launch: KernelLaunch) -> Traffic:
@@ -456,11 +458,12 @@ def l2_traffic(launch: KernelLaunch) -> Traffic:
         moved = Measured(scale * xbar_cycles.value, via=f"{scale} x {xbar_cycles.via}")
         peak_m = _scaled(peak(launch, LTS2XBAR_CYCLES, "lts"), scale)
         return Traffic(moved, _with_hint(peak_m, HINT_CACHE), "lts2xbar: L2 to crossbar bytes (ncu 2025 definition)",
-                       "L2 -> SM returns (loads), not stores")
+                       "L2 -> SM returns (loads), not stores", "lts2xbar")
     reads = counter(launch, XBAR2L1TEX_READ)
     if reads.value is not None:
         return Traffic(reads, _with_hint(peak(launch, XBAR2L1TEX_READ, "l1tex"), HINT_CACHE),
-                       "xbar2l1tex: L2 to L1 read bytes only (ncu 2023-2024 definition)", "L2 -> L1 reads, not stores")
+                       "xbar2l1tex: L2 to L1 read bytes only (ncu 2023-2024 definition)", "L2 -> L1 reads, not stores",
+                       "xbar2l1tex")
     return Traffic(_absent([f"{LTS_T_BYTES}.sum", f"{LTS2XBAR_CYCLES}.sum", f"{XBAR2L1TEX_READ}.sum"], HINT_CACHE),
                    _absent([f"{LTS_T_BYTES}.sum.peak_sustained"], HINT_CACHE), "")
 
@@ -490,7 +493,7 @@ def l1_traffic(launch: KernelLaunch, device: Device) -> Traffic:
             peak_m = _scaled(peak(launch, name, "l1tex"), scale)
             return Traffic(moved, _with_hint(peak_m, HINT_CACHE),
                            "lsu_writeback: L1 to register bytes, global/local (ncu 2023+ definition)",
-                           "L1 -> register writebacks (loads), not stores")
+                           "L1 -> register writebacks (loads), not stores", "lsu_writeback")
     return Traffic(_absent([f"{L1TEX_T_BYTES}.sum", f"{_writeback_order(device)[0]}.sum"], HINT_CACHE),
                    _absent([f"{L1TEX_T_BYTES}.sum.peak_sustained"], HINT_CACHE), "")
 

@@ -11,7 +11,6 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from roofline import __version__
 from roofline.analysis.launches import KernelGroup, ReportAnalysis
 from roofline.analysis.results import (
     Advice,
@@ -29,6 +28,7 @@ from roofline.analysis.results import (
 )
 from roofline.analysis.view import ReportSetView, ReportView
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, PcCounters
+from roofline.core.version import __version__
 from roofline.ncu.metrics import HINT_PC_SAMPLES
 from roofline.render import GENERATOR
 from roofline.render.names import json_text
