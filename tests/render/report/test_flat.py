@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import roofline
 from roofline.analysis.launches import ReportAnalysis
 from roofline.analysis.roofline import analyze_report
 from roofline.errors import RooflineError
@@ -19,6 +20,7 @@ from roofline.render import CSV_MARKS, GENERATED_BY
 from roofline.render.report import flat
 from roofline.render.report import json as json_render
 from tests import synthetic
+from tests.views import views
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "h100-sxm_synthetic.roofline.json"
 
@@ -35,8 +37,8 @@ def parse(text: str) -> tuple[list[str], list[dict[str, str]]]:
 
 
 def test_one_row_per_launch_one_column_per_json_leaf(v100):
-    header, rows = parse(flat.render(v100))
-    doc = json_render.document(v100)["reports"][0]
+    header, rows = parse(flat.render(views(v100)))
+    doc = json_render.document(views(v100))["reports"][0]
     assert len(rows) == len(doc["kernels"]) == 5
     assert len(header) == len(set(header))
     for row, kernel in zip(rows, doc["kernels"], strict=True):
@@ -51,8 +53,8 @@ def test_one_row_per_launch_one_column_per_json_leaf(v100):
 
 
 def test_units_are_in_the_dataframe_not_in_the_csv_header(v100):
-    header, _ = parse(flat.render(v100))
-    units = {name: flat.unit(name, flat.rows(v100)) for name in header}
+    header, _ = parse(flat.render(views(v100)))
+    units = {name: flat.unit(name, flat.rows(views(v100).reports)) for name in header}
     for column, unit in (("duration_s", "s"), ("flops.fp64", "FLOP"), ("flop_per_s.fp32", "FLOP/s"),
                          ("bytes.dram", "B"), ("bytes_per_s.l1", "B/s"), ("intensity.l2", "FLOP/B"),
                          ("pct_of_roof", "%"), ("ceilings.datasheet.dram_bytes_per_s", "B/s"),
@@ -63,21 +65,21 @@ def test_units_are_in_the_dataframe_not_in_the_csv_header(v100):
 
 
 def test_null_is_an_empty_cell_with_its_reason(v100):
-    _, rows = parse(flat.render(v100))
+    _, rows = parse(flat.render(views(v100)))
     row = rows[0]
     assert row["flops.fp16"] == "" and row["missing.flops.fp16"].startswith("missing metrics")
 
 
 def test_the_csv_starts_with_its_header_row_which_marks_it_as_ours(v100):
-    text = flat.render(v100)
+    text = flat.render(views(v100))
     assert text.startswith(CSV_MARKS[0]) and GENERATED_BY not in text.splitlines()[0]
 
 
 def test_standard_readers_take_the_csv_as_it_is(v100, tmp_path):
     pandas = pytest.importorskip("pandas")
     path = tmp_path / "v100.csv"
-    path.write_text(flat.render(v100))
-    frame, ours = pandas.read_csv(path), flat.to_dataframe(v100)
+    path.write_text(flat.render(views(v100)))
+    frame, ours = pandas.read_csv(path), roofline.to_dataframe(v100)
     assert list(frame.columns) == list(ours.columns) and len(frame) == len(ours) == 5
     assert frame["flop_per_s.fp64"].tolist() == pytest.approx(ours["flop_per_s.fp64"].tolist(), nan_ok=True)
     with path.open(newline="") as fh:
@@ -93,26 +95,26 @@ def synthetic_analysis(name: str) -> ReportAnalysis:
                                   "\tcmd", "\rcmd"])
 def test_a_kernel_name_that_a_spreadsheet_would_run_is_written_as_text(name):
     analysis = synthetic_analysis(name)
-    _, rows = parse(flat.render([analysis]))
+    _, rows = parse(flat.render(views([analysis])))
     assert rows[0]["name"] == "'" + name
-    assert flat.to_dataframe(analysis).loc[0, "name"] == name  # the DataFrame keeps the name as it is
+    assert roofline.to_dataframe(analysis).loc[0, "name"] == name  # the DataFrame keeps the name as it is
 
 
 def test_dataframe_has_the_same_rows_and_columns(v100):
     pandas = pytest.importorskip("pandas")
-    frame = flat.to_dataframe(v100[0])
-    header, rows = parse(flat.render(v100))
+    frame = roofline.to_dataframe(v100[0])
+    header, rows = parse(flat.render(views(v100)))
     assert list(frame.columns) == header and len(frame) == len(rows)
     k = v100[0].launches[2]
     assert frame.loc[2, "name"] == k.launch.name
     assert frame.loc[2, "flop_per_s.fp64"] == pytest.approx(k.flop_per_s["fp64"].value)
     assert pandas.isna(frame.loc[2, "flops.fp16"]) and frame.attrs["units"]["flops.fp16"] == "FLOP"
-    assert len(flat.to_dataframe([v100[0], analyze_files([EXAMPLE])[0]])) == 5 + 3
+    assert len(roofline.to_dataframe([v100[0], analyze_files([EXAMPLE])[0]])) == 5 + 3
 
 
 def test_dataframe_without_pandas_says_how_to_install_it(v100, monkeypatch):
     monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas raises ImportError
     with pytest.raises(RooflineError) as err:
-        flat.to_dataframe(v100)
+        roofline.to_dataframe(v100)
     assert str(err.value) == "to_dataframe needs pandas, which is not installed: pip install 'roofline[pandas]' " \
                              "(or pip install pandas)"
