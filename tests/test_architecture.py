@@ -324,3 +324,26 @@ def test_the_reason_rule_catches_the_patterns_it_was_written_for(source: str) ->
 def test_the_reason_rule_leaves_data_alone() -> None:
     assert not list(reason_matches(ast.parse(
         'def f(v, item, names):\n    return v.cause is None and item.capped and "fp32" in names')))
+
+
+# --- One place per fact ------------------------------------------------------------------------------------
+METRIC_NAME = re.compile(r"\b(sm|smsp|gpu|gpc|dram|fbpa|fbp|lts|ltc|l1tex|idc|launch|device__attribute)__[a-z0-9_]+")
+
+
+def text_literals(tree: ast.AST) -> Iterator[ast.Constant]:
+    """The string literals of a module, its docstrings left out."""
+    docs = {id(n.body[0].value) for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.body
+            and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+            yield node
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if not m.startswith("roofline.ncu")))
+def test_metric_names_live_in_the_ncu_stage(module: str) -> None:
+    """An ncu metric name is written in roofline.ncu (metrics.py: the names the formulas, the verdict's units and
+    the advice read) and taken from there; no other module spells one (docstrings aside)."""
+    spelled = [f"line {n.lineno}: {n.value[:60]}" for n in text_literals(ast.parse(MODULES[module].read_text()))
+               if METRIC_NAME.search(n.value)]
+    assert not spelled, f"{module} spells ncu metric names: {spelled}"

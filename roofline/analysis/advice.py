@@ -39,6 +39,7 @@ from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, Device
 from roofline.core.thresholds import BALANCED_PTS, FULL_WAVE, LATENCY_BELOW_PCT
 from roofline.core.units import pct, ratio, seconds, si
+from roofline.ncu import metrics as m
 from roofline.ncu.metrics import LAUNCH_BLOCK, LAUNCH_GRID
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -59,22 +60,19 @@ TENSOR_TYPES_BY_SPEED = ("fp64", "tf32", "fp16", "bf16", "fp8")
 SMALLER_BLOCKS_MIN_THREADS = 64  # a block of at least two warps can be split into smaller blocks
 # The change each busy compute unit suggests (breakdown metric up to its first '.').
 UNIT_CHANGES = {
-    "sm__pipe_fp64_cycles_active": "fewer FP64 operations (FP32 where the accuracy allows; fused multiply-adds "
-                                   "instead of separate multiplies and adds)",
-    "sm__pipe_fma_cycles_active": "fewer FP32 operations (fused multiply-adds, strength reduction) or, for matrix "
-                                  "math, Tensor Cores",
-    "sm__pipe_fmaheavy_cycles_active": "fewer FP32 and integer-multiply operations (fused multiply-adds)",
-    "sm__pipe_alu_cycles_active": "less integer and logic work (hoist index arithmetic out of loops, simpler "
-                                  "address computation)",
-    "sm__pipe_aluheavy_cycles_active": "less integer and logic work (hoist index arithmetic out of loops)",
-    "sm__inst_executed_pipe_xu": "fewer special-function operations (sin, exp, sqrt, conversions): fast intrinsics "
-                                 "where the accuracy allows, or table lookups",
-    "sm__inst_executed_pipe_lsu": "fewer load/store instructions (wider vector accesses, data kept in registers)",
-    "sm__issue_active": "fewer instructions per result (unrolling, vector accesses, less index arithmetic)",
-    "sm__inst_executed": "fewer instructions per result (unrolling, vector accesses, less index arithmetic)",
-    "sm__pipe_tensor_cycles_active": "a lower-precision Tensor Core type (FP16/BF16/FP8) or fewer matrix operations",
+    m.PIPE_FP64: "fewer FP64 operations (FP32 where the accuracy allows; fused multiply-adds instead of separate "
+                 "multiplies and adds)",
+    m.PIPE_FMA: "fewer FP32 operations (fused multiply-adds, strength reduction) or, for matrix math, Tensor Cores",
+    m.PIPE_FMA_HEAVY: "fewer FP32 and integer-multiply operations (fused multiply-adds)",
+    m.PIPE_ALU: "less integer and logic work (hoist index arithmetic out of loops, simpler address computation)",
+    m.PIPE_ALU_HEAVY: "less integer and logic work (hoist index arithmetic out of loops)",
+    m.PIPE_XU: "fewer special-function operations (sin, exp, sqrt, conversions): fast intrinsics where the accuracy "
+               "allows, or table lookups",
+    m.PIPE_LSU: "fewer load/store instructions (wider vector accesses, data kept in registers)",
+    m.ISSUE_ACTIVE: "fewer instructions per result (unrolling, vector accesses, less index arithmetic)",
+    m.INST_ISSUED: "fewer instructions per result (unrolling, vector accesses, less index arithmetic)",
+    m.PIPE_TENSOR: "a lower-precision Tensor Core type (FP16/BF16/FP8) or fewer matrix operations",
 }
-UNIT_LEVELS = {"dram": "dram", "fbpa": "dram", "fbp": "dram", "lts": "l2", "ltc": "l2", "l1tex": "l1"}
 # What cuts the traffic of a memory-bound kernel, by its kind (``analysis.kernel_kind``).
 TRAFFIC_CHANGES = {
     "streaming": "each byte is used about once, so there is nothing for tiling to keep on chip: move fewer bytes "
@@ -219,7 +217,7 @@ def _level_of(metric: str) -> str | None:
     """The memory level a breakdown unit (or roof key) belongs to, if any."""
     if metric in LEVELS:
         return metric
-    return UNIT_LEVELS.get(metric.split("__", 1)[0]) if "__" in metric else None
+    return m.UNIT_LEVELS.get(metric.split("__", 1)[0]) if "__" in metric else None
 
 
 def _compute(k: LaunchAnalysis) -> Advice:

@@ -42,51 +42,6 @@ NCU_TITLES: Mapping[str, str] = {  # ncu's verdict title -> the bound it gives (
 }
 TOP_UNITS = 3  # busiest units listed beside the verdict
 
-# Names of the units the throughput breakdowns list (metric name up to its first '.'): (short, full). Units not
-# listed are named by their metric prefix (UNIT_PREFIXES) and the rest of the metric name.
-UNIT_NAMES: Mapping[str, tuple[str, str]] = {
-    "sm__pipe_fp64_cycles_active": ("FP64", "FP64 pipe"), "sm__pipe_fma_cycles_active": ("FMA", "FMA pipe"),
-    "sm__pipe_fmaheavy_cycles_active": ("FMA", "FMA pipe (heavy)"), "sm__pipe_alu_cycles_active": ("ALU", "ALU pipe"),
-    "sm__pipe_aluheavy_cycles_active": ("ALU", "ALU pipe (heavy)"),
-    "sm__inst_executed_pipe_xu": ("XU", "XU pipe (special functions, conversions)"),
-    "sm__inst_executed_pipe_lsu": ("LSU", "LSU pipe (load/store instructions)"),
-    "sm__pipe_tensor_cycles_active": ("tensor", "tensor pipe"),
-    "sm__pipe_tensor_op_dmma_cycles_active": ("tensor", "tensor pipe (DMMA)"),
-    "sm__pipe_tensor_type_hmma_hgmma_qgmma_imma_igmma_bmma_bgmma_cycles_active": ("tensor", "tensor pipe (MMA)"),
-    "sm__pipe_shared_cycles_active": ("FP16/tensor", "shared FP16/tensor pipe"),  # one pipe: FP16 and tensor
-    "sm__inst_executed_pipe_fp16": ("FP16", "FP16 pipe"), "sm__pipe_tma_cycles_active": ("TMA", "TMA pipe"),
-    "sm__issue_active": ("issue", "issue slots"), "sm__inst_executed": ("issue", "instruction issue"),
-    "sm__inst_executed_pipe_adu": ("ADU", "ADU pipe (address divergence)"),
-    "sm__inst_executed_pipe_cbu_pred_on_any": ("CBU", "CBU pipe (branches)"),
-    "sm__inst_executed_pipe_uniform": ("uniform", "uniform pipe"), "sm__inst_executed_pipe_ipa": ("IPA", "IPA pipe"),
-    "sm__inst_executed_pipe_tex": ("TEX", "TEX pipe"), "sm__mio_inst_issued": ("MIO", "MIO instruction issue"),
-    "sm__mio2rf_writeback_active": ("MIO", "MIO register writeback"),
-    "sm__mio_pq_read_cycles_active": ("MIO", "MIO queue reads"),
-    "sm__mio_pq_write_cycles_active": ("MIO", "MIO queue writes"),
-    "idc__request_cycles_active": ("IDC", "indexed constant cache"),
-    "dram__cycles_active": ("DRAM", "DRAM"), "fbpa__dram_sectors": ("DRAM", "DRAM sectors"),
-    "l1tex__data_pipe_lsu_wavefronts": ("L1", "L1 LSU data pipe"),
-    "l1tex__data_pipe_tex_wavefronts": ("L1", "L1 TEX data pipe"),
-    "l1tex__data_bank_reads": ("L1", "L1 data-bank reads"), "l1tex__data_bank_writes": ("L1", "L1 data-bank writes"),
-    "l1tex__lsuin_requests": ("L1", "L1 LSU requests"), "l1tex__f_wavefronts": ("L1", "L1 TEX F stage"),
-    "l1tex__lsu_writeback_active": ("L1", "L1 load writeback"),
-    "l1tex__tex_writeback_active": ("L1", "L1 texture writeback"),
-    "l1tex__m_l1tex2xbar_req_cycles_active": ("L1", "L1 -> L2 requests"),
-    "l1tex__m_xbar2l1tex_read_sectors": ("L1", "L2 -> L1 reads"),
-    "l1tex__texin_sm2tex_req_cycles_active": ("L1", "L1 texture requests"),
-    "lts__t_sectors": ("L2", "L2 sectors"), "lts__t_tag_requests": ("L2", "L2 tag lookups"),
-    "lts__d_sectors": ("L2", "L2 data"), "lts__d_sectors_fill_device": ("L2", "L2 fills from DRAM"),
-    "lts__d_sectors_fill_sysmem": ("L2", "L2 fills from system memory"),
-    "lts__lts2xbar_cycles_active": ("L2", "L2 -> SM crossbar"),
-    "lts__xbar2lts_cycles_active": ("L2", "SM -> L2 crossbar"),
-    "lts__d_atomic_input_cycles_active": ("L2", "L2 atomics"),
-}
-UNIT_PREFIXES: Mapping[str, str] = {  # metric prefix -> unit, as ncu's rule names the memory side's bottleneck
-    "dram": "DRAM", "fbpa": "DRAM", "fbp": "DRAM", "lts": "L2", "ltc": "L2", "syslts": "system L2", "l1tex": "L1",
-    "sm": "SM", "idc": "SM", "gpu": "memory system",
-}
-
-
 @dataclass(frozen=True)
 class Throughputs:
     """What the rule reads: the two throughputs, the waves per SM and every unit of both breakdowns (in their
@@ -188,10 +143,10 @@ def _unit(label: tuple[str, Side, str], pct: float) -> BusyUnit:
 def unit_name(metric: str) -> str:
     """A breakdown unit's human name ("FP64 pipe", "DRAM", "L2 -> SM crossbar", ...)."""
     base = metric.split(".", 1)[0]
-    if base in UNIT_NAMES:
-        return UNIT_NAMES[base][1]
+    if base in m.BREAKDOWN_UNITS:
+        return m.BREAKDOWN_UNITS[base][1]
     prefix, _, rest = base.partition("__")
-    return f"{UNIT_PREFIXES.get(prefix, prefix)} {rest.replace('_', ' ')}".strip()
+    return f"{m.UNIT_PREFIXES.get(prefix, prefix)} {rest.replace('_', ' ')}".strip()
 
 
 def decide(t: Throughputs) -> Verdict:

@@ -29,7 +29,7 @@ from roofline.analysis.results import (
 from roofline.analysis.view import ReportSetView, ReportView
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, PcCounters
 from roofline.core.version import __version__
-from roofline.ncu.metrics import HINT_PC_SAMPLES
+from roofline.ncu.metrics import BLOCK_DIMS, GRID_DIMS, HINT_PC_SAMPLES, LAUNCH_REGISTERS, LAUNCH_SHARED
 from roofline.render import GENERATOR
 from roofline.render.names import json_text
 
@@ -139,9 +139,8 @@ def with_reasons(kernel: Mapping[str, Any], reasons: Sequence[str]) -> dict[str,
 
 
 # Launch-configuration fields and the launch__* metric each comes from (for the reason when it is null).
-_LAUNCH_FIELDS = {"grid": "launch__grid_dim_*", "block": "launch__block_dim_*",
-                  "registers_per_thread": "launch__registers_per_thread",
-                  "shared_mem_per_block_bytes": "launch__shared_mem_per_block"}
+_LAUNCH_FIELDS = {"grid": f"{GRID_DIMS[0][:-1]}*", "block": f"{BLOCK_DIMS[0][:-1]}*",
+                  "registers_per_thread": LAUNCH_REGISTERS, "shared_mem_per_block_bytes": LAUNCH_SHARED}
 
 
 def _no_spec_reason(a: ReportAnalysis) -> str:

@@ -9,10 +9,10 @@ from collections.abc import Sequence
 
 from roofline.analysis.ncu_rules import LOCAL
 from roofline.analysis.results import Advice, BusyUnit, Cause
-from roofline.analysis.verdict import UNIT_NAMES, UNIT_PREFIXES
 from roofline.analysis.view import ScaledRoofs, Unavailable
 from roofline.core.labels import NAMES
 from roofline.core.units import seconds
+from roofline.ncu.metrics import BREAKDOWN_UNITS, UNIT_PREFIXES
 
 CITED_RULES = 3  # ncu rules named after an item's text; the others are counted
 
@@ -42,8 +42,8 @@ def cited(item: Advice) -> str:
 def short_name(unit: BusyUnit) -> str:
     """A unit's short name for a table cell ("FP64", "ALU", "issue", "L1", "DRAM"; a roof's key in capitals)."""
     base = unit.metric.split(".", 1)[0]
-    if base in UNIT_NAMES:
-        return UNIT_NAMES[base][0]
+    if base in BREAKDOWN_UNITS:
+        return BREAKDOWN_UNITS[base][0]
     if unit.metric in NAMES:
         return NAMES[unit.metric]
     return UNIT_PREFIXES.get(base.partition("__")[0], base)
