@@ -44,7 +44,7 @@ class ReportDocument:
     top: int = 0
 
     @property
-    def analyses(self) -> tuple[ReportAnalysis, ...]:
+    def analyses(self) -> Sequence[ReportAnalysis]:
         return tuple(v.analysis for v in self.view.reports)
 
 
