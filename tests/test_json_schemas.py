@@ -51,7 +51,8 @@ def test_every_schema_is_a_valid_draft_2020_12_schema_with_an_id() -> None:
     for kind in kinds:
         s = schema(kind)
         jsonschema.Draft202012Validator.check_schema(s)
-        assert s["$schema"] == "https://json-schema.org/draft/2020-12/schema" and s["$id"] == f"urn:roofline:schema:{kind}"
+        assert s["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+        assert s["$id"] == f"urn:roofline:schema:{kind}"
 
 
 def test_the_schemas_ship_in_the_package() -> None:
@@ -120,7 +121,8 @@ def test_an_unknown_verdict_or_a_missing_key_is_rejected() -> None:
     doc = copy.deepcopy(cli_json("report", str(H100 / "torch-fp32.roofline.json")))
     doc["reports"][0]["kernels"][0]["bound"] = "fast"
     assert any("bound" in e for e in errors("report", doc))
-    diff = copy.deepcopy(cli_json("diff", str(H100 / "sgemm-cuda.roofline.ncu-rep"), str(H100 / "sgemm-cuda.full.json")))
+    diff = copy.deepcopy(cli_json("diff", str(H100 / "sgemm-cuda.roofline.ncu-rep"),
+                                  str(H100 / "sgemm-cuda.full.json")))
     del diff["exit_code"]
     assert errors("diff", diff) == [": 'exit_code' is a required property"]
 

@@ -91,45 +91,55 @@ class Roots:
 
 
 def fit(result: dict[str, Any], budget: int, ask: str) -> dict[str, Any]:
-    """``result`` within ``budget`` characters of JSON: the list that weighs most is halved until it fits, each cut
-    listed under ``cut`` (its path, how many entries are kept, of how many) with ``ask``, how to get the rest."""
+    """``result`` within ``budget`` characters of JSON: the list that weighs most is halved until it fits (then,
+    with every list empty, the object that weighs most below the top level is left out), each cut listed under
+    ``cut`` (its path, and how many entries are kept of how many, or that it was left out) with ``ask``, how to get
+    the rest."""
     text = adapter.text(result)
     full = len(text)
     cuts: dict[str, dict[str, Any]] = {}
     while len(text) > budget:
-        heaviest = _heaviest_list(result, "")
-        if heaviest is None:
-            raise RooflineError(f"the result needs {len(text)} characters, more than max_chars {budget}",
-                                f"call again with max_chars={min(MAX_CHARS, full)}")
-        path, items = heaviest
-        kept = len(items) // 2
-        cuts[path] = {"path": path, "kept": kept, "of": cuts.get(path, {}).get("of", len(items))}
-        del items[kept:]
+        heaviest = _heaviest(result, "", list)
+        if heaviest is not None:
+            path, parent, key = heaviest
+            items = parent[key]
+            kept = len(items) // 2
+            cuts[path] = {"path": path, "kept": kept, "of": cuts.get(path, {}).get("of", len(items))}
+            del items[kept:]
+        else:
+            heaviest = _heaviest(result, "", dict)
+            if heaviest is None:
+                raise RooflineError(f"the result needs {len(text)} characters, more than max_chars {budget}",
+                                    f"call again with max_chars={min(MAX_CHARS, full)}")
+            path, parent, key = heaviest
+            del parent[key]
+            cuts[path] = {"path": path, "left_out": True}
         result["cut"] = {"lists": list(cuts.values()), "full_chars": full,
                          "ask": f"{ask}; or call again with max_chars={min(MAX_CHARS, full + 1000)}"}
         text = adapter.text(result)
     return result
 
 
-def _heaviest_list(node: Any, path: str) -> tuple[str, list[Any]] | None:
-    """The non-empty list under ``node`` whose JSON is longest (``cut`` itself left alone), with its path."""
-    best: tuple[int, str, list[Any]] | None = None
-    children = (node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ())
+def _heaviest(node: Any, path: str, kind: type) -> tuple[str, Any, Any] | None:
+    """The non-empty list (``kind`` list), or the object below the top level (``kind`` dict), under ``node`` whose
+    JSON is longest (``cut`` left alone): its path, its parent and its key there."""
+    best: tuple[int, str, Any, Any] | None = None
+    children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
     for key, child in children:
-        if key == "cut" and not path:
+        if not path and key == "cut":
             continue
         where = f"{path}[{key}]" if isinstance(node, list) else f"{path}.{key}" if path else str(key)
-        if isinstance(child, list) and child:
+        if isinstance(child, kind) and child and (kind is list or path):
             size = len(adapter.text(child))
             if best is None or size > best[0]:
-                best = (size, where, child)
+                best = (size, where, node, key)
         if isinstance(child, (dict, list)):
-            inner = _heaviest_list(child, where)
+            inner = _heaviest(child, where, kind)
             if inner is not None:
-                size = len(adapter.text(inner[1]))
+                size = len(adapter.text(inner[1][inner[2]]))
                 if best is None or size > best[0]:
-                    best = (size, inner[0], inner[1])
-    return None if best is None else (best[1], best[2])
+                    best = (size, *inner)
+    return None if best is None else best[1:]
 
 
 def envelope(command: Sequence[str], **payload: Any) -> dict[str, Any]:
