@@ -289,17 +289,14 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         first (a pair whose work differs gets no speed-up, only a throughput ratio), then the change of time per
         launch with its noise interval, the headline figure on the governing resource, and the verdict: exit_code 0
         (no regression beyond the thresholds) or 1 (regression, with the kernels and why). Per kernel also the
-        source lines whose share of warp samples moved most."""
+        source lines whose share of warp samples moved most. Where every kernel's work differs the call is refused
+        ('nothing to gate'): call again with gate_different_work=true to judge them per unit of work."""
         paths = [roots.readable(base), roots.readable(new)]
         compared, judged = adapter.compare_and_diff(
             *paths, options(kernel), match, maps or (), work_tolerance, alpha, fail_if_slower, min_share,
             fail_if_total_slower, fail_if_roof_drop, gate_different_work, allow_different_gpu)
         headline = {p["key"]: p["headline"][1] for p in compared["kernels"]}
-        kernels = [{**{key: v[key] for key in ("key", "label", "matched_by", "work", "change", "speedup",
-                                               "expected_speedup", "slowdown_pct", "per_work_slowdown_pct",
-                                               "roof_drop_pct", "share_pct", "gated", "not_gated", "regressed",
-                                               "reasons", "unchecked", "hot_lines", "missing")},
-                    "headline": headline.get(v["key"])} for v in judged["kernels"]]
+        kernels = [_judged_kernel(v, headline.get(v["key"])) for v in judged["kernels"]]
         options_args = ["--match", match, *(a for m in maps or () for a in ("--map", m)), *filter_args(kernel),
                         "--work-tolerance", f"{work_tolerance:g}", "--alpha", f"{alpha:g}"]
         command = ["diff", base, new, *options_args, "--fail-if-slower", f"{fail_if_slower:g}", "--min-share",
@@ -380,6 +377,26 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         return fit(result, max_chars, "narrow with offset/limit")
 
     return server
+
+
+KERNEL_KEYS = ("key", "label", "matched_by", "work", "change", "speedup", "expected_speedup", "slowdown_pct",
+               "per_work_slowdown_pct", "roof_drop_pct", "share_pct", "gated", "not_gated", "regressed", "reasons",
+               "unchecked", "hot_lines", "missing")
+BY_TIME = ("speedup", "expected_speedup", "slowdown_pct")  # figures of time alone: no speed where the work differs
+
+
+def _judged_kernel(v: dict[str, Any], headline: dict[str, Any] | None) -> dict[str, Any]:
+    """One kernel of the diff document with the headline of the compare document; where the work differs, the
+    figures of time alone are left out (said under ``left_out``): the headline and the slowdown per unit of work
+    compare the two."""
+    out = {key: v[key] for key in KERNEL_KEYS}
+    out["headline"] = headline
+    if v["work"] is not None and v["work"]["different"]:
+        for key in BY_TIME:
+            del out[key]
+        out["left_out"] = (f"{', '.join(BY_TIME)}: the work differs ({v['work']['summary']}), so time alone is no "
+                           "measure of speed; headline and per_work_slowdown_pct compare per unit of work")
+    return out
 
 
 def serve(roots: Sequence[Path], time_limit_s: float | None = None, specs: Sequence[Path] = ()) -> None:

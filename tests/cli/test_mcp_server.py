@@ -77,6 +77,12 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "compare": ("compare_reports", {"base": BASE, "new": NEW}),
         "compare_gpus": ("compare_reports", {"base": FP32, "new": "examples/h200/torch-fp32.roofline.json",
                                              "allow_different_gpu": True, "match": "order"}),
+        "different_work": ("compare_reports", {"base": "examples/h100/triad-cupy.full.ncu-rep",
+                                               "new": "examples/h100/triad-half2.full.ncu-rep",
+                                               "maps": ["triad=triad_half2"], "gate_different_work": True}),
+        "ungated_work": ("compare_reports", {"base": "examples/h100/triad-cupy.full.ncu-rep",
+                                             "new": "examples/h100/triad-half2.full.ncu-rep",
+                                             "maps": ["triad=triad_half2"]}),
         "project": ("project_report", {"report": FP32, "to": "h200"}),
         "spec": ("gpu_spec", {"spec_id": "h100-sxm5"}),
         "specs": ("gpu_spec", {}),
@@ -185,6 +191,17 @@ def test_compare_across_gpus_states_the_work_check_first(served: dict[str, Any])
     judged = cli(result["command"], (0, 1))
     assert result["exit_code"] == judged["exit_code"] and result["total"] == judged["total"]
     assert result["kernels"][0]["work"] == judged["kernels"][0]["work"]
+
+
+def test_where_the_work_differs_no_speed_up_is_given(served: dict[str, Any]) -> None:
+    result = ok(served["different_work"])
+    (kernel,) = result["kernels"]
+    judged, compared = cli(result["command"], (0, 1)), cli(result["also"])
+    assert kernel["work"] == judged["kernels"][0]["work"] and kernel["work"]["different"] is True
+    assert "speedup" not in kernel and "slowdown_pct" not in kernel and "work differs" in kernel["left_out"]
+    assert kernel["headline"] == compared["kernels"][0]["headline"][1] and kernel["headline"]["kind"] == "throughput"
+    assert kernel["per_work_slowdown_pct"] == judged["kernels"][0]["per_work_slowdown_pct"]
+    assert "pass --gate-different-work" in refusal(served["ungated_work"])
 
 
 def test_project_and_gpu_spec_give_the_cli_documents(served: dict[str, Any]) -> None:
