@@ -90,6 +90,10 @@ class Roots:
         return Path(path)
 
 
+# Never cut: the reasons of the nulls, the verdict, the work check and headline of a pair, the page, the report.
+KEPT = frozenset({"missing", "verdict", "work", "headline", "page", "report"})
+
+
 def fit(result: dict[str, Any], budget: int, ask: str) -> dict[str, Any]:
     """``result`` within ``budget`` characters of JSON: the list that weighs most is halved until it fits (then,
     with every list empty, the object that weighs most below the top level is left out), each cut listed under
@@ -122,11 +126,11 @@ def fit(result: dict[str, Any], budget: int, ask: str) -> dict[str, Any]:
 
 def _heaviest(node: Any, path: str, kind: type) -> tuple[str, Any, Any] | None:
     """The non-empty list (``kind`` list), or the object below the top level (``kind`` dict), under ``node`` whose
-    JSON is longest (``cut`` left alone): its path, its parent and its key there."""
+    JSON is longest (``cut`` and what ``KEPT`` names left alone): its path, its parent and its key there."""
     best: tuple[int, str, Any, Any] | None = None
     children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
     for key, child in children:
-        if not path and key == "cut":
+        if (not path and key == "cut") or key in KEPT:
             continue
         where = f"{path}[{key}]" if isinstance(node, list) else f"{path}.{key}" if path else str(key)
         if isinstance(child, kind) and child and (kind is list or path):
