@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from roofline.core.choices import GroupBy
 from roofline.pipeline import AnalysisOptions
 from roofline.render.base import Document, Kind, find_format
 
@@ -35,13 +36,13 @@ def report(paths: Paths, options: AnalysisOptions) -> dict[str, Any]:
     return _json("report", Document(analyses, spreads=spreads))
 
 
-def summary(paths: Paths, options: AnalysisOptions, by: str, top: int) -> dict[str, Any]:
+def summary(paths: Paths, options: AnalysisOptions, by: GroupBy, top: int) -> dict[str, Any]:
     """``roofline summary FILES --by BY --top TOP -f json``: per report, its kernel groups by recoverable time."""
     from roofline.compare.ranking import check_top, labelled, summarize
     from roofline.pipeline import analyze_files
 
     check_top(top)
-    summaries = labelled([summarize(a, by, top) for a in analyze_files(paths, options)])  # type: ignore[arg-type]
+    summaries = labelled([summarize(a, by, top) for a in analyze_files(paths, options)])
     return _json("summary", Document(summaries, top=top))
 
 

@@ -295,10 +295,10 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         (no regression beyond the thresholds) or 1 (regression, with the kernels and why). Per kernel also the
         source lines whose share of warp samples moved most. Where every kernel's work differs the call is refused
         ('nothing to gate'): call again with gate_different_work=true to judge them per unit of work."""
-        paths = [roots.readable(base), roots.readable(new)]
         compared, judged = adapter.compare_and_diff(
-            *paths, options(kernel), match, maps or (), work_tolerance, alpha, fail_if_slower, min_share,
-            fail_if_total_slower, fail_if_roof_drop, gate_different_work, allow_different_gpu)
+            roots.readable(base), roots.readable(new), options(kernel), match, maps or (), work_tolerance, alpha,
+            fail_if_slower, min_share, fail_if_total_slower, fail_if_roof_drop, gate_different_work,
+            allow_different_gpu)
         headline = {p["key"]: p["headline"][1] for p in compared["kernels"]}
         kernels = [_judged_kernel(v, headline.get(v["key"])) for v in judged["kernels"]]
         options_args = ["--match", match, *(a for m in maps or () for a in ("--map", m)), *filter_args(kernel),
