@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from roofline.cli.app import app
 from roofline.render.report.json import SCHEMA_VERSION
 from tests.conftest import SHARED_NSYS, SHARED_REPORTS, find_shared_nsys, find_shared_report
+from tests.nsys.small_export import nsys_export
 
 jsonschema = pytest.importorskip("jsonschema", reason="jsonschema not installed (pip install 'roofline[test]')")
 
@@ -103,6 +104,12 @@ def test_report_summary_and_project_of_every_shared_report() -> None:
     assert errors("report", cli_json("report", *paths, codes=(0, 2))) == []
     assert errors("summary", cli_json("summary", *paths, codes=(0, 2))) == []
     assert errors("project", cli_json("project", paths[0], "--to", "h100-sxm5")) == []
+
+
+def test_timeline_of_a_small_export(tmp_path: Path) -> None:
+    doc = cli_json("timeline", str(nsys_export(tmp_path / "app.sqlite")))
+    assert [k["name"] for k in doc["timelines"][0]["kernels"]] == ["gemm", "triad", "tiny"]
+    assert errors("timeline", doc) == []
 
 
 def test_timeline_of_every_shared_sqlite_export() -> None:

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from roofline.cli.app import app
 from roofline.render.report.json import SCHEMA_VERSION, with_reasons
-from tests.conftest import SHARED_NSYS, find_shared_nsys
+from tests.nsys.small_export import nsys_export
 
 mcp = pytest.importorskip("mcp", reason="the mcp package is not installed (pip install 'roofline[mcp]')")
 
@@ -27,7 +27,6 @@ REPO = Path(__file__).resolve().parents[2]
 SGEMM = "examples/h200/sgemm-lineinfo.full.ncu-rep"
 FP32 = "examples/h100/torch-fp32.roofline.json"
 BASE, NEW = "examples/h100/sgemm-cuda.roofline.ncu-rep", "examples/h100/sgemm-cuda.full.json"
-NSYS = "rtx3090_memfusion-conv-nvtx_2023.1.sqlite"
 TOOLS = {"list_kernels", "analyse_kernel", "compare_reports", "project_report", "gpu_spec", "rank_nsys_kernels"}
 runner = CliRunner()
 
@@ -67,7 +66,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     (scratch / "link.json").symlink_to(REPO / "pyproject.toml")  # a link out of the roots
     os.mkfifo(scratch / "pipe.ncu-rep")
     (scratch / "mine.json").write_text("{}")  # a file roofline did not write
-    nsys = SHARED_NSYS / NSYS
+    nsys = nsys_export(scratch / "app.sqlite")
     calls: dict[str, tuple[str, dict[str, Any]]] = {
         "list": ("list_kernels", {"reports": [FP32, SGEMM, BASE]}),
         "list_page": ("list_kernels", {"reports": ["examples/h200/intops.full.ncu-rep"], "offset": 1, "limit": 1}),
@@ -99,10 +98,9 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "no_tool": ("no_such_tool", {}),
         "after": ("gpu_spec", {"spec_id": "h200"}),
     }
-    roots = [REPO / "examples", scratch, Path("/dev"), *([SHARED_NSYS] if SHARED_NSYS.is_dir() else [])]
-    tools, results = asyncio.run(session(roots, list(calls.values())))
+    tools, results = asyncio.run(session([REPO / "examples", scratch, Path("/dev")], list(calls.values())))
     out = {key: r for key, r in zip(calls, results, strict=True)}
-    return {"tools": tools, "scratch": scratch, "nsys_present": nsys.is_file(), **out}
+    return {"tools": tools, "scratch": scratch, **out}
 
 
 def ok(result: Any) -> dict[str, Any]:
@@ -213,15 +211,23 @@ def test_project_and_gpu_spec_give_the_cli_documents(served: dict[str, Any]) -> 
     assert "h100-sxm5" in ids and "h200" in ids
 
 
-def test_rank_nsys_kernels_gives_the_timeline_and_ncu_commands(served: dict[str, Any]) -> None:
-    if not served["nsys_present"]:
-        find_shared_nsys(NSYS)  # skips with one line
+def test_rank_nsys_kernels_gives_the_timeline_and_the_ncu_commands_of_analyze(served: dict[str, Any]) -> None:
     result = ok(served["nsys"])
     (timeline,) = cli(result["command"])["timelines"]
-    assert result["kernels"] == timeline["kernels"][:20]
-    assert len(result["ncu_runs"]) == 2 and all(r["ncu"].startswith("ncu ") and r["ncu"].endswith(" APP")
-                                                for r in result["ncu_runs"])
-    assert result["analyze"].endswith("--top 2 -- APP")
+    assert [k["name"] for k in result["kernels"]] == ["gemm", "triad", "tiny"]
+    assert result["kernels"] == timeline["kernels"]
+    profile = str(served["scratch"] / "app.sqlite")
+    assert result["analyze"] == f"roofline analyze --from-nsys {profile} --top 2 -- APP"
+    dry = runner.invoke(app, ["analyze", "--from-nsys", profile, "--top", "2", "--dry-run",
+                                 str(REPO / "examples" / "elementwise_triad.py")])
+    assert dry.exit_code == 0, dry.output
+    planned = [line.split() for line in dry.stdout.splitlines() if not line.startswith("#")]
+    runs = [shlex.split(run["ncu"]) for run in result["ncu_runs"]]
+    assert len(runs) == len(planned) == 2
+    for run, line in zip(runs, planned, strict=True):  # the same options, from --set to the log file
+        assert run[0] == "ncu" and run[-1] == "APP"
+        assert run[1:run.index("--log-file")] == [a.strip("'") for a in line[1:line.index("--log-file")]]
+    assert [r["launch_skip"] for r in result["ncu_runs"]] == [2, 2]  # launch 3 of 5 is the median one
 
 
 def test_an_output_is_written_only_inside_a_root_and_never_over_a_file_of_another(served: dict[str, Any]) -> None:
