@@ -15,7 +15,8 @@ def nsys_export(path: Path) -> Path:
     db.execute('CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INT, "end" INT, deviceId INT, shortName INT, '
                "correlationId INT)")
     db.executemany("INSERT INTO StringIds VALUES (?, ?)", [(1, "gemm"), (2, "triad"), (3, "tiny")])
-    start, rows = 0, []
+    start = 0
+    rows: list[tuple[int, int, int, int, int]] = []  # start, end, GPU, name id, correlation id
     for i in range(5):
         for name, ns in ((1, 3000 + 100 * i), (2, 1000 + 10 * i), (3, 50)):
             rows.append((start, start + ns, 0, name, len(rows)))
