@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from roofline.cli.app import app
 from roofline.render.report.json import SCHEMA_VERSION, with_reasons
+from tests import installed
 from tests.nsys.small_export import nsys_export
 
 mcp = pytest.importorskip("mcp", reason="the mcp package is not installed (pip install 'roofline[mcp]')")
@@ -32,7 +33,7 @@ runner = CliRunner()
 
 
 def environment() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    return installed.child_env()
 
 
 async def session(roots: list[Path], calls: list[tuple[str, dict[str, Any]]],
@@ -267,7 +268,7 @@ def test_each_report_is_read_within_the_time_limit_of_the_command_line() -> None
 def test_without_the_sdk_the_command_says_how_to_install_it(tmp_path: Path) -> None:
     (tmp_path / "mcp").mkdir()
     (tmp_path / "mcp" / "__init__.py").write_text("raise ImportError('no mcp here')\n")
-    env = {**environment(), "PYTHONPATH": os.pathsep.join([str(tmp_path), str(REPO)])}
+    env = installed.child_env(PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
     proc = subprocess.run([sys.executable, "-m", "roofline", "mcp"], capture_output=True, text=True, env=env,
                           cwd=REPO, timeout=60, stdin=subprocess.DEVNULL)
     assert proc.returncode == 2
