@@ -344,6 +344,6 @@ def text_literals(tree: ast.AST) -> Iterator[ast.Constant]:
 def test_metric_names_live_in_the_ncu_stage(module: str) -> None:
     """An ncu metric name is written in roofline.ncu (metrics.py: the names the formulas, the verdict's units and
     the advice read) and taken from there; no other module spells one (docstrings aside)."""
-    spelled = [f"line {n.lineno}: {n.value[:60]}" for n in text_literals(ast.parse(MODULES[module].read_text()))
-               if METRIC_NAME.search(n.value)]
+    spelled = [f"line {n.lineno}: {str(n.value)[:60]}" for n in text_literals(ast.parse(MODULES[module].read_text()))
+               if METRIC_NAME.search(str(n.value))]
     assert not spelled, f"{module} spells ncu metric names: {spelled}"

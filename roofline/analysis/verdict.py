@@ -163,22 +163,24 @@ def from_roofline(roof: RoofPosition, why: NoThroughputs | str) -> Verdict:
     """The verdict from the FP and byte roofs alone (a report without throughputs): compute, memory or
     balanced when a roof is at or above the latency threshold, otherwise none (see the module docstring)."""
     gap = why if isinstance(why, NoThroughputs) else NoThroughputs(Cause.OTHER, why)
-    why_no_throughputs, cause = gap.text, {"cause": gap.cause, "missing": gap.missing, "collect": gap.collect}
+    why_no_throughputs = gap.text
     util = roof.utilization_pct
     compute = largest([util[p] for p in PRECISIONS if p in util] or [0.0])
     memory = largest([util[level] for level in LEVELS if level in util] or [0.0])
     if not util:
-        return Verdict(None, None, reason=f"{why_no_throughputs}; and no FP or byte roof position either", **cause)
+        return Verdict(None, None, reason=f"{why_no_throughputs}; and no FP or byte roof position either",
+                       cause=gap.cause, missing=gap.missing, collect=gap.collect)
     if same((compute < LATENCY_BELOW_PCT) & (memory < LATENCY_BELOW_PCT)):
         return Verdict(None, None, reason=f"{why_no_throughputs}; the FP and byte roofs alone (all below "
                        f"{LATENCY_BELOW_PCT:.0f}%) cannot tell latency from integer, special-function, load/store or "
-                       "tensor work", **cause)
+                       "tensor work", cause=gap.cause, missing=gap.missing, collect=gap.collect)
     bound, _ = classify(compute, memory, None)
     units = tuple(BusyUnit(f"{NAMES[key]} roof", value, "compute" if key in PRECISIONS else "memory", key)
                   for key, value in util.items())
     side: Side | None = "compute" if bound == "compute" else "memory" if bound == "memory" else None
     return Verdict(bound, "roofline", None, None, None, *_ranked(units, side),
-                   reason=f"roofline only: {why_no_throughputs}", **cause)
+                   reason=f"roofline only: {why_no_throughputs}", cause=gap.cause, missing=gap.missing,
+                   collect=gap.collect)
 
 
 def launch_verdict(launch: KernelLaunch, roof: RoofPosition) -> Verdict:

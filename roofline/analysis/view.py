@@ -194,11 +194,11 @@ def unavailable(a: ReportAnalysis) -> tuple[Unavailable, ...]:
         cause, metrics, collect, detail = kinds[why]
         at = (cause, collect, "" if collect else detail, frozenset(keys))
         missing[at] = tuple(dict.fromkeys((*missing.get(at, ()), *metrics)))
-        values = lines.setdefault(at, {}).setdefault(what, [])
-        values += [which] if which else []
-    return tuple(Unavailable(cause, tuple((what, ", ".join(which)) for what, which in values.items()), keys,
+        names = lines.setdefault(at, {}).setdefault(what, [])
+        names += [which] if which else []
+    return tuple(Unavailable(cause, tuple((what, ", ".join(which)) for what, which in named.items()), keys,
                              missing[cause, collect, detail, keys], collect, detail)
-                 for (cause, collect, detail, keys), values in lines.items())
+                 for (cause, collect, detail, keys), named in lines.items())
 
 
 def _kind(v: Value) -> tuple[Cause, tuple[str, ...], str, str]:

@@ -296,7 +296,8 @@ def write_document(kind: Kind, name: str, document: Document, output: Path | Non
         images: list[bytes | None] = find_format(kind, fmt.plots).render(document)
         names = image_names(target.name, len(images))
         files += [(target.parent / n, image) for n, image in zip(names, images, strict=True) if image is not None]
-        document = replace(document, images=tuple(n if image is not None else "" for n, image in  # type: ignore[call-arg]
+        assert isinstance(document, (ReportDocument, CompareDocument)), "only these kinds write plots beside"
+        document = replace(document, images=tuple(n if image is not None else "" for n, image in
                                                   zip(names, images, strict=True)))
     text: str = fmt.render(document)
     files += also

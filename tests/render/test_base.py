@@ -61,7 +61,7 @@ def test_each_renderer_takes_the_document_fields_it_names(fmt: base.Format) -> N
 def test_every_kind_has_its_document_and_its_formats() -> None:
     assert set(DOCUMENTS) == set(typing.get_args(base.Kind)) == set(CHOICES)
     for kind, choices in CHOICES.items():
-        assert format_names(kind) == choices
+        assert format_names(typing.cast(base.Kind, kind)) == choices
     assert all(dataclasses.is_dataclass(d) for d in DOCUMENTS.values())
 
 
