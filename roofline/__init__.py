@@ -14,6 +14,17 @@ renderers only when a notebook asks. So no result type imports a renderer.
 from __future__ import annotations
 
 import os
+import sys
+
+INTERRUPTED = 130  # the exit status after Ctrl-C (128 + SIGINT), as typer gives it
+if sys.argv[:1] and os.path.basename(sys.argv[0]) == "roofline":  # the console script, importing its entry point
+    import signal
+
+    def _interrupted_at_start(signum: int, frame: object) -> None:
+        """Ctrl-C while the command's modules load: end quietly (``cli.app.main`` puts Python's handler back)."""
+        os._exit(INTERRUPTED)
+
+    signal.signal(signal.SIGINT, _interrupted_at_start)
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 

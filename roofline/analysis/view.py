@@ -111,6 +111,7 @@ class ReportView:
     verdicts: tuple[str, ...]
     pooled: tuple[KernelStats | None, ...]
     unavailable: tuple[Unavailable, ...]
+    roof_keys: tuple[str, ...] = (*PRECISIONS, *LEVELS)  # the ceilings rows shown (``roofs_run``)
 
 
 @dataclass(frozen=True)
@@ -135,7 +136,17 @@ def report_view(a: ReportAnalysis) -> ReportView:
     return ReportView(a, report_level_ceilings(a.launches), scaled_roofs(launches),
                       tuple(rank_by_recoverable_time(a.groups)), tuple(_advised(g) for g in kernels_to_advise(a)),
                       tuple(recoverable_s(k) for k in launches), tuple(explain(k.verdict) for k in launches),
-                      tuple(_pooled(g) for g in a.groups), unavailable(a))
+                      tuple(_pooled(g) for g in a.groups), unavailable(a), roofs_run(launches))
+
+
+def roofs_run(launches: Sequence[LaunchAnalysis]) -> tuple[str, ...]:
+    """The roofs that concern what the launches ran or could run: each precision some valid launch executed FLOPs of
+    (or whose FLOPs it could not measure), every memory level; all of them where no launch is valid."""
+    valid = [k for k in launches if not k.launch.invalid]
+    if not valid:
+        return (*PRECISIONS, *LEVELS)
+    ran = tuple(p for p in PRECISIONS if any(k.flops[p].value is None or k.flops[p].value != 0 for k in valid))
+    return (*ran, *LEVELS)
 
 
 def _advised(g: KernelGroup) -> AdvisedKernel:

@@ -59,7 +59,7 @@ COMMANDS: dict[str, tuple[str, str, bool, str]] = {
     "mcp": ("mcp", "mcp", False, "Serve the analyses to coding agents over MCP (stdio): list kernels, analyse one, "
             "compare, project, specs, nsys."),
 }
-INTERRUPTED = 130  # the exit status after Ctrl-C, typer's (typer.core: KeyboardInterrupt -> Exit(130))
+from roofline import INTERRUPTED  # the exit status after Ctrl-C, typer's (typer.core: KeyboardInterrupt -> Exit(130))
 READS_REPORTS = ("report", "plot", "compare", "diff", "summary", "project")  # commands whose arguments are report files
 # The commands that analyse without diagnostics (analysis_options(diagnostics=False)): their reader, the one started
 # ahead included, leaves out the SASS of the sampled instructions, which they do not show
@@ -184,8 +184,12 @@ def __getattr__(name: str) -> object:
 
 
 def main() -> NoReturn:
-    """Console-script entry point: ``run`` the command line, then end the process at once (``_leave``)."""
+    """Console-script entry point: ``run`` the command line, then end the process at once (``_leave``). Ctrl-C from
+    here on raises KeyboardInterrupt again (``roofline/__init__`` ends the process quietly while modules load)."""
+    import signal
+
     try:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         code = run(sys.argv[1:])
     except KeyboardInterrupt:  # Ctrl-C before typer runs the command: quiet, with the status typer gives (128 + SIGINT)
         code = INTERRUPTED

@@ -20,20 +20,27 @@ SpecFormat = Literal["table", "json", "yaml"]
 @app.command("list")
 @handles_errors
 def list_specs(specs: SpecsOpt = None) -> None:
-    """One line per GPU: id, display name, CC, SMs, FP32, dense FP16 tensor, DRAM bandwidth."""
+    """One line per GPU: id, display name, CC, SMs, FP32, dense FP16 tensor, DRAM bandwidth; fits the terminal by
+    abbreviating the id and the name (never a number), every text from a file escaped for the terminal."""
     from rich.console import Console
     from rich.table import Table
 
     from roofline.core.units import si
+    from roofline.render.terminal import escape
     from roofline.specs.catalog import load_catalog
 
+    rows = [(escape(s.id), escape(s.display_names[0]), escape(s.compute_capability), str(s.sm_count),
+             si(s.peaks["fp32"], "F"), si(s.peaks.get("tensor_fp16"), "F"), si(s.memory_bandwidth_bytes_per_s, "B/s"))
+            for s in sorted(load_catalog(specs or ()).specs, key=lambda s: s.id)]
     table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold")
-    for col in ("id", "display name", "CC", "SMs", "FP32", "TC FP16", "DRAM"):
-        table.add_column(col, no_wrap=True, overflow="ellipsis", max_width=24 if col == "display name" else None,
+    for i, col in enumerate(("id", "display name", "CC", "SMs", "FP32", "TC FP16", "DRAM")):
+        widest = max([len(col), *(len(row[i]) for row in rows)])
+        named = col in ("id", "display name")
+        table.add_column(col, no_wrap=True, overflow="ellipsis", min_width=None if named else widest,
+                         max_width=24 if col == "display name" else None,
                          justify="right" if col in ("SMs", "FP32", "TC FP16", "DRAM") else "left")
-    for s in sorted(load_catalog(specs or ()).specs, key=lambda s: s.id):
-        table.add_row(s.id, s.display_names[0], s.compute_capability, str(s.sm_count), si(s.peaks["fp32"], "F"),
-                      si(s.peaks.get("tensor_fp16"), "F"), si(s.memory_bandwidth_bytes_per_s, "B/s"))
+    for row in rows:
+        table.add_row(*row)
     Console().print(table)
 
 

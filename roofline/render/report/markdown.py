@@ -161,10 +161,10 @@ def _gpu_line(a: ReportAnalysis) -> str:
 def ceilings_table(v: ReportView) -> Block:
     """The report's datasheet and kernel-clock roofs side by side (``report_level_ceilings``), and the calibrated ones
     where a calibration file gives them."""
-    sets = v.ceilings
+    sets, keys = v.ceilings, v.roof_keys
     sheet, measured, calibrated = sets.get("datasheet"), sets.get("kernel-clock"), sets.get("calibrated")
     rows = []
-    for key in (*PRECISIONS, *LEVELS):
+    for key in keys:
         unit = "FLOP/s" if key in PRECISIONS else "B/s"
         s_val, m_val = _roof(sheet, key), _roof(measured, key)
         either = measured or sheet

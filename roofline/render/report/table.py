@@ -88,7 +88,7 @@ def _print_report(console: Console, v: ReportView) -> None:
     console.print(f"{spec_line}; percent of roof uses the [bold]{a.ceilings_used}[/bold] ceilings",
                   highlight=False)
     sets = v.ceilings
-    console.print(_ceilings_table(sets))
+    console.print(_ceilings_table(sets, v.roof_keys))
     own = sets.get("measured-clock")
     clock = own.clock_note if own is not None else ""
     if clock:
@@ -161,9 +161,9 @@ def _print_hotspots(console: Console, kernels: Sequence[AdvisedKernel]) -> None:
         console.print(f"[dim]No source lines: {escape(fix)}.[/dim]", highlight=False)
 
 
-def _ceilings_table(sets: Mapping[CeilingSet, Ceilings]) -> Table:
+def _ceilings_table(sets: Mapping[CeilingSet, Ceilings], keys: Sequence[str]) -> Table:
     """The report's datasheet and kernel-clock roofs (``report_level_ceilings``), and the calibrated ones where a
-    calibration file gives them, each with its ratio to the datasheet."""
+    calibration file gives them, each with its ratio to the datasheet; the rows of ``keys`` alone."""
     from rich.table import Table
 
     table = Table(title="Ceilings", title_justify="left", box=None, pad_edge=False, padding=(0, 1))
@@ -171,7 +171,7 @@ def _ceilings_table(sets: Mapping[CeilingSet, Ceilings]) -> Table:
     extra = ("calibrated", "ratio") if calibrated else ()
     for col in ("roof", "datasheet", "kernel-clock", "ratio", *extra):
         table.add_column(col, justify="left" if col == "roof" else "right")
-    for key in (*PRECISIONS, *LEVELS):
+    for key in keys:
         unit = "FLOP/s" if key in PRECISIONS else "B/s"
         measured, datasheet = _roof(clock, key), _roof(sheet, key)
         star = "*" if clock is not None and key in clock.scaled else ""
