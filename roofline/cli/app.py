@@ -215,6 +215,7 @@ def run(args: Sequence[str]) -> int | str | None:
         _read_ahead(args[args.index(command) + 1:], command not in WITHOUT_DIAGNOSTICS)
     from roofline.errors import RooflineError
 
+    _terminal_streams()
     _version_option()
     app = build_app(command if command in COMMANDS else None)
     try:
@@ -248,6 +249,26 @@ def _leave(code: int | str | None) -> NoReturn:
     if mpi is not None and mpi.Is_initialized() and not mpi.Is_finalized():
         mpi.Finalize()
     os._exit(code if isinstance(code, int) else 1 if code is not None else 0)
+
+
+def _terminal_streams() -> None:
+    """Standard output and error as the terminal takes them: a character their encoding cannot write (an ASCII
+    locale) as its ASCII fallback (``names.ASCII_FALLBACKS``), and with NO_COLOR or TERM=dumb the help without
+    colour, bold or dim."""
+    import codecs
+
+    from roofline.render.names import TERMINAL_ERRORS, terminal_fallback
+    from roofline.render.terminal import plain_terminal
+
+    codecs.register_error(TERMINAL_ERRORS, terminal_fallback)
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "utf-8").lower().replace("-", "")
+        if stream is not None and not encoding.startswith("utf") and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors=TERMINAL_ERRORS)
+    if plain_terminal(os.environ):
+        import typer.rich_utils
+
+        typer.rich_utils.COLOR_SYSTEM = None
 
 
 def _answer_at_once(args: Sequence[str]) -> int:

@@ -258,8 +258,11 @@ def progress(paths: Sequence[str | os.PathLike[str]], jobs: int = 1,
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from roofline.render.terminal import plain_terminal
+
     with Progress(TextColumn("analysing reports"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=Console(file=stream), transient=True) as bar:
+                  console=Console(file=stream, color_system=None if plain_terminal(os.environ) else "auto"),
+                  transient=True) as bar:
         task = bar.add_task("reports", total=len(paths))
         yield lambda: bar.advance(task)
 

@@ -107,7 +107,7 @@ def project(stats: KernelStats, source: Device, spec: DeviceSpec) -> Projection:
     basis = "; ".join(x for x in (
         f"{seconds(t)} measured x {ratio:.3g} ({how})", wave_text,
         f"floor {seconds(LAUNCH_FLOOR_S)} (the shortest launch measured)" if scaled < LAUNCH_FLOOR_S else "",
-        f"interval x/÷ {BANDS[band]:g} ({band})") if x)
+        f"interval: times or divided by {BANDS[band]:g} ({band})") if x)
     return Projection(spec.id, Value(projected, via=basis), Value(low), Value(high), basis, resource, bound, limiter,
                       _left_out(stats, target), gain)
 

@@ -22,7 +22,7 @@ SpecFormat = Literal["table", "json", "yaml"]
 def list_specs(specs: SpecsOpt = None) -> None:
     """One line per GPU: id, display name, CC, SMs, FP32, dense FP16 tensor, DRAM bandwidth; fits the terminal by
     abbreviating the id and the name (never a number), every text from a file escaped for the terminal."""
-    from rich.console import Console
+    from roofline.render.terminal import terminal_console
     from rich.table import Table
 
     from roofline.core.units import si
@@ -41,7 +41,7 @@ def list_specs(specs: SpecsOpt = None) -> None:
                          justify="right" if col in ("SMs", "FP32", "TC FP16", "DRAM") else "left")
     for row in rows:
         table.add_row(*row)
-    Console().print(table)
+    terminal_console().print(table)
 
 
 @app.command("show")
@@ -105,12 +105,12 @@ def _calibration(spec: DeviceSpec) -> dict[str, Any]:
 
 
 def _print_table(spec: DeviceSpec) -> None:
-    from rich.console import Console
+    from roofline.render.terminal import terminal_console
     from rich.table import Table
 
     from roofline.core.units import si
 
-    console = Console()
+    console = terminal_console()
     console.print(f"[bold]{spec.id}[/bold]  {', '.join(spec.display_names)}  ({spec.architecture} "
                   f"{spec.chip}, CC {spec.compute_capability})  {spec.path}", highlight=False)
     table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold")
