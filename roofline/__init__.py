@@ -15,16 +15,6 @@ from __future__ import annotations
 
 import os
 import sys
-
-INTERRUPTED = 130  # the exit status after Ctrl-C (128 + SIGINT), as typer gives it
-if sys.argv[:1] and os.path.basename(sys.argv[0]) == "roofline":  # the console script, importing its entry point
-    import signal
-
-    def _interrupted_at_start(signum: int, frame: object) -> None:
-        """Ctrl-C while the command's modules load: end quietly (``cli.app.main`` puts Python's handler back)."""
-        os._exit(INTERRUPTED)
-
-    signal.signal(signal.SIGINT, _interrupted_at_start)
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -38,6 +28,16 @@ if TYPE_CHECKING:  # pragma: no cover
     from roofline.compare.pairing import Comparison
     from roofline.core.model import Report
     from roofline.pipeline import AnalysisOptions, analyze_files
+
+INTERRUPTED = 130  # the exit status after Ctrl-C (128 + SIGINT), as typer gives it
+if sys.argv[:1] and os.path.basename(sys.argv[0]) == "roofline":  # the console script, importing its entry point
+    import signal
+
+    def _interrupted_at_start(signum: int, frame: object) -> None:
+        """Ctrl-C while the command's modules load: end quietly (``cli.app.main`` puts Python's handler back)."""
+        os._exit(INTERRUPTED)
+
+    signal.signal(signal.SIGINT, _interrupted_at_start)
 
 _PIPELINE_NAMES = ("analyze_files", "AnalysisOptions")
 

@@ -20,6 +20,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from roofline import INTERRUPTED  # the exit status after Ctrl-C, typer's (typer.core: KeyboardInterrupt -> Exit(130))
 from roofline.core.choices import OUTPUT_OPTION
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -59,7 +60,7 @@ COMMANDS: dict[str, tuple[str, str, bool, str]] = {
     "mcp": ("mcp", "mcp", False, "Serve the analyses to coding agents over MCP (stdio): list kernels, analyse one, "
             "compare, project, specs, nsys."),
 }
-from roofline import INTERRUPTED  # the exit status after Ctrl-C, typer's (typer.core: KeyboardInterrupt -> Exit(130))
+
 READS_REPORTS = ("report", "plot", "compare", "diff", "summary", "project")  # commands whose arguments are report files
 # The commands that analyse without diagnostics (analysis_options(diagnostics=False)): their reader, the one started
 # ahead included, leaves out the SASS of the sampled instructions, which they do not show

@@ -146,10 +146,10 @@ def _slug(name: str) -> str:
 
 def _print_table(cal: Calibration, spec: DeviceSpec | None) -> None:
     """Each roof: datasheet, calibrated at ncu's and at the default clocks (each with its ratio), spread, method."""
-    from roofline.render.terminal import terminal_console
     from rich.table import Table
 
     from roofline.core.units import si
+    from roofline.render.terminal import terminal_console
     from roofline.specs.calibration import BANDWIDTHS, ROOFS
 
     table = Table(title=f"Calibrated roofs: {cal.device}", title_justify="left", box=None, pad_edge=False,

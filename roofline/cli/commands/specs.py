@@ -22,11 +22,10 @@ SpecFormat = Literal["table", "json", "yaml"]
 def list_specs(specs: SpecsOpt = None) -> None:
     """One line per GPU: id, display name, CC, SMs, FP32, dense FP16 tensor, DRAM bandwidth; fits the terminal by
     abbreviating the id and the name (never a number), every text from a file escaped for the terminal."""
-    from roofline.render.terminal import terminal_console
     from rich.table import Table
 
     from roofline.core.units import si
-    from roofline.render.terminal import escape
+    from roofline.render.terminal import escape, terminal_console
     from roofline.specs.catalog import load_catalog
 
     rows = [(escape(s.id), escape(s.display_names[0]), escape(s.compute_capability), str(s.sm_count),
@@ -105,10 +104,10 @@ def _calibration(spec: DeviceSpec) -> dict[str, Any]:
 
 
 def _print_table(spec: DeviceSpec) -> None:
-    from roofline.render.terminal import terminal_console
     from rich.table import Table
 
     from roofline.core.units import si
+    from roofline.render.terminal import terminal_console
 
     console = terminal_console()
     console.print(f"[bold]{spec.id}[/bold]  {', '.join(spec.display_names)}  ({spec.architecture} "

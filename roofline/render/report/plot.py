@@ -227,6 +227,7 @@ def kernel_series(group: KernelGroup, stats: KernelStats | None, number: int = 1
         points.append(KernelPoint(level, x, rate or None, moved, 100.0 * moved / roof.bytes_per_s if roof else None))
     total_l2 = _l2_total_point(timed, stats.bytes_per_s["l2"].value, rate)
     points += [total_l2] if total_l2 is not None else []
+    points.sort(key=lambda pt: LEVELS.index(pt.level))  # joined in the hierarchy's order: DRAM, L2, L1
     used = tuple(p for p in PRECISIONS if stats.flops[p].value)
     launch = timed[0].launch.key if len(group.launches) == 1 else f"{len(group.launches)} launches"
     notes = tuple(dict.fromkeys(note for k in timed for note in k.level_notes))

@@ -15,7 +15,7 @@ from roofline.analysis.results import LaunchAnalysis, Verdict
 from roofline.analysis.view import AdvisedKernel, ReportSetView, ReportView
 from roofline.core.kernel_names import KernelName, kernel_name
 from roofline.core.labels import NAMES
-from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet
+from roofline.core.model import PRECISIONS, Ceilings, CeilingSet
 from roofline.core.units import counted, pct, seconds, si
 from roofline.render.names import distinguish, group_name, launch_config
 from roofline.render.report.prose import (
