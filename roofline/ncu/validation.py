@@ -311,10 +311,11 @@ def _whole_or_null_column(column: list[Any]) -> bool:
 
 
 def _dims_column(column: list[Any]) -> bool:
+    if not set(map(type, column)) <= {list, type(None)}:  # a number where a triple belongs: each value is checked
+        return False
     dims = [d for d in column if d is not None]
     every = list(itertools.chain.from_iterable(dims))
-    return (set(map(type, column)) <= {list, type(None)} and set(map(len, dims)) <= {3}
-            and set(map(type, every)) <= {int} and min(every, default=0) >= 0)
+    return set(map(len, dims)) <= {3} and set(map(type, every)) <= {int} and min(every, default=0) >= 0
 
 
 def _text_lists_column(column: list[Any]) -> bool:

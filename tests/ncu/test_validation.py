@@ -119,6 +119,8 @@ def test_malformed_model_is_one_line_naming_the_field(tmp_path, where, value, wo
     ("launches/name/1", 7, "launches.name[1] is 7, expected a string"),
     ("launches/action_index/2", -1, "launches.action_index[2] is -1, expected 0 <= value"),
     ("launches/grid/0", [1, 2], "launches.grid[0] is list, expected a list of 3 whole numbers"),
+    ("launches/grid/0", 7, "launches.grid[0] is 7, expected a list of 3 whole numbers"),
+    ("launches/block/2", 256, "launches.block[2] is 256, expected a list of 3 whole numbers"),
     ("launches/block/1", [1, 1.5, 1], "launches.block[1] is list, expected a list of 3 whole numbers"),
     ("launches/registers_per_thread/0", True, "launches.registers_per_thread[0] is True, expected a whole number"),
     ("launches/nvtx_ranges/2", ["a", 1], "launches.nvtx_ranges[2][1] is 1, expected a string"),
