@@ -170,6 +170,7 @@ def _load_ncu_rep(p: Path, time_limit_s: float, early: Early | None = None, sass
     if shape.results is not None and shape.results != len(read.launches) and empty is None:
         notes.append(f"the file's records announce {shape.results} kernel results, {len(read.launches)} were read: a "
                      "record's header is corrupt or records come from another report; copy the file again")
+    _check_session_device(p, shape.devices, read.device.name if read.device else "")
     foreign = None
     if shape.appended_at is not None:
         notes.append(f"another report is appended at byte {shape.appended_at}: its records are not analysed")
@@ -179,6 +180,16 @@ def _load_ncu_rep(p: Path, time_limit_s: float, early: Early | None = None, sass
     repeated = {i: j for i, j in shape.repeated if i < len(report.launches)}
     return validation.check_report(report, validation.NCU_FIX, read.launch_devices, notes, foreign,
                                    repeated=repeated)
+
+
+def _check_session_device(p: Path, session: Sequence[str], device: str) -> None:
+    """Refuse a file whose report device (its first launch's) is none of the GPUs its session records: result records
+    spliced into another report's session, so which GPU they ran on cannot be told. Launches naming other devices
+    beside the report's are left out with a warning (``validation.check_report``); a session naming no GPU passes."""
+    if session and device and device not in session:
+        named = ", ".join(repr(name) for name in session)
+        raise ReportError(f"{p}: the session records {named}, but its launches were measured on {device!r}: records "
+                          "spliced from two reports", "use the original report files, or re-profile")
 
 
 class _Assembly:

@@ -265,6 +265,20 @@ def test_ctrl_c_before_the_command_runs_ends_quietly_with_status_130(monkeypatch
     assert ended.value.code == 130 and capsys.readouterr().err == ""
 
 
+def test_ctrl_c_while_the_console_script_loads_its_modules_ends_quietly_with_status_130() -> None:
+    """Ctrl-C in the first tenths of a second, before ``main`` runs: the console script's import of roofline sets
+    the quiet handler (a run with another program name keeps Python's)."""
+    code = ("import os, signal, sys, time; sys.argv[0] = {name!r}; import roofline; "
+            "os.kill(os.getpid(), signal.SIGINT); time.sleep(5)")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    quiet = subprocess.run([sys.executable, "-c", code.format(name="/usr/bin/roofline")], capture_output=True,
+                           text=True, timeout=60, env=env)
+    assert (quiet.returncode, quiet.stderr) == (130, "")
+    other = subprocess.run([sys.executable, "-c", code.format(name="python")], capture_output=True, text=True,
+                           timeout=60, env=env)
+    assert "KeyboardInterrupt" in other.stderr  # a library import leaves the program's own handling alone
+
+
 # --- Numbers on the command line (issue 37) -----------------------------------------------------------------------
 def _float_options() -> list[tuple[str, str, object]]:
     """(command path, option, its type) of every option whose value is a fraction, over every command."""

@@ -34,6 +34,7 @@ from roofline.ncu.validation import (
 )
 from roofline.render.report.json import with_reasons
 from roofline.specs.safe_yaml import first_line_deeper_than
+from tests.ncu_blocks import blocks
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "h100-sxm_synthetic.roofline.json"
@@ -347,6 +348,18 @@ def test_appended_report_warns_and_its_launches_are_left_out(shared_report, tmp_
     assert report.warnings[1].startswith("the records name 2 devices ('Tesla T4', ")
     doc = json_of(path)["reports"][0]
     assert [g["name"] for g in doc["groups"]] == ["matrix_addition2D"] and len(doc["warnings"]) == 3
+
+
+def test_records_spliced_into_another_gpus_session_are_one_line(shared_report, tmp_path):
+    """The RTX 2080 Ti's file header and session records, the T4's kernel results: read as a T4 report before."""
+    session, results = shared_report(RTX2080TI).read_bytes(), shared_report(T4).read_bytes()
+    head = session[:blocks(session)[0][0]]
+    path = tmp_path / "spliced.ncu-rep"
+    path.write_bytes(head + b"".join(session[s:e] for s, e, n in blocks(session) if not n)
+                     + b"".join(results[s:e] for s, e, n in blocks(results) if n))
+    line = error_line(path)
+    assert line.endswith("the session records 'NVIDIA GeForce RTX 2080 Ti', but its launches were measured on "
+                         "'Tesla T4': records spliced from two reports: use the original report files, or re-profile")
 
 
 def test_appended_garbage_registers_are_invalid(shared_report, tmp_path):
