@@ -214,6 +214,18 @@ def _absent(missing: Iterable[str], hint: str, via: str = "") -> Measured:
     return Measured(None, via=via, missing=tuple(dict.fromkeys(missing)), hint=hint)
 
 
+# Metrics that describe the launch or the device rather than count what it did: a launch holding only these was not
+# measured by ncu at all.
+ATTRIBUTE_PREFIXES = ("launch__", "device__", "profiler__", "numa__", "nvlink__")
+UNMEASURED = ("not measured: ncu collected no counters for it (a launch that failed, e.g. with a launch error, or "
+              "one ncu could not replay), so no --set would add them")
+
+
+def measured_nothing(launch: KernelLaunch) -> bool:
+    """Whether ncu recorded no counter for the launch, only its launch and device attributes."""
+    return not any("__" in name and not name.startswith(ATTRIBUTE_PREFIXES) for name in launch.metrics)
+
+
 def _nan_absent(launch: KernelLaunch, names: Iterable[str], missing: Iterable[str], hint: str) -> Measured:
     """Absent value; when ncu stored NaN (it could not measure the launch) say so instead of 'missing'."""
     nan = sorted(set(names) & launch.nan_metrics) if launch.nan_metrics else ()

@@ -350,6 +350,23 @@ def test_appended_report_warns_and_its_launches_are_left_out(shared_report, tmp_
     assert [g["name"] for g in doc["groups"]] == ["matrix_addition2D"] and len(doc["warnings"]) == 3
 
 
+def test_a_launch_ncu_measured_nothing_is_said_so_not_sent_to_another_set(tmp_path):
+    """A launch with its launch attributes alone (ncu's record of an error launch): left out as not measured, and no
+    --set named to collect what no --set can."""
+    def unmeasured(doc: dict[str, Any]) -> None:
+        doc["launches"][1]["metrics"] = {"launch__grid_size": 264.0, "device__attribute_display_name": 0.0}
+    path = model(tmp_path, unmeasured)
+    launches = load_report(path).launches
+    assert [bool(k.invalid) for k in launches] == [False, True, False]
+    assert launches[1].invalid.startswith("not measured: ncu collected no counters for it")
+    result = runner.invoke(app, ["report", str(path)])
+    assert result.exit_code == 0
+    text = " ".join(result.stdout.split())
+    assert "0:1 gemm_bf16_tensor_4096: not measured: ncu collected no counters" in text
+    assert "re-profile" not in text.split("0:1 gemm_bf16_tensor_4096: not measured")[1].split("Advice")[0]
+    assert json_of(path)["reports"][0]["kernels"][1]["valid"] is False
+
+
 def test_records_spliced_into_another_gpus_session_are_one_line(shared_report, tmp_path):
     """The RTX 2080 Ti's file header and session records, the T4's kernel results: read as a T4 report before."""
     session, results = shared_report(RTX2080TI).read_bytes(), shared_report(T4).read_bytes()
