@@ -7,6 +7,7 @@ benchmarks/bench_report.py, not asserted here, since test machines vary in load.
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import re
@@ -22,6 +23,7 @@ from typer.testing import CliRunner
 from roofline import __version__
 from roofline.cli.app import app
 from roofline.errors import RooflineError, UsageError
+from roofline.render.names import TERMINAL_ERRORS, terminal_fallback
 from tests import installed
 
 REPO = Path(__file__).resolve().parents[2]
@@ -420,3 +422,30 @@ def test_without_diagnostics_the_reader_leaves_out_the_sass_only():
     assert without.sass_missing == SASS_NOT_READ
     assert [(pc.pc_offset, pc.samples, pc.file, pc.line) for pc in without.pcs] == [
         (pc.pc_offset, pc.samples, pc.file, pc.line) for pc in with_text.pcs]
+
+
+# --- Terminal conventions (issue 46) ------------------------------------------------------------------------------
+def _help_run(**env: str) -> subprocess.CompletedProcess[str]:
+    """``report --help`` in a child with a terminal forced (FORCE_COLOR) and ``env`` added."""
+    full = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "FORCE_COLOR": "1", **env}
+    full.pop("NO_COLOR", None) if "NO_COLOR" not in env else None
+    return subprocess.run([sys.executable, "-m", "roofline", "report", "--help"], capture_output=True, text=True,
+                          timeout=120, env=full)
+
+
+@pytest.mark.parametrize("env", [{"NO_COLOR": "1"}, {"TERM": "dumb"}])
+def test_no_color_and_a_dumb_terminal_get_help_without_colour_bold_or_dim(env: dict[str, str]) -> None:
+    assert "\x1b[" in _help_run(TERM="xterm-256color").stdout  # styled where the terminal takes it
+    plain = _help_run(**env)
+    assert plain.returncode == 0 and "\x1b[" not in plain.stdout and "Usage: roofline report" in plain.stdout
+
+
+def test_an_ascii_terminal_gets_ascii_fallbacks_for_every_symbol() -> None:
+    full = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "PYTHONIOENCODING": "ascii"}
+    help_text = subprocess.run([sys.executable, "-m", "roofline", "report", "--help"], capture_output=True,
+                               text=True, timeout=120, env={**full, "FORCE_COLOR": "1", "NO_COLOR": "1"})
+    assert help_text.returncode == 0 and "?" not in help_text.stdout.replace("[?]", "")
+    assert "+- Arguments -" in help_text.stdout  # rich's box lines, in ASCII
+    codecs.register_error(TERMINAL_ERRORS, terminal_fallback)
+    assert "x/÷ … → µs ≤".encode("ascii", TERMINAL_ERRORS) == b"x// ... -> us <="
+    assert "名前".encode("ascii", TERMINAL_ERRORS) == b"??"
