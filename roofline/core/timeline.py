@@ -13,7 +13,9 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class KernelTime:
-    """The launches of one kernel (its short name, ncu's "function" name) on the timeline."""
+    """The launches of one kernel on the timeline: one instance (``name`` = scope, function and template arguments,
+    as ``report`` groups, ``core.kernel_names.kernel_key``), or, grouped by function, every launch of one short name
+    (``name`` = the short name, ncu's "function" name)."""
 
     name: str
     count: int
@@ -22,6 +24,13 @@ class KernelTime:
     min_s: float
     max_s: float
     devices: tuple[int, ...]  # the deviceIds it ran on
+    short_name: str = ""  # nsys's shortName (ncu's function name); "" means the same as ``name``
+    demangled: str = ""  # one demangled name of the group (nsys's demangledName), "" where the export has none
+
+    @property
+    def function(self) -> str:
+        """The short name (ncu's function name)."""
+        return self.short_name or self.name
 
 
 @dataclass(frozen=True)
@@ -70,6 +79,7 @@ class Timeline:
     devices: tuple[DeviceTime, ...]  # by device id
     nvtx: tuple[NvtxRange, ...]  # by total time, largest first; empty where NVTX was not traced
     nvtx_filter: str | None = None  # --nvtx: only the kernels launched inside ranges of this name
+    group_by: str = "kernel"  # "kernel": instances apart; "function": pooled by short name
     exported_by: str | None = None  # the nsys that exported the report given to SQLite; None for an SQLite file
 
     @property

@@ -29,6 +29,7 @@ from roofline.cli.common import (
     handles_errors,
     report_files,
 )
+from roofline.core.choices import KernelGroupBy
 from roofline.ncu import driver
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -43,6 +44,10 @@ FromNsysOpt = Annotated[Path | None, typer.Option(
 TopOpt = Annotated[int, typer.Option("--top", "-n", min=1, help="With --from-nsys: how many kernels.")]
 NsysOpt = Annotated[str | None, typer.Option(
     "--nsys", help="With --from-nsys: the nsys that exports a .nsys-rep/.qdrep (else $ROOFLINE_NSYS, PATH, ...).")]
+GroupByOpt = Annotated[KernelGroupBy, typer.Option(
+    "--group-by",
+    help="With --from-nsys: rank kernel instances (kernel: template instances apart, as `report`) or pool them by "
+    "function name (function).")]
 DEFAULT_TOP = 5
 
 
@@ -75,13 +80,15 @@ def analyze(
     from_nsys: FromNsysOpt = None,
     top: TopOpt = DEFAULT_TOP,
     nsys: NsysOpt = None,
+    group_by: GroupByOpt = "kernel",
 ) -> None:
     """Profile an application with ncu, then analyse the report it wrote (as `roofline report` does)."""
     from roofline.render.mpl import plot_format
 
     after_app = ncu_opts.own_options_after_app(ctx, command)
     app = driver.resolve_app(command)
-    runs = _runs(from_nsys, top, nsys, kernel, launch_skip, launch_count, kernel_name_base)
+    runs, kernel_name_base = _runs(from_nsys, top, nsys, kernel, launch_skip, launch_count, kernel_name_base,
+                                   group_by)
     plans = []
     for i, (why, kernels, skip, count) in enumerate(runs):
         options = ncu_opts.ncu_options(section_set=section_set, sections=section, metrics=metrics, kernel=kernels,
@@ -123,13 +130,13 @@ Run = tuple[str, list[str] | None, int | None, int | None]  # why, --kernel filt
 
 
 def _runs(from_nsys: Path | None, top: int, nsys: str | None, kernel: list[str] | None, launch_skip: int | None,
-          launch_count: int | None, base: str) -> list[Run]:
-    """The ncu runs: the one the options ask for, or with --from-nsys one per planned target (``ncu_targets``),
-    each selecting its kernels by an anchored, escaped regex of their function names."""
+          launch_count: int | None, base: str, group_by: str) -> tuple[list[Run], str]:
+    """The ncu runs and the --kernel-name-base they share: the run the options ask for, or with --from-nsys one
+    per planned target (``ncu_targets``), each selecting its kernels by an anchored, escaped regex of their function
+    names, or of their demangled names where two instances share a function name (``name_base``)."""
     if from_nsys is None:
-        return [("", kernel, launch_skip, launch_count)]
-    from roofline.analysis.timeline import ncu_targets, profiling_summary
-    from roofline.core.kernel_filter import ncu_escape
+        return [("", kernel, launch_skip, launch_count)], base
+    from roofline.analysis.timeline import kernel_regex, name_base, ncu_targets, profiling_summary
     from roofline.errors import UsageError
     from roofline.nsys.load import load_for_profiling
 
@@ -138,11 +145,12 @@ def _runs(from_nsys: Path | None, top: int, nsys: str | None, kernel: list[str] 
     if given or base != "function":
         raise UsageError(f"--from-nsys with {', '.join(given) or '--kernel-name-base'}: --from-nsys chooses the "
                          "kernels and their launches", "leave those options out, or leave out --from-nsys")
-    timeline, reps = load_for_profiling(from_nsys, top, nsys)
-    runs: list[Run] = [(target.why, ["regex:^(?:" + "|".join(ncu_escape(n) for n in target.names) + ")$"],
-                        target.launch_skip, target.launch_count) for target in ncu_targets(timeline, top, reps)]
+    timeline, reps = load_for_profiling(from_nsys, top, nsys, group_by)
+    base = name_base(timeline, top)
+    runs: list[Run] = [(target.why, [kernel_regex(target.kernels, base)], target.launch_skip, target.launch_count)
+                       for target in ncu_targets(timeline, top, reps)]
     why, filters, skip, count = runs[0]
-    return [(f"{profiling_summary(timeline, top)}\n{why}", filters, skip, count), *runs[1:]]
+    return [(f"{profiling_summary(timeline, top)}\n{why}", filters, skip, count), *runs[1:]], base
 
 
 def _say_lineinfo(analyses: list[ReportAnalysis]) -> None:

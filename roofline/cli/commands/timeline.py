@@ -19,6 +19,7 @@ from roofline.cli.common import (
     terminal_width,
     write_document,
 )
+from roofline.core.choices import KernelGroupBy
 
 DEFAULT_TOP = 20
 NsysOpt = Annotated[str | None, typer.Option(
@@ -42,6 +43,9 @@ def timeline(
     output: OutputOpt = None,
     plot: TimelinePlotOpt = None,
     nsys: NsysOpt = None,
+    group_by: Annotated[KernelGroupBy, typer.Option(
+        "--group-by", help="kernel: template instances apart (demangled name with its template arguments, as "
+        "`report` groups); function: pooled by short name.")] = "kernel",
     wide: WideOpt = False,
 ) -> None:
     """Rank the kernels of whole applications by total GPU time from Nsight Systems profiles. Per kernel: count,
@@ -53,7 +57,7 @@ def timeline(
 
     plot_fmt = plot_format(plot) if plot is not None else None
     check_distinct_outputs("timeline", fmt, output, plot, files)
-    doc = timeline_set([load_timeline(f, nvtx, nsys) for f in files])
+    doc = timeline_set([load_timeline(f, nvtx, nsys, group_by) for f in files])
     also = []
     if plot is not None and plot_fmt is not None:
         from roofline.render.timeline.plot import draw

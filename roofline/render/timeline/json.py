@@ -24,11 +24,12 @@ def document(doc: TimelineSet) -> dict[str, Any]:
 
 def timeline_dict(t: Timeline) -> dict[str, Any]:
     return {
-        "path": t.path, "exported_by": t.exported_by, "nvtx_filter": t.nvtx_filter,
+        "path": t.path, "exported_by": t.exported_by, "nvtx_filter": t.nvtx_filter, "group_by": t.group_by,
         "kernel_s": t.kernel_s, "busy_s": t.busy_s,
         "devices": [{"id": d.device_id, "name": d.name, "launches": d.launches, "busy_s": d.busy_s,
                      "span_s": d.span_s, "idle_share": d.idle_share} for d in t.devices],
-        "kernels": [{"name": k.name, "count": k.count, "total_s": k.total_s, "share": t.share(k),
+        "kernels": [{"name": k.name, "short_name": k.function, "demangled": k.demangled, "count": k.count,
+                     "total_s": k.total_s, "share": t.share(k),
                      "median_s": k.median_s, "min_s": k.min_s, "max_s": k.max_s, "devices": list(k.devices)}
                     for k in t.kernels],
         "nvtx": [{"name": r.name, "count": r.count, "total_s": r.total_s} for r in t.nvtx],

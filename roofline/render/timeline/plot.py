@@ -6,6 +6,7 @@ from __future__ import annotations
 from roofline.analysis.timeline import TimelineSet
 from roofline.core.units import pct, seconds
 from roofline.render.mpl import PlotFormat, figure, middle, to_bytes
+from roofline.render.timeline.text import shown_names
 
 BARS = 15  # kernels drawn per file
 NAME_CHARS = 48
@@ -22,7 +23,7 @@ def draw(doc: TimelineSet, fmt: PlotFormat, mark: bool = True) -> bytes:
         kernels = t.kernels[:BARS]
         ys = range(len(kernels))
         ax.barh(list(ys), [k.total_s * 1e3 for k in kernels], color="#4a86c8")
-        ax.set_yticks(list(ys), [middle(k.name, NAME_CHARS) for k in kernels], fontsize=8)
+        ax.set_yticks(list(ys), shown_names(t, kernels, NAME_CHARS), fontsize=8)
         ax.invert_yaxis()
         for y, k in zip(ys, kernels, strict=True):
             ax.annotate(f" {pct(t.share(k) * 100)}, {k.count}x, median {seconds(k.median_s)}",

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from roofline.analysis.timeline import RankTotal, TimelineSet
-from roofline.core.kernel_names import KernelName
+from roofline.core.kernel_names import KernelName, fit_apart, kernel_name
 from roofline.core.thresholds import RANK_OUTLIER_PCT
 from roofline.core.timeline import KernelTime, Timeline
 from roofline.core.units import counted, pct, seconds
@@ -39,9 +39,25 @@ def device_lines(t: Timeline) -> list[str]:
             for d in t.devices]
 
 
-def kernel_cells(t: Timeline, top: int) -> list[list[str]]:
-    return [[str(i), k.name, str(k.count), seconds(k.total_s), pct(t.share(k) * 100), seconds(k.median_s),
-             seconds(k.min_s), seconds(k.max_s)] for i, k in enumerate(shown(t, top), 1)]
+MARKDOWN_NAME_CHARS = 80  # a kernel name in Markdown and HTML: its short name and as much of its template as fits
+
+
+def name_parts(t: Timeline, k: KernelTime) -> KernelName:
+    """What a kernel is shown by: its short name, with the template arguments that tell its instance apart where
+    the timeline groups by kernel."""
+    return kernel_name(k.function, k.demangled) if t.group_by == "kernel" else KernelName(k.function)
+
+
+def shown_names(t: Timeline, kernels: Sequence[KernelTime], width: int) -> list[str]:
+    """The kernels' names fitted to ``width``, instances of one template kept apart (``fit_apart``)."""
+    return fit_apart([name_parts(t, k) for k in kernels], width)
+
+
+def kernel_cells(t: Timeline, top: int, width: int = MARKDOWN_NAME_CHARS) -> list[list[str]]:
+    kernels = shown(t, top)
+    return [[str(i), name, str(k.count), seconds(k.total_s), pct(t.share(k) * 100), seconds(k.median_s),
+             seconds(k.min_s), seconds(k.max_s)]
+            for i, (k, name) in enumerate(zip(kernels, shown_names(t, kernels, width), strict=True), 1)]
 
 
 def shown(t: Timeline, top: int) -> tuple[KernelTime, ...]:
@@ -69,8 +85,9 @@ def _print(console: Console, doc: TimelineSet, top: int) -> None:
         more = len(t.kernels) - len(shown(t, top))
         caption = SHARE_NOTE + (f"; {more} more kernels (--top 0 shows all)" if more > 0 else "")
         table = plain_table("", KERNEL_COLUMNS, caption=caption, name_column=1)
-        console.print(add_rows(table, [[c if j != 1 else KernelName(c) for j, c in enumerate(row)]
-                                       for row in kernel_cells(t, top)], console.width))
+        console.print(add_rows(table, [[c if j != 1 else name_parts(t, k) for j, c in enumerate(row)]
+                                       for row, k in zip(kernel_cells(t, top), shown(t, top), strict=True)],
+                               console.width))
         if t.nvtx:
             # the title on a line of its own: as a table's title it wraps to the table's width
             console.print(f"NVTX ranges ({min(len(t.nvtx), NVTX_SHOWN)} of {len(t.nvtx)} names, longest first; "
@@ -126,11 +143,12 @@ def _md_table(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> Iterator
 
 # The first two start with ``render.CSV_MARKS``'s, by which roofline knows the file as its own
 CSV_COLUMNS = ("timeline.path", "timeline.rank", "name", "count", "total_s", "share", "median_s", "min_s", "max_s",
-               "devices")
+               "devices", "short_name", "demangled")
 
 
 def render_csv(doc: TimelineSet) -> str:
     """One row per kernel and file, every kernel, times in seconds (full precision)."""
     return csv_text(CSV_COLUMNS, ([t.path, rank, k.name, k.count, repr(k.total_s), repr(t.share(k)), repr(k.median_s),
-                                   repr(k.min_s), repr(k.max_s), " ".join(map(str, k.devices))]
+                                   repr(k.min_s), repr(k.max_s), " ".join(map(str, k.devices)), k.function,
+                                   k.demangled]
                                   for rank, t in enumerate(doc.timelines) for k in t.kernels))
