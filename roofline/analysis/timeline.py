@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from roofline.analysis.borrowed import BorrowedWork
 from roofline.core.kernel_filter import ncu_escape
 from roofline.core.thresholds import RANK_OUTLIER_PCT
 from roofline.core.timeline import KernelTime, Representative, Timeline
@@ -50,14 +51,16 @@ def rank_totals(timelines: Sequence[Timeline]) -> tuple[RankTotal, ...]:
 
 @dataclass(frozen=True)
 class TimelineSet:
-    """What `roofline timeline` shows: each file's timeline and, for several files (MPI ranks), their totals."""
+    """What `roofline timeline` shows: each file's timeline and, for several files (MPI ranks), their totals;
+    with --work, the kernels placed on the roofline with an ncu report's work."""
 
     timelines: tuple[Timeline, ...]
     ranks: tuple[RankTotal, ...]  # empty for one file
+    work: BorrowedWork | None = None
 
 
-def timeline_set(timelines: Sequence[Timeline]) -> TimelineSet:
-    return TimelineSet(tuple(timelines), rank_totals(timelines) if len(timelines) > 1 else ())
+def timeline_set(timelines: Sequence[Timeline], work: BorrowedWork | None = None) -> TimelineSet:
+    return TimelineSet(tuple(timelines), rank_totals(timelines) if len(timelines) > 1 else (), work)
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,21 @@ class KernelTime:
 
 
 @dataclass(frozen=True)
+class LaunchConfigTime:
+    """The launches of one kernel with one launch configuration (grid and block) on the timeline: what a kernel
+    of an ncu report is matched with for its work (``analysis.borrowed``)."""
+
+    name: str  # the kernel, as ``KernelTime.name``
+    short_name: str
+    demangled: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    count: int
+    total_s: float
+    median_s: float
+
+
+@dataclass(frozen=True)
 class DeviceTime:
     """One GPU that ran kernels: its busy time (the union of its kernels' intervals, overlaps counted once) and
     the span from its first kernel's start to its last kernel's end."""
@@ -43,6 +58,7 @@ class DeviceTime:
     launches: int
     busy_s: float
     span_s: float
+    l2_bytes: int | None = None  # the GPU's L2 size where the export records it (TARGET_INFO_GPU.l2CacheSize)
 
     @property
     def idle_share(self) -> float:

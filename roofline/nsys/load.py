@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from roofline.core.timeline import Representative, Timeline
+from roofline.core.timeline import LaunchConfigTime, Representative, Timeline
 from roofline.nsys.export import sqlite_of
-from roofline.nsys.timeline import read_timeline, representatives
+from roofline.nsys.timeline import launch_configs, read_timeline, representatives
 
 
 def load_timeline(path: Path, nvtx: str | None = None, nsys: str | None = None,
@@ -23,3 +23,11 @@ def load_for_profiling(path: Path, top: int, nsys: str | None = None,
     with sqlite_of(path, nsys) as (sqlite, exported_by):
         timeline = replace(read_timeline(sqlite, None, group_by), path=str(path), exported_by=exported_by)
         return timeline, representatives(sqlite, [k.name for k in timeline.kernels[:top]], group_by)
+
+
+def load_with_configs(path: Path, nsys: str | None = None,
+                      group_by: str = "kernel") -> tuple[Timeline, tuple[LaunchConfigTime, ...]]:
+    """The timeline of ``path`` and its kernels per launch configuration, from one export."""
+    with sqlite_of(path, nsys) as (sqlite, exported_by):
+        timeline = replace(read_timeline(sqlite, None, group_by), path=str(path), exported_by=exported_by)
+        return timeline, launch_configs(sqlite, group_by)

@@ -17,7 +17,14 @@ from pathlib import Path
 
 from roofline.core.files import open_regular
 from roofline.core.kernel_names import kernel_key
-from roofline.core.timeline import DeviceTime, KernelTime, NvtxRange, Representative, Timeline
+from roofline.core.timeline import (
+    DeviceTime,
+    KernelTime,
+    LaunchConfigTime,
+    NvtxRange,
+    Representative,
+    Timeline,
+)
 from roofline.errors import ReportError
 
 KERNELS = "CUPTI_ACTIVITY_KIND_KERNEL"
@@ -69,6 +76,28 @@ def representatives(path: Path, names: Sequence[str], group_by: str = "kernel") 
                               COUNT(*) OVER (PARTITION BY gid) AS n FROM a)
             SELECT gid, ix, d FROM r WHERE rn = (n + 1) / 2""", wanted)
         return {groups[gid][0]: Representative(groups[gid][0], ix, d * NS) for gid, ix, d in rows}
+
+
+def launch_configs(path: Path, group_by: str = "kernel") -> tuple[LaunchConfigTime, ...]:
+    """Per kernel (as ``read_timeline`` groups them) and launch configuration (grid, block): launches, total and
+    median duration; most total time first."""
+    with _export(path) as db:
+        if KERNELS not in _tables(db):
+            return ()
+        groups = _group_table(db, KERNELS, group_by)
+        dims = "k.gridX, k.gridY, k.gridZ, k.blockX, k.blockY, k.blockZ"
+        rows = db.execute(f"""
+            WITH a AS (SELECT g.gid AS gid, {dims}, k."end" - k.start AS d,
+                              ROW_NUMBER() OVER (PARTITION BY g.gid, {dims} ORDER BY k."end" - k.start) AS rn,
+                              COUNT(*) OVER (PARTITION BY g.gid, {dims}) AS n
+                       FROM {KERNELS} k JOIN temp.kgroup g ON g.short = k.shortName AND g.dem = k.{_demangled(db)})
+            SELECT gid, gridX, gridY, gridZ, blockX, blockY, blockZ, COUNT(*), SUM(d),
+                   AVG(CASE WHEN rn IN ((n + 1) / 2, (n + 2) / 2) THEN d END)
+            FROM a GROUP BY gid, gridX, gridY, gridZ, blockX, blockY, blockZ""").fetchall()
+    configs = [LaunchConfigTime(groups[gid][0], groups[gid][1], groups[gid][2], (gx, gy, gz), (bx, by, bz), n,
+                                total * NS, median * NS)
+               for gid, gx, gy, gz, bx, by, bz, n, total, median in rows]
+    return tuple(sorted(configs, key=lambda c: (-c.total_s, c.name, c.grid, c.block)))
 
 
 @contextmanager
@@ -193,7 +222,7 @@ def _devices(db: sqlite3.Connection, source: str, tables: set[str], ids: Sequenc
     """Per GPU: launches, busy time and span. Busy time is the union of the launches' intervals: each launch adds
     what it runs past the latest end of the launches that started before it (one query per GPU, which SQLite runs
     without sorting its result again)."""
-    names = _gpu_names(db, tables)
+    names, l2 = _gpu_info(db, tables)
     devices = []
     for dev in sorted(ids):
         n, busy, span = db.execute(f"""
@@ -202,16 +231,20 @@ def _devices(db: sqlite3.Connection, source: str, tables: set[str], ids: Sequenc
             FROM (SELECT start AS s, "end" AS e, MAX("end") OVER (ORDER BY start ROWS BETWEEN UNBOUNDED PRECEDING
                                                                   AND 1 PRECEDING) AS prev
                   FROM {source} WHERE deviceId = ?)""", (dev,)).fetchone()
-        devices.append(DeviceTime(dev, names.get(dev), n, busy * NS, span * NS))
+        devices.append(DeviceTime(dev, names.get(dev), n, busy * NS, span * NS, l2.get(dev)))
     return tuple(devices)
 
 
-def _gpu_names(db: sqlite3.Connection, tables: set[str]) -> dict[int, str]:
-    """GPU names by device id: TARGET_INFO_GPU.id, else (2020.3 exports) TARGET_INFO_CUDA_GPU.deviceId."""
+def _gpu_info(db: sqlite3.Connection, tables: set[str]) -> tuple[dict[int, str], dict[int, int]]:
+    """GPU names and L2 sizes by device id: TARGET_INFO_GPU.id, else (2020.3 exports) TARGET_INFO_CUDA_GPU.deviceId."""
     for table, key in (("TARGET_INFO_GPU", "id"), ("TARGET_INFO_CUDA_GPU", "deviceId")):
-        if table in tables and {key, "name"} <= _columns(db, table):
-            return {int(dev): str(name) for dev, name in db.execute(f"SELECT {key}, name FROM {table}")}
-    return {}
+        columns = _columns(db, table) if table in tables else set()
+        if {key, "name"} <= columns:
+            l2 = "l2CacheSize" if "l2CacheSize" in columns else "NULL"
+            rows = db.execute(f"SELECT {key}, name, {l2} FROM {table}").fetchall()
+            return ({int(dev): str(name) for dev, name, _ in rows},
+                    {int(dev): int(size) for dev, _, size in rows if size})
+    return {}, {}
 
 
 def _nvtx_ranges(db: sqlite3.Connection, tables: set[str]) -> tuple[NvtxRange, ...]:

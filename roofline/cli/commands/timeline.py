@@ -4,13 +4,14 @@ the GPUs' busy and idle time, NVTX ranges; several files side by side as MPI ran
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from roofline.cli.common import (
     Document,
     OutputOpt,
+    SpecsOpt,
     TimelineFormat,
     TimelinePlotOpt,
     WideOpt,
@@ -20,6 +21,9 @@ from roofline.cli.common import (
     write_document,
 )
 from roofline.core.choices import KernelGroupBy
+
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.analysis.timeline import TimelineSet
 
 DEFAULT_TOP = 20
 NsysOpt = Annotated[str | None, typer.Option(
@@ -46,6 +50,10 @@ def timeline(
     group_by: Annotated[KernelGroupBy, typer.Option(
         "--group-by", help="kernel: template instances apart (demangled name with its template arguments, as "
         "`report` groups); function: pooled by short name.")] = "kernel",
+    work: Annotated[list[Path] | None, typer.Option(
+        "--work", help="ncu reports of the same kernels made where counters were allowed (repeatable): place each "
+        "kernel on this GPU's roofline with the reports' FLOPs and bytes and nsys's time (one nsys file).")] = None,
+    specs: SpecsOpt = None,
     wide: WideOpt = False,
 ) -> None:
     """Rank the kernels of whole applications by total GPU time from Nsight Systems profiles. Per kernel: count,
@@ -57,10 +65,36 @@ def timeline(
 
     plot_fmt = plot_format(plot) if plot is not None else None
     check_distinct_outputs("timeline", fmt, output, plot, files)
-    doc = timeline_set([load_timeline(f, nvtx, nsys, group_by) for f in files])
+    if work:
+        from roofline.errors import UsageError
+
+        if len(files) != 1 or nvtx is not None:
+            raise UsageError("--work with several nsys files or --nvtx: the work is placed on one profile's kernels",
+                             "give one nsys file, leave out --nvtx, and repeat --work before each ncu report")
+        doc = with_work(files[0], work, nsys, group_by, specs)
+    else:
+        doc = timeline_set([load_timeline(f, nvtx, nsys, group_by) for f in files])
     also = []
     if plot is not None and plot_fmt is not None:
         from roofline.render.timeline.plot import draw
 
         also.append((plot, draw(doc, plot_fmt)))
     write_document("timeline", fmt, Document(doc, width=terminal_width(wide), top=top), output, files, also)
+
+
+def with_work(profile: Path, reports: list[Path], nsys: str | None, group_by: str,
+              specs: list[Path] | None) -> TimelineSet:
+    """The profile's timeline with the report's work placed on the roofs of the profile's GPU (``borrow_work``)."""
+    from roofline.analysis.borrowed import borrow_work
+    from roofline.analysis.timeline import timeline_set
+    from roofline.cli.common import analysis_options
+    from roofline.core.model import Device
+    from roofline.nsys.load import load_with_configs
+    from roofline.pipeline import analyze_files
+    from roofline.specs.catalog import load_catalog
+
+    timeline, configs = load_with_configs(profile, nsys, group_by)  # a bad profile is refused first
+    analyses = analyze_files(reports, analysis_options(None, "function", "kernel-clock", specs, diagnostics=False))
+    gpu = next((d.name for d in timeline.devices if d.name), None)
+    found = load_catalog(specs or ()).match(Device(gpu)) if gpu else None
+    return timeline_set([timeline], borrow_work(timeline, configs, analyses, found.spec if found else None))

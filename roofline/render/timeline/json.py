@@ -9,6 +9,7 @@ from roofline.analysis.timeline import RankTotal, TimelineSet
 from roofline.core.timeline import Timeline
 from roofline.render.compare.json import head
 from roofline.render.report.json import dumps
+from roofline.render.timeline import work
 
 
 def render(doc: TimelineSet) -> str:
@@ -19,6 +20,8 @@ def document(doc: TimelineSet) -> dict[str, Any]:
     out = {**head("timeline"), "timelines": [timeline_dict(t) for t in doc.timelines]}
     if doc.ranks:
         out["ranks"] = [rank_dict(r) for r in doc.ranks]
+    if doc.work is not None:
+        out["work"] = work.document(doc.work)
     return out
 
 

@@ -7,6 +7,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from roofline.analysis.borrowed import BorrowedWork
 from roofline.analysis.timeline import RankTotal, TimelineSet
 from roofline.core.kernel_names import KernelName, fit_apart, kernel_name
 from roofline.core.thresholds import RANK_OUTLIER_PCT
@@ -14,6 +15,7 @@ from roofline.core.timeline import KernelTime, Timeline
 from roofline.core.units import counted, pct, seconds
 from roofline.render.names import csv_text, visible
 from roofline.render.terminal import add_rows, escape, plain_table, record
+from roofline.render.timeline import work
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -100,6 +102,19 @@ def _print(console: Console, doc: TimelineSet, top: int) -> None:
         table = plain_table("ranks", RANK_COLUMNS, caption=RANK_NOTE, name_column=1)
         console.print(add_rows(table, [[KernelName(c) if j == 1 else c for j, c in enumerate(row)]
                                        for row in rank_cells(doc.ranks)], console.width))
+    if doc.work is not None:
+        _print_work(console, doc.work)
+
+
+def _print_work(console: Console, w: BorrowedWork) -> None:
+    """The kernels on this GPU's roofline with the report's work (``render.timeline.work``)."""
+    console.print(f"[bold]{escape(work.title(w))}[/bold]", highlight=False)
+    console.print(escape(work.headline(w)), highlight=False)
+    table = plain_table("", work.COLUMNS, caption=work.LEGEND, name_column=1)
+    console.print(add_rows(table, [[work.shown_name(k) if j == 1 else c for j, c in enumerate(work.cells(i, k))]
+                                   for i, k in enumerate(w.kernels, 1)], console.width))
+    for line in work.unmatched_lines(w):
+        console.print(escape(line), highlight=False)
 
 
 def render_markdown(doc: TimelineSet, top: int = 0) -> str:
@@ -128,6 +143,18 @@ def _markdown(doc: TimelineSet, top: int) -> Iterator[str]:
         yield from _md_table(RANK_COLUMNS, rank_cells(doc.ranks))
         yield ""
         yield RANK_NOTE + "."
+    if doc.work is not None:
+        yield ""
+        yield f"## {_md(work.title(doc.work))}"
+        yield ""
+        yield _md(work.headline(doc.work))
+        yield ""
+        yield from _md_table(work.COLUMNS, work.markdown_rows(doc.work))
+        yield ""
+        yield _md(work.LEGEND) + "."
+        for line in work.unmatched_lines(doc.work):
+            yield ""
+            yield _md(line)
 
 
 def _md(text: str) -> str:
