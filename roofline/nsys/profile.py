@@ -58,6 +58,10 @@ def run(p: NsysPlan, timeout_s: float | None = None) -> Path:
     if proc.returncode != 0:
         raise RooflineError(f"nsys profile exited with code {proc.returncode}: {shlex.join(p.argv)}",
                             "see nsys's messages above; check that the application runs without nsys")
+    if not p.report.is_file():
+        raise RooflineError(f"nsys profile wrote no {p.report} (see its messages above: an nsys without its "
+                            "importer leaves only a .qdstrm)",
+                            "install Nsight Systems whole, or pass --nsys PATH to one that is")
     if not p.sqlite.is_file():
         raise RooflineError(f"nsys profile wrote no {p.sqlite}",
                             f"export it yourself (nsys export --type sqlite {p.report}) and run roofline timeline")

@@ -4,7 +4,7 @@ the GPUs' busy and idle time, NVTX ranges; several files side by side as MPI ran
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -21,9 +21,6 @@ from roofline.cli.common import (
     write_document,
 )
 from roofline.core.choices import KernelGroupBy
-
-if TYPE_CHECKING:  # pragma: no cover
-    from roofline.analysis.timeline import TimelineSet
 
 DEFAULT_TOP = 20
 NsysOpt = Annotated[str | None, typer.Option(
@@ -71,6 +68,8 @@ def timeline(
         if len(files) != 1 or nvtx is not None:
             raise UsageError("--work with several nsys files or --nvtx: the work is placed on one profile's kernels",
                              "give one nsys file, leave out --nvtx, and repeat --work before each ncu report")
+        from roofline.cli.nsys_work import with_work
+
         doc = with_work(files[0], work, nsys, group_by, specs)
     else:
         doc = timeline_set([load_timeline(f, nvtx, nsys, group_by) for f in files])
@@ -81,20 +80,3 @@ def timeline(
         also.append((plot, draw(doc, plot_fmt)))
     write_document("timeline", fmt, Document(doc, width=terminal_width(wide), top=top), output, files, also)
 
-
-def with_work(profile: Path, reports: list[Path], nsys: str | None, group_by: str,
-              specs: list[Path] | None) -> TimelineSet:
-    """The profile's timeline with the report's work placed on the roofs of the profile's GPU (``borrow_work``)."""
-    from roofline.analysis.borrowed import borrow_work
-    from roofline.analysis.timeline import timeline_set
-    from roofline.cli.common import analysis_options
-    from roofline.core.model import Device
-    from roofline.nsys.load import load_with_configs
-    from roofline.pipeline import analyze_files
-    from roofline.specs.catalog import load_catalog
-
-    timeline, configs = load_with_configs(profile, nsys, group_by)  # a bad profile is refused first
-    analyses = analyze_files(reports, analysis_options(None, "function", "kernel-clock", specs, diagnostics=False))
-    gpu = next((d.name for d in timeline.devices if d.name), None)
-    found = load_catalog(specs or ()).match(Device(gpu)) if gpu else None
-    return timeline_set([timeline], borrow_work(timeline, configs, analyses, found.spec if found else None))
