@@ -33,7 +33,7 @@ class FakeNsys:
 def install(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, sqlite: Path, scenario: str = "success") -> FakeNsys:
     """The stand-in in ``tmp_path/nsys-bin`` (run by this Python), first on PATH, handing out ``sqlite``."""
     bin_dir = tmp_path / "nsys-bin"
-    bin_dir.mkdir(exist_ok=True)
+    bin_dir.mkdir(parents=True, exist_ok=True)
     target = bin_dir / "nsys"
     target.write_text(f"#!{sys.executable}\n" + (HERE / "nsys").read_text().split("\n", 1)[1])
     target.chmod(0o755)
