@@ -13,6 +13,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 from roofline.core.files import open_regular
@@ -26,6 +27,7 @@ from roofline.core.timeline import (
     Timeline,
 )
 from roofline.errors import ReportError
+from roofline.nsys import activity
 
 KERNELS = "CUPTI_ACTIVITY_KIND_KERNEL"
 RUNTIME = "CUPTI_ACTIVITY_KIND_RUNTIME"
@@ -54,8 +56,11 @@ def read_timeline(path: Path, nvtx: str | None = None, group_by: str = "kernel")
             raise ReportError(f"{path}: no kernel was launched inside an NVTX range named {nvtx!r}",
                               "check the name against the ranges `roofline timeline` lists")
         devices = _devices(db, source, tables, sorted({d for k in kernels for d in k.devices}))
+        devices = tuple(replace(d, idle_causes=activity.idle_causes(db, tables, source, d.device_id))
+                        for d in devices)
         return Timeline(path=str(path), kernels=kernels, devices=devices, nvtx=_nvtx_ranges(db, tables),
-                        nvtx_filter=nvtx, group_by=group_by)
+                        nvtx_filter=nvtx, group_by=group_by, api=activity.api_summary(db, tables),
+                        transfers=activity.transfers(db, tables), memory=activity.memory_use(db, tables))
 
 
 def representatives(path: Path, names: Sequence[str], group_by: str = "kernel") -> dict[str, Representative]:

@@ -11,8 +11,8 @@ from roofline.analysis.borrowed import BorrowedWork
 from roofline.analysis.timeline import RankTotal, TimelineSet
 from roofline.core.kernel_names import KernelName, fit_apart, kernel_name
 from roofline.core.thresholds import RANK_OUTLIER_PCT
-from roofline.core.timeline import KernelTime, Timeline
-from roofline.core.units import counted, pct, seconds
+from roofline.core.timeline import DeviceTime, KernelTime, Timeline
+from roofline.core.units import counted, pct, seconds, si
 from roofline.render.names import csv_text, visible
 from roofline.render.terminal import add_rows, escape, plain_table, record
 from roofline.render.timeline import work
@@ -34,11 +34,46 @@ def heading(t: Timeline) -> str:
     return "; ".join(words)
 
 
+IDLE_CAUSES_SHOWN = 4  # the largest causes of a GPU's idle time named in the table
+API_SHOWN = 8  # CUDA API functions listed (longest total first)
+CAUSE_WORDS = {"copy": "copying", "memset": "memset", "unified_memory": "unified memory", "sync": "host in",
+               "api": "host in", "host": ""}
+
+
 def device_lines(t: Timeline) -> list[str]:
-    return [f"GPU {d.device_id} {d.name or '(not listed)'}: {counted(d.launches, 'launch')}, busy "
-            f"{seconds(d.busy_s)} of a {seconds(d.span_s)} span from first kernel start to last kernel end "
-            f"(idle {pct(d.idle_share * 100)})"
-            for d in t.devices]
+    return [line for d in t.devices for line in (
+        f"GPU {d.device_id} {d.name or '(not listed)'}: {counted(d.launches, 'launch')}, busy "
+        f"{seconds(d.busy_s)} of a {seconds(d.span_s)} span from first kernel start to last kernel end "
+        f"(idle {pct(d.idle_share * 100)})", *idle_lines(d))]
+
+
+def idle_lines(d: DeviceTime) -> list[str]:
+    """The idle time's largest causes with their share of it, in one line."""
+    if not d.idle_causes or d.idle_s <= 0:
+        return []
+    parts = [f"{(CAUSE_WORDS[c.kind] + ' ' + c.detail).strip()} {pct(c.seconds / d.idle_s * 100)}"
+             for c in d.idle_causes[:IDLE_CAUSES_SHOWN]]
+    return [f"  idle {seconds(d.idle_s)}: " + ", ".join(parts)]
+
+
+def api_cells(t: Timeline) -> list[list[str]]:
+    return [[a.name, str(a.calls), seconds(a.total_s), seconds(a.median_s), seconds(a.max_s)]
+            for a in t.api[:API_SHOWN]]
+
+
+def transfer_cells(t: Timeline) -> list[list[str]]:
+    return [[x.direction + (f" ({x.memory})" if x.memory else ""), str(x.count), si(x.bytes, "B"),
+             seconds(x.total_s), seconds(x.median_s), si(x.bytes_per_s, "B/s")] for x in t.transfers]
+
+
+def memory_lines(t: Timeline) -> list[str]:
+    return [f"GPU {m.device_id} memory allocated through CUDA: peak {si(m.peak_bytes, 'B')} at "
+            f"{seconds(m.peak_at_s)} after the first allocation, {si(m.final_bytes, 'B')} at the end"
+            for m in t.memory]
+
+
+API_COLUMNS = ("CUDA API", "calls", "total", "median", "max")
+TRANSFER_COLUMNS = ("memory transfer", "count", "bytes", "total", "median", "rate")
 
 
 MARKDOWN_NAME_CHARS = 80  # a kernel name in Markdown and HTML: its short name and as much of its template as fits
@@ -90,6 +125,14 @@ def _print(console: Console, doc: TimelineSet, top: int) -> None:
         console.print(add_rows(table, [[c if j != 1 else name_parts(t, k) for j, c in enumerate(row)]
                                        for row, k in zip(kernel_cells(t, top), shown(t, top), strict=True)],
                                console.width))
+        if t.api:
+            console.print(add_rows(plain_table("", API_COLUMNS), [[KernelName(r[0]), *r[1:]] for r in api_cells(t)],
+                                   console.width))
+        if t.transfers:
+            console.print(add_rows(plain_table("", TRANSFER_COLUMNS), [[KernelName(r[0]), *r[1:]]
+                                                                      for r in transfer_cells(t)], console.width))
+        for line in memory_lines(t):
+            console.print(escape(line), highlight=False)
         if t.nvtx:
             # the title on a line of its own: as a table's title it wraps to the table's width
             console.print(f"NVTX ranges ({min(len(t.nvtx), NVTX_SHOWN)} of {len(t.nvtx)} names, longest first; "
@@ -132,6 +175,15 @@ def _markdown(doc: TimelineSet, top: int) -> Iterator[str]:
         yield from _md_table(KERNEL_COLUMNS, kernel_cells(t, top))
         yield ""
         yield SHARE_NOTE + "."
+        if t.api:
+            yield ""
+            yield from _md_table(API_COLUMNS, api_cells(t))
+        if t.transfers:
+            yield ""
+            yield from _md_table(TRANSFER_COLUMNS, transfer_cells(t))
+        for line in memory_lines(t):
+            yield ""
+            yield _md(line)
         if t.nvtx:
             yield ""
             yield from _md_table(("NVTX range", "count", "total (CPU)"),
