@@ -203,7 +203,7 @@ def _run(w: Writer, program: Program, reports: list[Report], gpid: int, tid: int
             for _ in range(program.launches):
                 corr = w.call(tid, "cudaLaunchKernel_v7000", now, now + LAUNCH_CALL_NS)
                 start = max(now + LAUNCH_LATENCY_NS, gpu_free)
-                end = start + round(launch.value("gpu__time_duration.sum"))
+                end = start + round(launch.value("gpu__time_duration.sum") or 0.0)
                 _kernel(w, launch, gpid, corr, start, end)
                 gpu_free = end
                 now += LAUNCH_CALL_NS

@@ -142,7 +142,7 @@ def borrow_work(timeline: Timeline, configs: Sequence[LaunchConfigTime], analyse
         if launch.grid is None or launch.block is None:
             continue
         name = launch.name if timeline.group_by == "function" else kernel_key(launch.name, launch.demangled_name)
-        by_config.setdefault((name, tuple(launch.grid), tuple(launch.block)), []).append(la)
+        by_config.setdefault((name, launch.grid, launch.block), []).append(la)
     nsys = {(c.name, c.grid, c.block): c for c in configs}
     ceilings = spec_ceilings(spec) if spec is not None else None
     kernels = [_kernel(nsys[key], launches, spec) for key, launches in by_config.items() if key in nsys]

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from roofline.analysis.borrowed import BorrowedWork
+from roofline.core.choices import NameBase
 from roofline.core.kernel_filter import ncu_escape
 from roofline.core.thresholds import RANK_OUTLIER_PCT
 from roofline.core.timeline import KernelTime, Representative, Timeline
@@ -78,7 +79,7 @@ class NcuTarget:
         return tuple(k.name for k in self.kernels)
 
 
-def name_base(timeline: Timeline, top: int) -> str:
+def name_base(timeline: Timeline, top: int) -> NameBase:
     """ncu's --kernel-name-base for the top kernels: "demangled" where one of them shares its short name with
     another kernel of the timeline (two instances of one template: only the demangled name tells them apart),
     else "function"."""

@@ -50,6 +50,7 @@ class LaunchConfigTime:
 
 
 IdleKind = Literal["copy", "memset", "unified_memory", "sync", "api", "host"]
+TransferKind = Literal["copy", "memset"]
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ class ApiCall:
 class Transfer:
     """Memory copies of one direction and host memory kind, or the memsets: how many, how much, how long."""
 
-    kind: Literal["copy", "memset"]
+    kind: TransferKind
     direction: str  # "Host-to-Device", ..., or "memset"
     memory: str  # the host side's kind: "pageable", "pinned", ...; "" where no host memory is involved
     count: int

@@ -24,7 +24,7 @@ import re
 import sqlite3
 from collections.abc import Iterable, Sequence
 
-from roofline.core.timeline import ApiCall, IdleCause, MemoryUse, Transfer
+from roofline.core.timeline import ApiCall, IdleCause, IdleKind, MemoryUse, Transfer, TransferKind
 
 MEMCPY = "CUPTI_ACTIVITY_KIND_MEMCPY"
 MEMSET = "CUPTI_ACTIVITY_KIND_MEMSET"
@@ -70,7 +70,7 @@ def copy_label(kind: int, src: int | None, dst: int | None) -> tuple[str, str]:
 
 def transfers(db: sqlite3.Connection, tables: set[str]) -> tuple[Transfer, ...]:
     """Copies per direction and host memory kind, and memsets: count, bytes, total and median time."""
-    groups: dict[tuple[str, str, str], list[tuple[int, int]]] = {}
+    groups: dict[tuple[TransferKind, str, str], list[tuple[int, int]]] = {}
     if MEMCPY in tables:
         cols = columns(db, MEMCPY)
         src = "srcKind" if "srcKind" in cols else "NULL"
@@ -145,10 +145,10 @@ def idle_causes(db: sqlite3.Connection, tables: set[str], source: str, device: i
 
 
 def _gpu_activity(db: sqlite3.Connection, tables: set[str],
-                  device: int) -> Iterable[tuple[str, str, list[Interval]]]:
+                  device: int) -> Iterable[tuple[IdleKind, str, list[Interval]]]:
     """The GPU's own non-kernel work: copies by direction and host memory kind, memsets, unified-memory
     migrations and page faults."""
-    copies: dict[tuple[str, str], list[Interval]] = {}
+    copies: dict[tuple[IdleKind, str], list[Interval]] = {}
     if MEMCPY in tables:
         cols = columns(db, MEMCPY)
         src = "srcKind" if "srcKind" in cols else "NULL"
@@ -156,7 +156,7 @@ def _gpu_activity(db: sqlite3.Connection, tables: set[str],
         for kind, s, d, start, end in db.execute(f'SELECT copyKind, {src}, {dst}, start, "end" FROM {MEMCPY} '
                                                  "WHERE deviceId = ?", (device,)):
             direction, memory = copy_label(kind, s, d)
-            key = ("unified_memory", direction) if kind in UNIFIED else \
+            key: tuple[IdleKind, str] = ("unified_memory", direction) if kind in UNIFIED else \
                 ("copy", f"{direction} ({memory})" if memory else direction)
             copies.setdefault(key, []).append((start, end))
     yield from ((kind, detail, iv) for (kind, detail), iv in sorted(copies.items()))
@@ -169,7 +169,7 @@ def _gpu_activity(db: sqlite3.Connection, tables: set[str],
 
 
 def _host_calls(db: sqlite3.Connection, tables: set[str], source: str,
-                device: int) -> Iterable[tuple[str, str, list[Interval]]]:
+                device: int) -> Iterable[tuple[IdleKind, str, list[Interval]]]:
     """The CUDA API calls of the processes that launched kernels on the GPU, per name: synchronisations first
     (the host waits), then the others by total time."""
     if RUNTIME not in tables or "nameId" not in columns(db, RUNTIME):
@@ -184,7 +184,8 @@ def _host_calls(db: sqlite3.Connection, tables: set[str], source: str,
             calls.setdefault(api_name(str(names.get(name_id, name_id))), []).append((start, end))
     order = sorted(calls, key=lambda n: (not SYNC_CALL.search(n), -sum(e - s for s, e in calls[n]), n))
     for name in order:
-        yield ("sync" if SYNC_CALL.search(name) else "api"), name, calls[name]
+        kind: IdleKind = "sync" if SYNC_CALL.search(name) else "api"
+        yield kind, name, calls[name]
 
 
 def merge(intervals: Iterable[Sequence[int]]) -> list[Interval]:

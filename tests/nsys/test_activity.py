@@ -122,8 +122,7 @@ def segment_causes(path: Path, have: set[str], strings: dict[int, str], dev: int
     for name in sorted(api, key=lambda n: (not sync.search(n), -sum(e - s for s, e in api[n]), n)):
         causes[("sync" if sync.search(name) else "api", name)] = api[name]
         order.append(("sync" if sync.search(name) else "api", name))
-    layers = [(key, merged(causes[key])) for key in order]
-    layers = [(key, ivs, [s for s, _ in ivs]) for key, ivs in layers]
+    layers = [(key, ivs, [s for s, _ in ivs]) for key in order for ivs in (merged(causes[key]),)]
     points = sorted({x for s, e in kernels for x in (s, e)} |
                     {x for _, ivs, _ in layers for s, e in ivs for x in (s, e)
                      if kernels[0][0] <= x <= kernels[-1][1]})

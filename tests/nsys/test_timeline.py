@@ -179,7 +179,8 @@ def test_instances_of_one_template_are_kernels_apart(tmp_path: Path) -> None:
     for k in agents:
         tag = next(tag for tag, d in instances.INSTANCES.items() if d == k.demangled)
         own = instances.durations(tag)
-        assert (k.count, k.total_s, k.max_s) == (len(own), pytest.approx(sum(own) * 1e-9), max(own) * 1e-9)
+        assert (k.count, k.max_s) == (len(own), max(own) * 1e-9)
+        assert k.total_s == pytest.approx(sum(own) * 1e-9)
     assert agents[0].demangled == instances.INSTANCES[1]  # the longest instance ranks first of the three
     pooled = read_timeline(path, group_by="function")
     agent = next(k for k in pooled.kernels if k.name == instances.SHORT)
@@ -192,4 +193,5 @@ def test_the_representative_launch_is_counted_within_its_instance(tmp_path: Path
     longest = next(k for k in t.kernels if k.demangled == instances.INSTANCES[1])
     rep = representatives(path, [longest.name])[longest.name]
     own = instances.durations(1)  # 9.66, 9.50, 9.58 ms: the median is the third launch of this instance
-    assert (rep.launch_index, rep.duration_s) == (own.index(sorted(own)[1]), pytest.approx(9_580_000e-9))
+    assert rep.launch_index == own.index(sorted(own)[1])
+    assert rep.duration_s == pytest.approx(9_580_000e-9)

@@ -31,7 +31,7 @@ from roofline.cli.common import (
     handles_errors,
     report_files,
 )
-from roofline.core.choices import Fallback, KernelGroupBy
+from roofline.core.choices import Fallback, KernelGroupBy, NameBase
 from roofline.errors import CountersDenied, UsageError
 from roofline.ncu import driver
 
@@ -240,7 +240,7 @@ Run = tuple[str, list[str] | None, int | None, int | None]  # why, --kernel filt
 
 
 def _runs(from_nsys: Path | None, top: int, nsys: str | None, kernel: list[str] | None, launch_skip: int | None,
-          launch_count: int | None, base: str, group_by: str) -> tuple[list[Run], str]:
+          launch_count: int | None, base: NameBase, group_by: str) -> tuple[list[Run], NameBase]:
     """The ncu runs and the --kernel-name-base they share: the run the options ask for, or with --from-nsys one
     per planned target (``ncu_targets``), each selecting its kernels by an anchored, escaped regex of their function
     names, or of their demangled names where two instances share a function name (``name_base``)."""

@@ -97,8 +97,8 @@ def draw_roofline(ax: Axes, w: BorrowedWork) -> None:
     """The points (FLOP/s against DRAM intensity) under this GPU's roofs: the DRAM and L2 bandwidth slopes and the
     compute roof of each precision the kernels run, each drawn once (roofs of equal height share one line). Each
     point is numbered as in the table."""
-    points = [(i, k, k.intensity("dram"), k.flop_per_s) for i, k in enumerate(w.kernels, 1)]
-    points = [(i, k, x, y) for i, k, x, y in points if x and y]
+    points = [(i, k, x, y) for i, k in enumerate(w.kernels, 1)
+              if (x := k.intensity("dram")) is not None and (y := k.flop_per_s) is not None]
     xs = [x for *_, x, _ in points] or [1.0]
     lo, hi = min(xs) / 10, max(xs) * 10
     roofs: dict[float, list[str]] = {}
