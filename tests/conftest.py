@@ -26,6 +26,16 @@ MISSING_SHARED = "../shared/ncu-reps not found: real-report tests need the share
 SHARED_NSYS = SHARED_REPORTS.parent / "nsys-reps"
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Stop before any test when the imported roofline is not the installed copy of this tree (tests/installed.py)."""
+    import roofline
+    from tests import installed
+
+    why = installed.problem(Path(roofline.__file__).parent)
+    if why:
+        pytest.exit(f"roofline tests: {why}", returncode=2)
+
+
 def find_shared_report(name: str) -> Path:
     """Path of one report in ../shared/ncu-reps (``name`` with or without ``.ncu-rep``); skips when absent."""
     if not SHARED_REPORTS.is_dir():

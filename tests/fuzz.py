@@ -42,6 +42,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests import installed
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "ncu-reps"
 SPECS = REPO / "device_specs"
@@ -399,8 +401,7 @@ def hostile_cases(rng: random.Random, count: int, folder: Path) -> list[Case]:
 
 # --- Running and judging ---------------------------------------------------------------------------------------------
 def run(case: Case) -> Outcome:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
-           "COLUMNS": "80"}
+    env = installed.child_env(COLUMNS="80")
     before = sorted(os.listdir(case.clean)) if case.clean else []
     try:
         proc = subprocess.run([sys.executable, "-m", "roofline", *case.args], capture_output=True, env=env,

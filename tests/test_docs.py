@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import installed
+
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
 DOCS = REPO / "docs"
@@ -187,7 +189,6 @@ def stage(folder: Path, args: list[str]) -> None:
                          ids=lambda v: v if isinstance(v, str) and v.endswith(".md") else None)
 def test_the_command_runs_as_shown(page: str, line: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import glob
-    import os
     import shlex
     import subprocess
     import sys
@@ -208,7 +209,7 @@ def test_the_command_runs_as_shown(page: str, line: str, tmp_path: Path, monkeyp
     monkeypatch.setenv("FAKE_NCU_REPORT", str(PROFILED))
     monkeypatch.setenv("FAKE_NCU_KERNELS", "gemm,ampere_sgemm_128x64_nn")
     expanded = [hit for a in args for hit in (sorted(glob.glob(a, root_dir=tmp_path)) if "*" in a else [a])]
-    env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "100"}
+    env = installed.child_env(COLUMNS="100")
     proc = subprocess.run([sys.executable, "-m", "roofline", *expanded], cwd=tmp_path, env=env, capture_output=True,
                           text=True, timeout=300)
     assert proc.returncode == 0, f"{page}: {line}\n{proc.stderr[-2000:]}"

@@ -56,6 +56,8 @@ COMMANDS: dict[str, tuple[str, str, bool, str]] = {
              "NAME.rankR.HOST.ncu-rep), else run the app."),
     "calibrate": ("calibrate", "calibrate", False,
                   "Measure the GPU's achievable DRAM and L2 bandwidth, FP32/FP64 FMA and Tensor Core GEMM rates."),
+    "mcp": ("mcp", "mcp", False, "Serve the analyses to coding agents over MCP (stdio): list kernels, analyse one, "
+            "compare, project, specs, nsys."),
 }
 INTERRUPTED = 130  # the exit status after Ctrl-C, typer's (typer.core: KeyboardInterrupt -> Exit(130))
 READS_REPORTS = ("report", "plot", "compare", "diff", "summary", "project")  # commands whose arguments are report files

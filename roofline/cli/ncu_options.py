@@ -32,8 +32,9 @@ COMMAND_CLASS = AppCommand  # read by roofline.cli.app through the command modul
 
 CommandArg = Annotated[list[str], typer.Argument(
     metavar="APP [APP_ARGS]...", help="A Python script (run with this Python), an executable, or a command.")]
-SetOpt = Annotated[driver.SectionSet, typer.Option(
-    "--set", help="ncu section set: roofline (hierarchical roofline charts, ncu >= 2021.3), detailed or full.")]
+SetOpt = Annotated[driver.SetChoice, typer.Option(
+    "--set", help="ncu section set: roofline (hierarchical roofline charts, ncu >= 2021.3), detailed, full, or none "
+    "(only the --section and --metrics named: smaller reports).")]
 SectionOpt = Annotated[list[str] | None, typer.Option(
     "--section", help="Also collect this ncu section (repeatable), e.g. Occupancy.")]
 MetricsOpt = Annotated[str | None, typer.Option(
@@ -60,14 +61,18 @@ NcuArgOpt = Annotated[list[str] | None, typer.Option(
     "--ncu-arg", help="Pass this argument to ncu as is (repeatable), e.g. --ncu-arg=--cache-control=none.")]
 
 
-def ncu_options(*, section_set: driver.SectionSet, sections: list[str] | None, metrics: str | None,
+def ncu_options(*, section_set: driver.SetChoice, sections: list[str] | None, metrics: str | None,
                 kernel: list[str] | None, kernel_name_base: NameBase, launch_skip: int | None,
                 launch_count: int | None, nvtx_include: list[str] | None, replay_mode: driver.ReplayMode | None,
                 clock_control: driver.ClockControl | None, ncu_arg: list[str] | None,
                 force: bool) -> driver.NcuOptions:
     """Collect the command-line values shared by analyze and wrap into NcuOptions (a bad --kernel filter is
     refused here, before anything runs)."""
-    return driver.NcuOptions(section_set=section_set, sections=tuple(sections or ()), metrics=metrics,
+    if section_set == "none" and not (sections or metrics):
+        raise typer.BadParameter("--set none collects only what --section or --metrics name: name at least one",
+                                 param_hint="--set")
+    chosen_set = None if section_set == "none" else section_set
+    return driver.NcuOptions(section_set=chosen_set, sections=tuple(sections or ()), metrics=metrics,
                              kernel=kernel_filter.parse(kernel or (), kernel_name_base), launch_skip=launch_skip,
                              launch_count=launch_count, nvtx_include=tuple(nvtx_include or ()),
                              replay_mode=replay_mode, clock_control=clock_control, extra=tuple(ncu_arg or ()),

@@ -41,6 +41,7 @@ from roofline.core.units import counted
 from roofline.errors import CountersDenied, NcuError, NoKernelMatched, RooflineError
 
 SectionSet = Literal["roofline", "detailed", "full"]
+SetChoice = Literal["roofline", "detailed", "full", "none"]  # none: only the --section/--metrics named
 ReplayMode = Literal["kernel", "application", "range"]
 ClockControl = Literal["base", "none"]
 REPORT_SUFFIX = ".ncu-rep"

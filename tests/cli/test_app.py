@@ -22,6 +22,7 @@ from typer.testing import CliRunner
 from roofline import __version__
 from roofline.cli.app import app
 from roofline.errors import RooflineError, UsageError
+from tests import installed
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = str(REPO / "examples" / "h100-sxm_synthetic.roofline.json")
@@ -30,7 +31,7 @@ HEAVY = ("ncu_report", "matplotlib", "numpy", "scipy")
 
 
 def python(*args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    env = installed.child_env()
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
 
 
@@ -336,8 +337,7 @@ def test_the_regression_gate_cannot_be_switched_off_with_nan(tmp_path):
 # --- Edges of the file system and the environment (issue 37) -----------------------------------------------------
 def roofline_proc(*args: str, env: dict[str, str] | None = None, **kwargs: Any) -> subprocess.CompletedProcess:
     """``python -m roofline`` in a subprocess: stdout and stderr captured unless ``stdout`` is given."""
-    environ = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
-               **(env or {})}
+    environ = installed.child_env(**(env or {}))
     kwargs.setdefault("stdout", subprocess.PIPE)
     return subprocess.run([sys.executable, "-m", "roofline", *args], stderr=subprocess.PIPE, text=True,
                           env=environ, timeout=120, **kwargs)

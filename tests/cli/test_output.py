@@ -23,6 +23,7 @@ from roofline.cli import output
 from roofline.cli.app import app
 from roofline.render import GENERATED_BY, GENERATOR
 from roofline.render.report import json as json_render
+from tests import installed
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = str(REPO / "examples" / "h100-sxm_synthetic.roofline.json")
@@ -32,7 +33,7 @@ REFUSED = "exists and was not written by roofline; not replacing it"
 
 def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """The CLI in a subprocess, with a time limit: a writer that blocks fails the test instead of hanging it."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    env = installed.child_env()
     return subprocess.run([sys.executable, "-m", "roofline", *args], capture_output=True, text=True, env=env,
                           cwd=cwd or REPO, timeout=120)
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 import pickle
 import sys
-from pathlib import Path
 from types import MappingProxyType
 
 import pytest
 
 from roofline.core import parallel
 from roofline.errors import ReportError, RooflineError
+from tests import installed
 
 
 def square_and_pid(n: int) -> tuple[int, int]:
@@ -78,9 +78,7 @@ def test_a_worker_does_not_outlive_a_parent_killed_without_clean_up(tmp_path) ->
     import subprocess
     import time
 
-    repo = str(Path(__file__).resolve().parents[2])
-    proc = subprocess.Popen([sys.executable, "-c", WORKER_SCRIPT, str(tmp_path)], env={**os.environ,
-                            "PYTHONPATH": repo})
+    proc = subprocess.Popen([sys.executable, "-c", WORKER_SCRIPT, str(tmp_path)], env=installed.child_env())
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and len(list(tmp_path.iterdir())) < 2:
         time.sleep(0.05)

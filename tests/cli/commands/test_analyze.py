@@ -376,3 +376,20 @@ def test_missing_line_information_is_said_once_with_the_fix(work: Path, monkeypa
             in result.stderr
     else:  # the table says it under its hot spots
         assert result.stdout.count("No source lines") == 1 and "-lineinfo" not in result.stderr
+
+
+def test_set_none_collects_only_the_sections_named(work: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   analyses: list) -> None:
+    fake = fakencu.install(monkeypatch, work)
+    result = invoke("--dry-run", "--set", "none", "--section", "SpeedOfLight", "--section", "LaunchStats", "app.py")
+    assert result.exit_code == 0, result.output
+    argv = shlex.split(result.stdout)
+    assert argv[:7] == [fake.path, "--target-processes", "all", "--section", "SpeedOfLight", "--section", "LaunchStats"]
+    assert "--set" not in argv
+
+
+def test_set_none_without_a_section_is_refused(work: Path, monkeypatch: pytest.MonkeyPatch, analyses: list) -> None:
+    fakencu.install(monkeypatch, work)
+    result = invoke("--dry-run", "--set", "none", "app.py")
+    assert result.exit_code == 2
+    assert "--set none collects only what --section or --metrics name" in result.stderr

@@ -16,6 +16,7 @@ from roofline.cli.common import report_files
 from roofline.core.model import Device, KernelLaunch, Report
 from roofline.pipeline import AnalysisOptions
 from roofline.render.report.json import with_reasons
+from tests import installed
 
 REPO = Path(__file__).resolve().parents[3]
 T4 = "t4_matrix-add-2d_full"
@@ -249,7 +250,7 @@ def test_folder_as_input(tmp_path):
 
 def cli(*args: object, cwd: Path | None = None) -> subprocess.CompletedProcess:
     """``roofline`` in a subprocess with a time limit: a read that blocks fails the test instead of hanging it."""
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env = installed.child_env()
     return subprocess.run([sys.executable, "-m", "roofline", *map(str, args)], capture_output=True, text=True,
                           env=env, cwd=cwd, timeout=60)
 
@@ -315,7 +316,7 @@ def test_bad_option_values(shared_report):
 
 # --- The same through a real process --------------------------------------------------------------------------
 def python_m_roofline(*args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    env = installed.child_env()
     return subprocess.run([sys.executable, "-m", "roofline", "report", *map(str, args)], capture_output=True,
                           text=True, env=env, cwd=REPO, timeout=120)
 

@@ -1,0 +1,147 @@
+"""The one door from the MCP server (``roofline.cli.mcp_server``) to the analysis and its renderers: each function
+returns, as plain data, the document that the matching command's ``--format json`` writes for the same input, built
+by the same calls (the pipeline, the pairing, the judge, then the ``json`` format of ``roofline.render.base``'s
+registry, whose text is parsed back). The server cuts and joins these documents; it computes no number itself.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from roofline.core.choices import GroupBy
+from roofline.pipeline import AnalysisOptions
+from roofline.render.base import Document, Kind, find_format
+
+Paths = Sequence[str | os.PathLike[str]]
+
+
+def _json(kind: Kind, document: Document) -> dict[str, Any]:
+    """The document as ``--format json`` writes it, read back."""
+    out: dict[str, Any] = json.loads(find_format(kind, "json").render(document))
+    return out
+
+
+def report(paths: Paths, options: AnalysisOptions) -> dict[str, Any]:
+    """``roofline report FILES -f json``: every launch of the reports (every report is needed here)."""
+    from roofline.analysis.roofline import spread_across_reports
+    from roofline.cli.common import SPREAD_THRESHOLD_PCT
+    from roofline.pipeline import analyze_files
+
+    analyses = analyze_files(paths, options)
+    spreads = spread_across_reports(analyses, SPREAD_THRESHOLD_PCT) if len(analyses) > 1 else ()
+    return _json("report", Document(analyses, spreads=spreads))
+
+
+def summary(paths: Paths, options: AnalysisOptions, by: GroupBy, top: int) -> dict[str, Any]:
+    """``roofline summary FILES --by BY --top TOP -f json``: per report, its kernel groups by recoverable time."""
+    from roofline.compare.ranking import check_top, labelled, summarize
+    from roofline.pipeline import analyze_files
+
+    check_top(top)
+    summaries = labelled([summarize(a, by, top) for a in analyze_files(paths, options)])
+    return _json("summary", Document(summaries, top=top))
+
+
+def compare_and_diff(base: str | os.PathLike[str], new: str | os.PathLike[str], options: AnalysisOptions,
+                     match: str, maps: Sequence[str], work_tolerance_pct: float, alpha: float, slower_pct: float,
+                     min_share_pct: float, total_slower_pct: float, roof_drop_pct: float | None,
+                     gate_different_work: bool, allow_different_gpu: bool) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``roofline compare BASE NEW -f json`` and ``roofline diff BASE NEW -f json`` with these options, from one
+    analysis of the two reports."""
+    from roofline.compare.pairing import pair_options, pair_reports, parse_matcher, require_common
+    from roofline.compare.regression import Thresholds, judge
+    from roofline.pipeline import analyze_files
+
+    matcher = parse_matcher(match, maps, 2)
+    judged = pair_options(work_tolerance_pct, alpha)
+    comparison = pair_reports(analyze_files([base, new], options), matcher, None, judged)
+    require_common(comparison)
+    thresholds = Thresholds(slower_pct, min_share_pct, total_slower_pct, roof_drop_pct, gate_different_work)
+    result = judge(comparison, thresholds, allow_different_gpu)
+    return _json("compare", Document(comparison)), _json("diff", Document(result))
+
+
+def project(path: str | os.PathLike[str], to: str, options: AnalysisOptions) -> dict[str, Any]:
+    """``roofline project FILE --to SPEC -f json``."""
+    from roofline.compare.pairing import pair_reports
+    from roofline.pipeline import analyze_files
+    from roofline.specs.catalog import load_catalog
+
+    catalog = load_catalog(options.specs)
+    target = catalog.get(to)
+    analyses = analyze_files([path], options, catalog, 1)
+    return _json("project", Document(pair_reports(analyses, project_to=target)))
+
+
+def spec(spec_id: str, specs: Paths = ()) -> dict[str, Any]:
+    """``roofline specs show ID -f json``: every number of one device spec with its source."""
+    from roofline.cli.commands.specs import spec_dict
+    from roofline.specs.catalog import load_catalog
+
+    return spec_dict(load_catalog(specs).get(spec_id))
+
+
+def spec_ids(specs: Paths = ()) -> list[dict[str, Any]]:
+    """The known device specs (``roofline specs list``): id and display names."""
+    from roofline.specs.catalog import load_catalog
+
+    return [{"id": s.id, "display_names": list(s.display_names)}
+            for s in sorted(load_catalog(specs).specs, key=lambda s: s.id)]
+
+
+def timeline(path: Path, nvtx: str | None, top: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """``roofline timeline FILE -f json`` of one Nsight Systems SQLite export, and the ncu runs that
+    ``roofline analyze --from-nsys FILE --top TOP`` plans for its top kernels (each: the kernels, the launches,
+    why, and the ncu command with ``APP`` for the application)."""
+    from roofline.analysis.timeline import ncu_targets, timeline_set
+    from roofline.core import kernel_filter
+    from roofline.ncu import driver
+    from roofline.nsys.load import load_for_profiling, load_timeline
+
+    doc = _json("timeline", Document(timeline_set([load_timeline(path, nvtx)])))
+    profiled, reps = load_for_profiling(path, top)
+    runs = []
+    targets = ncu_targets(profiled, top, reps)
+    for i, target in enumerate(targets):
+        filters = ["regex:^(?:" + "|".join(kernel_filter.ncu_escape(n) for n in target.names) + ")$"]
+        options = driver.NcuOptions(section_set="roofline", kernel=kernel_filter.parse(filters, "function"),
+                                    launch_skip=target.launch_skip, launch_count=target.launch_count)
+        report = driver.report_template(None, "APP", f".top{i + 1}" if len(targets) > 1 else "")
+        argv = driver.build_argv("ncu", options, report, report.removesuffix(driver.REPORT_SUFFIX) +
+                                 driver.LOG_SUFFIX, ["APP"])
+        runs.append({"kernels": list(target.names), "launch_skip": target.launch_skip,
+                     "launch_count": target.launch_count, "why": target.why, "ncu": driver.shell_command(argv)})
+    return doc, runs
+
+
+def with_reasons(kernel: dict[str, Any], reasons: Sequence[str]) -> dict[str, Any]:
+    """A kernel of the report document with the texts of its reasons (the report's ``reasons``) in place of their
+    indices, as a reader of the document looks them up."""
+    from roofline.render.report.json import with_reasons as resolved
+
+    return resolved(kernel, reasons)
+
+
+def schema_version() -> int:
+    """The ``schema_version`` every ``--format json`` document carries."""
+    from roofline.render.report.json import SCHEMA_VERSION
+
+    return SCHEMA_VERSION
+
+
+def text(doc: Any) -> str:
+    """JSON text as ``--format json`` writes it (compact, never NaN)."""
+    from roofline.render.names import json_text
+
+    return json_text(doc)
+
+
+def write_json(path: Path, doc: dict[str, Any]) -> None:
+    """Write a document as ``--format json`` does to ``-o PATH`` (the one writer: never over a file of another)."""
+    from roofline.cli.output import write_output
+
+    write_output(path, text(doc), announce=False)

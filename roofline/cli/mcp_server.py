@@ -1,0 +1,408 @@
+"""`roofline mcp`: the analyses as Model Context Protocol tools over stdio, for coding agents (docs/agents.md).
+
+Each tool reads only files under the roots the user named (a path outside them, a symbolic link out of them, a FIFO
+or a device is refused with one line), writes nothing unless asked for an ``output`` file inside a root, and reads
+each report with the command line's time and memory limits. Its result is the ``--format json`` document of the
+equivalent command (named under ``command``), through ``roofline.cli.mcp_adapter`` alone, cut to the call's size
+budget; what was cut is listed under ``cut`` with how to ask for the rest. A bad call is a tool error of one
+line; the server goes on. Imported only by the ``mcp`` command: it needs the ``mcp`` package (``roofline[mcp]``).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import stat
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
+from pydantic import Field
+
+from roofline import __version__
+from roofline.cli import mcp_adapter as adapter
+from roofline.core.files import file_kind
+from roofline.core.model import CeilingSet
+from roofline.core.thresholds import ALPHA, MIN_SHARE_PCT, SLOWER_PCT, TOTAL_SLOWER_PCT, WORK_TOLERANCE
+from roofline.errors import RooflineError
+from roofline.pipeline import AnalysisOptions
+
+DEFAULT_CHARS = 20_000  # a result's size budget by default: about 5k tokens
+MAX_CHARS = 1_000_000
+DIFF_EXIT = {0: "no regression beyond the thresholds", 1: "regression: the kernels and why are under regressions"}
+INSTRUCTIONS = ("Roofline analyses of NVIDIA Nsight Compute reports (.ncu-rep, or roofline's .json report models) and "
+                "Nsight Systems SQLite exports. Start with list_kernels on a report, then analyse_kernel on the kernel "
+                "with the most recoverable time; after changing the kernel and re-profiling, compare_reports judges "
+                "the change. Paths are relative to the server's folder and must lie under its roots.")
+
+MaxChars = Annotated[int, Field(ge=1000, le=MAX_CHARS, description="Size budget of the result in characters of "
+                                "JSON; longer lists are cut and the cut is listed under 'cut'.")]
+Offset = Annotated[int, Field(ge=0, description="Skip this many entries (pagination: 'page.next_offset').")]
+Limit = Annotated[int, Field(ge=1, le=1000, description="At most this many entries.")]
+Filters = Annotated[list[str] | None, Field(description="Only kernels a filter selects: NAME (name contains it), "
+                                            "exact:NAME or regex:PATTERN, as roofline's --kernel.")]
+Ceilings = Annotated[CeilingSet, Field(description="Roofs for percent of roof: kernel-clock (at the clocks the kernel "
+                                       "ran), measured-clock, datasheet or calibrated.")]
+Output = Annotated[str | None, Field(description="Also write the whole, uncut JSON document of the equivalent command "
+                                     "to this file (inside a root; a file roofline did not write is never replaced).")]
+
+
+class Roots:
+    """The folders the server reads and writes under (their real paths), and the checks of every path a call names."""
+
+    def __init__(self, roots: Sequence[Path]) -> None:
+        self.roots = [Path(os.path.realpath(r)) for r in roots]
+
+    def _inside(self, real: str) -> bool:
+        return any(Path(real) == r or Path(real).is_relative_to(r) for r in self.roots)
+
+    def _refuse_outside(self, path: str) -> None:
+        absolute = os.path.abspath(path)
+        real = os.path.realpath(path)
+        shown = ", ".join(map(str, self.roots))
+        if self._inside(absolute) and not self._inside(real):
+            raise RooflineError(f"{path}: a symbolic link to {real}, outside the roots this server may use ({shown})",
+                                "name a file under a root, or start the server with --root for that folder")
+        if not self._inside(real):
+            raise RooflineError(f"{path}: outside the roots this server may use ({shown})",
+                                "name a file under a root, or start the server with --root for that folder")
+
+    def readable(self, path: str) -> Path:
+        """``path`` when it is a regular file under a root (a symbolic link followed only within the roots)."""
+        self._refuse_outside(path)
+        try:
+            info = os.stat(path)
+        except FileNotFoundError:
+            raise RooflineError(f"{path}: no such file", "check the path (relative to the server's folder)") from None
+        except OSError as err:
+            raise RooflineError(f"{path}: cannot read ({err.strerror})", "name a readable file") from None
+        if not stat.S_ISREG(info.st_mode):
+            raise RooflineError(f"{path}: is {file_kind(info.st_mode)}, not a regular file; this server reads only "
+                                "files", "name a report file")
+        return Path(path)
+
+    def writable(self, path: str) -> Path:
+        """``path`` when the file it names (a link's target) lies under a root; the writer checks the rest."""
+        self._refuse_outside(path)
+        return Path(path)
+
+
+# Never cut: the reasons of the nulls, the verdict, the work check and headline of a pair, the page, the report.
+KEPT = frozenset({"missing", "verdict", "work", "headline", "page", "report"})
+
+
+def fit(result: dict[str, Any], budget: int, ask: str) -> dict[str, Any]:
+    """``result`` within ``budget`` characters of JSON: the list that weighs most is halved until it fits (then,
+    with every list empty, the object that weighs most below the top level is left out), each cut listed under
+    ``cut`` (its path, and how many entries are kept of how many, or that it was left out) with ``ask``, how to get
+    the rest."""
+    text = adapter.text(result)
+    full = len(text)
+    cuts: dict[str, dict[str, Any]] = {}
+    while len(text) > budget:
+        heaviest = _heaviest(result, "", list)
+        if heaviest is not None:
+            path, parent, key = heaviest
+            items = parent[key]
+            kept = len(items) // 2
+            cuts[path] = {"path": path, "kept": kept, "of": cuts.get(path, {}).get("of", len(items))}
+            del items[kept:]
+        else:
+            heaviest = _heaviest(result, "", dict)
+            if heaviest is None:
+                raise RooflineError(f"the result needs {len(text)} characters, more than max_chars {budget}",
+                                    f"call again with max_chars={min(MAX_CHARS, full)}")
+            path, parent, key = heaviest
+            del parent[key]
+            cuts[path] = {"path": path, "left_out": True}
+        result["cut"] = {"lists": list(cuts.values()), "full_chars": full,
+                         "ask": f"{ask}; or call again with max_chars={min(MAX_CHARS, full + 1000)}"}
+        text = adapter.text(result)
+    return result
+
+
+def _heaviest(node: Any, path: str, kind: type) -> tuple[str, Any, Any] | None:
+    """The non-empty list (``kind`` list), or the object below the top level (``kind`` dict), under ``node`` whose
+    JSON is longest (``cut`` and what ``KEPT`` names left alone): its path, its parent and its key there."""
+    best: tuple[int, str, Any, Any] | None = None
+    children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, child in children:
+        if (not path and key == "cut") or key in KEPT:
+            continue
+        where = f"{path}[{key}]" if isinstance(node, list) else f"{path}.{key}" if path else str(key)
+        if isinstance(child, kind) and child and (kind is list or path):
+            size = len(adapter.text(child))
+            if best is None or size > best[0]:
+                best = (size, where, node, key)
+        if isinstance(child, (dict, list)):
+            inner = _heaviest(child, where, kind)
+            if inner is not None:
+                size = len(adapter.text(inner[1][inner[2]]))
+                if best is None or size > best[0]:
+                    best = (size, *inner)
+    return None if best is None else best[1:]
+
+
+def envelope(command: Sequence[str], **payload: Any) -> dict[str, Any]:
+    """What every result starts with: the JSON schema version, the tool, the equivalent command line."""
+    return {"schema_version": adapter.schema_version(), "tool": {"name": "roofline", "version": __version__},
+            "command": shlex.join(["roofline", *command]), **payload}
+
+
+def page(offset: int, limit: int, total: int) -> dict[str, Any]:
+    return {"offset": offset, "limit": limit, "total": total,
+            "next_offset": offset + limit if offset + limit < total else None}
+
+
+def filter_args(kernel: Sequence[str] | None) -> list[str]:
+    return [arg for f in kernel or () for arg in ("--kernel", f)]
+
+
+def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path] = ()) -> MCPServer:
+    """The server and its tools over ``roots``; ``time_limit_s`` bounds each .ncu-rep read (None: the command
+    line's default, scaled to the file's size); ``specs``: extra device spec files or folders."""
+    server: MCPServer = MCPServer("roofline", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+
+    def options(kernel: Sequence[str] | None, ceilings: CeilingSet = "kernel-clock", diagnostics: bool = False,
+                base: Literal["function", "demangled", "mangled"] = "function") -> AnalysisOptions:
+        return AnalysisOptions(kernel=tuple(kernel or ()), kernel_name_base=base, ceilings=ceilings,
+                               specs=tuple(specs), time_limit_s=time_limit_s, diagnostics=diagnostics)
+
+    def save(output: str | None, doc: dict[str, Any], result: dict[str, Any]) -> None:
+        if output is not None:
+            adapter.write_json(roots.writable(output), doc)
+            result["written"] = output
+
+    def tool(fn: Callable[..., dict[str, Any]]) -> None:
+        """Register ``fn`` as a tool whose errors, of any kind, are one line to the caller (the server goes on)."""
+        import functools
+
+        @functools.wraps(fn)
+        async def call(**kwargs: Any) -> CallToolResult:
+            try:
+                result = fn(**kwargs)  # in the event loop's thread, the main one: the regex time limit applies
+            except RooflineError as err:
+                raise ToolError(" ".join(str(err).split())) from None
+            except Exception as err:  # a defect: still one line, and the server stays up
+                raise ToolError(" ".join(f"internal error: {type(err).__name__}: {err}".split())) from None
+            return CallToolResult(content=[TextContent(type="text", text=adapter.text(result))],
+                                  structured_content=result)
+
+        server.add_tool(call, name=fn.__name__, description=" ".join((fn.__doc__ or "").split()),
+                        structured_output=True)
+
+    @tool
+    def list_kernels(
+        reports: Annotated[list[str], Field(min_length=1, description="Report files (.ncu-rep or .json models).")],
+        by: Annotated[Literal["kernel", "function", "nvtx"], Field(
+            description="Group launches by kernel (demangled name), function name or innermost NVTX range.")]
+        = "kernel",
+        offset: Offset = 0, limit: Limit = 20, kernel: Filters = None, ceilings: Ceilings = "kernel-clock",
+        max_chars: MaxChars = DEFAULT_CHARS, output: Output = None,
+    ) -> dict[str, Any]:
+        """List the kernels of one or more Nsight Compute reports, ranked by recoverable time (time above the
+        busiest unit's peak): per kernel its launches (count), time share, verdict (bound: compute, memory,
+        balanced, latency, small_grid) and percent of roof. Paginated with offset/limit. Next: analyse_kernel on
+        a kernel name from here (kernel='exact:NAME')."""
+        paths = [roots.readable(r) for r in reports]
+        doc = adapter.summary(paths, options(kernel, ceilings), by, offset + limit)
+        total = max((r["groups"] for r in doc["reports"]), default=0)
+        for r in doc["reports"]:
+            r["rows"] = r["rows"][offset:]
+        command = ["summary", *reports, "--by", by, "--top", str(offset + limit), *filter_args(kernel),
+                   "--ceilings", ceilings, "-f", "json"]
+        result = envelope(command, kind="summary", page=page(offset, limit, total), reports=doc["reports"])
+        save(output, doc, result)
+        return fit(result, max_chars, "narrow with offset/limit or kernel filters")
+
+    @tool
+    def analyse_kernel(
+        report: Annotated[str, Field(description="One report file (.ncu-rep or .json model).")],
+        kernel: Annotated[str, Field(description="Which kernel: NAME (name contains it), exact:NAME or "
+                                     "regex:PATTERN.")],
+        launch: Annotated[int | None, Field(ge=0, description="Which of the matched launches (0-based, report "
+                                            "order); default: the longest.")] = None,
+        advice: Annotated[int, Field(ge=0, le=100, description="Advice items kept (most time saved first).")] = 5,
+        hotspots: Annotated[int, Field(ge=0, le=20, description="Hot instructions and source lines kept.")] = 5,
+        kernel_name_base: Annotated[Literal["function", "demangled", "mangled"], Field(
+            description="The name the filter reads.")] = "function",
+        ceilings: Ceilings = "kernel-clock", max_chars: MaxChars = DEFAULT_CHARS, output: Output = None,
+    ) -> dict[str, Any]:
+        """Analyse one kernel launch of a report: the verdict with the busiest unit, its roofline position (FLOP/s,
+        bytes/s and intensity per memory level) against the roofs used, percent of roof and recoverable time,
+        occupancy and warp stalls, the top advice items with their bounded time savings, and the hot spots
+        (instructions and source lines with the most warp samples, from --set full reports). Nulls have their
+        reason under 'missing'."""
+        path = roots.readable(report)
+        doc = adapter.report([path], options([kernel], ceilings, diagnostics=True, base=kernel_name_base))
+        (rep,) = doc["reports"]
+        kernels = rep["kernels"]
+        if launch is None:
+            chosen = max(range(len(kernels)), key=lambda i: kernels[i]["duration_s"] or 0.0)
+        elif launch < len(kernels):
+            chosen = launch
+        else:
+            raise RooflineError(f"launch {launch}: {kernel!r} matched {len(kernels)} launches in {report}",
+                                f"give launch from 0 to {len(kernels) - 1}")
+        k = adapter.with_reasons(kernels[chosen], rep["reasons"])
+        k["roofs"] = k.pop("ceilings").get(k["ceilings_used"])
+        k["advice"] = k["advice"][:advice]
+        if k.get("hotspots"):
+            k["hotspots"]["pcs"] = k["hotspots"]["pcs"][:hotspots]
+            k["hotspots"]["lines"] = k["hotspots"]["lines"][:hotspots]
+        matched = [{"launch": i, "name": m["name"], "duration_s": m["duration_s"], "bound": m["bound"]}
+                   for i, m in enumerate(kernels)]
+        command = ["report", report, "--kernel", kernel, "--kernel-name-base", kernel_name_base, "--ceilings",
+                   ceilings, "-f", "json"]
+        result = envelope(command, kind="kernel", report={key: rep[key] for key in (
+            "path", "label", "device", "ceilings_used", "warnings", "total_time_s")},
+            launch=chosen, matched=matched, kernel=k)
+        save(output, doc, result)
+        return fit(result, max_chars, "ask for fewer advice items or hot spots, or pick the launch")
+
+    @tool
+    def compare_reports(
+        base: Annotated[str, Field(description="The baseline report.")],
+        new: Annotated[str, Field(description="The new report, judged against the baseline.")],
+        match: Annotated[str, Field(description="Pair kernels by name, demangled, order, family or regex:PATTERN.")]
+        = "name",
+        maps: Annotated[list[str] | None, Field(description="Explicit pairs BASE_REGEX=NEW_REGEX.")] = None,
+        kernel: Filters = None,
+        fail_if_slower: Annotated[float, Field(ge=0, description="Regression: a kernel slower by more than this "
+                                               "percent per launch (beyond the noise).")] = SLOWER_PCT,
+        min_share: Annotated[float, Field(ge=0, le=100, description="Gate only kernels with at least this percent "
+                                          "of either report's time.")] = MIN_SHARE_PCT,
+        fail_if_total_slower: Annotated[float, Field(ge=0, description="Regression: the gated kernels together "
+                                                     "slower by more than this percent.")] = TOTAL_SLOWER_PCT,
+        fail_if_roof_drop: Annotated[float | None, Field(ge=0, description="Regression: percent of roof down by "
+                                                         "more than this many points.")] = None,
+        work_tolerance: Annotated[float, Field(ge=0, description="Percent of work difference beyond which a pair is "
+                                               "different work (compared by throughput, never by time).")]
+        = 100.0 * WORK_TOLERANCE,
+        alpha: Annotated[float, Field(gt=0, lt=0.5, description="Significance level of the noise test.")] = ALPHA,
+        gate_different_work: Annotated[bool, Field(description="Gate different-work pairs on time per unit of "
+                                                   "work.")] = False,
+        allow_different_gpu: Annotated[bool, Field(description="Judge reports from different GPUs or ncu versions.")]
+        = False,
+        max_chars: MaxChars = DEFAULT_CHARS, output: Output = None,
+    ) -> dict[str, Any]:
+        """Compare a new report with a baseline kernel by kernel, as `roofline diff` gates CI: the work check comes
+        first (a pair whose work differs gets no speed-up, only a throughput ratio), then the change of time per
+        launch with its noise interval, the headline figure on the governing resource, and the verdict: exit_code 0
+        (no regression beyond the thresholds) or 1 (regression, with the kernels and why). Per kernel also the
+        source lines whose share of warp samples moved most. Where every kernel's work differs the call is refused
+        ('nothing to gate'): call again with gate_different_work=true to judge them per unit of work."""
+        compared, judged = adapter.compare_and_diff(
+            roots.readable(base), roots.readable(new), options(kernel), match, maps or (), work_tolerance, alpha,
+            fail_if_slower, min_share, fail_if_total_slower, fail_if_roof_drop, gate_different_work,
+            allow_different_gpu)
+        headline = {p["key"]: p["headline"][1] for p in compared["kernels"]}
+        kernels = [_judged_kernel(v, headline.get(v["key"])) for v in judged["kernels"]]
+        options_args = ["--match", match, *(a for m in maps or () for a in ("--map", m)), *filter_args(kernel),
+                        "--work-tolerance", f"{work_tolerance:g}", "--alpha", f"{alpha:g}"]
+        command = ["diff", base, new, *options_args, "--fail-if-slower", f"{fail_if_slower:g}", "--min-share",
+                   f"{min_share:g}", "--fail-if-total-slower", f"{fail_if_total_slower:g}",
+                   *(("--fail-if-roof-drop", f"{fail_if_roof_drop:g}") if fail_if_roof_drop is not None else ()),
+                   *(("--gate-different-work",) if gate_different_work else ()),
+                   *(("--allow-different-gpu",) if allow_different_gpu else ()), "-f", "json"]
+        result = envelope(command, kind="compare", also=shlex.join(["roofline", "compare", base, new,
+                                                                             *options_args, "-f", "json"]),
+                          exit_code=judged["exit_code"], meaning=DIFF_EXIT[judged["exit_code"]],
+                          regressions=judged["regressions"], total=judged["total"],
+                          setup_notes=judged["setup_notes"], thresholds=judged["thresholds"],
+                          base=judged["base"], new=judged["new"], kernels=kernels,
+                          only_in_base=judged["only_in_base"], only_in_new=judged["only_in_new"])
+        save(output, judged, result)
+        return fit(result, max_chars, "narrow with kernel filters")
+
+    @tool
+    def project_report(
+        report: Annotated[str, Field(description="The report whose kernels are projected.")],
+        to: Annotated[str, Field(description="Device spec id of the target GPU (gpu_spec lists them).")],
+        kernel: Filters = None, offset: Offset = 0, limit: Limit = 20, ceilings: Ceilings = "kernel-clock",
+        max_chars: MaxChars = DEFAULT_CHARS, output: Output = None,
+    ) -> dict[str, Any]:
+        """Project each kernel's time per launch onto another GPU: from its measured time, work and verdict, the
+        governing resource's peak ratio, waves and a launch floor; with an interval, the basis and the roofline
+        bound (a model, not a measurement). Paginated with offset/limit."""
+        path = roots.readable(report)
+        doc = adapter.project(path, to, options(kernel, ceilings))
+        command = ["project", report, "--to", to, *filter_args(kernel), "--ceilings", ceilings, "-f", "json"]
+        result = envelope(command, kind="project", target=doc["target"], report=doc["report"],
+                          page=page(offset, limit, len(doc["kernels"])),
+                          kernels=doc["kernels"][offset:offset + limit])
+        save(output, doc, result)
+        return fit(result, max_chars, "narrow with offset/limit or kernel filters")
+
+    @tool
+    def gpu_spec(
+        spec_id: Annotated[str | None, Field(description="Device spec id, e.g. h100-sxm5; leave out to list the "
+                                             "ids.")] = None,
+        max_chars: MaxChars = DEFAULT_CHARS,
+    ) -> dict[str, Any]:
+        """Look up a GPU's datasheet spec: every ceiling (peak FLOP/s per precision, dense tensor rates, memory, L2
+        and L1 bandwidth, clocks, SM count) with its source; without spec_id, the ids of the known GPUs."""
+        if spec_id is None:
+            return fit(envelope(["specs", "list"], kind="specs", specs=adapter.spec_ids(specs)), max_chars,
+                       "ask for one spec_id")
+        doc = adapter.spec(spec_id, specs)
+        return fit(envelope(["specs", "show", spec_id, "-f", "json"], kind="spec", spec=doc), max_chars,
+                   "the spec's notes are long: raise max_chars")
+
+    @tool
+    def rank_nsys_kernels(
+        profile: Annotated[str, Field(description="An Nsight Systems SQLite export (nsys export --type sqlite).")],
+        top: Annotated[int, Field(ge=1, le=50, description="How many of the top kernels get an ncu command.")] = 5,
+        nvtx: Annotated[str | None, Field(description="Keep only kernels launched inside NVTX ranges of this "
+                                          "name.")] = None,
+        offset: Offset = 0, limit: Limit = 20, max_chars: MaxChars = DEFAULT_CHARS, output: Output = None,
+    ) -> dict[str, Any]:
+        """Rank the kernels of an Nsight Systems profile by total GPU time (count, total, median, share of the busy
+        time), and give the ncu commands that profile one median-duration launch of each of the top kernels (APP
+        stands for the application and its arguments), as `roofline analyze --from-nsys` runs them. Paginated
+        with offset/limit."""
+        path = roots.readable(profile)
+        if path.suffix.lower() != ".sqlite":
+            raise RooflineError(f"{profile}: this server reads Nsight Systems SQLite exports only",
+                                f"export it first: nsys export --type sqlite -o {path.with_suffix('.sqlite')} "
+                                f"{profile}")
+        doc, runs = adapter.timeline(path, nvtx, top)
+        (t,) = doc["timelines"]
+        command = ["timeline", profile, *(("--nvtx", nvtx) if nvtx else ()), "-f", "json"]
+        result = envelope(command, kind="timeline", profile={k: v for k, v in t.items() if k != "kernels"},
+                          page=page(offset, limit, len(t["kernels"])), kernels=t["kernels"][offset:offset + limit],
+                          analyze=shlex.join(["roofline", "analyze", "--from-nsys", profile, "--top", str(top), "--",
+                                              "APP"]),
+                          ncu_runs=runs)
+        save(output, doc, result)
+        return fit(result, max_chars, "narrow with offset/limit")
+
+    return server
+
+
+KERNEL_KEYS = ("key", "label", "matched_by", "work", "change", "speedup", "expected_speedup", "slowdown_pct",
+               "per_work_slowdown_pct", "roof_drop_pct", "share_pct", "gated", "not_gated", "regressed", "reasons",
+               "unchecked", "hot_lines", "missing")
+BY_TIME = ("speedup", "expected_speedup", "slowdown_pct")  # figures of time alone: no speed where the work differs
+
+
+def _judged_kernel(v: dict[str, Any], headline: dict[str, Any] | None) -> dict[str, Any]:
+    """One kernel of the diff document with the headline of the compare document; where the work differs, the
+    figures of time alone are left out (said under ``left_out``): the headline and the slowdown per unit of work
+    compare the two."""
+    out = {key: v[key] for key in KERNEL_KEYS}
+    out["headline"] = headline
+    if v["work"] is not None and v["work"]["different"]:
+        for key in BY_TIME:
+            del out[key]
+        out["left_out"] = (f"{', '.join(BY_TIME)}: the work differs ({v['work']['summary']}), so time alone is no "
+                           "measure of speed; headline and per_work_slowdown_pct compare per unit of work")
+    return out
+
+
+def serve(roots: Sequence[Path], time_limit_s: float | None = None, specs: Sequence[Path] = ()) -> None:
+    """Run the server over stdio until the client closes it."""
+    build(Roots(roots), time_limit_s, specs).run("stdio")

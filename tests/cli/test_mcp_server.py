@@ -1,0 +1,281 @@
+"""`roofline mcp` started as a subprocess and driven by the MCP SDK's own stdio client: the tools are listed with
+typed input schemas, each is called on the shipped examples and gives the numbers of the command line it names
+(`--format json`), results keep to their size budget, and the server refuses paths outside its roots, symbolic
+links out of them, FIFOs and devices, with one line, and goes on after a bad call."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from roofline.cli.app import app
+from roofline.render.report.json import SCHEMA_VERSION, with_reasons
+from tests import installed
+from tests.nsys.small_export import nsys_export
+
+mcp = pytest.importorskip("mcp", reason="the mcp package is not installed (pip install 'roofline[mcp]')")
+
+REPO = Path(__file__).resolve().parents[2]
+SGEMM = "examples/h200/sgemm-lineinfo.full.ncu-rep"
+FP32 = "examples/h100/torch-fp32.roofline.json"
+BASE, NEW = "examples/h100/sgemm-cuda.roofline.ncu-rep", "examples/h100/sgemm-cuda.full.json"
+TOOLS = {"list_kernels", "analyse_kernel", "compare_reports", "project_report", "gpu_spec", "rank_nsys_kernels"}
+runner = CliRunner()
+
+
+def environment() -> dict[str, str]:
+    return installed.child_env()
+
+
+async def session(roots: list[Path], calls: list[tuple[str, dict[str, Any]]],
+                  options: tuple[str, ...] = ()) -> tuple[list[Any], list[Any]]:
+    """Start `roofline mcp --root ... OPTIONS` in the repository, list its tools and make the calls, in order."""
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    args = ["-m", "roofline", "mcp", *(a for r in roots for a in ("--root", str(r))), *options]
+    params = StdioServerParameters(command=sys.executable, args=args, cwd=str(REPO), env=environment())
+    with open(os.devnull, "w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as client:
+            await client.initialize()
+            tools = (await client.list_tools()).tools
+            results = [await client.call_tool(name, arguments) for name, arguments in calls]
+    return tools, results
+
+
+def cli(command: str, codes: tuple[int, ...] = (0,)) -> Any:
+    """The JSON document of the command line a result names (``command``), run here in the repository."""
+    args = shlex.split(command)
+    assert args[0] == "roofline"
+    result = runner.invoke(app, args[1:])
+    assert result.exit_code in codes, result.output
+    return json.loads(result.stdout)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """One server session over the examples, a scratch root and /dev: every call the tests below check."""
+    scratch = tmp_path_factory.mktemp("root")
+    (scratch / "out").mkdir()
+    (scratch / "link.json").symlink_to(REPO / "pyproject.toml")  # a link out of the roots
+    os.mkfifo(scratch / "pipe.ncu-rep")
+    (scratch / "mine.json").write_text("{}")  # a file roofline did not write
+    nsys = nsys_export(scratch / "app.sqlite")
+    calls: dict[str, tuple[str, dict[str, Any]]] = {
+        "list": ("list_kernels", {"reports": [FP32, SGEMM, BASE]}),
+        "list_page": ("list_kernels", {"reports": ["examples/h200/intops.full.ncu-rep"], "offset": 1, "limit": 1}),
+        "analyse": ("analyse_kernel", {"report": SGEMM, "kernel": "sgemm", "advice": 2, "hotspots": 3,
+                                       "max_chars": 200_000}),
+        "analyse_small": ("analyse_kernel", {"report": SGEMM, "kernel": "sgemm", "max_chars": 4000}),
+        "compare": ("compare_reports", {"base": BASE, "new": NEW}),
+        "compare_gpus": ("compare_reports", {"base": FP32, "new": "examples/h200/torch-fp32.roofline.json",
+                                             "allow_different_gpu": True, "match": "order"}),
+        "different_work": ("compare_reports", {"base": "examples/h100/triad-cupy.full.ncu-rep",
+                                               "new": "examples/h100/triad-half2.full.ncu-rep",
+                                               "maps": ["triad=triad_half2"], "gate_different_work": True}),
+        "ungated_work": ("compare_reports", {"base": "examples/h100/triad-cupy.full.ncu-rep",
+                                             "new": "examples/h100/triad-half2.full.ncu-rep",
+                                             "maps": ["triad=triad_half2"]}),
+        "project": ("project_report", {"report": FP32, "to": "h200"}),
+        "spec": ("gpu_spec", {"spec_id": "h100-sxm5"}),
+        "specs": ("gpu_spec", {}),
+        "nsys": ("rank_nsys_kernels", {"profile": str(nsys), "top": 2}),
+        "written": ("project_report", {"report": FP32, "to": "h200", "output": str(scratch / "out" / "p.json")}),
+        "outside": ("list_kernels", {"reports": ["/etc/hostname"]}),
+        "link_out": ("list_kernels", {"reports": [str(scratch / "link.json")]}),
+        "fifo": ("list_kernels", {"reports": [str(scratch / "pipe.ncu-rep")]}),
+        "device": ("list_kernels", {"reports": ["/dev/null"]}),
+        "write_outside": ("project_report", {"report": FP32, "to": "h200", "output": "/tmp/roofline-mcp-test.json"}),
+        "write_over": ("project_report", {"report": FP32, "to": "h200", "output": str(scratch / "mine.json")}),
+        "bad_type": ("list_kernels", {"reports": FP32, "limit": "many"}),
+        "unknown_gpu": ("gpu_spec", {"spec_id": "h900"}),
+        "no_tool": ("no_such_tool", {}),
+        "after": ("gpu_spec", {"spec_id": "h200"}),
+    }
+    tools, results = asyncio.run(session([REPO / "examples", scratch, Path("/dev")], list(calls.values())))
+    out = {key: r for key, r in zip(calls, results, strict=True)}
+    return {"tools": tools, "scratch": scratch, **out}
+
+
+def ok(result: Any) -> dict[str, Any]:
+    assert not result.is_error, result.content[0].text
+    content: dict[str, Any] = result.structured_content
+    assert content["schema_version"] == SCHEMA_VERSION
+    assert json.loads(result.content[0].text) == content  # the text is the same JSON, compact
+    return content
+
+
+def refusal(result: Any) -> str:
+    assert result.is_error
+    (content,) = result.content
+    assert "\n" not in content.text and "Traceback" not in content.text
+    return str(content.text)
+
+
+def test_the_tools_are_listed_with_typed_inputs_and_descriptions(served: dict[str, Any]) -> None:
+    tools = {t.name: t for t in served["tools"]}
+    assert set(tools) == TOOLS
+    for tool in tools.values():
+        assert len(tool.description) > 100, tool.name
+        props = tool.input_schema["properties"]
+        assert all("description" in p for name, p in props.items()), tool.name
+    kernels = tools["list_kernels"].input_schema
+    assert kernels["required"] == ["reports"] and kernels["properties"]["reports"]["type"] == "array"
+    assert kernels["properties"]["by"]["enum"] == ["kernel", "function", "nvtx"]
+    assert tools["analyse_kernel"].input_schema["properties"]["max_chars"]["maximum"] == 1_000_000
+
+
+def test_list_kernels_gives_the_summary_rows_of_the_cli(served: dict[str, Any]) -> None:
+    result = ok(served["list"])
+    assert result["command"].startswith("roofline summary examples/h100/torch-fp32.roofline.json")
+    assert result["reports"] == cli(result["command"])["reports"]
+    assert [len(r["rows"]) for r in result["reports"]] == [1, 1, 1]
+    row = result["reports"][1]["rows"][0]
+    assert {"name", "count", "time_share", "bound", "pct_of_roof", "recoverable_s"} <= set(row)
+
+
+def test_list_kernels_pages(served: dict[str, Any]) -> None:
+    result = ok(served["list_page"])
+    assert result["page"] == {"offset": 1, "limit": 1, "total": 2, "next_offset": None}
+    whole = cli("roofline summary examples/h200/intops.full.ncu-rep --top 2 -f json")
+    assert result["reports"][0]["rows"] == whole["reports"][0]["rows"][1:]
+
+
+def test_analyse_kernel_gives_the_cli_numbers_of_the_launch(served: dict[str, Any]) -> None:
+    result = ok(served["analyse"])
+    doc = cli(result["command"])
+    (report,) = doc["reports"]
+    expected = with_reasons(report["kernels"][result["launch"]], report["reasons"])
+    kernel = result["kernel"]
+    assert "cut" not in result
+    assert kernel["roofs"] == expected["ceilings"][expected["ceilings_used"]]
+    assert kernel["advice"] == expected["advice"][:2] and kernel["hotspots"]["pcs"] == expected["hotspots"]["pcs"][:3]
+    assert kernel["hotspots"]["lines"] == expected["hotspots"]["lines"][:3]
+    for key in ("duration_s", "bound", "verdict", "pct_of_roof", "flop_per_s", "bytes_per_s", "intensity",
+                "recoverable_s", "occupancy", "stalls", "missing"):
+        assert kernel[key] == expected[key], key
+    assert kernel["verdict"]["busiest"]["name"] and "sgemm.cu:" in kernel["hotspots"]["lines"][0]["source"]
+
+
+def test_a_result_over_its_budget_is_cut_and_says_how_to_get_the_rest(served: dict[str, Any]) -> None:
+    result = ok(served["analyse_small"])
+    assert len(served["analyse_small"].content[0].text) <= 4000
+    cut = result["cut"]
+    assert cut["full_chars"] > 4000 and "max_chars=" in cut["ask"]
+    assert cut["lists"] and all(c.get("left_out") or c["kept"] < c["of"] for c in cut["lists"])
+    assert result["kernel"]["name"] == "sgemm_tiled"  # the launch itself stays
+
+
+def test_compare_reports_gives_the_diff_verdict_and_the_compare_headline(served: dict[str, Any]) -> None:
+    result = ok(served["compare"])
+    judged, compared = cli(result["command"], (0, 1)), cli(result["also"])
+    assert (result["exit_code"], result["meaning"]) == (judged["exit_code"], "no regression beyond the thresholds")
+    (kernel,) = result["kernels"]
+    (expected,) = judged["kernels"]
+    for key in ("work", "change", "speedup", "regressed", "reasons", "hot_lines"):
+        assert kernel[key] == expected[key], key
+    assert kernel["headline"] == compared["kernels"][0]["headline"][1]
+    assert kernel["work"]["different"] is False and kernel["headline"]["kind"] == "speedup"
+
+
+def test_compare_across_gpus_states_the_work_check_first(served: dict[str, Any]) -> None:
+    result = ok(served["compare_gpus"])
+    judged = cli(result["command"], (0, 1))
+    assert result["exit_code"] == judged["exit_code"] and result["total"] == judged["total"]
+    assert result["kernels"][0]["work"] == judged["kernels"][0]["work"]
+
+
+def test_where_the_work_differs_no_speed_up_is_given(served: dict[str, Any]) -> None:
+    result = ok(served["different_work"])
+    (kernel,) = result["kernels"]
+    judged, compared = cli(result["command"], (0, 1)), cli(result["also"])
+    assert kernel["work"] == judged["kernels"][0]["work"] and kernel["work"]["different"] is True
+    assert "speedup" not in kernel and "slowdown_pct" not in kernel and "work differs" in kernel["left_out"]
+    assert kernel["headline"] == compared["kernels"][0]["headline"][1] and kernel["headline"]["kind"] == "throughput"
+    assert kernel["per_work_slowdown_pct"] == judged["kernels"][0]["per_work_slowdown_pct"]
+    assert "pass --gate-different-work" in refusal(served["ungated_work"])
+
+
+def test_project_and_gpu_spec_give_the_cli_documents(served: dict[str, Any]) -> None:
+    result = ok(served["project"])
+    assert result["kernels"] == cli(result["command"])["kernels"]
+    spec = ok(served["spec"])
+    assert spec["spec"] == cli(spec["command"])
+    ids = [s["id"] for s in ok(served["specs"])["specs"]]
+    assert "h100-sxm5" in ids and "h200" in ids
+
+
+def test_rank_nsys_kernels_gives_the_timeline_and_the_ncu_commands_of_analyze(served: dict[str, Any]) -> None:
+    result = ok(served["nsys"])
+    (timeline,) = cli(result["command"])["timelines"]
+    assert [k["name"] for k in result["kernels"]] == ["gemm", "triad", "tiny"]
+    assert result["kernels"] == timeline["kernels"]
+    profile = str(served["scratch"] / "app.sqlite")
+    assert result["analyze"] == f"roofline analyze --from-nsys {profile} --top 2 -- APP"
+    dry = runner.invoke(app, ["analyze", "--from-nsys", profile, "--top", "2", "--dry-run",
+                                 str(REPO / "examples" / "elementwise_triad.py")])
+    assert dry.exit_code == 0, dry.output
+    planned = [line.split() for line in dry.stdout.splitlines() if not line.startswith("#")]
+    runs = [shlex.split(run["ncu"]) for run in result["ncu_runs"]]
+    assert len(runs) == len(planned) == 2
+    for run, line in zip(runs, planned, strict=True):  # the same options, from --set to the log file
+        assert run[0] == "ncu" and run[-1] == "APP"
+        assert run[1:run.index("--log-file")] == [a.strip("'") for a in line[1:line.index("--log-file")]]
+    assert [r["launch_skip"] for r in result["ncu_runs"]] == [2, 2]  # launch 3 of 5 is the median one
+
+
+def test_an_output_is_written_only_inside_a_root_and_never_over_a_file_of_another(served: dict[str, Any]) -> None:
+    written = ok(served["written"])
+    on_disk = json.loads((served["scratch"] / "out" / "p.json").read_text())
+    assert on_disk["kind"] == "project" and on_disk["kernels"] == written["kernels"]
+    assert "outside the roots" in refusal(served["write_outside"])
+    assert not Path("/tmp/roofline-mcp-test.json").exists()
+    assert "was not written by roofline" in refusal(served["write_over"])
+    assert (served["scratch"] / "mine.json").read_text() == "{}"
+
+
+@pytest.mark.parametrize("call, words", [
+    ("outside", "/etc/hostname: outside the roots this server may use"),
+    ("link_out", "link.json: a symbolic link to "),
+    ("fifo", "pipe.ncu-rep: is a FIFO, not a regular file"),
+    ("device", "/dev/null: is a character device, not a regular file"),
+    ("unknown_gpu", "unknown device spec id 'h900'"),
+])
+def test_refusals_are_one_line(served: dict[str, Any], call: str, words: str) -> None:
+    assert words in refusal(served[call])
+
+
+def test_a_bad_call_is_an_error_and_the_server_goes_on(served: dict[str, Any]) -> None:
+    assert served["bad_type"].is_error and served["no_tool"].is_error
+    assert ok(served["after"])["spec"]["id"] == "h200"
+
+
+def test_each_report_is_read_within_the_time_limit_of_the_command_line() -> None:
+    _, (slow, model) = asyncio.run(session([REPO], [("list_kernels", {"reports": [BASE]}),
+                                                    ("list_kernels", {"reports": [FP32]})], ("--timeout", "0.001")))
+    assert f"{BASE}: reading took longer than 0.001 s and was stopped" in refusal(slow)
+    assert ok(model)["reports"][0]["rows"]  # a report model is not read by ncu_report: no limit to meet
+
+
+def test_without_the_sdk_the_command_says_how_to_install_it(tmp_path: Path) -> None:
+    (tmp_path / "mcp").mkdir()
+    (tmp_path / "mcp" / "__init__.py").write_text("raise ImportError('no mcp here')\n")
+    env = installed.child_env(PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.run([sys.executable, "-m", "roofline", "mcp"], capture_output=True, text=True, env=env,
+                          cwd=REPO, timeout=60, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 2
+    assert proc.stderr == ("roofline: error: roofline mcp needs the MCP Python SDK (the mcp package), which is not "
+                           "installed: install it with: pip install 'roofline[mcp]'\n")
+
+
+def test_the_command_line_starts_without_the_sdk() -> None:
+    code = "import sys; from roofline.cli.app import build_app; build_app(); assert 'mcp' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True, env=environment(), cwd=REPO, timeout=60)
