@@ -195,3 +195,14 @@ def test_the_representative_launch_is_counted_within_its_instance(tmp_path: Path
     own = instances.durations(1)  # 9.66, 9.50, 9.58 ms: the median is the third launch of this instance
     assert rep.launch_index == own.index(sorted(own)[1])
     assert rep.duration_s == pytest.approx(9_580_000e-9)
+
+
+def test_instances_of_one_short_name_read_apart_in_a_narrow_table(tmp_path: Path) -> None:
+    """Each instance that shares its short name carries #i/n, which no cut of an 80-column table removes."""
+    from roofline.analysis.timeline import timeline_set
+    from roofline.render.timeline.text import render_table
+
+    t = read_timeline(instances.write(tmp_path / "icon-like.sqlite"))
+    rows = [line.split()[1:3] for line in render_table(timeline_set([t]), width=80).splitlines()
+            if line[:1].isdigit()]
+    assert [r[1] for r in rows if r[0].startswith("_kernel_agent")] == ["#1/3", "#2/3", "#3/3"]

@@ -81,8 +81,13 @@ MARKDOWN_NAME_CHARS = 80  # a kernel name in Markdown and HTML: its short name a
 
 def name_parts(t: Timeline, k: KernelTime) -> KernelName:
     """What a kernel is shown by: its short name, with the template arguments that tell its instance apart where
-    the timeline groups by kernel."""
-    return kernel_name(k.function, k.demangled) if t.group_by == "kernel" else KernelName(k.function)
+    the timeline groups by kernel, and, for an instance whose short name other kernels share, ``#i/n`` (its
+    place among them by total time), which no cut of a narrow column removes."""
+    if t.group_by != "kernel":
+        return KernelName(k.function)
+    alike = [other.name for other in t.kernels if other.function == k.function]
+    name = kernel_name(k.function, k.demangled)
+    return name.with_suffix(f" #{alike.index(k.name) + 1}/{len(alike)}") if len(alike) > 1 else name
 
 
 def shown_names(t: Timeline, kernels: Sequence[KernelTime], width: int) -> list[str]:
