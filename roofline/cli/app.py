@@ -17,7 +17,7 @@ import os
 import re
 import sys
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from roofline import INTERRUPTED  # the exit status after Ctrl-C, typer's (typer.core: KeyboardInterrupt -> Exit(130))
@@ -221,8 +221,6 @@ def run(args: Sequence[str]) -> int | str | None:
     app = build_app(command if command in COMMANDS else None)
     try:
         with _one_blas_thread(command in READS_REPORTS):
-            if command is not None and _draws(command, args):
-                _import_matplotlib_ahead()  # with numpy's OpenBLAS at one thread, as the analysis loads it
             app(args, prog_name="roofline")  # the same name in messages for the console script and python -m
     except SystemExit as done:
         return done.code if isinstance(done.code, (int, str)) or done.code is None else 1
@@ -329,34 +327,6 @@ def _one_blas_thread(reads_reports: bool) -> Iterator[None]:
         yield
     finally:
         os.environ.pop(BLAS_THREADS, None)
-
-
-DRAWING_FORMATS = ("markdown", "html")  # --format values whose documents hold a plot (a PNG beside, an inline SVG)
-
-
-def _draws(command: str, args: Sequence[str]) -> bool:
-    """Whether the command line draws a plot: ``plot``, a --plot file, or a Markdown or HTML document of a command
-    that puts its plot in it."""
-    if command == "plot" or any(arg == "--plot" or arg.startswith("--plot=") for arg in args):
-        return True
-    formats = [value for option, value in zip(args, args[1:], strict=False) if option in ("-f", "--format")]
-    formats += [arg.split("=", 1)[1] for arg in args if arg.startswith("--format=")]
-    return command in ("report", "compare", "analyze") and any(f in DRAWING_FORMATS for f in formats)
-
-
-def _import_matplotlib_ahead() -> None:
-    """Import matplotlib's figure, Agg canvas and layout engine in a thread, while the report is read in the reader's
-    child and typer loads: about half a second of a plot's time (benchmarks/bench_render.py). The drawing imports
-    them again, which waits for this import where it is not done."""
-    import threading
-
-    def load() -> None:
-        with suppress(Exception):  # any failure is met again, and reported, where the plot is drawn
-            import matplotlib.backends.backend_agg  # noqa: F401
-            import matplotlib.figure  # noqa: F401
-            import matplotlib.layout_engine  # noqa: F401
-
-    threading.Thread(target=load, name="import-matplotlib", daemon=True).start()
 
 
 def _read_ahead(args: Sequence[str], sass: bool) -> None:
