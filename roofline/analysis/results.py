@@ -338,6 +338,7 @@ class LaunchAnalysis:
     advice: tuple[Advice, ...] = ()
     l2_total_bytes: Value = Value(None, "not read")  # all L2 traffic, stores included (lts__t_sectors x 32)
     level_notes: tuple[str, ...] = ()  # levels whose definition counts one direction only and look inverted
+    note_keys: tuple[str, ...] = ()  # the precision or level each of ``notes`` concerns, in order
 
     @property
     def total_flops(self) -> float | None:

@@ -82,6 +82,7 @@ class AdvisedKernel:
     ridge_precision: str | None
     stall_names: tuple[tuple[str, str], ...]
     rules: tuple[RuleMessage, ...]
+    notes: tuple[str, ...] = ()  # the longest launch's notes on what it ran (``shown_notes``)
 
     @property
     def longest(self) -> LaunchAnalysis:
@@ -112,6 +113,7 @@ class ReportView:
     pooled: tuple[KernelStats | None, ...]
     unavailable: tuple[Unavailable, ...]
     roof_keys: tuple[str, ...] = (*PRECISIONS, *LEVELS)  # the ceilings rows shown (``roofs_run``)
+    notes: tuple[str, ...] = ()  # the launches' notes on what they ran, each once, sorted (``shown_notes``)
 
 
 @dataclass(frozen=True)
@@ -133,10 +135,19 @@ def report_set(analyses: Sequence[ReportAnalysis], spread_threshold_pct: float |
 def report_view(a: ReportAnalysis) -> ReportView:
     """The view of one report's analysis."""
     launches = list(a.launches)
+    keys = roofs_run(launches)
     return ReportView(a, report_level_ceilings(a.launches), scaled_roofs(launches),
-                      tuple(rank_by_recoverable_time(a.groups)), tuple(_advised(g) for g in kernels_to_advise(a)),
+                      tuple(rank_by_recoverable_time(a.groups)), tuple(_advised(g, keys) for g in kernels_to_advise(a)),
                       tuple(recoverable_s(k) for k in launches), tuple(explain(k.verdict) for k in launches),
-                      tuple(_pooled(g) for g in a.groups), unavailable(a), roofs_run(launches))
+                      tuple(_pooled(g) for g in a.groups), unavailable(a), keys,
+                      tuple(sorted({n for k in launches for n in shown_notes(k, keys)})))
+
+
+def shown_notes(k: LaunchAnalysis, keys: Sequence[str]) -> tuple[str, ...]:
+    """A launch's notes but those on a precision no launch ran (the roofs ``keys`` leave out): with the full set, a
+    note on the zero-product HFMA2s left out of FP16 FLOPs concerns nothing an FP32 kernel ran."""
+    known = dict(zip(range(len(k.notes)), k.note_keys, strict=False))
+    return tuple(n for i, n in enumerate(k.notes) if known.get(i) not in PRECISIONS or known[i] in keys)
 
 
 def roofs_run(launches: Sequence[LaunchAnalysis]) -> tuple[str, ...]:
@@ -149,7 +160,7 @@ def roofs_run(launches: Sequence[LaunchAnalysis]) -> tuple[str, ...]:
     return (*ran, *LEVELS)
 
 
-def _advised(g: KernelGroup) -> AdvisedKernel:
+def _advised(g: KernelGroup, keys: Sequence[str]) -> AdvisedKernel:
     k = g.longest
     h = k.hotspots
     spots = tuple(HotSpot(row, context(h, row)) for row in top_rows(h)) if h is not None and h.total_samples else ()
@@ -158,7 +169,7 @@ def _advised(g: KernelGroup) -> AdvisedKernel:
     rules = tuple(dict.fromkeys(RuleMessage(r.kind, r.title, clean_rule_text(r.message)) for r in k.launch.rules
                                 if r.kind not in SKIPPED_RULE_KINDS))
     return AdvisedKernel(g, k.advice, tuple(item for item in k.advice if worth_showing(item, k)), spots,
-                         explanation(k.verdict)[1], ridge, precision, stalls, rules)
+                         explanation(k.verdict)[1], ridge, precision, stalls, rules, shown_notes(k, keys))
 
 
 def _pooled(g: KernelGroup) -> KernelStats | None:

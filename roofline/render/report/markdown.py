@@ -230,7 +230,7 @@ def kernel_blocks(rank: int, advised: AdvisedKernel, anchor: str = "") -> list[B
     blocks += [Block("p", f"{counted(len(g.launches), 'launch')}, {seconds(g.total_s)} ({share} of the profiled time), "
                           f"recoverable {seconds(g.recoverable_s)}{which}."),
                Block("p", verdict_text(k, advised.verdict_detail)), position_table(k), Block("p", roof_text(advised))]
-    blocks += [Block("note", f"{note}.") for note in (*k.notes, *k.level_notes)]
+    blocks += [Block("note", f"{note}.") for note in (*advised.notes, *k.level_notes)]
     blocks += [Block("warn", flag) for flag in k.flags]
     waits = stall_items(k, dict(advised.stall_names))
     if waits:

@@ -266,7 +266,7 @@ def _problems(v: ReportView, width: int) -> list[str]:
     if flagged:
         lines.append("[bold red]Above a ceiling (!)[/bold red]:")
         lines += [line for key, flag in flagged for line in _hanging(f"{key}: {flag}", width, 2)]
-    notes = sorted({note for k in a.launches for note in k.notes})
+    notes = v.notes
     lines += [line for note in notes for line in _hanging(f"note: {note}", width, 0)]
     levels: dict[str, set[str]] = defaultdict(set)
     for k in a.launches:
