@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from roofline.analysis.roofline import rank_by_recoverable_time
 from roofline.pipeline import analyze_files
 from roofline.render import GENERATED_BY
 from roofline.render.base import image_names
+from roofline.render.report import json as report_json
 from roofline.render.report import markdown
 from roofline.render.report.prose import cited, estimate_text
 from tests.views import views
@@ -130,12 +132,17 @@ def test_kernels_are_headed_by_their_function_name_then_their_demangled_name(sha
     assert f"demangled: <code>{std_html.escape(demangled, quote=False)}</code>" in page
 
 
-def test_a_kernel_section_carries_its_launch_notes():
-    """The H100 triad's full-set report leaves its HFMA2 register moves out of the FP16 FLOPs; its section says so
-    (the note the terminal table and JSON carry)."""
-    triad = analyze_files([EXAMPLE.parent / "h100" / "triad-cupy.full.ncu-rep"])[0]
-    note = next(n for n in triad.launches[0].notes if "zero-product HFMA2" in n)
-    assert f"> {note}." in markdown.render(views([triad]))
+def test_a_kernel_section_carries_its_launch_notes_on_what_it_ran():
+    """The H100 triad's roofline-set report counts FP16 FLOPs from HFMA2 alone: its section says they may be register
+    moves (the FP16 row is shown). Its full-set report leaves the moves out, so no FP16 FLOPs remain and the note on
+    them concerns nothing the triad ran: the section leaves it out, the JSON keeps it."""
+    counted = analyze_files([EXAMPLE.parent / "h100" / "triad-cupy.roofline.ncu-rep"])[0]
+    note = next(n for n in counted.launches[0].notes if "HFMA2 instructions alone" in n)
+    assert f"> {note}." in markdown.render(views([counted]))
+    full = analyze_files([EXAMPLE.parent / "h100" / "triad-cupy.full.ncu-rep"])[0]
+    moves = next(n for n in full.launches[0].notes if "zero-product HFMA2" in n)
+    assert moves not in markdown.render(views([full]))
+    assert moves in json.loads(report_json.render(views([full])))["reports"][0]["kernels"][0]["notes"]
 
 
 def test_each_kernel_has_its_instruction_roofline_section():
