@@ -7,7 +7,7 @@ of them. ``Cohort`` stands in for a ``KernelLaunch``: ``value(name)`` is a float
 scalar ones, unchanged; where a branch or a text depends on the values themselves they call ``same``, which
 gives the one value the whole cohort shares or raises ``Split`` with a label per launch, and ``evaluate`` runs
 the formula again on each part. Per-launch detail that only a shown launch needs (the busiest units in order)
-is ``per_row``: a function applied when that launch is taken out (``picker``). Array arithmetic is IEEE double
+is ``per_row``: a function applied when that launch is taken out (``take_launch``). Array arithmetic is IEEE double
 arithmetic in the same order as the scalar formulas, so a launch's numbers equal those of a scalar run.
 """
 
@@ -113,69 +113,56 @@ class RowFn:
 
 
 def per_row(fn: Callable[..., T], *args: Any) -> T:
-    """``fn(*args)`` now for one launch, or, for a cohort, when a launch is taken out (``picker``)."""
-    if any(_plan(a) is not None for a in args):  # any array among them
+    """``fn(*args)`` now for one launch, or, for a cohort, when a launch is taken out (``take_launch``)."""
+    if any(_holds_array(a) for a in args):
         return RowFn(fn, args)  # type: ignore[return-value]
     return fn(*args)
 
 
-def picker(x: Any) -> Callable[[int], Any]:
-    """The function that takes a launch out of a cohort's result ``x``, planned once for all its launches: arrays
-    give their element, ``RowFn`` its value, a ``Cohort`` the launch; tuples, mappings and dataclasses that hold
-    any of these are rebuilt around them, and whatever holds none is shared by every launch as it is."""
-    plan = _plan(x)
-    return _shared(x) if plan is None else plan
-
-
-def _shared(x: Any) -> Callable[[int], Any]:
-    return lambda j: x
-
-
-def _plan(x: Any) -> Callable[[int], Any] | None:
-    """``picker``'s plan for ``x``, None where ``x`` holds no array (every launch shares it). One pass over the
-    result: each part is looked at once, the plans of its parts tell whether it holds an array."""
+def take_launch(x: Any, j: int) -> Any:
+    """Launch ``j`` taken out of a cohort's result ``x``: an array gives its element, a ``RowFn`` its value, a
+    ``Cohort`` the launch; tuples, mappings and dataclasses that hold any of these are rebuilt around them, and
+    whatever holds none is shared by every launch as it is."""
     if isinstance(x, _PLAIN):
-        return None
+        return x
     if _is_array(x):
-        if x.ndim == 1:
-            return lambda j: x.item(j)  # a Python number, without a numpy scalar in between
-        return (lambda j: x[j].item()) if x.ndim else (lambda j: x.item())
+        return x.item(j) if x.ndim == 1 else x[j].item() if x.ndim else x.item()  # a Python number
     if isinstance(x, Cohort):
-        return lambda j: x.launches[j]
+        return x.launches[j]
     if isinstance(x, RowFn):
-        args = _takes(x.args, [_plan(a) for a in x.args])
-        return lambda j: x.fn(*[a(j) for a in args])
-    if isinstance(x, tuple | list):
-        plans = [_plan(v) for v in x]
-        if not any(plans):
-            return None
-        if isinstance(x, list):
-            raise TypeError("cannot take a launch out of list")
-        items = _takes(x, plans)
-        if hasattr(x, "_fields"):
-            return lambda j: type(x)(*[item(j) for item in items])
-        return lambda j: tuple([item(j) for item in items])
+        return x.fn(*[take_launch(a, j) for a in x.args])
+    if isinstance(x, tuple):
+        items = [take_launch(v, j) for v in x]
+        if all(map(operator.is_, items, x)):
+            return x
+        return type(x)(*items) if hasattr(x, "_fields") else tuple(items)
+    if isinstance(x, list):
+        if any(_is_array(v) or isinstance(v, RowFn | Cohort) for v in x):
+            raise TypeError("cannot take a launch out of a list")
+        return x
     if isinstance(x, Mapping):
-        plans = [_plan(v) for v in x.values()]
-        if not any(plans):
-            return None
-        values = dict(zip(x, _takes(x.values(), plans), strict=True))  # the keys in their order
-        return lambda j: {k: value(j) for k, value in values.items()}
+        values = {k: take_launch(v, j) for k, v in x.items()}
+        return x if all(values[k] is v for k, v in x.items()) else values
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        fields = dataclasses.fields(x)
-        plans = [_plan(getattr(x, f.name)) for f in fields]
-        if not any(plans):
-            return None
-        shared = {f.name: getattr(x, f.name) for f, plan in zip(fields, plans, strict=True) if f.init and not plan}
-        varying = [(f.name, plan) for f, plan in zip(fields, plans, strict=True) if f.init and plan]
-        kind = type(x)
-        return lambda j: kind(**shared, **{name: field(j) for name, field in varying})
-    return None
+        old = {f.name: getattr(x, f.name) for f in dataclasses.fields(x) if f.init}
+        new = {name: take_launch(v, j) for name, v in old.items()}
+        return x if all(new[name] is v for name, v in old.items()) else type(x)(**new)
+    return x
 
 
-def _takes(values: Any, plans: Sequence[Callable[[int], Any] | None]) -> list[Callable[[int], Any]]:
-    """Each value's plan, or one that shares it."""
-    return [plan or _shared(v) for v, plan in zip(values, plans, strict=True)]
+def _holds_array(x: Any) -> bool:
+    """Whether ``x`` is or holds an array, a ``RowFn`` or a ``Cohort``: what differs between a cohort's launches."""
+    if isinstance(x, _PLAIN):
+        return False
+    if isinstance(x, RowFn | Cohort):
+        return True
+    if isinstance(x, tuple | list):
+        return any(map(_holds_array, x))
+    if isinstance(x, Mapping):
+        return any(map(_holds_array, x.values()))
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return any(_holds_array(getattr(x, f.name)) for f in dataclasses.fields(x))
+    return _is_array(x)
 
 
 class Cohort:
