@@ -23,10 +23,8 @@ Only the option types are imported with this module; the analysis modules load o
 
 from __future__ import annotations
 
-import gc
 import os
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, TypeVar
 
@@ -89,7 +87,7 @@ def map_reports(paths: Sequence[str | os.PathLike[str]], then: Callable[[ReportA
     ``then``'s result comes back from a worker or rank, so it can be smaller than the analysis."""
     from roofline.core import kernel_filter, parallel
     from roofline.errors import RooflineError
-    from roofline.ncu.child import read_ahead, stop_reading_ahead
+    from roofline.ncu.child import stop_reading_ahead
     from roofline.specs.catalog import load_catalog
 
     kernel_filter.parse(options.kernel, options.kernel_name_base)  # a bad filter is refused before any file is read
@@ -98,18 +96,13 @@ def map_reports(paths: Sequence[str | os.PathLike[str]], then: Callable[[ReportA
         named.setdefault(_identity(path), path)  # a file named twice is read under its first name
     firsts = list(named.values())
     at_once = min(jobs, jobs_in_memory(firsts), len(firsts))
-    if firsts and not mpi and at_once <= 1:
-        # unless the CLI started it already: read while the catalog and the analysis load
-        read_ahead(firsts[0], options.diagnostics)
     early = early_work_pays(options, at_once, mpi)
     try:
         specs = catalog or load_catalog(options.specs)
-        _preload()
 
         def one(path: str | os.PathLike[str]) -> T | RooflineError:
             try:
-                with _collector_paused():
-                    return then(analyze_path(path, options, specs, early))
+                return then(analyze_path(path, options, specs, early))
             except RooflineError as err:
                 return err
 
@@ -162,31 +155,6 @@ def _identity(path: str | os.PathLike[str]) -> str:
 
 def _as_is(analysis: ReportAnalysis) -> ReportAnalysis:
     return analysis
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector paused while a report is loaded and analysed, then as it was. Every object
-    of a report model stays alive to the end, and each full collection walks them all again: a tenth of the time
-    at 100,000 launches. Reference counting still frees what is dropped; the analysis makes no cycles to collect."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
-
-def _preload() -> None:
-    """Import what the analysis of a report needs now, while the first report is read in a child process on
-    another core, rather than after its data arrive."""
-    import numpy  # noqa: F401  (the checks and the analysis run per cohort of launches over arrays)
-    import yaml  # noqa: F401  (the spec match parses a device spec)
-
-    from roofline.analysis import advice, hotspots, instructions  # noqa: F401
-    from roofline.analysis.diagnostics import occupancy, stalls, tensor_cores  # noqa: F401
-    from roofline.ncu import validation  # noqa: F401
 
 
 def analyze_loaded(report: Report, options: AnalysisOptions = AnalysisOptions(),
