@@ -192,7 +192,8 @@ def analyze(report: Report, options: AnalysisOptions, catalog: SpecCatalog, ahea
     from roofline.core import kernel_filter
 
     selected = kernel_filter.parse(options.kernel, options.kernel_name_base).select(report)
-    match = spec_for(catalog, selected.device)
+    known = ahead is not None and ahead.device is not None and ahead.device == selected.device
+    match = ahead.match if known else spec_for(catalog, selected.device)  # type: ignore[union-attr]
     spec = match.spec if match else None
     problem = _ceilings_problem(options.ceilings, selected.device, spec, selected.path)
     if problem is not None:
@@ -279,9 +280,13 @@ class Ahead:
     needs every launch (``analysis.analyze_launches``)."""
 
     device: Device | None = None
-    spec: DeviceSpec | None = None
+    match: SpecMatch | None = None  # the device's spec, as spec_for matched it
     usable: bool = False  # the device is valid and has the ceilings asked for
     launches: tuple[LaunchAnalysis | None, ...] = ()
+
+    @property
+    def spec(self) -> DeviceSpec | None:
+        return self.match.spec if self.match else None
 
     def fits(self, report: Report, spec: DeviceSpec | None) -> bool:
         """Whether these analyses are the report's: every launch, against its device and spec."""
@@ -298,10 +303,9 @@ def analyze_batch(ahead: Ahead, device: Device, launches: Sequence[KernelLaunch]
 
     if ahead.device is None:
         match = spec_for(catalog, device)
-        spec = match.spec if match else None
         usable = (validation.device_problem(device) is None
-                  and _ceilings_problem(options.ceilings, device, spec) is None)
-        ahead = Ahead(device, spec, usable)
+                  and _ceilings_problem(options.ceilings, device, match.spec if match else None) is None)
+        ahead = Ahead(device, match, usable)
     if not ahead.usable:
         return ahead
     valid = [i for i, launch in enumerate(launches) if validation.launch_problem(launch, device) is None]

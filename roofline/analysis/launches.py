@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, overload
 
 from roofline.analysis.results import LaunchAnalysis, Side
-from roofline.core.cohorts import take_launch
+from roofline.core.cohorts import Plan, launch_plan, take_launch
 from roofline.core.model import CeilingSet, Device, KernelLaunch, Report
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -57,7 +57,8 @@ class Columns:
 
 class LaunchTable:
     """The analysis of every launch of a report: its columns, and each launch's ``LaunchAnalysis``, given
-    (``rows``) or built when first read from its part's result (``roofline.core.cohorts.take_launch``)."""
+    (``rows``) or built when first read from its part's result (``roofline.core.cohorts.take_launch``, along the
+    part's plan, made when a launch of it is first read)."""
 
     def __init__(self, launches: Sequence[KernelLaunch], parts: Sequence[tuple[Sequence[int], Any]],
                  columns: Columns, rows: Sequence[LaunchAnalysis] | None = None) -> None:
@@ -72,12 +73,16 @@ class LaunchTable:
             self._part[np.asarray(positions, dtype=np.intp)] = number
             self._place[np.asarray(positions, dtype=np.intp)] = np.arange(len(positions))
         self._rows: dict[int, LaunchAnalysis] = dict(enumerate(rows or ()))  # the launches built so far
+        self._plans: dict[int, Plan | bool | None] = {}  # per part
 
     def row(self, i: int) -> LaunchAnalysis:
         """Launch ``i``'s analysis (in report order)."""
         if i not in self._rows:
-            result = self.parts[int(self._part[i])][1]
-            self._rows[i] = take_launch(result, int(self._place[i]))
+            part = int(self._part[i])
+            result = self.parts[part][1]
+            if part not in self._plans:
+                self._plans[part] = launch_plan(result)
+            self._rows[i] = take_launch(result, int(self._place[i]), self._plans[part])
         return self._rows[i]
 
     def with_rows(self, rows: Sequence[LaunchAnalysis]) -> LaunchTable:

@@ -24,7 +24,18 @@ from roofline.analysis.launches import Columns, Figure, KernelGroup, KernelSprea
 from roofline.analysis.results import LaunchAnalysis, RoofPosition, Side, Value, Verdict
 from roofline.analysis.verdict import launch_verdict, throughputs
 from roofline.core.choices import GroupBy
-from roofline.core.cohorts import Cohort, argmax_key, cohorts, evaluate, per_row, same, smallest, take_launch, truth
+from roofline.core.cohorts import (
+    Cohort,
+    argmax_key,
+    cohorts,
+    evaluate,
+    launch_plan,
+    per_row,
+    same,
+    smallest,
+    take_launch,
+    truth,
+)
 from roofline.core.kernel_names import kernel_key
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet, Device, KernelLaunch, Report
@@ -341,8 +352,9 @@ def analyze_launches(launches: Sequence[KernelLaunch], device: Device, spec: Dev
     chosen = use or DEFAULT_CEILINGS
     out: list[Any] = [None] * len(launches)
     for rows, result in _per_cohort(cohorts(launches), lambda c: analyze_launch(c, device, spec, chosen)):
+        plan = launch_plan(result)
         for place, i in enumerate(rows):
-            out[i] = take_launch(result, place)  # as ``LaunchTable.row`` takes a launch out of its part
+            out[i] = take_launch(result, place, plan)  # as ``LaunchTable.row`` takes a launch out of its part
     return out
 
 

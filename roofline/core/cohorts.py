@@ -114,55 +114,64 @@ class RowFn:
 
 def per_row(fn: Callable[..., T], *args: Any) -> T:
     """``fn(*args)`` now for one launch, or, for a cohort, when a launch is taken out (``take_launch``)."""
-    if any(_holds_array(a) for a in args):
+    if any(launch_plan(a) is not None for a in args):  # any array among them
         return RowFn(fn, args)  # type: ignore[return-value]
     return fn(*args)
 
 
-def take_launch(x: Any, j: int) -> Any:
-    """Launch ``j`` taken out of a cohort's result ``x``: an array gives its element, a ``RowFn`` its value, a
-    ``Cohort`` the launch; tuples, mappings and dataclasses that hold any of these are rebuilt around them, and
-    whatever holds none is shared by every launch as it is."""
-    if isinstance(x, _PLAIN):
-        return x
-    if _is_array(x):
-        return x.item(j) if x.ndim == 1 else x[j].item() if x.ndim else x.item()  # a Python number
-    if isinstance(x, Cohort):
-        return x.launches[j]
-    if isinstance(x, RowFn):
-        return x.fn(*[take_launch(a, j) for a in x.args])
-    if isinstance(x, tuple):
-        items = [take_launch(v, j) for v in x]
-        if all(map(operator.is_, items, x)):
-            return x
-        return type(x)(*items) if hasattr(x, "_fields") else tuple(items)
-    if isinstance(x, list):
-        if any(_is_array(v) or isinstance(v, RowFn | Cohort) for v in x):
-            raise TypeError("cannot take a launch out of a list")
-        return x
-    if isinstance(x, Mapping):
-        values = {k: take_launch(v, j) for k, v in x.items()}
-        return x if all(values[k] is v for k, v in x.items()) else values
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        old = {f.name: getattr(x, f.name) for f in dataclasses.fields(x) if f.init}
-        new = {name: take_launch(v, j) for name, v in old.items()}
-        return x if all(new[name] is v for name, v in old.items()) else type(x)(**new)
-    return x
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """Where a cohort's result differs between its launches: by key, position or field name, the plan of each part
+    that does (``True`` for an array or a ``Cohort``: one element per launch); for a dataclass, its fields that every
+    launch shares (``shared``)."""
+
+    parts: Mapping[Any, Plan | bool]
+    shared: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
 
-def _holds_array(x: Any) -> bool:
-    """Whether ``x`` is or holds an array, a ``RowFn`` or a ``Cohort``: what differs between a cohort's launches."""
+def launch_plan(x: Any) -> Plan | bool | None:
+    """The plan that takes a launch out of a cohort's result ``x`` (``take_launch``), made once for all its launches;
+    None where ``x`` holds no array, ``RowFn`` or ``Cohort`` (every launch shares it as it is)."""
     if isinstance(x, _PLAIN):
-        return False
-    if isinstance(x, RowFn | Cohort):
+        return None
+    if _is_array(x) or isinstance(x, Cohort):
         return True
-    if isinstance(x, tuple | list):
-        return any(map(_holds_array, x))
+    if isinstance(x, RowFn | tuple | list):
+        values = x.args if isinstance(x, RowFn) else x
+        parts = {i: plan for i, v in enumerate(values) if (plan := launch_plan(v)) is not None}
+        if isinstance(x, list) and parts:
+            raise TypeError("cannot take a launch out of a list")
+        return Plan(parts) if parts or isinstance(x, RowFn) else None
     if isinstance(x, Mapping):
-        return any(map(_holds_array, x.values()))
+        parts = {k: plan for k, v in x.items() if (plan := launch_plan(v)) is not None}
+        return Plan(parts) if parts else None
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        return any(_holds_array(getattr(x, f.name)) for f in dataclasses.fields(x))
-    return _is_array(x)
+        names = [f.name for f in dataclasses.fields(x) if f.init]
+        parts = {name: plan for name in names if (plan := launch_plan(getattr(x, name))) is not None}
+        return Plan(parts, {name: getattr(x, name) for name in names if name not in parts}) if parts else None
+    return None
+
+
+def take_launch(x: Any, j: int, plan: Plan | bool | None) -> Any:
+    """Launch ``j`` taken out of a cohort's result ``x`` along its ``launch_plan``: an array gives its element, a
+    ``RowFn`` its value, a ``Cohort`` the launch; tuples, mappings and dataclasses that hold any of these are rebuilt
+    around them, and whatever holds none is shared by every launch as it is."""
+    if plan is None:
+        return x
+    if plan is True:
+        if isinstance(x, Cohort):
+            return x.launches[j]
+        return x.item(j) if x.ndim == 1 else x[j].item() if x.ndim else x.item()  # a Python number
+    assert isinstance(plan, Plan)
+    parts = plan.parts
+    if isinstance(x, RowFn):
+        return x.fn(*[take_launch(a, j, parts.get(i)) for i, a in enumerate(x.args)])
+    if isinstance(x, tuple):
+        items = [take_launch(v, j, parts.get(i)) for i, v in enumerate(x)]
+        return type(x)(*items) if hasattr(x, "_fields") else tuple(items)
+    if isinstance(x, Mapping):
+        return {k: take_launch(v, j, parts.get(k)) for k, v in x.items()}
+    return type(x)(**plan.shared, **{name: take_launch(getattr(x, name), j, part) for name, part in parts.items()})
 
 
 class Cohort:
