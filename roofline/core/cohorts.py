@@ -138,17 +138,17 @@ def launch_plan(x: Any) -> Plan | bool | None:
         return True
     if isinstance(x, RowFn | tuple | list):
         values = x.args if isinstance(x, RowFn) else x
-        parts = {i: plan for i, v in enumerate(values) if (plan := launch_plan(v)) is not None}
-        if isinstance(x, list) and parts:
+        places = {i: plan for i, v in enumerate(values) if (plan := launch_plan(v)) is not None}
+        if isinstance(x, list) and places:
             raise TypeError("cannot take a launch out of a list")
-        return Plan(parts) if parts or isinstance(x, RowFn) else None
+        return Plan(places) if places or isinstance(x, RowFn) else None
     if isinstance(x, Mapping):
-        parts = {k: plan for k, v in x.items() if (plan := launch_plan(v)) is not None}
-        return Plan(parts) if parts else None
+        keys = {k: plan for k, v in x.items() if (plan := launch_plan(v)) is not None}
+        return Plan(keys) if keys else None
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
         names = [f.name for f in dataclasses.fields(x) if f.init]
-        parts = {name: plan for name in names if (plan := launch_plan(getattr(x, name))) is not None}
-        return Plan(parts, {name: getattr(x, name) for name in names if name not in parts}) if parts else None
+        fields = {name: plan for name in names if (plan := launch_plan(getattr(x, name))) is not None}
+        return Plan(fields, {name: getattr(x, name) for name in names if name not in fields}) if fields else None
     return None
 
 

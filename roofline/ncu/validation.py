@@ -147,16 +147,15 @@ def check_model_document(data: object, path: str | Path) -> set[int]:
     _convert(msgspec, {**top, "launches": None}, document.head_type(), path, "")  # launches: by version, below
     if version == 1:
         _convert(msgspec, launches, list[document.launch_type()], path, "launches")  # type: ignore[misc]
-        unsure = {i for i, item in enumerate(launches) if _counts_unsure(item.get("metrics", {}))}
-        for i in sorted(unsure):  # a value that is no metric at all is among them: named
+        suspects = {i for i, item in enumerate(launches) if _counts_unsure(item.get("metrics", {}))}
+        for i in sorted(suspects):  # a value that is no metric at all is among them: named
             for name, value in launches[i].get("metrics", {}).items():
                 field = f"launches[{i}].metrics.{name}"
                 _convert(msgspec, value, document.METRIC, path, field)
                 if type(value) is int and abs(value) > LARGEST:
                     raise ReportError(f"{path}: {field} is out of the range of numbers", MODEL_FIX)
-        return unsure
-    if not isinstance(launches, dict):
-        raise ReportError(f"{path}: launches: expected `object`, got {_shown(launches)}", MODEL_FIX)
+        return suspects
+    _convert(msgspec, launches, dict[str, Any], path, "launches")
     _convert(msgspec, {**launches, "metrics": {}}, document.columns_type(), path, "launches")  # metrics: below
     count = launches["count"]
     for key, column in launches.items():
