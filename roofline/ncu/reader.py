@@ -24,7 +24,7 @@ from roofline.ncu import container as ncu_file
 from roofline.ncu.child import Child, answer, take_ahead
 
 if TYPE_CHECKING:  # pragma: no cover
-    from collections.abc import Generator, Iterator, Sequence
+    from collections.abc import Generator, Sequence
 
     from roofline.core.model import Device, KernelLaunch, Report
 
@@ -73,7 +73,7 @@ class ReportReading:
         self.sass = sass
         self._report: Report | None = None
 
-    def batches(self) -> Iterator[Batch]:
+    def batches(self) -> Generator[Batch, None, None]:
         """The launches as the reader brings them, batch by batch (none for a model, parsed whole)."""
         if self.path.suffix == MODEL_SUFFIX:
             self._report = _load_model(self.path, self.size)
