@@ -72,11 +72,6 @@ def window_cut(text: str, at: int, width: int) -> str:
     return "…" + text[start:start + inner] + "…"
 
 
-def truncate(text: str, width: int) -> str:
-    """``text`` cut to ``width`` characters, the last one an ellipsis when something was cut."""
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
 def dims(d: tuple[int, ...]) -> str:
     """A grid or block as ncu writes it: 128x128x1."""
     return "x".join(map(str, d))
