@@ -72,7 +72,7 @@ def test_the_version_is_written_once():
     tomllib = pytest.importorskip("tomllib")  # Python 3.11 and newer
     project = tomllib.loads((REPO / "pyproject.toml").read_text())
     assert "version" not in project["project"] and "version" in project["project"]["dynamic"]
-    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "roofline.__version__"}
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "roofline.core.version.__version__"}
 
 
 def test_python_m_roofline_help():
