@@ -218,11 +218,12 @@ def profile(path: Path) -> None:
     import ncu_report  # noqa: F401  (loaded before the profile, as the CLI's reader child has it)
 
     from roofline import analyze_files
+    from roofline.pipeline import build_view
     from roofline.render.report import json as json_render
 
     profiler = cProfile.Profile()
     profiler.enable()
-    json_render.render(analyze_files([path]))
+    json_render.render(build_view(analyze_files([path])))
     profiler.disable()
     text = io.StringIO()
     pstats.Stats(profiler, stream=text).sort_stats("cumulative").print_stats(30)

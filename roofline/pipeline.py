@@ -33,6 +33,7 @@ from roofline.core.choices import GroupBy, NameBase
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.launches import ReportAnalysis
     from roofline.analysis.results import LaunchAnalysis
+    from roofline.analysis.view import ReportSetView
     from roofline.core.model import CeilingSet, Device, KernelLaunch, Report
     from roofline.errors import RooflineError, SpecError
     from roofline.specs.catalog import DeviceSpec, SpecCatalog, SpecMatch
@@ -314,3 +315,11 @@ def analyze_batch(ahead: Ahead, device: Device, launches: Sequence[KernelLaunch]
     for i, a in zip(valid, analysed, strict=True):
         out[i] = complete(a, device, ahead.spec)
     return replace(ahead, launches=(*ahead.launches, *out))
+
+
+def build_view(analyses: Sequence[ReportAnalysis], spread_threshold_pct: float | None = None) -> ReportSetView:
+    """The last step: what the renderers of the reports show (``roofline.analysis.view``), with each kernel's spread
+    across the reports when ``spread_threshold_pct`` is given and there are several."""
+    from roofline.analysis.view import report_set
+
+    return report_set(analyses, spread_threshold_pct)

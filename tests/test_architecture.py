@@ -10,19 +10,21 @@ Stages, lowest first (a module may import its own stage and those below); each i
     ncu         running ncu, the .ncu-rep container, the reader, metric names and formulas, validation
     nsys        Nsight Systems: nsys export for reports, the SQLite timeline reader (aggregated in SQL)
     specs       device specs (catalog), YAML with a budget, calibrated roofs, microbenchmarks
-    analysis    roofline maths, result types, verdict, work, diagnostics, advice, libraries
+    analysis    roofline maths, result types, verdict, work, diagnostics, advice, libraries, the report's view
     compare     pairing across reports, noise, the diff gate, the application summary
-    facade      roofline (the Python API) and roofline.pipeline: load -> filter -> spec -> analyse -> advise
-    render      pure renderers (report/, compare/, and their shared terminal, matplotlib and name fitting)
+    facade      roofline.pipeline: load -> filter -> spec -> analyse -> advise -> build the view
+    render      pure renderers (report/, compare/, timeline/, and their shared terminal, matplotlib, name fitting)
+    api         roofline (the Python API): a shell like the command line; registers the notebook display hooks
     cli         the typer application, shared options, the one output writer, one module per command
 
-One exception: Jupyter asks a result object itself for its HTML (``_repr_html_``), so that method may import the
-renderer it hands over to, inside its body; nothing else in it may go up.
+No exception: a result's ``_repr_html_`` looks up the hook the API registered (``core.display``), so nothing below
+render imports it, even inside a function.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -31,11 +33,10 @@ import pytest
 from roofline.cli.app import COMMANDS
 
 PACKAGE = Path(__file__).resolve().parents[1] / "roofline"
-STAGES = ("core", "ncu", "nsys", "specs", "analysis", "compare", "facade", "render", "cli")
-TOP_LEVEL = {"roofline.errors": "core", "roofline": "facade", "roofline.pipeline": "facade", "roofline.__main__": "cli"}
+STAGES = ("core", "ncu", "nsys", "specs", "analysis", "compare", "facade", "render", "api", "cli")
+TOP_LEVEL = {"roofline.errors": "core", "roofline": "api", "roofline.pipeline": "facade", "roofline.__main__": "cli"}
 COMMAND_MODULES = frozenset(f"roofline.cli.commands.{module}" for module, *_ in COMMANDS.values())
 MAX_TOP_LEVEL_MODULES = 8
-NOTEBOOK_HOOK = "_repr_html_"
 
 
 def module_name(path: Path) -> str:
@@ -54,13 +55,10 @@ def stage(module: str) -> int:
 
 
 def imports(module: str) -> Iterator[tuple[str, str, int]]:
-    """(imported roofline module, name taken from it or "", line) for every import in ``module``, but those of a
-    ``_repr_html_`` method (``notebook_hooks``)."""
+    """(imported roofline module, name taken from it or "", line) for every import in ``module``, inside functions
+    and under TYPE_CHECKING too."""
     tree = ast.parse(MODULES[module].read_text())
-    hooked = {id(n) for hook in notebook_hooks(tree) for n in ast.walk(hook)}
     for node in ast.walk(tree):
-        if id(node) in hooked:
-            continue
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.split(".")[0] == "roofline":
@@ -73,10 +71,6 @@ def imports(module: str) -> Iterator[tuple[str, str, int]]:
             for alias in node.names:
                 sub = f"{base}.{alias.name}"
                 yield (sub, "", node.lineno) if sub in MODULES else (base, alias.name, node.lineno)
-
-
-def notebook_hooks(tree: ast.AST) -> list[ast.FunctionDef]:
-    return [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == NOTEBOOK_HOOK]
 
 
 def edges() -> dict[str, set[str]]:
@@ -92,7 +86,7 @@ def test_every_module_has_a_stage_and_few_stay_at_the_top() -> None:
     top = [p.name for p in PACKAGE.glob("*.py")]
     assert len(top) <= MAX_TOP_LEVEL_MODULES, f"{len(top)} modules at the top of roofline/: {sorted(top)}"
     assert {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()} == (
-        set(STAGES) - {"facade"})
+        set(STAGES) - {"facade", "api"})
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
@@ -102,17 +96,14 @@ def test_imports_stay_in_the_stage_or_go_down(module: str) -> None:
     assert not upward, f"{module} ({STAGES[stage(module)]}) imports upward: {upward}"
 
 
-def test_a_notebook_hook_imports_only_a_renderer() -> None:
-    """``_repr_html_`` hands the object to a renderer, imported in its body (so that loading the model loads no
-    renderer); it imports nothing else."""
-    hooks = {}
-    for module, path in MODULES.items():
-        for hook in notebook_hooks(ast.parse(path.read_text())):
-            found = [n.module for n in ast.walk(hook) if isinstance(n, ast.ImportFrom)]
-            found += [a.name for n in ast.walk(hook) if isinstance(n, ast.Import) for a in n.names]
-            hooks[module] = found
-            assert found and all(str(m).startswith("roofline.render.") for m in found), (module, found)
-    assert set(hooks) == {"roofline.analysis.launches", "roofline.compare.pairing"}
+def test_a_notebook_hook_is_registered_from_above() -> None:
+    """The result types Jupyter shows look their HTML up in core.display; the API registers the hooks."""
+    hooks = {m for m in MODULES for n in ast.walk(ast.parse(MODULES[m].read_text()))
+             if isinstance(n, ast.FunctionDef) and n.name == "_repr_html_"}
+    assert hooks == {"roofline.analysis.launches", "roofline.compare.pairing"}
+    for module in hooks:
+        assert "roofline.core.display" in {t for t, _, _ in imports(module)}
+    assert "register_html" in MODULES["roofline"].read_text()
 
 
 def test_no_import_circle() -> None:
@@ -192,15 +183,167 @@ def test_renderers_never_touch_the_disk(module: str) -> None:
 
 
 def test_every_renderer_module_is_reached_from_the_format_registry() -> None:
-    """A renderer of report/ or compare/ is a format of base.FORMATS (or the plot, chosen by its file suffix), so
-    the registry is the one list of what the tool can write."""
-    registry = MODULES["roofline.render.base"].read_text()
-    renderers = [m for m in RENDER if m.split(".")[2] in ("report", "compare") and MODULES[m].name != "__init__.py"]
-    for module in renderers:
-        package, name = module.rsplit(".", 2)[1:]
-        assert f"from roofline.render.{package} import {name}" in registry or (
-            f"from {module} import" in registry), f"{module} is not in base.FORMATS"
+    """A renderer of report/, compare/ or timeline/ is named by a format of base.FORMATS, or imported by one that
+    is, so the registry is the one list of what the tool can write."""
+    from roofline.render.base import FORMATS
+
+    graph = edges()
+    reached: set[str] = set()
+    todo = [f.renderer.split(":")[0] for f in FORMATS]
+    while todo:
+        module = todo.pop()
+        if module not in reached:
+            reached.add(module)
+            todo += [t for t in graph[module] if t.startswith("roofline.render.")]
+    renderers = [m for m in RENDER if m.split(".")[2] in ("report", "compare", "timeline")
+                 and MODULES[m].name != "__init__.py"]
+    assert not [m for m in renderers if m not in reached]
 
 
 def test_every_command_has_its_module() -> None:
     assert COMMAND_MODULES <= set(MODULES)
+
+
+# --- Renderers only format ------------------------------------------------------------------------------
+BELOW_RENDER = ("roofline.analysis", "roofline.compare", "roofline.ncu", "roofline.nsys", "roofline.specs",
+                "roofline.pipeline")
+
+
+def imported_object(target: str, name: str) -> object:
+    """The object an import names: a module (``name`` "") or a module's attribute."""
+    import importlib
+
+    module = importlib.import_module(target)
+    return module if not name else getattr(module, name)
+
+
+def is_data(obj: object) -> bool:
+    """What a renderer may take from the stages below it: a class (a result type, a dataclass, an enum), a type
+    alias, or a constant; never a function (the analysis is done before the renderers run) nor a whole module
+    (through which any function could be called)."""
+    import types
+    import typing
+
+    if isinstance(obj, type) or typing.get_origin(obj) is not None:
+        return True
+    return not callable(obj) and not isinstance(obj, types.ModuleType)
+
+
+@pytest.mark.parametrize("module", RENDER)
+def test_renderers_import_no_analysis_function(module: str) -> None:
+    """A renderer imports from analysis, compare, ncu, nsys, specs and the pipeline only data: classes (the view,
+    the result types), type aliases and constants; no function and no module, at module level, inside functions
+    or under TYPE_CHECKING. Everything a renderer shows is decided by the view (``analysis.view``)."""
+    bad = [f"line {line}: {target}{'.' + name if name else ''}" for target, name, line in imports(module)
+           if target.startswith(BELOW_RENDER) and not is_data(imported_object(target, name))]
+    assert not bad, f"{module} imports functions or modules of the stages below: {bad}"
+
+
+def test_the_renderer_rule_catches_a_function() -> None:
+    """The rule above fails on a renderer that imports an analysis function or module (and passes a type)."""
+    from roofline.analysis import roofline as analysis
+
+    assert not is_data(analysis.report_level_ceilings) and not is_data(analysis)
+    assert is_data(imported_object("roofline.analysis.view", "ReportView"))
+    assert is_data(imported_object("roofline.analysis.verdict", "BOUND_WORDS"))
+    assert is_data(imported_object("roofline.analysis.results", "Bound"))
+
+
+# --- Causes are data -------------------------------------------------------------------------------------
+# The names the code gives a reason's text: a Value's reason and via, a verdict's reason, a note, an advice item's
+# estimate, cause and condition, a ceiling's missing reasons and clock note, a hint, a definition, "why" and "how".
+REASON_NAME = re.compile(r"(^|_)(reasons?|why|notes?|estimate|via|causes?|condition|how|hints?|definition|missing"
+                         r"|bound_by|collect|detail|findings?|warning)$")
+TEXT_METHODS = {"startswith", "endswith", "split", "rsplit", "partition", "rpartition", "find", "rfind", "index",
+                "rindex", "removeprefix", "removesuffix", "count"}
+REGEX_FUNCTIONS = {"match", "search", "fullmatch", "findall", "finditer", "sub", "subn", "split"}
+# ncu's own rule results are input text from the report, which ncu_rules classifies (a rule's title, the metrics it
+# focuses on), as the reader parses the report's other strings: not a reason this tool wrote.
+NCU_RULE_TEXT = {("roofline.analysis.ncu_rules", "_cause_topic"), ("roofline.analysis.ncu_rules", "_item")}
+
+
+def named(node: ast.AST) -> str:
+    """The name a text is read under: ``k.verdict.reason`` -> "reason", ``missing[key]`` -> "missing"."""
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Subscript):
+        return named(node.value)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+        return named(node.func.value)
+    return ""
+
+
+def reason_matches(tree: ast.AST) -> Iterator[tuple[int, str, str]]:
+    """(line, function, what) for every test on a reason's text: ``"x" in reason`` (a text in it; ``key in missing``,
+    a mapping's key, is data), ``reason.startswith(...)`` (and the other str methods that look inside a text), a
+    regular expression over a reason."""
+    inside: dict[int, str] = {}  # node -> the innermost function holding it (ast.walk visits outer ones first)
+    for function in ast.walk(tree):
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            inside.update({id(n): function.name for n in ast.walk(function)})
+    for node in ast.walk(tree):
+        where = inside.get(id(node), "")
+        if isinstance(node, ast.Compare):
+            for op, right in zip(node.ops, node.comparators, strict=True):
+                literal = isinstance(node.left, ast.JoinedStr) or (
+                    isinstance(node.left, ast.Constant) and isinstance(node.left.value, str))
+                if isinstance(op, (ast.In, ast.NotIn)) and literal and REASON_NAME.search(named(right)):
+                    yield node.lineno, where, f"... in {named(right)}"
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr in TEXT_METHODS and REASON_NAME.search(named(node.func.value)):
+                yield node.lineno, where, f"{named(node.func.value)}.{node.func.attr}()"
+            if node.func.attr in REGEX_FUNCTIONS and any(REASON_NAME.search(named(a)) for a in node.args):
+                yield node.lineno, where, f"regex {node.func.attr}() over a reason"
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_code_matches_reason_text(module: str) -> None:
+    """Causes are data (enums, fields); prose is written at the edge and never read back: no code tests what a
+    reason, note, estimate or hint says (a membership test, a str method that looks inside it, a regex)."""
+    found = {f"line {line}: {what}" for line, function, what in reason_matches(ast.parse(MODULES[module].read_text()))
+             if (module, function) not in NCU_RULE_TEXT}
+    assert not found, f"{module} matches reason text: {sorted(found)}"
+
+
+@pytest.mark.parametrize("source", [
+    'def f(v):\n    return v.reason.startswith("no SpeedOfLight")',
+    'def f(how):\n    return "unscaled" in how',
+    'def f(c):\n    return c.clock_note.split(";")[0]',
+    'def f(m, why):\n    return m.search(why)',
+    'def f(k):\n    return "x" in k.verdict.reason',
+    'def f(item):\n    return item.estimate.split(":")[0]',
+    'def f(c, key):\n    return c.missing.get(key, "").startswith("missing metrics")',
+])
+def test_the_reason_rule_catches_the_patterns_it_was_written_for(source: str) -> None:
+    """Each form of matching removed from the code (issue 43) is caught by the rule above."""
+    assert list(reason_matches(ast.parse(source)))
+
+
+def test_the_reason_rule_leaves_data_alone() -> None:
+    assert not list(reason_matches(ast.parse(
+        'def f(v, item, names):\n    return v.cause is None and item.capped and "fp32" in names')))
+
+
+# --- One place per fact ------------------------------------------------------------------------------------
+METRIC_NAME = re.compile(r"\b(sm|smsp|gpu|gpc|dram|fbpa|fbp|lts|ltc|l1tex|idc|launch|device__attribute)__[a-z0-9_]+")
+
+
+def text_literals(tree: ast.AST) -> Iterator[ast.Constant]:
+    """The string literals of a module, its docstrings left out."""
+    docs = {id(n.body[0].value) for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.body
+            and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+            yield node
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if not m.startswith("roofline.ncu")))
+def test_metric_names_live_in_the_ncu_stage(module: str) -> None:
+    """An ncu metric name is written in roofline.ncu (metrics.py: the names the formulas, the verdict's units and
+    the advice read) and taken from there; no other module spells one (docstrings aside)."""
+    spelled = [f"line {n.lineno}: {str(n.value)[:60]}" for n in text_literals(ast.parse(MODULES[module].read_text()))
+               if METRIC_NAME.search(str(n.value))]
+    assert not spelled, f"{module} spells ncu metric names: {spelled}"

@@ -22,6 +22,7 @@ from roofline.ncu import child, reader
 from roofline.pipeline import AnalysisOptions, analyze_files, analyze_loaded
 from roofline.specs import catalog as specs
 from roofline.specs.catalog import SpecCatalog
+from tests.views import views
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "h100-sxm_synthetic.roofline.json"
@@ -151,8 +152,8 @@ def test_the_analysis_worked_out_while_reading_equals_the_one_made_after(name, s
     path = shared_report(name)
     while_read = analyze_files([path])[0]  # the pipeline's path: diagnoses worked out as the launches arrive
     after = analyze_loaded(reader.load_report(path))
-    assert json_render.render([while_read]) == json_render.render([after])
-    assert markdown.render([while_read]) == markdown.render([after])
+    assert json_render.render(views([while_read])) == json_render.render(views([after]))
+    assert markdown.render(views([while_read])) == markdown.render(views([after]))
 
 
 def test_batches_analysed_ahead_are_the_reports_launches_by_position_and_fit_only_their_spec(shared_report):

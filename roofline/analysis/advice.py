@@ -30,14 +30,16 @@ from roofline.analysis.instructions import GLOBAL_WALLS
 from roofline.analysis.kernel_kind import KernelKind, kernel_kind
 from roofline.analysis.launches import KernelGroup, ReportAnalysis
 from roofline.analysis.libraries import Library, library
-from roofline.analysis.ncu_rules import COALESCING, LOCAL, ROOF, rule_items
+from roofline.analysis.ncu_rules import COALESCING, ROOF, rule_items
 from roofline.analysis.reconcile import reconcile, small_grid_saving, tail_saving
-from roofline.analysis.results import Advice, LaunchAnalysis, Occupancy, Verdict
+from roofline.analysis.results import Advice, Cause, LaunchAnalysis, Occupancy, Verdict
 from roofline.analysis.roofline import attained_pct, headroom_s, rank_by_recoverable_time, recoverable_s, ridge_point
-from roofline.analysis.verdict import BOUND_WORDS, FULL_WAVE, LATENCY_BELOW_PCT, explain
+from roofline.analysis.verdict import BOUND_WORDS, explain
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, Device
+from roofline.core.thresholds import BALANCED_PTS, FULL_WAVE, LATENCY_BELOW_PCT
 from roofline.core.units import pct, ratio, seconds, si
+from roofline.ncu import metrics as m
 from roofline.ncu.metrics import LAUNCH_BLOCK, LAUNCH_GRID
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -55,26 +57,22 @@ NEAR_ROOF_PCT = 80.0  # a library GEMM this close to its busiest unit's peak: on
 TENSOR_SHARE_USED = 0.5  # tensor FLOPs over all FLOPs from which a GEMM's math is on the Tensor Cores already
 # Dense Tensor Core input types, slower to faster per the datasheets (one step up halves the time per FLOP or so).
 TENSOR_TYPES_BY_SPEED = ("fp64", "tf32", "fp16", "bf16", "fp8")
-CITED_RULES = 3  # ncu rules named after an item's text; the others are counted
 SMALLER_BLOCKS_MIN_THREADS = 64  # a block of at least two warps can be split into smaller blocks
 # The change each busy compute unit suggests (breakdown metric up to its first '.').
 UNIT_CHANGES = {
-    "sm__pipe_fp64_cycles_active": "fewer FP64 operations (FP32 where the accuracy allows; fused multiply-adds "
-                                   "instead of separate multiplies and adds)",
-    "sm__pipe_fma_cycles_active": "fewer FP32 operations (fused multiply-adds, strength reduction) or, for matrix "
-                                  "math, Tensor Cores",
-    "sm__pipe_fmaheavy_cycles_active": "fewer FP32 and integer-multiply operations (fused multiply-adds)",
-    "sm__pipe_alu_cycles_active": "less integer and logic work (hoist index arithmetic out of loops, simpler "
-                                  "address computation)",
-    "sm__pipe_aluheavy_cycles_active": "less integer and logic work (hoist index arithmetic out of loops)",
-    "sm__inst_executed_pipe_xu": "fewer special-function operations (sin, exp, sqrt, conversions): fast intrinsics "
-                                 "where the accuracy allows, or table lookups",
-    "sm__inst_executed_pipe_lsu": "fewer load/store instructions (wider vector accesses, data kept in registers)",
-    "sm__issue_active": "fewer instructions per result (unrolling, vector accesses, less index arithmetic)",
-    "sm__inst_executed": "fewer instructions per result (unrolling, vector accesses, less index arithmetic)",
-    "sm__pipe_tensor_cycles_active": "a lower-precision Tensor Core type (FP16/BF16/FP8) or fewer matrix operations",
+    m.PIPE_FP64: "fewer FP64 operations (FP32 where the accuracy allows; fused multiply-adds instead of separate "
+                 "multiplies and adds)",
+    m.PIPE_FMA: "fewer FP32 operations (fused multiply-adds, strength reduction) or, for matrix math, Tensor Cores",
+    m.PIPE_FMA_HEAVY: "fewer FP32 and integer-multiply operations (fused multiply-adds)",
+    m.PIPE_ALU: "less integer and logic work (hoist index arithmetic out of loops, simpler address computation)",
+    m.PIPE_ALU_HEAVY: "less integer and logic work (hoist index arithmetic out of loops)",
+    m.PIPE_XU: "fewer special-function operations (sin, exp, sqrt, conversions): fast intrinsics where the accuracy "
+               "allows, or table lookups",
+    m.PIPE_LSU: "fewer load/store instructions (wider vector accesses, data kept in registers)",
+    m.ISSUE_ACTIVE: "fewer instructions per result (unrolling, vector accesses, less index arithmetic)",
+    m.INST_ISSUED: "fewer instructions per result (unrolling, vector accesses, less index arithmetic)",
+    m.PIPE_TENSOR: "a lower-precision Tensor Core type (FP16/BF16/FP8) or fewer matrix operations",
 }
-UNIT_LEVELS = {"dram": "dram", "fbpa": "dram", "fbp": "dram", "lts": "l2", "ltc": "l2", "l1tex": "l1"}
 # What cuts the traffic of a memory-bound kernel, by its kind (``analysis.kernel_kind``).
 TRAFFIC_CHANGES = {
     "streaming": "each byte is used about once, so there is nothing for tiling to keep on chip: move fewer bytes "
@@ -118,28 +116,6 @@ def _located(item: Advice, k: LaunchAnalysis) -> Advice:
     return replace(item, text=f"{item.text} Where: {where}.") if where else item
 
 
-def estimate_text(item: Advice) -> str:
-    """The estimate as shown beside an item: "saves ~1.2 ms", "saves at most 1.2 ms (busiest unit's gap; ncu:
-    3.4 ms)", "ncu local 83%" or "not estimated"."""
-    ncu = f"ncu: {seconds(item.ncu_saved_s)}" if item.ncu_saved_s is not None else ""
-    if item.est_saved_s is None:
-        local = item.estimate.split(":")[0] if item.estimate.startswith(LOCAL) else "not estimated"
-        return local + (f" ({ncu})" if ncu else "")
-    if not item.estimate.startswith(("at most", "bounded")):
-        return f"saves ~{seconds(item.est_saved_s)}"
-    why = "; ".join(x for x in (item.bound_by, ncu) if x)
-    return f"saves at most {seconds(item.est_saved_s)}" + (f" ({why})" if why else "")
-
-
-def cited(item: Advice) -> str:
-    """The ncu rules merged into an item of the tool's own, as shown after its text: " (also ncu CPIStall: ...)",
-    the first ``CITED_RULES`` named and the rest counted (JSON's ``also`` names them all)."""
-    if not item.also or item.source == "ncu":
-        return ""
-    more = len(item.also) - CITED_RULES
-    return f" (also {'; '.join(item.also[:CITED_RULES])}{f' and {more} more ncu rules' if more > 0 else ''})"
-
-
 def level_traffic(k: LaunchAnalysis, level: str) -> tuple[float | None, str]:
     """The bytes moved at a memory level and what they count: at L2, all traffic (loads and stores) where the
     level's own definition counts one direction only and so shows less (a store-heavy kernel's L2 reads can be 0)."""
@@ -174,15 +150,16 @@ def _verdict_items(k: LaunchAnalysis, lib: Library | None, kind: KernelKind,
         saved, how = _gap(k)
         return [Advice(kind="balanced", title="Cut work and traffic together",
                        text=f"Compute (SM {pct(v.sm_pct)}) and memory ({pct(v.memory_pct)}) are both busy and within "
-                            "10 points of each other: only doing less of both helps (fusing kernels to skip round "
-                            "trips through memory, narrower data types, removing redundant work).", cause=explain(v),
+                            f"{BALANCED_PTS:.0f} points of each other: only doing less of both helps (fusing kernels "
+                            "to skip round trips through memory, narrower data types, removing redundant work).",
+                       cause=explain(v),
                        source="verdict", est_saved_s=saved, condition=_verdict_condition(v), estimate=how,
                        topic=ROOF, mechanism="roof")]
-    if v.bound is None and v.reason.startswith("no SpeedOfLight") and k.roof.pct_of_roof is not None:
+    if v.bound is None and v.cause is Cause.MISSING_METRICS and k.roof.pct_of_roof is not None:
         return [Advice(kind="measurement", title="Collect the throughputs for a verdict",
                        text=f"No verdict: {v.reason}.",
                        cause=f"closest FP/byte roof at {pct(k.roof.pct_of_roof)}, no throughputs", source="verdict",
-                       condition="no SpeedOfLight throughputs and no FP/byte roof at 60% or more",
+                       condition=f"no SpeedOfLight throughputs and no FP/byte roof at {LATENCY_BELOW_PCT:.0f}% or more",
                        estimate="not estimated: nothing measured to estimate from", topic="measurement:verdict")]
     return []
 
@@ -240,7 +217,7 @@ def _level_of(metric: str) -> str | None:
     """The memory level a breakdown unit (or roof key) belongs to, if any."""
     if metric in LEVELS:
         return metric
-    return UNIT_LEVELS.get(metric.split("__", 1)[0]) if "__" in metric else None
+    return m.UNIT_LEVELS.get(metric.split("__", 1)[0]) if "__" in metric else None
 
 
 def _compute(k: LaunchAnalysis) -> Advice:
@@ -416,7 +393,7 @@ def _small_grid(k: LaunchAnalysis, waves: float, device: Device | None) -> Advic
                        f"concurrently in streams).{overhead}", cause=f"{waves:.3g} waves per SM", source="occupancy",
                   est_saved_s=saved,
                   condition=f"under one full wave ({waves:.3g} waves per SM), where occupancy limits do not matter",
-                  estimate=how, topic="grid:small", mechanism="grid")
+                  estimate=how, topic="grid:small", mechanism="grid", capped=saved is not None)
 
 
 def _split_advice(threads: float | None, grid: float | None, sms: int | None) -> str:

@@ -26,6 +26,7 @@ from roofline.core.kernel_names import kernel_key
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, Device
 from roofline.core.thresholds import L2_RATIO_FLAG
 from roofline.core.timeline import LaunchConfigTime, Timeline
+from roofline.core.units import dims
 from roofline.specs.catalog import DeviceSpec, spec_ceilings
 
 Dims = tuple[int, int, int]
@@ -179,11 +180,6 @@ def _kernel(config: LaunchConfigTime, launches: list, spec: DeviceSpec | None) -
 def _mean(values: Sequence[float | None]) -> float | None:
     known = [v for v in values if v is not None]
     return sum(known) / len(known) if known else None
-
-
-def dims(d: Dims) -> str:
-    """A grid or block as ncu writes it: 128x128x1."""
-    return "x".join(map(str, d))
 
 
 def _describe(name: str, grid: Dims, block: Dims) -> str:

@@ -17,8 +17,8 @@ from typing import Literal
 
 from roofline.analysis.libraries import REDUCTION_NAME, Library
 from roofline.analysis.results import LaunchAnalysis
-from roofline.analysis.verdict import FULL_WAVE
 from roofline.core.labels import NAMES
+from roofline.core.thresholds import FULL_WAVE
 from roofline.ncu import metrics as m
 
 KindName = Literal["tiny_grid", "gemm", "reduction", "streaming", "general"]

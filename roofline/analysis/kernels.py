@@ -52,6 +52,13 @@ class KernelStats:
     durations_s: tuple[float, ...] = ()  # each launch's time, for the noise statistics (launches with a time)
     work: Work | None = None  # per launch
     datasheet: Ceilings | None = None  # its GPU's datasheet roofs (the median launch's), where a spec gives them
+
+    @property
+    def why_no_roof(self) -> str:
+        """Why the kernel has no percent of roof; short when the report has no FLOP or byte counter at all."""
+        if all(v.value is None for v in (*self.flops.values(), *self.bytes.values())):
+            return f"times only, the report has no FLOP or byte counters ({self.flops['fp32'].reason})"
+        return self.roof.reason
     line_samples: Mapping[str, int] = field(default_factory=dict)  # warp samples per source line, all launches
 
     @property
@@ -91,13 +98,6 @@ def roof_time(flops: Mapping[str, Value], moved: Mapping[str, Value], ceilings: 
     if roof.pct_of_roof is None:
         return Value(None, roof.reason)
     return Value(roof.pct_of_roof / 100.0 * REFERENCE_S, reason=roof.reason, via=f"limited by {roof.limiter}")
-
-
-def why_no_roof(s: KernelStats) -> str:
-    """Why a kernel has no percent of roof; short when the report has no FLOP or byte counter at all."""
-    if all(v.value is None for v in (*s.flops.values(), *s.bytes.values())):
-        return f"times only, the report has no FLOP or byte counters ({s.flops['fp32'].reason})"
-    return s.roof.reason
 
 
 def _attainable(flops: Mapping[str, Value], roof_s: Value) -> Value:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, overload
 
 from roofline.analysis.results import LaunchAnalysis, Side
+from roofline.core import display
 from roofline.core.cohorts import Plan, launch_plan, take_launch
 from roofline.core.model import CeilingSet, Device, KernelLaunch, Report
 
@@ -43,7 +44,7 @@ class Columns:
     attained: np.ndarray  # Verdict.attained_pct
     recoverable: np.ndarray  # analysis.recoverable_time
     small_grid: np.ndarray  # analysis.small_grid_time
-    no_throughputs: np.ndarray  # why a launch has no SpeedOfLight throughputs ("" where it has them)
+    no_throughputs: np.ndarray  # why a launch has no SpeedOfLight throughputs (a NoThroughputs), "" where it has
     sm_pct: np.ndarray
     memory_pct: np.ndarray
     waves: np.ndarray
@@ -216,12 +217,10 @@ class ReportAnalysis:
         return replace(self, launches=Launches(table, self.launches.indices),
                        groups=tuple(replace(g, launches=Launches(table, g.launches.indices)) for g in self.groups))
 
-    def _repr_html_(self) -> str:
-        """The analysis as Jupyter shows it: the HTML report's summary and kernel ranking
-        (``render.report.html.notebook``)."""
-        from roofline.render.report.html import notebook
-
-        return notebook(self)
+    def _repr_html_(self) -> str | None:
+        """The analysis as Jupyter shows it: the hook the Python API registers (the HTML report's summary and kernel
+        ranking, ``roofline.core.display``)."""
+        return display.html("report", self)
 
 
 @dataclass(frozen=True)

@@ -210,7 +210,7 @@ def _item(r: RuleResult, about: Topic, cause_topic: Topic, duration: float | Non
                   est_saved_s=saved, condition=f"ncu's {r.rule} rule ({r.section} section) reported it",
                   estimate=how, topic=about.key, mechanism=about.mechanism,
                   work_share=work_share(message) if about.mechanism == "work" else None,
-                  also=(source_name(r),), causes=(cause_topic.key,))
+                  also=(source_name(r),), causes=(cause_topic.key,), ncu_local_pct=_local_pct(r, duration))
 
 
 def source_name(r: RuleResult) -> str:
@@ -241,6 +241,13 @@ def _estimate(r: RuleResult, duration: float | None) -> tuple[float | None, str]
         return duration * r.speedup_pct / 100.0, f"ncu's estimate: {r.speedup_pct:.3g}% of the kernel's time (global)"
     return None, (f"{LOCAL} {r.speedup_pct:.3g}%: ncu's {r.speedup_type or 'untyped'} estimate, the gain in one "
                   "unit's efficiency in isolation, not a share of the kernel's time")
+
+
+def _local_pct(r: RuleResult, duration: float | None) -> float | None:
+    """ncu's LOCAL (or untyped) estimate in percent, the one ``_estimate`` keeps as it is; None otherwise."""
+    if r.speedup_pct is None or duration is None or r.speedup_type == "global":
+        return None
+    return r.speedup_pct
 
 
 def focus(r: RuleResult) -> str:

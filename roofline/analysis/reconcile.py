@@ -133,11 +133,12 @@ def bounded_item(a: Advice, k: LaunchAnalysis, device: Device | None) -> Advice:
         how = "not estimated: ncu's message states no share of the work removed" if raw is not None else a.estimate
         return replace(a, est_saved_s=None, ncu_saved_s=raw, estimate=how)
     if raw is None and a.mechanism == "work" and most is not None:
-        return replace(a, est_saved_s=most, estimate=f"at most: {bound.text}")
+        return replace(a, est_saved_s=most, estimate=f"at most: {bound.text}", capped=True)
     if most is None or raw is None or raw <= most * (1.0 + SAME):
         return a
     how = f"bounded: {bound.text}" + (f" (ncu estimated {seconds(raw)})" if a.source == "ncu" else "")
-    return replace(a, est_saved_s=most, ncu_saved_s=raw if a.source == "ncu" else a.ncu_saved_s, estimate=how)
+    return replace(a, est_saved_s=most, ncu_saved_s=raw if a.source == "ncu" else a.ncu_saved_s, estimate=how,
+                   capped=True)
 
 
 def small_grid_saving(k: LaunchAnalysis, device: Device | None) -> float | None:
@@ -188,5 +189,5 @@ def _merged(group: list[Advice]) -> Advice:
     if lead.est_saved_s is None and estimated:
         best = max(estimated, key=lambda a: a.est_saved_s or 0.0)
         merged = replace(merged, est_saved_s=best.est_saved_s, estimate=best.estimate, bound=best.bound,
-                         bound_by=best.bound_by, work_share=best.work_share)
+                         bound_by=best.bound_by, work_share=best.work_share, capped=best.capped)
     return merged

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import TYPE_CHECKING, Literal
 
 from roofline.core.cohorts import largest
@@ -34,17 +35,33 @@ AdviceSource = Literal["roofline", "verdict", "occupancy", "tensor_cores", "stal
 Mechanism = Literal["latency", "work", "roof", "grid", "precision", "none"]
 
 
+class Cause(Enum):
+    """Why a value (or a verdict) is None, as data: metrics the report lacks (``missing`` names them, ``collect``
+    the option collecting them), no expectation the roofline can give (a pair's expected speedup where a side is
+    launch- or latency-bound, or balanced), or another reason the analysis states in its ``reason`` line."""
+
+    MISSING_METRICS = "missing metrics"
+    NO_EXPECTATION = "no roofline expectation"
+    OTHER = "other"
+
+
 @dataclass(frozen=True)
 class Value:
-    """A number in SI base units, or None with the reason (missing metrics and the fix)."""
+    """A number in SI base units, or None with the reason: its line (``reason``), and as data its ``cause``, the
+    metrics the report lacks (``missing``) and the option that collects them (``collect``)."""
 
     value: float | None
     reason: str = ""
     via: str = ""
+    missing: tuple[str, ...] = ()
+    collect: str = ""
+    cause: Cause | None = None  # None: a value, or a reason stated only in ``reason`` (Cause.OTHER)
 
     @classmethod
     def of(cls, measured: Measured) -> Value:
-        return cls(measured.value, measured.reason, measured.via)
+        lacking = measured.value is None and not measured.via and bool(measured.missing)
+        return cls(measured.value, measured.reason, measured.via, measured.missing if lacking else (),
+                   measured.hint if lacking else "", Cause.MISSING_METRICS if lacking and measured.hint else None)
 
 
 @dataclass(frozen=True)
@@ -82,6 +99,9 @@ class Verdict:
     top_units: tuple[BusyUnit, ...] = ()  # the busiest units of both sides, busiest first
     ncu_title: str = ""  # the title ncu's SOLBottleneck rule gives these numbers
     reason: str = ""
+    cause: Cause | None = None  # why there are no throughputs (a roofline-only verdict, or none), as data
+    missing: tuple[str, ...] = ()  # the throughput metrics the report lacks
+    collect: str = ""  # the option that collects them
 
     @property
     def attained_pct(self) -> float | None:
@@ -184,6 +204,8 @@ class Advice:
     ncu_saved_s: float | None = None  # ncu's own estimate as time, where it was above the bound
     also: tuple[str, ...] = ()  # the other sources merged into this item, e.g. "ncu CPIStall: Wait Stalls"
     causes: tuple[str, ...] = ()  # the topics of the causes merged into it (an ncu stall rule under "roof")
+    capped: bool = False  # est_saved_s is the item's physical bound ("saves at most"), not its own estimate
+    ncu_local_pct: float | None = None  # ncu's LOCAL estimate: one unit's efficiency gain in percent, not a time
 
 
 @dataclass(frozen=True)
@@ -316,6 +338,7 @@ class LaunchAnalysis:
     advice: tuple[Advice, ...] = ()
     l2_total_bytes: Value = Value(None, "not read")  # all L2 traffic, stores included (lts__t_sectors x 32)
     level_notes: tuple[str, ...] = ()  # levels whose definition counts one direction only and look inverted
+    note_keys: tuple[str, ...] = ()  # the precision or level each of ``notes`` concerns, in order
 
     @property
     def total_flops(self) -> float | None:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from roofline.analysis.launches import Columns, Figure, KernelGroup, KernelSpread, Launches, LaunchTable, ReportAnalysis
 from roofline.analysis.results import LaunchAnalysis, RoofPosition, Side, Value, Verdict
-from roofline.analysis.verdict import launch_verdict, throughputs
+from roofline.analysis.verdict import NoThroughputs, launch_verdict, throughputs
 from roofline.core.choices import GroupBy
 from roofline.core.cohorts import (
     Cohort,
@@ -61,10 +61,11 @@ def report_ceilings(launch: KernelLaunch, device: Device, tensor_dtype: str,
     traffic = traffic or _traffic(launch, device)
     bw = {level: t.peak_bytes_per_s for level, t in traffic.items()}
     missing = {k: v.reason for k, v in {**flops, **bw}.items() if v.value is None}
+    collect = {k: v.hint for k, v in {**flops, **bw}.items() if v.value is None and v.missing and v.hint and not v.via}
     clock = launch.value(m.SM_CLOCK)
     note = per_row(_clock_note, clock) if truth(clock) else "measured clocks"
     ceilings = Ceilings("measured-clock", {k: v.value for k, v in flops.items()}, {k: v.value for k, v in bw.items()},
-                        clock_note=note, tensor_dtype=tensor_dtype, missing=missing)
+                        clock_note=note, tensor_dtype=tensor_dtype, missing=missing, collect=collect)
     return ceilings, {level: t.definition for level, t in traffic.items()}
 
 
@@ -83,13 +84,15 @@ def clock_ceilings(report: Ceilings, sheet: Ceilings | None, spec: DeviceSpec | 
     measured DRAM clock / the device's memory clock for DRAM), each scaled roof named in ``scaled``."""
     roofs: dict[str, float | None] = {}
     scaled: dict[str, str] = {}
+    unscaled: list[str] = []
     missing: dict[str, str] = {}
     for key in (*PRECISIONS, *LEVELS):
         roofs[key] = report.roof(key)
         datasheet = sheet.roof(key) if sheet is not None else None
         if roofs[key] is None and datasheet is not None and spec is not None:
-            factor, how = _clock_factor(key, spec, launch, device)
+            factor, how, clocked = _clock_factor(key, spec, launch, device)
             roofs[key], scaled[key] = datasheet * factor, how
+            unscaled += [] if clocked else [key]
         elif roofs[key] is None:
             why = sheet.missing.get(key, "") if sheet is not None else "no device spec for this GPU"
             missing[key] = f"{report.missing.get(key, 'no peak counter')}; datasheet: {why}"
@@ -98,41 +101,25 @@ def clock_ceilings(report: Ceilings, sheet: Ceilings | None, spec: DeviceSpec | 
         names = ", ".join(NAMES[k] for k in scaled)
         note = per_row(str.__add__, note, f"; datasheet roofs scaled to the measured clocks for {names}")
     return Ceilings("kernel-clock", {k: roofs[k] for k in PRECISIONS}, {k: roofs[k] for k in LEVELS}, clock_note=note,
-                    tensor_dtype=report.tensor_dtype, missing=missing, scaled=scaled)
+                    tensor_dtype=report.tensor_dtype, missing=missing, scaled=scaled, unscaled=tuple(unscaled),
+                    clock=report.clock, collect={k: report.collect[k] for k in missing if k in report.collect})
 
 
-def scaled_roofs_note(launches: Sequence[LaunchAnalysis]) -> str:
-    """One line on the roofs the kernel-clock set took from the datasheet ("" when none): which, and whether they
-    were scaled to the measured clock or left unscaled for want of one."""
-    scaled = {key: how for k in launches for key, how in k.ceilings["kernel-clock"].scaled.items()}
-    if not scaled:
-        return ""
-    names = ", ".join(NAMES[key] for key in (*PRECISIONS, *LEVELS) if key in scaled)
-    unscaled = [NAMES[key] for key, how in scaled.items() if "unscaled" in how]
-    if not unscaled:
-        how = "the datasheet roof scaled to each launch's measured clock"
-    elif len(unscaled) == len(scaled):
-        how = "the datasheet roof, unscaled (the report holds no measured clock)"
-    else:
-        how = (f"the datasheet roof, unscaled for {', '.join(unscaled)} (no measured clock in the report), the "
-               "others scaled to the measured clock")
-    return f"{names}: no peak counter in the report; {how} (JSON ceilings.kernel-clock.scaled)"
-
-
-def _clock_factor(key: str, spec: DeviceSpec, launch: KernelLaunch, device: Device) -> tuple[float, str]:
-    """(factor, how) that brings a datasheet roof to the clock the launch ran at."""
+def _clock_factor(key: str, spec: DeviceSpec, launch: KernelLaunch, device: Device) -> tuple[float, str, bool]:
+    """(factor, how, whether a measured clock scaled it) that brings a datasheet roof to the clock the launch ran
+    at."""
     if key == "dram":
         clock, reference = launch.value(m.DRAM_CLOCK), device.memory_clock_hz
         if truth(clock) and reference:
             # a DRAM clock above the device's maximum memory clock is a short launch's measuring noise (up to
             # 1.54x on the few-microsecond launches of the shared reports): the datasheet roof is the most
-            return smallest(1.0, clock / reference), per_row(_dram_scaling, clock, reference)
-        return 1.0, "datasheet, unscaled (the report holds no measured DRAM clock or no device memory clock)"
+            return smallest(1.0, clock / reference), per_row(_dram_scaling, clock, reference), True
+        return 1.0, "datasheet, unscaled (the report holds no measured DRAM clock or no device memory clock)", False
     sm_clock = m.sm_clock_hz(launch)
     reference = (spec.tensor_clock_hz or spec.boost_clock_hz) if key == "tensor" else spec.boost_clock_hz
     if sm_clock.value is None:
-        return 1.0, f"datasheet at the {reference / 1e9:.3g} GHz boost clock, unscaled (no measured clock)"
-    return sm_clock.value / reference, per_row(_sm_scaling, sm_clock.value, reference)
+        return 1.0, f"datasheet at the {reference / 1e9:.3g} GHz boost clock, unscaled (no measured clock)", False
+    return sm_clock.value / reference, per_row(_sm_scaling, sm_clock.value, reference), True
 
 
 def _dram_scaling(clock: float, reference: float) -> str:
@@ -174,7 +161,7 @@ def analyze_launch(launch: KernelLaunch, device: Device, spec: DeviceSpec | None
     flop_values = {p: Value.of(v) for p, v in flops.items()}
     byte_values = {level: Value.of(v) for level, v in moved.items()}
     roof = roof_position(flop_values, byte_values, duration.value, all_ceilings[use])
-    notes = tuple(n for q in (*flops.values(), *moved.values()) for n in q.notes)
+    keyed = [(key, n) for key, q in (*flops.items(), *moved.items()) for n in q.notes]
     l2_total = Value.of(m.l2_total_bytes(launch))
     return LaunchAnalysis(
         launch=launch,
@@ -191,7 +178,8 @@ def analyze_launch(launch: KernelLaunch, device: Device, spec: DeviceSpec | None
         verdict=launch_verdict(launch, roof),
         time_share=time_share(duration.value, total_time_s),
         flags=above_ceiling_flags(roof),
-        notes=notes,
+        notes=tuple(n for _, n in keyed),
+        note_keys=tuple(key for key, _ in keyed),
         l2_total_bytes=l2_total,
         level_notes=level_notes(traffic, l2_total),
     )
@@ -265,9 +253,9 @@ def _level_notes(traffic: Mapping[str, m.Traffic], l2_total: Value) -> tuple[str
         inside, outside = traffic[inner].bytes.value, traffic[outer].bytes.value
         if not traffic[inner].one_way or inside is None or outside is None or inside >= outside:
             continue
-        total = (f"; all L2 traffic, stores included, is bytes.l2_total ({l2_total.via.split(' (')[0]})"
+        total = (f"; all L2 traffic, stores included, is bytes.l2_total ({l2_total.via})"
                  if l2_total.value is not None else "")
-        notes.append(f"{NAMES[inner]} bytes count {traffic[inner].one_way} ({traffic[inner].definition.split(':')[0]}"
+        notes.append(f"{NAMES[inner]} bytes count {traffic[inner].one_way} ({traffic[inner].counter}"
                      f" definition), so they fall below the {NAMES[outer]} bytes and the hierarchy looks inverted"
                      f"{total}")
     return tuple(notes)
@@ -388,7 +376,7 @@ def launch_columns(launches: Sequence[KernelLaunch], parts: Sequence[tuple[Seque
         for level, text in a.definitions.items():
             definitions[level][at] = text
         t = throughputs(a.launch)
-        if isinstance(t, str):
+        if isinstance(t, NoThroughputs):
             no_throughputs[at] = t
             continue
         sm[at], memory[at], waves[at] = t.sm_pct, t.memory_pct, _number(t.waves_per_sm)
@@ -440,8 +428,10 @@ def _median_set(source: CeilingSet, sets: Sequence[Ceilings], dtype: str) -> Cei
         note += f"; each roof the median of {len(sets)} launches, which ran at different clocks"
     missing = {key: why for c in reversed(sets) for key, why in c.missing.items() if roofs.get(key) is None}
     scaled = {key: how for c in reversed(sets) for key, how in c.scaled.items()}
+    unscaled = tuple(dict.fromkeys(key for c in sets for key in c.unscaled))
+    collect = {key: how for c in reversed(sets) for key, how in c.collect.items() if key in missing}
     return Ceilings(source, flops, bandwidth, clock_note=note, tensor_dtype=lead.tensor_dtype, missing=missing,
-                    scaled=scaled)
+                    scaled=scaled, unscaled=unscaled, clock=lead.clock, collect=collect)
 
 
 def _at_the_median(sets: Sequence[Ceilings], roofs: Mapping[str, float | None]) -> Ceilings:

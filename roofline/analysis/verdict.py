@@ -23,73 +23,24 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from roofline.analysis.launches import Launches
-from roofline.analysis.results import Bound, BusyUnit, RoofPosition, Side, Verdict
+from roofline.analysis.results import Bound, BusyUnit, Cause, RoofPosition, Side, Verdict
 from roofline.core.cohorts import largest, per_row, same
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, KernelLaunch
+from roofline.core.thresholds import BALANCED_PTS, FULL_WAVE, HIGH_THROUGHPUT_PCT, LATENCY_BELOW_PCT
 from roofline.core.units import pct
 from roofline.ncu import metrics as m
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
-# Thresholds of ncu's SOLBottleneck rule (Nsight Compute 2022.3, sections/SpeedOfLight.py: balanced_threshold,
-# latency_bound_threshold, no_bound_threshold, waves_threshold); the rule reproduces every SOLBottleneck
-# verdict stored in shared/ncu-reps (tests/analysis/test_verdict.py).
-BALANCED_PTS = 10.0
-LATENCY_BELOW_PCT = 60.0
-HIGH_THROUGHPUT_PCT = 80.0
-FULL_WAVE = 1.0
+# The rule's thresholds are ncu's (``core.thresholds``); the rule reproduces every SOLBottleneck verdict stored in
+# shared/ncu-reps (tests/analysis/test_verdict.py).
 NCU_TITLES: Mapping[str, str] = {  # ncu's verdict title -> the bound it gives ("High Throughput" is by side)
     "High Compute Throughput": "compute", "High Memory Throughput": "memory", "Balanced Throughput": "balanced",
     "Latency Issue": "latency", "Small Grid": "small_grid",
 }
 TOP_UNITS = 3  # busiest units listed beside the verdict
-
-# Names of the units the throughput breakdowns list (metric name up to its first '.'): (short, full). Units not
-# listed are named by their metric prefix (UNIT_PREFIXES) and the rest of the metric name.
-UNIT_NAMES: Mapping[str, tuple[str, str]] = {
-    "sm__pipe_fp64_cycles_active": ("FP64", "FP64 pipe"), "sm__pipe_fma_cycles_active": ("FMA", "FMA pipe"),
-    "sm__pipe_fmaheavy_cycles_active": ("FMA", "FMA pipe (heavy)"), "sm__pipe_alu_cycles_active": ("ALU", "ALU pipe"),
-    "sm__pipe_aluheavy_cycles_active": ("ALU", "ALU pipe (heavy)"),
-    "sm__inst_executed_pipe_xu": ("XU", "XU pipe (special functions, conversions)"),
-    "sm__inst_executed_pipe_lsu": ("LSU", "LSU pipe (load/store instructions)"),
-    "sm__pipe_tensor_cycles_active": ("tensor", "tensor pipe"),
-    "sm__pipe_tensor_op_dmma_cycles_active": ("tensor", "tensor pipe (DMMA)"),
-    "sm__pipe_tensor_type_hmma_hgmma_qgmma_imma_igmma_bmma_bgmma_cycles_active": ("tensor", "tensor pipe (MMA)"),
-    "sm__pipe_shared_cycles_active": ("FP16/tensor", "shared FP16/tensor pipe"),  # one pipe: FP16 and tensor
-    "sm__inst_executed_pipe_fp16": ("FP16", "FP16 pipe"), "sm__pipe_tma_cycles_active": ("TMA", "TMA pipe"),
-    "sm__issue_active": ("issue", "issue slots"), "sm__inst_executed": ("issue", "instruction issue"),
-    "sm__inst_executed_pipe_adu": ("ADU", "ADU pipe (address divergence)"),
-    "sm__inst_executed_pipe_cbu_pred_on_any": ("CBU", "CBU pipe (branches)"),
-    "sm__inst_executed_pipe_uniform": ("uniform", "uniform pipe"), "sm__inst_executed_pipe_ipa": ("IPA", "IPA pipe"),
-    "sm__inst_executed_pipe_tex": ("TEX", "TEX pipe"), "sm__mio_inst_issued": ("MIO", "MIO instruction issue"),
-    "sm__mio2rf_writeback_active": ("MIO", "MIO register writeback"),
-    "sm__mio_pq_read_cycles_active": ("MIO", "MIO queue reads"),
-    "sm__mio_pq_write_cycles_active": ("MIO", "MIO queue writes"),
-    "idc__request_cycles_active": ("IDC", "indexed constant cache"),
-    "dram__cycles_active": ("DRAM", "DRAM"), "fbpa__dram_sectors": ("DRAM", "DRAM sectors"),
-    "l1tex__data_pipe_lsu_wavefronts": ("L1", "L1 LSU data pipe"),
-    "l1tex__data_pipe_tex_wavefronts": ("L1", "L1 TEX data pipe"),
-    "l1tex__data_bank_reads": ("L1", "L1 data-bank reads"), "l1tex__data_bank_writes": ("L1", "L1 data-bank writes"),
-    "l1tex__lsuin_requests": ("L1", "L1 LSU requests"), "l1tex__f_wavefronts": ("L1", "L1 TEX F stage"),
-    "l1tex__lsu_writeback_active": ("L1", "L1 load writeback"),
-    "l1tex__tex_writeback_active": ("L1", "L1 texture writeback"),
-    "l1tex__m_l1tex2xbar_req_cycles_active": ("L1", "L1 -> L2 requests"),
-    "l1tex__m_xbar2l1tex_read_sectors": ("L1", "L2 -> L1 reads"),
-    "l1tex__texin_sm2tex_req_cycles_active": ("L1", "L1 texture requests"),
-    "lts__t_sectors": ("L2", "L2 sectors"), "lts__t_tag_requests": ("L2", "L2 tag lookups"),
-    "lts__d_sectors": ("L2", "L2 data"), "lts__d_sectors_fill_device": ("L2", "L2 fills from DRAM"),
-    "lts__d_sectors_fill_sysmem": ("L2", "L2 fills from system memory"),
-    "lts__lts2xbar_cycles_active": ("L2", "L2 -> SM crossbar"),
-    "lts__xbar2lts_cycles_active": ("L2", "SM -> L2 crossbar"),
-    "lts__d_atomic_input_cycles_active": ("L2", "L2 atomics"),
-}
-UNIT_PREFIXES: Mapping[str, str] = {  # metric prefix -> unit, as ncu's rule names the memory side's bottleneck
-    "dram": "DRAM", "fbpa": "DRAM", "fbp": "DRAM", "lts": "L2", "ltc": "L2", "syslts": "system L2", "l1tex": "L1",
-    "sm": "SM", "idc": "SM", "gpu": "memory system",
-}
-
 
 @dataclass(frozen=True)
 class Throughputs:
@@ -100,6 +51,20 @@ class Throughputs:
     memory_pct: float
     waves_per_sm: float | None
     units: tuple[BusyUnit, ...]
+
+
+@dataclass(frozen=True)
+class NoThroughputs:
+    """Why a launch has no SpeedOfLight throughputs: the cause, the metrics missing and the option that collects
+    them (or re-measures them), and the line that says it."""
+
+    cause: Cause
+    text: str
+    missing: tuple[str, ...] = ()
+    collect: str = ""
+
+    def __str__(self) -> str:
+        return self.text
 
 
 # --- The rule -----------------------------------------------------------------------------------------
@@ -120,15 +85,17 @@ def classify(sm_pct: float, memory_pct: float, waves: float | None) -> tuple[Bou
 
 
 # --- Inputs -------------------------------------------------------------------------------------------
-def throughputs(launch: KernelLaunch) -> Throughputs | str:
+def throughputs(launch: KernelLaunch) -> Throughputs | NoThroughputs:
     """The rule's inputs for one launch, or why the report cannot give them."""
     sm, memory = launch.value(m.SM_THROUGHPUT), launch.value(m.MEMORY_THROUGHPUT)
     if sm is None or memory is None:
         nan = sorted({m.SM_THROUGHPUT, m.MEMORY_THROUGHPUT} & launch.nan_metrics)
         if nan:
-            return f"ncu stored NaN for {nan[0]}: it could not measure this launch; {m.HINT_NAN}"
-        return f"no SpeedOfLight throughputs ({m.SM_THROUGHPUT.split('.')[0]}, " \
-               f"{m.MEMORY_THROUGHPUT.split('.')[0]}) in the report; {m.HINT_THROUGHPUT}"
+            return NoThroughputs(Cause.OTHER, f"ncu stored NaN for {nan[0]}: it could not measure this "
+                                 f"launch; {m.HINT_NAN}", (nan[0],), m.HINT_NAN)
+        names = (m.SM_THROUGHPUT.split('.')[0], m.MEMORY_THROUGHPUT.split('.')[0])
+        return NoThroughputs(Cause.MISSING_METRICS, f"no SpeedOfLight throughputs ({', '.join(names)}) in the "
+                             f"report; {m.HINT_THROUGHPUT}", (m.SM_THROUGHPUT, m.MEMORY_THROUGHPUT), m.HINT_THROUGHPUT)
     return Throughputs(sm, memory, launch.value(m.WAVES), busy_units(launch))
 
 
@@ -176,23 +143,12 @@ def _unit(label: tuple[str, Side, str], pct: float) -> BusyUnit:
 def unit_name(metric: str) -> str:
     """A breakdown unit's human name ("FP64 pipe", "DRAM", "L2 -> SM crossbar", ...)."""
     base = metric.split(".", 1)[0]
-    if base in UNIT_NAMES:
-        return UNIT_NAMES[base][1]
+    if base in m.BREAKDOWN_UNITS:
+        return m.BREAKDOWN_UNITS[base][1]
     prefix, _, rest = base.partition("__")
-    return f"{UNIT_PREFIXES.get(prefix, prefix)} {rest.replace('_', ' ')}".strip()
+    return f"{m.UNIT_PREFIXES.get(prefix, prefix)} {rest.replace('_', ' ')}".strip()
 
 
-def short_name(unit: BusyUnit) -> str:
-    """A unit's short name for a table cell ("FP64", "ALU", "issue", "L1", "DRAM"; a roof's key in capitals)."""
-    base = unit.metric.split(".", 1)[0]
-    if base in UNIT_NAMES:
-        return UNIT_NAMES[base][0]
-    if unit.metric in NAMES:
-        return NAMES[unit.metric]
-    return UNIT_PREFIXES.get(base.partition("__")[0], base)
-
-
-# --- Verdicts -----------------------------------------------------------------------------------------
 def decide(t: Throughputs) -> Verdict:
     """The verdict from the throughputs, with the busiest unit of the deciding side."""
     bound, title = classify(t.sm_pct, t.memory_pct, t.waves_per_sm)
@@ -203,24 +159,28 @@ def decide(t: Throughputs) -> Verdict:
                    *_ranked(t.units, side), title, reason)
 
 
-def from_roofline(roof: RoofPosition, why_no_throughputs: str) -> Verdict:
+def from_roofline(roof: RoofPosition, why: NoThroughputs | str) -> Verdict:
     """The verdict from the FP and byte roofs alone (a report without throughputs): compute, memory or
     balanced when a roof is at or above the latency threshold, otherwise none (see the module docstring)."""
+    gap = why if isinstance(why, NoThroughputs) else NoThroughputs(Cause.OTHER, why)
+    why_no_throughputs = gap.text
     util = roof.utilization_pct
     compute = largest([util[p] for p in PRECISIONS if p in util] or [0.0])
     memory = largest([util[level] for level in LEVELS if level in util] or [0.0])
     if not util:
-        return Verdict(None, None, reason=f"{why_no_throughputs}; and no FP or byte roof position either")
+        return Verdict(None, None, reason=f"{why_no_throughputs}; and no FP or byte roof position either",
+                       cause=gap.cause, missing=gap.missing, collect=gap.collect)
     if same((compute < LATENCY_BELOW_PCT) & (memory < LATENCY_BELOW_PCT)):
         return Verdict(None, None, reason=f"{why_no_throughputs}; the FP and byte roofs alone (all below "
                        f"{LATENCY_BELOW_PCT:.0f}%) cannot tell latency from integer, special-function, load/store or "
-                       "tensor work")
+                       "tensor work", cause=gap.cause, missing=gap.missing, collect=gap.collect)
     bound, _ = classify(compute, memory, None)
     units = tuple(BusyUnit(f"{NAMES[key]} roof", value, "compute" if key in PRECISIONS else "memory", key)
                   for key, value in util.items())
     side: Side | None = "compute" if bound == "compute" else "memory" if bound == "memory" else None
     return Verdict(bound, "roofline", None, None, None, *_ranked(units, side),
-                   reason=f"roofline only: {why_no_throughputs}")
+                   reason=f"roofline only: {why_no_throughputs}", cause=gap.cause, missing=gap.missing,
+                   collect=gap.collect)
 
 
 def launch_verdict(launch: KernelLaunch, roof: RoofPosition) -> Verdict:
@@ -277,16 +237,22 @@ BOUND_WORDS: Mapping[str, str] = {"compute": "compute-bound", "memory": "memory-
 
 def explain(v: Verdict) -> str:
     """One line: the verdict, the measurement that decides it and the busiest unit."""
+    head, detail = explanation(v)
+    return f"{head}: {detail}"
+
+
+def explanation(v: Verdict) -> tuple[str, str]:
+    """``explain``'s line in its two parts: the verdict in words, and the measurement and busiest unit behind it."""
     if v.bound is None:
-        return f"no verdict: {v.reason}"
+        return "no verdict", v.reason
     busiest = f"{v.busiest.name} at {pct(v.busiest.pct)} of its peak" if v.busiest else ""
     if v.basis == "roofline":
-        return (f"{BOUND_WORDS[v.bound]} (roofline only): {busiest}; units the FP roofline does not measure "
+        return (f"{BOUND_WORDS[v.bound]} (roofline only)", f"{busiest}; units the FP roofline does not measure "
                 f"(integer, special-function, load/store, tensor) are unseen without the SpeedOfLight section")
     both = f"SM {pct(v.sm_pct)}, memory {pct(v.memory_pct)} of peak"
     waves = f", {v.waves_per_sm:.3g} waves per SM" if v.waves_per_sm is not None else ""
     ncu = f"; ncu: {v.ncu_title}" if v.ncu_title else ""
     if v.bound in ("latency", "small_grid"):
         limit = f"both below {LATENCY_BELOW_PCT:.0f}%"
-        return f"{BOUND_WORDS[v.bound]}: {both}, {limit}{waves}; busiest: {busiest}{ncu}"
-    return f"{BOUND_WORDS[v.bound]}: {busiest} ({both}{waves}{ncu})"
+        return BOUND_WORDS[v.bound], f"{both}, {limit}{waves}; busiest: {busiest}{ncu}"
+    return BOUND_WORDS[v.bound], f"{busiest} ({both}{waves}{ncu})"

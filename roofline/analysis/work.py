@@ -112,6 +112,18 @@ class Measure:
     apart: str = ""  # why the sides' values are not comparable ("" when they are)
 
     @property
+    def ratio_text(self) -> str:
+        """The ratio for a table: "1199x", "0.25x", "0 -> 28.7k" where the base is zero, "n/a" where either side
+        lacks it or the sides define it differently."""
+        from roofline.core.units import ratio, si
+
+        if self.ratio is not None:
+            return f"{ratio(self.ratio)}x"
+        if self.base is None or self.other is None or self.apart:
+            return "n/a"
+        return f"{si(self.base)} -> {si(self.other)}"
+
+    @property
     def label(self) -> str:
         """E.g. "FP32 FLOPs", "DRAM bytes", "threads", "instructions"."""
         return measure_label(self.key)
@@ -153,7 +165,7 @@ class WorkCheck:
                     "for the same kernel with a known launch configuration")
         if not self.different:
             return f"same work ({_basis_text(self.basis)} within {tol}{governs})"
-        return "different work: " + ", ".join(f"{m.label} {ratio_text(m)}" for m in self.measures
+        return "different work: " + ", ".join(f"{m.label} {m.ratio_text}" for m in self.measures
                                               if m.decides and m.differs) + (f" ({governs[2:]})" if governs else "")
 
     @property
@@ -317,15 +329,3 @@ def _throughput(base: Work, other: Work, basis: str) -> tuple[str, float | None]
         if a and b:
             return key, b / a
     return "", None
-
-
-def ratio_text(m: Measure) -> str:
-    """A measure's ratio for a table: "1199x", "0.25x", "0 -> 28.7k" where the base is zero, "n/a" where either
-    side lacks it or the sides define it differently."""
-    from roofline.core.units import ratio, si
-
-    if m.ratio is not None:
-        return f"{ratio(m.ratio)}x"
-    if m.base is None or m.other is None or m.apart:
-        return "n/a"
-    return f"{si(m.base)} -> {si(m.other)}"

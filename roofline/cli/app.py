@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from roofline import INTERRUPTED  # the exit status after Ctrl-C, typer's (typer.core: KeyboardInterrupt -> Exit(130))
 from roofline.cli import fast_start
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -59,7 +60,7 @@ COMMANDS: dict[str, tuple[str, str, bool, str]] = {
     "mcp": ("mcp", "mcp", False, "Serve the analyses to coding agents over MCP (stdio): list kernels, analyse one, "
             "compare, project, specs, nsys."),
 }
-INTERRUPTED = 130  # the exit status after Ctrl-C, typer's (typer.core: KeyboardInterrupt -> Exit(130))
+
 READS_REPORTS = ("report", "plot", "compare", "diff", "summary", "project")  # commands whose arguments are report files
 # The commands that analyse without diagnostics (analysis_options(diagnostics=False)): their reader, the one started
 # ahead included, leaves out the SASS of the sampled instructions, which they do not show
@@ -184,8 +185,12 @@ def __getattr__(name: str) -> object:
 
 
 def main() -> NoReturn:
-    """Console-script entry point: ``run`` the command line, then end the process (``fast_start.leave``)."""
+    """Console-script entry point: ``run`` the command line, then end the process (``fast_start.leave``). Ctrl-C from
+    here on raises KeyboardInterrupt again (``roofline/__init__`` ends the process quietly while modules load)."""
+    import signal
+
     try:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         code = run(sys.argv[1:])
     except KeyboardInterrupt:  # Ctrl-C before typer runs the command: quiet, with the status typer gives (128 + SIGINT)
         code = INTERRUPTED
@@ -211,6 +216,7 @@ def run(args: Sequence[str]) -> int | str | None:
         fast_start.start_reading(args[args.index(command) + 1:], command not in WITHOUT_DIAGNOSTICS)
     from roofline.errors import RooflineError
 
+    _terminal_streams()
     _version_option()
     app = build_app(command if command in COMMANDS else None)
     try:
@@ -227,6 +233,26 @@ def run(args: Sequence[str]) -> int | str | None:
         if child is not None:
             child.stop_reading_ahead()  # a read no command took (a usage error)
     return 0
+
+
+def _terminal_streams() -> None:
+    """Standard output and error as the terminal takes them: a character their encoding cannot write (an ASCII
+    locale) as its ASCII fallback (``names.ASCII_FALLBACKS``), and with NO_COLOR or TERM=dumb the help without
+    colour, bold or dim."""
+    import codecs
+
+    from roofline.render.names import TERMINAL_ERRORS, terminal_fallback
+    from roofline.render.terminal import plain_terminal
+
+    codecs.register_error(TERMINAL_ERRORS, terminal_fallback)
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "utf-8").lower().replace("-", "")
+        if stream is not None and not encoding.startswith("utf") and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors=TERMINAL_ERRORS)
+    if plain_terminal(os.environ):
+        import typer.rich_utils
+
+        typer.rich_utils.COLOR_SYSTEM = None
 
 
 def _answer_at_once(args: Sequence[str]) -> int:

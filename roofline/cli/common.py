@@ -23,9 +23,15 @@ from roofline.core.choices import OUTPUT_OPTION, GroupBy, NameBase
 from roofline.core.kernel_filter import LANGUAGE, NAME_BASE_HELP
 from roofline.core.labels import LEGEND_KERNELS
 from roofline.core.model import CeilingSet
+from roofline.core.thresholds import READ_LIMIT_BASE_S, READ_LIMIT_S_PER_MIB, SPREAD_THRESHOLD_PCT
 from roofline.pipeline import AnalysisOptions
-from roofline.render.base import Document as Document
-from roofline.render.base import Kind, find_format, format_names, image_names
+from roofline.render.base import CompareDocument as CompareDocument
+from roofline.render.base import DiffDocument as DiffDocument
+from roofline.render.base import Document, Kind, ReportDocument, find_format, format_names, image_names, render_image
+from roofline.render.base import ProjectDocument as ProjectDocument
+from roofline.render.base import RealtimeDocument as RealtimeDocument
+from roofline.render.base import SummaryDocument as SummaryDocument
+from roofline.render.base import TimelineDocument as TimelineDocument
 from roofline.render.names import visible
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -48,7 +54,6 @@ else:  # the registry's format names as the Literal typer checks on the command 
     SummaryFormat = Literal[format_names("summary")]
     TimelineFormat = Literal[format_names("timeline")]
     ProjectFormat = Literal[format_names("project")]
-SPREAD_THRESHOLD_PCT = 10.0  # default of `report --spread-threshold`
 REPORTS_DIR = Path("reports")
 WIDE_COLUMNS = 100_000  # --wide: a table width no kernel name reaches
 _REPORT_SUFFIXES = (".ncu-rep", ".roofline.json", ".json")
@@ -132,7 +137,8 @@ AlphaOpt = Annotated[
 TimeoutOpt = Annotated[
     float | None,
     typer.Option("--timeout", metavar="SECONDS", click_type=Number(0.0, MAX_TIMEOUT_S, above=True),
-                 help="Stop reading an .ncu-rep after this long (default: 30 s + 0.5 s per MiB of the file)."),
+                 help=f"Stop reading an .ncu-rep after this long (default: {READ_LIMIT_BASE_S:g} s + "
+                 f"{READ_LIMIT_S_PER_MIB:g} s per MiB of the file)."),
 ]
 JobsOpt = Annotated[
     int | None,
@@ -252,8 +258,11 @@ def progress(paths: Sequence[str | os.PathLike[str]], jobs: int = 1,
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from roofline.render.terminal import plain_terminal
+
     with Progress(TextColumn("analysing reports"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=Console(file=stream), transient=True) as bar:
+                  console=Console(file=stream, color_system=None if plain_terminal(os.environ) else "auto"),
+                  transient=True) as bar:
         task = bar.add_task("reports", total=len(paths))
         yield lambda: bar.advance(task)
 
@@ -287,12 +296,13 @@ def write_document(kind: Kind, name: str, document: Document, output: Path | Non
     target = document_target(kind, name, output, paths)
     files: list[tuple[Path, str | bytes]] = []
     if fmt.plots is not None and target is not None and str(target) != STDOUT:
-        images = fmt.plots(document)
+        images: list[bytes | None] = find_format(kind, fmt.plots).render(document)
         names = image_names(target.name, len(images))
         files += [(target.parent / n, image) for n, image in zip(names, images, strict=True) if image is not None]
+        assert isinstance(document, (ReportDocument, CompareDocument)), "only these kinds write plots beside"
         document = replace(document, images=tuple(n if image is not None else "" for n, image in
                                                   zip(names, images, strict=True)))
-    text = fmt.render(document)
+    text: str = fmt.render(document)
     files += also
     if target is None:
         write_all(files)
@@ -325,34 +335,28 @@ def check_distinct_outputs(kind: Kind, name: str, output: Path | None, plot: Pat
 
 
 # --- Plots ----------------------------------------------------------------------------------------------
-def report_plot(analyses: Sequence[ReportAnalysis], fmt: PlotFormat, target: Path,
-                top: int = LEGEND_KERNELS) -> bytes:
-    """The roofline plot of the reports (``top`` kernels in the legend); a one-line error, and no file, when no
-    kernel of any report has a point on it."""
+def image(drawn: bytes | None) -> bytes:
+    """A kind's plot that always draws something (the command has refused an empty one before)."""
+    assert drawn is not None
+    return drawn
+
+
+def report_plot(document: ReportDocument, fmt: PlotFormat, target: Path, name: str = "plot") -> bytes:
+    """The roofline plot (``name`` "plot") or the instruction roofline plot ("instruction-plot") of the reports;
+    a one-line error, and no file, when no kernel of any report has a place on it."""
     from roofline.errors import RooflineError
-    from roofline.render.report import plot as plot_render
 
-    data = plot_render.plot_data(analyses, top)
-    if plot_render.plots_nothing(data):
-        names = ", ".join(str(a.report.path) for a in analyses) or "the reports"
-        raise RooflineError(f"{target}: not written, nothing to plot: no kernel of {names} "
-                            f"{plot_render.NOTHING_TO_PLOT}", f"{plot_render.PLOT_FIX}, or leave out the plot")
-    return plot_render.draw(data, fmt)
-
-
-def instruction_plot(analyses: Sequence[ReportAnalysis], fmt: PlotFormat, target: Path,
-                     top: int = LEGEND_KERNELS) -> bytes:
-    """The instruction roofline plot of the reports; a one-line error, and no file, when no kernel of any report
-    has a warp instruction count."""
-    from roofline.errors import RooflineError
-    from roofline.render import base
-    from roofline.render.report.instruction_plot import FIX, NOTHING
-
-    drawn = base.instruction_plot(analyses, fmt, top)
+    drawn = render_image("report", document, fmt, name)
     if drawn is None:
-        names = ", ".join(str(a.report.path) for a in analyses) or "the reports"
-        raise RooflineError(f"{target}: not written, nothing to plot: no kernel of {names} {NOTHING}",
-                            f"{FIX}, or plot --kind roofline")
+        if name == "plot":
+            from roofline.render.report.plot import NOTHING_TO_PLOT as nothing
+            from roofline.render.report.plot import PLOT_FIX as fix
+        else:
+            from roofline.render.report.instruction_plot import FIX as fix
+            from roofline.render.report.instruction_plot import NOTHING as nothing
+        names = ", ".join(str(a.report.path) for a in document.analyses) or "the reports"
+        also = ", or leave out the plot" if name == "plot" else ", or plot --kind roofline"
+        raise RooflineError(f"{target}: not written, nothing to plot: no kernel of {names} {nothing}", f"{fix}{also}")
     return drawn
 
 
@@ -365,7 +369,7 @@ def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptio
     report's plot as a PNG beside it, and HTML to a file, by default under reports/), with the kernels compared
     across several reports of one job. A bad report does not stop the others: they are written, then each bad
     one is named and the exit status is 2. Up to ``jobs`` reports are analysed at once (None: every core)."""
-    from roofline.analysis.roofline import spread_across_reports
+    from roofline.pipeline import build_view
 
     plot_fmt = None
     if plot is not None:  # a bad plot suffix, or one output's path for two, is refused before any report is read
@@ -374,11 +378,11 @@ def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptio
         plot_fmt = plot_format(plot)
         check_distinct_outputs("report", fmt, output, plot, paths)
     analyses, errors = analyze_good(paths, options, jobs)
+    document = ReportDocument(build_view(analyses, spread_threshold_pct), width=terminal_width(wide),
+                              top=LEGEND_KERNELS)
     also = []
     if plot is not None and plot_fmt is not None:
-        also.append((plot, report_plot(analyses, plot_fmt, plot)))
-    spreads = spread_across_reports(analyses, spread_threshold_pct) if len(analyses) > 1 else ()
-    write_document("report", fmt, Document(analyses, width=terminal_width(wide), spreads=spreads), output, paths,
-                   also)
+        also.append((plot, report_plot(document, plot_fmt, plot)))
+    write_document("report", fmt, document, output, paths, also)
     fail_for(errors)
     return analyses

@@ -14,7 +14,17 @@ from typing import Any
 
 from roofline.core.choices import GroupBy
 from roofline.pipeline import AnalysisOptions
-from roofline.render.base import Document, Kind, find_format
+from roofline.render.base import (
+    CompareDocument,
+    DiffDocument,
+    Document,
+    Kind,
+    ProjectDocument,
+    ReportDocument,
+    SummaryDocument,
+    TimelineDocument,
+    find_format,
+)
 
 Paths = Sequence[str | os.PathLike[str]]
 
@@ -27,13 +37,10 @@ def _json(kind: Kind, document: Document) -> dict[str, Any]:
 
 def report(paths: Paths, options: AnalysisOptions) -> dict[str, Any]:
     """``roofline report FILES -f json``: every launch of the reports (every report is needed here)."""
-    from roofline.analysis.roofline import spread_across_reports
-    from roofline.cli.common import SPREAD_THRESHOLD_PCT
-    from roofline.pipeline import analyze_files
+    from roofline.core.thresholds import SPREAD_THRESHOLD_PCT
+    from roofline.pipeline import analyze_files, build_view
 
-    analyses = analyze_files(paths, options)
-    spreads = spread_across_reports(analyses, SPREAD_THRESHOLD_PCT) if len(analyses) > 1 else ()
-    return _json("report", Document(analyses, spreads=spreads))
+    return _json("report", ReportDocument(build_view(analyze_files(paths, options), SPREAD_THRESHOLD_PCT)))
 
 
 def summary(paths: Paths, options: AnalysisOptions, by: GroupBy, top: int) -> dict[str, Any]:
@@ -43,7 +50,7 @@ def summary(paths: Paths, options: AnalysisOptions, by: GroupBy, top: int) -> di
 
     check_top(top)
     summaries = labelled([summarize(a, by, top) for a in analyze_files(paths, options)])
-    return _json("summary", Document(summaries, top=top))
+    return _json("summary", SummaryDocument(summaries, top=top))
 
 
 def compare_and_diff(base: str | os.PathLike[str], new: str | os.PathLike[str], options: AnalysisOptions,
@@ -62,7 +69,7 @@ def compare_and_diff(base: str | os.PathLike[str], new: str | os.PathLike[str], 
     require_common(comparison)
     thresholds = Thresholds(slower_pct, min_share_pct, total_slower_pct, roof_drop_pct, gate_different_work)
     result = judge(comparison, thresholds, allow_different_gpu)
-    return _json("compare", Document(comparison)), _json("diff", Document(result))
+    return _json("compare", CompareDocument(comparison)), _json("diff", DiffDocument(result))
 
 
 def project(path: str | os.PathLike[str], to: str, options: AnalysisOptions) -> dict[str, Any]:
@@ -74,7 +81,7 @@ def project(path: str | os.PathLike[str], to: str, options: AnalysisOptions) -> 
     catalog = load_catalog(options.specs)
     target = catalog.get(to)
     analyses = analyze_files([path], options, catalog, 1)
-    return _json("project", Document(pair_reports(analyses, project_to=target)))
+    return _json("project", ProjectDocument(pair_reports(analyses, project_to=target)))
 
 
 def spec(spec_id: str, specs: Paths = ()) -> dict[str, Any]:
@@ -102,7 +109,7 @@ def timeline(path: Path, nvtx: str | None, top: int) -> tuple[dict[str, Any], li
     from roofline.ncu import driver
     from roofline.nsys.load import load_for_profiling, load_timeline
 
-    doc = _json("timeline", Document(timeline_set([load_timeline(path, nvtx)])))
+    doc = _json("timeline", TimelineDocument(timeline_set([load_timeline(path, nvtx)])))
     profiled, reps = load_for_profiling(path, top)
     runs = []
     targets = ncu_targets(profiled, top, reps)

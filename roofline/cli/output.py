@@ -30,7 +30,7 @@ import typer
 from roofline.core.files import file_kind
 from roofline.errors import RooflineError
 from roofline.render import CSV_MARKS, GENERATED_BY, GENERATOR
-from roofline.render.names import visible
+from roofline.render.names import terminal_safe, visible
 
 STDOUT = "-"
 HEAD_BYTES = 8192  # the most read of an existing file to find the mark
@@ -104,6 +104,20 @@ def carries_mark(path: Path) -> bool:
     return any(p.match(head) for p in (_TEXT_MARK, _JSON_MARK, _SVG_MARK, _CSV_MARK))
 
 
+def _errors() -> str:
+    """How text is encoded for standard output: with the terminal's ASCII fallbacks where the command line set them
+    up (``cli.app``), else a character the encoding lacks as "?"."""
+    import codecs
+
+    from roofline.render.names import TERMINAL_ERRORS
+
+    try:
+        codecs.lookup_error(TERMINAL_ERRORS)
+    except LookupError:
+        return "replace"
+    return TERMINAL_ERRORS
+
+
 def to_stdout(content: str | bytes) -> None:
     """``content`` on standard output; text in the stream's encoding, what it cannot write (a lone surrogate from
     a report) as ``?``, as files are written (a name is data of the profiled program: it may hold anything)."""
@@ -112,7 +126,9 @@ def to_stdout(content: str | bytes) -> None:
     try:
         if isinstance(content, str):
             encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
-            typer.echo(content.encode(encoding, "replace").decode(encoding), nl=False)
+            if sys.stdout.isatty():  # names from reports are data: they reach a terminal escaped
+                content = terminal_safe(content)
+            typer.echo(content.encode(encoding, _errors()).decode(encoding), nl=False)
             sys.stdout.flush()
         else:
             sys.stdout.buffer.write(content)

@@ -37,10 +37,11 @@ from typing import TYPE_CHECKING, Literal
 from roofline.analysis.advice import LAUNCH_OVERHEAD_S, launch_overhead_share
 from roofline.analysis.kernels import KernelStats, aggregate
 from roofline.analysis.launches import Launches, ReportAnalysis
-from roofline.analysis.results import Value
+from roofline.analysis.results import Cause, Value
 from roofline.analysis.work import WorkCheck, compare_work, governing, measure_label
 from roofline.compare.noise import Change, compare_times
 from roofline.compare.projection import Projection, project
+from roofline.core import display
 from roofline.core.kernel_families import family
 from roofline.core.labels import NAMES, letter
 from roofline.core.model import CeilingSet, Device
@@ -246,12 +247,10 @@ class Comparison:
     alpha: float = ALPHA
     work_tolerance: float = WORK_TOLERANCE
 
-    def _repr_html_(self) -> str:
-        """The comparison as Jupyter shows it: the HTML comparison without its plot
-        (``render.compare.html.notebook``)."""
-        from roofline.render.compare.html import notebook
-
-        return notebook(self)
+    def _repr_html_(self) -> str | None:
+        """The comparison as Jupyter shows it: the hook the Python API registers (the HTML comparison without its
+        plot, ``roofline.core.display``)."""
+        return display.html("compare", self)
 
 
 def report_labels(analyses: Sequence[ReportAnalysis]) -> list[str]:
@@ -378,13 +377,15 @@ def _expected(base: KernelStats, side: KernelStats, i: int) -> Value:
     verdicts = ((letter(0), base.verdict), (letter(i), side.verdict)) if i else ((letter(0), base.verdict),)
     launch = [f"{name}: {v.bound.replace('_', ' ')}" for name, v in verdicts if v.bound in LAUNCH_BOUND]
     if launch:
-        return Value(None, f"{NO_EXPECTATION}: launch or latency bound ({', '.join(launch)})")
+        return Value(None, f"{NO_EXPECTATION}: launch or latency bound ({', '.join(launch)})",
+                     cause=Cause.NO_EXPECTATION)
     for name, v in verdicts:
         if v.bound is None:
-            return Value(None, f"{NO_EXPECTATION}: no verdict on {name} ({v.reason or 'not decided'})")
+            return Value(None, f"{NO_EXPECTATION}: no verdict on {name} ({v.reason or 'not decided'})",
+                         cause=Cause.NO_EXPECTATION)
         if v.bound not in GOVERNED:
             return Value(None, f"{NO_EXPECTATION}: {name} is {v.bound} (compute and memory both busy, no single "
-                               "roof sets its time)")
+                               "roof sets its time)", cause=Cause.NO_EXPECTATION)
     return _ratio(governed_time(base), governed_time(side), "roof time")
 
 

@@ -45,10 +45,10 @@ from typing import TYPE_CHECKING
 from roofline.analysis.kernels import REFERENCE_S, KernelStats, per_launch, roof_time
 from roofline.analysis.results import Value
 from roofline.analysis.roofline import roof_position
-from roofline.analysis.verdict import HIGH_THROUGHPUT_PCT
 from roofline.analysis.work import LAUNCH, governing, measure_label
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, Device
+from roofline.core.thresholds import HIGH_THROUGHPUT_PCT
 from roofline.core.units import seconds
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -107,7 +107,7 @@ def project(stats: KernelStats, source: Device, spec: DeviceSpec) -> Projection:
     basis = "; ".join(x for x in (
         f"{seconds(t)} measured x {ratio:.3g} ({how})", wave_text,
         f"floor {seconds(LAUNCH_FLOOR_S)} (the shortest launch measured)" if scaled < LAUNCH_FLOOR_S else "",
-        f"interval x/÷ {BANDS[band]:g} ({band})") if x)
+        f"interval: times or divided by {BANDS[band]:g} ({band})") if x)
     return Projection(spec.id, Value(projected, via=basis), Value(low), Value(high), basis, resource, bound, limiter,
                       _left_out(stats, target), gain)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from roofline.analysis.kernels import KernelStats, aggregate, why_no_roof
+from roofline.analysis.kernels import KernelStats, aggregate
 from roofline.analysis.launches import KernelGroup, ReportAnalysis
 from roofline.analysis.roofline import group_by_kernel, rank_by_recoverable_time
 from roofline.compare.pairing import ReportRef, path_labels, report_labels, report_ref
@@ -82,4 +82,4 @@ def _ranked_by(groups: Sequence[KernelGroup], rows: Sequence[SummaryRow]) -> str
         return "recoverable time"
     if not rows:
         return "nothing: no launch of this report is valid"
-    return f"total time (recoverable time unknown: {why_no_roof(rows[0].stats)})"
+    return f"total time (recoverable time unknown: {rows[0].stats.why_no_roof})"

@@ -24,7 +24,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from roofline.analysis.hotspots import line_shifts
-from roofline.analysis.kernels import why_no_roof
 from roofline.analysis.results import LineShift, Value
 from roofline.compare.noise import Change, slower_p_value
 from roofline.compare.pairing import Comparison, KernelPair, ReportRef, require_common
@@ -186,7 +185,7 @@ def _verdict(pair: KernelPair, limits: Thresholds, c: Comparison) -> Verdict:
     base, new = pair.side(0), pair.side(1)
     before, after = base.roof.pct_of_roof, new.roof.pct_of_roof
     drop = (Value(before - after) if before is not None and after is not None
-            else Value(None, why_no_roof(base if before is None else new)))
+            else Value(None, (base if before is None else new).why_no_roof))
     share = _share(pair, c.reports)
     check = pair.work[1] if pair.work else None
     different = check is not None and check.different

@@ -177,7 +177,7 @@ class Ceilings:
     in device_specs/), "kernel-clock" (the report's roofs, the datasheet's scaled to the measured clocks where
     the report has no peak counter) or "calibrated". A roof that cannot be given is None, with its reason in
     ``missing``. ``clock_note`` says which clock the numbers assume; ``scaled`` names, per roof taken from the
-    datasheet into a "kernel-clock" set, how it was scaled.
+    datasheet into a "kernel-clock" set, how it was scaled (``unscaled`` lists those left unscaled).
     """
 
     source: CeilingSet
@@ -187,12 +187,18 @@ class Ceilings:
     tensor_dtype: str | None = None  # which Tensor Core data type the "tensor" roof is for
     missing: Mapping[str, str] = field(default_factory=dict)
     scaled: Mapping[str, str] = field(default_factory=dict)
+    unscaled: tuple[str, ...] = ()  # the roofs of ``scaled`` left at the datasheet's clock (no measured clock)
+    clock: str = ""  # the clock alone, the first part of ``clock_note`` (which may go on after a ";")
+    collect: Mapping[str, str] = field(default_factory=dict)  # per roof in ``missing`` for want of metrics: the option
 
     def __post_init__(self) -> None:
+        if not self.clock:
+            object.__setattr__(self, "clock", self.clock_note)
         object.__setattr__(self, "flop_per_s", _frozen({k: self.flop_per_s.get(k) for k in PRECISIONS}))
         object.__setattr__(self, "bytes_per_s", _frozen({k: self.bytes_per_s.get(k) for k in LEVELS}))
         object.__setattr__(self, "missing", _frozen(self.missing))
         object.__setattr__(self, "scaled", _frozen(self.scaled))
+        object.__setattr__(self, "collect", _frozen(self.collect))
 
     def roof(self, key: str) -> float | None:
         """The roof of a precision (FLOP/s) or a memory level (bytes/s)."""

@@ -1,9 +1,17 @@
-"""The defaults of comparisons and of the regression gate, in one place: the work tolerance, the noise statistics'
-alpha, and diff's thresholds. Kept free of imports, so the command line shows them in its help without loading the
-analysis (``roofline.analysis.work``, ``roofline.compare.noise`` and ``roofline.compare.regression`` use them)."""
+"""The thresholds of the analysis and the defaults of comparisons and of the regression gate, in one place: the
+verdict rule's, the spread across reports, the work tolerance, the noise statistics' alpha, and diff's thresholds.
+Kept free of imports, so the command line shows them in its help without loading the analysis, and the prose that
+states one (advice, help texts) is built from the constant."""
 
 from __future__ import annotations
 
+# The verdict: thresholds of ncu's SOLBottleneck rule (Nsight Compute 2022.3, sections/SpeedOfLight.py:
+# balanced_threshold, latency_bound_threshold, no_bound_threshold, waves_threshold; ``analysis.verdict``).
+BALANCED_PTS = 10.0  # SM and memory throughputs closer than this (percentage points): balanced
+LATENCY_BELOW_PCT = 60.0  # both throughputs below this percent of peak: latency or small grid
+HIGH_THROUGHPUT_PCT = 80.0  # either throughput at or above this: bound by that side
+FULL_WAVE = 1.0  # fewer waves per SM than this: a small grid
+SPREAD_THRESHOLD_PCT = 10.0  # report --spread-threshold: a kernel's total time differing more across reports: flagged
 WORK_TOLERANCE = 0.05  # --work-tolerance 5: FLOPs (or threads) differing more make a pair "different work"
 ALPHA = 0.01  # --alpha: the Mann-Whitney U test's level; intervals are 1 - 2 alpha
 SLOWER_PCT = 10.0  # --fail-if-slower: a kernel slower by more than this fails
@@ -12,3 +20,7 @@ TOTAL_SLOWER_PCT = 5.0  # --fail-if-total-slower: the gated kernels together slo
 RANK_OUTLIER_PCT = 10.0  # timeline: an MPI rank whose GPU busy time is this far from the ranks' median is an outlier
 TIME_RATIO_FLAG = 2.0  # summary --nsys: ncu's time per launch this many times nsys's median (or 1/this): named
 L2_RATIO_FLAG = 1.5  # timeline --work: L2 sizes this many times apart: the DRAM bytes ncu measured may not carry over
+# The .ncu-rep reader's time limit (``ncu.reader.read_time_limit``, --timeout's default): ncu_report reads 10-20 MB/s
+# here, so this leaves a 5-10x margin on large files.
+READ_LIMIT_BASE_S = 30.0
+READ_LIMIT_S_PER_MIB = 0.5

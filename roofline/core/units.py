@@ -71,3 +71,7 @@ def window_cut(text: str, at: int, width: int) -> str:
         return "…" + text[len(text) - (width - 1):]
     return "…" + text[start:start + inner] + "…"
 
+
+def dims(d: tuple[int, ...]) -> str:
+    """A grid or block as ncu writes it: 128x128x1."""
+    return "x".join(map(str, d))

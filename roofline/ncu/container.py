@@ -37,6 +37,7 @@ MAX_BLOCKS_WALKED = 1_000_000  # a bound on the walk itself; real reports have a
 _RESULTS, _INFO, _PAYLOAD = 2, 3, 5  # block header fields
 _SESSION_START = 0x10  # the session block's information begins with field 2 (a varint): the session's start time
 _COMPONENT, _NAME, _VERSION = 8, 1, 2  # a software record in a block's information: {1: component, 2: version}
+_DEVICE, _DEVICE_NAME = 6, 2  # a device record in a block's information: {1: device id, 2: name, 3: attributes}
 NCU_COMPONENT = b"Nsight Compute Target"
 VERSION_BLOCKS = 64  # the session's records come first (blocks 4 to 7 in every shared report)
 FINGERPRINT_BYTES = 64
@@ -55,6 +56,7 @@ class Walk(NamedTuple):
     results_before_append: int = 0
     results: int | None = None  # kernel results the blocks announce, when the walk reached the end of the file
     repeated: tuple[tuple[int, int], ...] = ()  # (launch, the earlier launch whose block it repeats byte for byte)
+    devices: tuple[str, ...] = ()  # the GPUs the first session's device records name, in order
 
 
 class _Malformed(Exception):
@@ -129,6 +131,7 @@ def _blocks(fh: BinaryIO, pos: int, size: int) -> Walk:
     results = sessions = 0
     appended_at: int | None = None
     before_append = 0
+    devices: dict[str, None] = {}
     seen = _Blocks(fh)
     for _ in range(MAX_BLOCKS_WALKED):
         if pos >= size:
@@ -153,6 +156,8 @@ def _blocks(fh: BinaryIO, pos: int, size: int) -> Walk:
             sessions += 1
             if sessions == 2:
                 appended_at, before_append = pos, results
+        elif sessions < 2 and not _number(fields, _RESULTS):
+            devices.update(dict.fromkeys(_device_name(info)))
         end = pos + 4 + length + _number(fields, _PAYLOAD)
         if end > size:
             return Walk(size, cut_at=pos, appended_at=appended_at, results_before_append=before_append)
@@ -163,7 +168,17 @@ def _blocks(fh: BinaryIO, pos: int, size: int) -> Walk:
     else:
         return Walk(size, appended_at=appended_at, results_before_append=before_append)
     return Walk(size, appended_at=appended_at, results_before_append=before_append, results=results,
-                repeated=tuple(seen.repeated))
+                repeated=tuple(seen.repeated), devices=tuple(devices))
+
+
+def _device_name(info: int | bytes | None) -> tuple[str, ...]:
+    """The GPU a device record names (``NVIDIA GeForce RTX 4090``), as a one-item tuple; () for any other block."""
+    try:
+        record = _fields(info).get(_DEVICE) if isinstance(info, bytes) else None
+        name = _fields(record).get(_DEVICE_NAME) if isinstance(record, bytes) else None
+    except _Malformed:
+        return ()
+    return (name.decode("utf-8", "replace"),) if isinstance(name, bytes) and name else ()
 
 
 class _Blocks:

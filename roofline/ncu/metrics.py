@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from roofline.core.cohorts import argmax_key, fmt, largest, per_row, same, truth
@@ -212,6 +212,18 @@ class Measured(NamedTuple):
 
 def _absent(missing: Iterable[str], hint: str, via: str = "") -> Measured:
     return Measured(None, via=via, missing=tuple(dict.fromkeys(missing)), hint=hint)
+
+
+# Metrics that describe the launch or the device rather than count what it did: a launch holding only these was not
+# measured by ncu at all.
+ATTRIBUTE_PREFIXES = ("launch__", "device__", "profiler__", "numa__", "nvlink__")
+UNMEASURED = ("not measured: ncu collected no counters for it (a launch that failed, e.g. with a launch error, or "
+              "one ncu could not replay), so no --set would add them")
+
+
+def measured_nothing(launch: KernelLaunch) -> bool:
+    """Whether ncu recorded no counter for the launch, only its launch and device attributes."""
+    return not any("__" in name and not name.startswith(ATTRIBUTE_PREFIXES) for name in launch.metrics)
 
 
 def _nan_absent(launch: KernelLaunch, names: Iterable[str], missing: Iterable[str], hint: str) -> Measured:
@@ -422,12 +434,14 @@ def tensor_flops(launch: KernelLaunch, device: Device) -> tuple[Measured, dict[s
 # --- Bytes per memory level -------------------------------------------------------------------------
 class Traffic(NamedTuple):
     """Bytes moved at one memory level and the matching peak bandwidth, under one metric definition.
-    ``one_way`` names the one direction the definition counts ("" when it counts loads and stores)."""
+    ``one_way`` names the one direction the definition counts ("" when it counts loads and stores), and ``counter``
+    the definition's short name where it does ("lts2xbar")."""
 
     bytes: Measured
     peak_bytes_per_s: Measured
     definition: str
     one_way: str = ""
+    counter: str = ""
 
 
 def dram_traffic(launch: KernelLaunch) -> Traffic:
@@ -456,11 +470,12 @@ def l2_traffic(launch: KernelLaunch) -> Traffic:
         moved = Measured(scale * xbar_cycles.value, via=f"{scale} x {xbar_cycles.via}")
         peak_m = _scaled(peak(launch, LTS2XBAR_CYCLES, "lts"), scale)
         return Traffic(moved, _with_hint(peak_m, HINT_CACHE), "lts2xbar: L2 to crossbar bytes (ncu 2025 definition)",
-                       "L2 -> SM returns (loads), not stores")
+                       "L2 -> SM returns (loads), not stores", "lts2xbar")
     reads = counter(launch, XBAR2L1TEX_READ)
     if reads.value is not None:
         return Traffic(reads, _with_hint(peak(launch, XBAR2L1TEX_READ, "l1tex"), HINT_CACHE),
-                       "xbar2l1tex: L2 to L1 read bytes only (ncu 2023-2024 definition)", "L2 -> L1 reads, not stores")
+                       "xbar2l1tex: L2 to L1 read bytes only (ncu 2023-2024 definition)", "L2 -> L1 reads, not stores",
+                       "xbar2l1tex")
     return Traffic(_absent([f"{LTS_T_BYTES}.sum", f"{LTS2XBAR_CYCLES}.sum", f"{XBAR2L1TEX_READ}.sum"], HINT_CACHE),
                    _absent([f"{LTS_T_BYTES}.sum.peak_sustained"], HINT_CACHE), "")
 
@@ -490,7 +505,7 @@ def l1_traffic(launch: KernelLaunch, device: Device) -> Traffic:
             peak_m = _scaled(peak(launch, name, "l1tex"), scale)
             return Traffic(moved, _with_hint(peak_m, HINT_CACHE),
                            "lsu_writeback: L1 to register bytes, global/local (ncu 2023+ definition)",
-                           "L1 -> register writebacks (loads), not stores")
+                           "L1 -> register writebacks (loads), not stores", "lsu_writeback")
     return Traffic(_absent([f"{L1TEX_T_BYTES}.sum", f"{_writeback_order(device)[0]}.sum"], HINT_CACHE),
                    _absent([f"{L1TEX_T_BYTES}.sum.peak_sustained"], HINT_CACHE), "")
 
@@ -739,3 +754,62 @@ def to_read(names: Iterable[str]) -> list[str]:
 def breakdown_units(listed: str) -> tuple[str, ...]:
     """The unit metrics a ``breakdown:`` value lists (comma separated); every launch of a report lists the same."""
     return tuple(unit for unit in (part.strip() for part in listed.split(",")) if unit)
+
+
+# --- Units of the throughput breakdowns ----------------------------------------------------------------
+# The busy units the advice names a change for (breakdown metric up to its first '.').
+PIPE_FP64 = "sm__pipe_fp64_cycles_active"
+PIPE_FMA = "sm__pipe_fma_cycles_active"
+PIPE_FMA_HEAVY = "sm__pipe_fmaheavy_cycles_active"
+PIPE_ALU = "sm__pipe_alu_cycles_active"
+PIPE_ALU_HEAVY = "sm__pipe_aluheavy_cycles_active"
+PIPE_XU = "sm__inst_executed_pipe_xu"
+PIPE_LSU = "sm__inst_executed_pipe_lsu"
+ISSUE_ACTIVE = "sm__issue_active"
+INST_ISSUED = "sm__inst_executed"
+PIPE_TENSOR = "sm__pipe_tensor_cycles_active"
+# The units the throughput breakdowns list (metric name up to its first '.') and their names: (short, full). Units not
+# listed are named by their metric prefix (UNIT_PREFIXES) and the rest of the metric name (``analysis.verdict``).
+BREAKDOWN_UNITS: Mapping[str, tuple[str, str]] = {
+    PIPE_FP64: ("FP64", "FP64 pipe"), PIPE_FMA: ("FMA", "FMA pipe"),
+    PIPE_FMA_HEAVY: ("FMA", "FMA pipe (heavy)"), PIPE_ALU: ("ALU", "ALU pipe"),
+    PIPE_ALU_HEAVY: ("ALU", "ALU pipe (heavy)"),
+    PIPE_XU: ("XU", "XU pipe (special functions, conversions)"),
+    PIPE_LSU: ("LSU", "LSU pipe (load/store instructions)"),
+    PIPE_TENSOR: ("tensor", "tensor pipe"),
+    "sm__pipe_tensor_op_dmma_cycles_active": ("tensor", "tensor pipe (DMMA)"),
+    "sm__pipe_tensor_type_hmma_hgmma_qgmma_imma_igmma_bmma_bgmma_cycles_active": ("tensor", "tensor pipe (MMA)"),
+    "sm__pipe_shared_cycles_active": ("FP16/tensor", "shared FP16/tensor pipe"),  # one pipe: FP16 and tensor
+    "sm__inst_executed_pipe_fp16": ("FP16", "FP16 pipe"), "sm__pipe_tma_cycles_active": ("TMA", "TMA pipe"),
+    ISSUE_ACTIVE: ("issue", "issue slots"), INST_ISSUED: ("issue", "instruction issue"),
+    "sm__inst_executed_pipe_adu": ("ADU", "ADU pipe (address divergence)"),
+    "sm__inst_executed_pipe_cbu_pred_on_any": ("CBU", "CBU pipe (branches)"),
+    "sm__inst_executed_pipe_uniform": ("uniform", "uniform pipe"), "sm__inst_executed_pipe_ipa": ("IPA", "IPA pipe"),
+    "sm__inst_executed_pipe_tex": ("TEX", "TEX pipe"), "sm__mio_inst_issued": ("MIO", "MIO instruction issue"),
+    "sm__mio2rf_writeback_active": ("MIO", "MIO register writeback"),
+    "sm__mio_pq_read_cycles_active": ("MIO", "MIO queue reads"),
+    "sm__mio_pq_write_cycles_active": ("MIO", "MIO queue writes"),
+    "idc__request_cycles_active": ("IDC", "indexed constant cache"),
+    "dram__cycles_active": ("DRAM", "DRAM"), "fbpa__dram_sectors": ("DRAM", "DRAM sectors"),
+    "l1tex__data_pipe_lsu_wavefronts": ("L1", "L1 LSU data pipe"),
+    "l1tex__data_pipe_tex_wavefronts": ("L1", "L1 TEX data pipe"),
+    "l1tex__data_bank_reads": ("L1", "L1 data-bank reads"), "l1tex__data_bank_writes": ("L1", "L1 data-bank writes"),
+    "l1tex__lsuin_requests": ("L1", "L1 LSU requests"), "l1tex__f_wavefronts": ("L1", "L1 TEX F stage"),
+    "l1tex__lsu_writeback_active": ("L1", "L1 load writeback"),
+    "l1tex__tex_writeback_active": ("L1", "L1 texture writeback"),
+    "l1tex__m_l1tex2xbar_req_cycles_active": ("L1", "L1 -> L2 requests"),
+    "l1tex__m_xbar2l1tex_read_sectors": ("L1", "L2 -> L1 reads"),
+    "l1tex__texin_sm2tex_req_cycles_active": ("L1", "L1 texture requests"),
+    "lts__t_sectors": ("L2", "L2 sectors"), "lts__t_tag_requests": ("L2", "L2 tag lookups"),
+    "lts__d_sectors": ("L2", "L2 data"), "lts__d_sectors_fill_device": ("L2", "L2 fills from DRAM"),
+    "lts__d_sectors_fill_sysmem": ("L2", "L2 fills from system memory"),
+    "lts__lts2xbar_cycles_active": ("L2", "L2 -> SM crossbar"),
+    "lts__xbar2lts_cycles_active": ("L2", "SM -> L2 crossbar"),
+    "lts__d_atomic_input_cycles_active": ("L2", "L2 atomics"),
+}
+UNIT_PREFIXES: Mapping[str, str] = {  # metric prefix -> unit, as ncu's rule names the memory side's bottleneck
+    "dram": "DRAM", "fbpa": "DRAM", "fbp": "DRAM", "lts": "L2", "ltc": "L2", "syslts": "system L2", "l1tex": "L1",
+    "sm": "SM", "idc": "SM", "gpu": "memory system",
+}
+UNIT_LEVELS: Mapping[str, str] = {  # metric prefix -> the memory level a unit belongs to (``analysis.advice``)
+    "dram": "dram", "fbpa": "dram", "fbp": "dram", "lts": "l2", "ltc": "l2", "l1tex": "l1"}

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from roofline.core.files import open_regular, regular_file
+from roofline.core.thresholds import READ_LIMIT_BASE_S, READ_LIMIT_S_PER_MIB
 from roofline.errors import ReportError
 from roofline.ncu import container as ncu_file
 from roofline.ncu.child import Child, answer, take_ahead
@@ -37,9 +38,6 @@ NOT_A_FILE_FIX = "pass the .ncu-rep or .json report file itself (save a stream t
 MODEL_PARSE_FACTOR = 3
 MODEL_HEAD_BYTES = 4096  # read first, to refuse a file that cannot be a JSON object before reading it whole
 JSON_SPACE = b" \t\r\n\xef\xbb\xbf"  # white space JSON allows before a value, and a UTF-8 byte-order mark
-# The reader's time limit: ncu_report reads 10-20 MB/s here, so this leaves a 5-10x margin on large files.
-READ_LIMIT_BASE_S = 30.0
-READ_LIMIT_S_PER_MIB = 0.5
 
 
 def load_report(path: str | os.PathLike[str], time_limit_s: float | None = None, sass: bool = True) -> Report:
@@ -205,6 +203,7 @@ def _read_ncu_rep(p: Path, time_limit_s: float, sass: bool = True) -> Generator[
     if shape.results is not None and shape.results != len(read.launches) and empty is None:
         notes.append(f"the file's records announce {shape.results} kernel results, {len(read.launches)} were read: a "
                      "record's header is corrupt or records come from another report; copy the file again")
+    _check_session_device(p, shape.devices, read.device.name if read.device else "")
     foreign = None
     if shape.appended_at is not None:
         notes.append(f"another report is appended at byte {shape.appended_at}: its records are not analysed")
@@ -214,6 +213,16 @@ def _read_ncu_rep(p: Path, time_limit_s: float, sass: bool = True) -> Generator[
     repeated = {i: j for i, j in shape.repeated if i < len(report.launches)}
     return validation.check_report(report, validation.NCU_FIX, read.launch_devices, notes, foreign,
                                    repeated=repeated)
+
+
+def _check_session_device(p: Path, session: Sequence[str], device: str) -> None:
+    """Refuse a file whose report device (its first launch's) is none of the GPUs its session records: result records
+    spliced into another report's session, so which GPU they ran on cannot be told. Launches naming other devices
+    beside the report's are left out with a warning (``validation.check_report``); a session naming no GPU passes."""
+    if session and device and device not in session:
+        named = ", ".join(repr(name) for name in session)
+        raise ReportError(f"{p}: the session records {named}, but its launches were measured on {device!r}: records "
+                          "spliced from two reports", "use the original report files, or re-profile")
 
 
 class _Assembly:

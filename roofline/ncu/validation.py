@@ -41,6 +41,8 @@ from roofline.ncu.metrics import (
     LAUNCH_GRID,
     LAUNCH_REGISTERS,
     LAUNCH_SHARED,
+    UNMEASURED,
+    measured_nothing,
 )
 
 # --- Physical limits ------------------------------------------------------------------------------------------
@@ -230,6 +232,8 @@ def check_report(report: Report, fix: str = MODEL_FIX, launch_devices: Sequence[
         raise ReportError(f"{report.path}: {problem}", fix)
     warnings = list(notes)
     invalid = _invalid_launches(report.launches, report.device, unsure)
+    invalid.update({i: UNMEASURED for i, k in enumerate(report.launches)
+                    if i not in invalid and k.value(DURATION) is None and measured_nothing(k)})
     if foreign_from is not None:
         invalid.update({i: "recorded after another report appended to this file"
                         for i in range(foreign_from, len(report.launches))})

@@ -1,230 +1,187 @@
-"""The renderer contract and the one registry of output formats.
+"""The renderer contract and the one registry of output formats, plots included.
 
-A format is a name on the command line (``--format``), the kind of result it renders, the suffix of the file it
-is written to by default, whether it is text or bytes, and ``render(document)``. The renderers themselves are
-imported when a format is used, so the command line starts without them. A new format is its renderer module
-plus one line in ``FORMATS``; the commands list, check and write formats only through this module.
+Each kind of result has its own document type (``ReportDocument``, ``CompareDocument``, ...): the result and the
+layout its renderers read, nothing another kind uses. A format is a name (``--format``, or ``plot`` for the image a
+``--plot`` option or the ``plot`` command writes), the kind of result it renders, the suffix of the file it is
+written to by default, and its renderer: a function named by module and name, imported when the format is used (so
+the command line starts without the renderers), called with the document fields ``fields`` names, in that order
+(``plot_format``, for an image, is the one argument not in the document: the suffix of the file). The fields'
+types and the function's parameters are checked against each other by tests/render/test_base.py: that is the
+typed contract of each kind. A new format is its renderer function plus one line in ``FORMATS``; the commands list,
+check and write formats only through this module.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import importlib
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 if TYPE_CHECKING:  # pragma: no cover
-    from roofline.analysis.launches import KernelSpread, ReportAnalysis
+    from roofline.analysis.launches import ReportAnalysis
+    from roofline.analysis.timeline import TimelineSet
+    from roofline.analysis.view import ReportSetView
+    from roofline.compare.pairing import Comparison
+    from roofline.compare.ranking import AppSummary
+    from roofline.compare.realtime import RealTimeView
+    from roofline.compare.regression import DiffResult
     from roofline.render.mpl import PlotFormat
 
 Kind = Literal["report", "compare", "diff", "summary", "project", "timeline", "realtime"]
 Output = str | bytes
 
 
+# --- One document type per kind of result ------------------------------------------------------------------
 @dataclass(frozen=True)
-class Document:
-    """What a renderer renders: the result of one command and how it is laid out.
+class ReportDocument:
+    """``report`` (and ``analyze``, ``plot``): the view of the reports (``analysis.view``), the table's width, the
+    plot images written beside a Markdown document (relative to it) and the kernels in a plot's legend."""
 
-    ``result`` is, by kind: report, a sequence of ``ReportAnalysis``; compare and project, a ``Comparison``
-    (project: of one report, with its projections); diff, a ``DiffResult``; summary, a sequence of ``AppSummary``;
-    timeline, a ``TimelineSet``; realtime (``summary --nsys``), a ``RealTimeView``."""
+    view: ReportSetView
+    width: int = 80
+    images: Sequence[str] = ()
+    top: int = 0
 
-    result: Any
-    width: int = 80  # terminal columns of a table
-    spreads: Sequence[KernelSpread] = ()  # report: the kernels compared across the reports of one job
-    images: Sequence[str] = ()  # Markdown: the plot files written beside the document, relative to it
-    normalize: bool = False  # compare: plot percent of each report's own roof
-    top: int = 0  # summary: the kernel groups shown per report; timeline: the kernels shown per file (0: all)
+    @property
+    def analyses(self) -> Sequence[ReportAnalysis]:
+        return tuple(v.analysis for v in self.view.reports)
+
+
+@dataclass(frozen=True)
+class CompareDocument:
+    """``compare``: the comparison, the table's width, the plot image beside a Markdown document, and whether the
+    plot shows percent of each report's own roof."""
+
+    comparison: Comparison
+    width: int = 80
+    images: Sequence[str] = ()
+    normalize: bool = False
+
+    @property
+    def image(self) -> str:
+        return self.images[0] if self.images else ""
+
+
+@dataclass(frozen=True)
+class ProjectDocument:
+    """``project``: the comparison of one report with its projections onto another GPU."""
+
+    comparison: Comparison
+    width: int = 80
+
+
+@dataclass(frozen=True)
+class DiffDocument:
+    """``diff``: the regression gate's result."""
+
+    result: DiffResult
+    width: int = 80
+
+
+@dataclass(frozen=True)
+class SummaryDocument:
+    """``summary``: each report's summary, and the kernel groups shown per report."""
+
+    summaries: Sequence[AppSummary]
+    width: int = 80
+    top: int = 0
+
+
+@dataclass(frozen=True)
+class TimelineDocument:
+    """``timeline``: the Nsight Systems files' kernels, and the kernels shown per file (0: all)."""
+
+    timelines: TimelineSet
+    width: int = 80
+    top: int = 0
+
+
+@dataclass(frozen=True)
+class RealtimeDocument:
+    """``summary --nsys``: ncu's kernels beside their real run time, and the kernels shown (0: all)."""
+
+    view: RealTimeView
+    width: int = 80
+    top: int = 0
+
+
+Document: TypeAlias = (ReportDocument | CompareDocument | ProjectDocument | DiffDocument | SummaryDocument
+                       | TimelineDocument | RealtimeDocument)
+DOCUMENTS: dict[Kind, type] = {"report": ReportDocument, "compare": CompareDocument, "project": ProjectDocument,
+                               "diff": DiffDocument, "summary": SummaryDocument, "timeline": TimelineDocument,
+                               "realtime": RealtimeDocument}
+PLOT = "plot"  # the name of a kind's image format (--plot FILE); not a --format choice
+INSTRUCTION_PLOT = "instruction-plot"  # plot --kind instruction
 
 
 @dataclass(frozen=True)
 class Format:
-    """One output format of one kind of result."""
+    """One output format of one kind of result: ``renderer`` is "module:function", called with the document's
+    ``fields`` in order; ``to_file``: written to reports/<first report><suffix> by default, not to stdout;
+    ``plots``: the format (of the same kind) whose PNGs are written beside the document and named in it; an image
+    format's renderer returns None where it has nothing to draw."""
 
     name: str
     kind: Kind
-    suffix: str  # of the file written when no --output is given (to_file), else of --output's usual name
-    render: Callable[[Document], Output]
-    to_file: bool = False  # written to reports/<first report><suffix> by default, not to stdout
-    # PNGs written beside the document, named in it; None where a report has nothing to plot (no file then)
-    plots: Callable[[Document], list[bytes | None]] | None = None
-
-
-# --- The renderers, imported on use ----------------------------------------------------------------------
-def _report_table(d: Document) -> str:
-    from roofline.render.report import table
-
-    return table.render(d.result, width=d.width, spreads=d.spreads)
-
-
-def _report_json(d: Document) -> str:
-    from roofline.render.report import json
-
-    return json.render(d.result, d.spreads)
-
-
-def _report_csv(d: Document) -> str:
-    from roofline.render.report import flat
-
-    return flat.render(d.result)
-
-
-def _report_markdown(d: Document) -> str:
-    from roofline.render.report import markdown
-
-    return markdown.render(d.result, d.images)
-
-
-def _report_plots(d: Document) -> list[bytes | None]:
-    from roofline.render.report import plot
-
-    data = [plot.plot_data([a]) for a in d.result]
-    return [None if plot.plots_nothing(p) else plot.draw(p, "png") for p in data]
-
-
-def _report_html(d: Document) -> str:
-    from roofline.render.report import html
-
-    return html.render(d.result)
-
-
-def _compare_table(d: Document) -> str:
-    from roofline.render.compare.table import comparison_text
-
-    return comparison_text(d.result, width=d.width)
-
-
-def _compare_json(d: Document) -> str:
-    from roofline.render.compare.json import comparison_json
-
-    return comparison_json(d.result)
-
-
-def _compare_markdown(d: Document) -> str:
-    from roofline.render.compare.markdown import comparison_markdown
-
-    return comparison_markdown(d.result, d.images[0] if d.images else "")
-
-
-def _compare_plots(d: Document) -> list[bytes | None]:
-    from roofline.render.compare.plot import comparison_plot
-
-    return [comparison_plot(d.result, "png", d.normalize)]
-
-
-def _compare_html(d: Document) -> str:
-    from roofline.render.compare.html import comparison_html
-
-    return comparison_html(d.result, d.normalize)
-
-
-def _diff_table(d: Document) -> str:
-    from roofline.render.compare.table import diff_text
-
-    return diff_text(d.result, width=d.width)
-
-
-def _diff_json(d: Document) -> str:
-    from roofline.render.compare.json import diff_json
-
-    return diff_json(d.result)
-
-
-def _diff_markdown(d: Document) -> str:
-    from roofline.render.compare.markdown import diff_markdown
-
-    return diff_markdown(d.result)
-
-
-def _summary_table(d: Document) -> str:
-    from roofline.render.compare.table import summary_text
-
-    return summary_text(d.result, width=d.width)
-
-
-def _summary_json(d: Document) -> str:
-    from roofline.render.compare.json import summary_json
-
-    return summary_json(d.result, d.top)
-
-
-def _project_table(d: Document) -> str:
-    from roofline.render.compare.table import projection_text
-
-    return projection_text(d.result, width=d.width)
-
-
-def _project_json(d: Document) -> str:
-    from roofline.render.compare.json import projection_json
-
-    return projection_json(d.result)
-
-
-def _timeline_table(d: Document) -> str:
-    from roofline.render.timeline import text
-
-    return text.render_table(d.result, d.top, d.width)
-
-
-def _timeline_json(d: Document) -> str:
-    from roofline.render.timeline import json
-
-    return json.render(d.result)
-
-
-def _timeline_csv(d: Document) -> str:
-    from roofline.render.timeline import text
-
-    return text.render_csv(d.result)
-
-
-def _timeline_markdown(d: Document) -> str:
-    from roofline.render.timeline import text
-
-    return text.render_markdown(d.result, d.top)
-
-
-def _timeline_html(d: Document) -> str:
-    from roofline.render.timeline import html
-
-    return html.render(d.result, d.top)
-
-
-def _realtime_table(d: Document) -> str:
-    from roofline.render.timeline import realtime
-
-    return realtime.render_table(d.result, d.top, d.width)
-
-
-def _realtime_json(d: Document) -> str:
-    from roofline.render.timeline import realtime
-
-    return realtime.render_json(d.result)
-
-
+    suffix: str
+    renderer: str
+    fields: tuple[str, ...]
+    to_file: bool = False
+    plots: str | None = None
+
+    @property
+    def image(self) -> bool:
+        return self.name in (PLOT, INSTRUCTION_PLOT, "pngs")
+
+    def function(self) -> Any:
+        """The renderer function, imported now."""
+        module, name = self.renderer.split(":")
+        return getattr(importlib.import_module(module), name)
+
+    def render(self, document: Document, plot_format: PlotFormat | None = None) -> Any:
+        """The output of ``document`` (of this format's kind) in this format."""
+        assert isinstance(document, DOCUMENTS[self.kind]), (self.kind, type(document))
+        extra = {"plot_format": plot_format}
+        return self.function()(*(extra[f] if f in extra else getattr(document, f) for f in self.fields))
+
+
+_REPORT, _COMPARE, _TIMELINE = "roofline.render.report", "roofline.render.compare", "roofline.render.timeline"
 FORMATS: tuple[Format, ...] = (
-    Format("table", "report", ".txt", _report_table),
-    Format("json", "report", ".json", _report_json),
-    Format("markdown", "report", ".md", _report_markdown, to_file=True, plots=_report_plots),
-    Format("html", "report", ".html", _report_html, to_file=True),
-    Format("csv", "report", ".csv", _report_csv),
-    Format("table", "compare", ".txt", _compare_table),
-    Format("json", "compare", ".json", _compare_json),
-    Format("markdown", "compare", "-compare.md", _compare_markdown, to_file=True, plots=_compare_plots),
-    Format("html", "compare", "-compare.html", _compare_html, to_file=True),
-    Format("table", "diff", ".txt", _diff_table),
-    Format("json", "diff", ".json", _diff_json),
-    Format("markdown", "diff", ".md", _diff_markdown),
-    Format("table", "summary", ".txt", _summary_table),
-    Format("json", "summary", ".json", _summary_json),
-    Format("table", "project", ".txt", _project_table),
-    Format("json", "project", ".json", _project_json),
-    Format("table", "timeline", ".txt", _timeline_table),
-    Format("json", "timeline", ".json", _timeline_json),
-    Format("csv", "timeline", ".csv", _timeline_csv),
-    Format("markdown", "timeline", "-timeline.md", _timeline_markdown, to_file=True),
-    Format("html", "timeline", "-timeline.html", _timeline_html, to_file=True),
-    Format("table", "realtime", ".txt", _realtime_table),
-    Format("json", "realtime", ".json", _realtime_json),
+    Format("table", "report", ".txt", f"{_REPORT}.table:render", ("view", "width")),
+    Format("json", "report", ".json", f"{_REPORT}.json:render", ("view",)),
+    Format("markdown", "report", ".md", f"{_REPORT}.markdown:render", ("view", "images"), to_file=True,
+           plots="pngs"),
+    Format("html", "report", ".html", f"{_REPORT}.html:render", ("view",), to_file=True),
+    Format("csv", "report", ".csv", f"{_REPORT}.flat:render", ("view",)),
+    Format(PLOT, "report", ".png", f"{_REPORT}.plot:image", ("view", "plot_format", "top")),
+    Format(INSTRUCTION_PLOT, "report", ".png", f"{_REPORT}.instruction_plot:image", ("analyses", "plot_format", "top")),
+    Format("pngs", "report", ".png", f"{_REPORT}.plot:pngs", ("view",)),
+    Format("table", "compare", ".txt", f"{_COMPARE}.table:comparison_text", ("comparison", "width")),
+    Format("json", "compare", ".json", f"{_COMPARE}.json:comparison_json", ("comparison",)),
+    Format("markdown", "compare", "-compare.md", f"{_COMPARE}.markdown:comparison_markdown", ("comparison", "image"),
+           to_file=True, plots="pngs"),
+    Format("html", "compare", "-compare.html", f"{_COMPARE}.html:comparison_html", ("comparison", "normalize"),
+           to_file=True),
+    Format(PLOT, "compare", ".png", f"{_COMPARE}.plot:comparison_plot", ("comparison", "plot_format", "normalize")),
+    Format("pngs", "compare", ".png", f"{_COMPARE}.plot:pngs", ("comparison", "normalize")),
+    Format("table", "diff", ".txt", f"{_COMPARE}.table:diff_text", ("result", "width")),
+    Format("json", "diff", ".json", f"{_COMPARE}.json:diff_json", ("result",)),
+    Format("markdown", "diff", ".md", f"{_COMPARE}.markdown:diff_markdown", ("result",)),
+    Format("table", "summary", ".txt", f"{_COMPARE}.table:summary_text", ("summaries", "width")),
+    Format("json", "summary", ".json", f"{_COMPARE}.json:summary_json", ("summaries", "top")),
+    Format(PLOT, "summary", ".png", f"{_COMPARE}.plot:summary_plot", ("summaries", "plot_format")),
+    Format("table", "project", ".txt", f"{_COMPARE}.table:projection_text", ("comparison", "width")),
+    Format("json", "project", ".json", f"{_COMPARE}.json:projection_json", ("comparison",)),
+    Format("table", "timeline", ".txt", f"{_TIMELINE}.text:render_table", ("timelines", "top", "width")),
+    Format("json", "timeline", ".json", f"{_TIMELINE}.json:render", ("timelines",)),
+    Format("csv", "timeline", ".csv", f"{_TIMELINE}.text:render_csv", ("timelines",)),
+    Format("markdown", "timeline", "-timeline.md", f"{_TIMELINE}.text:render_markdown", ("timelines", "top"),
+           to_file=True),
+    Format("html", "timeline", "-timeline.html", f"{_TIMELINE}.html:render", ("timelines", "top"), to_file=True),
+    Format(PLOT, "timeline", ".png", f"{_TIMELINE}.plot:draw", ("timelines", "plot_format")),
+    Format("table", "realtime", ".txt", f"{_TIMELINE}.realtime:render_table", ("view", "top", "width")),
+    Format("json", "realtime", ".json", f"{_TIMELINE}.realtime:render_json", ("view",)),
 )
 
 
@@ -235,8 +192,8 @@ def image_names(document_name: str, count: int) -> list[str]:
 
 
 def format_names(kind: Kind) -> tuple[str, ...]:
-    """The --format choices of one kind of result, in the order the help lists them."""
-    return tuple(f.name for f in FORMATS if f.kind == kind)
+    """The --format choices of one kind of result, in the order the help lists them (the images are not)."""
+    return tuple(f.name for f in FORMATS if f.kind == kind and not f.image)
 
 
 def find_format(kind: Kind, name: str) -> Format:
@@ -244,10 +201,8 @@ def find_format(kind: Kind, name: str) -> Format:
     return next(f for f in FORMATS if f.kind == kind and f.name == name)
 
 
-def instruction_plot(analyses: Sequence[ReportAnalysis], fmt: PlotFormat, top: int) -> bytes | None:
-    """``plot --kind instruction``: the instruction roofline plot of the reports; None where no kernel of any report
-    has a place on it."""
-    from roofline.render.report import instruction_plot as render
-
-    data = render.plot_data(analyses, top)
-    return render.draw(data, fmt) if data else None
+def render_image(kind: Kind, document: Document, plot_format: PlotFormat, name: str = PLOT) -> bytes | None:
+    """A kind's image (``plot``, or ``instruction-plot`` of reports) as PNG, SVG or PDF bytes; None where nothing
+    would be drawn."""
+    image: bytes | None = find_format(kind, name).render(document, plot_format)
+    return image

@@ -22,6 +22,13 @@ _SURROGATE = re.compile("[\ud800-\udfff]")  # lone ones only: Python's str holds
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _JSON_SURROGATE = re.compile(r"\\ud[89a-f]")  # a surrogate as json.dumps escapes it (pairs included)
+# What a terminal that cannot write a character (an ASCII or Latin-1 locale) shows in its place: the symbols roofline
+# writes and rich's box lines; any other character becomes "?".
+ASCII_FALLBACKS = {"…": "...", "→": "->", "←": "<-", "÷": "/", "×": "x", "µ": "u", "–": "-", "—": "-", "≈": "~",
+                   "≤": "<=", "≥": ">=", "±": "+/-", "•": "*", "·": ".", "°": " deg", "─": "-", "━": "-", "│": "|",
+                   "┃": "|", "╭": "+", "╮": "+", "╰": "+", "╯": "+", "┌": "+", "┐": "+", "└": "+", "┘": "+",
+                   "├": "+", "┤": "+", "┬": "+", "┴": "+", "┼": "+", "\ufffd": "?"}
+TERMINAL_ERRORS = "roofline-ascii"  # the codec error handler that writes ASCII_FALLBACKS (``terminal_fallback``)
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what makes a spreadsheet read a cell as a formula (OWASP)
 
 
@@ -32,6 +39,24 @@ def visible(text: str, limit: int = MAX_SHOWN_CHARS) -> str:
     of the profiled program: they may hold anything."""
     text = printable(text)
     return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def terminal_fallback(err: UnicodeError) -> tuple[str, int]:
+    """A codec error handler (registered as TERMINAL_ERRORS): the characters a terminal's encoding cannot write, each
+    as its ASCII fallback, else "?"."""
+    if not isinstance(err, UnicodeEncodeError):
+        raise err
+    bad = err.object[err.start:err.end]
+    return "".join(ASCII_FALLBACKS.get(c, "?") for c in bad), err.end
+
+
+_TERMINAL_CONTROL = re.compile("(?!\r\n)[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_safe(text: str) -> str:
+    """A whole document (CSV, JSON, Markdown) as a terminal may show it: every control character but the line ends
+    (LF, CRLF) and tabs written as an escape, so that a name in it cannot move the cursor or restyle the screen."""
+    return _TERMINAL_CONTROL.sub(_escaped, text) if _TERMINAL_CONTROL.search(text) else text
 
 
 def printable(text: str) -> str:

@@ -4,7 +4,7 @@ that returns the text, borderless tables, and kernel names fitted to the room th
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from roofline.core.kernel_names import KernelName, fit_apart
@@ -27,6 +27,21 @@ def record(body: Callable[[Console], object], width: int = 80) -> str:
     console = Console(width=width, record=True, file=io.StringIO(), color_system=None)
     body(console)
     return "".join(line.rstrip() + "\n" for line in console.export_text().splitlines())
+
+
+def plain_terminal(environ: Mapping[str, str]) -> bool:
+    """Whether the terminal takes plain text, no colour nor bold nor dim: NO_COLOR set (no-color.org) or TERM=dumb."""
+    return bool(environ.get("NO_COLOR")) or environ.get("TERM") == "dumb"
+
+
+def terminal_console(stderr: bool = False) -> Console:
+    """A console on standard output (or error) that writes styles only where the terminal takes them
+    (``plain_terminal``)."""
+    import os
+
+    from rich.console import Console
+
+    return Console(stderr=stderr, color_system=None if plain_terminal(os.environ) else "auto")
 
 
 def escape(text: str) -> str:

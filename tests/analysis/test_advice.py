@@ -24,6 +24,8 @@ from roofline.core.model import Device, FocusMetric, KernelLaunch, Report, RuleR
 from roofline.pipeline import analyze_files, analyze_loaded
 from roofline.render.report import json as json_render
 from roofline.render.report import markdown, table
+from roofline.render.report.prose import estimate_text
+from tests.views import views
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "h100-sxm_synthetic.roofline.json"
 DEVICE = Device(name="NVIDIA Advice Test GPU", compute_capability="8.0", sm_count=100)
@@ -153,9 +155,9 @@ def test_ncu_rules_become_advice_with_their_title_and_speedup_handled_by_type():
     global_item, local_item = ncu
     assert global_item.est_saved_s == pytest.approx(0.4e-3)  # GLOBAL: 40% of the 1 ms kernel
     assert global_item.estimate.startswith("ncu's estimate: 40% of the kernel's time")
-    assert advice.estimate_text(global_item) == "saves ~400 us"
+    assert estimate_text(global_item) == "saves ~400 us"
     # LOCAL: one unit's efficiency in isolation, not turned into kernel time; ranked after the estimated items
-    assert local_item.est_saved_s is None and advice.estimate_text(local_item) == "ncu local 83%"
+    assert local_item.est_saved_s is None and estimate_text(local_item) == "ncu local 83%"
     assert local_item.text.endswith("(max pipelines utilization = 13.6 (13.559 < 20.00))")  # its number added
     estimated = [a for a in k.advice if a.est_saved_s is not None]
     assert k.advice.index(local_item) > max(k.advice.index(a) for a in estimated)
@@ -231,7 +233,7 @@ def test_small_grid_advice_gives_the_launch_overhead_share(real):
     assert "the grid (1 block of 128 threads) fills 1 of 60 SMs" in item.text
     # an upper bound, labelled: the same work over all 60 SMs instead of 1
     assert item.est_saved_s == pytest.approx(k.duration_s.value * (1 - 1 / 60))
-    assert item.estimate.startswith("at most") and advice.estimate_text(item).startswith("saves at most")
+    assert item.estimate.startswith("at most") and estimate_text(item).startswith("saves at most")
 
 
 # --- Every renderer, the same list --------------------------------------------------------------------------
@@ -253,18 +255,18 @@ def test_table_json_and_markdown_show_the_same_list(example):
     def flat(text: str) -> str:
         return " ".join(text.split())
 
-    doc = json.loads(json_render.render([example]))
+    doc = json.loads(json_render.render(views([example])))
     for k, kernel in zip(example.launches, doc["reports"][0]["kernels"], strict=True):
         assert [a["text"] for a in kernel["advice"]] == [a.text for a in k.advice]
         assert [a["est_saved_s"] for a in kernel["advice"]] == [a.est_saved_s for a in k.advice]
         assert all(a["condition"] and a["estimate"] for a in kernel["advice"])
     shown = [(g.longest, item) for g in advice.kernels_to_advise(example) for item in g.longest.advice]
-    table_text = flat(table.render([example], width=80).split("Advice (")[1].replace(" - ", " "))
-    markdown_text = markdown.render([example])
+    table_text = flat(table.render(views([example]), width=80).split("Advice (")[1].replace(" - ", " "))
+    markdown_text = markdown.render(views([example]))
     for k, item in shown:
-        in_table = flat(f"[{advice.estimate_text(item)}] {item.text}") in table_text
+        in_table = flat(f"[{estimate_text(item)}] {item.text}") in table_text
         assert in_table == reconcile.worth_showing(item, k)  # the terminal leaves out items under 1% of the time
-        assert f"- **{advice.estimate_text(item)}**: {item.text}" in markdown_text
+        assert f"- **{estimate_text(item)}**: {item.text}" in markdown_text
 
 
 # --- Advice fitted to what the kernel is (issue 31) -----------------------------------------------------------

@@ -14,10 +14,10 @@ import re
 import pytest
 
 from roofline.analysis import reconcile
-from roofline.analysis.advice import estimate_text as advice_estimate
 from roofline.analysis.ncu_rules import work_share
 from roofline.analysis.results import Advice
 from roofline.pipeline import analyze_files
+from roofline.render.report.prose import estimate_text as advice_estimate
 
 FULL_SET = ("rtx3080_sgemm-vs-cublas_full", "rtx3060-laptop_reductions_full", "t4_matrix-add-2d_full",
             "v100_miniweather-openacc_full", "gh200_silu_full-roofline", "rtx4070ti_pytorch-sim_full",

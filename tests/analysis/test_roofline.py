@@ -19,8 +19,8 @@ from roofline.analysis.roofline import (
     report_ceilings,
     roof_position,
 )
-from roofline.analysis.verdict import LATENCY_BELOW_PCT
 from roofline.core.model import Ceilings, Device, KernelLaunch, Report
+from roofline.core.thresholds import LATENCY_BELOW_PCT
 from roofline.specs.catalog import DeviceSpec
 
 DEVICE = Device(name="NVIDIA Test GPU", compute_capability="8.0", sm_count=100)

@@ -21,12 +21,13 @@ from typing import Any
 
 import pytest
 
-from roofline.analysis.results import BusyUnit, LaunchAnalysis, RoofPosition, Verdict
+from roofline.analysis.results import BusyUnit, Cause, LaunchAnalysis, RoofPosition, Verdict
 from roofline.analysis.roofline import analyze_report
 from roofline.analysis.verdict import NCU_TITLES, classify, explain, launch_verdict, pooled_verdict, unit_name
 from roofline.core.model import Device, KernelLaunch, Report
 from roofline.pipeline import analyze_files
 from tests.conftest import SHARED_REPORTS, shared_report_names
+from tests.synthetic import OLD_GPU, launch
 
 SM = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
 MEMORY = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"
@@ -246,7 +247,7 @@ def test_roofline_only_verdict_is_labelled_and_never_latency():
                                                                                            "memory", "dram"))
     assert memory.reason.startswith("roofline only") and "(roofline only)" in explain(memory)
     low = from_roofline(RoofPosition("kernel-clock", 7.4, "fp64", {"fp64": 7.4}), "no throughputs")
-    assert low == Verdict(None, None, reason=low.reason) and "cannot tell latency" in low.reason
+    assert low == Verdict(None, None, reason=low.reason, cause=Cause.OTHER) and "cannot tell latency" in low.reason
 
 
 # --- The cases of issue 16 ---------------------------------------------------------------------------------
@@ -311,3 +312,17 @@ def test_each_launch_of_a_cohort_keeps_its_own_busiest_units_in_breakdown_order_
     assert [u.name for u in second.top_units][:2] == ["issue slots", "XU pipe (special functions, conversions)"]
     for a in analysed:
         assert a.verdict == launch_verdict(a.launch, a.roof)
+
+
+def test_a_verdict_without_throughputs_carries_its_cause_and_the_metrics_as_data():
+    """No SpeedOfLight throughputs: the verdict says so as data (cause, the two metrics, the section collecting
+    them), which the advice reads instead of the reason's words."""
+    from roofline.analysis.verdict import NoThroughputs, from_roofline, throughputs
+    from roofline.ncu import metrics as m
+
+    gap = throughputs(launch(0, "k", 1e-3, 1e9, 1e8, OLD_GPU))
+    assert isinstance(gap, NoThroughputs) and gap.cause is Cause.MISSING_METRICS
+    assert gap.missing == (m.SM_THROUGHPUT, m.MEMORY_THROUGHPUT) and gap.collect == m.HINT_THROUGHPUT
+    v = from_roofline(RoofPosition("kernel-clock", 7.4, "fp64", {"fp64": 7.4}), gap)
+    assert v.bound is None and (v.cause, v.missing, v.collect) == (gap.cause, gap.missing, gap.collect)
+    assert v.reason.startswith(gap.text)

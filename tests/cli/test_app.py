@@ -7,6 +7,7 @@ benchmarks/bench_report.py, not asserted here, since test machines vary in load.
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import re
@@ -22,6 +23,7 @@ from typer.testing import CliRunner
 from roofline import __version__
 from roofline.cli.app import app
 from roofline.errors import RooflineError, UsageError
+from roofline.render.names import TERMINAL_ERRORS, terminal_fallback
 from tests import installed
 
 REPO = Path(__file__).resolve().parents[2]
@@ -70,7 +72,7 @@ def test_the_version_is_written_once():
     tomllib = pytest.importorskip("tomllib")  # Python 3.11 and newer
     project = tomllib.loads((REPO / "pyproject.toml").read_text())
     assert "version" not in project["project"] and "version" in project["project"]["dynamic"]
-    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "roofline.__version__"}
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "roofline.core.version.__version__"}
 
 
 def test_python_m_roofline_help():
@@ -265,6 +267,20 @@ def test_ctrl_c_before_the_command_runs_ends_quietly_with_status_130(monkeypatch
     assert ended.value.code == 130 and capsys.readouterr().err == ""
 
 
+def test_ctrl_c_while_the_console_script_loads_its_modules_ends_quietly_with_status_130() -> None:
+    """Ctrl-C in the first tenths of a second, before ``main`` runs: the console script's import of roofline sets
+    the quiet handler (a run with another program name keeps Python's)."""
+    code = ("import os, signal, sys, time; sys.argv[0] = {name!r}; import roofline; "
+            "os.kill(os.getpid(), signal.SIGINT); time.sleep(5)")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    quiet = subprocess.run([sys.executable, "-c", code.format(name="/usr/bin/roofline")], capture_output=True,
+                           text=True, timeout=60, env=env)
+    assert (quiet.returncode, quiet.stderr) == (130, "")
+    other = subprocess.run([sys.executable, "-c", code.format(name="python")], capture_output=True, text=True,
+                           timeout=60, env=env)
+    assert "KeyboardInterrupt" in other.stderr  # a library import leaves the program's own handling alone
+
+
 # --- Numbers on the command line (issue 37) -----------------------------------------------------------------------
 def _float_options() -> list[tuple[str, str, object]]:
     """(command path, option, its type) of every option whose value is a fraction, over every command."""
@@ -406,3 +422,30 @@ def test_without_diagnostics_the_reader_leaves_out_the_sass_only():
     assert without.sass_missing == SASS_NOT_READ
     assert [(pc.pc_offset, pc.samples, pc.file, pc.line) for pc in without.pcs] == [
         (pc.pc_offset, pc.samples, pc.file, pc.line) for pc in with_text.pcs]
+
+
+# --- Terminal conventions (issue 46) ------------------------------------------------------------------------------
+def _help_run(**env: str) -> subprocess.CompletedProcess[str]:
+    """``report --help`` in a child with a terminal forced (FORCE_COLOR) and ``env`` added."""
+    full = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "FORCE_COLOR": "1", **env}
+    full.pop("NO_COLOR", None) if "NO_COLOR" not in env else None
+    return subprocess.run([sys.executable, "-m", "roofline", "report", "--help"], capture_output=True, text=True,
+                          timeout=120, env=full)
+
+
+@pytest.mark.parametrize("env", [{"NO_COLOR": "1"}, {"TERM": "dumb"}])
+def test_no_color_and_a_dumb_terminal_get_help_without_colour_bold_or_dim(env: dict[str, str]) -> None:
+    assert "\x1b[" in _help_run(TERM="xterm-256color").stdout  # styled where the terminal takes it
+    plain = _help_run(**env)
+    assert plain.returncode == 0 and "\x1b[" not in plain.stdout and "Usage: roofline report" in plain.stdout
+
+
+def test_an_ascii_terminal_gets_ascii_fallbacks_for_every_symbol() -> None:
+    full = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "PYTHONIOENCODING": "ascii"}
+    help_text = subprocess.run([sys.executable, "-m", "roofline", "report", "--help"], capture_output=True,
+                               text=True, timeout=120, env={**full, "FORCE_COLOR": "1", "NO_COLOR": "1"})
+    assert help_text.returncode == 0 and "?" not in help_text.stdout.replace("[?]", "")
+    assert "+- Arguments -" in help_text.stdout  # rich's box lines, in ASCII
+    codecs.register_error(TERMINAL_ERRORS, terminal_fallback)
+    assert "x/÷ … → µs ≤".encode("ascii", TERMINAL_ERRORS) == b"x// ... -> us <="
+    assert "名前".encode("ascii", TERMINAL_ERRORS) == b"??"

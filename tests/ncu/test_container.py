@@ -16,7 +16,15 @@ DAXPY = "rtx3070_daxpy-nvtx_custom"
 def test_every_shared_report_walks_cleanly(shared_report, shared_name):
     path = shared_report(shared_name)
     shape = ncu_file.walk(path)
-    assert shape == ncu_file.Walk(path.stat().st_size, results=shape.results) and shape.results
+    assert shape == ncu_file.Walk(path.stat().st_size, results=shape.results, devices=shape.devices) and shape.results
+
+
+def test_the_devices_are_the_gpu_the_session_records(shared_report, shared_name, shared_dir):
+    """Against the GPU the shared folder's index names for each file (found independently)."""
+    index = json.loads((shared_dir / "index.json").read_text())
+    gpu = {entry["file"]: entry["gpu"] for entry in index["files"]}
+    path = shared_report(shared_name)
+    assert ncu_file.walk(path).devices == (gpu[path.name],)
 
 
 def test_the_ncu_version_is_the_one_the_session_records_name(shared_report, shared_name, shared_dir):

@@ -22,6 +22,7 @@ from typer.testing import CliRunner
 from roofline.cli.app import app
 from roofline.core.model import Device, KernelLaunch, Report
 from roofline.errors import ReportError
+from roofline.ncu.metrics import UNMEASURED
 from roofline.ncu.reader import load_report
 from roofline.ncu.validation import (
     MAX_REGISTERS_PER_THREAD,
@@ -34,6 +35,7 @@ from roofline.ncu.validation import (
 )
 from roofline.render.report.json import with_reasons
 from roofline.specs.safe_yaml import first_line_deeper_than
+from tests.ncu_blocks import blocks
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "h100-sxm_synthetic.roofline.json"
@@ -107,6 +109,7 @@ def setter(where: str, value: Any):
     ("launches/0/metrics/dram__bytes.sum", None,
      "launches[0].metrics.dram__bytes.sum: expected `int | float | str`, got `null`"),
     ("launches/0/grid", "wide", "launches[0].grid: expected `array | null`, got `str`"),
+    ("launches/0/grid", 7, "launches[0].grid: expected `array | null`, got `int`"),
     ("launches/0/bogus", 1, "launches[0]: object contains unknown field `bogus`"),
     ("ncu_version", 2024.1, "ncu_version: expected `str`, got `float`"),
 ])
@@ -122,6 +125,8 @@ def test_malformed_model_is_one_line_naming_the_field(tmp_path, where, value, wo
     ("launches/name/1", 7, "launches.name[1]: expected `str`, got `int`"),
     ("launches/action_index/2", -1, "launches.action_index[2]: expected `int` >= 0"),
     ("launches/grid/0", [1, 2], "launches.grid[0]: expected `array` of length 3, got 2"),
+    ("launches/grid/0", 7, "launches.grid[0]: expected `array | null`, got `int`"),
+    ("launches/block/2", 256, "launches.block[2]: expected `array | null`, got `int`"),
     ("launches/block/1", [1, 1.5, 1], "launches.block[1][1]: expected `int`, got `float`"),
     ("launches/registers_per_thread/0", True, "launches.registers_per_thread[0]: expected `int | null`, got `bool`"),
     ("launches/nvtx_ranges/2", ["a", 1], "launches.nvtx_ranges[2][1]: expected `str`, got `int`"),
@@ -277,7 +282,10 @@ def test_real_device_and_launch_pass(roofline_report, shared_name):
     report = roofline_report(shared_name)
     assert device_problem(report.device) is None
     assert [k.key for k in report.launches if launch_problem(k, report.device)] == []
-    assert report.warnings == ()
+    unmeasured = [k.key for k in report.launches if k.invalid == UNMEASURED]  # a launch ncu did not measure
+    assert report.warnings == (() if not unmeasured else (report.warnings[0],))
+    assert unmeasured == (["0:44"] if shared_name == "rtx5060ti_transpose-occupancy-45launches_metrics" else [])
+    assert all(not k.metrics for k in report.launches if k.key in unmeasured)  # ncu recorded nothing for it
 
 
 def test_launch_problems_name_the_field():
@@ -351,6 +359,35 @@ def test_appended_report_warns_and_its_launches_are_left_out(shared_report, tmp_
     assert report.warnings[1].startswith("the records name 2 devices ('Tesla T4', ")
     doc = json_of(path)["reports"][0]
     assert [g["name"] for g in doc["groups"]] == ["matrix_addition2D"] and len(doc["warnings"]) == 3
+
+
+def test_a_launch_ncu_measured_nothing_is_said_so_not_sent_to_another_set(tmp_path):
+    """A launch with its launch attributes alone (ncu's record of an error launch): left out as not measured, and no
+    --set named to collect what no --set can."""
+    def unmeasured(doc: dict[str, Any]) -> None:
+        doc["launches"][1]["metrics"] = {"launch__grid_size": 264.0, "device__attribute_display_name": 0.0}
+    path = model(tmp_path, unmeasured)
+    launches = load_report(path).launches
+    assert [bool(k.invalid) for k in launches] == [False, True, False]
+    assert launches[1].invalid.startswith("not measured: ncu collected no counters for it")
+    result = runner.invoke(app, ["report", str(path)])
+    assert result.exit_code == 0
+    text = " ".join(result.stdout.split())
+    assert "0:1 gemm_bf16_tensor_4096: not measured: ncu collected no counters" in text
+    assert "re-profile" not in text.split("0:1 gemm_bf16_tensor_4096: not measured")[1].split("Advice")[0]
+    assert json_of(path)["reports"][0]["kernels"][1]["valid"] is False
+
+
+def test_records_spliced_into_another_gpus_session_are_one_line(shared_report, tmp_path):
+    """The RTX 2080 Ti's file header and session records, the T4's kernel results: read as a T4 report before."""
+    session, results = shared_report(RTX2080TI).read_bytes(), shared_report(T4).read_bytes()
+    head = session[:blocks(session)[0][0]]
+    path = tmp_path / "spliced.ncu-rep"
+    path.write_bytes(head + b"".join(session[s:e] for s, e, n in blocks(session) if not n)
+                     + b"".join(results[s:e] for s, e, n in blocks(results) if n))
+    line = error_line(path)
+    assert line.endswith("the session records 'NVIDIA GeForce RTX 2080 Ti', but its launches were measured on "
+                         "'Tesla T4': records spliced from two reports: use the original report files, or re-profile")
 
 
 def test_appended_garbage_registers_are_invalid(shared_report, tmp_path):

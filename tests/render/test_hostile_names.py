@@ -28,6 +28,7 @@ from roofline.render.report import flat, html, markdown
 from roofline.render.report import json as report_json
 from roofline.render.timeline.text import render_csv as timeline_csv
 from tests.synthetic import NEW_GPU, OLD_GPU, launch, model
+from tests.views import views
 
 HOSTILE = (
     "<script>alert(1)</script>",
@@ -156,7 +157,7 @@ def line_header(text: str, row: str) -> str:
 
 
 def test_report_markdown_keeps_hostile_names_as_code(analysis):
-    text = markdown.render([analysis])
+    text = markdown.render(views([analysis]))
     assert_tables_are_whole(text)
     found = assert_only_our_markup(markdown_html(text))
     assert_every_name_is_code(found)
@@ -164,7 +165,7 @@ def test_report_markdown_keeps_hostile_names_as_code(analysis):
 
 
 def test_report_html_keeps_hostile_names_as_code(analysis):
-    found = assert_only_our_markup(html.render([analysis]))
+    found = assert_only_our_markup(html.render(views([analysis])))
     assert_every_name_is_code(found)
     assert "<img src=x onerror=alert(1)>|'run'.json" in found.codes
 
@@ -193,9 +194,9 @@ def test_diff_markdown_keeps_hostile_names_as_code(comparison):
 
 
 def test_csv_and_json_give_the_names_back(analysis, comparison):
-    rows = list(csv.DictReader(io.StringIO(flat.render([analysis]), newline="")))
-    assert sorted(r["name"] for r in rows) == sorted(HOSTILE)
-    report = json.loads(report_json.render([analysis]))["reports"][0]
+    rows = list(csv.DictReader(io.StringIO(flat.render(views([analysis])), newline="")))
+    assert sorted(r["text"] for r in rows if r["quantity"] == "name") == sorted(HOSTILE)
+    report = json.loads(report_json.render(views([analysis])))["reports"][0]
     assert sorted(k["name"] for k in report["kernels"]) == sorted(HOSTILE)
     assert sorted(p["label"] for p in json.loads(comparison_json(comparison))["kernels"]) == sorted(HOSTILE)
     diff = json.loads(diff_json(judge(comparison, Thresholds(), allow_different_gpu=True)))

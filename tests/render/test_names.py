@@ -4,7 +4,7 @@ notation."""
 from __future__ import annotations
 
 from roofline.core.kernel_names import KernelName, kernel_key
-from roofline.render.names import distinguish, group_name, launch_config
+from roofline.render.names import distinguish, group_name, launch_config, terminal_safe
 
 GEMM = "void gemm<(int)128, (int)8, (bool)0>(float *, float *, float *, int, int, int)"
 
@@ -75,3 +75,11 @@ def test_fitting_counts_the_escapes_a_terminal_shows():
 
     shown = fitted(KernelName("a\nb\x1b" * 10), 12)
     assert len(shown) == 12 and "\n" not in shown and "\x1b" not in shown
+
+
+def test_a_document_reaches_a_terminal_with_its_control_characters_escaped():
+    """CSV (CRLF line ends), JSON or Markdown written to a terminal (-o -): a name's escape sequence, bell, carriage
+    return and bidirectional override are shown as escapes; line ends and tabs stay."""
+    document = "name,kernel\r\nk\x1b]0;title\x07,tri\x1b[31mad\rX\u202e\tok\n"
+    assert terminal_safe(document) == "name,kernel\r\nk\\x1b]0;title\\x07,tri\\x1b[31mad\\rX\\u202e\tok\n"
+    assert terminal_safe("plain\r\n") == "plain\r\n"

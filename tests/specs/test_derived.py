@@ -15,6 +15,7 @@ from roofline.render.report import markdown, table
 from roofline.specs.catalog import DERIVED_ID, DeviceSpec, SpecCatalog, load_catalog, spec_ceilings
 from roofline.specs.derived import SM_RATES, TENSOR_GAP, derive
 from tests.conftest import load_shared_report, read_raw_actions
+from tests.views import views
 
 TOLERANCE = 0.05
 SPECS = {s.id: s for s in load_catalog().specs}
@@ -85,11 +86,11 @@ def test_a_real_report_of_an_unlisted_gpu_gets_labelled_derived_ceilings():
     assert sheet.flop_per_s["tensor"] is None and sheet.missing["tensor"] == TENSOR_GAP
     assert "derived from device attributes" in sheet.clock_note
 
-    doc = json.loads(json_render.render([a]))["reports"][0]
+    doc = json.loads(json_render.render(views([a])))["reports"][0]
     assert doc["device"]["spec_id"] == DERIVED_ID and doc["device"]["spec_match"] == a.spec_match
     assert doc["kernels"][0]["ceilings"]["datasheet"]["fp32_flop_per_s"] == pytest.approx(fp32)
-    assert "derived from device attributes" in markdown.render([a])
-    assert "derived from device attributes" in " ".join(table.render([a], width=400).split())
+    assert "derived from device attributes" in markdown.render(views([a]))
+    assert "derived from device attributes" in " ".join(table.render(views([a]), width=400).split())
 
 
 def test_a_listed_gpu_keeps_its_cited_spec():

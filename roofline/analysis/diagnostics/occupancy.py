@@ -193,7 +193,7 @@ def _note_missing(launch: KernelLaunch, achieved: float | None, waves: float | N
     if achieved is None:
         missing["achieved_pct"] = _why_absent(launch, OCCUPANCY_ACHIEVED, "--section Occupancy")
     if not limits:
-        missing["limiters"] = "no launch__occupancy_limit_* metrics: re-profile with --section Occupancy"
+        missing["limiters"] = f"no {LIMIT_METRIC.format('*')} metrics: re-profile with --section Occupancy"
     if waves is None:
         missing["waves_per_sm"] = _why_absent(launch, WAVES, "--section LaunchStats")
 

@@ -200,7 +200,14 @@ def _time_with_nsys(timed: NsysRun, dry_run: bool) -> None:
     """--no-counters: run the application under nsys (CUDA trace), then rank its kernels as `roofline timeline`
     does; with --work-from, place them on this GPU's roofline with the reports' work."""
     from roofline.analysis.timeline import timeline_set
-    from roofline.cli.common import Document, check_distinct_outputs, terminal_width, write_document
+    from roofline.cli.common import (
+        TimelineDocument,
+        check_distinct_outputs,
+        image,
+        render_image,
+        terminal_width,
+        write_document,
+    )
     from roofline.cli.nsys_work import with_work
     from roofline.nsys import profile
     from roofline.nsys.export import find_nsys
@@ -227,13 +234,11 @@ def _time_with_nsys(timed: NsysRun, dry_run: bool) -> None:
         doc = with_work(sqlite, timed.work_from, None, timed.group_by, timed.specs)
     else:
         doc = timeline_set([load_timeline(sqlite, group_by=timed.group_by)])
+    document = TimelineDocument(doc, width=terminal_width(timed.wide), top=TIMELINE_TOP)
     also = []
     if timed.plot is not None and plot_fmt is not None:
-        from roofline.render.timeline.plot import draw
-
-        also.append((timed.plot, draw(doc, plot_fmt)))
-    write_document("timeline", timed.fmt, Document(doc, width=terminal_width(timed.wide), top=TIMELINE_TOP),
-                   timed.report_output, [sqlite], also)
+        also.append((timed.plot, image(render_image("timeline", document, plot_fmt))))
+    write_document("timeline", timed.fmt, document, timed.report_output, [sqlite], also)
 
 
 Run = tuple[str, list[str] | None, int | None, int | None]  # why, --kernel filters, --launch-skip, --launch-count

@@ -146,10 +146,10 @@ def _slug(name: str) -> str:
 
 def _print_table(cal: Calibration, spec: DeviceSpec | None) -> None:
     """Each roof: datasheet, calibrated at ncu's and at the default clocks (each with its ratio), spread, method."""
-    from rich.console import Console
     from rich.table import Table
 
     from roofline.core.units import si
+    from roofline.render.terminal import terminal_console
     from roofline.specs.calibration import BANDWIDTHS, ROOFS
 
     table = Table(title=f"Calibrated roofs: {cal.device}", title_justify="left", box=None, pad_edge=False,
@@ -170,7 +170,7 @@ def _print_table(cal: Calibration, spec: DeviceSpec | None) -> None:
         spread = max((r.spread_pct for r in (roof.ncu, roof.default) if r), default=None)
         table.add_row(key, si(sheet, unit), cells[0], cells[1], clock, cells[2], cells[3],
                       f"{spread:.1f}%" if spread is not None else "", roof.method or roof.missing)
-    Console().print(table)
+    terminal_console().print(table)
 
 
 def _datasheet(spec: DeviceSpec | None, key: str) -> float | None:

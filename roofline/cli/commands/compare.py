@@ -12,8 +12,8 @@ import typer
 from roofline.cli.common import (
     AlphaOpt,
     CeilingsOpt,
+    CompareDocument,
     CompareFormat,
-    Document,
     JobsOpt,
     KernelOpt,
     MapOpt,
@@ -28,8 +28,10 @@ from roofline.cli.common import (
     analysis_options,
     check_distinct_outputs,
     handles_errors,
+    image,
     jobs_or_cores,
     progress,
+    render_image,
     terminal_width,
     warn,
     write_document,
@@ -93,10 +95,8 @@ def compare(
         if empty:
             raise RooflineError(f"{plot}: not written, nothing to plot: {empty}",
                                 "pair kernels with --match order|regex:PATTERN or --map BASE=NEW, or leave out --plot")
-    document = Document(comparison, width=terminal_width(wide), normalize=normalize)
+    document = CompareDocument(comparison, width=terminal_width(wide), normalize=normalize)
     also = []
     if plot is not None and plot_fmt is not None:
-        from roofline.render.compare.plot import comparison_plot
-
-        also.append((plot, comparison_plot(comparison, plot_fmt, normalize)))
+        also.append((plot, image(render_image("compare", document, plot_fmt))))
     write_document("compare", fmt, document, output, files, also)

@@ -12,8 +12,8 @@ import typer
 from roofline.cli.common import (
     AlphaOpt,
     CeilingsOpt,
+    DiffDocument,
     DiffFormat,
-    Document,
     JobsOpt,
     KernelOpt,
     MapOpt,
@@ -89,5 +89,5 @@ def diff(
     warn(analyses)
     thresholds = Thresholds(fail_if_slower, min_share, fail_if_total_slower, fail_if_roof_drop, gate_different_work)
     result = judge(pair_reports(analyses, matcher, options=options), thresholds, allow_different_gpu)
-    write_document("diff", fmt, Document(result, width=terminal_width(wide)), output, [base, new])
+    write_document("diff", fmt, DiffDocument(result, width=terminal_width(wide)), output, [base, new])
     raise typer.Exit(result.exit_code)

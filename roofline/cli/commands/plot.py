@@ -11,6 +11,7 @@ from roofline.cli.common import (
     CeilingsOpt,
     KernelOpt,
     NameBaseOpt,
+    ReportDocument,
     SpecsOpt,
     TimeoutOpt,
     analysis_options,
@@ -18,7 +19,6 @@ from roofline.cli.common import (
     default_output,
     fail_for,
     handles_errors,
-    instruction_plot,
     report_plot,
     write_output,
 )
@@ -56,6 +56,8 @@ def plot(
     target = output or default_output(files, ".png")
     fmt = plot_format(target)
     analyses, errors = analyze_good(files, analysis_options(kernel, kernel_name_base, ceilings, specs, timeout))
-    draw = instruction_plot if kind == "instruction" else report_plot
-    write_output(target, draw(analyses, fmt, target, top))
+    from roofline.pipeline import build_view
+
+    document = ReportDocument(build_view(analyses), top=top)
+    write_output(target, report_plot(document, fmt, target, "instruction-plot" if kind == "instruction" else "plot"))
     fail_for(errors)

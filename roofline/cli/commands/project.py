@@ -10,10 +10,10 @@ import typer
 
 from roofline.cli.common import (
     CeilingsOpt,
-    Document,
     KernelOpt,
     NameBaseOpt,
     OutputOpt,
+    ProjectDocument,
     ProjectFormat,
     SpecsOpt,
     TimeoutOpt,
@@ -49,5 +49,5 @@ def project(
     target = catalog.get(to)
     analyses = analyze_files([file], options, catalog, 1)
     warn(analyses)
-    document = Document(pair_reports(analyses, project_to=target), width=terminal_width(wide))
+    document = ProjectDocument(pair_reports(analyses, project_to=target), width=terminal_width(wide))
     write_document("project", fmt, document, output, [file])

@@ -9,7 +9,6 @@ import typer
 
 from roofline.cli.common import (
     REPORT_FORMAT_HELP,
-    SPREAD_THRESHOLD_PCT,
     CeilingsOpt,
     JobsOpt,
     KernelOpt,
@@ -26,6 +25,7 @@ from roofline.cli.common import (
     report_files,
 )
 from roofline.core.choices import GroupBy
+from roofline.core.thresholds import SPREAD_THRESHOLD_PCT
 
 
 @handles_errors

@@ -15,26 +15,50 @@ if TYPE_CHECKING:  # pragma: no cover
 app = typer.Typer(help="List, show and check the device spec YAML files (datasheet ceilings).",
                   no_args_is_help=True)
 SpecFormat = Literal["table", "json", "yaml"]
+MIN_NAME_CHARS = 8  # an id or display name in `specs list` keeps at least this many characters
 
 
 @app.command("list")
 @handles_errors
 def list_specs(specs: SpecsOpt = None) -> None:
-    """One line per GPU: id, display name, CC, SMs, FP32, dense FP16 tensor, DRAM bandwidth."""
-    from rich.console import Console
+    """One line per GPU: id, display name, CC, SMs, FP32, dense FP16 tensor, DRAM bandwidth; fits the terminal by
+    abbreviating the id and the name (never a number), every text from a file escaped for the terminal."""
     from rich.table import Table
 
-    from roofline.core.units import si
+    from roofline.core.units import middle_cut, si
+    from roofline.render.names import visible
+    from roofline.render.terminal import COLUMN_GAP, escape, terminal_console
     from roofline.specs.catalog import load_catalog
 
+    console = terminal_console()
+    head = ("id", "display name", "CC", "SMs", "FP32", "TC FP16", "DRAM")
+    rows = [(s.id, s.display_names[0], s.compute_capability, str(s.sm_count), si(s.peaks["fp32"], "F"),
+             si(s.peaks.get("tensor_fp16"), "F"), si(s.memory_bandwidth_bytes_per_s, "B/s"))
+            for s in sorted(load_catalog(specs or ()).specs, key=lambda s: s.id)]
+    widths = [max([len(col), *(len(visible(row[i])) for row in rows)]) for i, col in enumerate(head)]
+    over = sum(widths) + COLUMN_GAP * (len(head) - 1) - console.width
+    if over > 0:  # the vendor's words go first: "GeForce RTX 4070 Ti" says which GPU as well
+        rows = [(row[0], _abbreviated(row[1]), *row[2:]) for row in rows]
+        widths[1] = max([len(head[1]), *(len(visible(row[1])) for row in rows)])
+        over = sum(widths) + COLUMN_GAP * (len(head) - 1) - console.width
+    for i in (1, 0):  # the name, then the id, give up columns; the numbers never do
+        cut = min(max(over, 0), widths[i] - MIN_NAME_CHARS)
+        widths[i] -= max(cut, 0)
+        over -= max(cut, 0)
     table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold")
-    for col in ("id", "display name", "CC", "SMs", "FP32", "TC FP16", "DRAM"):
-        table.add_column(col, no_wrap=True, overflow="ellipsis", max_width=24 if col == "display name" else None,
-                         justify="right" if col in ("SMs", "FP32", "TC FP16", "DRAM") else "left")
-    for s in sorted(load_catalog(specs or ()).specs, key=lambda s: s.id):
-        table.add_row(s.id, s.display_names[0], s.compute_capability, str(s.sm_count), si(s.peaks["fp32"], "F"),
-                      si(s.peaks.get("tensor_fp16"), "F"), si(s.memory_bandwidth_bytes_per_s, "B/s"))
-    Console().print(table)
+    for i, col in enumerate(head):
+        table.add_column(col, no_wrap=True, width=widths[i], justify="left" if i in (0, 1, 2) else "right")
+    for row in rows:
+        table.add_row(*(escape(middle_cut(visible(text), widths[i])) if i < 3 else text for i, text in enumerate(row)))
+    console.width = max(console.width, console.width + over)  # narrower than the numbers: lines run longer
+    console.print(table)
+
+
+def _abbreviated(name: str) -> str:
+    """A GPU's display name without the vendor's leading words ("NVIDIA GeForce RTX 4090" -> "RTX 4090")."""
+    for word in ("NVIDIA ", "GeForce "):
+        name = name.removeprefix(word)
+    return name
 
 
 @app.command("show")
@@ -98,12 +122,12 @@ def _calibration(spec: DeviceSpec) -> dict[str, Any]:
 
 
 def _print_table(spec: DeviceSpec) -> None:
-    from rich.console import Console
     from rich.table import Table
 
     from roofline.core.units import si
+    from roofline.render.terminal import terminal_console
 
-    console = Console()
+    console = terminal_console()
     console.print(f"[bold]{spec.id}[/bold]  {', '.join(spec.display_names)}  ({spec.architecture} "
                   f"{spec.chip}, CC {spec.compute_capability})  {spec.path}", highlight=False)
     table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold")

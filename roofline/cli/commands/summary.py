@@ -10,13 +10,14 @@ import typer
 
 from roofline.cli.common import (
     CeilingsOpt,
-    Document,
     JobsOpt,
     KernelOpt,
     NameBaseOpt,
     OutputOpt,
     PlotOpt,
+    RealtimeDocument,
     SpecsOpt,
+    SummaryDocument,
     SummaryFormat,
     TimeoutOpt,
     WideOpt,
@@ -25,8 +26,10 @@ from roofline.cli.common import (
     check_distinct_outputs,
     fail_for,
     handles_errors,
+    image,
     jobs_or_cores,
     progress,
+    render_image,
     terminal_width,
     warn_report,
     write_document,
@@ -105,12 +108,11 @@ def summary(
         fail_for(errors)
     for s in summaries:
         warn_report(s.report.path, s.report.warnings)
+    document = SummaryDocument(summaries, width=terminal_width(wide), top=top)
     also = []
     if plot is not None and plot_fmt is not None:
-        from roofline.render.compare.plot import summary_plot
-
-        also.append((plot, summary_plot(summaries, plot_fmt)))
-    write_document("summary", fmt, Document(summaries, width=terminal_width(wide), top=top), output, files, also)
+        also.append((plot, image(render_image("summary", document, plot_fmt))))
+    write_document("summary", fmt, document, output, files, also)
     fail_for(errors)
 
 
@@ -131,5 +133,5 @@ def _real_time(files: list[Path], profile: Path, by: str, fmt: str, output: Path
         nsys = ", ".join(middle_cut(k.name, 60) for k in view.unmatched_nsys[:5])
         raise RooflineError(f"no kernel of the ncu reports ({ncu}) is in {profile} ({nsys})",
                             "give ncu reports and an nsys profile of the same application")
-    write_document("realtime", fmt, Document(view, width=terminal_width(wide), top=top), output, files)
+    write_document("realtime", fmt, RealtimeDocument(view, width=terminal_width(wide), top=top), output, files)
     fail_for(errors)

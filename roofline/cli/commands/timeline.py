@@ -9,14 +9,16 @@ from typing import Annotated
 import typer
 
 from roofline.cli.common import (
-    Document,
     OutputOpt,
     SpecsOpt,
+    TimelineDocument,
     TimelineFormat,
     TimelinePlotOpt,
     WideOpt,
     check_distinct_outputs,
     handles_errors,
+    image,
+    render_image,
     terminal_width,
     write_document,
 )
@@ -73,10 +75,9 @@ def timeline(
         doc = with_work(files[0], work, nsys, group_by, specs)
     else:
         doc = timeline_set([load_timeline(f, nvtx, nsys, group_by) for f in files])
+    document = TimelineDocument(doc, width=terminal_width(wide), top=top)
     also = []
     if plot is not None and plot_fmt is not None:
-        from roofline.render.timeline.plot import draw
-
-        also.append((plot, draw(doc, plot_fmt)))
-    write_document("timeline", fmt, Document(doc, width=terminal_width(wide), top=top), output, files, also)
+        also.append((plot, image(render_image("timeline", document, plot_fmt))))
+    write_document("timeline", fmt, document, output, files, also)
 

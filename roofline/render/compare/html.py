@@ -10,7 +10,8 @@ from roofline.render.report.html import block_html, page
 
 
 def notebook(c: Comparison) -> str:
-    """A comparison as a notebook shows it (``Comparison._repr_html_``): its blocks as an HTML fragment, no plot."""
+    """A comparison as a notebook shows it (its display hook, ``roofline.render.notebook``): its blocks as an HTML
+    fragment, no plot."""
     return "\n".join(block_html(b) for b in comparison_blocks(c))
 
 

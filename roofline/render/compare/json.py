@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from roofline import __version__
 from roofline.analysis.kernels import KernelStats
 from roofline.analysis.work import WorkCheck
 from roofline.compare.noise import Change
@@ -19,6 +18,7 @@ from roofline.compare.projection import Projection
 from roofline.compare.ranking import RECOVERABLE_COUNTS, AppSummary, SummaryRow
 from roofline.compare.regression import DiffResult, Verdict
 from roofline.core.labels import letter
+from roofline.core.version import __version__
 from roofline.ncu.metrics import HINT_PC_SAMPLES
 from roofline.render import GENERATOR
 from roofline.render.report.flat import dataframe, flatten

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
-from roofline.analysis.kernels import KernelStats, why_no_roof
+from roofline.analysis.kernels import KernelStats
 from roofline.analysis.launches import KernelGroup
-from roofline.compare.pairing import Comparison
-from roofline.compare.ranking import AppSummary
+from roofline.compare.pairing import Comparison, ReportRef
+from roofline.compare.ranking import AppSummary, SummaryRow
 from roofline.core.labels import LEGEND_KERNELS, NAMES, letter
 from roofline.core.model import PRECISIONS, Ceilings
 from roofline.core.units import si
@@ -76,12 +76,14 @@ class Point:
 
 @dataclass(frozen=True)
 class Roof:
-    """One report's roof for one precision: y = min(peak, x x DRAM bandwidth), drawn in that report's colour."""
+    """One GPU's roof for one precision: y = min(peak, x x DRAM bandwidth), from the ceilings of ``report``, the
+    first of the reports on that GPU (``reports``), drawn in its colour; the GPU's DRAM slope is drawn once."""
 
     report: int
     precision: str
     peak_flop_per_s: float
     dram_bytes_per_s: float
+    reports: tuple[int, ...] = ()  # every report on this GPU (empty: ``report`` alone)
 
 
 @dataclass(frozen=True)
@@ -106,7 +108,8 @@ class Bar:
 
 @dataclass(frozen=True)
 class SummaryPanel:
-    """One report of a summary plot: grouped points sized by time, its roofs, and the time bars."""
+    """One GPU of a summary plot (its reports together): grouped points sized by time, its roofs, and the time
+    bars (each group's time summed over the reports)."""
 
     report: str
     points: tuple[Point, ...]
@@ -118,7 +121,7 @@ class SummaryPanel:
 
 @dataclass(frozen=True)
 class SummaryPlotData:
-    """What a summary plot shows: one panel per report."""
+    """What a summary plot shows: one panel per GPU."""
 
     panels: tuple[SummaryPanel, ...]
 
@@ -141,7 +144,8 @@ def comparison_data(c: Comparison, normalize: bool = False, numbered: int = LEGE
                                     pair.different_work(i) or other_flops, other_flops))
         points += placed
         arrows += list(pairwise(placed))
-    roofs = () if normalize else _roofs([(i, s) for p in c.pairs for i, s in enumerate(p.sides) if s])
+    gpus = gpu_of(c.reports)
+    roofs = () if normalize else _roofs([(i, s) for p in c.pairs for i, s in enumerate(p.sides) if s], gpus)
     return ComparePlotData(normalize, tuple(points), tuple(arrows), roofs, tuple(skipped))
 
 
@@ -150,9 +154,18 @@ def _spread(n: int, count: int) -> float:
     return 0.0 if count < 2 else -SPREAD + 2 * SPREAD * (n - 1) / (count - 1)
 
 
+def gpu_of(reports: Sequence[ReportRef]) -> tuple[int, ...]:
+    """Per report, the first report on the same GPU (its name and spec): the one whose roofs stand for them all."""
+    first: dict[tuple[str, str | None], int] = {}
+    return tuple(first.setdefault((r.device, r.spec_id), i) for i, r in enumerate(reports))
+
+
 def summary_data(summaries: Sequence[AppSummary]) -> SummaryPlotData:
-    """Per report: each shown group as a point sized by its total time, and time bars in rank order."""
-    return SummaryPlotData(tuple(_panel(s) for s in summaries))
+    """Per GPU (its reports together): each shown group of each report as a point sized by its time, numbered by
+    the group's rank over the GPU's reports, and time bars of the groups summed over those reports."""
+    gpus = gpu_of([s.report for s in summaries])
+    return SummaryPlotData(tuple(_panel([s for s, g in zip(summaries, gpus, strict=True) if g == first])
+                                 for first in dict.fromkeys(gpus)))
 
 
 def _label(g: KernelGroup) -> str:
@@ -160,20 +173,38 @@ def _label(g: KernelGroup) -> str:
     return group_name(g.name, g.functions).fit(KEY_CHARS)
 
 
-def _panel(s: AppSummary) -> SummaryPanel:
-    longest = max((r.group.total_s or 0.0 for r in s.rows), default=0.0)
+def _panel(summaries: Sequence[AppSummary]) -> SummaryPanel:
+    """One GPU's panel from the summaries of its reports; a group's number is its place among the groups of all
+    of them, by rank (then total time)."""
+    several = len(summaries) > 1
+    rows = [(s, r) for s in summaries for r in s.rows]
+    merged: dict[str, list[SummaryRow]] = {}
+    for _, r in sorted(rows, key=lambda sr: (sr[1].rank, -(sr[1].group.total_s or 0.0))):
+        merged.setdefault(r.group.name, []).append(r)
+    number = {name: n for n, name in enumerate(merged, 1)}
+    longest = max((r.group.total_s or 0.0 for _, r in rows), default=0.0)
     points, skipped = [], []
-    for r in s.rows:
-        point, why = _point(r.stats, str(r.rank), 0, False)
+    for s, r in rows:
+        n = number[r.group.name]
+        point, why = _point(r.stats, str(n), 0, False)
         if point is None:
-            skipped.append((f"#{r.rank} {_label(r.group)}", why))
+            skipped.append((f"#{n} {_label(r.group)}" + (f" in {s.report.label}" if several else ""), why))
             continue
         share = (r.group.total_s or 0.0) / longest if longest else 0.0
-        points.append(Point(point.label, 0, point.x, point.y, MIN_AREA + (MAX_AREA - MIN_AREA) * share, r.rank))
-    bars = tuple(Bar(f"#{r.rank} {_label(r.group)}", r.group.total_s, r.group.recoverable_s)
-                 for r in s.rows if r.group.total_s is not None)
-    return SummaryPanel(s.report.label, tuple(points), _roofs([(0, r.stats) for r in s.rows]), bars, tuple(skipped),
-                        s.report.total_time_s)
+        points.append(Point(point.label, 0, point.x, point.y, MIN_AREA + (MAX_AREA - MIN_AREA) * share, n))
+    bars = []
+    for name, group_rows in merged.items():
+        times = [r.group.total_s for r in group_rows if r.group.total_s is not None]
+        if times:
+            recoverable = [r.group.recoverable_s for r in group_rows]
+            bars.append(Bar(f"#{number[name]} {_label(group_rows[0].group)}", sum(times),
+                            None if any(x is None for x in recoverable) else sum(x or 0.0 for x in recoverable)))
+    totals = [s.report.total_time_s for s in summaries]
+    first = summaries[0].report
+    title = (f"{first.device}: {len(summaries)} reports ({middle(', '.join(s.report.label for s in summaries), 60)})"
+             if several else first.label)
+    return SummaryPanel(title, tuple(points), _roofs([(0, r.stats) for _, r in rows], (0,)), tuple(bars),
+                        tuple(skipped), None if any(t is None for t in totals) else sum(t or 0.0 for t in totals))
 
 
 def _point(s: KernelStats, label: str, report: int, normalize: bool) -> tuple[Point | None, str]:
@@ -182,29 +213,37 @@ def _point(s: KernelStats, label: str, report: int, normalize: bool) -> tuple[Po
     if normalize:
         pct = s.roof.pct_of_roof
         if pct is None:
-            return None, why_no_roof(s)
+            return None, s.why_no_roof
         if pct <= 0:
             return None, "0% of roof (no place on log axes)"
         return Point(label, report, float(report), pct), ""
     x = s.intensity["dram"]
     rates = [v.value for v in s.flop_per_s.values() if v.value is not None]
     if x.value is None:
-        return None, f"no DRAM intensity ({why_no_roof(s) if not rates else x.reason})"
+        return None, f"no DRAM intensity ({s.why_no_roof if not rates else x.reason})"
     if not rates or x.value <= 0 or sum(rates) <= 0:
         return None, "no floating-point work (zero FLOPs cannot be drawn on log axes; try --normalize)"
     return Point(label, report, x.value, sum(rates)), ""
 
 
-def _roofs(sides: Sequence[tuple[int, KernelStats]]) -> tuple[Roof, ...]:
-    """Per report, the roof of every precision a plotted kernel is bound by there, from that report's own
-    ceilings (e.g. FP64 for a kernel whose few FP64 operations take longer at the FP64 peak than its FP32 ones)."""
+def _roofs(sides: Sequence[tuple[int, KernelStats]], gpus: Sequence[int]) -> tuple[Roof, ...]:
+    """Per GPU (``gpus``: each report's first report on its GPU), the roof of every precision a plotted kernel is
+    bound by there (e.g. FP64 for a kernel whose few FP64 operations take longer at the FP64 peak than its FP32
+    ones), once: from the ceilings of the first report on that GPU that gives it."""
     roofs: dict[tuple[int, str], Roof] = {}
     for report, s in sides:
         precision = bound_precision(s)
-        roof = _roof(report, precision, s.ceilings) if precision else None
+        roof = _roof(gpus[report], precision, s.ceilings) if precision else None
         if precision is not None and roof is not None:
-            roofs.setdefault((report, precision), roof)
-    return tuple(sorted(roofs.values(), key=lambda r: (r.report, PRECISIONS.index(r.precision))))
+            shared = tuple(i for i, g in enumerate(gpus) if g == gpus[report])
+            roofs.setdefault((gpus[report], precision), Roof(roof.report, precision, roof.peak_flop_per_s,
+                                                             roof.dram_bytes_per_s, shared))
+    by_gpu: dict[int, list[Roof]] = {}
+    for roof in sorted(roofs.values(), key=lambda r: (r.report, PRECISIONS.index(r.precision))):
+        by_gpu.setdefault(roof.report, []).append(roof)
+    # one DRAM slope per GPU: its first roof's bandwidth for all of its precisions
+    return tuple(Roof(r.report, r.precision, r.peak_flop_per_s, group[0].dram_bytes_per_s, r.reports)
+                 for group in by_gpu.values() for r in group)
 
 
 def bound_precision(s: KernelStats) -> str | None:
@@ -240,6 +279,11 @@ def comparison_plot(c: Comparison, fmt: PlotFormat, normalize: bool = False) -> 
     return to_bytes(comparison_figure(c, normalize), fmt)
 
 
+def pngs(c: Comparison, normalize: bool = False) -> list[bytes | None]:
+    """The comparison plot as the one PNG beside a Markdown comparison."""
+    return [comparison_plot(c, "png", normalize)]
+
+
 def comparison_svg(c: Comparison, normalize: bool = False) -> str:
     """The comparison plot as an ``<svg>`` element for an HTML page (no mark, no namespace URLs)."""
     return svg_element(to_bytes(comparison_figure(c, normalize), "svg", mark=False))
@@ -257,8 +301,8 @@ def comparison_figure(c: Comparison, normalize: bool = False) -> Figure:
     fig, axes, note_axes = _figure([(COMPARE_SIZE_IN[1], 1)], COMPARE_SIZE_IN[0], [notes])
     ax = axes[0][0]
     colours = _colours(len(c.reports))
-    for roof in data.roofs:
-        _draw_roof(ax, roof, colours[roof.report], f"{letter(roof.report)} {NAMES[roof.precision]}")
+    _draw_roofs(ax, data.roofs, lambda r: colours[r.report],
+                lambda r: ",".join(letter(i) for i in r.reports or (r.report,)) + " ", [] if normalize else data.points)
     if normalize:
         ax.axhline(100.0, color="black", linewidth=1.2, label="own roof (100%)")
     for a, b in data.arrows:
@@ -288,8 +332,7 @@ def summary_figure(summaries: Sequence[AppSummary]) -> Figure:
     notes = [_skipped_notes(panel.skipped) for panel in data.panels]
     fig, axes, note_axes = _figure([(SUMMARY_SIZE_IN[1], 2)] * len(data.panels), SUMMARY_SIZE_IN[0], notes)
     for (roof_ax, bar_ax), panel, note_ax, lines in zip(axes, data.panels, note_axes, notes, strict=True):
-        for roof in panel.roofs:
-            _draw_roof(roof_ax, roof, "0.3", NAMES[roof.precision])
+        _draw_roofs(roof_ax, panel.roofs, lambda r: "0.3", lambda r: "", panel.points)
         for p in panel.points:
             roof_ax.scatter(p.x, p.y, s=p.area, alpha=0.6, color="tab:blue", edgecolors="black", linewidths=0.5)
         _axes(roof_ax, panel.points, f"{middle(panel.report, 60)}: kernel groups by rank, area = time"
@@ -347,13 +390,22 @@ def _colours(n: int) -> list[str]:
     return [f"C{i % 10}" for i in range(n)]
 
 
-def _draw_roof(ax: Axes, roof: Roof, colour: str, label: str) -> None:
-    import numpy as np
-
-    x = np.logspace(np.log10(X_RANGE[0]), np.log10(X_RANGE[1]), 200)
-    ax.plot(x, np.minimum(roof.peak_flop_per_s, x * roof.dram_bytes_per_s), color=colour, linewidth=1.5,
-            ls=CEILING_STYLES[roof.precision],
-            label=f"{label} {si(roof.peak_flop_per_s, 'FLOP/s')}, DRAM {si(roof.dram_bytes_per_s, 'B/s')}")
+def _draw_roofs(ax: Axes, roofs: Sequence[Roof], colour: Any, prefix: Any, points: Sequence[Point]) -> None:
+    """Each GPU's roofs, every line once: its DRAM slope up to its highest peak, then each precision's flat roof
+    from its ridge point on (a lower peak leaves the slope there), labelled ``prefix(roof)`` + unit."""
+    by_gpu: dict[int, list[Roof]] = {}
+    for roof in roofs:
+        by_gpu.setdefault(roof.report, []).append(roof)
+    x_lo, x_hi = x_limits(points)
+    for group in by_gpu.values():
+        bw, top = group[0].dram_bytes_per_s, max(r.peak_flop_per_s for r in group)
+        ax.plot([x_lo, top / bw], [x_lo * bw, top], color=colour(group[0]), linewidth=1.5,
+                label=f"{prefix(group[0])}DRAM {si(bw, 'B/s')}")
+        for r in group:
+            ridge = r.peak_flop_per_s / bw
+            ax.plot([ridge, max(x_hi, ridge * 10)], [r.peak_flop_per_s] * 2, color=colour(r), linewidth=1.5,
+                    ls=CEILING_STYLES[r.precision],
+                    label=f"{prefix(r)}{NAMES[r.precision]} {si(r.peak_flop_per_s, 'FLOP/s')}")
 
 
 def _roof_text(roof: Roof) -> str:
@@ -405,12 +457,17 @@ def _number_points(fig: Figure, ax: Axes, points: Sequence[Point], center: bool 
                       {"xy": (0.01, 0.99), "xycoords": "axes fraction", "va": "top"}], fontsize=6.5, color="0.35")
 
 
+def x_limits(points: Sequence[Point]) -> tuple[float, float]:
+    """The FLOP-per-byte range of a roofline panel: X_RANGE widened to hold every point, with room either side."""
+    xs = [p.x for p in points]
+    return min([X_RANGE[0], *xs]) / 2, max([X_RANGE[1], *xs]) * 2
+
+
 def _axes(ax: Axes, points: Sequence[Point], title: str) -> None:
     """Log-log roofline axes wide enough for the points."""
     ax.set_xscale("log")
     ax.set_yscale("log")
-    xs = [p.x for p in points]
-    ax.set_xlim(min([X_RANGE[0], *xs]) / 2, max([X_RANGE[1], *xs]) * 2)
+    ax.set_xlim(*x_limits(points))
     ax.set_xlabel("arithmetic intensity (FLOP per DRAM byte)")
     ax.set_ylabel("FLOP/s")
     ax.set_title(title, fontsize=9, loc="left")

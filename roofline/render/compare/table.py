@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from roofline.analysis.advice import LAUNCH_OVERHEAD_S
-from roofline.analysis.kernels import KernelStats, why_no_roof
-from roofline.analysis.work import Measure, WorkCheck, ratio_text
+from roofline.analysis.kernels import KernelStats
+from roofline.analysis.results import Cause
+from roofline.analysis.work import Measure, WorkCheck
 from roofline.compare.noise import Change
-from roofline.compare.pairing import NO_EXPECTATION, Comparison, KernelPair, ReportRef
+from roofline.compare.pairing import Comparison, KernelPair, ReportRef
 from roofline.compare.projection import Projection
 from roofline.compare.ranking import RECOVERABLE_COUNTS, AppSummary
 from roofline.compare.regression import DiffResult, Verdict
@@ -174,7 +175,7 @@ def _decided_by(check: WorkCheck | None) -> str:
 
 
 def _measure_cell(m: Measure | None) -> str:
-    return "n/a" if m is None else ratio_text(m)
+    return "n/a" if m is None else m.ratio_text
 
 
 def _work_word(check: WorkCheck | None) -> str:
@@ -245,15 +246,16 @@ def interval_text(change: Change | None) -> str:
 
 def expectation_lines(c: Comparison, i: int) -> list[str]:
     """Why a pair has no expected speedup, and the launch-overhead share of its launch-bound sides."""
-    lines = []
+    lines, overheads = [], False
     for p in (p for p in c.pairs if p.sides[i]):
         reason = p.expected_speedup[i].reason
-        if p.expected_speedup[i].value is not None or not reason.startswith(NO_EXPECTATION):
+        if p.expected_speedup[i].cause is not Cause.NO_EXPECTATION:
             continue
         shares = [f"{letter(s)} {100 * v.value:.0f}%" for s in (0, i) if (v := p.launch_overhead[s]).value is not None]
         overhead = f"; launch overhead {', '.join(shares)} of launch + run time" if shares else ""
+        overheads = overheads or bool(shares)
         lines.append(f"{p.label}: {reason}{overhead}")
-    if any("launch overhead" in line for line in lines):
+    if overheads:
         lines.append(OVERHEAD_NOTE)
     return lines
 
@@ -333,7 +335,7 @@ def _comparison_notes(c: Comparison) -> list[str]:
     for i in range(len(c.reports)):
         sides = [p.side(i) for p in c.pairs if p.sides[i]]
         unplaced = [s for s in sides if s.roof.pct_of_roof is None]
-        lines += [f"[bold]{letter(i)} n/a[/bold]: {r}" for r in dict.fromkeys(map(why_no_roof, unplaced))]
+        lines += [f"[bold]{letter(i)} n/a[/bold]: {r}" for r in dict.fromkeys(s.why_no_roof for s in unplaced)]
     left_out = dict.fromkeys(", ".join(pr.left_out) for p in c.pairs for pr in p.projections if pr and pr.left_out)
     lines += [f"projection leaves out: {text}" for text in left_out]
     for i, names in enumerate(c.unmatched):

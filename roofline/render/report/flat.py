@@ -1,5 +1,7 @@
-"""One row per kernel launch, one column per leaf of the JSON document but the hot spots (a table of their own per
-launch, in the JSON only): the CSV output (``report --format csv``) and ``to_dataframe`` for pandas.
+"""The CSV output (``report --format csv``), in long form: one row per launch and quantity, the same columns
+(``LONG_COLUMNS``) for every report, so that the CSVs of any reports stack; and ``to_dataframe`` for pandas, one row
+per kernel launch, one column per leaf of the JSON document but the hot spots (a table of their own per launch, in
+the JSON only).
 
 Columns are the JSON paths joined with dots (``flops.fp32``, ``ceilings.datasheet.dram_bytes_per_s``,
 ``advice.0.text``), the same in the CSV and the DataFrame; the report's own leaves come first under ``report.``
@@ -19,7 +21,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from roofline.analysis.launches import ReportAnalysis
+from roofline.analysis.view import ReportSetView, ReportView
 from roofline.errors import RooflineError
 from roofline.render.names import csv_text
 from roofline.render.report.json import report_dict, with_reasons
@@ -46,12 +48,12 @@ _UNITS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), u) for p
 ))
 
 
-def rows(analyses: Sequence[ReportAnalysis]) -> list[dict[str, Any]]:
+def rows(views: Sequence[ReportView]) -> list[dict[str, Any]]:
     """One flat dict per launch, in report order: the report's leaves (``report.*``; not its ceilings, the medians
     of the launches' own, which each row carries), then the launch's."""
     out = []
-    for a in analyses:
-        doc = report_dict(a)
+    for v in views:
+        doc = report_dict(v)
         left_out = ("kernels", "groups", "reasons", "ceilings")
         head = flatten({k: v for k, v in doc.items() if k not in left_out}, "report")
         out += [{**head, **flatten(with_reasons(_without_hotspots(kernel), doc["reasons"]))}
@@ -92,18 +94,82 @@ def unit(path: str, table: Sequence[Mapping[str, Any]]) -> str:
     return next((u for pattern, u in _UNITS if pattern.search(path)), "")
 
 
-def render(analyses: Sequence[ReportAnalysis]) -> str:
-    """The CSV text (``render.names.csv_text``): the header row (the columns' paths; ``report_dict``'s first keys
-    make it start with the first of ``CSV_MARKS``), then one row per launch."""
-    table = rows(analyses)
-    names = columns(table)
-    return csv_text(names, ([row.get(name) for name in names] for row in table))
+# The CSV's columns (``report --format csv``), the same for every report: one row per launch and quantity.
+LONG_COLUMNS = ("report.path", "report.source", "report.device", "report.spec_id", "launch", "kernel", "quantity",
+                "value", "unit", "text", "missing")
+DIMS = ("x", "y", "z")  # the axes of a launch's grid and block
+_ITEM_KEYS = ("reason", "kind", "name", "metric", "change")  # the field naming an item of a list of records
 
 
-def to_dataframe(analyses: ReportAnalysis | Sequence[ReportAnalysis]) -> pandas.DataFrame:
-    """The launches of one analysis (or several) as a pandas DataFrame, one row per launch and one column per
-    JSON leaf (units in ``.attrs["units"]``). Needs pandas: RooflineError with the install line otherwise."""
-    return dataframe(rows([analyses] if isinstance(analyses, ReportAnalysis) else analyses))
+def render(view: ReportSetView) -> str:
+    """The CSV text (``render.names.csv_text``) in long form: the header row ``LONG_COLUMNS`` (starting with the
+    first of ``CSV_MARKS``), then one row per launch and quantity (``long_rows``), so that the CSVs of any reports
+    stack."""
+    return csv_text(LONG_COLUMNS, long_rows(view.reports))
+
+
+def long_rows(views: Sequence[ReportView]) -> list[tuple[Any, ...]]:
+    """Per report, per launch, per quantity (a JSON leaf named by its path, the items of a list named by their own
+    key): the report, the launch key and kernel name, the quantity, its number (``value``) and unit, or its text
+    (``text``), and for a null the reason (``missing``). A report's own leaves (``report.*``) are rows too, with an
+    empty launch."""
+    out: list[tuple[Any, ...]] = []
+    for v in views:
+        doc = report_dict(v)
+        device = doc["device"]
+        head = (doc["path"], doc["source"], device["name"], device["spec_id"])
+        left_out = ("path", "source", "kernels", "groups", "reasons", "ceilings")
+        report_leaves = named_leaves({k: x for k, x in doc.items() if k not in left_out})
+        out += [(*head, "", "", *_cells(path, x, {}, f"report.{path}")) for path, x in report_leaves.items()]
+        for k, kernel in zip(v.analysis.launches, doc["kernels"], strict=True):
+            kernel = with_reasons(_without_hotspots(kernel), doc["reasons"])
+            why = kernel.pop("missing")
+            leaves = named_leaves(kernel)
+            leaves.update({path: None for path in why if path not in leaves})
+            name = kernel["name"]
+            out += [(*head, k.launch.key, name, *_cells(path, x, why, path)) for path, x in leaves.items()]
+    return out
+
+
+def _cells(path: str, value: Any, why: Mapping[str, str], quantity: str) -> tuple[Any, ...]:
+    """quantity, value, unit, text, missing: a number in ``value`` with its unit, any other value in ``text``."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return quantity, value, next((u for pattern, u in _UNITS if pattern.search(path)), ""), None, None
+    return quantity, None, "", value, why.get(path) if value is None else None
+
+
+def named_leaves(value: Any, path: str = "") -> dict[str, Any]:
+    """``flatten`` with the items of a list of records keyed by their name (``_ITEM_KEYS``: a stall reason, a unit's
+    metric, an advice kind; a repeat gets ``#2``...) rather than their position, and a list of texts as one text
+    (joined with "; "): paths that mean the same in every report."""
+    if isinstance(value, Mapping):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            out.update(named_leaves(item, f"{path}.{key}" if path else str(key)))
+        return out
+    if isinstance(value, list):
+        if all(isinstance(item, str) for item in value):
+            return {path: "; ".join(value) if value else None}
+        if path.rsplit(".", 1)[-1] in ("grid", "block") and len(value) == len(DIMS):
+            return {f"{path}.{axis}": item for axis, item in zip(DIMS, value, strict=True)}
+        out = {}
+        seen: dict[str, int] = {}
+        for i, item in enumerate(value):
+            field = next((f for f in _ITEM_KEYS if isinstance(item, Mapping) and isinstance(item.get(f), str)), None)
+            name = item[field] if field is not None else str(i)
+            seen[name] = seen.get(name, 0) + 1
+            key = name if seen[name] == 1 else f"{name}#{seen[name]}"
+            rest = {k: x for k, x in item.items() if k != field} if field is not None else item
+            out.update(named_leaves(rest, f"{path}.{key}"))
+        return out
+    return {path: value}
+
+
+def to_dataframe(views: ReportView | Sequence[ReportView]) -> pandas.DataFrame:
+    """The launches of one report's view (or several) as a pandas DataFrame, one row per launch and one column per
+    JSON leaf (units in ``.attrs["units"]``); ``roofline.to_dataframe`` takes analyses. Needs pandas: RooflineError
+    with the install line otherwise."""
+    return dataframe(rows([views] if isinstance(views, ReportView) else views))
 
 
 def dataframe(table: Sequence[Mapping[str, Any]]) -> pandas.DataFrame:

@@ -9,7 +9,7 @@ import html
 import re
 from collections.abc import Sequence
 
-from roofline.analysis.launches import ReportAnalysis
+from roofline.analysis.view import ReportSetView, ReportView
 from roofline.render import GENERATOR
 from roofline.render.report.markdown import Block, document, spans, summary_blocks
 from roofline.render.report.plot import inline_svg
@@ -67,15 +67,15 @@ section.kernel:target { border-color: #4a86c8; box-shadow: 0 0 0 2px #4a86c8; }
 """
 
 
-def render(analyses: Sequence[ReportAnalysis]) -> str:
+def render(view: ReportSetView) -> str:
     """The whole report as one HTML page."""
-    return page(document(analyses, with_plot=True))
+    return page(document(view.reports, with_plot=True))
 
 
-def notebook(a: ReportAnalysis) -> str:
-    """One report as a notebook shows it (``ReportAnalysis._repr_html_``): its title, summary and kernel ranking as an
-    HTML fragment, no page, no plot."""
-    return "\n".join(block_html(b) for b in summary_blocks(a))
+def notebook(v: ReportView) -> str:
+    """One report as a notebook shows it (its display hook, ``roofline.render.notebook``): its title, summary and
+    kernel ranking as an HTML fragment, no page, no plot."""
+    return "\n".join(block_html(b) for b in summary_blocks(v))
 
 
 def page(blocks: Sequence[Block]) -> str:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from roofline.analysis.launches import ReportAnalysis
-from roofline.core.labels import NAMES
+from roofline.core.labels import LEGEND_KERNELS, NAMES
 from roofline.core.model import LEVELS
 from roofline.core.units import ratio, si
 from roofline.render.mpl import NOTE_LINE_IN, PlotFormat, figure, middle, to_bytes, wrap
@@ -124,9 +124,11 @@ def _why(k: LaunchAnalysis) -> str:
 
 
 # --- Drawing ---------------------------------------------------------------------------------------------------
-def render(analyses: Sequence[ReportAnalysis], fmt: PlotFormat, top: int) -> bytes:
-    """The instruction roofline plot of the reports as PNG, SVG or PDF bytes."""
-    return draw(plot_data(analyses, top), fmt)
+def image(analyses: Sequence[ReportAnalysis], fmt: PlotFormat, top: int = LEGEND_KERNELS) -> bytes | None:
+    """The instruction roofline plot of the reports as PNG, SVG or PDF bytes; None when no kernel of any report has
+    a place on it."""
+    data = plot_data(analyses, top or LEGEND_KERNELS)
+    return draw(data, fmt) if data else None
 
 
 def draw(reports: Sequence[ReportMarks], fmt: PlotFormat) -> bytes:

@@ -11,8 +11,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from roofline import __version__
-from roofline.analysis.launches import KernelGroup, KernelSpread, ReportAnalysis
+from roofline.analysis.launches import KernelGroup, ReportAnalysis
 from roofline.analysis.results import (
     Advice,
     BusyUnit,
@@ -27,10 +26,10 @@ from roofline.analysis.results import (
     Verdict,
     WarpStalls,
 )
-from roofline.analysis.roofline import recoverable_s, report_level_ceilings
-from roofline.analysis.verdict import explain
+from roofline.analysis.view import ReportSetView, ReportView
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, PcCounters
-from roofline.ncu.metrics import HINT_PC_SAMPLES
+from roofline.core.version import __version__
+from roofline.ncu.metrics import BLOCK_DIMS, GRID_DIMS, HINT_PC_SAMPLES, LAUNCH_REGISTERS, LAUNCH_SHARED
 from roofline.render import GENERATOR
 from roofline.render.names import json_text
 
@@ -55,9 +54,9 @@ SCHEMA_VERSION = 11
 HOTSPOTS_SHOWN = 20  # instructions and lines listed per launch, most samples first
 
 
-def render(analyses: Sequence[ReportAnalysis], spreads: Sequence[KernelSpread] = ()) -> str:
+def render(view: ReportSetView) -> str:
     """The whole JSON document as text."""
-    return dumps(document(analyses, spreads))
+    return dumps(document(view))
 
 
 def dumps(doc: dict[str, Any]) -> str:
@@ -66,13 +65,14 @@ def dumps(doc: dict[str, Any]) -> str:
     return json_text(doc)
 
 
-def document(analyses: Sequence[ReportAnalysis], spreads: Sequence[KernelSpread] = ()) -> dict[str, Any]:
+def document(view: ReportSetView) -> dict[str, Any]:
     """The JSON document as plain data; ``across_reports`` only when several reports were given."""
+    spreads = view.spreads
     doc: dict[str, Any] = {
         "generator": GENERATOR,  # the first key: the mark by which roofline knows the file as its own
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "roofline", "version": __version__},
-        "reports": [report_dict(a) for a in analyses],
+        "reports": [report_dict(v) for v in view.reports],
     }
     if spreads:
         doc["across_reports"] = [
@@ -101,13 +101,15 @@ class Reasons:
         return out
 
 
-def report_dict(a: ReportAnalysis) -> dict[str, Any]:
+def report_dict(v: ReportView) -> dict[str, Any]:
     """One report: its device, every launch, the groups, and ``reasons``, the texts the launches' ``missing``
     index."""
+    a = v.analysis
     d = a.device
     reasons = Reasons()
     no_spec = _no_spec_reason(a)
-    kernels = [kernel_dict(k, reasons, no_spec) for k in a.launches]
+    kernels = [kernel_dict(k, reasons, no_spec, saved, text)
+               for k, saved, text in zip(a.launches, v.recoverable_s, v.verdicts, strict=True)]
     return {
         "path": a.report.path,
         "source": a.report.source,
@@ -119,7 +121,7 @@ def report_dict(a: ReportAnalysis) -> dict[str, Any]:
             "total_memory_bytes": d.total_memory_bytes, "spec_id": a.spec_id, "spec_match": a.spec_match or None,
         },
         "ceilings_used": a.ceilings_used,
-        "ceilings": {name: ceilings_dict(c, reasons) for name, c in report_level_ceilings(a.launches).items()},
+        "ceilings": {name: ceilings_dict(c, reasons) for name, c in v.ceilings.items()},
         "warnings": list(a.report.warnings),
         "total_time_s": number(a.total_time_s),
         "kernels": kernels,
@@ -137,9 +139,8 @@ def with_reasons(kernel: Mapping[str, Any], reasons: Sequence[str]) -> dict[str,
 
 
 # Launch-configuration fields and the launch__* metric each comes from (for the reason when it is null).
-_LAUNCH_FIELDS = {"grid": "launch__grid_dim_*", "block": "launch__block_dim_*",
-                  "registers_per_thread": "launch__registers_per_thread",
-                  "shared_mem_per_block_bytes": "launch__shared_mem_per_block"}
+_LAUNCH_FIELDS = {"grid": f"{GRID_DIMS[0][:-1]}*", "block": f"{BLOCK_DIMS[0][:-1]}*",
+                  "registers_per_thread": LAUNCH_REGISTERS, "shared_mem_per_block_bytes": LAUNCH_SHARED}
 
 
 def _no_spec_reason(a: ReportAnalysis) -> str:
@@ -148,10 +149,10 @@ def _no_spec_reason(a: ReportAnalysis) -> str:
             "add a YAML with --specs (see device_specs/README.md)")
 
 
-def kernel_dict(k: LaunchAnalysis, reasons: Reasons, no_spec_reason: str = "no device spec for this GPU") -> dict[
-        str, Any]:
-    """One launch; every null in it has its reason under ``missing``, keyed by its path: the reason's index in
-    ``reasons``, the report's table."""
+def kernel_dict(k: LaunchAnalysis, reasons: Reasons, no_spec_reason: str, recoverable_s: float | None,
+                verdict_text: str) -> dict[str, Any]:
+    """One launch (with its recoverable time and its verdict's line, from the report's view); every null in it has
+    its reason under ``missing``, keyed by its path: the reason's index in ``reasons``, the report's table."""
     launch = k.launch
     missing: dict[str, str] = {}
     out: dict[str, Any] = {
@@ -177,8 +178,8 @@ def kernel_dict(k: LaunchAnalysis, reasons: Reasons, no_spec_reason: str = "no d
         "limiter": k.roof.limiter,
         "utilization_pct": {key: number(v) for key, v in k.roof.utilization_pct.items()},
         "bound": k.verdict.bound,
-        "verdict": verdict_dict(k.verdict, missing),
-        "recoverable_s": number(recoverable_s(k)),
+        "verdict": verdict_dict(k.verdict, verdict_text, missing),
+        "recoverable_s": number(recoverable_s),
         "flags": list(k.flags),
         "notes": list(k.notes),
         "occupancy": occupancy_dict(k.occupancy, missing),
@@ -211,13 +212,13 @@ def kernel_dict(k: LaunchAnalysis, reasons: Reasons, no_spec_reason: str = "no d
     return out
 
 
-def verdict_dict(v: Verdict, missing: dict[str, str]) -> dict[str, Any]:
+def verdict_dict(v: Verdict, text: str, missing: dict[str, str]) -> dict[str, Any]:
     """The verdict's inputs, its busiest units and its one-line explanation; every null has its reason under
     ``missing`` (the verdict's own: what the report lacks, or that the verdict is the roofline's alone)."""
     out = {
         "basis": v.basis, "sm_pct": number(v.sm_pct), "memory_pct": number(v.memory_pct),
         "waves_per_sm": number(v.waves_per_sm), "busiest": unit_dict(v.busiest) if v.busiest else None,
-        "top_units": [unit_dict(u) for u in v.top_units], "ncu_title": v.ncu_title or None, "text": explain(v),
+        "top_units": [unit_dict(u) for u in v.top_units], "ncu_title": v.ncu_title or None, "text": text,
     }
     missing.update({f"verdict.{key}": v.reason or "not measured" for key, value in out.items() if value is None})
     return out

@@ -17,15 +17,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from roofline.analysis.advice import cited, estimate_text, kernels_to_advise
 from roofline.analysis.diagnostics.occupancy import ACHIEVED_GAP_PTS
-from roofline.analysis.diagnostics.stalls import describe
-from roofline.analysis.hotspots import context, top_rows
 from roofline.analysis.launches import KernelGroup, ReportAnalysis
-from roofline.analysis.ncu_rules import clean_rule_text
 from roofline.analysis.results import Advice, LaunchAnalysis
-from roofline.analysis.roofline import rank_by_recoverable_time, report_level_ceilings, ridge_point, scaled_roofs_note
-from roofline.analysis.verdict import BOUND_WORDS, explain
+from roofline.analysis.verdict import BOUND_WORDS
+from roofline.analysis.view import AdvisedKernel, ReportSetView, ReportView
 from roofline.compare.ranking import RECOVERABLE_COUNTS
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings
@@ -33,13 +29,13 @@ from roofline.core.units import counted, pct, ratio, seconds, si
 from roofline.render import GENERATOR
 from roofline.render.names import group_name, printable, short_group_name
 from roofline.render.report.plot import NOTHING_TO_PLOT, PLOT_FIX, PlotData, plot_data, plots_nothing
+from roofline.render.report.prose import cited, estimate_text, scaled_roofs_note
 
 RANKED_ROWS = 20  # kernels in the ranking table
 NAME_CHARS = 80  # a kernel's name in the ranking table and its heading (the full demangled name follows it)
 _MARKUP = re.compile(r"`([^`]+)`|\*\*([^*]+)\*\*")  # the inline markup of block text: `code` and **bold**
 _LINE_BREAK = re.compile(r"\r\n?|\n")  # Markdown's line ends: inside a block they would end a table row or start HTML
 _MARKDOWN_SPECIAL = re.compile(r"[\\`*\[\]<&|]|_+")  # escaped in Markdown text: escapes, code, emphasis, links, HTML
-SKIPPED_RULE_KINDS = ("ok",)
 NO_ADVICE = "none: no measured cause in this report to act on"
 
 
@@ -60,10 +56,10 @@ class Block:
     links: tuple[tuple[str, str], ...] = ()  # plot: (kernel name, "#anchor") of the kernels with a section
 
 
-def render(analyses: Sequence[ReportAnalysis], images: Sequence[str] = ()) -> str:
+def render(view: ReportSetView, images: Sequence[str] = ()) -> str:
     """The Markdown report; ``images``: per report, the path of its plot image relative to the Markdown file
     (written beside it by the command), embedded under the report's ceilings."""
-    return text(document(analyses, images=images), "roofline report ... --format markdown")
+    return text(document(view.reports, images=images), "roofline report ... --format markdown")
 
 
 def text(blocks: Sequence[Block], regenerate: str) -> str:
@@ -80,9 +76,10 @@ def kernel_anchor(report: int, rank: int) -> str:
 
 
 # --- Document -----------------------------------------------------------------------------------------
-def document(analyses: Sequence[ReportAnalysis], with_plot: bool = False, images: Sequence[str] = ()) -> list[Block]:
+def document(views: Sequence[ReportView], with_plot: bool = False, images: Sequence[str] = ()) -> list[Block]:
     """The whole report as blocks; ``with_plot`` adds each report's roofline plot data, ``images`` each report's
     plot image path (one per report)."""
+    analyses = [v.analysis for v in views]
     names = ", ".join(f"`{cell(Path(a.report.path).name)}`" for a in analyses)
     launches = counted(sum(len(a.launches) for a in analyses), "kernel launch")
     blocks = [Block("h1", "Roofline optimization report"),
@@ -92,52 +89,53 @@ def document(analyses: Sequence[ReportAnalysis], with_plot: bool = False, images
                          "the FP and byte roofs allow over the measured time) explains it. "
                          f"{RECOVERABLE_COUNTS[0].upper()}{RECOVERABLE_COUNTS[1:]}. Recommendations are ranked by the "
                          "time they could save, each with its condition and the measurement behind it.")]
-    for i, a in enumerate(analyses):
-        blocks += report_blocks(a, with_plot, i, images[i] if images else None)
+    for i, v in enumerate(views):
+        blocks += report_blocks(v, with_plot, i, images[i] if images else None)
     blocks.append(Block("p", f"{GENERATOR}."))
     return blocks
 
 
-def summary_blocks(a: ReportAnalysis) -> list[Block]:
+def summary_blocks(v: ReportView) -> list[Block]:
     """A report's name, GPU and kernel ranking: what a notebook shows of it (``html.notebook``)."""
-    return [_title(a), Block("p", _gpu_line(a)), *_ranking(a)]
+    return [_title(v.analysis), Block("p", _gpu_line(v.analysis)), *_ranking(v)]
 
 
 def _title(a: ReportAnalysis) -> Block:
     return Block("h2", f"`{cell(Path(a.report.path).name)}`")
 
 
-def _ranking(a: ReportAnalysis) -> list[Block]:
-    return [Block("h3", "Kernels ranked by recoverable time"), ranking_table(rank_by_recoverable_time(a.groups))]
+def _ranking(v: ReportView) -> list[Block]:
+    return [Block("h3", "Kernels ranked by recoverable time"), ranking_table(v.ranking)]
 
 
-def report_blocks(a: ReportAnalysis, with_plot: bool = False, index: int = 0,
+def report_blocks(v: ReportView, with_plot: bool = False, index: int = 0,
                   image: str | None = None) -> list[Block]:
     """One report (``index`` in the document): GPU, ceilings, plot (its data with ``with_plot``, else the
     ``image`` path when given; "" when the writer drew none, having nothing to plot), ranking, kernel sections, what
     was not measured."""
+    a = v.analysis
     blocks = [_title(a)]
     blocks += [Block("warn", w) for w in a.report.warnings]
     if a.report.source == "model":
         blocks.append(Block("warn", f"Report model (JSON), not read from an .ncu-rep: {a.report.label or 'no label'}."))
-    blocks += [Block("p", _gpu_line(a)), Block("h3", "Ceilings"), ceilings_table(a)]
-    clock = report_level_ceilings(a.launches).get("kernel-clock")
+    blocks += [Block("p", _gpu_line(a)), Block("h3", "Ceilings"), ceilings_table(v)]
+    clock = v.ceilings.get("kernel-clock")
     if clock is not None and clock.clock_note:
         blocks.append(Block("note", f"kernel-clock = the report's own peak counters x its {clock.clock_note}."))
-    scaled = scaled_roofs_note(a.launches)
+    scaled = scaled_roofs_note(v.scaled)
     if scaled:
         blocks.append(Block("note", f"* {scaled}."))
-    advised = kernels_to_advise(a)
-    data = plot_data([a]) if with_plot or image is not None else None
+    advised = v.advised
+    data = plot_data([v]) if with_plot or image is not None else None
     if data is not None and plots_nothing(data):
         blocks.append(Block("note", f"No roofline plot: no kernel {NOTHING_TO_PLOT} ({PLOT_FIX})."))
     elif with_plot:
-        links = tuple((short_group_name(g.name, g.functions), f"#{kernel_anchor(index, rank)}")
+        links = tuple((short_group_name(g.group.name, g.group.functions), f"#{kernel_anchor(index, rank)}")
                       for rank, g in enumerate(advised, 1))
         blocks.append(Block("plot", plot=data, links=links))
     elif image:
         blocks.append(Block("plot", f"![Roofline plot of {inline(Path(a.report.path).name)}]({image})"))
-    blocks += _ranking(a)
+    blocks += _ranking(v)
     for rank, group in enumerate(advised, 1):
         blocks += kernel_blocks(rank, group, kernel_anchor(index, rank))
     unmeasured = not_measured(a)
@@ -160,13 +158,13 @@ def _gpu_line(a: ReportAnalysis) -> str:
             f"**{a.ceilings_used}** ceilings.")
 
 
-def ceilings_table(a: ReportAnalysis) -> Block:
+def ceilings_table(v: ReportView) -> Block:
     """The report's datasheet and kernel-clock roofs side by side (``report_level_ceilings``), and the calibrated ones
     where a calibration file gives them."""
-    sets = report_level_ceilings(a.launches)
+    sets, keys = v.ceilings, v.roof_keys
     sheet, measured, calibrated = sets.get("datasheet"), sets.get("kernel-clock"), sets.get("calibrated")
     rows = []
-    for key in (*PRECISIONS, *LEVELS):
+    for key in keys:
         unit = "FLOP/s" if key in PRECISIONS else "B/s"
         s_val, m_val = _roof(sheet, key), _roof(measured, key)
         either = measured or sheet
@@ -218,10 +216,10 @@ def cell(text: str) -> str:
 
 
 # --- One kernel ---------------------------------------------------------------------------------------
-def kernel_blocks(rank: int, g: KernelGroup, anchor: str = "") -> list[Block]:
+def kernel_blocks(rank: int, advised: AdvisedKernel, anchor: str = "") -> list[Block]:
     """A kernel's section (``anchor``: its id in HTML): where it sits, why, occupancy, Tensor Cores, ncu's rules,
     recommendations."""
-    k = g.longest
+    g, k = advised.group, advised.longest
     share = pct(None if g.time_share is None else 100 * g.time_share)
     which = (f"; figures below are for its longest launch ({k.launch.key}, {seconds(k.duration_s.value)})"
              if len(g.launches) > 1 else "")
@@ -231,13 +229,13 @@ def kernel_blocks(rank: int, g: KernelGroup, anchor: str = "") -> list[Block]:
         blocks.append(Block("p", f"demangled: `{cell(k.launch.demangled_name)}`"))
     blocks += [Block("p", f"{counted(len(g.launches), 'launch')}, {seconds(g.total_s)} ({share} of the profiled time), "
                           f"recoverable {seconds(g.recoverable_s)}{which}."),
-               Block("p", verdict_text(k)), position_table(k), Block("p", roof_text(k))]
-    blocks += [Block("note", f"{note}.") for note in (*k.notes, *k.level_notes)]
+               Block("p", verdict_text(k, advised.verdict_detail)), position_table(k), Block("p", roof_text(advised))]
+    blocks += [Block("note", f"{note}.") for note in (*advised.notes, *k.level_notes)]
     blocks += [Block("warn", flag) for flag in k.flags]
-    waits = stall_items(k)
+    waits = stall_items(k, dict(advised.stall_names))
     if waits:
         blocks += [Block("p", "**What the warps wait on**"), Block("ul", items=waits)]
-    blocks += hotspot_blocks(k)
+    blocks += hotspot_blocks(advised)
     occupancy = occupancy_items(k)
     if occupancy:
         blocks += [Block("p", "**Occupancy**"), Block("ul", items=occupancy)]
@@ -246,7 +244,7 @@ def kernel_blocks(rank: int, g: KernelGroup, anchor: str = "") -> list[Block]:
         if k.tensor_cores.warning:
             blocks.append(Block("warn", k.tensor_cores.warning))
     blocks += [Block("p", "**Instruction roofline**"), Block("ul", items=instruction_items(k))]
-    rules = rule_items(k)
+    rules = rule_items(advised)
     if rules:
         blocks.append(Block("details", f"ncu rules ({len(rules)})", items=rules))
     blocks += [Block("p", "**Recommendations** (ranked by estimated time saved)"),
@@ -279,43 +277,44 @@ def position_table(k: LaunchAnalysis) -> Block:
                  numeric=(False, True, True, True, True))
 
 
-def verdict_text(k: LaunchAnalysis) -> str:
-    """The verdict over every unit, the numbers that decide it and the busiest units."""
+def verdict_text(k: LaunchAnalysis, detail: str) -> str:
+    """The verdict over every unit, the numbers that decide it (``detail``, the view's) and the busiest units."""
     v = k.verdict
     if v.bound is None:
         return f"**No verdict**: {v.reason}."
     others = ", ".join(f"{u.name} {pct(u.pct)}" for u in v.top_units)
     busiest = f" Busiest units: {others}." if others else ""
-    return f"**{BOUND_WORDS[v.bound].capitalize()}**: {explain(v).split(': ', 1)[1]}.{busiest}"
+    return f"**{BOUND_WORDS[v.bound].capitalize()}**: {detail}.{busiest}"
 
 
-def roof_text(k: LaunchAnalysis) -> str:
+def roof_text(advised: AdvisedKernel) -> str:
     """The FP/byte roofline position, as the explanation beside the verdict."""
+    k = advised.longest
     roof = k.roof
     if roof.limiter is None:
         return f"Roofline: no roof position ({roof.reason})."
-    text = f"Roofline: {NAMES[roof.limiter]} at {pct(roof.pct_of_roof)} of its roof, the closest.{_ridge_text(k)}"
+    text = f"Roofline: {NAMES[roof.limiter]} at {pct(roof.pct_of_roof)} of its roof, the closest.{_ridge_text(advised)}"
     return text + (f" ({roof.reason}.)" if roof.reason else "")
 
 
 LISTED_LINES = 3  # hot lines shown with their source text
 
 
-def hotspot_blocks(k: LaunchAnalysis) -> list[Block]:
+def hotspot_blocks(advised: AdvisedKernel) -> list[Block]:
     """The source lines (or instructions) with the most warp samples, and the source text around the first ones
     where the report holds it; how to get lines where the binary has no line information."""
-    h = k.hotspots
-    if h is None or not h.total_samples:
+    h = advised.longest.hotspots
+    if h is None or not advised.hotspots:
         return []
-    rows = top_rows(h)
+    rows = tuple(spot.row for spot in advised.hotspots)
     what = "lines" if h.lines else "instructions"
     blocks = [Block("p", f"**Hot spots** ({h.total_samples:,} warp samples; the {what} with the most)"),
               Block("table", header=("share", "samples", "where", "top stall", "SASS"),
                     numeric=(True, True, False, False, False),
                     rows=tuple((pct(100 * r.share), f"{r.samples:,}", r.where, r.top_stall or "-",
                                 " ".join(printable(r.sass or "").split())) for r in rows))]
-    for row in rows[:LISTED_LINES]:
-        listing = context(h, row)
+    for spot in advised.hotspots[:LISTED_LINES]:
+        row, listing = spot.row, spot.listing
         if listing:
             blocks += [Block("p", f"`{row.where}`:"),
                        Block("code", "\n".join(f"{'>' if n == row.line else ' '}{n:>6}  {printable(text)}"
@@ -325,12 +324,13 @@ def hotspot_blocks(k: LaunchAnalysis) -> list[Block]:
     return blocks
 
 
-def stall_items(k: LaunchAnalysis) -> tuple[str, ...]:
-    """For latency and small-grid verdicts: the main stall reasons and the issue-slot figures."""
+def stall_items(k: LaunchAnalysis, names: dict[str, str]) -> tuple[str, ...]:
+    """For latency and small-grid verdicts: the main stall reasons (``names``: each one's plain name) and the
+    issue-slot figures."""
     s = k.stalls
     if s is None or k.verdict.bound not in ("latency", "small_grid"):
         return ()
-    lines = [f"{describe(r)[0]} (`{r}`): {v:.3g} {s.source}, {100 * share:.0f}% of the stalls"
+    lines = [f"{names[r]} (`{r}`): {v:.3g} {s.source}, {100 * share:.0f}% of the stalls"
              for r, v, share in s.reasons[:3]]
     if s.issue_active_pct is not None:
         eligible = f", {s.eligible_per_scheduler:.2g} eligible warps per scheduler" \
@@ -340,8 +340,8 @@ def stall_items(k: LaunchAnalysis) -> tuple[str, ...]:
     return tuple(lines)
 
 
-def _ridge_text(k: LaunchAnalysis) -> str:
-    ridge, precision = ridge_point(k)
+def _ridge_text(advised: AdvisedKernel) -> str:
+    k, ridge, precision = advised.longest, advised.ridge, advised.ridge_precision
     if ridge is None or precision is None or k.roof.limiter is None:
         return ""
     intensity = k.intensity[k.roof.limiter].value
@@ -416,10 +416,9 @@ def integer_text(k: LaunchAnalysis) -> str:
     return f"integer instructions: {ratio(i.giops.value)} GIOPS{peak}{above}"
 
 
-def rule_items(k: LaunchAnalysis) -> tuple[str, ...]:
+def rule_items(advised: AdvisedKernel) -> tuple[str, ...]:
     """ncu's rule messages for the launch (all but the "ok" ones), once each."""
-    items = [f"**{r.kind}** {r.title + ': ' if r.title else ''}{clean_rule_text(r.message)}"
-             for r in k.launch.rules if r.kind not in SKIPPED_RULE_KINDS]
+    items = [f"**{r.kind}** {r.title + ': ' if r.title else ''}{r.text}" for r in advised.rules]
     return tuple(dict.fromkeys(items))
 
 

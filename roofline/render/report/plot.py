@@ -24,9 +24,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from roofline.analysis.kernels import aggregate
+from roofline.analysis.kernels import KernelStats
 from roofline.analysis.launches import KernelGroup, Launches, ReportAnalysis
-from roofline.analysis.roofline import report_level_ceilings
+from roofline.analysis.view import ReportSetView, ReportView
 from roofline.core.labels import LEGEND_KERNELS, NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet
 from roofline.core.units import counted, pct, ratio, si
@@ -155,23 +155,24 @@ class PlotData:
 
 
 # --- Data ---------------------------------------------------------------------------------------------
-def plot_data(analyses: Sequence[ReportAnalysis], top: int = LEGEND_KERNELS,
+def plot_data(views: Sequence[ReportView], top: int = LEGEND_KERNELS,
               ceilings: CeilingSet | None = None) -> PlotData:
     """The content of the figure; ``ceilings`` ("datasheet" or "measured-clock") overrides each report's ceilings
     in use."""
-    return PlotData(tuple(p for a in analyses for p in report_panels(a, top, ceilings or a.ceilings_used)))
+    return PlotData(tuple(p for v in views for p in report_panels(v, top, ceilings or v.analysis.ceilings_used)))
 
 
-def report_panels(a: ReportAnalysis, top: int, source: CeilingSet) -> list[Panel]:
+def report_panels(v: ReportView, top: int, source: CeilingSet) -> list[Panel]:
     """One report's panels against the ``source`` ceilings: the roofline, the bandwidth view, or both."""
-    sets = report_level_ceilings(a.launches)
+    a = v.analysis
+    sets = v.ceilings
     chosen = sets.get(source)
     fallback = sets.get("measured-clock") if source != "measured-clock" else None
     level_roofs = _level_roofs(chosen, fallback)
     series: list[KernelSeries] = []
     why_not: dict[str, str] = {}
-    for number, group in enumerate(a.groups, 1):
-        s, why = kernel_series(group, number, level_roofs)
+    for number, (group, stats) in enumerate(zip(a.groups, v.pooled, strict=True), 1):
+        s, why = kernel_series(group, stats, number, level_roofs)
         if s is not None:
             series.append(s if number <= top else replace(s, color=-1))
         why_not[_label(group)] = why
@@ -206,15 +207,14 @@ def _panel(a: ReportAnalysis, kind: PanelKind, source: CeilingSet, chosen: Ceili
     return replace(p, notes=tuple(notes))
 
 
-def kernel_series(group: KernelGroup, number: int = 1,
+def kernel_series(group: KernelGroup, stats: KernelStats | None, number: int = 1,
                   roofs: Mapping[str, MemoryRoof] | None = None) -> tuple[KernelSeries | None, str]:
-    """A kernel's points: per level, its timed launches pooled (``kernels.aggregate``: summed FLOPs over summed
-    bytes and over summed time), each against ``roofs`` of its level; and why it has no place on the FLOP
-    roofline (one of the NO_* reasons; "" when it has one)."""
-    timed = group.launches.where(group.launches.times != 0)
-    if not len(timed):
+    """A kernel's points: per level, its timed launches pooled (``stats``, the view's: summed FLOPs over summed
+    bytes and over summed time; None when no launch has a time), each against ``roofs`` of its level; and why it
+    has no place on the FLOP roofline (one of the NO_* reasons; "" when it has one)."""
+    if stats is None:
         return None, NO_DURATION
-    stats = aggregate(timed)
+    timed = group.launches.where(group.launches.times != 0)
     known = [v.value for v in stats.flop_per_s.values() if v.value is not None]
     rate = sum(known) if known else None
     points = []
@@ -227,6 +227,7 @@ def kernel_series(group: KernelGroup, number: int = 1,
         points.append(KernelPoint(level, x, rate or None, moved, 100.0 * moved / roof.bytes_per_s if roof else None))
     total_l2 = _l2_total_point(timed, stats.bytes_per_s["l2"].value, rate)
     points += [total_l2] if total_l2 is not None else []
+    points.sort(key=lambda pt: LEVELS.index(pt.level))  # joined in the hierarchy's order: DRAM, L2, L1
     used = tuple(p for p in PRECISIONS if stats.flops[p].value)
     launch = timed[0].launch.key if len(group.launches) == 1 else f"{len(group.launches)} launches"
     notes = tuple(dict.fromkeys(note for k in timed for note in k.level_notes))
@@ -306,7 +307,7 @@ def _title(a: ReportAnalysis, source: CeilingSet, c: Ceilings | None, kind: Pane
     view = "bandwidth view, achieved bytes/s per memory level; " if kind == "bandwidth" else ""
     if c is None:
         return f"{head}\n{view}no {source} ceilings"
-    which = f"spec {a.spec_id}" if source == "datasheet" and a.spec_id else c.clock_note.split(";")[0]
+    which = f"spec {a.spec_id}" if source == "datasheet" and a.spec_id else c.clock
     return f"{head}\n{view}{source} ceilings ({which})"
 
 
@@ -392,9 +393,17 @@ def plots_nothing(data: PlotData) -> bool:
     return not any(p.series or p.other for p in data.panels)
 
 
-def render(analyses: Sequence[ReportAnalysis], fmt: PlotFormat, top: int = LEGEND_KERNELS) -> bytes:
-    """The roofline plot of the reports as PNG, SVG or PDF bytes."""
-    return draw(plot_data(analyses, top), fmt)
+def image(view: ReportSetView, fmt: PlotFormat, top: int = LEGEND_KERNELS) -> bytes | None:
+    """The roofline plot of the reports (``top`` kernels in the legend) as PNG, SVG or PDF bytes; None when no
+    kernel of any report has a point on it."""
+    data = plot_data(view.reports, top or LEGEND_KERNELS)
+    return None if plots_nothing(data) else draw(data, fmt)
+
+
+def pngs(view: ReportSetView) -> list[bytes | None]:
+    """Each report's roofline plot as PNG (drawn beside a Markdown report); None for a report with nothing to
+    plot."""
+    return [image(ReportSetView((v,)), "png") for v in view.reports]
 
 
 def draw(data: PlotData, fmt: PlotFormat, mark: bool = True, links: Mapping[str, str] | None = None) -> bytes:

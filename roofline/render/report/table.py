@@ -10,19 +10,22 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
 
-from roofline.analysis.advice import cited, estimate_text, kernels_to_advise
-from roofline.analysis.hotspots import top_rows
 from roofline.analysis.launches import KernelGroup, KernelSpread, ReportAnalysis
-from roofline.analysis.reconcile import worth_showing
 from roofline.analysis.results import LaunchAnalysis, Verdict
-from roofline.analysis.roofline import report_level_ceilings, scaled_roofs_note
-from roofline.analysis.verdict import short_name
+from roofline.analysis.view import AdvisedKernel, ReportSetView, ReportView
 from roofline.core.kernel_names import KernelName, kernel_name
 from roofline.core.labels import NAMES
-from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet
+from roofline.core.model import PRECISIONS, Ceilings, CeilingSet
 from roofline.core.units import counted, pct, seconds, si
-from roofline.ncu import metrics as m
 from roofline.render.names import distinguish, group_name, launch_config
+from roofline.render.report.prose import (
+    cited,
+    estimate_text,
+    launch_count,
+    scaled_roofs_note,
+    short_name,
+    unavailable_line,
+)
 from roofline.render.terminal import Cell, add_rows, escape, fitted, record, warning_lines
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -32,29 +35,28 @@ if TYPE_CHECKING:  # pragma: no cover
 MAX_LAUNCH_ROWS = 30  # larger reports show their longest launches; JSON always has all of them
 
 
-def render(analyses: Sequence[ReportAnalysis], width: int = 80,
-           spreads: Sequence[KernelSpread] = ()) -> str:
+def render(view: ReportSetView, width: int = 80) -> str:
     """All reports as plain text, then the kernels compared across reports when there are several."""
 
     def body(console: Console) -> None:
-        for i, a in enumerate(analyses):
+        for i, v in enumerate(view.reports):
             if i:
                 console.print()
-            _print_report(console, a)
-        if spreads:
+            _print_report(console, v)
+        if view.spreads:
             console.print()
-            _print_spreads(console, analyses, spreads)
+            _print_spreads(console, view.reports, view.spreads)
 
     return record(body, width)
 
 
-def _print_spreads(console: Console, analyses: Sequence[ReportAnalysis],
-                   spreads: Sequence[KernelSpread]) -> None:
+def _print_spreads(console: Console, views: Sequence[ReportView], spreads: Sequence[KernelSpread]) -> None:
     """Kernel total time per report ([1], [2], ...), the spread, and '!' where it passes the threshold."""
     from rich.table import Table
 
     table = Table(title="Across reports (e.g. MPI ranks)", title_justify="left", box=None, pad_edge=False,
                   padding=(0, 1), header_style="bold")
+    analyses = [v.analysis for v in views]
     table.add_column("kernel", no_wrap=True)
     for i in range(len(analyses)):
         table.add_column(f"[{i + 1}]", justify="right", no_wrap=True)
@@ -70,7 +72,8 @@ def _print_spreads(console: Console, analyses: Sequence[ReportAnalysis],
                       f"from some: {', '.join(flagged)}", highlight=False)
 
 
-def _print_report(console: Console, a: ReportAnalysis) -> None:
+def _print_report(console: Console, v: ReportView) -> None:
+    a = v.analysis
     d = a.device
     console.print(f"[bold]{escape(a.report.path)}[/bold]", highlight=False)
     if a.report.source == "model":
@@ -84,14 +87,14 @@ def _print_report(console: Console, a: ReportAnalysis) -> None:
     spec_line = escape(f"spec {a.spec_id} ({a.spec_match})") if a.spec_id else "no device spec matches this GPU"
     console.print(f"{spec_line}; percent of roof uses the [bold]{a.ceilings_used}[/bold] ceilings",
                   highlight=False)
-    sets = report_level_ceilings(a.launches)
-    console.print(_ceilings_table(sets))
+    sets = v.ceilings
+    console.print(_ceilings_table(sets, v.roof_keys))
     own = sets.get("measured-clock")
     clock = own.clock_note if own is not None else ""
     if clock:
         console.print(f"[dim]kernel-clock = the report's peak counters x {escape(clock)}[/dim]",
                       highlight=False)
-    scaled = scaled_roofs_note(a.launches)
+    scaled = scaled_roofs_note(v.scaled)
     if scaled:
         console.print(f"[dim]* {escape(scaled)}[/dim]", highlight=False)
     console.print(_launch_table(a, console.width))
@@ -101,17 +104,17 @@ def _print_report(console: Console, a: ReportAnalysis) -> None:
     groups = [g for g in a.groups if len(g.launches) > 1]
     if groups:
         console.print(_groups_table(groups, console.width))
-    for line in _problems(a, console.width):
+    for line in _problems(v, console.width):
         console.print(line, highlight=False, soft_wrap=True)
-    _print_advice(console, kernels_to_advise(a))
-    _print_hotspots(console, kernels_to_advise(a))
+    _print_advice(console, v.advised)
+    _print_hotspots(console, v.advised)
 
 
-def _print_advice(console: Console, groups: Sequence[KernelGroup]) -> None:
+def _print_advice(console: Console, kernels: Sequence[AdvisedKernel]) -> None:
     """The advice for the longest launch of each kernel given, one item per line under the kernel."""
     from rich.table import Table
 
-    advised = [g for g in groups if g.longest.advice]
+    advised = [g for g in kernels if g.advice]
     if not advised:
         return
     console.print("[bold]Advice[/bold] (longest launch of the kernels with the most recoverable time):",
@@ -123,15 +126,15 @@ def _print_advice(console: Console, groups: Sequence[KernelGroup]) -> None:
         items = Table.grid(padding=(0, 1))
         items.add_column(no_wrap=True)
         items.add_column()
-        for item in filter(lambda item: worth_showing(item, k), k.advice):
+        for item in g.brief:
             items.add_row("    -", escape(f"[{estimate_text(item)}] {item.text}{cited(item)}"))
         console.print(items)
 
 
-def _print_hotspots(console: Console, groups: Sequence[KernelGroup]) -> None:
+def _print_hotspots(console: Console, kernels: Sequence[AdvisedKernel]) -> None:
     """The source lines (or instructions) with the most warp samples in the longest launch of each kernel given,
     and once how to get lines where a binary has no line information."""
-    sampled = [g for g in groups if g.longest.hotspots is not None and g.longest.hotspots.total_samples]
+    sampled = [g for g in kernels if g.hotspots]
     if not sampled:
         return
     console.print("[bold]Hot spots[/bold] (warp samples; longest launch of the kernels with the most recoverable "
@@ -144,7 +147,7 @@ def _print_hotspots(console: Console, groups: Sequence[KernelGroup]) -> None:
         name = kernel_name(k.launch.name, k.launch.demangled_name)
         head = f"  {k.launch.key} {fitted(name, console.width - len(k.launch.key) - 30)}"
         console.print(f"{head}  {h.total_samples:,} samples", highlight=False)
-        rows = top_rows(h)
+        rows = [spot.row for spot in g.hotspots]
         where, stall = (max(len(text) for text in texts) for texts in zip(*((r.where, r.top_stall or "-")
                                                                               for r in rows), strict=True))
         for row in rows:
@@ -158,9 +161,9 @@ def _print_hotspots(console: Console, groups: Sequence[KernelGroup]) -> None:
         console.print(f"[dim]No source lines: {escape(fix)}.[/dim]", highlight=False)
 
 
-def _ceilings_table(sets: Mapping[CeilingSet, Ceilings]) -> Table:
+def _ceilings_table(sets: Mapping[CeilingSet, Ceilings], keys: Sequence[str]) -> Table:
     """The report's datasheet and kernel-clock roofs (``report_level_ceilings``), and the calibrated ones where a
-    calibration file gives them, each with its ratio to the datasheet."""
+    calibration file gives them, each with its ratio to the datasheet; the rows of ``keys`` alone."""
     from rich.table import Table
 
     table = Table(title="Ceilings", title_justify="left", box=None, pad_edge=False, padding=(0, 1))
@@ -168,7 +171,7 @@ def _ceilings_table(sets: Mapping[CeilingSet, Ceilings]) -> Table:
     extra = ("calibrated", "ratio") if calibrated else ()
     for col in ("roof", "datasheet", "kernel-clock", "ratio", *extra):
         table.add_column(col, justify="left" if col == "roof" else "right")
-    for key in (*PRECISIONS, *LEVELS):
+    for key in keys:
         unit = "FLOP/s" if key in PRECISIONS else "B/s"
         measured, datasheet = _roof(clock, key), _roof(sheet, key)
         star = "*" if clock is not None and key in clock.scaled else ""
@@ -250,11 +253,12 @@ def _groups_table(groups: Sequence[KernelGroup], width: int) -> Table:
     return add_rows(table, rows, width)
 
 
-def _problems(a: ReportAnalysis, width: int) -> list[str]:
+def _problems(v: ReportView, width: int) -> list[str]:
     """Why values are n/a, then the flags, the notes and the invalid launches, each wrapped to ``width`` with its
     continuation lines indented."""
+    a = v.analysis
     lines = []
-    why = _why_not_available(a)
+    why = [unavailable_line(u, len(a.valid_launches)) for u in v.unavailable]
     if why:
         lines.append("[bold]Why n/a[/bold] (not measured, or no ceiling; --format json names each metric):")
         lines += [line for text in why for line in _hanging(text, width, 2)]
@@ -262,48 +266,19 @@ def _problems(a: ReportAnalysis, width: int) -> list[str]:
     if flagged:
         lines.append("[bold red]Above a ceiling (!)[/bold red]:")
         lines += [line for key, flag in flagged for line in _hanging(f"{key}: {flag}", width, 2)]
-    notes = sorted({note for k in a.launches for note in k.notes})
+    notes = v.notes
     lines += [line for note in notes for line in _hanging(f"note: {note}", width, 0)]
     levels: dict[str, set[str]] = defaultdict(set)
     for k in a.launches:
         for note in k.level_notes:
             levels[note].add(k.launch.key)
     lines += [line for note, keys in levels.items()
-              for line in _hanging(f"memory levels [{_launch_count(keys, len(a.launches))}]: {note}", width, 0)]
+              for line in _hanging(f"memory levels [{launch_count(len(keys), len(a.launches))}]: {note}", width, 0)]
     invalid = [k.launch for k in a.launches if k.launch.invalid]
     if invalid:
         lines.append("[bold yellow]Invalid launches[/bold yellow] (left out of times, rankings and verdicts):")
         lines += [line for k in invalid for line in _hanging(f"{k.key} {k.name}: {k.invalid}", width, 2)]
     return lines
-
-
-def _why_not_available(a: ReportAnalysis) -> list[str]:
-    """One line per reason for n/a values and the launches it affects, naming the values: metrics the report
-    lacks by the --set or --section that collects them (one line per hint), any other reason as it is."""
-    reasons: dict[tuple[str, str, str], set[str]] = defaultdict(set)  # (what, which, reason) -> launch keys
-    for k in a.valid_launches:
-        for what, key, v in (*(("FLOPs", p, k.flops[p]) for p in PRECISIONS),
-                             *(("bytes", level, k.bytes[level]) for level in LEVELS), ("duration", "", k.duration_s)):
-            if v.value is None:
-                reasons[what, NAMES.get(key, ""), v.reason].add(k.launch.key)
-        if k.verdict.bound is None:
-            reasons["bound", "", k.verdict.reason].add(k.launch.key)
-        used = k.ceilings[a.ceilings_used]
-        for roof, why in used.missing.items():
-            reasons[f"{used.source} roof", NAMES[roof], why].add(k.launch.key)
-    lines: dict[tuple[str, frozenset[str]], dict[str, list[str]]] = {}
-    for (what, which, why), keys in reasons.items():
-        hint = next((h for h in m.COLLECT_HINTS if why.startswith(m.MISSING_METRICS) and f"; {h}" in why), "")
-        values = lines.setdefault((hint or why, frozenset(keys)), {}).setdefault(what, [])
-        values += [which] if which else []
-    total = len(a.valid_launches)
-    return [f"{_values_text(values)}: {why} [{_launch_count(set(keys), total)}]"
-            for (why, keys), values in lines.items()]
-
-
-def _values_text(values: Mapping[str, Sequence[str]]) -> str:
-    """"FLOPs FP64, FP32; bytes DRAM; duration": the values one reason leaves n/a."""
-    return "; ".join(f"{what} {', '.join(which)}" if which else what for what, which in values.items())
 
 
 def _hanging(text: str, width: int, indent: int) -> list[str]:
@@ -313,7 +288,3 @@ def _hanging(text: str, width: int, indent: int) -> list[str]:
 
     return [escape(line) for line in textwrap.wrap(text, width, initial_indent=" " * indent,
                                                    subsequent_indent=" " * (indent + 2), break_on_hyphens=False)]
-
-
-def _launch_count(keys: set[str], total: int) -> str:
-    return "all launches" if len(keys) == total else f"{len(keys)} of {total} launches"

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from roofline.analysis.borrowed import BorrowedKernel, BorrowedWork, dims
+from roofline.analysis.borrowed import BorrowedKernel, BorrowedWork
 from roofline.core.kernel_names import KernelName, kernel_name
 from roofline.core.model import LEVELS
-from roofline.core.units import pct, seconds, si
+from roofline.core.units import dims, pct, seconds, si
 from roofline.render.report.json import number
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -164,11 +164,11 @@ def test_csv_to_the_terminal_and_to_a_file(shared_report, tmp_path):
     result = run(shared_report(RTX4070TI), "-f", "csv")
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("report.path,") and "duration_s" in lines[0].split(",")
-    assert len(lines) == 1 + 14  # the header, then the launches
+    assert lines[0].startswith("report.path,") and "quantity" in lines[0].split(",")
+    assert len({line.split(",")[4] for line in lines[1:]} - {""}) == 14  # the launches' keys
     out = tmp_path / "k.csv"
     assert run(shared_report(T4), "-f", "csv", "-o", out).exit_code == 0
-    assert out.read_text().count("matrix_addition2D") == 2  # name and demangled name of the one launch
+    assert ",duration_s," in out.read_text() and ",name,,,matrix_addition2D," in out.read_text()
     again = run(shared_report(T4), "-f", "csv", "-o", out)  # our own CSV, known by its header row: replaced
     assert again.exit_code == 0 and out.read_text().startswith("report.path,")
     foreign = tmp_path / "theirs.csv"

@@ -9,6 +9,8 @@ import yaml
 from typer.testing import CliRunner
 
 from roofline.cli.app import app
+from roofline.core.units import si
+from roofline.specs.catalog import load_catalog
 from tests.specs.test_catalog import VALID, with_change, write
 
 runner = CliRunner()
@@ -18,6 +20,27 @@ def test_list_shows_user_spec(tmp_path):
     result = runner.invoke(app, ["specs", "list", "--specs", str(write(tmp_path, VALID))])
     assert result.exit_code == 0
     assert "test-gpu" in result.output and "19.2 TF" in result.output
+
+
+def test_list_fits_80_columns_abbreviating_names_never_numbers():
+    result = runner.invoke(app, ["specs", "list"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert max(map(len, lines)) <= 80
+    for spec in load_catalog(()).specs:  # every figure whole, on the line of its spec
+        line = next(line for line in lines if line.split()[0] == spec.id)  # ids fit at 80 columns
+        for figure in (si(spec.peaks["fp32"], "F"), si(spec.memory_bandwidth_bytes_per_s, "B/s")):
+            assert figure in line, (spec.id, figure, line)
+    assert any(line.startswith("rtx-4070-ti ") and " RTX 4070 Ti " in line for line in lines)
+
+
+def test_list_escapes_ids_and_names_from_spec_files(tmp_path):
+    hostile = {**VALID, "id": "evil\nid", "display_names": ["GPU\x1b[31m red\x1b]0;title\x07"]}
+    result = runner.invoke(app, ["specs", "list", "--specs", str(write(tmp_path, hostile))], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.output and "\x07" not in result.output
+    line = next(line for line in result.output.splitlines() if line.startswith("evil"))
+    assert line.startswith("evil\\nid") and "GPU\\x1b[31m red" in line
 
 
 def test_show_json_keeps_each_number_beside_its_source(tmp_path):

@@ -11,6 +11,7 @@ import yaml
 from roofline.analysis.roofline import analyze_report
 from roofline.compare.pairing import pair_reports, parse_matcher
 from roofline.compare.ranking import summarize
+from roofline.core.labels import NAMES
 from roofline.core.model import Device, KernelLaunch, Report
 from roofline.errors import RooflineError
 from roofline.render import GENERATED_BY
@@ -157,7 +158,44 @@ def test_roof_of_the_precision_a_kernel_is_bound_by(same_app, raw_actions):
     pair = next(p for p in same_app.pairs if p.label == "fill_vector")
     assert bound_precision(pair.base) == "fp64"
     roofs = {(r.report, r.precision) for r in comparison_data(same_app).roofs}
-    assert (0, "fp64") in roofs and (1, "fp64") in roofs
+    assert (0, "fp64") in roofs
+
+
+def test_reports_of_one_gpu_share_one_roof_per_unit_each_line_drawn_once(same_app):
+    data = comparison_data(same_app)
+    assert {r.reports for r in data.roofs} == {(0, 1)} and {r.report for r in data.roofs} == {0}
+    precisions = [r.precision for r in data.roofs]
+    assert len(precisions) == len(set(precisions)) and {"fp32", "fp64"} <= set(precisions)
+    assert len({r.dram_bytes_per_s for r in data.roofs}) == 1  # one DRAM slope for the GPU
+    labels = [line.get_label() for line in comparison_figure(same_app).axes[0].get_lines()]
+    assert sorted(labels) == sorted(["A,B DRAM " + labels[0].split("DRAM ")[1],
+                                     *(label for label in labels if "DRAM" not in label)])
+    assert sum("DRAM" in label for label in labels) == 1 and len(labels) == len(precisions) + 1
+    fig = comparison_figure(same_app)
+    flats = {line.get_label(): line.get_xydata() for line in fig.axes[0].get_lines() if "DRAM" not in line.get_label()}
+    for r in data.roofs:  # each precision's flat roof starts at its own ridge point: none is drawn over another
+        xy = next(v for label, v in flats.items() if f"{NAMES[r.precision]} " in label)
+        assert xy[0][0] == pytest.approx(r.peak_flop_per_s / r.dram_bytes_per_s)
+
+
+def test_summary_has_one_panel_per_gpu_with_its_groups_summed():
+    def report(path: str, scale: float) -> Report:
+        launches = [_launch(i, name, t * scale, 1e9, 1e7) for i, (name, t) in enumerate((("big", 4e-3),
+                                                                                         ("small", 1e-3)))]
+        return Report(path=path, device=Device(name="Synthetic GPU"), launches=tuple(launches), source="model")
+
+    other = Report(path="c.json", device=Device(name="Other GPU"), launches=(_launch(0, "big", 1e-3, 1e9, 1e7),),
+                   source="model")
+    summaries = [summarize(analyze_report(r), "kernel", 10, label=r.path.removesuffix(".json"))
+                 for r in (report("a.json", 1.0), report("b.json", 2.0), other)]
+    panels = summary_data(summaries).panels
+    assert len(panels) == 2 and panels[0].report.startswith("Synthetic GPU: 2 reports (a, b)")
+    first = panels[0]
+    assert [b.total_s for b in first.bars] == pytest.approx([4e-3 * 3, 1e-3 * 3])
+    assert sorted(p.number for p in first.points) == [1, 1, 2, 2] and first.total_s == pytest.approx(15e-3)
+    assert len({(r.precision, r.peak_flop_per_s) for r in first.roofs}) == len(first.roofs)
+    fig = summary_figure(summaries)
+    assert fig.get_size_inches()[1] < 2 * 5.0 + 2  # two panels, not three
 
 
 def test_normalized_view_is_log_scaled_and_spreads_kernels(same_app):

@@ -1,6 +1,6 @@
-"""Flat output, one row per launch and one column per JSON leaf: the CSV text (the header row first, the same
-column names as the DataFrame, nulls empty with their reason in the missing.* column, no cell a spreadsheet would
-run as a formula) and the pandas DataFrame."""
+"""Flat output: the CSV text in long form (the header row first, one row per launch and quantity under the same
+columns for every report, nulls empty with their reason, no cell a spreadsheet would run as a formula) and the
+pandas DataFrame, one row per launch and one column per JSON leaf."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import roofline
 from roofline.analysis.launches import ReportAnalysis
 from roofline.analysis.roofline import analyze_report
 from roofline.errors import RooflineError
@@ -19,6 +20,7 @@ from roofline.render import CSV_MARKS, GENERATED_BY
 from roofline.render.report import flat
 from roofline.render.report import json as json_render
 from tests import synthetic
+from tests.views import views
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "h100-sxm_synthetic.roofline.json"
 
@@ -34,54 +36,59 @@ def parse(text: str) -> tuple[list[str], list[dict[str, str]]]:
     return header, [dict(zip(header, row, strict=True)) for row in reader]
 
 
-def test_one_row_per_launch_one_column_per_json_leaf(v100):
-    header, rows = parse(flat.render(v100))
-    doc = json_render.document(v100)["reports"][0]
-    assert len(rows) == len(doc["kernels"]) == 5
-    assert len(header) == len(set(header))
-    for row, kernel in zip(rows, doc["kernels"], strict=True):
-        leaves = flat.flatten(json_render.with_reasons(kernel, doc["reasons"]))  # a reason's text, not its index
-        for path, value in leaves.items():
-            if path.startswith(("hotspots", "missing.hotspots")):  # a table of its own, in the JSON only
-                assert path not in row
-                continue
-            assert row[path] == ("" if value is None else str(value).lower() if isinstance(value, bool)
-                                   else str(value)), path
-        assert row["report.device.name"] == "Tesla V100-SXM2-32GB" and row["report.ceilings_used"] == "kernel-clock"
+def rows_of(analyses) -> list[dict[str, str]]:
+    return parse(flat.render(views(analyses)))[1]
 
 
-def test_units_are_in_the_dataframe_not_in_the_csv_header(v100):
-    header, _ = parse(flat.render(v100))
-    units = {name: flat.unit(name, flat.rows(v100)) for name in header}
-    for column, unit in (("duration_s", "s"), ("flops.fp64", "FLOP"), ("flop_per_s.fp32", "FLOP/s"),
-                         ("bytes.dram", "B"), ("bytes_per_s.l1", "B/s"), ("intensity.l2", "FLOP/B"),
-                         ("pct_of_roof", "%"), ("ceilings.datasheet.dram_bytes_per_s", "B/s"),
-                         ("time_share", "fraction"), ("report.device.max_clock_hz", "Hz")):
-        assert column in header and units[column] == unit
-    for text_column in ("name", "bound", "limiter", "missing.flops.fp16", "definitions.dram"):
-        assert text_column in header and units[text_column] == ""
+def test_the_csv_has_one_row_per_launch_and_json_leaf_under_fixed_columns(v100):
+    header, rows = parse(flat.render(views(v100)))
+    assert tuple(header) == flat.LONG_COLUMNS
+    doc = json_render.document(views(v100))["reports"][0]
+    for k, kernel in zip(v100[0].launches, doc["kernels"], strict=True):
+        mine = {r["quantity"]: r for r in rows if r["launch"] == k.launch.key}
+        assert len(mine) == len([r for r in rows if r["launch"] == k.launch.key])  # each quantity once per launch
+        assert float(mine["duration_s"]["value"]) == pytest.approx(kernel["duration_s"])
+        assert mine["duration_s"]["unit"] == "s" and mine["flops.fp64"]["unit"] == "FLOP"
+        assert mine["name"]["text"] == kernel["name"] == mine["name"]["kernel"]
+        assert [mine[f"grid.{axis}"]["value"] for axis in "xyz"] == [str(n) for n in kernel["grid"]]
+        assert all(r["report.device"] == "Tesla V100-SXM2-32GB" for r in mine.values())
+    report_rows = {r["quantity"]: r for r in rows if not r["launch"]}
+    assert report_rows["report.ceilings_used"]["text"] == "kernel-clock"
 
 
-def test_null_is_an_empty_cell_with_its_reason(v100):
-    _, rows = parse(flat.render(v100))
-    row = rows[0]
-    assert row["flops.fp16"] == "" and row["missing.flops.fp16"].startswith("missing metrics")
+def test_list_items_are_named_by_their_key_not_their_position(v100):
+    quantities = {r["quantity"] for r in rows_of(v100)}
+    assert not [q for q in quantities if any(part.isdigit() for part in q.split("."))]
+    stalls = {q for q in quantities if q.startswith("stalls.reasons.")}
+    assert stalls and all(q.endswith((".value", ".share")) for q in stalls)
+
+
+def test_null_has_an_empty_value_and_its_reason(v100):
+    row = next(r for r in rows_of(v100) if r["quantity"] == "flops.fp16")
+    assert row["value"] == row["text"] == "" and row["missing"].startswith("missing metrics")
 
 
 def test_the_csv_starts_with_its_header_row_which_marks_it_as_ours(v100):
-    text = flat.render(v100)
+    text = flat.render(views(v100))
     assert text.startswith(CSV_MARKS[0]) and GENERATED_BY not in text.splitlines()[0]
 
 
-def test_standard_readers_take_the_csv_as_it_is(v100, tmp_path):
+def test_csvs_of_two_different_reports_stack(v100, tmp_path):
     pandas = pytest.importorskip("pandas")
-    path = tmp_path / "v100.csv"
-    path.write_text(flat.render(v100))
-    frame, ours = pandas.read_csv(path), flat.to_dataframe(v100)
-    assert list(frame.columns) == list(ours.columns) and len(frame) == len(ours) == 5
-    assert frame["flop_per_s.fp64"].tolist() == pytest.approx(ours["flop_per_s.fp64"].tolist(), nan_ok=True)
-    with path.open(newline="") as fh:
-        assert next(csv.DictReader(fh))["report.path"] == v100[0].report.path
+    other = analyze_files([EXAMPLE])
+    paths = [tmp_path / "v100.csv", tmp_path / "h100.csv"]
+    for path, analyses in zip(paths, (v100, other), strict=True):
+        path.write_text(flat.render(views(analyses)))
+    frames = [pandas.read_csv(p) for p in paths]  # no options
+    assert list(frames[0].columns) == list(frames[1].columns) == list(flat.LONG_COLUMNS)
+    stacked = pandas.concat(frames, ignore_index=True)
+    assert stacked["value"].dtype.kind == "f"
+    assert not stacked.duplicated(["report.path", "launch", "quantity"]).any()
+    wide = stacked.pivot_table(index=["report.path", "launch"], columns="quantity", values="value")
+    assert len(wide) == 5 + 3
+    assert wide.loc[(str(EXAMPLE), "0:0"), "duration_s"] == pytest.approx(other[0].launches[0].duration_s.value)
+    with paths[1].open(newline="") as fh:
+        assert {r["report.path"] for r in csv.DictReader(fh)} == {str(EXAMPLE)}
 
 
 def synthetic_analysis(name: str) -> ReportAnalysis:
@@ -93,26 +100,25 @@ def synthetic_analysis(name: str) -> ReportAnalysis:
                                   "\tcmd", "\rcmd"])
 def test_a_kernel_name_that_a_spreadsheet_would_run_is_written_as_text(name):
     analysis = synthetic_analysis(name)
-    _, rows = parse(flat.render([analysis]))
-    assert rows[0]["name"] == "'" + name
-    assert flat.to_dataframe(analysis).loc[0, "name"] == name  # the DataFrame keeps the name as it is
+    row = next(r for r in rows_of([analysis]) if r["quantity"] == "name")
+    assert row["kernel"] == row["text"] == "'" + name
+    assert roofline.to_dataframe(analysis).loc[0, "name"] == name  # the DataFrame keeps the name as it is
 
 
 def test_dataframe_has_the_same_rows_and_columns(v100):
     pandas = pytest.importorskip("pandas")
-    frame = flat.to_dataframe(v100[0])
-    header, rows = parse(flat.render(v100))
-    assert list(frame.columns) == header and len(frame) == len(rows)
+    frame = roofline.to_dataframe(v100[0])
+    assert len(frame) == len(v100[0].launches) and "flop_per_s.fp64" in frame.columns
     k = v100[0].launches[2]
     assert frame.loc[2, "name"] == k.launch.name
     assert frame.loc[2, "flop_per_s.fp64"] == pytest.approx(k.flop_per_s["fp64"].value)
     assert pandas.isna(frame.loc[2, "flops.fp16"]) and frame.attrs["units"]["flops.fp16"] == "FLOP"
-    assert len(flat.to_dataframe([v100[0], analyze_files([EXAMPLE])[0]])) == 5 + 3
+    assert len(roofline.to_dataframe([v100[0], analyze_files([EXAMPLE])[0]])) == 5 + 3
 
 
 def test_dataframe_without_pandas_says_how_to_install_it(v100, monkeypatch):
     monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas raises ImportError
     with pytest.raises(RooflineError) as err:
-        flat.to_dataframe(v100)
+        roofline.to_dataframe(v100)
     assert str(err.value) == "to_dataframe needs pandas, which is not installed: pip install 'roofline[pandas]' " \
                              "(or pip install pandas)"

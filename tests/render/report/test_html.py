@@ -12,6 +12,7 @@ import pytest
 from roofline.pipeline import analyze_files
 from roofline.render import GENERATED_BY
 from roofline.render.report import html, markdown, plot
+from tests.views import views
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "h100-sxm_synthetic.roofline.json"
 VOID = {"meta", "br", "hr", "img", "input", "link", "col", "area", "base", "wbr", "source", "path", "use", "rect",
@@ -66,7 +67,7 @@ def check(page: str) -> Checker:
 
 @pytest.fixture(scope="module")
 def page():
-    return html.render([analyze_files([EXAMPLE])[0]])
+    return html.render(views([analyze_files([EXAMPLE])[0]]))
 
 
 def test_page_is_well_formed_and_self_contained(page):
@@ -94,10 +95,10 @@ def test_inline_markup_is_escaped():
 
 def test_every_shared_report_plots_and_renders(shared_report, shared_name):
     a = analyze_files([shared_report(shared_name)])[0]
-    assert plot.draw(plot.plot_data([a]), "png").startswith(b"\x89PNG")
-    text = markdown.render([a])
+    assert plot.draw(plot.plot_data(views([a]).reports), "png").startswith(b"\x89PNG")
+    text = markdown.render(views([a]))
     assert "## `" in text and "Kernels ranked by recoverable time" in text
-    check(html.render([a]))
+    check(html.render(views([a])))
     for k in a.launches:
         for item in k.advice:
             assert re.search(r"\d", item.text), f"{k.launch.name}: advice without a number: {item.text}"
@@ -115,13 +116,13 @@ def test_points_link_to_their_kernel_sections(page):
 
 def test_sections_of_several_reports_have_distinct_ids(shared_report):
     a = analyze_files([shared_report("v100_miniweather-openacc_full"), EXAMPLE])
-    ids = re.findall(r'<section class="kernel" id="([^"]+)">', html.render(a))
+    ids = re.findall(r'<section class="kernel" id="([^"]+)">', html.render(views(a)))
     assert len(ids) == len(set(ids)) == 5 + 3 and ids[5] == "r1-k1"
 
 
 def test_the_instruction_roofline_section_is_in_the_page():
     intops = Path(__file__).resolve().parents[3] / "examples" / "h200" / "intops.full.ncu-rep"
-    page = html.render(analyze_files([intops]))
+    page = html.render(views(analyze_files([intops])))
     assert page.count("<strong>Instruction roofline</strong>") == 2
     assert "<li>531 warp GIPS, 67.3% of the issue peak (789 GIPS); thread instructions / 32: 531 GIPS</li>" in page
 
@@ -129,8 +130,8 @@ def test_the_instruction_roofline_section_is_in_the_page():
 def test_a_source_listing_is_one_block_without_inline_code_padding():
     """Inline code's padding and background applied to a listing's <code> shifted its first line right by the
     padding (seen in a screenshot of the H200 SGEMM's hot lines); the listing's block carries them instead."""
-    page = html.render(analyze_files([Path(__file__).resolve().parents[3] / "examples" / "h200" /
-                                      "sgemm-lineinfo.full.ncu-rep"]))
+    page = html.render(views(analyze_files([Path(__file__).resolve().parents[3] / "examples" / "h200" /
+                                      "sgemm-lineinfo.full.ncu-rep"])))
     assert "<pre><code>" in page
     assert re.search(r"pre code \{[^}]*background: none; padding: 0;", page)
     assert re.search(r"(?m)^pre \{[^}]*background: #f0f2f5; padding: 6px 10px;", page)

@@ -12,6 +12,7 @@ import pytest
 from roofline.pipeline import analyze_files
 from roofline.render.report import html, plot
 from tests.browser import find_browser, load, screenshot
+from tests.views import views
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "h100-sxm_synthetic.roofline.json"
 
@@ -62,12 +63,12 @@ def test_page_loads_cleanly_and_every_point_has_its_tooltip(browser, name, share
     path = EXAMPLE if name == "example" else shared_report(name)
     a = analyze_files([path])[0]
     page = tmp_path / "report.html"
-    page.write_text(html.render([a]))
+    page.write_text(html.render(views([a])))
     dom, console = load(browser, page)
     assert console == [], console
     found = Points()
     found.feed(dom)
-    expected = plot.tooltips(plot.plot_data([a]))
+    expected = plot.tooltips(plot.plot_data(views([a]).reports))
     assert expected and found.tips == expected  # one tooltip per plotted point, the text as computed
     assert found.links and set(found.links) <= found.ids  # every click lands on a section
     assert re.search(r"<section class=\"kernel\" id=\"r0-k1\">", dom)
@@ -75,7 +76,7 @@ def test_page_loads_cleanly_and_every_point_has_its_tooltip(browser, name, share
 
 def test_screenshot_is_a_png(browser, tmp_path):
     page = tmp_path / "report.html"
-    page.write_text(html.render(analyze_files([EXAMPLE])))
+    page.write_text(html.render(views(analyze_files([EXAMPLE]))))
     out = tmp_path / "shot.png"
     screenshot(browser, page, out, 800, 600)
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -13,6 +13,7 @@ from roofline.analysis.roofline import analyze_report
 from roofline.core.model import Report
 from roofline.ncu.reader import load_report
 from roofline.render.report import json as json_render
+from tests.views import views
 
 H100 = "h100-pcie_rmsnorm-float4_full-roofline"
 H800 = "h800_flash-attn-fwd_full"
@@ -49,7 +50,7 @@ def documents(roofline_report):
     def get(name):
         if name not in cache:
             report = roofline_report(name)
-            cache[name] = report, parse(json_render.render([analyze_report(report)]))
+            cache[name] = report, parse(json_render.render(views([analyze_report(report)])))
         return cache[name]
 
     return get
@@ -136,7 +137,7 @@ def test_nan_launch_is_null_with_reason_and_the_text_has_no_nan(documents):
     # the report holds NaN values for this launch, yet the text is strict JSON (parse() rejects NaN)
     report = documents(H800)[0]
     assert report.launches[4].nan_metrics
-    parse(json_render.render([analyze_report(report)]))
+    parse(json_render.render(views([analyze_report(report)])))
 
 
 @pytest.mark.parametrize("name", [H100, H800, "rtx4070ti_pytorch-sim_full"])
@@ -173,7 +174,7 @@ def test_no_spec_is_explained(documents):
 
 # --- Round trip of the report model --------------------------------------------------------------------------
 def kernels_of(report: Report) -> list[dict]:
-    return parse(json_render.render([analyze_report(report)]))["reports"][0]["kernels"]
+    return parse(json_render.render(views([analyze_report(report)])))["reports"][0]["kernels"]
 
 
 @pytest.mark.parametrize("name", [H100, H800, "rtx3070_daxpy-nvtx_custom"])
@@ -201,7 +202,7 @@ def test_each_reason_is_stated_once_per_report(documents):
             for i in table.values()]
     assert len(uses) > 2 * len(rep["reasons"])  # shared: far fewer texts than nulls
     assert set(uses) == set(range(len(rep["reasons"])))  # every text is used, every index points at one
-    text = json_render.render([analyze_report(documents("a10g_sgemm-progression_basic")[0])])
+    text = json_render.render(views([analyze_report(documents("a10g_sgemm-progression_basic")[0])]))
     assert all(text.count(json.dumps(reason)) == 1 for reason in rep["reasons"])
 
 
@@ -238,7 +239,7 @@ def test_instruction_roofline_nulls_have_reasons_and_numbers_their_source(roofli
     counters under ``via``; the default set says which section collects the instruction count."""
     from roofline.pipeline import analyze_loaded
 
-    doc = parse(json_render.render([analyze_loaded(roofline_report(name))]))
+    doc = parse(json_render.render(views([analyze_loaded(roofline_report(name))])))
     for k in kernels_with_reasons(doc):
         r = k["instruction_roofline"]
         assert set(r) == INSTRUCTION_KEYS and r["ceilings"] == k["ceilings_used"]
@@ -266,7 +267,7 @@ def test_the_integer_roofline_of_the_h200_intops_report():
     from tests.conftest import REPO
 
     report = load_report(REPO / "examples" / "h200" / "intops.full.ncu-rep")
-    doc = parse(json_render.render([analyze_loaded(report)]))
+    doc = parse(json_render.render(views([analyze_loaded(report)])))
     for k in doc["reports"][0]["kernels"]:
         integer = k["instruction_roofline"]["integer"]
         assert set(integer) == {"giops", "peak_giops", "pct_of_peak", "intensity"}
@@ -287,7 +288,7 @@ def test_hotspots_match_the_independent_read_and_every_null_has_a_reason(rooflin
     from roofline.pipeline import analyze_loaded
     from tests.ncu.test_pc_sampling import _path, independent
 
-    doc = parse(json_render.render([analyze_loaded(roofline_report(name))]))
+    doc = parse(json_render.render(views([analyze_loaded(roofline_report(name))])))
     for k, want in zip(kernels_with_reasons(doc), independent(_path(name)), strict=True):
         h = k["hotspots"]
         if want is None:

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
 
-from roofline.analysis.advice import cited, estimate_text
 from roofline.analysis.ncu_rules import clean_rule_text
 from roofline.analysis.roofline import rank_by_recoverable_time
 from roofline.pipeline import analyze_files
 from roofline.render import GENERATED_BY
 from roofline.render.base import image_names
+from roofline.render.report import json as report_json
 from roofline.render.report import markdown
+from roofline.render.report.prose import cited, estimate_text
+from tests.views import views
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "h100-sxm_synthetic.roofline.json"
 
@@ -25,7 +28,7 @@ def example():
 
 @pytest.fixture(scope="module")
 def text(example):
-    return markdown.render([example])
+    return markdown.render(views([example]))
 
 
 def test_generator_mark_and_report_name_only(text):
@@ -84,7 +87,7 @@ def test_recommendations_are_the_advice_of_the_longest_launch(example, text):
 
 def test_real_report_ranking_and_rules(shared_report):
     a = analyze_files([shared_report("v100_miniweather-openacc_full")])[0]
-    text = markdown.render([a])
+    text = markdown.render(views([a]))
     assert re.search(r"^### 1\. `compute_tendencies_x_279_gpu`", text, flags=re.M)
     assert "**warning** This kernel executes 250895971 fused and 167533724 non-fused FP64 instructions." in text
     assert "@section:" not in text and "@url:" not in text and "https://" not in text
@@ -101,10 +104,10 @@ def test_clean_rule_text(raw, clean):
 
 
 def test_plot_image_is_embedded_under_the_ceilings(example):
-    text = markdown.render([example], ["x.png"])
+    text = markdown.render(views([example]), ["x.png"])
     line = "![Roofline plot of h100-sxm_synthetic.roofline.json](x.png)"
     assert text.index("### Ceilings") < text.index(line) < text.index("### Kernels ranked by recoverable time")
-    assert "![" not in markdown.render([example])  # no image without its file
+    assert "![" not in markdown.render(views([example]))  # no image without its file
 
 
 def test_image_names_beside_the_markdown_file():
@@ -118,30 +121,35 @@ def test_kernels_are_headed_by_their_function_name_then_their_demangled_name(sha
     from roofline.render.report import html
 
     a = analyze_files([shared_report("h800_flash-attn-fwd_full")])[0]
-    text = markdown.render([a])
+    text = markdown.render(views([a]))
     demangled = a.launches[0].launch.demangled_name  # the four launches of the PyTorch kernel share it
     heading = "### 1. `distribution_elementwise_grid_stride_kernel<float, (int)4, "  # its template arguments, fitted
     assert re.search("^" + re.escape(heading) + ".*`$", text, flags=re.M)
     section = text.split(heading, 1)[1].split("\n", 1)[1]
     assert section.lstrip().startswith(f"demangled: `{demangled}`")
-    page = html.render([a])
+    page = html.render(views([a]))
     assert "<code>distribution_elementwise_grid_stride_kernel&lt;float, (int)4, " in page
     assert f"demangled: <code>{std_html.escape(demangled, quote=False)}</code>" in page
 
 
-def test_a_kernel_section_carries_its_launch_notes():
-    """The H100 triad's full-set report leaves its HFMA2 register moves out of the FP16 FLOPs; its section says so
-    (the note the terminal table and JSON carry)."""
-    triad = analyze_files([EXAMPLE.parent / "h100" / "triad-cupy.full.ncu-rep"])[0]
-    note = next(n for n in triad.launches[0].notes if "zero-product HFMA2" in n)
-    assert f"> {note}." in markdown.render([triad])
+def test_a_kernel_section_carries_its_launch_notes_on_what_it_ran():
+    """The H100 triad's roofline-set report counts FP16 FLOPs from HFMA2 alone: its section says they may be register
+    moves (the FP16 row is shown). Its full-set report leaves the moves out, so no FP16 FLOPs remain and the note on
+    them concerns nothing the triad ran: the section leaves it out, the JSON keeps it."""
+    counted = analyze_files([EXAMPLE.parent / "h100" / "triad-cupy.roofline.ncu-rep"])[0]
+    note = next(n for n in counted.launches[0].notes if "HFMA2 instructions alone" in n)
+    assert f"> {note}." in markdown.render(views([counted]))
+    full = analyze_files([EXAMPLE.parent / "h100" / "triad-cupy.full.ncu-rep"])[0]
+    moves = next(n for n in full.launches[0].notes if "zero-product HFMA2" in n)
+    assert moves not in markdown.render(views([full]))
+    assert moves in json.loads(report_json.render(views([full])))["reports"][0]["kernels"][0]["notes"]
 
 
 def test_each_kernel_has_its_instruction_roofline_section():
     """examples/h200/intops: each kernel's section gives its warp rate against the issue peak, instructions per
     transaction, the walls and the integer roofline, with the figures of ``instruction_roofline``."""
     intops = Path(__file__).resolve().parents[3] / "examples" / "h200" / "intops.full.ncu-rep"
-    text = markdown.render(analyze_files([intops]))
+    text = markdown.render(views(analyze_files([intops])))
     assert text.count("**Instruction roofline**") == 2
     assert "- 531 warp GIPS, 67.3% of the issue peak (789 GIPS); thread instructions / 32: 531 GIPS" in text
     assert ("- global sectors per warp instruction: ld 32, st 4 (walls for 4-byte words: stride 0 = 1, unit stride "
@@ -152,7 +160,7 @@ def test_each_kernel_has_its_instruction_roofline_section():
 
 
 def test_a_basic_set_says_which_section_counts_instructions(shared_report):
-    text = markdown.render(analyze_files([shared_report("a10g_sgemm-progression_basic")]))
+    text = markdown.render(views(analyze_files([shared_report("a10g_sgemm-progression_basic")])))
     assert ("- warp instructions not measured: missing metrics: smsp__inst_executed.sum; re-profile with --section "
             "InstructionStats or --set full") in text
     assert "integer instructions not measured: missing metrics: smsp__sass_thread_inst_executed_op_integer" in text
@@ -163,7 +171,7 @@ def test_hot_spots_list_lines_and_their_source(roofline_report):
     around the first ones with the hot line marked."""
     from roofline.pipeline import analyze_loaded
 
-    text = markdown.render([analyze_loaded(roofline_report("rtx4090_smem-transpose_full"))])
+    text = markdown.render(views([analyze_loaded(roofline_report("rtx4090_smem-transpose_full"))]))
     assert "**Hot spots** (40,044 warp samples; the lines with the most)" in text
     assert "| 43.6% | 17,459 | smemTranspose.cu:65 | long_scoreboard | STS \\[R11.X4\\], R2 |" in text
     assert ">    65          tile[threadIdx.y][threadIdx.x] = mat[idx];" in text

@@ -19,6 +19,7 @@ from roofline.render.mpl import figure, middle, wrap
 from roofline.render.names import short_group_name
 from roofline.render.report import plot
 from tests.render.text_layout import text_problems
+from tests.views import views
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "h100-sxm_synthetic.roofline.json"
 _CACHE: dict[tuple[str, str], ReportAnalysis] = {}
@@ -46,7 +47,7 @@ def _series(panel, name):
 
 def test_roofs_and_ceilings_come_from_the_ceilings_in_use(analysed):
     a = analysed("v100_miniweather-openacc_full", "datasheet")
-    p = plot.plot_data([a]).panels[0]
+    p = plot.plot_data(views([a]).reports).panels[0]
     spec = a.launches[0].ceilings["datasheet"]
     assert p.ceilings_used == "datasheet" and "datasheet ceilings (spec v100-sxm2)" in p.title
     datasheet_roofs = [(r.level, r.bytes_per_s) for r in p.roofs if r.source == "datasheet"]
@@ -62,7 +63,7 @@ def test_roofs_and_ceilings_come_from_the_ceilings_in_use(analysed):
 def test_single_launch_points_are_the_analysis_values(analysed):
     a = analysed("v100_miniweather-openacc_full")
     k = next(k for k in a.launches if k.launch.name == "compute_tendencies_x_279_gpu")
-    s = _series(plot.plot_data([a]).panels[0], "compute_tendencies_x_279_gpu")
+    s = _series(plot.plot_data(views([a]).reports).panels[0], "compute_tendencies_x_279_gpu")
     rate = sum(v.value for v in k.flop_per_s.values() if v.value is not None)
     assert [pt.level for pt in s.points] == ["dram", "l2", "l1"]
     for pt in s.points:
@@ -73,7 +74,7 @@ def test_single_launch_points_are_the_analysis_values(analysed):
 def test_launches_of_one_kernel_are_pooled(analysed):
     a = analysed("gh200_silu_full-roofline")
     launches = [k for k in a.launches if k.launch.name == "silu_kernel_non_strided"]
-    s = _series(plot.plot_data([a]).panels[0], "silu_kernel_non_strided")
+    s = _series(plot.plot_data(views([a]).reports).panels[0], "silu_kernel_non_strided")
     flops = sum(k.total_flops for k in launches)
     assert s.launches == 2
     assert s.points[0].flop_per_s == pytest.approx(flops / sum(k.duration_s.value for k in launches))
@@ -87,7 +88,7 @@ def median_roof(a: ReportAnalysis, source: CeilingSet, key: str) -> float:
 
 def test_by_default_the_roofs_are_those_at_the_kernels_clocks(analysed):
     a = analysed("v100_miniweather-openacc_full")
-    p = plot.plot_data([a]).panels[0]
+    p = plot.plot_data(views([a]).reports).panels[0]
     assert p.ceilings_used == "kernel-clock" and "kernel-clock ceilings" in p.title
     assert {c.precision: c.flop_per_s for c in p.ceilings} == {"fp64": median_roof(a, "kernel-clock", "fp64"),
                                                                "fp32": median_roof(a, "kernel-clock", "fp32")}
@@ -95,26 +96,26 @@ def test_by_default_the_roofs_are_those_at_the_kernels_clocks(analysed):
 
 def test_level_without_datasheet_bandwidth_takes_the_measured_clock_roof(analysed):
     a = analysed("gh200_silu_full-roofline", "datasheet")
-    roofs = {r.level: r for r in plot.plot_data([a]).panels[0].roofs}
+    roofs = {r.level: r for r in plot.plot_data(views([a]).reports).panels[0].roofs}
     assert roofs["dram"].source == "datasheet"
     assert roofs["l2"].source == "measured-clock" and roofs["l2"].bytes_per_s == median_roof(a, "measured-clock", "l2")
 
 
 def test_measured_clock_ceilings_are_medians(analysed):
     a = analysed("h100-pcie_rmsnorm-float4_full-roofline", "measured-clock")
-    p = plot.plot_data([a]).panels[0]
+    p = plot.plot_data(views([a]).reports).panels[0]
     fp32 = next(c for c in p.ceilings if c.precision == "fp32")
     assert fp32.flop_per_s == statistics.median(k.ceilings["measured-clock"].flop_per_s["fp32"] for k in a.launches)
     assert "measured-clock ceilings (measured SM clock" in p.title
 
 
 def test_memory_only_kernels_are_listed_not_drawn(analysed):
-    p = plot.plot_data([analysed("v100_miniweather-openacc_full")]).panels[0]
+    p = plot.plot_data(views([analysed("v100_miniweather-openacc_full")]).reports).panels[0]
     assert ("set_halo_values_x_396_gpu", plot.NO_FLOPS) in p.skipped
 
 
 def test_top_n_and_other(example):
-    p = plot.plot_data([example], top=1).panels[0]
+    p = plot.plot_data(views([example]).reports, top=1).panels[0]
     assert [s.name for s in p.series] == ["sgemm_fp32_4096"]  # the longest kernel
     assert {s.name for s in p.other} == {"triad_fp32", "gemm_bf16_tensor_4096"}
     assert all(s.color == -1 for s in p.other)
@@ -122,19 +123,19 @@ def test_top_n_and_other(example):
 
 
 def test_tensor_ceiling_is_for_the_type_the_kernels_use(example):
-    p = plot.plot_data([example]).panels[0]
+    p = plot.plot_data(views([example]).reports).panels[0]
     tensor = next(c for c in p.ceilings if c.precision == "tensor")
     assert tensor.label.startswith("Tensor (BF16)")
 
 
 @pytest.mark.parametrize("fmt, magic", [("png", b"\x89PNG"), ("svg", b"<?xml"), ("pdf", b"%PDF")])
 def test_draw_formats_carry_the_generator_mark(example, fmt, magic):
-    data = plot.draw(plot.plot_data([example]), fmt)
+    data = plot.draw(plot.plot_data(views([example]).reports), fmt)
     assert data.startswith(magic) and GENERATED_BY.encode() in data
 
 
 def test_svg_is_reproducible_and_inline_svg_has_no_urls(example):
-    d = plot.plot_data([example])
+    d = plot.plot_data(views([example]).reports)
     assert plot.draw(d, "svg") == plot.draw(d, "svg")
     svg = plot.inline_svg(d)
     assert svg.startswith("<svg") and "http" not in svg
@@ -146,12 +147,12 @@ def test_empty_report_list_still_draws():
 
 # --- Layout: nothing clipped, no text over another ------------------------------------------------------
 def test_no_text_leaves_the_figure_or_overlaps_on_every_shared_report(shared_name, analysed):
-    data = plot.plot_data([analysed(shared_name)])
+    data = plot.plot_data(views([analysed(shared_name)]).reports)
     assert text_problems(plot.figure_of(data)) == []
 
 
 def test_no_text_leaves_the_figure_or_overlaps_on_the_example(example):
-    assert text_problems(plot.figure_of(plot.plot_data([example]))) == []
+    assert text_problems(plot.figure_of(plot.plot_data(views([example]).reports))) == []
 
 
 def test_layout_check_finds_overlap_clipping_and_overflow():
@@ -189,7 +190,7 @@ def test_long_names_are_cut_in_the_middle_with_a_numbered_key():
     long_name = "void cutlass::Kernel<cutlass::gemm::kernel::GemmUniversal<float, 128, 256, 64>>"
     launches = [_launch(0, long_name, 2e-3), _launch(1, "short", 1e-3)]
     a = analyze_report(Report("long.json", Device("Synthetic GPU"), tuple(launches), source="model"))
-    p = plot.plot_data([a]).panels[0]
+    p = plot.plot_data(views([a]).reports).panels[0]
     cut = middle(long_name, plot.LABEL_CHARS)
     assert cut.startswith("void cutlass::K") and cut.endswith("64>>") and "…" in cut
     assert plot._series_label(p.series[0]).startswith(f"#1 {cut}")
@@ -209,7 +210,7 @@ def _launch(i: int, name: str, duration_s: float, ffma: float = 1e9, dram: float
                                     "h800_flash-attn-fwd_full", "a100-40gb_cublas-sgemm_basic"])
 def test_notes_under_the_plot_are_short_and_name_no_metric(analysed, report):
     """A note fits two lines under the figure; the metrics behind an n/a are the report's to list, not the plot's."""
-    for p in plot.plot_data([analysed(report)]).panels:
+    for p in plot.plot_data(views([analysed(report)]).reports).panels:
         for note in p.notes:
             assert len(wrap([note], plot.NOTES_WIDTH_IN)) <= 2, note
             assert "__" not in note and "missing metrics" not in note, note
@@ -218,7 +219,7 @@ def test_notes_under_the_plot_are_short_and_name_no_metric(analysed, report):
 # --- Every point honest -------------------------------------------------------------------------------
 def test_levels_without_a_roof_are_hollow_and_said_so(analysed):
     a = analysed("rtx3080_sgemm-vs-cublas_full", "datasheet")
-    p = plot.plot_data([a]).panels[0]
+    p = plot.plot_data(views([a]).reports).panels[0]
     assert [r.level for r in p.roofs] == ["dram"]  # no L2 or L1 bandwidth in the spec or the report
     spec_dram = a.launches[0].ceilings["datasheet"].bytes_per_s["dram"]
     cublas = _series(p, "ampere_sgemm_128x64_nn")
@@ -237,7 +238,7 @@ def test_levels_without_a_roof_are_hollow_and_said_so(analysed):
 
 
 def test_marker_area_is_bounded_and_the_share_is_in_the_legend(analysed):
-    p = plot.plot_data([analysed("h100-pcie_rmsnorm-float4_full-roofline")]).panels[0]
+    p = plot.plot_data(views([analysed("h100-pcie_rmsnorm-float4_full-roofline")]).reports).panels[0]
     s = p.series[0]
     assert s.time_share == pytest.approx(1.0)
     assert plot.area(s.time_share) == plot.MAX_AREA <= 2.5 * plot.MIN_AREA
@@ -248,7 +249,7 @@ def test_marker_area_is_bounded_and_the_share_is_in_the_legend(analysed):
 # --- Bandwidth view -----------------------------------------------------------------------------------
 def test_flopless_report_gets_the_bandwidth_view(analysed):
     a = analysed("rtx4090_smem-transpose_full", "datasheet")
-    panels = plot.plot_data([a]).panels
+    panels = plot.plot_data(views([a]).reports).panels
     assert [p.kind for p in panels] == ["bandwidth"]  # no kernel has FLOPs: no empty roofline
     p = panels[0]
     dram = a.launches[0].ceilings["datasheet"].bytes_per_s["dram"]
@@ -265,14 +266,17 @@ def test_flopless_report_gets_the_bandwidth_view(analysed):
 
 
 def test_bandwidth_view_only_when_most_time_has_no_flops(analysed):
-    assert [p.kind for p in plot.plot_data([analysed("v100_miniweather-openacc_full")]).panels] == ["roofline"]
-    assert [p.kind for p in plot.plot_data([analysed("rtx3060-laptop_reductions_full")]).panels] == ["bandwidth"]
+    def kinds(name: str) -> list[str]:
+        return [p.kind for p in plot.plot_data(views([analysed(name)]).reports).panels]
+
+    assert kinds("v100_miniweather-openacc_full") == ["roofline"]
+    assert kinds("rtx3060-laptop_reductions_full") == ["bandwidth"]
 
 
 def test_report_with_both_views_draws_both(example):
     launches = [_launch(0, "copy", 3e-3, ffma=0.0, dram=1e9), _launch(1, "fma", 1e-3)]
     a = analyze_report(Report("mix.json", Device("Synthetic GPU"), tuple(launches), source="model"))
-    roofline_panel, bandwidth_panel = plot.plot_data([a]).panels
+    roofline_panel, bandwidth_panel = plot.plot_data(views([a]).reports).panels
     assert [s.name for s in roofline_panel.series] == ["fma"]
     assert any("(in the bandwidth view below)" in n and "#1\u00a0copy" in n for n in roofline_panel.notes)
     assert {s.name for s in bandwidth_panel.series} == {"copy", "fma"}
@@ -281,7 +285,7 @@ def test_report_with_both_views_draws_both(example):
 
 # --- Tooltips and links for HTML ----------------------------------------------------------------------
 def test_every_drawn_point_has_a_tooltip_and_the_links_given(example):
-    data = plot.plot_data([example])
+    data = plot.plot_data(views([example]).reports)
     links = {"triad_fp32": "#r0-k2"}
     svg = plot.inline_svg(data, links)
     tips = plot.tooltips(data)
@@ -298,7 +302,7 @@ def test_every_drawn_point_has_a_tooltip_and_the_links_given(example):
 
 def test_plot_data_says_when_a_level_counts_one_direction_only(analysed):
     """GH200 distribution_elementwise: L2 (L2 -> SM returns) below DRAM, said beside the points."""
-    s = _series(plot.plot_data([analysed("gh200_silu_full-roofline")]).panels[0],
+    s = _series(plot.plot_data(views([analysed("gh200_silu_full-roofline")]).reports).panels[0],
                 "distribution_elementwise_grid_stride_kernel")
     assert s.level_notes and s.level_notes[0].startswith("L2 bytes count L2 -> SM returns (loads), not stores")
 
@@ -311,7 +315,7 @@ def test_a_kernel_whose_l2_definition_counts_no_bytes_is_drawn_at_all_its_l2_tra
 
     a = analysed_model(launch(0, "store", 10e-3, 1e9, 0.5e12, **{
         "l1tex__m_xbar2l1tex_read_bytes.sum": 0.0, "lts__t_sectors.sum": 8e9 / 32}))
-    series, why = plot.kernel_series(a.groups[0])
+    series, why = plot.kernel_series(a.groups[0], views([a]).reports[0].pooled[0])
     assert why == "" and series is not None
     (l2,) = [p for p in series.points if p.level == "l2"]
     assert l2.bytes_per_s == pytest.approx(8e9 / 10e-3) and l2.roof_pct is None

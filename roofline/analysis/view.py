@@ -1,0 +1,231 @@
+"""One view per report: everything the renderers of a report show, decided here so that they only format it.
+
+``report_view`` takes a report's analysis and picks what is shown: the report-level ceilings, the roofs taken from
+the datasheet, the kernel ranking, the kernels advised (and for each the advice items, the hot spots with their
+source listing, the verdict's explanation and the ridge point), each launch's recoverable time and verdict line,
+each kernel's pooled figures for the plot, and why values are n/a (``Unavailable``: a cause, the values it leaves
+out, the metrics missing and the option that collects them). ``report_set`` adds, for several reports of one job,
+each kernel's spread across them. A renderer reads only these fields (and the result types they hold).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from roofline.analysis.advice import kernels_to_advise
+from roofline.analysis.diagnostics.stalls import describe
+from roofline.analysis.hotspots import context, top_rows
+from roofline.analysis.kernels import KernelStats, aggregate
+from roofline.analysis.launches import KernelGroup, KernelSpread, ReportAnalysis
+from roofline.analysis.ncu_rules import clean_rule_text
+from roofline.analysis.reconcile import worth_showing
+from roofline.analysis.results import Advice, Cause, HotRow, LaunchAnalysis, Value
+from roofline.analysis.roofline import (
+    rank_by_recoverable_time,
+    recoverable_s,
+    report_level_ceilings,
+    ridge_point,
+    spread_across_reports,
+)
+from roofline.analysis.verdict import explain, explanation
+from roofline.core.labels import NAMES
+from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet
+from roofline.ncu.metrics import COLLECT_HINTS
+
+SKIPPED_RULE_KINDS = ("ok",)  # ncu rule results not listed under a kernel
+
+
+@dataclass(frozen=True)
+class Unavailable:
+    """One reason for n/a values and what it leaves out: the values (("FLOPs", "FP64"), ("duration", "")), the
+    launches it affects (keys), and as data its cause, the metrics missing and the option that collects them;
+    ``detail`` is the analysis's own line where the cause is not missing metrics."""
+
+    cause: Cause
+    values: tuple[tuple[str, str], ...]
+    launches: frozenset[str]
+    missing: tuple[str, ...] = ()
+    collect: str = ""  # the ncu option that collects the missing metrics ("re-profile with --set full")
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class HotSpot:
+    """One hot line (or instruction) of an advised kernel and the report's source text around it."""
+
+    row: HotRow
+    listing: tuple[tuple[int, str], ...]
+
+
+@dataclass(frozen=True)
+class RuleMessage:
+    """One of ncu's rule results for a launch, its message as plain text."""
+
+    kind: str
+    title: str
+    text: str
+
+
+@dataclass(frozen=True)
+class AdvisedKernel:
+    """A kernel whose advice is shown, for its longest launch: all its items, the ones the terminal shows (worth
+    showing), its hot spots, what its verdict rests on (``verdict_detail``: the measurement and busiest unit), its
+    ridge point, what its warps wait on (each stall reason and its plain name) and ncu's rule messages."""
+
+    group: KernelGroup
+    advice: tuple[Advice, ...]
+    brief: tuple[Advice, ...]
+    hotspots: tuple[HotSpot, ...]
+    verdict_detail: str
+    ridge: float | None
+    ridge_precision: str | None
+    stall_names: tuple[tuple[str, str], ...]
+    rules: tuple[RuleMessage, ...]
+    notes: tuple[str, ...] = ()  # the longest launch's notes on what it ran (``shown_notes``)
+
+    @property
+    def longest(self) -> LaunchAnalysis:
+        return self.group.longest
+
+
+@dataclass(frozen=True)
+class ScaledRoofs:
+    """The kernel-clock roofs taken from the datasheet (no peak counter in the report), and those of them left
+    unscaled (no measured clock), each in the order of PRECISIONS then LEVELS."""
+
+    roofs: tuple[str, ...]
+    unscaled: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ReportView:
+    """What every output of one report shows (see the module docstring); per-launch tuples follow
+    ``analysis.launches``, ``pooled`` follows ``analysis.groups``."""
+
+    analysis: ReportAnalysis
+    ceilings: Mapping[CeilingSet, Ceilings]
+    scaled: ScaledRoofs | None
+    ranking: tuple[KernelGroup, ...]
+    advised: tuple[AdvisedKernel, ...]
+    recoverable_s: tuple[float | None, ...]
+    verdicts: tuple[str, ...]
+    pooled: tuple[KernelStats | None, ...]
+    unavailable: tuple[Unavailable, ...]
+    roof_keys: tuple[str, ...] = (*PRECISIONS, *LEVELS)  # the ceilings rows shown (``roofs_run``)
+    notes: tuple[str, ...] = ()  # the launches' notes on what they ran, each once, sorted (``shown_notes``)
+
+
+@dataclass(frozen=True)
+class ReportSetView:
+    """The reports of one command, and per kernel its spread across them (several reports of one job)."""
+
+    reports: tuple[ReportView, ...]
+    spreads: tuple[KernelSpread, ...] = ()
+
+
+def report_set(analyses: Sequence[ReportAnalysis], spread_threshold_pct: float | None = None) -> ReportSetView:
+    """The views of the reports; with ``spread_threshold_pct`` and several reports, the kernels compared across
+    them (flagged above the threshold)."""
+    spreads = (spread_across_reports(analyses, spread_threshold_pct)
+               if spread_threshold_pct is not None and len(analyses) > 1 else ())
+    return ReportSetView(tuple(report_view(a) for a in analyses), spreads)
+
+
+def report_view(a: ReportAnalysis) -> ReportView:
+    """The view of one report's analysis."""
+    launches = list(a.launches)
+    keys = roofs_run(launches)
+    return ReportView(a, report_level_ceilings(a.launches), scaled_roofs(launches),
+                      tuple(rank_by_recoverable_time(a.groups)), tuple(_advised(g, keys) for g in kernels_to_advise(a)),
+                      tuple(recoverable_s(k) for k in launches), tuple(explain(k.verdict) for k in launches),
+                      tuple(_pooled(g) for g in a.groups), unavailable(a), keys,
+                      tuple(sorted({n for k in launches for n in shown_notes(k, keys)})))
+
+
+def shown_notes(k: LaunchAnalysis, keys: Sequence[str]) -> tuple[str, ...]:
+    """A launch's notes but those on a precision no launch ran (the roofs ``keys`` leave out): with the full set, a
+    note on the zero-product HFMA2s left out of FP16 FLOPs concerns nothing an FP32 kernel ran."""
+    known = dict(zip(range(len(k.notes)), k.note_keys, strict=False))
+    return tuple(n for i, n in enumerate(k.notes) if known.get(i) not in PRECISIONS or known[i] in keys)
+
+
+def roofs_run(launches: Sequence[LaunchAnalysis]) -> tuple[str, ...]:
+    """The roofs that concern what the launches ran or could run: each precision some valid launch executed FLOPs of
+    (or whose FLOPs it could not measure), every memory level; all of them where no launch is valid."""
+    valid = [k for k in launches if not k.launch.invalid]
+    if not valid:
+        return (*PRECISIONS, *LEVELS)
+    ran = tuple(p for p in PRECISIONS if any(k.flops[p].value is None or k.flops[p].value != 0 for k in valid))
+    return (*ran, *LEVELS)
+
+
+def _advised(g: KernelGroup, keys: Sequence[str]) -> AdvisedKernel:
+    k = g.longest
+    h = k.hotspots
+    spots = tuple(HotSpot(row, context(h, row)) for row in top_rows(h)) if h is not None and h.total_samples else ()
+    ridge, precision = ridge_point(k)
+    stalls = tuple((r, describe(r)[0]) for r, _, _ in k.stalls.reasons) if k.stalls is not None else ()
+    rules = tuple(dict.fromkeys(RuleMessage(r.kind, r.title, clean_rule_text(r.message)) for r in k.launch.rules
+                                if r.kind not in SKIPPED_RULE_KINDS))
+    return AdvisedKernel(g, k.advice, tuple(item for item in k.advice if worth_showing(item, k)), spots,
+                         explanation(k.verdict)[1], ridge, precision, stalls, rules, shown_notes(k, keys))
+
+
+def _pooled(g: KernelGroup) -> KernelStats | None:
+    """A kernel's timed launches pooled (summed FLOPs and bytes over summed time); None when none has a time."""
+    timed = g.launches.where(g.launches.times != 0)
+    return aggregate(timed) if len(timed) else None
+
+
+def scaled_roofs(launches: Sequence[LaunchAnalysis]) -> ScaledRoofs | None:
+    """The roofs any launch's kernel-clock set took from the datasheet, and which were left unscaled; None when
+    none."""
+    scaled = {key for k in launches for key in k.ceilings["kernel-clock"].scaled}
+    if not scaled:
+        return None
+    unscaled = {key for k in launches for key in k.ceilings["kernel-clock"].unscaled}
+    order = (*PRECISIONS, *LEVELS)
+    return ScaledRoofs(tuple(key for key in order if key in scaled), tuple(key for key in order if key in unscaled))
+
+
+def unavailable(a: ReportAnalysis) -> tuple[Unavailable, ...]:
+    """Why values are n/a, one entry per cause, fix and set of launches, naming the values it leaves out: the
+    metrics the report lacks grouped by the option that collects them, any other reason as the analysis gives it."""
+    found: dict[tuple[str, str, str], set[str]] = {}  # (what, which, reason) -> launch keys, in first-seen order
+    kinds: dict[str, tuple[Cause, tuple[str, ...], str, str]] = {}
+    for k in a.valid_launches:
+        values = (*(("FLOPs", p, k.flops[p]) for p in PRECISIONS),
+                  *(("bytes", level, k.bytes[level]) for level in LEVELS), ("duration", "", k.duration_s))
+        for what, key, v in values:
+            if v.value is None:
+                found.setdefault((what, NAMES.get(key, ""), v.reason), set()).add(k.launch.key)
+                kinds.setdefault(v.reason, _kind(v))
+        if k.verdict.bound is None:
+            found.setdefault(("bound", "", k.verdict.reason), set()).add(k.launch.key)
+            kinds.setdefault(k.verdict.reason, (Cause.OTHER, (), "", k.verdict.reason))
+        used = k.ceilings[a.ceilings_used]
+        for roof, why in used.missing.items():
+            found.setdefault((f"{used.source} roof", NAMES[roof], why), set()).add(k.launch.key)
+            collect = used.collect.get(roof, "")
+            kinds.setdefault(why, (Cause.MISSING_METRICS, (), collect, why) if collect in COLLECT_HINTS
+                             else (Cause.OTHER, (), "", why))
+    lines: dict[tuple[Cause, str, str, frozenset[str]], dict[str, list[str]]] = {}
+    missing: dict[tuple[Cause, str, str, frozenset[str]], tuple[str, ...]] = {}
+    for (what, which, why), keys in found.items():
+        cause, metrics, collect, detail = kinds[why]
+        at = (cause, collect, "" if collect else detail, frozenset(keys))
+        missing[at] = tuple(dict.fromkeys((*missing.get(at, ()), *metrics)))
+        names = lines.setdefault(at, {}).setdefault(what, [])
+        names += [which] if which else []
+    return tuple(Unavailable(cause, tuple((what, ", ".join(which)) for what, which in named.items()), keys,
+                             missing[cause, collect, detail, keys], collect, detail)
+                 for (cause, collect, detail, keys), named in lines.items())
+
+
+def _kind(v: Value) -> tuple[Cause, tuple[str, ...], str, str]:
+    """A value's cause as data: (cause, metrics missing, the option collecting them, the analysis's line); metrics
+    missing are grouped by their option where it is one of the stock sets' (``COLLECT_HINTS``)."""
+    if v.cause is Cause.MISSING_METRICS and v.collect in COLLECT_HINTS:
+        return Cause.MISSING_METRICS, v.missing, v.collect, v.reason
+    return Cause.OTHER, (), "", v.reason

@@ -1,0 +1,82 @@
+"""The sentences the report renderers share, written here from the data of a report's view: an advice item's
+estimate and the ncu rules it cites, a busy unit's short name, the note on roofs taken from the datasheet and the
+lines saying why values are n/a. Nothing here reads prose back: each line is built from fields (causes, keys,
+flags), never from another line's text."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from roofline.analysis.ncu_rules import LOCAL
+from roofline.analysis.results import Advice, BusyUnit, Cause
+from roofline.analysis.view import ScaledRoofs, Unavailable
+from roofline.core.labels import NAMES
+from roofline.core.units import seconds
+from roofline.ncu.metrics import BREAKDOWN_UNITS, UNIT_PREFIXES
+
+CITED_RULES = 3  # ncu rules named after an item's text; the others are counted
+
+
+def estimate_text(item: Advice) -> str:
+    """The estimate as shown beside an item: "saves ~1.2 ms", "saves at most 1.2 ms (busiest unit's gap; ncu:
+    3.4 ms)", "ncu local 83%" or "not estimated"."""
+    ncu = f"ncu: {seconds(item.ncu_saved_s)}" if item.ncu_saved_s is not None else ""
+    if item.est_saved_s is None:
+        local = f"{LOCAL} {item.ncu_local_pct:.3g}%" if item.ncu_local_pct is not None else "not estimated"
+        return local + (f" ({ncu})" if ncu else "")
+    if not item.capped:
+        return f"saves ~{seconds(item.est_saved_s)}"
+    why = "; ".join(x for x in (item.bound_by, ncu) if x)
+    return f"saves at most {seconds(item.est_saved_s)}" + (f" ({why})" if why else "")
+
+
+def cited(item: Advice) -> str:
+    """The ncu rules merged into an item of the tool's own, as shown after its text: " (also ncu CPIStall: ...)",
+    the first ``CITED_RULES`` named and the rest counted (JSON's ``also`` names them all)."""
+    if not item.also or item.source == "ncu":
+        return ""
+    more = len(item.also) - CITED_RULES
+    return f" (also {'; '.join(item.also[:CITED_RULES])}{f' and {more} more ncu rules' if more > 0 else ''})"
+
+
+def short_name(unit: BusyUnit) -> str:
+    """A unit's short name for a table cell ("FP64", "ALU", "issue", "L1", "DRAM"; a roof's key in capitals)."""
+    base = unit.metric.split(".", 1)[0]
+    if base in BREAKDOWN_UNITS:
+        return BREAKDOWN_UNITS[base][0]
+    if unit.metric in NAMES:
+        return NAMES[unit.metric]
+    return UNIT_PREFIXES.get(base.partition("__")[0], base)
+
+
+def scaled_roofs_note(scaled: ScaledRoofs | None) -> str:
+    """One line on the roofs the kernel-clock set took from the datasheet ("" when none): which, and whether they
+    were scaled to the measured clock or left unscaled for want of one."""
+    if scaled is None:
+        return ""
+    names = ", ".join(NAMES[key] for key in scaled.roofs)
+    unscaled = [NAMES[key] for key in scaled.unscaled]
+    if not unscaled:
+        how = "the datasheet roof scaled to each launch's measured clock"
+    elif len(unscaled) == len(scaled.roofs):
+        how = "the datasheet roof, unscaled (the report holds no measured clock)"
+    else:
+        how = (f"the datasheet roof, unscaled for {', '.join(unscaled)} (no measured clock in the report), the "
+               "others scaled to the measured clock")
+    return f"{names}: no peak counter in the report; {how} (JSON ceilings.kernel-clock.scaled)"
+
+
+def unavailable_line(u: Unavailable, total: int) -> str:
+    """"FLOPs FP64, FP32; bytes DRAM: re-profile with --set full [all launches]": the values one cause leaves n/a,
+    the option that collects the missing metrics (or the analysis's reason) and the launches it affects."""
+    why = u.collect if u.cause is Cause.MISSING_METRICS else u.detail
+    return f"{values_text(u.values)}: {why} [{launch_count(len(u.launches), total)}]"
+
+
+def values_text(values: Sequence[tuple[str, str]]) -> str:
+    """"FLOPs FP64, FP32; bytes DRAM; duration": the values one reason leaves n/a."""
+    return "; ".join(f"{what} {which}" if which else what for what, which in values)
+
+
+def launch_count(count: int, total: int) -> str:
+    return "all launches" if count == total else f"{count} of {total} launches"

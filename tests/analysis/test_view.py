@@ -1,0 +1,46 @@
+"""One view per report (``analysis.view``): what every renderer shows is decided here, from the analysis, with why
+values are n/a as data (a cause, the values, the metrics missing, the option collecting them)."""
+
+from __future__ import annotations
+
+from roofline.analysis.results import Cause
+from roofline.analysis.roofline import analyze_report
+from roofline.analysis.view import report_set, report_view
+from roofline.ncu import metrics as m
+from tests.synthetic import COMPUTE_BOUND, OLD_GPU, launch, model
+
+
+def analysed(path: str = "app.json", gemm_s: float = 5e-3, copy_s: tuple[float, ...] = (2e-3, 3e-3)):
+    """A compute-bound GEMM (2 GFLOP FP32 in ``gemm_s``) and copies (400 MB each, no FLOPs, no throughputs)."""
+    copies = [launch(i, "copy", s, 0.0, 4e8, OLD_GPU) for i, s in enumerate(copy_s, 1)]
+    return analyze_report(model(path, [launch(0, "gemm", gemm_s, 2e9, 1e8, OLD_GPU, sol=COMPUTE_BOUND), *copies]))
+
+
+def test_the_view_ranks_and_advises_by_recoverable_time_and_keeps_a_figure_per_launch():
+    a = analysed()
+    v = report_view(a)
+    # the GEMM is at 85% SM: 15% of its 5 ms is recoverable; the copies have no throughputs and no FLOP roof time
+    assert [g.name for g in v.ranking] == ["gemm", "copy"] and [k.group.name for k in v.advised] == ["gemm", "copy"]
+    assert abs(v.recoverable_s[0] - 0.15 * 5e-3) < 1e-12 and len(v.recoverable_s) == len(v.verdicts) == 3
+    assert v.verdicts[0].startswith("compute-bound") and v.ceilings.keys() == {"kernel-clock", "measured-clock"}
+    assert v.scaled is None  # the report holds every peak counter: no roof from a datasheet
+    assert [p is not None for p in v.pooled] == [True, True] and v.pooled[1].count == 2
+
+
+def test_values_missing_for_want_of_metrics_are_grouped_by_the_option_that_collects_them():
+    v = report_view(analysed())
+    by_option = {u.collect: u for u in v.unavailable}
+    assert all(u.cause is Cause.MISSING_METRICS for u in v.unavailable)
+    fp64 = by_option[m.HINT_FLOPS]
+    assert fp64.values == (("FLOPs", "FP64"), ("kernel-clock roof", "FP64")) and len(fp64.launches) == 3
+    assert fp64.missing == ("smsp__sass_thread_inst_executed_op_dfma_pred_on.sum",)
+    assert by_option[m.HINT_CACHE].values[0] == ("bytes", "L2, L1")
+
+
+def test_the_spread_across_reports_is_part_of_the_view_only_with_a_threshold():
+    a, b = analysed("a.json"), analysed("b.json", gemm_s=6e-3, copy_s=(2e-3,))
+    assert report_set([a, b]).spreads == ()
+    spreads = {s.name: s for s in report_set([a, b], 10.0).spreads}
+    assert abs(spreads["gemm"].spread_pct - 20.0) < 1e-9 and spreads["gemm"].flagged  # 6 ms against 5 ms
+    assert abs(spreads["copy"].spread_pct - 150.0) < 1e-9  # 5 ms against 2 ms
+    assert not report_set([a, b], 200.0).spreads[0].flagged

@@ -1,0 +1,76 @@
+"""The renderer contract (``render.base``): one document type per kind of result, one registry of formats (the
+plots too), each format's renderer taking the document fields it names, checked against its annotations."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import typing
+
+import pytest
+
+import roofline.render.base as base
+from roofline.render.base import DOCUMENTS, FORMATS, PLOT, find_format, format_names
+
+# The --format choices of each command, as the help lists them (unchanged by the registry's shape).
+CHOICES = {"report": ("table", "json", "markdown", "html", "csv"), "compare": ("table", "json", "markdown", "html"),
+           "diff": ("table", "json", "markdown"), "summary": ("table", "json"), "project": ("table", "json"),
+           "timeline": ("table", "json", "csv", "markdown", "html"), "realtime": ("table", "json")}
+
+
+def types_in(module: object) -> dict[str, object]:
+    """The names annotations may use: the module's own and the result types the registry's modules import only
+    for type checking."""
+    from roofline.analysis.launches import ReportAnalysis
+    from roofline.analysis.timeline import TimelineSet
+    from roofline.analysis.view import ReportSetView, ReportView
+    from roofline.compare.pairing import Comparison
+    from roofline.compare.ranking import AppSummary
+    from roofline.compare.realtime import RealTimeView
+    from roofline.compare.regression import DiffResult
+    from roofline.render.mpl import PlotFormat
+
+    return {**vars(module), "ReportAnalysis": ReportAnalysis, "TimelineSet": TimelineSet, "ReportView": ReportView,
+            "ReportSetView": ReportSetView, "Comparison": Comparison, "AppSummary": AppSummary,
+            "RealTimeView": RealTimeView, "DiffResult": DiffResult, "PlotFormat": PlotFormat}
+
+
+def field_types(document: type) -> dict[str, object]:
+    """A document's fields and properties with their types, resolved."""
+    names = types_in(base)
+    hints = typing.get_type_hints(document, names)
+    properties = {name: typing.get_type_hints(member.fget, names)["return"]
+                  for name, member in vars(document).items() if isinstance(member, property)}
+    return {**hints, **properties, "plot_format": typing.get_type_hints(base.render_image, names)["plot_format"]}
+
+
+@pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: f"{f.kind}-{f.name}")
+def test_each_renderer_takes_the_document_fields_it_names(fmt: base.Format) -> None:
+    """The typed contract: the renderer's positional parameters are the named fields, in order, of the same types
+    (its further parameters have defaults), so a renderer cannot ask a document for what its kind does not hold."""
+    function = fmt.function()
+    types = field_types(DOCUMENTS[fmt.kind])
+    params = list(inspect.signature(function).parameters.values())
+    hints = typing.get_type_hints(function, types_in(inspect.getmodule(function)))
+    assert len(params) >= len(fmt.fields) and all(p.default is not p.empty for p in params[len(fmt.fields):])
+    for name, param in zip(fmt.fields, params, strict=False):
+        assert name in types, f"{fmt.renderer}: {DOCUMENTS[fmt.kind].__name__} has no {name}"
+        assert hints[param.name] == types[name], f"{fmt.renderer}({param.name}) is not the document's {name}"
+
+
+def test_every_kind_has_its_document_and_its_formats() -> None:
+    assert set(DOCUMENTS) == set(typing.get_args(base.Kind)) == set(CHOICES)
+    for kind, choices in CHOICES.items():
+        assert format_names(typing.cast(base.Kind, kind)) == choices
+    assert all(dataclasses.is_dataclass(d) for d in DOCUMENTS.values())
+
+
+def test_the_plots_are_formats_of_the_registry() -> None:
+    plotted = {f.kind for f in FORMATS if f.name == PLOT}
+    assert plotted == {"report", "compare", "summary", "timeline"}
+    assert find_format("report", "markdown").plots == "pngs" and find_format("compare", "markdown").plots == "pngs"
+
+
+def test_a_document_of_another_kind_is_refused() -> None:
+    with pytest.raises(AssertionError):
+        find_format("diff", "json").render(base.ProjectDocument(comparison=None))  # type: ignore[arg-type]
