@@ -12,6 +12,7 @@ stages in turn, each a function that returns a value the next one takes:
    (``roofline.analysis.roofline.analyze_report``);
 4. diagnose and advise (``diagnose_all``): each launch's diagnostics (``roofline.analysis.diagnostics``) and advice
    (``roofline.analysis.advice``), taken by position from step 2 where it was worked out there.
+5. build the view (``build_view``): what the renderers of the reports show (``roofline.analysis.view``).
 
 Bad input raises ``RooflineError`` with a one-line message.
 

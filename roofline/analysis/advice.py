@@ -160,7 +160,8 @@ def _verdict_items(k: LaunchAnalysis, lib: Library | None, kind: KernelKind,
                        text=f"No verdict: {v.reason}.",
                        cause=f"closest FP/byte roof at {pct(k.roof.pct_of_roof)}, no throughputs", source="verdict",
                        condition=f"no SpeedOfLight throughputs and no FP/byte roof at {LATENCY_BELOW_PCT:.0f}% or more",
-                       estimate="not estimated: nothing measured to estimate from", topic="measurement:verdict")]
+                       estimate="not estimated: nothing measured to estimate from", topic="measurement:verdict",
+                       missing=v.missing, collect=v.collect)]
     return []
 
 

@@ -205,6 +205,8 @@ class Advice:
     also: tuple[str, ...] = ()  # the other sources merged into this item, e.g. "ncu CPIStall: Wait Stalls"
     causes: tuple[str, ...] = ()  # the topics of the causes merged into it (an ncu stall rule under "roof")
     capped: bool = False  # est_saved_s is the item's physical bound ("saves at most"), not its own estimate
+    missing: tuple[str, ...] = ()  # a measurement item: the metrics the report lacks
+    collect: str = ""  # and the option that collects them
     ncu_local_pct: float | None = None  # ncu's LOCAL estimate: one unit's efficiency gain in percent, not a time
 
 

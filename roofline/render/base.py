@@ -113,14 +113,16 @@ DOCUMENTS: dict[Kind, type] = {"report": ReportDocument, "compare": CompareDocum
                                "realtime": RealtimeDocument}
 PLOT = "plot"  # the name of a kind's image format (--plot FILE); not a --format choice
 INSTRUCTION_PLOT = "instruction-plot"  # plot --kind instruction
+PNGS = "pngs"  # the PNGs written beside a Markdown document
 
 
 @dataclass(frozen=True)
 class Format:
     """One output format of one kind of result: ``renderer`` is "module:function", called with the document's
     ``fields`` in order; ``to_file``: written to reports/<first report><suffix> by default, not to stdout;
-    ``plots``: the format (of the same kind) whose PNGs are written beside the document and named in it; an image
-    format's renderer returns None where it has nothing to draw."""
+    ``plots``: the format (of the same kind) whose PNGs are written beside the document and named in it;
+    ``choice``: a --format choice (the images are not: a --plot file, the plot command, the PNGs beside a
+    document; their renderers return None where they have nothing to draw)."""
 
     name: str
     kind: Kind
@@ -129,10 +131,7 @@ class Format:
     fields: tuple[str, ...]
     to_file: bool = False
     plots: str | None = None
-
-    @property
-    def image(self) -> bool:
-        return self.name in (PLOT, INSTRUCTION_PLOT, "pngs")
+    choice: bool = True
 
     def function(self) -> Any:
         """The renderer function, imported now."""
@@ -150,27 +149,28 @@ _REPORT, _COMPARE, _TIMELINE = "roofline.render.report", "roofline.render.compar
 FORMATS: tuple[Format, ...] = (
     Format("table", "report", ".txt", f"{_REPORT}.table:render", ("view", "width")),
     Format("json", "report", ".json", f"{_REPORT}.json:render", ("view",)),
-    Format("markdown", "report", ".md", f"{_REPORT}.markdown:render", ("view", "images"), to_file=True,
-           plots="pngs"),
+    Format("markdown", "report", ".md", f"{_REPORT}.markdown:render", ("view", "images"), to_file=True, plots=PNGS),
     Format("html", "report", ".html", f"{_REPORT}.html:render", ("view",), to_file=True),
     Format("csv", "report", ".csv", f"{_REPORT}.flat:render", ("view",)),
-    Format(PLOT, "report", ".png", f"{_REPORT}.plot:image", ("view", "plot_format", "top")),
-    Format(INSTRUCTION_PLOT, "report", ".png", f"{_REPORT}.instruction_plot:image", ("analyses", "plot_format", "top")),
-    Format("pngs", "report", ".png", f"{_REPORT}.plot:pngs", ("view",)),
+    Format(PLOT, "report", ".png", f"{_REPORT}.plot:image", ("view", "plot_format", "top"), choice=False),
+    Format(INSTRUCTION_PLOT, "report", ".png", f"{_REPORT}.instruction_plot:image", ("analyses", "plot_format", "top"),
+           choice=False),
+    Format(PNGS, "report", ".png", f"{_REPORT}.plot:pngs", ("view",), choice=False),
     Format("table", "compare", ".txt", f"{_COMPARE}.table:comparison_text", ("comparison", "width")),
     Format("json", "compare", ".json", f"{_COMPARE}.json:comparison_json", ("comparison",)),
     Format("markdown", "compare", "-compare.md", f"{_COMPARE}.markdown:comparison_markdown", ("comparison", "image"),
-           to_file=True, plots="pngs"),
+           to_file=True, plots=PNGS),
     Format("html", "compare", "-compare.html", f"{_COMPARE}.html:comparison_html", ("comparison", "normalize"),
            to_file=True),
-    Format(PLOT, "compare", ".png", f"{_COMPARE}.plot:comparison_plot", ("comparison", "plot_format", "normalize")),
-    Format("pngs", "compare", ".png", f"{_COMPARE}.plot:pngs", ("comparison", "normalize")),
+    Format(PLOT, "compare", ".png", f"{_COMPARE}.plot:comparison_plot", ("comparison", "plot_format", "normalize"),
+           choice=False),
+    Format(PNGS, "compare", ".png", f"{_COMPARE}.plot:pngs", ("comparison", "normalize"), choice=False),
     Format("table", "diff", ".txt", f"{_COMPARE}.table:diff_text", ("result", "width")),
     Format("json", "diff", ".json", f"{_COMPARE}.json:diff_json", ("result",)),
     Format("markdown", "diff", ".md", f"{_COMPARE}.markdown:diff_markdown", ("result",)),
     Format("table", "summary", ".txt", f"{_COMPARE}.table:summary_text", ("summaries", "width")),
     Format("json", "summary", ".json", f"{_COMPARE}.json:summary_json", ("summaries", "top")),
-    Format(PLOT, "summary", ".png", f"{_COMPARE}.plot:summary_plot", ("summaries", "plot_format")),
+    Format(PLOT, "summary", ".png", f"{_COMPARE}.plot:summary_plot", ("summaries", "plot_format"), choice=False),
     Format("table", "project", ".txt", f"{_COMPARE}.table:projection_text", ("comparison", "width")),
     Format("json", "project", ".json", f"{_COMPARE}.json:projection_json", ("comparison",)),
     Format("table", "timeline", ".txt", f"{_TIMELINE}.text:render_table", ("timelines", "top", "width")),
@@ -179,7 +179,7 @@ FORMATS: tuple[Format, ...] = (
     Format("markdown", "timeline", "-timeline.md", f"{_TIMELINE}.text:render_markdown", ("timelines", "top"),
            to_file=True),
     Format("html", "timeline", "-timeline.html", f"{_TIMELINE}.html:render", ("timelines", "top"), to_file=True),
-    Format(PLOT, "timeline", ".png", f"{_TIMELINE}.plot:draw", ("timelines", "plot_format")),
+    Format(PLOT, "timeline", ".png", f"{_TIMELINE}.plot:draw", ("timelines", "plot_format"), choice=False),
     Format("table", "realtime", ".txt", f"{_TIMELINE}.realtime:render_table", ("view", "top", "width")),
     Format("json", "realtime", ".json", f"{_TIMELINE}.realtime:render_json", ("view",)),
 )
@@ -193,7 +193,7 @@ def image_names(document_name: str, count: int) -> list[str]:
 
 def format_names(kind: Kind) -> tuple[str, ...]:
     """The --format choices of one kind of result, in the order the help lists them (the images are not)."""
-    return tuple(f.name for f in FORMATS if f.kind == kind and not f.image)
+    return tuple(f.name for f in FORMATS if f.kind == kind and f.choice)
 
 
 def find_format(kind: Kind, name: str) -> Format:

@@ -326,3 +326,16 @@ def test_a_verdict_without_throughputs_carries_its_cause_and_the_metrics_as_data
     v = from_roofline(RoofPosition("kernel-clock", 7.4, "fp64", {"fp64": 7.4}), gap)
     assert v.bound is None and (v.cause, v.missing, v.collect) == (gap.cause, gap.missing, gap.collect)
     assert v.reason.startswith(gap.text)
+
+
+def test_the_advice_to_collect_the_throughputs_names_them_and_the_option_as_data():
+    """A launch without throughputs whose roofs decide nothing gets the measurement item, carrying the verdict's
+    missing metrics and the section that collects them."""
+    from roofline.ncu import metrics as m
+    from roofline.pipeline import analyze_loaded
+    from tests.synthetic import model
+
+    # 40 MB in 2 ms against the 100 GB/s roof: 20%, under the latency threshold, so no roofline-only verdict
+    a = analyze_loaded(model("app.json", [launch(0, "copy", 2e-3, 0.0, 4e7, OLD_GPU)]))
+    (item,) = [i for i in a.launches[0].advice if i.topic == "measurement:verdict"]
+    assert item.missing == (m.SM_THROUGHPUT, m.MEMORY_THROUGHPUT) and item.collect == m.HINT_THROUGHPUT

@@ -68,7 +68,8 @@ def test_the_command_line_prints_the_installed_version():
 
 
 def test_the_version_is_written_once():
-    """pyproject.toml names no version of its own: it takes roofline.__version__ (dynamic)."""
+    """pyproject.toml names no version of its own: it takes roofline.core.version.__version__ (dynamic), which
+    roofline.__version__ is."""
     tomllib = pytest.importorskip("tomllib")  # Python 3.11 and newer
     project = tomllib.loads((REPO / "pyproject.toml").read_text())
     assert "version" not in project["project"] and "version" in project["project"]["dynamic"]

@@ -44,14 +44,14 @@ def test_the_same_filters_select_the_same_launches(command: str, filters: str, s
     assert expected and len(expected) < len(launches)  # each filter keeps some launches, not all
 
     selected: list[list[str]] = []
-    analyze = pipeline._analyze  # behind every command (one report here: analysed in this process)
+    analyze = pipeline.analyze  # behind every command (one report here: analysed in this process)
 
     def recording(*args, **kwargs):
         analysis = analyze(*args, **kwargs)
         selected.append([k.launch.key for k in analysis.launches])
         return analysis
 
-    monkeypatch.setattr(pipeline, "_analyze", recording)
+    monkeypatch.setattr(pipeline, "analyze", recording)
     result = CliRunner().invoke(app, [*COMMANDS[command](path, tmp_path), *options])
     assert result.exit_code == 0, result.output
     assert selected and all(keys == expected for keys in selected)
