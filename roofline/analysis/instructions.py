@@ -23,6 +23,7 @@ GIGA = 1e9
 # all 32 threads on one bank. Wider words at unit stride sit lower (8 bytes: 1/8, 16 bytes: 1/16).
 GLOBAL_WALLS = {"stride_0": 1.0, "unit_stride": 1 / 4, "scattered": 1 / 32}
 SHARED_WALLS = {"no_conflict": 1.0, "conflict_32_way": 1 / 32}
+TRANSACTION_DEFINITIONS = {"l1": m.L1_DEFINITION, "l2": m.L2_DEFINITION, "dram": m.DRAM_DEFINITION}
 
 
 def instruction_roofline(a: LaunchAnalysis, device: Device) -> InstructionRoofline:
@@ -40,6 +41,9 @@ def instruction_roofline(a: LaunchAnalysis, device: Device) -> InstructionRoofli
         else Value.of(peak),
         transactions={level: Value.of(moved[level]) for level in LEVELS},
         intensity={level: _intensity(Value.of(warps), Value.of(moved[level]), level) for level in LEVELS},
+        thread_intensity={level: _intensity(_per_warp(Value.of(threads)), Value.of(moved[level]), level,
+                                            "thread instructions / 32") for level in LEVELS},
+        definitions=TRANSACTION_DEFINITIONS,
         peak_gtxn_per_s={level: _transaction_roof(ceilings.bytes_per_s[level], ceilings.missing.get(level, ""),
                                                   ceilings.source) for level in LEVELS},
         ceilings=ceilings.source,
@@ -105,15 +109,22 @@ def _giga_rate(count: Value, duration: Value, per: int = 1) -> Value:
     return Value(count.value / per / duration.value / GIGA, via=f"({count.via}){scale} / duration / 1e9")
 
 
-def _intensity(warps: Value, moved: Value, level: str) -> Value:
-    """Warp instructions per transaction at one level; None where either is unmeasured or nothing moved."""
+def _per_warp(threads: Value) -> Value:
+    """Thread instructions / 32, the model's y-axis: warp instructions as if every thread were active."""
+    if threads.value is None:
+        return threads
+    return Value(threads.value / m.THREADS_PER_WARP, via=f"({threads.via}) / {m.THREADS_PER_WARP}")
+
+
+def _intensity(warps: Value, moved: Value, level: str, what: str = "warp instructions") -> Value:
+    """Instructions (``what``) per transaction at one level; None where either is unmeasured or nothing moved."""
     if warps.value is None:
         return Value(None, warps.reason)
     if moved.value is None:
         return Value(None, moved.reason)
     if moved.value == 0:
         return Value(None, f"no transactions at {level}: instruction intensity is unbounded")
-    return Value(warps.value / moved.value, via=f"warp instructions / {level} transactions")
+    return Value(warps.value / moved.value, via=f"{what} / {level} transactions")
 
 
 def _transaction_roof(bytes_per_s: float | None, why: str, source: str) -> Value:

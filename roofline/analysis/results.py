@@ -219,6 +219,8 @@ class InstructionRoofline:
     peak_warp_gips: Value  # SMs x schedulers per SM x instructions per scheduler and cycle x SM clock / 1e9
     transactions: Mapping[str, Value]  # per level (core.model.LEVELS): 32-byte transactions
     intensity: Mapping[str, Value]  # per level: warp instructions per transaction
+    thread_intensity: Mapping[str, Value]  # per level: thread instructions / 32 per transaction
+    definitions: Mapping[str, str]  # per level: what its transactions count
     peak_gtxn_per_s: Mapping[str, Value]  # per level: the memory roof of ``ceilings`` / 32 B, per second / 1e9
     ceilings: CeilingSet  # the ceiling set the transaction roofs come from
     global_memory: MemoryWalls  # global loads and stores: L1 sectors per instruction against the access walls

@@ -134,6 +134,12 @@ LSU_WRITEBACK = {  # L1 -> register writeback, 128 B per active cycle (ncu >= 20
     "all": "l1tex__lsu_writeback_active",  # CC <= 7.2
 }
 LTS_T_SECTORS = "lts__t_sectors"  # L2 tag-stage sectors from every source, loads and stores (all L2 traffic)
+L2_SM_SECTORS = "lts__t_sectors_srcunit_tex"  # L2 sectors the SMs' L1 requested: reads, writes, atomics, reductions
+L2_ALL_DEFINITION = ("lts__t_sectors_srcunit_tex: all L2 traffic the SMs requested (loads, stores, atomics, "
+                     "reductions), 32 B sectors")
+L1_SECTORS_ALL = tuple(f"l1tex__t_sectors_pipe_lsu_mem_{space}_op_{op}" for space, ops
+                       in (("global", ("ld", "st", "atom", "red")), ("local", ("ld", "st"))) for op in ops)
+L1_ALL_DEFINITION = "l1tex__t_sectors global+local ld/st/atom/red: all L1 traffic (loads, stores, atomics), 32 B sectors"
 BYTES_PER_SECTOR = 32
 BYTES_PER_LTS2XBAR_CYCLE = 32
 BYTES_PER_LSU_WRITEBACK_CYCLE = 128
@@ -160,6 +166,21 @@ GLOBAL_SECTORS = {op: L1_SECTOR.format(space="global", op=op) for op in ACCESS_O
 SHARED_INST = {"ld": ("smsp__sass_inst_executed_op_shared_ld", "smsp__inst_executed_op_ldsm"),
                "st": ("smsp__sass_inst_executed_op_shared_st",)}
 SHARED_OP_WAVEFRONTS = {op: f"{SHARED_WAVEFRONTS}_op_{op}" for op in ACCESS_OPS}
+# The model's transactions per level (Ding & Williams, the Instruction Roofline scripts' ``irf_metrics``):
+# L1 = global and local load and store sectors + shared load and store wavefronts (not every shared wavefront:
+#      SHARED_WAVEFRONTS also counts atomics and the rest, which the definition leaves out);
+# L2 = the L2 read and write sectors the SMs requested (srcunit_tex), atomics and reductions counted as a read and a
+#      write each: read + write + 2 x (atom + red); not lts__t_sectors, which adds the copies between L2 partitions
+#      (srcunit_ltcfabric, A100 and Hopper) and other sources;
+# DRAM = sectors read + written.
+L2_SM_SECTOR = "lts__t_sectors_srcunit_tex_op_{op}"  # L2 sectors the SMs' L1 requested, by operation
+L2_SM_READ_WRITE = tuple(L2_SM_SECTOR.format(op=op) for op in ("read", "write"))
+L2_SM_ATOM = L2_SM_SECTOR.format(op="atom")  # ncu may store it as its two kinds, ALU and CAS atomics
+L2_SM_ATOM_KINDS = tuple(L2_SM_SECTOR.format(op=f"atom_dot_{kind}") for kind in ("alu", "cas"))
+L2_SM_RED = L2_SM_SECTOR.format(op="red")
+L1_DEFINITION = "global/local ld+st sectors + shared ld+st wavefronts (Ding & Williams)"
+L2_DEFINITION = "SM-requested L2 sectors: read + write + 2 x (atom + red) (Ding & Williams)"
+DRAM_DEFINITION = "DRAM sectors read + written"
 HINT_SHARED_INST = "re-profile with --section MemoryWorkloadAnalysis_Tables (ncu 2022.4 or later) or --set full"
 HINT_INSTRUCTIONS = "re-profile with --section InstructionStats or --set full"
 HINT_THREAD_INST = "re-profile with --section WarpStateStats --section InstructionStats or --set full"
@@ -445,24 +466,36 @@ def dram_traffic(launch: KernelLaunch) -> Traffic:
 
 
 def l2_traffic(launch: KernelLaunch) -> Traffic:
-    """L2 bytes under the first definition the report supports (they differ; the one used is named)."""
+    """L2 bytes counting all the SMs' traffic (loads, stores, atomics, reductions) where the report allows, against
+    the L2 peak the report holds; a one-way definition only where the report holds nothing else (it is named)."""
+    peak_m = _l2_peak(launch)
+    sm = counter(launch, L2_SM_SECTORS)
+    if sm.value is not None:
+        return Traffic(_scaled(sm, BYTES_PER_SECTOR), peak_m, L2_ALL_DEFINITION)
     t_bytes = counter(launch, LTS_T_BYTES)
     if t_bytes.value is not None:
-        return Traffic(t_bytes, _with_hint(peak(launch, LTS_T_BYTES, "lts"), HINT_CACHE),
-                       "lts__t_bytes: all L2 requests (NERSC / ncu 2022.3 definition)")
+        return Traffic(t_bytes, peak_m, "lts__t_bytes: all L2 requests, every source (NERSC / ncu 2022.3 definition)")
     xbar_cycles = counter(launch, LTS2XBAR_CYCLES)
     if xbar_cycles.value is not None:
-        scale = BYTES_PER_LTS2XBAR_CYCLE
-        moved = Measured(scale * xbar_cycles.value, via=f"{scale} x {xbar_cycles.via}")
-        peak_m = _scaled(peak(launch, LTS2XBAR_CYCLES, "lts"), scale)
-        return Traffic(moved, _with_hint(peak_m, HINT_CACHE), "lts2xbar: L2 to crossbar bytes (ncu 2025 definition)",
-                       "L2 -> SM returns (loads), not stores")
+        return Traffic(_scaled(xbar_cycles, BYTES_PER_LTS2XBAR_CYCLE), peak_m,
+                       "lts2xbar: L2 to crossbar bytes (ncu 2025 definition)", "L2 -> SM returns (loads), not stores")
     reads = counter(launch, XBAR2L1TEX_READ)
     if reads.value is not None:
-        return Traffic(reads, _with_hint(peak(launch, XBAR2L1TEX_READ, "l1tex"), HINT_CACHE),
-                       "xbar2l1tex: L2 to L1 read bytes only (ncu 2023-2024 definition)", "L2 -> L1 reads, not stores")
-    return Traffic(_absent([f"{LTS_T_BYTES}.sum", f"{LTS2XBAR_CYCLES}.sum", f"{XBAR2L1TEX_READ}.sum"], HINT_CACHE),
-                   _absent([f"{LTS_T_BYTES}.sum.peak_sustained"], HINT_CACHE), "")
+        return Traffic(reads, peak_m, "xbar2l1tex: L2 to L1 read bytes only (ncu 2023-2024 definition)",
+                       "L2 -> L1 reads, not stores")
+    names = (L2_SM_SECTORS, LTS_T_BYTES, LTS2XBAR_CYCLES, XBAR2L1TEX_READ)
+    return Traffic(_absent([f"{n}.sum" for n in names], HINT_CACHE), peak_m, "")
+
+
+def _l2_peak(launch: KernelLaunch) -> Measured:
+    """The L2 bandwidth roof the report holds: lts__t_bytes's peak, else 32 B x the L2 -> crossbar cycles' peak,
+    else the L2 -> L1 read bytes' peak (each x its unit's clock)."""
+    for name, scale, unit in ((LTS_T_BYTES, 1, "lts"), (LTS2XBAR_CYCLES, BYTES_PER_LTS2XBAR_CYCLE, "lts"),
+                              (XBAR2L1TEX_READ, 1, "l1tex")):
+        found = peak(launch, name, unit)
+        if found.value is not None or found.via:
+            return _with_hint(_scaled(found, scale) if scale != 1 else found, HINT_CACHE)
+    return _absent([f"{LTS_T_BYTES}.sum.peak_sustained"], HINT_CACHE)
 
 
 def l2_total_bytes(launch: KernelLaunch) -> Measured:
@@ -476,23 +509,41 @@ def l2_total_bytes(launch: KernelLaunch) -> Measured:
     return _with_hint(_absent([f"{LTS_T_BYTES}.sum", f"{LTS_T_SECTORS}.sum"], ""), HINT_TRANSACTIONS)
 
 
+def l1_sectors_all(launch: KernelLaunch) -> Measured:
+    """Global and local sectors at L1 of every operation: loads, stores, atomics and reductions."""
+    return _sum_of(launch, L1_SECTORS_ALL, HINT_CACHE)
+
+
 def l1_traffic(launch: KernelLaunch, device: Device) -> Traffic:
-    """L1 bytes: l1tex__t_bytes if present, else 128 B x LSU writeback cycles (variant by CC)."""
+    """L1 bytes counting all global and local traffic (loads, stores, atomics, reductions) where the report allows,
+    else l1tex__t_bytes, else (one way only, named) 128 B x LSU writeback cycles; against the L1 peak it holds."""
+    peak_m = _l1_peak(launch, device)
+    sectors = l1_sectors_all(launch)
+    if sectors.value is not None:
+        return Traffic(_scaled(sectors, BYTES_PER_SECTOR), peak_m, L1_ALL_DEFINITION)
     t_bytes = counter(launch, L1TEX_T_BYTES)
     if t_bytes.value is not None:
-        return Traffic(t_bytes, _with_hint(peak(launch, L1TEX_T_BYTES, "l1tex"), HINT_CACHE),
-                       "l1tex__t_bytes: L1 requests, LSU and TEX (NERSC / ncu 2022.3 definition)")
+        return Traffic(t_bytes, peak_m, "l1tex__t_bytes: L1 requests, LSU and TEX (NERSC / ncu 2022.3 definition)")
     for name in _writeback_order(device):
         cycles = counter(launch, name)
         if cycles.value is not None:
-            scale = BYTES_PER_LSU_WRITEBACK_CYCLE
-            moved = Measured(scale * cycles.value, via=f"{scale} x {cycles.via}")
-            peak_m = _scaled(peak(launch, name, "l1tex"), scale)
-            return Traffic(moved, _with_hint(peak_m, HINT_CACHE),
+            return Traffic(_scaled(cycles, BYTES_PER_LSU_WRITEBACK_CYCLE), peak_m,
                            "lsu_writeback: L1 to register bytes, global/local (ncu 2023+ definition)",
                            "L1 -> register writebacks (loads), not stores")
-    return Traffic(_absent([f"{L1TEX_T_BYTES}.sum", f"{_writeback_order(device)[0]}.sum"], HINT_CACHE),
-                   _absent([f"{L1TEX_T_BYTES}.sum.peak_sustained"], HINT_CACHE), "")
+    return Traffic(_absent([f"{L1_SECTORS_ALL[0]}.sum", f"{L1TEX_T_BYTES}.sum", f"{_writeback_order(device)[0]}.sum"],
+                           HINT_CACHE), peak_m, "")
+
+
+def _l1_peak(launch: KernelLaunch, device: Device) -> Measured:
+    """The L1 bandwidth roof the report holds: l1tex__t_bytes's peak, else 128 B x the LSU writeback cycles' peak."""
+    found = peak(launch, L1TEX_T_BYTES, "l1tex")
+    if found.value is not None or found.via:
+        return _with_hint(found, HINT_CACHE)
+    for name in _writeback_order(device):
+        found = peak(launch, name, "l1tex")
+        if found.value is not None or found.via:
+            return _with_hint(_scaled(found, BYTES_PER_LSU_WRITEBACK_CYCLE), HINT_CACHE)
+    return _absent([f"{L1TEX_T_BYTES}.sum.peak_sustained"], HINT_CACHE)
 
 
 def _writeback_order(device: Device) -> tuple[str, ...]:
@@ -581,15 +632,30 @@ def _sum_of(launch: KernelLaunch, names: Iterable[str], hint: str) -> Measured:
 
 
 def transactions(launch: KernelLaunch) -> dict[str, Measured]:
-    """32-byte transactions per memory level: L1 global and local sectors plus shared-memory wavefronts, L2
-    sectors (every source and operation), DRAM sectors read and written (else DRAM bytes / 32)."""
+    """32-byte transactions per memory level by the model's definitions (``L1_DEFINITION``, ``L2_DEFINITION``,
+    ``DRAM_DEFINITION``); None naming the metric where the report lacks one, never another count in its place."""
     dram = _sum_of(launch, DRAM_SECTORS, HINT_TRANSACTIONS)
     if dram.value is None and not dram.via:
-        moved = dram_traffic(launch).bytes
+        moved = dram_traffic(launch).bytes  # dram__bytes, read + written: the same sectors in bytes
         if moved.value is not None:
             dram = Measured(moved.value / BYTES_PER_SECTOR, via=f"({moved.via}) / {BYTES_PER_SECTOR}")
-    return {"dram": dram, "l2": _with_hint(counter(launch, LTS_T_SECTORS), HINT_TRANSACTIONS),
-            "l1": _sum_of(launch, (*L1_SECTORS, SHARED_WAVEFRONTS), HINT_TRANSACTIONS)}
+    l1 = _sum_of(launch, (*L1_SECTORS, *SHARED_OP_WAVEFRONTS.values()), HINT_TRANSACTIONS)
+    return {"dram": dram, "l2": l2_sm_transactions(launch), "l1": l1}
+
+
+def l2_sm_transactions(launch: KernelLaunch) -> Measured:
+    """The L2 sectors the SMs requested, atomics and reductions both ways: read + write + 2 x (atom + red)."""
+    read_write = _sum_of(launch, L2_SM_READ_WRITE, HINT_TRANSACTIONS)
+    atom = counter(launch, L2_SM_ATOM)
+    if atom.value is None:
+        atom = _sum_of(launch, L2_SM_ATOM_KINDS, HINT_TRANSACTIONS)
+    red = _with_hint(counter(launch, L2_SM_RED), HINT_TRANSACTIONS)
+    parts = (read_write, atom, red)
+    if read_write.value is None or atom.value is None or red.value is None:
+        nan = next((p for p in parts if p.value is None and p.via), None)
+        return nan or _absent([name for p in parts for name in p.missing], HINT_TRANSACTIONS)
+    return Measured(read_write.value + 2 * (atom.value + red.value),
+                    via=f"{read_write.via} + 2 x ({atom.via} + {red.via})")
 
 
 def global_accesses(launch: KernelLaunch) -> dict[str, tuple[Measured, Measured]]:
@@ -700,7 +766,8 @@ def _counter_names() -> set[str]:
               L1TEX_T_BYTES}
     bases |= set(LSU_WRITEBACK.values())
     bases |= {u + name for name in (WARP_INST, THREAD_INST, INTEGER_INST) for u in _SM_UNITS} | {INTEGER_PIPE}
-    bases |= {*L1_SECTORS, SHARED_WAVEFRONTS, *DRAM_SECTORS}
+    bases |= {*L1_SECTORS_ALL, L2_SM_SECTORS}
+    bases |= {*L1_SECTORS, SHARED_WAVEFRONTS, *DRAM_SECTORS, *L2_SM_READ_WRITE, L2_SM_ATOM, *L2_SM_ATOM_KINDS, L2_SM_RED}
     bases |= {*GLOBAL_REQUESTS.values(), *SHARED_OP_WAVEFRONTS.values(), *(n for i in SHARED_INST.values() for n in i)}
     return {b + s for b in bases for s in _SUFFIXES}
 

@@ -249,9 +249,11 @@ def instruction_roofline_dict(r: InstructionRoofline | None, missing: dict[str, 
         missing[key] = "not computed"
         return None
     rates = {"warp_gips": r.warp_gips, "thread_gips_per_32": r.thread_gips_per_32, "peak_warp_gips": r.peak_warp_gips}
-    levels = {"transactions": r.transactions, "intensity": r.intensity, "peak_gtxn_per_s": r.peak_gtxn_per_s}
+    levels = {"transactions": r.transactions, "intensity": r.intensity, "thread_intensity": r.thread_intensity,
+              "peak_gtxn_per_s": r.peak_gtxn_per_s}
     out: dict[str, Any] = {name: value_or_null(v, f"{key}.{name}", missing) for name, v in rates.items()}
     out.update({name: values_or_null(values, f"{key}.{name}", missing) for name, values in levels.items()})
+    out["definitions"] = dict(r.definitions)
     every = {**rates, **{f"{name}.{level}": v for name, values in levels.items() for level, v in values.items()}}
     out["ceilings"] = r.ceilings
     spaces = {"global_memory": r.global_memory, "shared_memory": r.shared_memory}
