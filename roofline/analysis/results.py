@@ -229,6 +229,17 @@ class InstructionRoofline:
 
 
 @dataclass(frozen=True)
+class MemoryPicture:
+    """The memory chart of ncu's Memory Workload Analysis for one launch (``analysis.memory``): L1 and L2 sector hit
+    rates in percent, and the traffic on each edge between kernel, L1, shared memory, L2 and DRAM (bytes; shared
+    memory in wavefronts); None = not measured, with the reason."""
+
+    hit_rate_pct: Mapping[str, Value]  # "l1", "l2"
+    traffic: Mapping[str, Value]  # edge (ncu.metrics.MEMORY_EDGES) -> amount
+    definitions: Mapping[str, str]  # edge -> what it counts
+
+
+@dataclass(frozen=True)
 class HotLine:
     """One source line of a launch: the instructions compiled from it (most samples first) and their warp samples
     summed, per stall reason too; ``top_stall`` is the reason with the most samples, a warp issuing left out."""
@@ -314,6 +325,7 @@ class LaunchAnalysis:
     tensor_cores: TensorCores | None = None
     stalls: WarpStalls | None = None
     instruction_roofline: InstructionRoofline | None = None
+    memory: MemoryPicture | None = None
     hotspots: Hotspots | None = None
     advice: tuple[Advice, ...] = ()
     l2_total_bytes: Value = Value(None, "not read")  # all L2 traffic, stores included (lts__t_sectors x 32)

@@ -139,7 +139,8 @@ L2_ALL_DEFINITION = ("lts__t_sectors_srcunit_tex: all L2 traffic the SMs request
                      "reductions), 32 B sectors")
 L1_SECTORS_ALL = tuple(f"l1tex__t_sectors_pipe_lsu_mem_{space}_op_{op}" for space, ops
                        in (("global", ("ld", "st", "atom", "red")), ("local", ("ld", "st"))) for op in ops)
-L1_ALL_DEFINITION = "l1tex__t_sectors global+local ld/st/atom/red: all L1 traffic (loads, stores, atomics), 32 B sectors"
+L1_ALL_DEFINITION = ("l1tex__t_sectors global+local ld/st/atom/red: all L1 traffic (loads, stores, atomics), "
+                     "32 B sectors")
 BYTES_PER_SECTOR = 32
 BYTES_PER_LTS2XBAR_CYCLE = 32
 BYTES_PER_LSU_WRITEBACK_CYCLE = 128
@@ -185,6 +186,45 @@ HINT_SHARED_INST = "re-profile with --section MemoryWorkloadAnalysis_Tables (ncu
 HINT_INSTRUCTIONS = "re-profile with --section InstructionStats or --set full"
 HINT_THREAD_INST = "re-profile with --section WarpStateStats --section InstructionStats or --set full"
 HINT_TRANSACTIONS = "re-profile with --section MemoryWorkloadAnalysis_Tables or --set full"
+
+# --- The memory picture (Memory Workload Analysis: ncu's memory chart and tables) --------------------------
+L1_HIT_RATE = "l1tex__t_sector_hit_rate.pct"  # L1 sector hits / lookups, every operation
+L2_HIT_RATE = "lts__t_sector_hit_rate.pct"  # L2 sector hits / lookups, every source
+HIT_RATES = {"l1": L1_HIT_RATE, "l2": L2_HIT_RATE}
+L2_TO_L1_READ = XBAR2L1TEX_READ  # bytes L1 read from L2 (the chart's L2 -> L1 edge)
+L1_TO_L2_WRITE = "l1tex__m_l1tex2xbar_write_bytes"  # bytes L1 wrote to L2 (stores, atomics, reductions)
+# edge of the chart -> (counter, definition); each in bytes but the shared one, in wavefronts
+MEMORY_EDGES = {
+    "kernel_l1_bytes": ("", "32 x global+local sectors of every operation at L1 (the kernel's requests)"),
+    "kernel_shared_wavefronts": ("", "shared-memory load + store wavefronts"),
+    "l2_to_l1_bytes": (L2_TO_L1_READ, "bytes L1 read from L2"),
+    "l1_to_l2_bytes": (L1_TO_L2_WRITE, "bytes L1 wrote to L2"),
+    "dram_to_l2_bytes": (DRAM_READ_WRITE[0], "bytes read from device memory"),
+    "l2_to_dram_bytes": (DRAM_READ_WRITE[1], "bytes written to device memory"),
+}
+HINT_MEMORY = ("re-profile with --section MemoryWorkloadAnalysis_Chart --section MemoryWorkloadAnalysis_Tables "
+               "or --set full")
+
+
+def hit_rate(launch: KernelLaunch, level: str) -> Measured:
+    """ncu's sector hit rate of L1 or L2, in percent."""
+    name = HIT_RATES[level]
+    value = launch.value(name)
+    if value is not None:
+        return Measured(value, via=name)
+    return _nan_absent(launch, [name], [name], HINT_MEMORY)
+
+
+def memory_edges(launch: KernelLaunch) -> dict[str, Measured]:
+    """The traffic between kernel, L1, shared memory, L2 and DRAM (``MEMORY_EDGES``), as ncu's memory chart shows
+    it; each None naming the metric the report lacks."""
+    out = {"kernel_l1_bytes": _with_hint(_scaled(l1_sectors_all(launch), BYTES_PER_SECTOR), HINT_MEMORY),
+           "kernel_shared_wavefronts": _sum_of(launch, SHARED_OP_WAVEFRONTS.values(), HINT_MEMORY)}
+    for edge, (name, _what) in MEMORY_EDGES.items():
+        if name:
+            out[edge] = _with_hint(counter(launch, name), HINT_MEMORY)
+    return out
+
 
 # --- Integer roofline -----------------------------------------------------------------------------------
 # Thread-level integer instructions with predicate on, read as sm__ or smsp__. No stock section collects them (the
@@ -594,7 +634,8 @@ def tensor_peak(launch: KernelLaunch, device: Device, dtype: str) -> Measured:
 def _scaled(m: Measured, factor: float) -> Measured:
     if m.value is None:
         return m
-    return Measured(m.value * factor, via=f"{factor:g} x {m.via}", notes=m.notes)
+    via = f"({m.via})" if " + " in m.via else m.via
+    return Measured(m.value * factor, via=f"{factor:g} x {via}", notes=m.notes)
 
 
 def _with_hint(m: Measured, hint: str) -> Measured:
@@ -766,8 +807,9 @@ def _counter_names() -> set[str]:
               L1TEX_T_BYTES}
     bases |= set(LSU_WRITEBACK.values())
     bases |= {u + name for name in (WARP_INST, THREAD_INST, INTEGER_INST) for u in _SM_UNITS} | {INTEGER_PIPE}
-    bases |= {*L1_SECTORS_ALL, L2_SM_SECTORS}
-    bases |= {*L1_SECTORS, SHARED_WAVEFRONTS, *DRAM_SECTORS, *L2_SM_READ_WRITE, L2_SM_ATOM, *L2_SM_ATOM_KINDS, L2_SM_RED}
+    bases |= {*L1_SECTORS_ALL, L2_SM_SECTORS, L1_TO_L2_WRITE}
+    bases |= {*L1_SECTORS, SHARED_WAVEFRONTS, *DRAM_SECTORS}
+    bases |= {*L2_SM_READ_WRITE, L2_SM_ATOM, *L2_SM_ATOM_KINDS, L2_SM_RED}
     bases |= {*GLOBAL_REQUESTS.values(), *SHARED_OP_WAVEFRONTS.values(), *(n for i in SHARED_INST.values() for n in i)}
     return {b + s for b in bases for s in _SUFFIXES}
 
@@ -780,7 +822,8 @@ def _diagnostic_names() -> set[str]:
 
 
 METRICS_TO_READ = frozenset(_counter_names() | {DURATION, SM_CYCLES, INSTRUCTIONS, *CLOCK_METRICS, HFMA_MOVES,
-                                                 THREADS_PER_WARP_INST, INTEGER_PIPE_PCT, SM_ACTIVE_CYCLES}
+                                                 THREADS_PER_WARP_INST, INTEGER_PIPE_PCT, SM_ACTIVE_CYCLES,
+                                                 *HIT_RATES.values()}
                             | _diagnostic_names())
 FAMILY_PREFIXES = (TENSOR_OPS_PREFIX, STALL_PREFIX, STALL_SAMPLES_PREFIX)
 _TENSOR_FORMS = frozenset(s.removeprefix(".") for s in _SUFFIXES)

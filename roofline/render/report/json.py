@@ -20,6 +20,7 @@ from roofline.analysis.results import (
     InstructionRoofline,
     IntegerRoofline,
     LaunchAnalysis,
+    MemoryPicture,
     MemoryWalls,
     Occupancy,
     TensorCores,
@@ -185,6 +186,7 @@ def kernel_dict(k: LaunchAnalysis, reasons: Reasons, no_spec_reason: str = "no d
         "tensor_cores": tensor_cores_dict(k.tensor_cores, missing),
         "stalls": stalls_dict(k.stalls, missing),
         "instruction_roofline": instruction_roofline_dict(k.instruction_roofline, missing),
+        "memory": memory_dict(k.memory, missing),
         "hotspots": hotspots_dict(k.hotspots, missing),
     }
     out["ceilings"].setdefault("datasheet", None)
@@ -199,7 +201,8 @@ def kernel_dict(k: LaunchAnalysis, reasons: Reasons, no_spec_reason: str = "no d
         missing["pct_of_roof"] = k.roof.reason
     if launch.invalid:  # no diagnostics for a launch whose attributes are impossible
         missing.update({key: f"invalid launch: {launch.invalid}" for key in ("occupancy", "tensor_cores", "stalls",
-                                                                                  "instruction_roofline", "hotspots")})
+                                                                                  "instruction_roofline", "memory",
+                                                                                  "hotspots")})
     if out["limiter"] is None:
         missing["limiter"] = k.roof.reason or "no roof position"
     if out["bound"] is None:
@@ -263,6 +266,19 @@ def instruction_roofline_dict(r: InstructionRoofline | None, missing: dict[str, 
     every |= integer
     out["via"] = {path: v.via for path, v in every.items() if v.value is not None}
     return out
+
+
+def memory_dict(p: MemoryPicture | None, missing: dict[str, str]) -> dict[str, Any] | None:
+    """The memory chart: L1 and L2 hit rates (percent) and the traffic per edge; nulls have their reason under
+    ``missing``, numbers their metrics under ``via``."""
+    if p is None:
+        missing["memory"] = "not computed"
+        return None
+    every = {**{f"hit_rate_pct.{k}": v for k, v in p.hit_rate_pct.items()},
+             **{f"traffic.{k}": v for k, v in p.traffic.items()}}
+    return {"hit_rate_pct": values_or_null(p.hit_rate_pct, "memory.hit_rate_pct", missing),
+            "traffic": values_or_null(p.traffic, "memory.traffic", missing), "definitions": dict(p.definitions),
+            "via": {path: v.via for path, v in every.items() if v.value is not None}}
 
 
 def integer_dict(r: IntegerRoofline, key: str, missing: dict[str, str]) -> tuple[dict[str, Any], dict[str, Value]]:

@@ -246,6 +246,7 @@ def kernel_blocks(rank: int, g: KernelGroup, anchor: str = "") -> list[Block]:
         if k.tensor_cores.warning:
             blocks.append(Block("warn", k.tensor_cores.warning))
     blocks += [Block("p", "**Instruction roofline**"), Block("ul", items=instruction_items(k))]
+    blocks += memory_blocks(k)
     rules = rule_items(k)
     if rules:
         blocks.append(Block("details", f"ncu rules ({len(rules)})", items=rules))
@@ -399,6 +400,26 @@ def instruction_items(k: LaunchAnalysis) -> tuple[str, ...]:
             lines.append(f"{space} {unit} per warp instruction: {per} (walls for 4-byte words: {marks})")
     lines.append(integer_text(k))
     return tuple(lines)
+
+
+EDGE_WORDS = {"kernel_l1_bytes": ("kernel", "L1", "B"), "kernel_shared_wavefronts": ("kernel", "shared memory", ""),
+              "l2_to_l1_bytes": ("L2", "L1", "B"), "l1_to_l2_bytes": ("L1", "L2", "B"),
+              "dram_to_l2_bytes": ("DRAM", "L2", "B"), "l2_to_dram_bytes": ("L2", "DRAM", "B")}
+
+
+def memory_blocks(k: LaunchAnalysis) -> list[Block]:
+    """The memory chart (ncu's Memory Workload Analysis): hit rates and the traffic on each edge; [] where the report
+    holds none of it."""
+    p = k.memory
+    if p is None or all(v.value is None for v in (*p.hit_rate_pct.values(), *p.traffic.values())):
+        return []
+    rates = ", ".join(f"{NAMES[level]} {pct(v.value)}" if v.value is not None else f"{NAMES[level]} not measured"
+                      for level, v in p.hit_rate_pct.items())
+    rows = tuple((EDGE_WORDS[edge][0], EDGE_WORDS[edge][1],
+                  si(v.value, EDGE_WORDS[edge][2]) + ("" if EDGE_WORDS[edge][2] else " wavefronts")
+                  if v.value is not None else "not measured", p.definitions[edge]) for edge, v in p.traffic.items())
+    return [Block("p", f"**Memory** (hit rates: {rates})"),
+            Block("table", header=("from", "to", "traffic", "counts"), rows=rows, numeric=(False, False, True, False))]
 
 
 def integer_text(k: LaunchAnalysis) -> str:
