@@ -356,6 +356,21 @@ def instruction_plot(analyses: Sequence[ReportAnalysis], fmt: PlotFormat, target
     return drawn
 
 
+def memory_plot(analyses: Sequence[ReportAnalysis], fmt: PlotFormat, target: Path,
+                top: int = LEGEND_KERNELS) -> bytes:
+    """The memory chart of the reports; a one-line error, and no file, when no kernel of any report has hit rates."""
+    from roofline.errors import RooflineError
+    from roofline.render import base
+    from roofline.render.report.memory_plot import FIX, NOTHING
+
+    drawn = base.memory_plot(analyses, fmt, top)
+    if drawn is None:
+        names = ", ".join(str(a.report.path) for a in analyses) or "the reports"
+        raise RooflineError(f"{target}: not written, nothing to plot: no kernel of {names} {NOTHING}",
+                            f"{FIX}, or plot --kind roofline")
+    return drawn
+
+
 # --- The report workflow of `report` and `analyze` ------------------------------------------------------
 def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions, fmt: str = "table",
                  output: Path | None = None, plot: Path | None = None,

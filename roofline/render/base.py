@@ -244,6 +244,14 @@ def find_format(kind: Kind, name: str) -> Format:
     return next(f for f in FORMATS if f.kind == kind and f.name == name)
 
 
+def memory_plot(analyses: Sequence[ReportAnalysis], fmt: PlotFormat, top: int) -> bytes | None:
+    """``plot --kind memory``: the memory chart of the reports' longest kernels; None where none has hit rates."""
+    from roofline.render.report import memory_plot as render
+
+    data = render.plot_data(analyses, top)
+    return render.draw(data, fmt) if data else None
+
+
 def instruction_plot(analyses: Sequence[ReportAnalysis], fmt: PlotFormat, top: int) -> bytes | None:
     """``plot --kind instruction``: the instruction roofline plot of the reports; None where no kernel of any report
     has a place on it."""

@@ -19,6 +19,7 @@ from roofline.cli.common import (
     fail_for,
     handles_errors,
     instruction_plot,
+    memory_plot,
     report_plot,
     write_output,
 )
@@ -29,10 +30,11 @@ PlotOutputOpt = Annotated[
     Path | None,
     typer.Option(*OUTPUT_OPTION, help="Plot file (.png, .svg or .pdf); default reports/<report name>.png."),
 ]
-PlotKind = Literal["roofline", "instruction"]
+PlotKind = Literal["roofline", "instruction", "memory"]
 KindOpt = Annotated[PlotKind, typer.Option("--kind", help="roofline: FLOP/s against FLOP/byte (the hierarchical "
                                                           "roofline); instruction: the Instruction Roofline Model, "
-                                                          "its memory walls and the integer roofline.")]
+                                                          "its memory walls and the integer roofline; memory: "
+                                                          "ncu's memory chart, hit rates and traffic between units.")]
 TopOpt = Annotated[int, typer.Option("--top", min=1, help="Kernels named in the legend, longest first; the rest "
                                                           "are drawn in grey as 'other'.")]
 
@@ -56,6 +58,6 @@ def plot(
     target = output or default_output(files, ".png")
     fmt = plot_format(target)
     analyses, errors = analyze_good(files, analysis_options(kernel, kernel_name_base, ceilings, specs, timeout))
-    draw = instruction_plot if kind == "instruction" else report_plot
+    draw = {"instruction": instruction_plot, "memory": memory_plot}.get(kind, report_plot)
     write_output(target, draw(analyses, fmt, target, top))
     fail_for(errors)
