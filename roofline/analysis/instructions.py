@@ -49,18 +49,38 @@ def instruction_roofline(a: LaunchAnalysis, device: Device) -> InstructionRoofli
         ceilings=ceilings.source,
         global_memory=_memory_walls(m.global_accesses(launch), GLOBAL_WALLS, "global"),
         shared_memory=_memory_walls(m.shared_accesses(launch), SHARED_WALLS, "shared"),
-        integer=integer_roofline(a),
+        integer=integer_roofline(a, device),
     )
 
 
-def integer_roofline(a: LaunchAnalysis) -> IntegerRoofline:
-    """Integer thread instructions per second against the integer pipe's peak, and per byte at each level."""
+def integer_roofline(a: LaunchAnalysis, device: Device | None = None) -> IntegerRoofline:
+    """Integer thread instructions per second against the integer pipe's peak (the report's own, else the ceiling of
+    the compute capability, ``integer_ceiling``), and per byte at each level."""
     count = Value.of(m.integer_instructions(a.launch))
     rate = _giga_rate(count, a.duration_s)
     peak = Value.of(m.integer_peak(a.launch))
+    if peak.value is None and device is not None:
+        peak = integer_ceiling(a, device, peak.reason)
     peak_giops = Value(peak.value / GIGA, via=f"({peak.via}) / 1e9") if peak.value is not None else peak
     return IntegerRoofline(giops=rate, peak_giops=peak_giops, pct_of_peak=_percent(rate, peak_giops),
                            intensity={level: _per_byte(count, a.bytes[level], level) for level in LEVELS})
+
+
+def integer_ceiling(a: LaunchAnalysis, device: Device, why_not_own: str) -> Value:
+    """Integer thread instructions per second: the compute capability's integer lanes per SM (device_specs/
+    architecture/integer.yaml, cited there) x SMs x the measured SM clock; None saying what is missing."""
+    from roofline.specs.architecture import integer_lanes
+
+    lanes = integer_lanes(device.compute_capability)
+    clock = m.sm_clock_hz(a.launch)
+    if lanes is None:
+        return Value(None, f"{why_not_own}; and no integer ceiling for compute capability "
+                           f"{device.compute_capability or 'unknown'} in device_specs/architecture/integer.yaml")
+    if not device.sm_count or clock.value is None:
+        return Value(None, f"no SM count or SM clock for the integer ceiling: {clock.reason or 'no SM count'}")
+    return Value(lanes.per_sm * device.sm_count * clock.value,
+                 via=f"{lanes.per_sm:g} integer lanes/SM (CC {device.compute_capability}, "
+                     f"device_specs/architecture/integer.yaml) x {device.sm_count} SMs x {clock.via}")
 
 
 def _percent(rate: Value, peak: Value) -> Value:

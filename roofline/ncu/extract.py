@@ -114,6 +114,9 @@ def _launch(ncu_report: Any, action: Any, r: int, a: int, function_name: str, na
             if unit not in metrics and unit not in nan:
                 _keep(value(get(unit)), unit, metrics, nan)
     sampling = pc_sampling(action, names, sass)
+    integer = integer_by_opcode(action)
+    if integer is not None:
+        metrics[m.INTEGER_OPCODE_INST] = integer
     moves = hfma_moves(action) if m.counts_hfma(metrics) else None
     if moves is not None:
         metrics[m.HFMA_MOVES] = moves
@@ -134,6 +137,19 @@ def _launch(ncu_report: Any, action: Any, r: int, a: int, function_name: str, na
         "rules": _rules(action),
         "pc_sampling": sampling,
     }
+
+
+def integer_by_opcode(action: Any) -> float | None:
+    """Integer thread instructions (predicate on) summed over the integer opcodes (``metrics.INTEGER_OPCODES``) of the
+    per-opcode counts; None where the launch has no per-opcode counts."""
+    from roofline.ncu import metrics as m
+
+    by_opcode = action.metric_by_name(m.PER_OPCODE_THREAD_INST)
+    if by_opcode is None:
+        return None
+    opcodes = by_opcode.correlation_ids()
+    return float(sum(by_opcode.as_double(i) for i in range(by_opcode.num_instances())
+                     if opcodes.as_string(i) in m.INTEGER_OPCODES))
 
 
 def hfma_moves(action: Any) -> float | None:

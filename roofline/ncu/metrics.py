@@ -230,6 +230,17 @@ def memory_edges(launch: KernelLaunch) -> dict[str, Measured]:
 # Thread-level integer instructions with predicate on, read as sm__ or smsp__. No stock section collects them (the
 # full sets of ncu 2020.3 to 2025.1 hold the pipe counters only as percent of peak, never as counts).
 INTEGER_INST = flop_counter("integer")
+# Full sets hold no integer count, but their SourceCounters section counts thread instructions (predicate on) per
+# opcode (PER_OPCODE_THREAD_INST). The reader sums the integer opcodes into INTEGER_OPCODE_INST, roofline's own
+# metric: the integer instructions of the CUDA Binary Utilities' instruction set reference ("Integer Instructions",
+# uniform-datapath U* opcodes excluded). The sum equals ncu's own op_integer_pred_on count exactly on the three
+# launches of examples/h200 that hold both (SHF, LOP3, IMAD, IADD3, ISETP, VIADD, LEA counted; MOV, I2F, F2I, LDC,
+# S2R, UIADD3 and ULEA not), tests/ncu/test_integer_opcodes.py.
+INTEGER_OPCODES = frozenset({"BMSK", "BREV", "FLO", "IABS", "IADD", "IADD3", "IADD32I", "IDP", "IDP4A", "IMAD",
+                             "IMNMX", "IMUL", "IMUL32I", "ISCADD", "ISCADD32I", "ISETP", "LEA", "LOP", "LOP3",
+                             "LOP32I", "POPC", "SHF", "SHL", "SHR", "VABSDIFF", "VABSDIFF4", "VIADD", "VIADDMNMX",
+                             "VIMNMX", "VIMNMX3"})
+INTEGER_OPCODE_INST = "roofline__integer_thread_inst_executed_true"
 # The integer pipe: the ALU pipe issues integer and logic instructions except multiplies (IMAD and IMUL go to the
 # FMA pipe, FMA-heavy from CC 8.6). Its peak is its .sum.peak_sustained where the report holds it; else ncu's own
 # percent of it: count / (pct_of_peak_sustained_active / 100 x SM active cycles) is the peak per cycle (2 warp
@@ -237,7 +248,7 @@ INTEGER_INST = flop_counter("integer")
 INTEGER_PIPE = "sm__inst_executed_pipe_alu"
 INTEGER_PIPE_PCT = f"{INTEGER_PIPE}.sum.pct_of_peak_sustained_active"
 SM_ACTIVE_CYCLES = "sm__cycles_active.avg"
-HINT_INTEGER = f"re-profile with --metrics smsp__{INTEGER_INST}.sum (no --set collects it)"
+HINT_INTEGER = f"re-profile with --set full (SourceCounters section) or --metrics smsp__{INTEGER_INST}.sum"
 HINT_INTEGER_PEAK = f"re-profile with --set full --metrics {INTEGER_PIPE}.sum"
 
 # --- What to re-collect when something is missing ---------------------------------------------------
@@ -732,9 +743,15 @@ def peak_warp_instructions_per_s(launch: KernelLaunch, device: Device) -> Measur
 
 
 def integer_instructions(launch: KernelLaunch) -> Measured:
-    """Thread-level integer instructions executed with predicate on (smsp__sass_thread_inst_executed_op_integer_pred_on
-    or its sm__ count or rates)."""
-    return _with_hint(counter(launch, INTEGER_INST, _SM_UNITS), HINT_INTEGER)
+    """Thread-level integer instructions executed with predicate on: smsp__sass_thread_inst_executed_op_integer_pred_on
+    (or its sm__ count or rates), else the integer opcodes' per-opcode counts of a full set (``INTEGER_OPCODES``)."""
+    direct = counter(launch, INTEGER_INST, _SM_UNITS)
+    if direct.value is not None:
+        return direct
+    by_opcode = launch.value(INTEGER_OPCODE_INST)
+    if by_opcode is not None:
+        return Measured(by_opcode, via=f"integer opcodes of {PER_OPCODE_THREAD_INST}")
+    return _with_hint(Measured(None, missing=(*direct.missing, PER_OPCODE_THREAD_INST)), HINT_INTEGER)
 
 
 def integer_peak(launch: KernelLaunch) -> Measured:
@@ -823,7 +840,7 @@ def _diagnostic_names() -> set[str]:
 
 METRICS_TO_READ = frozenset(_counter_names() | {DURATION, SM_CYCLES, INSTRUCTIONS, *CLOCK_METRICS, HFMA_MOVES,
                                                  THREADS_PER_WARP_INST, INTEGER_PIPE_PCT, SM_ACTIVE_CYCLES,
-                                                 *HIT_RATES.values()}
+                                                 *HIT_RATES.values(), INTEGER_OPCODE_INST}
                             | _diagnostic_names())
 FAMILY_PREFIXES = (TENSOR_OPS_PREFIX, STALL_PREFIX, STALL_SAMPLES_PREFIX)
 _TENSOR_FORMS = frozenset(s.removeprefix(".") for s in _SUFFIXES)

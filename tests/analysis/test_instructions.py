@@ -23,6 +23,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 
@@ -445,20 +446,69 @@ def test_hash_rounds_is_integer_bound_with_its_multiplies_on_the_fma_pipe(intops
     assert k.bytes["dram"].value is not None and r.integer.intensity["dram"].value > 100  # 4 bytes a thread
 
 
+# The integer opcodes of the CUDA Binary Utilities' instruction set reference ("Integer Instructions"), written out
+# here apart from roofline.ncu.metrics.INTEGER_OPCODES
+INTEGER_OPCODES = {"BMSK", "BREV", "FLO", "IABS", "IADD", "IADD3", "IADD32I", "IDP", "IDP4A", "IMAD", "IMNMX", "IMUL",
+                   "IMUL32I", "ISCADD", "ISCADD32I", "ISETP", "LEA", "LOP", "LOP3", "LOP32I", "POPC", "SHF", "SHL",
+                   "SHR", "VABSDIFF", "VABSDIFF4", "VIADD", "VIADDMNMX", "VIMNMX", "VIMNMX3"}
+
+
+@functools.cache
+def per_opcode(path) -> tuple[dict[str, float], ...]:
+    """Thread instructions (predicate on) per opcode of every launch, read with ncu_report directly."""
+    ncu_report = pytest.importorskip("ncu_report")
+    ctx = ncu_report.load_report(str(path))
+    out = []
+    for r in range(ctx.num_ranges()):
+        for a in range(ctx.range_by_idx(r).num_actions()):
+            metric = ctx.range_by_idx(r).action_by_idx(a).metric_by_name("sass__thread_inst_executed_true_per_opcode")
+            ids = metric.correlation_ids() if metric is not None else None
+            out.append({ids.as_string(i): metric.as_double(i) for i in range(metric.num_instances())} if metric else {})
+    return tuple(out)
+
+
+@pytest.mark.parametrize("name", ("examples/h200/intops.full.ncu-rep", "examples/h200/sgemm-lineinfo.full.ncu-rep"))
+def test_the_integer_opcodes_add_up_to_ncus_own_integer_count(name):
+    """Where a report holds both, the per-opcode sum over the integer opcodes is ncu's op_integer_pred_on count."""
+    from tests.conftest import raw_actions_at
+
+    for raw, opcodes in zip(raw_actions_at(REPO / name), per_opcode(REPO / name), strict=True):
+        count = sum(v for op, v in opcodes.items() if op in INTEGER_OPCODES)
+        assert count == raw["smsp__sass_thread_inst_executed_op_integer_pred_on.sum"], raw.name
+
+
 @pytest.mark.parametrize("name", FULL_SETS)
-def test_full_sets_without_integer_counters_name_the_metrics_that_collect_them(positions, name):
-    """No stock set counts integer instructions, and the shared full sets hold the ALU pipe only as percent of
-    peak: both nulls name what to collect."""
+def test_every_full_set_launch_has_an_integer_roofline_from_its_opcode_counts(positions, raw_actions, name):
+    """The shared full sets count no integer instructions directly; their per-opcode counts give them, over the
+    duration, against 64 integer lanes per SM x SMs x the SM clock (CC 7.0-9.0, the CUDA Programming Guide)."""
     if name == "no full-set report":
         pytest.skip("../shared/ncu-reps not found")
-    for _, r in positions(name):
+    for raw, opcodes, (k, r) in zip(raw_actions(name), per_opcode(SHARED_REPORTS / f"{name}.ncu-rep"), positions(name),
+                                    strict=True):
+        where = f"{name} {raw.range_index}:{raw.action_index}"
         i = r.integer
-        assert i.giops.value is None and i.pct_of_peak.value is None
-        assert "--metrics smsp__sass_thread_inst_executed_op_integer_pred_on.sum" in i.giops.reason
-        assert i.peak_giops.value is None
-        assert ("--metrics sm__inst_executed_pipe_alu.sum" in i.peak_giops.reason
-                or "ncu stored NaN" in i.peak_giops.reason)  # flash_fwd_kernel on the H800, not measured
-        assert all(v.value is None and v.reason == i.giops.reason for v in i.intensity.values())
+        if not raw.has("gpu__time_duration.sum"):  # flash_fwd_kernel on the H800, not measured
+            assert i.giops.value is None and i.giops.reason, where
+            continue
+        assert opcodes, where  # every launch ncu measured holds the per-opcode counts
+        count = sum(v for op, v in opcodes.items() if op in INTEGER_OPCODES)
+        seconds = raw["gpu__time_duration.sum"] * 1e-9
+        assert i.giops.value == pytest.approx(count / seconds / 1e9, rel=REL), where
+        assert "sass__thread_inst_executed_true_per_opcode" in i.giops.via
+        clock = raw["sm__cycles_elapsed.avg.per_second"] if raw.has("sm__cycles_elapsed.avg.per_second") \
+            else raw["gpc__cycles_elapsed.avg.per_second"]  # the RTX 4090 full set holds the GPC clock only
+        peak = 64 * attribute(raw, "multiprocessor_count") * clock / 1e9
+        assert i.peak_giops.value == pytest.approx(peak, rel=REL), where
+        assert "device_specs/architecture/integer.yaml" in i.peak_giops.via
+        for level in LEVELS:
+            moved = k.bytes[level].value
+            if moved:
+                assert i.intensity[level].value == pytest.approx(count / moved, rel=REL), f"{where} {level}"
+
+
+def test_a_basic_set_names_the_set_that_counts_integer_instructions(positions):
+    for _, r in positions("a10g_sgemm-progression_basic"):
+        assert r.integer.giops.value is None and "--set full (SourceCounters section)" in r.integer.giops.reason
 
 
 def test_the_intops_kernels_are_hash_rounds_then_gather_strided(intops):

@@ -1,0 +1,43 @@
+"""Ceilings per compute capability, not per GPU model (device_specs/architecture/*.yaml), each number cited."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import NamedTuple
+
+ARCHITECTURE_FOLDER = "architecture"
+INTEGER_FILE = "integer.yaml"
+
+
+class Lanes(NamedTuple):
+    """Thread instructions one SM completes per clock of ``clock``, with the source of the number."""
+
+    per_sm: float
+    source: str
+    clock: str
+
+
+def _folder() -> Path:
+    from importlib.util import find_spec
+
+    spec = find_spec("roofline.device_specs")
+    places = list(spec.submodule_search_locations or ()) if spec is not None else []
+    root = Path(places[0]) if places else Path(__file__).resolve().parents[2] / "device_specs"
+    return root / ARCHITECTURE_FOLDER
+
+
+@functools.cache
+def integer_lanes(compute_capability: str | None) -> Lanes | None:
+    """The integer roofline's lanes per SM for a compute capability ("8.6"); None where the file lists none."""
+    from roofline.specs import safe_yaml
+
+    if not compute_capability:
+        return None
+    data = safe_yaml.load_yaml(_folder() / INTEGER_FILE)
+    if not isinstance(data, dict):
+        return None
+    entry = (data.get("lanes_per_sm") or {}).get(compute_capability)
+    if not isinstance(entry, dict) or not isinstance(entry.get("value"), int | float):
+        return None
+    return Lanes(float(entry["value"]), str(entry.get("source", "")), str(data.get("clock", "SM clock")))
