@@ -128,6 +128,19 @@ class Occupancy:
 
 
 @dataclass(frozen=True)
+class TensorRoof:
+    """One Tensor Core data type the launch did work in, against its dense roof (``diagnostics.tensor_cores``):
+    operations per second (FLOPs, or integer ops for INT types), the roof at the clock the launch ran at, and the
+    percent of it; ``work`` names the counter that shows the work. None = not measured, with the reason."""
+
+    dtype: str  # "fp16", "int8", "fp8", ...
+    work: str
+    achieved_ops_per_s: Value
+    peak_ops_per_s: Value
+    pct_of_peak: Value
+
+
+@dataclass(frozen=True)
 class TensorCores:
     """Tensor Core use of one launch (``diagnostics.tensor_cores``). Percentages are of the pipe's peak;
     None = not measured."""
@@ -146,6 +159,7 @@ class TensorCores:
     roof_ratio: float | None = None  # the roof the advice points to over the CUDA-core roof
     reason: str = ""  # why the status is NOT_MEASURED
     missing: Mapping[str, str] = field(default_factory=dict)  # why a None number above is None
+    roofs: Mapping[str, TensorRoof] = field(default_factory=dict)  # per data type the launch did tensor work in
 
 
 @dataclass(frozen=True)

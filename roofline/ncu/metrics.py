@@ -805,6 +805,37 @@ def tensor_family_bases(family: str) -> tuple[str, ...]:
 
 
 TENSOR_PIPE_BASES = ("sm__pipe_tensor_cycles_active", "sm__pipe_tensor_cycles_active_v2")  # all tensor work
+# IMMA (INT8/INT4 MMA) pipe busy cycles, percent of peak while the SMs were active: the IMMA work of a report
+# without integer ops_path counters (CC 7.5-8.9 full sets); its dense INT8 roof comes from the spec
+IMMA_PIPE_BASES = ("sm__pipe_tensor_op_imma_cycles_active", "sm__pipe_tensor_op_imma_cycles_active_v2",
+                   "sm__pipe_tensor_subpipe_imma_cycles_active")
+
+
+def tensor_ops_by_type(launch: KernelLaunch) -> dict[str, Measured]:
+    """Operations on the tensor path per source type, every type the report counts (floating point and integer),
+    from the aggregate ``sm__ops_path_tensor_src_*`` counters: FLOPs, or integer ops (2 per multiply-add)."""
+    out: dict[str, Measured] = {}
+    for base, (src, _sparsity, _is_float) in _tensor_names(launch).items():
+        found = counter(launch, base)
+        if found.value is None:
+            continue
+        before = out.get(src)
+        out[src] = found if before is None else Measured(before.value + found.value,  # type: ignore[operator]
+                                                         via=f"{before.via} + {found.via}")
+    return out
+
+
+def pipe_active_share(launch: KernelLaunch, bases: tuple[str, ...]) -> Measured:
+    """The share (0..1) of the elapsed SM cycles a pipe was busy: its percent of peak while active x active
+    cycles / elapsed cycles; None naming the metrics the report lacks."""
+    pct_name = next((b + PCT_ACTIVE for b in bases if launch.value(b + PCT_ACTIVE) is not None), None)
+    active, elapsed = launch.value(SM_ACTIVE_CYCLES), launch.value(SM_CYCLES)
+    if pct_name is None or active is None or not truth(elapsed):
+        absent = [n for n, v in ((bases[0] + PCT_ACTIVE, pct_name), (SM_ACTIVE_CYCLES, active),
+                                 (SM_CYCLES, elapsed)) if v is None]
+        return _absent(absent, "re-profile with --set full")
+    return Measured(launch.value(pct_name) / 100 * active / elapsed,
+                    via=f"{pct_name} / 100 x {SM_ACTIVE_CYCLES} / {SM_CYCLES}")
 
 
 # --- What the reader keeps ----------------------------------------------------------------------------
@@ -832,7 +863,7 @@ def _counter_names() -> set[str]:
 
 
 def _diagnostic_names() -> set[str]:
-    bases = [*TENSOR_PIPE_BASES, *(b for f in TENSOR_FAMILIES for b in tensor_family_bases(f))]
+    bases = [*TENSOR_PIPE_BASES, *IMMA_PIPE_BASES, *(b for f in TENSOR_FAMILIES for b in tensor_family_bases(f))]
     scheduler = {ISSUE_ACTIVE_PCT, WARPS_ELIGIBLE, WARPS_ACTIVE, SM_THROUGHPUT, MEMORY_THROUGHPUT, *BREAKDOWNS}
     return ({OCCUPANCY_THEORETICAL, OCCUPANCY_ACHIEVED, *scheduler, *LAUNCH_METRICS}
             | {b + s for b in bases for s in (PCT_ACTIVE, PCT_ELAPSED)})

@@ -24,6 +24,7 @@ from roofline.analysis.results import (
     MemoryWalls,
     Occupancy,
     TensorCores,
+    TensorRoof,
     Value,
     Verdict,
     WarpStalls,
@@ -359,7 +360,16 @@ def tensor_cores_dict(t: TensorCores | None, missing: dict[str, str]) -> dict[st
         "pipe_elapsed_pct": number(t.pipe_elapsed_pct), "flop_share": number(t.flop_share),
         "matmul_like": t.matmul_like or None, "warning": t.warning or None, "advice": t.advice or None,
         "findings": list(t.findings),
+        "roofs": {dtype: _tensor_roof_dict(r, f"tensor_cores.roofs.{dtype}", missing) for dtype, r in t.roofs.items()},
     }
+
+
+def _tensor_roof_dict(r: TensorRoof, key: str, missing: dict[str, str]) -> dict[str, Any]:
+    """One data type's tensor work against its dense roof, with how each number was obtained."""
+    values = {"achieved_ops_per_s": r.achieved_ops_per_s, "peak_ops_per_s": r.peak_ops_per_s,
+              "pct_of_peak": r.pct_of_peak}
+    out: dict[str, Any] = {name: value_or_null(v, f"{key}.{name}", missing) for name, v in values.items()}
+    return out | {"work": r.work, "via": {name: v.via for name, v in values.items() if v.value is not None}}
 
 
 def advice_dict(a: Advice, path: str, missing: dict[str, str]) -> dict[str, Any]:
