@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal
 
 from roofline.core.cohorts import largest
 from roofline.core.model import Ceilings, CeilingSet, KernelLaunch, PcCounters
+from roofline.core.thresholds import THIN_SAMPLES
 
 if TYPE_CHECKING:  # pragma: no cover
 
@@ -265,6 +266,7 @@ class HotLine:
     stalls: Mapping[str, int]
     top_stall: str | None
     pcs: tuple[PcCounters, ...]
+    tied_stalls: tuple[str, ...] = ()  # the reasons with as many samples as ``top_stall`` (it first); () for none
 
     @property
     def where(self) -> str:
@@ -285,6 +287,23 @@ class Hotspots:
     sass_missing: str = ""
     source_text: Mapping[str, Mapping[int, str]] = field(default_factory=dict)
     all_pcs: tuple[PcCounters, ...] = ()  # every instruction the report kept, memory-only ones included
+    functions: tuple[int, ...] = ()  # start address of each function of the launch, in address order
+    kernel_name: str = ""  # the launch's function name, that of its one function where it ran one
+    producers: Mapping[int, Producer] = field(default_factory=dict)  # waiting instruction's PC -> its producer
+
+
+@dataclass(frozen=True)
+class Producer:
+    """The instruction that produced the register a waiting one reads (the SASS def-use chain within a function,
+    ``analysis.hotspots``): what the user changes when warps wait on a dependency (a load, not the FADD that waits)."""
+
+    pc: int
+    pc_offset: int
+    sass: str
+    registers: tuple[str, ...]  # the awaited registers it writes
+    stall: str  # the dependency stall of the waiting instruction ("long_scoreboard", ...)
+    file: str | None = None
+    line: int | None = None
 
 
 @dataclass(frozen=True)
@@ -299,6 +318,14 @@ class HotRow:
     sass: str | None  # the instruction's text; for a line, that of its instruction with the most samples
     file: str | None = None
     line: int | None = None
+    tied_stalls: tuple[str, ...] = ()  # reasons with as many samples as the top one (it first); () for none
+    producer: Producer | None = None  # where its top instruction waits on a dependency: the instruction producing it
+    function: str = ""  # for an instruction: the function it belongs to, where the launch ran several
+
+    @property
+    def thin(self) -> bool:
+        """Whether its share rests on fewer samples than ``core.thresholds.THIN_SAMPLES``."""
+        return self.samples < THIN_SAMPLES
 
 
 @dataclass(frozen=True)

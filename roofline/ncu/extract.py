@@ -218,7 +218,7 @@ def pc_sampling(action: Any, names: Sequence[str], sass: bool = True) -> dict[st
         if file is not None and line is not None and samples.get(pc, 0) > 0:
             lines.setdefault(file, set()).add(line)
         start = max((s for s in starts if s <= pc), default=pc)
-        pcs.append({"pc_offset": pc - start, "samples": int(samples.get(pc, 0)),
+        pcs.append({"pc": pc, "function_pc": start, "pc_offset": pc - start, "samples": int(samples.get(pc, 0)),
                     "stalls": {r: int(v[pc]) for r, v in stalls.items() if v and v.get(pc, 0) > 0},
                     "inst_executed": executed[m.PC_INST_EXECUTED].get(pc),
                     "thread_inst_executed": executed[m.PC_THREAD_INST_EXECUTED].get(pc),
@@ -228,7 +228,29 @@ def pc_sampling(action: Any, names: Sequence[str], sass: bool = True) -> dict[st
             "sass_missing": (f"ncu_report could not disassemble {undecoded} of {len(pcs)} instructions of this "
                              "report (it gives '???'); open the report in the Nsight Compute GUI of its version")
             if undecoded else "" if sass else SASS_NOT_READ,
-            "source_text": _source_text(action, lines)}
+            "source_text": _source_text(action, lines), "functions": starts,
+            "preceding": _preceding(action, pcs) if sass else {}}
+
+
+def _preceding(action: Any, pcs: Sequence[dict[str, Any]]) -> dict[int, list[Any]]:
+    """The SASS text of up to ``PRODUCER_WINDOW`` instructions before each instruction whose warps waited on a
+    dependency, within its function, with their source lines: where the producer of the awaited register is looked
+    for. ``pcs`` in address order, so a window that reaches one read already has its earlier part read too."""
+    from roofline.ncu import metrics as m
+
+    step, out = m.SASS_INSTRUCTION_BYTES, {}
+    for pc in pcs:
+        if not any(pc["stalls"].get(reason) for reason in m.DEPENDENCY_STALLS):
+            continue
+        first = max(pc["function_pc"], pc["pc"] - step * m.PRODUCER_WINDOW)
+        for at in range(pc["pc"] - step, first - 1, -step):
+            if at in out:
+                break  # read already, as were those before it
+            text = (action.sass_by_pc(at) or "").strip()
+            info = action.source_info(at)
+            file = info.file_name() if info is not None and info.file_name() else None
+            out[at] = [text if text != NO_SASS else "", file, int(info.line()) if file is not None else None]
+    return out
 
 
 def _per_pc(metric: Any) -> dict[int, float] | None:

@@ -110,6 +110,11 @@ PC_SAMPLES = "smsp__pcsamp_sample_count"  # warp samples per PC; its plain value
 PC_INST_EXECUTED = "inst_executed"  # warp instructions executed per PC
 PC_THREAD_INST_EXECUTED = "thread_inst_executed"  # thread instructions executed per PC
 FUNCTION_PCS = "launch__function_pcs"  # the start address of each function the launch ran
+# Stall reasons of a warp waiting on a register another instruction produces (ncu's reason names): a variable-
+# latency result (long: global/local memory, texture; short: shared memory, special functions) or a fixed one (wait)
+DEPENDENCY_STALLS = ("long_scoreboard", "short_scoreboard", "wait")
+SASS_INSTRUCTION_BYTES = 16  # every SASS instruction is 16 bytes from Volta (CC 7.0) on
+PRODUCER_WINDOW = 256  # instructions read back from a waiting one for the producer of its operands
 # Per-PC memory and branch counters, where the report holds them (ncu's names; 2020.3 had the sectors forms)
 PC_SHARED_EXCESS = ("derived__memory_l1_wavefronts_shared_excessive", "derived__memory_l1_sectors_shared_excessive")
 PC_GLOBAL_EXCESS = ("derived__memory_l2_theoretical_sectors_global_excessive",
@@ -241,6 +246,7 @@ INTEGER_OPCODES = frozenset({"BMSK", "BREV", "FLO", "IABS", "IADD", "IADD3", "IA
                              "LOP32I", "POPC", "SHF", "SHL", "SHR", "VABSDIFF", "VABSDIFF4", "VIADD", "VIADDMNMX",
                              "VIMNMX", "VIMNMX3"})
 INTEGER_OPCODE_INST = "roofline__integer_thread_inst_executed_true"
+OWN_METRICS = (HFMA_MOVES, INTEGER_OPCODE_INST)  # the metrics the reader derives itself (not ncu's)
 # The integer pipe: the ALU pipe issues integer and logic instructions except multiplies (IMAD and IMUL go to the
 # FMA pipe, FMA-heavy from CC 8.6). Its peak is its .sum.peak_sustained where the report holds it; else ncu's own
 # percent of it: count / (pct_of_peak_sustained_active / 100 x SM active cycles) is the peak per cycle (2 warp

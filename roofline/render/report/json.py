@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from roofline import __version__
+from roofline.analysis.hotspots import function_label, tied_stalls
 from roofline.analysis.launches import KernelGroup, KernelSpread, ReportAnalysis
 from roofline.analysis.results import (
     Advice,
@@ -32,6 +33,7 @@ from roofline.analysis.results import (
 from roofline.analysis.roofline import recoverable_s, report_level_ceilings
 from roofline.analysis.verdict import explain
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, PcCounters
+from roofline.core.thresholds import THIN_SAMPLES
 from roofline.ncu.metrics import HINT_PC_SAMPLES
 from roofline.render import GENERATOR
 from roofline.render.names import json_text
@@ -299,24 +301,36 @@ def hotspots_dict(h: Hotspots | None, missing: dict[str, str]) -> dict[str, Any]
         return None
     pcs = []
     for i, (pc, share) in enumerate(h.pcs[:HOTSPOTS_SHOWN]):
-        pcs.append({"samples": pc.samples, "share": number(share), **_pc_dict(pc),
+        pcs.append({"samples": pc.samples, "share": number(share), **_pc_dict(pc, h),
                     "source": f"{pc.file}:{pc.line}" if pc.file is not None else None})
         if pc.sass is None:
             missing[f"hotspots.pcs[{i}].sass"] = h.sass_missing or "ncu_report gave no SASS text"
         if pc.file is None:
             missing[f"hotspots.pcs[{i}].source"] = h.source_missing
     lines = [{"source": line.where, "file": line.file, "line": line.line, "samples": line.samples,
-              "share": number(line.share), "top_stall": line.top_stall, "stalls": dict(line.stalls),
-              "pcs": [_pc_dict(pc) | {"samples": pc.samples} for pc in line.pcs]}
+              "share": number(line.share), "top_stall": line.top_stall, "top_stalls": list(line.tied_stalls),
+              "thin": line.samples < THIN_SAMPLES, "stalls": dict(line.stalls),
+              "pcs": [_pc_dict(pc, h) | {"samples": pc.samples} for pc in line.pcs]}
              for line in h.lines[:HOTSPOTS_SHOWN] if line.samples > 0]
     if not lines and h.total_samples:
         missing["hotspots.lines"] = h.source_missing
     return {"total_samples": h.total_samples, "sampled_pcs": len(h.pcs), "pcs": pcs,
-            "sampled_lines": sum(line.samples > 0 for line in h.lines), "lines": lines}
+            "sampled_lines": sum(line.samples > 0 for line in h.lines), "lines": lines,
+            "thin_samples": THIN_SAMPLES, "functions": list(h.functions)}
 
 
-def _pc_dict(pc: PcCounters) -> dict[str, Any]:
-    return {"pc_offset": pc.pc_offset, "sass": pc.sass, "stalls": dict(pc.stalls),
+def _pc_dict(pc: PcCounters, h: Hotspots) -> dict[str, Any]:
+    """One instruction: where it is (absolute PC, its function), its counters, its stall ties and, where its warps
+    waited on a dependency, the instruction producing the awaited register."""
+    found = h.producers.get(pc.pc) if pc.pc is not None else None
+    producer = None if found is None else {
+        "pc": found.pc, "pc_offset": found.pc_offset, "sass": found.sass, "registers": list(found.registers),
+        "stall": found.stall, "source": f"{found.file}:{found.line}" if found.file is not None else None}
+    return {"pc_offset": pc.pc_offset, "pc": pc.pc,
+            "function": function_label(h, pc) or None,
+            "function_pc": pc.function_pc,
+            "sass": pc.sass, "stalls": dict(pc.stalls), "top_stalls": list(tied_stalls(pc.stalls)),
+            "thin": pc.samples < THIN_SAMPLES, "producer": producer,
             "inst_executed": number(pc.inst_executed), "thread_inst_executed": number(pc.thread_inst_executed),
             "memory": dict(pc.memory)}
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from roofline.analysis.advice import cited, estimate_text, kernels_to_advise
 from roofline.analysis.diagnostics.occupancy import ACHIEVED_GAP_PTS
 from roofline.analysis.diagnostics.stalls import describe
-from roofline.analysis.hotspots import context, top_rows
+from roofline.analysis.hotspots import context, producer_text, stall_text, top_rows
 from roofline.analysis.launches import KernelGroup, ReportAnalysis
 from roofline.analysis.ncu_rules import clean_rule_text
 from roofline.analysis.results import Advice, LaunchAnalysis
@@ -29,6 +29,7 @@ from roofline.analysis.verdict import BOUND_WORDS, explain
 from roofline.compare.ranking import RECOVERABLE_COUNTS
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings
+from roofline.core.thresholds import THIN_SAMPLES
 from roofline.core.units import counted, pct, ratio, seconds, si
 from roofline.render import GENERATOR
 from roofline.render.names import group_name, printable, short_group_name
@@ -311,10 +312,16 @@ def hotspot_blocks(k: LaunchAnalysis) -> list[Block]:
     rows = top_rows(h)
     what = "lines" if h.lines else "instructions"
     blocks = [Block("p", f"**Hot spots** ({h.total_samples:,} warp samples; the {what} with the most)"),
-              Block("table", header=("share", "samples", "where", "top stall", "SASS"),
-                    numeric=(True, True, False, False, False),
-                    rows=tuple((pct(100 * r.share), f"{r.samples:,}", r.where, r.top_stall or "-",
-                                " ".join(printable(r.sass or "").split())) for r in rows))]
+              Block("table", header=("share", "samples", "where", "top stall", "SASS", "waits on"),
+                    numeric=(True, True, False, False, False, False),
+                    rows=tuple((pct(100 * r.share), f"{r.samples:,}" + (" (thin)" if r.thin else ""), r.where,
+                                stall_text(r), " ".join(printable(r.sass or "").split()),
+                                " ".join(printable(producer_text(r.producer)).split()) if r.producer else "")
+                               for r in rows))]
+    thin = [r for r in rows if r.thin]
+    if thin:
+        blocks.append(Block("note", f"{', '.join(r.where for r in thin)}: rest{'s' if len(thin) == 1 else ''} on "
+                                    f"fewer than {THIN_SAMPLES} warp samples (thin); their shares are rough."))
     for row in rows[:LISTED_LINES]:
         listing = context(h, row)
         if listing:

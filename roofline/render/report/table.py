@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
 
 from roofline.analysis.advice import cited, estimate_text, kernels_to_advise
-from roofline.analysis.hotspots import top_rows
+from roofline.analysis.hotspots import producer_text, stall_text, top_rows
 from roofline.analysis.launches import KernelGroup, KernelSpread, ReportAnalysis
 from roofline.analysis.reconcile import worth_showing
 from roofline.analysis.results import LaunchAnalysis, Verdict
@@ -175,13 +175,17 @@ def _print_hotspots(console: Console, groups: Sequence[KernelGroup]) -> None:
         head = f"  {k.launch.key} {fitted(name, console.width - len(k.launch.key) - 30)}"
         console.print(f"{head}  {h.total_samples:,} samples", highlight=False)
         rows = top_rows(h)
-        where, stall = (max(len(text) for text in texts) for texts in zip(*((r.where, r.top_stall or "-")
+        where, stall = (max(len(text) for text in texts) for texts in zip(*((r.where, stall_text(r))
                                                                               for r in rows), strict=True))
         for row in rows:
-            line = f"    {pct(100 * row.share):>6} {row.where:<{where}} {row.top_stall or '-':<{stall}} "
+            line = f"    {pct(100 * row.share):>6} {row.where:<{where}} {stall_text(row):<{stall}} "
             text = (line + " ".join((row.sass or "").split())).rstrip()
             console.print(escape(text if len(text) <= console.width else text[:console.width - 1] + "…"),
                           highlight=False)
+            notes = ([producer_text(row.producer)] if row.producer else []) + (
+                [f"rests on {row.samples} samples"] if row.thin else [])
+            if notes:
+                console.print(escape(f"{'':>11}{'; '.join(notes)}"[:console.width]), highlight=False)
         if not h.lines and h.source_missing:
             fixes.add(h.source_missing)
     for fix in sorted(fixes):
