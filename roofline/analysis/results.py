@@ -247,11 +247,13 @@ class InstructionRoofline:
 class MemoryPicture:
     """The memory chart of ncu's Memory Workload Analysis for one launch (``analysis.memory``): L1 and L2 sector hit
     rates in percent, and the traffic on each edge between kernel, L1, shared memory, L2 and DRAM (bytes; shared
-    memory in wavefronts); None = not measured, with the reason."""
+    memory in wavefronts); with ncu's Speed of Light percentages (every set, the basic one included). None = not
+    measured, with the reason."""
 
     hit_rate_pct: Mapping[str, Value]  # "l1", "l2"
     traffic: Mapping[str, Value]  # edge (ncu.metrics.MEMORY_EDGES) -> amount
     definitions: Mapping[str, str]  # edge -> what it counts
+    sol_pct: Mapping[str, Value] = field(default_factory=dict)  # ncu's Speed of Light: "sm", "memory", "dram", ...
 
 
 @dataclass(frozen=True)

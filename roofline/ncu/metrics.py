@@ -94,6 +94,13 @@ MEMORY_THROUGHPUT = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_el
 # the maximum of; the reader reads the units these two list.
 BREAKDOWNS = ("breakdown:" + SM_THROUGHPUT, "breakdown:" + MEMORY_THROUGHPUT)
 WAVES = "launch__waves_per_multiprocessor"
+# The Speed of Light table of ncu's details page (SpeedOfLight section, every --set): each unit's throughput in
+# percent of its peak, as ncu shows it
+SOL_UNITS = {"sm": SM_THROUGHPUT, "memory": MEMORY_THROUGHPUT,
+             "dram": "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+             "l1": "l1tex__throughput.avg.pct_of_peak_sustained_active",
+             "l2": "lts__throughput.avg.pct_of_peak_sustained_elapsed"}
+
 HINT_THROUGHPUT = "re-profile with --section SpeedOfLight (part of every --set, the default one included)"
 
 # --- Warp states and issue (WarpStateStats, SchedulerStats, SourceCounters sections) -------------------
@@ -218,6 +225,16 @@ def hit_rate(launch: KernelLaunch, level: str) -> Measured:
     if value is not None:
         return Measured(value, via=name)
     return _nan_absent(launch, [name], [name], HINT_MEMORY)
+
+
+def speed_of_light(launch: KernelLaunch) -> dict[str, Measured]:
+    """ncu's Speed of Light percentages of one launch (``SOL_UNITS``); None naming the metric where absent."""
+    out = {}
+    for unit, name in SOL_UNITS.items():
+        value = launch.value(name)
+        out[unit] = Measured(value, via=name) if value is not None else _nan_absent(launch, [name], [name],
+                                                                                    HINT_THROUGHPUT)
+    return out
 
 
 def memory_edges(launch: KernelLaunch) -> dict[str, Measured]:
@@ -877,7 +894,7 @@ def _diagnostic_names() -> set[str]:
 
 METRICS_TO_READ = frozenset(_counter_names() | {DURATION, SM_CYCLES, INSTRUCTIONS, *CLOCK_METRICS, HFMA_MOVES,
                                                  THREADS_PER_WARP_INST, INTEGER_PIPE_PCT, SM_ACTIVE_CYCLES,
-                                                 *HIT_RATES.values(), INTEGER_OPCODE_INST}
+                                                 *HIT_RATES.values(), INTEGER_OPCODE_INST, *SOL_UNITS.values()}
                             | _diagnostic_names())
 FAMILY_PREFIXES = (TENSOR_OPS_PREFIX, STALL_PREFIX, STALL_SAMPLES_PREFIX)
 _TENSOR_FORMS = frozenset(s.removeprefix(".") for s in _SUFFIXES)

@@ -69,3 +69,26 @@ def test_a_basic_set_names_the_sections_that_draw_the_chart(roofline_report):
     p = memory_picture(launch)
     assert p.hit_rate_pct["l1"].value is None and "MemoryWorkloadAnalysis" in p.hit_rate_pct["l1"].reason
     assert all(v.value is None for v in p.traffic.values() if "dram" not in v.via)
+
+
+SOL = {"sm": "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+       "memory": "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+       "dram": "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+       "l1": "l1tex__throughput.avg.pct_of_peak_sustained_active",
+       "l2": "lts__throughput.avg.pct_of_peak_sustained_elapsed"}
+BASIC_SETS = ("a100-40gb_cublas-sgemm_basic", "a10g_sgemm-progression_basic", "rtx2080ti_kernels_basic",
+              "rtx5060ti_transpose_basic", "v100_miniweather-openacc_full")
+
+
+@pytest.mark.parametrize("name", BASIC_SETS)
+def test_speed_of_light_percentages_are_ncus_details_page(roofline_report, raw_actions, name):
+    """Basic sets included: SM, memory, DRAM, L1/TEX and L2 throughput in percent of peak, the values of ncu's
+    Speed of Light table."""
+    for raw, launch in zip(raw_actions(name), roofline_report(name).launches, strict=True):
+        sol = memory_picture(launch).sol_pct
+        for unit, metric in SOL.items():
+            if raw.has(metric):
+                assert sol[unit].value == raw[metric] and sol[unit].via == metric
+            else:
+                assert sol[unit].value is None and "SpeedOfLight" in sol[unit].reason
+        assert sol["dram"].value is not None and sol["l1"].value is not None and sol["l2"].value is not None

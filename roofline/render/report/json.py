@@ -278,9 +278,10 @@ def memory_dict(p: MemoryPicture | None, missing: dict[str, str]) -> dict[str, A
         missing["memory"] = "not computed"
         return None
     every = {**{f"hit_rate_pct.{k}": v for k, v in p.hit_rate_pct.items()},
-             **{f"traffic.{k}": v for k, v in p.traffic.items()}}
+             **{f"traffic.{k}": v for k, v in p.traffic.items()}, **{f"sol_pct.{k}": v for k, v in p.sol_pct.items()}}
     return {"hit_rate_pct": values_or_null(p.hit_rate_pct, "memory.hit_rate_pct", missing),
             "traffic": values_or_null(p.traffic, "memory.traffic", missing), "definitions": dict(p.definitions),
+            "sol_pct": values_or_null(p.sol_pct, "memory.sol_pct", missing),
             "via": {path: v.via for path, v in every.items() if v.value is not None}}
 
 

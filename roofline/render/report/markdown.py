@@ -409,6 +409,7 @@ def instruction_items(k: LaunchAnalysis) -> tuple[str, ...]:
     return tuple(lines)
 
 
+SOL_WORDS = {"sm": "SM", "memory": "memory", "dram": "DRAM", "l1": "L1/TEX", "l2": "L2"}
 EDGE_WORDS = {"kernel_l1_bytes": ("kernel", "L1", "B"), "kernel_shared_wavefronts": ("kernel", "shared memory", ""),
               "l2_to_l1_bytes": ("L2", "L1", "B"), "l1_to_l2_bytes": ("L1", "L2", "B"),
               "dram_to_l2_bytes": ("DRAM", "L2", "B"), "l2_to_dram_bytes": ("L2", "DRAM", "B")}
@@ -418,14 +419,19 @@ def memory_blocks(k: LaunchAnalysis) -> list[Block]:
     """The memory chart (ncu's Memory Workload Analysis): hit rates and the traffic on each edge; [] where the report
     holds none of it."""
     p = k.memory
-    if p is None or all(v.value is None for v in (*p.hit_rate_pct.values(), *p.traffic.values())):
+    if p is None:
         return []
+    sol = [Block("p", "**Speed of Light** (ncu's percent of peak): " + ", ".join(
+        f"{SOL_WORDS[unit]} {pct(v.value, 2)}" for unit, v in p.sol_pct.items() if v.value is not None))] \
+        if any(v.value is not None for v in p.sol_pct.values()) else []
+    if all(v.value is None for v in (*p.hit_rate_pct.values(), *p.traffic.values())):
+        return sol
     rates = ", ".join(f"{NAMES[level]} {pct(v.value)}" if v.value is not None else f"{NAMES[level]} not measured"
                       for level, v in p.hit_rate_pct.items())
     rows = tuple((EDGE_WORDS[edge][0], EDGE_WORDS[edge][1],
                   si(v.value, EDGE_WORDS[edge][2]) + ("" if EDGE_WORDS[edge][2] else " wavefronts")
                   if v.value is not None else "not measured", p.definitions[edge]) for edge, v in p.traffic.items())
-    return [Block("p", f"**Memory** (hit rates: {rates})"),
+    return [*sol, Block("p", f"**Memory** (hit rates: {rates})"),
             Block("table", header=("from", "to", "traffic", "counts"), rows=rows, numeric=(False, False, True, False))]
 
 

@@ -112,18 +112,22 @@ def _print_memory(console: Console, groups: Sequence[KernelGroup]) -> None:
     """The memory chart of the longest launch of each kernel given: L1 and L2 hit rates, then the traffic between
     the units (``MemoryPicture``), one line each; nothing where the report holds no hit rate."""
     shown = [g for g in groups if g.longest.memory is not None
-             and any(v.value is not None for v in g.longest.memory.hit_rate_pct.values())]
+             and any(v.value is not None for v in (*g.longest.memory.hit_rate_pct.values(),
+                                                   *g.longest.memory.sol_pct.values()))]
     if not shown:
         return
-    console.print("[bold]Memory[/bold] (hit rates and traffic; longest launch of the kernels with the most "
-                  "recoverable time):", highlight=False)
+    console.print("[bold]Memory[/bold] (ncu's Speed of Light, hit rates and traffic; longest launch of the kernels "
+                  "with the most recoverable time):", highlight=False)
     for g in shown:
         k = g.longest
         p = k.memory
         assert p is not None  # shown
         name = kernel_name(k.launch.name, k.launch.demangled_name)
         console.print(f"  {k.launch.key} {fitted(name, console.width - len(k.launch.key) - 3)}", highlight=False)
-        rates = [f"{NAMES[level]} hit {pct(v.value)}" for level, v in p.hit_rate_pct.items()]
+        sol = [f"{SOL_LABELS[unit]} {pct(v.value, 2)}" for unit, v in p.sol_pct.items() if v.value is not None]
+        if sol:
+            console.print(escape("    SOL " + "  ".join(sol)), highlight=False)
+        rates = [f"{NAMES[level]} hit {pct(v.value)}" for level, v in p.hit_rate_pct.items() if v.value is not None]
         for labels in MEMORY_EDGE_LINES:
             traffic = [f"{label} {si(p.traffic[edge].value, unit)}" for edge, label, unit in labels
                        if p.traffic[edge].value is not None]
@@ -132,6 +136,7 @@ def _print_memory(console: Console, groups: Sequence[KernelGroup]) -> None:
             rates = []
 
 
+SOL_LABELS = {"sm": "SM", "memory": "memory", "dram": "DRAM", "l1": "L1", "l2": "L2"}
 MEMORY_EDGE_LINES = ((("dram_to_l2_bytes", "DRAM->L2", "B"), ("l2_to_dram_bytes", "L2->DRAM", "B")),
                      (("kernel_l1_bytes", "kernel->L1", "B"), ("l2_to_l1_bytes", "L2->L1", "B"),
                       ("l1_to_l2_bytes", "L1->L2", "B"), ("kernel_shared_wavefronts", "shared wavefronts", "")))
