@@ -254,9 +254,9 @@ def _check_rules(doc: _Document, rules: object, field: str) -> None:
         _check_rule_types(doc, doc.mapping(rule, f"{field}[{j}]"), f"{field}[{j}]")
 
 
-_PC_SAMPLING_FIELDS = ("total_samples", "pcs", "sass_missing", "source_text")
+_PC_SAMPLING_FIELDS = ("total_samples", "pcs", "sass_missing", "source_text", "functions", "preceding")
 _PC_FIELDS = ("pc_offset", "samples", "stalls", "inst_executed", "thread_inst_executed", "memory", "sass", "file",
-              "line")
+              "line", "pc", "function_pc")
 
 
 def _check_pc_sampling(doc: _Document, sampling: object, field: str) -> None:
@@ -279,6 +279,19 @@ def _check_pc_sampling(doc: _Document, sampling: object, field: str) -> None:
         raise doc.fail(f"{field}.pcs", f"is {_shown(pcs)}, expected a list")
     for j, pc in enumerate(pcs):
         _check_pc(doc, doc.mapping(pc, f"{field}.pcs[{j}]"), f"{field}.pcs[{j}]")
+    starts = item.get("functions", [])
+    if not isinstance(starts, list):
+        raise doc.fail(f"{field}.functions", f"is {_shown(starts)}, expected a list of addresses")
+    for j, start in enumerate(starts):
+        _check_whole(doc, start, f"{field}.functions[{j}]")
+    for address, entry in doc.mapping(item.get("preceding", {}), f"{field}.preceding").items():
+        at = f"{field}.preceding.{address}"
+        if not address.isdigit() or not isinstance(entry, list) or len(entry) != 3:
+            raise doc.fail(at, f"is {_shown(entry)}, expected [SASS text, file or null, line or null] at an address")
+        doc.text(entry[0], f"{at}[0]")
+        if entry[1] is not None:
+            doc.text(entry[1], f"{at}[1]")
+        _check_whole(doc, entry[2], f"{at}[2]")
 
 
 def _check_pc(doc: _Document, pc: Mapping[str, Any], at: str) -> None:
@@ -286,7 +299,8 @@ def _check_pc(doc: _Document, pc: Mapping[str, Any], at: str) -> None:
     doc.keys(pc, at, _PC_FIELDS, ("pc_offset", "samples"))
     for key in ("pc_offset", "samples"):
         _check_whole(doc, pc[key], f"{at}.{key}")
-    _check_whole(doc, pc.get("line"), f"{at}.line")
+    for key in ("line", "pc", "function_pc"):
+        _check_whole(doc, pc.get(key), f"{at}.{key}")
     for key in ("inst_executed", "thread_inst_executed"):
         doc.number(pc.get(key), f"{at}.{key}", COUNT)
     for key in ("sass", "file"):

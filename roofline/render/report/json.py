@@ -34,7 +34,7 @@ from roofline.analysis.roofline import recoverable_s, report_level_ceilings
 from roofline.analysis.verdict import explain
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, PcCounters
 from roofline.core.thresholds import THIN_SAMPLES
-from roofline.ncu.metrics import HINT_PC_SAMPLES
+from roofline.ncu.metrics import HINT_LINEINFO, HINT_PC_SAMPLES
 from roofline.render import GENERATOR
 from roofline.render.names import json_text
 
@@ -308,6 +308,8 @@ def hotspots_dict(h: Hotspots | None, missing: dict[str, str]) -> dict[str, Any]
             missing[f"hotspots.pcs[{i}].sass"] = h.sass_missing or "ncu_report gave no SASS text"
         if pc.file is None:
             missing[f"hotspots.pcs[{i}].source"] = h.source_missing
+        if pcs[-1]["producer"] is not None and pcs[-1]["producer"]["source"] is None:
+            missing[f"hotspots.pcs[{i}].producer.source"] = h.source_missing or HINT_LINEINFO
     lines = [{"source": line.where, "file": line.file, "line": line.line, "samples": line.samples,
               "share": number(line.share), "top_stall": line.top_stall, "top_stalls": list(line.tied_stalls),
               "thin": line.samples < THIN_SAMPLES, "stalls": dict(line.stalls),
