@@ -852,12 +852,13 @@ def pipe_active_share(launch: KernelLaunch, bases: tuple[str, ...]) -> Measured:
     """The share (0..1) of the elapsed SM cycles a pipe was busy: its percent of peak while active x active
     cycles / elapsed cycles; None naming the metrics the report lacks."""
     pct_name = next((b + PCT_ACTIVE for b in bases if launch.value(b + PCT_ACTIVE) is not None), None)
+    share = launch.value(pct_name) if pct_name is not None else None
     active, elapsed = launch.value(SM_ACTIVE_CYCLES), launch.value(SM_CYCLES)
-    if pct_name is None or active is None or not truth(elapsed):
-        absent = [n for n, v in ((bases[0] + PCT_ACTIVE, pct_name), (SM_ACTIVE_CYCLES, active),
+    if share is None or active is None or not truth(elapsed):
+        absent = [n for n, v in ((bases[0] + PCT_ACTIVE, share), (SM_ACTIVE_CYCLES, active),
                                  (SM_CYCLES, elapsed)) if v is None]
         return _absent(absent, "re-profile with --set full")
-    return Measured(launch.value(pct_name) / 100 * active / elapsed,
+    return Measured(share / 100 * active / elapsed,
                     via=f"{pct_name} / 100 x {SM_ACTIVE_CYCLES} / {SM_CYCLES}")
 
 

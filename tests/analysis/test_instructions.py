@@ -458,12 +458,15 @@ def per_opcode(path) -> tuple[dict[str, float], ...]:
     """Thread instructions (predicate on) per opcode of every launch, read with ncu_report directly."""
     ncu_report = pytest.importorskip("ncu_report")
     ctx = ncu_report.load_report(str(path))
-    out = []
+    out: list[dict[str, float]] = []
     for r in range(ctx.num_ranges()):
         for a in range(ctx.range_by_idx(r).num_actions()):
             metric = ctx.range_by_idx(r).action_by_idx(a).metric_by_name("sass__thread_inst_executed_true_per_opcode")
-            ids = metric.correlation_ids() if metric is not None else None
-            out.append({ids.as_string(i): metric.as_double(i) for i in range(metric.num_instances())} if metric else {})
+            if metric is None:
+                out.append({})
+                continue
+            ids = metric.correlation_ids()
+            out.append({ids.as_string(i): metric.as_double(i) for i in range(metric.num_instances())})
     return tuple(out)
 
 

@@ -146,10 +146,13 @@ def _tensor_roof(a: LaunchAnalysis, device: Device, spec: DeviceSpec | None, dty
     own = m.tensor_peak(a.launch, device, dtype)
     if own.value is not None:
         return Value.of(own)
-    sheet = spec.peaks.get(f"tensor_{dtype}") if spec is not None else None
+    if spec is None:
+        return Value(None, f"no dense {dtype.upper()} tensor roof: the report holds no ops_path peak and no device "
+                           "spec matches this GPU")
+    sheet = spec.peaks.get(f"tensor_{dtype}")
     if sheet is None:
-        why = "no device spec for this GPU" if spec is None else f"its device spec ({spec.id}) lists no tensor_{dtype}"
-        return Value(None, f"no dense {dtype.upper()} tensor roof: the report holds no ops_path peak and {why}")
+        return Value(None, f"no dense {dtype.upper()} tensor roof: the report holds no ops_path peak and its device "
+                           f"spec ({spec.id}) lists no tensor_{dtype}")
     clock, reference = m.sm_clock_hz(a.launch), spec.tensor_clock_hz or spec.boost_clock_hz
     if clock.value is None or not reference:
         return Value(sheet, via=f"device spec {spec.id} tensor_{dtype} (datasheet, dense), unscaled: no SM clock")
