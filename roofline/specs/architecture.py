@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 from typing import NamedTuple
 
 ARCHITECTURE_FOLDER = "architecture"
@@ -18,23 +17,15 @@ class Lanes(NamedTuple):
     clock: str
 
 
-def _folder() -> Path:
-    from importlib.util import find_spec
-
-    spec = find_spec("roofline.device_specs")
-    places = list(spec.submodule_search_locations or ()) if spec is not None else []
-    root = Path(places[0]) if places else Path(__file__).resolve().parents[2] / "device_specs"
-    return root / ARCHITECTURE_FOLDER
-
-
 @functools.cache
 def integer_lanes(compute_capability: str | None) -> Lanes | None:
     """The integer roofline's lanes per SM for a compute capability ("8.6"); None where the file lists none."""
     from roofline.specs import safe_yaml
+    from roofline.specs.catalog import builtin_folder
 
     if not compute_capability:
         return None
-    data = safe_yaml.load_yaml(_folder() / INTEGER_FILE)
+    data = safe_yaml.load_yaml(builtin_folder() / ARCHITECTURE_FOLDER / INTEGER_FILE)
     if not isinstance(data, dict):
         return None
     entry = (data.get("lanes_per_sm") or {}).get(compute_capability)
