@@ -398,7 +398,12 @@ def instruction_items(k: LaunchAnalysis) -> tuple[str, ...]:
         measured = [level for level in LEVELS if r.intensity[level].value is not None]
         if measured:
             lines.append("warp instructions per 32-byte transaction: "
-                         + ", ".join(f"{NAMES[level]} {ratio(r.intensity[level].value)}" for level in measured))
+                         + ", ".join(f"{NAMES[level]} {ratio(r.intensity[level].value)}" for level in measured)
+                         + "; thread instructions / 32 per transaction: "
+                         + ", ".join(f"{NAMES[level]} {ratio(r.thread_intensity[level].value)}" for level in measured
+                                     if r.thread_intensity[level].value is not None))
+        lines += [f"{NAMES[level]} transactions not measured: {r.transactions[level].reason}" for level in LEVELS
+                  if r.transactions[level].value is None and r.intensity[level].value is None]
     for space, walls, unit in (("global", r.global_memory, "sectors"), ("shared", r.shared_memory, "wavefronts")):
         found = {op: v.value for op, v in walls.intensity.items() if v.value}
         if found:
