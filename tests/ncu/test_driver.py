@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from roofline.core import kernel_filter
-from roofline.errors import NcuError, NoKernelMatched, RooflineError
+from roofline.errors import CountersDenied, NcuError, NoKernelMatched, RooflineError
 from roofline.ncu import driver
 from roofline.ncu.driver import NcuInstall, NcuOptions, NcuRun
 from tests.fake_ncu import fakencu
@@ -229,7 +229,7 @@ NO_DRIVER = [
     (NO_DRIVER, 1, NcuError, "ncu could not connect to the CUDA driver: run on a machine with an NVIDIA GPU"),
     (NO_DRIVER, 0, NcuError, "ncu could not connect to the CUDA driver"),  # --check-exit-code 0: still a failure
     (["==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters "
-      "on the target device 0.", "==WARNING== No kernels were profiled."], 0, NcuError,
+      "on the target device 0.", "==WARNING== No kernels were profiled."], 0, CountersDenied,
      "denied access to the GPU performance counters (ERR_NVGPUCTRPERM): run as root, or load the nvidia driver "
      "with NVreg_RestrictProfilingToAdminUsers=0; in a container add --cap-add=SYS_ADMIN"),
     (["==ERROR== File app.ncu-rep already exists. Use '-f' for overwriting the file."], 255, NcuError,
