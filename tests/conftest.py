@@ -164,7 +164,20 @@ def shared_dir() -> Path:
     return SHARED_REPORTS
 
 
+# The renderer sweeps over every shared report (each report drawn and written in every format: 5 to 20 s a report
+# on two cores) run on these five in the README's test command, one of each kind of report (ncu 2020.3 full set,
+# 154-launch basic set, ncu 2025 full set, roofline set, hand-picked metrics); the other reports are marked slow
+# and run in CI right after it (.ci/run).
+RENDER_SWEEP = ("rtx3070_scan_full_ncu2020.3", "a100-40gb_selfjoin-cub-sort-154launches_basic",
+                "h800_flash-attn-fwd_full", "gh200_silu_full-roofline", "rtx3070_daxpy-nvtx_custom")
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """A test with a ``shared_name`` argument runs once per report in ../shared/ncu-reps."""
-    if "shared_name" in metafunc.fixturenames:
-        metafunc.parametrize("shared_name", shared_report_names())
+    """A test with a ``shared_name`` argument runs once per report in ../shared/ncu-reps (the renderer tests on the
+    five of RENDER_SWEEP in the README's command, on the others when the slow tests run)."""
+    if "shared_name" not in metafunc.fixturenames:
+        return
+    names: list[Any] = shared_report_names()
+    if SHARED_REPORTS.is_dir() and "render" in metafunc.definition.path.relative_to(REPO).parts:
+        names = [name if name in RENDER_SWEEP else pytest.param(name, marks=pytest.mark.slow) for name in names]
+    metafunc.parametrize("shared_name", names)
