@@ -288,6 +288,58 @@ class LineShift:
         return 100.0 * (self.new_share - self.base_share)
 
 
+# --- The time model ---------------------------------------------------------------------------------
+TermKind = Literal["unit", "roof", "tail", "launch"]
+
+
+@dataclass(frozen=True)
+class Term:
+    """One term of the model: the time ``seconds`` a unit's measured work needs at its peak (``kind`` "unit" or
+    "roof"), the tail of the waves, or the launch floor; ``formula`` and ``inputs`` say how it was computed."""
+
+    key: str  # the unit's short name ("DRAM", "FMA", "issue", "fp64 roof"), "tail" or "launch"
+    name: str  # the unit's full name ("DRAM", "FMA pipe", ...)
+    kind: TermKind
+    seconds: float
+    formula: str
+    inputs: Mapping[str, float] = field(default_factory=dict)
+    metric: str = ""  # the breakdown metric (or the roof key) the term is read from
+    side: str = ""  # "compute" or "memory" for a unit
+    sm_local: bool = False  # a unit inside each SM, whose work a block cannot spread over other SMs
+
+
+@dataclass(frozen=True)
+class TimeModel:
+    """A launch's time model: its terms, largest first; the floor (the largest term) and the slack (measured minus
+    floor, None when not measured). ``reason`` says why there are no unit terms."""
+
+    measured_s: float | None
+    terms: tuple[Term, ...]
+    reason: str = ""
+
+    @property
+    def floor(self) -> Term | None:
+        return self.terms[0] if self.terms else None
+
+    @property
+    def floor_s(self) -> float | None:
+        return self.terms[0].seconds if self.terms else None
+
+    @property
+    def slack_s(self) -> float | None:
+        if self.measured_s is None or not self.terms:
+            return None
+        return max(0.0, self.measured_s - self.terms[0].seconds)
+
+    @property
+    def largest_unit(self) -> Term | None:
+        """The largest unit (or roof) term: the unit the kernel's measured work keeps busiest."""
+        return next((t for t in self.terms if t.kind in ("unit", "roof")), None)
+
+    def term(self, key: str) -> Term | None:
+        return next((t for t in self.terms if t.key == key), None)
+
+
 # --- Launches, kernels, reports -----------------------------------------------------------------------
 @dataclass(frozen=True)
 class LaunchAnalysis:
@@ -316,6 +368,7 @@ class LaunchAnalysis:
     advice: tuple[Advice, ...] = ()
     l2_total_bytes: Value = Value(None, "not read")  # all L2 traffic, stores included (lts__t_sectors x 32)
     level_notes: tuple[str, ...] = ()  # levels whose definition counts one direction only and look inverted
+    time_model: TimeModel | None = None  # the time each unit's work needs at its peak (``analysis.time_model``)
 
     @property
     def total_flops(self) -> float | None:

@@ -94,6 +94,9 @@ MEMORY_THROUGHPUT = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_el
 # the maximum of; the reader reads the units these two list.
 BREAKDOWNS = ("breakdown:" + SM_THROUGHPUT, "breakdown:" + MEMORY_THROUGHPUT)
 WAVES = "launch__waves_per_multiprocessor"
+# Breakdown entries named ..._internal_activity are ncu's aggregates of other units (the SM's instruction
+# throughput, the memory system's access throughput), not units of their own.
+INTERNAL_ACTIVITY = "_internal_activity"
 HINT_THROUGHPUT = "re-profile with --section SpeedOfLight (part of every --set, the default one included)"
 
 # --- Warp states and issue (WarpStateStats, SchedulerStats, SourceCounters sections) -------------------

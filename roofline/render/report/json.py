@@ -23,6 +23,7 @@ from roofline.analysis.results import (
     MemoryWalls,
     Occupancy,
     TensorCores,
+    TimeModel,
     Value,
     Verdict,
     WarpStalls,
@@ -186,6 +187,7 @@ def kernel_dict(k: LaunchAnalysis, reasons: Reasons, no_spec_reason: str = "no d
         "stalls": stalls_dict(k.stalls, missing),
         "instruction_roofline": instruction_roofline_dict(k.instruction_roofline, missing),
         "hotspots": hotspots_dict(k.hotspots, missing),
+        "time_model": time_model_dict(k.time_model, missing),
     }
     out["ceilings"].setdefault("datasheet", None)
     if out["ceilings"]["datasheet"] is None:
@@ -220,6 +222,23 @@ def verdict_dict(v: Verdict, missing: dict[str, str]) -> dict[str, Any]:
         "top_units": [unit_dict(u) for u in v.top_units], "ncu_title": v.ncu_title or None, "text": explain(v),
     }
     missing.update({f"verdict.{key}": v.reason or "not measured" for key, value in out.items() if value is None})
+    return out
+
+
+def time_model_dict(t: TimeModel | None, missing: dict[str, str]) -> dict[str, Any] | None:
+    """The launch's time model: each term's time at its unit's peak, with its formula and inputs; the floor (the
+    largest term) and the slack (measured minus floor)."""
+    if t is None:
+        missing["time_model"] = "not computed"
+        return None
+    out = {"measured_s": number(t.measured_s), "floor_s": number(t.floor_s) if not t.reason else None,
+           "floor": t.floor.key if t.floor is not None and not t.reason else None,
+           "slack_s": number(t.slack_s) if not t.reason else None,
+           "terms": [{"key": term.key, "name": term.name, "kind": term.kind, "seconds": number(term.seconds),
+                      "formula": term.formula, "inputs": {k: number(v) for k, v in term.inputs.items()},
+                      "metric": term.metric or None, "side": term.side or None, "sm_local": term.sm_local}
+                     for term in t.terms]}
+    missing.update({f"time_model.{key}": t.reason or "not measured" for key, value in out.items() if value is None})
     return out
 
 
