@@ -43,8 +43,9 @@ _ANALYSES: dict[str, Any] = {}
 
 def analysed(name: str) -> tuple[list[Any], list[LaunchAnalysis]]:
     """(raw actions, launches analysed as `roofline report` does) of one shared report, cached."""
-    from tests.conftest import read_raw_actions
+    from tests.conftest import find_shared_report, read_raw_actions
 
+    find_shared_report(name)  # skips, naming the folder, without ../shared
     if name not in _ANALYSES:
         _ANALYSES[name] = analyze_files([SHARED_REPORTS / f"{name}.ncu-rep"])[0]
     raws = read_raw_actions(name)
