@@ -64,8 +64,6 @@ def _unit_terms(k: LaunchAnalysis, duration: float) -> list[Term]:
     """One term per unit of the breakdowns: the largest of its counters' percent of peak, x duration."""
     best: dict[str, Term] = {}
     for u in busy_units(k.launch):
-        if m.INTERNAL_ACTIVITY in u.metric:  # an aggregate of other units, not a unit
-            continue
         key = short_name(u)
         if key in best and best[key].inputs["pct_of_peak"] >= u.pct:
             continue
