@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from roofline.analysis.time_model import LAUNCH_FLOOR_S, Change, changed, saving, time_model
+from roofline.analysis.time_model import LAUNCH_FLOOR_S, Change, changed, saving
 from roofline.pipeline import analyze_files
 from tests.conftest import SHARED_REPORTS, shared_report_names
 
