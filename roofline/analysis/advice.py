@@ -38,7 +38,7 @@ from roofline.analysis.verdict import BOUND_WORDS, FULL_WAVE, LATENCY_BELOW_PCT,
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, Device
 from roofline.core.units import pct, ratio, seconds, si
-from roofline.ncu.metrics import LAUNCH_BLOCK, LAUNCH_GRID
+from roofline.ncu.metrics import ISSUE_SLOTS, LAUNCH_BLOCK, LAUNCH_GRID
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.specs.catalog import DeviceSpec
@@ -122,6 +122,8 @@ def estimate_text(item: Advice) -> str:
     """The estimate as shown beside an item: "saves ~1.2 ms", "saves at most 1.2 ms (busiest unit's gap; ncu:
     3.4 ms)", "ncu local 83%" or "not estimated"."""
     ncu = f"ncu: {seconds(item.ncu_saved_s)}" if item.ncu_saved_s is not None else ""
+    if item.est_saved_s is None and item.estimate.startswith("saves nothing"):
+        return "no saving: the floor stays" + (f" ({ncu})" if ncu else "")
     if item.est_saved_s is None:
         local = item.estimate.split(":")[0] if item.estimate.startswith(LOCAL) else "not estimated"
         return local + (f" ({ncu})" if ncu else "")
@@ -540,6 +542,9 @@ def _issue_bound(k: LaunchAnalysis) -> list[Advice]:
     if r is None or rate is None or not peak or 100 * rate / peak < LATENCY_BELOW_PCT:
         return []
     share = 100 * rate / peak
+    busiest = k.verdict.busiest
+    # the issue slots the busiest unit: the verdict's own item makes this point, this one is cited there
+    point = ROOF if busiest is not None and busiest.metric.startswith(ISSUE_SLOTS) else "issue_bound"
     threads = r.thread_gips_per_32.value
     idle = (f"; {pct(100 * (1 - threads / rate))} of the lanes of issued instructions are inactive or predicated off, "
             "so converged warps would issue fewer" if threads is not None and threads < rate * IDLE_LANES_NAMED else "")
@@ -551,12 +556,13 @@ def _issue_bound(k: LaunchAnalysis) -> list[Advice]:
                    cause=f"warp instructions at {pct(share)} of the issue peak", source="instructions",
                    condition=f"warp GIPS at {pct(LATENCY_BELOW_PCT, 0)} of the issue peak or more",
                    estimate="not estimated: the report cannot say how many instructions could go",
-                   topic="issue_bound", mechanism="work")]
+                   topic=point, mechanism="work")]
 
 
 def _uncoalesced(k: LaunchAnalysis) -> list[Advice]:
     """Global loads or stores moving more sectors per warp instruction than any coalesced access does; the
-    estimate is ncu's access-pattern rules', merged on the same cause, bounded."""
+    estimate is ncu's access-pattern rules', merged on the same cause, bounded. The share of the sectors it removes is
+    at most all but the useful ones: 4-byte words, coalesced, take ``unit`` sectors per warp instruction."""
     r = k.instruction_roofline
     intensity = r.global_memory.intensity if r is not None else {}
     scattered = {op: 1 / v.value for op, v in intensity.items()
@@ -572,7 +578,7 @@ def _uncoalesced(k: LaunchAnalysis) -> list[Advice]:
                    cause=f"global {found} sectors per warp instruction", source="instructions",
                    condition=f"more than {WIDEST_COALESCED_SECTORS} sectors per global warp instruction",
                    estimate="not estimated: the word size sets how many sectors coalesced accesses need",
-                   topic=f"{COALESCING}:l1", mechanism="work")]
+                   topic=f"{COALESCING}:l1", mechanism="work", work_share=1.0 - unit / max(scattered.values()))]
 
 
 def _launch_overhead(k: LaunchAnalysis) -> list[Advice]:

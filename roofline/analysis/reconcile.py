@@ -25,14 +25,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from roofline.analysis.ncu_rules import COALESCING, WORK_UNITS
-from roofline.analysis.results import Advice, LaunchAnalysis
+from roofline.analysis.results import Advice, LaunchAnalysis, TimeModel
 from roofline.analysis.roofline import attained_pct, headroom_s, recoverable_s
+from roofline.analysis.time_model import LAUNCH_FLOOR_S, TAIL, Change, saving
 from roofline.core.model import Device
 from roofline.core.units import pct, seconds
 from roofline.ncu.metrics import LAUNCH_GRID
 
 SHOWN_MIN_SHARE = 0.01  # the terminal leaves out estimated items under 1% of the kernel's time
 GAP = "busiest unit's gap"
+FLOOR_UNCHANGED = "floor unchanged"  # a change that leaves the model's floor where it is: no saving claimed
 SAME = 1e-6  # an estimate within this relative distance of its bound is the bound (ncu computes it the same way)
 
 
@@ -57,6 +59,8 @@ def worth_showing(item: Advice, k: LaunchAnalysis) -> bool:
     its estimate, or for a latency item without one by the busiest unit's gap), or that nothing bounds."""
     duration = k.duration_s.value
     most = item.est_saved_s
+    if item.bound_by == FLOOR_UNCHANGED:
+        return False
     if most is None and item.mechanism == "latency":
         most = headroom_s(k)
     return most is None or not duration or most >= SHOWN_MIN_SHARE * duration
@@ -72,8 +76,78 @@ class Cap:
     text: str
 
 
+# The terms of the time model a change at one of these topics works on, by term key (``analysis.time_model``):
+# fusing FP instructions or moving FP work elsewhere changes the FP pipes only (ncu's FPInstructions estimate is the
+# FMA pipe's own, local gain); the issue slots are changed by issuing fewer instructions, and Tensor Cores issue one
+# MMA instruction for thousands of FLOPs, so they free the issue slots of the FP instructions too.
+PIPE_TERMS = {
+    "fp_fusion": ("FMA", "FP64", "FP16", "FP16/tensor", "fp32 roof", "fp64 roof", "fp16 roof"),
+    "precision:fp64": ("FP64", "fp64 roof"), "tensor_cores": ("FMA", "fp32 roof", "FP16", "fp16 roof", "issue"),
+    "precision:tensor": ("tensor", "FP16/tensor", "tensor roof"), "issue_bound": ("issue",),
+}
+_ROOF_PREFIXES = {"l1": "l1tex", "l2": "lts", "dram": "dram"}  # a roof term's level -> its units' metric prefix
+
+
+def change_of(a: Advice, model: TimeModel) -> Change | None:
+    """What an item changes in the launch's time model: latency hidden (stalls, occupancy, the verdict's own
+    "reach the peak"), the work at some units cut by the share it removes (to nothing where no share is stated: the
+    most it could do), the FP pipe it moves work off, or the blocks spread evenly over the SMs; None where the item
+    changes nothing the model holds (a launch's host overhead)."""
+    if a.mechanism in ("latency", "roof") or (a.mechanism == "none" and a.source == "ncu"):
+        return Change(hide_latency=True)
+    if a.mechanism == "grid":  # more SMs at work: the tail goes and latency is hidden over more warps
+        tail = model.term(TAIL)
+        unit = next((t for t in model.terms if t.kind in ("unit", "roof") and tail and t.metric == tail.metric), None)
+        even = {TAIL: unit.seconds / tail.seconds} if tail and unit and tail.seconds else {}
+        return Change(even, hide_latency=True)
+    factor = 1.0 - a.work_share if a.mechanism == "work" and a.work_share is not None else 0.0
+    keys = _changed_terms(a.topic, model)
+    return Change({key: factor for key in keys}) if keys else None
+
+
+def _changed_terms(topic: str, model: TimeModel) -> tuple[str, ...]:
+    if topic in PIPE_TERMS:
+        return tuple(key for key in PIPE_TERMS[topic] if model.term(key) is not None)
+    prefixes = WORK_UNITS.get(topic, ())
+    return tuple(t.key for t in model.terms if t.kind in ("unit", "roof")
+                 and _ROOF_PREFIXES.get(t.metric, t.metric.split("__", 1)[0]) in prefixes)
+
+
+def model_cap(a: Advice, k: LaunchAnalysis) -> Cap | None:
+    """The bound of the time model: measured time minus the changed kernel's floor, never below the launch floor;
+    0 where the change leaves the floor where it is. None where the model or the change is not known."""
+    model = k.time_model
+    if model is None or model.reason or model.floor is None:
+        return None
+    change = change_of(a, model)
+    if change is None:
+        return None
+    most = saving(model, change)
+    if most is None:
+        return None
+    floor = model.floor
+    keys = ", ".join(f"{key} x {factor:.2g}" for key, factor in change.scales.items())
+    if change.hide_latency:
+        return Cap(most.seconds, "slack", f"latency hidden, the kernel at its floor ({floor.name}, "
+                                          f"{seconds(most.floor_s)}): at most measured - floor")
+    if all(factor == 1.0 for factor in change.scales.values()):
+        return Cap(0.0, "nothing removed", "the change removes no work")
+    if not most.moved:
+        return Cap(0.0, FLOOR_UNCHANGED, f"{keys} leaves the floor ({floor.name}, {seconds(floor.seconds)}) "
+                                           "where it is: saves nothing")
+    after = seconds(most.floor_s) + (" (the launch floor)" if most.floor_s <= LAUNCH_FLOOR_S else "")
+    return Cap(most.seconds, "changed floor", f"{keys}: the changed kernel's floor is {after} ({most.floor_key}); "
+                                              "at most measured - that floor")
+
+
 def cap(a: Advice, k: LaunchAnalysis, device: Device | None) -> Cap:
-    """The bound of an item's mechanism (see the module docstring)."""
+    """The bound of an item: the time model's (``model_cap``), else its mechanism's (see the module docstring)."""
+    by_model = model_cap(a, k)
+    if by_model is not None and a.mechanism == "grid":  # also at most the same work spread over every SM
+        own = _grid_cap(a, k, device)
+        return own if own.seconds is not None and own.seconds < (by_model.seconds or 0.0) else by_model
+    if by_model is not None:
+        return by_model
     if a.mechanism == "latency":
         return _gap_cap(k, "hiding latency cannot take the kernel past its busiest unit's peak")
     if a.mechanism == "work":
@@ -129,6 +203,13 @@ def bounded_item(a: Advice, k: LaunchAnalysis, device: Device | None) -> Advice:
     bound = cap(a, k, device)
     most, raw = bound.seconds, a.est_saved_s
     a = replace(a, bound=bound.text, bound_by=bound.by)
+    if bound.by == FLOOR_UNCHANGED and a.kind != "measurement":
+        return replace(a, est_saved_s=None, ncu_saved_s=raw if a.source == "ncu" else a.ncu_saved_s,
+                       estimate=f"saves nothing: {bound.text}")
+    if most == 0.0 and a.kind != "measurement":
+        return replace(a, est_saved_s=0.0, estimate=f"saves nothing: {bound.text}")
+    if bound.by == "changed floor" and raw is None:
+        return replace(a, est_saved_s=most, estimate=f"at most: {bound.text}")
     if a.mechanism == "work" and most is None and a.source == "ncu":
         how = "not estimated: ncu's message states no share of the work removed" if raw is not None else a.estimate
         return replace(a, est_saved_s=None, ncu_saved_s=raw, estimate=how)

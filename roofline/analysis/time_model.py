@@ -126,7 +126,7 @@ def changed(model: TimeModel, change: Change) -> TimeModel:
     terms = []
     for t in model.terms:
         factor = change.scales.get(t.key)
-        if t.kind == "tail":
+        if t.kind == "tail" and factor is None:
             factor = next((change.scales[u.key] for u in model.terms if u.kind != "tail" and u.metric == t.metric
                            and u.key in change.scales), None)
         terms.append(t if factor is None else replace(t, seconds=t.seconds * factor))
