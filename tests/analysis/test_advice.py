@@ -20,8 +20,8 @@ from roofline.analysis import advice, reconcile
 from roofline.analysis.launches import ReportAnalysis
 from roofline.analysis.results import Advice
 from roofline.analysis.roofline import recoverable_s
-from roofline.core.model import Device, FocusMetric, KernelLaunch, Report, RuleResult
 from roofline.analysis.time_model import LAUNCH_FLOOR_S
+from roofline.core.model import Device, FocusMetric, KernelLaunch, Report, RuleResult
 from roofline.pipeline import analyze_files, analyze_loaded
 from roofline.render.report import json as json_render
 from roofline.render.report import markdown, table

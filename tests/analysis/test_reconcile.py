@@ -14,7 +14,6 @@ import re
 import pytest
 
 from roofline.analysis import reconcile
-from roofline.analysis.advice import estimate_text as advice_estimate
 from roofline.analysis.ncu_rules import work_share
 from roofline.analysis.results import Advice
 from roofline.analysis.time_model import LAUNCH_FLOOR_S
@@ -208,3 +207,26 @@ def test_grid_items_are_bounded_by_the_idle_slots_and_the_busiest_units_gap(anal
     gap = gap_from_raw(raw, k)
     assert gap < k.duration_s.value * idle
     assert item.est_saved_s == pytest.approx(gap, rel=1e-6) and item.bound_by == "busiest unit's gap"
+
+
+def test_no_item_saves_more_than_measured_minus_the_floor_or_lists_one_point_twice(analysed, shared_report,
+                                                                                    raw_actions):
+    """Over the full-set reports: every estimate is at most measured minus the launch floor; a latency item (and
+    the verdict's own) at most measured minus the floor recomputed here from the raw breakdowns; and no launch lists
+    two items on one cause."""
+    checked = 0
+    for name in FULL_SET:
+        for raw, k in zip(raw_actions(name), analysed(name, shared_report).launches, strict=True):
+            causes = [reconcile.cause(i.topic) for i in k.advice if i.topic]
+            assert len(causes) == len(set(causes)), (name, k.launch.name, causes)
+            if not raw.has("gpu__time_duration.sum") or not unit_times_from_raw(raw):
+                continue
+            duration = raw["gpu__time_duration.sum"] * 1e-9
+            for item in k.advice:
+                if item.est_saved_s is None:
+                    continue
+                assert item.est_saved_s <= duration - LAUNCH_FLOOR_S + 1e-12, (name, k.launch.name, item.title)
+                if item.mechanism in ("latency", "roof"):
+                    assert item.est_saved_s <= duration - floor_from_raw(raw) + 1e-12, (name, item.title)
+                checked += 1
+    assert checked >= 20
