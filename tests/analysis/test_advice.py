@@ -91,6 +91,24 @@ def test_streaming_kernel_is_told_to_move_fewer_bytes_not_to_tile():
     assert item.est_saved_s == pytest.approx(1e-3 * 0.1)
 
 
+def test_kind_is_decided_by_reuse_not_flop_per_byte():
+    """The A100 SiLU case: 2.69 FLOP per DRAM byte, above a tenth of the ridge point (1.28 here), but each byte the
+    kernel requests (its global L1 sectors x 32) comes from DRAM once: streaming, nothing for tiling. The same
+    kernel whose requests the caches serve four times over reuses data and is told to tile."""
+    dram = 0.9e12 * 1e-3
+    once = {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": dram / 2 / 32,
+            "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum": dram / 2 / 32}
+    (k,) = analysed(launch(0, "silu", 1e-3, 2.69 * 0.9e12, 0.9e12, **once)).launches
+    (item,) = [a for a in k.advice if a.kind == "memory"]
+    assert "nothing for tiling to keep on chip" in item.text
+    assert "each byte requested comes from DRAM about once (1 requested bytes per DRAM byte)" in item.condition
+    four = {name: 4 * v for name, v in once.items()}
+    (k,) = analysed(launch(0, "stencil", 1e-3, 2.69 * 0.9e12, 0.9e12, **four)).launches
+    (item,) = [a for a in k.advice if a.kind == "memory"]
+    assert "tiling" in item.text and "nothing for tiling" not in item.text
+    assert "4 requested bytes per DRAM byte" in item.condition
+
+
 def test_compute_bound_launch_gets_the_headroom_left_in_its_busiest_unit():
     (k,) = analysed(launch(0, "fma", 1e-3, 9.6e12, 0.1e12)).launches  # FP32 at 75%
     (item,) = k.advice
