@@ -100,7 +100,7 @@ def change_of(a: Advice, model: TimeModel) -> Change | None:
         unit = next((t for t in model.terms if t.kind in ("unit", "roof") and tail and t.metric == tail.metric), None)
         even = {TAIL: unit.seconds / tail.seconds} if tail and unit and tail.seconds else {}
         return Change(even, hide_latency=True)
-    factor = 1.0 - a.work_share if a.mechanism == "work" and a.work_share is not None else 0.0
+    factor = 1.0 - a.work_share if a.work_share is not None else 0.0  # precision: the share its faster rate removes
     keys = _changed_terms(a.topic, model)
     return Change({key: factor for key in keys}) if keys else None
 

@@ -97,6 +97,7 @@ WAVES = "launch__waves_per_multiprocessor"
 # Breakdown entries named ..._internal_activity are ncu's aggregates of other units (the SM's instruction
 # throughput, the memory system's access throughput), not units of their own.
 INTERNAL_ACTIVITY = "_internal_activity"
+FP64_PIPE = "sm__pipe_fp64_cycles_active"  # the FP64 pipe's unit in the SM breakdown (prefix of its metric)
 ISSUE_SLOTS = "sm__issue_active"  # the issue slots' unit in the SM breakdown (prefix of its metric)
 HINT_THROUGHPUT = "re-profile with --section SpeedOfLight (part of every --set, the default one included)"
 

@@ -182,13 +182,13 @@ def test_ncu_rules_become_advice_with_their_title_and_speedup_handled_by_type():
 
 
 def test_real_rule_speedups_are_ordered_and_kept(real):
-    """fill_vector: ncu's FP64 non-fused rule (global 40.8%) leads; LOCAL estimates are never ranked as time."""
+    """fill_vector: FP32 for the FP64 work (the FP64 pipe sets the floor) leads, then ncu's FP64 non-fused rule
+    (global 40.8%); LOCAL estimates are never ranked as time."""
     k = real("rtx4070ti_pytorch-sim_full", "0:3")
     raw_rules = {r.rule for r in k.launch.rules if r.speedup_pct is not None}
     assert {"FPInstructions", "CPIStall", "IssueSlotUtilization"} <= raw_rules  # the reader keeps the speedups
-    first = k.advice[0]
-    assert first.title == "ncu: FP64 Non-Fused Instructions"
-    assert first.est_saved_s == pytest.approx(k.duration_s.value * 0.40754791473970265)
+    assert [a.title for a in k.advice[:2]] == ["Use FP32 where the accuracy allows", "ncu: FP64 Non-Fused Instructions"]
+    assert k.advice[1].est_saved_s == pytest.approx(k.duration_s.value * 0.40754791473970265)
     saved = [a.est_saved_s for a in k.advice if a.est_saved_s is not None]
     assert saved == sorted(saved, reverse=True)
     assert all(a.est_saved_s is None for a in k.advice if a.estimate.startswith("ncu local"))
@@ -493,3 +493,22 @@ def test_a_stall_rule_merged_into_the_verdicts_item_still_names_its_line():
     line, share = _line_share(k, lambda pc: pc.stalls.get("mio_throttle", 0))
     assert line == 45
     assert f"Where: sgemm.cu line 45 holds {share:.0%} of the mio_throttle samples." in roof.text
+
+
+def test_fp64_on_a_geforce_is_said_with_its_rate(real, raw_actions):
+    """RTX 4070 Ti fill_vector: more FP32 FLOPs than FP64 ones, but the FP64 pipe (DMUL and F2F conversions) is the
+    busiest unit on a GPU with FP64 at 1/64 of FP32: said with the rate; at FP32's rate that work takes under the
+    launch floor, so the item saves at most measured minus the launch floor (all computed here from raw metrics)."""
+    from tests.analysis.test_reconcile import unit_times_from_raw
+
+    k = real("rtx4070ti_pytorch-sim_full", "0:3")
+    raw = raw_actions("rtx4070ti_pytorch-sim_full")[3]
+    units = unit_times_from_raw(raw)
+    fp64 = next(t for u, t in units.items() if u.startswith("sm__pipe_fp64"))
+    assert fp64 == max(units.values())
+    (item,) = [a for a in k.advice if a.topic == "precision:fp64"]
+    assert item.text.startswith("FP64 runs at 1/64 of the FP32 rate on this GPU")
+    assert "its FP64 pipe is the busiest unit, 67.5% of its peak" in item.text
+    rest = max([t for u, t in units.items() if not u.startswith("sm__pipe_fp64")] + [fp64 / 64, LAUNCH_FLOOR_S])
+    duration = raw["gpu__time_duration.sum"] * 1e-9
+    assert rest == LAUNCH_FLOOR_S and item.est_saved_s == pytest.approx(duration - rest, rel=1e-6)
