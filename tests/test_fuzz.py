@@ -2,7 +2,8 @@
 line (``tests/fuzz.py``), each through the CLI in a subprocess with a time limit. Every outcome is a valid result
 (finite, in-range numbers; other formats written as UTF-8, the table without control characters) or exit 2 with one
 line naming the file; nothing else. The full set (300 reports, 150 models, 150 specs, 150 hostile cases, 3 to 4
-minutes on 2 cores) runs separately: ``python -m tests.fuzz``."""
+minutes on 2 cores) runs separately: ``python -m tests.fuzz``. The sample (about 3 minutes on 2 cores) is marked
+slow: the README's test command leaves it out and ``.ci/run`` runs it right after."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ def outcomes(tmp_path_factory, shared_dir):
     return fuzz.run_all(fuzz.cases(SEED, SAMPLE, tmp_path_factory.mktemp("fuzz")))
 
 
+@pytest.mark.slow
 def test_every_mutated_input_is_a_valid_result_or_a_one_line_error(outcomes, capsys):
     with capsys.disabled():
         print(f"\nfuzz sample (seed {SEED}): {fuzz.summary(outcomes)}")
@@ -29,6 +31,7 @@ def test_every_mutated_input_is_a_valid_result_or_a_one_line_error(outcomes, cap
     assert others == [], fuzz.summary(outcomes)
 
 
+@pytest.mark.slow
 def test_the_sample_reaches_both_outcomes_for_every_kind_of_input(outcomes):
     """A sample where everything failed to load (or nothing did) would test little."""
     seen = Counter((o.case.kind, o.verdict) for o in outcomes)
