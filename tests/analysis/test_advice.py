@@ -512,3 +512,20 @@ def test_fp64_on_a_geforce_is_said_with_its_rate(real, raw_actions):
     rest = max([t for u, t in units.items() if not u.startswith("sm__pipe_fp64")] + [fp64 / 64, LAUNCH_FLOOR_S])
     duration = raw["gpu__time_duration.sum"] * 1e-9
     assert rest == LAUNCH_FLOOR_S and item.est_saved_s == pytest.approx(duration - rest, rel=1e-6)
+
+
+def test_occupancy_what_if_without_device_attributes_uses_the_compute_capability(roofline_report, raw_actions):
+    """The V100 jacobi case (an older report without some device attributes): the what-if is still made, from
+    launch__block_size and the limits of compute capability 7.0 (64 warps, 32 blocks, 64K registers per SM). The
+    V100 miniweather report with its device attributes removed gives the what-if it gives with them."""
+    from dataclasses import replace as with_
+
+    from roofline.analysis.diagnostics.occupancy import FROM_CC
+
+    report = roofline_report("v100_miniweather-openacc_full")
+    bare = with_(report, device=with_(report.device, attributes={}))
+    k = next(x for x in analyze_loaded(bare).launches if x.launch.key == "0:2")
+    assert report.device.compute_capability == "7.0" and k.occupancy.missing["device_attributes"] == FROM_CC
+    item = next(a for a in k.advice if a.topic == "occupancy:theoretical")
+    assert "registers per thread 64 -> 32 would allow 16 blocks per SM instead of 8" in item.text
+    assert "50.0% -> 100.0%" in item.text
