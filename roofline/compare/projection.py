@@ -11,11 +11,14 @@ The time ncu would measure on the target, per launch, from the median launch tim
    11.8% mean error over six GPUs in the paper): ``t x P_src(r) / P_tgt(r)``, ``P`` the datasheet peak of ``r``
    (FLOP/s of the precision, bytes/s of the level). Where a datasheet gives no peak for ``r`` (L1 and L2 in most
    specs, instructions in all), ``P`` is taken proportional to SMs x boost clock: the same rate per SM and clock on
-   both GPUs. A latency- or small-grid-bound kernel does not fill the GPU, so only the clock counts: ``P`` is the
-   boost clock alone. A DRAM- or L2-bound kernel below ncu's high-throughput mark (80% of the level's peak,
-   ``analysis.verdict.HIGH_THROUGHPUT_PCT``) does not saturate the bandwidth: the bytes its SMs keep in flight set
-   its rate (Little's law), so it gets no faster than the SM count allows, ``t x SMs_src / SMs_tgt`` at least
-   (the CuPy triad of examples/h100, 74% of DRAM, runs in the same time on the H200's 43% more bandwidth).
+   both GPUs; a kernel whose FP64 pipe is its busiest unit scales by the FP64 peaks (its conversions run at that
+   rate too: 1/64 of FP32 on a GeForce, 1/2 on a data-centre board), and Tensor work of a type the target lacks
+   (TF32 on Turing) meets the target's FP32 roof. A latency- or small-grid-bound kernel does not fill the GPU, so
+   only the clock counts: ``P`` is the boost clock alone. A DRAM- or L2-bound kernel is limited by the bytes its SMs
+   keep in flight as well as by the bandwidth (Little's law), continuously (``_in_flight``: a smooth minimum of
+   both, no cliff at ncu's 80% mark): far below the peak it gets no faster than the SM count allows, at the peak
+   it scales by the bandwidths (the CuPy triad of examples/h100, 74% of DRAM, runs in about the same time on the
+   H200's 43% more bandwidth).
 3. **Clock normalisation.** ncu locks the clocks to base while it profiles (``--clock-control base``, its default:
    Nsight Compute CLI documentation, "Clock Control"; the H100 of examples/h100 runs its kernels at 1.58 GHz, its
    boost clock is 1.98 GHz), so the source's time is at base clock. The projection is the time ncu would measure on
@@ -29,7 +32,8 @@ The time ncu would measure on the target, per launch, from the median launch tim
    weight ``(ceil(w_t) / w_t) / (ceil(w) / w)``; for the resources of the SMs only (FLOPs, instructions, L1): DRAM
    and L2 bandwidth belong to the whole chip, and a latency-bound kernel is not set by its waves.
 5. **Floor.** No kernel is projected below ``LAUNCH_FLOOR_S``, the shortest launch ncu measured in any report this
-   project has; it is above one DRAM access, which takes under a microsecond on these GPUs.
+   project has (``analysis.time_model``), nor below its measured work at the target's datasheet peaks (the
+   roofline bound: every FP and byte term at the target's peak per unit).
 6. **Interval** ``[t' / BAND, t' x BAND]``, ``BAND`` by how much of the model is assumed (``BANDS``), its low end no
    lower than the floor or the roofline bound (the measured work against the target's datasheet roofs).
 
@@ -46,7 +50,6 @@ from roofline.analysis.kernels import REFERENCE_S, KernelStats, per_launch, roof
 from roofline.analysis.results import Value
 from roofline.analysis.roofline import roof_position
 from roofline.analysis.time_model import LAUNCH_FLOOR_S
-from roofline.analysis.verdict import HIGH_THROUGHPUT_PCT
 from roofline.analysis.work import LAUNCH, governing, measure_label
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, Device
