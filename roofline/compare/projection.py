@@ -106,17 +106,40 @@ def project(stats: KernelStats, source: Device, spec: DeviceSpec) -> Projection:
     per_sm = resource in ("instructions", "bytes.l1") or (resource or "").startswith("flops.")
     waves, wave_text = _waves(stats.verdict.waves_per_sm, source, spec) if per_sm else (1.0, "")
     scaled = t * ratio * waves
-    projected = max(scaled, LAUNCH_FLOOR_S, bound.value or 0.0)
+    others, other_unit = _other_units(stats, source, spec, resource, t)
+    projected = max(scaled, LAUNCH_FLOOR_S, bound.value or 0.0, others)
+    if projected > scaled * (1.0 + 1e-9):  # another term sets the time there: its latency is not modelled
+        band = "launch"
     low = max(projected / BANDS[band], LAUNCH_FLOOR_S, bound.value or 0.0)
     high = max(projected * BANDS[band], low)
     basis = "; ".join(x for x in (
         f"{seconds(t)} measured x {ratio:.3g} ({how})", wave_text,
         f"floor {seconds(LAUNCH_FLOOR_S)} (the shortest launch measured)" if scaled < LAUNCH_FLOOR_S else "",
         f"raised to {seconds(bound.value)}, its measured work at the target's peaks ({limiter})"
-        if bound.value is not None and bound.value > max(scaled, LAUNCH_FLOOR_S) else "",
+        if bound.value is not None and bound.value > max(scaled, LAUNCH_FLOOR_S, others) else "",
+        f"raised to {seconds(others)}, the {other_unit}'s work at the target's rate per SM and clock"
+        if others > max(scaled, LAUNCH_FLOOR_S, bound.value or 0.0) else "",
         f"interval x/÷ {BANDS[band]:g} ({band})") if x)
     return Projection(spec.id, Value(projected, via=basis), Value(low), Value(high), basis, resource, bound, limiter,
                       _left_out(stats, target), gain)
+
+
+def _other_units(stats: KernelStats, source: Device, spec: DeviceSpec, resource: str | None,
+                 t: float) -> tuple[float, str]:
+    """The largest of the other busy units inside the SMs (the verdict's top units but the governing one) on the
+    target: its time at its peak, ``pct / 100 x t``, at the target's rate per SM and clock; the governing unit
+    scaled by its own peak can fall below them (an FP64 pipe 32 times faster leaves the issue slots). (0, "") where
+    not known."""
+    if not source.sm_count or not source.max_clock_hz or resource in (None, LAUNCH):
+        return 0.0, ""
+    rate = (source.sm_count * source.max_clock_hz) / (spec.sm_count * spec.boost_clock_hz)
+    busiest = stats.verdict.busiest
+    inside = [u for u in stats.verdict.top_units if u.metric.split("__", 1)[0] in ("sm", "smsp", "l1tex")
+              and (busiest is None or u.metric != busiest.metric)]
+    if not inside:
+        return 0.0, ""
+    top = max(inside, key=lambda u: u.pct)
+    return top.pct / 100.0 * t * rate, top.name
 
 
 def _fp64_pipe(stats: KernelStats) -> str | None:
