@@ -41,3 +41,7 @@ class NcuError(RooflineError):
     """ncu is missing, too old, was denied counters, or did not write a report."""
 
     exit_code = TOOL_EXIT
+
+
+class CountersDenied(NcuError):
+    """ncu was refused the GPU's performance counters (ERR_NVGPUCTRPERM): nsys can still time the kernels."""

@@ -138,7 +138,10 @@ STAND_INS = {
     "app.sqlite": SHARED.parent / "nsys-reps" / "rtx4060ti_llama3-inference-nvtx_2024.6.sqlite",  # NVTX ranges
     "rank0.sqlite": SHARED.parent / "nsys-reps" / "gp100_miniweather-openacc_2021.2-export2022.2.sqlite",
     "rank1.sqlite": SHARED.parent / "nsys-reps" / "rtx3090_memfusion-conv-nvtx_2023.1.sqlite",
+    "x.ncu-rep": EXAMPLES / "torch-bf16.roofline.ncu-rep",  # the work of the kernel the shipped export times
 }
+# `roofline analyze --no-counters` runs the stand-in nsys of tests/fake_nsys, which hands out the shipped export
+NSYS_EXPORT = REPO / "examples" / "nsys" / "h100-examples.sqlite"
 # `roofline analyze` runs the stand-in ncu of tests/fake_ncu, which runs the application and copies this report
 # as the one it wrote; the applications themselves are stand-ins that exit 0 (PyTorch would need a GPU).
 PROFILED = SHARED / "rtx3080_sgemm-vs-cublas_full.ncu-rep"
@@ -191,6 +194,7 @@ def test_the_command_runs_as_shown(page: str, line: str, tmp_path: Path, monkeyp
     import sys
 
     from tests.fake_ncu import fakencu
+    from tests.fake_nsys import fakensys
 
     args = shlex.split(line)[1:]
     needed = [t for name, t in STAND_INS.items() if name in args or (name.startswith("reports/") and
@@ -201,6 +205,7 @@ def test_the_command_runs_as_shown(page: str, line: str, tmp_path: Path, monkeyp
         pytest.skip(f"test data not found: {', '.join(missing)} in ../shared/ncu-reps next to the repository")
     stage(tmp_path, args)
     fake = fakencu.install(monkeypatch, tmp_path / "ncu")
+    fakensys.install(monkeypatch, tmp_path / "nsys", NSYS_EXPORT)
     monkeypatch.setenv("FAKE_NCU_REPORT", str(PROFILED))
     monkeypatch.setenv("FAKE_NCU_KERNELS", "gemm,ampere_sgemm_128x64_nn")
     expanded = [hit for a in args for hit in (sorted(glob.glob(a, root_dir=tmp_path)) if "*" in a else [a])]
@@ -209,5 +214,5 @@ def test_the_command_runs_as_shown(page: str, line: str, tmp_path: Path, monkeyp
                           text=True, timeout=300)
     assert proc.returncode == 0, f"{page}: {line}\n{proc.stderr[-2000:]}"
     assert "Traceback" not in proc.stderr
-    if args[0] == "analyze" and "--dry-run" not in args:
+    if args[0] == "analyze" and "--dry-run" not in args and "--no-counters" not in args:
         assert fake.argvs(), "the stand-in ncu was not run"

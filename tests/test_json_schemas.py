@@ -139,3 +139,15 @@ def test_a_field_added_later_does_not_break_validation() -> None:
     doc["a_later_field"] = 1
     doc["kernels"][0]["another"] = {"x": 1}
     assert errors("project", doc) == []
+
+
+def test_timeline_with_idle_causes_and_work_of_the_shipped_pair() -> None:
+    """examples/nsys/h100-examples.sqlite: idle causes, CUDA API, transfers, memory in use, and --work."""
+    export = REPO / "examples" / "nsys" / "h100-examples.sqlite"
+    works = [a for p in sorted(H100.glob("*.roofline.*")) for a in ("--work", str(p))]
+    doc = cli_json("timeline", str(export), *works)
+    assert doc["work"]["kernels"] and doc["timelines"][0]["devices"][0]["idle_causes"]
+    assert doc["timelines"][0]["memory"] and doc["timelines"][0]["api"] and doc["timelines"][0]["transfers"]
+    assert errors("timeline", doc) == []
+    shipped = cli_json("summary", *[str(p) for p in sorted(H100.glob("*.roofline.*"))], "--nsys", str(export))
+    assert errors("realtime", shipped) == []

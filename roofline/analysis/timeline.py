@@ -4,9 +4,13 @@ totals and the ranks whose GPU busy time strays from the others')."""
 from __future__ import annotations
 
 import statistics
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from roofline.analysis.borrowed import BorrowedWork
+from roofline.core.choices import NameBase
+from roofline.core.kernel_filter import ncu_escape
 from roofline.core.thresholds import RANK_OUTLIER_PCT
 from roofline.core.timeline import KernelTime, Representative, Timeline
 from roofline.core.units import pct, seconds
@@ -48,37 +52,66 @@ def rank_totals(timelines: Sequence[Timeline]) -> tuple[RankTotal, ...]:
 
 @dataclass(frozen=True)
 class TimelineSet:
-    """What `roofline timeline` shows: each file's timeline and, for several files (MPI ranks), their totals."""
+    """What `roofline timeline` shows: each file's timeline and, for several files (MPI ranks), their totals;
+    with --work, the kernels placed on the roofline with an ncu report's work."""
 
     timelines: tuple[Timeline, ...]
     ranks: tuple[RankTotal, ...]  # empty for one file
+    work: BorrowedWork | None = None
 
 
-def timeline_set(timelines: Sequence[Timeline]) -> TimelineSet:
-    return TimelineSet(tuple(timelines), rank_totals(timelines) if len(timelines) > 1 else ())
+def timeline_set(timelines: Sequence[Timeline], work: BorrowedWork | None = None) -> TimelineSet:
+    return TimelineSet(tuple(timelines), rank_totals(timelines) if len(timelines) > 1 else (), work)
 
 
 @dataclass(frozen=True)
 class NcuTarget:
-    """One ncu run that `analyze --from-nsys` plans: the kernels it selects (ncu -k) and which of their launches
-    (--launch-skip, --launch-count), with why those."""
+    """One ncu run that `analyze --from-nsys` plans: the kernels it selects (ncu -k, ``kernel_regex``) and which of
+    their launches (--launch-skip, --launch-count), with why those."""
 
-    names: tuple[str, ...]
+    kernels: tuple[KernelTime, ...]
     launch_skip: int | None  # None: from the first matching launch
     launch_count: int
     why: str
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(k.name for k in self.kernels)
+
+
+def name_base(timeline: Timeline, top: int) -> NameBase:
+    """ncu's --kernel-name-base for the top kernels: "demangled" where one of them shares its short name with
+    another kernel of the timeline (two instances of one template: only the demangled name tells them apart),
+    else "function"."""
+    if timeline.group_by == "function":
+        return "function"
+    shared = {f for f, n in Counter(k.function for k in timeline.kernels).items() if n > 1}
+    return "demangled" if any(k.function in shared for k in top_kernels(timeline, top)) else "function"
+
+
+def kernel_regex(kernels: Sequence[KernelTime], base: str) -> str:
+    """ncu's -k for these kernels, anchored, names escaped (``ncu_escape``): their short names for the "function"
+    base; for "demangled", a template instance by its scope, function and template arguments, a plain function by
+    its name in any scope, either with any return type "void " and parameter list after it (ncu's demangled names
+    read "void ns::f<T>(T *)" and "f(int)")."""
+    if base == "function":
+        parts = [ncu_escape(k.function) for k in kernels]
+    else:
+        parts = [f"(?:void )?{ncu_escape(k.name)}(?:\\(.*)?" if k.name != k.function
+                 else f"(?:void )?(?:.*::)?{ncu_escape(k.function)}(?:\\(.*)?" for k in kernels]
+    return "regex:^(?:" + "|".join(parts) + ")$"
 
 
 def ncu_targets(timeline: Timeline, top: int, reps: Mapping[str, Representative]) -> tuple[NcuTarget, ...]:
     """The ncu runs that profile one representative launch of each of the ``top`` kernels: a single run when each
     was launched once (an alternation of their names, as many launches as kernels), else one run per kernel that
-    skips to its median-duration launch (ncu takes one -k and one --launch-skip per run)."""
+    skips to its median-duration launch, counted among that kernel's own launches (ncu takes one -k and one
+    --launch-skip per run, and counts --launch-skip over the launches -k matches)."""
     kernels = top_kernels(timeline, top)
     if all(k.count == 1 for k in kernels):
-        return (NcuTarget(tuple(k.name for k in kernels), None, len(kernels),
+        return (NcuTarget(tuple(kernels), None, len(kernels),
                           f"each of the {len(kernels)} kernels was launched once: one run profiles them all"),)
-    return tuple(NcuTarget((k.name,), reps[k.name].launch_index, 1, _why(timeline, k, reps[k.name]))
-                 for k in kernels)
+    return tuple(NcuTarget((k,), reps[k.name].launch_index, 1, _why(timeline, k, reps[k.name])) for k in kernels)
 
 
 def profiling_summary(timeline: Timeline, top: int) -> str:

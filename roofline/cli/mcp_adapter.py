@@ -97,7 +97,7 @@ def timeline(path: Path, nvtx: str | None, top: int) -> tuple[dict[str, Any], li
     """``roofline timeline FILE -f json`` of one Nsight Systems SQLite export, and the ncu runs that
     ``roofline analyze --from-nsys FILE --top TOP`` plans for its top kernels (each: the kernels, the launches,
     why, and the ncu command with ``APP`` for the application)."""
-    from roofline.analysis.timeline import ncu_targets, timeline_set
+    from roofline.analysis.timeline import kernel_regex, name_base, ncu_targets, timeline_set
     from roofline.core import kernel_filter
     from roofline.ncu import driver
     from roofline.nsys.load import load_for_profiling, load_timeline
@@ -106,9 +106,10 @@ def timeline(path: Path, nvtx: str | None, top: int) -> tuple[dict[str, Any], li
     profiled, reps = load_for_profiling(path, top)
     runs = []
     targets = ncu_targets(profiled, top, reps)
+    base = name_base(profiled, top)  # demangled where two instances share a short name, as analyze plans it
     for i, target in enumerate(targets):
-        filters = ["regex:^(?:" + "|".join(kernel_filter.ncu_escape(n) for n in target.names) + ")$"]
-        options = driver.NcuOptions(section_set="roofline", kernel=kernel_filter.parse(filters, "function"),
+        filters = [kernel_regex(target.kernels, base)]
+        options = driver.NcuOptions(section_set="roofline", kernel=kernel_filter.parse(filters, base),
                                     launch_skip=target.launch_skip, launch_count=target.launch_count)
         report = driver.report_template(None, "APP", f".top{i + 1}" if len(targets) > 1 else "")
         argv = driver.build_argv("ncu", options, report, report.removesuffix(driver.REPORT_SUFFIX) +

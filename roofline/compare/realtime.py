@@ -5,7 +5,9 @@ ncu says how far each kernel is from its roof, but its times are not the applica
 several times, by default with the clocks locked to base and the caches flushed before each pass, and profiles
 only the launches it was told to. nsys times every launch as it ran. So each analysed kernel keeps ncu's share of
 its time above the roof (recoverable / ncu time) and gets nsys's total time: recoverable real time = nsys total x
-that share. Kernels are matched by function name, exactly, else with the numbers in the names masked (compilers put
+that share. Both sides group launches alike: by kernel instance (``core.kernel_names.kernel_key`` of the function
+and demangled names: two instances of one template apart) or, with ``by="function"``, by function name. Kernels are
+matched by that name, exactly, else with the numbers in the names masked (compilers put
 source lines there: OpenACC's ``set_halo_values_x_395_gpu`` in one build is ``_396_gpu`` in the next), pairing the
 names of one masked group in order of their numbers when both tools hold as many of them.
 """
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 from roofline.analysis.kernels import aggregate
 from roofline.analysis.launches import ReportAnalysis
 from roofline.analysis.roofline import group_by_kernel
+from roofline.core.choices import GroupBy
 from roofline.core.thresholds import TIME_RATIO_FLAG
 from roofline.core.timeline import KernelTime, Timeline
 
@@ -31,7 +34,8 @@ TIMES_DIFFER = ("ncu's times are its replays (clocks locked to base unless --clo
 
 @dataclass(frozen=True)
 class NcuKernel:
-    """One function's launches over the ncu reports: their time, recoverable time and where they sit."""
+    """One kernel's launches over the ncu reports (an instance, or a function's with ``by="function"``): their
+    time, recoverable time and where they sit."""
 
     name: str
     launches: int
@@ -40,6 +44,7 @@ class NcuKernel:
     small_grid_s: float
     bound: str | None
     pct_of_roof: float | None
+    function: str = ""  # the function (short) name; "" means the same as ``name``
 
 
 @dataclass(frozen=True)
@@ -108,8 +113,9 @@ class RealTimeView:
 
 
 def weigh(analyses: Sequence[ReportAnalysis], timeline: Timeline) -> RealTimeView:
-    """Match the reports' kernels with the timeline's and weigh each by its real time."""
-    ncu = ncu_kernels(analyses)
+    """Match the reports' kernels with the timeline's (grouped as the timeline is) and weigh each by its real
+    time."""
+    ncu = ncu_kernels(analyses, "function" if timeline.group_by == "function" else "kernel")
     by_name = {k.name: k for k in timeline.kernels}
     pairs = match_names([k.name for k in ncu], list(by_name))
     total = timeline.kernel_s
@@ -124,23 +130,23 @@ def weigh(analyses: Sequence[ReportAnalysis], timeline: Timeline) -> RealTimeVie
                         tuple(k for k in timeline.kernels if k.name not in matched))
 
 
-def ncu_kernels(analyses: Sequence[ReportAnalysis]) -> list[NcuKernel]:
-    """The reports' launches grouped by function name; a function in several reports is summed, and placed by
-    the report where it took the most time."""
+def ncu_kernels(analyses: Sequence[ReportAnalysis], by: GroupBy = "kernel") -> list[NcuKernel]:
+    """The reports' launches grouped by kernel instance (or function name, ``by``); a kernel in several reports is
+    summed, and placed by the report where it took the most time."""
     found: dict[str, list[NcuKernel]] = {}
     for a in analyses:
-        for g in group_by_kernel(a.valid_launches, a.total_time_s, "function"):
+        for g in group_by_kernel(a.valid_launches, a.total_time_s, by):
             stats = aggregate(g.launches)
             found.setdefault(g.name, []).append(NcuKernel(g.name, len(g.launches), g.total_s or 0.0, g.recoverable_s,
                                                           g.small_grid_s, stats.verdict.bound,
-                                                          stats.roof.pct_of_roof))
+                                                          stats.roof.pct_of_roof, g.functions[0]))
     out = []
     for name, parts in found.items():
         main = max(parts, key=lambda p: p.total_s)
         saved = [p.recoverable_s for p in parts if p.recoverable_s is not None]
         out.append(NcuKernel(name, sum(p.launches for p in parts), sum(p.total_s for p in parts),
                              sum(saved) if saved else None, sum(p.small_grid_s for p in parts), main.bound,
-                             main.pct_of_roof))
+                             main.pct_of_roof, main.function))
     return out
 
 

@@ -9,5 +9,7 @@ from typing import Literal
 # What launches are grouped by: the kernel (its demangled name, template arguments included, so two instances of
 # one template are two kernels), its function name alone (instances pooled), or the innermost NVTX range.
 GroupBy = Literal["kernel", "function", "nvtx"]
+KernelGroupBy = Literal["kernel", "function"]  # the timeline's grouping (nsys has no per-launch NVTX range)
+Fallback = Literal["none", "nsys"]  # analyze: what follows ncu's refusal of the counters
 OUTPUT_OPTION = ("--output", "-o")  # the names of the option naming the file a command writes (never a report to read)
 NameBase = Literal["function", "demangled", "mangled"]  # which kernel name a filter reads, as ncu's --kernel-name-base

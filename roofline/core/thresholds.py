@@ -10,4 +10,5 @@ SLOWER_PCT = 10.0  # --fail-if-slower: a kernel slower by more than this fails
 MIN_SHARE_PCT = 1.0  # --min-share: kernels with less of BASE's and NEW's time are not gated on their own
 TOTAL_SLOWER_PCT = 5.0  # --fail-if-total-slower: the gated kernels together slower by more than this fail
 RANK_OUTLIER_PCT = 10.0  # timeline: an MPI rank whose GPU busy time is this far from the ranks' median is an outlier
-TIME_RATIO_FLAG = 3.0  # summary --nsys: ncu's time per launch this many times nsys's median (or 1/this): named
+TIME_RATIO_FLAG = 2.0  # summary --nsys: ncu's time per launch this many times nsys's median (or 1/this): named
+L2_RATIO_FLAG = 1.5  # timeline --work: L2 sizes this many times apart: the DRAM bytes ncu measured may not carry over

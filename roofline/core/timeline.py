@@ -9,11 +9,14 @@ real run (nsys traces the kernels as they ran: no replay, the application's own 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 
 @dataclass(frozen=True)
 class KernelTime:
-    """The launches of one kernel (its short name, ncu's "function" name) on the timeline."""
+    """The launches of one kernel on the timeline: one instance (``name`` = scope, function and template arguments,
+    as ``report`` groups, ``core.kernel_names.kernel_key``), or, grouped by function, every launch of one short name
+    (``name`` = the short name, ncu's "function" name)."""
 
     name: str
     count: int
@@ -22,6 +25,84 @@ class KernelTime:
     min_s: float
     max_s: float
     devices: tuple[int, ...]  # the deviceIds it ran on
+    short_name: str = ""  # nsys's shortName (ncu's function name); "" means the same as ``name``
+    demangled: str = ""  # one demangled name of the group (nsys's demangledName), "" where the export has none
+
+    @property
+    def function(self) -> str:
+        """The short name (ncu's function name)."""
+        return self.short_name or self.name
+
+
+@dataclass(frozen=True)
+class LaunchConfigTime:
+    """The launches of one kernel with one launch configuration (grid and block) on the timeline: what a kernel
+    of an ncu report is matched with for its work (``analysis.borrowed``)."""
+
+    name: str  # the kernel, as ``KernelTime.name``
+    short_name: str
+    demangled: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    count: int
+    total_s: float
+    median_s: float
+
+
+IdleKind = Literal["copy", "memset", "unified_memory", "sync", "api", "host"]
+TransferKind = Literal["copy", "memset"]
+
+
+@dataclass(frozen=True)
+class IdleCause:
+    """A part of a GPU's idle time and what filled it: the GPU copying, setting or migrating memory (copy, memset,
+    unified_memory), the host inside a synchronisation or another CUDA API call (sync, api: ``detail`` names it), or
+    the host outside any CUDA call (host)."""
+
+    kind: IdleKind
+    detail: str  # the copy's direction and host memory kind, or the API call's name
+    seconds: float
+
+
+@dataclass(frozen=True)
+class ApiCall:
+    """The calls of one CUDA API function (its name without the export's version suffix)."""
+
+    name: str
+    calls: int
+    total_s: float
+    median_s: float
+    min_s: float
+    max_s: float
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """Memory copies of one direction and host memory kind, or the memsets: how many, how much, how long."""
+
+    kind: TransferKind
+    direction: str  # "Host-to-Device", ..., or "memset"
+    memory: str  # the host side's kind: "pageable", "pinned", ...; "" where no host memory is involved
+    count: int
+    bytes: int
+    total_s: float
+    median_s: float
+
+    @property
+    def bytes_per_s(self) -> float | None:
+        return self.bytes / self.total_s if self.total_s > 0 else None
+
+
+@dataclass(frozen=True)
+class MemoryUse:
+    """Device memory allocated through CUDA on one GPU over time (from the export's memory-usage events): the
+    series starts at the first event; ``final_bytes`` is what was left allocated at the last."""
+
+    device_id: int
+    peak_bytes: int
+    peak_at_s: float
+    final_bytes: int
+    series: tuple[tuple[float, int], ...]  # (seconds from the first event, bytes in use), thinned
 
 
 @dataclass(frozen=True)
@@ -34,6 +115,12 @@ class DeviceTime:
     launches: int
     busy_s: float
     span_s: float
+    l2_bytes: int | None = None  # the GPU's L2 size where the export records it (TARGET_INFO_GPU.l2CacheSize)
+    idle_causes: tuple[IdleCause, ...] = ()  # largest first; they sum to the idle time (span - busy)
+
+    @property
+    def idle_s(self) -> float:
+        return self.span_s - self.busy_s
 
     @property
     def idle_share(self) -> float:
@@ -70,6 +157,10 @@ class Timeline:
     devices: tuple[DeviceTime, ...]  # by device id
     nvtx: tuple[NvtxRange, ...]  # by total time, largest first; empty where NVTX was not traced
     nvtx_filter: str | None = None  # --nvtx: only the kernels launched inside ranges of this name
+    group_by: str = "kernel"  # "kernel": instances apart; "function": pooled by short name
+    api: tuple[ApiCall, ...] = ()  # the CUDA API summary, longest total first; empty without the CUDA API trace
+    transfers: tuple[Transfer, ...] = ()  # copies and memsets, longest total first
+    memory: tuple[MemoryUse, ...] = ()  # per GPU, where the export records memory usage
     exported_by: str | None = None  # the nsys that exported the report given to SQLite; None for an SQLite file
 
     @property

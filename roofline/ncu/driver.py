@@ -38,7 +38,7 @@ from typing import IO, Literal
 from roofline.core.kernel_families import classify
 from roofline.core.kernel_filter import DEFAULT_BASE, KernelFilter
 from roofline.core.units import counted
-from roofline.errors import NcuError, NoKernelMatched, RooflineError
+from roofline.errors import CountersDenied, NcuError, NoKernelMatched, RooflineError
 
 SectionSet = Literal["roofline", "detailed", "full"]
 SetChoice = Literal["roofline", "detailed", "full", "none"]  # none: only the --section/--metrics named
@@ -486,7 +486,7 @@ Failure = Callable[[re.Match[str], str, Plan, NcuRun], RooflineError]
 
 
 def _denied(_m: re.Match[str], _line: str, _plan: Plan, _run: NcuRun) -> RooflineError:
-    return NcuError("ncu was denied access to the GPU performance counters (ERR_NVGPUCTRPERM)",
+    return CountersDenied("ncu was denied access to the GPU performance counters (ERR_NVGPUCTRPERM)",
                     "run as root, or load the nvidia driver with NVreg_RestrictProfilingToAdminUsers=0; in a "
                     "container add --cap-add=SYS_ADMIN (see https://developer.nvidia.com/ERR_NVGPUCTRPERM)")
 

@@ -13,11 +13,21 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 from roofline.core.files import open_regular
-from roofline.core.timeline import DeviceTime, KernelTime, NvtxRange, Representative, Timeline
+from roofline.core.kernel_names import kernel_key
+from roofline.core.timeline import (
+    DeviceTime,
+    KernelTime,
+    LaunchConfigTime,
+    NvtxRange,
+    Representative,
+    Timeline,
+)
 from roofline.errors import ReportError
+from roofline.nsys import activity
 
 KERNELS = "CUPTI_ACTIVITY_KIND_KERNEL"
 RUNTIME = "CUPTI_ACTIVITY_KIND_RUNTIME"
@@ -28,15 +38,17 @@ PID_MASK = ~0xFFFFFF  # globalTid = globalPid + thread id in the low 24 bits
 EXPORT_HINT = "give nsys's SQLite export (nsys export --type sqlite FILE, or nsys profile --export sqlite)"
 
 
-def read_timeline(path: Path, nvtx: str | None = None) -> Timeline:
-    """The timeline of one SQLite export; ``nvtx``: keep only the kernels launched inside ranges of that name."""
+def read_timeline(path: Path, nvtx: str | None = None, group_by: str = "kernel") -> Timeline:
+    """The timeline of one SQLite export; ``nvtx``: keep only the kernels launched inside ranges of that name;
+    ``group_by``: "kernel" (instances apart, as ``report``) or "function" (pooled by short name)."""
     with _export(path) as db:
         tables = _tables(db)
         if KERNELS not in tables:
             raise ReportError(f"{path}: the profile holds no GPU kernels (no {KERNELS} table)",
                               "profile with CUDA tracing on (nsys profile --trace cuda)")
         source = _kernel_source(db, path, tables, nvtx)
-        kernels = _kernels(db, source)
+        groups = _group_table(db, source, group_by)
+        kernels = _kernels(db, source, groups)
         if not kernels and nvtx is None:
             raise ReportError(f"{path}: the profile holds no GPU kernels (an empty {KERNELS} table)",
                               "profile with CUDA tracing on (nsys profile --trace cuda)")
@@ -44,25 +56,53 @@ def read_timeline(path: Path, nvtx: str | None = None) -> Timeline:
             raise ReportError(f"{path}: no kernel was launched inside an NVTX range named {nvtx!r}",
                               "check the name against the ranges `roofline timeline` lists")
         devices = _devices(db, source, tables, sorted({d for k in kernels for d in k.devices}))
+        devices = tuple(replace(d, idle_causes=activity.idle_causes(db, tables, source, d.device_id))
+                        for d in devices)
         return Timeline(path=str(path), kernels=kernels, devices=devices, nvtx=_nvtx_ranges(db, tables),
-                        nvtx_filter=nvtx)
+                        nvtx_filter=nvtx, group_by=group_by, api=activity.api_summary(db, tables),
+                        transfers=activity.transfers(db, tables), memory=activity.memory_use(db, tables))
 
 
-def representatives(path: Path, names: Sequence[str]) -> dict[str, Representative]:
-    """The median-duration launch of each kernel named, by its index among that kernel's launches in launch order
-    (correlationId: the order of the CUDA API calls), which is what ncu's --launch-skip counts in a one-process
-    application."""
+def representatives(path: Path, names: Sequence[str], group_by: str = "kernel") -> dict[str, Representative]:
+    """The median-duration launch of each kernel named (a ``KernelTime.name`` of the same ``group_by``), by its
+    index among that kernel's launches in launch order (correlationId: the order of the CUDA API calls), which is
+    what ncu's --launch-skip counts in a one-process application when its -k selects that kernel alone."""
     with _export(path) as db:
         if KERNELS not in _tables(db) or not names:
             return {}
+        groups = _group_table(db, KERNELS, group_by)
+        wanted = [gid for gid, (key, _, _) in groups.items() if key in set(names)]
         rows = db.execute(f"""
-            WITH a AS (SELECT s.value AS name, k."end" - k.start AS d,
-                              ROW_NUMBER() OVER (PARTITION BY k.shortName ORDER BY k.correlationId, k.start) - 1 AS ix
-                       FROM {KERNELS} k JOIN StringIds s ON s.id = k.shortName WHERE s.value IN ({_marks(names)})),
-                 r AS (SELECT name, ix, d, ROW_NUMBER() OVER (PARTITION BY name ORDER BY d, ix) AS rn,
-                              COUNT(*) OVER (PARTITION BY name) AS n FROM a)
-            SELECT name, ix, d FROM r WHERE rn = (n + 1) / 2""", list(names))
-        return {name: Representative(name, ix, d * NS) for name, ix, d in rows}
+            WITH a AS (SELECT g.gid AS gid, k."end" - k.start AS d,
+                              ROW_NUMBER() OVER (PARTITION BY g.gid ORDER BY k.correlationId, k.start) - 1 AS ix
+                       FROM {KERNELS} k JOIN temp.kgroup g ON g.short = k.shortName AND g.dem = k.{_demangled(db)}
+                       WHERE g.gid IN ({_marks(wanted)})),
+                 r AS (SELECT gid, ix, d, ROW_NUMBER() OVER (PARTITION BY gid ORDER BY d, ix) AS rn,
+                              COUNT(*) OVER (PARTITION BY gid) AS n FROM a)
+            SELECT gid, ix, d FROM r WHERE rn = (n + 1) / 2""", wanted)
+        return {groups[gid][0]: Representative(groups[gid][0], ix, d * NS) for gid, ix, d in rows}
+
+
+def launch_configs(path: Path, group_by: str = "kernel") -> tuple[LaunchConfigTime, ...]:
+    """Per kernel (as ``read_timeline`` groups them) and launch configuration (grid, block): launches, total and
+    median duration; most total time first."""
+    with _export(path) as db:
+        if KERNELS not in _tables(db):
+            return ()
+        groups = _group_table(db, KERNELS, group_by)
+        dims = "k.gridX, k.gridY, k.gridZ, k.blockX, k.blockY, k.blockZ"
+        rows = db.execute(f"""
+            WITH a AS (SELECT g.gid AS gid, {dims}, k."end" - k.start AS d,
+                              ROW_NUMBER() OVER (PARTITION BY g.gid, {dims} ORDER BY k."end" - k.start) AS rn,
+                              COUNT(*) OVER (PARTITION BY g.gid, {dims}) AS n
+                       FROM {KERNELS} k JOIN temp.kgroup g ON g.short = k.shortName AND g.dem = k.{_demangled(db)})
+            SELECT gid, gridX, gridY, gridZ, blockX, blockY, blockZ, COUNT(*), SUM(d),
+                   AVG(CASE WHEN rn IN ((n + 1) / 2, (n + 2) / 2) THEN d END)
+            FROM a GROUP BY gid, gridX, gridY, gridZ, blockX, blockY, blockZ""").fetchall()
+    configs = [LaunchConfigTime(groups[gid][0], groups[gid][1], groups[gid][2], (gx, gy, gz), (bx, by, bz), n,
+                                total * NS, median * NS)
+               for gid, gx, gy, gz, bx, by, bz, n, total, median in rows]
+    return tuple(sorted(configs, key=lambda c: (-c.total_s, c.name, c.grid, c.block)))
 
 
 @contextmanager
@@ -130,24 +170,52 @@ def _inside_sql(db: sqlite3.Connection) -> str:
                WHERE r.correlationId = k.correlationId AND (r.globalTid & {PID_MASK}) = k.globalPid AND {name} = ?"""
 
 
-def _kernels(db: sqlite3.Connection, source: str) -> tuple[KernelTime, ...]:
-    """Count, total, median, min, max and GPUs per short name. The launches' durations are copied once into a
-    temporary table sorted by name and duration, so its rowids run in that order: a kernel's median is read by
-    rowid, first + (n - 1) // 2 and first + n // 2 (SQLite has no median; a window function over a million rows
-    takes twice as long)."""
-    db.execute(f"""CREATE TEMP TABLE by_duration AS SELECT shortName AS sid, "end" - start AS d, deviceId AS dev
-                   FROM {source} ORDER BY sid, d""")
-    groups = db.execute("""SELECT sid, COUNT(*), SUM(d), MIN(d), MAX(d), MIN(rowid), GROUP_CONCAT(DISTINCT dev)
-                           FROM temp.by_duration GROUP BY sid""").fetchall()
-    middle = [row for _, n, *_, first, _ in groups for row in (first + (n - 1) // 2, first + n // 2)]
+def _demangled(db: sqlite3.Connection) -> str:
+    """The kernel table's demangled-name column (every export seen has one; else the short name stands in)."""
+    return "demangledName" if "demangledName" in _columns(db, KERNELS) else "shortName"
+
+
+def _group_table(db: sqlite3.Connection, source: str, group_by: str) -> dict[int, tuple[str, str, str]]:
+    """The kernel groups, as a temporary table ``kgroup(short, dem, gid)`` mapping each (shortName, demangledName)
+    id pair to its group; returns gid -> (group name, short name, one demangled name). Grouped by "kernel", the
+    name is ``kernel_key`` (two instances of one template apart, overloads of one function pooled, as ``report``);
+    by "function", the short name."""
+    pairs = db.execute(f"""SELECT DISTINCT k.shortName, k.{_demangled(db)}, s.value, d.value FROM {source} k
+                           LEFT JOIN StringIds s ON s.id = k.shortName
+                           LEFT JOIN StringIds d ON d.id = k.{_demangled(db)}""").fetchall()
+    db.execute("DROP TABLE IF EXISTS temp.kgroup")
+    db.execute("CREATE TEMP TABLE kgroup (short INTEGER, dem INTEGER, gid INTEGER, PRIMARY KEY (short, dem))")
+    gids: dict[str, int] = {}
+    groups: dict[int, tuple[str, str, str]] = {}
+    rows = []
+    for sid, did, short, demangled in sorted(pairs, key=lambda p: (str(p[2]), str(p[3]))):
+        short = str(short) if short is not None else f"(string id {sid})"
+        demangled = str(demangled) if demangled is not None else ""
+        key = kernel_key(short, demangled) if group_by == "kernel" else short
+        gid = gids.setdefault(key, len(gids))
+        groups.setdefault(gid, (key, short, demangled))
+        rows.append((sid, did, gid))
+    db.executemany("INSERT INTO temp.kgroup VALUES (?, ?, ?)", rows)
+    return groups
+
+
+def _kernels(db: sqlite3.Connection, source: str, groups: dict[int, tuple[str, str, str]]) -> tuple[KernelTime, ...]:
+    """Count, total, median, min, max and GPUs per group (``_group_table``). The launches' durations are copied
+    once into a temporary table sorted by group and duration, so its rowids run in that order: a kernel's median
+    is read by rowid, first + (n - 1) // 2 and first + n // 2 (SQLite has no median; a window function over a
+    million rows takes twice as long)."""
+    db.execute(f"""CREATE TEMP TABLE by_duration AS SELECT g.gid AS sid, k."end" - k.start AS d, k.deviceId AS dev
+                   FROM {source} k JOIN temp.kgroup g ON g.short = k.shortName AND g.dem = k.{_demangled(db)}
+                   ORDER BY sid, d""")
+    rows = db.execute("""SELECT sid, COUNT(*), SUM(d), MIN(d), MAX(d), MIN(rowid), GROUP_CONCAT(DISTINCT dev)
+                         FROM temp.by_duration GROUP BY sid""").fetchall()
+    middle = [row for _, n, *_, first, _ in rows for row in (first + (n - 1) // 2, first + n // 2)]
     durations = dict(db.execute(f"SELECT rowid, d FROM temp.by_duration WHERE rowid IN ({_marks(middle)})", middle))
-    ids = [sid for sid, *_ in groups]
-    names = dict(db.execute(f"SELECT id, value FROM StringIds WHERE id IN ({_marks(ids)})", ids))
     db.execute("DROP TABLE temp.by_duration")
-    kernels = [KernelTime(str(names.get(sid, f"(string id {sid})")), n, total * NS,
+    kernels = [KernelTime(groups[gid][0], n, total * NS,
                           (durations[first + (n - 1) // 2] + durations[first + n // 2]) / 2 * NS, low * NS, high * NS,
-                          tuple(sorted(int(x) for x in str(devs).split(","))))
-               for sid, n, total, low, high, first, devs in groups]
+                          tuple(sorted(int(x) for x in str(devs).split(","))), groups[gid][1], groups[gid][2])
+               for gid, n, total, low, high, first, devs in rows]
     return tuple(sorted(kernels, key=lambda k: (-k.total_s, k.name)))
 
 
@@ -159,7 +227,7 @@ def _devices(db: sqlite3.Connection, source: str, tables: set[str], ids: Sequenc
     """Per GPU: launches, busy time and span. Busy time is the union of the launches' intervals: each launch adds
     what it runs past the latest end of the launches that started before it (one query per GPU, which SQLite runs
     without sorting its result again)."""
-    names = _gpu_names(db, tables)
+    names, l2 = _gpu_info(db, tables)
     devices = []
     for dev in sorted(ids):
         n, busy, span = db.execute(f"""
@@ -168,16 +236,20 @@ def _devices(db: sqlite3.Connection, source: str, tables: set[str], ids: Sequenc
             FROM (SELECT start AS s, "end" AS e, MAX("end") OVER (ORDER BY start ROWS BETWEEN UNBOUNDED PRECEDING
                                                                   AND 1 PRECEDING) AS prev
                   FROM {source} WHERE deviceId = ?)""", (dev,)).fetchone()
-        devices.append(DeviceTime(dev, names.get(dev), n, busy * NS, span * NS))
+        devices.append(DeviceTime(dev, names.get(dev), n, busy * NS, span * NS, l2.get(dev)))
     return tuple(devices)
 
 
-def _gpu_names(db: sqlite3.Connection, tables: set[str]) -> dict[int, str]:
-    """GPU names by device id: TARGET_INFO_GPU.id, else (2020.3 exports) TARGET_INFO_CUDA_GPU.deviceId."""
+def _gpu_info(db: sqlite3.Connection, tables: set[str]) -> tuple[dict[int, str], dict[int, int]]:
+    """GPU names and L2 sizes by device id: TARGET_INFO_GPU.id, else (2020.3 exports) TARGET_INFO_CUDA_GPU.deviceId."""
     for table, key in (("TARGET_INFO_GPU", "id"), ("TARGET_INFO_CUDA_GPU", "deviceId")):
-        if table in tables and {key, "name"} <= _columns(db, table):
-            return {int(dev): str(name) for dev, name in db.execute(f"SELECT {key}, name FROM {table}")}
-    return {}
+        columns = _columns(db, table) if table in tables else set()
+        if {key, "name"} <= columns:
+            l2 = "l2CacheSize" if "l2CacheSize" in columns else "NULL"
+            rows = db.execute(f"SELECT {key}, name, {l2} FROM {table}").fetchall()
+            return ({int(dev): str(name) for dev, name, _ in rows},
+                    {int(dev): int(size) for dev, _, size in rows if size})
+    return {}, {}
 
 
 def _nvtx_ranges(db: sqlite3.Connection, tables: set[str]) -> tuple[NvtxRange, ...]:

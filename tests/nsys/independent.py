@@ -26,12 +26,25 @@ def launches(path: Path) -> list[tuple[str, int, int, int, int, int]]:
         path, 'SELECT shortName, start, "end", deviceId, correlationId, globalPid FROM CUPTI_ACTIVITY_KIND_KERNEL')]
 
 
-def per_kernel(path: Path, keep: set[tuple[int, int]] | None = None) -> dict[str, dict[str, float]]:
-    """count, total, median, min and max (seconds) per short name; ``keep``: only these (correlationId, pid)."""
+def demangled(path: Path) -> list[str]:
+    """The demangled name of every kernel launch, in the order of ``launches``."""
+    names = dict(rows(path, "SELECT id, value FROM StringIds"))
+    columns = {c[1] for c in rows(path, "PRAGMA table_info(CUPTI_ACTIVITY_KIND_KERNEL)")}
+    column = "demangledName" if "demangledName" in columns else "shortName"
+    return [names[d] for (d,) in rows(path, f"SELECT {column} FROM CUPTI_ACTIVITY_KIND_KERNEL")]
+
+
+def per_kernel(path: Path, keep: set[tuple[int, int]] | None = None,
+               by: str = "kernel") -> dict[str, dict[str, float]]:
+    """count, total, median, min and max (seconds) per short name (``by`` "function") or per instance (``by``
+    "kernel": ``kernel_key`` of short and demangled name); ``keep``: only these (correlationId, pid)."""
+    from roofline.core.kernel_names import kernel_key
+
     durations: dict[str, list[int]] = defaultdict(list)
-    for name, s, e, _, c, p in launches(path):
+    full = demangled(path) if by == "kernel" else None
+    for i, (name, s, e, _, c, p) in enumerate(launches(path)):
         if keep is None or (c, p) in keep:
-            durations[name].append(e - s)
+            durations[kernel_key(name, full[i]) if full is not None else name].append(e - s)
     return {name: {"count": len(d), "total_s": sum(d) * 1e-9, "median_s": statistics.median(d) * 1e-9,
                    "min_s": min(d) * 1e-9, "max_s": max(d) * 1e-9} for name, d in durations.items()}
 

@@ -15,6 +15,7 @@ from roofline.nsys import export
 from roofline.nsys.load import load_timeline
 from tests.conftest import find_shared_nsys
 from tests.nsys import independent
+from tests.nsys.test_activity import check_activity
 
 # file, kernel rows, distinct kernels, top kernel (INDEX.md)
 REPORTS = [
@@ -52,12 +53,15 @@ def own_export(nsys: export.Nsys, report: Path, tmp_path: Path) -> Path:
 def test_a_report_is_exported_and_ranked_as_its_own_export_says(nsys: export.Nsys, tmp_path: Path, name: str,
                                                                  rows: int, distinct: int, top: str) -> None:
     report = find_shared_nsys(name)
-    t = load_timeline(report)
+    t = load_timeline(report, group_by="function")  # INDEX.md counts short names
     assert t.path == str(report) and t.exported_by == nsys.describe()
     assert (sum(k.count for k in t.kernels), len(t.kernels), t.kernels[0].name) == (rows, distinct, top)
-    expected = independent.per_kernel(own_export(nsys, report, tmp_path))
-    independent.assert_same({k.name: (k.count, k.total_s, k.median_s) for k in t.kernels},
-                            {n: (e["count"], e["total_s"], e["median_s"]) for n, e in expected.items()})
+    own = own_export(nsys, report, tmp_path)
+    for by, timeline in (("function", t), ("kernel", load_timeline(report))):
+        expected = independent.per_kernel(own, by=by)
+        independent.assert_same({k.name: (k.count, k.total_s, k.median_s) for k in timeline.kernels},
+                                {n: (e["count"], e["total_s"], e["median_s"]) for n, e in expected.items()})
+    check_activity(own, t)  # idle causes, API summary, transfers: against the export made here
 
 
 def test_the_report_and_its_committed_2022_2_export_agree(nsys: export.Nsys) -> None:

@@ -13,7 +13,7 @@ import pytest
 from roofline.errors import ReportError
 from roofline.nsys.timeline import read_timeline, representatives
 from tests.conftest import find_shared_nsys
-from tests.nsys import independent
+from tests.nsys import independent, instances
 
 # file, kernel rows, distinct kernels, top kernel by total time (prefix), GPU (INDEX.md)
 SQLITE = [
@@ -37,7 +37,8 @@ def close(a: float, b: float) -> bool:
 
 @pytest.mark.parametrize("name, rows, distinct, top, gpu", SQLITE, ids=[s[0] for s in SQLITE])
 def test_the_ranking_matches_index_md(name: str, rows: int, distinct: int, top: str, gpu: str) -> None:
-    t = read_timeline(find_shared_nsys(name))
+    """INDEX.md counts distinct short names: grouped by function, the timeline has as many."""
+    t = read_timeline(find_shared_nsys(name), group_by="function")
     assert sum(k.count for k in t.kernels) == rows
     assert len(t.kernels) == distinct
     assert t.kernels[0].name.startswith(top)
@@ -46,10 +47,11 @@ def test_the_ranking_matches_index_md(name: str, rows: int, distinct: int, top: 
 
 
 @pytest.mark.parametrize("name", [s[0] for s in SQLITE])
-def test_every_kernel_figure_matches_an_independent_computation(name: str) -> None:
+@pytest.mark.parametrize("by", ["kernel", "function"])
+def test_every_kernel_figure_matches_an_independent_computation(name: str, by: str) -> None:
     path = find_shared_nsys(name)
-    t = read_timeline(path)
-    expected = independent.per_kernel(path)
+    t = read_timeline(path, group_by=by)
+    expected = independent.per_kernel(path, by=by)
     assert {k.name for k in t.kernels} == set(expected)
     for k in t.kernels:
         e = expected[k.name]
@@ -82,7 +84,7 @@ def test_nvtx_keeps_the_kernels_launched_inside_the_range(name: str, nvtx: str) 
     path = find_shared_nsys(name)
     t = read_timeline(path, nvtx)
     inside = independent.inside_nvtx(path, nvtx)
-    expected = independent.per_kernel(path, inside)
+    expected = independent.per_kernel(path, inside, by="kernel")
     independent.assert_same({k.name: (k.count, k.total_s) for k in t.kernels},
                             {n: (e["count"], e["total_s"]) for n, e in expected.items()})
     launched = {(c, p) for *_, c, p in independent.launches(path)}
@@ -100,7 +102,7 @@ def test_nvtx_ranges_are_named_from_text_or_text_id() -> None:
 def test_the_representative_launch_is_the_median_one_by_launch_order() -> None:
     path = find_shared_nsys(LLAMA)
     names = ["ampere_sgemm_128x64_nn", "distribution_elementwise_grid_stride_kernel"]
-    reps = representatives(path, names)
+    reps = representatives(path, names, "function")
     for name in names:
         own = sorted((c, e - s) for n, s, e, _, c, _ in independent.launches(path) if n == name)
         by_duration = sorted(range(len(own)), key=lambda i: (own[i][1], i))
@@ -166,3 +168,41 @@ def test_the_oldest_schema_names_its_gpu_from_target_info_cuda_gpu() -> None:
     """2020.3: no TARGET_INFO_GPU, no mangledName column; the GPU is TARGET_INFO_CUDA_GPU's."""
     t = read_timeline(find_shared_nsys("v100-pcie-32gb_openmp-offload-stream_2020.3.sqlite"))
     assert t.devices[0].name == "Tesla V100-PCIE-32GB"
+
+
+def test_instances_of_one_template_are_kernels_apart(tmp_path: Path) -> None:
+    """ICON's case: three lambdas of `_kernel_agent`, pooled by short name, listed apart by instance."""
+    path = instances.write(tmp_path / "icon-like.sqlite")
+    t = read_timeline(path)
+    agents = [k for k in t.kernels if k.function == instances.SHORT]
+    assert len(agents) == 3 and len({k.name for k in agents}) == 3
+    for k in agents:
+        tag = next(tag for tag, d in instances.INSTANCES.items() if d == k.demangled)
+        own = instances.durations(tag)
+        assert (k.count, k.max_s) == (len(own), max(own) * 1e-9)
+        assert k.total_s == pytest.approx(sum(own) * 1e-9)
+    assert agents[0].demangled == instances.INSTANCES[1]  # the longest instance ranks first of the three
+    pooled = read_timeline(path, group_by="function")
+    agent = next(k for k in pooled.kernels if k.name == instances.SHORT)
+    assert agent.count == 5 and agent.median_s == pytest.approx(9_500_000e-9)
+
+
+def test_the_representative_launch_is_counted_within_its_instance(tmp_path: Path) -> None:
+    path = instances.write(tmp_path / "icon-like.sqlite")
+    t = read_timeline(path)
+    longest = next(k for k in t.kernels if k.demangled == instances.INSTANCES[1])
+    rep = representatives(path, [longest.name])[longest.name]
+    own = instances.durations(1)  # 9.66, 9.50, 9.58 ms: the median is the third launch of this instance
+    assert rep.launch_index == own.index(sorted(own)[1])
+    assert rep.duration_s == pytest.approx(9_580_000e-9)
+
+
+def test_instances_of_one_short_name_read_apart_in_a_narrow_table(tmp_path: Path) -> None:
+    """Each instance that shares its short name carries #i/n, which no cut of an 80-column table removes."""
+    from roofline.analysis.timeline import timeline_set
+    from roofline.render.timeline.text import render_table
+
+    t = read_timeline(instances.write(tmp_path / "icon-like.sqlite"))
+    rows = [line.split()[1:3] for line in render_table(timeline_set([t]), width=80).splitlines()
+            if line[:1].isdigit()]
+    assert [r[1] for r in rows if r[0].startswith("_kernel_agent")] == ["#1/3", "#2/3", "#3/3"]

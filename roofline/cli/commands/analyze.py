@@ -8,6 +8,8 @@ passes everything on without a word. The ncu options are declared in ``commands.
 
 from __future__ import annotations
 
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -29,6 +31,8 @@ from roofline.cli.common import (
     handles_errors,
     report_files,
 )
+from roofline.core.choices import Fallback, KernelGroupBy, NameBase
+from roofline.errors import CountersDenied, UsageError
 from roofline.ncu import driver
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -42,8 +46,23 @@ FromNsysOpt = Annotated[Path | None, typer.Option(
     "total GPU time, one median-duration launch each.")]
 TopOpt = Annotated[int, typer.Option("--top", "-n", min=1, help="With --from-nsys: how many kernels.")]
 NsysOpt = Annotated[str | None, typer.Option(
-    "--nsys", help="With --from-nsys: the nsys that exports a .nsys-rep/.qdrep (else $ROOFLINE_NSYS, PATH, ...).")]
+    "--nsys", help="With --from-nsys or --no-counters: the nsys to run (else $ROOFLINE_NSYS, PATH, the usual install "
+    "places).")]
+NoCountersOpt = Annotated[bool, typer.Option(
+    "--no-counters", help="Time the kernels with nsys (CUDA tracing, no performance counters: works where ncu gets "
+    "ERR_NVGPUCTRPERM) and rank them as `roofline timeline` does; writes NAME.nsys-rep and NAME.sqlite.")]
+WorkFromOpt = Annotated[list[Path] | None, typer.Option(
+    "--work-from", help="With --no-counters: ncu reports of the same kernels made where counters were allowed "
+    "(repeatable); each kernel is placed on this GPU's roofline with their FLOPs and bytes and nsys's time.")]
+FallbackOpt = Annotated[Fallback, typer.Option(
+    "--fallback", help="When ncu is refused the counters (ERR_NVGPUCTRPERM): none (say the command that times the "
+    "kernels with nsys) or nsys (run it).")]
+GroupByOpt = Annotated[KernelGroupBy, typer.Option(
+    "--group-by",
+    help="With --from-nsys: rank kernel instances (kernel: template instances apart, as `report`) or pool them by "
+    "function name (function).")]
 DEFAULT_TOP = 5
+TIMELINE_TOP = 20  # kernels shown by --no-counters, as `roofline timeline` shows them
 
 
 @handles_errors
@@ -75,13 +94,30 @@ def analyze(
     from_nsys: FromNsysOpt = None,
     top: TopOpt = DEFAULT_TOP,
     nsys: NsysOpt = None,
+    group_by: GroupByOpt = "kernel",
+    no_counters: NoCountersOpt = False,
+    work_from: WorkFromOpt = None,
+    fallback: FallbackOpt = "none",
 ) -> None:
     """Profile an application with ncu, then analyse the report it wrote (as `roofline report` does)."""
     from roofline.render.mpl import plot_format
 
     after_app = ncu_opts.own_options_after_app(ctx, command)
     app = driver.resolve_app(command)
-    runs = _runs(from_nsys, top, nsys, kernel, launch_skip, launch_count, kernel_name_base)
+    timed = NsysRun(command, app, output, force, nsys, work_from or [], specs, fmt, report_output, plot, wide,
+                    group_by, timeout)
+    if no_counters:
+        if from_nsys is not None:
+            raise UsageError("--no-counters with --from-nsys: --no-counters makes its own nsys profile",
+                             "leave out --from-nsys")
+        ncu_opts.warn_options_after_app(after_app)
+        _time_with_nsys(timed, dry_run)
+        return
+    if work_from:
+        raise UsageError("--work-from without --no-counters: ncu measures the work itself",
+                         "add --no-counters, or leave out --work-from")
+    runs, kernel_name_base = _runs(from_nsys, top, nsys, kernel, launch_skip, launch_count, kernel_name_base,
+                                   group_by)
     plans = []
     for i, (why, kernels, skip, count) in enumerate(runs):
         options = ncu_opts.ncu_options(section_set=section_set, sections=section, metrics=metrics, kernel=kernels,
@@ -105,9 +141,12 @@ def analyze(
     for _, options, template in plans:  # every report is refused before the first ncu runs
         driver.refuse_overwrite(template, options.force)
     reports = []
-    for _, options, template in plans:
-        reports.append(driver.profile(ncu_opts.prepare_ncu(ncu, options, template, app)))
-        typer.echo(f"roofline: wrote {reports[-1]}", err=True)
+    try:
+        for _, options, template in plans:
+            reports.append(driver.profile(ncu_opts.prepare_ncu(ncu, options, template, app)))
+            typer.echo(f"roofline: wrote {reports[-1]}", err=True)
+    except CountersDenied as err:
+        _offer_fallback(err, timed, fallback)
     # ncu applied the filters already; the analysis applies the same ones, so what was profiled is analysed
     chosen = [f for _, filters, _, _ in runs for f in filters or ()] or None
     analyses = report_files(reports, analysis_options(chosen, kernel_name_base, ceilings, specs, timeout), fmt,
@@ -119,18 +158,95 @@ def analyze(
         typer.echo(f"roofline: the whole application in real time: {weigh}", err=True)
 
 
+@dataclass(frozen=True)
+class NsysRun:
+    """What --no-counters (or the fallback) needs: the application, where to write, how to show the result."""
+
+    command: list[str]
+    app: list[str]
+    output: str | None
+    force: bool
+    nsys: str | None
+    work_from: list[Path]
+    specs: list[Path] | None
+    fmt: str
+    report_output: Path | None
+    plot: Path | None
+    wide: bool
+    group_by: str
+    timeout: float | None
+
+    def fallback_command(self) -> str:
+        """The `roofline analyze --no-counters` command line that times the same application with nsys."""
+        work = [w for path in self.work_from for w in ("--work-from", str(path))]
+        return driver.shell_command(["roofline", "analyze", "--no-counters", *work, *self.command])
+
+
+def _offer_fallback(err: CountersDenied, timed: NsysRun, fallback: str) -> None:
+    """After ncu's refusal (its line first): the command that times the kernels without counters, run when
+    ``fallback`` is "nsys"; the exit status stays the refusal's either way (the counters were not read)."""
+    from roofline.cli.common import say
+
+    code = say(err, sys.argv[1:])
+    typer.echo(f"roofline: without counters, nsys still times every kernel (add --work-from X.ncu-rep, a report "
+               f"made where counters are allowed, to place them on the roofline): {timed.fallback_command()}",
+               err=True)
+    if fallback == "nsys":
+        _time_with_nsys(timed, dry_run=False)
+    raise typer.Exit(code)
+
+
+def _time_with_nsys(timed: NsysRun, dry_run: bool) -> None:
+    """--no-counters: run the application under nsys (CUDA trace), then rank its kernels as `roofline timeline`
+    does; with --work-from, place them on this GPU's roofline with the reports' work."""
+    from roofline.analysis.timeline import timeline_set
+    from roofline.cli.common import Document, check_distinct_outputs, terminal_width, write_document
+    from roofline.cli.nsys_work import with_work
+    from roofline.nsys import profile
+    from roofline.nsys.export import find_nsys
+    from roofline.nsys.load import load_timeline
+    from roofline.render.base import format_names
+    from roofline.render.mpl import plot_format
+
+    if timed.fmt not in format_names("timeline"):
+        raise UsageError(f"--no-counters with --format {timed.fmt}: the timeline is written as "
+                         f"{', '.join(format_names('timeline'))}", "choose one of those formats")
+    plot_fmt = plot_format(timed.plot) if timed.plot is not None else None
+    base = driver.report_template(timed.output, driver.app_name(timed.command)).removesuffix(".ncu-rep")
+    plan = profile.plan(find_nsys(timed.nsys), base, timed.app, timed.force)
+    if dry_run:
+        typer.echo("# time the kernels with nsys (CUDA trace, no performance counters), then rank them")
+        typer.echo(driver.shell_command(list(plan.argv)))
+        return
+    profile.refuse_overwrite(plan, timed.force)
+    check_distinct_outputs("timeline", timed.fmt, timed.report_output, timed.plot, [plan.sqlite])
+    typer.echo(f"roofline: timing the kernels with nsys: {driver.shell_command(list(plan.argv))}", err=True)
+    sqlite = profile.run(plan, timed.timeout)
+    typer.echo(f"roofline: wrote {plan.report} and {sqlite}", err=True)
+    if timed.work_from:
+        doc = with_work(sqlite, timed.work_from, None, timed.group_by, timed.specs)
+    else:
+        doc = timeline_set([load_timeline(sqlite, group_by=timed.group_by)])
+    also = []
+    if timed.plot is not None and plot_fmt is not None:
+        from roofline.render.timeline.plot import draw
+
+        also.append((timed.plot, draw(doc, plot_fmt)))
+    write_document("timeline", timed.fmt, Document(doc, width=terminal_width(timed.wide), top=TIMELINE_TOP),
+                   timed.report_output, [sqlite], also)
+
+
 Run = tuple[str, list[str] | None, int | None, int | None]  # why, --kernel filters, --launch-skip, --launch-count
 
 
 def _runs(from_nsys: Path | None, top: int, nsys: str | None, kernel: list[str] | None, launch_skip: int | None,
-          launch_count: int | None, base: str) -> list[Run]:
-    """The ncu runs: the one the options ask for, or with --from-nsys one per planned target (``ncu_targets``),
-    each selecting its kernels by an anchored, escaped regex of their function names."""
+          launch_count: int | None, base: NameBase, group_by: str) -> tuple[list[Run], NameBase]:
+    """The ncu runs and the --kernel-name-base they share: the run the options ask for, or with --from-nsys one
+    per planned target (``ncu_targets``), each selecting its kernels by an anchored, escaped regex of their function
+    names, or of their demangled names where two instances share a function name (``name_base``)."""
     if from_nsys is None:
-        return [("", kernel, launch_skip, launch_count)]
-    from roofline.analysis.timeline import ncu_targets, profiling_summary
-    from roofline.core.kernel_filter import ncu_escape
-    from roofline.errors import UsageError
+        return [("", kernel, launch_skip, launch_count)], base
+    from roofline.analysis.timeline import kernel_regex, name_base, ncu_targets, profiling_summary
     from roofline.nsys.load import load_for_profiling
 
     given = [name for name, value in (("--kernel", kernel), ("--launch-skip", launch_skip),
@@ -138,11 +254,12 @@ def _runs(from_nsys: Path | None, top: int, nsys: str | None, kernel: list[str] 
     if given or base != "function":
         raise UsageError(f"--from-nsys with {', '.join(given) or '--kernel-name-base'}: --from-nsys chooses the "
                          "kernels and their launches", "leave those options out, or leave out --from-nsys")
-    timeline, reps = load_for_profiling(from_nsys, top, nsys)
-    runs: list[Run] = [(target.why, ["regex:^(?:" + "|".join(ncu_escape(n) for n in target.names) + ")$"],
-                        target.launch_skip, target.launch_count) for target in ncu_targets(timeline, top, reps)]
+    timeline, reps = load_for_profiling(from_nsys, top, nsys, group_by)
+    base = name_base(timeline, top)
+    runs: list[Run] = [(target.why, [kernel_regex(target.kernels, base)], target.launch_skip, target.launch_count)
+                       for target in ncu_targets(timeline, top, reps)]
     why, filters, skip, count = runs[0]
-    return [(f"{profiling_summary(timeline, top)}\n{why}", filters, skip, count), *runs[1:]]
+    return [(f"{profiling_summary(timeline, top)}\n{why}", filters, skip, count), *runs[1:]], base
 
 
 def _say_lineinfo(analyses: list[ReportAnalysis]) -> None:

@@ -76,11 +76,11 @@ def summary(
 
     check_top(top)
     if nsys is not None:
-        given = [opt for opt, on in (("--plot", plot is not None), ("--mpi", mpi), ("--by", by != "kernel")) if on]
+        given = [opt for opt, on in (("--plot", plot is not None), ("--mpi", mpi), ("--by nvtx", by == "nvtx")) if on]
         if given:
-            raise UsageError(f"--nsys with {', '.join(given)}: the real-time view groups the kernels by function "
-                             "name (nsys's short name), as a table or JSON", f"leave out {', '.join(given)}")
-        _real_time(files, nsys, fmt, output, top, wide, jobs,
+            raise UsageError(f"--nsys with {', '.join(given)}: the real-time view groups the kernels by kernel "
+                             "instance or function name, as a table or JSON", f"leave out {', '.join(given)}")
+        _real_time(files, nsys, by, fmt, output, top, wide, jobs,
                    analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False))
         return
     if mpi and jobs is not None:
@@ -114,13 +114,13 @@ def summary(
     fail_for(errors)
 
 
-def _real_time(files: list[Path], profile: Path, fmt: str, output: Path | None, top: int, wide: bool,
+def _real_time(files: list[Path], profile: Path, by: str, fmt: str, output: Path | None, top: int, wide: bool,
                jobs: int | None, options: AnalysisOptions) -> None:
     """`summary --nsys`: the reports' kernels weighted by the profile's real times (``compare.realtime``)."""
     from roofline.compare.realtime import weigh
     from roofline.nsys.load import load_timeline
 
-    timeline = load_timeline(profile)  # a bad profile is refused before the reports are read
+    timeline = load_timeline(profile, group_by=by)  # a bad profile is refused before the reports are read
     analyses, errors = analyze_good(files, options, jobs)
     view = weigh(analyses, timeline)
     if not view.kernels:

@@ -11,6 +11,7 @@ import typer
 from roofline.cli.common import (
     Document,
     OutputOpt,
+    SpecsOpt,
     TimelineFormat,
     TimelinePlotOpt,
     WideOpt,
@@ -19,6 +20,7 @@ from roofline.cli.common import (
     terminal_width,
     write_document,
 )
+from roofline.core.choices import KernelGroupBy
 
 DEFAULT_TOP = 20
 NsysOpt = Annotated[str | None, typer.Option(
@@ -42,6 +44,13 @@ def timeline(
     output: OutputOpt = None,
     plot: TimelinePlotOpt = None,
     nsys: NsysOpt = None,
+    group_by: Annotated[KernelGroupBy, typer.Option(
+        "--group-by", help="kernel: template instances apart (demangled name with its template arguments, as "
+        "`report` groups); function: pooled by short name.")] = "kernel",
+    work: Annotated[list[Path] | None, typer.Option(
+        "--work", help="ncu reports of the same kernels made where counters were allowed (repeatable): place each "
+        "kernel on this GPU's roofline with the reports' FLOPs and bytes and nsys's time (one nsys file).")] = None,
+    specs: SpecsOpt = None,
     wide: WideOpt = False,
 ) -> None:
     """Rank the kernels of whole applications by total GPU time from Nsight Systems profiles. Per kernel: count,
@@ -53,10 +62,21 @@ def timeline(
 
     plot_fmt = plot_format(plot) if plot is not None else None
     check_distinct_outputs("timeline", fmt, output, plot, files)
-    doc = timeline_set([load_timeline(f, nvtx, nsys) for f in files])
+    if work:
+        from roofline.errors import UsageError
+
+        if len(files) != 1 or nvtx is not None:
+            raise UsageError("--work with several nsys files or --nvtx: the work is placed on one profile's kernels",
+                             "give one nsys file, leave out --nvtx, and repeat --work before each ncu report")
+        from roofline.cli.nsys_work import with_work
+
+        doc = with_work(files[0], work, nsys, group_by, specs)
+    else:
+        doc = timeline_set([load_timeline(f, nvtx, nsys, group_by) for f in files])
     also = []
     if plot is not None and plot_fmt is not None:
         from roofline.render.timeline.plot import draw
 
         also.append((plot, draw(doc, plot_fmt)))
     write_document("timeline", fmt, Document(doc, width=terminal_width(wide), top=top), output, files, also)
+

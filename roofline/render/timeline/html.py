@@ -20,8 +20,9 @@ _PAGE = """<!DOCTYPE html>
 <style>
 body {{ font: 14px/1.5 system-ui, sans-serif; max-width: 1200px; margin: 0 auto; padding: 16px 32px; }}
 table {{ border-collapse: collapse; font-variant-numeric: tabular-nums; }}
-th, td {{ padding: 2px 10px; border-bottom: 1px solid #e3e6eb; text-align: right; }}
-th:nth-child(2), td:nth-child(2) {{ text-align: left; word-break: break-all; }}
+th, td {{ padding: 2px 10px; border-bottom: 1px solid #e3e6eb; text-align: right; white-space: nowrap; }}
+th:nth-child(2), td:nth-child(2) {{ text-align: left; word-break: break-all; white-space: normal; }}
+th:first-child, td:first-child {{ text-align: left; }}
 </style>
 </head>
 <body>
@@ -55,7 +56,9 @@ def _blocks(markdown: str) -> list[str]:
             out.append(f"<p>{text[2:]}</p>")
         elif line:
             out.append(f"<p>{text}</p>")
-    return _tables(out)
+        else:
+            out.append("")  # a blank line ends a table: the next one starts its own
+    return [line for line in _tables(out) if line]
 
 
 def _tables(lines: list[str]) -> list[str]:

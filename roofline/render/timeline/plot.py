@@ -1,33 +1,77 @@
 """`roofline timeline --plot`: one panel per file, its top kernels as bars of total GPU time, each labelled with
-its share of the GPUs' busy time and its launch count."""
+its share of the GPUs' busy time and its launch count. Several files (MPI ranks) share one time axis, so a rank
+that spends more time in a kernel shows a longer bar, and a first panel draws each rank's GPU busy and idle time
+on one axis, outliers marked. With --work, a roofline panel of the kernels follows."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from roofline.analysis.timeline import TimelineSet
 from roofline.core.units import pct, seconds
 from roofline.render.mpl import PlotFormat, figure, middle, to_bytes
+from roofline.render.timeline import work
+from roofline.render.timeline.text import shown_names
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 BARS = 15  # kernels drawn per file
 NAME_CHARS = 48
 PANEL_WIDTH_IN = 10.0
 BAR_HEIGHT_IN = 0.3
+ROOFLINE_HEIGHT_IN = 5.0
+ROOM_FOR_LABELS = 1.45  # the shared axis reaches this far past the longest bar, for its label
 
 
 def draw(doc: TimelineSet, fmt: PlotFormat, mark: bool = True) -> bytes:
     """The panels as PNG, SVG or PDF bytes."""
-    heights = [1.0 + BAR_HEIGHT_IN * min(len(t.kernels), BARS) for t in doc.timelines]
+    return to_bytes(build(doc), fmt, mark)
+
+
+def build(doc: TimelineSet) -> Figure:
+    """The figure: the ranks' panel (several files), one kernel panel per file on a shared axis, the roofline."""
+    heights = [1.0 + BAR_HEIGHT_IN * len(doc.ranks)] if doc.ranks else []
+    heights += [1.0 + BAR_HEIGHT_IN * min(len(t.kernels), BARS) for t in doc.timelines]
+    if doc.work is not None:
+        heights.append(ROOFLINE_HEIGHT_IN)
     fig = figure(PANEL_WIDTH_IN, sum(heights), constrained=True)
-    axes = fig.subplots(len(doc.timelines), 1, squeeze=False, gridspec_kw={"height_ratios": heights})
-    for ax, t in zip((row[0] for row in axes), doc.timelines, strict=True):
+    axes = [row[0] for row in fig.subplots(len(heights), 1, squeeze=False, gridspec_kw={"height_ratios": heights})]
+    if doc.ranks:
+        _ranks(axes.pop(0), doc)
+    if doc.work is not None:
+        work.draw_roofline(axes.pop(), doc.work)
+    longest = max((k.total_s for t in doc.timelines for k in t.kernels[:BARS]), default=0.0) * 1e3
+    for ax, t in zip(axes, doc.timelines, strict=True):
         kernels = t.kernels[:BARS]
         ys = range(len(kernels))
         ax.barh(list(ys), [k.total_s * 1e3 for k in kernels], color="#4a86c8")
-        ax.set_yticks(list(ys), [middle(k.name, NAME_CHARS) for k in kernels], fontsize=8)
+        ax.set_yticks(list(ys), shown_names(t, kernels, NAME_CHARS), fontsize=8)
         ax.invert_yaxis()
         for y, k in zip(ys, kernels, strict=True):
             ax.annotate(f" {pct(t.share(k) * 100)}, {k.count}x, median {seconds(k.median_s)}",
                         (k.total_s * 1e3, y), va="center", fontsize=7)
-        ax.set_xlabel("total GPU time (ms)")
-        ax.margins(x=0.35)
+        ax.set_xlabel("total GPU time (ms)" + (", one axis for all files" if len(doc.timelines) > 1 else ""))
+        ax.set_xlim(0, longest * ROOM_FOR_LABELS or 1.0)
         ax.set_title(middle(t.path, 90), fontsize=9, loc="left")
-    return to_bytes(fig, fmt, mark)
+    return fig
+
+
+def _ranks(ax: Axes, doc: TimelineSet) -> None:
+    """Each rank's GPU busy time and the rest of its span (idle), on one axis; outliers named."""
+    ys = list(range(len(doc.ranks)))
+    busy = [r.busy_s * 1e3 for r in doc.ranks]
+    idle = [max(r.span_s - r.busy_s, 0.0) * 1e3 for r in doc.ranks]
+    ax.barh(ys, busy, color="#4a86c8", label="GPU busy")
+    ax.barh(ys, idle, left=busy, color="#d5dbe3", label="idle (rest of the span)")
+    ax.set_yticks(ys, [f"rank {r.rank}: {middle(r.path.rsplit('/', 1)[-1], 40)}" for r in doc.ranks], fontsize=8)
+    ax.invert_yaxis()
+    for y, r, b in zip(ys, doc.ranks, busy, strict=True):
+        ax.annotate(f" busy {seconds(r.busy_s)}, {r.off_median_pct:+.1f}% vs median" +
+                    (" (outlier)" if r.outlier else ""), (b, y), va="center", fontsize=7,
+                    color="#b03a2e" if r.outlier else "black")
+    ax.set_xlim(0, max((b + i for b, i in zip(busy, idle, strict=True)), default=1.0) * 1.05 or 1.0)
+    ax.set_xlabel("time (ms), one axis for all ranks")
+    ax.set_title("ranks: GPU busy time and span", fontsize=9, loc="left")
+    ax.legend(fontsize=7, loc="lower right", bbox_to_anchor=(1.0, 1.0), ncols=2, frameon=False)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from roofline.compare.realtime import RealKernel, RealTimeView
-from roofline.core.kernel_names import KernelName
+from roofline.core.kernel_names import KernelName, kernel_name
 from roofline.core.units import counted, pct, ratio, seconds
 from roofline.render.compare.json import head
 from roofline.render.report.json import dumps, number
@@ -38,13 +38,20 @@ def cells(rank: int, k: RealKernel) -> list[str]:
             ratio(k.ncu_over_nsys)]
 
 
+def _shown_name(view: RealTimeView, k: RealKernel) -> KernelName:
+    """The kernel's short name, with the template arguments that tell its instance apart when grouped by kernel."""
+    if view.timeline.group_by == "function":
+        return KernelName(k.nsys.function)
+    return kernel_name(k.nsys.function, k.nsys.demangled)
+
+
 def _print(console: Console, view: RealTimeView, top: int) -> None:
     console.print(f"[bold]Whole application in real time[/bold]: {escape(view.timeline.path)} (nsys) with "
                   f"{counted(len(view.reports), 'ncu report')}", highlight=False)
     console.print(escape(headline(view)), highlight=False)
     shown = view.kernels[:top] if top > 0 else view.kernels
     table = plain_table("ranked by recoverable real time", COLUMNS, caption=LEGEND, name_column=1)
-    console.print(add_rows(table, [[KernelName(c) if j == 1 else c for j, c in enumerate(cells(i, k))]
+    console.print(add_rows(table, [[_shown_name(view, k) if j == 1 else c for j, c in enumerate(cells(i, k))]
                                    for i, k in enumerate(shown, 1)], console.width))
     renamed = [f"{k.ncu.name} = {k.nsys.name} ({k.matched_by})" for k in view.kernels if k.matched_by != "name"]
     if renamed:
@@ -73,12 +80,15 @@ def document(view: RealTimeView) -> dict[str, Any]:
             "recoverable_real_s": number(view.recoverable_real_s),
             "kernels": [kernel_dict(k) for k in view.kernels],
             "unmatched_ncu": list(view.unmatched_ncu),
-            "unmatched_nsys": [{"name": k.name, "count": k.count, "total_s": k.total_s} for k in view.unmatched_nsys],
+            "group_by": view.timeline.group_by,
+            "unmatched_nsys": [{"name": k.name, "short_name": k.function, "count": k.count, "total_s": k.total_s}
+                               for k in view.unmatched_nsys],
             "notes": list(view.notes)}
 
 
 def kernel_dict(k: RealKernel) -> dict[str, Any]:
-    return {"name": k.ncu.name, "nsys_name": k.nsys.name, "matched_by": k.matched_by, "count": k.nsys.count,
+    return {"name": k.ncu.name, "short_name": k.nsys.function, "nsys_name": k.nsys.name, "matched_by": k.matched_by,
+            "count": k.nsys.count,
             "total_s": k.nsys.total_s, "median_s": k.nsys.median_s, "app_share": k.app_share,
             "ncu_launches": k.ncu.launches, "ncu_total_s": k.ncu.total_s,
             "recoverable_share": number(k.recoverable_share), "recoverable_real_s": number(k.recoverable_real_s),

@@ -7,13 +7,15 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from roofline.analysis.borrowed import BorrowedWork
 from roofline.analysis.timeline import RankTotal, TimelineSet
-from roofline.core.kernel_names import KernelName
+from roofline.core.kernel_names import KernelName, fit_apart, kernel_name
 from roofline.core.thresholds import RANK_OUTLIER_PCT
-from roofline.core.timeline import KernelTime, Timeline
-from roofline.core.units import counted, pct, seconds
+from roofline.core.timeline import DeviceTime, KernelTime, Timeline
+from roofline.core.units import counted, pct, seconds, si
 from roofline.render.names import csv_text, visible
 from roofline.render.terminal import add_rows, escape, plain_table, record
+from roofline.render.timeline import work
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -32,16 +34,72 @@ def heading(t: Timeline) -> str:
     return "; ".join(words)
 
 
+IDLE_CAUSES_SHOWN = 4  # the largest causes of a GPU's idle time named in the table
+API_SHOWN = 8  # CUDA API functions listed (longest total first)
+CAUSE_WORDS = {"copy": "copying", "memset": "memset", "unified_memory": "unified memory", "sync": "host in",
+               "api": "host in", "host": ""}
+
+
 def device_lines(t: Timeline) -> list[str]:
-    return [f"GPU {d.device_id} {d.name or '(not listed)'}: {counted(d.launches, 'launch')}, busy "
-            f"{seconds(d.busy_s)} of a {seconds(d.span_s)} span from first kernel start to last kernel end "
-            f"(idle {pct(d.idle_share * 100)})"
-            for d in t.devices]
+    return [line for d in t.devices for line in (
+        f"GPU {d.device_id} {d.name or '(not listed)'}: {counted(d.launches, 'launch')}, busy "
+        f"{seconds(d.busy_s)} of a {seconds(d.span_s)} span from first kernel start to last kernel end "
+        f"(idle {pct(d.idle_share * 100)})", *idle_lines(d))]
 
 
-def kernel_cells(t: Timeline, top: int) -> list[list[str]]:
-    return [[str(i), k.name, str(k.count), seconds(k.total_s), pct(t.share(k) * 100), seconds(k.median_s),
-             seconds(k.min_s), seconds(k.max_s)] for i, k in enumerate(shown(t, top), 1)]
+def idle_lines(d: DeviceTime) -> list[str]:
+    """The idle time's largest causes with their share of it, in one line."""
+    if not d.idle_causes or d.idle_s <= 0:
+        return []
+    parts = [f"{(CAUSE_WORDS[c.kind] + ' ' + c.detail).strip()} {pct(c.seconds / d.idle_s * 100)}"
+             for c in d.idle_causes[:IDLE_CAUSES_SHOWN]]
+    return [f"  idle {seconds(d.idle_s)}: " + ", ".join(parts)]
+
+
+def api_cells(t: Timeline) -> list[list[str]]:
+    return [[a.name, str(a.calls), seconds(a.total_s), seconds(a.median_s), seconds(a.max_s)]
+            for a in t.api[:API_SHOWN]]
+
+
+def transfer_cells(t: Timeline) -> list[list[str]]:
+    return [[x.direction + (f" ({x.memory})" if x.memory else ""), str(x.count), si(x.bytes, "B"),
+             seconds(x.total_s), seconds(x.median_s), si(x.bytes_per_s, "B/s")] for x in t.transfers]
+
+
+def memory_lines(t: Timeline) -> list[str]:
+    return [f"GPU {m.device_id} memory allocated through CUDA: peak {si(m.peak_bytes, 'B')} at "
+            f"{seconds(m.peak_at_s)} after the first allocation, {si(m.final_bytes, 'B')} at the end"
+            for m in t.memory]
+
+
+API_COLUMNS = ("CUDA API", "calls", "total", "median", "max")
+TRANSFER_COLUMNS = ("memory transfer", "count", "bytes", "total", "median", "rate")
+
+
+MARKDOWN_NAME_CHARS = 80  # a kernel name in Markdown and HTML: its short name and as much of its template as fits
+
+
+def name_parts(t: Timeline, k: KernelTime) -> KernelName:
+    """What a kernel is shown by: its short name, with the template arguments that tell its instance apart where
+    the timeline groups by kernel, and, for an instance whose short name other kernels share, ``#i/n`` (its
+    place among them by total time), which no cut of a narrow column removes."""
+    if t.group_by != "kernel":
+        return KernelName(k.function)
+    alike = [other.name for other in t.kernels if other.function == k.function]
+    name = kernel_name(k.function, k.demangled)
+    return name.with_suffix(f" #{alike.index(k.name) + 1}/{len(alike)}") if len(alike) > 1 else name
+
+
+def shown_names(t: Timeline, kernels: Sequence[KernelTime], width: int) -> list[str]:
+    """The kernels' names fitted to ``width``, instances of one template kept apart (``fit_apart``)."""
+    return fit_apart([name_parts(t, k) for k in kernels], width)
+
+
+def kernel_cells(t: Timeline, top: int, width: int = MARKDOWN_NAME_CHARS) -> list[list[str]]:
+    kernels = shown(t, top)
+    return [[str(i), name, str(k.count), seconds(k.total_s), pct(t.share(k) * 100), seconds(k.median_s),
+             seconds(k.min_s), seconds(k.max_s)]
+            for i, (k, name) in enumerate(zip(kernels, shown_names(t, kernels, width), strict=True), 1)]
 
 
 def shown(t: Timeline, top: int) -> tuple[KernelTime, ...]:
@@ -69,8 +127,17 @@ def _print(console: Console, doc: TimelineSet, top: int) -> None:
         more = len(t.kernels) - len(shown(t, top))
         caption = SHARE_NOTE + (f"; {more} more kernels (--top 0 shows all)" if more > 0 else "")
         table = plain_table("", KERNEL_COLUMNS, caption=caption, name_column=1)
-        console.print(add_rows(table, [[c if j != 1 else KernelName(c) for j, c in enumerate(row)]
-                                       for row in kernel_cells(t, top)], console.width))
+        console.print(add_rows(table, [[c if j != 1 else name_parts(t, k) for j, c in enumerate(row)]
+                                       for row, k in zip(kernel_cells(t, top), shown(t, top), strict=True)],
+                               console.width))
+        if t.api:
+            console.print(add_rows(plain_table("", API_COLUMNS), [[KernelName(r[0]), *r[1:]] for r in api_cells(t)],
+                                   console.width))
+        if t.transfers:
+            console.print(add_rows(plain_table("", TRANSFER_COLUMNS), [[KernelName(r[0]), *r[1:]]
+                                                                      for r in transfer_cells(t)], console.width))
+        for line in memory_lines(t):
+            console.print(escape(line), highlight=False)
         if t.nvtx:
             # the title on a line of its own: as a table's title it wraps to the table's width
             console.print(f"NVTX ranges ({min(len(t.nvtx), NVTX_SHOWN)} of {len(t.nvtx)} names, longest first; "
@@ -83,6 +150,19 @@ def _print(console: Console, doc: TimelineSet, top: int) -> None:
         table = plain_table("ranks", RANK_COLUMNS, caption=RANK_NOTE, name_column=1)
         console.print(add_rows(table, [[KernelName(c) if j == 1 else c for j, c in enumerate(row)]
                                        for row in rank_cells(doc.ranks)], console.width))
+    if doc.work is not None:
+        _print_work(console, doc.work)
+
+
+def _print_work(console: Console, w: BorrowedWork) -> None:
+    """The kernels on this GPU's roofline with the report's work (``render.timeline.work``)."""
+    console.print(f"[bold]{escape(work.title(w))}[/bold]", highlight=False)
+    console.print(escape(work.headline(w)), highlight=False)
+    table = plain_table("", work.COLUMNS, caption=work.LEGEND, name_column=1)
+    console.print(add_rows(table, [[work.shown_name(k) if j == 1 else c for j, c in enumerate(work.cells(i, k))]
+                                   for i, k in enumerate(w.kernels, 1)], console.width))
+    for line in work.unmatched_lines(w):
+        console.print(escape(line), highlight=False)
 
 
 def render_markdown(doc: TimelineSet, top: int = 0) -> str:
@@ -100,6 +180,15 @@ def _markdown(doc: TimelineSet, top: int) -> Iterator[str]:
         yield from _md_table(KERNEL_COLUMNS, kernel_cells(t, top))
         yield ""
         yield SHARE_NOTE + "."
+        if t.api:
+            yield ""
+            yield from _md_table(API_COLUMNS, api_cells(t))
+        if t.transfers:
+            yield ""
+            yield from _md_table(TRANSFER_COLUMNS, transfer_cells(t))
+        for line in memory_lines(t):
+            yield ""
+            yield _md(line)
         if t.nvtx:
             yield ""
             yield from _md_table(("NVTX range", "count", "total (CPU)"),
@@ -111,6 +200,18 @@ def _markdown(doc: TimelineSet, top: int) -> Iterator[str]:
         yield from _md_table(RANK_COLUMNS, rank_cells(doc.ranks))
         yield ""
         yield RANK_NOTE + "."
+    if doc.work is not None:
+        yield ""
+        yield f"## {_md(work.title(doc.work))}"
+        yield ""
+        yield _md(work.headline(doc.work))
+        yield ""
+        yield from _md_table(work.COLUMNS, work.markdown_rows(doc.work))
+        yield ""
+        yield _md(work.LEGEND) + "."
+        for line in work.unmatched_lines(doc.work):
+            yield ""
+            yield _md(line)
 
 
 def _md(text: str) -> str:
@@ -126,11 +227,12 @@ def _md_table(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> Iterator
 
 # The first two start with ``render.CSV_MARKS``'s, by which roofline knows the file as its own
 CSV_COLUMNS = ("timeline.path", "timeline.rank", "name", "count", "total_s", "share", "median_s", "min_s", "max_s",
-               "devices")
+               "devices", "short_name", "demangled")
 
 
 def render_csv(doc: TimelineSet) -> str:
     """One row per kernel and file, every kernel, times in seconds (full precision)."""
     return csv_text(CSV_COLUMNS, ([t.path, rank, k.name, k.count, repr(k.total_s), repr(t.share(k)), repr(k.median_s),
-                                   repr(k.min_s), repr(k.max_s), " ".join(map(str, k.devices))]
+                                   repr(k.min_s), repr(k.max_s), " ".join(map(str, k.devices)), k.function,
+                                   k.demangled]
                                   for rank, t in enumerate(doc.timelines) for k in t.kernels))

@@ -3,6 +3,7 @@ with the stand-in ncu (tests/fake_ncu); the launch chosen is checked against tes
 
 from __future__ import annotations
 
+import re
 import shlex
 import sqlite3
 import statistics
@@ -16,7 +17,7 @@ from roofline.cli.commands import analyze as analyze_cmd
 from tests.cli.commands.test_analyze import APP_SOURCE, expected_argv
 from tests.conftest import find_shared_nsys
 from tests.fake_ncu import fakencu
-from tests.nsys import independent
+from tests.nsys import independent, instances
 
 LLAMA = "rtx4060ti_llama3-inference-nvtx_2024.6.sqlite"
 NVFUSER = "h200_nvfuser-matmul-nvtx_2025.1.sqlite"
@@ -121,3 +122,38 @@ def test_a_bad_profile_is_one_line_before_anything_runs(work: Path) -> None:
     result = invoke("--from-nsys", "bad.sqlite", "--dry-run", "app.py")
     assert result.exit_code == 2 and result.stderr.startswith("roofline: error: bad.sqlite: not an SQLite file")
     assert not (work / "app.py.args").exists()
+
+
+def test_the_longest_instance_is_profiled_by_its_demangled_name_and_own_launch(work: Path) -> None:
+    """ICON's case: three lambdas of one short name. The longest instance is targeted alone (demangled base), at
+    the median of its own launches; the regex matches its demangled name and no other instance's."""
+    path = instances.write(work / "icon-like.sqlite")
+    result = invoke("--from-nsys", path, "--top", "1", "--dry-run", "--ncu", "ncu", "app.py")
+    assert result.exit_code == 0, result.output
+    [argv] = [shlex.split(line) for line in result.stdout.splitlines() if not line.startswith("#")]
+    assert argv[argv.index("--kernel-name-base") + 1] == "demangled"
+    own = instances.durations(1)
+    assert argv[argv.index("-s") + 1] == str(own.index(sorted(own)[1]))  # 2: the 9.58 ms launch of instance 1
+    pattern = re.compile(argv[argv.index("-k") + 1].removeprefix("regex:"))
+    matched = [tag for tag, name in instances.INSTANCES.items() if pattern.search(name)]
+    assert matched == [1]
+    assert not pattern.search(f"{instances.PLAIN}(double *, int)")
+    assert "launch 3 (by launch order) is the median-duration one, 9.58 ms in nsys" in result.stdout
+
+
+def test_grouped_by_function_the_instances_are_pooled(work: Path) -> None:
+    path = instances.write(work / "icon-like.sqlite")
+    result = invoke("--from-nsys", path, "--top", "1", "--group-by", "function", "--dry-run", "--ncu", "ncu",
+                    "app.py")
+    [argv] = [shlex.split(line) for line in result.stdout.splitlines() if not line.startswith("#")]
+    assert "--kernel-name-base" not in argv and argv[argv.index("-k") + 1] == "regex:^(?:_kernel_agent)$"
+    assert argv[argv.index("-s") + 1] == "3"  # the pooled median (9.5 ms) is the 4th _kernel_agent launch
+
+
+def test_a_plain_function_under_the_demangled_base_matches_its_overloads_only(work: Path) -> None:
+    path = instances.write(work / "icon-like.sqlite")
+    result = invoke("--from-nsys", path, "--top", "2", "--dry-run", "--ncu", "ncu", "app.py")
+    ks = [argv[argv.index("-k") + 1] for argv in map(shlex.split, result.stdout.splitlines()) if argv[0] != "#"]
+    pattern = re.compile(ks[1].removeprefix("regex:"))
+    assert pattern.search("update_halo(double *, int)") and pattern.search("void ns::update_halo(float *)")
+    assert not pattern.search("update_halo_x(double *)") and not pattern.search(instances.INSTANCES[2])

@@ -1,0 +1,139 @@
+"""`timeline --work` and `analyze --no-counters --work-from`: the kernels placed on the nsys GPU's roofline with an
+ncu report's work, as table rows, Markdown, JSON (every figure and what it is made of) and a roofline plot."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from roofline.analysis.borrowed import BorrowedKernel, BorrowedWork, dims
+from roofline.core.kernel_names import KernelName, kernel_name
+from roofline.core.model import LEVELS
+from roofline.core.units import pct, seconds, si
+from roofline.render.report.json import number
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+
+COLUMNS = ("#", "kernel", "n", "time", "FLOP", "FLOP/s", "FLOP/B", "roof", "% roof", "bound")
+LEGEND = ("n, time: nsys's launches and median launch (this GPU); FLOP, FLOP/B: the report's work per launch and "
+          "its DRAM intensity; roof: the datasheet roof (FLOP/s) at that intensity on this GPU")
+UNMATCHED_SHOWN = 10
+
+
+def title(w: BorrowedWork) -> str:
+    spec = f" (device_specs {w.spec_id})" if w.spec_id else " (no device spec: no roofs)"
+    return f"On the roofline of {w.nsys_gpu or 'the nsys GPU'}{spec}: {w.label}"
+
+
+def headline(w: BorrowedWork) -> str:
+    return (f"{len(w.kernels)} kernels matched by instance and launch configuration, "
+            f"{pct(w.matched_share * 100)} of the profile's kernel time")
+
+
+def shown_name(k: BorrowedKernel) -> KernelName:
+    return kernel_name(k.short_name, k.nsys.demangled) if k.name != k.short_name else KernelName(k.short_name)
+
+
+def cells(i: int, k: BorrowedKernel) -> list[str]:
+    at = k.attainable
+    return [str(i), k.short_name, str(k.nsys.count), seconds(k.time_s), si(k.total_flops), si(k.flop_per_s),
+            _num(k.intensity("dram")), si(at[0]) if at else "n/a", pct(k.pct_of_roof), k.limiter or "n/a"]
+
+
+def unmatched_lines(w: BorrowedWork) -> list[str]:
+    lines = []
+    if w.unmatched_nsys:
+        total = sum(c.total_s for c in (*(k.nsys for k in w.kernels), *w.unmatched_nsys))
+        names = ", ".join(f"{c.short_name} {dims(c.grid)}/{dims(c.block)} ({pct(c.total_s / total * 100)})"
+                          for c in w.unmatched_nsys[:UNMATCHED_SHOWN])
+        more = len(w.unmatched_nsys) - UNMATCHED_SHOWN
+        lines.append(f"no work in the report for (nsys): {names}" + (f" and {more} more" if more > 0 else ""))
+    if w.unmatched_ncu:
+        lines.append("in the report, not launched so in nsys: " + "; ".join(w.unmatched_ncu[:UNMATCHED_SHOWN]))
+    return lines + list(w.notes)
+
+
+def markdown_rows(w: BorrowedWork) -> list[list[str]]:
+    return [[c if j != 1 else shown_name(k).fit(80) for j, c in enumerate(cells(i, k))]
+            for i, k in enumerate(w.kernels, 1)]
+
+
+def document(w: BorrowedWork) -> dict[str, Any]:
+    """Every figure with what it is made of: work per launch from the report, time from nsys, roofs from the spec."""
+    return {
+        "label": w.label, "reports": list(w.reports), "ncu_gpu": w.ncu_gpu, "nsys_gpu": w.nsys_gpu, "spec": w.spec_id,
+        "ceilings": None if w.ceilings is None else {
+            "source": w.ceilings.source, "clock": w.ceilings.clock_note,
+            "flop_per_s": {k: number(v) for k, v in w.ceilings.flop_per_s.items()},
+            "bytes_per_s": {k: number(v) for k, v in w.ceilings.bytes_per_s.items()}},
+        "matched_share": w.matched_share,
+        "kernels": [kernel_dict(k) for k in w.kernels],
+        "unmatched_ncu": list(w.unmatched_ncu),
+        "unmatched_nsys": [{"name": c.name, "short_name": c.short_name, "grid": list(c.grid), "block": list(c.block),
+                            "count": c.count, "total_s": c.total_s} for c in w.unmatched_nsys],
+        "notes": list(w.notes),
+    }
+
+
+def kernel_dict(k: BorrowedKernel) -> dict[str, Any]:
+    at = k.attainable
+    return {
+        "name": k.name, "short_name": k.short_name, "grid": list(k.grid), "block": list(k.block),
+        "nsys_count": k.nsys.count, "nsys_total_s": k.nsys.total_s, "time_s": k.time_s,
+        "ncu_launches": k.ncu_launches, "ncu_time_s": number(k.ncu_time_s),
+        "flops": {p: number(v) for p, v in k.flops.items()}, "tensor_dtype": k.tensor_dtype,
+        "bytes": {lv: number(v) for lv, v in k.bytes.items()}, "total_flops": number(k.total_flops),
+        "flop_per_s": number(k.flop_per_s),
+        "intensity": {lv: number(k.intensity(lv)) for lv in LEVELS},
+        "bytes_per_s": {lv: number(k.bytes_per_s(lv)) for lv in LEVELS},
+        "precision": k.precision, "compute_roof_flop_per_s": number(k.compute_roof),
+        "bandwidth_bytes_per_s": {lv: number(v) for lv, v in k.bandwidth.items()},
+        "attainable_flop_per_s": number(at[0]) if at else None, "limiter": k.limiter,
+        "pct_of_roof": number(k.pct_of_roof),
+    }
+
+
+def draw_roofline(ax: Axes, w: BorrowedWork) -> None:
+    """The points (FLOP/s against DRAM intensity) under this GPU's roofs: the DRAM and L2 bandwidth slopes and the
+    compute roof of each precision the kernels run, each drawn once (roofs of equal height share one line). Each
+    point is numbered as in the table."""
+    points = [(i, k, x, y) for i, k in enumerate(w.kernels, 1)
+              if (x := k.intensity("dram")) is not None and (y := k.flop_per_s) is not None]
+    xs = [x for *_, x, _ in points] or [1.0]
+    lo, hi = min(xs) / 10, max(xs) * 10
+    roofs: dict[float, list[str]] = {}
+    for _, k, _, _ in points:
+        if k.compute_roof and k.precision:
+            label = f"{k.precision} ({k.tensor_dtype})" if k.precision == "tensor" and k.tensor_dtype else k.precision
+            if label not in roofs.setdefault(k.compute_roof, []):
+                roofs[k.compute_roof].append(label)
+    top = max(roofs, default=max((y for *_, y in points), default=1.0) * 2)
+    colours = {"dram": "#c0392b", "l2": "#e67e22"}
+    if w.ceilings is not None:
+        for level in ("dram", "l2"):
+            bw = w.ceilings.bytes_per_s.get(level)
+            if bw:
+                ax.plot([lo, hi], [bw * lo, bw * hi], color=colours[level], lw=1.2,
+                        label=f"{level.upper()} {si(bw, 'B/s')}")
+    for roof, labels in roofs.items():
+        ax.axhline(roof, color="#555555", lw=1.0, ls="--")
+        ax.annotate(f"{', '.join(labels)}: {si(roof, 'FLOP/s')}", (lo, roof), ha="left", va="bottom", fontsize=7,
+                    xytext=(3, 1), textcoords="offset points")
+    for i, k, x, y in points:
+        ax.scatter([x], [y], s=30, zorder=3)
+        ax.annotate(f"{i} {shown_name(k).fit(24)} ({pct(k.pct_of_roof)})", (x, y), fontsize=7,
+                    va="bottom" if i % 2 else "top", xytext=(4, 0), textcoords="offset points")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(top=top * 3)
+    ax.set_xlabel("arithmetic intensity (FLOP per DRAM byte, from ncu)")
+    ax.set_ylabel("FLOP/s (ncu's FLOPs / nsys's time)")
+    spec = f" (device_specs {w.spec_id})" if w.spec_id else " (no device spec: no roofs)"
+    ax.set_title(f"On the roofline of {w.nsys_gpu or 'the nsys GPU'}{spec}\n{w.label}", fontsize=8, loc="left")
+    if w.ceilings is not None:
+        ax.legend(fontsize=7, loc="lower right")
+
+
+def _num(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3g}"

@@ -1,0 +1,157 @@
+"""Beside the kernels: where each GPU's idle time goes, the CUDA API summary, the memory transfers and the memory
+in use, on every SQLite export of ../shared/nsys-reps and the shipped example; each figure against the same figure
+computed here from plain queries (``check_activity``, also run on the reports exported with nsys in
+test_export.py). The idle causes are checked with another method: every elementary segment between two event
+boundaries is given to the first cause (in the documented order) whose intervals cover it."""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+import statistics
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from roofline.core.timeline import Timeline
+from roofline.nsys.timeline import read_timeline
+from tests.conftest import find_shared_nsys
+from tests.nsys import independent
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "nsys" / "h100-examples.sqlite"
+SQLITE = ["gp100_miniweather-openacc_2021.2-export2022.2.sqlite", "h200_nvfuser-matmul-nvtx_2025.1.sqlite",
+          "rtx3090_memfusion-conv-nvtx_2023.1.sqlite", "rtx4060ti_llama3-inference-nvtx_2024.6.sqlite",
+          "v100-pcie-32gb_openmp-offload-stream_2020.3.sqlite"]
+HOST_SIDE = {1: "src", 3: "src", 9: "src", 2: "dst", 4: "dst"}  # which end of a copy is host memory
+KINDS = {0: "pageable", 1: "pinned", 2: "device", 3: "array", 4: "managed"}
+
+
+def tables(path: Path) -> set[str]:
+    return {n for (n,) in independent.rows(path, "SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def strip(name: str) -> str:
+    return re.sub(r"_v[0-9]+$", "", name)
+
+
+def check_activity(path: Path, t: Timeline) -> None:
+    """Every figure of the API summary, the transfers, the memory in use and the idle causes, independently."""
+    have = tables(path)
+    strings = dict(independent.rows(path, "SELECT id, value FROM StringIds"))
+    if "CUPTI_ACTIVITY_KIND_RUNTIME" in have:
+        calls: dict[str, list[int]] = defaultdict(list)
+        for name_id, d in independent.rows(path, 'SELECT nameId, "end" - start FROM CUPTI_ACTIVITY_KIND_RUNTIME'):
+            calls[strip(strings[name_id])].append(d)
+        assert {a.name for a in t.api} == set(calls)
+        for a in t.api:
+            d = calls[a.name]
+            assert [a.calls, a.total_s, a.median_s, a.min_s, a.max_s] == pytest.approx(
+                [len(d), sum(d) * 1e-9, statistics.median(d) * 1e-9, min(d) * 1e-9, max(d) * 1e-9], rel=1e-12)
+    moved: dict[tuple[str, str], list[int]] = defaultdict(list)
+    if "CUPTI_ACTIVITY_KIND_MEMCPY" in have:
+        for kind, src, dst, size, d in independent.rows(
+                path, 'SELECT copyKind, srcKind, dstKind, bytes, "end" - start FROM CUPTI_ACTIVITY_KIND_MEMCPY'):
+            side = {"src": src, "dst": dst}.get(HOST_SIDE.get(kind, ""))
+            moved[(str(kind), KINDS.get(side, "") if side is not None else "")] += [size, d]
+    if "CUPTI_ACTIVITY_KIND_MEMSET" in have:
+        for size, d in independent.rows(path, 'SELECT bytes, "end" - start FROM CUPTI_ACTIVITY_KIND_MEMSET'):
+            moved[("memset", "")] += [size, d]
+    assert sorted((x.count, x.bytes, round(x.total_s * 1e9), x.memory) for x in t.transfers) == sorted(
+        (len(v) // 2, sum(v[0::2]), sum(v[1::2]), memory) for (_, memory), v in moved.items())
+    if "CUDA_GPU_MEMORY_USAGE_EVENTS" in have:
+        rows = independent.rows(path, "SELECT deviceId, bytes, memoryOperationType FROM CUDA_GPU_MEMORY_USAGE_EVENTS "
+                                      "ORDER BY start, rowid")
+        for m in t.memory:
+            levels = [0]
+            for dev, size, op in rows:
+                if dev == m.device_id:
+                    levels.append(levels[-1] + (size if op == 0 else -size))
+            assert (m.peak_bytes, m.final_bytes) == (max(levels), levels[-1])
+    for d in t.devices:
+        assert math.isclose(sum(c.seconds for c in d.idle_causes), d.idle_s, rel_tol=1e-9, abs_tol=1e-12)
+        expected = segment_causes(path, have, strings, d.device_id)
+        assert {(c.kind, c.detail): c.seconds for c in d.idle_causes} == pytest.approx(expected, rel=1e-9)
+
+
+def merged(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[list[int]] = []
+    for s, e in sorted(intervals):
+        if out and s <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return [(s, e) for s, e in out]
+
+
+def covers(ivs: list[tuple[int, int]], starts: list[int], x: float) -> bool:
+    i = bisect.bisect_right(starts, x) - 1
+    return i >= 0 and ivs[i][0] <= x < ivs[i][1]
+
+
+def segment_causes(path: Path, have: set[str], strings: dict[int, str], dev: int) -> dict[tuple[str, str], float]:
+    """The idle causes of one GPU, segment by segment: copies (direction, host kind; unified-memory kinds apart),
+    memsets, then the API calls of the GPU's processes, synchronisations first, then by total time; the rest host."""
+    kernels = merged(independent.rows(path, 'SELECT start, "end" FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE deviceId = ?',
+                                      (dev,)))
+    causes: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)
+    labels = {1: "Host-to-Device", 2: "Device-to-Host", 3: "Host-to-Array", 4: "Array-to-Host", 5: "Array-to-Array",
+              6: "Array-to-Device", 7: "Device-to-Array", 8: "Device-to-Device", 9: "Host-to-Host",
+              10: "Peer-to-Peer"}
+    if "CUPTI_ACTIVITY_KIND_MEMCPY" in have:
+        for kind, src, dst, s, e in independent.rows(path, 'SELECT copyKind, srcKind, dstKind, start, "end" FROM '
+                                                           "CUPTI_ACTIVITY_KIND_MEMCPY WHERE deviceId = ?", (dev,)):
+            side = {"src": src, "dst": dst}.get(HOST_SIDE.get(kind, ""))
+            detail = labels[kind] + (f" ({KINDS[side]})" if side is not None else "")
+            causes[("copy", detail)].append((s, e))
+    order = sorted(causes)
+    if "CUPTI_ACTIVITY_KIND_MEMSET" in have:
+        causes[("memset", "memset")] = independent.rows(
+            path, 'SELECT start, "end" FROM CUPTI_ACTIVITY_KIND_MEMSET WHERE deviceId = ?', (dev,))
+        order.append(("memset", "memset"))
+    pids = {p for (p,) in independent.rows(path, "SELECT DISTINCT globalPid FROM CUPTI_ACTIVITY_KIND_KERNEL "
+                                                 "WHERE deviceId = ?", (dev,))}
+    api: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    if "CUPTI_ACTIVITY_KIND_RUNTIME" in have:
+        for name_id, s, e, tid in independent.rows(path, 'SELECT nameId, start, "end", globalTid FROM '
+                                                         "CUPTI_ACTIVITY_KIND_RUNTIME"):
+            if tid >> 24 << 24 in pids:
+                api[strip(strings[name_id])].append((s, e))
+    sync = re.compile(r"Synchronize|StreamWait|WaitEvent|EventQuery|StreamQuery")
+    for name in sorted(api, key=lambda n: (not sync.search(n), -sum(e - s for s, e in api[n]), n)):
+        causes[("sync" if sync.search(name) else "api", name)] = api[name]
+        order.append(("sync" if sync.search(name) else "api", name))
+    layers = [(key, ivs, [s for s, _ in ivs]) for key in order for ivs in (merged(causes[key]),)]
+    points = sorted({x for s, e in kernels for x in (s, e)} |
+                    {x for _, ivs, _ in layers for s, e in ivs for x in (s, e)
+                     if kernels[0][0] <= x <= kernels[-1][1]})
+    kstarts = [s for s, _ in kernels]
+    out: dict[tuple[str, str], float] = defaultdict(float)
+    for a, b in zip(points, points[1:], strict=False):
+        mid = (a + b) / 2
+        if covers(kernels, kstarts, mid):
+            continue
+        key = next((k for k, ivs, starts in layers if covers(ivs, starts, mid)), ("host", "host outside CUDA calls"))
+        out[key] += (b - a) * 1e-9
+    return {k: v for k, v in out.items() if v}
+
+
+@pytest.mark.parametrize("name", SQLITE)
+def test_every_figure_beside_the_kernels_matches_plain_queries(name: str) -> None:
+    path = find_shared_nsys(name)
+    check_activity(path, read_timeline(path))
+
+
+def test_the_shipped_example_accounts_its_idle_time() -> None:
+    """The SGEMM's three pageable copies (64 MiB each, in the GPU's idle time) are causes of their own; the memory
+    in use peaks at the SGEMM's three 64 MiB buffers."""
+    t = read_timeline(EXAMPLE)
+    check_activity(EXAMPLE, t)
+    [d] = t.devices
+    causes = {(c.kind, c.detail): c.seconds for c in d.idle_causes}
+    copies = independent.rows(EXAMPLE, 'SELECT copyKind, SUM("end" - start) FROM CUPTI_ACTIVITY_KIND_MEMCPY GROUP BY 1')
+    assert causes[("copy", "Host-to-Device (pageable)")] == pytest.approx(dict(copies)[1] * 1e-9, rel=1e-12)
+    assert causes[("copy", "Device-to-Host (pageable)")] == pytest.approx(dict(copies)[2] * 1e-9, rel=1e-12)
+    assert t.memory[0].peak_bytes == 3 * 4096 * 4096 * 4 and t.memory[0].final_bytes == 0
+    assert {a.name for a in t.api} >= {"cudaLaunchKernel", "cudaDeviceSynchronize", "cudaMemcpy"}

@@ -1,0 +1,36 @@
+"""`roofline timeline --plot`: several files share one time axis (a slower rank draws longer bars), a ranks panel
+draws each rank's busy time and span on one axis; with --work a roofline panel follows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from matplotlib.patches import Rectangle
+
+from roofline.analysis.timeline import timeline_set
+from roofline.nsys.timeline import read_timeline
+from roofline.render.timeline.plot import BARS, ROOM_FOR_LABELS, build, draw
+from tests.conftest import find_shared_nsys
+
+RANKS = ["gp100_miniweather-openacc_2021.2-export2022.2.sqlite", "rtx3090_memfusion-conv-nvtx_2023.1.sqlite"]
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "nsys" / "h100-examples.sqlite"
+
+
+def test_files_share_one_time_axis_and_the_ranks_get_a_panel() -> None:
+    doc = timeline_set([read_timeline(find_shared_nsys(name)) for name in RANKS])
+    fig = build(doc)
+    ranks, *panels = fig.axes
+    longest = max(k.total_s for t in doc.timelines for k in t.kernels[:BARS]) * 1e3
+    for ax in panels:
+        assert ax.get_xlim() == pytest.approx((0.0, longest * ROOM_FOR_LABELS))
+    widths = [p.get_width() for p in ranks.patches if isinstance(p, Rectangle)]
+    assert widths[:2] == pytest.approx([r.busy_s * 1e3 for r in doc.ranks])  # busy, then idle bars
+    assert [a + b for a, b in zip(widths[:2], widths[2:4], strict=True)] == pytest.approx(
+        [r.span_s * 1e3 for r in doc.ranks])
+    assert "one axis for all ranks" in ranks.get_xlabel()
+
+
+def test_one_file_has_no_ranks_panel() -> None:
+    fig = build(timeline_set([read_timeline(EXAMPLE)]))
+    assert len(fig.axes) == 1 and draw(timeline_set([read_timeline(EXAMPLE)]), "png")[:4] == b"\x89PNG"
