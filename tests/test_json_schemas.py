@@ -23,7 +23,8 @@ jsonschema = pytest.importorskip("jsonschema", reason="jsonschema not installed 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMAS = REPO / "roofline" / "schemas"
 H100, H200 = REPO / "examples" / "h100", REPO / "examples" / "h200"
-EXAMPLES = sorted([*H100.iterdir(), *H200.iterdir(), *(REPO / "examples").glob("*.json")])
+EXAMPLES = sorted([*(p for p in [*H100.iterdir(), *H200.iterdir()] if p.is_file()), *H100.glob("ops/*.json"),
+                   *(REPO / "examples").glob("*.json")])
 NAMESAKES = sorted(p.name for p in H200.iterdir() if (H100 / p.name).exists())  # one app (one kernel) on both GPUs
 runner = CliRunner()
 
@@ -87,7 +88,7 @@ def test_diff_of_one_kernel_profiled_twice_on_one_gpu() -> None:
 
 @pytest.mark.parametrize("folder, target", [(H100, "h200"), (H200, "h100-sxm5")])
 def test_project_of_every_shipped_example(folder: Path, target: str) -> None:
-    for path in sorted(folder.iterdir()):
+    for path in sorted(p for p in folder.iterdir() if p.is_file()):
         assert errors("project", cli_json("project", str(path), "--to", target)) == [], path.name
 
 

@@ -45,7 +45,8 @@ def test_the_package_list_is_found_not_written() -> None:
 
 def test_a_module_missing_from_the_install_is_named(tmp_path: Path) -> None:
     copy = tmp_path / "roofline"
-    shutil.copytree(Path(roofline.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO / "roofline", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO / "device_specs", copy / "device_specs")
     (copy / "nsys" / "timeline.py").unlink()
     assert "lacks nsys/timeline.py" in (installed.problem(copy) or "")
 

@@ -91,6 +91,7 @@ def test_the_table_says_what_share_was_analysed_and_what_is_missing() -> None:
     assert "more than 2x apart from nsys's median" in result.output
 
 
+@pytest.mark.slow  # an export through the real nsys
 def test_a_report_of_the_same_gpu_model_through_nsys_export() -> None:
     """The V100 nsys report (exported with the real nsys): same GPU model as the ncu report, so no GPU note."""
     from roofline.errors import ReportError

@@ -235,6 +235,7 @@ def test_builtin_files_come_from_the_installed_package_else_the_checkout(monkeyp
 
     assert [p.name for p in specs._builtin_files()] == [p.name for p in BUILTIN]  # installed, or editable
     monkeypatch.setattr("importlib.util.find_spec", lambda name: None)  # a source checkout, not installed
+    monkeypatch.setattr(specs, "__file__", str(SPEC_DIR.parent / "roofline" / "specs" / "catalog.py"))
     assert specs._builtin_files() == BUILTIN
 
 
