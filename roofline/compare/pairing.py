@@ -370,7 +370,8 @@ def _pair(key: Key, base: KernelStats, others: list[KernelStats | None], labels:
                               (governing(base.verdict, base.roof), governing(s.verdict, s.roof)))
                  if i and s and s.work and base.work else None for i, s in enumerate(sides))
     for i, side in enumerate(sides):
-        same_work = work[i] is not None and not work[i].different
+        check = work[i]
+        same_work = check is not None and not check.different
         expected.append(_expected_on(base, side, i, devices[0], specs if same_work else ()) if side
                         else Value(None, f"kernel not in {labels[i]}"))
     kept = tuple(_ratio(a, b, "speedup") for a, b in zip(speedup, expected, strict=True))
