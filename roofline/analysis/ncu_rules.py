@@ -90,15 +90,15 @@ def topic(r: RuleResult, bound: str | None = None) -> Topic:
 
 
 def _cause_topic(r: RuleResult) -> Topic:
+    title = r.title.lower()
+    if r.rule == "WorkloadImbalance" and "slice" in title:
+        level = next((lv for prefix, lv in _SLICE_LEVELS if title.startswith(prefix)), "l2")
+        return Topic(f"imbalance:{level}", "work")
     if r.rule in _BY_RULE:
         return _BY_RULE[r.rule]
     stall = _STALL_RULE.match(r.rule)
     if stall:
         return Topic(f"stall:{_stall_reason(r, stall.group(1))}", "latency")
-    title = r.title.lower()
-    if r.rule == "WorkloadImbalance" and "slice" in title:
-        level = next((lv for prefix, lv in _SLICE_LEVELS if title.startswith(prefix)), "l2")
-        return Topic(f"imbalance:{level}", "work")
     if r.rule == "Occupancy":
         return Topic("occupancy:theoretical" if "is limited by" in r.message else "occupancy:achieved", "latency")
     if r.rule == "HighPipeUtilization":
