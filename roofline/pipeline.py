@@ -1,25 +1,30 @@
 """The one analysis pipeline behind every command and the Python API.
 
-For each report: load and validate it (a file named twice is read once), keep the launches the kernel filter selects,
-match the GPU's datasheet spec (one spec catalog per run), choose the ceilings, analyse the roofline
-(``roofline.analysis.roofline``), then add the diagnostics (``roofline.analysis.diagnostics``) and the advice
-(``roofline.analysis.advice``) to every launch. Bad input raises ``RooflineError`` with a one-line message.
+For each report file (a file named twice is read once; one spec catalog per run), ``analyze_path`` calls the
+stages in turn, each a function that returns a value the next one takes:
+
+1. read: ``reader.ReportReading`` yields an ``.ncu-rep``'s launches batch by batch as its child process sends
+   them, then the report, validated;
+2. analyse ahead (``analyze_batch``): while the rest is read, each batch is analysed, diagnosed and advised
+   where a core is spare (``early_work_pays``), so that little is left once the last launch arrives;
+3. analyse and assemble (``analyze``): keep the launches the kernel filter selects, match the GPU's datasheet
+   spec, choose the ceilings, analyse the roofline of every launch and group them
+   (``roofline.analysis.roofline.analyze_report``);
+4. diagnose and advise (``diagnose_all``): each launch's diagnostics (``roofline.analysis.diagnostics``) and advice
+   (``roofline.analysis.advice``), taken by position from step 2 where it was worked out there.
+
+Bad input raises ``RooflineError`` with a one-line message.
 
     import roofline
     analyses = roofline.analyze_files(["app.ncu-rep"], roofline.AnalysisOptions(ceilings="measured-clock"))
-
-While an ``.ncu-rep`` is read in its child process, each batch of launches it sends is analysed, diagnosed and
-advised at once (``EarlyDiagnoses``), so that little is left to do once the last launch arrives.
 
 Only the option types are imported with this module; the analysis modules load on first use.
 """
 
 from __future__ import annotations
 
-import gc
 import os
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, TypeVar
 
@@ -67,7 +72,7 @@ def analyze_each(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptio
                  done: Callable[[], None] | None = None) -> tuple[list[ReportAnalysis], list[RooflineError]]:
     """``analyze_files`` that goes on past bad files: the analyses of the good ones in the order given, and the
     error of each bad one (a file named twice counts once); ``done`` is called after each file."""
-    out = map_reports(paths, _same, options, catalog, keep_going, jobs, done=done)
+    out = map_reports(paths, _as_is, options, catalog, keep_going, jobs, done=done)
     assert out is not None, "only a run over MPI ranks has no results"
     return out
 
@@ -82,8 +87,7 @@ def map_reports(paths: Sequence[str | os.PathLike[str]], then: Callable[[ReportA
     ``then``'s result comes back from a worker or rank, so it can be smaller than the analysis."""
     from roofline.core import kernel_filter, parallel
     from roofline.errors import RooflineError
-    from roofline.ncu.child import read_ahead, stop_reading_ahead
-    from roofline.ncu.reader import load_report
+    from roofline.ncu.child import stop_reading_ahead
     from roofline.specs.catalog import load_catalog
 
     kernel_filter.parse(options.kernel, options.kernel_name_base)  # a bad filter is refused before any file is read
@@ -92,21 +96,13 @@ def map_reports(paths: Sequence[str | os.PathLike[str]], then: Callable[[ReportA
         named.setdefault(_identity(path), path)  # a file named twice is read under its first name
     firsts = list(named.values())
     at_once = min(jobs, jobs_in_memory(firsts), len(firsts))
-    if firsts and not mpi and at_once <= 1:
-        # unless the CLI started it already: read while the catalog and the analysis load
-        read_ahead(firsts[0], options.diagnostics)
-    early_work = EarlyDiagnoses.pays(options, at_once, mpi)
+    early = early_work_pays(options, at_once, mpi)
     try:
         specs = catalog or load_catalog(options.specs)
-        _preload()
 
         def one(path: str | os.PathLike[str]) -> T | RooflineError:
             try:
-                with _collector_paused():
-                    early = EarlyDiagnoses(options, specs) if early_work else None
-                    report = load_report(path, options.time_limit_s, early.take if early else None,
-                                         options.diagnostics)
-                    return then(_analyze(report, options, specs, early))
+                return then(analyze_path(path, options, specs, early))
             except RooflineError as err:
                 return err
 
@@ -157,33 +153,8 @@ def _identity(path: str | os.PathLike[str]) -> str:
     return os.path.realpath(path)
 
 
-def _same(analysis: ReportAnalysis) -> ReportAnalysis:
+def _as_is(analysis: ReportAnalysis) -> ReportAnalysis:
     return analysis
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector paused while a report is loaded and analysed, then as it was. Every object
-    of a report model stays alive to the end, and each full collection walks them all again: a tenth of the time
-    at 100,000 launches. Reference counting still frees what is dropped; the analysis makes no cycles to collect."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
-
-def _preload() -> None:
-    """Import what the analysis of a report needs now, while the first report is read in a child process on
-    another core, rather than after its data arrive."""
-    import numpy  # noqa: F401  (the checks and the analysis run per cohort of launches over arrays)
-    import yaml  # noqa: F401  (the spec match parses a device spec)
-
-    from roofline.analysis import advice, hotspots, instructions  # noqa: F401
-    from roofline.analysis.diagnostics import occupancy, stalls, tensor_cores  # noqa: F401
-    from roofline.ncu import validation  # noqa: F401
 
 
 def analyze_loaded(report: Report, options: AnalysisOptions = AnalysisOptions(),
@@ -191,27 +162,47 @@ def analyze_loaded(report: Report, options: AnalysisOptions = AnalysisOptions(),
     """Analyse a report already in memory (from ``roofline.load`` or built by hand) as ``analyze_files`` does."""
     from roofline.specs.catalog import load_catalog
 
-    return _analyze(report, options, catalog or load_catalog(options.specs))
+    return analyze(report, options, catalog or load_catalog(options.specs))
 
 
-def _analyze(report: Report, options: AnalysisOptions, catalog: SpecCatalog,
-             early: EarlyDiagnoses | None = None) -> ReportAnalysis:
-    """``analyze_loaded``, taking the diagnoses ``early`` worked out while the report was read."""
+def analyze_path(path: str | os.PathLike[str], options: AnalysisOptions, catalog: SpecCatalog,
+                 early: bool = False) -> ReportAnalysis:
+    """One report file through every stage: read it, analyse each batch of launches while the rest is read (with
+    ``early``), then analyse, assemble, diagnose and advise the whole report."""
+    from roofline.ncu.reader import ReportReading
+
+    reading = ReportReading(path, options.time_limit_s, options.diagnostics)
+    ahead = Ahead()
+    batches = reading.batches()
+    try:
+        for batch in batches:
+            if early:
+                ahead = analyze_batch(ahead, batch.device, batch.launches, options, catalog)
+    finally:
+        batches.close()  # a failed analysis stops the reader's child
+    return analyze(reading.report(), options, catalog, ahead)
+
+
+def analyze(report: Report, options: AnalysisOptions, catalog: SpecCatalog, ahead: Ahead | None = None
+            ) -> ReportAnalysis:
+    """A report's analysis: the launches the kernel filter selects against the spec and ceilings chosen, analysed
+    and grouped, then (``options.diagnostics``) diagnosed and advised, taking from ``ahead`` the launches worked out
+    while the report was read."""
     from roofline.analysis.roofline import analyze_report
     from roofline.core import kernel_filter
 
     selected = kernel_filter.parse(options.kernel, options.kernel_name_base).select(report)
-    match = early.match if early is not None and early.device is selected.device else spec_for(catalog, selected.device)
+    known = ahead is not None and ahead.device is not None and ahead.device == selected.device
+    match = ahead.match if known else spec_for(catalog, selected.device)  # type: ignore[union-attr]
     spec = match.spec if match else None
     problem = _ceilings_problem(options.ceilings, selected.device, spec, selected.path)
     if problem is not None:
         raise problem
+    analysis = analyze_report(selected, spec, match.how if match else "", options.ceilings, group_by=options.group_by)
     if not options.diagnostics:
-        return analyze_report(selected, spec, match.how if match else "", options.ceilings, group_by=options.group_by)
-    return analyze_report(selected, spec, match.how if match else "", options.ceilings,
-                          finish=lambda a: complete(a, selected.device, spec),
-                          finished=early.finished(selected, spec) if early is not None else None,
-                          group_by=options.group_by)
+        return analysis
+    done = ahead.launches if ahead is not None and ahead.fits(selected, spec) else ()
+    return diagnose_all(analysis, spec, done)
 
 
 def spec_for(catalog: SpecCatalog, device: Device) -> SpecMatch | None:
@@ -239,6 +230,24 @@ def _ceilings_problem(ceilings: CeilingSet, device: Device, spec: DeviceSpec | N
     return None
 
 
+def diagnose_all(analysis: ReportAnalysis, spec: DeviceSpec | None,
+                 done: Sequence[LaunchAnalysis | None] = ()) -> ReportAnalysis:
+    """The analysis with every valid launch diagnosed and advised (``complete``); ``done`` holds, by position in the
+    report, launches completed while it was read (None where not), which only get their time share here."""
+    from roofline.analysis.roofline import time_share
+
+    device, total = analysis.device, analysis.total_time_s
+    rows = []
+    for i, launch in enumerate(analysis.report.launches):
+        early = done[i] if i < len(done) and not launch.invalid else None
+        if early is not None:
+            rows.append(replace(early, time_share=time_share(early.duration_s.value, total)))
+        else:
+            a = analysis.launches.table.row(i)
+            rows.append(a if launch.invalid else complete(a, device, spec))
+    return analysis.with_rows(rows)
+
+
 def complete(a: LaunchAnalysis, device: Device, spec: DeviceSpec | None = None) -> LaunchAnalysis:
     """A launch's roofline analysis with its occupancy, Tensor Core and warp-stall diagnostics, its instruction
     roofline, its hot spots and its advice."""
@@ -254,55 +263,55 @@ def complete(a: LaunchAnalysis, device: Device, spec: DeviceSpec | None = None) 
     return replace(diagnosed, advice=advise(diagnosed, device, spec))
 
 
-class EarlyDiagnoses:
-    """The analyses of an ``.ncu-rep``'s launches, with their diagnoses and advice, worked out batch by batch as the
-    reader brings them, while the rest of the file is still being read (this process would only wait on the reader
-    then). A launch's analysis made without the rest of its report (``analysis.analyze_launches``) is the one its
-    report's analysis makes but for the time share, which none of the diagnoses and advice reads: the report's
-    analysis takes them for the very launch objects they were made for, against the same spec, and adds the
-    share."""
+def early_work_pays(options: AnalysisOptions, at_once: int, mpi: bool) -> bool:
+    """Whether analysing batches while a report is read pays: the analysis uses it (every launch is completed, no
+    kernel filter picks some), and each of the ``at_once`` reports analysed at once has a core for it beside the one
+    its reader's child runs on. Where not (as many workers as cores, MPI ranks), the work would only take CPU from
+    the readers: it repeats the roofline maths of every batch for the report's columns (50 reports with
+    ``--jobs 2`` on 2 cores: 6.22 s with it, 6.05 s without, medians of 5 alternating runs)."""
+    from roofline.core.parallel import cores
 
-    def __init__(self, options: AnalysisOptions, catalog: SpecCatalog) -> None:
-        self.options = options
-        self.catalog = catalog
-        self.device: Device | None = None
-        self.match: SpecMatch | None = None
-        self.spec: DeviceSpec | None = None
-        self.on = False
-        self.done: dict[int, LaunchAnalysis] = {}  # by id(launch); each analysis keeps its launch alive
+    return options.diagnostics and not options.kernel and not mpi and cores() >= 2 * at_once
 
-    @staticmethod
-    def pays(options: AnalysisOptions, at_once: int, mpi: bool) -> bool:
-        """Whether early work pays: the analysis uses it (every launch is completed, no kernel filter picks some),
-        and each of the ``at_once`` reports analysed at once has a core for it beside the one its reader's child
-        runs on. Where not (as many workers as cores, MPI ranks), the work would only take CPU from the readers:
-        it repeats the roofline maths of every batch for the report's columns (50 reports with ``--jobs 2`` on 2
-        cores: 6.22 s with it, 6.05 s without, medians of 5 alternating runs)."""
-        from roofline.core.parallel import cores
 
-        return options.diagnostics and not options.kernel and not mpi and cores() >= 2 * at_once
+@dataclass(frozen=True)
+class Ahead:
+    """Launches of a report analysed, diagnosed and advised while it was read: by position in the report (None
+    where a launch was invalid), against ``device`` and ``spec``; without their time share, the one figure that
+    needs every launch (``analysis.analyze_launches``)."""
 
-    def take(self, device: Device, launches: Sequence[KernelLaunch]) -> None:
-        """Work out the diagnoses of a batch of launches (the device is the report's, from its first batch on)."""
-        from roofline.analysis.roofline import analyze_launches
-        from roofline.ncu import validation
+    device: Device | None = None
+    match: SpecMatch | None = None  # the device's spec, as spec_for matched it
+    usable: bool = False  # the device is valid and has the ceilings asked for
+    launches: tuple[LaunchAnalysis | None, ...] = ()
 
-        if self.device is None:
-            self.device, self.match = device, spec_for(self.catalog, device)
-            self.spec = self.match.spec if self.match else None
-            self.on = (validation.device_problem(device) is None
-                       and _ceilings_problem(self.options.ceilings, device, self.spec) is None)
-        if not self.on or device is not self.device:
-            return
-        valid = [launch for launch in launches if validation.launch_problem(launch, device) is None]
-        for a in analyze_launches(valid, device, self.spec, self.options.ceilings):
-            self.done[id(a.launch)] = complete(a, device, self.spec)
+    @property
+    def spec(self) -> DeviceSpec | None:
+        return self.match.spec if self.match else None
 
-    def finished(self, report: Report, spec: DeviceSpec | None) -> dict[int, LaunchAnalysis]:
-        """By position in ``report``, the launches analysed and completed early, where the report's device and spec
-        are the ones they were analysed against (a launch validation marked invalid is another object)."""
-        if report.device is not self.device or spec is not self.spec:
-            return {}
-        done = self.done
-        return {i: done[id(launch)] for i, launch in enumerate(report.launches)
-                if id(launch) in done and done[id(launch)].launch is launch}
+    def fits(self, report: Report, spec: DeviceSpec | None) -> bool:
+        """Whether these analyses are the report's: every launch, against its device and spec."""
+        return (self.usable and len(self.launches) == len(report.launches) and report.device == self.device
+                and spec == self.spec)
+
+
+def analyze_batch(ahead: Ahead, device: Device, launches: Sequence[KernelLaunch], options: AnalysisOptions,
+                  catalog: SpecCatalog) -> Ahead:
+    """``ahead`` with one more batch of launches analysed, diagnosed and advised (the device is the report's, the
+    same for every batch)."""
+    from roofline.analysis.roofline import analyze_launches
+    from roofline.ncu import validation
+
+    if ahead.device is None:
+        match = spec_for(catalog, device)
+        usable = (validation.device_problem(device) is None
+                  and _ceilings_problem(options.ceilings, device, match.spec if match else None) is None)
+        ahead = Ahead(device, match, usable)
+    if not ahead.usable:
+        return ahead
+    valid = [i for i, launch in enumerate(launches) if validation.launch_problem(launch, device) is None]
+    analysed = analyze_launches([launches[i] for i in valid], device, ahead.spec, options.ceilings)
+    out: list[LaunchAnalysis | None] = [None] * len(launches)
+    for i, a in zip(valid, analysed, strict=True):
+        out[i] = complete(a, device, ahead.spec)
+    return replace(ahead, launches=(*ahead.launches, *out))

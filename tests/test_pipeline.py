@@ -30,18 +30,18 @@ EXAMPLE = REPO / "examples" / "h100-sxm_synthetic.roofline.json"
 def test_a_file_named_twice_is_read_once_with_one_catalog(monkeypatch: pytest.MonkeyPatch) -> None:
     reads: list[str] = []
     catalogs: list[object] = []
-    load, catalog = reader.load_report, specs.load_catalog
+    opened, catalog = reader.ReportReading.__init__, specs.load_catalog
 
-    def counted_load(path: str | os.PathLike[str], time_limit_s: float | None = None, early: Any = None,
-                     sass: bool = True) -> Report:
+    def counted_open(self: reader.ReportReading, path: str | os.PathLike[str], time_limit_s: float | None = None,
+                     sass: bool = True) -> None:
         reads.append(str(path))
-        return load(path, time_limit_s, early, sass)
+        opened(self, path, time_limit_s, sass)
 
     def counted_catalog(extra: Sequence[str | os.PathLike[str]] = ()) -> SpecCatalog:
         catalogs.append(extra)
         return catalog(extra)
 
-    monkeypatch.setattr(reader, "load_report", counted_load)
+    monkeypatch.setattr(reader.ReportReading, "__init__", counted_open)
     monkeypatch.setattr(specs, "load_catalog", counted_catalog)
     first, again = analyze_files([EXAMPLE, REPO / "examples" / ".." / "examples" / EXAMPLE.name])
     assert first is again and reads == [str(EXAMPLE)] and len(catalogs) == 1
@@ -64,24 +64,6 @@ def test_as_many_models_are_parsed_at_once_as_fit_in_memory(monkeypatch: pytest.
     (tmp_path / "copy.json").write_bytes(EXAMPLE.read_bytes())
     analyze_files([EXAMPLE, tmp_path / "copy.json"], jobs=4)
     assert jobs == [1]
-
-
-def test_the_garbage_collector_is_paused_while_a_report_is_analysed_and_restored_after():
-    """A large model's objects all stay alive, so full collections would only walk them again (issue 13)."""
-    import gc
-
-    from roofline.pipeline import map_reports
-
-    assert gc.isenabled()
-    results, errors = map_reports([EXAMPLE], lambda a: (gc.isenabled(), len(a.launches)))
-    assert results == [(False, len(roofline.load(EXAMPLE).launches))] and errors == []
-    assert gc.isenabled()
-    gc.disable()
-    try:  # a caller that had paused it finds it paused still
-        map_reports([EXAMPLE], lambda a: a.total_time_s)
-        assert not gc.isenabled()
-    finally:
-        gc.enable()
 
 
 def test_every_launch_gets_diagnostics_and_advice():
@@ -147,9 +129,11 @@ def test_public_api_is_exported_lazily():
 
 
 def test_a_read_started_ahead_is_stopped_when_the_run_fails_before_taking_it(shared_report, tmp_path):
-    """A bad --specs ends the run after the first report's read was started: that read is stopped, so a later run
-    reads the file afresh (a read taken later would carry a time limit counted from its old start)."""
+    """A bad --specs ends the run after the first report's read was started (by the CLI, before it parsed the
+    command line): that read is stopped, so a later run reads the file afresh (a read taken later would carry a
+    time limit counted from its old start)."""
     path = shared_report("t4_matrix-add-2d_full")
+    assert child.read_ahead(path)
     with pytest.raises(SpecError):
         analyze_files([path], AnalysisOptions(specs=(tmp_path / "absent.yaml",)))
     assert not child._AHEAD
@@ -171,35 +155,41 @@ def test_the_analysis_worked_out_while_reading_equals_the_one_made_after(name, s
     assert markdown.render([while_read]) == markdown.render([after])
 
 
-def test_early_diagnoses_are_taken_only_for_the_launches_and_spec_they_were_made_for(shared_report):
+def test_batches_analysed_ahead_are_the_reports_launches_by_position_and_fit_only_their_spec(shared_report):
     options, catalog = AnalysisOptions(), specs.load_catalog()
-    early = pipeline.EarlyDiagnoses(options, catalog)
-    report = reader.load_report(shared_report("rtx2070super_alife-143launches_basic"), early=early.take)
-    assert early.device is report.device and early.spec is not None
-    finished = early.finished(report, early.spec)
-    assert sorted(finished) == list(range(len(report.launches)))
-    assert all(a.launch is report.launches[i] and a.advice and a.time_share is None for i, a in finished.items())
+    reading = reader.ReportReading(shared_report("rtx2070super_alife-143launches_basic"))
+    ahead = pipeline.Ahead()
+    for batch in reading.batches():
+        ahead = pipeline.analyze_batch(ahead, batch.device, batch.launches, options, catalog)
+    report = reading.report()
+    assert ahead.device == report.device and ahead.spec is not None and ahead.fits(report, ahead.spec)
+    assert len(ahead.launches) == len(report.launches)
+    assert all(a is not None and a.launch == report.launches[i] and a.advice and a.time_share is None
+               for i, a in enumerate(ahead.launches))
+    assert not ahead.fits(report, None)  # another spec
+    assert not ahead.fits(replace(report, launches=report.launches[1:]), ahead.spec)  # other launches
     marked = replace(report, launches=(replace(report.launches[0], invalid="marked by validation"),
                                        *report.launches[1:]))
-    assert 0 not in early.finished(marked, early.spec)  # another object: analysed with the report
-    assert early.finished(report, None) == {}  # another spec
+    analysis = pipeline.analyze(marked, options, catalog, ahead)
+    assert analysis.launches[0].advice == () and analysis.launches[1] == replace(
+        ahead.launches[1], time_share=analysis.launches[1].time_share)  # an invalid launch is not taken from ahead
 
 
 @pytest.mark.parametrize(("options", "cores"), [(AnalysisOptions(kernel=("regex:^update",)), 2),
                                                (AnalysisOptions(diagnostics=False), 2), (AnalysisOptions(), 1)])
 def test_no_early_work_where_the_analysis_would_not_use_it_or_no_core_is_spare(options, cores, shared_report,
                                                                                 monkeypatch):
-    def refuse(self, device, launches):
+    def refuse(*args):
         raise AssertionError("early work started")
 
-    monkeypatch.setattr(pipeline.EarlyDiagnoses, "take", refuse)
+    monkeypatch.setattr(pipeline, "analyze_batch", refuse)
     monkeypatch.setattr(parallel, "cores", lambda: cores)
     assert analyze_files([shared_report("rtx2070super_alife-143launches_basic")], options)[0].launches
 
 
 def test_early_work_needs_a_core_beside_each_reader(monkeypatch):
     monkeypatch.setattr(parallel, "cores", lambda: 4)
-    pays, options = pipeline.EarlyDiagnoses.pays, AnalysisOptions()
+    pays, options = pipeline.early_work_pays, AnalysisOptions()
     assert pays(options, 1, mpi=False) and pays(options, 2, mpi=False)
     assert not pays(options, 3, mpi=False)  # 3 workers and their 3 readers on 4 cores
     assert not pays(options, 1, mpi=True)  # MPI ranks: one per core, as a rule

@@ -1,17 +1,17 @@
 """A report's analysis by column: every launch's figures as arrays (``Columns``) and each launch's
-``LaunchAnalysis`` built only when it is read (``LaunchTable``, ``Launches``), the kernel groups and the report's
-analysis built on them. The columns are what groups, rankings and comparisons read, so a summary of a large report
-builds few launches; ``report`` builds them all.
+``LaunchAnalysis`` built only when it is read or given whole (``LaunchTable``, ``Launches``), the kernel groups
+and the report's analysis built on them. The columns are what groups, rankings and comparisons read, so a summary
+of a large report builds few launches; ``report`` builds them all.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, overload
 
 from roofline.analysis.results import LaunchAnalysis, Side
-from roofline.core.cohorts import picker
+from roofline.core.cohorts import Plan, launch_plan, take_launch
 from roofline.core.model import CeilingSet, Device, KernelLaunch, Report
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -56,51 +56,43 @@ class Columns:
 
 
 class LaunchTable:
-    """The analysis of every launch of a report: its columns, and each launch's ``LaunchAnalysis`` built when
-    first read (from its cohort's result, ``roofline.core.cohorts``), then completed by ``finish`` when given; rows
-    in ``known`` (by position) were built and completed before and are taken as they are."""
+    """The analysis of every launch of a report: its columns, and each launch's ``LaunchAnalysis``, given
+    (``rows``) or built when first read from its part's result (``roofline.core.cohorts.take_launch``, along the
+    part's plan, made when a launch of it is first read)."""
 
     def __init__(self, launches: Sequence[KernelLaunch], parts: Sequence[tuple[Sequence[int], Any]],
-                 columns: Columns, finish: Callable[[LaunchAnalysis], LaunchAnalysis] | None = None,
-                 known: Mapping[int, LaunchAnalysis] | None = None) -> None:
+                 columns: Columns, rows: Sequence[LaunchAnalysis] | None = None) -> None:
         import numpy as np
 
         self.launches = tuple(launches)
         self.columns = columns
+        self.parts = tuple(parts)
         self._part = np.zeros(len(self.launches), dtype=np.intp)  # launch -> its part and its place in the part
         self._place = np.zeros(len(self.launches), dtype=np.intp)
-        for number, (rows, _) in enumerate(parts):
-            self._part[np.asarray(rows, dtype=np.intp)] = number
-            self._place[np.asarray(rows, dtype=np.intp)] = np.arange(len(rows))
-        self._results = [result for _, result in parts]
-        self._pickers: dict[int, Callable[[int], Any]] = {}  # per part, planned when a launch of it is first read
-        self._finish = finish
-        self._rows: dict[int, LaunchAnalysis] = dict(known or {})  # ``known``: rows built and finished already
-
-    def __getstate__(self) -> dict[str, Any]:
-        """What pickle sends from a worker: all but the plans (closures, which do not pickle; made again on use)."""
-        return {**self.__dict__, "_pickers": {}}
+        for number, (positions, _) in enumerate(parts):
+            self._part[np.asarray(positions, dtype=np.intp)] = number
+            self._place[np.asarray(positions, dtype=np.intp)] = np.arange(len(positions))
+        self._rows: dict[int, LaunchAnalysis] = dict(enumerate(rows or ()))  # the launches built so far
+        self._plans: dict[int, Plan | bool | None] = {}  # per part
 
     def row(self, i: int) -> LaunchAnalysis:
         """Launch ``i``'s analysis (in report order)."""
         if i not in self._rows:
             part = int(self._part[i])
-            if part not in self._pickers:
-                self._pickers[part] = picker(self._results[part])
-            a: LaunchAnalysis = self._pickers[part](int(self._place[i]))
-            self._rows[i] = self._finish(a) if self._finish is not None and not a.launch.invalid else a
+            result = self.parts[part][1]
+            if part not in self._plans:
+                self._plans[part] = launch_plan(result)
+            self._rows[i] = take_launch(result, int(self._place[i]), self._plans[part])
         return self._rows[i]
+
+    def with_rows(self, rows: Sequence[LaunchAnalysis]) -> LaunchTable:
+        """The same launches and columns, with every launch's analysis given (one per launch, in report order)."""
+        return LaunchTable(self.launches, self.parts, self.columns, rows)
 
     @property
     def built(self) -> int:
         """How many launches' analyses have been built so far."""
         return len(self._rows)
-
-    def complete(self) -> None:
-        """Build every launch's analysis now (``finish`` need not travel to another process then)."""
-        for i in range(len(self.launches)):
-            self.row(i)
-        self._finish = None
 
     def view(self, indices: np.ndarray | Sequence[int]) -> Launches:
         """Some launches, by position."""
@@ -217,6 +209,12 @@ class ReportAnalysis:
     def valid_launches(self) -> Launches:
         """The launches that are analysed: all but those marked invalid (kept in ``launches`` to be shown)."""
         return self.launches.where(~self.launches.table.columns.invalid[self.launches.indices])
+
+    def with_rows(self, rows: Sequence[LaunchAnalysis]) -> ReportAnalysis:
+        """The same analysis with every launch's ``LaunchAnalysis`` given (in report order): the diagnosed ones."""
+        table = self.launches.table.with_rows(rows)
+        return replace(self, launches=Launches(table, self.launches.indices),
+                       groups=tuple(replace(g, launches=Launches(table, g.launches.indices)) for g in self.groups))
 
     def _repr_html_(self) -> str:
         """The analysis as Jupyter shows it: the HTML report's summary and kernel ranking

@@ -18,14 +18,24 @@ import functools
 import math
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from roofline.analysis.launches import Columns, Figure, KernelGroup, KernelSpread, Launches, LaunchTable, ReportAnalysis
 from roofline.analysis.results import LaunchAnalysis, RoofPosition, Side, Value, Verdict
 from roofline.analysis.verdict import launch_verdict, throughputs
 from roofline.core.choices import GroupBy
-from roofline.core.cohorts import Cohort, argmax_key, cohorts, evaluate, per_row, picker, same, smallest, truth
+from roofline.core.cohorts import (
+    Cohort,
+    argmax_key,
+    cohorts,
+    evaluate,
+    launch_plan,
+    per_row,
+    same,
+    smallest,
+    take_launch,
+    truth,
+)
 from roofline.core.kernel_names import kernel_key
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet, Device, KernelLaunch, Report
@@ -312,16 +322,11 @@ def _above_ceiling(utilization_pct: Mapping[str, float], ceilings: CeilingSet) -
 
 # --- A whole report -----------------------------------------------------------------------------------
 def analyze_report(report: Report, spec: DeviceSpec | None = None, spec_match: str = "",
-                   use: CeilingSet | None = None,
-                   finish: Callable[[LaunchAnalysis], LaunchAnalysis] | None = None,
-                   finished: Mapping[int, LaunchAnalysis] | None = None,
-                   group_by: GroupBy = "kernel") -> ReportAnalysis:
+                   use: CeilingSet | None = None, group_by: GroupBy = "kernel") -> ReportAnalysis:
     """Analyse every launch, share of time and groups. ``use`` defaults to "kernel-clock" (the roofs at the clocks
     the kernel ran at). The valid launches are analysed per cohort (``roofline.core.cohorts``) and each launch's
-    ``LaunchAnalysis`` is built when read; ``finish``, when given, completes every launch's analysis at once
-    (the pipeline adds the diagnostics and the advice there). ``finished`` holds, by position, launches already
-    analysed against the same spec and ceilings (``analyze_launches``) and finished: they get their time share.
-    ``group_by`` says what a group of launches is (``GroupBy``)."""
+    ``LaunchAnalysis`` is built when read (the pipeline adds the diagnostics and the advice after). ``group_by``
+    says what a group of launches is (``GroupBy``)."""
     import numpy as np
 
     chosen = use or DEFAULT_CEILINGS
@@ -337,10 +342,7 @@ def analyze_report(report: Report, spec: DeviceSpec | None = None, spec_match: s
     parts: list[tuple[Sequence[int], LaunchAnalysis]] = [
         *_per_cohort(groups, lambda c: analyze_launch(c, report.device, spec, chosen, total)),
         *(([i], invalid_launch(launch, spec, chosen)) for i, launch in enumerate(launches) if launch.invalid)]
-    done = {i: replace(a, time_share=time_share(a.duration_s.value, total)) for i, a in (finished or {}).items()}
-    table = LaunchTable(launches, parts, launch_columns(launches, parts), finish, done)
-    if finish is not None:
-        table.complete()
+    table = LaunchTable(launches, parts, launch_columns(launches, parts))
     every = table.all()
     return ReportAnalysis(report=report, spec_id=spec.id if spec else None, spec_match=spec_match,
                           ceilings_used=chosen, launches=every, total_time_s=total,
@@ -354,9 +356,9 @@ def analyze_launches(launches: Sequence[KernelLaunch], device: Device, spec: Dev
     chosen = use or DEFAULT_CEILINGS
     out: list[Any] = [None] * len(launches)
     for rows, result in _per_cohort(cohorts(launches), lambda c: analyze_launch(c, device, spec, chosen)):
-        take = picker(result)  # as ``LaunchTable.row`` takes a launch out of its part
+        plan = launch_plan(result)
         for place, i in enumerate(rows):
-            out[i] = take(place)
+            out[i] = take_launch(result, place, plan)  # as ``LaunchTable.row`` takes a launch out of its part
     return out
 
 

@@ -4,9 +4,9 @@ Each command lives in its own module under ``roofline.cli.commands``. A run impo
 command it invokes, which keeps start-up short; ``roofline.cli.app.app`` is the full application, built on first
 access, for tests and embedding. ``roofline``, ``roofline --help`` and ``roofline --version`` alone are answered
 without typer (its import and the rich help are most of a start-up); every other command line is parsed by
-typer. A command that reads one report file starts reading it before its command line is parsed
-(``ncu.child.read_ahead``); while a command that reads reports runs, numpy's OpenBLAS is held to one thread
-(``_one_blas_thread``). Every error, a usage error from the option parser included, is one line
+typer. Those answers and the other speed mechanisms of a run (the read of one report started before the command
+line is parsed, OpenBLAS held to one thread, the garbage collector paused, the process's quick end) are switched in
+``roofline.cli.fast_start``. Every error, a usage error from the option parser included, is one line
 ``roofline: error: WHAT: HINT`` on stderr with exit status 2 (3 when ncu or the application fails).
 """
 
@@ -16,11 +16,11 @@ import importlib
 import os
 import re
 import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from roofline.core.choices import OUTPUT_OPTION
+from roofline.cli import fast_start
 
 if TYPE_CHECKING:  # pragma: no cover
     import typer
@@ -64,7 +64,6 @@ READS_REPORTS = ("report", "plot", "compare", "diff", "summary", "project")  # c
 # The commands that analyse without diagnostics (analysis_options(diagnostics=False)): their reader, the one started
 # ahead included, leaves out the SASS of the sampled instructions, which they do not show
 WITHOUT_DIAGNOSTICS = ("compare", "diff", "summary", "project")
-BLAS_THREADS = "OPENBLAS_NUM_THREADS"  # read once, when numpy's OpenBLAS loads
 
 
 def build_app(only: str | None = None) -> typer.Typer:
@@ -81,7 +80,8 @@ def build_app(only: str | None = None) -> typer.Typer:
         if is_group:
             app.add_typer(getattr(mod, attr), name=name, short_help=summary)
         else:  # a module may set CONTEXT_SETTINGS and COMMAND_CLASS, e.g. to pass an application's arguments on
-            app.command(name, cls=getattr(mod, "COMMAND_CLASS", None), short_help=summary,
+            cls = getattr(mod, "COMMAND_CLASS", None)
+            app.command(name, cls=fast_start.preloading(cls) if name in READS_REPORTS else cls, short_help=summary,
                         context_settings=getattr(mod, "CONTEXT_SETTINGS", None))(getattr(mod, attr))
     return app
 
@@ -184,12 +184,12 @@ def __getattr__(name: str) -> object:
 
 
 def main() -> NoReturn:
-    """Console-script entry point: ``run`` the command line, then end the process at once (``_leave``)."""
+    """Console-script entry point: ``run`` the command line, then end the process (``fast_start.leave``)."""
     try:
         code = run(sys.argv[1:])
     except KeyboardInterrupt:  # Ctrl-C before typer runs the command: quiet, with the status typer gives (128 + SIGINT)
         code = INTERRUPTED
-    _leave(code)
+    fast_start.leave(code)
 
 
 def run(args: Sequence[str]) -> int | str | None:
@@ -197,7 +197,7 @@ def run(args: Sequence[str]) -> int | str | None:
     at once, else start reading the one report file named, build the app for the command given and run it; user
     errors become one line on stderr and their exit status."""
     args = list(args)
-    if args in ([], ["--help"], ["--version"]):
+    if fast_start.answers_at_once(args):
         return _answer_at_once(args)
     command = next((arg for arg in args if not arg.startswith("-")), None)
     os.environ.pop("MPLBACKEND", None)  # plots draw on Agg canvases; a backend named there would only fail matplotlib
@@ -208,13 +208,13 @@ def run(args: Sequence[str]) -> int | str | None:
               file=sys.stderr)
         return 2
     if command in READS_REPORTS and "--mpi" not in args:
-        _read_ahead(args[args.index(command) + 1:], command not in WITHOUT_DIAGNOSTICS)
+        fast_start.start_reading(args[args.index(command) + 1:], command not in WITHOUT_DIAGNOSTICS)
     from roofline.errors import RooflineError
 
     _version_option()
     app = build_app(command if command in COMMANDS else None)
     try:
-        with _one_blas_thread(command in READS_REPORTS):
+        with fast_start.reading_reports() if command in READS_REPORTS else nullcontext():
             app(args, prog_name="roofline")  # the same name in messages for the console script and python -m
     except SystemExit as done:
         return done.code if isinstance(done.code, (int, str)) or done.code is None else 1
@@ -227,23 +227,6 @@ def run(args: Sequence[str]) -> int | str | None:
         if child is not None:
             child.stop_reading_ahead()  # a read no command took (a usage error)
     return 0
-
-
-def _leave(code: int | str | None) -> NoReturn:
-    """End the process with ``code`` (as ``sys.exit`` takes it): flush the standard streams, end MPI on a rank of
-    ``summary --mpi``, and skip the interpreter's teardown, which frees every object and module of the run one by
-    one (20 to 30 ms, a tenth of a one-report run). Every file roofline writes is closed by then (``write_output``)."""
-    from contextlib import suppress
-
-    if isinstance(code, str):
-        print(code, file=sys.stderr)
-    for stream in (sys.stdout, sys.stderr):
-        with suppress(OSError, ValueError, AttributeError):  # a closed pipe (roofline ... | head), or none (>&-)
-            stream.flush()
-    mpi = sys.modules.get("mpi4py.MPI")  # summary --mpi: a rank that ends without MPI_Finalize fails the MPI job
-    if mpi is not None and mpi.Is_initialized() and not mpi.Is_finalized():
-        mpi.Finalize()
-    os._exit(code if isinstance(code, int) else 1 if code is not None else 0)
 
 
 def _answer_at_once(args: Sequence[str]) -> int:
@@ -285,31 +268,3 @@ def _terminal_columns() -> int:
         return os.get_terminal_size(sys.stdout.fileno()).columns
     except (OSError, ValueError):
         return 80
-
-
-@contextmanager
-def _one_blas_thread(reads_reports: bool) -> Iterator[None]:
-    """While a command that reads reports runs, ``OPENBLAS_NUM_THREADS=1`` unless the user chose a count: numpy's
-    OpenBLAS, loaded when the analysis imports numpy, then starts no threads. roofline does no matrix products, and
-    those idle threads spin for about 0.1 s after they start, on the core that reads the report (about 70 ms of CPU,
-    a tenth of a one-report run on two cores). These commands start no other program; the variable goes after."""
-    if not reads_reports or BLAS_THREADS in os.environ:
-        yield
-        return
-    os.environ[BLAS_THREADS] = "1"
-    try:
-        yield
-    finally:
-        os.environ.pop(BLAS_THREADS, None)
-
-
-def _read_ahead(args: Sequence[str], sass: bool) -> None:
-    """When the command line names exactly one existing file besides its output (``-o``), start reading it (an
-    .ncu-rep) before the command line is parsed: ncu_report's parse then runs beside typer's import. With several
-    files the pipeline reads them in parallel itself. ``sass``: whether the command shows sampled instructions."""
-    files = [arg for arg, before in zip(args, ["", *args], strict=False)
-             if not arg.startswith("-") and before not in OUTPUT_OPTION and os.path.isfile(arg)]
-    if len(files) == 1:
-        from roofline.ncu.child import read_ahead
-
-        read_ahead(files[0], sass)

@@ -7,7 +7,7 @@ of them. ``Cohort`` stands in for a ``KernelLaunch``: ``value(name)`` is a float
 scalar ones, unchanged; where a branch or a text depends on the values themselves they call ``same``, which
 gives the one value the whole cohort shares or raises ``Split`` with a label per launch, and ``evaluate`` runs
 the formula again on each part. Per-launch detail that only a shown launch needs (the busiest units in order)
-is ``per_row``: a function applied when that launch is taken out (``picker``). Array arithmetic is IEEE double
+is ``per_row``: a function applied when that launch is taken out (``take_launch``). Array arithmetic is IEEE double
 arithmetic in the same order as the scalar formulas, so a launch's numbers equal those of a scalar run.
 """
 
@@ -113,69 +113,65 @@ class RowFn:
 
 
 def per_row(fn: Callable[..., T], *args: Any) -> T:
-    """``fn(*args)`` now for one launch, or, for a cohort, when a launch is taken out (``picker``)."""
-    if any(_plan(a) is not None for a in args):  # any array among them
+    """``fn(*args)`` now for one launch, or, for a cohort, when a launch is taken out (``take_launch``)."""
+    if any(launch_plan(a) is not None for a in args):  # any array among them
         return RowFn(fn, args)  # type: ignore[return-value]
     return fn(*args)
 
 
-def picker(x: Any) -> Callable[[int], Any]:
-    """The function that takes a launch out of a cohort's result ``x``, planned once for all its launches: arrays
-    give their element, ``RowFn`` its value, a ``Cohort`` the launch; tuples, mappings and dataclasses that hold
-    any of these are rebuilt around them, and whatever holds none is shared by every launch as it is."""
-    plan = _plan(x)
-    return _shared(x) if plan is None else plan
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """Where a cohort's result differs between its launches: by key, position or field name, the plan of each part
+    that does (``True`` for an array or a ``Cohort``: one element per launch); for a dataclass, its fields that every
+    launch shares (``shared``)."""
+
+    parts: Mapping[Any, Plan | bool]
+    shared: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
 
-def _shared(x: Any) -> Callable[[int], Any]:
-    return lambda j: x
-
-
-def _plan(x: Any) -> Callable[[int], Any] | None:
-    """``picker``'s plan for ``x``, None where ``x`` holds no array (every launch shares it). One pass over the
-    result: each part is looked at once, the plans of its parts tell whether it holds an array."""
+def launch_plan(x: Any) -> Plan | bool | None:
+    """The plan that takes a launch out of a cohort's result ``x`` (``take_launch``), made once for all its launches;
+    None where ``x`` holds no array, ``RowFn`` or ``Cohort`` (every launch shares it as it is)."""
     if isinstance(x, _PLAIN):
         return None
-    if _is_array(x):
-        if x.ndim == 1:
-            return lambda j: x.item(j)  # a Python number, without a numpy scalar in between
-        return (lambda j: x[j].item()) if x.ndim else (lambda j: x.item())
-    if isinstance(x, Cohort):
-        return lambda j: x.launches[j]
-    if isinstance(x, RowFn):
-        args = _takes(x.args, [_plan(a) for a in x.args])
-        return lambda j: x.fn(*[a(j) for a in args])
-    if isinstance(x, tuple | list):
-        plans = [_plan(v) for v in x]
-        if not any(plans):
-            return None
-        if isinstance(x, list):
-            raise TypeError("cannot take a launch out of list")
-        items = _takes(x, plans)
-        if hasattr(x, "_fields"):
-            return lambda j: type(x)(*[item(j) for item in items])
-        return lambda j: tuple([item(j) for item in items])
+    if _is_array(x) or isinstance(x, Cohort):
+        return True
+    if isinstance(x, RowFn | tuple | list):
+        values = x.args if isinstance(x, RowFn) else x
+        places = {i: plan for i, v in enumerate(values) if (plan := launch_plan(v)) is not None}
+        if isinstance(x, list) and places:
+            raise TypeError("cannot take a launch out of a list")
+        return Plan(places) if places or isinstance(x, RowFn) else None
     if isinstance(x, Mapping):
-        plans = [_plan(v) for v in x.values()]
-        if not any(plans):
-            return None
-        values = dict(zip(x, _takes(x.values(), plans), strict=True))  # the keys in their order
-        return lambda j: {k: value(j) for k, value in values.items()}
+        keys = {k: plan for k, v in x.items() if (plan := launch_plan(v)) is not None}
+        return Plan(keys) if keys else None
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        fields = dataclasses.fields(x)
-        plans = [_plan(getattr(x, f.name)) for f in fields]
-        if not any(plans):
-            return None
-        shared = {f.name: getattr(x, f.name) for f, plan in zip(fields, plans, strict=True) if f.init and not plan}
-        varying = [(f.name, plan) for f, plan in zip(fields, plans, strict=True) if f.init and plan]
-        kind = type(x)
-        return lambda j: kind(**shared, **{name: field(j) for name, field in varying})
+        names = [f.name for f in dataclasses.fields(x) if f.init]
+        fields = {name: plan for name in names if (plan := launch_plan(getattr(x, name))) is not None}
+        return Plan(fields, {name: getattr(x, name) for name in names if name not in fields}) if fields else None
     return None
 
 
-def _takes(values: Any, plans: Sequence[Callable[[int], Any] | None]) -> list[Callable[[int], Any]]:
-    """Each value's plan, or one that shares it."""
-    return [plan or _shared(v) for v, plan in zip(values, plans, strict=True)]
+def take_launch(x: Any, j: int, plan: Plan | bool | None) -> Any:
+    """Launch ``j`` taken out of a cohort's result ``x`` along its ``launch_plan``: an array gives its element, a
+    ``RowFn`` its value, a ``Cohort`` the launch; tuples, mappings and dataclasses that hold any of these are rebuilt
+    around them, and whatever holds none is shared by every launch as it is."""
+    if plan is None:
+        return x
+    if plan is True:
+        if isinstance(x, Cohort):
+            return x.launches[j]
+        return x.item(j) if x.ndim == 1 else x[j].item() if x.ndim else x.item()  # a Python number
+    assert isinstance(plan, Plan)
+    parts = plan.parts
+    if isinstance(x, RowFn):
+        return x.fn(*[take_launch(a, j, parts.get(i)) for i, a in enumerate(x.args)])
+    if isinstance(x, tuple):
+        items = [take_launch(v, j, parts.get(i)) for i, v in enumerate(x)]
+        return type(x)(*items) if hasattr(x, "_fields") else tuple(items)
+    if isinstance(x, Mapping):
+        return {k: take_launch(v, j, parts.get(k)) for k, v in x.items()}
+    return type(x)(**plan.shared, **{name: take_launch(getattr(x, name), j, part) for name, part in parts.items()})
 
 
 class Cohort:

@@ -372,17 +372,13 @@ class Report:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], path: str, source: str = "model") -> Report:
-        """Rebuild a report from a serialized form (version 1 or 2); raises ``ValueError`` on a malformed document.
-        The launches read their metrics through views of the document's mappings or columns (copying millions of
-        values costs seconds): leave ``data`` unchanged afterwards."""
-        if data.get("format") != MODEL_FORMAT:
-            raise ValueError(f"not a {MODEL_FORMAT} document (format={data.get('format')!r})")
-        version = data.get("version")
-        if version not in MODEL_VERSIONS:
-            raise ValueError(f"unsupported model version {version!r}, expected one of {MODEL_VERSIONS}")
+        """Rebuild a report from a serialized form (version 1 or 2) that passed ``ncu.validation``'s check of the
+        document (its format, version and types: ``roofline.load`` checks them). The launches read their metrics
+        through views of the document's mappings or columns (copying millions of values costs seconds): leave
+        ``data`` unchanged afterwards."""
         device = Device(**data["device"])
         items = data["launches"]
-        launches = tuple(map(launch_from_dict, items)) if version == 1 else _launches_from_columns(items)
+        launches = tuple(map(launch_from_dict, items)) if data["version"] == 1 else _launches_from_columns(items)
         return cls(path=path, device=device, launches=launches, source=source, label=data.get("label", ""),
                    ncu_version=data.get("ncu_version", ""))
 

@@ -71,7 +71,3 @@ def window_cut(text: str, at: int, width: int) -> str:
         return "…" + text[len(text) - (width - 1):]
     return "…" + text[start:start + inner] + "…"
 
-
-def truncate(text: str, width: int) -> str:
-    """``text`` cut to ``width`` characters, the last one an ellipsis when something was cut."""
-    return text if len(text) <= width else text[: width - 1] + "…"

@@ -28,7 +28,7 @@ from roofline.errors import ReportError
 from roofline.ncu.container import MAGIC as NCU_MAGIC
 
 if TYPE_CHECKING:  # pragma: no cover
-    from collections.abc import Callable
+    from collections.abc import Callable, Generator
 
 _LENGTH_BYTES = 8  # each frame's pickle follows its length
 PIPE_BYTES = 1 << 20  # the pipe from the child holds this much where the system lets it (Linux; 64 KiB otherwise)
@@ -55,13 +55,13 @@ class Child:
         self.fd = read_fd
         self.owner = os.getpid()
 
-    def answer(self, p: Path, time_limit_s: float, take: Callable[[list[tuple[Any, ...]]], None]) -> tuple[str, Any]:
-        """The child's last frame, (status, payload), the frames before it handed to ``take`` as they come, read
-        until the time limit (counted from the child's start) passes; a child that ends without its last frame (killed
-        by a signal) or that we kill at the limit becomes a ReportError."""
+    def frames(self, p: Path, time_limit_s: float) -> Generator[list[tuple[Any, ...]], None, tuple[str, Any]]:
+        """The child's frames but the last, yielded as they come, read until the time limit (counted from the
+        child's start) passes; returns the last frame, (status, payload). A child that ends without its last frame
+        (killed by a signal) or that we kill at the limit becomes a ReportError."""
         try:
-            end = read_frames(self.fd, self.started + time_limit_s, take)
-        except BaseException:  # ``take`` failed, or Ctrl-C: the child's answer is not wanted
+            end = yield from read_frames(self.fd, self.started + time_limit_s)
+        except BaseException:  # the reader's consumer failed or stopped, or Ctrl-C: the answer is not wanted
             self.stop()
             raise
         os.close(self.fd)
@@ -149,16 +149,16 @@ def stop_reading_ahead() -> None:
         _AHEAD.popitem()[1].stop()
 
 
-_PAST_LIMIT: tuple[str, Any] = ("past-limit", None)  # what _read_frames returns when the deadline passes first
+_PAST_LIMIT: tuple[str, Any] = ("past-limit", None)  # what read_frames returns when the deadline passes first
 
 
-def read_frames(fd: int, deadline: float, take: Callable[[list[tuple[Any, ...]]], None]) -> tuple[str, Any] | None:
-    """The child's last frame, the ones before it handed to ``take`` as they come (all the pipe holds at once); None
-    when the pipe closes before the last frame (the child died), ``_PAST_LIMIT`` when the deadline passes first."""
+def read_frames(fd: int, deadline: float) -> Generator[list[tuple[Any, ...]], None, tuple[str, Any] | None]:
+    """The child's frames but the last, yielded as they come (all the pipe holds at once); returns the last frame,
+    None when the pipe closes before it (the child died), ``_PAST_LIMIT`` when the deadline passes first."""
     import pickle
 
     waiting = bytearray()
-    while True:  # what came before the deadline is taken, however long this process worked on the frames before
+    while True:  # what came before the deadline is taken, however long the consumer worked on the frames before
         if not select.select([fd], [], [], max(0.0, deadline - time.monotonic()))[0]:
             return _PAST_LIMIT
         chunk = os.read(fd, PIPE_BYTES)
@@ -174,7 +174,7 @@ def read_frames(fd: int, deadline: float, take: Callable[[list[tuple[Any, ...]]]
             del waiting[:end]
         last = frames.pop() if frames and frames[-1][0] in _ENDS else None
         if frames:
-            take(frames)
+            yield frames
         if last is not None:
             return (last[0], last[1])
 

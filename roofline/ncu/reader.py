@@ -5,14 +5,16 @@ The native reader runs in a forked child (``ncu.child``; what it reads with ``nc
 so a file that crashes it ends in a one-line error, never in a signal that kills the CLI, and a file it spins on
 is killed after a time limit scaled to the file's size. Before that, the container is walked (``ncu.container``)
 for a cut, an appended report or garbage. Every report, from either kind of file, passes ``ncu.validation``
-before it is returned. The child sends the launches in batches as it reads them; the parent builds each batch as
-it arrives and hands it to ``early`` (the pipeline works out their diagnostics there, while the rest is read).
+before it is returned. The child sends the launches in batches as it reads them; ``ReportReading.batches`` yields
+each batch as it arrives (the pipeline analyses it while the rest is read), and ``ReportReading.report`` is the
+validated report: those very launches, in the order yielded, some marked invalid.
 """
 
 from __future__ import annotations
 
 import os
 from contextlib import suppress
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -22,11 +24,9 @@ from roofline.ncu import container as ncu_file
 from roofline.ncu.child import Child, answer, take_ahead
 
 if TYPE_CHECKING:  # pragma: no cover
-    from collections.abc import Callable, Sequence
+    from collections.abc import Generator, Sequence
 
     from roofline.core.model import Device, KernelLaunch, Report
-
-    Early = Callable[[Device, Sequence[KernelLaunch]], None]
 
 NCU_MAGIC = ncu_file.MAGIC
 LFS_POINTER = b"version https://git-lfs"
@@ -42,24 +42,55 @@ READ_LIMIT_BASE_S = 30.0
 READ_LIMIT_S_PER_MIB = 0.5
 
 
-def load_report(path: str | os.PathLike[str], time_limit_s: float | None = None, early: Early | None = None,
-                sass: bool = True) -> Report:
+def load_report(path: str | os.PathLike[str], time_limit_s: float | None = None, sass: bool = True) -> Report:
     """Load one report file (``.ncu-rep`` or a ``.json`` report model), validated; ReportError on bad input.
-    ``time_limit_s`` bounds the native reader (default: ``read_time_limit`` of the file's size). ``early`` is given
-    the device and each batch of an ``.ncu-rep``'s launches as they are read, before they are validated: the
-    report's launches that pass are these very objects. ``sass=False`` leaves out the SASS text of the sampled
-    instructions of an ``.ncu-rep`` (what commands that show no hot spots do: the disassembler is slow)."""
-    p = Path(path)
-    size = _check_file(p)
-    if p.suffix == MODEL_SUFFIX:
-        report = _load_model(p, size)
-    else:
-        _check_magic(p)
-        report = _load_ncu_rep(p, time_limit_s or read_time_limit(size), early, sass)
-    if not report.launches:
-        raise ReportError(f"{p}: holds no kernel launches",
-                          "the profiled run matched no kernel, or the file is truncated; re-profile or copy it again")
-    return report
+    ``time_limit_s`` bounds the native reader (default: ``read_time_limit`` of the file's size). ``sass=False`` leaves
+    out the SASS text of the sampled instructions of an ``.ncu-rep`` (what commands that show no hot spots do: the
+    disassembler is slow)."""
+    reading = ReportReading(path, time_limit_s, sass)
+    for _ in reading.batches():
+        pass
+    return reading.report()
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Launches of an ``.ncu-rep`` as the child sent them, not yet validated, and the report's device."""
+
+    device: Device
+    launches: tuple[KernelLaunch, ...]
+
+
+class ReportReading:
+    """One report file being read: ``batches`` yields an ``.ncu-rep``'s launches as they arrive (a model yields
+    none), then ``report`` is the whole report, validated. The report's launches are the batches' launches in the
+    order yielded; validation only marks some invalid (another object then)."""
+
+    def __init__(self, path: str | os.PathLike[str], time_limit_s: float | None = None, sass: bool = True) -> None:
+        self.path = Path(path)
+        self.size = _check_file(self.path)
+        self.time_limit_s = time_limit_s or read_time_limit(self.size)
+        self.sass = sass
+        self._report: Report | None = None
+
+    def batches(self) -> Generator[Batch, None, None]:
+        """The launches as the reader brings them, batch by batch (none for a model, parsed whole)."""
+        if self.path.suffix == MODEL_SUFFIX:
+            self._report = _load_model(self.path, self.size)
+            return
+        _check_magic(self.path)
+        self._report = yield from _read_ncu_rep(self.path, self.time_limit_s, self.sass)
+
+    def report(self) -> Report:
+        """The report, validated, once ``batches`` is done (read now where it was not); ReportError on bad input."""
+        if self._report is None:
+            for _ in self.batches():
+                pass
+        assert self._report is not None
+        if not self._report.launches:
+            raise ReportError(f"{self.path}: holds no kernel launches", "the profiled run matched no kernel, or the "
+                              "file is truncated; re-profile or copy it again")
+        return self._report
 
 
 def read_time_limit(size_bytes: int) -> float:
@@ -143,8 +174,9 @@ def physical_memory() -> int:
         return 3 << 30
 
 
-def _load_ncu_rep(p: Path, time_limit_s: float, early: Early | None = None, sass: bool = True) -> Report:
-    """Walk the container, read it in a child within the time limit, and validate what it holds."""
+def _read_ncu_rep(p: Path, time_limit_s: float, sass: bool = True) -> Generator[Batch, None, Report]:
+    """Walk the container, read it in a child within the time limit, yielding each batch of launches as it is
+    built, and return the report, validated."""
     from roofline.core.model import Device, Report
     from roofline.ncu import validation
 
@@ -154,8 +186,9 @@ def _load_ncu_rep(p: Path, time_limit_s: float, early: Early | None = None, sass
         if shape.garbage_at is not None:
             raise ReportError(f"{p}: not ncu records from byte {shape.garbage_at} of {shape.size} ({shape.garbage})",
                               "the file is corrupt, padded or has other data appended; copy it again or re-profile")
-        read = _read_in_child(p, time_limit_s, _Assembly(early), child, sass)
-        child = None
+        read = _Assembly()
+        child, started = None, child
+        yield from _read_in_child(p, time_limit_s, read, started, sass)
     finally:
         if child is not None:
             child.stop()
@@ -184,20 +217,19 @@ def _load_ncu_rep(p: Path, time_limit_s: float, early: Early | None = None, sass
 
 
 class _Assembly:
-    """The report as the child's frames bring it: the device, the launches (each batch handed to ``early`` as it
-    is built), the device each launch's record names (for the integrity check), and where the read ended: at the
-    end of the file, or at a launch without data (a cut file), named in ``empty_launch``."""
+    """The report as the child's frames bring it: the device, the launches, the device each launch's record names
+    (for the integrity check), and where the read ended: at the end of the file, or at a launch without data (a cut
+    file), named in ``empty_launch``."""
 
-    def __init__(self, early: Early | None) -> None:
-        self.early = early
+    def __init__(self) -> None:
         self.device: Device | None = None
         self.launches: list[KernelLaunch] = []
         self.launch_devices: list[str] = []
         self.empty_launch: str | None = None
 
-    def take(self, frames: Sequence[tuple[Any, ...]]) -> None:
+    def take(self, frames: Sequence[tuple[Any, ...]]) -> Batch | None:
         """Frames of the child's answer but the last, in order: ("device", its dict) or ("launches", dicts,
-        devices). Their launches go to ``early`` at once: it works on launches by the array, best in large batches."""
+        devices); the batch of launches they bring (None before the device, or without launches)."""
         from roofline.core.model import Device, launch_from_dict
 
         batch: list[KernelLaunch] = []
@@ -208,26 +240,44 @@ class _Assembly:
                 batch += map(launch_from_dict, frame[1])
                 self.launch_devices += frame[2]
         self.launches += batch
-        if self.early is not None and self.device is not None and batch:
-            self.early(self.device, batch)
+        return Batch(self.device, tuple(batch)) if self.device is not None and batch else None
 
 
 def _read_in_child(p: Path, time_limit_s: float, into: _Assembly, child: Child | None = None,
-                   sass: bool = True) -> _Assembly:
-    """``into``, with the report read by ``child`` (one started ahead) or by a child forked now (ncu_report imported
-    first, so every child starts with it loaded). Where the platform cannot fork, read in this process (no crash
-    isolation and no time limit there)."""
+                   sass: bool = True) -> Generator[Batch, None, None]:
+    """Read the report into ``into`` with ``child`` (one started ahead) or a child forked now (ncu_report imported
+    first, so every child starts with it loaded), yielding each batch of launches as it is built. Where the
+    platform cannot fork, read in this process (no crash isolation and no time limit there)."""
     if child is None:
         with suppress(ImportError):
             import ncu_report  # noqa: F401
     if child is None and not hasattr(os, "fork"):
-        status, payload = answer(str(p), lambda frame: into.take([frame]), sass)
+        frames: list[tuple[Any, ...]] = []
+        status, payload = answer(str(p), frames.append, sass)
+        batch = into.take(frames)
+        if batch is not None:
+            yield batch
     else:
-        status, payload = (child or Child(str(p), sass)).answer(p, time_limit_s, into.take)
+        status, payload = yield from _built(into, (child or Child(str(p), sass)).frames(p, time_limit_s))
     if status == "error":
         raise ReportError(f"{p}: {payload}", "the file is corrupt, truncated or from an unsupported ncu version; "
                           "upgrade ncu-report (pip install -U ncu-report) or re-profile")
     if status == "missing-module":
         raise ReportError(f"{p}: cannot read .ncu-rep files: {payload}", "pip install ncu-report")
     into.empty_launch = payload
-    return into
+
+
+def _built(into: _Assembly, arrivals: Generator[list[tuple[Any, ...]], None, tuple[str, Any]]
+           ) -> Generator[Batch, None, tuple[str, Any]]:
+    """Each batch of launches ``into`` builds from the frames as they arrive; returns the child's last frame."""
+    try:
+        while True:
+            try:
+                arrived = next(arrivals)
+            except StopIteration as stop:
+                return stop.value
+            batch = into.take(arrived)
+            if batch is not None:
+                yield batch
+    finally:
+        arrivals.close()  # a consumer that stops early stops the child

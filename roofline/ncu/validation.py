@@ -14,19 +14,16 @@ Three outcomes, by how far a problem reaches:
 
 from __future__ import annotations
 
-import itertools
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from roofline.core.model import (
-    LAUNCH_FIELDS,
     MODEL_FORMAT,
-    MODEL_VERSION,
     MODEL_VERSIONS,
     Device,
     KernelLaunch,
@@ -120,73 +117,23 @@ def _shown(value: object) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-# --- Report models (.json) ------------------------------------------------------------------------------------
-class _Document:
-    """Typed reads of a report-model document; the first problem raises one line naming file, field and fix."""
-
-    def __init__(self, path: str | Path) -> None:
-        self.path = path
-
-    def fail(self, field: str, problem: str) -> ReportError:
-        return ReportError(f"{self.path}: {field} {problem}", MODEL_FIX)
-
-    def mapping(self, value: object, field: str) -> Mapping[str, Any]:
-        if not isinstance(value, dict):
-            raise self.fail(field, f"is {_shown(value)}, expected an object")
-        return value
-
-    def text(self, value: object, field: str) -> str:
-        if not isinstance(value, str):
-            raise self.fail(field, f"is {_shown(value)}, expected a string")
-        return value
-
-    def texts(self, value: object, field: str) -> None:
-        if not isinstance(value, list):
-            raise self.fail(field, f"is {_shown(value)}, expected a list of strings")
-        for i, item in enumerate(value):
-            self.text(item, f"{field}[{i}]")
-
-    def number(self, value: object, field: str, limit: Limit) -> None:
-        """A number in ``limit`` (None allowed: not measured)."""
-        if value is not None:
-            problem = limit.problem(value)
-            if problem:
-                raise self.fail(field, problem)
-
-    def numeric(self, value: object, field: str) -> None:
-        """A number a float can hold, finite or not (a non-finite metric marks its launch invalid later)."""
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise self.fail(field, f"is {_shown(value)}, expected a number or a string")
-        if isinstance(value, int) and abs(value) > LARGEST:
-            raise self.fail(field, "is out of the range of numbers")
-
-    def keys(self, data: Mapping[str, Any], field: str, allowed: Iterable[str], required: Iterable[str]) -> None:
-        unknown = sorted(set(data) - set(allowed))
-        if unknown:
-            raise self.fail(f"{field}.{unknown[0]}", f"is not a known field; allowed: {', '.join(allowed)}")
-        absent = [k for k in required if k not in data]
-        if absent:
-            raise self.fail(f"{field}.{absent[0]}", "is missing")
-
-
+# The device's numbers and the range each may take (the device of a report is refused outside them).
 _DEVICE_NUMBERS = {"sm_count": SM_COUNT, "max_clock_hz": CLOCK_HZ, "memory_clock_hz": MEMORY_CLOCK_HZ,
                    "memory_bus_width_bits": BUS_BITS, "l2_cache_bytes": WHOLE, "total_memory_bytes": WHOLE}
-_DEVICE_FIELDS = ("name", "compute_capability", *_DEVICE_NUMBERS, "attributes")
-_LAUNCH_REQUIRED = ("range_index", "action_index", "name")
-_RULE_FIELDS = ("rule", "section", "title", "message", "kind")
-_RULE_EXTRAS = ("focus_metrics", "speedup_pct", "speedup_type")  # optional: models written before lack them
-_FOCUS_FIELDS = ("name", "value", "severity", "info")
-_SPEEDUP_TYPES = ("local", "global", "")
-_METRIC_TYPES = (float, int, str)  # a metric's value in a model, exactly (bool is not a number here)
 
 
+# --- Report models (.json) ------------------------------------------------------------------------------------
 def check_model_document(data: object, path: str | Path) -> set[int]:
-    """The types of a report-model document (``Report.to_dict``), before it is turned into a ``Report``: every
-    field of the right type and every number representable, so building the model cannot fail. Ranges are
-    checked on the model (``check_report``); the positions returned are the launches with a metric value that may
-    be out of range (``_counts_unsure``), found in the same pass over the values."""
-    doc = _Document(path)
-    top = doc.mapping(data, "the document")
+    """The types of a report-model document (``Report.to_dict``), before it is turned into a ``Report``: checked
+    against the document types generated from the model's dataclasses (``core.model_document``, by msgspec), so
+    building the model cannot fail; the first problem is one line naming the file, the field and the fix. Ranges
+    are checked on the model (``check_report``); the positions returned are the launches with a metric value that
+    may be out of range (``_counts_unsure``)."""
+    import msgspec
+
+    from roofline.core import model_document as document
+
+    top = data if isinstance(data, dict) else {}
     if top.get("format") != MODEL_FORMAT:
         raise ReportError(f"{path}: not a {MODEL_FORMAT} document (format={_shown(top.get('format'))})",
                           "pass a .ncu-rep file, or a .json written by Report.to_dict")
@@ -194,246 +141,78 @@ def check_model_document(data: object, path: str | Path) -> set[int]:
     if type(version) is not int or version not in MODEL_VERSIONS:
         raise ReportError(f"{path}: unsupported model version {_shown(version)}, expected "
                           f"{' or '.join(map(str, MODEL_VERSIONS))}", "regenerate the model with this roofline version")
-    doc.keys(top, "document", ("format", "version", "label", "ncu_version", "device", "launches"),
-             ("device", "launches"))
-    doc.text(top.get("label", ""), "label")
-    doc.text(top.get("ncu_version", ""), "ncu_version")
-    _check_device_types(doc, doc.mapping(top["device"], "device"))
+    if "launches" not in top:
+        raise ReportError(f"{path}: the document: object missing required field `launches`", MODEL_FIX)
     launches = top["launches"]
-    if version == MODEL_VERSION:
-        return _check_launch_columns(doc, doc.mapping(launches, "launches"))
-    if not isinstance(launches, list):
-        raise doc.fail("launches", f"is {_shown(launches)}, expected a list")
-    return {i for i, item in enumerate(launches)
-            if _check_launch_types(doc, doc.mapping(item, f"launches[{i}]"), f"launches[{i}]")}
-
-
-def _check_device_types(doc: _Document, device: Mapping[str, Any]) -> None:
-    doc.keys(device, "device", _DEVICE_FIELDS, ("name",))
-    doc.text(device["name"], "device.name")
-    if device.get("compute_capability") is not None:
-        doc.text(device["compute_capability"], "device.compute_capability")
-    for key in _DEVICE_NUMBERS:  # types here; ranges with the device's other checks (check_report)
-        if device.get(key) is not None:
-            doc.numeric(device[key], f"device.{key}")
-    for key, value in doc.mapping(device.get("attributes", {}), "device.attributes").items():
-        if not isinstance(value, str):
-            doc.numeric(value, f"device.attributes.{key}")
-
-
-def _check_launch_types(doc: _Document, item: Mapping[str, Any], field: str) -> bool:
-    """Refuse a launch (version 1) with a field of the wrong type; True when a metric value may be out of range."""
-    doc.keys(item, field, LAUNCH_FIELDS, _LAUNCH_REQUIRED)
-    for key, kind in _FIELDS.items():
-        kind.check(doc, item.get(key, kind.default), f"{field}.{key}")
-    metrics = doc.mapping(item.get("metrics", {}), f"{field}.metrics")
-    unsure = _counts_unsure(metrics)
-    for name in [n for n, v in metrics.items() if type(v) not in _METRIC_TYPES or type(v) is int and abs(v) > LARGEST
-                 ] if unsure else ():
-        doc.numeric(metrics[name], f"{field}.metrics.{name}")  # says why it is no number, or out of their range
-    return unsure
-
-
-def _check_dims(doc: _Document, dims: object, field: str) -> None:
-    if dims is not None and (not isinstance(dims, list) or len(dims) != 3
-                             or any(isinstance(d, bool) or not isinstance(d, int) or d < 0 for d in dims)):
-        raise doc.fail(field, f"is {_shown(dims)}, expected a list of 3 whole numbers of 0 or more")
-
-
-def _check_whole(doc: _Document, value: object, field: str) -> None:
-    """A count of a launch's shape (registers, bytes of shared memory): a whole number of 0 or more, or null. No
-    roofline model holds a negative one: such a document is refused, not read as a launch to mark invalid."""
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-        raise doc.fail(field, f"is {_shown(value)}, expected a whole number of 0 or more")
-
-
-def _check_rules(doc: _Document, rules: object, field: str) -> None:
-    if not isinstance(rules, list):
-        raise doc.fail(field, f"is {_shown(rules)}, expected a list")
-    for j, rule in enumerate(rules):
-        _check_rule_types(doc, doc.mapping(rule, f"{field}[{j}]"), f"{field}[{j}]")
-
-
-_PC_SAMPLING_FIELDS = ("total_samples", "pcs", "sass_missing", "source_text")
-_PC_FIELDS = ("pc_offset", "samples", "stalls", "inst_executed", "thread_inst_executed", "memory", "sass", "file",
-              "line")
-
-
-def _check_pc_sampling(doc: _Document, sampling: object, field: str) -> None:
-    """A launch's per-PC counters (``model.PcSampling.to_dict``), or null."""
-    if sampling is None:
-        return
-    item = doc.mapping(sampling, field)
-    doc.keys(item, field, _PC_SAMPLING_FIELDS, ("total_samples",))
-    if item["total_samples"] is None:
-        raise doc.fail(f"{field}.total_samples", "is null, expected a whole number of 0 or more")
-    _check_whole(doc, item["total_samples"], f"{field}.total_samples")
-    doc.text(item.get("sass_missing", ""), f"{field}.sass_missing")
-    for file, lines in doc.mapping(item.get("source_text", {}), f"{field}.source_text").items():
-        for number, text in doc.mapping(lines, f"{field}.source_text.{file}").items():
-            if not number.isdigit():
-                raise doc.fail(f"{field}.source_text.{file}", f"has line {_shown(number)}, expected a line number")
-            doc.text(text, f"{field}.source_text.{file}.{number}")
-    pcs = item.get("pcs", [])
-    if not isinstance(pcs, list):
-        raise doc.fail(f"{field}.pcs", f"is {_shown(pcs)}, expected a list")
-    for j, pc in enumerate(pcs):
-        _check_pc(doc, doc.mapping(pc, f"{field}.pcs[{j}]"), f"{field}.pcs[{j}]")
-
-
-def _check_pc(doc: _Document, pc: Mapping[str, Any], at: str) -> None:
-    """One instruction's counters: whole offsets, samples and line; numbers; texts or null."""
-    doc.keys(pc, at, _PC_FIELDS, ("pc_offset", "samples"))
-    for key in ("pc_offset", "samples"):
-        _check_whole(doc, pc[key], f"{at}.{key}")
-    _check_whole(doc, pc.get("line"), f"{at}.line")
-    for key in ("inst_executed", "thread_inst_executed"):
-        doc.number(pc.get(key), f"{at}.{key}", COUNT)
-    for key in ("sass", "file"):
-        if pc.get(key) is not None:
-            doc.text(pc[key], f"{at}.{key}")
-    for reason, samples in doc.mapping(pc.get("stalls", {}), f"{at}.stalls").items():
-        _check_whole(doc, samples, f"{at}.stalls.{reason}")
-    for name, value in doc.mapping(pc.get("memory", {}), f"{at}.memory").items():
-        doc.number(value, f"{at}.memory.{name}", COUNT)
-
-
-def _whole_column(column: list[Any]) -> bool:
-    return set(map(type, column)) <= {int} and (not column or min(column) >= 0)
-
-
-def _text_column(column: list[Any]) -> bool:
-    return set(map(type, column)) <= {str}
-
-
-def _whole_or_null_column(column: list[Any]) -> bool:
-    return set(map(type, column)) <= {int, type(None)} and min((v for v in column if v is not None), default=0) >= 0
-
-
-def _dims_column(column: list[Any]) -> bool:
-    dims = [d for d in column if d is not None]
-    every = list(itertools.chain.from_iterable(dims))
-    return (set(map(type, column)) <= {list, type(None)} and set(map(len, dims)) <= {3}
-            and set(map(type, every)) <= {int} and min(every, default=0) >= 0)
-
-
-def _text_lists_column(column: list[Any]) -> bool:
-    return set(map(type, column)) <= {list} and set(map(type, itertools.chain.from_iterable(column))) <= {str}
-
-
-def _no_rules_column(column: list[Any]) -> bool:
-    return set(map(type, column)) <= {list} and not any(column)
-
-
-@dataclass(frozen=True)
-class _Field:
-    """A launch field but its metrics: ``check`` of one value (raising with the problem named), ``sure`` whether a
-    whole version-2 column passes from its value types alone (one pass in C, so each value is looked at only when it
-    does not), and the value of the field where a version-1 launch leaves it out."""
-
-    check: Callable[[_Document, Any, str], object]
-    sure: Callable[[list[Any]], bool]
-    default: object = None
-
-
-_FIELDS = {
-    "range_index": _Field(lambda doc, v, f: doc.number(v, f, WHOLE), _whole_column),
-    "action_index": _Field(lambda doc, v, f: doc.number(v, f, WHOLE), _whole_column),
-    "name": _Field(_Document.text, _text_column),
-    "demangled_name": _Field(_Document.text, _text_column, ""),
-    "mangled_name": _Field(_Document.text, _text_column, ""),
-    "grid": _Field(_check_dims, _dims_column),
-    "block": _Field(_check_dims, _dims_column),
-    "registers_per_thread": _Field(_check_whole, _whole_or_null_column),
-    "shared_mem_per_block_bytes": _Field(_check_whole, _whole_or_null_column),
-    "nvtx_ranges": _Field(_Document.texts, _text_lists_column, []),
-    "nan_metrics": _Field(_Document.texts, _text_lists_column, []),
-    "rules": _Field(_check_rules, _no_rules_column, []),
-    "pc_sampling": _Field(_check_pc_sampling, lambda column: not any(column)),
-}
-
-
-def _check_launch_columns(doc: _Document, launches: Mapping[str, Any]) -> set[int]:
-    """Refuse version 2's launch columns with a value of the wrong type, or of another length than ``count``; the
-    positions of the launches with a metric value that may be out of range (``_metric_column_unsure``)."""
-    doc.keys(launches, "launches", ("count", *LAUNCH_FIELDS), ("count", *_LAUNCH_REQUIRED))
+    _convert(msgspec, {**top, "launches": None}, document.head_type(), path, "")  # launches: by version, below
+    if version == 1:
+        _convert(msgspec, launches, list[document.launch_type()], path, "launches")  # type: ignore[misc]
+        suspects = {i for i, item in enumerate(launches) if _counts_unsure(item.get("metrics", {}))}
+        for i in sorted(suspects):  # a value that is no metric at all is among them: named
+            for name, value in launches[i].get("metrics", {}).items():
+                field = f"launches[{i}].metrics.{name}"
+                _convert(msgspec, value, document.METRIC, path, field)
+                if type(value) is int and abs(value) > LARGEST:
+                    raise ReportError(f"{path}: {field} is out of the range of numbers", MODEL_FIX)
+        return suspects
+    _convert(msgspec, launches, dict[str, Any], path, "launches")
+    _convert(msgspec, {**launches, "metrics": {}}, document.columns_type(), path, "launches")  # metrics: below
     count = launches["count"]
-    if type(count) is not int or count < 0:
-        raise doc.fail("launches.count", f"is {_shown(count)}, expected a whole number")
-    for key, kind in _FIELDS.items():
-        column = _column(doc, launches[key], f"launches.{key}", count) if key in launches else None
-        if column is not None and not kind.sure(column):
-            for i, value in enumerate(column):
-                kind.check(doc, value, f"launches.{key}[{i}]")
+    for key, column in launches.items():
+        if key != "count":
+            _one_per_launch(column if key != "metrics" else {}, f"launches.{key}", count, path)
     unsure: set[int] = set()
-    metrics = doc.mapping(launches.get("metrics", {}), "launches.metrics")
-    for name, column in metrics.items():
-        unsure |= _metric_column_unsure(doc, _column(doc, column, f"launches.metrics.{name}", count), name)
+    for name, column in launches.get("metrics", {}).items():
+        field = f"launches.metrics.{name}"
+        _one_per_launch(column, field, count, path)
+        _convert(msgspec, column, document.METRIC_COLUMN, path, field)
+        unsure |= _metric_column_unsure(column, field, path)
     return unsure
 
 
-def _name_the_number(doc: _Document, column: list[Any], name: str, wrong: Callable[[Any], bool]) -> None:
-    """Raise for the first value of a metric column that ``wrong`` finds, naming why it is not a number."""
-    for i, value in enumerate(column):
-        if wrong(value):
-            doc.numeric(value, f"launches.metrics.{name}[{i}]")
+def _convert(msgspec: Any, value: object, kind: Any, path: str | Path, field: str) -> None:
+    """Check ``value`` against the document type ``kind``; ReportError naming the field (below ``field``) and what
+    msgspec found wrong."""
+    try:
+        msgspec.convert(value, kind)
+    except msgspec.ValidationError as err:
+        problem, _, where = str(err).partition(" - at `")  # msgspec's form: "Expected ... - at `$.a[0].b`"
+        key = where.startswith("key` in `")  # "- at `key` in `$.a`": a key of that object
+        at = (field + where.removeprefix("key` in `").rstrip("`").removeprefix("$")).removeprefix(".")
+        at = f"a key of {at or 'the document'}" if key else at or "the document"
+        raise ReportError(f"{path}: {at}: {problem[:1].lower()}{problem[1:]}", MODEL_FIX) from None
 
 
-def _column(doc: _Document, column: object, field: str, count: int) -> list[Any]:
-    """A column of one value per launch (``count``)."""
-    if not isinstance(column, list):
-        raise doc.fail(field, f"is {_shown(column)}, expected a list of one value per launch")
-    if len(column) != count:
-        raise doc.fail(field, f"has {len(column)} values, expected one per launch ({count}, launches.count)")
-    return column
+def _one_per_launch(column: object, field: str, count: int, path: str | Path) -> None:
+    """A column holds one value per launch (``count``)."""
+    if isinstance(column, list) and len(column) != count:
+        raise ReportError(f"{path}: {field} has {len(column)} values, expected one per launch ({count}, "
+                          "launches.count)", MODEL_FIX)
 
 
-def _metric_column_unsure(doc: _Document, column: list[Any], name: str) -> set[int]:
-    """Refuse a metric column with a value that is neither a number a float can hold, a text nor null (the launch
-    does not hold the metric); the positions of the numbers that may be out of COUNT's range (what
-    ``_counts_unsure`` looks for, and floats above LARGEST too: the exact check finds nothing wrong with those)."""
+def _metric_column_unsure(column: list[Any], field: str, path: str | Path) -> set[int]:
+    """The positions of a metric column's numbers that may be out of COUNT's range (what ``_counts_unsure`` looks
+    for, and floats above LARGEST too: the exact check finds nothing wrong with those); an int no float holds, or
+    one above LARGEST, is refused."""
     import numpy as np
 
     types = set(map(type, column))
     if types <= {str, type(None)}:
         return set()
-    if not types <= {float, int, str, type(None)}:
-        _name_the_number(doc, column, name, lambda v: type(v) not in (float, int, str, type(None)))
     try:
         values = float_column(column)
     except OverflowError:  # an int no float can hold
         values = None
     if values is None or int in types and bool((values > LARGEST).any()):
-        _name_the_number(doc, column, name, lambda v: type(v) is int and abs(v) > LARGEST)
-    assert values is not None  # an int no float can hold is above LARGEST: named just above
+        for i, v in enumerate(column):
+            if type(v) is int and abs(v) > LARGEST:
+                raise ReportError(f"{path}: {field}[{i}] is out of the range of numbers", MODEL_FIX)
+    assert values is not None  # an int no float can hold is above LARGEST: refused just above
     with np.errstate(invalid="ignore"):
         sure = (values >= 0.0) & (values <= LARGEST) & ~np.signbit(values)
     if type(None) in types or str in types:
         sure |= np.array([v is None or type(v) is str for v in column], dtype=bool)
     return set(np.flatnonzero(~sure).tolist())
-
-
-def _check_rule_types(doc: _Document, rule: Mapping[str, Any], where: str) -> None:
-    """An ncu rule result: its texts, and the focus metrics and estimated speedup when the model has them."""
-    doc.keys(rule, where, (*_RULE_FIELDS, *_RULE_EXTRAS), _RULE_FIELDS)
-    for key in _RULE_FIELDS:
-        doc.text(rule[key], f"{where}.{key}")
-    if rule.get("speedup_pct") is not None:
-        doc.numeric(rule["speedup_pct"], f"{where}.speedup_pct")
-    if rule.get("speedup_type", "") not in _SPEEDUP_TYPES:
-        raise doc.fail(f"{where}.speedup_type", f"is {_shown(rule['speedup_type'])}, expected one of "
-                                                f"{', '.join(map(repr, _SPEEDUP_TYPES))}")
-    focus = rule.get("focus_metrics", [])
-    if not isinstance(focus, list):
-        raise doc.fail(f"{where}.focus_metrics", f"is {_shown(focus)}, expected a list")
-    for k, metric in enumerate(focus):
-        at = f"{where}.focus_metrics[{k}]"
-        doc.keys(doc.mapping(metric, at), at, _FOCUS_FIELDS, ("name",))
-        doc.text(metric["name"], f"{at}.name")
-        doc.text(metric.get("info", ""), f"{at}.info")
-        if metric.get("value") is not None:
-            doc.numeric(metric["value"], f"{at}.value")
-        doc.number(metric.get("severity", 0), f"{at}.severity", WHOLE)
 
 
 # --- Ranges of a loaded report ----------------------------------------------------------------------------------
@@ -526,11 +305,6 @@ def _shape_problem(launch: KernelLaunch, limits: _ShapeLimits) -> str | None:
         (LAUNCH_SHARED, metric(LAUNCH_SHARED), limits.shared),
     ]
     return _first_problem(checks)
-
-
-def _metric_limits(name: str) -> tuple[Limit, ...]:
-    """What a metric's value must hold, in the order checked: its own range, then that of every metric (a COUNT)."""
-    return (_OWN_LIMITS[name], COUNT) if name in _OWN_LIMITS else (COUNT,)
 
 
 def _metric_problem(launch: KernelLaunch) -> str | None:

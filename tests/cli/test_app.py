@@ -259,7 +259,7 @@ def test_ctrl_c_before_the_command_runs_ends_quietly_with_status_130(monkeypatch
         raise SystemExit(code)  # as os._exit would end the process with it
 
     monkeypatch.setattr(cli, "run", interrupted)
-    monkeypatch.setattr(cli, "_leave", leave)
+    monkeypatch.setattr(cli.fast_start, "leave", leave)
     with pytest.raises(SystemExit) as ended:
         cli.main()
     assert ended.value.code == 130 and capsys.readouterr().err == ""

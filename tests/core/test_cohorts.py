@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from roofline.analysis.roofline import analyze_launch, analyze_launches, analyze_report
-from roofline.core.cohorts import Cohort, Split, cohorts, evaluate, fmt, per_row, picker, same, truth
+from roofline.core.cohorts import Cohort, Split, cohorts, evaluate, fmt, launch_plan, per_row, same, take_launch, truth
 from roofline.core.model import KernelLaunch
 from roofline.specs.catalog import load_catalog
 from tests.conftest import load_shared_report, shared_report_names
@@ -51,24 +51,28 @@ def test_launches_holding_other_metrics_are_other_cohorts() -> None:
     assert [rows for rows, _ in cohorts(mixed)] == [[0, 1], [2], [3]]
 
 
-def test_picker_takes_one_launch_out_and_applies_its_per_row_detail() -> None:
+def test_take_launch_takes_one_launch_out_and_applies_its_per_row_detail() -> None:
     cohort = Cohort(launches(1.0, 4.0))
     result = {"x": cohort.value("x"), "text": per_row(lambda v: f"{v:g}!", cohort.value("x")), "launch": cohort}
-    assert picker(result)(1) == {"x": 4.0, "text": "4!", "launch": cohort.launches[1]}
+    assert take_launch(result, 1, launch_plan(result)) == {"x": 4.0, "text": "4!", "launch": cohort.launches[1]}
     assert per_row(lambda v: f"{v:g}!", 2.0) == "2!"  # a single launch: at once
 
 
-def test_a_planned_picker_shares_what_holds_no_array_and_rebuilds_the_rest() -> None:
+def test_take_launch_shares_what_holds_no_array_and_rebuilds_the_rest() -> None:
     cohort = Cohort(launches(1.0, 4.0, 9.0))
     fixed = ("roof", {"dram": 1.5e12})
-    take = picker({"x": cohort.value("x"), "fixed": fixed, "pair": (cohort.value("x"), "same")})
+    result = {"x": cohort.value("x"), "fixed": fixed, "pair": (cohort.value("x"), "same")}
+
+    def take(j: int) -> dict:
+        return take_launch(result, j, launch_plan(result))
+
     assert [take(j)["x"] for j in range(3)] == [1.0, 4.0, 9.0]
     assert take(2)["fixed"] is fixed and take(0)["fixed"] is fixed  # one object for every launch, not a copy each
     assert take(1)["pair"] == (4.0, "same")
 
 
 def test_an_analysis_whose_launches_were_read_still_pickles_as_workers_send_it() -> None:
-    """The plans that take launches out are closures: pickle leaves them behind and the rows are planned again."""
+    """An analysis holds no closures: it pickles as it is, the launches read and those not read yet."""
     import pickle
 
     from roofline.core.parallel import picklable_mappings

@@ -214,18 +214,18 @@ def test_a_model_without_pc_sampling_loads_with_none() -> None:
 
 
 @pytest.mark.parametrize(("bad", "named"), [
-    ({"total_samples": -1}, "total_samples"),
-    ({"total_samples": 1, "pcs": [{"pc_offset": 0, "samples": 1.5}]}, "pcs[0].samples"),
-    ({"total_samples": 1, "pcs": [{"pc_offset": 0, "samples": 1, "stalls": {"wait": "x"}}]}, "pcs[0].stalls.wait"),
-    ({"total_samples": 1, "source_text": {"a.cu": {"x": "int i;"}}}, "source_text.a.cu"),
-    ({"total_samples": 1, "pcs": [{"pc_offset": 0, "samples": 1, "sass": 3}]}, "pcs[0].sass"),
+    ({"total_samples": -1}, "total_samples:"),
+    ({"total_samples": 1, "pcs": [{"pc_offset": 0, "samples": 1.5}]}, "pcs[0].samples:"),
+    ({"total_samples": 1, "pcs": [{"pc_offset": 0, "samples": 1, "stalls": {"wait": "x"}}]}, "pcs[0].stalls[...]:"),
+    ({"total_samples": 1, "source_text": {"a.cu": {"x": "int i;"}}}, "source_text[...]:"),
+    ({"total_samples": 1, "pcs": [{"pc_offset": 0, "samples": 1, "sass": 3}]}, "pcs[0].sass:"),
 ])
 def test_a_malformed_pc_sampling_is_refused_by_name(tmp_path: Path, bad: dict, named: str) -> None:
     launch = {"range_index": 0, "action_index": 0, "name": "k", "pc_sampling": bad}
     model = tmp_path / "bad.json"
     model.write_text(json.dumps({"format": "roofline-report-model", "version": 1, "device": {"name": "gpu"},
                                  "launches": [launch]}))
-    with pytest.raises(ReportError, match=re.escape(f"launches[0].pc_sampling.{named} ")):
+    with pytest.raises(ReportError, match=re.escape(f"launches[0].pc_sampling.{named}")):
         load_report(model)
 
 

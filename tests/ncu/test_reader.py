@@ -361,11 +361,12 @@ def test_the_largest_model_parsed_is_a_share_of_physical_memory():
 
 
 # --- The child's answer in frames (issue 13) ----------------------------------------------------------------------
-def test_early_gets_the_device_and_every_launch_in_order_as_the_reports_own_objects(shared_report):
-    batches = []
-    report = load_report(shared_report(ALIFE), early=lambda device, launches: batches.append((device, launches)))
-    assert batches and all(device is report.device for device, _ in batches)
-    taken = [launch for _, batch in batches for launch in batch]
+def test_the_batches_bring_the_device_and_every_launch_in_order_as_the_reports_own_objects(shared_report):
+    reading = reader.ReportReading(shared_report(ALIFE))
+    batches = list(reading.batches())
+    report = reading.report()
+    assert batches and all(batch.device is report.device for batch in batches)
+    taken = [launch for batch in batches for launch in batch.launches]
     assert len(taken) == len(report.launches) == 143
     assert all(mine is theirs for mine, theirs in zip(taken, report.launches, strict=True))
 
@@ -383,7 +384,7 @@ def test_a_frame_larger_than_the_pipe_leaves_the_sender_at_once_and_arrives_whol
     ending = threading.Thread(target=lambda: (frames.send(("ok", None)), frames.close()))
     ending.start()
     taken: list[tuple] = []
-    end = child.read_frames(read_fd, time.monotonic() + 60, taken.extend)
+    end = yield_all(child.read_frames(read_fd, time.monotonic() + 60), taken.extend)
     ending.join()
     os.close(read_fd)
     assert end == ("ok", None) and taken == [device, large]
@@ -395,8 +396,17 @@ def test_an_answer_that_arrived_before_the_deadline_is_taken_after_it():
     frames = child._Frames(write_fd)
     frames.send(("ok", None))
     frames.close()
-    assert child.read_frames(read_fd, time.monotonic() - 1.0, lambda frames: None) == ("ok", None)
+    assert yield_all(child.read_frames(read_fd, time.monotonic() - 1.0), lambda frames: None) == ("ok", None)
     os.close(read_fd)
+
+
+def yield_all(frames, take):
+    """Hand each batch of frames a generator yields to ``take``; what it returns."""
+    while True:
+        try:
+            take(next(frames))
+        except StopIteration as stop:
+            return stop.value
 
 
 def _pipe_max_size() -> int:
@@ -433,8 +443,10 @@ def _crashes_after_one_launch(path: str, write_fd: int, sass: bool = True) -> No
 def test_a_child_that_dies_after_sending_launches_ends_in_the_crash_error(shared_report, monkeypatch):
     monkeypatch.setattr(child, "_child_main", _crashes_after_one_launch)
     taken = []
+    reading = reader.ReportReading(shared_report(T4))
     with pytest.raises(ReportError, match=f"reader crashed on this file \\(exit {-signal.SIGSEGV}\\)"):
-        load_report(shared_report(T4), early=lambda device, launches: taken.extend(launches))
+        for batch in reading.batches():
+            taken.extend(batch.launches)
     assert [launch.name for launch in taken] == ["k"]  # handed over early, then dropped with the failed read
 
 

@@ -72,7 +72,8 @@ def test_table_on_every_shared_report(shared_name, shared_report, roofline_repor
     import roofline.ncu.reader
 
     report = roofline_report(shared_name)
-    monkeypatch.setattr(roofline.ncu.reader, "load_report", lambda p, time_limit_s=None, early=None, sass=True: report)
+    monkeypatch.setattr(roofline.ncu.reader.ReportReading, "batches", lambda self: (b for b in ()))
+    monkeypatch.setattr(roofline.ncu.reader.ReportReading, "report", lambda self: report)
     result = run(path)
     assert result.exit_code == 0, result.output
     text = result.stdout
