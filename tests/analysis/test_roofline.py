@@ -338,13 +338,15 @@ def test_a_roof_scaled_on_some_launches_is_not_called_unscaled():
     the footnote says scaled, not unscaled, for that roof."""
     from types import SimpleNamespace
 
-    from roofline.analysis.roofline import scaled_roofs_note
+    from roofline.analysis.view import scaled_roofs
     from roofline.core.model import Ceilings
+    from roofline.render.report.prose import scaled_roofs_note
 
-    def launch(how: str):
-        return SimpleNamespace(ceilings={"kernel-clock": Ceilings("kernel-clock", {}, {}, scaled={"fp32": how})})
+    def launch(how: str, unscaled: tuple[str, ...]):
+        return SimpleNamespace(ceilings={"kernel-clock": Ceilings("kernel-clock", {}, {}, scaled={"fp32": how},
+                                                                  unscaled=unscaled)})
 
-    note = scaled_roofs_note([launch("datasheet x 0.77 (measured SM clock / boost)"),
-                              launch("datasheet, unscaled (no measured clock)")])
+    note = scaled_roofs_note(scaled_roofs([launch("datasheet x 0.77 (measured SM clock / boost)", ()),
+                                           launch("datasheet, unscaled (no measured clock)", ("fp32",))]))
     assert "scaled to each launch's measured clock" in note or "the others scaled" in note
     assert "unscaled (the report holds no measured clock)" not in note
