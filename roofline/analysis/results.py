@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import Enum, StrEnum
+from enum import Enum
 from typing import TYPE_CHECKING, Literal
 
 from roofline.core.cohorts import largest
@@ -188,11 +188,11 @@ class WarpStalls:
     missing: Mapping[str, str] = field(default_factory=dict)
 
 
-class EstimateBound(StrEnum):
-    """What bounds an advice item's estimate (``analysis.reconcile``), as data; the value is JSON's ``bound_by``. The
-    what-ifs on the time model: the kernel at its floor once latency is hidden (``SLACK``), the changed kernel's
-    floor (``CHANGED_FLOOR``), a change that leaves the floor where it is (``FLOOR_UNCHANGED``: no saving claimed) or
-    removes no work (``NOTHING_REMOVED``); else the bound of the item's mechanism."""
+class EstimateBound(str, Enum):
+    """What bounds an advice item's estimate (``analysis.reconcile``), as data; its ``value`` is JSON's
+    ``bound_by``. The what-ifs on the time model: the kernel at its floor once latency is hidden (``SLACK``), the
+    changed kernel's floor (``CHANGED_FLOOR``), a change that leaves the floor where it is (``FLOOR_UNCHANGED``: no
+    saving claimed) or removes no work (``NOTHING_REMOVED``); else the bound of the item's mechanism."""
 
     NONE = ""
     GAP = "busiest unit's gap"

@@ -372,7 +372,7 @@ def advice_dict(a: Advice, path: str, missing: dict[str, str]) -> dict[str, Any]
     return {"kind": a.kind, "title": a.title, "text": a.text, "condition": a.condition, "cause": a.cause,
             "source": a.source, "also": list(a.also), "topic": a.topic or None, "mechanism": a.mechanism,
             "work_share": number(a.work_share), "est_saved_s": number(a.est_saved_s), "estimate": estimate_of(a),
-            "bound": bound_of(a) or None, "bound_by": str(a.bound_by) or None, "ncu_saved_s": number(a.ncu_saved_s)}
+            "bound": bound_of(a) or None, "bound_by": a.bound_by.value or None, "ncu_saved_s": number(a.ncu_saved_s)}
 
 
 def ceilings_dict(c: Ceilings, reasons: Reasons | None = None) -> dict[str, Any]:

@@ -27,7 +27,7 @@ def estimate_text(item: Advice) -> str:
         return local + (f" ({ncu})" if ncu else "")
     if not item.capped:
         return f"saves ~{seconds(item.est_saved_s)}"
-    why = "; ".join(x for x in (item.bound_by, ncu) if x)
+    why = "; ".join(x for x in (item.bound_by.value, ncu) if x)
     return f"saves at most {seconds(item.est_saved_s)}" + (f" ({why})" if why else "")
 
 
