@@ -103,7 +103,8 @@ def tree_files(tree: Path) -> Iterator[str]:
         if path.is_file():
             yield str(path.relative_to(tree)).replace("\\", "/")
     specs = tree / "device_specs"
-    for path in sorted([*specs.glob("*.yaml"), *specs.glob("measured/*.yaml"), specs / "__init__.py"]):
+    for path in sorted([*specs.glob("*.yaml"), *specs.glob("measured/*.yaml"), *specs.glob("architecture/*.yaml"),
+                        specs / "__init__.py"]):
         yield f"roofline/device_specs/{path.relative_to(specs)}"
 
 

@@ -9,11 +9,15 @@ instructions) that hold most of one stall reason's samples or of one memory coun
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
 
+from roofline.analysis import sass as sass_text
 from roofline.analysis.diagnostics.stalls import NOT_STALLED
-from roofline.analysis.results import HotLine, HotRow, Hotspots, LaunchAnalysis, LineShift
-from roofline.core.model import KernelLaunch, PcCounters
+from roofline.analysis.results import HotLine, HotRow, Hotspots, LaunchAnalysis, LineShift, Producer
+from roofline.core.files import base_name
+from roofline.core.model import KernelLaunch, PcCounters, PcSampling
+from roofline.core.thresholds import THIN_SAMPLES
 from roofline.ncu import metrics as m
 
 NAMED_SHARE = 0.5  # ``responsible`` names lines until they hold this share of the samples or counts ...
@@ -35,10 +39,58 @@ def hotspots(launch: KernelLaunch) -> Hotspots | None:
     total = sampling.total_samples
     sampled = sorted((pc for pc in sampling.pcs if pc.samples > 0), key=lambda pc: -pc.samples)
     unplaced = any(pc.file is None for pc in sampling.pcs)
-    return Hotspots(total, tuple((pc, pc.samples / total if total else 0.0) for pc in sampled),
-                    _lines(sampling.pcs, total),
-                    m.HINT_LINEINFO if unplaced else "", sampling.sass_missing, sampling.source_text,
-                    sampling.pcs)
+    h = Hotspots(total, tuple((pc, pc.samples / total if total else 0.0) for pc in sampled),
+                 _lines(sampling.pcs, total),
+                 m.HINT_LINEINFO if unplaced else "", sampling.sass_missing, sampling.source_text,
+                 sampling.pcs, sampling.functions, launch.name, producers(sampling))
+    labels = {pc.function_pc: function_label(h, pc) for pc in sampling.pcs if pc.function_pc is not None}
+    ties = {(pc.function_pc, pc.pc_offset): tied_stalls(pc.stalls) for pc in sampling.pcs}
+    return replace(h, function_labels=labels, top_stalls=ties)
+
+
+def producers(sampling: PcSampling) -> dict[int, Producer]:
+    """For each instruction whose warps waited on a dependency (``metrics.DEPENDENCY_STALLS``), the instruction of
+    its function that produced the register it waits on (``analysis.sass.producer``), keyed by its PC."""
+    known = {pc.pc: (pc.sass or "", pc.file, pc.line) for pc in sampling.pcs if pc.pc is not None}
+    text = {**sampling.preceding, **known}
+    found: dict[int, Producer] = {}
+    for pc in sampling.pcs:
+        waits = {r: pc.stalls.get(r, 0) for r in m.DEPENDENCY_STALLS if pc.stalls.get(r, 0) > 0}
+        if not waits or pc.pc is None or pc.function_pc is None or not pc.sass:
+            continue
+        stall = max(waits, key=lambda r: waits[r])
+        hit = sass_text.producer(pc.sass, _before(text, pc.pc, pc.function_pc), stall != "wait")
+        if hit is not None:
+            at, regs = hit
+            source, file, line = text[at]
+            found[pc.pc] = Producer(at, at - pc.function_pc, source, regs, stall, file, line)
+    return found
+
+
+def _before(text: Mapping[int, tuple[str, str | None, int | None]], pc: int,
+            start: int) -> Callable[[], Iterator[tuple[int, str]]]:
+    """The instructions before ``pc`` in its function (from ``start``), nearest first, while their text is known."""
+    def walk() -> Iterator[tuple[int, str]]:
+        for at in range(pc - m.SASS_INSTRUCTION_BYTES, start - 1, -m.SASS_INSTRUCTION_BYTES):
+            if at not in text or not text[at][0]:
+                return
+            yield at, text[at][0]
+    return walk
+
+
+def function_label(h: Hotspots, pc: PcCounters) -> str:
+    """The function an instruction belongs to: the kernel's name where the launch ran one function, else its
+    place among the launch's functions and its start address ("function 2 of 3 at 0x7f3b377a0000")."""
+    if len(h.functions) <= 1 or pc.function_pc is None:
+        return h.kernel_name
+    index = h.functions.index(pc.function_pc) + 1 if pc.function_pc in h.functions else 0
+    return f"function {index} of {len(h.functions)} at 0x{pc.function_pc:x}"
+
+
+def instruction_where(h: Hotspots, pc: PcCounters) -> str:
+    """An instruction as the reports name it: its offset, with its function where the launch ran several."""
+    offset = f"+0x{pc.pc_offset:x}"
+    return f"{function_label(h, pc)} {offset}" if len(h.functions) > 1 and pc.function_pc is not None else offset
 
 
 def _lines(pcs: Sequence[PcCounters], total: int) -> tuple[HotLine, ...]:
@@ -55,7 +107,7 @@ def _lines(pcs: Sequence[PcCounters], total: int) -> tuple[HotLine, ...]:
                 stalls[reason] = stalls.get(reason, 0) + n
         samples = sum(pc.samples for pc in members)
         lines.append(HotLine(file, line, samples, samples / total if total else 0.0, stalls, _top_stall(stalls),
-                             tuple(sorted(members, key=lambda pc: -pc.samples))))
+                             tuple(sorted(members, key=lambda pc: -pc.samples)), tied_stalls(stalls)))
     return tuple(sorted(lines, key=lambda h: (-h.samples, h.file, h.line)))
 
 
@@ -73,15 +125,16 @@ def responsible(h: Hotspots, count: Callable[[PcCounters], float], what: str) ->
         files = {file for file, _, _ in named}
         share = sum(n for _, _, n in named) / total
         numbers = _ranges(sorted(line for _, line, _ in named))
-        where = (f"{_base(next(iter(files)))} line{'s' if len(named) > 1 else ''} {numbers}" if len(files) == 1
-                 else ", ".join(f"{_base(file)}:{line}" for file, line, _ in named))
+        where = (f"{base_name(next(iter(files)))} line{'s' if len(named) > 1 else ''} {numbers}" if len(files) == 1
+                 else ", ".join(f"{base_name(file)}:{line}" for file, line, _ in named))
     else:
         instructions = [(pc.sass or "", pc.pc_offset, count(pc)) for pc in h.all_pcs]
         named = _most(instructions, total)
         share = sum(n for _, _, n in named) / total
         where = ", ".join(f"+0x{offset:x}" + (f" ({_opcode(sass)})" if sass else "") for sass, offset, _ in named)
         where = f"the instruction{'s' if len(named) > 1 else ''} at {where}"
-    return f"{where} hold{'s' if len(named) == 1 else ''} {share:.0%} of the {what}"
+    thin = f" (rests on {total:,.0f} samples)" if what.endswith("samples") and total < THIN_SAMPLES else ""
+    return f"{where} hold{'s' if len(named) == 1 else ''} {share:.0%} of the {what}{thin}"
 
 
 def _opcode(sass: str) -> str:
@@ -111,24 +164,47 @@ def _most(groups: Sequence[tuple[str, int, float]], total: float) -> list[tuple[
     return named
 
 
-def _base(path: str) -> str:
-    """A source file's name without its folders (the build machine's)."""
-    return path.replace("\\", "/").rsplit("/", 1)[-1]
-
-
 def top_rows(h: Hotspots, n: int = SHOWN) -> tuple[HotRow, ...]:
     """The ``n`` source lines with the most samples, or instructions where the binary has no line information."""
     if h.lines:
-        return tuple(HotRow(f"{_base(line.file)}:{line.line}", line.share, line.samples, line.top_stall,
-                            line.pcs[0].sass, line.file, line.line) for line in h.lines[:n] if line.samples > 0)
-    return tuple(HotRow(f"+0x{pc.pc_offset:x}", share, pc.samples, _top_stall(pc.stalls), pc.sass)
+        return tuple(HotRow(f"{base_name(line.file)}:{line.line}", line.share, line.samples, line.top_stall,
+                            line.pcs[0].sass, line.file, line.line, line.tied_stalls, _producer_of(h, line.pcs),
+                            "") for line in h.lines[:n] if line.samples > 0)
+    return tuple(HotRow(instruction_where(h, pc), share, pc.samples, _top_stall(pc.stalls), pc.sass,
+                        tied_stalls=tied_stalls(pc.stalls), producer=_producer_of(h, (pc,)),
+                        function=function_label(h, pc) if len(h.functions) > 1 else "")
                  for pc, share in h.pcs[:n])
 
 
+def _producer_of(h: Hotspots, pcs: Sequence[PcCounters]) -> Producer | None:
+    """Where the top stall of ``pcs`` (an instruction, or a line's) is a dependency: the producer that the
+    instruction with the most samples of that stall waits on; None otherwise."""
+    stalls: dict[str, int] = {}
+    for pc in pcs:
+        for reason, n in pc.stalls.items():
+            stalls[reason] = stalls.get(reason, 0) + n
+    top = _top_stall(stalls)
+    if top not in m.DEPENDENCY_STALLS:
+        return None
+    waiting = max(pcs, key=lambda pc: pc.stalls.get(top or "", 0))
+    found = h.producers.get(waiting.pc) if waiting.pc is not None else None
+    return found if found is not None and found.stall == top else None
+
+
 def _top_stall(stalls: Mapping[str, int]) -> str | None:
-    """The stall reason with the most samples, a warp issuing (``NOT_STALLED``) left out."""
-    waits = {r: n for r, n in stalls.items() if r not in NOT_STALLED}
-    return max(waits, key=lambda r: waits[r]) if waits else None
+    """The stall reason with the most samples, a warp issuing (``NOT_STALLED``) left out; of tied ones the first
+    by name (``tied_stalls`` lists them all)."""
+    tied = tied_stalls(stalls)
+    return tied[0] if tied else None
+
+
+def tied_stalls(stalls: Mapping[str, int]) -> tuple[str, ...]:
+    """The stall reasons that share the most samples (a warp issuing left out), by name; () where none waited."""
+    waits = {r: n for r, n in stalls.items() if r not in NOT_STALLED and n > 0}
+    if not waits:
+        return ()
+    most = max(waits.values())
+    return tuple(sorted(r for r, n in waits.items() if n == most))
 
 
 def context(h: Hotspots, row: HotRow, around: int = CONTEXT) -> tuple[tuple[int, str], ...]:
@@ -169,7 +245,7 @@ def line_samples(launches: Sequence[KernelLaunch]) -> dict[str, int]:
     for launch in launches:
         for pc in launch.pc_sampling.pcs if launch.pc_sampling is not None else ():
             if pc.samples and pc.file is not None:
-                where = f"{_base(pc.file)}:{pc.line}"
+                where = f"{base_name(pc.file)}:{pc.line}"
                 pooled[where] = pooled.get(where, 0) + pc.samples
     return pooled
 

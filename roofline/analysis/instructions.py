@@ -23,6 +23,7 @@ GIGA = 1e9
 # all 32 threads on one bank. Wider words at unit stride sit lower (8 bytes: 1/8, 16 bytes: 1/16).
 GLOBAL_WALLS = {"stride_0": 1.0, "unit_stride": 1 / 4, "scattered": 1 / 32}
 SHARED_WALLS = {"no_conflict": 1.0, "conflict_32_way": 1 / 32}
+TRANSACTION_DEFINITIONS = {"l1": m.L1_DEFINITION, "l2": m.L2_DEFINITION, "dram": m.DRAM_DEFINITION}
 
 
 def instruction_roofline(a: LaunchAnalysis, device: Device) -> InstructionRoofline:
@@ -40,23 +41,46 @@ def instruction_roofline(a: LaunchAnalysis, device: Device) -> InstructionRoofli
         else Value.of(peak),
         transactions={level: Value.of(moved[level]) for level in LEVELS},
         intensity={level: _intensity(Value.of(warps), Value.of(moved[level]), level) for level in LEVELS},
+        thread_intensity={level: _intensity(_per_warp(Value.of(threads)), Value.of(moved[level]), level,
+                                            "thread instructions / 32") for level in LEVELS},
+        definitions=TRANSACTION_DEFINITIONS,
         peak_gtxn_per_s={level: _transaction_roof(ceilings.bytes_per_s[level], ceilings.missing.get(level, ""),
                                                   ceilings.source) for level in LEVELS},
         ceilings=ceilings.source,
         global_memory=_memory_walls(m.global_accesses(launch), GLOBAL_WALLS, "global"),
         shared_memory=_memory_walls(m.shared_accesses(launch), SHARED_WALLS, "shared"),
-        integer=integer_roofline(a),
+        integer=integer_roofline(a, device),
     )
 
 
-def integer_roofline(a: LaunchAnalysis) -> IntegerRoofline:
-    """Integer thread instructions per second against the integer pipe's peak, and per byte at each level."""
+def integer_roofline(a: LaunchAnalysis, device: Device | None = None) -> IntegerRoofline:
+    """Integer thread instructions per second against the integer pipe's peak (the report's own, else the ceiling of
+    the compute capability, ``integer_ceiling``), and per byte at each level."""
     count = Value.of(m.integer_instructions(a.launch))
     rate = _giga_rate(count, a.duration_s)
     peak = Value.of(m.integer_peak(a.launch))
+    if peak.value is None and device is not None:
+        peak = integer_ceiling(a, device, peak.reason)
     peak_giops = Value(peak.value / GIGA, via=f"({peak.via}) / 1e9") if peak.value is not None else peak
     return IntegerRoofline(giops=rate, peak_giops=peak_giops, pct_of_peak=_percent(rate, peak_giops),
                            intensity={level: _per_byte(count, a.bytes[level], level) for level in LEVELS})
+
+
+def integer_ceiling(a: LaunchAnalysis, device: Device, why_not_own: str) -> Value:
+    """Integer thread instructions per second: the compute capability's integer lanes per SM (device_specs/
+    architecture/integer.yaml, cited there) x SMs x the measured SM clock; None saying what is missing."""
+    from roofline.specs.architecture import integer_lanes
+
+    lanes = integer_lanes(device.compute_capability)
+    clock = m.sm_clock_hz(a.launch)
+    if lanes is None:
+        return Value(None, f"{why_not_own}; and no integer ceiling for compute capability "
+                           f"{device.compute_capability or 'unknown'} in device_specs/architecture/integer.yaml")
+    if not device.sm_count or clock.value is None:
+        return Value(None, f"no SM count or SM clock for the integer ceiling: {clock.reason or 'no SM count'}")
+    return Value(lanes.per_sm * device.sm_count * clock.value,
+                 via=f"{lanes.per_sm:g} integer lanes/SM (CC {device.compute_capability}, "
+                     f"device_specs/architecture/integer.yaml) x {device.sm_count} SMs x {clock.via}")
 
 
 def _percent(rate: Value, peak: Value) -> Value:
@@ -105,15 +129,22 @@ def _giga_rate(count: Value, duration: Value, per: int = 1) -> Value:
     return Value(count.value / per / duration.value / GIGA, via=f"({count.via}){scale} / duration / 1e9")
 
 
-def _intensity(warps: Value, moved: Value, level: str) -> Value:
-    """Warp instructions per transaction at one level; None where either is unmeasured or nothing moved."""
+def _per_warp(threads: Value) -> Value:
+    """Thread instructions / 32, the model's y-axis: warp instructions as if every thread were active."""
+    if threads.value is None:
+        return threads
+    return Value(threads.value / m.THREADS_PER_WARP, via=f"({threads.via}) / {m.THREADS_PER_WARP}")
+
+
+def _intensity(warps: Value, moved: Value, level: str, what: str = "warp instructions") -> Value:
+    """Instructions (``what``) per transaction at one level; None where either is unmeasured or nothing moved."""
     if warps.value is None:
         return Value(None, warps.reason)
     if moved.value is None:
         return Value(None, moved.reason)
     if moved.value == 0:
         return Value(None, f"no transactions at {level}: instruction intensity is unbounded")
-    return Value(warps.value / moved.value, via=f"warp instructions / {level} transactions")
+    return Value(warps.value / moved.value, via=f"{what} / {level} transactions")
 
 
 def _transaction_roof(bytes_per_s: float | None, why: str, source: str) -> Value:

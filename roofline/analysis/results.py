@@ -14,8 +14,11 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Literal
 
+from roofline.analysis.sass import opcode as sass_opcode
 from roofline.core.cohorts import largest
+from roofline.core.files import base_name
 from roofline.core.model import Ceilings, CeilingSet, KernelLaunch, PcCounters
+from roofline.core.thresholds import THIN_SAMPLES
 
 if TYPE_CHECKING:  # pragma: no cover
 
@@ -155,6 +158,19 @@ class Occupancy:
 
 
 @dataclass(frozen=True)
+class TensorRoof:
+    """One Tensor Core data type the launch did work in, against its dense roof (``diagnostics.tensor_cores``):
+    operations per second (FLOPs, or integer ops for INT types), the roof at the clock the launch ran at, and the
+    percent of it; ``work`` names the counter that shows the work. None = not measured, with the reason."""
+
+    dtype: str  # "fp16", "int8", "fp8", ...
+    work: str
+    achieved_ops_per_s: Value
+    peak_ops_per_s: Value
+    pct_of_peak: Value
+
+
+@dataclass(frozen=True)
 class TensorCores:
     """Tensor Core use of one launch (``diagnostics.tensor_cores``). Percentages are of the pipe's peak;
     None = not measured."""
@@ -173,6 +189,7 @@ class TensorCores:
     roof_ratio: float | None = None  # the roof the advice points to over the CUDA-core roof
     reason: str = ""  # why the status is NOT_MEASURED
     missing: Mapping[str, str] = field(default_factory=dict)  # why a None number above is None
+    roofs: Mapping[str, TensorRoof] = field(default_factory=dict)  # per data type the launch did tensor work in
 
 
 @dataclass(frozen=True)
@@ -285,11 +302,26 @@ class InstructionRoofline:
     peak_warp_gips: Value  # SMs x schedulers per SM x instructions per scheduler and cycle x SM clock / 1e9
     transactions: Mapping[str, Value]  # per level (core.model.LEVELS): 32-byte transactions
     intensity: Mapping[str, Value]  # per level: warp instructions per transaction
+    thread_intensity: Mapping[str, Value]  # per level: thread instructions / 32 per transaction
+    definitions: Mapping[str, str]  # per level: what its transactions count
     peak_gtxn_per_s: Mapping[str, Value]  # per level: the memory roof of ``ceilings`` / 32 B, per second / 1e9
     ceilings: CeilingSet  # the ceiling set the transaction roofs come from
     global_memory: MemoryWalls  # global loads and stores: L1 sectors per instruction against the access walls
     shared_memory: MemoryWalls  # shared loads and stores: wavefronts per instruction against the bank-conflict walls
     integer: IntegerRoofline  # integer instructions against the integer pipe's peak
+
+
+@dataclass(frozen=True)
+class MemoryPicture:
+    """The memory chart of ncu's Memory Workload Analysis for one launch (``analysis.memory``): L1 and L2 sector hit
+    rates in percent, and the traffic on each edge between kernel, L1, shared memory, L2 and DRAM (bytes; shared
+    memory in wavefronts); with ncu's Speed of Light percentages (every set, the basic one included). None = not
+    measured, with the reason."""
+
+    hit_rate_pct: Mapping[str, Value]  # "l1", "l2"
+    traffic: Mapping[str, Value]  # edge (ncu.metrics.MEMORY_EDGES) -> amount
+    definitions: Mapping[str, str]  # edge -> what it counts
+    sol_pct: Mapping[str, Value] = field(default_factory=dict)  # ncu's Speed of Light: "sm", "memory", "dram", ...
 
 
 @dataclass(frozen=True)
@@ -304,6 +336,7 @@ class HotLine:
     stalls: Mapping[str, int]
     top_stall: str | None
     pcs: tuple[PcCounters, ...]
+    tied_stalls: tuple[str, ...] = ()  # the reasons with as many samples as ``top_stall`` (it first); () for none
 
     @property
     def where(self) -> str:
@@ -324,6 +357,46 @@ class Hotspots:
     sass_missing: str = ""
     source_text: Mapping[str, Mapping[int, str]] = field(default_factory=dict)
     all_pcs: tuple[PcCounters, ...] = ()  # every instruction the report kept, memory-only ones included
+    functions: tuple[int, ...] = ()  # start address of each function of the launch, in address order
+    kernel_name: str = ""  # the launch's function name, that of its one function where it ran one
+    producers: Mapping[int, Producer] = field(default_factory=dict)  # waiting instruction's PC -> its producer
+    # what the reports show per instruction, decided here: the function each start address is named by
+    # (``function_label``) and, per (function start, offset), the stall reasons tied for the most samples
+    function_labels: Mapping[int, str] = field(default_factory=dict)
+    top_stalls: Mapping[tuple[int | None, int], tuple[str, ...]] = field(default_factory=dict)
+
+    def function_of(self, pc: PcCounters) -> str:
+        """The function an instruction belongs to, as the reports name it (``analysis.hotspots.function_label``)."""
+        return self.function_labels.get(pc.function_pc, self.kernel_name) if pc.function_pc is not None \
+            else self.kernel_name
+
+    def stalls_of(self, pc: PcCounters) -> tuple[str, ...]:
+        """The stall reasons tied for an instruction's most samples (``analysis.hotspots.tied_stalls``)."""
+        return self.top_stalls.get((pc.function_pc, pc.pc_offset), ())
+
+
+@dataclass(frozen=True)
+class Producer:
+    """The instruction that produced the register a waiting one reads (the SASS def-use chain within a function,
+    ``analysis.hotspots``): what the user changes when warps wait on a dependency (a load, not the FADD that waits)."""
+
+    pc: int
+    pc_offset: int
+    sass: str
+    registers: tuple[str, ...]  # the awaited registers it writes
+    stall: str  # the dependency stall of the waiting instruction ("long_scoreboard", ...)
+    file: str | None = None
+    line: int | None = None
+
+    @property
+    def opcode(self) -> str:
+        """The producer's opcode with its modifiers ("LDG.E.CONSTANT")."""
+        return sass_opcode(self.sass)
+
+    @property
+    def source(self) -> str | None:
+        """Its source line as the reports name it ("sgemm.cu:40"); None without line information."""
+        return f"{base_name(self.file)}:{self.line}" if self.file is not None else None
 
 
 @dataclass(frozen=True)
@@ -338,6 +411,14 @@ class HotRow:
     sass: str | None  # the instruction's text; for a line, that of its instruction with the most samples
     file: str | None = None
     line: int | None = None
+    tied_stalls: tuple[str, ...] = ()  # reasons with as many samples as the top one (it first); () for none
+    producer: Producer | None = None  # where its top instruction waits on a dependency: the instruction producing it
+    function: str = ""  # for an instruction: the function it belongs to, where the launch ran several
+
+    @property
+    def thin(self) -> bool:
+        """Whether its share rests on fewer samples than ``core.thresholds.THIN_SAMPLES``."""
+        return self.samples < THIN_SAMPLES
 
 
 @dataclass(frozen=True)
@@ -430,6 +511,7 @@ class LaunchAnalysis:
     tensor_cores: TensorCores | None = None
     stalls: WarpStalls | None = None
     instruction_roofline: InstructionRoofline | None = None
+    memory: MemoryPicture | None = None
     hotspots: Hotspots | None = None
     advice: tuple[Advice, ...] = ()
     l2_total_bytes: Value = Value(None, "not read")  # all L2 traffic, stores included (lts__t_sectors x 32)

@@ -342,8 +342,8 @@ def image(drawn: bytes | None) -> bytes:
 
 
 def report_plot(document: ReportDocument, fmt: PlotFormat, target: Path, name: str = "plot") -> bytes:
-    """The roofline plot (``name`` "plot") or the instruction roofline plot ("instruction-plot") of the reports;
-    a one-line error, and no file, when no kernel of any report has a place on it."""
+    """The roofline plot (``name`` "plot"), the instruction roofline plot ("instruction-plot") or the memory chart
+    ("memory-plot") of the reports; a one-line error, and no file, when no kernel of any report has a place on it."""
     from roofline.errors import RooflineError
 
     drawn = render_image("report", document, fmt, name)
@@ -351,6 +351,9 @@ def report_plot(document: ReportDocument, fmt: PlotFormat, target: Path, name: s
         if name == "plot":
             from roofline.render.report.plot import NOTHING_TO_PLOT as nothing
             from roofline.render.report.plot import PLOT_FIX as fix
+        elif name == "memory-plot":
+            from roofline.render.report.memory_plot import FIX as fix
+            from roofline.render.report.memory_plot import NOTHING as nothing
         else:
             from roofline.render.report.instruction_plot import FIX as fix
             from roofline.render.report.instruction_plot import NOTHING as nothing

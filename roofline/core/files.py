@@ -53,3 +53,8 @@ def open_regular(path: Path, fail: Fail, fix: str) -> BinaryIO:
         raise fail(f"{path}: is {file_kind(mode)}, not a regular file", fix)
     os.set_blocking(fd, True)
     return os.fdopen(fd, "rb")
+
+
+def base_name(path: str) -> str:
+    """A source file's name without its folders (the build machine's, / or \\ separated)."""
+    return path.replace("\\", "/").rsplit("/", 1)[-1]

@@ -255,6 +255,8 @@ class PcCounters:
     sass: str | None = None
     file: str | None = None
     line: int | None = None
+    pc: int | None = None  # the absolute address (None in models written before it was kept)
+    function_pc: int | None = None  # the start address of the function the instruction belongs to
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "stalls", _frozen(self.stalls))
@@ -275,22 +277,31 @@ class PcSampling:
     pcs: tuple[PcCounters, ...] = ()
     sass_missing: str = ""
     source_text: Mapping[str, Mapping[int, str]] = field(default_factory=dict)
+    functions: tuple[int, ...] = ()  # the start address of each function the launch ran, in address order
+    # the instructions before each one whose warps waited on a dependency (absolute PC -> (SASS text, source file,
+    # line)), where the producer of the awaited register is looked for (``analysis.hotspots``)
+    preceding: Mapping[int, tuple[str, str | None, int | None]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "source_text", _frozen({f: _frozen(lines) for f, lines in self.source_text.items()}))
+        object.__setattr__(self, "preceding", _frozen({pc: tuple(v) for pc, v in self.preceding.items()}))
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain data (the report model's form: line numbers as JSON keys are strings)."""
+        """Plain data (the report model's form: line numbers and PCs as JSON keys are strings)."""
         return {"total_samples": self.total_samples, "pcs": [pc.to_dict() for pc in self.pcs],
                 "sass_missing": self.sass_missing,
-                "source_text": {f: {str(n): t for n, t in lines.items()} for f, lines in self.source_text.items()}}
+                "source_text": {f: {str(n): t for n, t in lines.items()} for f, lines in self.source_text.items()},
+                "functions": list(self.functions),
+                "preceding": {str(pc): list(v) for pc, v in self.preceding.items()}}
 
     @classmethod
     def from_dict(cls, item: Mapping[str, Any]) -> PcSampling:
         """The inverse of ``to_dict``."""
         return cls(item["total_samples"], tuple(PcCounters(**pc) for pc in item.get("pcs", ())),
                    item.get("sass_missing", ""),
-                   {f: {int(n): t for n, t in lines.items()} for f, lines in item.get("source_text", {}).items()})
+                   {f: {int(n): t for n, t in lines.items()} for f, lines in item.get("source_text", {}).items()},
+                   tuple(item.get("functions", ())),
+                   {int(pc): tuple(v) for pc, v in item.get("preceding", {}).items()})
 
 
 MAX_NAME_CHARS = 1 << 16  # a kernel name is cut beyond this (real ones, demangled templates included: < 5,000)

@@ -23,10 +23,12 @@ LineNumber = Annotated[str, Meta(pattern=r"^\d+$")]  # a source line number as a
 METRIC = float | int | str  # a metric's value held by a launch: a number (int or float) or a text
 # Where the document holds a field otherwise than the JSON form of its type: the metrics of a launch (each value
 # checked on its own as METRIC, so that a problem names the metric; a version-1 launch leaves out a metric it does
-# not hold, never null), and the line numbers of the source text (JSON keys are texts).
+# not hold, never null), and the line numbers of the source text and the addresses of the preceding instructions
+# (JSON keys are texts).
 _FORM: dict[tuple[type, str], Any] = {
     (model.KernelLaunch, "metrics"): dict[str, Any],
     (model.PcSampling, "source_text"): dict[str, dict[LineNumber, str]],
+    (model.PcSampling, "preceding"): dict[LineNumber, tuple[str, str | None, Whole | None]],  # keyed by address
 }
 
 

@@ -28,3 +28,6 @@ L2_RATIO_FLAG = 1.5  # timeline --work: L2 sizes this many times apart: the DRAM
 # here, so this leaves a 5-10x margin on large files.
 READ_LIMIT_BASE_S = 30.0
 READ_LIMIT_S_PER_MIB = 0.5
+# Hot spots: a share of warp samples from fewer samples than this is named with its count ("rests on 12 samples"):
+# the standard error of a share p from n samples is sqrt(p (1 - p) / n), 9 percentage points at p = 0.5, n = 30
+THIN_SAMPLES = 30

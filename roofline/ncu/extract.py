@@ -114,6 +114,9 @@ def _launch(ncu_report: Any, action: Any, r: int, a: int, function_name: str, na
             if unit not in metrics and unit not in nan:
                 _keep(value(get(unit)), unit, metrics, nan)
     sampling = pc_sampling(action, names, sass)
+    integer = integer_by_opcode(action)
+    if integer is not None:
+        metrics[m.INTEGER_OPCODE_INST] = integer
     moves = hfma_moves(action) if m.counts_hfma(metrics) else None
     if moves is not None:
         metrics[m.HFMA_MOVES] = moves
@@ -134,6 +137,19 @@ def _launch(ncu_report: Any, action: Any, r: int, a: int, function_name: str, na
         "rules": _rules(action),
         "pc_sampling": sampling,
     }
+
+
+def integer_by_opcode(action: Any) -> float | None:
+    """Integer thread instructions (predicate on) summed over the integer opcodes (``metrics.INTEGER_OPCODES``) of the
+    per-opcode counts; None where the launch has no per-opcode counts."""
+    from roofline.ncu import metrics as m
+
+    by_opcode = action.metric_by_name(m.PER_OPCODE_THREAD_INST)
+    if by_opcode is None:
+        return None
+    opcodes = by_opcode.correlation_ids()
+    return float(sum(by_opcode.as_double(i) for i in range(by_opcode.num_instances())
+                     if opcodes.as_string(i) in m.INTEGER_OPCODES))
 
 
 def hfma_moves(action: Any) -> float | None:
@@ -202,7 +218,7 @@ def pc_sampling(action: Any, names: Sequence[str], sass: bool = True) -> dict[st
         if file is not None and line is not None and samples.get(pc, 0) > 0:
             lines.setdefault(file, set()).add(line)
         start = max((s for s in starts if s <= pc), default=pc)
-        pcs.append({"pc_offset": pc - start, "samples": int(samples.get(pc, 0)),
+        pcs.append({"pc": pc, "function_pc": start, "pc_offset": pc - start, "samples": int(samples.get(pc, 0)),
                     "stalls": {r: int(v[pc]) for r, v in stalls.items() if v and v.get(pc, 0) > 0},
                     "inst_executed": executed[m.PC_INST_EXECUTED].get(pc),
                     "thread_inst_executed": executed[m.PC_THREAD_INST_EXECUTED].get(pc),
@@ -212,7 +228,29 @@ def pc_sampling(action: Any, names: Sequence[str], sass: bool = True) -> dict[st
             "sass_missing": (f"ncu_report could not disassemble {undecoded} of {len(pcs)} instructions of this "
                              "report (it gives '???'); open the report in the Nsight Compute GUI of its version")
             if undecoded else "" if sass else SASS_NOT_READ,
-            "source_text": _source_text(action, lines)}
+            "source_text": _source_text(action, lines), "functions": starts,
+            "preceding": _preceding(action, pcs) if sass else {}}
+
+
+def _preceding(action: Any, pcs: Sequence[dict[str, Any]]) -> dict[int, list[Any]]:
+    """The SASS text of up to ``PRODUCER_WINDOW`` instructions before each instruction whose warps waited on a
+    dependency, within its function, with their source lines: where the producer of the awaited register is looked
+    for. ``pcs`` in address order, so a window that reaches one read already has its earlier part read too."""
+    from roofline.ncu import metrics as m
+
+    step, out = m.SASS_INSTRUCTION_BYTES, {}
+    for pc in pcs:
+        if not any(pc["stalls"].get(reason) for reason in m.DEPENDENCY_STALLS):
+            continue
+        first = max(pc["function_pc"], pc["pc"] - step * m.PRODUCER_WINDOW)
+        for at in range(pc["pc"] - step, first - 1, -step):
+            if at in out:
+                break  # read already, as were those before it
+            text = (action.sass_by_pc(at) or "").strip()
+            info = action.source_info(at)
+            file = info.file_name() if info is not None and info.file_name() else None
+            out[at] = [text if text != NO_SASS else "", file, int(info.line()) if file is not None else None]
+    return out
 
 
 def _per_pc(metric: Any) -> dict[int, float] | None:

@@ -99,6 +99,13 @@ WAVES = "launch__waves_per_multiprocessor"
 INTERNAL_ACTIVITY = "_internal_activity"
 FP64_PIPE = "sm__pipe_fp64_cycles_active"  # the FP64 pipe's unit in the SM breakdown (prefix of its metric)
 ISSUE_SLOTS = "sm__issue_active"  # the issue slots' unit in the SM breakdown (prefix of its metric)
+# The Speed of Light table of ncu's details page (SpeedOfLight section, every --set): each unit's throughput in
+# percent of its peak, as ncu shows it
+SOL_UNITS = {"sm": SM_THROUGHPUT, "memory": MEMORY_THROUGHPUT,
+             "dram": "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+             "l1": "l1tex__throughput.avg.pct_of_peak_sustained_active",
+             "l2": "lts__throughput.avg.pct_of_peak_sustained_elapsed"}
+
 HINT_THROUGHPUT = "re-profile with --section SpeedOfLight (part of every --set, the default one included)"
 
 # --- Warp states and issue (WarpStateStats, SchedulerStats, SourceCounters sections) -------------------
@@ -115,6 +122,11 @@ PC_SAMPLES = "smsp__pcsamp_sample_count"  # warp samples per PC; its plain value
 PC_INST_EXECUTED = "inst_executed"  # warp instructions executed per PC
 PC_THREAD_INST_EXECUTED = "thread_inst_executed"  # thread instructions executed per PC
 FUNCTION_PCS = "launch__function_pcs"  # the start address of each function the launch ran
+# Stall reasons of a warp waiting on a register another instruction produces (ncu's reason names): a variable-
+# latency result (long: global/local memory, texture; short: shared memory, special functions) or a fixed one (wait)
+DEPENDENCY_STALLS = ("long_scoreboard", "short_scoreboard", "wait")
+SASS_INSTRUCTION_BYTES = 16  # every SASS instruction is 16 bytes from Volta (CC 7.0) on
+PRODUCER_WINDOW = 256  # instructions read back from a waiting one for the producer of its operands
 # Per-PC memory and branch counters, where the report holds them (ncu's names; 2020.3 had the sectors forms)
 PC_SHARED_EXCESS = ("derived__memory_l1_wavefronts_shared_excessive", "derived__memory_l1_sectors_shared_excessive")
 PC_GLOBAL_EXCESS = ("derived__memory_l2_theoretical_sectors_global_excessive",
@@ -139,6 +151,13 @@ LSU_WRITEBACK = {  # L1 -> register writeback, 128 B per active cycle (ncu >= 20
     "all": "l1tex__lsu_writeback_active",  # CC <= 7.2
 }
 LTS_T_SECTORS = "lts__t_sectors"  # L2 tag-stage sectors from every source, loads and stores (all L2 traffic)
+L2_SM_SECTORS = "lts__t_sectors_srcunit_tex"  # L2 sectors the SMs' L1 requested: reads, writes, atomics, reductions
+L2_ALL_DEFINITION = ("lts__t_sectors_srcunit_tex: all L2 traffic the SMs requested (loads, stores, atomics, "
+                     "reductions), 32 B sectors")
+L1_SECTORS_ALL = tuple(f"l1tex__t_sectors_pipe_lsu_mem_{space}_op_{op}" for space, ops
+                       in (("global", ("ld", "st", "atom", "red")), ("local", ("ld", "st"))) for op in ops)
+L1_ALL_DEFINITION = ("l1tex__t_sectors global+local ld/st/atom/red: all L1 traffic (loads, stores, atomics), "
+                     "32 B sectors")
 BYTES_PER_SECTOR = 32
 BYTES_PER_LTS2XBAR_CYCLE = 32
 BYTES_PER_LSU_WRITEBACK_CYCLE = 128
@@ -165,15 +184,91 @@ GLOBAL_SECTORS = {op: L1_SECTOR.format(space="global", op=op) for op in ACCESS_O
 SHARED_INST = {"ld": ("smsp__sass_inst_executed_op_shared_ld", "smsp__inst_executed_op_ldsm"),
                "st": ("smsp__sass_inst_executed_op_shared_st",)}
 SHARED_OP_WAVEFRONTS = {op: f"{SHARED_WAVEFRONTS}_op_{op}" for op in ACCESS_OPS}
+# The model's transactions per level (Ding & Williams, the Instruction Roofline scripts' ``irf_metrics``):
+# L1 = global and local load and store sectors + shared load and store wavefronts (not every shared wavefront:
+#      SHARED_WAVEFRONTS also counts atomics and the rest, which the definition leaves out);
+# L2 = the L2 read and write sectors the SMs requested (srcunit_tex), atomics and reductions counted as a read and a
+#      write each: read + write + 2 x (atom + red); not lts__t_sectors, which adds the copies between L2 partitions
+#      (srcunit_ltcfabric, A100 and Hopper) and other sources;
+# DRAM = sectors read + written.
+L2_SM_SECTOR = "lts__t_sectors_srcunit_tex_op_{op}"  # L2 sectors the SMs' L1 requested, by operation
+L2_SM_READ_WRITE = tuple(L2_SM_SECTOR.format(op=op) for op in ("read", "write"))
+L2_SM_ATOM = L2_SM_SECTOR.format(op="atom")  # ncu may store it as its two kinds, ALU and CAS atomics
+L2_SM_ATOM_KINDS = tuple(L2_SM_SECTOR.format(op=f"atom_dot_{kind}") for kind in ("alu", "cas"))
+L2_SM_RED = L2_SM_SECTOR.format(op="red")
+L1_DEFINITION = "global/local ld+st sectors + shared ld+st wavefronts (Ding & Williams)"
+L2_DEFINITION = "SM-requested L2 sectors: read + write + 2 x (atom + red) (Ding & Williams)"
+DRAM_DEFINITION = "DRAM sectors read + written"
 HINT_SHARED_INST = "re-profile with --section MemoryWorkloadAnalysis_Tables (ncu 2022.4 or later) or --set full"
 HINT_INSTRUCTIONS = "re-profile with --section InstructionStats or --set full"
 HINT_THREAD_INST = "re-profile with --section WarpStateStats --section InstructionStats or --set full"
 HINT_TRANSACTIONS = "re-profile with --section MemoryWorkloadAnalysis_Tables or --set full"
 
+# --- The memory picture (Memory Workload Analysis: ncu's memory chart and tables) --------------------------
+L1_HIT_RATE = "l1tex__t_sector_hit_rate.pct"  # L1 sector hits / lookups, every operation
+L2_HIT_RATE = "lts__t_sector_hit_rate.pct"  # L2 sector hits / lookups, every source
+HIT_RATES = {"l1": L1_HIT_RATE, "l2": L2_HIT_RATE}
+L2_TO_L1_READ = XBAR2L1TEX_READ  # bytes L1 read from L2 (the chart's L2 -> L1 edge)
+L1_TO_L2_WRITE = "l1tex__m_l1tex2xbar_write_bytes"  # bytes L1 wrote to L2 (stores, atomics, reductions)
+# edge of the chart -> (counter, definition); each in bytes but the shared one, in wavefronts
+MEMORY_EDGES = {
+    "kernel_l1_bytes": ("", "32 x global+local sectors of every operation at L1 (the kernel's requests)"),
+    "kernel_shared_wavefronts": ("", "shared-memory load + store wavefronts"),
+    "l2_to_l1_bytes": (L2_TO_L1_READ, "bytes L1 read from L2"),
+    "l1_to_l2_bytes": (L1_TO_L2_WRITE, "bytes L1 wrote to L2"),
+    "dram_to_l2_bytes": (DRAM_READ_WRITE[0], "bytes read from device memory"),
+    "l2_to_dram_bytes": (DRAM_READ_WRITE[1], "bytes written to device memory"),
+}
+HINT_MEMORY = ("re-profile with --section MemoryWorkloadAnalysis_Chart --section MemoryWorkloadAnalysis_Tables "
+               "or --set full")
+
+
+def hit_rate(launch: KernelLaunch, level: str) -> Measured:
+    """ncu's sector hit rate of L1 or L2, in percent."""
+    name = HIT_RATES[level]
+    value = launch.value(name)
+    if value is not None:
+        return Measured(value, via=name)
+    return _nan_absent(launch, [name], [name], HINT_MEMORY)
+
+
+def speed_of_light(launch: KernelLaunch) -> dict[str, Measured]:
+    """ncu's Speed of Light percentages of one launch (``SOL_UNITS``); None naming the metric where absent."""
+    out = {}
+    for unit, name in SOL_UNITS.items():
+        value = launch.value(name)
+        out[unit] = Measured(value, via=name) if value is not None else _nan_absent(launch, [name], [name],
+                                                                                    HINT_THROUGHPUT)
+    return out
+
+
+def memory_edges(launch: KernelLaunch) -> dict[str, Measured]:
+    """The traffic between kernel, L1, shared memory, L2 and DRAM (``MEMORY_EDGES``), as ncu's memory chart shows
+    it; each None naming the metric the report lacks."""
+    out = {"kernel_l1_bytes": _with_hint(_scaled_sum(l1_sectors_all(launch), BYTES_PER_SECTOR), HINT_MEMORY),
+           "kernel_shared_wavefronts": _sum_of(launch, SHARED_OP_WAVEFRONTS.values(), HINT_MEMORY)}
+    for edge, (name, _what) in MEMORY_EDGES.items():
+        if name:
+            out[edge] = _with_hint(counter(launch, name), HINT_MEMORY)
+    return out
+
+
 # --- Integer roofline -----------------------------------------------------------------------------------
 # Thread-level integer instructions with predicate on, read as sm__ or smsp__. No stock section collects them (the
 # full sets of ncu 2020.3 to 2025.1 hold the pipe counters only as percent of peak, never as counts).
 INTEGER_INST = flop_counter("integer")
+# Full sets hold no integer count, but their SourceCounters section counts thread instructions (predicate on) per
+# opcode (PER_OPCODE_THREAD_INST). The reader sums the integer opcodes into INTEGER_OPCODE_INST, roofline's own
+# metric: the integer instructions of the CUDA Binary Utilities' instruction set reference ("Integer Instructions",
+# uniform-datapath U* opcodes excluded). The sum equals ncu's own op_integer_pred_on count exactly on the three
+# launches of examples/h200 that hold both (SHF, LOP3, IMAD, IADD3, ISETP, VIADD, LEA counted; MOV, I2F, F2I, LDC,
+# S2R, UIADD3 and ULEA not), tests/ncu/test_integer_opcodes.py.
+INTEGER_OPCODES = frozenset({"BMSK", "BREV", "FLO", "IABS", "IADD", "IADD3", "IADD32I", "IDP", "IDP4A", "IMAD",
+                             "IMNMX", "IMUL", "IMUL32I", "ISCADD", "ISCADD32I", "ISETP", "LEA", "LOP", "LOP3",
+                             "LOP32I", "POPC", "SHF", "SHL", "SHR", "VABSDIFF", "VABSDIFF4", "VIADD", "VIADDMNMX",
+                             "VIMNMX", "VIMNMX3"})
+INTEGER_OPCODE_INST = "roofline__integer_thread_inst_executed_true"
+OWN_METRICS = (HFMA_MOVES, INTEGER_OPCODE_INST)  # the metrics the reader derives itself (not ncu's)
 # The integer pipe: the ALU pipe issues integer and logic instructions except multiplies (IMAD and IMUL go to the
 # FMA pipe, FMA-heavy from CC 8.6). Its peak is its .sum.peak_sustained where the report holds it; else ncu's own
 # percent of it: count / (pct_of_peak_sustained_active / 100 x SM active cycles) is the peak per cycle (2 warp
@@ -181,7 +276,7 @@ INTEGER_INST = flop_counter("integer")
 INTEGER_PIPE = "sm__inst_executed_pipe_alu"
 INTEGER_PIPE_PCT = f"{INTEGER_PIPE}.sum.pct_of_peak_sustained_active"
 SM_ACTIVE_CYCLES = "sm__cycles_active.avg"
-HINT_INTEGER = f"re-profile with --metrics smsp__{INTEGER_INST}.sum (no --set collects it)"
+HINT_INTEGER = f"re-profile with --set full (SourceCounters section) or --metrics smsp__{INTEGER_INST}.sum"
 HINT_INTEGER_PEAK = f"re-profile with --set full --metrics {INTEGER_PIPE}.sum"
 
 # --- What to re-collect when something is missing ---------------------------------------------------
@@ -464,25 +559,37 @@ def dram_traffic(launch: KernelLaunch) -> Traffic:
 
 
 def l2_traffic(launch: KernelLaunch) -> Traffic:
-    """L2 bytes under the first definition the report supports (they differ; the one used is named)."""
+    """L2 bytes counting all the SMs' traffic (loads, stores, atomics, reductions) where the report allows, against
+    the L2 peak the report holds; a one-way definition only where the report holds nothing else (it is named)."""
+    peak_m = _l2_peak(launch)
+    sm = counter(launch, L2_SM_SECTORS)
+    if sm.value is not None:
+        return Traffic(_scaled(sm, BYTES_PER_SECTOR), peak_m, L2_ALL_DEFINITION)
     t_bytes = counter(launch, LTS_T_BYTES)
     if t_bytes.value is not None:
-        return Traffic(t_bytes, _with_hint(peak(launch, LTS_T_BYTES, "lts"), HINT_CACHE),
-                       "lts__t_bytes: all L2 requests (NERSC / ncu 2022.3 definition)")
+        return Traffic(t_bytes, peak_m, "lts__t_bytes: all L2 requests, every source (NERSC / ncu 2022.3 definition)")
     xbar_cycles = counter(launch, LTS2XBAR_CYCLES)
     if xbar_cycles.value is not None:
-        scale = BYTES_PER_LTS2XBAR_CYCLE
-        moved = Measured(scale * xbar_cycles.value, via=f"{scale} x {xbar_cycles.via}")
-        peak_m = _scaled(peak(launch, LTS2XBAR_CYCLES, "lts"), scale)
-        return Traffic(moved, _with_hint(peak_m, HINT_CACHE), "lts2xbar: L2 to crossbar bytes (ncu 2025 definition)",
-                       "L2 -> SM returns (loads), not stores", "lts2xbar")
+        return Traffic(_scaled(xbar_cycles, BYTES_PER_LTS2XBAR_CYCLE), peak_m,
+                       "lts2xbar: L2 to crossbar bytes (ncu 2025 definition)", "L2 -> SM returns (loads), not stores",
+                       "lts2xbar")
     reads = counter(launch, XBAR2L1TEX_READ)
     if reads.value is not None:
-        return Traffic(reads, _with_hint(peak(launch, XBAR2L1TEX_READ, "l1tex"), HINT_CACHE),
-                       "xbar2l1tex: L2 to L1 read bytes only (ncu 2023-2024 definition)", "L2 -> L1 reads, not stores",
-                       "xbar2l1tex")
-    return Traffic(_absent([f"{LTS_T_BYTES}.sum", f"{LTS2XBAR_CYCLES}.sum", f"{XBAR2L1TEX_READ}.sum"], HINT_CACHE),
-                   _absent([f"{LTS_T_BYTES}.sum.peak_sustained"], HINT_CACHE), "")
+        return Traffic(reads, peak_m, "xbar2l1tex: L2 to L1 read bytes only (ncu 2023-2024 definition)",
+                       "L2 -> L1 reads, not stores", "xbar2l1tex")
+    names = (L2_SM_SECTORS, LTS_T_BYTES, LTS2XBAR_CYCLES, XBAR2L1TEX_READ)
+    return Traffic(_absent([f"{n}.sum" for n in names], HINT_CACHE), peak_m, "")
+
+
+def _l2_peak(launch: KernelLaunch) -> Measured:
+    """The L2 bandwidth roof the report holds: lts__t_bytes's peak, else 32 B x the L2 -> crossbar cycles' peak,
+    else the L2 -> L1 read bytes' peak (each x its unit's clock)."""
+    for name, scale, unit in ((LTS_T_BYTES, 1, "lts"), (LTS2XBAR_CYCLES, BYTES_PER_LTS2XBAR_CYCLE, "lts"),
+                              (XBAR2L1TEX_READ, 1, "l1tex")):
+        found = peak(launch, name, unit)
+        if found.value is not None or found.via:
+            return _with_hint(_scaled(found, scale) if scale != 1 else found, HINT_CACHE)
+    return _absent([f"{LTS_T_BYTES}.sum.peak_sustained"], HINT_CACHE)
 
 
 def l2_total_bytes(launch: KernelLaunch) -> Measured:
@@ -496,23 +603,41 @@ def l2_total_bytes(launch: KernelLaunch) -> Measured:
     return _with_hint(_absent([f"{LTS_T_BYTES}.sum", f"{LTS_T_SECTORS}.sum"], ""), HINT_TRANSACTIONS)
 
 
+def l1_sectors_all(launch: KernelLaunch) -> Measured:
+    """Global and local sectors at L1 of every operation: loads, stores, atomics and reductions."""
+    return _sum_of(launch, L1_SECTORS_ALL, HINT_CACHE)
+
+
 def l1_traffic(launch: KernelLaunch, device: Device) -> Traffic:
-    """L1 bytes: l1tex__t_bytes if present, else 128 B x LSU writeback cycles (variant by CC)."""
+    """L1 bytes counting all global and local traffic (loads, stores, atomics, reductions) where the report allows,
+    else l1tex__t_bytes, else (one way only, named) 128 B x LSU writeback cycles; against the L1 peak it holds."""
+    peak_m = _l1_peak(launch, device)
+    sectors = l1_sectors_all(launch)
+    if sectors.value is not None:
+        return Traffic(_scaled_sum(sectors, BYTES_PER_SECTOR), peak_m, L1_ALL_DEFINITION)
     t_bytes = counter(launch, L1TEX_T_BYTES)
     if t_bytes.value is not None:
-        return Traffic(t_bytes, _with_hint(peak(launch, L1TEX_T_BYTES, "l1tex"), HINT_CACHE),
-                       "l1tex__t_bytes: L1 requests, LSU and TEX (NERSC / ncu 2022.3 definition)")
+        return Traffic(t_bytes, peak_m, "l1tex__t_bytes: L1 requests, LSU and TEX (NERSC / ncu 2022.3 definition)")
     for name in _writeback_order(device):
         cycles = counter(launch, name)
         if cycles.value is not None:
-            scale = BYTES_PER_LSU_WRITEBACK_CYCLE
-            moved = Measured(scale * cycles.value, via=f"{scale} x {cycles.via}")
-            peak_m = _scaled(peak(launch, name, "l1tex"), scale)
-            return Traffic(moved, _with_hint(peak_m, HINT_CACHE),
+            return Traffic(_scaled(cycles, BYTES_PER_LSU_WRITEBACK_CYCLE), peak_m,
                            "lsu_writeback: L1 to register bytes, global/local (ncu 2023+ definition)",
                            "L1 -> register writebacks (loads), not stores", "lsu_writeback")
-    return Traffic(_absent([f"{L1TEX_T_BYTES}.sum", f"{_writeback_order(device)[0]}.sum"], HINT_CACHE),
-                   _absent([f"{L1TEX_T_BYTES}.sum.peak_sustained"], HINT_CACHE), "")
+    return Traffic(_absent([f"{L1_SECTORS_ALL[0]}.sum", f"{L1TEX_T_BYTES}.sum", f"{_writeback_order(device)[0]}.sum"],
+                           HINT_CACHE), peak_m, "")
+
+
+def _l1_peak(launch: KernelLaunch, device: Device) -> Measured:
+    """The L1 bandwidth roof the report holds: l1tex__t_bytes's peak, else 128 B x the LSU writeback cycles' peak."""
+    found = peak(launch, L1TEX_T_BYTES, "l1tex")
+    if found.value is not None or found.via:
+        return _with_hint(found, HINT_CACHE)
+    for name in _writeback_order(device):
+        found = peak(launch, name, "l1tex")
+        if found.value is not None or found.via:
+            return _with_hint(_scaled(found, BYTES_PER_LSU_WRITEBACK_CYCLE), HINT_CACHE)
+    return _absent([f"{L1TEX_T_BYTES}.sum.peak_sustained"], HINT_CACHE)
 
 
 def _writeback_order(device: Device) -> tuple[str, ...]:
@@ -566,6 +691,11 @@ def _scaled(m: Measured, factor: float) -> Measured:
     return Measured(m.value * factor, via=f"{factor:g} x {m.via}", notes=m.notes)
 
 
+def _scaled_sum(m: Measured, factor: float) -> Measured:
+    """A sum of counters (``_sum_of``) times a factor, the sum in parentheses where it was measured."""
+    return _scaled(m if m.value is None else Measured(m.value, via=f"({m.via})", notes=m.notes), factor)
+
+
 def _with_hint(m: Measured, hint: str) -> Measured:
     if m.value is not None or m.hint:
         return m
@@ -601,15 +731,30 @@ def _sum_of(launch: KernelLaunch, names: Iterable[str], hint: str) -> Measured:
 
 
 def transactions(launch: KernelLaunch) -> dict[str, Measured]:
-    """32-byte transactions per memory level: L1 global and local sectors plus shared-memory wavefronts, L2
-    sectors (every source and operation), DRAM sectors read and written (else DRAM bytes / 32)."""
+    """32-byte transactions per memory level by the model's definitions (``L1_DEFINITION``, ``L2_DEFINITION``,
+    ``DRAM_DEFINITION``); None naming the metric where the report lacks one, never another count in its place."""
     dram = _sum_of(launch, DRAM_SECTORS, HINT_TRANSACTIONS)
     if dram.value is None and not dram.via:
-        moved = dram_traffic(launch).bytes
+        moved = dram_traffic(launch).bytes  # dram__bytes, read + written: the same sectors in bytes
         if moved.value is not None:
             dram = Measured(moved.value / BYTES_PER_SECTOR, via=f"({moved.via}) / {BYTES_PER_SECTOR}")
-    return {"dram": dram, "l2": _with_hint(counter(launch, LTS_T_SECTORS), HINT_TRANSACTIONS),
-            "l1": _sum_of(launch, (*L1_SECTORS, SHARED_WAVEFRONTS), HINT_TRANSACTIONS)}
+    l1 = _sum_of(launch, (*L1_SECTORS, *SHARED_OP_WAVEFRONTS.values()), HINT_TRANSACTIONS)
+    return {"dram": dram, "l2": l2_sm_transactions(launch), "l1": l1}
+
+
+def l2_sm_transactions(launch: KernelLaunch) -> Measured:
+    """The L2 sectors the SMs requested, atomics and reductions both ways: read + write + 2 x (atom + red)."""
+    read_write = _sum_of(launch, L2_SM_READ_WRITE, HINT_TRANSACTIONS)
+    atom = counter(launch, L2_SM_ATOM)
+    if atom.value is None:
+        atom = _sum_of(launch, L2_SM_ATOM_KINDS, HINT_TRANSACTIONS)
+    red = _with_hint(counter(launch, L2_SM_RED), HINT_TRANSACTIONS)
+    parts = (read_write, atom, red)
+    if read_write.value is None or atom.value is None or red.value is None:
+        nan = next((p for p in parts if p.value is None and p.via), None)
+        return nan or _absent([name for p in parts for name in p.missing], HINT_TRANSACTIONS)
+    return Measured(read_write.value + 2 * (atom.value + red.value),
+                    via=f"{read_write.via} + 2 x ({atom.via} + {red.via})")
 
 
 def global_accesses(launch: KernelLaunch) -> dict[str, tuple[Measured, Measured]]:
@@ -645,9 +790,15 @@ def peak_warp_instructions_per_s(launch: KernelLaunch, device: Device) -> Measur
 
 
 def integer_instructions(launch: KernelLaunch) -> Measured:
-    """Thread-level integer instructions executed with predicate on (smsp__sass_thread_inst_executed_op_integer_pred_on
-    or its sm__ count or rates)."""
-    return _with_hint(counter(launch, INTEGER_INST, _SM_UNITS), HINT_INTEGER)
+    """Thread-level integer instructions executed with predicate on: smsp__sass_thread_inst_executed_op_integer_pred_on
+    (or its sm__ count or rates), else the integer opcodes' per-opcode counts of a full set (``INTEGER_OPCODES``)."""
+    direct = counter(launch, INTEGER_INST, _SM_UNITS)
+    if direct.value is not None:
+        return direct
+    by_opcode = launch.value(INTEGER_OPCODE_INST)
+    if by_opcode is not None:
+        return Measured(by_opcode, via=f"integer opcodes of {PER_OPCODE_THREAD_INST}")
+    return _with_hint(Measured(None, missing=(*direct.missing, PER_OPCODE_THREAD_INST)), HINT_INTEGER)
 
 
 def integer_peak(launch: KernelLaunch) -> Measured:
@@ -701,6 +852,38 @@ def tensor_family_bases(family: str) -> tuple[str, ...]:
 
 
 TENSOR_PIPE_BASES = ("sm__pipe_tensor_cycles_active", "sm__pipe_tensor_cycles_active_v2")  # all tensor work
+# IMMA (INT8/INT4 MMA) pipe busy cycles, percent of peak while the SMs were active: the IMMA work of a report
+# without integer ops_path counters (CC 7.5-8.9 full sets); its dense INT8 roof comes from the spec
+IMMA_PIPE_BASES = ("sm__pipe_tensor_op_imma_cycles_active", "sm__pipe_tensor_op_imma_cycles_active_v2",
+                   "sm__pipe_tensor_subpipe_imma_cycles_active")
+
+
+def tensor_ops_by_type(launch: KernelLaunch) -> dict[str, Measured]:
+    """Operations on the tensor path per source type, every type the report counts (floating point and integer),
+    from the aggregate ``sm__ops_path_tensor_src_*`` counters: FLOPs, or integer ops (2 per multiply-add)."""
+    out: dict[str, Measured] = {}
+    for base, (src, _sparsity, _is_float) in _tensor_names(launch).items():
+        found = counter(launch, base)
+        if found.value is None:
+            continue
+        before = out.get(src)
+        out[src] = found if before is None else Measured(before.value + found.value,  # type: ignore[operator]
+                                                         via=f"{before.via} + {found.via}")
+    return out
+
+
+def pipe_active_share(launch: KernelLaunch, bases: tuple[str, ...]) -> Measured:
+    """The share (0..1) of the elapsed SM cycles a pipe was busy: its percent of peak while active x active
+    cycles / elapsed cycles; None naming the metrics the report lacks."""
+    pct_name = next((b + PCT_ACTIVE for b in bases if launch.value(b + PCT_ACTIVE) is not None), None)
+    share = launch.value(pct_name) if pct_name is not None else None
+    active, elapsed = launch.value(SM_ACTIVE_CYCLES), launch.value(SM_CYCLES)
+    if share is None or active is None or not truth(elapsed):
+        absent = [n for n, v in ((bases[0] + PCT_ACTIVE, share), (SM_ACTIVE_CYCLES, active),
+                                 (SM_CYCLES, elapsed)) if v is None]
+        return _absent(absent, "re-profile with --set full")
+    return Measured(share / 100 * active / elapsed,
+                    via=f"{pct_name} / 100 x {SM_ACTIVE_CYCLES} / {SM_CYCLES}")
 
 
 # --- What the reader keeps ----------------------------------------------------------------------------
@@ -720,20 +903,23 @@ def _counter_names() -> set[str]:
               L1TEX_T_BYTES}
     bases |= set(LSU_WRITEBACK.values())
     bases |= {u + name for name in (WARP_INST, THREAD_INST, INTEGER_INST) for u in _SM_UNITS} | {INTEGER_PIPE}
+    bases |= {*L1_SECTORS_ALL, L2_SM_SECTORS, L1_TO_L2_WRITE}
     bases |= {*L1_SECTORS, SHARED_WAVEFRONTS, *DRAM_SECTORS}
+    bases |= {*L2_SM_READ_WRITE, L2_SM_ATOM, *L2_SM_ATOM_KINDS, L2_SM_RED}
     bases |= {*GLOBAL_REQUESTS.values(), *SHARED_OP_WAVEFRONTS.values(), *(n for i in SHARED_INST.values() for n in i)}
     return {b + s for b in bases for s in _SUFFIXES}
 
 
 def _diagnostic_names() -> set[str]:
-    bases = [*TENSOR_PIPE_BASES, *(b for f in TENSOR_FAMILIES for b in tensor_family_bases(f))]
+    bases = [*TENSOR_PIPE_BASES, *IMMA_PIPE_BASES, *(b for f in TENSOR_FAMILIES for b in tensor_family_bases(f))]
     scheduler = {ISSUE_ACTIVE_PCT, WARPS_ELIGIBLE, WARPS_ACTIVE, SM_THROUGHPUT, MEMORY_THROUGHPUT, *BREAKDOWNS}
     return ({OCCUPANCY_THEORETICAL, OCCUPANCY_ACHIEVED, *scheduler, *LAUNCH_METRICS}
             | {b + s for b in bases for s in (PCT_ACTIVE, PCT_ELAPSED)})
 
 
 METRICS_TO_READ = frozenset(_counter_names() | {DURATION, SM_CYCLES, INSTRUCTIONS, *CLOCK_METRICS, HFMA_MOVES,
-                                                 THREADS_PER_WARP_INST, INTEGER_PIPE_PCT, SM_ACTIVE_CYCLES}
+                                                 THREADS_PER_WARP_INST, INTEGER_PIPE_PCT, SM_ACTIVE_CYCLES,
+                                                 *HIT_RATES.values(), INTEGER_OPCODE_INST, *SOL_UNITS.values()}
                             | _diagnostic_names())
 FAMILY_PREFIXES = (TENSOR_OPS_PREFIX, STALL_PREFIX, STALL_SAMPLES_PREFIX)
 _TENSOR_FORMS = frozenset(s.removeprefix(".") for s in _SUFFIXES)

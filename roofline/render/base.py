@@ -113,6 +113,7 @@ DOCUMENTS: dict[Kind, type] = {"report": ReportDocument, "compare": CompareDocum
                                "realtime": RealtimeDocument}
 PLOT = "plot"  # the name of a kind's image format (--plot FILE); not a --format choice
 INSTRUCTION_PLOT = "instruction-plot"  # plot --kind instruction
+MEMORY_PLOT = "memory-plot"  # plot --kind memory
 PNGS = "pngs"  # the PNGs written beside a Markdown document
 
 
@@ -154,6 +155,8 @@ FORMATS: tuple[Format, ...] = (
     Format("csv", "report", ".csv", f"{_REPORT}.flat:render", ("view",)),
     Format(PLOT, "report", ".png", f"{_REPORT}.plot:image", ("view", "plot_format", "top"), choice=False),
     Format(INSTRUCTION_PLOT, "report", ".png", f"{_REPORT}.instruction_plot:image", ("analyses", "plot_format", "top"),
+           choice=False),
+    Format(MEMORY_PLOT, "report", ".png", f"{_REPORT}.memory_plot:image", ("view", "plot_format", "top"),
            choice=False),
     Format(PNGS, "report", ".png", f"{_REPORT}.plot:pngs", ("view",), choice=False),
     Format("table", "compare", ".txt", f"{_COMPARE}.table:comparison_text", ("comparison", "width")),

@@ -226,15 +226,19 @@ def _check_distinct(specs: Sequence[DeviceSpec]) -> None:
 
 
 def _builtin_files() -> list[Path]:
-    """The shipped YAML files: the folder of the package ``roofline.device_specs`` where it is installed (from a
+    """The shipped YAML files of the GPU models (``builtin_folder``)."""
+    return sorted(p for p in builtin_folder().iterdir() if p.suffix in SPEC_SUFFIXES)
+
+
+def builtin_folder() -> Path:
+    """The shipped specs: the folder of the package ``roofline.device_specs`` where it is installed (from a
     wheel, or editable), else the top-level ``device_specs/`` folder of a source checkout. Found with ``find_spec``,
     which neither imports the package nor ``importlib.resources`` (about 5 ms of every run's start-up)."""
     from importlib.util import find_spec
 
     spec = find_spec("roofline.device_specs")
     places = list(spec.submodule_search_locations or ()) if spec is not None else []
-    folder = Path(places[0]) if places else Path(__file__).resolve().parents[2] / "device_specs"
-    return sorted(p for p in folder.iterdir() if p.suffix in SPEC_SUFFIXES)
+    return Path(places[0]) if places else Path(__file__).resolve().parents[2] / "device_specs"
 
 
 def _files_in(path: Path) -> list[Path]:

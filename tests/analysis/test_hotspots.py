@@ -53,9 +53,9 @@ def test_responsible_names_the_lines_holding_most_of_a_stall_reason() -> None:
                          "excessive L2 sectors")
     assert excess == "k.cu line 15 holds 100% of the excessive L2 sectors"
     waits = responsible(h, lambda pc: pc.stalls.get("wait", 0), "wait samples")
-    assert waits == "k.cu line 12 holds 56% of the wait samples"  # 5 of 9: past half at once
+    assert waits == "k.cu line 12 holds 56% of the wait samples (rests on 9 samples)"  # 5 of 9: past half at once
     issuing = responsible(h, lambda pc: pc.stalls.get("selected", 0), "selected samples")
-    assert issuing == "k.cu lines 12, 14 hold 69% of the selected samples"  # 6 of 16, then 5 more
+    assert issuing == "k.cu lines 12, 14 hold 69% of the selected samples (rests on 16 samples)"  # 6 of 16, 5 more
 
 
 def test_without_line_information_instructions_are_named_and_the_fix_given() -> None:
@@ -82,7 +82,7 @@ def test_an_instruction_is_named_by_its_opcode_without_its_predicate() -> None:
     h = hotspots(_launch(pcs, total=10))
     assert h is not None
     text = responsible(h, lambda pc: pc.stalls.get("barrier", 0), "barrier samples")
-    assert text == "the instruction at +0x70 (BRA) holds 100% of the barrier samples"
+    assert text == "the instruction at +0x70 (BRA) holds 100% of the barrier samples (rests on 10 samples)"
 
 
 def test_no_per_pc_samples_gives_no_hotspots_and_nothing_counted_gives_no_text() -> None:

@@ -4,10 +4,13 @@
 * warp GIPS            = smsp__inst_executed.sum / duration / 1e9
 * thread GIPS / 32     = smsp__thread_inst_executed.sum (else smsp__thread_inst_executed_per_inst_executed.ratio x
                          smsp__inst_executed.sum) / 32 / duration / 1e9
-* transactions         L1 = l1tex__t_sectors_pipe_lsu_mem_{global,local}_op_{ld,st}.sum
-                              + l1tex__data_pipe_lsu_wavefronts_mem_shared.sum;
-                       L2 = lts__t_sectors.sum; DRAM = dram__sectors_{read,write}.sum
-* intensity            = warp instructions / transactions, per level
+* transactions         (Ding & Williams, irf_metrics) L1 = l1tex__t_sectors_pipe_lsu_mem_{global,local}_op_{ld,st}.sum
+                              + l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum;
+                       L2 = lts__t_sectors_srcunit_tex_op_{read,write}.sum
+                              + 2 x (lts__t_sectors_srcunit_tex_op_atom.sum (else _atom_dot_alu + _atom_dot_cas)
+                                     + lts__t_sectors_srcunit_tex_op_red.sum);
+                       DRAM = dram__sectors_{read,write}.sum; null where a report lacks one of them
+* intensity            = warp instructions / transactions, and thread instructions / 32 / transactions, per level
 * peak warp GIPS       = SMs x schedulers per SM x IPC per scheduler x sm__cycles_elapsed.avg.per_second / 1e9,
                          cross-checked with ncu's own sm__inst_executed.avg.per_cycle_elapsed / pct_of_peak
 * DRAM transaction roof = dram__bytes.sum.peak_sustained x dram__cycles_elapsed.avg.per_second / 32 / 1e9
@@ -20,6 +23,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 
@@ -71,8 +75,8 @@ def expected(raw) -> dict:
     warps = raw["smsp__inst_executed.sum"]
     threads = (raw["smsp__thread_inst_executed.sum"] if raw.has("smsp__thread_inst_executed.sum")
                else raw["smsp__thread_inst_executed_per_inst_executed.ratio"] * warps)
-    moved = {"l1": sum(raw[n] for n in L1_SECTORS) + raw["l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"],
-             "l2": raw["lts__t_sectors.sum"], "dram": raw["dram__sectors_read.sum"] + raw["dram__sectors_write.sum"]}
+    moved = {"l1": l1_transactions(raw), "l2": l2_transactions(raw),
+             "dram": raw["dram__sectors_read.sum"] + raw["dram__sectors_write.sum"]}
     clock = raw["sm__cycles_elapsed.avg.per_second"] if raw.has("sm__cycles_elapsed.avg.per_second") \
         else raw["gpc__cycles_elapsed.avg.per_second"]
     issue = (attribute(raw, "multiprocessor_count") * attribute(raw, "num_schedulers_per_multiprocessor")
@@ -81,7 +85,23 @@ def expected(raw) -> dict:
                  if raw.has("dram__bytes.sum.peak_sustained") else None)
     return {"warp_gips": warps / seconds / 1e9, "thread_gips_per_32": threads / 32 / seconds / 1e9,
             "peak_warp_gips": issue * clock / 1e9, "transactions": moved,
-            "intensity": {level: warps / n if n else None for level, n in moved.items()}, "dram_roof": dram_roof}
+            "intensity": {level: warps / n if n else None for level, n in moved.items()},
+            "thread_intensity": {level: threads / 32 / n if n else None for level, n in moved.items()},
+            "dram_roof": dram_roof}
+
+
+def l1_transactions(raw) -> float | None:
+    """Global and local load and store sectors + shared load and store wavefronts; None where one is missing."""
+    names = [*L1_SECTORS, *(f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{o}.sum" for o in ("ld", "st"))]
+    return sum(raw[n] for n in names) if all(raw.has(n) for n in names) else None
+
+
+def l2_transactions(raw) -> float | None:
+    """SM-requested L2 sectors read and written, atomics and reductions counted both ways."""
+    tex = "lts__t_sectors_srcunit_tex_op_"
+    atom = (raw[f"{tex}atom.sum"] if raw.has(f"{tex}atom.sum")
+            else raw[f"{tex}atom_dot_alu.sum"] + raw[f"{tex}atom_dot_cas.sum"])
+    return raw[f"{tex}read.sum"] + raw[f"{tex}write.sum"] + 2 * (atom + raw[f"{tex}red.sum"])
 
 
 @pytest.mark.parametrize("name", RECOMPUTED)
@@ -95,11 +115,18 @@ def test_every_figure_matches_the_raw_counters(positions, raw_actions, name):
         for key in ("warp_gips", "thread_gips_per_32", "peak_warp_gips"):
             assert getattr(r, key).value == pytest.approx(want[key], rel=REL), f"{where} {key}"
         for level in LEVELS:
+            if want["transactions"][level] is None:
+                assert r.transactions[level].value is None, f"{where} {level}"
+                assert "missing metrics: " in r.transactions[level].reason, f"{where} {level}"
+                assert r.intensity[level].value is None and r.thread_intensity[level].value is None
+                continue
             assert r.transactions[level].value == want["transactions"][level], f"{where} {level}"
-            if want["intensity"][level] is None:
-                assert r.intensity[level].value is None and "unbounded" in r.intensity[level].reason
-            else:
-                assert r.intensity[level].value == pytest.approx(want["intensity"][level], rel=REL), where
+            for key in ("intensity", "thread_intensity"):
+                got = getattr(r, key)[level]
+                if want[key][level] is None:
+                    assert got.value is None and "unbounded" in got.reason
+                else:
+                    assert got.value == pytest.approx(want[key][level], rel=REL), f"{where} {key} {level}"
         assert r.thread_gips_per_32.value <= r.warp_gips.value * (1 + REL), where  # inactive threads only lower it
         if want["dram_roof"] is not None:
             assert r.ceilings == "kernel-clock"
@@ -153,7 +180,9 @@ def test_every_full_set_launch_gets_a_position_and_a_peak(positions, name):
         assert r.warp_gips.value > 0 and r.peak_warp_gips.value is not None, where
         assert r.thread_gips_per_32.value is not None, where
         assert r.warp_gips.value <= r.peak_warp_gips.value, where
-        assert all(r.transactions[level].value is not None for level in LEVELS), where
+        assert all(r.transactions[level].value is not None for level in ("l2", "dram")), where
+        if r.transactions["l1"].value is None:  # ncu 2020.3 full sets lack the shared store wavefronts
+            assert "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum" in r.transactions["l1"].reason, where
         assert any(r.intensity[level].value is not None for level in LEVELS), where
     assert placed
 
@@ -169,7 +198,8 @@ def test_a_basic_set_is_null_with_the_section_that_collects_each_counter(positio
         for level in LEVELS:
             assert r.transactions[level].value is None and r.intensity[level].value is None
             assert "--section MemoryWorkloadAnalysis_Tables" in r.transactions[level].reason
-        assert "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum" in r.transactions["l1"].reason
+        assert "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum" in r.transactions["l1"].reason
+        assert "lts__t_sectors_srcunit_tex_op_read.sum" in r.transactions["l2"].reason
         assert "dram__sectors_read.sum" in r.transactions["dram"].reason
         assert r.peak_warp_gips.value == pytest.approx(80 * 4 * raw["gpc__cycles_elapsed.avg.per_second"] / 1e9,
                                                        rel=REL)
@@ -188,6 +218,7 @@ def test_sections_picked_by_hand_leave_out_only_what_they_lack(positions):
         assert r.warp_gips.value is not None and r.intensity["dram"].value is not None
         assert r.transactions["l1"].value is None and r.transactions["l2"].value is None
         assert "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum" in r.transactions["l1"].reason
+        assert "lts__t_sectors_srcunit_tex_op_write.sum" in r.transactions["l2"].reason
         assert "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum" not in r.transactions["l1"].reason
 
 
@@ -415,20 +446,72 @@ def test_hash_rounds_is_integer_bound_with_its_multiplies_on_the_fma_pipe(intops
     assert k.bytes["dram"].value is not None and r.integer.intensity["dram"].value > 100  # 4 bytes a thread
 
 
+# The integer opcodes of the CUDA Binary Utilities' instruction set reference ("Integer Instructions"), written out
+# here apart from roofline.ncu.metrics.INTEGER_OPCODES
+INTEGER_OPCODES = {"BMSK", "BREV", "FLO", "IABS", "IADD", "IADD3", "IADD32I", "IDP", "IDP4A", "IMAD", "IMNMX", "IMUL",
+                   "IMUL32I", "ISCADD", "ISCADD32I", "ISETP", "LEA", "LOP", "LOP3", "LOP32I", "POPC", "SHF", "SHL",
+                   "SHR", "VABSDIFF", "VABSDIFF4", "VIADD", "VIADDMNMX", "VIMNMX", "VIMNMX3"}
+
+
+@functools.cache
+def per_opcode(path) -> tuple[dict[str, float], ...]:
+    """Thread instructions (predicate on) per opcode of every launch, read with ncu_report directly."""
+    ncu_report = pytest.importorskip("ncu_report")
+    ctx = ncu_report.load_report(str(path))
+    out: list[dict[str, float]] = []
+    for r in range(ctx.num_ranges()):
+        for a in range(ctx.range_by_idx(r).num_actions()):
+            metric = ctx.range_by_idx(r).action_by_idx(a).metric_by_name("sass__thread_inst_executed_true_per_opcode")
+            if metric is None:
+                out.append({})
+                continue
+            ids = metric.correlation_ids()
+            out.append({ids.as_string(i): metric.as_double(i) for i in range(metric.num_instances())})
+    return tuple(out)
+
+
+@pytest.mark.parametrize("name", ("examples/h200/intops.full.ncu-rep", "examples/h200/sgemm-lineinfo.full.ncu-rep"))
+def test_the_integer_opcodes_add_up_to_ncus_own_integer_count(name):
+    """Where a report holds both, the per-opcode sum over the integer opcodes is ncu's op_integer_pred_on count."""
+    from tests.conftest import raw_actions_at
+
+    for raw, opcodes in zip(raw_actions_at(REPO / name), per_opcode(REPO / name), strict=True):
+        count = sum(v for op, v in opcodes.items() if op in INTEGER_OPCODES)
+        assert count == raw["smsp__sass_thread_inst_executed_op_integer_pred_on.sum"], raw.name
+
+
 @pytest.mark.parametrize("name", FULL_SETS)
-def test_full_sets_without_integer_counters_name_the_metrics_that_collect_them(positions, name):
-    """No stock set counts integer instructions, and the shared full sets hold the ALU pipe only as percent of
-    peak: both nulls name what to collect."""
+def test_every_full_set_launch_has_an_integer_roofline_from_its_opcode_counts(positions, raw_actions, name):
+    """The shared full sets count no integer instructions directly; their per-opcode counts give them, over the
+    duration, against 64 integer lanes per SM x SMs x the SM clock (CC 7.0-9.0, the CUDA Programming Guide)."""
     if name == "no full-set report":
         pytest.skip("../shared/ncu-reps not found")
-    for _, r in positions(name):
+    for raw, opcodes, (k, r) in zip(raw_actions(name), per_opcode(SHARED_REPORTS / f"{name}.ncu-rep"), positions(name),
+                                    strict=True):
+        where = f"{name} {raw.range_index}:{raw.action_index}"
         i = r.integer
-        assert i.giops.value is None and i.pct_of_peak.value is None
-        assert "--metrics smsp__sass_thread_inst_executed_op_integer_pred_on.sum" in i.giops.reason
-        assert i.peak_giops.value is None
-        assert ("--metrics sm__inst_executed_pipe_alu.sum" in i.peak_giops.reason
-                or "ncu stored NaN" in i.peak_giops.reason)  # flash_fwd_kernel on the H800, not measured
-        assert all(v.value is None and v.reason == i.giops.reason for v in i.intensity.values())
+        if not raw.has("gpu__time_duration.sum"):  # flash_fwd_kernel on the H800, not measured
+            assert i.giops.value is None and i.giops.reason, where
+            continue
+        assert opcodes, where  # every launch ncu measured holds the per-opcode counts
+        count = sum(v for op, v in opcodes.items() if op in INTEGER_OPCODES)
+        seconds = raw["gpu__time_duration.sum"] * 1e-9
+        assert i.giops.value == pytest.approx(count / seconds / 1e9, rel=REL), where
+        assert "sass__thread_inst_executed_true_per_opcode" in i.giops.via
+        clock = raw["sm__cycles_elapsed.avg.per_second"] if raw.has("sm__cycles_elapsed.avg.per_second") \
+            else raw["gpc__cycles_elapsed.avg.per_second"]  # the RTX 4090 full set holds the GPC clock only
+        peak = 64 * attribute(raw, "multiprocessor_count") * clock / 1e9
+        assert i.peak_giops.value == pytest.approx(peak, rel=REL), where
+        assert "device_specs/architecture/integer.yaml" in i.peak_giops.via
+        for level in LEVELS:
+            moved = k.bytes[level].value
+            if moved:
+                assert i.intensity[level].value == pytest.approx(count / moved, rel=REL), f"{where} {level}"
+
+
+def test_a_basic_set_names_the_set_that_counts_integer_instructions(positions):
+    for _, r in positions("a10g_sgemm-progression_basic"):
+        assert r.integer.giops.value is None and "--set full (SourceCounters section)" in r.integer.giops.reason
 
 
 def test_the_intops_kernels_are_hash_rounds_then_gather_strided(intops):
@@ -465,3 +548,41 @@ def test_every_launch_of_the_example_full_sets_matches_the_raw_counters(name):
             assert r.transactions[level].value == want["transactions"][level]
             assert r.intensity[level].value == pytest.approx(want["intensity"][level], rel=REL)
         assert r.warp_gips.value <= r.peak_warp_gips.value
+
+
+@pytest.mark.parametrize("name", FULL_SETS)
+def test_transactions_follow_the_published_definition_on_every_full_set_launch(positions, raw_actions, name):
+    """L1 counts shared load and store wavefronts only (not every shared wavefront) and L2 the sectors the SMs
+    requested (not the copies between L2 partitions): each level equals the definition recomputed from the raw
+    counters, both numerators over it, or is null naming a metric the report lacks."""
+    if name == "no full-set report":
+        pytest.skip("../shared/ncu-reps not found")
+    for raw, (_, r) in zip(raw_actions(name), positions(name), strict=True):
+        where = f"{name} {raw.range_index}:{raw.action_index}"
+        if r.warp_gips.value is None:
+            continue  # a launch ncu could not measure
+        want = {"l1": l1_transactions(raw), "l2": l2_transactions(raw),
+                "dram": raw["dram__sectors_read.sum"] + raw["dram__sectors_write.sum"]}
+        for level, n in want.items():
+            got = r.transactions[level]
+            if n is None:
+                assert got.value is None and "missing metrics: " in got.reason, where
+                continue
+            assert got.value == pytest.approx(n, rel=REL), f"{where} {level}"
+            if n:
+                assert r.intensity[level].value == pytest.approx(raw["smsp__inst_executed.sum"] / n, rel=REL)
+                assert r.thread_intensity[level].value == pytest.approx(r.intensity[level].value
+                                                                        * r.thread_gips_per_32.value
+                                                                        / r.warp_gips.value, rel=1e-9)
+
+
+def test_the_l1_level_leaves_out_shared_wavefronts_that_are_not_loads_or_stores(positions, raw_actions):
+    """The A100 tree search (ncu 2020.3) lacks the shared store wavefronts: L1 is null naming them, never the
+    count of every shared wavefront in their place; its L2 leaves out the 13.0 G fabric sectors of lts__t_sectors."""
+    ((_, r),) = positions("a100-40gb_tree-search_full_ncu2020.3")
+    (raw,) = raw_actions("a100-40gb_tree-search_full_ncu2020.3")
+    assert r.transactions["l1"].value is None
+    assert "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum" in r.transactions["l1"].reason
+    assert r.transactions["l2"].value == l2_transactions(raw)
+    assert r.transactions["l2"].value < 0.6 * raw["lts__t_sectors.sum"]  # 14.8 G of 26.6 G
+    assert "srcunit_tex_op_atom_dot_alu.sum" in r.transactions["l2"].via

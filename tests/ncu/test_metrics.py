@@ -9,8 +9,10 @@ shared/docs/ncu-roofline-metrics.md (sections 1-3):
                         hfma less the zero-product HFMA2 register moves where the report counts them per instruction;
                         stock sections store X.sum.per_cycle_elapsed, so count = rate x smsp clock x duration
 * DRAM bytes          = dram__bytes.sum.per_second x duration, cross-checked with dram__bytes_read.sum + _write.sum
-* L2 bytes            = 32 x lts__lts2xbar_cycles_active (ncu 2025) or l1tex__m_xbar2l1tex_read_bytes (2020-2024)
-* L1 bytes            = 128 x l1tex__lsu_writeback_active[_mem_lg | _mem_lgds] (by compute capability)
+* L2 bytes            = 32 x lts__t_sectors_srcunit_tex.sum (all the SMs' L2 traffic: loads, stores, atomics; every
+                        full set), else 32 x lts__lts2xbar_cycles_active (ncu 2025) or l1tex__m_xbar2l1tex_read_bytes
+* L1 bytes            = 32 x l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st,atom,red} + _local_op_{ld,st} (all L1
+                        traffic; every full set), else 128 x l1tex__lsu_writeback_active[_mem_lg | _mem_lgds] (by CC)
 * ceilings            = X.sum.peak_sustained x the unit's measured clock (2 x ffma/dfma, 4 x hfma, dense tensor op)
 * percent of roof     = max over roofs of achieved rate / roof (time-based)
 * verdict inputs      = sm__throughput / gpu__compute_memory_throughput .avg.pct_of_peak_sustained_elapsed, waves
@@ -103,8 +105,15 @@ def dram_bytes(raw) -> float | None:
     return raw["dram__bytes.sum.per_second"] * duration(raw)
 
 
+L1_ALL = [f"l1tex__t_sectors_pipe_lsu_mem_global_op_{o}.sum" for o in ("ld", "st", "atom", "red")] + [
+    f"l1tex__t_sectors_pipe_lsu_mem_local_op_{o}.sum" for o in ("ld", "st")]
+
+
 def l2_bytes(raw) -> float | None:
-    """ncu 2025: 32 B x L2->crossbar active cycles; ncu 2020-2024 sections: L2->L1 read bytes."""
+    """All the SMs' L2 sectors x 32 B; without them ncu 2025: 32 B x L2->crossbar active cycles; ncu 2020-2024
+    sections: L2->L1 read bytes."""
+    if raw.has("lts__t_sectors_srcunit_tex.sum"):
+        return 32 * raw["lts__t_sectors_srcunit_tex.sum"]
     if raw.has("lts__lts2xbar_cycles_active.sum.per_second"):
         return 32 * raw["lts__lts2xbar_cycles_active.sum.per_second"] * duration(raw)
     if raw.has("l1tex__m_xbar2l1tex_read_bytes.sum"):
@@ -123,7 +132,9 @@ def writeback_counter(compute_capability: str) -> str:
 
 
 def l1_bytes(raw, counter: str) -> float | None:
-    """128 B per LSU writeback active cycle."""
+    """32 B per global/local sector of every operation; without them 128 B per LSU writeback active cycle."""
+    if all(raw.has(n) for n in L1_ALL):
+        return 32 * sum(raw[n] for n in L1_ALL)
     if raw.has(f"{counter}.sum"):
         return 128 * raw[f"{counter}.sum"]
     if raw.has(f"{counter}.sum.per_second"):
@@ -242,10 +253,9 @@ def test_v100_compute_tendencies(case):
     dram = raw["dram__bytes.sum.per_second"] * t
     assert k.bytes["dram"].value == approx(dram)
     assert dram == pytest.approx(raw["dram__bytes_read.sum"] + raw["dram__bytes_write.sum"], rel=1e-6)
-    assert k.bytes["l2"].value == raw["l1tex__m_xbar2l1tex_read_bytes.sum"]
-    assert raw["l1tex__m_xbar2l1tex_read_bytes.sum"] == pytest.approx(
-        raw["l1tex__m_xbar2l1tex_read_bytes.sum.per_second"] * t, rel=1e-6)
-    assert k.bytes["l1"].value == 128 * raw["l1tex__lsu_writeback_active.sum"]  # CC 7.0: the plain counter
+    assert k.bytes["l2"].value == 32 * raw["lts__t_sectors_srcunit_tex.sum"]  # loads and stores
+    assert k.bytes["l2"].value > raw["l1tex__m_xbar2l1tex_read_bytes.sum"]  # the L2 -> L1 reads alone
+    assert k.bytes["l1"].value == 32 * sum(raw[n] for n in L1_ALL)
     report = k.ceilings["measured-clock"]
     assert report.flop_per_s["fp64"] == approx(2 * raw[f"{inst('dfma', 'sm')}.sum.peak_sustained"] * raw[SM_CLOCK])
     assert report.flop_per_s["fp32"] == approx(2 * raw[f"{inst('ffma', 'sm')}.sum.peak_sustained"] * raw[SM_CLOCK])
@@ -331,8 +341,8 @@ def test_rtx3080_sgemm_and_cublas(case):
         dram = raw["dram__bytes.sum.per_second"] * t
         assert k.bytes["dram"].value == approx(dram)
         assert dram == pytest.approx(raw["dram__bytes_read.sum"] + raw["dram__bytes_write.sum"], rel=1e-6)
-        assert k.bytes["l2"].value == raw["l1tex__m_xbar2l1tex_read_bytes.sum"]
-        assert k.bytes["l1"].value == 128 * raw["l1tex__lsu_writeback_active_mem_lg.sum"]
+        assert k.bytes["l2"].value == 32 * raw["lts__t_sectors_srcunit_tex.sum"]
+        assert k.bytes["l1"].value == 32 * sum(raw[n] for n in L1_ALL)
         report = k.ceilings["measured-clock"]
         # GA102 consumer part: 2 DFMA per SM per clock (68 SMs -> 136)
         assert raw[f"{inst('dfma', 'sm')}.sum.peak_sustained"] == 136
@@ -367,7 +377,8 @@ def test_ada_rtx4070ti(case):
             + 2 * raw[f"{inst('ffma')}.sum.per_cycle_elapsed"]) * raw[SMSP_CLOCK] * t
     assert fp32 > 0
     assert k.flops["fp32"].value == approx(fp32)
-    assert k.bytes["l1"].value == 128 * raw["l1tex__lsu_writeback_active_mem_lg.sum"]  # CC 8.9: mem_lg
+    assert k.bytes["l1"].value == 32 * sum(raw[n] for n in L1_ALL)  # all L1 traffic, loads and stores
+    assert 128 * raw["l1tex__lsu_writeback_active_mem_lg.sum"] > 0  # the writebacks alone (loads), not used
     assert raw["sm__cycles_elapsed.avg"] / raw[SM_CLOCK] == pytest.approx(t, rel=5e-3)
     assert k.ceilings["measured-clock"].flop_per_s["fp32"] == approx(
         2 * raw[f"{inst('ffma', 'sm')}.sum.peak_sustained"] * raw[SM_CLOCK])
@@ -399,13 +410,14 @@ def test_h100_rmsnorm_hierarchy_and_cross_checks(case):
     assert hfma == pytest.approx(hfma2_moves(H100)[0], rel=1e-12)
     assert k.flops["fp16"].value == 4 * max(0.0, round(hfma - hfma2_moves(H100)[0])) == 0.0
     assert any("hadd" in note for note in k.notes)
-    # L2 (ncu 2025): 32 B x lts2xbar active cycles == ncu's derived__lts__lts2xbar_bytes
+    # L2: every sector the SMs requested (loads and stores); ncu 2025's own definition, 32 B x lts2xbar active
+    # cycles (== derived__lts__lts2xbar_bytes), counts the L2 -> SM returns only
     l2 = 32 * raw["lts__lts2xbar_cycles_active.sum.per_second"] * t
-    assert k.bytes["l2"].value == approx(l2)
+    assert k.bytes["l2"].value == 32 * raw["lts__t_sectors_srcunit_tex.sum"]
     assert l2 == pytest.approx(raw["derived__lts__lts2xbar_bytes.sum.per_second"] * t, rel=1e-9)
-    # L1 (CC 9.0): 128 B x mem_lgds writeback cycles, two independent forms in the report
+    # L1: every global/local sector (the CC 9.0 writeback bytes, 128 B x mem_lgds cycles, count loads only)
+    assert k.bytes["l1"].value == 32 * sum(raw[n] for n in L1_ALL)
     l1 = 128 * raw["l1tex__lsu_writeback_active_mem_lgds.sum"]
-    assert k.bytes["l1"].value == l1
     assert l1 == pytest.approx(raw["derived__l1tex__lsu_writeback_bytes_mem_lgds.sum.per_second"] * t, rel=1e-6)
     dram = raw["dram__bytes.sum.per_second"] * t
     assert dram == pytest.approx(raw["dram__bytes_read.sum"] + raw["dram__bytes_write.sum"], rel=1e-6)
@@ -449,7 +461,9 @@ def test_gh200_silu_elementwise(case):
     t = raw["gpu__time_duration.sum"] * 1e-9
     assert k.flops["fp32"].value == approx(flops(raw, "fp32"))
     assert k.bytes["dram"].value == approx(raw["dram__bytes.sum.per_second"] * t)
-    assert k.bytes["l1"].value == 128 * raw["l1tex__lsu_writeback_active_mem_lgds.sum"]
+    assert k.bytes["l1"].value == 32 * sum(raw[n] for n in L1_ALL)
+    assert k.bytes["l2"].value == 32 * raw["lts__t_sectors_srcunit_tex.sum"]
+    assert k.bytes["l2"].value >= k.bytes["dram"].value  # all traffic: the hierarchy does not read upside down
     assert raw["dram__bytes.sum.peak_sustained"] == 1536  # GH200 HBM3: 6144-bit bus
     report = k.ceilings["measured-clock"]
     assert report.bytes_per_s["dram"] == approx(1536 * raw[DRAM_CLOCK])
@@ -457,10 +471,11 @@ def test_gh200_silu_elementwise(case):
     assert k.roof.pct_of_roof == approx(100 * raw["dram__bytes.sum.per_second"] / report.bytes_per_s["dram"])
 
 
-def test_gh200_total_l2_traffic_and_the_one_way_l2_definition(case):
+def test_gh200_l2_bytes_count_the_stores_the_one_way_definition_left_out(case):
     """distribution_elementwise (GH200, ncu 2025.1): L2 by ncu's definition counts L2 -> SM returns only
-    (32 B x lts2xbar cycles, ~626 kB) while the kernel writes ~241 MB to DRAM; all L2 traffic, stores included,
-    is 32 B x lts__t_sectors.sum (~405 MB). Both are kept, and the inverted-looking hierarchy is explained."""
+    (32 B x lts2xbar cycles, ~626 kB) while the kernel writes ~241 MB to DRAM; the L2 bytes count every sector the
+    SMs requested (268 MB, its stores), and all L2 traffic of every source is 32 B x lts__t_sectors.sum (~405 MB).
+    No level reads upside down, so no note."""
     raws, result = case(GH200)
     raw, k = raws[0], result.launches[0]
     assert raw.name == "distribution_elementwise_grid_stride_kernel"
@@ -468,11 +483,10 @@ def test_gh200_total_l2_traffic_and_the_one_way_l2_definition(case):
     dram = raw["dram__bytes.sum.per_second"] * t
     assert k.bytes["dram"].value == approx(dram) and dram == pytest.approx(241e6, rel=0.01)
     l2 = 32 * raw["lts__lts2xbar_cycles_active.sum.per_second"] * t
-    assert k.bytes["l2"].value == approx(l2) and l2 == pytest.approx(626e3, rel=0.01)
+    assert l2 == pytest.approx(626e3, rel=0.01)
+    assert k.bytes["l2"].value == 32 * raw["lts__t_sectors_srcunit_tex.sum"] == 268435456
     assert k.l2_total_bytes.value == 32 * raw["lts__t_sectors.sum"] == pytest.approx(405e6, rel=0.01)
-    (note,) = k.level_notes
-    assert note.startswith("L2 bytes count L2 -> SM returns (loads), not stores (lts2xbar definition)")
-    assert "bytes.l2_total" in note
+    assert k.level_notes == ()
 
 
 # --- NaN launch -----------------------------------------------------------------------------------------------
@@ -522,8 +536,8 @@ def test_ncu_2020_3_tree_search(case):
             + 2 * raw[f"{inst('dfma')}.sum.per_cycle_elapsed"]) * raw[SMSP_CLOCK] * t
     assert fp64 > 0 and k.flops["fp64"].value == approx(fp64)
     assert k.bytes["dram"].value == approx(raw["dram__bytes.sum.per_second"] * t)
-    assert k.bytes["l2"].value == raw["l1tex__m_xbar2l1tex_read_bytes.sum"]
-    assert k.bytes["l1"].value == 128 * raw["l1tex__lsu_writeback_active_mem_lg.sum"]
+    assert k.bytes["l2"].value == 32 * raw["lts__t_sectors_srcunit_tex.sum"]
+    assert k.bytes["l1"].value == 32 * sum(raw[n] for n in L1_ALL)
     report = k.ceilings["measured-clock"]
     assert report.flop_per_s["fp64"] == approx(2 * raw[f"{inst('dfma', 'sm')}.sum.peak_sustained"] * raw[SM_CLOCK])
     assert raw[f"{inst('dfma', 'sm')}.sum.peak_sustained"] == 108 * 32  # A100: 32 DFMA/SM/clk
@@ -540,7 +554,8 @@ def test_t4_matrix_add_is_one_million_fadds(case):
     assert fadd == pytest.approx(1e6, rel=1e-6)
     assert raw[f"{inst('ffma')}.sum.per_cycle_elapsed"] == 0 and raw[f"{inst('fmul')}.sum.per_cycle_elapsed"] == 0
     assert k.flops["fp32"].value == pytest.approx(1e6, rel=1e-6)
-    assert k.bytes["l2"].value == 2 * 4 * 1e6 == raw["l1tex__m_xbar2l1tex_read_bytes.sum"]
+    assert 2 * 4 * 1e6 == raw["l1tex__m_xbar2l1tex_read_bytes.sum"]  # the reads
+    assert k.bytes["l2"].value == 32 * raw["lts__t_sectors_srcunit_tex.sum"] == 3 * 4 * 1e6  # and the 4 MB written
     dram = raw["dram__bytes.sum.per_second"] * t
     assert dram == pytest.approx(raw["dram__bytes_read.sum"] + raw["dram__bytes_write.sum"], rel=1e-6)
     assert dram >= 3 * 4 * 1e6  # at least two matrices read and one written

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final
 
 from roofline.analysis.libraries import matmul_name
-from roofline.analysis.results import LaunchAnalysis, TensorCores, TensorStatus
+from roofline.analysis.results import LaunchAnalysis, TensorCores, TensorRoof, TensorStatus, Value
 from roofline.core.model import Device
 from roofline.core.units import si
 from roofline.ncu import metrics as m
@@ -107,7 +107,63 @@ def diagnose(a: LaunchAnalysis, device: Device, spec: DeviceSpec | None = None) 
     result = TensorCores(status, arch.name if arch else None, families,
                          {t: v for t, v in a.tensor_flops_by_type.items() if v}, active, elapsed,
                          _flop_share(a), _matmul_like(a), reason=reason)
-    return _with_findings(replace(result, missing=_missing(result, a)), a, arch, device, spec)
+    result = replace(result, missing=_missing(result, a), roofs=tensor_roofs(a, device, spec))
+    return _with_findings(result, a, arch, device, spec)
+
+
+# --- A roof per data type the launch did tensor work in ------------------------------------------------
+IMMA_TYPE = "int8"  # the IMMA pipe's roof: INT8 (INT4 runs twice the operations per pipe cycle)
+
+
+def tensor_roofs(a: LaunchAnalysis, device: Device, spec: DeviceSpec | None) -> dict[str, TensorRoof]:
+    """Each data type the report counts tensor work for, against its dense roof: the ops_path counters (every type,
+    integer ones included) where they count any work, else the IMMA pipe's busy share against the INT8 roof."""
+    roofs: dict[str, TensorRoof] = {}
+    seconds = a.duration_s.value
+    for dtype, ops in m.tensor_ops_by_type(a.launch).items():
+        if not ops.value:
+            continue
+        peak = _tensor_roof(a, device, spec, dtype)
+        achieved = (Value(ops.value / seconds, via=f"({ops.via}) / duration") if seconds
+                    else Value(None, a.duration_s.reason or "no duration"))
+        roofs[dtype] = TensorRoof(dtype, ops.via, achieved, peak, _pct(achieved, peak))
+    if IMMA_TYPE in roofs:
+        return roofs
+    share = m.pipe_active_share(a.launch, m.IMMA_PIPE_BASES)
+    if share.value:
+        peak = _tensor_roof(a, device, spec, IMMA_TYPE)
+        pct = Value(100 * share.value, via=f"100 x {share.via} (IMMA pipe busy share of the elapsed cycles)")
+        achieved = (Value(share.value * peak.value, via=f"{share.via} x the INT8 roof (INT8 at the dense rate; INT4 "
+                                                        "would do twice the operations)")
+                    if peak.value is not None else Value(None, peak.reason))
+        roofs[IMMA_TYPE] = TensorRoof(IMMA_TYPE, f"IMMA pipe busy ({share.via})", achieved, peak, pct)
+    return roofs
+
+
+def _tensor_roof(a: LaunchAnalysis, device: Device, spec: DeviceSpec | None, dtype: str) -> Value:
+    """A type's dense tensor roof at the launch's clock: the report's own ops_path peak, else the datasheet's
+    (``tensor_<type>`` in the device spec) x the measured SM clock / the spec's tensor (or boost) clock."""
+    own = m.tensor_peak(a.launch, device, dtype)
+    if own.value is not None:
+        return Value.of(own)
+    if spec is None:
+        return Value(None, f"no dense {dtype.upper()} tensor roof: the report holds no ops_path peak and no device "
+                           "spec matches this GPU")
+    sheet = spec.peaks.get(f"tensor_{dtype}")
+    if sheet is None:
+        return Value(None, f"no dense {dtype.upper()} tensor roof: the report holds no ops_path peak and its device "
+                           f"spec ({spec.id}) lists no tensor_{dtype}")
+    clock, reference = m.sm_clock_hz(a.launch), spec.tensor_clock_hz or spec.boost_clock_hz
+    if clock.value is None or not reference:
+        return Value(sheet, via=f"device spec {spec.id} tensor_{dtype} (datasheet, dense), unscaled: no SM clock")
+    return Value(sheet * clock.value / reference,
+                 via=f"device spec {spec.id} tensor_{dtype} (datasheet, dense) x {clock.via} / {reference:.4g} Hz")
+
+
+def _pct(achieved: Value, peak: Value) -> Value:
+    if achieved.value is None or peak.value is None:
+        return Value(None, achieved.reason or peak.reason)
+    return Value(100 * achieved.value / peak.value, via="achieved / roof x 100")
 
 
 def _missing(t: TensorCores, a: LaunchAnalysis) -> dict[str, str]:
@@ -203,6 +259,7 @@ def _with_findings(t: TensorCores, a: LaunchAnalysis, arch: TensorArch | None, d
             f"{k.upper()} {si(v, 'FLOP')} ({100 * v / total:.0f}%)" for k, v in t.flops_by_type.items()))
     if t.flop_share is not None and t.status == USED:
         lines.append(f"Tensor Cores executed {100 * t.flop_share:.1f}% of the counted FLOPs")
+    lines += [_roof_line(r) for r in t.roofs.values()]
     pipe_note = _hfma2_note(t, a, arch)
     lines += [pipe_note] if pipe_note else []
     if t.matmul_like and t.status != USED and a.total_flops == 0:
@@ -210,6 +267,16 @@ def _with_findings(t: TensorCores, a: LaunchAnalysis, arch: TensorArch | None, d
                      "its math is integer (or uncounted) and ran on the CUDA cores")
     warning, advice, gain = _warning(t, a, arch, device, spec)
     return replace(t, findings=tuple(lines), warning=warning, advice=advice, roof_ratio=gain)
+
+
+def _roof_line(r: TensorRoof) -> str:
+    """One type's tensor work against its dense roof."""
+    unit = "OP/s" if r.dtype.startswith("int") else "FLOP/s"
+    if r.peak_ops_per_s.value is None:
+        return f"{r.dtype.upper()} tensor work ({si(r.achieved_ops_per_s.value, unit)}): {r.peak_ops_per_s.reason}"
+    return (f"{r.dtype.upper()} tensor roof {si(r.peak_ops_per_s.value, unit)} (dense): "
+            f"{r.pct_of_peak.value:.1f}% of it" + (f", {si(r.achieved_ops_per_s.value, unit)}"
+                                                    if r.achieved_ops_per_s.value is not None else ""))
 
 
 def _status_line(t: TensorCores) -> str:

@@ -24,15 +24,18 @@ from roofline.cli.common import (
 )
 from roofline.core.choices import OUTPUT_OPTION
 from roofline.core.labels import LEGEND_KERNELS
+from roofline.render.base import INSTRUCTION_PLOT, MEMORY_PLOT, PLOT
 
 PlotOutputOpt = Annotated[
     Path | None,
     typer.Option(*OUTPUT_OPTION, help="Plot file (.png, .svg or .pdf); default reports/<report name>.png."),
 ]
-PlotKind = Literal["roofline", "instruction"]
+PlotKind = Literal["roofline", "instruction", "memory"]
 KindOpt = Annotated[PlotKind, typer.Option("--kind", help="roofline: FLOP/s against FLOP/byte (the hierarchical "
                                                           "roofline); instruction: the Instruction Roofline Model, "
-                                                          "its memory walls and the integer roofline.")]
+                                                          "its memory walls and the integer roofline; memory: "
+                                                          "ncu's memory chart, hit rates and traffic between units.")]
+IMAGES: dict[PlotKind, str] = {"roofline": PLOT, "instruction": INSTRUCTION_PLOT, "memory": MEMORY_PLOT}
 TopOpt = Annotated[int, typer.Option("--top", min=1, help="Kernels named in the legend, longest first; the rest "
                                                           "are drawn in grey as 'other'.")]
 
@@ -59,5 +62,5 @@ def plot(
     from roofline.pipeline import build_view
 
     document = ReportDocument(build_view(analyses), top=top)
-    write_output(target, report_plot(document, fmt, target, "instruction-plot" if kind == "instruction" else "plot"))
+    write_output(target, report_plot(document, fmt, target, IMAGES[kind]))
     fail_for(errors)

@@ -19,9 +19,11 @@ from roofline.analysis.results import (
     InstructionRoofline,
     IntegerRoofline,
     LaunchAnalysis,
+    MemoryPicture,
     MemoryWalls,
     Occupancy,
     TensorCores,
+    TensorRoof,
     TimeModel,
     Value,
     Verdict,
@@ -29,8 +31,9 @@ from roofline.analysis.results import (
 )
 from roofline.analysis.view import ReportSetView, ReportView
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, PcCounters
+from roofline.core.thresholds import THIN_SAMPLES
 from roofline.core.version import __version__
-from roofline.ncu.metrics import BLOCK_DIMS, GRID_DIMS, HINT_PC_SAMPLES, LAUNCH_REGISTERS, LAUNCH_SHARED
+from roofline.ncu.metrics import BLOCK_DIMS, GRID_DIMS, HINT_LINEINFO, HINT_PC_SAMPLES, LAUNCH_REGISTERS, LAUNCH_SHARED
 from roofline.render import GENERATOR
 from roofline.render.names import json_text
 from roofline.render.report.prose import bound_of, estimate_of
@@ -188,6 +191,7 @@ def kernel_dict(k: LaunchAnalysis, reasons: Reasons, no_spec_reason: str, recove
         "tensor_cores": tensor_cores_dict(k.tensor_cores, missing),
         "stalls": stalls_dict(k.stalls, missing),
         "instruction_roofline": instruction_roofline_dict(k.instruction_roofline, missing),
+        "memory": memory_dict(k.memory, missing),
         "hotspots": hotspots_dict(k.hotspots, missing),
         "time_model": time_model_dict(k.time_model, missing),
     }
@@ -203,7 +207,8 @@ def kernel_dict(k: LaunchAnalysis, reasons: Reasons, no_spec_reason: str, recove
         missing["pct_of_roof"] = k.roof.reason
     if launch.invalid:  # no diagnostics for a launch whose attributes are impossible
         missing.update({key: f"invalid launch: {launch.invalid}" for key in ("occupancy", "tensor_cores", "stalls",
-                                                                                  "instruction_roofline", "hotspots")})
+                                                                                  "instruction_roofline", "memory",
+                                                                                  "hotspots")})
     if out["limiter"] is None:
         missing["limiter"] = k.roof.reason or "no roof position"
     if out["bound"] is None:
@@ -270,9 +275,11 @@ def instruction_roofline_dict(r: InstructionRoofline | None, missing: dict[str, 
         missing[key] = "not computed"
         return None
     rates = {"warp_gips": r.warp_gips, "thread_gips_per_32": r.thread_gips_per_32, "peak_warp_gips": r.peak_warp_gips}
-    levels = {"transactions": r.transactions, "intensity": r.intensity, "peak_gtxn_per_s": r.peak_gtxn_per_s}
+    levels = {"transactions": r.transactions, "intensity": r.intensity, "thread_intensity": r.thread_intensity,
+              "peak_gtxn_per_s": r.peak_gtxn_per_s}
     out: dict[str, Any] = {name: value_or_null(v, f"{key}.{name}", missing) for name, v in rates.items()}
     out.update({name: values_or_null(values, f"{key}.{name}", missing) for name, values in levels.items()})
+    out["definitions"] = dict(r.definitions)
     every = {**rates, **{f"{name}.{level}": v for name, values in levels.items() for level, v in values.items()}}
     out["ceilings"] = r.ceilings
     spaces = {"global_memory": r.global_memory, "shared_memory": r.shared_memory}
@@ -282,6 +289,20 @@ def instruction_roofline_dict(r: InstructionRoofline | None, missing: dict[str, 
     every |= integer
     out["via"] = {path: v.via for path, v in every.items() if v.value is not None}
     return out
+
+
+def memory_dict(p: MemoryPicture | None, missing: dict[str, str]) -> dict[str, Any] | None:
+    """The memory chart: L1 and L2 hit rates (percent) and the traffic per edge; nulls have their reason under
+    ``missing``, numbers their metrics under ``via``."""
+    if p is None:
+        missing["memory"] = "not computed"
+        return None
+    every = {**{f"hit_rate_pct.{k}": v for k, v in p.hit_rate_pct.items()},
+             **{f"traffic.{k}": v for k, v in p.traffic.items()}, **{f"sol_pct.{k}": v for k, v in p.sol_pct.items()}}
+    return {"hit_rate_pct": values_or_null(p.hit_rate_pct, "memory.hit_rate_pct", missing),
+            "traffic": values_or_null(p.traffic, "memory.traffic", missing), "definitions": dict(p.definitions),
+            "sol_pct": values_or_null(p.sol_pct, "memory.sol_pct", missing),
+            "via": {path: v.via for path, v in every.items() if v.value is not None}}
 
 
 def integer_dict(r: IntegerRoofline, key: str, missing: dict[str, str]) -> tuple[dict[str, Any], dict[str, Value]]:
@@ -301,24 +322,38 @@ def hotspots_dict(h: Hotspots | None, missing: dict[str, str]) -> dict[str, Any]
         return None
     pcs = []
     for i, (pc, share) in enumerate(h.pcs[:HOTSPOTS_SHOWN]):
-        pcs.append({"samples": pc.samples, "share": number(share), **_pc_dict(pc),
+        pcs.append({"samples": pc.samples, "share": number(share), **_pc_dict(pc, h),
                     "source": f"{pc.file}:{pc.line}" if pc.file is not None else None})
         if pc.sass is None:
             missing[f"hotspots.pcs[{i}].sass"] = h.sass_missing or "ncu_report gave no SASS text"
         if pc.file is None:
             missing[f"hotspots.pcs[{i}].source"] = h.source_missing
+        if pcs[-1]["producer"] is not None and pcs[-1]["producer"]["source"] is None:
+            missing[f"hotspots.pcs[{i}].producer.source"] = h.source_missing or HINT_LINEINFO
     lines = [{"source": line.where, "file": line.file, "line": line.line, "samples": line.samples,
-              "share": number(line.share), "top_stall": line.top_stall, "stalls": dict(line.stalls),
-              "pcs": [_pc_dict(pc) | {"samples": pc.samples} for pc in line.pcs]}
+              "share": number(line.share), "top_stall": line.top_stall, "top_stalls": list(line.tied_stalls),
+              "thin": line.samples < THIN_SAMPLES, "stalls": dict(line.stalls),
+              "pcs": [_pc_dict(pc, h) | {"samples": pc.samples} for pc in line.pcs]}
              for line in h.lines[:HOTSPOTS_SHOWN] if line.samples > 0]
     if not lines and h.total_samples:
         missing["hotspots.lines"] = h.source_missing
     return {"total_samples": h.total_samples, "sampled_pcs": len(h.pcs), "pcs": pcs,
-            "sampled_lines": sum(line.samples > 0 for line in h.lines), "lines": lines}
+            "sampled_lines": sum(line.samples > 0 for line in h.lines), "lines": lines,
+            "thin_samples": THIN_SAMPLES, "functions": list(h.functions)}
 
 
-def _pc_dict(pc: PcCounters) -> dict[str, Any]:
-    return {"pc_offset": pc.pc_offset, "sass": pc.sass, "stalls": dict(pc.stalls),
+def _pc_dict(pc: PcCounters, h: Hotspots) -> dict[str, Any]:
+    """One instruction: where it is (absolute PC, its function), its counters, its stall ties and, where its warps
+    waited on a dependency, the instruction producing the awaited register."""
+    found = h.producers.get(pc.pc) if pc.pc is not None else None
+    producer = None if found is None else {
+        "pc": found.pc, "pc_offset": found.pc_offset, "sass": found.sass, "registers": list(found.registers),
+        "stall": found.stall, "source": f"{found.file}:{found.line}" if found.file is not None else None}
+    return {"pc_offset": pc.pc_offset, "pc": pc.pc,
+            "function": h.function_of(pc) or None,
+            "function_pc": pc.function_pc,
+            "sass": pc.sass, "stalls": dict(pc.stalls), "top_stalls": list(h.stalls_of(pc)),
+            "thin": pc.samples < THIN_SAMPLES, "producer": producer,
             "inst_executed": number(pc.inst_executed), "thread_inst_executed": number(pc.thread_inst_executed),
             "memory": dict(pc.memory)}
 
@@ -362,7 +397,16 @@ def tensor_cores_dict(t: TensorCores | None, missing: dict[str, str]) -> dict[st
         "pipe_elapsed_pct": number(t.pipe_elapsed_pct), "flop_share": number(t.flop_share),
         "matmul_like": t.matmul_like or None, "warning": t.warning or None, "advice": t.advice or None,
         "findings": list(t.findings),
+        "roofs": {dtype: _tensor_roof_dict(r, f"tensor_cores.roofs.{dtype}", missing) for dtype, r in t.roofs.items()},
     }
+
+
+def _tensor_roof_dict(r: TensorRoof, key: str, missing: dict[str, str]) -> dict[str, Any]:
+    """One data type's tensor work against its dense roof, with how each number was obtained."""
+    values = {"achieved_ops_per_s": r.achieved_ops_per_s, "peak_ops_per_s": r.peak_ops_per_s,
+              "pct_of_peak": r.pct_of_peak}
+    out: dict[str, Any] = {name: value_or_null(v, f"{key}.{name}", missing) for name, v in values.items()}
+    return out | {"work": r.work, "via": {name: v.via for name, v in values.items() if v.value is not None}}
 
 
 def advice_dict(a: Advice, path: str, missing: dict[str, str]) -> dict[str, Any]:

@@ -25,11 +25,12 @@ from roofline.analysis.view import AdvisedKernel, ReportSetView, ReportView
 from roofline.compare.ranking import RECOVERABLE_COUNTS
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings
+from roofline.core.thresholds import THIN_SAMPLES
 from roofline.core.units import counted, pct, ratio, seconds, si
 from roofline.render import GENERATOR
 from roofline.render.names import group_name, printable, short_group_name
 from roofline.render.report.plot import NOTHING_TO_PLOT, PLOT_FIX, PlotData, plot_data, plots_nothing
-from roofline.render.report.prose import bound_of, cited, estimate_text, scaled_roofs_note
+from roofline.render.report.prose import bound_of, cited, estimate_text, producer_text, scaled_roofs_note, stall_text
 
 RANKED_ROWS = 20  # kernels in the ranking table
 NAME_CHARS = 80  # a kernel's name in the ranking table and its heading (the full demangled name follows it)
@@ -244,6 +245,7 @@ def kernel_blocks(rank: int, advised: AdvisedKernel, anchor: str = "") -> list[B
         if k.tensor_cores.warning:
             blocks.append(Block("warn", k.tensor_cores.warning))
     blocks += [Block("p", "**Instruction roofline**"), Block("ul", items=instruction_items(k))]
+    blocks += memory_blocks(k)
     rules = rule_items(advised)
     if rules:
         blocks.append(Block("details", f"ncu rules ({len(rules)})", items=rules))
@@ -309,10 +311,16 @@ def hotspot_blocks(advised: AdvisedKernel) -> list[Block]:
     rows = tuple(spot.row for spot in advised.hotspots)
     what = "lines" if h.lines else "instructions"
     blocks = [Block("p", f"**Hot spots** ({h.total_samples:,} warp samples; the {what} with the most)"),
-              Block("table", header=("share", "samples", "where", "top stall", "SASS"),
-                    numeric=(True, True, False, False, False),
-                    rows=tuple((pct(100 * r.share), f"{r.samples:,}", r.where, r.top_stall or "-",
-                                " ".join(printable(r.sass or "").split())) for r in rows))]
+              Block("table", header=("share", "samples", "where", "top stall", "SASS", "waits on"),
+                    numeric=(True, True, False, False, False, False),
+                    rows=tuple((pct(100 * r.share), f"{r.samples:,}" + (" (thin)" if r.thin else ""), r.where,
+                                stall_text(r), " ".join(printable(r.sass or "").split()),
+                                " ".join(printable(producer_text(r.producer)).split()) if r.producer else "")
+                               for r in rows))]
+    thin = [r for r in rows if r.thin]
+    if thin:
+        blocks.append(Block("note", f"{', '.join(r.where for r in thin)}: rest{'s' if len(thin) == 1 else ''} on "
+                                    f"fewer than {THIN_SAMPLES} warp samples (thin); their shares are rough."))
     for spot in advised.hotspots[:LISTED_LINES]:
         row, listing = spot.row, spot.listing
         if listing:
@@ -390,7 +398,12 @@ def instruction_items(k: LaunchAnalysis) -> tuple[str, ...]:
         measured = [level for level in LEVELS if r.intensity[level].value is not None]
         if measured:
             lines.append("warp instructions per 32-byte transaction: "
-                         + ", ".join(f"{NAMES[level]} {ratio(r.intensity[level].value)}" for level in measured))
+                         + ", ".join(f"{NAMES[level]} {ratio(r.intensity[level].value)}" for level in measured)
+                         + "; thread instructions / 32 per transaction: "
+                         + ", ".join(f"{NAMES[level]} {ratio(r.thread_intensity[level].value)}" for level in measured
+                                     if r.thread_intensity[level].value is not None))
+        lines += [f"{NAMES[level]} transactions not measured: {r.transactions[level].reason}" for level in LEVELS
+                  if r.transactions[level].value is None and r.intensity[level].value is None]
     for space, walls, unit in (("global", r.global_memory, "sectors"), ("shared", r.shared_memory, "wavefronts")):
         found = {op: v.value for op, v in walls.intensity.items() if v.value}
         if found:
@@ -399,6 +412,32 @@ def instruction_items(k: LaunchAnalysis) -> tuple[str, ...]:
             lines.append(f"{space} {unit} per warp instruction: {per} (walls for 4-byte words: {marks})")
     lines.append(integer_text(k))
     return tuple(lines)
+
+
+SOL_WORDS = {"sm": "SM", "memory": "memory", "dram": "DRAM", "l1": "L1/TEX", "l2": "L2"}
+EDGE_WORDS = {"kernel_l1_bytes": ("kernel", "L1", "B"), "kernel_shared_wavefronts": ("kernel", "shared memory", ""),
+              "l2_to_l1_bytes": ("L2", "L1", "B"), "l1_to_l2_bytes": ("L1", "L2", "B"),
+              "dram_to_l2_bytes": ("DRAM", "L2", "B"), "l2_to_dram_bytes": ("L2", "DRAM", "B")}
+
+
+def memory_blocks(k: LaunchAnalysis) -> list[Block]:
+    """The memory chart (ncu's Memory Workload Analysis): hit rates and the traffic on each edge; [] where the report
+    holds none of it."""
+    p = k.memory
+    if p is None:
+        return []
+    sol = [Block("p", "**Speed of Light** (ncu's percent of peak): " + ", ".join(
+        f"{SOL_WORDS[unit]} {pct(v.value, 2)}" for unit, v in p.sol_pct.items() if v.value is not None))] \
+        if any(v.value is not None for v in p.sol_pct.values()) else []
+    if all(v.value is None for v in (*p.hit_rate_pct.values(), *p.traffic.values())):
+        return sol
+    rates = ", ".join(f"{NAMES[level]} {pct(v.value)}" if v.value is not None else f"{NAMES[level]} not measured"
+                      for level, v in p.hit_rate_pct.items())
+    rows = tuple((EDGE_WORDS[edge][0], EDGE_WORDS[edge][1],
+                  si(v.value, EDGE_WORDS[edge][2]) + ("" if EDGE_WORDS[edge][2] else " wavefronts")
+                  if v.value is not None else "not measured", p.definitions[edge]) for edge, v in p.traffic.items())
+    return [*sol, Block("p", f"**Memory** (hit rates: {rates})"),
+            Block("table", header=("from", "to", "traffic", "counts"), rows=rows, numeric=(False, False, True, False))]
 
 
 def integer_text(k: LaunchAnalysis) -> str:

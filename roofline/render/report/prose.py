@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from roofline.analysis.ncu_rules import LOCAL
-from roofline.analysis.results import Advice, BusyUnit, Cause, EstimateBound, ModelChange
+from roofline.analysis.results import Advice, BusyUnit, Cause, EstimateBound, HotRow, ModelChange, Producer
 from roofline.analysis.view import ScaledRoofs, Unavailable
 from roofline.core.labels import NAMES
 from roofline.core.units import seconds
@@ -113,3 +113,15 @@ def values_text(values: Sequence[tuple[str, str]]) -> str:
 
 def launch_count(count: int, total: int) -> str:
     return "all launches" if count == total else f"{count} of {total} launches"
+
+
+def producer_text(p: Producer) -> str:
+    """A producer as the reports show it beside the waiting instruction: "<- +0x2a0 LDG.E.CONSTANT R18 at
+    sgemm.cu:40"."""
+    where = f" at {p.source}" if p.source is not None else ""
+    return f"<- +0x{p.pc_offset:x} {p.opcode} {', '.join(p.registers)}{where}"
+
+
+def stall_text(row: HotRow) -> str:
+    """A hot row's top stall, tied reasons named as ties ("long_scoreboard = wait"), "-" for none."""
+    return " = ".join(row.tied_stalls) if len(row.tied_stalls) > 1 else row.top_stall or "-"

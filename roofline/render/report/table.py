@@ -22,8 +22,10 @@ from roofline.render.report.prose import (
     cited,
     estimate_text,
     launch_count,
+    producer_text,
     scaled_roofs_note,
     short_name,
+    stall_text,
     unavailable_line,
 )
 from roofline.render.terminal import Cell, add_rows, escape, fitted, record, warning_lines
@@ -107,7 +109,42 @@ def _print_report(console: Console, v: ReportView) -> None:
     for line in _problems(v, console.width):
         console.print(line, highlight=False, soft_wrap=True)
     _print_advice(console, v.advised)
+    _print_memory(console, v.advised)
     _print_hotspots(console, v.advised)
+
+
+def _print_memory(console: Console, kernels: Sequence[AdvisedKernel]) -> None:
+    """The memory chart of the longest launch of each kernel given: L1 and L2 hit rates, then the traffic between
+    the units (``MemoryPicture``), one line each; nothing where the report holds no hit rate."""
+    shown = [g for g in kernels if g.longest.memory is not None
+             and any(v.value is not None for v in (*g.longest.memory.hit_rate_pct.values(),
+                                                   *g.longest.memory.sol_pct.values()))]
+    if not shown:
+        return
+    console.print("[bold]Memory[/bold] (ncu's Speed of Light, hit rates and traffic; longest launch of the kernels "
+                  "with the most recoverable time):", highlight=False)
+    for g in shown:
+        k = g.longest
+        p = k.memory
+        assert p is not None  # shown
+        name = kernel_name(k.launch.name, k.launch.demangled_name)
+        console.print(f"  {k.launch.key} {fitted(name, console.width - len(k.launch.key) - 3)}", highlight=False)
+        sol = [f"{SOL_LABELS[unit]} {pct(v.value, 2)}" for unit, v in p.sol_pct.items() if v.value is not None]
+        if sol:
+            console.print(escape("    SOL " + "  ".join(sol)), highlight=False)
+        rates = [f"{NAMES[level]} hit {pct(v.value)}" for level, v in p.hit_rate_pct.items() if v.value is not None]
+        for labels in MEMORY_EDGE_LINES:
+            traffic = [f"{label} {si(p.traffic[edge].value, unit)}" for edge, label, unit in labels
+                       if p.traffic[edge].value is not None]
+            if rates or traffic:
+                console.print(escape("    " + "  ".join([*rates, *traffic])), highlight=False)
+            rates = []
+
+
+SOL_LABELS = {"sm": "SM", "memory": "memory", "dram": "DRAM", "l1": "L1", "l2": "L2"}
+MEMORY_EDGE_LINES = ((("dram_to_l2_bytes", "DRAM->L2", "B"), ("l2_to_dram_bytes", "L2->DRAM", "B")),
+                     (("kernel_l1_bytes", "kernel->L1", "B"), ("l2_to_l1_bytes", "L2->L1", "B"),
+                      ("l1_to_l2_bytes", "L1->L2", "B"), ("kernel_shared_wavefronts", "shared wavefronts", "")))
 
 
 def _print_advice(console: Console, kernels: Sequence[AdvisedKernel]) -> None:
@@ -148,13 +185,17 @@ def _print_hotspots(console: Console, kernels: Sequence[AdvisedKernel]) -> None:
         head = f"  {k.launch.key} {fitted(name, console.width - len(k.launch.key) - 30)}"
         console.print(f"{head}  {h.total_samples:,} samples", highlight=False)
         rows = [spot.row for spot in g.hotspots]
-        where, stall = (max(len(text) for text in texts) for texts in zip(*((r.where, r.top_stall or "-")
+        where, stall = (max(len(text) for text in texts) for texts in zip(*((r.where, stall_text(r))
                                                                               for r in rows), strict=True))
         for row in rows:
-            line = f"    {pct(100 * row.share):>6} {row.where:<{where}} {row.top_stall or '-':<{stall}} "
+            line = f"    {pct(100 * row.share):>6} {row.where:<{where}} {stall_text(row):<{stall}} "
             text = (line + " ".join((row.sass or "").split())).rstrip()
             console.print(escape(text if len(text) <= console.width else text[:console.width - 1] + "…"),
                           highlight=False)
+            notes = ([producer_text(row.producer)] if row.producer else []) + (
+                [f"rests on {row.samples} samples"] if row.thin else [])
+            if notes:
+                console.print(escape(f"{'':>11}{'; '.join(notes)}"[:console.width]), highlight=False)
         if not h.lines and h.source_missing:
             fixes.add(h.source_missing)
     for fix in sorted(fixes):

@@ -49,6 +49,44 @@ def test_int8_cutlass_gemm_uses_imma(launch, raw_actions):
     assert t.matmul_like == "its name contains 'gemm'"  # demangled: cutlass::Kernel<cutlass::gemm::kernel::Gemm<...
 
 
+def test_the_int8_gemm_has_its_int8_tensor_roof_from_the_imma_pipe_and_the_spec(launch, raw_actions):
+    """No integer ops_path counter in this full set (ncu 2024.1, A100): the IMMA pipe's busy share of the elapsed
+    cycles against the A100's dense INT8 roof (624 TOP/s at 1.41 GHz, device_specs) at the measured SM clock."""
+    k = launch("a100-80gb_cutlass-gemm_full", "Kernel")
+    raw = _raw(raw_actions, "a100-80gb_cutlass-gemm_full", "Kernel")
+    (roof,) = k.tensor_cores.roofs.values()
+    share = (raw["sm__pipe_tensor_op_imma_cycles_active.avg.pct_of_peak_sustained_active"] / 100
+             * raw["sm__cycles_active.avg"] / raw["sm__cycles_elapsed.avg"])
+    peak = 624e12 * raw["sm__cycles_elapsed.avg.per_second"] / 1.41e9
+    assert roof.dtype == "int8"
+    assert roof.peak_ops_per_s.value == pytest.approx(peak, rel=1e-9)
+    assert roof.pct_of_peak.value == pytest.approx(100 * share, rel=1e-9)
+    assert roof.pct_of_peak.value == pytest.approx(k.tensor_cores.pipe_elapsed_pct, rel=0.01)  # ncu's elapsed %
+    assert roof.achieved_ops_per_s.value == pytest.approx(share * peak, rel=1e-9)
+    assert any(f.startswith("INT8 tensor roof") for f in k.tensor_cores.findings)
+
+
+def test_fp8_gemm_has_its_fp8_roof_from_the_ops_path_counters():
+    """H200 FP8 GEMM (examples/h200, --set roofline): its FP8 FLOPs over the duration against the dense FP8 peak."""
+    from tests.conftest import REPO, raw_actions_at
+
+    path = REPO / "examples" / "h200" / "torch-fp8.roofline.ncu-rep"
+    (a,) = analyze_files([path])
+    for k, raw in zip(a.launches, raw_actions_at(path), strict=True):
+        roof = k.tensor_cores.roofs["fp8"]
+        ops = sum(raw[n] for n in raw.values if n.startswith("sm__ops_path_tensor_src_fp8") and n.endswith(".sum"))
+        seconds = raw["gpu__time_duration.sum"] * 1e-9
+        peak = (raw["sm__ops_path_tensor_src_fp8_sparsity_off.sum.peak_sustained"]
+                * raw["sm__cycles_elapsed.avg.per_second"])
+        assert roof.achieved_ops_per_s.value == pytest.approx(ops / seconds, rel=1e-9)
+        assert roof.peak_ops_per_s.value == pytest.approx(peak, rel=1e-9)
+        assert roof.pct_of_peak.value == pytest.approx(100 * ops / seconds / peak, rel=1e-9)
+
+
+def test_no_tensor_work_no_roof(launch):
+    assert launch("a100-80gb_cutlass-gemm_full", "ReferenceGemm_kernel").tensor_cores.roofs == {}
+
+
 def test_integer_reference_gemm_is_no_fp_warning(launch):
     # ReferenceGemm_kernel (int8 reference): tensor pipe 0%, and no FP32/FP64 FLOPs counted at all
     t = launch("a100-80gb_cutlass-gemm_full", "ReferenceGemm_kernel").tensor_cores

@@ -311,11 +311,12 @@ def test_every_drawn_point_has_a_tooltip_and_the_links_given(example):
         "503 GFLOP/s at 0.167 FLOP/byte", "kernel at 90.0% of roof, bound: memory"]
 
 
-def test_plot_data_says_when_a_level_counts_one_direction_only(analysed):
-    """GH200 distribution_elementwise: L2 (L2 -> SM returns) below DRAM, said beside the points."""
+def test_a_full_set_counts_every_direction_so_no_level_looks_inverted(analysed):
+    """GH200 distribution_elementwise writes 241 MB: its L2 bytes count the SMs' stores (ncu 2025's own definition,
+    L2 -> SM returns, had 626 kB below DRAM), so no level note."""
     s = _series(plot.plot_data(views([analysed("gh200_silu_full-roofline")]).reports).panels[0],
                 "distribution_elementwise_grid_stride_kernel")
-    assert s.level_notes and s.level_notes[0].startswith("L2 bytes count L2 -> SM returns (loads), not stores")
+    assert s.level_notes == ()
 
 
 def test_a_kernel_whose_l2_definition_counts_no_bytes_is_drawn_at_all_its_l2_traffic():
