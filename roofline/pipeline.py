@@ -258,8 +258,9 @@ def complete(a: LaunchAnalysis, device: Device, spec: DeviceSpec | None = None) 
     from roofline.analysis.hotspots import hotspots
     from roofline.analysis.instructions import instruction_roofline
     from roofline.analysis.memory import memory_picture
+    from roofline.analysis.time_model import time_model
 
-    diagnosed = replace(a, occupancy=occupancy.diagnose(a.launch, device),
+    diagnosed = replace(a, time_model=time_model(a, device), occupancy=occupancy.diagnose(a.launch, device),
                         tensor_cores=tensor_cores.diagnose(a, device, spec), stalls=stalls.diagnose(a.launch),
                         instruction_roofline=instruction_roofline(a, device), memory=memory_picture(a.launch),
                         hotspots=hotspots(a.launch))

@@ -87,8 +87,9 @@ def test_without_diagnostics_the_launches_keep_their_roofline_figures_only():
     assert all(k.occupancy is None and k.tensor_cores is None and k.stalls is None and k.instruction_roofline is None
                and not k.advice for k in lean.launches)
     assert all(k.instruction_roofline is not None for k in full.launches)
-    assert [replace(k, occupancy=None, tensor_cores=None, stalls=None, instruction_roofline=None, advice=())
-            for k in full.launches] == list(lean.launches)
+    assert all(k.time_model is None for k in lean.launches) and all(k.time_model for k in full.launches)
+    assert [replace(k, occupancy=None, tensor_cores=None, stalls=None, instruction_roofline=None, advice=(),
+                    time_model=None) for k in full.launches] == list(lean.launches)
     assert [(g.name, g.total_s, g.recoverable_s) for g in full.groups] == [
         (g.name, g.total_s, g.recoverable_s) for g in lean.groups]
 

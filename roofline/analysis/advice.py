@@ -40,7 +40,7 @@ from roofline.core.model import LEVELS, Device
 from roofline.core.thresholds import BALANCED_PTS, FULL_WAVE, LATENCY_BELOW_PCT
 from roofline.core.units import pct, ratio, seconds, si
 from roofline.ncu import metrics as m
-from roofline.ncu.metrics import LAUNCH_BLOCK, LAUNCH_GRID
+from roofline.ncu.metrics import FP64_PIPE, ISSUE_SLOTS, LAUNCH_BLOCK, LAUNCH_GRID
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.specs.catalog import DeviceSpec
@@ -323,22 +323,36 @@ def _faster_roof(k: LaunchAnalysis, gain: float | None, precision: str | None, w
 
 
 def _fp64(k: LaunchAnalysis) -> list[Advice]:
-    """FP64 work on a GPU whose FP64 ceiling is a small fraction of its FP32 one."""
+    """FP64 work on a GPU whose FP64 rate is a small fraction of its FP32 one (GeForce and workstation boards:
+    1/64 or 1/32), where the FP64 work takes longer than the FP32 work at their roofs (or the FP64 pipe is the
+    busiest unit): the rate is said, whichever precision has more FLOPs."""
     c = k.ceilings.get(k.roof.ceilings)
-    if c is None or k.main_precision != "fp64":
+    if c is None:
         return []
     fp32, fp64 = c.flop_per_s["fp32"], c.flop_per_s["fp64"]
-    if not fp64 or not fp32 or fp32 / fp64 < WEAK_FP64_RATIO:
+    flops64, flops32 = k.flops["fp64"].value, k.flops["fp32"].value or 0.0
+    if not fp64 or not fp32 or not flops64 or fp32 / fp64 < WEAK_FP64_RATIO:
+        return []
+    floor = k.time_model.largest_unit if k.time_model is not None else None
+    fp64_floor = floor is not None and floor.metric.startswith(FP64_PIPE)
+    if flops64 / fp64 <= flops32 / fp32 and not fp64_floor:
         return []
     times = fp32 / fp64
     saved, how = _faster_roof(k, times, "fp64", "the FP32 roof")
+    work = f"its FP64 work ({si(flops64, 'FLOP')}) takes {seconds(flops64 / fp64)} at that rate"
+    if fp64_floor and floor is not None:  # the pipe's time counts its conversions (F2F) and moves too
+        work = (f"its FP64 pipe is the busiest unit, {pct(floor.inputs.get('pct_of_peak'))} of its peak: "
+                f"{seconds(floor.seconds)} of the {seconds(k.duration_s.value)} at its peak (FP64 FLOPs "
+                f"{si(flops64, 'FLOP')}, conversions to and from FP64 included)")
+        saved, how = None, "the FP64 pipe's work at the FP32 rate, on the time model"
     return [Advice(kind="precision", title="Use FP32 where the accuracy allows",
-                   text=f"Most of its FLOPs are FP64 ({si(k.flops['fp64'].value, 'FLOP')}), and this GPU's FP32 "
-                        f"ceiling is {times:.0f}x its FP64 one ({si(fp32, 'FLOP/s')} vs {si(fp64, 'FLOP/s')}): use "
-                        "FP32 where the accuracy allows.", cause=f"FP32 ceiling {times:.0f}x the FP64 one",
-                   source="roofline", est_saved_s=saved,
-                   condition=f"mostly FP64 FLOPs and an FP32 ceiling at least {WEAK_FP64_RATIO:g}x the FP64 one",
-                   estimate=how, topic="precision:fp64", mechanism="precision")]
+                   text=f"FP64 runs at 1/{times:.0f} of the FP32 rate on this GPU ({si(fp64, 'FLOP/s')} vs "
+                        f"{si(fp32, 'FLOP/s')}), and {work}: use FP32 where the accuracy allows, or run it on a GPU "
+                        "with full-rate FP64 (1/2 of FP32 on the data-centre boards).",
+                   cause=f"FP64 at 1/{times:.0f} of the FP32 rate", source="roofline", est_saved_s=saved,
+                   condition=f"FP64 work that takes longer than the FP32 work, on an FP32 rate at least "
+                             f"{WEAK_FP64_RATIO:g}x the FP64 one",
+                   estimate=how, topic="precision:fp64", mechanism="precision", work_share=1.0 - 1.0 / times)]
 
 
 # --- Grid, waves and occupancy ------------------------------------------------------------------------
@@ -518,6 +532,9 @@ def _issue_bound(k: LaunchAnalysis) -> list[Advice]:
     if r is None or rate is None or not peak or 100 * rate / peak < LATENCY_BELOW_PCT:
         return []
     share = 100 * rate / peak
+    busiest = k.verdict.busiest
+    # the issue slots the busiest unit: the verdict's own item makes this point, this one is cited there
+    point = ROOF if busiest is not None and busiest.metric.startswith(ISSUE_SLOTS) else "issue_bound"
     threads = r.thread_gips_per_32.value
     idle = (f"; {pct(100 * (1 - threads / rate))} of the lanes of issued instructions are inactive or predicated off, "
             "so converged warps would issue fewer" if threads is not None and threads < rate * IDLE_LANES_NAMED else "")
@@ -529,12 +546,13 @@ def _issue_bound(k: LaunchAnalysis) -> list[Advice]:
                    cause=f"warp instructions at {pct(share)} of the issue peak", source="instructions",
                    condition=f"warp GIPS at {pct(LATENCY_BELOW_PCT, 0)} of the issue peak or more",
                    estimate="not estimated: the report cannot say how many instructions could go",
-                   topic="issue_bound", mechanism="work")]
+                   topic=point, mechanism="work")]
 
 
 def _uncoalesced(k: LaunchAnalysis) -> list[Advice]:
     """Global loads or stores moving more sectors per warp instruction than any coalesced access does; the
-    estimate is ncu's access-pattern rules', merged on the same cause, bounded."""
+    estimate is ncu's access-pattern rules', merged on the same cause, bounded. The share of the sectors it removes is
+    at most all but the useful ones: 4-byte words, coalesced, take ``unit`` sectors per warp instruction."""
     r = k.instruction_roofline
     intensity = r.global_memory.intensity if r is not None else {}
     scattered = {op: 1 / v.value for op, v in intensity.items()
@@ -550,7 +568,7 @@ def _uncoalesced(k: LaunchAnalysis) -> list[Advice]:
                    cause=f"global {found} sectors per warp instruction", source="instructions",
                    condition=f"more than {WIDEST_COALESCED_SECTORS} sectors per global warp instruction",
                    estimate="not estimated: the word size sets how many sectors coalesced accesses need",
-                   topic=f"{COALESCING}:l1", mechanism="work")]
+                   topic=f"{COALESCING}:l1", mechanism="work", work_share=1.0 - unit / max(scattered.values()))]
 
 
 def _launch_overhead(k: LaunchAnalysis) -> list[Advice]:

@@ -5,9 +5,11 @@
 * GEMM-like: a matrix multiply or convolution by its name or instruction mix (``diagnostics.tensor_cores``), or a
   GEMM/convolution library kernel;
 * reduction: named so (``libraries.REDUCTION_NAME``), or DRAM writes under ``REDUCTION_WRITE_SHARE`` of its reads;
-* streaming: fewer FLOPs per DRAM byte than ``STREAMING_MAX_INTENSITY`` or a tenth of the ridge point
-  (``STREAMING_RIDGE_SHARE``), whichever is higher (no FLOPs at all for a copy or a transpose): nothing is
-  reused, so tiling has nothing to keep on chip.
+* streaming: by reuse, each byte the kernel requests (its global L1 sectors x 32) coming from DRAM about once (the
+  requested bytes at most ``STREAMING_MAX_REUSE`` x the DRAM bytes): nothing is reused, so tiling has nothing to
+  keep on chip; a kernel whose requests are served from the caches several times over reuses data, whatever its
+  FLOPs per byte. Only where the report lacks the sectors: fewer FLOPs per DRAM byte than
+  ``STREAMING_MAX_INTENSITY`` or a tenth of the ridge point (``STREAMING_RIDGE_SHARE``), whichever is higher.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from roofline.ncu import metrics as m
 KindName = Literal["tiny_grid", "gemm", "reduction", "streaming", "general"]
 STREAMING_MAX_INTENSITY = 1.0  # FLOP per DRAM byte; elementwise FP32 kernels do 1-2 FLOPs per 8-12 bytes
 STREAMING_RIDGE_SHARE = 0.1  # on a GPU of high ridge point, a kernel this far below it reuses nothing worth tiling
+STREAMING_MAX_REUSE = 1.5  # requested bytes per DRAM byte up to which each byte is used about once
 REDUCTION_WRITE_SHARE = 1.0 / 16.0  # DRAM bytes written over bytes read below which a kernel reduces its input
 
 
@@ -48,10 +51,23 @@ def kernel_kind(k: LaunchAnalysis, lib: Library | None, ridge: float | None = No
     if reduction:
         return KernelKind("reduction", reduction)
     flops, dram = k.total_flops, k.bytes["dram"].value
+    requested = _requested_bytes(k)
+    if requested is not None and dram:
+        reuse = requested / dram
+        if reuse <= STREAMING_MAX_REUSE:
+            return KernelKind("streaming", f"each byte requested comes from DRAM about once ({reuse:.2g} requested "
+                                           "bytes per DRAM byte)")
+        return KernelKind("general", f"{reuse:.2g} requested bytes per DRAM byte: the caches serve reuse")
     below = max(STREAMING_MAX_INTENSITY, STREAMING_RIDGE_SHARE * (ridge or 0.0))
     if flops is not None and dram and flops / dram < below:
         return KernelKind("streaming", f"{flops / dram:.3g} FLOP per DRAM byte{_unmeasured(k)}")
     return KernelKind("general", "")
+
+
+def _requested_bytes(k: LaunchAnalysis) -> float | None:
+    """The bytes the kernel's global loads and stores request: their L1 sectors x 32; None where not measured."""
+    counts = [m.counter(k.launch, sector).value for sector in m.GLOBAL_SECTORS.values()]
+    return None if any(c is None for c in counts) else 32.0 * sum(c or 0.0 for c in counts)
 
 
 def _reduction(k: LaunchAnalysis) -> str:

@@ -68,6 +68,11 @@ _LIBRARIES: tuple[tuple[re.Pattern[str], Library], ...] = (
      Library("CUB/Thrust", "primitive", "give each call more data or batch segments into one call (segmented and "
              "batched primitives), make fewer calls, and limit radix sorts to the key bits in use")),
 )
+# A user's lambda (or extended device lambda wrapper) inside a CUB/Thrust template, such as thrust::for_each or
+# transform with a lambda: the template only runs the user's code over the range, so the kernel is the user's.
+# (PyTorch ATen's elementwise kernels also carry lambdas, but those are ATen's code.)
+USER_LAMBDA = re.compile(r"lambda|__nv_[dh]l_wrapper_t|\[\]\(")
+_USER_CODE_HOSTS = ("CUB/Thrust",)
 # A reduction by name (reduce, reduction, Reduce...): with its DRAM writes a small share of its reads, the other
 # ground for reduction advice.
 REDUCTION_NAME = re.compile(r"reduc", re.IGNORECASE)
@@ -92,6 +97,8 @@ def _library_of(texts: tuple[str, ...]) -> Library | None:
             return _FAMILY_LIBRARIES[found.library]
     for pattern, lib in _LIBRARIES:
         if any(pattern.search(text) for text in texts):
+            if lib.name in _USER_CODE_HOSTS and any(USER_LAMBDA.search(text) for text in texts):
+                return None  # the user's lambda run by the template: the user's code
             return lib
     return None
 

@@ -43,7 +43,11 @@ COALESCING = "coalescing"  # the topics of one access pattern, by the level a ru
 _L2_DOWN, _DRAM = ("lts", "ltc", "dram", "fbpa", "fbp"), ("dram", "fbpa", "fbp")
 WORK_UNITS = {"coalescing:l1": ("l1tex", *_L2_DOWN), "coalescing:l2": _L2_DOWN, "coalescing:dram": _DRAM,
               "shared_access": ("l1tex",), "l2_compression": _L2_DOWN,
-              "fp_fusion": ("sm", "smsp"), "divergence": ("sm", "smsp")}
+              "fp_fusion": ("sm", "smsp"), "divergence": ("sm", "smsp"),
+              "imbalance:l1": ("l1tex",), "imbalance:l2": ("lts", "ltc"), "imbalance:dram": _DRAM}
+# ncu's WorkloadImbalance over the slices of a memory level (its title: "L2 Slices Workload Imbalance") is about that
+# level's units, not occupancy: evened out, the busiest slice's work drops to the average (no share stated).
+_SLICE_LEVELS = (("l1", "l1"), ("l2", "l2"), ("dram", "dram"), ("fb", "dram"))
 
 
 @dataclass(frozen=True)
@@ -86,12 +90,15 @@ def topic(r: RuleResult, bound: str | None = None) -> Topic:
 
 
 def _cause_topic(r: RuleResult) -> Topic:
+    title = r.title.lower()
+    if r.rule == "WorkloadImbalance" and "slice" in title:
+        level = next((lv for prefix, lv in _SLICE_LEVELS if title.startswith(prefix)), "l2")
+        return Topic(f"imbalance:{level}", "work")
     if r.rule in _BY_RULE:
         return _BY_RULE[r.rule]
     stall = _STALL_RULE.match(r.rule)
     if stall:
         return Topic(f"stall:{_stall_reason(r, stall.group(1))}", "latency")
-    title = r.title.lower()
     if r.rule == "Occupancy":
         return Topic("occupancy:theoretical" if "is limited by" in r.message else "occupancy:achieved", "latency")
     if r.rule == "HighPipeUtilization":

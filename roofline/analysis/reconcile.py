@@ -25,14 +25,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from roofline.analysis.ncu_rules import COALESCING, WORK_UNITS
-from roofline.analysis.results import Advice, LaunchAnalysis
+from roofline.analysis.results import Advice, EstimateBound, LaunchAnalysis, ModelChange, TimeModel
 from roofline.analysis.roofline import attained_pct, headroom_s, recoverable_s
+from roofline.analysis.time_model import TAIL, Change, saving
 from roofline.core.model import Device
+from roofline.core.thresholds import LAUNCH_FLOOR_S
 from roofline.core.units import pct, seconds
 from roofline.ncu.metrics import LAUNCH_GRID
 
 SHOWN_MIN_SHARE = 0.01  # the terminal leaves out estimated items under 1% of the kernel's time
-GAP = "busiest unit's gap"
 SAME = 1e-6  # an estimate within this relative distance of its bound is the bound (ncu computes it the same way)
 
 
@@ -57,6 +58,8 @@ def worth_showing(item: Advice, k: LaunchAnalysis) -> bool:
     its estimate, or for a latency item without one by the busiest unit's gap), or that nothing bounds."""
     duration = k.duration_s.value
     most = item.est_saved_s
+    if item.bound_by is EstimateBound.FLOOR_UNCHANGED:
+        return False
     if most is None and item.mechanism == "latency":
         most = headroom_s(k)
     return most is None or not duration or most >= SHOWN_MIN_SHARE * duration
@@ -65,34 +68,104 @@ def worth_showing(item: Advice, k: LaunchAnalysis) -> bool:
 # --- Bounds ---------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Cap:
-    """The most an item can save (None: no bound known), the bound's short name and the bound in words."""
+    """The most an item can save (None: no bound known), what bounds it and the bound in words; a what-if on the
+    time model carries its change as data instead (the words are the renderers', ``render.report.prose``)."""
 
     seconds: float | None
-    by: str
-    text: str
+    by: EstimateBound
+    text: str = ""
+    change: ModelChange | None = None
+
+
+# The terms of the time model a change at one of these topics works on, by term key (``analysis.time_model``):
+# fusing FP instructions or moving FP work elsewhere changes the FP pipes only (ncu's FPInstructions estimate is the
+# FMA pipe's own, local gain); the issue slots are changed by issuing fewer instructions, and Tensor Cores issue one
+# MMA instruction for thousands of FLOPs, so they free the issue slots of the FP instructions too.
+PIPE_TERMS = {
+    "fp_fusion": ("FMA", "FP64", "FP16", "FP16/tensor", "fp32 roof", "fp64 roof", "fp16 roof"),
+    "precision:fp64": ("FP64", "fp64 roof"), "tensor_cores": ("FMA", "fp32 roof", "FP16", "fp16 roof", "issue"),
+    "precision:tensor": ("tensor", "FP16/tensor", "tensor roof"), "issue_bound": ("issue",),
+}
+_ROOF_PREFIXES = {"l1": "l1tex", "l2": "lts", "dram": "dram"}  # a roof term's level -> its units' metric prefix
+
+
+def change_of(a: Advice, model: TimeModel) -> Change | None:
+    """What an item changes in the launch's time model: latency hidden (stalls, occupancy, the verdict's own
+    "reach the peak"), the work at some units cut by the share it removes (to nothing where no share is stated: the
+    most it could do), the FP pipe it moves work off, or the blocks spread evenly over the SMs; None where the item
+    changes nothing the model holds (a launch's host overhead)."""
+    if a.mechanism in ("latency", "roof") or (a.mechanism == "none" and a.source == "ncu"):
+        return Change(hide_latency=True)
+    if a.mechanism == "grid":  # more SMs at work: the tail goes and latency is hidden over more warps
+        tail = model.term(TAIL)
+        unit = next((t for t in model.terms if t.kind in ("unit", "roof") and tail and t.metric == tail.metric), None)
+        even = {TAIL: unit.seconds / tail.seconds} if tail and unit and tail.seconds else {}
+        return Change(even, hide_latency=True)
+    factor = 1.0 - a.work_share if a.work_share is not None else 0.0  # precision: the share its faster rate removes
+    keys = _changed_terms(a.topic, model)
+    return Change({key: factor for key in keys}) if keys else None
+
+
+def _changed_terms(topic: str, model: TimeModel) -> tuple[str, ...]:
+    if topic in PIPE_TERMS:
+        return tuple(key for key in PIPE_TERMS[topic] if model.term(key) is not None)
+    prefixes = WORK_UNITS.get(topic, ())
+    return tuple(t.key for t in model.terms if t.kind in ("unit", "roof")
+                 and _ROOF_PREFIXES.get(t.metric, t.metric.split("__", 1)[0]) in prefixes)
+
+
+def model_cap(a: Advice, k: LaunchAnalysis) -> Cap | None:
+    """The bound of the time model: measured time minus the changed kernel's floor, never below the launch floor;
+    0 where the change leaves the floor where it is. None where the model or the change is not known."""
+    model = k.time_model
+    if model is None or model.reason or model.floor is None:
+        return None
+    change = change_of(a, model)
+    if change is None:
+        return None
+    most = saving(model, change)
+    if most is None:
+        return None
+    floor = model.floor
+    model_change = ModelChange(tuple(change.scales.items()), floor.name, floor.seconds, most.floor_key, most.floor_s,
+                     most.floor_s <= LAUNCH_FLOOR_S)
+    if change.hide_latency:
+        return Cap(most.seconds, EstimateBound.SLACK, change=model_change)
+    if all(factor == 1.0 for factor in change.scales.values()):
+        return Cap(0.0, EstimateBound.NOTHING_REMOVED, change=model_change)
+    if not most.moved:
+        return Cap(0.0, EstimateBound.FLOOR_UNCHANGED, change=model_change)
+    return Cap(most.seconds, EstimateBound.CHANGED_FLOOR, change=model_change)
 
 
 def cap(a: Advice, k: LaunchAnalysis, device: Device | None) -> Cap:
-    """The bound of an item's mechanism (see the module docstring)."""
+    """The bound of an item: the time model's (``model_cap``), else its mechanism's (see the module docstring)."""
+    by_model = model_cap(a, k)
+    if by_model is not None and a.mechanism == "grid":  # also at most the same work spread over every SM
+        own = _grid_cap(a, k, device)
+        return own if own.seconds is not None and own.seconds < (by_model.seconds or 0.0) else by_model
+    if by_model is not None:
+        return by_model
     if a.mechanism == "latency":
         return _gap_cap(k, "hiding latency cannot take the kernel past its busiest unit's peak")
     if a.mechanism == "work":
         return _work_cap(a, k)
     if a.mechanism == "roof":
-        return Cap(recoverable_s(k), "time to reach the roof", "the time to reach the roof or the busiest unit's "
+        return Cap(recoverable_s(k), EstimateBound.ROOF, "the time to reach the roof or the busiest unit's "
                                                                  "peak with the same work")
     if a.mechanism == "grid":
         return _grid_cap(a, k, device)
     if a.mechanism == "none" and a.source == "ncu":
         return _gap_cap(k, "an ncu rule of no known mechanism cannot take the kernel past its busiest unit's peak")
-    return Cap(None, "", "")
+    return Cap(None, EstimateBound.NONE)
 
 
 def _gap_cap(k: LaunchAnalysis, why: str) -> Cap:
     """At most the busiest unit's gap, ``why``."""
     attained = attained_pct(k)
-    return Cap(headroom_s(k), GAP, f"{why}: at most duration x (1 - {pct(attained)})" if attained is not None
-               else f"{why}, but no busiest unit is measured to bound it")
+    text = (f"{why}: at most duration x (1 - {pct(attained)})" if attained is not None
+            else f"{why}, but no busiest unit is measured to bound it")
+    return Cap(headroom_s(k), EstimateBound.GAP, text)
 
 
 def _grid_cap(a: Advice, k: LaunchAnalysis, device: Device | None) -> Cap:
@@ -100,11 +173,12 @@ def _grid_cap(a: Advice, k: LaunchAnalysis, device: Device | None) -> Cap:
     gap (a unit near its peak leaves little for more blocks to take)."""
     tail = a.topic == "grid:tail"
     saving = tail_saving(k) if tail else small_grid_saving(k, device)
-    by, text = (("idle block slots", "at most the idle block slots of the last wave x duration") if tail
-                else ("idle SMs", "at most the same work spread over every SM"))
+    by, text = ((EstimateBound.IDLE_SLOTS, "at most the idle block slots of the last wave x duration") if tail
+                else (EstimateBound.IDLE_SMS, "at most the same work spread over every SM"))
     gap = headroom_s(k)
     if saving is not None and gap is not None and gap < saving:
-        return Cap(gap, GAP, f"{text}, and at most the busiest unit's gap, duration x (1 - {pct(attained_pct(k))})")
+        return Cap(gap, EstimateBound.GAP,
+                   f"{text}, and at most the busiest unit's gap, duration x (1 - {pct(attained_pct(k))})")
     return Cap(saving, by, text)
 
 
@@ -113,22 +187,24 @@ def _work_cap(a: Advice, k: LaunchAnalysis) -> Cap:
     another one, its work stays, so at most the gap to its peak as well."""
     duration = k.duration_s.value
     if a.work_share is None or duration is None:
-        return Cap(None, "", "removes work, but the report states no share of the work it removes")
+        return Cap(None, EstimateBound.NONE, "removes work, but the report states no share of the work it removes")
     most, why = duration * a.work_share, f"removes {100 * a.work_share:.0f}% of the work at its unit"
     busiest, gap = k.verdict.busiest, headroom_s(k)
     units = WORK_UNITS.get(a.topic)
     elsewhere = busiest is not None and units is not None and busiest.metric.split("__", 1)[0] not in units
     if busiest is not None and elsewhere and gap is not None and gap < most:
-        return Cap(gap, GAP, f"{why}, but the busiest unit ({busiest.name}, {pct(busiest.pct)}) keeps its work: "
-                             f"at most duration x (1 - {pct(attained_pct(k))})")
-    return Cap(most, "share of work removed", f"{why}: at most that share of the kernel's time")
+        return Cap(gap, EstimateBound.GAP, f"{why}, but the busiest unit ({busiest.name}, {pct(busiest.pct)}) keeps "
+                                           f"its work: at most duration x (1 - {pct(attained_pct(k))})")
+    return Cap(most, EstimateBound.SHARE, f"{why}: at most that share of the kernel's time")
 
 
 def bounded_item(a: Advice, k: LaunchAnalysis, device: Device | None) -> Advice:
     """``a`` with its estimate capped by its mechanism's bound; ncu's estimate stays beside where it was above."""
     bound = cap(a, k, device)
     most, raw = bound.seconds, a.est_saved_s
-    a = replace(a, bound=bound.text, bound_by=bound.by)
+    a = replace(a, bound=bound.text, bound_by=bound.by, change=bound.change)
+    if bound.change is not None:
+        return _what_if_item(a, most, raw)
     if a.mechanism == "work" and most is None and a.source == "ncu":
         how = "not estimated: ncu's message states no share of the work removed" if raw is not None else a.estimate
         return replace(a, est_saved_s=None, ncu_saved_s=raw, estimate=how)
@@ -139,6 +215,24 @@ def bounded_item(a: Advice, k: LaunchAnalysis, device: Device | None) -> Advice:
     how = f"bounded: {bound.text}" + (f" (ncu estimated {seconds(raw)})" if a.source == "ncu" else "")
     return replace(a, est_saved_s=most, ncu_saved_s=raw if a.source == "ncu" else a.ncu_saved_s, estimate=how,
                    capped=True)
+
+
+def _what_if_item(a: Advice, most: float | None, raw: float | None) -> Advice:
+    """``a`` bounded by its what-if on the time model: no saving where the floor stays (ncu's own estimate kept
+    beside), at most measured - the changed floor where it had no estimate (a change of work) or one above that."""
+    ncu = raw if a.source == "ncu" else a.ncu_saved_s
+    if a.kind == "measurement":
+        return a
+    if a.bound_by is EstimateBound.FLOOR_UNCHANGED:
+        return replace(a, est_saved_s=None, ncu_saved_s=ncu, estimate="")
+    if most == 0.0:
+        return replace(a, est_saved_s=0.0, estimate="")
+    if raw is None and most is not None and (a.bound_by is EstimateBound.CHANGED_FLOOR or a.mechanism == "work"):
+        return replace(a, est_saved_s=most, estimate="", capped=True)
+    if most is None or raw is None or raw <= most * (1.0 + SAME) or a.change is None:
+        return a
+    return replace(a, est_saved_s=most, ncu_saved_s=ncu, estimate="", capped=True,
+                   change=replace(a.change, own_above=True))
 
 
 def small_grid_saving(k: LaunchAnalysis, device: Device | None) -> float | None:
@@ -189,5 +283,6 @@ def _merged(group: list[Advice]) -> Advice:
     if lead.est_saved_s is None and estimated:
         best = max(estimated, key=lambda a: a.est_saved_s or 0.0)
         merged = replace(merged, est_saved_s=best.est_saved_s, estimate=best.estimate, bound=best.bound,
-                         bound_by=best.bound_by, work_share=best.work_share, capped=best.capped)
+                         bound_by=best.bound_by, work_share=best.work_share, capped=best.capped,
+                         change=best.change)
     return merged

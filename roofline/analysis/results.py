@@ -87,6 +87,13 @@ class BusyUnit:
     side: Side
     metric: str  # the breakdown metric (or the roof key, for a roofline-only verdict)
 
+    @property
+    def short_name(self) -> str:
+        """The unit's short name for a table cell ("FP64", "ALU", "issue", "L1", "DRAM"; a roof's key)."""
+        from roofline.ncu.metrics import unit_short_name
+
+        return unit_short_name(self.metric)
+
 
 @dataclass(frozen=True)
 class Verdict:
@@ -198,6 +205,40 @@ class WarpStalls:
     missing: Mapping[str, str] = field(default_factory=dict)
 
 
+class EstimateBound(str, Enum):
+    """What bounds an advice item's estimate (``analysis.reconcile``), as data; its ``value`` is JSON's
+    ``bound_by``. The what-ifs on the time model: the kernel at its floor once latency is hidden (``SLACK``), the
+    changed kernel's floor (``CHANGED_FLOOR``), a change that leaves the floor where it is (``FLOOR_UNCHANGED``: no
+    saving claimed) or removes no work (``NOTHING_REMOVED``); else the bound of the item's mechanism."""
+
+    NONE = ""
+    GAP = "busiest unit's gap"
+    ROOF = "time to reach the roof"
+    SHARE = "share of work removed"
+    IDLE_SLOTS = "idle block slots"
+    IDLE_SMS = "idle SMs"
+    SLACK = "slack"
+    NOTHING_REMOVED = "nothing removed"
+    FLOOR_UNCHANGED = "floor unchanged"
+    CHANGED_FLOOR = "changed floor"
+
+
+@dataclass(frozen=True)
+class ModelChange:
+    """An advice item's change on its launch's time model (``analysis.reconcile.model_cap``), as data for the words
+    of its bound: the terms it scales and by how much, the floor term before (its name, its time) and the changed
+    kernel's floor (its term's key and time, whether that is the launch floor); ``own_above`` says the item's own
+    estimate was above the bound."""
+
+    scales: tuple[tuple[str, float], ...]
+    floor_name: str
+    floor_s: float
+    after_key: str = ""
+    after_s: float | None = None
+    launch_floor: bool = False
+    own_above: bool = False
+
+
 @dataclass(frozen=True, kw_only=True)
 class Advice:
     """One recommendation for a launch (``analysis.advice``): what to do, the condition that made it apply, the
@@ -216,8 +257,8 @@ class Advice:
     topic: str = ""  # what the item is about; one item per topic and kernel, e.g. "stall:long_scoreboard"
     mechanism: Mechanism = "none"
     work_share: float | None = None  # for "work": the share of the work it removes (0..1), when the report says
-    bound: str = ""  # the physical bound applied to est_saved_s
-    bound_by: str = ""  # that bound's short name, e.g. "busiest unit's gap"
+    bound: str = ""  # the physical bound applied to est_saved_s ("" for a what-if on the time model: ``change``)
+    bound_by: EstimateBound = EstimateBound.NONE  # what bounds it, e.g. EstimateBound.GAP
     ncu_saved_s: float | None = None  # ncu's own estimate as time, where it was above the bound
     also: tuple[str, ...] = ()  # the other sources merged into this item, e.g. "ncu CPIStall: Wait Stalls"
     causes: tuple[str, ...] = ()  # the topics of the causes merged into it (an ncu stall rule under "roof")
@@ -225,6 +266,7 @@ class Advice:
     missing: tuple[str, ...] = ()  # a measurement item: the metrics the report lacks
     collect: str = ""  # and the option that collects them
     ncu_local_pct: float | None = None  # ncu's LOCAL estimate: one unit's efficiency gain in percent, not a time
+    change: ModelChange | None = None  # the bound is the time model's: the change the item makes to the model
 
 
 @dataclass(frozen=True)
@@ -393,6 +435,58 @@ class LineShift:
         return 100.0 * (self.new_share - self.base_share)
 
 
+# --- The time model ---------------------------------------------------------------------------------
+TermKind = Literal["unit", "roof", "tail", "launch"]
+
+
+@dataclass(frozen=True)
+class Term:
+    """One term of the model: the time ``seconds`` a unit's measured work needs at its peak (``kind`` "unit" or
+    "roof"), the tail of the waves, or the launch floor; ``formula`` and ``inputs`` say how it was computed."""
+
+    key: str  # the unit's short name ("DRAM", "FMA", "issue", "fp64 roof"), "tail" or "launch"
+    name: str  # the unit's full name ("DRAM", "FMA pipe", ...)
+    kind: TermKind
+    seconds: float
+    formula: str
+    inputs: Mapping[str, float] = field(default_factory=dict)
+    metric: str = ""  # the breakdown metric (or the roof key) the term is read from
+    side: str = ""  # "compute" or "memory" for a unit
+    sm_local: bool = False  # a unit inside each SM, whose work a block cannot spread over other SMs
+
+
+@dataclass(frozen=True)
+class TimeModel:
+    """A launch's time model: its terms, largest first; the floor (the largest term) and the slack (measured minus
+    floor, None when not measured). ``reason`` says why there are no unit terms."""
+
+    measured_s: float | None
+    terms: tuple[Term, ...]
+    reason: str = ""
+
+    @property
+    def floor(self) -> Term | None:
+        return self.terms[0] if self.terms else None
+
+    @property
+    def floor_s(self) -> float | None:
+        return self.terms[0].seconds if self.terms else None
+
+    @property
+    def slack_s(self) -> float | None:
+        if self.measured_s is None or not self.terms:
+            return None
+        return max(0.0, self.measured_s - self.terms[0].seconds)
+
+    @property
+    def largest_unit(self) -> Term | None:
+        """The largest unit (or roof) term: the unit the kernel's measured work keeps busiest."""
+        return next((t for t in self.terms if t.kind in ("unit", "roof")), None)
+
+    def term(self, key: str) -> Term | None:
+        return next((t for t in self.terms if t.key == key), None)
+
+
 # --- Launches, kernels, reports -----------------------------------------------------------------------
 @dataclass(frozen=True)
 class LaunchAnalysis:
@@ -423,6 +517,7 @@ class LaunchAnalysis:
     l2_total_bytes: Value = Value(None, "not read")  # all L2 traffic, stores included (lts__t_sectors x 32)
     level_notes: tuple[str, ...] = ()  # levels whose definition counts one direction only and look inverted
     note_keys: tuple[str, ...] = ()  # the precision or level each of ``notes`` concerns, in order
+    time_model: TimeModel | None = None  # the time each unit's work needs at its peak (``analysis.time_model``)
 
     @property
     def total_flops(self) -> float | None:

@@ -406,32 +406,61 @@ CEILING_ORDER: tuple[CeilingSet, ...] = ("datasheet", "kernel-clock", "measured-
 
 def report_level_ceilings(launches: Sequence[LaunchAnalysis]) -> dict[CeilingSet, Ceilings]:
     """The ceilings of a whole report, one per set its launches hold, the one figure every output shows: each roof
-    the median over the launches (their measured clocks differ; datasheet and calibrated roofs do not), the
-    tensor roof over the launches whose roof is for the Tensor Core type shown (``shown_tensor_dtype``)."""
+    the median over the launches weighted by their time (a launch counts for its time: short launches run at
+    other clocks), the measured roofs only where any launch has one (a datasheet fallback is never mixed into a
+    measured median), the tensor roof over the launches whose roof is for the Tensor Core type shown
+    (``shown_tensor_dtype``)."""
     dtype = shown_tensor_dtype(launches)
     out: dict[CeilingSet, Ceilings] = {}
     for source in CEILING_ORDER:
-        sets = [k.ceilings[source] for k in launches if source in k.ceilings]
-        if sets:
-            out[source] = _median_set(source, sets, dtype)
+        timed = [(k.ceilings[source], k.duration_s.value or 0.0) for k in launches if source in k.ceilings]
+        if timed:
+            out[source] = _median_set(source, timed, dtype)
     return out
 
 
-def _median_set(source: CeilingSet, sets: Sequence[Ceilings], dtype: str) -> Ceilings:
-    same_type = [c for c in sets if c.tensor_dtype == dtype] or list(sets)
-    flops = {p: median_known([c.flop_per_s[p] for c in (same_type if p == "tensor" else sets)]) for p in PRECISIONS}
-    bandwidth = {level: median_known([c.bytes_per_s[level] for c in sets]) for level in LEVELS}
-    roofs = {**flops, **bandwidth}
-    lead = _at_the_median(same_type, roofs)
+def _median_set(source: CeilingSet, timed: Sequence[tuple[Ceilings, float]], dtype: str) -> Ceilings:
+    sets = [c for c, _ in timed]
+    same_type = [(c, w) for c, w in timed if c.tensor_dtype == dtype] or list(timed)
+    roofs = {key: _weighted_roof(same_type if key == "tensor" else timed, key) for key in (*PRECISIONS, *LEVELS)}
+    flops = {p: roofs[p][0] for p in PRECISIONS}
+    bandwidth = {level: roofs[level][0] for level in LEVELS}
+    lead = _at_the_median([c for c, _ in same_type], {key: value for key, (value, _) in roofs.items()})
     note = lead.clock_note
     if len({c.clock_note for c in sets}) > 1:
-        note += f"; each roof the median of {len(sets)} launches, which ran at different clocks"
-    missing = {key: why for c in reversed(sets) for key, why in c.missing.items() if roofs.get(key) is None}
-    scaled = {key: how for c in reversed(sets) for key, how in c.scaled.items()}
-    unscaled = tuple(dict.fromkeys(key for c in sets for key in c.unscaled))
+        note += f"; each roof the time-weighted median of {len(sets)} launches, which ran at different clocks"
+    missing = {key: why for c in reversed(sets) for key, why in c.missing.items() if roofs[key][0] is None}
+    scaled = {key: how for c in reversed(sets) for key, how in c.scaled.items() if roofs[key][1]}
+    unscaled = tuple(dict.fromkeys(key for c in sets for key in c.unscaled if roofs[key][1]))
     collect = {key: how for c in reversed(sets) for key, how in c.collect.items() if key in missing}
     return Ceilings(source, flops, bandwidth, clock_note=note, tensor_dtype=lead.tensor_dtype, missing=missing,
                     scaled=scaled, unscaled=unscaled, clock=lead.clock, collect=collect)
+
+
+def _weighted_roof(timed: Sequence[tuple[Ceilings, float]], key: str) -> tuple[float | None, bool]:
+    """One roof over launches: the time-weighted median of the launches' measured roofs (not taken from the
+    datasheet, ``Ceilings.scaled``), else of their datasheet fallbacks; and whether it is a fallback. Launches
+    without a time count once each where none has one."""
+    known = [(c.roof(key), w, key in c.scaled) for c, w in timed if c.roof(key) is not None]
+    own = [(v, w) for v, w, fallback in known if not fallback]
+    chosen, fallback = (own, False) if own else ([(v, w) for v, w, _ in known], True)
+    if not chosen:
+        return None, False
+    return weighted_median([v for v, _ in chosen if v is not None], [w for _, w in chosen]), fallback and bool(known)
+
+
+def weighted_median(values: Sequence[float], weights: Sequence[float]) -> float:
+    """The value at half the total weight (values sorted; the lower one at an exact half); the plain median where
+    no weight is positive."""
+    if not any(w > 0 for w in weights):
+        return cast(float, median_known(list(values)))
+    pairs = sorted(zip(values, weights, strict=True))
+    half, acc = sum(w for _, w in pairs) / 2.0, 0.0
+    for value, weight in pairs:
+        acc += weight
+        if acc >= half:
+            return value
+    return pairs[-1][0]
 
 
 def _at_the_median(sets: Sequence[Ceilings], roofs: Mapping[str, float | None]) -> Ceilings:

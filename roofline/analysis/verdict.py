@@ -100,12 +100,15 @@ def throughputs(launch: KernelLaunch) -> Throughputs | NoThroughputs:
 
 
 def busy_units(launch: KernelLaunch) -> tuple[BusyUnit, ...]:
-    """Every unit the two breakdowns list, with its percent of peak, in the breakdowns' order."""
+    """Every unit the two breakdowns list, with its percent of peak, in the breakdowns' order; ncu's aggregates of
+    other units (``m.INTERNAL_ACTIVITY``) are no unit and are left out."""
     units = []
     sides: tuple[Side, Side] = ("compute", "memory")
     for breakdown, side in zip(m.BREAKDOWNS, sides, strict=True):
         listed = launch.metrics.get(breakdown)
         for metric in (m.breakdown_units(str(listed)) if listed else ()):
+            if m.INTERNAL_ACTIVITY in metric:
+                continue
             value = launch.value(metric)
             if value is not None:
                 units.append(BusyUnit(unit_name(metric), value, side, metric))

@@ -179,12 +179,13 @@ def _pooled(g: KernelGroup) -> KernelStats | None:
 
 
 def scaled_roofs(launches: Sequence[LaunchAnalysis]) -> ScaledRoofs | None:
-    """The roofs any launch's kernel-clock set took from the datasheet, and which were left unscaled; None when
-    none."""
-    scaled = {key for k in launches for key in k.ceilings["kernel-clock"].scaled}
+    """The roofs any launch's kernel-clock set took from the datasheet, and which were left unscaled (on every
+    launch that took it from the datasheet: one scaled by a measured clock makes it scaled); None when none."""
+    sets = [k.ceilings["kernel-clock"] for k in launches]
+    scaled = {key for c in sets for key in c.scaled}
     if not scaled:
         return None
-    unscaled = {key for k in launches for key in k.ceilings["kernel-clock"].unscaled}
+    unscaled = {key for key in scaled if all(key in c.unscaled for c in sets if key in c.scaled)}
     order = (*PRECISIONS, *LEVELS)
     return ScaledRoofs(tuple(key for key in order if key in scaled), tuple(key for key in order if key in unscaled))
 

@@ -300,8 +300,9 @@ def pair_reports(analyses: Sequence[ReportAnalysis], matcher: Matcher = Matcher(
     keyed = [keyed_kernels(a, matcher, i) for i, a in enumerate(analyses)]
     rows = [k for k in keyed[0] if len(keyed) == 1 or any(k in kd for kd in keyed[1:])]
     devices = [a.device for a in analyses]
+    specs = _specs(analyses)
     pairs = [_pair(k, aggregate(keyed[0][k]), [aggregate(kd[k]) if k in kd else None for kd in keyed[1:]], labels,
-                   project_to, options, devices) for k in rows]
+                   project_to, options, devices, specs) for k in rows]
     pairs.sort(key=lambda p: -(p.base.total_s.value or 0.0))
     paired = set(rows)
     unmatched = tuple(tuple(_key_text(k, kd[k]) for k in kd if k not in paired) for kd in keyed)
@@ -337,8 +338,21 @@ def _key_text(key: Key, launches: Launches) -> str:
     return key[1] if key[0] != "order" else " | ".join(dict.fromkeys(k.name for k in launches.kernel_launches))
 
 
+def _specs(analyses: Sequence[ReportAnalysis]) -> list[DeviceSpec | None]:
+    """Each report's device spec (the built-in one its analysis matched), None where it matched none."""
+    ids = [a.spec_id for a in analyses]
+    if len({i for i in ids if i}) < 2:  # one GPU: expectations come from the roofs of the same GPU
+        return [None] * len(analyses)
+    from roofline.specs.catalog import load_catalog
+
+    catalog = load_catalog()
+    known = {spec.id: spec for spec in catalog.specs}
+    return [known.get(i) if i else None for i in ids]
+
+
 def _pair(key: Key, base: KernelStats, others: list[KernelStats | None], labels: Sequence[str],
-          target: DeviceSpec | None, options: PairOptions, devices: Sequence[Device]) -> KernelPair:
+          target: DeviceSpec | None, options: PairOptions, devices: Sequence[Device],
+          specs: Sequence[DeviceSpec | None] = ()) -> KernelPair:
     """Work, time change and expectation of every side against the base (side 0); a side absent from its report
     gets None with why."""
     sides = [base, *others]
@@ -351,13 +365,17 @@ def _pair(key: Key, base: KernelStats, others: list[KernelStats | None], labels:
         changes.append(change)
         speedup.append(Value(1.0 / change.ratio, via="1 / median pairwise time ratio (Hodges-Lehmann)") if change
                        else _ratio(base.per_launch_s, side.per_launch_s, "time per launch") if side else absent)
-        expected.append(_expected(base, side, i) if side else absent)
-    kept = tuple(_ratio(a, b, "speedup") for a, b in zip(speedup, expected, strict=True))
-    projections = tuple(project(s, d, target) if s else None
-                        for s, d in zip(sides, devices, strict=True)) if target is not None else ()
     work = tuple(compare_work(base.work, s.work, options.work_tolerance, s.names == base.names,
                               (governing(base.verdict, base.roof), governing(s.verdict, s.roof)))
                  if i and s and s.work and base.work else None for i, s in enumerate(sides))
+    for i, side in enumerate(sides):
+        check = work[i]
+        same_work = check is not None and not check.different
+        expected.append(_expected_on(base, side, i, devices[0], specs if same_work else ()) if side
+                        else Value(None, f"kernel not in {labels[i]}"))
+    kept = tuple(_ratio(a, b, "speedup") for a, b in zip(speedup, expected, strict=True))
+    projections = tuple(project(s, d, target) if s else None
+                        for s, d in zip(sides, devices, strict=True)) if target is not None else ()
     how = {"map": f"map {key[1]}", "order": f"order #{key[1]}"}.get(key[0], key[0])
     return KernelPair(f"#{key[1]}" if key[0] == "order" else key[1], how, tuple(sides), tuple(speedup),
                       tuple(expected), kept, projections, work, tuple(changes),
@@ -369,6 +387,19 @@ def _change(base: KernelStats, side: KernelStats, alpha: float) -> Change | None
     if not base.durations_s or not side.durations_s:
         return None
     return compare_times(base.durations_s, side.durations_s, alpha)
+
+
+def _expected_on(base: KernelStats, side: KernelStats, i: int, source: Device,
+                 specs: Sequence[DeviceSpec | None]) -> Value:
+    """The expected speedup of side ``i``: none where no roof governs a side (``_expected``); on another GPU, the
+    base's median time over its projection onto that GPU (``roofline project``'s number, the same model); on the
+    same GPU, the ratio of the governing roof times."""
+    spec = specs[i] if i and i < len(specs) else None
+    by_roofs = _expected(base, side, i)
+    if by_roofs.value is None or spec is None or specs[0] is None or spec.id == specs[0].id:
+        return by_roofs  # no roof governs a side (latency, small grid, balanced), or one GPU
+    projected = project(base, source, spec).projected_s
+    return _ratio(base.median_s, projected, f"projection onto {spec.id}")
 
 
 def _expected(base: KernelStats, side: KernelStats, i: int) -> Value:

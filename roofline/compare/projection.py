@@ -11,11 +11,14 @@ The time ncu would measure on the target, per launch, from the median launch tim
    11.8% mean error over six GPUs in the paper): ``t x P_src(r) / P_tgt(r)``, ``P`` the datasheet peak of ``r``
    (FLOP/s of the precision, bytes/s of the level). Where a datasheet gives no peak for ``r`` (L1 and L2 in most
    specs, instructions in all), ``P`` is taken proportional to SMs x boost clock: the same rate per SM and clock on
-   both GPUs. A latency- or small-grid-bound kernel does not fill the GPU, so only the clock counts: ``P`` is the
-   boost clock alone. A DRAM- or L2-bound kernel below ncu's high-throughput mark (80% of the level's peak,
-   ``analysis.verdict.HIGH_THROUGHPUT_PCT``) does not saturate the bandwidth: the bytes its SMs keep in flight set
-   its rate (Little's law), so it gets no faster than the SM count allows, ``t x SMs_src / SMs_tgt`` at least
-   (the CuPy triad of examples/h100, 74% of DRAM, runs in the same time on the H200's 43% more bandwidth).
+   both GPUs; a kernel whose FP64 pipe is its busiest unit scales by the FP64 peaks (its conversions run at that
+   rate too: 1/64 of FP32 on a GeForce, 1/2 on a data-centre board), and Tensor work of a type the target lacks
+   (TF32 on Turing) meets the target's FP32 roof. A latency- or small-grid-bound kernel does not fill the GPU, so
+   only the clock counts: ``P`` is the boost clock alone. A DRAM- or L2-bound kernel is limited by the bytes its SMs
+   keep in flight as well as by the bandwidth (Little's law), continuously (``_in_flight``: a smooth minimum of
+   both, no cliff at ncu's 80% mark): far below the peak it gets no faster than the SM count allows, at the peak
+   it scales by the bandwidths (the CuPy triad of examples/h100, 74% of DRAM, runs in about the same time on the
+   H200's 43% more bandwidth).
 3. **Clock normalisation.** ncu locks the clocks to base while it profiles (``--clock-control base``, its default:
    Nsight Compute CLI documentation, "Clock Control"; the H100 of examples/h100 runs its kernels at 1.58 GHz, its
    boost clock is 1.98 GHz), so the source's time is at base clock. The projection is the time ncu would measure on
@@ -29,7 +32,8 @@ The time ncu would measure on the target, per launch, from the median launch tim
    weight ``(ceil(w_t) / w_t) / (ceil(w) / w)``; for the resources of the SMs only (FLOPs, instructions, L1): DRAM
    and L2 bandwidth belong to the whole chip, and a latency-bound kernel is not set by its waves.
 5. **Floor.** No kernel is projected below ``LAUNCH_FLOOR_S``, the shortest launch ncu measured in any report this
-   project has; it is above one DRAM access, which takes under a microsecond on these GPUs.
+   project has (``analysis.time_model``), nor below its measured work at the target's datasheet peaks (the
+   roofline bound: every FP and byte term at the target's peak per unit).
 6. **Interval** ``[t' / BAND, t' x BAND]``, ``BAND`` by how much of the model is assumed (``BANDS``), its low end no
    lower than the floor or the roofline bound (the measured work against the target's datasheet roofs).
 
@@ -39,7 +43,7 @@ The roofline bound is kept beside the projection: the most the target could gain
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from roofline.analysis.kernels import REFERENCE_S, KernelStats, per_launch, roof_time
@@ -48,20 +52,21 @@ from roofline.analysis.roofline import roof_position
 from roofline.analysis.work import LAUNCH, governing, measure_label
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, Device
-from roofline.core.thresholds import HIGH_THROUGHPUT_PCT
+from roofline.core.thresholds import LAUNCH_FLOOR_S
 from roofline.core.units import seconds
+from roofline.ncu.metrics import FP64_PIPE
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.specs.catalog import DeviceSpec
 
-# The shortest kernel launch ncu measured (gpu__time_duration) among the reports of ../shared/ncu-reps and
-# examples/h100: _kernel_agent on the RTX 2070 SUPER (rtx2070super_alife-143launches_basic.ncu-rep), 1.504 us;
-# the next ones, on the RTX 4070 Ti, measure 1.70 to 1.82 us. ncu's launch of an (almost) empty kernel costs that much.
-LAUNCH_FLOOR_S = 1.5e-6
 # How far the measured time can be from the projection, as a factor either way: where the datasheet gives the
 # governing peak on both GPUs ("datasheet"); where a rate per SM and clock is assumed ("per SM"); for a
 # latency- or small-grid-bound kernel, whose time the clock alone does not set ("launch").
 BANDS = {"datasheet": 1.25, "per SM": 1.5, "launch": 2.0}
+# How sharply a kernel's rate turns from the bytes-in-flight limit to the bandwidth limit (the p of a smooth minimum,
+# ``_in_flight``): 3 puts the three triads of examples/h100 and examples/h200 (74%, 82% and 92% of the H100's DRAM
+# peak) within 12% of their measured H200 times; 1 (harmonic) and a hard minimum miss the 74% one by 20% or more.
+IN_FLIGHT_SHARPNESS = 3.0
 
 
 @dataclass(frozen=True)
@@ -85,11 +90,11 @@ def project(stats: KernelStats, source: Device, spec: DeviceSpec) -> Projection:
     """The kernel's time per launch on ``spec``'s GPU (see the module docstring), with the roofline bound."""
     from roofline.specs.catalog import spec_ceilings
 
-    target = spec_ceilings(spec, stats.ceilings.tensor_dtype)
+    target = _without_missing_tensor_type(spec_ceilings(spec, stats.ceilings.tensor_dtype), stats, spec)
     bound = per_launch(roof_time(stats.flops, stats.bytes, target), stats.count)
     limiter = roof_position(stats.flops, stats.bytes, REFERENCE_S, target).limiter
     gain = _ratio(stats.per_launch_s, bound)
-    resource = governing(stats.verdict, stats.roof)
+    resource = _fp64_pipe(stats) or governing(stats.verdict, stats.roof)
     t = stats.median_s.value
     scale = _scale(resource, stats, source, spec, target) if t is not None else \
         f"no launch time: {stats.median_s.reason}"
@@ -101,15 +106,60 @@ def project(stats: KernelStats, source: Device, spec: DeviceSpec) -> Projection:
     per_sm = resource in ("instructions", "bytes.l1") or (resource or "").startswith("flops.")
     waves, wave_text = _waves(stats.verdict.waves_per_sm, source, spec) if per_sm else (1.0, "")
     scaled = t * ratio * waves
-    projected = max(scaled, LAUNCH_FLOOR_S)
+    others, other_unit = _other_units(stats, source, spec, resource, t)
+    projected = max(scaled, LAUNCH_FLOOR_S, bound.value or 0.0, others)
+    if projected > scaled * (1.0 + 1e-9):  # another term sets the time there: its latency is not modelled
+        band = "launch"
     low = max(projected / BANDS[band], LAUNCH_FLOOR_S, bound.value or 0.0)
     high = max(projected * BANDS[band], low)
     basis = "; ".join(x for x in (
         f"{seconds(t)} measured x {ratio:.3g} ({how})", wave_text,
         f"floor {seconds(LAUNCH_FLOOR_S)} (the shortest launch measured)" if scaled < LAUNCH_FLOOR_S else "",
+        f"raised to {seconds(bound.value)}, its measured work at the target's peaks ({limiter})"
+        if bound.value is not None and bound.value > max(scaled, LAUNCH_FLOOR_S, others) else "",
+        f"raised to {seconds(others)}, the {other_unit}'s work at the target's rate per SM and clock"
+        if others > max(scaled, LAUNCH_FLOOR_S, bound.value or 0.0) else "",
         f"interval: times or divided by {BANDS[band]:g} ({band})") if x)
     return Projection(spec.id, Value(projected, via=basis), Value(low), Value(high), basis, resource, bound, limiter,
                       _left_out(stats, target), gain)
+
+
+def _other_units(stats: KernelStats, source: Device, spec: DeviceSpec, resource: str | None,
+                 t: float) -> tuple[float, str]:
+    """The largest of the other busy units inside the SMs (the verdict's top units but the governing one) on the
+    target: its time at its peak, ``pct / 100 x t``, at the target's rate per SM and clock; the governing unit
+    scaled by its own peak can fall below them (an FP64 pipe 32 times faster leaves the issue slots). (0, "") where
+    not known."""
+    if not source.sm_count or not source.max_clock_hz or resource in (None, LAUNCH):
+        return 0.0, ""
+    rate = (source.sm_count * source.max_clock_hz) / (spec.sm_count * spec.boost_clock_hz)
+    busiest = stats.verdict.busiest
+    inside = [u for u in stats.verdict.top_units if u.metric.split("__", 1)[0] in ("sm", "smsp", "l1tex")
+              and (busiest is None or u.metric != busiest.metric)]
+    if not inside:
+        return 0.0, ""
+    top = max(inside, key=lambda u: u.pct)
+    return top.pct / 100.0 * t * rate, top.name
+
+
+def _fp64_pipe(stats: KernelStats) -> str | None:
+    """"flops.fp64" where the FP64 pipe is the busiest unit: its work, conversions and moves included, runs at the
+    FP64 rate, which differs 32-fold between a GeForce (1/64 of FP32) and a data-centre board (1/2); None otherwise
+    (``work.governing`` decides, which calls a pipe busy beyond its FLOPs "instructions")."""
+    busiest = stats.verdict.busiest
+    return "flops.fp64" if stats.verdict.bound == "compute" and busiest is not None and \
+        busiest.metric.startswith(FP64_PIPE) else None
+
+
+def _without_missing_tensor_type(target: Ceilings, stats: KernelStats, spec: DeviceSpec) -> Ceilings:
+    """The target's roofs, its tensor roof the FP32 one where it has no Tensor Cores of the kernel's type (TF32 on
+    Turing): that work runs on the FP32 cores there."""
+    if target.flop_per_s["tensor"] is not None or not stats.flops["tensor"].value or not target.flop_per_s["fp32"]:
+        return target
+    dtype = (target.tensor_dtype or "").upper()
+    return replace(target, flop_per_s={**target.flop_per_s, "tensor": target.flop_per_s["fp32"]},
+                   missing={k: v for k, v in target.missing.items() if k != "tensor"},
+                   scaled={**target.scaled, "tensor": f"no {dtype} Tensor Cores on {spec.id}: the FP32 roof"})
 
 
 def _scale(resource: str | None, stats: KernelStats, source: Device, spec: DeviceSpec,
@@ -141,19 +191,26 @@ def _scale(resource: str | None, stats: KernelStats, source: Device, spec: Devic
 
 def _in_flight(resource: str | None, stats: KernelStats, source: Device, spec: DeviceSpec, ratio: float,
                how: str) -> tuple[float, str]:
-    """Step 2b: a DRAM- or L2-bound kernel below ncu's high-throughput threshold does not saturate the bandwidth;
-    the bytes its SMs keep in flight set its rate (Little's law: rate = bytes in flight / latency), so on the target
-    it runs no faster than with as many bytes in flight per SM: the time ratio is at least SMs_src / SMs_target."""
+    """Step 2b: the bytes a kernel keeps in flight limit its rate (Little's law: rate = bytes in flight / latency),
+    continuously: its achieved DRAM or L2 rate ``a`` is a smooth minimum of the level's peak ``B`` and the rate its
+    bytes in flight allow ``C``, ``a = (B^-p + C^-p)^(-1/p)``; ``C`` follows from the measured percent of peak
+    ``u = a / B``: ``C = B (u^-p - 1)^(-1/p)``. On the target ``C`` scales with the SMs (as many bytes in flight
+    per SM) and ``B`` is the target's peak; the time ratio is ``a / a_target``. No cliff at ncu's 80% mark: at
+    100% of the peak it is the bandwidth ratio, far below it the SM ratio."""
     level = (resource or "").removeprefix("bytes.")
     used = stats.roof.utilization_pct.get(level) if level in ("dram", "l2") else None
-    if used is None or used >= HIGH_THROUGHPUT_PCT or not source.sm_count:
+    if used is None or not source.sm_count or not 0.0 < used < 100.0 or not ratio:
         return ratio, how
-    sms = source.sm_count / spec.sm_count
-    if sms <= ratio:
+    u, p = used / 100.0, IN_FLIGHT_SHARPNESS
+    in_flight = (u ** -p - 1.0) ** (-1.0 / p)  # C / B on the source
+    there = in_flight * spec.sm_count / source.sm_count  # C_target / B_source
+    peak = 1.0 / ratio  # B_target / B_source
+    achieved = (peak ** -p + there ** -p) ** (-1.0 / p)  # a_target / B_source
+    scaled = u / achieved
+    if abs(scaled / ratio - 1.0) < 1e-3:
         return ratio, how
-    return sms, (f"{NAMES[level]} at {used:.0f}% of its peak, below ncu's {HIGH_THROUGHPUT_PCT:g}% high-throughput "
-                 f"mark: bound by the bytes in flight per SM, {source.sm_count} -> {spec.sm_count} SMs, not by "
-                 f"the bandwidth ({how})")
+    return scaled, (f"{NAMES[level]} at {used:.0f}% of its peak: the bytes in flight per SM limit it as well as the "
+                    f"bandwidth (Little's law, {source.sm_count} -> {spec.sm_count} SMs; {how})")
 
 
 def _waves(waves: float | None, source: Device, spec: DeviceSpec) -> tuple[float, str]:

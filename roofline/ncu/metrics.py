@@ -94,6 +94,11 @@ MEMORY_THROUGHPUT = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_el
 # the maximum of; the reader reads the units these two list.
 BREAKDOWNS = ("breakdown:" + SM_THROUGHPUT, "breakdown:" + MEMORY_THROUGHPUT)
 WAVES = "launch__waves_per_multiprocessor"
+# Breakdown entries named ..._internal_activity are ncu's aggregates of other units (the SM's instruction
+# throughput, the memory system's access throughput), not units of their own.
+INTERNAL_ACTIVITY = "_internal_activity"
+FP64_PIPE = "sm__pipe_fp64_cycles_active"  # the FP64 pipe's unit in the SM breakdown (prefix of its metric)
+ISSUE_SLOTS = "sm__issue_active"  # the issue slots' unit in the SM breakdown (prefix of its metric)
 # The Speed of Light table of ncu's details page (SpeedOfLight section, every --set): each unit's throughput in
 # percent of its peak, as ncu shows it
 SOL_UNITS = {"sm": SM_THROUGHPUT, "memory": MEMORY_THROUGHPUT,
@@ -997,5 +1002,19 @@ UNIT_PREFIXES: Mapping[str, str] = {  # metric prefix -> unit, as ncu's rule nam
     "dram": "DRAM", "fbpa": "DRAM", "fbp": "DRAM", "lts": "L2", "ltc": "L2", "syslts": "system L2", "l1tex": "L1",
     "sm": "SM", "idc": "SM", "gpu": "memory system",
 }
+
+def unit_short_name(metric: str) -> str:
+    """A breakdown unit's short name ("FP64", "ALU", "issue", "L1", "DRAM"; a roof's key in capitals), from its
+    metric (the time model's term keys, the tables' busiest unit)."""
+    from roofline.core.labels import NAMES
+
+    base = metric.split(".", 1)[0]
+    if base in BREAKDOWN_UNITS:
+        return BREAKDOWN_UNITS[base][0]
+    if metric in NAMES:
+        return NAMES[metric]
+    return UNIT_PREFIXES.get(base.partition("__")[0], base)
+
+
 UNIT_LEVELS: Mapping[str, str] = {  # metric prefix -> the memory level a unit belongs to (``analysis.advice``)
     "dram": "dram", "fbpa": "dram", "fbp": "dram", "lts": "l2", "ltc": "l2", "l1tex": "l1"}

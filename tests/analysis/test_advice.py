@@ -20,11 +20,12 @@ from roofline.analysis import advice, reconcile
 from roofline.analysis.launches import ReportAnalysis
 from roofline.analysis.results import Advice
 from roofline.analysis.roofline import recoverable_s
+from roofline.analysis.time_model import LAUNCH_FLOOR_S
 from roofline.core.model import Device, FocusMetric, KernelLaunch, Report, RuleResult
 from roofline.pipeline import analyze_files, analyze_loaded
 from roofline.render.report import json as json_render
 from roofline.render.report import markdown, table
-from roofline.render.report.prose import estimate_text
+from roofline.render.report.prose import estimate_of, estimate_text
 from tests.views import views
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "h100-sxm_synthetic.roofline.json"
@@ -90,6 +91,24 @@ def test_streaming_kernel_is_told_to_move_fewer_bytes_not_to_tile():
     assert "nothing for tiling to keep on chip" in item.text and "fuse" in item.text
     assert "a streaming kernel (0.111 FLOP per DRAM byte" in item.condition  # 0.1e12 / 0.9e12
     assert item.est_saved_s == pytest.approx(1e-3 * 0.1)
+
+
+def test_kind_is_decided_by_reuse_not_flop_per_byte():
+    """The A100 SiLU case: 2.69 FLOP per DRAM byte, above a tenth of the ridge point (1.28 here), but each byte the
+    kernel requests (its global L1 sectors x 32) comes from DRAM once: streaming, nothing for tiling. The same
+    kernel whose requests the caches serve four times over reuses data and is told to tile."""
+    dram = 0.9e12 * 1e-3
+    once = {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": dram / 2 / 32,
+            "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum": dram / 2 / 32}
+    (k,) = analysed(launch(0, "silu", 1e-3, 2.69 * 0.9e12, 0.9e12, **once)).launches
+    (item,) = [a for a in k.advice if a.kind == "memory"]
+    assert "nothing for tiling to keep on chip" in item.text
+    assert "each byte requested comes from DRAM about once (1 requested bytes per DRAM byte)" in item.condition
+    four = {name: 4 * v for name, v in once.items()}
+    (k,) = analysed(launch(0, "stencil", 1e-3, 2.69 * 0.9e12, 0.9e12, **four)).launches
+    (item,) = [a for a in k.advice if a.kind == "memory"]
+    assert "tiling" in item.text and "nothing for tiling" not in item.text
+    assert "4 requested bytes per DRAM byte" in item.condition
 
 
 def test_compute_bound_launch_gets_the_headroom_left_in_its_busiest_unit():
@@ -165,13 +184,13 @@ def test_ncu_rules_become_advice_with_their_title_and_speedup_handled_by_type():
 
 
 def test_real_rule_speedups_are_ordered_and_kept(real):
-    """fill_vector: ncu's FP64 non-fused rule (global 40.8%) leads; LOCAL estimates are never ranked as time."""
+    """fill_vector: FP32 for the FP64 work (the FP64 pipe sets the floor) leads, then ncu's FP64 non-fused rule
+    (global 40.8%); LOCAL estimates are never ranked as time."""
     k = real("rtx4070ti_pytorch-sim_full", "0:3")
     raw_rules = {r.rule for r in k.launch.rules if r.speedup_pct is not None}
     assert {"FPInstructions", "CPIStall", "IssueSlotUtilization"} <= raw_rules  # the reader keeps the speedups
-    first = k.advice[0]
-    assert first.title == "ncu: FP64 Non-Fused Instructions"
-    assert first.est_saved_s == pytest.approx(k.duration_s.value * 0.40754791473970265)
+    assert [a.title for a in k.advice[:2]] == ["Use FP32 where the accuracy allows", "ncu: FP64 Non-Fused Instructions"]
+    assert k.advice[1].est_saved_s == pytest.approx(k.duration_s.value * 0.40754791473970265)
     saved = [a.est_saved_s for a in k.advice if a.est_saved_s is not None]
     assert saved == sorted(saved, reverse=True)
     assert all(a.est_saved_s is None for a in k.advice if a.estimate.startswith("ncu local"))
@@ -231,9 +250,11 @@ def test_small_grid_advice_gives_the_launch_overhead_share(real):
     share = advice.LAUNCH_OVERHEAD_S / (advice.LAUNCH_OVERHEAD_S + k.duration_s.value)
     assert f"is ~{100 * share:.0f}% of launch plus run time" in item.text
     assert "the grid (1 block of 128 threads) fills 1 of 60 SMs" in item.text
-    # an upper bound, labelled: the same work over all 60 SMs instead of 1
-    assert item.est_saved_s == pytest.approx(k.duration_s.value * (1 - 1 / 60))
-    assert item.estimate.startswith("at most") and estimate_text(item).startswith("saves at most")
+    # an upper bound, labelled: the same work over all 60 SMs instead of 1, but never below the launch floor
+    assert item.est_saved_s == pytest.approx(min(k.duration_s.value * (1 - 1 / 60),
+                                                 k.duration_s.value - LAUNCH_FLOOR_S))
+    assert item.est_saved_s == pytest.approx(k.duration_s.value - LAUNCH_FLOOR_S)  # 1.82 us: the floor decides
+    assert item.capped and estimate_text(item).startswith("saves at most")
 
 
 # --- Every renderer, the same list --------------------------------------------------------------------------
@@ -315,7 +336,7 @@ def test_tiny_grid_of_one_thread_blocks_is_told_the_grid_not_the_block():
     item = next(a for a in k.advice if a.kind == "small_grid")
     assert "the grid, not the block, is the problem" in item.text and "smaller blocks" not in item.text
     assert "31 of 32 lanes" in item.text
-    assert item.est_saved_s == pytest.approx(20e-6 * (1 - 1 / DEVICE.sm_count))
+    assert item.est_saved_s == pytest.approx(min(20e-6 * (1 - 1 / DEVICE.sm_count), 20e-6 - LAUNCH_FLOOR_S))
 
 
 def test_flops_not_measured_are_not_called_none():
@@ -338,7 +359,15 @@ def test_library_gemm_near_its_roof_is_offered_only_the_faster_type(shared_repor
     assert item.title == "FP8 Tensor Cores, if the accuracy allows" and f"{ratio:.3g}x the BF16 peak" in item.text
     assert "TF32" not in item.text and "FP16/BF16" not in item.text
     util = k.roof.utilization_pct["tensor"]
-    assert item.est_saved_s == pytest.approx(k.duration_s.value * util / 100 * (1 - 1 / ratio))
+    # the faster type's own estimate, but at most measured minus the changed kernel's floor: with the tensor pipe's
+    # work gone, the next unit (L1, recomputed here from the raw breakdown) sets the floor
+    from tests.analysis.test_reconcile import unit_times_from_raw
+    from tests.conftest import raw_actions_at
+    (raw,) = raw_actions_at(EXAMPLE.parent / "h100" / "torch-bf16.roofline.ncu-rep")
+    rest = max(t for u, t in unit_times_from_raw(raw).items() if "tensor" not in u and "pipe_shared" not in u)
+    own = k.duration_s.value * util / 100 * (1 - 1 / ratio)
+    assert item.est_saved_s == pytest.approx(min(own, k.duration_s.value - rest), rel=1e-6)
+    assert item.est_saved_s < own
 
 
 def test_store_heavy_kernel_names_all_its_l2_traffic():
@@ -366,7 +395,9 @@ def test_an_issue_bound_and_an_uncoalesced_kernel_are_told_so_with_their_numbers
     (issue,) = [a for a in hash_rounds.advice if a.topic == "issue_bound"]
     assert issue.kind == "instructions" and issue.source == "instructions" and issue.est_saved_s is None
     assert issue.text.startswith("Issue-bound at 67.3% of the peak warp instruction rate (531 of 789 warp GIPS)")
-    assert issue.estimate == "not estimated: the report cannot say how many instructions could go"
+    # the ALU pipe, not the issue slots, sets the floor: fewer instructions alone claim no saving
+    assert hash_rounds.time_model.floor.metric.startswith("sm__pipe_alu")
+    assert estimate_of(issue).startswith("saves nothing") and "ALU pipe" in estimate_of(issue)
     (coalesce,) = [a for a in gather.advice if reconcile.cause(a.topic) == "coalescing"]
     assert coalesce.title == "Coalesce global accesses" and "global loads 32 sectors" in coalesce.text
     assert "ncu UncoalescedGlobalAccess" in coalesce.also
@@ -464,3 +495,39 @@ def test_a_stall_rule_merged_into_the_verdicts_item_still_names_its_line():
     line, share = _line_share(k, lambda pc: pc.stalls.get("mio_throttle", 0))
     assert line == 45
     assert f"Where: sgemm.cu line 45 holds {share:.0%} of the mio_throttle samples." in roof.text
+
+
+def test_fp64_on_a_geforce_is_said_with_its_rate(real, raw_actions):
+    """RTX 4070 Ti fill_vector: more FP32 FLOPs than FP64 ones, but the FP64 pipe (DMUL and F2F conversions) is the
+    busiest unit on a GPU with FP64 at 1/64 of FP32: said with the rate; at FP32's rate that work takes under the
+    launch floor, so the item saves at most measured minus the launch floor (all computed here from raw metrics)."""
+    from tests.analysis.test_reconcile import unit_times_from_raw
+
+    k = real("rtx4070ti_pytorch-sim_full", "0:3")
+    raw = raw_actions("rtx4070ti_pytorch-sim_full")[3]
+    units = unit_times_from_raw(raw)
+    fp64 = next(t for u, t in units.items() if u.startswith("sm__pipe_fp64"))
+    assert fp64 == max(units.values())
+    (item,) = [a for a in k.advice if a.topic == "precision:fp64"]
+    assert item.text.startswith("FP64 runs at 1/64 of the FP32 rate on this GPU")
+    assert "its FP64 pipe is the busiest unit, 67.5% of its peak" in item.text
+    rest = max([t for u, t in units.items() if not u.startswith("sm__pipe_fp64")] + [fp64 / 64, LAUNCH_FLOOR_S])
+    duration = raw["gpu__time_duration.sum"] * 1e-9
+    assert rest == LAUNCH_FLOOR_S and item.est_saved_s == pytest.approx(duration - rest, rel=1e-6)
+
+
+def test_occupancy_what_if_without_device_attributes_uses_the_compute_capability(roofline_report, raw_actions):
+    """The V100 jacobi case (an older report without some device attributes): the what-if is still made, from
+    launch__block_size and the limits of compute capability 7.0 (64 warps, 32 blocks, 64K registers per SM). The
+    V100 miniweather report with its device attributes removed gives the what-if it gives with them."""
+    from dataclasses import replace as with_
+
+    from roofline.analysis.diagnostics.occupancy import FROM_CC
+
+    report = roofline_report("v100_miniweather-openacc_full")
+    bare = with_(report, device=with_(report.device, attributes={}))
+    k = next(x for x in analyze_loaded(bare).launches if x.launch.key == "0:2")
+    assert report.device.compute_capability == "7.0" and k.occupancy.missing["device_attributes"] == FROM_CC
+    item = next(a for a in k.advice if a.topic == "occupancy:theoretical")
+    assert "registers per thread 64 -> 32 would allow 16 blocks per SM instead of 8" in item.text
+    assert "50.0% -> 100.0%" in item.text

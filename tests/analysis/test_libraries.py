@@ -54,3 +54,23 @@ def test_library_names(name, expected):
                                        ("linspace", ""), ("commit_kernel", "")])
 def test_matmul_name(name, hit):
     assert matmul_name((name,)) == hit
+
+
+@pytest.mark.parametrize("name", [
+    "void thrust::THRUST_200301_890_NS::cuda_cub::core::_kernel_agent<thrust::THRUST_200301_890_NS::cuda_cub::"
+    "__parallel_for::ParallelForAgent<thrust::THRUST_200301_890_NS::cuda_cub::for_each_f<thrust::"
+    "THRUST_200301_890_NS::counting_iterator<int>, thrust::THRUST_200301_890_NS::detail::wrapped_function<"
+    "__nv_dl_wrapper_t<__nv_dl_tag<void (*)(), &icon::step, 1u>>, void>>, int>, ...>(T2, T3)",
+    "void cub::CUB_200301_890_NS::detail::for_each::static_kernel<..., icon::update(double *)::{lambda(int)#1}>(...)",
+])
+def test_a_users_lambda_inside_a_thrust_template_is_the_users_code(name):
+    """A lambda run by thrust::for_each (the ICON _kernel_agent<...for_each_f<...lambda>>) is user code: no
+    library advice ("limit radix sorts ...") for it."""
+    assert library((name.split("<")[0], name)) is None
+
+
+def test_thrusts_own_functors_stay_library_code():
+    name = ("void thrust::cuda_cub::core::_kernel_agent<thrust::cuda_cub::__parallel_for::ParallelForAgent<"
+            "thrust::cuda_cub::for_each_f<thrust::pointer<float>, thrust::detail::wrapped_function<thrust::detail::"
+            "allocator_traits_detail::construct1_via_allocator<float>, void>>, long>>(T2, T3)")
+    assert library(("_kernel_agent", name)).name == "CUB/Thrust"

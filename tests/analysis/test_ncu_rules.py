@@ -33,3 +33,18 @@ def test_every_advice_rule_has_a_mechanism(name, roofline_report):
             if r.kind in ADVICE_KINDS and r.rule not in SKIPPED_RULES and not NOT_ADVICE.search(r.message) \
                     and numbered:
                 assert not topic(r).key.startswith("ncu:"), (r.rule, r.title)
+
+
+@pytest.mark.parametrize("title, key, mechanism", [
+    ("L2 Slices Workload Imbalance", "imbalance:l2", "work"),  # the RTX 3070 Ti delayAndSum case: about the L2
+    ("L1 Slices Workload Imbalance", "imbalance:l1", "work"),
+    ("SMs Workload Imbalance", "occupancy:achieved", "latency"),  # over SMs: the warps' cause, as before
+])
+def test_a_slice_imbalance_is_about_its_level_not_occupancy(title, key, mechanism):
+    """ncu's WorkloadImbalance over a level's slices changes that level's term of the time model: where that level
+    is far from the floor (memory at 6% of its peak), evening it out saves nothing."""
+    from roofline.core.model import RuleResult
+
+    about = topic(RuleResult("WorkloadImbalance", "WorkloadDistribution", title, "imbalance", "optimization"),
+                  "latency")
+    assert (about.key, about.mechanism) == (key, mechanism)

@@ -312,3 +312,41 @@ def test_template_instances_are_kernels_of_their_own_unless_grouped_by_function(
     pooled = analyze_files([shared_report(name)], AnalysisOptions(group_by="function"))[0]
     (agent,) = [g for g in pooled.groups if g.name == "_kernel_agent"]
     assert len(agent.launches) == len(raws)
+
+
+def test_report_roofs_are_time_weighted_and_never_mix_a_datasheet_fallback_into_measured_ones():
+    """The H100 PCIe pytorch-sim and A* cases: short launches at inflated clocks count for their time, and a roof
+    ncu stored as NaN for one launch (taken from the datasheet there) does not enter the median of measured ones."""
+    from roofline.analysis.roofline import _weighted_roof, weighted_median
+    from roofline.core.model import Ceilings
+
+    def roofs(fp32: float, fallback: bool = False) -> Ceilings:
+        return Ceilings("kernel-clock", {"fp32": fp32}, {"dram": 2.0e12},
+                        scaled={"fp32": "datasheet x 1.00"} if fallback else {})
+
+    long_run, short_runs = (roofs(25.6e12), 1e-3), [(roofs(33.9e12), 5e-6)] * 3
+    assert _weighted_roof([long_run, *short_runs], "fp32") == (25.6e12, False)  # the plain median was 33.9
+    assert _weighted_roof([(roofs(14.8e12), 1e-3), (roofs(20.0e12, fallback=True), 1e-3)], "fp32") == (14.8e12,
+                                                                                                      False)
+    assert _weighted_roof([(roofs(20.0e12, fallback=True), 1e-3)], "fp32") == (20.0e12, True)
+    assert weighted_median([1.0, 2.0, 3.0], [0.0, 0.0, 0.0]) == 2.0
+    assert weighted_median([1.0, 2.0, 3.0], [1.0, 1.0, 5.0]) == 3.0
+
+
+def test_a_roof_scaled_on_some_launches_is_not_called_unscaled():
+    """GTX 1660 and A*: one launch without a measured clock left the roof unscaled, the others scaled it by 0.77:
+    the footnote says scaled, not unscaled, for that roof."""
+    from types import SimpleNamespace
+
+    from roofline.analysis.view import scaled_roofs
+    from roofline.core.model import Ceilings
+    from roofline.render.report.prose import scaled_roofs_note
+
+    def launch(how: str, unscaled: tuple[str, ...]):
+        return SimpleNamespace(ceilings={"kernel-clock": Ceilings("kernel-clock", {}, {}, scaled={"fp32": how},
+                                                                  unscaled=unscaled)})
+
+    note = scaled_roofs_note(scaled_roofs([launch("datasheet x 0.77 (measured SM clock / boost)", ()),
+                                           launch("datasheet, unscaled (no measured clock)", ("fp32",))]))
+    assert "scaled to each launch's measured clock" in note or "the others scaled" in note
+    assert "unscaled (the report holds no measured clock)" not in note

@@ -101,3 +101,72 @@ def test_a_latency_bound_linspace_keeps_microseconds_on_an_h100(shared_report, r
     assert p.governing == "launch"
     assert p.projected_s.value == pytest.approx(raw["gpu__time_duration.sum"] * 1e-9 * clock / 1.98e9, rel=1e-9)
     assert p.projected_s.value > 1e-6 and p.bound_s.value < 1e-8  # the roofline bound is still shown beside it
+
+
+# --- Cross-generation terms, on the datasheet figures of device_specs/ (read here with yaml) -------------------
+def _yaml(spec_id: str) -> dict:
+    import yaml
+
+    from tests.synthetic import REPO
+    return yaml.safe_load((REPO / "device_specs" / f"{spec_id}.yaml").read_text())
+
+
+def test_an_fp64_pipe_bound_kernel_scales_by_the_fp64_rates(roofline_report):
+    """RTX 4070 Ti fill_vector: the FP64 pipe is the busiest unit (its conversions run there too), at 1/64 of FP32.
+    Onto an H100 PCIe (FP64 at 1/2 of FP32) it scales by the FP64 peaks of the two specs, not by instructions per SM
+    and clock."""
+    from roofline.pipeline import analyze_loaded
+
+    report = roofline_report("rtx4070ti_pytorch-sim_full")
+    a = analyze_loaded(report)
+    group = next(g for g in a.groups if g.name == "fill_vector")
+    s = aggregate(group.launches)
+    target = load_catalog().get("h100-pcie")
+    p = project(s, report.device, target)
+    src, tgt = _yaml("rtx-4070-ti")["peaks"]["fp64"]["value"], _yaml("h100-pcie")["peaks"]["fp64"]["value"]
+    assert p.governing == "flops.fp64"
+    assert p.projected_s.value == pytest.approx(max(s.median_s.value * src / tgt, LAUNCH_FLOOR_S), rel=1e-9)
+
+
+def test_tf32_tensor_work_goes_to_the_fp32_cores_on_turing(specs):
+    """A TF32 GEMM projected onto a T4 (Turing: no TF32 Tensor Cores): its tensor FLOPs meet the T4's FP32 roof."""
+    t4 = load_catalog().get("t4")
+    s = stats(specs, launch(0, "gemm", 2e-3, 1e10, 1e6, OLD_GPU, sol=COMPUTE_BOUND))
+    s = dataclasses.replace(s, flops={**s.flops, "tensor": dataclasses.replace(s.flops["fp32"], value=1e12)},
+                            ceilings=dataclasses.replace(s.ceilings, tensor_dtype="tf32"))
+    p = project(s, SOURCE, t4)
+    fp32 = _yaml("t4")["peaks"]["fp32"]["value"]
+    assert "tensor_tf32" not in _yaml("t4")["peaks"]
+    assert p.bound_s.value >= 1e12 / fp32 * (1 - 1e-9)  # the tensor work at the FP32 roof, not left out
+    assert not any(x.startswith("tensor") for x in p.left_out)
+
+
+def test_bytes_in_flight_limit_continuously_no_cliff_at_80_percent(specs):
+    """The DRAM-bound projection as a function of the percent of peak: no jump across ncu's 80% mark (79.9% and
+    80.1% project within 1% of each other), the SM ratio far below the peak, the bandwidth ratio at it."""
+    from roofline.compare.projection import _in_flight
+
+    def ratio(pct: float, sms: int = 100) -> float:
+        s = stats(specs, launch(0, "copy", 1e-3, 1e6, 2e9, OLD_GPU))
+        s = dataclasses.replace(s, roof=dataclasses.replace(s.roof, utilization_pct={"dram": pct}))
+        spec = dataclasses.replace(specs[1], sm_count=sms)
+        return _in_flight("bytes.dram", s, SOURCE, spec, SPEC_DRAM / TARGET_DRAM, "")[0]
+
+    assert ratio(80.1) == pytest.approx(ratio(79.9), rel=0.01)
+    assert ratio(99.99) == pytest.approx(SPEC_DRAM / TARGET_DRAM, rel=0.01)
+    assert ratio(5.0, sms=200) == pytest.approx(100 / 200, rel=0.05)  # far below the peak: the SMs set the rate
+
+
+def test_compare_expected_is_the_projection_for_a_pair_of_gpus():
+    """examples/h100 and examples/h200 torch-bf16 (the same GEMM): compare's expected speedup is the H100's median
+    time over its projection onto the H200, the number `roofline project --to h200` gives."""
+    from roofline.compare.pairing import pair_reports
+    from roofline.pipeline import analyze_files
+    from tests.synthetic import REPO
+
+    h100, h200 = (REPO / "examples" / g / "torch-bf16.roofline.ncu-rep" for g in ("h100", "h200"))
+    analyses = analyze_files([h100, h200])
+    pair = pair_reports(analyses).pairs[0]
+    projected = project(pair.sides[0], analyses[0].device, load_catalog().get(analyses[1].spec_id))
+    assert pair.expected_speedup[1].value == pytest.approx(pair.sides[0].median_s.value / projected.projected_s.value,
+                                                            rel=1e-12)

@@ -56,6 +56,24 @@ _ATTRIBUTES = {  # SmResources field -> device attribute (without the device__at
 }
 
 
+# What one SM offers, by compute capability, where the report lacks the device attributes (older ncu reports):
+# CUDA C++ Programming Guide, "Compute Capabilities", table "Technical Specifications per Compute Capability"
+# (maximum resident warps and blocks per SM, 32-bit registers per SM, shared memory per SM, threads per block);
+# four SM sub-partitions from Volta on; 1 KiB of shared memory per block reserved by the driver from CC 8.0 on.
+_CC_RESOURCES: dict[str, dict[str, int]] = {
+    "7.0": {"max_warps": 64, "max_blocks": 32, "shared_bytes": 96 * 1024},
+    "7.2": {"max_warps": 64, "max_blocks": 32, "shared_bytes": 96 * 1024},
+    "7.5": {"max_warps": 32, "max_blocks": 16, "shared_bytes": 64 * 1024},
+    "8.0": {"max_warps": 64, "max_blocks": 32, "shared_bytes": 164 * 1024},
+    "8.6": {"max_warps": 48, "max_blocks": 16, "shared_bytes": 100 * 1024},
+    "8.7": {"max_warps": 48, "max_blocks": 16, "shared_bytes": 164 * 1024},
+    "8.9": {"max_warps": 48, "max_blocks": 24, "shared_bytes": 100 * 1024},
+    "9.0": {"max_warps": 64, "max_blocks": 32, "shared_bytes": 228 * 1024},
+}
+_CC_COMMON = {"registers": 65536, "sub_partitions": 4, "max_threads_per_block": 1024}
+FROM_CC = "limits from the compute capability (the report lacks the device attributes)"
+
+
 @dataclass(frozen=True)
 class SmResources:
     """What one SM offers resident blocks, from the device attributes."""
@@ -89,9 +107,14 @@ def sm_resources(device: Device) -> SmResources | None:
     """Per-SM resources from ``device.attributes``; None when an attribute is missing."""
     values = {key: device.attributes.get(attr) for key, attr in _ATTRIBUTES.items()}
     numbers = {key: int(v) for key, v in values.items() if isinstance(v, (int, float)) and v > 0}
+    by_cc = _CC_RESOURCES.get(device.compute_capability or "")
+    reserved = device.attributes.get("reserved_shared_memory_per_block")
+    if len(numbers) < len(values) and by_cc is not None:  # the compute capability's limits fill the gaps
+        numbers = {**_CC_COMMON, **by_cc, **numbers}
+        if not isinstance(reserved, (int, float)):
+            reserved = 1024 if (device.cc_major or 0) >= 8 else 0
     if len(numbers) < len(values):
         return None
-    reserved = device.attributes.get("reserved_shared_memory_per_block")
     unit = SMEM_ALLOC_UNIT.get(device.cc_major or 0, SMEM_ALLOC_UNIT_DEFAULT)
     return SmResources(**numbers, reserved_shared_per_block=int(reserved) if isinstance(reserved, (int, float)) else 0,
                        smem_unit=unit)
@@ -165,6 +188,8 @@ def diagnose(launch: KernelLaunch, device: Device) -> Occupancy:
     if shape is not None and sm is not None:
         derived = derive_limits(shape, sm, int(launch.value(CARVEOUT) or sm.shared_bytes))
         changes = what_if(shape, sm, limits.get("barriers"))
+        if any(not isinstance(device.attributes.get(attr), (int, float)) for attr in _ATTRIBUTES.values()):
+            missing["device_attributes"] = FROM_CC
     elif limits:
         missing["what_if"] = "device attributes or launch__* shape metrics missing: limits cannot be re-derived"
     theoretical = _theoretical(launch, blocks, shape, sm, missing)

@@ -281,10 +281,10 @@ def roof_grid(c: Comparison, i: int) -> Grid:
 
 
 def _projection_table(c: Comparison, width: int) -> Table:
-    table = plain_table("", ("kernel", "from", "measured", "projected", "interval", "by", "bound", "max gain"),
+    table = plain_table("", ("kernel", "from", "measured", "projected", "interval", "by", "bound"),
                         "projected = the time per launch ncu would measure there (compare.projection: the governing "
-                        "resource's peak ratio, waves, a launch floor); by = the governing resource; bound = the "
-                        "roofline lower bound of the measured work there, max gain = measured / bound")
+                        "resource's peak ratio, waves, the bytes in flight, a launch floor); by = the governing "
+                        "resource; bound = the measured work at the target's peaks, below which nothing is projected")
     rows: list[list[Cell]] = []
     for p in c.pairs:
         for i, (side, proj) in enumerate(zip(p.sides, p.projections, strict=True)):
@@ -292,7 +292,7 @@ def _projection_table(c: Comparison, width: int) -> Table:
                 continue
             rows.append([KernelName(p.label), letter(i), seconds(side.median_s.value),
                          seconds(proj.projected_s.value), _interval_s(proj), _resource(proj.governing),
-                         seconds(proj.bound_s.value), _times(proj.max_speedup.value)])
+                         seconds(proj.bound_s.value)])
     return add_rows(table, rows, width)
 
 

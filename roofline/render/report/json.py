@@ -24,6 +24,7 @@ from roofline.analysis.results import (
     Occupancy,
     TensorCores,
     TensorRoof,
+    TimeModel,
     Value,
     Verdict,
     WarpStalls,
@@ -35,6 +36,7 @@ from roofline.core.version import __version__
 from roofline.ncu.metrics import BLOCK_DIMS, GRID_DIMS, HINT_LINEINFO, HINT_PC_SAMPLES, LAUNCH_REGISTERS, LAUNCH_SHARED
 from roofline.render import GENERATOR
 from roofline.render.names import json_text
+from roofline.render.report.prose import bound_of, estimate_of
 
 # 2: bound is the verdict over every unit, with "verdict", "stalls", bytes.l2_total, "clock" roofs;
 # 3: each report states its reasons once ("reasons"); a kernel's and a ceiling set's "missing" index into them
@@ -191,6 +193,7 @@ def kernel_dict(k: LaunchAnalysis, reasons: Reasons, no_spec_reason: str, recove
         "instruction_roofline": instruction_roofline_dict(k.instruction_roofline, missing),
         "memory": memory_dict(k.memory, missing),
         "hotspots": hotspots_dict(k.hotspots, missing),
+        "time_model": time_model_dict(k.time_model, missing),
     }
     out["ceilings"].setdefault("datasheet", None)
     if out["ceilings"]["datasheet"] is None:
@@ -226,6 +229,23 @@ def verdict_dict(v: Verdict, text: str, missing: dict[str, str]) -> dict[str, An
         "top_units": [unit_dict(u) for u in v.top_units], "ncu_title": v.ncu_title or None, "text": text,
     }
     missing.update({f"verdict.{key}": v.reason or "not measured" for key, value in out.items() if value is None})
+    return out
+
+
+def time_model_dict(t: TimeModel | None, missing: dict[str, str]) -> dict[str, Any] | None:
+    """The launch's time model: each term's time at its unit's peak, with its formula and inputs; the floor (the
+    largest term) and the slack (measured minus floor)."""
+    if t is None:
+        missing["time_model"] = "not computed"
+        return None
+    out = {"measured_s": number(t.measured_s), "floor_s": number(t.floor_s) if not t.reason else None,
+           "floor": t.floor.key if t.floor is not None and not t.reason else None,
+           "slack_s": number(t.slack_s) if not t.reason else None,
+           "terms": [{"key": term.key, "name": term.name, "kind": term.kind, "seconds": number(term.seconds),
+                      "formula": term.formula, "inputs": {k: number(v) for k, v in term.inputs.items()},
+                      "metric": term.metric or None, "side": term.side or None, "sm_local": term.sm_local}
+                     for term in t.terms]}
+    missing.update({f"time_model.{key}": t.reason or "not measured" for key, value in out.items() if value is None})
     return out
 
 
@@ -392,11 +412,11 @@ def _tensor_roof_dict(r: TensorRoof, key: str, missing: dict[str, str]) -> dict[
 def advice_dict(a: Advice, path: str, missing: dict[str, str]) -> dict[str, Any]:
     """One advice item; a time saved that is not estimated is null with its reason under ``missing``."""
     if a.est_saved_s is None:
-        missing[f"{path}.est_saved_s"] = a.estimate or "not estimated"
+        missing[f"{path}.est_saved_s"] = estimate_of(a) or "not estimated"
     return {"kind": a.kind, "title": a.title, "text": a.text, "condition": a.condition, "cause": a.cause,
             "source": a.source, "also": list(a.also), "topic": a.topic or None, "mechanism": a.mechanism,
-            "work_share": number(a.work_share), "est_saved_s": number(a.est_saved_s), "estimate": a.estimate,
-            "bound": a.bound or None, "bound_by": a.bound_by or None, "ncu_saved_s": number(a.ncu_saved_s)}
+            "work_share": number(a.work_share), "est_saved_s": number(a.est_saved_s), "estimate": estimate_of(a),
+            "bound": bound_of(a) or None, "bound_by": a.bound_by.value or None, "ncu_saved_s": number(a.ncu_saved_s)}
 
 
 def ceilings_dict(c: Ceilings, reasons: Reasons | None = None) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from roofline.core.units import counted, pct, ratio, seconds, si
 from roofline.render import GENERATOR
 from roofline.render.names import group_name, printable, short_group_name
 from roofline.render.report.plot import NOTHING_TO_PLOT, PLOT_FIX, PlotData, plot_data, plots_nothing
-from roofline.render.report.prose import cited, estimate_text, producer_text, scaled_roofs_note, stall_text
+from roofline.render.report.prose import bound_of, cited, estimate_text, producer_text, scaled_roofs_note, stall_text
 
 RANKED_ROWS = 20  # kernels in the ranking table
 NAME_CHARS = 80  # a kernel's name in the ranking table and its heading (the full demangled name follows it)
@@ -256,7 +256,7 @@ def kernel_blocks(rank: int, advised: AdvisedKernel, anchor: str = "") -> list[B
 
 def advice_line(item: Advice) -> str:
     """One recommendation with its estimate, its text and the condition that made it apply."""
-    bound = f"; bound: {item.bound}" if item.bound else ""
+    bound = f"; bound: {bound_of(item)}" if bound_of(item) else ""
     return f"**{estimate_text(item)}**: {item.text}{cited(item)} (when: {item.condition}{bound})"
 
 

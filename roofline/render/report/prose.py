@@ -8,11 +8,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from roofline.analysis.ncu_rules import LOCAL
-from roofline.analysis.results import Advice, BusyUnit, Cause, HotRow, Producer
+from roofline.analysis.results import Advice, BusyUnit, Cause, EstimateBound, HotRow, ModelChange, Producer
 from roofline.analysis.view import ScaledRoofs, Unavailable
 from roofline.core.labels import NAMES
 from roofline.core.units import seconds
-from roofline.ncu.metrics import BREAKDOWN_UNITS, UNIT_PREFIXES
 
 CITED_RULES = 3  # ncu rules named after an item's text; the others are counted
 
@@ -21,13 +20,52 @@ def estimate_text(item: Advice) -> str:
     """The estimate as shown beside an item: "saves ~1.2 ms", "saves at most 1.2 ms (busiest unit's gap; ncu:
     3.4 ms)", "ncu local 83%" or "not estimated"."""
     ncu = f"ncu: {seconds(item.ncu_saved_s)}" if item.ncu_saved_s is not None else ""
+    if item.est_saved_s is None and item.bound_by is EstimateBound.FLOOR_UNCHANGED:
+        return "no saving: the floor stays" + (f" ({ncu})" if ncu else "")
     if item.est_saved_s is None:
         local = f"{LOCAL} {item.ncu_local_pct:.3g}%" if item.ncu_local_pct is not None else "not estimated"
         return local + (f" ({ncu})" if ncu else "")
     if not item.capped:
         return f"saves ~{seconds(item.est_saved_s)}"
-    why = "; ".join(x for x in (item.bound_by, ncu) if x)
+    why = "; ".join(x for x in (item.bound_by.value, ncu) if x)
     return f"saves at most {seconds(item.est_saved_s)}" + (f" ({why})" if why else "")
+
+
+def bound_of(item: Advice) -> str:
+    """The bound applied to an item's estimate, in words (JSON ``bound``): the analysis's line for its mechanism's
+    bound, or the what-if on the time model said from its data ("" when nothing bounds it)."""
+    return what_if_text(item.change, item.bound_by) if item.change is not None else item.bound
+
+
+def estimate_of(item: Advice) -> str:
+    """How an item's estimate was obtained, or why there is none (JSON ``estimate``): the analysis's line, or for a
+    what-if on the time model "saves nothing: ...", "at most: ..." or "bounded: ..." and the bound."""
+    w = item.change
+    if w is None or item.kind == "measurement":
+        return item.estimate
+    if item.bound_by in (EstimateBound.FLOOR_UNCHANGED, EstimateBound.NOTHING_REMOVED) or item.est_saved_s == 0.0:
+        return f"saves nothing: {bound_of(item)}"
+    if not item.capped:
+        return item.estimate
+    if w.own_above:
+        ncu = f" (ncu estimated {seconds(item.ncu_saved_s)})" if item.source == "ncu" and item.ncu_saved_s else ""
+        return f"bounded: {bound_of(item)}{ncu}"
+    return f"at most: {bound_of(item)}"
+
+
+def what_if_text(w: ModelChange, by: EstimateBound) -> str:
+    """A what-if on the time model in words: "latency hidden, the kernel at its floor (DRAM, 1.2 ms): at most
+    measured - floor", "DRAM x 0.5: the changed kernel's floor is 0.8 ms (L2); at most measured - that floor"."""
+    scales = ", ".join(f"{key} x {factor:.2g}" for key, factor in w.scales)
+    if by is EstimateBound.SLACK:
+        return (f"latency hidden, the kernel at its floor ({w.floor_name}, {seconds(w.after_s)}): at most "
+                "measured - floor")
+    if by is EstimateBound.NOTHING_REMOVED:
+        return "the change removes no work"
+    if by is EstimateBound.FLOOR_UNCHANGED:
+        return f"{scales} leaves the floor ({w.floor_name}, {seconds(w.floor_s)}) where it is: saves nothing"
+    after = seconds(w.after_s) + (" (the launch floor)" if w.launch_floor else "")
+    return f"{scales}: the changed kernel's floor is {after} ({w.after_key}); at most measured - that floor"
 
 
 def cited(item: Advice) -> str:
@@ -41,12 +79,7 @@ def cited(item: Advice) -> str:
 
 def short_name(unit: BusyUnit) -> str:
     """A unit's short name for a table cell ("FP64", "ALU", "issue", "L1", "DRAM"; a roof's key in capitals)."""
-    base = unit.metric.split(".", 1)[0]
-    if base in BREAKDOWN_UNITS:
-        return BREAKDOWN_UNITS[base][0]
-    if unit.metric in NAMES:
-        return NAMES[unit.metric]
-    return UNIT_PREFIXES.get(base.partition("__")[0], base)
+    return unit.short_name
 
 
 def scaled_roofs_note(scaled: ScaledRoofs | None) -> str:

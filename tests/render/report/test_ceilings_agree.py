@@ -1,6 +1,7 @@
 """A report's ceilings are one figure: the terminal table, Markdown, HTML and JSON show the same roofs on every
-shared report, and those roofs are the medians over the launches, computed here from the JSON's per-launch
-ceilings (the terminal once said FP32 10.2 TFLOP/s and Markdown 10.7 on the same report)."""
+shared report, and those roofs are the time-weighted medians over the launches (of the measured roofs where any
+launch has one), computed here from the JSON's per-launch ceilings (the terminal once said FP32 10.2 TFLOP/s and
+Markdown 10.7 on the same report)."""
 
 from __future__ import annotations
 
@@ -50,8 +51,12 @@ def expected_roofs(document: dict[str, Any]) -> dict[str, dict[str, float | None
         same = [k for k in holding if k["ceilings"][source]["tensor_dtype"] == shown] or holding
         out[source] = {}
         for roof in ROOFS:
-            values = [v for k in (same if roof == "tensor" else holding) if (v := key_of(k, source, roof)) is not None]
-            out[source][roof] = statistics.median(values) if values else None
+            pool = same if roof == "tensor" else holding
+            known = [(v, k["duration_s"] or 0.0, roof in k["ceilings"][source]["scaled"])
+                     for k in pool if (v := key_of(k, source, roof)) is not None]
+            measured = [(v, w) for v, w, fallback in known if not fallback]
+            chosen = measured or [(v, w) for v, w, _ in known]
+            out[source][roof] = weighted_median(chosen) if chosen else None
     return out
 
 
@@ -62,6 +67,19 @@ def shown_roofs(document: dict[str, Any]) -> tuple[str, ...]:
     if not valid:
         return ROOFS
     return (*(p for p in PRECISIONS if any(k["flops"][p] is None or k["flops"][p] != 0 for k in valid)), *LEVELS)
+
+
+def weighted_median(pairs: list[tuple[float, float]]) -> float:
+    """The value at half the total time (the lower one at an exact half); the plain median without times."""
+    if not any(w > 0 for _, w in pairs):
+        return statistics.median(v for v, _ in pairs)
+    pairs = sorted(pairs)
+    half, acc = sum(w for _, w in pairs) / 2, 0.0
+    for value, weight in pairs:
+        acc += weight
+        if acc >= half:
+            return value
+    return pairs[-1][0]
 
 
 def rows(text: str, fmt: str, count: int) -> dict[str, list[str]]:

@@ -15,7 +15,7 @@ from roofline.render import GENERATED_BY
 from roofline.render.base import image_names
 from roofline.render.report import json as report_json
 from roofline.render.report import markdown
-from roofline.render.report.prose import cited, estimate_text
+from roofline.render.report.prose import bound_of, cited, estimate_text
 from tests.views import views
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "h100-sxm_synthetic.roofline.json"
@@ -79,8 +79,8 @@ def test_recommendations_are_the_advice_of_the_longest_launch(example, text):
     for group in example.groups:
         section = text.split(f"`{group.name}`\n")[1].split("### ")[0]
         shown = section.split("**Recommendations** (ranked by estimated time saved)\n\n")[1].split("\n\n")[0]
-        items = [f"**{estimate_text(a)}**: {a.text}{cited(a)} (when: {a.condition}; bound: {a.bound})"
-                 if a.bound else f"**{estimate_text(a)}**: {a.text}{cited(a)} (when: {a.condition})"
+        items = [f"**{estimate_text(a)}**: {a.text}{cited(a)} (when: {a.condition}; bound: {bound_of(a)})"
+                 if bound_of(a) else f"**{estimate_text(a)}**: {a.text}{cited(a)} (when: {a.condition})"
                  for a in group.longest.advice]
         assert shown == "\n".join(f"- {t}" for t in items or [markdown.NO_ADVICE])
 

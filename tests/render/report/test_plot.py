@@ -82,8 +82,19 @@ def test_launches_of_one_kernel_are_pooled(analysed):
 
 
 def median_roof(a: ReportAnalysis, source: CeilingSet, key: str) -> float:
-    """The median over the launches of one roof, computed here from each launch's ceilings."""
-    return statistics.median(v for k in a.launches if (v := k.ceilings[source].roof(key)) is not None)
+    """The time-weighted median over the launches of one roof (of the measured roofs where any launch has one, the
+    value at half the total time), computed here from each launch's ceilings and duration."""
+    known = [(v, k.duration_s.value or 0.0, key in k.ceilings[source].scaled)
+             for k in a.launches if (v := k.ceilings[source].roof(key)) is not None]
+    pairs = sorted((v, w) for v, w, fallback in known if not fallback) or sorted((v, w) for v, w, _ in known)
+    if not any(w > 0 for _, w in pairs):
+        return statistics.median(v for v, _ in pairs)
+    half, acc = sum(w for _, w in pairs) / 2, 0.0
+    for value, weight in pairs:
+        acc += weight
+        if acc >= half:
+            return value
+    return pairs[-1][0]
 
 
 def test_by_default_the_roofs_are_those_at_the_kernels_clocks(analysed):
@@ -101,11 +112,11 @@ def test_level_without_datasheet_bandwidth_takes_the_measured_clock_roof(analyse
     assert roofs["l2"].source == "measured-clock" and roofs["l2"].bytes_per_s == median_roof(a, "measured-clock", "l2")
 
 
-def test_measured_clock_ceilings_are_medians(analysed):
+def test_measured_clock_ceilings_are_time_weighted_medians(analysed):
     a = analysed("h100-pcie_rmsnorm-float4_full-roofline", "measured-clock")
     p = plot.plot_data(views([a]).reports).panels[0]
     fp32 = next(c for c in p.ceilings if c.precision == "fp32")
-    assert fp32.flop_per_s == statistics.median(k.ceilings["measured-clock"].flop_per_s["fp32"] for k in a.launches)
+    assert fp32.flop_per_s == median_roof(a, "measured-clock", "fp32")
     assert "measured-clock ceilings (measured SM clock" in p.title
 
 

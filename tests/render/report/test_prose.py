@@ -3,9 +3,17 @@ not, ncu's local percent, the roofs taken from the datasheet, the line of one n/
 
 from __future__ import annotations
 
-from roofline.analysis.results import Advice, Cause
+from roofline.analysis.results import Advice, Cause, EstimateBound, ModelChange
 from roofline.analysis.view import ScaledRoofs, Unavailable
-from roofline.render.report.prose import CITED_RULES, cited, estimate_text, scaled_roofs_note, unavailable_line
+from roofline.render.report.prose import (
+    CITED_RULES,
+    bound_of,
+    cited,
+    estimate_of,
+    estimate_text,
+    scaled_roofs_note,
+    unavailable_line,
+)
 
 
 def item(**fields) -> Advice:
@@ -14,11 +22,25 @@ def item(**fields) -> Advice:
 
 def test_an_estimate_says_whether_it_is_the_items_own_or_its_bound():
     assert estimate_text(item(est_saved_s=4e-4)) == "saves ~400 us"
-    assert estimate_text(item(est_saved_s=4e-4, capped=True, bound_by="busiest unit's gap")) == (
+    assert estimate_text(item(est_saved_s=4e-4, capped=True, bound_by=EstimateBound.GAP)) == (
         "saves at most 400 us (busiest unit's gap)")
     assert estimate_text(item(est_saved_s=4e-4, capped=True, ncu_saved_s=1e-3)) == "saves at most 400 us (ncu: 1 ms)"
     assert estimate_text(item()) == "not estimated"
     assert estimate_text(item(ncu_local_pct=83.0)) == "ncu local 83%"
+
+
+def test_a_what_if_on_the_time_model_is_said_from_its_data():
+    """The bound and estimate of a what-if are written from its change (terms scaled, floors), not stored as text."""
+    change = ModelChange((("DRAM", 0.5),), "DRAM", 2e-3, "L2", 1.5e-3)
+    stays = item(bound_by=EstimateBound.FLOOR_UNCHANGED, change=change, ncu_saved_s=1e-4)
+    assert bound_of(stays) == "DRAM x 0.5 leaves the floor (DRAM, 2 ms) where it is: saves nothing"
+    assert estimate_of(stays) == f"saves nothing: {bound_of(stays)}"
+    assert estimate_text(stays) == "no saving: the floor stays (ncu: 100 us)"
+    moved = item(bound_by=EstimateBound.CHANGED_FLOOR, change=change, est_saved_s=1e-3, capped=True)
+    assert bound_of(moved) == "DRAM x 0.5: the changed kernel's floor is 1.5 ms (L2); at most measured - that floor"
+    assert estimate_of(moved) == f"at most: {bound_of(moved)}"
+    assert estimate_text(moved) == "saves at most 1 ms (changed floor)"
+    assert estimate_of(item(estimate="own")) == "own" and bound_of(item(bound="b")) == "b"
 
 
 def test_cited_rules_are_named_up_to_a_count():

@@ -1,0 +1,161 @@
+"""One time model per launch: the time each unit's measured work needs at that unit's peak, at the kernel's clock,
+beside the launch floor and the waves' tail. The largest term is the kernel's floor; measured minus floor is the
+slack. Every estimate of the tool (advice, comparisons, projections) is a what-if on this model: change a term,
+recompute the floor, and the kernel can save at most measured minus the new floor, never going below the launch
+floor. Pure functions over a launch's analysis.
+
+The terms:
+
+* **a unit** of the SpeedOfLight breakdowns (each pipe, the issue slots, LSU/MIO, L1, L2, DRAM): ncu states its
+  throughput as percent of the unit's peak over the elapsed cycles, i.e. work / (peak rate x elapsed); so the
+  time its work needs at its peak is ``pct / 100 x duration``. Sub-counters of one unit (the L2's tag lookups and
+  data, the DRAM's cycles and sectors) make one term, the largest of them;
+* **a roof** where the report has no breakdowns: the FLOPs of a precision or the bytes of a level over the
+  kernel-clock ceiling (``work / peak``);
+* **the tail**: a block's work runs on one SM, so the SM with the most blocks does ``ceil(B / S)`` of them against
+  an average of ``B / S`` (B blocks, S SMs): the busiest SM-side unit's term times ``ceil(B / S) / (B / S)``
+  (equal work per block assumed); a grid of fewer blocks than SMs leaves SMs idle the same way;
+* **the launch floor**: no launch is shorter than the shortest launch ncu measured (``LAUNCH_FLOOR_S``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+from roofline.analysis.results import LaunchAnalysis, Term, TimeModel
+from roofline.analysis.verdict import busy_units
+from roofline.core.model import LEVELS, PRECISIONS, Device
+from roofline.core.thresholds import LAUNCH_FLOOR_S
+from roofline.ncu import metrics as m
+
+SAME_FLOOR = 1e-3  # a changed floor within this relative distance of the old one is the same floor
+SM_LOCAL = ("sm", "smsp", "l1tex", "idc")  # metric prefixes of units inside each SM (the tail applies to them)
+LAUNCH, TAIL = "launch", "tail"
+
+
+def time_model(k: LaunchAnalysis, device: Device | None = None) -> TimeModel:
+    """The model of one launch (see the module docstring)."""
+    duration = k.duration_s.value
+    units = _unit_terms(k, duration) if duration is not None else []
+    reason = "" if units else (f"no launch time: {k.duration_s.reason}" if duration is None else
+                               "no unit measured: neither SpeedOfLight breakdowns nor FP or byte roofs")
+    if not units and duration is not None:
+        units = _roof_terms(k)
+        reason = "" if units else reason
+    terms = [*units, _launch_term()]
+    tail = _tail_term(k, units, device)
+    if tail is not None:
+        terms.append(tail)
+    return TimeModel(duration, _ordered(terms), reason)
+
+
+def _ordered(terms: list[Term]) -> tuple[Term, ...]:
+    """Largest first; among equals, units before the tail before the launch floor."""
+    rank = {"unit": 0, "roof": 0, "tail": 1, "launch": 2}
+    return tuple(sorted(terms, key=lambda t: (-t.seconds, rank[t.kind])))
+
+
+def _unit_terms(k: LaunchAnalysis, duration: float) -> list[Term]:
+    """One term per unit of the breakdowns: the largest of its counters' percent of peak, x duration."""
+    best: dict[str, Term] = {}
+    for u in busy_units(k.launch):
+        key = m.unit_short_name(u.metric)
+        if key in best and best[key].inputs["pct_of_peak"] >= u.pct:
+            continue
+        prefix = u.metric.split("__", 1)[0]
+        best[key] = Term(key, u.name, "unit", u.pct / 100.0 * duration, "pct_of_peak / 100 x duration",
+                         {"pct_of_peak": u.pct, "duration_s": duration}, u.metric, u.side, prefix in SM_LOCAL)
+    return list(best.values())
+
+
+def _roof_terms(k: LaunchAnalysis) -> list[Term]:
+    """Without breakdowns: the FLOPs of each precision and the bytes of each level at the kernel-clock roofs."""
+    c = k.ceilings.get("kernel-clock") or k.ceilings.get(k.roof.ceilings)
+    if c is None:
+        return []
+    terms = []
+    for key, work, peak, unit in ([(p, k.flops[p].value, c.flop_per_s.get(p), "flops") for p in PRECISIONS]
+                                  + [(lv, k.bytes[lv].value, c.bytes_per_s.get(lv), "bytes") for lv in LEVELS]):
+        if work and peak:
+            terms.append(Term(f"{key} roof", f"{key} roof", "roof", work / peak, f"{unit} / peak_per_s",
+                              {unit: work, "peak_per_s": peak}, key, "compute" if unit == "flops" else "memory",
+                              unit == "flops" or key == "l1"))
+    return terms
+
+
+def _launch_term() -> Term:
+    return Term(LAUNCH, "launch floor", "launch", LAUNCH_FLOOR_S, "shortest launch ncu measured",
+                {"launch_floor_s": LAUNCH_FLOOR_S})
+
+
+def _tail_term(k: LaunchAnalysis, units: list[Term], device: Device | None) -> Term | None:
+    """The busiest SM-side unit's time with whole blocks per SM: x ceil(B / S) / (B / S)."""
+    blocks = k.launch.value(m.LAUNCH_GRID)
+    sms = device.sm_count if device is not None else None
+    local = [t for t in units if t.sm_local]
+    if not blocks or not sms or not local:
+        return None
+    busiest = max(local, key=lambda t: t.seconds)
+    per_sm = blocks / sms
+    factor = math.ceil(per_sm) / per_sm
+    inputs = {"unit_s": busiest.seconds, "blocks": blocks, "sms": float(sms), "rounds": float(math.ceil(per_sm))}
+    waves = k.launch.value(m.WAVES)
+    if waves is not None:
+        inputs["waves_per_sm"] = waves
+    return Term(TAIL, f"{busiest.name}, in whole blocks per SM", "tail", busiest.seconds * factor,
+                "unit_s x ceil(blocks / sms) / (blocks / sms)", inputs, busiest.metric, busiest.side, True)
+
+
+# --- What-ifs -------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Change:
+    """What a piece of advice changes: each named term's time scaled by a factor (bytes down to the useful bytes,
+    instructions removed, one pipe made faster), or latency hidden (``hide_latency``: the kernel runs at its floor)."""
+
+    scales: Mapping[str, float] = field(default_factory=dict)
+    hide_latency: bool = False
+
+
+def changed(model: TimeModel, change: Change) -> TimeModel:
+    """The model after ``change``; the tail follows its unit."""
+    terms = []
+    for t in model.terms:
+        factor = change.scales.get(t.key)
+        if t.kind == "tail" and factor is None:
+            factor = next((change.scales[u.key] for u in model.terms if u.kind != "tail" and u.metric == t.metric
+                           and u.key in change.scales), None)
+        terms.append(t if factor is None else replace(t, seconds=t.seconds * factor))
+    return TimeModel(model.measured_s, _ordered(terms), model.reason)
+
+
+@dataclass(frozen=True)
+class Saving:
+    """The most a change saves (``seconds``; 0: it leaves the floor where it is) and the changed kernel's floor."""
+
+    seconds: float
+    floor_s: float
+    floor_key: str
+    moved: bool  # whether the change lowers the floor (or, hiding latency, whether there is slack to take)
+
+
+def saving(model: TimeModel, change: Change) -> Saving | None:
+    """Measured time minus the changed kernel's floor (never below the launch floor); None without a measured time
+    or unit terms. A change that leaves the floor where it is saves nothing."""
+    if model.measured_s is None or model.floor is None or model.reason:
+        return None
+    after = changed(model, change)
+    assert after.floor is not None
+    floor = max(after.floor.seconds, LAUNCH_FLOOR_S)
+    if change.hide_latency:
+        most = max(0.0, model.measured_s - floor)
+        return Saving(most, floor, after.floor.key, most > 0.0)
+    if after.floor.seconds >= model.floor.seconds * (1.0 - SAME_FLOOR):
+        return Saving(0.0, model.floor.seconds, model.floor.key, False)
+    return Saving(max(0.0, model.measured_s - floor), floor, after.floor.key, True)
+
+
+def unit_key(metric: str) -> str:
+    """The term key of a breakdown metric (its unit's short name)."""
+    return m.unit_short_name(metric)

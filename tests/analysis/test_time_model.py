@@ -1,0 +1,115 @@
+"""The time model of a launch (roofline.analysis.time_model), checked against values computed here from the raw
+metrics (read with ncu_report directly, tests/conftest.py raw_actions), and against the verdict: its busiest unit is
+the model's largest unit term on every launch of ../shared/ncu-reps and examples/h100 that has both."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from roofline.analysis.time_model import LAUNCH_FLOOR_S, Change, changed, saving
+from roofline.pipeline import analyze_files
+from tests.conftest import SHARED_REPORTS, shared_report_names
+
+REPO = Path(__file__).resolve().parents[2]
+DURATION = "gpu__time_duration.sum"
+DRAM_PREFIXES = ("dram__", "fbpa__")
+_ANALYSES: dict[str, object] = {}
+
+
+def analysed(path: Path):
+    if str(path) not in _ANALYSES:
+        _ANALYSES[str(path)] = analyze_files([path])[0]
+    return _ANALYSES[str(path)]
+
+
+def _breakdown(raw, side: str) -> list[str]:
+    listed = raw.value(f"breakdown:{side}")
+    return [u.strip() for u in str(listed).split(",") if u.strip()] if listed else []
+
+
+def test_dram_term_and_tail_equal_the_raw_metrics_on_the_t4_matrix_add(raw_actions):
+    """DRAM: the largest DRAM counter's percent of peak x gpu__time_duration; tail: the busiest SM unit x
+    ceil(B / S) / (B / S), blocks and SMs as ncu stored them."""
+    name = "t4_matrix-add-2d_full"
+    [raw] = raw_actions(name)
+    k = next(iter(analysed(SHARED_REPORTS / f"{name}.ncu-rep").valid_launches))
+    model = k.time_model
+    duration = raw[DURATION] * 1e-9
+    units = _breakdown(raw, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed") + \
+        _breakdown(raw, "sm__throughput.avg.pct_of_peak_sustained_elapsed")
+    dram = max(raw[u] for u in units if u.startswith(DRAM_PREFIXES))
+    assert model.term("DRAM").seconds == pytest.approx(dram / 100 * duration, rel=1e-9)
+    assert model.floor.key == "DRAM" and model.floor_s == pytest.approx(dram / 100 * duration, rel=1e-9)
+    assert model.slack_s == pytest.approx(duration - dram / 100 * duration, rel=1e-9)
+    sm_units = [u for u in units if u.split("__")[0] in ("sm", "smsp", "l1tex", "idc")
+                and "_internal_activity" not in u]
+    busiest_sm = max(raw[u] for u in sm_units) / 100 * duration
+    blocks, sms = raw["launch__grid_size"], raw["device__attribute_multiprocessor_count"]
+    assert model.term("tail").seconds == pytest.approx(busiest_sm * math.ceil(blocks / sms) / (blocks / sms),
+                                                       rel=1e-9)
+    assert model.term("launch").seconds == LAUNCH_FLOOR_S
+
+
+def _reports() -> list[Path]:
+    shared = [SHARED_REPORTS / f"{n}.ncu-rep" for n in shared_report_names() if SHARED_REPORTS.is_dir()]
+    return shared + sorted((REPO / "examples" / "h100").glob("*.ncu-rep"))
+
+
+@pytest.mark.parametrize("path", _reports(), ids=lambda p: p.name)
+def test_verdicts_busiest_unit_is_the_largest_term_of_the_model(path):
+    """Where a launch has both a throughput verdict and unit terms, the verdict's busiest unit is the model's largest
+    unit term (the same breakdown counter). Where one is missing, both say why (no launch time, no breakdowns)."""
+    if not path.exists():
+        pytest.skip(f"{path.parent} not found: the shared reports are needed")
+    for k in analysed(path).valid_launches:
+        model, busiest = k.time_model, k.verdict.busiest
+        if model.reason or busiest is None or k.verdict.basis != "throughput":
+            assert model.reason or k.verdict.reason or busiest is None
+            continue
+        largest = model.largest_unit
+        assert largest.inputs["pct_of_peak"] == pytest.approx(busiest.pct), (k.launch.name, largest, busiest)
+
+
+def test_a_change_away_from_the_floor_saves_nothing_and_one_at_it_saves_measured_minus_new_floor():
+    k = next(iter(analysed(SHARED_REPORTS / "t4_matrix-add-2d_full.ncu-rep").valid_launches)) \
+        if SHARED_REPORTS.is_dir() else pytest.skip("../shared/ncu-reps not found")
+    model = k.time_model
+    assert saving(model, Change({"FP64": 0.0})).seconds == 0.0  # not the floor: nothing
+    half = saving(model, Change({"DRAM": 0.5}))
+    after = changed(model, Change({"DRAM": 0.5}))
+    assert half.moved and half.seconds == pytest.approx(model.measured_s - after.floor_s)
+    everything = saving(model, Change({t.key: 0.0 for t in model.terms if t.kind != "launch"}))
+    assert everything.seconds == pytest.approx(model.measured_s - LAUNCH_FLOOR_S)  # never below the launch floor
+    hidden = saving(model, Change(hide_latency=True))
+    assert hidden.seconds == pytest.approx(model.slack_s)
+
+
+def test_without_breakdowns_the_roofs_stand_in_work_over_the_kernel_clock_peak():
+    """A synthetic launch with FP32 and DRAM counters but no SpeedOfLight breakdowns: each roof term is its work over
+    the kernel-clock peak (2 x ffma peak x SM clock; DRAM bytes per cycle x DRAM clock), computed here."""
+    from roofline.pipeline import analyze_loaded
+    from tests.synthetic import OLD_GPU, launch, model, peak_dram, peak_fp32
+
+    report = model("synthetic.json", [launch(0, "k", 2e-3, 5e8, 1e8, OLD_GPU)])
+    k = next(iter(analyze_loaded(report).valid_launches))
+    terms = {t.key: t.seconds for t in k.time_model.terms}
+    assert terms["fp32 roof"] == pytest.approx(2 * 5e8 / peak_fp32(OLD_GPU))
+    assert terms["dram roof"] == pytest.approx(1e8 / peak_dram(OLD_GPU))
+    assert k.time_model.floor.key == "dram roof"  # 1 ms of DRAM against 0.5 ms of FP32
+    assert k.time_model.slack_s == pytest.approx(2e-3 - 1e8 / peak_dram(OLD_GPU))
+
+
+def test_without_a_launch_time_the_model_says_why_and_saves_nothing():
+    from dataclasses import replace
+
+    from roofline.pipeline import analyze_loaded
+    from tests.synthetic import OLD_GPU, launch, model
+
+    one = launch(0, "k", 2e-3, 5e8, 1e8, OLD_GPU)
+    one = replace(one, metrics={n: v for n, v in one.metrics.items() if n != DURATION})
+    k = next(iter(analyze_loaded(model("synthetic.json", [one])).valid_launches))
+    assert k.time_model.reason.startswith("no launch time")
+    assert saving(k.time_model, Change(hide_latency=True)) is None
