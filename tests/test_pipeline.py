@@ -88,8 +88,9 @@ def test_without_diagnostics_the_launches_keep_their_roofline_figures_only():
                and not k.advice for k in lean.launches)
     assert all(k.instruction_roofline is not None for k in full.launches)
     assert all(k.time_model is None for k in lean.launches) and all(k.time_model for k in full.launches)
+    assert all(k.memory is None for k in lean.launches)
     assert [replace(k, occupancy=None, tensor_cores=None, stalls=None, instruction_roofline=None, advice=(),
-                    time_model=None) for k in full.launches] == list(lean.launches)
+                    time_model=None, memory=None) for k in full.launches] == list(lean.launches)
     assert [(g.name, g.total_s, g.recoverable_s) for g in full.groups] == [
         (g.name, g.total_s, g.recoverable_s) for g in lean.groups]
 

@@ -370,13 +370,22 @@ def test_a_dram_bound_kernel_on_two_gpus_is_judged_on_its_dram_bytes_and_timed()
     assert pair.headline(1).ratio == pytest.approx(times[0] / times[1], rel=1e-9)
 
 
-def test_l2_bytes_of_two_ncu_versions_defined_apart_are_not_compared(roofline_report):
-    """ncu 2025.1 (the H100 PCIe RMSNorm) gives L2 bytes as lts2xbar, ncu 2023.2 (the RTX 3080) as xbar2l1tex reads:
-    two definitions, so the L2 ratio is not formed and the pair says why (issue 33: counts compared only under one
-    definition)."""
-    reports = [roofline_report(n) for n in ("h100-pcie_rmsnorm-float4_full-roofline", "rtx3080_sgemm-vs-cublas_full")]
+def test_l2_bytes_of_two_definitions_are_not_compared(roofline_report):
+    """The A10G roofline set (ncu 2023.2) gives L2 bytes as xbar2l1tex reads, the RTX 3080 full set all the L2 traffic
+    the SMs requested (lts__t_sectors_srcunit_tex): two definitions, so the L2 ratio is not formed and the pair says
+    why (issue 33: counts compared only under one definition)."""
+    reports = [roofline_report(n) for n in ("a10g_sgemm-blocktiling_roofline", "rtx3080_sgemm-vs-cublas_full")]
     pair = pair_reports([analyze_loaded(r) for r in reports], parse_matcher("order")).pairs[0]
     l2 = next(m for m in pair.work[1].measures if m.key == "bytes.l2")
     assert l2.base is not None and l2.other is not None and l2.ratio is None and not l2.decides
-    assert l2.apart == "A counts lts2xbar, B xbar2l1tex"
-    assert "L2 bytes not compared: A counts lts2xbar, B xbar2l1tex" in pair.work[1].notes
+    assert l2.apart == "A counts xbar2l1tex, B lts__t_sectors_srcunit_tex"
+    assert "L2 bytes not compared: A counts xbar2l1tex, B lts__t_sectors_srcunit_tex" in pair.work[1].notes
+
+
+def test_l2_bytes_of_two_ncu_versions_under_one_definition_are_compared(roofline_report):
+    """ncu 2025.1 (the H100 PCIe RMSNorm) and ncu 2023.2 (the RTX 3080) full sets both count all the L2 traffic the
+    SMs requested (issue 45): one definition, so the ratio is formed."""
+    reports = [roofline_report(n) for n in ("h100-pcie_rmsnorm-float4_full-roofline", "rtx3080_sgemm-vs-cublas_full")]
+    pair = pair_reports([analyze_loaded(r) for r in reports], parse_matcher("order")).pairs[0]
+    l2 = next(m for m in pair.work[1].measures if m.key == "bytes.l2")
+    assert l2.apart == "" and l2.ratio == pytest.approx(l2.other / l2.base)
