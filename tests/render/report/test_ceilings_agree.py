@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import statistics
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from roofline.cli.app import app
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS
 from roofline.core.units import si
+from tests.render.report.time_weighted import weighted_median
 
 ROOFS = (*PRECISIONS, *LEVELS)
 
@@ -67,19 +67,6 @@ def shown_roofs(document: dict[str, Any]) -> tuple[str, ...]:
     if not valid:
         return ROOFS
     return (*(p for p in PRECISIONS if any(k["flops"][p] is None or k["flops"][p] != 0 for k in valid)), *LEVELS)
-
-
-def weighted_median(pairs: list[tuple[float, float]]) -> float:
-    """The value at half the total time (the lower one at an exact half); the plain median without times."""
-    if not any(w > 0 for _, w in pairs):
-        return statistics.median(v for v, _ in pairs)
-    pairs = sorted(pairs)
-    half, acc = sum(w for _, w in pairs) / 2, 0.0
-    for value, weight in pairs:
-        acc += weight
-        if acc >= half:
-            return value
-    return pairs[-1][0]
 
 
 def rows(text: str, fmt: str, count: int) -> dict[str, list[str]]:

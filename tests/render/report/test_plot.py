@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import statistics
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from roofline.render import GENERATED_BY
 from roofline.render.mpl import figure, middle, wrap
 from roofline.render.names import short_group_name
 from roofline.render.report import plot
+from tests.render.report.time_weighted import weighted_median
 from tests.render.text_layout import text_problems
 from tests.views import views
 
@@ -86,15 +86,8 @@ def median_roof(a: ReportAnalysis, source: CeilingSet, key: str) -> float:
     value at half the total time), computed here from each launch's ceilings and duration."""
     known = [(v, k.duration_s.value or 0.0, key in k.ceilings[source].scaled)
              for k in a.launches if (v := k.ceilings[source].roof(key)) is not None]
-    pairs = sorted((v, w) for v, w, fallback in known if not fallback) or sorted((v, w) for v, w, _ in known)
-    if not any(w > 0 for _, w in pairs):
-        return statistics.median(v for v, _ in pairs)
-    half, acc = sum(w for _, w in pairs) / 2, 0.0
-    for value, weight in pairs:
-        acc += weight
-        if acc >= half:
-            return value
-    return pairs[-1][0]
+    pairs = [(v, w) for v, w, fallback in known if not fallback] or [(v, w) for v, w, _ in known]
+    return weighted_median(pairs)
 
 
 def test_by_default_the_roofs_are_those_at_the_kernels_clocks(analysed):
