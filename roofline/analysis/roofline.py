@@ -27,14 +27,14 @@ from roofline.core.choices import GroupBy
 from roofline.core.cohorts import (
     Cohort,
     argmax_key,
+    at_key,
     cohorts,
-    evaluate,
     launch_plan,
+    nonzero,
     per_row,
-    same,
+    shared,
     smallest,
     take_launch,
-    truth,
 )
 from roofline.core.kernel_names import kernel_key
 from roofline.core.labels import NAMES
@@ -63,7 +63,7 @@ def report_ceilings(launch: KernelLaunch, device: Device, tensor_dtype: str,
     missing = {k: v.reason for k, v in {**flops, **bw}.items() if v.value is None}
     collect = {k: v.hint for k, v in {**flops, **bw}.items() if v.value is None and v.missing and v.hint and not v.via}
     clock = launch.value(m.SM_CLOCK)
-    note = per_row(_clock_note, clock) if truth(clock) else "measured clocks"
+    note = per_row(_clock_note, clock) if nonzero(clock) else "measured clocks"
     ceilings = Ceilings("measured-clock", {k: v.value for k, v in flops.items()}, {k: v.value for k, v in bw.items()},
                         clock_note=note, tensor_dtype=tensor_dtype, missing=missing, collect=collect)
     return ceilings, {level: t.definition for level, t in traffic.items()}
@@ -110,7 +110,7 @@ def _clock_factor(key: str, spec: DeviceSpec, launch: KernelLaunch, device: Devi
     at."""
     if key == "dram":
         clock, reference = launch.value(m.DRAM_CLOCK), device.memory_clock_hz
-        if truth(clock) and reference:
+        if nonzero(clock) and reference:
             # a DRAM clock above the device's maximum memory clock is a short launch's measuring noise (up to
             # 1.54x on the few-microsecond launches of the shared reports): the datasheet roof is the most
             return smallest(1.0, clock / reference), per_row(_dram_scaling, clock, reference), True
@@ -143,7 +143,7 @@ def analyze_launch(launch: KernelLaunch, device: Device, spec: DeviceSpec | None
     duration = Value.of(measured)
     flops = {p: m.cuda_core_flops(launch, p) for p in ("fp64", "fp32", "fp16")}
     flops["tensor"], by_type = m.tensor_flops(launch, device)
-    tensor_dtype = argmax_key(by_type) if any(truth(v) for v in by_type.values()) else DEFAULT_TENSOR_DTYPE
+    tensor_dtype = shared(main_tensor_type(by_type))
     traffic = _traffic(launch, device)
     moved = {level: t.bytes for level, t in traffic.items()}
     ceilings, definitions = report_ceilings(launch, device, tensor_dtype, traffic)
@@ -185,6 +185,11 @@ def analyze_launch(launch: KernelLaunch, device: Device, spec: DeviceSpec | None
     )
 
 
+def main_tensor_type(by_type: Mapping[str, Any]) -> Any:
+    """Per launch, the Tensor Core source type whose roof is shown: the one with the most FLOPs, else the default."""
+    return argmax_key(by_type) if any(nonzero(v) for v in by_type.values()) else DEFAULT_TENSOR_DTYPE
+
+
 def time_share(duration_s: float | None, total_time_s: float | None) -> float | None:
     """A launch's share of the time of all launches of its report; None where either is not measured."""
     return duration_s / total_time_s if duration_s is not None and total_time_s else None
@@ -218,7 +223,7 @@ def rate(amount: Value, duration: Value) -> Value:
     """An amount per second of ``duration``; None with the reason when either is missing or zero."""
     if amount.value is None:
         return Value(None, amount.reason)
-    if duration.value is None or same(duration.value <= 0):
+    if duration.value is None or shared(duration.value <= 0):
         return Value(None, f"no kernel duration: {duration.reason or 'zero duration'}")
     return Value(amount.value / duration.value, via=f"({amount.via}) / duration")
 
@@ -233,7 +238,7 @@ def intensity(flops: Mapping[str, Value], moved: Mapping[str, Value]) -> dict[st
             out[level] = Value(None, "no FLOP count: " + "; ".join(v.reason for v in flops.values() if v.reason))
         elif b.value is None:
             out[level] = Value(None, b.reason)
-        elif same(b.value == 0):
+        elif shared(b.value == 0):
             out[level] = Value(None, f"no bytes moved at {level}: intensity is unbounded")
         else:
             left_out = f" (leaves out unmeasured {', '.join(unmeasured)})" if unmeasured else ""
@@ -264,7 +269,7 @@ def _level_notes(traffic: Mapping[str, m.Traffic], l2_total: Value) -> tuple[str
 def roof_position(flops: Mapping[str, Value], moved: Mapping[str, Value], duration: float | None,
                   ceilings: Ceilings) -> RoofPosition:
     """Percent of roof and limiter against one ceiling set (time-based, see module docstring)."""
-    if not truth(duration):
+    if not nonzero(duration):
         return RoofPosition(ceilings.source, None, None, {}, "no kernel duration")
     util: dict[str, float] = {}
     gaps = []
@@ -272,15 +277,15 @@ def roof_position(flops: Mapping[str, Value], moved: Mapping[str, Value], durati
         amount, peak = flops[p].value, ceilings.flop_per_s[p]
         if amount is None:
             continue
-        if truth(peak):
+        if nonzero(peak):
             util[p] = 100.0 * amount / duration / peak
-        elif same(amount > 0):
+        elif shared(amount > 0):
             gaps.append(f"{p} ceiling: {ceilings.missing.get(p, 'unknown')}")
     for level in LEVELS:
         amount, bw = moved[level].value, ceilings.bytes_per_s[level]
         if amount is None:
             gaps.append(f"{level} bytes: {moved[level].reason}")
-        elif truth(bw):
+        elif nonzero(bw):
             util[level] = 100.0 * amount / duration / bw
         else:
             gaps.append(f"{level} ceiling: {ceilings.missing.get(level, 'unknown')}")
@@ -288,7 +293,7 @@ def roof_position(flops: Mapping[str, Value], moved: Mapping[str, Value], durati
         return RoofPosition(ceilings.source, None, None, {}, "nothing to compare with a roof: " + "; ".join(gaps))
     limiter = argmax_key(util)
     reason = ("partial: leaves out " + "; ".join(gaps)) if gaps else ""
-    return RoofPosition(ceilings.source, util[limiter], limiter, util, reason)
+    return RoofPosition(ceilings.source, at_key(util, limiter), limiter, util, reason)
 
 
 def above_ceiling_flags(roof: RoofPosition) -> tuple[str, ...]:
@@ -318,13 +323,13 @@ def analyze_report(report: Report, spec: DeviceSpec | None = None, spec_match: s
     valid = [i for i, launch in enumerate(launches) if not launch.invalid]
     groups = [([valid[r] for r in rows], cohort) for rows, cohort in cohorts([launches[i] for i in valid])]
     durations = np.full(len(launches), np.nan)
-    for rows, value in _per_cohort(groups, lambda c: m.duration_s(c).value):
+    for rows, value in _per_cohort(groups, report.device, lambda c: m.duration_s(c).value):
         durations[rows] = np.nan if value is None else value
     known = durations[valid]
     known = known[~np.isnan(known)].tolist()
     total = sum(known) if known else None
     parts: list[tuple[Sequence[int], LaunchAnalysis]] = [
-        *_per_cohort(groups, lambda c: analyze_launch(c, report.device, spec, chosen, total)),
+        *_per_cohort(groups, report.device, lambda c: analyze_launch(c, report.device, spec, chosen, total)),
         *(([i], invalid_launch(launch, spec, chosen)) for i, launch in enumerate(launches) if launch.invalid)]
     table = LaunchTable(launches, parts, launch_columns(launches, parts))
     every = table.all()
@@ -339,18 +344,34 @@ def analyze_launches(launches: Sequence[KernelLaunch], device: Device, spec: Dev
     that needs every launch of the report: for work on launches before the rest of their report is read."""
     chosen = use or DEFAULT_CEILINGS
     out: list[Any] = [None] * len(launches)
-    for rows, result in _per_cohort(cohorts(launches), lambda c: analyze_launch(c, device, spec, chosen)):
+    for rows, result in _per_cohort(cohorts(launches), device, lambda c: analyze_launch(c, device, spec, chosen)):
         plan = launch_plan(result)
         for place, i in enumerate(rows):
             out[i] = take_launch(result, place, plan)  # as ``LaunchTable.row`` takes a launch out of its part
     return out
 
 
-def _per_cohort(groups: Sequence[tuple[list[int], Cohort]],
+def _per_cohort(groups: Sequence[tuple[list[int], Cohort]], device: Device,
                 fn: Callable[[KernelLaunch], T]) -> list[tuple[list[int], T]]:
-    """``fn`` over each cohort (a cohort stands in for a launch), split where its launches branch apart: each
-    part's launches (positions in the report) and result."""
-    return [part for rows, cohort in groups for part in evaluate(cast("Callable[[Cohort], T]", fn), cohort, rows)]
+    """``fn`` over each cohort (a cohort stands in for a launch) in parts that read the same tensor metrics
+    (``tensor_parts``): each part's launches (positions in the report) and result."""
+    import numpy as np
+
+    run = cast("Callable[[Cohort], T]", fn)
+    with np.errstate(all="ignore"):  # overflow to inf and 0/0 to NaN, silently, as with Python's floats
+        return [([rows[i] for i in at], run(part)) for rows, cohort in groups
+                for at, part in tensor_parts(cohort, device)]
+
+
+def tensor_parts(cohort: Cohort, device: Device) -> list[tuple[list[int], Cohort]]:
+    """The cohort in parts whose launches read the same tensor metrics: the same main Tensor Core type
+    (``main_tensor_type``) and the same peak metric of it (``m.tensor_peak_metric``), each part with its positions in
+    the cohort. The only choice of metrics that differs between launches holding the same metrics."""
+    out = []
+    for rows, part in cohort.split(main_tensor_type(m.tensor_flops(cohort, device)[1])):
+        dtype = shared(main_tensor_type(m.tensor_flops(part, device)[1]))
+        out += [([rows[i] for i in at], piece) for at, piece in part.split(m.tensor_peak_metric(part, dtype))]
+    return out
 
 
 def launch_columns(launches: Sequence[KernelLaunch], parts: Sequence[tuple[Sequence[int], LaunchAnalysis]]) -> Columns:

@@ -1,14 +1,20 @@
 """Columnar evaluation of the per-launch formulas: the launches of a report in cohorts, each cohort's formulas
 run once over numpy arrays (one element per launch), and single launches taken back out only where shown.
 
-A cohort is a set of launches that hold the same metrics (names in the same order, the same text values and
-the same NaN metrics), so every "is it in the report?" branch of ``roofline.ncu.metrics`` goes the same way for all
-of them. ``Cohort`` stands in for a ``KernelLaunch``: ``value(name)`` is a float64 array. The formulas are the
-scalar ones, unchanged; where a branch or a text depends on the values themselves they call ``same``, which
-gives the one value the whole cohort shares or raises ``Split`` with a label per launch, and ``evaluate`` runs
-the formula again on each part. Per-launch detail that only a shown launch needs (the busiest units in order)
-is ``per_row``: a function applied when that launch is taken out (``take_launch``). Array arithmetic is IEEE double
-arithmetic in the same order as the scalar formulas, so a launch's numbers equal those of a scalar run.
+The contract, for whoever writes a formula (``roofline.ncu.metrics`` says it in full):
+- A cohort is a set of launches that hold the same metrics (names in the same order, the same text values, the
+  same NaN metrics) and each number with the same sign (``cohorts``). ``Cohort`` stands in for a ``KernelLaunch``:
+  ``value(name)`` is a float64 array. So a branch on whether a metric is there, or on whether a count is zero
+  (``nonzero``, ``shared``), goes the same way for every launch of a cohort: a plain ``if``.
+- A choice by the values themselves is made per launch: ``where``, ``is_none``, ``largest``, ``smallest``,
+  ``argmax_key``, ``at_key`` (each also takes a single launch's numbers). A choice of which metrics to read is made
+  before the formulas run, and the cohort split by it (``Cohort.split``).
+- Nothing is re-run: ``shared`` on a value the launches do not share raises ``CohortMismatch``, a defect of the
+  formula.
+- Per-launch detail only a shown launch needs (the busiest units in order, a note quoting its clock) is
+  ``per_row``: a function applied when that launch is taken out (``take_launch``).
+Array arithmetic is IEEE double arithmetic in the same order as the scalar formulas, so a launch's numbers equal
+those of a scalar run.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import operator
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from roofline.core.model import MetricTable, table_rows
@@ -37,16 +43,11 @@ def _is_array(x: Any) -> bool:
     return np_ is not None and isinstance(x, np_.ndarray | np_.generic)
 
 
-class Split(Exception):
-    """A branch or text of a formula differs between the launches of a cohort: ``labels`` has one per launch."""
-
-    def __init__(self, labels: np.ndarray) -> None:
-        super().__init__("cohort splits")
-        self.labels = labels
-
-
-def same(x: Any) -> Any:
-    """The value every launch of a cohort shares (a scalar is its own), else ``Split`` by value."""
+def shared(x: Any) -> Any:
+    """The value every launch of a cohort holds (a single launch's value is its own). A formula calls it only on
+    what the forming of cohorts makes common to their launches (``cohorts``: which metrics, their texts, the sign of
+    each number) or on what the caller split the cohort by (``Cohort.split``); anything else is a defect in the
+    formula, raised as ``CohortMismatch``."""
     if isinstance(x, _PLAIN) or not _is_array(x):
         return x
     if x.ndim == 0:
@@ -54,25 +55,45 @@ def same(x: Any) -> Any:
     first = x[0]
     if bool((x == first).all()):
         return first.item() if hasattr(first, "item") else first
-    raise Split(x)
+    raise CohortMismatch(f"the launches of a cohort differ in a value a formula branches on ({x[:4].tolist()})")
 
 
-def truth(x: Any) -> TypeIs[float]:
-    """Whether a measured value is there and not zero (the scalar ``if value:``), the same for a whole cohort."""
-    return x is not None and bool(same(x != 0))
+class CohortMismatch(AssertionError):
+    """A formula branched on a value the launches of a cohort do not share: a defect of the formula, never data."""
 
 
-def fmt(x: Any, spec: str) -> str:
-    """``format(x, spec)``; a cohort splits where its launches' texts differ."""
-    if _is_array(x) and x.ndim:
-        import numpy as np
+def nonzero(x: Any) -> TypeIs[float]:
+    """Whether a quantity is measured and not zero (a single launch's ``if x:``): the same for every launch of a
+    cohort, which share the sign of each metric (``shared``)."""
+    return x is not None and bool(shared(x != 0))
 
-        return str(same(np.array([format(v, spec) for v in x.tolist()], dtype=object)))
-    return format(float(x), spec)
+
+def where(condition: Any, if_true: Any, if_false: Any) -> Any:
+    """Per launch, ``if_true`` where ``condition`` holds, else ``if_false`` (numpy's ``where``; texts, enums and
+    None give an object array). For a single launch, ``if_true if condition else if_false``."""
+    if not _is_array(condition) or condition.ndim == 0:
+        return if_true if condition else if_false
+    import numpy as np
+
+    if all(isinstance(v, int | float) or _is_array(v) and v.dtype != object for v in (if_true, if_false)):
+        return np.where(condition, if_true, if_false)
+    out = np.empty(condition.shape, dtype=object)
+    for mask, value in ((condition, if_true), (~condition, if_false)):
+        out[mask] = value[mask] if _is_array(value) else value
+    return out
+
+
+def is_none(x: Any) -> Any:
+    """Per launch, whether ``x`` is None (an element of an object array, or a single launch's value)."""
+    if not _is_array(x):
+        return x is None
+    import numpy as np
+
+    return np.equal(x, None)
 
 
 def largest(values: Sequence[Any]) -> Any:
-    """The element-wise maximum of numbers or arrays (Python's ``max`` for numbers)."""
+    """Per launch, the maximum of numbers or arrays (Python's ``max`` for numbers)."""
     out = values[0]
     for v in values[1:]:
         if _is_array(out) or _is_array(v):
@@ -85,7 +106,7 @@ def largest(values: Sequence[Any]) -> Any:
 
 
 def smallest(a: Any, b: Any) -> Any:
-    """The element-wise minimum of two numbers or arrays (Python's ``min`` for numbers)."""
+    """Per launch, the minimum of two numbers or arrays (Python's ``min`` for numbers)."""
     if _is_array(a) or _is_array(b):
         import numpy as np
 
@@ -93,15 +114,28 @@ def smallest(a: Any, b: Any) -> Any:
     return min(a, b)
 
 
-def argmax_key(values: Mapping[str, Any]) -> str:
-    """The key of the largest value, the first on ties (Python's ``max(d, key=d.get)``), shared by a cohort."""
+def argmax_key(values: Mapping[str, Any]) -> Any:
+    """Per launch, the key of the largest value, the first on ties (Python's ``max(d, key=d.get)``): a key for a
+    single launch, an object array of keys for a cohort."""
     keys = list(values)
     if not any(_is_array(v) for v in values.values()):
         return max(keys, key=lambda k: values[k])
     import numpy as np
 
     stacked = np.stack(np.broadcast_arrays(*(np.asarray(values[k], dtype=float) for k in keys)))
-    return str(same(np.array(keys, dtype=object)[np.argmax(stacked, axis=0)]))
+    return np.array(keys, dtype=object)[np.argmax(stacked, axis=0)]
+
+
+def at_key(values: Mapping[str, Any], key: Any) -> Any:
+    """Per launch, the value under its key (``argmax_key``'s): ``values[key]`` for a single launch."""
+    if not _is_array(key):
+        return values[key]
+    import numpy as np
+
+    keys = list(values)
+    stacked = np.stack(np.broadcast_arrays(*(np.asarray(values[k], dtype=float) for k in keys)))
+    index = np.array([keys.index(k) for k in key.tolist()], dtype=np.intp)
+    return stacked[index, np.arange(len(index))]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -221,6 +255,19 @@ class Cohort:
         out._columns = {k: (None if v is None else v[index]) for k, v in self._columns.items()}
         return out
 
+    def split(self, labels: Any) -> list[tuple[list[int], Cohort]]:
+        """The cohort in parts of one label each (``labels``: one per launch, or one for all), with each part's
+        positions in the cohort: where a formula must choose which metrics to read per launch, the caller splits
+        the cohort by that choice first and runs the formula on each part."""
+        if not _is_array(labels):
+            return [(list(range(len(self.launches))), self)]
+        parts: dict[Any, list[int]] = {}
+        for i, label in enumerate(labels.tolist()):
+            parts.setdefault(label, []).append(i)
+        if len(parts) == 1:
+            return [(next(iter(parts.values())), self)]
+        return [(positions, self.part(positions)) for positions in parts.values()]
+
 
 def _rows_of(launches: Sequence[KernelLaunch]) -> tuple[MetricTable, np.ndarray] | None:
     """``model.table_rows``, the rows as an index array."""
@@ -235,7 +282,8 @@ def _rows_of(launches: Sequence[KernelLaunch]) -> tuple[MetricTable, np.ndarray]
 def cohorts(launches: Sequence[KernelLaunch]) -> list[tuple[list[int], Cohort]]:
     """The launches in cohorts, with each cohort's positions in ``launches``, in order of first appearance.
     Launches of one cohort hold the same metric names in the same order, each of the same type, the same NaN
-    metrics and the same text values. Launches of one ``MetricTable`` hold a number as int or float alike."""
+    metrics, the same text values and each number with the same sign (positive, zero or negative). Launches of one
+    ``MetricTable`` hold a number as int or float alike."""
     table = _rows_of(launches)
     if table is not None:
         return _table_cohorts(launches, *table)
@@ -249,34 +297,23 @@ def cohorts(launches: Sequence[KernelLaunch]) -> list[tuple[list[int], Cohort]]:
         texts = [name for name, kind in zip(names, types, strict=True) if kind is str]
         by_text: dict[tuple[Any, ...], list[int]] = {}
         for i in rows:
-            by_text.setdefault(tuple(launches[i].metrics[name] for name in texts), []).append(i)
+            values = launches[i].metrics
+            by_text.setdefault((tuple(values[name] for name in texts), _signs(values.values())), []).append(i)
         out += [(part, Cohort([launches[i] for i in part])) for part in by_text.values()]
     return out
 
 
+def _signs(values: Iterable[Any]) -> tuple[int, ...]:
+    """The sign of each number (1, 0 or -1; 0 for NaN) of a launch's metric values, texts left out."""
+    return tuple((v > 0) - (v < 0) for v in values if type(v) is not str)
+
+
 def _table_cohorts(launches: Sequence[KernelLaunch], table: MetricTable,
                    rows: np.ndarray) -> list[tuple[list[int], Cohort]]:
-    """``cohorts`` of launches that read their metrics from ``table`` (at ``rows``): grouped by its layouts."""
-    layouts = table.layouts()
+    """``cohorts`` of launches that read their metrics from ``table`` (at ``rows``): grouped by its layouts and
+    the signs of its numbers (``MetricTable.signs``)."""
+    layouts, signs = table.layouts(), table.signs()
     by_layout: dict[tuple[Any, ...], list[int]] = {}
     for i, (row, launch) in enumerate(zip(rows.tolist(), launches, strict=True)):
-        by_layout.setdefault((layouts[row], launch.nan_metrics), []).append(i)
+        by_layout.setdefault((layouts[row], signs[row], launch.nan_metrics), []).append(i)
     return [(part, Cohort([launches[i] for i in part], (table, rows[part]))) for part in by_layout.values()]
-
-
-def evaluate(fn: Callable[[Cohort], T], cohort: Cohort, rows: list[int]) -> list[tuple[list[int], T]]:
-    """``fn`` over the cohort, split and run again where its launches take different branches: the parts'
-    results, each with its launches' positions (``rows``, in the cohort's order)."""
-    import numpy as np
-
-    try:
-        with np.errstate(all="ignore"):  # overflow to inf and 0/0 to NaN, silently, as with Python's floats
-            return [(rows, fn(cohort))]
-    except Split as split:
-        parts: dict[Any, list[int]] = {}
-        for i, label in enumerate(split.labels.tolist()):
-            parts.setdefault(label, []).append(i)
-        if len(parts) < 2:
-            raise RuntimeError("a cohort split without a difference") from None
-        return [r for positions in parts.values()
-                for r in evaluate(fn, cohort.part(positions), [rows[i] for i in positions])]
