@@ -31,7 +31,7 @@ from roofline.core.cohorts import (
     cohorts,
     launch_plan,
     nonzero,
-    per_row,
+    per_launch,
     shared,
     smallest,
     take_launch,
@@ -63,7 +63,7 @@ def report_ceilings(launch: KernelLaunch, device: Device, tensor_dtype: str,
     missing = {k: v.reason for k, v in {**flops, **bw}.items() if v.value is None}
     collect = {k: v.hint for k, v in {**flops, **bw}.items() if v.value is None and v.missing and v.hint and not v.via}
     clock = launch.value(m.SM_CLOCK)
-    note = per_row(_clock_note, clock) if nonzero(clock) else "measured clocks"
+    note = per_launch(_clock_note, clock) if nonzero(clock) else "measured clocks"
     ceilings = Ceilings("measured-clock", {k: v.value for k, v in flops.items()}, {k: v.value for k, v in bw.items()},
                         clock_note=note, tensor_dtype=tensor_dtype, missing=missing, collect=collect)
     return ceilings, {level: t.definition for level, t in traffic.items()}
@@ -99,7 +99,7 @@ def clock_ceilings(report: Ceilings, sheet: Ceilings | None, spec: DeviceSpec | 
     note = report.clock_note
     if scaled:
         names = ", ".join(NAMES[k] for k in scaled)
-        note = per_row(str.__add__, note, f"; datasheet roofs scaled to the measured clocks for {names}")
+        note = per_launch(str.__add__, note, f"; datasheet roofs scaled to the measured clocks for {names}")
     return Ceilings("kernel-clock", {k: roofs[k] for k in PRECISIONS}, {k: roofs[k] for k in LEVELS}, clock_note=note,
                     tensor_dtype=report.tensor_dtype, missing=missing, scaled=scaled, unscaled=tuple(unscaled),
                     clock=report.clock, collect={k: report.collect[k] for k in missing if k in report.collect})
@@ -113,13 +113,13 @@ def _clock_factor(key: str, spec: DeviceSpec, launch: KernelLaunch, device: Devi
         if nonzero(clock) and reference:
             # a DRAM clock above the device's maximum memory clock is a short launch's measuring noise (up to
             # 1.54x on the few-microsecond launches of the shared reports): the datasheet roof is the most
-            return smallest(1.0, clock / reference), per_row(_dram_scaling, clock, reference), True
+            return smallest(1.0, clock / reference), per_launch(_dram_scaling, clock, reference), True
         return 1.0, "datasheet, unscaled (the report holds no measured DRAM clock or no device memory clock)", False
     sm_clock = m.sm_clock_hz(launch)
     reference = (spec.tensor_clock_hz or spec.boost_clock_hz) if key == "tensor" else spec.boost_clock_hz
     if sm_clock.value is None:
         return 1.0, f"datasheet at the {reference / 1e9:.3g} GHz boost clock, unscaled (no measured clock)", False
-    return sm_clock.value / reference, per_row(_sm_scaling, sm_clock.value, reference), True
+    return sm_clock.value / reference, per_launch(_sm_scaling, sm_clock.value, reference), True
 
 
 def _dram_scaling(clock: float, reference: float) -> str:
@@ -249,7 +249,7 @@ def intensity(flops: Mapping[str, Value], moved: Mapping[str, Value]) -> dict[st
 def level_notes(traffic: Mapping[str, m.Traffic], l2_total: Value) -> tuple[str, ...]:
     """Where a level's definition counts one direction only and so shows fewer bytes than the level outside
     it (an inverted-looking hierarchy): which level, what it counts, and where all L2 traffic is."""
-    return per_row(_level_notes, traffic, l2_total)
+    return per_launch(_level_notes, traffic, l2_total)
 
 
 def _level_notes(traffic: Mapping[str, m.Traffic], l2_total: Value) -> tuple[str, ...]:
@@ -298,7 +298,7 @@ def roof_position(flops: Mapping[str, Value], moved: Mapping[str, Value], durati
 
 def above_ceiling_flags(roof: RoofPosition) -> tuple[str, ...]:
     """Roofs the launch claims to beat: a measurement or counting problem, never a success."""
-    return per_row(_above_ceiling, roof.utilization_pct, roof.ceilings)
+    return per_launch(_above_ceiling, roof.utilization_pct, roof.ceilings)
 
 
 def _above_ceiling(utilization_pct: Mapping[str, float], ceilings: CeilingSet) -> tuple[str, ...]:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from roofline.analysis.launches import Launches
 from roofline.analysis.results import Bound, BusyUnit, Cause, RoofPosition, Side, Verdict
-from roofline.core.cohorts import is_none, largest, per_row, where
+from roofline.core.cohorts import is_none, largest, per_launch, where
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, KernelLaunch
 from roofline.core.thresholds import BALANCED_PTS, FULL_WAVE, HIGH_THROUGHPUT_PCT, LATENCY_BELOW_PCT
@@ -119,12 +119,12 @@ def busy_units(launch: KernelLaunch) -> tuple[BusyUnit, ...]:
 def _ranked(units: Sequence[BusyUnit], side: Side | None,
             none: bool) -> tuple[BusyUnit | None, tuple[BusyUnit, ...]]:
     """The busiest unit of ``side`` (of both sides when None) and the ``TOP_UNITS`` busiest, neither where ``none``
-    (a launch without a verdict). Over a cohort they are made per launch when it is taken out (``per_row``): the
+    (a launch without a verdict). Over a cohort they are made per launch when it is taken out (``per_launch``): the
     units' names are the cohort's, only their percentages are the launch's, so a launch builds the few units it
     keeps and not all of them."""
     labels = tuple((u.name, u.side, u.metric) for u in units)
     pcts = tuple(u.pct for u in units)
-    return per_row(_busiest, labels, pcts, side, none), per_row(_top, labels, pcts, none)
+    return per_launch(_busiest, labels, pcts, side, none), per_launch(_top, labels, pcts, none)
 
 
 def _by_load(pcts: Sequence[float]) -> list[int]:

@@ -11,8 +11,9 @@ The contract, for whoever writes a formula (``roofline.ncu.metrics`` says it in 
   before the formulas run, and the cohort split by it (``Cohort.split``).
 - Nothing is re-run: ``shared`` on a value the launches do not share raises ``CohortMismatch``, a defect of the
   formula.
-- Per-launch detail only a shown launch needs (the busiest units in order, a note quoting its clock) is
-  ``per_row``: a function applied when that launch is taken out (``take_launch``).
+- A text holds no per-launch number made in a formula: what quotes a launch's numbers (a note with its clock) or
+  only a shown launch needs (its busiest units in order) is made by the per-launch step, ``per_launch(make,
+  *inputs)``: at once for one launch, and for a cohort when each launch is taken out (``take_launch``).
 Array arithmetic is IEEE double arithmetic in the same order as the scalar formulas, so a launch's numbers equal
 those of a scalar run.
 """
@@ -23,7 +24,7 @@ import dataclasses
 import operator
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from roofline.core.model import MetricTable, table_rows
 
@@ -139,18 +140,22 @@ def at_key(values: Mapping[str, Any], key: Any) -> Any:
 
 
 @dataclasses.dataclass(frozen=True)
-class RowFn:
-    """``fn`` of its arguments taken out for one launch: per-launch detail computed only for launches shown."""
+class PerLaunch(Generic[T]):
+    """What a cohort's result holds in place of a ``T`` each launch makes from its own values (a text quoting its
+    clock, its busiest units in order): ``make(*inputs)``, run when that launch is taken out (``take_launch``) with
+    each input that launch's element. In a cohort's result it stands in for the ``T``, as an array stands in for a
+    number: the formulas are typed for one launch."""
 
-    fn: Callable[..., Any]
-    args: tuple[Any, ...]
+    make: Callable[..., T]
+    inputs: tuple[Any, ...]
 
 
-def per_row(fn: Callable[..., T], *args: Any) -> T:
-    """``fn(*args)`` now for one launch, or, for a cohort, when a launch is taken out (``take_launch``)."""
-    if any(launch_plan(a) is not None for a in args):  # any array among them
-        return RowFn(fn, args)  # type: ignore[return-value]
-    return fn(*args)
+def per_launch(make: Callable[..., T], *inputs: Any) -> T:
+    """The per-launch step: ``make(*inputs)`` now for one launch; for a cohort (an array or a ``Cohort`` among the
+    inputs), the ``PerLaunch`` that makes it for each launch taken out."""
+    if any(launch_plan(value) is not None for value in inputs):
+        return cast("T", PerLaunch(make, inputs))
+    return make(*inputs)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -165,17 +170,17 @@ class Plan:
 
 def launch_plan(x: Any) -> Plan | bool | None:
     """The plan that takes a launch out of a cohort's result ``x`` (``take_launch``), made once for all its launches;
-    None where ``x`` holds no array, ``RowFn`` or ``Cohort`` (every launch shares it as it is)."""
+    None where ``x`` holds no array, ``PerLaunch`` or ``Cohort`` (every launch shares it as it is)."""
     if isinstance(x, _PLAIN):
         return None
     if _is_array(x) or isinstance(x, Cohort):
         return True
-    if isinstance(x, RowFn | tuple | list):
-        values = x.args if isinstance(x, RowFn) else x
+    if isinstance(x, PerLaunch | tuple | list):
+        values = x.inputs if isinstance(x, PerLaunch) else x
         places = {i: plan for i, v in enumerate(values) if (plan := launch_plan(v)) is not None}
         if isinstance(x, list) and places:
             raise TypeError("cannot take a launch out of a list")
-        return Plan(places) if places or isinstance(x, RowFn) else None
+        return Plan(places) if places or isinstance(x, PerLaunch) else None
     if isinstance(x, Mapping):
         keys = {k: plan for k, v in x.items() if (plan := launch_plan(v)) is not None}
         return Plan(keys) if keys else None
@@ -188,8 +193,8 @@ def launch_plan(x: Any) -> Plan | bool | None:
 
 def take_launch(x: Any, j: int, plan: Plan | bool | None) -> Any:
     """Launch ``j`` taken out of a cohort's result ``x`` along its ``launch_plan``: an array gives its element, a
-    ``RowFn`` its value, a ``Cohort`` the launch; tuples, mappings and dataclasses that hold any of these are rebuilt
-    around them, and whatever holds none is shared by every launch as it is."""
+    ``PerLaunch`` what it makes, a ``Cohort`` the launch; tuples, mappings and dataclasses that hold any of these
+    are rebuilt around them, and whatever holds none is shared by every launch as it is."""
     if plan is None:
         return x
     if plan is True:
@@ -198,8 +203,8 @@ def take_launch(x: Any, j: int, plan: Plan | bool | None) -> Any:
         return x.item(j) if x.ndim == 1 else x[j].item() if x.ndim else x.item()  # a Python number
     assert isinstance(plan, Plan)
     parts = plan.parts
-    if isinstance(x, RowFn):
-        return x.fn(*[take_launch(a, j, parts.get(i)) for i, a in enumerate(x.args)])
+    if isinstance(x, PerLaunch):
+        return x.make(*[take_launch(value, j, parts.get(i)) for i, value in enumerate(x.inputs)])
     if isinstance(x, tuple):
         items = [take_launch(v, j, parts.get(i)) for i, v in enumerate(x)]
         return type(x)(*items) if hasattr(x, "_fields") else tuple(items)

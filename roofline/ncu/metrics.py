@@ -22,7 +22,7 @@ over ``launch.value(name)``. The analysis also runs it once for a whole cohort o
   ``min``; a choice of which metric to read by size is made before, and the cohort split by it
   (``analysis.roofline.tensor_parts``);
 - texts hold no per-launch number: return the number, and let the text be made where a launch is shown (what only a
-  shown launch needs, an order of units, a note quoting its clock, goes to ``per_row(fn, ...)``).
+  shown launch needs, an order of units, a note quoting its clock, goes to ``per_launch(fn, ...)``).
 ``tests/core/test_cohorts.py`` checks on every shared report that each launch's analysis by cohort equals the same
 launch analysed alone.
 """
@@ -34,7 +34,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from roofline.core.cohorts import argmax_key, largest, nonzero, per_row, shared
+from roofline.core.cohorts import argmax_key, largest, nonzero, per_launch, shared
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.core.model import Device, KernelLaunch
@@ -466,7 +466,8 @@ def _hfma_arithmetic(launch: KernelLaunch, hfma: float, weight: float, others: f
                 if nonzero(hfma) and not nonzero(others) else "")
         return hfma, "hfma", note
     count = _whole(largest([0.0, hfma - moves]))
-    return count, "(hfma - zero-product HFMA2)", per_row(_moves_note, weight * moves, moves) if nonzero(moves) else ""
+    note = per_launch(_moves_note, weight * moves, moves) if nonzero(moves) else ""
+    return count, "(hfma - zero-product HFMA2)", note
 
 
 def hfma_move_flops(launch: KernelLaunch) -> Any:

@@ -19,7 +19,7 @@ from roofline.core.cohorts import (
     is_none,
     launch_plan,
     nonzero,
-    per_row,
+    per_launch,
     shared,
     take_launch,
     where,
@@ -79,11 +79,11 @@ def test_launches_holding_other_metrics_are_other_cohorts() -> None:
     assert [rows for rows, _ in cohorts(mixed)] == [[0, 1], [2], [3]]
 
 
-def test_take_launch_takes_one_launch_out_and_applies_its_per_row_detail() -> None:
+def test_take_launch_takes_one_launch_out_and_applies_its_per_launch_detail() -> None:
     cohort = Cohort(launches(1.0, 4.0))
-    result = {"x": cohort.value("x"), "text": per_row(lambda v: f"{v:g}!", cohort.value("x")), "launch": cohort}
+    result = {"x": cohort.value("x"), "text": per_launch(lambda v: f"{v:g}!", cohort.value("x")), "launch": cohort}
     assert take_launch(result, 1, launch_plan(result)) == {"x": 4.0, "text": "4!", "launch": cohort.launches[1]}
-    assert per_row(lambda v: f"{v:g}!", 2.0) == "2!"  # a single launch: at once
+    assert per_launch(lambda v: f"{v:g}!", 2.0) == "2!"  # a single launch: at once
 
 
 def test_take_launch_shares_what_holds_no_array_and_rebuilds_the_rest() -> None:
