@@ -551,39 +551,43 @@ def small_grid_time(duration: np.ndarray, bound: np.ndarray) -> np.ndarray:
     return np.where(bound == "small_grid", np.nan_to_num(duration, nan=0.0), 0.0)
 
 
-def recoverable_s(a: LaunchAnalysis) -> float | None:
+def recoverable_s(launch_analysis: LaunchAnalysis) -> float | None:
     """``recoverable_time`` of one launch's analysis."""
-    return _recoverable(a, a.verdict.bound)
+    return _recoverable(launch_analysis, launch_analysis.verdict.bound)
 
 
-def ridge_point(k: LaunchAnalysis) -> tuple[float | None, str | None]:
+def ridge_point(analysis: LaunchAnalysis) -> tuple[float | None, str | None]:
     """Ridge point of the main precision's ceiling against the limiting memory level's roof, and that precision."""
-    c, precision = k.ceilings.get(k.roof.ceilings), k.main_precision
-    if c is None or precision is None or k.roof.limiter not in LEVELS:
+    c, precision = analysis.ceilings.get(analysis.roof.ceilings), analysis.main_precision
+    if c is None or precision is None or analysis.roof.limiter not in LEVELS:
         return None, precision
-    peak, bandwidth = c.flop_per_s[precision], c.bytes_per_s[k.roof.limiter]
+    peak, bandwidth = c.flop_per_s[precision], c.bytes_per_s[analysis.roof.limiter]
     return (peak / bandwidth if peak and bandwidth else None), precision
 
 
-def attained_pct(a: LaunchAnalysis) -> float | None:
+def attained_pct(analysis: LaunchAnalysis) -> float | None:
     """How close the launch is to a peak: the highest of its percent of roof and its SM and memory throughputs (the
     figure ``recoverable_time`` takes), None when none is measured."""
-    known = [v for v in (a.roof.pct_of_roof, a.verdict.attained_pct) if v is not None]
+    known = [v for v in (analysis.roof.pct_of_roof, analysis.verdict.attained_pct) if v is not None]
     return max(known) if known else None
 
 
-def headroom_s(a: LaunchAnalysis) -> float | None:
+def headroom_s(analysis: LaunchAnalysis) -> float | None:
     """The time above the busiest unit's peak, small grids included: the most that hiding latency or raising
     occupancy can save, since neither lets a unit run past its peak (``recoverable_time`` without its small-grid
     rule)."""
-    return _recoverable(a, None)
+    return _recoverable(analysis, None)
 
 
-def _recoverable(a: LaunchAnalysis, bound: str | None) -> float | None:
+def _recoverable(analysis: LaunchAnalysis, bound: str | None) -> float | None:
     import numpy as np
 
-    saved = recoverable_time(np.array([_number(a.duration_s.value)]), np.array([bound], dtype=object),
-                             np.array([_number(a.roof.pct_of_roof)]), np.array([_number(a.verdict.attained_pct)]))
+    saved = recoverable_time(
+        np.array([_number(analysis.duration_s.value)]),
+        np.array([bound], dtype=object),
+        np.array([_number(analysis.roof.pct_of_roof)]),
+        np.array([_number(analysis.verdict.attained_pct)]),
+    )
     return None if np.isnan(saved[0]) else float(saved[0])
 
 

@@ -195,13 +195,13 @@ def report_panels(v: ReportView, top: int, source: CeilingSet) -> list[Panel]:
     return panels
 
 
-def _panel(a: ReportAnalysis, kind: PanelKind, source: CeilingSet, chosen: Ceilings | None,
+def _panel(analysis: ReportAnalysis, kind: PanelKind, source: CeilingSet, chosen: Ceilings | None,
            roofs: tuple[MemoryRoof, ...], ceilings: tuple[ComputeCeiling, ...], series: list[KernelSeries],
            skipped: dict[str, str], bandwidth_below: bool) -> Panel:
     shown = tuple(s for s in series if s.color >= 0)
     other = tuple(s for s in series if s.color < 0)
-    numbers = {_label(g): i for i, g in enumerate(a.groups, 1)}
-    p = Panel(_title(a, source, chosen, kind), source, roofs, ceilings, shown, other,
+    numbers = {_label(g): i for i, g in enumerate(analysis.groups, 1)}
+    p = Panel(_title(analysis, source, chosen, kind), source, roofs, ceilings, shown, other,
               tuple(skipped.items()), kind)
     notes = _skipped_notes(p, numbers, bandwidth_below) + _hollow_notes(p) + _key_notes(p)
     return replace(p, notes=tuple(notes))
@@ -300,14 +300,14 @@ def _ceilings(c: Ceilings | None, placed: list[KernelSeries],
 TITLE_NAME_CHARS = 80  # of the GPU's name in a panel's title (real ones: < 40)
 
 
-def _title(a: ReportAnalysis, source: CeilingSet, c: Ceilings | None, kind: PanelKind) -> str:
-    d = a.device
-    launches = counted(len(a.launches), "launch")
+def _title(analysis: ReportAnalysis, source: CeilingSet, c: Ceilings | None, kind: PanelKind) -> str:
+    d = analysis.device
+    launches = counted(len(analysis.launches), "launch")
     head = f"{middle(d.name, TITLE_NAME_CHARS)} (CC {d.compute_capability or '?'}), {launches}"
     view = "bandwidth view, achieved bytes/s per memory level; " if kind == "bandwidth" else ""
     if c is None:
         return f"{head}\n{view}no {source} ceilings"
-    which = f"spec {a.spec_id}" if source == "datasheet" and a.spec_id else c.clock
+    which = f"spec {analysis.spec_id}" if source == "datasheet" and analysis.spec_id else c.clock
     return f"{head}\n{view}{source} ceilings ({which})"
 
 
