@@ -71,9 +71,12 @@ def nonzero(x: Any) -> TypeIs[float]:
 
 def where(condition: Any, if_true: Any, if_false: Any) -> Any:
     """Per launch, ``if_true`` where ``condition`` holds, else ``if_false`` (numpy's ``where``; texts, enums and
-    None give an object array). For a single launch, ``if_true if condition else if_false``."""
+    None give an object array). For a single launch, or a cohort whose launches all agree, ``if_true if condition
+    else if_false`` (one value every launch shares)."""
     if not _is_array(condition) or condition.ndim == 0:
         return if_true if condition else if_false
+    if condition.all() or not condition.any():
+        return if_true if condition[0] else if_false
     import numpy as np
 
     if all(isinstance(v, int | float) or _is_array(v) and v.dtype != object for v in (if_true, if_false)):
@@ -117,14 +120,15 @@ def smallest(a: Any, b: Any) -> Any:
 
 def argmax_key(values: Mapping[str, Any]) -> Any:
     """Per launch, the key of the largest value, the first on ties (Python's ``max(d, key=d.get)``): a key for a
-    single launch, an object array of keys for a cohort."""
+    single launch or a cohort whose launches agree, else an object array of keys."""
     keys = list(values)
     if not any(_is_array(v) for v in values.values()):
         return max(keys, key=lambda k: values[k])
     import numpy as np
 
     stacked = np.stack(np.broadcast_arrays(*(np.asarray(values[k], dtype=float) for k in keys)))
-    return np.array(keys, dtype=object)[np.argmax(stacked, axis=0)]
+    chosen = np.argmax(stacked, axis=0)
+    return keys[chosen[0]] if (chosen == chosen[0]).all() else np.array(keys, dtype=object)[chosen]
 
 
 def at_key(values: Mapping[str, Any], key: Any) -> Any:

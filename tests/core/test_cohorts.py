@@ -51,6 +51,7 @@ def test_where_selects_per_launch_numbers_texts_and_none() -> None:
     assert where(x > 3, "big", where(x > 1.5, "mid", "small")).tolist() == ["small", "big", "mid"]
     assert where(5.0 > 3, "big", "small") == "big" and is_none(None) and not is_none("a")
     assert is_none(where(x > 3, "big", None)).tolist() == [True, False, True]
+    assert where(x > 0, "all", None) == "all" and where(x > 9, x, 0.0) == 0.0  # the launches agree: one value
 
 
 def test_argmax_key_and_at_key_pick_per_launch_first_on_ties() -> None:
@@ -58,6 +59,7 @@ def test_argmax_key_and_at_key_pick_per_launch_first_on_ties() -> None:
     keys = argmax_key(util)
     assert keys.tolist() == ["dram", "fp32", "fp32"] and at_key(util, keys).tolist() == [2.0, 9.0, 3.0]
     assert argmax_key({"a": 1.0, "b": 1.0}) == "a" and at_key({"a": 1.0}, "a") == 1.0
+    assert argmax_key({"a": np.array([1.0, 2.0]), "b": np.array([0.0, 1.0])}) == "a"
 
 
 def test_cohorts_part_launches_by_the_sign_of_their_numbers() -> None:
