@@ -321,7 +321,8 @@ def analyze_report(report: Report, spec: DeviceSpec | None = None, spec_match: s
     chosen = use or DEFAULT_CEILINGS
     launches = report.launches
     valid = [i for i, launch in enumerate(launches) if not launch.invalid]
-    groups = [([valid[r] for r in rows], cohort) for rows, cohort in cohorts([launches[i] for i in valid])]
+    groups = [([valid[r] for r in rows], cohort) for rows, cohort in cohorts([launches[i] for i in valid],
+                                                                             m.sign_tested)]
     durations = np.full(len(launches), np.nan)
     for rows, value in _per_cohort(groups, report.device, lambda c: m.duration_s(c).value):
         durations[rows] = np.nan if value is None else value
@@ -344,7 +345,8 @@ def analyze_launches(launches: Sequence[KernelLaunch], device: Device, spec: Dev
     that needs every launch of the report: for work on launches before the rest of their report is read."""
     chosen = use or DEFAULT_CEILINGS
     out: list[Any] = [None] * len(launches)
-    for rows, result in _per_cohort(cohorts(launches), device, lambda c: analyze_launch(c, device, spec, chosen)):
+    groups = cohorts(launches, m.sign_tested)
+    for rows, result in _per_cohort(groups, device, lambda c: analyze_launch(c, device, spec, chosen)):
         plan = launch_plan(result)
         for place, i in enumerate(rows):
             out[i] = take_launch(result, place, plan)  # as ``LaunchTable.row`` takes a launch out of its part

@@ -3,7 +3,8 @@ run once over numpy arrays (one element per launch), and single launches taken b
 
 The contract, for whoever writes a formula (``roofline.ncu.metrics`` says it in full):
 - A cohort is a set of launches that hold the same metrics (names in the same order, the same text values, the
-  same NaN metrics) and each number with the same sign (``cohorts``). ``Cohort`` stands in for a ``KernelLaunch``:
+  same NaN metrics) and each number whose sign a formula tests with the same sign (``cohorts``; which numbers:
+  ``ncu.metrics.sign_tested``). ``Cohort`` stands in for a ``KernelLaunch``:
   ``value(name)`` is a float64 array. So a branch on whether a metric is there, or on whether a count is zero
   (``nonzero``, ``shared``), goes the same way for every launch of a cohort: a plain ``if``.
 - A choice by the values themselves is made per launch: ``where``, ``is_none``, ``largest``, ``smallest``,
@@ -23,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 import operator
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from roofline.core.model import MetricTable, table_rows
@@ -288,14 +289,21 @@ def _rows_of(launches: Sequence[KernelLaunch]) -> tuple[MetricTable, np.ndarray]
     return found[0], np.array(found[1], dtype=np.intp)
 
 
-def cohorts(launches: Sequence[KernelLaunch]) -> list[tuple[list[int], Cohort]]:
+def every_number(name: str) -> bool:
+    """Every metric: the signs ``cohorts`` groups by unless told which metrics' signs the formulas test."""
+    return True
+
+
+def cohorts(launches: Sequence[KernelLaunch],
+            signed: Callable[[str], bool] = every_number) -> list[tuple[list[int], Cohort]]:
     """The launches in cohorts, with each cohort's positions in ``launches``, in order of first appearance.
     Launches of one cohort hold the same metric names in the same order, each of the same type, the same NaN
-    metrics, the same text values and each number with the same sign (positive, zero or negative). Launches of one
-    ``MetricTable`` hold a number as int or float alike."""
+    metrics, the same text values and each number of the metrics ``signed`` selects (those whose sign a formula
+    tests) with the same sign: positive, zero or negative. Launches of one ``MetricTable`` hold a number as int or
+    float alike."""
     table = _rows_of(launches)
     if table is not None:
-        return _table_cohorts(launches, *table)
+        return _table_cohorts(launches, *table, signed)
     by_layout: dict[tuple[Any, ...], list[int]] = {}
     for i, launch in enumerate(launches):
         metrics = launch.metrics
@@ -304,24 +312,26 @@ def cohorts(launches: Sequence[KernelLaunch]) -> list[tuple[list[int], Cohort]]:
     out = []
     for (names, types, _), rows in by_layout.items():
         texts = [name for name, kind in zip(names, types, strict=True) if kind is str]
+        numbers = [name for name, kind in zip(names, types, strict=True) if kind is not str and signed(name)]
         by_text: dict[tuple[Any, ...], list[int]] = {}
         for i in rows:
             values = launches[i].metrics
-            by_text.setdefault((tuple(values[name] for name in texts), _signs(values.values())), []).append(i)
+            key = (tuple(values[name] for name in texts), tuple(_sign(values[name]) for name in numbers))
+            by_text.setdefault(key, []).append(i)
         out += [(part, Cohort([launches[i] for i in part])) for part in by_text.values()]
     return out
 
 
-def _signs(values: Iterable[Any]) -> tuple[int, ...]:
-    """The sign of each number (1, 0 or -1; 0 for NaN) of a launch's metric values, texts left out."""
-    return tuple((v > 0) - (v < 0) for v in values if type(v) is not str)
+def _sign(value: float) -> int:
+    """1, 0 or -1 (0 for NaN)."""
+    return (value > 0) - (value < 0)
 
 
-def _table_cohorts(launches: Sequence[KernelLaunch], table: MetricTable,
-                   rows: np.ndarray) -> list[tuple[list[int], Cohort]]:
+def _table_cohorts(launches: Sequence[KernelLaunch], table: MetricTable, rows: np.ndarray,
+                   signed: Callable[[str], bool]) -> list[tuple[list[int], Cohort]]:
     """``cohorts`` of launches that read their metrics from ``table`` (at ``rows``): grouped by its layouts and
-    the signs of its numbers (``MetricTable.signs``)."""
-    layouts, signs = table.layouts(), table.signs()
+    the signs of the numbers ``signed`` selects (``MetricTable.signs``)."""
+    layouts, signs = table.layouts(), table.signs(signed)
     by_layout: dict[tuple[Any, ...], list[int]] = {}
     for i, (row, launch) in enumerate(zip(rows.tolist(), launches, strict=True)):
         by_layout.setdefault((layouts[row], signs[row], launch.nan_metrics), []).append(i)

@@ -13,7 +13,7 @@ columns (``MetricTable``) instead of one dict each: a million launches fit in me
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
@@ -64,7 +64,7 @@ class MetricTable:
         self.count = count
         self._floats: dict[str, Any] = {}
         self._layouts: list[tuple[Any, ...]] | None = None
-        self._signs: list[bytes] | None = None
+        self._signs: dict[Callable[[str], bool], list[bytes]] = {}
 
     def floats(self, name: str) -> Any:
         """A metric's column as a float64 numpy array: NaN where a launch does not hold the metric as a number."""
@@ -82,20 +82,21 @@ class MetricTable:
             self._layouts = list(zip(*marks, strict=True)) if marks else [()] * self.count
         return self._layouts
 
-    def signs(self) -> list[bytes]:
-        """Per launch, the sign of each number it holds (1, 0 or -1; 0 for NaN, a text or no value), packed: columns
-        whose numbers have one sign for every launch tell no launch apart and are left out."""
-        if self._signs is None:
+    def signs(self, signed: Callable[[str], bool]) -> list[bytes]:
+        """Per launch, the sign of each number it holds among the metrics ``signed`` selects (1, 0 or -1; 0 for NaN,
+        a text or no value), packed: columns whose numbers have one sign for every launch tell no launch apart and
+        are left out."""
+        if signed not in self._signs:
             import numpy as np
 
             varying = []
-            for name in self.columns:
+            for name in filter(signed, self.columns):
                 x = self.floats(name)
                 sign = (x > 0).astype(np.int8) - (x < 0)
                 if not (sign == sign[0]).all():
                     varying.append(sign)
-            self._signs = list(map(bytes, np.stack(varying, axis=1))) if varying else [b""] * self.count
-        return self._signs
+            self._signs[signed] = list(map(bytes, np.stack(varying, axis=1))) if varying else [b""] * self.count
+        return self._signs[signed]
 
     def __getstate__(self) -> tuple[Mapping[str, list[MetricValue]], int]:
         return self.columns, self.count  # what the analysis made from the columns is made again where needed

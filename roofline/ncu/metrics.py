@@ -15,8 +15,9 @@ Writing a formula (here, in ``analysis.roofline`` or ``analysis.verdict``): writ
 over ``launch.value(name)``. The analysis also runs it once for a whole cohort of launches (``core.cohorts``), where
 ``launch.value(name)`` is a numpy array, one element per launch, so:
 - ``if`` on whether a metric is there (``value is None``), or there and not zero (``nonzero(x)``), or on the sign of
-  counts (``shared(x == 0)``, ``shared(x > 0)``): the launches of a cohort hold the same metrics with the same signs,
-  so such a branch goes one way for all of them;
+  counts, peaks and clocks (``shared(x == 0)``, ``shared(x > 0)``): the launches of a cohort hold the same metrics,
+  and the metrics ``sign_tested`` selects with the same signs, so such a branch goes one way for all of them (a
+  branch on the sign of another metric: add it to ``_SIGN_NAMES``);
 - a choice between values by their size (a threshold, the larger of two) is per launch: ``where(cond, a, b)`` (texts,
   enums and None too), ``largest``, ``smallest``, ``argmax_key`` and ``at_key``, never ``if x > y``, ``max`` or
   ``min``; a choice of which metric to read by size is made before, and the cohort split by it
@@ -935,6 +936,19 @@ def _diagnostic_names() -> set[str]:
     scheduler = {ISSUE_ACTIVE_PCT, WARPS_ELIGIBLE, WARPS_ACTIVE, SM_THROUGHPUT, MEMORY_THROUGHPUT, *BREAKDOWNS}
     return ({OCCUPANCY_THEORETICAL, OCCUPANCY_ACHIEVED, *scheduler, *LAUNCH_METRICS}
             | {b + s for b in bases for s in (PCT_ACTIVE, PCT_ELAPSED)})
+
+
+# The metrics whose sign (zero: not measured) a formula tests with ``if``: the launches of a cohort share it
+# (``core.cohorts.cohorts``). Every count in each form ``counter`` reads, every peak, the clocks, the duration and
+# cycles, the integer pipe's percent of peak and roofline's own counts; not the percentages, ratios and samples of
+# the diagnostics and the verdict, which the formulas compare per launch (``where``) or do not read.
+_SIGN_SUFFIXES = _SUFFIXES
+_SIGN_NAMES = frozenset({DURATION, SM_CYCLES, SM_ACTIVE_CYCLES, INTEGER_PIPE_PCT, *CLOCK_METRICS, *OWN_METRICS})
+
+
+def sign_tested(name: str) -> bool:
+    """Whether a formula branches on the sign of metric ``name`` (see ``_SIGN_NAMES``)."""
+    return name.endswith(_SIGN_SUFFIXES) or name in _SIGN_NAMES
 
 
 METRICS_TO_READ = frozenset(_counter_names() | {DURATION, SM_CYCLES, INSTRUCTIONS, *CLOCK_METRICS, HFMA_MOVES,
