@@ -369,10 +369,13 @@ def tensor_parts(cohort: Cohort, device: Device) -> list[tuple[list[int], Cohort
     """The cohort in parts whose launches read the same tensor metrics: the same main Tensor Core type
     (``main_tensor_type``) and the same peak metric of it (``m.tensor_peak_metric``), each part with its positions in
     the cohort. The only choice of metrics that differs between launches holding the same metrics."""
+    def launch(c: Cohort) -> KernelLaunch:
+        return cast("KernelLaunch", c)  # a cohort stands in for a launch in the formulas
+
     out = []
-    for rows, part in cohort.split(main_tensor_type(m.tensor_flops(cohort, device)[1])):
-        dtype = shared(main_tensor_type(m.tensor_flops(part, device)[1]))
-        out += [([rows[i] for i in at], piece) for at, piece in part.split(m.tensor_peak_metric(part, dtype))]
+    for rows, part in cohort.split(main_tensor_type(m.tensor_flops(launch(cohort), device)[1])):
+        dtype = shared(main_tensor_type(m.tensor_flops(launch(part), device)[1]))
+        out += [([rows[i] for i in at], piece) for at, piece in part.split(m.tensor_peak_metric(launch(part), dtype))]
     return out
 
 

@@ -94,7 +94,7 @@ def is_none(x: Any) -> Any:
         return x is None
     import numpy as np
 
-    return np.equal(x, None)
+    return np.array([value is None for value in x.tolist()], dtype=bool)
 
 
 def largest(values: Sequence[Any]) -> Any:
@@ -322,7 +322,7 @@ def cohorts(launches: Sequence[KernelLaunch],
     return out
 
 
-def _sign(value: float) -> int:
+def _sign(value: Any) -> int:
     """1, 0 or -1 (0 for NaN)."""
     return (value > 0) - (value < 0)
 

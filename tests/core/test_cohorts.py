@@ -71,7 +71,9 @@ def test_split_runs_a_choice_on_its_own_launches() -> None:
     x = cohort.value("x")
     assert x is not None
     parts = cohort.split(where(x > 3, "big", "small"))
-    assert [(at, part.value("x").tolist()) for at, part in parts] == [([0, 2], [1.0, 2.0]), ([1, 3], [5.0, 7.0])]
+    assert [(at, part.launches) for at, part in parts] == [([0, 2], cohort.part([0, 2]).launches),
+                                                            ([1, 3], cohort.part([1, 3]).launches)]
+    assert [[launch.value("x") for launch in part.launches] for _, part in parts] == [[1.0, 2.0], [5.0, 7.0]]
     assert cohort.split("one") == [([0, 1, 2, 3], cohort)]
 
 
