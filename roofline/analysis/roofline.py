@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from roofline.analysis.launches import Columns, Figure, KernelGroup, KernelSpread, Launches, LaunchTable, ReportAnalysis
-from roofline.analysis.results import LaunchAnalysis, RoofPosition, Side, Value, Verdict
+from roofline.analysis.results import InvertedLevel, LaunchAnalysis, RoofPosition, Side, Value, Verdict
 from roofline.analysis.verdict import NoThroughputs, launch_verdict, throughputs
 from roofline.core.choices import GroupBy
 from roofline.core.cohorts import (
@@ -181,7 +181,7 @@ def analyze_launch(launch: KernelLaunch, device: Device, spec: DeviceSpec | None
         notes=tuple(n for _, n in keyed),
         note_keys=tuple(key for key, _ in keyed),
         l2_total_bytes=l2_total,
-        level_notes=level_notes(traffic, l2_total),
+        inverted_levels=inverted_levels(traffic, l2_total),
     )
 
 
@@ -246,24 +246,21 @@ def intensity(flops: Mapping[str, Value], moved: Mapping[str, Value]) -> dict[st
     return out
 
 
-def level_notes(traffic: Mapping[str, m.Traffic], l2_total: Value) -> tuple[str, ...]:
-    """Where a level's definition counts one direction only and so shows fewer bytes than the level outside
-    it (an inverted-looking hierarchy): which level, what it counts, and where all L2 traffic is."""
-    return per_launch(_level_notes, traffic, l2_total)
+def inverted_levels(traffic: Mapping[str, m.Traffic], l2_total: Value) -> tuple[InvertedLevel, ...]:
+    """Where a level's definition counts one direction only and so shows fewer bytes than the level outside it (an
+    inverted-looking hierarchy): which levels, what the inner one counts, and where all L2 traffic is."""
+    return per_launch(_inverted_levels, traffic, l2_total)
 
 
-def _level_notes(traffic: Mapping[str, m.Traffic], l2_total: Value) -> tuple[str, ...]:
-    notes = []
+def _inverted_levels(traffic: Mapping[str, m.Traffic], l2_total: Value) -> tuple[InvertedLevel, ...]:
+    out = []
     for outer, inner in (("dram", "l2"), ("l2", "l1")):
         inside, outside = traffic[inner].bytes.value, traffic[outer].bytes.value
         if not traffic[inner].one_way or inside is None or outside is None or inside >= outside:
             continue
-        total = (f"; all L2 traffic, stores included, is bytes.l2_total ({l2_total.via})"
-                 if l2_total.value is not None else "")
-        notes.append(f"{NAMES[inner]} bytes count {traffic[inner].one_way} ({traffic[inner].counter}"
-                     f" definition), so they fall below the {NAMES[outer]} bytes and the hierarchy looks inverted"
-                     f"{total}")
-    return tuple(notes)
+        total = l2_total.via if l2_total.value is not None else ""
+        out.append(InvertedLevel(inner, outer, traffic[inner].one_way, traffic[inner].counter, total))
+    return tuple(out)
 
 
 def roof_position(flops: Mapping[str, Value], moved: Mapping[str, Value], duration: float | None,

@@ -36,7 +36,7 @@ from roofline.core.version import __version__
 from roofline.ncu.metrics import BLOCK_DIMS, GRID_DIMS, HINT_LINEINFO, HINT_PC_SAMPLES, LAUNCH_REGISTERS, LAUNCH_SHARED
 from roofline.render import GENERATOR
 from roofline.render.names import json_text
-from roofline.render.report.prose import bound_of, estimate_of
+from roofline.render.report.prose import bound_of, estimate_of, inverted_level_text
 
 # 2: bound is the verdict over every unit, with "verdict", "stalls", bytes.l2_total, "clock" roofs;
 # 3: each report states its reasons once ("reasons"); a kernel's and a ceiling set's "missing" index into them
@@ -187,7 +187,7 @@ def kernel_dict(analysis: LaunchAnalysis, reasons: Reasons, no_spec_reason: str,
                 else {}
             ),
         },
-        "level_notes": list(analysis.level_notes),
+        "level_notes": [inverted_level_text(level) for level in analysis.inverted_levels],
         "ceilings": {name: ceilings_dict(c, reasons) for name, c in analysis.ceilings.items()},
         "ceilings_used": analysis.roof.ceilings,
         "pct_of_roof": number(analysis.roof.pct_of_roof),

@@ -30,7 +30,15 @@ from roofline.core.units import counted, pct, ratio, seconds, si
 from roofline.render import GENERATOR
 from roofline.render.names import group_name, printable, short_group_name
 from roofline.render.report.plot import NOTHING_TO_PLOT, PLOT_FIX, PlotData, plot_data, plots_nothing
-from roofline.render.report.prose import bound_of, cited, estimate_text, producer_text, scaled_roofs_note, stall_text
+from roofline.render.report.prose import (
+    bound_of,
+    cited,
+    estimate_text,
+    inverted_level_text,
+    producer_text,
+    scaled_roofs_note,
+    stall_text,
+)
 
 RANKED_ROWS = 20  # kernels in the ranking table
 NAME_CHARS = 80  # a kernel's name in the ranking table and its heading (the full demangled name follows it)
@@ -233,7 +241,7 @@ def kernel_blocks(rank: int, advised: AdvisedKernel, anchor: str = "") -> list[B
     blocks += [Block("p", f"{counted(len(g.launches), 'launch')}, {seconds(g.total_s)} ({share} of the profiled time), "
                           f"recoverable {seconds(g.recoverable_s)}{which}."),
                Block("p", verdict_text(k, advised.verdict_detail)), position_table(k), Block("p", roof_text(advised))]
-    blocks += [Block("note", f"{note}.") for note in (*advised.notes, *k.level_notes)]
+    blocks += [Block("note", f"{note}.") for note in (*advised.notes, *map(inverted_level_text, k.inverted_levels))]
     blocks += [Block("warn", flag) for flag in k.flags]
     waits = stall_items(k, dict(advised.stall_names))
     if waits:

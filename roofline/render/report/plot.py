@@ -43,6 +43,7 @@ from roofline.render.mpl import (
     wrap,
 )
 from roofline.render.names import short_group_name, visible
+from roofline.render.report.prose import inverted_level_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -230,7 +231,7 @@ def kernel_series(group: KernelGroup, stats: KernelStats | None, number: int = 1
     points.sort(key=lambda pt: LEVELS.index(pt.level))  # joined in the hierarchy's order: DRAM, L2, L1
     used = tuple(p for p in PRECISIONS if stats.flops[p].value)
     launch = timed[0].launch.key if len(group.launches) == 1 else f"{len(group.launches)} launches"
-    notes = tuple(dict.fromkeys(note for k in timed for note in k.level_notes))
+    notes = tuple(dict.fromkeys(inverted_level_text(level) for k in timed for level in k.inverted_levels))
     notes += (L2_TOTAL_NOTE,) if total_l2 is not None else ()
     series = KernelSeries(_label(group), number, len(group.launches), launch, group.time_share, tuple(points), used,
                           stats.roof.pct_of_roof, stats.verdict.bound, level_notes=notes)

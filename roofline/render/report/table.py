@@ -21,6 +21,7 @@ from roofline.render.names import distinguish, group_name, launch_config
 from roofline.render.report.prose import (
     cited,
     estimate_text,
+    inverted_level_text,
     launch_count,
     producer_text,
     scaled_roofs_note,
@@ -313,8 +314,8 @@ def _problems(v: ReportView, width: int) -> list[str]:
     lines += [line for note in notes for line in _hanging(f"note: {note}", width, 0)]
     levels: dict[str, set[str]] = defaultdict(set)
     for k in a.launches:
-        for note in k.level_notes:
-            levels[note].add(k.launch.key)
+        for level in k.inverted_levels:
+            levels[inverted_level_text(level)].add(k.launch.key)
     lines += [line for note, keys in levels.items()
               for line in _hanging(f"memory levels [{launch_count(len(keys), len(a.launches))}]: {note}", width, 0)]
     invalid = [k.launch for k in a.launches if k.launch.invalid]
