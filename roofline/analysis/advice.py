@@ -30,7 +30,7 @@ from roofline.analysis.instructions import GLOBAL_WALLS
 from roofline.analysis.kernel_kind import KernelKind, kernel_kind
 from roofline.analysis.launches import KernelGroup, ReportAnalysis
 from roofline.analysis.libraries import Library, library
-from roofline.analysis.ncu_rules import COALESCING, ROOF, rule_items
+from roofline.analysis.ncu_rules import COALESCING, ROOF, SHAPE_TOPICS, SMALL_GRID, rule_items
 from roofline.analysis.reconcile import merge, rank, reconcile, small_grid_saving, tail_saving
 from roofline.analysis.results import Advice, Cause, LaunchAnalysis, Occupancy, Verdict
 from roofline.analysis.roofline import attained_pct, headroom_s, rank_by_recoverable_time, recoverable_s, ridge_point
@@ -105,6 +105,8 @@ def advise(k: LaunchAnalysis, device: Device | None = None, spec: DeviceSpec | N
     if lib is None:
         items += _issue_bound(k) + _uncoalesced(k)
         items += _occupancy(k) + _stalls(k)
+    if k.verdict.bound == "small_grid":  # too few warps, blocks or busy pipes: the grid's one point
+        items = [replace(a, topic=SMALL_GRID) if a.topic in SHAPE_TOPICS else a for a in items]
     items += rule_items(k, {a.topic for a in items}, kind.name == "tiny_grid")
     advice = reconcile(items, k, device)
     if lib is not None:
