@@ -123,7 +123,7 @@ def _one_library_item(items: tuple[Advice, ...]) -> tuple[Advice, ...]:
     if not lead:
         return tuple(a for a in items if a.source != "ncu")
     folded = [replace(a, topic=ROOF) for a in items if a.topic in GRID_TOPICS and a.source != "ncu"]
-    cited = [replace(a, topic=ROOF, est_saved_s=None, ncu_saved_s=None) for a in items if a.source == "ncu"]
+    cited = [replace(a, topic=ROOF, est_saved_s=None, ncu_saved_s=None, causes=()) for a in items if a.source == "ncu"]
     rest = [a for a in items if a not in lead and a.topic not in GRID_TOPICS and a.source != "ncu"]
     (merged,) = merge([*lead, *folded, *cited])
     if lead[0].est_saved_s is None and folded and merged.est_saved_s is not None:  # the grid's estimate, and its bound
