@@ -535,6 +535,9 @@ def test_fp64_on_a_geforce_is_said_with_its_rate(real, raw_actions):
     rest = max([t for u, t in units.items() if not u.startswith("sm__pipe_fp64")] + [fp64 / 64, LAUNCH_FLOOR_S])
     duration = raw["gpu__time_duration.sum"] * 1e-9
     assert rest == LAUNCH_FLOOR_S and item.est_saved_s == pytest.approx(duration - rest, rel=1e-6)
+    # one point: relieving the FP64 pipe (the verdict's item) is this item, with ncu's pipe rules cited on it
+    assert not [a for a in k.advice if a.topic == "roof"]
+    assert {"ncu HighPipeUtilization: Very High Utilization", "ncu IssueSlotUtilization"} <= set(item.also)
 
 
 def test_occupancy_what_if_without_device_attributes_uses_the_compute_capability(roofline_report, raw_actions):
