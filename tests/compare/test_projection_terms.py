@@ -50,9 +50,10 @@ def kernel(busiest: str, metric: str, side: str = "compute", dram: float = 1e8, 
     catalog = load_catalog()
     report = dataclasses.replace(model("a100.json", [launch(0, "k", DURATION, 1e6, dram, OLD_GPU)]), device=SOURCE)
     stats = aggregate(analyze_report(report, catalog.get(A100)).launches)
-    bound = "compute" if side == "compute" else "memory"
-    verdict = Verdict(bound, "throughputs", 90.0 if bound == "compute" else 30.0, 90.0 if bound == "memory" else 30.0,
-                      WAVES, BusyUnit(busiest, 90.0, side, metric))  # type: ignore[arg-type]
+    compute = side == "compute"
+    verdict = Verdict("compute" if compute else "memory", "throughput", 90.0 if compute else 30.0,
+                      30.0 if compute else 90.0, WAVES,
+                      BusyUnit(busiest, 90.0, "compute" if compute else "memory", metric))
     datasheet = spec_ceilings(catalog.get(A100), tensor_dtype)
     flops = {**stats.flops, "tensor": Value(tensor_flops)} if tensor_flops else stats.flops
     ceilings = dataclasses.replace(stats.ceilings, tensor_dtype=tensor_dtype) if tensor_dtype else stats.ceilings
