@@ -1,7 +1,8 @@
 """A kernel's time on another GPU, projected from its measured time, work and verdict (``project``): the model of
 ``roofline project`` and ``compare --project-to``, one place for each of its formulas. Pure functions; no I/O.
 
-The time ncu would measure on the target, per launch, from the median launch time ``t`` on the source:
+The time per launch on the target at the clock chosen (its boost, as users run it, or the base clock ncu locks:
+the time ncu would measure there), from the median launch time ``t`` on the source:
 
 1. **Governing resource** ``r`` (``analysis.work.governing``, from the verdict's busiest unit): DRAM, L2 or L1
    bytes, the FLOPs of a precision, instructions, or launch and latency.
@@ -10,11 +11,11 @@ The time ncu would measure on the target, per launch, from the median launch tim
    a kernel keeps its share of the resource that bounds it, so its time scales by the ratio of that resource's peak;
    11.8% mean error over six GPUs in the paper): ``t x P_src(r) / P_tgt(r)``, ``P`` the datasheet peak of ``r``
    (FLOP/s of the precision, bytes/s of the level). Where a datasheet gives no peak for ``r`` (L1 and L2 in most
-   specs, instructions in all), ``P`` is taken proportional to SMs x boost clock: the same rate per SM and clock on
+   specs, instructions in all), ``P`` is taken proportional to SMs x clock (step 3): the same rate per SM and clock on
    both GPUs; a kernel whose FP64 pipe is its busiest unit scales by the FP64 peaks (its conversions run at that
    rate too: 1/64 of FP32 on a GeForce, 1/2 on a data-centre board), and Tensor work of a type the target lacks
    (TF32 on Turing) meets the target's FP32 roof. A latency- or small-grid-bound kernel does not fill the GPU, so
-   only the clock counts: ``P`` is the boost clock alone. A DRAM- or L2-bound kernel is limited by the bytes its SMs
+   only the clock counts: ``P`` is the clock alone. A DRAM- or L2-bound kernel is limited by the bytes its SMs
    keep in flight as well as by the bandwidth (Little's law), continuously (``_in_flight``: a smooth minimum of
    both, no cliff at ncu's 80% mark): far below the peak it gets no faster than the SM count allows, at the peak
    it scales by the bandwidths (the CuPy triad of examples/h100, 74% of DRAM, runs in about the same time on the
@@ -48,8 +49,9 @@ The time ncu would measure on the target, per launch, from the median launch tim
 5. **Floor.** No kernel is projected below ``LAUNCH_FLOOR_S``, the shortest launch ncu measured in any report this
    project has (``analysis.time_model``), nor below its measured work at the target's datasheet peaks (the
    roofline bound: every FP and byte term at the target's peak per unit).
-6. **Interval** ``[t' / BAND, t' x BAND]``, ``BAND`` by how much of the model is assumed (``BANDS``), its low end no
-   lower than the floor or the roofline bound (the measured work against the target's datasheet roofs).
+6. **Interval** ``[t' / BAND, t' x BAND]``, ``BAND`` by how much of the model is assumed (``BANDS``), widened by the
+   L2 term's range for a DRAM-governed kernel, its low end no lower than the floor or the roofline bound (the
+   measured work against the target's roofs at the chosen clock).
 
 The roofline bound is kept beside the projection: the most the target could gain on the measured work.
 """
