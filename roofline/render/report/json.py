@@ -33,7 +33,16 @@ from roofline.analysis.view import ReportSetView, ReportView
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, PcCounters
 from roofline.core.thresholds import THIN_SAMPLES
 from roofline.core.version import __version__
-from roofline.ncu.metrics import BLOCK_DIMS, GRID_DIMS, HINT_LINEINFO, HINT_PC_SAMPLES, LAUNCH_REGISTERS, LAUNCH_SHARED
+from roofline.ncu.metrics import (
+    BLOCK_DIMS,
+    GRID_DIMS,
+    HINT_LINEINFO,
+    HINT_PC_SAMPLES,
+    LAUNCH_BLOCK,
+    LAUNCH_GRID,
+    LAUNCH_REGISTERS,
+    LAUNCH_SHARED,
+)
 from roofline.render import GENERATOR
 from roofline.render.names import json_text
 from roofline.render.report.prose import bound_of, estimate_of
@@ -146,6 +155,7 @@ def with_reasons(kernel: Mapping[str, Any], reasons: Sequence[str]) -> dict[str,
 # Launch-configuration fields and the launch__* metric each comes from (for the reason when it is null).
 _LAUNCH_FIELDS = {"grid": f"{GRID_DIMS[0][:-1]}*", "block": f"{BLOCK_DIMS[0][:-1]}*",
                   "registers_per_thread": LAUNCH_REGISTERS, "shared_mem_per_block_bytes": LAUNCH_SHARED}
+_SIZE_FIELDS = {"grid_size": LAUNCH_GRID, "block_size": LAUNCH_BLOCK}
 
 
 def _no_spec_reason(a: ReportAnalysis) -> str:
@@ -164,6 +174,7 @@ def kernel_dict(k: LaunchAnalysis, reasons: Reasons, no_spec_reason: str, recove
         "name": launch.name, "demangled_name": launch.demangled_name, "range": launch.range_index,
         "action": launch.action_index, "valid": not launch.invalid, "nvtx": list(launch.nvtx_ranges),
         "grid": list(launch.grid) if launch.grid else None, "block": list(launch.block) if launch.block else None,
+        "grid_size": k.grid_size, "block_size": k.block_size,
         "registers_per_thread": launch.registers_per_thread,
         "shared_mem_per_block_bytes": launch.shared_mem_per_block_bytes,
         "duration_s": value_or_null(k.duration_s, "duration_s", missing),
@@ -200,7 +211,13 @@ def kernel_dict(k: LaunchAnalysis, reasons: Reasons, no_spec_reason: str, recove
         missing["ceilings.datasheet"] = no_spec_reason
     for key, metric in _LAUNCH_FIELDS.items():
         if out[key] is None:
-            missing[key] = f"{metric} not in the report (collect the LaunchStats section)"
+            total = out.get(f"{key}_size")
+            missing[key] = (f"{metric} not in the report (an older ncu or section set): {key}_size holds the total, "
+                            f"{total}" if total is not None else
+                            f"{metric} not in the report (collect the LaunchStats section)")
+    for key in ("grid_size", "block_size"):
+        if out[key] is None:
+            missing[key] = f"{_SIZE_FIELDS[key]} not in the report (collect the LaunchStats section)"
     if out["time_share"] is None:
         missing["time_share"] = missing.get("duration_s", "no total time for the report")
     if k.roof.reason:

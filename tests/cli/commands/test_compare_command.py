@@ -11,11 +11,12 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from roofline.cli.app import app
 from roofline.render.report.json import SCHEMA_VERSION
-from tests.synthetic import SPEC_DRAM, SPEC_FP32, write_spec
+from tests.synthetic import REPO, SPEC_DRAM, SPEC_FP32, write_spec
 
 runner = CliRunner()
 ENV = {"COLUMNS": "80"}
@@ -108,8 +109,8 @@ def test_markdown_and_html_carry_the_work_mark_and_the_plot(shared_report, tmp_p
 def test_project_to_and_project_give_one_model_of_the_time_there_and_the_roofline_bound(shared_report, raw_actions,
                                                                                          tmp_path):
     """The cuBLAS SGEMM of the RTX 3080 onto the test spec (100 SMs, 2 GHz): instruction-bound (its verdict's
-    busiest unit is no FP pipe), so its time scales by SMs x boost clock (68 x 1.71 GHz, device_specs/rtx-3080.yaml)
-    and by the tail wave; `compare --project-to` and `project` give the same numbers."""
+    busiest unit is no FP pipe), so its time scales by SMs x clock (68 x the clock it ran at -> 100 x the 2 GHz
+    boost) and by the tail wave; `compare --project-to` and `project` give the same numbers."""
     result = invoke(shared_report(RTX3080), "--project-to", "compare-test-gpu", "--specs", write_spec(tmp_path),
                     "--format", "json")
     assert result.exit_code == 0, result.output
@@ -127,7 +128,13 @@ def test_project_to_and_project_give_one_model_of_the_time_there_and_the_rooflin
     there = waves * 68 / 100
     tail = (math.ceil(there) / there) / (math.ceil(waves) / waves)
     assert projection["governing"] == "instructions"
-    assert projection["projected_s"] == pytest.approx(t * (68 * 1.71e9) / (100 * 2.0e9) * tail, rel=1e-9)
+    # the clocks: the SM clock it ran at (ncu's measurement) against the target's 2 GHz boost, the kernel keeping
+    # the share of the RTX 3080's locked base (device_specs/rtx-3080.yaml) it ran at
+    clock = raw["sm__cycles_elapsed.avg.per_second"]
+    base = yaml.safe_load((REPO / "device_specs" / "rtx-3080.yaml").read_text())["base_clock_hz"]["value"]
+    share = min(1.0, clock / base)
+    assert projection["clock"]["choice"] == "boost" and projection["clock"]["source_clock_hz"] == pytest.approx(clock)
+    assert projection["projected_s"] == pytest.approx(t * (68 * clock) / (100 * 2.0e9 * share) * tail, rel=1e-9)
     assert (projection["low_s"], projection["high_s"]) == (pytest.approx(projection["projected_s"] / 1.5, rel=1e-9),
                                                            pytest.approx(projection["projected_s"] * 1.5, rel=1e-9))
     assert projection["bound_s"] == pytest.approx(max(flops / SPEC_FP32, dram / SPEC_DRAM), rel=1e-6)
