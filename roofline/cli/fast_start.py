@@ -70,14 +70,17 @@ def preloading(command_class: type | None) -> type:
 
     class Preloading(command_class or TyperCommand):  # type: ignore[misc]
         def invoke(self, ctx: Any) -> Any:
+            from roofline.core.parallel import start_spare, stop_spare
+
             drawing = draws(ctx.info_name, ctx.params)
             if drawing and on("draw-ahead"):
-                from roofline.core.parallel import start_spare
-
                 start_spare(import_matplotlib)
-            if on("preload"):
-                preload(drawing and not on("draw-ahead"))
-            return super().invoke(ctx)
+            try:
+                if on("preload"):
+                    preload(drawing and not on("draw-ahead"))
+                return super().invoke(ctx)
+            finally:
+                stop_spare()  # the command has drawn all it draws
 
     return Preloading
 
@@ -143,9 +146,6 @@ def leave(code: int | str | None) -> NoReturn:
     for stream in (sys.stdout, sys.stderr):
         with suppress(OSError, ValueError, AttributeError):  # a closed pipe (roofline ... | head), or none (>&-)
             stream.flush()
-    from roofline.core.parallel import stop_spare
-
-    stop_spare()  # a spare process started to draw (draw-ahead) ends with this one, not after it
     mpi = sys.modules.get("mpi4py.MPI")  # summary --mpi: a rank that ends without MPI_Finalize fails the MPI job
     if mpi is not None and mpi.Is_initialized() and not mpi.Is_finalized():
         mpi.Finalize()

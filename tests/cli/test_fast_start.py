@@ -113,15 +113,19 @@ def test_a_plot_drawn_ahead_in_the_spare_process_is_the_one_drawn_here(tmp_path)
     assert outputs[None] == outputs["draw-ahead"] and outputs[None][0].startswith(b"\x89PNG")
 
 
-def test_leave_ends_the_spare_process(monkeypatch):
+def test_a_command_run_in_this_process_ends_its_spare_process(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from roofline.cli.app import build_app
     from roofline.core import parallel
 
     monkeypatch.delenv(fast_start.SWITCH, raising=False)
-    monkeypatch.setattr(os, "_exit", lambda code: sys.exit(code))
-    parallel.start_spare(lambda: None)
-    pid = parallel._SPARE.pid
-    with pytest.raises(SystemExit):
-        fast_start.leave(0)
-    assert parallel._SPARE is None
+    started: list[int] = []
+    real_start = parallel.start_spare
+    monkeypatch.setattr(parallel, "start_spare", lambda prepare: real_start(prepare) or started.append(
+        parallel._SPARE.pid if parallel._SPARE else -1))
+    result = CliRunner().invoke(build_app(), ["plot", EXAMPLE, "-o", str(tmp_path / "p.png")])
+    assert result.exit_code == 0 and (tmp_path / "p.png").read_bytes().startswith(b"\x89PNG")
+    assert len(started) == 1 and started[0] > 0 and parallel._SPARE is None
     with pytest.raises(ChildProcessError):
-        os.waitpid(pid, os.WNOHANG)
+        os.waitpid(started[0], os.WNOHANG)  # ended and reaped
