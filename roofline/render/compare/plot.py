@@ -281,8 +281,9 @@ def comparison_plot(c: Comparison, fmt: PlotFormat, normalize: bool = False) -> 
 
 
 def pngs(c: Comparison, normalize: bool = False) -> list[bytes | None]:
-    """The comparison plot as the one PNG beside a Markdown comparison."""
-    return [comparison_plot(c, "png", normalize)]
+    """The comparison plot as the one PNG beside a Markdown comparison; None when no paired kernel has a place on
+    it (``nothing_to_compare``)."""
+    return [None if nothing_to_compare(c) else comparison_plot(c, "png", normalize)]
 
 
 def comparison_svg(c: Comparison, normalize: bool = False) -> str:
