@@ -60,7 +60,7 @@ def freeze_layout(fig: Figure) -> None:
     fig.set_layout_engine("none")
 
 
-NARROW_DECADES = 2.0  # a log axis spanning fewer decades also labels 2 and 5 times each decade
+NARROW_DECADES = 2.5  # a log axis spanning fewer decades also labels 2 and 5 times each decade
 
 
 def log_axes(ax: Axes, x: bool = True, y: bool = True) -> None:
