@@ -64,7 +64,7 @@ from roofline.render.report.prose import bound_of, estimate_of
 #     `roofline project` writes a "kind: project" document
 # 11: each kernel has "hotspots": its instructions by warp samples (share, SASS, source line, stall reasons,
 #     executions, memory counters) and the source lines they aggregate to, from the per-PC counters of SourceCounters
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 HOTSPOTS_SHOWN = 20  # instructions and lines listed per launch, most samples first
 
 
