@@ -7,7 +7,8 @@ Pairs: examples/h100 and examples/h200 (the same programs and commands profiled 
 are left out (they are not the same kernel run). ../shared/ncu-reps holds no kernel with the same work on two
 GPUs (its few shared names, PyTorch's random fill and cuBLAS SGEMM, run other sizes), and the H200's
 sgemm-lineinfo.full runs 2048^3 where the H100's SGEMM runs 4096^3, so no pair comes from those. The error of a
-kernel is projected / measured - 1; the interval covers it when low_s <= measured <= high_s.
+kernel is projected / measured - 1; the interval covers it when low_s <= measured <= high_s. The projections are at
+the target's base clock (``--clock base``): the time ncu measured there is at the clock it locks while profiling.
 
 Run: python benchmarks/bench_projection.py [--json]
 """
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import roofline
-from roofline.compare.pairing import pair_reports
+from roofline.compare.pairing import PairOptions, pair_reports
 from roofline.pipeline import AnalysisOptions, analyze_loaded
 from roofline.specs.catalog import load_catalog
 
@@ -67,7 +68,7 @@ def project_pair(source: Path, target: Path) -> list[Row]:
     analyses = [analyze_loaded(roofline.load(p), options) for p in (source, target)]
     spec = load_catalog().get(analyses[1].spec_id or "")
     rows = []
-    for pair in pair_reports(analyses, project_to=spec).pairs:
+    for pair in pair_reports(analyses, project_to=spec, options=PairOptions(clock="base")).pairs:
         there, check, proj = pair.sides[1], pair.work[1], pair.projections[0]
         if there is None or proj is None or (check is not None and check.different):
             continue

@@ -30,8 +30,8 @@ from roofline.analysis.instructions import GLOBAL_WALLS
 from roofline.analysis.kernel_kind import KernelKind, kernel_kind
 from roofline.analysis.launches import KernelGroup, ReportAnalysis
 from roofline.analysis.libraries import Library, library
-from roofline.analysis.ncu_rules import COALESCING, ROOF, rule_items
-from roofline.analysis.reconcile import reconcile, small_grid_saving, tail_saving
+from roofline.analysis.ncu_rules import COALESCING, ROOF, SHAPE_TOPICS, SMALL_GRID, rule_items
+from roofline.analysis.reconcile import merge, rank, reconcile, small_grid_saving, tail_saving
 from roofline.analysis.results import Advice, Cause, LaunchAnalysis, Occupancy, Verdict
 from roofline.analysis.roofline import attained_pct, headroom_s, rank_by_recoverable_time, recoverable_s, ridge_point
 from roofline.analysis.verdict import BOUND_WORDS, explain
@@ -58,6 +58,8 @@ TENSOR_SHARE_USED = 0.5  # tensor FLOPs over all FLOPs from which a GEMM's math 
 # Dense Tensor Core input types, slower to faster per the datasheets (one step up halves the time per FLOP or so).
 TENSOR_TYPES_BY_SPEED = ("fp64", "tf32", "fp16", "bf16", "fp8")
 SMALLER_BLOCKS_MIN_THREADS = 64  # a block of at least two warps can be split into smaller blocks
+FP64_TOPIC = "precision:fp64"  # the FP64 rate's item (a GPU of reduced FP64 rate)
+GRID_TOPICS = ("grid:small", "grid:tail")  # the grid's own items (a library call's size, for a library kernel)
 # The change each busy compute unit suggests (breakdown metric up to its first '.').
 UNIT_CHANGES = {
     m.PIPE_FP64: "fewer FP64 operations (FP32 where the accuracy allows; fused multiply-adds instead of separate "
@@ -104,8 +106,43 @@ def advise(k: LaunchAnalysis, device: Device | None = None, spec: DeviceSpec | N
     if lib is None:
         items += _issue_bound(k) + _uncoalesced(k)
         items += _occupancy(k) + _stalls(k)
-        items += rule_items(k, {a.topic for a in items}, kind.name == "tiny_grid")
-    return tuple(_located(item, k) for item in reconcile(items, k, device))
+    if k.verdict.bound == "small_grid":  # too few warps, blocks or busy pipes: the grid's one point
+        items = [replace(a, topic=SMALL_GRID) if a.topic in SHAPE_TOPICS else a for a in items]
+    items += rule_items(k, {a.topic for a in items}, kind.name == "tiny_grid")
+    items = _fp64_point(items, k)
+    advice = reconcile(items, k, device)
+    if lib is not None:
+        advice = _one_library_item(advice)
+    return tuple(_located(item, k) for item in advice)
+
+
+def _fp64_point(items: list[Advice], k: LaunchAnalysis) -> list[Advice]:
+    """Where the FP64 pipe is the busiest unit on a GPU of reduced FP64 rate, relieving that pipe (the verdict's
+    item: fewer FP64 operations, FP32 where the accuracy allows) and the FP64 rate's item are one point: the rate's
+    item leads and the verdict's, with ncu's rules cited on it, joins it."""
+    busiest = k.verdict.busiest
+    rate = [a for a in items if a.topic == FP64_TOPIC and a.source != "ncu"]
+    if not rate or busiest is None or not busiest.metric.startswith(FP64_PIPE):
+        return items
+    rest = [replace(a, topic=FP64_TOPIC) if a.topic == ROOF else a for a in items if a not in rate]
+    return [*rate, *rest]
+
+
+def _one_library_item(items: tuple[Advice, ...]) -> tuple[Advice, ...]:
+    """A library kernel's advice on its call as one item: its grid (a small grid, a partial last wave) is the call's
+    size, so that item's estimate joins the library's item; ncu's rules are cited on it (the launch shape, the
+    occupancy and the code are the library's), never listed beside it. Without a library item ncu's rules are left
+    out, as the library's code is not the caller's."""
+    lead = [a for a in items if a.topic == ROOF and a.source != "ncu"][:1]
+    if not lead:
+        return tuple(a for a in items if a.source != "ncu")
+    folded = [replace(a, topic=ROOF) for a in items if a.topic in GRID_TOPICS and a.source != "ncu"]
+    cited = [replace(a, topic=ROOF, est_saved_s=None, ncu_saved_s=None, causes=()) for a in items if a.source == "ncu"]
+    rest = [a for a in items if a not in lead and a.topic not in GRID_TOPICS and a.source != "ncu"]
+    (merged,) = merge([*lead, *folded, *cited])
+    if lead[0].est_saved_s is None and folded and merged.est_saved_s is not None:  # the grid's estimate, and its bound
+        merged = replace(merged, mechanism=folded[0].mechanism)
+    return rank([merged, *rest])
 
 
 def _located(item: Advice, k: LaunchAnalysis) -> Advice:
@@ -352,7 +389,7 @@ def _fp64(k: LaunchAnalysis) -> list[Advice]:
                    cause=f"FP64 at 1/{times:.0f} of the FP32 rate", source="roofline", est_saved_s=saved,
                    condition=f"FP64 work that takes longer than the FP32 work, on an FP32 rate at least "
                              f"{WEAK_FP64_RATIO:g}x the FP64 one",
-                   estimate=how, topic="precision:fp64", mechanism="precision", work_share=1.0 - 1.0 / times)]
+                   estimate=how, topic=FP64_TOPIC, mechanism="precision", work_share=1.0 - 1.0 / times)]
 
 
 # --- Grid, waves and occupancy ------------------------------------------------------------------------

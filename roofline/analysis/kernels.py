@@ -23,6 +23,7 @@ from roofline.analysis.roofline import intensity, measured, median_known, rate, 
 from roofline.analysis.verdict import pooled_verdict
 from roofline.analysis.work import Work, launch_work
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings
+from roofline.ncu import metrics as m
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -52,6 +53,7 @@ class KernelStats:
     durations_s: tuple[float, ...] = ()  # each launch's time, for the noise statistics (launches with a time)
     work: Work | None = None  # per launch
     datasheet: Ceilings | None = None  # its GPU's datasheet roofs (the median launch's), where a spec gives them
+    sm_clock_hz: Value = Value(None, "not read")  # the SM clock the median launch ran at (ncu's measurement)
 
     @property
     def why_no_roof(self) -> str:
@@ -89,7 +91,12 @@ def aggregate(launches: Launches) -> KernelStats:
         roof=roof, verdict=pooled_verdict(launches, roof),
         roof_time_s=per_launch(roof_s, len(launches)), attainable_flop_per_s=_attainable(flops, roof_s),
         durations_s=tuple(times), work=launch_work(launches), datasheet=median.ceilings.get("datasheet"),
-        line_samples=line_samples(launches.kernel_launches))
+        line_samples=line_samples(launches.kernel_launches), sm_clock_hz=_clock(median))
+
+
+def _clock(k: LaunchAnalysis) -> Value:
+    """The SM clock a launch ran at (``metrics.sm_clock_hz``), or why not."""
+    return Value.of(m.sm_clock_hz(k.launch))
 
 
 def roof_time(flops: Mapping[str, Value], moved: Mapping[str, Value], ceilings: Ceilings) -> Value:

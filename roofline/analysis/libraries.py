@@ -41,6 +41,8 @@ _DNN = Library("cuDNN", "convolution", "choose the NHWC layout and a larger batc
 _CUTLASS = Library("CUTLASS", "gemm", "choose the tile shape, a problem shape that is a multiple of the tile, and "
                    "split-K for small M x N", "the data type and math (Tensor Core) operator in the template "
                    "instantiation")
+_PRIMITIVE_CALLS = ("give each call more data or batch segments into one call (segmented and batched primitives) "
+                    "and make fewer calls")
 _FAMILY_LIBRARIES = {"cuBLAS": _BLAS, "cuDNN": _DNN, "CUTLASS": _CUTLASS}  # kernel_families' library names
 _LIBRARIES: tuple[tuple[re.Pattern[str], Library], ...] = (
     (re.compile(r"\bnccl", re.IGNORECASE),
@@ -63,10 +65,12 @@ _LIBRARIES: tuple[tuple[re.Pattern[str], Library], ...] = (
     (re.compile(r"^triton_", re.IGNORECASE),
      Library("Triton", "generated", "tune the generator, not the kernel: autotuning configurations (BLOCK sizes, "
              "num_warps, num_stages; torch.compile mode='max-autotune') and what it fuses")),
+    (re.compile(r"radix_?sort|DeviceRadix\w*Kernel|Onesweep", re.IGNORECASE),
+     Library("CUB/Thrust", "primitive", f"{_PRIMITIVE_CALLS}; limit the sort to the key bits in use (begin_bit, "
+             "end_bit)")),
     (re.compile(r"\bcub::|\bthrust::|^Device(?:Radix|Reduce|Scan|Segmented|Select|Histogram|Merge|Partition|For)"
                 r"\w*Kernel", re.IGNORECASE),
-     Library("CUB/Thrust", "primitive", "give each call more data or batch segments into one call (segmented and "
-             "batched primitives), make fewer calls, and limit radix sorts to the key bits in use")),
+     Library("CUB/Thrust", "primitive", _PRIMITIVE_CALLS)),
 )
 # A user's lambda (or extended device lambda wrapper) inside a CUB/Thrust template, such as thrust::for_each or
 # transform with a lambda: the template only runs the user's code over the range, so the kernel is the user's.

@@ -18,6 +18,7 @@ from typing import Literal
 from roofline.analysis.diagnostics.occupancy import WARP_SIZE
 from roofline.analysis.results import Advice, LaunchAnalysis, Mechanism
 from roofline.core.model import RuleResult
+from roofline.core.thresholds import FULL_WAVE
 
 SKIPPED_RULES = ("SOLBottleneck",)  # shown as the verdict itself
 ADVICE_KINDS = ("optimization", "warning")
@@ -27,6 +28,8 @@ MIN_SPEEDUP_PCT = 1.0  # ncu rules estimating less than this speedup are not wor
 LOCAL = "ncu local"  # how a LOCAL estimate is shown
 ROOF = "roof"  # the topic of the verdict's own item
 OCCUPANCY = "occupancy:"  # the topics of occupancy changes
+SMALL_GRID = "grid:small"
+SHAPE_TOPICS = ("block_size", "issue", "occupancy:theoretical", "occupancy:achieved")  # a small grid's point too
 PEAK_BOUNDS = ("memory", "compute", "balanced")  # verdicts where a unit's peak, not latency, sets the time
 ONE_INSTRUCTION = re.compile(r"\bat PC\b")  # a rule result about one instruction (ncu 2020.3's per-PC results)
 
@@ -72,18 +75,24 @@ _BY_RULE = {
     "MemoryL2Compression": Topic("l2_compression", "work", "memory"),
     "SOLFPRoofline": Topic("precision:fp64", "precision", "ours"),
 }
-_LAUNCH_TITLES = {"small grid": Topic("grid:small", "grid"), "tail effect": Topic("grid:tail", "grid"),
+_LAUNCH_TITLES = {"small grid": Topic(SMALL_GRID, "grid"), "tail effect": Topic("grid:tail", "grid"),
                   "block size": Topic("block_size", "latency")}
 _PATTERN_LEVELS = (("l1tex", "l1"), ("l2", "l2"), ("dram", "dram"))  # an access-pattern rule's title -> its level
 _STALL_RULE = re.compile(r"^CPIStall(\w*)$")
 _STALL_FOCUS = re.compile(r"smsp_+average_(?:warps_issue_stalled_)?(\w+?)(?:_per_issue_active\.ratio)?$")
 
 
-def topic(r: RuleResult, bound: str | None = None) -> Topic:
+def topic(r: RuleResult, bound: str | None = None, waves: float | None = None) -> Topic:
     """The topic of an ncu rule result: by rule, or by rule and title where one rule covers several causes. On a
     kernel a unit's peak holds back (``bound`` memory, compute or balanced), a latency rule is that verdict's cause
-    seen from the warps: its topic is the verdict's own ("roof"), so it is cited there, not listed beside it."""
+    seen from the warps: its topic is the verdict's own ("roof"), so it is cited there, not listed beside it. On a
+    small grid, the rules about the block, the occupancy and idle pipes ("this kernel is very small") are the grid's
+    point; ncu's "Small Grid" on a grid of a wave or more (``waves``) is about blocks per SM: the occupancy's."""
     about = _cause_topic(r)
+    if about.key == SMALL_GRID and waves is not None and waves >= FULL_WAVE:
+        return Topic("occupancy:theoretical", "latency")
+    if bound == "small_grid" and about.key in SHAPE_TOPICS:
+        return replace(about, key=SMALL_GRID)
     if about.mechanism == "latency" and bound in PEAK_BOUNDS:
         return replace(about, key=ROOF)
     return about
@@ -196,9 +205,10 @@ def rule_items(analysis: LaunchAnalysis, own_topics: set[str], tiny_grid: bool) 
             continue
         if r.speedup_pct is not None and r.speedup_pct < MIN_SPEEDUP_PCT:
             continue
-        if not fits(_cause_topic(r), analysis.verdict.bound, own_topics, tiny_grid):
+        about = topic(r, analysis.verdict.bound, analysis.verdict.waves_per_sm)
+        if about.key != SMALL_GRID and not fits(_cause_topic(r), analysis.verdict.bound, own_topics, tiny_grid):
             continue
-        item = _item(r, topic(r, analysis.verdict.bound), _cause_topic(r), analysis.duration_s.value)
+        item = _item(r, about, _cause_topic(r), analysis.duration_s.value)
         kept = items.get((r.rule, r.title))
         if item is not None and (kept is None or (item.est_saved_s or 0.0) > (kept.est_saved_s or 0.0)):
             items[(r.rule, r.title)] = item
@@ -258,10 +268,24 @@ def _local_pct(r: RuleResult, duration: float | None) -> float | None:
 
 
 def focus(r: RuleResult) -> str:
-    """The measurement an ncu rule points at, e.g. 'smsp_average_tex_throttle = 56.9'."""
-    parts = [f"{f.name} = {f.value:.3g}" + (f" ({f.info})" if f.info and f.info[:1].isdigit() else "")
-             for f in r.focus_metrics if f.value is not None]
+    """The measurement an ncu rule points at, e.g. 'smsp_average_tex_throttle = 56.9'; with ncu's test of it where
+    that is a comparison of the value with a threshold ('max pipelines utilization = 1.76, ncu's mark < 20')."""
+    parts = [f"{f.name} = {f.value:.3g}" + _threshold(f.info) for f in r.focus_metrics if f.value is not None]
     return "; ".join(parts) or f"ncu {r.rule}"
+
+
+_TEST = re.compile(r"^\s*-?\d+(?:\.\d+)?\s*(<=|>=|<|>)\s*(-?\d+(?:\.\d+)?)\s*$")  # "1.761 < 20.00"
+
+
+def _threshold(info: str | None) -> str:
+    """ncu's focus-metric test as its threshold (", ncu's mark < 20"); other texts starting with a number in
+    parentheses; nothing otherwise."""
+    if not info:
+        return ""
+    test = _TEST.match(info)
+    if test:
+        return f", ncu's mark {test.group(1)} {float(test.group(2)):g}"
+    return f" ({info})" if info[:1].isdigit() else ""
 
 
 _RULE_MARKUP = ((re.compile(r"@url:([^:@]+):[^@]*@"), r"\1"),  # a link becomes its title

@@ -19,6 +19,7 @@ from roofline.core.cohorts import largest
 from roofline.core.files import base_name
 from roofline.core.model import Ceilings, CeilingSet, KernelLaunch, PcCounters
 from roofline.core.thresholds import THIN_SAMPLES
+from roofline.ncu import metrics as m
 
 if TYPE_CHECKING:  # pragma: no cover
 
@@ -531,6 +532,16 @@ class LaunchAnalysis:
     inverted_levels: tuple[InvertedLevel, ...] = ()  # levels whose definition counts one direction only
     note_keys: tuple[str, ...] = ()  # the precision or level each of ``notes`` concerns, in order
     time_model: TimeModel | None = None  # the time each unit's work needs at its peak (``analysis.time_model``)
+
+    @property
+    def block_size(self) -> int | None:
+        """Threads per block (``launch__block_size``, else the product of the block's dimensions)."""
+        return m.launch_size(self.launch, "block")
+
+    @property
+    def grid_size(self) -> int | None:
+        """Blocks in the grid (``launch__grid_size``, else the product of the grid's dimensions)."""
+        return m.launch_size(self.launch, "grid")
 
     @property
     def total_flops(self) -> float | None:

@@ -19,7 +19,7 @@ from typer._click.types import ParamType
 
 from roofline.cli.output import STDOUT, to_stdout, write_all
 from roofline.cli.output import write_output as write_output
-from roofline.core.choices import OUTPUT_OPTION, GroupBy, NameBase
+from roofline.core.choices import OUTPUT_OPTION, GroupBy, NameBase, TargetClock
 from roofline.core.kernel_filter import LANGUAGE, NAME_BASE_HELP
 from roofline.core.labels import LEGEND_KERNELS
 from roofline.core.model import CeilingSet
@@ -131,6 +131,11 @@ WorkToleranceOpt = Annotated[
     float, typer.Option("--work-tolerance", metavar="PCT", click_type=Number(),
                         help="Pairs whose FLOPs (or, without FLOPs, threads launched) differ by more than PCT percent "
                         "are different work: compared by throughput, not by time.")]
+ClockOpt = Annotated[
+    TargetClock, typer.Option(
+        "--clock", help="The target GPU's clock a projection assumes: boost (its spec's boost clock, as users run) "
+                        "or base (the SM clock ncu locks while profiling, its default --clock-control base: the time "
+                        "ncu would measure there; the spec's base_clock_hz).")]
 AlphaOpt = Annotated[
     float, typer.Option("--alpha", click_type=Number(), help="Significance level of the noise statistics over "
                         "repeated launches (Mann-Whitney U; intervals are 1 - 2 alpha).")]

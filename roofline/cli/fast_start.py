@@ -9,8 +9,12 @@ here does the plain thing when its mechanism is off:
 * ``read-ahead``: a command that reads one report file starts reading it in a child process before its command line
   is parsed (``ncu.child.read_ahead``), so ncu_report's parse runs beside typer's import; plain: the pipeline
   reads it when the command runs;
-* ``preload``: the modules every analysis imports (numpy, PyYAML, the analysis and its diagnostics) imported once
-  the command line is parsed, while that child reads; plain: each is imported where it is first used;
+* ``preload``: the modules every analysis imports (numpy, PyYAML, the analysis and its diagnostics), and matplotlib
+  where the command draws a plot, imported once the command line is parsed, while that child reads; plain: each is
+  imported where it is first used;
+* ``draw-ahead``: a command that draws a plot (``draws``) forks a spare process once its command line is parsed,
+  which imports matplotlib beside the read and the analysis, then draws the figures the renderers send it
+  (``core.parallel.on_spare``; ``render.mpl.drawn``); plain: this process imports matplotlib and draws;
 * ``blas``: ``OPENBLAS_NUM_THREADS=1`` while a command that reads reports runs, unless the user chose a count:
   roofline does no matrix products, and OpenBLAS's idle threads spin for about 0.1 s after numpy's import on the
   core that reads the report; plain: numpy's OpenBLAS starts as it does elsewhere;
@@ -32,7 +36,7 @@ from typing import Any, NoReturn
 from roofline.core.choices import OUTPUT_OPTION
 
 SWITCH = "ROOFLINE_PLAIN_START"  # "all", or the names of the mechanisms to turn off, comma-separated
-MECHANISMS = ("help", "read-ahead", "preload", "blas", "gc", "exit")
+MECHANISMS = ("help", "read-ahead", "preload", "draw-ahead", "blas", "gc", "exit")
 BLAS_THREADS = "OPENBLAS_NUM_THREADS"  # read once, when numpy's OpenBLAS loads
 
 
@@ -66,16 +70,34 @@ def preloading(command_class: type | None) -> type:
 
     class Preloading(command_class or TyperCommand):  # type: ignore[misc]
         def invoke(self, ctx: Any) -> Any:
-            if on("preload"):
-                preload()
-            return super().invoke(ctx)
+            from roofline.core.parallel import start_spare, stop_spare
+
+            drawing = draws(ctx.info_name, ctx.params)
+            if drawing and on("draw-ahead"):
+                start_spare(import_matplotlib)
+            try:
+                if on("preload"):
+                    preload(drawing and not on("draw-ahead"))
+                return super().invoke(ctx)
+            finally:
+                stop_spare()  # the command has drawn all it draws
 
     return Preloading
 
 
-def preload() -> None:
+def draws(command: str | None, params: dict[str, Any]) -> bool:
+    """Whether a command, with the options it was given, draws a plot: ``plot``, ``--plot``, or a format that
+    draws (Markdown and HTML)."""
+    from roofline.render.base import FORMATS
+
+    fmt = params.get("fmt")
+    return (command == "plot" or params.get("plot") is not None
+            or any(f.kind == command and f.name == fmt and f.draws for f in FORMATS))
+
+
+def preload(drawing: bool = False) -> None:
     """Import what the analysis of a report needs now, while the first report is read in a child process on
-    another core, rather than after its data arrive."""
+    another core, rather than after its data arrive; matplotlib too when the command is ``drawing``."""
     import numpy  # noqa: F401  (the checks and the analysis run per cohort of launches over arrays)
     import yaml  # noqa: F401  (the spec match parses a device spec)
 
@@ -83,6 +105,14 @@ def preload() -> None:
     from roofline.analysis.diagnostics import occupancy, stalls, tensor_cores  # noqa: F401
     from roofline.ncu import validation  # noqa: F401
 
+    if drawing:
+        import_matplotlib()
+
+
+def import_matplotlib() -> None:
+    """Import the matplotlib modules every plot uses (``render.mpl``'s figure and canvas: most of matplotlib)."""
+    from matplotlib import figure  # noqa: F401
+    from matplotlib.backends import backend_agg  # noqa: F401
 
 @contextmanager
 def reading_reports() -> Iterator[None]:

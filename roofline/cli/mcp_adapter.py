@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from roofline.core.choices import GroupBy
+from roofline.core.choices import GroupBy, TargetClock
 from roofline.pipeline import AnalysisOptions
 from roofline.render.base import (
     CompareDocument,
@@ -72,16 +72,20 @@ def compare_and_diff(base: str | os.PathLike[str], new: str | os.PathLike[str], 
     return _json("compare", CompareDocument(comparison)), _json("diff", DiffDocument(result))
 
 
-def project(path: str | os.PathLike[str], to: str, options: AnalysisOptions) -> dict[str, Any]:
-    """``roofline project FILE --to SPEC -f json``."""
-    from roofline.compare.pairing import pair_reports
+def project(path: str | os.PathLike[str], to: str, options: AnalysisOptions,
+            clock: TargetClock = "boost") -> dict[str, Any]:
+    """``roofline project FILE --to SPEC --clock CLOCK -f json``."""
+    from roofline.compare.pairing import PairOptions, pair_reports
+    from roofline.compare.projection import require_clock
     from roofline.pipeline import analyze_files
     from roofline.specs.catalog import load_catalog
 
     catalog = load_catalog(options.specs)
     target = catalog.get(to)
+    require_clock(target, clock)
     analyses = analyze_files([path], options, catalog, 1)
-    return _json("project", ProjectDocument(pair_reports(analyses, project_to=target)))
+    return _json("project", ProjectDocument(pair_reports(analyses, project_to=target,
+                                                         options=PairOptions(clock=clock))))
 
 
 def spec(spec_id: str, specs: Paths = ()) -> dict[str, Any]:

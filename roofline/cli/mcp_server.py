@@ -24,6 +24,7 @@ from pydantic import Field
 
 from roofline import __version__
 from roofline.cli import mcp_adapter as adapter
+from roofline.core.choices import TargetClock
 from roofline.core.files import file_kind
 from roofline.core.model import CeilingSet
 from roofline.core.thresholds import ALPHA, MIN_SHARE_PCT, SLOWER_PCT, TOTAL_SLOWER_PCT, WORK_TOLERANCE
@@ -46,6 +47,8 @@ Filters = Annotated[list[str] | None, Field(description="Only kernels a filter s
                                             "exact:NAME or regex:PATTERN, as roofline's --kernel.")]
 Ceilings = Annotated[CeilingSet, Field(description="Roofs for percent of roof: kernel-clock (at the clocks the kernel "
                                        "ran), measured-clock, datasheet or calibrated.")]
+Clock = Annotated[TargetClock, Field(description="The target's clock: boost (as users run it) or base (the clock "
+                                      "ncu locks while profiling: the time ncu would measure there).")]
 Output = Annotated[str | None, Field(description="Also write the whole, uncut JSON document of the equivalent command "
                                      "to this file (inside a root; a file roofline did not write is never replaced).")]
 
@@ -323,14 +326,16 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         report: Annotated[str, Field(description="The report whose kernels are projected.")],
         to: Annotated[str, Field(description="Device spec id of the target GPU (gpu_spec lists them).")],
         kernel: Filters = None, offset: Offset = 0, limit: Limit = 20, ceilings: Ceilings = "kernel-clock",
-        max_chars: MaxChars = DEFAULT_CHARS, output: Output = None,
+        clock: Clock = "boost", max_chars: MaxChars = DEFAULT_CHARS, output: Output = None,
     ) -> dict[str, Any]:
-        """Project each kernel's time per launch onto another GPU: from its measured time, work and verdict, the
-        governing resource's peak ratio, waves and a launch floor; with an interval, the basis and the roofline
-        bound (a model, not a measurement). Paginated with offset/limit."""
+        """Project each kernel's time per launch onto another GPU at its boost (or ncu's base) clock: from its
+        measured time, work and verdict, the governing resource's peak ratio, the clocks, waves, the L2 size and a
+        launch floor; with an interval, the basis and the roofline bound (a model, not a measurement). Paginated
+        with offset/limit."""
         path = roots.readable(report)
-        doc = adapter.project(path, to, options(kernel, ceilings))
-        command = ["project", report, "--to", to, *filter_args(kernel), "--ceilings", ceilings, "-f", "json"]
+        doc = adapter.project(path, to, options(kernel, ceilings), clock)
+        command = ["project", report, "--to", to, *filter_args(kernel), "--ceilings", ceilings, "--clock", clock,
+                   "-f", "json"]
         result = envelope(command, kind="project", target=doc["target"], report=doc["report"],
                           page=page(offset, limit, len(doc["kernels"])),
                           kernels=doc["kernels"][offset:offset + limit])

@@ -42,6 +42,7 @@ from roofline.analysis.work import WorkCheck, compare_work, governing, measure_l
 from roofline.compare.noise import Change, compare_times
 from roofline.compare.projection import Projection, project
 from roofline.core import display
+from roofline.core.choices import TargetClock
 from roofline.core.kernel_families import family
 from roofline.core.labels import NAMES, letter
 from roofline.core.model import CeilingSet, Device
@@ -246,6 +247,7 @@ class Comparison:
     project_to: str | None = None
     alpha: float = ALPHA
     work_tolerance: float = WORK_TOLERANCE
+    clock: TargetClock = "boost"  # the target clock of the projections (``project_to``)
 
     def _repr_html_(self) -> str | None:
         """The comparison as Jupyter shows it: the hook the Python API registers (the HTML comparison without its
@@ -278,16 +280,18 @@ class PairOptions:
 
     work_tolerance: float = WORK_TOLERANCE
     alpha: float = ALPHA
+    clock: TargetClock = "boost"  # the target clock of projections (--project-to, project --clock)
 
 
-def pair_options(work_tolerance_pct: float = 100.0 * WORK_TOLERANCE, alpha: float = ALPHA) -> PairOptions:
+def pair_options(work_tolerance_pct: float = 100.0 * WORK_TOLERANCE, alpha: float = ALPHA,
+                 clock: TargetClock = "boost") -> PairOptions:
     """``--work-tolerance`` (percent) and ``--alpha`` checked; RooflineError (one line) if out of range."""
     if not 0.0 < alpha < 0.5:
         raise RooflineError(f"--alpha {alpha:g}: must be between 0 and 0.5", f"e.g. --alpha {ALPHA:g} (the default)")
     if not 0.0 <= work_tolerance_pct < 1e6:
         raise RooflineError(f"--work-tolerance {work_tolerance_pct:g}: must be a percent of 0 or more",
                             f"e.g. --work-tolerance {100 * WORK_TOLERANCE:g} (the default)")
-    return PairOptions(work_tolerance_pct / 100.0, alpha)
+    return PairOptions(work_tolerance_pct / 100.0, alpha, clock)
 
 
 def pair_reports(analyses: Sequence[ReportAnalysis], matcher: Matcher = Matcher(),
@@ -301,14 +305,15 @@ def pair_reports(analyses: Sequence[ReportAnalysis], matcher: Matcher = Matcher(
     rows = [k for k in keyed[0] if len(keyed) == 1 or any(k in kd for kd in keyed[1:])]
     devices = [a.device for a in analyses]
     specs = _specs(analyses)
+    bases = _specs(analyses, every=True) if project_to is not None else [None] * len(analyses)
     pairs = [_pair(k, aggregate(keyed[0][k]), [aggregate(kd[k]) if k in kd else None for kd in keyed[1:]], labels,
-                   project_to, options, devices, specs) for k in rows]
+                   project_to, options, devices, specs, bases) for k in rows]
     pairs.sort(key=lambda p: -(p.base.total_s.value or 0.0))
     paired = set(rows)
     unmatched = tuple(tuple(_key_text(k, kd[k]) for k in kd if k not in paired) for kd in keyed)
     return Comparison(tuple(report_ref(a, label) for a, label in zip(analyses, labels, strict=True)), matcher.label,
                       tuple(pairs), unmatched, project_to.id if project_to else None, options.alpha,
-                      options.work_tolerance)
+                      options.work_tolerance, options.clock)
 
 
 def require_common(c: Comparison) -> None:
@@ -338,10 +343,11 @@ def _key_text(key: Key, launches: Launches) -> str:
     return key[1] if key[0] != "order" else " | ".join(dict.fromkeys(k.name for k in launches.kernel_launches))
 
 
-def _specs(analyses: Sequence[ReportAnalysis]) -> list[DeviceSpec | None]:
-    """Each report's device spec (the built-in one its analysis matched), None where it matched none."""
+def _specs(analyses: Sequence[ReportAnalysis], every: bool = False) -> list[DeviceSpec | None]:
+    """Each report's device spec (the built-in one its analysis matched), None where it matched none; for one GPU
+    only with ``every`` (expectations come from the roofs of the same GPU)."""
     ids = [a.spec_id for a in analyses]
-    if len({i for i in ids if i}) < 2:  # one GPU: expectations come from the roofs of the same GPU
+    if len({i for i in ids if i}) < 2 and not every:
         return [None] * len(analyses)
     from roofline.specs.catalog import load_catalog
 
@@ -352,7 +358,7 @@ def _specs(analyses: Sequence[ReportAnalysis]) -> list[DeviceSpec | None]:
 
 def _pair(key: Key, base: KernelStats, others: list[KernelStats | None], labels: Sequence[str],
           target: DeviceSpec | None, options: PairOptions, devices: Sequence[Device],
-          specs: Sequence[DeviceSpec | None] = ()) -> KernelPair:
+          specs: Sequence[DeviceSpec | None] = (), bases: Sequence[DeviceSpec | None] = ()) -> KernelPair:
     """Work, time change and expectation of every side against the base (side 0); a side absent from its report
     gets None with why."""
     sides = [base, *others]
@@ -374,8 +380,8 @@ def _pair(key: Key, base: KernelStats, others: list[KernelStats | None], labels:
         expected.append(_expected_on(base, side, i, devices[0], specs if same_work else ()) if side
                         else Value(None, f"kernel not in {labels[i]}"))
     kept = tuple(_ratio(a, b, "speedup") for a, b in zip(speedup, expected, strict=True))
-    projections = tuple(project(s, d, target) if s else None
-                        for s, d in zip(sides, devices, strict=True)) if target is not None else ()
+    projections = tuple(project(s, d, target, options.clock, source_base_hz=_base_hz(spec)) if s else None
+                        for s, d, spec in zip(sides, devices, bases, strict=True)) if target is not None else ()
     how = {"map": f"map {key[1]}", "order": f"order #{key[1]}"}.get(key[0], key[0])
     return KernelPair(f"#{key[1]}" if key[0] == "order" else key[1], how, tuple(sides), tuple(speedup),
                       tuple(expected), kept, projections, work, tuple(changes),
@@ -392,14 +398,19 @@ def _change(base: KernelStats, side: KernelStats, alpha: float) -> Change | None
 def _expected_on(base: KernelStats, side: KernelStats, i: int, source: Device,
                  specs: Sequence[DeviceSpec | None]) -> Value:
     """The expected speedup of side ``i``: none where no roof governs a side (``_expected``); on another GPU, the
-    base's median time over its projection onto that GPU (``roofline project``'s number, the same model); on the
-    same GPU, the ratio of the governing roof times."""
+    base's median time over its projection onto that GPU at ncu's base clock, as the other report measured it
+    (``roofline project --clock base``'s number, the same model); on the same GPU, the ratio of the governing roof
+    times."""
     spec = specs[i] if i and i < len(specs) else None
     by_roofs = _expected(base, side, i)
     if by_roofs.value is None or spec is None or specs[0] is None or spec.id == specs[0].id:
         return by_roofs  # no roof governs a side (latency, small grid, balanced), or one GPU
-    projected = project(base, source, spec).projected_s
-    return _ratio(base.median_s, projected, f"projection onto {spec.id}")
+    projected = project(base, source, spec, "base", side.sm_clock_hz.value, _base_hz(specs[0])).projected_s
+    return _ratio(base.median_s, projected, f"projection onto {spec.id} at ncu's base clock")
+
+
+def _base_hz(spec: DeviceSpec | None) -> float | None:
+    return spec.base_clock_hz if spec is not None else None
 
 
 def _expected(base: KernelStats, side: KernelStats, i: int) -> Value:

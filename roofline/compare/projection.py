@@ -1,7 +1,8 @@
 """A kernel's time on another GPU, projected from its measured time, work and verdict (``project``): the model of
 ``roofline project`` and ``compare --project-to``, one place for each of its formulas. Pure functions; no I/O.
 
-The time ncu would measure on the target, per launch, from the median launch time ``t`` on the source:
+The time per launch on the target at the clock chosen (its boost, as users run it, or the base clock ncu locks:
+the time ncu would measure there), from the median launch time ``t`` on the source:
 
 1. **Governing resource** ``r`` (``analysis.work.governing``, from the verdict's busiest unit): DRAM, L2 or L1
    bytes, the FLOPs of a precision, instructions, or launch and latency.
@@ -10,22 +11,36 @@ The time ncu would measure on the target, per launch, from the median launch tim
    a kernel keeps its share of the resource that bounds it, so its time scales by the ratio of that resource's peak;
    11.8% mean error over six GPUs in the paper): ``t x P_src(r) / P_tgt(r)``, ``P`` the datasheet peak of ``r``
    (FLOP/s of the precision, bytes/s of the level). Where a datasheet gives no peak for ``r`` (L1 and L2 in most
-   specs, instructions in all), ``P`` is taken proportional to SMs x boost clock: the same rate per SM and clock on
+   specs, instructions in all), ``P`` is taken proportional to SMs x clock (step 3): the same rate per SM and clock on
    both GPUs; a kernel whose FP64 pipe is its busiest unit scales by the FP64 peaks (its conversions run at that
    rate too: 1/64 of FP32 on a GeForce, 1/2 on a data-centre board), and Tensor work of a type the target lacks
    (TF32 on Turing) meets the target's FP32 roof. A latency- or small-grid-bound kernel does not fill the GPU, so
-   only the clock counts: ``P`` is the boost clock alone. A DRAM- or L2-bound kernel is limited by the bytes its SMs
+   only the clock counts: ``P`` is the clock alone. A DRAM- or L2-bound kernel is limited by the bytes its SMs
    keep in flight as well as by the bandwidth (Little's law), continuously (``_in_flight``: a smooth minimum of
    both, no cliff at ncu's 80% mark): far below the peak it gets no faster than the SM count allows, at the peak
    it scales by the bandwidths (the CuPy triad of examples/h100, 74% of DRAM, runs in about the same time on the
    H200's 43% more bandwidth).
-3. **Clock normalisation.** ncu locks the clocks to base while it profiles (``--clock-control base``, its default:
-   Nsight Compute CLI documentation, "Clock Control"; the H100 of examples/h100 runs its kernels at 1.58 GHz, its
-   boost clock is 1.98 GHz), so the source's time is at base clock. The projection is the time ncu would measure on
-   the target, its clocks locked the same way: with both GPUs at the same fraction of their boost clocks (exact for
-   two boards of one chip, e.g. H100 and H200, GH100) the ratio of datasheet peaks, both at boost, is the ratio at
-   the locked clocks. The measured-clock roofs of the source against the target's datasheet would overstate the
-   target by the boost/base ratio (1.25x on the H100).
+3. **Clocks.** The source's time is at the SM clock ncu measured (``sm__cycles_elapsed.avg.per_second`` of the
+   median launch: ncu locks the clocks to base while it profiles, ``--clock-control base`` by default, Nsight
+   Compute CLI documentation, "Clock Control"). The projection is for the target at the clock ``clock`` names:
+   ``boost`` (the default: the boost clock of its spec, as users run) or ``base`` (the SM clock ncu locks there,
+   the spec's ``base_clock_hz``: the time ``ncu`` would measure on it). The datasheet peaks of both GPUs are at
+   boost, so a resource the SM clock paces (FLOPs, instructions, L1 and L2 bytes, latency) is scaled by
+   ``(f_src / boost_src) / (f_tgt / boost_tgt)`` besides step 2's ratio; DRAM bandwidth is the memory's own and
+   takes no clock factor. A kernel that ran below the source's locked base clock (``base_clock_hz`` of its spec)
+   was held there by power (the Tensor Core GEMMs of examples/h100 ran at 1.28-1.34 GHz under a 1.58 GHz base): it
+   keeps that share of the chosen clock on the target, ``f_tgt = clock x min(1, f_src / base_src)``. Where the
+   report gives no SM clock both GPUs are taken at the same fraction of their boost clocks (factor 1), and the basis
+   says so. The roofline bound (step 5) takes the target's roofs at the chosen clock.
+3b. **L2 size** (``l2_term``). The DRAM bytes ``D`` a kernel moves depend on the L2 that filters its L2 requests
+   (``L`` bytes, ``bytes.l2``). Its working set is taken as ``W = D`` (every DRAM byte a distinct byte: the unique
+   footprint where the source's L2 held it, ``W <= S_src``). Of the reuse the source's L2 served, ``L - D``, the
+   share that no longer fits the target's L2 misses there: ``D_t = D + (L - D) x (1 - min(W, S_tgt) / min(W,
+   S_src))`` where ``S_tgt < min(W, S_src)``; bounded below by ``D`` (all still fits) and above by ``L`` (every
+   request misses), and those two bound the interval. On a larger L2 the bytes could fall toward the unique
+   footprint only where the source's L2 was too small for ``W`` (``W > S_src``), and the report does not hold that
+   footprint: ``D`` is kept, and the term says so. A DRAM-governed time scales by ``D_t / D``; the roofline bound
+   takes ``D_t``. L2 sizes: the report's ``device__attribute_l2_cache_size`` and the target spec's ``l2_bytes``.
 4. **Wave quantisation.** A grid runs in ``ceil(w)`` waves of blocks, ``w`` = waves per SM
    (``launch__waves_per_multiprocessor``); on the target, with as many blocks resident per SM (the same occupancy),
    ``w_t = w x SM_src / SM_tgt``. Step 2 scales the continuous ``w``, so the time is multiplied by the tail's
@@ -34,8 +49,9 @@ The time ncu would measure on the target, per launch, from the median launch tim
 5. **Floor.** No kernel is projected below ``LAUNCH_FLOOR_S``, the shortest launch ncu measured in any report this
    project has (``analysis.time_model``), nor below its measured work at the target's datasheet peaks (the
    roofline bound: every FP and byte term at the target's peak per unit).
-6. **Interval** ``[t' / BAND, t' x BAND]``, ``BAND`` by how much of the model is assumed (``BANDS``), its low end no
-   lower than the floor or the roofline bound (the measured work against the target's datasheet roofs).
+6. **Interval** ``[t' / BAND, t' x BAND]``, ``BAND`` by how much of the model is assumed (``BANDS``), widened by the
+   L2 term's range for a DRAM-governed kernel, its low end no lower than the floor or the roofline bound (the
+   measured work against the target's roofs at the chosen clock).
 
 The roofline bound is kept beside the projection: the most the target could gain on the measured work.
 """
@@ -50,10 +66,12 @@ from roofline.analysis.kernels import REFERENCE_S, KernelStats, per_launch, roof
 from roofline.analysis.results import Value
 from roofline.analysis.roofline import roof_position
 from roofline.analysis.work import LAUNCH, governing, measure_label
+from roofline.core.choices import TargetClock
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, Device
 from roofline.core.thresholds import LAUNCH_FLOOR_S
-from roofline.core.units import seconds
+from roofline.core.units import seconds, si
+from roofline.errors import RooflineError
 from roofline.ncu.metrics import FP64_PIPE
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -67,6 +85,57 @@ BANDS = {"datasheet": 1.25, "per SM": 1.5, "launch": 2.0}
 # ``_in_flight``): 3 puts the three triads of examples/h100 and examples/h200 (74%, 82% and 92% of the H100's DRAM
 # peak) within 12% of their measured H200 times; 1 (harmonic) and a hard minimum miss the 74% one by 20% or more.
 IN_FLIGHT_SHARPNESS = 3.0
+
+
+@dataclass(frozen=True)
+class ClockUse:
+    """The clocks a projection assumes (step 3): the target's (``choice`` boost or base, ``target_hz``, its boost
+    ``target_boost_hz``), the source's as ncu measured it (``source_hz``; None: not in the report) against its boost
+    and its base (``source_base_hz``, the spec's, None where it gives none), the share of the chosen clock the
+    kernel keeps there (``share``: below 1 where the source ran under its locked base, held there by power), and the
+    factor on the resources the SM clock paces."""
+
+    choice: TargetClock
+    target_hz: float
+    target_boost_hz: float
+    source_hz: float | None
+    source_boost_hz: float | None
+    factor: float
+    source_base_hz: float | None = None
+    share: float = 1.0
+
+    @property
+    def text(self) -> str:
+        """The clocks in words, for the basis."""
+        there = f"{self.choice} clock {self.target_hz / 1e9:.3g} GHz on the target"
+        if self.source_hz is None or not self.source_boost_hz:
+            return f"{there}; the source's clock not in the report: both at the same share of boost"
+        held = (f" x {self.share:.3g}, the share of its {self.source_base_hz / 1e9:.3g} GHz base the source kept"
+                if self.share < 1.0 and self.source_base_hz else "")
+        return (f"{there}{held}; the source at {self.source_hz / 1e9:.3g} GHz (measured; boost "
+                f"{self.source_boost_hz / 1e9:.3g})")
+
+
+@dataclass(frozen=True)
+class L2Term:
+    """Step 3b, per launch: the DRAM bytes ``dram_bytes`` (D) and L2 request bytes ``l2_bytes`` (L) measured, the
+    working set taken (W = D), both L2 sizes, and the DRAM bytes on the target (``dram_there``, between ``low`` and
+    ``high``); ``note`` says which case applies."""
+
+    dram_bytes: float
+    l2_bytes: float
+    working_set_bytes: float
+    source_l2_bytes: int
+    target_l2_bytes: int
+    dram_there: float
+    low: float
+    high: float
+    note: str
+
+    @property
+    def factor(self) -> float:
+        """DRAM bytes there over here."""
+        return self.dram_there / self.dram_bytes if self.dram_bytes else 1.0
 
 
 @dataclass(frozen=True)
@@ -84,55 +153,153 @@ class Projection:
     limiter: str | None
     left_out: tuple[str, ...]
     max_speedup: Value  # measured time per launch / bound: the most the target could gain
+    clock: ClockUse | None = None
+    l2: L2Term | None = None
+    l2_reason: str = ""  # why there is no L2 term, where ``l2`` is None
 
 
-def project(stats: KernelStats, source: Device, spec: DeviceSpec) -> Projection:
-    """The kernel's time per launch on ``spec``'s GPU (see the module docstring), with the roofline bound."""
+def project(stats: KernelStats, source: Device, spec: DeviceSpec, clock: TargetClock = "boost",
+            there_hz: float | None = None, source_base_hz: float | None = None) -> Projection:
+    """The kernel's time per launch on ``spec``'s GPU at its ``clock`` (see the module docstring), with the roofline
+    bound. ``there_hz``: the target's clock where ``clock`` is base and the spec gives none (the SM clock ncu
+    measured there, from a report of the target); ``source_base_hz``: the source GPU's base clock (its spec's)."""
     from roofline.specs.catalog import spec_ceilings
 
-    target = _without_missing_tensor_type(spec_ceilings(spec, stats.ceilings.tensor_dtype), stats, spec)
-    bound = per_launch(roof_time(stats.flops, stats.bytes, target), stats.count)
-    limiter = roof_position(stats.flops, stats.bytes, REFERENCE_S, target).limiter
+    clocks = clock_use(stats, source, spec, clock, there_hz, source_base_hz)
+    l2, l2_reason = l2_term(stats, source, spec)
+    peaks = _without_missing_tensor_type(spec_ceilings(spec, stats.ceilings.tensor_dtype), stats, spec)
+    target = _at_clock(peaks, clocks) if isinstance(clocks, ClockUse) else peaks
+    moved = _with_dram(stats, l2.dram_there if l2 else None)
+    bound = per_launch(roof_time(stats.flops, moved, target), stats.count)
+    limiter = roof_position(stats.flops, moved, REFERENCE_S, target).limiter
     gain = _ratio(stats.per_launch_s, bound)
     resource = _fp64_pipe(stats) or governing(stats.verdict, stats.roof)
     t = stats.median_s.value
-    scale = _scale(resource, stats, source, spec, target) if t is not None else \
+    scale = _scale(resource, stats, source, spec, peaks) if t is not None else \
         f"no launch time: {stats.median_s.reason}"
-    if t is None or isinstance(scale, str):
+    if isinstance(clocks, str):
+        scale = clocks
+    if t is None or isinstance(scale, str) or isinstance(clocks, str):
         why = Value(None, str(scale))
-        return Projection(spec.id, why, why, why, why.reason, resource, bound, limiter, _left_out(stats, target), gain)
+        return Projection(spec.id, why, why, why, why.reason, resource, bound, limiter, _left_out(stats, target), gain,
+                          None, l2, l2_reason)
     ratio, how, band = scale
     ratio, how = _in_flight(resource, stats, source, spec, ratio, how)
+    paced = _paced(resource)
+    ratio *= clocks.factor if paced else 1.0
     per_sm = resource in ("instructions", "bytes.l1") or (resource or "").startswith("flops.")
     waves, wave_text = _waves(stats.verdict.waves_per_sm, source, spec) if per_sm else (1.0, "")
-    scaled = t * ratio * waves
-    others, other_unit = _other_units(stats, source, spec, resource, t)
+    dram = l2.factor if l2 is not None and resource == "bytes.dram" else 1.0
+    scaled = t * ratio * waves * dram
+    others, other_unit = _other_units(stats, source, spec, resource, t, clocks)
     projected = max(scaled, LAUNCH_FLOOR_S, bound.value or 0.0, others)
     if projected > scaled * (1.0 + 1e-9):  # another term sets the time there: its latency is not modelled
         band = "launch"
-    low = max(projected / BANDS[band], LAUNCH_FLOOR_S, bound.value or 0.0)
-    high = max(projected * BANDS[band], low)
+    spread = (l2.low / l2.dram_there, l2.high / l2.dram_there) if dram != 1.0 and l2 is not None else (1.0, 1.0)
+    low = max(projected * spread[0] / BANDS[band], LAUNCH_FLOOR_S, bound.value or 0.0)
+    high = max(projected * spread[1] * BANDS[band], low)
     basis = "; ".join(x for x in (
-        f"{seconds(t)} measured x {ratio:.3g} ({how})", wave_text,
+        f"{seconds(t)} measured x {ratio:.3g} ({how}"
+        + (f"; x {clocks.factor:.3g} clocks: {clocks.text})" if paced and abs(clocks.factor - 1) > 1e-3 else ")"),
+        wave_text,
+        f"x {dram:.3g} DRAM bytes, L2 size: {l2.note}" if dram != 1.0 and l2 is not None else "",
         f"floor {seconds(LAUNCH_FLOOR_S)} (the shortest launch measured)" if scaled < LAUNCH_FLOOR_S else "",
         f"raised to {seconds(bound.value)}, its measured work at the target's peaks ({limiter})"
         if bound.value is not None and bound.value > max(scaled, LAUNCH_FLOOR_S, others) else "",
         f"raised to {seconds(others)}, the {other_unit}'s work at the target's rate per SM and clock"
         if others > max(scaled, LAUNCH_FLOOR_S, bound.value or 0.0) else "",
-        f"interval: times or divided by {BANDS[band]:g} ({band})") if x)
+        f"interval: times or divided by {BANDS[band]:g} ({band})"
+        + (", and the DRAM bytes between all fitting and every L2 request missing" if spread != (1.0, 1.0) else ""))
+        if x)
     return Projection(spec.id, Value(projected, via=basis), Value(low), Value(high), basis, resource, bound, limiter,
-                      _left_out(stats, target), gain)
+                      _left_out(stats, target), gain, clocks, l2, l2_reason)
+
+
+def clock_use(stats: KernelStats, source: Device, spec: DeviceSpec, clock: TargetClock = "boost",
+              there_hz: float | None = None, source_base_hz: float | None = None) -> ClockUse | str:
+    """The clocks of step 3, or why there are none (base chosen, and neither the spec nor ``there_hz`` gives it)."""
+    if clock == "base":
+        target_hz = spec.base_clock_hz or there_hz
+        if target_hz is None:
+            return (f"no projection at the base clock: the spec {spec.id} gives no base_clock_hz (add it with its "
+                    "source, device_specs/README.md, or use --clock boost)")
+    else:
+        target_hz = spec.boost_clock_hz
+    measured, boost = stats.sm_clock_hz.value, source.max_clock_hz
+    if not measured or not boost:
+        return ClockUse(clock, target_hz, spec.boost_clock_hz, measured, boost, 1.0, source_base_hz)
+    share = min(1.0, measured / source_base_hz) if source_base_hz else 1.0
+    factor = (measured / boost) / (target_hz * share / spec.boost_clock_hz)
+    return ClockUse(clock, target_hz, spec.boost_clock_hz, measured, boost, factor, source_base_hz, share)
+
+
+def require_clock(spec: DeviceSpec, clock: TargetClock) -> None:
+    """RooflineError (one line) where ``clock`` is base and the target's spec gives no base clock."""
+    if clock == "base" and spec.base_clock_hz is None:
+        raise RooflineError(f"--clock base: the spec {spec.id} ({spec.path}) gives no base_clock_hz",
+                            "add it with its source (device_specs/README.md), or use --clock boost")
+
+
+def _paced(resource: str | None) -> bool:
+    """Whether the SM clock paces a resource (everything but DRAM bandwidth)."""
+    return resource is not None and resource != "bytes.dram"
+
+
+def _at_clock(target: Ceilings, clocks: ClockUse) -> Ceilings:
+    """The target's roofs at the projection's clock: FLOP, L1 and L2 roofs scaled from boost; DRAM unchanged."""
+    share = clocks.target_hz / clocks.target_boost_hz
+    if abs(share - 1.0) < 1e-9:
+        return target
+    return replace(target, flop_per_s={k: v * share if v else v for k, v in target.flop_per_s.items()},
+                   bytes_per_s={k: v * share if v and k != "dram" else v for k, v in target.bytes_per_s.items()})
+
+
+def l2_term(stats: KernelStats, source: Device, spec: DeviceSpec) -> tuple[L2Term | None, str]:
+    """Step 3b: the DRAM bytes per launch on the target's L2, or why not (see the module docstring)."""
+    d, r = stats.bytes["dram"].value, stats.bytes["l2"].value
+    s_src, s_tgt = source.l2_cache_bytes, spec.l2_bytes
+    if d is None or r is None:
+        return None, f"no L2 term: {'DRAM' if d is None else 'L2'} bytes not measured"
+    if not s_src or not s_tgt:
+        return None, f"no L2 term: no L2 size for the {'source (report)' if not s_src else 'target (spec)'}"
+    d, r = d / stats.count, r / stats.count
+    if not d:
+        return None, "no L2 term: no DRAM bytes"
+    w = d
+    reuse = max(0.0, r - d)
+    held_src, held_tgt = min(w, s_src), min(w, s_tgt)
+    if held_tgt < held_src:
+        there = d + reuse * (1.0 - held_tgt / held_src)
+        held = (f"working set {si(w, 'B')} (its DRAM bytes) in the source's {si(s_src, 'B')} L2" if w <= s_src else
+                f"the source's {si(s_src, 'B')} L2 held part of the {si(w, 'B')} it moved from DRAM")
+        note = (f"{held}; on the target's {si(s_tgt, 'B')}, {1 - held_tgt / held_src:.0%} of the "
+                f"{si(reuse, 'B')} of L2 requests it served beyond the DRAM bytes ({si(r, 'B')} - {si(d, 'B')}) "
+                "miss")
+        return L2Term(d, r, w, s_src, s_tgt, there, d, max(r, d), note), ""
+    if w > s_src and s_tgt > s_src and reuse > 0:
+        note = (f"working set over {si(s_src, 'B')} on the source: on the {si(s_tgt, 'B')} L2 the DRAM bytes may "
+                "fall toward the unique footprint, which the report does not give; kept")
+        return L2Term(d, r, w, s_src, s_tgt, d, d, d, note), ""
+    fits = "fits both L2s" if w <= s_tgt else "no reuse for a larger L2 to keep"
+    return L2Term(d, r, w, s_src, s_tgt, d, d, d, f"working set {si(w, 'B')} {fits}: DRAM bytes kept"), ""
+
+
+def _with_dram(stats: KernelStats, dram_there: float | None) -> dict[str, Value]:
+    """The kernel's bytes with the DRAM bytes of the L2 term (per launch there, so summed over its launches)."""
+    if dram_there is None:
+        return dict(stats.bytes)
+    return {**stats.bytes, "dram": Value(dram_there * stats.count, via="DRAM bytes on the target's L2 (L2 term)")}
 
 
 def _other_units(stats: KernelStats, source: Device, spec: DeviceSpec, resource: str | None,
-                 t: float) -> tuple[float, str]:
+                 t: float, clocks: ClockUse) -> tuple[float, str]:
     """The largest of the other busy units inside the SMs (the verdict's top units but the governing one) on the
     target: its time at its peak, ``pct / 100 x t``, at the target's rate per SM and clock; the governing unit
     scaled by its own peak can fall below them (an FP64 pipe 32 times faster leaves the issue slots). (0, "") where
     not known."""
     if not source.sm_count or not source.max_clock_hz or resource in (None, LAUNCH):
         return 0.0, ""
-    rate = (source.sm_count * source.max_clock_hz) / (spec.sm_count * spec.boost_clock_hz)
+    rate = (source.sm_count * source.max_clock_hz) / (spec.sm_count * spec.boost_clock_hz) * clocks.factor
     busiest = stats.verdict.busiest
     inside = [u for u in stats.verdict.top_units if u.metric.split("__", 1)[0] in ("sm", "smsp", "l1tex")
               and (busiest is None or u.metric != busiest.metric)]

@@ -856,6 +856,23 @@ OCCUPANCY_ACHIEVED = "sm__warps_active.avg.pct_of_peak_sustained_active"
 LAUNCH_METRICS = (LAUNCH_REGISTERS, LAUNCH_SHARED, LAUNCH_BLOCK, LAUNCH_GRID, *GRID_DIMS, *BLOCK_DIMS, CARVEOUT, WAVES,
                   *(LIMIT_METRIC.format(key) for key in LIMITERS))
 
+
+def launch_size(launch: KernelLaunch, of: str) -> int | None:
+    """Threads per block (``of`` "block") or blocks per grid ("grid"): ncu's ``launch__block_size`` /
+    ``launch__grid_size``, which reports without the per-dimension metrics (older ncu, the basic set) hold too;
+    else the product of the dimensions; None where the report has neither."""
+    total = launch.value(LAUNCH_BLOCK if of == "block" else LAUNCH_GRID)
+    if total is not None and total >= 1 and total == int(total):
+        return int(total)
+    dims = launch.block if of == "block" else launch.grid
+    return dims[0] * dims[1] * dims[2] if dims else None
+
+
+def launch_threads(launch: KernelLaunch) -> int | None:
+    """Threads launched, grid x block (``launch_size``), None where either is unknown."""
+    block, grid = launch_size(launch, "block"), launch_size(launch, "grid")
+    return block * grid if block is not None and grid is not None else None
+
 # --- Tensor Core diagnostics --------------------------------------------------------------------------
 TENSOR_FAMILIES = ("hmma", "imma", "dmma", "gmma")  # MMA instruction families, as the metric names spell them
 PCT_ACTIVE, PCT_ELAPSED = ".avg.pct_of_peak_sustained_active", ".avg.pct_of_peak_sustained_elapsed"

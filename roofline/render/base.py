@@ -123,7 +123,8 @@ class Format:
     ``fields`` in order; ``to_file``: written to reports/<first report><suffix> by default, not to stdout;
     ``plots``: the format (of the same kind) whose PNGs are written beside the document and named in it;
     ``choice``: a --format choice (the images are not: a --plot file, the plot command, the PNGs beside a
-    document; their renderers return None where they have nothing to draw)."""
+    document; their renderers return None where they have nothing to draw); ``inline``: the document holds its plot
+    (an SVG in the HTML page)."""
 
     name: str
     kind: Kind
@@ -133,6 +134,12 @@ class Format:
     to_file: bool = False
     plots: str | None = None
     choice: bool = True
+    inline: bool = False
+
+    @property
+    def draws(self) -> bool:
+        """Whether the format draws a plot with matplotlib: its own, one beside it or one inside it."""
+        return self.name == PLOT or self.plots is not None or self.inline
 
     def function(self) -> Any:
         """The renderer function, imported now."""
@@ -151,7 +158,7 @@ FORMATS: tuple[Format, ...] = (
     Format("table", "report", ".txt", f"{_REPORT}.table:render", ("view", "width")),
     Format("json", "report", ".json", f"{_REPORT}.json:render", ("view",)),
     Format("markdown", "report", ".md", f"{_REPORT}.markdown:render", ("view", "images"), to_file=True, plots=PNGS),
-    Format("html", "report", ".html", f"{_REPORT}.html:render", ("view",), to_file=True),
+    Format("html", "report", ".html", f"{_REPORT}.html:render", ("view",), to_file=True, inline=True),
     Format("csv", "report", ".csv", f"{_REPORT}.flat:render", ("view",)),
     Format(PLOT, "report", ".png", f"{_REPORT}.plot:image", ("view", "plot_format", "top"), choice=False),
     Format(INSTRUCTION_PLOT, "report", ".png", f"{_REPORT}.instruction_plot:image", ("analyses", "plot_format", "top"),
@@ -164,7 +171,7 @@ FORMATS: tuple[Format, ...] = (
     Format("markdown", "compare", "-compare.md", f"{_COMPARE}.markdown:comparison_markdown", ("comparison", "image"),
            to_file=True, plots=PNGS),
     Format("html", "compare", "-compare.html", f"{_COMPARE}.html:comparison_html", ("comparison", "normalize"),
-           to_file=True),
+           to_file=True, inline=True),
     Format(PLOT, "compare", ".png", f"{_COMPARE}.plot:comparison_plot", ("comparison", "plot_format", "normalize"),
            choice=False),
     Format(PNGS, "compare", ".png", f"{_COMPARE}.plot:pngs", ("comparison", "normalize"), choice=False),
@@ -181,7 +188,8 @@ FORMATS: tuple[Format, ...] = (
     Format("csv", "timeline", ".csv", f"{_TIMELINE}.text:render_csv", ("timelines",)),
     Format("markdown", "timeline", "-timeline.md", f"{_TIMELINE}.text:render_markdown", ("timelines", "top"),
            to_file=True),
-    Format("html", "timeline", "-timeline.html", f"{_TIMELINE}.html:render", ("timelines", "top"), to_file=True),
+    Format("html", "timeline", "-timeline.html", f"{_TIMELINE}.html:render", ("timelines", "top"), to_file=True,
+           inline=True),
     Format(PLOT, "timeline", ".png", f"{_TIMELINE}.plot:draw", ("timelines", "plot_format"), choice=False),
     Format("table", "realtime", ".txt", f"{_TIMELINE}.realtime:render_table", ("view", "top", "width")),
     Format("json", "realtime", ".json", f"{_TIMELINE}.realtime:render_json", ("view",)),

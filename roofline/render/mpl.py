@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import io
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from roofline.core.units import middle_cut
+from roofline.core.units import middle_cut, si
 from roofline.errors import UsageError
 from roofline.render import GENERATOR
 from roofline.render.names import plot_text
@@ -58,6 +58,37 @@ def freeze_layout(fig: Figure) -> None:
     """Run the layout engine once and keep its result, so labels placed afterwards cannot move the axes."""
     fig.draw_without_rendering()
     fig.set_layout_engine("none")
+
+
+NARROW_DECADES = 2.5  # a log axis spanning fewer decades also labels 2 and 5 times each decade
+
+
+def log_axes(ax: Axes, x: bool = True, y: bool = True) -> None:
+    """Log scale on the chosen axes, labelled in plain text with SI prefixes ("100 G", "1 T", "0.1"): a tick and a
+    label per decade, and small ticks at 2 and 5 times it, labelled too where the axis spans under
+    ``NARROW_DECADES``. matplotlib's default log ticks are mathtext labels ("$10^{12}$") and eight minor ticks per
+    decade, each tick a set of artists: together they took two thirds of a roofline plot's drawing time
+    (docs/benchmarks.md)."""
+    from matplotlib.ticker import FuncFormatter, LogLocator
+
+    for on, set_scale, axis in ((x, ax.set_xscale, ax.xaxis), (y, ax.set_yscale, ax.yaxis)):
+        if on:
+            set_scale("log")
+            axis.set_major_locator(LogLocator(base=10.0))
+            axis.set_major_formatter(FuncFormatter(decade_label))
+            axis.set_minor_locator(LogLocator(base=10.0, subs=(2.0, 5.0)))
+            axis.set_minor_formatter(FuncFormatter(lambda v, _, axis=axis: _narrow_label(axis, v)))
+
+
+def _narrow_label(axis: Any, value: float) -> str:
+    lo, hi = sorted(axis.get_view_interval())
+    return decade_label(value) if lo > 0 and hi / lo < 10 ** NARROW_DECADES else ""
+
+
+def decade_label(value: float, _position: object = None) -> str:
+    """A log axis tick label: ``1e12`` -> ``"1 T"``, ``1000`` -> ``"1000"``, ``0.01`` -> ``"0.01"``, ``1e-5`` ->
+    ``"1e-05"``."""
+    return f"{value:g}" if 0.001 <= value < 1e4 else si(value, digits=3) if value >= 1e4 else f"{value:.0e}"
 
 
 def middle(text: str, width: int) -> str:
@@ -120,6 +151,24 @@ def around(xy: tuple[float, float], distances: Sequence[float] = (4.0, 9.0)) -> 
 
 def _inside(box: Bbox, outer: Bbox) -> bool:
     return box.x0 >= outer.x0 and box.y0 >= outer.y0 and box.x1 <= outer.x1 and box.y1 <= outer.y1
+
+
+def drawn(build: Callable[..., Figure], args: tuple[Any, ...], fmt: PlotFormat, mark: bool = True,
+          rc: Mapping[RcKeyType, Any] | None = None) -> bytes:
+    """``build(*args)``, the figure, as ``to_bytes`` gives it (under matplotlib settings ``rc``): drawn by the spare
+    process the command started ahead for drawing (``cli.fast_start``, ``draw-ahead``) where there is one, else
+    here. ``build`` is a module-level function and ``args`` plain data, as they travel pickled."""
+    from roofline.core.parallel import on_spare
+
+    return on_spare(_save, build, args, fmt, mark, rc)
+
+
+def _save(build: Callable[..., Figure], args: tuple[Any, ...], fmt: PlotFormat, mark: bool,
+          rc: Mapping[RcKeyType, Any] | None) -> bytes:
+    from matplotlib import rc_context
+
+    with rc_context(dict(rc or {})):
+        return to_bytes(build(*args), fmt, mark)
 
 
 def to_bytes(fig: Figure, fmt: PlotFormat, mark: bool = True, **savefig: Any) -> bytes:

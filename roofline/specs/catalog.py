@@ -30,7 +30,8 @@ MEMORY_MATCH_TOLERANCE = 0.10  # reported total memory vs the spec's, for fallba
 PEAK_KEYS = ("fp64", "fp32", "fp16", "bf16", "tensor_fp64", "tensor_tf32", "tensor_fp16", "tensor_fp16_acc16",
              "tensor_bf16", "tensor_fp8", "tensor_int8")
 TOP_KEYS = {"id", "display_names", "architecture", "chip", "compute_capability", "sm_count", "boost_clock_hz",
-            "tensor_clock_hz", "fp32_lanes_per_sm", "memory", "l2_bytes", "peaks", "bandwidth", "notes"}
+            "base_clock_hz", "tensor_clock_hz", "fp32_lanes_per_sm", "memory", "l2_bytes", "peaks", "bandwidth",
+            "notes"}
 SCHEMA_HINT = safe_yaml.SPEC_FIX
 LANES = Limit(1.0, 1024.0, integer=True)  # FP32 lanes per SM (64 or 128 on every GPU so far)
 BYTES = Limit(0.0, low_open=True, integer=True)
@@ -66,6 +67,7 @@ class DeviceSpec:
     derived: Mapping[str, str] = field(default_factory=dict)
     measured: Calibration | None = None  # the roofs roofline calibrate measured on this GPU, if a file gives them
     gaps: Mapping[str, str] = field(default_factory=dict)  # roof -> why a derived spec has no number for it
+    base_clock_hz: float | None = None  # the SM clock ncu locks while profiling (--clock-control base, its default)
 
 
 @dataclass(frozen=True)
@@ -356,11 +358,15 @@ def _build(c: _Checker, data: dict[str, Any]) -> DeviceSpec:
     bandwidth = c.section(data, "bandwidth", ("l2_bytes_per_s", "l1_bytes_per_s"), required=False)
     peaks = {k: c.number(peaks_data, f"peaks.{k}") if k == "fp32" else c.optional_number(peaks_data, f"peaks.{k}")
              for k in PEAK_KEYS}
+    base, boost = c.optional_number(data, "base_clock_hz", CLOCK_HZ), c.number(data, "boost_clock_hz", CLOCK_HZ)
+    if base is not None and base > boost:
+        raise c.fail("base_clock_hz", f"{base:g} is above boost_clock_hz {boost:g}")
     return DeviceSpec(
         id=c.text(data, "id"), path=str(c.path), display_names=tuple(names),
         architecture=c.text(data, "architecture"), compute_capability=cc,
         sm_count=int(c.number(data, "sm_count", SM_COUNT)), boost_clock_hz=c.number(data, "boost_clock_hz", CLOCK_HZ),
         tensor_clock_hz=c.optional_number(data, "tensor_clock_hz", CLOCK_HZ),
+        base_clock_hz=c.optional_number(data, "base_clock_hz", CLOCK_HZ),
         memory_type=c.text(memory, "memory.type"), memory_bytes=int(c.number(memory, "memory.bytes", BYTES)),
         memory_bandwidth_bytes_per_s=c.number(memory, "memory.bandwidth_bytes_per_s"),
         l2_bytes=int(c.number(data, "l2_bytes", BYTES)),

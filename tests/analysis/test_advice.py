@@ -177,7 +177,7 @@ def test_ncu_rules_become_advice_with_their_title_and_speedup_handled_by_type():
     assert estimate_text(global_item) == "saves ~400 us"
     # LOCAL: one unit's efficiency in isolation, not turned into kernel time; ranked after the estimated items
     assert local_item.est_saved_s is None and estimate_text(local_item) == "ncu local 83%"
-    assert local_item.text.endswith("(max pipelines utilization = 13.6 (13.559 < 20.00))")  # its number added
+    assert local_item.text.endswith("(max pipelines utilization = 13.6, ncu's mark < 20)")  # its number added
     estimated = [a for a in k.advice if a.est_saved_s is not None]
     assert k.advice.index(local_item) > max(k.advice.index(a) for a in estimated)
     assert [a.est_saved_s for a in estimated] == sorted((a.est_saved_s for a in estimated), reverse=True)
@@ -245,16 +245,37 @@ def test_latency_advice_names_what_the_warps_wait_on(real):
 
 
 def test_small_grid_advice_gives_the_launch_overhead_share(real):
-    k = real("rtx4070ti_pytorch-sim_full", "0:6")  # DeviceScanInitKernel: 1 block, CUB
-    item = next(a for a in k.advice if a.kind == "small_grid")
+    k = real("rtx2070super_alife-143launches_basic", "0:23")  # populate_grid_indices: 4 blocks, 4.74 us
+    (item,) = [a for a in k.advice if a.topic == "grid:small"]
     share = advice.LAUNCH_OVERHEAD_S / (advice.LAUNCH_OVERHEAD_S + k.duration_s.value)
     assert f"is ~{100 * share:.0f}% of launch plus run time" in item.text
-    assert "the grid (1 block of 128 threads) fills 1 of 60 SMs" in item.text
-    # an upper bound, labelled: the same work over all 60 SMs instead of 1, but never below the launch floor
-    assert item.est_saved_s == pytest.approx(min(k.duration_s.value * (1 - 1 / 60),
+    assert "the grid (4 blocks of 256 threads) fills 4 of 40 SMs" in item.text
+    assert "ncu LaunchConfiguration: Small Grid" in item.also  # ncu's rule cited on the item, not listed again
+    assert not [a for a in k.advice if a.source == "ncu"]
+    # an upper bound, labelled: the same work over all 40 SMs instead of 4, but never below the launch floor
+    assert item.est_saved_s == pytest.approx(min(k.duration_s.value * (1 - 4 / 40),
                                                  k.duration_s.value - LAUNCH_FLOOR_S))
-    assert item.est_saved_s == pytest.approx(k.duration_s.value - LAUNCH_FLOOR_S)  # 1.82 us: the floor decides
+    assert item.est_saved_s == pytest.approx(k.duration_s.value - LAUNCH_FLOOR_S)  # 3.24 us: the floor decides
     assert item.capped and estimate_text(item).startswith("saves at most")
+
+
+@pytest.mark.parametrize(("report", "key", "sms", "rules"), [
+    # DeviceScanInitKernel: 1 block of 128 threads, CUB
+    ("rtx4070ti_pytorch-sim_full", "0:6", 60, {"ncu LaunchConfiguration: Small Grid"}),
+    # Thrust's DrainAgent: 1 block of 1 thread; ncu's Small Grid, Block Size and occupancy rules are its one point
+    ("rtx2070super_alife-143launches_basic", "0:7", 40,
+     {"ncu LaunchConfiguration: Small Grid", "ncu LaunchConfiguration: Block Size", "ncu TheoreticalOccupancy"}),
+])
+def test_a_library_kernel_on_a_small_grid_gets_one_item_on_its_call(real, report, key, sms, rules):
+    k = real(report, key)
+    (item,) = k.advice
+    assert item.kind == "library" and item.title == "Tune the CUB/Thrust call"
+    assert rules <= set(item.also)
+    assert "(max pipelines" not in item.text and "threads per block to" not in item.text
+    # the grid's estimate: the same work over every SM, never below the launch floor
+    d = k.duration_s.value
+    assert item.mechanism == "grid"
+    assert item.est_saved_s == pytest.approx(min(d * (1 - 1 / sms), d - LAUNCH_FLOOR_S))
 
 
 # --- Every renderer, the same list --------------------------------------------------------------------------
@@ -514,6 +535,9 @@ def test_fp64_on_a_geforce_is_said_with_its_rate(real, raw_actions):
     rest = max([t for u, t in units.items() if not u.startswith("sm__pipe_fp64")] + [fp64 / 64, LAUNCH_FLOOR_S])
     duration = raw["gpu__time_duration.sum"] * 1e-9
     assert rest == LAUNCH_FLOOR_S and item.est_saved_s == pytest.approx(duration - rest, rel=1e-6)
+    # one point: relieving the FP64 pipe (the verdict's item) is this item, with ncu's pipe rules cited on it
+    assert not [a for a in k.advice if a.topic == "roof"]
+    assert {"ncu HighPipeUtilization: Very High Utilization", "ncu IssueSlotUtilization"} <= set(item.also)
 
 
 def test_occupancy_what_if_without_device_attributes_uses_the_compute_capability(roofline_report, raw_actions):

@@ -65,7 +65,7 @@ def test_matmul_name(name, hit):
 ])
 def test_a_users_lambda_inside_a_thrust_template_is_the_users_code(name):
     """A lambda run by thrust::for_each (the ICON _kernel_agent<...for_each_f<...lambda>>) is user code: no
-    library advice ("limit radix sorts ...") for it."""
+    library advice ("batch segments into one call ...") for it."""
     assert library((name.split("<")[0], name)) is None
 
 
@@ -74,3 +74,16 @@ def test_thrusts_own_functors_stay_library_code():
             "thrust::cuda_cub::for_each_f<thrust::pointer<float>, thrust::detail::wrapped_function<thrust::detail::"
             "allocator_traits_detail::construct1_via_allocator<float>, void>>, long>>(T2, T3)")
     assert library(("_kernel_agent", name)).name == "CUB/Thrust"
+
+
+@pytest.mark.parametrize(("name", "sort"), [
+    ("DeviceRadixSortHistogramKernel", True), ("DeviceRadixSortExclusiveSumKernel", True),
+    ("void cub::DeviceRadixSortOnesweepKernel<cub::DeviceRadixSortPolicy<int>>(...)", True),
+    ("void thrust::cuda_cub::__radix_sort::something<int>(...)", True),
+    ("DeviceReduceKernel<cub::DeviceReducePolicy<float>, float *>", False),
+    ("void thrust::cuda_cub::core::_kernel_agent<thrust::cuda_cub::__reduce::ReduceAgent<float>>(...)", False)])
+def test_only_a_radix_sort_is_told_to_limit_its_key_bits(name, sort):
+    """The CUB/Thrust advice: every primitive call is told to batch; only a sort to limit its key bits."""
+    lib = library((name,))
+    assert lib is not None and lib.name == "CUB/Thrust" and "make fewer calls" in lib.caller_advice
+    assert ("key bits" in lib.caller_advice) == sort

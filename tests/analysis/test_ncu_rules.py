@@ -8,7 +8,8 @@ import re
 import pytest
 
 from roofline.analysis.diagnostics.stalls import STALL_REASONS
-from roofline.analysis.ncu_rules import ADVICE_KINDS, NOT_ADVICE, SKIPPED_RULES, topic
+from roofline.analysis.ncu_rules import ADVICE_KINDS, NOT_ADVICE, SKIPPED_RULES, focus, topic
+from roofline.core.model import FocusMetric, RuleResult
 from tests.conftest import shared_report_names
 
 
@@ -48,3 +49,29 @@ def test_a_slice_imbalance_is_about_its_level_not_occupancy(title, key, mechanis
     about = topic(RuleResult("WorkloadImbalance", "WorkloadDistribution", title, "imbalance", "optimization"),
                   "latency")
     assert (about.key, about.mechanism) == (key, mechanism)
+
+
+def _rule(rule: str, title: str, message: str = "") -> RuleResult:
+    return RuleResult(rule, "LaunchStats", title, message, "optimization")
+
+
+@pytest.mark.parametrize(("rule", "bound", "waves", "key"), [
+    # a small grid: the block size, the occupancy and idle pipes ("this kernel is very small") are the grid's point
+    (_rule("LaunchConfiguration", "Block Size"), "small_grid", 0.0016, "grid:small"),
+    (_rule("TheoreticalOccupancy", ""), "small_grid", 0.0016, "grid:small"),
+    (_rule("HighPipeUtilization", "Low Utilization", "All compute pipelines are under-utilized."), "small_grid",
+     0.0016, "grid:small"),
+    # ncu's "Small Grid" on a grid of one wave (A40 julia_frb_5885: 84 blocks on 84 SMs, one block per SM): the
+    # blocks per SM, i.e. the theoretical occupancy
+    (_rule("LaunchConfiguration", "Small Grid"), "memory", 1.0, "occupancy:theoretical"),
+    (_rule("LaunchConfiguration", "Small Grid"), "small_grid", 0.4, "grid:small"),
+    (_rule("LaunchConfiguration", "Block Size"), "latency", 2.0, "block_size"),
+])
+def test_rules_on_the_grid_join_the_grids_point(rule, bound, waves, key):
+    assert topic(rule, bound, waves).key == key
+
+
+def test_a_focus_metrics_threshold_is_said_not_pasted():
+    r = RuleResult("HighPipeUtilization", "ComputeWorkloadAnalysis", "Low Utilization", "", "optimization",
+                   (FocusMetric("max pipelines utilization", 1.761, 2, "1.761 < 20.00"),))
+    assert focus(r) == "max pipelines utilization = 1.76, ncu's mark < 20"

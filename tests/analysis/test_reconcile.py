@@ -70,13 +70,16 @@ def gap_from_raw(raw, k) -> float:
 
 def test_latency_and_grid_items_never_save_more_than_the_busiest_units_gap(analysed, shared_report, raw_actions):
     """Over the full-set reports: every estimated latency or grid item, and every item an ncu latency rule was
-    merged into, at most the gap recomputed from the raw throughputs."""
+    merged into, at most the gap recomputed from the raw throughputs; but the FP64 rate's item (precision), which
+    cites the rules of the FP64 pipe it relieves and changes the floor itself (checked against the changed floor
+    in the test below)."""
     checked = 0
     for name in FULL_SET:
         for raw, k in zip(raw_actions(name), analysed(name, shared_report).launches, strict=True):
             for item in k.advice:
                 merged = any(s.startswith(("ncu CPIStall", "ncu AchievedOccupancy")) for s in item.also)
-                if item.est_saved_s is not None and (item.mechanism in ("latency", "grid") or merged):
+                if item.est_saved_s is not None and (item.mechanism in ("latency", "grid")
+                                                     or (merged and item.mechanism != "precision")):
                     assert item.est_saved_s <= gap_from_raw(raw, k) * (1 + 1e-6), (name, k.launch.key, item.title)
                     checked += 1
     assert checked >= 20

@@ -83,3 +83,24 @@ def test_every_pair_both_ways_and_the_published_figures(rows):
     for doc in ("README.md", "docs/benchmarks.md"):
         text = " ".join((REPO / doc).read_text().split())
         assert re.search(re.escape(published), text), f"{doc} does not state: {published}"
+
+
+def test_a_compute_bound_kernel_is_projected_at_the_targets_locked_base_clock(rows):
+    """cuBLAS BF16 GEMM, H100 -> H200 (one chip, the same Tensor peaks): at ncu's base clock of the H200
+    (device_specs/h200.yaml), the H100 time x the BF16 Tensor peaks' ratio x (f_H100 / boost) / (base_H200 x share /
+    boost), the share being the part
+    of the H100's base the power-held GEMM kept (f_H100 / base_H100); the clocks read from the report."""
+    _, found = rows
+    row = next(r for r in found if r.source == "h100/torch-bf16.roofline.ncu-rep")
+    (launch,) = roofline.load(EXAMPLES / "h100" / "torch-bf16.roofline.ncu-rep").launches
+    clock = launch.value("sm__cycles_elapsed.avg.per_second")
+    spec = {g: yaml.safe_load((REPO / "device_specs" / f"{g}.yaml").read_text()) for g in ("h100-sxm5", "h200")}
+    base_h100, base_h200 = (spec[g]["base_clock_hz"]["value"] for g in ("h100-sxm5", "h200"))
+    boost = spec["h200"]["boost_clock_hz"]["value"]
+    share = min(1.0, clock / base_h100)
+    assert clock < base_h100  # held below its base by power
+    peaks = spec["h100-sxm5"]["peaks"]["tensor_bf16"]["value"] / spec["h200"]["peaks"]["tensor_bf16"]["value"]
+    h100 = duration_s(EXAMPLES / "h100" / "torch-bf16.roofline.ncu-rep")
+    expected = h100 * peaks * (clock / boost) / (base_h200 * share / boost)
+    assert row.projected_s == pytest.approx(expected, rel=1e-9)
+    assert abs(row.error) < 0.02

@@ -2,7 +2,9 @@
 
 Expected values are computed here from the numbers the synthetic launches and the two test specs are built with
 (tests/synthetic.py): the source GPU is the spec compare-test-gpu (100 SMs, 2 GHz boost, 51.2 TFLOP/s FP32,
-3 TB/s), the target the spec below (132 SMs, 1.5 GHz, 76.8 TFLOP/s, 4.5 TB/s)."""
+3 TB/s), the target the spec below (132 SMs, 1.5 GHz, 76.8 TFLOP/s, 4.5 TB/s). The synthetic launches ran at an SM
+clock of 1 GHz, half their GPU's boost: projected at the target's boost clock (the default), a resource the SM clock
+paces takes the factor (1 / 2) / (1.5 / 1.5) = 0.5 beside its peak ratio; DRAM takes none."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from roofline.specs.catalog import load_catalog
 from tests.synthetic import COMPUTE_BOUND, OLD_GPU, REL, SPEC_DRAM, SPEC_FP32, TEST_SPEC, launch, model, write_spec
 
 TARGET_FP32, TARGET_DRAM, TARGET_SMS, TARGET_CLOCK = 76.8e12, 4.5e12, 132, 1.5e9
+CLOCKS = (OLD_GPU["sm_clock"] / 2.0e9) / (TARGET_CLOCK / TARGET_CLOCK)  # measured share of boost over the target's
 TARGET_SPEC = (TEST_SPEC.replace("compare-test-gpu", "projection-target").replace("Compare Test GPU", "Target GPU")
                .replace("value: 100,", f"value: {TARGET_SMS},").replace("2.0e+9", "1.5e+9")
                .replace("3.0e+12", "4.5e+12").replace("51.2e+12", "76.8e+12").replace("25.6e+12", "38.4e+12"))
@@ -59,13 +62,13 @@ def test_a_compute_bound_kernel_scales_by_its_precision_and_the_tail_wave(specs)
     there = 8.0 * 100 / TARGET_SMS
     waves = (math.ceil(there) / there) / (8 / 8)
     assert p.governing == "flops.fp32"
-    assert p.projected_s.value == pytest.approx(2e-3 * SPEC_FP32 / TARGET_FP32 * waves, rel=REL)
+    assert p.projected_s.value == pytest.approx(2e-3 * SPEC_FP32 / TARGET_FP32 * CLOCKS * waves, rel=REL)
 
 
 def test_a_latency_bound_kernel_scales_by_the_clock_and_nothing_goes_below_the_launch_floor(specs):
     latency = stats(specs, launch(0, "tiny", 8e-6, 1e3, 1e3, OLD_GPU, sol=(20.0, 10.0)))
     p = project(latency, SOURCE, specs[1])
-    expected = 8e-6 * 2.0e9 / TARGET_CLOCK
+    expected = 8e-6 * OLD_GPU["sm_clock"] / TARGET_CLOCK  # the clock it ran at over the target's boost
     assert p.governing == "launch" and p.projected_s.value == pytest.approx(expected, rel=REL)
     assert p.high_s.value == pytest.approx(expected * BANDS["launch"], rel=REL)
     assert p.low_s.value == pytest.approx(expected / BANDS["launch"], rel=REL)
@@ -86,8 +89,8 @@ def test_no_projection_without_a_launch_time_says_why(specs):
 
 def test_a_latency_bound_linspace_keeps_microseconds_on_an_h100(shared_report, raw_actions):
     """Issue 33: `compare rtx4070ti --project-to h100-sxm5` projected the 3.5 us `linspace` (latency-bound) to 1.3 ns
-    (its roofline bound). Now its time scales by the boost clocks alone: 2.625 GHz (the report's
-    device__attribute_max_gpu_frequency_khz) -> 1.98 GHz (device_specs/h100-sxm5.yaml)."""
+    (its roofline bound). Now its time scales by the clocks alone: the SM clock it ran at (the report's
+    sm__cycles_elapsed.avg.per_second) -> the 1.98 GHz boost (device_specs/h100-sxm5.yaml)."""
     from roofline.compare.pairing import pair_reports
     from roofline.pipeline import analyze_files
 
@@ -97,9 +100,11 @@ def test_a_latency_bound_linspace_keeps_microseconds_on_an_h100(shared_report, r
     pair = next(p for p in pair_reports([analysis], project_to=load_catalog().get("h100-sxm5")).pairs
                 if p.label == "linspace")
     p = pair.projections[0]
-    clock = raw["device__attribute_max_gpu_frequency_khz"] * 1e3
+    clock = raw["sm__cycles_elapsed.avg.per_second"]
+    kept = min(1.0, clock / _yaml("rtx-4070-ti")["base_clock_hz"]["value"])  # the share of its base it ran at
     assert p.governing == "launch"
-    assert p.projected_s.value == pytest.approx(raw["gpu__time_duration.sum"] * 1e-9 * clock / 1.98e9, rel=1e-9)
+    assert p.projected_s.value == pytest.approx(raw["gpu__time_duration.sum"] * 1e-9 * clock / (1.98e9 * kept),
+                                                rel=1e-9)
     assert p.projected_s.value > 1e-6 and p.bound_s.value < 1e-8  # the roofline bound is still shown beside it
 
 
@@ -124,8 +129,10 @@ def test_an_fp64_pipe_bound_kernel_scales_by_the_fp64_rates(roofline_report):
     target = load_catalog().get("h100-pcie")
     p = project(s, report.device, target)
     src, tgt = _yaml("rtx-4070-ti")["peaks"]["fp64"]["value"], _yaml("h100-pcie")["peaks"]["fp64"]["value"]
+    # the clocks: the SM clock it ran at over the RTX 4070 Ti's boost, against the H100 PCIe at its boost
+    clocks = s.sm_clock_hz.value / (report.device.max_clock_hz or 0.0)
     assert p.governing == "flops.fp64"
-    assert p.projected_s.value == pytest.approx(max(s.median_s.value * src / tgt, LAUNCH_FLOOR_S), rel=1e-9)
+    assert p.projected_s.value == pytest.approx(max(s.median_s.value * src / tgt * clocks, LAUNCH_FLOOR_S), rel=1e-9)
 
 
 def test_tf32_tensor_work_goes_to_the_fp32_cores_on_turing(specs):
@@ -159,14 +166,17 @@ def test_bytes_in_flight_limit_continuously_no_cliff_at_80_percent(specs):
 
 def test_compare_expected_is_the_projection_for_a_pair_of_gpus():
     """examples/h100 and examples/h200 torch-bf16 (the same GEMM): compare's expected speedup is the H100's median
-    time over its projection onto the H200, the number `roofline project --to h200` gives."""
-    from roofline.compare.pairing import pair_reports
+    time over its projection onto the H200 at ncu's base clock, the number `roofline project --to h200 --clock base`
+    gives."""
+    from roofline.compare.pairing import PairOptions, pair_reports
     from roofline.pipeline import analyze_files
     from tests.synthetic import REPO
 
     h100, h200 = (REPO / "examples" / g / "torch-bf16.roofline.ncu-rep" for g in ("h100", "h200"))
     analyses = analyze_files([h100, h200])
     pair = pair_reports(analyses).pairs[0]
-    projected = project(pair.sides[0], analyses[0].device, load_catalog().get(analyses[1].spec_id))
+    target = load_catalog().get(analyses[1].spec_id)
+    (projected,) = pair_reports(analyses[:1], project_to=target, options=PairOptions(clock="base")).pairs[0].projections
+    assert projected is not None and projected.clock is not None and projected.clock.choice == "base"
     assert pair.expected_speedup[1].value == pytest.approx(pair.sides[0].median_s.value / projected.projected_s.value,
                                                             rel=1e-12)

@@ -12,6 +12,7 @@ import typer
 from roofline.cli.common import (
     AlphaOpt,
     CeilingsOpt,
+    ClockOpt,
     CompareDocument,
     CompareFormat,
     JobsOpt,
@@ -47,7 +48,7 @@ def compare(
     match: MatchOpt = "name",
     maps: MapOpt = None,
     project_to: Annotated[str | None, typer.Option(
-        "--project-to", help="Device spec id: also give each kernel's roofline lower-bound time on that GPU.")] = None,
+        "--project-to", help="Device spec id: also project each kernel's time onto that GPU (at --clock).")] = None,
     fmt: Annotated[CompareFormat, typer.Option(
         "--format", "-f",
         help="Output format: table, json, markdown (with the plot as a PNG beside it) or html (the plot inline).")]
@@ -59,6 +60,7 @@ def compare(
     alpha: AlphaOpt = ALPHA,
     work_tolerance: WorkToleranceOpt = 100.0 * WORK_TOLERANCE,
     ceilings: CeilingsOpt = "kernel-clock",
+    clock: ClockOpt = "boost",
     specs: SpecsOpt = None,
     timeout: TimeoutOpt = None,
     wide: WideOpt = False,
@@ -68,6 +70,7 @@ def compare(
     noise intervals, percent of each GPU's own roof, and the speedup the roofs expect where a roof governs. Every
     report is needed: the first bad one ends the command."""
     from roofline.compare.pairing import pair_options, pair_reports, parse_matcher, require_common
+    from roofline.compare.projection import require_clock
     from roofline.errors import RooflineError
     from roofline.pipeline import analyze_files
     from roofline.render.mpl import plot_format
@@ -76,10 +79,12 @@ def compare(
     if len(files) < 2 and not project_to:
         raise RooflineError("compare needs two or more reports", "pass A B [...], or one report with --project-to ID")
     matcher = parse_matcher(match, maps or (), len(files))
-    judged = pair_options(work_tolerance, alpha)
+    judged = pair_options(work_tolerance, alpha, clock)
     options = analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False)
     catalog = load_catalog(options.specs)
     target = catalog.get(project_to) if project_to else None
+    if target is not None:
+        require_clock(target, clock)
     plot_fmt = plot_format(plot) if plot is not None else None
     check_distinct_outputs("compare", fmt, output, plot, files)
     jobs = jobs_or_cores(jobs)

@@ -10,6 +10,7 @@ import typer
 
 from roofline.cli.common import (
     CeilingsOpt,
+    ClockOpt,
     KernelOpt,
     NameBaseOpt,
     OutputOpt,
@@ -35,19 +36,24 @@ def project(
     fmt: Annotated[ProjectFormat, typer.Option("--format", "-f", help="Output format: table or json.")] = "table",
     output: OutputOpt = None,
     ceilings: CeilingsOpt = "kernel-clock",
+    clock: ClockOpt = "boost",
     specs: SpecsOpt = None,
     timeout: TimeoutOpt = None,
     wide: WideOpt = False,
 ) -> None:
-    """Project each kernel's time onto another GPU: its governing resource's peak ratio, waves and a launch floor."""
-    from roofline.compare.pairing import pair_reports
+    """Project each kernel's time onto another GPU at its boost clock (or, --clock base, the clock ncu locks): its
+    governing resource's peak ratio, the clocks, waves, the L2 size and a launch floor."""
+    from roofline.compare.pairing import PairOptions, pair_reports
+    from roofline.compare.projection import require_clock
     from roofline.pipeline import analyze_files
     from roofline.specs.catalog import load_catalog
 
     options = analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False)
     catalog = load_catalog(options.specs)
     target = catalog.get(to)
+    require_clock(target, clock)
     analyses = analyze_files([file], options, catalog, 1)
     warn(analyses)
-    document = ProjectDocument(pair_reports(analyses, project_to=target), width=terminal_width(wide))
+    comparison = pair_reports(analyses, project_to=target, options=PairOptions(clock=clock))
+    document = ProjectDocument(comparison, width=terminal_width(wide))
     write_document("project", fmt, document, output, [file])

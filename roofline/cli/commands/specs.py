@@ -98,6 +98,7 @@ def spec_dict(spec: DeviceSpec) -> dict[str, Any]:
         "architecture": spec.architecture, "chip": spec.chip, "compute_capability": spec.compute_capability,
         "sm_count": cited("sm_count", spec.sm_count), "boost_clock_hz": cited("boost_clock_hz", spec.boost_clock_hz),
         "tensor_clock_hz": cited("tensor_clock_hz", spec.tensor_clock_hz),
+        "base_clock_hz": cited("base_clock_hz", spec.base_clock_hz),
         "fp32_lanes_per_sm": cited("fp32_lanes_per_sm", spec.fp32_lanes_per_sm),
         "memory": {"type": spec.memory_type, "bytes": cited("memory.bytes", spec.memory_bytes),
                    "bandwidth_bytes_per_s": cited("memory.bandwidth_bytes_per_s", spec.memory_bandwidth_bytes_per_s),
@@ -134,10 +135,12 @@ def _print_table(spec: DeviceSpec) -> None:
     table.add_column("key", no_wrap=True)
     table.add_column("value", justify="right", no_wrap=True)
     table.add_column("source")
-    units = {"sm_count": "", "boost_clock_hz": "Hz", "tensor_clock_hz": "Hz", "memory.bytes": "B",
+    units = {"sm_count": "", "boost_clock_hz": "Hz", "base_clock_hz": "Hz", "tensor_clock_hz": "Hz",
+             "memory.bytes": "B",
              "memory.bandwidth_bytes_per_s": "B/s", "memory.clock_hz": "Hz", "memory.bus_width_bits": "bit",
              "l2_bytes": "B", "fp32_lanes_per_sm": ""}
-    values = {"sm_count": spec.sm_count, "boost_clock_hz": spec.boost_clock_hz, "tensor_clock_hz": spec.tensor_clock_hz,
+    values = {"sm_count": spec.sm_count, "boost_clock_hz": spec.boost_clock_hz, "base_clock_hz": spec.base_clock_hz,
+              "tensor_clock_hz": spec.tensor_clock_hz,
               "fp32_lanes_per_sm": spec.fp32_lanes_per_sm, "memory.bytes": spec.memory_bytes,
               "memory.bandwidth_bytes_per_s": spec.memory_bandwidth_bytes_per_s,
               "memory.clock_hz": spec.memory_clock_hz, "memory.bus_width_bits": spec.memory_bus_width_bits,

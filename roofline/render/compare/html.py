@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from roofline.compare.pairing import Comparison
 from roofline.render.compare.markdown import comparison_blocks
-from roofline.render.compare.plot import comparison_svg
+from roofline.render.compare.plot import comparison_svg, nothing_to_compare
 from roofline.render.report.html import block_html, page
 
 
@@ -16,5 +16,7 @@ def notebook(c: Comparison) -> str:
 
 
 def comparison_html(c: Comparison, normalize: bool = False) -> str:
-    """The page; ``normalize`` draws the plot's percent-of-own-roof view."""
-    return page(comparison_blocks(c, svg=comparison_svg(c, normalize)))
+    """The page; ``normalize`` draws the plot's percent-of-own-roof view. Where no paired kernel has a place on the
+    plot, the page says why instead of drawing empty axes."""
+    empty = nothing_to_compare(c)
+    return page(comparison_blocks(c, svg="" if empty else comparison_svg(c, normalize), no_plot=empty))

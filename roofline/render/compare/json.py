@@ -54,7 +54,7 @@ def comparison_document(c: Comparison) -> dict[str, Any]:
     return {
         **head("compare"),
         "matching": c.matching,
-        "project_to": c.project_to,
+        "project_to": c.project_to, "clock": c.clock,
         "alpha": c.alpha, "work_tolerance": c.work_tolerance,
         "reports": [{"letter": letter(i), **report_dict(r)} for i, r in enumerate(c.reports)],
         "kernels": [pair_dict(p, c.reports) for p in c.pairs],
@@ -229,7 +229,32 @@ def projection_dict(p: Projection, missing: dict[str, str]) -> dict[str, Any]:
             "governing": p.governing,
             "bound_s": value_or_null(p.bound_s, "projection.bound_s", missing), "limiter": p.limiter,
             "left_out": list(p.left_out),
-            "max_speedup": value_or_null(p.max_speedup, "projection.max_speedup", missing)}
+            "max_speedup": value_or_null(p.max_speedup, "projection.max_speedup", missing),
+            "clock": _clock_dict(p, missing), "l2_term": _l2_dict(p, missing)}
+
+
+def _clock_dict(p: Projection, missing: dict[str, str]) -> dict[str, Any] | None:
+    """The clocks a projection assumes (step 3 of compare.projection)."""
+    c = p.clock
+    if c is None:
+        missing["projection.clock"] = p.projected_s.reason or "no projection"
+        return None
+    if c.source_hz is None:
+        missing["projection.clock.source_clock_hz"] = "no SM clock in the report: both at the same share of boost"
+    return {"choice": c.choice, "target_clock_hz": c.target_hz, "target_boost_clock_hz": c.target_boost_hz,
+            "source_clock_hz": c.source_hz, "source_boost_clock_hz": c.source_boost_hz, "factor": c.factor}
+
+
+def _l2_dict(p: Projection, missing: dict[str, str]) -> dict[str, Any] | None:
+    """The L2-size term (step 3b of compare.projection): its inputs per launch, the DRAM bytes there and bounds."""
+    t = p.l2
+    if t is None:
+        missing["projection.l2_term"] = p.l2_reason or "no L2 term"
+        return None
+    return {"dram_bytes": t.dram_bytes, "l2_bytes": t.l2_bytes, "working_set_bytes": t.working_set_bytes,
+            "source_l2_bytes": t.source_l2_bytes, "target_l2_bytes": t.target_l2_bytes,
+            "dram_bytes_there": t.dram_there, "dram_bytes_low": t.low, "dram_bytes_high": t.high,
+            "factor": t.factor, "note": t.note}
 
 
 def projection_json(c: Comparison) -> str:
@@ -244,7 +269,7 @@ def projection_json(c: Comparison) -> str:
                         "measured_s": value_or_null(p.base.median_s, "measured_s", missing),
                         **{k: v for k, v in projection_dict(proj, missing).items() if k != "target"},
                         "missing": missing})
-    return dumps({**head("project"), "target": c.project_to, "report": report_dict(c.reports[0]),
+    return dumps({**head("project"), "target": c.project_to, "clock": c.clock, "report": report_dict(c.reports[0]),
                   "kernels": kernels})
 
 

@@ -15,6 +15,7 @@ from roofline.compare.regression import DiffResult, Verdict
 from roofline.core.labels import letter
 from roofline.core.units import pct, seconds
 from roofline.render import GENERATOR
+from roofline.render.compare.plot import nothing_to_compare
 from roofline.render.compare.table import (
     Grid,
     change_interval,
@@ -36,12 +37,15 @@ MAX_UNMATCHED_NAMES = 10
 
 
 def comparison_markdown(c: Comparison, image: str = "") -> str:
-    """A comparison as a Markdown document; ``image``: the plot's path relative to the document, embedded."""
-    return text(comparison_blocks(c, image=image), "roofline compare ... --format markdown")
+    """A comparison as a Markdown document; ``image``: the plot's path relative to the document, embedded (none:
+    where no paired kernel has a place on the plot, the document says why)."""
+    return text(comparison_blocks(c, image=image, no_plot="" if image else nothing_to_compare(c)),
+                "roofline compare ... --format markdown")
 
 
-def comparison_blocks(c: Comparison, image: str = "", svg: str = "") -> list[Block]:
-    """A comparison as document blocks: the plot as an ``image`` line (Markdown) or an inline ``svg`` (HTML)."""
+def comparison_blocks(c: Comparison, image: str = "", svg: str = "", no_plot: str = "") -> list[Block]:
+    """A comparison as document blocks: the plot as an ``image`` line (Markdown) or an inline ``svg`` (HTML), or
+    ``no_plot``, why there is none."""
     names = " → ".join(f"`{cell(r.label)}`" for r in c.reports)
     blocks = [Block("h1", f"Roofline comparison: {names}"),
               Block("ul", items=tuple(f"**{letter(i)}**: {cell(legend_text(r))}" for i, r in enumerate(c.reports))),
@@ -55,6 +59,8 @@ def comparison_blocks(c: Comparison, image: str = "", svg: str = "") -> list[Blo
         blocks.append(Block("svg", svg))
     elif image:
         blocks.append(Block("plot", f"![Comparison plot]({image})"))
+    elif no_plot:
+        blocks.append(Block("p", f"No comparison plot: {cell(no_plot)}."))
     for i in range(1, len(c.reports)):
         blocks.append(Block("h2", f"{letter(0)} → {letter(i)}"))
         if not any(p.sides[i] for p in c.pairs):

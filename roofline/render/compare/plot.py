@@ -33,11 +33,12 @@ from roofline.render.mpl import (
     LabelPlacer,
     PlotFormat,
     around,
+    drawn,
     figure,
     freeze_layout,
+    log_axes,
     middle,
     svg_element,
-    to_bytes,
     wrap,
 )
 from roofline.render.names import group_name
@@ -276,22 +277,23 @@ def nothing_to_compare(c: Comparison) -> str:
 
 def comparison_plot(c: Comparison, fmt: PlotFormat, normalize: bool = False) -> bytes:
     """The comparison plot as PNG, SVG or PDF bytes."""
-    return to_bytes(comparison_figure(c, normalize), fmt)
+    return drawn(comparison_figure, (c, normalize), fmt)
 
 
 def pngs(c: Comparison, normalize: bool = False) -> list[bytes | None]:
-    """The comparison plot as the one PNG beside a Markdown comparison."""
-    return [comparison_plot(c, "png", normalize)]
+    """The comparison plot as the one PNG beside a Markdown comparison; None when no paired kernel has a place on
+    it (``nothing_to_compare``)."""
+    return [None if nothing_to_compare(c) else comparison_plot(c, "png", normalize)]
 
 
 def comparison_svg(c: Comparison, normalize: bool = False) -> str:
     """The comparison plot as an ``<svg>`` element for an HTML page (no mark, no namespace URLs)."""
-    return svg_element(to_bytes(comparison_figure(c, normalize), "svg", mark=False))
+    return svg_element(drawn(comparison_figure, (c, normalize), "svg", mark=False))
 
 
 def summary_plot(summaries: Sequence[AppSummary], fmt: PlotFormat) -> bytes:
     """Each report's summary (grouped points sized by time, and time bars) as PNG, SVG or PDF bytes."""
-    return to_bytes(summary_figure(summaries), fmt)
+    return drawn(summary_figure, (summaries,), fmt)
 
 
 def comparison_figure(c: Comparison, normalize: bool = False) -> Figure:
@@ -465,29 +467,29 @@ def x_limits(points: Sequence[Point]) -> tuple[float, float]:
 
 def _axes(ax: Axes, points: Sequence[Point], title: str) -> None:
     """Log-log roofline axes wide enough for the points."""
-    ax.set_xscale("log")
-    ax.set_yscale("log")
+    log_axes(ax)
     ax.set_xlim(*x_limits(points))
     ax.set_xlabel("arithmetic intensity (FLOP per DRAM byte)")
     ax.set_ylabel("FLOP/s")
     ax.set_title(title, fontsize=9, loc="left")
-    ax.grid(True, which="both", alpha=0.2)
+    ax.grid(True, alpha=0.2)
 
 
 def _normalized_axes(ax: Axes, reports: int, points: Sequence[Point], title: str) -> None:
     """One column per report (A, B, ...), percent of that report's own roof upwards on a log axis (kernels far
     below their roof stay apart)."""
-    from matplotlib.ticker import FuncFormatter
+    from matplotlib.ticker import FuncFormatter, LogLocator
 
     ax.set_xticks(range(reports), [letter(i) for i in range(reports)])
     ax.set_xlim(-0.5, reports - 0.5)
-    ax.set_yscale("log")
+    log_axes(ax, x=False)
     lowest = min((p.y for p in points), default=1.0)
     ax.set_ylim(min(lowest / 2, 10.0), 200.0)
+    ax.yaxis.set_major_locator(LogLocator(base=10.0, subs=(1.0, 2.0, 5.0)))
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}%"))
     ax.set_ylabel("percent of own roof (%, log scale)")
     ax.set_title(title, fontsize=9, loc="left")
-    ax.grid(True, axis="y", which="both", alpha=0.2)
+    ax.grid(True, axis="y", alpha=0.2)
 
 
 def _draw_bars(ax: Axes, bars: Sequence[Bar], total_s: float | None) -> None:

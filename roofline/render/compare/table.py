@@ -61,8 +61,8 @@ def _print_comparison(console: Console, c: Comparison) -> None:
     if len(c.reports) == 1:
         console.print(_rich(roof_grid(c, 0), console.width))
     if c.project_to:
-        console.print(f"[bold]Projection onto {c.project_to}[/bold] (a model of the time there, not a "
-                      "measurement)", highlight=False)
+        console.print(f"[bold]Projection onto {c.project_to}[/bold] at its {_clock_words(c)} (a model of the time "
+                      "there, not a measurement)", highlight=False)
         console.print(_projection_table(c, console.width))
     for line in _comparison_notes(c):
         console.print(line, highlight=False)
@@ -281,10 +281,11 @@ def roof_grid(c: Comparison, i: int) -> Grid:
 
 
 def _projection_table(c: Comparison, width: int) -> Table:
-    table = plain_table("", ("kernel", "from", "measured", "projected", "interval", "by", "bound"),
-                        "projected = the time per launch ncu would measure there (compare.projection: the governing "
-                        "resource's peak ratio, waves, the bytes in flight, a launch floor); by = the governing "
-                        "resource; bound = the measured work at the target's peaks, below which nothing is projected")
+    table = plain_table("", ("kernel", "from", "measured", "projected", "interval", "by", "L2", "bound"),
+                        "projected = the time per launch there (compare.projection: the governing resource's peak "
+                        "ratio, the clocks, waves, the bytes in flight, the L2 size, a launch floor); by = the "
+                        "governing resource; L2 = the DRAM bytes there over here for the target's L2 size (= kept); "
+                        "bound = the measured work at the target's peaks, below which nothing is projected")
     rows: list[list[Cell]] = []
     for p in c.pairs:
         for i, (side, proj) in enumerate(zip(p.sides, p.projections, strict=True)):
@@ -292,8 +293,21 @@ def _projection_table(c: Comparison, width: int) -> Table:
                 continue
             rows.append([KernelName(p.label), letter(i), seconds(side.median_s.value),
                          seconds(proj.projected_s.value), _interval_s(proj), _resource(proj.governing),
-                         seconds(proj.bound_s.value)])
+                         _l2_cell(proj), seconds(proj.bound_s.value)])
     return add_rows(table, rows, width)
+
+
+def _clock_words(c: Comparison) -> str:
+    """The target clock the projections assume, in words."""
+    return ("base clock, the one ncu locks while profiling (--clock base): the time ncu would measure there"
+            if c.clock == "base" else "boost clock, as users run it (--clock base: the clock ncu locks)")
+
+
+def _l2_cell(p: Projection) -> str:
+    """The L2 term's factor on the DRAM bytes ("1.3x"), "=" where it keeps them, "n/a" without one."""
+    if p.l2 is None:
+        return "n/a"
+    return "=" if abs(p.l2.factor - 1.0) < 5e-3 else f"{p.l2.factor:.2f}x"
 
 
 def _interval_s(p: Projection) -> str:
@@ -319,8 +333,8 @@ def projection_text(c: Comparison, width: int = 80) -> str:
 
 def _print_projection(console: Console, c: Comparison) -> None:
     _print_legend(console, c.reports)
-    console.print(f"[bold]Projection onto {c.project_to}[/bold]: time per launch as ncu would measure it there "
-                  "(a model, not a measurement)", highlight=False)
+    console.print(f"[bold]Projection onto {c.project_to}[/bold]: time per launch at its {_clock_words(c)} (a "
+                  "model, not a measurement)", highlight=False)
     console.print(_projection_table(c, console.width))
     bases = dict.fromkeys(f"{p.label}: {pr.basis}" for p in c.pairs for pr in p.projections if pr)
     for line in bases:

@@ -22,7 +22,7 @@ from roofline.analysis.launches import ReportAnalysis
 from roofline.core.labels import LEGEND_KERNELS, NAMES
 from roofline.core.model import LEVELS
 from roofline.core.units import ratio, si
-from roofline.render.mpl import NOTE_LINE_IN, PlotFormat, figure, middle, to_bytes, wrap
+from roofline.render.mpl import NOTE_LINE_IN, PlotFormat, drawn, figure, log_axes, middle, wrap
 from roofline.render.names import plot_text, short_group_name
 from roofline.render.report.plot import DPI, LEVEL_MARKERS, PALETTE
 
@@ -134,7 +134,7 @@ def image(analyses: Sequence[ReportAnalysis], fmt: PlotFormat, top: int = LEGEND
 
 def draw(reports: Sequence[ReportMarks], fmt: PlotFormat) -> bytes:
     """The figure as PNG, SVG or PDF bytes."""
-    return to_bytes(figure_of(reports), fmt)
+    return drawn(figure_of, (reports,), fmt)
 
 
 def figure_of(reports: Sequence[ReportMarks]) -> Figure:
@@ -172,18 +172,13 @@ def _color(i: int) -> str:
 
 def _frame(ax: Axes, xs: Sequence[float], ys: Sequence[float], xlabel: str, ylabel: str) -> tuple[float, float]:
     """Log axes spanning the values with a decade of margin; returns the x range."""
-    from matplotlib.ticker import NullFormatter
-
-    ax.set_xscale("log")
-    ax.set_yscale("log")
+    log_axes(ax)
     x_lo, x_hi = min(xs) / 10, max(xs) * 10
     ax.set_xlim(x_lo, x_hi)
     ax.set_ylim(min(ys) / 10, max(ys) * 3)
     ax.set_xlabel(xlabel, fontsize=8.5)
     ax.set_ylabel(ylabel, fontsize=8.5)
     ax.tick_params(which="both", labelsize=7.5)
-    for axis in (ax.xaxis, ax.yaxis):
-        axis.set_minor_formatter(NullFormatter())  # decade labels only, whatever the span
     ax.grid(True, which="major", alpha=0.25)
     return x_lo, x_hi
 

@@ -33,7 +33,16 @@ from roofline.analysis.view import ReportSetView, ReportView
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, PcCounters
 from roofline.core.thresholds import THIN_SAMPLES
 from roofline.core.version import __version__
-from roofline.ncu.metrics import BLOCK_DIMS, GRID_DIMS, HINT_LINEINFO, HINT_PC_SAMPLES, LAUNCH_REGISTERS, LAUNCH_SHARED
+from roofline.ncu.metrics import (
+    BLOCK_DIMS,
+    GRID_DIMS,
+    HINT_LINEINFO,
+    HINT_PC_SAMPLES,
+    LAUNCH_BLOCK,
+    LAUNCH_GRID,
+    LAUNCH_REGISTERS,
+    LAUNCH_SHARED,
+)
 from roofline.render import GENERATOR
 from roofline.render.names import json_text
 from roofline.render.report.prose import bound_of, estimate_of, inverted_level_text
@@ -55,7 +64,7 @@ from roofline.render.report.prose import bound_of, estimate_of, inverted_level_t
 #     `roofline project` writes a "kind: project" document
 # 11: each kernel has "hotspots": its instructions by warp samples (share, SASS, source line, stall reasons,
 #     executions, memory counters) and the source lines they aggregate to, from the per-PC counters of SourceCounters
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 HOTSPOTS_SHOWN = 20  # instructions and lines listed per launch, most samples first
 
 
@@ -146,6 +155,7 @@ def with_reasons(kernel: Mapping[str, Any], reasons: Sequence[str]) -> dict[str,
 # Launch-configuration fields and the launch__* metric each comes from (for the reason when it is null).
 _LAUNCH_FIELDS = {"grid": f"{GRID_DIMS[0][:-1]}*", "block": f"{BLOCK_DIMS[0][:-1]}*",
                   "registers_per_thread": LAUNCH_REGISTERS, "shared_mem_per_block_bytes": LAUNCH_SHARED}
+_SIZE_FIELDS = {"grid_size": LAUNCH_GRID, "block_size": LAUNCH_BLOCK}
 
 
 def _no_spec_reason(analysis: ReportAnalysis) -> str:
@@ -161,14 +171,10 @@ def kernel_dict(analysis: LaunchAnalysis, reasons: Reasons, no_spec_reason: str,
     launch = analysis.launch
     missing: dict[str, str] = {}
     out: dict[str, Any] = {
-        "name": launch.name,
-        "demangled_name": launch.demangled_name,
-        "range": launch.range_index,
-        "action": launch.action_index,
-        "valid": not launch.invalid,
-        "nvtx": list(launch.nvtx_ranges),
-        "grid": list(launch.grid) if launch.grid else None,
-        "block": list(launch.block) if launch.block else None,
+        "name": launch.name, "demangled_name": launch.demangled_name, "range": launch.range_index,
+        "action": launch.action_index, "valid": not launch.invalid, "nvtx": list(launch.nvtx_ranges),
+        "grid": list(launch.grid) if launch.grid else None, "block": list(launch.block) if launch.block else None,
+        "grid_size": analysis.grid_size, "block_size": analysis.block_size,
         "registers_per_thread": launch.registers_per_thread,
         "shared_mem_per_block_bytes": launch.shared_mem_per_block_bytes,
         "duration_s": value_or_null(analysis.duration_s, "duration_s", missing),
@@ -211,7 +217,13 @@ def kernel_dict(analysis: LaunchAnalysis, reasons: Reasons, no_spec_reason: str,
         missing["ceilings.datasheet"] = no_spec_reason
     for key, metric in _LAUNCH_FIELDS.items():
         if out[key] is None:
-            missing[key] = f"{metric} not in the report (collect the LaunchStats section)"
+            total = out.get(f"{key}_size")
+            missing[key] = (f"{metric} not in the report (an older ncu or section set): {key}_size holds the total, "
+                            f"{total}" if total is not None else
+                            f"{metric} not in the report (collect the LaunchStats section)")
+    for key in ("grid_size", "block_size"):
+        if out[key] is None:
+            missing[key] = f"{_SIZE_FIELDS[key]} not in the report (collect the LaunchStats section)"
     if out["time_share"] is None:
         missing["time_share"] = missing.get("duration_s", "no total time for the report")
     if analysis.roof.reason:

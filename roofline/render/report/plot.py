@@ -35,11 +35,12 @@ from roofline.render.mpl import (
     NOTE_LINE_IN,
     LabelPlacer,
     PlotFormat,
+    drawn,
     figure,
     freeze_layout,
+    log_axes,
     middle,
     svg_element,
-    to_bytes,
     wrap,
 )
 from roofline.render.names import short_group_name, visible
@@ -410,10 +411,7 @@ def pngs(view: ReportSetView) -> list[bytes | None]:
 def draw(data: PlotData, fmt: PlotFormat, mark: bool = True, links: Mapping[str, str] | None = None) -> bytes:
     """The figure as PNG, SVG or PDF bytes; reproducible (no dates, fixed SVG ids). ``mark`` False leaves
     out the generator mark (for SVG inlined in HTML); ``links`` maps kernel names to the URL a click opens."""
-    from matplotlib import rc_context
-
-    with rc_context(_RC):
-        return to_bytes(figure_of(data, links), fmt, mark)
+    return drawn(figure_of, (data, links), fmt, mark, _RC)
 
 
 def figure_of(data: PlotData, links: Mapping[str, str] | None = None) -> Figure:
@@ -477,8 +475,7 @@ def _draw_notes(ax: Axes, lines: Sequence[str]) -> None:
 
 def _draw_roofline(ax: Axes, p: Panel, index: int, links: Mapping[str, str]) -> None:
     (x_lo, x_hi), (y_lo, y_hi) = limits(p)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
+    log_axes(ax)
     ax.set_xlim(x_lo, x_hi)
     ax.set_ylim(y_lo, y_hi)
     _frame(ax, p, "arithmetic intensity [FLOP/byte]", "performance [FLOP/s]")
@@ -529,7 +526,7 @@ def _draw_bandwidth(ax: Axes, p: Panel, index: int, links: Mapping[str, str]) ->
     """Levels side by side; each level's roof a horizontal bar, each kernel a point per level (offset by its
     number so kernels do not cover each other), joined across levels; log scale of bytes/s."""
     levels = _bandwidth_levels(p)
-    ax.set_yscale("log")
+    log_axes(ax, x=False)
     ax.set_xlim(-0.5, len(levels) - 0.5)
     ax.set_xticks(range(len(levels)), [NAMES[lv] for lv in levels])
     values = [pt.bytes_per_s for s in (*p.series, *p.other) for pt in p.drawn(s) if pt.bytes_per_s]
@@ -556,7 +553,6 @@ def _bandwidth_levels(p: Panel) -> list[str]:
 
 def _frame(ax: Axes, p: Panel, xlabel: str, ylabel: str) -> None:
     ax.grid(True, which="major", alpha=0.25)
-    ax.grid(True, which="minor", alpha=0.07)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(p.title, loc="left", fontsize=10)

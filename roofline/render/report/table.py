@@ -248,7 +248,8 @@ def _launch_table(analysis: ReportAnalysis, width: int) -> Table:
     table.caption_justify = "left"
     shown = _shown(analysis.launches)
     names = distinguish([kernel_name(k.launch.name, k.launch.demangled_name) for k in shown],
-                        [launch_config(k.launch.grid, k.launch.block) for k in shown])
+                        [launch_config(k.launch.grid or _total(k.grid_size), k.launch.block or _total(k.block_size))
+                         for k in shown])
     rows: list[list[Cell]] = [
         [k.launch.key, name, seconds(k.duration_s.value), pct(None if k.time_share is None else 100 * k.time_share),
          _roof_cell(k), "invalid" if k.launch.invalid else verdict_cell(k.verdict)]
@@ -332,3 +333,8 @@ def _hanging(text: str, width: int, indent: int) -> list[str]:
 
     return [escape(line) for line in textwrap.wrap(text, width, initial_indent=" " * indent,
                                                    subsequent_indent=" " * (indent + 2), break_on_hyphens=False)]
+
+
+def _total(size: int | None) -> tuple[int] | None:
+    """A launch's grid or block as its total alone, where the report lacks the dimensions (older ncu, basic set)."""
+    return (size,) if size is not None else None

@@ -9,6 +9,7 @@ from roofline.analysis.borrowed import BorrowedKernel, BorrowedWork
 from roofline.core.kernel_names import KernelName, kernel_name
 from roofline.core.model import LEVELS
 from roofline.core.units import dims, pct, seconds, si
+from roofline.render.mpl import log_axes
 from roofline.render.report.json import number
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -123,8 +124,7 @@ def draw_roofline(ax: Axes, w: BorrowedWork) -> None:
         ax.scatter([x], [y], s=30, zorder=3)
         ax.annotate(f"{i} {shown_name(k).fit(24)} ({pct(k.pct_of_roof)})", (x, y), fontsize=7,
                     va="bottom" if i % 2 else "top", xytext=(4, 0), textcoords="offset points")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
+    log_axes(ax)
     ax.set_xlim(lo, hi)
     ax.set_ylim(top=top * 3)
     ax.set_xlabel("arithmetic intensity (FLOP per DRAM byte, from ncu)")

@@ -275,3 +275,18 @@ def test_notes_go_under_the_axes_grouped_by_reason(same_app):
     note = next(t.get_text() for ax in fig.axes[1:] for t in ax.texts)
     assert note.startswith("not drawn, no floating-point work") and "_kernel_agent in rtx4070ti" in note
     assert fig.axes[1].get_position().y1 <= fig.axes[0].get_position().y0  # below the plot
+
+
+def test_with_no_paired_kernel_to_place_markdown_and_html_say_why_instead_of_empty_axes(roofline_report):
+    from roofline.render.compare.html import comparison_html
+    from roofline.render.compare.markdown import comparison_markdown
+    from roofline.render.compare.plot import nothing_to_compare, pngs
+
+    rep = roofline_report("rtx2080ti_kernels_basic")  # launches timed, no FLOP or byte counter
+    a = analyze_report(rep, load_catalog().match(rep.device).spec, use="datasheet")
+    c = pair_reports([a, a])
+    assert c.pairs and nothing_to_compare(c) == "no paired kernel has FLOPs and bytes measured"
+    assert pngs(c) == [None]
+    page, doc = comparison_html(c), comparison_markdown(c)
+    assert "<svg" not in page and "No comparison plot: no paired kernel has FLOPs and bytes measured." in page
+    assert "No comparison plot: no paired kernel has FLOPs and bytes measured." in doc and ".png" not in doc

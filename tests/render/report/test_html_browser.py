@@ -83,12 +83,12 @@ def test_screenshot_is_a_png(browser, tmp_path):
 
 
 def test_the_comparison_page_loads_cleanly(browser, shared_report, tmp_path):
-    """compare --format html: the comparison of two GPUs with its plot inline, in a real browser."""
+    """compare --format html: a comparison with its plot inline (kernels with FLOPs and bytes), in a real browser."""
     from roofline.compare.pairing import pair_reports
     from roofline.render.compare.html import comparison_html
 
     analyses = analyze_files([shared_report(name) for name in ("a10g_sgemm-progression_basic",
-                                                               "a100-40gb_cublas-sgemm_basic")])
+                                                               "a10g_sgemm-blocktiling_roofline")])
     page = tmp_path / "compare.html"
     page.write_text(comparison_html(pair_reports(analyses)))
     dom, console = load(browser, page)

@@ -1,0 +1,71 @@
+"""roofline.render.mpl: plain-text decade labels on log axes, and figures drawn where the command chose."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from matplotlib.figure import Figure
+
+from roofline.core import parallel
+from roofline.render import mpl
+
+
+@pytest.mark.parametrize("value, label", [(1e12, "1 T"), (3e13, "30 T"), (1e4, "10 k"), (1000.0, "1000"),
+                                          (1.0, "1"), (0.01, "0.01"), (0.001, "0.001"), (1e-5, "1e-05")])
+def test_a_decade_reads_in_plain_text_with_an_si_prefix(value, label) -> None:
+    assert mpl.decade_label(value) == label
+
+
+def _log_figure():
+    fig = mpl.figure(4.0, 3.0)
+    ax = fig.add_subplot()
+    mpl.log_axes(ax)
+    ax.set_xlim(0.05, 2e3)
+    ax.set_ylim(3e8, 2e14)
+    return fig, ax
+
+
+def _labels(ax, axis, i: int, which: str = "major") -> list[str]:
+    lo, hi = sorted(ax.get_ylim() if i else ax.get_xlim())
+    return [t.get_text() for t in axis.get_ticklabels(which=which) if lo <= t.get_position()[i] <= hi and t.get_text()]
+
+
+def test_log_axes_label_each_decade_without_mathtext() -> None:
+    fig, ax = _log_figure()
+    fig.draw_without_rendering()
+    ys, xs = _labels(ax, ax.yaxis, 1), _labels(ax, ax.xaxis, 0)
+    assert ys == ["1 G", "10 G", "100 G", "1 T", "10 T", "100 T"]
+    assert xs == ["0.1", "1", "10", "100", "1000"]
+    assert not any("$" in t for t in xs + ys)
+    assert _labels(ax, ax.yaxis, 1, "minor") == [] and _labels(ax, ax.xaxis, 0, "minor") == []
+    decade = [v for v in ax.yaxis.get_minorticklocs() if 1e9 < v < 1e10]
+    assert decade == pytest.approx([2e9, 5e9])  # two small ticks per decade, not eight
+
+
+def test_a_narrow_log_axis_labels_two_and_five_times_each_decade() -> None:
+    fig, ax = _log_figure()
+    ax.set_ylim(15, 300)
+    fig.draw_without_rendering()
+    assert _labels(ax, ax.yaxis, 1) == ["100"]
+    assert _labels(ax, ax.yaxis, 1, "minor") == ["20", "50", "200"]
+
+
+def _figure_bytes(pid_file: str) -> Figure:
+    with open(pid_file, "w") as f:
+        f.write(str(os.getpid()))
+    return _log_figure()[0]
+
+
+def test_drawn_gives_the_same_bytes_in_the_spare_process_as_here(tmp_path) -> None:
+    here = mpl.drawn(_figure_bytes, (str(tmp_path / "here"),), "png")
+    parallel.start_spare(lambda: None)
+    try:
+        there = mpl.drawn(_figure_bytes, (str(tmp_path / "there"),), "png")
+        assert parallel._SPARE is not None
+        spare_pid = parallel._SPARE.pid
+    finally:
+        parallel.stop_spare()
+    assert here == there and here.startswith(b"\x89PNG")
+    assert (tmp_path / "here").read_text() == str(os.getpid())
+    assert (tmp_path / "there").read_text() == str(spare_pid)
