@@ -4,12 +4,13 @@ run once over numpy arrays (one element per launch), and single launches taken b
 The contract, for whoever writes a formula (``roofline.ncu.metrics`` says it in full):
 - A cohort is a set of launches that hold the same metrics (names in the same order, the same text values, the
   same NaN metrics) and each number whose sign a formula tests with the same sign (``cohorts``; which numbers:
-  ``ncu.metrics.sign_tested``). ``Cohort`` stands in for a ``KernelLaunch``:
-  ``value(name)`` is a float64 array. So a branch on whether a metric is there, or on whether a count is zero
-  (``nonzero``, ``shared``), goes the same way for every launch of a cohort: a plain ``if``.
+  ``ncu.metrics.sign_tested``). ``Cohort`` stands in for a ``KernelLaunch``: ``value(name)`` is a float64 array.
+  So a branch on whether a metric is there, or on whether a count is zero (``nonzero``, ``shared``), goes the same
+  way for every launch of a cohort: a plain ``if``.
 - A choice by the values themselves is made per launch: ``where``, ``is_none``, ``largest``, ``smallest``,
-  ``argmax_key``, ``at_key`` (each also takes a single launch's numbers). A choice of which metrics to read is made
-  before the formulas run, and the cohort split by it (``Cohort.split``).
+  ``argmax_key``, ``at_key`` (each also takes a single launch's numbers, and gives one value where a cohort's
+  launches agree). A choice of which metrics to read is made before the formulas run, and the cohort split by it
+  (``Cohort.split``).
 - Nothing is re-run: ``shared`` on a value the launches do not share raises ``CohortMismatch``, a defect of the
   formula.
 - A text holds no per-launch number made in a formula: what quotes a launch's numbers (a note with its clock) or

@@ -20,7 +20,8 @@ over ``launch.value(name)``. The analysis also runs it once for a whole cohort o
   branch on the sign of another metric: add it to ``_SIGN_NAMES``);
 - a choice between values by their size (a threshold, the larger of two) is per launch: ``where(cond, a, b)`` (texts,
   enums and None too), ``largest``, ``smallest``, ``argmax_key`` and ``at_key``, never ``if x > y``, ``max`` or
-  ``min``; a choice of which metric to read by size is made before, and the cohort split by it
+  ``min``: ``side = where(sm_pct >= memory_pct, "compute", "memory")``, not ``"compute" if sm_pct >= memory_pct else
+  "memory"``; a choice of which metric to read by size is made before, and the cohort split by it
   (``analysis.roofline.tensor_parts``);
 - texts hold no per-launch number: return the number, and let the text be made where a launch is shown (what only a
   shown launch needs, an order of units, a note quoting its clock, goes to ``per_launch(fn, ...)``).
