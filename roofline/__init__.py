@@ -59,12 +59,12 @@ def to_dataframe(analyses: ReportAnalysis | Sequence[ReportAnalysis]) -> pandas.
     return frame(build_view([analyses] if isinstance(analyses, ReportAnalysis) else analyses).reports)
 
 
-def _report_html(a: ReportAnalysis) -> str:
+def _report_html(report_analysis: ReportAnalysis) -> str:
     """An analysis as a notebook shows it: the HTML report's summary and kernel ranking."""
     from roofline.pipeline import build_view
     from roofline.render.report.html import notebook
 
-    return notebook(build_view([a]).reports[0])
+    return notebook(build_view([report_analysis]).reports[0])
 
 
 def _comparison_html(c: Comparison) -> str:

@@ -250,7 +250,7 @@ def diagnose_all(analysis: ReportAnalysis, spec: DeviceSpec | None,
     return analysis.with_rows(rows)
 
 
-def complete(a: LaunchAnalysis, device: Device, spec: DeviceSpec | None = None) -> LaunchAnalysis:
+def complete(launch_analysis: LaunchAnalysis, device: Device, spec: DeviceSpec | None = None) -> LaunchAnalysis:
     """A launch's roofline analysis with its occupancy, Tensor Core and warp-stall diagnostics, its instruction
     roofline, its hot spots and its advice."""
     from roofline.analysis.advice import advise
@@ -260,10 +260,16 @@ def complete(a: LaunchAnalysis, device: Device, spec: DeviceSpec | None = None) 
     from roofline.analysis.memory import memory_picture
     from roofline.analysis.time_model import time_model
 
-    diagnosed = replace(a, time_model=time_model(a, device), occupancy=occupancy.diagnose(a.launch, device),
-                        tensor_cores=tensor_cores.diagnose(a, device, spec), stalls=stalls.diagnose(a.launch),
-                        instruction_roofline=instruction_roofline(a, device), memory=memory_picture(a.launch),
-                        hotspots=hotspots(a.launch))
+    diagnosed = replace(
+        launch_analysis,
+        time_model=time_model(launch_analysis, device),
+        occupancy=occupancy.diagnose(launch_analysis.launch, device),
+        tensor_cores=tensor_cores.diagnose(launch_analysis, device, spec),
+        stalls=stalls.diagnose(launch_analysis.launch),
+        instruction_roofline=instruction_roofline(launch_analysis, device),
+        memory=memory_picture(launch_analysis.launch),
+        hotspots=hotspots(launch_analysis.launch),
+    )
     return replace(diagnosed, advice=advise(diagnosed, device, spec))
 
 

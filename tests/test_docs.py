@@ -102,6 +102,72 @@ def test_every_docs_page_is_linked_from_the_readme() -> None:
     assert [p.name for p in sorted(DOCS.glob("*.md")) if p.resolve() not in linked] == []
 
 
+ARCHITECTURE = DOCS / "architecture.md"
+PACKAGE = REPO / "roofline"
+
+
+def modules() -> list[str]:
+    """Every module of the package, as a path below roofline/ ("ncu/reader.py"); packages' __init__ files aside."""
+    return sorted(p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*.py") if p.name != "__init__.py")
+
+
+def tree_entries() -> dict[str, list[str]]:
+    """The module tree of docs/architecture.md: per stage folder ("" for the package's top), its entries, each the
+    text of its first line and its continuation lines."""
+    block = next(b for b in FENCE.findall(ARCHITECTURE.read_text()) if "\nroofline/\n" in b)
+    out: dict[str, list[str]] = {"": []}
+    stage = ""
+    for line in block.splitlines()[2:-1]:
+        if match := re.match(r"^  (\w+)/ ", line):
+            stage = match.group(1)
+            out[stage] = []
+        if re.match(r"^ {2,4}\S", line):
+            out[stage if line.startswith("    ") else ""].append(line)
+        elif line.strip() and out[stage]:
+            out[stage][-1] += " " + line.strip()
+    return out
+
+
+def placed(module: str, entries: dict[str, list[str]]) -> bool:
+    """Whether the tree names a module: its file name in its stage's entries, in the entry of its subfolder
+    ("report/ table.py, json.py, ..."), or a folder's pattern ("commands/<command>.py")."""
+    parts = module.split("/")
+    stage, name = (parts[0], parts[-1]) if len(parts) > 1 else ("", parts[0])
+    listed = entries.get(stage, [])
+    if len(parts) > 2:
+        listed = [e for e in listed if e.split()[0] == f"{parts[1]}/" or e.split()[0] == f"{parts[1]}/<command>.py"]
+        if any(e.split()[0].endswith("<command>.py") for e in listed):
+            return True
+    return any(re.search(rf"(?<![\w/]){re.escape(name)}\b", e) for e in listed)
+
+
+def test_the_architecture_page_places_every_module() -> None:
+    entries = tree_entries()
+    assert [module for module in modules() if not placed(module, entries)] == []
+
+
+def test_the_tree_reader_finds_a_missing_module() -> None:
+    entries = tree_entries()
+    assert placed("ncu/reader.py", entries) and placed("render/report/json.py", entries)
+    assert placed("cli/commands/report.py", entries) and placed("pipeline.py", entries)
+    assert not placed("ncu/nothing.py", entries) and not placed("render/report/nothing.py", entries)
+
+
+def test_every_module_has_a_mirrored_test_file_or_one_the_architecture_page_names() -> None:
+    """A module's tests mirror it (tests/ncu/test_reader.py for roofline/ncu/reader.py), or the table of
+    docs/architecture.md names the test file that covers it, and that file exists."""
+    named = dict(re.findall(r"^\| `([^`]+\.py)` \| `(tests/[^`]+\.py)`", ARCHITECTURE.read_text(), flags=re.M))
+    assert [test for test in named.values() if not (REPO / test).is_file()] == []
+    uncovered = []
+    for module in modules():
+        folder, _, name = module.rpartition("/")
+        mirrored = REPO / "tests" / folder / f"test_{name}"
+        command = folder == "cli/commands" and (REPO / "tests" / folder / f"test_{name[:-3]}_command.py").is_file()
+        if not (mirrored.is_file() or command or module in named):
+            uncovered.append(module)
+    assert uncovered == []
+
+
 def test_the_changelog_has_the_package_version_and_unreleased_changes() -> None:
     """CHANGELOG.md in Keep a Changelog form: an Unreleased section first, then a section of the package's version."""
     from roofline import __version__

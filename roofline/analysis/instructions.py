@@ -26,13 +26,13 @@ SHARED_WALLS = {"no_conflict": 1.0, "conflict_32_way": 1 / 32}
 TRANSACTION_DEFINITIONS = {"l1": m.L1_DEFINITION, "l2": m.L2_DEFINITION, "dram": m.DRAM_DEFINITION}
 
 
-def instruction_roofline(a: LaunchAnalysis, device: Device) -> InstructionRoofline:
+def instruction_roofline(analysis: LaunchAnalysis, device: Device) -> InstructionRoofline:
     """The instruction roofline position and roofs of one analysed launch."""
-    launch, duration = a.launch, a.duration_s
+    launch, duration = analysis.launch, analysis.duration_s
     warps = m.warp_instructions(launch)
     threads = m.thread_instructions(launch)
     moved = m.transactions(launch)
-    ceilings = a.ceilings[a.roof.ceilings]
+    ceilings = analysis.ceilings[analysis.roof.ceilings]
     peak = m.peak_warp_instructions_per_s(launch, device)
     return InstructionRoofline(
         warp_gips=_giga_rate(Value.of(warps), duration),
@@ -49,30 +49,30 @@ def instruction_roofline(a: LaunchAnalysis, device: Device) -> InstructionRoofli
         ceilings=ceilings.source,
         global_memory=_memory_walls(m.global_accesses(launch), GLOBAL_WALLS, "global"),
         shared_memory=_memory_walls(m.shared_accesses(launch), SHARED_WALLS, "shared"),
-        integer=integer_roofline(a, device),
+        integer=integer_roofline(analysis, device),
     )
 
 
-def integer_roofline(a: LaunchAnalysis, device: Device | None = None) -> IntegerRoofline:
+def integer_roofline(analysis: LaunchAnalysis, device: Device | None = None) -> IntegerRoofline:
     """Integer thread instructions per second against the integer pipe's peak (the report's own, else the ceiling of
     the compute capability, ``integer_ceiling``), and per byte at each level."""
-    count = Value.of(m.integer_instructions(a.launch))
-    rate = _giga_rate(count, a.duration_s)
-    peak = Value.of(m.integer_peak(a.launch))
+    count = Value.of(m.integer_instructions(analysis.launch))
+    rate = _giga_rate(count, analysis.duration_s)
+    peak = Value.of(m.integer_peak(analysis.launch))
     if peak.value is None and device is not None:
-        peak = integer_ceiling(a, device, peak.reason)
+        peak = integer_ceiling(analysis, device, peak.reason)
     peak_giops = Value(peak.value / GIGA, via=f"({peak.via}) / 1e9") if peak.value is not None else peak
     return IntegerRoofline(giops=rate, peak_giops=peak_giops, pct_of_peak=_percent(rate, peak_giops),
-                           intensity={level: _per_byte(count, a.bytes[level], level) for level in LEVELS})
+                           intensity={level: _per_byte(count, analysis.bytes[level], level) for level in LEVELS})
 
 
-def integer_ceiling(a: LaunchAnalysis, device: Device, why_not_own: str) -> Value:
+def integer_ceiling(analysis: LaunchAnalysis, device: Device, why_not_own: str) -> Value:
     """Integer thread instructions per second: the compute capability's integer lanes per SM (device_specs/
     architecture/integer.yaml, cited there) x SMs x the measured SM clock; None saying what is missing."""
     from roofline.specs.architecture import integer_lanes
 
     lanes = integer_lanes(device.compute_capability)
-    clock = m.sm_clock_hz(a.launch)
+    clock = m.sm_clock_hz(analysis.launch)
     if lanes is None:
         return Value(None, f"{why_not_own}; and no integer ceiling for compute capability "
                            f"{device.compute_capability or 'unknown'} in device_specs/architecture/integer.yaml")

@@ -38,20 +38,20 @@ class KernelKind:
     why: str
 
 
-def kernel_kind(k: LaunchAnalysis, lib: Library | None, ridge: float | None = None) -> KernelKind:
+def kernel_kind(analysis: LaunchAnalysis, lib: Library | None, ridge: float | None = None) -> KernelKind:
     """The first kind that applies to the launch (see the module docstring); ``ridge`` is the ridge point of its
     main precision against its limiting memory level (FLOP/byte), when known."""
-    waves = k.occupancy.waves_per_sm if k.occupancy is not None else None
+    waves = analysis.occupancy.waves_per_sm if analysis.occupancy is not None else None
     if waves is not None and waves < FULL_WAVE:
         return KernelKind("tiny_grid", f"{waves:.3g} waves per SM")
-    matmul = k.tensor_cores.matmul_like if k.tensor_cores is not None else ""
+    matmul = analysis.tensor_cores.matmul_like if analysis.tensor_cores is not None else ""
     if matmul or (lib is not None and lib.kind in ("gemm", "convolution")):
         return KernelKind("gemm", matmul or f"a {lib.name if lib else ''} {lib.kind if lib else ''} kernel")
-    reduction = _reduction(k)
+    reduction = _reduction(analysis)
     if reduction:
         return KernelKind("reduction", reduction)
-    flops, dram = k.total_flops, k.bytes["dram"].value
-    requested = _requested_bytes(k)
+    flops, dram = analysis.total_flops, analysis.bytes["dram"].value
+    requested = _requested_bytes(analysis)
     if requested is not None and dram:
         reuse = requested / dram
         if reuse <= STREAMING_MAX_REUSE:
@@ -60,29 +60,29 @@ def kernel_kind(k: LaunchAnalysis, lib: Library | None, ridge: float | None = No
         return KernelKind("general", f"{reuse:.2g} requested bytes per DRAM byte: the caches serve reuse")
     below = max(STREAMING_MAX_INTENSITY, STREAMING_RIDGE_SHARE * (ridge or 0.0))
     if flops is not None and dram and flops / dram < below:
-        return KernelKind("streaming", f"{flops / dram:.3g} FLOP per DRAM byte{_unmeasured(k)}")
+        return KernelKind("streaming", f"{flops / dram:.3g} FLOP per DRAM byte{_unmeasured(analysis)}")
     return KernelKind("general", "")
 
 
-def _requested_bytes(k: LaunchAnalysis) -> float | None:
+def _requested_bytes(analysis: LaunchAnalysis) -> float | None:
     """The bytes the kernel's global loads and stores request: their L1 sectors x 32; None where not measured."""
-    counts = [m.counter(k.launch, sector).value for sector in m.GLOBAL_SECTORS.values()]
+    counts = [m.counter(analysis.launch, sector).value for sector in m.GLOBAL_SECTORS.values()]
     return None if any(c is None for c in counts) else 32.0 * sum(c or 0.0 for c in counts)
 
 
-def _reduction(k: LaunchAnalysis) -> str:
+def _reduction(analysis: LaunchAnalysis) -> str:
     """Why the launch looks like a reduction ("" when it does not)."""
-    hits = [REDUCTION_NAME.search(n) for n in (k.launch.name, k.launch.demangled_name) if n]
+    hits = [REDUCTION_NAME.search(n) for n in (analysis.launch.name, analysis.launch.demangled_name) if n]
     hit = next((h for h in hits if h is not None), None)
     if hit is not None:
         return f"its name says '{hit.group(0)}'"
-    read, written = (m.counter(k.launch, metric).value for metric in m.DRAM_READ_WRITE)
+    read, written = (m.counter(analysis.launch, metric).value for metric in m.DRAM_READ_WRITE)
     if read and written is not None and written < REDUCTION_WRITE_SHARE * read:
         return f"DRAM writes {100 * written / read:.2g}% of its reads"
     return ""
 
 
-def _unmeasured(k: LaunchAnalysis) -> str:
+def _unmeasured(analysis: LaunchAnalysis) -> str:
     """The precisions the FLOP count leaves out, as a note (" (FP16 not measured)"), or ""."""
-    missing = [p for p, v in k.flops.items() if v.value is None]
+    missing = [p for p, v in analysis.flops.items() if v.value is None]
     return f" ({', '.join(NAMES[p] for p in missing)} not measured)" if missing else ""

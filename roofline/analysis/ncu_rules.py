@@ -194,21 +194,21 @@ def work_share(message: str) -> float | None:
 
 
 # --- Rule results as items ------------------------------------------------------------------------------------
-def rule_items(k: LaunchAnalysis, own_topics: set[str], tiny_grid: bool) -> list[Advice]:
+def rule_items(analysis: LaunchAnalysis, own_topics: set[str], tiny_grid: bool) -> list[Advice]:
     """ncu's optimization and warning messages that fit the kernel (``fits``; ``tiny_grid``: under one wave) as
     advice, one per rule and title (the result with the largest estimate); left out: ncu's verdict, messages about
     the rule's own missing inputs, estimates under ``MIN_SPEEDUP_PCT``, and messages naming no number (neither in
     the text nor in a focus metric)."""
     items: dict[tuple[str, str], Advice] = {}
-    for r in k.launch.rules:
+    for r in analysis.launch.rules:
         if r.kind not in ADVICE_KINDS or r.rule in SKIPPED_RULES or NOT_ADVICE.search(r.message):
             continue
         if r.speedup_pct is not None and r.speedup_pct < MIN_SPEEDUP_PCT:
             continue
-        about = topic(r, k.verdict.bound, k.verdict.waves_per_sm)
-        if about.key != SMALL_GRID and not fits(_cause_topic(r), k.verdict.bound, own_topics, tiny_grid):
+        about = topic(r, analysis.verdict.bound, analysis.verdict.waves_per_sm)
+        if about.key != SMALL_GRID and not fits(_cause_topic(r), analysis.verdict.bound, own_topics, tiny_grid):
             continue
-        item = _item(r, about, _cause_topic(r), k.duration_s.value)
+        item = _item(r, about, _cause_topic(r), analysis.duration_s.value)
         kept = items.get((r.rule, r.title))
         if item is not None and (kept is None or (item.est_saved_s or 0.0) > (kept.est_saved_s or 0.0)):
             items[(r.rule, r.title)] = item

@@ -37,9 +37,9 @@ SHOWN_MIN_SHARE = 0.01  # the terminal leaves out estimated items under 1% of th
 SAME = 1e-6  # an estimate within this relative distance of its bound is the bound (ncu computes it the same way)
 
 
-def reconcile(items: Sequence[Advice], k: LaunchAnalysis, device: Device | None) -> tuple[Advice, ...]:
+def reconcile(items: Sequence[Advice], analysis: LaunchAnalysis, device: Device | None) -> tuple[Advice, ...]:
     """``items`` bounded, merged by topic and ranked; items a bound shows to save nothing are left out."""
-    bounded = [bounded_item(a, k, device) for a in items]
+    bounded = [bounded_item(a, analysis, device) for a in items]
     kept = [a for a in merge(bounded) if a.kind == "measurement" or a.est_saved_s is None or a.est_saved_s > 0]
     return rank(kept)
 
@@ -53,15 +53,15 @@ def rank(items: Sequence[Advice]) -> tuple[Advice, ...]:
     return tuple(first + estimated + rest)
 
 
-def worth_showing(item: Advice, k: LaunchAnalysis) -> bool:
+def worth_showing(item: Advice, analysis: LaunchAnalysis) -> bool:
     """Whether the terminal shows an item: one that can save ``SHOWN_MIN_SHARE`` of the kernel's time or more (by
     its estimate, or for a latency item without one by the busiest unit's gap), or that nothing bounds."""
-    duration = k.duration_s.value
+    duration = analysis.duration_s.value
     most = item.est_saved_s
     if item.bound_by is EstimateBound.FLOOR_UNCHANGED:
         return False
     if most is None and item.mechanism == "latency":
-        most = headroom_s(k)
+        most = headroom_s(analysis)
     return most is None or not duration or most >= SHOWN_MIN_SHARE * duration
 
 
@@ -114,10 +114,10 @@ def _changed_terms(topic: str, model: TimeModel) -> tuple[str, ...]:
                  and _ROOF_PREFIXES.get(t.metric, t.metric.split("__", 1)[0]) in prefixes)
 
 
-def model_cap(a: Advice, k: LaunchAnalysis) -> Cap | None:
+def model_cap(a: Advice, analysis: LaunchAnalysis) -> Cap | None:
     """The bound of the time model: measured time minus the changed kernel's floor, never below the launch floor;
     0 where the change leaves the floor where it is. None where the model or the change is not known."""
-    model = k.time_model
+    model = analysis.time_model
     if model is None or model.reason or model.floor is None:
         return None
     change = change_of(a, model)
@@ -138,69 +138,71 @@ def model_cap(a: Advice, k: LaunchAnalysis) -> Cap | None:
     return Cap(most.seconds, EstimateBound.CHANGED_FLOOR, change=model_change)
 
 
-def cap(a: Advice, k: LaunchAnalysis, device: Device | None) -> Cap:
+def cap(a: Advice, analysis: LaunchAnalysis, device: Device | None) -> Cap:
     """The bound of an item: the time model's (``model_cap``), else its mechanism's (see the module docstring)."""
-    by_model = model_cap(a, k)
+    by_model = model_cap(a, analysis)
     if by_model is not None and a.mechanism == "grid":  # also at most the same work spread over every SM
-        own = _grid_cap(a, k, device)
+        own = _grid_cap(a, analysis, device)
         return own if own.seconds is not None and own.seconds < (by_model.seconds or 0.0) else by_model
     if by_model is not None:
         return by_model
     if a.mechanism == "latency":
-        return _gap_cap(k, "hiding latency cannot take the kernel past its busiest unit's peak")
+        return _gap_cap(analysis, "hiding latency cannot take the kernel past its busiest unit's peak")
     if a.mechanism == "work":
-        return _work_cap(a, k)
+        return _work_cap(a, analysis)
     if a.mechanism == "roof":
-        return Cap(recoverable_s(k), EstimateBound.ROOF, "the time to reach the roof or the busiest unit's "
+        return Cap(recoverable_s(analysis), EstimateBound.ROOF, "the time to reach the roof or the busiest unit's "
                                                                  "peak with the same work")
     if a.mechanism == "grid":
-        return _grid_cap(a, k, device)
+        return _grid_cap(a, analysis, device)
     if a.mechanism == "none" and a.source == "ncu":
-        return _gap_cap(k, "an ncu rule of no known mechanism cannot take the kernel past its busiest unit's peak")
+        return _gap_cap(
+            analysis, "an ncu rule of no known mechanism cannot take the kernel past its busiest unit's peak"
+        )
     return Cap(None, EstimateBound.NONE)
 
 
-def _gap_cap(k: LaunchAnalysis, why: str) -> Cap:
+def _gap_cap(analysis: LaunchAnalysis, why: str) -> Cap:
     """At most the busiest unit's gap, ``why``."""
-    attained = attained_pct(k)
+    attained = attained_pct(analysis)
     text = (f"{why}: at most duration x (1 - {pct(attained)})" if attained is not None
             else f"{why}, but no busiest unit is measured to bound it")
-    return Cap(headroom_s(k), EstimateBound.GAP, text)
+    return Cap(headroom_s(analysis), EstimateBound.GAP, text)
 
 
-def _grid_cap(a: Advice, k: LaunchAnalysis, device: Device | None) -> Cap:
+def _grid_cap(a: Advice, analysis: LaunchAnalysis, device: Device | None) -> Cap:
     """The idle SMs of a small grid, or the idle slots of a partial last wave; either at most the busiest unit's
     gap (a unit near its peak leaves little for more blocks to take)."""
     tail = a.topic == "grid:tail"
-    saving = tail_saving(k) if tail else small_grid_saving(k, device)
+    saving = tail_saving(analysis) if tail else small_grid_saving(analysis, device)
     by, text = ((EstimateBound.IDLE_SLOTS, "at most the idle block slots of the last wave x duration") if tail
                 else (EstimateBound.IDLE_SMS, "at most the same work spread over every SM"))
-    gap = headroom_s(k)
+    gap = headroom_s(analysis)
     if saving is not None and gap is not None and gap < saving:
         return Cap(gap, EstimateBound.GAP,
-                   f"{text}, and at most the busiest unit's gap, duration x (1 - {pct(attained_pct(k))})")
+                   f"{text}, and at most the busiest unit's gap, duration x (1 - {pct(attained_pct(analysis))})")
     return Cap(saving, by, text)
 
 
-def _work_cap(a: Advice, k: LaunchAnalysis) -> Cap:
+def _work_cap(a: Advice, analysis: LaunchAnalysis) -> Cap:
     """Removing a share of the work at a unit saves at most that share of the time; where the busiest unit is
     another one, its work stays, so at most the gap to its peak as well."""
-    duration = k.duration_s.value
+    duration = analysis.duration_s.value
     if a.work_share is None or duration is None:
         return Cap(None, EstimateBound.NONE, "removes work, but the report states no share of the work it removes")
     most, why = duration * a.work_share, f"removes {100 * a.work_share:.0f}% of the work at its unit"
-    busiest, gap = k.verdict.busiest, headroom_s(k)
+    busiest, gap = analysis.verdict.busiest, headroom_s(analysis)
     units = WORK_UNITS.get(a.topic)
     elsewhere = busiest is not None and units is not None and busiest.metric.split("__", 1)[0] not in units
     if busiest is not None and elsewhere and gap is not None and gap < most:
         return Cap(gap, EstimateBound.GAP, f"{why}, but the busiest unit ({busiest.name}, {pct(busiest.pct)}) keeps "
-                                           f"its work: at most duration x (1 - {pct(attained_pct(k))})")
+                                           f"its work: at most duration x (1 - {pct(attained_pct(analysis))})")
     return Cap(most, EstimateBound.SHARE, f"{why}: at most that share of the kernel's time")
 
 
-def bounded_item(a: Advice, k: LaunchAnalysis, device: Device | None) -> Advice:
+def bounded_item(a: Advice, analysis: LaunchAnalysis, device: Device | None) -> Advice:
     """``a`` with its estimate capped by its mechanism's bound; ncu's estimate stays beside where it was above."""
-    bound = cap(a, k, device)
+    bound = cap(a, analysis, device)
     most, raw = bound.seconds, a.est_saved_s
     a = replace(a, bound=bound.text, bound_by=bound.by, change=bound.change)
     if bound.change is not None:
@@ -235,18 +237,18 @@ def _what_if_item(a: Advice, most: float | None, raw: float | None) -> Advice:
                    change=replace(a.change, own_above=True))
 
 
-def small_grid_saving(k: LaunchAnalysis, device: Device | None) -> float | None:
+def small_grid_saving(analysis: LaunchAnalysis, device: Device | None) -> float | None:
     """A grid of fewer blocks than SMs spread over every SM: at most ``duration x (1 - blocks / SMs)``."""
-    grid, duration = k.launch.value(LAUNCH_GRID), k.duration_s.value
+    grid, duration = analysis.launch.value(LAUNCH_GRID), analysis.duration_s.value
     sms = device.sm_count if device is not None else None
     if grid is None or not sms or grid >= sms or duration is None:
         return None
     return duration * (1.0 - grid / sms)
 
 
-def tail_saving(k: LaunchAnalysis) -> float | None:
+def tail_saving(analysis: LaunchAnalysis) -> float | None:
     """A partial last wave: its idle block slots x duration (equal block durations assumed)."""
-    o, duration = k.occupancy, k.duration_s.value
+    o, duration = analysis.occupancy, analysis.duration_s.value
     if o is None or o.tail_idle_pct is None or duration is None:
         return None
     return duration * o.tail_idle_pct / 100.0

@@ -97,6 +97,19 @@ class BusyUnit:
 
 
 @dataclass(frozen=True)
+class InvertedLevel:
+    """A memory level whose bytes count one direction only and so fall below the level outside it (an
+    inverted-looking hierarchy): the two levels, what the inner one counts, its definition's short name, and where
+    all L2 traffic is (the L2 total's definition, "" when the report has none)."""
+
+    inner: str
+    outer: str
+    one_way: str
+    counter: str
+    l2_total_via: str = ""
+
+
+@dataclass(frozen=True)
 class Verdict:
     """The bottleneck of a launch over every unit (``roofline.analysis.verdict``). ``bound`` is None with ``reason``
     when the report can decide nothing; for a roofline-only verdict ``reason`` says what it leaves out."""
@@ -516,7 +529,7 @@ class LaunchAnalysis:
     hotspots: Hotspots | None = None
     advice: tuple[Advice, ...] = ()
     l2_total_bytes: Value = Value(None, "not read")  # all L2 traffic, stores included (lts__t_sectors x 32)
-    level_notes: tuple[str, ...] = ()  # levels whose definition counts one direction only and look inverted
+    inverted_levels: tuple[InvertedLevel, ...] = ()  # levels whose definition counts one direction only
     note_keys: tuple[str, ...] = ()  # the precision or level each of ``notes`` concerns, in order
     time_model: TimeModel | None = None  # the time each unit's work needs at its peak (``analysis.time_model``)
 

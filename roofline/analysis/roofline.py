@@ -21,20 +21,20 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from roofline.analysis.launches import Columns, Figure, KernelGroup, KernelSpread, Launches, LaunchTable, ReportAnalysis
-from roofline.analysis.results import LaunchAnalysis, RoofPosition, Side, Value, Verdict
+from roofline.analysis.results import InvertedLevel, LaunchAnalysis, RoofPosition, Side, Value, Verdict
 from roofline.analysis.verdict import NoThroughputs, launch_verdict, throughputs
 from roofline.core.choices import GroupBy
 from roofline.core.cohorts import (
     Cohort,
     argmax_key,
+    at_key,
     cohorts,
-    evaluate,
     launch_plan,
-    per_row,
-    same,
+    nonzero,
+    per_launch,
+    shared,
     smallest,
     take_launch,
-    truth,
 )
 from roofline.core.kernel_names import kernel_key
 from roofline.core.labels import NAMES
@@ -63,7 +63,7 @@ def report_ceilings(launch: KernelLaunch, device: Device, tensor_dtype: str,
     missing = {k: v.reason for k, v in {**flops, **bw}.items() if v.value is None}
     collect = {k: v.hint for k, v in {**flops, **bw}.items() if v.value is None and v.missing and v.hint and not v.via}
     clock = launch.value(m.SM_CLOCK)
-    note = per_row(_clock_note, clock) if truth(clock) else "measured clocks"
+    note = per_launch(_clock_note, clock) if nonzero(clock) else "measured clocks"
     ceilings = Ceilings("measured-clock", {k: v.value for k, v in flops.items()}, {k: v.value for k, v in bw.items()},
                         clock_note=note, tensor_dtype=tensor_dtype, missing=missing, collect=collect)
     return ceilings, {level: t.definition for level, t in traffic.items()}
@@ -99,7 +99,7 @@ def clock_ceilings(report: Ceilings, sheet: Ceilings | None, spec: DeviceSpec | 
     note = report.clock_note
     if scaled:
         names = ", ".join(NAMES[k] for k in scaled)
-        note = per_row(str.__add__, note, f"; datasheet roofs scaled to the measured clocks for {names}")
+        note = per_launch(str.__add__, note, f"; datasheet roofs scaled to the measured clocks for {names}")
     return Ceilings("kernel-clock", {k: roofs[k] for k in PRECISIONS}, {k: roofs[k] for k in LEVELS}, clock_note=note,
                     tensor_dtype=report.tensor_dtype, missing=missing, scaled=scaled, unscaled=tuple(unscaled),
                     clock=report.clock, collect={k: report.collect[k] for k in missing if k in report.collect})
@@ -110,16 +110,16 @@ def _clock_factor(key: str, spec: DeviceSpec, launch: KernelLaunch, device: Devi
     at."""
     if key == "dram":
         clock, reference = launch.value(m.DRAM_CLOCK), device.memory_clock_hz
-        if truth(clock) and reference:
+        if nonzero(clock) and reference:
             # a DRAM clock above the device's maximum memory clock is a short launch's measuring noise (up to
             # 1.54x on the few-microsecond launches of the shared reports): the datasheet roof is the most
-            return smallest(1.0, clock / reference), per_row(_dram_scaling, clock, reference), True
+            return smallest(1.0, clock / reference), per_launch(_dram_scaling, clock, reference), True
         return 1.0, "datasheet, unscaled (the report holds no measured DRAM clock or no device memory clock)", False
     sm_clock = m.sm_clock_hz(launch)
     reference = (spec.tensor_clock_hz or spec.boost_clock_hz) if key == "tensor" else spec.boost_clock_hz
     if sm_clock.value is None:
         return 1.0, f"datasheet at the {reference / 1e9:.3g} GHz boost clock, unscaled (no measured clock)", False
-    return sm_clock.value / reference, per_row(_sm_scaling, sm_clock.value, reference), True
+    return sm_clock.value / reference, per_launch(_sm_scaling, sm_clock.value, reference), True
 
 
 def _dram_scaling(clock: float, reference: float) -> str:
@@ -143,7 +143,7 @@ def analyze_launch(launch: KernelLaunch, device: Device, spec: DeviceSpec | None
     duration = Value.of(measured)
     flops = {p: m.cuda_core_flops(launch, p) for p in ("fp64", "fp32", "fp16")}
     flops["tensor"], by_type = m.tensor_flops(launch, device)
-    tensor_dtype = argmax_key(by_type) if any(truth(v) for v in by_type.values()) else DEFAULT_TENSOR_DTYPE
+    tensor_dtype = shared(main_tensor_type(by_type))
     traffic = _traffic(launch, device)
     moved = {level: t.bytes for level, t in traffic.items()}
     ceilings, definitions = report_ceilings(launch, device, tensor_dtype, traffic)
@@ -181,8 +181,13 @@ def analyze_launch(launch: KernelLaunch, device: Device, spec: DeviceSpec | None
         notes=tuple(n for _, n in keyed),
         note_keys=tuple(key for key, _ in keyed),
         l2_total_bytes=l2_total,
-        level_notes=level_notes(traffic, l2_total),
+        inverted_levels=inverted_levels(traffic, l2_total),
     )
+
+
+def main_tensor_type(by_type: Mapping[str, Any]) -> Any:
+    """Per launch, the Tensor Core source type whose roof is shown: the one with the most FLOPs, else the default."""
+    return argmax_key(by_type) if any(nonzero(v) for v in by_type.values()) else DEFAULT_TENSOR_DTYPE
 
 
 def time_share(duration_s: float | None, total_time_s: float | None) -> float | None:
@@ -218,7 +223,7 @@ def rate(amount: Value, duration: Value) -> Value:
     """An amount per second of ``duration``; None with the reason when either is missing or zero."""
     if amount.value is None:
         return Value(None, amount.reason)
-    if duration.value is None or same(duration.value <= 0):
+    if duration.value is None or shared(duration.value <= 0):
         return Value(None, f"no kernel duration: {duration.reason or 'zero duration'}")
     return Value(amount.value / duration.value, via=f"({amount.via}) / duration")
 
@@ -233,7 +238,7 @@ def intensity(flops: Mapping[str, Value], moved: Mapping[str, Value]) -> dict[st
             out[level] = Value(None, "no FLOP count: " + "; ".join(v.reason for v in flops.values() if v.reason))
         elif b.value is None:
             out[level] = Value(None, b.reason)
-        elif same(b.value == 0):
+        elif shared(b.value == 0):
             out[level] = Value(None, f"no bytes moved at {level}: intensity is unbounded")
         else:
             left_out = f" (leaves out unmeasured {', '.join(unmeasured)})" if unmeasured else ""
@@ -241,30 +246,27 @@ def intensity(flops: Mapping[str, Value], moved: Mapping[str, Value]) -> dict[st
     return out
 
 
-def level_notes(traffic: Mapping[str, m.Traffic], l2_total: Value) -> tuple[str, ...]:
-    """Where a level's definition counts one direction only and so shows fewer bytes than the level outside
-    it (an inverted-looking hierarchy): which level, what it counts, and where all L2 traffic is."""
-    return per_row(_level_notes, traffic, l2_total)
+def inverted_levels(traffic: Mapping[str, m.Traffic], l2_total: Value) -> tuple[InvertedLevel, ...]:
+    """Where a level's definition counts one direction only and so shows fewer bytes than the level outside it (an
+    inverted-looking hierarchy): which levels, what the inner one counts, and where all L2 traffic is."""
+    return per_launch(_inverted_levels, traffic, l2_total)
 
 
-def _level_notes(traffic: Mapping[str, m.Traffic], l2_total: Value) -> tuple[str, ...]:
-    notes = []
+def _inverted_levels(traffic: Mapping[str, m.Traffic], l2_total: Value) -> tuple[InvertedLevel, ...]:
+    out = []
     for outer, inner in (("dram", "l2"), ("l2", "l1")):
         inside, outside = traffic[inner].bytes.value, traffic[outer].bytes.value
         if not traffic[inner].one_way or inside is None or outside is None or inside >= outside:
             continue
-        total = (f"; all L2 traffic, stores included, is bytes.l2_total ({l2_total.via})"
-                 if l2_total.value is not None else "")
-        notes.append(f"{NAMES[inner]} bytes count {traffic[inner].one_way} ({traffic[inner].counter}"
-                     f" definition), so they fall below the {NAMES[outer]} bytes and the hierarchy looks inverted"
-                     f"{total}")
-    return tuple(notes)
+        total = l2_total.via if l2_total.value is not None else ""
+        out.append(InvertedLevel(inner, outer, traffic[inner].one_way, traffic[inner].counter, total))
+    return tuple(out)
 
 
 def roof_position(flops: Mapping[str, Value], moved: Mapping[str, Value], duration: float | None,
                   ceilings: Ceilings) -> RoofPosition:
     """Percent of roof and limiter against one ceiling set (time-based, see module docstring)."""
-    if not truth(duration):
+    if not nonzero(duration):
         return RoofPosition(ceilings.source, None, None, {}, "no kernel duration")
     util: dict[str, float] = {}
     gaps = []
@@ -272,15 +274,15 @@ def roof_position(flops: Mapping[str, Value], moved: Mapping[str, Value], durati
         amount, peak = flops[p].value, ceilings.flop_per_s[p]
         if amount is None:
             continue
-        if truth(peak):
+        if nonzero(peak):
             util[p] = 100.0 * amount / duration / peak
-        elif same(amount > 0):
+        elif shared(amount > 0):
             gaps.append(f"{p} ceiling: {ceilings.missing.get(p, 'unknown')}")
     for level in LEVELS:
         amount, bw = moved[level].value, ceilings.bytes_per_s[level]
         if amount is None:
             gaps.append(f"{level} bytes: {moved[level].reason}")
-        elif truth(bw):
+        elif nonzero(bw):
             util[level] = 100.0 * amount / duration / bw
         else:
             gaps.append(f"{level} ceiling: {ceilings.missing.get(level, 'unknown')}")
@@ -288,12 +290,12 @@ def roof_position(flops: Mapping[str, Value], moved: Mapping[str, Value], durati
         return RoofPosition(ceilings.source, None, None, {}, "nothing to compare with a roof: " + "; ".join(gaps))
     limiter = argmax_key(util)
     reason = ("partial: leaves out " + "; ".join(gaps)) if gaps else ""
-    return RoofPosition(ceilings.source, util[limiter], limiter, util, reason)
+    return RoofPosition(ceilings.source, at_key(util, limiter), limiter, util, reason)
 
 
 def above_ceiling_flags(roof: RoofPosition) -> tuple[str, ...]:
     """Roofs the launch claims to beat: a measurement or counting problem, never a success."""
-    return per_row(_above_ceiling, roof.utilization_pct, roof.ceilings)
+    return per_launch(_above_ceiling, roof.utilization_pct, roof.ceilings)
 
 
 def _above_ceiling(utilization_pct: Mapping[str, float], ceilings: CeilingSet) -> tuple[str, ...]:
@@ -316,15 +318,16 @@ def analyze_report(report: Report, spec: DeviceSpec | None = None, spec_match: s
     chosen = use or DEFAULT_CEILINGS
     launches = report.launches
     valid = [i for i, launch in enumerate(launches) if not launch.invalid]
-    groups = [([valid[r] for r in rows], cohort) for rows, cohort in cohorts([launches[i] for i in valid])]
+    groups = [([valid[r] for r in rows], cohort) for rows, cohort in cohorts([launches[i] for i in valid],
+                                                                             m.sign_tested)]
     durations = np.full(len(launches), np.nan)
-    for rows, value in _per_cohort(groups, lambda c: m.duration_s(c).value):
+    for rows, value in _per_cohort(groups, report.device, lambda c: m.duration_s(c).value):
         durations[rows] = np.nan if value is None else value
     known = durations[valid]
     known = known[~np.isnan(known)].tolist()
     total = sum(known) if known else None
     parts: list[tuple[Sequence[int], LaunchAnalysis]] = [
-        *_per_cohort(groups, lambda c: analyze_launch(c, report.device, spec, chosen, total)),
+        *_per_cohort(groups, report.device, lambda c: analyze_launch(c, report.device, spec, chosen, total)),
         *(([i], invalid_launch(launch, spec, chosen)) for i, launch in enumerate(launches) if launch.invalid)]
     table = LaunchTable(launches, parts, launch_columns(launches, parts))
     every = table.all()
@@ -339,18 +342,38 @@ def analyze_launches(launches: Sequence[KernelLaunch], device: Device, spec: Dev
     that needs every launch of the report: for work on launches before the rest of their report is read."""
     chosen = use or DEFAULT_CEILINGS
     out: list[Any] = [None] * len(launches)
-    for rows, result in _per_cohort(cohorts(launches), lambda c: analyze_launch(c, device, spec, chosen)):
+    groups = cohorts(launches, m.sign_tested)
+    for rows, result in _per_cohort(groups, device, lambda c: analyze_launch(c, device, spec, chosen)):
         plan = launch_plan(result)
         for place, i in enumerate(rows):
             out[i] = take_launch(result, place, plan)  # as ``LaunchTable.row`` takes a launch out of its part
     return out
 
 
-def _per_cohort(groups: Sequence[tuple[list[int], Cohort]],
+def _per_cohort(groups: Sequence[tuple[list[int], Cohort]], device: Device,
                 fn: Callable[[KernelLaunch], T]) -> list[tuple[list[int], T]]:
-    """``fn`` over each cohort (a cohort stands in for a launch), split where its launches branch apart: each
-    part's launches (positions in the report) and result."""
-    return [part for rows, cohort in groups for part in evaluate(cast("Callable[[Cohort], T]", fn), cohort, rows)]
+    """``fn`` over each cohort (a cohort stands in for a launch) in parts that read the same tensor metrics
+    (``tensor_parts``): each part's launches (positions in the report) and result."""
+    import numpy as np
+
+    run = cast("Callable[[Cohort], T]", fn)
+    with np.errstate(all="ignore"):  # overflow to inf and 0/0 to NaN, silently, as with Python's floats
+        return [([rows[i] for i in at], run(part)) for rows, cohort in groups
+                for at, part in tensor_parts(cohort, device)]
+
+
+def tensor_parts(cohort: Cohort, device: Device) -> list[tuple[list[int], Cohort]]:
+    """The cohort in parts whose launches read the same tensor metrics: the same main Tensor Core type
+    (``main_tensor_type``) and the same peak metric of it (``m.tensor_peak_metric``), each part with its positions in
+    the cohort. The only choice of metrics that differs between launches holding the same metrics."""
+    def launch(c: Cohort) -> KernelLaunch:
+        return cast("KernelLaunch", c)  # a cohort stands in for a launch in the formulas
+
+    out = []
+    for rows, part in cohort.split(main_tensor_type(m.tensor_flops(launch(cohort), device)[1])):
+        dtype = shared(main_tensor_type(m.tensor_flops(launch(part), device)[1]))
+        out += [([rows[i] for i in at], piece) for at, piece in part.split(m.tensor_peak_metric(launch(part), dtype))]
+    return out
 
 
 def launch_columns(launches: Sequence[KernelLaunch], parts: Sequence[tuple[Sequence[int], LaunchAnalysis]]) -> Columns:
@@ -530,39 +553,43 @@ def small_grid_time(duration: np.ndarray, bound: np.ndarray) -> np.ndarray:
     return np.where(bound == "small_grid", np.nan_to_num(duration, nan=0.0), 0.0)
 
 
-def recoverable_s(a: LaunchAnalysis) -> float | None:
+def recoverable_s(launch_analysis: LaunchAnalysis) -> float | None:
     """``recoverable_time`` of one launch's analysis."""
-    return _recoverable(a, a.verdict.bound)
+    return _recoverable(launch_analysis, launch_analysis.verdict.bound)
 
 
-def ridge_point(k: LaunchAnalysis) -> tuple[float | None, str | None]:
+def ridge_point(analysis: LaunchAnalysis) -> tuple[float | None, str | None]:
     """Ridge point of the main precision's ceiling against the limiting memory level's roof, and that precision."""
-    c, precision = k.ceilings.get(k.roof.ceilings), k.main_precision
-    if c is None or precision is None or k.roof.limiter not in LEVELS:
+    c, precision = analysis.ceilings.get(analysis.roof.ceilings), analysis.main_precision
+    if c is None or precision is None or analysis.roof.limiter not in LEVELS:
         return None, precision
-    peak, bandwidth = c.flop_per_s[precision], c.bytes_per_s[k.roof.limiter]
+    peak, bandwidth = c.flop_per_s[precision], c.bytes_per_s[analysis.roof.limiter]
     return (peak / bandwidth if peak and bandwidth else None), precision
 
 
-def attained_pct(a: LaunchAnalysis) -> float | None:
+def attained_pct(analysis: LaunchAnalysis) -> float | None:
     """How close the launch is to a peak: the highest of its percent of roof and its SM and memory throughputs (the
     figure ``recoverable_time`` takes), None when none is measured."""
-    known = [v for v in (a.roof.pct_of_roof, a.verdict.attained_pct) if v is not None]
+    known = [v for v in (analysis.roof.pct_of_roof, analysis.verdict.attained_pct) if v is not None]
     return max(known) if known else None
 
 
-def headroom_s(a: LaunchAnalysis) -> float | None:
+def headroom_s(analysis: LaunchAnalysis) -> float | None:
     """The time above the busiest unit's peak, small grids included: the most that hiding latency or raising
     occupancy can save, since neither lets a unit run past its peak (``recoverable_time`` without its small-grid
     rule)."""
-    return _recoverable(a, None)
+    return _recoverable(analysis, None)
 
 
-def _recoverable(a: LaunchAnalysis, bound: str | None) -> float | None:
+def _recoverable(analysis: LaunchAnalysis, bound: str | None) -> float | None:
     import numpy as np
 
-    saved = recoverable_time(np.array([_number(a.duration_s.value)]), np.array([bound], dtype=object),
-                             np.array([_number(a.roof.pct_of_roof)]), np.array([_number(a.verdict.attained_pct)]))
+    saved = recoverable_time(
+        np.array([_number(analysis.duration_s.value)]),
+        np.array([bound], dtype=object),
+        np.array([_number(analysis.roof.pct_of_roof)]),
+        np.array([_number(analysis.verdict.attained_pct)]),
+    )
     return None if np.isnan(saved[0]) else float(saved[0])
 
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from roofline.analysis.launches import Launches
 from roofline.analysis.results import Bound, BusyUnit, Cause, RoofPosition, Side, Verdict
-from roofline.core.cohorts import largest, per_row, same
+from roofline.core.cohorts import is_none, largest, per_launch, where
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, KernelLaunch
 from roofline.core.thresholds import BALANCED_PTS, FULL_WAVE, HIGH_THROUGHPUT_PCT, LATENCY_BELOW_PCT
@@ -70,18 +70,19 @@ class NoThroughputs:
 # --- The rule -----------------------------------------------------------------------------------------
 def classify(sm_pct: float, memory_pct: float, waves: float | None) -> tuple[Bound | None, str]:
     """(bound, ncu's verdict title) from the two throughputs and the waves per SM; the bound is None when
-    the waves, needed to tell a small grid from latency, are unknown."""
-    if same((sm_pct >= HIGH_THROUGHPUT_PCT) | (memory_pct >= HIGH_THROUGHPUT_PCT)):
-        return ("compute" if same(sm_pct >= memory_pct) else "memory"), "High Throughput"
-    if same((sm_pct < LATENCY_BELOW_PCT) & (memory_pct < LATENCY_BELOW_PCT)):
-        if waves is None:
-            return None, ""
-        return ("small_grid", "Small Grid") if same(waves < FULL_WAVE) else ("latency", "Latency Issue")
-    if same(abs(sm_pct - memory_pct) >= BALANCED_PTS):
-        if same(sm_pct > memory_pct):
-            return "compute", "High Compute Throughput"
-        return "memory", "High Memory Throughput"
-    return "balanced", "Balanced Throughput"
+    the waves, needed to tell a small grid from latency, are unknown. Per launch over a cohort's arrays."""
+    high = (sm_pct >= HIGH_THROUGHPUT_PCT) | (memory_pct >= HIGH_THROUGHPUT_PCT)
+    low = (sm_pct < LATENCY_BELOW_PCT) & (memory_pct < LATENCY_BELOW_PCT)
+    apart = abs(sm_pct - memory_pct) >= BALANCED_PTS
+    compute = where(high, sm_pct >= memory_pct, sm_pct > memory_pct)
+    bound = where(high | apart, where(compute, "compute", "memory"), "balanced")
+    title = where(high, "High Throughput", where(apart, where(compute, "High Compute Throughput",
+                                                              "High Memory Throughput"), "Balanced Throughput"))
+    if waves is None:
+        return where(low & ~high, None, bound), where(low & ~high, "", title)
+    small = waves < FULL_WAVE
+    return (where(low & ~high, where(small, "small_grid", "latency"), bound),
+            where(low & ~high, where(small, "Small Grid", "Latency Issue"), title))
 
 
 # --- Inputs -------------------------------------------------------------------------------------------
@@ -115,13 +116,15 @@ def busy_units(launch: KernelLaunch) -> tuple[BusyUnit, ...]:
     return tuple(units)
 
 
-def _ranked(units: Sequence[BusyUnit], side: Side | None) -> tuple[BusyUnit | None, tuple[BusyUnit, ...]]:
-    """The busiest unit of ``side`` (of both sides when None) and the ``TOP_UNITS`` busiest. Over a cohort they are
-    made per launch when it is taken out (``per_row``): the units' names are the cohort's, only their percentages
-    are the launch's, so a launch builds the few units it keeps and not all of them."""
+def _ranked(units: Sequence[BusyUnit], side: Side | None,
+            none: bool) -> tuple[BusyUnit | None, tuple[BusyUnit, ...]]:
+    """The busiest unit of ``side`` (of both sides when None) and the ``TOP_UNITS`` busiest, neither where ``none``
+    (a launch without a verdict). Over a cohort they are made per launch when it is taken out (``per_launch``): the
+    units' names are the cohort's, only their percentages are the launch's, so a launch builds the few units it
+    keeps and not all of them."""
     labels = tuple((u.name, u.side, u.metric) for u in units)
     pcts = tuple(u.pct for u in units)
-    return per_row(_busiest, labels, pcts, side), per_row(_top, labels, pcts)
+    return per_launch(_busiest, labels, pcts, side, none), per_launch(_top, labels, pcts, none)
 
 
 def _by_load(pcts: Sequence[float]) -> list[int]:
@@ -129,12 +132,15 @@ def _by_load(pcts: Sequence[float]) -> list[int]:
     return sorted(range(len(pcts)), key=lambda i: -pcts[i])
 
 
-def _busiest(labels: Sequence[tuple[str, Side, str]], pcts: Sequence[float], side: Side | None) -> BusyUnit | None:
+def _busiest(labels: Sequence[tuple[str, Side, str]], pcts: Sequence[float], side: Side | None,
+             none: bool) -> BusyUnit | None:
+    if none:
+        return None
     return next((_unit(labels[i], pcts[i]) for i in _by_load(pcts) if side is None or labels[i][1] == side), None)
 
 
-def _top(labels: Sequence[tuple[str, Side, str]], pcts: Sequence[float]) -> tuple[BusyUnit, ...]:
-    return tuple(_unit(labels[i], pcts[i]) for i in _by_load(pcts)[:TOP_UNITS])
+def _top(labels: Sequence[tuple[str, Side, str]], pcts: Sequence[float], none: bool) -> tuple[BusyUnit, ...]:
+    return () if none else tuple(_unit(labels[i], pcts[i]) for i in _by_load(pcts)[:TOP_UNITS])
 
 
 def _unit(label: tuple[str, Side, str], pct: float) -> BusyUnit:
@@ -155,11 +161,16 @@ def unit_name(metric: str) -> str:
 def decide(t: Throughputs) -> Verdict:
     """The verdict from the throughputs, with the busiest unit of the deciding side."""
     bound, title = classify(t.sm_pct, t.memory_pct, t.waves_per_sm)
-    side: Side | None = "memory" if bound == "memory" else "compute" if bound == "compute" else None
-    reason = "" if bound is not None else f"both throughputs below {LATENCY_BELOW_PCT:.0f}% and {m.WAVES} missing " \
-        "(small grid or latency?): re-profile with --section LaunchStats"
-    return Verdict(bound, "throughput" if bound else None, t.sm_pct, t.memory_pct, t.waves_per_sm,
-                   *_ranked(t.units, side), title, reason)
+    undecided = is_none(bound)
+    reason = where(undecided, f"both throughputs below {LATENCY_BELOW_PCT:.0f}% and {m.WAVES} missing (small grid or "
+                   "latency?): re-profile with --section LaunchStats", "")
+    return Verdict(bound, where(undecided, None, "throughput"), t.sm_pct, t.memory_pct, t.waves_per_sm,
+                   *_ranked(t.units, _side(bound), False), title, reason)
+
+
+def _side(bound: Bound | None) -> Side | None:
+    """Per launch, the side a bound names (compute or memory), None for the others."""
+    return where(bound == "memory", "memory", where(bound == "compute", "compute", None))
 
 
 def from_roofline(roof: RoofPosition, why: NoThroughputs | str) -> Verdict:
@@ -173,17 +184,15 @@ def from_roofline(roof: RoofPosition, why: NoThroughputs | str) -> Verdict:
     if not util:
         return Verdict(None, None, reason=f"{why_no_throughputs}; and no FP or byte roof position either",
                        cause=gap.cause, missing=gap.missing, collect=gap.collect)
-    if same((compute < LATENCY_BELOW_PCT) & (memory < LATENCY_BELOW_PCT)):
-        return Verdict(None, None, reason=f"{why_no_throughputs}; the FP and byte roofs alone (all below "
-                       f"{LATENCY_BELOW_PCT:.0f}%) cannot tell latency from integer, special-function, load/store or "
-                       "tensor work", cause=gap.cause, missing=gap.missing, collect=gap.collect)
-    bound, _ = classify(compute, memory, None)
+    low = (compute < LATENCY_BELOW_PCT) & (memory < LATENCY_BELOW_PCT)
+    bound = where(low, None, classify(compute, memory, None)[0])
     units = tuple(BusyUnit(f"{NAMES[key]} roof", value, "compute" if key in PRECISIONS else "memory", key)
                   for key, value in util.items())
-    side: Side | None = "compute" if bound == "compute" else "memory" if bound == "memory" else None
-    return Verdict(bound, "roofline", None, None, None, *_ranked(units, side),
-                   reason=f"roofline only: {why_no_throughputs}", cause=gap.cause, missing=gap.missing,
-                   collect=gap.collect)
+    reason = where(low, f"{why_no_throughputs}; the FP and byte roofs alone (all below {LATENCY_BELOW_PCT:.0f}%) "
+                   "cannot tell latency from integer, special-function, load/store or tensor work",
+                   f"roofline only: {why_no_throughputs}")
+    return Verdict(bound, where(low, None, "roofline"), None, None, None, *_ranked(units, _side(bound), low),
+                   reason=reason, cause=gap.cause, missing=gap.missing, collect=gap.collect)
 
 
 def launch_verdict(launch: KernelLaunch, roof: RoofPosition) -> Verdict:

@@ -132,22 +132,30 @@ def report_set(analyses: Sequence[ReportAnalysis], spread_threshold_pct: float |
     return ReportSetView(tuple(report_view(a) for a in analyses), spreads)
 
 
-def report_view(a: ReportAnalysis) -> ReportView:
+def report_view(report_analysis: ReportAnalysis) -> ReportView:
     """The view of one report's analysis."""
-    launches = list(a.launches)
+    launches = list(report_analysis.launches)
     keys = roofs_run(launches)
-    return ReportView(a, report_level_ceilings(a.launches), scaled_roofs(launches),
-                      tuple(rank_by_recoverable_time(a.groups)), tuple(_advised(g, keys) for g in kernels_to_advise(a)),
-                      tuple(recoverable_s(k) for k in launches), tuple(explain(k.verdict) for k in launches),
-                      tuple(_pooled(g) for g in a.groups), unavailable(a), keys,
-                      tuple(sorted({n for k in launches for n in shown_notes(k, keys)})))
+    return ReportView(
+        report_analysis,
+        report_level_ceilings(report_analysis.launches),
+        scaled_roofs(launches),
+        tuple(rank_by_recoverable_time(report_analysis.groups)),
+        tuple(_advised(g, keys) for g in kernels_to_advise(report_analysis)),
+        tuple(recoverable_s(k) for k in launches),
+        tuple(explain(k.verdict) for k in launches),
+        tuple(_pooled(g) for g in report_analysis.groups),
+        unavailable(report_analysis),
+        keys,
+        tuple(sorted({n for k in launches for n in shown_notes(k, keys)})),
+    )
 
 
-def shown_notes(k: LaunchAnalysis, keys: Sequence[str]) -> tuple[str, ...]:
+def shown_notes(analysis: LaunchAnalysis, keys: Sequence[str]) -> tuple[str, ...]:
     """A launch's notes but those on a precision no launch ran (the roofs ``keys`` leave out): with the full set, a
     note on the zero-product HFMA2s left out of FP16 FLOPs concerns nothing an FP32 kernel ran."""
-    known = dict(zip(range(len(k.notes)), k.note_keys, strict=False))
-    return tuple(n for i, n in enumerate(k.notes) if known.get(i) not in PRECISIONS or known[i] in keys)
+    known = dict(zip(range(len(analysis.notes)), analysis.note_keys, strict=False))
+    return tuple(n for i, n in enumerate(analysis.notes) if known.get(i) not in PRECISIONS or known[i] in keys)
 
 
 def roofs_run(launches: Sequence[LaunchAnalysis]) -> tuple[str, ...]:
@@ -190,12 +198,12 @@ def scaled_roofs(launches: Sequence[LaunchAnalysis]) -> ScaledRoofs | None:
     return ScaledRoofs(tuple(key for key in order if key in scaled), tuple(key for key in order if key in unscaled))
 
 
-def unavailable(a: ReportAnalysis) -> tuple[Unavailable, ...]:
+def unavailable(report_analysis: ReportAnalysis) -> tuple[Unavailable, ...]:
     """Why values are n/a, one entry per cause, fix and set of launches, naming the values it leaves out: the
     metrics the report lacks grouped by the option that collects them, any other reason as the analysis gives it."""
     found: dict[tuple[str, str, str], set[str]] = {}  # (what, which, reason) -> launch keys, in first-seen order
     kinds: dict[str, tuple[Cause, tuple[str, ...], str, str]] = {}
-    for k in a.valid_launches:
+    for k in report_analysis.valid_launches:
         values = (*(("FLOPs", p, k.flops[p]) for p in PRECISIONS),
                   *(("bytes", level, k.bytes[level]) for level in LEVELS), ("duration", "", k.duration_s))
         for what, key, v in values:
@@ -205,7 +213,7 @@ def unavailable(a: ReportAnalysis) -> tuple[Unavailable, ...]:
         if k.verdict.bound is None:
             found.setdefault(("bound", "", k.verdict.reason), set()).add(k.launch.key)
             kinds.setdefault(k.verdict.reason, (Cause.OTHER, (), "", k.verdict.reason))
-        used = k.ceilings[a.ceilings_used]
+        used = k.ceilings[report_analysis.ceilings_used]
         for roof, why in used.missing.items():
             found.setdefault((f"{used.source} roof", NAMES[roof], why), set()).add(k.launch.key)
             collect = used.collect.get(roof, "")

@@ -168,11 +168,6 @@ class WorkCheck:
         return "different work: " + ", ".join(f"{m.label} {m.ratio_text}" for m in self.measures
                                               if m.decides and m.differs) + (f" ({governs[2:]})" if governs else "")
 
-    @property
-    def other_differences(self) -> tuple[Measure, ...]:
-        """Measures beyond the tolerance that do not decide (bytes, instructions, or threads of a FLOP kernel)."""
-        return tuple(m for m in self.measures if m.differs and not m.decides)
-
 
 def _basis_text(basis: str) -> str:
     return {"flops": "FLOPs", "threads": "threads launched"}.get(basis, measure_label(basis))

@@ -1,14 +1,23 @@
 """Columnar evaluation of the per-launch formulas: the launches of a report in cohorts, each cohort's formulas
 run once over numpy arrays (one element per launch), and single launches taken back out only where shown.
 
-A cohort is a set of launches that hold the same metrics (names in the same order, the same text values and
-the same NaN metrics), so every "is it in the report?" branch of ``roofline.ncu.metrics`` goes the same way for all
-of them. ``Cohort`` stands in for a ``KernelLaunch``: ``value(name)`` is a float64 array. The formulas are the
-scalar ones, unchanged; where a branch or a text depends on the values themselves they call ``same``, which
-gives the one value the whole cohort shares or raises ``Split`` with a label per launch, and ``evaluate`` runs
-the formula again on each part. Per-launch detail that only a shown launch needs (the busiest units in order)
-is ``per_row``: a function applied when that launch is taken out (``take_launch``). Array arithmetic is IEEE double
-arithmetic in the same order as the scalar formulas, so a launch's numbers equal those of a scalar run.
+The contract, for whoever writes a formula (``roofline.ncu.metrics`` says it in full):
+- A cohort is a set of launches that hold the same metrics (names in the same order, the same text values, the
+  same NaN metrics) and each number whose sign a formula tests with the same sign (``cohorts``; which numbers:
+  ``ncu.metrics.sign_tested``). ``Cohort`` stands in for a ``KernelLaunch``: ``value(name)`` is a float64 array.
+  So a branch on whether a metric is there, or on whether a count is zero (``nonzero``, ``shared``), goes the same
+  way for every launch of a cohort: a plain ``if``.
+- A choice by the values themselves is made per launch: ``where``, ``is_none``, ``largest``, ``smallest``,
+  ``argmax_key``, ``at_key`` (each also takes a single launch's numbers, and gives one value where a cohort's
+  launches agree). A choice of which metrics to read is made before the formulas run, and the cohort split by it
+  (``Cohort.split``).
+- Nothing is re-run: ``shared`` on a value the launches do not share raises ``CohortMismatch``, a defect of the
+  formula.
+- A text holds no per-launch number made in a formula: what quotes a launch's numbers (a note with its clock) or
+  only a shown launch needs (its busiest units in order) is made by the per-launch step, ``per_launch(make,
+  *inputs)``: at once for one launch, and for a cohort when each launch is taken out (``take_launch``).
+Array arithmetic is IEEE double arithmetic in the same order as the scalar formulas, so a launch's numbers equal
+those of a scalar run.
 """
 
 from __future__ import annotations
@@ -17,7 +26,7 @@ import dataclasses
 import operator
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from roofline.core.model import MetricTable, table_rows
 
@@ -37,16 +46,11 @@ def _is_array(x: Any) -> bool:
     return np_ is not None and isinstance(x, np_.ndarray | np_.generic)
 
 
-class Split(Exception):
-    """A branch or text of a formula differs between the launches of a cohort: ``labels`` has one per launch."""
-
-    def __init__(self, labels: np.ndarray) -> None:
-        super().__init__("cohort splits")
-        self.labels = labels
-
-
-def same(x: Any) -> Any:
-    """The value every launch of a cohort shares (a scalar is its own), else ``Split`` by value."""
+def shared(x: Any) -> Any:
+    """The value every launch of a cohort holds (a single launch's value is its own). A formula calls it only on
+    what the forming of cohorts makes common to their launches (``cohorts``: which metrics, their texts, the sign of
+    each number) or on what the caller split the cohort by (``Cohort.split``); anything else is a defect in the
+    formula, raised as ``CohortMismatch``."""
     if isinstance(x, _PLAIN) or not _is_array(x):
         return x
     if x.ndim == 0:
@@ -54,25 +58,48 @@ def same(x: Any) -> Any:
     first = x[0]
     if bool((x == first).all()):
         return first.item() if hasattr(first, "item") else first
-    raise Split(x)
+    raise CohortMismatch(f"the launches of a cohort differ in a value a formula branches on ({x[:4].tolist()})")
 
 
-def truth(x: Any) -> TypeIs[float]:
-    """Whether a measured value is there and not zero (the scalar ``if value:``), the same for a whole cohort."""
-    return x is not None and bool(same(x != 0))
+class CohortMismatch(AssertionError):
+    """A formula branched on a value the launches of a cohort do not share: a defect of the formula, never data."""
 
 
-def fmt(x: Any, spec: str) -> str:
-    """``format(x, spec)``; a cohort splits where its launches' texts differ."""
-    if _is_array(x) and x.ndim:
-        import numpy as np
+def nonzero(x: Any) -> TypeIs[float]:
+    """Whether a quantity is measured and not zero (a single launch's ``if x:``): the same for every launch of a
+    cohort, which share the sign of each metric (``shared``)."""
+    return x is not None and bool(shared(x != 0))
 
-        return str(same(np.array([format(v, spec) for v in x.tolist()], dtype=object)))
-    return format(float(x), spec)
+
+def where(condition: Any, if_true: Any, if_false: Any) -> Any:
+    """Per launch, ``if_true`` where ``condition`` holds, else ``if_false`` (numpy's ``where``; texts, enums and
+    None give an object array). For a single launch, or a cohort whose launches all agree, ``if_true if condition
+    else if_false`` (one value every launch shares)."""
+    if not _is_array(condition) or condition.ndim == 0:
+        return if_true if condition else if_false
+    if condition.all() or not condition.any():
+        return if_true if condition[0] else if_false
+    import numpy as np
+
+    if all(isinstance(v, int | float) or _is_array(v) and v.dtype != object for v in (if_true, if_false)):
+        return np.where(condition, if_true, if_false)
+    out = np.empty(condition.shape, dtype=object)
+    for mask, value in ((condition, if_true), (~condition, if_false)):
+        out[mask] = value[mask] if _is_array(value) else value
+    return out
+
+
+def is_none(x: Any) -> Any:
+    """Per launch, whether ``x`` is None (an element of an object array, or a single launch's value)."""
+    if not _is_array(x):
+        return x is None
+    import numpy as np
+
+    return np.array([value is None for value in x.tolist()], dtype=bool)
 
 
 def largest(values: Sequence[Any]) -> Any:
-    """The element-wise maximum of numbers or arrays (Python's ``max`` for numbers)."""
+    """Per launch, the maximum of numbers or arrays (Python's ``max`` for numbers)."""
     out = values[0]
     for v in values[1:]:
         if _is_array(out) or _is_array(v):
@@ -85,7 +112,7 @@ def largest(values: Sequence[Any]) -> Any:
 
 
 def smallest(a: Any, b: Any) -> Any:
-    """The element-wise minimum of two numbers or arrays (Python's ``min`` for numbers)."""
+    """Per launch, the minimum of two numbers or arrays (Python's ``min`` for numbers)."""
     if _is_array(a) or _is_array(b):
         import numpy as np
 
@@ -93,30 +120,48 @@ def smallest(a: Any, b: Any) -> Any:
     return min(a, b)
 
 
-def argmax_key(values: Mapping[str, Any]) -> str:
-    """The key of the largest value, the first on ties (Python's ``max(d, key=d.get)``), shared by a cohort."""
+def argmax_key(values: Mapping[str, Any]) -> Any:
+    """Per launch, the key of the largest value, the first on ties (Python's ``max(d, key=d.get)``): a key for a
+    single launch or a cohort whose launches agree, else an object array of keys."""
     keys = list(values)
     if not any(_is_array(v) for v in values.values()):
         return max(keys, key=lambda k: values[k])
     import numpy as np
 
     stacked = np.stack(np.broadcast_arrays(*(np.asarray(values[k], dtype=float) for k in keys)))
-    return str(same(np.array(keys, dtype=object)[np.argmax(stacked, axis=0)]))
+    chosen = np.argmax(stacked, axis=0)
+    return keys[chosen[0]] if (chosen == chosen[0]).all() else np.array(keys, dtype=object)[chosen]
+
+
+def at_key(values: Mapping[str, Any], key: Any) -> Any:
+    """Per launch, the value under its key (``argmax_key``'s): ``values[key]`` for a single launch."""
+    if not _is_array(key):
+        return values[key]
+    import numpy as np
+
+    keys = list(values)
+    stacked = np.stack(np.broadcast_arrays(*(np.asarray(values[k], dtype=float) for k in keys)))
+    index = np.array([keys.index(k) for k in key.tolist()], dtype=np.intp)
+    return stacked[index, np.arange(len(index))]
 
 
 @dataclasses.dataclass(frozen=True)
-class RowFn:
-    """``fn`` of its arguments taken out for one launch: per-launch detail computed only for launches shown."""
+class PerLaunch(Generic[T]):
+    """What a cohort's result holds in place of a ``T`` each launch makes from its own values (a text quoting its
+    clock, its busiest units in order): ``make(*inputs)``, run when that launch is taken out (``take_launch``) with
+    each input that launch's element. In a cohort's result it stands in for the ``T``, as an array stands in for a
+    number: the formulas are typed for one launch."""
 
-    fn: Callable[..., Any]
-    args: tuple[Any, ...]
+    make: Callable[..., T]
+    inputs: tuple[Any, ...]
 
 
-def per_row(fn: Callable[..., T], *args: Any) -> T:
-    """``fn(*args)`` now for one launch, or, for a cohort, when a launch is taken out (``take_launch``)."""
-    if any(launch_plan(a) is not None for a in args):  # any array among them
-        return RowFn(fn, args)  # type: ignore[return-value]
-    return fn(*args)
+def per_launch(make: Callable[..., T], *inputs: Any) -> T:
+    """The per-launch step: ``make(*inputs)`` now for one launch; for a cohort (an array or a ``Cohort`` among the
+    inputs), the ``PerLaunch`` that makes it for each launch taken out."""
+    if any(launch_plan(value) is not None for value in inputs):
+        return cast("T", PerLaunch(make, inputs))
+    return make(*inputs)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -131,17 +176,17 @@ class Plan:
 
 def launch_plan(x: Any) -> Plan | bool | None:
     """The plan that takes a launch out of a cohort's result ``x`` (``take_launch``), made once for all its launches;
-    None where ``x`` holds no array, ``RowFn`` or ``Cohort`` (every launch shares it as it is)."""
+    None where ``x`` holds no array, ``PerLaunch`` or ``Cohort`` (every launch shares it as it is)."""
     if isinstance(x, _PLAIN):
         return None
     if _is_array(x) or isinstance(x, Cohort):
         return True
-    if isinstance(x, RowFn | tuple | list):
-        values = x.args if isinstance(x, RowFn) else x
+    if isinstance(x, PerLaunch | tuple | list):
+        values = x.inputs if isinstance(x, PerLaunch) else x
         places = {i: plan for i, v in enumerate(values) if (plan := launch_plan(v)) is not None}
         if isinstance(x, list) and places:
             raise TypeError("cannot take a launch out of a list")
-        return Plan(places) if places or isinstance(x, RowFn) else None
+        return Plan(places) if places or isinstance(x, PerLaunch) else None
     if isinstance(x, Mapping):
         keys = {k: plan for k, v in x.items() if (plan := launch_plan(v)) is not None}
         return Plan(keys) if keys else None
@@ -154,8 +199,8 @@ def launch_plan(x: Any) -> Plan | bool | None:
 
 def take_launch(x: Any, j: int, plan: Plan | bool | None) -> Any:
     """Launch ``j`` taken out of a cohort's result ``x`` along its ``launch_plan``: an array gives its element, a
-    ``RowFn`` its value, a ``Cohort`` the launch; tuples, mappings and dataclasses that hold any of these are rebuilt
-    around them, and whatever holds none is shared by every launch as it is."""
+    ``PerLaunch`` what it makes, a ``Cohort`` the launch; tuples, mappings and dataclasses that hold any of these
+    are rebuilt around them, and whatever holds none is shared by every launch as it is."""
     if plan is None:
         return x
     if plan is True:
@@ -164,8 +209,8 @@ def take_launch(x: Any, j: int, plan: Plan | bool | None) -> Any:
         return x.item(j) if x.ndim == 1 else x[j].item() if x.ndim else x.item()  # a Python number
     assert isinstance(plan, Plan)
     parts = plan.parts
-    if isinstance(x, RowFn):
-        return x.fn(*[take_launch(a, j, parts.get(i)) for i, a in enumerate(x.args)])
+    if isinstance(x, PerLaunch):
+        return x.make(*[take_launch(value, j, parts.get(i)) for i, value in enumerate(x.inputs)])
     if isinstance(x, tuple):
         items = [take_launch(v, j, parts.get(i)) for i, v in enumerate(x)]
         return type(x)(*items) if hasattr(x, "_fields") else tuple(items)
@@ -221,6 +266,19 @@ class Cohort:
         out._columns = {k: (None if v is None else v[index]) for k, v in self._columns.items()}
         return out
 
+    def split(self, labels: Any) -> list[tuple[list[int], Cohort]]:
+        """The cohort in parts of one label each (``labels``: one per launch, or one for all), with each part's
+        positions in the cohort: where a formula must choose which metrics to read per launch, the caller splits
+        the cohort by that choice first and runs the formula on each part."""
+        if not _is_array(labels):
+            return [(list(range(len(self.launches))), self)]
+        parts: dict[Any, list[int]] = {}
+        for i, label in enumerate(labels.tolist()):
+            parts.setdefault(label, []).append(i)
+        if len(parts) == 1:
+            return [(next(iter(parts.values())), self)]
+        return [(positions, self.part(positions)) for positions in parts.values()]
+
 
 def _rows_of(launches: Sequence[KernelLaunch]) -> tuple[MetricTable, np.ndarray] | None:
     """``model.table_rows``, the rows as an index array."""
@@ -232,13 +290,21 @@ def _rows_of(launches: Sequence[KernelLaunch]) -> tuple[MetricTable, np.ndarray]
     return found[0], np.array(found[1], dtype=np.intp)
 
 
-def cohorts(launches: Sequence[KernelLaunch]) -> list[tuple[list[int], Cohort]]:
+def every_number(name: str) -> bool:
+    """Every metric: the signs ``cohorts`` groups by unless told which metrics' signs the formulas test."""
+    return True
+
+
+def cohorts(launches: Sequence[KernelLaunch],
+            signed: Callable[[str], bool] = every_number) -> list[tuple[list[int], Cohort]]:
     """The launches in cohorts, with each cohort's positions in ``launches``, in order of first appearance.
     Launches of one cohort hold the same metric names in the same order, each of the same type, the same NaN
-    metrics and the same text values. Launches of one ``MetricTable`` hold a number as int or float alike."""
+    metrics, the same text values and each number of the metrics ``signed`` selects (those whose sign a formula
+    tests) with the same sign: positive, zero or negative. Launches of one ``MetricTable`` hold a number as int or
+    float alike."""
     table = _rows_of(launches)
     if table is not None:
-        return _table_cohorts(launches, *table)
+        return _table_cohorts(launches, *table, signed)
     by_layout: dict[tuple[Any, ...], list[int]] = {}
     for i, launch in enumerate(launches):
         metrics = launch.metrics
@@ -247,36 +313,27 @@ def cohorts(launches: Sequence[KernelLaunch]) -> list[tuple[list[int], Cohort]]:
     out = []
     for (names, types, _), rows in by_layout.items():
         texts = [name for name, kind in zip(names, types, strict=True) if kind is str]
+        numbers = [name for name, kind in zip(names, types, strict=True) if kind is not str and signed(name)]
         by_text: dict[tuple[Any, ...], list[int]] = {}
         for i in rows:
-            by_text.setdefault(tuple(launches[i].metrics[name] for name in texts), []).append(i)
+            values = launches[i].metrics
+            key = (tuple(values[name] for name in texts), tuple(_sign(values[name]) for name in numbers))
+            by_text.setdefault(key, []).append(i)
         out += [(part, Cohort([launches[i] for i in part])) for part in by_text.values()]
     return out
 
 
-def _table_cohorts(launches: Sequence[KernelLaunch], table: MetricTable,
-                   rows: np.ndarray) -> list[tuple[list[int], Cohort]]:
-    """``cohorts`` of launches that read their metrics from ``table`` (at ``rows``): grouped by its layouts."""
-    layouts = table.layouts()
+def _sign(value: Any) -> int:
+    """1, 0 or -1 (0 for NaN)."""
+    return (value > 0) - (value < 0)
+
+
+def _table_cohorts(launches: Sequence[KernelLaunch], table: MetricTable, rows: np.ndarray,
+                   signed: Callable[[str], bool]) -> list[tuple[list[int], Cohort]]:
+    """``cohorts`` of launches that read their metrics from ``table`` (at ``rows``): grouped by its layouts and
+    the signs of the numbers ``signed`` selects (``MetricTable.signs``)."""
+    layouts, signs = table.layouts(), table.signs(signed)
     by_layout: dict[tuple[Any, ...], list[int]] = {}
     for i, (row, launch) in enumerate(zip(rows.tolist(), launches, strict=True)):
-        by_layout.setdefault((layouts[row], launch.nan_metrics), []).append(i)
+        by_layout.setdefault((layouts[row], signs[row], launch.nan_metrics), []).append(i)
     return [(part, Cohort([launches[i] for i in part], (table, rows[part]))) for part in by_layout.values()]
-
-
-def evaluate(fn: Callable[[Cohort], T], cohort: Cohort, rows: list[int]) -> list[tuple[list[int], T]]:
-    """``fn`` over the cohort, split and run again where its launches take different branches: the parts'
-    results, each with its launches' positions (``rows``, in the cohort's order)."""
-    import numpy as np
-
-    try:
-        with np.errstate(all="ignore"):  # overflow to inf and 0/0 to NaN, silently, as with Python's floats
-            return [(rows, fn(cohort))]
-    except Split as split:
-        parts: dict[Any, list[int]] = {}
-        for i, label in enumerate(split.labels.tolist()):
-            parts.setdefault(label, []).append(i)
-        if len(parts) < 2:
-            raise RuntimeError("a cohort split without a difference") from None
-        return [r for positions in parts.values()
-                for r in evaluate(fn, cohort.part(positions), [rows[i] for i in positions])]

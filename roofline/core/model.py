@@ -13,7 +13,7 @@ columns (``MetricTable``) instead of one dict each: a million launches fit in me
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
@@ -54,16 +54,17 @@ def float_column(column: Sequence[MetricValue]) -> Any:
 
 class MetricTable:
     """The metric values of a version-2 model's launches: one list per metric, one element per launch, None where
-    the launch does not hold the metric. The lists are the document's own; nothing changes them. ``floats`` and
-    ``layouts`` are what the columnar analysis (``roofline.core.cohorts``) reads, made once per table."""
+    the launch does not hold the metric. The lists are the document's own; nothing changes them. ``floats``,
+    ``layouts`` and ``signs`` are what the columnar analysis (``roofline.core.cohorts``) reads, made once per table."""
 
-    __slots__ = ("columns", "count", "_floats", "_layouts")
+    __slots__ = ("columns", "count", "_floats", "_layouts", "_signs")
 
     def __init__(self, columns: Mapping[str, list[MetricValue]], count: int) -> None:
         self.columns = columns
         self.count = count
         self._floats: dict[str, Any] = {}
         self._layouts: list[tuple[Any, ...]] | None = None
+        self._signs: dict[Callable[[str], bool], list[bytes]] = {}
 
     def floats(self, name: str) -> Any:
         """A metric's column as a float64 numpy array: NaN where a launch does not hold the metric as a number."""
@@ -80,6 +81,22 @@ class MetricTable:
             marks = [[v if type(v) is str else v is None for v in column] for column in varying]
             self._layouts = list(zip(*marks, strict=True)) if marks else [()] * self.count
         return self._layouts
+
+    def signs(self, signed: Callable[[str], bool]) -> list[bytes]:
+        """Per launch, the sign of each number it holds among the metrics ``signed`` selects (1, 0 or -1; 0 for NaN,
+        a text or no value), packed: columns whose numbers have one sign for every launch tell no launch apart and
+        are left out."""
+        if signed not in self._signs:
+            import numpy as np
+
+            varying = []
+            for name in filter(signed, self.columns):
+                x = self.floats(name)
+                sign = (x > 0).astype(np.int8) - (x < 0)
+                if not (sign == sign[0]).all():
+                    varying.append(sign)
+            self._signs[signed] = list(map(bytes, np.stack(varying, axis=1))) if varying else [b""] * self.count
+        return self._signs[signed]
 
     def __getstate__(self) -> tuple[Mapping[str, list[MetricValue]], int]:
         return self.columns, self.count  # what the analysis made from the columns is made again where needed

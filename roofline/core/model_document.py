@@ -11,7 +11,7 @@ import functools
 import types
 import typing
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Union
 
 import msgspec
 from msgspec import Meta
@@ -70,10 +70,11 @@ def document_type(cls: type, fields: tuple[str, ...] | None = None) -> type[msgs
 
 
 def head_type() -> type[msgspec.Struct]:
-    """The document's top level: the report's fields a model holds, beside its format and version (checked before,
-    for the messages they have), and the launches (checked per version)."""
+    """The document's top level: the report's fields a model holds, beside its format and version (checked once,
+    before, by ``ncu.validation.check_model_document`` for the messages they have), and the launches (checked per
+    version)."""
     return msgspec.defstruct("ReportDocument", [
-        ("format", Literal[model.MODEL_FORMAT]), ("version", Literal[model.MODEL_VERSIONS]),
+        ("format", Any), ("version", Any),
         ("label", str, ""), ("ncu_version", str, ""), ("device", document_type(model.Device)), ("launches", None)],
         forbid_unknown_fields=True, kw_only=True)
 

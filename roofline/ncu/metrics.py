@@ -11,14 +11,20 @@ present (see ``counter``):
 Peaks are ``X.sum.peak_sustained`` (units per cycle) times the unit's measured clock, as ncu's roofline
 charts compute them. Every function here is pure: it reads a ``KernelLaunch`` and returns a ``Measured``.
 
-Writing a formula (here, in ``analysis.roofline`` and ``analysis.verdict``): it also runs once for a whole cohort
-of launches (``core.cohorts``), where ``launch.value(name)`` is a numpy array with one element per launch. So a
-formula
-- branches on a value only through ``truth(x)`` (``if x:``) or ``same(x)`` (a value every launch shares), never
-  ``if x > y`` on the values themselves: where the launches disagree, the cohort splits and runs again;
-- formats a value into text only with ``fmt(x, spec)``;
-- takes maxima and minima with ``largest``, ``smallest`` and ``argmax_key``, not ``max``/``min``;
-- leaves what only a shown launch needs (an order of units, a list of notes) to ``per_row(fn, ...)``.
+Writing a formula (here, in ``analysis.roofline`` or ``analysis.verdict``): write it for one launch, as plain Python
+over ``launch.value(name)``. The analysis also runs it once for a whole cohort of launches (``core.cohorts``), where
+``launch.value(name)`` is a numpy array, one element per launch, so:
+- ``if`` on whether a metric is there (``value is None``), or there and not zero (``nonzero(x)``), or on the sign of
+  counts, peaks and clocks (``shared(x == 0)``, ``shared(x > 0)``): the launches of a cohort hold the same metrics,
+  and the metrics ``sign_tested`` selects with the same signs, so such a branch goes one way for all of them (a
+  branch on the sign of another metric: add it to ``_SIGN_NAMES``);
+- a choice between values by their size (a threshold, the larger of two) is per launch: ``where(cond, a, b)`` (texts,
+  enums and None too), ``largest``, ``smallest``, ``argmax_key`` and ``at_key``, never ``if x > y``, ``max`` or
+  ``min``: ``side = where(sm_pct >= memory_pct, "compute", "memory")``, not ``"compute" if sm_pct >= memory_pct else
+  "memory"``; a choice of which metric to read by size is made before, and the cohort split by it
+  (``analysis.roofline.tensor_parts``);
+- texts hold no per-launch number: return the number, and let the text be made where a launch is shown (what only a
+  shown launch needs, an order of units, a note quoting its clock, goes to ``per_launch(fn, ...)``).
 ``tests/core/test_cohorts.py`` checks on every shared report that each launch's analysis by cohort equals the same
 launch analysed alone.
 """
@@ -30,7 +36,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from roofline.core.cohorts import argmax_key, fmt, largest, per_row, same, truth
+from roofline.core.cohorts import argmax_key, largest, nonzero, per_launch, shared
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.core.model import Device, KernelLaunch
@@ -340,7 +346,7 @@ def duration_s(launch: KernelLaunch) -> Measured:
     if ns is not None:
         return Measured(ns * 1e-9, via=DURATION)
     cycles, clock = launch.value(SM_CYCLES), launch.value(SM_CLOCK)
-    if cycles is not None and truth(clock):
+    if cycles is not None and nonzero(clock):
         return Measured(cycles / clock, via=f"{SM_CYCLES} / {SM_CLOCK}")
     return _nan_absent(launch, [DURATION], [DURATION], HINT_TIME)
 
@@ -350,10 +356,10 @@ def sm_clock_hz(launch: KernelLaunch) -> Measured:
     else SM elapsed cycles over the duration."""
     for name in (SM_CLOCK, GPC_CLOCK):
         clock = launch.value(name)
-        if truth(clock):
+        if nonzero(clock):
             return Measured(clock, via=name)
     cycles, ns = launch.value(SM_CYCLES), launch.value(DURATION)
-    if truth(cycles) and truth(ns):
+    if nonzero(cycles) and nonzero(ns):
         return Measured(cycles / (ns * 1e-9), via=f"{SM_CYCLES} / {DURATION}")
     return _nan_absent(launch, [SM_CLOCK, GPC_CLOCK], [SM_CLOCK, GPC_CLOCK], HINT_TIME)
 
@@ -395,9 +401,11 @@ def peak(launch: KernelLaunch, name: str, clock_unit: str, units: tuple[str, ...
     for full in peak_names:
         per_cycle = launch.value(full)
         if per_cycle is not None and clock is not None:
-            if same((per_cycle > 0) & (clock > 0)):  # a roof of 0 is no measurement (ncu stores 0 for missed launches)
+            # a roof of 0 is no measurement (ncu stores 0 for the launches it missed)
+            if shared((per_cycle > 0) & (clock > 0)):
                 return Measured(per_cycle * clock, via=f"{full} x {clock_name}")
-            return Measured(None, via=f"{full} x {clock_name} is {fmt(per_cycle * clock, 'g')}, not a peak",
+            zero = shared((per_cycle == 0) | (clock == 0))
+            return Measured(None, via=f"{full} x {clock_name} is {'0' if zero else 'below 0'}, not a peak",
                             hint=HINT_NAN)
     absent = [n for n in peak_names[:1] if all(launch.value(p) is None for p in peak_names)]
     absent += [clock_name] if clock is None else []
@@ -457,10 +465,11 @@ def _hfma_arithmetic(launch: KernelLaunch, hfma: float, weight: float, others: f
     if moves is None:
         note = (f"FP16 FLOPs come from HFMA2 instructions alone, and compilers also emit HFMA2 with zero multiplicands "
                 f"as register moves (no arithmetic) that ncu counts as HFMA; {HINT_HFMA_MOVES}"
-                if truth(hfma) and not truth(others) else "")
+                if nonzero(hfma) and not nonzero(others) else "")
         return hfma, "hfma", note
     count = _whole(largest([0.0, hfma - moves]))
-    return count, "(hfma - zero-product HFMA2)", per_row(_moves_note, weight * moves, moves) if truth(moves) else ""
+    note = per_launch(_moves_note, weight * moves, moves) if nonzero(moves) else ""
+    return count, "(hfma - zero-product HFMA2)", note
 
 
 def hfma_move_flops(launch: KernelLaunch) -> Any:
@@ -519,13 +528,13 @@ def tensor_flops(launch: KernelLaunch, device: Device) -> tuple[Measured, dict[s
     if inst.value is None:
         return _with_hint(Measured(None, via=inst.via, missing=(f"{TENSOR_OPS_PREFIX}src_*.sum", *inst.missing),
                                    hint=inst.hint), HINT_TENSOR), {}
-    if same(inst.value == 0):
+    if shared(inst.value == 0):
         return Measured(0.0, via=f"{inst.via} = 0 (no tensor instructions)"), {}
     if device.compute_capability == "7.0":
         flops = VOLTA_FLOP_PER_TENSOR_INST * inst.value
         note = "approximate: 512 FLOP per HMMA.884 instruction (FP32 accumulate)"
         return Measured(flops, via=f"512 x {inst.via}", notes=(note,)), {"fp16": flops}
-    reason = (f"{fmt(inst.value, '.0f')} tensor instructions executed, but this report has no sm__ops_path_tensor_* "
+    reason = ("tensor instructions executed, but this report has no sm__ops_path_tensor_* "
               "FLOP counters and FLOPs per instruction vary with the instruction shape on CC "
               f"{device.compute_capability}")
     return _absent([f"{TENSOR_OPS_PREFIX}src_*.sum"], HINT_TENSOR, via=reason), {}
@@ -663,7 +672,30 @@ def cuda_core_peak(launch: KernelLaunch, precision: str) -> Measured:
 
 def tensor_peak(launch: KernelLaunch, device: Device, dtype: str) -> Measured:
     """Dense peak tensor FLOP/s for one source type: the largest ``_sparsity_off`` (or sparsity-free)
-    ops-path peak of that type x SM clock. Aggregate peaks on Hopper are sparse, hence the filter."""
+    ops-path peak of that type x SM clock (``tensor_peak_metric``). Aggregate peaks on Hopper are sparse, hence the
+    filter."""
+    dense = _dense_tensor_peaks(launch, dtype)
+    clock = launch.value(SM_CLOCK)
+    if dense and clock is not None:
+        best = shared(tensor_peak_metric(launch, dtype))
+        return Measured(dense[best] * clock, via=f"{best} x {SM_CLOCK}")
+    if device.compute_capability == "7.0":
+        inst_peak = peak(launch, TENSOR_INST, "sm", _SM_UNITS)
+        if inst_peak.value is not None:
+            return _scaled(inst_peak, VOLTA_FLOP_PER_TENSOR_INST)
+    absent = [] if dense else [f"{TENSOR_OPS_PREFIX}*src_{dtype}*.sum.peak_sustained"]
+    return _absent(absent + ([] if clock is not None else [SM_CLOCK]), HINT_TENSOR)
+
+
+def tensor_peak_metric(launch: KernelLaunch, dtype: str) -> Any:
+    """Per launch, the peak metric ``tensor_peak`` reads for one source type (the largest dense one; None where the
+    report holds none): a choice of metric, by which the analysis splits a cohort (``Cohort.split``)."""
+    dense = _dense_tensor_peaks(launch, dtype)
+    return argmax_key(dense) if dense else None
+
+
+def _dense_tensor_peaks(launch: KernelLaunch, dtype: str) -> dict[str, Any]:
+    """The ops-path peaks (per cycle) of one source type: the ``_sparsity_off`` ones, else the sparsity-free ones."""
     candidates: dict[str, float] = {}
     for metric in launch.metrics:
         if not (metric.startswith(TENSOR_OPS_PREFIX) and metric.endswith(".sum.peak_sustained")):
@@ -672,17 +704,7 @@ def tensor_peak(launch: KernelLaunch, device: Device, dtype: str) -> Measured:
         value = launch.value(metric)
         if m and m.group("src").split("_")[0] == dtype and m.group("sp") != "on" and value is not None:
             candidates[metric] = value
-    dense = {k: v for k, v in candidates.items() if "_sparsity_off" in k} or candidates
-    clock = launch.value(SM_CLOCK)
-    if dense and clock is not None:
-        best = argmax_key(dense)
-        return Measured(dense[best] * clock, via=f"{best} x {SM_CLOCK}")
-    if device.compute_capability == "7.0":
-        inst_peak = peak(launch, TENSOR_INST, "sm", _SM_UNITS)
-        if inst_peak.value is not None:
-            return _scaled(inst_peak, VOLTA_FLOP_PER_TENSOR_INST)
-    absent = [] if dense else [f"{TENSOR_OPS_PREFIX}*src_{dtype}*.sum.peak_sustained"]
-    return _absent(absent + ([] if clock is not None else [SM_CLOCK]), HINT_TENSOR)
+    return {k: v for k, v in candidates.items() if "_sparsity_off" in k} or candidates
 
 
 def _scaled(m: Measured, factor: float) -> Measured:
@@ -778,7 +800,7 @@ def peak_warp_instructions_per_s(launch: KernelLaunch, device: Device) -> Measur
     clock = sm_clock_hz(launch)
     attributes = {name: device.attributes.get(name) for name in (SCHEDULERS_PER_SM, IPC_PER_SCHEDULER)}
     schedulers, ipc = (v if isinstance(v, int | float) else None for v in attributes.values())
-    if device.sm_count and schedulers and ipc and truth(clock.value):
+    if device.sm_count and schedulers and ipc and nonzero(clock.value):
         via = (f"{device.sm_count} SMs x {schedulers:g} schedulers x {ipc:g} per cycle "
                f"(device__attribute_{SCHEDULERS_PER_SM}, {IPC_PER_SCHEDULER}) x {clock.via}")
         return Measured(device.sm_count * schedulers * ipc * clock.value, via=via)
@@ -814,7 +836,7 @@ def integer_peak(launch: KernelLaunch) -> Measured:
         absent = [name for name, v in ((f"{INTEGER_PIPE}.sum", count.value), (INTEGER_PIPE_PCT, share),
                                        (SM_ACTIVE_CYCLES, active), (SM_CLOCK, clock)) if v is None]
         return _nan_absent(launch, absent, [*own.missing[:1], *absent], HINT_INTEGER_PEAK)
-    if not same((share > 0) & (active > 0)):
+    if not shared((share > 0) & (active > 0)):
         return Measured(None, via=f"the ALU pipe issued nothing ({INTEGER_PIPE_PCT} = 0): its peak cannot be derived "
                                   "from its percent of peak", hint=HINT_INTEGER_PEAK)
     per_cycle = count.value / (share / 100 * active)
@@ -895,7 +917,7 @@ def pipe_active_share(launch: KernelLaunch, bases: tuple[str, ...]) -> Measured:
     pct_name = next((b + PCT_ACTIVE for b in bases if launch.value(b + PCT_ACTIVE) is not None), None)
     share = launch.value(pct_name) if pct_name is not None else None
     active, elapsed = launch.value(SM_ACTIVE_CYCLES), launch.value(SM_CYCLES)
-    if share is None or active is None or not truth(elapsed):
+    if share is None or active is None or not nonzero(elapsed):
         absent = [n for n, v in ((bases[0] + PCT_ACTIVE, share), (SM_ACTIVE_CYCLES, active),
                                  (SM_CYCLES, elapsed)) if v is None]
         return _absent(absent, "re-profile with --set full")
@@ -932,6 +954,19 @@ def _diagnostic_names() -> set[str]:
     scheduler = {ISSUE_ACTIVE_PCT, WARPS_ELIGIBLE, WARPS_ACTIVE, SM_THROUGHPUT, MEMORY_THROUGHPUT, *BREAKDOWNS}
     return ({OCCUPANCY_THEORETICAL, OCCUPANCY_ACHIEVED, *scheduler, *LAUNCH_METRICS}
             | {b + s for b in bases for s in (PCT_ACTIVE, PCT_ELAPSED)})
+
+
+# The metrics whose sign (zero: not measured) a formula tests with ``if``: the launches of a cohort share it
+# (``core.cohorts.cohorts``). Every count in each form ``counter`` reads, every peak, the clocks, the duration and
+# cycles, the integer pipe's percent of peak and roofline's own counts; not the percentages, ratios and samples of
+# the diagnostics and the verdict, which the formulas compare per launch (``where``) or do not read.
+_SIGN_SUFFIXES = _SUFFIXES
+_SIGN_NAMES = frozenset({DURATION, SM_CYCLES, SM_ACTIVE_CYCLES, INTEGER_PIPE_PCT, *CLOCK_METRICS, *OWN_METRICS})
+
+
+def sign_tested(name: str) -> bool:
+    """Whether a formula branches on the sign of metric ``name`` (see ``_SIGN_NAMES``)."""
+    return name.endswith(_SIGN_SUFFIXES) or name in _SIGN_NAMES
 
 
 METRICS_TO_READ = frozenset(_counter_names() | {DURATION, SM_CYCLES, INSTRUCTIONS, *CLOCK_METRICS, HFMA_MOVES,

@@ -48,10 +48,6 @@ MEMORY_POINTS = 200  # the memory-in-use series is thinned to about this many po
 Interval = tuple[int, int]
 
 
-def tables_of(db: sqlite3.Connection) -> set[str]:
-    return {n for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
-
-
 def columns(db: sqlite3.Connection, table: str) -> set[str]:
     return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
 

@@ -24,7 +24,6 @@ from pathlib import Path
 from roofline.core.files import open_regular
 from roofline.errors import ReportError, RooflineError
 
-REPORT_SUFFIXES = (".nsys-rep", ".qdrep")
 SQLITE_SUFFIX = ".sqlite"
 REPORT_MAGIC = b"NVIDIA Tegra Profiler Report "
 ENV_VAR = "ROOFLINE_NSYS"

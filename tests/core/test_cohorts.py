@@ -1,5 +1,6 @@
 """Columnar evaluation (roofline.core.cohorts): a cohort's formulas give, launch by launch, exactly what the same
-formulas give for each launch alone, on every shared report; branches that differ split the cohort."""
+formulas give for each launch alone, on every shared report; values that differ between launches are selected per
+launch, and a branch on what a cohort does not share is a defect."""
 
 from __future__ import annotations
 
@@ -9,7 +10,20 @@ import numpy as np
 import pytest
 
 from roofline.analysis.roofline import analyze_launch, analyze_launches, analyze_report
-from roofline.core.cohorts import Cohort, Split, cohorts, evaluate, fmt, launch_plan, per_row, same, take_launch, truth
+from roofline.core.cohorts import (
+    Cohort,
+    CohortMismatch,
+    argmax_key,
+    at_key,
+    cohorts,
+    is_none,
+    launch_plan,
+    nonzero,
+    per_launch,
+    shared,
+    take_launch,
+    where,
+)
 from roofline.core.model import KernelLaunch
 from roofline.specs.catalog import load_catalog
 from tests.conftest import load_shared_report, shared_report_names
@@ -19,30 +33,48 @@ def launches(*values: float) -> list[KernelLaunch]:
     return [KernelLaunch(0, i, "k", metrics={"x": v}) for i, v in enumerate(values)]
 
 
-def test_same_gives_the_shared_value_or_splits_by_value() -> None:
-    assert same(np.array([2.0, 2.0])) == 2.0 and same(3.5) == 3.5 and same(np.float64(1.0)) == 1.0
-    with pytest.raises(Split) as split:
-        same(np.array([1.0, 2.0, 1.0]))
-    assert split.value.labels.tolist() == [1.0, 2.0, 1.0]
+def test_shared_gives_the_one_value_and_a_difference_is_a_defect() -> None:
+    assert shared(np.array([2.0, 2.0])) == 2.0 and shared(3.5) == 3.5 and shared(np.float64(1.0)) == 1.0
+    with pytest.raises(CohortMismatch):
+        shared(np.array([1.0, 2.0, 1.0]))
 
 
-def test_truth_and_fmt_read_a_cohort_like_a_single_launch() -> None:
-    assert truth(np.array([1.0, 2.0])) and not truth(np.array([0.0, 0.0])) and not truth(None)
-    assert fmt(np.array([2.231e9, 2.234e9]) / 1e9, ".3g") == "2.23" == fmt(2.234, ".3g")
-    with pytest.raises(Split):
-        fmt(np.array([1.0, 2.0]), ".0f")
+def test_nonzero_reads_a_cohort_like_a_single_launch() -> None:
+    assert nonzero(np.array([1.0, 2.0])) and not nonzero(np.array([0.0, 0.0])) and not nonzero(None)
+    assert nonzero(2.0) and not nonzero(0.0)
 
 
-def test_evaluate_runs_each_branch_on_its_own_launches() -> None:
-    (rows, cohort), = cohorts(launches(1.0, 5.0, 2.0, 7.0))
+def test_where_selects_per_launch_numbers_texts_and_none() -> None:
+    x = np.array([1.0, 5.0, 2.0])
+    assert where(x > 3, x, 0.0).tolist() == [0.0, 5.0, 0.0]
+    assert where(x > 3, "big", None).tolist() == [None, "big", None]
+    assert where(x > 3, "big", where(x > 1.5, "mid", "small")).tolist() == ["small", "big", "mid"]
+    assert where(5.0 > 3, "big", "small") == "big" and is_none(None) and not is_none("a")
+    assert is_none(where(x > 3, "big", None)).tolist() == [True, False, True]
+    assert where(x > 0, "all", None) == "all" and where(x > 9, x, 0.0) == 0.0  # the launches agree: one value
 
-    def size(c: Cohort) -> tuple[str, list[float]]:
-        x = c.value("x")
-        assert x is not None
-        return "big" if same(x > 3) else "small", x.tolist()
 
-    assert [(r, label, x) for r, (label, x) in evaluate(size, cohort, rows)] == [([0, 2], "small", [1.0, 2.0]),
-                                                                 ([1, 3], "big", [5.0, 7.0])]
+def test_argmax_key_and_at_key_pick_per_launch_first_on_ties() -> None:
+    util = {"fp32": np.array([1.0, 9.0, 3.0]), "dram": np.array([2.0, 1.0, 3.0])}
+    keys = argmax_key(util)
+    assert keys.tolist() == ["dram", "fp32", "fp32"] and at_key(util, keys).tolist() == [2.0, 9.0, 3.0]
+    assert argmax_key({"a": 1.0, "b": 1.0}) == "a" and at_key({"a": 1.0}, "a") == 1.0
+    assert argmax_key({"a": np.array([1.0, 2.0]), "b": np.array([0.0, 1.0])}) == "a"
+
+
+def test_cohorts_part_launches_by_the_sign_of_their_numbers() -> None:
+    assert [rows for rows, _ in cohorts(launches(1.0, 0.0, 5.0, -1.0, 0.0))] == [[0, 2], [1, 4], [3]]
+
+
+def test_split_runs_a_choice_on_its_own_launches() -> None:
+    (_, cohort), = cohorts(launches(1.0, 5.0, 2.0, 7.0))
+    x = cohort.value("x")
+    assert x is not None
+    parts = cohort.split(where(x > 3, "big", "small"))
+    assert [(at, part.launches) for at, part in parts] == [([0, 2], cohort.part([0, 2]).launches),
+                                                            ([1, 3], cohort.part([1, 3]).launches)]
+    assert [[launch.value("x") for launch in part.launches] for _, part in parts] == [[1.0, 2.0], [5.0, 7.0]]
+    assert cohort.split("one") == [([0, 1, 2, 3], cohort)]
 
 
 def test_launches_holding_other_metrics_are_other_cohorts() -> None:
@@ -51,11 +83,11 @@ def test_launches_holding_other_metrics_are_other_cohorts() -> None:
     assert [rows for rows, _ in cohorts(mixed)] == [[0, 1], [2], [3]]
 
 
-def test_take_launch_takes_one_launch_out_and_applies_its_per_row_detail() -> None:
+def test_take_launch_takes_one_launch_out_and_applies_its_per_launch_detail() -> None:
     cohort = Cohort(launches(1.0, 4.0))
-    result = {"x": cohort.value("x"), "text": per_row(lambda v: f"{v:g}!", cohort.value("x")), "launch": cohort}
+    result = {"x": cohort.value("x"), "text": per_launch(lambda v: f"{v:g}!", cohort.value("x")), "launch": cohort}
     assert take_launch(result, 1, launch_plan(result)) == {"x": 4.0, "text": "4!", "launch": cohort.launches[1]}
-    assert per_row(lambda v: f"{v:g}!", 2.0) == "2!"  # a single launch: at once
+    assert per_launch(lambda v: f"{v:g}!", 2.0) == "2!"  # a single launch: at once
 
 
 def test_take_launch_shares_what_holds_no_array_and_rebuilds_the_rest() -> None:

@@ -486,7 +486,7 @@ def test_gh200_l2_bytes_count_the_stores_the_one_way_definition_left_out(case):
     assert l2 == pytest.approx(626e3, rel=0.01)
     assert k.bytes["l2"].value == 32 * raw["lts__t_sectors_srcunit_tex.sum"] == 268435456
     assert k.l2_total_bytes.value == 32 * raw["lts__t_sectors.sum"] == pytest.approx(405e6, rel=0.01)
-    assert k.level_notes == ()
+    assert k.inverted_levels == ()
 
 
 # --- NaN launch -----------------------------------------------------------------------------------------------

@@ -92,7 +92,7 @@ def architecture(device: Device) -> TensorArch | None:
                  if cc == device.compute_capability and name in device.name), None)
 
 
-def diagnose(a: LaunchAnalysis, device: Device, spec: DeviceSpec | None = None) -> TensorCores:
+def diagnose(analysis: LaunchAnalysis, device: Device, spec: DeviceSpec | None = None) -> TensorCores:
     """Tensor Core status, activity, FLOP share and the matrix-multiply warning for one analysed launch; the
     GPU's datasheet ``spec``, when known, sizes the gain in the warning."""
     arch = architecture(device)
@@ -100,38 +100,38 @@ def diagnose(a: LaunchAnalysis, device: Device, spec: DeviceSpec | None = None) 
         none = f"{device.name} ({arch.name}) has no Tensor Cores"
         return TensorCores(NO_TENSOR_CORES, arch.name, findings=(none,),
                            missing=dict.fromkeys(("pipe_active_pct", "pipe_elapsed_pct", "flop_share"), none))
-    families, active, elapsed = _activity(a)
-    tensor = a.flops["tensor"].value
+    families, active, elapsed = _activity(analysis)
+    tensor = analysis.flops["tensor"].value
     status = _status(tensor, families, active, elapsed)
-    reason = _unmeasured_reason(a) if status == NOT_MEASURED else ""
+    reason = _unmeasured_reason(analysis) if status == NOT_MEASURED else ""
     result = TensorCores(status, arch.name if arch else None, families,
-                         {t: v for t, v in a.tensor_flops_by_type.items() if v}, active, elapsed,
-                         _flop_share(a), _matmul_like(a), reason=reason)
-    result = replace(result, missing=_missing(result, a), roofs=tensor_roofs(a, device, spec))
-    return _with_findings(result, a, arch, device, spec)
+                         {t: v for t, v in analysis.tensor_flops_by_type.items() if v}, active, elapsed,
+                         _flop_share(analysis), _matmul_like(analysis), reason=reason)
+    result = replace(result, missing=_missing(result, analysis), roofs=tensor_roofs(analysis, device, spec))
+    return _with_findings(result, analysis, arch, device, spec)
 
 
 # --- A roof per data type the launch did tensor work in ------------------------------------------------
 IMMA_TYPE = "int8"  # the IMMA pipe's roof: INT8 (INT4 runs twice the operations per pipe cycle)
 
 
-def tensor_roofs(a: LaunchAnalysis, device: Device, spec: DeviceSpec | None) -> dict[str, TensorRoof]:
+def tensor_roofs(analysis: LaunchAnalysis, device: Device, spec: DeviceSpec | None) -> dict[str, TensorRoof]:
     """Each data type the report counts tensor work for, against its dense roof: the ops_path counters (every type,
     integer ones included) where they count any work, else the IMMA pipe's busy share against the INT8 roof."""
     roofs: dict[str, TensorRoof] = {}
-    seconds = a.duration_s.value
-    for dtype, ops in m.tensor_ops_by_type(a.launch).items():
+    seconds = analysis.duration_s.value
+    for dtype, ops in m.tensor_ops_by_type(analysis.launch).items():
         if not ops.value:
             continue
-        peak = _tensor_roof(a, device, spec, dtype)
+        peak = _tensor_roof(analysis, device, spec, dtype)
         achieved = (Value(ops.value / seconds, via=f"({ops.via}) / duration") if seconds
-                    else Value(None, a.duration_s.reason or "no duration"))
+                    else Value(None, analysis.duration_s.reason or "no duration"))
         roofs[dtype] = TensorRoof(dtype, ops.via, achieved, peak, _pct(achieved, peak))
     if IMMA_TYPE in roofs:
         return roofs
-    share = m.pipe_active_share(a.launch, m.IMMA_PIPE_BASES)
+    share = m.pipe_active_share(analysis.launch, m.IMMA_PIPE_BASES)
     if share.value:
-        peak = _tensor_roof(a, device, spec, IMMA_TYPE)
+        peak = _tensor_roof(analysis, device, spec, IMMA_TYPE)
         pct = Value(100 * share.value, via=f"100 x {share.via} (IMMA pipe busy share of the elapsed cycles)")
         achieved = (Value(share.value * peak.value, via=f"{share.via} x the INT8 roof (INT8 at the dense rate; INT4 "
                                                         "would do twice the operations)")
@@ -140,10 +140,10 @@ def tensor_roofs(a: LaunchAnalysis, device: Device, spec: DeviceSpec | None) -> 
     return roofs
 
 
-def _tensor_roof(a: LaunchAnalysis, device: Device, spec: DeviceSpec | None, dtype: str) -> Value:
+def _tensor_roof(analysis: LaunchAnalysis, device: Device, spec: DeviceSpec | None, dtype: str) -> Value:
     """A type's dense tensor roof at the launch's clock: the report's own ops_path peak, else the datasheet's
     (``tensor_<type>`` in the device spec) x the measured SM clock / the spec's tensor (or boost) clock."""
-    own = m.tensor_peak(a.launch, device, dtype)
+    own = m.tensor_peak(analysis.launch, device, dtype)
     if own.value is not None:
         return Value.of(own)
     if spec is None:
@@ -153,7 +153,7 @@ def _tensor_roof(a: LaunchAnalysis, device: Device, spec: DeviceSpec | None, dty
     if sheet is None:
         return Value(None, f"no dense {dtype.upper()} tensor roof: the report holds no ops_path peak and its device "
                            f"spec ({spec.id}) lists no tensor_{dtype}")
-    clock, reference = m.sm_clock_hz(a.launch), spec.tensor_clock_hz or spec.boost_clock_hz
+    clock, reference = m.sm_clock_hz(analysis.launch), spec.tensor_clock_hz or spec.boost_clock_hz
     if clock.value is None or not reference:
         return Value(sheet, via=f"device spec {spec.id} tensor_{dtype} (datasheet, dense), unscaled: no SM clock")
     return Value(sheet * clock.value / reference,
@@ -166,27 +166,31 @@ def _pct(achieved: Value, peak: Value) -> Value:
     return Value(100 * achieved.value / peak.value, via="achieved / roof x 100")
 
 
-def _missing(t: TensorCores, a: LaunchAnalysis) -> dict[str, str]:
+def _missing(t: TensorCores, analysis: LaunchAnalysis) -> dict[str, str]:
     """Reasons for the numbers left None."""
     pipe = f"{m.TENSOR_PIPE_BASES[0]}{{}} not in the report: re-profile with --set full"
     reasons = {"pipe_active_pct": pipe.format(m.PCT_ACTIVE), "pipe_elapsed_pct": pipe.format(m.PCT_ELAPSED),
-               "flop_share": a.flops["tensor"].reason or "no FLOPs counted"}
+               "flop_share": analysis.flops["tensor"].reason or "no FLOPs counted"}
     return {key: why for key, why in reasons.items() if getattr(t, key) is None}
 
 
 # --- Measurements -------------------------------------------------------------------------------------
-def _first(a: LaunchAnalysis, bases: tuple[str, ...], suffix: str) -> float | None:
-    return next((v for v in (a.launch.value(b + suffix) for b in bases) if v is not None), None)
+def _first(analysis: LaunchAnalysis, bases: tuple[str, ...], suffix: str) -> float | None:
+    return next((v for v in (analysis.launch.value(b + suffix) for b in bases) if v is not None), None)
 
 
-def _activity(a: LaunchAnalysis) -> tuple[dict[str, float], float | None, float | None]:
+def _activity(analysis: LaunchAnalysis) -> tuple[dict[str, float], float | None, float | None]:
     """Per-family issue rate, and tensor pipe activity while active and over the elapsed time."""
     families = {}
     for family in m.TENSOR_FAMILIES:
-        value = _first(a, m.tensor_family_bases(family), m.PCT_ACTIVE)
+        value = _first(analysis, m.tensor_family_bases(family), m.PCT_ACTIVE)
         if value is not None:
             families[family] = value
-    return families, _first(a, m.TENSOR_PIPE_BASES, m.PCT_ACTIVE), _first(a, m.TENSOR_PIPE_BASES, m.PCT_ELAPSED)
+    return (
+        families,
+        _first(analysis, m.TENSOR_PIPE_BASES, m.PCT_ACTIVE),
+        _first(analysis, m.TENSOR_PIPE_BASES, m.PCT_ELAPSED),
+    )
 
 
 def _status(tensor: float | None, families: Mapping[str, float], active: float | None,
@@ -204,30 +208,30 @@ def _status(tensor: float | None, families: Mapping[str, float], active: float |
     return NEGLIGIBLE if max(readings) > 0 and tensor is None else NOT_USED
 
 
-def _flop_share(a: LaunchAnalysis) -> float | None:
-    tensor, total = a.flops["tensor"].value, a.total_flops
+def _flop_share(analysis: LaunchAnalysis) -> float | None:
+    tensor, total = analysis.flops["tensor"].value, analysis.total_flops
     return tensor / total if tensor is not None and total else None
 
 
-def _unmeasured_reason(a: LaunchAnalysis) -> str:
+def _unmeasured_reason(analysis: LaunchAnalysis) -> str:
     names = [b + s for b in m.TENSOR_PIPE_BASES for s in (m.PCT_ACTIVE, m.PCT_ELAPSED)]
-    if any(n in a.launch.nan_metrics for n in names):
+    if any(n in analysis.launch.nan_metrics for n in names):
         return "ncu stored NaN for the tensor pipe metrics: it could not measure this launch"
     return (f"no tensor pipe metrics ({m.TENSOR_PIPE_BASES[0]}) and no tensor FLOP counters: re-profile with "
             "--set full, or --set roofline with ncu 2025.1 or newer")
 
 
 # --- Matrix-multiply-like kernels ---------------------------------------------------------------------
-def _matmul_like(a: LaunchAnalysis) -> str:
+def _matmul_like(analysis: LaunchAnalysis) -> str:
     """Why the launch looks like a matrix multiply: its name, or its FMA share with data reuse at every level."""
-    hit = matmul_name((a.launch.name, a.launch.demangled_name))
+    hit = matmul_name((analysis.launch.name, analysis.launch.demangled_name))
     if hit:
         return f"its name contains '{hit}'"
-    precision = _cuda_core_precision(a)
+    precision = _cuda_core_precision(analysis)
     if precision is None:
         return ""
-    share = _fma_share(a, precision)
-    reuse = {level: a.intensity[level].value for level in ("dram", "l2", "l1")}
+    share = _fma_share(analysis, precision)
+    reuse = {level: analysis.intensity[level].value for level in ("dram", "l2", "l1")}
     measured = {level: v for level, v in reuse.items() if v is not None}
     if (share is None or share < MIX_MIN_FMA_SHARE or "l1" not in measured
             or min(measured.values()) < MIX_MIN_INTENSITY):
@@ -236,21 +240,21 @@ def _matmul_like(a: LaunchAnalysis) -> str:
     return f"instruction mix: {100 * share:.0f}% of its {precision.upper()} FLOPs are FMAs, at {levels}"
 
 
-def _cuda_core_precision(a: LaunchAnalysis) -> str | None:
+def _cuda_core_precision(analysis: LaunchAnalysis) -> str | None:
     """The CUDA-core precision with the most FLOPs (None when none was counted)."""
-    known = {p: a.flops[p].value or 0.0 for p in TENSOR_TYPE_FOR if a.flops[p].value}
+    known = {p: analysis.flops[p].value or 0.0 for p in TENSOR_TYPE_FOR if analysis.flops[p].value}
     return max(known, key=lambda p: known[p]) if known else None
 
 
-def _fma_share(a: LaunchAnalysis, precision: str) -> float | None:
+def _fma_share(analysis: LaunchAnalysis, precision: str) -> float | None:
     """Fraction of one precision's FLOPs that come from FMA instructions."""
-    fma = m.fma_instructions(a.launch, precision)
-    total = a.flops[precision].value
+    fma = m.fma_instructions(analysis.launch, precision)
+    total = analysis.flops[precision].value
     return dict(m.FLOP_TERMS[precision])[m.FMA_OP[precision]] * fma / total if fma is not None and total else None
 
 
 # --- Findings -----------------------------------------------------------------------------------------
-def _with_findings(t: TensorCores, a: LaunchAnalysis, arch: TensorArch | None, device: Device,
+def _with_findings(t: TensorCores, analysis: LaunchAnalysis, arch: TensorArch | None, device: Device,
                    spec: DeviceSpec | None) -> TensorCores:
     lines = [_status_line(t)] if t.status != NOT_MEASURED else [t.reason]
     if t.flops_by_type:
@@ -260,12 +264,12 @@ def _with_findings(t: TensorCores, a: LaunchAnalysis, arch: TensorArch | None, d
     if t.flop_share is not None and t.status == USED:
         lines.append(f"Tensor Cores executed {100 * t.flop_share:.1f}% of the counted FLOPs")
     lines += [_roof_line(r) for r in t.roofs.values()]
-    pipe_note = _hfma2_note(t, a, arch)
+    pipe_note = _hfma2_note(t, analysis, arch)
     lines += [pipe_note] if pipe_note else []
-    if t.matmul_like and t.status != USED and a.total_flops == 0:
+    if t.matmul_like and t.status != USED and analysis.total_flops == 0:
         lines.append(f"looks like a matrix multiply ({t.matmul_like}) but counted no floating-point FLOPs: "
                      "its math is integer (or uncounted) and ran on the CUDA cores")
-    warning, advice, gain = _warning(t, a, arch, device, spec)
+    warning, advice, gain = _warning(t, analysis, arch, device, spec)
     return replace(t, findings=tuple(lines), warning=warning, advice=advice, roof_ratio=gain)
 
 
@@ -299,12 +303,12 @@ def _pipe_text(t: TensorCores) -> str:
     return "tensor pipe " + ", ".join(parts) if parts else ""
 
 
-def _hfma2_note(t: TensorCores, a: LaunchAnalysis, arch: TensorArch | None) -> str:
+def _hfma2_note(t: TensorCores, analysis: LaunchAnalysis, arch: TensorArch | None) -> str:
     """Explain pipe activity without MMA work on GPUs where packed FP16 instructions share the pipe."""
     busy = max([v for v in (t.pipe_active_pct, *t.families.values()) if v is not None], default=0.0)
     if t.status == USED or not busy or arch is None or not arch.hfma2_on_tensor_pipe:
         return ""
-    fp16, tensor = a.flops["fp16"].value, a.flops["tensor"].value
+    fp16, tensor = analysis.flops["fp16"].value, analysis.flops["tensor"].value
     if fp16 and tensor == 0.0:
         return (f"the {busy:.2g}% tensor pipe activity is not MMA work (no tensor FLOPs counted): on {arch.name} "
                 f"packed FP16 (HFMA2) instructions issue on the tensor pipe, and this launch ran {si(fp16, 'FLOP')} "
@@ -313,15 +317,15 @@ def _hfma2_note(t: TensorCores, a: LaunchAnalysis, arch: TensorArch | None) -> s
             f"tensor pipe on {arch.name}")
 
 
-def _warning(t: TensorCores, a: LaunchAnalysis, arch: TensorArch | None, device: Device,
+def _warning(t: TensorCores, analysis: LaunchAnalysis, arch: TensorArch | None, device: Device,
              spec: DeviceSpec | None) -> tuple[str, str, float | None]:
     """A matrix-multiply-like launch whose floating-point math ran on the CUDA cores of a GPU with Tensor Cores:
     the warning and the advice, both with their numbers (empty strings otherwise), and the ratio of the roof the
     advice points to over the CUDA-core roof (None when not known)."""
     if not t.matmul_like or t.status not in (NOT_USED, NEGLIGIBLE) or arch is None:
         return "", "", None
-    precision = _cuda_core_precision(a)
-    if precision is None and a.total_flops is not None:
+    precision = _cuda_core_precision(analysis)
+    if precision is None and analysis.total_flops is not None:
         return "", "", None  # FLOPs were counted and none is floating point (a finding says so)
     if precision is not None and TENSOR_TYPE_FOR[precision] not in arch.float_types:
         return "", "", None
@@ -332,9 +336,13 @@ def _warning(t: TensorCores, a: LaunchAnalysis, arch: TensorArch | None, device:
                 f"in this report); {arch.name} Tensor Cores take {offer}",
                 f"Check whether this matrix multiply can run on Tensor Cores ({offer}): {pipe}. Re-profile with "
                 "--set full to size the gain.", None)
-    name, offer, flops = precision.upper(), TENSOR_TYPE_FOR[precision].upper(), si(a.flops[precision].value, "FLOP")
-    ratio, gain, half = _roof_ratio(a, precision, device, spec)
-    util = a.roof.utilization_pct.get(precision)
+    name, offer, flops = (
+        precision.upper(),
+        TENSOR_TYPE_FOR[precision].upper(),
+        si(analysis.flops[precision].value, "FLOP"),
+    )
+    ratio, gain, half = _roof_ratio(analysis, precision, device, spec)
+    util = analysis.roof.utilization_pct.get(precision)
     at = f" at {util:.1f}% of the {name} roof" if util is not None else ""
     warning = (f"looks like a matrix multiply ({t.matmul_like}) but its {flops} of {name} math ran on the CUDA cores "
                f"({pipe}); {arch.name} Tensor Cores take {offer}{ratio}")
@@ -347,13 +355,13 @@ def _warning(t: TensorCores, a: LaunchAnalysis, arch: TensorArch | None, device:
                      f"CUTLASS, or WMMA/MMA instructions): {flops} ran on the CUDA cores{at}{ratio}."), gain
 
 
-def _roof_ratio(a: LaunchAnalysis, precision: str, device: Device,
+def _roof_ratio(analysis: LaunchAnalysis, precision: str, device: Device,
                 spec: DeviceSpec | None) -> tuple[str, float | None, float | None]:
     """How far the matching tensor roof lies above this precision's CUDA-core roof (text, ratio): datasheet peaks
     when the GPU has a spec, else the report's measured-clock peaks; and, where TF32 runs no faster than FP32
     (GeForce Ampere), the FP16 tensor roof's ratio."""
     wanted = TENSOR_TYPE_FOR[precision]
-    for tensor, core, basis in _peak_pairs(a, precision, device, spec, wanted):
+    for tensor, core, basis in _peak_pairs(analysis, precision, device, spec, wanted):
         if tensor and core:
             fp16 = spec.peaks.get("tensor_fp16") if spec is not None and wanted == "tf32" else None
             half = fp16 / core if fp16 and tensor / core < NO_GAIN_RATIO else None
@@ -362,13 +370,15 @@ def _roof_ratio(a: LaunchAnalysis, precision: str, device: Device,
     return "", None, None
 
 
-def _peak_pairs(a: LaunchAnalysis, precision: str, device: Device, spec: DeviceSpec | None,
+def _peak_pairs(analysis: LaunchAnalysis, precision: str, device: Device, spec: DeviceSpec | None,
                 wanted: str) -> list[tuple[float | None, float | None, str]]:
     """(tensor peak, CUDA-core peak, basis) from the datasheet, then from the report's peak counters."""
     pairs = [(spec.peaks.get(f"tensor_{wanted}"), spec.peaks.get(precision), "datasheet")] if spec is not None else []
-    measured = a.ceilings.get("measured-clock")
+    measured = analysis.ceilings.get("measured-clock")
     if measured is not None:
-        pairs.append((m.tensor_peak(a.launch, device, wanted).value, measured.flop_per_s[precision], "measured-clock"))
+        pairs.append(
+            (m.tensor_peak(analysis.launch, device, wanted).value, measured.flop_per_s[precision], "measured-clock")
+        )
     return pairs
 
 

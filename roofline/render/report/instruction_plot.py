@@ -79,8 +79,8 @@ def plot_data(analyses: Sequence[ReportAnalysis], top: int) -> tuple[ReportMarks
     return tuple(r for r in found if any(k.warp_gips is not None for k in r.kernels))
 
 
-def _report(a: ReportAnalysis, top: int) -> ReportMarks:
-    groups = [g for g in a.groups if g.longest.instruction_roofline is not None][:top]
+def _report(analysis: ReportAnalysis, top: int) -> ReportMarks:
+    groups = [g for g in analysis.groups if g.longest.instruction_roofline is not None][:top]
     kernels = tuple(_kernel(short_group_name(g.name, g.functions), g.longest) for g in groups)
     lead = groups[0].longest if groups else None
     r = lead.instruction_roofline if lead is not None else None
@@ -96,7 +96,8 @@ def _report(a: ReportAnalysis, top: int) -> ReportMarks:
     if r is not None:
         notes += [f"no {NAMES[level]} transaction roof: {v.reason}" for level, v in r.peak_gtxn_per_s.items()
                   if v.value is None]
-    title = f"{middle(plot_text(Path(a.report.path).name), TITLE_CHARS)}: {middle(a.device.name, TITLE_CHARS)}"
+    title = (f"{middle(plot_text(Path(analysis.report.path).name), TITLE_CHARS)}: "
+             f"{middle(analysis.device.name, TITLE_CHARS)}")
     if r is None or lead is None:
         return ReportMarks(title, kernels, None, {}, {}, None, {}, tuple(notes))
     bytes_roofs = lead.ceilings[r.ceilings].bytes_per_s
@@ -108,8 +109,8 @@ def _report(a: ReportAnalysis, top: int) -> ReportMarks:
         byte_roofs={lv: b / 1e9 for lv in LEVELS if (b := bytes_roofs[lv])}, notes=tuple(notes))
 
 
-def _kernel(label: str, k: LaunchAnalysis) -> KernelMarks:
-    r = k.instruction_roofline
+def _kernel(label: str, analysis: LaunchAnalysis) -> KernelMarks:
+    r = analysis.instruction_roofline
     assert r is not None
     walls = {(space, op): v.value for space, w in (("global", r.global_memory), ("shared", r.shared_memory))
              for op, v in w.intensity.items() if v.value}
@@ -118,8 +119,8 @@ def _kernel(label: str, k: LaunchAnalysis) -> KernelMarks:
                        {lv: v.value for lv, v in r.integer.intensity.items() if v.value})
 
 
-def _why(k: LaunchAnalysis) -> str:
-    r = k.instruction_roofline
+def _why(analysis: LaunchAnalysis) -> str:
+    r = analysis.instruction_roofline
     return r.warp_gips.reason if r is not None else "not computed"
 
 

@@ -45,7 +45,7 @@ from roofline.ncu.metrics import (
 )
 from roofline.render import GENERATOR
 from roofline.render.names import json_text
-from roofline.render.report.prose import bound_of, estimate_of
+from roofline.render.report.prose import bound_of, estimate_of, inverted_level_text
 
 # 2: bound is the verdict over every unit, with "verdict", "stalls", bytes.l2_total, "clock" roofs;
 # 3: each report states its reasons once ("reasons"); a kernel's and a ceiling set's "missing" index into them
@@ -158,53 +158,59 @@ _LAUNCH_FIELDS = {"grid": f"{GRID_DIMS[0][:-1]}*", "block": f"{BLOCK_DIMS[0][:-1
 _SIZE_FIELDS = {"grid_size": LAUNCH_GRID, "block_size": LAUNCH_BLOCK}
 
 
-def _no_spec_reason(a: ReportAnalysis) -> str:
-    d = a.device
+def _no_spec_reason(analysis: ReportAnalysis) -> str:
+    d = analysis.device
     return (f"no device spec matches '{d.name}' (CC {d.compute_capability or '?'}); "
             "add a YAML with --specs (see device_specs/README.md)")
 
 
-def kernel_dict(k: LaunchAnalysis, reasons: Reasons, no_spec_reason: str, recoverable_s: float | None,
+def kernel_dict(analysis: LaunchAnalysis, reasons: Reasons, no_spec_reason: str, recoverable_s: float | None,
                 verdict_text: str) -> dict[str, Any]:
     """One launch (with its recoverable time and its verdict's line, from the report's view); every null in it has
     its reason under ``missing``, keyed by its path: the reason's index in ``reasons``, the report's table."""
-    launch = k.launch
+    launch = analysis.launch
     missing: dict[str, str] = {}
     out: dict[str, Any] = {
         "name": launch.name, "demangled_name": launch.demangled_name, "range": launch.range_index,
         "action": launch.action_index, "valid": not launch.invalid, "nvtx": list(launch.nvtx_ranges),
         "grid": list(launch.grid) if launch.grid else None, "block": list(launch.block) if launch.block else None,
-        "grid_size": k.grid_size, "block_size": k.block_size,
+        "grid_size": analysis.grid_size, "block_size": analysis.block_size,
         "registers_per_thread": launch.registers_per_thread,
         "shared_mem_per_block_bytes": launch.shared_mem_per_block_bytes,
-        "duration_s": value_or_null(k.duration_s, "duration_s", missing),
-        "time_share": number(k.time_share),
-        "flops": values_or_null(k.flops, "flops", missing),
-        "tensor_flops_by_type": dict(k.tensor_flops_by_type),
-        "flop_per_s": values_or_null(k.flop_per_s, "flop_per_s", missing),
-        "bytes": values_or_null({**k.bytes, "l2_total": k.l2_total_bytes}, "bytes", missing),
-        "bytes_per_s": values_or_null(k.bytes_per_s, "bytes_per_s", missing),
-        "intensity": values_or_null(k.intensity, "intensity", missing),
-        "definitions": {**k.definitions, **({"l2_total": f"all L2 traffic, loads and stores: {k.l2_total_bytes.via}"}
-                                            if k.l2_total_bytes.value is not None else {})},
-        "level_notes": list(k.level_notes),
-        "ceilings": {name: ceilings_dict(c, reasons) for name, c in k.ceilings.items()},
-        "ceilings_used": k.roof.ceilings,
-        "pct_of_roof": number(k.roof.pct_of_roof),
-        "limiter": k.roof.limiter,
-        "utilization_pct": {key: number(v) for key, v in k.roof.utilization_pct.items()},
-        "bound": k.verdict.bound,
-        "verdict": verdict_dict(k.verdict, verdict_text, missing),
+        "duration_s": value_or_null(analysis.duration_s, "duration_s", missing),
+        "time_share": number(analysis.time_share),
+        "flops": values_or_null(analysis.flops, "flops", missing),
+        "tensor_flops_by_type": dict(analysis.tensor_flops_by_type),
+        "flop_per_s": values_or_null(analysis.flop_per_s, "flop_per_s", missing),
+        "bytes": values_or_null({**analysis.bytes, "l2_total": analysis.l2_total_bytes}, "bytes", missing),
+        "bytes_per_s": values_or_null(analysis.bytes_per_s, "bytes_per_s", missing),
+        "intensity": values_or_null(analysis.intensity, "intensity", missing),
+        "definitions": {
+            **analysis.definitions,
+            **(
+                {"l2_total": f"all L2 traffic, loads and stores: {analysis.l2_total_bytes.via}"}
+                if analysis.l2_total_bytes.value is not None
+                else {}
+            ),
+        },
+        "level_notes": [inverted_level_text(level) for level in analysis.inverted_levels],
+        "ceilings": {name: ceilings_dict(c, reasons) for name, c in analysis.ceilings.items()},
+        "ceilings_used": analysis.roof.ceilings,
+        "pct_of_roof": number(analysis.roof.pct_of_roof),
+        "limiter": analysis.roof.limiter,
+        "utilization_pct": {key: number(v) for key, v in analysis.roof.utilization_pct.items()},
+        "bound": analysis.verdict.bound,
+        "verdict": verdict_dict(analysis.verdict, verdict_text, missing),
         "recoverable_s": number(recoverable_s),
-        "flags": list(k.flags),
-        "notes": list(k.notes),
-        "occupancy": occupancy_dict(k.occupancy, missing),
-        "tensor_cores": tensor_cores_dict(k.tensor_cores, missing),
-        "stalls": stalls_dict(k.stalls, missing),
-        "instruction_roofline": instruction_roofline_dict(k.instruction_roofline, missing),
-        "memory": memory_dict(k.memory, missing),
-        "hotspots": hotspots_dict(k.hotspots, missing),
-        "time_model": time_model_dict(k.time_model, missing),
+        "flags": list(analysis.flags),
+        "notes": list(analysis.notes),
+        "occupancy": occupancy_dict(analysis.occupancy, missing),
+        "tensor_cores": tensor_cores_dict(analysis.tensor_cores, missing),
+        "stalls": stalls_dict(analysis.stalls, missing),
+        "instruction_roofline": instruction_roofline_dict(analysis.instruction_roofline, missing),
+        "memory": memory_dict(analysis.memory, missing),
+        "hotspots": hotspots_dict(analysis.hotspots, missing),
+        "time_model": time_model_dict(analysis.time_model, missing),
     }
     out["ceilings"].setdefault("datasheet", None)
     if out["ceilings"]["datasheet"] is None:
@@ -220,19 +226,21 @@ def kernel_dict(k: LaunchAnalysis, reasons: Reasons, no_spec_reason: str, recove
             missing[key] = f"{_SIZE_FIELDS[key]} not in the report (collect the LaunchStats section)"
     if out["time_share"] is None:
         missing["time_share"] = missing.get("duration_s", "no total time for the report")
-    if k.roof.reason:
-        missing["pct_of_roof"] = k.roof.reason
+    if analysis.roof.reason:
+        missing["pct_of_roof"] = analysis.roof.reason
     if launch.invalid:  # no diagnostics for a launch whose attributes are impossible
         missing.update({key: f"invalid launch: {launch.invalid}" for key in ("occupancy", "tensor_cores", "stalls",
                                                                                   "instruction_roofline", "memory",
                                                                                   "hotspots")})
     if out["limiter"] is None:
-        missing["limiter"] = k.roof.reason or "no roof position"
+        missing["limiter"] = analysis.roof.reason or "no roof position"
     if out["bound"] is None:
-        missing["bound"] = k.verdict.reason or "no verdict"
+        missing["bound"] = analysis.verdict.reason or "no verdict"
     if out["recoverable_s"] is None:
-        missing["recoverable_s"] = missing.get("duration_s") or k.roof.reason or "no throughput and no roof position"
-    out["advice"] = [advice_dict(item, f"advice[{i}]", missing) for i, item in enumerate(k.advice)]
+        missing["recoverable_s"] = (
+            missing.get("duration_s") or analysis.roof.reason or "no throughput and no roof position"
+        )
+    out["advice"] = [advice_dict(item, f"advice[{i}]", missing) for i, item in enumerate(analysis.advice)]
     out["missing"] = reasons.refs(missing)
     return out
 

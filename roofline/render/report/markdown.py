@@ -30,7 +30,15 @@ from roofline.core.units import counted, pct, ratio, seconds, si
 from roofline.render import GENERATOR
 from roofline.render.names import group_name, printable, short_group_name
 from roofline.render.report.plot import NOTHING_TO_PLOT, PLOT_FIX, PlotData, plot_data, plots_nothing
-from roofline.render.report.prose import bound_of, cited, estimate_text, producer_text, scaled_roofs_note, stall_text
+from roofline.render.report.prose import (
+    bound_of,
+    cited,
+    estimate_text,
+    inverted_level_text,
+    producer_text,
+    scaled_roofs_note,
+    stall_text,
+)
 
 RANKED_ROWS = 20  # kernels in the ranking table
 NAME_CHARS = 80  # a kernel's name in the ranking table and its heading (the full demangled name follows it)
@@ -101,8 +109,8 @@ def summary_blocks(v: ReportView) -> list[Block]:
     return [_title(v.analysis), Block("p", _gpu_line(v.analysis)), *_ranking(v)]
 
 
-def _title(a: ReportAnalysis) -> Block:
-    return Block("h2", f"`{cell(Path(a.report.path).name)}`")
+def _title(analysis: ReportAnalysis) -> Block:
+    return Block("h2", f"`{cell(Path(analysis.report.path).name)}`")
 
 
 def _ranking(v: ReportView) -> list[Block]:
@@ -150,13 +158,15 @@ def report_blocks(v: ReportView, with_plot: bool = False, index: int = 0,
     return blocks
 
 
-def _gpu_line(a: ReportAnalysis) -> str:
-    d = a.device
-    spec = f"spec `{a.spec_id}` ({a.spec_match})" if a.spec_id else "no device spec matches this GPU"
+def _gpu_line(analysis: ReportAnalysis) -> str:
+    d = analysis.device
+    spec = (
+        f"spec `{analysis.spec_id}` ({analysis.spec_match})" if analysis.spec_id else "no device spec matches this GPU"
+    )
     return (f"**{d.name}**, CC {d.compute_capability or '?'}, {d.sm_count or '?'} SMs; "
-            f"{counted(len(a.launches), 'launch')}, "
-            f"{seconds(a.total_time_s)} in total. {spec}; percent of roof uses the "
-            f"**{a.ceilings_used}** ceilings.")
+            f"{counted(len(analysis.launches), 'launch')}, "
+            f"{seconds(analysis.total_time_s)} in total. {spec}; percent of roof uses the "
+            f"**{analysis.ceilings_used}** ceilings.")
 
 
 def ceilings_table(v: ReportView) -> Block:
@@ -231,7 +241,7 @@ def kernel_blocks(rank: int, advised: AdvisedKernel, anchor: str = "") -> list[B
     blocks += [Block("p", f"{counted(len(g.launches), 'launch')}, {seconds(g.total_s)} ({share} of the profiled time), "
                           f"recoverable {seconds(g.recoverable_s)}{which}."),
                Block("p", verdict_text(k, advised.verdict_detail)), position_table(k), Block("p", roof_text(advised))]
-    blocks += [Block("note", f"{note}.") for note in (*advised.notes, *k.level_notes)]
+    blocks += [Block("note", f"{note}.") for note in (*advised.notes, *map(inverted_level_text, k.inverted_levels))]
     blocks += [Block("warn", flag) for flag in k.flags]
     waits = stall_items(k, dict(advised.stall_names))
     if waits:
@@ -260,28 +270,29 @@ def advice_line(item: Advice) -> str:
     return f"**{estimate_text(item)}**: {item.text}{cited(item)} (when: {item.condition}{bound})"
 
 
-def position_table(k: LaunchAnalysis) -> Block:
+def position_table(analysis: LaunchAnalysis) -> Block:
     """Achieved rate, roof and percent of roof per used precision and per memory level."""
-    c = k.ceilings.get(k.roof.ceilings)
-    util, rows = k.roof.utilization_pct, []
+    c = analysis.ceilings.get(analysis.roof.ceilings)
+    util, rows = analysis.roof.utilization_pct, []
     for p in PRECISIONS:
-        if k.flop_per_s[p].value:
-            rows.append((NAMES[p], si(k.flop_per_s[p].value, "FLOP/s"), si(_roof(c, p), "FLOP/s"), pct(util.get(p)),
-                         ""))
+        if analysis.flop_per_s[p].value:
+            rows.append(
+                (NAMES[p], si(analysis.flop_per_s[p].value, "FLOP/s"), si(_roof(c, p), "FLOP/s"), pct(util.get(p)), "")
+            )
     for level in LEVELS:
-        rows.append((NAMES[level], si(k.bytes_per_s[level].value, "B/s"), si(_roof(c, level), "B/s"),
-                     pct(util.get(level)), ratio(k.intensity[level].value)))
-    total, duration = k.l2_total_bytes.value, k.duration_s.value
-    if total is not None and duration and k.l2_total_bytes.via != k.bytes["l2"].via:
+        rows.append((NAMES[level], si(analysis.bytes_per_s[level].value, "B/s"), si(_roof(c, level), "B/s"),
+                     pct(util.get(level)), ratio(analysis.intensity[level].value)))
+    total, duration = analysis.l2_total_bytes.value, analysis.duration_s.value
+    if total is not None and duration and analysis.l2_total_bytes.via != analysis.bytes["l2"].via:
         rows.append(("L2, all traffic (stores included)", si(total / duration, "B/s"), "", "", ""))
-    name = k.roof.ceilings
+    name = analysis.roof.ceilings
     return Block("table", header=("", "achieved", f"roof ({name})", "% of roof", "FLOP/byte"), rows=tuple(rows),
                  numeric=(False, True, True, True, True))
 
 
-def verdict_text(k: LaunchAnalysis, detail: str) -> str:
+def verdict_text(analysis: LaunchAnalysis, detail: str) -> str:
     """The verdict over every unit, the numbers that decide it (``detail``, the view's) and the busiest units."""
-    v = k.verdict
+    v = analysis.verdict
     if v.bound is None:
         return f"**No verdict**: {v.reason}."
     others = ", ".join(f"{u.name} {pct(u.pct)}" for u in v.top_units)
@@ -332,11 +343,11 @@ def hotspot_blocks(advised: AdvisedKernel) -> list[Block]:
     return blocks
 
 
-def stall_items(k: LaunchAnalysis, names: dict[str, str]) -> tuple[str, ...]:
+def stall_items(analysis: LaunchAnalysis, names: dict[str, str]) -> tuple[str, ...]:
     """For latency and small-grid verdicts: the main stall reasons (``names``: each one's plain name) and the
     issue-slot figures."""
-    s = k.stalls
-    if s is None or k.verdict.bound not in ("latency", "small_grid"):
+    s = analysis.stalls
+    if s is None or analysis.verdict.bound not in ("latency", "small_grid"):
         return ()
     lines = [f"{names[r]} (`{r}`): {v:.3g} {s.source}, {100 * share:.0f}% of the stalls"
              for r, v, share in s.reasons[:3]]
@@ -360,9 +371,9 @@ def _ridge_text(advised: AdvisedKernel) -> str:
             f"({ratio(ridge)} FLOP/byte).")
 
 
-def occupancy_items(k: LaunchAnalysis) -> tuple[str, ...]:
+def occupancy_items(analysis: LaunchAnalysis) -> tuple[str, ...]:
     """Occupancy findings, the changes that would raise the limit, and what was not measured."""
-    o = k.occupancy
+    o = analysis.occupancy
     if o is None:
         return ()
     if o.theoretical_pct is None and not o.limits:
@@ -379,11 +390,11 @@ WALL_WORDS = {"stride_0": "stride 0", "unit_stride": "unit stride", "scattered":
               "no_conflict": "no conflict", "conflict_32_way": "32-way conflict"}
 
 
-def instruction_items(k: LaunchAnalysis) -> tuple[str, ...]:
+def instruction_items(launch_analysis: LaunchAnalysis) -> tuple[str, ...]:
     """The launch on the instruction roofline (``analysis.instructions``): warp and thread instruction rates against
     the issue peak, instructions per transaction per level, the access walls and the integer roofline; what is not
     measured says why."""
-    r = k.instruction_roofline
+    r = launch_analysis.instruction_roofline
     if r is None:
         return ("not computed",)
     if r.warp_gips.value is None:
@@ -410,7 +421,7 @@ def instruction_items(k: LaunchAnalysis) -> tuple[str, ...]:
             per = ", ".join(f"{op} {ratio(1 / v)}" for op, v in found.items())
             marks = ", ".join(f"{WALL_WORDS[name]} = {ratio(1 / w)}" for name, w in walls.walls.items())
             lines.append(f"{space} {unit} per warp instruction: {per} (walls for 4-byte words: {marks})")
-    lines.append(integer_text(k))
+    lines.append(integer_text(launch_analysis))
     return tuple(lines)
 
 
@@ -420,10 +431,10 @@ EDGE_WORDS = {"kernel_l1_bytes": ("kernel", "L1", "B"), "kernel_shared_wavefront
               "dram_to_l2_bytes": ("DRAM", "L2", "B"), "l2_to_dram_bytes": ("L2", "DRAM", "B")}
 
 
-def memory_blocks(k: LaunchAnalysis) -> list[Block]:
+def memory_blocks(analysis: LaunchAnalysis) -> list[Block]:
     """The memory chart (ncu's Memory Workload Analysis): hit rates and the traffic on each edge; [] where the report
     holds none of it."""
-    p = k.memory
+    p = analysis.memory
     if p is None:
         return []
     sol = [Block("p", "**Speed of Light** (ncu's percent of peak): " + ", ".join(
@@ -440,9 +451,9 @@ def memory_blocks(k: LaunchAnalysis) -> list[Block]:
             Block("table", header=("from", "to", "traffic", "counts"), rows=rows, numeric=(False, False, True, False))]
 
 
-def integer_text(k: LaunchAnalysis) -> str:
+def integer_text(analysis: LaunchAnalysis) -> str:
     """The integer roofline in a line: integer GIOPS against the integer pipe's peak, or why it is not measured."""
-    r = k.instruction_roofline
+    r = analysis.instruction_roofline
     if r is None:
         return "integer instructions: not computed"
     i = r.integer
@@ -462,10 +473,10 @@ def rule_items(advised: AdvisedKernel) -> tuple[str, ...]:
 
 
 # --- What the report lacks ----------------------------------------------------------------------------
-def not_measured(a: ReportAnalysis) -> list[str]:
+def not_measured(analysis: ReportAnalysis) -> list[str]:
     """Distinct reasons for values the report cannot give, with how many launches each affects."""
     reasons: dict[str, set[str]] = {}
-    for k in a.valid_launches:
+    for k in analysis.valid_launches:
         values = [(f"FLOPs {NAMES[p]}", k.flops[p]) for p in PRECISIONS]
         values += [(f"bytes {NAMES[level]}", k.bytes[level]) for level in LEVELS] + [("duration", k.duration_s)]
         for key, v in values:
@@ -473,7 +484,7 @@ def not_measured(a: ReportAnalysis) -> list[str]:
                 reasons.setdefault(f"{key}: {v.reason}", set()).add(k.launch.key)
         if k.verdict.bound is None:
             reasons.setdefault(f"bound: {k.verdict.reason}", set()).add(k.launch.key)
-    total = len(a.valid_launches)
+    total = len(analysis.valid_launches)
     return [f"{text} ({'all launches' if len(keys) == total else f'{len(keys)} of {total} launches'})"
             for text, keys in reasons.items()]
 

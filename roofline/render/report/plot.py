@@ -44,6 +44,7 @@ from roofline.render.mpl import (
     wrap,
 )
 from roofline.render.names import short_group_name, visible
+from roofline.render.report.prose import inverted_level_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -196,13 +197,13 @@ def report_panels(v: ReportView, top: int, source: CeilingSet) -> list[Panel]:
     return panels
 
 
-def _panel(a: ReportAnalysis, kind: PanelKind, source: CeilingSet, chosen: Ceilings | None,
+def _panel(analysis: ReportAnalysis, kind: PanelKind, source: CeilingSet, chosen: Ceilings | None,
            roofs: tuple[MemoryRoof, ...], ceilings: tuple[ComputeCeiling, ...], series: list[KernelSeries],
            skipped: dict[str, str], bandwidth_below: bool) -> Panel:
     shown = tuple(s for s in series if s.color >= 0)
     other = tuple(s for s in series if s.color < 0)
-    numbers = {_label(g): i for i, g in enumerate(a.groups, 1)}
-    p = Panel(_title(a, source, chosen, kind), source, roofs, ceilings, shown, other,
+    numbers = {_label(g): i for i, g in enumerate(analysis.groups, 1)}
+    p = Panel(_title(analysis, source, chosen, kind), source, roofs, ceilings, shown, other,
               tuple(skipped.items()), kind)
     notes = _skipped_notes(p, numbers, bandwidth_below) + _hollow_notes(p) + _key_notes(p)
     return replace(p, notes=tuple(notes))
@@ -231,7 +232,7 @@ def kernel_series(group: KernelGroup, stats: KernelStats | None, number: int = 1
     points.sort(key=lambda pt: LEVELS.index(pt.level))  # joined in the hierarchy's order: DRAM, L2, L1
     used = tuple(p for p in PRECISIONS if stats.flops[p].value)
     launch = timed[0].launch.key if len(group.launches) == 1 else f"{len(group.launches)} launches"
-    notes = tuple(dict.fromkeys(note for k in timed for note in k.level_notes))
+    notes = tuple(dict.fromkeys(inverted_level_text(level) for k in timed for level in k.inverted_levels))
     notes += (L2_TOTAL_NOTE,) if total_l2 is not None else ()
     series = KernelSeries(_label(group), number, len(group.launches), launch, group.time_share, tuple(points), used,
                           stats.roof.pct_of_roof, stats.verdict.bound, level_notes=notes)
@@ -301,14 +302,14 @@ def _ceilings(c: Ceilings | None, placed: list[KernelSeries],
 TITLE_NAME_CHARS = 80  # of the GPU's name in a panel's title (real ones: < 40)
 
 
-def _title(a: ReportAnalysis, source: CeilingSet, c: Ceilings | None, kind: PanelKind) -> str:
-    d = a.device
-    launches = counted(len(a.launches), "launch")
+def _title(analysis: ReportAnalysis, source: CeilingSet, c: Ceilings | None, kind: PanelKind) -> str:
+    d = analysis.device
+    launches = counted(len(analysis.launches), "launch")
     head = f"{middle(d.name, TITLE_NAME_CHARS)} (CC {d.compute_capability or '?'}), {launches}"
     view = "bandwidth view, achieved bytes/s per memory level; " if kind == "bandwidth" else ""
     if c is None:
         return f"{head}\n{view}no {source} ceilings"
-    which = f"spec {a.spec_id}" if source == "datasheet" and a.spec_id else c.clock
+    which = f"spec {analysis.spec_id}" if source == "datasheet" and analysis.spec_id else c.clock
     return f"{head}\n{view}{source} ceilings ({which})"
 
 

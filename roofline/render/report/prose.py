@@ -8,12 +8,28 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from roofline.analysis.ncu_rules import LOCAL
-from roofline.analysis.results import Advice, BusyUnit, Cause, EstimateBound, HotRow, ModelChange, Producer
+from roofline.analysis.results import (
+    Advice,
+    BusyUnit,
+    Cause,
+    EstimateBound,
+    HotRow,
+    InvertedLevel,
+    ModelChange,
+    Producer,
+)
 from roofline.analysis.view import ScaledRoofs, Unavailable
 from roofline.core.labels import NAMES
 from roofline.core.units import seconds
 
 CITED_RULES = 3  # ncu rules named after an item's text; the others are counted
+
+
+def inverted_level_text(level: InvertedLevel) -> str:
+    """The note on a memory level that counts one direction only and so looks below the level outside it."""
+    total = f"; all L2 traffic, stores included, is bytes.l2_total ({level.l2_total_via})" if level.l2_total_via else ""
+    return (f"{NAMES[level.inner]} bytes count {level.one_way} ({level.counter} definition), so they fall below the "
+            f"{NAMES[level.outer]} bytes and the hierarchy looks inverted{total}")
 
 
 def estimate_text(item: Advice) -> str:

@@ -21,6 +21,7 @@ from roofline.render.names import distinguish, group_name, launch_config
 from roofline.render.report.prose import (
     cited,
     estimate_text,
+    inverted_level_text,
     launch_count,
     producer_text,
     scaled_roofs_note,
@@ -231,7 +232,7 @@ def _roof(c: Ceilings | None, key: str) -> float | None:
     return c.roof(key) if c is not None else None
 
 
-def _launch_table(a: ReportAnalysis, width: int) -> Table:
+def _launch_table(analysis: ReportAnalysis, width: int) -> Table:
     from rich.table import Table
 
     table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold")
@@ -240,12 +241,12 @@ def _launch_table(a: ReportAnalysis, width: int) -> Table:
         ("bound: busiest unit", "left"))
     for col, just in columns:
         table.add_column(col, justify=just, no_wrap=True)
-    starred = any(k.verdict.basis == "roofline" for k in a.launches)
+    starred = any(k.verdict.basis == "roofline" for k in analysis.launches)
     table.caption = ("roof = percent of the closest FP/byte roof; bound = the verdict over every unit (ncu's "
                      "SpeedOfLight rule), with the busiest unit at percent of its peak"
                      + ("; * roofline only (no throughputs in the report)" if starred else ""))
     table.caption_justify = "left"
-    shown = _shown(a.launches)
+    shown = _shown(analysis.launches)
     names = distinguish([kernel_name(k.launch.name, k.launch.demangled_name) for k in shown],
                         [launch_config(k.launch.grid or _total(k.grid_size), k.launch.block or _total(k.block_size))
                          for k in shown])
@@ -274,11 +275,13 @@ def _shown(launches: Sequence[LaunchAnalysis]) -> list[LaunchAnalysis]:
     return [k for k in launches if id(k) in keep]
 
 
-def _roof_cell(k: LaunchAnalysis) -> str:
+def _roof_cell(analysis: LaunchAnalysis) -> str:
     """Percent of the closest roof and that roof ("7.4% FP64"); '!' marks a launch above a ceiling."""
-    if k.roof.limiter is None:
+    if analysis.roof.limiter is None:
         return "n/a"
-    return f"{pct(k.roof.pct_of_roof)} {NAMES.get(k.roof.limiter, k.roof.limiter)}" + ("!" if k.flags else "")
+    return f"{pct(analysis.roof.pct_of_roof)} {NAMES.get(analysis.roof.limiter, analysis.roof.limiter)}" + (
+        "!" if analysis.flags else ""
+    )
 
 
 def _groups_table(groups: Sequence[KernelGroup], width: int) -> Table:
@@ -312,8 +315,8 @@ def _problems(v: ReportView, width: int) -> list[str]:
     lines += [line for note in notes for line in _hanging(f"note: {note}", width, 0)]
     levels: dict[str, set[str]] = defaultdict(set)
     for k in a.launches:
-        for note in k.level_notes:
-            levels[note].add(k.launch.key)
+        for level in k.inverted_levels:
+            levels[inverted_level_text(level)].add(k.launch.key)
     lines += [line for note, keys in levels.items()
               for line in _hanging(f"memory levels [{launch_count(len(keys), len(a.launches))}]: {note}", width, 0)]
     invalid = [k.launch for k in a.launches if k.launch.invalid]
