@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "ncu-reps"
 TARGET_RATIO = 1.5
 REPORTS = (REPO / "examples" / "h100" / "triad-cupy.roofline.ncu-rep",
-           SHARED / "a100-40gb_selfjoin-cub-sort-154launches_basic.ncu-rep",
+           SHARED / "v100_miniweather-openacc_full.ncu-rep",
            SHARED / "a40_julia-fp16x2_full.ncu-rep",
            SHARED / "rtx4070ti_pytorch-sim_full.ncu-rep",
            SHARED / "h100-pcie_rmsnorm-float4_full-roofline.ncu-rep")

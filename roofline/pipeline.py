@@ -48,8 +48,9 @@ class AnalysisOptions:
     ``--kernel`` language of ``roofline.core.kernel_filter``), the ceiling set percent of roof uses, extra device
     spec files or folders (before the built-in ones), the time the native reader may take per .ncu-rep
     (None: scaled to the file's size, ``reader.read_time_limit``), and whether every launch gets its diagnostics and
-    advice (``complete``: what ``report`` shows; the rankings and comparisons read none of them, nor the SASS of the
-    sampled instructions, which is then not read), and what a group of launches is (``GroupBy``)."""
+    advice (what ``report`` shows; the rankings and comparisons read none of them), whether the SASS of the sampled
+    instructions is read (``sass``: the hot spots show it; never without diagnostics), and what a group of
+    launches is (``GroupBy``)."""
 
     kernel: tuple[str, ...] = ()
     kernel_name_base: NameBase = "function"
@@ -58,6 +59,7 @@ class AnalysisOptions:
     time_limit_s: float | None = None
     diagnostics: bool = True
     group_by: GroupBy = "kernel"
+    sass: bool = True
 
 
 def analyze_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions = AnalysisOptions(),
@@ -173,7 +175,7 @@ def analyze_path(path: str | os.PathLike[str], options: AnalysisOptions, catalog
     ``early``), then analyse, assemble, diagnose and advise the whole report."""
     from roofline.ncu.reader import ReportReading
 
-    reading = ReportReading(path, options.time_limit_s, options.diagnostics)
+    reading = ReportReading(path, options.time_limit_s, options.diagnostics and options.sass)
     ahead = Ahead()
     batches = reading.batches()
     try:

@@ -62,9 +62,9 @@ COMMANDS: dict[str, tuple[str, str, bool, str]] = {
 }
 
 READS_REPORTS = ("report", "plot", "compare", "diff", "summary", "project")  # commands whose arguments are report files
-# The commands that analyse without diagnostics (analysis_options(diagnostics=False)): their reader, the one started
-# ahead included, leaves out the SASS of the sampled instructions, which they do not show
-WITHOUT_DIAGNOSTICS = ("compare", "diff", "summary", "project")
+# The commands that show no hot spot (analysis_options(diagnostics=False) or sass=False): their reader, the one
+# started ahead included, leaves out the SASS of the sampled instructions
+WITHOUT_SASS = ("plot", "compare", "diff", "summary", "project")
 
 
 def build_app(only: str | None = None) -> typer.Typer:
@@ -213,7 +213,7 @@ def run(args: Sequence[str]) -> int | str | None:
               file=sys.stderr)
         return 2
     if command in READS_REPORTS and "--mpi" not in args:
-        fast_start.start_reading(args[args.index(command) + 1:], command not in WITHOUT_DIAGNOSTICS)
+        fast_start.start_reading(args[args.index(command) + 1:], command not in WITHOUT_SASS)
     from roofline.errors import RooflineError
 
     _terminal_streams()

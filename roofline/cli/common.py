@@ -156,12 +156,13 @@ REPORT_FORMAT_HELP = ("Output format: table, json, csv (one row per launch), mar
 
 def analysis_options(kernel: Sequence[str] | None, kernel_name_base: NameBase, ceilings: CeilingSet,
                      specs: Sequence[Path] | None, timeout: float | None = None,
-                     diagnostics: bool = True, group_by: GroupBy = "kernel") -> AnalysisOptions:
+                     diagnostics: bool = True, group_by: GroupBy = "kernel", sass: bool = True) -> AnalysisOptions:
     """The pipeline's options from the shared command-line options (``diagnostics``: whether the command shows
-    each launch's diagnostics and advice, so they are computed)."""
+    each launch's diagnostics and advice, so they are computed; ``sass``: whether it shows the SASS of the hot
+    spots, so it is read)."""
     return AnalysisOptions(kernel=tuple(kernel or ()), kernel_name_base=kernel_name_base, ceilings=ceilings,
                            specs=tuple(specs or ()), time_limit_s=timeout, diagnostics=diagnostics,
-                           group_by=group_by)
+                           group_by=group_by, sass=sass)
 
 
 # --- Errors and the terminal -------------------------------------------------------------------------

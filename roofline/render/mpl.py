@@ -60,15 +60,14 @@ def freeze_layout(fig: Figure) -> None:
     fig.set_layout_engine("none")
 
 
-NARROW_DECADES = 2.5  # a log axis spanning fewer decades also labels 2 and 5 times each decade
+NARROW_DECADES = 2.5  # a log axis spanning fewer decades also has ticks and labels at 2 and 5 times each decade
 
 
 def log_axes(ax: Axes, x: bool = True, y: bool = True) -> None:
     """Log scale on the chosen axes, labelled in plain text with SI prefixes ("100 G", "1 T", "0.1"): a tick and a
-    label per decade, and small ticks at 2 and 5 times it, labelled too where the axis spans under
-    ``NARROW_DECADES``. matplotlib's default log ticks are mathtext labels ("$10^{12}$") and eight minor ticks per
-    decade, each tick a set of artists: together they took two thirds of a roofline plot's drawing time
-    (docs/benchmarks.md)."""
+    label per decade, and on an axis spanning under ``NARROW_DECADES`` also at 2 and 5 times each decade.
+    matplotlib's default log ticks are mathtext labels ("$10^{12}$") and eight minor ticks per decade, each tick a
+    set of artists: together they took two thirds of a roofline plot's drawing time (docs/benchmarks.md)."""
     from matplotlib.ticker import FuncFormatter, LogLocator
 
     for on, set_scale, axis in ((x, ax.set_xscale, ax.xaxis), (y, ax.set_yscale, ax.yaxis)):
@@ -76,13 +75,21 @@ def log_axes(ax: Axes, x: bool = True, y: bool = True) -> None:
             set_scale("log")
             axis.set_major_locator(LogLocator(base=10.0))
             axis.set_major_formatter(FuncFormatter(decade_label))
-            axis.set_minor_locator(LogLocator(base=10.0, subs=(2.0, 5.0)))
-            axis.set_minor_formatter(FuncFormatter(lambda v, _, axis=axis: _narrow_label(axis, v)))
+            axis.set_minor_locator(_narrow_minor_locator())
+            axis.set_minor_formatter(FuncFormatter(decade_label))
 
 
-def _narrow_label(axis: Any, value: float) -> str:
-    lo, hi = sorted(axis.get_view_interval())
-    return decade_label(value) if lo > 0 and hi / lo < 10 ** NARROW_DECADES else ""
+def _narrow_minor_locator() -> Any:
+    """A locator of ticks at 2 and 5 times each decade on an axis spanning under ``NARROW_DECADES``, none on a
+    wider one."""
+    from matplotlib.ticker import LogLocator
+
+    class NarrowMinor(LogLocator):
+        def tick_values(self, vmin: float, vmax: float) -> Any:
+            lo, hi = sorted((vmin, vmax))
+            return super().tick_values(vmin, vmax) if 0 < lo and hi / lo < 10 ** NARROW_DECADES else []
+
+    return NarrowMinor(base=10.0, subs=(2.0, 5.0))
 
 
 def decade_label(value: float, _position: object = None) -> str:

@@ -401,14 +401,16 @@ def test_a_report_at_a_path_that_is_not_utf8_is_read(tmp_path, shared_report):
     assert doc["reports"][0]["path"].endswith("bad\ufffd.ncu-rep") and len(doc["reports"][0]["kernels"]) == 2
 
 
-def test_the_commands_read_ahead_without_sass_are_those_without_diagnostics():
-    """A report read ahead for compare, diff or summary leaves the SASS of sampled instructions out; those are the
-    commands whose analysis has no diagnostics (their sources say diagnostics=False), so the pipeline takes it."""
+def test_the_commands_read_ahead_without_sass_are_those_that_read_none():
+    """A report read ahead for plot, compare, diff or summary leaves the SASS of sampled instructions out; those are
+    the commands whose analysis has no diagnostics or no SASS (their sources say diagnostics=False or sass=False),
+    so the pipeline takes it."""
     from roofline.cli import app as cli_app
 
     commands = Path(cli_app.__file__).parent / "commands"
-    without = {path.stem for path in commands.glob("*.py") if "diagnostics=False" in path.read_text()}
-    assert without == set(cli_app.WITHOUT_DIAGNOSTICS)
+    without = {path.stem for path in commands.glob("*.py")
+               if "diagnostics=False" in path.read_text() or "sass=False" in path.read_text()}
+    assert without == set(cli_app.WITHOUT_SASS)
 
 
 def test_without_diagnostics_the_reader_leaves_out_the_sass_only():

@@ -31,16 +31,14 @@ def _labels(ax, axis, i: int, which: str = "major") -> list[str]:
     return [t.get_text() for t in axis.get_ticklabels(which=which) if lo <= t.get_position()[i] <= hi and t.get_text()]
 
 
-def test_log_axes_label_each_decade_without_mathtext() -> None:
+def test_a_wide_log_axis_labels_each_decade_without_mathtext_or_minor_ticks() -> None:
     fig, ax = _log_figure()
     fig.draw_without_rendering()
     ys, xs = _labels(ax, ax.yaxis, 1), _labels(ax, ax.xaxis, 0)
     assert ys == ["1 G", "10 G", "100 G", "1 T", "10 T", "100 T"]
     assert xs == ["0.1", "1", "10", "100", "1000"]
     assert not any("$" in t for t in xs + ys)
-    assert _labels(ax, ax.yaxis, 1, "minor") == [] and _labels(ax, ax.xaxis, 0, "minor") == []
-    decade = [v for v in ax.yaxis.get_minorticklocs() if 1e9 < v < 1e10]
-    assert decade == pytest.approx([2e9, 5e9])  # two small ticks per decade, not eight
+    assert list(ax.xaxis.get_minorticklocs()) == [] and list(ax.yaxis.get_minorticklocs()) == []  # not eight
 
 
 def test_a_narrow_log_axis_labels_two_and_five_times_each_decade() -> None:
@@ -49,6 +47,7 @@ def test_a_narrow_log_axis_labels_two_and_five_times_each_decade() -> None:
     fig.draw_without_rendering()
     assert _labels(ax, ax.yaxis, 1) == ["100"]
     assert _labels(ax, ax.yaxis, 1, "minor") == ["20", "50", "200"]
+    assert [v for v in ax.yaxis.get_minorticklocs() if 15 <= v <= 300] == pytest.approx([20, 50, 200])
 
 
 def _figure_bytes(pid_file: str) -> Figure:
