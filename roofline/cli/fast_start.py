@@ -12,9 +12,6 @@ here does the plain thing when its mechanism is off:
 * ``preload``: the modules every analysis imports (numpy, PyYAML, the analysis and its diagnostics), and matplotlib
   where the command draws a plot, imported once the command line is parsed, while that child reads; plain: each is
   imported where it is first used;
-* ``draw-ahead``: a command that draws a plot (``draws``) forks a spare process once its command line is parsed,
-  which imports matplotlib beside the read and the analysis, then draws the figures the renderers send it
-  (``core.parallel.on_spare``; ``render.mpl.drawn``); plain: this process imports matplotlib and draws;
 * ``blas``: ``OPENBLAS_NUM_THREADS=1`` while a command that reads reports runs, unless the user chose a count:
   roofline does no matrix products, and OpenBLAS's idle threads spin for about 0.1 s after numpy's import on the
   core that reads the report; plain: numpy's OpenBLAS starts as it does elsewhere;
@@ -36,7 +33,7 @@ from typing import Any, NoReturn
 from roofline.core.choices import OUTPUT_OPTION
 
 SWITCH = "ROOFLINE_PLAIN_START"  # "all", or the names of the mechanisms to turn off, comma-separated
-MECHANISMS = ("help", "read-ahead", "preload", "draw-ahead", "blas", "gc", "exit")
+MECHANISMS = ("help", "read-ahead", "preload", "blas", "gc", "exit")
 BLAS_THREADS = "OPENBLAS_NUM_THREADS"  # read once, when numpy's OpenBLAS loads
 
 
@@ -70,17 +67,9 @@ def preloading(command_class: type | None) -> type:
 
     class Preloading(command_class or TyperCommand):  # type: ignore[misc]
         def invoke(self, ctx: Any) -> Any:
-            from roofline.core.parallel import start_spare, stop_spare
-
-            drawing = draws(ctx.info_name, ctx.params)
-            if drawing and on("draw-ahead"):
-                start_spare(import_matplotlib)
-            try:
-                if on("preload"):
-                    preload(drawing and not on("draw-ahead"))
-                return super().invoke(ctx)
-            finally:
-                stop_spare()  # the command has drawn all it draws
+            if on("preload"):
+                preload(draws(ctx.info_name, ctx.params))
+            return super().invoke(ctx)
 
     return Preloading
 

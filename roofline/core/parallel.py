@@ -2,10 +2,6 @@
 ``--jobs`` of the commands) or spread over the ranks of an MPI job (``over_ranks``, ``summary --mpi``). Results come
 back in the order of the items, so the output of a parallel run is the one of a serial run.
 
-A spare process can be started ahead (``start_spare``): forked once, it prepares (imports what its calls need)
-while this process goes on, then runs the calls ``on_spare`` sends it, one at a time; the CLI starts one to draw
-plots (``cli.fast_start``, ``draw-ahead``), so matplotlib's import runs beside the report's read and analysis.
-
 Results travel pickled. The report model keeps its mappings read-only (``types.MappingProxyType``, which pickle
 refuses); ``picklable_mappings`` teaches pickle to send them as plain dicts and rebuild them read-only.
 """
@@ -14,7 +10,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from contextlib import suppress
 from types import MappingProxyType
 from typing import Any, TypeVar
 
@@ -24,7 +19,6 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 _WORK: Callable[[Any], Any] | None = None  # the function of this worker process (set by _start_worker)
-_SPARE: _Spare | None = None  # the spare process started ahead in this process, if any (start_spare)
 
 
 def cores() -> int:
@@ -99,114 +93,6 @@ def _die_with(parent: int) -> None:
 def _run(item: Any) -> Any:
     assert _WORK is not None, "a worker runs only after _start_worker"
     return _WORK(item)
-
-
-class _Spare:
-    """A forked process that ran ``prepare`` and runs the calls sent to it; the pipes its calls and answers take."""
-
-    def __init__(self, prepare: Callable[[], object]) -> None:
-        parent = os.getpid()
-        calls_read, self.calls = os.pipe()
-        self.answers, answers_write = os.pipe()
-        self.pid = os.fork()
-        if self.pid == 0:  # the spare ends here: nothing unwinds into the parent's code
-            code = 1
-            try:
-                os.close(self.calls)
-                os.close(self.answers)
-                _serve(prepare, calls_read, answers_write, parent)
-                code = 0
-            finally:
-                os._exit(code)
-        os.close(calls_read)
-        os.close(answers_write)
-        self.owner = parent
-
-    def call(self, payload: bytes) -> tuple[bool, Any]:
-        """Send a pickled call; (True, its result) or (False, the exception it raised). OSError, EOFError or
-        pickle's errors when the spare ended or its answer does not unpickle."""
-        import pickle
-
-        _send(self.calls, payload)
-        with os.fdopen(os.dup(self.answers), "rb") as answers:
-            ok, value = pickle.load(answers)
-        return ok, value
-
-
-def _send(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-
-
-def _serve(prepare: Callable[[], object], calls_fd: int, answers_fd: int, parent: int) -> None:
-    """The spare's life: prepare, then answer each call until the parent closes the pipe or ends."""
-    import pickle
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; the spare ends with it
-    _die_with(parent)
-    prepare()
-    with os.fdopen(calls_fd, "rb") as calls, os.fdopen(answers_fd, "wb") as answers:
-        while True:
-            try:
-                fn, args = pickle.load(calls)
-            except EOFError:
-                return
-            try:
-                answer = pickle.dumps((True, fn(*args)), pickle.HIGHEST_PROTOCOL)
-            except Exception as err:  # sent back, raised in the parent
-                try:
-                    answer = pickle.dumps((False, err), pickle.HIGHEST_PROTOCOL)
-                except Exception:  # an error pickle cannot carry: the parent runs the call itself
-                    return
-            answers.write(answer)
-            answers.flush()
-
-
-def start_spare(prepare: Callable[[], object]) -> None:
-    """Fork the spare process of this one (``on_spare``), which runs ``prepare`` first; nothing where one is running
-    or the platform cannot fork."""
-    global _SPARE
-    if hasattr(os, "fork") and (_SPARE is None or _SPARE.owner != os.getpid()):
-        _SPARE = _Spare(prepare)
-
-
-def stop_spare() -> None:
-    """End the spare process of this one, if any, and reap it: every call it took has been answered, and one still
-    preparing (an error ended the command first) has nothing to finish."""
-    import signal
-
-    global _SPARE
-    spare, _SPARE = _SPARE, None
-    if spare is not None and spare.owner == os.getpid():
-        os.close(spare.calls)
-        os.close(spare.answers)
-        with suppress(ProcessLookupError, ChildProcessError):  # ended and reaped already
-            os.kill(spare.pid, signal.SIGKILL)
-            os.waitpid(spare.pid, 0)
-
-
-def on_spare(fn: Callable[..., R], *args: Any) -> R:
-    """``fn(*args)``, run by the spare process where this process started one (its result or exception pickled
-    back), else here; here too where pickle refuses the call, or the spare has ended (it is not used again)."""
-    import pickle
-
-    spare = _SPARE
-    if spare is None or spare.owner != os.getpid():
-        return fn(*args)
-    try:
-        payload = pickle.dumps((fn, args), pickle.HIGHEST_PROTOCOL)
-    except (pickle.PickleError, TypeError, AttributeError):
-        return fn(*args)
-    try:
-        ok, value = spare.call(payload)
-    except (OSError, EOFError, pickle.UnpicklingError, TypeError, AttributeError):
-        stop_spare()
-        return fn(*args)
-    if ok:
-        return value
-    raise value
 
 
 def over_ranks(work: Callable[[T], R], items: Sequence[T]) -> list[R] | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import io
 import textwrap
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -158,24 +158,6 @@ def around(xy: tuple[float, float], distances: Sequence[float] = (4.0, 9.0)) -> 
 
 def _inside(box: Bbox, outer: Bbox) -> bool:
     return box.x0 >= outer.x0 and box.y0 >= outer.y0 and box.x1 <= outer.x1 and box.y1 <= outer.y1
-
-
-def drawn(build: Callable[..., Figure], args: tuple[Any, ...], fmt: PlotFormat, mark: bool = True,
-          rc: Mapping[RcKeyType, Any] | None = None) -> bytes:
-    """``build(*args)``, the figure, as ``to_bytes`` gives it (under matplotlib settings ``rc``): drawn by the spare
-    process the command started ahead for drawing (``cli.fast_start``, ``draw-ahead``) where there is one, else
-    here. ``build`` is a module-level function and ``args`` plain data, as they travel pickled."""
-    from roofline.core.parallel import on_spare
-
-    return on_spare(_save, build, args, fmt, mark, rc)
-
-
-def _save(build: Callable[..., Figure], args: tuple[Any, ...], fmt: PlotFormat, mark: bool,
-          rc: Mapping[RcKeyType, Any] | None) -> bytes:
-    from matplotlib import rc_context
-
-    with rc_context(dict(rc or {})):
-        return to_bytes(build(*args), fmt, mark)
 
 
 def to_bytes(fig: Figure, fmt: PlotFormat, mark: bool = True, **savefig: Any) -> bytes:

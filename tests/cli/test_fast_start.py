@@ -99,33 +99,3 @@ def test_leave_ends_with_the_status_either_way(plain, ends_with, monkeypatch):
     ("summary", {"fmt": "json", "plot": Path("s.svg")}, True), ("project", {"fmt": "table"}, False)])
 def test_draws_names_the_commands_that_draw_a_plot(command, params, drawing):
     assert fast_start.draws(command, params) is drawing
-
-
-def test_a_plot_drawn_ahead_in_the_spare_process_is_the_one_drawn_here(tmp_path):
-    """draw-ahead on (a spare process draws) and off: the same PNG and Markdown, no process left behind."""
-    outputs = {}
-    for plain in (None, "draw-ahead"):
-        png, md = tmp_path / f"{plain}-plot.png", tmp_path / f"{plain}-doc.md"
-        assert roofline(["plot", EXAMPLE, "-o", str(png)], plain).returncode == 0
-        assert roofline(["report", EXAMPLE, "-f", "markdown", "-o", str(md)], plain).returncode == 0
-        outputs[plain] = (png.read_bytes(), md.read_text().replace(f"{plain}-doc.png", "NAME.png"),
-                          (tmp_path / f"{plain}-doc.png").read_bytes())
-    assert outputs[None] == outputs["draw-ahead"] and outputs[None][0].startswith(b"\x89PNG")
-
-
-def test_a_command_run_in_this_process_ends_its_spare_process(tmp_path, monkeypatch):
-    from typer.testing import CliRunner
-
-    from roofline.cli.app import build_app
-    from roofline.core import parallel
-
-    monkeypatch.delenv(fast_start.SWITCH, raising=False)
-    started: list[int] = []
-    real_start = parallel.start_spare
-    monkeypatch.setattr(parallel, "start_spare", lambda prepare: real_start(prepare) or started.append(
-        parallel._SPARE.pid if parallel._SPARE else -1))
-    result = CliRunner().invoke(build_app(), ["plot", EXAMPLE, "-o", str(tmp_path / "p.png")])
-    assert result.exit_code == 0 and (tmp_path / "p.png").read_bytes().startswith(b"\x89PNG")
-    assert len(started) == 1 and started[0] > 0 and parallel._SPARE is None
-    with pytest.raises(ChildProcessError):
-        os.waitpid(started[0], os.WNOHANG)  # ended and reaped

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import pickle
-import signal
 import sys
 from types import MappingProxyType
 
@@ -100,65 +99,3 @@ def _alive(pid: int) -> bool:
             return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
-
-
-# --- The spare process started ahead (start_spare, on_spare) ------------------------------------------------
-def _pid_and_double(x: int) -> tuple[int, int]:
-    return os.getpid(), 2 * x
-
-
-def _prepared() -> None:
-    os.environ["ROOFLINE_TEST_SPARE_PREPARED"] = "1"  # set in the spare only
-
-
-def _was_prepared() -> str | None:
-    return os.environ.get("ROOFLINE_TEST_SPARE_PREPARED")
-
-
-def _fails(text: str) -> None:
-    raise RooflineError(text, "the fix")
-
-
-@pytest.fixture
-def spare():
-    parallel.start_spare(_prepared)
-    yield parallel._SPARE
-    parallel.stop_spare()
-
-
-def test_a_call_on_the_spare_runs_in_the_prepared_process_and_its_result_comes_back(spare) -> None:
-    pid, doubled = parallel.on_spare(_pid_and_double, 21)
-    assert (doubled, pid) == (42, spare.pid) and pid != os.getpid()
-    assert parallel.on_spare(_was_prepared) == "1" and _was_prepared() is None
-    assert parallel.on_spare(_pid_and_double, 5) == (spare.pid, 10)  # one process answers call after call
-
-
-def test_an_error_in_the_spare_is_raised_here_whole(spare) -> None:
-    with pytest.raises(RooflineError) as raised:
-        parallel.on_spare(_fails, "bad plot")
-    assert (raised.value.message, raised.value.hint) == ("bad plot", "the fix")
-    assert parallel.on_spare(_pid_and_double, 1) == (spare.pid, 2)  # and it goes on answering
-
-
-def test_without_a_spare_or_once_it_ended_the_call_runs_here(spare) -> None:
-    os.kill(spare.pid, signal.SIGKILL)
-    os.waitpid(spare.pid, 0)
-    assert parallel.on_spare(_pid_and_double, 3) == (os.getpid(), 6)
-    assert parallel._SPARE is None  # and every later call runs here too
-    assert parallel.on_spare(_pid_and_double, 4) == (os.getpid(), 8)
-
-
-def test_an_argument_pickle_refuses_runs_here(spare) -> None:
-    pid = spare.pid
-    here = parallel.on_spare(lambda x: (os.getpid(), x), 7)  # a lambda does not pickle
-    assert here == (os.getpid(), 7)
-    assert parallel._SPARE is spare  # still there, and answering
-    assert parallel.on_spare(_pid_and_double, 2) == (pid, 4)
-
-
-def test_stop_spare_ends_and_reaps_it(spare) -> None:
-    pid = spare.pid
-    parallel.stop_spare()
-    with pytest.raises(ChildProcessError):
-        os.waitpid(pid, os.WNOHANG)  # reaped already
-    assert parallel._SPARE is None

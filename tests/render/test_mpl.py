@@ -1,13 +1,9 @@
-"""roofline.render.mpl: plain-text decade labels on log axes, and figures drawn where the command chose."""
+"""roofline.render.mpl: plain-text decade labels on log axes."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
-from matplotlib.figure import Figure
 
-from roofline.core import parallel
 from roofline.render import mpl
 
 
@@ -48,23 +44,3 @@ def test_a_narrow_log_axis_labels_two_and_five_times_each_decade() -> None:
     assert _labels(ax, ax.yaxis, 1) == ["100"]
     assert _labels(ax, ax.yaxis, 1, "minor") == ["20", "50", "200"]
     assert [v for v in ax.yaxis.get_minorticklocs() if 15 <= v <= 300] == pytest.approx([20, 50, 200])
-
-
-def _figure_bytes(pid_file: str) -> Figure:
-    with open(pid_file, "w") as f:
-        f.write(str(os.getpid()))
-    return _log_figure()[0]
-
-
-def test_drawn_gives_the_same_bytes_in_the_spare_process_as_here(tmp_path) -> None:
-    here = mpl.drawn(_figure_bytes, (str(tmp_path / "here"),), "png")
-    parallel.start_spare(lambda: None)
-    try:
-        there = mpl.drawn(_figure_bytes, (str(tmp_path / "there"),), "png")
-        assert parallel._SPARE is not None
-        spare_pid = parallel._SPARE.pid
-    finally:
-        parallel.stop_spare()
-    assert here == there and here.startswith(b"\x89PNG")
-    assert (tmp_path / "here").read_text() == str(os.getpid())
-    assert (tmp_path / "there").read_text() == str(spare_pid)

@@ -33,12 +33,12 @@ from roofline.render.mpl import (
     LabelPlacer,
     PlotFormat,
     around,
-    drawn,
     figure,
     freeze_layout,
     log_axes,
     middle,
     svg_element,
+    to_bytes,
     wrap,
 )
 from roofline.render.names import group_name
@@ -277,7 +277,7 @@ def nothing_to_compare(c: Comparison) -> str:
 
 def comparison_plot(c: Comparison, fmt: PlotFormat, normalize: bool = False) -> bytes:
     """The comparison plot as PNG, SVG or PDF bytes."""
-    return drawn(comparison_figure, (c, normalize), fmt)
+    return to_bytes(comparison_figure(c, normalize), fmt)
 
 
 def pngs(c: Comparison, normalize: bool = False) -> list[bytes | None]:
@@ -288,12 +288,12 @@ def pngs(c: Comparison, normalize: bool = False) -> list[bytes | None]:
 
 def comparison_svg(c: Comparison, normalize: bool = False) -> str:
     """The comparison plot as an ``<svg>`` element for an HTML page (no mark, no namespace URLs)."""
-    return svg_element(drawn(comparison_figure, (c, normalize), "svg", mark=False))
+    return svg_element(to_bytes(comparison_figure(c, normalize), "svg", mark=False))
 
 
 def summary_plot(summaries: Sequence[AppSummary], fmt: PlotFormat) -> bytes:
     """Each report's summary (grouped points sized by time, and time bars) as PNG, SVG or PDF bytes."""
-    return drawn(summary_figure, (summaries,), fmt)
+    return to_bytes(summary_figure(summaries), fmt)
 
 
 def comparison_figure(c: Comparison, normalize: bool = False) -> Figure:

@@ -22,7 +22,7 @@ from roofline.analysis.launches import ReportAnalysis
 from roofline.core.labels import LEGEND_KERNELS, NAMES
 from roofline.core.model import LEVELS
 from roofline.core.units import ratio, si
-from roofline.render.mpl import NOTE_LINE_IN, PlotFormat, drawn, figure, log_axes, middle, wrap
+from roofline.render.mpl import NOTE_LINE_IN, PlotFormat, figure, log_axes, middle, to_bytes, wrap
 from roofline.render.names import plot_text, short_group_name
 from roofline.render.report.plot import DPI, LEVEL_MARKERS, PALETTE
 
@@ -134,7 +134,7 @@ def image(analyses: Sequence[ReportAnalysis], fmt: PlotFormat, top: int = LEGEND
 
 def draw(reports: Sequence[ReportMarks], fmt: PlotFormat) -> bytes:
     """The figure as PNG, SVG or PDF bytes."""
-    return drawn(figure_of, (reports,), fmt)
+    return to_bytes(figure_of(reports), fmt)
 
 
 def figure_of(reports: Sequence[ReportMarks]) -> Figure:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from roofline.analysis.view import ReportSetView
 from roofline.core.labels import LEGEND_KERNELS
 from roofline.core.units import pct, si
-from roofline.render.mpl import PlotFormat, drawn, figure
+from roofline.render.mpl import PlotFormat, figure, to_bytes
 from roofline.render.names import plot_text, short_group_name
 from roofline.render.report.plot import DPI
 
@@ -67,7 +67,7 @@ def image(view: ReportSetView, fmt: PlotFormat, top: int = LEGEND_KERNELS) -> by
 
 def draw(panels: Sequence[MemoryPanel], fmt: PlotFormat) -> bytes:
     """The figure as PNG, SVG or PDF bytes."""
-    return drawn(figure_of, (panels,), fmt)
+    return to_bytes(figure_of(panels), fmt)
 
 
 def figure_of(panels: Sequence[MemoryPanel]) -> Figure:

@@ -35,12 +35,12 @@ from roofline.render.mpl import (
     NOTE_LINE_IN,
     LabelPlacer,
     PlotFormat,
-    drawn,
     figure,
     freeze_layout,
     log_axes,
     middle,
     svg_element,
+    to_bytes,
     wrap,
 )
 from roofline.render.names import short_group_name, visible
@@ -411,7 +411,10 @@ def pngs(view: ReportSetView) -> list[bytes | None]:
 def draw(data: PlotData, fmt: PlotFormat, mark: bool = True, links: Mapping[str, str] | None = None) -> bytes:
     """The figure as PNG, SVG or PDF bytes; reproducible (no dates, fixed SVG ids). ``mark`` False leaves
     out the generator mark (for SVG inlined in HTML); ``links`` maps kernel names to the URL a click opens."""
-    return drawn(figure_of, (data, links), fmt, mark, _RC)
+    from matplotlib import rc_context
+
+    with rc_context(_RC):
+        return to_bytes(figure_of(data, links), fmt, mark)
 
 
 def figure_of(data: PlotData, links: Mapping[str, str] | None = None) -> Figure:

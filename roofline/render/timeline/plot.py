@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from roofline.analysis.timeline import TimelineSet
 from roofline.core.units import pct, seconds
-from roofline.render.mpl import PlotFormat, drawn, figure, middle
+from roofline.render.mpl import PlotFormat, figure, middle, to_bytes
 from roofline.render.timeline import work
 from roofline.render.timeline.text import shown_names
 
@@ -27,7 +27,7 @@ ROOM_FOR_LABELS = 1.45  # the shared axis reaches this far past the longest bar,
 
 def draw(doc: TimelineSet, fmt: PlotFormat, mark: bool = True) -> bytes:
     """The panels as PNG, SVG or PDF bytes."""
-    return drawn(build, (doc,), fmt, mark)
+    return to_bytes(build(doc), fmt, mark)
 
 
 def build(doc: TimelineSet) -> Figure:
