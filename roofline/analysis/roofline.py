@@ -269,6 +269,7 @@ def roof_position(flops: Mapping[str, Value], moved: Mapping[str, Value], durati
     if not nonzero(duration):
         return RoofPosition(ceilings.source, None, None, {}, "no kernel duration")
     util: dict[str, float] = {}
+    unroofed: list[tuple[str, str, float]] = []  # precisions without a ceiling: (name, why, FLOPs), said where run
     gaps = []
     for p in PRECISIONS:
         amount, peak = flops[p].value, ceilings.flop_per_s[p]
@@ -276,8 +277,8 @@ def roof_position(flops: Mapping[str, Value], moved: Mapping[str, Value], durati
             continue
         if nonzero(peak):
             util[p] = 100.0 * amount / duration / peak
-        elif shared(amount > 0):
-            gaps.append(f"{p} ceiling: {ceilings.missing.get(p, 'unknown')}")
+        else:
+            unroofed.append((p, ceilings.missing.get(p, "unknown"), amount))
     for level in LEVELS:
         amount, bw = moved[level].value, ceilings.bytes_per_s[level]
         if amount is None:
@@ -287,10 +288,19 @@ def roof_position(flops: Mapping[str, Value], moved: Mapping[str, Value], durati
         else:
             gaps.append(f"{level} ceiling: {ceilings.missing.get(level, 'unknown')}")
     if not util:
-        return RoofPosition(ceilings.source, None, None, {}, "nothing to compare with a roof: " + "; ".join(gaps))
+        reason = per_launch(_gaps_reason, "nothing to compare with a roof: ", tuple(unroofed), tuple(gaps), True)
+        return RoofPosition(ceilings.source, None, None, {}, reason)
     limiter = argmax_key(util)
-    reason = ("partial: leaves out " + "; ".join(gaps)) if gaps else ""
+    reason = per_launch(_gaps_reason, "partial: leaves out ", tuple(unroofed), tuple(gaps), False)
     return RoofPosition(ceilings.source, at_key(util, limiter), limiter, util, reason)
+
+
+def _gaps_reason(lead: str, unroofed: tuple[tuple[str, str, float], ...], gaps: tuple[str, ...],
+                 always: bool) -> str:
+    """A launch's reason: ``lead`` and what its roof position leaves out, the precisions without a ceiling that it
+    ran (FLOPs above zero) first; "" where nothing is left out, unless ``always``."""
+    left_out = [f"{p} ceiling: {why}" for p, why, amount in unroofed if amount > 0] + list(gaps)
+    return lead + "; ".join(left_out) if left_out or always else ""
 
 
 def above_ceiling_flags(roof: RoofPosition) -> tuple[str, ...]:
