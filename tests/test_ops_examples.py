@@ -37,7 +37,7 @@ def models() -> list[Path]:
 
 
 def test_every_shipped_model_reads_as_one_h100_report_of_its_workload() -> None:
-    assert len(models()) == 34
+    assert len(models()) == 49
     for path in models():
         report = roofline.load(path)
         assert report.device.name == DEVICE
@@ -99,6 +99,20 @@ def test_matrix_products_count_the_flops_of_their_shapes(report_document: dict) 
     tiled = 2.0 * padded(8205, 256) * padded(5921, 128) * padded(2949, 8)
     assert irregular["flops"]["fp32"] == pytest.approx(tiled, rel=1e-3)
     assert irregular["flops"]["fp32"] > 2.0 * 8205 * 2949 * 5921
+
+
+def test_split_k_and_transposed_products_count_their_shapes_flops(report_document: dict) -> None:
+    """op09's einsum (M = 16*256*512, K = 256, N = 768) runs as two GEMM launches, each over half of K: each
+    counts 2*M*N*K/2 plus one FLOP per output (its epilogue), 0.4% more than the product's half; op14's A.T @ B
+    (1024 x 2048 x 4096) counts 2*M*N*K within 0.2%."""
+    by_name = {Path(r["path"]).name: r for r in report_document["reports"]}
+    gemms = [k for k in by_name["op09-4d-tensor-matrix-multiplication.json"]["kernels"] if "gemm" in k["name"]]
+    m, n, k = 16 * 256 * 512, 768, 256
+    assert len(gemms) == 2
+    for gemm in gemms:
+        assert gemm["flops"]["fp32"] == pytest.approx(2.0 * m * n * k / 2 + m * n, rel=1e-4)
+    (transposed,) = by_name["op14-matmul-with-transposed-a.json"]["kernels"]
+    assert transposed["flops"]["fp32"] == pytest.approx(2.0 * 1024 * 2048 * 4096, rel=2e-3)
 
 
 def workloads_file() -> Path:
