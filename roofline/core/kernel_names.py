@@ -17,6 +17,7 @@ from os.path import commonprefix
 from roofline.core.units import middle_cut, window_cut
 
 MIN_TEMPLATE_CHARS = 5  # fewer characters of template arguments than this: show <…> instead
+MIN_FUNCTION_CHARS = 8  # a function name is never cut below this, even where a long suffix overruns the width
 _OPENERS, _CLOSERS = "(<[", ")>]"
 
 
@@ -36,7 +37,8 @@ class KernelName:
 
     def fit(self, width: int) -> str:
         """The longest readable form within ``width`` characters: all, without the scope, with the middle of
-        the template arguments cut, with ``<…>``, then the function name cut in its middle."""
+        the template arguments cut, with ``<…>``, then the function name cut in its middle (to MIN_FUNCTION_CHARS at
+        least when a suffix is given: the row stays named)."""
         room = width - len(self.suffix)
         for text in (self.scope + self.function + self._template(self.arguments),
                      self.function + self._template(self.arguments)):
@@ -47,7 +49,7 @@ class KernelName:
             return self.function + self._template(middle_cut(self.arguments, args_room)) + self.suffix
         if self.arguments and len(self.function) + 3 <= room:
             return self.function + "<…>" + self.suffix
-        return middle_cut(self.function, max(room, 1)) + self.suffix
+        return middle_cut(self.function, max(room, min(MIN_FUNCTION_CHARS, width))) + self.suffix
 
     def fit_around(self, at: int, width: int) -> str:
         """Like ``fit``, but a cut of the template arguments keeps their character ``at`` in view."""

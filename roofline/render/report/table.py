@@ -1,5 +1,5 @@
 """Terminal rendering of report analyses with rich: ceilings side by side, one row per launch (its roofline
-position and its verdict), grouped kernels, the advice for the kernels with the most recoverable time (ranked,
+position and its verdict), grouped kernels, the advice for the kernels with the most time to gain (ranked,
 each with its estimate), and the reasons behind every "n/a". Fits the width it is given (80 columns at least);
 kernel names take the room the numbers leave, and launches of one kernel that would read the same show their
 launch configuration."""
@@ -123,7 +123,7 @@ def _print_memory(console: Console, kernels: Sequence[AdvisedKernel]) -> None:
     if not shown:
         return
     console.print("[bold]Memory[/bold] (ncu's Speed of Light, hit rates and traffic; longest launch of the kernels "
-                  "with the most recoverable time):", highlight=False)
+                  "with the most time to gain):", highlight=False)
     for g in shown:
         k = g.longest
         p = k.memory
@@ -155,7 +155,7 @@ def _print_advice(console: Console, kernels: Sequence[AdvisedKernel]) -> None:
     advised = [g for g in kernels if g.advice]
     if not advised:
         return
-    console.print("[bold]Advice[/bold] (longest launch of the kernels with the most recoverable time):",
+    console.print("[bold]Advice[/bold] (longest launch of the kernels with the most time to gain):",
                   highlight=False)
     for g in advised:
         k = g.longest
@@ -239,8 +239,8 @@ def _launch_table(analysis: ReportAnalysis, width: int) -> Table:
     columns: tuple[tuple[str, Literal["left", "right"]], ...] = (
         ("#", "left"), ("kernel", "left"), ("time", "right"), ("share", "right"), ("roof", "right"),
         ("bound: busiest unit", "left"))
-    for col, just in columns:
-        table.add_column(col, justify=just, no_wrap=True)
+    for col, just in columns:  # the verdict wraps where names set apart by their launch leave it too little room
+        table.add_column(col, justify=just, no_wrap=col != "bound: busiest unit")
     starred = any(k.verdict.basis == "roofline" for k in analysis.launches)
     table.caption = ("roof = percent of the closest FP/byte roof; bound = the verdict over every unit (ncu's "
                      "SpeedOfLight rule), with the busiest unit at percent of its peak"

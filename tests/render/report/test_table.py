@@ -299,3 +299,19 @@ def test_hot_spots_without_line_information_show_instructions_and_the_fix_once(r
     hot = text[text.index("Hot spots"):]
     assert "83.1% +0x340 long_scoreboard  FFMA.FTZ R11, R6, UR13, R9" in hot
     assert hot.count("No source lines") == 1 and "-lineinfo" in hot
+
+
+def test_at_80_columns_no_launch_row_cuts_its_key_time_or_share() -> None:
+    """Names set apart by their launch configuration (op38: two nchwToNhwcKernel launches) leave the verdict too
+    little room; it wraps, and the numbers stay whole in every shipped single-operator model."""
+    import roofline
+    from tests.conftest import REPO
+
+    for path in sorted((REPO / "examples" / "h100" / "ops").glob("*.json")):
+        result = analyze_report(roofline.load(path))
+        text = table.render(views([result]), width=80)
+        assert all(len(line) <= 80 for line in text.splitlines()), path.name
+        rows = launch_rows(text, result)
+        for k in result.launches:
+            share = pct(None if k.time_share is None else 100 * k.time_share)
+            assert seconds(k.duration_s.value) in rows[k.launch.key] and share in rows[k.launch.key], path.name
