@@ -31,7 +31,7 @@ from roofline.analysis.kernel_kind import KernelKind, kernel_kind
 from roofline.analysis.launches import KernelGroup, ReportAnalysis
 from roofline.analysis.libraries import Library, library
 from roofline.analysis.ncu_rules import COALESCING, ROOF, SHAPE_TOPICS, SMALL_GRID, rule_items
-from roofline.analysis.reconcile import merge, rank, reconcile, small_grid_saving, tail_saving
+from roofline.analysis.reconcile import merge, rank, reconcile, small_grid_gain, small_grid_saving, tail_saving
 from roofline.analysis.results import Advice, Cause, LaunchAnalysis, Occupancy, Verdict
 from roofline.analysis.roofline import attained_pct, headroom_s, rank_by_recoverable_time, recoverable_s, ridge_point
 from roofline.analysis.verdict import BOUND_WORDS, explain
@@ -45,7 +45,7 @@ from roofline.ncu.metrics import FP64_PIPE, ISSUE_SLOTS, LAUNCH_BLOCK, LAUNCH_GR
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.specs.catalog import DeviceSpec
 
-ADVISED_KERNELS = 8  # kernels whose advice the table and the reports show, most recoverable time first
+ADVISED_KERNELS = 8  # kernels whose advice the table and the reports show, most time to gain first (``time_to_gain``)
 # A host launch costs a few microseconds (NVIDIA technical blog "Getting Started with CUDA Graphs", 2019: about
 # 3-4 us per short kernel launched back to back); launches this short are dominated by it.
 LAUNCH_OVERHEAD_S = 4e-6
@@ -87,8 +87,21 @@ TRAFFIC_CHANGES = {
 
 
 def kernels_to_advise(a: ReportAnalysis) -> list[KernelGroup]:
-    """The kernels whose advice is shown (for their longest launch): those with the most recoverable time."""
-    return rank_by_recoverable_time(a.groups)[:ADVISED_KERNELS]
+    """The kernels whose advice is shown (for their longest launch): those with the most time to gain, their
+    recoverable time plus what spreading their small grids over every SM could save (``time_to_gain``)."""
+    gains = [(time_to_gain(g, a.report.device), g) for g in rank_by_recoverable_time(a.groups)]
+    ranked = sorted(gains, key=lambda pair: (pair[0] is None, -(pair[0] or 0.0)))
+    return [g for _, g in ranked[:ADVISED_KERNELS]]
+
+
+def time_to_gain(group: KernelGroup, device: Device | None) -> float | None:
+    """A group's recoverable time plus, for its small-grid launches (0 recoverable: no unit's peak holds them
+    back), their idle SMs x duration at most their busiest unit's gap; None where neither is known."""
+    small = [k for k in group.launches if k.verdict.bound == "small_grid"] if group.small_grid_s else []
+    idle = [gain for k in small if (gain := small_grid_gain(k, device)) is not None]
+    if group.recoverable_s is None and not idle:
+        return None
+    return (group.recoverable_s or 0.0) + sum(idle)
 
 
 def advise(k: LaunchAnalysis, device: Device | None = None, spec: DeviceSpec | None = None) -> tuple[Advice, ...]:

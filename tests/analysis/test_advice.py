@@ -555,3 +555,20 @@ def test_occupancy_what_if_without_device_attributes_uses_the_compute_capability
     item = next(a for a in k.advice if a.topic == "occupancy:theoretical")
     assert "registers per thread 64 -> 32 would allow 16 blocks per SM instead of 8" in item.text
     assert "50.0% -> 100.0%" in item.text
+
+
+def test_a_small_grid_kernel_is_advised_by_the_time_its_idle_sms_could_save() -> None:
+    """op38: a 35.6 ms cuDNN kernel of 110 blocks on 132 SMs has 0 recoverable time (no unit's peak holds it back),
+    but spreading it over every SM could save duration x (1 - 110/132): it is advised before the two layout
+    transposes, whose recoverable times are 0.09 and 0.12 ms."""
+    ops = Path(__file__).resolve().parents[2] / "examples" / "h100" / "ops"
+    path = ops / "op38-conv-transposed-3d-square-input-asymmetric-kernel.json"
+    (analysis,) = analyze_files([str(path)])
+    first, *rest = advice.kernels_to_advise(analysis)
+    longest = first.longest
+    assert longest.verdict.bound == "small_grid" and first.recoverable_s == 0.0
+    duration = longest.duration_s.value
+    assert duration is not None and longest.grid_size == 110 and analysis.report.device.sm_count == 132
+    expected = duration * (1 - 110 / 132)
+    assert advice.time_to_gain(first, analysis.report.device) == pytest.approx(expected, rel=1e-9)
+    assert all((g.recoverable_s or 0.0) < expected for g in rest) and len(rest) == 2
