@@ -70,7 +70,7 @@ def report_ceilings(launch: KernelLaunch, device: Device, tensor_dtype: str,
 
 
 def _clock_note(clock: float) -> str:
-    return f"measured SM clock {clock / 1e9:.3g} GHz (ncu locks clocks to base by default)"
+    return f"measured SM clock {clock / 1e9:.3g} GHz, locked to base unless --clock-control none"
 
 
 def _traffic(launch: KernelLaunch, device: Device) -> dict[str, m.Traffic]:

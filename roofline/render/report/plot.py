@@ -306,7 +306,7 @@ def _title(analysis: ReportAnalysis, source: CeilingSet, c: Ceilings | None, kin
     d = analysis.device
     launches = counted(len(analysis.launches), "launch")
     head = f"{middle(d.name, TITLE_NAME_CHARS)} (CC {d.compute_capability or '?'}), {launches}"
-    view = "bandwidth view, achieved bytes/s per memory level; " if kind == "bandwidth" else ""
+    view = "bandwidth view, achieved bytes/s per memory level\n" if kind == "bandwidth" else ""
     if c is None:
         return f"{head}\n{view}no {source} ceilings"
     which = f"spec {analysis.spec_id}" if source == "datasheet" and analysis.spec_id else c.clock
