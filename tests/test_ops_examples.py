@@ -45,6 +45,27 @@ def test_every_shipped_model_reads_as_one_h100_report_of_its_workload() -> None:
         assert path.stem in report.label and "ncu 2025.3.1" in report.label
 
 
+def test_every_launch_gets_the_bound_of_ncus_speed_of_light_rule() -> None:
+    """The verdict of each of the models' launches against the SOLBottleneck title ncu stored with it ("High
+    Throughput": the busier of the SM and memory sides, as ncu's rule decides)."""
+    from roofline.analysis.verdict import NCU_TITLES
+    from roofline.pipeline import analyze_files
+
+    sm, memory = ("sm__throughput.avg.pct_of_peak_sustained_elapsed",
+                  "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed")
+    checked = 0
+    for analysis in analyze_files(models()):
+        for k in analysis.launches:
+            for rule in (r for r in k.launch.rules if r.rule == "SOLBottleneck" and r.kind != "error" and r.title):
+                if rule.title == "High Throughput":
+                    expected = "compute" if (k.launch.value(sm) or 0) >= (k.launch.value(memory) or 0) else "memory"
+                else:
+                    expected = NCU_TITLES[rule.title]
+                assert k.verdict.bound == expected, (analysis.report.path, k.launch.key, rule.title)
+                checked += 1
+    assert checked == 113  # the launches of the 49 workloads that carry the rule
+
+
 def test_the_models_stay_small() -> None:
     assert sum(path.stat().st_size for path in models()) < 15e6
 
@@ -101,16 +122,18 @@ def test_matrix_products_count_the_flops_of_their_shapes(report_document: dict) 
     assert irregular["flops"]["fp32"] > 2.0 * 8205 * 2949 * 5921
 
 
-def test_split_k_and_transposed_products_count_their_shapes_flops(report_document: dict) -> None:
-    """op09's einsum (M = 16*256*512, K = 256, N = 768) runs as two GEMM launches, each over half of K: each
-    counts 2*M*N*K/2 plus one FLOP per output (its epilogue), 0.4% more than the product's half; op14's A.T @ B
-    (1024 x 2048 x 4096) counts 2*M*N*K within 0.2%."""
+def test_halved_and_transposed_products_count_their_shapes_flops(report_document: dict) -> None:
+    """op09's einsum (M = 16*256*512, K = 256, N = 768) runs as two GEMM launches of 16384 x 12 tiles of 64 x 64,
+    each over half of M: each counts 2*(M/2)*N*K plus two FLOPs per output (its epilogue), 0.4% more than its
+    product; op14's A.T @ B (1024 x 2048 x 4096) counts 2*M*N*K within 0.2%."""
     by_name = {Path(r["path"]).name: r for r in report_document["reports"]}
-    gemms = [k for k in by_name["op09-4d-tensor-matrix-multiplication.json"]["kernels"] if "gemm" in k["name"]]
+    gemms = [k for k in by_name["op09-4d-tensor-matrix-multiplication.json"]["kernels"] if "xmma_gemm" in k["name"]]
     m, n, k = 16 * 256 * 512, 768, 256
     assert len(gemms) == 2
     for gemm in gemms:
-        assert gemm["flops"]["fp32"] == pytest.approx(2.0 * m * n * k / 2 + m * n, rel=1e-4)
+        assert "tilesize64x64x8" in gemm["name"] and gemm["grid"] == [16384, 12, 1]
+        assert 16384 * 64 == m // 2 and 12 * 64 == n  # the grid covers half of the rows, all of the columns
+        assert gemm["flops"]["fp32"] == pytest.approx(2.0 * (m // 2) * n * k + 2 * (m // 2) * n, rel=1e-4)
     (transposed,) = by_name["op14-matmul-with-transposed-a.json"]["kernels"]
     assert transposed["flops"]["fp32"] == pytest.approx(2.0 * 1024 * 2048 * 4096, rel=2e-3)
 
