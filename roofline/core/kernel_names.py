@@ -17,7 +17,7 @@ from os.path import commonprefix
 from roofline.core.units import middle_cut, window_cut
 
 MIN_TEMPLATE_CHARS = 5  # fewer characters of template arguments than this: show <…> instead
-MIN_FUNCTION_CHARS = 8  # a function name is never cut below this, even where a long suffix overruns the width
+MIN_FUNCTION_CHARS = 4  # beside a suffix, a function name keeps this many characters (of ``width`` at most)
 _OPENERS, _CLOSERS = "(<[", ")>]"
 
 
@@ -37,8 +37,8 @@ class KernelName:
 
     def fit(self, width: int) -> str:
         """The longest readable form within ``width`` characters: all, without the scope, with the middle of
-        the template arguments cut, with ``<…>``, then the function name cut in its middle (to MIN_FUNCTION_CHARS at
-        least when a suffix is given: the row stays named)."""
+        the template arguments cut, with ``<…>``, then the function name cut in its middle; a suffix longer than
+        the width leaves the function MIN_FUNCTION_CHARS, past the width, so that the row stays named."""
         room = width - len(self.suffix)
         for text in (self.scope + self.function + self._template(self.arguments),
                      self.function + self._template(self.arguments)):
