@@ -20,6 +20,7 @@ every launch); the terminal leaves out items estimated under 1% of the kernel's 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -31,7 +32,7 @@ from roofline.analysis.kernel_kind import KernelKind, kernel_kind
 from roofline.analysis.launches import KernelGroup, ReportAnalysis
 from roofline.analysis.libraries import Library, library
 from roofline.analysis.ncu_rules import COALESCING, ROOF, SHAPE_TOPICS, SMALL_GRID, rule_items
-from roofline.analysis.reconcile import merge, rank, reconcile, small_grid_gain, small_grid_saving, tail_saving
+from roofline.analysis.reconcile import merge, rank, reconcile, small_grid_saving, tail_saving
 from roofline.analysis.results import Advice, Cause, LaunchAnalysis, Occupancy, Verdict
 from roofline.analysis.roofline import attained_pct, headroom_s, rank_by_recoverable_time, recoverable_s, ridge_point
 from roofline.analysis.verdict import BOUND_WORDS, explain
@@ -87,21 +88,29 @@ TRAFFIC_CHANGES = {
 
 
 def kernels_to_advise(a: ReportAnalysis) -> list[KernelGroup]:
-    """The kernels whose advice is shown (for their longest launch): those with the most time to gain, their
-    recoverable time plus what spreading their small grids over every SM could save (``time_to_gain``)."""
-    gains = [(time_to_gain(g, a.report.device), g) for g in rank_by_recoverable_time(a.groups)]
-    ranked = sorted(gains, key=lambda pair: (pair[0] is None, -(pair[0] or 0.0)))
-    return [g for _, g in ranked[:ADVISED_KERNELS]]
+    """The kernels whose advice is shown (for their longest launch): the ADVISED_KERNELS with the most time to
+    gain."""
+    return [g for _, g in rank_by_time_to_gain(a.groups)[:ADVISED_KERNELS]]
 
 
-def time_to_gain(group: KernelGroup, device: Device | None) -> float | None:
+def rank_by_time_to_gain(groups: Sequence[KernelGroup]) -> list[tuple[float | None, KernelGroup]]:
+    """(time to gain, group) with the most time to gain first (``time_to_gain``), groups with none last; ties in
+    the order of recoverable time."""
+    gains = [(time_to_gain(g), g) for g in rank_by_recoverable_time(groups)]
+    return sorted(gains, key=lambda pair: (pair[0] is None, -(pair[0] or 0.0)))
+
+
+def time_to_gain(group: KernelGroup) -> float | None:
     """A group's recoverable time plus, for its small-grid launches (0 recoverable: no unit's peak holds them
-    back), their idle SMs x duration at most their busiest unit's gap; None where neither is known."""
-    small = [k for k in group.launches if k.verdict.bound == "small_grid"] if group.small_grid_s else []
-    idle = [gain for k in small if (gain := small_grid_gain(k, device)) is not None]
-    if group.recoverable_s is None and not idle:
+    back), what their grid item estimates filling the GPU saves (at most the idle SMs x duration and the busiest
+    unit's gap, ``reconcile.cap``); None where neither is known."""
+    launches = group.launches
+    small = launches.where(launches.table.columns.bound[launches.indices] == "small_grid") if group.small_grid_s else []
+    grid = [max(saved) for k in small if (saved := [a.est_saved_s for a in k.advice
+                                                   if a.mechanism == "grid" and a.est_saved_s is not None])]
+    if group.recoverable_s is None and not grid:
         return None
-    return (group.recoverable_s or 0.0) + sum(idle)
+    return (group.recoverable_s or 0.0) + sum(grid)
 
 
 def advise(k: LaunchAnalysis, device: Device | None = None, spec: DeviceSpec | None = None) -> tuple[Advice, ...]:

@@ -246,12 +246,6 @@ def small_grid_saving(analysis: LaunchAnalysis, device: Device | None) -> float 
     return duration * (1.0 - grid / sms)
 
 
-def small_grid_gain(analysis: LaunchAnalysis, device: Device | None) -> float | None:
-    """``small_grid_saving``, at most the busiest unit's gap (the bound of the small-grid advice item)."""
-    saving, gap = small_grid_saving(analysis, device), headroom_s(analysis)
-    return min(saving, gap) if saving is not None and gap is not None else saving
-
-
 def tail_saving(analysis: LaunchAnalysis) -> float | None:
     """A partial last wave: its idle block slots x duration (equal block durations assumed)."""
     o, duration = analysis.occupancy, analysis.duration_s.value

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from roofline.analysis.advice import kernels_to_advise
+from roofline.analysis.advice import kernels_to_advise, rank_by_time_to_gain
 from roofline.analysis.diagnostics.stalls import describe
 from roofline.analysis.hotspots import context, top_rows
 from roofline.analysis.kernels import KernelStats, aggregate
@@ -22,7 +22,6 @@ from roofline.analysis.ncu_rules import clean_rule_text
 from roofline.analysis.reconcile import worth_showing
 from roofline.analysis.results import Advice, Cause, HotRow, LaunchAnalysis, Value
 from roofline.analysis.roofline import (
-    rank_by_recoverable_time,
     recoverable_s,
     report_level_ceilings,
     ridge_point,
@@ -106,7 +105,7 @@ class ReportView:
     analysis: ReportAnalysis
     ceilings: Mapping[CeilingSet, Ceilings]
     scaled: ScaledRoofs | None
-    ranking: tuple[KernelGroup, ...]
+    ranking: tuple[KernelGroup, ...]  # every kernel, the most time to gain first (``advice.rank_by_time_to_gain``)
     advised: tuple[AdvisedKernel, ...]
     recoverable_s: tuple[float | None, ...]
     verdicts: tuple[str, ...]
@@ -114,6 +113,7 @@ class ReportView:
     unavailable: tuple[Unavailable, ...]
     roof_keys: tuple[str, ...] = (*PRECISIONS, *LEVELS)  # the ceilings rows shown (``roofs_run``)
     notes: tuple[str, ...] = ()  # the launches' notes on what they ran, each once, sorted (``shown_notes``)
+    gains: tuple[float | None, ...] = ()  # per ``ranking`` entry, its time to gain (``advice.time_to_gain``)
 
 
 @dataclass(frozen=True)
@@ -136,11 +136,12 @@ def report_view(report_analysis: ReportAnalysis) -> ReportView:
     """The view of one report's analysis."""
     launches = list(report_analysis.launches)
     keys = roofs_run(launches)
+    ranked = rank_by_time_to_gain(report_analysis.groups)
     return ReportView(
         report_analysis,
         report_level_ceilings(report_analysis.launches),
         scaled_roofs(launches),
-        tuple(rank_by_recoverable_time(report_analysis.groups)),
+        tuple(g for _, g in ranked),
         tuple(_advised(g, keys) for g in kernels_to_advise(report_analysis)),
         tuple(recoverable_s(k) for k in launches),
         tuple(explain(k.verdict) for k in launches),
@@ -148,6 +149,7 @@ def report_view(report_analysis: ReportAnalysis) -> ReportView:
         unavailable(report_analysis),
         keys,
         tuple(sorted({n for k in launches for n in shown_notes(k, keys)})),
+        tuple(gain for gain, _ in ranked),
     )
 
 

@@ -1,7 +1,7 @@
 """Optimization report as Markdown, built on a small document model that the HTML renderer shares.
 
 ``document`` turns report analyses into ``Block``s: the GPU and its ceilings (datasheet and kernel-clock side
-by side), kernels ranked by recoverable time, and per kernel its verdict over every unit and the roofline
+by side), kernels ranked by time to gain, and per kernel its verdict over every unit and the roofline
 position that explains it, what the warps wait on, occupancy, Tensor Core findings, ncu's own rule messages and
 the advice of ``roofline.analysis.advice`` (ranked by estimated time saved, each with its condition and the measurement
 behind it; where nothing was measured, none is given).
@@ -96,8 +96,10 @@ def document(views: Sequence[ReportView], with_plot: bool = False, images: Seque
                          "verdict over every unit of the GPU (ncu's SpeedOfLight rule on the SM and memory "
                          "throughputs and the waves), with the busiest unit named; percent of roof (the shortest time "
                          "the FP and byte roofs allow over the measured time) explains it. "
-                         f"{RECOVERABLE_COUNTS[0].upper()}{RECOVERABLE_COUNTS[1:]}. Recommendations are ranked by the "
-                         "time they could save, each with its condition and the measurement behind it.")]
+                         f"{RECOVERABLE_COUNTS[0].upper()}{RECOVERABLE_COUNTS[1:]}. Kernels are ranked by their time "
+                         "to gain: recoverable time plus what the small-grid advice estimates filling the GPU saves. "
+                         "Recommendations are ranked by the time they could save, each with its condition and the "
+                         "measurement behind it.")]
     for i, v in enumerate(views):
         blocks += report_blocks(v, with_plot, i, images[i] if images else None)
     blocks.append(Block("p", f"{GENERATOR}."))
@@ -114,7 +116,7 @@ def _title(analysis: ReportAnalysis) -> Block:
 
 
 def _ranking(v: ReportView) -> list[Block]:
-    return [Block("h3", "Kernels ranked by recoverable time"), ranking_table(v.ranking)]
+    return [Block("h3", "Kernels ranked by time to gain"), ranking_table(v.ranking, v.gains)]
 
 
 def report_blocks(v: ReportView, with_plot: bool = False, index: int = 0,
@@ -198,10 +200,11 @@ def _roof(c: Ceilings | None, key: str) -> float | None:
     return c.roof(key) if c is not None else None
 
 
-def ranking_table(groups: Sequence[KernelGroup]) -> Block:
-    """Kernels (launches grouped by name) with the most recoverable time first."""
+def ranking_table(groups: Sequence[KernelGroup], gains: Sequence[float | None]) -> Block:
+    """Kernels (launches grouped by name) with the most time to gain first: recoverable time, the time of small
+    grids, and the time to gain (recoverable time plus what the small grids' advice estimates)."""
     rows: list[tuple[str, ...]] = []
-    for i, g in enumerate(groups[:RANKED_ROWS], 1):
+    for i, (g, gain) in enumerate(zip(groups[:RANKED_ROWS], gains, strict=False), 1):
         k = g.longest
         v = k.verdict
         busiest = f"{v.busiest.name} {pct(v.busiest.pct)}" if v.busiest else "n/a"
@@ -210,14 +213,14 @@ def ranking_table(groups: Sequence[KernelGroup]) -> Block:
                      pct(None if g.time_share is None else 100 * g.time_share),
                      (v.bound or "n/a") + (" (roofline only)" if v.basis == "roofline" else ""), busiest,
                      pct(g.median_pct_of_roof), NAMES.get(k.roof.limiter or "", "n/a"), seconds(g.recoverable_s),
-                     seconds(g.small_grid_s) if g.small_grid_s else ""))
+                     seconds(g.small_grid_s) if g.small_grid_s else "", seconds(gain)))
     header = ("#", "kernel", "launches", "time", "share", "bound", "busiest unit", "median % of roof", "closest roof",
-              "recoverable", "small grids")
+              "recoverable", "small grids", "time to gain")
     more = len(groups) - RANKED_ROWS
     if more > 0:
         rows.append(("", f"... {more} more kernels", *([""] * (len(header) - 2))))
     return Block("table", header=header, rows=tuple(rows),
-                 numeric=(True, False, True, True, True, False, False, True, False, True, True))
+                 numeric=(True, False, True, True, True, False, False, True, False, True, True, True))
 
 
 def cell(text: str) -> str:

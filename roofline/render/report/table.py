@@ -175,8 +175,8 @@ def _print_hotspots(console: Console, kernels: Sequence[AdvisedKernel]) -> None:
     sampled = [g for g in kernels if g.hotspots]
     if not sampled:
         return
-    console.print("[bold]Hot spots[/bold] (warp samples; longest launch of the kernels with the most recoverable "
-                  "time):", highlight=False)
+    console.print("[bold]Hot spots[/bold] (warp samples; longest launch of the kernels with the most time to "
+                  "gain):", highlight=False)
     fixes = set()
     for g in sampled:
         k = g.longest

@@ -83,7 +83,7 @@ def test_plot_is_inline_svg(page):
 
 
 def test_same_content_as_markdown(page):
-    for phrase in ("Kernels ranked by recoverable time",
+    for phrase in ("Kernels ranked by time to gain",
                    "DRAM traffic (3.22 GB) sets the time (DRAM roof at 90.0% of its peak)",
                    "Run the FP32 matrix math on Tensor Cores as TF32"):
         assert phrase in page
@@ -97,7 +97,7 @@ def test_every_shared_report_plots_and_renders(shared_report, shared_name):
     a = analyze_files([shared_report(shared_name)])[0]
     assert plot.draw(plot.plot_data(views([a]).reports), "png").startswith(b"\x89PNG")
     text = markdown.render(views([a]))
-    assert "## `" in text and "Kernels ranked by recoverable time" in text
+    assert "## `" in text and "Kernels ranked by time to gain" in text
     check(html.render(views([a])))
     for k in a.launches:
         for item in k.advice:

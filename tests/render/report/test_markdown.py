@@ -106,7 +106,7 @@ def test_clean_rule_text(raw, clean):
 def test_plot_image_is_embedded_under_the_ceilings(example):
     text = markdown.render(views([example]), ["x.png"])
     line = "![Roofline plot of h100-sxm_synthetic.roofline.json](x.png)"
-    assert text.index("### Ceilings") < text.index(line) < text.index("### Kernels ranked by recoverable time")
+    assert text.index("### Ceilings") < text.index(line) < text.index("### Kernels ranked by time to gain")
     assert "![" not in markdown.render(views([example]))  # no image without its file
 
 
