@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from roofline.analysis.advice import kernels_to_advise, rank_by_time_to_gain
+from roofline.analysis.advice import kernels_to_advise, rank_by_time_to_gain, time_to_gain
 from roofline.analysis.diagnostics.stalls import describe
 from roofline.analysis.hotspots import context, top_rows
 from roofline.analysis.kernels import KernelStats, aggregate
@@ -82,6 +82,7 @@ class AdvisedKernel:
     stall_names: tuple[tuple[str, str], ...]
     rules: tuple[RuleMessage, ...]
     notes: tuple[str, ...] = ()  # the longest launch's notes on what it ran (``shown_notes``)
+    gain: float | None = None  # the kernel's time to gain (``advice.time_to_gain``)
 
     @property
     def longest(self) -> LaunchAnalysis:
@@ -179,7 +180,8 @@ def _advised(g: KernelGroup, keys: Sequence[str]) -> AdvisedKernel:
     rules = tuple(dict.fromkeys(RuleMessage(r.kind, r.title, clean_rule_text(r.message)) for r in k.launch.rules
                                 if r.kind not in SKIPPED_RULE_KINDS))
     return AdvisedKernel(g, k.advice, tuple(item for item in k.advice if worth_showing(item, k)), spots,
-                         explanation(k.verdict)[1], ridge, precision, stalls, rules, shown_notes(k, keys))
+                         explanation(k.verdict)[1], ridge, precision, stalls, rules, shown_notes(k, keys),
+                         time_to_gain(g))
 
 
 def _pooled(g: KernelGroup) -> KernelStats | None:

@@ -223,6 +223,12 @@ def ranking_table(groups: Sequence[KernelGroup], gains: Sequence[float | None]) 
                  numeric=(True, False, True, True, True, False, False, True, False, True, True, True))
 
 
+
+def _gain_text(advised: AdvisedKernel) -> str:
+    """", time to gain X" where a small grid's advice adds to the recoverable time, else nothing."""
+    gain, recoverable = advised.gain, advised.group.recoverable_s
+    return f", time to gain {seconds(gain)}" if gain is not None and gain != (recoverable or 0.0) else ""
+
 def cell(text: str) -> str:
     """Text from a report or the user (a kernel or file name) as it goes into block text, between backticks or
     not: a backtick, which would end or start a code span, shown as '. The renderers escape everything else."""
@@ -242,7 +248,7 @@ def kernel_blocks(rank: int, advised: AdvisedKernel, anchor: str = "") -> list[B
     if k.launch.demangled_name and k.launch.demangled_name != label:
         blocks.append(Block("p", f"demangled: `{cell(k.launch.demangled_name)}`"))
     blocks += [Block("p", f"{counted(len(g.launches), 'launch')}, {seconds(g.total_s)} ({share} of the profiled time), "
-                          f"recoverable {seconds(g.recoverable_s)}{which}."),
+                          f"recoverable {seconds(g.recoverable_s)}{_gain_text(advised)}{which}."),
                Block("p", verdict_text(k, advised.verdict_detail)), position_table(k), Block("p", roof_text(advised))]
     blocks += [Block("note", f"{note}.") for note in (*advised.notes, *map(inverted_level_text, k.inverted_levels))]
     blocks += [Block("warn", flag) for flag in k.flags]

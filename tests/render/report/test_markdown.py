@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from roofline.analysis.advice import rank_by_time_to_gain
 from roofline.analysis.ncu_rules import clean_rule_text
-from roofline.analysis.roofline import rank_by_recoverable_time
+from roofline.core.units import seconds
 from roofline.pipeline import analyze_files
 from roofline.render import GENERATED_BY
 from roofline.render.base import image_names
@@ -50,8 +51,8 @@ def test_ceilings_side_by_side(text):
                      flags=re.M)
 
 
-def test_kernels_in_recoverable_time_order(example, text):
-    ranked = [g.name for g in rank_by_recoverable_time(example.groups)]
+def test_kernels_in_time_to_gain_order(example, text):
+    ranked = [g.name for _, g in rank_by_time_to_gain(example.groups)]
     headings = re.findall(r"^### \d+\. `([^`]+)`", text, flags=re.M)
     assert headings == ranked
     table_order = re.findall(r"^\| \d+ \| `([^`]+)`", text, flags=re.M)
@@ -181,3 +182,21 @@ def test_hot_spots_list_lines_and_their_source(roofline_report):
 def test_a_source_listing_is_fenced_past_any_backticks_in_it():
     listing = markdown.Block("code", "a = ```b```;\n`c`")
     assert markdown._markdown(listing) == "````\na = ```b```;\n`c`\n````"
+
+
+def test_a_small_grid_kernel_leads_the_table_and_its_section_says_its_time_to_gain() -> None:
+    """op38: the 35.6 ms dgrad kernel (110 blocks on 132 SMs) has 0 recoverable time and 5.93 ms to gain; it is #1
+    in the kernel table, in its time-to-gain column, and in the first kernel section."""
+    ops = Path(__file__).resolve().parents[3] / "examples" / "h100" / "ops"
+    path = ops / "op38-conv-transposed-3d-square-input-asymmetric-kernel.json"
+    (analysis,) = analyze_files([path])
+    (v,) = views([analysis]).reports
+    duration = v.ranking[0].longest.duration_s.value
+    assert duration is not None
+    gain = duration * (1 - 110 / 132)
+    text = markdown.render(views([analysis]))
+    table_row = next(line for line in text.splitlines() if line.startswith("| 1 |"))
+    assert "dgrad" in table_row and table_row.rstrip(" |").endswith(seconds(gain))
+    section = text[text.index("### 1. "):]
+    assert "dgrad" in section.splitlines()[0]
+    assert f"recoverable 0 ns, time to gain {seconds(gain)}." in section
