@@ -19,6 +19,7 @@ from roofline.analysis.diagnostics.occupancy import WARP_SIZE
 from roofline.analysis.results import Advice, LaunchAnalysis, Mechanism
 from roofline.core.model import RuleResult
 from roofline.core.thresholds import FULL_WAVE
+from roofline.ncu.metrics import BYTES_PER_SECTOR
 
 SKIPPED_RULES = ("SOLBottleneck",)  # shown as the verdict itself
 ADVICE_KINDS = ("optimization", "warning")
@@ -193,6 +194,26 @@ def work_share(message: str) -> float | None:
     return None
 
 
+_INSTRUCTION_SECTORS = re.compile(rf"expected {_NUMBER} sectors, got {_NUMBER}")
+
+
+def instruction_share(message: str, sectors: float | None) -> float | None:
+    """The share of the kernel's memory work that one instruction's excess removes ("expected X sectors, got Y at
+    PC ..."): Y - X of the kernel's ``sectors`` (``fewest_sectors``), at most 1; None where either is unknown."""
+    match = _INSTRUCTION_SECTORS.search(message) if ONE_INSTRUCTION.search(message) else None
+    if match is None or not sectors:
+        return None
+    excess = float(match.group(2)) - float(match.group(1))
+    return min(1.0, max(0.0, excess / sectors))
+
+
+def fewest_sectors(analysis: LaunchAnalysis) -> float | None:
+    """The smaller of the launch's L2 sectors (all traffic) and DRAM sectors: excess sectors removed from the
+    smaller count are the larger share, so a share of it bounds what the change removes at either level."""
+    counts = [v / BYTES_PER_SECTOR for v in (analysis.l2_total_bytes.value, analysis.bytes["dram"].value) if v]
+    return min(counts) if counts else None
+
+
 # --- Rule results as items ------------------------------------------------------------------------------------
 def rule_items(analysis: LaunchAnalysis, own_topics: set[str], tiny_grid: bool) -> list[Advice]:
     """ncu's optimization and warning messages that fit the kernel (``fits``; ``tiny_grid``: under one wave) as
@@ -208,14 +229,15 @@ def rule_items(analysis: LaunchAnalysis, own_topics: set[str], tiny_grid: bool) 
         about = topic(r, analysis.verdict.bound, analysis.verdict.waves_per_sm)
         if about.key != SMALL_GRID and not fits(_cause_topic(r), analysis.verdict.bound, own_topics, tiny_grid):
             continue
-        item = _item(r, about, _cause_topic(r), analysis.duration_s.value)
+        item = _item(r, about, _cause_topic(r), analysis.duration_s.value, fewest_sectors(analysis))
         kept = items.get((r.rule, r.title))
         if item is not None and (kept is None or (item.est_saved_s or 0.0) > (kept.est_saved_s or 0.0)):
             items[(r.rule, r.title)] = item
     return list(items.values())
 
 
-def _item(r: RuleResult, about: Topic, cause_topic: Topic, duration: float | None) -> Advice | None:
+def _item(r: RuleResult, about: Topic, cause_topic: Topic, duration: float | None,
+          sectors: float | None = None) -> Advice | None:
     message = clean_rule_text(r.message)
     text, cause = cut_sentences(message, TEXT_CHARS), focus(r)
     if not re.search(r"\d", text):
@@ -226,7 +248,8 @@ def _item(r: RuleResult, about: Topic, cause_topic: Topic, duration: float | Non
     return Advice(kind="ncu_rule", title=f"ncu: {r.title or r.rule}", text=text, cause=cause, source="ncu",
                   est_saved_s=saved, condition=f"ncu's {r.rule} rule ({r.section} section) reported it",
                   estimate=how, topic=about.key, mechanism=about.mechanism,
-                  work_share=work_share(message) if about.mechanism == "work" else None,
+                  work_share=(work_share(message) or instruction_share(message, sectors)) if about.mechanism == "work"
+                  else None,
                   also=(source_name(r),), causes=(cause_topic.key,), ncu_local_pct=_local_pct(r, duration))
 
 

@@ -6,9 +6,10 @@ The bounds, by how an item saves time (``Advice.mechanism``):
 * latency (stalls, occupancy, issue slots, imbalance, block size): hiding latency cannot take the kernel past its
   busiest unit's peak, so at most ``duration x (1 - busiest / 100)`` (``roofline.headroom_s``);
 * work (uncoalesced accesses, excess sectors, bank conflicts, non-fused instructions, divergent lanes): at most the
-  share of the work it removes, as the rule's message states it for the whole kernel (none at "1.0x"; a share of
-  one instruction is none of the kernel's), and at most the busiest unit's gap where that unit is not one whose
-  work is removed; not estimated where no share is stated;
+  share of the work it removes, as the rule's message states it for the whole kernel (none at "1.0x"; one
+  instruction's excess sectors over the kernel's L2 or DRAM sectors, ``ncu_rules.instruction_share``), and at most
+  the busiest unit's gap where that unit is not one whose work is removed; not estimated where no share is stated;
+  where the time model bounds it too, the smaller of the two;
 * roof: the time to reach the roof (or the busiest unit's peak) with the same work (``roofline.recoverable_s``);
   cutting the work itself can save more, so this is an estimate, not a bound;
 * grid: a grid of fewer blocks than SMs at most ``duration x (1 - blocks / SMs)``, a partial last wave at most its
@@ -139,10 +140,12 @@ def model_cap(a: Advice, analysis: LaunchAnalysis) -> Cap | None:
 
 
 def cap(a: Advice, analysis: LaunchAnalysis, device: Device | None) -> Cap:
-    """The bound of an item: the time model's (``model_cap``), else its mechanism's (see the module docstring)."""
+    """The bound of an item: the time model's (``model_cap``), else its mechanism's (see the module docstring); a
+    grid or work item gets the smaller of the two (the same work spread over every SM; the share of the time that
+    the share of the work it removes takes)."""
     by_model = model_cap(a, analysis)
-    if by_model is not None and a.mechanism == "grid":  # also at most the same work spread over every SM
-        own = _grid_cap(a, analysis, device)
+    if by_model is not None and a.mechanism in ("grid", "work"):
+        own = _grid_cap(a, analysis, device) if a.mechanism == "grid" else _work_cap(a, analysis)
         return own if own.seconds is not None and own.seconds < (by_model.seconds or 0.0) else by_model
     if by_model is not None:
         return by_model
