@@ -207,11 +207,19 @@ def instruction_share(message: str, sectors: float | None) -> float | None:
     return min(1.0, max(0.0, excess / sectors))
 
 
+def rule_share(message: str, sectors: float | None) -> float | None:
+    """The share of the kernel's work a rule's change removes: the whole kernel's as its message states it (0 at
+    "1.0x"), else one instruction's excess over the kernel's sectors."""
+    share = work_share(message)
+    return share if share is not None else instruction_share(message, sectors)
+
+
 def fewest_sectors(analysis: LaunchAnalysis) -> float | None:
     """The smaller of the launch's L2 sectors (all traffic) and DRAM sectors: excess sectors removed from the
-    smaller count are the larger share, so a share of it bounds what the change removes at either level."""
+    smaller count are the larger share, so a share of it bounds what the change removes at either level; None
+    unless both are measured (a share of one level bounds nothing at the other)."""
     counts = [v / BYTES_PER_SECTOR for v in (analysis.l2_total_bytes.value, analysis.bytes["dram"].value) if v]
-    return min(counts) if counts else None
+    return min(counts) if len(counts) == 2 else None
 
 
 # --- Rule results as items ------------------------------------------------------------------------------------
@@ -231,9 +239,17 @@ def rule_items(analysis: LaunchAnalysis, own_topics: set[str], tiny_grid: bool) 
             continue
         item = _item(r, about, _cause_topic(r), analysis.duration_s.value, fewest_sectors(analysis))
         kept = items.get((r.rule, r.title))
-        if item is not None and (kept is None or (item.est_saved_s or 0.0) > (kept.est_saved_s or 0.0)):
+        if item is not None and (kept is None or _larger(item, kept)):
             items[(r.rule, r.title)] = item
     return list(items.values())
+
+
+def _larger(item: Advice, kept: Advice) -> bool:
+    """Whether ``item`` estimates more than ``kept``, else (neither estimated: one instruction each) removes a
+    larger share of the work."""
+    if (item.est_saved_s or 0.0) != (kept.est_saved_s or 0.0):
+        return (item.est_saved_s or 0.0) > (kept.est_saved_s or 0.0)
+    return (item.work_share or 0.0) > (kept.work_share or 0.0)
 
 
 def _item(r: RuleResult, about: Topic, cause_topic: Topic, duration: float | None,
@@ -248,8 +264,7 @@ def _item(r: RuleResult, about: Topic, cause_topic: Topic, duration: float | Non
     return Advice(kind="ncu_rule", title=f"ncu: {r.title or r.rule}", text=text, cause=cause, source="ncu",
                   est_saved_s=saved, condition=f"ncu's {r.rule} rule ({r.section} section) reported it",
                   estimate=how, topic=about.key, mechanism=about.mechanism,
-                  work_share=(work_share(message) or instruction_share(message, sectors)) if about.mechanism == "work"
-                  else None,
+                  work_share=rule_share(message, sectors) if about.mechanism == "work" else None,
                   also=(source_name(r),), causes=(cause_topic.key,), ncu_local_pct=_local_pct(r, duration))
 
 

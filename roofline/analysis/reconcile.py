@@ -193,7 +193,8 @@ def _work_cap(a: Advice, analysis: LaunchAnalysis) -> Cap:
     duration = analysis.duration_s.value
     if a.work_share is None or duration is None:
         return Cap(None, EstimateBound.NONE, "removes work, but the report states no share of the work it removes")
-    most, why = duration * a.work_share, f"removes {100 * a.work_share:.0f}% of the work at its unit"
+    share = f"{100 * a.work_share:.0f}%" if a.work_share >= 0.01 else f"{100 * a.work_share:.2g}%"
+    most, why = duration * a.work_share, f"removes {share} of the work at its unit"
     busiest, gap = analysis.verdict.busiest, headroom_s(analysis)
     units = WORK_UNITS.get(a.topic)
     elsewhere = busiest is not None and units is not None and busiest.metric.split("__", 1)[0] not in units

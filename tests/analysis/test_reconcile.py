@@ -262,3 +262,30 @@ def test_no_item_saves_more_than_measured_minus_the_floor_or_lists_one_point_twi
                     assert item.est_saved_s <= duration - floor_from_raw(raw) + 1e-12, (name, item.title)
                 checked += 1
     assert checked >= 20
+
+
+def test_a_whole_kernel_share_of_none_stays_none_removed_not_unknown() -> None:
+    """"1.0x" removes nothing (0.0, and the item is left out); the per-instruction reading must not turn it into
+    an unknown share."""
+    from roofline.analysis.ncu_rules import rule_share
+
+    assert rule_share("the excess is 1.0x of what is needed", 2447944.0) == 0.0
+    assert rule_share(ONE_PC, 2447944.0) == pytest.approx((207086 - 189316) / 2447944)
+
+
+@pytest.mark.parametrize("excess, kept", [("1.0x", False), ("2.0x", True)])
+def test_a_rule_that_removes_nothing_is_left_out_end_to_end(excess, kept) -> None:
+    """ncu's 60% estimate on a memory-bound launch: at "1.0x" the share is 0.0 and the item goes (a share read as
+    unknown would cut all DRAM work instead); at "2.0x" it stays, bounded by half of the time."""
+    from roofline.core.model import RuleResult
+    from tests.analysis.test_advice import analysed as analysed_model
+    from tests.analysis.test_advice import launch
+
+    rule = RuleResult("UncoalescedGlobalAccess", "SourceCounters", "Uncoalesced Global Accesses",
+                      f"This kernel's global loads move {excess} the sectors they need.", "optimization", (),
+                      60.0, "global")
+    (k,) = analysed_model(launch(0, "k", 1e-3, 3e12, 0.9e12, rules=[rule])).launches
+    items = [i for i in k.advice if any(s.startswith("ncu UncoalescedGlobalAccess") for s in i.also)]
+    assert bool(items) == kept
+    if kept:
+        assert items[0].work_share == pytest.approx(0.5) and items[0].est_saved_s <= 0.5e-3 + 1e-12

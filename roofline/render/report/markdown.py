@@ -223,11 +223,11 @@ def ranking_table(groups: Sequence[KernelGroup], gains: Sequence[float | None]) 
                  numeric=(True, False, True, True, True, False, False, True, False, True, True, True))
 
 
-
 def _gain_text(advised: AdvisedKernel) -> str:
-    """", time to gain X" where a small grid's advice adds to the recoverable time, else nothing."""
+    """", time to gain X" where a small grid's advice adds to the recoverable time as shown, else nothing."""
     gain, recoverable = advised.gain, advised.group.recoverable_s
-    return f", time to gain {seconds(gain)}" if gain is not None and gain != (recoverable or 0.0) else ""
+    return f", time to gain {seconds(gain)}" if gain is not None and seconds(gain) != seconds(recoverable) else ""
+
 
 def cell(text: str) -> str:
     """Text from a report or the user (a kernel or file name) as it goes into block text, between backticks or
