@@ -321,7 +321,8 @@ def analyze_batch(ahead: Ahead, device: Device, launches: Sequence[KernelLaunch]
         ahead = Ahead(device, match, usable)
     if not ahead.usable:
         return ahead
-    valid = [i for i, launch in enumerate(launches) if validation.launch_problem(launch, device) is None]
+    invalid = validation.launch_problems(launches, device)
+    valid = [i for i in range(len(launches)) if i not in invalid]
     analysed = analyze_launches([launches[i] for i in valid], device, ahead.spec, options.ceilings)
     out: list[LaunchAnalysis | None] = [None] * len(launches)
     for i, a in zip(valid, analysed, strict=True):

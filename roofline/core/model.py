@@ -362,7 +362,7 @@ class KernelLaunch:
     def value(self, name: str) -> float | None:
         """Numeric value of a metric as a float, or None when absent, NaN-stored or not a number."""
         v = self.metrics.get(name)
-        if type(v) is float:
+        if type(v) is float or v is None:
             return v
         return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
 

@@ -389,7 +389,7 @@ def counter(launch: KernelLaunch, name: str, units: tuple[str, ...] = ("",)) -> 
             return Measured(per_cycle * clock * duration, via=f"{full}.sum.per_cycle_elapsed x {clock_name} x duration")
         if per_second is not None and duration is not None:
             return Measured(per_second * duration, via=f"{full}.sum.per_second x duration")
-    forms = [f"{f}{s}" for f in full_names for s in COUNT_FORMS]
+    forms = (f"{f}{s}" for f in full_names for s in COUNT_FORMS)
     return _nan_absent(launch, forms, [f"{full_names[-1]}.sum"], "")
 
 

@@ -231,7 +231,7 @@ def check_report(report: Report, fix: str = MODEL_FIX, launch_devices: Sequence[
     if problem:
         raise ReportError(f"{report.path}: {problem}", fix)
     warnings = list(notes)
-    invalid = _invalid_launches(report.launches, report.device, unsure)
+    invalid = launch_problems(report.launches, report.device, unsure)
     invalid.update({i: UNMEASURED for i, k in enumerate(report.launches)
                     if i not in invalid and k.value(DURATION) is None and measured_nothing(k)})
     if foreign_from is not None:
@@ -326,7 +326,7 @@ def _first_problem(checks: Iterable[tuple[str, object, Limit]]) -> str | None:
     return None
 
 
-def _invalid_launches(launches: Sequence[KernelLaunch], device: Device,
+def launch_problems(launches: Sequence[KernelLaunch], device: Device,
                       unsure: AbstractSet[int] | None = None) -> dict[int, str]:
     """``launch_problem`` of every launch, by position, where there is one. A launch shape is checked once per
     distinct shape; the metrics one by one only for the launches a quick look lets through (``_counts_unsure``, or

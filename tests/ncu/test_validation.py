@@ -331,6 +331,15 @@ def test_the_quick_checks_of_a_report_mark_what_launch_problem_finds_and_nothing
     assert checked.launches[12].invalid == "block threads is 1025, expected 0 <= value <= 1024"
 
 
+def test_launch_problems_of_a_batch_are_launch_problem_of_each_launch():
+    """The batch check the pipeline runs while a report is read names the same launches and messages."""
+    from roofline.ncu.validation import launch_problems
+
+    launches = _one_change_each(_CHANGES)
+    expected = {i: why for i, k in enumerate(launches) if (why := launch_problem(k, _DEVICE))}
+    assert launch_problems(launches, _DEVICE) == expected and len(expected) == 43
+
+
 def test_a_model_marks_what_launch_problem_finds_from_its_type_checks_look_at_the_values(tmp_path):
     """A model's type check looks at every metric value once and tells check_report which launches may be out of
     range: loading the model marks the same launches with the same messages as launch_problem one by one."""

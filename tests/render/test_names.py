@@ -3,6 +3,8 @@ notation."""
 
 from __future__ import annotations
 
+import pytest
+
 from roofline.core.kernel_names import KernelName, kernel_key
 from roofline.render.names import distinguish, group_name, launch_config, terminal_safe
 
@@ -68,6 +70,24 @@ def test_json_text_is_strict_and_encodable():
     assert "\\ud800" not in text and json.loads(text)["name"].endswith("\u2028\ufffd")
     assert json.loads(text)["ok"] == "😀 µs" and json.loads(json_text({"a": 1})) == {"a": 1}
     assert json_text({"a": "b"}) == '{"a":"b"}\n'
+
+
+def test_json_text_is_ascii_with_the_escapes_json_writes_and_null_for_non_finite():
+    import json
+    import math
+
+    import numpy as np
+
+    from roofline.render.names import json_text
+
+    doc = {"name": "é\u2028\x7f\x1b\x9b😀", "n": [np.float64(2.5), np.int64(3), 1e-05, 1e300, 0.1],
+           "bad": [math.nan, math.inf], 7: True}
+    text = json_text(doc)
+    assert text.isascii() and "\x7f" not in text and text.endswith("}\n") and "\n" not in text[:-1]
+    assert "\\u00e9\\u2028\\u007f\\u001b\\u009b\\ud83d\\ude00" in text  # as json.dumps escapes them
+    assert json.loads(text) == {"name": doc["name"], "n": [2.5, 3, 1e-05, 1e300, 0.1], "bad": [None, None], "7": True}
+    with pytest.raises(TypeError, match="object is not JSON"):
+        json_text({"a": object()})
 
 
 def test_fitting_counts_the_escapes_a_terminal_shows():

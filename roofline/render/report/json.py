@@ -74,8 +74,8 @@ def render(view: ReportSetView) -> str:
 
 
 def dumps(doc: dict[str, Any]) -> str:
-    """Compact JSON text (``names.json_text``: one line, C encoder: indenting would fall back to the pure-Python
-    encoder, 3x slower on large reports); never NaN. Pipe through ``python -m json.tool`` or ``jq`` to read it."""
+    """Compact JSON text on one line (``names.json_text``); never NaN. Pipe through ``python -m json.tool`` or
+    ``jq`` to read it."""
     return json_text(doc)
 
 
