@@ -31,7 +31,7 @@ from roofline.analysis.instructions import GLOBAL_WALLS
 from roofline.analysis.kernel_kind import KernelKind, kernel_kind
 from roofline.analysis.launches import KernelGroup, ReportAnalysis
 from roofline.analysis.libraries import Library, library
-from roofline.analysis.ncu_rules import COALESCING, ROOF, SHAPE_TOPICS, SMALL_GRID, rule_items
+from roofline.analysis.ncu_rules import COALESCING, ROOF, SHAPE_TOPICS, SMALL_GRID, excess_share, rule_items
 from roofline.analysis.reconcile import merge, rank, reconcile, small_grid_saving, tail_saving
 from roofline.analysis.results import Advice, Cause, LaunchAnalysis, Occupancy, Verdict
 from roofline.analysis.roofline import attained_pct, headroom_s, rank_by_recoverable_time, recoverable_s, ridge_point
@@ -610,8 +610,9 @@ def _issue_bound(k: LaunchAnalysis) -> list[Advice]:
 
 def _uncoalesced(k: LaunchAnalysis) -> list[Advice]:
     """Global loads or stores moving more sectors per warp instruction than any coalesced access does; the
-    estimate is ncu's access-pattern rules', merged on the same cause, bounded. The share of the sectors it removes is
-    at most all but the useful ones: 4-byte words, coalesced, take ``unit`` sectors per warp instruction."""
+    estimate is ncu's access-pattern rules', merged on the same cause, bounded. The work it removes is at most the
+    sectors beyond the useful ones (4-byte words, coalesced, take ``unit`` sectors per warp instruction), as a share
+    of the kernel's L2 or DRAM sectors (``excess_share``): the other accesses' sectors stay."""
     r = k.instruction_roofline
     intensity = r.global_memory.intensity if r is not None else {}
     scattered = {op: 1 / v.value for op, v in intensity.items()
@@ -620,6 +621,8 @@ def _uncoalesced(k: LaunchAnalysis) -> list[Advice]:
         return []
     found = ", ".join(f"{_OPERATIONS[op]} {ratio(n)}" for op, n in scattered.items())
     unit = round(1 / GLOBAL_WALLS["unit_stride"])
+    accesses = m.global_accesses(k.launch)
+    excess = sum((accesses[op][1].value or 0.0) - unit * (accesses[op][0].value or 0.0) for op in scattered)
     return [Advice(kind="instructions", title="Coalesce global accesses",
                    text=f"Uncoalesced: global {found} sectors per warp instruction, where consecutive 4-byte words "
                         f"take {unit} and 16-byte words {WIDEST_COALESCED_SECTORS}: let neighbouring threads "
@@ -627,7 +630,7 @@ def _uncoalesced(k: LaunchAnalysis) -> list[Advice]:
                    cause=f"global {found} sectors per warp instruction", source="instructions",
                    condition=f"more than {WIDEST_COALESCED_SECTORS} sectors per global warp instruction",
                    estimate="not estimated: the word size sets how many sectors coalesced accesses need",
-                   topic=f"{COALESCING}:l1", mechanism="work", work_share=1.0 - unit / max(scattered.values()))]
+                   topic=f"{COALESCING}:l1", mechanism="work", work_share=excess_share(excess, k))]
 
 
 def _launch_overhead(k: LaunchAnalysis) -> list[Advice]:

@@ -19,6 +19,7 @@ from roofline.analysis.diagnostics.occupancy import WARP_SIZE
 from roofline.analysis.results import Advice, LaunchAnalysis, Mechanism
 from roofline.core.model import RuleResult
 from roofline.core.thresholds import FULL_WAVE
+from roofline.ncu import metrics as m
 from roofline.ncu.metrics import BYTES_PER_SECTOR
 
 SKIPPED_RULES = ("SOLBottleneck",)  # shown as the verdict itself
@@ -182,9 +183,10 @@ _SHARES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], float]], ...] = 
 
 
 def work_share(message: str) -> float | None:
-    """The share of the kernel's work (sectors, wavefronts, instructions) that the rule's change removes, read from
-    its message (0..1), or None where the message names none: "1.0 of 4 sectors per cache line" counts requests,
-    not work, and a message about one instruction ("at PC ...") says nothing of the kernel's share."""
+    """The share of the work (sectors, wavefronts, instructions) that the rule's change removes, as its message
+    states it (0..1), or None where the message names none: "1.0 of 4 sectors per cache line" counts requests, not
+    work, and a message about one instruction ("at PC ...") says nothing of a share. A memory-access rule states
+    its share of one kind of access only; ``rule_share`` makes it the kernel's."""
     if ONE_INSTRUCTION.search(message):
         return None
     for pattern, share in _SHARES:
@@ -195,23 +197,47 @@ def work_share(message: str) -> float | None:
 
 
 _INSTRUCTION_SECTORS = re.compile(rf"expected {_NUMBER} sectors, got {_NUMBER}")
+_TOTAL_EXCESS = re.compile(rf"a total of {_NUMBER} excessive sectors")  # UncoalescedGlobalAccess, ncu 2021 on
+_ACCESSES = {"global load": "ld", "global store": "st"}  # the kinds of access whose sectors the report counts
 
 
-def instruction_share(message: str, sectors: float | None) -> float | None:
-    """The share of the kernel's memory work that one instruction's excess removes ("expected X sectors, got Y at
-    PC ..."): Y - X of the kernel's ``sectors`` (``fewest_sectors``), at most 1; None where either is unknown."""
-    match = _INSTRUCTION_SECTORS.search(message) if ONE_INSTRUCTION.search(message) else None
-    if match is None or not sectors:
-        return None
-    excess = float(match.group(2)) - float(match.group(1))
-    return min(1.0, max(0.0, excess / sectors))
+def rule_share(r: RuleResult, analysis: LaunchAnalysis) -> float | None:
+    """The share of the kernel's work a rule's change removes. A memory-access rule (topic ``coalescing``) names
+    excess sectors of one kind of access, which become a share of the kernel's L2 or DRAM sectors (``excess_share``);
+    any other rule states its share for the whole kernel (0 at "1.0x")."""
+    message = clean_rule_text(r.message)
+    if _cause_topic(r).key.startswith(COALESCING + ":"):
+        return excess_share(excess_sectors(f"{r.title} {message}", analysis), analysis)
+    return work_share(message)
 
 
-def rule_share(message: str, sectors: float | None) -> float | None:
-    """The share of the kernel's work a rule's change removes: the whole kernel's as its message states it (0 at
-    "1.0x"), else one instruction's excess over the kernel's sectors."""
+def excess_sectors(message: str, analysis: LaunchAnalysis) -> float | None:
+    """The sectors a memory-access rule says are moved beyond need: a stated total ("a total of N excessive
+    sectors"), one instruction's excess ("expected X sectors, got Y at PC ..."), or the stated share of the sectors
+    of the kind of access its title or message names (global loads or stores: the sectors they moved at L1, which
+    bound those at L2 and DRAM); None where none of these is known."""
+    total = _TOTAL_EXCESS.search(message)
+    if total:
+        return float(total.group(1))
+    one = _INSTRUCTION_SECTORS.search(message)
+    if one:
+        return max(0.0, float(one.group(2)) - float(one.group(1)))
     share = work_share(message)
-    return share if share is not None else instruction_share(message, sectors)
+    text = message.lower()
+    op = next((op for words, op in _ACCESSES.items() if words in text), None)
+    if share is None or op is None:
+        return None
+    sectors = m.global_accesses(analysis.launch)[op][1].value
+    return None if sectors is None else share * sectors
+
+
+def excess_share(excess: float | None, analysis: LaunchAnalysis) -> float | None:
+    """``excess`` sectors as a share of the kernel's L2 or DRAM sectors, whichever are fewer (``fewest_sectors``),
+    at most 1; None where either is unknown."""
+    sectors = fewest_sectors(analysis)
+    if excess is None or not sectors:
+        return None
+    return min(1.0, max(0.0, excess / sectors))
 
 
 def fewest_sectors(analysis: LaunchAnalysis) -> float | None:
@@ -237,7 +263,7 @@ def rule_items(analysis: LaunchAnalysis, own_topics: set[str], tiny_grid: bool) 
         about = topic(r, analysis.verdict.bound, analysis.verdict.waves_per_sm)
         if about.key != SMALL_GRID and not fits(_cause_topic(r), analysis.verdict.bound, own_topics, tiny_grid):
             continue
-        item = _item(r, about, _cause_topic(r), analysis.duration_s.value, fewest_sectors(analysis))
+        item = _item(r, about, _cause_topic(r), analysis)
         kept = items.get((r.rule, r.title))
         if item is not None and (kept is None or _larger(item, kept)):
             items[(r.rule, r.title)] = item
@@ -252,9 +278,8 @@ def _larger(item: Advice, kept: Advice) -> bool:
     return (item.work_share or 0.0) > (kept.work_share or 0.0)
 
 
-def _item(r: RuleResult, about: Topic, cause_topic: Topic, duration: float | None,
-          sectors: float | None = None) -> Advice | None:
-    message = clean_rule_text(r.message)
+def _item(r: RuleResult, about: Topic, cause_topic: Topic, analysis: LaunchAnalysis) -> Advice | None:
+    message, duration = clean_rule_text(r.message), analysis.duration_s.value
     text, cause = cut_sentences(message, TEXT_CHARS), focus(r)
     if not re.search(r"\d", text):
         if not re.search(r"\d", cause):
@@ -264,7 +289,7 @@ def _item(r: RuleResult, about: Topic, cause_topic: Topic, duration: float | Non
     return Advice(kind="ncu_rule", title=f"ncu: {r.title or r.rule}", text=text, cause=cause, source="ncu",
                   est_saved_s=saved, condition=f"ncu's {r.rule} rule ({r.section} section) reported it",
                   estimate=how, topic=about.key, mechanism=about.mechanism,
-                  work_share=rule_share(message, sectors) if about.mechanism == "work" else None,
+                  work_share=rule_share(r, analysis) if about.mechanism == "work" else None,
                   also=(source_name(r),), causes=(cause_topic.key,), ncu_local_pct=_local_pct(r, duration))
 
 

@@ -6,10 +6,11 @@ The bounds, by how an item saves time (``Advice.mechanism``):
 * latency (stalls, occupancy, issue slots, imbalance, block size): hiding latency cannot take the kernel past its
   busiest unit's peak, so at most ``duration x (1 - busiest / 100)`` (``roofline.headroom_s``);
 * work (uncoalesced accesses, excess sectors, bank conflicts, non-fused instructions, divergent lanes): at most the
-  share of the work it removes, as the rule's message states it for the whole kernel (none at "1.0x"; one
-  instruction's excess sectors over the kernel's L2 or DRAM sectors, ``ncu_rules.instruction_share``), and at most
-  the busiest unit's gap where that unit is not one whose work is removed; not estimated where no share is stated;
-  where the time model bounds it too, the smaller of the two;
+  share of the work it removes (none at "1.0x"): for a memory-access pattern its excess sectors, stated or the
+  stated share of one kind of access's sectors, over the kernel's L2 or DRAM sectors (``ncu_rules.rule_share``);
+  else the share the rule's message states for the whole kernel; and at most the busiest unit's gap where that
+  unit is not one whose work is removed; where the time model bounds it too, the smaller of the two; not estimated
+  where no share is known, unless the floor stays even with all of that work gone (then it saves nothing);
 * roof: the time to reach the roof (or the busiest unit's peak) with the same work (``roofline.recoverable_s``);
   cutting the work itself can save more, so this is an estimate, not a bound;
 * grid: a grid of fewer blocks than SMs at most ``duration x (1 - blocks / SMs)``, a partial last wave at most its
@@ -92,9 +93,9 @@ _ROOF_PREFIXES = {"l1": "l1tex", "l2": "lts", "dram": "dram"}  # a roof term's l
 
 def change_of(a: Advice, model: TimeModel) -> Change | None:
     """What an item changes in the launch's time model: latency hidden (stalls, occupancy, the verdict's own
-    "reach the peak"), the work at some units cut by the share it removes (to nothing where no share is stated: the
-    most it could do), the FP pipe it moves work off, or the blocks spread evenly over the SMs; None where the item
-    changes nothing the model holds (a launch's host overhead)."""
+    "reach the peak"), the work at some units cut by the share it removes (to nothing where no share is stated:
+    only a floor that stays even then is a result, ``cap``), the FP pipe it moves work off, or the blocks spread
+    evenly over the SMs; None where the item changes nothing the model holds (a launch's host overhead)."""
     if a.mechanism in ("latency", "roof") or (a.mechanism == "none" and a.source == "ncu"):
         return Change(hide_latency=True)
     if a.mechanism == "grid":  # more SMs at work: the tail goes and latency is hidden over more warps
@@ -144,6 +145,10 @@ def cap(a: Advice, analysis: LaunchAnalysis, device: Device | None) -> Cap:
     grid or work item gets the smaller of the two (the same work spread over every SM; the share of the time that
     the share of the work it removes takes)."""
     by_model = model_cap(a, analysis)
+    if by_model is not None and a.mechanism == "work" and a.work_share is None:
+        # no share stated: the what-if removed all of the units' work, which the change does not; only a floor that
+        # stays even then says something (the item saves nothing)
+        by_model = by_model if by_model.by is EstimateBound.FLOOR_UNCHANGED else None
     if by_model is not None and a.mechanism in ("grid", "work"):
         own = _grid_cap(a, analysis, device) if a.mechanism == "grid" else _work_cap(a, analysis)
         return own if own.seconds is not None and own.seconds < (by_model.seconds or 0.0) else by_model
