@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 from roofline.analysis.results import LaunchAnalysis, Side
 from roofline.core import display
+from roofline.core.choices import GroupBy
 from roofline.core.cohorts import Plan, launch_plan, take_launch
 from roofline.core.model import CeilingSet, Device, KernelLaunch, Report
 
@@ -181,6 +182,7 @@ class KernelGroup:
     recoverable_s: float | None = None
     small_grid_s: float = 0.0
     functions: tuple[str, ...] = ()  # the function names of its launches (one when grouped by kernel or function)
+    by: GroupBy = "kernel"  # what ``name`` is: a kernel's demangled name, a function name or an NVTX range
 
     @property
     def longest(self) -> LaunchAnalysis:

@@ -532,7 +532,7 @@ def group_by_kernel(launches: Launches, total_s: float | None, by: GroupBy = "ke
     groups_of: dict[str, list[int]] = {}
     for i, launch in zip(launches.indices.tolist(), launches.kernel_launches, strict=True):
         groups_of.setdefault(_group_key(launch, by), []).append(i)
-    groups = [_group(name, launches.table.view(rows), total_s) for name, rows in groups_of.items()]
+    groups = [_group(name, launches.table.view(rows), total_s, by) for name, rows in groups_of.items()]
     return tuple(sorted(groups, key=lambda g: -(g.total_s or 0.0)))
 
 
@@ -608,7 +608,7 @@ def rank_by_recoverable_time(groups: Sequence[KernelGroup]) -> list[KernelGroup]
     return sorted(groups, key=lambda g: (g.recoverable_s is None, -(g.recoverable_s or 0.0)))
 
 
-def _group(name: str, launches: Launches, total_s: float | None) -> KernelGroup:
+def _group(name: str, launches: Launches, total_s: float | None, by: GroupBy = "kernel") -> KernelGroup:
     c, at = launches.table.columns, launches.indices
     times, pcts, saved = (measured(values[at]) for values in (c.duration.values, c.pct_of_roof, c.recoverable))
     total = sum(times) if times else None
@@ -620,7 +620,7 @@ def _group(name: str, launches: Launches, total_s: float | None) -> KernelGroup:
         median_pct_of_roof=median_known(pcts),
         recoverable_s=sum(saved) if saved else None,
         small_grid_s=sum(c.small_grid[at].tolist()),
-        functions=tuple(dict.fromkeys(launch.name for launch in launches.kernel_launches)),
+        functions=tuple(dict.fromkeys(launch.name for launch in launches.kernel_launches)), by=by,
     )
 
 

@@ -96,6 +96,7 @@ class ScaledRoofs:
 
     roofs: tuple[str, ...]
     unscaled: tuple[str, ...]
+    every: bool = False  # every roof the set holds came from the datasheet: the report gave it no peak counter
 
 
 @dataclass(frozen=True)
@@ -191,15 +192,18 @@ def _pooled(g: KernelGroup) -> KernelStats | None:
 
 
 def scaled_roofs(launches: Sequence[LaunchAnalysis]) -> ScaledRoofs | None:
-    """The roofs any launch's kernel-clock set took from the datasheet, and which were left unscaled (on every
-    launch that took it from the datasheet: one scaled by a measured clock makes it scaled); None when none."""
-    sets = [k.ceilings["kernel-clock"] for k in launches]
+    """The roofs any timed launch's kernel-clock set took from the datasheet, and which were left unscaled (on every
+    launch that took it from the datasheet: one scaled by a measured clock makes it scaled); None when none. A
+    launch without a time (ncu measured nothing) weighs nothing in the report's roofs, so it adds none here."""
+    sets = [k.ceilings["kernel-clock"] for k in launches if k.duration_s.value]
     scaled = {key for c in sets for key in c.scaled}
     if not scaled:
         return None
     unscaled = {key for key in scaled if all(key in c.unscaled for c in sets if key in c.scaled)}
+    held = {key for c in sets for key, value in (*c.flop_per_s.items(), *c.bytes_per_s.items()) if value is not None}
     order = (*PRECISIONS, *LEVELS)
-    return ScaledRoofs(tuple(key for key in order if key in scaled), tuple(key for key in order if key in unscaled))
+    return ScaledRoofs(tuple(key for key in order if key in scaled), tuple(key for key in order if key in unscaled),
+                       bool(held) and held <= scaled)
 
 
 def unavailable(report_analysis: ReportAnalysis) -> tuple[Unavailable, ...]:

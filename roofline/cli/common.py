@@ -150,8 +150,8 @@ JobsOpt = Annotated[
     typer.Option("--jobs", "-j", min=1, metavar="N",
                  help="Analyse up to N reports at once, in worker processes (default: the number of CPU cores)."),
 ]
-REPORT_FORMAT_HELP = ("Output format: table, json, csv (one row per launch), markdown (with the plot as a PNG "
-                      "beside it) or html (interactive plot).")
+REPORT_FORMAT_HELP = ("Output format: table, json, csv (one row per launch and quantity, the same columns for every "
+                      "report), markdown (with the plot as a PNG beside it) or html (interactive plot).")
 
 
 def analysis_options(kernel: Sequence[str] | None, kernel_name_base: NameBase, ceilings: CeilingSet,

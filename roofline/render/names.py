@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from roofline.core.choices import GroupBy
 from roofline.core.kernel_names import KernelName, kernel_name
 
 MAX_SHOWN_CHARS = 10_000  # a text from a report shown on a terminal or a plot is cut beyond this (names: < 5,000)
@@ -149,15 +150,16 @@ def visible_name(name: KernelName) -> KernelName:
     return KernelName(visible(name.function), visible(name.scope), visible(name.arguments), visible(name.suffix))
 
 
-def group_name(name: str, functions: Sequence[str]) -> KernelName:
+def group_name(name: str, functions: Sequence[str], by: GroupBy = "kernel") -> KernelName:
     """A group of launches' name in parts: a kernel group (keyed by its demangled name) as its function and template
     arguments; a function or NVTX group as its key."""
-    return kernel_name(functions[0], name) if len(functions) == 1 and name != functions[0] else KernelName(name)
+    kernel = by == "kernel" and len(functions) == 1 and name != functions[0]
+    return kernel_name(functions[0], name) if kernel else KernelName(name)
 
 
-def short_group_name(name: str, functions: Sequence[str]) -> str:
+def short_group_name(name: str, functions: Sequence[str], by: GroupBy = "kernel") -> str:
     """A group's name without its scope (function and template arguments): what a plot names a kernel by."""
-    parts = group_name(name, functions)
+    parts = group_name(name, functions, by)
     return KernelName(parts.function, "", parts.arguments).full
 
 

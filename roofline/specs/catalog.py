@@ -136,7 +136,9 @@ class SpecCatalog:
                 return spec
         import difflib
 
-        close = difflib.get_close_matches(spec_id, [s.id for s in self.specs], n=3, cutoff=0.4)
+        ids = [s.id for s in self.specs]
+        starting = [i for i in ids if i.startswith(spec_id)] if spec_id else []  # "h100": h100-sxm5, h100-pcie, ...
+        close = starting or difflib.get_close_matches(spec_id, ids, n=3, cutoff=0.4)
         hint = f"did you mean {', '.join(close)}?" if close else "run 'roofline specs list' for the ids"
         raise SpecError(f"unknown device spec id '{spec_id}'", hint)
 

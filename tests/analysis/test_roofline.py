@@ -344,7 +344,8 @@ def test_a_roof_scaled_on_some_launches_is_not_called_unscaled():
 
     def launch(how: str, unscaled: tuple[str, ...]):
         return SimpleNamespace(ceilings={"kernel-clock": Ceilings("kernel-clock", {}, {}, scaled={"fp32": how},
-                                                                  unscaled=unscaled)})
+                                                                  unscaled=unscaled)},
+                               duration_s=SimpleNamespace(value=1e-3))
 
     note = scaled_roofs_note(scaled_roofs([launch("datasheet x 0.77 (measured SM clock / boost)", ()),
                                            launch("datasheet, unscaled (no measured clock)", ("fp32",))]))

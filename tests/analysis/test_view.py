@@ -45,3 +45,30 @@ def test_the_spread_across_reports_is_part_of_the_view_only_with_a_threshold():
     assert abs(spreads["gemm"].spread_pct - 20.0) < 1e-9 and spreads["gemm"].flagged  # 6 ms against 5 ms
     assert abs(spreads["copy"].spread_pct - 150.0) < 1e-9  # 5 ms against 2 ms
     assert not report_set([a, b], 200.0).spreads[0].flagged
+
+
+def test_a_launch_ncu_measured_nothing_adds_no_datasheet_roof_to_the_note(shared_report):
+    """H800: the failed flash_fwd_kernel launch (every counter NaN) took all its roofs from the datasheet, unscaled;
+    it weighs nothing in the report's roofs, so the note names only the FP16 and Tensor roofs the timed launches
+    took from the datasheet, scaled, as the table's stars and the JSON do."""
+    from roofline.pipeline import analyze_files, build_view
+
+    (v,) = build_view(analyze_files([shared_report("h800_flash-attn-fwd_full")])).reports
+    assert v.scaled is not None and v.scaled.roofs == ("fp16", "tensor") and v.scaled.unscaled == ()
+    assert not v.scaled.every and set(v.ceilings["kernel-clock"].scaled) == {"fp16", "tensor"}
+
+
+def test_a_report_with_no_peak_counter_has_every_roof_from_the_datasheet(shared_report):
+    """RTX 4090 custom sections: no peak counter and no clock; the view says every kernel-clock roof is the
+    datasheet's, and the table does not claim the report's peak counters."""
+    from typer.testing import CliRunner
+
+    from roofline.cli.app import app
+    from roofline.pipeline import analyze_files, build_view
+
+    path = shared_report("rtx4090_torch-linear-sgemm_custom")
+    (v,) = build_view(analyze_files([path])).reports
+    assert v.scaled is not None and v.scaled.every and v.scaled.unscaled == v.scaled.roofs
+    result = CliRunner().invoke(app, ["report", str(path)], env={"COLUMNS": "100"})
+    assert result.exit_code == 0 and "peak counters x" not in result.stdout
+    assert "no peak counter in the report" in " ".join(result.stdout.split())

@@ -164,6 +164,13 @@ def test_unknown_id_suggests_close_ones(tmp_path):
         catalog.get("test-gpux")
 
 
+def test_an_id_that_starts_other_ids_suggests_them_all():
+    """"h100" names no spec, but starts three: each is suggested, where close spellings missed two of them."""
+    with pytest.raises(SpecError) as err:
+        load_catalog().get("h100")
+    assert err.value.hint == "did you mean h100-nvl, h100-pcie, h100-sxm5?"
+
+
 # --- matching -------------------------------------------------------------------------------------------
 @pytest.fixture
 def two_a100s(tmp_path):

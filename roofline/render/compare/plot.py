@@ -171,7 +171,7 @@ def summary_data(summaries: Sequence[AppSummary]) -> SummaryPlotData:
 
 def _label(g: KernelGroup) -> str:
     """A ranked group's name as the plot shows it: the short name (function and template arguments)."""
-    return group_name(g.name, g.functions).fit(KEY_CHARS)
+    return group_name(g.name, g.functions, g.by).fit(KEY_CHARS)
 
 
 def _panel(summaries: Sequence[AppSummary]) -> SummaryPanel:

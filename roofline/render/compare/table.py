@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from rich.table import Table
 
 MAX_UNMATCHED_NAMES = 6
+GROUP_WORDS = {"kernel": "kernel", "function": "function", "nvtx": "NVTX range"}  # what a summary's rows are
 _BOUND = {"compute": "comp", "memory": "mem", "balanced": "bal", "latency": "lat", "small_grid": "grid"}
 
 
@@ -514,7 +515,7 @@ def _print_summaries(console: Console, summaries: Sequence[AppSummary]) -> None:
 
 def _print_summary(console: Console, s: AppSummary) -> None:
     r = s.report
-    groups = ("kernel" if s.by == "kernel" else "NVTX range") + ("s" if s.group_count != 1 else "")
+    groups = GROUP_WORDS[s.by] + ("s" if s.group_count != 1 else "")
     console.print(f"[bold]{r.label}[/bold]  {r.device}  {counted(r.launches, 'launch')} in {s.group_count} {groups}, "
                   f"total {seconds(r.total_time_s)}", highlight=False)
     for line in warning_lines(r.warnings):
@@ -532,14 +533,14 @@ def _print_summary(console: Console, s: AppSummary) -> None:
 
 def _summary_table(s: AppSummary, width: int) -> Table:
     """Rank, group, launches, total time, share of the report, recoverable time, percent of roof, bound."""
-    table = plain_table(f"Top {len(s.rows)} by {s.by}", ("#", "name", "n", "total", "share", "recov.", "roof", "bound"),
-                   name_column=1)
+    table = plain_table(f"Top {len(s.rows)} by {GROUP_WORDS[s.by]}",
+                        ("#", "name", "n", "total", "share", "recov.", "roof", "bound"), name_column=1)
     rows: list[list[Cell]] = []
     for row in s.rows:
         g = row.group
-        rows.append([str(row.rank), group_name(g.name, g.functions), str(len(g.launches)), seconds(g.total_s),
+        rows.append([str(row.rank), group_name(g.name, g.functions, g.by), str(len(g.launches)), seconds(g.total_s),
                      _pct_of(g.time_share), seconds(g.recoverable_s), pct(row.stats.roof.pct_of_roof),
-                     row.stats.verdict.bound or "n/a"])
+                     (row.stats.verdict.bound or "n/a").replace("_", " ")])
     return add_rows(table, rows, width)
 
 

@@ -81,7 +81,7 @@ def plot_data(analyses: Sequence[ReportAnalysis], top: int) -> tuple[ReportMarks
 
 def _report(analysis: ReportAnalysis, top: int) -> ReportMarks:
     groups = [g for g in analysis.groups if g.longest.instruction_roofline is not None][:top]
-    kernels = tuple(_kernel(short_group_name(g.name, g.functions), g.longest) for g in groups)
+    kernels = tuple(_kernel(short_group_name(g.name, g.functions, g.by), g.longest) for g in groups)
     lead = groups[0].longest if groups else None
     r = lead.instruction_roofline if lead is not None else None
     notes = [f"{k.label}: not placed, {_why(g.longest)}" for k, g in zip(kernels, groups, strict=True)

@@ -131,7 +131,7 @@ def report_blocks(v: ReportView, with_plot: bool = False, index: int = 0,
         blocks.append(Block("warn", f"Report model (JSON), not read from an .ncu-rep: {a.report.label or 'no label'}."))
     blocks += [Block("p", _gpu_line(a)), Block("h3", "Ceilings"), ceilings_table(v)]
     clock = v.ceilings.get("kernel-clock")
-    if clock is not None and clock.clock_note:
+    if clock is not None and clock.clock_note and not (v.scaled is not None and v.scaled.every):
         blocks.append(Block("note", f"kernel-clock = the report's own peak counters x its {clock.clock_note}."))
     scaled = scaled_roofs_note(v.scaled)
     if scaled:
@@ -141,7 +141,7 @@ def report_blocks(v: ReportView, with_plot: bool = False, index: int = 0,
     if data is not None and plots_nothing(data):
         blocks.append(Block("note", f"No roofline plot: no kernel {NOTHING_TO_PLOT} ({PLOT_FIX})."))
     elif with_plot:
-        links = tuple((short_group_name(g.group.name, g.group.functions), f"#{kernel_anchor(index, rank)}")
+        links = tuple((short_group_name(g.group.name, g.group.functions, g.group.by), f"#{kernel_anchor(index, rank)}")
                       for rank, g in enumerate(advised, 1))
         blocks.append(Block("plot", plot=data, links=links))
     elif image:
@@ -208,7 +208,7 @@ def ranking_table(groups: Sequence[KernelGroup], gains: Sequence[float | None]) 
         k = g.longest
         v = k.verdict
         busiest = f"{v.busiest.name} {pct(v.busiest.pct)}" if v.busiest else "n/a"
-        rows.append((str(i), f"`{cell(group_name(g.name, g.functions).fit(NAME_CHARS))}`", str(len(g.launches)),
+        rows.append((str(i), f"`{cell(group_name(g.name, g.functions, g.by).fit(NAME_CHARS))}`", str(len(g.launches)),
                      seconds(g.total_s),
                      pct(None if g.time_share is None else 100 * g.time_share),
                      (v.bound or "n/a") + (" (roofline only)" if v.basis == "roofline" else ""), busiest,
@@ -243,7 +243,7 @@ def kernel_blocks(rank: int, advised: AdvisedKernel, anchor: str = "") -> list[B
     share = pct(None if g.time_share is None else 100 * g.time_share)
     which = (f"; figures below are for its longest launch ({k.launch.key}, {seconds(k.duration_s.value)})"
              if len(g.launches) > 1 else "")
-    label = group_name(g.name, g.functions).fit(NAME_CHARS)  # the short name, then the full one
+    label = group_name(g.name, g.functions, g.by).fit(NAME_CHARS)  # the short name, then the full one
     blocks = [Block("h3", f"{rank}. `{cell(label)}`", anchor=anchor)]
     if k.launch.demangled_name and k.launch.demangled_name != label:
         blocks.append(Block("p", f"demangled: `{cell(k.launch.demangled_name)}`"))

@@ -51,7 +51,7 @@ def plot_data(view: ReportSetView, top: int) -> tuple[MemoryPanel, ...]:
             p = g.longest.memory
             if p is None or all(r.value is None for r in p.hit_rate_pct.values()):
                 continue
-            name = plot_text(short_group_name(g.name, g.functions))[:TITLE_CHARS]
+            name = plot_text(short_group_name(g.name, g.functions, g.by))[:TITLE_CHARS]
             panels.append(MemoryPanel(f"{Path(a.report.path).name}: {name} ({g.longest.launch.key})",
                                       {k: r.value for k, r in p.hit_rate_pct.items()},
                                       {k: r.value for k, r in p.traffic.items()}))

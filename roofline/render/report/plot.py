@@ -245,7 +245,7 @@ def kernel_series(group: KernelGroup, stats: KernelStats | None, number: int = 1
 
 def _label(g: KernelGroup) -> str:
     """What the plot names a kernel by (its legend, key, notes, tooltips and links): its name without the scope."""
-    return short_group_name(g.name, g.functions)
+    return short_group_name(g.name, g.functions, g.by)
 
 
 def _l2_total_point(timed: Launches, one_way: float | None, rate: float | None) -> KernelPoint | None:

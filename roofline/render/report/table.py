@@ -94,7 +94,7 @@ def _print_report(console: Console, v: ReportView) -> None:
     console.print(_ceilings_table(sets, v.roof_keys))
     own = sets.get("measured-clock")
     clock = own.clock_note if own is not None else ""
-    if clock:
+    if clock and not (v.scaled is not None and v.scaled.every):  # else the note below says where they came from
         console.print(f"[dim]kernel-clock = the report's peak counters x {escape(clock)}[/dim]",
                       highlight=False)
     scaled = scaled_roofs_note(v.scaled)
@@ -292,7 +292,7 @@ def _groups_table(groups: Sequence[KernelGroup], width: int) -> Table:
     for col in ("kernel", "count", "total", "share", "median", "min-max", "roof"):
         table.add_column(col, justify="left" if col == "kernel" else "right", no_wrap=True)
     rows: list[list[Cell]] = [
-        [group_name(g.name, g.functions), str(len(g.launches)),
+        [group_name(g.name, g.functions, g.by), str(len(g.launches)),
          seconds(g.total_s), pct(None if g.time_share is None else 100 * g.time_share), seconds(g.median_s),
          f"{seconds(g.min_s)}-{seconds(g.max_s)}", pct(g.median_pct_of_roof)] for g in groups]
     return add_rows(table, rows, width)

@@ -86,6 +86,24 @@ def test_by_nvtx_range(shared_report):
                                                                   "run_test > check_results"}
 
 
+@pytest.mark.parametrize("by, groups, names", [
+    ("nvtx", "3 NVTX ranges", ("run_test > daxpy", "run_test > init_data", "run_test > check_results")),
+    ("function", "3 functions", ("daxpy_kernel", "init_data_kernel", "check_results_kernel")),
+])
+def test_the_table_names_each_grouping_by_what_it_groups(shared_report, by, groups, names):
+    """The table's rows carry the group's own name (a kernel name only when grouped by kernel) and the header counts
+    the groups by their kind, as the JSON does."""
+    result = invoke(shared_report("rtx3070_daxpy-nvtx_custom"), "--by", by)
+    header = " ".join(result.stdout.split())
+    assert result.exit_code == 0 and f"3 launches in {groups}," in header
+    assert all(name in result.stdout for name in names)
+
+
+def test_a_small_grid_reads_as_in_the_report_table(shared_report):
+    result = invoke(shared_report("a10g_sgemm-progression_basic"))
+    assert result.exit_code == 0 and "small grid" in result.stdout and "small_grid" not in result.stdout
+
+
 def test_plot_is_written(shared_report, tmp_path):
     out = tmp_path / "summary.png"
     result = invoke(shared_report(ALIFE), shared_report("rtx3060-laptop_reductions_full"), "--plot", out)
