@@ -85,7 +85,7 @@ def plain_table(title: str, columns: Sequence[str], caption: str = "", name_colu
 
     t = Table(title=title or None, title_justify="left", box=None, pad_edge=False, padding=(0, 1),
               header_style="bold", caption=caption or None, caption_justify="left")
-    for i, col in enumerate(columns):
-        t.add_column(col, justify="left" if i == name_column else "right", no_wrap=True,
-                     max_width=None if i == name_column else 12)
+    for i, col in enumerate(columns):  # a number too wide for its column wraps onto a second line, never cut
+        named = i == name_column
+        t.add_column(col, justify="left" if named else "right", no_wrap=named, overflow="ellipsis" if named else "fold")
     return t

@@ -103,3 +103,24 @@ def test_a_document_reaches_a_terminal_with_its_control_characters_escaped():
     document = "name,kernel\r\nk\x1b]0;title\x07,tri\x1b[31mad\rX\u202e\tok\n"
     assert terminal_safe(document) == "name,kernel\r\nk\\x1b]0;title\\x07,tri\\x1b[31mad\\rX\\u202e\tok\n"
     assert terminal_safe("plain\r\n") == "plain\r\n"
+
+
+def test_a_number_wider_than_its_share_of_the_terminal_wraps_and_is_never_cut():
+    """At 80 columns a table of many columns wraps a long number (an interval with two units) and a header onto a
+    second line; kernel names alone are shortened, with an ellipsis."""
+    import io
+
+    from rich.console import Console
+
+    from roofline.render.terminal import add_rows, plain_table
+
+    table = plain_table("", ("kernel", "measured", "projected", "interval", "by", "threads B/A", "work", "bound"))
+    add_rows(table, [[KernelName("silu_kernel_non_strided_and_more"), "153 us", "510 us", "510 us-1.02 ms", "DRAM",
+                      "4.88x", "DIFFERENT", "510 us"]], 80)
+    out = io.StringIO()
+    Console(file=out, width=80, color_system=None).print(table)
+    text = out.getvalue()
+    assert "…" in text.splitlines()[-1] or "…" in text  # the name gave way
+    for whole in ("153 us", "510 us", "1.02", "ms", "DRAM", "4.88x", "DIFFERENT", "threads", "B/A"):
+        assert whole in text, (whole, text)
+    assert all(len(line) <= 80 for line in text.splitlines())
