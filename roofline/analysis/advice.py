@@ -630,7 +630,8 @@ def _uncoalesced(k: LaunchAnalysis) -> list[Advice]:
                    cause=f"global {found} sectors per warp instruction", source="instructions",
                    condition=f"more than {WIDEST_COALESCED_SECTORS} sectors per global warp instruction",
                    estimate="not estimated: the word size sets how many sectors coalesced accesses need",
-                   topic=f"{COALESCING}:l1", mechanism="work", work_share=excess_share(excess, k))]
+                   topic=f"{COALESCING}:l1", mechanism="work", work_share=excess_share(excess, k),
+                   excess_sectors=excess)]
 
 
 def _launch_overhead(k: LaunchAnalysis) -> list[Advice]:

@@ -203,12 +203,19 @@ _ACCESSES = {"global load": "ld", "global store": "st"}  # the kinds of access w
 
 def rule_share(r: RuleResult, analysis: LaunchAnalysis) -> float | None:
     """The share of the kernel's work a rule's change removes. A memory-access rule (topic ``coalescing``) names
-    excess sectors of one kind of access, which become a share of the kernel's L2 or DRAM sectors (``excess_share``);
-    any other rule states its share for the whole kernel (0 at "1.0x")."""
-    message = clean_rule_text(r.message)
+    excess sectors of one kind of access (``rule_excess``), which become a share of the kernel's L2 or DRAM sectors
+    (``excess_share``); any other rule states its share for the whole kernel (0 at "1.0x")."""
     if _cause_topic(r).key.startswith(COALESCING + ":"):
-        return excess_share(excess_sectors(f"{r.title} {message}", analysis), analysis)
-    return work_share(message)
+        return excess_share(rule_excess(r, analysis), analysis)
+    return work_share(clean_rule_text(r.message))
+
+
+def rule_excess(r: RuleResult, analysis: LaunchAnalysis) -> float | None:
+    """The sectors beyond need a memory-access rule names (``excess_sectors`` of its title and message); None for
+    any other rule."""
+    if not _cause_topic(r).key.startswith(COALESCING + ":"):
+        return None
+    return excess_sectors(f"{r.title} {clean_rule_text(r.message)}", analysis)
 
 
 def excess_sectors(message: str, analysis: LaunchAnalysis) -> float | None:
@@ -290,6 +297,7 @@ def _item(r: RuleResult, about: Topic, cause_topic: Topic, analysis: LaunchAnaly
                   est_saved_s=saved, condition=f"ncu's {r.rule} rule ({r.section} section) reported it",
                   estimate=how, topic=about.key, mechanism=about.mechanism,
                   work_share=rule_share(r, analysis) if about.mechanism == "work" else None,
+                  excess_sectors=rule_excess(r, analysis) if about.mechanism == "work" else None,
                   also=(source_name(r),), causes=(cause_topic.key,), ncu_local_pct=_local_pct(r, duration))
 
 

@@ -7,7 +7,8 @@ The bounds, by how an item saves time (``Advice.mechanism``):
   busiest unit's peak, so at most ``duration x (1 - busiest / 100)`` (``roofline.headroom_s``);
 * work (uncoalesced accesses, excess sectors, bank conflicts, non-fused instructions, divergent lanes): at most the
   share of the work it removes (none at "1.0x"): for a memory-access pattern its excess sectors, stated or the
-  stated share of one kind of access's sectors, over the kernel's L2 or DRAM sectors (``ncu_rules.rule_share``);
+  stated share of one kind of access's sectors, over the kernel's L2 or DRAM sectors (``ncu_rules.rule_share``),
+  and in the time model's what-if over each level's own sectors (``_level_share``);
   else the share the rule's message states for the whole kernel; and at most the busiest unit's gap where that
   unit is not one whose work is removed; where the time model bounds it too, the smaller of the two; not estimated
   where no share is known, unless the floor stays even with all of that work gone (then it saves nothing);
@@ -27,13 +28,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from roofline.analysis.ncu_rules import COALESCING, WORK_UNITS
-from roofline.analysis.results import Advice, EstimateBound, LaunchAnalysis, ModelChange, TimeModel
+from roofline.analysis.results import Advice, EstimateBound, LaunchAnalysis, ModelChange, Term, TimeModel
 from roofline.analysis.roofline import attained_pct, headroom_s, recoverable_s
 from roofline.analysis.time_model import TAIL, Change, saving
 from roofline.core.model import Device
 from roofline.core.thresholds import LAUNCH_FLOOR_S
 from roofline.core.units import pct, seconds
-from roofline.ncu.metrics import LAUNCH_GRID
+from roofline.ncu.metrics import BYTES_PER_SECTOR, LAUNCH_GRID, UNIT_LEVELS
 
 SHOWN_MIN_SHARE = 0.01  # the terminal leaves out estimated items under 1% of the kernel's time
 SAME = 1e-6  # an estimate within this relative distance of its bound is the bound (ncu computes it the same way)
@@ -91,7 +92,7 @@ PIPE_TERMS = {
 _ROOF_PREFIXES = {"l1": "l1tex", "l2": "lts", "dram": "dram"}  # a roof term's level -> its units' metric prefix
 
 
-def change_of(a: Advice, model: TimeModel) -> Change | None:
+def change_of(a: Advice, model: TimeModel, analysis: LaunchAnalysis | None = None) -> Change | None:
     """What an item changes in the launch's time model: latency hidden (stalls, occupancy, the verdict's own
     "reach the peak"), the work at some units cut by the share it removes (to nothing where no share is stated:
     only a floor that stays even then is a result, ``cap``), the FP pipe it moves work off, or the blocks spread
@@ -105,7 +106,27 @@ def change_of(a: Advice, model: TimeModel) -> Change | None:
         return Change(even, hide_latency=True)
     factor = 1.0 - a.work_share if a.work_share is not None else 0.0  # precision: the share its faster rate removes
     keys = _changed_terms(a.topic, model)
-    return Change({key: factor for key in keys}) if keys else None
+    if not keys:
+        return None
+    if a.excess_sectors is not None and analysis is not None:  # each level loses the excess over its own sectors
+        levels = {t.key: _level_of(t) for t in model.terms}
+        return Change({key: 1.0 - _level_share(a, levels[key], analysis) for key in keys})
+    return Change({key: factor for key in keys})
+
+
+def _level_of(term: Term) -> str | None:
+    """The memory level a term's unit (or roof) belongs to: "l1", "l2", "dram"; None for an SM unit."""
+    return UNIT_LEVELS.get(_ROOF_PREFIXES.get(term.metric, term.metric.split("__", 1)[0]))
+
+
+def _level_share(a: Advice, level: str | None, analysis: LaunchAnalysis) -> float:
+    """The share of one level's sectors a memory-access item's excess sectors are, at most 1: the excess can reach a
+    level only as sectors of that level, and the rest of its traffic stays; the item's own share (over the kernel's
+    fewest sectors) where the level's sectors are not measured."""
+    moved = analysis.l2_total_bytes.value if level == "l2" else analysis.bytes[level].value if level else None
+    if not moved or a.excess_sectors is None:
+        return a.work_share if a.work_share is not None else 1.0
+    return min(1.0, max(0.0, a.excess_sectors * BYTES_PER_SECTOR / moved))
 
 
 def _changed_terms(topic: str, model: TimeModel) -> tuple[str, ...]:
@@ -122,7 +143,7 @@ def model_cap(a: Advice, analysis: LaunchAnalysis) -> Cap | None:
     model = analysis.time_model
     if model is None or model.reason or model.floor is None:
         return None
-    change = change_of(a, model)
+    change = change_of(a, model, analysis)
     if change is None:
         return None
     most = saving(model, change)
@@ -294,6 +315,6 @@ def _merged(group: list[Advice]) -> Advice:
     if lead.est_saved_s is None and estimated:
         best = max(estimated, key=lambda a: a.est_saved_s or 0.0)
         merged = replace(merged, est_saved_s=best.est_saved_s, estimate=best.estimate, bound=best.bound,
-                         bound_by=best.bound_by, work_share=best.work_share, capped=best.capped,
-                         change=best.change)
+                         bound_by=best.bound_by, work_share=best.work_share, excess_sectors=best.excess_sectors,
+                         capped=best.capped, change=best.change)
     return merged
