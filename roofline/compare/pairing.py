@@ -170,6 +170,7 @@ class ReportRef:
     warnings: tuple[str, ...] = ()  # where the report's records contradict each other
     sm_count: int | None = None
     ncu_version: str = ""  # "" when the report does not say
+    incomplete: bool = False  # the file was cut short: some of its launches are missing
 
 
 @dataclass(frozen=True)
@@ -271,7 +272,7 @@ def report_ref(analysis: ReportAnalysis, label: str) -> ReportRef:
     d = analysis.device
     return ReportRef(label, analysis.report.path, d.name, d.compute_capability, analysis.spec_id,
                      analysis.ceilings_used, len(analysis.launches), analysis.total_time_s, analysis.report.warnings,
-                     d.sm_count, analysis.report.ncu_version)
+                     d.sm_count, analysis.report.ncu_version, analysis.report.incomplete)
 
 
 @dataclass(frozen=True)

@@ -157,8 +157,13 @@ def judge(comparison: Comparison, thresholds: Thresholds = Thresholds(),
 
 
 def setup_check(base: ReportRef, new: ReportRef, allow_different_gpu: bool) -> tuple[str, ...]:
-    """RooflineError (one line) when BASE and NEW come from different GPUs or ncu versions, unless allowed; else the
-    notes on what could not be checked (a report that does not name its ncu version) or was allowed to differ."""
+    """RooflineError (one line) when BASE or NEW is a file cut short (its missing launches would pass unjudged), or
+    when they come from different GPUs or ncu versions, unless allowed; else the notes on what could not be checked
+    (a report that does not name its ncu version) or was allowed to differ."""
+    cut = [r.path for r in (base, new) if r.incomplete]
+    if cut:
+        raise RooflineError(f"{' and '.join(cut)}: the file is cut short, so launches it held are missing and a "
+                            "regression in them would pass", "copy the file again, or re-profile")
     gpu = [(r.device, r.compute_capability, r.sm_count) for r in (base, new)]
     differ = (["GPUs"] if gpu[0] != gpu[1] else []) + \
              (["ncu versions"] if base.ncu_version and new.ncu_version and base.ncu_version != new.ncu_version else [])

@@ -392,6 +392,7 @@ class Report:
     label: str = ""  # free text, e.g. "synthetic example" for hand-written models
     warnings: tuple[str, ...] = ()
     ncu_version: str = ""
+    incomplete: bool = False  # the file was cut short or lost records: launches it held are missing (a warning says)
 
     def to_dict(self) -> dict[str, Any]:
         """Serialize to plain JSON-compatible data (the ``*.roofline.json`` form, version 2: launches by column)."""

@@ -208,8 +208,9 @@ def _read_ncu_rep(p: Path, time_limit_s: float, sass: bool = True) -> Generator[
     if shape.appended_at is not None:
         notes.append(f"another report is appended at byte {shape.appended_at}: its records are not analysed")
         foreign = shape.results_before_append
+    incomplete = shape.cut_at is not None or (shape.results is not None and shape.results != len(read.launches))
     report = Report(path=str(p), device=read.device or Device(name="unknown"), launches=tuple(read.launches),
-                    source="ncu-rep", ncu_version=ncu_file.ncu_version(p))
+                    source="ncu-rep", ncu_version=ncu_file.ncu_version(p), incomplete=incomplete)
     repeated = {i: j for i, j in shape.repeated if i < len(report.launches)}
     return validation.check_report(report, validation.NCU_FIX, read.launch_devices, notes, foreign,
                                    repeated=repeated)

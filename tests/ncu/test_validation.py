@@ -416,6 +416,7 @@ def test_report_cut_inside_its_last_record_keeps_the_complete_launches(shared_re
     assert [k.name for k in report.launches] == ["kernel_A"]
     assert report.warnings == ("the file ends inside a record (byte 95000; the record starts at 86883): launch 0:1 "
                                "and any after it are missing; copy the file again",)
+    assert report.incomplete
 
 
 def test_report_cut_between_records_is_a_shorter_report(shared_report, tmp_path):

@@ -225,3 +225,15 @@ def test_a_report_against_itself_moves_no_line_and_without_lines_says_why(tmp_pa
     triad = H100 / "triad-cupy.full.ncu-rep"  # sampled, but built without -lineinfo
     (kernel,) = json.loads(invoke(triad, triad, "--format", "json").stdout)["kernels"]
     assert kernel["hot_lines"] is None and "-lineinfo" in kernel["missing"]["hot_lines"]
+
+
+def test_a_report_cut_short_is_no_regression_test(shared_report, tmp_path):
+    """A BASE cut inside its second record: its first launch reads, the second is missing. Gating what is left would
+    pass a kernel that is only in NEW; diff refuses in one line and exits 2, as for any bad input."""
+    whole = shared_report("rtx2080ti_kernels_basic")
+    cut = tmp_path / "cut.ncu-rep"
+    cut.write_bytes(whole.read_bytes()[:95_000])
+    result = invoke(cut, whole)
+    assert result.exit_code == 2
+    assert "cut.ncu-rep: the file is cut short, so launches it held are missing" in " ".join(result.output.split())
+    assert "Traceback" not in result.output
