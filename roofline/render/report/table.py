@@ -177,7 +177,7 @@ def _print_hotspots(console: Console, kernels: Sequence[AdvisedKernel]) -> None:
         return
     console.print("[bold]Hot spots[/bold] (warp samples; longest launch of the kernels with the most time to "
                   "gain):", highlight=False)
-    fixes = set()
+    fixes: dict[str, list[str]] = {}  # why a launch's instructions have no source line -> those launches
     for g in sampled:
         k = g.longest
         h = k.hotspots
@@ -198,9 +198,9 @@ def _print_hotspots(console: Console, kernels: Sequence[AdvisedKernel]) -> None:
             if notes:
                 console.print(escape(f"{'':>11}{'; '.join(notes)}"[:console.width]), highlight=False)
         if not h.lines and h.source_missing:
-            fixes.add(h.source_missing)
-    for fix in sorted(fixes):
-        console.print(f"[dim]No source lines: {escape(fix)}.[/dim]", highlight=False)
+            fixes.setdefault(h.source_missing, []).append(k.launch.key)
+    for fix, keys in sorted(fixes.items()):
+        console.print(f"[dim]No source lines for {', '.join(keys)}: {escape(fix)}.[/dim]", highlight=False)
 
 
 def _ceilings_table(sets: Mapping[CeilingSet, Ceilings], keys: Sequence[str]) -> Table:

@@ -315,3 +315,12 @@ def test_at_80_columns_no_launch_row_cuts_its_key_time_or_share() -> None:
         for k in result.launches:
             share = pct(None if k.time_share is None else 100 * k.time_share)
             assert seconds(k.duration_s.value) in rows[k.launch.key] and share in rows[k.launch.key], path.name
+
+
+def test_the_missing_source_lines_note_names_the_launches_it_is_about(shared_report):
+    """GH200: the Triton SiLU kernel has source lines, the PyTorch one none; the note names the PyTorch launch only."""
+    from roofline.pipeline import analyze_files
+
+    text = table.render(views(analyze_files([shared_report("gh200_silu_full-roofline")])), width=100)
+    hot = " ".join(text[text.index("Hot spots"):].split())
+    assert "No source lines for 0:0: the binary has no line information" in hot and "silu-triton.py:" in hot
