@@ -623,6 +623,7 @@ def _uncoalesced(k: LaunchAnalysis) -> list[Advice]:
     unit = round(1 / GLOBAL_WALLS["unit_stride"])
     accesses = m.global_accesses(k.launch)
     excess = sum((accesses[op][1].value or 0.0) - unit * (accesses[op][0].value or 0.0) for op in scattered)
+    topic = f"{COALESCING}:l1"
     return [Advice(kind="instructions", title="Coalesce global accesses",
                    text=f"Uncoalesced: global {found} sectors per warp instruction, where consecutive 4-byte words "
                         f"take {unit} and 16-byte words {WIDEST_COALESCED_SECTORS}: let neighbouring threads "
@@ -630,7 +631,7 @@ def _uncoalesced(k: LaunchAnalysis) -> list[Advice]:
                    cause=f"global {found} sectors per warp instruction", source="instructions",
                    condition=f"more than {WIDEST_COALESCED_SECTORS} sectors per global warp instruction",
                    estimate="not estimated: the word size sets how many sectors coalesced accesses need",
-                   topic=f"{COALESCING}:l1", mechanism="work", work_share=excess_share(excess, k),
+                   topic=topic, mechanism="work", work_share=excess_share(excess, k, topic),
                    excess_sectors=excess)]
 
 

@@ -197,62 +197,77 @@ def work_share(message: str) -> float | None:
 
 
 _INSTRUCTION_SECTORS = re.compile(rf"expected {_NUMBER} sectors, got {_NUMBER}")
-_TOTAL_EXCESS = re.compile(rf"a total of {_NUMBER} excessive sectors")  # UncoalescedGlobalAccess, ncu 2021 on
-_ACCESSES = {"global load": "ld", "global store": "st"}  # the kinds of access whose sectors the report counts
+_TOTAL_EXCESS = re.compile(r"(\d[\d,]*) excessive sectors")  # UncoalescedGlobalAccess: "a total of N excessive ..."
+# The kinds of access whose L1 sectors the report counts: space and operation (``metrics.access_sectors``).
+_ACCESSES = {"global load": ("global", "ld"), "global store": ("global", "st"), "local load": ("local", "ld"),
+             "local store": ("local", "st")}
+_LEVELS_DOWN = {"l1": ("l1", "l2", "dram"), "l2": ("l2", "dram"), "dram": ("dram",)}  # a pattern's level and below
 
 
 def rule_share(r: RuleResult, analysis: LaunchAnalysis) -> float | None:
     """The share of the kernel's work a rule's change removes. A memory-access rule (topic ``coalescing``) names
-    excess sectors of one kind of access (``rule_excess``), which become a share of the kernel's L2 or DRAM sectors
-    (``excess_share``); any other rule states its share for the whole kernel (0 at "1.0x")."""
-    if _cause_topic(r).key.startswith(COALESCING + ":"):
-        return excess_share(rule_excess(r, analysis), analysis)
+    excess sectors of one kind of access (``rule_excess``), which become a share of the kernel's sectors at the
+    levels it touches (``excess_share``); any other rule states its share for the whole kernel (0 at "1.0x")."""
+    about = _cause_topic(r).key
+    if about.startswith(COALESCING + ":"):
+        return excess_share(rule_excess(r, analysis), analysis, about)
     return work_share(clean_rule_text(r.message))
 
 
 def rule_excess(r: RuleResult, analysis: LaunchAnalysis) -> float | None:
-    """The sectors beyond need a memory-access rule names (``excess_sectors`` of its title and message); None for
-    any other rule."""
+    """The sectors beyond need a memory-access rule names (``excess_sectors`` of its message, the kind of access
+    read from its title first); None for any other rule."""
     if not _cause_topic(r).key.startswith(COALESCING + ":"):
         return None
-    return excess_sectors(f"{r.title} {clean_rule_text(r.message)}", analysis)
+    return excess_sectors(clean_rule_text(r.message), analysis, r.title)
 
 
-def excess_sectors(message: str, analysis: LaunchAnalysis) -> float | None:
+def excess_sectors(message: str, analysis: LaunchAnalysis, title: str = "") -> float | None:
     """The sectors a memory-access rule says are moved beyond need: a stated total ("a total of N excessive
-    sectors"), one instruction's excess ("expected X sectors, got Y at PC ..."), or the stated share of the sectors
-    of the kind of access its title or message names (global loads or stores: the sectors they moved at L1, which
-    bound those at L2 and DRAM); None where none of these is known."""
+    sectors"), one instruction's excess ("expected X sectors, got Y at PC ..."), none at a stated "1.0x", or the
+    stated share of the sectors of the kind of access its title (else its message) names: global or local loads or
+    stores, the sectors they moved at L1, which bound those at L2 and DRAM; None where none of these is known."""
     total = _TOTAL_EXCESS.search(message)
     if total:
-        return float(total.group(1))
+        return float(total.group(1).replace(",", ""))
     one = _INSTRUCTION_SECTORS.search(message)
     if one:
         return max(0.0, float(one.group(2)) - float(one.group(1)))
     share = work_share(message)
-    text = message.lower()
-    op = next((op for words, op in _ACCESSES.items() if words in text), None)
-    if share is None or op is None:
+    if share == 0.0:
+        return 0.0  # nothing beyond need, whatever the access
+    kind = _access(title) or _access(message)
+    if share is None or kind is None:
         return None
-    sectors = m.global_accesses(analysis.launch)[op][1].value
+    sectors = m.access_sectors(analysis.launch, *kind).value
     return None if sectors is None else share * sectors
 
 
-def excess_share(excess: float | None, analysis: LaunchAnalysis) -> float | None:
-    """``excess`` sectors as a share of the kernel's L2 or DRAM sectors, whichever are fewer (``fewest_sectors``),
-    at most 1; None where either is unknown."""
-    sectors = fewest_sectors(analysis)
+def _access(text: str) -> tuple[str, str] | None:
+    """The kind of access a rule's title or message names: (space, operation), e.g. ("global", "st")."""
+    lower = text.lower()
+    return next((kind for words, kind in _ACCESSES.items() if words in lower), None)
+
+
+def excess_share(excess: float | None, analysis: LaunchAnalysis, topic: str = f"{COALESCING}:l2") -> float | None:
+    """``excess`` sectors as a share of the kernel's fewest sectors at the levels the topic touches
+    (``fewest_sectors``), at most 1; None where either is unknown."""
+    sectors = fewest_sectors(analysis, _LEVELS_DOWN.get(topic.removeprefix(COALESCING + ":"), ("l2", "dram")))
     if excess is None or not sectors:
         return None
     return min(1.0, max(0.0, excess / sectors))
 
 
-def fewest_sectors(analysis: LaunchAnalysis) -> float | None:
-    """The smaller of the launch's L2 sectors (all traffic) and DRAM sectors: excess sectors removed from the
-    smaller count are the larger share, so a share of it bounds what the change removes at either level; None
-    unless both are measured (a share of one level bounds nothing at the other)."""
-    counts = [v / BYTES_PER_SECTOR for v in (analysis.l2_total_bytes.value, analysis.bytes["dram"].value) if v]
-    return min(counts) if len(counts) == 2 else None
+def fewest_sectors(analysis: LaunchAnalysis, levels: tuple[str, ...] = ("l2", "dram")) -> float | None:
+    """The fewest sectors the launch moved at any of ``levels`` (L1 and DRAM as defined for the roofline, L2 all
+    its traffic) that moved any: excess sectors removed from the smallest count are the largest share, so a share
+    of it bounds what the change removes at each level; None unless every level is measured (a share of one level
+    bounds nothing at another) or none moved a sector."""
+    moved = [analysis.l2_total_bytes.value if level == "l2" else analysis.bytes[level].value for level in levels]
+    if any(v is None for v in moved):
+        return None
+    counts = [v / BYTES_PER_SECTOR for v in moved if v]
+    return min(counts) if counts else None
 
 
 # --- Rule results as items ------------------------------------------------------------------------------------

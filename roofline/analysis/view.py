@@ -200,10 +200,11 @@ def scaled_roofs(launches: Sequence[LaunchAnalysis]) -> ScaledRoofs | None:
     if not scaled:
         return None
     unscaled = {key for key in scaled if all(key in c.unscaled for c in sets if key in c.scaled)}
-    held = {key for c in sets for key, value in (*c.flop_per_s.items(), *c.bytes_per_s.items()) if value is not None}
+    held = [{key for key, value in (*c.flop_per_s.items(), *c.bytes_per_s.items()) if value is not None} for c in sets]
+    every = any(held) and all(roofs <= set(c.scaled) for roofs, c in zip(held, sets, strict=True))
     order = (*PRECISIONS, *LEVELS)
     return ScaledRoofs(tuple(key for key in order if key in scaled), tuple(key for key in order if key in unscaled),
-                       bool(held) and held <= scaled)
+                       every)
 
 
 def unavailable(report_analysis: ReportAnalysis) -> tuple[Unavailable, ...]:

@@ -162,8 +162,8 @@ def setup_check(base: ReportRef, new: ReportRef, allow_different_gpu: bool) -> t
     (a report that does not name its ncu version) or was allowed to differ."""
     cut = [r.path for r in (base, new) if r.incomplete]
     if cut:
-        raise RooflineError(f"{' and '.join(cut)}: the file is cut short, so launches it held are missing and a "
-                            "regression in them would pass", "copy the file again, or re-profile")
+        raise RooflineError(f"{' and '.join(cut)}: the file is incomplete (cut short or missing records), so a "
+                            "regression in the launches it lost would pass", "copy the file again, or re-profile")
     gpu = [(r.device, r.compute_capability, r.sm_count) for r in (base, new)]
     differ = (["GPUs"] if gpu[0] != gpu[1] else []) + \
              (["ncu versions"] if base.ncu_version and new.ncu_version and base.ncu_version != new.ncu_version else [])

@@ -785,6 +785,11 @@ def global_accesses(launch: KernelLaunch) -> dict[str, tuple[Measured, Measured]
                  _with_hint(counter(launch, GLOBAL_SECTORS[op]), HINT_TRANSACTIONS)) for op in ACCESS_OPS}
 
 
+def access_sectors(launch: KernelLaunch, space: str, op: str) -> Measured:
+    """The 32-byte sectors one kind of access moved at L1: ``space`` "global" or "local", ``op`` "ld" or "st"."""
+    return _with_hint(counter(launch, L1_SECTOR.format(space=space, op=op)), HINT_TRANSACTIONS)
+
+
 def shared_accesses(launch: KernelLaunch) -> dict[str, tuple[Measured, Measured]]:
     """Per operation (ld, st): warp-level shared-memory instructions and the wavefronts they took."""
     return {op: (_sum_of(launch, SHARED_INST[op], HINT_SHARED_INST),

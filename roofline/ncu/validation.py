@@ -327,7 +327,7 @@ def _first_problem(checks: Iterable[tuple[str, object, Limit]]) -> str | None:
 
 
 def launch_problems(launches: Sequence[KernelLaunch], device: Device,
-                      unsure: AbstractSet[int] | None = None) -> dict[int, str]:
+                    unsure: AbstractSet[int] | None = None) -> dict[int, str]:
     """``launch_problem`` of every launch, by position, where there is one. A launch shape is checked once per
     distinct shape; the metrics one by one only for the launches a quick look lets through (``_counts_unsure``, or
     ``unsure`` when the caller looked already, and ``_own_unsure``), so that the message names the first problem.

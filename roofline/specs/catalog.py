@@ -22,6 +22,7 @@ from roofline.specs import safe_yaml
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.specs.calibration import Calibration
 
+MAX_SUGGESTED = 5  # spec ids an unknown id suggests
 ENV_VAR = "ROOFLINE_SPECS"
 MEASURED_FOLDER = "measured"  # beside the built-in specs: the calibration files of roofline calibrate
 SPEC_SUFFIXES = (".yaml", ".yml")
@@ -139,7 +140,9 @@ class SpecCatalog:
         ids = [s.id for s in self.specs]
         starting = [i for i in ids if i.startswith(spec_id)] if spec_id else []  # "h100": h100-sxm5, h100-pcie, ...
         close = starting or difflib.get_close_matches(spec_id, ids, n=3, cutoff=0.4)
-        hint = f"did you mean {', '.join(close)}?" if close else "run 'roofline specs list' for the ids"
+        more = f" ({len(close) - MAX_SUGGESTED} more: roofline specs list)" if len(close) > MAX_SUGGESTED else ""
+        hint = (f"did you mean {', '.join(close[:MAX_SUGGESTED])}?{more}" if close
+                else "run 'roofline specs list' for the ids")
         raise SpecError(f"unknown device spec id '{spec_id}'", hint)
 
     def match(self, device: Device) -> SpecMatch | None:

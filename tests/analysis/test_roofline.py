@@ -351,3 +351,20 @@ def test_a_roof_scaled_on_some_launches_is_not_called_unscaled():
                                            launch("datasheet, unscaled (no measured clock)", ("fp32",))]))
     assert "scaled to each launch's measured clock" in note or "the others scaled" in note
     assert "unscaled (the report holds no measured clock)" not in note
+
+
+def test_every_roof_from_the_datasheet_only_where_no_launch_had_one_of_its_own():
+    """A report mixing a launch with its own FP32 peak and one without: not every roof came from the datasheet, so
+    the table keeps its "the report's peak counters x ..." line."""
+    from types import SimpleNamespace
+
+    from roofline.analysis.view import scaled_roofs
+    from roofline.core.model import Ceilings
+
+    def launch(scaled: dict[str, str]):
+        return SimpleNamespace(ceilings={"kernel-clock": Ceilings("kernel-clock", {"fp32": 1e12}, {}, scaled=scaled)},
+                               duration_s=SimpleNamespace(value=1e-3))
+
+    datasheet = launch({"fp32": "datasheet x 0.9"})
+    assert scaled_roofs([datasheet, datasheet]).every
+    assert not scaled_roofs([datasheet, launch({})]).every

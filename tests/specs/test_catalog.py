@@ -169,6 +169,9 @@ def test_an_id_that_starts_other_ids_suggests_them_all():
     with pytest.raises(SpecError) as err:
         load_catalog().get("h100")
     assert err.value.hint == "did you mean h100-nvl, h100-pcie, h100-sxm5?"
+    with pytest.raises(SpecError) as many:
+        load_catalog().get("rtx")
+    assert many.value.hint.count(",") == 4 and "more: roofline specs list)" in many.value.hint
 
 
 # --- matching -------------------------------------------------------------------------------------------

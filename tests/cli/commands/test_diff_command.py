@@ -235,5 +235,5 @@ def test_a_report_cut_short_is_no_regression_test(shared_report, tmp_path):
     cut.write_bytes(whole.read_bytes()[:95_000])
     result = invoke(cut, whole)
     assert result.exit_code == 2
-    assert "cut.ncu-rep: the file is cut short, so launches it held are missing" in " ".join(result.output.split())
+    assert "cut.ncu-rep: the file is incomplete (cut short or missing records)" in " ".join(result.output.split())
     assert "Traceback" not in result.output
