@@ -111,7 +111,7 @@ class ClockUse:
         if self.source_hz is None or not self.source_boost_hz:
             return f"{there}; the source's clock not in the report: both at the same share of boost"
         held = (f" x {self.share:.3g}, the share of its {self.source_base_hz / 1e9:.3g} GHz base the source kept"
-                if self.share < 1.0 and self.source_base_hz else "")
+                if f"{self.share:.3g}" != "1" and self.source_base_hz else "")  # a share that reads as 1 is none
         return (f"{there}{held}; the source at {self.source_hz / 1e9:.3g} GHz (measured; boost "
                 f"{self.source_boost_hz / 1e9:.3g})")
 
@@ -206,7 +206,7 @@ def project(stats: KernelStats, source: Device, spec: DeviceSpec, clock: TargetC
         f"floor {seconds(LAUNCH_FLOOR_S)} (the shortest launch measured)" if scaled < LAUNCH_FLOOR_S else "",
         f"raised to {seconds(bound.value)}, its measured work at the target's peaks ({limiter})"
         if bound.value is not None and bound.value > max(scaled, LAUNCH_FLOOR_S, others) else "",
-        f"raised to {seconds(others)}, the {other_unit}'s work at the target's rate per SM and clock"
+        f"raised to {seconds(others)}, the work of the {other_unit} at the target's rate per SM and clock"
         if others > max(scaled, LAUNCH_FLOOR_S, bound.value or 0.0) else "",
         f"interval: times or divided by {BANDS[band]:g} ({band})"
         + (", and the DRAM bytes between all fitting and every L2 request missing" if spread != (1.0, 1.0) else ""))
