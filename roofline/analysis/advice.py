@@ -611,8 +611,8 @@ def _issue_bound(k: LaunchAnalysis) -> list[Advice]:
 def _uncoalesced(k: LaunchAnalysis) -> list[Advice]:
     """Global loads or stores moving more sectors per warp instruction than any coalesced access does; the
     estimate is ncu's access-pattern rules', merged on the same cause, bounded. The work it removes is at most the
-    sectors beyond the useful ones (4-byte words, coalesced, take ``unit`` sectors per warp instruction), as a share
-    of the kernel's L2 or DRAM sectors (``excess_share``): the other accesses' sectors stay."""
+    sectors beyond the bytes used (``_excess_sectors``), as a share of the kernel's fewest sectors at L1, L2 and
+    DRAM (``excess_share``): the other accesses' sectors stay."""
     r = k.instruction_roofline
     intensity = r.global_memory.intensity if r is not None else {}
     scattered = {op: 1 / v.value for op, v in intensity.items()
@@ -621,8 +621,7 @@ def _uncoalesced(k: LaunchAnalysis) -> list[Advice]:
         return []
     found = ", ".join(f"{_OPERATIONS[op]} {ratio(n)}" for op, n in scattered.items())
     unit = round(1 / GLOBAL_WALLS["unit_stride"])
-    accesses = m.global_accesses(k.launch)
-    excess = sum((accesses[op][1].value or 0.0) - unit * (accesses[op][0].value or 0.0) for op in scattered)
+    excess = sum(_excess_sectors(k, op, unit) for op in scattered)
     topic = f"{COALESCING}:l1"
     return [Advice(kind="instructions", title="Coalesce global accesses",
                    text=f"Uncoalesced: global {found} sectors per warp instruction, where consecutive 4-byte words "
@@ -633,6 +632,14 @@ def _uncoalesced(k: LaunchAnalysis) -> list[Advice]:
                    estimate="not estimated: the word size sets how many sectors coalesced accesses need",
                    topic=topic, mechanism="work", work_share=excess_share(excess, k, topic),
                    excess_sectors=excess)]
+
+
+def _excess_sectors(k: LaunchAnalysis, op: str, unit: int) -> float:
+    """The sectors global ``op`` accesses moved beyond the bytes their threads used (``metrics.sector_use``), else
+    beyond ``unit`` sectors per warp instruction (4-byte words, coalesced; narrower words need fewer)."""
+    instructions, sectors = (v.value or 0.0 for v in m.global_accesses(k.launch)[op])
+    used = m.sector_use(k.launch, op).value
+    return sectors * (1.0 - used) if used is not None else max(0.0, sectors - unit * instructions)
 
 
 def _launch_overhead(k: LaunchAnalysis) -> list[Advice]:

@@ -187,6 +187,10 @@ IPC_PER_SCHEDULER = "max_ipc_per_scheduler"
 # ncu 2022.4 on (not in the 2020.3 and 2022.2 full sets).
 GLOBAL_REQUESTS = {op: f"l1tex__t_requests_pipe_lsu_mem_global_op_{op}" for op in ACCESS_OPS}
 GLOBAL_SECTORS = {op: L1_SECTOR.format(space="global", op=op) for op in ACCESS_OPS}
+# The bytes of each 32-byte sector a global access used, on average: ncu's MemoryWorkloadAnalysis_Tables give it as
+# a percentage (.pct, ncu 2022) or as bytes per sector against their maximum (.ratio / .max_rate, ncu 2023 on).
+SECTOR_USE = {op: f"smsp__sass_average_data_bytes_per_sector_mem_global_op_{op}" for op in ACCESS_OPS}
+SECTOR_USE_FORMS = ("pct", "ratio", "max_rate")
 SHARED_INST = {"ld": ("smsp__sass_inst_executed_op_shared_ld", "smsp__inst_executed_op_ldsm"),
                "st": ("smsp__sass_inst_executed_op_shared_st",)}
 SHARED_OP_WAVEFRONTS = {op: f"{SHARED_WAVEFRONTS}_op_{op}" for op in ACCESS_OPS}
@@ -785,6 +789,17 @@ def global_accesses(launch: KernelLaunch) -> dict[str, tuple[Measured, Measured]
                  _with_hint(counter(launch, GLOBAL_SECTORS[op]), HINT_TRANSACTIONS)) for op in ACCESS_OPS}
 
 
+def sector_use(launch: KernelLaunch, op: str) -> Measured:
+    """The share (0..1) of the bytes of the sectors global ``op`` accesses moved that the threads used."""
+    name = SECTOR_USE[op]
+    pct, used, most = (launch.value(f"{name}.{form}") for form in SECTOR_USE_FORMS)
+    if pct is not None:
+        return Measured(pct / 100.0, via=f"{name}.pct / 100")
+    if used is not None and nonzero(most):
+        return Measured(used / most, via=f"{name}.ratio / {name}.max_rate")
+    return _absent([f"{name}.ratio"], HINT_TRANSACTIONS)
+
+
 def access_sectors(launch: KernelLaunch, space: str, op: str) -> Measured:
     """The 32-byte sectors one kind of access moved at L1: ``space`` "global" or "local", ``op`` "ld" or "st"."""
     return _with_hint(counter(launch, L1_SECTOR.format(space=space, op=op)), HINT_TRANSACTIONS)
@@ -977,6 +992,7 @@ def sign_tested(name: str) -> bool:
 METRICS_TO_READ = frozenset(_counter_names() | {DURATION, SM_CYCLES, INSTRUCTIONS, *CLOCK_METRICS, HFMA_MOVES,
                                                  THREADS_PER_WARP_INST, INTEGER_PIPE_PCT, SM_ACTIVE_CYCLES,
                                                  *HIT_RATES.values(), INTEGER_OPCODE_INST, *SOL_UNITS.values()}
+                            | {f"{name}.{form}" for name in SECTOR_USE.values() for form in SECTOR_USE_FORMS}
                             | _diagnostic_names())
 FAMILY_PREFIXES = (TENSOR_OPS_PREFIX, STALL_PREFIX, STALL_SAMPLES_PREFIX)
 _TENSOR_FORMS = frozenset(s.removeprefix(".") for s in _SUFFIXES)

@@ -393,3 +393,21 @@ def test_a_rule_that_removes_nothing_is_left_out_end_to_end(excess, kept) -> Non
     if kept:
         share = 0.5 * 40e6 / DRAM_SECTORS
         assert items[0].work_share == pytest.approx(share) and items[0].est_saved_s <= share * 1e-3 + 1e-12
+
+
+def test_the_tools_uncoalesced_excess_counts_the_bytes_the_threads_used():
+    """Loads of 1-byte words use 1 byte of each 32-byte sector they move: the excess is 31/32 of their sectors, more
+    than the sectors beyond 4 per warp instruction (4-byte words) that count without ncu's measure of the use."""
+    from tests.analysis.test_advice import analysed as analysed_model
+    from tests.analysis.test_advice import launch
+
+    sectors, requests = 32e6, 1e6  # 32 sectors per warp instruction: scattered
+    counts = {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": sectors,
+              "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": requests, "lts__t_sectors.sum": 50e6}
+    use = {"smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct": 100 / 32}
+    items = {}
+    for name, extra in (("words", counts), ("bytes", {**counts, **use})):
+        (k,) = analysed_model(launch(0, name, 1e-3, 3e12, 0.9e12, **extra)).launches
+        (items[name],) = [i for i in k.advice if i.title == "Coalesce global accesses"]
+    assert items["words"].excess_sectors == pytest.approx(sectors - 4 * requests)
+    assert items["bytes"].excess_sectors == pytest.approx(sectors * 31 / 32)
