@@ -54,7 +54,8 @@ def build(doc: TimelineSet) -> Figure:
                         (k.total_s * 1e3, y), va="center", fontsize=7)
         ax.set_xlabel("total GPU time (ms)" + (", one axis for all files" if len(doc.timelines) > 1 else ""))
         ax.set_xlim(0, longest * ROOM_FOR_LABELS or 1.0)
-        ax.set_title(middle(t.path, 90), fontsize=9, loc="left")
+        more = f"  (the {BARS} longest of {len(t.kernels)} kernels)" if len(t.kernels) > BARS else ""
+        ax.set_title(middle(t.path, 90 - len(more)) + more, fontsize=9, loc="left")
     return fig
 
 

@@ -34,3 +34,15 @@ def test_files_share_one_time_axis_and_the_ranks_get_a_panel() -> None:
 def test_one_file_has_no_ranks_panel() -> None:
     fig = build(timeline_set([read_timeline(EXAMPLE)]))
     assert len(fig.axes) == 1 and draw(timeline_set([read_timeline(EXAMPLE)]), "png")[:4] == b"\x89PNG"
+
+
+def test_a_panel_that_leaves_kernels_out_says_how_many_it_draws() -> None:
+    """H200 nvFuser has 16 kernels, one more than a panel draws: its title says it draws the longest BARS of them;
+    the RTX 3090 file, 14 kernels, says nothing of the kind."""
+    names = ["h200_nvfuser-matmul-nvtx_2025.1.sqlite", "rtx3090_memfusion-conv-nvtx_2023.1.sqlite"]
+    doc = timeline_set([read_timeline(find_shared_nsys(name)) for name in names])
+    titles = {t.path: ax.get_title(loc="left") for t, ax in zip(doc.timelines, build(doc).axes[1:], strict=True)}
+    for t in doc.timelines:
+        drawn = f"(the {BARS} longest of {len(t.kernels)} kernels)"
+        assert (drawn in titles[t.path]) == (len(t.kernels) > BARS)
+    assert any(len(t.kernels) > BARS for t in doc.timelines)
