@@ -132,6 +132,20 @@ class LabelPlacer:
         if artist.get_text().strip():
             self.taken.append(artist.get_window_extent(self.renderer).padded(self.PAD_PX))
 
+    def block_points(self, ax: Axes) -> None:
+        """Keep labels off the markers of the scatter plots in ``ax`` (the kernels' points), each as its square."""
+        import numpy as np
+        from matplotlib.collections import PathCollection
+        from matplotlib.transforms import Bbox
+
+        pixels = self.renderer.points_to_pixels(1.0)
+        for dots in (c for c in ax.collections if isinstance(c, PathCollection)):
+            offsets, sizes = np.asarray(dots.get_offsets()), dots.get_sizes()
+            centres = dots.get_offset_transform().transform(offsets) if len(offsets) else ()
+            for i, (x, y) in enumerate(centres):
+                half = (sizes[i % len(sizes)] if len(sizes) else 36.0) ** 0.5 * pixels / 2
+                self.taken.append(Bbox.from_extents(x - half, y - half, x + half, y + half))
+
     def place(self, ax: Axes, text: str, candidates: Sequence[dict[str, Any]], **style: Any) -> Text | None:
         """The label at the first candidate where it fits, else None. A candidate is ``ax.annotate``'s placement:
         ``xy`` (data coordinates), and ``xytext`` with ``textcoords``, ``ha``, ``va`` as needed."""

@@ -54,3 +54,22 @@ def _within(box: Bbox, outer: BboxBase) -> bool:
 
 def _overlap(a: Bbox, b: Bbox) -> bool:
     return (min(a.x1, b.x1) - max(a.x0, b.x0) > TOLERANCE_PX) and (min(a.y1, b.y1) - max(a.y0, b.y0) > TOLERANCE_PX)
+
+
+def covered_points(fig: Figure) -> list[str]:
+    """Every text drawn over a marker of a scatter plot (a kernel's point): its square of side sqrt(size) points,
+    against the text's extent."""
+    from matplotlib.collections import PathCollection
+
+    texts = drawn_texts(fig)
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    pixels = renderer.points_to_pixels(1.0)
+    found = []
+    for ax in fig.axes:
+        for dots in (c for c in ax.collections if isinstance(c, PathCollection)):
+            sizes = list(dots.get_sizes()) or [36.0]
+            for i, (x, y) in enumerate(dots.get_offset_transform().transform(dots.get_offsets())):
+                half = sizes[i % len(sizes)] ** 0.5 * pixels / 2
+                point = Bbox.from_extents(x - half, y - half, x + half, y + half)
+                found += [f"{t!r} over a point at {x:.0f}, {y:.0f}" for t, box in texts if _overlap(box, point)]
+    return found

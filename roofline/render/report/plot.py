@@ -464,6 +464,7 @@ def _build(panels: Sequence[Panel], links: Mapping[str, str],
     for i, (ax, p) in enumerate(zip(axes, panels, strict=True)):
         for text in ax.texts:
             placer.block(text)
+        placer.block_points(ax)
         failed = (_label_roofline if p.kind == "roofline" else _label_bandwidth)(ax, p, placer, set(extra.get(i, [])))
         if failed:
             left_out[i] = failed

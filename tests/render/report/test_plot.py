@@ -155,6 +155,14 @@ def test_no_text_leaves_the_figure_or_overlaps_on_every_shared_report(shared_nam
     assert text_problems(plot.figure_of(data)) == []
 
 
+def test_no_roof_label_covers_a_kernels_point_on_every_shared_report(shared_name, analysed):
+    """A40 Julia: the DRAM roof's label sat on the kernel's L2 and L1 points at the lower left of its line."""
+    from tests.render.text_layout import covered_points
+
+    data = plot.plot_data(views([analysed(shared_name)]).reports)
+    assert covered_points(plot.figure_of(data)) == []
+
+
 def test_no_text_leaves_the_figure_or_overlaps_on_the_example(example):
     assert text_problems(plot.figure_of(plot.plot_data(views([example]).reports))) == []
 
