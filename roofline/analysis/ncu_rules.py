@@ -263,11 +263,17 @@ def fewest_sectors(analysis: LaunchAnalysis, levels: tuple[str, ...] = ("l2", "d
     its traffic) that moved any: excess sectors removed from the smallest count are the largest share, so a share
     of it bounds what the change removes at each level; None unless every level is measured (a share of one level
     bounds nothing at another) or none moved a sector."""
-    moved = [analysis.l2_total_bytes.value if level == "l2" else analysis.bytes[level].value for level in levels]
+    moved = [level_bytes(analysis, level) for level in levels]
     if any(v is None for v in moved):
         return None
     counts = [v / BYTES_PER_SECTOR for v in moved if v]
     return min(counts) if counts else None
+
+
+def level_bytes(analysis: LaunchAnalysis, level: str) -> float | None:
+    """The bytes a launch moved at one memory level as the advice counts them: L1 and DRAM as defined for the
+    roofline, L2 all of its traffic (loads and stores from every source)."""
+    return analysis.l2_total_bytes.value if level == "l2" else analysis.bytes[level].value
 
 
 # --- Rule results as items ------------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from roofline.analysis.ncu_rules import COALESCING, WORK_UNITS
+from roofline.analysis.ncu_rules import COALESCING, WORK_UNITS, level_bytes
 from roofline.analysis.results import Advice, EstimateBound, LaunchAnalysis, ModelChange, Term, TimeModel
 from roofline.analysis.roofline import attained_pct, headroom_s, recoverable_s
 from roofline.analysis.time_model import TAIL, Change, saving
@@ -123,7 +123,7 @@ def _level_share(a: Advice, level: str | None, analysis: LaunchAnalysis) -> floa
     """The share of one level's sectors a memory-access item's excess sectors are, at most 1: the excess can reach a
     level only as sectors of that level, and the rest of its traffic stays; the item's own share (over the kernel's
     fewest sectors) where the level's sectors are not measured."""
-    moved = analysis.l2_total_bytes.value if level == "l2" else analysis.bytes[level].value if level else None
+    moved = level_bytes(analysis, level) if level else None
     if not moved or a.excess_sectors is None:
         return a.work_share if a.work_share is not None else 1.0
     return min(1.0, max(0.0, a.excess_sectors * BYTES_PER_SECTOR / moved))

@@ -655,3 +655,19 @@ def test_metrics_to_read_covers_every_formula_input():
                       "launch__stream_id", "launch__grid_size"])
     assert read == ["sm__ops_path_tensor_src_fp16.sum", "sm__ops_path_tensor_src_fp16.sum.peak_sustained",
                     f"{m.STALL_PREFIX}wait{m.STALL_SUFFIX}", f"{m.STALL_SAMPLES_PREFIX}wait", "launch__grid_size"]
+
+
+@pytest.mark.parametrize("name, form", [("rtx4090_smem-transpose_full", "pct"),
+                                        ("rtx3060-laptop_reductions_full", "ratio")])
+def test_sector_use_from_either_form_ncu_writes(name, form, shared_report, raw_actions):
+    """The share of each sector's bytes a global access used: ncu 2022's .pct / 100 (RTX 4090 transpose, stores
+    12.5%), else .ratio / .max_rate (ncu 2023 on; RTX 3060 reductions, stores 8 of 32 bytes)."""
+    from roofline.pipeline import analyze_files
+
+    launches = analyze_files([shared_report(name)])[0].launches
+    base = "smsp__sass_average_data_bytes_per_sector_mem_global_op_st"
+    for k, raw in zip(launches, raw_actions(name), strict=True):
+        v = raw.values
+        expected = v[f"{base}.pct"] / 100 if form == "pct" else v[f"{base}.ratio"] / v[f"{base}.max_rate"]
+        assert m.sector_use(k.launch, "st").value == pytest.approx(expected, rel=REL)
+    assert m.sector_use(launches[0].launch, "st").value in (0.125, 0.25)

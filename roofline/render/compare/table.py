@@ -24,7 +24,7 @@ from roofline.core.kernel_names import KernelName
 from roofline.core.labels import NAMES, letter
 from roofline.core.units import counted, pct, ratio, seconds, si
 from roofline.render.names import group_name
-from roofline.render.terminal import Cell, add_rows, escape, plain_table, record, warning_lines
+from roofline.render.terminal import Cell, add_rows, bound_word, escape, plain_table, record, warning_lines
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -540,7 +540,7 @@ def _summary_table(s: AppSummary, width: int) -> Table:
         g = row.group
         rows.append([str(row.rank), group_name(g.name, g.functions, g.by), str(len(g.launches)), seconds(g.total_s),
                      _pct_of(g.time_share), seconds(g.recoverable_s), pct(row.stats.roof.pct_of_roof),
-                     (row.stats.verdict.bound or "n/a").replace("_", " ")])
+                     bound_word(row.stats.verdict.bound)])
     return add_rows(table, rows, width)
 
 

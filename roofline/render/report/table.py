@@ -29,7 +29,7 @@ from roofline.render.report.prose import (
     stall_text,
     unavailable_line,
 )
-from roofline.render.terminal import Cell, add_rows, escape, fitted, record, warning_lines
+from roofline.render.terminal import Cell, add_rows, bound_word, escape, fitted, record, warning_lines
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -263,7 +263,7 @@ def verdict_cell(v: Verdict) -> str:
         return "n/a"
     star = "*" if v.basis == "roofline" else ""
     unit = f": {short_name(v.busiest)} {v.busiest.pct:.0f}%" if v.busiest is not None else ""
-    return f"{v.bound.replace('_', ' ')}{star}{unit}"
+    return f"{bound_word(v.bound)}{star}{unit}"
 
 
 def _shown(launches: Sequence[LaunchAnalysis]) -> list[LaunchAnalysis]:
