@@ -3,7 +3,8 @@
 FLOPs per precision, bytes per level and time are summed over the launches; rates are summed amount / summed
 time (the time-weighted mean); intensity is summed FLOPs / summed bytes; percent of roof comes from
 ``roofline.roof_position`` on the sums against the ceilings of the group's median-duration launch, i.e. the
-ceilings that report was analysed with (its own GPU's), and the verdict from the launches' throughputs averaged
+ceilings that report was analysed with (its own GPU's), each roof weighted by the launches' times where their
+clocks give them different roofs (``pooled_ceilings``), and the verdict from the launches' throughputs averaged
 over their time (``verdict.pooled_verdict``). Times per launch are the mean, total / count.
 
 Roof time ``T_roof = max(F_p / peak_p over precisions, B_l / BW_l over levels)``: the shortest time the roofs allow
@@ -13,7 +14,7 @@ for the measured work (``roof_time``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from roofline.analysis.hotspots import line_samples
@@ -77,7 +78,7 @@ def aggregate(launches: Launches) -> KernelStats:
     flops = {p: _sum(c.flops[p], at) for p in PRECISIONS}
     moved = {level: _sum(c.bytes[level], at) for level in LEVELS}
     median = _median_launch(launches)
-    ceilings = median.ceilings[median.roof.ceilings]
+    ceilings = pooled_ceilings(median.ceilings[median.roof.ceilings], c.roofs, c.duration.values, at)
     duration = Value(total.value, via=total.via if total.value is not None else total.reason)
     roof_s = roof_time(flops, moved, ceilings)
     roof = roof_position(flops, moved, total.value, ceilings)
@@ -92,6 +93,26 @@ def aggregate(launches: Launches) -> KernelStats:
         roof_time_s=per_launch(roof_s, len(launches)), attainable_flop_per_s=_attainable(flops, roof_s),
         durations_s=tuple(times), work=launch_work(launches), datasheet=median.ceilings.get("datasheet"),
         line_samples=line_samples(launches.kernel_launches), sm_clock_hz=_clock(median))
+
+
+def pooled_ceilings(median: Ceilings, roofs: Mapping[str, np.ndarray], durations: np.ndarray,
+                    at: np.ndarray) -> Ceilings:
+    """The median launch's ceilings, each roof it has replaced by the launches' own roofs weighted by their time
+    (sum of roof x time / summed time): the work the roofs allow over the kernel's time, so that the pooled percent
+    of roof never exceeds the highest launch's where their clocks, and so their roofs, differ."""
+    import numpy as np
+
+    times = durations[at]
+
+    def weighted(key: str) -> float | None:
+        own, values = median.roof(key), roofs[key][at]
+        known = ~np.isnan(values) & (times > 0)
+        if own is None or not known.any() or (values[known] == values[known][0]).all():
+            return own
+        return float((values[known] * times[known]).sum() / times[known].sum())
+
+    return replace(median, flop_per_s={p: weighted(p) for p in PRECISIONS},
+                   bytes_per_s={level: weighted(level) for level in LEVELS})
 
 
 def _clock(k: LaunchAnalysis) -> Value:

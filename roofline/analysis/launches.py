@@ -55,6 +55,7 @@ class Columns:
     invalid: np.ndarray  # bool: the launch is kept but left out (KernelLaunch.invalid)
     fp16_moves: np.ndarray  # FP16 FLOPs of zero-product HFMA2 register moves left out (NaN: not counted)
     definitions: Mapping[str, np.ndarray]  # per level: the metric definition of its bytes ("" where none)
+    roofs: Mapping[str, np.ndarray]  # per precision and level: the roof of the ceiling set used (NaN where none)
 
 
 class LaunchTable:

@@ -39,6 +39,7 @@ from roofline.core.cohorts import (
 from roofline.core.kernel_names import kernel_key
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet, Device, KernelLaunch, Report
+from roofline.core.thresholds import LAUNCH_FLOOR_S
 from roofline.ncu import metrics as m
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -396,6 +397,7 @@ def launch_columns(launches: Sequence[KernelLaunch], parts: Sequence[tuple[Seque
     pct, attained, sm, memory, waves, instructions = col(), col(), col(), col(), col(), col()
     bound, no_throughputs = np.full(n, None, dtype=object), np.full(n, "", dtype=object)
     moves, definitions = col(), {level: np.full(n, "", dtype=object) for level in LEVELS}
+    roofs = {key: col() for key in (*PRECISIONS, *LEVELS)}
     units: dict[str, tuple[str, Side, np.ndarray]] = {}
     for rows, a in parts:
         at = np.asarray(rows, dtype=np.intp)
@@ -408,6 +410,9 @@ def launch_columns(launches: Sequence[KernelLaunch], parts: Sequence[tuple[Seque
         moves[at] = _number(m.hfma_move_flops(a.launch))
         for level, text in a.definitions.items():
             definitions[level][at] = text
+        used = a.ceilings[a.roof.ceilings]
+        for key in roofs:
+            roofs[key][at] = _number(used.roof(key))
         t = throughputs(a.launch)
         if isinstance(t, NoThroughputs):
             no_throughputs[at] = t
@@ -419,7 +424,7 @@ def launch_columns(launches: Sequence[KernelLaunch], parts: Sequence[tuple[Seque
     invalid = np.array([bool(launch.invalid) for launch in launches], dtype=bool)
     saved = recoverable_time(duration.values, bound, pct, attained)
     return Columns(duration, flops, moved, pct, bound, attained, saved, small_grid_time(duration.values, bound),
-                   no_throughputs, sm, memory, waves, units, instructions, threads, invalid, moves, definitions)
+                   no_throughputs, sm, memory, waves, units, instructions, threads, invalid, moves, definitions, roofs)
 
 
 def _figure(n: int) -> Figure:
@@ -546,12 +551,14 @@ def recoverable_time(duration: np.ndarray, bound: np.ndarray, pct_of_roof: np.nd
                      attained: np.ndarray) -> np.ndarray:
     """Time each launch would save with its busiest unit at its peak: duration x (1 - attained / 100), where
     attained is the highest of percent of roof and the SM and memory throughputs (a unit busy X% of the
-    time bounds the run time to X% of it for the same work), never below 0; NaN without a duration or any of
-    the three. A small-grid launch is held back by its few blocks, not by a unit's peak: 0 here, its time is
+    time bounds the run time to X% of it for the same work), never below 0 nor more than the duration above the
+    launch floor (no launch is shorter, ``LAUNCH_FLOOR_S``); NaN without a duration or any of the three. A
+    small-grid launch is held back by its few blocks, not by a unit's peak: 0 here, its time is
     ``small_grid_time``."""
     import numpy as np
 
-    saved = duration * np.maximum(0.0, 1.0 - np.fmax(pct_of_roof, attained) / 100.0)
+    above_floor = np.maximum(0.0, duration - LAUNCH_FLOOR_S)
+    saved = np.minimum(duration * np.maximum(0.0, 1.0 - np.fmax(pct_of_roof, attained) / 100.0), above_floor)
     return np.where(np.isnan(duration), np.nan, np.where(bound == "small_grid", 0.0, saved))
 
 

@@ -12,11 +12,14 @@ from roofline.analysis.launches import KernelGroup, ReportAnalysis
 from roofline.analysis.roofline import group_by_kernel, rank_by_recoverable_time
 from roofline.compare.pairing import ReportRef, path_labels, report_labels, report_ref
 from roofline.core.choices import GroupBy
+from roofline.core.thresholds import LAUNCH_FLOOR_S
+from roofline.core.units import seconds
 from roofline.errors import UsageError
 
 # What the recoverable time counts (analysis.recoverable_s), said wherever it is shown.
 RECOVERABLE_COUNTS = ("recoverable = each launch's time above its busiest unit's peak (the larger of the SM and "
-                      "memory throughputs and percent of roof); small-grid launches (too few blocks to fill the GPU) "
+                      "memory throughputs and percent of roof), at most its time above the launch floor "
+                      f"({seconds(LAUNCH_FLOOR_S)}); small-grid launches (too few blocks to fill the GPU) "
                       "are not held back by a unit's peak, so their time is counted apart as small grids (more or "
                       "smaller blocks, batching or fusion is their fix)")
 
