@@ -46,7 +46,7 @@ from roofline.core.choices import TargetClock
 from roofline.core.kernel_families import family
 from roofline.core.labels import NAMES, letter
 from roofline.core.model import CeilingSet, Device
-from roofline.core.thresholds import ALPHA, WORK_TOLERANCE
+from roofline.core.thresholds import ALPHA, SIMILAR_NAMES, WORK_TOLERANCE
 from roofline.core.timelimit import REGEX_LIMIT_S, within
 from roofline.core.units import seconds
 from roofline.errors import RooflineError
@@ -223,6 +223,12 @@ class KernelPair:
         names = [s.name for s in self.sides if s is not None]
         return names[0] if len(set(names)) == 1 else " -> ".join(names)
 
+    def label_to(self, i: int) -> str:
+        """The kernel's name in the base report and report ``i``, or ``a -> b`` when the two differ (the label of
+        a table of the base against report ``i``)."""
+        names = [s.name for s in (self.sides[0], self.sides[i]) if s is not None]
+        return names[0] if len(set(names)) == 1 else " -> ".join(names)
+
     @property
     def base(self) -> KernelStats:
         """The kernel in the base report (always there: pairs start from the base report's kernels)."""
@@ -333,7 +339,11 @@ def require_common(c: Comparison) -> None:
         raise RooflineError(f"{apart}: no kernel in common ({c.matching} matching): "
                             f"{'A' if not c.unmatched[0] else 'B'} has no valid kernel launch",
                             "check the --kernel filter, or profile the kernel in both")
-    _, a, b = max(candidates)
+    similarity, a, b = max(candidates)
+    if similarity < SIMILAR_NAMES:  # nothing alike: the reports may profile different programs
+        raise RooflineError(f"{apart}: no kernel in common ({c.matching} matching), and no names alike "
+                            f"(nearest: A {a!r}, B {b!r})", "check that both profile the same program, or pair "
+                            "kernels with --map BASE=NEW or --match family|order|regex:PATTERN")
     pair_them = f"--map '{re.escape(a)}={re.escape(b)}', " if len(c.reports) == 2 else "--map A=B=..., "
     raise RooflineError(f"{apart}: no kernel in common ({c.matching} matching); nearest names: A {a!r}, B {b!r}",
                         f"pair them with {pair_them}or --match family|order|regex:PATTERN")

@@ -138,13 +138,14 @@ def judge(comparison: Comparison, thresholds: Thresholds = Thresholds(),
     notes = setup_check(base, new, allow_different_gpu)
     require_common(comparison)
     verdicts = tuple(_verdict(p, thresholds, comparison) for p in comparison.pairs)
-    gates = (("--fail-if-slower", thresholds.slower_pct, [v.slowdown_pct for v in verdicts], "a duration"),
+    gates = (("--fail-if-slower", thresholds.slower_pct, [v.slowdown_pct for v in verdicts], "a duration",
+              "re-profile with any --set (each measures the duration, gpu__time_duration.sum)"),
              ("--fail-if-roof-drop", thresholds.roof_drop_pct, [v.roof_drop_pct for v in verdicts],
-              "a percent of roof"))
-    for option, limit, changes, what in gates:
+              "a percent of roof", "re-profile with --set roofline or --set full, or drop --fail-if-roof-drop"))
+    for option, limit, changes, what, fix in gates:
         if limit is not None and all(c.value is None for c in changes):
             raise RooflineError(f"{base.path} vs {new.path}: {option} cannot be checked, no shared kernel has {what} "
-                                "in both", f"re-profile with --set roofline or --set full, or drop {option}")
+                                "in both", fix)
     total = _total(verdicts, thresholds)
     if total is None and not any(v.gated for v in verdicts):
         different = sum(v.pair.different_work(1) for v in verdicts)
@@ -210,7 +211,8 @@ def _verdict(pair: KernelPair, limits: Thresholds, c: Comparison) -> Verdict:
     elif different and not limits.gate_different_work:
         not_gated = f"{check.summary if check else 'different work'}: not gated (--gate-different-work gates it)"
     elif share is not None and share < limits.min_share_pct:
-        not_gated = f"{share:.2g}% of the time, under the {limits.min_share_pct:g}% gated"
+        not_gated = (f"{share:.2g}% of the time, under the {limits.min_share_pct:g}% gated alone (it counts in the "
+                     "total)")
     elif change is not None:
         p_value, reason = _slower(base.durations_s, new.durations_s, change, factor, gated.value, limits.slower_pct)
         if reason:

@@ -19,6 +19,9 @@ SPREAD_THRESHOLD_PCT = 10.0  # report --spread-threshold: a kernel's total time 
 WORK_TOLERANCE = 0.05  # --work-tolerance 5: FLOPs (or threads) differing more make a pair "different work"
 ALPHA = 0.01  # --alpha: the Mann-Whitney U test's level; intervals are 1 - 2 alpha
 SLOWER_PCT = 10.0  # --fail-if-slower: a kernel slower by more than this fails
+# compare/diff: two reports with no kernel in common whose nearest names are less alike than this (difflib's ratio,
+# 0..1; 'ampere_sgemm_128x64_nn' and 'kernelUniqueKeys' 0.21, 'gemm_v1' and 'gemm_v2' 0.86) get no --map suggestion
+SIMILAR_NAMES = 0.5
 MIN_SHARE_PCT = 1.0  # --min-share: kernels with less of BASE's and NEW's time are not gated on their own
 TOTAL_SLOWER_PCT = 5.0  # --fail-if-total-slower: the gated kernels together slower by more than this fail
 RANK_OUTLIER_PCT = 10.0  # timeline: an MPI rank whose GPU busy time is this far from the ranks' median is an outlier

@@ -389,3 +389,21 @@ def test_l2_bytes_of_two_ncu_versions_under_one_definition_are_compared(roofline
     pair = pair_reports([analyze_loaded(r) for r in reports], parse_matcher("order")).pairs[0]
     l2 = next(m for m in pair.work[1].measures if m.key == "bytes.l2")
     assert l2.apart == "" and l2.ratio == pytest.approx(l2.other / l2.base)
+
+
+def _unpaired(base_names: tuple[str, ...], new_names: tuple[str, ...]) -> pairing.Comparison:
+    """Two reports that share no kernel, with these kernels left unmatched."""
+    refs = tuple(pairing.ReportRef(label, f"{label}.ncu-rep", "GPU", "8.0", None, "kernel-clock", 1, 1e-3)
+                 for label in ("base", "new"))
+    return pairing.Comparison(refs, "name", (), (base_names, new_names))
+
+
+def test_no_kernel_in_common_suggests_a_map_of_alike_names_only():
+    """Names as alike as two versions of one kernel get a ready --map; names with nothing alike (an SGEMM and a
+    sort's kernel) get none, since pairing them would gate one kernel against another."""
+    with pytest.raises(RooflineError) as alike:
+        pairing.require_common(_unpaired(("gemm_v1",), ("gemm_v2",)))
+    assert "--map 'gemm_v1=gemm_v2'" in str(alike.value.hint)
+    with pytest.raises(RooflineError) as apart:
+        pairing.require_common(_unpaired(("ampere_sgemm_128x64_nn",), ("kernelUniqueKeys",)))
+    assert "no names alike" in str(apart.value) and "--map 'ampere" not in str(apart.value.hint)

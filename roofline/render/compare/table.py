@@ -23,8 +23,8 @@ from roofline.compare.regression import DiffResult, Verdict
 from roofline.core.kernel_names import KernelName
 from roofline.core.labels import NAMES, letter
 from roofline.core.units import counted, pct, ratio, seconds, si
-from roofline.render.names import group_name
-from roofline.render.terminal import Cell, add_rows, bound_word, escape, plain_table, record, warning_lines
+from roofline.render.names import bound_word, group_name
+from roofline.render.terminal import Cell, add_rows, escape, plain_table, record, warning_lines
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -126,9 +126,12 @@ def _rich(grid: Grid, width: int) -> Table:
 def versus_grids(c: Comparison, i: int) -> list[Grid]:
     """Report i against the base: work first, then the time of the pairs of the same work, the throughput of those
     of different work, and the roofline."""
-    same = [p for p in c.pairs if p.sides[i] and not p.different_work(i)]
+    compared = [p for p in c.pairs if p.sides[i] and not p.different_work(i)]
+    unknown = [p for p in compared if _work_word(p.work[i] if p.work else None) == "unknown"]
+    same = [p for p in compared if p not in unknown]
     different = [p for p in c.pairs if p.sides[i] and p.different_work(i)]
     return [work_grid(c, i), *([time_grid(c, same, i)] if same else []),
+            *([time_grid(c, unknown, i, work_known=False)] if unknown else []),
             *([throughput_grid(c, different, i)] if different else []), roof_grid(c, i)]
 
 
@@ -144,8 +147,8 @@ def work_grid(c: Comparison, i: int) -> Grid:
     for p in (p for p in c.pairs if p.sides[i]):
         check = p.work[i]
         measures = {m.key: m for m in check.measures} if check else {}
-        notes.update(dict.fromkeys(f"{p.label}: {n}" for n in (check.notes if check else ())))
-        rows.append((p.label, *(si(flops) for flops in _compared_flops(check)),
+        notes.update(dict.fromkeys(f"{p.label_to(i)}: {n}" for n in (check.notes if check else ())))
+        rows.append((p.label_to(i), *(si(flops) for flops in _compared_flops(check)),
                      *(_measure_cell(measures.get(key)) for key, _ in WORK_COLUMNS), _decided_by(check),
                      _work_word(check)))
     return Grid(f"Work per launch, {a} -> {b}",
@@ -185,18 +188,19 @@ def _work_word(check: WorkCheck | None) -> str:
     return "DIFFERENT" if check.different else "same"
 
 
-def time_grid(c: Comparison, pairs: Sequence[KernelPair], i: int) -> Grid:
-    """Pairs of the same work, or of work that could not be compared (said in the title): a speedup of times."""
+def time_grid(c: Comparison, pairs: Sequence[KernelPair], i: int, work_known: bool = True) -> Grid:
+    """Pairs of the same work (a speedup of times), or with ``work_known`` False, of work that could not be compared
+    (the same ratio of times, which is a speedup only if the work is the same)."""
     a, b = letter(0), letter(i)
-    unknown = any(_work_word(p.work[i] if p.work else None) == "unknown" for p in pairs)
     confidence = f"{100 * (1 - 2 * c.alpha):g}%"
-    rows = tuple((p.label, seconds(p.base.median_s.value), seconds(p.side(i).median_s.value),
+    rows = tuple((p.label_to(i), seconds(p.base.median_s.value), seconds(p.side(i).median_s.value),
                   _times(p.speedup[i].value), interval_text(p.headline(i)), _times(p.expected_speedup[i].value),
                   _fixed(p.kept_up[i].value)) for p in pairs)
-    work = "same work, or work unknown: see the work column" if unknown else "same work"
-    return Grid(f"Time per launch, {a} -> {b} ({work})",
-                ("kernel", a, b, "speedup", f"{confidence} interval", "expected", "kept up"), rows,
-                f"speedup = 1 / the median of the pairwise launch-time ratios {b}/{a} (Hodges-Lehmann), with its "
+    title, column = ("same work", "speedup") if work_known else ("work not compared: a ratio of times, a speedup only "
+                                                                 "if the work is the same", "time ratio")
+    return Grid(f"Time per launch, {a} -> {b} ({title})",
+                ("kernel", a, b, column, f"{confidence} interval", "expected", "kept up"), rows,
+                f"{column} = 1 / the median of the pairwise launch-time ratios {b}/{a} (Hodges-Lehmann), with its "
                 f"{confidence} interval (Mann-Whitney U, alpha {c.alpha:g}; untested: one launch per side, or too few "
                 f"to reach alpha); expected = roof time {a} / roof time {b}, only where a roof governs both (compute "
                 "or memory bound); kept up = speedup / expected")
@@ -214,7 +218,7 @@ def throughput_grid(c: Comparison, pairs: Sequence[KernelPair], i: int) -> Grid:
         expected = p.expected_speedup[i].value
         headline = p.headline(i)
         key = check.unit_key if check else ""
-        rows.append((p.label, UNIT_WORDS.get(unit, unit), si(throughput(p.side(0), key)),
+        rows.append((p.label_to(i), UNIT_WORDS.get(unit, unit), si(throughput(p.side(0), key)),
                      si(throughput(p.side(i), key)), _times(headline.ratio if headline else None),
                      interval_text(headline), _times(expected * work_ratio if expected is not None and work_ratio
                                                      else None), _fixed(p.kept_up[i].value)))
@@ -255,7 +259,7 @@ def expectation_lines(c: Comparison, i: int) -> list[str]:
         shares = [f"{letter(s)} {100 * v.value:.0f}%" for s in (0, i) if (v := p.launch_overhead[s]).value is not None]
         overhead = f"; launch overhead {', '.join(shares)} of launch + run time" if shares else ""
         overheads = overheads or bool(shares)
-        lines.append(f"{p.label}: {reason}{overhead}")
+        lines.append(f"{p.label_to(i)}: {reason}{overhead}")
     if overheads:
         lines.append(OVERHEAD_NOTE)
     return lines
@@ -272,7 +276,7 @@ def roof_grid(c: Comparison, i: int) -> Grid:
     rows = []
     for p in (p for p in c.pairs if p.sides[i]):
         stats = [p.side(s) for s in sides]
-        rows.append((p.label, *(_flop_rate(s) for s in stats), *(ratio(s.intensity["dram"].value) for s in stats),
+        rows.append((p.label_to(i), *(_flop_rate(s) for s in stats), *(ratio(s.intensity["dram"].value) for s in stats),
                      *(pct(s.roof.pct_of_roof) for s in stats),
                      ">".join(_BOUND.get(s.verdict.bound or "", "n/a") for s in stats)))
     return Grid(f"Roofline, {a}" + (f" -> {b}" if i else ""),
@@ -488,12 +492,13 @@ def threshold_text(d: DiffResult) -> str:
 
 
 def total_text(d: DiffResult) -> str:
-    """The total: the gated kernels' BASE time and the same at NEW's speed."""
+    """The total: the BASE time of the kernels it counts (the small ones too) and the same at NEW's speed."""
     t = d.total
     if t is None:
         return ""
-    return (f"total: the {t.kernels} gated kernel(s) take {seconds(t.base_s)} in BASE and {seconds(t.at_new_speed_s)} "
-            f"at NEW's speed (BASE's launches, each kernel at its median time ratio): {t.change_pct:+.1f}% "
+    return (f"total: {counted(t.kernels, 'kernel')} (the small ones too) take {seconds(t.base_s)} in BASE and "
+            f"{seconds(t.at_new_speed_s)} at NEW's speed (BASE's launches, each kernel at its median time ratio): "
+            f"{t.change_pct:+.1f}% "
             f"({'>' if d.total_regressed else '<='} {d.thresholds.total_slower_pct:g}%)")
 
 
