@@ -49,13 +49,14 @@ class LaunchConfigTime:
     median_s: float
 
 
-IdleKind = Literal["copy", "memset", "unified_memory", "sync", "api", "host"]
+IdleKind = Literal["other_kernels", "copy", "memset", "unified_memory", "sync", "api", "host"]
 TransferKind = Literal["copy", "memset"]
 
 
 @dataclass(frozen=True)
 class IdleCause:
-    """A part of a GPU's idle time and what filled it: the GPU copying, setting or migrating memory (copy, memset,
+    """A part of a GPU's idle time and what filled it: kernels an NVTX filter leaves out (other_kernels), the GPU
+    copying, setting or migrating memory (copy, memset,
     unified_memory), the host inside a synchronisation or another CUDA API call (sync, api: ``detail`` names it), or
     the host outside any CUDA call (host)."""
 

@@ -12,7 +12,8 @@ GPU page faults of ``CUDA_UM_GPU_PAGE_FAULT_EVENTS`` (start, end, deviceId), CUD
 (``memoryOperationType`` 0 and 1, with ``--cuda-memory-usage=true``). Each table is optional.
 
 Idle time of a GPU: its span (first kernel start to last kernel end) less the union of its kernels. Each cause
-takes, in this order, the part of what is left that its intervals cover: the GPU's copies (per direction and host
+takes, in this order, the part of what is left that its intervals cover: with an NVTX filter, the kernels it leaves
+out (the GPU is busy, just not with the kernels shown); the GPU's copies (per direction and host
 memory kind), memsets, unified-memory migrations; then the host's CUDA API calls (of the processes that launched
 on that GPU; synchronisations first, then the other calls by name); what no cause covers is host time outside any
 CUDA call (the CPU working between launches).
@@ -119,13 +120,20 @@ def memory_use(db: sqlite3.Connection, tables: set[str]) -> tuple[MemoryUse, ...
     return tuple(out)
 
 
-def idle_causes(db: sqlite3.Connection, tables: set[str], source: str, device: int) -> tuple[IdleCause, ...]:
-    """Where the GPU's idle time goes (see the module docstring), largest first."""
+def idle_causes(db: sqlite3.Connection, tables: set[str], source: str, device: int,
+                every_kernel: str | None = None) -> tuple[IdleCause, ...]:
+    """Where the GPU's idle time goes (see the module docstring), largest first; ``every_kernel``: the table of all
+    kernels where ``source`` holds those an NVTX filter kept (the others' time is a cause of its own)."""
     kernels = merge(db.execute(f'SELECT start, "end" FROM {source} WHERE deviceId = ? ORDER BY start', (device,)))
     if not kernels:
         return ()
     left = gaps(kernels)
     causes: list[IdleCause] = []
+    if every_kernel is not None:
+        others = db.execute(f'SELECT start, "end" FROM {every_kernel} WHERE deviceId = ? ORDER BY start', (device,))
+        covered, left = take(left, merge(others))
+        if covered:
+            causes.append(IdleCause("other_kernels", "kernels the NVTX filter leaves out", covered * NS))
     for kind, detail, intervals in _gpu_activity(db, tables, device):
         covered, left = take(left, merge(sorted(intervals)))
         if covered:

@@ -56,7 +56,8 @@ def read_timeline(path: Path, nvtx: str | None = None, group_by: str = "kernel")
             raise ReportError(f"{path}: no kernel was launched inside an NVTX range named {nvtx!r}",
                               "check the name against the ranges `roofline timeline` lists")
         devices = _devices(db, source, tables, sorted({d for k in kernels for d in k.devices}))
-        devices = tuple(replace(d, idle_causes=activity.idle_causes(db, tables, source, d.device_id))
+        every = KERNELS if nvtx is not None else None
+        devices = tuple(replace(d, idle_causes=activity.idle_causes(db, tables, source, d.device_id, every))
                         for d in devices)
         return Timeline(path=str(path), kernels=kernels, devices=devices, nvtx=_nvtx_ranges(db, tables),
                         nvtx_filter=nvtx, group_by=group_by, api=activity.api_summary(db, tables),

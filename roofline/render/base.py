@@ -190,7 +190,7 @@ FORMATS: tuple[Format, ...] = (
            to_file=True),
     Format("html", "timeline", "-timeline.html", f"{_TIMELINE}.html:render", ("timelines", "top"), to_file=True,
            inline=True),
-    Format(PLOT, "timeline", ".png", f"{_TIMELINE}.plot:draw", ("timelines", "plot_format"), choice=False),
+    Format(PLOT, "timeline", ".png", f"{_TIMELINE}.plot:draw", ("timelines", "plot_format", "top"), choice=False),
     Format("table", "realtime", ".txt", f"{_TIMELINE}.realtime:render_table", ("view", "top", "width")),
     Format("json", "realtime", ".json", f"{_TIMELINE}.realtime:render_json", ("view",)),
 )

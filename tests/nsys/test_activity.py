@@ -155,3 +155,23 @@ def test_the_shipped_example_accounts_its_idle_time() -> None:
     assert causes[("copy", "Device-to-Host (pageable)")] == pytest.approx(dict(copies)[2] * 1e-9, rel=1e-12)
     assert t.memory[0].peak_bytes == 3 * 4096 * 4096 * 4 and t.memory[0].final_bytes == 0
     assert {a.name for a in t.api} >= {"cudaLaunchKernel", "cudaDeviceSynchronize", "cudaMemcpy"}
+
+
+def test_kernels_an_nvtx_filter_leaves_out_are_an_idle_cause_of_their_own() -> None:
+    """Llama 3 on the RTX 4060 Ti, layer 0's kernels only: other kernels ran in the gaps between them (the GPU was
+    busy, not idle). That cause is the time all kernels cover within the kept kernels' span, less the kept kernels'
+    own busy time; the causes still sum to the idle time."""
+    path = find_shared_nsys("rtx4060ti_llama3-inference-nvtx_2024.6.sqlite")
+    t = read_timeline(path, nvtx="layer_0_computation")
+    [d] = t.devices
+    keep = independent.inside_nvtx(path, "layer_0_computation")
+    every = independent.launches(path)
+    kept = [(s, e) for _, s, e, dev, corr, pid in every if dev == d.device_id and (corr, pid) in keep]
+    first, last = min(s for s, _ in kept), max(e for _, e in kept)
+    covered = sum(min(e, last) - max(s, first)
+                  for s, e in merged([(s, e) for _, s, e, dev, _, _ in every if dev == d.device_id])
+                  if min(e, last) > max(s, first)) * 1e-9
+    causes = {c.kind: c.seconds for c in d.idle_causes}
+    assert causes["other_kernels"] == pytest.approx(covered - d.busy_s, rel=1e-9)
+    assert 0 < causes["other_kernels"] < d.idle_s
+    assert math.isclose(sum(c.seconds for c in d.idle_causes), d.idle_s, rel_tol=1e-9)

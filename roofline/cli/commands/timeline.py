@@ -39,8 +39,9 @@ def timeline(
         help="nsys SQLite exports (.sqlite), or reports (.nsys-rep, .qdrep) exported with nsys; several files are "
         "the ranks of one job.")],
     nvtx: NvtxFilterOpt = None,
-    top: Annotated[int, typer.Option("--top", "-n", min=0, help="Kernels shown per file in the table, Markdown "
-                                     "and HTML (0: all; JSON and CSV hold all).")] = DEFAULT_TOP,
+    top: Annotated[int, typer.Option("--top", "-n", min=0, help="Kernels shown per file in the table, Markdown, "
+                                     "HTML and the plot (0: all, the plot its 15 longest; JSON and CSV hold "
+                                     "all).")] = DEFAULT_TOP,
     fmt: Annotated[TimelineFormat, typer.Option("--format", "-f", help="Output format: table, json, csv, markdown "
                                                 "or html.")] = "table",
     output: OutputOpt = None,

@@ -35,7 +35,7 @@ th:first-child, td:first-child {{ text-align: left; }}
 
 def render(doc: TimelineSet, top: int = 0) -> str:
     return _PAGE.format(generator=html.escape(GENERATOR), body="\n".join(_blocks(render_markdown(doc, top))),
-                        svg=svg_element(plot.draw(doc, "svg", mark=False)))
+                        svg=svg_element(plot.draw(doc, "svg", top, mark=False)))
 
 
 def _blocks(markdown: str) -> list[str]:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-BARS = 15  # kernels drawn per file
+BARS = 15  # kernels drawn per file where --top asks for all (0)
 NAME_CHARS = 48
 PANEL_WIDTH_IN = 10.0
 BAR_HEIGHT_IN = 0.3
@@ -25,15 +25,17 @@ ROOFLINE_HEIGHT_IN = 5.0
 ROOM_FOR_LABELS = 1.45  # the shared axis reaches this far past the longest bar, for its label
 
 
-def draw(doc: TimelineSet, fmt: PlotFormat, mark: bool = True) -> bytes:
-    """The panels as PNG, SVG or PDF bytes."""
-    return to_bytes(build(doc), fmt, mark)
+def draw(doc: TimelineSet, fmt: PlotFormat, top: int = 0, mark: bool = True) -> bytes:
+    """The panels as PNG, SVG or PDF bytes, ``top`` kernels per file (0: the ``BARS`` longest)."""
+    return to_bytes(build(doc, top), fmt, mark)
 
 
-def build(doc: TimelineSet) -> Figure:
-    """The figure: the ranks' panel (several files), one kernel panel per file on a shared axis, the roofline."""
+def build(doc: TimelineSet, top: int = 0) -> Figure:
+    """The figure: the ranks' panel (several files), one kernel panel per file on a shared axis (its ``top``
+    kernels, 0: the ``BARS`` longest), the roofline."""
+    bars = top or BARS
     heights = [1.0 + BAR_HEIGHT_IN * len(doc.ranks)] if doc.ranks else []
-    heights += [1.0 + BAR_HEIGHT_IN * min(len(t.kernels), BARS) for t in doc.timelines]
+    heights += [1.0 + BAR_HEIGHT_IN * min(len(t.kernels), bars) for t in doc.timelines]
     if doc.work is not None:
         heights.append(ROOFLINE_HEIGHT_IN)
     fig = figure(PANEL_WIDTH_IN, sum(heights), constrained=True)
@@ -42,9 +44,9 @@ def build(doc: TimelineSet) -> Figure:
         _ranks(axes.pop(0), doc)
     if doc.work is not None:
         work.draw_roofline(axes.pop(), doc.work)
-    longest = max((k.total_s for t in doc.timelines for k in t.kernels[:BARS]), default=0.0) * 1e3
+    longest = max((k.total_s for t in doc.timelines for k in t.kernels[:bars]), default=0.0) * 1e3
     for ax, t in zip(axes, doc.timelines, strict=True):
-        kernels = t.kernels[:BARS]
+        kernels = t.kernels[:bars]
         ys = range(len(kernels))
         ax.barh(list(ys), [k.total_s * 1e3 for k in kernels], color="#4a86c8")
         ax.set_yticks(list(ys), shown_names(t, kernels, NAME_CHARS), fontsize=8)
@@ -54,7 +56,7 @@ def build(doc: TimelineSet) -> Figure:
                         (k.total_s * 1e3, y), va="center", fontsize=7)
         ax.set_xlabel("total GPU time (ms)" + (", one axis for all files" if len(doc.timelines) > 1 else ""))
         ax.set_xlim(0, longest * ROOM_FOR_LABELS or 1.0)
-        more = f"  (the {BARS} longest of {len(t.kernels)} kernels)" if len(t.kernels) > BARS else ""
+        more = f"  (the {bars} longest of {len(t.kernels)} kernels)" if len(t.kernels) > bars else ""
         ax.set_title(middle(t.path, 90 - len(more)) + more, fontsize=9, loc="left")
     return fig
 

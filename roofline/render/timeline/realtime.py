@@ -10,6 +10,7 @@ from roofline.compare.realtime import RealKernel, RealTimeView
 from roofline.core.kernel_names import KernelName, kernel_name
 from roofline.core.units import counted, pct, ratio, seconds
 from roofline.render.compare.json import head
+from roofline.render.names import bound_word
 from roofline.render.report.json import dumps, number
 from roofline.render.terminal import add_rows, escape, plain_table, record
 
@@ -34,7 +35,7 @@ def headline(view: RealTimeView) -> str:
 
 def cells(rank: int, k: RealKernel) -> list[str]:
     return [str(rank), k.ncu.name, str(k.nsys.count), seconds(k.nsys.total_s), pct(k.app_share * 100),
-            seconds(k.recoverable_real_s), pct(k.ncu.pct_of_roof), k.ncu.bound or "n/a",
+            seconds(k.recoverable_real_s), pct(k.ncu.pct_of_roof), bound_word(k.ncu.bound),
             ratio(k.ncu_over_nsys)]
 
 

@@ -110,16 +110,16 @@ def draw_roofline(ax: Axes, w: BorrowedWork) -> None:
                 roofs[k.compute_roof].append(label)
     top = max(roofs, default=max((y for *_, y in points), default=1.0) * 2)
     colours = {"dram": "#c0392b", "l2": "#e67e22"}
-    if w.ceilings is not None:
-        for level in ("dram", "l2"):
-            bw = w.ceilings.bytes_per_s.get(level)
-            if bw:
-                ax.plot([lo, hi], [bw * lo, bw * hi], color=colours[level], lw=1.2,
-                        label=f"{level.upper()} {si(bw, 'B/s')}")
-    for roof, labels in roofs.items():
-        ax.axhline(roof, color="#555555", lw=1.0, ls="--")
-        ax.annotate(f"{', '.join(labels)}: {si(roof, 'FLOP/s')}", (lo, roof), ha="left", va="bottom", fontsize=7,
-                    xytext=(3, 1), textcoords="offset points")
+    slopes = {level: bw for level in ("dram", "l2")
+              if w.ceilings is not None and (bw := w.ceilings.bytes_per_s.get(level))}
+    for level, bw in slopes.items():  # each slope up to the highest compute roof, where it meets it
+        end = min(hi, max(roofs) / bw) if roofs else hi
+        ax.plot([lo, end], [bw * lo, bw * end], color=colours[level], lw=1.2, label=f"{level.upper()} {si(bw, 'B/s')}")
+    fastest = max(slopes.values(), default=None)
+    for roof, labels in roofs.items():  # each compute roof from where the fastest slope meets it
+        ax.plot([max(lo, roof / fastest) if fastest else lo, hi], [roof, roof], color="#555555", lw=1.0, ls="--")
+        ax.annotate(f"{', '.join(labels)}: {si(roof, 'FLOP/s')}", (hi, roof), ha="right", va="bottom", fontsize=7,
+                    xytext=(-3, 1), textcoords="offset points")
     for i, k, x, y in points:
         ax.scatter([x], [y], s=30, zorder=3)
         ax.annotate(f"{i} {shown_name(k).fit(24)} ({pct(k.pct_of_roof)})", (x, y), fontsize=7,

@@ -46,3 +46,12 @@ def test_a_panel_that_leaves_kernels_out_says_how_many_it_draws() -> None:
         drawn = f"(the {BARS} longest of {len(t.kernels)} kernels)"
         assert (drawn in titles[t.path]) == (len(t.kernels) > BARS)
     assert any(len(t.kernels) > BARS for t in doc.timelines)
+
+
+def test_top_sets_the_bars_per_panel_as_it_sets_the_table_rows() -> None:
+    """--top 8 draws the 8 longest kernels of each file (the H200 nvFuser profile has 16), said in the title."""
+    doc = timeline_set([read_timeline(find_shared_nsys("h200_nvfuser-matmul-nvtx_2025.1.sqlite"))])
+    (ax,) = build(doc, top=8).axes
+    (t,) = doc.timelines
+    assert len([p for p in ax.patches if isinstance(p, Rectangle)]) == 8
+    assert f"(the 8 longest of {len(t.kernels)} kernels)" in ax.get_title(loc="left")

@@ -1,0 +1,38 @@
+"""`roofline timeline --work --plot`'s roofline panel: each bandwidth slope ends where it meets the highest compute
+roof, and each compute roof starts where the fastest slope meets it (the lower of the two is the roofline)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from matplotlib.lines import Line2D
+
+from roofline.cli.nsys_work import with_work
+from roofline.render.timeline.plot import build
+
+REPO = Path(__file__).resolve().parents[3]
+EXPORT = REPO / "examples" / "nsys" / "h100-examples.sqlite"
+REPORT = REPO / "examples" / "h100" / "torch-bf16.roofline.ncu-rep"
+
+
+def segment(line: Line2D) -> tuple[tuple[float, float], tuple[float, float]]:
+    """A two-point line's ends, (x0, x1) and (y0, y1)."""
+    xs, ys = (np.asarray(values, dtype=float) for values in line.get_data())
+    return (float(xs[0]), float(xs[-1])), (float(ys[0]), float(ys[-1]))
+
+
+def test_slopes_end_at_the_compute_roof_and_the_roof_starts_at_the_slope() -> None:
+    doc = with_work(EXPORT, [REPORT], None, "kernel", None)
+    assert doc.work is not None and doc.work.ceilings is not None
+    ax = build(doc).axes[-1]
+    slopes = [segment(line) for line in ax.get_lines() if "B/s" in str(line.get_label())]
+    roofs = [segment(line) for line in ax.get_lines() if "B/s" not in str(line.get_label())]
+    roofs = [(xs, ys) for xs, ys in roofs if ys[0] == ys[1]]
+    assert slopes and roofs
+    top = max(ys[0] for _, ys in roofs)
+    for _, ys in slopes:
+        assert max(ys) == pytest.approx(top)  # H100: the 989 TFLOP/s BF16 roof, at 295 FLOP/B of DRAM
+    fastest = max(bw for level in ("dram", "l2") if (bw := doc.work.ceilings.bytes_per_s.get(level)))
+    assert min(xs[0] for xs, _ in roofs) == pytest.approx(top / fastest)
