@@ -194,8 +194,10 @@ def _pooled(g: KernelGroup) -> KernelStats | None:
 def scaled_roofs(launches: Sequence[LaunchAnalysis]) -> ScaledRoofs | None:
     """The roofs any timed launch's kernel-clock set took from the datasheet, and which were left unscaled (on every
     launch that took it from the datasheet: one scaled by a measured clock makes it scaled); None when none. A
-    launch without a time (ncu measured nothing) weighs nothing in the report's roofs, so it adds none here."""
-    sets = [k.ceilings["kernel-clock"] for k in launches if k.duration_s.value]
+    launch without a time (ncu measured nothing) weighs nothing in the report's roofs, so it adds none here, unless
+    no launch has a time (the report's roofs are then every launch's)."""
+    timed = [k for k in launches if k.duration_s.value]
+    sets = [k.ceilings["kernel-clock"] for k in timed or launches]
     scaled = {key for c in sets for key in c.scaled}
     if not scaled:
         return None

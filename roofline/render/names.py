@@ -34,6 +34,12 @@ TERMINAL_ERRORS = "roofline-ascii"  # the codec error handler that writes ASCII_
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what makes a spreadsheet read a cell as a formula (OWASP)
 
 
+def bound_word(bound: str | None) -> str:
+    """A verdict's bound as every output shows it in prose and tables: "small grid", "memory", ...; "n/a" without
+    one (JSON keeps the value itself)."""
+    return bound.replace("_", " ") if bound else "n/a"
+
+
 # --- One sanitising function per medium ---------------------------------------------------------------
 def visible(text: str, limit: int = MAX_SHOWN_CHARS) -> str:
     """Text from a report (a name, a label, a path) as a terminal shows it: control characters written as escapes

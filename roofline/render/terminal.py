@@ -79,11 +79,6 @@ def add_rows(table: Table, rows: Sequence[Sequence[Cell]], width: int) -> Table:
     return table
 
 
-def bound_word(bound: str | None) -> str:
-    """A verdict's bound as a table cell shows it: "small grid", "memory", ...; "n/a" without one."""
-    return bound.replace("_", " ") if bound else "n/a"
-
-
 def plain_table(title: str, columns: Sequence[str], caption: str = "", name_column: int = 0) -> Table:
     """A borderless table: the name column left-aligned (fill it with ``add_rows``), numbers right-aligned."""
     from rich.table import Table

@@ -131,15 +131,20 @@ class SpecCatalog:
         return self._builtin_calibrations[spec_id]
 
     def get(self, spec_id: str) -> DeviceSpec:
-        """The spec with this id; SpecError naming close ids when unknown."""
+        """The spec with this id (in any case where only one id matches it so); SpecError naming close ids when
+        unknown."""
         for spec in self.specs:
             if spec.id == spec_id:
                 return spec
+        wanted = spec_id.casefold()
+        same = [spec for spec in self.specs if spec.id.casefold() == wanted]
+        if len(same) == 1:  # "H100-SXM5"
+            return same[0]
         import difflib
 
         ids = [s.id for s in self.specs]
-        starting = [i for i in ids if i.startswith(spec_id)] if spec_id else []  # "h100": h100-sxm5, h100-pcie, ...
-        close = starting or difflib.get_close_matches(spec_id, ids, n=3, cutoff=0.4)
+        starting = [i for i in ids if i.casefold().startswith(wanted)] if wanted else []  # "h100": h100-sxm5, ...
+        close = starting or difflib.get_close_matches(wanted, ids, n=3, cutoff=0.4)
         more = f" ({len(close) - MAX_SUGGESTED} more: roofline specs list)" if len(close) > MAX_SUGGESTED else ""
         hint = (f"did you mean {', '.join(close[:MAX_SUGGESTED])}?{more}" if close
                 else "run 'roofline specs list' for the ids")

@@ -72,3 +72,21 @@ def test_a_report_with_no_peak_counter_has_every_roof_from_the_datasheet(shared_
     result = CliRunner().invoke(app, ["report", str(path)], env={"COLUMNS": "100"})
     assert result.exit_code == 0 and "peak counters x" not in result.stdout
     assert "no peak counter in the report" in " ".join(result.stdout.split())
+
+
+def test_a_report_with_no_timed_launch_notes_the_roofs_its_launches_took_from_the_datasheet(shared_report):
+    """GH200 --metrics report: no launch has a duration, so the report's roofs are every launch's; each starred
+    kernel-clock roof is the datasheet's, unscaled (no clock), and the table says so rather than claiming peak
+    counters."""
+    from typer.testing import CliRunner
+
+    from roofline.cli.app import app
+    from roofline.pipeline import analyze_files, build_view
+
+    path = shared_report("gh200_silu_metrics")
+    (v,) = build_view(analyze_files([path])).reports
+    assert not any(k.duration_s.value for k in v.analysis.launches)
+    assert v.scaled is not None and v.scaled.every and set(v.scaled.roofs) == set(v.ceilings["kernel-clock"].scaled)
+    result = CliRunner().invoke(app, ["report", str(path)], env={"COLUMNS": "100"})
+    text = " ".join(result.stdout.split())
+    assert result.exit_code == 0 and "peak counters x" not in text and "no peak counter in the report" in text

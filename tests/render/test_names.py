@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from roofline.core.kernel_names import KernelName, kernel_key
-from roofline.render.names import distinguish, group_name, launch_config, terminal_safe
+from roofline.render.names import bound_word, distinguish, group_name, launch_config, terminal_safe
 
 GEMM = "void gemm<(int)128, (int)8, (bool)0>(float *, float *, float *, int, int, int)"
 
@@ -124,3 +124,23 @@ def test_a_number_wider_than_its_share_of_the_terminal_wraps_and_is_never_cut():
     for whole in ("153 us", "510 us", "1.02", "ms", "DRAM", "4.88x", "DIFFERENT", "threads", "B/A"):
         assert whole in text, (whole, text)
     assert all(len(line) <= 80 for line in text.splitlines())
+
+
+def test_bound_word_writes_the_verdict_as_words() -> None:
+    assert [bound_word(b) for b in ("small_grid", "memory", None)] == ["small grid", "memory", "n/a"]
+
+
+def test_markdown_and_the_tooltips_write_a_small_grid_as_words(shared_report, tmp_path) -> None:
+    """RTX 2070 SUPER alife: five small-grid kernels; the Markdown ranking and the HTML plot's tooltips say
+    "small grid", as the tables do (JSON keeps the value "small_grid")."""
+    from typer.testing import CliRunner
+
+    from roofline.cli.app import app
+
+    path = shared_report("rtx2070super_alife-143launches_basic")
+    for fmt in ("markdown", "html"):
+        out = tmp_path / f"r.{fmt}"
+        result = CliRunner().invoke(app, ["report", str(path), "-f", fmt, "-o", str(out)])
+        assert result.exit_code == 0, result.output
+        text = out.read_text()
+        assert "small grid" in text and "small_grid" not in text

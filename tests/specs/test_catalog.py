@@ -174,6 +174,14 @@ def test_an_id_that_starts_other_ids_suggests_them_all():
     assert many.value.hint.count(",") == 4 and "more: roofline specs list)" in many.value.hint
 
 
+def test_an_id_in_another_case_finds_its_spec_and_suggests_as_lowercase_does():
+    """Ids are lowercase; "H100-SXM5" is read as h100-sxm5, and "H100" suggests what "h100" does."""
+    assert load_catalog().get("H100-SXM5").id == "h100-sxm5"
+    with pytest.raises(SpecError) as err:
+        load_catalog().get("H100")
+    assert err.value.hint == "did you mean h100-nvl, h100-pcie, h100-sxm5?"
+
+
 # --- matching -------------------------------------------------------------------------------------------
 @pytest.fixture
 def two_a100s(tmp_path):

@@ -126,6 +126,7 @@ def analyze(
                                        clock_control=clock_control, ncu_arg=ncu_arg, force=force)
         tag = f".top{i + 1}" if len(runs) > 1 else ""
         plans.append((why, options, driver.report_template(output, driver.app_name(command), tag)))
+    ncu_opts.warn_options_after_app(after_app)  # on standard error: a dry run's command lines stay on stdout
     if dry_run:
         for why, options, template in plans:
             for line in why.splitlines():
@@ -134,7 +135,6 @@ def analyze(
         return
     if plot is not None:
         plot_format(plot)  # a plot name that cannot be written is refused before profiling
-    ncu_opts.warn_options_after_app(after_app)
     for why, _, _ in plans:
         for line in why.splitlines():
             typer.echo(f"roofline: {line}", err=True)

@@ -28,7 +28,7 @@ from roofline.core.model import LEVELS, PRECISIONS, Ceilings
 from roofline.core.thresholds import THIN_SAMPLES
 from roofline.core.units import counted, pct, ratio, seconds, si
 from roofline.render import GENERATOR
-from roofline.render.names import group_name, printable, short_group_name
+from roofline.render.names import bound_word, group_name, printable, short_group_name
 from roofline.render.report.plot import NOTHING_TO_PLOT, PLOT_FIX, PlotData, plot_data, plots_nothing
 from roofline.render.report.prose import (
     bound_of,
@@ -211,7 +211,7 @@ def ranking_table(groups: Sequence[KernelGroup], gains: Sequence[float | None]) 
         rows.append((str(i), f"`{cell(group_name(g.name, g.functions, g.by).fit(NAME_CHARS))}`", str(len(g.launches)),
                      seconds(g.total_s),
                      pct(None if g.time_share is None else 100 * g.time_share),
-                     (v.bound or "n/a") + (" (roofline only)" if v.basis == "roofline" else ""), busiest,
+                     bound_word(v.bound) + (" (roofline only)" if v.basis == "roofline" else ""), busiest,
                      pct(g.median_pct_of_roof), NAMES.get(k.roof.limiter or "", "n/a"), seconds(g.recoverable_s),
                      seconds(g.small_grid_s) if g.small_grid_s else "", seconds(gain)))
     header = ("#", "kernel", "launches", "time", "share", "bound", "busiest unit", "median % of roof", "closest roof",

@@ -43,7 +43,7 @@ from roofline.render.mpl import (
     to_bytes,
     wrap,
 )
-from roofline.render.names import short_group_name, visible
+from roofline.render.names import bound_word, short_group_name, visible
 from roofline.render.report.prose import inverted_level_text
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -368,7 +368,7 @@ def tooltip(s: KernelSeries, pt: KernelPoint) -> str:
     flops = (f"{si(pt.flop_per_s, 'FLOP/s')} at {ratio(pt.intensity)} FLOP/byte" if pt.flop_per_s
              else "no FLOPs counted")
     return "\n".join((f"#{s.number} {visible(s.name)}", f"launch {s.launch}, {share} of the time", level, flops,
-                      f"kernel at {pct(s.pct_of_roof)} of roof, bound: {s.bound or 'n/a'}"))
+                      f"kernel at {pct(s.pct_of_roof)} of roof, bound: {bound_word(s.bound)}"))
 
 
 # --- Drawing ------------------------------------------------------------------------------------------

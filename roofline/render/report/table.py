@@ -17,7 +17,7 @@ from roofline.core.kernel_names import KernelName, kernel_name
 from roofline.core.labels import NAMES
 from roofline.core.model import PRECISIONS, Ceilings, CeilingSet
 from roofline.core.units import counted, pct, seconds, si
-from roofline.render.names import distinguish, group_name, launch_config
+from roofline.render.names import bound_word, distinguish, group_name, launch_config
 from roofline.render.report.prose import (
     cited,
     estimate_text,
@@ -29,7 +29,7 @@ from roofline.render.report.prose import (
     stall_text,
     unavailable_line,
 )
-from roofline.render.terminal import Cell, add_rows, bound_word, escape, fitted, record, warning_lines
+from roofline.render.terminal import Cell, add_rows, escape, fitted, record, warning_lines
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console

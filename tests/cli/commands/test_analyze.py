@@ -322,6 +322,20 @@ def test_own_options_after_app_are_passed_on_with_a_warning(work: Path, monkeypa
     assert json.loads((work / "app.py.args").read_text()) == ["--kernel", "gemm", "--set=full", "--size", "4"]
 
 
+def test_dry_run_warns_of_own_options_after_app_on_stderr_only(work: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               analyses: list) -> None:
+    """The dry run is where the command is checked: the same warning as a real run, on standard error, and the
+    printed ncu command line passes the option on to the application."""
+    fake = fakencu.install(monkeypatch, work)
+    result = invoke("--dry-run", "app.py", "--kernel", "gemm")
+    assert result.exit_code == 0, result.output
+    assert warnings(result) == ["roofline: warning: --kernel after APP goes to the application, not to roofline (as "
+                                "with ncu); move it before APP, or write -- before APP to pass it on without this "
+                                "warning"]
+    assert "warning" not in result.stdout and result.stdout.rstrip().endswith("app.py --kernel gemm")
+    assert fake.argvs() == []
+
+
 def test_dry_run_after_app_is_refused(work: Path, monkeypatch: pytest.MonkeyPatch, analyses: list) -> None:
     fake = fakencu.install(monkeypatch, work)
     result = invoke("--kernel", "ampere_sgemm", "app.py", "--dry-run")
