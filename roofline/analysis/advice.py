@@ -31,14 +31,22 @@ from roofline.analysis.instructions import GLOBAL_WALLS
 from roofline.analysis.kernel_kind import KernelKind, kernel_kind
 from roofline.analysis.launches import KernelGroup, ReportAnalysis
 from roofline.analysis.libraries import Library, library
-from roofline.analysis.ncu_rules import COALESCING, ROOF, SHAPE_TOPICS, SMALL_GRID, excess_share, rule_items
+from roofline.analysis.ncu_rules import (
+    COALESCING,
+    LOCAL_MEMORY,
+    ROOF,
+    SHAPE_TOPICS,
+    SMALL_GRID,
+    excess_share,
+    rule_items,
+)
 from roofline.analysis.reconcile import merge, rank, reconcile, small_grid_saving, tail_saving
 from roofline.analysis.results import Advice, Cause, LaunchAnalysis, Occupancy, Verdict
 from roofline.analysis.roofline import attained_pct, headroom_s, rank_by_recoverable_time, recoverable_s, ridge_point
 from roofline.analysis.verdict import BOUND_WORDS, explain
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, Device
-from roofline.core.thresholds import BALANCED_PTS, FULL_WAVE, LATENCY_BELOW_PCT
+from roofline.core.thresholds import BALANCED_PTS, FULL_WAVE, LATENCY_BELOW_PCT, LOCAL_SECTORS_SHARE
 from roofline.core.units import pct, ratio, seconds, si
 from roofline.ncu import metrics as m
 from roofline.ncu.metrics import FP64_PIPE, ISSUE_SLOTS, LAUNCH_BLOCK, LAUNCH_GRID
@@ -126,7 +134,7 @@ def advise(k: LaunchAnalysis, device: Device | None = None, spec: DeviceSpec | N
     items += _verdict_items(k, lib, kind, spec)
     items += _tensor_cores(k) + _fp64(k) + _grid(k, device) + _launch_overhead(k)
     if lib is None:
-        items += _issue_bound(k) + _uncoalesced(k)
+        items += _issue_bound(k) + _uncoalesced(k) + _local_memory(k)
         items += _occupancy(k) + _stalls(k)
     if k.verdict.bound == "small_grid":  # too few warps, blocks or busy pipes: the grid's one point
         items = [replace(a, topic=SMALL_GRID) if a.topic in SHAPE_TOPICS else a for a in items]
@@ -632,6 +640,34 @@ def _uncoalesced(k: LaunchAnalysis) -> list[Advice]:
                    estimate="not estimated: the word size sets how many sectors coalesced accesses need",
                    topic=topic, mechanism="work", work_share=excess_share(excess, k, topic),
                    excess_sectors=excess)]
+
+
+def _local_memory(k: LaunchAnalysis) -> list[Advice]:
+    """Local loads and stores taking ``LOCAL_SECTORS_SHARE`` or more of the L1 sectors of global and local accesses:
+    per-thread data in local memory (register spills, arrays indexed at run time), which lives in device memory
+    behind L1. The change keeps that data in registers: the work it removes is the local sectors, as a share of the
+    kernel's fewest sectors at L1, L2 and DRAM (``excess_share``), each level losing at most its own sectors."""
+    counts = {(space, op): m.access_sectors(k.launch, space, op).value for space in ("local", "global")
+              for op in ("ld", "st")}
+    if any(v is None for v in counts.values()):
+        return []
+    local = (counts[("local", "ld")] or 0.0) + (counts[("local", "st")] or 0.0)
+    total = local + (counts[("global", "ld")] or 0.0) + (counts[("global", "st")] or 0.0)
+    if not local or local < LOCAL_SECTORS_SHARE * total:
+        return []
+    found = f"local loads and stores {pct(100 * local / total)} of the global and local L1 sectors ({si(local)})"
+    return [Advice(kind="memory", title="Keep per-thread data in registers",
+                   text=f"Local memory: {found}. Local memory is per-thread data the compiler could not keep in "
+                        "registers (spills, or arrays indexed with values known only at run time); it lives in "
+                        "device memory behind L1. Check the spills with -Xptxas -v, make array indices "
+                        "compile-time constants (unrolled loops), or ease register pressure (fewer live values, "
+                        "__launch_bounds__).",
+                   cause=found, source="instructions",
+                   condition=f"local memory {pct(100 * LOCAL_SECTORS_SHARE)} or more of the global and local L1 "
+                             "sectors",
+                   estimate="not estimated: the local sectors' share of the traffic is not known",
+                   topic=LOCAL_MEMORY, mechanism="work", work_share=excess_share(local, k, LOCAL_MEMORY),
+                   excess_sectors=local)]
 
 
 def _excess_sectors(k: LaunchAnalysis, op: str, unit: int) -> float:

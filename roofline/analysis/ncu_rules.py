@@ -46,7 +46,9 @@ Fits = Literal["always", "ours", "compute", "memory", "not_compute"]
 # busiest unit is none of these: that unit's work, and so its time, stays.
 COALESCING = "coalescing"  # the topics of one access pattern, by the level a rule measures it at: coalescing:l1, ...
 _L2_DOWN, _DRAM = ("lts", "ltc", "dram", "fbpa", "fbp"), ("dram", "fbpa", "fbp")
-WORK_UNITS = {"coalescing:l1": ("l1tex", *_L2_DOWN), "coalescing:l2": _L2_DOWN, "coalescing:dram": _DRAM,
+LOCAL_MEMORY = "local_memory"  # per-thread data in local memory (register spills, arrays indexed at run time)
+WORK_UNITS = {"coalescing:l1": ("l1tex", *_L2_DOWN), LOCAL_MEMORY: ("l1tex", *_L2_DOWN), "coalescing:l2": _L2_DOWN,
+              "coalescing:dram": _DRAM,
               "shared_access": ("l1tex",), "l2_compression": _L2_DOWN,
               "fp_fusion": ("sm", "smsp"), "divergence": ("sm", "smsp"),
               "imbalance:l1": ("l1tex",), "imbalance:l2": ("lts", "ltc"), "imbalance:dram": _DRAM}
@@ -252,7 +254,8 @@ def _access(text: str) -> tuple[str, str] | None:
 def excess_share(excess: float | None, analysis: LaunchAnalysis, topic: str = f"{COALESCING}:l2") -> float | None:
     """``excess`` sectors as a share of the kernel's fewest sectors at the levels the topic touches
     (``fewest_sectors``), at most 1; None where either is unknown."""
-    sectors = fewest_sectors(analysis, _LEVELS_DOWN.get(topic.removeprefix(COALESCING + ":"), ("l2", "dram")))
+    level = "l1" if topic == LOCAL_MEMORY else topic.removeprefix(COALESCING + ":")  # local accesses start at L1
+    sectors = fewest_sectors(analysis, _LEVELS_DOWN.get(level, ("l2", "dram")))
     if excess is None or not sectors:
         return None
     return min(1.0, max(0.0, excess / sectors))

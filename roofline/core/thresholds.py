@@ -22,6 +22,9 @@ SLOWER_PCT = 10.0  # --fail-if-slower: a kernel slower by more than this fails
 # compare/diff: two reports with no kernel in common whose nearest names are less alike than this (difflib's ratio,
 # 0..1; 'ampere_sgemm_128x64_nn' and 'kernelUniqueKeys' 0.21, 'gemm_v1' and 'gemm_v2' 0.86) get no --map suggestion
 SIMILAR_NAMES = 0.5
+# advice: local loads and stores (register spills, per-thread arrays indexed at run time) taking this share or more
+# of a kernel's global and local L1 sectors get an item of their own (RTX 3080 hand-written SGEMM: 97%)
+LOCAL_SECTORS_SHARE = 0.25
 MIN_SHARE_PCT = 1.0  # --min-share: kernels with less of BASE's and NEW's time are not gated on their own
 TOTAL_SLOWER_PCT = 5.0  # --fail-if-total-slower: the gated kernels together slower by more than this fail
 RANK_OUTLIER_PCT = 10.0  # timeline: an MPI rank whose GPU busy time is this far from the ranks' median is an outlier

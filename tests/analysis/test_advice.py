@@ -437,7 +437,9 @@ def full_set_names() -> list[str]:
 def test_instruction_advice_appears_exactly_where_the_raw_counters_call_for_it(real, raw_actions, name):
     """Recomputed from ncu_report's values: the uncoalesced item where a global operation moves more than 16
     sectors per L1 request (no word size coalesces to more), the issue-bound item at 60% of SMs x schedulers x IPC
-    per scheduler x SM clock or more; neither for library kernels, whose code the caller cannot change."""
+    per scheduler x SM clock or more, the local-memory item where local loads and stores take a quarter or more of
+    the global and local L1 sectors (the RTX 3080 SGEMM and the A40 Julia set); none for library kernels, whose
+    code the caller cannot change."""
     if name == "no full-set report":
         pytest.skip("../shared/ncu-reps not found")
     from roofline.analysis.libraries import library
@@ -458,6 +460,16 @@ def test_instruction_advice_appears_exactly_where_the_raw_counters_call_for_it(r
         where = f"{name} {k.launch.key}"
         assert ("coalescing:l1" in topics) == any(n > 16 for n in sectors), where
         assert ("issue_bound" in topics) == (issue_pct >= 60), where
+        accesses = {(space, op): raw.value(f"l1tex__t_sectors_pipe_lsu_mem_{space}_op_{op}.sum")
+                    for space in ("local", "global") for op in ("ld", "st")}
+        local = sum(v or 0.0 for (space, _), v in accesses.items() if space == "local")
+        every = sum(v or 0.0 for v in accesses.values())
+        spilled = None not in accesses.values() and local > 0 and local >= 0.25 * every
+        assert ("local_memory" in topics) == spilled, where
+        if spilled:
+            (item,) = [a for a in k.advice if a.topic == "local_memory"]
+            assert item.excess_sectors == pytest.approx(local, rel=1e-9)
+            assert item.est_saved_s is None or item.est_saved_s <= k.duration_s.value - LAUNCH_FLOOR_S
 
 
 # --- Advice about a stall or a memory pattern names the lines that hold it -------------------------------------

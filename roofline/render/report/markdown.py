@@ -476,8 +476,15 @@ def integer_text(analysis: LaunchAnalysis) -> str:
 
 
 def rule_items(advised: AdvisedKernel) -> tuple[str, ...]:
-    """ncu's rule messages for the launch (all but the "ok" ones), once each."""
-    items = [f"**{r.kind}** {r.title + ': ' if r.title else ''}{r.text}" for r in advised.rules]
+    """ncu's rule messages for the launch (all but the "ok" ones), once each; the rules ncu failed to run (kind
+    "error": its section scripts' exceptions, with the profiling machine's paths) counted in one line (the JSON
+    keeps each)."""
+    shown = [r for r in advised.rules if r.kind != "error"]
+    items = [f"**{r.kind}** {r.title + ': ' if r.title else ''}{r.text}" for r in shown]
+    failed = len([r for r in advised.rules if r.kind == "error"])
+    if failed:
+        items.append(f"**error** ncu could not run {counted(failed, 'rule')} on this launch (its rule scripts "
+                     "failed, as they do on metrics it did not measure); --format json lists each")
     return tuple(dict.fromkeys(items))
 
 
