@@ -64,13 +64,18 @@ def report_ceilings(launch: KernelLaunch, device: Device, tensor_dtype: str,
     missing = {k: v.reason for k, v in {**flops, **bw}.items() if v.value is None}
     collect = {k: v.hint for k, v in {**flops, **bw}.items() if v.value is None and v.missing and v.hint and not v.via}
     clock = launch.value(m.SM_CLOCK)
-    note = per_launch(_clock_note, clock) if nonzero(clock) else "measured clocks"
+    note = per_launch(_clock_note, clock, device.max_clock_hz) if nonzero(clock) else "measured clocks"
     ceilings = Ceilings("measured-clock", {k: v.value for k, v in flops.items()}, {k: v.value for k, v in bw.items()},
                         clock_note=note, tensor_dtype=tensor_dtype, missing=missing, collect=collect)
     return ceilings, {level: t.definition for level, t in traffic.items()}
 
 
-def _clock_note(clock: float) -> str:
+AT_MAXIMUM = 0.98  # a measured SM clock this close to the GPU's maximum ran unlocked (ncu locks to base by default)
+
+
+def _clock_note(clock: float, maximum: float | None) -> str:
+    if maximum and clock >= AT_MAXIMUM * maximum:
+        return f"measured SM clock {clock / 1e9:.3g} GHz, the GPU's maximum: not locked (--clock-control none)"
     return f"measured SM clock {clock / 1e9:.3g} GHz, locked to base unless --clock-control none"
 
 

@@ -165,10 +165,11 @@ def _replaceable(path: Path) -> Path:
     try:
         ours = carries_mark(target)
     except OSError as err:
-        raise RooflineError(f"{path}: cannot read ({err.strerror})", "choose another file with -o/--output") from None
+        raise RooflineError(f"{path}: cannot read ({err.strerror})", "choose another file name") from None
     if not ours:
         raise RooflineError(f"{path}: exists and was not written by roofline; not replacing it",
-                            "remove it, or choose another file with -o/--output")
+                            "remove it, or choose another file name (the option that named it, or -o for the "
+                            "files beside a report)")
     return target
 
 

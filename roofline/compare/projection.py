@@ -79,8 +79,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
 # How far the measured time can be from the projection, as a factor either way: where the datasheet gives the
 # governing peak on both GPUs ("datasheet"); where a rate per SM and clock is assumed ("per SM"); for a
-# latency- or small-grid-bound kernel, whose time the clock alone does not set ("launch").
-BANDS = {"datasheet": 1.25, "per SM": 1.5, "launch": 2.0}
+# latency- or small-grid-bound kernel, whose time the clock alone does not set ("launch"); where the projection was
+# raised to another resource's time there (the measured work at the target's peaks, another unit), whose latency
+# the projection does not model either ("another resource sets it").
+RAISED = "another resource sets it"
+BANDS = {"datasheet": 1.25, "per SM": 1.5, "launch": 2.0, RAISED: 2.0}
 # How sharply a kernel's rate turns from the bytes-in-flight limit to the bandwidth limit (the p of a smooth minimum,
 # ``_in_flight``): 3 puts the three triads of examples/h100 and examples/h200 (74%, 82% and 92% of the H100's DRAM
 # peak) within 12% of their measured H200 times; 1 (harmonic) and a hard minimum miss the 74% one by 20% or more.
@@ -194,7 +197,7 @@ def project(stats: KernelStats, source: Device, spec: DeviceSpec, clock: TargetC
     others, other_unit = _other_units(stats, source, spec, resource, t, clocks)
     projected = max(scaled, LAUNCH_FLOOR_S, bound.value or 0.0, others)
     if projected > scaled * (1.0 + 1e-9):  # another term sets the time there: its latency is not modelled
-        band = "launch"
+        band = "launch" if projected == LAUNCH_FLOOR_S else RAISED
     spread = (l2.low / l2.dram_there, l2.high / l2.dram_there) if dram != 1.0 and l2 is not None else (1.0, 1.0)
     low = max(projected * spread[0] / BANDS[band], LAUNCH_FLOOR_S, bound.value or 0.0)
     high = max(projected * spread[1] * BANDS[band], low)

@@ -29,6 +29,7 @@ from roofline.compare.noise import Change, slower_p_value
 from roofline.compare.pairing import Comparison, KernelPair, ReportRef, require_common
 from roofline.core.thresholds import MIN_SHARE_PCT, SLOWER_PCT, TOTAL_SLOWER_PCT
 from roofline.errors import RooflineError
+from roofline.ncu import metrics as m
 
 SHIFTED_KERNELS = 5  # kernels whose moved source lines the renderers list
 
@@ -139,7 +140,7 @@ def judge(comparison: Comparison, thresholds: Thresholds = Thresholds(),
     require_common(comparison)
     verdicts = tuple(_verdict(p, thresholds, comparison) for p in comparison.pairs)
     gates = (("--fail-if-slower", thresholds.slower_pct, [v.slowdown_pct for v in verdicts], "a duration",
-              "re-profile with any --set (each measures the duration, gpu__time_duration.sum)"),
+              f"re-profile with any --set (each measures the duration, {m.DURATION})"),
              ("--fail-if-roof-drop", thresholds.roof_drop_pct, [v.roof_drop_pct for v in verdicts],
               "a percent of roof", "re-profile with --set roofline or --set full, or drop --fail-if-roof-drop"))
     for option, limit, changes, what, fix in gates:

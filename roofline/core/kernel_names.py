@@ -58,6 +58,16 @@ class KernelName:
             return self.fit(width)
         return self.function + self._template(window_cut(self.arguments, at, room)) + self.suffix
 
+    def fit_function_around(self, at: int, width: int) -> str:
+        """Like ``fit``, but a cut of the function name keeps its first characters and its character ``at`` in
+        view (where it parts from a kernel whose name reads alike when cut in the middle)."""
+        template = "<…>" if self.arguments else ""
+        room = width - len(self.suffix) - len(template)
+        if len(self.function) <= room or room < 2 * MIN_FUNCTION_CHARS:
+            return self.fit(width)
+        head = room // 3
+        return self.function[:head] + window_cut(self.function[head:], at - head, room - head) + template + self.suffix
+
     def with_suffix(self, suffix: str) -> KernelName:
         return KernelName(self.function, self.scope, self.arguments, suffix)
 
@@ -68,15 +78,23 @@ class KernelName:
 
 def fit_apart(names: Sequence[KernelName], width: int) -> list[str]:
     """Each name fitted to ``width`` as ``KernelName.fit`` does, except that different names which would read
-    alike show their template arguments around where those first differ (two instances of one template)."""
+    alike show where they part: the template arguments around where those first differ (two instances of one
+    template), or each function name around where it parts from the one most like it (long generated names such
+    as cuDNN's ``sm80_xmma_fprop_..._tilesize128x128x32_...``)."""
     fits = [n.fit(width) for n in names]
     alike: dict[str, set[KernelName]] = {}
     for name, text in zip(names, fits, strict=True):
         alike.setdefault(text, set()).add(name)
     apart: dict[KernelName, str] = {}
     for group in (g for g in alike.values() if len(g) > 1):
-        first = len(commonprefix([n.arguments for n in group]))
-        apart |= {n: n.fit_around(first, width) for n in group}
+        functions = {n.function for n in group}
+        if len(functions) == 1:
+            first = len(commonprefix([n.arguments for n in group]))
+            apart |= {n: n.fit_around(first, width) for n in group}
+            continue
+        for n in group:
+            parts = max(len(commonprefix([n.function, f])) for f in functions if f != n.function)
+            apart[n] = n.fit_function_around(parts, width)
     return [apart.get(name, text) for name, text in zip(names, fits, strict=True)]
 
 

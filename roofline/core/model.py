@@ -379,6 +379,9 @@ class KernelLaunch:
         return f"{self.range_index}:{self.action_index}"
 
 
+INCOMPLETE_MODEL = "saved from an incomplete report (cut short or missing records): launches it held are missing"
+
+
 @dataclass(frozen=True)
 class Report:
     """A loaded report: where it came from, the device, and its kernel launches in report order. ``warnings``
@@ -401,6 +404,7 @@ class Report:
             "version": MODEL_VERSION,
             "label": self.label,
             **({"ncu_version": self.ncu_version} if self.ncu_version else {}),
+            **({"incomplete": True} if self.incomplete else {}),
             "device": _device_to_dict(self.device),
             "launches": _launch_columns([_launch_to_dict(launch) for launch in self.launches]),
         }
@@ -414,8 +418,10 @@ class Report:
         device = Device(**data["device"])
         items = data["launches"]
         launches = tuple(map(launch_from_dict, items)) if data["version"] == 1 else _launches_from_columns(items)
+        incomplete = bool(data.get("incomplete", False))
         return cls(path=path, device=device, launches=launches, source=source, label=data.get("label", ""),
-                   ncu_version=data.get("ncu_version", ""))
+                   ncu_version=data.get("ncu_version", ""), incomplete=incomplete,
+                   warnings=(INCOMPLETE_MODEL,) if incomplete else ())
 
 
 def _device_to_dict(device: Device) -> dict[str, Any]:

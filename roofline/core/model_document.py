@@ -75,7 +75,8 @@ def head_type() -> type[msgspec.Struct]:
     version)."""
     return msgspec.defstruct("ReportDocument", [
         ("format", Any), ("version", Any),
-        ("label", str, ""), ("ncu_version", str, ""), ("device", document_type(model.Device)), ("launches", None)],
+        ("label", str, ""), ("ncu_version", str, ""), ("incomplete", bool, False),
+        ("device", document_type(model.Device)), ("launches", None)],
         forbid_unknown_fields=True, kw_only=True)
 
 

@@ -75,3 +75,16 @@ def test_names_that_would_read_alike_show_where_they_differ() -> None:
     assert fitted[0] != fitted[2] and "min" in fitted[0] and "max" in fitted[2]
     assert fitted[1] == other.fit(30) and fitted[3] == fitted[0]
     assert all(len(text) <= 30 for text in fitted)
+
+
+def test_long_function_names_alike_when_cut_show_where_each_parts_from_the_nearest() -> None:
+    """cuDNN's generated names (RTX 3090 conv profile): cut in the middle to 23 characters, three read
+    'sm80_xmma_f…_kernel_trt'; each keeps its start and shows where it parts from the name most like it."""
+    stem = "sm80_xmma_fprop_implicit_gemm_f16f16_f16f16_f16_nhwckrsc_nhwc_tilesize"
+    names = [KernelName(stem + "128x128x32_stage4_warpsize2x2x1_g1_tensor16x8x16_t1r3s3_execute_kernel_trt"),
+             KernelName(stem + "128x64x64_stage3_warpsize2x2x1_g1_tensor16x8x16_t1r3s3_execute_kernel_trt"),
+             KernelName(stem + "128x128x32_stage4_warpsize2x2x1_g1_tensor16x8x16_t1r1s1_execute_kernel_trt")]
+    assert len({n.fit(23) for n in names}) == 1
+    fitted = fit_apart(names, 23)
+    assert len(set(fitted)) == 3 and all(len(text) <= 23 and text.startswith("sm80_") for text in fitted)
+    assert "128x64" in fitted[1] and "t1r1" in fitted[2] and "t1r3" in fitted[0]

@@ -92,6 +92,18 @@ def test_to_dict_is_plain_json_and_round_trips():
     assert Report.from_dict(versioned, "v.json").ncu_version == "2024.1.0.0"
 
 
+def test_a_model_of_an_incomplete_report_stays_incomplete_and_says_so(tmp_path):
+    """A model saved from a report cut short keeps the mark (``diff`` refuses such a report), and loading it warns;
+    a complete report's model does not write the field."""
+    import roofline
+
+    assert "incomplete" not in sample_report().to_dict()
+    path = tmp_path / "cut.roofline.json"
+    path.write_text(json.dumps(dataclasses.replace(sample_report(), incomplete=True).to_dict()))
+    again = roofline.load(path)
+    assert again.incomplete and any("incomplete report" in w for w in again.warnings)
+
+
 def test_rules_keep_focus_metrics_and_speedups_and_older_models_still_load():
     rule = RuleResult("CPIStall", "WarpStateStats", "Wait Stalls", "Waits 13.8 cycles.", "optimization",
                       (FocusMetric("smsp_average_wait", 13.8, 0, "Decrease wait stalls"),), 23.2, "global")

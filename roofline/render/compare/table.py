@@ -376,7 +376,10 @@ def _flop_rate(s: KernelStats) -> str:
 
 
 def _times(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.2f}x"
+    """A speedup or ratio: two decimals, or two significant digits under 0.1 (0.0031x, never 0.00x)."""
+    if value is None:
+        return "n/a"
+    return f"{value:.2f}x" if value >= 0.1 or value == 0 else f"{value:.2g}x"
 
 
 def _fixed(value: float | None) -> str:
