@@ -98,7 +98,9 @@ def unit(path: str, table: Sequence[Mapping[str, Any]]) -> str:
 LONG_COLUMNS = ("report.path", "report.source", "report.device", "report.spec_id", "launch", "kernel", "quantity",
                 "value", "unit", "text", "missing")
 DIMS = ("x", "y", "z")  # the axes of a launch's grid and block
-_ITEM_KEYS = ("reason", "kind", "name", "metric", "change")  # the field naming an item of a list of records
+# The field naming an item of a list of records, the first one it has (not empty): an advice item's topic (one item
+# per topic and launch: "roof", "coalescing:l2", "stall:long_scoreboard"), a stall's reason, a unit's name, ...
+_ITEM_KEYS = ("topic", "reason", "kind", "name", "metric", "change")
 
 
 def render(view: ReportSetView) -> str:
@@ -124,10 +126,14 @@ def long_rows(views: Sequence[ReportView]) -> list[tuple[Any, ...]]:
         for k, kernel in zip(v.analysis.launches, doc["kernels"], strict=True):
             kernel = with_reasons(_without_hotspots(kernel), doc["reasons"])
             why = kernel.pop("missing")
-            leaves = named_leaves(kernel)
-            leaves.update({path: None for path in why if path not in leaves})
+            leaves = _leaves(kernel, "", "")
+            named = {json_path: path for path, json_path, _ in leaves}  # a reason's key, as the row names it
+            rows = [(path, x, why.get(json_path)) for path, json_path, x in leaves]
+            rows += [(named.get(json_path, json_path), None, reason) for json_path, reason in why.items()
+                     if json_path not in named]  # a value left out whole (a null block), named by its reason
             name = kernel["name"]
-            out += [(*head, k.launch.key, name, *_cells(path, x, why, path)) for path, x in leaves.items()]
+            out += [(*head, k.launch.key, name, *_cells(path, x, {path: reason} if reason else {}, path))
+                    for path, x, reason in rows]
     return out
 
 
@@ -142,27 +148,35 @@ def named_leaves(value: Any, path: str = "") -> dict[str, Any]:
     """``flatten`` with the items of a list of records keyed by their name (``_ITEM_KEYS``: a stall reason, a unit's
     metric, an advice kind; a repeat gets ``#2``...) rather than their position, and a list of texts as one text
     (joined with "; "): paths that mean the same in every report."""
+    return {named: x for named, _, x in _leaves(value, path, path)}
+
+
+def _leaves(value: Any, named: str, json_path: str) -> list[tuple[str, str, Any]]:
+    """Each leaf as (its named path, its path in the JSON, its value); the JSON path (``advice[3].est_saved_s``)
+    is the key of its reason under ``missing``."""
+    def down(key: str) -> tuple[str, str]:
+        return (f"{named}.{key}" if named else key), (f"{json_path}.{key}" if json_path else key)
+
     if isinstance(value, Mapping):
-        out: dict[str, Any] = {}
-        for key, item in value.items():
-            out.update(named_leaves(item, f"{path}.{key}" if path else str(key)))
-        return out
-    if isinstance(value, list):
-        if all(isinstance(item, str) for item in value):
-            return {path: "; ".join(value) if value else None}
-        if path.rsplit(".", 1)[-1] in ("grid", "block") and len(value) == len(DIMS):
-            return {f"{path}.{axis}": item for axis, item in zip(DIMS, value, strict=True)}
-        out = {}
-        seen: dict[str, int] = {}
-        for i, item in enumerate(value):
-            field = next((f for f in _ITEM_KEYS if isinstance(item, Mapping) and isinstance(item.get(f), str)), None)
-            name = item[field] if field is not None else str(i)
-            seen[name] = seen.get(name, 0) + 1
-            key = name if seen[name] == 1 else f"{name}#{seen[name]}"
-            rest = {k: x for k, x in item.items() if k != field} if field is not None else item
-            out.update(named_leaves(rest, f"{path}.{key}"))
-        return out
-    return {path: value}
+        return [leaf for key, item in value.items() for leaf in _leaves(item, *down(str(key)))]
+    if not isinstance(value, list):
+        return [(named, json_path, value)]
+    if all(isinstance(item, str) for item in value):
+        return [(named, json_path, "; ".join(value) if value else None)]
+    if named.rsplit(".", 1)[-1] in ("grid", "block") and len(value) == len(DIMS):
+        return [(f"{named}.{axis}", f"{json_path}[{i}]", item) for i, (axis, item) in enumerate(zip(DIMS, value,
+                                                                                                   strict=True))]
+    out = []
+    seen: dict[str, int] = {}
+    for i, item in enumerate(value):
+        field = next((f for f in _ITEM_KEYS if isinstance(item, Mapping) and isinstance(item.get(f), str)
+                      and item[f]), None)
+        name = item[field] if field is not None else str(i)
+        seen[name] = seen.get(name, 0) + 1
+        key = name if seen[name] == 1 else f"{name}#{seen[name]}"
+        rest = {k: x for k, x in item.items() if k != field} if field is not None else item
+        out += _leaves(rest, f"{named}.{key}", f"{json_path}[{i}]")
+    return out
 
 
 def to_dataframe(views: ReportView | Sequence[ReportView]) -> pandas.DataFrame:

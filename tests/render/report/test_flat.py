@@ -58,7 +58,7 @@ def test_the_csv_has_one_row_per_launch_and_json_leaf_under_fixed_columns(v100):
 
 def test_list_items_are_named_by_their_key_not_their_position(v100):
     quantities = {r["quantity"] for r in rows_of(v100)}
-    assert not [q for q in quantities if any(part.isdigit() for part in q.split("."))]
+    assert not [q for q in quantities if "[" in q or any(part.isdigit() for part in q.split("."))]
     stalls = {q for q in quantities if q.startswith("stalls.reasons.")}
     assert stalls and all(q.endswith((".value", ".share")) for q in stalls)
 
@@ -66,6 +66,22 @@ def test_list_items_are_named_by_their_key_not_their_position(v100):
 def test_null_has_an_empty_value_and_its_reason(v100):
     row = next(r for r in rows_of(v100) if r["quantity"] == "flops.fp16")
     assert row["value"] == row["text"] == "" and row["missing"].startswith("missing metrics")
+
+
+def test_a_null_advice_estimate_has_its_reason_on_its_named_row(v100):
+    """An advice item is named by its topic; the reason its estimate is null (keyed by position in the JSON's
+    ``missing``) sits on that row, not on a row of its own."""
+    doc = json_render.document(views(v100))["reports"][0]
+    by_row = {(r["launch"], r["quantity"]): r for r in rows_of(v100)}
+    checked = 0
+    for k, kernel in zip(v100[0].launches, doc["kernels"], strict=True):
+        for i, item in enumerate(kernel["advice"]):
+            reason = kernel["missing"].get(f"advice[{i}].est_saved_s")
+            if item["est_saved_s"] is None and reason is not None:
+                row = by_row[(k.launch.key, f"advice.{item['topic']}.est_saved_s")]
+                assert row["value"] == "" and row["missing"] == doc["reasons"][reason]
+                checked += 1
+    assert checked
 
 
 def test_the_csv_starts_with_its_header_row_which_marks_it_as_ours(v100):
