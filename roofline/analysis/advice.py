@@ -42,7 +42,13 @@ from roofline.analysis.ncu_rules import (
 )
 from roofline.analysis.reconcile import merge, rank, reconcile, small_grid_saving, tail_saving
 from roofline.analysis.results import Advice, Cause, LaunchAnalysis, Occupancy, Verdict
-from roofline.analysis.roofline import attained_pct, headroom_s, rank_by_recoverable_time, recoverable_s, ridge_point
+from roofline.analysis.roofline import (
+    gap_formula,
+    headroom_s,
+    rank_by_recoverable_time,
+    recoverable_s,
+    ridge_point,
+)
 from roofline.analysis.verdict import BOUND_WORDS, explain
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, Device
@@ -200,7 +206,7 @@ def _gap(k: LaunchAnalysis) -> tuple[float | None, str]:
     saved = recoverable_s(k)
     if saved is None:
         return None, "not estimated: no throughput and no roof position"
-    return saved, f"gap to the busiest unit's peak: duration x (1 - {pct(attained_pct(k))})"
+    return saved, f"gap to the busiest unit's peak: {gap_formula(k)}"
 
 
 def _verdict_items(k: LaunchAnalysis, lib: Library | None, kind: KernelKind,

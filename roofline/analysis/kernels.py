@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from roofline.analysis.hotspots import line_samples
-from roofline.analysis.launches import Figure, Launches
+from roofline.analysis.launches import Columns, Figure, Launches
 from roofline.analysis.results import LaunchAnalysis, RoofPosition, Value, Verdict
 from roofline.analysis.roofline import intensity, measured, median_known, rate, roof_position
 from roofline.analysis.verdict import pooled_verdict
@@ -78,7 +78,7 @@ def aggregate(launches: Launches) -> KernelStats:
     flops = {p: _sum(c.flops[p], at) for p in PRECISIONS}
     moved = {level: _sum(c.bytes[level], at) for level in LEVELS}
     median = _median_launch(launches)
-    ceilings = pooled_ceilings(median.ceilings[median.roof.ceilings], c.roofs, c.duration.values, at)
+    ceilings = pooled_ceilings(median.ceilings[median.roof.ceilings], c, at)
     duration = Value(total.value, via=total.via if total.value is not None else total.reason)
     roof_s = roof_time(flops, moved, ceilings)
     roof = roof_position(flops, moved, total.value, ceilings)
@@ -95,24 +95,31 @@ def aggregate(launches: Launches) -> KernelStats:
         line_samples=line_samples(launches.kernel_launches), sm_clock_hz=_clock(median))
 
 
-def pooled_ceilings(median: Ceilings, roofs: Mapping[str, np.ndarray], durations: np.ndarray,
-                    at: np.ndarray) -> Ceilings:
+def pooled_ceilings(median: Ceilings, columns: Columns, at: np.ndarray) -> Ceilings:
     """The median launch's ceilings, each roof it has replaced by the launches' own roofs weighted by their time
-    (sum of roof x time / summed time): the work the roofs allow over the kernel's time, so that the pooled percent
-    of roof never exceeds the highest launch's where their clocks, and so their roofs, differ."""
+    (sum of roof x time / summed time; the Tensor roof over the launches of the median's Tensor Core type): the
+    work the roofs allow over the kernel's time, so that the pooled percent of roof never exceeds the highest
+    launch's where their clocks, and so their roofs, differ (said in the clock note)."""
     import numpy as np
 
-    times = durations[at]
+    times = columns.duration.values[at]
+    weighted: list[str] = []
 
-    def weighted(key: str) -> float | None:
-        own, values = median.roof(key), roofs[key][at]
+    def roof(key: str) -> float | None:
+        own, values = median.roof(key), columns.roofs[key][at]
         known = ~np.isnan(values) & (times > 0)
+        if key == "tensor":
+            known &= columns.tensor_dtype[at] == median.tensor_dtype
         if own is None or not known.any() or (values[known] == values[known][0]).all():
             return own
+        weighted.append(key)
         return float((values[known] * times[known]).sum() / times[known].sum())
 
-    return replace(median, flop_per_s={p: weighted(p) for p in PRECISIONS},
-                   bytes_per_s={level: weighted(level) for level in LEVELS})
+    flops, moved = {p: roof(p) for p in PRECISIONS}, {level: roof(level) for level in LEVELS}
+    if not weighted:
+        return median
+    note = f"{median.clock_note}; roofs weighted by the launches' times (their clocks differ)"
+    return replace(median, flop_per_s=flops, bytes_per_s=moved, clock_note=note, clock=median.clock)
 
 
 def _clock(k: LaunchAnalysis) -> Value:

@@ -56,6 +56,7 @@ class Columns:
     fp16_moves: np.ndarray  # FP16 FLOPs of zero-product HFMA2 register moves left out (NaN: not counted)
     definitions: Mapping[str, np.ndarray]  # per level: the metric definition of its bytes ("" where none)
     roofs: Mapping[str, np.ndarray]  # per precision and level: the roof of the ceiling set used (NaN where none)
+    tensor_dtype: np.ndarray  # the Tensor Core data type the "tensor" roof is for (None where none)
 
 
 class LaunchTable:

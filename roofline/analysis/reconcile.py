@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 
 from roofline.analysis.ncu_rules import COALESCING, WORK_UNITS, level_bytes
 from roofline.analysis.results import Advice, EstimateBound, LaunchAnalysis, ModelChange, Term, TimeModel
-from roofline.analysis.roofline import attained_pct, headroom_s, recoverable_s
+from roofline.analysis.roofline import attained_pct, gap_formula, headroom_s, recoverable_s
 from roofline.analysis.time_model import TAIL, Change, saving
 from roofline.core.model import Device
 from roofline.core.thresholds import LAUNCH_FLOOR_S
@@ -194,7 +194,7 @@ def cap(a: Advice, analysis: LaunchAnalysis, device: Device | None) -> Cap:
 def _gap_cap(analysis: LaunchAnalysis, why: str) -> Cap:
     """At most the busiest unit's gap, ``why``."""
     attained = attained_pct(analysis)
-    text = (f"{why}: at most duration x (1 - {pct(attained)})" if attained is not None
+    text = (f"{why}: at most {gap_formula(analysis)}" if attained is not None
             else f"{why}, but no busiest unit is measured to bound it")
     return Cap(headroom_s(analysis), EstimateBound.GAP, text)
 
@@ -209,7 +209,7 @@ def _grid_cap(a: Advice, analysis: LaunchAnalysis, device: Device | None) -> Cap
     gap = headroom_s(analysis)
     if saving is not None and gap is not None and gap < saving:
         return Cap(gap, EstimateBound.GAP,
-                   f"{text}, and at most the busiest unit's gap, duration x (1 - {pct(attained_pct(analysis))})")
+                   f"{text}, and at most the busiest unit's gap, {gap_formula(analysis)}")
     return Cap(saving, by, text)
 
 
@@ -226,7 +226,7 @@ def _work_cap(a: Advice, analysis: LaunchAnalysis) -> Cap:
     elsewhere = busiest is not None and units is not None and busiest.metric.split("__", 1)[0] not in units
     if busiest is not None and elsewhere and gap is not None and gap < most:
         return Cap(gap, EstimateBound.GAP, f"{why}, but the busiest unit ({busiest.name}, {pct(busiest.pct)}) keeps "
-                                           f"its work: at most duration x (1 - {pct(attained_pct(analysis))})")
+                                           f"its work: at most {gap_formula(analysis)}")
     return Cap(most, EstimateBound.SHARE, f"{why}: at most that share of the kernel's time")
 
 

@@ -40,6 +40,7 @@ from roofline.core.kernel_names import kernel_key
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet, Device, KernelLaunch, Report
 from roofline.core.thresholds import LAUNCH_FLOOR_S
+from roofline.core.units import pct, seconds
 from roofline.ncu import metrics as m
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -403,6 +404,7 @@ def launch_columns(launches: Sequence[KernelLaunch], parts: Sequence[tuple[Seque
     bound, no_throughputs = np.full(n, None, dtype=object), np.full(n, "", dtype=object)
     moves, definitions = col(), {level: np.full(n, "", dtype=object) for level in LEVELS}
     roofs = {key: col() for key in (*PRECISIONS, *LEVELS)}
+    tensor_dtype = np.full(n, None, dtype=object)
     units: dict[str, tuple[str, Side, np.ndarray]] = {}
     for rows, a in parts:
         at = np.asarray(rows, dtype=np.intp)
@@ -418,6 +420,7 @@ def launch_columns(launches: Sequence[KernelLaunch], parts: Sequence[tuple[Seque
         used = a.ceilings[a.roof.ceilings]
         for key in roofs:
             roofs[key][at] = _number(used.roof(key))
+        tensor_dtype[at] = used.tensor_dtype
         t = throughputs(a.launch)
         if isinstance(t, NoThroughputs):
             no_throughputs[at] = t
@@ -429,7 +432,8 @@ def launch_columns(launches: Sequence[KernelLaunch], parts: Sequence[tuple[Seque
     invalid = np.array([bool(launch.invalid) for launch in launches], dtype=bool)
     saved = recoverable_time(duration.values, bound, pct, attained)
     return Columns(duration, flops, moved, pct, bound, attained, saved, small_grid_time(duration.values, bound),
-                   no_throughputs, sm, memory, waves, units, instructions, threads, invalid, moves, definitions, roofs)
+                   no_throughputs, sm, memory, waves, units, instructions, threads, invalid, moves, definitions, roofs,
+                   tensor_dtype)
 
 
 def _figure(n: int) -> Figure:
@@ -594,6 +598,16 @@ def attained_pct(analysis: LaunchAnalysis) -> float | None:
     figure ``recoverable_time`` takes), None when none is measured."""
     known = [v for v in (analysis.roof.pct_of_roof, analysis.verdict.attained_pct) if v is not None]
     return max(known) if known else None
+
+
+def gap_formula(analysis: LaunchAnalysis) -> str:
+    """How ``headroom_s`` and ``recoverable_s`` are obtained for this launch, as the estimates quote it: the gap to
+    the busiest unit's peak, and where it binds, the launch floor."""
+    attained, duration = attained_pct(analysis), analysis.duration_s.value
+    text = f"duration x (1 - {pct(attained)})"
+    if attained is not None and duration and duration * (1 - attained / 100) > duration - LAUNCH_FLOOR_S:
+        text += f", at most duration - the {seconds(LAUNCH_FLOOR_S)} launch floor"
+    return text
 
 
 def headroom_s(analysis: LaunchAnalysis) -> float | None:

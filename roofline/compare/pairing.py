@@ -211,6 +211,19 @@ class KernelPair:
             return change.inverted().scaled(check.work_ratio)
         return change.inverted()
 
+    def work_known(self, i: int) -> bool:
+        """Whether report i's work could be compared with the base's (FLOPs, or threads for the same kernel): where
+        not, a ratio of times is a speedup only if the work happens to be the same."""
+        check = self.work[i] if self.work else None
+        return check is not None and bool(check.basis)
+
+    def headline_kind(self, i: int) -> str:
+        """What ``headline`` is: "speedup" (the same work), "throughput" (different work) or "time_ratio" (work
+        not compared)."""
+        if self.headline_unit(i) != "speedup":
+            return "throughput"
+        return "speedup" if self.work_known(i) else "time_ratio"
+
     def headline_unit(self, i: int) -> str:
         """"speedup", or the throughput unit of what decided ("DRAM bytes/s", "FP32 FLOP/s", "FLOP/s",
         "threads/s", ...) for different work."""
@@ -340,7 +353,8 @@ def require_common(c: Comparison) -> None:
                             f"{'A' if not c.unmatched[0] else 'B'} has no valid kernel launch",
                             "check the --kernel filter, or profile the kernel in both")
     similarity, a, b = max(candidates)
-    if similarity < SIMILAR_NAMES:  # nothing alike: the reports may profile different programs
+    alone = all(len(names) == 1 for names in c.unmatched[:2])  # one kernel each: a rename, likely
+    if similarity < SIMILAR_NAMES and not alone:  # nothing alike: the reports may profile different programs
         raise RooflineError(f"{apart}: no kernel in common ({c.matching} matching), and no names alike "
                             f"(nearest: A {a!r}, B {b!r})", "check that both profile the same program, or pair "
                             "kernels with --map BASE=NEW or --match family|order|regex:PATTERN")

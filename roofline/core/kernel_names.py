@@ -93,6 +93,10 @@ def fit_apart(names: Sequence[KernelName], width: int) -> list[str]:
             apart |= {n: n.fit_around(first, width) for n in group}
             continue
         for n in group:
+            twins = [t for t in group if t.function == n.function and t != n]  # one function, other arguments
+            if twins:
+                apart[n] = n.fit_around(max(len(commonprefix([n.arguments, t.arguments])) for t in twins), width)
+                continue
             parts = max(len(commonprefix([n.function, f])) for f in functions if f != n.function)
             apart[n] = n.fit_function_around(parts, width)
     return [apart.get(name, text) for name, text in zip(names, fits, strict=True)]

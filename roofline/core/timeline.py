@@ -61,7 +61,7 @@ class IdleCause:
     the host outside any CUDA call (host)."""
 
     kind: IdleKind
-    detail: str  # the copy's direction and host memory kind, or the API call's name
+    detail: str  # the copy's direction and host memory kind, or the API call's name ("" for other kernels and host)
     seconds: float
 
 

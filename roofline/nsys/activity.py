@@ -133,7 +133,7 @@ def idle_causes(db: sqlite3.Connection, tables: set[str], source: str, device: i
         others = db.execute(f'SELECT start, "end" FROM {every_kernel} WHERE deviceId = ? ORDER BY start', (device,))
         covered, left = take(left, merge(others))
         if covered:
-            causes.append(IdleCause("other_kernels", "kernels the NVTX filter leaves out", covered * NS))
+            causes.append(IdleCause("other_kernels", "", covered * NS))
     for kind, detail, intervals in _gpu_activity(db, tables, device):
         covered, left = take(left, merge(sorted(intervals)))
         if covered:

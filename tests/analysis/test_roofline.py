@@ -368,3 +368,17 @@ def test_every_roof_from_the_datasheet_only_where_no_launch_had_one_of_its_own()
     datasheet = launch({"fp32": "datasheet x 0.9"})
     assert scaled_roofs([datasheet, datasheet]).every
     assert not scaled_roofs([datasheet, launch({})]).every
+
+
+def test_recoverable_time_stops_at_the_launch_floor() -> None:
+    """duration x (1 - attained / 100), at most the duration above the 1.5 us launch floor: a 1 us launch recovers
+    nothing, a 2 us one at most 0.5 us, a 1 ms one its whole gap; NaN stays NaN and a small grid recovers 0."""
+    import numpy as np
+
+    from roofline.analysis.roofline import recoverable_time
+
+    duration = np.array([1e-6, 2e-6, 1e-3, np.nan, 1e-3])
+    bound = np.array(["latency", "latency", "memory", "memory", "small_grid"], dtype=object)
+    pct = np.array([10.0, 10.0, 60.0, 50.0, 10.0])
+    saved = recoverable_time(duration, bound, pct, np.full(5, np.nan))
+    assert saved[:3] == pytest.approx([0.0, 0.5e-6, 0.4e-3]) and np.isnan(saved[3]) and saved[4] == 0.0

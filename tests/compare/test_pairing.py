@@ -399,11 +399,15 @@ def _unpaired(base_names: tuple[str, ...], new_names: tuple[str, ...]) -> pairin
 
 
 def test_no_kernel_in_common_suggests_a_map_of_alike_names_only():
-    """Names as alike as two versions of one kernel get a ready --map; names with nothing alike (an SGEMM and a
-    sort's kernel) get none, since pairing them would gate one kernel against another."""
+    """Names as alike as two versions of one kernel get a ready --map, and so does the one kernel of each report
+    (a rename); among several, names with nothing alike (an SGEMM and a sort's kernels) get none, since pairing
+    them would gate one kernel against another."""
     with pytest.raises(RooflineError) as alike:
-        pairing.require_common(_unpaired(("gemm_v1",), ("gemm_v2",)))
+        pairing.require_common(_unpaired(("gemm_v1", "copy"), ("gemm_v2", "scan")))
     assert "--map 'gemm_v1=gemm_v2'" in str(alike.value.hint)
+    with pytest.raises(RooflineError) as renamed:
+        pairing.require_common(_unpaired(("sgemm_naive",), ("sgemm_shared_mem_block",)))
+    assert "--map 'sgemm_naive=sgemm_shared_mem_block'" in str(renamed.value.hint)
     with pytest.raises(RooflineError) as apart:
-        pairing.require_common(_unpaired(("ampere_sgemm_128x64_nn",), ("kernelUniqueKeys",)))
-    assert "no names alike" in str(apart.value) and "--map 'ampere" not in str(apart.value.hint)
+        pairing.require_common(_unpaired(("ampere_sgemm_128x64_nn", "copy"), ("kernelUniqueKeys", "scan")))
+    assert "no names alike" in str(apart.value) and "--map '" not in str(apart.value.hint)

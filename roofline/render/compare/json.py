@@ -180,12 +180,12 @@ def pair_dict(p: KernelPair, reports: Sequence[ReportRef]) -> dict[str, Any]:
 
 
 def headline_dict(p: KernelPair, i: int) -> dict[str, Any] | None:
-    """The figure report i compares with the base by: a speedup (same work) or a throughput ratio (different
-    work), with its interval; null for the base and without times."""
+    """The figure report i compares with the base by: a speedup (same work), a throughput ratio (different work) or
+    a time ratio (work not compared), with its interval; null for the base and without times."""
     change = p.headline(i) if i else None
     if change is None:
         return None
-    return {"kind": "speedup" if p.headline_unit(i) == "speedup" else "throughput", "unit": p.headline_unit(i),
+    return {"kind": p.headline_kind(i), "unit": p.headline_unit(i),
             "ratio": change.ratio, "low": change.low, "high": change.high}
 
 

@@ -493,8 +493,8 @@ def _normalized_axes(ax: Axes, reports: int, points: Sequence[Point], title: str
 
 
 def _draw_bars(ax: Axes, bars: Sequence[Bar], total_s: float | None) -> None:
-    """Horizontal bars in rank order: the time the busiest unit needs at its peak plus the recoverable time (grey:
-    no roof position), each
+    """Horizontal bars in rank order: the time not recoverable (the busiest unit at its peak, the launch floor) plus
+    the recoverable time (grey: no roof position), each
     labelled with its share of the report's time so short groups stay readable next to a dominant one."""
     from matplotlib.patches import Patch
 
@@ -511,7 +511,7 @@ def _draw_bars(ax: Axes, bars: Sequence[Bar], total_s: float | None) -> None:
     ax.set_yticks(rows, [middle(b.label, 40) for b in bars])
     ax.set_xlabel(f"time ({unit})")
     ax.tick_params(axis="y", labelsize=7)
-    handles = [Patch(color=c, label=t) for c, t in (("tab:blue", "busiest unit's time at its peak"),
+    handles = [Patch(color=c, label=t) for c, t in (("tab:blue", "not recoverable"),
                                                     ("tab:orange", "recoverable"), ("0.6", "no roof position"))]
     ax.legend(handles=handles, fontsize=7, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=3, frameon=False)
 

@@ -127,7 +127,7 @@ def versus_grids(c: Comparison, i: int) -> list[Grid]:
     """Report i against the base: work first, then the time of the pairs of the same work, the throughput of those
     of different work, and the roofline."""
     compared = [p for p in c.pairs if p.sides[i] and not p.different_work(i)]
-    unknown = [p for p in compared if _work_word(p.work[i] if p.work else None) == "unknown"]
+    unknown = [p for p in compared if not p.work_known(i)]
     same = [p for p in compared if p not in unknown]
     different = [p for p in c.pairs if p.sides[i] and p.different_work(i)]
     return [work_grid(c, i), *([time_grid(c, same, i)] if same else []),
@@ -197,13 +197,13 @@ def time_grid(c: Comparison, pairs: Sequence[KernelPair], i: int, work_known: bo
                   _times(p.speedup[i].value), interval_text(p.headline(i)), _times(p.expected_speedup[i].value),
                   _fixed(p.kept_up[i].value)) for p in pairs)
     title, column = ("same work", "speedup") if work_known else ("work not compared: a ratio of times, a speedup only "
-                                                                 "if the work is the same", "time ratio")
+                                                                 "if the work is the same", f"{a}/{b} time")
     return Grid(f"Time per launch, {a} -> {b} ({title})",
                 ("kernel", a, b, column, f"{confidence} interval", "expected", "kept up"), rows,
                 f"{column} = 1 / the median of the pairwise launch-time ratios {b}/{a} (Hodges-Lehmann), with its "
                 f"{confidence} interval (Mann-Whitney U, alpha {c.alpha:g}; untested: one launch per side, or too few "
                 f"to reach alpha); expected = roof time {a} / roof time {b}, only where a roof governs both (compute "
-                "or memory bound); kept up = speedup / expected")
+                f"or memory bound); kept up = {column} / expected")
 
 
 def throughput_grid(c: Comparison, pairs: Sequence[KernelPair], i: int) -> Grid:
@@ -499,7 +499,9 @@ def total_text(d: DiffResult) -> str:
     t = d.total
     if t is None:
         return ""
-    return (f"total: {counted(t.kernels, 'kernel')} (the small ones too) take {seconds(t.base_s)} in BASE and "
+    small = any(v.share_pct is not None and v.share_pct < d.thresholds.min_share_pct for v in d.verdicts)
+    return (f"total: {counted(t.kernels, 'kernel')}{' (the small ones too)' if small else ''} take "
+            f"{seconds(t.base_s)} in BASE and "
             f"{seconds(t.at_new_speed_s)} at NEW's speed (BASE's launches, each kernel at its median time ratio): "
             f"{t.change_pct:+.1f}% "
             f"({'>' if d.total_regressed else '<='} {d.thresholds.total_slower_pct:g}%)")

@@ -64,7 +64,10 @@ from roofline.render.report.prose import bound_of, estimate_of, inverted_level_t
 #     `roofline project` writes a "kind: project" document
 # 11: each kernel has "hotspots": its instructions by warp samples (share, SASS, source line, stall reasons,
 #     executions, memory counters) and the source lines they aggregate to, from the per-PC counters of SourceCounters
-SCHEMA_VERSION = 13
+# 14: a comparison's headline "kind" may be "time_ratio" (work not compared); a timeline's idle causes may be of
+#     kind "other_kernels" (with --nvtx); percent of roof pooled with time-weighted roofs, recoverable time at most
+#     the time above the launch floor
+SCHEMA_VERSION = 14
 HOTSPOTS_SHOWN = 20  # instructions and lines listed per launch, most samples first
 
 

@@ -36,8 +36,8 @@ def heading(t: Timeline) -> str:
 
 IDLE_CAUSES_SHOWN = 4  # the largest causes of a GPU's idle time named in the table
 API_SHOWN = 8  # CUDA API functions listed (longest total first)
-CAUSE_WORDS = {"other_kernels": "", "copy": "copying", "memset": "memset", "unified_memory": "unified memory",
-               "sync": "host in", "api": "host in", "host": ""}
+CAUSE_WORDS = {"other_kernels": "kernels the NVTX filter leaves out", "copy": "copying", "memset": "memset",
+               "unified_memory": "unified memory", "sync": "host in", "api": "host in", "host": ""}
 
 
 def device_lines(t: Timeline) -> list[str]:
