@@ -533,7 +533,8 @@ def _print_summary(console: Console, s: AppSummary) -> None:
     console.print(f"ranked by {s.ranked_by}", highlight=False)
     console.print(_summary_table(s, console.width))
     hidden = s.group_count - len(s.rows)
-    covered = f"shown: {_pct_of(s.shown_share)} of the time"
+    timed = "measured time" if any(row.group.total_s is None for row in s.rows) else "time"  # ncu timed not all
+    covered = f"shown: {_pct_of(s.shown_share)} of the {timed}"
     console.print(covered + (f"; {hidden} more not shown (--top)" if hidden > 0 else "") +
                   (f"; recoverable in all: {seconds(s.recoverable_s)}" if s.recoverable_s is not None else "") +
                   (f"; small grids: {seconds(s.small_grid_s)}" if s.small_grid_s else ""),

@@ -150,8 +150,10 @@ def test_the_recoverable_time_is_defined_once_under_every_summary(shared_report)
 
 def test_the_help_defines_the_recoverable_time_the_code_computes():
     """summary --help: time x (1 - attained / 100) with the attained percent the largest of percent of roof and
-    the two throughputs (analysis.roofline.recoverable_time), small grids apart, as docs/figures.md says."""
+    the two throughputs, at most the time above the launch floor (analysis.roofline.recoverable_time), small grids
+    apart, as docs/figures.md says."""
     help_text = " ".join(runner.invoke(app, ["summary", "--help"], env={"COLUMNS": "200"}).stdout.split())
     assert ("recoverable time: time x (1 - attained / 100), attained = the largest of percent of roof and the SM "
-            "and memory throughputs; small-grid launches are counted apart") in help_text
+            "and memory throughputs, at most the time above the 1.5 us launch floor; small-grid launches are "
+            "counted apart") in help_text
     assert "(1 - percent of roof)" not in help_text
