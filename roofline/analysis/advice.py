@@ -328,6 +328,9 @@ def _library(k: LaunchAnalysis, lib: Library, spec: DeviceSpec | None) -> list[A
     tensor_item = k.tensor_cores is not None and bool(k.tensor_cores.advice)  # it says which type gains, if any
     change = lib.caller_advice + (f"; {lib.type_advice}" if lib.type_advice and not (on_tensor or tensor_item)
                                   else "")
+    duration, waves = k.duration_s.value, v.waves_per_sm
+    small = (duration is not None and duration < SHORT_LAUNCH_S) or (waves is not None and waves < FULL_WAVE)
+    change += f"; {lib.small_advice}" if lib.small_advice and small else ""
     return [Advice(kind="library", title=f"Tune the {lib.name} call",
                    text=f"A {lib.name} {lib.kind} kernel ({seconds(k.duration_s.value)}, {verdict}{busiest}): its "
                         f"code is the library's, so change the call: {change}.", cause=explain(v),

@@ -30,6 +30,7 @@ class Library:
     kind: str  # "gemm", "convolution", "fft", "collective", "primitive", "attention", "elementwise", "generated"
     caller_advice: str
     type_advice: str = ""  # the data-type change, for a call whose math ran on the CUDA cores
+    small_advice: str = ""  # the change for a short launch or one of under a wave of blocks
 
 
 _BLAS = Library("cuBLAS", "gemm", "choose the problem shape (M, N, K multiples of 8 or 16 let cuBLAS pick Tensor "
@@ -60,8 +61,8 @@ _LIBRARIES: tuple[tuple[re.Pattern[str], Library], ...] = (
              "plan, and real-to-complex transforms for real data")),
     (re.compile(r"\bat::native::|\bat::cuda::|^(?:vectorized_|unrolled_|index_)?elementwise_kernel"
                 r"|distribution_elementwise|^reduce_kernel", re.IGNORECASE),
-     Library("PyTorch ATen", "elementwise", "fuse the chain of elementwise operations (torch.compile or a fused op), "
-             "give each launch more elements, and capture repeated small launches in a CUDA Graph")),
+     Library("PyTorch ATen", "elementwise", "fuse the chain of elementwise operations (torch.compile or a fused op)",
+             small_advice="give each launch more elements, and capture repeated small launches in a CUDA Graph")),
     (re.compile(r"^triton_", re.IGNORECASE),
      Library("Triton", "generated", "tune the generator, not the kernel: autotuning configurations (BLOCK sizes, "
              "num_warps, num_stages; torch.compile mode='max-autotune') and what it fuses")),

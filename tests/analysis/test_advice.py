@@ -585,3 +585,22 @@ def test_a_small_grid_kernel_is_advised_by_the_time_its_idle_sms_could_save() ->
     expected = duration * (1 - 110 / 132)
     assert advice.time_to_gain(first) == pytest.approx(expected, rel=1e-9)
     assert all((g.recoverable_s or 0.0) < expected for g in rest) and len(rest) == 2
+
+
+@pytest.mark.parametrize("name", ["h800_flash-attn-fwd_full", "gh200_silu_full-roofline",
+                                  "rtx4090_torch-linear-sgemm_custom"])
+def test_aten_items_suggest_bigger_launches_and_graphs_only_for_short_or_small_launches(name, shared_report):
+    """PyTorch ATen elementwise kernels: fusing is the change for any; more elements per launch and a CUDA Graph
+    only where a launch is short (under 5 us) or its grid under one wave (the H800's and GH200's 34-143 us
+    launches of 1056 or more blocks are neither; the RTX 4090's 2.1 us one is)."""
+    checked = 0
+    for k in analyze_files([shared_report(name)])[0].launches:
+        items = [a for a in k.advice if a.source == "library" and "PyTorch ATen" in a.text]
+        if not items or k.duration_s.value is None:
+            continue
+        waves = k.verdict.waves_per_sm
+        small = k.duration_s.value < advice.SHORT_LAUNCH_S or (waves is not None and waves < 1.0)
+        assert "fuse the chain of elementwise operations" in items[0].text
+        assert ("CUDA Graph" in items[0].text) == small, k.launch.key
+        checked += 1
+    assert checked
