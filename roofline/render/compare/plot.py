@@ -522,5 +522,12 @@ def _time_unit(longest_s: float) -> tuple[float, str]:
 
 
 def _note_empty(ax: Axes) -> None:
+    """A roofline panel with no point: the note, without axes that would scale nothing (1 to 10 FLOP/s)."""
     ax.text(0.5, 0.5, "no kernel group can be placed on the roofline\n(see the note below)", transform=ax.transAxes,
             ha="center", va="center", fontsize=9, color="0.4")
+    ax.set_xticks([], minor=False)
+    ax.set_yticks([], minor=False)
+    ax.minorticks_off()
+    ax.set_xlabel("")
+    ax.set_ylabel("")
+    ax.grid(False)

@@ -125,6 +125,9 @@ def test_summary_of_a_basic_report_has_bars_but_no_points(roofline_report):
     panel = summary_data([summary]).panels[0]
     assert not panel.points and len(panel.bars) == 5  # no FLOP or byte counters: nothing to place
     assert all(b.recoverable_s is not None for b in panel.bars)  # from the SpeedOfLight throughputs
+    roof_ax = summary_figure([summary]).axes[0]  # its roofline panel says so, with no axis scaling nothing
+    assert any("no kernel group can be placed" in t.get_text() for t in roof_ax.texts)
+    assert not list(roof_ax.get_xticks()) and not list(roof_ax.get_yticks()) and not roof_ax.get_ylabel()
 
 
 @pytest.mark.parametrize("name", ["plot.txt", "plot"])
