@@ -227,24 +227,32 @@ def invalid_launch(launch: KernelLaunch, spec: DeviceSpec | None = None,
 
 
 def rate(amount: Value, duration: Value) -> Value:
-    """An amount per second of ``duration``; None with the reason when either is missing or zero."""
+    """An amount per second of ``duration``; None with the reason when either is missing or zero (the missing
+    one's cause, metrics and option kept as data)."""
     if amount.value is None:
-        return Value(None, amount.reason)
+        return _absent_as(amount, amount.reason)
     if duration.value is None or shared(duration.value <= 0):
-        return Value(None, f"no kernel duration: {duration.reason or 'zero duration'}")
+        return _absent_as(duration, f"no kernel duration: {duration.reason or 'zero duration'}")
     return Value(amount.value / duration.value, via=f"({amount.via}) / duration")
+
+
+def _absent_as(source: Value, reason: str) -> Value:
+    """A value absent because ``source`` is: ``reason``, with its cause, missing metrics and option."""
+    return Value(None, reason, missing=source.missing, collect=source.collect, cause=source.cause)
 
 
 def intensity(flops: Mapping[str, Value], moved: Mapping[str, Value]) -> dict[str, Value]:
     """FLOPs of all precisions per byte at each level (FLOP/byte)."""
     known = [v.value for v in flops.values() if v.value is not None]
     unmeasured = [p for p, v in flops.items() if v.value is None]
+    first = next((v for v in flops.values() if v.value is None and v.cause is not None), None)
     out = {}
     for level, b in moved.items():
         if not known:
-            out[level] = Value(None, "no FLOP count: " + "; ".join(v.reason for v in flops.values() if v.reason))
+            reason = "no FLOP count: " + "; ".join(v.reason for v in flops.values() if v.reason)
+            out[level] = _absent_as(first, reason) if first is not None else Value(None, reason)
         elif b.value is None:
-            out[level] = Value(None, b.reason)
+            out[level] = _absent_as(b, b.reason)
         elif shared(b.value == 0):
             out[level] = Value(None, f"no bytes moved at {level}: intensity is unbounded")
         else:

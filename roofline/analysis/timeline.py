@@ -13,7 +13,7 @@ from roofline.core.choices import NameBase
 from roofline.core.kernel_filter import ncu_escape
 from roofline.core.thresholds import RANK_OUTLIER_PCT
 from roofline.core.timeline import KernelTime, Representative, Timeline
-from roofline.core.units import pct, seconds
+from roofline.core.units import counted, pct, seconds
 
 
 @dataclass(frozen=True)
@@ -123,5 +123,5 @@ def profiling_summary(timeline: Timeline, top: int) -> str:
 
 
 def _why(timeline: Timeline, k: KernelTime, rep: Representative) -> str:
-    return (f"{k.name}: {pct(timeline.share(k) * 100)} of the GPU busy time in {k.count} launches; launch "
+    return (f"{k.name}: {pct(timeline.share(k) * 100)} of the GPU busy time in {counted(k.count, 'launch')}; launch "
             f"{rep.launch_index + 1} (by launch order) is the median-duration one, {seconds(rep.duration_s)} in nsys")

@@ -26,7 +26,7 @@ FLOP_RATES = ("fp64", "fp32", "tensor_fp64", "tensor_tf32", "tensor_fp16", "tens
 ROOFS = (*BANDWIDTHS, *FLOP_RATES)
 NCU, DEFAULT = "ncu", "default"  # the two clock settings a roof is measured at
 NCU_METRICS = (m.DURATION, m.SM_CLOCK)  # what the timing run under ncu collects
-HINT = "run 'roofline calibrate --output device_specs/measured/<id>.yaml' on that GPU (see device_specs/README.md)"
+HINT = "run 'roofline calibrate' on that GPU (it writes ID.calibration.yaml; see device_specs/README.md)"
 
 
 @dataclass(frozen=True)

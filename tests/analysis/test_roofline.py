@@ -382,3 +382,18 @@ def test_recoverable_time_stops_at_the_launch_floor() -> None:
     pct = np.array([10.0, 10.0, 60.0, 50.0, 10.0])
     saved = recoverable_time(duration, bound, pct, np.full(5, np.nan))
     assert saved[:3] == pytest.approx([0.0, 0.5e-6, 0.4e-3]) and np.isnan(saved[3]) and saved[4] == 0.0
+
+
+def test_a_rate_or_intensity_missing_for_want_of_metrics_says_so_as_data(shared_report) -> None:
+    """docs/python-api.md's example: a launch's Tensor FLOP/s is missing for want of the Tensor FLOP counters; the
+    rate keeps the count's cause, metrics and option, as an intensity does its bytes' (A10G basic set)."""
+    from roofline.analysis.results import Cause
+    from roofline.pipeline import analyze_files
+
+    k = analyze_files([shared_report("rtx3080_sgemm-vs-cublas_full")])[0].launches[0]
+    rate, count = k.flop_per_s["tensor"], k.flops["tensor"]
+    assert rate.value is None and rate.cause is Cause.MISSING_METRICS
+    assert (rate.missing, rate.collect) == (count.missing, count.collect) and rate.missing
+    basic = analyze_files([shared_report("a10g_sgemm-progression_basic")])[0].launches[0]
+    for v in (basic.bytes_per_s["dram"], basic.intensity["dram"]):
+        assert v.value is None and v.cause is Cause.MISSING_METRICS and v.missing and v.collect

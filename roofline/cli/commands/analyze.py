@@ -116,6 +116,10 @@ def analyze(
     if work_from:
         raise UsageError("--work-from without --no-counters: ncu measures the work itself",
                          "add --no-counters, or leave out --work-from")
+    if from_nsys is not None and nvtx_include:  # the launch skip counts every launch of the profile
+        raise UsageError("--from-nsys with --nvtx-include: the launch chosen is counted over every launch of the "
+                         "profile, and ncu counts only those inside the range, so it would profile another one (or "
+                         "none)", "leave out --nvtx-include, or give the kernel and --launch-skip yourself")
     runs, kernel_name_base = _runs(from_nsys, top, nsys, kernel, launch_skip, launch_count, kernel_name_base,
                                    group_by)
     plans = []

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from roofline.cli.common import SpecsOpt, handles_errors
-from roofline.cli.ncu_options import ForceOpt, NcuPathOpt
+from roofline.cli.ncu_options import NcuPathOpt
 from roofline.core.choices import OUTPUT_OPTION
 from roofline.ncu import driver
 
@@ -50,7 +50,8 @@ def calibrate(
         "--no-ncu", help="Skip the run under ncu (the file then has default-clock rates only, which "
         "--ceilings calibrated does not use).")] = False,
     ncu: NcuPathOpt = None,
-    force: ForceOpt = False,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing calibration file (otherwise it is "
+                                        "never overwritten).")] = False,
     specs: SpecsOpt = None,
 ) -> None:
     """Measure the GPU's achievable DRAM and L2 bandwidth, FP32/FP64 FMA and Tensor Core GEMM rates."""

@@ -117,6 +117,15 @@ def test_options_that_choose_kernels_are_refused_with_from_nsys(work: Path, opti
     assert "--from-nsys chooses the kernels and their launches" in result.stderr
 
 
+def test_an_nvtx_filter_is_refused_with_from_nsys(work: Path) -> None:
+    """--from-nsys counts the launch to skip over every launch of the profile (433 of Llama's 512 SGEMMs), and ncu
+    would count only the 64 inside layer 0's range: refused, in one line."""
+    result = invoke("--from-nsys", find_shared_nsys(LLAMA), "--nvtx-include", "layer_0_computation/", "--dry-run",
+                    "app.py")
+    assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1
+    assert "--from-nsys with --nvtx-include" in result.stderr and "-s " not in result.stdout
+
+
 def test_a_bad_profile_is_one_line_before_anything_runs(work: Path) -> None:
     (work / "bad.sqlite").write_text("x")
     result = invoke("--from-nsys", "bad.sqlite", "--dry-run", "app.py")
