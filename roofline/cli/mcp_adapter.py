@@ -138,6 +138,15 @@ def with_reasons(kernel: dict[str, Any], reasons: Sequence[str]) -> dict[str, An
     return resolved(kernel, reasons)
 
 
+def by_reason(missing: dict[str, str]) -> dict[str, list[str]]:
+    """The reasons of the nulls, each once, with the paths of the values it explains (a few reasons explain dozens
+    of values: each written once, the result stays small)."""
+    out: dict[str, list[str]] = {}
+    for path, reason in missing.items():
+        out.setdefault(reason, []).append(path)
+    return out
+
+
 def schema_version() -> int:
     """The ``schema_version`` every ``--format json`` document carries."""
     from roofline.render.report.json import SCHEMA_VERSION

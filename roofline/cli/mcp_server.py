@@ -93,38 +93,65 @@ class Roots:
         return Path(path)
 
 
-# Never cut: the reasons of the nulls, the verdict, the work check and headline of a pair, the page, the report.
-KEPT = frozenset({"missing", "verdict", "work", "headline", "page", "report"})
+# Never cut: the reasons of the nulls, the verdict, the work check and headline of a pair, the page, the report, and
+# a launch's grid and block (a triple cut short reads as another launch configuration).
+KEPT = frozenset({"missing", "verdict", "work", "headline", "page", "report", "grid", "block"})
 
 
 def fit(result: dict[str, Any], budget: int, ask: str) -> dict[str, Any]:
-    """``result`` within ``budget`` characters of JSON: the list that weighs most is halved until it fits (then,
-    with every list empty, the object that weighs most below the top level is left out), each cut listed under
-    ``cut`` (its path, and how many entries are kept of how many, or that it was left out) with ``ask``, how to get
-    the rest."""
+    """``result`` within ``budget`` characters of JSON: the list of two or more entries that weighs most is halved,
+    never to nothing, until it fits, the lists at the top level (the reports, the matched launches) only once those
+    below are down to one entry; then the object that weighs most below the top level is left out, and last the
+    heaviest list is emptied. Each cut is listed under ``cut`` (its path, and how many entries are kept of how many,
+    or that it was left out) with ``ask``, how to get the rest."""
     text = adapter.text(result)
     full = len(text)
     cuts: dict[str, dict[str, Any]] = {}
     while len(text) > budget:
-        heaviest = _heaviest(result, "", list)
-        if heaviest is not None:
-            path, parent, key = heaviest
+        rows = _halvable(result, "", False) or _halvable(result, "", True)
+        if rows is not None:
+            _, path, parent, key = rows
             items = parent[key]
             kept = len(items) // 2
             cuts[path] = {"path": path, "kept": kept, "of": cuts.get(path, {}).get("of", len(items))}
             del items[kept:]
         else:
             heaviest = _heaviest(result, "", dict)
-            if heaviest is None:
-                raise RooflineError(f"the result needs {len(text)} characters, more than max_chars {budget}",
-                                    f"call again with max_chars={min(MAX_CHARS, full)}")
-            path, parent, key = heaviest
-            del parent[key]
-            cuts[path] = {"path": path, "left_out": True}
+            emptied = _heaviest(result, "", list) if heaviest is None else None  # the last resort: a last entry
+            if heaviest is None and emptied is None:
+                raise RooflineError(f"the result does not fit in max_chars {budget} even cut down ({len(text)} "
+                                    f"characters; {full} in full)", f"call again with max_chars={min(MAX_CHARS, full)}"
+                                    " for all of it")
+            if heaviest is not None:
+                path, parent, key = heaviest
+                del parent[key]
+                cuts[path] = {"path": path, "left_out": True}
+            elif emptied is not None:
+                path, parent, key = emptied
+                cuts[path] = {"path": path, "kept": 0, "of": cuts.get(path, {}).get("of", len(parent[key]))}
+                parent[key] = []
         result["cut"] = {"lists": list(cuts.values()), "full_chars": full,
                          "ask": f"{ask}; or call again with max_chars={min(MAX_CHARS, full + 1000)}"}
         text = adapter.text(result)
     return result
+
+
+def _halvable(node: Any, path: str, top: bool) -> tuple[int, str, Any, Any] | None:
+    """The heaviest list of two or more entries under ``node`` (``cut`` and what ``KEPT`` names left alone), below
+    the top level of the result, or (``top``) at it: its size, path, parent and key there."""
+    best: tuple[int, str, Any, Any] | None = None
+    children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, child in children:
+        if (not path and key == "cut") or key in KEPT or not isinstance(child, (dict, list)):
+            continue
+        where = f"{path}[{key}]" if isinstance(node, list) else f"{path}.{key}" if path else str(key)
+        found = [_halvable(child, where, top)]
+        if isinstance(child, list) and len(child) >= 2 and (bool(path) != top):
+            found.append((len(adapter.text(child)), where, node, key))
+        for one in found:
+            if one is not None and (best is None or one[0] > best[0]):
+                best = one
+    return best
 
 
 def _heaviest(node: Any, path: str, kind: type) -> tuple[str, Any, Any] | None:
@@ -251,6 +278,7 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
             raise RooflineError(f"launch {launch}: {kernel!r} matched {len(kernels)} launches in {report}",
                                 f"give launch from 0 to {len(kernels) - 1}")
         k = adapter.with_reasons(kernels[chosen], rep["reasons"])
+        k["missing"] = adapter.by_reason(k["missing"])
         k["roofs"] = k.pop("ceilings").get(k["ceilings_used"])
         k["advice"] = k["advice"][:advice]
         if k.get("hotspots"):

@@ -160,8 +160,10 @@ def test_analyse_kernel_gives_the_cli_numbers_of_the_launch(served: dict[str, An
     assert kernel["advice"] == expected["advice"][:2] and kernel["hotspots"]["pcs"] == expected["hotspots"]["pcs"][:3]
     assert kernel["hotspots"]["lines"] == expected["hotspots"]["lines"][:3]
     for key in ("duration_s", "bound", "verdict", "pct_of_roof", "flop_per_s", "bytes_per_s", "intensity",
-                "recoverable_s", "occupancy", "stalls", "missing"):
+                "recoverable_s", "occupancy", "stalls"):
         assert kernel[key] == expected[key], key
+    # each reason once, with the paths of the nulls it explains
+    assert {path: reason for reason, paths in kernel["missing"].items() for path in paths} == expected["missing"]
     assert kernel["verdict"]["busiest"]["name"] and "sgemm.cu:" in kernel["hotspots"]["lines"][0]["source"]
 
 
@@ -172,6 +174,9 @@ def test_a_result_over_its_budget_is_cut_and_says_how_to_get_the_rest(served: di
     assert cut["full_chars"] > 4000 and "max_chars=" in cut["ask"]
     assert cut["lists"] and all(c.get("left_out") or c["kept"] < c["of"] for c in cut["lists"])
     assert result["kernel"]["name"] == "sgemm_tiled"  # the launch itself stays
+    assert len(result["kernel"]["grid"]) == len(result["kernel"]["block"]) == 3  # a triple is never cut short
+    # lists are halved first, never below one entry; only then objects left out, and last lists emptied
+    assert [c for c in cut["lists"] if "kept" in c and c["kept"] >= 1] and cut["lists"][0]["kept"] >= 1
 
 
 def test_compare_reports_gives_the_diff_verdict_and_the_compare_headline(served: dict[str, Any]) -> None:
