@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from roofline import __version__
 from roofline.cli import mcp_adapter as adapter
@@ -191,10 +191,32 @@ def filter_args(kernel: Sequence[str] | None) -> list[str]:
     return [arg for f in kernel or () for arg in ("--kernel", f)]
 
 
+class Server(MCPServer):
+    """The SDK's server, with a call's arguments that fail their schema told in one line, argument by argument."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as err:
+            if not isinstance(err.__cause__, ValidationError):
+                raise
+            raise ToolError(f"{name}: {argument_problems(err.__cause__)}") from None
+
+
+def argument_problems(err: ValidationError) -> str:
+    """Each argument that fails its schema, what it must be, and what was given (cut to 40 characters)."""
+    problems = []
+    for e in err.errors():
+        where = ".".join(str(part) for part in e["loc"]) or "arguments"
+        given = "" if e["type"] == "missing" else f" (given {repr(e.get('input'))[:40]})"
+        problems.append(f"argument '{where}': {e['msg']}{given}")
+    return "; ".join(" ".join(p.split()) for p in problems)
+
+
 def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path] = ()) -> MCPServer:
     """The server and its tools over ``roots``; ``time_limit_s`` bounds each .ncu-rep read (None: the command
     line's default, scaled to the file's size); ``specs``: extra device spec files or folders."""
-    server: MCPServer = MCPServer("roofline", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+    server: MCPServer = Server("roofline", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
 
     def options(kernel: Sequence[str] | None, ceilings: CeilingSet = "kernel-clock", diagnostics: bool = False,
                 base: Literal["function", "demangled", "mangled"] = "function") -> AnalysisOptions:

@@ -260,6 +260,10 @@ def test_refusals_are_one_line(served: dict[str, Any], call: str, words: str) ->
 
 def test_a_bad_call_is_an_error_and_the_server_goes_on(served: dict[str, Any]) -> None:
     assert served["bad_type"].is_error and served["no_tool"].is_error
+    # arguments against their schema: one line naming each argument and what it must be, not pydantic's dump
+    text = served["bad_type"].content[0].text
+    assert "\n" not in text and text.startswith("list_kernels: argument '")
+    assert "argument 'reports'" in text and "argument 'limit'" in text and "errors.pydantic.dev" not in text
     assert ok(served["after"])["spec"]["id"] == "h200"
 
 
