@@ -13,6 +13,7 @@ class RooflineError(Exception):
     """Base class: ``str(err)`` is the single line shown to the user."""
 
     exit_code = USAGE_EXIT
+    path = ""  # the report file the error is about, where a run over several files went on past it (the pipeline's)
 
     def __init__(self, message: str, hint: str = "") -> None:
         self.message = message

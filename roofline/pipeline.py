@@ -34,7 +34,7 @@ from roofline.core.choices import GroupBy, NameBase
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.launches import ReportAnalysis
     from roofline.analysis.results import LaunchAnalysis
-    from roofline.analysis.view import ReportSetView
+    from roofline.analysis.view import LeftOut, ReportSetView
     from roofline.core.model import CeilingSet, Device, KernelLaunch, Report
     from roofline.errors import RooflineError, SpecError
     from roofline.specs.catalog import DeviceSpec, SpecCatalog, SpecMatch
@@ -118,6 +118,9 @@ def map_reports(paths: Sequence[str | os.PathLike[str]], then: Callable[[ReportA
     by_file = dict(zip(named, results, strict=True))
     order = [by_file[_identity(path)] for path in paths]
     errors = list(dict.fromkeys(r for r in order if isinstance(r, RooflineError)))
+    for path, result in zip(paths, order, strict=True):
+        if isinstance(result, RooflineError) and not result.path:
+            result.path = str(path)  # which file the documents leave out
     if errors and not keep_going:
         raise errors[0]
     return [r for r in order if not isinstance(r, RooflineError)], errors
@@ -330,9 +333,18 @@ def analyze_batch(ahead: Ahead, device: Device, launches: Sequence[KernelLaunch]
     return replace(ahead, launches=(*ahead.launches, *out))
 
 
-def build_view(analyses: Sequence[ReportAnalysis], spread_threshold_pct: float | None = None) -> ReportSetView:
+def build_view(analyses: Sequence[ReportAnalysis], spread_threshold_pct: float | None = None,
+               left_out: Sequence[RooflineError] = ()) -> ReportSetView:
     """The last step: what the renderers of the reports show (``roofline.analysis.view``), with each kernel's spread
-    across the reports when ``spread_threshold_pct`` is given and there are several."""
+    across the reports when ``spread_threshold_pct`` is given and there are several, and the files ``left_out``
+    (the errors of the bad ones, from ``analyze_each``)."""
     from roofline.analysis.view import report_set
 
-    return report_set(analyses, spread_threshold_pct)
+    return report_set(analyses, spread_threshold_pct, files_left_out(left_out))
+
+
+def files_left_out(errors: Sequence[RooflineError]) -> tuple[LeftOut, ...]:
+    """The report files a command went on past (``map_reports``' errors), as its documents name them."""
+    from roofline.analysis.view import LeftOut
+
+    return tuple(LeftOut(e.path, str(e)) for e in errors)

@@ -119,19 +119,30 @@ class ReportView:
 
 
 @dataclass(frozen=True)
+class LeftOut:
+    """A report file the command could not analyse (the others went on): its path and the error's line."""
+
+    path: str
+    error: str
+
+
+@dataclass(frozen=True)
 class ReportSetView:
-    """The reports of one command, and per kernel its spread across them (several reports of one job)."""
+    """The reports of one command, per kernel its spread across them (several reports of one job), and the files
+    left out."""
 
     reports: tuple[ReportView, ...]
     spreads: tuple[KernelSpread, ...] = ()
+    left_out: tuple[LeftOut, ...] = ()
 
 
-def report_set(analyses: Sequence[ReportAnalysis], spread_threshold_pct: float | None = None) -> ReportSetView:
+def report_set(analyses: Sequence[ReportAnalysis], spread_threshold_pct: float | None = None,
+               left_out: tuple[LeftOut, ...] = ()) -> ReportSetView:
     """The views of the reports; with ``spread_threshold_pct`` and several reports, the kernels compared across
-    them (flagged above the threshold)."""
+    them (flagged above the threshold); the files ``left_out``."""
     spreads = (spread_across_reports(analyses, spread_threshold_pct)
                if spread_threshold_pct is not None and len(analyses) > 1 else ())
-    return ReportSetView(tuple(report_view(a) for a in analyses), spreads)
+    return ReportSetView(tuple(report_view(a) for a in analyses), spreads, left_out)
 
 
 def report_view(report_analysis: ReportAnalysis) -> ReportView:

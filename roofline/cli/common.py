@@ -387,7 +387,7 @@ def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptio
         plot_fmt = plot_format(plot)
         check_distinct_outputs("report", fmt, output, plot, paths)
     analyses, errors = analyze_good(paths, options, jobs)
-    document = ReportDocument(build_view(analyses, spread_threshold_pct), width=terminal_width(wide),
+    document = ReportDocument(build_view(analyses, spread_threshold_pct, errors), width=terminal_width(wide),
                               top=LEGEND_KERNELS)
     also = []
     if plot is not None and plot_fmt is not None:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.launches import ReportAnalysis
     from roofline.analysis.timeline import TimelineSet
-    from roofline.analysis.view import ReportSetView
+    from roofline.analysis.view import LeftOut, ReportSetView
     from roofline.compare.pairing import Comparison
     from roofline.compare.ranking import AppSummary
     from roofline.compare.realtime import RealTimeView
@@ -86,6 +86,7 @@ class SummaryDocument:
     summaries: Sequence[AppSummary]
     width: int = 80
     top: int = 0
+    left_out: Sequence[LeftOut] = ()  # the report files the command went on past
 
 
 @dataclass(frozen=True)
@@ -179,7 +180,7 @@ FORMATS: tuple[Format, ...] = (
     Format("json", "diff", ".json", f"{_COMPARE}.json:diff_json", ("result",)),
     Format("markdown", "diff", ".md", f"{_COMPARE}.markdown:diff_markdown", ("result",)),
     Format("table", "summary", ".txt", f"{_COMPARE}.table:summary_text", ("summaries", "width")),
-    Format("json", "summary", ".json", f"{_COMPARE}.json:summary_json", ("summaries", "top")),
+    Format("json", "summary", ".json", f"{_COMPARE}.json:summary_json", ("summaries", "top", "left_out")),
     Format(PLOT, "summary", ".png", f"{_COMPARE}.plot:summary_plot", ("summaries", "plot_format"), choice=False),
     Format("table", "project", ".txt", f"{_COMPARE}.table:projection_text", ("comparison", "width")),
     Format("json", "project", ".json", f"{_COMPARE}.json:projection_json", ("comparison",)),

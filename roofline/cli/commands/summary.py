@@ -75,7 +75,7 @@ def summary(
     report does not stop the others (named at the end, exit 2)."""
     from roofline.compare.ranking import AppSummary, check_top, labelled, summarize
     from roofline.errors import UsageError
-    from roofline.pipeline import map_reports
+    from roofline.pipeline import files_left_out, map_reports
     from roofline.render.mpl import plot_format
 
     check_top(top)
@@ -109,7 +109,7 @@ def summary(
         fail_for(errors)
     for s in summaries:
         warn_report(s.report.path, s.report.warnings)
-    document = SummaryDocument(summaries, width=terminal_width(wide), top=top)
+    document = SummaryDocument(summaries, width=terminal_width(wide), top=top, left_out=files_left_out(errors))
     also = []
     if plot is not None and plot_fmt is not None:
         also.append((plot, image(render_image("summary", document, plot_fmt))))

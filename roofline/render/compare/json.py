@@ -27,6 +27,8 @@ from roofline.render.report.json import SCHEMA_VERSION, ceilings_dict, dumps, nu
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
+    from roofline.analysis.view import LeftOut
+
 
 def comparison_json(c: Comparison) -> str:
     """The ``kind: compare`` document as JSON text."""
@@ -38,9 +40,12 @@ def diff_json(d: DiffResult) -> str:
     return dumps(diff_document(d))
 
 
-def summary_json(summaries: Sequence[AppSummary], top: int) -> str:
-    """The ``kind: summary`` document as JSON text."""
-    return dumps(summary_document(summaries, top))
+def summary_json(summaries: Sequence[AppSummary], top: int, left_out: Sequence[LeftOut] = ()) -> str:
+    """The ``kind: summary`` document as JSON text, naming the files ``left_out``."""
+    doc = summary_document(summaries, top)
+    if left_out:
+        doc["left_out"] = [{"path": f.path, "error": f.error} for f in left_out]
+    return dumps(doc)
 
 
 def head(kind: str) -> dict[str, Any]:

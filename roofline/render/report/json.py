@@ -91,6 +91,8 @@ def document(view: ReportSetView) -> dict[str, Any]:
         "tool": {"name": "roofline", "version": __version__},
         "reports": [report_dict(v) for v in view.reports],
     }
+    if view.left_out:  # the files the command could not analyse, the others written
+        doc["left_out"] = [{"path": f.path, "error": f.error} for f in view.left_out]
     if spreads:
         doc["across_reports"] = [
             {"name": s.name, "total_s": {p: number(t) for p, t in s.total_s.items()},

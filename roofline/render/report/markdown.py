@@ -68,7 +68,13 @@ class Block:
 def render(view: ReportSetView, images: Sequence[str] = ()) -> str:
     """The Markdown report; ``images``: per report, the path of its plot image relative to the Markdown file
     (written beside it by the command), embedded under the report's ceilings."""
-    return text(document(view.reports, images=images), "roofline report ... --format markdown")
+    return text(with_left_out(view, document(view.reports, images=images)), "roofline report ... --format markdown")
+
+
+def with_left_out(view: ReportSetView, blocks: list[Block]) -> list[Block]:
+    """The document with, under its title, a warning per report file the command could not analyse."""
+    warnings = [Block("warn", f"Left out: {cell(f.error)}") for f in view.left_out]  # the error names the file
+    return [*blocks[:1], *warnings, *blocks[1:]]
 
 
 def text(blocks: Sequence[Block], regenerate: str) -> str:

@@ -354,10 +354,27 @@ def test_good_reports_are_analysed_and_the_bad_listed_at_the_end(tmp_path):
     assert result.exit_code == 2
     doc = strict_json(result.stdout)
     assert [r["path"] for r in doc["reports"]] == [str(p) for p in good]
+    # the document says which files it lacks, with the same lines
+    assert [f["path"] for f in doc["left_out"]] == [str(bad), str(missing)]
+    assert [f"roofline: error: {f['error']}" for f in doc["left_out"]] == result.stderr.splitlines()
     assert result.stderr.splitlines() == [
         f"roofline: error: {bad}: not a valid roofline report model (Expecting property name enclosed in double "
         "quotes: line 1 column 2 (char 1)): pass a .ncu-rep file or a .json written by roofline",
         f"roofline: error: {missing}: no such file: check the path"]
+
+
+def test_markdown_and_summary_of_good_and_bad_reports_name_the_bad(tmp_path):
+    """A shared document must not pass for the whole set: Markdown warns under its title, summary's JSON lists the
+    file left out, as report's JSON does."""
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    good.write_bytes(EXAMPLE.read_bytes())
+    bad.write_text("{not json")
+    markdown = tmp_path / "r.md"
+    assert run(good, bad, "-f", "markdown", "-o", markdown).exit_code == 2
+    assert f"**Warning:** Left out: {bad}: not a valid roofline report model" in markdown.read_text()
+    summary = CliRunner().invoke(app, ["summary", str(good), str(bad), "-f", "json"])
+    assert summary.exit_code == 2 and [f["path"] for f in strict_json(summary.stdout)["left_out"]] == [str(bad)]
+    assert "left_out" not in strict_json(run(good, "-f", "json").stdout)  # only where a file was left out
 
 
 def test_only_bad_reports_print_each_error_and_nothing_else(tmp_path):
