@@ -229,7 +229,9 @@ def throughput_grid(c: Comparison, pairs: Sequence[KernelPair], i: int) -> Grid:
                 "the attainable throughput ratio from the roofs, only where a roof governs both")
 
 
-UNIT_WORDS = {"DRAM bytes/s": "DRAM B/s", "threads/s": "thread/s"}  # short enough for a table column
+# Short enough for a table column at 80 characters
+UNIT_WORDS = {"DRAM bytes/s": "DRAM B/s", "L2 bytes/s": "L2 B/s", "L1 bytes/s": "L1 B/s", "threads/s": "thread/s",
+              "instructions/s": "inst/s"}
 
 
 def throughput(s: KernelStats, key: str) -> float | None:
