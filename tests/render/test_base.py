@@ -23,7 +23,7 @@ def types_in(module: object) -> dict[str, object]:
     for type checking."""
     from roofline.analysis.launches import ReportAnalysis
     from roofline.analysis.timeline import TimelineSet
-    from roofline.analysis.view import ReportSetView, ReportView
+    from roofline.analysis.view import LeftOut, ReportSetView, ReportView
     from roofline.compare.pairing import Comparison
     from roofline.compare.ranking import AppSummary
     from roofline.compare.realtime import RealTimeView
@@ -32,7 +32,7 @@ def types_in(module: object) -> dict[str, object]:
 
     return {**vars(module), "ReportAnalysis": ReportAnalysis, "TimelineSet": TimelineSet, "ReportView": ReportView,
             "ReportSetView": ReportSetView, "Comparison": Comparison, "AppSummary": AppSummary,
-            "RealTimeView": RealTimeView, "DiffResult": DiffResult, "PlotFormat": PlotFormat}
+            "RealTimeView": RealTimeView, "DiffResult": DiffResult, "PlotFormat": PlotFormat, "LeftOut": LeftOut}
 
 
 def field_types(document: type) -> dict[str, object]:
