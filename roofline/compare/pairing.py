@@ -233,14 +233,12 @@ class KernelPair:
     @property
     def label(self) -> str:
         """The kernel name, or ``a -> b`` when the names differ between reports."""
-        names = [s.name for s in self.sides if s is not None]
-        return names[0] if len(set(names)) == 1 else " -> ".join(names)
+        return _chain(self.sides)
 
     def label_to(self, i: int) -> str:
         """The kernel's name in the base report and report ``i``, or ``a -> b`` when the two differ (the label of
         a table of the base against report ``i``)."""
-        names = [s.name for s in (self.sides[0], self.sides[i]) if s is not None]
-        return names[0] if len(set(names)) == 1 else " -> ".join(names)
+        return _chain((self.sides[0], self.sides[i]))
 
     @property
     def base(self) -> KernelStats:
@@ -334,6 +332,12 @@ def pair_reports(analyses: Sequence[ReportAnalysis], matcher: Matcher = Matcher(
     return Comparison(tuple(report_ref(a, label) for a, label in zip(analyses, labels, strict=True)), matcher.label,
                       tuple(pairs), unmatched, project_to.id if project_to else None, options.alpha,
                       options.work_tolerance, options.clock)
+
+
+def _chain(sides: Sequence[KernelStats | None]) -> str:
+    """One name where the sides present share it, else their names joined by arrows."""
+    names = [s.name for s in sides if s is not None]
+    return names[0] if len(set(names)) == 1 else " -> ".join(names)
 
 
 def require_common(c: Comparison) -> None:

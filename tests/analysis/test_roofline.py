@@ -397,3 +397,17 @@ def test_a_rate_or_intensity_missing_for_want_of_metrics_says_so_as_data(shared_
     basic = analyze_files([shared_report("a10g_sgemm-progression_basic")])[0].launches[0]
     for v in (basic.bytes_per_s["dram"], basic.intensity["dram"]):
         assert v.value is None and v.cause is Cause.MISSING_METRICS and v.missing and v.collect
+
+
+@pytest.mark.parametrize("name", ["a100-40gb_tree-search_full_ncu2020.3", "rtx3080_sgemm-vs-cublas_full"])
+def test_the_clock_note_says_unlocked_only_at_the_gpus_maximum_clock(shared_report, raw_actions, name) -> None:
+    """ncu locks the SM clock to base unless --clock-control none: the A100 tree search ran at 1.41 GHz, the
+    A100 PCIe's maximum (device__attribute_max_gpu_frequency_khz), so unlocked; the RTX 3080 SGEMM at 1.43 GHz,
+    under its maximum, locked. Decided here from the raw values, with 2% of slack."""
+    from roofline.pipeline import analyze_files
+
+    raw = raw_actions(name)[0]
+    unlocked = raw["sm__cycles_elapsed.avg.per_second"] >= 0.98 * raw["device__attribute_max_gpu_frequency_khz"] * 1e3
+    note = analyze_files([shared_report(name)])[0].launches[0].ceilings["measured-clock"].clock_note
+    assert ("not locked" in note) == unlocked and ("locked to base" in note) == (not unlocked)
+    assert unlocked == name.startswith("a100-40gb_tree")

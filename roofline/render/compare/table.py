@@ -150,7 +150,7 @@ def work_grid(c: Comparison, i: int) -> Grid:
         notes.update(dict.fromkeys(f"{p.label_to(i)}: {n}" for n in (check.notes if check else ())))
         rows.append((p.label_to(i), *(si(flops) for flops in _compared_flops(check)),
                      *(_measure_cell(measures.get(key)) for key, _ in WORK_COLUMNS), _decided_by(check),
-                     _work_word(check)))
+                     _work_word(p, i)))
     return Grid(f"Work per launch, {a} -> {b}",
                 ("kernel", f"FLOPs {a}", f"FLOPs {b}", *(f"{name} {b}/{a}" for _, name in WORK_COLUMNS), "by",
                  "work"), tuple(rows),
@@ -182,10 +182,10 @@ def _measure_cell(m: Measure | None) -> str:
     return "n/a" if m is None else m.ratio_text
 
 
-def _work_word(check: WorkCheck | None) -> str:
-    if check is None or not check.basis:
+def _work_word(p: KernelPair, i: int) -> str:
+    if not p.work_known(i):
         return "unknown"
-    return "DIFFERENT" if check.different else "same"
+    return "DIFFERENT" if p.different_work(i) else "same"
 
 
 def time_grid(c: Comparison, pairs: Sequence[KernelPair], i: int, work_known: bool = True) -> Grid:
