@@ -22,6 +22,7 @@ from roofline.ncu import child, reader
 from roofline.pipeline import AnalysisOptions, analyze_files, analyze_loaded
 from roofline.specs import catalog as specs
 from roofline.specs.catalog import SpecCatalog
+from tests.conftest import shared_report_names
 from tests.views import views
 
 REPO = Path(__file__).resolve().parents[1]
@@ -178,6 +179,19 @@ def test_batches_analysed_ahead_are_the_reports_launches_by_position_and_fit_onl
         ahead.launches[1], time_share=analysis.launches[1].time_share)  # an invalid launch is not taken from ahead
 
 
+def test_batches_analysed_ahead_for_outputs_without_each_launchs_detail_diagnose_only_small_grid_launches(
+        shared_report):
+    """The small-grid launches are read whatever the rest of the report; each kernel's longest waits for the end."""
+    options, catalog = AnalysisOptions(every_launch=False), specs.load_catalog()
+    reading = reader.ReportReading(shared_report("rtx2070super_alife-143launches_basic"))
+    ahead = pipeline.Ahead()
+    for batch in reading.batches():
+        ahead = pipeline.analyze_batch(ahead, batch.device, batch.launches, options, catalog)
+    done = [a for a in ahead.launches if a is not None]
+    assert done and all(a.verdict.bound == "small_grid" and a.time_model is not None for a in done)
+    assert len(done) < len(ahead.launches) == len(reading.report().launches)
+
+
 @pytest.mark.parametrize(("options", "cores"), [(AnalysisOptions(kernel=("regex:^update",)), 2),
                                                (AnalysisOptions(diagnostics=False), 2), (AnalysisOptions(), 1)])
 def test_no_early_work_where_the_analysis_would_not_use_it_or_no_core_is_spare(options, cores, shared_report,
@@ -188,6 +202,92 @@ def test_no_early_work_where_the_analysis_would_not_use_it_or_no_core_is_spare(o
     monkeypatch.setattr(pipeline, "analyze_batch", refuse)
     monkeypatch.setattr(parallel, "cores", lambda: cores)
     assert analyze_files([shared_report("rtx2070super_alife-143launches_basic")], options)[0].launches
+
+
+# --- Diagnoses only where the output reads them -------------------------------------------------------------------
+SHOWN_ONLY = ["a100-40gb_selfjoin-cub-sort-154launches_basic", "rtx4070ti_pytorch-sim_full", "h800_flash-attn-fwd_full"]
+
+
+@pytest.mark.parametrize("name", SHOWN_ONLY)
+def test_outputs_without_each_launchs_detail_are_the_same_from_the_launches_their_view_reads(name, shared_report):
+    check_shown_launches_suffice(shared_report(name))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [n for n in shared_report_names() if n not in SHOWN_ONLY])
+def test_every_shared_report_shows_the_same_from_the_launches_its_view_reads(name, shared_report):
+    check_shown_launches_suffice(shared_report(name))
+
+
+def check_shown_launches_suffice(path: Path) -> None:
+    """The table and Markdown of a report diagnosed only where its view reads equal those of the report with every
+    launch diagnosed, and fewer launches were diagnosed where a kernel ran more than once."""
+    from roofline.analysis.view import launches_read
+    from roofline.render.report import markdown, table
+
+    (every,) = analyze_files([path])
+    (shown,) = analyze_files([path], AnalysisOptions(every_launch=False))
+    assert table.render(views([shown]), 100) == table.render(views([every]), 100)
+    assert markdown.render(views([shown])) == markdown.render(views([every]))
+    diagnosed = {i for i, k in enumerate(shown.launches) if k.time_model is not None}
+    assert diagnosed <= launches_read(shown)
+    valid = sum(not k.launch.invalid for k in every.launches)
+    assert len(diagnosed) < valid or len(launches_read(shown)) >= valid
+
+
+DIAGNOSES = ("time_model", "occupancy", "tensor_cores", "stalls", "instruction_roofline", "memory", "hotspots",
+             "advice")  # what pipeline.complete adds to a launch's analysis
+
+
+class Unread:
+    """A launch's diagnosis that no output may read: any use of it fails the test, naming it."""
+
+    where: str
+
+    def __init__(self, where: str) -> None:
+        object.__setattr__(self, "where", where)
+
+    def _read(self, *args: object, **kwargs: object) -> None:
+        raise AssertionError(f"an output read the {self.where}, which the view does not name")
+
+    __getattr__ = __bool__ = __iter__ = __len__ = __eq__ = __hash__ = __getitem__ = _read  # type: ignore[assignment]
+
+
+@pytest.mark.parametrize(("names", "options"), [
+    (["a100-40gb_selfjoin-cub-sort-154launches_basic"], AnalysisOptions(group_by="function")),
+    (["a100-40gb_selfjoin-cub-sort-154launches_basic"], AnalysisOptions(group_by="nvtx")),
+    (["a100-40gb_selfjoin-cub-sort-154launches_basic"], AnalysisOptions(kernel=("regex:Radix",))),
+    (["rtx2070super_alife-143launches_basic"], AnalysisOptions()),
+    (["a40_julia-fp16x2_full", "rtx5060ti_transpose-occupancy-45launches_metrics"], AnalysisOptions()),
+])
+def test_no_output_without_each_launchs_detail_reads_a_launch_its_view_does_not_name(names, options, shared_report):
+    """Every launch diagnosed, then the diagnoses of the launches outside ``launches_read`` replaced by ones that
+    fail when read: the table, Markdown, HTML and the data of the three plots are those of the whole analysis."""
+    from roofline.analysis.view import launches_read
+    from roofline.pipeline import build_view
+    from roofline.render.report import html, instruction_plot, markdown, memory_plot, plot, table
+
+    def unread(a: Any) -> Any:
+        named = launches_read(a)
+        return a.with_rows([k if i in named or k.launch.invalid else
+                            replace(k, **{f: Unread(f"{f} of launch {k.launch.key}") for f in DIAGNOSES})
+                            for i, k in enumerate(a.launches)])
+
+    every = analyze_files([shared_report(n) for n in names], options)
+    guarded = [unread(a) for a in every]
+    assert sum(len(launches_read(a)) for a in every) < sum(len(a.launches) for a in every)
+    v, whole = build_view(guarded, 10.0), build_view(every, 10.0)
+    assert table.render(v, 100) == table.render(whole, 100)
+    assert markdown.render(v) == markdown.render(whole) and html.render(v) == html.render(whole)
+    assert instruction_plot.plot_data(guarded, 8) == instruction_plot.plot_data(every, 8)
+    assert memory_plot.plot_data(v, 8) == memory_plot.plot_data(whole, 8)
+    assert repr(plot.plot_data(v.reports)) == repr(plot.plot_data(whole.reports))
+
+
+def test_only_the_formats_that_show_each_launch_diagnose_every_launch():
+    from roofline.render.base import FORMATS
+
+    assert {(f.kind, f.name) for f in FORMATS if f.every_launch} == {("report", "json"), ("report", "csv")}
 
 
 def test_early_work_needs_a_core_beside_each_reader(monkeypatch):

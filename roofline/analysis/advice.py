@@ -118,8 +118,7 @@ def time_to_gain(group: KernelGroup) -> float | None:
     """A group's recoverable time plus, for its small-grid launches (0 recoverable: no unit's peak holds them
     back), what their grid item estimates filling the GPU saves (at most the idle SMs x duration and the busiest
     unit's gap, ``reconcile.cap``); None where neither is known."""
-    launches = group.launches
-    small = launches.where(launches.table.columns.bound[launches.indices] == "small_grid") if group.small_grid_s else []
+    small = group.small_grid_launches if group.small_grid_s else []
     grid = [max(saved) for k in small if (saved := [a.est_saved_s for a in k.advice
                                                    if a.mechanism == "grid" and a.est_saved_s is not None])]
     if group.recoverable_s is None and not grid:

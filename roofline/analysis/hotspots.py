@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from roofline.analysis import sass as sass_text
 from roofline.analysis.diagnostics.stalls import NOT_STALLED
-from roofline.analysis.results import HotLine, HotRow, Hotspots, LaunchAnalysis, LineShift, Producer
+from roofline.analysis.results import HotLine, HotRow, Hotspots, LineShift, Producer
 from roofline.core.files import base_name
 from roofline.core.model import KernelLaunch, PcCounters, PcSampling
 from roofline.core.thresholds import THIN_SAMPLES
@@ -231,10 +231,11 @@ def locate(h: Hotspots | None, topic: str) -> str:
     return responsible(h, lambda pc: sum(pc.memory.get(name, 0.0) for name in names), what)
 
 
-def without_lines(launches: Sequence[LaunchAnalysis]) -> list[str]:
+def without_lines(launches: Sequence[KernelLaunch]) -> list[str]:
     """The kernels (function names, once each) whose warp samples fall on instructions without a source line."""
-    names = [k.launch.name for k in launches
-             if k.hotspots is not None and k.hotspots.total_samples and not k.hotspots.lines]
+    names = [launch.name for launch in launches if not launch.invalid and (s := launch.pc_sampling) is not None
+             and s.total_samples
+             and not any(pc.file is not None and pc.line is not None for pc in s.pcs)]
     return list(dict.fromkeys(names))
 
 

@@ -189,9 +189,20 @@ class KernelGroup:
     @property
     def longest(self) -> LaunchAnalysis:
         """The group's longest launch (the first of equals): the one a kernel's section and advice describe."""
+        return self.launches.table.row(self.longest_position)
+
+    @property
+    def longest_position(self) -> int:
+        """The position in the report of the group's longest launch (``longest``)."""
         import numpy as np
 
-        return self.launches[int(np.argmax(self.launches.times))]
+        return int(self.launches.indices[int(np.argmax(self.launches.times))])
+
+    @property
+    def small_grid_launches(self) -> Launches:
+        """The group's small-grid launches: too few blocks to fill the GPU (``roofline.small_grid_time``)."""
+        launches = self.launches
+        return launches.where(launches.table.columns.bound[launches.indices] == "small_grid")
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ commands take, and the report workflow. Files are written by ``roofline.cli.outp
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import math
 import os
@@ -156,13 +157,14 @@ REPORT_FORMAT_HELP = ("Output format: table, json, csv (one row per launch and q
 
 def analysis_options(kernel: Sequence[str] | None, kernel_name_base: NameBase, ceilings: CeilingSet,
                      specs: Sequence[Path] | None, timeout: float | None = None,
-                     diagnostics: bool = True, group_by: GroupBy = "kernel", sass: bool = True) -> AnalysisOptions:
+                     diagnostics: bool = True, group_by: GroupBy = "kernel", sass: bool = True,
+                     every_launch: bool = True) -> AnalysisOptions:
     """The pipeline's options from the shared command-line options (``diagnostics``: whether the command shows
-    each launch's diagnostics and advice, so they are computed; ``sass``: whether it shows the SASS of the hot
-    spots, so it is read)."""
+    diagnostics and advice, so they are computed, ``every_launch``: each launch's or those its view reads;
+    ``sass``: whether it shows the SASS of the hot spots, so it is read)."""
     return AnalysisOptions(kernel=tuple(kernel or ()), kernel_name_base=kernel_name_base, ceilings=ceilings,
                            specs=tuple(specs or ()), time_limit_s=timeout, diagnostics=diagnostics,
-                           group_by=group_by, sass=sass)
+                           group_by=group_by, sass=sass, every_launch=every_launch)
 
 
 # --- Errors and the terminal -------------------------------------------------------------------------
@@ -386,7 +388,8 @@ def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptio
 
         plot_fmt = plot_format(plot)
         check_distinct_outputs("report", fmt, output, plot, paths)
-    analyses, errors = analyze_good(paths, options, jobs)
+    every_launch = find_format("report", fmt).every_launch  # else only the launches the view reads are diagnosed
+    analyses, errors = analyze_good(paths, dataclasses.replace(options, every_launch=every_launch), jobs)
     document = ReportDocument(build_view(analyses, spread_threshold_pct, errors), width=terminal_width(wide),
                               top=LEGEND_KERNELS)
     also = []

@@ -90,7 +90,7 @@ def preload(drawing: bool = False) -> None:
     import numpy  # noqa: F401  (the checks and the analysis run per cohort of launches over arrays)
     import yaml  # noqa: F401  (the spec match parses a device spec)
 
-    from roofline.analysis import advice, hotspots, instructions  # noqa: F401
+    from roofline.analysis import advice, hotspots, instructions, view  # noqa: F401
     from roofline.analysis.diagnostics import occupancy, stalls, tensor_cores  # noqa: F401
     from roofline.ncu import validation  # noqa: F401
 

@@ -125,7 +125,8 @@ class Format:
     ``plots``: the format (of the same kind) whose PNGs are written beside the document and named in it;
     ``choice``: a --format choice (the images are not: a --plot file, the plot command, the PNGs beside a
     document; their renderers return None where they have nothing to draw); ``inline``: the document holds its plot
-    (an SVG in the HTML page)."""
+    (an SVG in the HTML page); ``every_launch``: it shows each launch's diagnostics and advice (JSON, CSV), so every
+    launch is diagnosed, where the others read those of the launches their view names (``view.launches_read``)."""
 
     name: str
     kind: Kind
@@ -136,6 +137,7 @@ class Format:
     plots: str | None = None
     choice: bool = True
     inline: bool = False
+    every_launch: bool = False
 
     @property
     def draws(self) -> bool:
@@ -157,10 +159,10 @@ class Format:
 _REPORT, _COMPARE, _TIMELINE = "roofline.render.report", "roofline.render.compare", "roofline.render.timeline"
 FORMATS: tuple[Format, ...] = (
     Format("table", "report", ".txt", f"{_REPORT}.table:render", ("view", "width")),
-    Format("json", "report", ".json", f"{_REPORT}.json:render", ("view",)),
+    Format("json", "report", ".json", f"{_REPORT}.json:render", ("view",), every_launch=True),
     Format("markdown", "report", ".md", f"{_REPORT}.markdown:render", ("view", "images"), to_file=True, plots=PNGS),
     Format("html", "report", ".html", f"{_REPORT}.html:render", ("view",), to_file=True, inline=True),
-    Format("csv", "report", ".csv", f"{_REPORT}.flat:render", ("view",)),
+    Format("csv", "report", ".csv", f"{_REPORT}.flat:render", ("view",), every_launch=True),
     Format(PLOT, "report", ".png", f"{_REPORT}.plot:image", ("view", "plot_format", "top"), choice=False),
     Format(INSTRUCTION_PLOT, "report", ".png", f"{_REPORT}.instruction_plot:image", ("analyses", "plot_format", "top"),
            choice=False),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from roofline.analysis.hotspots import hotspots, responsible
+from roofline.analysis.hotspots import hotspots, responsible, without_lines
 from roofline.core.model import KernelLaunch, PcCounters, PcSampling
 from roofline.ncu import metrics as m
 from tests.ncu.test_pc_sampling import IN_REPO, _path, _report, independent
@@ -23,6 +23,17 @@ PCS = (
 
 def _launch(pcs: tuple[PcCounters, ...] = PCS, total: int = 100) -> KernelLaunch:
     return KernelLaunch(0, 0, "k", pc_sampling=PcSampling(total, pcs))
+
+
+def test_kernels_whose_samples_have_no_source_line_are_named_once_as_their_hot_spots_say() -> None:
+    unplaced = tuple(PcCounters(pc.pc_offset, pc.samples, pc.stalls, sass=pc.sass) for pc in PCS)
+    bare = [KernelLaunch(i, 0, "bare", pc_sampling=PcSampling(100, unplaced)) for i in range(2)]
+    unsampled = KernelLaunch(3, 0, "quiet", pc_sampling=PcSampling(0, unplaced))
+    launches = [_launch(), *bare, unsampled, KernelLaunch(4, 0, "none")]
+    assert without_lines(launches) == ["bare"]
+    for launch in launches:  # the same condition as the launch's hot spots: samples, and no line among them
+        h = hotspots(launch)
+        assert (launch.name in without_lines([launch])) == bool(h is not None and h.total_samples and not h.lines)
 
 
 def test_instructions_are_ordered_by_samples_with_their_shares() -> None:

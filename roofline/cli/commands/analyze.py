@@ -276,7 +276,7 @@ def _say_lineinfo(analyses: list[ReportAnalysis]) -> None:
     from roofline.analysis.hotspots import without_lines
     from roofline.ncu.metrics import HINT_LINEINFO
 
-    names = [name for a in analyses for name in without_lines(a.launches)]
+    names = [name for a in analyses for name in without_lines(a.report.launches)]
     if names:
         shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
         typer.echo(f"roofline: no source lines for {shown}: {HINT_LINEINFO}", err=True)

@@ -58,9 +58,10 @@ def plot(
 
     target = output or default_output(files, ".png")
     fmt = plot_format(target)
-    # The instruction roofline and the memory picture come with the diagnostics; no plot shows the hot spots' SASS
+    # The instruction roofline and the memory picture come with the diagnostics of each kernel's longest launch;
+    # no plot shows the hot spots' SASS
     options = analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=kind != "roofline",
-                               sass=False)
+                               sass=False, every_launch=False)
     analyses, errors = analyze_good(files, options)
     from roofline.pipeline import build_view
 
