@@ -103,6 +103,27 @@ class RawAction:
         return isinstance(v, (int, float)) and not math.isnan(v)
 
 
+SM_THROUGHPUT = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
+MEMORY_THROUGHPUT = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"
+
+
+def raw_whole_blocks_pct(raw: RawAction) -> float | None:
+    """From the raw metrics: the busiest unit inside the SMs that ncu's two breakdowns list (``sm``, ``smsp``,
+    ``l1tex``, ``idc``), its percent of peak x ceil(B / S) / (B / S) (B blocks, S SMs): the SM with the most blocks
+    does its share in the launch's time. None without breakdowns, a grid size or the SM count."""
+    local = []
+    for side in (SM_THROUGHPUT, MEMORY_THROUGHPUT):
+        for unit in str(raw.value("breakdown:" + side) or "").split(","):
+            unit = unit.strip()
+            if unit and "_internal_activity" not in unit and raw.has(unit) and \
+                    unit.split("__")[0] in ("sm", "smsp", "l1tex", "idc"):
+                local.append(raw[unit])
+    blocks, sms = raw.value("launch__grid_size"), raw.value("device__attribute_multiprocessor_count")
+    if not local or not blocks or not sms:
+        return None
+    return max(local) * math.ceil(blocks / sms) / (blocks / sms)
+
+
 def _raw_actions(name: str) -> tuple[RawAction, ...]:
     return raw_actions_at(SHARED_REPORTS / f"{name}.ncu-rep")
 

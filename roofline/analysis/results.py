@@ -533,6 +533,7 @@ class LaunchAnalysis:
     inverted_levels: tuple[InvertedLevel, ...] = ()  # levels whose definition counts one direction only
     note_keys: tuple[str, ...] = ()  # the precision or level each of ``notes`` concerns, in order
     time_model: TimeModel | None = None  # the time each unit's work needs at its peak (``analysis.time_model``)
+    whole_blocks_pct: float | None = None  # the busiest unit in the SMs in whole blocks per SM (``verdict``)
 
     @property
     def block_size(self) -> int | None:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from roofline.analysis.launches import Columns, Figure, KernelGroup, KernelSpread, Launches, LaunchTable, ReportAnalysis
 from roofline.analysis.results import InvertedLevel, LaunchAnalysis, RoofPosition, Side, Value, Verdict
-from roofline.analysis.verdict import NoThroughputs, launch_verdict, throughputs
+from roofline.analysis.verdict import NoThroughputs, launch_verdict, throughputs, whole_blocks_pct
 from roofline.core.choices import GroupBy
 from roofline.core.cohorts import (
     Cohort,
@@ -189,6 +189,7 @@ def analyze_launch(launch: KernelLaunch, device: Device, spec: DeviceSpec | None
         note_keys=tuple(key for key, _ in keyed),
         l2_total_bytes=l2_total,
         inverted_levels=inverted_levels(traffic, l2_total),
+        whole_blocks_pct=whole_blocks_pct(launch, device.sm_count),
     )
 
 
@@ -408,7 +409,7 @@ def launch_columns(launches: Sequence[KernelLaunch], parts: Sequence[tuple[Seque
     n = len(launches)
     col = functools.partial(np.full, n, np.nan)
     duration, flops, moved = _figure(n), {p: _figure(n) for p in PRECISIONS}, {level: _figure(n) for level in LEVELS}
-    pct, attained, sm, memory, waves, instructions = col(), col(), col(), col(), col(), col()
+    pct, attained, whole, sm, memory, waves, instructions = col(), col(), col(), col(), col(), col(), col()
     bound, no_throughputs = np.full(n, None, dtype=object), np.full(n, "", dtype=object)
     moves, definitions = col(), {level: np.full(n, "", dtype=object) for level in LEVELS}
     roofs = {key: col() for key in (*PRECISIONS, *LEVELS)}
@@ -420,7 +421,7 @@ def launch_columns(launches: Sequence[KernelLaunch], parts: Sequence[tuple[Seque
                               *((moved[level], a.bytes[level]) for level in LEVELS)):
             figure.values[at], figure.reasons[at], figure.vias[at] = _number(value.value), value.reason, value.via
         pct[at], bound[at] = _number(a.roof.pct_of_roof), a.verdict.bound
-        attained[at] = _number(a.verdict.attained_pct)
+        attained[at], whole[at] = _number(a.verdict.attained_pct), _number(a.whole_blocks_pct)
         instructions[at] = _number(a.launch.value(m.INSTRUCTIONS))
         moves[at] = _number(m.hfma_move_flops(a.launch))
         for level, text in a.definitions.items():
@@ -438,7 +439,7 @@ def launch_columns(launches: Sequence[KernelLaunch], parts: Sequence[tuple[Seque
             units.setdefault(u.metric, (u.name, u.side, col()))[2][at] = u.pct
     threads = np.array([_number(m.launch_threads(launch)) for launch in launches], dtype=float)
     invalid = np.array([bool(launch.invalid) for launch in launches], dtype=bool)
-    saved = recoverable_time(duration.values, bound, pct, attained)
+    saved = recoverable_time(duration.values, bound, pct, attained, whole)
     return Columns(duration, flops, moved, pct, bound, attained, saved, small_grid_time(duration.values, bound),
                    no_throughputs, sm, memory, waves, units, instructions, threads, invalid, moves, definitions, roofs,
                    tensor_dtype)
@@ -565,17 +566,19 @@ def _group_key(launch: KernelLaunch, by: GroupBy) -> str:
 
 
 def recoverable_time(duration: np.ndarray, bound: np.ndarray, pct_of_roof: np.ndarray,
-                     attained: np.ndarray) -> np.ndarray:
+                     attained: np.ndarray, whole_blocks: np.ndarray) -> np.ndarray:
     """Time each launch would save with its busiest unit at its peak: duration x (1 - attained / 100), where
-    attained is the highest of percent of roof and the SM and memory throughputs (a unit busy X% of the
-    time bounds the run time to X% of it for the same work), never below 0 nor more than the duration above the
-    launch floor (no launch is shorter, ``LAUNCH_FLOOR_S``); NaN without a duration or any of the three. A
-    small-grid launch is held back by its few blocks, not by a unit's peak: 0 here, its time is
-    ``small_grid_time``."""
+    attained is the highest of percent of roof, the SM and memory throughputs (a unit busy X% of the time bounds the
+    run time to X% of it for the same work) and the busiest unit in the SMs in whole blocks per SM
+    (``verdict.whole_blocks_pct``: the SM with the most blocks does its share in the same time, the time model's
+    tail), never below 0 nor more than the duration above the launch floor (no launch is shorter,
+    ``LAUNCH_FLOOR_S``); NaN without a duration or any of the four. A small-grid launch is held back by its few
+    blocks, not by a unit's peak: 0 here, its time is ``small_grid_time``."""
     import numpy as np
 
     above_floor = np.maximum(0.0, duration - LAUNCH_FLOOR_S)
-    saved = np.minimum(duration * np.maximum(0.0, 1.0 - np.fmax(pct_of_roof, attained) / 100.0), above_floor)
+    most = np.fmax(np.fmax(pct_of_roof, attained), whole_blocks)
+    saved = np.minimum(duration * np.maximum(0.0, 1.0 - most / 100.0), above_floor)
     return np.where(np.isnan(duration), np.nan, np.where(bound == "small_grid", 0.0, saved))
 
 
@@ -602,20 +605,27 @@ def ridge_point(analysis: LaunchAnalysis) -> tuple[float | None, str | None]:
 
 
 def attained_pct(analysis: LaunchAnalysis) -> float | None:
-    """How close the launch is to a peak: the highest of its percent of roof and its SM and memory throughputs (the
-    figure ``recoverable_time`` takes), None when none is measured."""
-    known = [v for v in (analysis.roof.pct_of_roof, analysis.verdict.attained_pct) if v is not None]
+    """How close the launch is to a peak: the highest of its percent of roof, its SM and memory throughputs and its
+    busiest unit in the SMs in whole blocks per SM (the figure ``recoverable_time`` takes), None when none is
+    measured."""
+    known = [v for v in (analysis.roof.pct_of_roof, analysis.verdict.attained_pct, analysis.whole_blocks_pct)
+             if v is not None and not math.isnan(v)]
     return max(known) if known else None
 
 
 def gap_formula(analysis: LaunchAnalysis) -> str:
     """How ``headroom_s`` and ``recoverable_s`` are obtained for this launch, as the estimates quote it: the gap to
-    the busiest unit's peak, and where it binds, the launch floor."""
+    the busiest unit's peak (in whole blocks per SM where that binds), and where it binds, the launch floor."""
     attained, duration = attained_pct(analysis), analysis.duration_s.value
-    text = f"duration x (1 - {pct(attained)})"
+    others = [v for v in (analysis.roof.pct_of_roof, analysis.verdict.attained_pct) if v is not None]
+    whole = attained is not None and attained == analysis.whole_blocks_pct and attained > max(others, default=0.0)
+    text = f"duration x (1 - {pct(attained)}{WHOLE_BLOCKS_WORDS if whole else ''})"
     if attained is not None and duration and duration * (1 - attained / 100) > duration - LAUNCH_FLOOR_S:
         text += f", at most duration - the {seconds(LAUNCH_FLOOR_S)} launch floor"
     return text
+
+
+WHOLE_BLOCKS_WORDS = ", the busiest unit in the SMs in whole blocks per SM"
 
 
 def headroom_s(analysis: LaunchAnalysis) -> float | None:
@@ -633,6 +643,7 @@ def _recoverable(analysis: LaunchAnalysis, bound: str | None) -> float | None:
         np.array([bound], dtype=object),
         np.array([_number(analysis.roof.pct_of_roof)]),
         np.array([_number(analysis.verdict.attained_pct)]),
+        np.array([_number(analysis.whole_blocks_pct)]),
     )
     return None if np.isnan(saved[0]) else float(saved[0])
 

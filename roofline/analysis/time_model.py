@@ -25,13 +25,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from roofline.analysis.results import LaunchAnalysis, Term, TimeModel
-from roofline.analysis.verdict import busy_units
+from roofline.analysis.verdict import SM_LOCAL, busy_units, whole_blocks
 from roofline.core.model import LEVELS, PRECISIONS, Device
 from roofline.core.thresholds import LAUNCH_FLOOR_S
 from roofline.ncu import metrics as m
 
 SAME_FLOOR = 1e-3  # a changed floor within this relative distance of the old one is the same floor
-SM_LOCAL = ("sm", "smsp", "l1tex", "idc")  # metric prefixes of units inside each SM (the tail applies to them)
 LAUNCH, TAIL = "launch", "tail"
 
 
@@ -98,9 +97,8 @@ def _tail_term(k: LaunchAnalysis, units: list[Term], device: Device | None) -> T
     if not blocks or not sms or not local:
         return None
     busiest = max(local, key=lambda t: t.seconds)
-    per_sm = blocks / sms
-    factor = math.ceil(per_sm) / per_sm
-    inputs = {"unit_s": busiest.seconds, "blocks": blocks, "sms": float(sms), "rounds": float(math.ceil(per_sm))}
+    factor = float(whole_blocks(blocks, sms))
+    inputs = {"unit_s": busiest.seconds, "blocks": blocks, "sms": float(sms), "rounds": float(math.ceil(blocks / sms))}
     waves = k.launch.value(m.WAVES)
     if waves is not None:
         inputs["waves_per_sm"] = waves

@@ -20,11 +20,11 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from roofline.analysis.launches import Launches
 from roofline.analysis.results import Bound, BusyUnit, Cause, RoofPosition, Side, Verdict
-from roofline.core.cohorts import is_none, largest, per_launch, where
+from roofline.core.cohorts import is_none, largest, nonzero, per_launch, where
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, KernelLaunch
 from roofline.core.thresholds import BALANCED_PTS, FULL_WAVE, HIGH_THROUGHPUT_PCT, LATENCY_BELOW_PCT
@@ -98,6 +98,29 @@ def throughputs(launch: KernelLaunch) -> Throughputs | NoThroughputs:
         return NoThroughputs(Cause.MISSING_METRICS, f"no SpeedOfLight throughputs ({', '.join(names)}) in the "
                              f"report; {m.HINT_THROUGHPUT}", (m.SM_THROUGHPUT, m.MEMORY_THROUGHPUT), m.HINT_THROUGHPUT)
     return Throughputs(sm, memory, launch.value(m.WAVES), busy_units(launch))
+
+
+SM_LOCAL = ("sm", "smsp", "l1tex", "idc")  # metric prefixes of the units inside each SM: a block's work runs on one
+
+
+def whole_blocks(blocks: Any, sms: int) -> Any:
+    """How much longer the SM with the most blocks works than the average SM, ``ceil(B / S) / (B / S)`` (B blocks, S
+    SMs; equal work per block assumed): per launch over a cohort."""
+    import numpy as np
+
+    per_sm = blocks / sms
+    return np.ceil(per_sm) / per_sm
+
+
+def whole_blocks_pct(launch: KernelLaunch, sm_count: int | None) -> Any:
+    """The busiest unit inside the SMs at its percent of peak in whole blocks per SM (``whole_blocks``): the time
+    model's tail as a percentage of the duration (``analysis.time_model``), the least time the launch needs with its
+    work in its blocks; None without the breakdowns' units, a grid size or the SM count."""
+    local = [u.pct for u in busy_units(launch) if u.metric.split("__", 1)[0] in SM_LOCAL]
+    blocks = launch.value(m.LAUNCH_GRID)
+    if not local or not nonzero(blocks) or not sm_count:
+        return None
+    return largest(local) * whole_blocks(blocks, sm_count)
 
 
 def busy_units(launch: KernelLaunch) -> tuple[BusyUnit, ...]:

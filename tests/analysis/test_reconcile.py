@@ -3,7 +3,8 @@ save, items on one cause merged, ranked by the bounded estimate.
 
 Every bound is recomputed here from the raw metric values of the shared reports (read with NVIDIA's ncu_report,
 ``raw_actions``), never from the advice code: the busiest unit's gap is duration x (1 - max(sm__throughput,
-gpu__compute_memory_throughput, percent of roof) / 100); a work share is read from ncu's own message.
+gpu__compute_memory_throughput, percent of roof, the busiest SM unit in whole blocks per SM) / 100); a work share
+is read from ncu's own message.
 """
 
 from __future__ import annotations
@@ -62,9 +63,14 @@ def floor_from_raw(raw, scaled: dict[str, float] | None = None) -> float:
 
 
 def gap_from_raw(raw, k) -> float:
-    """The busiest unit's gap, from the raw throughputs (and the launch's percent of roof)."""
+    """The busiest unit's gap, from the raw throughputs, the launch's percent of roof and the busiest SM unit in
+    whole blocks per SM (the time model's tail, as a percentage of the duration)."""
     duration = raw["gpu__time_duration.sum"] * 1e-9
-    attained = max(v for v in (raw.value(SM), raw.value(MEMORY), k.roof.pct_of_roof) if v is not None)
+    sm_side = [t for u, t in unit_times_from_raw(raw).items() if u.split("__")[0] in ("sm", "smsp", "l1tex", "idc")]
+    blocks, sms = raw.value("launch__grid_size"), raw.value("device__attribute_multiprocessor_count")
+    tail = (100 * max(sm_side) / duration * math.ceil(blocks / sms) / (blocks / sms)
+            if sm_side and blocks and sms else None)
+    attained = max(v for v in (raw.value(SM), raw.value(MEMORY), k.roof.pct_of_roof, tail) if v is not None)
     return duration * max(0.0, 1.0 - attained / 100.0)
 
 

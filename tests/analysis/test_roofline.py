@@ -380,8 +380,25 @@ def test_recoverable_time_stops_at_the_launch_floor() -> None:
     duration = np.array([1e-6, 2e-6, 1e-3, np.nan, 1e-3])
     bound = np.array(["latency", "latency", "memory", "memory", "small_grid"], dtype=object)
     pct = np.array([10.0, 10.0, 60.0, 50.0, 10.0])
-    saved = recoverable_time(duration, bound, pct, np.full(5, np.nan))
+    saved = recoverable_time(duration, bound, pct, np.full(5, np.nan), np.full(5, np.nan))
     assert saved[:3] == pytest.approx([0.0, 0.5e-6, 0.4e-3]) and np.isnan(saved[3]) and saved[4] == 0.0
+
+
+def test_recoverable_time_takes_the_busiest_sm_unit_in_whole_blocks_per_sm() -> None:
+    """A unit inside the SMs at 90% of its peak over 1.5 blocks per SM: the SM with 2 blocks works 2 / 1.5 as long
+    as the average one, so its unit is at its peak already (120%) and nothing is recoverable; at 4.5 blocks per SM
+    (5 / 4.5) 100%; a unit at 60% over 6 blocks per SM (whole) leaves 40%."""
+    import numpy as np
+
+    from roofline.analysis.roofline import recoverable_time
+    from roofline.analysis.verdict import whole_blocks
+
+    blocks = np.array([150.0, 450.0, 600.0])
+    whole = np.array([90.0, 90.0, 60.0]) * whole_blocks(blocks, 100)
+    assert whole == pytest.approx([120.0, 100.0, 60.0])
+    duration, pct = np.full(3, 1e-3), np.array([90.0, 90.0, 60.0])
+    saved = recoverable_time(duration, np.array(["compute"] * 3, dtype=object), pct, pct, whole)
+    assert saved == pytest.approx([0.0, 0.0, 0.4e-3])
 
 
 def test_a_rate_or_intensity_missing_for_want_of_metrics_says_so_as_data(shared_report) -> None:

@@ -1,8 +1,9 @@
 """roofline.compare.ranking: the whole-application view (`roofline summary`), checked against totals and recoverable
 times computed here from raw metric values read with ncu_report directly (``raw_actions``).
 
-recoverable = duration x (1 - attained / 100), attained = the largest of percent of roof and the SM and memory
-throughputs; a small grid (both throughputs below 60%, under one wave) counts 0, its time counted apart.
+recoverable = duration x (1 - attained / 100), attained = the largest of percent of roof, the SM and memory
+throughputs and the busiest SM unit in whole blocks per SM (``raw_whole_blocks_pct``); a small grid (both
+throughputs below 60%, under one wave) counts 0, its time counted apart.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from roofline.analysis.roofline import analyze_report
 from roofline.compare.ranking import summarize
 from roofline.core.kernel_names import kernel_key
 from roofline.errors import RooflineError
+from tests.conftest import raw_whole_blocks_pct
 from tests.synthetic import OLD_GPU, REL, launch, model
 
 SM, MEMORY = ("sm__throughput.avg.pct_of_peak_sustained_elapsed",
@@ -62,7 +64,8 @@ def test_summary_ranks_by_recoverable_time_when_the_roof_is_known(roofline_repor
         pct = 100 * raw["dram__bytes.sum.per_second"] / (raw["dram__bytes.sum.peak_sustained"]
                                                          * raw["dram__cycles_elapsed.avg.per_second"])
         assert not small_grid(raw)
-        recoverable[raw.name] = t * (1 - max(pct, raw[SM], raw[MEMORY]) / 100)
+        attained = max(v for v in (pct, raw[SM], raw[MEMORY], raw_whole_blocks_pct(raw)) if v is not None)
+        recoverable[raw.name] = t * max(0.0, 1 - attained / 100)
     order = sorted(recoverable, key=recoverable.get, reverse=True)
     assert summary.ranked_by == "recoverable time"
     assert [r.group.name for r in summary.rows] == order
@@ -99,7 +102,8 @@ def test_small_grid_time_is_counted_apart_not_recoverable_at_the_fp_roof(rooflin
     assert len(small) == 10
     assert summary.small_grid_s == pytest.approx(sum(a["gpu__time_duration.sum"] * 1e-9 for a in small), rel=REL)
     fp_roof_gap = sum(k.duration_s.value * (1 - k.roof.pct_of_roof / 100) for k in result.launches)
-    busiest_gap = sum(min(t * (1 - max(a[SM], a[MEMORY]) / 100), t - 1.5e-6)  # above the 1.5 us launch floor
+    busiest_gap = sum(min(t * max(0.0, 1 - max(v for v in (a[SM], a[MEMORY], raw_whole_blocks_pct(a)) if v) / 100),
+                          t - 1.5e-6)  # above the 1.5 us launch floor
                       for a in raws if not small_grid(a) and (t := a["gpu__time_duration.sum"] * 1e-9))
     assert summary.recoverable_s == pytest.approx(busiest_gap, rel=1e-6) and summary.recoverable_s < 0.6 * fp_roof_gap
 

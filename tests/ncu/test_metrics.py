@@ -30,7 +30,7 @@ from roofline.analysis.roofline import analyze_report, recoverable_s
 from roofline.core.kernel_names import kernel_key
 from roofline.core.model import KernelLaunch
 from roofline.ncu import metrics as m
-from tests.conftest import SHARED_REPORTS
+from tests.conftest import SHARED_REPORTS, raw_whole_blocks_pct
 from tests.ncu.test_hfma_moves import raw_report
 
 REL = 1e-9  # same arithmetic on the same doubles: only rounding differs
@@ -592,14 +592,15 @@ def test_time_share_and_groups(case, name: str) -> None:
         assert g.time_share == approx(sum(ts) / total)
         pcts = [result.launches[i].roof.pct_of_roof for i in members if result.launches[i].roof.pct_of_roof is not None]
         assert g.median_pct_of_roof == (approx(statistics.median(pcts)) if pcts else None)
-        # recoverable: the gap to the busiest unit (percent of roof, SM or memory throughput from the raw values),
-        # at most the time above the launch floor;
+        # recoverable: the gap to the busiest unit (percent of roof, SM or memory throughput from the raw values, the
+        # busiest SM unit in whole blocks per SM), at most the time above the launch floor;
         # a small grid (both throughputs below 60%, under one wave) is held back by its few blocks and counts 0
         saved, small_grid_time = [], 0.0
         for i in members:
             raw, k = raws[i], result.launches[i]
             small = raw[SOL_SM] < 60 and raw[SOL_MEMORY] < 60 and raw["launch__waves_per_multiprocessor"] < 1
-            attained = [v for v in (k.roof.pct_of_roof, raw[SOL_SM], raw[SOL_MEMORY]) if v is not None]
+            attained = [v for v in (k.roof.pct_of_roof, raw[SOL_SM], raw[SOL_MEMORY], raw_whole_blocks_pct(raw))
+                        if v is not None]
             expected = 0.0 if small else min(times[i] * max(0.0, 1 - max(attained) / 100),
                                              max(0.0, times[i] - 1.5e-6))  # above the 1.5 us launch floor
             assert recoverable_s(k) == approx(expected)

@@ -70,8 +70,8 @@ def summary(
         "kernel by its real GPU time and rank recoverable time in real seconds.")] = None,
 ) -> None:
     """Rank the kernels of whole applications by recoverable time: time x (1 - attained / 100), attained = the
-    largest of percent of roof and the SM and memory throughputs, at most the time above the 1.5 us launch floor;
-    small-grid launches are counted apart. A bad
+    largest of percent of roof, the SM and memory throughputs and the busiest SM unit in whole blocks per SM, at
+    most the time above the 1.5 us launch floor; small-grid launches are counted apart. A bad
     report does not stop the others (named at the end, exit 2)."""
     from roofline.compare.ranking import AppSummary, check_top, labelled, summarize
     from roofline.errors import UsageError

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from roofline.cli.app import app
 from roofline.core.kernel_names import kernel_key
 from roofline.render.report.json import SCHEMA_VERSION
+from tests.conftest import raw_whole_blocks_pct
 
 runner = CliRunner()
 ENV = {"COLUMNS": "80"}
@@ -44,7 +45,8 @@ def raw_recoverable(raw_actions, name: str) -> tuple[dict[str, float], float]:
         t = a["gpu__time_duration.sum"] * 1e-9
         small = a[SM] < 60 and a[MEMORY] < 60 and a["launch__waves_per_multiprocessor"] < 1
         key = kernel_key(a.name, a.demangled)
-        saved[key] = saved.get(key, 0.0) + (0.0 if small else t * (1 - max(a[SM], a[MEMORY]) / 100))
+        attained = max(v for v in (a[SM], a[MEMORY], raw_whole_blocks_pct(a)) if v is not None)
+        saved[key] = saved.get(key, 0.0) + (0.0 if small else t * max(0.0, 1 - attained / 100))
         small_grid_time += t if small else 0.0
     return saved, small_grid_time
 
@@ -149,11 +151,11 @@ def test_the_recoverable_time_is_defined_once_under_every_summary(shared_report)
 
 
 def test_the_help_defines_the_recoverable_time_the_code_computes():
-    """summary --help: time x (1 - attained / 100) with the attained percent the largest of percent of roof and
-    the two throughputs, at most the time above the launch floor (analysis.roofline.recoverable_time), small grids
-    apart, as docs/figures.md says."""
+    """summary --help: time x (1 - attained / 100) with the attained percent the largest of percent of roof, the
+    two throughputs and the busiest SM unit in whole blocks per SM, at most the time above the launch floor
+    (analysis.roofline.recoverable_time), small grids apart, as docs/figures.md says."""
     help_text = " ".join(runner.invoke(app, ["summary", "--help"], env={"COLUMNS": "200"}).stdout.split())
-    assert ("recoverable time: time x (1 - attained / 100), attained = the largest of percent of roof and the SM "
-            "and memory throughputs, at most the time above the 1.5 us launch floor; small-grid launches are "
-            "counted apart") in help_text
+    assert ("recoverable time: time x (1 - attained / 100), attained = the largest of percent of roof, the SM "
+            "and memory throughputs and the busiest SM unit in whole blocks per SM, at most the time above the "
+            "1.5 us launch floor; small-grid launches are counted apart") in help_text
     assert "(1 - percent of roof)" not in help_text
