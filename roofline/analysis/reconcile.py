@@ -206,10 +206,10 @@ def _grid_cap(a: Advice, analysis: LaunchAnalysis, device: Device | None) -> Cap
     saving = tail_saving(analysis) if tail else small_grid_saving(analysis, device)
     by, text = ((EstimateBound.IDLE_SLOTS, "at most the idle block slots of the last wave x duration") if tail
                 else (EstimateBound.IDLE_SMS, "at most the same work spread over every SM"))
-    gap = headroom_s(analysis)
+    gap = headroom_s(analysis, whole_blocks=False)  # the grid's change takes the tail of whole blocks away
     if saving is not None and gap is not None and gap < saving:
         return Cap(gap, EstimateBound.GAP,
-                   f"{text}, and at most the busiest unit's gap, {gap_formula(analysis)}")
+                   f"{text}, and at most the busiest unit's gap, {gap_formula(analysis, whole_blocks=False)}")
     return Cap(saving, by, text)
 
 

@@ -35,6 +35,7 @@ from roofline.core.cohorts import (
     shared,
     smallest,
     take_launch,
+    where,
 )
 from roofline.core.kernel_names import kernel_key
 from roofline.core.labels import NAMES
@@ -189,8 +190,21 @@ def analyze_launch(launch: KernelLaunch, device: Device, spec: DeviceSpec | None
         note_keys=tuple(key for key, _ in keyed),
         l2_total_bytes=l2_total,
         inverted_levels=inverted_levels(traffic, l2_total),
-        whole_blocks_pct=whole_blocks_pct(launch, device.sm_count),
+        whole_blocks_pct=whole_blocks_pct(launch, device.sm_count,
+                                          sm_roof_pcts(flop_values, byte_values, all_ceilings["kernel-clock"],
+                                                       duration.value)),
     )
+
+
+def sm_roof_pcts(flops: Mapping[str, Value], moved: Mapping[str, Value], c: Ceilings, duration: Any) -> list[Any]:
+    """The work at each roof inside the SMs (each precision's FLOPs, the L1 bytes) over that kernel-clock roof, as a
+    percentage of the duration: the time model's roof terms there (``time_model``), for a report without the
+    breakdowns' units."""
+    if duration is None:
+        return []
+    pairs = [*((flops[p].value, c.flop_per_s.get(p)) for p in PRECISIONS), (moved["l1"].value, c.bytes_per_s.get("l1"))]
+    return [where((work > 0) & (peak > 0), 100.0 * work / where(peak > 0, peak, 1.0) / duration, 0.0)
+            for work, peak in pairs if work is not None and peak is not None]
 
 
 def main_tensor_type(by_type: Mapping[str, Any]) -> Any:
@@ -604,22 +618,22 @@ def ridge_point(analysis: LaunchAnalysis) -> tuple[float | None, str | None]:
     return (peak / bandwidth if peak and bandwidth else None), precision
 
 
-def attained_pct(analysis: LaunchAnalysis) -> float | None:
-    """How close the launch is to a peak: the highest of its percent of roof, its SM and memory throughputs and its
-    busiest unit in the SMs in whole blocks per SM (the figure ``recoverable_time`` takes), None when none is
-    measured."""
-    known = [v for v in (analysis.roof.pct_of_roof, analysis.verdict.attained_pct, analysis.whole_blocks_pct)
-             if v is not None and not math.isnan(v)]
+def attained_pct(analysis: LaunchAnalysis, whole_blocks: bool = True) -> float | None:
+    """How close the launch is to a peak: the highest of its percent of roof, its SM and memory throughputs and
+    (``whole_blocks``) its busiest unit in the SMs in whole blocks per SM (the figure ``recoverable_time`` takes),
+    None when none is measured."""
+    known = [v for v in (analysis.roof.pct_of_roof, analysis.verdict.attained_pct,
+                         analysis.whole_blocks_pct if whole_blocks else None) if v is not None and not math.isnan(v)]
     return max(known) if known else None
 
 
-def gap_formula(analysis: LaunchAnalysis) -> str:
+def gap_formula(analysis: LaunchAnalysis, whole_blocks: bool = True) -> str:
     """How ``headroom_s`` and ``recoverable_s`` are obtained for this launch, as the estimates quote it: the gap to
-    the busiest unit's peak (in whole blocks per SM where that binds), and where it binds, the launch floor."""
-    attained, duration = attained_pct(analysis), analysis.duration_s.value
-    others = [v for v in (analysis.roof.pct_of_roof, analysis.verdict.attained_pct) if v is not None]
-    whole = attained is not None and attained == analysis.whole_blocks_pct and attained > max(others, default=0.0)
-    text = f"duration x (1 - {pct(attained)}{WHOLE_BLOCKS_WORDS if whole else ''})"
+    the busiest unit's peak (in whole blocks per SM where that binds and ``whole_blocks``), and where it binds, the
+    launch floor."""
+    attained, duration = attained_pct(analysis, whole_blocks), analysis.duration_s.value
+    binds = whole_blocks and attained is not None and attained != attained_pct(analysis, False)
+    text = f"duration x (1 - {pct(attained)}{WHOLE_BLOCKS_WORDS if binds else ''})"
     if attained is not None and duration and duration * (1 - attained / 100) > duration - LAUNCH_FLOOR_S:
         text += f", at most duration - the {seconds(LAUNCH_FLOOR_S)} launch floor"
     return text
@@ -628,14 +642,15 @@ def gap_formula(analysis: LaunchAnalysis) -> str:
 WHOLE_BLOCKS_WORDS = ", the busiest unit in the SMs in whole blocks per SM"
 
 
-def headroom_s(analysis: LaunchAnalysis) -> float | None:
+def headroom_s(analysis: LaunchAnalysis, whole_blocks: bool = True) -> float | None:
     """The time above the busiest unit's peak, small grids included: the most that hiding latency or raising
     occupancy can save, since neither lets a unit run past its peak (``recoverable_time`` without its small-grid
-    rule)."""
-    return _recoverable(analysis, None)
+    rule). Without ``whole_blocks``, the gap with the blocks spread evenly over the SMs: what a change of the grid,
+    which takes the tail of whole blocks away, is held to."""
+    return _recoverable(analysis, None, whole_blocks)
 
 
-def _recoverable(analysis: LaunchAnalysis, bound: str | None) -> float | None:
+def _recoverable(analysis: LaunchAnalysis, bound: str | None, whole_blocks: bool = True) -> float | None:
     import numpy as np
 
     saved = recoverable_time(
@@ -643,7 +658,7 @@ def _recoverable(analysis: LaunchAnalysis, bound: str | None) -> float | None:
         np.array([bound], dtype=object),
         np.array([_number(analysis.roof.pct_of_roof)]),
         np.array([_number(analysis.verdict.attained_pct)]),
-        np.array([_number(analysis.whole_blocks_pct)]),
+        np.array([_number(analysis.whole_blocks_pct if whole_blocks else None)]),
     )
     return None if np.isnan(saved[0]) else float(saved[0])
 

@@ -112,11 +112,14 @@ def whole_blocks(blocks: Any, sms: int) -> Any:
     return np.ceil(per_sm) / per_sm
 
 
-def whole_blocks_pct(launch: KernelLaunch, sm_count: int | None) -> Any:
+def whole_blocks_pct(launch: KernelLaunch, sm_count: int | None, roof_pcts: Sequence[Any] = ()) -> Any:
     """The busiest unit inside the SMs at its percent of peak in whole blocks per SM (``whole_blocks``): the time
     model's tail as a percentage of the duration (``analysis.time_model``), the least time the launch needs with its
-    work in its blocks; None without the breakdowns' units, a grid size or the SM count."""
-    local = [u.pct for u in busy_units(launch) if u.metric.split("__", 1)[0] in SM_LOCAL]
+    work in its blocks. Where the report has no breakdowns, the largest of ``roof_pcts`` (the work at each roof
+    inside the SMs over that roof, as a percentage of the duration: the model's roof terms there) stands for the
+    busiest unit. None without either, a grid size or the SM count."""
+    units = busy_units(launch)
+    local = [u.pct for u in units if u.metric.split("__", 1)[0] in SM_LOCAL] if units else list(roof_pcts)
     blocks = launch.value(m.LAUNCH_GRID)
     if not local or not nonzero(blocks) or not sm_count:
         return None

@@ -17,8 +17,9 @@ from roofline.core.units import seconds
 from roofline.errors import UsageError
 
 # What the recoverable time counts (analysis.recoverable_s), said wherever it is shown.
-RECOVERABLE_COUNTS = ("recoverable = each launch's time above its busiest unit's peak (the larger of the SM and "
-                      "memory throughputs and percent of roof), at most its time above the launch floor "
+RECOVERABLE_COUNTS = ("recoverable = each launch's time above its busiest unit's peak (the largest of the SM and "
+                      "memory throughputs, percent of roof and the busiest SM unit in whole blocks per SM), at "
+                      "most its time above the launch floor "
                       f"({seconds(LAUNCH_FLOOR_S)}); small-grid launches (too few blocks to fill the GPU) "
                       "are not held back by a unit's peak, so their time is counted apart as small grids (more or "
                       "smaller blocks, batching or fusion is their fix)")

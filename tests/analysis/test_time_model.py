@@ -132,3 +132,24 @@ def test_no_launchs_recoverable_time_is_more_than_its_time_model_allows(name, sh
         if most is None or model is None or model.reason or model.floor is None:
             continue
         assert most <= max(0.0, k.duration_s.value - model.floor.seconds) * (1 + 1e-9) + 1e-15, k.launch.key
+
+
+def test_without_breakdowns_the_recoverable_time_takes_the_tail_of_the_roof_terms(tmp_path):
+    """The H100 FP64 GEMM example with its SpeedOfLight throughputs and breakdowns taken out: the time model's terms
+    are the roofs, its tail the Tensor roof's work in whole blocks per SM; the recoverable time is measured minus
+    that tail (57.6 us), not the gap to the roof alone (138 us)."""
+    import json
+
+    from roofline.analysis.roofline import recoverable_s
+
+    doc = json.loads((REPO / "examples" / "h100" / "torch-fp64.full.json").read_text())
+    for launch in doc["launches"]:
+        launch["metrics"] = {k: v for k, v in launch["metrics"].items()
+                             if not k.startswith(("breakdown:", "sm__throughput", "gpu__compute_memory_throughput"))}
+    path = tmp_path / "no-breakdowns.json"
+    path.write_text(json.dumps(doc))
+    (k,) = analyze_files([path])[0].launches
+    model = k.time_model
+    assert model is not None and model.floor is not None and model.floor.kind == "tail"
+    assert k.whole_blocks_pct is not None and k.whole_blocks_pct > (k.roof.pct_of_roof or 0.0)
+    assert recoverable_s(k) == pytest.approx(k.duration_s.value - model.floor.seconds, rel=1e-9)
