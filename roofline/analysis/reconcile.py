@@ -32,11 +32,10 @@ from roofline.analysis.results import Advice, EstimateBound, LaunchAnalysis, Mod
 from roofline.analysis.roofline import attained_pct, gap_formula, headroom_s, recoverable_s
 from roofline.analysis.time_model import TAIL, Change, saving
 from roofline.core.model import Device
-from roofline.core.thresholds import LAUNCH_FLOOR_S
+from roofline.core.thresholds import LAUNCH_FLOOR_S, SHOWN_MIN_SHARE
 from roofline.core.units import pct, seconds
 from roofline.ncu.metrics import BYTES_PER_SECTOR, LAUNCH_GRID, UNIT_LEVELS
 
-SHOWN_MIN_SHARE = 0.01  # the terminal leaves out estimated items under 1% of the kernel's time
 SAME = 1e-6  # an estimate within this relative distance of its bound is the bound (ncu computes it the same way)
 
 

@@ -36,4 +36,5 @@ READ_LIMIT_BASE_S = 30.0
 READ_LIMIT_S_PER_MIB = 0.5
 # Hot spots: a share of warp samples from fewer samples than this is named with its count ("rests on 12 samples"):
 # the standard error of a share p from n samples is sqrt(p (1 - p) / n), 9 percentage points at p = 0.5, n = 30
+SHOWN_MIN_SHARE = 0.01  # the terminal leaves out estimated advice items under 1% of the kernel's time
 THIN_SAMPLES = 30

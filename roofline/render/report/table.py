@@ -16,6 +16,7 @@ from roofline.analysis.view import AdvisedKernel, ReportSetView, ReportView
 from roofline.core.kernel_names import KernelName, kernel_name
 from roofline.core.labels import NAMES
 from roofline.core.model import PRECISIONS, Ceilings, CeilingSet
+from roofline.core.thresholds import SHOWN_MIN_SHARE
 from roofline.core.units import counted, pct, seconds, si
 from roofline.render.names import bound_word, distinguish, group_name, launch_config
 from roofline.render.report.prose import (
@@ -166,6 +167,10 @@ def _print_advice(console: Console, kernels: Sequence[AdvisedKernel]) -> None:
         items.add_column()
         for item in g.brief:
             items.add_row("    -", escape(f"[{estimate_text(item)}] {item.text}{cited(item)}"))
+        hidden = len(g.advice) - len(g.brief)
+        if hidden:  # items that save under SHOWN_MIN_SHARE of the time, or nothing (``reconcile.worth_showing``)
+            items.add_row("    -", f"{counted(hidden, 'more item' if g.brief else 'item')} each saving under "
+                                   f"{100 * SHOWN_MIN_SHARE:.0f}% of its time (--format markdown or json lists them)")
         console.print(items)
 
 

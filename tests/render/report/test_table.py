@@ -324,3 +324,19 @@ def test_the_missing_source_lines_note_names_the_launches_it_is_about(shared_rep
     text = table.render(views(analyze_files([shared_report("gh200_silu_full-roofline")])), width=100)
     hot = " ".join(text[text.index("Hot spots"):].split())
     assert "No source lines for 0:0: the binary has no line information" in hot and "silu-triton.py:" in hot
+
+
+def test_a_kernel_whose_items_each_save_under_1pct_says_how_many_the_table_leaves_out(shared_report):
+    """A10G SGEMM "basic": 98.9% of its L1 LSU data pipe in whole blocks per SM leaves 106 us of 10.8 ms, under 1%:
+    the table counts its items instead of printing a kernel with nothing under it."""
+    from roofline.pipeline import analyze_files
+
+    (a,) = analyze_files([shared_report(BASIC)])
+    v = views([a])
+    (basic,) = [k for k in v.reports[0].advised if k.longest.launch.name == "basic"]
+    duration = basic.longest.duration_s.value
+    assert basic.advice and not basic.brief
+    assert all(item.est_saved_s is None or item.est_saved_s < 0.01 * duration for item in basic.advice)
+    text = " ".join(table.render(v, width=200).split())
+    assert (f"0:0 basic - {len(basic.advice)} items each saving under 1% of its time (--format markdown or json "
+            "lists them)") in text
