@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from roofline.analysis.launches import Columns, Figure, KernelGroup, KernelSpread, Launches, LaunchTable, ReportAnalysis
 from roofline.analysis.results import InvertedLevel, LaunchAnalysis, RoofPosition, Side, Value, Verdict
-from roofline.analysis.verdict import NoThroughputs, launch_verdict, throughputs, whole_blocks_pct
+from roofline.analysis.verdict import SM_ROOFS, NoThroughputs, launch_verdict, throughputs, whole_blocks_pct
 from roofline.core.choices import GroupBy
 from roofline.core.cohorts import (
     Cohort,
@@ -202,7 +202,7 @@ def sm_roof_pcts(flops: Mapping[str, Value], moved: Mapping[str, Value], c: Ceil
     breakdowns' units."""
     if duration is None:
         return []
-    pairs = [*((flops[p].value, c.flop_per_s.get(p)) for p in PRECISIONS), (moved["l1"].value, c.bytes_per_s.get("l1"))]
+    pairs = [((flops if key in PRECISIONS else moved)[key].value, c.roof(key)) for key in SM_ROOFS]
     return [where((work > 0) & (peak > 0), 100.0 * work / where(peak > 0, peak, 1.0) / duration, 0.0)
             for work, peak in pairs if work is not None and peak is not None]
 

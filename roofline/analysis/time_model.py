@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from roofline.analysis.results import LaunchAnalysis, Term, TimeModel
-from roofline.analysis.verdict import SM_LOCAL, busy_units, whole_blocks
+from roofline.analysis.verdict import SM_LOCAL, SM_ROOFS, busy_units, whole_blocks
 from roofline.core.model import LEVELS, PRECISIONS, Device
 from roofline.core.thresholds import LAUNCH_FLOOR_S
 from roofline.ncu import metrics as m
@@ -80,7 +80,7 @@ def _roof_terms(k: LaunchAnalysis) -> list[Term]:
         if work and peak:
             terms.append(Term(f"{key} roof", f"{key} roof", "roof", work / peak, f"{unit} / peak_per_s",
                               {unit: work, "peak_per_s": peak}, key, "compute" if unit == "flops" else "memory",
-                              unit == "flops" or key == "l1"))
+                              key in SM_ROOFS))
     return terms
 
 

@@ -101,6 +101,7 @@ def throughputs(launch: KernelLaunch) -> Throughputs | NoThroughputs:
 
 
 SM_LOCAL = ("sm", "smsp", "l1tex", "idc")  # metric prefixes of the units inside each SM: a block's work runs on one
+SM_ROOFS = (*PRECISIONS, "l1")  # the roofs of the work inside each SM: every precision's FLOPs, the L1 bytes
 
 
 def whole_blocks(blocks: Any, sms: int) -> Any:
