@@ -246,6 +246,8 @@ def diagnose_all(analysis: ReportAnalysis, spec: DeviceSpec | None,
     """The analysis with every valid launch diagnosed and advised (``complete``), or those at the positions ``only``
     holds; ``done`` holds, by position in the report, launches completed while it was read (None where not), which
     only get their time share here."""
+    from msgspec import structs
+
     from roofline.analysis.roofline import time_share
 
     device, total = analysis.device, analysis.total_time_s
@@ -253,7 +255,7 @@ def diagnose_all(analysis: ReportAnalysis, spec: DeviceSpec | None,
     for i, launch in enumerate(analysis.report.launches):
         early = done[i] if i < len(done) and not launch.invalid else None
         if early is not None:
-            rows.append(replace(early, time_share=time_share(early.duration_s.value, total)))
+            rows.append(structs.replace(early, time_share=time_share(early.duration_s.value, total)))
         else:
             a = analysis.launches.table.row(i)
             skip = launch.invalid or (only is not None and i not in only)
@@ -264,6 +266,8 @@ def diagnose_all(analysis: ReportAnalysis, spec: DeviceSpec | None,
 def complete(launch_analysis: LaunchAnalysis, device: Device, spec: DeviceSpec | None = None) -> LaunchAnalysis:
     """A launch's roofline analysis with its occupancy, Tensor Core and warp-stall diagnostics, its instruction
     roofline, its hot spots and its advice."""
+    from msgspec import structs
+
     from roofline.analysis.advice import advise
     from roofline.analysis.diagnostics import occupancy, stalls, tensor_cores
     from roofline.analysis.hotspots import hotspots
@@ -271,7 +275,7 @@ def complete(launch_analysis: LaunchAnalysis, device: Device, spec: DeviceSpec |
     from roofline.analysis.memory import memory_picture
     from roofline.analysis.time_model import time_model
 
-    diagnosed = replace(
+    diagnosed = structs.replace(
         launch_analysis,
         time_model=time_model(launch_analysis, device),
         occupancy=occupancy.diagnose(launch_analysis.launch, device),
@@ -281,7 +285,7 @@ def complete(launch_analysis: LaunchAnalysis, device: Device, spec: DeviceSpec |
         memory=memory_picture(launch_analysis.launch),
         hotspots=hotspots(launch_analysis.launch),
     )
-    return replace(diagnosed, advice=advise(diagnosed, device, spec))
+    return structs.replace(diagnosed, advice=advise(diagnosed, device, spec))
 
 
 def early_work_pays(options: AnalysisOptions, at_once: int, mpi: bool) -> bool:

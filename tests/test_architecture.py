@@ -347,3 +347,31 @@ def test_metric_names_live_in_the_ncu_stage(module: str) -> None:
     spelled = [f"line {n.lineno}: {str(n.value)[:60]}" for n in text_literals(ast.parse(MODULES[module].read_text()))
                if METRIC_NAME.search(str(n.value))]
     assert not spelled, f"{module} spells ncu metric names: {spelled}"
+
+
+# --- One kind of record per role ---------------------------------------------------------------------------
+OPTION_RECORDS = {"roofline.compare.pairing": {"Matcher", "PairOptions"}, "roofline.compare.regression": {"Thresholds"}}
+
+
+def dataclass_names(source: str) -> set[str]:
+    """The classes a module's source decorates with ``dataclass``."""
+    return {node.name for node in ast.walk(ast.parse(source)) if isinstance(node, ast.ClassDef)
+            and any("dataclass" in ast.unparse(d) for d in node.decorator_list)}
+
+
+RECORD_MODULES = sorted(m for m in MODULES if m.startswith(("roofline.analysis.", "roofline.compare."))
+                        or m == "roofline.render.base")
+
+
+@pytest.mark.parametrize("module", RECORD_MODULES)
+def test_results_and_views_are_structs_not_dataclasses(module: str) -> None:
+    """Every result of the analysis and the comparisons, every view and every renderer document is a frozen msgspec
+    struct (analysis/results.py says why); only the comparisons' option types are dataclasses, as the other
+    options are."""
+    assert dataclass_names(MODULES[module].read_text()) <= OPTION_RECORDS.get(module, set())
+
+
+def test_the_record_rule_sees_each_form_of_dataclass() -> None:
+    source = ("@dataclass(frozen=True)\nclass A:\n    x: int\n\n@dataclasses.dataclass\nclass B:\n    y: int\n\n"
+              "class C(Struct, frozen=True):\n    z: int\n")
+    assert dataclass_names(source) == {"A", "B"}

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from msgspec import structs
 
 import roofline
 from roofline import pipeline
@@ -90,8 +91,8 @@ def test_without_diagnostics_the_launches_keep_their_roofline_figures_only():
     assert all(k.instruction_roofline is not None for k in full.launches)
     assert all(k.time_model is None for k in lean.launches) and all(k.time_model for k in full.launches)
     assert all(k.memory is None for k in lean.launches)
-    assert [replace(k, occupancy=None, tensor_cores=None, stalls=None, instruction_roofline=None, advice=(),
-                    time_model=None, memory=None) for k in full.launches] == list(lean.launches)
+    assert [structs.replace(k, occupancy=None, tensor_cores=None, stalls=None, instruction_roofline=None, advice=(),
+                            time_model=None, memory=None) for k in full.launches] == list(lean.launches)
     assert [(g.name, g.total_s, g.recoverable_s) for g in full.groups] == [
         (g.name, g.total_s, g.recoverable_s) for g in lean.groups]
 
@@ -175,7 +176,7 @@ def test_batches_analysed_ahead_are_the_reports_launches_by_position_and_fit_onl
     marked = replace(report, launches=(replace(report.launches[0], invalid="marked by validation"),
                                        *report.launches[1:]))
     analysis = pipeline.analyze(marked, options, catalog, ahead)
-    assert analysis.launches[0].advice == () and analysis.launches[1] == replace(
+    assert analysis.launches[0].advice == () and analysis.launches[1] == structs.replace(
         ahead.launches[1], time_share=analysis.launches[1].time_share)  # an invalid launch is not taken from ahead
 
 
@@ -270,7 +271,7 @@ def test_no_output_without_each_launchs_detail_reads_a_launch_its_view_does_not_
     def unread(a: Any) -> Any:
         named = launches_read(a)
         return a.with_rows([k if i in named or k.launch.invalid else
-                            replace(k, **{f: Unread(f"{f} of launch {k.launch.key}") for f in DIAGNOSES})
+                            structs.replace(k, **{f: Unread(f"{f} of launch {k.launch.key}") for f in DIAGNOSES})
                             for i, k in enumerate(a.launches)])
 
     every = analyze_files([shared_report(n) for n in names], options)

@@ -21,8 +21,9 @@ every launch); the terminal leaves out items estimated under 1% of the kernel's 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING
+
+from msgspec.structs import replace
 
 from roofline.analysis.diagnostics.occupancy import ACHIEVED_GAP_PTS, LIMITER_WORDS, TAIL_IDLE_PCT, WARP_SIZE
 from roofline.analysis.diagnostics.stalls import describe

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from roofline.analysis.launches import ReportAnalysis
 from roofline.core.kernel_names import kernel_key
@@ -32,8 +33,7 @@ from roofline.specs.catalog import DeviceSpec, spec_ceilings
 Dims = tuple[int, int, int]
 
 
-@dataclass(frozen=True)
-class BorrowedKernel:
+class BorrowedKernel(Struct, frozen=True):
     """One kernel instance and launch configuration: its work per launch (ncu), its time (nsys), its place."""
 
     name: str  # the instance (``kernel_key``)
@@ -109,8 +109,7 @@ class BorrowedKernel:
         return max(shares, key=lambda k: shares[k]) if shares and not self.total_flops else None
 
 
-@dataclass(frozen=True)
-class BorrowedWork:
+class BorrowedWork(Struct, frozen=True):
     """The timeline's kernels with the report's work, against the nsys GPU's roofs."""
 
     reports: tuple[str, ...]

@@ -10,7 +10,8 @@ instructions) that hold most of one stall reason's samples or of one memory coun
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from roofline.analysis import sass as sass_text
 from roofline.analysis.diagnostics.stalls import NOT_STALLED

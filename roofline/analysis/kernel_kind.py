@@ -14,8 +14,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+from msgspec import Struct
 
 from roofline.analysis.libraries import REDUCTION_NAME, Library
 from roofline.analysis.results import LaunchAnalysis
@@ -30,8 +31,7 @@ STREAMING_MAX_REUSE = 1.5  # requested bytes per DRAM byte up to which each byte
 REDUCTION_WRITE_SHARE = 1.0 / 16.0  # DRAM bytes written over bytes read below which a kernel reduces its input
 
 
-@dataclass(frozen=True)
-class KernelKind:
+class KernelKind(Struct, frozen=True):
     """The kind of a kernel and the measurement (or name) that says so."""
 
     name: KindName

@@ -13,9 +13,11 @@ for the measured work (``roof_time``).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
+
+from msgspec import Struct, field
 
 from roofline.analysis.hotspots import line_samples
 from roofline.analysis.launches import Columns, Figure, Launches
@@ -32,8 +34,7 @@ if TYPE_CHECKING:  # pragma: no cover
 REFERENCE_S = 1.0  # roof_position's percent at a 1 s reference duration is the roof time in 1/100 s
 
 
-@dataclass(frozen=True)
-class KernelStats:
+class KernelStats(Struct, frozen=True):
     """A kernel's launches in one report, aggregated (sums, rates, intensity, roof; see module docstring)."""
 
     names: tuple[str, ...]
@@ -119,7 +120,7 @@ def pooled_ceilings(median: Ceilings, columns: Columns, at: np.ndarray) -> Ceili
     if not weighted:
         return median
     note = f"{median.clock_note}; roofs weighted by the launches' times (their clocks differ)"
-    return replace(median, flop_per_s=flops, bytes_per_s=moved, clock_note=note, clock=median.clock)
+    return dataclasses.replace(median, flop_per_s=flops, bytes_per_s=moved, clock_note=note, clock=median.clock)
 
 
 def _clock(k: LaunchAnalysis) -> Value:

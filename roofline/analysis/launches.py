@@ -7,8 +7,10 @@ of a large report builds few launches; ``report`` builds them all.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, overload
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from roofline.analysis.results import LaunchAnalysis, Side
 from roofline.core import display
@@ -21,8 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 # --- Every launch of a report, by column ------------------------------------------------------------------
-@dataclass(frozen=True)
-class Figure:
+class Figure(Struct, frozen=True):
     """One ``Value`` of every launch, by column: the numbers (NaN where None), the reasons and how each was got."""
 
     values: np.ndarray
@@ -31,8 +32,7 @@ class Figure:
 
 
 
-@dataclass(frozen=True)
-class Columns:
+class Columns(Struct, frozen=True):
     """The figures the groups, rankings and comparisons read, one element per launch of the report (NaN and
     None where a launch has none): what ``roofline.analysis.roofline`` computed and the inputs of the pooled verdict
     (``verdict.pooled_verdict``: each launch's throughputs, or why it has none)."""
@@ -163,8 +163,7 @@ class Launches(Sequence["LaunchAnalysis"]):
         return Launches(self.table, self.indices[mask])
 
 
-@dataclass(frozen=True)
-class KernelGroup:
+class KernelGroup(Struct, frozen=True):
     """Launches grouped by kernel name (or NVTX range): count, time, spread, and recoverable time.
 
     ``recoverable_s`` is the sum over launches of ``analysis.recoverable_s``: the time the group would save
@@ -205,8 +204,7 @@ class KernelGroup:
         return launches.where(launches.table.columns.bound[launches.indices] == "small_grid")
 
 
-@dataclass(frozen=True)
-class ReportAnalysis:
+class ReportAnalysis(Struct, frozen=True):
     """The analysis of one report: device, matched spec, each launch, and launches grouped by kernel."""
 
     report: Report
@@ -238,8 +236,7 @@ class ReportAnalysis:
         return display.html("report", self)
 
 
-@dataclass(frozen=True)
-class KernelSpread:
+class KernelSpread(Struct, frozen=True):
     """One kernel's total time in each report (e.g. each MPI rank) and how far the slowest is from the
     fastest: ``spread_pct = 100 x (max - min) / min``; ``flagged`` when above the threshold."""
 

@@ -17,13 +17,13 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from roofline.core.kernel_families import classify
 
 
-@dataclass(frozen=True)
-class Library:
+class Library(Struct, frozen=True):
     """A library a kernel belongs to, what the kernel does, and what its caller can change."""
 
     name: str

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from typing import Literal
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from roofline.analysis.diagnostics.occupancy import WARP_SIZE
 from roofline.analysis.results import Advice, LaunchAnalysis, Mechanism
@@ -57,8 +59,7 @@ WORK_UNITS = {"coalescing:l1": ("l1tex", *_L2_DOWN), LOCAL_MEMORY: ("l1tex", *_L
 _SLICE_LEVELS = (("l1", "l1"), ("l2", "l2"), ("dram", "dram"), ("fb", "dram"))
 
 
-@dataclass(frozen=True)
-class Topic:
+class Topic(Struct, frozen=True):
     """What an ncu rule is about and how acting on it saves time."""
 
     key: str

@@ -25,7 +25,9 @@ ncu's own estimate is kept beside an item (``ncu_saved_s``) where it was above t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from roofline.analysis.ncu_rules import COALESCING, WORK_UNITS, level_bytes
 from roofline.analysis.results import Advice, EstimateBound, LaunchAnalysis, ModelChange, Term, TimeModel
@@ -68,8 +70,7 @@ def worth_showing(item: Advice, analysis: LaunchAnalysis) -> bool:
 
 
 # --- Bounds ---------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Cap:
+class Cap(Struct, frozen=True):
     """The most an item can save (None: no bound known), what bounds it and the bound in words; a what-if on the
     time model carries its change as data instead (the words are the renderers', ``render.report.prose``)."""
 

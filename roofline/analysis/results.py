@@ -1,6 +1,12 @@
-"""The results of analysing one launch, as plain frozen dataclasses: what the analysis, the diagnostics and the
+"""The results of analysing one launch, as frozen msgspec structs: what the analysis, the diagnostics and the
 advice compute, and what the comparisons and renderers read (a report's launches together, by column, are in
 ``analysis.launches``).
+
+Structs are plain data as frozen dataclasses are (typed fields, equality, hashing; a changed copy is
+``msgspec.structs.replace``), made in C: on Python 3.11 a frozen dataclass's class took about 1 ms to build and its
+instances 2 to 5 us each, and a JSON report of 154 launches builds about 29,000 of them (docs/benchmarks.md). Every
+result type of the analysis, the comparisons and the views is one; the report model (``core.model``), whose JSON
+types are generated from its dataclasses, the options and the specs stay dataclasses.
 
 Only types live here (and the properties that read them), so the modules that fill them in do not import
 each other and every renderer imports its types from one place. Numbers are in SI base units; "not
@@ -10,9 +16,10 @@ measured" is None with its reason beside it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Literal
+
+from msgspec import Struct, field
 
 from roofline.analysis.sass import opcode as sass_opcode
 from roofline.core.cohorts import largest
@@ -49,8 +56,7 @@ class Cause(Enum):
     OTHER = "other"
 
 
-@dataclass(frozen=True)
-class Value:
+class Value(Struct, frozen=True):
     """A number in SI base units, or None with the reason: its line (``reason``), and as data its ``cause``, the
     metrics the report lacks (``missing``) and the option that collects them (``collect``)."""
 
@@ -68,8 +74,7 @@ class Value:
                    measured.hint if lacking else "", Cause.MISSING_METRICS if lacking and measured.hint else None)
 
 
-@dataclass(frozen=True)
-class RoofPosition:
+class RoofPosition(Struct, frozen=True):
     """Where a launch sits against one set of ceilings (the FP and byte roofs; the verdict is ``Verdict``)."""
 
     ceilings: CeilingSet
@@ -79,8 +84,7 @@ class RoofPosition:
     reason: str = ""  # why pct_of_roof is None, or what it leaves out
 
 
-@dataclass(frozen=True)
-class BusyUnit:
+class BusyUnit(Struct, frozen=True):
     """One unit of the GPU and how busy it was: percent of its peak over the elapsed time."""
 
     name: str  # human name: "FP64 pipe", "DRAM", "issue slots", "FP32 roof", ...
@@ -96,8 +100,7 @@ class BusyUnit:
         return unit_short_name(self.metric)
 
 
-@dataclass(frozen=True)
-class InvertedLevel:
+class InvertedLevel(Struct, frozen=True):
     """A memory level whose bytes count one direction only and so fall below the level outside it (an
     inverted-looking hierarchy): the two levels, what the inner one counts, its definition's short name, and where
     all L2 traffic is (the L2 total's definition, "" when the report has none)."""
@@ -109,8 +112,7 @@ class InvertedLevel:
     l2_total_via: str = ""
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(Struct, frozen=True):
     """The bottleneck of a launch over every unit (``roofline.analysis.verdict``). ``bound`` is None with ``reason``
     when the report can decide nothing; for a roofline-only verdict ``reason`` says what it leaves out."""
 
@@ -135,8 +137,7 @@ class Verdict:
 
 
 # --- Diagnostics --------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class WhatIf:
+class WhatIf(Struct, frozen=True):
     """One change to the launch and the resident blocks and theoretical occupancy it would give."""
 
     change: str
@@ -145,8 +146,7 @@ class WhatIf:
     text: str
 
 
-@dataclass(frozen=True)
-class Occupancy:
+class Occupancy(Struct, frozen=True):
     """Occupancy of one launch (``diagnostics.occupancy``). Percentages are of the SM's maximum resident
     warps; None = not measured (reason in ``missing``)."""
 
@@ -171,8 +171,7 @@ class Occupancy:
         return self.theoretical_pct - self.achieved_pct
 
 
-@dataclass(frozen=True)
-class TensorRoof:
+class TensorRoof(Struct, frozen=True):
     """One Tensor Core data type the launch did work in, against its dense roof (``diagnostics.tensor_cores``):
     operations per second (FLOPs, or integer ops for INT types), the roof at the clock the launch ran at, and the
     percent of it; ``work`` names the counter that shows the work. None = not measured, with the reason."""
@@ -184,8 +183,7 @@ class TensorRoof:
     pct_of_peak: Value
 
 
-@dataclass(frozen=True)
-class TensorCores:
+class TensorCores(Struct, frozen=True):
     """Tensor Core use of one launch (``diagnostics.tensor_cores``). Percentages are of the pipe's peak;
     None = not measured."""
 
@@ -206,8 +204,7 @@ class TensorCores:
     roofs: Mapping[str, TensorRoof] = field(default_factory=dict)  # per data type the launch did tensor work in
 
 
-@dataclass(frozen=True)
-class WarpStalls:
+class WarpStalls(Struct, frozen=True):
     """What the warps of a launch wait on (``diagnostics.stalls``): stall reasons, busiest first, and how
     well the schedulers issue. None = not measured (reason in ``missing``)."""
 
@@ -237,8 +234,7 @@ class EstimateBound(str, Enum):
     CHANGED_FLOOR = "changed floor"
 
 
-@dataclass(frozen=True)
-class ModelChange:
+class ModelChange(Struct, frozen=True):
     """An advice item's change on its launch's time model (``analysis.reconcile.model_cap``), as data for the words
     of its bound: the terms it scales and by how much, the floor term before (its name, its time) and the changed
     kernel's floor (its term's key and time, whether that is the launch floor); ``own_above`` says the item's own
@@ -253,8 +249,7 @@ class ModelChange:
     own_above: bool = False
 
 
-@dataclass(frozen=True, kw_only=True)
-class Advice:
+class Advice(Struct, frozen=True, kw_only=True):
     """One recommendation for a launch (``analysis.advice``): what to do, the condition that made it apply, the
     measurement behind it and which analysis produced it. ``est_saved_s`` is the time it could save and
     ``estimate`` how that was obtained (or why there is none). Built with keywords only: four of its fields are
@@ -284,8 +279,7 @@ class Advice:
     change: ModelChange | None = None  # the bound is the time model's: the change the item makes to the model
 
 
-@dataclass(frozen=True)
-class MemoryWalls:
+class MemoryWalls(Struct, frozen=True):
     """One memory space against the walls of the Instruction Roofline Model: per operation ("ld", "st") warp
     instructions per 32-byte transaction, beside the walls of the model's reference patterns. No "nearest wall" is
     named: the walls assume 4-byte words, so coalesced 16-byte accesses sit on the scattered wall."""
@@ -294,8 +288,7 @@ class MemoryWalls:
     walls: Mapping[str, float]  # each wall: warp instructions per transaction of its reference access pattern
 
 
-@dataclass(frozen=True)
-class IntegerRoofline:
+class IntegerRoofline(Struct, frozen=True):
     """Integer operations against the integer pipe's peak (``analysis.instructions``): integer thread instructions
     (predicate on) per second, and per memory level per byte of the FP roofline's traffic; None = not measured."""
 
@@ -305,8 +298,7 @@ class IntegerRoofline:
     intensity: Mapping[str, Value]  # per level (core.model.LEVELS): integer instructions per byte
 
 
-@dataclass(frozen=True)
-class InstructionRoofline:
+class InstructionRoofline(Struct, frozen=True):
     """Where a launch sits on the Instruction Roofline Model (Ding & Williams; ``analysis.instructions``): warp
     instructions per second against the issue peak, and per memory level warp instructions per 32-byte transaction
     against that level's transactions per second. Rates are in GIPS and G transactions/s, as the model states them
@@ -326,8 +318,7 @@ class InstructionRoofline:
     integer: IntegerRoofline  # integer instructions against the integer pipe's peak
 
 
-@dataclass(frozen=True)
-class MemoryPicture:
+class MemoryPicture(Struct, frozen=True):
     """The memory chart of ncu's Memory Workload Analysis for one launch (``analysis.memory``): L1 and L2 sector hit
     rates in percent, and the traffic on each edge between kernel, L1, shared memory, L2 and DRAM (bytes; shared
     memory in wavefronts); with ncu's Speed of Light percentages (every set, the basic one included). None = not
@@ -339,8 +330,7 @@ class MemoryPicture:
     sol_pct: Mapping[str, Value] = field(default_factory=dict)  # ncu's Speed of Light: "sm", "memory", "dram", ...
 
 
-@dataclass(frozen=True)
-class HotLine:
+class HotLine(Struct, frozen=True):
     """One source line of a launch: the instructions compiled from it (most samples first) and their warp samples
     summed, per stall reason too; ``top_stall`` is the reason with the most samples, a warp issuing left out."""
 
@@ -358,8 +348,7 @@ class HotLine:
         return f"{self.file}:{self.line}"
 
 
-@dataclass(frozen=True)
-class Hotspots:
+class Hotspots(Struct, frozen=True):
     """Where in a launch's code its warps were sampled (``analysis.hotspots``): the instructions with samples and
     their shares, most first, and the source lines they aggregate to where the binary has line information.
     ``source_missing`` says why an instruction has no line (the fix: -lineinfo); ``sass_missing`` why it has no
@@ -390,8 +379,7 @@ class Hotspots:
         return self.top_stalls.get((pc.function_pc, pc.pc_offset), ())
 
 
-@dataclass(frozen=True)
-class Producer:
+class Producer(Struct, frozen=True):
     """The instruction that produced the register a waiting one reads (the SASS def-use chain within a function,
     ``analysis.hotspots``): what the user changes when warps wait on a dependency (a load, not the FADD that waits)."""
 
@@ -414,8 +402,7 @@ class Producer:
         return f"{base_name(self.file)}:{self.line}" if self.file is not None else None
 
 
-@dataclass(frozen=True)
-class HotRow:
+class HotRow(Struct, frozen=True):
     """One row of a launch's hot spots as the reports show them: a source line, or an instruction where the binary
     has no line information (``where``: "file.cu:88" or "+0x2a0"), its share of the samples and its top stall."""
 
@@ -436,8 +423,7 @@ class HotRow:
         return self.samples < THIN_SAMPLES
 
 
-@dataclass(frozen=True)
-class LineShift:
+class LineShift(Struct, frozen=True):
     """A source line's share of a kernel's warp samples in two reports (``analysis.hotspots.line_shifts``)."""
 
     where: str  # "file.cu:88"
@@ -454,8 +440,7 @@ class LineShift:
 TermKind = Literal["unit", "roof", "tail", "launch"]
 
 
-@dataclass(frozen=True)
-class Term:
+class Term(Struct, frozen=True):
     """One term of the model: the time ``seconds`` a unit's measured work needs at its peak (``kind`` "unit" or
     "roof"), the tail of the waves, or the launch floor; ``formula`` and ``inputs`` say how it was computed."""
 
@@ -470,8 +455,7 @@ class Term:
     sm_local: bool = False  # a unit inside each SM, whose work a block cannot spread over other SMs
 
 
-@dataclass(frozen=True)
-class TimeModel:
+class TimeModel(Struct, frozen=True):
     """A launch's time model: its terms, largest first; the floor (the largest term) and the slack (measured minus
     floor, None when not measured). ``reason`` says why there are no unit terms."""
 
@@ -503,8 +487,7 @@ class TimeModel:
 
 
 # --- Launches, kernels, reports -----------------------------------------------------------------------
-@dataclass(frozen=True)
-class LaunchAnalysis:
+class LaunchAnalysis(Struct, frozen=True):
     """Roofline results of one kernel launch, with its diagnostics and advice once the pipeline added them."""
 
     launch: KernelLaunch

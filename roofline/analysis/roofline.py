@@ -1,4 +1,4 @@
-"""Roofline analysis: pure functions from the report model (and ceilings) to plain result dataclasses.
+"""Roofline analysis: pure functions from the report model (and ceilings) to plain result structs.
 
 Per launch: FLOPs and FLOP/s per precision, bytes and bytes/s per memory level, arithmetic intensity,
 the ceilings (the report's own, the datasheet's, and the roofs at the clocks the kernel ran at), percent of

@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from roofline.analysis.results import LaunchAnalysis, Term, TimeModel
 from roofline.analysis.verdict import SM_LOCAL, SM_ROOFS, busy_units, whole_blocks
@@ -107,8 +109,7 @@ def _tail_term(k: LaunchAnalysis, units: list[Term], device: Device | None) -> T
 
 
 # --- What-ifs -------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Change:
+class Change(Struct, frozen=True):
     """What a piece of advice changes: each named term's time scaled by a factor (bytes down to the useful bytes,
     instructions removed, one pipe made faster), or latency hidden (``hide_latency``: the kernel runs at its floor)."""
 
@@ -128,8 +129,7 @@ def changed(model: TimeModel, change: Change) -> TimeModel:
     return TimeModel(model.measured_s, _ordered(terms), model.reason)
 
 
-@dataclass(frozen=True)
-class Saving:
+class Saving(Struct, frozen=True):
     """The most a change saves (``seconds``; 0: it leaves the floor where it is) and the changed kernel's floor."""
 
     seconds: float

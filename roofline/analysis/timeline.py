@@ -6,7 +6,8 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from roofline.analysis.borrowed import BorrowedWork
 from roofline.core.choices import NameBase
@@ -16,8 +17,7 @@ from roofline.core.timeline import KernelTime, Representative, Timeline
 from roofline.core.units import counted, pct, seconds
 
 
-@dataclass(frozen=True)
-class RankTotal:
+class RankTotal(Struct, frozen=True):
     """One file of a multi-file timeline (one MPI rank): its totals and how far its busy time is from the median
     of the ranks'."""
 
@@ -50,8 +50,7 @@ def rank_totals(timelines: Sequence[Timeline]) -> tuple[RankTotal, ...]:
                  for i, t in enumerate(timelines))
 
 
-@dataclass(frozen=True)
-class TimelineSet:
+class TimelineSet(Struct, frozen=True):
     """What `roofline timeline` shows: each file's timeline and, for several files (MPI ranks), their totals;
     with --work, the kernels placed on the roofline with an ncu report's work."""
 
@@ -64,8 +63,7 @@ def timeline_set(timelines: Sequence[Timeline], work: BorrowedWork | None = None
     return TimelineSet(tuple(timelines), rank_totals(timelines) if len(timelines) > 1 else (), work)
 
 
-@dataclass(frozen=True)
-class NcuTarget:
+class NcuTarget(Struct, frozen=True):
     """One ncu run that `analyze --from-nsys` plans: the kernels it selects (ncu -k, ``kernel_regex``) and which of
     their launches (--launch-skip, --launch-count), with why those."""
 

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
 
 from roofline.analysis.launches import Launches
 from roofline.analysis.results import Bound, BusyUnit, Cause, RoofPosition, Side, Verdict
@@ -42,8 +43,7 @@ NCU_TITLES: Mapping[str, str] = {  # ncu's verdict title -> the bound it gives (
 }
 TOP_UNITS = 3  # busiest units listed beside the verdict
 
-@dataclass(frozen=True)
-class Throughputs:
+class Throughputs(Struct, frozen=True):
     """What the rule reads: the two throughputs, the waves per SM and every unit of both breakdowns (in their
     order)."""
 
@@ -53,8 +53,7 @@ class Throughputs:
     units: tuple[BusyUnit, ...]
 
 
-@dataclass(frozen=True)
-class NoThroughputs:
+class NoThroughputs(Struct, frozen=True):
     """Why a launch has no SpeedOfLight throughputs: the cause, the metrics missing and the option that collects
     them (or re-measures them), and the line that says it."""
 

@@ -11,7 +11,8 @@ each kernel's spread across them. A renderer reads only these fields (and the re
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from roofline.analysis.advice import kernels_to_advise, rank_by_time_to_gain, time_to_gain
 from roofline.analysis.diagnostics.stalls import describe
@@ -35,8 +36,7 @@ from roofline.ncu.metrics import COLLECT_HINTS
 SKIPPED_RULE_KINDS = ("ok",)  # ncu rule results not listed under a kernel
 
 
-@dataclass(frozen=True)
-class Unavailable:
+class Unavailable(Struct, frozen=True):
     """One reason for n/a values and what it leaves out: the values (("FLOPs", "FP64"), ("duration", "")), the
     launches it affects (keys), and as data its cause, the metrics missing and the option that collects them;
     ``detail`` is the analysis's own line where the cause is not missing metrics."""
@@ -49,16 +49,14 @@ class Unavailable:
     detail: str = ""
 
 
-@dataclass(frozen=True)
-class HotSpot:
+class HotSpot(Struct, frozen=True):
     """One hot line (or instruction) of an advised kernel and the report's source text around it."""
 
     row: HotRow
     listing: tuple[tuple[int, str], ...]
 
 
-@dataclass(frozen=True)
-class RuleMessage:
+class RuleMessage(Struct, frozen=True):
     """One of ncu's rule results for a launch, its message as plain text."""
 
     kind: str
@@ -66,8 +64,7 @@ class RuleMessage:
     text: str
 
 
-@dataclass(frozen=True)
-class AdvisedKernel:
+class AdvisedKernel(Struct, frozen=True):
     """A kernel whose advice is shown, for its longest launch: all its items, the ones the terminal shows (worth
     showing), its hot spots, what its verdict rests on (``verdict_detail``: the measurement and busiest unit), its
     ridge point, what its warps wait on (each stall reason and its plain name) and ncu's rule messages."""
@@ -89,8 +86,7 @@ class AdvisedKernel:
         return self.group.longest
 
 
-@dataclass(frozen=True)
-class ScaledRoofs:
+class ScaledRoofs(Struct, frozen=True):
     """The kernel-clock roofs taken from the datasheet (no peak counter in the report), and those of them left
     unscaled (no measured clock), each in the order of PRECISIONS then LEVELS."""
 
@@ -99,8 +95,7 @@ class ScaledRoofs:
     every: bool = False  # every roof the set holds came from the datasheet: the report gave it no peak counter
 
 
-@dataclass(frozen=True)
-class ReportView:
+class ReportView(Struct, frozen=True):
     """What every output of one report shows (see the module docstring); per-launch tuples follow
     ``analysis.launches``, ``pooled`` follows ``analysis.groups``."""
 
@@ -118,16 +113,14 @@ class ReportView:
     gains: tuple[float | None, ...] = ()  # per ``ranking`` entry, its time to gain (``advice.time_to_gain``)
 
 
-@dataclass(frozen=True)
-class LeftOut:
+class LeftOut(Struct, frozen=True):
     """A report file the command could not analyse (the others went on): its path and the error's line."""
 
     path: str
     error: str
 
 
-@dataclass(frozen=True)
-class ReportSetView:
+class ReportSetView(Struct, frozen=True):
     """The reports of one command, per kernel its spread across them (several reports of one job), and the files
     left out."""
 

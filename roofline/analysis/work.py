@@ -35,8 +35,9 @@ level, FLOP/s, instructions/s or threads/s (DRAM bytes/s where FLOPs decided on 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from msgspec import Struct, field
 
 from roofline.analysis.launches import Launches
 from roofline.analysis.results import RoofPosition, Verdict
@@ -52,8 +53,7 @@ MIXED = "mixed definitions"  # a level whose launches use more than one byte def
 FLOPS_FILL_SHARE = 0.5  # FLOPs under this share of a busy FP pipe's roof: the pipe is busy with other instructions
 
 
-@dataclass(frozen=True)
-class Work:
+class Work(Struct, frozen=True):
     """A kernel's work per launch (mean over its launches): FLOPs per precision, bytes per level, threads launched
     and warp instructions executed; None where a launch of it does not have the value. ``fp16_moves``: the FP16
     FLOPs of zero-product HFMA2 register moves the FP16 FLOPs leave out (None where the report cannot count them);
@@ -97,8 +97,7 @@ def rate_unit(key: str) -> str:
     return f"{measure_label(key)}/s"
 
 
-@dataclass(frozen=True)
-class Measure:
+class Measure(Struct, frozen=True):
     """One quantity of work on both sides: per launch, the ratio other / base, and whether it is beyond the
     tolerance (``differs``) and is one of those that decide (``decides``). ``ratio`` is None where either side
     lacks the value, or base is 0 and other is not, or the sides define it differently (``apart`` says how)."""
@@ -129,8 +128,7 @@ class Measure:
         return measure_label(self.key)
 
 
-@dataclass(frozen=True)
-class WorkCheck:
+class WorkCheck(Struct, frozen=True):
     """The work of a kernel on another report against the base: every measure, what decided (``basis``: a measure
     key, "flops" for every precision, "" for nothing), the governing resource of each side, and the unit of the
     throughput that replaces the speedup when the work differs (with the ratio of work in that unit)."""
@@ -287,7 +285,7 @@ def _basis(measures: Mapping[str, Measure], same_kernel: bool,
 def _common_definitions(base: Work, other: Work) -> tuple[tuple[Work, Work], tuple[str, ...]]:
     """FP16 FLOPs under one definition: where one side left the HFMA2 register moves out and the other could not,
     the moves are added back, and a note says so (``fp16_moves`` known on one side only)."""
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     known = [w.fp16_moves is not None for w in (base, other)]
     if known[0] == known[1] or any(w.flops["fp16"] is None for w in (base, other)):

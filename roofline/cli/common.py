@@ -298,7 +298,7 @@ def write_document(kind: Kind, name: str, document: Document, output: Path | Non
     for a format written to a file, under reports/ after the first report), with its plots beside it (none when it
     goes to standard output) and the files ``also`` (a --plot). They are written together (``write_all``): when the
     document cannot be written, none of the new files stays."""
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     fmt = find_format(kind, name)
     target = document_target(kind, name, output, paths)

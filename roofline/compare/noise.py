@@ -30,9 +30,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from statistics import NormalDist
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from roofline.core.thresholds import ALPHA
 
@@ -44,8 +45,7 @@ _BISECTIONS = 200  # a bound on the bisection; it stops at the precision below f
 _PRECISION = 1e-12  # of a log ratio: the ratio to 12 significant digits
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(Struct, frozen=True):
     """NEW over BASE of a kernel's launch times: the median pairwise ratio and its ``1 - 2 alpha`` interval.
     ``untested`` says why there is no interval (one launch per side, or too few to reach alpha): the ratio is
     then a single comparison, not tested against the noise."""

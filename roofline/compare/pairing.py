@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from msgspec import Struct
+
 from roofline.analysis.advice import LAUNCH_OVERHEAD_S, launch_overhead_share
 from roofline.analysis.kernels import KernelStats, aggregate
 from roofline.analysis.launches import Launches, ReportAnalysis
@@ -155,8 +157,7 @@ def _mode_key(name: str, demangled: str, matcher: Matcher, order: dict[str, int]
 
 
 # --- Comparing reports --------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class ReportRef:
+class ReportRef(Struct, frozen=True):
     """Which report a column is: a short label, the file, the GPU and the ceilings it was judged against."""
 
     label: str
@@ -173,8 +174,7 @@ class ReportRef:
     incomplete: bool = False  # the file was cut short: some of its launches are missing
 
 
-@dataclass(frozen=True)
-class KernelPair:
+class KernelPair(Struct, frozen=True):
     """A kernel of the base report matched in other reports: its stats in each (None where absent), its work
     against the base's, and the change of each report relative to the base (report 0): the launch-time ratio with
     its noise interval (``change``: other / base, None for the base or without times), the speedup, the speedup
@@ -253,8 +253,7 @@ class KernelPair:
         return found
 
 
-@dataclass(frozen=True)
-class Comparison:
+class Comparison(Struct, frozen=True):
     """Kernels of the base report paired with the other reports; ``unmatched[i]`` are the kernels of report i
     left without a partner (for the base: in no other report; for the others: not in the base)."""
 

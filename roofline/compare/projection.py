@@ -59,8 +59,10 @@ The roofline bound is kept beside the projection: the most the target could gain
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from roofline.analysis.kernels import REFERENCE_S, KernelStats, per_launch, roof_time
 from roofline.analysis.results import Value
@@ -90,8 +92,7 @@ BANDS = {"datasheet": 1.25, "per SM": 1.5, "launch": 2.0, RAISED: 2.0}
 IN_FLIGHT_SHARPNESS = 3.0
 
 
-@dataclass(frozen=True)
-class ClockUse:
+class ClockUse(Struct, frozen=True):
     """The clocks a projection assumes (step 3): the target's (``choice`` boost or base, ``target_hz``, its boost
     ``target_boost_hz``), the source's as ncu measured it (``source_hz``; None: not in the report) against its boost
     and its base (``source_base_hz``, the spec's, None where it gives none), the share of the chosen clock the
@@ -119,8 +120,7 @@ class ClockUse:
                 f"{self.source_boost_hz / 1e9:.3g})")
 
 
-@dataclass(frozen=True)
-class L2Term:
+class L2Term(Struct, frozen=True):
     """Step 3b, per launch: the DRAM bytes ``dram_bytes`` (D) and L2 request bytes ``l2_bytes`` (L) measured, the
     working set taken (W = D), both L2 sizes, and the DRAM bytes on the target (``dram_there``, between ``low`` and
     ``high``); ``note`` says which case applies."""
@@ -141,8 +141,7 @@ class L2Term:
         return self.dram_there / self.dram_bytes if self.dram_bytes else 1.0
 
 
-@dataclass(frozen=True)
-class Projection:
+class Projection(Struct, frozen=True):
     """A kernel's time per launch projected onto another GPU (``projected_s`` in ``[low_s, high_s]``), how
     (``basis``), and the roofline lower bound of its measured work on that GPU with the gain it leaves."""
 

@@ -5,7 +5,9 @@ and ranked by the time they would save with their busiest unit at its peak. Pure
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from roofline.analysis.kernels import KernelStats, aggregate
 from roofline.analysis.launches import KernelGroup, ReportAnalysis
@@ -25,8 +27,7 @@ RECOVERABLE_COUNTS = ("recoverable = each launch's time above its busiest unit's
                       "smaller blocks, batching or fusion is their fix)")
 
 
-@dataclass(frozen=True)
-class SummaryRow:
+class SummaryRow(Struct, frozen=True):
     """One kernel (or NVTX range) of an application: its launches grouped, aggregated and ranked."""
 
     rank: int
@@ -35,8 +36,7 @@ class SummaryRow:
     recoverable_share: float | None  # recoverable time / the report's total time
 
 
-@dataclass(frozen=True)
-class AppSummary:
+class AppSummary(Struct, frozen=True):
     """The top groups of one report by recoverable time (or by time when no roof position exists)."""
 
     report: ReportRef

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from roofline.analysis.kernels import aggregate
 from roofline.analysis.launches import ReportAnalysis
@@ -32,8 +33,7 @@ TIMES_DIFFER = ("ncu's times are its replays (clocks locked to base unless --clo
                 "its roof; ncu/nsys compares ncu's time per launch with nsys's median launch.")
 
 
-@dataclass(frozen=True)
-class NcuKernel:
+class NcuKernel(Struct, frozen=True):
     """One kernel's launches over the ncu reports (an instance, or a function's with ``by="function"``): their
     time, recoverable time and where they sit."""
 
@@ -47,8 +47,7 @@ class NcuKernel:
     function: str = ""  # the function (short) name; "" means the same as ``name``
 
 
-@dataclass(frozen=True)
-class RealKernel:
+class RealKernel(Struct, frozen=True):
     """An analysed kernel with its real time from nsys."""
 
     ncu: NcuKernel
@@ -74,8 +73,7 @@ class RealKernel:
         return per_launch / self.nsys.median_s if per_launch is not None and self.nsys.median_s > 0 else None
 
 
-@dataclass(frozen=True)
-class RealTimeView:
+class RealTimeView(Struct, frozen=True):
     """The analysed kernels ranked by recoverable real time, what share of the application they cover, and the
     kernels of either tool the other lacks."""
 

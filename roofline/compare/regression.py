@@ -23,6 +23,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from msgspec import Struct
+
 from roofline.analysis.hotspots import line_shifts
 from roofline.analysis.results import LineShift, Value
 from roofline.compare.noise import Change, slower_p_value
@@ -48,8 +50,7 @@ class Thresholds:
     gate_different_work: bool = False
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(Struct, frozen=True):
     """One kernel's change from BASE to NEW and why it counts as a regression (empty ``reasons``: it does not).
     ``not_gated`` says why the slower gate left it out ("" when it was gated)."""
 
@@ -86,8 +87,7 @@ class Verdict:
         return line_shifts(base.line_samples, new.line_samples) if base is not None and new is not None else None
 
 
-@dataclass(frozen=True)
-class TotalChange:
+class TotalChange(Struct, frozen=True):
     """The gated kernels together: their BASE time, the same launches at NEW's speed, and the change."""
 
     base_s: float
@@ -99,8 +99,7 @@ class TotalChange:
         return 100.0 * (self.at_new_speed_s / self.base_s - 1.0)
 
 
-@dataclass(frozen=True)
-class DiffResult:
+class DiffResult(Struct, frozen=True):
     """The gate's outcome over every kernel BASE and NEW share, and their total."""
 
     comparison: Comparison

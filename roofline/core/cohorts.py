@@ -167,7 +167,7 @@ def per_launch(make: Callable[..., T], *inputs: Any) -> T:
 @dataclasses.dataclass(frozen=True)
 class Plan:
     """Where a cohort's result differs between its launches: by key, position or field name, the plan of each part
-    that does (``True`` for an array or a ``Cohort``: one element per launch); for a dataclass, its fields that every
+    that does (``True`` for an array or a ``Cohort``: one element per launch); for a record, its fields that every
     launch shares (``shared``)."""
 
     parts: Mapping[Any, Plan | bool]
@@ -190,16 +190,27 @@ def launch_plan(x: Any) -> Plan | bool | None:
     if isinstance(x, Mapping):
         keys = {k: plan for k, v in x.items() if (plan := launch_plan(v)) is not None}
         return Plan(keys) if keys else None
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        names = [f.name for f in dataclasses.fields(x) if f.init]
+    names = _record_fields(x)
+    if names:
         fields = {name: plan for name in names if (plan := launch_plan(getattr(x, name))) is not None}
         return Plan(fields, {name: getattr(x, name) for name in names if name not in fields}) if fields else None
     return None
 
 
+
+def _record_fields(x: Any) -> tuple[str, ...]:
+    """The fields of a result record (a msgspec struct, as the analysis results are, or a dataclass instance);
+    none for anything else."""
+    if isinstance(x, type):
+        return ()
+    if hasattr(type(x), "__struct_fields__"):
+        return type(x).__struct_fields__
+    return tuple(f.name for f in dataclasses.fields(x) if f.init) if dataclasses.is_dataclass(x) else ()
+
+
 def take_launch(x: Any, j: int, plan: Plan | bool | None) -> Any:
     """Launch ``j`` taken out of a cohort's result ``x`` along its ``launch_plan``: an array gives its element, a
-    ``PerLaunch`` what it makes, a ``Cohort`` the launch; tuples, mappings and dataclasses that hold any of these
+    ``PerLaunch`` what it makes, a ``Cohort`` the launch; tuples, mappings and records that hold any of these
     are rebuilt around them, and whatever holds none is shared by every launch as it is."""
     if plan is None:
         return x

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+
+from msgspec import Struct
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.launches import ReportAnalysis
@@ -33,8 +34,7 @@ Output = str | bytes
 
 
 # --- One document type per kind of result ------------------------------------------------------------------
-@dataclass(frozen=True)
-class ReportDocument:
+class ReportDocument(Struct, frozen=True):
     """``report`` (and ``analyze``, ``plot``): the view of the reports (``analysis.view``), the table's width, the
     plot images written beside a Markdown document (relative to it) and the kernels in a plot's legend."""
 
@@ -48,8 +48,7 @@ class ReportDocument:
         return tuple(v.analysis for v in self.view.reports)
 
 
-@dataclass(frozen=True)
-class CompareDocument:
+class CompareDocument(Struct, frozen=True):
     """``compare``: the comparison, the table's width, the plot image beside a Markdown document, and whether the
     plot shows percent of each report's own roof."""
 
@@ -63,24 +62,21 @@ class CompareDocument:
         return self.images[0] if self.images else ""
 
 
-@dataclass(frozen=True)
-class ProjectDocument:
+class ProjectDocument(Struct, frozen=True):
     """``project``: the comparison of one report with its projections onto another GPU."""
 
     comparison: Comparison
     width: int = 80
 
 
-@dataclass(frozen=True)
-class DiffDocument:
+class DiffDocument(Struct, frozen=True):
     """``diff``: the regression gate's result."""
 
     result: DiffResult
     width: int = 80
 
 
-@dataclass(frozen=True)
-class SummaryDocument:
+class SummaryDocument(Struct, frozen=True):
     """``summary``: each report's summary, and the kernel groups shown per report."""
 
     summaries: Sequence[AppSummary]
@@ -89,8 +85,7 @@ class SummaryDocument:
     left_out: Sequence[LeftOut] = ()  # the report files the command went on past
 
 
-@dataclass(frozen=True)
-class TimelineDocument:
+class TimelineDocument(Struct, frozen=True):
     """``timeline``: the Nsight Systems files' kernels, and the kernels shown per file (0: all)."""
 
     timelines: TimelineSet
@@ -98,8 +93,7 @@ class TimelineDocument:
     top: int = 0
 
 
-@dataclass(frozen=True)
-class RealtimeDocument:
+class RealtimeDocument(Struct, frozen=True):
     """``summary --nsys``: ncu's kernels beside their real run time, and the kernels shown (0: all)."""
 
     view: RealTimeView
@@ -118,8 +112,7 @@ MEMORY_PLOT = "memory-plot"  # plot --kind memory
 PNGS = "pngs"  # the PNGs written beside a Markdown document
 
 
-@dataclass(frozen=True)
-class Format:
+class Format(Struct, frozen=True):
     """One output format of one kind of result: ``renderer`` is "module:function", called with the document's
     ``fields`` in order; ``to_file``: written to reports/<first report><suffix> by default, not to stdout;
     ``plots``: the format (of the same kind) whose PNGs are written beside the document and named in it;

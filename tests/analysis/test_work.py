@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import msgspec
 import pytest
 
 from roofline.analysis.results import BusyUnit, RoofPosition, Verdict
@@ -153,8 +154,8 @@ def test_the_governing_resource_is_read_from_the_verdicts_busiest_unit(bound, me
 def test_fp16_flops_are_compared_under_one_definition_of_the_hfma2_register_moves():
     """One side's report (--set full) left 4e6 FLOPs of zero-product HFMA2 moves out of its FP16 FLOPs, the other's
     (--set roofline) could not: both are compared with the moves counted, and the pair says so."""
-    counted = dataclasses.replace(work(), flops={**work().flops, "fp16": 4e6})
-    left_out = dataclasses.replace(work(), flops={**work().flops, "fp16": 0.0}, fp16_moves=4e6)
+    counted = msgspec.structs.replace(work(), flops={**work().flops, "fp16": 4e6})
+    left_out = msgspec.structs.replace(work(), flops={**work().flops, "fp16": 0.0}, fp16_moves=4e6)
     check = compare_work(counted, left_out)
     fp16 = next(m for m in check.measures if m.key == "flops.fp16")
     assert (fp16.base, fp16.other, fp16.ratio, fp16.differs) == (4e6, 4e6, 1.0, False) and not check.different
@@ -165,10 +166,10 @@ def test_fp16_flops_are_compared_under_one_definition_of_the_hfma2_register_move
 
 
 def test_bytes_of_different_metric_definitions_are_not_compared():
-    lts = dataclasses.replace(work(), bytes={"dram": 1e5, "l2": 4e5, "l1": None},
-                              definitions={"l2": "lts__t_bytes: all L2 requests"})
-    xbar = dataclasses.replace(work(), bytes={"dram": 1e5, "l2": 1e5, "l1": None},
-                               definitions={"l2": "lts2xbar: L2 to crossbar bytes"})
+    lts = msgspec.structs.replace(work(), bytes={"dram": 1e5, "l2": 4e5, "l1": None},
+                                  definitions={"l2": "lts__t_bytes: all L2 requests"})
+    xbar = msgspec.structs.replace(work(), bytes={"dram": 1e5, "l2": 1e5, "l1": None},
+                                   definitions={"l2": "lts2xbar: L2 to crossbar bytes"})
     check = compare_work(lts, xbar, governs=("bytes.l2", "bytes.l2"))
     l2 = next(m for m in check.measures if m.key == "bytes.l2")
     assert l2.ratio is None and not l2.decides and l2.apart == "A counts lts__t_bytes, B lts2xbar"

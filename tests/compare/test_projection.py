@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import msgspec
 import pytest
 
 from roofline.analysis.kernels import aggregate
@@ -139,8 +140,8 @@ def test_tf32_tensor_work_goes_to_the_fp32_cores_on_turing(specs):
     """A TF32 GEMM projected onto a T4 (Turing: no TF32 Tensor Cores): its tensor FLOPs meet the T4's FP32 roof."""
     t4 = load_catalog().get("t4")
     s = stats(specs, launch(0, "gemm", 2e-3, 1e10, 1e6, OLD_GPU, sol=COMPUTE_BOUND))
-    s = dataclasses.replace(s, flops={**s.flops, "tensor": dataclasses.replace(s.flops["fp32"], value=1e12)},
-                            ceilings=dataclasses.replace(s.ceilings, tensor_dtype="tf32"))
+    s = msgspec.structs.replace(s, flops={**s.flops, "tensor": msgspec.structs.replace(s.flops["fp32"], value=1e12)},
+                                ceilings=dataclasses.replace(s.ceilings, tensor_dtype="tf32"))
     p = project(s, SOURCE, t4)
     fp32 = _yaml("t4")["peaks"]["fp32"]["value"]
     assert "tensor_tf32" not in _yaml("t4")["peaks"]
@@ -155,7 +156,7 @@ def test_bytes_in_flight_limit_continuously_no_cliff_at_80_percent(specs):
 
     def ratio(pct: float, sms: int = 100) -> float:
         s = stats(specs, launch(0, "copy", 1e-3, 1e6, 2e9, OLD_GPU))
-        s = dataclasses.replace(s, roof=dataclasses.replace(s.roof, utilization_pct={"dram": pct}))
+        s = msgspec.structs.replace(s, roof=msgspec.structs.replace(s.roof, utilization_pct={"dram": pct}))
         spec = dataclasses.replace(specs[1], sm_count=sms)
         return _in_flight("bytes.dram", s, SOURCE, spec, SPEC_DRAM / TARGET_DRAM, "")[0]
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import msgspec
 import pytest
 import yaml
 from typer.testing import CliRunner
@@ -57,9 +58,9 @@ def kernel(busiest: str, metric: str, side: str = "compute", dram: float = 1e8, 
     datasheet = spec_ceilings(catalog.get(A100), tensor_dtype)
     flops = {**stats.flops, "tensor": Value(tensor_flops)} if tensor_flops else stats.flops
     ceilings = dataclasses.replace(stats.ceilings, tensor_dtype=tensor_dtype) if tensor_dtype else stats.ceilings
-    return dataclasses.replace(stats, verdict=verdict, datasheet=datasheet, sm_clock_hz=Value(MEASURED_HZ),
-                               bytes={**stats.bytes, "dram": Value(dram), "l2": Value(l2)}, flops=flops,
-                               ceilings=ceilings)
+    return msgspec.structs.replace(stats, verdict=verdict, datasheet=datasheet, sm_clock_hz=Value(MEASURED_HZ),
+                                   bytes={**stats.bytes, "dram": Value(dram), "l2": Value(l2)}, flops=flops,
+                                   ceilings=ceilings)
 
 
 def boost_share() -> float:
@@ -113,7 +114,7 @@ def test_l2_size_a100_to_t4_dram_bytes_grow_toward_the_l2_requests():
     scales by the DRAM bytes, its interval runs from the bytes measured to every L2 request missing."""
     d, r = 20e6, 60e6
     s = kernel("DRAM", "dram__throughput.avg.pct_of_peak_sustained_elapsed", side="memory", dram=d, l2=r)
-    s = dataclasses.replace(s, roof=dataclasses.replace(s.roof, utilization_pct={}))  # no in-flight term here
+    s = msgspec.structs.replace(s, roof=msgspec.structs.replace(s.roof, utilization_pct={}))  # no in-flight term here
     t4 = load_catalog().get(T4)
     term, _ = l2_term(s, SOURCE, t4)
     l2_t4 = number(T4, "l2_bytes")
@@ -150,7 +151,7 @@ def test_the_base_clock_slows_what_the_sm_clock_paces_not_dram():
     assert boost.clock is not None and boost.clock.target_hz == number(H100, "boost_clock_hz")
     assert base.clock is not None and base.clock.target_hz == number(H100, "base_clock_hz")
     dram = kernel("DRAM", "dram__throughput.avg.pct_of_peak_sustained_elapsed", side="memory", dram=1e6, l2=1e6)
-    dram = dataclasses.replace(dram, roof=dataclasses.replace(dram.roof, utilization_pct={}))
+    dram = msgspec.structs.replace(dram, roof=msgspec.structs.replace(dram.roof, utilization_pct={}))
     assert project(dram, SOURCE, h100, "base").projected_s.value == \
         pytest.approx(project(dram, SOURCE, h100, "boost").projected_s.value, rel=1e-12)
 

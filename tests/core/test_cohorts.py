@@ -4,10 +4,9 @@ launch, and a branch on what a cohort does not share is a defect."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 import pytest
+from msgspec.structs import replace
 
 from roofline.analysis.roofline import analyze_launch, analyze_launches, analyze_report
 from roofline.core.cohorts import (

@@ -3,10 +3,10 @@ plots too), each format's renderer taking the document fields it names, checked 
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import typing
 
+import msgspec
 import pytest
 
 import roofline.render.base as base
@@ -62,7 +62,7 @@ def test_every_kind_has_its_document_and_its_formats() -> None:
     assert set(DOCUMENTS) == set(typing.get_args(base.Kind)) == set(CHOICES)
     for kind, choices in CHOICES.items():
         assert format_names(typing.cast(base.Kind, kind)) == choices
-    assert all(dataclasses.is_dataclass(d) for d in DOCUMENTS.values())
+    assert all(issubclass(d, msgspec.Struct) for d in DOCUMENTS.values())
 
 
 def test_the_plots_are_formats_of_the_registry() -> None:

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from roofline.analysis.results import Occupancy, WhatIf
 from roofline.core.model import Device, KernelLaunch
@@ -74,8 +76,7 @@ _CC_COMMON = {"registers": 65536, "sub_partitions": 4, "max_threads_per_block": 
 FROM_CC = "limits from the compute capability (the report lacks the device attributes)"
 
 
-@dataclass(frozen=True)
-class SmResources:
+class SmResources(Struct, frozen=True):
     """What one SM offers resident blocks, from the device attributes."""
 
     max_warps: int
@@ -88,8 +89,7 @@ class SmResources:
     smem_unit: int = SMEM_ALLOC_UNIT_DEFAULT
 
 
-@dataclass(frozen=True)
-class LaunchShape:
+class LaunchShape(Struct, frozen=True):
     """What one block asks of an SM: threads, registers per thread, shared bytes (with the driver's reservation)."""
 
     threads: int

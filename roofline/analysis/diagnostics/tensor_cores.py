@@ -10,8 +10,10 @@ Inputs are the launch's analysis (FLOPs per precision, DRAM intensity, ceilings)
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from roofline.analysis.libraries import matmul_name
 from roofline.analysis.results import LaunchAnalysis, TensorCores, TensorRoof, TensorStatus, Value
@@ -41,8 +43,7 @@ FAMILY_NAMES = {"hmma": "HMMA", "imma": "IMMA", "dmma": "DMMA", "gmma": "GMMA"}
 FAMILY_TYPES = {"hmma": "FP16/BF16/TF32", "imma": "INT8/INT4", "dmma": "FP64", "gmma": "Hopper warpgroup MMA"}
 
 
-@dataclass(frozen=True)
-class TensorArch:
+class TensorArch(Struct, frozen=True):
     """Tensor Core facts of one GPU family: MMA instruction families and floating-point input types."""
 
     name: str
