@@ -197,7 +197,6 @@ def launch_plan(x: Any) -> Plan | bool | None:
     return None
 
 
-
 def _record_fields(x: Any) -> tuple[str, ...]:
     """The fields of a result record (a msgspec struct, as the analysis results are, or a dataclass instance);
     none for anything else."""
