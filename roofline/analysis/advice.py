@@ -50,7 +50,7 @@ from roofline.analysis.roofline import (
     recoverable_s,
     ridge_point,
 )
-from roofline.analysis.verdict import BOUND_WORDS, explain
+from roofline.analysis.verdict import BOUND_WORDS, explain, unit_whole_blocks_pct
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, Device
 from roofline.core.thresholds import BALANCED_PTS, FULL_WAVE, LATENCY_BELOW_PCT, LOCAL_SECTORS_SHARE
@@ -137,7 +137,7 @@ def advise(k: LaunchAnalysis, device: Device | None = None, spec: DeviceSpec | N
                     condition="a rate above its roof", estimate="not estimated: fix the measurement first",
                     topic=f"measurement:{flag}")
              for flag in k.flags]
-    items += _verdict_items(k, lib, kind, spec)
+    items += _verdict_items(k, lib, kind, spec, device)
     items += _tensor_cores(k) + _fp64(k) + _grid(k, device) + _launch_overhead(k)
     if lib is None:
         items += _issue_bound(k) + _uncoalesced(k) + _local_memory(k)
@@ -210,7 +210,7 @@ def _gap(k: LaunchAnalysis) -> tuple[float | None, str]:
 
 
 def _verdict_items(k: LaunchAnalysis, lib: Library | None, kind: KernelKind,
-                   spec: DeviceSpec | None) -> list[Advice]:
+                   spec: DeviceSpec | None, device: Device | None = None) -> list[Advice]:
     v = k.verdict
     if lib is not None:
         measured = k.duration_s.value is not None or v.bound is not None
@@ -218,7 +218,7 @@ def _verdict_items(k: LaunchAnalysis, lib: Library | None, kind: KernelKind,
     if v.bound == "memory":
         return [_memory(k, kind)]
     if v.bound == "compute":
-        return [_compute(k)]
+        return [_compute(k, device)]
     if v.bound == "balanced":
         saved, how = _gap(k)
         return [Advice(kind="balanced", title="Cut work and traffic together",
@@ -294,8 +294,10 @@ def _level_of(metric: str) -> str | None:
     return m.UNIT_LEVELS.get(metric.split("__", 1)[0]) if "__" in metric else None
 
 
-def _compute(k: LaunchAnalysis) -> Advice:
-    """Compute-bound: the busiest compute unit, the headroom left in it and the change that relieves it."""
+def _compute(k: LaunchAnalysis, device: Device | None = None) -> Advice:
+    """Compute-bound: the busiest compute unit, the headroom left in it (on the SMs with the most blocks, where
+    whole blocks per SM keep it busier there than on average: the time model's tail) and the change that relieves
+    it."""
     v = k.verdict
     busiest = v.busiest
     saved, how = _gap(k)
@@ -307,10 +309,20 @@ def _compute(k: LaunchAnalysis) -> Advice:
     base = busiest.metric.split(".", 1)[0]
     change = UNIT_CHANGES.get(base) or (f"fewer {NAMES[base]} operations" if base in NAMES else
                                         "fewer or cheaper operations on that unit")
-    headroom = f"at most {100 / busiest.pct:.3g}x is left there" if busiest.pct > 0 else "it is idle"
+    whole = unit_whole_blocks_pct(busiest, k.launch, device.sm_count if device else None)
+    binds = whole is not None and busiest.pct > 0 and _left(whole) != _left(busiest.pct)
+    at = whole if binds and whole is not None else busiest.pct
+    where = f" ({pct(at)} on the SMs with the most blocks, in whole blocks per SM)" if binds else ""
+    headroom = ("it is idle" if busiest.pct <= 0 else f"at most {_left(at)} is left there" if at < 100
+                else "no speed-up is left there")
     return replace(common, title=f"Relieve the {busiest.name}",
-                       text=f"The {busiest.name} is the busiest unit at {pct(busiest.pct)} of its peak, so "
+                       text=f"The {busiest.name} is the busiest unit at {pct(busiest.pct)} of its peak{where}, so "
                             f"{headroom}: {change}.", cause=f"{busiest.name} at {pct(busiest.pct)} of its peak")
+
+
+def _left(pct_of_peak: float) -> str:
+    """The speed-up left in a unit at this percent of its peak, as the advice writes it."""
+    return f"{100 / pct_of_peak:.3g}x"
 
 
 def _library(k: LaunchAnalysis, lib: Library, spec: DeviceSpec | None) -> list[Advice]:

@@ -112,6 +112,20 @@ def whole_blocks(blocks: Any, sms: int) -> Any:
     return np.ceil(per_sm) / per_sm
 
 
+def in_the_sms(metric: str) -> bool:
+    """Whether a breakdown unit is inside each SM (``SM_LOCAL``): a block's work on it runs on that block's SM."""
+    return metric.split("__", 1)[0] in SM_LOCAL
+
+
+def unit_whole_blocks_pct(unit: BusyUnit, launch: KernelLaunch, sm_count: int | None) -> float | None:
+    """One unit inside the SMs at its percent of peak on the SMs with the most blocks (``whole_blocks``); None for a
+    unit outside the SMs, or without a grid size or the SM count."""
+    blocks = launch.value(m.LAUNCH_GRID)
+    if not in_the_sms(unit.metric) or not nonzero(blocks) or not sm_count:
+        return None
+    return float(unit.pct * whole_blocks(blocks, sm_count))
+
+
 def whole_blocks_pct(launch: KernelLaunch, sm_count: int | None, roof_pcts: Sequence[Any] = ()) -> Any:
     """The busiest unit inside the SMs at its percent of peak in whole blocks per SM (``whole_blocks``): the time
     model's tail as a percentage of the duration (``analysis.time_model``), the least time the launch needs with its
@@ -119,7 +133,7 @@ def whole_blocks_pct(launch: KernelLaunch, sm_count: int | None, roof_pcts: Sequ
     inside the SMs over that roof, as a percentage of the duration: the model's roof terms there) stands for the
     busiest unit. None without either, a grid size or the SM count."""
     units = busy_units(launch)
-    local = [u.pct for u in units if u.metric.split("__", 1)[0] in SM_LOCAL] if units else list(roof_pcts)
+    local = [u.pct for u in units if in_the_sms(u.metric)] if units else list(roof_pcts)
     blocks = launch.value(m.LAUNCH_GRID)
     if not local or not nonzero(blocks) or not sm_count:
         return None

@@ -11,6 +11,7 @@ cases of issue 16 (fill_vector, linspace, the A10G warptiling grid, cuBLAS/CUTLA
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -118,6 +119,24 @@ def test_compute_bound_launch_gets_the_headroom_left_in_its_busiest_unit():
     assert "at most 1.33x is left there" in item.text  # 100 / 75
     assert item.est_saved_s == pytest.approx(0.25e-3)
 
+
+
+@pytest.mark.parametrize("name,key", [("gtx1660super_sgemm-naive_full", "0:0"),
+                                      ("a10g_sgemm-progression_basic", "0:1")])
+def test_compute_headroom_is_taken_on_the_sms_with_the_most_blocks(real, raw_actions, name, key):
+    """The GTX 1660 SUPER naive SGEMM and an A10G SGEMM step: the busiest unit (an LSU pipe, inside the SMs) works
+    ceil(B / S) / (B / S) longer on the SMs with the most blocks than on average, so the speed-up left in it is
+    100 / (its percent x that), as the time model's tail has it; recomputed from the raw counters."""
+    k = real(name, key)
+    raw = next(r for r in raw_actions(name) if f"{r.range_index}:{r.action_index}" == key)
+    busiest = k.verdict.busiest
+    assert busiest is not None and busiest.metric.startswith(("sm__", "smsp__", "l1tex__"))
+    blocks, sms = raw["launch__grid_size"], raw["device__attribute_multiprocessor_count"]
+    on_fullest = raw[busiest.metric] * math.ceil(blocks / sms) / (blocks / sms)
+    (item,) = [a for a in k.advice if a.kind == "compute"]
+    assert f"({on_fullest:.1f}% on the SMs with the most blocks, in whole blocks per SM)" in item.text
+    assert f"so at most {100 / on_fullest:.3g}x is left there" in item.text
+    assert f"{100 / raw[busiest.metric]:.3g}x" not in item.text  # the average SM's figure would claim more
 
 def test_a_launch_above_a_roof_is_first_told_to_re_profile():
     (k,) = analysed(launch(0, "fast", 1e-3, 16e12, 0.1e12)).launches  # FP32 at 125%

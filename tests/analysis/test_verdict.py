@@ -23,7 +23,15 @@ import pytest
 
 from roofline.analysis.results import BusyUnit, Cause, LaunchAnalysis, RoofPosition, Verdict
 from roofline.analysis.roofline import analyze_report
-from roofline.analysis.verdict import NCU_TITLES, classify, explain, launch_verdict, pooled_verdict, unit_name
+from roofline.analysis.verdict import (
+    NCU_TITLES,
+    classify,
+    explain,
+    launch_verdict,
+    pooled_verdict,
+    unit_name,
+    unit_whole_blocks_pct,
+)
 from roofline.core.model import Device, KernelLaunch, Report
 from roofline.pipeline import analyze_files
 from tests.conftest import SHARED_REPORTS, shared_report_names
@@ -339,3 +347,15 @@ def test_the_advice_to_collect_the_throughputs_names_them_and_the_option_as_data
     a = analyze_loaded(model("app.json", [launch(0, "copy", 2e-3, 0.0, 4e7, OLD_GPU)]))
     (item,) = [i for i in a.launches[0].advice if i.topic == "measurement:verdict"]
     assert item.missing == (m.SM_THROUGHPUT, m.MEMORY_THROUGHPUT) and item.collect == m.HINT_THROUGHPUT
+
+
+def test_a_unit_in_whole_blocks_is_its_percent_times_the_fullest_sms_share_and_only_inside_the_sms():
+    """100 blocks on 40 SMs: the fullest SMs run 3 blocks where the average is 2.5, so a unit inside the SMs at 60% on
+    average is at 72% there; DRAM is outside the SMs, and without the SM count nothing is said."""
+    launch = KernelLaunch(0, 0, "k", metrics={"launch__grid_size": 100})
+    lsu = BusyUnit("LSU", 60.0, "compute", "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active")
+    dram = BusyUnit("DRAM", 60.0, "memory", "dram__throughput.avg.pct_of_peak_sustained_elapsed")
+    assert unit_whole_blocks_pct(lsu, launch, 40) == pytest.approx(72.0)
+    assert unit_whole_blocks_pct(lsu, launch, 50) == pytest.approx(60.0)  # 2 blocks on every SM: no tail
+    assert unit_whole_blocks_pct(dram, launch, 40) is None
+    assert unit_whole_blocks_pct(lsu, launch, None) is None
