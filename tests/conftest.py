@@ -117,11 +117,12 @@ def raw_whole_blocks_pct(raw: RawAction) -> float | None:
             unit = unit.strip()
             if unit and "_internal_activity" not in unit and raw.has(unit) and \
                     unit.split("__")[0] in ("sm", "smsp", "l1tex", "idc"):
-                local.append(raw[unit])
+                local.append((raw[unit], unit.endswith(".avg.pct_of_peak_sustained_elapsed")))
     blocks, sms = raw.value("launch__grid_size"), raw.value("device__attribute_multiprocessor_count")
     if not local or not blocks or not sms:
         return None
-    return max(local) * math.ceil(blocks / sms) / (blocks / sms)
+    factor = math.ceil(blocks / sms) / (blocks / sms)  # an _active percent already leaves the idle SMs out
+    return max(pct * factor if over_elapsed else pct for pct, over_elapsed in local)
 
 
 def _raw_actions(name: str) -> tuple[RawAction, ...]:

@@ -20,6 +20,7 @@ every launch); the terminal leaves out items estimated under 1% of the kernel's 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -309,15 +310,27 @@ def _compute(k: LaunchAnalysis, device: Device | None = None) -> Advice:
     base = busiest.metric.split(".", 1)[0]
     change = UNIT_CHANGES.get(base) or (f"fewer {NAMES[base]} operations" if base in NAMES else
                                         "fewer or cheaper operations on that unit")
-    whole = unit_whole_blocks_pct(busiest, k.launch, device.sm_count if device else None)
-    binds = whole is not None and busiest.pct > 0 and _left(whole) != _left(busiest.pct)
-    at = whole if binds and whole is not None else busiest.pct
-    where = f" ({pct(at)} on the SMs with the most blocks, in whole blocks per SM)" if binds else ""
-    headroom = ("it is idle" if busiest.pct <= 0 else f"at most {_left(at)} is left there" if at < 100
-                else "no speed-up is left there")
+    sms = device.sm_count if device else None
+    where, headroom = _headroom(busiest.pct, unit_whole_blocks_pct(busiest, k.launch, sms), k.launch.value(LAUNCH_GRID),
+                                sms)
     return replace(common, title=f"Relieve the {busiest.name}",
                        text=f"The {busiest.name} is the busiest unit at {pct(busiest.pct)} of its peak{where}, so "
                             f"{headroom}: {change}.", cause=f"{busiest.name} at {pct(busiest.pct)} of its peak")
+
+
+def _headroom(average_pct: float, fullest_pct: float | None, blocks: float | None,
+              sms: int | None) -> tuple[str, str]:
+    """What a compute item says of its busiest unit beside its percent: the percent on the SMs with the most blocks
+    (``fullest_pct``), where that changes the speed-up written and is not above 100% (there its blocks did unequal
+    work), and the speed-up left in the unit."""
+    binds = (fullest_pct is not None and blocks and sms and 0 < average_pct and fullest_pct < 100
+             and pct(fullest_pct) != pct(average_pct) and _left(fullest_pct) != _left(average_pct))
+    at = fullest_pct if binds and fullest_pct is not None else average_pct
+    where = (f" ({pct(at)} on the SMs that run {math.ceil(blocks / sms)} of its {blocks:.0f} blocks, where the "
+             f"average SM runs {blocks / sms:.3g})") if binds and blocks and sms else ""
+    headroom = ("it is idle" if average_pct <= 0 else f"at most {_left(at)} is left there" if at < 100
+                else "no speed-up is left there")
+    return where, headroom
 
 
 def _left(pct_of_peak: float) -> str:

@@ -27,7 +27,7 @@ from msgspec import Struct, field
 from msgspec.structs import replace
 
 from roofline.analysis.results import LaunchAnalysis, Term, TimeModel
-from roofline.analysis.verdict import SM_LOCAL, SM_ROOFS, busy_units, whole_blocks
+from roofline.analysis.verdict import SM_LOCAL, SM_ROOFS, busy_units, paced_by_blocks, whole_blocks
 from roofline.core.model import LEVELS, PRECISIONS, Device
 from roofline.core.thresholds import LAUNCH_FLOOR_S
 from roofline.ncu import metrics as m
@@ -92,10 +92,11 @@ def _launch_term() -> Term:
 
 
 def _tail_term(k: LaunchAnalysis, units: list[Term], device: Device | None) -> Term | None:
-    """The busiest SM-side unit's time with whole blocks per SM: x ceil(B / S) / (B / S)."""
+    """The busiest SM-side unit's time with whole blocks per SM: x ceil(B / S) / (B / S) (of the units whole blocks
+    change, ``paced_by_blocks``, and the roofs inside the SMs)."""
     blocks = k.launch.value(m.LAUNCH_GRID)
     sms = device.sm_count if device is not None else None
-    local = [t for t in units if t.sm_local]
+    local = [t for t in units if t.sm_local and (t.kind == "roof" or paced_by_blocks(t.metric))]
     if not blocks or not sms or not local:
         return None
     busiest = max(local, key=lambda t: t.seconds)

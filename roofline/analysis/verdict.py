@@ -117,11 +117,18 @@ def in_the_sms(metric: str) -> bool:
     return metric.split("__", 1)[0] in SM_LOCAL
 
 
+def paced_by_blocks(metric: str) -> bool:
+    """Whether whole blocks per SM change a unit's figure: a unit inside the SMs whose percent is over every SM's
+    elapsed cycles (``m.PCT_ELAPSED``, as ncu's breakdowns list them). A percent over each SM's active cycles
+    leaves the idle ones out, so it already stands for the SMs that were busy longest."""
+    return in_the_sms(metric) and metric.endswith(m.PCT_ELAPSED)
+
+
 def unit_whole_blocks_pct(unit: BusyUnit, launch: KernelLaunch, sm_count: int | None) -> float | None:
-    """One unit inside the SMs at its percent of peak on the SMs with the most blocks (``whole_blocks``); None for a
-    unit outside the SMs, or without a grid size or the SM count."""
+    """One unit at its percent of peak on the SMs with the most blocks (``whole_blocks``); None for a unit whole
+    blocks do not change (``paced_by_blocks``), or without a grid size or the SM count."""
     blocks = launch.value(m.LAUNCH_GRID)
-    if not in_the_sms(unit.metric) or not nonzero(blocks) or not sm_count:
+    if not paced_by_blocks(unit.metric) or not nonzero(blocks) or not sm_count:
         return None
     return float(unit.pct * whole_blocks(blocks, sm_count))
 
@@ -131,13 +138,17 @@ def whole_blocks_pct(launch: KernelLaunch, sm_count: int | None, roof_pcts: Sequ
     model's tail as a percentage of the duration (``analysis.time_model``), the least time the launch needs with its
     work in its blocks. Where the report has no breakdowns, the largest of ``roof_pcts`` (the work at each roof
     inside the SMs over that roof, as a percentage of the duration: the model's roof terms there) stands for the
-    busiest unit. None without either, a grid size or the SM count."""
-    units = busy_units(launch)
-    local = [u.pct for u in units if in_the_sms(u.metric)] if units else list(roof_pcts)
+    busiest unit. A unit whole blocks do not change (``paced_by_blocks``) counts at its own percent. None without
+    either, a grid size or the SM count."""
+    listed = busy_units(launch)
+    units = [u for u in listed if in_the_sms(u.metric)]
     blocks = launch.value(m.LAUNCH_GRID)
-    if not local or not nonzero(blocks) or not sm_count:
+    if not (units if listed else roof_pcts) or not nonzero(blocks) or not sm_count:
         return None
-    return largest(local) * whole_blocks(blocks, sm_count)
+    factor = whole_blocks(blocks, sm_count)
+    if not listed:
+        return largest(list(roof_pcts)) * factor
+    return largest([u.pct * factor if paced_by_blocks(u.metric) else u.pct for u in units])
 
 
 def busy_units(launch: KernelLaunch) -> tuple[BusyUnit, ...]:

@@ -134,9 +134,22 @@ def test_compute_headroom_is_taken_on_the_sms_with_the_most_blocks(real, raw_act
     blocks, sms = raw["launch__grid_size"], raw["device__attribute_multiprocessor_count"]
     on_fullest = raw[busiest.metric] * math.ceil(blocks / sms) / (blocks / sms)
     (item,) = [a for a in k.advice if a.kind == "compute"]
-    assert f"({on_fullest:.1f}% on the SMs with the most blocks, in whole blocks per SM)" in item.text
+    assert (f"({on_fullest:.1f}% on the SMs that run {math.ceil(blocks / sms)} of its {blocks:.0f} blocks, where the "
+            f"average SM runs {blocks / sms:.3g})") in item.text
     assert f"so at most {100 / on_fullest:.3g}x is left there" in item.text
     assert f"{100 / raw[busiest.metric]:.3g}x" not in item.text  # the average SM's figure would claim more
+
+
+def test_the_fullest_sms_figure_is_said_only_where_it_changes_what_is_written_and_stays_below_the_peak():
+    """1,999,950 blocks on 100 SMs: 60.059% on average and on the fullest SMs both print 60.1%, so the figure is not
+    said (it would change only the speed-up's last digit); 101 blocks on 100 SMs would put a 60% unit at 119% on
+    the fullest SMs, which equal blocks cannot do: the average stands."""
+    assert advice._headroom(60.059, 60.059 * 20000 / 19999.5, 1_999_950, 100) == ("", "at most 1.67x is left there")
+    assert advice._headroom(60.0, 60.0 * 2 / 1.01, 101, 100) == ("", "at most 1.67x is left there")
+    assert advice._headroom(60.0, 72.0, 100, 40) == (" (72.0% on the SMs that run 3 of its 100 blocks, where the "
+                                                     "average SM runs 2.5)", "at most 1.39x is left there")
+    assert advice._headroom(0.0, None, 100, 40) == ("", "it is idle")
+    assert advice._headroom(100.0, None, None, None) == ("", "no speed-up is left there")
 
 def test_a_launch_above_a_roof_is_first_told_to_re_profile():
     (k,) = analysed(launch(0, "fast", 1e-3, 16e12, 0.1e12)).launches  # FP32 at 125%

@@ -31,6 +31,7 @@ from roofline.analysis.verdict import (
     pooled_verdict,
     unit_name,
     unit_whole_blocks_pct,
+    whole_blocks_pct,
 )
 from roofline.core.model import Device, KernelLaunch, Report
 from roofline.pipeline import analyze_files
@@ -350,12 +351,27 @@ def test_the_advice_to_collect_the_throughputs_names_them_and_the_option_as_data
 
 
 def test_a_unit_in_whole_blocks_is_its_percent_times_the_fullest_sms_share_and_only_inside_the_sms():
-    """100 blocks on 40 SMs: the fullest SMs run 3 blocks where the average is 2.5, so a unit inside the SMs at 60% on
-    average is at 72% there; DRAM is outside the SMs, and without the SM count nothing is said."""
+    """100 blocks on 40 SMs: the fullest SMs run 3 blocks where the average is 2.5, so a unit inside the SMs at 60% of
+    its peak over the elapsed cycles is at 72% there. A percent over each SM's active cycles already leaves the idle
+    SMs out, DRAM is outside the SMs, and without the SM count nothing is said."""
     launch = KernelLaunch(0, 0, "k", metrics={"launch__grid_size": 100})
-    lsu = BusyUnit("LSU", 60.0, "compute", "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active")
+    lsu = BusyUnit("LSU", 60.0, "compute", "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_elapsed")
+    active = BusyUnit("LSU", 60.0, "compute", "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active")
     dram = BusyUnit("DRAM", 60.0, "memory", "dram__throughput.avg.pct_of_peak_sustained_elapsed")
     assert unit_whole_blocks_pct(lsu, launch, 40) == pytest.approx(72.0)
     assert unit_whole_blocks_pct(lsu, launch, 50) == pytest.approx(60.0)  # 2 blocks on every SM: no tail
+    assert unit_whole_blocks_pct(active, launch, 40) is None
     assert unit_whole_blocks_pct(dram, launch, 40) is None
     assert unit_whole_blocks_pct(lsu, launch, None) is None
+
+
+def test_the_busiest_unit_in_whole_blocks_counts_an_active_percent_as_it_is():
+    """The launch's whole-blocks figure (recoverable time, the time model's tail): the elapsed-cycle unit scaled
+    (50% x 3 / 2.5 = 60%), the active-cycle one at its own 65%, the larger of the two."""
+    alu = "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_elapsed"
+    lsu = "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active"
+    metrics = {"launch__grid_size": 100, "breakdown:sm__throughput.avg.pct_of_peak_sustained_elapsed": f"{alu},{lsu}",
+               alu: 50.0, lsu: 65.0}
+    assert whole_blocks_pct(KernelLaunch(0, 0, "k", metrics=metrics), 40) == pytest.approx(65.0)
+    metrics[alu] = 60.0
+    assert whole_blocks_pct(KernelLaunch(0, 0, "k", metrics=metrics), 40) == pytest.approx(72.0)
