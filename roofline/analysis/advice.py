@@ -323,14 +323,15 @@ def _headroom(average_pct: float, fullest_pct: float | None, blocks: float | Non
     """What a compute item says of its busiest unit beside its percent: the percent on the SMs with the most blocks
     (``fullest_pct``), where that changes the speed-up written and is not above 100% (there its blocks did unequal
     work), and the speed-up left in the unit."""
-    binds = (fullest_pct is not None and blocks and sms and 0 < average_pct and fullest_pct < 100
-             and pct(fullest_pct) != pct(average_pct) and _left(fullest_pct) != _left(average_pct))
-    at = fullest_pct if binds and fullest_pct is not None else average_pct
-    where = (f" ({pct(at)} on the SMs that run {math.ceil(blocks / sms)} of its {blocks:.0f} blocks, where the "
-             f"average SM runs {blocks / sms:.3g})") if binds and blocks and sms else ""
-    headroom = ("it is idle" if average_pct <= 0 else f"at most {_left(at)} is left there" if at < 100
-                else "no speed-up is left there")
-    return where, headroom
+    if average_pct <= 0:
+        return "", "it is idle"
+    at, where = average_pct, ""
+    if (fullest_pct is not None and blocks and sms and fullest_pct < 100
+            and pct(fullest_pct) != pct(average_pct) and _left(fullest_pct) != _left(average_pct)):
+        at = fullest_pct
+        where = (f" ({pct(at)} on the SMs that run {math.ceil(blocks / sms)} of its {blocks:.0f} blocks, where the "
+                 f"average SM runs {blocks / sms:.3g})")
+    return where, f"at most {_left(at)} is left there" if at < 100 else "no speed-up is left there"
 
 
 def _left(pct_of_peak: float) -> str:

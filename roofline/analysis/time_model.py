@@ -27,7 +27,7 @@ from msgspec import Struct, field
 from msgspec.structs import replace
 
 from roofline.analysis.results import LaunchAnalysis, Term, TimeModel
-from roofline.analysis.verdict import SM_LOCAL, SM_ROOFS, busy_units, paced_by_blocks, whole_blocks
+from roofline.analysis.verdict import SM_ROOFS, busy_units, in_the_sms, paced_by_blocks, whole_blocks
 from roofline.core.model import LEVELS, PRECISIONS, Device
 from roofline.core.thresholds import LAUNCH_FLOOR_S
 from roofline.ncu import metrics as m
@@ -65,9 +65,8 @@ def _unit_terms(k: LaunchAnalysis, duration: float) -> list[Term]:
         key = m.unit_short_name(u.metric)
         if key in best and best[key].inputs["pct_of_peak"] >= u.pct:
             continue
-        prefix = u.metric.split("__", 1)[0]
         best[key] = Term(key, u.name, "unit", u.pct / 100.0 * duration, "pct_of_peak / 100 x duration",
-                         {"pct_of_peak": u.pct, "duration_s": duration}, u.metric, u.side, prefix in SM_LOCAL)
+                         {"pct_of_peak": u.pct, "duration_s": duration}, u.metric, u.side, in_the_sms(u.metric))
     return list(best.values())
 
 
