@@ -48,7 +48,8 @@ from roofline.core.thresholds import WORK_TOLERANCE
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
-LAUNCH = "launch"  # the governing "resource" of a latency-bound or small-grid kernel: launch and latency
+LAUNCH = "launch"  # the governing "resource" of a small-grid kernel: its launch, too few blocks to fill the GPU
+LATENCY = "latency"  # that of a latency-bound kernel: no unit near its peak, its warps waiting
 MIXED = "mixed definitions"  # a level whose launches use more than one byte definition
 FLOPS_FILL_SHARE = 0.5  # FLOPs under this share of a busy FP pipe's roof: the pipe is busy with other instructions
 
@@ -174,11 +175,13 @@ def _basis_text(basis: str) -> str:
 def governing(verdict: Verdict, roof: RoofPosition) -> str | None:
     """The resource that bounds a kernel, from its verdict: "bytes.<level>" (memory units), "flops.<precision>"
     (FP64, FMA, FP16 and tensor pipes, or the roof for a roofline-only verdict), "instructions" (other compute
-    units: ALU, issue, load/store, ...), ``LAUNCH`` (latency or small grid); without the unit breakdown, the roof of
-    the verdict's side nearest to the kernel; None without a verdict."""
+    units: ALU, issue, load/store, ...), ``LATENCY`` (latency-bound), ``LAUNCH`` (small grid); without the unit
+    breakdown, the roof of the verdict's side nearest to the kernel; None without a verdict."""
     if verdict.bound is None:
         return None
-    if verdict.bound in ("latency", "small_grid"):
+    if verdict.bound == "latency":
+        return LATENCY
+    if verdict.bound == "small_grid":
         return LAUNCH
     unit = verdict.busiest
     if unit is None:  # throughputs without their breakdown: the side's roof nearest to the kernel

@@ -5,7 +5,7 @@ The time per launch on the target at the clock chosen (its boost, as users run i
 the time ncu would measure there), from the median launch time ``t`` on the source:
 
 1. **Governing resource** ``r`` (``analysis.work.governing``, from the verdict's busiest unit): DRAM, L2 or L1
-   bytes, the FLOPs of a precision, instructions, or launch and latency.
+   bytes, the FLOPs of a precision, instructions, latency (a latency-bound kernel) or the launch (a small grid).
 2. **Scaling of the governing resource**, after Habitat's roofline wave scaling (Yu et al., "Habitat: A
    Runtime-Based Computational Performance Predictor for Deep Neural Network Training", USENIX ATC'21, section 4:
    a kernel keeps its share of the resource that bounds it, so its time scales by the ratio of that resource's peak;
@@ -14,12 +14,14 @@ the time ncu would measure there), from the median launch time ``t`` on the sour
    specs, instructions in all), ``P`` is taken proportional to SMs x clock (step 3): the same rate per SM and clock on
    both GPUs; a kernel whose FP64 pipe is its busiest unit scales by the FP64 peaks (its conversions run at that
    rate too: 1/64 of FP32 on a GeForce, 1/2 on a data-centre board), and Tensor work of a type the target lacks
-   (TF32 on Turing) meets the target's FP32 roof. A latency- or small-grid-bound kernel does not fill the GPU, so
-   only the clock counts: ``P`` is the clock alone. A DRAM- or L2-bound kernel is limited by the bytes its SMs
-   keep in flight as well as by the bandwidth (Little's law), continuously (``_in_flight``: a smooth minimum of
-   both, no cliff at ncu's 80% mark): far below the peak it gets no faster than the SM count allows, at the peak
-   it scales by the bandwidths (the CuPy triad of examples/h100, 74% of DRAM, runs in about the same time on the
-   H200's 43% more bandwidth).
+   (TF32 on Turing) meets the target's FP32 roof. A latency-bound kernel's warps wait with no unit near its
+   peak: each SM works through its share of the blocks at a rate its latencies set, so ``P`` is SMs x clock as
+   above, and step 4 keeps a grid that fits in one round of blocks on both GPUs at the clock alone (more SMs do not
+   shorten one block's latency). A small-grid kernel does not fill the GPU: ``P`` is the clock alone. A DRAM- or
+   L2-bound kernel is limited by the bytes its SMs keep in flight as well as by the bandwidth (Little's law),
+   continuously (``_in_flight``: a smooth minimum of both, no cliff at ncu's 80% mark): far below the peak it gets
+   no faster than the SM count allows, at the peak it scales by the bandwidths (the CuPy triad of examples/h100,
+   74% of DRAM, runs in about the same time on the H200's 43% more bandwidth).
 3. **Clocks.** The source's time is at the SM clock ncu measured (``sm__cycles_elapsed.avg.per_second`` of the
    median launch: ncu locks the clocks to base while it profiles, ``--clock-control base`` by default, Nsight
    Compute CLI documentation, "Clock Control"). The projection is for the target at the clock ``clock`` names:
@@ -44,8 +46,8 @@ the time ncu would measure there), from the median launch time ``t`` on the sour
 4. **Wave quantisation.** A grid runs in ``ceil(w)`` waves of blocks, ``w`` = waves per SM
    (``launch__waves_per_multiprocessor``); on the target, with as many blocks resident per SM (the same occupancy),
    ``w_t = w x SM_src / SM_tgt``. Step 2 scales the continuous ``w``, so the time is multiplied by the tail's
-   weight ``(ceil(w_t) / w_t) / (ceil(w) / w)``; for the resources of the SMs only (FLOPs, instructions, L1): DRAM
-   and L2 bandwidth belong to the whole chip, and a latency-bound kernel is not set by its waves.
+   weight ``(ceil(w_t) / w_t) / (ceil(w) / w)``; for the resources of the SMs only (FLOPs, instructions, L1, and
+   latency: its rounds of blocks): DRAM and L2 bandwidth belong to the whole chip.
 5. **Floor.** No kernel is projected below ``LAUNCH_FLOOR_S``, the shortest launch ncu measured in any report this
    project has (``analysis.time_model``), nor below its measured work at the target's datasheet peaks (the
    roofline bound: every FP and byte term at the target's peak per unit).
@@ -67,7 +69,7 @@ from msgspec import Struct
 from roofline.analysis.kernels import REFERENCE_S, KernelStats, per_launch, roof_time
 from roofline.analysis.results import Value
 from roofline.analysis.roofline import roof_position
-from roofline.analysis.work import LAUNCH, governing, measure_label
+from roofline.analysis.work import LATENCY, LAUNCH, governing, measure_label
 from roofline.core.choices import TargetClock
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, Device
@@ -81,11 +83,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 # How far the measured time can be from the projection, as a factor either way: where the datasheet gives the
 # governing peak on both GPUs ("datasheet"); where a rate per SM and clock is assumed ("per SM"); for a
-# latency- or small-grid-bound kernel, whose time the clock alone does not set ("launch"); where the projection was
+# latency-bound kernel ("latency") or a small grid ("launch"), whose time neither the clock nor the SMs alone set
+# (the memory latency is the memory's own, a block's work is what the tiling made it); where the projection was
 # raised to another resource's time there (the measured work at the target's peaks, another unit), whose latency
 # the projection does not model either ("another resource sets it").
 RAISED = "another resource sets it"
-BANDS = {"datasheet": 1.25, "per SM": 1.5, "launch": 2.0, RAISED: 2.0}
+BANDS = {"datasheet": 1.25, "per SM": 1.5, LATENCY: 2.0, LAUNCH: 2.0, RAISED: 2.0}
 # How sharply a kernel's rate turns from the bytes-in-flight limit to the bandwidth limit (the p of a smooth minimum,
 # ``_in_flight``): 3 puts the three triads of examples/h100 and examples/h200 (74%, 82% and 92% of the H100's DRAM
 # peak) within 12% of their measured H200 times; 1 (harmonic) and a hard minimum miss the 74% one by 20% or more.
@@ -189,14 +192,14 @@ def project(stats: KernelStats, source: Device, spec: DeviceSpec, clock: TargetC
     ratio, how = _in_flight(resource, stats, source, spec, ratio, how)
     paced = _paced(resource)
     ratio *= clocks.factor if paced else 1.0
-    per_sm = resource in ("instructions", "bytes.l1") or (resource or "").startswith("flops.")
+    per_sm = resource in ("instructions", "bytes.l1", LATENCY) or (resource or "").startswith("flops.")
     waves, wave_text = _waves(stats.verdict.waves_per_sm, source, spec) if per_sm else (1.0, "")
     dram = l2.factor if l2 is not None and resource == "bytes.dram" else 1.0
     scaled = t * ratio * waves * dram
     others, other_unit = _other_units(stats, source, spec, resource, t, clocks)
     projected = max(scaled, LAUNCH_FLOOR_S, bound.value or 0.0, others)
     if projected > scaled * (1.0 + 1e-9):  # another term sets the time there: its latency is not modelled
-        band = "launch" if projected == LAUNCH_FLOOR_S else RAISED
+        band = LAUNCH if projected == LAUNCH_FLOOR_S else RAISED
     spread = (l2.low / l2.dram_there, l2.high / l2.dram_there) if dram != 1.0 and l2 is not None else (1.0, 1.0)
     low = max(projected * spread[0] / BANDS[band], LAUNCH_FLOOR_S, bound.value or 0.0)
     high = max(projected * spread[1] * BANDS[band], low)
@@ -299,7 +302,7 @@ def _other_units(stats: KernelStats, source: Device, spec: DeviceSpec, resource:
     target: its time at its peak, ``pct / 100 x t``, at the target's rate per SM and clock; the governing unit
     scaled by its own peak can fall below them (an FP64 pipe 32 times faster leaves the issue slots). (0, "") where
     not known."""
-    if not source.sm_count or not source.max_clock_hz or resource in (None, LAUNCH):
+    if not source.sm_count or not source.max_clock_hz or resource in (None, LAUNCH, LATENCY):
         return 0.0, ""
     rate = (source.sm_count * source.max_clock_hz) / (spec.sm_count * spec.boost_clock_hz) * clocks.factor
     busiest = stats.verdict.busiest
@@ -341,8 +344,8 @@ def _scale(resource: str | None, stats: KernelStats, source: Device, spec: Devic
     if resource == LAUNCH:
         if not clocks[0]:
             return "no projection: the report does not give the GPU's boost clock"
-        return clocks[0] / clocks[1], (f"launch/latency bound: boost clock {clocks[0] / 1e9:.3g} -> "
-                                       f"{clocks[1] / 1e9:.3g} GHz"), "launch"
+        return clocks[0] / clocks[1], f"small grid: boost clock {clocks[0] / 1e9:.3g} -> {clocks[1] / 1e9:.3g} GHz", \
+            LAUNCH
     group, _, key = resource.partition(".")
     own = stats.datasheet.roof(key) if stats.datasheet is not None and key else None
     theirs = target.roof(key) if key else None
@@ -351,11 +354,18 @@ def _scale(resource: str | None, stats: KernelStats, source: Device, spec: Devic
         return own / theirs, f"{measure_label(resource)} peak {own:.3g} -> {theirs:.3g} {unit}, datasheets", \
             "datasheet"
     if not clocks[0] or not source.sm_count:
-        return (f"no projection: no datasheet {measure_label(resource)} peak on both GPUs, and the report does not "
-                "give the SM count and boost clock to scale by")
-    own_rate, their_rate = source.sm_count * clocks[0], spec.sm_count * clocks[1]
-    return own_rate / their_rate, (f"{measure_label(resource)} per SM and clock: {source.sm_count} SMs x "
-                                   f"{clocks[0] / 1e9:.3g} GHz -> {spec.sm_count} x {clocks[1] / 1e9:.3g}"), "per SM"
+        lacking = "" if resource == LATENCY else f"no datasheet {measure_label(resource)} peak on both GPUs, and "
+        return f"no projection: {lacking}the report does not give the SM count and boost clock to scale by"
+    if resource == LATENCY:  # its warps wait: each SM works through its share of the blocks at the rate they allow
+        return (*_per_sm_and_clock("latency bound, its blocks", source, spec), LATENCY)
+    return (*_per_sm_and_clock(measure_label(resource), source, spec), "per SM")
+
+
+def _per_sm_and_clock(what: str, source: Device, spec: DeviceSpec) -> tuple[float, str]:
+    """The time ratio at the same rate per SM and clock on both GPUs (their SMs x boost clocks), and its text."""
+    own, theirs = (source.sm_count or 0) * (source.max_clock_hz or 0.0), spec.sm_count * spec.boost_clock_hz
+    return own / theirs, (f"{what} per SM and clock: {source.sm_count} SMs x {(source.max_clock_hz or 0) / 1e9:.3g} "
+                          f"GHz -> {spec.sm_count} x {spec.boost_clock_hz / 1e9:.3g}")
 
 
 def _in_flight(resource: str | None, stats: KernelStats, source: Device, spec: DeviceSpec, ratio: float,

@@ -138,7 +138,7 @@ def test_the_governing_resource_decides_and_flops_that_differ_while_its_bytes_ma
     ("compute", "sm__pipe_alu_cycles_active", {}, "instructions"),
     ("compute", "sm__issue_active", {}, "instructions"),
     ("balanced", "dram__cycles_active", {}, "bytes.dram"),
-    ("latency", "sm__issue_active", {}, "launch"),
+    ("latency", "sm__issue_active", {}, "latency"),
     ("small_grid", "dram__cycles_active", {}, "launch"),
     ("memory", "dram", {}, "bytes.dram"),  # a roofline-only verdict names its roof
     ("compute", "fp32", {}, "flops.fp32"),

@@ -19,7 +19,18 @@ from roofline.analysis.roofline import analyze_report
 from roofline.compare.projection import BANDS, LAUNCH_FLOOR_S, project
 from roofline.core.model import Device
 from roofline.specs.catalog import load_catalog
-from tests.synthetic import COMPUTE_BOUND, OLD_GPU, REL, SPEC_DRAM, SPEC_FP32, TEST_SPEC, launch, model, write_spec
+from tests.synthetic import (
+    COMPUTE_BOUND,
+    OLD_GPU,
+    REL,
+    SPEC_DRAM,
+    SPEC_FP32,
+    TEST_SPEC,
+    WAVES,
+    launch,
+    model,
+    write_spec,
+)
 
 TARGET_FP32, TARGET_DRAM, TARGET_SMS, TARGET_CLOCK = 76.8e12, 4.5e12, 132, 1.5e9
 CLOCKS = (OLD_GPU["sm_clock"] / 2.0e9) / (TARGET_CLOCK / TARGET_CLOCK)  # measured share of boost over the target's
@@ -66,13 +77,35 @@ def test_a_compute_bound_kernel_scales_by_its_precision_and_the_tail_wave(specs)
     assert p.projected_s.value == pytest.approx(2e-3 * SPEC_FP32 / TARGET_FP32 * CLOCKS * waves, rel=REL)
 
 
-def test_a_latency_bound_kernel_scales_by_the_clock_and_nothing_goes_below_the_launch_floor(specs):
-    latency = stats(specs, launch(0, "tiny", 8e-6, 1e3, 1e3, OLD_GPU, sol=(20.0, 10.0)))
+def test_a_latency_bound_kernel_scales_per_sm_and_clock_in_whole_rounds_of_blocks(specs):
+    """Its warps wait, no unit near its peak: each SM works through its share of the blocks at the rate the
+    latencies allow, so 8 rounds of blocks on 100 SMs become ceil(6.06) = 7 on 132, each at the target's clock."""
+    latency = stats(specs, launch(0, "wait", 8e-5, 1e3, 1e3, OLD_GPU, sol=(20.0, 10.0)))
     p = project(latency, SOURCE, specs[1])
-    expected = 8e-6 * OLD_GPU["sm_clock"] / TARGET_CLOCK  # the clock it ran at over the target's boost
-    assert p.governing == "launch" and p.projected_s.value == pytest.approx(expected, rel=REL)
-    assert p.high_s.value == pytest.approx(expected * BANDS["launch"], rel=REL)
-    assert p.low_s.value == pytest.approx(expected / BANDS["launch"], rel=REL)
+    there = WAVES * 100 / TARGET_SMS
+    expected = 8e-5 * (100 * 2.0e9) / (TARGET_SMS * TARGET_CLOCK) * CLOCKS * (math.ceil(there) / there) / (math.ceil(WAVES) / WAVES)
+    assert p.governing == "latency" and p.projected_s.value == pytest.approx(expected, rel=REL)
+    assert (p.low_s.value, p.high_s.value) == (pytest.approx(expected / BANDS["latency"], rel=REL),
+                                                pytest.approx(expected * BANDS["latency"], rel=REL))
+    assert "latency bound, its blocks per SM and clock: 100 SMs x 2 GHz -> 132 x 1.5" in p.basis
+
+
+def test_a_latency_bound_grid_of_one_round_and_a_small_grid_scale_by_the_clock_alone(specs):
+    """A grid whose blocks all fit at once on both GPUs (0.9 waves per SM): more SMs do not shorten one block's
+    latency, so the waves term cancels the SM ratio; a small grid (verdict small_grid) takes the clock alone."""
+    def with_waves(waves: float):
+        wait = launch(0, "wait", 8e-5, 1e3, 1e3, OLD_GPU, sol=(20.0, 10.0))
+        return dataclasses.replace(wait, metrics={**wait.metrics, "launch__waves_per_multiprocessor": waves})
+    clock_only = 8e-5 * OLD_GPU["sm_clock"] / TARGET_CLOCK  # the clock it ran at over the target's boost
+    small = project(stats(specs, with_waves(0.5)), SOURCE, specs[1])
+    assert small.governing == "launch" and small.projected_s.value == pytest.approx(clock_only, rel=REL)
+    assert small.high_s.value == pytest.approx(clock_only * BANDS["launch"], rel=REL)
+    assert "small grid: boost clock 2 -> 1.5 GHz" in small.basis
+    one_round = project(stats(specs, with_waves(1.0)), SOURCE, specs[1])  # latency-bound: a full wave
+    assert one_round.governing == "latency" and one_round.projected_s.value == pytest.approx(clock_only, rel=REL)
+
+
+def test_nothing_goes_below_the_launch_floor(specs):
     short = project(stats(specs, launch(0, "fill", 1.6e-6, 1e3, 4e6, OLD_GPU)), SOURCE, specs[1])
     assert 1.6e-6 * SPEC_DRAM / TARGET_DRAM < LAUNCH_FLOOR_S  # the scaling alone would go below the floor
     assert short.projected_s.value == short.low_s.value == LAUNCH_FLOOR_S
@@ -90,8 +123,9 @@ def test_no_projection_without_a_launch_time_says_why(specs):
 
 def test_a_latency_bound_linspace_keeps_microseconds_on_an_h100(shared_report, raw_actions):
     """Issue 33: `compare rtx4070ti --project-to h100-sxm5` projected the 3.5 us `linspace` (latency-bound) to 1.3 ns
-    (its roofline bound). Now its time scales by the clocks alone: the SM clock it ran at (the report's
-    sm__cycles_elapsed.avg.per_second) -> the 1.98 GHz boost (device_specs/h100-sxm5.yaml)."""
+    (its roofline bound). Its time scales per SM and clock in whole rounds of blocks, from the report's SM count,
+    waves per SM and the SM clock it ran at (sm__cycles_elapsed.avg.per_second) to the H100's 132 SMs at its
+    1.98 GHz boost (device_specs/h100-sxm5.yaml), and stays above the launch floor."""
     from roofline.compare.pairing import pair_reports
     from roofline.pipeline import analyze_files
 
@@ -101,12 +135,18 @@ def test_a_latency_bound_linspace_keeps_microseconds_on_an_h100(shared_report, r
     pair = next(p for p in pair_reports([analysis], project_to=load_catalog().get("h100-sxm5")).pairs
                 if p.label == "linspace")
     p = pair.projections[0]
-    clock = raw["sm__cycles_elapsed.avg.per_second"]
+    clock, boost = raw["sm__cycles_elapsed.avg.per_second"], raw["device__attribute_max_gpu_frequency_khz"] * 1e3
+    sms, waves = raw["device__attribute_multiprocessor_count"], raw["launch__waves_per_multiprocessor"]
+    target = _yaml("h100-sxm5")
+    there_sms, there_boost = target["sm_count"]["value"], target["boost_clock_hz"]["value"]
     kept = min(1.0, clock / _yaml("rtx-4070-ti")["base_clock_hz"]["value"])  # the share of its base it ran at
-    assert p.governing == "launch"
-    assert p.projected_s.value == pytest.approx(raw["gpu__time_duration.sum"] * 1e-9 * clock / (1.98e9 * kept),
-                                                rel=1e-9)
-    assert p.projected_s.value > 1e-6 and p.bound_s.value < 1e-8  # the roofline bound is still shown beside it
+    there = waves * sms / there_sms
+    rounds = (math.ceil(there) / there) / (math.ceil(waves) / waves)
+    expected = raw["gpu__time_duration.sum"] * 1e-9 * (sms * boost) / (there_sms * there_boost) * \
+        (clock / boost) / kept * rounds
+    assert p.governing == "latency"
+    assert p.projected_s.value == pytest.approx(expected, rel=1e-9)
+    assert p.projected_s.value > LAUNCH_FLOOR_S and p.bound_s.value < 1e-8  # the roofline bound is shown beside it
 
 
 # --- Cross-generation terms, on the datasheet figures of device_specs/ (read here with yaml) -------------------
