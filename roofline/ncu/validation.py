@@ -32,6 +32,7 @@ from roofline.core.model import (
     float_column,
     table_rows,
 )
+from roofline.core.version import GENERATED_BY
 from roofline.errors import ReportError
 from roofline.ncu.metrics import (
     CLOCK_METRICS,
@@ -119,6 +120,18 @@ def _shown(value: object) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def _not_a_model(top: dict[str, Any], path: str | Path) -> ReportError:
+    """The error for a JSON file that is no report model: one roofline wrote as an output (its generator mark first),
+    or any other."""
+    model = "a .json report model written by roofline.Report.to_dict (docs/report.md)"
+    mark = top.get("generator")
+    if isinstance(mark, str) and mark.startswith(GENERATED_BY):
+        return ReportError(f"{path}: an analysis roofline wrote ({mark}, --format json), not a report model",
+                           f"pass the .ncu-rep it was made from, or {model}")
+    found = f"its format is {_shown(top['format'])}" if "format" in top else 'it has no "format" field'
+    return ReportError(f"{path}: not a {MODEL_FORMAT} document ({found})", f"pass a .ncu-rep file, or {model}")
+
+
 # The device's numbers and the range each may take (the device of a report is refused outside them).
 _DEVICE_NUMBERS = {"sm_count": SM_COUNT, "max_clock_hz": CLOCK_HZ, "memory_clock_hz": MEMORY_CLOCK_HZ,
                    "memory_bus_width_bits": BUS_BITS, "l2_cache_bytes": WHOLE, "total_memory_bytes": WHOLE}
@@ -137,8 +150,7 @@ def check_model_document(data: object, path: str | Path) -> set[int]:
 
     top = data if isinstance(data, dict) else {}
     if top.get("format") != MODEL_FORMAT:
-        raise ReportError(f"{path}: not a {MODEL_FORMAT} document (format={_shown(top.get('format'))})",
-                          "pass a .ncu-rep file, or a .json written by Report.to_dict")
+        raise _not_a_model(top, path)
     version = top.get("version")
     if type(version) is not int or version not in MODEL_VERSIONS:
         raise ReportError(f"{path}: unsupported model version {_shown(version)}, expected "

@@ -83,7 +83,8 @@ def test_a_latency_bound_kernel_scales_per_sm_and_clock_in_whole_rounds_of_block
     latency = stats(specs, launch(0, "wait", 8e-5, 1e3, 1e3, OLD_GPU, sol=(20.0, 10.0)))
     p = project(latency, SOURCE, specs[1])
     there = WAVES * 100 / TARGET_SMS
-    expected = 8e-5 * (100 * 2.0e9) / (TARGET_SMS * TARGET_CLOCK) * CLOCKS * (math.ceil(there) / there) / (math.ceil(WAVES) / WAVES)
+    rounds = (math.ceil(there) / there) / (math.ceil(WAVES) / WAVES)
+    expected = 8e-5 * (100 * 2.0e9) / (TARGET_SMS * TARGET_CLOCK) * CLOCKS * rounds
     assert p.governing == "latency" and p.projected_s.value == pytest.approx(expected, rel=REL)
     assert (p.low_s.value, p.high_s.value) == (pytest.approx(expected / BANDS["latency"], rel=REL),
                                                 pytest.approx(expected * BANDS["latency"], rel=REL))

@@ -56,7 +56,7 @@ def test_the_json_forms_of_the_model_types():
 
 
 @pytest.mark.parametrize(("change", "words"), [
-    ({"format": "something-else"}, "not a roofline-report-model document (format='something-else')"),
+    ({"format": "something-else"}, "not a roofline-report-model document (its format is 'something-else')"),
     ({"version": MODEL_VERSION + 1}, f"unsupported model version {MODEL_VERSION + 1}, expected 1 or 2"),
     ({"version": True}, "unsupported model version True"),
 ])
