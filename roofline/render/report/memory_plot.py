@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 from roofline.analysis.view import ReportSetView
 from roofline.core.labels import LEGEND_KERNELS
 from roofline.core.units import pct, si
-from roofline.render.mpl import PlotFormat, figure, to_bytes
-from roofline.render.names import plot_text, short_group_name
+from roofline.render.mpl import PlotFormat, figure, middle, to_bytes
+from roofline.render.names import short_group_name
 from roofline.render.report.plot import DPI
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -24,7 +24,8 @@ if TYPE_CHECKING:  # pragma: no cover
 NOTHING = "has L1 and L2 hit rates (Memory Workload Analysis)"
 FIX = "re-profile with --set full (MemoryWorkloadAnalysis_Chart and _Tables sections)"
 PANEL_WIDTH_IN, PANEL_HEIGHT_IN = 7.2, 2.6
-TITLE_CHARS = 70
+TITLE_CHARS = 84  # a panel's title in 9-point bold across its width: the kernel's name is cut in its middle to fit
+REPORT_CHARS = 36  # of which the report's file name at most
 # Box positions (axes fraction) and the arrows: (edge, from box, to box, vertical offset of the label)
 BOXES = {"kernel": (0.08, 0.5), "shared": (0.36, 0.15), "l1": (0.36, 0.6), "l2": (0.64, 0.6), "dram": (0.92, 0.6)}
 BOX_NAMES = {"kernel": "Kernel", "shared": "Shared\nmemory", "l1": "L1", "l2": "L2", "dram": "DRAM"}
@@ -51,11 +52,17 @@ def plot_data(view: ReportSetView, top: int) -> tuple[MemoryPanel, ...]:
             p = g.longest.memory
             if p is None or all(r.value is None for r in p.hit_rate_pct.values()):
                 continue
-            name = plot_text(short_group_name(g.name, g.functions, g.by))[:TITLE_CHARS]
-            panels.append(MemoryPanel(f"{Path(a.report.path).name}: {name} ({g.longest.launch.key})",
+            panels.append(MemoryPanel(_title(Path(a.report.path).name, short_group_name(g.name, g.functions, g.by),
+                                             g.longest.launch.key),
                                       {k: r.value for k, r in p.hit_rate_pct.items()},
                                       {k: r.value for k, r in p.traffic.items()}))
     return tuple(panels)
+
+
+def _title(report: str, kernel: str, launch: str) -> str:
+    """"report: kernel (launch)" in at most ``TITLE_CHARS`` characters, the names cut in their middle."""
+    head, tail = f"{middle(report, REPORT_CHARS)}: ", f" ({launch})"
+    return head + middle(kernel, TITLE_CHARS - len(head) - len(tail)) + tail
 
 
 def image(view: ReportSetView, fmt: PlotFormat, top: int = LEGEND_KERNELS) -> bytes | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from matplotlib.text import Text
+
 from roofline.pipeline import analyze_loaded
 from roofline.render.report import memory_plot
 from tests.views import views
@@ -23,3 +25,19 @@ def test_the_chart_carries_the_reports_hit_rates_and_traffic(roofline_report, ra
 
 def test_a_basic_set_has_nothing_to_chart(roofline_report):
     assert memory_plot.plot_data(views([analyze_loaded(roofline_report("a10g_sgemm-progression_basic"))]), top=3) == ()
+
+
+def test_a_long_kernel_name_is_cut_in_its_middle_so_the_title_fits_the_panel(roofline_report):
+    """The H800 report's longest kernel has a templated name of 300+ characters: its panel's title keeps the report's
+    name, the start and end of the kernel's and the launch, and its drawn text ends inside the figure."""
+    analysis = analyze_loaded(roofline_report("h800_flash-attn-fwd_full"))
+    (panel,) = memory_plot.plot_data(views([analysis]), top=1)
+    group = analysis.groups[0]
+    assert len(group.name) > memory_plot.TITLE_CHARS
+    assert len(panel.title) <= memory_plot.TITLE_CHARS and "…" in panel.title
+    assert panel.title.startswith("h800_flash-attn-fwd_full.ncu-rep: ")
+    assert panel.title.endswith(f" ({group.longest.launch.key})")
+    fig = memory_plot.figure_of([panel])
+    renderer = fig.canvas.get_renderer()
+    (title,) = [t for t in fig.axes[0].get_children() if isinstance(t, Text) and t.get_text() == panel.title]
+    assert title.get_window_extent(renderer).x1 <= fig.bbox.x1
