@@ -43,9 +43,20 @@ SAME = 1e-6  # an estimate within this relative distance of its bound is the bou
 
 def reconcile(items: Sequence[Advice], analysis: LaunchAnalysis, device: Device | None) -> tuple[Advice, ...]:
     """``items`` bounded, merged by topic and ranked; items a bound shows to save nothing are left out."""
-    bounded = [bounded_item(a, analysis, device) for a in items]
+    bounded = [_at_most_on_roofs_only(bounded_item(a, analysis, device), analysis) for a in items]
     kept = [a for a in merge(bounded) if a.kind == "measurement" or a.est_saved_s is None or a.est_saved_s > 0]
     return rank(kept)
+
+
+def _at_most_on_roofs_only(a: Advice, analysis: LaunchAnalysis) -> Advice:
+    """``a`` as an upper bound ("saves at most") where the report measures no unit beyond the FP and byte roofs (no
+    SpeedOfLight throughputs, so its launch's time model sees the roofs alone): the units it does not measure may
+    set a higher floor."""
+    model, v = analysis.time_model, analysis.verdict
+    unseen = model is not None and model.roofs_only and v.sm_pct is None and v.memory_pct is None
+    if a.est_saved_s is None or a.capped or a.kind == "measurement" or not unseen:
+        return a
+    return replace(a, capped=True, roofs_only=True)
 
 
 def rank(items: Sequence[Advice]) -> tuple[Advice, ...]:

@@ -277,6 +277,7 @@ class Advice(Struct, frozen=True, kw_only=True):
     collect: str = ""  # and the option that collects them
     ncu_local_pct: float | None = None  # ncu's LOCAL estimate: one unit's efficiency gain in percent, not a time
     change: ModelChange | None = None  # the bound is the time model's: the change the item makes to the model
+    roofs_only: bool = False  # capped: the report measures no unit beyond the FP and byte roofs (``reconcile``)
 
 
 class MemoryWalls(Struct, frozen=True):
@@ -476,6 +477,13 @@ class TimeModel(Struct, frozen=True):
         if self.measured_s is None or not self.terms:
             return None
         return max(0.0, self.measured_s - self.terms[0].seconds)
+
+    @property
+    def roofs_only(self) -> bool:
+        """Whether its terms are the FP and byte roofs alone (no SpeedOfLight breakdowns): units it does not see
+        (integer, load/store, issue) may need more time, so its floor is a lower bound and what it lets a change
+        save an upper bound."""
+        return any(t.kind == "roof" for t in self.terms)
 
     @property
     def largest_unit(self) -> Term | None:

@@ -417,3 +417,17 @@ def test_the_tools_uncoalesced_excess_counts_the_bytes_the_threads_used():
         (items[name],) = [i for i in k.advice if i.title == "Coalesce global accesses"]
     assert items["words"].excess_sectors == pytest.approx(sectors - 4 * requests)
     assert items["bytes"].excess_sectors == pytest.approx(sectors * 31 / 32)
+
+
+def test_an_estimate_on_the_fp_and_byte_roofs_alone_is_said_as_at_most(analysed, shared_report, raw_actions):
+    """The RTX 4090 cuBLAS SGEMM report has no SpeedOfLight section (no throughput, no breakdown in the raw
+    metrics): its time model sees only the FP and byte roofs, so every saving of its advice is an upper bound ("at
+    most", why given); a full-set report's breakdowns leave its estimates as they are."""
+    name = "rtx4090_torch-linear-sgemm_custom"
+    raws = raw_actions(name)
+    assert not any(raw.has(SM) or raw.value("breakdown:" + SM) for raw in raws)
+    estimated = [a for k in analysed(name, shared_report).launches for a in k.advice if a.est_saved_s is not None]
+    assert estimated and all(a.capped and a.roofs_only for a in estimated)
+    assert all(estimate_of(a).startswith("at most: ") and "FP and byte roofs" in estimate_of(a) for a in estimated)
+    for name in ("rtx3080_sgemm-vs-cublas_full", "v100_miniweather-openacc_full"):
+        assert not any(a.roofs_only for k in analysed(name, shared_report).launches for a in k.advice)

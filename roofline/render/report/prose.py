@@ -32,6 +32,11 @@ def inverted_level_text(level: InvertedLevel) -> str:
             f"{NAMES[level.outer]} bytes and the hierarchy looks inverted{total}")
 
 
+ROOFS_ONLY = "FP and byte roofs only"  # beside a saving whose launch's time model has no other unit
+ROOFS_ONLY_WHY = ("the report has no SpeedOfLight section, so the time model sees only the FP and byte roofs: "
+                  "units it does not measure may need more time")
+
+
 def estimate_text(item: Advice) -> str:
     """The estimate as shown beside an item: "saves ~1.2 ms" (with ncu's own estimate where it was above, "saves
     ~1.2 ms (ncu: 1.3 ms)"), "saves at most 1.2 ms (busiest unit's gap; ncu: 3.4 ms)", "ncu local 83%" or "not
@@ -44,7 +49,7 @@ def estimate_text(item: Advice) -> str:
         return local + (f" ({ncu})" if ncu else "")
     if not item.capped:
         return f"saves ~{seconds(item.est_saved_s)}" + (f" ({ncu})" if ncu else "")
-    why = "; ".join(x for x in (item.bound_by.value, ncu) if x)
+    why = "; ".join(x for x in (item.bound_by.value, ROOFS_ONLY if item.roofs_only else "", ncu) if x)
     return f"saves at most {seconds(item.est_saved_s)}" + (f" ({why})" if why else "")
 
 
@@ -58,6 +63,8 @@ def estimate_of(item: Advice) -> str:
     """How an item's estimate was obtained, or why there is none (JSON ``estimate``): the analysis's line, or for a
     what-if on the time model "saves nothing: ...", "at most: ..." or "bounded: ..." and the bound."""
     w = item.change
+    if item.roofs_only:
+        return f"at most: {item.estimate or bound_of(item)}; {ROOFS_ONLY_WHY}"
     if w is None or item.kind == "measurement":
         return item.estimate
     if item.bound_by in (EstimateBound.FLOOR_UNCHANGED, EstimateBound.NOTHING_REMOVED) or item.est_saved_s == 0.0:
