@@ -111,8 +111,9 @@ def rank_cells(ranks: Sequence[RankTotal]) -> list[list[str]]:
              f"{r.off_median_pct:+.1f}%", "outlier" if r.outlier else ""] for r in ranks]
 
 
-RANK_COLUMNS = ("rank", "file", "launches", "kernels", "busy", "vs median", "")
-RANK_NOTE = f"outlier: busy time more than {RANK_OUTLIER_PCT:g}% from the ranks' median"
+RANK_COLUMNS = ("rank", "file", "launches", "kernel time", "busy", "vs median", "")
+RANK_NOTE = (f"kernel time: the kernels' times summed (overlapping kernels count twice); busy: the time the GPUs ran "
+             f"any kernel; outlier: busy time more than {RANK_OUTLIER_PCT:g}% from the ranks' median")
 
 
 def render_table(doc: TimelineSet, top: int = 0, width: int = 80) -> str:
