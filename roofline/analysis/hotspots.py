@@ -169,18 +169,19 @@ def top_rows(h: Hotspots, n: int = SHOWN) -> tuple[HotRow, ...]:
     """The ``n`` source lines with the most samples, or instructions where the binary has no line information."""
     if h.lines:
         return tuple(HotRow(f"{base_name(line.file)}:{line.line}", line.share, line.samples, line.top_stall,
-                            _shown_sass(line.pcs[0]), line.file, line.line, line.tied_stalls, _producer_of(h, line.pcs),
-                            "") for line in h.lines[:n] if line.samples > 0)
-    return tuple(HotRow(instruction_where(h, pc), share, pc.samples, _top_stall(pc.stalls), _shown_sass(pc),
+                            _shown_sass(h, line.pcs[0]), line.file, line.line, line.tied_stalls,
+                            _producer_of(h, line.pcs), "") for line in h.lines[:n] if line.samples > 0)
+    return tuple(HotRow(instruction_where(h, pc), share, pc.samples, _top_stall(pc.stalls), _shown_sass(h, pc),
                         tied_stalls=tied_stalls(pc.stalls), producer=_producer_of(h, (pc,)),
                         function=function_label(h, pc) if len(h.functions) > 1 else "")
                  for pc, share in h.pcs[:n])
 
 
-def _shown_sass(pc: PcCounters) -> str | None:
-    """An instruction's SASS as a hot-spot row shows it: its code addresses as offsets in its function, as the rows
-    name instructions (``analysis.sass.with_offsets``)."""
-    return None if pc.sass is None else sass_text.with_offsets(pc.sass, pc.function_pc)
+def _shown_sass(h: Hotspots, pc: PcCounters) -> str | None:
+    """An instruction's SASS as a hot-spot row shows it: its branch and call targets in its function (before the
+    launch's next function) as offsets, as the rows name instructions (``analysis.sass.with_offsets``)."""
+    after = [start for start in h.functions if pc.function_pc is not None and start > pc.function_pc]
+    return None if pc.sass is None else sass_text.with_offsets(pc.sass, pc.function_pc, min(after, default=None))
 
 
 def _producer_of(h: Hotspots, pcs: Sequence[PcCounters]) -> Producer | None:

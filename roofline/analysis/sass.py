@@ -1,6 +1,6 @@
 """SASS def-use within a function (pure): which registers an instruction reads and writes, and the nearest
-instruction before a waiting one that writes a register it reads, its producer; and an instruction's code addresses
-as offsets in its function, as the hot spots name instructions.
+instruction before a waiting one that writes a register it reads, its producer; and a branch's or call's targets as
+offsets in its function, as the hot spots name instructions.
 
 SASS text as ncu_report gives it: an optional guard predicate, the opcode with its modifiers, then the operands,
 the destination first ("@!P1 LDG.E.CONSTANT R18, desc[UR8][R8.64]"). Stores, branches and barriers write no
@@ -19,12 +19,12 @@ _WIDTHS = {"64": 2, "128": 4}
 NO_DESTINATION = frozenset({"ST", "STG", "STS", "STL", "STSM", "RED", "REDG", "BRA", "BRX", "JMP", "JMX", "CALL", "RET",
                             "EXIT", "BAR", "BSYNC", "BSSY", "WARPSYNC", "NOP", "MEMBAR", "ERRBAR", "CCTL", "DEPBAR",
                             "YIELD", "BPT", "KILL", "SYNCS", "UTMASTG", "UBLKCP", "STTM"})
+# Opcodes (before their first '.') whose hexadecimal operands are code addresses: branches, calls (a kernel's own
+# subroutines follow its body) and the convergence points they set ("BRA 0x7f0e068e7aa0", "BSSY B0, 0x7f..."); any
+# other opcode's operands are immediates
+BRANCHES = frozenset({"BRA", "BRX", "JMP", "JMX", "CALL", "CAL", "JCAL", "BSSY", "SSY", "PBK", "PCNT"})
+_ADDRESS = re.compile(r"(?<![\w.+-])0x([0-9a-fA-F]+)\b")  # an unsigned hexadecimal operand
 # Variable-latency producers (the scoreboard stalls wait on them): memory, texture, special functions, shuffles
-# Opcodes (before their first '.') whose hexadecimal operands are code addresses: branches, calls and the
-# convergence points they set ("BRA 0x7f0e068e7aa0", "BSSY B0, 0x7f..."); any other opcode's are immediates
-CODE_ADDRESSES = frozenset({"BRA", "BRX", "JMP", "JMX", "CALL", "CAL", "JCAL", "BSSY", "SSY", "PBK", "PCNT",
-                            "PRET", "PLONGJMP"})
-_HEX = re.compile(r"(?<![\w.])0x([0-9a-fA-F]+)\b")
 VARIABLE_LATENCY = ("LD", "ATOM", "TEX", "TLD", "TXQ", "SULD", "SUATOM", "MUFU", "SHFL", "S2R", "MATCH", "REDUX",
                     "LDSM", "LDGSTS", "I2F", "F2I", "F2F", "I2I", "POPC", "FLO", "BREV", "DMUL", "DFMA", "DADD")
 
@@ -34,18 +34,20 @@ def opcode(sass: str) -> str:
     return next((word for word in sass.split() if not word.startswith("@")), "")
 
 
-def with_offsets(sass: str, function_pc: int | None) -> str:
-    """A branch's or call's code addresses as offsets from the start of its function, as the hot spots name
-    instructions ("BRA 0x7f0e068e7aa0" at function 0x7f0e068e2e00 -> "BRA +0x4ca0"); anything else unchanged
-    (an immediate, an address before the function, or no known start)."""
-    if function_pc is None or opcode(sass).split(".")[0] not in CODE_ADDRESSES:
+def with_offsets(sass: str, function_pc: int | None, next_pc: int | None = None) -> str:
+    """A branch's or call's targets in its function as offsets from the function's start, as the hot spots name
+    instructions ("BRA 0x7f0e068e7aa0" at function 0x7f0e068e2e00 -> "BRA +0x4ca0"); anything else unchanged (an
+    immediate, a signed operand, an address before the function or from ``next_pc``, the next function's start, on,
+    or no known start)."""
+    if function_pc is None or opcode(sass).split(".")[0] not in BRANCHES:
         return sass
 
     def offset(match: re.Match[str]) -> str:
         address = int(match.group(1), 16)
-        return f"+0x{address - function_pc:x}" if address >= function_pc else match.group()
+        inside = function_pc <= address and (next_pc is None or address < next_pc)
+        return f"+0x{address - function_pc:x}" if inside else match.group()
 
-    return _HEX.sub(offset, sass)
+    return _ADDRESS.sub(offset, sass)
 
 
 def registers(text: str, width: int = 1) -> tuple[str, ...]:

@@ -1,4 +1,4 @@
-"""Code addresses in SASS as offsets in their function (``analysis.sass.with_offsets``), as the hot spots show
+"""Branch and call targets in SASS as offsets in their function (``analysis.sass.with_offsets``), as the hot spots show
 them; the def-use rules of the same module are tested in ``tests/analysis/test_hotspots_producers.py``."""
 
 from __future__ import annotations
@@ -19,10 +19,16 @@ START = 0x7F0E068E2E00  # a function's start address, as ncu_report gives it
     ("@!P2  BRA 0x7f0e068e3000", "@!P2  BRA +0x200"),
     ("@P2   BRA.U 0x7f0e068e2e10", "@P2   BRA.U +0x10"),
     ("BSSY B0, 0x7f0e068e2f80", "BSSY B0, +0x180"),
-    ("CALL.REL.NOINC 0x7f0e068e2e00", "CALL.REL.NOINC +0x0"),
+    ("BRX R2 0x7f0e068e3000", "BRX R2 +0x200"),
+    ("@P1   CALL.REL.NOINC 0x7f0e068e4be0", "@P1   CALL.REL.NOINC +0x1de0"),  # a subroutine after the kernel's body
 ])
 def test_a_branch_or_call_target_becomes_an_offset_in_its_function(sass: str, shown: str) -> None:
     assert with_offsets(sass, START) == shown
+
+
+def test_a_target_from_the_next_function_on_stays_an_address() -> None:
+    assert with_offsets("CALL.ABS.NOINC 0x7f0e06900000", START, 0x7F0E06900000) == "CALL.ABS.NOINC 0x7f0e06900000"
+    assert with_offsets("CALL.ABS.NOINC 0x7f0e068fffff", START, 0x7F0E06900000) == "CALL.ABS.NOINC +0x1d1ff"
 
 
 @pytest.mark.parametrize("sass", [
@@ -30,6 +36,9 @@ def test_a_branch_or_call_target_becomes_an_offset_in_its_function(sass: str, sh
     "IADD3 R36, R19, -0x3f2aaaab, RZ",
     "ISETP.GT.U32.AND P0, PT, R19, 0x7f0e068e7aa0, PT",  # a value that happens to look like an address
     "BRA 0x7f0e068e0000",  # before the function's start: not one of its instructions
+    "BRX R2 -0x7f0e068e2e10",  # a signed operand: a displacement, not an address
+    "CALL.ABS.NOINC 0x0",
+    "JMP R4",
     "EXIT",
 ])
 def test_immediates_and_addresses_outside_the_function_stay_as_they_are(sass: str) -> None:
