@@ -23,7 +23,7 @@ from roofline.analysis.hotspots import line_samples
 from roofline.analysis.launches import Columns, Figure, Launches
 from roofline.analysis.results import LaunchAnalysis, RoofPosition, Value, Verdict
 from roofline.analysis.roofline import intensity, measured, median_known, rate, roof_position
-from roofline.analysis.verdict import pooled_verdict
+from roofline.analysis.verdict import busy_units, pooled_verdict
 from roofline.analysis.work import Work, launch_work
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings
 from roofline.ncu import metrics as m
@@ -56,6 +56,7 @@ class KernelStats(Struct, frozen=True):
     work: Work | None = None  # per launch
     datasheet: Ceilings | None = None  # its GPU's datasheet roofs (the median launch's), where a spec gives them
     sm_clock_hz: Value = Value(None, "not read")  # the SM clock the median launch ran at (ncu's measurement)
+    dram_pct: float | None = None  # the median launch's DRAM at percent of its peak (its busiest DRAM unit)
 
     @property
     def why_no_roof(self) -> str:
@@ -93,7 +94,7 @@ def aggregate(launches: Launches) -> KernelStats:
         roof=roof, verdict=pooled_verdict(launches, roof),
         roof_time_s=per_launch(roof_s, len(launches)), attainable_flop_per_s=_attainable(flops, roof_s),
         durations_s=tuple(times), work=launch_work(launches), datasheet=median.ceilings.get("datasheet"),
-        line_samples=line_samples(launches.kernel_launches), sm_clock_hz=_clock(median))
+        line_samples=line_samples(launches.kernel_launches), sm_clock_hz=_clock(median), dram_pct=_dram_pct(median))
 
 
 def pooled_ceilings(median: Ceilings, columns: Columns, at: np.ndarray) -> Ceilings:
@@ -121,6 +122,13 @@ def pooled_ceilings(median: Ceilings, columns: Columns, at: np.ndarray) -> Ceili
         return median
     note = f"{median.clock_note}; roofs weighted by the launches' times (their clocks differ)"
     return dataclasses.replace(median, flop_per_s=flops, bytes_per_s=moved, clock_note=note, clock=median.clock)
+
+
+def _dram_pct(k: LaunchAnalysis) -> float | None:
+    """The DRAM's percent of its peak in a launch: the busiest DRAM unit of its SpeedOfLight breakdowns (None
+    without them)."""
+    dram = [u.pct for u in busy_units(k.launch) if m.UNIT_LEVELS.get(u.metric.split("__", 1)[0]) == "dram"]
+    return max(dram, default=None)
 
 
 def _clock(k: LaunchAnalysis) -> Value:

@@ -15,9 +15,10 @@ the time ncu would measure there), from the median launch time ``t`` on the sour
    both GPUs; a kernel whose FP64 pipe is its busiest unit scales by the FP64 peaks (its conversions run at that
    rate too: 1/64 of FP32 on a GeForce, 1/2 on a data-centre board), and Tensor work of a type the target lacks
    (TF32 on Turing) meets the target's FP32 roof. A latency-bound kernel's warps wait with no unit near its
-   peak: each SM works through its share of the blocks at a rate its latencies set, so ``P`` is SMs x clock as
-   above, and step 4 keeps a grid that fits in one round of blocks on both GPUs at the clock alone (more SMs do not
-   shorten one block's latency). A small-grid kernel does not fill the GPU: ``P`` is the clock alone. A DRAM- or
+   peak, and a small grid leaves SMs idle: each SM works through its share of the blocks at a rate their latencies
+   set, so ``P`` is SMs x clock as above, and step 4 keeps a grid that fits in one round of blocks on both GPUs at
+   the clock alone (more SMs do not shorten one block's latency) and gives one that needs more rounds there its
+   rounds. A DRAM- or
    L2-bound kernel is limited by the bytes its SMs keep in flight as well as by the bandwidth (Little's law),
    continuously (``_in_flight``: a smooth minimum of both, no cliff at ncu's 80% mark): far below the peak it gets
    no faster than the SM count allows, at the peak it scales by the bandwidths (the CuPy triad of examples/h100,
@@ -47,10 +48,13 @@ the time ncu would measure there), from the median launch time ``t`` on the sour
    (``launch__waves_per_multiprocessor``); on the target, with as many blocks resident per SM (the same occupancy),
    ``w_t = w x SM_src / SM_tgt``. Step 2 scales the continuous ``w``, so the time is multiplied by the tail's
    weight ``(ceil(w_t) / w_t) / (ceil(w) / w)``; for the resources of the SMs only (FLOPs, instructions, L1, and
-   latency: its rounds of blocks): DRAM and L2 bandwidth belong to the whole chip.
+   latency and small grids: their rounds of blocks): DRAM and L2 bandwidth belong to the whole chip.
 5. **Floor.** No kernel is projected below ``LAUNCH_FLOOR_S``, the shortest launch ncu measured in any report this
    project has (``analysis.time_model``), nor below its measured work at the target's datasheet peaks (the
-   roofline bound: every FP and byte term at the target's peak per unit).
+   roofline bound: every FP and byte term at the target's peak per unit), nor, where another resource governs,
+   below the work of its other busy units there: the busiest other unit inside the SMs at the target's rate per SM
+   and clock, and the DRAM (its percent of peak in the breakdown x ``t``, with the L2 term's bytes) at the target's
+   datasheet bandwidth.
 6. **Interval** ``[t' / BAND, t' x BAND]``, ``BAND`` by how much of the model is assumed (``BANDS``), widened by the
    L2 term's range for a DRAM-governed kernel, its low end no lower than the floor or the roofline bound (the
    measured work against the target's roofs at the chosen clock).
@@ -88,6 +92,8 @@ if TYPE_CHECKING:  # pragma: no cover
 # raised to another resource's time there (the measured work at the target's peaks, another unit), whose latency
 # the projection does not model either ("another resource sets it").
 RAISED = "another resource sets it"
+# The resources no unit's peak sets, scaled by their rounds of blocks per SM and clock (step 2), and their words
+_ROUNDS = {LATENCY: "latency bound, its blocks", LAUNCH: "small grid, its blocks"}
 BANDS = {"datasheet": 1.25, "per SM": 1.5, LATENCY: 2.0, LAUNCH: 2.0, RAISED: 2.0}
 # How sharply a kernel's rate turns from the bytes-in-flight limit to the bandwidth limit (the p of a smooth minimum,
 # ``_in_flight``): 3 puts the three triads of examples/h100 and examples/h200 (74%, 82% and 92% of the H100's DRAM
@@ -192,11 +198,12 @@ def project(stats: KernelStats, source: Device, spec: DeviceSpec, clock: TargetC
     ratio, how = _in_flight(resource, stats, source, spec, ratio, how)
     paced = _paced(resource)
     ratio *= clocks.factor if paced else 1.0
-    per_sm = resource in ("instructions", "bytes.l1", LATENCY) or (resource or "").startswith("flops.")
+    per_sm = resource in ("instructions", "bytes.l1", *_ROUNDS) or (resource or "").startswith("flops.")
     waves, wave_text = _waves(stats.verdict.waves_per_sm, source, spec) if per_sm else (1.0, "")
     dram = l2.factor if l2 is not None and resource == "bytes.dram" else 1.0
     scaled = t * ratio * waves * dram
-    others, other_unit = _other_units(stats, source, spec, resource, t, clocks)
+    others, other_unit = max(_other_units(stats, source, spec, resource, t, clocks),
+                             _dram_work(stats, peaks, resource, t * (l2.factor if l2 is not None else 1.0)))
     projected = max(scaled, LAUNCH_FLOOR_S, bound.value or 0.0, others)
     if projected > scaled * (1.0 + 1e-9):  # another term sets the time there: its latency is not modelled
         band = LAUNCH if projected == LAUNCH_FLOOR_S else RAISED
@@ -211,7 +218,7 @@ def project(stats: KernelStats, source: Device, spec: DeviceSpec, clock: TargetC
         f"floor {seconds(LAUNCH_FLOOR_S)} (the shortest launch measured)" if scaled < LAUNCH_FLOOR_S else "",
         f"raised to {seconds(bound.value)}, its measured work at the target's peaks ({limiter})"
         if bound.value is not None and bound.value > max(scaled, LAUNCH_FLOOR_S, others) else "",
-        f"raised to {seconds(others)}, the work of the {other_unit} at the target's rate per SM and clock"
+        f"raised to {seconds(others)}, {other_unit}"
         if others > max(scaled, LAUNCH_FLOOR_S, bound.value or 0.0) else "",
         f"interval: times or divided by {BANDS[band]:g} ({band})"
         + (", and the DRAM bytes between all fitting and every L2 request missing" if spread != (1.0, 1.0) else ""))
@@ -311,7 +318,19 @@ def _other_units(stats: KernelStats, source: Device, spec: DeviceSpec, resource:
     if not inside:
         return 0.0, ""
     top = max(inside, key=lambda u: u.pct)
-    return top.pct / 100.0 * t * rate, top.name
+    return top.pct / 100.0 * t * rate, f"the work of the {top.name} at the target's rate per SM and clock"
+
+
+def _dram_work(stats: KernelStats, target: Ceilings, resource: str | None, t: float) -> tuple[float, str]:
+    """The DRAM's work on the target where it does not govern: its time at its peak here, ``pct / 100 x t`` (``t``
+    with the DRAM bytes there, the L2 term), at the target's datasheet bandwidth; a kernel scaled by another resource
+    (its SMs, its FLOPs) can fall below it. (0, "") where not known."""
+    own = stats.datasheet.roof("dram") if stats.datasheet is not None else None
+    theirs = target.roof("dram")
+    if resource == "bytes.dram" or stats.dram_pct is None or not own or not theirs:
+        return 0.0, ""
+    return stats.dram_pct / 100.0 * t * own / theirs, (f"the DRAM's work (at {stats.dram_pct:.0f}% of its peak "
+                                                         "here) at the target's bandwidth")
 
 
 def _fp64_pipe(stats: KernelStats) -> str | None:
@@ -341,11 +360,6 @@ def _scale(resource: str | None, stats: KernelStats, source: Device, spec: Devic
     if resource is None:
         return f"no projection: no verdict ({stats.verdict.reason or 'not decided'})"
     clocks = (source.max_clock_hz, spec.boost_clock_hz)
-    if resource == LAUNCH:
-        if not clocks[0]:
-            return "no projection: the report does not give the GPU's boost clock"
-        return clocks[0] / clocks[1], f"small grid: boost clock {clocks[0] / 1e9:.3g} -> {clocks[1] / 1e9:.3g} GHz", \
-            LAUNCH
     group, _, key = resource.partition(".")
     own = stats.datasheet.roof(key) if stats.datasheet is not None and key else None
     theirs = target.roof(key) if key else None
@@ -354,10 +368,10 @@ def _scale(resource: str | None, stats: KernelStats, source: Device, spec: Devic
         return own / theirs, f"{measure_label(resource)} peak {own:.3g} -> {theirs:.3g} {unit}, datasheets", \
             "datasheet"
     if not clocks[0] or not source.sm_count:
-        lacking = "" if resource == LATENCY else f"no datasheet {measure_label(resource)} peak on both GPUs, and "
+        lacking = "" if resource in _ROUNDS else f"no datasheet {measure_label(resource)} peak on both GPUs, and "
         return f"no projection: {lacking}the report does not give the SM count and boost clock to scale by"
-    if resource == LATENCY:  # its warps wait: each SM works through its share of the blocks at the rate they allow
-        return (*_per_sm_and_clock("latency bound, its blocks", source, spec), LATENCY)
+    if resource in _ROUNDS:  # each SM works through its share of the blocks at the rate their latencies allow
+        return (*_per_sm_and_clock(_ROUNDS[resource], source, spec), resource)
     return (*_per_sm_and_clock(measure_label(resource), source, spec), "per SM")
 
 

@@ -91,19 +91,60 @@ def test_a_latency_bound_kernel_scales_per_sm_and_clock_in_whole_rounds_of_block
     assert "latency bound, its blocks per SM and clock: 100 SMs x 2 GHz -> 132 x 1.5" in p.basis
 
 
-def test_a_latency_bound_grid_of_one_round_and_a_small_grid_scale_by_the_clock_alone(specs):
-    """A grid whose blocks all fit at once on both GPUs (0.9 waves per SM): more SMs do not shorten one block's
-    latency, so the waves term cancels the SM ratio; a small grid (verdict small_grid) takes the clock alone."""
-    def with_waves(waves: float):
-        wait = launch(0, "wait", 8e-5, 1e3, 1e3, OLD_GPU, sol=(20.0, 10.0))
-        return dataclasses.replace(wait, metrics={**wait.metrics, "launch__waves_per_multiprocessor": waves})
+def _waiting(waves: float):
+    """A launch whose SpeedOfLight throughputs are both low (20% and 10%): latency-bound at a full wave or more, a
+    small grid below."""
+    wait = launch(0, "wait", 8e-5, 1e3, 1e3, OLD_GPU, sol=(20.0, 10.0))
+    return dataclasses.replace(wait, metrics={**wait.metrics, "launch__waves_per_multiprocessor": waves})
+
+
+def test_a_grid_of_one_round_on_both_gpus_scales_by_the_clock_alone(specs):
+    """Blocks that all fit at once on both GPUs (a small grid of 0.5 waves per SM; a latency-bound one of 1.0, 0.76
+    on 132 SMs): more SMs do not shorten one block's latency, so the waves term cancels the SM ratio."""
     clock_only = 8e-5 * OLD_GPU["sm_clock"] / TARGET_CLOCK  # the clock it ran at over the target's boost
-    small = project(stats(specs, with_waves(0.5)), SOURCE, specs[1])
+    small = project(stats(specs, _waiting(0.5)), SOURCE, specs[1])
     assert small.governing == "launch" and small.projected_s.value == pytest.approx(clock_only, rel=REL)
     assert small.high_s.value == pytest.approx(clock_only * BANDS["launch"], rel=REL)
-    assert "small grid: boost clock 2 -> 1.5 GHz" in small.basis
-    one_round = project(stats(specs, with_waves(1.0)), SOURCE, specs[1])  # latency-bound: a full wave
+    assert "small grid, its blocks per SM and clock: 100 SMs x 2 GHz -> 132 x 1.5" in small.basis
+    one_round = project(stats(specs, _waiting(1.0)), SOURCE, specs[1])
     assert one_round.governing == "latency" and one_round.projected_s.value == pytest.approx(clock_only, rel=REL)
+
+
+def test_a_small_grid_takes_two_rounds_on_a_gpu_of_fewer_sms(specs, tmp_path):
+    """0.8 waves on 100 SMs are 2.0 on 40: the same blocks need two rounds there, each at the target's clock."""
+    fewer = TARGET_SPEC.replace("projection-target", "fewer-sms").replace("Target GPU", "Fewer SMs GPU") \
+        .replace(f"value: {TARGET_SMS},", "value: 40,")
+    (tmp_path / "fewer").mkdir()
+    (tmp_path / "fewer" / "fewer-sms.yaml").write_text(fewer)
+    target = load_catalog([tmp_path / "fewer"]).get("fewer-sms")
+    p = project(stats(specs, _waiting(0.8)), SOURCE, target)
+    assert p.governing == "launch"
+    assert p.projected_s.value == pytest.approx(8e-5 * OLD_GPU["sm_clock"] / TARGET_CLOCK * 2, rel=REL)
+    assert "2 rounds" in p.basis
+
+
+def test_a_kernel_scaled_by_its_sms_is_held_to_its_dram_work_at_the_targets_bandwidth(specs, tmp_path):
+    """Latency-bound with the DRAM at 55% of its peak here (its breakdown), onto a GPU of 264 SMs at 1.5 GHz and the
+    same 3 TB/s: its blocks per SM and clock would take it to 8e-5 x 200 / 396 x 0.5 x (4 / 3.03) s, but its DRAM
+    work needs 55% x 8e-5 s there."""
+    wide = TARGET_SPEC.replace("projection-target", "wide").replace("Target GPU", "Wide GPU") \
+        .replace(f"value: {TARGET_SMS},", "value: 264,").replace("4.5e+12", "3.0e+12")
+    (tmp_path / "wide").mkdir()
+    (tmp_path / "wide" / "wide.yaml").write_text(wide)
+    target = load_catalog([tmp_path / "wide"]).get("wide")
+    wait = _waiting(WAVES)
+    dram_unit = "dram__throughput.avg.pct_of_peak_sustained_elapsed"
+    memory = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"
+    busy = dataclasses.replace(wait, metrics={**wait.metrics, f"breakdown:{memory}": dram_unit, dram_unit: 55.0,
+                                              memory: 55.0})
+    p = project(stats(specs, busy), SOURCE, target)
+    there = WAVES * 100 / 264
+    rounds = (math.ceil(there) / there) / (math.ceil(WAVES) / WAVES)
+    scaled = 8e-5 * (100 * 2.0e9) / (264 * TARGET_CLOCK) * CLOCKS * rounds
+    dram = 0.55 * 8e-5 * SPEC_DRAM / 3.0e12
+    assert p.governing == "latency" and scaled < dram
+    assert p.projected_s.value == pytest.approx(dram, rel=REL)
+    assert "the DRAM's work (at 55% of its peak here) at the target's bandwidth" in p.basis
 
 
 def test_nothing_goes_below_the_launch_floor(specs):

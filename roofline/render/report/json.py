@@ -67,7 +67,9 @@ from roofline.render.report.prose import bound_of, estimate_of, inverted_level_t
 # 14: a comparison's headline "kind" may be "time_ratio" (work not compared); a timeline's idle causes may be of
 #     kind "other_kernels" (with --nvtx); percent of roof pooled with time-weighted roofs, recoverable time at most
 #     the time above the launch floor
-SCHEMA_VERSION = 14
+# 15: a governing resource (a comparison's "work.governing", a projection's "governing") is "latency" for a
+#     latency-bound kernel, "launch" for a small grid only (both were "launch")
+SCHEMA_VERSION = 15
 HOTSPOTS_SHOWN = 20  # instructions and lines listed per launch, most samples first
 
 
