@@ -49,12 +49,10 @@ def reconcile(items: Sequence[Advice], analysis: LaunchAnalysis, device: Device 
 
 
 def _at_most_on_roofs_only(a: Advice, analysis: LaunchAnalysis) -> Advice:
-    """``a`` as an upper bound ("saves at most") where the report measures no unit beyond the FP and byte roofs (no
-    SpeedOfLight throughputs, so its launch's time model sees the roofs alone): the units it does not measure may
-    set a higher floor."""
-    model, v = analysis.time_model, analysis.verdict
-    unseen = model is not None and model.roofs_only and v.sm_pct is None and v.memory_pct is None
-    if a.est_saved_s is None or a.capped or a.kind == "measurement" or not unseen:
+    """``a`` as an upper bound ("saves at most") where its launch's time model sees the FP and byte roofs alone
+    (``TimeModel.roofs_only``): the units it does not see may set a higher floor."""
+    model = analysis.time_model
+    if a.est_saved_s is None or a.kind == "measurement" or model is None or not model.roofs_only:
         return a
     return replace(a, capped=True, roofs_only=True)
 

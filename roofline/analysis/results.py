@@ -277,7 +277,7 @@ class Advice(Struct, frozen=True, kw_only=True):
     collect: str = ""  # and the option that collects them
     ncu_local_pct: float | None = None  # ncu's LOCAL estimate: one unit's efficiency gain in percent, not a time
     change: ModelChange | None = None  # the bound is the time model's: the change the item makes to the model
-    roofs_only: bool = False  # capped: the report measures no unit beyond the FP and byte roofs (``reconcile``)
+    roofs_only: bool = False  # an upper bound: its launch's time model sees the FP and byte roofs alone
 
 
 class MemoryWalls(Struct, frozen=True):

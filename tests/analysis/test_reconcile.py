@@ -420,9 +420,9 @@ def test_the_tools_uncoalesced_excess_counts_the_bytes_the_threads_used():
 
 
 def test_an_estimate_on_the_fp_and_byte_roofs_alone_is_said_as_at_most(analysed, shared_report, raw_actions):
-    """The RTX 4090 cuBLAS SGEMM report has no SpeedOfLight section (no throughput, no breakdown in the raw
-    metrics): its time model sees only the FP and byte roofs, so every saving of its advice is an upper bound ("at
-    most", why given); a full-set report's breakdowns leave its estimates as they are."""
+    """The RTX 4090 cuBLAS SGEMM report has no SpeedOfLight breakdowns (nor throughputs) in its raw metrics: its
+    time model sees only the FP and byte roofs, so every saving of its advice is an upper bound ("at most", why
+    given); a full-set report's breakdowns leave its estimates as they are."""
     name = "rtx4090_torch-linear-sgemm_custom"
     raws = raw_actions(name)
     assert not any(raw.has(SM) or raw.value("breakdown:" + SM) for raw in raws)

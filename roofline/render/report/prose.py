@@ -33,8 +33,8 @@ def inverted_level_text(level: InvertedLevel) -> str:
 
 
 ROOFS_ONLY = "FP and byte roofs only"  # beside a saving whose launch's time model has no other unit
-ROOFS_ONLY_WHY = ("the report has no SpeedOfLight section, so the time model sees only the FP and byte roofs: "
-                  "units it does not measure may need more time")
+ROOFS_ONLY_WHY = ("the report has no SpeedOfLight breakdowns, so the time model sees only the FP and byte roofs: "
+                  "units it does not see may need more time")
 
 
 def estimate_text(item: Advice) -> str:
