@@ -54,7 +54,9 @@ def _at_most_on_roofs_only(a: Advice, analysis: LaunchAnalysis) -> Advice:
     model = analysis.time_model
     if a.est_saved_s is None or a.kind == "measurement" or model is None or not model.roofs_only:
         return a
-    return replace(a, capped=True, roofs_only=True)
+    if a.capped or a.change is not None:  # its words say "at most" already, or are made from its change
+        return replace(a, capped=True, roofs_only=True)
+    return replace(a, capped=True, roofs_only=True, estimate=f"at most: {a.estimate}" if a.estimate else "")
 
 
 def rank(items: Sequence[Advice]) -> tuple[Advice, ...]:

@@ -429,5 +429,6 @@ def test_an_estimate_on_the_fp_and_byte_roofs_alone_is_said_as_at_most(analysed,
     estimated = [a for k in analysed(name, shared_report).launches for a in k.advice if a.est_saved_s is not None]
     assert estimated and all(a.capped and a.roofs_only for a in estimated)
     assert all(estimate_of(a).startswith("at most: ") and "FP and byte roofs" in estimate_of(a) for a in estimated)
+    assert not any(estimate_of(a).startswith(("at most: at most", "at most: bounded")) for a in estimated)
     for name in ("rtx3080_sgemm-vs-cublas_full", "v100_miniweather-openacc_full"):
         assert not any(a.roofs_only for k in analysed(name, shared_report).launches for a in k.advice)

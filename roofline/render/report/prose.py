@@ -62,9 +62,12 @@ def bound_of(item: Advice) -> str:
 def estimate_of(item: Advice) -> str:
     """How an item's estimate was obtained, or why there is none (JSON ``estimate``): the analysis's line, or for a
     what-if on the time model "saves nothing: ...", "at most: ..." or "bounded: ..." and the bound."""
+    text = _estimate_words(item)
+    return f"{text}; {ROOFS_ONLY_WHY}" if item.roofs_only and text else text
+
+
+def _estimate_words(item: Advice) -> str:
     w = item.change
-    if item.roofs_only:
-        return f"at most: {item.estimate or bound_of(item)}; {ROOFS_ONLY_WHY}"
     if w is None or item.kind == "measurement":
         return item.estimate
     if item.bound_by in (EstimateBound.FLOOR_UNCHANGED, EstimateBound.NOTHING_REMOVED) or item.est_saved_s == 0.0:
