@@ -45,6 +45,14 @@ Offset = Annotated[int, Field(ge=0, description="Skip this many entries (paginat
 Limit = Annotated[int, Field(ge=1, le=1000, description="At most this many entries.")]
 Filters = Annotated[list[str] | None, Field(description="Only kernels a filter selects: NAME (name contains it), "
                                             "exact:NAME or regex:PATTERN, as roofline's --kernel.")]
+
+
+def finite(**constraints: Any) -> Any:
+    """A number parameter's Field: finite (``inf``, ``1e999`` and NaN refused, as the command line's ``Number``
+    refuses them, so no threshold can switch the gate off) within ``constraints``."""
+    return Field(allow_inf_nan=False, **constraints)
+
+
 Ceilings = Annotated[CeilingSet, Field(description="Roofs for percent of roof: kernel-clock (at the clocks the kernel "
                                        "ran), measured-clock, datasheet or calibrated.")]
 Clock = Annotated[TargetClock, Field(description="The target's clock: boost (as users run it) or base (the clock "
@@ -324,18 +332,18 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         = "name",
         maps: Annotated[list[str] | None, Field(description="Explicit pairs BASE_REGEX=NEW_REGEX.")] = None,
         kernel: Filters = None,
-        fail_if_slower: Annotated[float, Field(ge=0, description="Regression: a kernel slower by more than this "
+        fail_if_slower: Annotated[float, finite(ge=0, description="Regression: a kernel slower by more than this "
                                                "percent per launch (beyond the noise).")] = SLOWER_PCT,
-        min_share: Annotated[float, Field(ge=0, le=100, description="Gate only kernels with at least this percent "
+        min_share: Annotated[float, finite(ge=0, le=100, description="Gate only kernels with at least this percent "
                                           "of either report's time.")] = MIN_SHARE_PCT,
-        fail_if_total_slower: Annotated[float, Field(ge=0, description="Regression: the gated kernels together "
+        fail_if_total_slower: Annotated[float, finite(ge=0, description="Regression: the gated kernels together "
                                                      "slower by more than this percent.")] = TOTAL_SLOWER_PCT,
-        fail_if_roof_drop: Annotated[float | None, Field(ge=0, description="Regression: percent of roof down by "
+        fail_if_roof_drop: Annotated[float | None, finite(ge=0, description="Regression: percent of roof down by "
                                                          "more than this many points.")] = None,
-        work_tolerance: Annotated[float, Field(ge=0, description="Percent of work difference beyond which a pair is "
+        work_tolerance: Annotated[float, finite(ge=0, description="Percent of work difference beyond which a pair is "
                                                "different work (compared by throughput, never by time).")]
         = 100.0 * WORK_TOLERANCE,
-        alpha: Annotated[float, Field(gt=0, lt=0.5, description="Significance level of the noise test.")] = ALPHA,
+        alpha: Annotated[float, finite(gt=0, lt=0.5, description="Significance level of the noise test.")] = ALPHA,
         gate_different_work: Annotated[bool, Field(description="Gate different-work pairs on time per unit of "
                                                    "work.")] = False,
         allow_different_gpu: Annotated[bool, Field(description="Judge reports from different GPUs or ncu versions.")]

@@ -12,7 +12,7 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 from typer.testing import CliRunner
@@ -96,6 +96,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "write_outside": ("project_report", {"report": FP32, "to": "h200", "output": "/tmp/roofline-mcp-test.json"}),
         "write_over": ("project_report", {"report": FP32, "to": "h200", "output": str(scratch / "mine.json")}),
         "bad_type": ("list_kernels", {"reports": FP32, "limit": "many"}),
+        "gate_off": ("compare_reports", {"base": BASE, "new": NEW, "fail_if_slower": 1e308 * 10}),
         "unknown_gpu": ("gpu_spec", {"spec_id": "h900"}),
         "no_tool": ("no_such_tool", {}),
         "after": ("gpu_spec", {"spec_id": "h200"}),
@@ -265,6 +266,22 @@ def test_a_bad_call_is_an_error_and_the_server_goes_on(served: dict[str, Any]) -
     assert "\n" not in text and text.startswith("list_kernels: argument '")
     assert "argument 'reports'" in text and "argument 'limit'" in text and "errors.pydantic.dev" not in text
     assert ok(served["after"])["spec"]["id"] == "h200"
+
+
+def test_no_threshold_can_switch_the_gate_off(served: dict[str, Any]) -> None:
+    """An infinite threshold is refused as the command line refuses ``--fail-if-slower inf``: through the SDK's
+    client (which sends an infinity as null) and, as a server reads 1e999 from a client that sends it, by the
+    parameters' type (``finite``)."""
+    import pydantic
+
+    from roofline.cli.mcp_server import finite
+
+    assert "argument 'fail_if_slower'" in refusal(served["gate_off"])
+    adapter = pydantic.TypeAdapter(Annotated[float, finite(ge=0)])
+    for raw in ("1e999", "-1e999", "NaN", '"inf"'):
+        with pytest.raises(pydantic.ValidationError):
+            adapter.validate_json(raw)
+    assert adapter.validate_json("12.5") == 12.5
 
 
 def test_each_report_is_read_within_the_time_limit_of_the_command_line() -> None:
