@@ -290,17 +290,28 @@ def expand_macros(template: str, env: Mapping[str, str], unique: str | None) -> 
 
 
 def refuse_overwrite(template: str, force: bool, env: Mapping[str, str] | None = None) -> None:
-    """Stop before running anything when the report exists and --force was not given (%p/%i names are new)."""
+    """Stop before running anything when the report or ncu's log beside it (``log_path``) exists and --force was
+    not given (%p/%i names are new)."""
     path = expand_macros(template, os.environ if env is None else env, None)
-    if not force and path is not None and os.path.exists(path):
+    if force or path is None:
+        return
+    if os.path.exists(path):
         raise RooflineError(f"{path}: report already exists",
                             "pass --force to overwrite it, or choose another --output")
+    log = _log_beside(path)
+    if os.path.lexists(log):
+        raise RooflineError(f"{log}: exists, and ncu writes its log there (an earlier run's log, or another file)",
+                            "pass --force to replace it, or choose another --output")
 
 
 def log_path(template: str, env: Mapping[str, str] | None = None) -> Path:
     """Where ncu's log goes: beside the report (``NAME.ncu.log``); %p/%i become roofline's PID."""
-    expanded = expand_macros(template, os.environ if env is None else env, str(os.getpid()))
-    return Path(str(expanded).removesuffix(REPORT_SUFFIX) + LOG_SUFFIX)
+    return _log_beside(str(expand_macros(template, os.environ if env is None else env, str(os.getpid()))))
+
+
+def _log_beside(report: str) -> Path:
+    """ncu's log of a report: ``NAME.ncu.log`` beside ``NAME.ncu-rep``."""
+    return Path(report.removesuffix(REPORT_SUFFIX) + LOG_SUFFIX)
 
 
 # --- A prepared run --------------------------------------------------------------------------------

@@ -200,6 +200,18 @@ def test_refuse_overwrite(tmp_path: Path) -> None:
     driver.refuse_overwrite(str(tmp_path / "app%p.ncu-rep"), force=False)  # ncu fills %p with a new PID
 
 
+def test_a_file_where_ncu_writes_its_log_is_never_replaced_without_force(tmp_path: Path) -> None:
+    """A user's ``keep.ncu.log`` beside the report to be written: refused before ncu runs (ncu would write its log
+    there, and a failed run leaves it), replaced only with --force."""
+    mine = tmp_path / "keep.ncu.log"
+    mine.write_text("my notes")
+    with pytest.raises(RooflineError, match="keep.ncu.log: exists, and ncu writes its log there .*: pass --force to "
+                                            "replace it, or choose another --output") as err:
+        driver.refuse_overwrite(str(tmp_path / "keep.ncu-rep"), force=False)
+    assert err.value.exit_code == 2 and mine.read_text() == "my notes"
+    driver.refuse_overwrite(str(tmp_path / "keep.ncu-rep"), force=True)
+
+
 def test_log_path_sits_beside_the_report(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(driver.os, "getpid", lambda: 1234)
     assert driver.log_path("out/app.ncu-rep", {}) == Path("out/app.ncu.log")
