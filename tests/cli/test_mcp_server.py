@@ -302,6 +302,19 @@ def test_without_the_sdk_the_command_says_how_to_install_it(tmp_path: Path) -> N
                            "installed: install it with: pip install 'roofline[mcp]'\n")
 
 
+def test_bad_spec_files_stop_the_server_before_it_serves(tmp_path: Path) -> None:
+    """A --specs path that is not there, or a spec file that is not YAML, is one line and exit 2 at start-up: no tool
+    parameter could fix it once the server runs."""
+    (tmp_path / "bad.yaml").write_text("id: [\n")
+    for specs, words in ((tmp_path / "none", "none: no such spec file or folder"),
+                         (tmp_path / "bad.yaml", "bad.yaml: not valid YAML at line 2: fix the syntax")):
+        proc = subprocess.run([sys.executable, "-m", "roofline", "mcp", "--root", str(tmp_path), "--specs",
+                               str(specs)], capture_output=True, text=True, env=environment(), cwd=tmp_path,
+                              timeout=60, stdin=subprocess.DEVNULL)
+        assert proc.returncode == 2 and proc.stdout == ""
+        assert proc.stderr.startswith("roofline: error: ") and words in proc.stderr and proc.stderr.count("\n") == 1
+
+
 def test_the_command_line_starts_without_the_sdk() -> None:
     code = "import sys; from roofline.cli.app import build_app; build_app(); assert 'mcp' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True, env=environment(), cwd=REPO, timeout=60)

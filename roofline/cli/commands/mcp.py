@@ -37,5 +37,7 @@ def mcp(
         raise RooflineError("roofline mcp needs the MCP Python SDK (the mcp package), which is not installed",
                             f"install it with: {INSTALL}") from None
     from roofline.cli.mcp_server import serve
+    from roofline.specs.catalog import load_catalog
 
+    load_catalog(specs or ())  # validates the user's spec files: a bad one is one line now, not every call's error
     serve(roots, timeout, specs or ())
