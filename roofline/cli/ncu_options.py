@@ -85,15 +85,40 @@ def own_options_after_app(ctx: typer.Context, command: Sequence[str]) -> list[st
     asked for no run."""
     from roofline.errors import RooflineError
 
-    raw = ctx.meta.get(_RAW_ARGS, ())
-    if len(raw) > len(command) and raw[-len(command) - 1] == "--":
+    if _app_after_dashes(ctx, command):
         return []
-    own = {opt for param in ctx.command.params for opt in (*param.opts, *param.secondary_opts) if opt[:1] == "-"}
+    own = _own_options(ctx)
     found = [arg for arg in command[1:] if arg.split("=", 1)[0] in own]
     if any(arg.split("=", 1)[0] == "--dry-run" for arg in found):
         raise RooflineError(f"--dry-run after APP ({command[0]}) would go to the application and ncu would run",
                             "move --dry-run before APP, or write -- before APP to pass it to the application")
     return found
+
+
+def refuse_unknown_option_as_app(ctx: typer.Context, command: Sequence[str]) -> None:
+    """UsageError where APP is an option this command does not have ("--formatt"): a mistyped option, not an
+    application (after ``--`` it is the application's name)."""
+    import difflib
+
+    from roofline.errors import UsageError
+
+    word = command[0]
+    if word[:1] != "-" or _app_after_dashes(ctx, command):
+        return
+    close = " or ".join(difflib.get_close_matches(word.split("=", 1)[0], sorted(_own_options(ctx)), n=2))
+    raise UsageError(f"no such option {word}" + (f" (did you mean {close}?)" if close else ""),
+                     f"run '{ctx.command_path} --help' for the options")
+
+
+def _app_after_dashes(ctx: typer.Context, command: Sequence[str]) -> bool:
+    """Whether ``--`` came right before APP on the command line."""
+    raw = ctx.meta.get(_RAW_ARGS, ())
+    return len(raw) > len(command) and raw[-len(command) - 1] == "--"
+
+
+def _own_options(ctx: typer.Context) -> set[str]:
+    """Every option name of the command (``--format``, ``-f``, ``--no-counters``...)."""
+    return {opt for param in ctx.command.params for opt in (*param.opts, *param.secondary_opts) if opt[:1] == "-"}
 
 
 def warn_options_after_app(found: Sequence[str]) -> None:

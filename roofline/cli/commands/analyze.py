@@ -102,6 +102,7 @@ def analyze(
     """Profile an application with ncu, then analyse the report it wrote (as `roofline report` does)."""
     from roofline.render.mpl import plot_format
 
+    ncu_opts.refuse_unknown_option_as_app(ctx, command)
     after_app = ncu_opts.own_options_after_app(ctx, command)
     app = driver.resolve_app(command)
     timed = NsysRun(command, app, output, force, nsys, work_from or [], specs, fmt, report_output, plot, wide,

@@ -60,6 +60,7 @@ def wrap(
 ) -> None:
     """Run one MPI rank: profile it with ncu if chosen (report NAME.rankR.HOST.ncu-rep), else run the app."""
     selection = parse_ranks(ranks)
+    ncu_opts.refuse_unknown_option_as_app(ctx, command)
     after_app = ncu_opts.own_options_after_app(ctx, command)  # --dry-run after APP is refused on every rank
     rank, _ = detect_rank(os.environ)
     chooser = detect_rank(os.environ, local=True)[0] if local_rank else rank

@@ -346,6 +346,21 @@ def test_dry_run_after_app_is_refused(work: Path, monkeypatch: pytest.MonkeyPatc
     assert fake.argvs() == [] and not (work / "app.py.args").exists()
 
 
+def test_a_mistyped_option_before_app_is_a_usage_error_not_an_application(work: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                          analyses: list) -> None:
+    """``--formatt json app.py``: the first word is an option this command lacks, not APP; after ``--`` it would be
+    the application's name."""
+    fake = fakencu.install(monkeypatch, work)
+    result = invoke("--formatt", "json", "app.py")
+    assert result.exit_code == 2
+    assert error_lines(result) == ["roofline: error: no such option --formatt (did you mean --format or --force?): "
+                                   "run 'roofline analyze --help' for the options"]
+    assert error_lines(invoke("-x", "app.py")) == ["roofline: error: no such option -x: run 'roofline analyze --help' "
+                                                   "for the options"]
+    assert "-x: not found or not executable" in error_lines(invoke("--", "-x"))[0]
+    assert fake.argvs() == []
+
+
 def test_double_dash_passes_everything_on_without_a_warning(work: Path, monkeypatch: pytest.MonkeyPatch,
                                                             analyses: list) -> None:
     fake = fakencu.install(monkeypatch, work)
