@@ -18,11 +18,10 @@ the time ncu would measure there), from the median launch time ``t`` on the sour
    peak, and a small grid leaves SMs idle: each SM works through its share of the blocks at a rate their latencies
    set, so ``P`` is SMs x clock as above, and step 4 keeps a grid that fits in one round of blocks on both GPUs at
    the clock alone (more SMs do not shorten one block's latency) and gives one that needs more rounds there its
-   rounds. A DRAM- or
-   L2-bound kernel is limited by the bytes its SMs keep in flight as well as by the bandwidth (Little's law),
-   continuously (``_in_flight``: a smooth minimum of both, no cliff at ncu's 80% mark): far below the peak it gets
-   no faster than the SM count allows, at the peak it scales by the bandwidths (the CuPy triad of examples/h100,
-   74% of DRAM, runs in about the same time on the H200's 43% more bandwidth).
+   rounds. A DRAM- or L2-bound kernel is limited by the bytes its SMs keep in flight as well as by the bandwidth
+   (Little's law), continuously (``_in_flight``: a smooth minimum of both, no cliff at ncu's 80% mark): far below
+   the peak it gets no faster than the SM count allows, at the peak it scales by the bandwidths (the CuPy triad of
+   examples/h100, 74% of DRAM, runs in about the same time on the H200's 43% more bandwidth).
 3. **Clocks.** The source's time is at the SM clock ncu measured (``sm__cycles_elapsed.avg.per_second`` of the
    median launch: ncu locks the clocks to base while it profiles, ``--clock-control base`` by default, Nsight
    Compute CLI documentation, "Clock Control"). The projection is for the target at the clock ``clock`` names:
@@ -311,7 +310,7 @@ def _other_units(stats: KernelStats, source: Device, spec: DeviceSpec, resource:
     not known."""
     if not source.sm_count or not source.max_clock_hz or resource in (None, LAUNCH, LATENCY):
         return 0.0, ""
-    rate = (source.sm_count * source.max_clock_hz) / (spec.sm_count * spec.boost_clock_hz) * clocks.factor
+    rate = _sm_rate_ratio(source, spec) * clocks.factor
     busiest = stats.verdict.busiest
     inside = [u for u in stats.verdict.top_units if u.metric.split("__", 1)[0] in ("sm", "smsp", "l1tex")
               and (busiest is None or u.metric != busiest.metric)]
@@ -376,10 +375,15 @@ def _scale(resource: str | None, stats: KernelStats, source: Device, spec: Devic
 
 
 def _per_sm_and_clock(what: str, source: Device, spec: DeviceSpec) -> tuple[float, str]:
-    """The time ratio at the same rate per SM and clock on both GPUs (their SMs x boost clocks), and its text."""
-    own, theirs = (source.sm_count or 0) * (source.max_clock_hz or 0.0), spec.sm_count * spec.boost_clock_hz
-    return own / theirs, (f"{what} per SM and clock: {source.sm_count} SMs x {(source.max_clock_hz or 0) / 1e9:.3g} "
-                          f"GHz -> {spec.sm_count} x {spec.boost_clock_hz / 1e9:.3g}")
+    """The time ratio at the same rate per SM and clock on both GPUs (``_sm_rate_ratio``), and its text."""
+    return _sm_rate_ratio(source, spec), (f"{what} per SM and clock: {source.sm_count} SMs x "
+                                          f"{(source.max_clock_hz or 0) / 1e9:.3g} GHz -> {spec.sm_count} x "
+                                          f"{spec.boost_clock_hz / 1e9:.3g}")
+
+
+def _sm_rate_ratio(source: Device, spec: DeviceSpec) -> float:
+    """Target time over source time at the same rate per SM and clock: (SMs x boost clock) there over here."""
+    return (source.sm_count or 0) * (source.max_clock_hz or 0.0) / (spec.sm_count * spec.boost_clock_hz)
 
 
 def _in_flight(resource: str | None, stats: KernelStats, source: Device, spec: DeviceSpec, ratio: float,
