@@ -207,8 +207,7 @@ def _best_by_tokens(candidates: list[DeviceSpec], name: str) -> list[DeviceSpec]
 def load_catalog(extra: Sequence[str | os.PathLike[str]] = ()) -> SpecCatalog:
     """Built-in specs, then $ROOFLINE_SPECS, then ``extra`` (``--specs``); later ones take precedence.
     User files are validated at once; built-in ones (validated by the test suite) when first needed."""
-    env = [p for p in os.environ.get(ENV_VAR, "").split(os.pathsep) if p]
-    sources = [[_parse_any(f) for f in _files_in(Path(path))] for path in (*env, *extra)]
+    sources = [[_parse_any(f) for f in _files_in(Path(path))] for path in (*_env_sources(), *extra)]
     for parsed in sources:
         _check_distinct([u for u in parsed if isinstance(u, DeviceSpec)])
     user = [u for parsed in sources for u in parsed]
@@ -217,6 +216,36 @@ def load_catalog(extra: Sequence[str | os.PathLike[str]] = ()) -> SpecCatalog:
     return SpecCatalog([u for u in user if isinstance(u, DeviceSpec)], lazy=builtin,
                        calibrations=[u for u in user if not isinstance(u, DeviceSpec)],
                        lazy_calibrations=_files_in(measured) if measured and measured.is_dir() else ())
+
+
+def catalog_problems(extra: Sequence[str | os.PathLike[str]] = ()) -> tuple[int, list[str]]:
+    """Every problem of the spec files ``load_catalog`` reads (``specs check``), each one line: a file that cannot be
+    read or parsed, then (when every file parses) clashes between files and ``check_spec``'s problems of each spec;
+    with the number of device specs checked (0 when a file did not parse)."""
+    problems = []
+    for source in (*_env_sources(), *extra):
+        try:
+            files = _files_in(Path(source))
+        except SpecError as err:
+            problems.append(str(err))
+            continue
+        for path in files:
+            try:
+                _parse_any(path)
+            except SpecError as err:
+                problems.append(str(err))
+    if problems:
+        return 0, problems
+    try:
+        specs = load_catalog(extra).specs
+    except SpecError as err:
+        return 0, [str(err)]
+    return len(specs), [p for spec in specs for p in check_spec(spec)]
+
+
+def _env_sources() -> list[str]:
+    """The spec files and folders $ROOFLINE_SPECS names."""
+    return [p for p in os.environ.get(ENV_VAR, "").split(os.pathsep) if p]
 
 
 def _check_distinct(specs: Sequence[DeviceSpec]) -> None:

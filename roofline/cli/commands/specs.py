@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import typer
 
 from roofline.cli.common import SpecsOpt, handles_errors
+from roofline.render.names import visible
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.specs.catalog import DeviceSpec
@@ -184,13 +185,11 @@ def _print_calibration(console: Any, spec: DeviceSpec) -> None:
 @handles_errors
 def check(specs: SpecsOpt = None) -> None:
     """Validate every spec file (built-in and yours) and cross-check each FP32 peak; exit 1 on problems."""
-    from roofline.specs.catalog import check_spec, load_catalog
+    from roofline.specs.catalog import catalog_problems
 
-    catalog = load_catalog(specs or ())
-    problems = [p for s in catalog.specs for p in check_spec(s)]
+    checked, problems = catalog_problems(specs or ())
     for problem in problems:
-        typer.echo(problem, err=True)
+        typer.echo(visible(problem), err=True)
     if problems:
         raise typer.Exit(1)
-    typer.echo(f"{len(catalog.specs)} spec files valid; every FP32 peak agrees within 2% with "
-               "SMs x lanes x 2 x clock")
+    typer.echo(f"{checked} spec files valid; every FP32 peak agrees within 2% with SMs x lanes x 2 x clock")

@@ -90,3 +90,18 @@ def test_show_includes_the_calibration_of_a_calibrated_gpu():
     table = runner.invoke(app, ["specs", "show", "h100-sxm5"], env={"COLUMNS": "160"}).output
     assert f"calibrated {shipped['date']}" in table and "STREAM copy of 1024 MiB" in table
     assert "measured" not in json.loads(runner.invoke(app, ["specs", "show", "a10g", "-f", "json"]).output)
+
+
+def test_check_names_every_malformed_file_not_only_the_first(tmp_path):
+    folder = tmp_path / "specs"
+    folder.mkdir()
+    (folder / "a-broken.yaml").write_text("id: [\n")
+    write(folder, {**VALID, "name": 3}, "b-unknown-key.yaml")
+    write(folder, {**VALID, "id": "fine-gpu", "display_names": ["Fine GPU"]}, "c-fine.yaml")
+    result = runner.invoke(app, ["specs", "check", "--specs", str(folder), "--specs", str(tmp_path / "none")])
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    assert len(lines) == 3 and "spec files valid" not in result.output
+    assert lines[0].startswith(str(folder / "a-broken.yaml")) and "not valid YAML" in lines[0]
+    assert lines[1].startswith(str(folder / "b-unknown-key.yaml")) and "'name' is not a known key" in lines[1]
+    assert lines[2].startswith(f"{tmp_path / 'none'}: no such spec file or folder")
