@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from typer import _click as click
 
     from roofline.errors import UsageError
+    from roofline.render.base import Kind
 
     app: typer.Typer  # built on first access by __getattr__ below
 
@@ -62,6 +63,12 @@ COMMANDS: dict[str, tuple[str, str, bool, str]] = {
 }
 
 READS_REPORTS = ("report", "plot", "compare", "diff", "summary", "project")  # commands whose arguments are report files
+# The commands whose --format the name of their output file chooses when not given: the kind of result each
+# writes, the parameter and the option naming that file
+OUTPUT_FORMATS: dict[str, tuple[Kind, str, str]] = {
+    "report": ("report", "output", "-o"), "analyze": ("report", "report_output", "--report-output"),
+    "compare": ("compare", "output", "-o"), "diff": ("diff", "output", "-o"), "summary": ("summary", "output", "-o"),
+    "project": ("project", "output", "-o"), "timeline": ("timeline", "output", "-o")}
 # The commands that show no hot spot (analysis_options(diagnostics=False) or sass=False): their reader, the one
 # started ahead included, leaves out the SASS of the sampled instructions
 WITHOUT_SASS = ("plot", "compare", "diff", "summary", "project")
@@ -82,7 +89,12 @@ def build_app(only: str | None = None) -> typer.Typer:
             app.add_typer(getattr(mod, attr), name=name, short_help=summary)
         else:  # a module may set CONTEXT_SETTINGS and COMMAND_CLASS, e.g. to pass an application's arguments on
             cls = getattr(mod, "COMMAND_CLASS", None)
-            app.command(name, cls=fast_start.preloading(cls) if name in READS_REPORTS else cls, short_help=summary,
+            cls = fast_start.preloading(cls) if name in READS_REPORTS else cls
+            if name in OUTPUT_FORMATS:  # outermost: the format is settled before the preload reads it
+                from roofline.cli.common import output_format_class
+
+                cls = output_format_class(cls, *OUTPUT_FORMATS[name])
+            app.command(name, cls=cls, short_help=summary,
                         context_settings=getattr(mod, "CONTEXT_SETTINGS", None))(getattr(mod, attr))
     return app
 

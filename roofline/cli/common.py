@@ -18,7 +18,7 @@ import typer
 from typer import _click as click
 from typer._click.types import ParamType
 
-from roofline.cli.output import STDOUT, to_stdout, write_all
+from roofline.cli.output import STDOUT, replaceable, to_stdout, write_all
 from roofline.cli.output import write_output as write_output
 from roofline.core.choices import OUTPUT_OPTION, GroupBy, NameBase, TargetClock
 from roofline.core.kernel_filter import LANGUAGE, NAME_BASE_HELP
@@ -93,7 +93,8 @@ KernelOpt = Annotated[
 NameBaseOpt = Annotated[NameBase, typer.Option("--kernel-name-base", help=NAME_BASE_HELP)]
 WideOpt = Annotated[bool, typer.Option(
     "--wide", help="Print kernel names in full (tables otherwise fit them to the terminal width).")]
-OUTPUT_HELP = "Write the output to this file instead of the terminal (- for standard output)."
+OUTPUT_HELP = ("Write the output to this file instead of the terminal (- for standard output); without --format, "
+               "its extension chooses the format (.json, .md, .html, .csv; .txt the table).")
 OutputOpt = Annotated[Path | None, typer.Option(*OUTPUT_OPTION, help=OUTPUT_HELP)]
 CeilingsOpt = Annotated[
     CeilingSet,
@@ -319,6 +320,52 @@ def write_document(kind: Kind, name: str, document: Document, output: Path | Non
         write_all([*files, (target, text)])
 
 
+def format_for_output(kind: Kind, fmt: str, output: Path | None, given: bool, option: str = "-o") -> str:
+    """The format to write: ``fmt`` when --format was ``given``, else the one the extension of ``output`` names
+    (``format_by_extension``). UsageError, before any work, for a name whose extension belongs to another format
+    or to an image (a table would go into ``x.html``): the file would hold something its name says it is not. A
+    ``.txt`` name takes any text, and a name with another extension (or none) any format."""
+    from roofline.errors import UsageError
+    from roofline.render.base import extension, format_by_extension, known_extensions
+    from roofline.render.mpl import PLOT_SUFFIXES
+
+    if output is None or str(output) == STDOUT:
+        return fmt
+    ext, named = extension(output.name), format_by_extension(kind, output.name)
+    if ext not in known_extensions() or (given and (named == fmt or ext == ".txt")):
+        return fmt
+    if not given and named is not None:
+        return named
+    choices = ", ".join(f"{extension(find_format(kind, n).suffix)} ({n})" for n in format_names(kind))
+    what = f"--format {fmt} writes {fmt}" if given else f"this command writes {', '.join(format_names(kind))}"
+    image = "; --plot or `roofline plot` writes an image" if ext in PLOT_SUFFIXES else ""
+    fix = (f"give --format {named}, or end the name with {extension(find_format(kind, fmt).suffix)}" if named
+           else f"end the name with one of {choices}")
+    raise UsageError(f"{option} {output}: a {ext} file, and {what}", fix + image)
+
+
+def output_format_class(command_class: type | None, kind: Kind, output_param: str, option: str) -> type:
+    """A typer command class (``command_class``, typer's own by default) that settles the command's --format from
+    its output file's name (``format_for_output``) once the command line is parsed, before anything else runs."""
+    from typer.core import TyperCommand
+
+    class OutputFormat(command_class or TyperCommand):  # type: ignore[misc]
+        def invoke(self, ctx: click.Context) -> object:
+            from roofline.errors import RooflineError
+
+            source = ctx.get_parameter_source("fmt")
+            given = source is not None and source.name != "DEFAULT"
+            output = ctx.params.get(output_param)
+            try:
+                ctx.params["fmt"] = format_for_output(kind, ctx.params["fmt"], None if output is None else Path(output),
+                                                      given, option)
+            except RooflineError as err:
+                raise typer.Exit(say(err, sys.argv[1:])) from None
+            return super().invoke(ctx)
+
+    return OutputFormat
+
+
 def document_target(kind: Kind, name: str, output: Path | None, paths: Sequence[str | os.PathLike[str]]) -> Path | None:
     """The file a document in format ``name`` is written to: ``output``, else reports/... for a format written to a
     file, else None (the terminal)."""
@@ -340,6 +387,23 @@ def check_distinct_outputs(kind: Kind, name: str, output: Path | None, plot: Pat
         taken |= {target.parent / n for n in (*image_names(target.name, 1), *image_names(target.name, len(paths)))}
     if os.path.realpath(plot) in {os.path.realpath(p) for p in taken}:
         raise UsageError(f"--plot {plot}: the {name} output writes this file too", "give the plot another name")
+
+
+def refuse_unwritable_outputs(kind: Kind, name: str, output: Path | None, plot: Path | None,
+                              paths: Sequence[str | os.PathLike[str]]) -> None:
+    """Before any work (a read, a profile): the one-line error of a file the command would write and could not
+    (another program's file, a folder, a device), and of two outputs on one path. The document in format ``name``
+    (to ``output``, else its default under reports/ after ``paths``: none when ``paths`` is empty, their names
+    unknown yet), the plots beside it, and ``plot``."""
+    check_distinct_outputs(kind, name, output, plot, paths)
+    files = [plot] if plot is not None else []
+    target = document_target(kind, name, output, paths) if output is not None or paths else None
+    if target is not None and str(target) != STDOUT:
+        files.append(target)
+        if find_format(kind, name).plots is not None:
+            files += [target.parent / n for n in image_names(target.name, max(1, len(paths)))]
+    for path in files:
+        replaceable(path)
 
 
 # --- Plots ----------------------------------------------------------------------------------------------
@@ -383,11 +447,11 @@ def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptio
     from roofline.pipeline import build_view
 
     plot_fmt = None
-    if plot is not None:  # a bad plot suffix, or one output's path for two, is refused before any report is read
+    if plot is not None:  # a bad plot suffix is refused before any report is read
         from roofline.render.mpl import plot_format
 
         plot_fmt = plot_format(plot)
-        check_distinct_outputs("report", fmt, output, plot, paths)
+    refuse_unwritable_outputs("report", fmt, output, plot, paths)
     every_launch = find_format("report", fmt).every_launch  # else only the launches the view reads are diagnosed
     analyses, errors = analyze_good(paths, dataclasses.replace(options, every_launch=every_launch), jobs)
     document = ReportDocument(build_view(analyses, spread_threshold_pct, errors), width=terminal_width(wide),

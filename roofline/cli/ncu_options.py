@@ -131,13 +131,19 @@ def warn_options_after_app(found: Sequence[str]) -> None:
 
 
 def print_dry_run(ncu: str | None, options: driver.NcuOptions, template: str, app: list[str]) -> None:
-    """Print the ncu command (with the ncu found here, or plain ``ncu`` when none is) for copy and paste."""
+    """Print the ncu command (with the ncu found here, or plain ``ncu`` when none is: a login node without
+    Nsight Compute) for copy and paste. An ncu named by --ncu or $ROOFLINE_NCU is printed as given, with a
+    warning where it is not here (the command may be meant for another node)."""
+    import os
+
     from roofline.errors import NcuError
 
     try:
         program = driver.find_ncu(ncu).path
-    except NcuError:
-        program = ncu or "ncu"
+    except NcuError as err:
+        program = ncu or os.environ.get(driver.NCU_VARIABLE) or "ncu"
+        if program != "ncu":
+            typer.echo(f"roofline: warning: {err.message} here; the command names it as given", err=True)
     typer.echo(driver.shell_command(driver.make_plan(program, options, template, app).argv))
 
 

@@ -55,7 +55,7 @@ def write_output(path: Path, content: str | bytes, announce: bool = True) -> Non
     if str(path) == STDOUT:
         to_stdout(content)
         return
-    target = _replaceable(path)
+    target = replaceable(path)
     data = _marked(content, path).encode("utf-8", "replace") if isinstance(content, str) else content
     _replace(target, data, path)
     if announce:
@@ -72,7 +72,7 @@ def write_all(files: Sequence[tuple[Path, str | bytes]]) -> None:
     file written is named on stderr once all are, so a failure is the one line of its error."""
     for path, _ in files:  # a target that cannot be one (a folder, a device, a file of another) fails before any
         if str(path) != STDOUT:
-            _replaceable(path)
+            replaceable(path)
     created: list[Path] = []
     try:
         for path, content in files:
@@ -148,8 +148,9 @@ def _marked(text: str, path: Path) -> str:
     return _COMMENT_MARK.get(path.suffix.lower(), "{}").format(GENERATOR) + "\n" + text
 
 
-def _replaceable(path: Path) -> Path:
-    """The file to write for ``path`` (a symbolic link's target): new, or an existing regular file of ours."""
+def replaceable(path: Path) -> Path:
+    """The file to write for ``path`` (a symbolic link's target): new, or an existing regular file of ours;
+    RooflineError naming why not."""
     target = Path(os.path.realpath(path))
     try:
         info = os.stat(target)

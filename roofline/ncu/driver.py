@@ -97,6 +97,9 @@ class NcuInstall:
         return f"ncu {'.'.join(map(str, self.version))} at {self.path} (found {self.found_by})"
 
 
+NCU_VARIABLE = "ROOFLINE_NCU"  # the environment variable naming the ncu to run
+
+
 def find_ncu(explicit: str | None = None, env: Mapping[str, str] | None = None,
              places: Sequence[str] | None = None) -> NcuInstall:
     """Locate ncu: ``--ncu PATH``, then $ROOFLINE_NCU, then PATH, then the usual install places."""
@@ -118,8 +121,8 @@ def _candidates(explicit: str | None, env: Mapping[str, str],
     if explicit:
         yield explicit, "by --ncu", True
         return
-    if env.get("ROOFLINE_NCU"):
-        yield env["ROOFLINE_NCU"], "by ROOFLINE_NCU", True
+    if env.get(NCU_VARIABLE):
+        yield env[NCU_VARIABLE], f"by {NCU_VARIABLE}", True
         return
     on_path = shutil.which("ncu", path=env.get("PATH", os.defpath))
     if on_path:

@@ -14,10 +14,13 @@ check and write formats only through this module.
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from msgspec import Struct
+
+from roofline.render.mpl import PLOT_SUFFIXES
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.launches import ReportAnalysis
@@ -201,6 +204,26 @@ def image_names(document_name: str, count: int) -> list[str]:
 def format_names(kind: Kind) -> tuple[str, ...]:
     """The --format choices of one kind of result, in the order the help lists them (the images are not)."""
     return tuple(f.name for f in FORMATS if f.kind == kind and f.choice)
+
+
+def extension(name: str) -> str:
+    """A file name's extension, lower case (``"out.HTML"`` and ``".html"`` -> ``".html"``; ``""`` without one)."""
+    base = os.path.basename(name)
+    return "." + base.rpartition(".")[2].lower() if "." in base else ""
+
+
+def format_by_extension(kind: Kind, name: str) -> str | None:
+    """The --format choice of ``kind`` whose files end as ``name`` does (``x.html`` -> html, ``x.md`` -> markdown,
+    ``x.txt`` -> table), None where no choice does."""
+    ext = extension(name)
+    return next((f.name for f in FORMATS if f.kind == kind and f.choice and extension(f.suffix) == ext), None) \
+        if ext else None
+
+
+def known_extensions() -> frozenset[str]:
+    """The extensions of every file a format or a plot writes: a name ending in another tells nothing of its
+    format."""
+    return frozenset({extension(f.suffix) for f in FORMATS} | set(PLOT_SUFFIXES))
 
 
 def find_format(kind: Kind, name: str) -> Format:

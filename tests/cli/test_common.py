@@ -109,11 +109,12 @@ def test_markdown_to_standard_output_writes_no_plot_file(tmp_path, monkeypatch):
 def test_a_document_that_cannot_be_written_leaves_none_of_its_plots(tmp_path, monkeypatch, fmt, extra):
     """The plot beside a Markdown document, or the --plot, stayed when the document failed (here: a folder)."""
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "doc.md").mkdir()
-    result = runner.invoke(app, ["report", EXAMPLE, "-f", fmt, "-o", "doc.md", *extra])
+    name = {"markdown": "doc.md", "html": "doc.html", "json": "doc.json"}[fmt]
+    (tmp_path / name).mkdir()
+    result = runner.invoke(app, ["report", EXAMPLE, "-f", fmt, "-o", name, *extra])
     assert result.exit_code == 2 and result.stderr.splitlines() == [
-        "roofline: error: doc.md: is a folder: name a file inside it"]  # no 'wrote' line for a file that is gone
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["doc.md"]
+        f"roofline: error: {name}: is a folder: name a file inside it"]  # no 'wrote' line for a file that is gone
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name]
 
 
 def test_a_plot_of_ours_replaced_by_a_failed_run_is_kept(tmp_path, monkeypatch):
@@ -126,15 +127,66 @@ def test_a_plot_of_ours_replaced_by_a_failed_run_is_kept(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("args", [
-    ["report", EXAMPLE, "-f", "json", "-o", "same.png", "--plot", "same.png"],
     ["report", EXAMPLE, "-f", "markdown", "-o", "x.md", "--plot", "x.png"],
     ["report", EXAMPLE, EXAMPLE + "/../h100-sxm_synthetic.roofline.json", "-f", "markdown", "-o", "x.md", "--plot",
      "x-2.png"],
     ["compare", EXAMPLE, EXAMPLE, "-f", "markdown", "-o", "c.md", "--plot", "c.png"],
-    ["summary", EXAMPLE, "-f", "json", "-o", "s.svg", "--plot", "./s.svg"],
 ])
 def test_two_outputs_on_one_path_are_refused_before_any_work(tmp_path, monkeypatch, args):
     monkeypatch.chdir(tmp_path)
     result = runner.invoke(app, args)
     assert result.exit_code == 2 and result.stderr.startswith(f"roofline: error: --plot {Path(args[-1])}: the ")
     assert result.stderr.count("\n") == 1 and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("args", [
+    ["report", EXAMPLE, "-f", "json", "-o", "same.png", "--plot", "same.png"],
+    ["summary", EXAMPLE, "-f", "json", "-o", "s.svg", "--plot", "./s.svg"],
+])
+def test_a_document_named_as_an_image_is_refused_before_any_work(tmp_path, monkeypatch, args):
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, args)
+    ext = Path(args[args.index("-o") + 1]).suffix
+    assert result.exit_code == 2 and result.stderr.startswith(f"roofline: error: -o {args[args.index('-o') + 1]}: "
+                                                              f"a {ext} file, and --format json writes json: ")
+    assert "--plot or `roofline plot` writes an image" in result.stderr
+    assert result.stderr.count("\n") == 1 and list(tmp_path.iterdir()) == []
+
+
+# --- The output file's name chooses the format where --format is not given ---------------------------------
+@pytest.mark.parametrize("args, name, starts", [
+    (["report", EXAMPLE], "doc.html", "<!DOCTYPE html>"),
+    (["report", EXAMPLE], "doc.CSV", "report.path,"),
+    (["report", EXAMPLE], "doc.json", '{"generator":'),
+    (["compare", EXAMPLE, EXAMPLE], "c.json", '{"generator":'),
+    (["report", EXAMPLE], "doc.log", EXAMPLE),  # an extension no format has: the default, the table
+    (["report", EXAMPLE, "-f", "json"], "doc.txt", '{"generator":'),  # .txt holds any text
+])
+def test_the_output_name_chooses_the_format_unless_given(tmp_path, monkeypatch, args, name, starts):
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, [*args, "-o", name])
+    assert result.exit_code == 0, result.output
+    lines = (tmp_path / name).read_text().splitlines()
+    assert (lines[1] if lines[0].startswith(("<!--", GENERATED_BY)) else lines[0]).startswith(starts)
+
+
+def test_markdown_named_by_its_extension_has_its_plot_beside(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["report", EXAMPLE, "-o", "doc.md"])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["doc.md", "doc.png"]
+    assert "](doc.png)" in (tmp_path / "doc.md").read_text()
+
+
+@pytest.mark.parametrize("args, error", [
+    (["report", EXAMPLE, "-f", "table", "-o", "x.html"],
+     "-o x.html: a .html file, and --format table writes table: give --format html, or end the name with .txt"),
+    (["summary", EXAMPLE, "-o", "s.html"],
+     "-o s.html: a .html file, and this command writes table, json: end the name with one of .txt (table), "
+     ".json (json)"),
+])
+def test_an_output_named_for_another_format_is_refused_before_any_work(tmp_path, monkeypatch, args, error):
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2 and result.stderr == f"roofline: error: {error}\n"
+    assert list(tmp_path.iterdir()) == []

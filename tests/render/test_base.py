@@ -74,3 +74,18 @@ def test_the_plots_are_formats_of_the_registry() -> None:
 def test_a_document_of_another_kind_is_refused() -> None:
     with pytest.raises(AssertionError):
         find_format("diff", "json").render(base.ProjectDocument(comparison=None))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name, ext", [("out.HTML", ".html"), (".html", ".html"), ("a.b/report", ""),
+                                       ("r.tar.gz", ".gz"), ("plain", "")])
+def test_extension_is_the_last_dotted_part_of_the_file_name_lower_case(name: str, ext: str) -> None:
+    assert base.extension(name) == ext
+
+
+def test_each_choice_is_named_by_the_extension_of_its_own_suffix() -> None:
+    for f in FORMATS:
+        if f.choice:
+            assert base.format_by_extension(f.kind, "x" + f.suffix) == f.name
+    assert base.format_by_extension("compare", "c.md") == "markdown"  # its suffix is -compare.md
+    assert base.format_by_extension("summary", "s.html") is None and base.format_by_extension("report", "r") is None
+    assert {".png", ".svg", ".pdf", ".txt", ".json", ".md", ".html", ".csv"} == base.known_extensions()

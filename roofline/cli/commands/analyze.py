@@ -29,6 +29,7 @@ from roofline.cli.common import (
     WideOpt,
     analysis_options,
     handles_errors,
+    refuse_unwritable_outputs,
     report_files,
 )
 from roofline.core.choices import Fallback, KernelGroupBy, NameBase
@@ -103,6 +104,7 @@ def analyze(
     from roofline.render.mpl import plot_format
 
     ncu_opts.refuse_unknown_option_as_app(ctx, command)
+    _refuse_unused_options(ctx, no_counters, from_nsys is not None, fallback == "nsys")
     after_app = ncu_opts.own_options_after_app(ctx, command)
     app = driver.resolve_app(command)
     timed = NsysRun(command, app, output, force, nsys, work_from or [], specs, fmt, report_output, plot, wide,
@@ -145,6 +147,7 @@ def analyze(
             typer.echo(f"roofline: {line}", err=True)
     for _, options, template in plans:  # every report is refused before the first ncu runs
         driver.refuse_overwrite(template, options.force)
+    refuse_unwritable_outputs("report", fmt, report_output, plot, _report_names(plans))
     reports = []
     try:
         for _, options, template in plans:
@@ -161,6 +164,41 @@ def analyze(
     if from_nsys is not None:
         weigh = driver.shell_command(["roofline", "summary", *map(str, reports), "--nsys", str(from_nsys)])
         typer.echo(f"roofline: the whole application in real time: {weigh}", err=True)
+
+
+# Options that only some runs read: with --no-counters ncu does not run; these options only shape an nsys run
+NCU_ONLY = ("kernel", "kernel_name_base", "section_set", "section", "metrics", "launch_skip", "launch_count",
+            "nvtx_include", "replay_mode", "clock_control", "ncu", "ncu_arg", "ceilings", "fallback")
+FROM_NSYS_ONLY = ("top",)  # what --from-nsys picks from its profile
+NSYS_ONLY = ("nsys", "group_by")  # read where nsys runs or its profile is read: --from-nsys, --no-counters, fallback
+
+
+def _refuse_unused_options(ctx: typer.Context, no_counters: bool, from_nsys: bool, nsys_fallback: bool) -> None:
+    """UsageError for an option given on the command line that this run would not read (``--top`` without
+    ``--from-nsys``, ``--set`` with ``--no-counters``): a silently ignored option reads as applied."""
+    given = [p for p in ctx.command.params if p.name and (source := ctx.get_parameter_source(p.name)) is not None
+             and source.name != "DEFAULT"]
+    for param in given:
+        if no_counters and param.name in NCU_ONLY:
+            why, fix = "--no-counters times the kernels with nsys and runs no ncu", "leave out"
+        elif not from_nsys and param.name in FROM_NSYS_ONLY:
+            why, fix = "it applies only with --from-nsys", "add --from-nsys PROFILE, or leave out"
+        elif not (from_nsys or no_counters or nsys_fallback) and param.name in NSYS_ONLY:
+            why, fix = "it applies only where nsys runs or its profile is read (--from-nsys, --no-counters, " \
+                       "--fallback nsys)", "add one of those, or leave out"
+        else:
+            continue
+        name = max(param.opts, key=len)
+        raise UsageError(f"{name}: {why}", f"{fix} {name}")
+
+
+def _report_names(plans: list[tuple[str, driver.NcuOptions, str]]) -> list[str]:
+    """The reports the runs will write, as far as known before they run (a name with ncu's %p or %i takes the
+    profiled process's number, known only after)."""
+    import os
+
+    names = [driver.expand_macros(template, os.environ, None) for _, _, template in plans]
+    return [name for name in names if name is not None]
 
 
 @dataclass(frozen=True)
@@ -207,8 +245,8 @@ def _time_with_nsys(timed: NsysRun, dry_run: bool) -> None:
     from roofline.analysis.timeline import timeline_set
     from roofline.cli.common import (
         TimelineDocument,
-        check_distinct_outputs,
         image,
+        refuse_unwritable_outputs,
         render_image,
         terminal_width,
         write_document,
@@ -231,7 +269,7 @@ def _time_with_nsys(timed: NsysRun, dry_run: bool) -> None:
         typer.echo(driver.shell_command(list(plan.argv)))
         return
     profile.refuse_overwrite(plan, timed.force)
-    check_distinct_outputs("timeline", timed.fmt, timed.report_output, timed.plot, [plan.sqlite])
+    refuse_unwritable_outputs("timeline", timed.fmt, timed.report_output, timed.plot, [plan.sqlite])
     typer.echo(f"roofline: timing the kernels with nsys: {driver.shell_command(list(plan.argv))}", err=True)
     sqlite = profile.run(plan, timed.timeout)
     typer.echo(f"roofline: wrote {plan.report} and {sqlite}", err=True)

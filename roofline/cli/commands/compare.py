@@ -27,11 +27,11 @@ from roofline.cli.common import (
     WideOpt,
     WorkToleranceOpt,
     analysis_options,
-    check_distinct_outputs,
     handles_errors,
     image,
     jobs_or_cores,
     progress,
+    refuse_unwritable_outputs,
     render_image,
     terminal_width,
     warn,
@@ -86,7 +86,7 @@ def compare(
     if target is not None:
         require_clock(target, clock)
     plot_fmt = plot_format(plot) if plot is not None else None
-    check_distinct_outputs("compare", fmt, output, plot, files)
+    refuse_unwritable_outputs("compare", fmt, output, plot, files)
     jobs = jobs_or_cores(jobs)
     with progress(files, jobs) as done:
         analyses = analyze_files(files, options, catalog, jobs, done)

@@ -23,12 +23,12 @@ from roofline.cli.common import (
     WideOpt,
     analysis_options,
     analyze_good,
-    check_distinct_outputs,
     fail_for,
     handles_errors,
     image,
     jobs_or_cores,
     progress,
+    refuse_unwritable_outputs,
     render_image,
     terminal_width,
     warn_report,
@@ -80,10 +80,14 @@ def summary(
 
     check_top(top)
     if nsys is not None:
-        given = [opt for opt, on in (("--plot", plot is not None), ("--mpi", mpi), ("--by nvtx", by == "nvtx")) if on]
-        if given:
-            raise UsageError(f"--nsys with {', '.join(given)}: the real-time view groups the kernels by kernel "
-                             "instance or function name, as a table or JSON", f"leave out {', '.join(given)}")
+        for opt, on, why in (
+                ("--plot", plot is not None, "the real-time view is written as a table or JSON, with no plot"),
+                ("--mpi", mpi, "the real-time view reads its reports in one process (--jobs spreads them over the "
+                 "cores), not over MPI ranks"),
+                ("--by nvtx", by == "nvtx", "the real-time view groups the kernels by kernel instance or function "
+                 "name: nsys's launches carry no NVTX range here")):
+            if on:
+                raise UsageError(f"--nsys with {opt}: {why}", f"leave out {opt}")
         _real_time(files, nsys, by, fmt, output, top, wide, jobs,
                    analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False))
         return
@@ -91,7 +95,7 @@ def summary(
         raise UsageError("--mpi with --jobs: choose one", "under mpiexec each rank reads its files one at a "
                          "time; start more ranks instead")
     plot_fmt = plot_format(plot) if plot is not None else None
-    check_distinct_outputs("summary", fmt, output, plot, files)
+    refuse_unwritable_outputs("summary", fmt, output, plot, files)
     options = analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False)
 
     def summary_of(analysis: ReportAnalysis) -> AppSummary:
@@ -123,6 +127,7 @@ def _real_time(files: list[Path], profile: Path, by: str, fmt: str, output: Path
     from roofline.compare.realtime import weigh
     from roofline.nsys.load import load_timeline
 
+    refuse_unwritable_outputs("realtime", fmt, output, None, files)
     timeline = load_timeline(profile, group_by=by)  # a bad profile is refused before the reports are read
     analyses, errors = analyze_good(files, options, jobs)
     view = weigh(analyses, timeline)

@@ -15,9 +15,9 @@ from roofline.cli.common import (
     TimelineFormat,
     TimelinePlotOpt,
     WideOpt,
-    check_distinct_outputs,
     handles_errors,
     image,
+    refuse_unwritable_outputs,
     render_image,
     terminal_width,
     write_document,
@@ -64,7 +64,7 @@ def timeline(
     from roofline.render.mpl import plot_format
 
     plot_fmt = plot_format(plot) if plot is not None else None
-    check_distinct_outputs("timeline", fmt, output, plot, files)
+    refuse_unwritable_outputs("timeline", fmt, output, plot, files)
     if work:
         from roofline.errors import UsageError
 

@@ -81,15 +81,14 @@ def test_real_analysis_of_the_written_report(work: Path, monkeypatch: pytest.Mon
 
 
 @pytest.mark.parametrize("option, name", [("--report-output", "notes.json"), ("--plot", "mine.png")])
-def test_analysis_outputs_never_replace_a_foreign_file(work: Path, monkeypatch: pytest.MonkeyPatch, option: str,
-                                                       name: str) -> None:
+def test_analysis_outputs_never_replace_a_foreign_file_and_are_refused_before_profiling(
+        work: Path, monkeypatch: pytest.MonkeyPatch, option: str, name: str) -> None:
     fakencu.install(monkeypatch, work)
-    if option == "--plot":  # a report with points to plot (the basic set's has none: no plot is drawn of it)
-        monkeypatch.setenv("FAKE_NCU_REPORT", str(fakencu.SHARED_REPORTS / "rtx3080_sgemm-vs-cublas_full.ncu-rep"))
     (work / name).write_text("mine\n")
     result = invoke("--format", "json", option, name, "app.py")
     assert result.exit_code == 2 and "exists and was not written by roofline" in result.stderr
-    assert (work / name).read_text() == "mine\n" and (work / "app.ncu-rep").is_file()
+    assert (work / name).read_text() == "mine\n"
+    assert not (work / "app.ncu-rep").exists() and "profiling with" not in result.stderr  # ncu never ran
 
 
 @pytest.mark.parametrize("cli, ncu_options", [
@@ -422,3 +421,54 @@ def test_set_none_without_a_section_is_refused(work: Path, monkeypatch: pytest.M
     result = invoke("--dry-run", "--set", "none", "app.py")
     assert result.exit_code == 2
     assert "--set none collects only what --section or --metrics name" in result.stderr
+
+
+@pytest.mark.parametrize("args, error", [
+    (["--top", "3"], "--top: it applies only with --from-nsys: add --from-nsys PROFILE, or leave out --top"),
+    (["--group-by", "function"], "--group-by: it applies only where nsys runs or its profile is read"),
+    (["--nsys", "nsys"], "--nsys: it applies only where nsys runs or its profile is read"),
+    (["--no-counters", "--set", "full"], "--set: --no-counters times the kernels with nsys and runs no ncu: "
+                                         "leave out --set"),
+    (["--no-counters", "-k", "gemm"], "--kernel: --no-counters times the kernels with nsys"),
+    (["--no-counters", "--launch-count", "2"], "--launch-count: --no-counters times the kernels with nsys"),
+])
+def test_an_option_this_run_would_not_read_is_refused(work: Path, args: list[str], error: str) -> None:
+    result = invoke("--dry-run", *args, "app.py")
+    assert result.exit_code == 2 and error_lines(result) == [result.stderr.strip()]
+    assert result.stderr.startswith(f"roofline: error: {error}") and result.stdout == ""
+
+
+def test_options_that_apply_are_taken_and_app_arguments_are_the_apps(work: Path) -> None:
+    result = invoke("--dry-run", "--no-counters", "--group-by", "function", "app.py", "--top", "3")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.rstrip().endswith("app.py --top 3")
+
+
+def test_a_dry_run_names_an_ncu_that_is_not_here_and_warns(work: Path) -> None:
+    """The command may be meant for another node: printed as given, with a warning on stderr."""
+    result = invoke("--dry-run", "--ncu", "/opt/elsewhere/ncu", "app.py")
+    assert result.exit_code == 0, result.output
+    assert shlex.split(result.stdout)[0] == "/opt/elsewhere/ncu"
+    assert result.stderr == ("roofline: warning: by --ncu /opt/elsewhere/ncu: not an executable file here; the "
+                             "command names it as given\n")
+
+
+@pytest.mark.parametrize("name, fmt", [("notes.html", "html"), ("notes.MD", "markdown"), ("notes.json", "json"),
+                                       ("notes.out", "table")])
+def test_the_report_output_name_chooses_the_format(work: Path, monkeypatch: pytest.MonkeyPatch, analyses: list,
+                                                   name: str, fmt: str) -> None:
+    fakencu.install(monkeypatch, work)
+    result = invoke("--report-output", name, "app.py")
+    assert result.exit_code == 0, result.output
+    [(_, _, (chosen, output, _))] = analyses
+    assert chosen == fmt and str(output) == name
+
+
+def test_a_report_output_named_for_another_format_is_refused_before_profiling(
+        work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fakencu.install(monkeypatch, work)
+    result = invoke("--format", "json", "--report-output", "notes.md", "app.py")
+    assert result.exit_code == 2 and result.stderr == (
+        "roofline: error: --report-output notes.md: a .md file, and --format json writes json: give --format "
+        "markdown, or end the name with .json\n")
+    assert not (work / "app.ncu-rep").exists()
