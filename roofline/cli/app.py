@@ -66,9 +66,10 @@ READS_REPORTS = ("report", "plot", "compare", "diff", "summary", "project")  # c
 # The commands whose --format the name of their output file chooses when not given: the kind of result each
 # writes, the parameter and the option naming that file
 OUTPUT_FORMATS: dict[str, tuple[Kind, str, str]] = {
-    "report": ("report", "output", "-o"), "analyze": ("report", "report_output", "--report-output"),
-    "compare": ("compare", "output", "-o"), "diff": ("diff", "output", "-o"), "summary": ("summary", "output", "-o"),
-    "project": ("project", "output", "-o"), "timeline": ("timeline", "output", "-o")}
+    "report": ("report", "output", "--output"), "analyze": ("report", "report_output", "--report-output"),
+    "compare": ("compare", "output", "--output"), "diff": ("diff", "output", "--output"),
+    "summary": ("summary", "output", "--output"), "project": ("project", "output", "--output"),
+    "timeline": ("timeline", "output", "--output")}
 # The commands that show no hot spot (analysis_options(diagnostics=False) or sass=False): their reader, the one
 # started ahead included, leaves out the SASS of the sampled instructions
 WITHOUT_SASS = ("plot", "compare", "diff", "summary", "project")

@@ -28,7 +28,17 @@ from roofline.core.thresholds import READ_LIMIT_BASE_S, READ_LIMIT_S_PER_MIB, SP
 from roofline.pipeline import AnalysisOptions
 from roofline.render.base import CompareDocument as CompareDocument
 from roofline.render.base import DiffDocument as DiffDocument
-from roofline.render.base import Document, Kind, ReportDocument, find_format, format_names, image_names, render_image
+from roofline.render.base import (
+    Document,
+    Kind,
+    ReportDocument,
+    extension,
+    find_format,
+    format_names,
+    image_names,
+    images_beside,
+    render_image,
+)
 from roofline.render.base import ProjectDocument as ProjectDocument
 from roofline.render.base import RealtimeDocument as RealtimeDocument
 from roofline.render.base import SummaryDocument as SummaryDocument
@@ -93,9 +103,21 @@ KernelOpt = Annotated[
 NameBaseOpt = Annotated[NameBase, typer.Option("--kernel-name-base", help=NAME_BASE_HELP)]
 WideOpt = Annotated[bool, typer.Option(
     "--wide", help="Print kernel names in full (tables otherwise fit them to the terminal width).")]
-OUTPUT_HELP = ("Write the output to this file instead of the terminal (- for standard output); without --format, "
-               "its extension chooses the format (.json, .md, .html, .csv; .txt the table).")
-OutputOpt = Annotated[Path | None, typer.Option(*OUTPUT_OPTION, help=OUTPUT_HELP)]
+
+
+def output_help(kind: Kind) -> str:
+    """The help of a command's output file: its formats by extension (``render.base.FORMATS``)."""
+    named = ", ".join(f"{extension(find_format(kind, n).suffix)} {n}" for n in format_names(kind))
+    return (f"Write the output to this file instead of the terminal (- for standard output); without --format, its "
+            f"extension chooses the format ({named}).")
+
+
+ReportOutputOpt = Annotated[Path | None, typer.Option(*OUTPUT_OPTION, help=output_help("report"))]
+CompareOutputOpt = Annotated[Path | None, typer.Option(*OUTPUT_OPTION, help=output_help("compare"))]
+DiffOutputOpt = Annotated[Path | None, typer.Option(*OUTPUT_OPTION, help=output_help("diff"))]
+SummaryOutputOpt = Annotated[Path | None, typer.Option(*OUTPUT_OPTION, help=output_help("summary"))]
+ProjectOutputOpt = Annotated[Path | None, typer.Option(*OUTPUT_OPTION, help=output_help("project"))]
+TimelineOutputOpt = Annotated[Path | None, typer.Option(*OUTPUT_OPTION, help=output_help("timeline"))]
 CeilingsOpt = Annotated[
     CeilingSet,
     typer.Option(
@@ -320,13 +342,14 @@ def write_document(kind: Kind, name: str, document: Document, output: Path | Non
         write_all([*files, (target, text)])
 
 
-def format_for_output(kind: Kind, fmt: str, output: Path | None, given: bool, option: str = "-o") -> str:
+def format_for_output(kind: Kind, fmt: str, output: Path | None, given: bool,
+                      option: str = OUTPUT_OPTION[0]) -> str:
     """The format to write: ``fmt`` when --format was ``given``, else the one the extension of ``output`` names
     (``format_by_extension``). UsageError, before any work, for a name whose extension belongs to another format
     or to an image (a table would go into ``x.html``): the file would hold something its name says it is not. A
     ``.txt`` name takes any text, and a name with another extension (or none) any format."""
     from roofline.errors import UsageError
-    from roofline.render.base import extension, format_by_extension, known_extensions
+    from roofline.render.base import draws_images, format_by_extension, known_extensions
     from roofline.render.mpl import PLOT_SUFFIXES
 
     if output is None or str(output) == STDOUT:
@@ -336,15 +359,22 @@ def format_for_output(kind: Kind, fmt: str, output: Path | None, given: bool, op
         return fmt
     if not given and named is not None:
         return named
-    choices = ", ".join(f"{extension(find_format(kind, n).suffix)} ({n})" for n in format_names(kind))
+    own = extension(find_format(kind, fmt).suffix)
+    if named is not None:
+        fix = f"give --format {named}, or end the name with {own}"
+    elif given:
+        fix = f"end the name with {own}"
+    else:
+        fix = "end the name with one of " + ", ".join(f"{extension(find_format(kind, n).suffix)} ({n})"
+                                                      for n in format_names(kind))
+    if ext in PLOT_SUFFIXES and draws_images(kind):
+        fix += "; --plot writes an image"
     what = f"--format {fmt} writes {fmt}" if given else f"this command writes {', '.join(format_names(kind))}"
-    image = "; --plot or `roofline plot` writes an image" if ext in PLOT_SUFFIXES else ""
-    fix = (f"give --format {named}, or end the name with {extension(find_format(kind, fmt).suffix)}" if named
-           else f"end the name with one of {choices}")
-    raise UsageError(f"{option} {output}: a {ext} file, and {what}", fix + image)
+    raise UsageError(f"{option} {output}: a {ext} file, and {what}", fix)
 
 
-def output_format_class(command_class: type | None, kind: Kind, output_param: str, option: str) -> type:
+def output_format_class(command_class: type | None, kind: Kind, output_param: str,
+                        option: str = OUTPUT_OPTION[0]) -> type:
     """A typer command class (``command_class``, typer's own by default) that settles the command's --format from
     its output file's name (``format_for_output``) once the command line is parsed, before anything else runs."""
     from typer.core import TyperCommand
@@ -401,7 +431,7 @@ def refuse_unwritable_outputs(kind: Kind, name: str, output: Path | None, plot: 
     if target is not None and str(target) != STDOUT:
         files.append(target)
         if find_format(kind, name).plots is not None:
-            files += [target.parent / n for n in image_names(target.name, max(1, len(paths)))]
+            files += [target.parent / n for n in image_names(target.name, images_beside(kind, len(paths)))]
     for path in files:
         replaceable(path)
 

@@ -141,8 +141,9 @@ def print_dry_run(ncu: str | None, options: driver.NcuOptions, template: str, ap
     try:
         program = driver.find_ncu(ncu).path
     except NcuError as err:
-        program = ncu or os.environ.get(driver.NCU_VARIABLE) or "ncu"
-        if program != "ncu":
+        named = ncu or os.environ.get(driver.NCU_VARIABLE)
+        program = named or "ncu"
+        if named:
             typer.echo(f"roofline: warning: {err.message} here; the command names it as given", err=True)
     typer.echo(driver.shell_command(driver.make_plan(program, options, template, app).argv))
 

@@ -30,6 +30,7 @@ import typer
 from roofline.core.files import file_kind
 from roofline.errors import RooflineError
 from roofline.render import CSV_MARKS, GENERATED_BY, GENERATOR
+from roofline.render.base import extension
 from roofline.render.names import terminal_safe, visible
 
 STDOUT = "-"
@@ -145,7 +146,7 @@ def _marked(text: str, path: Path) -> str:
     head = text[:HEAD_BYTES].encode("utf-8", "replace")
     if any(mark.match(head) for mark in (_TEXT_MARK, _JSON_MARK, _SVG_MARK, _CSV_MARK)):
         return text
-    return _COMMENT_MARK.get(path.suffix.lower(), "{}").format(GENERATOR) + "\n" + text
+    return _COMMENT_MARK.get(extension(path.name), "{}").format(GENERATOR) + "\n" + text
 
 
 def replaceable(path: Path) -> Path:

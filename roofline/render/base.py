@@ -197,7 +197,7 @@ FORMATS: tuple[Format, ...] = (
 
 def image_names(document_name: str, count: int) -> list[str]:
     """File names of the plots beside a document ``NAME.md``: ``NAME.png``, or ``NAME-1.png``, ... per plot."""
-    stem = document_name.removesuffix(".md")
+    stem = document_name[:-3] if extension(document_name) == ".md" else document_name
     return [f"{stem}.png"] if count == 1 else [f"{stem}-{i}.png" for i in range(1, count + 1)]
 
 
@@ -212,10 +212,14 @@ def extension(name: str) -> str:
     return "." + base.rpartition(".")[2].lower() if "." in base else ""
 
 
+EXTENSION_ALIASES = {".htm": ".html", ".markdown": ".md"}  # other names of a format's extension
+
+
 def format_by_extension(kind: Kind, name: str) -> str | None:
-    """The --format choice of ``kind`` whose files end as ``name`` does (``x.html`` -> html, ``x.md`` -> markdown,
-    ``x.txt`` -> table), None where no choice does."""
+    """The --format choice of ``kind`` whose files end as ``name`` does (``x.html`` and ``x.htm`` -> html, ``x.md``
+    -> markdown, ``x.txt`` -> table), None where no choice does."""
     ext = extension(name)
+    ext = EXTENSION_ALIASES.get(ext, ext)
     return next((f.name for f in FORMATS if f.kind == kind and f.choice and extension(f.suffix) == ext), None) \
         if ext else None
 
@@ -223,7 +227,18 @@ def format_by_extension(kind: Kind, name: str) -> str | None:
 def known_extensions() -> frozenset[str]:
     """The extensions of every file a format or a plot writes: a name ending in another tells nothing of its
     format."""
-    return frozenset({extension(f.suffix) for f in FORMATS} | set(PLOT_SUFFIXES))
+    return frozenset({extension(f.suffix) for f in FORMATS} | set(PLOT_SUFFIXES) | set(EXTENSION_ALIASES))
+
+
+def draws_images(kind: Kind) -> bool:
+    """Whether ``kind`` has an image format (``--plot``)."""
+    return any(f.kind == kind and f.name == PLOT for f in FORMATS)
+
+
+def images_beside(kind: Kind, reports: int) -> int:
+    """How many plots a document of ``kind`` over ``reports`` files writes beside it when every report has
+    something to plot: one per report (``report``), one (``compare``)."""
+    return max(1, reports) if kind == "report" else 1
 
 
 def find_format(kind: Kind, name: str) -> Format:

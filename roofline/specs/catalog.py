@@ -222,8 +222,11 @@ def catalog_problems(extra: Sequence[str | os.PathLike[str]] = ()) -> tuple[int,
     """Every problem of the spec files ``load_catalog`` reads (``specs check``), each one line: a file that cannot be
     read or parsed, then (when every file parses) clashes between files and ``check_spec``'s problems of each spec;
     with the number of device specs checked (0 when a file did not parse)."""
-    problems = []
-    for source in (*_env_sources(), *extra):
+    problems: list[str] = []
+    sources: dict[str, str | os.PathLike[str]] = {}
+    for given in (*_env_sources(), *extra):
+        sources.setdefault(os.path.realpath(given), given)  # a folder named twice is read once
+    for source in sources.values():
         try:
             files = _files_in(Path(source))
         except SpecError as err:

@@ -147,9 +147,9 @@ def test_a_document_named_as_an_image_is_refused_before_any_work(tmp_path, monke
     monkeypatch.chdir(tmp_path)
     result = runner.invoke(app, args)
     ext = Path(args[args.index("-o") + 1]).suffix
-    assert result.exit_code == 2 and result.stderr.startswith(f"roofline: error: -o {args[args.index('-o') + 1]}: "
-                                                              f"a {ext} file, and --format json writes json: ")
-    assert "--plot or `roofline plot` writes an image" in result.stderr
+    assert result.exit_code == 2 and result.stderr.startswith(
+        f"roofline: error: --output {args[args.index('-o') + 1]}: a {ext} file, and --format json writes json: ")
+    assert result.stderr.endswith("; --plot writes an image\n")
     assert result.stderr.count("\n") == 1 and list(tmp_path.iterdir()) == []
 
 
@@ -160,6 +160,7 @@ def test_a_document_named_as_an_image_is_refused_before_any_work(tmp_path, monke
     (["report", EXAMPLE], "doc.json", '{"generator":'),
     (["compare", EXAMPLE, EXAMPLE], "c.json", '{"generator":'),
     (["report", EXAMPLE], "doc.log", EXAMPLE),  # an extension no format has: the default, the table
+    (["report", EXAMPLE], "doc.htm", "<!DOCTYPE html>"),  # another name of .html
     (["report", EXAMPLE, "-f", "json"], "doc.txt", '{"generator":'),  # .txt holds any text
 ])
 def test_the_output_name_chooses_the_format_unless_given(tmp_path, monkeypatch, args, name, starts):
@@ -170,19 +171,27 @@ def test_the_output_name_chooses_the_format_unless_given(tmp_path, monkeypatch, 
     assert (lines[1] if lines[0].startswith(("<!--", GENERATED_BY)) else lines[0]).startswith(starts)
 
 
-def test_markdown_named_by_its_extension_has_its_plot_beside(tmp_path, monkeypatch):
+@pytest.mark.parametrize("name, image", [("doc.md", "doc.png"), ("DOC.MD", "DOC.png"), ("doc.markdown",
+                                                                                          "doc.markdown.png")])
+def test_markdown_named_by_its_extension_has_its_plot_beside(tmp_path, monkeypatch, name, image):
     monkeypatch.chdir(tmp_path)
-    result = runner.invoke(app, ["report", EXAMPLE, "-o", "doc.md"])
+    result = runner.invoke(app, ["report", EXAMPLE, "-o", name])
     assert result.exit_code == 0, result.output
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["doc.md", "doc.png"]
-    assert "](doc.png)" in (tmp_path / "doc.md").read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([name, image])
+    text = (tmp_path / name).read_text()
+    assert text.startswith(f"<!-- {GENERATED_BY}") and f"]({image})" in text
 
 
 @pytest.mark.parametrize("args, error", [
     (["report", EXAMPLE, "-f", "table", "-o", "x.html"],
-     "-o x.html: a .html file, and --format table writes table: give --format html, or end the name with .txt"),
+     "--output x.html: a .html file, and --format table writes table: give --format html, or end the name with .txt"),
     (["summary", EXAMPLE, "-o", "s.html"],
-     "-o s.html: a .html file, and this command writes table, json: end the name with one of .txt (table), "
+     "--output s.html: a .html file, and this command writes table, json: end the name with one of .txt (table), "
+     ".json (json)"),
+    (["summary", EXAMPLE, "-f", "table", "-o", "s.csv"],
+     "--output s.csv: a .csv file, and --format table writes table: end the name with .txt"),
+    (["project", EXAMPLE, "--to", "h100-sxm5", "-o", "p.png"],  # no image to point to: project draws none
+     "--output p.png: a .png file, and this command writes table, json: end the name with one of .txt (table), "
      ".json (json)"),
 ])
 def test_an_output_named_for_another_format_is_refused_before_any_work(tmp_path, monkeypatch, args, error):
@@ -190,3 +199,23 @@ def test_an_output_named_for_another_format_is_refused_before_any_work(tmp_path,
     result = runner.invoke(app, args)
     assert result.exit_code == 2 and result.stderr == f"roofline: error: {error}\n"
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("args", [
+    ["diff", EXAMPLE, EXAMPLE, "-o", "mine.json"],
+    ["project", EXAMPLE, "--to", "h100-sxm5", "-o", "mine.json"],
+    ["compare", EXAMPLE, EXAMPLE, "-o", "mine.md"],  # the plot beside: mine.png, one for the comparison
+])
+def test_a_foreign_output_is_refused_before_the_reports_are_read(tmp_path, monkeypatch, args):
+    """Every command that writes a document checks it before reading: the reports are never read (an
+    unreadable one would otherwise be the error)."""
+    monkeypatch.chdir(tmp_path)
+    foreign = "mine.png" if args[0] == "compare" else "mine.json"
+    (tmp_path / foreign).write_text("mine\n")
+    (tmp_path / "mine-1.png").write_text("mine\n")  # not a name compare writes: never in the way
+    broken = tmp_path / "broken.ncu-rep"
+    broken.write_bytes(b"NVR\0 not a report")
+    result = runner.invoke(app, [args[0], str(broken), *args[2:]])
+    assert result.exit_code == 2 and result.stderr == (
+        f"roofline: error: {foreign}: exists and was not written by roofline; not replacing it: remove it, or choose "
+        "another file name (the option that named it, or -o for the files beside a report)\n")

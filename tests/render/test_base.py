@@ -88,4 +88,13 @@ def test_each_choice_is_named_by_the_extension_of_its_own_suffix() -> None:
             assert base.format_by_extension(f.kind, "x" + f.suffix) == f.name
     assert base.format_by_extension("compare", "c.md") == "markdown"  # its suffix is -compare.md
     assert base.format_by_extension("summary", "s.html") is None and base.format_by_extension("report", "r") is None
-    assert {".png", ".svg", ".pdf", ".txt", ".json", ".md", ".html", ".csv"} == base.known_extensions()
+    assert base.format_by_extension("report", "r.HTM") == "html" and base.format_by_extension("diff", "d.markdown") \
+        == "markdown"
+    assert {".png", ".svg", ".pdf", ".txt", ".json", ".md", ".html", ".csv", ".htm", ".markdown"} == \
+        base.known_extensions()
+
+
+def test_plots_beside_are_one_per_report_and_one_per_comparison() -> None:
+    assert base.images_beside("report", 3) == 3 and base.images_beside("report", 0) == 1
+    assert base.images_beside("compare", 2) == 1
+    assert base.image_names("Doc.MD", 1) == ["Doc.png"] and base.image_names("doc.md", 2) == ["doc-1.png", "doc-2.png"]

@@ -17,7 +17,6 @@ import typer
 
 from roofline.cli import ncu_options as ncu_opts
 from roofline.cli.common import (
-    OUTPUT_HELP,
     REPORT_FORMAT_HELP,
     CeilingsOpt,
     KernelOpt,
@@ -29,6 +28,7 @@ from roofline.cli.common import (
     WideOpt,
     analysis_options,
     handles_errors,
+    output_help,
     refuse_unwritable_outputs,
     report_files,
 )
@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 CONTEXT_SETTINGS = ncu_opts.CONTEXT_SETTINGS  # read by roofline.cli.app, with COMMAND_CLASS
 COMMAND_CLASS = ncu_opts.COMMAND_CLASS
-AnalysisOutputOpt = Annotated[Path | None, typer.Option("--report-output", help=OUTPUT_HELP)]
+AnalysisOutputOpt = Annotated[Path | None, typer.Option("--report-output", help=output_help("report"))]
 FromNsysOpt = Annotated[Path | None, typer.Option(
     "--from-nsys", help="Profile only the top kernels of this Nsight Systems profile (.sqlite, .nsys-rep, .qdrep) by "
     "total GPU time, one median-duration launch each.")]
@@ -104,7 +104,7 @@ def analyze(
     from roofline.render.mpl import plot_format
 
     ncu_opts.refuse_unknown_option_as_app(ctx, command)
-    _refuse_unused_options(ctx, no_counters, from_nsys is not None, fallback == "nsys")
+    _refuse_unused_options(ctx, no_counters, from_nsys is not None, fallback == "nsys", bool(work_from))
     after_app = ncu_opts.own_options_after_app(ctx, command)
     app = driver.resolve_app(command)
     timed = NsysRun(command, app, output, force, nsys, work_from or [], specs, fmt, report_output, plot, wide,
@@ -166,30 +166,39 @@ def analyze(
         typer.echo(f"roofline: the whole application in real time: {weigh}", err=True)
 
 
-# Options that only some runs read: with --no-counters ncu does not run; these options only shape an nsys run
+# Options that only some runs read (parameter names; tests check each is one of analyze's): with --no-counters ncu
+# does not run, and the spec files are read only to place --work-from's kernels
 NCU_ONLY = ("kernel", "kernel_name_base", "section_set", "section", "metrics", "launch_skip", "launch_count",
             "nvtx_include", "replay_mode", "clock_control", "ncu", "ncu_arg", "ceilings", "fallback")
 FROM_NSYS_ONLY = ("top",)  # what --from-nsys picks from its profile
 NSYS_ONLY = ("nsys", "group_by")  # read where nsys runs or its profile is read: --from-nsys, --no-counters, fallback
+WORK_FROM_ONLY = ("specs",)  # with --no-counters: the GPU the --work-from reports are placed on
 
 
-def _refuse_unused_options(ctx: typer.Context, no_counters: bool, from_nsys: bool, nsys_fallback: bool) -> None:
+def _refuse_unused_options(ctx: typer.Context, no_counters: bool, from_nsys: bool, nsys_fallback: bool,
+                           work_from: bool) -> None:
     """UsageError for an option given on the command line that this run would not read (``--top`` without
     ``--from-nsys``, ``--set`` with ``--no-counters``): a silently ignored option reads as applied."""
     given = [p for p in ctx.command.params if p.name and (source := ctx.get_parameter_source(p.name)) is not None
              and source.name != "DEFAULT"]
     for param in given:
+        name = max(param.opts, key=len)
         if no_counters and param.name in NCU_ONLY:
-            why, fix = "--no-counters times the kernels with nsys and runs no ncu", "leave out"
+            why, fix = "--no-counters times the kernels with nsys and runs no ncu", f"leave out {name}"
+        elif no_counters and param.name in FROM_NSYS_ONLY:
+            why, fix = f"--no-counters ranks every kernel (the top {TIMELINE_TOP}) and profiles none", \
+                f"leave out {name}"
+        elif no_counters and not work_from and param.name in WORK_FROM_ONLY:
+            why, fix = "with --no-counters the specs place only --work-from's kernels", \
+                f"add --work-from X.ncu-rep, or leave out {name}"
         elif not from_nsys and param.name in FROM_NSYS_ONLY:
-            why, fix = "it applies only with --from-nsys", "add --from-nsys PROFILE, or leave out"
+            why, fix = "it applies only with --from-nsys", f"add --from-nsys PROFILE, or leave out {name}"
         elif not (from_nsys or no_counters or nsys_fallback) and param.name in NSYS_ONLY:
-            why, fix = "it applies only where nsys runs or its profile is read (--from-nsys, --no-counters, " \
-                       "--fallback nsys)", "add one of those, or leave out"
+            why = "it applies only where nsys runs or its profile is read (--from-nsys, --no-counters, --fallback nsys)"
+            fix = f"add one of those, or leave out {name}"
         else:
             continue
-        name = max(param.opts, key=len)
-        raise UsageError(f"{name}: {why}", f"{fix} {name}")
+        raise UsageError(f"{name}: {why}", fix)
 
 
 def _report_names(plans: list[tuple[str, driver.NcuOptions, str]]) -> list[str]:
@@ -220,9 +229,9 @@ class NsysRun:
     timeout: float | None
 
     def fallback_command(self) -> str:
-        """The `roofline analyze --no-counters` command line that times the same application with nsys."""
-        work = [w for path in self.work_from for w in ("--work-from", str(path))]
-        return driver.shell_command(["roofline", "analyze", "--no-counters", *work, *self.command])
+        """The `roofline analyze --no-counters` command line that times the same application with nsys (a run that
+        falls back had no --work-from: it is refused without --no-counters)."""
+        return driver.shell_command(["roofline", "analyze", "--no-counters", *self.command])
 
 
 def _offer_fallback(err: CountersDenied, timed: NsysRun, fallback: str) -> None:
@@ -246,7 +255,6 @@ def _time_with_nsys(timed: NsysRun, dry_run: bool) -> None:
     from roofline.cli.common import (
         TimelineDocument,
         image,
-        refuse_unwritable_outputs,
         render_image,
         terminal_width,
         write_document,

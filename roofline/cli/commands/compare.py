@@ -15,12 +15,12 @@ from roofline.cli.common import (
     ClockOpt,
     CompareDocument,
     CompareFormat,
+    CompareOutputOpt,
     JobsOpt,
     KernelOpt,
     MapOpt,
     MatchOpt,
     NameBaseOpt,
-    OutputOpt,
     PlotOpt,
     SpecsOpt,
     TimeoutOpt,
@@ -53,7 +53,7 @@ def compare(
         "--format", "-f",
         help="Output format: table, json, markdown (with the plot as a PNG beside it) or html (the plot inline).")]
     = "table",
-    output: OutputOpt = None,
+    output: CompareOutputOpt = None,
     plot: PlotOpt = None,
     normalize: Annotated[bool, typer.Option(
         "--normalize", help="Plot percent of each report's own roof instead of FLOP/s.")] = False,

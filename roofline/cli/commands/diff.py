@@ -14,13 +14,13 @@ from roofline.cli.common import (
     CeilingsOpt,
     DiffDocument,
     DiffFormat,
+    DiffOutputOpt,
     JobsOpt,
     KernelOpt,
     MapOpt,
     MatchOpt,
     NameBaseOpt,
     Number,
-    OutputOpt,
     SpecsOpt,
     TimeoutOpt,
     WideOpt,
@@ -29,6 +29,7 @@ from roofline.cli.common import (
     handles_errors,
     jobs_or_cores,
     progress,
+    refuse_unwritable_outputs,
     terminal_width,
     warn,
     write_document,
@@ -68,7 +69,7 @@ def diff(
         "of the gate by default).")] = False,
     fmt: Annotated[DiffFormat, typer.Option("--format", "-f", help="Output format: table, json or markdown.")]
     = "table",
-    output: OutputOpt = None,
+    output: DiffOutputOpt = None,
     ceilings: CeilingsOpt = "kernel-clock",
     specs: SpecsOpt = None,
     timeout: TimeoutOpt = None,
@@ -83,6 +84,7 @@ def diff(
     matcher = parse_matcher(match, maps or (), 2)
     options = pair_options(work_tolerance, alpha)
     jobs = jobs_or_cores(jobs)
+    refuse_unwritable_outputs("diff", fmt, output, None, [base, new])
     with progress([base, new], jobs) as done:
         analysed = analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False)
         analyses = analyze_files([base, new], analysed, jobs=jobs, done=done)

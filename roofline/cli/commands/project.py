@@ -13,14 +13,15 @@ from roofline.cli.common import (
     ClockOpt,
     KernelOpt,
     NameBaseOpt,
-    OutputOpt,
     ProjectDocument,
     ProjectFormat,
+    ProjectOutputOpt,
     SpecsOpt,
     TimeoutOpt,
     WideOpt,
     analysis_options,
     handles_errors,
+    refuse_unwritable_outputs,
     terminal_width,
     warn,
     write_document,
@@ -34,7 +35,7 @@ def project(
     kernel: KernelOpt = None,
     kernel_name_base: NameBaseOpt = "function",
     fmt: Annotated[ProjectFormat, typer.Option("--format", "-f", help="Output format: table or json.")] = "table",
-    output: OutputOpt = None,
+    output: ProjectOutputOpt = None,
     ceilings: CeilingsOpt = "kernel-clock",
     clock: ClockOpt = "boost",
     specs: SpecsOpt = None,
@@ -52,6 +53,7 @@ def project(
     catalog = load_catalog(options.specs)
     target = catalog.get(to)
     require_clock(target, clock)
+    refuse_unwritable_outputs("project", fmt, output, None, [file])
     analyses = analyze_files([file], options, catalog, 1)
     warn(analyses)
     comparison = pair_reports(analyses, project_to=target, options=PairOptions(clock=clock))

@@ -13,12 +13,12 @@ from roofline.cli.common import (
     JobsOpt,
     KernelOpt,
     NameBaseOpt,
-    OutputOpt,
     PlotOpt,
     RealtimeDocument,
     SpecsOpt,
     SummaryDocument,
     SummaryFormat,
+    SummaryOutputOpt,
     TimeoutOpt,
     WideOpt,
     analysis_options,
@@ -55,7 +55,7 @@ def summary(
     kernel: KernelOpt = None,
     kernel_name_base: NameBaseOpt = "function",
     fmt: Annotated[SummaryFormat, typer.Option("--format", "-f", help="Output format: table or json.")] = "table",
-    output: OutputOpt = None,
+    output: SummaryOutputOpt = None,
     plot: PlotOpt = None,
     ceilings: CeilingsOpt = "kernel-clock",
     specs: SpecsOpt = None,
@@ -85,7 +85,7 @@ def summary(
                 ("--mpi", mpi, "the real-time view reads its reports in one process (--jobs spreads them over the "
                  "cores), not over MPI ranks"),
                 ("--by nvtx", by == "nvtx", "the real-time view groups the kernels by kernel instance or function "
-                 "name: nsys's launches carry no NVTX range here")):
+                 "name (nsys's launches carry no NVTX range here)")):
             if on:
                 raise UsageError(f"--nsys with {opt}: {why}", f"leave out {opt}")
         _real_time(files, nsys, by, fmt, output, top, wide, jobs,

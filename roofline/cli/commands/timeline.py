@@ -9,10 +9,10 @@ from typing import Annotated
 import typer
 
 from roofline.cli.common import (
-    OutputOpt,
     SpecsOpt,
     TimelineDocument,
     TimelineFormat,
+    TimelineOutputOpt,
     TimelinePlotOpt,
     WideOpt,
     handles_errors,
@@ -44,7 +44,7 @@ def timeline(
                                      "all).")] = DEFAULT_TOP,
     fmt: Annotated[TimelineFormat, typer.Option("--format", "-f", help="Output format: table, json, csv, markdown "
                                                 "or html.")] = "table",
-    output: OutputOpt = None,
+    output: TimelineOutputOpt = None,
     plot: TimelinePlotOpt = None,
     nsys: NsysOpt = None,
     group_by: Annotated[KernelGroupBy, typer.Option(

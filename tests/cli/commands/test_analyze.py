@@ -7,6 +7,7 @@ import os
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner, Result
@@ -472,3 +473,32 @@ def test_a_report_output_named_for_another_format_is_refused_before_profiling(
         "roofline: error: --report-output notes.md: a .md file, and --format json writes json: give --format "
         "markdown, or end the name with .json\n")
     assert not (work / "app.ncu-rep").exists()
+
+
+def test_the_option_lists_name_analyzes_own_parameters() -> None:
+    """A misspelt or renamed parameter in the lists would never be refused."""
+    import typer
+
+    group: Any = typer.main.get_command(app)
+    names = {p.name for p in group.commands["analyze"].params}
+    for listed in (analyze_cmd.NCU_ONLY, analyze_cmd.FROM_NSYS_ONLY, analyze_cmd.NSYS_ONLY, analyze_cmd.WORK_FROM_ONLY):
+        assert set(listed) <= names
+
+
+@pytest.mark.parametrize("args, error", [
+    (["--no-counters", "--top", "3"], "--top: --no-counters ranks every kernel (the top 20) and profiles none: "
+                                      "leave out --top"),
+    (["--no-counters", "--specs", "x.yaml"], "--specs: with --no-counters the specs place only --work-from's "
+                                             "kernels: add --work-from X.ncu-rep, or leave out --specs"),
+])
+def test_options_no_counters_does_not_read_are_refused(work: Path, args: list[str], error: str) -> None:
+    result = invoke("--dry-run", *args, "app.py")
+    assert result.exit_code == 2 and result.stderr == f"roofline: error: {error}\n"
+
+
+def test_a_dry_run_warns_of_an_ncu_named_plainly_that_is_not_on_path(work: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(work))
+    result = invoke("--dry-run", "--ncu", "ncu", "app.py")
+    assert result.exit_code == 0 and shlex.split(result.stdout)[0] == "ncu"
+    assert result.stderr.startswith("roofline: warning: by --ncu ncu: not an executable file here")
