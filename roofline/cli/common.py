@@ -107,9 +107,13 @@ WideOpt = Annotated[bool, typer.Option(
 
 def output_help(kind: Kind) -> str:
     """The help of a command's output file: its formats by extension (``render.base.FORMATS``)."""
-    named = ", ".join(f"{extension(find_format(kind, n).suffix)} {n}" for n in format_names(kind))
     return (f"Write the output to this file instead of the terminal (- for standard output); without --format, its "
-            f"extension chooses the format ({named}).")
+            f"extension chooses the format ({by_extension(kind, '{} {}')}).")
+
+
+def by_extension(kind: Kind, pattern: str = "{} ({})") -> str:
+    """The --format choices of ``kind`` with the extension of each, as ``pattern`` puts them: ".json (json), ..."."""
+    return ", ".join(pattern.format(extension(find_format(kind, n).suffix), n) for n in format_names(kind))
 
 
 ReportOutputOpt = Annotated[Path | None, typer.Option(*OUTPUT_OPTION, help=output_help("report"))]
@@ -365,8 +369,7 @@ def format_for_output(kind: Kind, fmt: str, output: Path | None, given: bool,
     elif given:
         fix = f"end the name with {own}"
     else:
-        fix = "end the name with one of " + ", ".join(f"{extension(find_format(kind, n).suffix)} ({n})"
-                                                      for n in format_names(kind))
+        fix = f"end the name with one of {by_extension(kind)}"
     if ext in PLOT_SUFFIXES and draws_images(kind):
         fix += "; --plot writes an image"
     what = f"--format {fmt} writes {fmt}" if given else f"this command writes {', '.join(format_names(kind))}"
