@@ -171,6 +171,34 @@ def test_the_output_name_chooses_the_format_unless_given(tmp_path, monkeypatch, 
     assert (lines[1] if lines[0].startswith(("<!--", GENERATED_BY)) else lines[0]).startswith(starts)
 
 
+@pytest.mark.parametrize("command, module, function", [
+    (["report", EXAMPLE], "roofline.render.report.plot", "draw"),
+    (["compare", EXAMPLE, EXAMPLE], "roofline.render.compare.plot", "comparison_figure"),
+])
+def test_a_markdown_plot_and_the_same_plot_png_are_drawn_once(tmp_path, monkeypatch, command, module, function):
+    """``-f markdown --plot p.png`` of one report drew the same figure twice: beside the document and as --plot."""
+    import importlib
+
+    monkeypatch.chdir(tmp_path)
+    target = importlib.import_module(module)
+    calls = []
+    original = getattr(target, function)
+    monkeypatch.setattr(target, function, lambda *a, **k: calls.append(1) or original(*a, **k))
+    result = runner.invoke(app, [*command, "-f", "markdown", "-o", "doc.md", "--plot", "p.png"])
+    assert result.exit_code == 0, result.output
+    assert len(calls) == 1
+    assert (tmp_path / "doc.png").read_bytes() == (tmp_path / "p.png").read_bytes()
+    assert "](doc.png)" in (tmp_path / "doc.md").read_text()
+
+
+def test_a_markdown_plot_beside_an_svg_plot_is_drawn_apart(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["report", EXAMPLE, "-f", "markdown", "-o", "doc.md", "--plot", "p.svg"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "doc.png").read_bytes().startswith(b"\x89PNG")
+    assert b"<svg" in (tmp_path / "p.svg").read_bytes()
+
+
 @pytest.mark.parametrize("name, image", [("doc.md", "doc.png"), ("DOC.MD", "DOC.png"), ("doc.markdown",
                                                                                           "doc.markdown.png")])
 def test_markdown_named_by_its_extension_has_its_plot_beside(tmp_path, monkeypatch, name, image):
