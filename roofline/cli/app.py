@@ -204,16 +204,16 @@ def main() -> NoReturn:
 
     try:
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        code = run(sys.argv[1:])
+        code = run(sys.argv[1:], last=True)
     except KeyboardInterrupt:  # Ctrl-C before typer runs the command: quiet, with the status typer gives (128 + SIGINT)
         code = INTERRUPTED
     fast_start.leave(code)
 
 
-def run(args: Sequence[str]) -> int | str | None:
+def run(args: Sequence[str], last: bool = False) -> int | str | None:
     """Run one command line and return its exit status (as ``sys.exit`` takes it): answer the help and the version
     at once, else start reading the one report file named, build the app for the command given and run it; user
-    errors become one line on stderr and their exit status."""
+    errors become one line on stderr and their exit status. ``last``: the process ends after it (``main``)."""
     args = list(args)
     if fast_start.answers_at_once(args):
         return _answer_at_once(args)
@@ -233,7 +233,7 @@ def run(args: Sequence[str]) -> int | str | None:
     _version_option()
     app = build_app(command if command in COMMANDS else None)
     try:
-        with fast_start.reading_reports() if command in READS_REPORTS else nullcontext():
+        with fast_start.reading_reports(last) if command in READS_REPORTS else nullcontext():
             app(args, prog_name="roofline")  # the same name in messages for the console script and python -m
     except SystemExit as done:
         return done.code if isinstance(done.code, (int, str)) or done.code is None else 1

@@ -15,9 +15,9 @@ here does the plain thing when its mechanism is off:
 * ``blas``: ``OPENBLAS_NUM_THREADS=1`` while a command that reads reports runs, unless the user chose a count:
   roofline does no matrix products, and OpenBLAS's idle threads spin for about 0.1 s after numpy's import on the
   core that reads the report; plain: numpy's OpenBLAS starts as it does elsewhere;
-* ``gc``: Python's cyclic garbage collector paused while a command that reads reports runs (every object of a
-  report model stays alive to the end, and each full collection walks them all again; reference counting still
-  frees what is dropped); plain: the collector runs;
+* ``gc``: Python's cyclic garbage collector paused while a command that reads reports runs, and to the end of the
+  process after it (every object of a report model stays alive to the end, and each full collection walks them
+  all again; reference counting still frees what is dropped); plain: the collector runs;
 * ``exit``: the process ends with ``os._exit`` once the standard streams are flushed, skipping the interpreter's
   teardown (it frees every object and module of the run one by one); plain: ``sys.exit``.
 """
@@ -104,10 +104,12 @@ def import_matplotlib() -> None:
     from matplotlib.backends import backend_agg  # noqa: F401
 
 @contextmanager
-def reading_reports() -> Iterator[None]:
+def reading_reports(last: bool = False) -> Iterator[None]:
     """While a command that reads reports runs: OpenBLAS held to one thread unless the user chose a count
     (``blas``; the variable goes after: the applications roofline runs see the user's setting), and the cyclic
-    garbage collector paused (``gc``)."""
+    garbage collector paused (``gc``), to the end of the process where the command is its ``last`` work: enabled
+    again, the collector's first pass would walk every object the command made (40-55 ms after an HTML report)
+    just before the process ends."""
     import gc
 
     blas = on("blas") and BLAS_THREADS not in os.environ
@@ -121,7 +123,7 @@ def reading_reports() -> Iterator[None]:
     finally:
         if blas:
             os.environ.pop(BLAS_THREADS, None)
-        if paused:
+        if paused and not last:
             gc.enable()
 
 

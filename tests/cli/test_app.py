@@ -255,7 +255,7 @@ def test_ctrl_c_before_the_command_runs_ends_quietly_with_status_130(monkeypatch
     """Ctrl-C during start-up (typer's import, the read started ahead) gives no traceback and typer's own status."""
     from roofline.cli import app as cli
 
-    def interrupted(args: object) -> None:
+    def interrupted(args: object, last: bool = False) -> None:
         raise KeyboardInterrupt
 
     def leave(code: object) -> None:
@@ -452,3 +452,17 @@ def test_an_ascii_terminal_gets_ascii_fallbacks_for_every_symbol() -> None:
     codecs.register_error(TERMINAL_ERRORS, terminal_fallback)
     assert "x/÷ … → µs ≤".encode("ascii", TERMINAL_ERRORS) == b"x// ... -> us <="
     assert "名前".encode("ascii", TERMINAL_ERRORS) == b"??"
+
+
+def test_main_runs_the_command_line_as_the_process_last_work(monkeypatch):
+    """``main`` tells ``run`` that the process ends after the command (the collector then stays paused)."""
+    from roofline.cli import app as cli
+    from roofline.cli import fast_start
+
+    calls: list[tuple[list[str], bool]] = []
+    monkeypatch.setattr(sys, "argv", ["roofline", "specs", "list"])
+    monkeypatch.setattr(cli, "run", lambda args, last=False: calls.append((list(args), last)) or 0)
+    monkeypatch.setattr(fast_start, "leave", lambda code: (_ for _ in ()).throw(SystemExit(code)))
+    with pytest.raises(SystemExit) as ended:
+        cli.main()
+    assert ended.value.code == 0 and calls == [(["specs", "list"], True)]

@@ -67,6 +67,19 @@ def test_reading_reports_holds_blas_to_one_thread_and_pauses_the_collector_then_
         assert fast_start.BLAS_THREADS not in os.environ and gc.isenabled()
 
 
+def test_the_collector_stays_paused_when_the_command_is_the_process_last_work(monkeypatch):
+    monkeypatch.delenv(fast_start.SWITCH, raising=False)
+    try:
+        with fast_start.reading_reports(last=True):
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    monkeypatch.setenv(fast_start.SWITCH, "gc")
+    with fast_start.reading_reports(last=True):
+        assert gc.isenabled()
+
+
 def test_the_one_file_named_is_read_ahead_only_with_read_ahead_on(monkeypatch):
     from roofline.ncu import child
 
