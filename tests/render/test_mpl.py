@@ -44,3 +44,15 @@ def test_a_narrow_log_axis_labels_two_and_five_times_each_decade() -> None:
     assert _labels(ax, ax.yaxis, 1) == ["100"]
     assert _labels(ax, ax.yaxis, 1, "minor") == ["20", "50", "200"]
     assert [v for v in ax.yaxis.get_minorticklocs() if 15 <= v <= 300] == pytest.approx([20, 50, 200])
+
+
+def test_a_png_is_saved_at_the_chosen_compression_with_its_mark() -> None:
+    from roofline.render import GENERATOR
+
+    fig = mpl.figure(4.0, 3.0, dpi=50)
+    fig.add_subplot().plot([1, 2, 3], [3, 1, 2])
+    png = mpl.to_bytes(fig, "png")
+    assert png.startswith(b"\x89PNG") and GENERATOR.encode() in png
+    start = png.index(b"IDAT") + 4
+    flevel = png[start + 1] >> 6  # the zlib header's level class (RFC 1950): 1 for levels 2-5, 2 for 6 (Pillow's own)
+    assert mpl.PNG_COMPRESSION == 4 and flevel == 1
