@@ -18,6 +18,7 @@ import typer
 from typer import _click as click
 from typer._click.types import ParamType
 
+from roofline.cli import fast_start
 from roofline.cli.output import STDOUT, replaceable, to_stdout, write_all
 from roofline.cli.output import write_output as write_output
 from roofline.core.choices import OUTPUT_OPTION, GroupBy, NameBase, TargetClock
@@ -346,6 +347,7 @@ def write_document(kind: Kind, name: str, document: Document, output: Path | Non
         to_stdout(text)
     else:
         write_all([*files, (target, text)])
+    fast_start.keep_to_the_end(document)
 
 
 def format_for_output(kind: Kind, fmt: str, output: Path | None, given: bool,

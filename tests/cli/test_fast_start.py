@@ -69,6 +69,7 @@ def test_reading_reports_holds_blas_to_one_thread_and_pauses_the_collector_then_
 
 def test_the_collector_stays_paused_when_the_command_is_the_process_last_work(monkeypatch):
     monkeypatch.delenv(fast_start.SWITCH, raising=False)
+    monkeypatch.setattr(fast_start, "_held", None)
     try:
         with fast_start.reading_reports(last=True):
             assert not gc.isenabled()
@@ -78,6 +79,32 @@ def test_the_collector_stays_paused_when_the_command_is_the_process_last_work(mo
     monkeypatch.setenv(fast_start.SWITCH, "gc")
     with fast_start.reading_reports(last=True):
         assert gc.isenabled()
+
+
+@pytest.mark.parametrize("last, switch, held", [(True, "", True), (False, "", False), (True, "exit", False)])
+def test_a_document_is_held_to_the_end_only_by_the_process_last_command_with_exit_on(monkeypatch, last, switch,
+                                                                                     held):
+    monkeypatch.setenv(fast_start.SWITCH, switch)
+    monkeypatch.setattr(fast_start, "_held", None)
+    document = object()
+    try:
+        with fast_start.reading_reports(last=last):
+            fast_start.keep_to_the_end(document)
+    finally:
+        gc.enable()
+    assert (fast_start._held == [document]) is held
+
+
+def test_a_written_document_is_kept_to_the_end_of_the_process(monkeypatch, tmp_path):
+    from typer.testing import CliRunner
+
+    from roofline.cli.app import app
+
+    kept: list[object] = []
+    monkeypatch.setattr(fast_start, "keep_to_the_end", kept.append)
+    result = CliRunner().invoke(app, ["report", EXAMPLE, "-f", "json", "-o", str(tmp_path / "r.json")])
+    assert result.exit_code == 0, result.output
+    assert [type(k).__name__ for k in kept] == ["ReportDocument"]
 
 
 def test_the_one_file_named_is_read_ahead_only_with_read_ahead_on(monkeypatch):
