@@ -33,11 +33,12 @@ from roofline.cli.common import (
     report_files,
 )
 from roofline.core.choices import Fallback, KernelGroupBy, NameBase
-from roofline.errors import CountersDenied, UsageError
+from roofline.errors import CountersDenied, ReportError, UsageError
 from roofline.ncu import driver
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.launches import ReportAnalysis
+    from roofline.nsys.export import Nsys
 
 CONTEXT_SETTINGS = ncu_opts.CONTEXT_SETTINGS  # read by roofline.cli.app, with COMMAND_CLASS
 COMMAND_CLASS = ncu_opts.COMMAND_CLASS
@@ -271,11 +272,12 @@ def _time_with_nsys(timed: NsysRun, dry_run: bool) -> None:
                          f"{', '.join(format_names('timeline'))}", "choose one of those formats")
     plot_fmt = plot_format(timed.plot) if timed.plot is not None else None
     base = driver.report_template(timed.output, driver.app_name(timed.command)).removesuffix(".ncu-rep")
-    plan = profile.plan(find_nsys(timed.nsys), base, timed.app, timed.force)
     if dry_run:
         typer.echo("# time the kernels with nsys (CUDA trace, no performance counters), then rank them")
-        typer.echo(driver.shell_command(list(plan.argv)))
+        typer.echo(driver.shell_command(list(profile.plan(_nsys_to_print(timed.nsys), base, timed.app,
+                                                          timed.force).argv)))
         return
+    plan = profile.plan(find_nsys(timed.nsys), base, timed.app, timed.force)
     profile.refuse_overwrite(plan, timed.force)
     refuse_unwritable_outputs("timeline", timed.fmt, timed.report_output, timed.plot, [plan.sqlite])
     typer.echo(f"roofline: timing the kernels with nsys: {driver.shell_command(list(plan.argv))}", err=True)
@@ -290,6 +292,22 @@ def _time_with_nsys(timed: NsysRun, dry_run: bool) -> None:
     if timed.plot is not None and plot_fmt is not None:
         also.append((timed.plot, image(render_image("timeline", document, plot_fmt))))
     write_document("timeline", timed.fmt, document, timed.report_output, [sqlite], also)
+
+
+def _nsys_to_print(named: str | None) -> Nsys:
+    """The nsys a dry run prints: the one found here; else the one named by --nsys or $ROOFLINE_NSYS, as given, with
+    a warning (the command may be meant for another node); else plain ``nsys`` (a login node without it)."""
+    import os
+
+    from roofline.nsys.export import ENV_VAR, Nsys, find_nsys
+
+    try:
+        return find_nsys(named)
+    except ReportError as err:
+        given = named or os.environ.get(ENV_VAR)
+        if given:
+            typer.echo(f"roofline: warning: {err.message} here; the command names it as given", err=True)
+        return Nsys(given or "nsys", ())
 
 
 Run = tuple[str, list[str] | None, int | None, int | None]  # why, --kernel filters, --launch-skip, --launch-count

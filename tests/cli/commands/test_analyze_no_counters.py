@@ -82,6 +82,29 @@ def test_no_counters_dry_run_prints_the_nsys_command(work: Path, monkeypatch: py
     assert fake.argvs() == []
 
 
+def test_no_counters_dry_run_names_an_nsys_that_is_not_here_and_warns(work: Path) -> None:
+    """The command may be meant for another node: printed as given, with a warning, as for an ncu not here."""
+    result = invoke("--no-counters", "--dry-run", "--nsys", "/opt/elsewhere/nsys", "app.py")
+    assert result.exit_code == 0, result.output
+    assert shlex.split(result.stdout.splitlines()[-1])[:2] == ["/opt/elsewhere/nsys", "profile"]
+    assert result.stderr == ("roofline: warning: /opt/elsewhere/nsys: not an executable nsys here; the command names "
+                             "it as given\n")
+
+
+def test_no_counters_dry_run_without_nsys_prints_plain_nsys(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from roofline.nsys import export
+
+    monkeypatch.setenv("PATH", str(work))
+    monkeypatch.delenv(export.ENV_VAR, raising=False)
+    monkeypatch.setattr(export, "INSTALL_GLOBS", ())
+    result = invoke("--no-counters", "--dry-run", "app.py")
+    assert result.exit_code == 0, result.output
+    assert shlex.split(result.stdout.splitlines()[-1]) == [
+        "nsys", "profile", "--trace", "cuda", "--sample", "none", "--cpuctxsw", "none", "--export", "sqlite",
+        "--force-overwrite", "false", "--output", "app", sys.executable, "app.py"]
+    assert result.stderr == ""
+
+
 def test_no_counters_refuses_to_overwrite_a_profile(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fake = fakensys.install(monkeypatch, work, EXPORT)
     (work / "app.sqlite").write_text("mine")
