@@ -39,6 +39,11 @@ class RankSelection:
     def __contains__(self, rank: object) -> bool:
         return self.every or rank in self.ranks
 
+    @property
+    def first(self) -> int:
+        """The lowest rank selected (0 for every rank)."""
+        return 0 if self.every or not self.ranks else min(self.ranks)
+
 
 def parse_ranks(spec: str) -> RankSelection:
     """Parse ``all`` or a comma list of ranks and inclusive ranges (``0,4``, ``0-3``, ``0,8-11``)."""

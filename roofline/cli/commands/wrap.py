@@ -23,7 +23,7 @@ import typer
 
 from roofline.cli import ncu_options as ncu_opts
 from roofline.cli.common import KernelOpt, NameBaseOpt, handles_errors
-from roofline.cli.ranks import detect_rank, parse_ranks
+from roofline.cli.ranks import RankSelection, detect_rank, parse_ranks
 from roofline.errors import RooflineError
 from roofline.ncu import driver
 
@@ -62,8 +62,7 @@ def wrap(
     selection = parse_ranks(ranks)
     ncu_opts.refuse_unknown_option_as_app(ctx, command)
     after_app = ncu_opts.own_options_after_app(ctx, command)  # --dry-run after APP is refused on every rank
-    rank, _ = detect_rank(os.environ)
-    chooser = detect_rank(os.environ, local=True)[0] if local_rank else rank
+    rank, chooser = _ranks(selection, local_rank, dry_run)
     app = driver.resolve_app(command)
     if chooser not in selection:
         run_unprofiled(app, dry_run)
@@ -82,6 +81,20 @@ def wrap(
         report = driver.profile(ncu_opts.prepare_ncu(ncu, options, template, app))
     typer.echo(f"roofline: rank {rank} on {host}: wrote {report}; analyse with: roofline report "
                f"{os.path.join(os.path.dirname(report), '*.ncu-rep')}", err=True)
+
+
+def _ranks(selection: RankSelection, local_rank: bool, dry_run: bool) -> tuple[int, int]:
+    """This process' rank and the rank that chooses whether it is profiled (its node-local one with
+    ``local_rank``). Outside an MPI job a dry run shows the first selected rank, with a note; a run is refused."""
+    try:
+        rank, _ = detect_rank(os.environ)
+        return rank, detect_rank(os.environ, local=True)[0] if local_rank else rank
+    except RooflineError as err:
+        if not dry_run:
+            raise
+        typer.echo(f"roofline: note: {err.message}: showing what rank {selection.first} would run on this host",
+                   err=True)
+        return selection.first, selection.first
 
 
 def run_unprofiled(app: list[str], dry_run: bool) -> None:

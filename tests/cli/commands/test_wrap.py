@@ -172,6 +172,19 @@ def test_outside_mpi_and_bad_rank_lists(work: Path, monkeypatch: pytest.MonkeyPa
     assert error_lines(bad) == ["roofline: error: --ranks '0,x': not a rank list: use e.g. 0,4 or 0-3 or all"]
 
 
+@pytest.mark.parametrize("ranks, shown", [("0", 0), ("4,2", 2), ("all", 0)])
+def test_dry_run_outside_mpi_shows_the_first_selected_rank(work: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           execs: list, ranks: str, shown: int) -> None:
+    fake = fakencu.install(monkeypatch, work)
+    result = invoke("--ranks", ranks, "--dry-run", "app.py")
+    assert result.exit_code == 0, result.output
+    assert shlex.split(result.stdout)[0] == fake.path
+    assert shlex.split(result.stdout)[-3] == f"app.rank{shown}.{HOST}.ncu-rep"
+    assert result.stderr.startswith("roofline: note: no MPI rank in the environment (looked for ")
+    assert result.stderr.endswith(f": showing what rank {shown} would run on this host\n")
+    assert fake.argvs() == [] and execs == []
+
+
 def test_dry_run_on_each_kind_of_rank(work: Path, monkeypatch: pytest.MonkeyPatch, execs: list) -> None:
     fake = fakencu.install(monkeypatch, work)
     monkeypatch.setenv("PMI_RANK", "3")
