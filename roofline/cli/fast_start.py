@@ -15,9 +15,10 @@ here does the plain thing when its mechanism is off:
 * ``blas``: ``OPENBLAS_NUM_THREADS=1`` while a command that reads reports runs, unless the user chose a count:
   roofline does no matrix products, and OpenBLAS's idle threads spin for about 0.1 s after numpy's import on the
   core that reads the report; plain: numpy's OpenBLAS starts as it does elsewhere;
-* ``gc``: Python's cyclic garbage collector paused while a command that reads reports runs, and to the end of the
-  process after it (every object of a report model stays alive to the end, and each full collection walks them
-  all again; reference counting still frees what is dropped); plain: the collector runs;
+* ``gc``: Python's cyclic garbage collector paused while a command that reads reports runs, and, where the command
+  is the process' last work (the console script; ``run`` from Python enables it again), to the end (every object
+  of a report model stays alive to the end, and each full collection walks them all again; reference counting
+  still frees what is dropped); plain: the collector runs;
 * ``exit``: the process ends with ``os._exit`` once the standard streams are flushed, skipping the interpreter's
   teardown (it frees every object and module of the run one by one), and the document a command that reads reports
   wrote is held to that end (``keep_to_the_end``) rather than freed object by object as the command returns;
@@ -111,7 +112,7 @@ _held: list[object] | None = None  # while the process' last command runs (``exi
 def keep_to_the_end(obj: object) -> None:
     """Hold ``obj`` (a command's document, and all it refers to) until the process ends, where it ends with
     ``os._exit`` after this command (``exit``): freed one object at a time as the command returned, the summary of
-    a 10,000-launch model took 210 ms more. Otherwise nothing is held."""
+    a 10,000-launch model took 170-180 ms more. Otherwise nothing is held."""
     if _held is not None:
         _held.append(obj)
 

@@ -27,8 +27,8 @@ if TYPE_CHECKING:  # pragma: no cover
 PlotFormat = Literal["png", "svg", "pdf"]
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 _SAVE_RC: dict[RcKeyType, Any] = {"svg.hashsalt": "roofline"}  # fixed SVG ids: the same plot gives the same file
-# zlib level of the PNGs: 4 against Pillow's default 6 saves 30-35% of a plot's save (44 ms of 193 ms on the T4
-# report's plot, 120 ms of 334 ms on the RTX 4070 Ti one) for files 1% larger (docs/benchmarks.md)
+# zlib level of the PNGs: 4 against Pillow's default 6 saves 23-36% of a plot's drawing and save (44 ms of 193 ms on
+# the T4 report's plot, 120 ms of 334 ms on the RTX 4070 Ti one) for files 1% larger (docs/benchmarks.md)
 PNG_COMPRESSION = 4
 
 
