@@ -342,14 +342,27 @@ def _fp64_pipe(stats: KernelStats) -> str | None:
 
 
 def _without_missing_tensor_type(target: Ceilings, stats: KernelStats, spec: DeviceSpec) -> Ceilings:
-    """The target's roofs, its tensor roof the FP32 one where it has no Tensor Cores of the kernel's type (TF32 on
-    Turing): that work runs on the FP32 cores there."""
-    if target.flop_per_s["tensor"] is not None or not stats.flops["tensor"].value or not target.flop_per_s["fp32"]:
+    """The target's roofs, its tensor roof the one the kernel's Tensor Core work runs at there where the target has
+    no Tensor Cores of its type (``_stand_in``)."""
+    if target.flop_per_s["tensor"] is not None or not stats.flops["tensor"].value:
         return target
-    dtype = (target.tensor_dtype or "").upper()
-    return replace(target, flop_per_s={**target.flop_per_s, "tensor": target.flop_per_s["fp32"]},
+    dtype = (target.tensor_dtype or "").lower()
+    roof, which = _stand_in(dtype, target, spec)
+    if not roof:
+        return target
+    return replace(target, flop_per_s={**target.flop_per_s, "tensor": roof},
                    missing={k: v for k, v in target.missing.items() if k != "tensor"},
-                   scaled={**target.scaled, "tensor": f"no {dtype} Tensor Cores on {spec.id}: the FP32 roof"})
+                   scaled={**target.scaled, "tensor": f"no {dtype.upper()} Tensor Cores on {spec.id}: {which}"})
+
+
+def _stand_in(dtype: str, target: Ceilings, spec: DeviceSpec) -> tuple[float | None, str]:
+    """The roof Tensor Core work of ``dtype`` runs at on a GPU without Tensor Cores of that type, and its words:
+    FP64 on the FP64 cores (DMMA on a GPU without FP64 Tensor Cores), FP8 on the FP16 Tensor Cores (the same work
+    in FP16, its bytes as the FP8 kernel moved them), any other type (TF32 on Turing) on the FP32 cores."""
+    if dtype == "fp8" and spec.peaks.get("tensor_fp16"):
+        return spec.peaks["tensor_fp16"], "the FP16 Tensor roof (the work in FP16, its bytes as measured in FP8)"
+    precision = "fp64" if dtype == "fp64" else "fp32"
+    return target.flop_per_s[precision], f"the {precision.upper()} roof"
 
 
 def _scale(resource: str | None, stats: KernelStats, source: Device, spec: DeviceSpec,

@@ -231,6 +231,22 @@ def test_tf32_tensor_work_goes_to_the_fp32_cores_on_turing(specs):
     assert not any(x.startswith("tensor") for x in p.left_out)
 
 
+@pytest.mark.parametrize("dtype, target, stand_in", [("fp64", "rtx-4090", "fp64"), ("fp64", "l40s", "fp64"),
+                                                     ("fp8", "a100-sxm4-80gb", "tensor_fp16")])
+def test_tensor_work_of_a_type_the_target_lacks_meets_the_roof_it_runs_at_there(specs, dtype, target, stand_in):
+    """An FP64 DMMA GEMM projected onto a GPU without FP64 Tensor Cores meets its FP64 roof (it met the FP32 one, 64x
+    too fast on an RTX 4090); an FP8 one onto an A100 (no FP8 Tensor Cores) the FP16 Tensor roof."""
+    spec = load_catalog().get(target)
+    s = stats(specs, launch(0, "gemm", 2e-3, 1e10, 1e6, OLD_GPU, sol=COMPUTE_BOUND))
+    s = msgspec.structs.replace(s, flops={**s.flops, "tensor": msgspec.structs.replace(s.flops["fp32"], value=1e12)},
+                                ceilings=dataclasses.replace(s.ceilings, tensor_dtype=dtype))
+    p = project(s, SOURCE, spec)
+    peaks = _yaml(target)["peaks"]
+    assert f"tensor_{dtype}" not in peaks
+    assert p.bound_s.value == pytest.approx(1e12 / peaks[stand_in]["value"], rel=1e-9)
+    assert not any(x.startswith("tensor") for x in p.left_out)
+
+
 def test_bytes_in_flight_limit_continuously_no_cliff_at_80_percent(specs):
     """The DRAM-bound projection as a function of the percent of peak: no jump across ncu's 80% mark (79.9% and
     80.1% project within 1% of each other), the SM ratio far below the peak, the bandwidth ratio at it."""
