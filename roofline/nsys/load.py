@@ -14,20 +14,20 @@ def load_timeline(path: Path, nvtx: str | None = None, nsys: str | None = None,
                   group_by: str = "kernel") -> Timeline:
     """The timeline of ``path`` (.sqlite, .nsys-rep or .qdrep), named by ``path`` whichever was read."""
     with sqlite_of(path, nsys) as (sqlite, exported_by):
-        return replace(read_timeline(sqlite, nvtx, group_by), path=str(path), exported_by=exported_by)
+        return replace(read_timeline(sqlite, nvtx, group_by, path), path=str(path), exported_by=exported_by)
 
 
 def load_for_profiling(path: Path, top: int, nsys: str | None = None,
                        group_by: str = "kernel") -> tuple[Timeline, dict[str, Representative]]:
     """The timeline of ``path`` and the representative launch of its ``top`` kernels, from one export."""
     with sqlite_of(path, nsys) as (sqlite, exported_by):
-        timeline = replace(read_timeline(sqlite, None, group_by), path=str(path), exported_by=exported_by)
-        return timeline, representatives(sqlite, [k.name for k in timeline.kernels[:top]], group_by)
+        timeline = replace(read_timeline(sqlite, None, group_by, path), path=str(path), exported_by=exported_by)
+        return timeline, representatives(sqlite, [k.name for k in timeline.kernels[:top]], group_by, path)
 
 
 def load_with_configs(path: Path, nsys: str | None = None,
                       group_by: str = "kernel") -> tuple[Timeline, tuple[LaunchConfigTime, ...]]:
     """The timeline of ``path`` and its kernels per launch configuration, from one export."""
     with sqlite_of(path, nsys) as (sqlite, exported_by):
-        timeline = replace(read_timeline(sqlite, None, group_by), path=str(path), exported_by=exported_by)
-        return timeline, launch_configs(sqlite, group_by)
+        timeline = replace(read_timeline(sqlite, None, group_by, path), path=str(path), exported_by=exported_by)
+        return timeline, launch_configs(sqlite, group_by, path)

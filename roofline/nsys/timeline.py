@@ -38,22 +38,24 @@ PID_MASK = ~0xFFFFFF  # globalTid = globalPid + thread id in the low 24 bits
 EXPORT_HINT = "give nsys's SQLite export (nsys export --type sqlite FILE, or nsys profile --export sqlite)"
 
 
-def read_timeline(path: Path, nvtx: str | None = None, group_by: str = "kernel") -> Timeline:
+def read_timeline(path: Path, nvtx: str | None = None, group_by: str = "kernel", name: Path | None = None) -> Timeline:
     """The timeline of one SQLite export; ``nvtx``: keep only the kernels launched inside ranges of that name;
-    ``group_by``: "kernel" (instances apart, as ``report``) or "function" (pooled by short name)."""
-    with _export(path) as db:
+    ``group_by``: "kernel" (instances apart, as ``report``) or "function" (pooled by short name); ``name``: the file
+    the errors name (the report a temporary export was made from; ``path`` itself by default)."""
+    shown = name or path
+    with _export(path, shown) as db:
         tables = _tables(db)
         if KERNELS not in tables:
-            raise ReportError(f"{path}: the profile holds no GPU kernels (no {KERNELS} table)",
+            raise ReportError(f"{shown}: the profile holds no GPU kernels (no {KERNELS} table)",
                               "profile with CUDA tracing on (nsys profile --trace cuda)")
-        source = _kernel_source(db, path, tables, nvtx)
+        source = _kernel_source(db, shown, tables, nvtx)
         groups = _group_table(db, source, group_by)
         kernels = _kernels(db, source, groups)
         if not kernels and nvtx is None:
-            raise ReportError(f"{path}: the profile holds no GPU kernels (an empty {KERNELS} table)",
+            raise ReportError(f"{shown}: the profile holds no GPU kernels (an empty {KERNELS} table)",
                               "profile with CUDA tracing on (nsys profile --trace cuda)")
         if not kernels:
-            raise ReportError(f"{path}: no kernel was launched inside an NVTX range named {nvtx!r}",
+            raise ReportError(f"{shown}: no kernel was launched inside an NVTX range named {nvtx!r}",
                               "check the name against the ranges `roofline timeline` lists")
         devices = _devices(db, source, tables, sorted({d for k in kernels for d in k.devices}))
         every = KERNELS if nvtx is not None else None
@@ -64,11 +66,13 @@ def read_timeline(path: Path, nvtx: str | None = None, group_by: str = "kernel")
                         transfers=activity.transfers(db, tables), memory=activity.memory_use(db, tables))
 
 
-def representatives(path: Path, names: Sequence[str], group_by: str = "kernel") -> dict[str, Representative]:
+def representatives(path: Path, names: Sequence[str], group_by: str = "kernel",
+                    name: Path | None = None) -> dict[str, Representative]:
     """The median-duration launch of each kernel named (a ``KernelTime.name`` of the same ``group_by``), by its
     index among that kernel's launches in launch order (correlationId: the order of the CUDA API calls), which is
-    what ncu's --launch-skip counts in a one-process application when its -k selects that kernel alone."""
-    with _export(path) as db:
+    what ncu's --launch-skip counts in a one-process application when its -k selects that kernel alone (``name``:
+    as ``read_timeline``)."""
+    with _export(path, name or path) as db:
         if KERNELS not in _tables(db) or not names:
             return {}
         groups = _group_table(db, KERNELS, group_by)
@@ -84,10 +88,10 @@ def representatives(path: Path, names: Sequence[str], group_by: str = "kernel") 
         return {groups[gid][0]: Representative(groups[gid][0], ix, d * NS) for gid, ix, d in rows}
 
 
-def launch_configs(path: Path, group_by: str = "kernel") -> tuple[LaunchConfigTime, ...]:
+def launch_configs(path: Path, group_by: str = "kernel", name: Path | None = None) -> tuple[LaunchConfigTime, ...]:
     """Per kernel (as ``read_timeline`` groups them) and launch configuration (grid, block): launches, total and
-    median duration; most total time first."""
-    with _export(path) as db:
+    median duration; most total time first (``name``: as ``read_timeline``)."""
+    with _export(path, name or path) as db:
         if KERNELS not in _tables(db):
             return ()
         groups = _group_table(db, KERNELS, group_by)
@@ -107,31 +111,31 @@ def launch_configs(path: Path, group_by: str = "kernel") -> tuple[LaunchConfigTi
 
 
 @contextmanager
-def _export(path: Path) -> Iterator[sqlite3.Connection]:
+def _export(path: Path, shown: Path) -> Iterator[sqlite3.Connection]:
     """The export, open read-only; a query that meets a table or column it lacks (a truncated or hand-made file) is
-    a ReportError naming the file, not a traceback."""
-    with closing(_connect(path)) as db:
+    a ReportError naming the file (``shown``), not a traceback."""
+    with closing(_connect(path, shown)) as db:
         try:
             yield db
         except sqlite3.DatabaseError as err:
-            raise ReportError(f"{path}: not an nsys export this reader knows ({err})", EXPORT_HINT) from None
+            raise ReportError(f"{shown}: not an nsys export this reader knows ({err})", EXPORT_HINT) from None
 
 
-def _connect(path: Path) -> sqlite3.Connection:
-    """The export opened read-only, after checking it is a regular file in SQLite's format."""
+def _connect(path: Path, shown: Path) -> sqlite3.Connection:
+    """The export opened read-only, after checking it is a regular file in SQLite's format (errors name ``shown``)."""
     with open_regular(path, ReportError, EXPORT_HINT) as f:
         head = f.read(len(SQLITE_MAGIC))
     if head != SQLITE_MAGIC:
         what = "a Git LFS pointer, not the file" if head.startswith(b"version https") else "not an SQLite file"
-        raise ReportError(f"{path}: {what}", EXPORT_HINT)
+        raise ReportError(f"{shown}: {what}", EXPORT_HINT)
     try:
         db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
         db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
     except sqlite3.DatabaseError as err:
-        raise ReportError(f"{path}: cannot be read as SQLite ({err})", EXPORT_HINT) from None
+        raise ReportError(f"{shown}: cannot be read as SQLite ({err})", EXPORT_HINT) from None
     if "StringIds" not in _tables(db):
         db.close()
-        raise ReportError(f"{path}: an SQLite file but not an nsys export (no StringIds table)", EXPORT_HINT)
+        raise ReportError(f"{shown}: an SQLite file but not an nsys export (no StringIds table)", EXPORT_HINT)
     return db
 
 

@@ -164,6 +164,20 @@ def test_nvtx_needs_the_nvtx_and_cuda_api_traces() -> None:
         read_timeline(find_shared_nsys("v100-pcie-32gb_openmp-offload-stream_2020.3.sqlite"), "range")
 
 
+def test_errors_name_the_report_a_temporary_export_was_made_from(tmp_path: Path) -> None:
+    """A .qdrep is read through an export in a temporary folder, gone when the error is shown: name the report."""
+    from tests.nsys.small_export import nsys_export
+
+    export = nsys_export(tmp_path / "app.sqlite")
+    report = Path("runs/app.qdrep")
+    with pytest.raises(ReportError, match=r"^runs/app\.qdrep: --nvtx needs the NVTX_EVENTS table"):
+        read_timeline(export, "range", name=report)
+    (tmp_path / "empty.sqlite").write_bytes(b"")
+    with pytest.raises(ReportError, match=r"^runs/app\.qdrep: not an SQLite file"):
+        read_timeline(tmp_path / "empty.sqlite", name=report)
+    assert list(representatives(export, ["gemm"], name=report)) == ["gemm"]  # read as before
+
+
 def test_the_oldest_schema_names_its_gpu_from_target_info_cuda_gpu() -> None:
     """2020.3: no TARGET_INFO_GPU, no mangledName column; the GPU is TARGET_INFO_CUDA_GPU's."""
     t = read_timeline(find_shared_nsys("v100-pcie-32gb_openmp-offload-stream_2020.3.sqlite"))
