@@ -360,10 +360,16 @@ def require_common(c: Comparison) -> None:
     if similarity < SIMILAR_NAMES and not alone:  # nothing alike: the reports may profile different programs
         raise RooflineError(f"{apart}: no kernel in common ({c.matching} matching), and no names alike "
                             f"(nearest: A {a!r}, B {b!r})", "check that both profile the same program, or pair "
-                            "kernels with --map BASE=NEW or --match family|order|regex:PATTERN")
+                            f"kernels with --map BASE=NEW or --match {_other_modes(c.matching)}")
     pair_them = f"--map '{re.escape(a)}={re.escape(b)}', " if len(c.reports) == 2 else "--map A=B=..., "
     raise RooflineError(f"{apart}: no kernel in common ({c.matching} matching); nearest names: A {a!r}, B {b!r}",
-                        f"pair them with {pair_them}or --match family|order|regex:PATTERN")
+                        f"pair them with {pair_them}or --match {_other_modes(c.matching)}")
+
+
+def _other_modes(matching: str) -> str:
+    """The --match modes that may pair what ``matching`` (the mode used) did not: never that one again."""
+    used = "regex:PATTERN" if matching.startswith("regex:") else matching
+    return "|".join(m for m in ("family", "order", "regex:PATTERN") if m != used)
 
 
 def _key_text(key: Key, launches: Launches) -> str:

@@ -411,3 +411,14 @@ def test_no_kernel_in_common_suggests_a_map_of_alike_names_only():
     with pytest.raises(RooflineError) as apart:
         pairing.require_common(_unpaired(("ampere_sgemm_128x64_nn", "copy"), ("kernelUniqueKeys", "scan")))
     assert "no names alike" in str(apart.value) and "--map '" not in str(apart.value.hint)
+
+
+@pytest.mark.parametrize("used, offered", [("name", "family|order|regex:PATTERN"), ("family", "order|regex:PATTERN"),
+                                          ("order", "family|regex:PATTERN"), ("regex:gemm.*", "family|order")])
+def test_no_kernel_in_common_never_offers_the_matching_just_used(used, offered):
+    from msgspec.structs import replace
+
+    unpaired = replace(_unpaired(("sgemm_naive",), ("sort_pairs",)), matching=used)
+    with pytest.raises(RooflineError) as err:
+        pairing.require_common(unpaired)
+    assert str(err.value.hint).endswith(f"or --match {offered}")

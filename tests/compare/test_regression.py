@@ -219,3 +219,12 @@ def test_nothing_to_gate_when_every_shared_kernel_does_different_work():
     assert str(err.value) == ("base.json vs new.json: nothing to gate, 1 of the 1 shared kernels do different work: "
                               "pass --gate-different-work to gate them per unit of work, or compare the runs with "
                               "roofline compare")
+
+
+def test_the_total_of_one_kernel_takes_the_singular():
+    from roofline.render.compare.table import total_text
+
+    base = model("base.json", [launch(0, "a", 1.0e-3, 1e9, 1e7, OLD_GPU)])
+    new = model("new.json", [launch(0, "a", 1.1e-3, 1e9, 1e7, OLD_GPU)])
+    assert total_text(judge(pair_reports([analyze_report(base), analyze_report(new)]), Thresholds())).startswith(
+        "total: 1 kernel takes 1 ms in BASE")

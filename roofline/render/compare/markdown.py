@@ -99,6 +99,7 @@ def diff_markdown(d: DiffResult) -> str:
                "Times are per launch (median); roof = percent of each GPU's own roof."),
         *("> " + inline(f"**Warning** (`{cell(r.label)}`): {w}") for r in (base, new) for w in r.warnings),
         *("> " + inline(f"**Note**: {note}") for note in d.setup_notes),
+        *_pairing(d),
         "",
         *table(d.verdicts),
         *(["", inline(f"{':x: ' if d.total_regressed else ''}{total_text(d)}")] if d.total else []),
@@ -107,6 +108,12 @@ def diff_markdown(d: DiffResult) -> str:
         f"<sub>{inline(noise_note(d))}</sub>",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _pairing(d: DiffResult) -> list[str]:
+    """The pairing used (``pairing_lines``), where a pair joins kernels of other names, as a list."""
+    lines = pairing_lines(d.comparison)
+    return ["", inline(cell(lines[0])), *(f"- {inline(cell(line.strip()))}" for line in lines[1:])] if lines else []
 
 
 def table(verdicts: Sequence[Verdict]) -> list[str]:

@@ -398,6 +398,8 @@ def _print_diff(console: Console, d: DiffResult) -> None:
     verdict = f"[bold red]{words}[/bold red]" if d.exit_code else f"[bold green]{words}[/bold green]"
     console.print(f"{verdict} beyond {threshold_text(d)} (exit {d.exit_code}); matching: {escape(c.matching)}",
                   highlight=False)
+    for line in pairing_lines(c):  # the kernels each pair joins, where they are not one name on both sides
+        console.print(escape(line), highlight=False)
     console.print(_diff_table(d, console.width))
     total = total_text(d)
     if total:
@@ -502,7 +504,8 @@ def total_text(d: DiffResult) -> str:
     if t is None:
         return ""
     small = any(v.share_pct is not None and v.share_pct < d.thresholds.min_share_pct for v in d.verdicts)
-    return (f"total: {counted(t.kernels, 'kernel')}{' (the small ones too)' if small else ''} take "
+    return (f"total: {counted(t.kernels, 'kernel')}{' (the small ones too)' if small else ''} "
+            f"{'takes' if t.kernels == 1 else 'take'} "
             f"{seconds(t.base_s)} in BASE and "
             f"{seconds(t.at_new_speed_s)} at NEW's speed (BASE's launches, each kernel at its median time ratio): "
             f"{t.change_pct:+.1f}% "

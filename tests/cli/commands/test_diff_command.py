@@ -237,3 +237,17 @@ def test_a_report_cut_short_is_no_regression_test(shared_report, tmp_path):
     assert result.exit_code == 2
     assert "cut.ncu-rep: the file is incomplete (cut short or missing records)" in " ".join(result.output.split())
     assert "Traceback" not in result.output
+
+
+def test_a_pair_of_kernels_of_other_names_is_shown_with_both_names():
+    """--match family pairs an FP16 GEMM with a BF16 one of another name: the table showed only the BASE name."""
+    from pathlib import Path
+
+    h100 = Path(__file__).resolve().parents[3] / "examples" / "h100"
+    base, new = h100 / "torch-fp16.roofline.ncu-rep", h100 / "torch-bf16.roofline.ncu-rep"
+    a, b = "nvjet_sm90_hsh_256x128_64x4_1x2_h_bz_coopA_NNT", "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT"
+    text = runner.invoke(app, ["diff", str(base), str(new), "--match", "family"], env={"COLUMNS": "200"})
+    assert text.exit_code == 0, text.output
+    assert f"  gemm (family) = A: {a}; B: {b}" in text.stdout.splitlines()
+    markdown = invoke(base, new, "--match", "family", "-f", "markdown")
+    assert f"- gemm (family) = A: {a}; B: {b}" in markdown.stdout.splitlines()
