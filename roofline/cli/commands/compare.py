@@ -78,6 +78,7 @@ def compare(
 
     if len(files) < 2 and not project_to:
         raise RooflineError("compare needs two or more reports", "pass A B [...], or one report with --project-to ID")
+    _refuse_unread(project_to, clock, normalize, plot, fmt)
     matcher = parse_matcher(match, maps or (), len(files))
     judged = pair_options(work_tolerance, alpha, clock)
     options = analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False)
@@ -106,3 +107,17 @@ def compare(
         also.append((plot, image(render_image("compare", document, plot_fmt))))
         drawn = [also[0][1]] if plot_fmt == "png" else None  # the PNG beside a Markdown comparison: the same figure
     write_document("compare", fmt, document, output, files, also, drawn)
+
+
+def _refuse_unread(project_to: str | None, clock: str, normalize: bool, plot: Path | None, fmt: str) -> None:
+    """Refuse an option this run would not read, as ``analyze`` does: --clock without --project-to, --normalize
+    where nothing is drawn (no --plot, a format without the plot)."""
+    from roofline.errors import UsageError
+    from roofline.render.base import find_format
+
+    if clock != "boost" and project_to is None:
+        raise UsageError("--clock: it sets the target GPU's clock of a projection, and there is none",
+                         "add --project-to ID, or leave out --clock")
+    if normalize and plot is None and not find_format("compare", fmt).draws:
+        raise UsageError(f"--normalize: it scales the plot, and --format {fmt} draws none",
+                         "add --plot FILE, use --format markdown or html, or leave out --normalize")

@@ -25,6 +25,7 @@ A10G_ROOFLINE = "a10g_sgemm-blocktiling_roofline"
 RTX3080 = "rtx3080_sgemm-vs-cublas_full"
 A100_BASIC = "a100-40gb_cublas-sgemm_basic"
 RTX4090_LINEAR = "rtx4090_torch-linear-sgemm_custom"
+EXAMPLE = str(REPO / "examples" / "h100-sxm_synthetic.roofline.json")
 
 
 def invoke(*args: str):
@@ -225,3 +226,24 @@ def test_a_report_of_one_launch_says_1_launch(tmp_path):
         assert result.exit_code == 0, result.output
         text = " ".join(out.read_text().split())  # the table wraps its lines
         assert text.count("1 launch,") == 2 and "1 launches" not in text
+
+
+@pytest.mark.parametrize("args, error", [
+    (["--clock", "base"], "--clock: it sets the target GPU's clock of a projection, and there is none: add "
+                          "--project-to ID, or leave out --clock"),
+    (["--normalize"], "--normalize: it scales the plot, and --format table draws none: add --plot FILE, use --format "
+                      "markdown or html, or leave out --normalize"),
+    (["--normalize", "-f", "json"], "--normalize: it scales the plot, and --format json draws none"),
+])
+def test_an_option_the_comparison_would_not_read_is_refused(tmp_path, monkeypatch, args, error):
+    monkeypatch.chdir(tmp_path)
+    result = invoke(EXAMPLE, EXAMPLE, *args)
+    assert result.exit_code == 2 and result.stderr.startswith(f"roofline: error: {error}")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_normalize_with_a_plot_or_a_drawing_format_is_read(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert invoke(EXAMPLE, EXAMPLE, "--normalize", "--plot", "n.png").exit_code == 0
+    assert invoke(EXAMPLE, EXAMPLE, "--normalize", "-f", "html", "-o", "n.html").exit_code == 0
+    assert invoke(EXAMPLE, "--project-to", "h100-sxm5", "--clock", "base").exit_code == 0
