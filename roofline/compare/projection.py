@@ -377,8 +377,9 @@ def _scale(resource: str | None, stats: KernelStats, source: Device, spec: Devic
     theirs = target.roof(key) if key else None
     if own and theirs:
         unit = "FLOP/s" if group == "flops" else "B/s"
-        return own / theirs, f"{measure_label(resource)} peak {own:.3g} -> {theirs:.3g} {unit}, datasheets", \
-            "datasheet"
+        stand_in = target.scaled.get(key, "") if resource == "flops.tensor" else ""  # ``_without_missing_tensor_type``
+        return own / theirs, f"{measure_label(resource)} peak {own:.3g} -> {theirs:.3g} {unit}, datasheets" + \
+            (f"; {stand_in}" if stand_in else ""), "datasheet"
     if not clocks[0] or not source.sm_count:
         lacking = "" if resource in _ROUNDS else f"no datasheet {measure_label(resource)} peak on both GPUs, and "
         return f"no projection: {lacking}the report does not give the SM count and boost clock to scale by"

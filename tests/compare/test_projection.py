@@ -279,3 +279,25 @@ def test_compare_expected_is_the_projection_for_a_pair_of_gpus():
     assert projected is not None and projected.clock is not None and projected.clock.choice == "base"
     assert pair.expected_speedup[1].value == pytest.approx(pair.sides[0].median_s.value / projected.projected_s.value,
                                                             rel=1e-12)
+
+
+def test_an_fp64_tensor_gemm_projected_onto_a_geforce_takes_its_fp64_rate_and_says_so():
+    """The H100 cuBLAS DMMA example onto an RTX 4090 (no FP64 Tensor Cores): the time scales by the Tensor peak
+    over the 4090's FP64 one, and the basis names the stand-in."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from roofline.cli.app import app
+    from tests.synthetic import REPO
+
+    result = CliRunner().invoke(app, ["project", str(REPO / "examples" / "h100" / "torch-fp64.roofline.json"),
+                                      "--to", "rtx-4090", "-f", "json"])
+    assert result.exit_code == 0, result.output
+    [k] = json.loads(result.stdout)["kernels"]
+    fp64 = _yaml("rtx-4090")["peaks"]["fp64"]["value"]
+    dmma = _yaml("h100-sxm5")["peaks"]["tensor_fp64"]["value"]
+    assert k["governing"] == "flops.tensor"
+    assert f"peak {dmma:.3g} -> {fp64:.3g} FLOP/s, datasheets; no FP64 Tensor Cores on rtx-4090: the FP64 roof" \
+        in k["basis"]
+    assert k["projected_s"] > 30 * k["measured_s"]
