@@ -46,6 +46,7 @@ from roofline.compare.projection import Projection, project
 from roofline.core import display
 from roofline.core.choices import TargetClock
 from roofline.core.kernel_families import family
+from roofline.core.kernel_names import PAIR_ARROW
 from roofline.core.labels import NAMES, letter
 from roofline.core.model import CeilingSet, Device
 from roofline.core.thresholds import ALPHA, SIMILAR_NAMES, WORK_TOLERANCE
@@ -233,12 +234,21 @@ class KernelPair(Struct, frozen=True):
     @property
     def label(self) -> str:
         """The kernel name, or ``a -> b`` when the names differ between reports."""
-        return _chain(self.sides)
+        return PAIR_ARROW.join(self.names)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The names ``label`` joins: one where every report present shares it, else each one's."""
+        return _names(self.sides)
 
     def label_to(self, i: int) -> str:
         """The kernel's name in the base report and report ``i``, or ``a -> b`` when the two differ (the label of
         a table of the base against report ``i``)."""
-        return _chain((self.sides[0], self.sides[i]))
+        return PAIR_ARROW.join(self.names_to(i))
+
+    def names_to(self, i: int) -> tuple[str, ...]:
+        """The names ``label_to`` joins: one where the base report and report ``i`` share it, else both."""
+        return _names((self.sides[0], self.sides[i]))
 
     @property
     def base(self) -> KernelStats:
@@ -333,10 +343,10 @@ def pair_reports(analyses: Sequence[ReportAnalysis], matcher: Matcher = Matcher(
                       options.work_tolerance, options.clock)
 
 
-def _chain(sides: Sequence[KernelStats | None]) -> str:
-    """One name where the sides present share it, else their names joined by arrows."""
-    names = [s.name for s in sides if s is not None]
-    return names[0] if len(set(names)) == 1 else " -> ".join(names)
+def _names(sides: Sequence[KernelStats | None]) -> tuple[str, ...]:
+    """One name where the sides present share it, else each side's name."""
+    names = tuple(s.name for s in sides if s is not None)
+    return names[:1] if len(set(names)) == 1 else names
 
 
 def require_common(c: Comparison) -> None:

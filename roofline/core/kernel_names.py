@@ -19,6 +19,7 @@ from roofline.core.units import middle_cut, window_cut
 MIN_TEMPLATE_CHARS = 5  # fewer characters of template arguments than this: show <…> instead
 MIN_FUNCTION_CHARS = 4  # beside a suffix, a function name keeps this many characters (of ``width`` at most)
 _OPENERS, _CLOSERS = "(<[", ")>]"
+PAIR_ARROW = " -> "  # between the names of the kernels a comparison pairs, where they differ
 
 
 @dataclass(frozen=True)

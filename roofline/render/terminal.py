@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
-from roofline.core.kernel_names import KernelName, fit_apart
+from roofline.core.kernel_names import PAIR_ARROW, KernelName, fit_apart
 from roofline.render.names import visible, visible_name
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -16,7 +16,16 @@ if TYPE_CHECKING:  # pragma: no cover
 
 MIN_NAME_WIDTH = 12  # a kernel name column never gets fewer characters, however narrow the terminal
 COLUMN_GAP = 2  # padding=(0, 1) without edge padding: two spaces between columns
-Cell = str | KernelName
+
+
+class Chain(NamedTuple):
+    """The names of a pair's kernels where they differ, shown joined by arrows; a narrow column cuts each name,
+    never the arrow."""
+
+    names: tuple[KernelName, ...]
+
+
+Cell = str | KernelName | Chain
 
 
 def record(body: Callable[[Console], object], width: int = 80) -> str:
@@ -67,7 +76,7 @@ def add_rows(table: Table, rows: Sequence[Sequence[Cell]], width: int) -> Table:
     """Add ``rows`` to ``table``; their kernel names get what the other columns leave of ``width`` (the terminal),
     at least MIN_NAME_WIDTH characters each."""
     columns = len(table.columns)
-    named = {i for row in rows for i, cell in enumerate(row) if isinstance(cell, KernelName)}
+    named = {i for row in rows for i, cell in enumerate(row) if isinstance(cell, (KernelName, Chain))}
     others = sum(max([len(str(table.columns[i].header))] + [len(str(row[i])) for row in rows])
                  for i in range(columns) if i not in named)
     room = (width - others - COLUMN_GAP * (columns - 1)) // max(len(named), 1)
@@ -75,8 +84,19 @@ def add_rows(table: Table, rows: Sequence[Sequence[Cell]], width: int) -> Table:
     shown = [visible_name(cell) for row in rows for cell in row if isinstance(cell, KernelName)]
     texts = iter(escape(text) for text in fit_apart(shown, room))
     for row in rows:
-        table.add_row(*(next(texts) if isinstance(cell, KernelName) else cell for cell in row))
+        table.add_row(*(next(texts) if isinstance(cell, KernelName) else chained(cell, room)
+                        if isinstance(cell, Chain) else cell for cell in row))
     return table
+
+
+MIN_CHAIN_SHARE = 3  # characters of each name in a chain, however narrow the column ("m…D")
+
+
+def chained(chain: Chain, width: int) -> str:
+    """A chain of names in ``width`` characters: each name fitted to its share (names that would read alike cut
+    where they part, ``fit_apart``), the arrows kept, escaped."""
+    share = max(MIN_CHAIN_SHARE, (width - len(PAIR_ARROW) * (len(chain.names) - 1)) // len(chain.names))
+    return escape(PAIR_ARROW.join(fit_apart([visible_name(n) for n in chain.names], share)))
 
 
 def plain_table(title: str, columns: Sequence[str], caption: str = "", name_column: int = 0) -> Table:

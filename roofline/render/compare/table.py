@@ -24,7 +24,7 @@ from roofline.core.kernel_names import KernelName
 from roofline.core.labels import NAMES, letter
 from roofline.core.units import counted, pct, ratio, seconds, si
 from roofline.render.names import bound_word, group_name
-from roofline.render.terminal import Cell, add_rows, escape, plain_table, record, warning_lines
+from roofline.render.terminal import Cell, Chain, add_rows, escape, plain_table, record, warning_lines
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -116,11 +116,18 @@ class Grid:
     header: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
     caption: str = ""
+    names: tuple[tuple[str, ...], ...] = ()  # per row, the kernel names its first cell joins (a pair's, if they differ)
 
 
 def _rich(grid: Grid, width: int) -> Table:
     table = plain_table(grid.title, grid.header, grid.caption)
-    return add_rows(table, [[KernelName(row[0]), *row[1:]] for row in grid.rows], width)
+    names = grid.names or tuple((row[0],) for row in grid.rows)
+    return add_rows(table, [[name_cell(n), *row[1:]] for n, row in zip(names, grid.rows, strict=True)], width)
+
+
+def name_cell(names: Sequence[str]) -> KernelName | Chain:
+    """A kernel's name as a table cell, or a chain of names where a pair joins kernels of other names."""
+    return KernelName(names[0]) if len(names) == 1 else Chain(tuple(KernelName(n) for n in names))
 
 
 def versus_grids(c: Comparison, i: int) -> list[Grid]:
@@ -144,7 +151,8 @@ def work_grid(c: Comparison, i: int) -> Grid:
     a, b = letter(0), letter(i)
     rows = []
     notes: dict[str, None] = {}
-    for p in (p for p in c.pairs if p.sides[i]):
+    shown = [p for p in c.pairs if p.sides[i]]
+    for p in shown:
         check = p.work[i]
         measures = {m.key: m for m in check.measures} if check else {}
         notes.update(dict.fromkeys(f"{p.label_to(i)}: {n}" for n in (check.notes if check else ())))
@@ -158,7 +166,7 @@ def work_grid(c: Comparison, i: int) -> Grid:
                 f"block) differ by more than {100 * c.work_tolerance:g}% (--work-tolerance) and so does the work "
                 "on the resource that bounds both sides by their verdicts (DRAM, L2 or L1 bytes, a precision's "
                 "FLOPs, instructions); by = what decided; the rest is shown, it does not decide"
-                + "".join(f"; {n}" for n in notes))
+                + "".join(f"; {n}" for n in notes), tuple(p.names_to(i) for p in shown))
 
 
 def _compared_flops(check: WorkCheck | None) -> tuple[float | None, float | None]:
@@ -203,7 +211,7 @@ def time_grid(c: Comparison, pairs: Sequence[KernelPair], i: int, work_known: bo
                 f"{column} = 1 / the median of the pairwise launch-time ratios {b}/{a} (Hodges-Lehmann), with its "
                 f"{confidence} interval (Mann-Whitney U, alpha {c.alpha:g}; untested: one launch per side, or too few "
                 f"to reach alpha); expected = roof time {a} / roof time {b}, only where a roof governs both (compute "
-                f"or memory bound); kept up = {column} / expected")
+                f"or memory bound); kept up = {column} / expected", tuple(p.names_to(i) for p in pairs))
 
 
 def throughput_grid(c: Comparison, pairs: Sequence[KernelPair], i: int) -> Grid:
@@ -226,7 +234,8 @@ def throughput_grid(c: Comparison, pairs: Sequence[KernelPair], i: int) -> Grid:
                 ("kernel", "unit", a, b, f"{b}/{a}", f"{confidence} interval", "expected", "kept up"), tuple(rows),
                 "throughput = work per launch / median launch time, in the unit of what decided the work (bytes, "
                 f"FLOPs, instructions or threads per second); {b}/{a} = the speedup x the work ratio; expected = "
-                "the attainable throughput ratio from the roofs, only where a roof governs both")
+                "the attainable throughput ratio from the roofs, only where a roof governs both",
+                tuple(p.names_to(i) for p in pairs))
 
 
 # Short enough for a table column at 80 characters
@@ -276,7 +285,8 @@ def roof_grid(c: Comparison, i: int) -> Grid:
     a, b = letter(0), letter(i)
     sides = (0,) if i == 0 else (0, i)
     rows = []
-    for p in (p for p in c.pairs if p.sides[i]):
+    shown = [p for p in c.pairs if p.sides[i]]
+    for p in shown:
         stats = [p.side(s) for s in sides]
         rows.append((p.label_to(i), *(_flop_rate(s) for s in stats), *(ratio(s.intensity["dram"].value) for s in stats),
                      *(pct(s.roof.pct_of_roof) for s in stats),
@@ -284,7 +294,7 @@ def roof_grid(c: Comparison, i: int) -> Grid:
     return Grid(f"Roofline, {a}" + (f" -> {b}" if i else ""),
                 ("kernel", *(f"FLOP/s {letter(s)}" for s in sides), *(f"AI {letter(s)}" for s in sides),
                  *(f"roof {letter(s)}" for s in sides), "bound"), tuple(rows),
-                "AI = FLOP per DRAM byte; roof = percent of the report's own roof")
+                "AI = FLOP per DRAM byte; roof = percent of the report's own roof", tuple(p.names_to(i) for p in shown))
 
 
 def _projection_table(c: Comparison, width: int) -> Table:
@@ -298,7 +308,7 @@ def _projection_table(c: Comparison, width: int) -> Table:
         for i, (side, proj) in enumerate(zip(p.sides, p.projections, strict=True)):
             if side is None or proj is None:
                 continue
-            rows.append([KernelName(p.label), letter(i), seconds(side.median_s.value),
+            rows.append([name_cell(p.names), letter(i), seconds(side.median_s.value),
                          seconds(proj.projected_s.value), _interval_s(proj), _resource(proj.governing),
                          _l2_cell(proj), seconds(proj.bound_s.value)])
     return add_rows(table, rows, width)
@@ -439,7 +449,7 @@ def _diff_table(d: DiffResult, width: int) -> Table:
     rows: list[list[Cell]] = []
     for v in d.verdicts:
         base, new = v.pair.side(0), v.pair.side(1)
-        rows.append([KernelName(v.pair.label), seconds(base.median_s.value), seconds(new.median_s.value),
+        rows.append([name_cell(v.pair.names_to(1)), seconds(base.median_s.value), seconds(new.median_s.value),
                      change_text(v.change.ratio if v.change else None), change_interval(v.change), status_word(v)])
     return add_rows(table, rows, width)
 

@@ -56,7 +56,8 @@ def test_match_family_prints_the_pairing_and_keeps_work_it_cannot_compare_apart_
     assert "pairing used: family (1) gemm/f32 (family) = A: ampere_sgemm_128x64_nn; B: ampere_sgemm_128x32_tn" in text
     assert ("Time per launch, A -> B (work not compared: a ratio of times, a speedup only if the work is the same) "
             "kernel A B A/B time") in text
-    rows = [line.split() for line in result.stdout.splitlines() if line.startswith("ampere_")]
+    rows = [line.split() for line in result.stdout.splitlines() if line.startswith("am") and " -> " in line]
+    assert rows[0][:3] == ["am…nn", "->", "am…tn"]  # each name cut apart, the arrow kept
     assert rows[0][-1] == "unknown"  # the work table's row, first
 
 
