@@ -38,6 +38,7 @@ from roofline.render.base import (
     format_names,
     image_names,
     images_beside,
+    plot_is_beside,
     render_image,
 )
 from roofline.render.base import ProjectDocument as ProjectDocument
@@ -321,20 +322,20 @@ def default_output(paths: Sequence[str | os.PathLike[str]], suffix: str) -> Path
 
 
 def write_document(kind: Kind, name: str, document: Document, output: Path | None,
-                   paths: Sequence[str | os.PathLike[str]], also: Sequence[tuple[Path, bytes]] = (),
-                   drawn: Sequence[bytes | None] | None = None) -> None:
+                   paths: Sequence[str | os.PathLike[str]], also: Sequence[tuple[Path, bytes]] = ()) -> None:
     """Render ``document`` in the format ``name`` of ``kind`` and print it, or write it to ``output`` (by default,
     for a format written to a file, under reports/ after the first report), with its plots beside it (none when it
-    goes to standard output; ``drawn``: those PNGs where the caller has them already, a --plot of the same figure)
-    and the files ``also`` (a --plot). They are written together (``write_all``): when the document cannot be
-    written, none of the new files stays."""
+    goes to standard output; a --plot PNG of the same figure, ``plot_is_beside``, is not drawn again) and the files
+    ``also`` (a --plot). They are written together (``write_all``): when the document cannot be written, none of
+    the new files stays."""
     from msgspec.structs import replace
 
     fmt = find_format(kind, name)
     target = document_target(kind, name, output, paths)
     files: list[tuple[Path, str | bytes]] = []
     if fmt.plots is not None and target is not None and str(target) != STDOUT:
-        images = list(drawn) if drawn is not None else find_format(kind, fmt.plots).render(document)
+        same = [data for path, data in also if extension(path.name) == ".png"] if plot_is_beside(document) else []
+        images: list[bytes | None] = [*same[:1]] or find_format(kind, fmt.plots).render(document)
         names = image_names(target.name, len(images))
         files += [(target.parent / n, image) for n, image in zip(names, images, strict=True) if image is not None]
         assert isinstance(document, (ReportDocument, CompareDocument)), "only these kinds write plots beside"
@@ -493,11 +494,9 @@ def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptio
     analyses, errors = analyze_good(paths, dataclasses.replace(options, every_launch=every_launch), jobs)
     document = ReportDocument(build_view(analyses, spread_threshold_pct, errors), width=terminal_width(wide),
                               top=LEGEND_KERNELS)
-    also, drawn = [], None
+    also = []
     if plot is not None and plot_fmt is not None:
         also.append((plot, report_plot(document, plot_fmt, plot)))
-        if plot_fmt == "png" and len(document.view.reports) == 1:  # the PNG beside a Markdown report: the same figure
-            drawn = [also[0][1]]
-    write_document("report", fmt, document, output, paths, also, drawn)
+    write_document("report", fmt, document, output, paths, also)
     fail_for(errors)
     return analyses

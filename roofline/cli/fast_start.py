@@ -106,6 +106,7 @@ def import_matplotlib() -> None:
     from matplotlib import figure  # noqa: F401
     from matplotlib.backends import backend_agg  # noqa: F401
 
+
 _held: list[object] | None = None  # while the process' last command runs (``exit``): what it keeps to the end
 
 

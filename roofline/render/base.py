@@ -241,6 +241,13 @@ def images_beside(kind: Kind, reports: int) -> int:
     return max(1, reports) if kind == "report" else 1
 
 
+def plot_is_beside(document: Document) -> bool:
+    """Whether the PNG beside a Markdown document is the document's --plot figure itself: a comparison's one plot,
+    or the roofline plot of one report (several reports get a plot each beside, and one --plot of them all)."""
+    return isinstance(document, CompareDocument) or (isinstance(document, ReportDocument)
+                                                     and len(document.view.reports) == 1)
+
+
 def find_format(kind: Kind, name: str) -> Format:
     """The format ``name`` of ``kind`` (the command line has already checked the name against ``format_names``)."""
     return next(f for f in FORMATS if f.kind == kind and f.name == name)

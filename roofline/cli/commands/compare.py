@@ -102,11 +102,10 @@ def compare(
             raise RooflineError(f"{plot}: not written, nothing to plot: {empty}",
                                 "pair kernels with --match order|regex:PATTERN or --map BASE=NEW, or leave out --plot")
     document = CompareDocument(comparison, width=terminal_width(wide), normalize=normalize)
-    also, drawn = [], None
+    also = []
     if plot is not None and plot_fmt is not None:
         also.append((plot, image(render_image("compare", document, plot_fmt))))
-        drawn = [also[0][1]] if plot_fmt == "png" else None  # the PNG beside a Markdown comparison: the same figure
-    write_document("compare", fmt, document, output, files, also, drawn)
+    write_document("compare", fmt, document, output, files, also)
 
 
 def _refuse_unread(project_to: str | None, clock: str, normalize: bool, plot: Path | None, fmt: str) -> None:

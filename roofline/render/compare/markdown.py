@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from roofline.compare.pairing import Comparison
 from roofline.compare.regression import DiffResult, Verdict
+from roofline.core.kernel_names import PAIR_ARROW
 from roofline.core.labels import letter
 from roofline.core.units import pct, seconds
 from roofline.render import GENERATOR
@@ -81,7 +82,8 @@ def comparison_blocks(c: Comparison, image: str = "", svg: str = "", no_plot: st
 
 def grid_blocks(grid: Grid) -> list[Block]:
     """A comparison table as a heading, a table (kernel names as code) and its caption."""
-    rows = tuple((f"`{cell(r[0])}`", *(cell(x) for x in r[1:])) for r in grid.rows)
+    rows = tuple((f"`{cell(PAIR_ARROW.join(n))}`", *(cell(x) for x in r)) for n, r in zip(grid.names, grid.rows,
+                                                                                         strict=True))
     numeric = (False, *(h not in ("work", "unit", "bound") for h in grid.header[1:]))
     return [Block("h3", cell(grid.title)), Block("table", header=grid.header, rows=rows, numeric=numeric),
             Block("note", cell(grid.caption))]

@@ -110,19 +110,19 @@ def legend_text(r: ReportRef) -> str:
 
 @dataclass(frozen=True)
 class Grid:
-    """A comparison table before it is drawn (terminal or Markdown): the first cell of a row is a kernel name."""
+    """A comparison table before it is drawn (terminal or Markdown): per row, the names of its pair's kernels (one,
+    or each side's where they differ: ``KernelPair.names_to``), then its other cells."""
 
     title: str
     header: tuple[str, ...]
+    names: tuple[tuple[str, ...], ...]
     rows: tuple[tuple[str, ...], ...]
     caption: str = ""
-    names: tuple[tuple[str, ...], ...] = ()  # per row, the kernel names its first cell joins (a pair's, if they differ)
 
 
 def _rich(grid: Grid, width: int) -> Table:
     table = plain_table(grid.title, grid.header, grid.caption)
-    names = grid.names or tuple((row[0],) for row in grid.rows)
-    return add_rows(table, [[name_cell(n), *row[1:]] for n, row in zip(names, grid.rows, strict=True)], width)
+    return add_rows(table, [[name_cell(n), *row] for n, row in zip(grid.names, grid.rows, strict=True)], width)
 
 
 def name_cell(names: Sequence[str]) -> KernelName | Chain:
@@ -156,17 +156,17 @@ def work_grid(c: Comparison, i: int) -> Grid:
         check = p.work[i]
         measures = {m.key: m for m in check.measures} if check else {}
         notes.update(dict.fromkeys(f"{p.label_to(i)}: {n}" for n in (check.notes if check else ())))
-        rows.append((p.label_to(i), *(si(flops) for flops in _compared_flops(check)),
+        rows.append((*(si(flops) for flops in _compared_flops(check)),
                      *(_measure_cell(measures.get(key)) for key, _ in WORK_COLUMNS), _decided_by(check),
                      _work_word(p, i)))
     return Grid(f"Work per launch, {a} -> {b}",
                 ("kernel", f"FLOPs {a}", f"FLOPs {b}", *(f"{name} {b}/{a}" for _, name in WORK_COLUMNS), "by",
-                 "work"), tuple(rows),
+                 "work"), tuple(p.names_to(i) for p in shown), tuple(rows),
                 f"work = DIFFERENT where the FLOPs of a precision (without FLOPs: the threads launched, grid x "
                 f"block) differ by more than {100 * c.work_tolerance:g}% (--work-tolerance) and so does the work "
                 "on the resource that bounds both sides by their verdicts (DRAM, L2 or L1 bytes, a precision's "
                 "FLOPs, instructions); by = what decided; the rest is shown, it does not decide"
-                + "".join(f"; {n}" for n in notes), tuple(p.names_to(i) for p in shown))
+                + "".join(f"; {n}" for n in notes))
 
 
 def _compared_flops(check: WorkCheck | None) -> tuple[float | None, float | None]:
@@ -201,17 +201,18 @@ def time_grid(c: Comparison, pairs: Sequence[KernelPair], i: int, work_known: bo
     (the same ratio of times, which is a speedup only if the work is the same)."""
     a, b = letter(0), letter(i)
     confidence = f"{100 * (1 - 2 * c.alpha):g}%"
-    rows = tuple((p.label_to(i), seconds(p.base.median_s.value), seconds(p.side(i).median_s.value),
+    rows = tuple((seconds(p.base.median_s.value), seconds(p.side(i).median_s.value),
                   _times(p.speedup[i].value), interval_text(p.headline(i)), _times(p.expected_speedup[i].value),
                   _fixed(p.kept_up[i].value)) for p in pairs)
     title, column = ("same work", "speedup") if work_known else ("work not compared: a ratio of times, a speedup only "
                                                                  "if the work is the same", f"{a}/{b} time")
     return Grid(f"Time per launch, {a} -> {b} ({title})",
-                ("kernel", a, b, column, f"{confidence} interval", "expected", "kept up"), rows,
+                ("kernel", a, b, column, f"{confidence} interval", "expected", "kept up"),
+                tuple(p.names_to(i) for p in pairs), rows,
                 f"{column} = 1 / the median of the pairwise launch-time ratios {b}/{a} (Hodges-Lehmann), with its "
                 f"{confidence} interval (Mann-Whitney U, alpha {c.alpha:g}; untested: one launch per side, or too few "
                 f"to reach alpha); expected = roof time {a} / roof time {b}, only where a roof governs both (compute "
-                f"or memory bound); kept up = {column} / expected", tuple(p.names_to(i) for p in pairs))
+                f"or memory bound); kept up = {column} / expected")
 
 
 def throughput_grid(c: Comparison, pairs: Sequence[KernelPair], i: int) -> Grid:
@@ -226,16 +227,16 @@ def throughput_grid(c: Comparison, pairs: Sequence[KernelPair], i: int) -> Grid:
         expected = p.expected_speedup[i].value
         headline = p.headline(i)
         key = check.unit_key if check else ""
-        rows.append((p.label_to(i), UNIT_WORDS.get(unit, unit), si(throughput(p.side(0), key)),
+        rows.append((UNIT_WORDS.get(unit, unit), si(throughput(p.side(0), key)),
                      si(throughput(p.side(i), key)), _times(headline.ratio if headline else None),
                      interval_text(headline), _times(expected * work_ratio if expected is not None and work_ratio
                                                      else None), _fixed(p.kept_up[i].value)))
     return Grid(f"Throughput, {a} -> {b} (different work: not a speedup of times)",
-                ("kernel", "unit", a, b, f"{b}/{a}", f"{confidence} interval", "expected", "kept up"), tuple(rows),
+                ("kernel", "unit", a, b, f"{b}/{a}", f"{confidence} interval", "expected", "kept up"),
+                tuple(p.names_to(i) for p in pairs), tuple(rows),
                 "throughput = work per launch / median launch time, in the unit of what decided the work (bytes, "
                 f"FLOPs, instructions or threads per second); {b}/{a} = the speedup x the work ratio; expected = "
-                "the attainable throughput ratio from the roofs, only where a roof governs both",
-                tuple(p.names_to(i) for p in pairs))
+                "the attainable throughput ratio from the roofs, only where a roof governs both")
 
 
 # Short enough for a table column at 80 characters
@@ -288,13 +289,13 @@ def roof_grid(c: Comparison, i: int) -> Grid:
     shown = [p for p in c.pairs if p.sides[i]]
     for p in shown:
         stats = [p.side(s) for s in sides]
-        rows.append((p.label_to(i), *(_flop_rate(s) for s in stats), *(ratio(s.intensity["dram"].value) for s in stats),
+        rows.append((*(_flop_rate(s) for s in stats), *(ratio(s.intensity["dram"].value) for s in stats),
                      *(pct(s.roof.pct_of_roof) for s in stats),
                      ">".join(_BOUND.get(s.verdict.bound or "", "n/a") for s in stats)))
     return Grid(f"Roofline, {a}" + (f" -> {b}" if i else ""),
                 ("kernel", *(f"FLOP/s {letter(s)}" for s in sides), *(f"AI {letter(s)}" for s in sides),
-                 *(f"roof {letter(s)}" for s in sides), "bound"), tuple(rows),
-                "AI = FLOP per DRAM byte; roof = percent of the report's own roof", tuple(p.names_to(i) for p in shown))
+                 *(f"roof {letter(s)}" for s in sides), "bound"), tuple(p.names_to(i) for p in shown), tuple(rows),
+                "AI = FLOP per DRAM byte; roof = percent of the report's own roof")
 
 
 def _projection_table(c: Comparison, width: int) -> Table:
