@@ -96,9 +96,9 @@ class Cap(Struct, frozen=True):
 # FMA pipe's own, local gain); the issue slots are changed by issuing fewer instructions, and Tensor Cores issue one
 # MMA instruction for thousands of FLOPs, so they free the issue slots of the FP instructions too.
 PIPE_TERMS = {
-    "fp_fusion": ("FMA", "FP64", "FP16", "FP16/tensor", "fp32 roof", "fp64 roof", "fp16 roof"),
+    "fp_fusion": ("FMA", "FP64", "FP16", "shared pipe", "fp32 roof", "fp64 roof", "fp16 roof"),
     "precision:fp64": ("FP64", "fp64 roof"), "tensor_cores": ("FMA", "fp32 roof", "FP16", "fp16 roof", "issue"),
-    "precision:tensor": ("tensor", "FP16/tensor", "tensor roof"), "issue_bound": ("issue",),
+    "precision:tensor": ("tensor", "shared pipe", "tensor roof"), "issue_bound": ("issue",),
 }
 _ROOF_PREFIXES = {"l1": "l1tex", "l2": "lts", "dram": "dram"}  # a roof term's level -> its units' metric prefix
 

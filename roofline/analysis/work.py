@@ -44,6 +44,7 @@ from roofline.analysis.results import RoofPosition, Verdict
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS
 from roofline.core.thresholds import WORK_TOLERANCE
+from roofline.ncu.metrics import PIPE_SHARED, SHARED_PIPE_PRECISIONS
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -196,9 +197,10 @@ def governing(verdict: Verdict, roof: RoofPosition) -> str | None:
             return f"bytes.{level}"
     if "fp64" in metric or "dmma" in metric:
         return _flops_or_instructions(unit.pct, roof, ("fp64",))
-    if any(pipe in metric for pipe in ("tensor", "shared", "fma", "fp16")):  # "shared": the FP16/tensor pipe
-        return _flops_or_instructions(unit.pct, roof, ("tensor", "fp16") if "tensor" in metric or "shared" in metric
-                                      else ("fp32", "fp16"))
+    if metric.startswith(PIPE_SHARED):
+        return _flops_or_instructions(unit.pct, roof, SHARED_PIPE_PRECISIONS)
+    if any(pipe in metric for pipe in ("tensor", "fma", "fp16")):
+        return _flops_or_instructions(unit.pct, roof, ("tensor", "fp16") if "tensor" in metric else ("fp32", "fp16"))
     return "instructions"
 
 

@@ -135,6 +135,8 @@ def test_the_governing_resource_decides_and_flops_that_differ_while_its_bytes_ma
     ("compute", "sm__pipe_tensor_cycles_active", {"tensor": 80.0}, "flops.tensor"),
     ("compute", "sm__pipe_fma_cycles_active", {"fp32": 46.0}, "flops.fp32"),  # over half the pipe's 90%: FLOPs
     ("compute", "sm__pipe_shared_cycles_active", {"tensor": 90.5, "fp16": 0.0}, "flops.tensor"),  # H100 BF16 GEMM
+    # FP64 work on an A100 or H100: their shared pipe carries FP64 and tensor instructions, its FP64 FLOPs decide
+    ("compute", "sm__pipe_shared_cycles_active", {"tensor": 0.0, "fp64": 94.9}, "flops.fp64"),
     ("compute", "sm__pipe_alu_cycles_active", {}, "instructions"),
     ("compute", "sm__issue_active", {}, "instructions"),
     ("balanced", "dram__cycles_active", {}, "bytes.dram"),

@@ -132,16 +132,17 @@ def test_a_basic_set_report_says_per_set_what_it_lacks(rendered):
     assert len(starts) == 4 and len(lines) > len(starts)  # the four hints; some wrap
 
 
-def test_the_shared_fp16_tensor_pipe_is_named_plainly():
-    """sm__pipe_shared_cycles_active is one pipe that FP16 and tensor instructions share: its busy percent, not a
-    sum of two units."""
+def test_the_shared_pipe_is_named_as_ncu_names_it():
+    """sm__pipe_shared_cycles_active is one pipe that tensor instructions share with FP64 ones on V100, A100 and
+    H100 and with FP16 ones on V100 and Turing: its busy percent under ncu's name, which claims no precision alone."""
     from roofline.pipeline import analyze_files
     from tests.conftest import REPO
 
     result = analyze_files([REPO / "examples" / "h100" / "torch-bf16.roofline.ncu-rep"])[0]
     k = result.launches[0]
     assert k.verdict.busiest.metric.startswith("sm__pipe_shared_cycles_active")
-    assert table.verdict_cell(k.verdict) == f"compute: FP16/tensor {k.verdict.busiest.pct:.0f}%"
+    assert k.verdict.busiest.name.startswith("shared pipe (tensor and FP64 or FP16)")
+    assert table.verdict_cell(k.verdict) == f"compute: shared pipe {k.verdict.busiest.pct:.0f}%"
 
 
 # --- Hand-built report (no shared data): names with brackets print literally ------------------------------------
