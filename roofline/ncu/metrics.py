@@ -1034,8 +1034,8 @@ INST_ISSUED = "sm__inst_executed"
 PIPE_TENSOR = "sm__pipe_tensor_cycles_active"
 PIPE_SHARED = "sm__pipe_shared_cycles_active"
 # The precisions one shared pipe carries on some GPU, as ncu's metric descriptions say (``ncu --query-metrics --chip``):
-# FP64, FP16 and tensor on 7.0, FP16 and tensor on 7.5, FP64 and tensor on 8.0, 9.0 and 10.0; GA10x and AD10x (8.6,
-# 8.9) have none. Its busy cycles count them all, so its name claims none of them alone.
+# FP64, FP16 and tensor on GV100; FP16 and tensor on TU102-TU106 and GV11B; FP16 alone on TU116 and TU117 (no Tensor
+# Cores); FP64 and tensor on GA100, GH100 and 10.0; GA10x and AD10x have none. Its name claims none of them alone.
 SHARED_PIPE_PRECISIONS = ("tensor", "fp16", "fp64")
 # The units the throughput breakdowns list (metric name up to its first '.') and their names: (short, full). Units not
 # listed are named by their metric prefix (UNIT_PREFIXES) and the rest of the metric name (``analysis.verdict``).
@@ -1048,7 +1048,7 @@ BREAKDOWN_UNITS: Mapping[str, tuple[str, str]] = {
     PIPE_TENSOR: ("tensor", "tensor pipe"),
     "sm__pipe_tensor_op_dmma_cycles_active": ("tensor", "tensor pipe (DMMA)"),
     "sm__pipe_tensor_type_hmma_hgmma_qgmma_imma_igmma_bmma_bgmma_cycles_active": ("tensor", "tensor pipe (MMA)"),
-    PIPE_SHARED: ("shared pipe", "shared pipe (tensor and FP64 or FP16)"),  # SHARED_PIPE_PRECISIONS
+    PIPE_SHARED: ("shared pipe", "shared pipe (FP16, FP64 or tensor, by GPU)"),  # SHARED_PIPE_PRECISIONS
     "sm__inst_executed_pipe_fp16": ("FP16", "FP16 pipe"), "sm__pipe_tma_cycles_active": ("TMA", "TMA pipe"),
     ISSUE_ACTIVE: ("issue", "issue slots"), INST_ISSUED: ("issue", "instruction issue"),
     "sm__inst_executed_pipe_adu": ("ADU", "ADU pipe (address divergence)"),

@@ -134,14 +134,14 @@ def test_a_basic_set_report_says_per_set_what_it_lacks(rendered):
 
 def test_the_shared_pipe_is_named_as_ncu_names_it():
     """sm__pipe_shared_cycles_active is one pipe that tensor instructions share with FP64 ones on V100, A100 and
-    H100 and with FP16 ones on V100 and Turing: its busy percent under ncu's name, which claims no precision alone."""
+    H100 and with FP16 ones on V100 and Turing, FP16 alone on a GTX 16xx: its busy percent under ncu's name."""
     from roofline.pipeline import analyze_files
     from tests.conftest import REPO
 
     result = analyze_files([REPO / "examples" / "h100" / "torch-bf16.roofline.ncu-rep"])[0]
     k = result.launches[0]
     assert k.verdict.busiest.metric.startswith("sm__pipe_shared_cycles_active")
-    assert k.verdict.busiest.name.startswith("shared pipe (tensor and FP64 or FP16)")
+    assert k.verdict.busiest.name.startswith("shared pipe (FP16, FP64 or tensor, by GPU)")
     assert table.verdict_cell(k.verdict) == f"compute: shared pipe {k.verdict.busiest.pct:.0f}%"
 
 
