@@ -16,6 +16,7 @@ from msgspec import Struct
 
 from roofline.analysis.advice import kernels_to_advise, rank_by_time_to_gain, time_to_gain
 from roofline.analysis.diagnostics.stalls import describe
+from roofline.analysis.diagnostics.tensor_cores import has_tensor_cores
 from roofline.analysis.hotspots import context, top_rows
 from roofline.analysis.kernels import KernelStats, aggregate
 from roofline.analysis.launches import KernelGroup, KernelSpread, ReportAnalysis
@@ -141,7 +142,7 @@ def report_set(analyses: Sequence[ReportAnalysis], spread_threshold_pct: float |
 def report_view(report_analysis: ReportAnalysis) -> ReportView:
     """The view of one report's analysis."""
     launches = list(report_analysis.launches)
-    keys = roofs_run(launches)
+    keys = roofs_run(launches, has_tensor_cores(report_analysis.device))
     ranked = rank_by_time_to_gain(report_analysis.groups)
     return ReportView(
         report_analysis,
@@ -152,7 +153,7 @@ def report_view(report_analysis: ReportAnalysis) -> ReportView:
         tuple(recoverable_s(k) for k in launches),
         tuple(explain(k.verdict) for k in launches),
         tuple(_pooled(g) for g in report_analysis.groups),
-        unavailable(report_analysis),
+        unavailable(report_analysis, keys),
         keys,
         tuple(sorted({n for k in launches for n in shown_notes(k, keys)})),
         tuple(gain for gain, _ in ranked),
@@ -182,13 +183,15 @@ def shown_notes(analysis: LaunchAnalysis, keys: Sequence[str]) -> tuple[str, ...
     return tuple(n for i, n in enumerate(analysis.notes) if known.get(i) not in PRECISIONS or known[i] in keys)
 
 
-def roofs_run(launches: Sequence[LaunchAnalysis]) -> tuple[str, ...]:
+def roofs_run(launches: Sequence[LaunchAnalysis], tensor_cores: bool = True) -> tuple[str, ...]:
     """The roofs that concern what the launches ran or could run: each precision some valid launch executed FLOPs of
-    (or whose FLOPs it could not measure), every memory level; all of them where no launch is valid."""
+    (or whose FLOPs it could not measure), every memory level; all of them where no launch is valid. Without
+    ``tensor_cores`` on the GPU, never the Tensor roof: its FLOPs are none, measured or not."""
     valid = [k for k in launches if not k.launch.invalid]
+    possible = PRECISIONS if tensor_cores else tuple(p for p in PRECISIONS if p != "tensor")
     if not valid:
-        return (*PRECISIONS, *LEVELS)
-    ran = tuple(p for p in PRECISIONS if any(k.flops[p].value is None or k.flops[p].value != 0 for k in valid))
+        return (*possible, *LEVELS)
+    ran = tuple(p for p in possible if any(k.flops[p].value is None or k.flops[p].value != 0 for k in valid))
     return (*ran, *LEVELS)
 
 
@@ -229,13 +232,17 @@ def scaled_roofs(launches: Sequence[LaunchAnalysis]) -> ScaledRoofs | None:
                        every)
 
 
-def unavailable(report_analysis: ReportAnalysis) -> tuple[Unavailable, ...]:
+def unavailable(report_analysis: ReportAnalysis, keys: Sequence[str] = (*PRECISIONS, *LEVELS)
+                ) -> tuple[Unavailable, ...]:
     """Why values are n/a, one entry per cause, fix and set of launches, naming the values it leaves out: the
-    metrics the report lacks grouped by the option that collects them, any other reason as the analysis gives it."""
+    metrics the report lacks grouped by the option that collects them, any other reason as the analysis gives it.
+    Only the FLOPs and roofs of the precisions in ``keys`` (``roofs_run``) count: no fix is offered for FLOPs the
+    GPU cannot execute."""
     found: dict[tuple[str, str, str], set[str]] = {}  # (what, which, reason) -> launch keys, in first-seen order
     kinds: dict[str, tuple[Cause, tuple[str, ...], str, str]] = {}
+    shown = [p for p in PRECISIONS if p in keys]
     for k in report_analysis.valid_launches:
-        values = (*(("FLOPs", p, k.flops[p]) for p in PRECISIONS),
+        values = (*(("FLOPs", p, k.flops[p]) for p in shown),
                   *(("bytes", level, k.bytes[level]) for level in LEVELS), ("duration", "", k.duration_s))
         for what, key, v in values:
             if v.value is None:
@@ -246,6 +253,8 @@ def unavailable(report_analysis: ReportAnalysis) -> tuple[Unavailable, ...]:
             kinds.setdefault(k.verdict.reason, (Cause.OTHER, (), "", k.verdict.reason))
         used = k.ceilings[report_analysis.ceilings_used]
         for roof, why in used.missing.items():
+            if roof in PRECISIONS and roof not in keys:
+                continue
             found.setdefault((f"{used.source} roof", NAMES[roof], why), set()).add(k.launch.key)
             collect = used.collect.get(roof, "")
             kinds.setdefault(why, (Cause.MISSING_METRICS, (), collect, why) if collect in COLLECT_HINTS

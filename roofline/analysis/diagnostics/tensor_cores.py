@@ -93,6 +93,12 @@ def architecture(device: Device) -> TensorArch | None:
                  if cc == device.compute_capability and name in device.name), None)
 
 
+def has_tensor_cores(device: Device) -> bool:
+    """Whether the GPU has Tensor Cores: all but those the table lists without (an unknown GPU may have them)."""
+    arch = architecture(device)
+    return arch is None or bool(arch.families)
+
+
 def diagnose(analysis: LaunchAnalysis, device: Device, spec: DeviceSpec | None = None) -> TensorCores:
     """Tensor Core status, activity, FLOP share and the matrix-multiply warning for one analysed launch; the
     GPU's datasheet ``spec``, when known, sizes the gain in the warning."""

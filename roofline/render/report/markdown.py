@@ -155,7 +155,7 @@ def report_blocks(v: ReportView, with_plot: bool = False, index: int = 0,
     blocks += _ranking(v)
     for rank, group in enumerate(advised, 1):
         blocks += kernel_blocks(rank, group, kernel_anchor(index, rank))
-    unmeasured = not_measured(a)
+    unmeasured = not_measured(a, v.roof_keys)
     if unmeasured:
         blocks += [Block("h3", "Not measured in this report"), Block("ul", items=tuple(unmeasured))]
     invalid = tuple(f"`{k.launch.key}` `{cell(k.launch.name)}`: {k.launch.invalid}" for k in a.launches
@@ -495,11 +495,12 @@ def rule_items(advised: AdvisedKernel) -> tuple[str, ...]:
 
 
 # --- What the report lacks ----------------------------------------------------------------------------
-def not_measured(analysis: ReportAnalysis) -> list[str]:
-    """Distinct reasons for values the report cannot give, with how many launches each affects."""
+def not_measured(analysis: ReportAnalysis, keys: Sequence[str]) -> list[str]:
+    """Distinct reasons for values the report cannot give, with how many launches each affects; FLOPs only of the
+    precisions whose roofs are shown (``keys``: what the launches ran or could run)."""
     reasons: dict[str, set[str]] = {}
     for k in analysis.valid_launches:
-        values = [(f"FLOPs {NAMES[p]}", k.flops[p]) for p in PRECISIONS]
+        values = [(f"FLOPs {NAMES[p]}", k.flops[p]) for p in PRECISIONS if p in keys]
         values += [(f"bytes {NAMES[level]}", k.bytes[level]) for level in LEVELS] + [("duration", k.duration_s)]
         for key, v in values:
             if v.value is None:

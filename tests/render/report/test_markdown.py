@@ -96,6 +96,19 @@ def test_real_report_ranking_and_rules(shared_report):
     assert "@section:" not in text and "@url:" not in text and "https://" not in text
 
 
+
+def test_no_tensor_flops_are_listed_as_not_measured_on_a_gpu_without_tensor_cores(shared_report):
+    """TU116 has no Tensor Cores: the list of what the report did not measure offers no re-profiling for Tensor
+    FLOPs, and keeps the FP16 FLOPs, which TU116 executes."""
+    a = analyze_files([shared_report("gtx1660super_sgemm-naive_full")])[0]
+    unmeasured = text_after(markdown.render(views([a])), "### Not measured in this report")
+    assert "FLOPs FP16:" in unmeasured and "Tensor" not in unmeasured
+
+
+def text_after(text: str, heading: str) -> str:
+    """The section of ``text`` under ``heading``, to the next heading."""
+    return text.split(heading, 1)[1].split("\n#", 1)[0]
+
 @pytest.mark.parametrize("raw, clean", [
     ("See the @url:CUDA Best Practices Guide:https://docs.nvidia.com/cuda/x.html#occupancy@ for more.",
      "See the CUDA Best Practices Guide for more."),
