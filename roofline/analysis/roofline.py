@@ -500,7 +500,7 @@ def _median_set(source: CeilingSet, timed: Sequence[tuple[Ceilings, float]], dty
     if len({c.clock_note for c in sets}) > 1:
         note += f"; each roof the time-weighted median of {len(sets)} launches, which ran at different clocks"
     missing = {key: why for c in reversed(sets) for key, why in c.missing.items() if roofs[key][0] is None}
-    scaled = {key: how for c in reversed(sets) for key, how in c.scaled.items() if roofs[key][1]}
+    scaled = {key: _nearest(sets, key, roofs[key][0]).scaled[key] for key in (*PRECISIONS, *LEVELS) if roofs[key][1]}
     unscaled = tuple(dict.fromkeys(key for c in sets for key in c.unscaled if roofs[key][1]))
     collect = {key: how for c in reversed(sets) for key, how in c.collect.items() if key in missing}
     return Ceilings(source, flops, bandwidth, clock_note=note, tensor_dtype=lead.tensor_dtype, missing=missing,
@@ -531,6 +531,13 @@ def weighted_median(values: Sequence[float], weights: Sequence[float]) -> float:
         if acc >= half:
             return value
     return pairs[-1][0]
+
+
+def _nearest(sets: Sequence[Ceilings], key: str, median: float | None) -> Ceilings:
+    """Of the sets that took roof ``key`` from the datasheet, the one whose roof is nearest ``median``: its scaling
+    (the factor, the clocks) is the one the report's roof shows."""
+    scaled = [c for c in sets if key in c.scaled]
+    return min(scaled, key=lambda c: abs((c.roof(key) or 0.0) - (median or 0.0)))
 
 
 def _at_the_median(sets: Sequence[Ceilings], roofs: Mapping[str, float | None]) -> Ceilings:

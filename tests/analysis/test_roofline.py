@@ -428,3 +428,20 @@ def test_the_clock_note_says_unlocked_only_at_the_gpus_maximum_clock(shared_repo
     note = analyze_files([shared_report(name)])[0].launches[0].ceilings["measured-clock"].clock_note
     assert ("not locked" in note) == unlocked and ("locked to base" in note) == (not unlocked)
     assert unlocked == name.startswith("a100-40gb_tree")
+
+
+@pytest.mark.parametrize("name", ["rtx4090_smem-transpose_full", "v100_miniweather-openacc_full",
+                                  "a40_julia-fp16x2_full", "rtx3070_daxpy-nvtx_custom"])
+def test_a_report_roofs_scaling_is_that_of_the_launch_whose_roof_it_shows(shared_report, name):
+    """Where launches ran at other clocks, each report roof is their time-weighted median: the scaling it states
+    (factor and clocks) is the one of a launch whose scaled roof equals it, not the first launch's."""
+    from roofline.analysis.roofline import report_level_ceilings
+    from roofline.pipeline import analyze_files
+
+    launches = list(analyze_files([shared_report(name)])[0].launches)
+    report = report_level_ceilings(launches)["kernel-clock"]
+    assert report.scaled
+    for key, how in report.scaled.items():
+        at_median = [k.ceilings["kernel-clock"] for k in launches
+                     if k.ceilings["kernel-clock"].roof(key) == report.roof(key)]
+        assert at_median and all(c.scaled[key] == how for c in at_median)
