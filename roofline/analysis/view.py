@@ -232,15 +232,15 @@ def scaled_roofs(launches: Sequence[LaunchAnalysis]) -> ScaledRoofs | None:
                        every)
 
 
-def unavailable(report_analysis: ReportAnalysis, keys: Sequence[str] = (*PRECISIONS, *LEVELS)
+def unavailable(report_analysis: ReportAnalysis, roofs: Sequence[str] = (*PRECISIONS, *LEVELS)
                 ) -> tuple[Unavailable, ...]:
     """Why values are n/a, one entry per cause, fix and set of launches, naming the values it leaves out: the
     metrics the report lacks grouped by the option that collects them, any other reason as the analysis gives it.
-    Only the FLOPs and roofs of the precisions in ``keys`` (``roofs_run``) count: no fix is offered for FLOPs the
+    Only the FLOPs and roofs of the precisions in ``roofs`` (``roofs_run``) count: no fix is offered for FLOPs the
     GPU cannot execute."""
     found: dict[tuple[str, str, str], set[str]] = {}  # (what, which, reason) -> launch keys, in first-seen order
     kinds: dict[str, tuple[Cause, tuple[str, ...], str, str]] = {}
-    shown = [p for p in PRECISIONS if p in keys]
+    shown = [p for p in PRECISIONS if p in roofs]
     for k in report_analysis.valid_launches:
         values = (*(("FLOPs", p, k.flops[p]) for p in shown),
                   *(("bytes", level, k.bytes[level]) for level in LEVELS), ("duration", "", k.duration_s))
@@ -253,7 +253,7 @@ def unavailable(report_analysis: ReportAnalysis, keys: Sequence[str] = (*PRECISI
             kinds.setdefault(k.verdict.reason, (Cause.OTHER, (), "", k.verdict.reason))
         used = k.ceilings[report_analysis.ceilings_used]
         for roof, why in used.missing.items():
-            if roof in PRECISIONS and roof not in keys:
+            if roof in PRECISIONS and roof not in roofs:
                 continue
             found.setdefault((f"{used.source} roof", NAMES[roof], why), set()).add(k.launch.key)
             collect = used.collect.get(roof, "")
