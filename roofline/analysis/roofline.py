@@ -98,7 +98,7 @@ def clock_ceilings(report: Ceilings, sheet: Ceilings | None, spec: DeviceSpec | 
         roofs[key] = report.roof(key)
         datasheet = sheet.roof(key) if sheet is not None else None
         if roofs[key] is None and datasheet is not None and spec is not None:
-            factor, how, clocked = _clock_factor(key, spec, launch, device)
+            factor, how, clocked = _clock_factor(key, spec, launch, device, report.tensor_dtype or "")
             roofs[key], scaled[key] = datasheet * factor, how
             unscaled += [] if clocked else [key]
         elif roofs[key] is None:
@@ -113,9 +113,10 @@ def clock_ceilings(report: Ceilings, sheet: Ceilings | None, spec: DeviceSpec | 
                     clock=report.clock, collect={k: report.collect[k] for k in missing if k in report.collect})
 
 
-def _clock_factor(key: str, spec: DeviceSpec, launch: KernelLaunch, device: Device) -> tuple[float, str, bool]:
-    """(factor, how, whether a measured clock scaled it) that brings a datasheet roof to the clock the launch ran
-    at."""
+def _clock_factor(key: str, spec: DeviceSpec, launch: KernelLaunch, device: Device,
+                  tensor_dtype: str) -> tuple[float, str, bool]:
+    """(factor, how, whether a measured clock scaled it) that brings a datasheet roof (of the Tensor Core type
+    ``tensor_dtype``, for the Tensor roof) from the clock its figure holds at to the clock the launch ran at."""
     if key == "dram":
         clock, reference = launch.value(m.DRAM_CLOCK), device.memory_clock_hz
         if nonzero(clock) and reference:
@@ -124,9 +125,10 @@ def _clock_factor(key: str, spec: DeviceSpec, launch: KernelLaunch, device: Devi
             return smallest(1.0, clock / reference), per_launch(_dram_scaling, clock, reference), True
         return 1.0, "datasheet, unscaled (the report holds no measured DRAM clock or no device memory clock)", False
     sm_clock = m.sm_clock_hz(launch)
-    reference = (spec.tensor_clock_hz or spec.boost_clock_hz) if key == "tensor" else spec.boost_clock_hz
+    reference = spec.clock_of(key, tensor_dtype)
     if sm_clock.value is None:
-        return 1.0, f"datasheet at the {reference / 1e9:.3g} GHz boost clock, unscaled (no measured clock)", False
+        named = "boost clock" if reference == spec.boost_clock_hz else "clock of its Tensor figures"
+        return 1.0, f"datasheet at the {reference / 1e9:.3g} GHz {named}, unscaled (no measured clock)", False
     return sm_clock.value / reference, per_launch(_sm_scaling, sm_clock.value, reference), True
 
 

@@ -424,7 +424,7 @@ def _pair(key: Key, base: KernelStats, others: list[KernelStats | None], labels:
         expected.append(_expected_on(base, side, i, devices[0], specs if same_work else ()) if side
                         else Value(None, f"kernel not in {labels[i]}"))
     kept = tuple(_ratio(a, b, "speedup") for a, b in zip(speedup, expected, strict=True))
-    projections = tuple(project(s, d, target, options.clock, source_base_hz=_base_hz(spec)) if s else None
+    projections = tuple(project(s, d, target, options.clock, source_spec=spec) if s else None
                         for s, d, spec in zip(sides, devices, bases, strict=True)) if target is not None else ()
     how = {"map": f"map {key[1]}", "order": f"order #{key[1]}"}.get(key[0], key[0])
     return KernelPair(f"#{key[1]}" if key[0] == "order" else key[1], how, tuple(sides), tuple(speedup),
@@ -449,12 +449,8 @@ def _expected_on(base: KernelStats, side: KernelStats, i: int, source: Device,
     by_roofs = _expected(base, side, i)
     if by_roofs.value is None or spec is None or specs[0] is None or spec.id == specs[0].id:
         return by_roofs  # no roof governs a side (latency, small grid, balanced), or one GPU
-    projected = project(base, source, spec, "base", side.sm_clock_hz.value, _base_hz(specs[0])).projected_s
+    projected = project(base, source, spec, "base", side.sm_clock_hz.value, specs[0]).projected_s
     return _ratio(base.median_s, projected, f"projection onto {spec.id} at ncu's base clock")
-
-
-def _base_hz(spec: DeviceSpec | None) -> float | None:
-    return spec.base_clock_hz if spec is not None else None
 
 
 def _expected(base: KernelStats, side: KernelStats, i: int) -> Value:

@@ -115,6 +115,18 @@ class ClockUse(Struct, frozen=True):
     factor: float
     source_base_hz: float | None = None
     share: float = 1.0
+    source_tensor_hz: float | None = None  # the clock the source spec's Tensor figure holds at, where not its boost
+    target_tensor_hz: float | None = None  # the same on the target
+
+    @property
+    def tensor_factor(self) -> float:
+        """The factor on Tensor work timed against datasheet Tensor figures, which hold at each spec's Tensor clock
+        (``DeviceSpec.clock_of``): the source's measured clock over that clock, over the share of it the target
+        runs at (the chosen clock, at most the Tensor clock)."""
+        if self.source_hz is None or not self.source_boost_hz:
+            return self.factor
+        there = min(1.0, self.target_hz * self.share / (self.target_tensor_hz or self.target_boost_hz))
+        return (self.source_hz / (self.source_tensor_hz or self.source_boost_hz)) / there
 
     @property
     def text(self) -> str:
@@ -126,6 +138,12 @@ class ClockUse(Struct, frozen=True):
                 if f"{self.share:.3g}" != "1" and self.source_base_hz else "")  # a share that reads as 1 is none
         return (f"{there}{held}; the source at {self.source_hz / 1e9:.3g} GHz (measured; boost "
                 f"{self.source_boost_hz / 1e9:.3g})")
+
+    def tensor_text(self) -> str:
+        """The clocks in words for Tensor work: the Tensor clocks that differ from the boosts."""
+        clocks = [f"{who} Tensor figure at {hz / 1e9:.3g} GHz" for who, hz in
+                  (("the target's", self.target_tensor_hz), ("the source's", self.source_tensor_hz)) if hz]
+        return self.text + (f"; {', '.join(clocks)}" if clocks else "")
 
 
 class L2Term(Struct, frozen=True):
@@ -169,13 +187,14 @@ class Projection(Struct, frozen=True):
 
 
 def project(stats: KernelStats, source: Device, spec: DeviceSpec, clock: TargetClock = "boost",
-            there_hz: float | None = None, source_base_hz: float | None = None) -> Projection:
+            there_hz: float | None = None, source_spec: DeviceSpec | None = None) -> Projection:
     """The kernel's time per launch on ``spec``'s GPU at its ``clock`` (see the module docstring), with the roofline
     bound. ``there_hz``: the target's clock where ``clock`` is base and the spec gives none (the SM clock ncu
-    measured there, from a report of the target); ``source_base_hz``: the source GPU's base clock (its spec's)."""
+    measured there, from a report of the target); ``source_spec``: the source GPU's spec (its base clock, the
+    clock of its Tensor figures)."""
     from roofline.specs.catalog import spec_ceilings
 
-    clocks = clock_use(stats, source, spec, clock, there_hz, source_base_hz)
+    clocks = clock_use(stats, source, spec, clock, there_hz, source_spec)
     l2, l2_reason = l2_term(stats, source, spec)
     peaks = _without_missing_tensor_type(spec_ceilings(spec, stats.ceilings.tensor_dtype), stats, spec)
     target = _at_clock(peaks, clocks) if isinstance(clocks, ClockUse) else peaks
@@ -196,7 +215,9 @@ def project(stats: KernelStats, source: Device, spec: DeviceSpec, clock: TargetC
     ratio, how, band = scale
     ratio, how = _in_flight(resource, stats, source, spec, ratio, how)
     paced = _paced(resource)
-    ratio *= clocks.factor if paced else 1.0
+    tensor = resource == "flops.tensor" and band == "datasheet"  # Tensor figures hold at their own clocks
+    factor = (clocks.tensor_factor if tensor else clocks.factor) if paced else 1.0
+    ratio *= factor
     per_sm = resource in ("instructions", "bytes.l1", *_ROUNDS) or (resource or "").startswith("flops.")
     waves, wave_text = _waves(stats.verdict.waves_per_sm, source, spec) if per_sm else (1.0, "")
     dram = l2.factor if l2 is not None and resource == "bytes.dram" else 1.0
@@ -211,7 +232,8 @@ def project(stats: KernelStats, source: Device, spec: DeviceSpec, clock: TargetC
     high = max(projected * spread[1] * BANDS[band], low)
     basis = "; ".join(x for x in (
         f"{seconds(t)} measured x {ratio:.3g} ({how}"
-        + (f"; x {clocks.factor:.3g} clocks: {clocks.text})" if paced and abs(clocks.factor - 1) > 1e-3 else ")"),
+        + (f"; x {factor:.3g} clocks: {clocks.tensor_text() if tensor else clocks.text})"
+           if abs(factor - 1) > 1e-3 else ")"),
         wave_text,
         f"x {dram:.3g} DRAM bytes, L2 size: {l2.note}" if dram != 1.0 and l2 is not None else "",
         f"floor {seconds(LAUNCH_FLOOR_S)} (the shortest launch measured)" if scaled < LAUNCH_FLOOR_S else "",
@@ -227,8 +249,12 @@ def project(stats: KernelStats, source: Device, spec: DeviceSpec, clock: TargetC
 
 
 def clock_use(stats: KernelStats, source: Device, spec: DeviceSpec, clock: TargetClock = "boost",
-              there_hz: float | None = None, source_base_hz: float | None = None) -> ClockUse | str:
+              there_hz: float | None = None, source_spec: DeviceSpec | None = None) -> ClockUse | str:
     """The clocks of step 3, or why there are none (base chosen, and neither the spec nor ``there_hz`` gives it)."""
+    dtype = stats.ceilings.tensor_dtype or ""
+    tensor_hz = {side: s.clock_of("tensor", dtype) for side, s in (("source", source_spec), ("target", spec))
+                 if s is not None and s.clock_of("tensor", dtype) != s.boost_clock_hz}
+    source_base_hz = source_spec.base_clock_hz if source_spec is not None else None
     if clock == "base":
         target_hz = spec.base_clock_hz or there_hz
         if target_hz is None:
@@ -237,11 +263,12 @@ def clock_use(stats: KernelStats, source: Device, spec: DeviceSpec, clock: Targe
     else:
         target_hz = spec.boost_clock_hz
     measured, boost = stats.sm_clock_hz.value, source.max_clock_hz
+    tensors = tensor_hz.get("source"), tensor_hz.get("target")
     if not measured or not boost:
-        return ClockUse(clock, target_hz, spec.boost_clock_hz, measured, boost, 1.0, source_base_hz)
+        return ClockUse(clock, target_hz, spec.boost_clock_hz, measured, boost, 1.0, source_base_hz, 1.0, *tensors)
     share = min(1.0, measured / source_base_hz) if source_base_hz else 1.0
     factor = (measured / boost) / (target_hz * share / spec.boost_clock_hz)
-    return ClockUse(clock, target_hz, spec.boost_clock_hz, measured, boost, factor, source_base_hz, share)
+    return ClockUse(clock, target_hz, spec.boost_clock_hz, measured, boost, factor, source_base_hz, share, *tensors)
 
 
 def require_clock(spec: DeviceSpec, clock: TargetClock) -> None:
@@ -257,11 +284,14 @@ def _paced(resource: str | None) -> bool:
 
 
 def _at_clock(target: Ceilings, clocks: ClockUse) -> Ceilings:
-    """The target's roofs at the projection's clock: FLOP, L1 and L2 roofs scaled from boost; DRAM unchanged."""
+    """The target's roofs at the projection's clock: FLOP, L1 and L2 roofs scaled from boost, the Tensor roof from
+    the clock its figure holds at (to at most that clock); DRAM unchanged."""
     share = clocks.target_hz / clocks.target_boost_hz
-    if abs(share - 1.0) < 1e-9:
+    tensor = min(1.0, clocks.target_hz / (clocks.target_tensor_hz or clocks.target_boost_hz))
+    if abs(share - 1.0) < 1e-9 and abs(tensor - 1.0) < 1e-9:
         return target
-    return replace(target, flop_per_s={k: v * share if v else v for k, v in target.flop_per_s.items()},
+    flops = {k: v * (tensor if k == "tensor" else share) if v else v for k, v in target.flop_per_s.items()}
+    return replace(target, flop_per_s=flops,
                    bytes_per_s={k: v * share if v and k != "dram" else v for k, v in target.bytes_per_s.items()})
 
 

@@ -70,6 +70,13 @@ class DeviceSpec:
     gaps: Mapping[str, str] = field(default_factory=dict)  # roof -> why a derived spec has no number for it
     base_clock_hz: float | None = None  # the SM clock ncu locks while profiling (--clock-control base, its default)
 
+    def clock_of(self, roof: str, tensor_dtype: str = "") -> float:
+        """The SM clock a roof's figure holds at: ``tensor_clock_hz`` for a Tensor Core type other than FP64 where
+        the spec gives it (NVIDIA quotes the H100 SXM5's FP64 Tensor figure at the boost clock, the others at
+        1830 MHz), else the boost clock."""
+        tensor = roof == "tensor" and tensor_dtype != "fp64"
+        return self.tensor_clock_hz if tensor and self.tensor_clock_hz else self.boost_clock_hz
+
 
 @dataclass(frozen=True)
 class SpecMatch:
@@ -439,8 +446,8 @@ def spec_ceilings(spec: DeviceSpec, tensor_dtype: str | None = None) -> Ceilings
     clock = f"datasheet peaks at the {spec.boost_clock_hz / 1e9:.3g} GHz boost clock"
     if spec.id == DERIVED_ID:
         clock = f"peaks {DERIVED_LABEL} at the {spec.boost_clock_hz / 1e9:.3g} GHz boost clock (the GPU's maximum)"
-    if spec.tensor_clock_hz:
-        clock += f" (tensor figures at {spec.tensor_clock_hz / 1e9:.3g} GHz)"
+    if spec.clock_of("tensor", dtype) != spec.boost_clock_hz:
+        clock += f" ({dtype.upper()} Tensor figure at {spec.clock_of('tensor', dtype) / 1e9:.3g} GHz)"
     return Ceilings("datasheet", flops, bandwidth, clock_note=clock, tensor_dtype=dtype, missing=missing)
 
 

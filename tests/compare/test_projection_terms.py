@@ -108,6 +108,33 @@ def test_tf32_tensor_type_missing_on_turing_meets_the_fp32_roof():
                                                 1e8 / number(T4, "memory", "bandwidth_bytes_per_s")), rel=1e-9)
 
 
+def test_tensor_work_meets_each_specs_tensor_figure_at_the_clock_it_holds_at():
+    """NVIDIA quotes the H100 SXM5's FP16 Tensor figure at 1830 MHz, not its 1980 MHz boost: at ncu's locked base
+    the target's Tensor roof is that figure x base / 1830 MHz, and the A100 source's (no such clock) x its measured
+    clock / boost; FP64 Tensor figures hold at the boost."""
+    h100 = load_catalog().get("h100-sxm5")
+    tensor_hz, base = number("h100-sxm5", "tensor_clock_hz"), number("h100-sxm5", "base_clock_hz")
+    assert h100.clock_of("tensor", "fp16") == tensor_hz and h100.clock_of("tensor", "fp64") == h100.boost_clock_hz
+    s = kernel("Tensor pipe", "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed", tensor_dtype="fp16",
+               tensor_flops=1e12)
+    at_base = project(s, SOURCE, h100, "base")
+    assert at_base.clock is not None and at_base.governing == "flops.tensor"
+    assert at_base.clock.tensor_factor == pytest.approx(boost_share() / (base / tensor_hz), rel=1e-12)
+    assert at_base.clock.factor == pytest.approx(boost_share() / (base / h100.boost_clock_hz), rel=1e-12)
+    at_boost = project(s, SOURCE, h100, "boost")
+    assert at_boost.clock is not None and at_boost.clock.tensor_factor == pytest.approx(boost_share(), rel=1e-12)
+    assert at_base.projected_s.value == pytest.approx(at_boost.projected_s.value * tensor_hz / base, rel=1e-9)
+
+
+def test_a_tensor_kernel_measured_at_its_figures_clock_projects_onto_its_own_gpu_unchanged():
+    """An H100 SXM5 Tensor kernel measured at 1830 MHz ran at its datasheet Tensor figure's clock: onto an H100
+    SXM5 at boost its Tensor work keeps its time (clock factor 1), where scaling by the 1980 MHz boost gave 0.92."""
+    from roofline.compare.projection import ClockUse
+
+    hz, boost = number("h100-sxm5", "tensor_clock_hz"), number("h100-sxm5", "boost_clock_hz")
+    clocks = ClockUse("boost", boost, boost, hz, boost, hz / boost, source_tensor_hz=hz, target_tensor_hz=hz)
+    assert clocks.tensor_factor == pytest.approx(1.0, rel=1e-12) and clocks.factor == pytest.approx(0.924, abs=1e-3)
+
 def test_l2_size_a100_to_t4_dram_bytes_grow_toward_the_l2_requests():
     """20 MB of DRAM bytes (the working set, inside the A100's 40 MiB L2) and 60 MB of L2 requests: on the T4's
     4 MiB L2, the reuse beyond the DRAM bytes (40 MB) misses in the share 1 - 4 MiB / 20 MB; a DRAM-governed time
@@ -168,7 +195,7 @@ def test_a_kernel_held_below_its_base_keeps_that_share_on_the_target():
     GEMMs of examples/h100 were) runs at half the chosen clock there too: twice the time of one that kept its base."""
     h100 = load_catalog().get(H100)
     fp64 = kernel("FP64 pipe", "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed")
-    kept = project(fp64, SOURCE, h100, "base", source_base_hz=MEASURED_HZ)
-    held = project(fp64, SOURCE, h100, "base", source_base_hz=2 * MEASURED_HZ)
+    kept = project(fp64, SOURCE, h100, "base", source_spec=dataclasses.replace(h100, base_clock_hz=MEASURED_HZ))
+    held = project(fp64, SOURCE, h100, "base", source_spec=dataclasses.replace(h100, base_clock_hz=2 * MEASURED_HZ))
     assert held.clock is not None and held.clock.share == pytest.approx(0.5)
     assert held.projected_s.value == pytest.approx(2 * kept.projected_s.value, rel=1e-12)

@@ -246,8 +246,14 @@ def _clock_dict(p: Projection, missing: dict[str, str]) -> dict[str, Any] | None
         return None
     if c.source_hz is None:
         missing["projection.clock.source_clock_hz"] = "no SM clock in the report: both at the same share of boost"
+    for side, hz in (("source", c.source_tensor_hz), ("target", c.target_tensor_hz)):
+        if hz is None:
+            missing[f"projection.clock.{side}_tensor_clock_hz"] = \
+                f"the {side} spec's Tensor figure holds at its boost clock (or no {side} spec)"
     return {"choice": c.choice, "target_clock_hz": c.target_hz, "target_boost_clock_hz": c.target_boost_hz,
-            "source_clock_hz": c.source_hz, "source_boost_clock_hz": c.source_boost_hz, "factor": c.factor}
+            "source_clock_hz": c.source_hz, "source_boost_clock_hz": c.source_boost_hz,
+            "source_tensor_clock_hz": c.source_tensor_hz, "target_tensor_clock_hz": c.target_tensor_hz,
+            "factor": c.factor, "tensor_factor": c.tensor_factor}
 
 
 def _l2_dict(p: Projection, missing: dict[str, str]) -> dict[str, Any] | None:
