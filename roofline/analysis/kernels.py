@@ -57,6 +57,7 @@ class KernelStats(Struct, frozen=True):
     datasheet: Ceilings | None = None  # its GPU's datasheet roofs (the median launch's), where a spec gives them
     sm_clock_hz: Value = Value(None, "not read")  # the SM clock the median launch ran at (ncu's measurement)
     dram_pct: float | None = None  # the median launch's DRAM at percent of its peak (its busiest DRAM unit)
+    shared_mem_per_block_bytes: int | None = None  # the most any launch's blocks asked for, the driver's part included
 
     @property
     def why_no_roof(self) -> str:
@@ -94,7 +95,9 @@ def aggregate(launches: Launches) -> KernelStats:
         roof=roof, verdict=pooled_verdict(launches, roof),
         roof_time_s=per_launch(roof_s, len(launches)), attainable_flop_per_s=_attainable(flops, roof_s),
         durations_s=tuple(times), work=launch_work(launches), datasheet=median.ceilings.get("datasheet"),
-        line_samples=line_samples(launches.kernel_launches), sm_clock_hz=_clock(median), dram_pct=_dram_pct(median))
+        line_samples=line_samples(launches.kernel_launches), sm_clock_hz=_clock(median), dram_pct=_dram_pct(median),
+        shared_mem_per_block_bytes=max((k.shared_mem_per_block_bytes for k in launches.kernel_launches
+                                        if k.shared_mem_per_block_bytes is not None), default=None))
 
 
 def pooled_ceilings(median: Ceilings, columns: Columns, at: np.ndarray) -> Ceilings:

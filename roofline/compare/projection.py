@@ -167,6 +167,15 @@ class L2Term(Struct, frozen=True):
         return self.dram_there / self.dram_bytes if self.dram_bytes else 1.0
 
 
+class Unfit(Struct, frozen=True):
+    """Why the kernel, as built, cannot launch on the target: the shared memory its blocks ask for (the source's
+    driver reserve left out) over the most a block may have there (``compute_capability``'s opt-in limit)."""
+
+    need_bytes: int
+    limit_bytes: int
+    compute_capability: str
+
+
 class Projection(Struct, frozen=True):
     """A kernel's time per launch projected onto another GPU (``projected_s`` in ``[low_s, high_s]``), how
     (``basis``), and the roofline lower bound of its measured work on that GPU with the gain it leaves."""
@@ -184,6 +193,7 @@ class Projection(Struct, frozen=True):
     clock: ClockUse | None = None
     l2: L2Term | None = None
     l2_reason: str = ""  # why there is no L2 term, where ``l2`` is None
+    unfit: Unfit | None = None  # the kernel as built cannot launch there; the time is that of a build that fits
 
 
 def project(stats: KernelStats, source: Device, spec: DeviceSpec, clock: TargetClock = "boost",
@@ -211,7 +221,7 @@ def project(stats: KernelStats, source: Device, spec: DeviceSpec, clock: TargetC
     if t is None or isinstance(scale, str) or isinstance(clocks, str):
         why = Value(None, str(scale))
         return Projection(spec.id, why, why, why, why.reason, resource, bound, limiter, _left_out(stats, target), gain,
-                          None, l2, l2_reason)
+                          None, l2, l2_reason, unfit(stats, source, spec))
     ratio, how, band = scale
     ratio, how = _in_flight(resource, stats, source, spec, ratio, how)
     paced = _paced(resource)
@@ -245,7 +255,20 @@ def project(stats: KernelStats, source: Device, spec: DeviceSpec, clock: TargetC
         + (", and the DRAM bytes between all fitting and every L2 request missing" if spread != (1.0, 1.0) else ""))
         if x)
     return Projection(spec.id, Value(projected, via=basis), Value(low), Value(high), basis, resource, bound, limiter,
-                      _left_out(stats, target), gain, clocks, l2, l2_reason)
+                      _left_out(stats, target), gain, clocks, l2, l2_reason, unfit(stats, source, spec))
+
+
+def unfit(stats: KernelStats, source: Device, spec: DeviceSpec) -> Unfit | None:
+    """Why the kernel as built cannot launch on ``spec``'s GPU, or None: its blocks' shared memory (the driver's
+    reserve on the source left out) over the target's opt-in limit per block. None where either compute
+    capability has no limits listed (``specs.architecture.shared_memory``) or the report gives no shared memory."""
+    from roofline.specs.architecture import shared_memory
+
+    here, there = shared_memory(source.compute_capability), shared_memory(spec.compute_capability)
+    if here is None or there is None or stats.shared_mem_per_block_bytes is None:
+        return None
+    need = stats.shared_mem_per_block_bytes - here.reserved_bytes
+    return Unfit(need, there.optin_bytes, spec.compute_capability) if need > there.optin_bytes else None
 
 
 def clock_use(stats: KernelStats, source: Device, spec: DeviceSpec, clock: TargetClock = "boost",

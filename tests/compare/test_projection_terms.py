@@ -8,6 +8,7 @@ clock and its bytes are set on the aggregate, so every input of the projection i
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 
 import msgspec
@@ -199,3 +200,27 @@ def test_a_kernel_held_below_its_base_keeps_that_share_on_the_target():
     held = project(fp64, SOURCE, h100, "base", source_spec=dataclasses.replace(h100, base_clock_hz=2 * MEASURED_HZ))
     assert held.clock is not None and held.clock.share == pytest.approx(0.5)
     assert held.projected_s.value == pytest.approx(2 * kept.projected_s.value, rel=1e-12)
+
+
+def test_a_kernel_whose_blocks_ask_for_more_shared_memory_than_the_target_allows_is_said_not_to_launch(
+        shared_report, roofline_report):
+    """The A40 Julia kernel's blocks take 77,920 B of shared memory, 1,024 B of it the driver's (8.6 reserves that
+    per block): 76,896 B of its own, over the 65,536 B a CC 7.5 block may have, within an A100's 166,912 B."""
+    name = "a40_julia-fp16x2_full"
+    report = roofline_report(name)
+    launches = [k for k in report.launches if k.name == "julia_frb_5885"]
+    attrs = report.device.attributes
+    reserve = attrs["max_shared_memory_per_multiprocessor"] - attrs["max_shared_memory_per_block_optin"]
+    own = max(k.shared_mem_per_block_bytes for k in launches) - reserve
+    assert (own, reserve) == (76896, 1024)
+    result = CliRunner().invoke(app, ["project", str(shared_report(name)), "--to", "gtx-1660-super", "-f", "json"])
+    assert result.exit_code == 0, result.output
+    kernels = {k["name"]: k for k in json.loads(result.stdout)["kernels"]}
+    assert kernels["julia_frb_5885"]["unfit"] == {"shared_mem_per_block_bytes": own, "limit_bytes": 65536,
+                                                 "compute_capability": "7.5"}
+    assert all(k["unfit"] is None for n, k in kernels.items() if n != "julia_frb_5885")
+    onto_a100 = CliRunner().invoke(app, ["project", str(shared_report(name)), "--to", "a100-sxm4-80gb", "-f", "json"])
+    assert all(k["unfit"] is None for k in json.loads(onto_a100.stdout)["kernels"])
+    table = CliRunner().invoke(app, ["project", str(shared_report(name)), "--to", "gtx-1660-super"])
+    assert "julia_frb_5885: cannot launch there as built: its blocks ask for 76,896 B of shared memory" in \
+        " ".join(table.output.split())  # lines wrapped at 80 columns

@@ -1,13 +1,15 @@
-"""Ceilings per compute capability (device_specs/architecture): every number cites its source, and the integer
-lanes agree with ncu's own ALU pipe peak where a report gives it (examples/h200/intops.full.ncu-rep)."""
+"""Ceilings and limits per compute capability (device_specs/architecture): every number cites its source, the integer
+lanes agree with ncu's own ALU pipe peak where a report gives it (examples/h200/intops.full.ncu-rep), and the shared
+memory limits of a block with the device attributes of every shared report."""
 
 from __future__ import annotations
 
 import pytest
 
 from roofline.specs import safe_yaml
-from roofline.specs.architecture import integer_lanes
+from roofline.specs.architecture import integer_lanes, shared_memory
 from roofline.specs.catalog import builtin_folder
+from tests.conftest import shared_report_names
 
 
 def test_every_integer_ceiling_cites_its_source():
@@ -26,3 +28,26 @@ def test_hopper_has_64_integer_lanes_as_ncus_alu_peak_and_an_unlisted_cc_has_non
 @pytest.mark.parametrize("cc", ["7.0", "7.5", "8.0", "8.6", "8.9", "9.0"])
 def test_every_compute_capability_of_the_shared_reports_is_listed(cc):
     assert integer_lanes(cc) is not None
+
+
+def test_every_shared_memory_limit_cites_its_source():
+    data = safe_yaml.load_yaml(builtin_folder() / "architecture" / "limits.yaml")
+    assert isinstance(data, dict)
+    for key in ("shared_memory_per_block_optin_bytes", "reserved_shared_memory_per_block_bytes"):
+        for cc, entry in data[key].items():
+            assert isinstance(entry["value"], int) and entry["value"] >= 0 and entry["source"], (key, cc)
+    assert shared_memory("5.2") is None and shared_memory(None) is None
+
+
+@pytest.mark.parametrize("name", shared_report_names())
+def test_the_shared_memory_limits_are_the_device_attributes_of_each_report(roofline_report, name):
+    """The opt-in limit per block is device__attribute_max_shared_memory_per_block_optin; the driver's reserve per
+    block is what the SM holds beyond it (max_shared_memory_per_multiprocessor minus that limit)."""
+    device = roofline_report(name).device
+    attrs = device.attributes
+    optin, per_sm = attrs.get("max_shared_memory_per_block_optin"), attrs.get("max_shared_memory_per_multiprocessor")
+    if optin is None or per_sm is None:
+        pytest.skip(f"{name} holds no shared memory attributes")
+    limits = shared_memory(device.compute_capability)
+    assert limits is not None, device.compute_capability
+    assert limits.optin_bytes == optin and limits.reserved_bytes == per_sm - optin

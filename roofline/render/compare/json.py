@@ -235,7 +235,18 @@ def projection_dict(p: Projection, missing: dict[str, str]) -> dict[str, Any]:
             "bound_s": value_or_null(p.bound_s, "projection.bound_s", missing), "limiter": p.limiter,
             "left_out": list(p.left_out),
             "max_speedup": value_or_null(p.max_speedup, "projection.max_speedup", missing),
-            "clock": _clock_dict(p, missing), "l2_term": _l2_dict(p, missing)}
+            "clock": _clock_dict(p, missing), "l2_term": _l2_dict(p, missing), "unfit": _unfit_dict(p, missing)}
+
+
+def _unfit_dict(p: Projection, missing: dict[str, str]) -> dict[str, Any] | None:
+    """Why the kernel as built cannot launch on the target (its blocks' shared memory over the limit there)."""
+    if p.unfit is None:
+        missing["projection.unfit"] = ("none found: the blocks fit the target's shared memory per block, or a "
+                                       "compute capability has no limit listed (device_specs/architecture)")
+        return None
+    u = p.unfit
+    return {"shared_mem_per_block_bytes": u.need_bytes, "limit_bytes": u.limit_bytes,
+            "compute_capability": u.compute_capability}
 
 
 def _clock_dict(p: Projection, missing: dict[str, str]) -> dict[str, Any] | None:
