@@ -90,7 +90,6 @@ UNIT_CHANGES = {
     m.PIPE_LSU: "fewer load/store instructions (wider vector accesses, data kept in registers)",
     m.ISSUE_ACTIVE: "fewer instructions per result (unrolling, vector accesses, less index arithmetic)",
     m.INST_ISSUED: "fewer instructions per result (unrolling, vector accesses, less index arithmetic)",
-    m.PIPE_TENSOR: "a lower-precision Tensor Core type (FP16/BF16/FP8) or fewer matrix operations",
 }
 # What cuts the traffic of a memory-bound kernel, by its kind (``analysis.kernel_kind``).
 TRAFFIC_CHANGES = {
@@ -219,7 +218,7 @@ def _verdict_items(k: LaunchAnalysis, lib: Library | None, kind: KernelKind,
     if v.bound == "memory":
         return [_memory(k, kind)]
     if v.bound == "compute":
-        return [_compute(k, device)]
+        return [_compute(k, device, spec)]
     if v.bound == "balanced":
         saved, how = _gap(k)
         return [Advice(kind="balanced", title="Cut work and traffic together",
@@ -295,7 +294,7 @@ def _level_of(metric: str) -> str | None:
     return m.UNIT_LEVELS.get(metric.split("__", 1)[0]) if "__" in metric else None
 
 
-def _compute(k: LaunchAnalysis, device: Device | None = None) -> Advice:
+def _compute(k: LaunchAnalysis, device: Device | None = None, spec: DeviceSpec | None = None) -> Advice:
     """Compute-bound: the busiest compute unit, the headroom left in it (on the SMs with the most blocks, where
     whole blocks per SM keep it busier there than on average: the time model's tail) and the change that relieves
     it."""
@@ -308,14 +307,26 @@ def _compute(k: LaunchAnalysis, device: Device | None = None) -> Advice:
         return replace(common, title="Do fewer operations",
                        text=f"Compute-bound ({explain(v)}): only fewer or cheaper operations shorten it.")
     base = busiest.metric.split(".", 1)[0]
-    change = UNIT_CHANGES.get(base) or (f"fewer {NAMES[base]} operations" if base in NAMES else
-                                        "fewer or cheaper operations on that unit")
+    change = _tensor_change(k, spec) if base == m.PIPE_TENSOR else UNIT_CHANGES.get(base) or (
+        f"fewer {NAMES[base]} operations" if base in NAMES else "fewer or cheaper operations on that unit")
     sms = device.sm_count if device else None
     where, headroom = _headroom(busiest.pct, unit_whole_blocks_pct(busiest, k.launch, sms), k.launch.value(LAUNCH_GRID),
                                 sms)
     return replace(common, title=f"Relieve the {busiest.name}",
                        text=f"The {busiest.name} is the busiest unit at {pct(busiest.pct)} of its peak{where}, so "
                             f"{headroom}: {change}.", cause=f"{busiest.name} at {pct(busiest.pct)} of its peak")
+
+
+def _tensor_change(k: LaunchAnalysis, spec: DeviceSpec | None) -> str:
+    """What relieves a busy tensor pipe: the dense Tensor Core types faster than the launch's on this GPU's datasheet
+    (none named without a datasheet), or fewer matrix operations."""
+    now = spec.peaks.get(f"tensor_{k.ceilings[k.roof.ceilings].tensor_dtype}") if spec is not None else None
+    if spec is None or not now:
+        return "a faster Tensor Core data type, where this GPU has one, or fewer matrix operations"
+    faster = [t.upper() for t in TENSOR_TYPES_BY_SPEED if spec.peaks.get(f"tensor_{t}", 0.0) > now]
+    if not faster:
+        return f"fewer matrix operations (no faster dense Tensor Core type in the {spec.id} datasheet)"
+    return f"a faster Tensor Core data type ({'/'.join(faster)}, if the accuracy allows) or fewer matrix operations"
 
 
 def _headroom(average_pct: float, fullest_pct: float | None, blocks: float | None,

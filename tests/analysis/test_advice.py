@@ -15,6 +15,7 @@ import math
 import re
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from roofline.analysis import advice, reconcile
@@ -637,3 +638,27 @@ def test_aten_items_suggest_bigger_launches_and_graphs_only_for_short_or_small_l
         assert ("CUDA Graph" in items[0].text) == small, k.launch.key
         checked += 1
     assert checked
+
+
+@pytest.mark.parametrize("spec_id, dtype, named", [
+    ("a100-sxm4-80gb", "fp16", None),  # no FP8 Tensor Cores on an A100: no faster type to name
+    ("a100-sxm4-80gb", "tf32", "FP16/BF16"),
+    ("h100-sxm5", "bf16", "FP8"),
+    ("rtx-4090", "fp16", "FP8"),
+])
+def test_a_busy_tensor_pipe_is_told_only_the_faster_tensor_types_its_gpu_has(spec_id, dtype, named):
+    """The datasheet's dense Tensor Core peaks decide which types are faster than the launch's: FP8 is named only
+    where the GPU has FP8 Tensor Cores, and where none is faster, fewer matrix operations are the change."""
+    import dataclasses
+
+    from roofline.specs.catalog import load_catalog
+
+    (k,) = analysed(launch(0, "mma", 1e-3, 9.6e12, 0.1e12)).launches
+    ceilings = {name: dataclasses.replace(c, tensor_dtype=dtype) for name, c in k.ceilings.items()}
+    k = msgspec.structs.replace(k, ceilings=ceilings)
+    change = advice._tensor_change(k, load_catalog().get(spec_id))
+    if named is None:
+        assert change.startswith("fewer matrix operations (no faster dense Tensor Core type")
+    else:
+        assert change.startswith(f"a faster Tensor Core data type ({named}, ")
+    assert advice._tensor_change(k, None).startswith("a faster Tensor Core data type, where this GPU has one")
