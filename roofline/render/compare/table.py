@@ -545,6 +545,7 @@ def _print_summaries(console: Console, summaries: Sequence[AppSummary]) -> None:
     for s in summaries:
         _print_summary(console, s)
     console.print(f"[dim]{RECOVERABLE_COUNTS}[/dim]", highlight=False)
+    console.print(f"[dim]{POOLED_ROOF}[/dim]", highlight=False)
 
 
 def _print_summary(console: Console, s: AppSummary) -> None:
@@ -564,6 +565,11 @@ def _print_summary(console: Console, s: AppSummary) -> None:
                   (f"; small grids: {seconds(s.small_grid_s)}" if s.small_grid_s else ""),
                   highlight=False)
     console.print()
+
+
+POOLED_ROOF = ("roof = percent of the closest FP/byte roof of a group's launches pooled (their work over their "
+               "time; the report's table of kernels with several launches gives their median); bound = the verdict "
+               "of the pooled launches")
 
 
 def _summary_table(s: AppSummary, width: int) -> Table:

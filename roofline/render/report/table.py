@@ -300,6 +300,8 @@ def _groups_table(groups: Sequence[KernelGroup], width: int) -> Table:
         [group_name(g.name, g.functions, g.by), str(len(g.launches)),
          seconds(g.total_s), pct(None if g.time_share is None else 100 * g.time_share), seconds(g.median_s),
          f"{seconds(g.min_s)}-{seconds(g.max_s)}", pct(g.median_pct_of_roof)] for g in groups]
+    table.caption = "median = the median launch's time; roof = the median of the launches' percent of roof"
+    table.caption_justify = "left"
     return add_rows(table, rows, width)
 
 

@@ -139,13 +139,16 @@ def test_header_counts_one_kernel_in_the_singular(shared_report):
 
 
 def test_the_recoverable_time_is_defined_once_under_every_summary(shared_report):
-    """Two reports: each has its table, and what the recoverable time counts is said once, at the end."""
+    """Two reports: each has its table, and what the recoverable time and the roof column count is said once, at
+    the end."""
     from roofline.compare.ranking import RECOVERABLE_COUNTS
+    from roofline.render.compare.table import POOLED_ROOF
 
     result = invoke(shared_report(ALIFE), shared_report(SELFJOIN), "--wide")
     assert result.exit_code == 0, result.output
     flat = " ".join(result.stdout.split())
-    assert flat.count(RECOVERABLE_COUNTS) == 1 and flat.endswith(RECOVERABLE_COUNTS)
+    assert flat.count(RECOVERABLE_COUNTS) == 1 and flat.count(POOLED_ROOF) == 1
+    assert flat.endswith(f"{RECOVERABLE_COUNTS} {POOLED_ROOF}")
     assert flat.count("ranked by recoverable time") == 2
     assert [line for line in result.stdout.splitlines() if line != line.rstrip()] == []  # no padding at line ends
 
