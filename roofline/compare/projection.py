@@ -28,12 +28,16 @@ the time ncu would measure there), from the median launch time ``t`` on the sour
    ``boost`` (the default: the boost clock of its spec, as users run) or ``base`` (the SM clock ncu locks there,
    the spec's ``base_clock_hz``: the time ``ncu`` would measure on it). The datasheet peaks of both GPUs are at
    boost, so a resource the SM clock paces (FLOPs, instructions, L1 and L2 bytes, latency) is scaled by
-   ``(f_src / boost_src) / (f_tgt / boost_tgt)`` besides step 2's ratio; DRAM bandwidth is the memory's own and
-   takes no clock factor. A kernel that ran below the source's locked base clock (``base_clock_hz`` of its spec)
-   was held there by power (the Tensor Core GEMMs of examples/h100 ran at 1.28-1.34 GHz under a 1.58 GHz base): it
-   keeps that share of the chosen clock on the target, ``f_tgt = clock x min(1, f_src / base_src)``. Where the
-   report gives no SM clock both GPUs are taken at the same fraction of their boost clocks (factor 1), and the basis
-   says so. The roofline bound (step 5) takes the target's roofs at the chosen clock.
+   ``(f_src / boost_src) / (f_tgt / boost_tgt)`` besides step 2's ratio; Tensor work timed against datasheet
+   Tensor figures takes each figure's own clock in place of the boost (``DeviceSpec.clock_of``: the H100 SXM5's
+   FP16 figure holds at 1830 MHz, its FP64 one at the 1980 MHz boost), ``ClockUse.tensor_factor``. DRAM bandwidth
+   is the memory's own and takes no clock factor. A kernel that ran below the source's locked base clock
+   (``base_clock_hz`` of its spec) was held there by power (the Tensor Core GEMMs of examples/h100 ran at 1.28-1.34
+   GHz under a 1.58 GHz base): it keeps that share of the chosen clock on the target, ``f_tgt = clock x min(1,
+   f_src / base_src)``. Where the report gives no SM clock both GPUs are taken at the same fraction of their boost
+   clocks (factor 1), and the basis says so. The roofline bound (step 5) takes the target's roofs at the chosen
+   clock. A kernel whose blocks ask for more shared memory than a block may have on the target cannot launch there
+   as built (``shared_memory_fit``): the time is that of a build that fits, and the output says so.
 3b. **L2 size** (``l2_term``). The DRAM bytes ``D`` a kernel moves depend on the L2 that filters its L2 requests
    (``L`` bytes, ``bytes.l2``). Its working set is taken as ``W = D`` (every DRAM byte a distinct byte: the unique
    footprint where the source's L2 held it, ``W <= S_src``). Of the reuse the source's L2 served, ``L - D``, the
@@ -79,7 +83,7 @@ from roofline.core.model import LEVELS, PRECISIONS, Ceilings, Device
 from roofline.core.thresholds import LAUNCH_FLOOR_S
 from roofline.core.units import seconds, si
 from roofline.errors import RooflineError
-from roofline.ncu.metrics import FP64_PIPE
+from roofline.ncu.metrics import FP64_PIPE, LAUNCH_SHARED
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.specs.catalog import DeviceSpec
@@ -120,12 +124,12 @@ class ClockUse(Struct, frozen=True):
 
     @property
     def tensor_factor(self) -> float:
-        """The factor on Tensor work timed against datasheet Tensor figures, which hold at each spec's Tensor clock
-        (``DeviceSpec.clock_of``): the source's measured clock over that clock, over the share of it the target
-        runs at (the chosen clock, at most the Tensor clock)."""
+        """The factor on Tensor work timed against datasheet Tensor figures, each of which holds at its spec's
+        Tensor clock (``DeviceSpec.clock_of``): the source's measured clock over its figure's clock, over the
+        target's chosen clock (at the share the source kept) over its figure's clock."""
         if self.source_hz is None or not self.source_boost_hz:
             return self.factor
-        there = min(1.0, self.target_hz * self.share / (self.target_tensor_hz or self.target_boost_hz))
+        there = self.target_hz * self.share / (self.target_tensor_hz or self.target_boost_hz)
         return (self.source_hz / (self.source_tensor_hz or self.source_boost_hz)) / there
 
     @property
@@ -167,13 +171,18 @@ class L2Term(Struct, frozen=True):
         return self.dram_there / self.dram_bytes if self.dram_bytes else 1.0
 
 
-class Unfit(Struct, frozen=True):
-    """Why the kernel, as built, cannot launch on the target: the shared memory its blocks ask for (the source's
-    driver reserve left out) over the most a block may have there (``compute_capability``'s opt-in limit)."""
+class SharedMemoryFit(Struct, frozen=True):
+    """Whether the kernel as built can launch on the target: the shared memory its blocks ask for (the source
+    driver's reserve per block left out) against the most a block may have there (``compute_capability``'s opt-in
+    limit)."""
 
     need_bytes: int
     limit_bytes: int
     compute_capability: str
+
+    @property
+    def fits(self) -> bool:
+        return self.need_bytes <= self.limit_bytes
 
 
 class Projection(Struct, frozen=True):
@@ -193,7 +202,7 @@ class Projection(Struct, frozen=True):
     clock: ClockUse | None = None
     l2: L2Term | None = None
     l2_reason: str = ""  # why there is no L2 term, where ``l2`` is None
-    unfit: Unfit | None = None  # the kernel as built cannot launch there; the time is that of a build that fits
+    shared_memory: SharedMemoryFit | str = "not checked"  # the blocks' shared memory there, or why it is not checked
 
 
 def project(stats: KernelStats, source: Device, spec: DeviceSpec, clock: TargetClock = "boost",
@@ -221,7 +230,7 @@ def project(stats: KernelStats, source: Device, spec: DeviceSpec, clock: TargetC
     if t is None or isinstance(scale, str) or isinstance(clocks, str):
         why = Value(None, str(scale))
         return Projection(spec.id, why, why, why, why.reason, resource, bound, limiter, _left_out(stats, target), gain,
-                          None, l2, l2_reason, unfit(stats, source, spec))
+                          None, l2, l2_reason, shared_memory_fit(stats, source, spec))
     ratio, how, band = scale
     ratio, how = _in_flight(resource, stats, source, spec, ratio, how)
     paced = _paced(resource)
@@ -255,20 +264,24 @@ def project(stats: KernelStats, source: Device, spec: DeviceSpec, clock: TargetC
         + (", and the DRAM bytes between all fitting and every L2 request missing" if spread != (1.0, 1.0) else ""))
         if x)
     return Projection(spec.id, Value(projected, via=basis), Value(low), Value(high), basis, resource, bound, limiter,
-                      _left_out(stats, target), gain, clocks, l2, l2_reason, unfit(stats, source, spec))
+                      _left_out(stats, target), gain, clocks, l2, l2_reason, shared_memory_fit(stats, source, spec))
 
 
-def unfit(stats: KernelStats, source: Device, spec: DeviceSpec) -> Unfit | None:
-    """Why the kernel as built cannot launch on ``spec``'s GPU, or None: its blocks' shared memory (the driver's
-    reserve on the source left out) over the target's opt-in limit per block. None where either compute
-    capability has no limits listed (``specs.architecture.shared_memory``) or the report gives no shared memory."""
-    from roofline.specs.architecture import shared_memory
+def shared_memory_fit(stats: KernelStats, source: Device, spec: DeviceSpec) -> SharedMemoryFit | str:
+    """The shared memory the kernel's blocks ask for (``launch__shared_mem_per_block`` less the source driver's
+    reserve per block, a device attribute) against the target's opt-in limit per block; or why it is not checked."""
+    from roofline.specs.architecture import shared_memory_optin
 
-    here, there = shared_memory(source.compute_capability), shared_memory(spec.compute_capability)
-    if here is None or there is None or stats.shared_mem_per_block_bytes is None:
-        return None
-    need = stats.shared_mem_per_block_bytes - here.reserved_bytes
-    return Unfit(need, there.optin_bytes, spec.compute_capability) if need > there.optin_bytes else None
+    limit = shared_memory_optin(spec.compute_capability)
+    reserve = source.attributes.get("reserved_shared_memory_per_block")
+    if stats.shared_mem_per_block_bytes is None:
+        return f"not checked: the report gives no shared memory per block ({LAUNCH_SHARED})"
+    if not isinstance(reserve, int | float):
+        return "not checked: the report gives no reserved shared memory per block (a device attribute)"
+    if limit is None:
+        return (f"not checked: no shared memory limit listed for compute capability {spec.compute_capability} "
+                "(device_specs/architecture/limits.yaml)")
+    return SharedMemoryFit(stats.shared_mem_per_block_bytes - int(reserve), limit, spec.compute_capability)
 
 
 def clock_use(stats: KernelStats, source: Device, spec: DeviceSpec, clock: TargetClock = "boost",
@@ -308,9 +321,9 @@ def _paced(resource: str | None) -> bool:
 
 def _at_clock(target: Ceilings, clocks: ClockUse) -> Ceilings:
     """The target's roofs at the projection's clock: FLOP, L1 and L2 roofs scaled from boost, the Tensor roof from
-    the clock its figure holds at (to at most that clock); DRAM unchanged."""
+    the clock its figure holds at; DRAM unchanged."""
     share = clocks.target_hz / clocks.target_boost_hz
-    tensor = min(1.0, clocks.target_hz / (clocks.target_tensor_hz or clocks.target_boost_hz))
+    tensor = clocks.target_hz / (clocks.target_tensor_hz or clocks.target_boost_hz)
     if abs(share - 1.0) < 1e-9 and abs(tensor - 1.0) < 1e-9:
         return target
     flops = {k: v * (tensor if k == "tensor" else share) if v else v for k, v in target.flop_per_s.items()}

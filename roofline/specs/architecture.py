@@ -35,24 +35,15 @@ def integer_lanes(compute_capability: str | None) -> Lanes | None:
     return Lanes(float(entry["value"]), str(entry.get("source", "")), str(data.get("clock", "SM clock")))
 
 
-class SharedMemory(NamedTuple):
-    """A thread block's shared memory on a compute capability: the most it may ask for (the opt-in limit) and what
-    the driver reserves per block besides, in bytes."""
-
-    optin_bytes: int
-    reserved_bytes: int
-
-
 @functools.cache
-def shared_memory(compute_capability: str | None) -> SharedMemory | None:
-    """The shared memory limits of a block for a compute capability ("8.6"); None where the file lists none."""
+def shared_memory_optin(compute_capability: str | None) -> int | None:
+    """The most shared memory a block may ask for on a compute capability ("8.6"), in bytes (its opt-in limit);
+    None where the file lists none."""
     from roofline.specs import safe_yaml
     from roofline.specs.catalog import builtin_folder
 
     data = safe_yaml.load_yaml(builtin_folder() / ARCHITECTURE_FOLDER / LIMITS_FILE) if compute_capability else None
     if not isinstance(data, dict):
         return None
-    values = [((data.get(key) or {}).get(compute_capability) or {}).get("value") for key in
-              ("shared_memory_per_block_optin_bytes", "reserved_shared_memory_per_block_bytes")]
-    optin, reserved = values
-    return SharedMemory(optin, reserved) if isinstance(optin, int) and isinstance(reserved, int) else None
+    value = ((data.get("shared_memory_per_block_optin_bytes") or {}).get(compute_capability) or {}).get("value")
+    return value if isinstance(value, int) else None

@@ -445,3 +445,34 @@ def test_a_report_roofs_scaling_is_that_of_the_launch_whose_roof_it_shows(shared
         at_median = [k.ceilings["kernel-clock"] for k in launches
                      if k.ceilings["kernel-clock"].roof(key) == report.roof(key)]
         assert at_median and all(c.scaled[key] == how for c in at_median)
+
+
+def test_the_h800s_datasheet_tensor_roof_is_scaled_from_the_1830_mhz_its_figure_holds_at(shared_report):
+    """The H800 report holds no Tensor peak counter: each launch's kernel-clock Tensor roof is the datasheet's dense
+    FP16 figure (the H100 SXM5's 989.4 TFLOP/s, quoted at 1830 MHz) x the launch's measured SM clock / 1830 MHz,
+    not / the 1980 MHz boost."""
+    from roofline.pipeline import analyze_files
+
+    a = analyze_files([shared_report("h800_flash-attn-fwd_full")])[0]
+    checked = 0
+    for k in a.valid_launches:
+        clock = k.launch.metrics.get("sm__cycles_elapsed.avg.per_second")
+        if not clock or "tensor" not in k.ceilings["kernel-clock"].scaled:
+            continue
+        assert k.ceilings["kernel-clock"].roof("tensor") == pytest.approx(989.4e12 * clock / 1.83e9, rel=1e-9)
+        checked += 1
+    assert checked
+
+
+def test_an_fp64_tensor_figure_is_scaled_from_the_boost_and_the_others_from_the_tensor_clock():
+    """The H100 SXM5's FP64 Tensor figure (66.9 TFLOP/s = 132 SMs x 256 FLOP/clk x 1.98 GHz) holds at the boost,
+    its FP16 one at 1830 MHz: a launch at 1.58 GHz takes 1.58/1.98 of the first and 1.58/1.83 of the second."""
+    from roofline.analysis.roofline import _clock_factor
+    from roofline.specs.catalog import load_catalog
+
+    spec = load_catalog().get("h100-sxm5")
+    device = Device(name="NVIDIA H100 80GB HBM3", compute_capability="9.0", sm_count=132, max_clock_hz=1.98e9)
+    at = KernelLaunch(0, 0, "k", metrics={"sm__cycles_elapsed.avg.per_second": 1.58e9})
+    assert _clock_factor("tensor", spec, at, device, "fp64")[0] == pytest.approx(1.58 / 1.98, rel=1e-12)
+    assert _clock_factor("tensor", spec, at, device, "fp16")[0] == pytest.approx(1.58 / 1.83, rel=1e-12)
+    assert _clock_factor("fp32", spec, at, device, "fp16")[0] == pytest.approx(1.58 / 1.98, rel=1e-12)

@@ -20,7 +20,7 @@ from roofline.analysis.kernels import aggregate
 from roofline.analysis.results import BusyUnit, Value, Verdict
 from roofline.analysis.roofline import analyze_report
 from roofline.cli.app import app
-from roofline.compare.projection import BANDS, l2_term, project
+from roofline.compare.projection import BANDS, SharedMemoryFit, l2_term, project
 from roofline.core.model import Device
 from roofline.specs.catalog import load_catalog, spec_ceilings
 from tests.synthetic import OLD_GPU, REPO, launch, model
@@ -110,9 +110,9 @@ def test_tf32_tensor_type_missing_on_turing_meets_the_fp32_roof():
 
 
 def test_tensor_work_meets_each_specs_tensor_figure_at_the_clock_it_holds_at():
-    """NVIDIA quotes the H100 SXM5's FP16 Tensor figure at 1830 MHz, not its 1980 MHz boost: at ncu's locked base
-    the target's Tensor roof is that figure x base / 1830 MHz, and the A100 source's (no such clock) x its measured
-    clock / boost; FP64 Tensor figures hold at the boost."""
+    """NVIDIA quotes the H100 SXM5's FP16 Tensor figure at 1830 MHz, not its 1980 MHz boost: at a clock f the
+    target's Tensor roof is that figure x f / 1830 MHz, and the A100 source's (no such clock) its figure x its
+    measured clock / boost; FP64 Tensor figures hold at the boost."""
     h100 = load_catalog().get("h100-sxm5")
     tensor_hz, base = number("h100-sxm5", "tensor_clock_hz"), number("h100-sxm5", "base_clock_hz")
     assert h100.clock_of("tensor", "fp16") == tensor_hz and h100.clock_of("tensor", "fp64") == h100.boost_clock_hz
@@ -123,18 +123,21 @@ def test_tensor_work_meets_each_specs_tensor_figure_at_the_clock_it_holds_at():
     assert at_base.clock.tensor_factor == pytest.approx(boost_share() / (base / tensor_hz), rel=1e-12)
     assert at_base.clock.factor == pytest.approx(boost_share() / (base / h100.boost_clock_hz), rel=1e-12)
     at_boost = project(s, SOURCE, h100, "boost")
-    assert at_boost.clock is not None and at_boost.clock.tensor_factor == pytest.approx(boost_share(), rel=1e-12)
-    assert at_base.projected_s.value == pytest.approx(at_boost.projected_s.value * tensor_hz / base, rel=1e-9)
+    boost = h100.boost_clock_hz
+    assert at_boost.clock is not None and at_boost.clock.tensor_factor == pytest.approx(
+        boost_share() / (boost / tensor_hz), rel=1e-12)
+    assert at_base.projected_s.value == pytest.approx(at_boost.projected_s.value * boost / base, rel=1e-9)
 
 
-def test_a_tensor_kernel_measured_at_its_figures_clock_projects_onto_its_own_gpu_unchanged():
-    """An H100 SXM5 Tensor kernel measured at 1830 MHz ran at its datasheet Tensor figure's clock: onto an H100
-    SXM5 at boost its Tensor work keeps its time (clock factor 1), where scaling by the 1980 MHz boost gave 0.92."""
+@pytest.mark.parametrize("measured_ghz", [1.28, 1.83, 1.98])
+def test_a_tensor_kernel_projected_onto_its_own_gpu_at_the_clock_it_ran_keeps_its_time(measured_ghz):
+    """An H100 SXM5 Tensor kernel projected onto an H100 SXM5 at the clock it ran at (the target's chosen clock the
+    measured one) keeps its time whatever that clock: both sides' Tensor figures hold at the same 1830 MHz."""
     from roofline.compare.projection import ClockUse
 
-    hz, boost = number("h100-sxm5", "tensor_clock_hz"), number("h100-sxm5", "boost_clock_hz")
-    clocks = ClockUse("boost", boost, boost, hz, boost, hz / boost, source_tensor_hz=hz, target_tensor_hz=hz)
-    assert clocks.tensor_factor == pytest.approx(1.0, rel=1e-12) and clocks.factor == pytest.approx(0.924, abs=1e-3)
+    hz, boost, f = number("h100-sxm5", "tensor_clock_hz"), number("h100-sxm5", "boost_clock_hz"), measured_ghz * 1e9
+    clocks = ClockUse("base", f, boost, f, boost, 1.0, source_tensor_hz=hz, target_tensor_hz=hz)
+    assert clocks.tensor_factor == pytest.approx(1.0, rel=1e-12)
 
 def test_l2_size_a100_to_t4_dram_bytes_grow_toward_the_l2_requests():
     """20 MB of DRAM bytes (the working set, inside the A100's 40 MiB L2) and 60 MB of L2 requests: on the T4's
@@ -216,11 +219,47 @@ def test_a_kernel_whose_blocks_ask_for_more_shared_memory_than_the_target_allows
     result = CliRunner().invoke(app, ["project", str(shared_report(name)), "--to", "gtx-1660-super", "-f", "json"])
     assert result.exit_code == 0, result.output
     kernels = {k["name"]: k for k in json.loads(result.stdout)["kernels"]}
-    assert kernels["julia_frb_5885"]["unfit"] == {"shared_mem_per_block_bytes": own, "limit_bytes": 65536,
-                                                 "compute_capability": "7.5"}
-    assert all(k["unfit"] is None for n, k in kernels.items() if n != "julia_frb_5885")
+    assert kernels["julia_frb_5885"]["shared_memory"] == {"shared_mem_per_block_bytes": own, "limit_bytes": 65536,
+                                                         "compute_capability": "7.5", "fits": False}
+    assert all(k["shared_memory"]["fits"] for n, k in kernels.items() if n != "julia_frb_5885")
     onto_a100 = CliRunner().invoke(app, ["project", str(shared_report(name)), "--to", "a100-sxm4-80gb", "-f", "json"])
-    assert all(k["unfit"] is None for k in json.loads(onto_a100.stdout)["kernels"])
+    assert all(k["shared_memory"]["fits"] and k["shared_memory"]["limit_bytes"] == 166912
+               for k in json.loads(onto_a100.stdout)["kernels"])
     table = CliRunner().invoke(app, ["project", str(shared_report(name)), "--to", "gtx-1660-super"])
     assert "julia_frb_5885: cannot launch there as built: its blocks ask for 76,896 B of shared memory" in \
         " ".join(table.output.split())  # lines wrapped at 80 columns
+
+
+def test_the_source_specs_tensor_clock_reaches_a_projection_through_the_cli():
+    """examples/h100's FP8 GEMM onto an A100 (no Tensor clock of its own): its Tensor work is timed from the
+    H100 SXM5's figure at 1830 MHz, so its clock factor is the boost-based one x 1980 / 1830 MHz."""
+    path = REPO / "examples" / "h100" / "torch-fp8.roofline.ncu-rep"
+    result = CliRunner().invoke(app, ["project", str(path), "--to", "a100-sxm4-80gb", "-f", "json"])
+    assert result.exit_code == 0, result.output
+    (k,) = json.loads(result.stdout)["kernels"]
+    clock = k["clock"]
+    assert k["governing"] == "flops.tensor" and clock["source_tensor_clock_hz"] == 1.83e9
+    assert clock["target_tensor_clock_hz"] is None
+    assert clock["tensor_factor"] == pytest.approx(clock["factor"] * clock["source_boost_clock_hz"] / 1.83e9, rel=1e-9)
+    assert f"x {clock['tensor_factor']:.3g} clocks" in k["basis"]
+
+
+def test_a_shared_memory_check_not_made_says_why_and_is_null():
+    """The H800 flash-attention kernel's launch holds no launch__shared_mem_per_block: its shared memory is not
+    checked, which JSON says as null with the reason, not as fitting; a target compute capability without a
+    listed limit (6.1) is not checked either."""
+    from roofline.analysis.kernels import KernelStats
+    from roofline.compare.projection import shared_memory_fit
+
+    h800 = Device(name="NVIDIA H800", compute_capability="9.0", attributes={"reserved_shared_memory_per_block": 1024})
+    t4 = load_catalog().get(T4)
+    fp64 = kernel("FP64 pipe", "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed")
+    stats = msgspec.structs.replace(fp64, shared_mem_per_block_bytes=None)
+    assert shared_memory_fit(stats, h800, t4).startswith("not checked: the report gives no shared memory per block")
+    sized: KernelStats = msgspec.structs.replace(stats, shared_mem_per_block_bytes=9216)
+    assert shared_memory_fit(sized, h800, t4) == SharedMemoryFit(8192, 65536, "7.5")
+    older = dataclasses.replace(t4, compute_capability="6.1")
+    assert shared_memory_fit(sized, h800, older).startswith("not checked: no shared memory limit listed for compute "
+                                                            "capability 6.1")
+    assert shared_memory_fit(sized, dataclasses.replace(h800, attributes={}), t4).startswith(
+        "not checked: the report gives no reserved shared memory per block")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from roofline.specs import safe_yaml
-from roofline.specs.architecture import integer_lanes, shared_memory
+from roofline.specs.architecture import integer_lanes, shared_memory_optin
 from roofline.specs.catalog import builtin_folder
 from tests.conftest import shared_report_names
 
@@ -33,21 +33,16 @@ def test_every_compute_capability_of_the_shared_reports_is_listed(cc):
 def test_every_shared_memory_limit_cites_its_source():
     data = safe_yaml.load_yaml(builtin_folder() / "architecture" / "limits.yaml")
     assert isinstance(data, dict)
-    for key in ("shared_memory_per_block_optin_bytes", "reserved_shared_memory_per_block_bytes"):
-        for cc, entry in data[key].items():
-            assert isinstance(entry["value"], int) and entry["value"] >= 0 and entry["source"], (key, cc)
-    assert shared_memory("5.2") is None and shared_memory(None) is None
+    for cc, entry in data["shared_memory_per_block_optin_bytes"].items():
+        assert isinstance(entry["value"], int) and entry["value"] > 0 and entry["source"], cc
+    assert shared_memory_optin("5.2") is None and shared_memory_optin(None) is None
 
 
 @pytest.mark.parametrize("name", shared_report_names())
-def test_the_shared_memory_limits_are_the_device_attributes_of_each_report(roofline_report, name):
-    """The opt-in limit per block is device__attribute_max_shared_memory_per_block_optin; the driver's reserve per
-    block is what the SM holds beyond it (max_shared_memory_per_multiprocessor minus that limit)."""
+def test_the_shared_memory_limit_is_the_device_attribute_of_each_report(roofline_report, name):
+    """The opt-in limit per block is device__attribute_max_shared_memory_per_block_optin of every report."""
     device = roofline_report(name).device
-    attrs = device.attributes
-    optin, per_sm = attrs.get("max_shared_memory_per_block_optin"), attrs.get("max_shared_memory_per_multiprocessor")
-    if optin is None or per_sm is None:
+    optin = device.attributes.get("max_shared_memory_per_block_optin")
+    if optin is None:
         pytest.skip(f"{name} holds no shared memory attributes")
-    limits = shared_memory(device.compute_capability)
-    assert limits is not None, device.compute_capability
-    assert limits.optin_bytes == optin and limits.reserved_bytes == per_sm - optin
+    assert shared_memory_optin(device.compute_capability) == optin, device.compute_capability

@@ -57,6 +57,9 @@ ARCHITECTURES: tuple[tuple[str, str, TensorArch], ...] = (
     # TU116/TU117 (GeForce GTX 16 series) ship without Tensor Cores (NVIDIA GeForce GTX 1660/1650 product
     # specifications list no Tensor Cores); the GTX 1660 SUPER report here shows the tensor pipe idle.
     ("7.5", "GeForce GTX 16", TensorArch("Turing TU11x (GeForce GTX 16)", (), ())),
+    # The Turing GeForce MX parts (MX450, MX550) are TU117, the GTX 1650's chip: no Tensor Cores either (NVIDIA
+    # GeForce MX450 and MX550 specifications list none; ncu --query-metrics --chip tu117: shared pipe (fp16)).
+    ("7.5", "GeForce MX", TensorArch("Turing TU117 (GeForce MX)", (), ())),
     # Volta: FP16 HMMA only (NVIDIA Tesla V100 whitepaper); ncu query-metrics for gv100 lists op_hmma only
     # (shared/docs/ncu-roofline-metrics.md 4.1) and the V100 report carries no op_imma/op_dmma metric.
     ("7.0", "", TensorArch("Volta", ("hmma",), ("fp16",))),
@@ -149,7 +152,7 @@ def tensor_roofs(analysis: LaunchAnalysis, device: Device, spec: DeviceSpec | No
 
 def _tensor_roof(analysis: LaunchAnalysis, device: Device, spec: DeviceSpec | None, dtype: str) -> Value:
     """A type's dense tensor roof at the launch's clock: the report's own ops_path peak, else the datasheet's
-    (``tensor_<type>`` in the device spec) x the measured SM clock / the spec's tensor (or boost) clock."""
+    (``tensor_<type>`` in the device spec) x the measured SM clock / the clock that figure holds at (``clock_of``)."""
     own = m.tensor_peak(analysis.launch, device, dtype)
     if own.value is not None:
         return Value.of(own)
@@ -160,7 +163,7 @@ def _tensor_roof(analysis: LaunchAnalysis, device: Device, spec: DeviceSpec | No
     if sheet is None:
         return Value(None, f"no dense {dtype.upper()} tensor roof: the report holds no ops_path peak and its device "
                            f"spec ({spec.id}) lists no tensor_{dtype}")
-    clock, reference = m.sm_clock_hz(analysis.launch), spec.tensor_clock_hz or spec.boost_clock_hz
+    clock, reference = m.sm_clock_hz(analysis.launch), spec.clock_of("tensor", dtype)
     if clock.value is None or not reference:
         return Value(sheet, via=f"device spec {spec.id} tensor_{dtype} (datasheet, dense), unscaled: no SM clock")
     return Value(sheet * clock.value / reference,

@@ -235,18 +235,18 @@ def projection_dict(p: Projection, missing: dict[str, str]) -> dict[str, Any]:
             "bound_s": value_or_null(p.bound_s, "projection.bound_s", missing), "limiter": p.limiter,
             "left_out": list(p.left_out),
             "max_speedup": value_or_null(p.max_speedup, "projection.max_speedup", missing),
-            "clock": _clock_dict(p, missing), "l2_term": _l2_dict(p, missing), "unfit": _unfit_dict(p, missing)}
+            "clock": _clock_dict(p, missing), "l2_term": _l2_dict(p, missing),
+            "shared_memory": _shared_memory_dict(p, missing)}
 
 
-def _unfit_dict(p: Projection, missing: dict[str, str]) -> dict[str, Any] | None:
-    """Why the kernel as built cannot launch on the target (its blocks' shared memory over the limit there)."""
-    if p.unfit is None:
-        missing["projection.unfit"] = ("none found: the blocks fit the target's shared memory per block, or a "
-                                       "compute capability has no limit listed (device_specs/architecture)")
+def _shared_memory_dict(p: Projection, missing: dict[str, str]) -> dict[str, Any] | None:
+    """Whether the kernel as built can launch on the target: its blocks' shared memory against the limit there."""
+    if isinstance(p.shared_memory, str):
+        missing["projection.shared_memory"] = p.shared_memory
         return None
-    u = p.unfit
+    u = p.shared_memory
     return {"shared_mem_per_block_bytes": u.need_bytes, "limit_bytes": u.limit_bytes,
-            "compute_capability": u.compute_capability}
+            "compute_capability": u.compute_capability, "fits": u.fits}
 
 
 def _clock_dict(p: Projection, missing: dict[str, str]) -> dict[str, Any] | None:

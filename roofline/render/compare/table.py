@@ -17,7 +17,7 @@ from roofline.analysis.results import Cause
 from roofline.analysis.work import Measure, WorkCheck
 from roofline.compare.noise import Change
 from roofline.compare.pairing import Comparison, KernelPair, ReportRef
-from roofline.compare.projection import Projection, Unfit
+from roofline.compare.projection import Projection, SharedMemoryFit
 from roofline.compare.ranking import RECOVERABLE_COUNTS, AppSummary
 from roofline.compare.regression import DiffResult, Verdict
 from roofline.core.kernel_names import KernelName
@@ -355,15 +355,15 @@ def _print_projection(console: Console, c: Comparison) -> None:
                   "model, not a measurement)", highlight=False)
     console.print(_projection_table(c, console.width))
     bases = dict.fromkeys(f"{p.label}: {pr.basis}" for p in c.pairs for pr in p.projections if pr)
-    bases.update(dict.fromkeys(f"{p.label}: {unfit_text(pr.unfit)}" for p in c.pairs for pr in p.projections
-                               if pr and pr.unfit))
+    bases.update(dict.fromkeys(f"{p.label}: {unfit_text(pr.shared_memory)}" for p in c.pairs for pr in p.projections
+                               if pr and isinstance(pr.shared_memory, SharedMemoryFit) and not pr.shared_memory.fits))
     for line in bases:
         console.print(escape(line), highlight=False)
     for line in _comparison_notes(c):
         console.print(line, highlight=False)
 
 
-def unfit_text(u: Unfit) -> str:
+def unfit_text(u: SharedMemoryFit) -> str:
     """Why a kernel as built cannot launch on the target, in words."""
     return (f"cannot launch there as built: its blocks ask for {u.need_bytes:,} B of shared memory, a CC "
             f"{u.compute_capability} GPU allows {u.limit_bytes:,} B per block; the time is that of a build that fits")

@@ -69,7 +69,9 @@ from roofline.render.report.prose import bound_of, estimate_of, inverted_level_t
 #     the time above the launch floor
 # 15: a governing resource (a comparison's "work.governing", a projection's "governing") is "latency" for a
 #     latency-bound kernel, "launch" for a small grid only (both were "launch")
-SCHEMA_VERSION = 15
+# 16: a projection's "clock" has the Tensor figures' clocks and "tensor_factor"; "shared_memory" says whether the
+#     kernel's blocks fit the target's shared memory per block
+SCHEMA_VERSION = 16
 HOTSPOTS_SHOWN = 20  # instructions and lines listed per launch, most samples first
 
 

@@ -210,3 +210,13 @@ def test_fma_share_with_reuse_at_every_level_is_a_matrix_multiply():
     k = linspace_like(1e3, name="tile_kernel")  # 128 kB loaded through L1 for 2 MFLOP: 15.6 FLOP per L1 byte
     assert k.tensor_cores.matmul_like.startswith("instruction mix: 100% of its FP32 FLOPs are FMAs, at 20 per DRAM")
     assert "15.6 per L1 byte" in k.tensor_cores.matmul_like
+
+
+@pytest.mark.parametrize("name, has", [
+    ("NVIDIA GeForce GTX 1660 SUPER", False), ("NVIDIA GeForce GTX 1650", False),  # TU116, TU117
+    ("NVIDIA GeForce MX450", False), ("NVIDIA GeForce MX550", False),  # TU117
+    ("Tesla T4", True), ("NVIDIA GeForce RTX 2080 Ti", True),  # TU104, TU102
+])
+def test_the_turing_parts_without_tensor_cores_are_known_by_name(name, has):
+    """Compute capability 7.5 spans TU10x (Tensor Cores) and TU116/TU117 (none: the GTX 16 and Turing MX parts)."""
+    assert tc.has_tensor_cores(Device(name=name, compute_capability="7.5")) is has
