@@ -226,9 +226,12 @@ SOURCE_SECTION = "SourceCounters"
 
 def imports_source(options: NcuOptions) -> bool:
     """Whether ncu is asked to store the CUDA source files in the report (``--import-source yes``): with the sets
-    or the section that sample warps per instruction, unless the passed-through options say otherwise."""
+    or the section that sample warps per instruction, unless the passed-through options say otherwise, and never
+    under range replay, which ncu refuses it with ("Option import-source is not supported during range replay",
+    ncu 2022.3)."""
     sampled = options.section_set in SOURCE_SETS or SOURCE_SECTION in options.sections
-    return sampled and not any(arg.startswith("--import-source") for arg in options.extra)
+    return (sampled and options.replay_mode != "range"
+            and not any(arg.startswith("--import-source") for arg in options.extra))
 
 
 def _pairs(*pairs: tuple[str, object]) -> list[str]:

@@ -388,6 +388,8 @@ def test_ctrl_c_reaches_ncu_and_the_app(tmp_path: Path, monkeypatch: pytest.Monk
     (NcuOptions(section_set="full"), True), (NcuOptions(section_set="detailed"), True),
     (NcuOptions(sections=("SourceCounters",)), True), (NcuOptions(), False),
     (NcuOptions(section_set="full", extra=("--import-source", "no")), False),
+    (NcuOptions(section_set="full", replay_mode="range"), False),  # ncu: not supported during range replay
+    (NcuOptions(section_set="full", replay_mode="application"), True),
 ])
 def test_the_source_is_imported_with_the_instruction_samples(options: NcuOptions, imported: bool) -> None:
     argv = driver.build_argv("ncu", options, "r.ncu-rep", "r.log", ["app"])

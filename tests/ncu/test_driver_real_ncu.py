@@ -251,3 +251,15 @@ def test_analyze_from_nsys_command_line_is_accepted_by_real_ncu(ncu: NcuInstall,
         "roofline: error: ncu could not connect to the CUDA driver")
     said = result.stderr + (tmp_path / "out" / "app.ncu.log").read_text()
     assert INVALID_REGEX not in said and "option" not in said.lower()
+
+
+@pytest.mark.parametrize("replay", ["range", "application"])
+def test_real_ncu_accepts_the_full_set_under_each_replay_mode(ncu: NcuInstall, tmp_path: Path, no_gpu: None,
+                                                              replay: str) -> None:
+    """The full set asks for the source files (--import-source yes) except under range replay, where ncu refuses
+    that option ("Option import-source is not supported during range replay"): both command lines pass ncu's
+    checks and fail only for want of a CUDA driver."""
+    options = NcuOptions(section_set="full", replay_mode=replay)  # type: ignore[arg-type]
+    outcome, plan = run(ncu, tmp_path, options, script(tmp_path))
+    assert ("--import-source" in plan.argv) is (replay != "range")
+    assert not [m for m in outcome.messages if "not supported" in m or "option" in m.lower()], outcome.messages
