@@ -87,17 +87,30 @@ def name_base(timeline: Timeline, top: int) -> NameBase:
     return "demangled" if any(k.function in shared for k in top_kernels(timeline, top)) else "function"
 
 
+NSYS_CUT = "..."  # the end of a name an older nsys cut short (the 2020.3 exports' OpenMP offload kernels)
+
+
 def kernel_regex(kernels: Sequence[KernelTime], base: str) -> str:
-    """ncu's -k for these kernels, anchored, names escaped (``ncu_escape``): their short names for the "function"
+    """ncu's -k for these kernels, anchored, names escaped (``literal``): their short names for the "function"
     base; for "demangled", a template instance by its scope, function and template arguments, a plain function by
     its name in any scope, either with any return type "void " and parameter list after it (ncu's demangled names
     read "void ns::f<T>(T *)" and "f(int)")."""
     if base == "function":
-        parts = [ncu_escape(k.function) for k in kernels]
+        parts = [literal(k.function) for k in kernels]
     else:
-        parts = [f"(?:void )?{ncu_escape(k.name)}(?:\\(.*)?" if k.name != k.function
-                 else f"(?:void )?(?:.*::)?{ncu_escape(k.function)}(?:\\(.*)?" for k in kernels]
+        parts = [f"(?:void )?{literal(k.name)}(?:\\(.*)?" if k.name != k.function
+                 else f"(?:void )?(?:.*::)?{literal(k.function)}(?:\\(.*)?" for k in kernels]
     return "regex:^(?:" + "|".join(parts) + ")$"
+
+
+def literal(name: str) -> str:
+    """A name as a piece of ncu's regex: escaped, and where nsys cut it short (``NSYS_CUT``), any rest after it."""
+    return ncu_escape(name.removesuffix(NSYS_CUT)) + ".*" if is_cut(name) else ncu_escape(name)
+
+
+def is_cut(name: str) -> bool:
+    """Whether nsys cut a kernel's name short: it ends in ``NSYS_CUT`` after more than that."""
+    return name.endswith(NSYS_CUT) and len(name) > len(NSYS_CUT)
 
 
 def ncu_targets(timeline: Timeline, top: int, reps: Mapping[str, Representative]) -> tuple[NcuTarget, ...]:
@@ -108,7 +121,8 @@ def ncu_targets(timeline: Timeline, top: int, reps: Mapping[str, Representative]
     kernels = top_kernels(timeline, top)
     if all(k.count == 1 for k in kernels):
         return (NcuTarget(tuple(kernels), None, len(kernels),
-                          f"each of the {len(kernels)} kernels was launched once: one run profiles them all"),)
+                          f"each of the {len(kernels)} kernels was launched once: one run profiles them all"
+                          + _cut_note(kernels)),)
     return tuple(NcuTarget((k,), reps[k.name].launch_index, 1, _why(timeline, k, reps[k.name])) for k in kernels)
 
 
@@ -122,4 +136,12 @@ def profiling_summary(timeline: Timeline, top: int) -> str:
 
 def _why(timeline: Timeline, k: KernelTime, rep: Representative) -> str:
     return (f"{k.name}: {pct(timeline.share(k) * 100)} of the GPU busy time in {counted(k.count, 'launch')}; launch "
-            f"{rep.launch_index + 1} (by launch order) is the median-duration one, {seconds(rep.duration_s)} in nsys")
+            f"{rep.launch_index + 1} (by launch order) is the median-duration one, {seconds(rep.duration_s)} in nsys"
+            + _cut_note([k]))
+
+
+def _cut_note(kernels: Sequence[KernelTime]) -> str:
+    """What -k matches where nsys cut names short: every kernel whose name begins with the part it kept."""
+    cut = [k.function for k in kernels if is_cut(k.function) or is_cut(k.name)]
+    return (f"; nsys cut {', '.join(cut)} short: -k matches every kernel whose name begins with the part it kept"
+            if cut else "")
