@@ -176,12 +176,14 @@ def _label(g: KernelGroup) -> str:
 
 def _panel(summaries: Sequence[AppSummary]) -> SummaryPanel:
     """One GPU's panel from the summaries of its reports; a group's number is its place among the groups of all
-    of them, by rank (then total time)."""
+    of them by their recoverable time summed over the reports (then total time), as each report's table ranks its
+    own."""
     several = len(summaries) > 1
     rows = [(s, r) for s in summaries for r in s.rows]
-    merged: dict[str, list[SummaryRow]] = {}
-    for _, r in sorted(rows, key=lambda sr: (sr[1].rank, -(sr[1].group.total_s or 0.0))):
-        merged.setdefault(r.group.name, []).append(r)
+    grouped: dict[str, list[SummaryRow]] = {}
+    for _, r in rows:
+        grouped.setdefault(r.group.name, []).append(r)
+    merged = {name: grouped[name] for name in sorted(grouped, key=lambda name: _merged_rank(grouped[name]))}
     number = {name: n for n, name in enumerate(merged, 1)}
     longest = max((r.group.total_s or 0.0 for _, r in rows), default=0.0)
     points, skipped = [], []
@@ -289,6 +291,14 @@ def pngs(c: Comparison, normalize: bool = False) -> list[bytes | None]:
 def comparison_svg(c: Comparison, normalize: bool = False) -> str:
     """The comparison plot as an ``<svg>`` element for an HTML page (no mark, no namespace URLs)."""
     return svg_element(to_bytes(comparison_figure(c, normalize), "svg", mark=False))
+
+
+def _merged_rank(rows: Sequence[SummaryRow]) -> tuple[bool, float, float]:
+    """A group's sort key over several reports: the most recoverable time first (unknown in any report: last),
+    then the most total time."""
+    recoverable = [r.group.recoverable_s for r in rows]
+    known = None if any(x is None for x in recoverable) else sum(x or 0.0 for x in recoverable)
+    return known is None, -(known or 0.0), -sum(r.group.total_s or 0.0 for r in rows)
 
 
 def summary_plot(summaries: Sequence[AppSummary], fmt: PlotFormat) -> bytes:

@@ -201,6 +201,20 @@ def test_summary_has_one_panel_per_gpu_with_its_groups_summed():
     assert fig.get_size_inches()[1] < 2 * 5.0 + 2  # two panels, not three
 
 
+def test_a_gpus_panel_numbers_its_groups_by_their_recoverable_time_over_all_its_reports():
+    """examples/h200: gather_strided (240 us recoverable) and hash_rounds (42.3 us) rank 1 and 2 in their report,
+    triad_half2 (40.6 us) and the FP64 GEMM (57.8 us) rank 1 in theirs: the panel of the three numbers them as
+    one table of all would, 240, 57.8, 42.3, 40.6 us, not by each one's rank within its own report."""
+    from roofline.pipeline import analyze_files
+
+    h200 = Path(__file__).resolve().parents[3] / "examples" / "h200"
+    files = [h200 / name for name in ("intops.full.ncu-rep", "triad-half2.roofline.ncu-rep", "torch-fp64.roofline.json")]
+    summaries = [summarize(a, "kernel", 10) for a in analyze_files(files)]
+    (panel,) = summary_data(summaries).panels
+    recoverable = [b.recoverable_s for b in panel.bars]
+    assert recoverable == sorted(recoverable, reverse=True) and len(recoverable) == 4
+    assert [b.label.split()[1] for b in panel.bars][0] == "gather_strided"
+
 def test_normalized_view_is_log_scaled_and_spreads_kernels(same_app):
     data = comparison_data(same_app, normalize=True)
     fig = comparison_figure(same_app, normalize=True)
