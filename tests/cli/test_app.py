@@ -466,3 +466,29 @@ def test_main_runs_the_command_line_as_the_process_last_work(monkeypatch):
     with pytest.raises(SystemExit) as ended:
         cli.main()
     assert ended.value.code == 0 and calls == [(["specs", "list"], True)]
+
+
+# --- Help text through the markup of the help ------------------------------------------------------------------------
+def _help_texts() -> list[tuple[str, str]]:
+    """(command path, text) of every command's docstring and every option's help, over every command."""
+    import typer
+
+    group: Any = typer.main.get_command(app)
+    commands = [(name, cmd) for name, cmd in group.commands.items() if name != "specs"]
+    commands += [(f"specs {n}", c) for n, c in group.commands["specs"].commands.items()]
+    return [(name, text) for name, command in commands
+            for text in (command.help or "", *(getattr(p, "help", None) or "" for p in command.params))]
+
+
+def test_no_help_text_holds_a_bracket_the_markup_would_drop():
+    """The help is drawn by rich, which takes "[word]" for a style and drops it ("pip install 'roofline[mpi]'"
+    read "pip install 'roofline'"): a literal bracket is written "\\\\[" in the source."""
+    dropped = [(name, m.group()) for name, text in _help_texts()
+               for m in re.finditer(r"(?<!\\)\[[a-z][a-z0-9_ .=-]*\]", text)]
+    assert dropped == []
+
+
+def test_summary_help_names_the_mpi_extra():
+    result = CliRunner().invoke(app, ["summary", "--help"])
+    flat = "".join(line.strip("│ ") for line in result.output.splitlines())  # the help's box, its lines joined
+    assert "pipinstall'roofline[mpi]'" in flat.replace(" ", "")

@@ -62,9 +62,9 @@ def summary(
     timeout: TimeoutOpt = None,
     wide: WideOpt = False,
     jobs: JobsOpt = None,
-    mpi: Annotated[bool, typer.Option(
+    mpi: Annotated[bool, typer.Option(  # "\\[": the help's markup would take "[mpi]" for a style and drop it
         "--mpi", help="Under mpiexec: spread the files over the MPI ranks; rank 0 prints the ranking (needs "
-        "mpi4py: pip install 'roofline[mpi]').")] = False,
+        "mpi4py: pip install 'roofline\\[mpi]').")] = False,
     nsys: Annotated[Path | None, typer.Option(
         "--nsys", help="An Nsight Systems profile of the same application (.sqlite, .nsys-rep, .qdrep): weigh each "
         "kernel by its real GPU time and rank recoverable time in real seconds.")] = None,

@@ -208,7 +208,8 @@ def test_a_gpus_panel_numbers_its_groups_by_their_recoverable_time_over_all_its_
     from roofline.pipeline import analyze_files
 
     h200 = Path(__file__).resolve().parents[3] / "examples" / "h200"
-    files = [h200 / name for name in ("intops.full.ncu-rep", "triad-half2.roofline.ncu-rep", "torch-fp64.roofline.json")]
+    names = ("intops.full.ncu-rep", "triad-half2.roofline.ncu-rep", "torch-fp64.roofline.json")
+    files = [h200 / name for name in names]
     summaries = [summarize(a, "kernel", 10) for a in analyze_files(files)]
     (panel,) = summary_data(summaries).panels
     recoverable = [b.recoverable_s for b in panel.bars]
