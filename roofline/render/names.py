@@ -74,6 +74,22 @@ def printable(text: str) -> str:
     return _CONTROL.sub(_escaped, text) if _CONTROL.search(text) else text
 
 
+_MARKDOWN_SPECIAL = re.compile(r"[\\`*\[\]<&|]|_+")  # escaped in Markdown text: escapes, code, emphasis, links, HTML
+
+
+def markdown_text(text: str) -> str:
+    """Text as Markdown shows it literally: every character Markdown would read as markup or HTML escaped, but a
+    run of underscores within a word (``sm__cycles``), which CommonMark never reads as emphasis."""
+    return _MARKDOWN_SPECIAL.sub(_markdown_escape, text)
+
+
+def _markdown_escape(m: re.Match[str]) -> str:
+    text, start, end = m.string, m.start(), m.end()
+    if m[0][0] == "_" and start > 0 and end < len(text) and text[start - 1].isalnum() and text[end].isalnum():
+        return m[0]
+    return "".join("\\" + c for c in m[0])
+
+
 def plot_text(text: str, limit: int = MAX_SHOWN_CHARS) -> str:
     """Text from a report as a plot draws it: ``visible`` (a font has no glyph for a control character, and a lone
     surrogate is no character at all), with ``$`` escaped so matplotlib does not read it as mathematics."""

@@ -209,3 +209,20 @@ def test_timeline_csv_puts_a_formula_name_behind_a_quote():
     assert text.endswith("\r\n") and "\n" not in text.replace("\r\n", "")
     rows = list(csv.DictReader(io.StringIO(text, newline="")))
     assert [r["name"] for r in rows] == ["'=HYPERLINK(1)", "'-x", "plain"]
+
+
+def test_timeline_markdown_shows_hostile_names_as_text():
+    """Kernel names in the timeline's Markdown are plain text, every character Markdown would read as markup or
+    HTML escaped: "<unnamed>::nvfuser_..." (nvFuser's kernels in the H200 export) showed as "::nvfuser_..." where
+    "<" went through."""
+    from roofline.render.timeline.text import render_markdown
+
+    names = (*HOSTILE, "<unnamed>::nvfuser_inner_persistent_f1_c1_r0_g2")
+    kernels = tuple(KernelTime(name, 1, 1e-6, 1e-6, 1e-6, 1e-6, (0,)) for name in names)
+    text = render_markdown(timeline_set([Timeline("app.sqlite", kernels, (DeviceTime(0, "GPU", 9, 9e-6, 9e-6),), ())]))
+    page = markdown_html(text)
+    assert_only_our_markup(page)
+    assert_tables_are_whole(text)
+    shown = Tags(page)
+    assert {tag for tag, _ in shown.tags} <= {"h1", "h2", "ul", "li", "p", "table", "thead", "tbody", "tr", "th", "td"}
+    assert "&lt;unnamed&gt;::nvfuser_inner_persistent_f1_c1_r0_g2" in page

@@ -28,7 +28,7 @@ from roofline.core.model import LEVELS, PRECISIONS, Ceilings
 from roofline.core.thresholds import THIN_SAMPLES
 from roofline.core.units import counted, pct, ratio, seconds, si
 from roofline.render import GENERATOR
-from roofline.render.names import bound_word, group_name, printable, short_group_name
+from roofline.render.names import bound_word, group_name, markdown_text, printable, short_group_name
 from roofline.render.report.plot import NOTHING_TO_PLOT, PLOT_FIX, PlotData, plot_data, plots_nothing
 from roofline.render.report.prose import (
     bound_of,
@@ -44,7 +44,6 @@ RANKED_ROWS = 20  # kernels in the ranking table
 NAME_CHARS = 80  # a kernel's name in the ranking table and its heading (the full demangled name follows it)
 _MARKUP = re.compile(r"`([^`]+)`|\*\*([^*]+)\*\*")  # the inline markup of block text: `code` and **bold**
 _LINE_BREAK = re.compile(r"\r\n?|\n")  # Markdown's line ends: inside a block they would end a table row or start HTML
-_MARKDOWN_SPECIAL = re.compile(r"[\\`*\[\]<&|]|_+")  # escaped in Markdown text: escapes, code, emphasis, links, HTML
 NO_ADVICE = "none: no measured cause in this report to act on"
 
 
@@ -537,18 +536,11 @@ def inline(text: str, in_table: bool = False) -> str:
         if kind == "code":
             out.append("`" + (part.replace("|", "\\|") if in_table else part) + "`")
         else:
-            escaped = _MARKDOWN_SPECIAL.sub(_escape, part)
+            escaped = markdown_text(part)
             out.append(f"**{escaped}**" if kind == "bold" else escaped)
     return "".join(out)
 
 
-def _escape(m: re.Match[str]) -> str:
-    """A character Markdown would read as markup, escaped; a run of underscores within a word (``sm__cycles``)
-    stays as it is, since CommonMark never reads that as emphasis."""
-    text, start, end = m.string, m.start(), m.end()
-    if m[0][0] == "_" and start > 0 and end < len(text) and text[start - 1].isalnum() and text[end].isalnum():
-        return m[0]
-    return "".join("\\" + c for c in m[0])
 
 
 def _markdown(b: Block) -> str:

@@ -13,7 +13,7 @@ from roofline.core.kernel_names import KernelName, fit_apart, kernel_name
 from roofline.core.thresholds import RANK_OUTLIER_PCT
 from roofline.core.timeline import DeviceTime, KernelTime, Timeline
 from roofline.core.units import counted, pct, seconds, si
-from roofline.render.names import csv_text, visible
+from roofline.render.names import csv_text, markdown_text, visible
 from roofline.render.terminal import add_rows, escape, plain_table, record
 from roofline.render.timeline import work
 
@@ -216,7 +216,8 @@ def _markdown(doc: TimelineSet, top: int) -> Iterator[str]:
 
 
 def _md(text: str) -> str:
-    return visible(text).replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")
+    """Report text (names, paths, numbers) as literal Markdown on one line (``names.markdown_text``)."""
+    return markdown_text(visible(text))
 
 
 def _md_table(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> Iterator[str]:
