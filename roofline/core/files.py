@@ -13,7 +13,8 @@ from typing import BinaryIO
 
 from roofline.errors import RooflineError
 
-Fail = Callable[[str, str], RooflineError]  # an error class of roofline.errors: (message, hint)
+Fail = Callable[[str, str], RooflineError]  # an error class of roofline.error
+EMPTY_FILE = "file is empty"  # what a report of no bytes is told, whatever its kinds: (message, hint)
 
 
 def file_kind(mode: int) -> str:

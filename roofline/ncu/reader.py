@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from roofline.core.files import open_regular, regular_file
+from roofline.core.files import EMPTY_FILE, open_regular, regular_file
 from roofline.core.thresholds import READ_LIMIT_BASE_S, READ_LIMIT_S_PER_MIB
 from roofline.errors import ReportError
 from roofline.ncu import container as ncu_file
@@ -100,7 +100,7 @@ def _check_file(p: Path) -> int:
     """The size of a readable, non-empty regular file; ReportError naming what it is otherwise (``core.files``)."""
     info = regular_file(p, ReportError, NOT_A_FILE_FIX)
     if info.st_size == 0:
-        raise ReportError(f"{p}: file is empty", "the profiling run did not finish; profile again")
+        raise ReportError(f"{p}: {EMPTY_FILE}", "the profiling run did not finish; profile again")
     if not os.access(p, os.R_OK):
         raise ReportError(f"{p}: cannot read (permission denied)", "check the file's permissions")
     return info.st_size

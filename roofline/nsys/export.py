@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from roofline.core.files import open_regular
+from roofline.core.files import EMPTY_FILE, open_regular
 from roofline.errors import ReportError, RooflineError
 
 SQLITE_SUFFIX = ".sqlite"
@@ -35,6 +35,9 @@ _NEW_HEADER = re.compile(rb"(\d{4})@(\d+)@(\d+)")  # the first line's version fr
 _VERSION = re.compile(r"version (\d{4})\.(\d+)(?:\.(\d+))?")
 FIX = ("export it to SQLite with an nsys as new as the one that wrote it (nsys export --type sqlite FILE) and give "
        "the .sqlite, or pass --nsys PATH to a newer nsys")
+# An export that fails on a report no newer than the nsys may be cut short or damaged as well (a truncated copy of a
+# 2021.5 .nsys-rep: "Section Table Reference magic number mismatch"), which no newer nsys mends.
+EXPORT_FIX = f"if the file was cut short or damaged in copying, copy it again whole; else {FIX}"
 
 
 @dataclass(frozen=True)
@@ -103,7 +106,7 @@ def exported(path: Path, nsys: Nsys) -> Iterator[Path]:
         if proc.returncode != 0 or not target.is_file():
             lines = [ln.strip() for ln in (proc.stderr + proc.stdout).splitlines() if ln.strip()]
             said = lines[-1][:200] if lines else f"exit status {proc.returncode}"
-            raise ReportError(f"{path}: {nsys.describe()} cannot export it ({said})", FIX)
+            raise ReportError(f"{path}: {nsys.describe()} cannot export it ({said})", EXPORT_FIX)
         yield target
 
 
@@ -113,6 +116,8 @@ def sqlite_of(path: Path, nsys: str | None = None) -> Iterator[tuple[Path, str |
     file (None), else its export by the nsys found (``find_nsys(nsys)``), removed afterwards."""
     with open_regular(path, ReportError, "give an .nsys-rep, .qdrep or .sqlite file") as f:
         head = f.read(len(REPORT_MAGIC))
+    if not head:
+        raise ReportError(f"{path}: {EMPTY_FILE}", "give an .nsys-rep, .qdrep or .sqlite file with its data")
     if not head.startswith(REPORT_MAGIC):
         yield path, None  # the reader names what else it is
         return

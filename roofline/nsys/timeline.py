@@ -16,7 +16,7 @@ from contextlib import closing, contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from roofline.core.files import open_regular
+from roofline.core.files import EMPTY_FILE, open_regular
 from roofline.core.kernel_names import kernel_key
 from roofline.core.timeline import (
     DeviceTime,
@@ -126,7 +126,8 @@ def _connect(path: Path, shown: Path) -> sqlite3.Connection:
     with open_regular(path, ReportError, EXPORT_HINT) as f:
         head = f.read(len(SQLITE_MAGIC))
     if head != SQLITE_MAGIC:
-        what = "a Git LFS pointer, not the file" if head.startswith(b"version https") else "not an SQLite file"
+        what = ("a Git LFS pointer, not the file" if head.startswith(b"version https") else
+                EMPTY_FILE if not head else "not an SQLite file")
         raise ReportError(f"{shown}: {what}", EXPORT_HINT)
     try:
         db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)

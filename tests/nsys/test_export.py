@@ -88,8 +88,19 @@ def test_a_report_nsys_cannot_parse_names_nsys_and_the_fix(nsys: export.Nsys) ->
     """2023.1-2023.3 reports still open with 'Report 1.'; nsys 2022.4 fails to parse them."""
     report = find_shared_nsys("rtx3090_memfusion-conv-nvtx_2023.1.nsys-rep")
     assert export.report_version(report) is None
-    with pytest.raises(ReportError, match=r"nsys 2022\.4.* cannot export it \(.*ProtobufParseException\): export"):
+    with pytest.raises(ReportError, match=r"nsys 2022\.4.* cannot export it \(.*ProtobufParseException\): if the file "
+                                          r"was cut short .* else export it to SQLite with an nsys as new"):
         load_timeline(report)
+
+
+def test_a_report_cut_short_is_told_it_may_be_damaged(nsys: export.Nsys, tmp_path: Path) -> None:
+    """The first 100,000 bytes of a 2021.5 report, which this nsys reads whole: its export fails with a magic
+    number mismatch, which a newer nsys would not mend; the fix says to copy the file again first."""
+    cut = tmp_path / "cut.nsys-rep"
+    cut.write_bytes(find_shared_nsys("v100-sxm2-32gb_miniweather-openacc_2021.5.nsys-rep").read_bytes()[:100_000])
+    with pytest.raises(ReportError, match=r"cut\.nsys-rep: nsys 2022\.4.* cannot export it \(.*\): if the file was "
+                                          r"cut short or damaged in copying, copy it again whole"):
+        load_timeline(cut)
 
 
 def test_without_nsys_a_report_gets_one_line_naming_the_sqlite_way(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from roofline.errors import ReportError
+from roofline.nsys.load import load_timeline
 from roofline.nsys.timeline import read_timeline, representatives
 from tests.conftest import find_shared_nsys
 from tests.nsys import independent, instances
@@ -220,3 +221,11 @@ def test_instances_of_one_short_name_read_apart_in_a_narrow_table(tmp_path: Path
     rows = [line.split()[1:3] for line in render_table(timeline_set([t]), width=80).splitlines()
             if line[:1].isdigit()]
     assert [r[1] for r in rows if r[0].startswith("_kernel_agent")] == ["#1/3", "#2/3", "#3/3"]
+
+
+@pytest.mark.parametrize("suffix", [".nsys-rep", ".qdrep", ".sqlite"])
+def test_an_empty_profile_is_said_to_be_empty(tmp_path: Path, suffix: str) -> None:
+    empty = tmp_path / f"empty{suffix}"
+    empty.touch()
+    with pytest.raises(ReportError, match=rf"empty\{suffix}: file is empty: give an \.nsys-rep"):
+        load_timeline(empty)
