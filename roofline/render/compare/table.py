@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from roofline.analysis.advice import LAUNCH_OVERHEAD_S
 from roofline.analysis.kernels import KernelStats
-from roofline.analysis.results import Cause
 from roofline.analysis.work import Measure, WorkCheck
 from roofline.compare.noise import Change
 from roofline.compare.pairing import Comparison, KernelPair, ReportRef
@@ -262,11 +261,12 @@ def interval_text(change: Change | None) -> str:
 
 
 def expectation_lines(c: Comparison, i: int) -> list[str]:
-    """Why a pair has no expected speedup, and the launch-overhead share of its launch-bound sides."""
+    """Why a pair has no expected speedup (every n/a of the column), and the launch-overhead share of its
+    launch-bound sides."""
     lines, overheads = [], False
     for p in (p for p in c.pairs if p.sides[i]):
         reason = p.expected_speedup[i].reason
-        if p.expected_speedup[i].cause is not Cause.NO_EXPECTATION:
+        if p.expected_speedup[i].value is not None:
             continue
         shares = [f"{letter(s)} {100 * v.value:.0f}%" for s in (0, i) if (v := p.launch_overhead[s]).value is not None]
         overhead = f"; launch overhead {', '.join(shares)} of launch + run time" if shares else ""
