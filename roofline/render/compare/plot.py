@@ -145,6 +145,8 @@ def comparison_data(c: Comparison, normalize: bool = False, numbered: int = LEGE
                                     pair.different_work(i) or other_flops, other_flops))
         points += placed
         arrows += list(pairwise(placed))
+    skipped += [(f"{letter(i)} ({c.reports[i].label})", f"no kernel in common with {letter(0)} ({c.matching})")
+                for i in range(1, len(c.reports)) if not any(p.sides[i] for p in c.pairs)]
     gpus = gpu_of(c.reports)
     roofs = () if normalize else _roofs([(i, s) for p in c.pairs for i, s in enumerate(p.sides) if s], gpus)
     return ComparePlotData(normalize, tuple(points), tuple(arrows), roofs, tuple(skipped))

@@ -308,3 +308,16 @@ def test_with_no_paired_kernel_to_place_markdown_and_html_say_why_instead_of_emp
     page, doc = comparison_html(c), comparison_markdown(c)
     assert "<svg" not in page and "No comparison plot: no paired kernel has FLOPs and bytes measured." in page
     assert "No comparison plot: no paired kernel has FLOPs and bytes measured." in doc and ".png" not in doc
+
+
+def test_a_report_that_shares_no_kernel_with_the_base_is_said_not_drawn():
+    """Three reports, the third's only kernel (the FP64 GEMM) not in the base: its marker is in the legend, so the
+    notes under the plot say why none of its kernels is drawn."""
+    from roofline.pipeline import analyze_files
+
+    examples = Path(__file__).resolve().parents[3] / "examples"
+    files = [examples / "h100" / "torch-fp32.roofline.json", examples / "h200" / "torch-fp32.roofline.json",
+             examples / "h100" / "torch-fp64.roofline.json"]
+    data = comparison_data(pair_reports(analyze_files(files)))
+    assert {p.report for p in data.points} == {0, 1}
+    assert ("C (torch-fp64.roofline)", "no kernel in common with A (name)") in data.skipped
