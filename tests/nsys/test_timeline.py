@@ -173,9 +173,9 @@ def test_errors_name_the_report_a_temporary_export_was_made_from(tmp_path: Path)
     report = Path("runs/app.qdrep")
     with pytest.raises(ReportError, match=r"^runs/app\.qdrep: --nvtx needs the NVTX_EVENTS table"):
         read_timeline(export, "range", name=report)
-    (tmp_path / "empty.sqlite").write_bytes(b"")
+    (tmp_path / "other.sqlite").write_bytes(b"hello")
     with pytest.raises(ReportError, match=r"^runs/app\.qdrep: not an SQLite file"):
-        read_timeline(tmp_path / "empty.sqlite", name=report)
+        read_timeline(tmp_path / "other.sqlite", name=report)
     assert list(representatives(export, ["gemm"], name=report)) == ["gemm"]  # read as before
 
 

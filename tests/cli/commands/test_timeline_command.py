@@ -99,7 +99,7 @@ def test_markdown_html_and_plot_are_written(tmp_path: Path) -> None:
     path = find_shared_nsys(CONV)
     md, page, png = tmp_path / "t.md", tmp_path / "t.html", tmp_path / "t.png"
     assert invoke(path, "-f", "markdown", "-o", md).exit_code == 0
-    assert "| 1 | sm80\\_xmma\\_fprop" in md.read_text()
+    assert "| 1 | sm80_xmma_fprop" in md.read_text()  # underscores within a word are no emphasis
     assert invoke(path, "-f", "html", "-o", page, "--plot", png).exit_code == 0
     text = page.read_text()
     assert text.count("<table>") == text.count("</table>") == 4 and "<svg" in text  # kernels, API, copies, NVTX
