@@ -62,11 +62,14 @@ def expected_roofs(document: dict[str, Any]) -> dict[str, dict[str, float | None
 
 def shown_roofs(document: dict[str, Any]) -> tuple[str, ...]:
     """The roofs the ceilings tables list: each precision some valid launch ran FLOPs of or could not measure them
-    (null), and every level; all of them when no launch is valid."""
+    (null), and every level; all of them when no launch is valid; never the Tensor roof on a GPU whose launches'
+    Tensor Core diagnosis says it has none."""
     valid = [k for k in document["kernels"] if k["valid"]]
+    none = all((k.get("tensor_cores") or {}).get("status") == "no Tensor Cores" for k in document["kernels"])
+    possible = [p for p in PRECISIONS if p != "tensor" or not none]
     if not valid:
-        return ROOFS
-    return (*(p for p in PRECISIONS if any(k["flops"][p] is None or k["flops"][p] != 0 for k in valid)), *LEVELS)
+        return (*possible, *LEVELS)
+    return (*(p for p in possible if any(k["flops"][p] is None or k["flops"][p] != 0 for k in valid)), *LEVELS)
 
 
 def rows(text: str, fmt: str, count: int) -> dict[str, list[str]]:
