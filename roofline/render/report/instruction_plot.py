@@ -39,7 +39,7 @@ LABEL_CHARS = 30
 TITLE_CHARS = 48
 PANEL_WIDTH_IN, PANEL_HEIGHT_IN = 4.6, 4.2
 LEGEND_HEIGHT_IN = 0.9
-NOTHING = "has a warp instruction count and a duration"
+NOTHING = "has a warp instruction rate with an intensity at a memory level or a wall"
 FIX = "re-profile with --set full (InstructionStats and MemoryWorkloadAnalysis_Tables sections)"
 
 
@@ -53,6 +53,12 @@ class KernelMarks:
     walls: Mapping[tuple[str, str], float]  # (space, op): warp instructions per transaction
     integer_giops: float | None
     integer_intensity: Mapping[str, float]  # per level: integer instructions per byte
+
+    @property
+    def placed(self) -> bool:
+        """Whether any panel draws a point of the kernel: a rate with an intensity at some level or a wall."""
+        return (bool(self.warp_gips) and bool(self.intensity or self.walls)
+                or self.integer_giops is not None and bool(self.integer_intensity))
 
 
 @dataclass(frozen=True)
@@ -74,9 +80,10 @@ class ReportMarks:
 
 
 def plot_data(analyses: Sequence[ReportAnalysis], top: int) -> tuple[ReportMarks, ...]:
-    """Each report's kernels (the ``top`` longest) on the instruction roofline; reports with none are left out."""
+    """Each report's kernels (the ``top`` longest) on the instruction roofline; reports with none placed (a rate
+    without an intensity places nothing) are left out."""
     found = (_report(a, top) for a in analyses)
-    return tuple(r for r in found if any(k.warp_gips is not None for k in r.kernels))
+    return tuple(r for r in found if any(k.placed for k in r.kernels))
 
 
 def _report(analysis: ReportAnalysis, top: int) -> ReportMarks:
@@ -262,7 +269,9 @@ def _legend(ax: Axes, r: ReportMarks) -> None:
     def mark(label: str, shape: str = "o", color: str = "#bbbbbb") -> Line2D:
         return Line2D([], [], ls="", marker=shape, ms=7, color=color, mec="black", mew=0.5, label=label)
 
+    levels = {level for k in r.kernels for level in (*k.intensity, *k.integer_intensity)}
+    walls = {key for k in r.kernels for key in k.walls}
     handles = [mark(middle(k.label, LABEL_CHARS), color=_color(i)) for i, k in enumerate(r.kernels)]
-    handles += [mark(NAMES[level], LEVEL_MARKERS[level]) for level in LEVELS]
-    handles += [mark(f"{space} {op}", shape) for (space, op), shape in WALL_POINTS.items()]
+    handles += [mark(NAMES[level], LEVEL_MARKERS[level]) for level in LEVELS if level in levels]
+    handles += [mark(f"{space} {op}", shape) for (space, op), shape in WALL_POINTS.items() if (space, op) in walls]
     ax.legend(handles=handles, loc="upper left", ncol=5, frameon=False, fontsize=7.5)

@@ -132,5 +132,16 @@ def test_instruction_plot_of_a_basic_set_is_not_written(shared_report, tmp_path)
     result = runner.invoke(app, ["plot", "--kind", "instruction", str(report), "-o", str(out)])
     assert result.exit_code == 2 and not out.exists(), result.output
     assert result.stderr == (f"roofline: error: {out}: not written, nothing to plot: no kernel of {report} has a "
-                             "warp instruction count and a duration: re-profile with --set full (InstructionStats "
-                             "and MemoryWorkloadAnalysis_Tables sections), or plot --kind roofline\n")
+                             "warp instruction rate with an intensity at a memory level or a wall: re-profile with "
+                             "--set full (InstructionStats and MemoryWorkloadAnalysis_Tables sections), or plot "
+                             "--kind roofline\n")
+
+
+def test_an_instruction_plot_with_rates_but_no_intensity_is_not_written(shared_report, tmp_path):
+    """The RTX 3070 daxpy report (custom metrics) gives each kernel's warp instruction rate but no transaction at
+    any level: every panel would be empty, so no file, exit 2, as for the roofline kind."""
+    out = tmp_path / "i.png"
+    report = shared_report("rtx3070_daxpy-nvtx_custom")
+    result = runner.invoke(app, ["plot", "--kind", "instruction", str(report), "-o", str(out)])
+    assert result.exit_code == 2 and not out.exists(), result.output
+    assert "not written, nothing to plot" in result.stderr
