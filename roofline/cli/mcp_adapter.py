@@ -161,8 +161,18 @@ def text(doc: Any) -> str:
     return json_text(doc)
 
 
-def write_json(path: Path, doc: dict[str, Any]) -> None:
-    """Write a document as ``--format json`` does to ``-o PATH`` (the one writer: never over a file of another)."""
-    from roofline.cli.output import write_output
+JSON_SUFFIX = ".json"
 
+
+def write_json(path: Path, doc: dict[str, Any]) -> None:
+    """Write a document as ``--format json`` does to ``-o PATH`` (the one writer: never over a file of another),
+    refusing a name whose extension says another format (``report.csv``), as ``-o`` with ``--format json`` does."""
+    from roofline.cli.output import write_output
+    from roofline.errors import UsageError
+    from roofline.render.base import extension, known_extensions
+
+    ext = extension(path.name)
+    if ext in known_extensions() and ext != JSON_SUFFIX:
+        raise UsageError(f"output {path}: a {ext} file, and the tools write JSON", f"end the name with {JSON_SUFFIX}")
     write_output(path, text(doc), announce=False)
+

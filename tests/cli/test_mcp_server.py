@@ -95,6 +95,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "device": ("list_kernels", {"reports": ["/dev/null"]}),
         "write_outside": ("project_report", {"report": FP32, "to": "h200", "output": "/tmp/roofline-mcp-test.json"}),
         "write_over": ("project_report", {"report": FP32, "to": "h200", "output": str(scratch / "mine.json")}),
+        "write_csv": ("project_report", {"report": FP32, "to": "h200", "output": str(scratch / "out" / "p.csv")}),
         "bad_type": ("list_kernels", {"reports": FP32, "limit": "many"}),
         "gate_off": ("compare_reports", {"base": BASE, "new": NEW, "fail_if_slower": 1e308 * 10}),
         "unknown_gpu": ("gpu_spec", {"spec_id": "h900"}),
@@ -246,6 +247,8 @@ def test_an_output_is_written_only_inside_a_root_and_never_over_a_file_of_anothe
     assert not Path("/tmp/roofline-mcp-test.json").exists()
     assert "was not written by roofline" in refusal(served["write_over"])
     assert (served["scratch"] / "mine.json").read_text() == "{}"
+    assert "p.csv: a .csv file, and the tools write JSON" in refusal(served["write_csv"])  # as -o with -f json
+    assert not (served["scratch"] / "out" / "p.csv").exists()
 
 
 @pytest.mark.parametrize("call, words", [
