@@ -40,10 +40,11 @@ _UNITS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), u) for p
     (r"(^|\.)(flops\.|tensor_flops_by_type\.|flops_by_type\.)", "FLOP"),
     (r"(^|\.)(bytes\.|[a-z0-9_]+_bytes$)", "B"),
     (r"(^|\.)intensity\.", "FLOP/B"),
-    (r"(_pct|pct_of_roof|pct_of_peak\.[a-z0-9_]+|utilization_pct\.[a-z0-9]+|\.pct)$", "%"),
+    (r"(_pct|pct_of_roof|pct_of_peak|pct_of_peak\.[a-z0-9_]+|utilization_pct\.[a-z0-9]+|\.pct)$", "%"),
     (r"_hz$", "Hz"),
     (r"_bits$", "bit"),
     (r"(^|\.|_)s$", "s"),
+    (r"\.seconds$", "s"),
     (r"(time_share|flop_share|\.share)$", "fraction"),
 ))
 
@@ -99,8 +100,9 @@ LONG_COLUMNS = ("report.path", "report.source", "report.device", "report.spec_id
                 "value", "unit", "text", "missing")
 DIMS = ("x", "y", "z")  # the axes of a launch's grid and block
 # The field naming an item of a list of records, the first one it has (not empty): an advice item's topic (one item
-# per topic and launch: "roof", "coalescing:l2", "stall:long_scoreboard"), a stall's reason, a unit's name, ...
-_ITEM_KEYS = ("topic", "reason", "kind", "name", "metric", "change")
+# per topic and launch: "roof", "coalescing:l2", "stall:long_scoreboard"), a stall's reason, a time model term's key
+# ("DRAM", "issue", "tail": its kind repeats), a unit's name, ...
+_ITEM_KEYS = ("topic", "reason", "key", "kind", "name", "metric", "change")
 
 
 def render(view: ReportSetView) -> str:

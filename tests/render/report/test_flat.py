@@ -63,6 +63,19 @@ def test_list_items_are_named_by_their_key_not_their_position(v100):
     assert stalls and all(q.endswith((".value", ".share")) for q in stalls)
 
 
+def test_time_model_terms_are_named_by_their_key_and_their_seconds_have_a_unit(v100):
+    """A term's kind repeats (every unit term is "unit"): named by it, "unit#3" was L2 in one report and ADU in
+    another. Each term's rows are named by its key (DRAM, issue, tail...), the key of the JSON's term."""
+    rows = rows_of(v100)
+    doc = json_render.document(views(v100))["reports"][0]
+    for launch, kernel in zip(v100[0].launches, doc["kernels"], strict=True):
+        seconds = {r["quantity"].removeprefix("time_model.terms.").removesuffix(".seconds"): r for r in rows
+                   if r["launch"] == launch.launch.key and r["quantity"].startswith("time_model.terms.")
+                   and r["quantity"].endswith(".seconds")}
+        assert set(seconds) == {t["key"] for t in kernel["time_model"]["terms"]}
+        assert all(r["unit"] == "s" for r in seconds.values())
+
+
 def test_null_has_an_empty_value_and_its_reason(v100):
     row = next(r for r in rows_of(v100) if r["quantity"] == "flops.fp16")
     assert row["value"] == row["text"] == "" and row["missing"].startswith("missing metrics")
