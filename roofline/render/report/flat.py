@@ -127,7 +127,9 @@ def long_rows(views: Sequence[ReportView]) -> list[tuple[Any, ...]]:
         out += [(*head, "", "", *_cells(path, x, {}, f"report.{path}")) for path, x in report_leaves.items()]
         for k, kernel in zip(v.analysis.launches, doc["kernels"], strict=True):
             kernel = with_reasons(_without_hotspots(kernel), doc["reasons"])
-            why = kernel.pop("missing")
+            why = {**kernel.pop("missing"), **_ceiling_reasons(kernel.get("ceilings") or {})}
+            kernel["ceilings"] = {name: {key: x for key, x in c.items() if key != "missing"} if c else c
+                                  for name, c in (kernel.get("ceilings") or {}).items()}
             leaves = _leaves(kernel, "", "")
             named = {json_path: path for path, json_path, _ in leaves}  # a reason's key, as the row names it
             rows = [(path, x, why.get(json_path)) for path, json_path, x in leaves]
@@ -137,6 +139,13 @@ def long_rows(views: Sequence[ReportView]) -> list[tuple[Any, ...]]:
             out += [(*head, k.launch.key, name, *_cells(path, x, {path: reason} if reason else {}, path))
                     for path, x, reason in rows]
     return out
+
+
+def _ceiling_reasons(ceilings: Mapping[str, Mapping[str, Any] | None]) -> dict[str, str]:
+    """Why each ceiling of a launch's sets is null, keyed by the path of its null (``ceilings.SET.KEY_flop_per_s``
+    or ``_bytes_per_s``), from the sets' own ``missing`` (keyed by roof): each reason goes on the row it explains."""
+    return {f"ceilings.{name}.{roof}_{'bytes_per_s' if f'{roof}_bytes_per_s' in c else 'flop_per_s'}": reason
+            for name, c in ceilings.items() if c for roof, reason in (c.get("missing") or {}).items()}
 
 
 def _cells(path: str, value: Any, why: Mapping[str, str], quantity: str) -> tuple[Any, ...]:

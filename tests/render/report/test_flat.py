@@ -76,6 +76,14 @@ def test_time_model_terms_are_named_by_their_key_and_their_seconds_have_a_unit(v
         assert all(r["unit"] == "s" for r in seconds.values())
 
 
+def test_a_null_ceiling_has_its_reason_on_its_own_row(v100):
+    """A ceiling set keys its reasons by roof (``missing.l2``): in the CSV each goes to the row of the null it
+    explains (``ceilings.datasheet.l2_bytes_per_s``), not to a row of its own."""
+    rows = [r for r in rows_of(v100) if r["quantity"].startswith("ceilings.")]
+    nulls = [r for r in rows if r["quantity"].endswith("_per_s") and not r["value"]]
+    assert nulls and all(r["missing"] for r in nulls)
+    assert not [r for r in rows if ".missing." in r["quantity"]]
+
 def test_null_has_an_empty_value_and_its_reason(v100):
     row = next(r for r in rows_of(v100) if r["quantity"] == "flops.fp16")
     assert row["value"] == row["text"] == "" and row["missing"].startswith("missing metrics")
