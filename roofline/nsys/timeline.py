@@ -27,6 +27,7 @@ from roofline.core.timeline import (
     Timeline,
 )
 from roofline.errors import ReportError
+from roofline.ncu.container import MAGIC as NCU_MAGIC
 from roofline.nsys import activity
 
 KERNELS = "CUPTI_ACTIVITY_KIND_KERNEL"
@@ -125,6 +126,9 @@ def _connect(path: Path, shown: Path) -> sqlite3.Connection:
     """The export opened read-only, after checking it is a regular file in SQLite's format (errors name ``shown``)."""
     with open_regular(path, ReportError, EXPORT_HINT) as f:
         head = f.read(len(SQLITE_MAGIC))
+    if head.startswith(NCU_MAGIC):
+        raise ReportError(f"{shown}: an Nsight Compute report, not an Nsight Systems profile",
+                          "read it with roofline report; this reads .nsys-rep, .qdrep and their .sqlite exports")
     if head != SQLITE_MAGIC:
         what = ("a Git LFS pointer, not the file" if head.startswith(b"version https") else
                 EMPTY_FILE if not head else "not an SQLite file")

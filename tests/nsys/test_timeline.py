@@ -229,3 +229,13 @@ def test_an_empty_profile_is_said_to_be_empty(tmp_path: Path, suffix: str) -> No
     empty.touch()
     with pytest.raises(ReportError, match=rf"empty\{suffix}: file is empty: give an \.nsys-rep"):
         load_timeline(empty)
+
+
+def test_an_nsight_compute_report_is_named_as_one():
+    """An .ncu-rep given where an Nsight Systems profile belongs was told to export it with nsys, which cannot."""
+    from tests.conftest import REPO
+
+    report = REPO / "examples" / "h100" / "triad-cupy.full.ncu-rep"
+    with pytest.raises(ReportError, match=r"triad-cupy\.full\.ncu-rep: an Nsight Compute report, not an Nsight "
+                                          r"Systems profile: read it with roofline report"):
+        load_timeline(report)
