@@ -288,8 +288,8 @@ def clock_use(stats: KernelStats, source: Device, spec: DeviceSpec, clock: Targe
               there_hz: float | None = None, source_spec: DeviceSpec | None = None) -> ClockUse | str:
     """The clocks of step 3, or why there are none (base chosen, and neither the spec nor ``there_hz`` gives it)."""
     dtype = stats.ceilings.tensor_dtype or ""
-    tensor_hz = {side: s.clock_of("tensor", dtype) for side, s in (("source", source_spec), ("target", spec))
-                 if s is not None and s.clock_of("tensor", dtype) != s.boost_clock_hz}
+    tensors = (source_spec.tensor_figure_clock(dtype) if source_spec is not None else None,
+               spec.tensor_figure_clock(dtype))  # the clocks the Tensor figures hold at, where not the boosts
     source_base_hz = source_spec.base_clock_hz if source_spec is not None else None
     if clock == "base":
         target_hz = spec.base_clock_hz or there_hz
@@ -299,7 +299,6 @@ def clock_use(stats: KernelStats, source: Device, spec: DeviceSpec, clock: Targe
     else:
         target_hz = spec.boost_clock_hz
     measured, boost = stats.sm_clock_hz.value, source.max_clock_hz
-    tensors = tensor_hz.get("source"), tensor_hz.get("target")
     if not measured or not boost:
         return ClockUse(clock, target_hz, spec.boost_clock_hz, measured, boost, 1.0, source_base_hz, 1.0, *tensors)
     share = min(1.0, measured / source_base_hz) if source_base_hz else 1.0

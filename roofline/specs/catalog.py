@@ -74,8 +74,12 @@ class DeviceSpec:
         """The SM clock a roof's figure holds at: ``tensor_clock_hz`` for a Tensor Core type other than FP64 where
         the spec gives it (NVIDIA quotes the H100 SXM5's FP64 Tensor figure at the boost clock, the others at
         1830 MHz), else the boost clock."""
-        tensor = roof == "tensor" and tensor_dtype != "fp64"
-        return self.tensor_clock_hz if tensor and self.tensor_clock_hz else self.boost_clock_hz
+        return (self.tensor_figure_clock(tensor_dtype) if roof == "tensor" else None) or self.boost_clock_hz
+
+    def tensor_figure_clock(self, tensor_dtype: str) -> float | None:
+        """The clock a Tensor Core type's figure holds at where it is not the boost clock (``tensor_clock_hz``, FP64
+        excepted), else None."""
+        return self.tensor_clock_hz if tensor_dtype != "fp64" else None
 
 
 @dataclass(frozen=True)
@@ -446,8 +450,8 @@ def spec_ceilings(spec: DeviceSpec, tensor_dtype: str | None = None) -> Ceilings
     clock = f"datasheet peaks at the {spec.boost_clock_hz / 1e9:.3g} GHz boost clock"
     if spec.id == DERIVED_ID:
         clock = f"peaks {DERIVED_LABEL} at the {spec.boost_clock_hz / 1e9:.3g} GHz boost clock (the GPU's maximum)"
-    if spec.clock_of("tensor", dtype) != spec.boost_clock_hz:
-        clock += f" ({dtype.upper()} Tensor figure at {spec.clock_of('tensor', dtype) / 1e9:.3g} GHz)"
+    if (tensor_hz := spec.tensor_figure_clock(dtype)) is not None:
+        clock += f" ({dtype.upper()} Tensor figure at {tensor_hz / 1e9:.3g} GHz)"
     return Ceilings("datasheet", flops, bandwidth, clock_note=clock, tensor_dtype=dtype, missing=missing)
 
 
