@@ -453,7 +453,8 @@ def launch_columns(launches: Sequence[KernelLaunch], parts: Sequence[tuple[Seque
         sm[at], memory[at], waves[at] = t.sm_pct, t.memory_pct, _number(t.waves_per_sm)
         for u in t.units:
             units.setdefault(u.metric, (u.name, u.side, col()))[2][at] = u.pct
-    threads = np.array([_number(m.launch_threads(launch)) for launch in launches], dtype=float)
+    threads = np.array([None if launch.invalid else _number(m.launch_threads(launch)) for launch in launches],
+                       dtype=float)  # an invalid launch's shape is not read: it may be no number at all
     invalid = np.array([bool(launch.invalid) for launch in launches], dtype=bool)
     saved = recoverable_time(duration.values, bound, pct, attained, whole)
     return Columns(duration, flops, moved, pct, bound, attained, saved, small_grid_time(duration.values, bound),

@@ -878,12 +878,15 @@ LAUNCH_METRICS = (LAUNCH_REGISTERS, LAUNCH_SHARED, LAUNCH_BLOCK, LAUNCH_GRID, *G
                   *(LIMIT_METRIC.format(key) for key in LIMITERS))
 
 
+LARGEST_LAUNCH = 2.0**64  # above any grid CUDA can launch ((2^31 - 1) x 65535 x 65535 blocks): no size at all
+
+
 def launch_size(launch: KernelLaunch, of: str) -> int | None:
     """Threads per block (``of`` "block") or blocks per grid ("grid"): ncu's ``launch__block_size`` /
     ``launch__grid_size``, which reports without the per-dimension metrics (older ncu, the basic set) hold too;
     else the product of the dimensions; None where the report has neither."""
     total = launch.value(LAUNCH_BLOCK if of == "block" else LAUNCH_GRID)
-    if total is not None and total >= 1 and total == int(total):
+    if total is not None and 1 <= total < LARGEST_LAUNCH and float(total).is_integer():
         return int(total)
     dims = launch.block if of == "block" else launch.grid
     return dims[0] * dims[1] * dims[2] if dims else None

@@ -176,6 +176,7 @@ def check_model_document(data: object, path: str | Path) -> set[int]:
         if key != "count":
             _one_per_launch(column if key != "metrics" else {}, f"launches.{key}", count, path)
     unsure: set[int] = set()
+    _convert(msgspec, launches.get("metrics", {}), dict[str, Any], path, "launches.metrics")
     for name, column in launches.get("metrics", {}).items():
         field = f"launches.metrics.{name}"
         _one_per_launch(column, field, count, path)

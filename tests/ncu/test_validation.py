@@ -141,6 +141,9 @@ def test_malformed_model_is_one_line_naming_the_field(tmp_path, where, value, wo
      "launches.metrics.gpu__time_duration.sum[0] is out of the range of numbers"),
     ("launches/metrics/gpu__time_duration.sum/1", 10**305,
      "launches.metrics.gpu__time_duration.sum[1] is out of the range of numbers"),
+    ("launches/metrics", True, "launches.metrics: expected `object`, got `bool`"),
+    ("launches/metrics", 0, "launches.metrics: expected `object`, got `int`"),
+    ("launches/metrics", "a text", "launches.metrics: expected `object`, got `str`"),
     ("launches/bogus", [], "launches: object contains unknown field `bogus`"),
     ("version", 3, "unsupported model version 3, expected 1 or 2"),
 ])
@@ -215,6 +218,8 @@ def test_non_utf8_model_is_one_line(tmp_path):
      "sm__cycles_elapsed.avg.per_second is 0, expected 1e+08 <= value <= 1e+10"),
     ("launches/0/registers_per_thread", 8_700_000_000, "registers_per_thread is 8.7e+09, expected 0 <= value <= 255"),
     ("launches/0/grid", [0, 0, 0], "grid[0] is 0, expected 1 <= value"),
+    ("launches/0/metrics/launch__grid_size", math.inf, "launch__grid_size is inf, expected a finite number"),
+    ("launches/0/metrics/launch__grid_size", 1e308, "launch__grid_size is 1e+308, expected 1 <= value"),
     ("launches/0/block", [2048, 1, 1], "block threads is 2048, expected 0 <= value <= 1024"),
     ("launches/0/shared_mem_per_block_bytes", 10**12,
      "shared_mem_per_block_bytes is 1e+12, expected 0 <= value <= 1.04858e+06"),
