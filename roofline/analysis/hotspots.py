@@ -15,7 +15,7 @@ from msgspec.structs import replace
 
 from roofline.analysis import sass as sass_text
 from roofline.analysis.diagnostics.stalls import NOT_STALLED
-from roofline.analysis.results import HotLine, HotRow, Hotspots, LineShift, Producer
+from roofline.analysis.results import HotLine, HotRow, Hotspots, LineShift, Producer, ProducerKind
 from roofline.core.files import base_name
 from roofline.core.model import KernelLaunch, PcCounters, PcSampling
 from roofline.core.thresholds import THIN_SAMPLES
@@ -51,7 +51,9 @@ def hotspots(launch: KernelLaunch) -> Hotspots | None:
 
 def producers(sampling: PcSampling) -> dict[int, Producer]:
     """For each instruction whose warps waited on a dependency (``metrics.DEPENDENCY_STALLS``), the instruction of
-    its function that produced the register it waits on (``analysis.sass.producer``), keyed by its PC."""
+    its function that produced the register it waits on (``analysis.sass.producer``), keyed by its PC; for a
+    scoreboard stall whose registers name no variable-latency writer, the instructions that may still be in flight
+    (``Producer.kind`` "in_flight", the nearest first, all of them in ``candidates``)."""
     known = {pc.pc: (pc.sass or "", pc.file, pc.line) for pc in sampling.pcs if pc.pc is not None}
     text = {**sampling.preceding, **known}
     found: dict[int, Producer] = {}
@@ -60,12 +62,22 @@ def producers(sampling: PcSampling) -> dict[int, Producer]:
         if not waits or pc.pc is None or pc.function_pc is None or not pc.sass:
             continue
         stall = max(waits, key=lambda r: waits[r])
-        hit = sass_text.producer(pc.sass, _before(text, pc.pc, pc.function_pc), stall != "wait")
-        if hit is not None:
-            at, regs = hit
-            source, file, line = text[at]
-            found[pc.pc] = Producer(at, at - pc.function_pc, source, regs, stall, file, line)
+        hit = sass_text.producer(pc.sass, _before(text, pc.pc, pc.function_pc), stall)
+        if hit is None:
+            continue
+        if not hit.in_flight:
+            found[pc.pc] = _producer(text, hit.at, hit.registers, stall, pc.function_pc)
+            continue
+        candidates = tuple(_producer(text, at, regs, stall, pc.function_pc, "in_flight") for at, regs in hit.candidates)
+        found[pc.pc] = replace(candidates[0], candidates=candidates)
     return found
+
+
+def _producer(text: Mapping[int, tuple[str, str | None, int | None]], at: int, registers: tuple[str, ...], stall: str,
+              function_pc: int, kind: ProducerKind = "writer") -> Producer:
+    """The instruction at ``at`` as a producer of a waiting instruction of the function at ``function_pc``."""
+    source, file, line = text[at]
+    return Producer(at, at - function_pc, source, registers, stall, file, line, kind)
 
 
 def _before(text: Mapping[int, tuple[str, str | None, int | None]], pc: int,

@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 Bound = Literal["compute", "memory", "balanced", "latency", "small_grid"]  # the verdict (roofline.analysis.verdict)
 VerdictBasis = Literal["throughput", "roofline"]  # ncu's SpeedOfLight throughputs, or the FP/byte roofs alone
+ProducerKind = Literal["writer", "in_flight"]  # how a hot spot's producer holds its wait (Producer.kind)
 Side = Literal["compute", "memory"]
 TensorStatus = Literal["used", "not used", "negligible", "no Tensor Cores", "not measured"]
 AdviceKind = Literal["measurement", "memory", "compute", "balanced", "precision", "tensor_cores", "waves",
@@ -391,6 +392,11 @@ class Producer(Struct, frozen=True):
     stall: str  # the dependency stall of the waiting instruction ("long_scoreboard", ...)
     file: str | None = None
     line: int | None = None
+    # "writer": it writes a register the waiting instruction reads; "in_flight": for a scoreboard stall whose
+    # registers read name no variable-latency writer, the nearest variable-latency instruction of the stall's class
+    # that may still be in flight (``registers``: those of the waiting instruction it still reads or writes)
+    kind: ProducerKind = "writer"
+    candidates: tuple[Producer, ...] = ()  # for "in_flight": every candidate, nearest first (this one first)
 
     @property
     def opcode(self) -> str:
