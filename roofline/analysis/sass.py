@@ -141,8 +141,10 @@ def destinations(op: str, operands: Sequence[str]) -> int:
     base = op.split(".")[0]
     if base in NO_DESTINATION or not operands:
         return 0
-    if base in ("VOTE", "VOTEU", "R2P"):
-        return len(operands) - 1 if base != "R2P" else 1  # the vote's source is its last operand
+    if base == "R2P":
+        return 1  # the predicate register as a whole
+    if base in ("VOTE", "VOTEU"):
+        return len(operands) - 1  # the vote's source is its last operand
     n = 0
     while n < len(operands) and _PREDICATE.fullmatch(operands[n]) and (base not in COMPARISONS or n < 2):
         n += 1
@@ -205,7 +207,7 @@ def _fragment(base: str, modifiers: Sequence[str], operands: Sequence[str], inde
         m, n, k = (int(x) for x in shape.split("x")) if shape.count("x") == 2 else (64, 8, 16)
         c_bits = _TYPE_BITS.get(types[0], 32) if types else 32
         ab_bits = _TYPE_BITS.get(types[1], 16) if len(types) > 1 else 16
-        last = max(i for i, o in enumerate(operands) if _REGISTER_OPERAND.fullmatch(o))
+        last = max((i for i, o in enumerate(operands) if _REGISTER_OPERAND.fullmatch(o)), default=0)
         sizes = {0: m * n * c_bits, last: m * n * c_bits}
         return max(1, sizes.get(index, m * k * ab_bits) // (128 * 32))
     if not shape.isdigit() or len(shape) < 3:

@@ -213,3 +213,13 @@ def test_a_fixed_latency_stall_is_not_pinned_on_a_load() -> None:
 def test_a_writer_of_the_other_class_is_the_last_resort() -> None:
     before = _walk("MUFU.RCP R9, R2")
     assert producer("FMUL R8, R4, R9", before, LONG_SCOREBOARD) == Found(0x0, ("R9",))
+
+
+def test_matrix_fragments_of_a_warp_and_a_warpgroup() -> None:
+    """DMMA.884: 4 doubles of D and C, 1 of A and of B per thread (8 x 8 x 64 bits / 32 threads); HGMMA 64x128 FP32:
+    64 accumulators per thread of the warpgroup (64 x 128 / 128 threads), A and B described by 4 uniform registers."""
+    assert reads_writes("DMMA.884 R4, R8, R10, R4") == (("R8", "R9", "R10", "R11", "R4", "R5", "R6", "R7"),
+                                                       ("R4", "R5", "R6", "R7"))
+    read, written = reads_writes("HGMMA.64x128x16.F32.BF16 R24, gdesc[UR16].tnspA, R24, !UP1")
+    accumulators = tuple(f"R{24 + i}" for i in range(64))
+    assert written == accumulators and read == ("UR16", "UR17", "UR18", "UR19", *accumulators, "UP1")
