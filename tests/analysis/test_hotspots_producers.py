@@ -316,3 +316,22 @@ def test_real_branch_scoreboard_waits_name_loads_in_flight() -> None:
     h = _report_hotspots("h100-pcie_rmsnorm-float4_full-roofline", 0)
     p = h.producers[_waiting(h, 0x930).pc]
     assert (p.kind, p.pc_offset, sass.opcode(p.sass)) == ("in_flight", 0x8A0, "LDG.E")
+
+
+def test_an_in_flight_wait_names_its_candidates_with_their_lines():
+    """@P0 BRA waits (short scoreboard) on P0 from an ISETP: the producer is the LDS still in flight (kind
+    "in_flight"), its source line read from the instructions before the waiting one; the LDS consumed by the FADD
+    is no candidate; a row whose top stall it is carries that producer."""
+    f = 0x1000
+    before = {f + 0x00: ("LDS R8, [R2]", "k.cu", 10), f + 0x10: ("LDS R9, [R2+0x4]", "k.cu", 11),
+              f + 0x20: ("FADD R10, R9, R9", "k.cu", 12), f + 0x30: ("ISETP.GE.AND P0, PT, R4, RZ, PT", "k.cu", 13)}
+    pcs = [PcCounters(0x40, 50, {"short_scoreboard": 50}, sass="@P0 BRA 0x2000", pc=f + 0x40, function_pc=f,
+                      file="k.cu", line=14)]
+    launch = KernelLaunch(range_index=0, action_index=0, name="k", metrics={},
+                          pc_sampling=PcSampling(50, tuple(pcs), functions=(f,), preceding=before))
+    h = hotspots(launch)
+    p = h.producers[f + 0x40]
+    assert (p.kind, p.pc_offset, p.sass, p.registers, p.stall, p.source) == \
+        ("in_flight", 0x0, "LDS R8, [R2]", (), "short_scoreboard", "k.cu:10")
+    assert [c.pc_offset for c in p.candidates] == [0x0] and p.candidates[0].kind == "in_flight"
+    assert top_rows(h)[0].producer == p
