@@ -6,13 +6,14 @@ unit's peak a saturating kernel reaches (device_specs: ``sustained_clock_hz``,
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Literal, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+from roofline.core.choices import TargetClock as ClockChoice
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.specs.catalog import DeviceSpec
 
 MEMORY_FILE = "memory.yaml"
-ClockChoice = Literal["sustained", "boost", "base"]
 CLOCK_CHOICES: tuple[ClockChoice, ...] = ("sustained", "boost", "base")
 FULL_PEAK = "the unit's peak: pipes, issue slots and caches reach it under a saturating load"
 

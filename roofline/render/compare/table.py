@@ -17,6 +17,7 @@ from roofline.analysis.work import Measure, WorkCheck
 from roofline.compare.noise import Change
 from roofline.compare.pairing import Comparison, KernelPair, ReportRef
 from roofline.compare.projection import Projection, SharedMemoryFit
+from roofline.compare.projection_launches import WorkloadProjection
 from roofline.compare.ranking import RECOVERABLE_COUNTS, AppSummary
 from roofline.compare.regression import DiffResult, Verdict
 from roofline.core.kernel_names import KernelName
@@ -317,8 +318,25 @@ def _projection_table(c: Comparison, width: int) -> Table:
 
 def _clock_words(c: Comparison) -> str:
     """The target clock the projections assume, in words."""
-    return ("base clock, the one ncu locks while profiling (--clock base): the time ncu would measure there"
-            if c.clock == "base" else "boost clock, as users run it (--clock base: the clock ncu locks)")
+    if c.clock == "base":
+        return "base clock, the one ncu locks while profiling (--clock base): the time ncu would measure there"
+    if c.clock == "sustained":
+        return "sustained clock, the one it holds under load (--clock boost|base for the others)"
+    return "boost clock (--clock sustained: the one it holds under load; base: the one ncu locks)"
+
+
+def _workload_table(w: WorkloadProjection, width: int) -> Table:
+    """Every group of identical launches projected (``compare.projection_launches``), its count and the total."""
+    table = plain_table("", ("kernel", "launches", "grid x block", "measured", "projected", "interval", "by"),
+                        "per launch: each unit's work at the target's rate of that unit, the tail in whole blocks "
+                        "per SM, the source's time over its floor kept; by = the unit that governs there; "
+                        "total = the sum of launches x projected")
+    rows: list[list[Cell]] = [[name_cell((x.name,)), str(x.count), f"{x.grid or '?'} x {x.block or '?'}",
+                               seconds(x.measured_s), seconds(x.projected_s),
+                               f"{seconds(x.low_s)}-{seconds(x.high_s)}", x.governing] for x in w.launches]
+    rows.append([name_cell(("total",)), str(sum(x.count for x in w.launches)), "", seconds(w.measured_s),
+                 seconds(w.projected_s), f"{seconds(w.low_s)}-{seconds(w.high_s)}", ""])
+    return add_rows(table, rows, width)
 
 
 def _l2_cell(p: Projection) -> str:
@@ -354,6 +372,15 @@ def _print_projection(console: Console, c: Comparison) -> None:
     console.print(f"[bold]Projection onto {c.project_to}[/bold]: time per launch at its {_clock_words(c)} (a "
                   "model, not a measurement)", highlight=False)
     console.print(_projection_table(c, console.width))
+    if c.workload is not None and c.workload.launches:
+        w = c.workload
+        console.print(f"[bold]Workload on {w.target}[/bold]: every launch at the {w.clock} clock "
+                      f"{w.clock_hz / 1e9:.3g} GHz ({escape(w.clock_source)}); DRAM at "
+                      f"{'n/a' if w.dram_bytes_per_s is None else si(w.dram_bytes_per_s, 'B/s')} achievable "
+                      f"({escape(w.dram_source)})", highlight=False)
+        console.print(_workload_table(w, console.width))
+    elif c.workload is not None:
+        console.print(f"no workload projection: {escape(c.workload.reason)}", highlight=False)
     bases = dict.fromkeys(f"{p.label}: {pr.basis}" for p in c.pairs for pr in p.projections if pr)
     bases.update(dict.fromkeys(f"{p.label}: {unfit_text(pr.shared_memory)}" for p in c.pairs for pr in p.projections
                                if pr and isinstance(pr.shared_memory, SharedMemoryFit) and not pr.shared_memory.fits))
