@@ -21,7 +21,8 @@ For each launch (identical launches, the same kernel, grid, block and work, grou
 4. **The clock**: the target at ``--clock`` (its sustained clock under load by default), the source at the SM clock
    ncu measured for the launch.
 5. **Interval**: ``[t / BAND, t x BAND]`` per launch, ``BAND_ALGORITHM`` for a library convolution (its library
-   picks the algorithm per GPU); the workload's interval is the sum of its launches' ends.
+   picks the algorithm per GPU), squared where Tensor work of a type the target lacks governs (its library would
+   likely run another algorithm there); the workload's interval is the sum of its launches' ends.
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ class UnitTerm(Struct, frozen=True):
     source_s: float
     target_s: float
     how: str
+    stand_in: bool = False  # the work runs on other units there (Tensor work of a type the target lacks)
 
 
 class LaunchProjection(Struct, frozen=True):
@@ -192,7 +194,7 @@ def _project_group(group: Sequence[LaunchAnalysis], source: Device, source_spec:
                                                              f"{here.sms} -> {there.sms} SMs"))
     top = max(terms, key=lambda t: t.target_s)
     projected = max(efficiency * top.target_s, LAUNCH_FLOOR_S)
-    band = band_of(la.launch.name)
+    band = band_of(la.launch.name) ** (2 if top.stand_in else 1)  # another algorithm likely: twice as wide
     return LaunchProjection(la.launch.name, len(group), blocks, la.block_size, measured, projected,
                             max(projected / band, LAUNCH_FLOOR_S), projected * band, top.key, efficiency,
                             tuple(sorted(terms, key=lambda t: -t.target_s)))
@@ -249,7 +251,8 @@ def _translate(t: Term, dtype: str, here: _Gpu, there: _Gpu, tensor_flops: float
     if key == "tensor" and mine and not theirs and there.rates.get("FMA"):  # no Tensor Cores of this type there
         flops = tensor_flops or t.seconds * mine * here.clock_hz * here.sms
         return UnitTerm(key, t.seconds, flops / (2.0 * there.rates["FMA"] * there.clock_hz * there.sms),
-                        f"no {dtype.upper()} Tensor Cores on {there.spec_id}: its Tensor FLOPs on the FP32 lanes")
+                        f"no {dtype.upper()} Tensor Cores on {there.spec_id}: its Tensor FLOPs on the FP32 lanes; its "
+                        "library would likely run another algorithm there", stand_in=True)
     if mine and theirs:
         return UnitTerm(key, t.seconds, t.seconds * per_clock * mine / theirs,
                         f"{mine:g} -> {theirs:g} per SM and clock, {here.sms} -> {there.sms} SMs")

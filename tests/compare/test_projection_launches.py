@@ -10,7 +10,14 @@ from pathlib import Path
 import pytest
 
 import roofline
-from roofline.compare.projection_launches import SHARED, project_workload, unit_rates
+from roofline.compare.projection_launches import (
+    BAND,
+    BAND_ALGORITHM,
+    SHARED,
+    band_of,
+    project_workload,
+    unit_rates,
+)
 from roofline.pipeline import AnalysisOptions, analyze_loaded
 from roofline.specs.catalog import load_catalog
 
@@ -76,6 +83,14 @@ def test_tensor_work_of_a_type_the_target_lacks_goes_to_its_fp32_lanes():
     w = projected("op29", "t4")
     notes = [t.how for x in w.launches for t in x.terms if t.key == "tensor" and t.source_s > 0]
     assert any("FP32 lanes" in how for how in notes)
+    moved = [x for x in w.launches if x.governing == "tensor"]
+    assert moved  # another algorithm likely there: the interval is the convolution's band squared
+    assert all(x.high_s / x.projected_s == pytest.approx(BAND_ALGORITHM ** 2) for x in moved)
+
+
+def test_a_library_convolution_has_the_wider_interval():
+    assert band_of("sm80_xmma_fprop_implicit_gemm_f32f32") == BAND_ALGORITHM
+    assert band_of("Kernel2") == BAND < BAND_ALGORITHM
 
 
 def test_fp32_and_integer_work_share_the_lanes_of_an_ada_gpu():
