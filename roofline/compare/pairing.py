@@ -348,8 +348,13 @@ def pair_reports(analyses: Sequence[ReportAnalysis], matcher: Matcher = Matcher(
 
 def _workload(analysis: ReportAnalysis, source: DeviceSpec | None, target: DeviceSpec,
               clock: TargetClock) -> WorkloadProjection | None:
-    """The base report's launches projected onto ``target`` (``compare.projection_launches``); None without the
-    source GPU's spec (its rates per SM and clock)."""
+    """The base report's launches projected onto ``target`` (``compare.projection_launches``); the source GPU's
+    rates per SM and clock from its spec, else from its device attributes (``specs.derived``); None without either."""
+    if source is None:
+        from roofline.specs.derived import derive
+
+        found = derive(analysis.device)
+        source = found.spec if found is not None else None
     if source is None:
         return None
     return project_workload(analysis.valid_launches, analysis.device, source, target, clock)

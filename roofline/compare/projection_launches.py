@@ -46,6 +46,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from roofline.specs.catalog import DeviceSpec
 
 THROUGHPUT_FILE = "throughput.yaml"
+# A roof term's key (a report without breakdowns: ``time_model._roof_terms``) -> the unit whose rate it goes at
+ROOF_UNITS = {"fp32": "FMA", "fp64": "FP64", "fp16": "FP16", "tensor": "tensor", "l1": "L1", "l2": "L2", "dram": "DRAM"}
 # The interval's factor either way: about the 80th percentile of projected / published (or its inverse) of the
 # leave-one-GPU-out check of benchmarks/bench_projection.py (docs/benchmarks.md): 1.52 for the matmuls, 1.53 for the
 # norms and pools, 2.13 for the convolutions, whose library (cuDNN) picks its algorithm per GPU, so the target
@@ -234,7 +236,7 @@ def translate(units: Sequence[Term], la: LaunchAnalysis, here: _Gpu, there: _Gpu
 
 
 def _translate(t: Term, dtype: str, here: _Gpu, there: _Gpu, tensor_flops: float | None = None) -> UnitTerm:
-    key = t.key
+    key = ROOF_UNITS.get(t.metric, t.key) if t.kind == "roof" else t.key
     if key == "DRAM" or t.metric.startswith(("dram__", "fbpa__")):
         if here.dram and there.dram:
             return UnitTerm(key, t.seconds, t.seconds * here.dram / there.dram,

@@ -102,3 +102,18 @@ def test_fp32_and_integer_work_share_the_lanes_of_an_ada_gpu():
 def test_without_a_base_clock_there_is_no_projection_at_base_and_the_reason_says_so():
     w = projected("op01", "b200", "base")
     assert not w.launches and "base" in w.reason
+
+
+def test_roof_terms_of_a_report_without_breakdowns_go_at_their_units_rates():
+    from roofline.analysis.results import Term
+    from roofline.compare.projection_launches import _gpu, translate
+
+    a = analysis("op01")
+    h100, a100 = spec("h100-sxm5"), spec("a100-sxm4-80gb")
+    here, there = _gpu(h100, h100.boost_clock_hz, 2.7e12), _gpu(a100, a100.boost_clock_hz, 1.6e12)
+    terms = [Term("fp32 roof", "fp32 roof", "roof", 1.0, "", {}, "fp32", "compute", True),
+             Term("dram roof", "dram roof", "roof", 1.0, "", {}, "dram", "memory", False)]
+    fp32, dram = translate(terms, a.valid_launches[0], here, there)
+    per_clock = (132 * h100.boost_clock_hz) / (108 * a100.boost_clock_hz)
+    assert fp32.target_s == pytest.approx(per_clock * 128 / 64, rel=0.02)
+    assert dram.target_s == pytest.approx(2.7 / 1.6)
