@@ -85,6 +85,18 @@ class LaunchProjection(Struct, frozen=True):
     governing: str
     efficiency: float  # measured time over the source's floor
     terms: tuple[UnitTerm, ...]
+    nvtx_ranges: tuple[str, ...] = ()  # the NVTX ranges the launches ran in, outermost first
+
+
+class RangeTotal(Struct, frozen=True):
+    """The launches of one NVTX range: measured and projected totals, the interval's ends summed."""
+
+    name: str
+    launches: int
+    measured_s: float
+    projected_s: float
+    low_s: float
+    high_s: float
 
 
 class WorkloadProjection(Struct, frozen=True):
@@ -105,6 +117,7 @@ class WorkloadProjection(Struct, frozen=True):
     launches: tuple[LaunchProjection, ...]
     left_out: int = 0  # launches without a time or a model
     reason: str = ""
+    ranges: tuple[RangeTotal, ...] = ()  # per NVTX range, where the report has them
 
     @property
     def speedup(self) -> float | None:
@@ -156,7 +169,19 @@ def project_workload(launches: Launches | Iterable[LaunchAnalysis], source: Devi
         target.id, clock, held.value, held.source, dram.value if dram else None, dram.source if dram else "",
         measured, sum(p.count * p.projected_s for p in out), sum(p.count * p.low_s for p in out),
         sum(p.count * p.high_s for p in out), tuple(out), left_out,
-        "" if out else "no launch with a time and a time model")
+        "" if out else "no launch with a time and a time model", range_totals(out))
+
+
+def range_totals(groups: Sequence[LaunchProjection]) -> tuple[RangeTotal, ...]:
+    """Each NVTX range's launches summed (a launch counts in every range it ran in), in order of first launch."""
+    names = dict.fromkeys(r for g in groups for r in g.nvtx_ranges)
+    out = []
+    for name in names:
+        inside = [g for g in groups if name in g.nvtx_ranges]
+        out.append(RangeTotal(name, sum(g.count for g in inside), sum(g.count * g.measured_s for g in inside),
+                              sum(g.count * g.projected_s for g in inside), sum(g.count * g.low_s for g in inside),
+                              sum(g.count * g.high_s for g in inside)))
+    return tuple(out)
 
 
 def _none(target: DeviceSpec, clock: str, why: str) -> WorkloadProjection:
@@ -164,9 +189,10 @@ def _none(target: DeviceSpec, clock: str, why: str) -> WorkloadProjection:
 
 
 def _identity(la: LaunchAnalysis) -> tuple[object, ...]:
-    """Launches with the same kernel, grid, block and work (FLOPs and bytes to 3 significant digits) are one."""
+    """Launches with the same kernel, grid, block, work (FLOPs and bytes to 3 significant digits) and NVTX ranges
+    are one."""
     work = tuple(_sig(v.value) for v in (*la.flops.values(), *la.bytes.values()))
-    return la.launch.name, la.grid_size, la.block_size, work
+    return la.launch.name, la.grid_size, la.block_size, work, la.launch.nvtx_ranges
 
 
 def _sig(x: float | None) -> float | None:
@@ -199,7 +225,7 @@ def _project_group(group: Sequence[LaunchAnalysis], source: Device, source_spec:
     band = band_of(la.launch.name) ** (2 if top.stand_in else 1)  # another algorithm likely: twice as wide
     return LaunchProjection(la.launch.name, len(group), blocks, la.block_size, measured, projected,
                             max(projected / band, LAUNCH_FLOOR_S), projected * band, top.key, efficiency,
-                            tuple(sorted(terms, key=lambda t: -t.target_s)))
+                            tuple(sorted(terms, key=lambda t: -t.target_s)), la.launch.nvtx_ranges)
 
 
 def band_of(name: str) -> float:

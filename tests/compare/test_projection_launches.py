@@ -7,6 +7,7 @@ import dataclasses
 import functools
 from pathlib import Path
 
+import msgspec
 import pytest
 
 import roofline
@@ -117,3 +118,14 @@ def test_roof_terms_of_a_report_without_breakdowns_go_at_their_units_rates():
     per_clock = (132 * h100.boost_clock_hz) / (108 * a100.boost_clock_hz)
     assert fp32.target_s == pytest.approx(per_clock * 128 / 64, rel=0.02)
     assert dram.target_s == pytest.approx(2.7 / 1.6)
+
+
+def test_each_nvtx_range_sums_the_launches_that_ran_in_it():
+    from roofline.compare.projection_launches import range_totals
+
+    w = projected("op20", "a100-sxm4-80gb")
+    tagged = [msgspec.structs.replace(x, nvtx_ranges=("step", f"op{i % 2}")) for i, x in enumerate(w.launches)]
+    totals = {r.name: r for r in range_totals(tagged)}
+    assert totals["step"].projected_s == pytest.approx(w.projected_s)
+    assert totals["op0"].projected_s + totals["op1"].projected_s == pytest.approx(w.projected_s)
+    assert totals["op0"].launches == sum(x.count for x in tagged[::2])

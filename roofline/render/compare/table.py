@@ -334,6 +334,8 @@ def _workload_table(w: WorkloadProjection, width: int) -> Table:
     rows: list[list[Cell]] = [[name_cell((x.name,)), str(x.count), f"{x.grid or '?'} x {x.block or '?'}",
                                seconds(x.measured_s), seconds(x.projected_s),
                                f"{seconds(x.low_s)}-{seconds(x.high_s)}", x.governing] for x in w.launches]
+    rows.extend([name_cell((f"NVTX {r.name}",)), str(r.launches), "", seconds(r.measured_s), seconds(r.projected_s),
+                  f"{seconds(r.low_s)}-{seconds(r.high_s)}", ""] for r in w.ranges)
     rows.append([name_cell(("total",)), str(sum(x.count for x in w.launches)), "", seconds(w.measured_s),
                  seconds(w.projected_s), f"{seconds(w.low_s)}-{seconds(w.high_s)}", ""])
     return add_rows(table, rows, width)
