@@ -233,15 +233,19 @@ def before_rows(data: dict) -> list[DevRow]:
             if gpu not in t:
                 continue
             c = pair_reports([a], project_to=catalog.get(spec_id), options=PairOptions(clock="boost"))
-            got = [(p.base.count, p.base.total_s.value, p.projections[0]) for p in c.pairs]
-            if any(total is None or proj is None or proj.projected_s.value is None for _, total, proj in got):
-                continue
-            here = sum(total for _, total, _ in got)  # type: ignore[misc]
-            there = sum(n * proj.projected_s.value for n, _, proj in got)  # type: ignore[union-attr,operator]
-            low = sum(n * proj.low_s.value for n, _, proj in got)  # type: ignore[union-attr,operator]
-            high = sum(n * proj.high_s.value for n, _, proj in got)  # type: ignore[union-attr,operator]
-            rows.append(DevRow(name, gpu, kind(name), there / here, t[gpu] / t["H100"], low / here, high / here,
-                               abs(here * 1e3 / t["H100"] - 1.0) <= CONSISTENT))
+            sums = [0.0, 0.0, 0.0, 0.0]  # measured, projected, low, high
+            for p in c.pairs:
+                proj = p.projections[0]
+                values = (p.base.total_s.value, *((proj.projected_s.value, proj.low_s.value, proj.high_s.value)
+                                                   if proj is not None else (None, None, None)))
+                if any(v is None for v in values):
+                    break
+                sums = [acc + (v or 0.0) * (1 if k == 0 else p.base.count) for k, (acc, v) in
+                        enumerate(zip(sums, values, strict=True))]
+            else:
+                here, there, low, high = sums
+                rows.append(DevRow(name, gpu, kind(name), there / here, t[gpu] / t["H100"], low / here, high / here,
+                                   abs(here * 1e3 / t["H100"] - 1.0) <= CONSISTENT))
     return rows
 
 
