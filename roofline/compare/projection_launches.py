@@ -214,7 +214,8 @@ def _project_group(group: Sequence[LaunchAnalysis], source: Device, source_spec:
     terms = translate(units, la, here, there)
     blocks = la.grid_size
     tail_here = _tail(units, blocks, here.sms, lambda t: t.seconds)
-    tail_there = _tail(units, blocks, there.sms, lambda t: next(u.target_s for u in terms if u.key == t.key))
+    there_s = {id(t): u.target_s for t, u in zip(units, terms, strict=False)}  # ``translate`` keeps the order
+    tail_there = _tail(units, blocks, there.sms, lambda t: there_s[id(t)])
     floor = max([t.seconds for t in units] + [tail_here, LAUNCH_FLOOR_S])
     efficiency = measured / floor if floor else 1.0
     if tail_there:

@@ -129,3 +129,12 @@ def test_each_nvtx_range_sums_the_launches_that_ran_in_it():
     assert totals["step"].projected_s == pytest.approx(w.projected_s)
     assert totals["op0"].projected_s + totals["op1"].projected_s == pytest.approx(w.projected_s)
     assert totals["op0"].launches == sum(x.count for x in tagged[::2])
+
+
+def test_a_report_of_roof_terms_only_is_projected_with_its_tail():
+    path = OPS.parents[1] / "h100-sxm_synthetic.roofline.json"
+    a = analyze_loaded(roofline.load(path), AnalysisOptions(diagnostics=False))
+    w = project_workload(a.valid_launches, a.device, spec("h100-sxm5"), spec("l4"))
+    assert w.launches and w.projected_s > 0
+    assert all(t.key in ("FMA", "FP64", "FP16", "tensor", "L1", "L2", "DRAM", "tail")
+               for x in w.launches for t in x.terms)

@@ -211,8 +211,19 @@ def time_grid(c: Comparison, pairs: Sequence[KernelPair], i: int, work_known: bo
                 tuple(p.names_to(i) for p in pairs), rows,
                 f"{column} = 1 / the median of the pairwise launch-time ratios {b}/{a} (Hodges-Lehmann), with its "
                 f"{confidence} interval (Mann-Whitney U, alpha {c.alpha:g}; untested: one launch per side, or too few "
-                f"to reach alpha); expected = roof time {a} / roof time {b}, only where a roof governs both (compute "
-                f"or memory bound); kept up = {column} / expected")
+                f"to reach alpha); expected = {_expected_words(c, i)}, only where a roof governs both (compute or "
+                f"memory bound); kept up = {column} / expected")
+
+
+def _expected_words(c: Comparison, i: int) -> str:
+    """How the expected speedup of report ``i`` is made: the projection onto its GPU where the two GPUs' specs
+    differ (``pairing._expected_on``), else the ratio of the roof times."""
+    a, b = letter(0), letter(i)
+    ids = (c.reports[0].spec_id, c.reports[i].spec_id)
+    if ids[0] and ids[1] and ids[0] != ids[1]:
+        return (f"{a}'s time / its projection onto {b}'s GPU at ncu's base clock (the per-kernel projection of "
+                "roofline project --clock base)")
+    return f"roof time {a} / roof time {b}"
 
 
 def throughput_grid(c: Comparison, pairs: Sequence[KernelPair], i: int) -> Grid:
@@ -322,7 +333,7 @@ def _clock_words(c: Comparison) -> str:
         return "base clock, the one ncu locks while profiling (--clock base): the time ncu would measure there"
     if c.clock == "sustained":
         return "sustained clock, the one it holds under load (--clock boost|base for the others)"
-    return "boost clock (--clock sustained: the one it holds under load; base: the one ncu locks)"
+    return "boost clock, as users run it (--clock base: the clock ncu locks)"
 
 
 def _workload_table(w: WorkloadProjection, width: int) -> Table:
