@@ -59,7 +59,8 @@ def achievable_dram_bandwidth(spec: DeviceSpec) -> Sourced | None:
 
 def achievable_fraction(spec: DeviceSpec, unit: str) -> Sourced:
     """The fraction of a unit's peak (time model term keys: ``dram``, ``l2``, ``fp32``, ...) a saturating kernel
-    reaches on this GPU; 1.0 for the units inside the SMs and where nothing better is known."""
+    reaches on this GPU; 1.0 for the units inside the SMs and where nothing better is known. Either case ("DRAM")."""
+    unit = unit.lower()
     if unit == "dram":
         dram = achievable_dram_bandwidth(spec)
         if dram is not None:

@@ -39,6 +39,7 @@ def test_the_spec_own_achievable_bandwidth_wins_over_the_memory_type_default(tmp
     spec = parse_spec_file(write(tmp_path, with_change("memory.achievable_bandwidth_bytes_per_s", cited(1.7e12))))
     assert achievable.achievable_dram_bandwidth(spec) == (1.7e12, "test fixture")
     assert achievable.achievable_fraction(spec, "dram").value == pytest.approx(0.85)
+    assert achievable.achievable_fraction(spec, "DRAM") == achievable.achievable_fraction(spec, "dram")
 
 
 def test_without_its_own_figure_a_spec_takes_its_memory_type_fraction(tmp_path):
