@@ -10,7 +10,17 @@ sgemm-lineinfo.full runs 2048^3 where the H100's SGEMM runs 4096^3, so no pair c
 kernel is projected / measured - 1; the interval covers it when low_s <= measured <= high_s. The projections are at
 the target's base clock (``--clock base``): the time ncu measured there is at the clock it locks while profiling.
 
-Run: python benchmarks/bench_projection.py [--json]
+Second, the development data (issue 62): every H100 SXM report of examples/h100/ops whose workload has published
+wall-clock times on other GPUs (../shared/workloads/single-ops-timings.json), projected per launch
+(``compare.projection_launches``) onto each of those GPUs; the error is the projected ratio (total there over the
+report's kernel total) over the published ratio (time there over the H100's time), minus 1. Printed: median |error|
+and signed median per GPU and per class, in-sample (each GPU's sustained clock and achievable DRAM bandwidth fitted on
+its own data: ``fit``) and leave-one-GPU-out (each GPU's parameters without its own data: its boost clock, its memory
+type's fraction from the other GPUs' fits or from roofline calibrate); how often the interval holds the published
+time; and the per-kernel model of before (one median launch per name, ``compare.projection``). "consistent": the
+workloads whose H100 report's kernel total is within 25% of the published H100 time (the report ran what was timed).
+
+Run: python benchmarks/bench_projection.py [--json] [--dev-only]
 """
 
 from __future__ import annotations
@@ -99,16 +109,210 @@ def summary(rows: list[Row]) -> Summary | None:
     return Summary(len(rows), statistics.median(errors), max(errors), sum(r.covered for r in rows) / len(rows))
 
 
+# --- The development data -------------------------------------------------------------------------------------
+TIMINGS = Path(__file__).resolve().parents[2] / "shared" / "workloads" / "single-ops-timings.json"
+OPS = EXAMPLES / "h100" / "ops"
+DEV_GPUS = {"T4": "t4", "A100-80GB": "a100-sxm4-80gb", "L40S": "l40s", "B200": "b200"}  # timings name -> spec id
+SOURCE_SPEC = "h100-sxm5"
+CONSISTENT = 0.25  # the H100 report's kernel total within this of the published H100 time
+CLOCK_GRID = tuple(x / 100 for x in range(50, 101, 5))  # sustained clock / boost
+BANDWIDTH_GRID = tuple(x / 100 for x in range(60, 96, 5))  # achievable DRAM / datasheet
+
+
+@dataclass(frozen=True)
+class DevRow:
+    """One workload projected onto one GPU, against the published times."""
+
+    workload: str
+    gpu: str
+    kind: str
+    predicted: float  # projected total there / the report's kernel total
+    published: float  # published time there / published H100 time
+    low: float
+    high: float
+    consistent: bool
+
+    @property
+    def error(self) -> float:
+        return self.predicted / self.published - 1.0
+
+    @property
+    def covered(self) -> bool:
+        return self.low <= self.published <= self.high
+
+
+def kind(workload: str) -> str:
+    """The workload's class, from its name: matmul, conv, or norm/pool (the rest)."""
+    return "matmul" if "matmul" in workload or "matrix" in workload else "conv" if "conv" in workload else \
+        "norm/pool"
+
+
+def dev_analyses() -> dict[str, tuple[object, dict[str, float]]]:
+    """Each workload with published times: its analysed H100 report and its times (ms) by GPU."""
+    times = json.loads(TIMINGS.read_text())["times"]
+    options = AnalysisOptions(diagnostics=False)
+    return {name: (analyze_loaded(roofline.load(OPS / f"{name}.json"), options), t) for name, t in times.items()
+            if (OPS / f"{name}.json").is_file() and "H100" in t}
+
+
+def dev_rows(data: dict, specs: dict, gpus: tuple[str, ...] = tuple(DEV_GPUS)) -> list[DevRow]:
+    """Every workload projected onto each GPU of ``gpus`` with the specs ``specs`` (timings name -> spec)."""
+    from roofline.compare.projection_launches import project_workload
+
+    source = load_catalog().get(SOURCE_SPEC)
+    rows = []
+    for name, (a, t) in data.items():
+        for gpu in gpus:
+            if gpu not in t:
+                continue
+            w = project_workload(a.valid_launches, a.device, source, specs[gpu])
+            if not w.measured_s:
+                continue
+            rows.append(DevRow(name, gpu, kind(name), w.projected_s / w.measured_s, t[gpu] / t["H100"],
+                               w.low_s / w.measured_s, w.high_s / w.measured_s,
+                               abs(w.measured_s * 1e3 / t["H100"] - 1.0) <= CONSISTENT))
+    return rows
+
+
+def with_params(spec, clock: float | None, bandwidth: float | None):
+    """The spec with a sustained clock and an achievable DRAM bandwidth as fractions of its boost and datasheet
+    (None: without its own figure)."""
+    from dataclasses import replace
+
+    return replace(spec, sustained_clock_hz=clock * spec.boost_clock_hz if clock else None,
+                   memory_achievable_bytes_per_s=bandwidth * spec.memory_bandwidth_bytes_per_s if bandwidth else None)
+
+
+def objective(rows: list[DevRow]) -> float:
+    """Median |log error| plus half the |median log error| over the consistent workloads."""
+    import math
+
+    logs = [math.log(r.predicted / r.published) for r in rows if r.consistent]
+    return statistics.median(map(abs, logs)) + 0.5 * abs(statistics.median(logs)) if logs else math.inf
+
+
+def fit(data: dict) -> dict[str, tuple[float, float]]:
+    """Each GPU's sustained clock and achievable DRAM fractions minimising ``objective`` on its own data (ties: the
+    highest clock, then the highest bandwidth)."""
+    catalog = load_catalog()
+    out = {}
+    for gpu, spec_id in DEV_GPUS.items():
+        spec = catalog.get(spec_id)
+        scored = [(objective(dev_rows(data, {gpu: with_params(spec, c, b)}, (gpu,))), -c, -b)
+                  for c in CLOCK_GRID for b in BANDWIDTH_GRID]
+        _, c, b = min(scored)
+        out[gpu] = (-c, -b)
+    return out
+
+
+def left_out_specs(fits: dict[str, tuple[float, float]]) -> dict:
+    """Each GPU's spec as if it had no data: boost clock, and its memory type's fraction from the other GPUs' fits
+    of that type, else the memory type's default (architecture/memory.yaml, from roofline calibrate)."""
+    from roofline.specs.achievable import memory_type_fraction
+
+    catalog = load_catalog()
+    out = {}
+    for gpu, spec_id in DEV_GPUS.items():
+        spec = catalog.get(spec_id)
+        same = [fits[o][1] for o, other in DEV_GPUS.items()
+                if o != gpu and catalog.get(other).memory_type == spec.memory_type]
+        default = memory_type_fraction(spec.memory_type)
+        fraction = statistics.mean(same) if same else (default.value if default else None)
+        out[gpu] = with_params(spec, None, fraction)
+    return out
+
+
+def before_rows(data: dict) -> list[DevRow]:
+    """The per-kernel model of before (``compare.projection``: one median launch per name, count x projected)."""
+    from roofline.compare.pairing import pair_reports
+
+    catalog = load_catalog()
+    rows = []
+    for name, (a, t) in data.items():
+        for gpu, spec_id in DEV_GPUS.items():
+            if gpu not in t:
+                continue
+            c = pair_reports([a], project_to=catalog.get(spec_id), options=PairOptions(clock="boost"))
+            sums = [0.0, 0.0, 0.0, 0.0]  # measured, projected, low, high
+            for p in c.pairs:
+                proj = p.projections[0]
+                values = (p.base.total_s.value, *((proj.projected_s.value, proj.low_s.value, proj.high_s.value)
+                                                   if proj is not None else (None, None, None)))
+                if any(v is None for v in values):
+                    break
+                sums = [acc + (v or 0.0) * (1 if k == 0 else p.base.count) for k, (acc, v) in
+                        enumerate(zip(sums, values, strict=True))]
+            else:
+                here, there, low, high = sums
+                rows.append(DevRow(name, gpu, kind(name), there / here, t[gpu] / t["H100"], low / here, high / here,
+                                   abs(here * 1e3 / t["H100"] - 1.0) <= CONSISTENT))
+    return rows
+
+
+def dev_summary(rows: list[DevRow]) -> dict[str, float | int] | None:
+    """Count, median |error|, signed median error, interval coverage and median half-width of some rows."""
+    if not rows:
+        return None
+    return {"pairs": len(rows), "median_abs_error": statistics.median(abs(r.error) for r in rows),
+            "median_error": statistics.median(r.error for r in rows),
+            "covered": sum(r.covered for r in rows) / len(rows),
+            "median_half_width": statistics.median((r.high - r.low) / (r.high + r.low) for r in rows)}
+
+
+def dev_tables(data: dict) -> dict[str, dict[str, dict[str, float | int] | None]]:
+    """The summaries of the development data: before, in-sample and leave-one-GPU-out, by GPU and class."""
+    catalog = load_catalog()
+    fits = fit(data)
+    shipped = dev_rows(data, {g: catalog.get(s) for g, s in DEV_GPUS.items()})
+    loo = dev_rows(data, left_out_specs(fits))
+    out: dict[str, dict[str, dict[str, float | int] | None]] = {}
+    for label, rows in (("before", before_rows(data)), ("shipped specs", shipped), ("leave-one-GPU-out", loo)):
+        table: dict[str, dict[str, float | int] | None] = {}
+        for subset in ("all", "consistent"):
+            chosen = [r for r in rows if subset == "all" or r.consistent]
+            table[subset] = dev_summary(chosen)
+            for gpu in DEV_GPUS:
+                table[f"{subset} {gpu}"] = dev_summary([r for r in chosen if r.gpu == gpu])
+            for k in ("matmul", "conv", "norm/pool"):
+                table[f"{subset} {k}"] = dev_summary([r for r in chosen if r.kind == k])
+        out[label] = table
+    out["fits"] = {g: {"sustained_clock_of_boost": c, "achievable_dram_of_datasheet": b} for g, (c, b) in fits.items()}
+    return out
+
+
+def print_dev(tables: dict) -> None:
+    """The development-data summaries as text."""
+    print(f"\ndevelopment data ({TIMINGS.name}; error = projected ratio / published ratio - 1)")
+    print("fits (in-sample): " + ", ".join(f"{g} clock {v['sustained_clock_of_boost']:.2f} x boost, DRAM "
+                                           f"{v['achievable_dram_of_datasheet']:.2f} x datasheet"
+                                           for g, v in tables["fits"].items()))
+    print(f"{'model':20} {'subset':24} {'pairs':>5} {'|error|':>8} {'signed':>8} {'covered':>8} {'half-width':>10}")
+    for label in ("before", "shipped specs", "leave-one-GPU-out"):
+        for subset, s in tables[label].items():
+            if s is not None:
+                print(f"{label:20} {subset:24} {s['pairs']:5d} {100 * s['median_abs_error']:7.1f}% "
+                      f"{100 * s['median_error']:+7.1f}% {100 * s['covered']:7.0f}% "
+                      f"{100 * s['median_half_width']:9.0f}%")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print the rows and the summary as JSON")
+    parser.add_argument("--dev-only", action="store_true", help="only the development data")
     args = parser.parse_args()
+    dev = dev_tables(dev_analyses()) if TIMINGS.is_file() else None
+    if args.dev_only:
+        if dev is None:
+            raise SystemExit(f"no development data: {TIMINGS.name} is not in ../shared/workloads")
+        print(json.dumps(dev, indent=1)) if args.json else print_dev(dev)
+        return
     rows = [row for source, target in pairs() for row in project_pair(source, target)]
     governed = [r for r in rows if r.bound in GOVERNED]
     if args.json:
         print(json.dumps({"rows": [{**r.__dict__, "error": r.error, "covered": r.covered} for r in rows],
                           **{key: s.__dict__ if s else None for key, s in (
-                              ("all", summary(rows)), ("compute_and_memory_bound", summary(governed)))}}, indent=1))
+                              ("all", summary(rows)), ("compute_and_memory_bound", summary(governed)))},
+                          "development": dev}, indent=1))
         return
     print(f"{'source':34} {'->':5} {'kernel':28} {'bound':8} {'by':12} {'measured':>9} {'projected':>9} "
           f"{'there':>9} {'error':>7} covered")
@@ -121,6 +325,8 @@ def main() -> None:
         if s is not None:
             print(f"{name}: {s.kernels} kernels, median |error| {100 * s.median_abs_error:.1f}%, "
                   f"worst {100 * s.worst_abs_error:.1f}%, interval covers {100 * s.covered:.0f}%")
+    if dev is not None:
+        print_dev(dev)
 
 
 if __name__ == "__main__":

@@ -163,7 +163,8 @@ WorkToleranceOpt = Annotated[
                         "are different work: compared by throughput, not by time.")]
 ClockOpt = Annotated[
     TargetClock, typer.Option(
-        "--clock", help="The target GPU's clock a projection assumes: boost (its spec's boost clock, as users run) "
+        "--clock", help="The target GPU's clock a projection assumes: sustained (the clock it holds under load, its "
+                        "spec's sustained_clock_hz, else boost), boost (its spec's boost clock) "
                         "or base (the SM clock ncu locks while profiling, its default --clock-control base: the time "
                         "ncu would measure there; the spec's base_clock_hz).")]
 AlphaOpt = Annotated[

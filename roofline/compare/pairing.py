@@ -43,6 +43,7 @@ from roofline.analysis.results import Cause, Value
 from roofline.analysis.work import WorkCheck, compare_work, governing, measure_label
 from roofline.compare.noise import Change, compare_times
 from roofline.compare.projection import Projection, project
+from roofline.compare.projection_launches import WorkloadProjection, project_workload
 from roofline.core import display
 from roofline.core.choices import TargetClock
 from roofline.core.kernel_families import family
@@ -275,6 +276,7 @@ class Comparison(Struct, frozen=True):
     alpha: float = ALPHA
     work_tolerance: float = WORK_TOLERANCE
     clock: TargetClock = "boost"  # the target clock of the projections (``project_to``)
+    workload: WorkloadProjection | None = None  # every launch of the base report projected (``project_to``)
 
     def _repr_html_(self) -> str | None:
         """The comparison as Jupyter shows it: the hook the Python API registers (the HTML comparison without its
@@ -338,9 +340,24 @@ def pair_reports(analyses: Sequence[ReportAnalysis], matcher: Matcher = Matcher(
     pairs.sort(key=lambda p: -(p.base.total_s.value or 0.0))
     paired = set(rows)
     unmatched = tuple(tuple(_key_text(k, kd[k]) for k in kd if k not in paired) for kd in keyed)
+    workload = _workload(analyses[0], bases[0], project_to, options.clock) if project_to is not None else None
     return Comparison(tuple(report_ref(a, label) for a, label in zip(analyses, labels, strict=True)), matcher.label,
                       tuple(pairs), unmatched, project_to.id if project_to else None, options.alpha,
-                      options.work_tolerance, options.clock)
+                      options.work_tolerance, options.clock, workload)
+
+
+def _workload(analysis: ReportAnalysis, source: DeviceSpec | None, target: DeviceSpec,
+              clock: TargetClock) -> WorkloadProjection | None:
+    """The base report's launches projected onto ``target`` (``compare.projection_launches``); the source GPU's
+    rates per SM and clock from its spec, else from its device attributes (``specs.derived``); None without either."""
+    if source is None:
+        from roofline.specs.derived import derive
+
+        found = derive(analysis.device)
+        source = found.spec if found is not None else None
+    if source is None:
+        return None
+    return project_workload(analysis.valid_launches, analysis.device, source, target, clock)
 
 
 def _names(sides: Sequence[KernelStats | None]) -> tuple[str, ...]:

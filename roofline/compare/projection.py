@@ -296,6 +296,10 @@ def clock_use(stats: KernelStats, source: Device, spec: DeviceSpec, clock: Targe
         if target_hz is None:
             return (f"no projection at the base clock: the spec {spec.id} gives no base_clock_hz (add it with its "
                     "source, device_specs/README.md, or use --clock boost)")
+    elif clock == "sustained":
+        from roofline.specs.achievable import sustained_clock
+
+        target_hz = sustained_clock(spec).value
     else:
         target_hz = spec.boost_clock_hz
     measured, boost = stats.sm_clock_hz.value, source.max_clock_hz

@@ -13,6 +13,7 @@ KernelGroupBy = Literal["kernel", "function"]  # the timeline's grouping (nsys h
 Fallback = Literal["none", "nsys"]  # analyze: what follows ncu's refusal of the counters
 OUTPUT_OPTION = ("--output", "-o")  # the names of the option naming the file a command writes (never a report to read)
 NameBase = Literal["function", "demangled", "mangled"]  # which kernel name a filter reads, as ncu's --kernel-name-base
-# The clock a projection assumes for the target GPU: its boost clock (as users run) or the base clock ncu locks
+# The clock a projection assumes for the target GPU: the clock it holds under sustained load (its spec's
+# sustained_clock_hz, else boost), its boost clock or the base clock ncu locks
 # while it profiles (--clock-control base, ncu's default), at which ncu's own times on that GPU are measured.
-TargetClock = Literal["boost", "base"]
+TargetClock = Literal["sustained", "boost", "base"]

@@ -104,3 +104,23 @@ def test_a_compute_bound_kernel_is_projected_at_the_targets_locked_base_clock(ro
     expected = h100 * peaks * (clock / boost) / (base_h200 * share / boost)
     assert row.projected_s == pytest.approx(expected, rel=1e-9)
     assert abs(row.error) < 0.02
+
+
+def test_development_rows_compare_the_projected_and_published_ratios_and_leave_one_gpu_out():
+    b = bench()
+    if not b.TIMINGS.is_file():
+        pytest.skip(f"{b.TIMINGS.name} is not in ../shared/workloads")
+    data = {k: v for k, v in b.dev_analyses().items() if k.startswith(("op01", "op21"))}
+    catalog = b.load_catalog()
+    rows = b.dev_rows(data, {g: catalog.get(s) for g, s in b.DEV_GPUS.items()})
+    assert {r.gpu for r in rows} == set(b.DEV_GPUS)
+    for r in rows:
+        _, times = data[r.workload]
+        assert r.published == pytest.approx(times[r.gpu] / times["H100"])
+        assert r.low < r.predicted < r.high
+    left_out = b.left_out_specs({g: (0.5, 0.7) for g in b.DEV_GPUS})
+    assert left_out["T4"].sustained_clock_hz is None  # its boost: no fit of its own
+    assert left_out["T4"].memory_achievable_bytes_per_s == pytest.approx(0.7 * 320e9)  # the L40S's GDDR6 fit
+    assert b.kind("op27-conv-standard-2d") == "conv" and b.kind("op01-square-matrix-multiplication") == "matmul"
+    summary = b.dev_summary(rows)
+    assert summary is not None and summary["pairs"] == len(rows)

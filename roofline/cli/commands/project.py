@@ -42,8 +42,8 @@ def project(
     timeout: TimeoutOpt = None,
     wide: WideOpt = False,
 ) -> None:
-    """Project each kernel's time onto another GPU at its boost clock (or, --clock base, the clock ncu locks): its
-    governing resource's peak ratio, the clocks, waves, the L2 size and a launch floor."""
+    """Project each launch onto another GPU at the clock it holds under load (--clock sustained|boost|base): each
+    unit's work at the target's rate of that unit, waves and tail, a launch floor; and the workload's total."""
     from roofline.compare.pairing import PairOptions, pair_reports
     from roofline.compare.projection import require_clock
     from roofline.pipeline import analyze_files

@@ -17,6 +17,7 @@ from roofline.analysis.work import Measure, WorkCheck
 from roofline.compare.noise import Change
 from roofline.compare.pairing import Comparison, KernelPair, ReportRef
 from roofline.compare.projection import Projection, SharedMemoryFit
+from roofline.compare.projection_launches import WorkloadProjection
 from roofline.compare.ranking import RECOVERABLE_COUNTS, AppSummary
 from roofline.compare.regression import DiffResult, Verdict
 from roofline.core.kernel_names import KernelName
@@ -210,8 +211,19 @@ def time_grid(c: Comparison, pairs: Sequence[KernelPair], i: int, work_known: bo
                 tuple(p.names_to(i) for p in pairs), rows,
                 f"{column} = 1 / the median of the pairwise launch-time ratios {b}/{a} (Hodges-Lehmann), with its "
                 f"{confidence} interval (Mann-Whitney U, alpha {c.alpha:g}; untested: one launch per side, or too few "
-                f"to reach alpha); expected = roof time {a} / roof time {b}, only where a roof governs both (compute "
-                f"or memory bound); kept up = {column} / expected")
+                f"to reach alpha); expected = {_expected_words(c, i)}, only where a roof governs both (compute or "
+                f"memory bound); kept up = {column} / expected")
+
+
+def _expected_words(c: Comparison, i: int) -> str:
+    """How the expected speedup of report ``i`` is made: the projection onto its GPU where the two GPUs' specs
+    differ (``pairing._expected_on``), else the ratio of the roof times."""
+    a, b = letter(0), letter(i)
+    ids = (c.reports[0].spec_id, c.reports[i].spec_id)
+    if ids[0] and ids[1] and ids[0] != ids[1]:
+        return (f"{a}'s time / its projection onto {b}'s GPU at ncu's base clock (the per-kernel projection of "
+                "roofline project --clock base)")
+    return f"roof time {a} / roof time {b}"
 
 
 def throughput_grid(c: Comparison, pairs: Sequence[KernelPair], i: int) -> Grid:
@@ -317,8 +329,27 @@ def _projection_table(c: Comparison, width: int) -> Table:
 
 def _clock_words(c: Comparison) -> str:
     """The target clock the projections assume, in words."""
-    return ("base clock, the one ncu locks while profiling (--clock base): the time ncu would measure there"
-            if c.clock == "base" else "boost clock, as users run it (--clock base: the clock ncu locks)")
+    if c.clock == "base":
+        return "base clock, the one ncu locks while profiling (--clock base): the time ncu would measure there"
+    if c.clock == "sustained":
+        return "sustained clock, the one it holds under load (--clock boost|base for the others)"
+    return "boost clock, as users run it (--clock base: the clock ncu locks)"
+
+
+def _workload_table(w: WorkloadProjection, width: int) -> Table:
+    """Every group of identical launches projected (``compare.projection_launches``), its count and the total."""
+    table = plain_table("", ("kernel", "launches", "grid x block", "measured", "projected", "interval", "by"),
+                        "per launch: each unit's work at the target's rate of that unit, the tail in whole blocks "
+                        "per SM, the source's time over its floor kept; by = the unit that governs there; "
+                        "total = the sum of launches x projected")
+    rows: list[list[Cell]] = [[name_cell((x.name,)), str(x.count), f"{x.grid or '?'} x {x.block or '?'}",
+                               seconds(x.measured_s), seconds(x.projected_s),
+                               f"{seconds(x.low_s)}-{seconds(x.high_s)}", x.governing] for x in w.launches]
+    rows.extend([name_cell((f"NVTX {r.name}",)), str(r.launches), "", seconds(r.measured_s), seconds(r.projected_s),
+                  f"{seconds(r.low_s)}-{seconds(r.high_s)}", ""] for r in w.ranges)
+    rows.append([name_cell(("total",)), str(sum(x.count for x in w.launches)), "", seconds(w.measured_s),
+                 seconds(w.projected_s), f"{seconds(w.low_s)}-{seconds(w.high_s)}", ""])
+    return add_rows(table, rows, width)
 
 
 def _l2_cell(p: Projection) -> str:
@@ -354,6 +385,15 @@ def _print_projection(console: Console, c: Comparison) -> None:
     console.print(f"[bold]Projection onto {c.project_to}[/bold]: time per launch at its {_clock_words(c)} (a "
                   "model, not a measurement)", highlight=False)
     console.print(_projection_table(c, console.width))
+    if c.workload is not None and c.workload.launches:
+        w = c.workload
+        console.print(f"[bold]Workload on {w.target}[/bold]: every launch at the {w.clock} clock "
+                      f"{w.clock_hz / 1e9:.3g} GHz ({escape(w.clock_source)}); DRAM at "
+                      f"{'n/a' if w.dram_bytes_per_s is None else si(w.dram_bytes_per_s, 'B/s')} achievable "
+                      f"({escape(w.dram_source)})", highlight=False)
+        console.print(_workload_table(w, console.width))
+    elif c.workload is not None:
+        console.print(f"no workload projection: {escape(c.workload.reason)}", highlight=False)
     bases = dict.fromkeys(f"{p.label}: {pr.basis}" for p in c.pairs for pr in p.projections if pr)
     bases.update(dict.fromkeys(f"{p.label}: {unfit_text(pr.shared_memory)}" for p in c.pairs for pr in p.projections
                                if pr and isinstance(pr.shared_memory, SharedMemoryFit) and not pr.shared_memory.fits))

@@ -1,0 +1,358 @@
+"""A workload's time on another GPU, launch by launch, unit by unit: the per-launch time model
+(``analysis.time_model``) taken to the target. Pure functions; no I/O. ``docs/figures.md`` states each formula.
+
+For each launch (identical launches, the same kernel, grid, block and work, grouped with their count):
+
+1. **Each unit's term to the target** at that target's own rate of the unit. A unit inside the SMs does
+   ``t x f_src x S_src x r_src(u)`` operations (``t`` its term: the time its work needs at its peak; ``f`` the SM
+   clock, ``S`` the SMs, ``r(u)`` the unit's operations per SM and clock); on the target they take
+   ``ops / (f_tgt x S_tgt x r_tgt(u))``. ``r``: FP32, FP64 and each Tensor Core type from each GPU's cited peaks
+   (``peak / (S x clock of the figure)``), the integer lanes from ``architecture/integer.yaml``, the issue slots and
+   the load/store, L1 and special-function paths the same per SM and clock (``architecture/throughput.yaml``).
+   Where the target's FP32 lanes also run INT32 (GA10x, Ada) FP32 and integer work share them: a term
+   ``(FP32 ops + INT32 ops) / FP32 lanes``. Tensor work of a type the target lacks runs on its FP32 lanes.
+   L2 bytes go at the SMs x clock ratio (no L2 figure is cited on both GPUs), or at the ratio of cited L2
+   bandwidths at the clocks. DRAM: the source's achieved fraction of its achievable bandwidth is kept, so the term
+   scales by ``A_src / A_tgt`` (``specs.achievable``); no SM clock applies.
+2. **Tail**: the busiest SM-paced unit in whole blocks per SM, ``ceil(B / S) / (B / S)``, for the target's S.
+3. **The time**: the source's measured time over its floor (largest term, tail and launch floor included), the
+   launch's efficiency ``e``, applied to the target's floor: ``t_tgt = max(e x max(T'), launch floor)``; the
+   governing unit is the largest translated term.
+4. **The clock**: the target at ``--clock`` (its sustained clock under load by default), the source at the SM clock
+   ncu measured for the launch.
+5. **Interval**: ``[t / BAND, t x BAND]`` per launch, ``BAND_ALGORITHM`` for a library convolution (its library
+   picks the algorithm per GPU), squared where Tensor work of a type the target lacks governs (its library would
+   likely run another algorithm there); the workload's interval is the sum of its launches' ends.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from msgspec import Struct
+
+from roofline.analysis.time_model import time_model
+from roofline.analysis.verdict import paced_by_blocks, whole_blocks
+from roofline.core.thresholds import LAUNCH_FLOOR_S
+from roofline.ncu import metrics as m
+
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.analysis.launches import Launches
+    from roofline.analysis.results import LaunchAnalysis, Term
+    from roofline.core.model import Device
+    from roofline.specs.achievable import ClockChoice
+    from roofline.specs.catalog import DeviceSpec
+
+THROUGHPUT_FILE = "throughput.yaml"
+# A roof term's key (a report without breakdowns: ``time_model._roof_terms``) -> the unit whose rate it goes at
+ROOF_UNITS = {"fp32": "FMA", "fp64": "FP64", "fp16": "FP16", "tensor": "tensor", "l1": "L1", "l2": "L2", "dram": "DRAM"}
+# The interval's factor either way: about the 80th percentile of projected / published (or its inverse) of the
+# leave-one-GPU-out check of benchmarks/bench_projection.py (docs/benchmarks.md): 1.52 for the matmuls, 1.53 for the
+# norms and pools, 2.13 for the convolutions, whose library (cuDNN) picks its algorithm per GPU, so the target
+# may well run another kernel than the one measured (``ALGORITHM_CHOSEN``).
+BAND = 1.5
+BAND_ALGORITHM = 2.0
+ALGORITHM_CHOSEN = ("conv", "dgrad", "wgrad", "fprop", "implicit_gemm", "winograd", "fft")  # in a kernel's name
+SHARED = "FP32+INT32"  # the term of FP32 and integer work on lanes that run both (GA10x, Ada)
+
+
+
+class UnitTerm(Struct, frozen=True):
+    """One time-model term on both GPUs: the seconds its work needs at the unit's peak here (``source_s``) and there
+    (``target_s``), and how it was taken there."""
+
+    key: str
+    source_s: float
+    target_s: float
+    how: str
+    stand_in: bool = False  # the work runs on other units there (Tensor work of a type the target lacks)
+
+
+class LaunchProjection(Struct, frozen=True):
+    """Identical launches (``count`` of them: one kernel, grid, block and work) projected onto the target: per launch
+    the measured time, the projected one in ``[low_s, high_s]``, the unit that governs there and every term."""
+
+    name: str
+    count: int
+    grid: int | None
+    block: int | None
+    measured_s: float
+    projected_s: float
+    low_s: float
+    high_s: float
+    governing: str
+    efficiency: float  # measured time over the source's floor
+    terms: tuple[UnitTerm, ...]
+    nvtx_ranges: tuple[str, ...] = ()  # the NVTX ranges the launches ran in, outermost first
+
+
+class RangeTotal(Struct, frozen=True):
+    """The launches of one NVTX range: measured and projected totals, the interval's ends summed."""
+
+    name: str
+    launches: int
+    measured_s: float
+    projected_s: float
+    low_s: float
+    high_s: float
+
+
+class WorkloadProjection(Struct, frozen=True):
+    """Every launch of a report projected onto ``target``: the total there (``projected_s`` = the sum of count x
+    projected over ``launches``) in ``[low_s, high_s]``, against the measured total; the clock and the DRAM
+    bandwidth assumed there, each with its source; ``reason`` says why there is none (``launches`` empty)."""
+
+    target: str
+    clock: str
+    clock_hz: float
+    clock_source: str
+    dram_bytes_per_s: float | None
+    dram_source: str
+    measured_s: float
+    projected_s: float
+    low_s: float
+    high_s: float
+    launches: tuple[LaunchProjection, ...]
+    left_out: int = 0  # launches without a time or a model
+    reason: str = ""
+    ranges: tuple[RangeTotal, ...] = ()  # per NVTX range, where the report has them
+
+    @property
+    def speedup(self) -> float | None:
+        """Measured total over projected total (above 1: the target is faster)."""
+        return self.measured_s / self.projected_s if self.projected_s else None
+
+
+class _Gpu(Struct, frozen=True):
+    """What the translation needs of one GPU: SMs, its clock, its rates per SM and clock, its DRAM bandwidth."""
+
+    spec_id: str
+    sms: int
+    clock_hz: float
+    rates: Mapping[str, float]
+    shares_int: float | None
+    dram: float | None
+    l2: float | None  # cited L2 bandwidth at this clock, where the spec gives one
+
+
+def project_workload(launches: Launches | Iterable[LaunchAnalysis], source: Device, source_spec: DeviceSpec,
+                     target: DeviceSpec, clock: ClockChoice = "sustained") -> WorkloadProjection:
+    """Every launch of ``launches`` (a report's valid launches) projected onto ``target`` (module docstring)."""
+    from roofline.specs.achievable import achievable_dram_bandwidth
+    from roofline.specs.achievable import clock as clock_of
+
+    held = clock_of(target, clock)
+    dram = achievable_dram_bandwidth(target)
+    if held is None:
+        return _none(target, clock, f"no {clock} clock in the spec {target.id}")
+    there = _gpu(target, held.value, dram.value if dram else None)
+    source_dram = achievable_dram_bandwidth(source_spec)
+    groups: dict[tuple[object, ...], list[LaunchAnalysis]] = {}
+    left_out = 0
+    for la in launches:
+        if la.duration_s.value is None:
+            left_out += 1
+            continue
+        groups.setdefault(_identity(la), []).append(la)
+    out = []
+    for group in groups.values():
+        got = _project_group(group, source, source_spec, source_dram.value if source_dram else None, there)
+        if got is None:
+            left_out += len(group)
+        else:
+            out.append(got)
+    out.sort(key=lambda p: -p.count * p.projected_s)
+    measured = sum(p.count * p.measured_s for p in out)
+    return WorkloadProjection(
+        target.id, clock, held.value, held.source, dram.value if dram else None, dram.source if dram else "",
+        measured, sum(p.count * p.projected_s for p in out), sum(p.count * p.low_s for p in out),
+        sum(p.count * p.high_s for p in out), tuple(out), left_out,
+        "" if out else "no launch with a time and a time model", range_totals(out))
+
+
+def range_totals(groups: Sequence[LaunchProjection]) -> tuple[RangeTotal, ...]:
+    """Each NVTX range's launches summed (a launch counts in every range it ran in), in order of first launch."""
+    names = dict.fromkeys(r for g in groups for r in g.nvtx_ranges)
+    out = []
+    for name in names:
+        inside = [g for g in groups if name in g.nvtx_ranges]
+        out.append(RangeTotal(name, sum(g.count for g in inside), sum(g.count * g.measured_s for g in inside),
+                              sum(g.count * g.projected_s for g in inside), sum(g.count * g.low_s for g in inside),
+                              sum(g.count * g.high_s for g in inside)))
+    return tuple(out)
+
+
+def _none(target: DeviceSpec, clock: str, why: str) -> WorkloadProjection:
+    return WorkloadProjection(target.id, clock, 0.0, "", None, "", 0.0, 0.0, 0.0, 0.0, (), 0, why)
+
+
+def _identity(la: LaunchAnalysis) -> tuple[object, ...]:
+    """Launches with the same kernel, grid, block, work (FLOPs and bytes to 3 significant digits) and NVTX ranges
+    are one."""
+    work = tuple(_sig(v.value) for v in (*la.flops.values(), *la.bytes.values()))
+    return la.launch.name, la.grid_size, la.block_size, work, la.launch.nvtx_ranges
+
+
+def _sig(x: float | None) -> float | None:
+    return float(f"{x:.3g}") if x else x
+
+
+def _project_group(group: Sequence[LaunchAnalysis], source: Device, source_spec: DeviceSpec,
+                   source_dram: float | None, there: _Gpu) -> LaunchProjection | None:
+    """One group of identical launches: its median launch projected (None without a time model)."""
+    times = sorted(la.duration_s.value or 0.0 for la in group)
+    la = group[len(group) // 2] if len(group) > 2 else group[0]
+    model = la.time_model or time_model(la, source)
+    units = [t for t in model.terms if t.kind in ("unit", "roof")]
+    if not units:
+        return None
+    measured = times[len(times) // 2] if len(times) % 2 else 0.5 * (times[len(times) // 2 - 1] + times[len(times) // 2])
+    clock = la.launch.value(m.SM_CLOCK) or source_spec.boost_clock_hz
+    here = _gpu(source_spec, float(clock), source_dram, source.sm_count)
+    terms = translate(units, la, here, there)
+    blocks = la.grid_size
+    tail_here = _tail(units, blocks, here.sms, lambda t: t.seconds)
+    there_s = {id(t): u.target_s for t, u in zip(units, terms, strict=False)}  # ``translate`` keeps the order
+    tail_there = _tail(units, blocks, there.sms, lambda t: there_s[id(t)])
+    floor = max([t.seconds for t in units] + [tail_here, LAUNCH_FLOOR_S])
+    efficiency = measured / floor if floor else 1.0
+    if tail_there:
+        terms.append(UnitTerm("tail", tail_here, tail_there, f"in whole blocks per SM: {blocks} blocks on "
+                                                             f"{here.sms} -> {there.sms} SMs"))
+    top = max(terms, key=lambda t: t.target_s)
+    projected = max(efficiency * top.target_s, LAUNCH_FLOOR_S)
+    band = band_of(la.launch.name) ** (2 if top.stand_in else 1)  # another algorithm likely: twice as wide
+    return LaunchProjection(la.launch.name, len(group), blocks, la.block_size, measured, projected,
+                            max(projected / band, LAUNCH_FLOOR_S), projected * band, top.key, efficiency,
+                            tuple(sorted(terms, key=lambda t: -t.target_s)), la.launch.nvtx_ranges)
+
+
+def band_of(name: str) -> float:
+    """The interval's factor for a kernel: wider where its library picks the algorithm per GPU (a convolution)."""
+    lowered = name.lower()
+    return BAND_ALGORITHM if any(word in lowered for word in ALGORITHM_CHOSEN) else BAND
+
+
+def _tail(units: Sequence[Term], blocks: int | None, sms: int, seconds: object) -> float:
+    """The busiest SM-paced unit's time in whole blocks per SM on ``sms`` SMs; 0 without a grid size."""
+    paced = [t for t in units if t.sm_local and (t.kind == "roof" or paced_by_blocks(t.metric))]
+    if not blocks or not paced:
+        return 0.0
+    busiest = max(paced, key=lambda t: t.seconds)
+    return float(seconds(busiest)) * float(whole_blocks(blocks, sms))  # type: ignore[operator]
+
+
+def translate(units: Sequence[Term], la: LaunchAnalysis, here: _Gpu, there: _Gpu) -> list[UnitTerm]:
+    """Each unit term on the target (step 1 of the module docstring)."""
+    out = []
+    dtype = _tensor_dtype(la)
+    tensor_flops = la.flops["tensor"].value if "tensor" in la.flops else None
+    for t in units:
+        out.append(_translate(t, dtype, here, there, tensor_flops))
+    if there.shares_int is not None:
+        fma = next((t for t in units if t.key == "FMA"), None)
+        alu = next((t for t in units if t.key == "ALU"), None)
+        fp32_here, int_here, fp32_there = here.rates.get("FMA"), here.rates.get("ALU"), there.rates.get("FMA")
+        if fma is not None and alu is not None and fp32_here and int_here and fp32_there:
+            ops = (fma.seconds * fp32_here + alu.seconds * int_here) * here.clock_hz * here.sms
+            out.append(UnitTerm(SHARED, max(fma.seconds, alu.seconds), ops / (fp32_there * there.clock_hz * there.sms),
+                                "FP32 and INT32 operations together on the target's FP32 lanes, which run both"))
+    return out
+
+
+def _translate(t: Term, dtype: str, here: _Gpu, there: _Gpu, tensor_flops: float | None = None) -> UnitTerm:
+    key = ROOF_UNITS.get(t.metric, t.key) if t.kind == "roof" else t.key
+    if key == "DRAM" or t.metric.startswith(("dram__", "fbpa__")):
+        if here.dram and there.dram:
+            return UnitTerm(key, t.seconds, t.seconds * here.dram / there.dram,
+                            f"the same fraction of the achievable DRAM bandwidth: {here.dram / 1e9:.0f} -> "
+                            f"{there.dram / 1e9:.0f} GB/s")
+        return UnitTerm(key, t.seconds, t.seconds, "no achievable DRAM bandwidth: kept")
+    per_clock = (here.clock_hz * here.sms) / (there.clock_hz * there.sms)
+    if key == "L2":
+        if here.l2 and there.l2:
+            return UnitTerm(key, t.seconds, t.seconds * here.l2 / there.l2, "cited L2 bandwidths at the clocks")
+        return UnitTerm(key, t.seconds, t.seconds * per_clock, "L2 bytes at the same rate per SM and clock")
+    rate_key = f"tensor_{dtype}" if key == "tensor" else key
+    mine, theirs = here.rates.get(rate_key), there.rates.get(rate_key)
+    if key == "tensor" and mine and not theirs and there.rates.get("FMA"):  # no Tensor Cores of this type there
+        flops = tensor_flops or t.seconds * mine * here.clock_hz * here.sms
+        return UnitTerm(key, t.seconds, flops / (2.0 * there.rates["FMA"] * there.clock_hz * there.sms),
+                        f"no {dtype.upper()} Tensor Cores on {there.spec_id}: its Tensor FLOPs on the FP32 lanes; its "
+                        "library would likely run another algorithm there", stand_in=True)
+    if mine and theirs:
+        return UnitTerm(key, t.seconds, t.seconds * per_clock * mine / theirs,
+                        f"{mine:g} -> {theirs:g} per SM and clock, {here.sms} -> {there.sms} SMs")
+    return UnitTerm(key, t.seconds, t.seconds * per_clock, "the same rate per SM and clock")
+
+
+def _tensor_dtype(la: LaunchAnalysis) -> str:
+    """The Tensor Core type of most of the launch's Tensor FLOPs (the ceilings' type where none are counted)."""
+    by_type = {k: v for k, v in la.tensor_flops_by_type.items() if v}
+    if by_type:
+        return max(by_type, key=lambda k: by_type[k])
+    ceilings = la.ceilings.get("kernel-clock")
+    return (ceilings.tensor_dtype if ceilings is not None else None) or "fp16"
+
+
+def _gpu(spec: DeviceSpec, clock_hz: float, dram: float | None, sms: int | None = None) -> _Gpu:
+    """A GPU's facts for the translation, at ``clock_hz``."""
+    l2 = spec.l2_bytes_per_s * clock_hz / spec.boost_clock_hz if spec.l2_bytes_per_s else None
+    return _Gpu(spec.id, sms or spec.sm_count, clock_hz, unit_rates(spec), shared_int_lanes(spec.compute_capability),
+                dram, l2)
+
+
+def unit_rates(spec: DeviceSpec) -> dict[str, float]:
+    """Operations per SM and clock of each time-model unit on a GPU: FMA (FP32 lanes), FP64 (lanes), each Tensor
+    Core type (FLOPs), ALU (integer lanes), and 1 for the units the same per SM and clock everywhere."""
+    from roofline.specs.architecture import integer_lanes
+
+    per = spec.sm_count * spec.boost_clock_hz
+    rates = {u: 1.0 for u in _same_per_sm()}
+    rates["FMA"] = spec.peaks["fp32"] / (2.0 * per)
+    if spec.peaks.get("fp64"):
+        rates["FP64"] = spec.peaks["fp64"] / (2.0 * per)
+    for key, value in spec.peaks.items():
+        if key.startswith("tensor_") and value:
+            dtype = key.removeprefix("tensor_")
+            rates[key] = value / (spec.sm_count * spec.clock_of("tensor", dtype))
+    lanes = integer_lanes(spec.compute_capability)
+    if lanes is not None:
+        rates["ALU"] = lanes.per_sm
+    return rates
+
+
+@functools.cache
+def _throughput() -> dict[str, object]:
+    from roofline.specs import safe_yaml
+    from roofline.specs.architecture import ARCHITECTURE_FOLDER
+    from roofline.specs.catalog import builtin_folder
+
+    data = safe_yaml.load_yaml(builtin_folder() / ARCHITECTURE_FOLDER / THROUGHPUT_FILE)
+    return data if isinstance(data, dict) else {}
+
+
+def _same_per_sm() -> tuple[str, ...]:
+    listed = _throughput().get("same_per_sm")
+    return tuple(str(u) for u in listed) if isinstance(listed, list) else ()
+
+
+def shared_int_lanes(compute_capability: str | None) -> float | None:
+    """The FP32 lanes that also run INT32 on a compute capability (GA10x, Ada); None where INT32 has its own."""
+    table = _throughput().get("fp32_shares_int32")
+    entry = table.get(compute_capability or "") if isinstance(table, dict) else None
+    return float(entry["value"]) if isinstance(entry, dict) and isinstance(entry.get("value"), int | float) else None
+
+
+def speedup_text(p: WorkloadProjection) -> str:
+    """The total in words, for a basis line."""
+    if not p.launches:
+        return p.reason
+    return (f"{len(p.launches)} launch groups, {sum(x.count for x in p.launches)} launches: "
+            f"{p.measured_s * 1e3:.4g} ms -> {p.projected_s * 1e3:.4g} ms [{p.low_s * 1e3:.4g}, "
+            f"{p.high_s * 1e3:.4g}] at the {p.clock} clock {p.clock_hz / 1e9:.3g} GHz")
+
+
+

@@ -1,0 +1,140 @@
+"""Per-launch, per-unit projections (compare.projection_launches) on the H100 single-op reports of examples/h100/ops:
+totals, grouping, each unit at the target's own rate, the clock and the achievable bandwidth."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from pathlib import Path
+
+import msgspec
+import pytest
+
+import roofline
+from roofline.compare.projection_launches import (
+    BAND,
+    BAND_ALGORITHM,
+    SHARED,
+    band_of,
+    project_workload,
+    unit_rates,
+)
+from roofline.pipeline import AnalysisOptions, analyze_loaded
+from roofline.specs.catalog import load_catalog
+
+OPS = Path(__file__).resolve().parents[2] / "examples" / "h100" / "ops"
+
+
+@functools.cache
+def analysis(stem: str):
+    return analyze_loaded(roofline.load(next(OPS.glob(f"{stem}-*.json"))), AnalysisOptions(diagnostics=False))
+
+
+def spec(spec_id: str):
+    return load_catalog().get(spec_id)
+
+
+def projected(stem: str, target: str, clock="sustained", **changes):
+    a = analysis(stem)
+    there = dataclasses.replace(spec(target), **changes) if changes else spec(target)
+    return project_workload(a.valid_launches, a.device, spec("h100-sxm5"), there, clock)
+
+
+def test_the_total_is_the_sum_of_count_times_projected_and_measured():
+    w = projected("op20", "a100-sxm4-80gb")
+    assert w.projected_s == pytest.approx(sum(x.count * x.projected_s for x in w.launches))
+    assert w.measured_s == pytest.approx(sum(x.count * x.measured_s for x in w.launches))
+    assert w.low_s < w.projected_s < w.high_s
+
+
+def test_launches_of_one_kernel_with_different_sizes_are_projected_apart():
+    w = projected("op20", "a100-sxm4-80gb")
+    vectorized = [x for x in w.launches if x.name == "vectorized_elementwise_kernel"]
+    assert len(vectorized) >= 2
+    assert max(x.measured_s for x in vectorized) > 10 * min(x.measured_s for x in vectorized)
+    assert sum(x.count for x in w.launches) == len(analysis("op20").valid_launches)
+
+
+def test_an_issue_bound_fp32_kernel_is_fp32_bound_where_an_sm_has_half_the_lanes():
+    w = projected("op01", "a100-sxm4-80gb")
+    sgemm = w.launches[0]
+    terms = {t.key: t for t in sgemm.terms}
+    assert unit_rates(spec("a100-sxm4-80gb"))["FMA"] == pytest.approx(64, rel=0.02)
+    assert terms["FMA"].target_s > terms["issue"].target_s  # the issue slots governed on the H100
+    assert terms["FMA"].source_s < terms["issue"].source_s
+
+
+def test_a_lower_sustained_clock_slows_an_sm_bound_kernel_in_proportion():
+    boost = projected("op01", "a100-sxm4-80gb", "boost")
+    held = projected("op01", "a100-sxm4-80gb", "sustained", sustained_clock_hz=0.705e9)
+    assert held.projected_s / boost.projected_s == pytest.approx(2.0, rel=0.02)
+    assert held.clock_hz == 0.705e9
+
+
+def test_a_memory_bound_term_keeps_its_share_of_the_achievable_bandwidth():
+    base = projected("op21", "a100-sxm4-80gb", memory_achievable_bytes_per_s=1.6e12)
+    half = projected("op21", "a100-sxm4-80gb", memory_achievable_bytes_per_s=0.8e12)
+    dram = [x for x in half.launches if x.governing == "DRAM"]
+    assert dram
+    assert half.projected_s > 1.5 * base.projected_s
+    assert half.dram_bytes_per_s == 0.8e12
+
+
+def test_tensor_work_of_a_type_the_target_lacks_goes_to_its_fp32_lanes():
+    w = projected("op29", "t4")
+    notes = [t.how for x in w.launches for t in x.terms if t.key == "tensor" and t.source_s > 0]
+    assert any("FP32 lanes" in how for how in notes)
+    moved = [x for x in w.launches if x.governing == "tensor"]
+    assert moved  # another algorithm likely there: the interval is the convolution's band squared
+    assert all(x.high_s / x.projected_s == pytest.approx(BAND_ALGORITHM ** 2) for x in moved)
+
+
+def test_a_library_convolution_has_the_wider_interval():
+    assert band_of("sm80_xmma_fprop_implicit_gemm_f32f32") == BAND_ALGORITHM
+    assert band_of("Kernel2") == BAND < BAND_ALGORITHM
+
+
+def test_fp32_and_integer_work_share_the_lanes_of_an_ada_gpu():
+    w = projected("op01", "l40s")
+    assert any(t.key == SHARED for t in w.launches[0].terms)
+    assert not any(t.key == SHARED for t in projected("op01", "a100-sxm4-80gb").launches[0].terms)
+
+
+def test_without_a_base_clock_there_is_no_projection_at_base_and_the_reason_says_so():
+    w = projected("op01", "b200", "base")
+    assert not w.launches and "base" in w.reason
+
+
+def test_roof_terms_of_a_report_without_breakdowns_go_at_their_units_rates():
+    from roofline.analysis.results import Term
+    from roofline.compare.projection_launches import _gpu, translate
+
+    a = analysis("op01")
+    h100, a100 = spec("h100-sxm5"), spec("a100-sxm4-80gb")
+    here, there = _gpu(h100, h100.boost_clock_hz, 2.7e12), _gpu(a100, a100.boost_clock_hz, 1.6e12)
+    terms = [Term("fp32 roof", "fp32 roof", "roof", 1.0, "", {}, "fp32", "compute", True),
+             Term("dram roof", "dram roof", "roof", 1.0, "", {}, "dram", "memory", False)]
+    fp32, dram = translate(terms, a.valid_launches[0], here, there)
+    per_clock = (132 * h100.boost_clock_hz) / (108 * a100.boost_clock_hz)
+    assert fp32.target_s == pytest.approx(per_clock * 128 / 64, rel=0.02)
+    assert dram.target_s == pytest.approx(2.7 / 1.6)
+
+
+def test_each_nvtx_range_sums_the_launches_that_ran_in_it():
+    from roofline.compare.projection_launches import range_totals
+
+    w = projected("op20", "a100-sxm4-80gb")
+    tagged = [msgspec.structs.replace(x, nvtx_ranges=("step", f"op{i % 2}")) for i, x in enumerate(w.launches)]
+    totals = {r.name: r for r in range_totals(tagged)}
+    assert totals["step"].projected_s == pytest.approx(w.projected_s)
+    assert totals["op0"].projected_s + totals["op1"].projected_s == pytest.approx(w.projected_s)
+    assert totals["op0"].launches == sum(x.count for x in tagged[::2])
+
+
+def test_a_report_of_roof_terms_only_is_projected_with_its_tail():
+    path = OPS.parents[1] / "h100-sxm_synthetic.roofline.json"
+    a = analyze_loaded(roofline.load(path), AnalysisOptions(diagnostics=False))
+    w = project_workload(a.valid_launches, a.device, spec("h100-sxm5"), spec("l4"))
+    assert w.launches and w.projected_s > 0
+    assert all(t.key in ("FMA", "FP64", "FP16", "tensor", "L1", "L2", "DRAM", "tail")
+               for x in w.launches for t in x.terms)
