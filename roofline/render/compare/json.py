@@ -19,10 +19,12 @@ from roofline.compare.ranking import RECOVERABLE_COUNTS, AppSummary, SummaryRow
 from roofline.compare.regression import DiffResult, Verdict
 from roofline.core.labels import letter
 from roofline.core.version import __version__
+from roofline.documents.common import SCHEMA_VERSION, builtins, number, value_or_null, values_or_null
+from roofline.documents.report import ceilings_text
 from roofline.ncu.metrics import HINT_PC_SAMPLES
 from roofline.render import GENERATOR
 from roofline.render.report.flat import dataframe, flatten
-from roofline.render.report.json import SCHEMA_VERSION, ceilings_dict, dumps, number, value_or_null, values_or_null
+from roofline.render.report.json import dumps
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -211,7 +213,7 @@ def stats_dict(s: KernelStats, report: str, projection: Projection | None = None
         "bytes": values_or_null(s.bytes, "bytes", missing),
         "bytes_per_s": values_or_null(s.bytes_per_s, "bytes_per_s", missing),
         "intensity": values_or_null(s.intensity, "intensity", missing),
-        "ceilings": {"source": s.ceilings.source, **ceilings_dict(s.ceilings)},
+        "ceilings": {"source": s.ceilings.source, **builtins(ceilings_text(s.ceilings))},
         "pct_of_roof": number(s.roof.pct_of_roof), "bound": s.verdict.bound, "limiter": s.roof.limiter,
         "roof_time_s": value_or_null(s.roof_time_s, "roof_time_s", missing),
         "attainable_flop_per_s": value_or_null(s.attainable_flop_per_s, "attainable_flop_per_s", missing),
