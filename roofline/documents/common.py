@@ -76,11 +76,11 @@ def values_or_null(values: Mapping[str, Value], prefix: str, missing: dict[str, 
 
 
 def builtins(doc: Any) -> Any:
-    """A document as plain data (dicts, lists, str, numbers, None), the tree its JSON text writes: what the MCP
-    server answers with and what the CSV flattens."""
+    """A document as plain data (dicts with str keys, lists, str, numbers, None), the tree its JSON text writes:
+    what the MCP server answers with and what the CSV flattens."""
     import msgspec
 
-    return msgspec.to_builtins(doc, enc_hook=_plain_number)
+    return msgspec.to_builtins(doc, enc_hook=_plain_number, str_keys=True)
 
 
 def _plain_number(value: Any) -> Any:

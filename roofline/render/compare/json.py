@@ -44,10 +44,7 @@ def diff_json(d: DiffResult) -> str:
 
 def summary_json(summaries: Sequence[AppSummary], top: int, left_out: Sequence[LeftOut] = ()) -> str:
     """The ``kind: summary`` document as JSON text, naming the files ``left_out``."""
-    doc = summary_document(summaries, top)
-    if left_out:
-        doc["left_out"] = [{"path": f.path, "error": f.error} for f in left_out]
-    return dumps(doc)
+    return dumps(summary_document(summaries, top, left_out))
 
 
 def head(kind: str) -> dict[str, Any]:
@@ -154,9 +151,13 @@ def work_dict(check: WorkCheck | None) -> dict[str, Any] | None:
                          for m in check.measures}}
 
 
-def summary_document(summaries: Sequence[AppSummary], top: int) -> dict[str, Any]:
-    """``kind: summary``: per report, the top kernel groups ranked by recoverable time."""
-    return {**head("summary"), "top": top, "reports": [summary_dict(s) for s in summaries]}
+def summary_document(summaries: Sequence[AppSummary], top: int, left_out: Sequence[LeftOut] = ()) -> dict[str, Any]:
+    """``kind: summary``: per report, the top kernel groups ranked by recoverable time; ``left_out`` names the files
+    the command could not analyse, where there are some."""
+    doc = {**head("summary"), "top": top, "reports": [summary_dict(s) for s in summaries]}
+    if left_out:
+        doc["left_out"] = [{"path": f.path, "error": f.error} for f in left_out]
+    return doc
 
 
 def report_dict(r: ReportRef) -> dict[str, Any]:
@@ -282,7 +283,12 @@ def _l2_dict(p: Projection, missing: dict[str, str]) -> dict[str, Any] | None:
 
 
 def projection_json(c: Comparison) -> str:
-    """``roofline project``: the report and one entry per kernel with its measured and projected time per launch."""
+    """The ``kind: project`` document as JSON text."""
+    return dumps(projection_document(c))
+
+
+def projection_document(c: Comparison) -> dict[str, Any]:
+    """``kind: project``: the report and one entry per kernel with its measured and projected time per launch."""
     kernels = []
     for p in c.pairs:
         proj = p.projections[0] if p.projections else None
@@ -293,8 +299,8 @@ def projection_json(c: Comparison) -> str:
                         "measured_s": value_or_null(p.base.median_s, "measured_s", missing),
                         **{k: v for k, v in projection_dict(proj, missing).items() if k != "target"},
                         "missing": missing})
-    return dumps({**head("project"), "target": c.project_to, "clock": c.clock, "report": report_dict(c.reports[0]),
-                  "kernels": kernels})
+    return {**head("project"), "target": c.project_to, "clock": c.clock, "report": report_dict(c.reports[0]),
+            "kernels": kernels}
 
 
 def summary_dict(s: AppSummary) -> dict[str, Any]:
