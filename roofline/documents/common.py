@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 from msgspec import Meta, Struct
 
 from roofline.analysis.results import Value
+from roofline.core.version import __version__
 
 # 2: bound is the verdict over every unit, with "verdict", "stalls", bytes.l2_total, "clock" roofs;
 # 3: each report states its reasons once ("reasons"); a kernel's and a ceiling set's "missing" index into them
@@ -55,6 +56,11 @@ class LeftOutFile(Struct, frozen=True):
 
     path: str
     error: str
+
+
+def tool() -> Tool:
+    """roofline and its version."""
+    return Tool("roofline", __version__)
 
 
 def number(v: float | None) -> float | None:

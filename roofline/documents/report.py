@@ -40,7 +40,7 @@ from roofline.analysis.results import (
 from roofline.analysis.view import ReportSetView, ReportView
 from roofline.core.model import Ceilings, CeilingSet, PcCounters
 from roofline.core.thresholds import THIN_SAMPLES
-from roofline.core.version import GENERATOR, __version__
+from roofline.core.version import GENERATOR
 from roofline.documents.common import (
     SCHEMA_VERSION,
     Generator,
@@ -50,6 +50,7 @@ from roofline.documents.common import (
     Tool,
     Version,
     number,
+    tool,
     value_or_null,
     values_or_null,
 )
@@ -489,11 +490,6 @@ class Reasons:
                 self.texts.append(text)
             out[path] = index
         return out
-
-
-def tool() -> Tool:
-    """roofline and its version."""
-    return Tool("roofline", __version__)
 
 
 def report_json(view: ReportSetView, words: Words) -> ReportJson:

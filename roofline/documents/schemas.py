@@ -10,7 +10,10 @@ import json
 import sys
 from typing import Any
 
+from roofline.documents.compare import CompareJson, DiffJson, ProjectJson, SummaryJson
+from roofline.documents.realtime import RealtimeJson
 from roofline.documents.report import ReportJson
+from roofline.documents.timeline import TimelineJson
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 OPEN = ("Objects allow properties not listed here: a later schema_version may add fields, and old clients keep "
@@ -19,6 +22,20 @@ OPEN = ("Objects allow properties not listed here: a later schema_version may ad
 GENERATED: dict[str, tuple[type, str, str]] = {
     "report": (ReportJson, "roofline report --format json",
                "Every launch of one or more Nsight Compute reports on the roofline (docs/json-schema.md)."),
+    "compare": (CompareJson, "roofline compare --format json",
+                "Kernels paired across reports: work first, then times or throughputs with noise intervals "
+                "(docs/comparisons.md)."),
+    "diff": (DiffJson, "roofline diff --format json",
+             "The regression gate: each BASE/NEW kernel with its change, and the verdict with its exit code "
+             "(docs/ci-gate.md)."),
+    "project": (ProjectJson, "roofline project --format json",
+                "Each kernel's time per launch projected onto another GPU (docs/comparisons.md)."),
+    "summary": (SummaryJson, "roofline summary --format json",
+                "Per report, its kernel groups ranked by recoverable time (docs/mpi.md)."),
+    "timeline": (TimelineJson, "roofline timeline --format json",
+                 "Nsight Systems kernels ranked by total GPU time, per file (docs/timeline.md)."),
+    "realtime": (RealtimeJson, "roofline summary --nsys --format json",
+                 "The analysed kernels weighted by an Nsight Systems profile's real times (docs/timeline.md)."),
 }
 
 
