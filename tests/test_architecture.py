@@ -12,6 +12,7 @@ Stages, lowest first (a module may import its own stage and those below); each i
     specs       device specs (catalog), YAML with a budget, calibrated roofs, microbenchmarks
     analysis    roofline maths, result types, verdict, work, diagnostics, advice, libraries, the report's view
     compare     pairing across reports, noise, the diff gate, the application summary
+    documents   each command's --format json document as typed structs, built from the results; their JSON Schemas
     facade      roofline.pipeline: load -> filter -> spec -> analyse -> advise -> build the view
     render      pure renderers (report/, compare/, timeline/, and their shared terminal, matplotlib, name fitting)
     api         roofline (the Python API): a shell like the command line; registers the notebook display hooks
@@ -33,7 +34,7 @@ import pytest
 from roofline.cli.app import COMMANDS
 
 PACKAGE = Path(__file__).resolve().parents[1] / "roofline"
-STAGES = ("core", "ncu", "nsys", "specs", "analysis", "compare", "facade", "render", "api", "cli")
+STAGES = ("core", "ncu", "nsys", "specs", "analysis", "compare", "documents", "facade", "render", "api", "cli")
 TOP_LEVEL = {"roofline.errors": "core", "roofline": "api", "roofline.pipeline": "facade", "roofline.__main__": "cli"}
 COMMAND_MODULES = frozenset(f"roofline.cli.commands.{module}" for module, *_ in COMMANDS.values())
 MAX_TOP_LEVEL_MODULES = 8

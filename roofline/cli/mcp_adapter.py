@@ -1,12 +1,11 @@
 """The one door from the MCP server (``roofline.cli.mcp_server``) to the analysis and its renderers: each function
 returns, as plain data, the document that the matching command's ``--format json`` writes for the same input, built
-by the same calls (the pipeline, the pairing, the judge, then the ``json`` format of ``roofline.render.base``'s
-registry, whose text is parsed back). The server cuts and joins these documents; it computes no number itself.
+by the same calls (the pipeline, the pairing, the judge, then the document's plain data, ``roofline.render.data``: no
+text written and parsed back). The server cuts and joins these documents; it computes no number itself.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,16 +22,15 @@ from roofline.render.base import (
     ReportDocument,
     SummaryDocument,
     TimelineDocument,
-    find_format,
 )
+from roofline.render.data import data
 
 Paths = Sequence[str | os.PathLike[str]]
 
 
 def _json(kind: Kind, document: Document) -> dict[str, Any]:
-    """The document as ``--format json`` writes it, read back."""
-    out: dict[str, Any] = json.loads(find_format(kind, "json").render(document))
-    return out
+    """The document as ``--format json`` writes it, as plain data (no text written nor parsed)."""
+    return data(document)
 
 
 def report(paths: Paths, options: AnalysisOptions) -> dict[str, Any]:

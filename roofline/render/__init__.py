@@ -7,8 +7,8 @@ other: the first key of a JSON document, the metadata of a PNG, SVG or PDF, the 
 row (``CSV_MARKS``), the first line of other text (added by the writer when a renderer does not start with it).
 """
 
-from roofline.core.version import GENERATED_BY, __version__
+from roofline.core.version import GENERATED_BY, GENERATOR
 
-GENERATOR = f"{GENERATED_BY} {__version__}"
+__all__ = ["CSV_MARKS", "GENERATED_BY", "GENERATOR"]
 # A CSV starts with its header row; ours with these columns (``report --format csv``, ``timeline --format csv``)
 CSV_MARKS = ("report.path,report.source,", "timeline.path,timeline.rank,")

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Any
 from roofline.compare.realtime import RealKernel, RealTimeView
 from roofline.core.kernel_names import KernelName, kernel_name
 from roofline.core.units import counted, pct, ratio, seconds
-from roofline.render.compare.json import head
+from roofline.documents.common import builtins
+from roofline.documents.realtime import realtime_json
 from roofline.render.names import bound_word
-from roofline.render.report.json import dumps, number
+from roofline.render.report.json import dumps
 from roofline.render.terminal import add_rows, escape, plain_table, record
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -72,26 +73,10 @@ def _print(console: Console, view: RealTimeView, top: int) -> None:
 
 
 def render_json(view: RealTimeView) -> str:
-    return dumps(document(view))
+    return dumps(realtime_json(view))
 
 
 def document(view: RealTimeView) -> dict[str, Any]:
-    return {**head("realtime"), "nsys": view.timeline.path, "reports": list(view.reports),
-            "analysed_share": view.analysed_share, "kernel_s": view.timeline.kernel_s,
-            "recoverable_real_s": number(view.recoverable_real_s),
-            "kernels": [kernel_dict(k) for k in view.kernels],
-            "unmatched_ncu": list(view.unmatched_ncu),
-            "group_by": view.timeline.group_by,
-            "unmatched_nsys": [{"name": k.name, "short_name": k.function, "count": k.count, "total_s": k.total_s}
-                               for k in view.unmatched_nsys],
-            "notes": list(view.notes)}
-
-
-def kernel_dict(k: RealKernel) -> dict[str, Any]:
-    return {"name": k.ncu.name, "short_name": k.nsys.function, "nsys_name": k.nsys.name, "matched_by": k.matched_by,
-            "count": k.nsys.count,
-            "total_s": k.nsys.total_s, "median_s": k.nsys.median_s, "app_share": k.app_share,
-            "ncu_launches": k.ncu.launches, "ncu_total_s": k.ncu.total_s,
-            "recoverable_share": number(k.recoverable_share), "recoverable_real_s": number(k.recoverable_real_s),
-            "small_grid_s": k.ncu.small_grid_s, "bound": k.ncu.bound, "pct_of_roof": number(k.ncu.pct_of_roof),
-            "ncu_over_nsys": number(k.ncu_over_nsys)}
+    """The document as plain data."""
+    out: dict[str, Any] = builtins(realtime_json(view))
+    return out

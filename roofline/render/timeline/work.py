@@ -1,16 +1,14 @@
 """`timeline --work` and `analyze --no-counters --work-from`: the kernels placed on the nsys GPU's roofline with an
-ncu report's work, as table rows, Markdown, JSON (every figure and what it is made of) and a roofline plot."""
+ncu report's work, as table rows, Markdown and a roofline plot (the JSON: ``documents.timeline``)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from roofline.analysis.borrowed import BorrowedKernel, BorrowedWork
 from roofline.core.kernel_names import KernelName, kernel_name
-from roofline.core.model import LEVELS
 from roofline.core.units import dims, pct, seconds, si
 from roofline.render.mpl import log_axes
-from roofline.render.report.json import number
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -57,41 +55,6 @@ def unmatched_lines(w: BorrowedWork) -> list[str]:
 def markdown_rows(w: BorrowedWork) -> list[list[str]]:
     return [[c if j != 1 else shown_name(k).fit(80) for j, c in enumerate(cells(i, k))]
             for i, k in enumerate(w.kernels, 1)]
-
-
-def document(w: BorrowedWork) -> dict[str, Any]:
-    """Every figure with what it is made of: work per launch from the report, time from nsys, roofs from the spec."""
-    return {
-        "label": w.label, "reports": list(w.reports), "ncu_gpu": w.ncu_gpu, "nsys_gpu": w.nsys_gpu, "spec": w.spec_id,
-        "ceilings": None if w.ceilings is None else {
-            "source": w.ceilings.source, "clock": w.ceilings.clock_note,
-            "flop_per_s": {k: number(v) for k, v in w.ceilings.flop_per_s.items()},
-            "bytes_per_s": {k: number(v) for k, v in w.ceilings.bytes_per_s.items()}},
-        "matched_share": w.matched_share,
-        "kernels": [kernel_dict(k) for k in w.kernels],
-        "unmatched_ncu": list(w.unmatched_ncu),
-        "unmatched_nsys": [{"name": c.name, "short_name": c.short_name, "grid": list(c.grid), "block": list(c.block),
-                            "count": c.count, "total_s": c.total_s} for c in w.unmatched_nsys],
-        "notes": list(w.notes),
-    }
-
-
-def kernel_dict(k: BorrowedKernel) -> dict[str, Any]:
-    at = k.attainable
-    return {
-        "name": k.name, "short_name": k.short_name, "grid": list(k.grid), "block": list(k.block),
-        "nsys_count": k.nsys.count, "nsys_total_s": k.nsys.total_s, "time_s": k.time_s,
-        "ncu_launches": k.ncu_launches, "ncu_time_s": number(k.ncu_time_s),
-        "flops": {p: number(v) for p, v in k.flops.items()}, "tensor_dtype": k.tensor_dtype,
-        "bytes": {lv: number(v) for lv, v in k.bytes.items()}, "total_flops": number(k.total_flops),
-        "flop_per_s": number(k.flop_per_s),
-        "intensity": {lv: number(k.intensity(lv)) for lv in LEVELS},
-        "bytes_per_s": {lv: number(k.bytes_per_s(lv)) for lv in LEVELS},
-        "precision": k.precision, "compute_roof_flop_per_s": number(k.compute_roof),
-        "bandwidth_bytes_per_s": {lv: number(v) for lv, v in k.bandwidth.items()},
-        "attainable_flop_per_s": number(at[0]) if at else None, "limiter": k.limiter,
-        "pct_of_roof": number(k.pct_of_roof),
-    }
 
 
 def draw_roofline(ax: Axes, w: BorrowedWork) -> None:

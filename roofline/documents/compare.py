@@ -1,0 +1,674 @@
+"""The ``compare``, ``diff``, ``project`` and ``summary`` documents: reports side by side, the regression gate, a
+kernel's time projected to another GPU, and the application summary.
+
+Numbers in SI base units; "not measured" is ``null`` with its reason under the object's ``missing`` (one entry per
+kernel or side, so the reason texts stay in place). ``kind`` says which document it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from msgspec import Struct
+from msgspec.structs import asdict
+
+from roofline.analysis.kernels import KernelStats
+from roofline.analysis.results import Bound
+from roofline.analysis.view import LeftOut
+from roofline.analysis.work import WorkCheck
+from roofline.compare.noise import Change
+from roofline.compare.pairing import Comparison, KernelPair, ReportRef
+from roofline.compare.projection import Projection
+from roofline.compare.ranking import RECOVERABLE_COUNTS, AppSummary, SummaryRow
+from roofline.compare.regression import DiffResult, Verdict
+from roofline.core.choices import TargetClock
+from roofline.core.labels import letter
+from roofline.core.model import CeilingSet
+from roofline.core.version import GENERATOR
+from roofline.documents.common import (
+    SCHEMA_VERSION,
+    Generator,
+    LeftOutFile,
+    Number,
+    Tool,
+    Version,
+    number,
+    tool,
+    value_or_null,
+    values_or_null,
+)
+from roofline.ncu.metrics import HINT_PC_SAMPLES
+
+HEADLINE = Literal["speedup", "throughput", "time_ratio"]
+CHANGE_ESTIMATE = "median of the pairwise launch-time ratios (Hodges-Lehmann); interval: Mann-Whitney U inverted"
+
+
+class ReportRefDoc(Struct, frozen=True):
+    """One report of a comparison: its label, file, GPU and totals."""
+
+    label: str
+    path: str
+    device: str
+    compute_capability: str | None
+    sm_count: int | None
+    ncu_version: str | None
+    spec_id: str | None
+    ceilings_used: CeilingSet
+    launches: int
+    total_time_s: Number
+    warnings: list[str]
+
+
+class LetteredRef(Struct, frozen=True):
+    """A report of a comparison with its letter (A, B, ...)."""
+
+    letter: str
+    label: str
+    path: str
+    device: str
+    compute_capability: str | None
+    sm_count: int | None
+    ncu_version: str | None
+    spec_id: str | None
+    ceilings_used: CeilingSet
+    launches: int
+    total_time_s: Number
+    warnings: list[str]
+
+
+class WorkPerLaunch(Struct, frozen=True):
+    """A kernel's work per launch."""
+
+    flops: dict[str, Number]
+    bytes: dict[str, Number]
+    threads: Number
+    instructions: Number
+
+
+class SideCeilings(Struct, frozen=True):
+    """The roofs a side is placed under, where they come from, and the reason of each null roof."""
+
+    source: str
+    fp64_flop_per_s: Number
+    fp32_flop_per_s: Number
+    fp16_flop_per_s: Number
+    tensor_flop_per_s: Number
+    dram_bytes_per_s: Number
+    l2_bytes_per_s: Number
+    l1_bytes_per_s: Number
+    tensor_dtype: str | None
+    clock_note: str | None
+    scaled: dict[str, str]
+    missing: dict[str, str]
+
+
+class ClockDoc(Struct, frozen=True):
+    """The clocks a projection assumes and the factors they give."""
+
+    choice: TargetClock
+    target_clock_hz: float
+    target_boost_clock_hz: float
+    source_clock_hz: Number
+    source_boost_clock_hz: Number
+    source_tensor_clock_hz: Number
+    target_tensor_clock_hz: Number
+    factor: float
+    tensor_factor: float
+
+
+class L2TermDoc(Struct, frozen=True):
+    """The DRAM bytes on the target's L2 size, with their bounds and inputs."""
+
+    dram_bytes: float
+    l2_bytes: Number
+    working_set_bytes: float
+    source_l2_bytes: Number
+    target_l2_bytes: Number
+    dram_bytes_there: float
+    dram_bytes_low: float
+    dram_bytes_high: float
+    factor: Number
+    note: str
+
+
+class SharedMemoryDoc(Struct, frozen=True):
+    """Whether the kernel's blocks, as built, fit the most shared memory a block may have on the target."""
+
+    shared_mem_per_block_bytes: int
+    limit_bytes: int
+    compute_capability: str
+    fits: bool
+
+
+class ProjectionDoc(Struct, frozen=True):
+    """A kernel's time per launch projected to another GPU (a model, not a measurement)."""
+
+    target: str
+    kind: str
+    projected_s: Number
+    low_s: Number
+    high_s: Number
+    basis: str
+    governing: str | None
+    bound_s: Number
+    limiter: str | None
+    left_out: list[str]
+    max_speedup: Number
+    clock: ClockDoc | None
+    l2_term: L2TermDoc | None
+    shared_memory: SharedMemoryDoc | None
+
+
+class Stats(Struct, frozen=True):
+    """One kernel's aggregate in one report; ``missing`` holds the reason of every null."""
+
+    report: str
+    names: list[str]
+    count: int
+    work_per_launch: WorkPerLaunch | None
+    total_s: Number
+    median_s: Number
+    per_launch_s: Number
+    flops: dict[str, Number]
+    flop_per_s: dict[str, Number]
+    bytes: dict[str, Number]
+    bytes_per_s: dict[str, Number]
+    intensity: dict[str, Number]
+    ceilings: SideCeilings
+    pct_of_roof: Number
+    bound: Bound | None
+    limiter: str | None
+    roof_time_s: Number
+    attainable_flop_per_s: Number
+    projection: ProjectionDoc | None
+    missing: dict[str, str]
+
+
+class MeasureDoc(Struct, frozen=True):
+    """One quantity of work on both sides, per launch, and whether it differs or decides."""
+
+    base: Number
+    other: Number
+    ratio: Number
+    differs: bool
+    decides: bool
+    apart: str | None
+
+
+class Governing(Struct, frozen=True):
+    """The resource that bounds each side."""
+
+    base: str | None
+    other: str | None
+
+
+class WorkDoc(Struct, frozen=True):
+    """The work of a pair's other side against the base, per launch."""
+
+    different: bool
+    basis: str | None
+    tolerance: float
+    summary: str
+    throughput_unit: str | None
+    work_ratio: Number
+    governing: Governing
+    notes: list[str]
+    measures: dict[str, MeasureDoc]
+
+
+class ChangeDoc(Struct, frozen=True):
+    """A change of launch times (other / base) with its interval."""
+
+    ratio: float
+    low: Number
+    high: Number
+    confidence: float
+    base_launches: int
+    new_launches: int
+    untested: str | None
+    estimate: str
+
+
+class Headline(Struct, frozen=True):
+    """The figure a report is compared with the base by, with its interval."""
+
+    kind: HEADLINE
+    unit: str
+    ratio: Number
+    low: Number
+    high: Number
+
+
+class Pair(Struct, frozen=True):
+    """A kernel matched across the reports: one entry per report (null where it is absent there)."""
+
+    key: str
+    label: str
+    matched_by: str
+    sides: list[Stats | None]
+    work: list[WorkDoc | None]
+    change: list[ChangeDoc | None]
+    headline: list[Headline | None]
+    launch_overhead: list[Number]
+    speedup: list[Number]
+    expected_speedup: list[Number]
+    kept_up: list[Number]
+    missing: dict[str, str]
+
+
+class CompareJson(Struct, frozen=True):
+    """``roofline compare -f json``: the reports, every matched kernel, the unmatched ones."""
+
+    generator: Generator
+    schema_version: Version
+    kind: Literal["compare"]
+    tool: Tool
+    matching: str
+    project_to: str | None
+    clock: TargetClock
+    alpha: float
+    work_tolerance: float
+    reports: list[LetteredRef]
+    kernels: list[Pair]
+    unmatched: dict[str, list[str]]
+
+
+class ThresholdsDoc(Struct, frozen=True):
+    """The gate's thresholds."""
+
+    slower_pct: float
+    min_share_pct: float
+    total_slower_pct: float
+    roof_drop_pct: Number
+    alpha: float
+    work_tolerance: float
+    gate_different_work: bool
+
+
+class Regression(Struct, frozen=True):
+    """A kernel that regressed, and why."""
+
+    kernel: str
+    reasons: list[str]
+
+
+class TotalDoc(Struct, frozen=True):
+    """The gated kernels' total time at NEW's speed against BASE's."""
+
+    kernels: int
+    base_s: float
+    at_new_speed_s: float
+    change_pct: float
+    regressed: bool
+
+
+class HotLineShift(Struct, frozen=True):
+    """A source line whose share of the kernel's warp samples moved, BASE -> NEW."""
+
+    source: str
+    base_share: float
+    new_share: float
+    change_pts: float
+
+
+class DiffKernel(Struct, frozen=True):
+    """One kernel of a diff: BASE and NEW, their work, the change with its noise interval, and the gate's verdict."""
+
+    key: str
+    label: str
+    matched_by: str
+    base: Stats
+    new: Stats
+    work: WorkDoc | None
+    change: ChangeDoc | None
+    speedup: Number
+    expected_speedup: Number
+    kept_up: Number
+    slowdown_pct: Number
+    per_work_slowdown_pct: Number
+    roof_drop_pct: Number
+    share_pct: Number
+    p_value: Number
+    gated: bool
+    not_gated: str | None
+    regressed: bool
+    reasons: list[str]
+    unchecked: list[str]
+    hot_lines: list[HotLineShift] | None
+    missing: dict[str, str]
+
+
+class DiffJson(Struct, frozen=True):
+    """``roofline diff -f json``: thresholds, verdict and exit code, each kernel with its change and reasons."""
+
+    generator: Generator
+    schema_version: Version
+    kind: Literal["diff"]
+    tool: Tool
+    base: ReportRefDoc
+    new: ReportRefDoc
+    matching: str
+    setup_notes: list[str]
+    thresholds: ThresholdsDoc
+    regression: bool
+    exit_code: Literal[0, 1]
+    regressions: list[Regression]
+    total: TotalDoc | None
+    kernels: list[DiffKernel]
+    only_in_base: list[str]
+    only_in_new: list[str]
+
+
+class ProjectKernel(Struct, frozen=True):
+    """One kernel's measured time per launch and its projection to the target."""
+
+    name: str
+    count: int
+    measured_s: Number
+    kind: str
+    projected_s: Number
+    low_s: Number
+    high_s: Number
+    basis: str
+    governing: str | None
+    bound_s: Number
+    limiter: str | None
+    left_out: list[str]
+    max_speedup: Number
+    clock: ClockDoc | None
+    l2_term: L2TermDoc | None
+    shared_memory: SharedMemoryDoc | None
+    missing: dict[str, str]
+
+
+class ProjectJson(Struct, frozen=True):
+    """``roofline project -f json``: the report and each kernel's projected time per launch on the target."""
+
+    generator: Generator
+    schema_version: Version
+    kind: Literal["project"]
+    tool: Tool
+    target: str | None
+    clock: TargetClock
+    report: ReportRefDoc
+    kernels: list[ProjectKernel]
+
+
+class SummaryRowDoc(Struct, frozen=True):
+    """One kernel group of the summary, ranked by recoverable time."""
+
+    rank: int
+    name: str
+    count: int
+    total_s: Number
+    median_s: Number
+    min_s: Number
+    max_s: Number
+    time_share: Number
+    recoverable_s: Number
+    small_grid_s: Number
+    recoverable_share: Number
+    median_pct_of_roof: Number
+    pct_of_roof: Number
+    bound: Bound | None
+    intensity: dict[str, Number]
+    flop_per_s: dict[str, Number]
+    missing: dict[str, str]
+
+
+class SummaryReport(Struct, frozen=True):
+    """One report's summary: its top kernel groups."""
+
+    report: ReportRefDoc
+    by: Literal["kernel", "function", "nvtx"]
+    ranked_by: str
+    groups: int
+    shown_share: Number
+    recoverable_s: Number
+    small_grid_s: Number
+    recoverable_counts: str
+    rows: list[SummaryRowDoc]
+
+
+class SummaryJson(Struct, frozen=True, omit_defaults=True):
+    """``roofline summary -f json``: per report its top kernel groups; ``left_out`` only where files were."""
+
+    generator: Generator
+    schema_version: Version
+    kind: Literal["summary"]
+    tool: Tool
+    top: int
+    reports: list[SummaryReport]
+    left_out: list[LeftOutFile] = []
+
+
+def compare_json(c: Comparison) -> CompareJson:
+    """``kind: compare``: the reports, every matched kernel with one entry per report, unmatched kernels."""
+    return CompareJson(
+        GENERATOR, SCHEMA_VERSION, "compare", tool(), c.matching, c.project_to, c.clock, c.alpha, c.work_tolerance,
+        [LetteredRef(letter(i), **asdict(report_ref(r))) for i, r in enumerate(c.reports)],
+        [pair_doc(p, c.reports) for p in c.pairs],
+        {r.label: list(names) for r, names in zip(c.reports, c.unmatched, strict=True)})
+
+
+def diff_json(d: DiffResult) -> DiffJson:
+    """``kind: diff``: thresholds, verdict and exit code, each BASE/NEW kernel with its change and reasons."""
+    c = d.comparison
+    t = d.thresholds
+    total = d.total
+    return DiffJson(
+        GENERATOR, SCHEMA_VERSION, "diff", tool(), report_ref(c.reports[0]), report_ref(c.reports[1]), c.matching,
+        list(d.setup_notes),
+        ThresholdsDoc(t.slower_pct, t.min_share_pct, t.total_slower_pct, t.roof_drop_pct, c.alpha, c.work_tolerance,
+                      t.gate_different_work),
+        bool(d.exit_code), d.exit_code,  # type: ignore[arg-type]
+        [Regression(v.pair.label, list(v.reasons)) for v in d.regressions],
+        None if total is None else TotalDoc(total.kernels, total.base_s, total.at_new_speed_s, total.change_pct,
+                                            d.total_regressed),
+        [diff_kernel(v, c.reports) for v in d.verdicts], list(c.unmatched[0]), list(c.unmatched[1]))
+
+
+def diff_kernel(v: Verdict, reports: Sequence[ReportRef]) -> DiffKernel:
+    """One kernel of a diff: BASE and NEW aggregates, their work, the change with its noise interval, and why it
+    regressed, was not gated or not checked."""
+    missing: dict[str, str] = {}
+    p = v.pair
+    return DiffKernel(
+        p.key, p.label, p.matched_by, stats_doc(p.side(0), reports[0].label),
+        stats_doc(p.side(1), reports[1].label), work_doc(p.work[1] if p.work else None), change_doc(v.change),
+        value_or_null(p.speedup[1], "speedup", missing),
+        value_or_null(p.expected_speedup[1], "expected_speedup", missing),
+        value_or_null(p.kept_up[1], "kept_up", missing),
+        value_or_null(v.slowdown_pct, "slowdown_pct", missing),
+        value_or_null(v.per_work_pct, "per_work_slowdown_pct", missing),
+        value_or_null(v.roof_drop_pct, "roof_drop_pct", missing),
+        number(v.share_pct), number(v.p_value), not v.not_gated, v.not_gated or None, v.regressed, list(v.reasons),
+        list(v.unchecked), hot_lines(v, missing), missing)
+
+
+def hot_lines(v: Verdict, missing: dict[str, str]) -> list[HotLineShift] | None:
+    """The source lines whose share of the kernel's warp samples moved most, BASE -> NEW; null with the reason
+    where a report has no samples on the kernel's lines."""
+    shifts = v.line_shifts
+    if shifts is None:
+        missing["hot_lines"] = (f"no warp samples on source lines in both reports: {HINT_PC_SAMPLES}, and compile "
+                                "with -lineinfo")
+        return None
+    return [HotLineShift(s.where, s.base_share, s.new_share, s.change_pts) for s in shifts]
+
+
+def change_doc(change: Change | None) -> ChangeDoc | None:
+    """A change of launch times (other / base) with its interval, or null where there are no times."""
+    if change is None:
+        return None
+    return ChangeDoc(change.ratio, change.low, change.high, change.confidence, change.base_n, change.new_n,
+                     change.untested or None, CHANGE_ESTIMATE)
+
+
+def work_doc(check: WorkCheck | None) -> WorkDoc | None:
+    """The work of a pair's other side against the base, per launch, or null for the base."""
+    if check is None:
+        return None
+    return WorkDoc(check.different, check.basis or None, check.tolerance, check.summary, check.unit or None,
+                   number(check.work_ratio), Governing(check.governing[0], check.governing[1]), list(check.notes),
+                   {m.key: MeasureDoc(number(m.base), number(m.other), number(m.ratio), m.differs, m.decides,
+                                      m.apart or None) for m in check.measures})
+
+
+def summary_json(summaries: Sequence[AppSummary], top: int, left_out: Sequence[LeftOut] = ()) -> SummaryJson:
+    """``kind: summary``: per report, the top kernel groups ranked by recoverable time; ``left_out`` names the files
+    the command could not analyse, where there are some."""
+    return SummaryJson(GENERATOR, SCHEMA_VERSION, "summary", tool(), top, [summary_doc(s) for s in summaries],
+                       [LeftOutFile(f.path, f.error) for f in left_out])
+
+
+def report_ref(r: ReportRef) -> ReportRefDoc:
+    return ReportRefDoc(r.label, r.path, r.device, r.compute_capability, r.sm_count, r.ncu_version or None,
+                        r.spec_id, r.ceilings_used, r.launches, number(r.total_time_s), list(r.warnings))
+
+
+def pair_doc(p: KernelPair, reports: Sequence[ReportRef]) -> Pair:
+    """A matched kernel: per report its aggregate (with its projection), work, change and headline."""
+    missing: dict[str, str] = {}
+    indices = range(len(reports))
+    return Pair(
+        p.key, p.label, p.matched_by,
+        [stats_doc(s, r.label, proj) if s else None for s, r, proj in
+         zip(p.sides, reports, p.projections or [None] * len(p.sides), strict=True)],
+        [work_doc(p.work[i]) if p.work else None for i in indices],
+        [change_doc(p.change[i]) if p.change else None for i in indices],
+        [headline(p, i) for i in indices],
+        [value_or_null(v, f"launch_overhead.{r.label}", missing)
+         for v, r in zip(p.launch_overhead, reports, strict=True)],
+        [value_or_null(v, f"speedup.{r.label}", missing) for v, r in zip(p.speedup, reports, strict=True)],
+        [value_or_null(v, f"expected_speedup.{r.label}", missing)
+         for v, r in zip(p.expected_speedup, reports, strict=True)],
+        [value_or_null(v, f"kept_up.{r.label}", missing) for v, r in zip(p.kept_up, reports, strict=True)],
+        missing)
+
+
+def headline(p: KernelPair, i: int) -> Headline | None:
+    """The figure report i compares with the base by: a speedup (same work), a throughput ratio (different work) or
+    a time ratio (work not compared), with its interval; null for the base and without times."""
+    change = p.headline(i) if i else None
+    if change is None:
+        return None
+    return Headline(p.headline_kind(i), p.headline_unit(i), change.ratio, change.low,  # type: ignore[arg-type]
+                    change.high)
+
+
+def stats_doc(s: KernelStats, report: str, projection: Projection | None = None) -> Stats:
+    """One kernel's aggregate in one report; ``missing`` holds the reason of every null."""
+    missing: dict[str, str] = {}
+    c = s.ceilings
+    f, b = c.flop_per_s, c.bytes_per_s
+    work = None if s.work is None else WorkPerLaunch(
+        {k: number(v) for k, v in s.work.flops.items()}, {k: number(v) for k, v in s.work.bytes.items()},
+        number(s.work.threads), number(s.work.instructions))
+    out = Stats(
+        report, list(s.names), s.count, work,
+        value_or_null(s.total_s, "total_s", missing), value_or_null(s.median_s, "median_s", missing),
+        value_or_null(s.per_launch_s, "per_launch_s", missing), values_or_null(s.flops, "flops", missing),
+        values_or_null(s.flop_per_s, "flop_per_s", missing), values_or_null(s.bytes, "bytes", missing),
+        values_or_null(s.bytes_per_s, "bytes_per_s", missing), values_or_null(s.intensity, "intensity", missing),
+        SideCeilings(c.source, number(f["fp64"]), number(f["fp32"]), number(f["fp16"]), number(f["tensor"]),
+                     number(b["dram"]), number(b["l2"]), number(b["l1"]), c.tensor_dtype, c.clock_note,
+                     dict(c.scaled), dict(c.missing)),
+        number(s.roof.pct_of_roof), s.verdict.bound, s.roof.limiter,
+        value_or_null(s.roof_time_s, "roof_time_s", missing),
+        value_or_null(s.attainable_flop_per_s, "attainable_flop_per_s", missing),
+        projection_doc(projection, missing) if projection else None, missing)
+    if s.roof.reason:
+        missing["pct_of_roof"] = s.roof.reason
+    if s.verdict.bound is None:
+        missing["bound"] = s.verdict.reason or "no verdict"
+    return out
+
+
+PROJECTED = "model of the time per launch there, not a measurement"
+
+
+def projection_doc(p: Projection, missing: dict[str, str]) -> ProjectionDoc:
+    """A projection's figures; the reason of each null under ``missing`` (keys ``projection.*``)."""
+    return ProjectionDoc(
+        p.target, PROJECTED, value_or_null(p.projected_s, "projection.projected_s", missing),
+        value_or_null(p.low_s, "projection.low_s", missing), value_or_null(p.high_s, "projection.high_s", missing),
+        p.basis, p.governing, value_or_null(p.bound_s, "projection.bound_s", missing), p.limiter, list(p.left_out),
+        value_or_null(p.max_speedup, "projection.max_speedup", missing), clock_doc(p, missing), l2_doc(p, missing),
+        shared_memory_doc(p, missing))
+
+
+def shared_memory_doc(p: Projection, missing: dict[str, str]) -> SharedMemoryDoc | None:
+    """Whether the kernel as built can launch on the target: its blocks' shared memory against the limit there."""
+    if isinstance(p.shared_memory, str):
+        missing["projection.shared_memory"] = p.shared_memory
+        return None
+    u = p.shared_memory
+    return SharedMemoryDoc(u.need_bytes, u.limit_bytes, u.compute_capability, u.fits)
+
+
+def clock_doc(p: Projection, missing: dict[str, str]) -> ClockDoc | None:
+    """The clocks a projection assumes (step 3 of compare.projection)."""
+    c = p.clock
+    if c is None:
+        missing["projection.clock"] = p.projected_s.reason or "no projection"
+        return None
+    if c.source_hz is None:
+        missing["projection.clock.source_clock_hz"] = "no SM clock in the report: both at the same share of boost"
+    for side, hz in (("source", c.source_tensor_hz), ("target", c.target_tensor_hz)):
+        if hz is None:
+            missing[f"projection.clock.{side}_tensor_clock_hz"] = \
+                f"the {side} spec's Tensor figure holds at its boost clock (or no {side} spec)"
+    return ClockDoc(c.choice, c.target_hz, c.target_boost_hz, c.source_hz, c.source_boost_hz, c.source_tensor_hz,
+                    c.target_tensor_hz, c.factor, c.tensor_factor)
+
+
+def l2_doc(p: Projection, missing: dict[str, str]) -> L2TermDoc | None:
+    """The L2-size term (step 3b of compare.projection): its inputs per launch, the DRAM bytes there and bounds."""
+    t = p.l2
+    if t is None:
+        missing["projection.l2_term"] = p.l2_reason or "no L2 term"
+        return None
+    return L2TermDoc(t.dram_bytes, t.l2_bytes, t.working_set_bytes, t.source_l2_bytes, t.target_l2_bytes,
+                     t.dram_there, t.low, t.high, t.factor, t.note)
+
+
+def project_json(c: Comparison) -> ProjectJson:
+    """``kind: project``: the report and one entry per kernel with its measured and projected time per launch."""
+    kernels = []
+    for p in c.pairs:
+        proj = p.projections[0] if p.projections else None
+        if proj is None:
+            continue
+        missing: dict[str, str] = {}
+        measured = value_or_null(p.base.median_s, "measured_s", missing)
+        d = projection_doc(proj, missing)
+        kernels.append(ProjectKernel(
+            p.label, p.base.count, measured, d.kind, d.projected_s, d.low_s, d.high_s, d.basis, d.governing,
+            d.bound_s, d.limiter, d.left_out, d.max_speedup, d.clock, d.l2_term, d.shared_memory, missing))
+    return ProjectJson(GENERATOR, SCHEMA_VERSION, "project", tool(), c.project_to, c.clock, report_ref(c.reports[0]),
+                       kernels)
+
+
+def summary_doc(s: AppSummary) -> SummaryReport:
+    return SummaryReport(report_ref(s.report), s.by, s.ranked_by, s.group_count, number(s.shown_share),
+                         number(s.recoverable_s), number(s.small_grid_s), RECOVERABLE_COUNTS,
+                         [summary_row(r) for r in s.rows])
+
+
+def summary_row(r: SummaryRow) -> SummaryRowDoc:
+    """One kernel group: its times, share, recoverable time and place on the roofline."""
+    g = r.group
+    missing: dict[str, str] = {}
+    out = SummaryRowDoc(
+        r.rank, g.name, len(g.launches), number(g.total_s), number(g.median_s), number(g.min_s), number(g.max_s),
+        number(g.time_share), number(g.recoverable_s), number(g.small_grid_s), number(r.recoverable_share),
+        number(g.median_pct_of_roof), number(r.stats.roof.pct_of_roof), r.stats.verdict.bound,
+        values_or_null(r.stats.intensity, "intensity", missing),
+        values_or_null(r.stats.flop_per_s, "flop_per_s", missing), missing)
+    if r.stats.roof.reason:
+        missing["pct_of_roof"] = r.stats.roof.reason
+    if r.stats.verdict.bound is None:
+        missing["bound"] = r.stats.verdict.reason or "no verdict"
+    return out

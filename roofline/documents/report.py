@@ -1,0 +1,842 @@
+"""The ``report`` document (``roofline report -f json``): per report its device, every launch, the groups, and
+``reasons``, the table that states each reason once.
+
+"Not measured" is ``null`` with its reason (never 0, never NaN): a kernel's ``missing`` (and each ceiling set's)
+maps the null's path to an index into its report's ``reasons``, so a reason shared by every launch is written once
+per report. The builders run in the order the document is written, so the reasons are numbered as they appear.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Annotated, Any, Literal, NamedTuple, cast
+
+from msgspec import Meta, Struct
+
+from roofline.analysis.launches import KernelGroup, ReportAnalysis
+from roofline.analysis.results import (
+    Advice,
+    Bound,
+    BusyUnit,
+    Hotspots,
+    InstructionRoofline,
+    IntegerRoofline,
+    InvertedLevel,
+    LaunchAnalysis,
+    Mechanism,
+    MemoryPicture,
+    MemoryWalls,
+    Occupancy,
+    Side,
+    TensorCores,
+    TensorRoof,
+    TermKind,
+    TimeModel,
+    Value,
+    Verdict,
+    VerdictBasis,
+    WarpStalls,
+)
+from roofline.analysis.view import ReportSetView, ReportView
+from roofline.core.model import Ceilings, CeilingSet, PcCounters
+from roofline.core.thresholds import THIN_SAMPLES
+from roofline.core.version import GENERATOR
+from roofline.documents.common import (
+    SCHEMA_VERSION,
+    Generator,
+    Index,
+    LeftOutFile,
+    Number,
+    Tool,
+    Version,
+    number,
+    tool,
+    value_or_null,
+    values_or_null,
+)
+from roofline.ncu.metrics import (
+    BLOCK_DIMS,
+    GRID_DIMS,
+    HINT_LINEINFO,
+    HINT_PC_SAMPLES,
+    LAUNCH_BLOCK,
+    LAUNCH_GRID,
+    LAUNCH_REGISTERS,
+    LAUNCH_SHARED,
+)
+
+HOTSPOTS_SHOWN = 20  # instructions and lines listed per launch, most samples first
+Positive = Annotated[int, Meta(ge=1)]
+Source = Literal["ncu-rep", "model"]  # what the report was read from: an .ncu-rep, or a JSON report model
+
+
+class Words(NamedTuple):
+    """The sentences a report document holds, written by the renderers' prose (passed in, as this stage is below
+    render): an advice item's bound and estimate, the note on an inverted memory level."""
+
+    bound_of: Callable[[Advice], str]
+    estimate_of: Callable[[Advice], str]
+    level_note: Callable[[InvertedLevel], str]
+
+
+class Device(Struct, frozen=True):
+    """The GPU the report was taken on, and the device spec matched to it (null: none)."""
+
+    name: str
+    compute_capability: str | None
+    sm_count: int | None
+    max_clock_hz: float | None
+    memory_clock_hz: float | None
+    memory_bus_width_bits: int | None
+    l2_cache_bytes: int | None
+    total_memory_bytes: int | None
+    spec_id: str | None
+    spec_match: str | None
+
+
+class Roofs(Struct, frozen=True, rename={"fp64": "fp64_flop_per_s", "fp32": "fp32_flop_per_s",
+                                                             "fp16": "fp16_flop_per_s", "tensor": "tensor_flop_per_s",
+                                                             "dram": "dram_bytes_per_s", "l2": "l2_bytes_per_s",
+                                                             "l1": "l1_bytes_per_s"}):
+    """One set of roofs in FLOP/s and bytes/s (a null roof's reason under ``missing``, in the subclasses)."""
+
+    fp64: Number
+    fp32: Number
+    fp16: Number
+    tensor: Number
+    dram: Number
+    l2: Number
+    l1: Number
+    tensor_dtype: str | None
+    clock_note: str | None
+    scaled: dict[str, str]
+
+
+class CeilingsDoc(Roofs, frozen=True):
+    """A report's set of roofs: ``missing`` holds the reason of each null roof, its index in ``reasons``."""
+
+    missing: dict[str, Index]
+
+
+class CeilingsText(Roofs, frozen=True):
+    """A set of roofs standing alone (a comparison's): ``missing`` holds the reason of each null roof."""
+
+    missing: dict[str, str]
+
+
+class Unit(Struct, frozen=True):
+    """A busy unit: its name, percent of its peak, side and metric."""
+
+    name: str
+    pct: Number
+    side: Side
+    metric: str
+
+
+class VerdictDoc(Struct, frozen=True):
+    """The verdict's inputs, its busiest units and its one-line explanation."""
+
+    basis: VerdictBasis | None
+    sm_pct: Number
+    memory_pct: Number
+    waves_per_sm: Number
+    busiest: Unit | None
+    top_units: list[Unit]
+    ncu_title: str | None
+    text: str
+
+
+class WhatIfDoc(Struct, frozen=True):
+    """One change of the launch configuration and the occupancy it gives."""
+
+    change: str
+    blocks_per_sm: int
+    theoretical_pct: Number
+    text: str
+
+
+class OccupancyDoc(Struct, frozen=True):
+    """Occupancy diagnostics."""
+
+    theoretical_pct: Number
+    achieved_pct: Number
+    limits: dict[str, int]
+    limiters: list[str]
+    blocks_per_sm: int | None
+    warps_per_block: int | None
+    waves_per_sm: Number
+    tail_idle_pct: Number
+    derived_limits: dict[str, int]
+    what_if: list[WhatIfDoc]
+    findings: list[str]
+
+
+class TensorRoofDoc(Struct, frozen=True):
+    """One data type's tensor work against its dense roof, with how each number was obtained (``via``)."""
+
+    achieved_ops_per_s: Number
+    peak_ops_per_s: Number
+    pct_of_peak: Number
+    work: str
+    via: dict[str, str]
+
+
+class TensorCoresDoc(Struct, frozen=True):
+    """Tensor Core diagnostics."""
+
+    status: str
+    architecture: str | None
+    families_pct_of_peak: dict[str, Number]
+    flops_by_type: dict[str, float]
+    pipe_active_pct: Number
+    pipe_elapsed_pct: Number
+    flop_share: Number
+    matmul_like: str | None
+    warning: str | None
+    advice: str | None
+    findings: list[str]
+    roofs: dict[str, TensorRoofDoc]
+
+
+class StallDoc(Struct, frozen=True):
+    """One stall reason: its value and its share of all stalls."""
+
+    reason: str
+    value: Number
+    share: Number
+
+
+class StallsDoc(Struct, frozen=True):
+    """What the warps wait on."""
+
+    source: str | None
+    reasons: list[StallDoc]
+    issue_active_pct: Number
+    eligible_per_scheduler: Number
+    active_per_scheduler: Number
+
+
+class IntegerDoc(Struct, frozen=True):
+    """The integer roofline: integer GIOPS against the integer pipe's peak, and per byte at each level."""
+
+    giops: Number
+    peak_giops: Number
+    pct_of_peak: Number
+    intensity: dict[str, Number]
+
+
+class InstructionRooflineDoc(Struct, frozen=True):
+    """The launch on the Instruction Roofline Model, with its roofs; how each number was obtained under ``via``."""
+
+    warp_gips: Number
+    thread_gips_per_32: Number
+    peak_warp_gips: Number
+    transactions: dict[str, Number]
+    intensity: dict[str, Number]
+    thread_intensity: dict[str, Number]
+    peak_gtxn_per_s: dict[str, Number]
+    definitions: dict[str, str]
+    ceilings: CeilingSet
+    global_memory: dict[str, Number | dict[str, float]]  # per operation its intensity, and "walls"
+    shared_memory: dict[str, Number | dict[str, float]]
+    integer: IntegerDoc
+    via: dict[str, str]
+
+
+class MemoryDoc(Struct, frozen=True):
+    """The memory chart: L1 and L2 hit rates (percent), the traffic per edge, ncu's Speed of Light."""
+
+    hit_rate_pct: dict[str, Number]
+    traffic: dict[str, Number]
+    definitions: dict[str, str]
+    sol_pct: dict[str, Number]
+    via: dict[str, str]
+
+
+class ProducerDoc(Struct, frozen=True):
+    """The instruction writing the register a dependency stall waits on."""
+
+    pc: int
+    pc_offset: int
+    sass: str
+    registers: list[str]
+    stall: str
+    source: str | None
+
+
+class HotPc(Struct, frozen=True):
+    """One of the instructions with the most warp samples."""
+
+    samples: int
+    share: Number
+    pc_offset: int
+    pc: int | None
+    function: str | None
+    function_pc: int | None
+    sass: str | None
+    stalls: dict[str, float]
+    top_stalls: list[str]
+    thin: bool
+    producer: ProducerDoc | None
+    inst_executed: Number
+    thread_inst_executed: Number
+    memory: dict[str, float]
+    source: str | None
+
+
+class LinePc(Struct, frozen=True):
+    """One instruction of a hot source line."""
+
+    pc_offset: int
+    pc: int | None
+    function: str | None
+    function_pc: int | None
+    sass: str | None
+    stalls: dict[str, float]
+    top_stalls: list[str]
+    thin: bool
+    producer: ProducerDoc | None
+    inst_executed: Number
+    thread_inst_executed: Number
+    memory: dict[str, float]
+    samples: int
+
+
+class HotLineDoc(Struct, frozen=True):
+    """One of the source lines with the most warp samples, and its instructions."""
+
+    source: str
+    file: str
+    line: int
+    samples: int
+    share: Number
+    top_stall: str | None
+    top_stalls: list[str]
+    thin: bool
+    stalls: dict[str, float]
+    pcs: list[LinePc]
+
+
+class HotspotsDoc(Struct, frozen=True):
+    """Where in its code the launch's warps were sampled."""
+
+    total_samples: int
+    sampled_pcs: int
+    pcs: list[HotPc]
+    sampled_lines: int
+    lines: list[HotLineDoc]
+    thin_samples: int
+    functions: list[int]
+
+
+class TermDoc(Struct, frozen=True, forbid_unknown_fields=True):
+    """One term of the time model: a unit's work at its peak, the tail or the launch floor."""
+
+    key: str
+    name: str
+    kind: TermKind
+    seconds: Number
+    formula: str
+    inputs: dict[str, Number]
+    metric: str | None
+    side: str | None
+    sm_local: bool
+
+
+class TimeModelDoc(Struct, frozen=True, forbid_unknown_fields=True):
+    """The launch's time model: the floor (the largest term) and the slack (measured minus floor)."""
+
+    measured_s: Number
+    floor_s: Number
+    floor: str | None
+    slack_s: Number
+    terms: list[TermDoc]
+
+
+class AdviceDoc(Struct, frozen=True):
+    """One advice item, with how its saving was estimated and what bounds it."""
+
+    kind: str
+    title: str
+    text: str
+    condition: str
+    cause: str
+    source: str
+    also: list[str]
+    topic: str | None
+    mechanism: Mechanism
+    work_share: Number
+    est_saved_s: Number
+    estimate: str
+    bound: str | None
+    bound_by: str | None
+    ncu_saved_s: Number
+
+
+class Kernel(Struct, frozen=True):
+    """One launch; every null in it has its reason under ``missing``, keyed by its path (an index in the report's
+    ``reasons``)."""
+
+    name: str
+    demangled_name: str
+    range: int
+    action: int
+    valid: bool
+    nvtx: list[str]
+    grid: list[int] | None
+    block: list[int] | None
+    grid_size: Positive | None
+    block_size: Positive | None
+    registers_per_thread: int | None
+    shared_mem_per_block_bytes: int | None
+    duration_s: Number
+    time_share: Number
+    flops: dict[str, Number]
+    tensor_flops_by_type: dict[str, float]
+    flop_per_s: dict[str, Number]
+    bytes: dict[str, Number]
+    bytes_per_s: dict[str, Number]
+    intensity: dict[str, Number]
+    definitions: dict[str, str]
+    level_notes: list[str]
+    ceilings: dict[str, CeilingsDoc | None]
+    ceilings_used: CeilingSet
+    pct_of_roof: Number
+    limiter: str | None
+    utilization_pct: dict[str, Number]
+    bound: Bound | None
+    verdict: VerdictDoc
+    recoverable_s: Number
+    flags: list[str]
+    notes: list[str]
+    occupancy: OccupancyDoc | None
+    tensor_cores: TensorCoresDoc | None
+    stalls: StallsDoc | None
+    instruction_roofline: InstructionRooflineDoc | None
+    memory: MemoryDoc | None
+    hotspots: HotspotsDoc | None
+    time_model: TimeModelDoc | None
+    advice: list[AdviceDoc]
+    missing: dict[str, Index]
+
+
+class Group(Struct, frozen=True):
+    """A kernel's launches in one report: their times and the roof they reach."""
+
+    name: str
+    functions: list[str]
+    count: int
+    total_s: Number
+    median_s: Number
+    min_s: Number
+    max_s: Number
+    time_share: Number
+    median_pct_of_roof: Number
+    recoverable_s: Number
+    small_grid_s: Number
+
+
+class Report(Struct, frozen=True):
+    """One report: its device, every launch, the groups, and ``reasons``, the texts the ``missing`` indices name."""
+
+    path: str
+    source: Source
+    label: str
+    device: Device
+    ceilings_used: CeilingSet
+    ceilings: dict[str, CeilingsDoc]
+    warnings: list[str]
+    total_time_s: Number
+    kernels: list[Kernel]
+    groups: list[Group]
+    reasons: list[str]
+
+
+class Spread(Struct, frozen=True):
+    """A kernel's total time in each report of one job, and how far apart they are."""
+
+    name: str
+    total_s: dict[str, Number]
+    spread_pct: Number
+    flagged: bool
+
+
+class ReportJson(Struct, frozen=True, omit_defaults=True):
+    """``roofline report -f json``: the generator mark first, the reports; ``left_out`` and ``across_reports`` only
+    where there are some."""
+
+    generator: Generator
+    schema_version: Version
+    tool: Tool
+    reports: list[Report]
+    left_out: list[LeftOutFile] = []
+    across_reports: list[Spread] = []
+
+
+class Reasons:
+    """One report's table of reasons: each distinct text once, referred to by its index."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+        self._index: dict[str, int] = {}
+
+    def refs(self, missing: Mapping[str, str]) -> dict[str, int]:
+        """``missing`` (path -> reason) with each reason replaced by its index in the table."""
+        out = {}
+        for path, text in missing.items():
+            index = self._index.get(text)
+            if index is None:
+                index = self._index[text] = len(self.texts)
+                self.texts.append(text)
+            out[path] = index
+        return out
+
+
+def report_json(view: ReportSetView, words: Words) -> ReportJson:
+    """The document of a report set: ``across_reports`` only when several reports were given."""
+    return ReportJson(
+        GENERATOR, SCHEMA_VERSION, tool(), [report_doc(v, words) for v in view.reports],
+        left_out=[LeftOutFile(f.path, f.error) for f in view.left_out],
+        across_reports=[Spread(s.name, {p: number(t) for p, t in s.total_s.items()}, number(s.spread_pct),
+                               s.flagged) for s in view.spreads])
+
+
+def report_doc(v: ReportView, words: Words) -> Report:
+    """One report: its device, every launch, the groups, and ``reasons``, the texts the launches' ``missing``
+    index."""
+    a = v.analysis
+    d = a.device
+    reasons = Reasons()
+    no_spec = _no_spec_reason(a)
+    kernels = [kernel_doc(k, reasons, no_spec, saved, text, words)
+               for k, saved, text in zip(a.launches, v.recoverable_s, v.verdicts, strict=True)]
+    return Report(
+        path=a.report.path, source=cast(Source, a.report.source), label=a.report.label,
+        device=Device(d.name, d.compute_capability, d.sm_count, d.max_clock_hz, d.memory_clock_hz,
+                      d.memory_bus_width_bits, d.l2_cache_bytes, d.total_memory_bytes, a.spec_id,
+                      a.spec_match or None),
+        ceilings_used=a.ceilings_used,
+        ceilings={name: ceilings_doc(c, reasons) for name, c in v.ceilings.items()},
+        warnings=list(a.report.warnings), total_time_s=number(a.total_time_s), kernels=kernels,
+        groups=[group_doc(g) for g in a.groups], reasons=reasons.texts)
+
+
+def with_reasons(kernel: Mapping[str, Any], reasons: Sequence[str]) -> dict[str, Any]:
+    """A kernel of a report document, as builtins, with the reason texts in place of their indices (``missing`` of
+    the kernel and of each ceiling set), as a reader of the document looks them up."""
+    ceilings = {name: c if c is None else {**c, "missing": {k: reasons[i] for k, i in c["missing"].items()}}
+                for name, c in kernel["ceilings"].items()}
+    return {**kernel, "ceilings": ceilings, "missing": {path: reasons[i] for path, i in kernel["missing"].items()}}
+
+
+# Launch-configuration fields and the launch__* metric each comes from (for the reason when it is null).
+_LAUNCH_FIELDS = {"grid": f"{GRID_DIMS[0][:-1]}*", "block": f"{BLOCK_DIMS[0][:-1]}*",
+                  "registers_per_thread": LAUNCH_REGISTERS, "shared_mem_per_block_bytes": LAUNCH_SHARED}
+_SIZE_FIELDS = {"grid_size": LAUNCH_GRID, "block_size": LAUNCH_BLOCK}
+
+
+def _no_spec_reason(analysis: ReportAnalysis) -> str:
+    d = analysis.device
+    return (f"no device spec matches '{d.name}' (CC {d.compute_capability or '?'}); "
+            "add a YAML with --specs (see device_specs/README.md)")
+
+
+def kernel_doc(analysis: LaunchAnalysis, reasons: Reasons, no_spec_reason: str, recoverable_s: float | None,
+               verdict_text: str, words: Words) -> Kernel:
+    """One launch (with its recoverable time and its verdict's line, from the report's view); every null in it has
+    its reason under ``missing``, keyed by its path: the reason's index in ``reasons``, the report's table."""
+    launch = analysis.launch
+    missing: dict[str, str] = {}
+    out: dict[str, Any] = {
+        "name": launch.name, "demangled_name": launch.demangled_name, "range": launch.range_index,
+        "action": launch.action_index, "valid": not launch.invalid, "nvtx": list(launch.nvtx_ranges),
+        "grid": list(launch.grid) if launch.grid else None, "block": list(launch.block) if launch.block else None,
+        "grid_size": analysis.grid_size, "block_size": analysis.block_size,
+        "registers_per_thread": launch.registers_per_thread,
+        "shared_mem_per_block_bytes": launch.shared_mem_per_block_bytes,
+        "duration_s": value_or_null(analysis.duration_s, "duration_s", missing),
+        "time_share": number(analysis.time_share),
+        "flops": values_or_null(analysis.flops, "flops", missing),
+        "tensor_flops_by_type": dict(analysis.tensor_flops_by_type),
+        "flop_per_s": values_or_null(analysis.flop_per_s, "flop_per_s", missing),
+        "bytes": values_or_null({**analysis.bytes, "l2_total": analysis.l2_total_bytes}, "bytes", missing),
+        "bytes_per_s": values_or_null(analysis.bytes_per_s, "bytes_per_s", missing),
+        "intensity": values_or_null(analysis.intensity, "intensity", missing),
+        "definitions": {
+            **analysis.definitions,
+            **(
+                {"l2_total": f"all L2 traffic, loads and stores: {analysis.l2_total_bytes.via}"}
+                if analysis.l2_total_bytes.value is not None
+                else {}
+            ),
+        },
+        "level_notes": [words.level_note(level) for level in analysis.inverted_levels],
+        "ceilings": {name: ceilings_doc(c, reasons) for name, c in analysis.ceilings.items()},
+        "ceilings_used": analysis.roof.ceilings,
+        "pct_of_roof": number(analysis.roof.pct_of_roof),
+        "limiter": analysis.roof.limiter,
+        "utilization_pct": {key: number(v) for key, v in analysis.roof.utilization_pct.items()},
+        "bound": analysis.verdict.bound,
+        "verdict": verdict_doc(analysis.verdict, verdict_text, missing),
+        "recoverable_s": number(recoverable_s),
+        "flags": list(analysis.flags),
+        "notes": list(analysis.notes),
+        "occupancy": occupancy_doc(analysis.occupancy, missing),
+        "tensor_cores": tensor_cores_doc(analysis.tensor_cores, missing),
+        "stalls": stalls_doc(analysis.stalls, missing),
+        "instruction_roofline": instruction_roofline_doc(analysis.instruction_roofline, missing),
+        "memory": memory_doc(analysis.memory, missing),
+        "hotspots": hotspots_doc(analysis.hotspots, missing),
+        "time_model": time_model_doc(analysis.time_model, missing),
+    }
+    out["ceilings"].setdefault("datasheet", None)
+    _launch_reasons(analysis, out, missing, no_spec_reason)
+    advice = [advice_doc(item, f"advice[{i}]", missing, words) for i, item in enumerate(analysis.advice)]
+    return Kernel(**out, advice=advice, missing=reasons.refs(missing))
+
+
+def _launch_reasons(analysis: LaunchAnalysis, out: dict[str, Any], missing: dict[str, str], no_spec: str) -> None:
+    """The reasons of the launch's own nulls (its configuration, its place on the roofline, its verdict), in
+    ``missing``."""
+    launch = analysis.launch
+    if out["ceilings"]["datasheet"] is None:
+        missing["ceilings.datasheet"] = no_spec
+    for key, metric in _LAUNCH_FIELDS.items():
+        if out[key] is None:
+            total = out.get(f"{key}_size")
+            missing[key] = (f"{metric} not in the report (an older ncu or section set): {key}_size holds the total, "
+                            f"{total}" if total is not None else
+                            f"{metric} not in the report (collect the LaunchStats section)")
+    for key in ("grid_size", "block_size"):
+        if out[key] is None:
+            missing[key] = f"{_SIZE_FIELDS[key]} not in the report (collect the LaunchStats section)"
+    if out["time_share"] is None:
+        missing["time_share"] = missing.get("duration_s", "no total time for the report")
+    if analysis.roof.reason:
+        missing["pct_of_roof"] = analysis.roof.reason
+    if launch.invalid:  # no diagnostics for a launch whose attributes are impossible
+        missing.update({key: f"invalid launch: {launch.invalid}" for key in ("occupancy", "tensor_cores", "stalls",
+                                                                                  "instruction_roofline", "memory",
+                                                                                  "hotspots")})
+    if out["limiter"] is None:
+        missing["limiter"] = analysis.roof.reason or "no roof position"
+    if out["bound"] is None:
+        missing["bound"] = analysis.verdict.reason or "no verdict"
+    if out["recoverable_s"] is None:
+        missing["recoverable_s"] = (
+            missing.get("duration_s") or analysis.roof.reason or "no throughput and no roof position"
+        )
+
+
+def _nulls(prefix: str, values: Mapping[str, object], reason: str, missing: dict[str, str]) -> None:
+    """``reason`` under ``missing`` for each null of ``values``, keyed ``prefix.key``."""
+    missing.update({f"{prefix}.{key}": reason for key, value in values.items() if value is None})
+
+
+def verdict_doc(v: Verdict, text: str, missing: dict[str, str]) -> VerdictDoc:
+    """The verdict's inputs, its busiest units and its one-line explanation; every null has its reason under
+    ``missing`` (the verdict's own: what the report lacks, or that the verdict is the roofline's alone)."""
+    out = VerdictDoc(v.basis, number(v.sm_pct), number(v.memory_pct), number(v.waves_per_sm),
+                     unit_doc(v.busiest) if v.busiest else None, [unit_doc(u) for u in v.top_units],
+                     v.ncu_title or None, text)
+    _nulls("verdict", _fields(out), v.reason or "not measured", missing)
+    return out
+
+
+def _fields(s: Struct) -> dict[str, object]:
+    """A struct's fields by name, in order."""
+    return {name: getattr(s, name) for name in s.__struct_fields__}
+
+
+def time_model_doc(t: TimeModel | None, missing: dict[str, str]) -> TimeModelDoc | None:
+    """The launch's time model: each term's time at its unit's peak, with its formula and inputs; the floor (the
+    largest term) and the slack (measured minus floor)."""
+    if t is None:
+        missing["time_model"] = "not computed"
+        return None
+    out = TimeModelDoc(
+        number(t.measured_s), number(t.floor_s) if not t.reason else None,
+        t.floor.key if t.floor is not None and not t.reason else None,
+        number(t.slack_s) if not t.reason else None,
+        [TermDoc(term.key, term.name, term.kind, number(term.seconds), term.formula,
+                 {k: number(v) for k, v in term.inputs.items()}, term.metric or None, term.side or None,
+                 term.sm_local) for term in t.terms])
+    _nulls("time_model", _fields(out), t.reason or "not measured", missing)
+    return out
+
+
+def unit_doc(u: BusyUnit) -> Unit:
+    return Unit(u.name, number(u.pct), u.side, u.metric)
+
+
+def stalls_doc(s: WarpStalls | None, missing: dict[str, str]) -> StallsDoc | None:
+    """What the warps wait on; unmeasured figures are null with their reason under ``missing``."""
+    if s is None:
+        missing["stalls"] = "not computed"
+        return None
+    missing.update({f"stalls.{key}": reason for key, reason in s.missing.items()})
+    return StallsDoc(s.source or None, [StallDoc(r, number(v), number(share)) for r, v, share in s.reasons],
+                     number(s.issue_active_pct), number(s.eligible_per_scheduler), number(s.active_per_scheduler))
+
+
+def instruction_roofline_doc(r: InstructionRoofline | None, missing: dict[str, str]) -> InstructionRooflineDoc | None:
+    """The launch on the instruction roofline, with its roofs; each null has its reason under ``missing`` and each
+    number how it was obtained under ``via``."""
+    key = "instruction_roofline"
+    if r is None:
+        missing[key] = "not computed"
+        return None
+    rates = {"warp_gips": r.warp_gips, "thread_gips_per_32": r.thread_gips_per_32, "peak_warp_gips": r.peak_warp_gips}
+    levels = {"transactions": r.transactions, "intensity": r.intensity, "thread_intensity": r.thread_intensity,
+              "peak_gtxn_per_s": r.peak_gtxn_per_s}
+    gips = {name: value_or_null(v, f"{key}.{name}", missing) for name, v in rates.items()}
+    per_level = {name: values_or_null(values, f"{key}.{name}", missing) for name, values in levels.items()}
+    every = {**rates, **{f"{name}.{level}": v for name, values in levels.items() for level, v in values.items()}}
+    spaces = {"global_memory": r.global_memory, "shared_memory": r.shared_memory}
+    walls = {name: memory_walls_doc(w, f"{key}.{name}", missing) for name, w in spaces.items()}
+    every |= {f"{name}.{op}": v for name, w in spaces.items() for op, v in w.intensity.items()}
+    integer, values = integer_doc(r.integer, f"{key}.integer", missing)
+    every |= values
+    return InstructionRooflineDoc(
+        gips["warp_gips"], gips["thread_gips_per_32"], gips["peak_warp_gips"], per_level["transactions"],
+        per_level["intensity"], per_level["thread_intensity"], per_level["peak_gtxn_per_s"], dict(r.definitions),
+        r.ceilings, walls["global_memory"], walls["shared_memory"], integer,
+        {path: v.via for path, v in every.items() if v.value is not None})
+
+
+def memory_doc(p: MemoryPicture | None, missing: dict[str, str]) -> MemoryDoc | None:
+    """The memory chart: L1 and L2 hit rates (percent) and the traffic per edge; nulls have their reason under
+    ``missing``, numbers their metrics under ``via``."""
+    if p is None:
+        missing["memory"] = "not computed"
+        return None
+    every = {**{f"hit_rate_pct.{k}": v for k, v in p.hit_rate_pct.items()},
+             **{f"traffic.{k}": v for k, v in p.traffic.items()}, **{f"sol_pct.{k}": v for k, v in p.sol_pct.items()}}
+    return MemoryDoc(values_or_null(p.hit_rate_pct, "memory.hit_rate_pct", missing),
+                     values_or_null(p.traffic, "memory.traffic", missing), dict(p.definitions),
+                     values_or_null(p.sol_pct, "memory.sol_pct", missing),
+                     {path: v.via for path, v in every.items() if v.value is not None})
+
+
+def integer_doc(r: IntegerRoofline, key: str, missing: dict[str, str]) -> tuple[IntegerDoc, dict[str, Value]]:
+    """The integer roofline (each null with its reason under ``missing``), and its values by path for ``via``."""
+    rates = {"giops": r.giops, "peak_giops": r.peak_giops, "pct_of_peak": r.pct_of_peak}
+    out = {name: value_or_null(v, f"{key}.{name}", missing) for name, v in rates.items()}
+    doc = IntegerDoc(**out, intensity=values_or_null(r.intensity, f"{key}.intensity", missing))
+    every = {f"integer.{name}": v for name, v in rates.items()}
+    return doc, every | {f"integer.intensity.{level}": v for level, v in r.intensity.items()}
+
+
+def hotspots_doc(h: Hotspots | None, missing: dict[str, str]) -> HotspotsDoc | None:
+    """The launch's instructions and source lines with the most warp samples (``HOTSPOTS_SHOWN`` of each); a null
+    SASS text or source line has its reason under ``missing``."""
+    if h is None:
+        missing["hotspots"] = f"the report holds no warp samples per instruction: {HINT_PC_SAMPLES}"
+        return None
+    pcs = []
+    for i, (pc, share) in enumerate(h.pcs[:HOTSPOTS_SHOWN]):
+        pcs.append(HotPc(pc.samples, number(share), **_pc_fields(pc, h),
+                         source=f"{pc.file}:{pc.line}" if pc.file is not None else None))
+        if pc.sass is None:
+            missing[f"hotspots.pcs[{i}].sass"] = h.sass_missing or "ncu_report gave no SASS text"
+        if pc.file is None:
+            missing[f"hotspots.pcs[{i}].source"] = h.source_missing
+        if pcs[-1].producer is not None and pcs[-1].producer.source is None:
+            missing[f"hotspots.pcs[{i}].producer.source"] = h.source_missing or HINT_LINEINFO
+    lines = [HotLineDoc(line.where, line.file, line.line, line.samples, number(line.share), line.top_stall,
+                        list(line.tied_stalls), line.samples < THIN_SAMPLES, dict(line.stalls),
+                        [LinePc(**_pc_fields(pc, h), samples=pc.samples) for pc in line.pcs])
+             for line in h.lines[:HOTSPOTS_SHOWN] if line.samples > 0]
+    if not lines and h.total_samples:
+        missing["hotspots.lines"] = h.source_missing
+    return HotspotsDoc(h.total_samples, len(h.pcs), pcs, sum(line.samples > 0 for line in h.lines), lines,
+                       THIN_SAMPLES, list(h.functions))
+
+
+def _pc_fields(pc: PcCounters, h: Hotspots) -> dict[str, Any]:
+    """One instruction: where it is (absolute PC, its function), its counters, its stall ties and, where its warps
+    waited on a dependency, the instruction producing the awaited register."""
+    found = h.producers.get(pc.pc) if pc.pc is not None else None
+    producer = None if found is None else ProducerDoc(
+        found.pc, found.pc_offset, found.sass, list(found.registers), found.stall,
+        f"{found.file}:{found.line}" if found.file is not None else None)
+    return {"pc_offset": pc.pc_offset, "pc": pc.pc, "function": h.function_of(pc) or None,
+            "function_pc": pc.function_pc, "sass": pc.sass, "stalls": dict(pc.stalls),
+            "top_stalls": list(h.stalls_of(pc)), "thin": pc.samples < THIN_SAMPLES, "producer": producer,
+            "inst_executed": number(pc.inst_executed), "thread_inst_executed": number(pc.thread_inst_executed),
+            "memory": dict(pc.memory)}
+
+
+def memory_walls_doc(w: MemoryWalls, key: str, missing: dict[str, str]) -> dict[str, Number | dict[str, float]]:
+    """One memory space on the model's walls: per operation its intensity (null with its reason), and the walls."""
+    out: dict[str, Number | dict[str, float]] = dict(values_or_null(w.intensity, key, missing))
+    out["walls"] = dict(w.walls)
+    return out
+
+
+def occupancy_doc(o: Occupancy | None, missing: dict[str, str]) -> OccupancyDoc | None:
+    """Occupancy diagnostics; unmeasured numbers are null with their reason under ``missing``."""
+    if o is None:
+        missing["occupancy"] = "not computed"
+        return None
+    missing.update({f"occupancy.{key}": reason for key, reason in o.missing.items()})
+    return OccupancyDoc(
+        number(o.theoretical_pct), number(o.achieved_pct), dict(o.limits), list(o.limiters), o.blocks_per_sm,
+        o.warps_per_block, number(o.waves_per_sm), number(o.tail_idle_pct), dict(o.derived_limits),
+        [WhatIfDoc(w.change, w.blocks_per_sm, number(w.theoretical_pct), w.text) for w in o.what_if],
+        list(o.findings))
+
+
+def tensor_cores_doc(t: TensorCores | None, missing: dict[str, str]) -> TensorCoresDoc | None:
+    """Tensor Core diagnostics; a status of "not measured" has its reason under ``missing``."""
+    if t is None:
+        missing["tensor_cores"] = "not computed"
+        return None
+    if t.reason:
+        missing["tensor_cores"] = t.reason
+    missing.update({f"tensor_cores.{key}": reason for key, reason in t.missing.items()})
+    return TensorCoresDoc(
+        t.status, t.arch, {k: number(v) for k, v in t.families.items()}, dict(t.flops_by_type),
+        number(t.pipe_active_pct), number(t.pipe_elapsed_pct), number(t.flop_share), t.matmul_like or None,
+        t.warning or None, t.advice or None, list(t.findings),
+        {dtype: _tensor_roof_doc(r, f"tensor_cores.roofs.{dtype}", missing) for dtype, r in t.roofs.items()})
+
+
+def _tensor_roof_doc(r: TensorRoof, key: str, missing: dict[str, str]) -> TensorRoofDoc:
+    """One data type's tensor work against its dense roof, with how each number was obtained."""
+    values = {"achieved_ops_per_s": r.achieved_ops_per_s, "peak_ops_per_s": r.peak_ops_per_s,
+              "pct_of_peak": r.pct_of_peak}
+    out = {name: value_or_null(v, f"{key}.{name}", missing) for name, v in values.items()}
+    return TensorRoofDoc(**out, work=r.work, via={name: v.via for name, v in values.items() if v.value is not None})
+
+
+def advice_doc(a: Advice, path: str, missing: dict[str, str], words: Words) -> AdviceDoc:
+    """One advice item; a time saved that is not estimated is null with its reason under ``missing``."""
+    estimate = words.estimate_of(a)
+    if a.est_saved_s is None:
+        missing[f"{path}.est_saved_s"] = estimate or "not estimated"
+    return AdviceDoc(a.kind, a.title, a.text, a.condition, a.cause, a.source, list(a.also), a.topic or None,
+                     a.mechanism, number(a.work_share), number(a.est_saved_s), estimate,
+                     words.bound_of(a) or None, a.bound_by.value or None, number(a.ncu_saved_s))
+
+
+def ceilings_doc(c: Ceilings, reasons: Reasons) -> CeilingsDoc:
+    """One set of roofs of a report; ``missing`` holds the reason of each null roof, as its index in ``reasons``."""
+    f, b = c.flop_per_s, c.bytes_per_s
+    return CeilingsDoc(number(f["fp64"]), number(f["fp32"]), number(f["fp16"]), number(f["tensor"]),
+                       number(b["dram"]), number(b["l2"]), number(b["l1"]), c.tensor_dtype, c.clock_note,
+                       dict(c.scaled), reasons.refs(c.missing))
+
+
+def ceilings_text(c: Ceilings) -> CeilingsText:
+    """One set of roofs standing alone; ``missing`` holds the reason of each null roof."""
+    f, b = c.flop_per_s, c.bytes_per_s
+    return CeilingsText(number(f["fp64"]), number(f["fp32"]), number(f["fp16"]), number(f["tensor"]),
+                        number(b["dram"]), number(b["l2"]), number(b["l1"]), c.tensor_dtype, c.clock_note,
+                        dict(c.scaled), dict(c.missing))
+
+
+def group_doc(g: KernelGroup) -> Group:
+    return Group(g.name, list(g.functions), len(g.launches), number(g.total_s), number(g.median_s),
+                 number(g.min_s), number(g.max_s), number(g.time_share), number(g.median_pct_of_roof),
+                 number(g.recoverable_s), number(g.small_grid_s))

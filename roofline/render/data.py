@@ -1,0 +1,90 @@
+"""Each command's ``--format json`` document as plain data (dicts, lists, str, finite numbers, None), the tree its
+JSON text writes, without writing or parsing text: what the MCP server answers with as structured content."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from typing import Any
+
+from roofline.documents.common import builtins
+from roofline.render.base import (
+    CompareDocument,
+    DiffDocument,
+    Document,
+    ProjectDocument,
+    RealtimeDocument,
+    ReportDocument,
+    SummaryDocument,
+    TimelineDocument,
+)
+from roofline.render.names import REPLACEMENT
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # no character: the JSON text writes REPLACEMENT in its place
+
+
+def data(document: Document) -> dict[str, Any]:
+    """The document as plain data: what its ``--format json`` text reads back as."""
+    out: dict[str, Any] = _plain(builtins(_BUILDERS[type(document)](document)))
+    return out
+
+
+def _report(d: Any) -> Any:
+    from roofline.render.report.json import typed
+
+    return typed(d.view)
+
+
+def _compare(d: Any) -> Any:
+    from roofline.render.compare.json import comparison_document
+
+    return comparison_document(d.comparison)
+
+
+def _diff(d: Any) -> Any:
+    from roofline.render.compare.json import diff_document
+
+    return diff_document(d.result)
+
+
+def _summary(d: Any) -> Any:
+    from roofline.render.compare.json import summary_document
+
+    return summary_document(d.summaries, d.top, d.left_out)
+
+
+def _project(d: Any) -> Any:
+    from roofline.render.compare.json import projection_document
+
+    return projection_document(d.comparison)
+
+
+def _timeline(d: Any) -> Any:
+    from roofline.render.timeline.json import document
+
+    return document(d.timelines)
+
+
+def _realtime(d: Any) -> Any:
+    from roofline.render.timeline.realtime import document
+
+    return document(d.view)
+
+
+_BUILDERS: dict[type, Callable[[Any], Any]] = {
+    ReportDocument: _report, CompareDocument: _compare, DiffDocument: _diff, SummaryDocument: _summary,
+    ProjectDocument: _project, TimelineDocument: _timeline, RealtimeDocument: _realtime}
+
+
+def _plain(value: Any) -> Any:
+    """Builtins as the JSON text holds them: a non-finite number is null, a lone surrogate ``REPLACEMENT``."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub(REPLACEMENT, value) if _LONE_SURROGATE.search(value) else value
+    if isinstance(value, dict):
+        return {_plain(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value

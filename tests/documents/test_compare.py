@@ -1,0 +1,45 @@
+"""The compare, diff, project and summary documents as typed structs, from the shipped H100/H200 pair: their kinds,
+one entry per report in a pair, a diff's exit code and a summary's ``left_out`` only where files were left out."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from roofline.analysis.view import LeftOut
+from roofline.compare.pairing import Matcher, pair_reports
+from roofline.compare.ranking import labelled, summarize
+from roofline.compare.regression import Thresholds, judge
+from roofline.documents.common import builtins
+from roofline.documents.compare import compare_json, diff_json, project_json, summary_json
+from roofline.pipeline import AnalysisOptions, analyze_files
+from roofline.render.names import json_text
+from roofline.specs.catalog import load_catalog
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+PAIR = [EXAMPLES / "h100" / "torch-fp32.roofline.json", EXAMPLES / "h200" / "torch-fp32.roofline.json"]
+
+
+def test_compare_and_diff_of_the_pair() -> None:
+    comparison = pair_reports(analyze_files(PAIR, AnalysisOptions()), Matcher("order"))
+    compared = compare_json(comparison)
+    assert compared.kind == "compare" and [r.letter for r in compared.reports] == ["A", "B"]
+    assert all(len(k.sides) == 2 and k.headline[0] is None for k in compared.kernels)
+    judged = diff_json(judge(comparison, Thresholds(), True))
+    assert judged.kind == "diff" and judged.exit_code in (0, 1) and judged.regression == bool(judged.exit_code)
+    for doc in (compared, judged):
+        assert builtins(doc) == json.loads(json_text(doc))
+
+
+def test_project_gives_each_kernel_its_projection_with_reasons() -> None:
+    target = load_catalog(()).get("h200")
+    doc = project_json(pair_reports(analyze_files(PAIR[:1], AnalysisOptions()), project_to=target))
+    assert doc.kind == "project" and doc.target == "h200" and doc.kernels
+    assert all(k.projected_s is not None or "projection.projected_s" in k.missing for k in doc.kernels)
+
+
+def test_summary_names_left_out_files_only_where_there_are_some() -> None:
+    summaries = labelled([summarize(a, "kernel", 5) for a in analyze_files(PAIR, AnalysisOptions())])
+    assert "left_out" not in builtins(summary_json(summaries, 5))
+    named = builtins(summary_json(summaries, 5, [LeftOut("bad.ncu-rep", "bad.ncu-rep: not a report")]))
+    assert named["left_out"] == [{"path": "bad.ncu-rep", "error": "bad.ncu-rep: not a report"}]

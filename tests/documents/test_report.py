@@ -1,0 +1,57 @@
+"""The report document as typed structs: frozen, built by pure functions from the view (the same view gives an
+equal document), its reasons numbered once per report in the order they appear, its builtins the text read back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from roofline.analysis.roofline import analyze_report
+from roofline.documents.common import SCHEMA_VERSION, builtins
+from roofline.documents.report import Kernel, ReportJson, report_json, with_reasons
+from roofline.ncu.reader import load_report
+from roofline.render.names import json_text
+from roofline.render.report.json import WORDS
+from tests.views import views
+
+MODEL = Path(__file__).resolve().parents[2] / "examples" / "h100" / "torch-fp32.roofline.json"
+
+
+@pytest.fixture(scope="module")
+def doc() -> ReportJson:
+    return report_json(views([analyze_report(load_report(MODEL))]), WORDS)
+
+
+def test_the_document_is_a_tree_of_frozen_structs(doc: ReportJson) -> None:
+    kernel = doc.reports[0].kernels[0]
+    assert isinstance(kernel, Kernel) and doc.schema_version == SCHEMA_VERSION
+    with pytest.raises(AttributeError):
+        kernel.name = "other"  # type: ignore[misc]
+
+
+def test_one_view_gives_one_document(doc: ReportJson) -> None:
+    again = report_json(views([analyze_report(load_report(MODEL))]), WORDS)
+    assert again == doc
+
+
+def test_the_builtins_are_what_the_text_reads_back(doc: ReportJson) -> None:
+    assert builtins(doc) == json.loads(json_text(doc))
+    assert "left_out" not in builtins(doc) and "across_reports" not in builtins(doc)
+
+
+def test_each_null_has_its_reason_each_stated_once(doc: ReportJson) -> None:
+    report = doc.reports[0]
+    assert len(set(report.reasons)) == len(report.reasons)
+    used = sorted({i for k in report.kernels for i in k.missing.values()})
+    assert used and used[0] == 0
+    kernel = with_reasons(builtins(report.kernels[0]), report.reasons)
+    assert all(isinstance(text, str) and text for text in kernel["missing"].values())
+    assert kernel["ceilings"]["datasheet"] is None or all(
+        isinstance(t, str) for t in kernel["ceilings"]["datasheet"]["missing"].values())
+
+
+def test_the_document_decodes_back_into_its_type(doc: ReportJson) -> None:
+    assert msgspec.json.decode(json_text(doc), type=ReportJson) == doc
