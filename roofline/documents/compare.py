@@ -20,6 +20,7 @@ from roofline.analysis.work import WorkCheck
 from roofline.compare.noise import Change
 from roofline.compare.pairing import Comparison, KernelPair, ReportRef
 from roofline.compare.projection import Projection
+from roofline.compare.projection_launches import WorkloadProjection
 from roofline.compare.ranking import RECOVERABLE_COUNTS, AppSummary, SummaryRow
 from roofline.compare.regression import DiffResult, Verdict
 from roofline.core.choices import TargetClock
@@ -393,6 +394,7 @@ class ProjectJson(Struct, frozen=True):
     clock: TargetClock
     report: ReportRefDoc
     kernels: list[ProjectKernel]
+    workload: WorkloadProjection | None = None  # every launch projected, grouped where identical, and the total
 
 
 class SummaryRowDoc(Struct, frozen=True):
@@ -648,7 +650,7 @@ def project_json(c: Comparison) -> ProjectJson:
             p.label, p.base.count, measured, d.kind, d.projected_s, d.low_s, d.high_s, d.basis, d.governing,
             d.bound_s, d.limiter, d.left_out, d.max_speedup, d.clock, d.l2_term, d.shared_memory, missing))
     return ProjectJson(GENERATOR, SCHEMA_VERSION, "project", tool(), c.project_to, c.clock, report_ref(c.reports[0]),
-                       kernels)
+                       kernels, c.workload)
 
 
 def summary_doc(s: AppSummary) -> SummaryReport:
