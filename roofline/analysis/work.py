@@ -43,7 +43,7 @@ from roofline.analysis.launches import Launches
 from roofline.analysis.results import RoofPosition, Verdict
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS
-from roofline.core.thresholds import WORK_TOLERANCE
+from roofline.core.thresholds import FLOPS_FILL_SHARE, WORK_TOLERANCE
 from roofline.ncu.metrics import PIPE_SHARED, SHARED_PIPE_PRECISIONS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -52,7 +52,6 @@ if TYPE_CHECKING:  # pragma: no cover
 LAUNCH = "launch"  # the governing "resource" of a small-grid kernel: its launch, too few blocks to fill the GPU
 LATENCY = "latency"  # that of a latency-bound kernel: no unit near its peak, its warps waiting
 MIXED = "mixed definitions"  # a level whose launches use more than one byte definition
-FLOPS_FILL_SHARE = 0.5  # FLOPs under this share of a busy FP pipe's roof: the pipe is busy with other instructions
 
 
 class Work(Struct, frozen=True):

@@ -29,6 +29,7 @@ from roofline.analysis.launches import KernelGroup, Launches, ReportAnalysis
 from roofline.analysis.view import ReportSetView, ReportView
 from roofline.core.labels import LEGEND_KERNELS, NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet
+from roofline.core.thresholds import BANDWIDTH_VIEW_SHARE
 from roofline.core.units import counted, pct, ratio, si
 from roofline.render.mpl import (
     NOTE_FONT,
@@ -57,7 +58,6 @@ MIN_AREA, MAX_AREA = 40.0, 100.0  # DRAM marker area (pt^2) of a kernel with no 
 LEVEL_SCALE = {"dram": 1.0, "l2": 0.62, "l1": 0.36}  # smaller and drawn later further in: coinciding levels nest
 LABEL_CHARS = 34  # kernel name length in the legend; longer names are cut in the middle and keyed under the axes
 KEY_CHARS = 200  # a full name in the key (templated C++ names can run to thousands of characters)
-BANDWIDTH_VIEW_SHARE = 0.5  # the bandwidth panel is drawn when more of the time than this is in FLOP-less kernels
 NO_ROOF = "no roof for this level"
 
 
