@@ -621,7 +621,18 @@ def ridge_point(analysis: LaunchAnalysis) -> tuple[float | None, str | None]:
     if c is None or precision is None or analysis.roof.limiter not in LEVELS:
         return None, precision
     peak, bandwidth = c.flop_per_s[precision], c.bytes_per_s[analysis.roof.limiter]
-    return (peak / bandwidth if peak and bandwidth else None), precision
+    return (roof_intensity(peak, bandwidth) if peak and bandwidth else None), precision
+
+
+def roof_intensity(flop_per_s: float, bandwidth: float) -> float:
+    """The FLOP per byte at which a memory roof of ``bandwidth`` reaches ``flop_per_s``: the ridge point, where that
+    is a compute roof (FLOP/s over bytes/s)."""
+    return flop_per_s / bandwidth
+
+
+def memory_roof(bandwidth: float, intensity: float) -> float:
+    """The FLOP/s a memory roof of ``bandwidth`` allows at ``intensity`` FLOP per byte: bandwidth x intensity."""
+    return bandwidth * intensity
 
 
 def attained_pct(analysis: LaunchAnalysis, whole_blocks: bool = True) -> float | None:
