@@ -25,6 +25,7 @@ from roofline.analysis.ncu_rules import clean_rule_text
 from roofline.analysis.reconcile import worth_showing
 from roofline.analysis.results import Advice, Cause, HotRow, LaunchAnalysis, Value
 from roofline.analysis.roofline import (
+    rate,
     recoverable_s,
     report_level_ceilings,
     ridge_point,
@@ -83,6 +84,7 @@ class AdvisedKernel(Struct, frozen=True):
     rules: tuple[RuleMessage, ...]
     notes: tuple[str, ...] = ()  # the longest launch's notes on what it ran (``shown_notes``)
     gain: float | None = None  # the kernel's time to gain (``advice.time_to_gain``)
+    l2_all_traffic_per_s: float | None = None  # all L2 traffic per second, where the L2 bytes are another count
 
     @property
     def longest(self) -> LaunchAnalysis:
@@ -232,9 +234,10 @@ def _advised(g: KernelGroup, keys: Sequence[str]) -> AdvisedKernel:
     stalls = tuple((r, describe(r)[0]) for r, _, _ in k.stalls.reasons) if k.stalls is not None else ()
     rules = tuple(dict.fromkeys(RuleMessage(r.kind, r.title, clean_rule_text(r.message)) for r in k.launch.rules
                                 if r.kind not in SKIPPED_RULE_KINDS))
+    other_count = k.l2_total_bytes.via != k.bytes["l2"].via  # the L2 bytes are not all traffic's counter
     return AdvisedKernel(g, k.advice, tuple(item for item in k.advice if worth_showing(item, k)), spots,
                          explanation(k.verdict)[1], ridge, precision, stalls, rules, shown_notes(k, keys),
-                         time_to_gain(g))
+                         time_to_gain(g), rate(k.l2_total_bytes, k.duration_s).value if other_count else None)
 
 
 def _pooled(g: KernelGroup) -> KernelStats | None:
