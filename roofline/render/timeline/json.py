@@ -32,8 +32,9 @@ def timeline_dict(t: Timeline) -> dict[str, Any]:
         "devices": [{"id": d.device_id, "name": d.name, "launches": d.launches, "busy_s": d.busy_s,
                      "span_s": d.span_s, "idle_share": d.idle_share, "idle_s": d.idle_s, "l2_bytes": d.l2_bytes,
                      "idle_causes": [{"kind": c.kind, "detail": c.detail, "seconds": c.seconds,
-                                      "share_of_idle": c.seconds / d.idle_s if d.idle_s > 0 else None}
-                                     for c in d.idle_causes]} for d in t.devices],
+                                      "share_of_idle": share}
+                                     for c, share in zip(d.idle_causes, d.cause_shares, strict=True)]}
+                    for d in t.devices],
         "api": [{"name": a.name, "calls": a.calls, "total_s": a.total_s, "median_s": a.median_s, "min_s": a.min_s,
                  "max_s": a.max_s} for a in t.api],
         "transfers": [{"kind": x.kind, "direction": x.direction, "memory": x.memory, "count": x.count,
@@ -42,9 +43,9 @@ def timeline_dict(t: Timeline) -> dict[str, Any]:
         "memory": [{"device": m.device_id, "peak_bytes": m.peak_bytes, "peak_at_s": m.peak_at_s,
                     "final_bytes": m.final_bytes, "series": [list(p) for p in m.series]} for m in t.memory],
         "kernels": [{"name": k.name, "short_name": k.function, "demangled": k.demangled, "count": k.count,
-                     "total_s": k.total_s, "share": t.share(k),
+                     "total_s": k.total_s, "share": share,
                      "median_s": k.median_s, "min_s": k.min_s, "max_s": k.max_s, "devices": list(k.devices)}
-                    for k in t.kernels],
+                    for k, share in zip(t.kernels, t.shares, strict=True)],
         "nvtx": [{"name": r.name, "count": r.count, "total_s": r.total_s} for r in t.nvtx],
     }
 

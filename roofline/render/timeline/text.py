@@ -12,7 +12,7 @@ from roofline.analysis.timeline import RankTotal, TimelineSet
 from roofline.core.kernel_names import KernelName, fit_apart, kernel_name
 from roofline.core.thresholds import RANK_OUTLIER_PCT
 from roofline.core.timeline import DeviceTime, KernelTime, Timeline
-from roofline.core.units import counted, pct, seconds, si
+from roofline.core.units import counted, seconds, share_pct, si
 from roofline.render.names import csv_text, markdown_text, visible
 from roofline.render.terminal import add_rows, escape, plain_table, record
 from roofline.render.timeline import work
@@ -44,15 +44,15 @@ def device_lines(t: Timeline) -> list[str]:
     return [line for d in t.devices for line in (
         f"GPU {d.device_id} {d.name or '(not listed)'}: {counted(d.launches, 'launch')}, busy "
         f"{seconds(d.busy_s)} of a {seconds(d.span_s)} span from first kernel start to last kernel end "
-        f"(idle {pct(d.idle_share * 100)})", *idle_lines(d))]
+        f"(idle {share_pct(d.idle_share)})", *idle_lines(d))]
 
 
 def idle_lines(d: DeviceTime) -> list[str]:
     """The idle time's largest causes with their share of it, in one line."""
     if not d.idle_causes or d.idle_s <= 0:
         return []
-    parts = [f"{(CAUSE_WORDS[c.kind] + ' ' + c.detail).strip()} {pct(c.seconds / d.idle_s * 100)}"
-             for c in d.idle_causes[:IDLE_CAUSES_SHOWN]]
+    parts = [f"{(CAUSE_WORDS[c.kind] + ' ' + c.detail).strip()} {share_pct(share)}"
+             for c, share in zip(d.idle_causes[:IDLE_CAUSES_SHOWN], d.cause_shares, strict=False)]
     return [f"  idle {seconds(d.idle_s)}: " + ", ".join(parts)]
 
 
@@ -97,9 +97,10 @@ def shown_names(t: Timeline, kernels: Sequence[KernelTime], width: int) -> list[
 
 def kernel_cells(t: Timeline, top: int, width: int = MARKDOWN_NAME_CHARS) -> list[list[str]]:
     kernels = shown(t, top)
-    return [[str(i), name, str(k.count), seconds(k.total_s), pct(t.share(k) * 100), seconds(k.median_s),
+    return [[str(i), name, str(k.count), seconds(k.total_s), share_pct(share), seconds(k.median_s),
              seconds(k.min_s), seconds(k.max_s)]
-            for i, (k, name) in enumerate(zip(kernels, shown_names(t, kernels, width), strict=True), 1)]
+            for i, (k, name, share) in enumerate(zip(kernels, shown_names(t, kernels, width), t.shares, strict=False),
+                                                 1)]
 
 
 def shown(t: Timeline, top: int) -> tuple[KernelTime, ...]:
@@ -179,6 +180,7 @@ class Part(NamedTuple):
 
 
 BLANK = Part("blank")
+MARKDOWN_PREFIXES = {"h1": "# ", "h2": "## ", "li": "- "}
 
 
 def render_markdown(doc: TimelineSet, top: int = 0) -> str:
@@ -193,7 +195,7 @@ def _markdown(part: Part) -> Iterator[str]:
         for row in part.rows:
             yield "| " + " | ".join(_md(c) for c in row) + " |"
     else:
-        yield {"h1": "# ", "h2": "## ", "li": "- "}.get(part.kind, "") + part.text
+        yield f"{MARKDOWN_PREFIXES.get(part.kind, '')}{part.text}"
 
 
 def _p(text: str, suffix: str = "", kind: Literal["h2", "li", "p"] = "p") -> Part:
@@ -264,7 +266,8 @@ CSV_COLUMNS = ("timeline.path", "timeline.rank", "name", "count", "total_s", "sh
 
 def render_csv(doc: TimelineSet) -> str:
     """One row per kernel and file, every kernel, times in seconds (full precision)."""
-    return csv_text(CSV_COLUMNS, ([t.path, rank, k.name, k.count, repr(k.total_s), repr(t.share(k)), repr(k.median_s),
+    return csv_text(CSV_COLUMNS, ([t.path, rank, k.name, k.count, repr(k.total_s), repr(share), repr(k.median_s),
                                    repr(k.min_s), repr(k.max_s), " ".join(map(str, k.devices)), k.function,
                                    k.demangled]
-                                  for rank, t in enumerate(doc.timelines) for k in t.kernels))
+                                  for rank, t in enumerate(doc.timelines)
+                                  for k, share in zip(t.kernels, t.shares, strict=True)))
