@@ -39,7 +39,16 @@ from roofline.core.cohorts import (
 )
 from roofline.core.kernel_names import kernel_key
 from roofline.core.labels import NAMES
-from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet, Device, KernelLaunch, Report
+from roofline.core.model import (
+    LEVELS,
+    PRECISIONS,
+    Ceilings,
+    CeilingSet,
+    Device,
+    KernelLaunch,
+    Report,
+    roof_intensity,
+)
 from roofline.core.thresholds import ABOVE_CEILING_TOLERANCE, LAUNCH_FLOOR_S, UNLOCKED_CLOCK_SHARE
 from roofline.core.units import pct, seconds
 from roofline.ncu import metrics as m
@@ -622,17 +631,6 @@ def ridge_point(analysis: LaunchAnalysis) -> tuple[float | None, str | None]:
         return None, precision
     peak, bandwidth = c.flop_per_s[precision], c.bytes_per_s[analysis.roof.limiter]
     return (roof_intensity(peak, bandwidth) if peak and bandwidth else None), precision
-
-
-def roof_intensity(flop_per_s: float, bandwidth: float) -> float:
-    """The FLOP per byte at which a memory roof of ``bandwidth`` reaches ``flop_per_s``: the ridge point, where that
-    is a compute roof (FLOP/s over bytes/s)."""
-    return flop_per_s / bandwidth
-
-
-def memory_roof(bandwidth: float, intensity: float) -> float:
-    """The FLOP/s a memory roof of ``bandwidth`` allows at ``intensity`` FLOP per byte: bandwidth x intensity."""
-    return bandwidth * intensity
 
 
 def attained_pct(analysis: LaunchAnalysis, whole_blocks: bool = True) -> float | None:

@@ -140,6 +140,8 @@ class ReportView(Struct, frozen=True):
     notes: tuple[str, ...] = ()  # the launches' notes on what they ran, each once, sorted (``shown_notes``)
     gains: tuple[float | None, ...] = ()  # per ``ranking`` entry, its time to gain (``advice.time_to_gain``)
     points: tuple[PooledPoints | None, ...] = ()  # per kernel (``pooled``), its place on the plot
+    # per ceiling set, each level's roof on the plot and the set it comes from (``level_roof``)
+    level_roofs: Mapping[CeilingSet, Mapping[str, tuple[float, CeilingSet]]] = {}
 
 
 class LeftOut(Struct, frozen=True):
@@ -188,6 +190,8 @@ def report_view(report_analysis: ReportAnalysis) -> ReportView:
         tuple(sorted({n for k in launches for n in shown_notes(k, keys)})),
         tuple(gain for gain, _ in ranked),
         tuple(_points(g, stats, sets) for g, stats in zip(report_analysis.groups, pooled, strict=True)),
+        {name: {level: roof for level in LEVELS if (roof := level_roof(sets, name, level)) is not None}
+         for name in CEILING_SETS},
     )
 
 

@@ -26,10 +26,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from roofline.analysis.kernels import KernelStats
 from roofline.analysis.launches import KernelGroup, ReportAnalysis
-from roofline.analysis.roofline import memory_roof, roof_intensity
-from roofline.analysis.view import PooledPoints, ReportSetView, ReportView, level_roof
+from roofline.analysis.view import PooledPoints, ReportSetView, ReportView
 from roofline.core.labels import LEGEND_KERNELS, NAMES
-from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet
+from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet, memory_roof, roof_intensity
 from roofline.core.thresholds import BANDWIDTH_VIEW_SHARE
 from roofline.core.units import counted, pct, ratio, si
 from roofline.render.mpl import (
@@ -170,7 +169,7 @@ def report_panels(v: ReportView, top: int, source: CeilingSet) -> list[Panel]:
     """One report's panels against the ``source`` ceilings: the roofline, the bandwidth view, or both."""
     a = v.analysis
     chosen = v.ceilings.get(source)
-    level_roofs = _level_roofs(v.ceilings, source)
+    level_roofs = _level_roofs(v, source)
     series: list[KernelSeries] = []
     why_not: dict[str, str] = {}
     for number, (group, stats, pooled) in enumerate(zip(a.groups, v.pooled, v.points, strict=True), 1):
@@ -237,9 +236,9 @@ def _label(g: KernelGroup) -> str:
     return short_group_name(g.name, g.functions, g.by)
 
 
-def _level_roofs(sets: Mapping[CeilingSet, Ceilings], source: CeilingSet) -> dict[str, MemoryRoof]:
+def _level_roofs(v: ReportView, source: CeilingSet) -> dict[str, MemoryRoof]:
     """Each level's roof: the chosen set's bandwidth, else the measured-clock one (drawn and labelled as such)."""
-    return {level: MemoryRoof(level, *roof) for level in LEVELS if (roof := level_roof(sets, source, level))}
+    return {level: MemoryRoof(level, *roof) for level, roof in v.level_roofs.get(source, {}).items()}
 
 
 def _roofs(level_roofs: Mapping[str, MemoryRoof], measured: set[str]) -> tuple[MemoryRoof, ...]:
