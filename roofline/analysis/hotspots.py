@@ -256,6 +256,10 @@ def line_samples(launches: Sequence[KernelLaunch]) -> dict[str, int]:
     return pooled
 
 
+def _shift(where: str, base_share: float, new_share: float) -> LineShift:
+    return LineShift(where, base_share, new_share, 100.0 * (new_share - base_share))
+
+
 def line_shifts(base: Mapping[str, int], new: Mapping[str, int], n: int = SHOWN) -> tuple[LineShift, ...] | None:
     """The ``n`` lines whose share of a kernel's warp samples changed most between two reports (shares of each
     side's samples on lines), largest change first, those that moved by ``HOT_MIN_SHIFT_PTS`` or more; None unless both
@@ -263,7 +267,7 @@ def line_shifts(base: Mapping[str, int], new: Mapping[str, int], n: int = SHOWN)
     base_total, new_total = sum(base.values()), sum(new.values())
     if not base_total or not new_total:
         return None
-    shifts = [LineShift(where, base.get(where, 0) / base_total, new.get(where, 0) / new_total)
+    shifts = [_shift(where, base.get(where, 0) / base_total, new.get(where, 0) / new_total)
               for where in dict.fromkeys([*base, *new])]
     moved = [shift for shift in shifts if abs(shift.change_pts) >= HOT_MIN_SHIFT_PTS]
     return tuple(sorted(moved, key=lambda s: -abs(s.change_pts))[:n])

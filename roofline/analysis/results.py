@@ -431,11 +431,7 @@ class LineShift(Struct, frozen=True):
     where: str  # "file.cu:88"
     base_share: float  # 0..1 of the base report's samples on lines
     new_share: float
-
-    @property
-    def change_pts(self) -> float:
-        """The change in percentage points (positive: the line gained samples)."""
-        return 100.0 * (self.new_share - self.base_share)
+    change_pts: float  # the change in percentage points (positive: the line gained samples)
 
 
 # --- The time model ---------------------------------------------------------------------------------

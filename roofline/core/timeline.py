@@ -88,10 +88,10 @@ class Transfer:
     bytes: int
     total_s: float
     median_s: float
+    bytes_per_s: float | None = field(init=False)  # bytes over total_s (None for no time); filled when built
 
-    @property
-    def bytes_per_s(self) -> float | None:
-        return self.bytes / self.total_s if self.total_s > 0 else None
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "bytes_per_s", self.bytes / self.total_s if self.total_s > 0 else None)
 
 
 @dataclass(frozen=True)
