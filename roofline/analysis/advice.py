@@ -54,7 +54,13 @@ from roofline.analysis.roofline import (
 from roofline.analysis.verdict import BOUND_WORDS, explain, unit_whole_blocks_pct
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, Device
-from roofline.core.thresholds import BALANCED_PTS, FULL_WAVE, LATENCY_BELOW_PCT, LOCAL_SECTORS_SHARE
+from roofline.core.thresholds import (
+    BALANCED_PTS,
+    FULL_WAVE,
+    LATENCY_BELOW_PCT,
+    LAUNCH_OVERHEAD_S,
+    LOCAL_SECTORS_SHARE,
+)
 from roofline.core.units import pct, ratio, seconds, si
 from roofline.ncu import metrics as m
 from roofline.ncu.metrics import FP64_PIPE, ISSUE_SLOTS, LAUNCH_BLOCK, LAUNCH_GRID
@@ -63,9 +69,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from roofline.specs.catalog import DeviceSpec
 
 ADVISED_KERNELS = 8  # kernels whose advice the table and the reports show, most time to gain first (``time_to_gain``)
-# A host launch costs a few microseconds (NVIDIA technical blog "Getting Started with CUDA Graphs", 2019: about
-# 3-4 us per short kernel launched back to back); launches this short are dominated by it.
-LAUNCH_OVERHEAD_S = 4e-6
 SHORT_LAUNCH_S = 5e-6
 WEAK_FP64_RATIO = 8.0  # FP32 ceiling over FP64 ceiling from which FP64 is worth questioning
 STALL_SHARE_SECOND = 0.25  # a second stall reason is named when it holds at least this share of stall cycles

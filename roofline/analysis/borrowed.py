@@ -7,8 +7,10 @@ nsys times each launch where ncu cannot run. A report's launch and the timeline'
 instance (``kernel_key``) and launch configuration (grid and block): the same kernel on the same problem. Per
 match: FLOPs and bytes per launch (the mean over the report's launches of that configuration), time per launch
 (nsys's median), so performance = FLOPs / time and arithmetic intensity = FLOPs / bytes at each level. The roofs
-are the datasheet's of the GPU that nsys ran on (``device_specs/``): attainable = min(compute roof of the kernel's
-main precision, intensity x bandwidth at each level), and percent of roof = performance / attainable.
+are the datasheet's of the GPU that nsys ran on (``device_specs/``), and the kernel's place against them is the
+report's own formula (``roofline.roof_position``): percent of roof = the longest time its work needs at a roof
+(each precision's FLOPs, each level's bytes) over its time; attainable = FLOPs / that roof time (for one precision,
+min(compute roof, intensity x bandwidth at each level)).
 
 What this assumes, and says: DRAM bytes depend on the L2 size (a working set that fits one GPU's L2 and not the
 other's is read from DRAM once on one and many times on the other), so a note names two GPUs whose L2 sizes differ
@@ -22,7 +24,10 @@ from collections.abc import Sequence
 
 from msgspec import Struct
 
+from roofline.analysis.kernels import attainable_flop_per_s, roof_time
 from roofline.analysis.launches import ReportAnalysis
+from roofline.analysis.results import Value
+from roofline.analysis.roofline import intensity, rate, roof_position
 from roofline.core.kernel_names import kernel_key
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, Device
 from roofline.core.thresholds import L2_RATIO_FLAG
@@ -34,7 +39,8 @@ Dims = tuple[int, int, int]
 
 
 class BorrowedKernel(Struct, frozen=True):
-    """One kernel instance and launch configuration: its work per launch (ncu), its time (nsys), its place."""
+    """One kernel instance and launch configuration: its work per launch (ncu), its time (nsys), its place, each
+    figure computed once when the match is made (``_kernel``)."""
 
     name: str  # the instance (``kernel_key``)
     short_name: str
@@ -49,64 +55,14 @@ class BorrowedKernel(Struct, frozen=True):
     precision: str | None  # the precision with the most FLOPs (its roof is the compute roof); None: no FLOPs
     compute_roof: float | None  # FLOP/s of that precision on the nsys GPU (datasheet), None without a spec
     bandwidth: dict[str, float | None]  # bytes/s per level on the nsys GPU (datasheet)
-
-    @property
-    def time_s(self) -> float:
-        """The time per launch: nsys's median launch of this configuration."""
-        return self.nsys.median_s
-
-    @property
-    def total_flops(self) -> float | None:
-        known = [v for v in self.flops.values() if v is not None]
-        return sum(known) if known else None
-
-    @property
-    def flop_per_s(self) -> float | None:
-        f = self.total_flops
-        return f / self.time_s if f and self.time_s > 0 else None
-
-    def bytes_per_s(self, level: str) -> float | None:
-        b = self.bytes.get(level)
-        return b / self.time_s if b is not None and self.time_s > 0 else None
-
-    def intensity(self, level: str) -> float | None:
-        """FLOPs per byte at ``level`` (None without FLOPs or bytes)."""
-        f, b = self.total_flops, self.bytes.get(level)
-        return f / b if f and b else None
-
-    @property
-    def attainable(self) -> tuple[float, str] | None:
-        """The roof at this kernel's intensity and which roof it is: the compute roof, or a level's bandwidth x
-        intensity, whichever is lowest (None without FLOPs or a compute roof)."""
-        if not self.total_flops or self.compute_roof is None or self.precision is None:
-            return None
-        limits = [(self.compute_roof, self.precision)]
-        for level in LEVELS:
-            i, bw = self.intensity(level), self.bandwidth.get(level)
-            if i is not None and bw is not None:
-                limits.append((i * bw, level))
-        return min(limits)
-
-    @property
-    def pct_of_roof(self) -> float | None:
-        """Performance over the attainable roof, in percent; for a kernel without FLOPs, its busiest level's
-        bandwidth share."""
-        at, perf = self.attainable, self.flop_per_s
-        if at is not None and perf is not None:
-            return perf / at[0] * 100
-        shares = [bps / bw * 100 for level in LEVELS
-                  if (bps := self.bytes_per_s(level)) is not None and (bw := self.bandwidth.get(level))]
-        return max(shares) if shares and not self.total_flops else None
-
-    @property
-    def limiter(self) -> str | None:
-        """The roof that bounds it: a precision, or a memory level."""
-        at = self.attainable
-        if at is not None:
-            return at[1]
-        shares = {level: bps / bw for level in LEVELS
-                  if (bps := self.bytes_per_s(level)) is not None and (bw := self.bandwidth.get(level))}
-        return max(shares, key=lambda k: shares[k]) if shares and not self.total_flops else None
+    time_s: float  # the time per launch: nsys's median launch of this configuration
+    total_flops: float | None  # of all precisions measured, per launch
+    flop_per_s: float | None  # total FLOPs over the time (None without FLOPs)
+    intensity: dict[str, float | None]  # FLOPs per byte by level (None without FLOPs or bytes)
+    bytes_per_s: dict[str, float | None]  # by level
+    attainable_flop_per_s: float | None  # the roofs' FLOP/s at its intensity (None without FLOPs or a roof)
+    pct_of_roof: float | None  # the roofline position (``roofline.roof_position``) against the nsys GPU's roofs
+    limiter: str | None  # the roof closest to it: a precision, or a memory level
 
 
 class BorrowedWork(Struct, frozen=True):
@@ -121,16 +77,9 @@ class BorrowedWork(Struct, frozen=True):
     unmatched_ncu: tuple[str, ...]  # the report's kernels with no launch of that instance and configuration in nsys
     unmatched_nsys: tuple[LaunchConfigTime, ...]  # the timeline's with no launch of them in the report
     notes: tuple[str, ...]
-
-    @property
-    def label(self) -> str:
-        return f"work measured by ncu on {self.ncu_gpu}, time by nsys on {self.nsys_gpu or 'an unnamed GPU'}"
-
-    @property
-    def matched_share(self) -> float:
-        """The matched kernels' share of the timeline's kernel time."""
-        total = sum(c.total_s for c in (*(k.nsys for k in self.kernels), *self.unmatched_nsys))
-        return sum(k.nsys.total_s for k in self.kernels) / total if total > 0 else 0.0
+    label: str  # where the work and the time come from
+    matched_share: float  # the matched kernels' share of the timeline's kernel time
+    unmatched_nsys_shares: tuple[float, ...]  # each of ``unmatched_nsys``'s share of it
 
 
 def borrow_work(timeline: Timeline, configs: Sequence[LaunchConfigTime], analyses: Sequence[ReportAnalysis],
@@ -150,11 +99,15 @@ def borrow_work(timeline: Timeline, configs: Sequence[LaunchConfigTime], analyse
     matched = {(k.name, k.grid, k.block) for k in kernels}
     gpu = timeline.devices[0] if timeline.devices else None
     devices = list({a.device.name: a.device for a in analyses}.values())
-    return BorrowedWork(tuple(a.report.path for a in analyses), ", ".join(d.name for d in devices),
-                        gpu.name if gpu else None, spec.id if spec else None, ceilings, tuple(kernels),
-                        tuple(_describe(*key) for key in by_config if key not in nsys),
-                        tuple(c for c in configs if (c.name, c.grid, c.block) not in matched),
-                        _notes(devices, gpu.l2_bytes if gpu else None, spec, gpu.name if gpu else None))
+    unmatched = tuple(c for c in configs if (c.name, c.grid, c.block) not in matched)
+    total = sum(c.total_s for c in (*(k.nsys for k in kernels), *unmatched))
+    ncu_gpu, nsys_gpu = ", ".join(d.name for d in devices), gpu.name if gpu else None
+    return BorrowedWork(tuple(a.report.path for a in analyses), ncu_gpu, nsys_gpu, spec.id if spec else None,
+                        ceilings, tuple(kernels), tuple(_describe(*key) for key in by_config if key not in nsys),
+                        unmatched, _notes(devices, gpu.l2_bytes if gpu else None, spec, nsys_gpu),
+                        f"work measured by ncu on {ncu_gpu}, time by nsys on {nsys_gpu or 'an unnamed GPU'}",
+                        sum(k.nsys.total_s for k in kernels) / total if total > 0 else 0.0,
+                        tuple(c.total_s / total for c in unmatched))
 
 
 def _kernel(config: LaunchConfigTime, launches: list, spec: DeviceSpec | None) -> BorrowedKernel:
@@ -170,10 +123,23 @@ def _kernel(config: LaunchConfigTime, launches: list, spec: DeviceSpec | None) -
     precision = max(known, key=lambda p: known[p]) if known else None
     ceilings = spec_ceilings(spec, dtype) if spec is not None else None
     times = [la.duration_s.value for la in launches if la.duration_s.value is not None]
+    time = Value(config.median_s if config.median_s > 0 else None, "nsys measured no time")
+    work = {p: Value(v, "not measured") for p, v in flops.items()}
+    moved = {lv: Value(v, "not measured") for lv, v in data.items()}
+    total = sum(known.values()) if any(v is not None for v in flops.values()) else None
+    some = bool(total)  # rates and intensities of a kernel with FLOPs (none of one without: not on the roofline)
+    compute_roof = ceilings.roof(precision) if ceilings is not None and precision else None
+    roof = roof_position(work, moved, time.value, ceilings) if ceilings is not None else None
+    limiter = roof.limiter if roof is not None and (compute_roof or not some) else None  # FLOPs need their roof
     return BorrowedKernel(config.name, config.short_name, config.grid, config.block, config, len(launches),
-                          statistics.median(times) if times else None, flops, dtype, data, precision,
-                          ceilings.roof(precision) if ceilings is not None and precision else None,
-                          dict(ceilings.bytes_per_s) if ceilings is not None else dict.fromkeys(LEVELS))
+                          statistics.median(times) if times else None, flops, dtype, data, precision, compute_roof,
+                          dict(ceilings.bytes_per_s) if ceilings is not None else dict.fromkeys(LEVELS),
+                          config.median_s, total, rate(Value(total), time).value if some else None,
+                          {lv: v.value if some else None for lv, v in intensity(work, moved).items()},
+                          {lv: rate(b, time).value for lv, b in moved.items()},
+                          attainable_flop_per_s(work, roof_time(work, moved, ceilings)).value
+                          if some and ceilings is not None else None,
+                          roof.pct_of_roof if limiter is not None and roof is not None else None, limiter)
 
 
 def _mean(values: Sequence[float | None]) -> float | None:

@@ -18,13 +18,10 @@ from roofline.analysis.diagnostics.stalls import NOT_STALLED
 from roofline.analysis.results import HotLine, HotRow, Hotspots, LineShift, Producer, ProducerKind
 from roofline.core.files import base_name
 from roofline.core.model import KernelLaunch, PcCounters, PcSampling
-from roofline.core.thresholds import THIN_SAMPLES
+from roofline.core.thresholds import HOT_MIN_SHIFT_PTS, HOT_NAMED_MOST, HOT_NAMED_SHARE, THIN_SAMPLES
 from roofline.ncu import metrics as m
 
-NAMED_SHARE = 0.5  # ``responsible`` names lines until they hold this share of the samples or counts ...
-NAMED_MOST = 3  # ... or this many lines
 SHOWN = 5  # rows of hot spots the terminal, Markdown and HTML show per kernel
-MIN_SHIFT_PTS = 0.1  # a line whose share of the samples moved less (percentage points) is no change between reports
 CONTEXT = 2  # source lines shown either side of a hot line (the model keeps ``ncu.extract.SOURCE_CONTEXT``)
 # The advice topics a hot spot can locate (``analysis.ncu_rules``): the per-PC counter that measures each cause
 WHERE_COUNTED = {"coalescing": (m.PC_GLOBAL_EXCESS, "excessive L2 sectors of global accesses"),
@@ -167,11 +164,11 @@ def _ranges(numbers: Sequence[int]) -> str:
 
 
 def _most(groups: Sequence[tuple[str, int, float]], total: float) -> list[tuple[str, int, float]]:
-    """The groups with the largest counts, until they hold ``NAMED_SHARE`` of ``total`` or ``NAMED_MOST`` are
+    """The groups with the largest counts, until they hold ``HOT_NAMED_SHARE`` of ``total`` or ``HOT_NAMED_MOST`` are
     named."""
     named: list[tuple[str, int, float]] = []
     for group in sorted(groups, key=lambda g: -g[2]):
-        if group[2] <= 0 or len(named) == NAMED_MOST or sum(n for _, _, n in named) >= NAMED_SHARE * total:
+        if group[2] <= 0 or len(named) == HOT_NAMED_MOST or sum(n for _, _, n in named) >= HOT_NAMED_SHARE * total:
             break
         named.append(group)
     return named
@@ -271,14 +268,18 @@ def line_samples(launches: Sequence[KernelLaunch]) -> dict[str, int]:
     return pooled
 
 
+def _shift(where: str, base_share: float, new_share: float) -> LineShift:
+    return LineShift(where, base_share, new_share, 100.0 * (new_share - base_share))
+
+
 def line_shifts(base: Mapping[str, int], new: Mapping[str, int], n: int = SHOWN) -> tuple[LineShift, ...] | None:
     """The ``n`` lines whose share of a kernel's warp samples changed most between two reports (shares of each
-    side's samples on lines), largest change first, those that moved by ``MIN_SHIFT_PTS`` or more; None unless both
+    side's samples on lines), largest change first, those that moved by ``HOT_MIN_SHIFT_PTS`` or more; None unless both
     sides have samples on lines."""
     base_total, new_total = sum(base.values()), sum(new.values())
     if not base_total or not new_total:
         return None
-    shifts = [LineShift(where, base.get(where, 0) / base_total, new.get(where, 0) / new_total)
+    shifts = [_shift(where, base.get(where, 0) / base_total, new.get(where, 0) / new_total)
               for where in dict.fromkeys([*base, *new])]
-    moved = [shift for shift in shifts if abs(shift.change_pts) >= MIN_SHIFT_PTS]
+    moved = [shift for shift in shifts if abs(shift.change_pts) >= HOT_MIN_SHIFT_PTS]
     return tuple(sorted(moved, key=lambda s: -abs(s.change_pts))[:n])

@@ -34,11 +34,14 @@ def instruction_roofline(analysis: LaunchAnalysis, device: Device) -> Instructio
     moved = m.transactions(launch)
     ceilings = analysis.ceilings[analysis.roof.ceilings]
     peak = m.peak_warp_instructions_per_s(launch, device)
+    warp_gips = _giga_rate(Value.of(warps), duration)
+    peak_gips = Value(peak.value / GIGA, via=f"({peak.via}) / 1e9") if peak.value is not None else Value.of(peak)
     return InstructionRoofline(
-        warp_gips=_giga_rate(Value.of(warps), duration),
+        warp_gips=warp_gips,
         thread_gips_per_32=_giga_rate(Value.of(threads), duration, m.THREADS_PER_WARP),
-        peak_warp_gips=Value(peak.value / GIGA, via=f"({peak.via}) / 1e9") if peak.value is not None
-        else Value.of(peak),
+        peak_warp_gips=peak_gips,
+        issue_pct=_percent(warp_gips, peak_gips, "warp_gips / peak_warp_gips x 100") if peak_gips.value != 0
+        else Value(None, "no issue peak"),
         transactions={level: Value.of(moved[level]) for level in LEVELS},
         intensity={level: _intensity(Value.of(warps), Value.of(moved[level]), level) for level in LEVELS},
         thread_intensity={level: _intensity(_per_warp(Value.of(threads)), Value.of(moved[level]), level,
@@ -83,13 +86,13 @@ def integer_ceiling(analysis: LaunchAnalysis, device: Device, why_not_own: str) 
                      f"device_specs/architecture/integer.yaml) x {device.sm_count} SMs x {clock.via}")
 
 
-def _percent(rate: Value, peak: Value) -> Value:
+def _percent(rate: Value, peak: Value, via: str = "giops / peak_giops x 100") -> Value:
     """``rate`` as a percentage of ``peak``; None naming the one that is missing."""
     if rate.value is None:
         return Value(None, rate.reason)
     if peak.value is None:
         return Value(None, peak.reason)
-    return Value(100 * rate.value / peak.value, via="giops / peak_giops x 100")
+    return Value(100 * rate.value / peak.value, via=via)
 
 
 def _per_byte(count: Value, moved: Value, level: str) -> Value:

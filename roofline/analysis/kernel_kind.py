@@ -21,14 +21,16 @@ from msgspec import Struct
 from roofline.analysis.libraries import REDUCTION_NAME, Library
 from roofline.analysis.results import LaunchAnalysis
 from roofline.core.labels import NAMES
-from roofline.core.thresholds import FULL_WAVE
+from roofline.core.thresholds import (
+    FULL_WAVE,
+    REDUCTION_WRITE_SHARE,
+    STREAMING_MAX_INTENSITY,
+    STREAMING_MAX_REUSE,
+    STREAMING_RIDGE_SHARE,
+)
 from roofline.ncu import metrics as m
 
 KindName = Literal["tiny_grid", "gemm", "reduction", "streaming", "general"]
-STREAMING_MAX_INTENSITY = 1.0  # FLOP per DRAM byte; elementwise FP32 kernels do 1-2 FLOPs per 8-12 bytes
-STREAMING_RIDGE_SHARE = 0.1  # on a GPU of high ridge point, a kernel this far below it reuses nothing worth tiling
-STREAMING_MAX_REUSE = 1.5  # requested bytes per DRAM byte up to which each byte is used about once
-REDUCTION_WRITE_SHARE = 1.0 / 16.0  # DRAM bytes written over bytes read below which a kernel reduces its input
 
 
 class KernelKind(Struct, frozen=True):

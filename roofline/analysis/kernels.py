@@ -93,7 +93,7 @@ def aggregate(launches: Launches) -> KernelStats:
         bytes=moved, bytes_per_s={level: rate(v, duration) for level, v in moved.items()},
         intensity=intensity(flops, moved), ceilings=ceilings,
         roof=roof, verdict=pooled_verdict(launches, roof),
-        roof_time_s=per_launch(roof_s, len(launches)), attainable_flop_per_s=_attainable(flops, roof_s),
+        roof_time_s=per_launch(roof_s, len(launches)), attainable_flop_per_s=attainable_flop_per_s(flops, roof_s),
         durations_s=tuple(times), work=launch_work(launches), datasheet=median.ceilings.get("datasheet"),
         line_samples=line_samples(launches.kernel_launches), sm_clock_hz=_clock(median), dram_pct=_dram_pct(median),
         shared_mem_per_block_bytes=max((k.shared_mem_per_block_bytes for k in launches.kernel_launches
@@ -147,7 +147,7 @@ def roof_time(flops: Mapping[str, Value], moved: Mapping[str, Value], ceilings: 
     return Value(roof.pct_of_roof / 100.0 * REFERENCE_S, reason=roof.reason, via=f"limited by {roof.limiter}")
 
 
-def _attainable(flops: Mapping[str, Value], roof_s: Value) -> Value:
+def attainable_flop_per_s(flops: Mapping[str, Value], roof_s: Value) -> Value:
     """Attainable FLOP/s at the kernel's intensity = FLOPs / T_roof (= min(peak, AI x BW) for one precision)."""
     known = [v.value for v in flops.values() if v.value is not None]
     if not known:

@@ -309,6 +309,7 @@ class InstructionRoofline(Struct, frozen=True):
     warp_gips: Value  # warp instructions executed per second / 1e9
     thread_gips_per_32: Value  # thread instructions / 32 per second / 1e9 (below warp_gips: inactive threads)
     peak_warp_gips: Value  # SMs x schedulers per SM x instructions per scheduler and cycle x SM clock / 1e9
+    issue_pct: Value  # warp_gips as a percent of peak_warp_gips
     transactions: Mapping[str, Value]  # per level (core.model.LEVELS): 32-byte transactions
     intensity: Mapping[str, Value]  # per level: warp instructions per transaction
     thread_intensity: Mapping[str, Value]  # per level: thread instructions / 32 per transaction
@@ -436,11 +437,7 @@ class LineShift(Struct, frozen=True):
     where: str  # "file.cu:88"
     base_share: float  # 0..1 of the base report's samples on lines
     new_share: float
-
-    @property
-    def change_pts(self) -> float:
-        """The change in percentage points (positive: the line gained samples)."""
-        return 100.0 * (self.new_share - self.base_share)
+    change_pts: float  # the change in percentage points (positive: the line gained samples)
 
 
 # --- The time model ---------------------------------------------------------------------------------

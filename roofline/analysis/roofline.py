@@ -39,8 +39,17 @@ from roofline.core.cohorts import (
 )
 from roofline.core.kernel_names import kernel_key
 from roofline.core.labels import NAMES
-from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet, Device, KernelLaunch, Report
-from roofline.core.thresholds import LAUNCH_FLOOR_S
+from roofline.core.model import (
+    LEVELS,
+    PRECISIONS,
+    Ceilings,
+    CeilingSet,
+    Device,
+    KernelLaunch,
+    Report,
+    roof_intensity,
+)
+from roofline.core.thresholds import ABOVE_CEILING_TOLERANCE, LAUNCH_FLOOR_S, UNLOCKED_CLOCK_SHARE
 from roofline.core.units import pct, seconds
 from roofline.ncu import metrics as m
 
@@ -50,7 +59,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from roofline.specs.catalog import DeviceSpec
 
 T = TypeVar("T")
-ABOVE_CEILING_TOLERANCE = 1.0  # percent above 100 allowed for rounding before a rate is flagged
 DEFAULT_TENSOR_DTYPE = "fp16"  # tensor roof shown for kernels that do no tensor math
 DEFAULT_CEILINGS: CeilingSet = "kernel-clock"  # the roofs at the clocks the kernel ran at
 
@@ -72,11 +80,9 @@ def report_ceilings(launch: KernelLaunch, device: Device, tensor_dtype: str,
     return ceilings, {level: t.definition for level, t in traffic.items()}
 
 
-AT_MAXIMUM = 0.98  # a measured SM clock this close to the GPU's maximum ran unlocked (ncu locks to base by default)
-
 
 def _clock_note(clock: float, maximum: float | None) -> str:
-    if maximum and clock >= AT_MAXIMUM * maximum:
+    if maximum and clock >= UNLOCKED_CLOCK_SHARE * maximum:
         return f"measured SM clock {clock / 1e9:.3g} GHz, the GPU's maximum: not locked (--clock-control none)"
     return f"measured SM clock {clock / 1e9:.3g} GHz, locked to base unless --clock-control none"
 
@@ -625,7 +631,7 @@ def ridge_point(analysis: LaunchAnalysis) -> tuple[float | None, str | None]:
     if c is None or precision is None or analysis.roof.limiter not in LEVELS:
         return None, precision
     peak, bandwidth = c.flop_per_s[precision], c.bytes_per_s[analysis.roof.limiter]
-    return (peak / bandwidth if peak and bandwidth else None), precision
+    return (roof_intensity(peak, bandwidth) if peak and bandwidth else None), precision
 
 
 def attained_pct(analysis: LaunchAnalysis, whole_blocks: bool = True) -> float | None:

@@ -29,10 +29,8 @@ class RankTotal(Struct, frozen=True):
     span_s: float
     off_median_pct: float  # busy time against the ranks' median busy time, in percent (0 when that median is 0)
     top_kernel: str
-
-    @property
-    def outlier(self) -> bool:
-        return abs(self.off_median_pct) > RANK_OUTLIER_PCT
+    idle_s: float  # the span's time with no kernel running (span - busy, at least 0)
+    outlier: bool  # off the median by more than RANK_OUTLIER_PCT
 
 
 def top_kernels(timeline: Timeline, n: int) -> tuple[KernelTime, ...]:
@@ -43,11 +41,14 @@ def top_kernels(timeline: Timeline, n: int) -> tuple[KernelTime, ...]:
 def rank_totals(timelines: Sequence[Timeline]) -> tuple[RankTotal, ...]:
     """Per file: launches, kernel time, busy time, span (summed over its GPUs) and the distance from the median."""
     median = statistics.median(t.busy_s for t in timelines) if timelines else 0.0
-    return tuple(RankTotal(i, t.path, sum(k.count for k in t.kernels), t.kernel_s, t.busy_s,
-                           sum(d.span_s for d in t.devices),
-                           (t.busy_s / median - 1.0) * 100.0 if median > 0 else 0.0,
-                           t.kernels[0].name if t.kernels else "")
-                 for i, t in enumerate(timelines))
+    return tuple(_rank(i, t, median) for i, t in enumerate(timelines))
+
+
+def _rank(i: int, t: Timeline, median: float) -> RankTotal:
+    span = sum(d.span_s for d in t.devices)
+    off = (t.busy_s / median - 1.0) * 100.0 if median > 0 else 0.0
+    return RankTotal(i, t.path, sum(k.count for k in t.kernels), t.kernel_s, t.busy_s, span, off,
+                     t.kernels[0].name if t.kernels else "", max(span - t.busy_s, 0.0), abs(off) > RANK_OUTLIER_PCT)
 
 
 class TimelineSet(Struct, frozen=True):
@@ -135,7 +136,8 @@ def profiling_summary(timeline: Timeline, top: int) -> str:
 
 
 def _why(timeline: Timeline, k: KernelTime, rep: Representative) -> str:
-    return (f"{k.name}: {pct(timeline.share(k) * 100)} of the GPU busy time in {counted(k.count, 'launch')}; launch "
+    share = dict(zip(timeline.kernels, timeline.shares, strict=True))[k]
+    return (f"{k.name}: {pct(share * 100)} of the GPU busy time in {counted(k.count, 'launch')}; launch "
             f"{rep.launch_index + 1} (by launch order) is the median-duration one, {seconds(rep.duration_s)} in nsys"
             + _cut_note([k]))
 

@@ -11,6 +11,7 @@ each kernel's spread across them. A renderer reads only these fields (and the re
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import get_args
 
 from msgspec import Struct
 
@@ -19,11 +20,12 @@ from roofline.analysis.diagnostics.stalls import describe
 from roofline.analysis.diagnostics.tensor_cores import has_tensor_cores
 from roofline.analysis.hotspots import context, top_rows
 from roofline.analysis.kernels import KernelStats, aggregate
-from roofline.analysis.launches import KernelGroup, KernelSpread, ReportAnalysis
+from roofline.analysis.launches import KernelGroup, KernelSpread, Launches, ReportAnalysis
 from roofline.analysis.ncu_rules import clean_rule_text
 from roofline.analysis.reconcile import worth_showing
 from roofline.analysis.results import Advice, Cause, HotRow, LaunchAnalysis, Value
 from roofline.analysis.roofline import (
+    rate,
     recoverable_s,
     report_level_ceilings,
     ridge_point,
@@ -34,6 +36,7 @@ from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet
 from roofline.ncu.metrics import COLLECT_HINTS
 
+CEILING_SETS: tuple[CeilingSet, ...] = get_args(CeilingSet)
 SKIPPED_RULE_KINDS = ("ok",)  # ncu rule results not listed under a kernel
 
 
@@ -81,10 +84,34 @@ class AdvisedKernel(Struct, frozen=True):
     rules: tuple[RuleMessage, ...]
     notes: tuple[str, ...] = ()  # the longest launch's notes on what it ran (``shown_notes``)
     gain: float | None = None  # the kernel's time to gain (``advice.time_to_gain``)
+    l2_all_traffic_per_s: float | None = None  # all L2 traffic per second, where the L2 bytes are another count
 
     @property
     def longest(self) -> LaunchAnalysis:
         return self.group.longest
+
+
+class LevelPoint(Struct, frozen=True):
+    """A kernel's timed launches pooled, at one memory level, where the roofline plot places them: FLOP per byte
+    there and FLOP/s of all counted precisions (None without FLOPs), bytes/s, and per ceiling set the percent of
+    that level's roof (``level_roof``; absent where the level has none: drawn hollow). ``all_traffic``: the L2
+    point at all L2 traffic, where the report's L2 definition counts none of the kernel's bytes (no roof counts
+    it)."""
+
+    level: str
+    intensity: float | None
+    flop_per_s: float | None
+    bytes_per_s: float | None
+    roof_pct: Mapping[CeilingSet, float] = {}
+    all_traffic: bool = False
+
+
+class PooledPoints(Struct, frozen=True):
+    """A kernel's place on the roofline plot: the FLOP/s of all counted precisions of its timed launches pooled
+    (None where no precision's FLOPs are measured), and its points, level by level in the hierarchy's order."""
+
+    flop_per_s: float | None
+    points: tuple[LevelPoint, ...]
 
 
 class ScaledRoofs(Struct, frozen=True):
@@ -112,6 +139,9 @@ class ReportView(Struct, frozen=True):
     roof_keys: tuple[str, ...] = (*PRECISIONS, *LEVELS)  # the ceilings rows shown (``roofs_run``)
     notes: tuple[str, ...] = ()  # the launches' notes on what they ran, each once, sorted (``shown_notes``)
     gains: tuple[float | None, ...] = ()  # per ``ranking`` entry, its time to gain (``advice.time_to_gain``)
+    points: tuple[PooledPoints | None, ...] = ()  # per kernel (``pooled``), its place on the plot
+    # per ceiling set, each level's roof on the plot and the set it comes from (``level_roof``)
+    level_roofs: Mapping[CeilingSet, Mapping[str, tuple[float, CeilingSet]]] = {}
 
 
 class LeftOut(Struct, frozen=True):
@@ -144,19 +174,24 @@ def report_view(report_analysis: ReportAnalysis) -> ReportView:
     launches = list(report_analysis.launches)
     keys = roofs_run(launches, has_tensor_cores(report_analysis.device))
     ranked = rank_by_time_to_gain(report_analysis.groups)
+    sets = report_level_ceilings(report_analysis.launches)
+    pooled = tuple(_pooled(g) for g in report_analysis.groups)
     return ReportView(
         report_analysis,
-        report_level_ceilings(report_analysis.launches),
+        sets,
         scaled_roofs(launches),
         tuple(g for _, g in ranked),
         tuple(_advised(g, keys) for g in kernels_to_advise(report_analysis)),
         tuple(recoverable_s(k) for k in launches),
         tuple(explain(k.verdict) for k in launches),
-        tuple(_pooled(g) for g in report_analysis.groups),
+        pooled,
         unavailable(report_analysis, keys),
         keys,
         tuple(sorted({n for k in launches for n in shown_notes(k, keys)})),
         tuple(gain for gain, _ in ranked),
+        tuple(_points(g, stats, sets) for g, stats in zip(report_analysis.groups, pooled, strict=True)),
+        {name: {level: roof for level in LEVELS if (roof := level_roof(sets, name, level)) is not None}
+         for name in CEILING_SETS},
     )
 
 
@@ -203,15 +238,61 @@ def _advised(g: KernelGroup, keys: Sequence[str]) -> AdvisedKernel:
     stalls = tuple((r, describe(r)[0]) for r, _, _ in k.stalls.reasons) if k.stalls is not None else ()
     rules = tuple(dict.fromkeys(RuleMessage(r.kind, r.title, clean_rule_text(r.message)) for r in k.launch.rules
                                 if r.kind not in SKIPPED_RULE_KINDS))
+    other_count = k.l2_total_bytes.via != k.bytes["l2"].via  # the L2 bytes are not all traffic's counter
     return AdvisedKernel(g, k.advice, tuple(item for item in k.advice if worth_showing(item, k)), spots,
                          explanation(k.verdict)[1], ridge, precision, stalls, rules, shown_notes(k, keys),
-                         time_to_gain(g))
+                         time_to_gain(g), rate(k.l2_total_bytes, k.duration_s).value if other_count else None)
 
 
 def _pooled(g: KernelGroup) -> KernelStats | None:
     """A kernel's timed launches pooled (summed FLOPs and bytes over summed time); None when none has a time."""
     timed = g.launches.where(g.launches.times != 0)
     return aggregate(timed) if len(timed) else None
+
+
+def level_roof(sets: Mapping[CeilingSet, Ceilings], source: CeilingSet, level: str
+               ) -> tuple[float, CeilingSet] | None:
+    """A level's roof on the plot against ``source``: that set's bandwidth, else the measured-clock one (drawn and
+    labelled as such), with the set it comes from; None without either."""
+    for name in dict.fromkeys((source, "measured-clock")):
+        ceilings = sets.get(name)
+        bandwidth = ceilings.bytes_per_s[level] if ceilings is not None else None
+        if ceilings is not None and bandwidth:
+            return bandwidth, ceilings.source
+    return None
+
+
+def _points(g: KernelGroup, stats: KernelStats | None, sets: Mapping[CeilingSet, Ceilings]) -> PooledPoints | None:
+    """A kernel's place on the plot (``PooledPoints``); None where no launch of it has a time."""
+    if stats is None:
+        return None
+    known = [v.value for v in stats.flop_per_s.values() if v.value is not None]
+    rate = sum(known) if known else None
+    points = []
+    for level in LEVELS:
+        moved = stats.bytes_per_s[level].value
+        if not moved:
+            continue
+        roofs = {name: roof for name in CEILING_SETS if (roof := level_roof(sets, name, level)) is not None}
+        points.append(LevelPoint(level, stats.intensity[level].value if rate else None, rate or None, moved,
+                                 {name: 100.0 * moved / bandwidth for name, (bandwidth, _) in roofs.items()}))
+    timed = g.launches.where(g.launches.times != 0)
+    total = _l2_total_point(timed, stats.bytes_per_s["l2"].value, rate)
+    points += [total] if total is not None else []
+    points.sort(key=lambda pt: LEVELS.index(pt.level))  # joined in the hierarchy's order: DRAM, L2, L1
+    return PooledPoints(rate, tuple(points))
+
+
+def _l2_total_point(timed: Launches, one_way: float | None, rate: float | None) -> LevelPoint | None:
+    """Where the L2 definition of the report counts no bytes (a kernel that only stores, counted by loads) but all
+    L2 traffic is known: the L2 point at all traffic (no roof: that roof counts the other definition)."""
+    totals = [k.l2_total_bytes.value for k in timed]
+    seconds_ = [k.duration_s.value for k in timed]
+    if one_way or any(t is None for t in totals) or not all(seconds_) or not sum(t or 0.0 for t in totals):
+        return None
+    moved, flops = sum(t or 0.0 for t in totals), sum(k.total_flops or 0.0 for k in timed)
+    return LevelPoint("l2", flops / moved if rate else None, rate or None, moved / sum(s or 0.0 for s in seconds_),
+                      all_traffic=True)
 
 
 def scaled_roofs(launches: Sequence[LaunchAnalysis]) -> ScaledRoofs | None:

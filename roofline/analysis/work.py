@@ -43,7 +43,8 @@ from roofline.analysis.launches import Launches
 from roofline.analysis.results import RoofPosition, Verdict
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS
-from roofline.core.thresholds import WORK_TOLERANCE
+from roofline.core.resources import Resource
+from roofline.core.thresholds import FLOPS_FILL_SHARE, WORK_TOLERANCE
 from roofline.ncu.metrics import PIPE_SHARED, SHARED_PIPE_PRECISIONS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -52,7 +53,6 @@ if TYPE_CHECKING:  # pragma: no cover
 LAUNCH = "launch"  # the governing "resource" of a small-grid kernel: its launch, too few blocks to fill the GPU
 LATENCY = "latency"  # that of a latency-bound kernel: no unit near its peak, its warps waiting
 MIXED = "mixed definitions"  # a level whose launches use more than one byte definition
-FLOPS_FILL_SHARE = 0.5  # FLOPs under this share of a busy FP pipe's roof: the pipe is busy with other instructions
 
 
 class Work(Struct, frozen=True):
@@ -77,25 +77,25 @@ class Work(Struct, frozen=True):
     def amount(self, key: str) -> float | None:
         """The work per launch of a measure key: "flops" (all precisions), "flops.fp32", "bytes.dram", "threads",
         "instructions"."""
-        group, _, which = key.partition(".")
-        if group == "flops":
-            return self.flops.get(which) if which else self.total_flops
-        if group == "bytes":
-            return self.bytes.get(which)
+        r = Resource.of(key)
+        if r.kind == "flops":
+            return self.flops.get(r.name) if r.name else self.total_flops
+        if r.kind == "bytes":
+            return self.bytes.get(r.name)
         return {"threads": self.threads, "instructions": self.instructions}.get(key)
 
 
 def measure_label(key: str) -> str:
     """E.g. "FP32 FLOPs", "DRAM bytes", "threads", "instructions", "FLOPs"."""
-    group, _, which = key.partition(".")
-    return f"{NAMES[which]} {'FLOPs' if group == 'flops' else group}" if which else key.replace("flops", "FLOPs")
+    r = Resource.of(key)
+    return f"{NAMES[r.name]} {'FLOPs' if r.kind == 'flops' else r.kind}" if r.name else key.replace("flops", "FLOPs")
 
 
 def rate_unit(key: str) -> str:
     """The throughput unit of a measure key: "FLOP/s", "FP32 FLOP/s", "DRAM bytes/s", "threads/s"."""
-    group, _, which = key.partition(".")
-    if group == "flops":
-        return f"{NAMES[which]} FLOP/s" if which else "FLOP/s"
+    r = Resource.of(key)
+    if r.kind == "flops":
+        return f"{NAMES[r.name]} FLOP/s" if r.name else "FLOP/s"
     return f"{measure_label(key)}/s"
 
 
@@ -194,7 +194,7 @@ def governing(verdict: Verdict, roof: RoofPosition) -> str | None:
         return _key(metric)
     for prefix, level in (("dram__", "dram"), ("fbpa__", "dram"), ("lts__", "l2"), ("l1tex__", "l1")):
         if metric.startswith(prefix):
-            return f"bytes.{level}"
+            return str(Resource("bytes", level))
     if "fp64" in metric or "dmma" in metric:
         return _flops_or_instructions(unit.pct, roof, ("fp64",))
     if metric.startswith(PIPE_SHARED):
@@ -211,14 +211,14 @@ def _flops_or_instructions(pipe_pct: float, roof: RoofPosition, precisions: tupl
     pipe's first precision."""
     shares = {p: roof.utilization_pct[p] for p in precisions if roof.utilization_pct.get(p) is not None}
     if not shares:  # no FLOP counts (a basic set): the pipe's first precision, its FLOPs unknown
-        return f"flops.{precisions[0]}"
+        return str(Resource("flops", precisions[0]))
     nearest = max(shares, key=lambda p: shares[p])
-    return f"flops.{nearest}" if shares[nearest] >= pipe_pct * FLOPS_FILL_SHARE else "instructions"
+    return str(Resource("flops", nearest)) if shares[nearest] >= pipe_pct * FLOPS_FILL_SHARE else "instructions"
 
 
 def _key(roof: str) -> str:
     """The measure key of a roof: "dram" -> "bytes.dram", "fp32" -> "flops.fp32"."""
-    return f"bytes.{roof}" if roof in LEVELS else f"flops.{roof}"
+    return str(Resource.roof(roof, LEVELS))
 
 
 def launch_work(launches: Launches) -> Work:
@@ -248,10 +248,11 @@ def compare_work(base: Work, other: Work, tolerance: float = WORK_TOLERANCE, sam
     the same kernel names on both sides, so that threads launched can stand for the work; ``governs``: the
     resource that bounds each side (``governing``)."""
     (base, other), notes = _common_definitions(base, other)
-    pairs = [*((f"flops.{p}", base.flops[p], other.flops[p]) for p in PRECISIONS),
-             *((f"bytes.{lv}", base.bytes[lv], other.bytes[lv]) for lv in LEVELS),
+    pairs = [*((str(Resource("flops", p)), base.flops[p], other.flops[p]) for p in PRECISIONS),
+             *((str(Resource("bytes", lv)), base.bytes[lv], other.bytes[lv]) for lv in LEVELS),
              ("threads", base.threads, other.threads), ("instructions", base.instructions, other.instructions)]
-    apart = {f"bytes.{lv}": _apart(base.definitions.get(lv, ""), other.definitions.get(lv, "")) for lv in LEVELS}
+    apart = {str(Resource("bytes", lv)): _apart(base.definitions.get(lv, ""), other.definitions.get(lv, ""))
+             for lv in LEVELS}
     raw = {key: _measure(key, a, b, tolerance, apart.get(key, "")) for key, a, b in pairs}
     basis, deciding = _basis(raw, same_kernel, governs)
     measures = tuple(Measure(m.key, m.base, m.other, m.ratio, m.differs, m.key in deciding and _known(m), m.apart)
@@ -275,7 +276,7 @@ def _basis(measures: Mapping[str, Measure], same_kernel: bool,
     while the governing bytes match are shown, not decisive), and decides with them otherwise. Bytes or
     instructions that differ while the FLOPs match stay the same work: that is how an implementation gets slower
     on one GPU, which a regression gate must see as slower."""
-    flops = {k for k, m in measures.items() if k.startswith("flops.") and _known(m)}
+    flops = {k for k, m in measures.items() if Resource.of(k).kind == "flops" and _known(m)}
     primary, keys = ("flops", flops) if flops else \
         ("threads", {"threads"}) if same_kernel and _known(measures["threads"]) else ("", set())
     shared = governs[0] if governs[0] == governs[1] else None

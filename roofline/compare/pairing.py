@@ -50,6 +50,7 @@ from roofline.core.kernel_families import family
 from roofline.core.kernel_names import PAIR_ARROW
 from roofline.core.labels import NAMES, letter
 from roofline.core.model import CeilingSet, Device
+from roofline.core.resources import Resource
 from roofline.core.thresholds import ALPHA, SIMILAR_NAMES, WORK_TOLERANCE
 from roofline.core.timelimit import REGEX_LIMIT_S, within
 from roofline.core.units import seconds
@@ -492,7 +493,7 @@ def governed_time(s: KernelStats) -> Value:
     """The time per launch of the kernel's governing resource at its roof (work on it / its ceiling): the roof that
     sets its time, not the nearest one (a fill kernel's FP64 roof on a GPU weak in FP64 sets nothing)."""
     resource = governing(s.verdict, s.roof)
-    group, _, key = (resource or "").partition(".")
+    group, key = Resource.of(resource)
     if not key:
         return Value(None, f"no roof for what bounds it ({resource or 'no verdict'})")
     measured = (s.flops if group == "flops" else s.bytes)[key]

@@ -80,6 +80,7 @@ from roofline.analysis.work import LATENCY, LAUNCH, governing, measure_label
 from roofline.core.choices import TargetClock
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, Device
+from roofline.core.resources import Resource
 from roofline.core.thresholds import LAUNCH_FLOOR_S
 from roofline.core.units import seconds, si
 from roofline.errors import RooflineError
@@ -237,7 +238,7 @@ def project(stats: KernelStats, source: Device, spec: DeviceSpec, clock: TargetC
     tensor = resource == "flops.tensor" and band == "datasheet"  # Tensor figures hold at their own clocks
     factor = (clocks.tensor_factor if tensor else clocks.factor) if paced else 1.0
     ratio *= factor
-    per_sm = resource in ("instructions", "bytes.l1", *_ROUNDS) or (resource or "").startswith("flops.")
+    per_sm = resource in ("instructions", "bytes.l1", *_ROUNDS) or Resource.of(resource).kind == "flops"
     waves, wave_text = _waves(stats.verdict.waves_per_sm, source, spec) if per_sm else (1.0, "")
     dram = l2.factor if l2 is not None and resource == "bytes.dram" else 1.0
     scaled = t * ratio * waves * dram
@@ -441,7 +442,7 @@ def _scale(resource: str | None, stats: KernelStats, source: Device, spec: Devic
     if resource is None:
         return f"no projection: no verdict ({stats.verdict.reason or 'not decided'})"
     clocks = (source.max_clock_hz, spec.boost_clock_hz)
-    group, _, key = resource.partition(".")
+    group, key = Resource.of(resource)
     own = stats.datasheet.roof(key) if stats.datasheet is not None and key else None
     theirs = target.roof(key) if key else None
     if own and theirs:

@@ -222,6 +222,17 @@ class Ceilings:
         return self.flop_per_s.get(key) if key in PRECISIONS else self.bytes_per_s.get(key)
 
 
+def roof_intensity(flop_per_s: float, bandwidth: float) -> float:
+    """The FLOP per byte at which a memory roof of ``bandwidth`` reaches ``flop_per_s``: the ridge point, where that
+    is a compute roof (FLOP/s over bytes/s)."""
+    return flop_per_s / bandwidth
+
+
+def memory_roof(bandwidth: float, intensity: float) -> float:
+    """The FLOP/s a memory roof of ``bandwidth`` allows at ``intensity`` FLOP per byte: bandwidth x intensity."""
+    return bandwidth * intensity
+
+
 SpeedupType = Literal["local", "global", ""]  # ncu's SpeedupType: LOCAL, GLOBAL, or unknown ("")
 
 

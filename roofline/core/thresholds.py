@@ -1,5 +1,7 @@
 """The thresholds of the analysis and the defaults of comparisons and of the regression gate, in one place: the
-verdict rule's, the spread across reports, the work tolerance, the noise statistics' alpha, and diff's thresholds.
+verdict rule's, the launch costs, the kernel kinds', Tensor Core use, hot spots, the spread across reports, the work
+tolerance, the noise statistics' alpha, and diff's thresholds. (Counts of rows or characters a renderer shows are
+layout, kept beside the renderer.)
 Kept free of imports, so the command line shows them in its help without loading the analysis, and the prose that
 states one (advice, help texts) is built from the constant."""
 
@@ -14,7 +16,14 @@ FULL_WAVE = 1.0  # fewer waves per SM than this: a small grid
 # The shortest kernel launch ncu measured (gpu__time_duration) among the reports of the shared ncu reports and
 # examples/h100: _kernel_agent on the RTX 2070 SUPER (rtx2070super_alife-143launches_basic.ncu-rep), 1.504 us;
 # the next ones, on the RTX 4070 Ti, measure 1.70 to 1.82 us. ncu's launch of an (almost) empty kernel costs that much.
+# This is a time on the GPU (gpu__time_duration): the least a launch's own run can take; the projection and the time
+# model never estimate a launch below it.
 LAUNCH_FLOOR_S = 1.5e-6
+# The host's cost of issuing one launch (the CPU side of cudaLaunchKernel, launches back to back with no CUDA Graph):
+# NVIDIA technical blog "Getting Started with CUDA Graphs", 2019, measures about 3-4 us per short kernel. A time on
+# the CPU, a different fact from LAUNCH_FLOOR_S: it is what a launch costs beside its run, the launch-overhead share
+# L / (L + d) of advice and compare; it is no bound on the run itself.
+LAUNCH_OVERHEAD_S = 4e-6
 SPREAD_THRESHOLD_PCT = 10.0  # report --spread-threshold: a kernel's total time differing more across reports: flagged
 WORK_TOLERANCE = 0.05  # --work-tolerance 5: FLOPs (or threads) differing more make a pair "different work"
 ALPHA = 0.01  # --alpha: the Mann-Whitney U test's level; intervals are 1 - 2 alpha
@@ -38,3 +47,26 @@ READ_LIMIT_S_PER_MIB = 0.5
 # the standard error of a share p from n samples is sqrt(p (1 - p) / n), 9 percentage points at p = 0.5, n = 30
 SHOWN_MIN_SHARE = 0.01  # the terminal leaves out estimated advice items under 1% of the kernel's time
 THIN_SAMPLES = 30
+# Kernel kinds (``analysis.kernel_kind``):
+STREAMING_MAX_INTENSITY = 1.0  # FLOP per DRAM byte up to which a kernel streams (elementwise FP32: 1-2 per 8-12 B)
+STREAMING_RIDGE_SHARE = 0.1  # a kernel under this share of a high ridge point also streams: no reuse worth tiling
+STREAMING_MAX_REUSE = 1.5  # requested bytes per DRAM byte up to which each byte is used about once: streaming
+REDUCTION_WRITE_SHARE = 1.0 / 16.0  # DRAM bytes written over bytes read below which a kernel reduces its input
+# Tensor Cores (``analysis.diagnostics.tensor_cores``). A kernel looks like a matrix multiply by instruction mix and
+# reuse together when nearly all of its FLOPs are FMAs AND it reuses what it loads at every level, L1 included: the
+# FMA share alone is no sign (a linspace is all FMAs), nor is a high FLOP per DRAM byte (stores still in L2).
+TENSOR_ACTIVE_PCT = 1.0  # tensor pipe activity (percent of peak) below which a launch does not count as a user
+MATMUL_MIN_FMA_SHARE = 0.95  # FMA FLOPs over all FLOPs from which a kernel's mix looks like a matrix multiply
+MATMUL_MIN_INTENSITY = 8.0  # FLOP per byte at DRAM, L2 and L1 from which it reuses like one (streaming: 0.1-2)
+TENSOR_NO_GAIN_RATIO = 1.05  # a tensor roof under this many times the CUDA-core roof gains nothing
+# Work (``analysis.work``):
+FLOPS_FILL_SHARE = 0.5  # FLOPs under this share of a busy FP pipe's roof: the pipe is busy with other instructions
+# Hot spots (``analysis.hotspots``):
+HOT_NAMED_SHARE = 0.5  # ``responsible`` names lines until they hold this share of the samples or counts ...
+HOT_NAMED_MOST = 3  # ... or this many lines
+HOT_MIN_SHIFT_PTS = 0.1  # a line whose share of the samples moved less (percentage points) did not change
+# Ceilings (``analysis.roofline``):
+ABOVE_CEILING_TOLERANCE = 1.0  # percent above 100 allowed for rounding before a rate is flagged above its ceiling
+UNLOCKED_CLOCK_SHARE = 0.98  # a measured SM clock this close to the GPU's maximum ran unlocked (ncu locks to base)
+# Plots (``analysis.view``):
+BANDWIDTH_VIEW_SHARE = 0.5  # more of the time than this in FLOP-less kernels: the bandwidth panel is drawn too

@@ -8,7 +8,7 @@ real run (nsys traces the kernels as they ran: no replay, the application's own 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 
@@ -88,10 +88,10 @@ class Transfer:
     bytes: int
     total_s: float
     median_s: float
+    bytes_per_s: float | None = field(init=False)  # bytes over total_s (None for no time); filled when built
 
-    @property
-    def bytes_per_s(self) -> float | None:
-        return self.bytes / self.total_s if self.total_s > 0 else None
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "bytes_per_s", self.bytes / self.total_s if self.total_s > 0 else None)
 
 
 @dataclass(frozen=True)
@@ -118,15 +118,17 @@ class DeviceTime:
     span_s: float
     l2_bytes: int | None = None  # the GPU's L2 size where the export records it (TARGET_INFO_GPU.l2CacheSize)
     idle_causes: tuple[IdleCause, ...] = ()  # largest first; they sum to the idle time (span - busy)
+    # Filled when built (``__post_init__``), from the fields above:
+    idle_s: float = field(init=False)  # span - busy
+    idle_share: float = field(init=False)  # of the span with no kernel running (0 for a 0 span: one instant launch)
+    cause_shares: tuple[float | None, ...] = field(init=False)  # each idle cause's share of the idle time
 
-    @property
-    def idle_s(self) -> float:
-        return self.span_s - self.busy_s
-
-    @property
-    def idle_share(self) -> float:
-        """The share of the span with no kernel running (0 when the span is 0: one instant launch)."""
-        return 1.0 - self.busy_s / self.span_s if self.span_s > 0 else 0.0
+    def __post_init__(self) -> None:
+        idle = self.span_s - self.busy_s
+        object.__setattr__(self, "idle_s", idle)
+        object.__setattr__(self, "idle_share", 1.0 - self.busy_s / self.span_s if self.span_s > 0 else 0.0)
+        object.__setattr__(self, "cause_shares", tuple(c.seconds / idle if idle > 0 else None
+                                                        for c in self.idle_causes))
 
 
 @dataclass(frozen=True)
@@ -163,17 +165,13 @@ class Timeline:
     transfers: tuple[Transfer, ...] = ()  # copies and memsets, longest total first
     memory: tuple[MemoryUse, ...] = ()  # per GPU, where the export records memory usage
     exported_by: str | None = None  # the nsys that exported the report given to SQLite; None for an SQLite file
+    # Filled when built (``__post_init__``), from the fields above:
+    kernel_s: float = field(init=False)  # the kernels' summed time (overlapping kernels count twice)
+    busy_s: float = field(init=False)  # the GPUs' busy time, summed over the GPUs
+    shares: tuple[float, ...] = field(init=False)  # per kernel, its time over busy_s (0 when no GPU was busy)
 
-    @property
-    def kernel_s(self) -> float:
-        """The kernels' summed time (overlapping kernels count twice)."""
-        return sum(k.total_s for k in self.kernels)
-
-    @property
-    def busy_s(self) -> float:
-        """The GPUs' busy time, summed over the GPUs."""
-        return sum(d.busy_s for d in self.devices)
-
-    def share(self, kernel: KernelTime) -> float:
-        """The kernel's time as a share of the GPUs' busy time (0 when no GPU was busy)."""
-        return kernel.total_s / self.busy_s if self.busy_s > 0 else 0.0
+    def __post_init__(self) -> None:
+        busy = sum(d.busy_s for d in self.devices)
+        object.__setattr__(self, "kernel_s", sum(k.total_s for k in self.kernels))
+        object.__setattr__(self, "busy_s", busy)
+        object.__setattr__(self, "shares", tuple(k.total_s / busy if busy > 0 else 0.0 for k in self.kernels))

@@ -30,6 +30,11 @@ def pct(value: float | None, digits: int = 1) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}%"
 
 
+def share_pct(value: float | None, digits: int = 1) -> str:
+    """A share (0..1) written as a percent: ``0.425`` -> ``"42.5%"``; None -> ``"n/a"``."""
+    return "n/a" if value is None else pct(100 * value, digits)
+
+
 def ratio(value: float | None) -> str:
     """A plain ratio such as an arithmetic intensity."""
     if value is None:

@@ -217,15 +217,15 @@ def timeline_doc(t: Timeline) -> TimelineDoc:
     return TimelineDoc(
         t.path, t.exported_by, t.nvtx_filter, t.group_by, t.kernel_s, t.busy_s,  # type: ignore[arg-type]
         [DeviceDoc(d.device_id, d.name, d.launches, d.busy_s, d.span_s, d.idle_share, d.idle_s, d.l2_bytes,
-                   [IdleCauseDoc(c.kind, c.detail, c.seconds, c.seconds / d.idle_s if d.idle_s > 0 else None)
-                    for c in d.idle_causes]) for d in t.devices],
+                   [IdleCauseDoc(c.kind, c.detail, c.seconds, share)
+                    for c, share in zip(d.idle_causes, d.cause_shares, strict=True)]) for d in t.devices],
         [ApiDoc(a.name, a.calls, a.total_s, a.median_s, a.min_s, a.max_s) for a in t.api],
         [TransferDoc(x.kind, x.direction, x.memory, x.count, x.bytes, x.total_s, x.median_s, x.bytes_per_s)
          for x in t.transfers],
         [MemoryDoc(m.device_id, m.peak_bytes, m.peak_at_s, m.final_bytes, [(at, b) for at, b in m.series])
          for m in t.memory],
-        [KernelDoc(k.name, k.function, k.demangled, k.count, k.total_s, t.share(k), k.median_s, k.min_s, k.max_s,
-                   list(k.devices)) for k in t.kernels],
+        [KernelDoc(k.name, k.function, k.demangled, k.count, k.total_s, share, k.median_s, k.min_s, k.max_s,
+                   list(k.devices)) for k, share in zip(t.kernels, t.shares, strict=True)],
         [NvtxDoc(r.name, r.count, r.total_s) for r in t.nvtx])
 
 
@@ -251,11 +251,10 @@ def unmatched_launches(c: LaunchConfigTime) -> UnmatchedLaunches:
 
 def work_kernel(k: BorrowedKernel) -> WorkKernel:
     """One kernel's work, time, roofs and place on the roofline."""
-    at = k.attainable
     return WorkKernel(
         k.name, k.short_name, k.grid, k.block, k.nsys.count, k.nsys.total_s, k.time_s, k.ncu_launches,
         number(k.ncu_time_s), {p: number(v) for p, v in k.flops.items()}, k.tensor_dtype,
         {lv: number(v) for lv, v in k.bytes.items()}, number(k.total_flops), number(k.flop_per_s),
-        {lv: number(k.intensity(lv)) for lv in LEVELS}, {lv: number(k.bytes_per_s(lv)) for lv in LEVELS},
+        {lv: number(k.intensity[lv]) for lv in LEVELS}, {lv: number(k.bytes_per_s[lv]) for lv in LEVELS},
         k.precision, number(k.compute_roof), {lv: number(v) for lv, v in k.bandwidth.items()},
-        number(at[0]) if at else None, k.limiter, number(k.pct_of_roof))
+        number(k.attainable_flop_per_s), k.limiter, number(k.pct_of_roof))

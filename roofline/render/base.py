@@ -2,21 +2,20 @@
 
 Each kind of result has its own document type (``ReportDocument``, ``CompareDocument``, ...): the result and the
 layout its renderers read, nothing another kind uses. A format is a name (``--format``, or ``plot`` for the image a
-``--plot`` option or the ``plot`` command writes), the kind of result it renders, the suffix of the file it is
-written to by default, and its renderer: a function named by module and name, imported when the format is used (so
-the command line starts without the renderers), called with the document fields ``fields`` names, in that order
-(``plot_format``, for an image, is the one argument not in the document: the suffix of the file). The fields'
-types and the function's parameters are checked against each other by tests/render/test_base.py: that is the
-typed contract of each kind. A new format is its renderer function plus one line in ``FORMATS``; the commands list,
+``--plot`` option or the ``plot`` command writes), the document type it renders (its kind of result), the suffix
+of the file it is written to by default, and its ``Renderer``: a function of that document (and, for an image, the
+file type) that imports its module when called, so the command line starts without the renderers, and hands the
+module's function the document's fields. mypy checks each renderer against its document's fields and its
+function's parameters; tests/render/test_base.py checks that each format's renderer takes its document type: that
+is the typed contract of each kind. A new format is its renderer plus one line in ``FORMATS``; the commands list,
 check and write formats only through this module.
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, TypeVar
 
 from msgspec import Struct
 
@@ -32,6 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from roofline.compare.regression import DiffResult
     from roofline.render.mpl import PlotFormat
 
+D = TypeVar("D", contravariant=True)
 Kind = Literal["report", "compare", "diff", "summary", "project", "timeline", "realtime"]
 Output = str | bytes
 
@@ -106,29 +106,37 @@ class RealtimeDocument(Struct, frozen=True):
 
 Document: TypeAlias = (ReportDocument | CompareDocument | ProjectDocument | DiffDocument | SummaryDocument
                        | TimelineDocument | RealtimeDocument)
-DOCUMENTS: dict[Kind, type] = {"report": ReportDocument, "compare": CompareDocument, "project": ProjectDocument,
-                               "diff": DiffDocument, "summary": SummaryDocument, "timeline": TimelineDocument,
-                               "realtime": RealtimeDocument}
+DOCUMENTS: dict[Kind, type[Document]] = {
+    "report": ReportDocument, "compare": CompareDocument, "project": ProjectDocument, "diff": DiffDocument,
+    "summary": SummaryDocument, "timeline": TimelineDocument, "realtime": RealtimeDocument}
+KINDS: dict[type[Document], Kind] = {document: kind for kind, document in DOCUMENTS.items()}
 PLOT = "plot"  # the name of a kind's image format (--plot FILE); not a --format choice
 INSTRUCTION_PLOT = "instruction-plot"  # plot --kind instruction
 MEMORY_PLOT = "memory-plot"  # plot --kind memory
 PNGS = "pngs"  # the PNGs written beside a Markdown document
 
 
+class Renderer(Protocol[D]):
+    """A format's renderer of documents of type D: their output (text, bytes; an image's None where it has nothing
+    to draw), ``plot_format`` the image's file type (PNG where none is given). Each imports its module when called,
+    so the command line starts without the renderers (nor matplotlib)."""
+
+    def __call__(self, document: D, plot_format: PlotFormat | None = None, /) -> Any: ...
+
+
 class Format(Struct, frozen=True):
-    """One output format of one kind of result: ``renderer`` is "module:function", called with the document's
-    ``fields`` in order; ``to_file``: written to reports/<first report><suffix> by default, not to stdout;
-    ``plots``: the format (of the same kind) whose PNGs are written beside the document and named in it;
-    ``choice``: a --format choice (the images are not: a --plot file, the plot command, the PNGs beside a
-    document; their renderers return None where they have nothing to draw); ``inline``: the document holds its plot
-    (an SVG in the HTML page); ``every_launch``: it shows each launch's diagnostics and advice (JSON, CSV), so every
-    launch is diagnosed, where the others read those of the launches their view names (``view.launches_read``)."""
+    """One output format of one kind of result, registered by its document type: ``renderer`` takes the document;
+    ``to_file``: written to reports/<first report><suffix> by default, not to stdout; ``plots``: the format (of the
+    same kind) whose PNGs are written beside the document and named in it; ``choice``: a --format choice (the images
+    are not: a --plot file, the plot command, the PNGs beside a document; their renderers return None where they
+    have nothing to draw); ``inline``: the document holds its plot (an SVG in the HTML page); ``every_launch``: it
+    shows each launch's diagnostics and advice (JSON, CSV), so every launch is diagnosed, where the others read
+    those of the launches their view names (``view.launches_read``)."""
 
     name: str
-    kind: Kind
+    document: type[Document]
     suffix: str
-    renderer: str
-    fields: tuple[str, ...]
+    renderer: Renderer[Any]
     to_file: bool = False
     plots: str | None = None
     choice: bool = True
@@ -136,62 +144,241 @@ class Format(Struct, frozen=True):
     every_launch: bool = False
 
     @property
+    def kind(self) -> Kind:
+        """The kind of result whose document the format renders."""
+        return KINDS[self.document]
+
+    @property
     def draws(self) -> bool:
         """Whether the format draws a plot with matplotlib: its own, one beside it or one inside it."""
         return self.name == PLOT or self.plots is not None or self.inline
 
-    def function(self) -> Any:
-        """The renderer function, imported now."""
-        module, name = self.renderer.split(":")
-        return getattr(importlib.import_module(module), name)
-
     def render(self, document: Document, plot_format: PlotFormat | None = None) -> Any:
-        """The output of ``document`` (of this format's kind) in this format."""
-        assert isinstance(document, DOCUMENTS[self.kind]), (self.kind, type(document))
-        extra = {"plot_format": plot_format}
-        return self.function()(*(extra[f] if f in extra else getattr(document, f) for f in self.fields))
+        """The output of ``document`` (of this format's document type) in this format."""
+        assert isinstance(document, self.document), (self.kind, type(document))
+        return self.renderer(document, plot_format)
 
 
-_REPORT, _COMPARE, _TIMELINE = "roofline.render.report", "roofline.render.compare", "roofline.render.timeline"
+# --- The renderers, each adapting its document to its module's function ------------------------------------
+def _report_table(d: ReportDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.report.table import render
+
+    return render(d.view, d.width)
+
+
+def _report_json(d: ReportDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.report.json import render
+
+    return render(d.view)
+
+
+def _report_markdown(d: ReportDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.report.markdown import render
+
+    return render(d.view, d.images)
+
+
+def _report_html(d: ReportDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.report.html import render
+
+    return render(d.view)
+
+
+def _report_csv(d: ReportDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.report.flat import render
+
+    return render(d.view)
+
+
+def _report_plot(d: ReportDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.report.plot import image
+
+    return image(d.view, plot_format or "png", d.top)
+
+
+def _report_instruction_plot(d: ReportDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.report.instruction_plot import image
+
+    return image(d.analyses, plot_format or "png", d.top)
+
+
+def _report_memory_plot(d: ReportDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.report.memory_plot import image
+
+    return image(d.view, plot_format or "png", d.top)
+
+
+def _report_pngs(d: ReportDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.report.plot import pngs
+
+    return pngs(d.view)
+
+
+def _compare_table(d: CompareDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.compare.table import comparison_text
+
+    return comparison_text(d.comparison, d.width)
+
+
+def _compare_json(d: CompareDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.compare.json import comparison_json
+
+    return comparison_json(d.comparison)
+
+
+def _compare_markdown(d: CompareDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.compare.markdown import comparison_markdown
+
+    return comparison_markdown(d.comparison, d.image)
+
+
+def _compare_html(d: CompareDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.compare.html import comparison_html
+
+    return comparison_html(d.comparison, d.normalize)
+
+
+def _compare_plot(d: CompareDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.compare.plot import comparison_plot
+
+    return comparison_plot(d.comparison, plot_format or "png", d.normalize)
+
+
+def _compare_pngs(d: CompareDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.compare.plot import pngs
+
+    return pngs(d.comparison, d.normalize)
+
+
+def _diff_table(d: DiffDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.compare.table import diff_text
+
+    return diff_text(d.result, d.width)
+
+
+def _diff_json(d: DiffDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.compare.json import diff_json
+
+    return diff_json(d.result)
+
+
+def _diff_markdown(d: DiffDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.compare.markdown import diff_markdown
+
+    return diff_markdown(d.result)
+
+
+def _summary_table(d: SummaryDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.compare.table import summary_text
+
+    return summary_text(d.summaries, d.width)
+
+
+def _summary_json(d: SummaryDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.compare.json import summary_json
+
+    return summary_json(d.summaries, d.top, d.left_out)
+
+
+def _summary_plot(d: SummaryDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.compare.plot import summary_plot
+
+    return summary_plot(d.summaries, plot_format or "png")
+
+
+def _project_table(d: ProjectDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.compare.table import projection_text
+
+    return projection_text(d.comparison, d.width)
+
+
+def _project_json(d: ProjectDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.compare.json import projection_json
+
+    return projection_json(d.comparison)
+
+
+def _timeline_table(d: TimelineDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.timeline.text import render_table
+
+    return render_table(d.timelines, d.top, d.width)
+
+
+def _timeline_json(d: TimelineDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.timeline.json import render
+
+    return render(d.timelines)
+
+
+def _timeline_csv(d: TimelineDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.timeline.text import render_csv
+
+    return render_csv(d.timelines)
+
+
+def _timeline_markdown(d: TimelineDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.timeline.text import render_markdown
+
+    return render_markdown(d.timelines, d.top)
+
+
+def _timeline_html(d: TimelineDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.timeline.html import render
+
+    return render(d.timelines, d.top)
+
+
+def _timeline_plot(d: TimelineDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.timeline.plot import draw
+
+    return draw(d.timelines, plot_format or "png", d.top)
+
+
+def _realtime_table(d: RealtimeDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.timeline.realtime import render_table
+
+    return render_table(d.view, d.top, d.width)
+
+
+def _realtime_json(d: RealtimeDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.timeline.realtime import render_json
+
+    return render_json(d.view)
+
+
+
 FORMATS: tuple[Format, ...] = (
-    Format("table", "report", ".txt", f"{_REPORT}.table:render", ("view", "width")),
-    Format("json", "report", ".json", f"{_REPORT}.json:render", ("view",), every_launch=True),
-    Format("markdown", "report", ".md", f"{_REPORT}.markdown:render", ("view", "images"), to_file=True, plots=PNGS),
-    Format("html", "report", ".html", f"{_REPORT}.html:render", ("view",), to_file=True, inline=True),
-    Format("csv", "report", ".csv", f"{_REPORT}.flat:render", ("view",), every_launch=True),
-    Format(PLOT, "report", ".png", f"{_REPORT}.plot:image", ("view", "plot_format", "top"), choice=False),
-    Format(INSTRUCTION_PLOT, "report", ".png", f"{_REPORT}.instruction_plot:image", ("analyses", "plot_format", "top"),
-           choice=False),
-    Format(MEMORY_PLOT, "report", ".png", f"{_REPORT}.memory_plot:image", ("view", "plot_format", "top"),
-           choice=False),
-    Format(PNGS, "report", ".png", f"{_REPORT}.plot:pngs", ("view",), choice=False),
-    Format("table", "compare", ".txt", f"{_COMPARE}.table:comparison_text", ("comparison", "width")),
-    Format("json", "compare", ".json", f"{_COMPARE}.json:comparison_json", ("comparison",)),
-    Format("markdown", "compare", "-compare.md", f"{_COMPARE}.markdown:comparison_markdown", ("comparison", "image"),
-           to_file=True, plots=PNGS),
-    Format("html", "compare", "-compare.html", f"{_COMPARE}.html:comparison_html", ("comparison", "normalize"),
-           to_file=True, inline=True),
-    Format(PLOT, "compare", ".png", f"{_COMPARE}.plot:comparison_plot", ("comparison", "plot_format", "normalize"),
-           choice=False),
-    Format(PNGS, "compare", ".png", f"{_COMPARE}.plot:pngs", ("comparison", "normalize"), choice=False),
-    Format("table", "diff", ".txt", f"{_COMPARE}.table:diff_text", ("result", "width")),
-    Format("json", "diff", ".json", f"{_COMPARE}.json:diff_json", ("result",)),
-    Format("markdown", "diff", ".md", f"{_COMPARE}.markdown:diff_markdown", ("result",)),
-    Format("table", "summary", ".txt", f"{_COMPARE}.table:summary_text", ("summaries", "width")),
-    Format("json", "summary", ".json", f"{_COMPARE}.json:summary_json", ("summaries", "top", "left_out")),
-    Format(PLOT, "summary", ".png", f"{_COMPARE}.plot:summary_plot", ("summaries", "plot_format"), choice=False),
-    Format("table", "project", ".txt", f"{_COMPARE}.table:projection_text", ("comparison", "width")),
-    Format("json", "project", ".json", f"{_COMPARE}.json:projection_json", ("comparison",)),
-    Format("table", "timeline", ".txt", f"{_TIMELINE}.text:render_table", ("timelines", "top", "width")),
-    Format("json", "timeline", ".json", f"{_TIMELINE}.json:render", ("timelines",)),
-    Format("csv", "timeline", ".csv", f"{_TIMELINE}.text:render_csv", ("timelines",)),
-    Format("markdown", "timeline", "-timeline.md", f"{_TIMELINE}.text:render_markdown", ("timelines", "top"),
-           to_file=True),
-    Format("html", "timeline", "-timeline.html", f"{_TIMELINE}.html:render", ("timelines", "top"), to_file=True,
-           inline=True),
-    Format(PLOT, "timeline", ".png", f"{_TIMELINE}.plot:draw", ("timelines", "plot_format", "top"), choice=False),
-    Format("table", "realtime", ".txt", f"{_TIMELINE}.realtime:render_table", ("view", "top", "width")),
-    Format("json", "realtime", ".json", f"{_TIMELINE}.realtime:render_json", ("view",)),
+    Format("table", ReportDocument, ".txt", _report_table),
+    Format("json", ReportDocument, ".json", _report_json, every_launch=True),
+    Format("markdown", ReportDocument, ".md", _report_markdown, to_file=True, plots=PNGS),
+    Format("html", ReportDocument, ".html", _report_html, to_file=True, inline=True),
+    Format("csv", ReportDocument, ".csv", _report_csv, every_launch=True),
+    Format(PLOT, ReportDocument, ".png", _report_plot, choice=False),
+    Format(INSTRUCTION_PLOT, ReportDocument, ".png", _report_instruction_plot, choice=False),
+    Format(MEMORY_PLOT, ReportDocument, ".png", _report_memory_plot, choice=False),
+    Format(PNGS, ReportDocument, ".png", _report_pngs, choice=False),
+    Format("table", CompareDocument, ".txt", _compare_table),
+    Format("json", CompareDocument, ".json", _compare_json),
+    Format("markdown", CompareDocument, "-compare.md", _compare_markdown, to_file=True, plots=PNGS),
+    Format("html", CompareDocument, "-compare.html", _compare_html, to_file=True, inline=True),
+    Format(PLOT, CompareDocument, ".png", _compare_plot, choice=False),
+    Format(PNGS, CompareDocument, ".png", _compare_pngs, choice=False),
+    Format("table", DiffDocument, ".txt", _diff_table),
+    Format("json", DiffDocument, ".json", _diff_json),
+    Format("markdown", DiffDocument, ".md", _diff_markdown),
+    Format("table", SummaryDocument, ".txt", _summary_table),
+    Format("json", SummaryDocument, ".json", _summary_json),
+    Format(PLOT, SummaryDocument, ".png", _summary_plot, choice=False),
+    Format("table", ProjectDocument, ".txt", _project_table),
+    Format("json", ProjectDocument, ".json", _project_json),
+    Format("table", TimelineDocument, ".txt", _timeline_table),
+    Format("json", TimelineDocument, ".json", _timeline_json),
+    Format("csv", TimelineDocument, ".csv", _timeline_csv),
+    Format("markdown", TimelineDocument, "-timeline.md", _timeline_markdown, to_file=True),
+    Format("html", TimelineDocument, "-timeline.html", _timeline_html, to_file=True, inline=True),
+    Format(PLOT, TimelineDocument, ".png", _timeline_plot, choice=False),
+    Format("table", RealtimeDocument, ".txt", _realtime_table),
+    Format("json", RealtimeDocument, ".json", _realtime_json),
 )
 
 

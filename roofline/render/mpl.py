@@ -101,6 +101,11 @@ def decade_label(value: float, _position: object = None) -> str:
     return f"{value:g}" if 0.001 <= value < 1e4 else si(value, digits=3) if value >= 1e4 else f"{value:.0e}"
 
 
+def log_steps(start: float, decades: float, count: int) -> list[float]:
+    """``count`` positions on a log axis from ``start``, ``decades`` apart: candidate spots for a label."""
+    return [start * 10 ** (decades * k) for k in range(count)]
+
+
 def middle(text: str, width: int) -> str:
     """``text`` as a plot draws it (``names.plot_text``), its middle cut to fit ``width`` characters."""
     return middle_cut(plot_text(text), width)

@@ -18,44 +18,24 @@ CHOICES = {"report": ("table", "json", "markdown", "html", "csv"), "compare": ("
            "timeline": ("table", "json", "csv", "markdown", "html"), "realtime": ("table", "json")}
 
 
-def types_in(module: object) -> dict[str, object]:
-    """The names annotations may use: the module's own and the result types the registry's modules import only
-    for type checking."""
-    from roofline.analysis.launches import ReportAnalysis
-    from roofline.analysis.timeline import TimelineSet
-    from roofline.analysis.view import LeftOut, ReportSetView, ReportView
-    from roofline.compare.pairing import Comparison
-    from roofline.compare.ranking import AppSummary
-    from roofline.compare.realtime import RealTimeView
-    from roofline.compare.regression import DiffResult
-    from roofline.render.mpl import PlotFormat
-
-    return {**vars(module), "ReportAnalysis": ReportAnalysis, "TimelineSet": TimelineSet, "ReportView": ReportView,
-            "ReportSetView": ReportSetView, "Comparison": Comparison, "AppSummary": AppSummary,
-            "RealTimeView": RealTimeView, "DiffResult": DiffResult, "PlotFormat": PlotFormat, "LeftOut": LeftOut}
-
-
-def field_types(document: type) -> dict[str, object]:
-    """A document's fields and properties with their types, resolved."""
-    names = types_in(base)
-    hints = typing.get_type_hints(document, names)
-    properties = {name: typing.get_type_hints(member.fget, names)["return"]
-                  for name, member in vars(document).items() if isinstance(member, property)}
-    return {**hints, **properties, "plot_format": typing.get_type_hints(base.render_image, names)["plot_format"]}
-
-
 @pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: f"{f.kind}-{f.name}")
-def test_each_renderer_takes_the_document_fields_it_names(fmt: base.Format) -> None:
-    """The typed contract: the renderer's positional parameters are the named fields, in order, of the same types
-    (its further parameters have defaults), so a renderer cannot ask a document for what its kind does not hold."""
-    function = fmt.function()
-    types = field_types(DOCUMENTS[fmt.kind])
-    params = list(inspect.signature(function).parameters.values())
-    hints = typing.get_type_hints(function, types_in(inspect.getmodule(function)))
-    assert len(params) >= len(fmt.fields) and all(p.default is not p.empty for p in params[len(fmt.fields):])
-    for name, param in zip(fmt.fields, params, strict=False):
-        assert name in types, f"{fmt.renderer}: {DOCUMENTS[fmt.kind].__name__} has no {name}"
-        assert hints[param.name] == types[name], f"{fmt.renderer}({param.name}) is not the document's {name}"
+def test_each_renderer_takes_the_document_type_it_is_registered_by(fmt: base.Format) -> None:
+    """The typed contract: a format's renderer takes a document of the type the format is registered by (mypy checks
+    that the renderer hands its module's function the document's fields of the types it takes)."""
+    hints = typing.get_type_hints(fmt.renderer, vars(base) | {"PlotFormat": object})
+    first = next(iter(inspect.signature(fmt.renderer).parameters))
+    assert hints[first] is fmt.document and DOCUMENTS[fmt.kind] is fmt.document
+
+
+def test_no_renderer_module_is_imported_before_a_format_renders() -> None:
+    """The registry names its renderers without importing them: the command line starts without them."""
+    import subprocess
+    import sys
+
+    code = ("import sys, roofline.render.base; print(sorted(m for m in sys.modules if m.startswith("
+            "('roofline.render.report', 'roofline.render.compare', 'roofline.render.timeline', 'matplotlib'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
 
 
 def test_every_kind_has_its_document_and_its_formats() -> None:

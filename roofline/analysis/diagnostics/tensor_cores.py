@@ -18,6 +18,7 @@ from msgspec.structs import replace
 from roofline.analysis.libraries import matmul_name
 from roofline.analysis.results import LaunchAnalysis, TensorCores, TensorRoof, TensorStatus, Value
 from roofline.core.model import Device
+from roofline.core.thresholds import MATMUL_MIN_FMA_SHARE, MATMUL_MIN_INTENSITY, TENSOR_ACTIVE_PCT, TENSOR_NO_GAIN_RATIO
 from roofline.core.units import si
 from roofline.ncu import metrics as m
 
@@ -29,15 +30,6 @@ NOT_USED: Final = "not used"
 NEGLIGIBLE: Final = "negligible"
 NO_TENSOR_CORES: Final = "no Tensor Cores"
 NOT_MEASURED: Final = "not measured"
-ACTIVE_PCT = 1.0  # tensor pipe activity (percent of peak) below which a launch is not counted as a user
-# A kernel looks like a matrix multiply by name (roofline.analysis.libraries.matmul_name), or by instruction mix and
-# reuse together: nearly all of its FLOPs are FMAs AND it reuses the data it loads at every memory level, L1
-# included (FLOP per byte at least MIX_MIN_INTENSITY at DRAM, L2 and L1, far above streaming kernels' 0.1-2).
-# The FMA share alone is no sign: a linspace or a polynomial is all FMAs too, and a kernel that only writes
-# (its stores still in L2) shows a high FLOP per DRAM byte without reusing anything.
-MIX_MIN_FMA_SHARE = 0.95
-MIX_MIN_INTENSITY = 8.0
-NO_GAIN_RATIO = 1.05  # a tensor roof within 5% of the CUDA-core roof gains nothing
 TENSOR_TYPE_FOR = {"fp64": "fp64", "fp32": "tf32", "fp16": "fp16"}  # the Tensor Core type for CUDA-core math
 FAMILY_NAMES = {"hmma": "HMMA", "imma": "IMMA", "dmma": "DMMA", "gmma": "GMMA"}
 FAMILY_TYPES = {"hmma": "FP16/BF16/TF32", "imma": "INT8/INT4", "dmma": "FP64", "gmma": "Hopper warpgroup MMA"}
@@ -213,7 +205,7 @@ def _status(tensor: float | None, families: Mapping[str, float], active: float |
     if not readings:
         return NOT_USED if tensor == 0.0 else NOT_MEASURED
     mma = [families.get("imma"), families.get("gmma")] if tensor == 0.0 else readings
-    if max((v for v in mma if v is not None), default=0.0) >= ACTIVE_PCT:
+    if max((v for v in mma if v is not None), default=0.0) >= TENSOR_ACTIVE_PCT:
         return USED
     return NEGLIGIBLE if max(readings) > 0 and tensor is None else NOT_USED
 
@@ -243,8 +235,8 @@ def _matmul_like(analysis: LaunchAnalysis) -> str:
     share = _fma_share(analysis, precision)
     reuse = {level: analysis.intensity[level].value for level in ("dram", "l2", "l1")}
     measured = {level: v for level, v in reuse.items() if v is not None}
-    if (share is None or share < MIX_MIN_FMA_SHARE or "l1" not in measured
-            or min(measured.values()) < MIX_MIN_INTENSITY):
+    if (share is None or share < MATMUL_MIN_FMA_SHARE or "l1" not in measured
+            or min(measured.values()) < MATMUL_MIN_INTENSITY):
         return ""
     levels = ", ".join(f"{v:.3g} per {level.upper()} byte" for level, v in measured.items())
     return f"instruction mix: {100 * share:.0f}% of its {precision.upper()} FLOPs are FMAs, at {levels}"
@@ -300,7 +292,7 @@ def _status_line(t: TensorCores) -> str:
                          for f, v in t.families.items() if v > 0)
         return "uses Tensor Cores" + (f": {fams}" if fams else "") + (f"; {pipe}" if pipe else "")
     if t.status == NEGLIGIBLE:
-        return f"Tensor Core activity negligible ({pipe}; below {ACTIVE_PCT:g}% counts as not used)"
+        return f"Tensor Core activity negligible ({pipe}; below {TENSOR_ACTIVE_PCT:g}% counts as not used)"
     return "does not use Tensor Cores" + (f" ({pipe})" if pipe else "")
 
 
@@ -356,7 +348,7 @@ def _warning(t: TensorCores, analysis: LaunchAnalysis, arch: TensorArch | None, 
     at = f" at {util:.1f}% of the {name} roof" if util is not None else ""
     warning = (f"looks like a matrix multiply ({t.matmul_like}) but its {flops} of {name} math ran on the CUDA cores "
                f"({pipe}); {arch.name} Tensor Cores take {offer}{ratio}")
-    if gain is not None and gain < NO_GAIN_RATIO:
+    if gain is not None and gain < TENSOR_NO_GAIN_RATIO:
         alternative = f"only FP16/BF16 inputs would gain ({half:.3g}x), if the accuracy allows" if half else \
             "Tensor Cores would not raise its ceiling"
         return warning, (f"On this GPU {offer} Tensor Cores run no faster than the {name} CUDA cores ({gain:.3g}x): "
@@ -374,7 +366,7 @@ def _roof_ratio(analysis: LaunchAnalysis, precision: str, device: Device,
     for tensor, core, basis in _peak_pairs(analysis, precision, device, spec, wanted):
         if tensor and core:
             fp16 = spec.peaks.get("tensor_fp16") if spec is not None and wanted == "tf32" else None
-            half = fp16 / core if fp16 and tensor / core < NO_GAIN_RATIO else None
+            half = fp16 / core if fp16 and tensor / core < TENSOR_NO_GAIN_RATIO else None
             note = f"; FP16/BF16 inputs would reach {si(fp16, 'FLOP/s')}" if half else ""
             return _ratio_text(wanted, tensor, precision, core, basis) + note, tensor / core, half
     return "", None, None

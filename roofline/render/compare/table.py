@@ -22,6 +22,7 @@ from roofline.compare.ranking import RECOVERABLE_COUNTS, AppSummary
 from roofline.compare.regression import DiffResult, Verdict
 from roofline.core.kernel_names import KernelName
 from roofline.core.labels import NAMES, letter
+from roofline.core.resources import Resource
 from roofline.core.units import counted, pct, ratio, seconds, si
 from roofline.render.names import bound_word, group_name
 from roofline.render.terminal import Cell, Chain, add_rows, escape, plain_table, record, warning_lines
@@ -371,8 +372,8 @@ def _resource(key: str | None) -> str:
     """A resource or what decided a work check, short: "DRAM", "FP32", "inst.", "FLOPs", "threads", "launch"."""
     if key is None:
         return "n/a"
-    group, _, which = key.partition(".")
-    return NAMES[which] if which else {"instructions": "inst.", "flops": "FLOPs"}.get(group, group)
+    r = Resource.of(key)
+    return NAMES[r.name] if r.name else {"instructions": "inst.", "flops": "FLOPs"}.get(r.kind, r.kind)
 
 
 def projection_text(c: Comparison, width: int = 80) -> str:

@@ -86,10 +86,10 @@ def page(blocks: Sequence[Block]) -> str:
 
 
 def _sections(blocks: Sequence[Block]) -> list[str]:
-    """Blocks as HTML, each kernel's blocks wrapped in a <section> (a kernel heading starts with its rank)."""
+    """Blocks as HTML, each kernel's blocks (from its heading, ``Block.kernel``) wrapped in a <section>."""
     out, open_section = [], False
     for b in blocks:
-        starts_kernel = b.kind == "h3" and b.text[:1].isdigit()
+        starts_kernel = b.kernel
         if open_section and (starts_kernel or b.kind in ("h2", "h3")):
             out.append("</section>")
             open_section = False

@@ -62,6 +62,7 @@ class Block:
     plot: PlotData | None = None  # plot: the data (HTML draws it); text: the Markdown image line
     anchor: str = ""  # a kernel heading: the id of its section, which the plot's points link to
     links: tuple[tuple[str, str], ...] = ()  # plot: (kernel name, "#anchor") of the kernels with a section
+    kernel: bool = False  # a kernel's heading: its section (HTML) starts here
 
 
 def render(view: ReportSetView, images: Sequence[str] = ()) -> str:
@@ -249,12 +250,13 @@ def kernel_blocks(rank: int, advised: AdvisedKernel, anchor: str = "") -> list[B
     which = (f"; figures below are for its longest launch ({k.launch.key}, {seconds(k.duration_s.value)})"
              if len(g.launches) > 1 else "")
     label = group_name(g.name, g.functions, g.by).fit(NAME_CHARS)  # the short name, then the full one
-    blocks = [Block("h3", f"{rank}. `{cell(label)}`", anchor=anchor)]
+    blocks = [Block("h3", f"{rank}. `{cell(label)}`", anchor=anchor, kernel=True)]
     if k.launch.demangled_name and k.launch.demangled_name != label:
         blocks.append(Block("p", f"demangled: `{cell(k.launch.demangled_name)}`"))
     blocks += [Block("p", f"{counted(len(g.launches), 'launch')}, {seconds(g.total_s)} ({share} of the profiled time), "
                           f"recoverable {seconds(g.recoverable_s)}{_gain_text(advised)}{which}."),
-               Block("p", verdict_text(k, advised.verdict_detail)), position_table(k), Block("p", roof_text(advised))]
+               Block("p", verdict_text(k, advised.verdict_detail)), position_table(k, advised.l2_all_traffic_per_s),
+               Block("p", roof_text(advised))]
     blocks += [Block("note", f"{note}.") for note in (*advised.notes, *map(inverted_level_text, k.inverted_levels))]
     blocks += [Block("warn", flag) for flag in k.flags]
     waits = stall_items(k, dict(advised.stall_names))
@@ -284,8 +286,9 @@ def advice_line(item: Advice) -> str:
     return f"**{estimate_text(item)}**: {item.text}{cited(item)} (when: {item.condition}{bound})"
 
 
-def position_table(analysis: LaunchAnalysis) -> Block:
-    """Achieved rate, roof and percent of roof per used precision and per memory level."""
+def position_table(analysis: LaunchAnalysis, l2_all_traffic_per_s: float | None = None) -> Block:
+    """Achieved rate, roof and percent of roof per used precision and per memory level, and the L2 rate at all
+    traffic where the L2 bytes count another definition (the view's)."""
     c = analysis.ceilings.get(analysis.roof.ceilings)
     util, rows = analysis.roof.utilization_pct, []
     for p in PRECISIONS:
@@ -296,9 +299,8 @@ def position_table(analysis: LaunchAnalysis) -> Block:
     for level in LEVELS:
         rows.append((NAMES[level], si(analysis.bytes_per_s[level].value, "B/s"), si(_roof(c, level), "B/s"),
                      pct(util.get(level)), ratio(analysis.intensity[level].value)))
-    total, duration = analysis.l2_total_bytes.value, analysis.duration_s.value
-    if total is not None and duration and analysis.l2_total_bytes.via != analysis.bytes["l2"].via:
-        rows.append(("L2, all traffic (stores included)", si(total / duration, "B/s"), "", "", ""))
+    if l2_all_traffic_per_s is not None:
+        rows.append(("L2, all traffic (stores included)", si(l2_all_traffic_per_s, "B/s"), "", "", ""))
     name = analysis.roof.ceilings
     return Block("table", header=("", "achieved", f"roof ({name})", "% of roof", "FLOP/byte"), rows=tuple(rows),
                  numeric=(False, True, True, True, True))
@@ -415,7 +417,7 @@ def instruction_items(launch_analysis: LaunchAnalysis) -> tuple[str, ...]:
         lines = [f"warp instructions not measured: {r.warp_gips.reason}"]
     else:
         peak = r.peak_warp_gips.value
-        share = (f", {pct(100 * r.warp_gips.value / peak)} of the issue peak ({ratio(peak)} GIPS)" if peak
+        share = (f", {pct(r.issue_pct.value)} of the issue peak ({ratio(peak)} GIPS)" if peak
                  else f" (no issue peak: {r.peak_warp_gips.reason})")
         threads = r.thread_gips_per_32.value
         per_32 = f"{ratio(threads)} GIPS" if threads is not None else f"not measured ({r.thread_gips_per_32.reason})"

@@ -25,10 +25,11 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from roofline.analysis.kernels import KernelStats
-from roofline.analysis.launches import KernelGroup, Launches, ReportAnalysis
-from roofline.analysis.view import ReportSetView, ReportView
+from roofline.analysis.launches import KernelGroup, ReportAnalysis
+from roofline.analysis.view import PooledPoints, ReportSetView, ReportView
 from roofline.core.labels import LEGEND_KERNELS, NAMES
-from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet
+from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet, memory_roof, roof_intensity
+from roofline.core.thresholds import BANDWIDTH_VIEW_SHARE
 from roofline.core.units import counted, pct, ratio, si
 from roofline.render.mpl import (
     NOTE_FONT,
@@ -38,6 +39,7 @@ from roofline.render.mpl import (
     figure,
     freeze_layout,
     log_axes,
+    log_steps,
     middle,
     svg_element,
     to_bytes,
@@ -57,7 +59,6 @@ MIN_AREA, MAX_AREA = 40.0, 100.0  # DRAM marker area (pt^2) of a kernel with no 
 LEVEL_SCALE = {"dram": 1.0, "l2": 0.62, "l1": 0.36}  # smaller and drawn later further in: coinciding levels nest
 LABEL_CHARS = 34  # kernel name length in the legend; longer names are cut in the middle and keyed under the axes
 KEY_CHARS = 200  # a full name in the key (templated C++ names can run to thousands of characters)
-BANDWIDTH_VIEW_SHARE = 0.5  # the bandwidth panel is drawn when more of the time than this is in FLOP-less kernels
 NO_ROOF = "no roof for this level"
 
 
@@ -167,14 +168,12 @@ def plot_data(views: Sequence[ReportView], top: int = LEGEND_KERNELS,
 def report_panels(v: ReportView, top: int, source: CeilingSet) -> list[Panel]:
     """One report's panels against the ``source`` ceilings: the roofline, the bandwidth view, or both."""
     a = v.analysis
-    sets = v.ceilings
-    chosen = sets.get(source)
-    fallback = sets.get("measured-clock") if source != "measured-clock" else None
-    level_roofs = _level_roofs(chosen, fallback)
+    chosen = v.ceilings.get(source)
+    level_roofs = _level_roofs(v, source)
     series: list[KernelSeries] = []
     why_not: dict[str, str] = {}
-    for number, (group, stats) in enumerate(zip(a.groups, v.pooled, strict=True), 1):
-        s, why = kernel_series(group, stats, number, level_roofs)
+    for number, (group, stats, pooled) in enumerate(zip(a.groups, v.pooled, v.points, strict=True), 1):
+        s, why = kernel_series(group, stats, pooled, number, source)
         if s is not None:
             series.append(s if number <= top else replace(s, color=-1))
         why_not[_label(group)] = why
@@ -209,34 +208,23 @@ def _panel(analysis: ReportAnalysis, kind: PanelKind, source: CeilingSet, chosen
     return replace(p, notes=tuple(notes))
 
 
-def kernel_series(group: KernelGroup, stats: KernelStats | None, number: int = 1,
-                  roofs: Mapping[str, MemoryRoof] | None = None) -> tuple[KernelSeries | None, str]:
-    """A kernel's points: per level, its timed launches pooled (``stats``, the view's: summed FLOPs over summed
-    bytes and over summed time; None when no launch has a time), each against ``roofs`` of its level; and why it
-    has no place on the FLOP roofline (one of the NO_* reasons; "" when it has one)."""
-    if stats is None:
+def kernel_series(group: KernelGroup, stats: KernelStats | None, pooled: PooledPoints | None, number: int = 1,
+                  source: CeilingSet = "measured-clock") -> tuple[KernelSeries | None, str]:
+    """A kernel's points (the view's ``pooled``: its timed launches pooled, level by level, each against the roof of
+    its level for ``source``); and why it has no place on the FLOP roofline (one of the NO_* reasons; "" when it
+    has one)."""
+    if stats is None or pooled is None:
         return None, NO_DURATION
     timed = group.launches.where(group.launches.times != 0)
-    known = [v.value for v in stats.flop_per_s.values() if v.value is not None]
-    rate = sum(known) if known else None
-    points = []
-    for level in LEVELS:
-        moved = stats.bytes_per_s[level].value
-        if not moved:
-            continue
-        roof = (roofs or {}).get(level)
-        x = stats.intensity[level].value if rate else None
-        points.append(KernelPoint(level, x, rate or None, moved, 100.0 * moved / roof.bytes_per_s if roof else None))
-    total_l2 = _l2_total_point(timed, stats.bytes_per_s["l2"].value, rate)
-    points += [total_l2] if total_l2 is not None else []
-    points.sort(key=lambda pt: LEVELS.index(pt.level))  # joined in the hierarchy's order: DRAM, L2, L1
+    points = tuple(KernelPoint(pt.level, pt.intensity, pt.flop_per_s, pt.bytes_per_s, pt.roof_pct.get(source))
+                   for pt in pooled.points)
     used = tuple(p for p in PRECISIONS if stats.flops[p].value)
     launch = timed[0].launch.key if len(group.launches) == 1 else f"{len(group.launches)} launches"
     notes = tuple(dict.fromkeys(inverted_level_text(level) for k in timed for level in k.inverted_levels))
-    notes += (L2_TOTAL_NOTE,) if total_l2 is not None else ()
-    series = KernelSeries(_label(group), number, len(group.launches), launch, group.time_share, tuple(points), used,
+    notes += (L2_TOTAL_NOTE,) if any(pt.all_traffic for pt in pooled.points) else ()
+    series = KernelSeries(_label(group), number, len(group.launches), launch, group.time_share, points, used,
                           stats.roof.pct_of_roof, stats.verdict.bound, level_notes=notes)
-    if rate is None:
+    if pooled.flop_per_s is None:
         return series if points else None, NO_FLOPS_MEASURED
     if not points:
         return None, NO_BYTES
@@ -248,28 +236,9 @@ def _label(g: KernelGroup) -> str:
     return short_group_name(g.name, g.functions, g.by)
 
 
-def _l2_total_point(timed: Launches, one_way: float | None, rate: float | None) -> KernelPoint | None:
-    """Where the L2 definition of the report counts no bytes (a kernel that only stores, counted by loads) but all
-    L2 traffic is known: the L2 point at all traffic, hollow (that roof counts the other definition)."""
-    totals = [k.l2_total_bytes.value for k in timed]
-    seconds_ = [k.duration_s.value for k in timed]
-    if one_way or any(t is None for t in totals) or not all(seconds_) or not sum(t or 0.0 for t in totals):
-        return None
-    moved, flops = sum(t or 0.0 for t in totals), sum(k.total_flops or 0.0 for k in timed)
-    return KernelPoint("l2", flops / moved if rate else None, rate or None, moved / sum(s or 0.0 for s in seconds_),
-                       None)
-
-
-def _level_roofs(c: Ceilings | None, fallback: Ceilings | None) -> dict[str, MemoryRoof]:
+def _level_roofs(v: ReportView, source: CeilingSet) -> dict[str, MemoryRoof]:
     """Each level's roof: the chosen set's bandwidth, else the measured-clock one (drawn and labelled as such)."""
-    roofs = {}
-    for level in LEVELS:
-        for ceilings in (c, fallback):
-            bandwidth = ceilings.bytes_per_s[level] if ceilings is not None else None
-            if ceilings is not None and bandwidth:
-                roofs[level] = MemoryRoof(level, bandwidth, ceilings.source)
-                break
-    return roofs
+    return {level: MemoryRoof(level, *roof) for level, roof in v.level_roofs.get(source, {}).items()}
 
 
 def _roofs(level_roofs: Mapping[str, MemoryRoof], measured: set[str]) -> tuple[MemoryRoof, ...]:
@@ -291,7 +260,7 @@ def _ceilings(c: Ceilings | None, placed: list[KernelSeries],
             same.setdefault(peak, []).append(p)
     out = []
     for peak, precisions in same.items():
-        ridges = {r.level: peak / r.bytes_per_s for r in roofs}
+        ridges = {r.level: roof_intensity(peak, r.bytes_per_s) for r in roofs}
         names = ", ".join(NAMES[p] + (f" ({c.tensor_dtype.upper()})" if p == "tensor" and c.tensor_dtype else "")
                           for p in precisions)
         ridge = f", DRAM ridge {ridges['dram']:.3g} FLOP/B" if "dram" in ridges else ""
@@ -486,12 +455,13 @@ def _draw_roofline(ax: Axes, p: Panel, index: int, links: Mapping[str, str]) -> 
     top = max((c.flop_per_s for c in p.ceilings), default=None)
     fastest = max((r.bytes_per_s for r in p.roofs), default=None)
     for roof in p.roofs:
-        x_end = top / roof.bytes_per_s if top else x_hi
+        x_end = roof_intensity(top, roof.bytes_per_s) if top else x_hi
         measured = roof.source != p.ceilings_used
-        ax.plot([x_lo, x_end], [roof.bytes_per_s * x_lo, roof.bytes_per_s * x_end], color=ROOF_COLOR, lw=1.4,
+        ax.plot([x_lo, x_end], [memory_roof(roof.bytes_per_s, x_lo), memory_roof(roof.bytes_per_s, x_end)],
+                color=ROOF_COLOR, lw=1.4,
                 ls=MEASURED_STYLE if measured else "-", alpha=0.6 if measured else 1.0, zorder=2)
     for c in p.ceilings:
-        x_start = c.flop_per_s / fastest if fastest else x_lo
+        x_start = roof_intensity(c.flop_per_s, fastest) if fastest else x_lo
         ax.plot([x_start, x_hi], [c.flop_per_s] * 2, color=ROOF_COLOR, lw=1.4, ls=CEILING_STYLES[c.precision], zorder=2)
         if "dram" in c.ridges:
             ax.plot([c.ridges["dram"]], [c.flop_per_s], marker="D", ms=3.5, color=ROOF_COLOR, zorder=3)
@@ -510,8 +480,8 @@ def limits(p: Panel) -> tuple[tuple[float, float], tuple[float, float]]:
     xs = [pt.intensity for pt in points if pt.intensity] + ridges + [30 * r for r in ridges]
     ys = [pt.flop_per_s for pt in points if pt.flop_per_s] + [c.flop_per_s for c in p.ceilings]
     x_lo, x_hi = _widen(min(xs, default=1e-2) / 4, max(xs, default=1e2) * 4)
-    bottom = [y / 6 for y in ys[:len(points)]] + [r.bytes_per_s * x_lo for r in p.roofs]
-    label_room = [r.bytes_per_s * x_lo * 10 for r in p.roofs]  # a rotated roof label spans about a decade
+    bottom = [y / 6 for y in ys[:len(points)]] + [memory_roof(r.bytes_per_s, x_lo) for r in p.roofs]
+    label_room = [memory_roof(r.bytes_per_s, x_lo) * 10 for r in p.roofs]  # a rotated roof label spans about a decade
     y_hi = max(ys + label_room, default=1e12) * 3
     return (x_lo, x_hi), _widen(min(bottom, default=y_hi / 1e4), y_hi, keep_top=True)
 
@@ -643,18 +613,19 @@ def _label_roofline(ax: Axes, p: Panel, placer: LabelPlacer, skip: set[str]) -> 
     failed = []
     style = {"fontsize": ROOF_FONT, "color": ROOF_COLOR}
     for c in sorted(p.ceilings, key=lambda c: -c.flop_per_s):
-        spots = [{"xy": (x_hi / 1.1 / 10 ** (0.4 * k), c.flop_per_s * f), "va": va} for k in range(6)
-                 for f, va in ((1.07, "bottom"), (1 / 1.07, "top"))]
+        spots = [{"xy": (x_hi / 1.1 / 10 ** (0.4 * k), y), "va": va} for k in range(6)
+                 for y, va in ((c.flop_per_s * 1.07, "bottom"), (c.flop_per_s / 1.07, "top"))]
         if c.label in skip or placer.place(ax, c.label, spots, ha="right", **style) is None:
             failed.append(c.label)
     for roof in p.roofs:
         label = _roof_label(p, roof)
-        x_end = top / roof.bytes_per_s if top else x_hi
-        x0 = max(x_lo * 1.4, y_lo * 2.5 / roof.bytes_per_s)
-        xs = [x0 * 10 ** (0.2 * k) for k in range(16) if x0 * 10 ** (0.2 * k) < x_end / 2]
+        x_end = roof_intensity(top, roof.bytes_per_s) if top else x_hi
+        x0 = max(x_lo * 1.4, roof_intensity(y_lo * 2.5, roof.bytes_per_s))
+        xs = [x for x in log_steps(x0, 0.2, 16) if x < x_end / 2]
         angle = _angle(ax, roof.bytes_per_s)
-        spots = [{"xy": (x, roof.bytes_per_s * x * f), "va": va} for x in xs
-                 for f, va in ((1.25, "bottom"), (0.8, "top"))]
+        spots = [{"xy": (x, y), "va": va} for x in xs
+                 for y, va in ((memory_roof(roof.bytes_per_s, x) * 1.25, "bottom"),
+                               (memory_roof(roof.bytes_per_s, x) * 0.8, "top"))]
         if label in skip or placer.place(ax, label, spots, ha="left", rotation=angle, rotation_mode="anchor",
                                          **style) is None:
             failed.append(label)
@@ -673,7 +644,8 @@ def _label_bandwidth(ax: Axes, p: Panel, placer: LabelPlacer, skip: set[str]) ->
     failed = []
     for roof in p.roofs:
         label, i = _roof_label(p, roof), levels.index(roof.level)
-        spots = [{"xy": (i, roof.bytes_per_s * f), "va": va} for f, va in ((1.08, "bottom"), (1 / 1.08, "top"))]
+        spots = [{"xy": (i, y), "va": va} for y, va in ((roof.bytes_per_s * 1.08, "bottom"),
+                                                         (roof.bytes_per_s / 1.08, "top"))]
         if label in skip or placer.place(ax, label, spots, ha="center", fontsize=ROOF_FONT, color=ROOF_COLOR) is None:
             failed.append(label)
     return failed

@@ -8,8 +8,9 @@ import html
 from roofline.analysis.timeline import TimelineSet
 from roofline.render import GENERATOR
 from roofline.render.mpl import svg_element
+from roofline.render.names import visible
 from roofline.render.timeline import plot
-from roofline.render.timeline.text import render_markdown
+from roofline.render.timeline.text import Part, parts
 
 _PAGE = """<!DOCTYPE html>
 <html lang="en">
@@ -34,41 +35,19 @@ th:first-child, td:first-child {{ text-align: left; }}
 
 
 def render(doc: TimelineSet, top: int = 0) -> str:
-    return _PAGE.format(generator=html.escape(GENERATOR), body="\n".join(_blocks(render_markdown(doc, top))),
+    body = "\n".join(line for part in parts(doc, top) for line in _html(part))
+    return _PAGE.format(generator=html.escape(GENERATOR), body=body,
                         svg=svg_element(plot.draw(doc, "svg", top, mark=False)))
 
 
-def _blocks(markdown: str) -> list[str]:
-    """The Markdown document's headings, lists, tables and notes as HTML (it uses no other markup)."""
-    out: list[str] = []
-    for line in markdown.splitlines():
-        text = html.escape(line.replace("\\", ""))
-        if line.startswith("#"):
-            level = len(line) - len(line.lstrip("#"))
-            out.append(f"<h{level}>{text[level + 1:]}</h{level}>")
-        elif line.startswith("|---"):
-            continue
-        elif line.startswith("| "):
-            cells = [html.escape(c.strip().replace("\\", "")) for c in line.strip("|").split(" | ")]
-            tag = "th" if not out or not out[-1].startswith("<tr") else "td"
-            out.append("<tr>" + "".join(f"<{tag}>{c}</{tag}>" for c in cells) + "</tr>")
-        elif line.startswith("- "):
-            out.append(f"<p>{text[2:]}</p>")
-        elif line:
-            out.append(f"<p>{text}</p>")
-        else:
-            out.append("")  # a blank line ends a table: the next one starts its own
-    return [line for line in _tables(out) if line]
-
-
-def _tables(lines: list[str]) -> list[str]:
-    """Wrap each run of table rows in a <table>."""
-    out: list[str] = []
-    inside = False
-    for line in lines:
-        row = line.startswith("<tr")
-        if row != inside:
-            out.append("<table>" if row else "</table>")
-            inside = row
-        out.append(line)
-    return out + (["</table>"] if inside else [])
+def _html(part: Part) -> list[str]:
+    """A part as HTML lines: a table (its first row of header cells), a heading, an item or a note as a paragraph;
+    nothing for a blank line."""
+    if part.kind == "table":
+        head = "<tr>" + "".join(f"<th>{html.escape(c.strip())}</th>" for c in part.columns) + "</tr>"
+        rows = ("<tr>" + "".join(f"<td>{html.escape(visible(c).strip())}</td>" for c in row) + "</tr>"
+                for row in part.rows)
+        return ["<table>", head, *rows, "</table>"]
+    if part.kind in ("h1", "h2"):
+        return [f"<{part.kind}>{html.escape(part.plain)}</{part.kind}>"]
+    return [f"<p>{html.escape(part.plain)}</p>"] if part.kind != "blank" and part.plain else []

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from roofline.analysis.timeline import TimelineSet
-from roofline.core.units import pct, seconds
+from roofline.core.units import seconds, share_pct
 from roofline.render.mpl import PlotFormat, figure, middle, to_bytes
 from roofline.render.timeline import work
 from roofline.render.timeline.text import shown_names
@@ -51,8 +51,8 @@ def build(doc: TimelineSet, top: int = 0) -> Figure:
         ax.barh(list(ys), [k.total_s * 1e3 for k in kernels], color="#4a86c8")
         ax.set_yticks(list(ys), shown_names(t, kernels, NAME_CHARS), fontsize=8)
         ax.invert_yaxis()
-        for y, k in zip(ys, kernels, strict=True):
-            ax.annotate(f" {pct(t.share(k) * 100)}, {k.count}x, median {seconds(k.median_s)}",
+        for y, k, share in zip(ys, kernels, t.shares, strict=False):
+            ax.annotate(f" {share_pct(share)}, {k.count}x, median {seconds(k.median_s)}",
                         (k.total_s * 1e3, y), va="center", fontsize=7)
         ax.set_xlabel("total GPU time (ms)" + (", one axis for all files" if len(doc.timelines) > 1 else ""))
         ax.set_xlim(0, longest * ROOM_FOR_LABELS or 1.0)
@@ -65,7 +65,7 @@ def _ranks(ax: Axes, doc: TimelineSet) -> None:
     """Each rank's GPU busy time and the rest of its span (idle), on one axis; outliers named."""
     ys = list(range(len(doc.ranks)))
     busy = [r.busy_s * 1e3 for r in doc.ranks]
-    idle = [max(r.span_s - r.busy_s, 0.0) * 1e3 for r in doc.ranks]
+    idle = [r.idle_s * 1e3 for r in doc.ranks]
     ax.barh(ys, busy, color="#4a86c8", label="GPU busy")
     ax.barh(ys, idle, left=busy, color="#d5dbe3", label="idle (rest of the span)")
     ax.set_yticks(ys, [f"rank {r.rank}: {middle(r.path.rsplit('/', 1)[-1], 40)}" for r in doc.ranks], fontsize=8)

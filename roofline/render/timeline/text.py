@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from roofline.analysis.borrowed import BorrowedWork
 from roofline.analysis.timeline import RankTotal, TimelineSet
 from roofline.core.kernel_names import KernelName, fit_apart, kernel_name
 from roofline.core.thresholds import RANK_OUTLIER_PCT
 from roofline.core.timeline import DeviceTime, KernelTime, Timeline
-from roofline.core.units import counted, pct, seconds, si
+from roofline.core.units import counted, seconds, share_pct, si
 from roofline.render.names import csv_text, markdown_text, visible
 from roofline.render.terminal import add_rows, escape, plain_table, record
 from roofline.render.timeline import work
@@ -44,15 +44,15 @@ def device_lines(t: Timeline) -> list[str]:
     return [line for d in t.devices for line in (
         f"GPU {d.device_id} {d.name or '(not listed)'}: {counted(d.launches, 'launch')}, busy "
         f"{seconds(d.busy_s)} of a {seconds(d.span_s)} span from first kernel start to last kernel end "
-        f"(idle {pct(d.idle_share * 100)})", *idle_lines(d))]
+        f"(idle {share_pct(d.idle_share)})", *idle_lines(d))]
 
 
 def idle_lines(d: DeviceTime) -> list[str]:
     """The idle time's largest causes with their share of it, in one line."""
     if not d.idle_causes or d.idle_s <= 0:
         return []
-    parts = [f"{(CAUSE_WORDS[c.kind] + ' ' + c.detail).strip()} {pct(c.seconds / d.idle_s * 100)}"
-             for c in d.idle_causes[:IDLE_CAUSES_SHOWN]]
+    parts = [f"{(CAUSE_WORDS[c.kind] + ' ' + c.detail).strip()} {share_pct(share)}"
+             for c, share in zip(d.idle_causes[:IDLE_CAUSES_SHOWN], d.cause_shares, strict=False)]
     return [f"  idle {seconds(d.idle_s)}: " + ", ".join(parts)]
 
 
@@ -97,9 +97,10 @@ def shown_names(t: Timeline, kernels: Sequence[KernelTime], width: int) -> list[
 
 def kernel_cells(t: Timeline, top: int, width: int = MARKDOWN_NAME_CHARS) -> list[list[str]]:
     kernels = shown(t, top)
-    return [[str(i), name, str(k.count), seconds(k.total_s), pct(t.share(k) * 100), seconds(k.median_s),
+    return [[str(i), name, str(k.count), seconds(k.total_s), share_pct(share), seconds(k.median_s),
              seconds(k.min_s), seconds(k.max_s)]
-            for i, (k, name) in enumerate(zip(kernels, shown_names(t, kernels, width), strict=True), 1)]
+            for i, (k, name, share) in enumerate(zip(kernels, shown_names(t, kernels, width), t.shares, strict=False),
+                                                 1)]
 
 
 def shown(t: Timeline, top: int) -> tuple[KernelTime, ...]:
@@ -166,65 +167,96 @@ def _print_work(console: Console, w: BorrowedWork) -> None:
         console.print(escape(line), highlight=False)
 
 
+class Part(NamedTuple):
+    """One piece of the Markdown and HTML documents: a heading (h1, h2), a list item (li), a paragraph (p), a table
+    or a blank line; ``text`` as Markdown writes it, ``plain`` as it reads (HTML escapes it); a table's ``columns``
+    and its rows' cells (plain)."""
+
+    kind: Literal["h1", "h2", "li", "p", "table", "blank"]
+    text: str = ""
+    plain: str = ""
+    columns: Sequence[str] = ()
+    rows: Sequence[Sequence[str]] = ()
+
+
+BLANK = Part("blank")
+MARKDOWN_PREFIXES = {"h1": "# ", "h2": "## ", "li": "- "}
+
+
 def render_markdown(doc: TimelineSet, top: int = 0) -> str:
-    return "".join(f"{line}\n" for line in _markdown(doc, top))
+    return "".join(f"{line}\n" for part in parts(doc, top) for line in _markdown(part))
 
 
-def _markdown(doc: TimelineSet, top: int) -> Iterator[str]:
-    yield "# GPU timeline (Nsight Systems)"
+def _markdown(part: Part) -> Iterator[str]:
+    """A part's Markdown lines."""
+    if part.kind == "table":
+        yield "| " + " | ".join(part.columns) + " |"
+        yield "|" + "|".join("---" for _ in part.columns) + "|"
+        for row in part.rows:
+            yield "| " + " | ".join(_md(c) for c in row) + " |"
+    else:
+        yield f"{MARKDOWN_PREFIXES.get(part.kind, '')}{part.text}"
+
+
+def _p(text: str, suffix: str = "", kind: Literal["h2", "li", "p"] = "p") -> Part:
+    """Report text (names, paths, numbers) escaped for Markdown, and ``suffix`` (our own punctuation)."""
+    return Part(kind, _md(text) + suffix, visible(text) + suffix)
+
+
+def _own(text: str) -> Part:
+    """A paragraph of our own words (no Markdown escaping)."""
+    return Part("p", text, text)
+
+
+def parts(doc: TimelineSet, top: int) -> Iterator[Part]:
+    """The document's headings, lists, tables and notes, in order."""
+    yield Part("h1", "GPU timeline (Nsight Systems)", "GPU timeline (Nsight Systems)")
     for t in doc.timelines:
-        yield ""
-        yield f"## {_md(heading(t))}"
-        yield ""
-        yield from (f"- {_md(line)}" for line in device_lines(t))
-        yield ""
-        yield from _md_table(KERNEL_COLUMNS, kernel_cells(t, top))
-        yield ""
-        yield SHARE_NOTE + "."
+        yield BLANK
+        yield _p(heading(t), kind="h2")
+        yield BLANK
+        yield from (_p(line, kind="li") for line in device_lines(t))
+        yield BLANK
+        yield Part("table", columns=KERNEL_COLUMNS, rows=kernel_cells(t, top))
+        yield BLANK
+        yield _own(SHARE_NOTE + ".")
         if t.api:
-            yield ""
-            yield from _md_table(API_COLUMNS, api_cells(t))
+            yield BLANK
+            yield Part("table", columns=API_COLUMNS, rows=api_cells(t))
         if t.transfers:
-            yield ""
-            yield from _md_table(TRANSFER_COLUMNS, transfer_cells(t))
+            yield BLANK
+            yield Part("table", columns=TRANSFER_COLUMNS, rows=transfer_cells(t))
         for line in memory_lines(t):
-            yield ""
-            yield _md(line)
+            yield BLANK
+            yield _p(line)
         if t.nvtx:
-            yield ""
-            yield from _md_table(("NVTX range", "count", "total (CPU)"),
-                                 [[r.name, str(r.count), seconds(r.total_s)] for r in t.nvtx[:NVTX_SHOWN]])
+            yield BLANK
+            yield Part("table", columns=("NVTX range", "count", "total (CPU)"),
+                       rows=[[r.name, str(r.count), seconds(r.total_s)] for r in t.nvtx[:NVTX_SHOWN]])
     if doc.ranks:
-        yield ""
-        yield "## Ranks"
-        yield ""
-        yield from _md_table(RANK_COLUMNS, rank_cells(doc.ranks))
-        yield ""
-        yield RANK_NOTE + "."
+        yield BLANK
+        yield Part("h2", "Ranks", "Ranks")
+        yield BLANK
+        yield Part("table", columns=RANK_COLUMNS, rows=rank_cells(doc.ranks))
+        yield BLANK
+        yield _own(RANK_NOTE + ".")
     if doc.work is not None:
-        yield ""
-        yield f"## {_md(work.title(doc.work))}"
-        yield ""
-        yield _md(work.headline(doc.work))
-        yield ""
-        yield from _md_table(work.COLUMNS, work.markdown_rows(doc.work))
-        yield ""
-        yield _md(work.LEGEND) + "."
+        yield BLANK
+        yield _p(work.title(doc.work), kind="h2")
+        yield BLANK
+        yield _p(work.headline(doc.work))
+        yield BLANK
+        yield Part("table", columns=work.COLUMNS, rows=work.markdown_rows(doc.work))
+        yield BLANK
+        yield _p(work.LEGEND, ".")
         for line in work.unmatched_lines(doc.work):
-            yield ""
-            yield _md(line)
+            yield BLANK
+            yield _p(line)
 
 
 def _md(text: str) -> str:
     """Report text (names, paths, numbers) as literal Markdown on one line (``names.markdown_text``)."""
     return markdown_text(visible(text))
-
-
-def _md_table(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> Iterator[str]:
-    yield "| " + " | ".join(columns) + " |"
-    yield "|" + "|".join("---" for _ in columns) + "|"
-    for row in rows:
-        yield "| " + " | ".join(_md(c) for c in row) + " |"
 
 
 # The first two start with ``render.CSV_MARKS``'s, by which roofline knows the file as its own
@@ -234,7 +266,8 @@ CSV_COLUMNS = ("timeline.path", "timeline.rank", "name", "count", "total_s", "sh
 
 def render_csv(doc: TimelineSet) -> str:
     """One row per kernel and file, every kernel, times in seconds (full precision)."""
-    return csv_text(CSV_COLUMNS, ([t.path, rank, k.name, k.count, repr(k.total_s), repr(t.share(k)), repr(k.median_s),
+    return csv_text(CSV_COLUMNS, ([t.path, rank, k.name, k.count, repr(k.total_s), repr(share), repr(k.median_s),
                                    repr(k.min_s), repr(k.max_s), " ".join(map(str, k.devices)), k.function,
                                    k.demangled]
-                                  for rank, t in enumerate(doc.timelines) for k in t.kernels))
+                                  for rank, t in enumerate(doc.timelines)
+                                  for k, share in zip(t.kernels, t.shares, strict=True)))

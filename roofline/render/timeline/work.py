@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from roofline.analysis.borrowed import BorrowedKernel, BorrowedWork
 from roofline.core.kernel_names import KernelName, kernel_name
-from roofline.core.units import dims, pct, seconds, si
+from roofline.core.units import dims, pct, seconds, share_pct, si
 from roofline.render.mpl import log_axes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -26,7 +26,7 @@ def title(w: BorrowedWork) -> str:
 
 def headline(w: BorrowedWork) -> str:
     return (f"{len(w.kernels)} kernels matched by instance and launch configuration, "
-            f"{pct(w.matched_share * 100)} of the profile's kernel time")
+            f"{share_pct(w.matched_share)} of the profile's kernel time")
 
 
 def shown_name(k: BorrowedKernel) -> KernelName:
@@ -34,17 +34,15 @@ def shown_name(k: BorrowedKernel) -> KernelName:
 
 
 def cells(i: int, k: BorrowedKernel) -> list[str]:
-    at = k.attainable
     return [str(i), k.short_name, str(k.nsys.count), seconds(k.time_s), si(k.total_flops), si(k.flop_per_s),
-            _num(k.intensity("dram")), si(at[0]) if at else "n/a", pct(k.pct_of_roof), k.limiter or "n/a"]
+            _num(k.intensity["dram"]), si(k.attainable_flop_per_s), pct(k.pct_of_roof), k.limiter or "n/a"]
 
 
 def unmatched_lines(w: BorrowedWork) -> list[str]:
     lines = []
     if w.unmatched_nsys:
-        total = sum(c.total_s for c in (*(k.nsys for k in w.kernels), *w.unmatched_nsys))
-        names = ", ".join(f"{c.short_name} {dims(c.grid)}/{dims(c.block)} ({pct(c.total_s / total * 100)})"
-                          for c in w.unmatched_nsys[:UNMATCHED_SHOWN])
+        names = ", ".join(f"{c.short_name} {dims(c.grid)}/{dims(c.block)} ({share_pct(s)})"
+                          for c, s in zip(w.unmatched_nsys[:UNMATCHED_SHOWN], w.unmatched_nsys_shares, strict=False))
         more = len(w.unmatched_nsys) - UNMATCHED_SHOWN
         lines.append(f"no work in the report for (nsys): {names}" + (f" and {more} more" if more > 0 else ""))
     if w.unmatched_ncu:
@@ -62,7 +60,7 @@ def draw_roofline(ax: Axes, w: BorrowedWork) -> None:
     compute roof of each precision the kernels run, each drawn once (roofs of equal height share one line). Each
     point is numbered as in the table."""
     points = [(i, k, x, y) for i, k in enumerate(w.kernels, 1)
-              if (x := k.intensity("dram")) is not None and (y := k.flop_per_s) is not None]
+              if (x := k.intensity["dram"]) is not None and (y := k.flop_per_s) is not None]
     xs = [x for *_, x, _ in points] or [1.0]
     lo, hi = min(xs) / 10, max(xs) * 10
     roofs: dict[float, list[str]] = {}

@@ -143,7 +143,9 @@ def test_work_from_places_every_kernel_of_the_shipped_pair(work: Path, monkeypat
         assert k["flop_per_s"] == pytest.approx(k["total_flops"] / k["time_s"], rel=1e-12)
         assert k["intensity"]["dram"] == pytest.approx(k["total_flops"] / k["bytes"]["dram"], rel=1e-12)
         assert k["pct_of_roof"] == pytest.approx(k["flop_per_s"] / k["attainable_flop_per_s"] * 100, rel=1e-12)
-        assert k["attainable_flop_per_s"] <= k["compute_roof_flop_per_s"]
+        # the roof time is at least the main precision's FLOPs over its roof (other precisions run beside it)
+        main = k["flops"][k["precision"]]
+        assert k["attainable_flop_per_s"] <= k["compute_roof_flop_per_s"] * k["total_flops"] / main * (1 + 1e-12)
         if "xmma_gemm" in k["name"] or k["short_name"].startswith("nvjet"):  # cuBLAS's GEMMs count 2 x 4096^3
             assert k["total_flops"] == pytest.approx(2 * 4096**3, rel=0.01)
     peaks = load_catalog().get("h100-sxm5").peaks

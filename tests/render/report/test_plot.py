@@ -328,7 +328,8 @@ def test_a_kernel_whose_l2_definition_counts_no_bytes_is_drawn_at_all_its_l2_tra
 
     a = analysed_model(launch(0, "store", 10e-3, 1e9, 0.5e12, **{
         "l1tex__m_xbar2l1tex_read_bytes.sum": 0.0, "lts__t_sectors.sum": 8e9 / 32}))
-    series, why = plot.kernel_series(a.groups[0], views([a]).reports[0].pooled[0])
+    v = views([a]).reports[0]
+    series, why = plot.kernel_series(a.groups[0], v.pooled[0], v.points[0])
     assert why == "" and series is not None
     (l2,) = [p for p in series.points if p.level == "l2"]
     assert l2.bytes_per_s == pytest.approx(8e9 / 10e-3) and l2.roof_pct is None
