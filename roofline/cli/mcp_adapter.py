@@ -85,7 +85,7 @@ def project(path: str | os.PathLike[str], to: str, options: AnalysisOptions,
     require_clock(target, clock)
     analyses = analyze_files([path], options, catalog, 1)
     return _json("project", ProjectDocument(pair_reports(analyses, project_to=target,
-                                                         options=PairOptions(clock=clock))))
+                                                         options=PairOptions(clock=clock), catalog=catalog)))
 
 
 def spec(spec_id: str, specs: Paths = ()) -> dict[str, Any]:

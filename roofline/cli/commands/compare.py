@@ -92,7 +92,7 @@ def compare(
     with progress(files, jobs) as done:
         analyses = analyze_files(files, options, catalog, jobs, done)
     warn(analyses)
-    comparison = pair_reports(analyses, matcher, target, judged)
+    comparison = pair_reports(analyses, matcher, target, judged, catalog)
     require_common(comparison)
     if plot is not None:
         from roofline.render.compare.plot import nothing_to_compare

@@ -56,6 +56,6 @@ def project(
     refuse_unwritable_outputs("project", fmt, output, None, [file])
     analyses = analyze_files([file], options, catalog, 1)
     warn(analyses)
-    comparison = pair_reports(analyses, project_to=target, options=PairOptions(clock=clock))
+    comparison = pair_reports(analyses, project_to=target, options=PairOptions(clock=clock), catalog=catalog)
     document = ProjectDocument(comparison, width=terminal_width(wide))
     write_document("project", fmt, document, output, [file])
