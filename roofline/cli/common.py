@@ -5,7 +5,6 @@ commands take, and the report workflow. Files are written by ``roofline.cli.outp
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
 import math
 import os
@@ -49,7 +48,9 @@ from roofline.render.names import visible
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.launches import ReportAnalysis
+    from roofline.compare.ranking import AppSummary
     from roofline.errors import RooflineError
+    from roofline.facade import Roofline
     from roofline.render.mpl import PlotFormat
 
 F = TypeVar("F", bound=Callable[..., object])
@@ -186,14 +187,27 @@ REPORT_FORMAT_HELP = ("Output format: table, json, csv (one row per launch and q
 
 def analysis_options(kernel: Sequence[str] | None, kernel_name_base: NameBase, ceilings: CeilingSet,
                      specs: Sequence[Path] | None, timeout: float | None = None,
-                     diagnostics: bool = True, group_by: GroupBy = "kernel", sass: bool = True,
-                     every_launch: bool = True) -> AnalysisOptions:
+                     diagnostics: bool = True, group_by: GroupBy = "kernel", sass: bool = True) -> AnalysisOptions:
     """The pipeline's options from the shared command-line options (``diagnostics``: whether the command shows
-    diagnostics and advice, so they are computed, ``every_launch``: each launch's or those its view reads;
-    ``sass``: whether it shows the SASS of the hot spots, so it is read)."""
+    diagnostics and advice, so every launch's are computed; ``sass``: whether it shows the SASS of the hot spots,
+    so it is read)."""
     return AnalysisOptions(kernel=tuple(kernel or ()), kernel_name_base=kernel_name_base, ceilings=ceilings,
                            specs=tuple(specs or ()), time_limit_s=timeout, diagnostics=diagnostics,
-                           group_by=group_by, sass=sass, every_launch=every_launch)
+                           group_by=group_by, sass=sass)
+
+
+def work_options(specs: Sequence[Path] | None) -> AnalysisOptions:
+    """The options of the ncu reports whose work an nsys timeline borrows (``timeline --work``, ``analyze
+    --no-counters --work-from``): every kernel, no diagnoses."""
+    return analysis_options(None, "function", "kernel-clock", specs, diagnostics=False)
+
+
+def facade(options: AnalysisOptions, jobs: int | None = 1) -> Roofline:
+    """The facade a command asks for its document: ``options``, up to ``jobs`` reports at once (None: every core),
+    a progress bar on a terminal, each report's warnings printed once it is analysed."""
+    from roofline.facade import Roofline
+
+    return Roofline(options, jobs=jobs_or_cores(jobs), progress=progress, analysed=warn)
 
 
 # --- Errors and the terminal -------------------------------------------------------------------------
@@ -219,17 +233,23 @@ def say(err: RooflineError, args: Sequence[str]) -> int:
     differ between nodes (mpi4py missing on one): every rank prints those."""
     from roofline.cli.ranks import other_mpi_rank
     from roofline.errors import UsageError
+    from roofline.facade import NoReportAnalysed
 
     if isinstance(err, UsageError) and "--mpi" in args and other_mpi_rank(os.environ):
         return 0
+    if isinstance(err, NoReportAnalysed):  # every file bad: one line each
+        for each in err.errors:
+            typer.echo(f"roofline: error: {visible(str(each))}", err=True)
+        return err.exit_code
     typer.echo(f"roofline: error: {visible(str(err))}", err=True)
     return err.exit_code
 
 
-def warn(analyses: Sequence[ReportAnalysis]) -> None:
-    """Each report's integrity warnings on stderr, one line each (the outputs carry them too)."""
-    for a in analyses:
-        warn_report(a.report.path, a.report.warnings)
+def warn(results: Sequence[ReportAnalysis | AppSummary]) -> None:
+    """The integrity warnings of each result's report (analyses, summaries) on stderr, one line each (the outputs
+    carry them too)."""
+    for result in results:
+        warn_report(result.report.path, result.report.warnings)
 
 
 def warn_report(path: str, warnings: Sequence[str]) -> None:
@@ -244,21 +264,6 @@ def fail_for(errors: Sequence[RooflineError]) -> None:
         typer.echo(f"roofline: error: {visible(str(err))}", err=True)
     if errors:
         raise typer.Exit(max(err.exit_code for err in errors))
-
-
-def analyze_good(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions, jobs: int | None = 1) -> tuple[
-        list[ReportAnalysis], list[RooflineError]]:
-    """The analyses of the good reports (warnings printed) and the errors of the bad ones, up to ``jobs`` at once
-    (None: every core); when none is good, every error is printed and the command ends (exit 2)."""
-    from roofline.pipeline import analyze_each
-
-    jobs = jobs_or_cores(jobs)
-    with progress(paths, jobs) as done:
-        analyses, errors = analyze_each(paths, options, jobs=jobs, done=done)
-    if not analyses:
-        fail_for(errors)
-    warn(analyses)
-    return analyses, errors
 
 
 def jobs_or_cores(jobs: int | None) -> int:
@@ -477,26 +482,22 @@ def report_plot(document: ReportDocument, fmt: PlotFormat, target: Path, name: s
 def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions, fmt: str = "table",
                  output: Path | None = None, plot: Path | None = None,
                  spread_threshold_pct: float = SPREAD_THRESHOLD_PCT, wide: bool = False,
-                 jobs: int | None = 1) -> list[ReportAnalysis]:
-    """Analyse reports and write them: the plot when asked, then the report in ``fmt`` (Markdown, with each
-    report's plot as a PNG beside it, and HTML to a file, by default under reports/), with the kernels compared
+                 jobs: int | None = 1) -> ReportDocument:
+    """The facade's report of the files, written: the plot when asked, then the report in ``fmt`` (Markdown, with
+    each report's plot as a PNG beside it, and HTML to a file, by default under reports/), with the kernels compared
     across several reports of one job. A bad report does not stop the others: they are written, then each bad
     one is named and the exit status is 2. Up to ``jobs`` reports are analysed at once (None: every core)."""
-    from roofline.pipeline import build_view
-
     plot_fmt = None
     if plot is not None:  # a bad plot suffix is refused before any report is read
         from roofline.render.mpl import plot_format
 
         plot_fmt = plot_format(plot)
     refuse_unwritable_outputs("report", fmt, output, plot, paths)
-    every_launch = find_format("report", fmt).every_launch  # else only the launches the view reads are diagnosed
-    analyses, errors = analyze_good(paths, dataclasses.replace(options, every_launch=every_launch), jobs)
-    document = ReportDocument(build_view(analyses, spread_threshold_pct, errors), width=terminal_width(wide),
-                              top=LEGEND_KERNELS)
+    roofline = facade(options, jobs)
+    document = roofline.report(paths, spread_threshold_pct, terminal_width(wide), LEGEND_KERNELS)
     also = []
     if plot is not None and plot_fmt is not None:
         also.append((plot, report_plot(document, plot_fmt, plot)))
     write_document("report", fmt, document, output, paths, also)
-    fail_for(errors)
-    return analyses
+    fail_for(roofline.left_out)
+    return document

@@ -1,111 +1,43 @@
 """The renderer contract and the one registry of output formats, plots included.
 
-Each kind of result has its own document type (``ReportDocument``, ``CompareDocument``, ...): the result and the
-layout its renderers read, nothing another kind uses. A format is a name (``--format``, or ``plot`` for the image a
-``--plot`` option or the ``plot`` command writes), the kind of result it renders, the suffix of the file it is
-written to by default, and its renderer: a function named by module and name, imported when the format is used (so
-the command line starts without the renderers), called with the document fields ``fields`` names, in that order
-(``plot_format``, for an image, is the one argument not in the document: the suffix of the file). The fields'
-types and the function's parameters are checked against each other by tests/render/test_base.py: that is the
-typed contract of each kind. A new format is its renderer function plus one line in ``FORMATS``; the commands list,
-check and write formats only through this module.
+Each kind of result has its own document type (``ReportDocument``, ``CompareDocument``, ...; ``roofline.documents``,
+where the facade builds them): the result and the layout its renderers read, nothing another kind uses. A format is
+a name (``--format``, or ``plot`` for the image a ``--plot`` option or the ``plot`` command writes), the kind of
+result it renders, the suffix of the file it is written to by default, and its renderer: a function named by module
+and name, imported when the format is used (so the command line starts without the renderers), called with the
+document fields ``fields`` names, in that order (``plot_format``, for an image, is the one argument not in the
+document: the suffix of the file). The fields' types and the function's parameters are checked against each other by
+tests/render/test_base.py: that is the typed contract of each kind. A new format is its renderer function plus one
+line in ``FORMATS``; the commands list, check and write formats only through this module.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal
 
 from msgspec import Struct
 
+from roofline.documents import (
+    CompareDocument,
+    DiffDocument,
+    Document,
+    ProjectDocument,
+    RealtimeDocument,
+    ReportDocument,
+    SummaryDocument,
+    TimelineDocument,
+)
 from roofline.render.mpl import PLOT_SUFFIXES
 
 if TYPE_CHECKING:  # pragma: no cover
-    from roofline.analysis.launches import ReportAnalysis
-    from roofline.analysis.timeline import TimelineSet
-    from roofline.analysis.view import LeftOut, ReportSetView
-    from roofline.compare.pairing import Comparison
-    from roofline.compare.ranking import AppSummary
-    from roofline.compare.realtime import RealTimeView
-    from roofline.compare.regression import DiffResult
     from roofline.render.mpl import PlotFormat
 
 Kind = Literal["report", "compare", "diff", "summary", "project", "timeline", "realtime"]
 Output = str | bytes
 
 
-# --- One document type per kind of result ------------------------------------------------------------------
-class ReportDocument(Struct, frozen=True):
-    """``report`` (and ``analyze``, ``plot``): the view of the reports (``analysis.view``), the table's width, the
-    plot images written beside a Markdown document (relative to it) and the kernels in a plot's legend."""
-
-    view: ReportSetView
-    width: int = 80
-    images: Sequence[str] = ()
-    top: int = 0
-
-    @property
-    def analyses(self) -> Sequence[ReportAnalysis]:
-        return tuple(v.analysis for v in self.view.reports)
-
-
-class CompareDocument(Struct, frozen=True):
-    """``compare``: the comparison, the table's width, the plot image beside a Markdown document, and whether the
-    plot shows percent of each report's own roof."""
-
-    comparison: Comparison
-    width: int = 80
-    images: Sequence[str] = ()
-    normalize: bool = False
-
-    @property
-    def image(self) -> str:
-        return self.images[0] if self.images else ""
-
-
-class ProjectDocument(Struct, frozen=True):
-    """``project``: the comparison of one report with its projections onto another GPU."""
-
-    comparison: Comparison
-    width: int = 80
-
-
-class DiffDocument(Struct, frozen=True):
-    """``diff``: the regression gate's result."""
-
-    result: DiffResult
-    width: int = 80
-
-
-class SummaryDocument(Struct, frozen=True):
-    """``summary``: each report's summary, and the kernel groups shown per report."""
-
-    summaries: Sequence[AppSummary]
-    width: int = 80
-    top: int = 0
-    left_out: Sequence[LeftOut] = ()  # the report files the command went on past
-
-
-class TimelineDocument(Struct, frozen=True):
-    """``timeline``: the Nsight Systems files' kernels, and the kernels shown per file (0: all)."""
-
-    timelines: TimelineSet
-    width: int = 80
-    top: int = 0
-
-
-class RealtimeDocument(Struct, frozen=True):
-    """``summary --nsys``: ncu's kernels beside their real run time, and the kernels shown (0: all)."""
-
-    view: RealTimeView
-    width: int = 80
-    top: int = 0
-
-
-Document: TypeAlias = (ReportDocument | CompareDocument | ProjectDocument | DiffDocument | SummaryDocument
-                       | TimelineDocument | RealtimeDocument)
 DOCUMENTS: dict[Kind, type] = {"report": ReportDocument, "compare": CompareDocument, "project": ProjectDocument,
                                "diff": DiffDocument, "summary": SummaryDocument, "timeline": TimelineDocument,
                                "realtime": RealtimeDocument}
@@ -121,8 +53,7 @@ class Format(Struct, frozen=True):
     ``plots``: the format (of the same kind) whose PNGs are written beside the document and named in it;
     ``choice``: a --format choice (the images are not: a --plot file, the plot command, the PNGs beside a
     document; their renderers return None where they have nothing to draw); ``inline``: the document holds its plot
-    (an SVG in the HTML page); ``every_launch``: it shows each launch's diagnostics and advice (JSON, CSV), so every
-    launch is diagnosed, where the others read those of the launches their view names (``view.launches_read``)."""
+    (an SVG in the HTML page)."""
 
     name: str
     kind: Kind
@@ -133,7 +64,6 @@ class Format(Struct, frozen=True):
     plots: str | None = None
     choice: bool = True
     inline: bool = False
-    every_launch: bool = False
 
     @property
     def draws(self) -> bool:
@@ -155,10 +85,10 @@ class Format(Struct, frozen=True):
 _REPORT, _COMPARE, _TIMELINE = "roofline.render.report", "roofline.render.compare", "roofline.render.timeline"
 FORMATS: tuple[Format, ...] = (
     Format("table", "report", ".txt", f"{_REPORT}.table:render", ("view", "width")),
-    Format("json", "report", ".json", f"{_REPORT}.json:render", ("view",), every_launch=True),
+    Format("json", "report", ".json", f"{_REPORT}.json:render", ("view",)),
     Format("markdown", "report", ".md", f"{_REPORT}.markdown:render", ("view", "images"), to_file=True, plots=PNGS),
     Format("html", "report", ".html", f"{_REPORT}.html:render", ("view",), to_file=True, inline=True),
-    Format("csv", "report", ".csv", f"{_REPORT}.flat:render", ("view",), every_launch=True),
+    Format("csv", "report", ".csv", f"{_REPORT}.flat:render", ("view",)),
     Format(PLOT, "report", ".png", f"{_REPORT}.plot:image", ("view", "plot_format", "top"), choice=False),
     Format(INSTRUCTION_PLOT, "report", ".png", f"{_REPORT}.instruction_plot:image", ("analyses", "plot_format", "top"),
            choice=False),

@@ -269,17 +269,21 @@ def test_ctrl_c_before_the_command_runs_ends_quietly_with_status_130(monkeypatch
 
 
 def test_ctrl_c_while_the_console_script_loads_its_modules_ends_quietly_with_status_130() -> None:
-    """Ctrl-C in the first tenths of a second, before ``main`` runs: the console script's import of roofline sets
-    the quiet handler (a run with another program name keeps Python's)."""
-    code = ("import os, signal, sys, time; sys.argv[0] = {name!r}; import roofline; "
+    """Ctrl-C in the first tenths of a second, before ``main`` runs: the console script's entry module sets the
+    quiet handler first thing (a run with another program name keeps Python's), and importing ``roofline`` alone
+    sets none, even as the console script."""
+    code = ("import os, signal, sys, time; sys.argv[0] = {name!r}; import {module}; "
             "os.kill(os.getpid(), signal.SIGINT); time.sleep(5)")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    quiet = subprocess.run([sys.executable, "-c", code.format(name="/usr/bin/roofline")], capture_output=True,
-                           text=True, timeout=60, env=env)
+
+    def interrupted(name: str, module: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", code.format(name=name, module=module)], capture_output=True,
+                              text=True, timeout=60, env=env)
+
+    quiet = interrupted("/usr/bin/roofline", "roofline.cli.app")
     assert (quiet.returncode, quiet.stderr) == (130, "")
-    other = subprocess.run([sys.executable, "-c", code.format(name="python")], capture_output=True, text=True,
-                           timeout=60, env=env)
-    assert "KeyboardInterrupt" in other.stderr  # a library import leaves the program's own handling alone
+    assert "KeyboardInterrupt" in interrupted("python", "roofline.cli.app").stderr  # another program's handling
+    assert "KeyboardInterrupt" in interrupted("/usr/bin/roofline", "roofline").stderr  # the library: no side effect
 
 
 # --- Numbers on the command line (issue 37) -----------------------------------------------------------------------

@@ -11,12 +11,11 @@ from roofline.cli.common import (
     CeilingsOpt,
     KernelOpt,
     NameBaseOpt,
-    ReportDocument,
     SpecsOpt,
     TimeoutOpt,
     analysis_options,
-    analyze_good,
     default_output,
+    facade,
     fail_for,
     handles_errors,
     report_plot,
@@ -61,10 +60,8 @@ def plot(
     # The instruction roofline and the memory picture come with the diagnostics of each kernel's longest launch;
     # no plot shows the hot spots' SASS
     options = analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=kind != "roofline",
-                               sass=False, every_launch=False)
-    analyses, errors = analyze_good(files, options)
-    from roofline.pipeline import build_view
-
-    document = ReportDocument(build_view(analyses), top=top)
+                               sass=False)
+    roofline = facade(options)
+    document = roofline.report(files, spread_threshold_pct=None, top=top)
     write_output(target, report_plot(document, fmt, target, IMAGES[kind]))
-    fail_for(errors)
+    fail_for(roofline.left_out)

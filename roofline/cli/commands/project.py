@@ -13,17 +13,16 @@ from roofline.cli.common import (
     ClockOpt,
     KernelOpt,
     NameBaseOpt,
-    ProjectDocument,
     ProjectFormat,
     ProjectOutputOpt,
     SpecsOpt,
     TimeoutOpt,
     WideOpt,
     analysis_options,
+    facade,
     handles_errors,
     refuse_unwritable_outputs,
     terminal_width,
-    warn,
     write_document,
 )
 
@@ -44,18 +43,8 @@ def project(
 ) -> None:
     """Project each kernel's time onto another GPU at its boost clock (or, --clock base, the clock ncu locks): its
     governing resource's peak ratio, the clocks, waves, the L2 size and a launch floor."""
-    from roofline.compare.pairing import PairOptions, pair_reports
-    from roofline.compare.projection import require_clock
-    from roofline.pipeline import analyze_files
-    from roofline.specs.catalog import load_catalog
-
-    options = analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False)
-    catalog = load_catalog(options.specs)
-    target = catalog.get(to)
-    require_clock(target, clock)
+    roofline = facade(analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False))
+    roofline.target(to, clock)  # an unknown target is refused before the report is read
     refuse_unwritable_outputs("project", fmt, output, None, [file])
-    analyses = analyze_files([file], options, catalog, 1)
-    warn(analyses)
-    comparison = pair_reports(analyses, project_to=target, options=PairOptions(clock=clock), catalog=catalog)
-    document = ProjectDocument(comparison, width=terminal_width(wide))
+    document = roofline.project(file, to, clock, terminal_width(wide))
     write_document("project", fmt, document, output, [file])
