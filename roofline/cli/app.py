@@ -107,7 +107,7 @@ def build_app(only: str | None = None) -> typer.Typer:
             cls = getattr(mod, "COMMAND_CLASS", None)
             cls = fast_start.preloading(cls) if name in READS_REPORTS else cls
             if name in OUTPUT_FORMATS:  # outermost: the format is settled before the preload reads it
-                from roofline.cli.common import output_format_class
+                from roofline.cli.writing import output_format_class
 
                 cls = output_format_class(cls, *OUTPUT_FORMATS[name])
             app.command(name, cls=cls, short_help=summary,
@@ -136,7 +136,7 @@ def _group_class() -> type:
             except click.ClickException as err:
                 words = sys.argv[1:] if args is None else list(args)
                 command = next((w for w in words if w in self.commands), None)
-                from roofline.cli.common import say
+                from roofline.cli.failures import say
 
                 code = say(usage_error(err, command), words)
             except Abort:
@@ -254,7 +254,7 @@ def run(args: Sequence[str], last: bool = False) -> int | str | None:
     except SystemExit as done:
         return done.code if isinstance(done.code, (int, str)) or done.code is None else 1
     except RooflineError as err:
-        from roofline.cli.common import say
+        from roofline.cli.failures import say
 
         return say(err, args)
     finally:

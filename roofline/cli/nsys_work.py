@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # pragma: no cover
 def with_work(profile: Path, reports: list[Path], nsys: str | None, group_by: str,
               specs: list[Path] | None) -> TimelineSet:
     """The profile's timeline with the reports' work placed on the roofs of the profile's GPU (``borrow_work``)."""
-    from roofline.cli.common import work_options
+    from roofline.cli.options import work_options
     from roofline.facade import Roofline
 
     return Roofline(work_options(specs)).timeline([profile], nsys=nsys, group_by=group_by, work=reports).timelines

@@ -243,7 +243,7 @@ def test_under_mpi_rank_0_alone_prints_a_usage_error(error: RooflineError, args:
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     """Every rank of ``summary --mpi`` parses the same command line, so one line says what is wrong with it; an
     error that may depend on the node (mpi4py missing there) is printed by every rank that meets it."""
-    from roofline.cli.common import say
+    from roofline.cli.failures import say
 
     monkeypatch.setenv("OMPI_COMM_WORLD_RANK", rank)
     assert say(error, args) == (2 if printed else 0)  # a silent rank ends well: rank 0 fails the job
@@ -292,7 +292,7 @@ def _float_options() -> list[tuple[str, str, object]]:
     import typer
     from typer._click.types import FloatParamType
 
-    from roofline.cli.common import Number
+    from roofline.cli.options import Number
 
     found: list[tuple[str, str, object]] = []
     group: Any = typer.main.get_command(app)
@@ -306,7 +306,7 @@ def _float_options() -> list[tuple[str, str, object]]:
 
 
 def test_every_fractional_option_is_checked_by_the_one_number_type():
-    from roofline.cli.common import Number
+    from roofline.cli.options import Number
 
     options = _float_options()
     assert {o for _, o, _ in options} >= {"--fail-if-slower", "--min-share", "--fail-if-total-slower",

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from roofline.cli import ncu_options as ncu_opts
-from roofline.cli.common import (
+from roofline.cli.failures import handles_errors
+from roofline.cli.options import (
     REPORT_FORMAT_HELP,
     CeilingsOpt,
     KernelOpt,
@@ -28,11 +29,10 @@ from roofline.cli.common import (
     TimeoutOpt,
     WideOpt,
     analysis_options,
-    handles_errors,
     output_help,
-    refuse_unwritable_outputs,
-    report_files,
 )
+from roofline.cli.workflow import report_files
+from roofline.cli.writing import refuse_unwritable_outputs
 from roofline.core.choices import Fallback, KernelGroupBy, NameBase
 from roofline.errors import CountersDenied, ReportError, UsageError
 from roofline.ncu import driver
@@ -239,7 +239,7 @@ class NsysRun:
 def _offer_fallback(err: CountersDenied, timed: NsysRun, fallback: str) -> None:
     """After ncu's refusal (its line first): the command that times the kernels without counters, run when
     ``fallback`` is "nsys"; the exit status stays the refusal's either way (the counters were not read)."""
-    from roofline.cli.common import say
+    from roofline.cli.failures import say
 
     code = say(err, sys.argv[1:])
     typer.echo(f"roofline: without counters, nsys still times every kernel (add --work-from X.ncu-rep, a report "
@@ -253,10 +253,14 @@ def _offer_fallback(err: CountersDenied, timed: NsysRun, fallback: str) -> None:
 def _time_with_nsys(timed: NsysRun, dry_run: bool) -> None:
     """--no-counters: run the application under nsys (CUDA trace), then rank its kernels as `roofline timeline`
     does; with --work-from, place them on this GPU's roofline with the reports' work."""
-    from roofline.cli.common import facade, image, render_image, terminal_width, work_options, write_document
+    from roofline.cli.options import work_options
+    from roofline.cli.plots import image
+    from roofline.cli.terminal import terminal_width
+    from roofline.cli.workflow import facade
+    from roofline.cli.writing import write_document
     from roofline.nsys import profile
     from roofline.nsys.export import find_nsys
-    from roofline.render.base import format_names
+    from roofline.render.base import format_names, render_image
     from roofline.render.mpl import plot_format
 
     if timed.fmt not in format_names("timeline"):

@@ -9,7 +9,8 @@ from typing import Annotated
 
 import typer
 
-from roofline.cli.common import (
+from roofline.cli.failures import handles_errors
+from roofline.cli.options import (
     AlphaOpt,
     CeilingsOpt,
     ClockOpt,
@@ -26,15 +27,13 @@ from roofline.cli.common import (
     WideOpt,
     WorkToleranceOpt,
     analysis_options,
-    facade,
-    handles_errors,
-    image,
-    refuse_unwritable_outputs,
-    render_image,
-    terminal_width,
-    write_document,
 )
+from roofline.cli.plots import image
+from roofline.cli.terminal import terminal_width
+from roofline.cli.workflow import facade
+from roofline.cli.writing import refuse_unwritable_outputs, write_document
 from roofline.core.thresholds import ALPHA, WORK_TOLERANCE
+from roofline.render.base import render_image
 
 
 @handles_errors

@@ -9,7 +9,8 @@ from typing import Annotated
 
 import typer
 
-from roofline.cli.common import (
+from roofline.cli.failures import handles_errors
+from roofline.cli.options import (
     AlphaOpt,
     CeilingsOpt,
     DiffFormat,
@@ -25,12 +26,10 @@ from roofline.cli.common import (
     WideOpt,
     WorkToleranceOpt,
     analysis_options,
-    facade,
-    handles_errors,
-    refuse_unwritable_outputs,
-    terminal_width,
-    write_document,
 )
+from roofline.cli.terminal import terminal_width
+from roofline.cli.workflow import facade
+from roofline.cli.writing import refuse_unwritable_outputs, write_document
 from roofline.core.thresholds import ALPHA, MIN_SHARE_PCT, SLOWER_PCT, TOTAL_SLOWER_PCT, WORK_TOLERANCE
 
 

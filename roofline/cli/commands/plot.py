@@ -7,20 +7,12 @@ from typing import Annotated, Literal
 
 import typer
 
-from roofline.cli.common import (
-    CeilingsOpt,
-    KernelOpt,
-    NameBaseOpt,
-    SpecsOpt,
-    TimeoutOpt,
-    analysis_options,
-    default_output,
-    facade,
-    fail_for,
-    handles_errors,
-    report_plot,
-    write_output,
-)
+from roofline.cli.failures import fail_for, handles_errors
+from roofline.cli.options import CeilingsOpt, KernelOpt, NameBaseOpt, SpecsOpt, TimeoutOpt, analysis_options
+from roofline.cli.output import write_output
+from roofline.cli.plots import report_plot
+from roofline.cli.workflow import facade
+from roofline.cli.writing import default_output
 from roofline.core.choices import OUTPUT_OPTION
 from roofline.core.labels import LEGEND_KERNELS
 from roofline.render.base import INSTRUCTION_PLOT, MEMORY_PLOT, PLOT

@@ -8,7 +8,8 @@ from typing import Annotated
 
 import typer
 
-from roofline.cli.common import (
+from roofline.cli.failures import handles_errors
+from roofline.cli.options import (
     CeilingsOpt,
     ClockOpt,
     KernelOpt,
@@ -19,12 +20,10 @@ from roofline.cli.common import (
     TimeoutOpt,
     WideOpt,
     analysis_options,
-    facade,
-    handles_errors,
-    refuse_unwritable_outputs,
-    terminal_width,
-    write_document,
 )
+from roofline.cli.terminal import terminal_width
+from roofline.cli.workflow import facade
+from roofline.cli.writing import refuse_unwritable_outputs, write_document
 
 
 @handles_errors

@@ -8,7 +8,8 @@ from typing import Annotated
 
 import typer
 
-from roofline.cli.common import (
+from roofline.cli.failures import fail_for, handles_errors, warn
+from roofline.cli.options import (
     CeilingsOpt,
     JobsOpt,
     KernelOpt,
@@ -20,18 +21,14 @@ from roofline.cli.common import (
     TimeoutOpt,
     WideOpt,
     analysis_options,
-    facade,
-    fail_for,
-    handles_errors,
-    image,
-    refuse_unwritable_outputs,
-    render_image,
-    terminal_width,
-    warn,
-    write_document,
 )
+from roofline.cli.plots import image
+from roofline.cli.terminal import terminal_width
+from roofline.cli.workflow import facade
+from roofline.cli.writing import refuse_unwritable_outputs, write_document
 from roofline.core.choices import GroupBy
 from roofline.facade import Roofline
+from roofline.render.base import render_image
 
 DEFAULT_TOP = 10
 

@@ -8,22 +8,14 @@ from typing import Annotated
 
 import typer
 
-from roofline.cli.common import (
-    SpecsOpt,
-    TimelineFormat,
-    TimelineOutputOpt,
-    TimelinePlotOpt,
-    WideOpt,
-    facade,
-    handles_errors,
-    image,
-    refuse_unwritable_outputs,
-    render_image,
-    terminal_width,
-    work_options,
-    write_document,
-)
+from roofline.cli.failures import handles_errors
+from roofline.cli.options import SpecsOpt, TimelineFormat, TimelineOutputOpt, TimelinePlotOpt, WideOpt, work_options
+from roofline.cli.plots import image
+from roofline.cli.terminal import terminal_width
+from roofline.cli.workflow import facade
+from roofline.cli.writing import refuse_unwritable_outputs, write_document
 from roofline.core.choices import KernelGroupBy
+from roofline.render.base import render_image
 
 DEFAULT_TOP = 20
 NsysOpt = Annotated[str | None, typer.Option(
