@@ -36,8 +36,11 @@ def types_in(module: object) -> dict[str, object]:
 
 
 def field_types(document: type) -> dict[str, object]:
-    """A document's fields and properties with their types, resolved."""
-    names = types_in(base)
+    """A document's fields and properties with their types, resolved (the names of ``roofline.documents``, where
+    the document types live, and of the registry)."""
+    from roofline import documents
+
+    names = {**types_in(documents), **types_in(base)}
     hints = typing.get_type_hints(document, names)
     properties = {name: typing.get_type_hints(member.fget, names)["return"]
                   for name, member in vars(document).items() if isinstance(member, property)}
