@@ -1,24 +1,22 @@
 """roofline: kernel-level hierarchical roofline analysis of NVIDIA Nsight Compute reports.
 
-The Python API: ``load`` reads one report into the model, ``analyze_files`` runs the whole analysis of report
-files (the pipeline every command uses) with ``AnalysisOptions``, ``to_dataframe`` lays the launches of analyses out
-as a pandas DataFrame. Nothing heavy is imported here: ``import roofline`` and ``roofline --help`` load neither
-ncu_report nor matplotlib, and ``analyze_files`` / ``AnalysisOptions`` come from ``roofline.pipeline`` on first
-access.
+The Python API, a shell over the one facade the command line uses too: ``Roofline`` (``roofline.facade``) holds the
+options (``AnalysisOptions``) and the spec catalog and answers each command with its typed document; ``load`` reads
+one report into the model, ``analyze_files`` analyses report files (``Roofline(options).analyses``),
+``to_dataframe`` lays the launches of analyses out as a pandas DataFrame.
 
-The API sits above the renderers (as the command line does): at import it registers how a notebook shows an
-analysis and a comparison (``roofline.core.display``, which their ``_repr_html_`` looks up), hooks that import the
-renderers only when a notebook asks. So no result type imports a renderer.
+Importing ``roofline`` does nothing but define these names: nothing heavy is imported (neither ncu_report nor
+matplotlib; the facade on first access), no signal handler is set (the console script sets its own,
+``roofline.cli.app.main``), and the notebook display hooks (``roofline.core.display``) are registered on the first
+use of the API, or by ``show_in_notebooks()``.
 """
 
 from __future__ import annotations
 
 import os
-import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from roofline.core import display
 from roofline.core.version import __version__
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -27,26 +25,30 @@ if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.launches import ReportAnalysis
     from roofline.compare.pairing import Comparison
     from roofline.core.model import Report
-    from roofline.pipeline import AnalysisOptions, analyze_files
-
-INTERRUPTED = 130  # the exit status after Ctrl-C (128 + SIGINT), as typer gives it
-if sys.argv[:1] and os.path.basename(sys.argv[0]) == "roofline":  # the console script, importing its entry point
-    import signal
-
-    def _interrupted_at_start(signum: int, frame: object) -> None:
-        """Ctrl-C while the command's modules load: end quietly (``cli.app.main`` puts Python's handler back)."""
-        os._exit(INTERRUPTED)
-
-    signal.signal(signal.SIGINT, _interrupted_at_start)
-
-_PIPELINE_NAMES = ("analyze_files", "AnalysisOptions")
-
+    from roofline.facade import Progress, Roofline
+    from roofline.pipeline import AnalysisOptions
+    from roofline.specs.catalog import SpecCatalog
 
 def load(path: str | os.PathLike[str]) -> Report:
     """Load an ``.ncu-rep`` file (or a ``*.roofline.json`` report model) into the report model."""
     from roofline.ncu.reader import load_report
 
+    show_in_notebooks()
     return load_report(path)
+
+
+def analyze_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions | None = None,
+                  catalog: SpecCatalog | None = None, jobs: int = 1,
+                  done: Callable[[], None] | None = None) -> list[ReportAnalysis]:
+    """Analyse report files (``.ncu-rep`` or ``.json`` report models), in the order given, up to ``jobs`` at once
+    (``done`` is called after each): ``Roofline(options, catalog, jobs).analyses(paths)``. The first bad file
+    raises its RooflineError."""
+    from roofline.facade import Roofline
+    from roofline.pipeline import AnalysisOptions
+
+    show_in_notebooks()
+    progress = None if done is None else _calling(done)
+    return Roofline(options or AnalysisOptions(), catalog, jobs, progress).analyses(paths)
 
 
 def to_dataframe(analyses: ReportAnalysis | Sequence[ReportAnalysis]) -> pandas.DataFrame:
@@ -57,6 +59,23 @@ def to_dataframe(analyses: ReportAnalysis | Sequence[ReportAnalysis]) -> pandas.
     from roofline.render.report.flat import to_dataframe as frame
 
     return frame(build_view([analyses] if isinstance(analyses, ReportAnalysis) else analyses).reports)
+
+
+def show_in_notebooks() -> None:
+    """Show analyses and comparisons as HTML in Jupyter: register their hooks (``roofline.core.display``, which
+    their ``_repr_html_`` looks up; the hooks import the renderers only when a notebook asks). Done by the first
+    use of the API; call it where results are made by the modules below it."""
+    from roofline.core import display
+
+    display.register_html("report", _report_html)
+    display.register_html("compare", _comparison_html)
+
+
+def _calling(done: Callable[[], None]) -> Progress:
+    """The facade's progress hook that calls ``done`` after each file."""
+    from contextlib import nullcontext
+
+    return lambda paths, jobs: nullcontext(done)
 
 
 def _report_html(report_analysis: ReportAnalysis) -> str:
@@ -74,17 +93,19 @@ def _comparison_html(c: Comparison) -> str:
     return notebook(c)
 
 
-display.register_html("report", _report_html)
-display.register_html("compare", _comparison_html)
-
-
 def __getattr__(name: str) -> object:
-    """``roofline.analyze_files`` and ``roofline.AnalysisOptions``, imported on first access."""
-    if name in _PIPELINE_NAMES:
-        from roofline import pipeline
+    """``roofline.Roofline`` and ``roofline.AnalysisOptions``, imported on first access."""
+    if name == "Roofline":
+        from roofline.facade import Roofline
 
-        return getattr(pipeline, name)
+        show_in_notebooks()
+        return Roofline
+    if name == "AnalysisOptions":
+        from roofline.pipeline import AnalysisOptions
+
+        return AnalysisOptions
     raise AttributeError(f"module 'roofline' has no attribute {name!r}")
 
 
-__all__ = ["__version__", "load", "analyze_files", "AnalysisOptions", "to_dataframe"]
+__all__ = ["__version__", "Roofline", "AnalysisOptions", "load", "analyze_files", "to_dataframe",
+           "show_in_notebooks"]

@@ -11,8 +11,8 @@ stages in turn, each a function that returns a value the next one takes:
    spec, choose the ceilings, analyse the roofline of every launch and group them
    (``roofline.analysis.roofline.analyze_report``);
 4. diagnose and advise (``diagnose_all``): each launch's diagnostics (``roofline.analysis.diagnostics``) and advice
-   (``roofline.analysis.advice``), taken by position from step 2 where it was worked out there; for an output that
-   shows them only for the launches its view reads (``every_launch`` off: ``view.launches_read``), those alone.
+   (``roofline.analysis.advice``), taken by position from step 2 where it was worked out there: every valid
+   launch, whatever the output shows (the scope is the command's, ``diagnostics``, never the output format's).
 5. build the view (``build_view``): what the renderers of the reports show (``roofline.analysis.view``).
 
 Bad input raises ``RooflineError`` with a one-line message.
@@ -48,9 +48,8 @@ class AnalysisOptions:
     """What to analyse and against which roofs: the kernel filters, OR-ed, and the name they read (the
     ``--kernel`` language of ``roofline.core.kernel_filter``), the ceiling set percent of roof uses, extra device
     spec files or folders (before the built-in ones), the time the native reader may take per .ncu-rep
-    (None: scaled to the file's size, ``reader.read_time_limit``), whether launches get their diagnostics and
-    advice (what ``report`` shows; the rankings and comparisons read none of them): ``every_launch``, as the
-    JSON and CSV show them, or only those a report's view reads (``view.launches_read``), whether the SASS of the
+    (None: scaled to the file's size, ``reader.read_time_limit``), whether every launch gets its diagnostics and
+    advice (what ``report`` shows; the rankings and comparisons read none of them), whether the SASS of the
     sampled instructions is read (``sass``: the hot spots show it; never without diagnostics), and what a group
     of launches is (``GroupBy``)."""
 
@@ -62,7 +61,6 @@ class AnalysisOptions:
     diagnostics: bool = True
     group_by: GroupBy = "kernel"
     sass: bool = True
-    every_launch: bool = True
 
 
 def analyze_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions = AnalysisOptions(),
@@ -199,7 +197,6 @@ def analyze(report: Report, options: AnalysisOptions, catalog: SpecCatalog, ahea
     and grouped, then (``options.diagnostics``) diagnosed and advised, taking from ``ahead`` the launches worked out
     while the report was read."""
     from roofline.analysis.roofline import analyze_report
-    from roofline.analysis.view import launches_read
     from roofline.core import kernel_filter
 
     selected = kernel_filter.parse(options.kernel, options.kernel_name_base).select(report)
@@ -213,7 +210,7 @@ def analyze(report: Report, options: AnalysisOptions, catalog: SpecCatalog, ahea
     if not options.diagnostics:
         return analysis
     done = ahead.launches if ahead is not None and ahead.fits(selected, spec) else ()
-    return diagnose_all(analysis, spec, done, None if options.every_launch else launches_read(analysis))
+    return diagnose_all(analysis, spec, done)
 
 
 def spec_for(catalog: SpecCatalog, device: Device) -> SpecMatch | None:
@@ -242,10 +239,9 @@ def _ceilings_problem(ceilings: CeilingSet, device: Device, spec: DeviceSpec | N
 
 
 def diagnose_all(analysis: ReportAnalysis, spec: DeviceSpec | None,
-                 done: Sequence[LaunchAnalysis | None] = (), only: frozenset[int] | None = None) -> ReportAnalysis:
-    """The analysis with every valid launch diagnosed and advised (``complete``), or those at the positions ``only``
-    holds; ``done`` holds, by position in the report, launches completed while it was read (None where not), which
-    only get their time share here."""
+                 done: Sequence[LaunchAnalysis | None] = ()) -> ReportAnalysis:
+    """The analysis with every valid launch diagnosed and advised (``complete``); ``done`` holds, by position in the
+    report, launches completed while it was read (None where not), which only get their time share here."""
     from msgspec import structs
 
     from roofline.analysis.roofline import time_share
@@ -258,8 +254,7 @@ def diagnose_all(analysis: ReportAnalysis, spec: DeviceSpec | None,
             rows.append(structs.replace(early, time_share=time_share(early.duration_s.value, total)))
         else:
             a = analysis.launches.table.row(i)
-            skip = launch.invalid or (only is not None and i not in only)
-            rows.append(a if skip else complete(a, device, spec))
+            rows.append(a if launch.invalid else complete(a, device, spec))
     return analysis.with_rows(rows)
 
 
@@ -323,10 +318,8 @@ class Ahead:
 def analyze_batch(ahead: Ahead, device: Device, launches: Sequence[KernelLaunch], options: AnalysisOptions,
                   catalog: SpecCatalog) -> Ahead:
     """``ahead`` with one more batch of launches analysed, diagnosed and advised (the device is the report's, the
-    same for every batch): every launch, or (``every_launch`` off) those a view reads whatever the launches still to
-    come (``view.read_alone``); the kernels' longest launches are known only once every launch is read."""
+    same for every batch)."""
     from roofline.analysis.roofline import analyze_launches
-    from roofline.analysis.view import read_alone
     from roofline.ncu import validation
 
     if ahead.device is None:
@@ -341,7 +334,7 @@ def analyze_batch(ahead: Ahead, device: Device, launches: Sequence[KernelLaunch]
     analysed = analyze_launches([launches[i] for i in valid], device, ahead.spec, options.ceilings)
     out: list[LaunchAnalysis | None] = [None] * len(launches)
     for i, a in zip(valid, analysed, strict=True):
-        out[i] = complete(a, device, ahead.spec) if options.every_launch or read_alone(a) else None
+        out[i] = complete(a, device, ahead.spec)
     return replace(ahead, launches=(*ahead.launches, *out))
 
 

@@ -12,10 +12,12 @@ Stages, lowest first (a module may import its own stage and those below); each i
     specs       device specs (catalog), YAML with a budget, calibrated roofs, microbenchmarks
     analysis    roofline maths, result types, verdict, work, diagnostics, advice, libraries, the report's view
     compare     pairing across reports, noise, the diff gate, the application summary
-    documents   each command's --format json document as typed structs, built from the results; their JSON Schemas
-    facade      roofline.pipeline: load -> filter -> spec -> analyse -> advise -> build the view
+    documents   each command's document (kinds) and its --format json tree of typed structs; their JSON Schemas
+    facade      roofline.facade (``Roofline``: the options and the spec catalog once, one typed document per command,
+                ``documents.kinds``) over roofline.pipeline: load -> filter -> spec -> analyse -> advise -> view
     render      pure renderers (report/, compare/, timeline/, and their shared terminal, matplotlib, name fitting)
-    api         roofline (the Python API): a shell like the command line; registers the notebook display hooks
+    api         roofline (the Python API): a shell over the facade like the command line; registers the notebook
+                display hooks on first use
     cli         the typer application, shared options, the one output writer, one module per command
 
 No exception: a result's ``_repr_html_`` looks up the hook the API registered (``core.display``), so nothing below
@@ -35,7 +37,8 @@ from roofline.cli.app import COMMANDS
 
 PACKAGE = Path(__file__).resolve().parents[1] / "roofline"
 STAGES = ("core", "ncu", "nsys", "specs", "analysis", "compare", "documents", "facade", "render", "api", "cli")
-TOP_LEVEL = {"roofline.errors": "core", "roofline": "api", "roofline.pipeline": "facade", "roofline.__main__": "cli"}
+TOP_LEVEL = {"roofline.errors": "core", "roofline": "api", "roofline.pipeline": "facade", "roofline.facade": "facade",
+             "roofline.__main__": "cli"}
 COMMAND_MODULES = frozenset(f"roofline.cli.commands.{module}" for module, *_ in COMMANDS.values())
 MAX_TOP_LEVEL_MODULES = 8
 
@@ -105,6 +108,26 @@ def test_a_notebook_hook_is_registered_from_above() -> None:
     for module in hooks:
         assert "roofline.core.display" in {t for t, _, _ in imports(module)}
     assert "register_html" in MODULES["roofline"].read_text()
+
+
+DOCUMENT_SHELLS = ("roofline", "roofline.cli.mcp_adapter", "roofline.cli.nsys_work",
+                   *(f"roofline.cli.commands.{c}" for c in ("analyze", "compare", "diff", "plot", "project", "report",
+                                                            "summary", "timeline")))
+STAGE_WORK = ("roofline.pipeline", "roofline.compare.pairing", "roofline.compare.regression",
+              "roofline.compare.ranking", "roofline.compare.realtime", "roofline.analysis.borrowed",
+              "roofline.specs.catalog")
+
+
+@pytest.mark.parametrize("module", DOCUMENT_SHELLS)
+def test_the_shells_ask_the_facade_and_chain_no_stage(module: str) -> None:
+    """The commands that analyse reports, the MCP adapter and the Python API call the facade (``roofline.facade``)
+    for their documents: none imports the pipeline's analysis, the pairing, the judge, the ranking, the real-time
+    weighing or the spec catalog's loader to chain them itself (data types and argument parsers excepted)."""
+    allowed = {"AnalysisOptions", "build_view", "PairOptions", "pair_options", "parse_matcher", "check_top",
+               "Thresholds", "ReportAnalysis", "AppSummary", "Comparison", "SpecCatalog", "DeviceSpec"}
+    bad = [f"line {line}: {target}.{name}" for target, name, line in imports(module)
+           if target in STAGE_WORK and name not in allowed]
+    assert not bad, f"{module} chains stages itself: {bad}"
 
 
 def test_no_import_circle() -> None:

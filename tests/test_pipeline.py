@@ -23,7 +23,6 @@ from roofline.ncu import child, reader
 from roofline.pipeline import AnalysisOptions, analyze_files, analyze_loaded
 from roofline.specs import catalog as specs
 from roofline.specs.catalog import SpecCatalog
-from tests.conftest import shared_report_names
 from tests.views import views
 
 REPO = Path(__file__).resolve().parents[1]
@@ -127,7 +126,9 @@ def test_loaded_and_file_analyses_agree():
 
 
 def test_public_api_is_exported_lazily():
-    assert roofline.analyze_files is analyze_files and roofline.AnalysisOptions is AnalysisOptions
+    from roofline.facade import Roofline
+
+    assert roofline.AnalysisOptions is AnalysisOptions and roofline.Roofline is Roofline
     code = ("import sys, roofline; assert 'roofline.pipeline' not in sys.modules; "
             "roofline.AnalysisOptions; assert 'roofline.analysis.roofline' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
@@ -180,19 +181,6 @@ def test_batches_analysed_ahead_are_the_reports_launches_by_position_and_fit_onl
         ahead.launches[1], time_share=analysis.launches[1].time_share)  # an invalid launch is not taken from ahead
 
 
-def test_batches_analysed_ahead_for_outputs_without_each_launchs_detail_diagnose_only_small_grid_launches(
-        shared_report):
-    """The small-grid launches are read whatever the rest of the report; each kernel's longest waits for the end."""
-    options, catalog = AnalysisOptions(every_launch=False), specs.load_catalog()
-    reading = reader.ReportReading(shared_report("rtx2070super_alife-143launches_basic"))
-    ahead = pipeline.Ahead()
-    for batch in reading.batches():
-        ahead = pipeline.analyze_batch(ahead, batch.device, batch.launches, options, catalog)
-    done = [a for a in ahead.launches if a is not None]
-    assert done and all(a.verdict.bound == "small_grid" and a.time_model is not None for a in done)
-    assert len(done) < len(ahead.launches) == len(reading.report().launches)
-
-
 @pytest.mark.parametrize(("options", "cores"), [(AnalysisOptions(kernel=("regex:^update",)), 2),
                                                (AnalysisOptions(diagnostics=False), 2), (AnalysisOptions(), 1)])
 def test_no_early_work_where_the_analysis_would_not_use_it_or_no_core_is_spare(options, cores, shared_report,
@@ -205,37 +193,7 @@ def test_no_early_work_where_the_analysis_would_not_use_it_or_no_core_is_spare(o
     assert analyze_files([shared_report("rtx2070super_alife-143launches_basic")], options)[0].launches
 
 
-# --- Diagnoses only where the output reads them -------------------------------------------------------------------
-SHOWN_ONLY = ["a100-40gb_selfjoin-cub-sort-154launches_basic", "rtx4070ti_pytorch-sim_full", "h800_flash-attn-fwd_full"]
-
-
-@pytest.mark.parametrize("name", SHOWN_ONLY)
-def test_outputs_without_each_launchs_detail_are_the_same_from_the_launches_their_view_reads(name, shared_report):
-    check_shown_launches_suffice(shared_report(name))
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name", [n for n in shared_report_names() if n not in SHOWN_ONLY])
-def test_every_shared_report_shows_the_same_from_the_launches_its_view_reads(name, shared_report):
-    check_shown_launches_suffice(shared_report(name))
-
-
-def check_shown_launches_suffice(path: Path) -> None:
-    """The table and Markdown of a report diagnosed only where its view reads equal those of the report with every
-    launch diagnosed, and fewer launches were diagnosed where a kernel ran more than once."""
-    from roofline.analysis.view import launches_read
-    from roofline.render.report import markdown, table
-
-    (every,) = analyze_files([path])
-    (shown,) = analyze_files([path], AnalysisOptions(every_launch=False))
-    assert table.render(views([shown]), 100) == table.render(views([every]), 100)
-    assert markdown.render(views([shown])) == markdown.render(views([every]))
-    diagnosed = {i for i, k in enumerate(shown.launches) if k.time_model is not None}
-    assert diagnosed <= launches_read(shown)
-    valid = sum(not k.launch.invalid for k in every.launches)
-    assert len(diagnosed) < valid or len(launches_read(shown)) >= valid
-
-
+# --- The outputs read only the launches their view names -------------------------------------------------------------
 DIAGNOSES = ("time_model", "occupancy", "tensor_cores", "stalls", "instruction_roofline", "memory", "hotspots",
              "advice")  # what pipeline.complete adds to a launch's analysis
 
@@ -285,10 +243,15 @@ def test_no_output_without_each_launchs_detail_reads_a_launch_its_view_does_not_
     assert repr(plot.plot_data(v.reports)) == repr(plot.plot_data(whole.reports))
 
 
-def test_only_the_formats_that_show_each_launch_diagnose_every_launch():
-    from roofline.render.base import FORMATS
+def test_the_analysis_scope_is_the_commands_not_the_output_formats():
+    """No format steers how much is analysed: the registry names none, and the options hold only what the command
+    asks (diagnostics, SASS), not an output's reach."""
+    from msgspec.structs import fields
 
-    assert {(f.kind, f.name) for f in FORMATS if f.every_launch} == {("report", "json"), ("report", "csv")}
+    from roofline.render.base import Format
+
+    assert "every_launch" not in {f.name for f in fields(Format)}
+    assert "every_launch" not in AnalysisOptions.__dataclass_fields__
 
 
 def test_early_work_needs_a_core_beside_each_reader(monkeypatch):

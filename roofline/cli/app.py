@@ -12,16 +12,31 @@ line is parsed, OpenBLAS held to one thread, the garbage collector paused, the p
 
 from __future__ import annotations
 
-import importlib
 import os
-import re
 import sys
-from collections.abc import Sequence
-from contextlib import nullcontext
-from typing import TYPE_CHECKING, Any, NoReturn
 
-from roofline import INTERRUPTED  # the exit status after Ctrl-C, typer's (typer.core: KeyboardInterrupt -> Exit(130))
-from roofline.cli import fast_start
+INTERRUPTED = 130  # the exit status after Ctrl-C (128 + SIGINT), as typer gives it (KeyboardInterrupt -> Exit(130))
+
+
+def _quiet_while_loading() -> None:
+    """Run as the console script (``roofline``), the first thing it does: Ctrl-C while its modules load ends the
+    process quietly with INTERRUPTED (``main`` puts Python's handler back). An import by another program leaves
+    that program's handling alone."""
+    if sys.argv[:1] and os.path.basename(sys.argv[0]) == "roofline":
+        import signal
+
+        signal.signal(signal.SIGINT, lambda signum, frame: os._exit(INTERRUPTED))
+
+
+_quiet_while_loading()
+
+import importlib  # noqa: E402  # after the handler: an interrupt during these imports is quiet too
+import re  # noqa: E402
+from collections.abc import Sequence  # noqa: E402
+from contextlib import nullcontext  # noqa: E402
+from typing import TYPE_CHECKING, Any, NoReturn  # noqa: E402
+
+from roofline.cli import fast_start  # noqa: E402
 
 if TYPE_CHECKING:  # pragma: no cover
     import typer
@@ -92,7 +107,7 @@ def build_app(only: str | None = None) -> typer.Typer:
             cls = getattr(mod, "COMMAND_CLASS", None)
             cls = fast_start.preloading(cls) if name in READS_REPORTS else cls
             if name in OUTPUT_FORMATS:  # outermost: the format is settled before the preload reads it
-                from roofline.cli.common import output_format_class
+                from roofline.cli.writing import output_format_class
 
                 cls = output_format_class(cls, *OUTPUT_FORMATS[name])
             app.command(name, cls=cls, short_help=summary,
@@ -121,7 +136,7 @@ def _group_class() -> type:
             except click.ClickException as err:
                 words = sys.argv[1:] if args is None else list(args)
                 command = next((w for w in words if w in self.commands), None)
-                from roofline.cli.common import say
+                from roofline.cli.failures import say
 
                 code = say(usage_error(err, command), words)
             except Abort:
@@ -199,7 +214,8 @@ def __getattr__(name: str) -> object:
 
 def main() -> NoReturn:
     """Console-script entry point: ``run`` the command line, then end the process (``fast_start.leave``). Ctrl-C from
-    here on raises KeyboardInterrupt again (``roofline/__init__`` ends the process quietly while modules load)."""
+    here on raises KeyboardInterrupt again (``_quiet_while_loading`` ended the process quietly while modules
+    loaded), and ends quietly with INTERRUPTED before typer runs the command."""
     import signal
 
     try:
@@ -238,7 +254,7 @@ def run(args: Sequence[str], last: bool = False) -> int | str | None:
     except SystemExit as done:
         return done.code if isinstance(done.code, (int, str)) or done.code is None else 1
     except RooflineError as err:
-        from roofline.cli.common import say
+        from roofline.cli.failures import say
 
         return say(err, args)
     finally:

@@ -1,7 +1,7 @@
 """The one door from the MCP server (``roofline.cli.mcp_server``) to the analysis and its renderers: each function
-returns, as plain data, the document that the matching command's ``--format json`` writes for the same input, built
-by the same calls (the pipeline, the pairing, the judge, then the document's plain data, ``roofline.render.data``: no
-text written and parsed back). The server cuts and joins these documents; it computes no number itself.
+returns, as plain data, the document that the matching command's ``--format json`` writes for the same input, asked
+of the same facade (``roofline.facade.Roofline``), as plain data (``roofline.render.data``: no text written and
+parsed back). The server cuts and joins these documents; it computes no number itself.
 """
 
 from __future__ import annotations
@@ -12,17 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from roofline.core.choices import GroupBy, TargetClock
+from roofline.documents.kinds import Document
+from roofline.facade import Roofline
 from roofline.pipeline import AnalysisOptions
-from roofline.render.base import (
-    CompareDocument,
-    DiffDocument,
-    Document,
-    Kind,
-    ProjectDocument,
-    ReportDocument,
-    SummaryDocument,
-    TimelineDocument,
-)
+from roofline.render.base import Kind
 from roofline.render.data import data
 
 Paths = Sequence[str | os.PathLike[str]]
@@ -35,20 +28,14 @@ def _json(kind: Kind, document: Document) -> dict[str, Any]:
 
 def report(paths: Paths, options: AnalysisOptions) -> dict[str, Any]:
     """``roofline report FILES -f json``: every launch of the reports (every report is needed here)."""
-    from roofline.core.thresholds import SPREAD_THRESHOLD_PCT
-    from roofline.pipeline import analyze_files, build_view
-
-    return _json("report", ReportDocument(build_view(analyze_files(paths, options), SPREAD_THRESHOLD_PCT)))
+    return _json("report", Roofline(options).report(paths, keep_going=False))
 
 
 def summary(paths: Paths, options: AnalysisOptions, by: GroupBy, top: int) -> dict[str, Any]:
     """``roofline summary FILES --by BY --top TOP -f json``: per report, its kernel groups by recoverable time."""
-    from roofline.compare.ranking import check_top, labelled, summarize
-    from roofline.pipeline import analyze_files
-
-    check_top(top)
-    summaries = labelled([summarize(a, by, top) for a in analyze_files(paths, options)])
-    return _json("summary", SummaryDocument(summaries, top=top))
+    document = Roofline(options).summary(paths, by, top, keep_going=False)
+    assert document is not None, "only a run over MPI ranks has no document"
+    return _json("summary", document)
 
 
 def compare_and_diff(base: str | os.PathLike[str], new: str | os.PathLike[str], options: AnalysisOptions,
@@ -57,61 +44,46 @@ def compare_and_diff(base: str | os.PathLike[str], new: str | os.PathLike[str], 
                      gate_different_work: bool, allow_different_gpu: bool) -> tuple[dict[str, Any], dict[str, Any]]:
     """``roofline compare BASE NEW -f json`` and ``roofline diff BASE NEW -f json`` with these options, from one
     analysis of the two reports."""
-    from roofline.compare.pairing import pair_options, pair_reports, parse_matcher, require_common
-    from roofline.compare.regression import Thresholds, judge
-    from roofline.pipeline import analyze_files
+    from roofline.compare.pairing import pair_options, parse_matcher
+    from roofline.compare.regression import Thresholds
 
     matcher = parse_matcher(match, maps, 2)
     judged = pair_options(work_tolerance_pct, alpha)
-    comparison = pair_reports(analyze_files([base, new], options), matcher, None, judged)
-    require_common(comparison)
+    compared = Roofline(options).compare([base, new], matcher, None, judged)
     thresholds = Thresholds(slower_pct, min_share_pct, total_slower_pct, roof_drop_pct, gate_different_work)
-    result = judge(comparison, thresholds, allow_different_gpu)
-    return _json("compare", CompareDocument(comparison)), _json("diff", DiffDocument(result))
+    judgement = Roofline.judge(compared.comparison, thresholds, allow_different_gpu)
+    return _json("compare", compared), _json("diff", judgement)
 
 
 def project(path: str | os.PathLike[str], to: str, options: AnalysisOptions,
             clock: TargetClock = "boost") -> dict[str, Any]:
     """``roofline project FILE --to SPEC --clock CLOCK -f json``."""
-    from roofline.compare.pairing import PairOptions, pair_reports
-    from roofline.compare.projection import require_clock
-    from roofline.pipeline import analyze_files
-    from roofline.specs.catalog import load_catalog
-
-    catalog = load_catalog(options.specs)
-    target = catalog.get(to)
-    require_clock(target, clock)
-    analyses = analyze_files([path], options, catalog, 1)
-    return _json("project", ProjectDocument(pair_reports(analyses, project_to=target,
-                                                         options=PairOptions(clock=clock))))
+    return _json("project", Roofline(options).project(path, to, clock))
 
 
 def spec(spec_id: str, specs: Paths = ()) -> dict[str, Any]:
     """``roofline specs show ID -f json``: every number of one device spec with its source."""
     from roofline.cli.commands.specs import spec_dict
-    from roofline.specs.catalog import load_catalog
 
-    return spec_dict(load_catalog(specs).get(spec_id))
+    return spec_dict(Roofline(AnalysisOptions(specs=tuple(specs))).catalog.get(spec_id))
 
 
 def spec_ids(specs: Paths = ()) -> list[dict[str, Any]]:
     """The known device specs (``roofline specs list``): id and display names."""
-    from roofline.specs.catalog import load_catalog
-
-    return [{"id": s.id, "display_names": list(s.display_names)}
-            for s in sorted(load_catalog(specs).specs, key=lambda s: s.id)]
+    catalog = Roofline(AnalysisOptions(specs=tuple(specs))).catalog
+    return [{"id": s.id, "display_names": list(s.display_names)} for s in sorted(catalog.specs, key=lambda s: s.id)]
 
 
 def timeline(path: Path, nvtx: str | None, top: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """``roofline timeline FILE -f json`` of one Nsight Systems SQLite export, and the ncu runs that
     ``roofline analyze --from-nsys FILE --top TOP`` plans for its top kernels (each: the kernels, the launches,
     why, and the ncu command with ``APP`` for the application)."""
-    from roofline.analysis.timeline import kernel_regex, name_base, ncu_targets, timeline_set
+    from roofline.analysis.timeline import kernel_regex, name_base, ncu_targets
     from roofline.core import kernel_filter
     from roofline.ncu import driver
-    from roofline.nsys.load import load_for_profiling, load_timeline
+    from roofline.nsys.load import load_for_profiling
 
-    doc = _json("timeline", TimelineDocument(timeline_set([load_timeline(path, nvtx)])))
+    doc = _json("timeline", Roofline().timeline([path], nvtx))
     profiled, reps = load_for_profiling(path, top)
     runs = []
     targets = ncu_targets(profiled, top, reps)

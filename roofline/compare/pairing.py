@@ -58,7 +58,7 @@ from roofline.errors import RooflineError
 
 if TYPE_CHECKING:  # pragma: no cover
 
-    from roofline.specs.catalog import DeviceSpec
+    from roofline.specs.catalog import DeviceSpec, SpecCatalog
 
 MatchMode = Literal["name", "demangled", "order", "family", "regex"]  # --match: the modes, or regex:PATTERN
 MATCH_MODES: tuple[MatchMode, ...] = ("name", "demangled", "order", "family")
@@ -325,17 +325,19 @@ def pair_options(work_tolerance_pct: float = 100.0 * WORK_TOLERANCE, alpha: floa
 
 
 def pair_reports(analyses: Sequence[ReportAnalysis], matcher: Matcher = Matcher(),
-                 project_to: DeviceSpec | None = None, options: PairOptions = PairOptions()) -> Comparison:
+                 project_to: DeviceSpec | None = None, options: PairOptions = PairOptions(),
+                 catalog: SpecCatalog | None = None) -> Comparison:
     """Pair each base kernel found in at least one other report (largest base time first; with one report,
-    every kernel) and compare work, times, expectations and projections."""
+    every kernel) and compare work, times, expectations and projections; each report's spec is looked up in
+    ``catalog`` (the one the analyses matched against: the built-in specs by default)."""
     if not analyses:
         raise RooflineError("no report to compare", "pass two or more report files")
     labels = report_labels(analyses)
     keyed = [keyed_kernels(a, matcher, i) for i, a in enumerate(analyses)]
     rows = [k for k in keyed[0] if len(keyed) == 1 or any(k in kd for kd in keyed[1:])]
     devices = [a.device for a in analyses]
-    specs = _specs(analyses)
-    bases = _specs(analyses, every=True) if project_to is not None else [None] * len(analyses)
+    specs = _specs(analyses, catalog)
+    bases = _specs(analyses, catalog, every=True) if project_to is not None else [None] * len(analyses)
     pairs = [_pair(k, aggregate(keyed[0][k]), [aggregate(kd[k]) if k in kd else None for kd in keyed[1:]], labels,
                    project_to, options, devices, specs, bases) for k in rows]
     pairs.sort(key=lambda p: -(p.base.total_s.value or 0.0))
@@ -405,15 +407,17 @@ def _key_text(key: Key, launches: Launches) -> str:
     return key[1] if key[0] != "order" else " | ".join(dict.fromkeys(k.name for k in launches.kernel_launches))
 
 
-def _specs(analyses: Sequence[ReportAnalysis], every: bool = False) -> list[DeviceSpec | None]:
-    """Each report's device spec (the built-in one its analysis matched), None where it matched none; for one GPU
-    only with ``every`` (expectations come from the roofs of the same GPU)."""
+def _specs(analyses: Sequence[ReportAnalysis], catalog: SpecCatalog | None,
+           every: bool = False) -> list[DeviceSpec | None]:
+    """Each report's device spec (the one of ``catalog``, built-in by default, its analysis matched), None where
+    it matched none; for one GPU only with ``every`` (expectations come from the roofs of the same GPU)."""
     ids = [a.spec_id for a in analyses]
     if len({i for i in ids if i}) < 2 and not every:
         return [None] * len(analyses)
-    from roofline.specs.catalog import load_catalog
+    if catalog is None:
+        from roofline.specs.catalog import load_catalog
 
-    catalog = load_catalog()
+        catalog = load_catalog()
     known = {spec.id: spec for spec in catalog.specs}
     return [known.get(i) if i else None for i in ids]
 

@@ -1,6 +1,7 @@
 """How a notebook shows a result: the HTML hook of each kind of result, looked up by the result types'
-``_repr_html_`` and registered by the Python API at import of ``roofline`` (whose hooks hand the result to the
-renderers). The result types so import no renderer: the hooks point down from the API, never up from a result."""
+``_repr_html_`` and registered by the Python API on its first use, or by ``roofline.show_in_notebooks()`` (its
+hooks hand the result to the renderers). The result types so import no renderer: the hooks point down from the
+API, never up from a result."""
 
 from __future__ import annotations
 

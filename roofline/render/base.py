@@ -1,34 +1,36 @@
 """The renderer contract and the one registry of output formats, plots included.
 
-Each kind of result has its own document type (``ReportDocument``, ``CompareDocument``, ...): the result and the
-layout its renderers read, nothing another kind uses. A format is a name (``--format``, or ``plot`` for the image a
-``--plot`` option or the ``plot`` command writes), the document type it renders (its kind of result), the suffix
-of the file it is written to by default, and its ``Renderer``: a function of that document (and, for an image, the
-file type) that imports its module when called, so the command line starts without the renderers, and hands the
-module's function the document's fields. mypy checks each renderer against its document's fields and its
-function's parameters; tests/render/test_base.py checks that each format's renderer takes its document type: that
-is the typed contract of each kind. A new format is its renderer plus one line in ``FORMATS``; the commands list,
-check and write formats only through this module.
+Each kind of result has its own document type (``ReportDocument``, ``CompareDocument``, ...: the facade builds them,
+``roofline.documents.kinds``): the result and the layout its renderers read, nothing another kind uses. A format is
+a name (``--format``, or ``plot`` for the image a ``--plot`` option or the ``plot`` command writes), the document
+type it renders (its kind of result), the suffix of the file it is written to by default, and its ``Renderer``: a
+function of that document (and, for an image, the file type) that imports its module when called, so the command
+line starts without the renderers, and hands the module's function the document's fields. mypy checks each renderer
+against its document's fields and its function's parameters; tests/render/test_base.py checks that each format's
+renderer takes its document type: that is the typed contract of each kind. A new format is its renderer plus one
+line in ``FORMATS``; the commands list, check and write formats only through this module.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from msgspec import Struct
 
+from roofline.documents.kinds import (
+    CompareDocument,
+    DiffDocument,
+    Document,
+    ProjectDocument,
+    RealtimeDocument,
+    ReportDocument,
+    SummaryDocument,
+    TimelineDocument,
+)
 from roofline.render.mpl import PLOT_SUFFIXES
 
 if TYPE_CHECKING:  # pragma: no cover
-    from roofline.analysis.launches import ReportAnalysis
-    from roofline.analysis.timeline import TimelineSet
-    from roofline.analysis.view import LeftOut, ReportSetView
-    from roofline.compare.pairing import Comparison
-    from roofline.compare.ranking import AppSummary
-    from roofline.compare.realtime import RealTimeView
-    from roofline.compare.regression import DiffResult
     from roofline.render.mpl import PlotFormat
 
 D = TypeVar("D", contravariant=True)
@@ -36,76 +38,6 @@ Kind = Literal["report", "compare", "diff", "summary", "project", "timeline", "r
 Output = str | bytes
 
 
-# --- One document type per kind of result ------------------------------------------------------------------
-class ReportDocument(Struct, frozen=True):
-    """``report`` (and ``analyze``, ``plot``): the view of the reports (``analysis.view``), the table's width, the
-    plot images written beside a Markdown document (relative to it) and the kernels in a plot's legend."""
-
-    view: ReportSetView
-    width: int = 80
-    images: Sequence[str] = ()
-    top: int = 0
-
-    @property
-    def analyses(self) -> Sequence[ReportAnalysis]:
-        return tuple(v.analysis for v in self.view.reports)
-
-
-class CompareDocument(Struct, frozen=True):
-    """``compare``: the comparison, the table's width, the plot image beside a Markdown document, and whether the
-    plot shows percent of each report's own roof."""
-
-    comparison: Comparison
-    width: int = 80
-    images: Sequence[str] = ()
-    normalize: bool = False
-
-    @property
-    def image(self) -> str:
-        return self.images[0] if self.images else ""
-
-
-class ProjectDocument(Struct, frozen=True):
-    """``project``: the comparison of one report with its projections onto another GPU."""
-
-    comparison: Comparison
-    width: int = 80
-
-
-class DiffDocument(Struct, frozen=True):
-    """``diff``: the regression gate's result."""
-
-    result: DiffResult
-    width: int = 80
-
-
-class SummaryDocument(Struct, frozen=True):
-    """``summary``: each report's summary, and the kernel groups shown per report."""
-
-    summaries: Sequence[AppSummary]
-    width: int = 80
-    top: int = 0
-    left_out: Sequence[LeftOut] = ()  # the report files the command went on past
-
-
-class TimelineDocument(Struct, frozen=True):
-    """``timeline``: the Nsight Systems files' kernels, and the kernels shown per file (0: all)."""
-
-    timelines: TimelineSet
-    width: int = 80
-    top: int = 0
-
-
-class RealtimeDocument(Struct, frozen=True):
-    """``summary --nsys``: ncu's kernels beside their real run time, and the kernels shown (0: all)."""
-
-    view: RealTimeView
-    width: int = 80
-    top: int = 0
-
-
-Document: TypeAlias = (ReportDocument | CompareDocument | ProjectDocument | DiffDocument | SummaryDocument
-                       | TimelineDocument | RealtimeDocument)
 DOCUMENTS: dict[Kind, type[Document]] = {
     "report": ReportDocument, "compare": CompareDocument, "project": ProjectDocument, "diff": DiffDocument,
     "summary": SummaryDocument, "timeline": TimelineDocument, "realtime": RealtimeDocument}
@@ -129,9 +61,7 @@ class Format(Struct, frozen=True):
     ``to_file``: written to reports/<first report><suffix> by default, not to stdout; ``plots``: the format (of the
     same kind) whose PNGs are written beside the document and named in it; ``choice``: a --format choice (the images
     are not: a --plot file, the plot command, the PNGs beside a document; their renderers return None where they
-    have nothing to draw); ``inline``: the document holds its plot (an SVG in the HTML page); ``every_launch``: it
-    shows each launch's diagnostics and advice (JSON, CSV), so every launch is diagnosed, where the others read
-    those of the launches their view names (``view.launches_read``)."""
+    have nothing to draw); ``inline``: the document holds its plot (an SVG in the HTML page)."""
 
     name: str
     document: type[Document]
@@ -141,7 +71,6 @@ class Format(Struct, frozen=True):
     plots: str | None = None
     choice: bool = True
     inline: bool = False
-    every_launch: bool = False
 
     @property
     def kind(self) -> Kind:
@@ -349,10 +278,10 @@ def _realtime_json(d: RealtimeDocument, plot_format: PlotFormat | None = None) -
 
 FORMATS: tuple[Format, ...] = (
     Format("table", ReportDocument, ".txt", _report_table),
-    Format("json", ReportDocument, ".json", _report_json, every_launch=True),
+    Format("json", ReportDocument, ".json", _report_json),
     Format("markdown", ReportDocument, ".md", _report_markdown, to_file=True, plots=PNGS),
     Format("html", ReportDocument, ".html", _report_html, to_file=True, inline=True),
-    Format("csv", ReportDocument, ".csv", _report_csv, every_launch=True),
+    Format("csv", ReportDocument, ".csv", _report_csv),
     Format(PLOT, ReportDocument, ".png", _report_plot, choice=False),
     Format(INSTRUCTION_PLOT, ReportDocument, ".png", _report_instruction_plot, choice=False),
     Format(MEMORY_PLOT, ReportDocument, ".png", _report_memory_plot, choice=False),

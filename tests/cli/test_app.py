@@ -243,7 +243,7 @@ def test_under_mpi_rank_0_alone_prints_a_usage_error(error: RooflineError, args:
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     """Every rank of ``summary --mpi`` parses the same command line, so one line says what is wrong with it; an
     error that may depend on the node (mpi4py missing there) is printed by every rank that meets it."""
-    from roofline.cli.common import say
+    from roofline.cli.failures import say
 
     monkeypatch.setenv("OMPI_COMM_WORLD_RANK", rank)
     assert say(error, args) == (2 if printed else 0)  # a silent rank ends well: rank 0 fails the job
@@ -269,17 +269,21 @@ def test_ctrl_c_before_the_command_runs_ends_quietly_with_status_130(monkeypatch
 
 
 def test_ctrl_c_while_the_console_script_loads_its_modules_ends_quietly_with_status_130() -> None:
-    """Ctrl-C in the first tenths of a second, before ``main`` runs: the console script's import of roofline sets
-    the quiet handler (a run with another program name keeps Python's)."""
-    code = ("import os, signal, sys, time; sys.argv[0] = {name!r}; import roofline; "
+    """Ctrl-C in the first tenths of a second, before ``main`` runs: the console script's entry module sets the
+    quiet handler first thing (a run with another program name keeps Python's), and importing ``roofline`` alone
+    sets none, even as the console script."""
+    code = ("import os, signal, sys, time; sys.argv[0] = {name!r}; import {module}; "
             "os.kill(os.getpid(), signal.SIGINT); time.sleep(5)")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    quiet = subprocess.run([sys.executable, "-c", code.format(name="/usr/bin/roofline")], capture_output=True,
-                           text=True, timeout=60, env=env)
+
+    def interrupted(name: str, module: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", code.format(name=name, module=module)], capture_output=True,
+                              text=True, timeout=60, env=env)
+
+    quiet = interrupted("/usr/bin/roofline", "roofline.cli.app")
     assert (quiet.returncode, quiet.stderr) == (130, "")
-    other = subprocess.run([sys.executable, "-c", code.format(name="python")], capture_output=True, text=True,
-                           timeout=60, env=env)
-    assert "KeyboardInterrupt" in other.stderr  # a library import leaves the program's own handling alone
+    assert "KeyboardInterrupt" in interrupted("python", "roofline.cli.app").stderr  # another program's handling
+    assert "KeyboardInterrupt" in interrupted("/usr/bin/roofline", "roofline").stderr  # the library: no side effect
 
 
 # --- Numbers on the command line (issue 37) -----------------------------------------------------------------------
@@ -288,7 +292,7 @@ def _float_options() -> list[tuple[str, str, object]]:
     import typer
     from typer._click.types import FloatParamType
 
-    from roofline.cli.common import Number
+    from roofline.cli.options import Number
 
     found: list[tuple[str, str, object]] = []
     group: Any = typer.main.get_command(app)
@@ -302,7 +306,7 @@ def _float_options() -> list[tuple[str, str, object]]:
 
 
 def test_every_fractional_option_is_checked_by_the_one_number_type():
-    from roofline.cli.common import Number
+    from roofline.cli.options import Number
 
     options = _float_options()
     assert {o for _, o, _ in options} >= {"--fail-if-slower", "--min-share", "--fail-if-total-slower",

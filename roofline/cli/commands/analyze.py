@@ -9,6 +9,7 @@ passes everything on without a word. The ncu options are declared in ``commands.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -16,7 +17,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from roofline.cli import ncu_options as ncu_opts
-from roofline.cli.common import (
+from roofline.cli.failures import handles_errors
+from roofline.cli.options import (
     REPORT_FORMAT_HELP,
     CeilingsOpt,
     KernelOpt,
@@ -27,11 +29,10 @@ from roofline.cli.common import (
     TimeoutOpt,
     WideOpt,
     analysis_options,
-    handles_errors,
     output_help,
-    refuse_unwritable_outputs,
-    report_files,
 )
+from roofline.cli.workflow import report_files
+from roofline.cli.writing import refuse_unwritable_outputs
 from roofline.core.choices import Fallback, KernelGroupBy, NameBase
 from roofline.errors import CountersDenied, ReportError, UsageError
 from roofline.ncu import driver
@@ -158,10 +159,10 @@ def analyze(
         _offer_fallback(err, timed, fallback)
     # ncu applied the filters already; the analysis applies the same ones, so what was profiled is analysed
     chosen = [f for _, filters, _, _ in runs for f in filters or ()] or None
-    analyses = report_files(reports, analysis_options(chosen, kernel_name_base, ceilings, specs, timeout), fmt,
+    document = report_files(reports, analysis_options(chosen, kernel_name_base, ceilings, specs, timeout), fmt,
                             report_output, plot, wide=wide)
     if fmt != "table":  # the table says it under its hot spots
-        _say_lineinfo(analyses)
+        _say_lineinfo(document.analyses)
     if from_nsys is not None:
         weigh = driver.shell_command(["roofline", "summary", *map(str, reports), "--nsys", str(from_nsys)])
         typer.echo(f"roofline: the whole application in real time: {weigh}", err=True)
@@ -238,7 +239,7 @@ class NsysRun:
 def _offer_fallback(err: CountersDenied, timed: NsysRun, fallback: str) -> None:
     """After ncu's refusal (its line first): the command that times the kernels without counters, run when
     ``fallback`` is "nsys"; the exit status stays the refusal's either way (the counters were not read)."""
-    from roofline.cli.common import say
+    from roofline.cli.failures import say
 
     code = say(err, sys.argv[1:])
     typer.echo(f"roofline: without counters, nsys still times every kernel (add --work-from X.ncu-rep, a report "
@@ -252,19 +253,14 @@ def _offer_fallback(err: CountersDenied, timed: NsysRun, fallback: str) -> None:
 def _time_with_nsys(timed: NsysRun, dry_run: bool) -> None:
     """--no-counters: run the application under nsys (CUDA trace), then rank its kernels as `roofline timeline`
     does; with --work-from, place them on this GPU's roofline with the reports' work."""
-    from roofline.analysis.timeline import timeline_set
-    from roofline.cli.common import (
-        TimelineDocument,
-        image,
-        render_image,
-        terminal_width,
-        write_document,
-    )
-    from roofline.cli.nsys_work import with_work
+    from roofline.cli.options import work_options
+    from roofline.cli.plots import image
+    from roofline.cli.terminal import terminal_width
+    from roofline.cli.workflow import facade
+    from roofline.cli.writing import write_document
     from roofline.nsys import profile
     from roofline.nsys.export import find_nsys
-    from roofline.nsys.load import load_timeline
-    from roofline.render.base import format_names
+    from roofline.render.base import format_names, render_image
     from roofline.render.mpl import plot_format
 
     if timed.fmt not in format_names("timeline"):
@@ -283,11 +279,8 @@ def _time_with_nsys(timed: NsysRun, dry_run: bool) -> None:
     typer.echo(f"roofline: timing the kernels with nsys: {driver.shell_command(list(plan.argv))}", err=True)
     sqlite = profile.run(plan, timed.timeout)
     typer.echo(f"roofline: wrote {plan.report} and {sqlite}", err=True)
-    if timed.work_from:
-        doc = with_work(sqlite, timed.work_from, None, timed.group_by, timed.specs)
-    else:
-        doc = timeline_set([load_timeline(sqlite, group_by=timed.group_by)])
-    document = TimelineDocument(doc, width=terminal_width(timed.wide), top=TIMELINE_TOP)
+    document = facade(work_options(timed.specs)).timeline([sqlite], group_by=timed.group_by, work=timed.work_from,
+                                        width=terminal_width(timed.wide), top=TIMELINE_TOP)
     also = []
     if timed.plot is not None and plot_fmt is not None:
         also.append((timed.plot, image(render_image("timeline", document, plot_fmt))))
@@ -336,7 +329,7 @@ def _runs(from_nsys: Path | None, top: int, nsys: str | None, kernel: list[str] 
     return [(f"{profiling_summary(timeline, top)}\n{why}", filters, skip, count), *runs[1:]], base
 
 
-def _say_lineinfo(analyses: list[ReportAnalysis]) -> None:
+def _say_lineinfo(analyses: Sequence[ReportAnalysis]) -> None:
     """Once, on stderr: the profiled kernels whose samples have no source line, and how to add line information."""
     from roofline.analysis.hotspots import without_lines
     from roofline.ncu.metrics import HINT_LINEINFO

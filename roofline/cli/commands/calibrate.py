@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from roofline.cli.common import SpecsOpt, handles_errors
+from roofline.cli.failures import handles_errors
 from roofline.cli.ncu_options import NcuPathOpt
+from roofline.cli.options import SpecsOpt
 from roofline.core.choices import OUTPUT_OPTION
 from roofline.ncu import driver
 

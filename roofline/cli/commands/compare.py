@@ -9,11 +9,11 @@ from typing import Annotated
 
 import typer
 
-from roofline.cli.common import (
+from roofline.cli.failures import handles_errors
+from roofline.cli.options import (
     AlphaOpt,
     CeilingsOpt,
     ClockOpt,
-    CompareDocument,
     CompareFormat,
     CompareOutputOpt,
     JobsOpt,
@@ -27,17 +27,13 @@ from roofline.cli.common import (
     WideOpt,
     WorkToleranceOpt,
     analysis_options,
-    handles_errors,
-    image,
-    jobs_or_cores,
-    progress,
-    refuse_unwritable_outputs,
-    render_image,
-    terminal_width,
-    warn,
-    write_document,
 )
+from roofline.cli.plots import image
+from roofline.cli.terminal import terminal_width
+from roofline.cli.workflow import facade
+from roofline.cli.writing import refuse_unwritable_outputs, write_document
 from roofline.core.thresholds import ALPHA, WORK_TOLERANCE
+from roofline.render.base import render_image
 
 
 @handles_errors
@@ -69,39 +65,28 @@ def compare(
     """Compare kernels across reports: work first, then times (same work) or throughputs (different work) with
     noise intervals, percent of each GPU's own roof, and the speedup the roofs expect where a roof governs. Every
     report is needed: the first bad one ends the command."""
-    from roofline.compare.pairing import pair_options, pair_reports, parse_matcher, require_common
-    from roofline.compare.projection import require_clock
+    from roofline.compare.pairing import pair_options, parse_matcher
     from roofline.errors import RooflineError
-    from roofline.pipeline import analyze_files
     from roofline.render.mpl import plot_format
-    from roofline.specs.catalog import load_catalog
 
     if len(files) < 2 and not project_to:
         raise RooflineError("compare needs two or more reports", "pass A B [...], or one report with --project-to ID")
     _refuse_unread(project_to, clock, normalize, plot, fmt)
     matcher = parse_matcher(match, maps or (), len(files))
     judged = pair_options(work_tolerance, alpha, clock)
-    options = analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False)
-    catalog = load_catalog(options.specs)
-    target = catalog.get(project_to) if project_to else None
-    if target is not None:
-        require_clock(target, clock)
+    roofline = facade(analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False), jobs)
+    if project_to:
+        roofline.target(project_to, clock)  # an unknown target is refused before any report is read
     plot_fmt = plot_format(plot) if plot is not None else None
     refuse_unwritable_outputs("compare", fmt, output, plot, files)
-    jobs = jobs_or_cores(jobs)
-    with progress(files, jobs) as done:
-        analyses = analyze_files(files, options, catalog, jobs, done)
-    warn(analyses)
-    comparison = pair_reports(analyses, matcher, target, judged)
-    require_common(comparison)
+    document = roofline.compare(files, matcher, project_to, judged, terminal_width(wide), normalize)
     if plot is not None:
         from roofline.render.compare.plot import nothing_to_compare
 
-        empty = nothing_to_compare(comparison)
+        empty = nothing_to_compare(document.comparison)
         if empty:
             raise RooflineError(f"{plot}: not written, nothing to plot: {empty}",
                                 "pair kernels with --match order|regex:PATTERN or --map BASE=NEW, or leave out --plot")
-    document = CompareDocument(comparison, width=terminal_width(wide), normalize=normalize)
     also = []
     if plot is not None and plot_fmt is not None:
         also.append((plot, image(render_image("compare", document, plot_fmt))))

@@ -9,10 +9,10 @@ from typing import Annotated
 
 import typer
 
-from roofline.cli.common import (
+from roofline.cli.failures import handles_errors
+from roofline.cli.options import (
     AlphaOpt,
     CeilingsOpt,
-    DiffDocument,
     DiffFormat,
     DiffOutputOpt,
     JobsOpt,
@@ -26,14 +26,10 @@ from roofline.cli.common import (
     WideOpt,
     WorkToleranceOpt,
     analysis_options,
-    handles_errors,
-    jobs_or_cores,
-    progress,
-    refuse_unwritable_outputs,
-    terminal_width,
-    warn,
-    write_document,
 )
+from roofline.cli.terminal import terminal_width
+from roofline.cli.workflow import facade
+from roofline.cli.writing import refuse_unwritable_outputs, write_document
 from roofline.core.thresholds import ALPHA, MIN_SHARE_PCT, SLOWER_PCT, TOTAL_SLOWER_PCT, WORK_TOLERANCE
 
 
@@ -77,19 +73,14 @@ def diff(
     jobs: JobsOpt = None,
 ) -> None:
     """Compare NEW with BASE kernel by kernel and fail (exit 1) on a regression beyond the thresholds."""
-    from roofline.compare.pairing import pair_options, pair_reports, parse_matcher
-    from roofline.compare.regression import Thresholds, judge
-    from roofline.pipeline import analyze_files
+    from roofline.compare.pairing import pair_options, parse_matcher
+    from roofline.compare.regression import Thresholds
 
     matcher = parse_matcher(match, maps or (), 2)
     options = pair_options(work_tolerance, alpha)
-    jobs = jobs_or_cores(jobs)
     refuse_unwritable_outputs("diff", fmt, output, None, [base, new])
-    with progress([base, new], jobs) as done:
-        analysed = analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False)
-        analyses = analyze_files([base, new], analysed, jobs=jobs, done=done)
-    warn(analyses)
+    roofline = facade(analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False), jobs)
     thresholds = Thresholds(fail_if_slower, min_share, fail_if_total_slower, fail_if_roof_drop, gate_different_work)
-    result = judge(pair_reports(analyses, matcher, options=options), thresholds, allow_different_gpu)
-    write_document("diff", fmt, DiffDocument(result, width=terminal_width(wide)), output, [base, new])
-    raise typer.Exit(result.exit_code)
+    document = roofline.diff(base, new, thresholds, matcher, options, allow_different_gpu, terminal_width(wide))
+    write_document("diff", fmt, document, output, [base, new])
+    raise typer.Exit(document.result.exit_code)

@@ -8,7 +8,8 @@ from typing import Annotated
 
 import typer
 
-from roofline.cli.common import SpecsOpt, TimeoutOpt, handles_errors
+from roofline.cli.failures import handles_errors
+from roofline.cli.options import SpecsOpt, TimeoutOpt
 
 INSTALL = "pip install 'roofline[mcp]'"
 

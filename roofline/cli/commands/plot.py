@@ -7,21 +7,12 @@ from typing import Annotated, Literal
 
 import typer
 
-from roofline.cli.common import (
-    CeilingsOpt,
-    KernelOpt,
-    NameBaseOpt,
-    ReportDocument,
-    SpecsOpt,
-    TimeoutOpt,
-    analysis_options,
-    analyze_good,
-    default_output,
-    fail_for,
-    handles_errors,
-    report_plot,
-    write_output,
-)
+from roofline.cli.failures import fail_for, handles_errors
+from roofline.cli.options import CeilingsOpt, KernelOpt, NameBaseOpt, SpecsOpt, TimeoutOpt, analysis_options
+from roofline.cli.output import write_output
+from roofline.cli.plots import report_plot
+from roofline.cli.workflow import facade
+from roofline.cli.writing import default_output
 from roofline.core.choices import OUTPUT_OPTION
 from roofline.core.labels import LEGEND_KERNELS
 from roofline.render.base import INSTRUCTION_PLOT, MEMORY_PLOT, PLOT
@@ -61,10 +52,8 @@ def plot(
     # The instruction roofline and the memory picture come with the diagnostics of each kernel's longest launch;
     # no plot shows the hot spots' SASS
     options = analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=kind != "roofline",
-                               sass=False, every_launch=False)
-    analyses, errors = analyze_good(files, options)
-    from roofline.pipeline import build_view
-
-    document = ReportDocument(build_view(analyses), top=top)
+                               sass=False)
+    roofline = facade(options)
+    document = roofline.report(files, spread_threshold_pct=None, top=top)
     write_output(target, report_plot(document, fmt, target, IMAGES[kind]))
-    fail_for(errors)
+    fail_for(roofline.left_out)

@@ -8,24 +8,22 @@ from typing import Annotated
 
 import typer
 
-from roofline.cli.common import (
+from roofline.cli.failures import handles_errors
+from roofline.cli.options import (
     CeilingsOpt,
     ClockOpt,
     KernelOpt,
     NameBaseOpt,
-    ProjectDocument,
     ProjectFormat,
     ProjectOutputOpt,
     SpecsOpt,
     TimeoutOpt,
     WideOpt,
     analysis_options,
-    handles_errors,
-    refuse_unwritable_outputs,
-    terminal_width,
-    warn,
-    write_document,
 )
+from roofline.cli.terminal import terminal_width
+from roofline.cli.workflow import facade
+from roofline.cli.writing import refuse_unwritable_outputs, write_document
 
 
 @handles_errors
@@ -44,18 +42,8 @@ def project(
 ) -> None:
     """Project each launch onto another GPU at the clock it holds under load (--clock sustained|boost|base): each
     unit's work at the target's rate of that unit, waves and tail, a launch floor; and the workload's total."""
-    from roofline.compare.pairing import PairOptions, pair_reports
-    from roofline.compare.projection import require_clock
-    from roofline.pipeline import analyze_files
-    from roofline.specs.catalog import load_catalog
-
-    options = analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False)
-    catalog = load_catalog(options.specs)
-    target = catalog.get(to)
-    require_clock(target, clock)
+    roofline = facade(analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False))
+    roofline.target(to, clock)  # an unknown target is refused before the report is read
     refuse_unwritable_outputs("project", fmt, output, None, [file])
-    analyses = analyze_files([file], options, catalog, 1)
-    warn(analyses)
-    comparison = pair_reports(analyses, project_to=target, options=PairOptions(clock=clock))
-    document = ProjectDocument(comparison, width=terminal_width(wide))
+    document = roofline.project(file, to, clock, terminal_width(wide))
     write_document("project", fmt, document, output, [file])

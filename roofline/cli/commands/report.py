@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from roofline.cli.common import (
+from roofline.cli.failures import handles_errors
+from roofline.cli.options import (
     REPORT_FORMAT_HELP,
     CeilingsOpt,
     JobsOpt,
@@ -21,9 +22,8 @@ from roofline.cli.common import (
     TimeoutOpt,
     WideOpt,
     analysis_options,
-    handles_errors,
-    report_files,
 )
+from roofline.cli.workflow import report_files
 from roofline.core.choices import GroupBy
 from roofline.core.thresholds import SPREAD_THRESHOLD_PCT
 

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
-from roofline.cli.common import SpecsOpt, handles_errors
+from roofline.cli.failures import handles_errors
+from roofline.cli.options import SpecsOpt
 from roofline.render.names import visible
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -4,41 +4,31 @@ NVTX range), ranked by the time they would save at their roof, top N with their 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
-from roofline.cli.common import (
+from roofline.cli.failures import fail_for, handles_errors, warn
+from roofline.cli.options import (
     CeilingsOpt,
     JobsOpt,
     KernelOpt,
     NameBaseOpt,
     PlotOpt,
-    RealtimeDocument,
     SpecsOpt,
-    SummaryDocument,
     SummaryFormat,
     SummaryOutputOpt,
     TimeoutOpt,
     WideOpt,
     analysis_options,
-    analyze_good,
-    fail_for,
-    handles_errors,
-    image,
-    jobs_or_cores,
-    progress,
-    refuse_unwritable_outputs,
-    render_image,
-    terminal_width,
-    warn_report,
-    write_document,
 )
+from roofline.cli.plots import image
+from roofline.cli.terminal import terminal_width
+from roofline.cli.workflow import facade
+from roofline.cli.writing import refuse_unwritable_outputs, write_document
 from roofline.core.choices import GroupBy
-
-if TYPE_CHECKING:  # pragma: no cover
-    from roofline.analysis.launches import ReportAnalysis
-    from roofline.pipeline import AnalysisOptions
+from roofline.facade import Roofline
+from roofline.render.base import render_image
 
 DEFAULT_TOP = 10
 
@@ -73,9 +63,8 @@ def summary(
     largest of percent of roof, the SM and memory throughputs and the busiest SM unit in whole blocks per SM, at
     most the time above the 1.5 us launch floor; small-grid launches are counted apart. A bad
     report does not stop the others (named at the end, exit 2)."""
-    from roofline.compare.ranking import AppSummary, check_top, labelled, summarize
+    from roofline.compare.ranking import check_top
     from roofline.errors import UsageError
-    from roofline.pipeline import files_left_out, map_reports
     from roofline.render.mpl import plot_format
 
     check_top(top)
@@ -88,8 +77,9 @@ def summary(
                  "name (nsys's launches carry no NVTX range here)")):
             if on:
                 raise UsageError(f"--nsys with {opt}: {why}", f"leave out {opt}")
-        _real_time(files, nsys, by, fmt, output, top, wide, jobs,
-                   analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False))
+        _real_time(files, nsys, by, fmt, output, top, wide,
+                   facade(analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False),
+                          jobs))
         return
     if mpi and jobs is not None:
         raise UsageError("--mpi with --jobs: choose one", "under mpiexec each rank reads its files one at a "
@@ -97,47 +87,22 @@ def summary(
     plot_fmt = plot_format(plot) if plot is not None else None
     refuse_unwritable_outputs("summary", fmt, output, plot, files)
     options = analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False)
-
-    def summary_of(analysis: ReportAnalysis) -> AppSummary:
-        return summarize(analysis, by, top)
-
-    if mpi:
-        done = map_reports(files, summary_of, options, mpi=True)
-    else:
-        with progress(files, jobs_or_cores(jobs)) as tick:
-            done = map_reports(files, summary_of, options, jobs=jobs_or_cores(jobs), done=tick)
-    if done is None:  # an MPI rank other than 0: rank 0 writes the output
+    roofline = Roofline(options) if mpi else facade(options, jobs)  # under MPI, no progress bar
+    document = roofline.summary(files, by, top, terminal_width(wide), mpi=mpi)
+    if document is None:  # an MPI rank other than 0: rank 0 writes the output
         return
-    summaries, errors = labelled(done[0]), done[1]
-    if not summaries:
-        fail_for(errors)
-    for s in summaries:
-        warn_report(s.report.path, s.report.warnings)
-    document = SummaryDocument(summaries, width=terminal_width(wide), top=top, left_out=files_left_out(errors))
+    warn(document.summaries)
     also = []
     if plot is not None and plot_fmt is not None:
         also.append((plot, image(render_image("summary", document, plot_fmt))))
     write_document("summary", fmt, document, output, files, also)
-    fail_for(errors)
+    fail_for(roofline.left_out)
 
 
-def _real_time(files: list[Path], profile: Path, by: str, fmt: str, output: Path | None, top: int, wide: bool,
-               jobs: int | None, options: AnalysisOptions) -> None:
+def _real_time(files: list[Path], profile: Path, by: GroupBy, fmt: str, output: Path | None, top: int, wide: bool,
+               roofline: Roofline) -> None:
     """`summary --nsys`: the reports' kernels weighted by the profile's real times (``compare.realtime``)."""
-    from roofline.compare.realtime import weigh
-    from roofline.nsys.load import load_timeline
-
     refuse_unwritable_outputs("realtime", fmt, output, None, files)
-    timeline = load_timeline(profile, group_by=by)  # a bad profile is refused before the reports are read
-    analyses, errors = analyze_good(files, options, jobs)
-    view = weigh(analyses, timeline)
-    if not view.kernels:
-        from roofline.core.units import middle_cut
-        from roofline.errors import RooflineError
-
-        ncu = ", ".join(middle_cut(n, 60) for n in view.unmatched_ncu[:5])
-        nsys = ", ".join(middle_cut(k.name, 60) for k in view.unmatched_nsys[:5])
-        raise RooflineError(f"no kernel of the ncu reports ({ncu}) is in {profile} ({nsys})",
-                            "give ncu reports and an nsys profile of the same application")
-    write_document("realtime", fmt, RealtimeDocument(view, width=terminal_width(wide), top=top), output, files)
-    fail_for(errors)
+    document = roofline.realtime(files, profile, by, top, terminal_width(wide))
+    write_document("realtime", fmt, document, output, files)
+    fail_for(roofline.left_out)

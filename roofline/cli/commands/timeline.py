@@ -8,21 +8,14 @@ from typing import Annotated
 
 import typer
 
-from roofline.cli.common import (
-    SpecsOpt,
-    TimelineDocument,
-    TimelineFormat,
-    TimelineOutputOpt,
-    TimelinePlotOpt,
-    WideOpt,
-    handles_errors,
-    image,
-    refuse_unwritable_outputs,
-    render_image,
-    terminal_width,
-    write_document,
-)
+from roofline.cli.failures import handles_errors
+from roofline.cli.options import SpecsOpt, TimelineFormat, TimelineOutputOpt, TimelinePlotOpt, WideOpt, work_options
+from roofline.cli.plots import image
+from roofline.cli.terminal import terminal_width
+from roofline.cli.workflow import facade
+from roofline.cli.writing import refuse_unwritable_outputs, write_document
 from roofline.core.choices import KernelGroupBy
+from roofline.render.base import render_image
 
 DEFAULT_TOP = 20
 NsysOpt = Annotated[str | None, typer.Option(
@@ -59,8 +52,6 @@ def timeline(
     """Rank the kernels of whole applications by total GPU time from Nsight Systems profiles. Per kernel: count,
     total, median, min-max and share of the GPUs' busy time; per GPU its idle share; the NVTX ranges; for several
     files (MPI ranks) the per-rank totals and outliers."""
-    from roofline.analysis.timeline import timeline_set
-    from roofline.nsys.load import load_timeline
     from roofline.render.mpl import plot_format
 
     plot_fmt = plot_format(plot) if plot is not None else None
@@ -71,12 +62,7 @@ def timeline(
         if len(files) != 1 or nvtx is not None:
             raise UsageError("--work with several nsys files or --nvtx: the work is placed on one profile's kernels",
                              "give one nsys file, leave out --nvtx, and repeat --work before each ncu report")
-        from roofline.cli.nsys_work import with_work
-
-        doc = with_work(files[0], work, nsys, group_by, specs)
-    else:
-        doc = timeline_set([load_timeline(f, nvtx, nsys, group_by) for f in files])
-    document = TimelineDocument(doc, width=terminal_width(wide), top=top)
+    document = facade(work_options(specs)).timeline(files, nvtx, nsys, group_by, work or (), terminal_width(wide), top)
     also = []
     if plot is not None and plot_fmt is not None:
         also.append((plot, image(render_image("timeline", document, plot_fmt))))

@@ -22,7 +22,8 @@ from typing import Annotated
 import typer
 
 from roofline.cli import ncu_options as ncu_opts
-from roofline.cli.common import KernelOpt, NameBaseOpt, handles_errors
+from roofline.cli.failures import handles_errors
+from roofline.cli.options import KernelOpt, NameBaseOpt
 from roofline.cli.ranks import RankSelection, detect_rank, parse_ranks
 from roofline.errors import RooflineError
 from roofline.ncu import driver

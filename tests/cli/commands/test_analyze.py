@@ -7,6 +7,7 @@ import os
 import shlex
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -38,9 +39,9 @@ def analyses(monkeypatch: pytest.MonkeyPatch) -> list[tuple[list[Path], object, 
     analysing (these tests check the driver side)."""
     calls: list[tuple[list[Path], object, tuple[object, ...]]] = []
 
-    def record(paths, options, *out, **_) -> list:
+    def record(paths, options, *out, **_) -> SimpleNamespace:
         calls.append((list(paths), options, out))
-        return []  # no analyses
+        return SimpleNamespace(analyses=())  # a report document without analyses
 
     monkeypatch.setattr(analyze_cmd, "report_files", record)
     return calls

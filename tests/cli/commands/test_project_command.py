@@ -58,3 +58,24 @@ def test_table_and_one_line_errors():
     for args, fragment in ((["--to", "h2000"], "unknown device spec id 'h2000'"), ([], "missing option --to")):
         result = runner.invoke(app, ["project", str(TRIAD), *args])
         assert result.exit_code == 2 and fragment in result.output and result.output.count("\n") == 1
+
+
+def test_user_spec_files_are_used_for_the_source_and_the_target(tmp_path):
+    """--specs holds the source GPU's spec (an id the project does not ship, its base clock raised to the boost) and
+    the target's: the projection reads both, the source's base clock setting the share of it the kernel ran at."""
+    source = yaml.safe_load((REPO / "device_specs" / "h100-sxm5.yaml").read_text())
+    source["id"], source["base_clock_hz"]["value"] = "user-h100", source["boost_clock_hz"]["value"]
+    target = yaml.safe_load((REPO / "device_specs" / "h200.yaml").read_text())
+    target["id"], target["display_names"] = "user-gpu", ["A GPU no report names"]
+    target["boost_clock_hz"]["value"] = 2.5e9
+    for spec in (source, target):
+        (tmp_path / f"{spec['id']}.yaml").write_text(yaml.safe_dump(spec))
+    result = runner.invoke(app, ["project", str(TRIAD), "--to", "user-gpu", "--specs", str(tmp_path), "-f", "json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["target"] == "user-gpu" and doc["report"]["spec_id"] == "user-h100"
+    clock = doc["kernels"][0]["clock"]
+    assert clock["target_boost_clock_hz"] == 2.5e9
+    ran, boost = clock["source_clock_hz"], clock["source_boost_clock_hz"]
+    share = min(1.0, ran / source["base_clock_hz"]["value"])  # without the source's spec: 1
+    assert share < 0.9 and clock["factor"] == pytest.approx((ran / boost) / share, rel=1e-12)

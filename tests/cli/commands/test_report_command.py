@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from roofline.cli.app import app
-from roofline.cli.common import report_files
+from roofline.cli.workflow import report_files
 from roofline.core.model import Device, KernelLaunch, Report
 from roofline.pipeline import AnalysisOptions
 from roofline.render.report.json import with_reasons

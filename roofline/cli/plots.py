@@ -1,0 +1,43 @@
+"""The plots a command draws with ``--plot`` (or the ``plot`` command): a one-line error, and no file, where
+nothing has a place on them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from roofline.documents.kinds import ReportDocument
+from roofline.render.base import (
+    render_image,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.render.mpl import PlotFormat
+
+
+def image(drawn: bytes | None) -> bytes:
+    """A kind's plot that always draws something (the command has refused an empty one before)."""
+    assert drawn is not None
+    return drawn
+
+
+def report_plot(document: ReportDocument, fmt: PlotFormat, target: Path, name: str = "plot") -> bytes:
+    """The roofline plot (``name`` "plot"), the instruction roofline plot ("instruction-plot") or the memory chart
+    ("memory-plot") of the reports; a one-line error, and no file, when no kernel of any report has a place on it."""
+    from roofline.errors import RooflineError
+
+    drawn = render_image("report", document, fmt, name)
+    if drawn is None:
+        if name == "plot":
+            from roofline.render.report.plot import NOTHING_TO_PLOT as nothing
+            from roofline.render.report.plot import PLOT_FIX as fix
+        elif name == "memory-plot":
+            from roofline.render.report.memory_plot import FIX as fix
+            from roofline.render.report.memory_plot import NOTHING as nothing
+        else:
+            from roofline.render.report.instruction_plot import FIX as fix
+            from roofline.render.report.instruction_plot import NOTHING as nothing
+        names = ", ".join(str(a.report.path) for a in document.analyses) or "the reports"
+        also = ", or leave out the plot" if name == "plot" else ", or plot --kind roofline"
+        raise RooflineError(f"{target}: not written, nothing to plot: no kernel of {names} {nothing}", f"{fix}{also}")
+    return drawn

@@ -1,0 +1,246 @@
+"""The one entry of the command line, the Python API and the MCP server: ``Roofline`` holds the analysis options and
+the spec catalog (loaded once, ``--specs`` included, on first use) and answers each command with its one complete,
+typed document (``roofline.documents.kinds``). Nothing else chains the stages (read, analyse, pair, judge, rank, weigh,
+place nsys's kernels): the callers render the document and write it.
+
+    import roofline
+    facade = roofline.Roofline(roofline.AnalysisOptions(ceilings="measured-clock"))
+    document = facade.report(["app.ncu-rep"])
+
+How much is analysed is the command's choice (``AnalysisOptions.diagnostics`` and ``sass``), never the output
+format's: a report's every launch is diagnosed whatever format shows it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from roofline.core.choices import GroupBy, TargetClock
+from roofline.core.thresholds import SPREAD_THRESHOLD_PCT
+from roofline.documents.kinds import (
+    CompareDocument,
+    DiffDocument,
+    ProjectDocument,
+    RealtimeDocument,
+    ReportDocument,
+    SummaryDocument,
+    TimelineDocument,
+)
+from roofline.errors import RooflineError
+from roofline.pipeline import AnalysisOptions
+
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.analysis.launches import ReportAnalysis
+    from roofline.analysis.timeline import TimelineSet
+    from roofline.compare.pairing import Comparison, Matcher, PairOptions
+    from roofline.compare.regression import Thresholds
+    from roofline.specs.catalog import DeviceSpec, SpecCatalog
+
+Paths = Sequence[str | os.PathLike[str]]
+Done = Callable[[], None]
+Progress = Callable[[Paths, int], AbstractContextManager[Done | None]]  # (files, jobs) -> the call after each file
+Analysed = Callable[[Sequence["ReportAnalysis"]], None]
+
+
+class NoReportAnalysed(RooflineError):
+    """Every report file of a command that goes on past bad ones was bad: each one's error, the worst exit status."""
+
+    def __init__(self, errors: Sequence[RooflineError]) -> None:
+        super().__init__("; ".join(str(e) for e in errors))
+        self.errors = tuple(errors)
+        self.exit_code = max(e.exit_code for e in errors)
+
+
+class Roofline:
+    """The analysis of report files under one set of options and one spec catalog (``catalog``, else the built-in
+    specs and ``options.specs``), up to ``jobs`` files at once, ``progress`` shown around the reads, ``analysed``
+    called with the analyses as soon as they are made (the command line prints their warnings). Each command's
+    method returns its document; the errors of the files a command went on past are in ``left_out`` after it."""
+
+    def __init__(self, options: AnalysisOptions | None = None, catalog: SpecCatalog | None = None,
+                 jobs: int = 1, progress: Progress | None = None, analysed: Analysed | None = None) -> None:
+        self.options = options or AnalysisOptions()
+        self.jobs, self._progress, self._catalog = jobs, progress, catalog
+        self._analysed = analysed
+        self.left_out: tuple[RooflineError, ...] = ()
+
+    @property
+    def catalog(self) -> SpecCatalog:
+        """The spec catalog, loaded once: the built-in specs with ``options.specs`` before them."""
+        if self._catalog is None:
+            from roofline.specs.catalog import load_catalog
+
+            self._catalog = load_catalog(self.options.specs)
+        return self._catalog
+
+    def target(self, spec_id: str, clock: TargetClock = "boost") -> DeviceSpec:
+        """The spec of a projection's target GPU; RooflineError for an unknown id or a clock it does not give."""
+        from roofline.compare.projection import require_clock
+
+        spec = self.catalog.get(spec_id)
+        require_clock(spec, clock)
+        return spec
+
+    # --- The analyses ------------------------------------------------------------------------------------
+    def analyses(self, paths: Paths, keep_going: bool = False) -> list[ReportAnalysis]:
+        """The analyses of the report files, in the order given. The first bad file raises its error; with
+        ``keep_going`` the bad ones are left out (``left_out``), and NoReportAnalysed is raised when none is good."""
+        from roofline.pipeline import analyze_each
+
+        with self._ticking(paths) as done:
+            analyses, errors = analyze_each(paths, self.options, self._loaded(), keep_going, self.jobs, done)
+        self.left_out = tuple(errors)
+        if keep_going and not analyses and errors:
+            raise NoReportAnalysed(errors)
+        if self._analysed is not None:
+            self._analysed(analyses)
+        return analyses
+
+    def analysis(self, report: object) -> ReportAnalysis:
+        """The analysis of a report already in memory (``roofline.load``, or built by hand)."""
+        from roofline.pipeline import analyze_loaded
+
+        return analyze_loaded(report, self.options, self.catalog)  # type: ignore[arg-type]
+
+    # --- One document per command ----------------------------------------------------------------------
+    def report(self, paths: Paths, spread_threshold_pct: float | None = SPREAD_THRESHOLD_PCT, width: int = 80,
+               top: int = 0, keep_going: bool = True) -> ReportDocument:
+        """``report``: the view of the reports, each kernel's spread across several (above the threshold), the files
+        left out."""
+        from roofline.pipeline import build_view
+
+        analyses = self.analyses(paths, keep_going)
+        return ReportDocument(build_view(analyses, spread_threshold_pct, self.left_out), width=width, top=top)
+
+    def compare(self, paths: Paths, matcher: Matcher | None = None, project_to: str | None = None,
+                options: PairOptions | None = None, width: int = 80, normalize: bool = False) -> CompareDocument:
+        """``compare``: the reports' kernels paired (every report needed), projected onto ``project_to``'s spec
+        when given; RooflineError when no kernel is in common."""
+        from roofline.compare.pairing import require_common
+
+        comparison = self._comparison(paths, matcher, project_to, options)
+        require_common(comparison)
+        return CompareDocument(comparison, width=width, normalize=normalize)
+
+    def project(self, path: str | os.PathLike[str], to: str, clock: TargetClock = "boost",
+                width: int = 80) -> ProjectDocument:
+        """``project``: one report's kernels projected onto the GPU of spec ``to`` at ``clock``."""
+        from roofline.compare.pairing import PairOptions
+
+        return ProjectDocument(self._comparison([path], None, to, PairOptions(clock=clock)), width=width)
+
+    def diff(self, base: str | os.PathLike[str], new: str | os.PathLike[str], thresholds: Thresholds,
+             matcher: Matcher | None = None, options: PairOptions | None = None, allow_different_gpu: bool = False,
+             width: int = 80) -> DiffDocument:
+        """``diff``: NEW judged against BASE kernel by kernel."""
+        return self.judge(self._comparison([base, new], matcher, None, options), thresholds, allow_different_gpu,
+                          width)
+
+    @staticmethod
+    def judge(comparison: Comparison, thresholds: Thresholds, allow_different_gpu: bool = False,
+              width: int = 80) -> DiffDocument:
+        """The regression gate over a comparison already made (``compare``'s), as ``diff`` judges its own."""
+        from roofline.compare.regression import judge
+
+        return DiffDocument(judge(comparison, thresholds, allow_different_gpu), width=width)
+
+    def summary(self, paths: Paths, by: GroupBy = "kernel", top: int = 10, width: int = 80, keep_going: bool = True,
+                mpi: bool = False) -> SummaryDocument | None:
+        """``summary``: each report's kernel groups ranked by recoverable time; with ``mpi``, the files spread over
+        the MPI ranks (None on the ranks other than 0)."""
+        from roofline.compare.ranking import AppSummary, check_top, labelled, summarize
+        from roofline.pipeline import files_left_out, map_reports
+
+        check_top(top)
+
+        def summary_of(analysis: ReportAnalysis) -> AppSummary:
+            return summarize(analysis, by, top)
+
+        with (contextlib.nullcontext(None) if mpi else self._ticking(paths)) as done:
+            out = map_reports(paths, summary_of, self.options, self._loaded(), keep_going, self.jobs, mpi, done)
+        if out is None:
+            return None
+        summaries, errors = labelled(out[0]), out[1]
+        self.left_out = tuple(errors)
+        if not summaries and errors:
+            raise NoReportAnalysed(errors)
+        return SummaryDocument(summaries, width=width, top=top, left_out=files_left_out(errors))
+
+    def realtime(self, paths: Paths, profile: Path, by: GroupBy = "kernel", top: int = 10,
+                 width: int = 80) -> RealtimeDocument:
+        """``summary --nsys``: the reports' kernels weighed by the profile's real GPU times; RooflineError when no
+        kernel is in both."""
+        from roofline.compare.realtime import weigh
+        from roofline.nsys.load import load_timeline
+
+        timeline = load_timeline(profile, group_by=by)  # a bad profile is refused before the reports are read
+        view = weigh(self.analyses(paths, keep_going=True), timeline)
+        if not view.kernels:
+            from roofline.core.units import middle_cut
+
+            ncu = ", ".join(middle_cut(n, 60) for n in view.unmatched_ncu[:5])
+            nsys = ", ".join(middle_cut(k.name, 60) for k in view.unmatched_nsys[:5])
+            raise RooflineError(f"no kernel of the ncu reports ({ncu}) is in {profile} ({nsys})",
+                                "give ncu reports and an nsys profile of the same application")
+        return RealtimeDocument(view, width=width, top=top)
+
+    def timeline(self, paths: Sequence[Path], nvtx: str | None = None, nsys: str | None = None,
+                 group_by: str = "kernel", work: Sequence[Path] = (), width: int = 80,
+                 top: int = 0) -> TimelineDocument:
+        """``timeline``: the Nsight Systems files' kernels; with ``work`` (ncu reports, one nsys file), each kernel
+        placed on its GPU's roofline with the reports' work."""
+        from roofline.analysis.timeline import timeline_set
+        from roofline.nsys.load import load_timeline
+
+        if work:
+            timelines = self._with_work(paths[0], work, nsys, group_by)
+        else:
+            timelines = timeline_set([load_timeline(p, nvtx, nsys, group_by) for p in paths])
+        return TimelineDocument(timelines, width=width, top=top)
+
+    # --- Steps shared by the commands -------------------------------------------------------------------
+    def _comparison(self, paths: Paths, matcher: Matcher | None, project_to: str | None,
+                    options: PairOptions | None) -> Comparison:
+        """The reports' kernels paired against the one catalog (every report needed)."""
+        from roofline.compare.pairing import Matcher, PairOptions, pair_reports
+
+        options = options or PairOptions()
+        target = self.target(project_to, options.clock) if project_to else None
+        return pair_reports(self.analyses(paths), matcher or Matcher(), target, options, self.catalog)
+
+    def _with_work(self, profile: Path, reports: Sequence[Path], nsys: str | None, group_by: str) -> TimelineSet:
+        """The profile's timeline with the reports' work placed on the roofs of the profile's GPU."""
+        from roofline.analysis.borrowed import borrow_work
+        from roofline.analysis.timeline import timeline_set
+        from roofline.core.model import Device
+        from roofline.nsys.load import load_with_configs
+
+        timeline, configs = load_with_configs(profile, nsys, group_by)  # a bad profile is refused first
+        analyses = self.analyses(reports)
+        gpu = next((d.name for d in timeline.devices if d.name), None)
+        found = self.catalog.match(Device(gpu)) if gpu else None
+        return timeline_set([timeline], borrow_work(timeline, configs, analyses, found.spec if found else None))
+
+    def _loaded(self) -> SpecCatalog:
+        """The catalog, a read started ahead stopped when it cannot be loaded (a bad --specs)."""
+        try:
+            return self.catalog
+        except RooflineError:
+            from roofline.ncu.child import stop_reading_ahead
+
+            stop_reading_ahead()
+            raise
+
+    @contextlib.contextmanager
+    def _ticking(self, paths: Paths) -> Iterator[Done | None]:
+        """The progress shown while ``paths`` are analysed, if any."""
+        if self._progress is None:
+            yield None
+            return
+        with self._progress(paths, self.jobs) as done:
+            yield done

@@ -1,0 +1,89 @@
+"""The facade (``roofline.facade.Roofline``): one spec catalog per facade, every command's typed document
+(``roofline.documents.kinds``), the files a command goes on past, and the Python API's wrappers over it. Inputs are the
+shipped report models under examples/ (no ncu needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+import roofline
+from roofline.compare.pairing import parse_matcher
+from roofline.compare.regression import Thresholds
+from roofline.documents import kinds as documents
+from roofline.errors import RooflineError
+from roofline.facade import NoReportAnalysed, Roofline
+from roofline.pipeline import AnalysisOptions
+from roofline.specs import catalog as specs_catalog
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLE = REPO / "examples" / "h100-sxm_synthetic.roofline.json"
+TRIAD = REPO / "examples" / "h100" / "triad-torch.roofline.json"
+FP32 = REPO / "examples" / "h100" / "torch-fp32.roofline.json"
+BY_ORDER = parse_matcher("order")  # the triad and the GEMM share no kernel name
+
+
+def test_the_catalog_is_loaded_once_for_every_document(monkeypatch: pytest.MonkeyPatch) -> None:
+    loads: list[tuple[object, ...]] = []
+    real = specs_catalog.load_catalog
+
+    def counted(extra: tuple[object, ...] = ()) -> specs_catalog.SpecCatalog:
+        loads.append(tuple(extra))
+        return real(extra)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(specs_catalog, "load_catalog", counted)
+    facade = Roofline(AnalysisOptions(diagnostics=False))
+    facade.report([TRIAD])
+    facade.compare([TRIAD, FP32], BY_ORDER, project_to="h200")
+    facade.project(TRIAD, "h200")
+    facade.diff(TRIAD, TRIAD, Thresholds())
+    facade.summary([TRIAD])
+    assert loads == [()]
+
+
+def test_each_command_answers_its_own_document_type() -> None:
+    facade = Roofline(AnalysisOptions(diagnostics=False))
+    assert isinstance(facade.report([TRIAD]), documents.ReportDocument)
+    assert isinstance(facade.compare([TRIAD, FP32], BY_ORDER), documents.CompareDocument)
+    assert isinstance(facade.project(TRIAD, "h200"), documents.ProjectDocument)
+    assert isinstance(facade.diff(TRIAD, TRIAD, Thresholds()), documents.DiffDocument)
+    assert isinstance(facade.summary([TRIAD]), documents.SummaryDocument)
+
+
+def test_a_report_diagnoses_every_launch_whatever_the_output() -> None:
+    document = Roofline().report([EXAMPLE])
+    (analysis,) = document.analyses
+    assert all(k.time_model is not None and k.advice for k in analysis.launches if not k.launch.invalid)
+
+
+def test_the_files_a_report_goes_on_past_are_in_the_document_and_left_out(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.roofline.json"
+    bad.write_text("{")
+    facade = Roofline()
+    document = facade.report([EXAMPLE, bad])
+    assert [left.path for left in document.view.left_out] == [str(bad)]
+    assert [e.path for e in facade.left_out] == [str(bad)] and len(document.analyses) == 1
+    with pytest.raises(NoReportAnalysed) as every:
+        facade.report([bad, bad])
+    assert [str(e) for e in every.value.errors] == [str(facade.left_out[0])]
+    with pytest.raises(RooflineError):
+        facade.report([EXAMPLE, bad], keep_going=False)  # every report needed (the MCP tools)
+
+
+def test_a_user_spec_is_the_source_spec_of_a_comparison(tmp_path: Path) -> None:
+    """The spec the analysis matched from --specs is the one the pairing reads (not a built-in reloaded)."""
+    spec = yaml.safe_load((REPO / "device_specs" / "h100-sxm5.yaml").read_text())
+    spec["id"] = "user-h100"
+    (tmp_path / "user-h100.yaml").write_text(yaml.safe_dump(spec))
+    document = Roofline(AnalysisOptions(specs=(tmp_path,), diagnostics=False)).compare([TRIAD, FP32], BY_ORDER)
+    assert [r.spec_id for r in document.comparison.reports] == ["user-h100", "user-h100"]
+
+
+def test_the_api_wrappers_go_through_the_facade() -> None:
+    options = AnalysisOptions(ceilings="measured-clock")
+    (api,) = roofline.analyze_files([EXAMPLE], options)
+    (direct,) = Roofline(options).analyses([EXAMPLE])
+    assert api.launches == direct.launches and api.ceilings_used == "measured-clock"
+    assert roofline.Roofline is Roofline and roofline.AnalysisOptions is AnalysisOptions
