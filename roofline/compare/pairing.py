@@ -43,7 +43,7 @@ from roofline.analysis.results import Cause, Value
 from roofline.analysis.work import WorkCheck, compare_work, governing, measure_label
 from roofline.compare.noise import Change, compare_times
 from roofline.compare.projection import Projection, project
-from roofline.compare.projection_launches import WorkloadProjection, project_workload
+from roofline.compare.projection_launches import WorkloadProjection, kernel_speedup, project_workload
 from roofline.core import display
 from roofline.core.choices import TargetClock
 from roofline.core.kernel_families import family
@@ -336,7 +336,7 @@ def pair_reports(analyses: Sequence[ReportAnalysis], matcher: Matcher = Matcher(
     specs = _specs(analyses)
     bases = _specs(analyses, every=True) if project_to is not None else [None] * len(analyses)
     pairs = [_pair(k, aggregate(keyed[0][k]), [aggregate(kd[k]) if k in kd else None for kd in keyed[1:]], labels,
-                   project_to, options, devices, specs, bases) for k in rows]
+                   project_to, options, devices, specs, bases, keyed[0][k]) for k in rows]
     pairs.sort(key=lambda p: -(p.base.total_s.value or 0.0))
     paired = set(rows)
     unmatched = tuple(tuple(_key_text(k, kd[k]) for k in kd if k not in paired) for kd in keyed)
@@ -419,9 +419,10 @@ def _specs(analyses: Sequence[ReportAnalysis], every: bool = False) -> list[Devi
 
 def _pair(key: Key, base: KernelStats, others: list[KernelStats | None], labels: Sequence[str],
           target: DeviceSpec | None, options: PairOptions, devices: Sequence[Device],
-          specs: Sequence[DeviceSpec | None] = (), bases: Sequence[DeviceSpec | None] = ()) -> KernelPair:
-    """Work, time change and expectation of every side against the base (side 0); a side absent from its report
-    gets None with why."""
+          specs: Sequence[DeviceSpec | None] = (), bases: Sequence[DeviceSpec | None] = (),
+          base_launches: Launches | None = None) -> KernelPair:
+    """Work, time change and expectation of every side against the base (side 0, its launches ``base_launches``);
+    a side absent from its report gets None with why."""
     sides = [base, *others]
     speedup: list[Value] = []
     expected: list[Value] = []
@@ -438,7 +439,7 @@ def _pair(key: Key, base: KernelStats, others: list[KernelStats | None], labels:
     for i, side in enumerate(sides):
         check = work[i]
         same_work = check is not None and not check.different
-        expected.append(_expected_on(base, side, i, devices[0], specs if same_work else ()) if side
+        expected.append(_expected_on(base, side, i, devices[0], specs if same_work else (), base_launches) if side
                         else Value(None, f"kernel not in {labels[i]}"))
     kept = tuple(_ratio(a, b, "speedup") for a, b in zip(speedup, expected, strict=True))
     projections = tuple(project(s, d, target, options.clock, source_spec=spec) if s else None
@@ -457,17 +458,18 @@ def _change(base: KernelStats, side: KernelStats, alpha: float) -> Change | None
 
 
 def _expected_on(base: KernelStats, side: KernelStats, i: int, source: Device,
-                 specs: Sequence[DeviceSpec | None]) -> Value:
+                 specs: Sequence[DeviceSpec | None], base_launches: Launches | None = None) -> Value:
     """The expected speedup of side ``i``: none where no roof governs a side (``_expected``); on another GPU, the
-    base's median time over its projection onto that GPU at ncu's base clock, as the other report measured it
-    (``roofline project --clock base``'s number, the same model); on the same GPU, the ratio of the governing roof
-    times."""
+    base's launches over their projection onto that GPU at its base clock, the clock ncu locks
+    (``compare.projection_launches.kernel_speedup``: ``roofline project A --to B --clock base``'s number for this
+    kernel); on the same GPU, the ratio of the governing roof times."""
     spec = specs[i] if i and i < len(specs) else None
     by_roofs = _expected(base, side, i)
     if by_roofs.value is None or spec is None or specs[0] is None or spec.id == specs[0].id:
         return by_roofs  # no roof governs a side (latency, small grid, balanced), or one GPU
-    projected = project(base, source, spec, "base", side.sm_clock_hz.value, specs[0]).projected_s
-    return _ratio(base.median_s, projected, f"projection onto {spec.id} at ncu's base clock")
+    if base_launches is None:
+        return Value(None, f"no projection onto {spec.id}: the base's launches not given")
+    return kernel_speedup(base_launches, source, specs[0], spec, "base")
 
 
 def _expected(base: KernelStats, side: KernelStats, i: int) -> Value:

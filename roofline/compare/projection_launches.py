@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from msgspec import Struct
 
+from roofline.analysis.results import Value
 from roofline.analysis.time_model import time_model
 from roofline.analysis.verdict import paced_by_blocks, whole_blocks
 from roofline.core.thresholds import LAUNCH_FLOOR_S
@@ -170,6 +171,17 @@ def project_workload(launches: Launches | Iterable[LaunchAnalysis], source: Devi
         measured, sum(p.count * p.projected_s for p in out), sum(p.count * p.low_s for p in out),
         sum(p.count * p.high_s for p in out), tuple(out), left_out,
         "" if out else "no launch with a time and a time model", range_totals(out))
+
+
+def kernel_speedup(launches: Launches | Iterable[LaunchAnalysis], source: Device, source_spec: DeviceSpec,
+                   target: DeviceSpec, clock: ClockChoice = "base") -> Value:
+    """The launches' measured total over their projected total on ``target`` (``project_workload``): compare's
+    expected speedup across GPUs, the number ``roofline project --to TARGET --clock CLOCK`` gives these launches."""
+    w = project_workload(launches, source, source_spec, target, clock)
+    if w.speedup is None:
+        return Value(None, f"no projection onto {target.id}: {w.reason or 'no projected time'}")
+    return Value(w.speedup, via=f"measured / projected per launch onto {target.id} at its {clock} clock "
+                                f"{w.clock_hz / 1e9:.3g} GHz, {len(w.launches)} launch groups")
 
 
 def range_totals(groups: Sequence[LaunchProjection]) -> tuple[RangeTotal, ...]:

@@ -221,8 +221,8 @@ def _expected_words(c: Comparison, i: int) -> str:
     a, b = letter(0), letter(i)
     ids = (c.reports[0].spec_id, c.reports[i].spec_id)
     if ids[0] and ids[1] and ids[0] != ids[1]:
-        return (f"{a}'s time / its projection onto {b}'s GPU at ncu's base clock (the per-kernel projection of "
-                "roofline project --clock base)")
+        return (f"{a}'s launches of the kernel / their projection onto {b}'s GPU at its base clock, the one ncu "
+                f"locks (roofline project {a} --to {b}'s GPU --clock base: each launch's units at {b}'s rates)")
     return f"roof time {a} / roof time {b}"
 
 
