@@ -43,7 +43,12 @@ from roofline.analysis.results import Cause, Value
 from roofline.analysis.work import WorkCheck, compare_work, governing, measure_label
 from roofline.compare.noise import Change, compare_times
 from roofline.compare.projection import Projection, project
-from roofline.compare.projection_launches import WorkloadProjection, kernel_speedup, project_workload
+from roofline.compare.projection_launches import (
+    WorkloadProjection,
+    kernel_speedup,
+    project_everywhere,
+    project_workload,
+)
 from roofline.core import display
 from roofline.core.choices import TargetClock
 from roofline.core.kernel_families import family
@@ -277,6 +282,7 @@ class Comparison(Struct, frozen=True):
     work_tolerance: float = WORK_TOLERANCE
     clock: TargetClock = "boost"  # the target clock of the projections (``project_to``)
     workload: WorkloadProjection | None = None  # every launch of the base report projected (``project_to``)
+    everywhere: tuple[WorkloadProjection, ...] = ()  # the base report onto several GPUs, fastest first (``--to all``)
 
     def _repr_html_(self) -> str | None:
         """The comparison as Jupyter shows it: the hook the Python API registers (the HTML comparison without its
@@ -350,14 +356,33 @@ def _workload(analysis: ReportAnalysis, source: DeviceSpec | None, target: Devic
               clock: TargetClock) -> WorkloadProjection | None:
     """The base report's launches projected onto ``target`` (``compare.projection_launches``); the source GPU's
     rates per SM and clock from its spec, else from its device attributes (``specs.derived``); None without either."""
-    if source is None:
-        from roofline.specs.derived import derive
-
-        found = derive(analysis.device)
-        source = found.spec if found is not None else None
+    source = source or _derived(analysis)
     if source is None:
         return None
     return project_workload(analysis.valid_launches, analysis.device, source, target, clock)
+
+
+def _derived(analysis: ReportAnalysis) -> DeviceSpec | None:
+    """The source GPU's spec from its device attributes (``specs.derived``), None where they do not give one."""
+    from roofline.specs.derived import derive
+
+    found = derive(analysis.device)
+    return found.spec if found is not None else None
+
+
+def project_onto_many(analysis: ReportAnalysis, targets: Sequence[DeviceSpec],
+                      clock: TargetClock = "sustained") -> Comparison:
+    """``roofline project REPORT --to all`` (or several ids): the report's workload projected onto each of
+    ``targets``, fastest total first (``projection_launches.project_everywhere``), in a comparison of that report
+    alone; RooflineError (one line) where neither a spec nor the device attributes give the source GPU's rates."""
+    source = _specs([analysis], every=True)[0] or _derived(analysis)
+    if source is None:
+        raise RooflineError(f"{analysis.report.path}: no spec for {analysis.device.name} and its device attributes "
+                            "do not give its rates", "pass --specs with a spec for it")
+    c = pair_reports([analysis], options=PairOptions(clock=clock))
+    everywhere = project_everywhere(analysis.valid_launches, analysis.device, source, targets, clock)
+    return Comparison(c.reports, c.matching, c.pairs, c.unmatched, None, c.alpha, c.work_tolerance, clock, None,
+                      everywhere)
 
 
 def _names(sides: Sequence[KernelStats | None]) -> tuple[str, ...]:

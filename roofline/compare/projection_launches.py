@@ -125,6 +125,14 @@ class WorkloadProjection(Struct, frozen=True):
         """Measured total over projected total (above 1: the target is faster)."""
         return self.measured_s / self.projected_s if self.projected_s else None
 
+    @property
+    def governing(self) -> str | None:
+        """The unit that governs most of the projected total (count x projected summed by governing unit)."""
+        shares: dict[str, float] = {}
+        for p in self.launches:
+            shares[p.governing] = shares.get(p.governing, 0.0) + p.count * p.projected_s
+        return max(shares, key=lambda k: shares[k]) if shares else None
+
 
 class _Gpu(Struct, frozen=True):
     """What the translation needs of one GPU: SMs, its clock, its rates per SM and clock, its DRAM bandwidth."""
@@ -171,6 +179,16 @@ def project_workload(launches: Launches | Iterable[LaunchAnalysis], source: Devi
         measured, sum(p.count * p.projected_s for p in out), sum(p.count * p.low_s for p in out),
         sum(p.count * p.high_s for p in out), tuple(out), left_out,
         "" if out else "no launch with a time and a time model", range_totals(out))
+
+
+def project_everywhere(launches: Launches | Iterable[LaunchAnalysis], source: Device, source_spec: DeviceSpec,
+                       targets: Iterable[DeviceSpec],
+                       clock: ClockChoice = "sustained") -> tuple[WorkloadProjection, ...]:
+    """The workload projected onto each of ``targets`` (``project_workload``), fastest total first; those without a
+    projection (``reason``) last, by id."""
+    kept = list(launches)
+    out = [project_workload(kept, source, source_spec, t, clock) for t in targets]
+    return tuple(sorted(out, key=lambda w: (not w.launches, w.projected_s if w.launches else 0.0, w.target)))
 
 
 def kernel_speedup(launches: Launches | Iterable[LaunchAnalysis], source: Device, source_spec: DeviceSpec,

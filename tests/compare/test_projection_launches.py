@@ -138,3 +138,22 @@ def test_a_report_of_roof_terms_only_is_projected_with_its_tail():
     assert w.launches and w.projected_s > 0
     assert all(t.key in ("FMA", "FP64", "FP16", "tensor", "L1", "L2", "DRAM", "tail")
                for x in w.launches for t in x.terms)
+
+
+def test_project_everywhere_sorts_gpus_fastest_first_each_with_its_workload_total():
+    from roofline.compare.projection_launches import project_everywhere
+
+    a = analysis("op20")
+    targets = [spec(i) for i in ("t4", "b200", "a100-sxm4-80gb", "l40s")]
+    ws = project_everywhere(a.valid_launches, a.device, spec("h100-sxm5"), targets)
+    assert [w.target for w in ws] == sorted((w.target for w in ws), key=lambda t: next(
+        x.projected_s for x in ws if x.target == t))
+    assert {w.target for w in ws} == {t.id for t in targets}
+    for w in ws:
+        alone = project_workload(a.valid_launches, a.device, spec("h100-sxm5"), spec(w.target))
+        assert w.projected_s == pytest.approx(alone.projected_s, rel=1e-12)
+        assert w.low_s < w.projected_s < w.high_s
+        top = max(w.launches, key=lambda x: x.count * x.projected_s)
+        assert w.governing in {x.governing for x in w.launches}
+        assert len(w.launches) > 1 or w.governing == top.governing
+    assert ws[0].target == "b200" and ws[-1].target == "t4"

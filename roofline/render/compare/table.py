@@ -352,6 +352,28 @@ def _workload_table(w: WorkloadProjection, width: int) -> Table:
     return add_rows(table, rows, width)
 
 
+def _print_everywhere(console: Console, c: Comparison) -> None:
+    """``project --to all`` (or several ids): the workload's total on each GPU, fastest first."""
+    console.print(f"[bold]Workload on {len(c.everywhere)} GPUs[/bold], fastest first: every launch at each GPU's "
+                  f"{_clock_words(c)} (a model, not a measurement)", highlight=False)
+    console.print(_everywhere_table(c.everywhere, console.width))
+    for w in c.everywhere:
+        if not w.launches:
+            console.print(f"{w.target}: {escape(w.reason)}", highlight=False)
+
+
+def _everywhere_table(ws: Sequence[WorkloadProjection], width: int) -> Table:
+    """One row per GPU: the total, its interval, the speedup over the measured total and the governing unit."""
+    table = plain_table("", ("GPU", "measured", "projected", "interval", "speedup", "by", "clock"),
+                        "projected = the sum over launches of count x projected there (compare.projection_launches); "
+                        "speedup = measured total / projected total (above 1x: faster there); by = the unit that "
+                        "governs most of the projected time; interval = the sum of the launches' interval ends")
+    rows: list[list[Cell]] = [[w.target, seconds(w.measured_s), seconds(w.projected_s),
+                               f"{seconds(w.low_s)}-{seconds(w.high_s)}", _times(w.speedup), w.governing or "n/a",
+                               f"{w.clock_hz / 1e9:.3g} GHz"] for w in ws if w.launches]
+    return add_rows(table, rows, width)
+
+
 def _l2_cell(p: Projection) -> str:
     """The L2 term's factor on the DRAM bytes ("1.3x"), "=" where it keeps them, "n/a" without one."""
     if p.l2 is None:
@@ -382,6 +404,9 @@ def projection_text(c: Comparison, width: int = 80) -> str:
 
 def _print_projection(console: Console, c: Comparison) -> None:
     _print_legend(console, c.reports)
+    if c.everywhere:
+        _print_everywhere(console, c)
+        return
     console.print(f"[bold]Projection onto {c.project_to}[/bold]: time per launch at its {_clock_words(c)} (a "
                   "model, not a measurement)", highlight=False)
     console.print(_projection_table(c, console.width))

@@ -58,3 +58,14 @@ def test_table_and_one_line_errors():
     for args, fragment in ((["--to", "h2000"], "unknown device spec id 'h2000'"), ([], "missing option --to")):
         result = runner.invoke(app, ["project", str(TRIAD), *args])
         assert result.exit_code == 2 and fragment in result.output and result.output.count("\n") == 1
+
+
+def test_to_several_gpus_lists_each_ones_workload_total_fastest_first():
+    result = runner.invoke(app, ["project", str(TRIAD), "--to", "t4,h200,a100-sxm4-80gb"], env={"COLUMNS": "120"})
+    assert result.exit_code == 0, result.output
+    rows = [line.split()[0] for line in result.stdout.splitlines() if line.split()[:1] in (["t4"], ["h200"],
+                                                                                           ["a100-sxm4-80gb"])]
+    assert rows == ["h200", "a100-sxm4-80gb", "t4"]
+    assert "Workload on 3 GPUs" in result.stdout
+    refused = runner.invoke(app, ["project", str(TRIAD), "--to", "all", "-f", "json"])
+    assert refused.exit_code != 0 and "table format only" in refused.output
