@@ -20,9 +20,10 @@ For each launch (identical launches, the same kernel, grid, block and work, grou
    governing unit is the largest translated term.
 4. **The clock**: the target at ``--clock`` (its sustained clock under load by default), the source at the SM clock
    ncu measured for the launch.
-5. **Interval**: ``[t / BAND, t x BAND]`` per launch, ``BAND_ALGORITHM`` for a library convolution (its library
-   picks the algorithm per GPU), squared where Tensor work of a type the target lacks governs (its library would
-   likely run another algorithm there); the workload's interval is the sum of its launches' ends.
+5. **Interval**: ``[t x low, t x high]`` per launch, ``(low, high)`` by the launch's class (``INTERVALS``: conv,
+   matmul, other), the 10th and 90th percentiles of published / projected over the leave-one-GPU-out pairs of that
+   class; squared where Tensor work of a type the target lacks governs a kernel other than a convolution (its library
+   would likely run another algorithm there); the workload's interval is the sum of its launches' ends.
 """
 
 from __future__ import annotations
@@ -49,13 +50,19 @@ if TYPE_CHECKING:  # pragma: no cover
 THROUGHPUT_FILE = "throughput.yaml"
 # A roof term's key (a report without breakdowns: ``time_model._roof_terms``) -> the unit whose rate it goes at
 ROOF_UNITS = {"fp32": "FMA", "fp64": "FP64", "fp16": "FP16", "tensor": "tensor", "l1": "L1", "l2": "L2", "dram": "DRAM"}
-# The interval's factor either way: about the 80th percentile of projected / published (or its inverse) of the
-# leave-one-GPU-out check of benchmarks/bench_projection.py (docs/benchmarks.md): 1.52 for the matmuls, 1.53 for the
-# norms and pools, 2.13 for the convolutions, whose library (cuDNN) picks its algorithm per GPU, so the target
-# may well run another kernel than the one measured (``ALGORITHM_CHOSEN``).
-BAND = 1.5
-BAND_ALGORITHM = 2.0
+# The interval per class of launch: the projection times (low, high), the 10th and 90th percentiles of published /
+# projected over the leave-one-GPU-out pairs of the class in benchmarks/bench_projection.py (``interval_factors``,
+# docs/benchmarks.md): each GPU's sustained clock and achievable bandwidth set without its own data, the residuals
+# of the workloads of that class. Asymmetric where the model leans one way (matmuls on power-capped GPUs come out
+# too fast). A convolution's library (cuDNN) picks its algorithm per GPU, so the target may run another kernel than
+# the one measured: its interval is the widest (``ALGORITHM_CHOSEN``).
+INTERVALS: dict[str, tuple[float, float]] = {
+    "matmul": (0.84, 1.80),
+    "conv": (0.44, 2.06),  # its residuals hold the targets' other algorithms (TF32 work on a T4) already
+    "other": (0.62, 1.52),  # the norms, pools and elementwise kernels of the development data
+}
 ALGORITHM_CHOSEN = ("conv", "dgrad", "wgrad", "fprop", "implicit_gemm", "winograd", "fft")  # in a kernel's name
+MATMUL = ("gemm", "matmul", "cutlass", "xmma", "gemv")  # in a kernel's name, a convolution's words aside
 SHARED = "FP32+INT32"  # the term of FP32 and integer work on lanes that run both (GA10x, Ada)
 
 
@@ -253,16 +260,27 @@ def _project_group(group: Sequence[LaunchAnalysis], source: Device, source_spec:
                                                              f"{here.sms} -> {there.sms} SMs"))
     top = max(terms, key=lambda t: t.target_s)
     projected = max(efficiency * top.target_s, LAUNCH_FLOOR_S)
-    band = band_of(la.launch.name) ** (2 if top.stand_in else 1)  # another algorithm likely: twice as wide
+    low, high = interval_of(la.launch.name, top.stand_in)
     return LaunchProjection(la.launch.name, len(group), blocks, la.block_size, measured, projected,
-                            max(projected / band, LAUNCH_FLOOR_S), projected * band, top.key, efficiency,
+                            max(projected * low, LAUNCH_FLOOR_S), projected * high, top.key, efficiency,
                             tuple(sorted(terms, key=lambda t: -t.target_s)), la.launch.nvtx_ranges)
 
 
-def band_of(name: str) -> float:
-    """The interval's factor for a kernel: wider where its library picks the algorithm per GPU (a convolution)."""
+def launch_class(name: str) -> str:
+    """A launch's class for its interval, by its kernel's name: conv, matmul or other."""
     lowered = name.lower()
-    return BAND_ALGORITHM if any(word in lowered for word in ALGORITHM_CHOSEN) else BAND
+    if any(word in lowered for word in ALGORITHM_CHOSEN):
+        return "conv"
+    return "matmul" if any(word in lowered for word in MATMUL) else "other"
+
+
+def interval_of(name: str, stand_in: bool = False) -> tuple[float, float]:
+    """The factors on the projection at the interval's ends (``INTERVALS``); squared where Tensor work of a type the
+    target lacks governs a kernel other than a convolution (its library would likely run another algorithm there; a
+    convolution's factors hold that case already)."""
+    cls = launch_class(name)
+    low, high = INTERVALS[cls]
+    return (low ** 2, high ** 2) if stand_in and cls != "conv" else (low, high)
 
 
 def _tail(units: Sequence[Term], blocks: int | None, sms: int, seconds: object) -> float:

@@ -12,10 +12,10 @@ import pytest
 
 import roofline
 from roofline.compare.projection_launches import (
-    BAND,
-    BAND_ALGORITHM,
+    INTERVALS,
     SHARED,
-    band_of,
+    interval_of,
+    launch_class,
     project_workload,
     unit_rates,
 )
@@ -85,13 +85,22 @@ def test_tensor_work_of_a_type_the_target_lacks_goes_to_its_fp32_lanes():
     notes = [t.how for x in w.launches for t in x.terms if t.key == "tensor" and t.source_s > 0]
     assert any("FP32 lanes" in how for how in notes)
     moved = [x for x in w.launches if x.governing == "tensor"]
-    assert moved  # another algorithm likely there: the interval is the convolution's band squared
-    assert all(x.high_s / x.projected_s == pytest.approx(BAND_ALGORITHM ** 2) for x in moved)
+    assert moved  # another algorithm likely there: a convolution's own interval, others' squared
+    for x in moved:
+        low, high = interval_of(x.name, stand_in=True)
+        assert x.high_s / x.projected_s == pytest.approx(high)
+        assert high == INTERVALS["conv"][1] if launch_class(x.name) == "conv" else high == INTERVALS["other"][1] ** 2
 
 
-def test_a_library_convolution_has_the_wider_interval():
-    assert band_of("sm80_xmma_fprop_implicit_gemm_f32f32") == BAND_ALGORITHM
-    assert band_of("Kernel2") == BAND < BAND_ALGORITHM
+def test_a_library_convolution_has_the_widest_interval_and_each_class_holds_the_projection():
+    assert launch_class("sm80_xmma_fprop_implicit_gemm_f32f32") == "conv"
+    assert launch_class("ampere_sgemm_128x64_nn") == "matmul"
+    assert launch_class("vectorized_elementwise_kernel") == "other"
+    low, high = interval_of("sm80_xmma_fprop_implicit_gemm_f32f32")
+    assert all(high / low >= b / a for a, b in INTERVALS.values())
+    assert all(a < 1.0 < b for a, b in INTERVALS.values())
+    assert interval_of("Kernel2", stand_in=True) == tuple(f ** 2 for f in INTERVALS["other"])
+    assert interval_of("dgrad_engine", stand_in=True) == INTERVALS["conv"]
 
 
 def test_fp32_and_integer_work_share_the_lanes_of_an_ada_gpu():
