@@ -29,6 +29,7 @@ For each launch (identical launches, the same kernel, grid, block and work, grou
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -63,6 +64,15 @@ INTERVALS: dict[str, tuple[float, float]] = {
 }
 ALGORITHM_CHOSEN = ("conv", "dgrad", "wgrad", "fprop", "implicit_gemm", "winograd", "fft")  # in a kernel's name
 MATMUL = ("gemm", "matmul", "cutlass", "xmma", "gemv")  # in a kernel's name, a convolution's words aside
+# Why the target's library would likely run another kernel than the one measured (LaunchProjection.other_kernel)
+OTHER_KERNEL: dict[str, str] = {
+    "tensor_type": "no Tensor Cores of its type there: its library would likely run another algorithm",
+    "architecture": "a library kernel built for a newer or architecture-specific compute capability (sm<NN>_ in its "
+                    "name) the target cannot run: its library picks another kernel there",
+    "persistent": "a library kernel with one block per source SM (a persistent grid): the library sizes it to the "
+                  "target's SMs, so no tail of whole blocks is kept there",
+}
+ARCH_SPECIFIC = 90  # from sm_90 on, library kernels use architecture-specific instructions (wgmma, tcgen05)
 SHARED = "FP32+INT32"  # the term of FP32 and integer work on lanes that run both (GA10x, Ada)
 
 
@@ -94,6 +104,7 @@ class LaunchProjection(Struct, frozen=True):
     efficiency: float  # measured time over the source's floor
     terms: tuple[UnitTerm, ...]
     nvtx_ranges: tuple[str, ...] = ()  # the NVTX ranges the launches ran in, outermost first
+    other_kernel: tuple[str, ...] = ()  # keys of OTHER_KERNEL: why the target would likely run another kernel
 
 
 class RangeTotal(Struct, frozen=True):
@@ -151,6 +162,7 @@ class _Gpu(Struct, frozen=True):
     shares_int: float | None
     dram: float | None
     l2: float | None  # cited L2 bandwidth at this clock, where the spec gives one
+    compute_capability: str | None = None
 
 
 def project_workload(launches: Launches | Iterable[LaunchAnalysis], source: Device, source_spec: DeviceSpec,
@@ -255,15 +267,51 @@ def _project_group(group: Sequence[LaunchAnalysis], source: Device, source_spec:
     tail_there = _tail(units, blocks, there.sms, lambda t: there_s[id(t)])
     floor = max([t.seconds for t in units] + [tail_here, LAUNCH_FLOOR_S])
     efficiency = measured / floor if floor else 1.0
+    flags = other_kernel(la.launch.name, blocks, here, there)
+    if "persistent" in flags:
+        tail_there = 0.0
     if tail_there:
         terms.append(UnitTerm("tail", tail_here, tail_there, f"in whole blocks per SM: {blocks} blocks on "
                                                              f"{here.sms} -> {there.sms} SMs"))
     top = max(terms, key=lambda t: t.target_s)
     projected = max(efficiency * top.target_s, LAUNCH_FLOOR_S)
-    low, high = interval_of(la.launch.name, top.stand_in)
+    if top.stand_in:
+        flags = ("tensor_type", *flags)
+    low, high = interval_of(la.launch.name, bool(flags))
     return LaunchProjection(la.launch.name, len(group), blocks, la.block_size, measured, projected,
                             max(projected * low, LAUNCH_FLOOR_S), projected * high, top.key, efficiency,
-                            tuple(sorted(terms, key=lambda t: -t.target_s)), la.launch.nvtx_ranges)
+                            tuple(sorted(terms, key=lambda t: -t.target_s)), la.launch.nvtx_ranges, flags)
+
+
+def other_kernel(name: str, blocks: int | None, here: _Gpu, there: _Gpu) -> tuple[str, ...]:
+    """Why the target's library would likely run another kernel (keys of ``OTHER_KERNEL``) for a library kernel
+    (cuBLAS, cuDNN, CUTLASS: a tile or ``sm<NN>_`` in its name): one built for a compute capability the target cannot
+    run, one whose grid is one block per source SM."""
+    if not _library_tiled(name):
+        return ()
+    out = []
+    built = re.match(r"sm(\d)(\d+)_", name)
+    target = _cc(there.compute_capability)
+    if built and target is not None:
+        arch = (int(built[1]), int(built[2]))
+        if arch > target or (arch[0] * 10 + arch[1] >= ARCH_SPECIFIC and arch[0] != target[0]):
+            out.append("architecture")
+    if blocks and here.sms and blocks == here.sms and there.sms != here.sms:
+        out.append("persistent")
+    return tuple(out)
+
+
+def _library_tiled(name: str) -> bool:
+    """A library kernel whose name carries its tile (``tilesize256x128x8``, ``128x64``) or its architecture."""
+    return bool(re.search(r"\d+x\d+", name) or re.match(r"sm\d\d+_", name))
+
+
+def _cc(compute_capability: str | None) -> tuple[int, int] | None:
+    """"8.9" -> (8, 9); None where not given."""
+    if not compute_capability or "." not in compute_capability:
+        return None
+    major, minor = compute_capability.split(".", 1)
+    return (int(major), int(minor)) if major.isdigit() and minor.isdigit() else None
 
 
 def launch_class(name: str) -> str:
@@ -274,13 +322,12 @@ def launch_class(name: str) -> str:
     return "matmul" if any(word in lowered for word in MATMUL) else "other"
 
 
-def interval_of(name: str, stand_in: bool = False) -> tuple[float, float]:
-    """The factors on the projection at the interval's ends (``INTERVALS``); squared where Tensor work of a type the
-    target lacks governs a kernel other than a convolution (its library would likely run another algorithm there; a
-    convolution's factors hold that case already)."""
+def interval_of(name: str, other: bool = False) -> tuple[float, float]:
+    """The factors on the projection at the interval's ends (``INTERVALS``); squared where the target would likely run
+    another kernel (``OTHER_KERNEL``) than one other than a convolution (a convolution's factors hold that case)."""
     cls = launch_class(name)
     low, high = INTERVALS[cls]
-    return (low ** 2, high ** 2) if stand_in and cls != "conv" else (low, high)
+    return (low ** 2, high ** 2) if other and cls != "conv" else (low, high)
 
 
 def _tail(units: Sequence[Term], blocks: int | None, sms: int, seconds: object) -> float:
@@ -349,7 +396,7 @@ def _gpu(spec: DeviceSpec, clock_hz: float, dram: float | None, sms: int | None 
     """A GPU's facts for the translation, at ``clock_hz``."""
     l2 = spec.l2_bytes_per_s * clock_hz / spec.boost_clock_hz if spec.l2_bytes_per_s else None
     return _Gpu(spec.id, sms or spec.sm_count, clock_hz, unit_rates(spec), shared_int_lanes(spec.compute_capability),
-                dram, l2)
+                dram, l2, spec.compute_capability)
 
 
 def unit_rates(spec: DeviceSpec) -> dict[str, float]:

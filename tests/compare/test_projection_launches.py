@@ -87,7 +87,7 @@ def test_tensor_work_of_a_type_the_target_lacks_goes_to_its_fp32_lanes():
     moved = [x for x in w.launches if x.governing == "tensor"]
     assert moved  # another algorithm likely there: a convolution's own interval, others' squared
     for x in moved:
-        low, high = interval_of(x.name, stand_in=True)
+        low, high = interval_of(x.name, True)
         assert x.high_s / x.projected_s == pytest.approx(high)
         assert high == INTERVALS["conv"][1] if launch_class(x.name) == "conv" else high == INTERVALS["other"][1] ** 2
 
@@ -99,8 +99,8 @@ def test_a_library_convolution_has_the_widest_interval_and_each_class_holds_the_
     low, high = interval_of("sm80_xmma_fprop_implicit_gemm_f32f32")
     assert all(high / low >= b / a for a, b in INTERVALS.values())
     assert all(a < 1.0 < b for a, b in INTERVALS.values())
-    assert interval_of("Kernel2", stand_in=True) == tuple(f ** 2 for f in INTERVALS["other"])
-    assert interval_of("dgrad_engine", stand_in=True) == INTERVALS["conv"]
+    assert interval_of("Kernel2", True) == tuple(f ** 2 for f in INTERVALS["other"])
+    assert interval_of("dgrad_engine", True) == INTERVALS["conv"]
 
 
 def test_fp32_and_integer_work_share_the_lanes_of_an_ada_gpu():
@@ -166,3 +166,20 @@ def test_project_everywhere_sorts_gpus_fastest_first_each_with_its_workload_tota
         assert w.governing in {x.governing for x in w.launches}
         assert len(w.launches) > 1 or w.governing == top.governing
     assert ws[0].target == "b200" and ws[-1].target == "t4"
+
+
+def test_a_library_kernel_the_target_cannot_run_or_sized_to_the_source_sms_is_flagged_and_widened():
+    """op33's cuDNN dgrad kernel is built for sm_90 (warpgroup MMA) with one block per H100 SM (a grid of 132): on an
+    L40S (CC 8.9) its library runs another kernel, sized to the L40S's SMs; the projection says so."""
+    from roofline.compare.projection_launches import OTHER_KERNEL
+
+    w = projected("op33", "l40s")
+    sm90 = next(x for x in w.launches if x.name.startswith("sm90_"))
+    assert "architecture" in sm90.other_kernel and set(sm90.other_kernel) <= set(OTHER_KERNEL)
+    assert sm90.grid == 132 and "persistent" in sm90.other_kernel  # one block per H100 SM
+    assert not any(t.key == "tail" for t in sm90.terms)  # sized to the L40S's SMs there: no tail kept
+    on_h100 = projected("op33", "h100-sxm5")
+    same = next(x for x in on_h100.launches if x.name == sm90.name)
+    assert same.other_kernel == ()  # the same GPU: the same kernel
+    plain = next(x for x in w.launches if not x.name.startswith("sm90_"))
+    assert plain.other_kernel == ()

@@ -17,7 +17,7 @@ from roofline.analysis.work import Measure, WorkCheck
 from roofline.compare.noise import Change
 from roofline.compare.pairing import Comparison, KernelPair, ReportRef
 from roofline.compare.projection import Projection, SharedMemoryFit
-from roofline.compare.projection_launches import WorkloadProjection
+from roofline.compare.projection_launches import OTHER_KERNEL, WorkloadProjection
 from roofline.compare.ranking import RECOVERABLE_COUNTS, AppSummary
 from roofline.compare.regression import DiffResult, Verdict
 from roofline.core.kernel_names import KernelName
@@ -417,6 +417,11 @@ def _print_projection(console: Console, c: Comparison) -> None:
                       f"{'n/a' if w.dram_bytes_per_s is None else si(w.dram_bytes_per_s, 'B/s')} achievable "
                       f"({escape(w.dram_source)})", highlight=False)
         console.print(_workload_table(w, console.width))
+        for x in w.launches:
+            if x.other_kernel:
+                console.print(escape(f"{x.name}: another kernel likely on {w.target} ("
+                                     f"{'; '.join(OTHER_KERNEL[k] for k in x.other_kernel)}): the interval widened"),
+                              highlight=False)
     elif c.workload is not None:
         console.print(f"no workload projection: {escape(c.workload.reason)}", highlight=False)
     bases = dict.fromkeys(f"{p.label}: {pr.basis}" for p in c.pairs for pr in p.projections if pr)
