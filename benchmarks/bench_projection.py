@@ -259,6 +259,40 @@ def dev_summary(rows: list[DevRow]) -> dict[str, float | int] | None:
             "median_half_width": statistics.median((r.high - r.low) / (r.high + r.low) for r in rows)}
 
 
+CLASSES = {"matmul": "matmul", "conv": "conv", "norm/pool": "other"}  # workload kind -> interval class
+QUANTILES = (10, 90)  # the interval's ends, percentiles of published / projected
+
+
+def interval_factors(rows: list[DevRow]) -> dict[str, tuple[float, float]]:
+    """Per interval class (``projection_launches.INTERVALS``: the workload's kind), the 10th and 90th percentiles of
+    published / projected over ``rows`` (the leave-one-GPU-out rows give the shipped factors)."""
+    import numpy as np
+
+    out = {}
+    for cls in CLASSES.values():
+        ratios = [r.published / r.predicted for r in rows if CLASSES[r.kind] == cls]
+        if ratios:
+            low, high = np.percentile(ratios, QUANTILES)
+            out[cls] = (round(float(low), 2), round(float(high), 2))
+    return out
+
+
+def held_out_intervals(rows: list[DevRow]) -> dict[str, float | int] | None:
+    """The interval method checked without each GPU: its rows' intervals from the factors of the other GPUs'
+    leave-one-GPU-out rows (by workload class), coverage and median half-width."""
+    covered, widths = [], []
+    for gpu in DEV_GPUS:
+        factors = interval_factors([r for r in rows if r.gpu != gpu])
+        for r in (r for r in rows if r.gpu == gpu):
+            low, high = factors[CLASSES[r.kind]]
+            covered.append(r.predicted * low <= r.published <= r.predicted * high)
+            widths.append((high - low) / (high + low))
+    if not covered:
+        return None
+    return {"pairs": len(covered), "covered": sum(covered) / len(covered),
+            "median_half_width": statistics.median(widths)}
+
+
 def dev_tables(data: dict) -> dict[str, dict[str, dict[str, float | int] | None]]:
     """The summaries of the development data: before, in-sample and leave-one-GPU-out, by GPU and class."""
     catalog = load_catalog()
@@ -277,6 +311,8 @@ def dev_tables(data: dict) -> dict[str, dict[str, dict[str, float | int] | None]
                 table[f"{subset} {k}"] = dev_summary([r for r in chosen if r.kind == k])
         out[label] = table
     out["fits"] = {g: {"sustained_clock_of_boost": c, "achievable_dram_of_datasheet": b} for g, (c, b) in fits.items()}
+    out["interval_factors"] = {k: {"low": lo, "high": hi} for k, (lo, hi) in interval_factors(loo).items()}
+    out["held_out_intervals"] = {"all": held_out_intervals(loo)}
     return out
 
 
@@ -287,6 +323,12 @@ def print_dev(tables: dict) -> None:
                                            f"{v['achievable_dram_of_datasheet']:.2f} x datasheet"
                                            for g, v in tables["fits"].items()))
     print(f"{'model':20} {'subset':24} {'pairs':>5} {'|error|':>8} {'signed':>8} {'covered':>8} {'half-width':>10}")
+    print("interval factors (10th-90th percentile of published / projected, leave-one-GPU-out): " + ", ".join(
+        f"{k} {v['low']:.2f}-{v['high']:.2f}" for k, v in tables["interval_factors"].items()))
+    held = tables["held_out_intervals"]["all"]
+    if held is not None:
+        print(f"intervals from the other GPUs' factors: {held['pairs']} pairs, covered {100 * held['covered']:.0f}%, "
+              f"median half-width {100 * held['median_half_width']:.0f}%")
     for label in ("before", "shipped specs", "leave-one-GPU-out"):
         for subset, s in tables[label].items():
             if s is not None:

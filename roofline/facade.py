@@ -127,12 +127,27 @@ class Roofline:
         require_common(comparison)
         return CompareDocument(comparison, width=width, normalize=normalize)
 
-    def project(self, path: str | os.PathLike[str], to: str, clock: TargetClock = "boost",
+    def project(self, path: str | os.PathLike[str], to: str, clock: TargetClock = "sustained",
                 width: int = 80) -> ProjectDocument:
         """``project``: one report's kernels projected onto the GPU of spec ``to`` at ``clock``."""
         from roofline.compare.pairing import PairOptions
 
         return ProjectDocument(self._comparison([path], None, to, PairOptions(clock=clock)), width=width)
+
+    def targets(self, to: str, clock: TargetClock = "sustained") -> list[DeviceSpec]:
+        """The specs ``--to`` names: ``all`` (every spec of the catalog), or ids separated by commas; RooflineError
+        for an unknown id or a clock a target does not give."""
+        ids = list(self.catalog.specs) if to.strip() == "all" else [t.strip() for t in to.split(",")]
+        return [self.target(spec_id, clock) for spec_id in ids]
+
+    def project_many(self, path: str | os.PathLike[str], to: str, clock: TargetClock = "sustained",
+                     width: int = 80) -> ProjectDocument:
+        """``project --to all`` (or several ids): one report's workload projected onto each GPU, fastest first."""
+        from roofline.compare.pairing import project_onto_many
+
+        targets = self.targets(to, clock)
+        analysis = self.analyses([path])[0]
+        return ProjectDocument(project_onto_many(analysis, targets, clock, self._loaded()), width=width)
 
     def diff(self, base: str | os.PathLike[str], new: str | os.PathLike[str], thresholds: Thresholds,
              matcher: Matcher | None = None, options: PairOptions | None = None, allow_different_gpu: bool = False,

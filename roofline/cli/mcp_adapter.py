@@ -56,7 +56,7 @@ def compare_and_diff(base: str | os.PathLike[str], new: str | os.PathLike[str], 
 
 
 def project(path: str | os.PathLike[str], to: str, options: AnalysisOptions,
-            clock: TargetClock = "boost") -> dict[str, Any]:
+            clock: TargetClock = "sustained") -> dict[str, Any]:
     """``roofline project FILE --to SPEC --clock CLOCK -f json``."""
     return _json("project", Roofline(options).project(path, to, clock))
 

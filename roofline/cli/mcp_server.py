@@ -384,12 +384,12 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         report: Annotated[str, Field(description="The report whose kernels are projected.")],
         to: Annotated[str, Field(description="Device spec id of the target GPU (gpu_spec lists them).")],
         kernel: Filters = None, offset: Offset = 0, limit: Limit = 20, ceilings: Ceilings = "kernel-clock",
-        clock: Clock = "boost", max_chars: MaxChars = DEFAULT_CHARS, output: Output = None,
+        clock: Clock = "sustained", max_chars: MaxChars = DEFAULT_CHARS, output: Output = None,
     ) -> dict[str, Any]:
-        """Project each kernel's time per launch onto another GPU at its boost (or ncu's base) clock: from its
-        measured time, work and verdict, the governing resource's peak ratio, the clocks, waves, the L2 size and a
-        launch floor; with an interval, the basis and the roofline bound (a model, not a measurement). Paginated
-        with offset/limit."""
+        """Project every launch onto another GPU at the clock it holds under load (sustained; boost, or ncu's
+        base): each time-model unit at the target's own rate, waves and tail, a launch floor; the workload's total
+        (``workload``) and each kernel with an interval and its basis (a model, not a measurement). Paginated with
+        offset/limit."""
         path = roots.readable(report)
         doc = adapter.project(path, to, options(kernel, ceilings), clock)
         command = ["project", report, "--to", to, *filter_args(kernel), "--ceilings", ceilings, "--clock", clock,

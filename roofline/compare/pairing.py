@@ -43,7 +43,12 @@ from roofline.analysis.results import Cause, Value
 from roofline.analysis.work import WorkCheck, compare_work, governing, measure_label
 from roofline.compare.noise import Change, compare_times
 from roofline.compare.projection import Projection, project
-from roofline.compare.projection_launches import WorkloadProjection, project_workload
+from roofline.compare.projection_launches import (
+    WorkloadProjection,
+    kernel_speedup,
+    project_everywhere,
+    project_workload,
+)
 from roofline.core import display
 from roofline.core.choices import TargetClock
 from roofline.core.kernel_families import family
@@ -278,6 +283,7 @@ class Comparison(Struct, frozen=True):
     work_tolerance: float = WORK_TOLERANCE
     clock: TargetClock = "boost"  # the target clock of the projections (``project_to``)
     workload: WorkloadProjection | None = None  # every launch of the base report projected (``project_to``)
+    everywhere: tuple[WorkloadProjection, ...] = ()  # the base report onto several GPUs, fastest first (``--to all``)
 
     def _repr_html_(self) -> str | None:
         """The comparison as Jupyter shows it: the hook the Python API registers (the HTML comparison without its
@@ -339,7 +345,7 @@ def pair_reports(analyses: Sequence[ReportAnalysis], matcher: Matcher = Matcher(
     specs = _specs(analyses, catalog)
     bases = _specs(analyses, catalog, every=True) if project_to is not None else [None] * len(analyses)
     pairs = [_pair(k, aggregate(keyed[0][k]), [aggregate(kd[k]) if k in kd else None for kd in keyed[1:]], labels,
-                   project_to, options, devices, specs, bases) for k in rows]
+                   project_to, options, devices, specs, bases, keyed[0][k]) for k in rows]
     pairs.sort(key=lambda p: -(p.base.total_s.value or 0.0))
     paired = set(rows)
     unmatched = tuple(tuple(_key_text(k, kd[k]) for k in kd if k not in paired) for kd in keyed)
@@ -353,14 +359,33 @@ def _workload(analysis: ReportAnalysis, source: DeviceSpec | None, target: Devic
               clock: TargetClock) -> WorkloadProjection | None:
     """The base report's launches projected onto ``target`` (``compare.projection_launches``); the source GPU's
     rates per SM and clock from its spec, else from its device attributes (``specs.derived``); None without either."""
-    if source is None:
-        from roofline.specs.derived import derive
-
-        found = derive(analysis.device)
-        source = found.spec if found is not None else None
+    source = source or _derived(analysis)
     if source is None:
         return None
     return project_workload(analysis.valid_launches, analysis.device, source, target, clock)
+
+
+def _derived(analysis: ReportAnalysis) -> DeviceSpec | None:
+    """The source GPU's spec from its device attributes (``specs.derived``), None where they do not give one."""
+    from roofline.specs.derived import derive
+
+    found = derive(analysis.device)
+    return found.spec if found is not None else None
+
+
+def project_onto_many(analysis: ReportAnalysis, targets: Sequence[DeviceSpec],
+                      clock: TargetClock = "sustained", catalog: SpecCatalog | None = None) -> Comparison:
+    """``roofline project REPORT --to all`` (or several ids): the report's workload projected onto each of
+    ``targets``, fastest total first (``projection_launches.project_everywhere``), in a comparison of that report
+    alone; RooflineError (one line) where neither a spec nor the device attributes give the source GPU's rates."""
+    source = _specs([analysis], catalog, every=True)[0] or _derived(analysis)
+    if source is None:
+        raise RooflineError(f"{analysis.report.path}: no spec for {analysis.device.name} and its device attributes "
+                            "do not give its rates", "pass --specs with a spec for it")
+    c = pair_reports([analysis], options=PairOptions(clock=clock), catalog=catalog)
+    everywhere = project_everywhere(analysis.valid_launches, analysis.device, source, targets, clock)
+    return Comparison(c.reports, c.matching, c.pairs, c.unmatched, None, c.alpha, c.work_tolerance, clock, None,
+                      everywhere)
 
 
 def _names(sides: Sequence[KernelStats | None]) -> tuple[str, ...]:
@@ -424,9 +449,10 @@ def _specs(analyses: Sequence[ReportAnalysis], catalog: SpecCatalog | None,
 
 def _pair(key: Key, base: KernelStats, others: list[KernelStats | None], labels: Sequence[str],
           target: DeviceSpec | None, options: PairOptions, devices: Sequence[Device],
-          specs: Sequence[DeviceSpec | None] = (), bases: Sequence[DeviceSpec | None] = ()) -> KernelPair:
-    """Work, time change and expectation of every side against the base (side 0); a side absent from its report
-    gets None with why."""
+          specs: Sequence[DeviceSpec | None] = (), bases: Sequence[DeviceSpec | None] = (),
+          base_launches: Launches | None = None) -> KernelPair:
+    """Work, time change and expectation of every side against the base (side 0, its launches ``base_launches``);
+    a side absent from its report gets None with why."""
     sides = [base, *others]
     speedup: list[Value] = []
     expected: list[Value] = []
@@ -443,7 +469,7 @@ def _pair(key: Key, base: KernelStats, others: list[KernelStats | None], labels:
     for i, side in enumerate(sides):
         check = work[i]
         same_work = check is not None and not check.different
-        expected.append(_expected_on(base, side, i, devices[0], specs if same_work else ()) if side
+        expected.append(_expected_on(base, side, i, devices[0], specs if same_work else (), base_launches) if side
                         else Value(None, f"kernel not in {labels[i]}"))
     kept = tuple(_ratio(a, b, "speedup") for a, b in zip(speedup, expected, strict=True))
     projections = tuple(project(s, d, target, options.clock, source_spec=spec) if s else None
@@ -462,17 +488,18 @@ def _change(base: KernelStats, side: KernelStats, alpha: float) -> Change | None
 
 
 def _expected_on(base: KernelStats, side: KernelStats, i: int, source: Device,
-                 specs: Sequence[DeviceSpec | None]) -> Value:
+                 specs: Sequence[DeviceSpec | None], base_launches: Launches | None = None) -> Value:
     """The expected speedup of side ``i``: none where no roof governs a side (``_expected``); on another GPU, the
-    base's median time over its projection onto that GPU at ncu's base clock, as the other report measured it
-    (``roofline project --clock base``'s number, the same model); on the same GPU, the ratio of the governing roof
-    times."""
+    base's launches over their projection onto that GPU at its base clock, the clock ncu locks
+    (``compare.projection_launches.kernel_speedup``: ``roofline project A --to B --clock base``'s number for this
+    kernel); on the same GPU, the ratio of the governing roof times."""
     spec = specs[i] if i and i < len(specs) else None
     by_roofs = _expected(base, side, i)
     if by_roofs.value is None or spec is None or specs[0] is None or spec.id == specs[0].id:
         return by_roofs  # no roof governs a side (latency, small grid, balanced), or one GPU
-    projected = project(base, source, spec, "base", side.sm_clock_hz.value, specs[0]).projected_s
-    return _ratio(base.median_s, projected, f"projection onto {spec.id} at ncu's base clock")
+    if base_launches is None:
+        return Value(None, f"no projection onto {spec.id}: the base's launches not given")
+    return kernel_speedup(base_launches, source, specs[0], spec, "base")
 
 
 def _expected(base: KernelStats, side: KernelStats, i: int) -> Value:

@@ -20,19 +20,22 @@ For each launch (identical launches, the same kernel, grid, block and work, grou
    governing unit is the largest translated term.
 4. **The clock**: the target at ``--clock`` (its sustained clock under load by default), the source at the SM clock
    ncu measured for the launch.
-5. **Interval**: ``[t / BAND, t x BAND]`` per launch, ``BAND_ALGORITHM`` for a library convolution (its library
-   picks the algorithm per GPU), squared where Tensor work of a type the target lacks governs (its library would
-   likely run another algorithm there); the workload's interval is the sum of its launches' ends.
+5. **Interval**: ``[t x low, t x high]`` per launch, ``(low, high)`` by the launch's class (``INTERVALS``: conv,
+   matmul, other), the 10th and 90th percentiles of published / projected over the leave-one-GPU-out pairs of that
+   class; squared where Tensor work of a type the target lacks governs a kernel other than a convolution (its library
+   would likely run another algorithm there); the workload's interval is the sum of its launches' ends.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from msgspec import Struct
 
+from roofline.analysis.results import Value
 from roofline.analysis.time_model import time_model
 from roofline.analysis.verdict import paced_by_blocks, whole_blocks
 from roofline.core.thresholds import LAUNCH_FLOOR_S
@@ -48,13 +51,28 @@ if TYPE_CHECKING:  # pragma: no cover
 THROUGHPUT_FILE = "throughput.yaml"
 # A roof term's key (a report without breakdowns: ``time_model._roof_terms``) -> the unit whose rate it goes at
 ROOF_UNITS = {"fp32": "FMA", "fp64": "FP64", "fp16": "FP16", "tensor": "tensor", "l1": "L1", "l2": "L2", "dram": "DRAM"}
-# The interval's factor either way: about the 80th percentile of projected / published (or its inverse) of the
-# leave-one-GPU-out check of benchmarks/bench_projection.py (docs/benchmarks.md): 1.52 for the matmuls, 1.53 for the
-# norms and pools, 2.13 for the convolutions, whose library (cuDNN) picks its algorithm per GPU, so the target
-# may well run another kernel than the one measured (``ALGORITHM_CHOSEN``).
-BAND = 1.5
-BAND_ALGORITHM = 2.0
+# The interval per class of launch: the projection times (low, high), the 10th and 90th percentiles of published /
+# projected over the leave-one-GPU-out pairs of the class in benchmarks/bench_projection.py (``interval_factors``,
+# docs/benchmarks.md): each GPU's sustained clock and achievable bandwidth set without its own data, the residuals
+# of the workloads of that class. Asymmetric where the model leans one way (matmuls on power-capped GPUs come out
+# too fast). A convolution's library (cuDNN) picks its algorithm per GPU, so the target may run another kernel than
+# the one measured: its interval is the widest (``ALGORITHM_CHOSEN``).
+INTERVALS: dict[str, tuple[float, float]] = {
+    "matmul": (0.84, 1.80),
+    "conv": (0.44, 2.06),  # its residuals hold the targets' other algorithms (TF32 work on a T4) already
+    "other": (0.62, 1.52),  # the norms, pools and elementwise kernels of the development data
+}
 ALGORITHM_CHOSEN = ("conv", "dgrad", "wgrad", "fprop", "implicit_gemm", "winograd", "fft")  # in a kernel's name
+MATMUL = ("gemm", "matmul", "cutlass", "xmma", "gemv")  # in a kernel's name, a convolution's words aside
+# Why the target's library would likely run another kernel than the one measured (LaunchProjection.other_kernel)
+OTHER_KERNEL: dict[str, str] = {
+    "tensor_type": "no Tensor Cores of its type there: its library would likely run another algorithm",
+    "architecture": "a library kernel built for a newer or architecture-specific compute capability (sm<NN>_ in its "
+                    "name) the target cannot run: its library picks another kernel there",
+    "persistent": "a library kernel with one block per source SM (a persistent grid): the library sizes it to the "
+                  "target's SMs, so no tail of whole blocks is kept there",
+}
+ARCH_SPECIFIC = 90  # from sm_90 on, library kernels use architecture-specific instructions (wgmma, tcgen05)
 SHARED = "FP32+INT32"  # the term of FP32 and integer work on lanes that run both (GA10x, Ada)
 
 
@@ -86,6 +104,7 @@ class LaunchProjection(Struct, frozen=True):
     efficiency: float  # measured time over the source's floor
     terms: tuple[UnitTerm, ...]
     nvtx_ranges: tuple[str, ...] = ()  # the NVTX ranges the launches ran in, outermost first
+    other_kernel: tuple[str, ...] = ()  # keys of OTHER_KERNEL: why the target would likely run another kernel
 
 
 class RangeTotal(Struct, frozen=True):
@@ -124,6 +143,14 @@ class WorkloadProjection(Struct, frozen=True):
         """Measured total over projected total (above 1: the target is faster)."""
         return self.measured_s / self.projected_s if self.projected_s else None
 
+    @property
+    def governing(self) -> str | None:
+        """The unit that governs most of the projected total (count x projected summed by governing unit)."""
+        shares: dict[str, float] = {}
+        for p in self.launches:
+            shares[p.governing] = shares.get(p.governing, 0.0) + p.count * p.projected_s
+        return max(shares, key=lambda k: shares[k]) if shares else None
+
 
 class _Gpu(Struct, frozen=True):
     """What the translation needs of one GPU: SMs, its clock, its rates per SM and clock, its DRAM bandwidth."""
@@ -135,6 +162,7 @@ class _Gpu(Struct, frozen=True):
     shares_int: float | None
     dram: float | None
     l2: float | None  # cited L2 bandwidth at this clock, where the spec gives one
+    compute_capability: str | None = None
 
 
 def project_workload(launches: Launches | Iterable[LaunchAnalysis], source: Device, source_spec: DeviceSpec,
@@ -170,6 +198,27 @@ def project_workload(launches: Launches | Iterable[LaunchAnalysis], source: Devi
         measured, sum(p.count * p.projected_s for p in out), sum(p.count * p.low_s for p in out),
         sum(p.count * p.high_s for p in out), tuple(out), left_out,
         "" if out else "no launch with a time and a time model", range_totals(out))
+
+
+def project_everywhere(launches: Launches | Iterable[LaunchAnalysis], source: Device, source_spec: DeviceSpec,
+                       targets: Iterable[DeviceSpec],
+                       clock: ClockChoice = "sustained") -> tuple[WorkloadProjection, ...]:
+    """The workload projected onto each of ``targets`` (``project_workload``), fastest total first; those without a
+    projection (``reason``) last, by id."""
+    kept = list(launches)
+    out = [project_workload(kept, source, source_spec, t, clock) for t in targets]
+    return tuple(sorted(out, key=lambda w: (not w.launches, w.projected_s if w.launches else 0.0, w.target)))
+
+
+def kernel_speedup(launches: Launches | Iterable[LaunchAnalysis], source: Device, source_spec: DeviceSpec,
+                   target: DeviceSpec, clock: ClockChoice = "base") -> Value:
+    """The launches' measured total over their projected total on ``target`` (``project_workload``): compare's
+    expected speedup across GPUs, the number ``roofline project --to TARGET --clock CLOCK`` gives these launches."""
+    w = project_workload(launches, source, source_spec, target, clock)
+    if w.speedup is None:
+        return Value(None, f"no projection onto {target.id}: {w.reason or 'no projected time'}")
+    return Value(w.speedup, via=f"measured / projected per launch onto {target.id} at its {clock} clock "
+                                f"{w.clock_hz / 1e9:.3g} GHz, {len(w.launches)} launch groups")
 
 
 def range_totals(groups: Sequence[LaunchProjection]) -> tuple[RangeTotal, ...]:
@@ -218,21 +267,67 @@ def _project_group(group: Sequence[LaunchAnalysis], source: Device, source_spec:
     tail_there = _tail(units, blocks, there.sms, lambda t: there_s[id(t)])
     floor = max([t.seconds for t in units] + [tail_here, LAUNCH_FLOOR_S])
     efficiency = measured / floor if floor else 1.0
+    flags = other_kernel(la.launch.name, blocks, here, there)
+    if "persistent" in flags:
+        tail_there = 0.0
     if tail_there:
         terms.append(UnitTerm("tail", tail_here, tail_there, f"in whole blocks per SM: {blocks} blocks on "
                                                              f"{here.sms} -> {there.sms} SMs"))
     top = max(terms, key=lambda t: t.target_s)
     projected = max(efficiency * top.target_s, LAUNCH_FLOOR_S)
-    band = band_of(la.launch.name) ** (2 if top.stand_in else 1)  # another algorithm likely: twice as wide
+    if top.stand_in:
+        flags = ("tensor_type", *flags)
+    low, high = interval_of(la.launch.name, bool(flags))
     return LaunchProjection(la.launch.name, len(group), blocks, la.block_size, measured, projected,
-                            max(projected / band, LAUNCH_FLOOR_S), projected * band, top.key, efficiency,
-                            tuple(sorted(terms, key=lambda t: -t.target_s)), la.launch.nvtx_ranges)
+                            max(projected * low, LAUNCH_FLOOR_S), projected * high, top.key, efficiency,
+                            tuple(sorted(terms, key=lambda t: -t.target_s)), la.launch.nvtx_ranges, flags)
 
 
-def band_of(name: str) -> float:
-    """The interval's factor for a kernel: wider where its library picks the algorithm per GPU (a convolution)."""
+def other_kernel(name: str, blocks: int | None, here: _Gpu, there: _Gpu) -> tuple[str, ...]:
+    """Why the target's library would likely run another kernel (keys of ``OTHER_KERNEL``) for a library kernel
+    (cuBLAS, cuDNN, CUTLASS: a tile or ``sm<NN>_`` in its name): one built for a compute capability the target cannot
+    run, one whose grid is one block per source SM."""
+    if not _library_tiled(name):
+        return ()
+    out = []
+    built = re.match(r"sm(\d)(\d+)_", name)
+    target = _cc(there.compute_capability)
+    if built and target is not None:
+        arch = (int(built[1]), int(built[2]))
+        if arch > target or (arch[0] * 10 + arch[1] >= ARCH_SPECIFIC and arch[0] != target[0]):
+            out.append("architecture")
+    if blocks and here.sms and blocks == here.sms and there.sms != here.sms:
+        out.append("persistent")
+    return tuple(out)
+
+
+def _library_tiled(name: str) -> bool:
+    """A library kernel whose name carries its tile (``tilesize256x128x8``, ``128x64``) or its architecture."""
+    return bool(re.search(r"\d+x\d+", name) or re.match(r"sm\d\d+_", name))
+
+
+def _cc(compute_capability: str | None) -> tuple[int, int] | None:
+    """"8.9" -> (8, 9); None where not given."""
+    if not compute_capability or "." not in compute_capability:
+        return None
+    major, minor = compute_capability.split(".", 1)
+    return (int(major), int(minor)) if major.isdigit() and minor.isdigit() else None
+
+
+def launch_class(name: str) -> str:
+    """A launch's class for its interval, by its kernel's name: conv, matmul or other."""
     lowered = name.lower()
-    return BAND_ALGORITHM if any(word in lowered for word in ALGORITHM_CHOSEN) else BAND
+    if any(word in lowered for word in ALGORITHM_CHOSEN):
+        return "conv"
+    return "matmul" if any(word in lowered for word in MATMUL) else "other"
+
+
+def interval_of(name: str, other: bool = False) -> tuple[float, float]:
+    """The factors on the projection at the interval's ends (``INTERVALS``); squared where the target would likely run
+    another kernel (``OTHER_KERNEL``) than one other than a convolution (a convolution's factors hold that case)."""
+    cls = launch_class(name)
+    low, high = INTERVALS[cls]
+    return (low ** 2, high ** 2) if other and cls != "conv" else (low, high)
 
 
 def _tail(units: Sequence[Term], blocks: int | None, sms: int, seconds: object) -> float:
@@ -301,7 +396,7 @@ def _gpu(spec: DeviceSpec, clock_hz: float, dram: float | None, sms: int | None 
     """A GPU's facts for the translation, at ``clock_hz``."""
     l2 = spec.l2_bytes_per_s * clock_hz / spec.boost_clock_hz if spec.l2_bytes_per_s else None
     return _Gpu(spec.id, sms or spec.sm_count, clock_hz, unit_rates(spec), shared_int_lanes(spec.compute_capability),
-                dram, l2)
+                dram, l2, spec.compute_capability)
 
 
 def unit_rates(spec: DeviceSpec) -> dict[str, float]:

@@ -395,6 +395,7 @@ class ProjectJson(Struct, frozen=True):
     report: ReportRefDoc
     kernels: list[ProjectKernel]
     workload: WorkloadProjection | None = None  # every launch projected, grouped where identical, and the total
+    everywhere: list[WorkloadProjection] = []  # --to all or several ids: the workload on each GPU, fastest first
 
 
 class SummaryRowDoc(Struct, frozen=True):
@@ -650,7 +651,7 @@ def project_json(c: Comparison) -> ProjectJson:
             p.label, p.base.count, measured, d.kind, d.projected_s, d.low_s, d.high_s, d.basis, d.governing,
             d.bound_s, d.limiter, d.left_out, d.max_speedup, d.clock, d.l2_term, d.shared_memory, missing))
     return ProjectJson(GENERATOR, SCHEMA_VERSION, "project", tool(), c.project_to, c.clock, report_ref(c.reports[0]),
-                       kernels, c.workload)
+                       kernels, c.workload, list(c.everywhere))
 
 
 def summary_doc(s: AppSummary) -> SummaryReport:

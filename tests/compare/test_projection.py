@@ -264,9 +264,9 @@ def test_bytes_in_flight_limit_continuously_no_cliff_at_80_percent(specs):
 
 
 def test_compare_expected_is_the_projection_for_a_pair_of_gpus():
-    """examples/h100 and examples/h200 torch-bf16 (the same GEMM): compare's expected speedup is the H100's median
-    time over its projection onto the H200 at ncu's base clock, the number `roofline project --to h200 --clock base`
-    gives."""
+    """examples/h100 and examples/h200 torch-bf16 (the same GEMM): compare's expected speedup is the H100's launches
+    of the kernel over their per-launch projection onto the H200 at its base clock, the total that
+    `roofline project --to h200 --clock base` gives those launches: one number."""
     from roofline.compare.pairing import PairOptions, pair_reports
     from roofline.pipeline import analyze_files
     from tests.synthetic import REPO
@@ -275,10 +275,13 @@ def test_compare_expected_is_the_projection_for_a_pair_of_gpus():
     analyses = analyze_files([h100, h200])
     pair = pair_reports(analyses).pairs[0]
     target = load_catalog().get(analyses[1].spec_id)
-    (projected,) = pair_reports(analyses[:1], project_to=target, options=PairOptions(clock="base")).pairs[0].projections
-    assert projected is not None and projected.clock is not None and projected.clock.choice == "base"
-    assert pair.expected_speedup[1].value == pytest.approx(pair.sides[0].median_s.value / projected.projected_s.value,
-                                                            rel=1e-12)
+    workload = pair_reports(analyses[:1], project_to=target, options=PairOptions(clock="base")).workload
+    assert workload is not None and workload.clock == "base"
+    mine = [g for g in workload.launches if g.name == pair.base.name]
+    assert mine
+    total = sum(g.count * g.measured_s for g in mine) / sum(g.count * g.projected_s for g in mine)
+    assert pair.expected_speedup[1].value == pytest.approx(total, rel=1e-12)
+    assert "per launch onto h200" in pair.expected_speedup[1].via
 
 
 def test_an_fp64_tensor_gemm_projected_onto_a_geforce_takes_its_fp64_rate_and_says_so():

@@ -12,10 +12,10 @@ import pytest
 
 import roofline
 from roofline.compare.projection_launches import (
-    BAND,
-    BAND_ALGORITHM,
+    INTERVALS,
     SHARED,
-    band_of,
+    interval_of,
+    launch_class,
     project_workload,
     unit_rates,
 )
@@ -85,13 +85,22 @@ def test_tensor_work_of_a_type_the_target_lacks_goes_to_its_fp32_lanes():
     notes = [t.how for x in w.launches for t in x.terms if t.key == "tensor" and t.source_s > 0]
     assert any("FP32 lanes" in how for how in notes)
     moved = [x for x in w.launches if x.governing == "tensor"]
-    assert moved  # another algorithm likely there: the interval is the convolution's band squared
-    assert all(x.high_s / x.projected_s == pytest.approx(BAND_ALGORITHM ** 2) for x in moved)
+    assert moved  # another algorithm likely there: a convolution's own interval, others' squared
+    for x in moved:
+        low, high = interval_of(x.name, True)
+        assert x.high_s / x.projected_s == pytest.approx(high)
+        assert high == INTERVALS["conv"][1] if launch_class(x.name) == "conv" else high == INTERVALS["other"][1] ** 2
 
 
-def test_a_library_convolution_has_the_wider_interval():
-    assert band_of("sm80_xmma_fprop_implicit_gemm_f32f32") == BAND_ALGORITHM
-    assert band_of("Kernel2") == BAND < BAND_ALGORITHM
+def test_a_library_convolution_has_the_widest_interval_and_each_class_holds_the_projection():
+    assert launch_class("sm80_xmma_fprop_implicit_gemm_f32f32") == "conv"
+    assert launch_class("ampere_sgemm_128x64_nn") == "matmul"
+    assert launch_class("vectorized_elementwise_kernel") == "other"
+    low, high = interval_of("sm80_xmma_fprop_implicit_gemm_f32f32")
+    assert all(high / low >= b / a for a, b in INTERVALS.values())
+    assert all(a < 1.0 < b for a, b in INTERVALS.values())
+    assert interval_of("Kernel2", True) == tuple(f ** 2 for f in INTERVALS["other"])
+    assert interval_of("dgrad_engine", True) == INTERVALS["conv"]
 
 
 def test_fp32_and_integer_work_share_the_lanes_of_an_ada_gpu():
@@ -138,3 +147,39 @@ def test_a_report_of_roof_terms_only_is_projected_with_its_tail():
     assert w.launches and w.projected_s > 0
     assert all(t.key in ("FMA", "FP64", "FP16", "tensor", "L1", "L2", "DRAM", "tail")
                for x in w.launches for t in x.terms)
+
+
+def test_project_everywhere_sorts_gpus_fastest_first_each_with_its_workload_total():
+    from roofline.compare.projection_launches import project_everywhere
+
+    a = analysis("op20")
+    targets = [spec(i) for i in ("t4", "b200", "a100-sxm4-80gb", "l40s")]
+    ws = project_everywhere(a.valid_launches, a.device, spec("h100-sxm5"), targets)
+    assert [w.target for w in ws] == sorted((w.target for w in ws), key=lambda t: next(
+        x.projected_s for x in ws if x.target == t))
+    assert {w.target for w in ws} == {t.id for t in targets}
+    for w in ws:
+        alone = project_workload(a.valid_launches, a.device, spec("h100-sxm5"), spec(w.target))
+        assert w.projected_s == pytest.approx(alone.projected_s, rel=1e-12)
+        assert w.low_s < w.projected_s < w.high_s
+        top = max(w.launches, key=lambda x: x.count * x.projected_s)
+        assert w.governing in {x.governing for x in w.launches}
+        assert len(w.launches) > 1 or w.governing == top.governing
+    assert ws[0].target == "b200" and ws[-1].target == "t4"
+
+
+def test_a_library_kernel_the_target_cannot_run_or_sized_to_the_source_sms_is_flagged_and_widened():
+    """op33's cuDNN dgrad kernel is built for sm_90 (warpgroup MMA) with one block per H100 SM (a grid of 132): on an
+    L40S (CC 8.9) its library runs another kernel, sized to the L40S's SMs; the projection says so."""
+    from roofline.compare.projection_launches import OTHER_KERNEL
+
+    w = projected("op33", "l40s")
+    sm90 = next(x for x in w.launches if x.name.startswith("sm90_"))
+    assert "architecture" in sm90.other_kernel and set(sm90.other_kernel) <= set(OTHER_KERNEL)
+    assert sm90.grid == 132 and "persistent" in sm90.other_kernel  # one block per H100 SM
+    assert not any(t.key == "tail" for t in sm90.terms)  # sized to the L40S's SMs there: no tail kept
+    on_h100 = projected("op33", "h100-sxm5")
+    same = next(x for x in on_h100.launches if x.name == sm90.name)
+    assert same.other_kernel == ()  # the same GPU: the same kernel
+    plain = next(x for x in w.launches if not x.name.startswith("sm90_"))
+    assert plain.other_kernel == ()

@@ -29,13 +29,14 @@ from roofline.cli.writing import refuse_unwritable_outputs, write_document
 @handles_errors
 def project(
     file: Annotated[Path, typer.Argument(help="The report (.ncu-rep or .json model) whose kernels are projected.")],
-    to: Annotated[str, typer.Option("--to", help="Device spec id of the target GPU (roofline specs list).")],
+    to: Annotated[str, typer.Option("--to", help="Device spec id of the target GPU (roofline specs list); 'all', "
+                                                 "or ids separated by commas: the workload's total on each, sorted.")],
     kernel: KernelOpt = None,
     kernel_name_base: NameBaseOpt = "function",
     fmt: Annotated[ProjectFormat, typer.Option("--format", "-f", help="Output format: table or json.")] = "table",
     output: ProjectOutputOpt = None,
     ceilings: CeilingsOpt = "kernel-clock",
-    clock: ClockOpt = "boost",
+    clock: ClockOpt = "sustained",
     specs: SpecsOpt = None,
     timeout: TimeoutOpt = None,
     wide: WideOpt = False,
@@ -43,7 +44,8 @@ def project(
     """Project each launch onto another GPU at the clock it holds under load (--clock sustained|boost|base): each
     unit's work at the target's rate of that unit, waves and tail, a launch floor; and the workload's total."""
     roofline = facade(analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False))
-    roofline.target(to, clock)  # an unknown target is refused before the report is read
+    several = to.strip() == "all" or "," in to
+    roofline.targets(to, clock)  # an unknown target is refused before the report is read
     refuse_unwritable_outputs("project", fmt, output, None, [file])
-    document = roofline.project(file, to, clock, terminal_width(wide))
+    document = (roofline.project_many if several else roofline.project)(file, to, clock, terminal_width(wide))
     write_document("project", fmt, document, output, [file])

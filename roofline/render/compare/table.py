@@ -17,7 +17,7 @@ from roofline.analysis.work import Measure, WorkCheck
 from roofline.compare.noise import Change
 from roofline.compare.pairing import Comparison, KernelPair, ReportRef
 from roofline.compare.projection import Projection, SharedMemoryFit
-from roofline.compare.projection_launches import WorkloadProjection
+from roofline.compare.projection_launches import OTHER_KERNEL, WorkloadProjection
 from roofline.compare.ranking import RECOVERABLE_COUNTS, AppSummary
 from roofline.compare.regression import DiffResult, Verdict
 from roofline.core.kernel_names import KernelName
@@ -222,8 +222,8 @@ def _expected_words(c: Comparison, i: int) -> str:
     a, b = letter(0), letter(i)
     ids = (c.reports[0].spec_id, c.reports[i].spec_id)
     if ids[0] and ids[1] and ids[0] != ids[1]:
-        return (f"{a}'s time / its projection onto {b}'s GPU at ncu's base clock (the per-kernel projection of "
-                "roofline project --clock base)")
+        return (f"{a}'s launches of the kernel / their projection onto {b}'s GPU at its base clock, the one ncu "
+                f"locks (roofline project {a} --to {b}'s GPU --clock base: each launch's units at {b}'s rates)")
     return f"roof time {a} / roof time {b}"
 
 
@@ -353,6 +353,28 @@ def _workload_table(w: WorkloadProjection, width: int) -> Table:
     return add_rows(table, rows, width)
 
 
+def _print_everywhere(console: Console, c: Comparison) -> None:
+    """``project --to all`` (or several ids): the workload's total on each GPU, fastest first."""
+    console.print(f"[bold]Workload on {len(c.everywhere)} GPUs[/bold], fastest first: every launch at each GPU's "
+                  f"{_clock_words(c)} (a model, not a measurement)", highlight=False)
+    console.print(_everywhere_table(c.everywhere, console.width))
+    for w in c.everywhere:
+        if not w.launches:
+            console.print(f"{w.target}: {escape(w.reason)}", highlight=False)
+
+
+def _everywhere_table(ws: Sequence[WorkloadProjection], width: int) -> Table:
+    """One row per GPU: the total, its interval, the speedup over the measured total and the governing unit."""
+    table = plain_table("", ("GPU", "measured", "projected", "interval", "speedup", "by", "clock"),
+                        "projected = the sum over launches of count x projected there (compare.projection_launches); "
+                        "speedup = measured total / projected total (above 1x: faster there); by = the unit that "
+                        "governs most of the projected time; interval = the sum of the launches' interval ends")
+    rows: list[list[Cell]] = [[w.target, seconds(w.measured_s), seconds(w.projected_s),
+                               f"{seconds(w.low_s)}-{seconds(w.high_s)}", _times(w.speedup), w.governing or "n/a",
+                               f"{w.clock_hz / 1e9:.3g} GHz"] for w in ws if w.launches]
+    return add_rows(table, rows, width)
+
+
 def _l2_cell(p: Projection) -> str:
     """The L2 term's factor on the DRAM bytes ("1.3x"), "=" where it keeps them, "n/a" without one."""
     if p.l2 is None:
@@ -383,6 +405,9 @@ def projection_text(c: Comparison, width: int = 80) -> str:
 
 def _print_projection(console: Console, c: Comparison) -> None:
     _print_legend(console, c.reports)
+    if c.everywhere:
+        _print_everywhere(console, c)
+        return
     console.print(f"[bold]Projection onto {c.project_to}[/bold]: time per launch at its {_clock_words(c)} (a "
                   "model, not a measurement)", highlight=False)
     console.print(_projection_table(c, console.width))
@@ -393,6 +418,11 @@ def _print_projection(console: Console, c: Comparison) -> None:
                       f"{'n/a' if w.dram_bytes_per_s is None else si(w.dram_bytes_per_s, 'B/s')} achievable "
                       f"({escape(w.dram_source)})", highlight=False)
         console.print(_workload_table(w, console.width))
+        for x in w.launches:
+            if x.other_kernel:
+                console.print(escape(f"{x.name}: another kernel likely on {w.target} ("
+                                     f"{'; '.join(OTHER_KERNEL[k] for k in x.other_kernel)}): the interval widened"),
+                              highlight=False)
     elif c.workload is not None:
         console.print(f"no workload projection: {escape(c.workload.reason)}", highlight=False)
     bases = dict.fromkeys(f"{p.label}: {pr.basis}" for p in c.pairs for pr in p.projections if pr)

@@ -79,3 +79,18 @@ def test_user_spec_files_are_used_for_the_source_and_the_target(tmp_path):
     ran, boost = clock["source_clock_hz"], clock["source_boost_clock_hz"]
     share = min(1.0, ran / source["base_clock_hz"]["value"])  # without the source's spec: 1
     assert share < 0.9 and clock["factor"] == pytest.approx((ran / boost) / share, rel=1e-12)
+
+
+def test_to_several_gpus_lists_each_ones_workload_total_fastest_first():
+    result = runner.invoke(app, ["project", str(TRIAD), "--to", "t4,h200,a100-sxm4-80gb"], env={"COLUMNS": "120"})
+    assert result.exit_code == 0, result.output
+    rows = [line.split()[0] for line in result.stdout.splitlines() if line.split()[:1] in (["t4"], ["h200"],
+                                                                                           ["a100-sxm4-80gb"])]
+    assert rows == ["h200", "a100-sxm4-80gb", "t4"]
+    assert "Workload on 3 GPUs" in result.stdout
+    as_json = runner.invoke(app, ["project", str(TRIAD), "--to", "t4,h200,a100-sxm4-80gb", "-f", "json"])
+    assert as_json.exit_code == 0, as_json.output
+    everywhere = json.loads(as_json.stdout)["everywhere"]
+    assert [w["target"] for w in everywhere] == rows
+    assert all(w["projected_s"] == pytest.approx(sum(g["count"] * g["projected_s"] for g in w["launches"]))
+               for w in everywhere)
