@@ -137,7 +137,7 @@ class Roofline:
     def targets(self, to: str, clock: TargetClock = "sustained") -> list[DeviceSpec]:
         """The specs ``--to`` names: ``all`` (every spec of the catalog), or ids separated by commas; RooflineError
         for an unknown id or a clock a target does not give."""
-        ids = list(self.catalog.specs) if to.strip() == "all" else [t.strip() for t in to.split(",")]
+        ids = [s.id for s in self.catalog.specs] if to.strip() == "all" else [t.strip() for t in to.split(",")]
         return [self.target(spec_id, clock) for spec_id in ids]
 
     def project_many(self, path: str | os.PathLike[str], to: str, clock: TargetClock = "sustained",
