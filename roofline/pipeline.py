@@ -285,7 +285,11 @@ def complete(launch_analysis: LaunchAnalysis, device: Device, spec: DeviceSpec |
         memory=memory_picture(launch_analysis.launch),
         hotspots=hotspots(launch_analysis.launch),
     )
-    return structs.replace(diagnosed, advice=advise(diagnosed, device, spec))
+    from roofline.analysis.reconcile import combined
+
+    advice = advise(diagnosed, device, spec)
+    saved, floor = combined(advice, diagnosed)
+    return structs.replace(diagnosed, advice=advice, combined_saved_s=saved, combined_floor_s=floor)
 
 
 def early_work_pays(options: AnalysisOptions, at_once: int, mpi: bool) -> bool:

@@ -232,6 +232,8 @@ class EstimateBound(str, Enum):
     NOTHING_REMOVED = "nothing removed"
     FLOOR_UNCHANGED = "floor unchanged"
     CHANGED_FLOOR = "changed floor"
+    LAUNCH_FLOOR = "launch floor"  # no unit terms: at most measured - the launch floor, the rest of the floor unknown
+    NO_MORE_BLOCKS = "no more blocks"  # more blocks per SM where the grid has no more blocks to place there
 
 
 class ModelChange(Struct, frozen=True):
@@ -247,6 +249,7 @@ class ModelChange(Struct, frozen=True):
     after_s: float | None = None
     launch_floor: bool = False
     own_above: bool = False
+    kept_bytes: tuple[tuple[str, float], ...] = ()  # per level, the bytes the change keeps (compulsory traffic)
 
 
 class Advice(Struct, frozen=True, kw_only=True):
@@ -278,6 +281,7 @@ class Advice(Struct, frozen=True, kw_only=True):
     ncu_local_pct: float | None = None  # ncu's LOCAL estimate: one unit's efficiency gain in percent, not a time
     change: ModelChange | None = None  # the bound is the time model's: the change the item makes to the model
     roofs_only: bool = False  # an upper bound: its launch's time model sees the FP and byte roofs alone
+    overlapping: bool = False  # its saving overlaps others' of the launch: together they save the combined what-if
 
 
 class MemoryWalls(Struct, frozen=True):
@@ -525,6 +529,8 @@ class LaunchAnalysis(Struct, frozen=True):
     note_keys: tuple[str, ...] = ()  # the precision or level each of ``notes`` concerns, in order
     time_model: TimeModel | None = None  # the time each unit's work needs at its peak (``analysis.time_model``)
     whole_blocks_pct: float | None = None  # the busiest unit in the SMs in whole blocks per SM (``verdict``)
+    combined_saved_s: float | None = None  # every advice item applied at once (``reconcile.combined``)
+    combined_floor_s: float | None = None  # the floor of the kernel with every item applied
 
     @property
     def block_size(self) -> int | None:

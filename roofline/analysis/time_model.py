@@ -29,10 +29,9 @@ from msgspec.structs import replace
 from roofline.analysis.results import LaunchAnalysis, Term, TimeModel
 from roofline.analysis.verdict import SM_ROOFS, busy_units, in_the_sms, paced_by_blocks, whole_blocks
 from roofline.core.model import LEVELS, PRECISIONS, Device
-from roofline.core.thresholds import LAUNCH_FLOOR_S
+from roofline.core.thresholds import LAUNCH_FLOOR_S, SAME_FLOOR
 from roofline.ncu import metrics as m
 
-SAME_FLOOR = 1e-3  # a changed floor within this relative distance of the old one is the same floor
 LAUNCH, TAIL = "launch", "tail"
 
 
