@@ -277,7 +277,7 @@ def complete(launch_analysis: LaunchAnalysis, device: Device, spec: DeviceSpec |
 
     diagnosed = structs.replace(
         launch_analysis,
-        time_model=time_model(launch_analysis, device),
+        time_model=time_model(launch_analysis, device, spec),
         occupancy=occupancy.diagnose(launch_analysis.launch, device),
         tensor_cores=tensor_cores.diagnose(launch_analysis, device, spec),
         stalls=stalls.diagnose(launch_analysis.launch),

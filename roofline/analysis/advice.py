@@ -137,7 +137,11 @@ def time_to_gain(group: KernelGroup) -> float | None:
 
 
 def lead_saving(k: LaunchAnalysis) -> float | None:
-    """What a launch's first estimated advice item saves (the items are ranked by it); None without one."""
+    """What a launch's first estimated advice item saves (the items are ranked by it); None without one. A launch
+    the analysis did not advise (no time model: one of many launches of a kernel, read in columns) counts its
+    recoverable time, the verdict's own item before its bound."""
+    if k.time_model is None and not k.advice:
+        return recoverable_s(k)
     return next((a.est_saved_s for a in k.advice if a.kind != "measurement" and a.est_saved_s is not None), None)
 
 

@@ -30,10 +30,10 @@ from collections.abc import Sequence
 from msgspec import Struct
 from msgspec.structs import replace
 
-from roofline.analysis.ncu_rules import COALESCING, WORK_UNITS, AdviceCause, level_bytes
+from roofline.analysis.ncu_rules import COALESCING, ROOF, WORK_UNITS, AdviceCause, level_bytes
 from roofline.analysis.results import Advice, EstimateBound, LaunchAnalysis, ModelChange, Term, TimeModel
 from roofline.analysis.roofline import attained_pct, gap_formula, headroom_s, recoverable_s
-from roofline.analysis.time_model import TAIL, Change, changed, saving
+from roofline.analysis.time_model import TAIL, Change, changed, reach, reach_floor, saving
 from roofline.core.model import Device
 from roofline.core.thresholds import LAUNCH_FLOOR_S, SHOWN_MIN_SHARE
 from roofline.core.units import pct, seconds, si
@@ -55,8 +55,24 @@ SAME = 1e-6  # an estimate within this relative distance of its bound is the bou
 def reconcile(items: Sequence[Advice], analysis: LaunchAnalysis, device: Device | None) -> tuple[Advice, ...]:
     """``items`` bounded, merged by topic and ranked; items a bound shows to save nothing are left out."""
     bounded = [_at_most_on_roofs_only(bounded_item(a, analysis, device), analysis) for a in items]
-    kept = [a for a in merge(bounded) if a.kind == "measurement" or a.est_saved_s is None or a.est_saved_s > 0]
-    return rank(kept)
+    kept = [a for a in merge(bounded) if a.kind == "measurement" or a.est_saved_s is None or a.est_saved_s > 0
+            or _verdicts_own(a)]
+    return rank([_at_its_peak(a) if _verdicts_own(a) and a.est_saved_s == 0.0 else a for a in kept])
+
+
+def _at_its_peak(a: Advice) -> Advice:
+    """The verdict's own item of a kernel at the peak it can reach: reaching it saves nothing, less work does."""
+    source = a.change.peak_source if a.change is not None else ""
+    at = f" ({source})" if source else ""
+    return replace(a, estimate=f"saves nothing by reaching the peak: the kernel is at the peak it can reach{at}; "
+                              "only less work shortens it")
+
+
+def _verdicts_own(a: Advice) -> bool:
+    """The verdict's (or a library's) own item measured to an achievable peak: its change is fewer bytes or
+    operations, so it stays where reaching that peak saves nothing (a kernel at the peak it can reach)."""
+    measured_to = a.change.peak_source if a.change is not None else ""
+    return a.topic == ROOF and a.source in ("verdict", "library") and bool(measured_to)
 
 
 def _at_most_on_roofs_only(a: Advice, analysis: LaunchAnalysis) -> Advice:
@@ -205,10 +221,12 @@ def model_cap(a: Advice, analysis: LaunchAnalysis) -> Cap | None:
     most = saving(model, change)
     if most is None:
         return None
-    floor = model.floor
+    floor = reach_floor(model) or model.floor
+    after = model.term(most.floor_key) if most.floor_key else None
     kept = compulsory_dram_bytes(a, analysis) if a.excess_sectors is not None else None
-    model_change = ModelChange(tuple(change.scales.items()), floor.name, floor.seconds, most.floor_key, most.floor_s,
-                               most.floor_s <= LAUNCH_FLOOR_S, kept_bytes=(("dram", kept),) if kept else ())
+    model_change = ModelChange(tuple(change.scales.items()), floor.name, reach(floor), most.floor_key, most.floor_s,
+                               most.floor_s <= LAUNCH_FLOOR_S, kept_bytes=(("dram", kept),) if kept else (),
+                               peak_source=after.peak_source if after is not None else "")
     if change.hide_latency:
         return Cap(most.seconds, EstimateBound.SLACK, change=model_change)
     if all(factor == 1.0 for factor in change.scales.values()):
@@ -425,10 +443,10 @@ def combined(items: Sequence[Advice], analysis: LaunchAnalysis) -> tuple[float |
             for key, factor in a.change.scales if a.change is not None else ():
                 scales[key] = scales.get(key, 1.0) * factor
             hide = hide or a.change is None or a.bound_by is EstimateBound.SLACK
-        after = changed(model, Change(scales, hide_latency=hide)).floor
-        floor = max(after.seconds if after is not None else 0.0, LAUNCH_FLOOR_S)
-        if not hide and after is not None and after.seconds >= model.floor.seconds:
-            floor = max(model.floor.seconds, LAUNCH_FLOOR_S)
+        after, before = reach_floor(changed(model, Change(scales, hide_latency=hide))), reach_floor(model)
+        floor = max(reach(after) if after is not None else 0.0, LAUNCH_FLOOR_S)
+        if not hide and after is not None and before is not None and reach(after) >= reach(before):
+            floor = max(reach(before), LAUNCH_FLOOR_S)
     total = sum(a.est_saved_s or 0.0 for a in estimated)
     return min(total, max(0.0, duration - floor)), floor
 

@@ -250,6 +250,7 @@ class ModelChange(Struct, frozen=True):
     launch_floor: bool = False
     own_above: bool = False
     kept_bytes: tuple[tuple[str, float], ...] = ()  # per level, the bytes the change keeps (compulsory traffic)
+    peak_source: str = ""  # the changed floor's achievable peak and its source, where not the datasheet's
 
 
 class Advice(Struct, frozen=True, kw_only=True):
@@ -458,6 +459,8 @@ class Term(Struct, frozen=True):
     metric: str = ""  # the breakdown metric (or the roof key) the term is read from
     side: str = ""  # "compute" or "memory" for a unit
     sm_local: bool = False  # a unit inside each SM, whose work a block cannot spread over other SMs
+    achievable_s: float | None = None  # its time at the peak a kernel can reach (``specs.achievable``), if lower
+    peak_source: str = ""  # where that achievable peak comes from
 
 
 class TimeModel(Struct, frozen=True):
