@@ -97,11 +97,14 @@ def rank(items: Sequence[Advice]) -> tuple[Advice, ...]:
 
 def worth_showing(item: Advice, analysis: LaunchAnalysis) -> bool:
     """Whether the terminal shows an item: one that can save ``SHOWN_MIN_SHARE`` of the kernel's time or more (by
-    its estimate, or for a latency item without one by the busiest unit's gap), or that nothing bounds."""
+    its estimate, or for a latency item without one by the busiest unit's gap), that nothing bounds, or the
+    verdict's own item measured to an achievable peak (less work is what is left to do)."""
     duration = analysis.duration_s.value
     most = item.est_saved_s
     if item.bound_by is EstimateBound.FLOOR_UNCHANGED:
         return False
+    if _verdicts_own(item):  # at the peak it can reach: less work is the advice left
+        return True
     if most is None and item.mechanism == "latency":
         most = headroom_s(analysis)
     return most is None or not duration or most >= SHOWN_MIN_SHARE * duration

@@ -102,15 +102,30 @@ def _achievable(term: Term, spec: DeviceSpec | None, duration: float) -> Term:
     level = m.UNIT_LEVELS.get(term.metric.split("__", 1)[0]) if "__" in term.metric else term.metric
     if spec is None or level not in ACHIEVABLE_LEVELS:
         return term
-    from roofline.specs.achievable import achievable_fraction
-
-    fraction, source = achievable_fraction(spec, level)
+    fraction, source = _reachable_fraction(spec, level)
     reached = term.seconds / duration if duration > 0 else 0.0
     if fraction >= 1.0 or fraction <= 0.0:
         return term
     if reached > fraction:
         fraction, source = reached, f"the launch itself reached {100 * reached:.1f}% of the peak ({source})"
     return replace(term, achievable_s=term.seconds / fraction, peak_source=source)
+
+
+def _reachable_fraction(spec: DeviceSpec, level: str) -> tuple[float, str]:
+    """The fraction of a level's datasheet peak a kernel can reach: the roof ``roofline calibrate`` measured under
+    ncu's clocks (the clocks a report's kernels run at; the default clocks' where only those were timed), else
+    ``specs.achievable.achievable_fraction`` (the spec's achievable figure or its memory type's)."""
+    from roofline.specs.achievable import achievable_fraction
+
+    roof = spec.measured.roofs.get(level) if spec.measured is not None else None
+    rate = (roof.ncu or roof.default) if roof is not None else None
+    datasheet = spec.memory_bandwidth_bytes_per_s if level == "dram" else spec.l2_bytes_per_s
+    if rate is not None and roof is not None and datasheet and spec.measured is not None:
+        clocks = "ncu's clocks" if roof.ncu is not None else "the default clocks"
+        return (min(1.0, rate.median / datasheet),
+                f"roofline calibrate, {roof.method}, under {clocks}: {rate.median / 1e12:.3g} TB/s "
+                f"({spec.measured.path})")
+    return achievable_fraction(spec, level)
 
 
 def _launch_term() -> Term:
