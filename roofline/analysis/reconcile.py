@@ -48,7 +48,6 @@ from roofline.ncu.metrics import (
 
 # What collects the SpeedOfLight breakdowns that give the time model its unit terms (ncu's basic set has them).
 UNITS_COLLECT = "ncu --section SpeedOfLight (in --set basic and above)"
-OCCUPANCY_THEORETICAL = "occupancy:theoretical"
 SAME = 1e-6  # an estimate within this relative distance of its bound is the bound (ncu computes it the same way)
 
 
@@ -243,7 +242,7 @@ def cap(a: Advice, analysis: LaunchAnalysis, device: Device | None) -> Cap:
     """The bound of an item: the time model's (``model_cap``), else its mechanism's (see the module docstring); a
     grid or work item gets the smaller of the two (the same work spread over every SM; the share of the time that
     the share of the work it removes takes)."""
-    if a.topic == OCCUPANCY_THEORETICAL and not more_blocks_fit(analysis, device):
+    if a.topic == AdviceCause.OCCUPANCY_THEORETICAL.value and not more_blocks_fit(analysis, device):
         return Cap(None, EstimateBound.NO_MORE_BLOCKS, no_more_blocks(analysis, device))
     by_model = model_cap(a, analysis)
     if by_model is not None and a.mechanism == "work" and a.work_share is None:
