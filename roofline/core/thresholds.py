@@ -70,3 +70,16 @@ ABOVE_CEILING_TOLERANCE = 1.0  # percent above 100 allowed for rounding before a
 UNLOCKED_CLOCK_SHARE = 0.98  # a measured SM clock this close to the GPU's maximum ran unlocked (ncu locks to base)
 # Plots (``analysis.view``):
 BANDWIDTH_VIEW_SHARE = 0.5  # more of the time than this in FLOP-less kernels: the bandwidth panel is drawn too
+# --- Advice and its what-ifs (``analysis.advice``, ``analysis.reconcile``, ``analysis.time_model``, ncu's rules and
+# the occupancy diagnosis) ---
+SHORT_LAUNCH_S = 5e-6
+WEAK_FP64_RATIO = 8.0  # FP32 ceiling over FP64 ceiling from which FP64 is worth questioning
+STALL_SHARE_SECOND = 0.25  # a second stall reason is named when it holds at least this share of stall cycles
+ONE_ELIGIBLE_WARP = 1.0  # below one eligible warp per scheduler and cycle, issue slots go unused
+NEAR_ROOF_PCT = 80.0  # a library GEMM this close to its busiest unit's peak: only a faster data type helps
+TENSOR_SHARE_USED = 0.5  # tensor FLOPs over all FLOPs from which a GEMM's math is on the Tensor Cores already
+IDLE_LANES_NAMED = 0.9  # thread instructions / 32 under this share of the warp rate: the idle lanes are named
+ACHIEVED_GAP_PTS = 10.0  # ncu's AchievedOccupancy rule: a larger gap to theoretical is worth a look
+TAIL_IDLE_PCT = 20.0  # ncu's LaunchStatistics rule reports a tail effect from 20% on
+MIN_SPEEDUP_PCT = 1.0  # ncu rules estimating less than this speedup are not worth an item
+SAME_FLOOR = 1e-3  # a changed floor within this relative distance of the old one is the same floor
