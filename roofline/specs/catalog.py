@@ -31,8 +31,8 @@ MEMORY_MATCH_TOLERANCE = 0.10  # reported total memory vs the spec's, for fallba
 PEAK_KEYS = ("fp64", "fp32", "fp16", "bf16", "tensor_fp64", "tensor_tf32", "tensor_fp16", "tensor_fp16_acc16",
              "tensor_bf16", "tensor_fp8", "tensor_int8")
 TOP_KEYS = {"id", "display_names", "architecture", "chip", "compute_capability", "sm_count", "boost_clock_hz",
-            "base_clock_hz", "tensor_clock_hz", "fp32_lanes_per_sm", "memory", "l2_bytes", "peaks", "bandwidth",
-            "notes"}
+            "base_clock_hz", "sustained_clock_hz", "tensor_clock_hz", "fp32_lanes_per_sm", "memory", "l2_bytes",
+            "peaks", "bandwidth", "notes"}
 SCHEMA_HINT = safe_yaml.SPEC_FIX
 LANES = Limit(1.0, 1024.0, integer=True)  # FP32 lanes per SM (64 or 128 on every GPU so far)
 BYTES = Limit(0.0, low_open=True, integer=True)
@@ -69,6 +69,8 @@ class DeviceSpec:
     measured: Calibration | None = None  # the roofs roofline calibrate measured on this GPU, if a file gives them
     gaps: Mapping[str, str] = field(default_factory=dict)  # roof -> why a derived spec has no number for it
     base_clock_hz: float | None = None  # the SM clock ncu locks while profiling (--clock-control base, its default)
+    sustained_clock_hz: float | None = None  # the SM clock a loaded GPU holds where it is below boost (power cap)
+    memory_achievable_bytes_per_s: float | None = None  # the DRAM bandwidth a stream-like copy reaches
 
     def clock_of(self, roof: str, tensor_dtype: str = "") -> float:
         """The SM clock a roof's figure holds at: ``tensor_clock_hz`` for a Tensor Core type other than FP64 where
@@ -404,8 +406,8 @@ def _build(c: _Checker, data: dict[str, Any]) -> DeviceSpec:
     cc = c.text(data, "compute_capability")
     if not CC_PATTERN.fullmatch(cc):
         raise c.fail("compute_capability", f"must look like \"8.0\", got {cc!r}")
-    memory = c.section(data, "memory", ("type", "bytes", "bandwidth_bytes_per_s", "clock_hz", "bus_width_bits"),
-                       required=True)
+    memory = c.section(data, "memory", ("type", "bytes", "bandwidth_bytes_per_s", "achievable_bandwidth_bytes_per_s",
+                                         "clock_hz", "bus_width_bits"), required=True)
     bus = c.optional_number(memory, "memory.bus_width_bits", BUS_BITS)
     peaks_data = c.section(data, "peaks", PEAK_KEYS, required=True)
     bandwidth = c.section(data, "bandwidth", ("l2_bytes_per_s", "l1_bytes_per_s"), required=False)
@@ -414,14 +416,22 @@ def _build(c: _Checker, data: dict[str, Any]) -> DeviceSpec:
     base, boost = c.optional_number(data, "base_clock_hz", CLOCK_HZ), c.number(data, "boost_clock_hz", CLOCK_HZ)
     if base is not None and base > boost:
         raise c.fail("base_clock_hz", f"{base:g} is above boost_clock_hz {boost:g}")
+    sustained = c.optional_number(data, "sustained_clock_hz", CLOCK_HZ)
+    if sustained is not None and sustained > boost:
+        raise c.fail("sustained_clock_hz", f"{sustained:g} is above boost_clock_hz {boost:g}")
+    datasheet = c.number(memory, "memory.bandwidth_bytes_per_s")
+    achievable = c.optional_number(memory, "memory.achievable_bandwidth_bytes_per_s")
+    if achievable is not None and achievable > datasheet:
+        raise c.fail("memory.achievable_bandwidth_bytes_per_s", f"{achievable:g} is above bandwidth_bytes_per_s "
+                                                                f"{datasheet:g}")
     return DeviceSpec(
         id=c.text(data, "id"), path=str(c.path), display_names=tuple(names),
         architecture=c.text(data, "architecture"), compute_capability=cc,
         sm_count=int(c.number(data, "sm_count", SM_COUNT)), boost_clock_hz=c.number(data, "boost_clock_hz", CLOCK_HZ),
         tensor_clock_hz=c.optional_number(data, "tensor_clock_hz", CLOCK_HZ),
-        base_clock_hz=c.optional_number(data, "base_clock_hz", CLOCK_HZ),
+        base_clock_hz=base, sustained_clock_hz=sustained,
         memory_type=c.text(memory, "memory.type"), memory_bytes=int(c.number(memory, "memory.bytes", BYTES)),
-        memory_bandwidth_bytes_per_s=c.number(memory, "memory.bandwidth_bytes_per_s"),
+        memory_bandwidth_bytes_per_s=datasheet, memory_achievable_bytes_per_s=achievable,
         l2_bytes=int(c.number(data, "l2_bytes", BYTES)),
         peaks={k: v for k, v in peaks.items() if v is not None},
         fp32_lanes_per_sm=int(c.number(data, "fp32_lanes_per_sm", LANES)),

@@ -1,0 +1,91 @@
+"""What a loaded GPU sustains, as opposed to its datasheet: the SM clock it holds under load and the fraction of each
+unit's peak a saturating kernel reaches (device_specs: ``sustained_clock_hz``,
+``memory.achievable_bandwidth_bytes_per_s``, the calibrated roofs of ``measured/``; per memory type
+``architecture/memory.yaml``). Each figure with its source."""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING, Literal, NamedTuple
+
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.specs.catalog import DeviceSpec
+
+MEMORY_FILE = "memory.yaml"
+ClockChoice = Literal["sustained", "boost", "base"]
+CLOCK_CHOICES: tuple[ClockChoice, ...] = ("sustained", "boost", "base")
+FULL_PEAK = "the unit's peak: pipes, issue slots and caches reach it under a saturating load"
+
+
+class Sourced(NamedTuple):
+    """A number with where it comes from."""
+
+    value: float
+    source: str
+
+
+def sustained_clock(spec: DeviceSpec) -> Sourced:
+    """The SM clock the GPU holds under sustained load: ``sustained_clock_hz`` where the spec gives it, else boost."""
+    if spec.sustained_clock_hz is not None:
+        return Sourced(spec.sustained_clock_hz, spec.sources.get("sustained_clock_hz", ""))
+    return Sourced(spec.boost_clock_hz, "the boost clock (the spec gives no sustained_clock_hz: held under load)")
+
+
+def clock(spec: DeviceSpec, choice: ClockChoice = "sustained") -> Sourced | None:
+    """The SM clock of ``choice``; None for ``base`` where the spec gives no base clock."""
+    if choice == "sustained":
+        return sustained_clock(spec)
+    if choice == "boost":
+        return Sourced(spec.boost_clock_hz, spec.sources.get("boost_clock_hz", "boost_clock_hz"))
+    if spec.base_clock_hz is None:
+        return None
+    return Sourced(spec.base_clock_hz, spec.sources.get("base_clock_hz", "base_clock_hz"))
+
+
+def achievable_dram_bandwidth(spec: DeviceSpec) -> Sourced | None:
+    """The DRAM bandwidth a stream-like copy reaches: the spec's own figure, else the datasheet's times its memory
+    type's fraction; None where neither is known."""
+    if spec.memory_achievable_bytes_per_s is not None:
+        return Sourced(spec.memory_achievable_bytes_per_s,
+                       spec.sources.get("memory.achievable_bandwidth_bytes_per_s", ""))
+    default = memory_type_fraction(spec.memory_type)
+    if default is None:
+        return None
+    return Sourced(spec.memory_bandwidth_bytes_per_s * default.value,
+                   f"{default.value:.2f} x the datasheet's {spec.memory_bandwidth_bytes_per_s / 1e9:.0f} GB/s "
+                   f"({spec.memory_type} default: {default.source})")
+
+
+def achievable_fraction(spec: DeviceSpec, unit: str) -> Sourced:
+    """The fraction of a unit's peak (time model term keys: ``dram``, ``l2``, ``fp32``, ...) a saturating kernel
+    reaches on this GPU; 1.0 for the units inside the SMs and where nothing better is known."""
+    if unit == "dram":
+        dram = achievable_dram_bandwidth(spec)
+        if dram is not None:
+            return Sourced(dram.value / spec.memory_bandwidth_bytes_per_s, dram.source)
+        return Sourced(1.0, f"no achievable DRAM bandwidth for {spec.memory_type}: {FULL_PEAK}")
+    if unit == "l2":
+        l2 = spec.measured.roofs.get("l2") if spec.measured is not None else None
+        rate = l2.default if l2 is not None else None
+        if rate is not None and spec.l2_bytes_per_s and spec.measured is not None:
+            return Sourced(min(1.0, rate.median / spec.l2_bytes_per_s),
+                           f"roofline calibrate L2 read at default clocks ({spec.measured.path})")
+    return Sourced(1.0, FULL_PEAK)
+
+
+def memory_type_fraction(memory_type: str) -> Sourced | None:
+    """The default achievable fraction of a memory type's datasheet bandwidth (architecture/memory.yaml)."""
+    entry = _memory_fractions().get(memory_type.strip().upper().replace("HBM2E", "HBM2e").replace("HBM3E", "HBM3e"))
+    return entry
+
+
+@functools.cache
+def _memory_fractions() -> dict[str, Sourced]:
+    from roofline.specs import safe_yaml
+    from roofline.specs.architecture import ARCHITECTURE_FOLDER
+    from roofline.specs.catalog import builtin_folder
+
+    data = safe_yaml.load_yaml(builtin_folder() / ARCHITECTURE_FOLDER / MEMORY_FILE)
+    table = (data.get("achievable_fraction") or {}) if isinstance(data, dict) else {}
+    return {str(k): Sourced(float(v["value"]), str(v.get("source", ""))) for k, v in table.items()
+            if isinstance(v, dict) and isinstance(v.get("value"), int | float) and 0.0 < v["value"] <= 1.0}
