@@ -13,8 +13,8 @@ import pytest
 
 from roofline.analysis.grade import (
     ClockState,
-    Confidence,
     ConditionKind,
+    Confidence,
     NcuFix,
     ReplayState,
     Withheld,
