@@ -60,37 +60,20 @@ class Confidence(enum.Enum):
     LOW = "low"
 
 
-class ClockState(enum.Enum):
-    """The SM clock the kernel ran at, against the spec's base clock."""
+class State(enum.Enum):
+    """The state of a condition: the states of every kind in one enum (a JSON schema's one list of values)."""
 
-    LOCKED_BASE = "locked_base"
-    ABOVE_BASE = "above_base"  # not locked: boost, as ``--clock-control none`` leaves it
-    BELOW_BASE = "below_base"  # held below base by power or heat
-    UNKNOWN = "unknown"  # no clock in the report or no base clock in the spec
-
-
-class CacheState(enum.Enum):
-    """Whether caches were flushed before each replay pass (an .ncu-rep does not store it)."""
-
-    FLUSHED = "flushed"
-    NOT_FLUSHED = "not_flushed"
-    UNKNOWN = "unknown"
-
-
-class ReplayState(enum.Enum):
-    """How ncu replayed the kernel, from ``profiler__replayer_passes`` and the bytes it backed up."""
-
-    SINGLE_PASS = "single_pass"  # one pass: every metric from the same run
-    KERNEL = "kernel"  # several passes, memory saved and restored between them
-    NOT_KERNEL = "not_kernel"  # several passes without memory backed up: application or range replay
-    UNKNOWN = "unknown"
-
-
-class LaunchCount(enum.Enum):
-    """Whether the kernel's launches give a spread."""
-
-    SEVERAL = "several"
-    ONE = "one"
+    LOCKED_BASE = "locked_base"  # clock: within CLOCK_TOLERANCE of the spec's base clock
+    ABOVE_BASE = "above_base"  # clock: not locked (boost, as ``--clock-control none`` leaves it)
+    BELOW_BASE = "below_base"  # clock: held below base by power or heat
+    FLUSHED = "flushed"  # cache: flushed before each replay pass
+    NOT_FLUSHED = "not_flushed"  # cache: left warm between passes
+    SINGLE_PASS = "single_pass"  # replay: one pass, every metric from the same run
+    KERNEL = "kernel"  # replay: several passes, device memory saved and restored between them
+    NOT_KERNEL = "not_kernel"  # replay: several passes without memory backed up (application or range replay)
+    SEVERAL = "several"  # launches: a spread to judge the grade by
+    ONE = "one"  # launches: a single launch
+    UNKNOWN = "unknown"  # the report holds nothing to tell (or, for the clock, the spec has no base clock)
 
 
 class NcuFix(enum.Enum):
@@ -104,6 +87,8 @@ class NcuFix(enum.Enum):
 
 
 class ConditionKind(enum.Enum):
+    """What a condition is about."""
+
     CLOCK = "clock"
     CACHE = "cache"
     REPLAY = "replay"
@@ -111,11 +96,11 @@ class ConditionKind(enum.Enum):
 
 
 class Condition(Struct, frozen=True):
-    """One condition of the measurement: its state (a value of the kind's enum), the measured and expected figures
-    where there are (clock in Hz, passes, launches), whether it lowers the confidence and the option that fixes it."""
+    """One condition of the measurement: its state, the measured and expected figures where there are (clock in Hz,
+    replay passes, launches), whether it lowers the confidence and the option that fixes it."""
 
     kind: ConditionKind
-    state: str
+    state: State
     lowers: bool
     fix: NcuFix
     measured: float | None = None
@@ -168,6 +153,8 @@ class WorkFinding(Struct, frozen=True):
 
 
 class Interval(Struct, frozen=True):
+    """The spread of a kernel's grade over its launches, and how it is computed."""
+
     low: float
     high: float
     method: str = INTERVAL_METHOD
@@ -249,40 +236,40 @@ def clock_condition(launches: Sequence[LaunchAnalysis], spec: DeviceSpec | None)
     base = spec.base_clock_hz if spec is not None else None
     clock = clocks[len(clocks) // 2] if clocks else None
     if clock is None or not base:
-        return Condition(ConditionKind.CLOCK, ClockState.UNKNOWN.value, True, NcuFix.CLOCK_BASE, clock, base)
+        return Condition(ConditionKind.CLOCK, State.UNKNOWN, True, NcuFix.CLOCK_BASE, clock, base)
     if abs(clock - base) <= CLOCK_TOLERANCE * base:
-        return Condition(ConditionKind.CLOCK, ClockState.LOCKED_BASE.value, False, NcuFix.NONE, clock, base)
+        return Condition(ConditionKind.CLOCK, State.LOCKED_BASE, False, NcuFix.NONE, clock, base)
     if clock > base:
-        return Condition(ConditionKind.CLOCK, ClockState.ABOVE_BASE.value, True, NcuFix.CLOCK_BASE, clock, base)
-    return Condition(ConditionKind.CLOCK, ClockState.BELOW_BASE.value, True, NcuFix.NONE, clock, base)
+        return Condition(ConditionKind.CLOCK, State.ABOVE_BASE, True, NcuFix.CLOCK_BASE, clock, base)
+    return Condition(ConditionKind.CLOCK, State.BELOW_BASE, True, NcuFix.NONE, clock, base)
 
 
 def cache_condition() -> Condition:
     """Cache control: an .ncu-rep stores no trace of it (neither the option nor a flush counter), so unknown."""
-    return Condition(ConditionKind.CACHE, CacheState.UNKNOWN.value, True, NcuFix.CACHE_ALL)
+    return Condition(ConditionKind.CACHE, State.UNKNOWN, True, NcuFix.CACHE_ALL)
 
 
 def replay_condition(launches: Sequence[LaunchAnalysis]) -> Condition:
     """The replay mode from the passes and the bytes backed up (the most passes over the launches)."""
     passes = [p for k in launches if (p := k.launch.value(m.REPLAYER_PASSES)) is not None]
     if not passes:
-        return Condition(ConditionKind.REPLAY, ReplayState.UNKNOWN.value, True, NcuFix.REPLAY_KERNEL)
+        return Condition(ConditionKind.REPLAY, State.UNKNOWN, True, NcuFix.REPLAY_KERNEL)
     most = max(passes)
     backed = [b for k in launches if (b := k.launch.value(m.REPLAYER_BACKED_UP)) is not None]
     if most <= 1:
-        state = ReplayState.SINGLE_PASS
+        state = State.SINGLE_PASS
     else:
-        state = ReplayState.KERNEL if backed and max(backed) > 0 else ReplayState.NOT_KERNEL
-    lowers = state is ReplayState.NOT_KERNEL
-    return Condition(ConditionKind.REPLAY, state.value, lowers, NcuFix.REPLAY_KERNEL if lowers else NcuFix.NONE,
+        state = State.KERNEL if backed and max(backed) > 0 else State.NOT_KERNEL
+    lowers = state is State.NOT_KERNEL
+    return Condition(ConditionKind.REPLAY, state, lowers, NcuFix.REPLAY_KERNEL if lowers else NcuFix.NONE,
                      most)
 
 
 def launches_condition(n: int) -> Condition:
     """One launch gives no spread: low confidence, fixed by measuring more (``-c N``)."""
-    state = LaunchCount.ONE if n <= 1 else LaunchCount.SEVERAL
-    return Condition(ConditionKind.LAUNCHES, state.value, state is LaunchCount.ONE,
-                     NcuFix.LAUNCH_COUNT if state is LaunchCount.ONE else NcuFix.NONE, float(n))
+    state = State.ONE if n <= 1 else State.SEVERAL
+    return Condition(ConditionKind.LAUNCHES, state, state is State.ONE,
+                     NcuFix.LAUNCH_COUNT if state is State.ONE else NcuFix.NONE, float(n))
 
 
 def confidence(found: Sequence[Condition]) -> Confidence:

@@ -12,11 +12,10 @@ from typing import Any
 import pytest
 
 from roofline.analysis.grade import (
-    ClockState,
     ConditionKind,
     Confidence,
     NcuFix,
-    ReplayState,
+    State,
     Withheld,
     grade_report,
     less_precise,
@@ -158,7 +157,7 @@ def test_clock_at_base_is_locked_and_at_boost_names_clock_control_base(tmp_path:
     a = analysed(FP32)
     [k] = grade_report(a, spec_of(a)).kernels
     clock = condition(k, ConditionKind.CLOCK)
-    assert (clock.state, clock.lowers, clock.fix) == (ClockState.LOCKED_BASE.value, False, NcuFix.NONE)
+    assert (clock.state, clock.lowers, clock.fix) == (State.LOCKED_BASE, False, NcuFix.NONE)
 
     def boost(metrics: dict) -> None:
         metrics["sm__cycles_elapsed.avg.per_second"] = metrics["gpc__cycles_elapsed.avg.per_second"] = 1.98e9
@@ -166,7 +165,7 @@ def test_clock_at_base_is_locked_and_at_boost_names_clock_control_base(tmp_path:
     b = analyze_files([model_variant(tmp_path, FP32, boost, "boost")], OPTIONS, catalog=_CATALOG)[0]
     [kb] = grade_report(b, spec_of(b)).kernels
     clock = condition(kb, ConditionKind.CLOCK)
-    assert (clock.state, clock.lowers, clock.fix, clock.measured) == (ClockState.ABOVE_BASE.value, True,
+    assert (clock.state, clock.lowers, clock.fix, clock.measured) == (State.ABOVE_BASE, True,
                                                                       NcuFix.CLOCK_BASE, 1.98e9)
 
 
@@ -174,16 +173,16 @@ def test_tensor_gemm_held_below_base_lowers_confidence_without_an_option():
     a = analysed(BF16) if _has_ncu_report() else pytest.skip("reading an .ncu-rep needs ncu_report")
     [k] = grade_report(a, spec_of(a)).kernels
     clock = condition(k, ConditionKind.CLOCK)
-    assert clock.state == ClockState.BELOW_BASE.value and clock.lowers and clock.fix is NcuFix.NONE
+    assert clock.state == State.BELOW_BASE and clock.lowers and clock.fix is NcuFix.NONE
     replay = condition(k, ConditionKind.REPLAY)
-    assert (replay.state, replay.measured, replay.lowers) == (ReplayState.KERNEL.value, 17.0, False)
+    assert (replay.state, replay.measured, replay.lowers) == (State.KERNEL, 17.0, False)
 
 
 def test_cache_control_is_unknown_and_names_cache_control_all():
     a = analysed(FP32)
     [k] = grade_report(a, spec_of(a)).kernels
     cache = condition(k, ConditionKind.CACHE)
-    assert (cache.state, cache.lowers, cache.fix) == ("unknown", True, NcuFix.CACHE_ALL)
+    assert (cache.state, cache.lowers, cache.fix) == (State.UNKNOWN, True, NcuFix.CACHE_ALL)
 
 
 def test_passes_without_memory_backed_up_are_not_kernel_replay(tmp_path: Path):
@@ -193,14 +192,14 @@ def test_passes_without_memory_backed_up_are_not_kernel_replay(tmp_path: Path):
     b = analyze_files([model_variant(tmp_path, FP32, application, "app")], OPTIONS, catalog=_CATALOG)[0]
     [k] = grade_report(b, spec_of(b)).kernels
     replay = condition(k, ConditionKind.REPLAY)
-    assert (replay.state, replay.lowers, replay.fix) == (ReplayState.NOT_KERNEL.value, True, NcuFix.REPLAY_KERNEL)
+    assert (replay.state, replay.lowers, replay.fix) == (State.NOT_KERNEL, True, NcuFix.REPLAY_KERNEL)
 
 
 def test_one_launch_is_low_confidence_fixed_by_launch_count():
     a = analysed(FP32)
     [k] = grade_report(a, spec_of(a)).kernels
     launches = condition(k, ConditionKind.LAUNCHES)
-    assert (launches.state, launches.fix, k.confidence, k.interval) == ("one", NcuFix.LAUNCH_COUNT, Confidence.LOW,
+    assert (launches.state, launches.fix, k.confidence, k.interval) == (State.ONE, NcuFix.LAUNCH_COUNT, Confidence.LOW,
                                                                         None)
 
 
@@ -263,6 +262,19 @@ def test_a_less_precise_type_is_flagged_and_a_more_precise_one_is_not():
     assert less_precise("tensor:tf32", "fp32") and less_precise("fp16", "tensor:bf16")
     assert not less_precise("fp64", "fp32") and not less_precise("fp32", "fp32")
     assert not less_precise(None, "fp32")
+
+
+def test_a_kernel_grade_encodes_to_json_within_2000_characters_without_its_launches():
+    """The document the CLI and MCP tool carry: enums as their values, one kernel's grade short."""
+    import msgspec
+
+    a = analysed(FP32)
+    [k] = grade_report(a, spec_of(a), baseline=a).kernels
+    doc = msgspec.to_builtins(k)
+    assert doc["conditions"][0]["state"] == "locked_base" and doc["confidence"] == "low"
+    doc.pop("per_launch")
+    doc["work"].pop("check")
+    assert len(msgspec.json.encode(doc)) < 2000
 
 
 def _has_ncu_report() -> bool:
