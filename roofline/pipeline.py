@@ -277,7 +277,7 @@ def complete(launch_analysis: LaunchAnalysis, device: Device, spec: DeviceSpec |
 
     diagnosed = structs.replace(
         launch_analysis,
-        time_model=time_model(launch_analysis, device),
+        time_model=time_model(launch_analysis, device, spec),
         occupancy=occupancy.diagnose(launch_analysis.launch, device),
         tensor_cores=tensor_cores.diagnose(launch_analysis, device, spec),
         stalls=stalls.diagnose(launch_analysis.launch),
@@ -285,7 +285,11 @@ def complete(launch_analysis: LaunchAnalysis, device: Device, spec: DeviceSpec |
         memory=memory_picture(launch_analysis.launch),
         hotspots=hotspots(launch_analysis.launch),
     )
-    return structs.replace(diagnosed, advice=advise(diagnosed, device, spec))
+    from roofline.analysis.reconcile import combined
+
+    advice = advise(diagnosed, device, spec)
+    saved, floor = combined(advice, diagnosed)
+    return structs.replace(diagnosed, advice=advice, combined_saved_s=saved, combined_floor_s=floor)
 
 
 def early_work_pays(options: AnalysisOptions, at_once: int, mpi: bool) -> bool:

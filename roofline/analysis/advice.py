@@ -39,10 +39,20 @@ from roofline.analysis.ncu_rules import (
     ROOF,
     SHAPE_TOPICS,
     SMALL_GRID,
+    AdviceCause,
     excess_share,
     rule_items,
 )
-from roofline.analysis.reconcile import merge, rank, reconcile, small_grid_saving, tail_saving
+from roofline.analysis.reconcile import (
+    merge,
+    more_blocks_fit,
+    no_more_blocks,
+    overlapping,
+    rank,
+    reconcile,
+    small_grid_saving,
+    tail_saving,
+)
 from roofline.analysis.results import Advice, Cause, LaunchAnalysis, Occupancy, Verdict
 from roofline.analysis.roofline import (
     gap_formula,
@@ -54,7 +64,20 @@ from roofline.analysis.roofline import (
 from roofline.analysis.verdict import BOUND_WORDS, explain, unit_whole_blocks_pct
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, Device
-from roofline.core.thresholds import BALANCED_PTS, FULL_WAVE, LATENCY_BELOW_PCT, LOCAL_SECTORS_SHARE
+from roofline.core.thresholds import (
+    BALANCED_PTS,
+    FULL_WAVE,
+    IDLE_LANES_NAMED,
+    LATENCY_BELOW_PCT,
+    LAUNCH_OVERHEAD_S,
+    LOCAL_SECTORS_SHARE,
+    NEAR_ROOF_PCT,
+    ONE_ELIGIBLE_WARP,
+    SHORT_LAUNCH_S,
+    STALL_SHARE_SECOND,
+    TENSOR_SHARE_USED,
+    WEAK_FP64_RATIO,
+)
 from roofline.core.units import pct, ratio, seconds, si
 from roofline.ncu import metrics as m
 from roofline.ncu.metrics import FP64_PIPE, ISSUE_SLOTS, LAUNCH_BLOCK, LAUNCH_GRID
@@ -63,15 +86,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from roofline.specs.catalog import DeviceSpec
 
 ADVISED_KERNELS = 8  # kernels whose advice the table and the reports show, most time to gain first (``time_to_gain``)
-# A host launch costs a few microseconds (NVIDIA technical blog "Getting Started with CUDA Graphs", 2019: about
-# 3-4 us per short kernel launched back to back); launches this short are dominated by it.
-LAUNCH_OVERHEAD_S = 4e-6
-SHORT_LAUNCH_S = 5e-6
-WEAK_FP64_RATIO = 8.0  # FP32 ceiling over FP64 ceiling from which FP64 is worth questioning
-STALL_SHARE_SECOND = 0.25  # a second stall reason is named when it holds at least this share of stall cycles
-ONE_ELIGIBLE_WARP = 1.0  # below one eligible warp per scheduler and cycle, issue slots go unused
-NEAR_ROOF_PCT = 80.0  # a library GEMM this close to its busiest unit's peak: only a faster data type helps
-TENSOR_SHARE_USED = 0.5  # tensor FLOPs over all FLOPs from which a GEMM's math is on the Tensor Cores already
 # Dense Tensor Core input types, slower to faster per the datasheets (one step up halves the time per FLOP or so).
 TENSOR_TYPES_BY_SPEED = ("fp64", "tf32", "fp16", "bf16", "fp8")
 SMALLER_BLOCKS_MIN_THREADS = 64  # a block of at least two warps can be split into smaller blocks
@@ -116,15 +130,19 @@ def rank_by_time_to_gain(groups: Sequence[KernelGroup]) -> list[tuple[float | No
 
 
 def time_to_gain(group: KernelGroup) -> float | None:
-    """A group's recoverable time plus, for its small-grid launches (0 recoverable: no unit's peak holds them
-    back), what their grid item estimates filling the GPU saves (at most the idle SMs x duration and the busiest
-    unit's gap, ``reconcile.cap``); None where neither is known."""
-    small = group.small_grid_launches if group.small_grid_s else []
-    grid = [max(saved) for k in small if (saved := [a.est_saved_s for a in k.advice
-                                                   if a.mechanism == "grid" and a.est_saved_s is not None])]
-    if group.recoverable_s is None and not grid:
-        return None
-    return (group.recoverable_s or 0.0) + sum(grid)
+    """A group's time to gain: over its launches, what the first estimated advice item saves (the most one change
+    saves, ``lead_saving``), the same figure its advice shows first; None where no launch has one."""
+    saved = [s for k in group.launches if (s := lead_saving(k)) is not None]
+    return sum(saved) if saved else None
+
+
+def lead_saving(k: LaunchAnalysis) -> float | None:
+    """What a launch's first estimated advice item saves (the items are ranked by it); None without one. A launch
+    the analysis did not advise (no time model: one of many launches of a kernel, read in columns) counts its
+    recoverable time, the verdict's own item before its bound."""
+    if k.time_model is None and not k.advice:
+        return recoverable_s(k)
+    return next((a.est_saved_s for a in k.advice if a.kind != "measurement" and a.est_saved_s is not None), None)
 
 
 def advise(k: LaunchAnalysis, device: Device | None = None, spec: DeviceSpec | None = None) -> tuple[Advice, ...]:
@@ -141,15 +159,35 @@ def advise(k: LaunchAnalysis, device: Device | None = None, spec: DeviceSpec | N
     items += _tensor_cores(k) + _fp64(k) + _grid(k, device) + _launch_overhead(k)
     if lib is None:
         items += _issue_bound(k) + _uncoalesced(k) + _local_memory(k)
-        items += _occupancy(k) + _stalls(k)
+        items += _occupancy(k, device) + _stalls(k)
     if k.verdict.bound == "small_grid":  # too few warps, blocks or busy pipes: the grid's one point
         items = [replace(a, topic=SMALL_GRID) if a.topic in SHAPE_TOPICS else a for a in items]
     items += rule_items(k, {a.topic for a in items}, kind.name == "tiny_grid")
+    items = _one_cause(items, k)
     items = _fp64_point(items, k)
     advice = reconcile(items, k, device)
     if lib is not None:
         advice = _one_library_item(advice)
-    return tuple(_located(item, k) for item in advice)
+    return overlapping(tuple(_located(item, k) for item in advice), k)
+
+
+def _one_cause(items: list[Advice], k: LaunchAnalysis) -> list[Advice]:
+    """The launch shape's items as the cause that owns them: under one wave (by the verdict or the waves), the
+    block size, the issue slots, the occupancy and, with blocks under one warp, their idle lanes (ncu's
+    ThreadDivergence) are the small grid's point; with blocks under one warp on a larger grid, the idle lanes are
+    the block size's."""
+    waves = k.occupancy.waves_per_sm if k.occupancy is not None else None
+    small = k.verdict.bound == "small_grid" or (waves is not None and waves < FULL_WAVE)
+    threads = k.launch.value(LAUNCH_BLOCK)
+    sub_warp = threads is not None and threads < WARP_SIZE
+
+    def owner(topic: str) -> str:
+        idle_lanes = sub_warp and topic == AdviceCause.DIVERGENCE.value
+        if small and (topic in SHAPE_TOPICS or idle_lanes):
+            return SMALL_GRID
+        return AdviceCause.BLOCK_SIZE.value if idle_lanes else topic
+
+    return [a if owner(a.topic) == a.topic else replace(a, topic=owner(a.topic)) for a in items]
 
 
 def _fp64_point(items: list[Advice], k: LaunchAnalysis) -> list[Advice]:
@@ -541,7 +579,7 @@ def _blocks(n: int) -> str:
     return f"{n} block" if n == 1 else f"{n} blocks"
 
 
-def _occupancy(k: LaunchAnalysis) -> list[Advice]:
+def _occupancy(k: LaunchAnalysis, device: Device | None = None) -> list[Advice]:
     """Occupancy changes, for a latency-bound (or undecided) kernel that fills at least one wave: the closed-form
     what-if of a register or shared-memory limit (or block size), and the achieved-to-theoretical gap."""
     o = k.occupancy
@@ -550,7 +588,7 @@ def _occupancy(k: LaunchAnalysis) -> list[Advice]:
     items: list[Advice] = []
     bound = BOUND_WORDS.get(k.verdict.bound or "", "no verdict")
     if o.what_if and o.theoretical_pct is not None and o.limiters:
-        items.append(_what_if(k, o, bound))
+        items.append(_what_if(k, o, bound, device))
     if k.verdict.bound not in ("latency", None):
         return items
     if o.gap_pts is not None and o.gap_pts > ACHIEVED_GAP_PTS:
@@ -567,13 +605,16 @@ def _occupancy(k: LaunchAnalysis) -> list[Advice]:
     return items
 
 
-def _what_if(k: LaunchAnalysis, o: Occupancy, bound: str) -> Advice:
+def _what_if(k: LaunchAnalysis, o: Occupancy, bound: str, device: Device | None = None) -> Advice:
     """The closed-form what-if of the resource that limits the theoretical occupancy, with what more resident warps
-    can do at most: hide latency up to the busiest unit's peak."""
+    can do at most: hide latency up to the busiest unit's peak; nothing where the grid has no more blocks for an SM
+    than it holds already (``reconcile.more_blocks_fit``), which the item says."""
     limiters = " and ".join(LIMITER_WORDS[x] for x in o.limiters)
     most = headroom_s(k)
     effect = (f"; more resident warps hide latency, which saves at most {seconds(most)} (the gap to the busiest "
               "unit's peak)" if most is not None else "")
+    if not more_blocks_fit(k, device):
+        effect = f". But {no_more_blocks(k, device).removeprefix('no saving: ')}"
     how = " (__launch_bounds__ or -maxrregcount)" if "registers" in o.limiters else ""
     further = f"; at most: {o.what_if[-1].text}" if len(o.what_if) > 1 else ""  # the smallest step first
     return Advice(kind="occupancy", title="Raise the theoretical occupancy",
@@ -633,7 +674,6 @@ def _stalls(k: LaunchAnalysis) -> list[Advice]:
 # Sectors per warp instruction above which no word size coalesces: 32 threads x 16 bytes (the widest load) fill
 # 16 sectors, 4-byte words 4 (the unit-stride wall); a warp touching more sectors than 16 is scattered.
 WIDEST_COALESCED_SECTORS = 16
-IDLE_LANES_NAMED = 0.9  # thread instructions / 32 under this share of the warp rate: the idle lanes are named
 _OPERATIONS = {"ld": "loads", "st": "stores"}
 
 

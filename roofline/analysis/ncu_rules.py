@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from enum import Enum
 from typing import Literal
 
 from msgspec import Struct
@@ -20,7 +21,7 @@ from msgspec.structs import replace
 from roofline.analysis.diagnostics.occupancy import WARP_SIZE
 from roofline.analysis.results import Advice, LaunchAnalysis, Mechanism
 from roofline.core.model import RuleResult
-from roofline.core.thresholds import FULL_WAVE
+from roofline.core.thresholds import FULL_WAVE, MIN_SPEEDUP_PCT
 from roofline.ncu import metrics as m
 from roofline.ncu.metrics import BYTES_PER_SECTOR
 
@@ -28,11 +29,37 @@ SKIPPED_RULES = ("SOLBottleneck",)  # shown as the verdict itself
 ADVICE_KINDS = ("optimization", "warning")
 NOT_ADVICE = re.compile(r"metric \S+ could not be found|returned an error")  # the rule's own missing inputs
 TEXT_CHARS = 320  # an ncu rule message is cut at a sentence end near this length (the full text: ncu rules)
-MIN_SPEEDUP_PCT = 1.0  # ncu rules estimating less than this speedup are not worth an item
 LOCAL = "ncu local"  # how a LOCAL estimate is shown
-ROOF = "roof"  # the topic of the verdict's own item
+
+
+class AdviceCause(str, Enum):
+    """The causes that own an advice item (``reconcile.cause``): the items of the tool and ncu's rules on one cause
+    are one item citing every source. Topics with a part read from the report (a stall reason, an ncu rule of no
+    known cause, a measurement problem) are their own cause."""
+
+    ROOF = "roof"  # the verdict's own: the busiest unit's (or roof's) work
+    SMALL_GRID = "grid:small"  # under one wave; with blocks under a warp, their idle lanes too
+    TAIL = "grid:tail"
+    BLOCK_SIZE = "block_size"  # blocks under one warp: their idle lanes (ncu's ThreadDivergence) too
+    ISSUE = "issue"
+    ISSUE_BOUND = "issue_bound"
+    OCCUPANCY_THEORETICAL = "occupancy:theoretical"
+    OCCUPANCY_ACHIEVED = "occupancy:achieved"
+    COALESCING = "coalescing"  # one access pattern, measured at L1, L2 or DRAM
+    LOCAL_MEMORY = "local_memory"  # per-thread data in local memory (register spills, arrays indexed at run time)
+    SHARED_ACCESS = "shared_access"
+    L2_COMPRESSION = "l2_compression"
+    FP_FUSION = "fp_fusion"
+    DIVERGENCE = "divergence"
+    PRECISION_FP64 = "precision:fp64"
+    PRECISION_TENSOR = "precision:tensor"
+    TENSOR_CORES = "tensor_cores"
+    LAUNCH_OVERHEAD = "launch_overhead"
+
+
+ROOF = AdviceCause.ROOF.value  # the topic of the verdict's own item
 OCCUPANCY = "occupancy:"  # the topics of occupancy changes
-SMALL_GRID = "grid:small"
+SMALL_GRID = AdviceCause.SMALL_GRID.value
 SHAPE_TOPICS = ("block_size", "issue", "occupancy:theoretical", "occupancy:achieved")  # a small grid's point too
 PEAK_BOUNDS = ("memory", "compute", "balanced")  # verdicts where a unit's peak, not latency, sets the time
 ONE_INSTRUCTION = re.compile(r"\bat PC\b")  # a rule result about one instruction (ncu 2020.3's per-PC results)
@@ -46,9 +73,9 @@ Fits = Literal["always", "ours", "compute", "memory", "not_compute"]
 # bank conflicts the L1/shared wavefronts; compression DRAM and L2 traffic; fused FP instructions and divergent
 # lanes the SM's pipes. ``reconcile`` bounds an item by the busiest unit's gap when the
 # busiest unit is none of these: that unit's work, and so its time, stays.
-COALESCING = "coalescing"  # the topics of one access pattern, by the level a rule measures it at: coalescing:l1, ...
+COALESCING = AdviceCause.COALESCING.value  # the topics of one access pattern by the level measured: coalescing:l1
 _L2_DOWN, _DRAM = ("lts", "ltc", "dram", "fbpa", "fbp"), ("dram", "fbpa", "fbp")
-LOCAL_MEMORY = "local_memory"  # per-thread data in local memory (register spills, arrays indexed at run time)
+LOCAL_MEMORY = AdviceCause.LOCAL_MEMORY.value
 WORK_UNITS = {"coalescing:l1": ("l1tex", *_L2_DOWN), LOCAL_MEMORY: ("l1tex", *_L2_DOWN), "coalescing:l2": _L2_DOWN,
               "coalescing:dram": _DRAM,
               "shared_access": ("l1tex",), "l2_compression": _L2_DOWN,

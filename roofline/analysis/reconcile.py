@@ -24,28 +24,55 @@ ncu's own estimate is kept beside an item (``ncu_saved_s``) where it was above t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from msgspec import Struct
 from msgspec.structs import replace
 
-from roofline.analysis.ncu_rules import COALESCING, WORK_UNITS, level_bytes
+from roofline.analysis.ncu_rules import COALESCING, ROOF, WORK_UNITS, AdviceCause, level_bytes
 from roofline.analysis.results import Advice, EstimateBound, LaunchAnalysis, ModelChange, Term, TimeModel
 from roofline.analysis.roofline import attained_pct, gap_formula, headroom_s, recoverable_s
-from roofline.analysis.time_model import TAIL, Change, saving
+from roofline.analysis.time_model import TAIL, Change, changed, reach, reach_floor, saving
 from roofline.core.model import Device
 from roofline.core.thresholds import LAUNCH_FLOOR_S, SHOWN_MIN_SHARE
-from roofline.core.units import pct, seconds
-from roofline.ncu.metrics import BYTES_PER_SECTOR, LAUNCH_GRID, UNIT_LEVELS
+from roofline.core.units import pct, seconds, si
+from roofline.ncu.metrics import (
+    BYTES_PER_SECTOR,
+    DRAM_READ_WRITE,
+    L2_HIT_RATE,
+    LAUNCH_GRID,
+    UNIT_LEVELS,
+    access_sectors,
+)
 
+# What collects the SpeedOfLight breakdowns that give the time model its unit terms (ncu's basic set has them).
+UNITS_COLLECT = "ncu --section SpeedOfLight (in --set basic and above)"
+OCCUPANCY_THEORETICAL = "occupancy:theoretical"
 SAME = 1e-6  # an estimate within this relative distance of its bound is the bound (ncu computes it the same way)
 
 
 def reconcile(items: Sequence[Advice], analysis: LaunchAnalysis, device: Device | None) -> tuple[Advice, ...]:
     """``items`` bounded, merged by topic and ranked; items a bound shows to save nothing are left out."""
     bounded = [_at_most_on_roofs_only(bounded_item(a, analysis, device), analysis) for a in items]
-    kept = [a for a in merge(bounded) if a.kind == "measurement" or a.est_saved_s is None or a.est_saved_s > 0]
-    return rank(kept)
+    kept = [a for a in merge(bounded) if a.kind == "measurement" or a.est_saved_s is None or a.est_saved_s > 0
+            or _verdicts_own(a)]
+    return rank([_at_its_peak(a) if _verdicts_own(a) and a.est_saved_s == 0.0 else a for a in kept])
+
+
+def _at_its_peak(a: Advice) -> Advice:
+    """The verdict's own item of a kernel at the peak it can reach: reaching it saves nothing, less work does."""
+    source = a.change.peak_source if a.change is not None else ""
+    at = f" ({source})" if source else ""
+    return replace(a, estimate=f"saves nothing by reaching the peak: the kernel is at the peak it can reach{at}; "
+                              "only less work shortens it")
+
+
+def _verdicts_own(a: Advice) -> bool:
+    """The verdict's (or a library's) own item measured to an achievable peak: its change is fewer bytes or
+    operations, so it stays where reaching that peak saves nothing (a kernel at the peak it can reach)."""
+    measured_to = a.change.peak_source if a.change is not None else ""
+    return a.topic == ROOF and a.source in ("verdict", "library") and bool(measured_to)
 
 
 def _at_most_on_roofs_only(a: Advice, analysis: LaunchAnalysis) -> Advice:
@@ -133,11 +160,45 @@ def _level_of(term: Term) -> str | None:
 def _level_share(a: Advice, level: str | None, analysis: LaunchAnalysis) -> float:
     """The share of one level's sectors a memory-access item's excess sectors are, at most 1: the excess can reach a
     level only as sectors of that level, and the rest of its traffic stays; the item's own share (over the kernel's
-    fewest sectors) where the level's sectors are not measured."""
+    fewest sectors) where the level's sectors are not measured. At DRAM the compulsory bytes stay
+    (``compulsory_dram_bytes``): the share is at most 1 - compulsory / DRAM bytes, and 0 where they are not known."""
     moved = level_bytes(analysis, level) if level else None
     if not moved or a.excess_sectors is None:
         return a.work_share if a.work_share is not None else 1.0
-    return min(1.0, max(0.0, a.excess_sectors * BYTES_PER_SECTOR / moved))
+    share = min(1.0, max(0.0, a.excess_sectors * BYTES_PER_SECTOR / moved))
+    if level != "dram":
+        return share
+    kept = compulsory_dram_bytes(a, analysis)
+    return 0.0 if kept is None else min(share, max(0.0, 1.0 - kept / moved))
+
+
+def useful_bytes(a: Advice, analysis: LaunchAnalysis) -> tuple[float, float] | None:
+    """The bytes a memory-access item's accesses keep once coalesced, all and of stores: the L1 sectors of global
+    and local loads and stores beyond its excess sectors, and the store sectors beyond all of them (the excess may be
+    the stores'), x 32; None where a count is not measured."""
+    counts = {(space, op): access_sectors(analysis.launch, space, op).value for space in ("global", "local")
+              for op in ("ld", "st")}
+    if a.excess_sectors is None or any(v is None for v in counts.values()):
+        return None
+    total = sum(v or 0.0 for v in counts.values())
+    stores = sum(v or 0.0 for (_, op), v in counts.items() if op == "st")
+    return (max(0.0, total - a.excess_sectors) * BYTES_PER_SECTOR,
+            max(0.0, stores - a.excess_sectors) * BYTES_PER_SECTOR)
+
+
+def compulsory_dram_bytes(a: Advice, analysis: LaunchAnalysis) -> float | None:
+    """The DRAM bytes a memory-access change keeps: the useful bytes (``useful_bytes``) that miss in L2 now (x (1 -
+    the L2 sector hit rate); all of them where the hit rate is not measured), and at least the useful stores' bytes
+    up to the DRAM bytes written (stores reach DRAM when their lines are evicted, whatever their hits); never more
+    than today's DRAM bytes. None where a count of sectors or the DRAM bytes are not measured."""
+    useful, hit = useful_bytes(a, analysis), analysis.launch.value(L2_HIT_RATE)
+    moved = level_bytes(analysis, "dram")
+    if useful is None or moved is None:
+        return None
+    hit = hit or 0.0
+    written = analysis.launch.value(f"{DRAM_READ_WRITE[1]}.sum")
+    stores = min(useful[1], written) if written is not None else 0.0
+    return min(moved, max(stores, useful[0] * (1.0 - min(100.0, max(0.0, hit)) / 100.0)))
 
 
 def _changed_terms(topic: str, model: TimeModel) -> tuple[str, ...]:
@@ -160,9 +221,12 @@ def model_cap(a: Advice, analysis: LaunchAnalysis) -> Cap | None:
     most = saving(model, change)
     if most is None:
         return None
-    floor = model.floor
-    model_change = ModelChange(tuple(change.scales.items()), floor.name, floor.seconds, most.floor_key, most.floor_s,
-                     most.floor_s <= LAUNCH_FLOOR_S)
+    floor = reach_floor(model) or model.floor
+    after = model.term(most.floor_key) if most.floor_key else None
+    kept = compulsory_dram_bytes(a, analysis) if a.excess_sectors is not None else None
+    model_change = ModelChange(tuple(change.scales.items()), floor.name, reach(floor), most.floor_key, most.floor_s,
+                               most.floor_s <= LAUNCH_FLOOR_S, kept_bytes=(("dram", kept),) if kept else (),
+                               peak_source=after.peak_source if after is not None else "")
     if change.hide_latency:
         return Cap(most.seconds, EstimateBound.SLACK, change=model_change)
     if all(factor == 1.0 for factor in change.scales.values()):
@@ -176,6 +240,8 @@ def cap(a: Advice, analysis: LaunchAnalysis, device: Device | None) -> Cap:
     """The bound of an item: the time model's (``model_cap``), else its mechanism's (see the module docstring); a
     grid or work item gets the smaller of the two (the same work spread over every SM; the share of the time that
     the share of the work it removes takes)."""
+    if a.topic == OCCUPANCY_THEORETICAL and not more_blocks_fit(analysis, device):
+        return Cap(None, EstimateBound.NO_MORE_BLOCKS, no_more_blocks(analysis, device))
     by_model = model_cap(a, analysis)
     if by_model is not None and a.mechanism == "work" and a.work_share is None:
         # no share stated: the what-if removed all of the units' work, which the change does not; only a floor that
@@ -200,6 +266,30 @@ def cap(a: Advice, analysis: LaunchAnalysis, device: Device | None) -> Cap:
             analysis, "an ncu rule of no known mechanism cannot take the kernel past its busiest unit's peak"
         )
     return Cap(None, EstimateBound.NONE)
+
+
+def grid_blocks_per_sm(analysis: LaunchAnalysis, device: Device | None) -> int | None:
+    """The most blocks the grid gives one SM: ceil(blocks / SMs); None where either is not known."""
+    grid, sms = analysis.launch.value(LAUNCH_GRID), device.sm_count if device is not None else None
+    return math.ceil(grid / sms) if grid and sms else None
+
+
+def more_blocks_fit(analysis: LaunchAnalysis, device: Device | None) -> bool:
+    """Whether the grid has blocks for more resident blocks per SM than the SMs hold now: more than one wave at the
+    current occupancy (ceil(blocks / SMs) above the resident blocks per SM); True where that is not known."""
+    per_sm, o = grid_blocks_per_sm(analysis, device), analysis.occupancy
+    now = o.blocks_per_sm if o is not None else None
+    return per_sm is None or now is None or per_sm > now
+
+
+def no_more_blocks(analysis: LaunchAnalysis, device: Device | None) -> str:
+    """Why more blocks per SM cannot help: the grid gives each SM no more blocks than it holds already."""
+    grid, per_sm = analysis.launch.value(LAUNCH_GRID), grid_blocks_per_sm(analysis, device)
+    sms = device.sm_count if device is not None else 0
+    held = analysis.occupancy.blocks_per_sm if analysis.occupancy is not None else None
+    return (f"no saving: the grid's {grid or 0:.0f} blocks on {sms} SMs give each SM at most {per_sm}, and it holds "
+            f"{held} at once already, so a higher occupancy has no more blocks to run beside them (a larger grid, "
+            "or more work per block, would)")
 
 
 def _gap_cap(analysis: LaunchAnalysis, why: str) -> Cap:
@@ -242,10 +332,49 @@ def _work_cap(a: Advice, analysis: LaunchAnalysis) -> Cap:
 
 
 def bounded_item(a: Advice, analysis: LaunchAnalysis, device: Device | None) -> Advice:
-    """``a`` with its estimate capped by its mechanism's bound; ncu's estimate stays beside where it was above."""
+    """``a`` with its estimate capped by its mechanism's bound, and never by more than measured - the launch floor
+    (``_within_launch_floor``); ncu's estimate stays beside where it was above. A memory-access what-if says which
+    DRAM bytes stay."""
+    return _kept_said(_within_launch_floor(_bounded(a, analysis, device), analysis))
+
+
+def _within_launch_floor(a: Advice, analysis: LaunchAnalysis) -> Advice:
+    """No item saves more than measured - the launch floor; where the time model holds no unit terms, that is its
+    bound (the launch term is the only floor known), and the item says the rest is unknown and how to bound it."""
+    duration, model = analysis.duration_s.value, analysis.time_model
+    if a.est_saved_s is None or duration is None or a.kind == "measurement":
+        return a
+    most = max(0.0, duration - LAUNCH_FLOOR_S)
+    unknown = model is None or bool(model.reason) or model.floor is None
+    if not unknown and a.est_saved_s <= most * (1.0 + SAME):
+        return a
+    if not unknown:
+        return replace(a, est_saved_s=most, capped=True)
+    text = (f"at most measured - the launch floor ({seconds(LAUNCH_FLOOR_S)}): the report holds no unit "
+            f"throughputs, so the rest of the kernel's floor is unknown ({UNITS_COLLECT} would bound it)")
+    if a.est_saved_s <= most * (1.0 + SAME):
+        return replace(a, bound=f"{a.bound}; {text}" if a.bound else text)
+    ncu = a.est_saved_s if a.source == "ncu" and a.ncu_saved_s is None else a.ncu_saved_s
+    return replace(a, est_saved_s=most, ncu_saved_s=ncu, capped=True, bound_by=EstimateBound.LAUNCH_FLOOR,
+                   bound=text, estimate=f"at most: {text}")
+
+
+def _kept_said(a: Advice) -> Advice:
+    """A memory-access what-if with the DRAM bytes it keeps, in its text."""
+    kept = dict(a.change.kept_bytes) if a.change is not None else {}
+    if not kept.get("dram") or a.est_saved_s is None:
+        return a
+    return replace(a, text=f"{a.text} DRAM keeps at least {si(kept['dram'], 'B')}: the bytes the threads use that "
+                           "miss in L2 now (the compulsory traffic).")
+
+
+def _bounded(a: Advice, analysis: LaunchAnalysis, device: Device | None) -> Advice:
     bound = cap(a, analysis, device)
     most, raw = bound.seconds, a.est_saved_s
     a = replace(a, bound=bound.text, bound_by=bound.by, change=bound.change)
+    if bound.by is EstimateBound.NO_MORE_BLOCKS:
+        ncu = raw if a.source == "ncu" and raw is not None else a.ncu_saved_s
+        return replace(a, est_saved_s=None, ncu_saved_s=ncu, estimate=bound.text, capped=False)
     if bound.change is not None:
         return _what_if_item(a, most, raw)
     if a.mechanism == "work" and most is None and a.source == "ncu":
@@ -295,6 +424,44 @@ def tail_saving(analysis: LaunchAnalysis) -> float | None:
     return duration * o.tail_idle_pct / 100.0
 
 
+# --- Every item at once -----------------------------------------------------------------------------------
+def combined(items: Sequence[Advice], analysis: LaunchAnalysis) -> tuple[float | None, float | None]:
+    """Every estimated item applied at once, recomputed on the time model: (the most they save together, the floor
+    of the changed kernel). Their changes' scales multiply per term; latency is hidden where any item hides it or has
+    no change on the model (its own bound: idle SMs, a share of the work). Never more than the items' sum, nor than
+    measured - that floor (never below the launch floor; the launch floor alone where the model holds no unit terms).
+    (None, None) without a measured time or an estimated item."""
+    duration, model = analysis.duration_s.value, analysis.time_model
+    estimated = [a for a in items if a.kind != "measurement" and a.est_saved_s]
+    if duration is None or not estimated:
+        return None, None
+    floor = LAUNCH_FLOOR_S
+    if model is not None and not model.reason and model.floor is not None:
+        scales: dict[str, float] = {}
+        hide = False
+        for a in estimated:
+            for key, factor in a.change.scales if a.change is not None else ():
+                scales[key] = scales.get(key, 1.0) * factor
+            hide = hide or a.change is None or a.bound_by is EstimateBound.SLACK
+        after, before = reach_floor(changed(model, Change(scales, hide_latency=hide))), reach_floor(model)
+        floor = max(reach(after) if after is not None else 0.0, LAUNCH_FLOOR_S)
+        if not hide and after is not None and before is not None and reach(after) >= reach(before):
+            floor = max(reach(before), LAUNCH_FLOOR_S)
+    total = sum(a.est_saved_s or 0.0 for a in estimated)
+    return min(total, max(0.0, duration - floor)), floor
+
+
+def overlapping(items: Sequence[Advice], analysis: LaunchAnalysis) -> tuple[Advice, ...]:
+    """``items`` with the estimated ones marked overlapping where their savings add up to more than they save
+    together (``combined``): each is a part of the same time."""
+    together, _ = combined(items, analysis)
+    estimated = [a for a in items if a.kind != "measurement" and a.est_saved_s]
+    total = sum(a.est_saved_s or 0.0 for a in estimated)
+    if together is None or len(estimated) < 2 or total <= together * (1.0 + SAME):
+        return tuple(items)
+    return tuple(replace(a, overlapping=True) if a in estimated else a for a in items)
+
+
 # --- Merging --------------------------------------------------------------------------------------------------
 def merge(items: Sequence[Advice]) -> list[Advice]:
     """One item per topic (items without a topic stay apart): the tool's own item leads, ncu's rules on the same
@@ -306,10 +473,16 @@ def merge(items: Sequence[Advice]) -> list[Advice]:
     return [_merged(group) for group in groups.values()]
 
 
-def cause(topic: str) -> str:
-    """What items merge on: their topic, but one access pattern measured at several levels (ncu's L1TEX, L2 and
-    DRAM access-pattern rules, the uncoalesced-sectors rule) is one cause."""
-    return COALESCING if topic.startswith(COALESCING + ":") else topic
+_CAUSES = frozenset(c.value for c in AdviceCause)
+
+
+def cause(topic: str) -> AdviceCause | str:
+    """What items merge on: the cause that owns a topic (``AdviceCause``; one access pattern measured at several
+    levels, ncu's L1TEX, L2 and DRAM access-pattern rules and the uncoalesced-sectors rule, is one cause), else the
+    topic itself (a stall reason, an ncu rule of no known cause, a measurement problem)."""
+    if topic.startswith(COALESCING + ":"):
+        return AdviceCause.COALESCING
+    return AdviceCause(topic) if topic in _CAUSES else topic
 
 
 def _merged(group: list[Advice]) -> Advice:
@@ -323,7 +496,7 @@ def _merged(group: list[Advice]) -> Advice:
     estimated = [a for a in others if a.est_saved_s is not None]
     ncu = [a.ncu_saved_s for a in group if a.ncu_saved_s is not None]
     merged = replace(lead, also=also, causes=causes, ncu_saved_s=max(ncu) if ncu else None)
-    if lead.est_saved_s is None and estimated:
+    if lead.est_saved_s is None and estimated and lead.bound_by is not EstimateBound.NO_MORE_BLOCKS:
         best = max(estimated, key=lambda a: a.est_saved_s or 0.0)
         merged = replace(merged, est_saved_s=best.est_saved_s, estimate=best.estimate, bound=best.bound,
                          bound_by=best.bound_by, work_share=best.work_share, excess_sectors=best.excess_sectors,

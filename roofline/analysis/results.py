@@ -233,6 +233,8 @@ class EstimateBound(str, Enum):
     NOTHING_REMOVED = "nothing removed"
     FLOOR_UNCHANGED = "floor unchanged"
     CHANGED_FLOOR = "changed floor"
+    LAUNCH_FLOOR = "launch floor"  # no unit terms: at most measured - the launch floor, the rest of the floor unknown
+    NO_MORE_BLOCKS = "no more blocks"  # more blocks per SM where the grid has no more blocks to place there
 
 
 class ModelChange(Struct, frozen=True):
@@ -248,6 +250,8 @@ class ModelChange(Struct, frozen=True):
     after_s: float | None = None
     launch_floor: bool = False
     own_above: bool = False
+    kept_bytes: tuple[tuple[str, float], ...] = ()  # per level, the bytes the change keeps (compulsory traffic)
+    peak_source: str = ""  # the changed floor's achievable peak and its source, where not the datasheet's
 
 
 class Advice(Struct, frozen=True, kw_only=True):
@@ -279,6 +283,7 @@ class Advice(Struct, frozen=True, kw_only=True):
     ncu_local_pct: float | None = None  # ncu's LOCAL estimate: one unit's efficiency gain in percent, not a time
     change: ModelChange | None = None  # the bound is the time model's: the change the item makes to the model
     roofs_only: bool = False  # an upper bound: its launch's time model sees the FP and byte roofs alone
+    overlapping: bool = False  # its saving overlaps others' of the launch: together they save the combined what-if
 
 
 class MemoryWalls(Struct, frozen=True):
@@ -460,6 +465,8 @@ class Term(Struct, frozen=True):
     metric: str = ""  # the breakdown metric (or the roof key) the term is read from
     side: str = ""  # "compute" or "memory" for a unit
     sm_local: bool = False  # a unit inside each SM, whose work a block cannot spread over other SMs
+    achievable_s: float | None = None  # its time at the peak a kernel can reach (``specs.achievable``), if lower
+    peak_source: str = ""  # where that achievable peak comes from
 
 
 class TimeModel(Struct, frozen=True):
@@ -531,6 +538,8 @@ class LaunchAnalysis(Struct, frozen=True):
     note_keys: tuple[str, ...] = ()  # the precision or level each of ``notes`` concerns, in order
     time_model: TimeModel | None = None  # the time each unit's work needs at its peak (``analysis.time_model``)
     whole_blocks_pct: float | None = None  # the busiest unit in the SMs in whole blocks per SM (``verdict``)
+    combined_saved_s: float | None = None  # every advice item applied at once (``reconcile.combined``)
+    combined_floor_s: float | None = None  # the floor of the kernel with every item applied
 
     @property
     def block_size(self) -> int | None:

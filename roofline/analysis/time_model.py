@@ -16,12 +16,19 @@ The terms:
   an average of ``B / S`` (B blocks, S SMs): the busiest SM-side unit's term times ``ceil(B / S) / (B / S)``
   (equal work per block assumed); a grid of fewer blocks than SMs leaves SMs idle the same way;
 * **the launch floor**: no launch is shorter than the shortest launch ncu measured (``LAUNCH_FLOOR_S``).
+
+The terms are times at the datasheet peaks (the roofs of the plot and the tables). A what-if is measured to the peak
+a kernel can reach: a memory level's term also holds its time at the calibrated roof where ``roofline calibrate``
+ran, else at the achievable fraction of the GPU's memory type (``specs.achievable``; ``Term.achievable_s``, with
+its source in ``Term.peak_source``), the fraction never below the one the launch itself reached; the floors of a
+what-if (``reach_floor``) are made of those times.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from msgspec import Struct, field
 from msgspec.structs import replace
@@ -29,21 +36,24 @@ from msgspec.structs import replace
 from roofline.analysis.results import LaunchAnalysis, Term, TimeModel
 from roofline.analysis.verdict import SM_ROOFS, busy_units, in_the_sms, paced_by_blocks, whole_blocks
 from roofline.core.model import LEVELS, PRECISIONS, Device
-from roofline.core.thresholds import LAUNCH_FLOOR_S
+from roofline.core.thresholds import LAUNCH_FLOOR_S, SAME_FLOOR
 from roofline.ncu import metrics as m
 
-SAME_FLOOR = 1e-3  # a changed floor within this relative distance of the old one is the same floor
 LAUNCH, TAIL = "launch", "tail"
+ACHIEVABLE_LEVELS = ("dram", "l2")  # the levels whose achievable peak ``specs.achievable`` knows
+
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.specs.catalog import DeviceSpec
 
 
-def time_model(k: LaunchAnalysis, device: Device | None = None) -> TimeModel:
+def time_model(k: LaunchAnalysis, device: Device | None = None, spec: DeviceSpec | None = None) -> TimeModel:
     """The model of one launch (see the module docstring)."""
     duration = k.duration_s.value
-    units = _unit_terms(k, duration) if duration is not None else []
+    units = [_achievable(t, spec, duration) for t in _unit_terms(k, duration)] if duration is not None else []
     reason = "" if units else (f"no launch time: {k.duration_s.reason}" if duration is None else
                                "no unit measured: neither SpeedOfLight breakdowns nor FP or byte roofs")
     if not units and duration is not None:
-        units = _roof_terms(k)
+        units = [_achievable(t, spec, duration) for t in _roof_terms(k)]
         reason = "" if units else reason
     terms = [*units, _launch_term()]
     tail = _tail_term(k, units, device)
@@ -83,6 +93,24 @@ def _roof_terms(k: LaunchAnalysis) -> list[Term]:
                               {unit: work, "peak_per_s": peak}, key, "compute" if unit == "flops" else "memory",
                               key in SM_ROOFS))
     return terms
+
+
+def _achievable(term: Term, spec: DeviceSpec | None, duration: float) -> Term:
+    """A memory level's term with its time at the peak a kernel can reach there (``achievable_s``: the time at the
+    datasheet peak / ``specs.achievable.achievable_fraction``, the fraction never below the one the launch reached,
+    so never above the measured time); other terms, and every term without a spec, as they are."""
+    level = m.UNIT_LEVELS.get(term.metric.split("__", 1)[0]) if "__" in term.metric else term.metric
+    if spec is None or level not in ACHIEVABLE_LEVELS:
+        return term
+    from roofline.specs.achievable import achievable_fraction
+
+    fraction, source = achievable_fraction(spec, level)
+    reached = term.seconds / duration if duration > 0 else 0.0
+    if fraction >= 1.0 or fraction <= 0.0:
+        return term
+    if reached > fraction:
+        fraction, source = reached, f"the launch itself reached {100 * reached:.1f}% of the peak ({source})"
+    return replace(term, achievable_s=term.seconds / fraction, peak_source=source)
 
 
 def _launch_term() -> Term:
@@ -125,8 +153,19 @@ def changed(model: TimeModel, change: Change) -> TimeModel:
         if t.kind == "tail" and factor is None:
             factor = next((change.scales[u.key] for u in model.terms if u.kind != "tail" and u.metric == t.metric
                            and u.key in change.scales), None)
-        terms.append(t if factor is None else replace(t, seconds=t.seconds * factor))
+        terms.append(t if factor is None else replace(
+            t, seconds=t.seconds * factor, achievable_s=None if t.achievable_s is None else t.achievable_s * factor))
     return TimeModel(model.measured_s, _ordered(terms), model.reason)
+
+
+def reach(term: Term) -> float:
+    """A term's time at the peak a kernel can reach (``achievable_s``), else at the datasheet's."""
+    return term.achievable_s if term.achievable_s is not None else term.seconds
+
+
+def reach_floor(model: TimeModel) -> Term | None:
+    """The term whose time at the reachable peak is the largest: the floor a what-if measures savings to."""
+    return max(model.terms, key=reach, default=None)
 
 
 class Saving(Struct, frozen=True):
@@ -143,15 +182,15 @@ def saving(model: TimeModel, change: Change) -> Saving | None:
     or unit terms. A change that leaves the floor where it is saves nothing."""
     if model.measured_s is None or model.floor is None or model.reason:
         return None
-    after = changed(model, change)
-    assert after.floor is not None
-    floor = max(after.floor.seconds, LAUNCH_FLOOR_S)
+    after, before = reach_floor(changed(model, change)), reach_floor(model)
+    assert after is not None and before is not None
+    floor = max(reach(after), LAUNCH_FLOOR_S)
     if change.hide_latency:
         most = max(0.0, model.measured_s - floor)
-        return Saving(most, floor, after.floor.key, most > 0.0)
-    if after.floor.seconds >= model.floor.seconds * (1.0 - SAME_FLOOR):
-        return Saving(0.0, model.floor.seconds, model.floor.key, False)
-    return Saving(max(0.0, model.measured_s - floor), floor, after.floor.key, True)
+        return Saving(most, floor, after.key, most > 0.0)
+    if reach(after) >= reach(before) * (1.0 - SAME_FLOOR):
+        return Saving(0.0, reach(before), before.key, False)
+    return Saving(max(0.0, model.measured_s - floor), floor, after.key, True)
 
 
 def unit_key(metric: str) -> str:

@@ -38,3 +38,19 @@ READ_LIMIT_S_PER_MIB = 0.5
 # the standard error of a share p from n samples is sqrt(p (1 - p) / n), 9 percentage points at p = 0.5, n = 30
 SHOWN_MIN_SHARE = 0.01  # the terminal leaves out estimated advice items under 1% of the kernel's time
 THIN_SAMPLES = 30
+# --- Advice and its what-ifs (``analysis.advice``, ``analysis.reconcile``, ``analysis.time_model``, ncu's rules and
+# the occupancy diagnosis) ---
+# A host launch costs a few microseconds (NVIDIA technical blog "Getting Started with CUDA Graphs", 2019: about
+# 3-4 us per short kernel launched back to back); launches this short are dominated by it.
+LAUNCH_OVERHEAD_S = 4e-6
+SHORT_LAUNCH_S = 5e-6
+WEAK_FP64_RATIO = 8.0  # FP32 ceiling over FP64 ceiling from which FP64 is worth questioning
+STALL_SHARE_SECOND = 0.25  # a second stall reason is named when it holds at least this share of stall cycles
+ONE_ELIGIBLE_WARP = 1.0  # below one eligible warp per scheduler and cycle, issue slots go unused
+NEAR_ROOF_PCT = 80.0  # a library GEMM this close to its busiest unit's peak: only a faster data type helps
+TENSOR_SHARE_USED = 0.5  # tensor FLOPs over all FLOPs from which a GEMM's math is on the Tensor Cores already
+IDLE_LANES_NAMED = 0.9  # thread instructions / 32 under this share of the warp rate: the idle lanes are named
+ACHIEVED_GAP_PTS = 10.0  # ncu's AchievedOccupancy rule: a larger gap to theoretical is worth a look
+TAIL_IDLE_PCT = 20.0  # ncu's LaunchStatistics rule reports a tail effect from 20% on
+MIN_SPEEDUP_PCT = 1.0  # ncu rules estimating less than this speedup are not worth an item
+SAME_FLOOR = 1e-3  # a changed floor within this relative distance of the old one is the same floor

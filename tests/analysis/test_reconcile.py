@@ -63,6 +63,19 @@ def floor_from_raw(raw, scaled: dict[str, float] | None = None) -> float:
     return max([*units.values(), tail, LAUNCH_FLOOR_S])
 
 
+def compulsory_from_raw(raw, excess: float) -> tuple[float, float]:
+    """(DRAM bytes, the DRAM bytes a coalescing change keeps) from the raw counters: the L1 sectors of global and
+    local loads and stores beyond the excess, x 32, that miss in L2 now (x (1 - L2 sector hit rate)), at least the
+    stores' sectors beyond all of the excess up to the bytes written, at most the DRAM bytes read and written."""
+    sectors = {(space, op): raw[f"l1tex__t_sectors_pipe_lsu_mem_{space}_op_{op}.sum"]
+               for space in ("global", "local") for op in ("ld", "st")}
+    dram = raw["dram__bytes_read.sum"] + raw["dram__bytes_write.sum"]
+    useful = 32 * max(0.0, sum(sectors.values()) - excess)
+    stores = 32 * max(0.0, sectors[("global", "st")] + sectors[("local", "st")] - excess)
+    miss = 1.0 - raw["lts__t_sector_hit_rate.pct"] / 100.0
+    return dram, min(dram, max(min(stores, raw["dram__bytes_write.sum"]), useful * miss))
+
+
 def gap_from_raw(raw, k, whole_blocks: bool = True) -> float:
     """The busiest unit's gap, from the raw throughputs, the launch's percent of roof and (``whole_blocks``) the
     busiest SM unit in whole blocks per SM (the time model's tail, as a percentage of the duration): a change of the
@@ -140,6 +153,9 @@ ONE_PC = "Uncoalesced global access, expected 189316 sectors, got 207086 (1.09x)
 # A launch of the advice tests' model whose global loads moved 40e6 sectors at L1, with 0.9 GB of DRAM traffic in
 # 1 ms (28.125e6 sectors) and 50e6 L2 sectors: the kernel's fewest sectors are the DRAM ones.
 SECTORS = {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": 40e6, "lts__t_sectors.sum": 50e6}
+# the other L1 sector counts, so that the bytes a coalescing change keeps are known (none: every load sector)
+NO_OTHER_SECTORS = {f"l1tex__t_sectors_pipe_lsu_mem_{space}_op_{op}.sum": 0.0
+                    for space, op in (("global", "st"), ("local", "ld"), ("local", "st"))}
 DRAM_SECTORS = 0.9e9 / 32
 
 
@@ -231,7 +247,9 @@ def test_each_level_loses_the_excess_over_its_own_sectors(analysed, shared_repor
     (item,) = [i for i in k.advice if i.title == "Coalesce global accesses"]
     assert item.excess_sectors == pytest.approx(excess) and item.change is not None
     scales = dict(item.change.scales)
-    assert scales["L2"] == pytest.approx(1 - excess / naive["lts__t_sectors.sum"]) and scales["DRAM"] == 0.0
+    dram, kept = compulsory_from_raw(naive, excess)
+    assert scales["L2"] == pytest.approx(1 - excess / naive["lts__t_sectors.sum"])
+    assert scales["DRAM"] == pytest.approx(kept / dram, rel=1e-3) and scales["DRAM"] > 0
     smem_saves = (naive["gpu__time_duration.sum"] - raw["transposeSmem"]["gpu__time_duration.sum"]) * 1e-9
     assert smem_saves < item.est_saved_s < 0.509e-3
 
@@ -393,7 +411,7 @@ def test_a_rule_that_removes_nothing_is_left_out_end_to_end(excess, kept) -> Non
     rule = RuleResult("UncoalescedGlobalAccess", "SourceCounters", "Uncoalesced Global Accesses",
                       f"This kernel's global loads move {excess} the sectors they need.", "optimization", (),
                       60.0, "global")
-    (k,) = analysed_model(launch(0, "k", 1e-3, 3e12, 0.9e12, rules=[rule], **SECTORS)).launches
+    (k,) = analysed_model(launch(0, "k", 1e-3, 3e12, 0.9e12, rules=[rule], **SECTORS, **NO_OTHER_SECTORS)).launches
     items = [i for i in k.advice if any(s.startswith("ncu UncoalescedGlobalAccess") for s in i.also)]
     assert bool(items) == kept
     if kept:
@@ -432,3 +450,166 @@ def test_an_estimate_on_the_fp_and_byte_roofs_alone_is_said_as_at_most(analysed,
     assert not any(estimate_of(a).startswith(("at most: at most", "at most: bounded")) for a in estimated)
     for name in ("rtx3080_sgemm-vs-cublas_full", "v100_miniweather-openacc_full"):
         assert not any(a.roofs_only for k in analysed(name, shared_report).launches for a in k.advice)
+
+
+# --- Issue 63: what-ifs a performance engineer would sign ----------------------------------------------------
+THROUGHPUTS_REMOVED = ("rtx2070super_alife-143launches_basic", "a100-40gb_selfjoin-cub-sort-154launches_basic")
+
+
+def _without_throughputs(report):
+    """``report`` with every throughput metric (``*pct_of_peak*``) and breakdown list (``breakdown:*``) removed,
+    as a report without the SpeedOfLight section holds it."""
+    import dataclasses
+
+    launches = tuple(dataclasses.replace(k, metrics={n: v for n, v in k.metrics.items()
+                                                      if "pct_of_peak" not in n and not n.startswith("breakdown:")})
+                     for k in report.launches)
+    return dataclasses.replace(report, launches=launches)
+
+
+@pytest.fixture(scope="module")
+def throughputs_removed(tmp_path_factory):
+    """``get(name)``: a shared report without its throughputs, written as a report model (``.roofline.json``) and
+    analysed from it, as `roofline report` does."""
+    import json
+
+    cache: dict = {}
+
+    def get(name, roofline_report):
+        if name not in cache:
+            model = _without_throughputs(roofline_report(name))
+            path = tmp_path_factory.mktemp("models") / f"{name}.roofline.json"
+            path.write_text(json.dumps(model.to_dict()))
+            cache[name] = analyze_files([path])[0]
+        return cache[name]
+    return get
+
+
+@pytest.mark.parametrize("name", THROUGHPUTS_REMOVED)
+def test_without_unit_terms_no_item_saves_more_than_measured_minus_the_launch_floor(
+        name, throughputs_removed, roofline_report, raw_actions):
+    """Without SpeedOfLight the floor known is the launch term (1.5 us): no item saves more than the raw duration
+    minus it (89 and 22 items did before), and an item held there says the rest of the floor is unknown and which
+    ncu section would bound it."""
+    analysis = throughputs_removed(name, roofline_report)
+    held = 0
+    for raw, k in zip(raw_actions(name), analysis.launches, strict=True):
+        duration = raw["gpu__time_duration.sum"] * 1e-9
+        assert k.time_model.reason  # the model has no unit terms
+        for item in k.advice:
+            if item.est_saved_s is None:
+                continue
+            assert item.est_saved_s <= duration - 1.5e-6 + 1e-15, (k.launch.name, item.topic, item.est_saved_s)
+            if item.bound_by is EstimateBound.LAUNCH_FLOOR:
+                held += 1
+                assert "rest of the kernel's floor is unknown" in item.bound and "SpeedOfLight" in item.bound
+    assert held > 0  # the bound was needed on these reports
+    assert all(k.combined_saved_s is None or k.combined_saved_s <= k.duration_s.value - 1.5e-6 + 1e-15
+               for k in analysis.launches)
+
+
+@pytest.mark.parametrize("name", THROUGHPUTS_REMOVED)
+def test_without_unit_terms_the_launch_shape_is_one_item(name, throughputs_removed, roofline_report, raw_actions):
+    """Under one wave (raw launch__waves_per_multiprocessor < 1) the small grid, the block size, the occupancy and
+    the issue slots are one cause: no launch lists two of them."""
+    shape = {"grid:small", "block_size", "divergence", "issue", "occupancy:theoretical", "occupancy:achieved"}
+    analysis = throughputs_removed(name, roofline_report)
+    for raw, k in zip(raw_actions(name), analysis.launches, strict=True):
+        if raw.value("launch__waves_per_multiprocessor") is not None and raw["launch__waves_per_multiprocessor"] < 1:
+            assert len([a for a in k.advice if a.topic in shape]) <= 1, (k.launch.name, [a.topic for a in k.advice])
+
+
+def test_one_thread_blocks_are_one_cause_citing_every_rule():
+    """1 block of 1 thread on 100 SMs, ncu's Small Grid, Block Size and ThreadDivergence: one item (the small grid),
+    the rules cited on it; at most the same work over every SM, and never below the launch floor."""
+    from roofline.core.model import RuleResult
+    from tests.analysis.test_advice import analysed as analysed_model
+    from tests.analysis.test_advice import launch
+
+    rules = [RuleResult("LaunchConfiguration", "LaunchStats", "Small Grid", "The grid for this launch is configured "
+                        "to execute only 1 blocks, which is less than the GPU's 100 multiprocessors.", "warning", (),
+                        99.0, "global"),
+             RuleResult("LaunchConfiguration", "LaunchStats", "Block Size", "Threads are executed in groups of 32 "
+                        "threads called warps. This kernel launch is configured to execute 1 threads per block.",
+                        "warning", (), 96.9, "global"),
+             RuleResult("ThreadDivergence", "WarpStateStats", "", "Instructions are executed in warps, which are "
+                        "groups of 32 threads. On average, only 1.0 of 32 threads are active per warp.",
+                        "optimization", (), 96.9, "global")]
+    shape = {"launch__grid_size": 1.0, "launch__block_size": 1.0, "launch__waves_per_multiprocessor": 0.0005}
+    (k,) = analysed_model(launch(0, "tiny", 4e-6, 1e9, 1e9, rules=rules, **shape)).launches
+    items = [a for a in k.advice if a.kind not in ("launch_overhead", "measurement")]
+    assert len(items) == 1, [(a.topic, a.source, a.title) for a in items]
+    (item,) = items
+    assert item.topic == "grid:small"
+    assert {"ncu LaunchConfiguration: Small Grid", "ncu LaunchConfiguration: Block Size"} <= set(item.also)
+    assert any(s.startswith("ncu ThreadDivergence") for s in item.also)
+    assert item.est_saved_s is not None and item.est_saved_s <= min(4e-6 * (1 - 1 / 100), 4e-6 - 1.5e-6) + 1e-18
+
+
+def test_coalescing_keeps_the_compulsory_dram_traffic(analysed, shared_report, raw_actions):
+    """H100 PCIe rmsnorm float4: ncu counts 25.2 M excess sectors of 58.7 M. DRAM keeps the useful bytes that miss in
+    L2 now (never DRAM x 0, which saved 173 of 408 us): its time at the DRAM peak after the change is at least
+    those bytes over the peak, and at least the ~263 us the 536 MB of the matrix read and written need."""
+    name = "h100-pcie_rmsnorm-float4_full-roofline"
+    raw = raw_actions(name)[0]
+    k = analysed(name, shared_report).launches[0]
+    (item,) = [a for a in k.advice if a.topic.startswith("coalescing")]
+    excess = 25165824.0  # ncu's message: "a total of 25165824 excessive sectors"
+    assert item.excess_sectors == pytest.approx(excess)
+    dram, kept = compulsory_from_raw(raw, excess)
+    scales = dict(item.change.scales)
+    assert scales["DRAM"] == pytest.approx(kept / dram, rel=1e-6) and 0 < scales["DRAM"] <= 1
+    peak = raw["dram__bytes.sum.peak_sustained"] * raw["dram__cycles_elapsed.avg.per_second"]
+    duration = raw["gpu__time_duration.sum"] * 1e-9
+    assert item.est_saved_s <= duration - kept / peak * (1 - 1e-9)
+    assert item.est_saved_s <= duration - 263e-6 and item.est_saved_s < 173e-6
+    assert "DRAM keeps at least" in item.text and "miss in L2" in item.text
+
+
+def test_more_blocks_per_sm_help_only_where_the_grid_has_them(analysed, shared_report, raw_actions):
+    """A40 julia_frb_5885: 84 blocks on 84 SMs, one resident block per SM (raw occupancy limits): a register limit
+    allowing two blocks per SM has no second block to run; the occupancy item says so and saves nothing."""
+    name = "a40_julia-fp16x2_full"
+    raw = next(r for r in raw_actions(name) if r.name == "julia_frb_5885")
+    blocks, sms = raw["launch__grid_size"], raw["device__attribute_multiprocessor_count"]
+    resident = min(raw[m] for m in raw.values if m.startswith("launch__occupancy_limit_") and raw.value(m))
+    assert math.ceil(blocks / sms) <= resident
+    k = next(k for k in analysed(name, shared_report).launches if k.launch.name == "julia_frb_5885")
+    (item,) = [a for a in k.advice if a.topic == "occupancy:theoretical"]
+    assert item.est_saved_s is None and item.bound_by is EstimateBound.NO_MORE_BLOCKS
+    assert f"{blocks:.0f} blocks on {sms:.0f} SMs" in item.text
+
+
+@pytest.mark.parametrize("name", FULL_SET)
+def test_the_combined_what_if_bounds_the_items_together(name, analysed, shared_report, raw_actions):
+    """Every item at once: never more than the items' sum nor the raw duration minus the combined floor (at least
+    the launch floor); items whose sum is above it are marked overlapping, and only those."""
+    for raw, k in zip(raw_actions(name), analysed(name, shared_report).launches, strict=True):
+        estimated = [a for a in k.advice if a.kind != "measurement" and a.est_saved_s]
+        if not estimated:
+            assert k.combined_saved_s is None
+            continue
+        duration, total = raw["gpu__time_duration.sum"] * 1e-9, sum(a.est_saved_s for a in estimated)
+        assert k.combined_floor_s >= 1.5e-6
+        assert k.combined_saved_s <= min(total, duration - k.combined_floor_s) * (1 + 1e-9)
+        overlap = len(estimated) > 1 and total > k.combined_saved_s * (1 + 1e-6)
+        assert all(a.overlapping == overlap for a in estimated), k.launch.name
+
+
+@pytest.mark.parametrize("name", FULL_SET)
+def test_no_item_is_measured_to_a_datasheet_peak_where_an_achievable_one_is_known(name, analysed, shared_report,
+                                                                                   raw_actions):
+    """Where the spec knows the DRAM bandwidth a kernel can reach, no item saves more than the raw duration minus
+    the DRAM unit's time at that bandwidth (its time at the datasheet peak over the achievable fraction, the
+    fraction never below the one the launch reached)."""
+    analysis = analysed(name, shared_report)
+    for raw, k in zip(raw_actions(name), analysis.launches, strict=True):
+        dram = k.time_model.term("DRAM") if k.time_model is not None else None
+        if dram is None or dram.achievable_s is None:
+            continue
+        duration = raw["gpu__time_duration.sum"] * 1e-9
+        assert dram.achievable_s >= dram.seconds and dram.achievable_s <= duration * (1 + 1e-9)
+        for item in k.advice:
+            if item.est_saved_s is not None and item.source != "ncu" and item.change is not None:
+                assert item.est_saved_s <= duration - dram.achievable_s * min(
+                    [1.0, *(f for key, f in item.change.scales if key == "DRAM")]) + 1e-12

@@ -23,6 +23,7 @@ from msgspec.structs import replace
 
 from roofline.analysis.results import Occupancy, WhatIf
 from roofline.core.model import Device, KernelLaunch
+from roofline.core.thresholds import ACHIEVED_GAP_PTS, TAIL_IDLE_PCT
 from roofline.core.units import pct
 from roofline.ncu.metrics import (
     CARVEOUT,
@@ -46,8 +47,6 @@ REGISTER_ALLOC_UNIT = 256
 # launch__shared_mem_per_block_allocated: RTX 2070 SUPER (7.5) 44 B -> 256 B; RTX 4070 Ti (8.9) 8720 -> 8832 B.
 SMEM_ALLOC_UNIT = {7: 256}
 SMEM_ALLOC_UNIT_DEFAULT = 128
-ACHIEVED_GAP_PTS = 10.0  # ncu's AchievedOccupancy rule: a larger gap to theoretical is worth a look
-TAIL_IDLE_PCT = 20.0  # ncu's LaunchStatistics rule reports a tail effect from 20% on
 
 LIMITER_WORDS = {"registers": "registers", "shared_mem": "shared memory", "warps": "warps per SM",
                  "blocks": "blocks per SM", "barriers": "barriers"}
