@@ -5,9 +5,13 @@ and, against a baseline report, whether it did the work asked. Pure functions ov
 time model's (``analysis.time_model``) with each unit's term divided by that unit's achievable fraction
 (``specs.achievable.achievable_fraction``: below 1 for DRAM and, calibrated, L2; 1 inside the SMs), the fraction
 never below the one the launch itself reached there (so no term exceeds the measured time), and the floor never
-below the launch floor (``LAUNCH_FLOOR_S``). ``achievable_floor`` is the one function for that floor: a grade g
-means that no what-if on the model can save more than (1 - g) of the measured time. Beside it, the datasheet grade:
-the same floor at the full peaks. Both are capped at 1 (a tail term can exceed the measured time).
+below the launch floor (``LAUNCH_FLOOR_S``): the floor every what-if of the advice measures its saving to
+(``time_model.reach_floor``, read by ``achievable_floor``). The grade is 1 - the saving of the what-if that runs
+the launch at that floor with its work unchanged (``time_model.saving`` with latency hidden) over the measured time:
+no what-if that keeps the work (hides latency, reaches a peak) saves more than (1 - g) of it. A what-if that changes
+the work (fewer bytes, FP32 FMAs moved to the Tensor Cores) may save more: the grade is against the roof of the work
+the kernel does. Beside it, the datasheet grade: the same floor at the full peaks, capped at 1 (a tail term can
+exceed the measured time).
 
 Per kernel the grade is time-weighted: the sum of its launches' floors over the sum of their times. Its interval is
 the range of the per-launch grades (lowest to highest; none for a single launch).
@@ -32,7 +36,7 @@ from typing import TYPE_CHECKING
 
 from msgspec import Struct
 
-from roofline.analysis.time_model import time_model
+from roofline.analysis.time_model import LAUNCH, Change, reach, reach_floor, saving, time_model
 from roofline.analysis.work import Work, WorkCheck, compare_work, launch_work
 from roofline.core.model import PRECISIONS
 from roofline.core.thresholds import LAUNCH_FLOOR_S, WORK_TOLERANCE
@@ -182,27 +186,19 @@ class KernelGrade(Struct, frozen=True, kw_only=True):
 
 
 # --- The floor and the grade of a launch --------------------------------------------------------------------
-def achievable_floor(model: TimeModel, spec: DeviceSpec | None) -> Floor | None:
-    """The time model's floor with each unit term at its achievable peak (see the module docstring); None without a
-    measured time or unit terms."""
-    from roofline.specs.achievable import FULL_PEAK, achievable_fraction
+def achievable_floor(model: TimeModel) -> Floor | None:
+    """The floor every what-if measures its saving to (``time_model.reach_floor``: each term at the peak a kernel
+    can reach), never below the launch floor; None without a measured time or unit terms."""
+    from roofline.specs.achievable import FULL_PEAK
 
-    measured = model.measured_s
-    if measured is None or model.reason or model.floor is None:
+    if model.measured_s is None or model.reason or model.floor is None:
         return None
-    best = Floor(LAUNCH_FLOOR_S, "launch", 1.0, FULL_PEAK)
-    for t in model.terms:
-        fraction, source = 1.0, FULL_PEAK
-        level = _level(t.metric) if t.kind in ("unit", "roof") else None
-        if spec is not None and level is not None:
-            fraction, source = achievable_fraction(spec, level)
-            reached = t.seconds / measured if measured > 0 else 0.0
-            if reached > fraction:
-                fraction, source = reached, f"the launch reached {100 * reached:.1f}% of the peak ({source})"
-        seconds = t.seconds / fraction if fraction > 0 else t.seconds
-        if seconds > best.seconds:
-            best = Floor(seconds, t.key, fraction, source, t.metric)
-    return best
+    term = reach_floor(model)
+    if term is None or reach(term) <= LAUNCH_FLOOR_S:
+        return Floor(LAUNCH_FLOOR_S, LAUNCH, 1.0, FULL_PEAK)
+    seconds = reach(term)
+    fraction = term.seconds / seconds if term.achievable_s is not None else 1.0
+    return Floor(seconds, term.key, fraction, term.peak_source or FULL_PEAK, term.metric)
 
 
 def _level(metric: str) -> str | None:
@@ -212,14 +208,16 @@ def _level(metric: str) -> str | None:
 
 
 def launch_grade(k: LaunchAnalysis, spec: DeviceSpec | None, device: Device | None = None) -> LaunchGrade | None:
-    """One launch's grades; None where its time model has no measured time or unit terms."""
-    model = k.time_model if k.time_model is not None else time_model(k, device)
-    floor = achievable_floor(model, spec)
-    if floor is None or model.measured_s is None or model.measured_s <= 0 or model.floor is None:
+    """One launch's grades: 1 - what running at its floor saves (``time_model.saving`` of the what-if that hides
+    latency, the work unchanged) over its time; None where its time model has no measured time or unit terms."""
+    model = k.time_model if k.time_model is not None else time_model(k, device, spec)
+    floor = achievable_floor(model)
+    most = saving(model, Change(hide_latency=True))
+    if floor is None or most is None or model.measured_s is None or model.measured_s <= 0 or model.floor is None:
         return None
     measured = model.measured_s
     sheet = max(model.floor.seconds, LAUNCH_FLOOR_S)
-    return LaunchGrade(measured, floor.seconds, sheet, min(1.0, floor.seconds / measured), min(1.0, sheet / measured),
+    return LaunchGrade(measured, most.floor_s, sheet, 1.0 - most.seconds / measured, min(1.0, sheet / measured),
                        floor.key, floor.fraction, floor.source, floor.metric)
 
 

@@ -138,6 +138,32 @@ def test_grade_of_every_shared_report_equals_the_raw_metrics_computation(name: s
     assert graded >= (0 if name.endswith(("_metrics", "-45launches_metrics")) else 1)
 
 
+@pytest.mark.parametrize("name", ["triad-cupy.full.ncu-rep", "torch-fp32.roofline.json", "sgemm-cuda.roofline.ncu-rep"])
+def test_no_advice_item_that_keeps_the_work_saves_more_than_one_minus_the_grade(name: str):
+    """The advice's what-ifs are measured to the same floor: an item that changes no term's work (it hides latency or
+    reaches a peak) saves at most (1 - g) x time; items that change the work may save more, and here one does (the
+    FP32 GEMM's FMAs on the Tensor Cores)."""
+    path = REPO / "examples" / "h100" / name
+    if path.suffix == ".ncu-rep":
+        pytest.importorskip("ncu_report", reason="reading an .ncu-rep needs NVIDIA's ncu_report module")
+    a = analyze_files([path], AnalysisOptions(sass=False), catalog=_CATALOG)[0]
+    report = grade_report(a, spec_of(a))
+    kept, changed = 0, 0
+    for group, kg in zip(a.groups, report.kernels, strict=True):
+        for k, g in zip([k for k in group.launches if not k.launch.invalid], kg.per_launch, strict=True):
+            most = (1.0 - g.grade) * g.measured_s
+            assert most == pytest.approx(g.measured_s - g.floor_s, abs=1e-15)
+            for x in k.advice:
+                if x.kind == "measurement" or x.est_saved_s is None:
+                    continue
+                if x.change is None or not x.change.scales:
+                    assert x.est_saved_s <= most + 1e-12, x.title
+                    kept += 1
+                else:
+                    changed += x.est_saved_s > most
+    assert kept + changed >= 1 and (name != "torch-fp32.roofline.json" or changed >= 1)
+
+
 # --- Measurement conditions ----------------------------------------------------------------------------------
 def model_variant(tmp_path: Path, source: Path, edit: Any, name: str) -> Path:
     """A copy of a report model with ``edit(metrics)`` applied to each launch's metrics."""
