@@ -154,6 +154,8 @@ class WorkFinding(Struct, frozen=True):
     flops_ratio: float | None
     precision: str | None
     baseline_precision: str | None
+    written_ratio: float | None = None  # bytes written per launch over the baseline's (shown, not decisive: fewer
+    # stores or atomics can be the optimisation itself)
 
 
 class Interval(Struct, frozen=True):
@@ -311,8 +313,16 @@ def work_finding(kernel: KernelGroup, baseline: KernelGroup) -> WorkFinding:
     """The graded kernel's work per launch against the baseline kernel's."""
     base, other = launch_work(baseline.launches), launch_work(kernel.launches)
     check = compare_work(base, other, WORK_TOLERANCE, same_kernel=kernel.name == baseline.name)
+    written = [_mean_written(g) for g in (baseline, kernel)]
+    ratio = written[1] / written[0] if written[0] and written[1] is not None else None
     return WorkFinding(baseline.name, check, _flops_ratio(base, other), precision(kernel.launches),
-                       precision(baseline.launches))
+                       precision(baseline.launches), ratio)
+
+
+def _mean_written(kernel: KernelGroup) -> float | None:
+    """The bytes a kernel's launches wrote, per launch; None where any launch lacks them."""
+    written = [written_bytes(k) for k in kernel.launches if not k.launch.invalid]
+    return None if not written or None in written else sum(w or 0.0 for w in written) / len(written)
 
 
 def _flops_ratio(base: Work, other: Work) -> float | None:

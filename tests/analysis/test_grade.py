@@ -259,6 +259,18 @@ def test_bf16_tensor_gemm_against_the_fp32_baseline_is_withheld_for_precision():
     assert k.work.flops_ratio == pytest.approx(1.0, rel=0.01)  # the same GEMM, in another type
 
 
+def test_fp16_triad_against_the_fp32_one_is_withheld_and_writes_half_the_bytes():
+    """The same FLOPs in FP16: another precision; its output, in half the bytes, is shown (written_ratio) and
+    decides nothing."""
+    pytest.importorskip("ncu_report", reason="reading an .ncu-rep needs NVIDIA's ncu_report module")
+    base = analysed(REPO / "examples/h100/triad-cupy.full.ncu-rep")
+    a = analysed(REPO / "examples/h100/triad-half2.full.ncu-rep")
+    [k] = grade_report(a, spec_of(a), baseline=base).kernels
+    assert k.withheld == (Withheld.OTHER_PRECISION,) and k.work is not None
+    assert (k.work.precision, k.work.baseline_precision) == ("fp16", "fp32")
+    assert k.work.flops_ratio == pytest.approx(1.0) and k.work.written_ratio == pytest.approx(0.5, rel=0.05)
+
+
 def test_half_the_flops_is_withheld_as_less_work(tmp_path: Path):
     def skip_half(metrics: dict) -> None:
         for name in list(metrics):
