@@ -13,8 +13,8 @@ the work (fewer bytes, FP32 FMAs moved to the Tensor Cores) may save more: the g
 the kernel does. Beside it, the datasheet grade: the same floor at the full peaks, capped at 1 (a tail term can
 exceed the measured time).
 
-Per kernel the grade is time-weighted: the sum of its launches' floors over the sum of their times. Its interval is
-the range of the per-launch grades (lowest to highest; none for a single launch).
+Per kernel the grade is time-weighted: 1 - the sum of its launches' savings over the sum of their times. Its
+interval is the range of the per-launch grades (lowest to highest; none for a single launch).
 
 **Conditions** are read from what the report holds, each a typed state: the SM clock against the spec's base clock
 (locked to base, above it: not locked, below it: held down by power or heat), cache control (an ``.ncu-rep`` does
@@ -179,7 +179,7 @@ class KernelGrade(Struct, frozen=True, kw_only=True):
     roof: str | None  # the precision, ``tensor:<type>`` or memory level whose roof applies
     measured_s: float
     floor_s: float | None
-    max_saving_s: float | None  # measured - floor: the most any what-if saves
+    max_saving_s: float | None  # the launches' measured - floor: the most a what-if that keeps the work saves
     per_launch: tuple[LaunchGrade, ...]
     conditions: tuple[Condition, ...]
     confidence: Confidence
@@ -362,16 +362,16 @@ def grade_kernel(kernel: KernelGroup, spec: DeviceSpec | None, device: Device | 
     work = work_finding(kernel, baseline) if baseline is not None else None
     reasons = withheld(kernel, work) + (() if grades else (Withheld.NO_TIME_MODEL,))
     measured = sum(g.measured_s for g in grades)
-    floor = sum(g.floor_s for g in grades) if grades else None
+    most = sum((1.0 - g.grade) * g.measured_s for g in grades) if grades else None
     shown = not reasons and grades and measured > 0
     return KernelGrade(
         kernel=kernel.name, launches=len(launches),
-        grade=min(1.0, floor / measured) if shown and floor is not None else None,
+        grade=1.0 - most / measured if shown and most is not None else None,
         datasheet_grade=min(1.0, sum(g.datasheet_floor_s for g in grades) / measured) if shown else None,
         interval=Interval(min(g.grade for g in grades), max(g.grade for g in grades))
         if shown and len(grades) > 1 else None,
-        governing=_governing(grades), roof=_roof(grades, launches), measured_s=measured, floor_s=floor,
-        max_saving_s=max(0.0, measured - floor) if floor is not None else None, per_launch=tuple(grades),
+        governing=_governing(grades), roof=_roof(grades, launches), measured_s=measured,
+        floor_s=sum(g.floor_s for g in grades) if grades else None, max_saving_s=most, per_launch=tuple(grades),
         conditions=found, confidence=confidence(found), withheld=reasons, work=work)
 
 
@@ -393,7 +393,7 @@ def _roof(grades: Sequence[LaunchGrade], launches: Sequence[LaunchAnalysis]) -> 
 
 
 class ReportGrade(Struct, frozen=True):
-    """The grades of a report's kernels, longest first, and the baseline report compared with ("" for none)."""
+    """The grades of a report's kernels, in its order, and the baseline report compared with ("" for none)."""
 
     path: str
     spec_id: str | None
