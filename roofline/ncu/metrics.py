@@ -55,6 +55,11 @@ GPC_CLOCK = "gpc__cycles_elapsed.avg.per_second"  # the SMs' clock domain: withi
 # reports of shared/ncu-reps (8% on the T4), and the only clock basic-set reports hold
 UNIT_CLOCKS = {"sm": SM_CLOCK, "smsp": SMSP_CLOCK, "dram": DRAM_CLOCK, "lts": LTS_CLOCK, "l1tex": L1TEX_CLOCK}
 CLOCK_METRICS = (SM_CLOCK, SMSP_CLOCK, DRAM_CLOCK, LTS_CLOCK, L1TEX_CLOCK, GPC_CLOCK)
+# How ncu replayed a launch (profiler attributes, every ncu version of shared/ncu-reps): the passes it ran, and the
+# device memory it saved before the first pass and restored before each next one (kernel replay; 0 or absent else)
+REPLAYER_PASSES = "profiler__replayer_passes"
+REPLAYER_BACKED_UP = "profiler__replayer_bytes_mem_backed_up.sum"
+REPLAY_METRICS = (REPLAYER_PASSES, REPLAYER_BACKED_UP)
 
 # --- FLOP counters (thread-level SASS instructions with predicate on) --------------------------------
 # (instruction, FLOPs per thread instruction). FMA = 2 FLOPs. Half-precision instructions count as packed
@@ -993,6 +998,7 @@ def sign_tested(name: str) -> bool:
 
 
 METRICS_TO_READ = frozenset(_counter_names() | {DURATION, SM_CYCLES, INSTRUCTIONS, *CLOCK_METRICS, HFMA_MOVES,
+                                                 *REPLAY_METRICS,
                                                  THREADS_PER_WARP_INST, INTEGER_PIPE_PCT, SM_ACTIVE_CYCLES,
                                                  *HIT_RATES.values(), INTEGER_OPCODE_INST, *SOL_UNITS.values()}
                             | {f"{name}.{form}" for name in SECTOR_USE.values() for form in SECTOR_USE_FORMS}

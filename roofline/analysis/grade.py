@@ -1,0 +1,419 @@
+"""The grade of a kernel: the fraction of its attainable roof it reaches, with the conditions of its measurement
+and, against a baseline report, whether it did the work asked. Pure functions over a report's analysis.
+
+**The grade** of a launch is its floor at the peaks a kernel can reach over its measured time. The floor is the
+time model's (``analysis.time_model``) with each unit's term divided by that unit's achievable fraction
+(``specs.achievable.achievable_fraction``: below 1 for DRAM and, calibrated, L2; 1 inside the SMs), the fraction
+never below the one the launch itself reached there (so no term exceeds the measured time), and the floor never
+below the launch floor (``LAUNCH_FLOOR_S``): the floor every what-if of the advice measures its saving to
+(``time_model.reach_floor``, read by ``achievable_floor``). The grade is 1 - the saving of the what-if that runs
+the launch at that floor with its work unchanged (``time_model.saving`` with latency hidden) over the measured time:
+no what-if that keeps the work (hides latency, reaches a peak) saves more than (1 - g) of it. A what-if that changes
+the work (fewer bytes, FP32 FMAs moved to the Tensor Cores) may save more: the grade is against the roof of the work
+the kernel does. Beside it, the datasheet grade: the same floor at the full peaks, capped at 1 (a tail term can
+exceed the measured time).
+
+Per kernel the grade is time-weighted: 1 - the sum of its launches' savings over the sum of their times. Its
+interval is the range of the per-launch grades (lowest to highest; none for a single launch).
+
+**Conditions** are read from what the report holds, each a typed state: the SM clock against the spec's base clock
+(locked to base, above it: not locked, below it: held down by power or heat), cache control (an ``.ncu-rep`` does
+not store it: unknown), the replay mode (kernel replay saves and restores memory, ``profiler__replayer_*``), and
+the launches measured. Each missing or inflating one lowers the confidence one level (one launch: low) and names the
+ncu option that fixes it.
+
+**Work checks** against a baseline report compare the kernel's work per launch with the baseline kernel's (the one
+of the same name, else the baseline's longest kernel; ``analysis.work``): fewer FLOPs (skipped computation), another
+precision or Tensor Core type, or nothing written (no L2 write, atomic or reduction sectors and no DRAM writes)
+withhold the grade with the reason; the last is checked without a baseline too.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from msgspec import Struct
+
+from roofline.analysis.time_model import LAUNCH, Change, reach, reach_floor, saving, time_model
+from roofline.analysis.work import Work, WorkCheck, compare_work, launch_work
+from roofline.core.model import PRECISIONS
+from roofline.core.thresholds import LAUNCH_FLOOR_S, WORK_TOLERANCE
+from roofline.ncu import metrics as m
+
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.analysis.launches import KernelGroup, ReportAnalysis
+    from roofline.analysis.results import LaunchAnalysis, TimeModel
+    from roofline.core.model import Device
+    from roofline.specs.catalog import DeviceSpec
+
+CLOCK_TOLERANCE = 0.03  # an SM clock within this relative distance of the base clock is locked to it
+NOTHING_WRITTEN_BYTES = 0.0  # written bytes at most this: the kernel wrote no output
+INTERVAL_METHOD = "range of the per-launch grades (lowest, highest)"
+# Precisions and Tensor Core types, most precise first: a kernel graded against a baseline must not use a later one.
+PRECISION_ORDER = ("fp64", "tensor:fp64", "fp32", "tensor:tf32", "tensor:bf16", "tensor:fp16", "fp16",
+                   "tensor:fp8", "tensor:int8", "tensor:fp4")
+
+
+class Confidence(enum.Enum):
+    """How far the measurement behind a grade can be believed."""
+
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+
+class State(enum.Enum):
+    """The state of a condition: the states of every kind in one enum (a JSON schema's one list of values)."""
+
+    LOCKED_BASE = "locked_base"  # clock: within CLOCK_TOLERANCE of the spec's base clock
+    ABOVE_BASE = "above_base"  # clock: not locked (boost, as ``--clock-control none`` leaves it)
+    BELOW_BASE = "below_base"  # clock: held below base by power or heat
+    FLUSHED = "flushed"  # cache: flushed before each replay pass
+    NOT_FLUSHED = "not_flushed"  # cache: left warm between passes
+    SINGLE_PASS = "single_pass"  # replay: one pass, every metric from the same run
+    KERNEL = "kernel"  # replay: several passes, device memory saved and restored between them
+    NOT_KERNEL = "not_kernel"  # replay: several passes without memory backed up (application or range replay)
+    SEVERAL = "several"  # launches: a spread to judge the grade by
+    ONE = "one"  # launches: a single launch
+    UNKNOWN = "unknown"  # the report holds nothing to tell (or, for the clock, the spec has no base clock)
+
+
+class NcuFix(enum.Enum):
+    """The ncu option that fixes a condition; NONE where no option does."""
+
+    CLOCK_BASE = "--clock-control base"
+    CACHE_ALL = "--cache-control all"
+    REPLAY_KERNEL = "--replay-mode kernel"
+    LAUNCH_COUNT = "-c N"
+    NONE = ""
+
+
+class ConditionKind(enum.Enum):
+    """What a condition is about."""
+
+    CLOCK = "clock"
+    CACHE = "cache"
+    REPLAY = "replay"
+    LAUNCHES = "launches"
+
+
+class Condition(Struct, frozen=True):
+    """One condition of the measurement: its state, the measured and expected figures where there are (clock in Hz,
+    replay passes, launches), whether it lowers the confidence and the option that fixes it."""
+
+    kind: ConditionKind
+    state: State
+    lowers: bool
+    fix: NcuFix
+    measured: float | None = None
+    expected: float | None = None
+
+
+class Withheld(enum.Enum):
+    """Why a grade is withheld."""
+
+    LESS_WORK = "less_work"  # fewer FLOPs than the baseline: computation skipped
+    OTHER_PRECISION = "other_precision"  # a less precise precision or Tensor Core type than the baseline's
+    NO_OUTPUT = "no_output"  # nothing written to L2 or DRAM
+    NO_TIME_MODEL = "no_time_model"  # no measured time or no unit term: nothing to grade against
+
+
+class LaunchGrade(Struct, frozen=True):
+    """One launch: its measured time, its floors at the achievable and the datasheet peaks, their grades, and the
+    term that makes the achievable floor with that unit's achievable fraction and its source."""
+
+    measured_s: float
+    floor_s: float
+    datasheet_floor_s: float
+    grade: float
+    datasheet_grade: float
+    governing: str  # the term key of the achievable floor ("DRAM", "FMA", "tail", "launch", "fp32 roof", ...)
+    fraction: float
+    fraction_source: str
+    metric: str = ""  # that term's metric (a breakdown metric or a roof key; "" for the launch floor)
+
+
+class Floor(Struct, frozen=True):
+    """The floor at the achievable peaks: seconds, the term that makes it, its fraction and source."""
+
+    seconds: float
+    key: str
+    fraction: float
+    source: str
+    metric: str = ""
+
+
+class WorkFinding(Struct, frozen=True):
+    """The work of the graded kernel against the baseline's: the comparison (``analysis.work``), the FLOPs ratio,
+    the precision (or ``tensor:<type>``) each side computes in, and the baseline kernel compared with."""
+
+    baseline_kernel: str
+    check: WorkCheck
+    flops_ratio: float | None
+    precision: str | None
+    baseline_precision: str | None
+    written_ratio: float | None = None  # bytes written per launch over the baseline's (shown, not decisive: fewer
+    # stores or atomics can be the optimisation itself)
+
+
+class Interval(Struct, frozen=True):
+    """The spread of a kernel's grade over its launches, and how it is computed."""
+
+    low: float
+    high: float
+    method: str = INTERVAL_METHOD
+
+
+class KernelGrade(Struct, frozen=True, kw_only=True):
+    """A kernel's grade (None where withheld, with the reasons), time-weighted over its launches, its interval, the
+    unit and roof that govern it, the most any what-if saves, the conditions and the confidence."""
+
+    kernel: str
+    launches: int
+    grade: float | None
+    datasheet_grade: float | None
+    interval: Interval | None
+    governing: str | None  # the achievable floor's term key over most of the kernel's time
+    roof: str | None  # the precision, ``tensor:<type>`` or memory level whose roof applies
+    measured_s: float
+    floor_s: float | None
+    max_saving_s: float | None  # the launches' measured - floor: the most a what-if that keeps the work saves
+    per_launch: tuple[LaunchGrade, ...]
+    conditions: tuple[Condition, ...]
+    confidence: Confidence
+    withheld: tuple[Withheld, ...] = ()
+    work: WorkFinding | None = None
+
+
+# --- The floor and the grade of a launch --------------------------------------------------------------------
+def achievable_floor(model: TimeModel) -> Floor | None:
+    """The floor every what-if measures its saving to (``time_model.reach_floor``: each term at the peak a kernel
+    can reach), never below the launch floor; None without a measured time or unit terms."""
+    from roofline.specs.achievable import FULL_PEAK
+
+    if model.measured_s is None or model.reason or model.floor is None:
+        return None
+    term = reach_floor(model)
+    if term is None or reach(term) <= LAUNCH_FLOOR_S:
+        return Floor(LAUNCH_FLOOR_S, LAUNCH, 1.0, FULL_PEAK)
+    seconds = reach(term)
+    fraction = term.seconds / seconds if term.achievable_s is not None else 1.0
+    return Floor(seconds, term.key, fraction, term.peak_source or FULL_PEAK, term.metric)
+
+
+def _level(metric: str) -> str | None:
+    """The memory level of a term's metric (a breakdown metric or a roof key), None for the rest."""
+    level = m.UNIT_LEVELS.get(metric.split("__", 1)[0]) if "__" in metric else metric
+    return level if level in ("dram", "l2", "l1") else None
+
+
+def launch_grade(k: LaunchAnalysis, spec: DeviceSpec | None, device: Device | None = None) -> LaunchGrade | None:
+    """One launch's grades: 1 - what running at its floor saves (``time_model.saving`` of the what-if that hides
+    latency, the work unchanged) over its time; None where its time model has no measured time or unit terms."""
+    model = k.time_model if k.time_model is not None else time_model(k, device, spec)
+    floor = achievable_floor(model)
+    most = saving(model, Change(hide_latency=True))
+    if floor is None or most is None or model.measured_s is None or model.measured_s <= 0 or model.floor is None:
+        return None
+    measured = model.measured_s
+    sheet = max(model.floor.seconds, LAUNCH_FLOOR_S)
+    return LaunchGrade(measured, most.floor_s, sheet, 1.0 - most.seconds / measured, min(1.0, sheet / measured),
+                       floor.key, floor.fraction, floor.source, floor.metric)
+
+
+# --- Conditions ----------------------------------------------------------------------------------------------
+def conditions(launches: Sequence[LaunchAnalysis], spec: DeviceSpec | None) -> tuple[Condition, ...]:
+    """The conditions of a kernel's measurement, from its launches (see the module docstring)."""
+    return (clock_condition(launches, spec), cache_condition(), replay_condition(launches),
+            launches_condition(len(launches)))
+
+
+def clock_condition(launches: Sequence[LaunchAnalysis], spec: DeviceSpec | None) -> Condition:
+    """The launches' median SM clock against the spec's base clock."""
+    clocks = sorted(c for k in launches if (c := m.sm_clock_hz(k.launch).value) is not None)
+    base = spec.base_clock_hz if spec is not None else None
+    clock = clocks[len(clocks) // 2] if clocks else None
+    if clock is None or not base:
+        return Condition(ConditionKind.CLOCK, State.UNKNOWN, True, NcuFix.CLOCK_BASE, clock, base)
+    if abs(clock - base) <= CLOCK_TOLERANCE * base:
+        return Condition(ConditionKind.CLOCK, State.LOCKED_BASE, False, NcuFix.NONE, clock, base)
+    if clock > base:
+        return Condition(ConditionKind.CLOCK, State.ABOVE_BASE, True, NcuFix.CLOCK_BASE, clock, base)
+    return Condition(ConditionKind.CLOCK, State.BELOW_BASE, True, NcuFix.NONE, clock, base)
+
+
+def cache_condition() -> Condition:
+    """Cache control: an .ncu-rep stores no trace of it (neither the option nor a flush counter), so unknown."""
+    return Condition(ConditionKind.CACHE, State.UNKNOWN, True, NcuFix.CACHE_ALL)
+
+
+def replay_condition(launches: Sequence[LaunchAnalysis]) -> Condition:
+    """The replay mode from the passes and the bytes backed up (the most passes over the launches)."""
+    passes = [p for k in launches if (p := k.launch.value(m.REPLAYER_PASSES)) is not None]
+    if not passes:
+        return Condition(ConditionKind.REPLAY, State.UNKNOWN, True, NcuFix.REPLAY_KERNEL)
+    most = max(passes)
+    backed = [b for k in launches if (b := k.launch.value(m.REPLAYER_BACKED_UP)) is not None]
+    if most <= 1:
+        state = State.SINGLE_PASS
+    else:
+        state = State.KERNEL if backed and max(backed) > 0 else State.NOT_KERNEL
+    lowers = state is State.NOT_KERNEL
+    return Condition(ConditionKind.REPLAY, state, lowers, NcuFix.REPLAY_KERNEL if lowers else NcuFix.NONE,
+                     most)
+
+
+def launches_condition(n: int) -> Condition:
+    """One launch gives no spread: low confidence, fixed by measuring more (``-c N``)."""
+    state = State.ONE if n <= 1 else State.SEVERAL
+    return Condition(ConditionKind.LAUNCHES, state, state is State.ONE,
+                     NcuFix.LAUNCH_COUNT if state is State.ONE else NcuFix.NONE, float(n))
+
+
+def confidence(found: Sequence[Condition]) -> Confidence:
+    """High, one level lower per condition that lowers it; low with a single launch."""
+    if any(c.kind is ConditionKind.LAUNCHES and c.lowers for c in found):
+        return Confidence.LOW
+    levels = (Confidence.HIGH, Confidence.MEDIUM, Confidence.LOW)
+    return levels[min(len(levels) - 1, sum(c.lowers for c in found))]
+
+
+# --- Work ----------------------------------------------------------------------------------------------------
+def precision(launches: Sequence[LaunchAnalysis]) -> str | None:
+    """The precision the launches compute most FLOPs in; ``tensor:<type>`` for the Tensor Cores' main input type."""
+    flops: dict[str, float] = {}
+    types: dict[str, float] = {}
+    for k in launches:
+        for p in PRECISIONS:
+            v = k.flops[p].value if p in k.flops else None
+            flops[p] = flops.get(p, 0.0) + (v or 0.0)
+        for t, f in k.tensor_flops_by_type.items():
+            types[t] = types.get(t, 0.0) + f
+    if not any(flops.values()):
+        return None
+    main = max(flops, key=lambda p: flops[p])
+    if main == "tensor" and types:
+        return f"tensor:{max(types, key=lambda t: types[t])}"
+    return main
+
+
+def written_bytes(k: LaunchAnalysis) -> float | None:
+    """Bytes a launch wrote: the SMs' L2 write, atomic and reduction sectors x 32, and DRAM writes; None where the
+    report holds none of them."""
+    sectors = [k.launch.value(f"{name}.sum") for name in (m.L2_SM_READ_WRITE[1], m.L2_SM_ATOM, *m.L2_SM_ATOM_KINDS,
+                                                            m.L2_SM_RED)]
+    dram = k.launch.value(f"{m.DRAM_READ_WRITE[1]}.sum")
+    known = [32.0 * s for s in sectors if s is not None] + ([dram] if dram is not None else [])
+    return sum(known) if known else None
+
+
+def work_finding(kernel: KernelGroup, baseline: KernelGroup) -> WorkFinding:
+    """The graded kernel's work per launch against the baseline kernel's."""
+    base, other = launch_work(baseline.launches), launch_work(kernel.launches)
+    check = compare_work(base, other, WORK_TOLERANCE, same_kernel=kernel.name == baseline.name)
+    written = [_mean_written(g) for g in (baseline, kernel)]
+    ratio = written[1] / written[0] if written[0] and written[1] is not None else None
+    return WorkFinding(baseline.name, check, _flops_ratio(base, other), precision(kernel.launches),
+                       precision(baseline.launches), ratio)
+
+
+def _mean_written(kernel: KernelGroup) -> float | None:
+    """The bytes a kernel's launches wrote, per launch; None where any launch lacks them."""
+    written = [written_bytes(k) for k in kernel.launches if not k.launch.invalid]
+    return None if not written or None in written else sum(w or 0.0 for w in written) / len(written)
+
+
+def _flops_ratio(base: Work, other: Work) -> float | None:
+    a, b = base.total_flops, other.total_flops
+    return b / a if a and b is not None else None
+
+
+def withheld(kernel: KernelGroup, work: WorkFinding | None) -> tuple[Withheld, ...]:
+    """Why the kernel's grade is withheld: less work or a less precise type than the baseline's, nothing written."""
+    reasons = []
+    if work is not None:
+        if work.flops_ratio is not None and work.flops_ratio * (1.0 + WORK_TOLERANCE) < 1.0:
+            reasons.append(Withheld.LESS_WORK)
+        if less_precise(work.precision, work.baseline_precision):
+            reasons.append(Withheld.OTHER_PRECISION)
+    written = [w for k in kernel.launches if (w := written_bytes(k)) is not None]
+    if written and max(written) <= NOTHING_WRITTEN_BYTES:
+        reasons.append(Withheld.NO_OUTPUT)
+    return tuple(reasons)
+
+
+def less_precise(used: str | None, asked: str | None) -> bool:
+    """Whether ``used`` is a different, not more precise, precision or type than ``asked`` (both known)."""
+    if used is None or asked is None or used == asked:
+        return False
+    rank = {p: i for i, p in enumerate(PRECISION_ORDER)}
+    return rank.get(used, len(rank)) >= rank.get(asked, len(rank))
+
+
+# --- A kernel and a report -----------------------------------------------------------------------------------
+def grade_kernel(kernel: KernelGroup, spec: DeviceSpec | None, device: Device | None = None,
+                 baseline: KernelGroup | None = None) -> KernelGrade:
+    """A kernel's grade over its valid launches (see the module docstring)."""
+    launches = [k for k in kernel.launches if not k.launch.invalid]
+    grades = [g for k in launches if (g := launch_grade(k, spec, device)) is not None]
+    found = conditions(launches, spec)
+    work = work_finding(kernel, baseline) if baseline is not None else None
+    reasons = withheld(kernel, work) + (() if grades else (Withheld.NO_TIME_MODEL,))
+    measured = sum(g.measured_s for g in grades)
+    most = sum((1.0 - g.grade) * g.measured_s for g in grades) if grades else None
+    shown = not reasons and grades and measured > 0
+    return KernelGrade(
+        kernel=kernel.name, launches=len(launches),
+        grade=1.0 - most / measured if shown and most is not None else None,
+        datasheet_grade=min(1.0, sum(g.datasheet_floor_s for g in grades) / measured) if shown else None,
+        interval=Interval(min(g.grade for g in grades), max(g.grade for g in grades))
+        if shown and len(grades) > 1 else None,
+        governing=_governing(grades), roof=_roof(grades, launches), measured_s=measured,
+        floor_s=sum(g.floor_s for g in grades) if grades else None, max_saving_s=most, per_launch=tuple(grades),
+        conditions=found, confidence=confidence(found), withheld=reasons, work=work)
+
+
+def _governing(grades: Sequence[LaunchGrade]) -> str | None:
+    """The achievable floor's term over most of the measured time."""
+    time: dict[str, float] = {}
+    for g in grades:
+        time[g.governing] = time.get(g.governing, 0.0) + g.measured_s
+    return max(time, key=lambda key: time[key]) if time else None
+
+
+def _roof(grades: Sequence[LaunchGrade], launches: Sequence[LaunchAnalysis]) -> str | None:
+    """The roof that applies: the governing term's memory level, else the precision the kernel computes in."""
+    key = _governing(grades)
+    if key is None:
+        return None
+    level = next((_level(g.metric) for g in grades if g.governing == key and g.metric), None)
+    return level if level is not None else precision(launches)
+
+
+class ReportGrade(Struct, frozen=True):
+    """The grades of a report's kernels, in its order, and the baseline report compared with ("" for none)."""
+
+    path: str
+    spec_id: str | None
+    kernels: tuple[KernelGrade, ...]
+    baseline: str = ""
+
+
+def grade_report(analysis: ReportAnalysis, spec: DeviceSpec | None, baseline: ReportAnalysis | None = None,
+                 kernels: Sequence[str] = ()) -> ReportGrade:
+    """The grade of each kernel of ``analysis`` (those named in ``kernels``, all by default), each against the
+    baseline's kernel of the same name, else the baseline's longest."""
+    groups = [g for g in analysis.groups if not kernels or g.name in kernels]
+    return ReportGrade(analysis.report.path, analysis.spec_id,
+                       tuple(grade_kernel(g, spec, analysis.device, baseline_kernel(baseline, g.name))
+                             for g in groups), baseline.report.path if baseline is not None else "")
+
+
+def baseline_kernel(baseline: ReportAnalysis | None, name: str) -> KernelGroup | None:
+    """The baseline's kernel of that name, else its longest; None without a baseline or kernels."""
+    if baseline is None or not baseline.groups:
+        return None
+    same = [g for g in baseline.groups if g.name == name]
+    return same[0] if same else max(baseline.groups, key=lambda g: g.total_s or 0.0)
