@@ -25,6 +25,7 @@ from roofline.core.thresholds import SPREAD_THRESHOLD_PCT
 from roofline.documents.kinds import (
     CompareDocument,
     DiffDocument,
+    GradeDocument,
     ProjectDocument,
     RealtimeDocument,
     ReportDocument,
@@ -217,6 +218,29 @@ class Roofline:
         else:
             timelines = timeline_set([load_timeline(p, nvtx, nsys, group_by) for p in paths])
         return TimelineDocument(timelines, width=width, top=top)
+
+    def grade(self, path: str | os.PathLike[str], kernels: Sequence[str] | None = None,
+              baseline: str | os.PathLike[str] | None = None, width: int = 80) -> GradeDocument:
+        """``grade``: each kernel of the report (those ``kernels`` selects, else the options' --kernel) graded
+        against the roof of its work at the matched spec's achievable peaks; with ``baseline``, its work checked
+        against the baseline report's kernel of the same name, else its longest (every baseline kernel read)."""
+        from dataclasses import replace
+
+        from roofline.analysis.grade import grade_report
+        from roofline.pipeline import analyze_each, spec_for
+
+        chosen = replace(self.options, kernel=tuple(kernels)) if kernels is not None else self.options
+        files = [path] if baseline is None else [path, baseline]
+        with self._ticking(files) as done:
+            (analysis,), _ = analyze_each([path], chosen, self._loaded(), False, 1, done)
+            base = None
+            if baseline is not None:
+                (base,), _ = analyze_each([baseline], replace(self.options, kernel=()), self._loaded(), False, 1,
+                                          done)
+        if self._analysed is not None:
+            self._analysed([analysis] if base is None else [analysis, base])
+        found = spec_for(self.catalog, analysis.device)
+        return GradeDocument(grade_report(analysis, found.spec if found is not None else None, base), width=width)
 
     # --- Steps shared by the commands -------------------------------------------------------------------
     def _comparison(self, paths: Paths, matcher: Matcher | None, project_to: str | None,

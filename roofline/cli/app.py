@@ -66,6 +66,8 @@ COMMANDS: dict[str, tuple[str, str, bool, str]] = {
                 "Rank the kernels of whole applications by recoverable time (time above the busiest unit's peak)."),
     "timeline": ("timeline", "timeline", False,
                  "Rank the kernels of whole applications by total GPU time from Nsight Systems profiles."),
+    "grade": ("grade", "grade", False, "Grade each kernel: its floor at the GPU's achievable peaks over its "
+              "time, with the measurement's conditions."),
     "specs": ("specs", "app", True, "List, show and check the device spec YAML files (datasheet ceilings)."),
     "analyze": ("analyze", "analyze", False,
                 "Profile an application with ncu, then analyse the report it wrote (as `roofline report` does)."),
@@ -84,7 +86,7 @@ OUTPUT_FORMATS: dict[str, tuple[Kind, str, str]] = {
     "report": ("report", "output", "--output"), "analyze": ("report", "report_output", "--report-output"),
     "compare": ("compare", "output", "--output"), "diff": ("diff", "output", "--output"),
     "summary": ("summary", "output", "--output"), "project": ("project", "output", "--output"),
-    "timeline": ("timeline", "output", "--output")}
+    "timeline": ("timeline", "output", "--output"), "grade": ("grade", "output", "--output")}
 # The commands that show no hot spot (analysis_options(diagnostics=False) or sass=False): their reader, the one
 # started ahead included, leaves out the SASS of the sampled instructions
 WITHOUT_SASS = ("plot", "compare", "diff", "summary", "project")

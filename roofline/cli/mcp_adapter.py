@@ -61,6 +61,20 @@ def project(path: str | os.PathLike[str], to: str, options: AnalysisOptions,
     return _json("project", Roofline(options).project(path, to, clock))
 
 
+def grade(path: str | os.PathLike[str], options: AnalysisOptions,
+          baseline: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """``roofline grade FILE [--kernel K] [--baseline BASE] -f json``: each kernel's grade, its conditions and work
+    checks."""
+    return _json("grade", Roofline(options).grade(path, None, baseline))
+
+
+def grade_schema() -> dict[str, Any]:
+    """The JSON Schema of the grade document (``roofline/schemas/grade.schema.json``, generated from its type)."""
+    from roofline.documents.schemas import schema
+
+    return schema("grade")
+
+
 def spec(spec_id: str, specs: Paths = ()) -> dict[str, Any]:
     """``roofline specs show ID -f json``: every number of one device spec with its source."""
     from roofline.cli.commands.specs import spec_dict

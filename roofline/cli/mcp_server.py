@@ -200,7 +200,13 @@ def filter_args(kernel: Sequence[str] | None) -> list[str]:
 
 
 class Server(MCPServer):
-    """The SDK's server, with a call's arguments that fail their schema told in one line, argument by argument."""
+    """The SDK's server, with a call's arguments that fail their schema told in one line, argument by argument, and
+    the output schema of each tool whose result is a whole document (``OUTPUT_SCHEMAS``) listed with it."""
+
+    async def list_tools(self) -> Any:
+        tools = await super().list_tools()
+        return [t.model_copy(update={"output_schema": OUTPUT_SCHEMAS[t.name]()}) if t.name in OUTPUT_SCHEMAS else t
+                for t in tools]
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         try:
@@ -209,6 +215,14 @@ class Server(MCPServer):
             if not isinstance(err.__cause__, ValidationError):
                 raise
             raise ToolError(f"{name}: {argument_problems(err.__cause__)}") from None
+
+
+def grade_output_schema() -> dict[str, Any]:
+    """grade_kernel's output schema: the grade document's JSON Schema (an object at the top, as MCP asks)."""
+    return {**adapter.grade_schema(), "type": "object"}
+
+
+OUTPUT_SCHEMAS: dict[str, Callable[[], dict[str, Any]]] = {"grade_kernel": grade_output_schema}
 
 
 def argument_problems(err: ValidationError) -> str:
@@ -399,6 +413,36 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
                           kernels=doc["kernels"][offset:offset + limit])
         save(output, doc, result)
         return fit(result, max_chars, "narrow with offset/limit or kernel filters")
+
+    @tool
+    def grade_kernel(
+        report: Annotated[str, Field(description="One report file (.ncu-rep or .json model).")],
+        kernel: Filters = None,
+        baseline: Annotated[str | None, Field(description="A report of the reference kernel (e.g. its FP32 version): "
+                                              "a kernel doing less work, or in a less precise type, is not graded; "
+                                              "checked against the baseline's kernel of the same name, else its "
+                                              "longest.")] = None,
+        kernel_name_base: Annotated[Literal["function", "demangled", "mangled"], Field(
+            description="The name the filter reads.")] = "function",
+        max_chars: MaxChars = DEFAULT_CHARS, output: Output = None,
+    ) -> dict[str, Any]:
+        """Grade each kernel of a report against the roof of the work it does: its floor at the GPU's achievable
+        peaks over its measured time (1: at the roof; the most any what-if that keeps the work saves is 1 - grade of
+        its time), with its datasheet grade, the unit and roof that govern it, the measurement's conditions (SM
+        clock, cache control, replay mode, launches; each with the ncu option that fixes it) and the confidence.
+        A grade is withheld (null, reasons under 'withheld') where the kernel writes nothing or, against a baseline,
+        does less work or computes in a less precise type. The launches' detail is left out ('per_launch' empty):
+        the equivalent command gives it."""
+        path = roots.readable(report)
+        base = roots.readable(baseline) if baseline is not None else None
+        doc = adapter.grade(path, options(kernel, base=kernel_name_base), base)
+        command = ["grade", report, *filter_args(kernel), "--kernel-name-base", kernel_name_base,
+                   *(("--baseline", baseline) if baseline is not None else ()), "-f", "json"]
+        kernels = [{**k, "per_launch": []} for k in doc["kernels"]]
+        result = {**doc, "kernels": kernels, "command": shlex.join(["roofline", *command]),
+                  "left_out": "per_launch: each launch's floor and grade (the command gives them)"}
+        save(output, doc, result)
+        return fit(result, max_chars, "narrow with kernel filters")
 
     @tool
     def gpu_spec(

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, TypeAlias
 from msgspec import Struct
 
 if TYPE_CHECKING:  # pragma: no cover
+    from roofline.analysis.grade import ReportGrade
     from roofline.analysis.launches import ReportAnalysis
     from roofline.analysis.timeline import TimelineSet
     from roofline.analysis.view import LeftOut, ReportSetView
@@ -86,5 +87,12 @@ class RealtimeDocument(Struct, frozen=True):
     top: int = 0
 
 
+class GradeDocument(Struct, frozen=True):
+    """``grade``: each kernel's grade against the roof of its work, its conditions and work checks."""
+
+    grades: ReportGrade
+    width: int = 80
+
+
 Document: TypeAlias = (ReportDocument | CompareDocument | ProjectDocument | DiffDocument | SummaryDocument
-                       | TimelineDocument | RealtimeDocument)
+                       | TimelineDocument | RealtimeDocument | GradeDocument)

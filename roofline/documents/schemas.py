@@ -11,6 +11,7 @@ import sys
 from typing import Any
 
 from roofline.documents.compare import CompareJson, DiffJson, ProjectJson, SummaryJson
+from roofline.documents.grade import GradeJson
 from roofline.documents.realtime import RealtimeJson
 from roofline.documents.report import ReportJson
 from roofline.documents.timeline import TimelineJson
@@ -36,6 +37,8 @@ GENERATED: dict[str, tuple[type, str, str]] = {
                  "Nsight Systems kernels ranked by total GPU time, per file (docs/timeline.md)."),
     "realtime": (RealtimeJson, "roofline summary --nsys --format json",
                  "The analysed kernels weighted by an Nsight Systems profile's real times (docs/timeline.md)."),
+    "grade": (GradeJson, "roofline grade --format json",
+              "Each kernel's grade against the roof of its work, its conditions and work checks (docs/agents.md)."),
 }
 
 

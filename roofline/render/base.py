@@ -22,6 +22,7 @@ from roofline.documents.kinds import (
     CompareDocument,
     DiffDocument,
     Document,
+    GradeDocument,
     ProjectDocument,
     RealtimeDocument,
     ReportDocument,
@@ -34,13 +35,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from roofline.render.mpl import PlotFormat
 
 D = TypeVar("D", contravariant=True)
-Kind = Literal["report", "compare", "diff", "summary", "project", "timeline", "realtime"]
+Kind = Literal["report", "compare", "diff", "summary", "project", "timeline", "realtime", "grade"]
 Output = str | bytes
 
 
 DOCUMENTS: dict[Kind, type[Document]] = {
     "report": ReportDocument, "compare": CompareDocument, "project": ProjectDocument, "diff": DiffDocument,
-    "summary": SummaryDocument, "timeline": TimelineDocument, "realtime": RealtimeDocument}
+    "summary": SummaryDocument, "timeline": TimelineDocument, "realtime": RealtimeDocument,
+    "grade": GradeDocument}
 KINDS: dict[type[Document], Kind] = {document: kind for kind, document in DOCUMENTS.items()}
 PLOT = "plot"  # the name of a kind's image format (--plot FILE); not a --format choice
 INSTRUCTION_PLOT = "instruction-plot"  # plot --kind instruction
@@ -274,6 +276,22 @@ def _realtime_json(d: RealtimeDocument, plot_format: PlotFormat | None = None) -
 
     return render_json(d.view)
 
+def _grade_table(d: GradeDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.grade.table import render
+
+    return render(d.grades, d.width)
+
+
+def _grade_json(d: GradeDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.grade.json import render
+
+    return render(d.grades)
+
+
+def _grade_markdown(d: GradeDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.grade.markdown import render
+
+    return render(d.grades)
 
 
 FORMATS: tuple[Format, ...] = (
@@ -308,6 +326,9 @@ FORMATS: tuple[Format, ...] = (
     Format(PLOT, TimelineDocument, ".png", _timeline_plot, choice=False),
     Format("table", RealtimeDocument, ".txt", _realtime_table),
     Format("json", RealtimeDocument, ".json", _realtime_json),
+    Format("table", GradeDocument, ".txt", _grade_table),
+    Format("json", GradeDocument, ".json", _grade_json),
+    Format("markdown", GradeDocument, "-grade.md", _grade_markdown),
 )
 
 

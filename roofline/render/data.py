@@ -13,6 +13,7 @@ from roofline.render.base import (
     CompareDocument,
     DiffDocument,
     Document,
+    GradeDocument,
     ProjectDocument,
     RealtimeDocument,
     ReportDocument,
@@ -72,9 +73,16 @@ def _realtime(d: Any) -> Any:
     return document(d.view)
 
 
+def _grade(d: Any) -> Any:
+    from roofline.documents.grade import grade_json
+
+    return grade_json(d.grades)
+
+
 _BUILDERS: dict[type, Callable[[Any], Any]] = {
     ReportDocument: _report, CompareDocument: _compare, DiffDocument: _diff, SummaryDocument: _summary,
-    ProjectDocument: _project, TimelineDocument: _timeline, RealtimeDocument: _realtime}
+    ProjectDocument: _project, TimelineDocument: _timeline, RealtimeDocument: _realtime,
+    GradeDocument: _grade}
 
 
 def _plain(value: Any) -> Any:

@@ -1,0 +1,1 @@
+"""`roofline grade`: the table, JSON and Markdown of each kernel's grade (``documents.grade``)."""

@@ -1,0 +1,48 @@
+"""The sentences of the grade's renderers: each condition's state, why a grade is withheld, the confidence."""
+
+from __future__ import annotations
+
+from roofline.analysis.grade import ConditionKind, State, Withheld
+from roofline.core.units import counted, si
+from roofline.documents.grade import ConditionDoc, KernelGradeDoc
+
+STATES: dict[tuple[ConditionKind, State], str] = {
+    (ConditionKind.CLOCK, State.LOCKED_BASE): "SM clock locked to base",
+    (ConditionKind.CLOCK, State.ABOVE_BASE): "SM clock above base (not locked)",
+    (ConditionKind.CLOCK, State.BELOW_BASE): "SM clock below base (held down by power or heat)",
+    (ConditionKind.CLOCK, State.UNKNOWN): "SM clock or the spec's base clock unknown",
+    (ConditionKind.CACHE, State.FLUSHED): "caches flushed before each pass",
+    (ConditionKind.CACHE, State.NOT_FLUSHED): "caches left warm between passes",
+    (ConditionKind.CACHE, State.UNKNOWN): "cache control unknown (a report does not record it)",
+    (ConditionKind.REPLAY, State.SINGLE_PASS): "one replay pass",
+    (ConditionKind.REPLAY, State.KERNEL): "kernel replay (memory restored between passes)",
+    (ConditionKind.REPLAY, State.NOT_KERNEL): "several passes without memory restored",
+    (ConditionKind.REPLAY, State.UNKNOWN): "replay mode unknown",
+    (ConditionKind.LAUNCHES, State.ONE): "one launch measured: no spread",
+    (ConditionKind.LAUNCHES, State.SEVERAL): "several launches measured",
+}
+
+
+def condition(c: ConditionDoc) -> str:
+    """One condition as a phrase, its figures and the option that fixes it."""
+    text = STATES.get((c.kind, c.state), f"{c.kind.value}: {c.state.value}")
+    if c.kind is ConditionKind.CLOCK and c.measured is not None:
+        text += f" ({si(c.measured, 'Hz')}" + (f", base {si(c.expected, 'Hz')})" if c.expected else ")")
+    elif c.kind is ConditionKind.LAUNCHES and c.measured is not None:
+        text += f" ({counted(int(c.measured), 'launch')})"
+    elif c.kind is ConditionKind.REPLAY and c.measured is not None:
+        text += f" ({counted(int(c.measured), 'pass')})"
+    return text + (f"; fix: ncu {c.fix.value}" if c.fix.value else "")
+
+
+def withheld(reason: Withheld, k: KernelGradeDoc) -> str:
+    """Why a kernel's grade is withheld, in words."""
+    if reason is Withheld.LESS_WORK:
+        return "fewer FLOPs than the baseline's kernel (computation skipped)"
+    if reason is Withheld.OTHER_PRECISION:
+        used = k.work.precision if k.work is not None else None
+        asked = k.work.baseline_precision if k.work is not None else None
+        return f"computes in {used}, a less precise type than the baseline's {asked}"
+    if reason is Withheld.NO_OUTPUT:
+        return "writes nothing to L2 or DRAM (no output)"
+    return "no measured time or unit term to grade against"

@@ -1,0 +1,47 @@
+"""`roofline grade` as text: one block per kernel (its grade, interval, datasheet grade, the governing unit and roof,
+time, floor and the most a what-if saves, the confidence), then its conditions and why a grade is withheld."""
+
+from __future__ import annotations
+
+from roofline.analysis.grade import ReportGrade
+from roofline.core.units import counted, middle_cut, seconds, share_pct
+from roofline.documents.grade import GradeJson, KernelGradeDoc, grade_json
+from roofline.render.grade import prose
+
+
+def render(grades: ReportGrade, width: int = 80) -> str:
+    """The grade document as text fitted to ``width`` columns."""
+    return text(grade_json(grades), width)
+
+
+def text(doc: GradeJson, width: int = 80) -> str:
+    lines = [f"Grade of {doc.report} (spec {doc.spec_id or 'none matched'})"]
+    if doc.baseline:
+        lines.append(f"Work checked against {doc.baseline}")
+    for k in doc.kernels:
+        lines += ["", *kernel_lines(k, width)]
+    if not doc.kernels:
+        lines += ["", "No kernel to grade."]
+    return "\n".join(lines) + "\n"
+
+
+def kernel_lines(k: KernelGradeDoc, width: int = 80) -> list[str]:
+    """One kernel's block."""
+    lines = [middle_cut(k.kernel, width)]
+    if k.grade is None:
+        lines.append("  grade: withheld")
+        lines += [f"    - {prose.withheld(r, k)}" for r in k.withheld]
+    else:
+        spread = f" (launches {share_pct(k.interval.low)} to {share_pct(k.interval.high)})" if k.interval else ""
+        lines.append(f"  grade: {share_pct(k.grade)} of the attainable roof{spread}; datasheet "
+                     f"{share_pct(k.datasheet_grade)}")
+    lines.append(f"  governed by: {k.governing or 'n/a'} (roof {k.roof or 'n/a'})")
+    lines.append(f"  time: {seconds(k.measured_s)} over {counted(k.launches, 'launch')}; floor {seconds(k.floor_s)}; "
+                 f"a what-if that keeps the work saves at most {seconds(k.max_saving_s)}")
+    if k.work is not None:
+        lines.append(f"  work vs baseline {middle_cut(k.work.baseline_kernel, max(20, width - 40))}: "
+                     f"{'differs' if k.work.different else 'same'}; precision {k.work.precision or 'n/a'} "
+                     f"(baseline {k.work.baseline_precision or 'n/a'})")
+    lines.append(f"  confidence: {k.confidence.value}")
+    lines += [f"    - {prose.condition(c)}" for c in k.conditions]
+    return lines
