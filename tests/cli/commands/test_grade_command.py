@@ -1,0 +1,106 @@
+"""`roofline grade REPORT` through the CLI on the shipped H100 reports and a shared one: the table with each kernel's
+grade, conditions and fixes, the JSON document valid against its generated schema, the grade withheld with its
+reason (exit 0) against a baseline in another precision, and the one-line errors of bad input (exit 2)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from roofline.cli.app import app
+from roofline.documents.common import SCHEMA_VERSION
+from roofline.documents.schemas import schema
+from tests.conftest import REPO, find_shared_report
+
+jsonschema = pytest.importorskip("jsonschema", reason="jsonschema not installed (pip install 'roofline[test]')")
+
+runner = CliRunner()
+H100 = REPO / "examples" / "h100"
+TRIAD = H100 / "triad-cupy.full.ncu-rep"
+FP32, BF16 = H100 / "torch-fp32.roofline.json", H100 / "torch-bf16.roofline.ncu-rep"
+EXAMPLES = sorted(p.name for p in H100.iterdir() if p.suffix in (".json", ".ncu-rep"))
+
+
+def grade_json(*args: str) -> dict[str, Any]:
+    result = runner.invoke(app, ["grade", *args, "-f", "json"])
+    assert result.exit_code == 0, result.output
+    doc: dict[str, Any] = json.loads(result.stdout)
+    jsonschema.Draft202012Validator(schema("grade")).validate(doc)
+    return doc
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_each_shipped_h100_report_grades_into_a_document_its_schema_accepts(name: str) -> None:
+    doc = grade_json(str(H100 / name))
+    assert doc["kind"] == "grade" and doc["schema_version"] == SCHEMA_VERSION and doc["spec_id"] == "h100-sxm5"
+    assert doc["kernels"] and doc["baseline"] is None
+    for k in doc["kernels"]:
+        assert {c["kind"] for c in k["conditions"]} == {"clock", "cache", "replay", "launches"}
+        if k["grade"] is not None:
+            assert 0.0 < k["grade"] <= 1.0 and 0.0 < k["datasheet_grade"] <= 1.0
+            assert k["grade"] == pytest.approx(1.0 - k["max_saving_s"] / k["measured_s"])
+            assert len(k["per_launch"]) == k["launches"]
+        else:
+            assert k["withheld"]
+
+
+def test_the_table_shows_the_grade_the_governing_roof_and_each_condition_with_its_fix() -> None:
+    doc = grade_json(str(TRIAD))
+    (k,) = doc["kernels"]
+    assert k["governing"] == "DRAM" and k["roof"] == "dram" and k["interval"] is None  # one launch: no interval
+    result = runner.invoke(app, ["grade", str(TRIAD)], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    assert f"grade: {100 * k['grade']:.1f}% of the attainable roof" in result.stdout
+    assert "governed by: DRAM (roof dram)" in result.stdout
+    assert "fix: ncu --cache-control all" in result.stdout and "fix: ncu -c N" in result.stdout
+    assert k["confidence"] == "low" and "confidence: low" in result.stdout  # one launch measured
+
+
+def test_against_an_fp32_baseline_the_bf16_kernel_is_withheld_as_another_precision() -> None:
+    doc = grade_json(str(BF16), "--baseline", str(FP32))
+    (k,) = doc["kernels"]
+    assert doc["baseline"] == str(FP32)
+    assert k["grade"] is None and k["datasheet_grade"] is None and k["withheld"] == ["other_precision"]
+    assert k["work"]["precision"] == "tensor:bf16" and k["work"]["baseline_precision"] == "fp32"
+    table = runner.invoke(app, ["grade", str(BF16), "--baseline", str(FP32)])
+    assert table.exit_code == 0, table.output
+    assert "grade: withheld" in table.stdout and "a less precise type than the baseline's fp32" in table.stdout
+
+
+def test_the_same_precision_as_the_baseline_is_graded() -> None:
+    (k,) = grade_json(str(FP32), "--baseline", str(FP32))["kernels"]
+    assert k["withheld"] == [] and k["grade"] is not None and k["work"]["different"] is False
+
+
+def test_the_kernel_filter_selects_the_graded_kernels_not_the_baselines() -> None:
+    (k,) = grade_json(str(BF16), "--kernel", "nvjet", "--baseline", str(FP32))["kernels"]
+    assert k["kernel"].startswith("nvjet") and k["work"]["baseline_kernel"].startswith("sm80_xmma_gemm_f32")
+
+
+def test_the_output_name_chooses_the_format(tmp_path: Path) -> None:
+    for name, check in (("g.json", lambda t: json.loads(t)["kind"] == "grade"),
+                        ("g.md", lambda t: "\n# Grade of" in t and "| kernel | grade |" in t)):
+        result = runner.invoke(app, ["grade", str(TRIAD), "-o", str(tmp_path / name)])
+        assert result.exit_code == 0, result.output
+        assert check((tmp_path / name).read_text())
+
+
+def test_a_shared_report_of_several_launches_has_an_interval() -> None:
+    path = find_shared_report("h100-pcie_rmsnorm-float4_full-roofline")
+    (k,) = grade_json(str(path))["kernels"]
+    assert k["launches"] == 4 and k["interval"]["low"] <= k["grade"] <= k["interval"]["high"]
+    assert k["confidence"] == "medium"  # only the cache control is unknown
+
+
+@pytest.mark.parametrize(("args", "fragment"), [
+    (["nothere.ncu-rep"], "nothere.ncu-rep: no such file"),
+    ([str(TRIAD), "--baseline", "nothere.json"], "nothere.json: no such file"),
+    ([str(TRIAD), "-f", "csv"], "invalid value for --format"),
+])
+def test_bad_input_is_one_line_and_exit_2(args: list[str], fragment: str) -> None:
+    result = runner.invoke(app, ["grade", *args])
+    assert result.exit_code == 2 and fragment in result.output and result.output.count("\n") == 1

@@ -1,0 +1,76 @@
+"""The grade document built from a hand-made ReportGrade: enums written as their values, a non-finite figure as
+null, no baseline as null, the launches left out on request, and the plain data valid against the generated
+schema."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from roofline.analysis.grade import (
+    Condition,
+    ConditionKind,
+    Confidence,
+    Interval,
+    KernelGrade,
+    LaunchGrade,
+    NcuFix,
+    ReportGrade,
+    State,
+    Withheld,
+    WorkFinding,
+)
+from roofline.analysis.work import WorkCheck
+from roofline.documents.common import SCHEMA_VERSION, builtins
+from roofline.documents.grade import grade_json
+from roofline.documents.schemas import schema
+
+LAUNCH = LaunchGrade(2e-3, 1.5e-3, 1.2e-3, 0.75, 0.6, "DRAM", 0.9, "calibrated", "dram__bytes")
+CLOCK = Condition(ConditionKind.CLOCK, State.ABOVE_BASE, True, NcuFix.CLOCK_BASE, 1.98e9, 1.59e9)
+CACHE = Condition(ConditionKind.CACHE, State.UNKNOWN, True, NcuFix.CACHE_ALL)
+
+
+def kernel(**changes: object) -> KernelGrade:
+    fields: dict[str, object] = dict(
+        kernel="k", launches=2, grade=0.75, datasheet_grade=0.6, interval=Interval(0.7, 0.8), governing="DRAM",
+        roof="dram", measured_s=4e-3, floor_s=3e-3, max_saving_s=1e-3, per_launch=(LAUNCH, LAUNCH),
+        conditions=(CLOCK, CACHE), confidence=Confidence.LOW)
+    return KernelGrade(**{**fields, **changes})  # type: ignore[arg-type]
+
+
+def test_enums_are_written_as_their_values_and_no_baseline_is_null() -> None:
+    doc = builtins(grade_json(ReportGrade("a.ncu-rep", "h100-sxm5", (kernel(),))))
+    assert doc["kind"] == "grade" and doc["schema_version"] == SCHEMA_VERSION and doc["baseline"] is None
+    (k,) = doc["kernels"]
+    assert k["confidence"] == "low" and k["interval"]["method"] == Interval(0, 0).method
+    assert k["conditions"][0] == {"kind": "clock", "state": "above_base", "lowers_confidence": True,
+                                  "fix": "--clock-control base", "measured": 1.98e9, "expected": 1.59e9}
+    assert k["conditions"][1]["measured"] is None and len(k["per_launch"]) == 2
+
+
+def test_a_withheld_grade_is_null_with_its_reasons_and_the_work_found() -> None:
+    check = WorkCheck((), "flops", True, 0.05, "", None)
+    work = WorkFinding("base_kernel", check, 1.0, "tensor:bf16", "fp32")
+    grades = ReportGrade("a.ncu-rep", None, (kernel(grade=None, datasheet_grade=None, interval=None,
+                                                    withheld=(Withheld.OTHER_PRECISION,), work=work),), "b.json")
+    doc = builtins(grade_json(grades))
+    (k,) = doc["kernels"]
+    assert doc["baseline"] == "b.json" and doc["spec_id"] is None
+    assert k["grade"] is None and k["withheld"] == ["other_precision"]
+    assert k["work"] == {"baseline_kernel": "base_kernel", "different": True, "basis": "flops", "flops_ratio": 1.0,
+                         "written_ratio": None, "precision": "tensor:bf16", "baseline_precision": "fp32"}
+
+
+def test_a_non_finite_figure_is_null_and_the_launches_can_be_left_out() -> None:
+    doc = builtins(grade_json(ReportGrade("a", None, (kernel(max_saving_s=math.inf),)), per_launch=False))
+    (k,) = doc["kernels"]
+    assert k["max_saving_s"] is None and k["per_launch"] == []
+
+
+def test_the_document_is_valid_against_its_generated_schema() -> None:
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema not installed (pip install 'roofline[test]')")
+    doc = builtins(grade_json(ReportGrade("a", "h100-sxm5", (kernel(), kernel(interval=None)))))
+    jsonschema.Draft202012Validator(schema("grade")).validate(doc)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.Draft202012Validator(schema("grade")).validate({**doc, "kind": "report"})
