@@ -28,7 +28,9 @@ REPO = Path(__file__).resolve().parents[2]
 SGEMM = "examples/h200/sgemm-lineinfo.full.ncu-rep"
 FP32 = "examples/h100/torch-fp32.roofline.json"
 BASE, NEW = "examples/h100/sgemm-cuda.roofline.ncu-rep", "examples/h100/sgemm-cuda.full.json"
-TOOLS = {"list_kernels", "analyse_kernel", "compare_reports", "project_report", "gpu_spec", "rank_nsys_kernels"}
+TOOLS = {"list_kernels", "analyse_kernel", "compare_reports", "project_report", "gpu_spec", "rank_nsys_kernels",
+         "grade_kernel"}
+BF16 = "examples/h100/torch-bf16.roofline.ncu-rep"
 runner = CliRunner()
 
 
@@ -101,6 +103,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "unknown_gpu": ("gpu_spec", {"spec_id": "h900"}),
         "no_tool": ("no_such_tool", {}),
         "after": ("gpu_spec", {"spec_id": "h200"}),
+        "grade": ("grade_kernel", {"report": "examples/h100/triad-cupy.full.ncu-rep", "kernel": ["triad"]}),
+        "grade_withheld": ("grade_kernel", {"report": BF16, "baseline": FP32}),
     }
     tools, results = asyncio.run(session([REPO / "examples", scratch, Path("/dev")], list(calls.values())))
     out = {key: r for key, r in zip(calls, results, strict=True)}
@@ -209,6 +213,34 @@ def test_where_the_work_differs_no_speed_up_is_given(served: dict[str, Any]) -> 
     assert kernel["headline"] == compared["kernels"][0]["headline"][1] and kernel["headline"]["kind"] == "throughput"
     assert kernel["per_work_slowdown_pct"] == judged["kernels"][0]["per_work_slowdown_pct"]
     assert "pass --gate-different-work" in refusal(served["ungated_work"])
+
+
+def test_grade_kernel_declares_the_grade_schema_and_its_result_is_valid_against_it(served: dict[str, Any]) -> None:
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema not installed (pip install 'roofline[test]')")
+    from roofline.documents.schemas import schema
+
+    (tool,) = [t for t in served["tools"] if t.name == "grade_kernel"]
+    assert tool.output_schema["$id"] == schema("grade")["$id"] and tool.output_schema["type"] == "object"
+    validator = jsonschema.Draft202012Validator(tool.output_schema)
+    for key in ("grade", "grade_withheld"):
+        result = ok(served[key])
+        validator.validate(result)
+        assert len(result_text(served[key])) <= 2000  # one kernel, its launches left out
+        assert all(k["per_launch"] == [] for k in result["kernels"]) and "per_launch" in result["left_out"]
+
+
+def test_grade_kernel_gives_the_cli_grade_and_withholds_another_precision(served: dict[str, Any]) -> None:
+    result = ok(served["grade"])
+    (k,) = result["kernels"]
+    (expected,) = cli(result["command"])["kernels"]
+    assert k["grade"] == expected["grade"] and k["conditions"] == expected["conditions"]
+    assert result["command"].startswith("roofline grade examples/h100/triad-cupy.full.ncu-rep --kernel triad")
+    (withheld,) = ok(served["grade_withheld"])["kernels"]
+    assert withheld["grade"] is None and withheld["withheld"] == ["other_precision"]
+
+
+def result_text(result: Any) -> str:
+    return str(result.content[0].text)
 
 
 def test_project_and_gpu_spec_give_the_cli_documents(served: dict[str, Any]) -> None:
