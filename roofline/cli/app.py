@@ -89,7 +89,7 @@ OUTPUT_FORMATS: dict[str, tuple[Kind, str, str]] = {
     "timeline": ("timeline", "output", "--output"), "grade": ("grade", "output", "--output")}
 # The commands that show no hot spot (analysis_options(diagnostics=False) or sass=False): their reader, the one
 # started ahead included, leaves out the SASS of the sampled instructions
-WITHOUT_SASS = ("plot", "compare", "diff", "summary", "project")
+WITHOUT_SASS = ("plot", "compare", "diff", "summary", "project", "grade")
 
 
 def build_app(only: str | None = None) -> typer.Typer:
