@@ -49,7 +49,7 @@ def cli_json(*args: str, codes: tuple[int, ...] = (0,)) -> Any:
 
 def test_every_schema_is_a_valid_draft_2020_12_schema_with_an_id() -> None:
     kinds = sorted(p.name.removesuffix(".schema.json") for p in SCHEMAS.glob("*.schema.json"))
-    assert kinds == ["compare", "diff", "project", "realtime", "report", "spec", "summary", "timeline"]
+    assert kinds == ["compare", "diff", "grade", "project", "realtime", "report", "spec", "summary", "timeline"]
     for kind in kinds:
         s = schema(kind)
         jsonschema.Draft202012Validator.check_schema(s)

@@ -63,3 +63,10 @@ def test_timeline_data_is_its_text_read_back(tmp_path: Path) -> None:
 def test_plain_data_has_no_non_finite_number_nor_lone_surrogate() -> None:
     assert _plain({"a": [math.nan, math.inf, 1.5], "b\ud800": "x\udc80"}) == {"a": [None, None, 1.5],
                                                                             "b\ufffd": "x\ufffd"}
+
+
+def test_grade_data_is_its_text_read_back() -> None:
+    from roofline.facade import Roofline
+
+    document = Roofline().grade(EXAMPLES / "h100" / "torch-bf16.roofline.ncu-rep", None, PAIR[0])
+    assert data(document) == read_back("grade", document) and data(document)["kind"] == "grade"
