@@ -13,7 +13,7 @@ STATES: dict[tuple[ConditionKind, State], str] = {
     (ConditionKind.CLOCK, State.UNKNOWN): "SM clock or the spec's base clock unknown",
     (ConditionKind.CACHE, State.FLUSHED): "caches flushed before each pass",
     (ConditionKind.CACHE, State.NOT_FLUSHED): "caches left warm between passes",
-    (ConditionKind.CACHE, State.UNKNOWN): "cache control unknown (a report does not record it)",
+    (ConditionKind.CACHE, State.UNKNOWN): "cache control unknown (not in the report)",
     (ConditionKind.REPLAY, State.SINGLE_PASS): "one replay pass",
     (ConditionKind.REPLAY, State.KERNEL): "kernel replay (memory restored between passes)",
     (ConditionKind.REPLAY, State.NOT_KERNEL): "several passes without memory restored",

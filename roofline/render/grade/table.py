@@ -22,7 +22,7 @@ def text(doc: GradeJson, width: int = 80) -> str:
         lines += ["", *kernel_lines(k, width)]
     if not doc.kernels:
         lines += ["", "No kernel to grade."]
-    return "\n".join(lines) + "\n"
+    return "\n".join(w for line in lines for w in wrapped(line, width)) + "\n"
 
 
 def kernel_lines(k: KernelGradeDoc, width: int = 80) -> list[str]:
@@ -37,7 +37,7 @@ def kernel_lines(k: KernelGradeDoc, width: int = 80) -> list[str]:
                      f"{share_pct(k.datasheet_grade)}")
     lines.append(f"  governed by: {k.governing or 'n/a'} (roof {k.roof or 'n/a'})")
     lines.append(f"  time: {seconds(k.measured_s)} over {counted(k.launches, 'launch')}; floor {seconds(k.floor_s)}; "
-                 f"a what-if that keeps the work saves at most {seconds(k.max_saving_s)}")
+                 f"most saved keeping the work: {seconds(k.max_saving_s)}")
     if k.work is not None:
         lines.append(f"  work vs baseline {middle_cut(k.work.baseline_kernel, max(20, width - 40))}: "
                      f"{'differs' if k.work.different else 'same'}; precision {k.work.precision or 'n/a'} "
@@ -45,3 +45,11 @@ def kernel_lines(k: KernelGradeDoc, width: int = 80) -> list[str]:
     lines.append(f"  confidence: {k.confidence.value}")
     lines += [f"    - {prose.condition(c)}" for c in k.conditions]
     return lines
+
+
+def wrapped(line: str, width: int) -> list[str]:
+    """A line fitted to ``width`` columns, its continuation indented under its text."""
+    import textwrap
+
+    indent = " " * (len(line) - len(line.lstrip(" -")))
+    return textwrap.wrap(line, width, subsequent_indent=indent, break_on_hyphens=False) or [line]

@@ -55,7 +55,7 @@ def test_the_table_shows_the_grade_the_governing_roof_and_each_condition_with_it
     result = runner.invoke(app, ["grade", str(TRIAD)], env={"COLUMNS": "80"})
     assert result.exit_code == 0, result.output
     assert f"grade: {100 * k['grade']:.1f}% of the attainable roof" in result.stdout
-    assert "governed by: DRAM (roof dram)" in result.stdout
+    assert "governed by: DRAM (roof dram)" in result.stdout and max(map(len, result.stdout.splitlines())) <= 80
     assert "fix: ncu --cache-control all" in result.stdout and "fix: ncu -c N" in result.stdout
     assert k["confidence"] == "low" and "confidence: low" in result.stdout  # one launch measured
 
@@ -69,6 +69,7 @@ def test_against_an_fp32_baseline_the_bf16_kernel_is_withheld_as_another_precisi
     table = runner.invoke(app, ["grade", str(BF16), "--baseline", str(FP32)])
     assert table.exit_code == 0, table.output
     assert "grade: withheld" in table.stdout and "a less precise type than the baseline's fp32" in table.stdout
+    assert max(map(len, table.stdout.splitlines())) <= 80  # the long GEMM names cut to the width
 
 
 def test_the_same_precision_as_the_baseline_is_graded() -> None:
