@@ -37,7 +37,9 @@ DIFF_EXIT = {0: "no regression beyond the thresholds", 1: "regression: the kerne
 INSTRUCTIONS = ("Roofline analyses of NVIDIA Nsight Compute reports (.ncu-rep, or roofline's .json report models) and "
                 "Nsight Systems SQLite exports. Start with list_kernels on a report, then analyse_kernel on the kernel "
                 "with the most recoverable time; after changing the kernel and re-profiling, compare_reports judges "
-                "the change. Paths are relative to the server's folder and must lie under its roots.")
+                "the change and grade_kernel says how close the kernel is to its roof (against a baseline report: "
+                "the same work, in the same precision). Paths are relative to the server's folder and must lie under "
+                "its roots.")
 
 MaxChars = Annotated[int, Field(ge=1000, le=MAX_CHARS, description="Size budget of the result in characters of "
                                 "JSON; longer lists are cut and the cut is listed under 'cut'.")]
