@@ -79,7 +79,7 @@ class Roofline:
             self._catalog = load_catalog(self.options.specs)
         return self._catalog
 
-    def target(self, spec_id: str, clock: TargetClock = "boost") -> DeviceSpec:
+    def target(self, spec_id: str, clock: TargetClock = "sustained") -> DeviceSpec:
         """The spec of a projection's target GPU; RooflineError for an unknown id or a clock it does not give."""
         from roofline.compare.projection import require_clock
 

@@ -195,22 +195,6 @@ def report_view(report_analysis: ReportAnalysis) -> ReportView:
     )
 
 
-def launches_read(report_analysis: ReportAnalysis) -> frozenset[int]:
-    """The positions in the report of the launches whose diagnoses and advice a report's view reads: each kernel's
-    longest launch (its section, advice, hot spots and plots) and every launch ``read_alone`` holds for. Every other
-    figure of the view is the roofline analysis every launch has."""
-    read = {g.longest_position for g in report_analysis.groups if len(g.launches)}
-    read.update(i for i, bound in enumerate(report_analysis.launches.table.columns.bound.tolist())
-                if bound == "small_grid")
-    return frozenset(read)
-
-
-def read_alone(analysis: LaunchAnalysis) -> bool:
-    """Whether a report's view reads a launch's diagnoses whatever the report's other launches are: a small-grid
-    launch, whose grid item counts in its kernel's time to gain (``advice.time_to_gain``)."""
-    return analysis.verdict.bound == "small_grid"
-
-
 def shown_notes(analysis: LaunchAnalysis, keys: Sequence[str]) -> tuple[str, ...]:
     """A launch's notes but those on a precision no launch ran (the roofs ``keys`` leave out): with the full set, a
     note on the zero-product HFMA2s left out of FP16 FLOPs concerns nothing an FP32 kernel ran."""

@@ -57,8 +57,9 @@ def finite(**constraints: Any) -> Any:
 
 Ceilings = Annotated[CeilingSet, Field(description="Roofs for percent of roof: kernel-clock (at the clocks the kernel "
                                        "ran), measured-clock, datasheet or calibrated.")]
-Clock = Annotated[TargetClock, Field(description="The target's clock: boost (as users run it) or base (the clock "
-                                      "ncu locks while profiling: the time ncu would measure there).")]
+Clock = Annotated[TargetClock, Field(description="The target's clock: sustained (the clock it holds under load, the "
+                                      "default), boost, or base (the clock ncu locks while profiling: the time ncu "
+                                      "would measure there).")]
 Output = Annotated[str | None, Field(description="Also write the whole, uncut JSON document of the equivalent command "
                                      "to this file (inside a root; a file roofline did not write is never replaced).")]
 

@@ -281,7 +281,7 @@ class Comparison(Struct, frozen=True):
     project_to: str | None = None
     alpha: float = ALPHA
     work_tolerance: float = WORK_TOLERANCE
-    clock: TargetClock = "boost"  # the target clock of the projections (``project_to``)
+    clock: TargetClock = "sustained"  # the target clock of the projections (``project_to``)
     workload: WorkloadProjection | None = None  # every launch of the base report projected (``project_to``)
     everywhere: tuple[WorkloadProjection, ...] = ()  # the base report onto several GPUs, fastest first (``--to all``)
 
@@ -316,11 +316,11 @@ class PairOptions:
 
     work_tolerance: float = WORK_TOLERANCE
     alpha: float = ALPHA
-    clock: TargetClock = "boost"  # the target clock of projections (--project-to, project --clock)
+    clock: TargetClock = "sustained"  # the target clock of projections (--project-to, project --clock)
 
 
 def pair_options(work_tolerance_pct: float = 100.0 * WORK_TOLERANCE, alpha: float = ALPHA,
-                 clock: TargetClock = "boost") -> PairOptions:
+                 clock: TargetClock = "sustained") -> PairOptions:
     """``--work-tolerance`` (percent) and ``--alpha`` checked; RooflineError (one line) if out of range."""
     if not 0.0 < alpha < 0.5:
         raise RooflineError(f"--alpha {alpha:g}: must be between 0 and 0.5", f"e.g. --alpha {ALPHA:g} (the default)")

@@ -93,6 +93,6 @@ def _plain(value: Any) -> Any:
         return _LONE_SURROGATE.sub(REPLACEMENT, value) if _LONE_SURROGATE.search(value) else value
     if isinstance(value, dict):
         return {_plain(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
+    if isinstance(value, list | tuple):  # a tuple field of a result struct embedded in a document: a JSON array
         return [_plain(v) for v in value]
     return value

@@ -106,7 +106,8 @@ def json_text(doc: Any) -> str:
     try:
         data = msgspec.json.encode(doc, enc_hook=_plain_number)
     except UnicodeEncodeError:  # rare: look at the strings only then
-        data = msgspec.json.encode(_encodable(doc), enc_hook=_plain_number)
+        plain = msgspec.to_builtins(doc, enc_hook=_plain_number)  # a typed document's strings reached as plain data
+        data = msgspec.json.encode(_encodable(plain), enc_hook=_plain_number)
     text = data.decode()
     if not data.isascii() or b"\x7f" in data:
         text = _JSON_ESCAPED.sub(_json_escape, text)

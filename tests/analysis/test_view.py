@@ -92,23 +92,6 @@ def test_a_report_with_no_timed_launch_notes_the_roofs_its_launches_took_from_th
     assert result.exit_code == 0 and "peak counters x" not in text and "no peak counter in the report" in text
 
 
-def test_the_view_reads_the_diagnoses_of_each_kernels_longest_launch_and_its_small_grid_launches(shared_report):
-    """A100 self-join: 154 launches of 5 kernels; the radix sort's small-grid launches count in its time to gain."""
-    from roofline.analysis.view import launches_read
-    from roofline.pipeline import AnalysisOptions, analyze_files
-
-    (a,) = analyze_files([shared_report("a100-40gb_selfjoin-cub-sort-154launches_basic")],
-                         AnalysisOptions(diagnostics=False))
-    by_kernel: dict[str, list[int]] = {}
-    for i, k in enumerate(a.launches):
-        by_kernel.setdefault(k.launch.demangled_name or k.launch.name, []).append(i)
-    durations = [k.duration_s.value or 0.0 for k in a.launches]
-    longest = {max(positions, key=lambda i: (durations[i], -i)) for positions in by_kernel.values()}
-    small = {i for i, k in enumerate(a.launches) if k.verdict.bound == "small_grid"}
-    assert len(longest) == 5 and small and launches_read(a) == longest | small
-    assert len(launches_read(a)) < len(a.launches)
-
-
 def test_a_gpu_without_tensor_cores_gets_no_tensor_roof_and_no_fix_for_tensor_flops(roofline_report):
     """The GTX 1660 SUPER (TU116) has no Tensor Cores: its report cannot count Tensor FLOPs (ncu 2025.1 metrics),
     yet no re-profiling would find any, so neither the roof row nor the n/a line offers one. FP16, which TU116

@@ -56,7 +56,7 @@ def compare(
     alpha: AlphaOpt = ALPHA,
     work_tolerance: WorkToleranceOpt = 100.0 * WORK_TOLERANCE,
     ceilings: CeilingsOpt = "kernel-clock",
-    clock: ClockOpt = "boost",
+    clock: ClockOpt = "sustained",
     specs: SpecsOpt = None,
     timeout: TimeoutOpt = None,
     wide: WideOpt = False,
@@ -99,7 +99,7 @@ def _refuse_unread(project_to: str | None, clock: str, normalize: bool, plot: Pa
     from roofline.errors import UsageError
     from roofline.render.base import find_format
 
-    if clock != "boost" and project_to is None:
+    if clock != "sustained" and project_to is None:
         raise UsageError("--clock: it sets the target GPU's clock of a projection, and there is none",
                          "add --project-to ID, or leave out --clock")
     if normalize and plot is None and not find_format("compare", fmt).draws:

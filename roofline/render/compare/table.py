@@ -333,7 +333,7 @@ def _clock_words(c: Comparison) -> str:
     if c.clock == "base":
         return "base clock, the one ncu locks while profiling (--clock base): the time ncu would measure there"
     if c.clock == "sustained":
-        return "sustained clock, the one it holds under load (--clock boost|base for the others)"
+        return "sustained clock, held under load (--clock boost|base: the others)"
     return "boost clock, as users run it (--clock base: the clock ncu locks)"
 
 
