@@ -33,6 +33,7 @@ from roofline.render.report.plot import NOTHING_TO_PLOT, PLOT_FIX, PlotData, plo
 from roofline.render.report.prose import (
     bound_of,
     cited,
+    combined_text,
     estimate_text,
     inverted_level_text,
     producer_text,
@@ -277,6 +278,9 @@ def kernel_blocks(rank: int, advised: AdvisedKernel, anchor: str = "") -> list[B
         blocks.append(Block("details", f"ncu rules ({len(rules)})", items=rules))
     blocks += [Block("p", "**Recommendations** (ranked by estimated time saved)"),
                Block("ul", items=tuple(advice_line(item) for item in k.advice) or (NO_ADVICE,))]
+    together = combined_text(k.combined_saved_s, k.combined_floor_s, any(a.overlapping for a in k.advice))
+    if together and len(k.advice) > 1:
+        blocks.append(Block("p", f"**Combined**: {together}."))
     return blocks
 
 
