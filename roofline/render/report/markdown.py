@@ -104,7 +104,8 @@ def document(views: Sequence[ReportView], with_plot: bool = False, images: Seque
                          "throughputs and the waves), with the busiest unit named; percent of roof (the shortest time "
                          "the FP and byte roofs allow over the measured time) explains it. "
                          f"{RECOVERABLE_COUNTS[0].upper()}{RECOVERABLE_COUNTS[1:]}. Kernels are ranked by their time "
-                         "to gain: recoverable time plus what the small-grid advice estimates filling the GPU saves. "
+                         "to gain: what each launch's first recommendation saves (the most one change saves), summed "
+                         "over the kernel's launches, the figure `roofline summary` shows too. "
                          "Recommendations are ranked by the time they could save, each with its condition and the "
                          "measurement behind it.")]
     for i, v in enumerate(views):
