@@ -85,36 +85,44 @@ def _estimate_words(item: Advice) -> str:
     return f"at most: {bound_of(item)}"
 
 
-CALIBRATED = "roofline calibrate"  # how ``analysis.time_model`` starts the source of a calibrated roof
+# How ``analysis.time_model`` starts a peak's source: a calibrated roof, or the fraction the launch itself reached
+# (above the achievable one). A follow-up: ModelChange could carry the kind as data.
+CALIBRATED = "roofline calibrate"
+LAUNCH_REACHED = "the launch itself reached"
 
 
 def what_if_text(w: ModelChange, by: EstimateBound) -> str:
     """A what-if on the time model in words: "latency hidden, the kernel at its floor (DRAM, 1.2 ms): at most
     measured - floor", "DRAM x 0.5: the changed kernel's floor is 0.8 ms (L2); at most measured - that floor", with
-    the peak the floor is measured to where not the datasheet's ("to the calibrated roof (...)", "to the achievable
-    DRAM bandwidth (...)")."""
+    the peak the floor is measured to where not the datasheet's (``peak_text``: "measured to the calibrated DRAM
+    roof", "measured to the achievable DRAM bandwidth")."""
     scales = ", ".join(f"{key} x {factor:.2g}" for key, factor in w.scales)
     if by is EstimateBound.SLACK:
-        return (f"latency hidden, the kernel at its floor ({w.floor_name}, {seconds(w.after_s)}){peak_text(w)}: at "
+        return (f"latency hidden, the kernel at its floor ({w.floor_name}, {seconds(w.after_s)}{peak_text(w)}): at "
                 "most measured - floor")
     if by is EstimateBound.NOTHING_REMOVED:
         return "the change removes no work"
     if by is EstimateBound.FLOOR_UNCHANGED:
-        return (f"{scales} leaves the floor ({w.floor_name}, {seconds(w.floor_s)}){peak_text(w)} where it is: saves "
+        return (f"{scales} leaves the floor ({w.floor_name}, {seconds(w.floor_s)}{peak_text(w)}) where it is: saves "
                 "nothing")
     after = seconds(w.after_s) + (" (the launch floor)" if w.launch_floor else "")
-    return (f"{scales}: the changed kernel's floor is {after} ({w.after_key}){peak_text(w)}; at most measured - "
+    return (f"{scales}: the changed kernel's floor is {after} ({w.after_key}{peak_text(w)}); at most measured - "
             "that floor")
 
 
 def peak_text(w: ModelChange) -> str:
-    """" to the calibrated roof (source)" or " to the achievable DRAM bandwidth (source)": the peak a what-if's
-    floor is measured to, "" where it is the datasheet's or the launch floor."""
+    """", measured to the calibrated DRAM roof", ", measured to the achievable DRAM bandwidth" or ", measured to the
+    DRAM bandwidth the launch itself reached": the peak a what-if's floor is measured to (its source in JSON
+    ``peak_source``), "" where it is the datasheet's or the launch floor."""
     if not w.peak_source or w.launch_floor:
         return ""
+    key = (w.after_key or w.floor_name).removesuffix(" roof")
+    level = NAMES.get(key.lower(), key)
     if w.peak_source.startswith(CALIBRATED):
-        return f" to the calibrated roof ({w.peak_source})"
-    return f" to the achievable {w.after_key or w.floor_name} bandwidth ({w.peak_source})"
+        return f", measured to the calibrated {level} roof"
+    if w.peak_source.startswith(LAUNCH_REACHED):
+        return f", measured to the {level} bandwidth the launch itself reached"
+    return f", measured to the achievable {level} bandwidth"
 
 
 def combined_text(saved_s: float | None, floor_s: float | None, overlapping: bool) -> str:

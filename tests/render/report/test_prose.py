@@ -50,13 +50,16 @@ def test_a_what_if_names_the_peak_its_floor_is_measured_to():
     calibrated = ModelChange((("DRAM", 0.5),), "DRAM", 2e-3, "DRAM", 1.5e-3,
                              peak_source="roofline calibrate, copy, under ncu's clocks: 0.8 TB/s (a.yaml)")
     moved = item(bound_by=EstimateBound.CHANGED_FLOOR, change=calibrated, est_saved_s=1e-3, capped=True)
-    assert bound_of(moved) == ("DRAM x 0.5: the changed kernel's floor is 1.5 ms (DRAM) to the calibrated roof "
-                               "(roofline calibrate, copy, under ncu's clocks: 0.8 TB/s (a.yaml)); at most measured "
-                               "- that floor")
+    assert bound_of(moved) == ("DRAM x 0.5: the changed kernel's floor is 1.5 ms (DRAM, measured to the calibrated "
+                               "DRAM roof); at most measured - that floor")
     fraction = ModelChange((), "DRAM", 2e-3, "DRAM", 2e-3, peak_source="0.85 x the datasheet's 336 GB/s")
     hidden = item(bound_by=EstimateBound.SLACK, change=fraction, est_saved_s=1e-3)
-    assert bound_of(hidden) == ("latency hidden, the kernel at its floor (DRAM, 2 ms) to the achievable DRAM "
-                                "bandwidth (0.85 x the datasheet's 336 GB/s): at most measured - floor")
+    assert bound_of(hidden) == ("latency hidden, the kernel at its floor (DRAM, 2 ms, measured to the achievable "
+                                "DRAM bandwidth): at most measured - floor")
+    reached = ModelChange((), "dram roof", 2e-3, "dram roof", 2e-3, peak_source="the launch itself reached 91% (x)")
+    assert bound_of(item(bound_by=EstimateBound.SLACK, change=reached, est_saved_s=1e-3)) == (
+        "latency hidden, the kernel at its floor (dram roof, 2 ms, measured to the DRAM bandwidth the launch itself "
+        "reached): at most measured - floor")
 
 
 def test_overlapping_items_are_marked_and_the_combined_what_if_said():
