@@ -115,7 +115,7 @@ def _reachable_fraction(spec: DeviceSpec, level: str) -> tuple[float, str]:
     """The fraction of a level's datasheet peak a kernel can reach: the roof ``roofline calibrate`` measured under
     ncu's clocks (the clocks a report's kernels run at; the default clocks' where only those were timed), else
     ``specs.achievable.achievable_fraction`` (the spec's achievable figure or its memory type's)."""
-    from roofline.specs.achievable import achievable_fraction
+    from roofline.specs.achievable import achievable_fraction, shown_path
 
     roof = spec.measured.roofs.get(level) if spec.measured is not None else None
     rate = (roof.ncu or roof.default) if roof is not None else None
@@ -124,7 +124,7 @@ def _reachable_fraction(spec: DeviceSpec, level: str) -> tuple[float, str]:
         clocks = "ncu's clocks" if roof.ncu is not None else "the default clocks"
         return (min(1.0, rate.median / datasheet),
                 f"roofline calibrate, {roof.method}, under {clocks}: {rate.median / 1e12:.3g} TB/s "
-                f"({spec.measured.path})")
+                f"({shown_path(spec.measured.path)})")
     return achievable_fraction(spec, level)
 
 

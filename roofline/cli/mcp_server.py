@@ -244,9 +244,9 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
     server: MCPServer = Server("roofline", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
 
     def options(kernel: Sequence[str] | None, ceilings: CeilingSet = "kernel-clock", diagnostics: bool = False,
-                base: Literal["function", "demangled", "mangled"] = "function") -> AnalysisOptions:
+                base: Literal["function", "demangled", "mangled"] = "function", sass: bool = True) -> AnalysisOptions:
         return AnalysisOptions(kernel=tuple(kernel or ()), kernel_name_base=base, ceilings=ceilings,
-                               specs=tuple(specs), time_limit_s=time_limit_s, diagnostics=diagnostics)
+                               specs=tuple(specs), time_limit_s=time_limit_s, diagnostics=diagnostics, sass=sass)
 
     def save(output: str | None, doc: dict[str, Any], result: dict[str, Any]) -> None:
         if output is not None:
@@ -285,7 +285,8 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         balanced, latency, small_grid) and percent of roof. Paginated with offset/limit. Next: analyse_kernel on
         a kernel name from here (kernel='exact:NAME')."""
         paths = [roots.readable(r) for r in reports]
-        doc = adapter.summary(paths, options(kernel, ceilings), by, offset + limit)
+        # advised, as the CLI's summary: its rows' time to gain is the report's
+        doc = adapter.summary(paths, options(kernel, ceilings, diagnostics=True, sass=False), by, offset + limit)
         total = max((r["groups"] for r in doc["reports"]), default=0)
         for r in doc["reports"]:
             r["rows"] = r["rows"][offset:]

@@ -1,6 +1,7 @@
 """The whole-application view of ``roofline summary``: launches grouped by kernel (or NVTX range), aggregated,
-and ranked by the time they would save with their busiest unit at its peak. Pure functions over
-``ReportAnalysis``; no I/O."""
+and ranked by their time to gain (``analysis.advice.time_to_gain``: what each launch's first advice item saves,
+the figure ``report`` shows), else by the time they would save with their busiest unit at its peak. Pure functions
+over ``ReportAnalysis``; no I/O."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Sequence
 from msgspec import Struct
 from msgspec.structs import replace
 
+from roofline.analysis.advice import rank_by_time_to_gain
 from roofline.analysis.kernels import KernelStats, aggregate
 from roofline.analysis.launches import KernelGroup, ReportAnalysis
 from roofline.analysis.roofline import group_by_kernel, rank_by_recoverable_time
@@ -27,6 +29,12 @@ RECOVERABLE_COUNTS = ("recoverable = each launch's time above its busiest unit's
                       "smaller blocks, batching or fusion is their fix)")
 
 
+# What the time to gain counts (analysis.advice.time_to_gain), said wherever the summary shows it.
+TIME_TO_GAIN_COUNTS = ("to gain = what each launch's first advice item saves (the most one change saves), summed "
+                       "over the kernel's launches: the report's time to gain and the first item of its advice; a "
+                       "launch without advice counts its recoverable time")
+
+
 class SummaryRow(Struct, frozen=True):
     """One kernel (or NVTX range) of an application: its launches grouped, aggregated and ranked."""
 
@@ -34,6 +42,7 @@ class SummaryRow(Struct, frozen=True):
     group: KernelGroup
     stats: KernelStats
     recoverable_share: float | None  # recoverable time / the report's total time
+    time_to_gain_s: float | None = None  # the kernel's time to gain (``analysis.advice.time_to_gain``)
 
 
 class AppSummary(Struct, frozen=True):
@@ -47,20 +56,36 @@ class AppSummary(Struct, frozen=True):
     shown_share: float | None
     recoverable_s: float | None
     small_grid_s: float  # small-grid launches: their time, not counted as recoverable
+    time_to_gain_s: float | None = None  # the groups' times to gain summed, None where no group has one
 
 
 def summarize(analysis: ReportAnalysis, by: GroupBy, top: int, label: str = "") -> AppSummary:
-    """Group launches by kernel or NVTX range, rank by recoverable time, keep the top ``top``."""
+    """Group launches by kernel or NVTX range, rank by time to gain (then recoverable time), keep the top ``top``."""
     check_top(top)
     total = analysis.total_time_s
-    groups = rank_by_recoverable_time(group_by_kernel(analysis.valid_launches, total, by))
-    rows = tuple(SummaryRow(i + 1, g, aggregate(g.launches), _share(g.recoverable_s, total))
-                 for i, g in enumerate(groups[:top]))
+    grouped = group_by_kernel(analysis.valid_launches, total, by)
+    advised = _advised(analysis)
+    ranked = (rank_by_time_to_gain(grouped) if advised
+              else [(g.recoverable_s, g) for g in rank_by_recoverable_time(grouped)])
+    groups = [g for _, g in ranked]
+    rows = tuple(SummaryRow(i + 1, g, aggregate(g.launches), _share(g.recoverable_s, total), gain)
+                 for i, (gain, g) in enumerate(ranked[:top]))
     saved = [g.recoverable_s for g in groups if g.recoverable_s is not None]
+    gains = [gain for gain, _ in ranked if gain is not None]
     shares = [r.group.time_share for r in rows if r.group.time_share is not None]
-    return AppSummary(report_ref(analysis, label or report_labels([analysis])[0]), by, _ranked_by(groups, rows), rows,
-                      len(groups), sum(shares) if shares else None, sum(saved) if saved else None,
-                      sum(g.small_grid_s for g in groups))
+    return AppSummary(report_ref(analysis, label or report_labels([analysis])[0]), by,
+                      _ranked_by(groups, rows, advised and bool(gains)), rows, len(groups),
+                      sum(shares) if shares else None, sum(saved) if saved else None,
+                      sum(g.small_grid_s for g in groups), sum(gains) if gains else None)
+
+
+def _advised(analysis: ReportAnalysis) -> bool:
+    """Whether every launch was given whole, diagnosed and advised (the pipeline's ``diagnostics``): else each
+    launch's time to gain is its recoverable time (``advice.lead_saving``), read from the columns without building
+    a launch."""
+    if not analysis.launches.table.built >= len(analysis.report.launches) > 0:
+        return False
+    return any(k.time_model is not None for k in analysis.valid_launches)
 
 
 def labelled(summaries: Sequence[AppSummary]) -> list[AppSummary]:
@@ -80,8 +105,11 @@ def _share(part: float | None, total: float | None) -> float | None:
     return part / total if part is not None and total else None
 
 
-def _ranked_by(groups: Sequence[KernelGroup], rows: Sequence[SummaryRow]) -> str:
-    """What the ranking means: recoverable time, or total time with the reason there is no roof position."""
+def _ranked_by(groups: Sequence[KernelGroup], rows: Sequence[SummaryRow], gains: bool) -> str:
+    """What the ranking means: time to gain, recoverable time, or total time with the reason there is no roof
+    position."""
+    if gains:
+        return "time to gain"
     if any(g.recoverable_s is not None for g in groups):
         return "recoverable time"
     if not rows:

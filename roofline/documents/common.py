@@ -36,7 +36,10 @@ from roofline.core.version import __version__
 #     latency-bound kernel, "launch" for a small grid only (both were "launch")
 # 16: a projection's "clock" has the Tensor figures' clocks and "tensor_factor"; "shared_memory" says whether the
 #     kernel's blocks fit the target's shared memory per block
-SCHEMA_VERSION = 16
+# 17: advice items' "overlapping", "kept_bytes", "peak_source" (and bound_by "launch floor", "no more blocks"); a
+#     kernel's "combined_saved_s" and "combined_floor_s"; time model terms' "achievable_s" and "peak_source"; a
+#     producer's "kind" and "candidates"; a projection's "workload" and "everywhere"
+SCHEMA_VERSION = 17
 
 Number = float | None  # a finite number, or null (its reason under the object's ``missing``)
 Index = Annotated[int, Meta(ge=0)]  # a reason's place in its report's ``reasons``

@@ -21,7 +21,7 @@ from roofline.compare.noise import Change
 from roofline.compare.pairing import Comparison, KernelPair, ReportRef
 from roofline.compare.projection import Projection
 from roofline.compare.projection_launches import WorkloadProjection
-from roofline.compare.ranking import RECOVERABLE_COUNTS, AppSummary, SummaryRow
+from roofline.compare.ranking import RECOVERABLE_COUNTS, TIME_TO_GAIN_COUNTS, AppSummary, SummaryRow
 from roofline.compare.regression import DiffResult, Verdict
 from roofline.core.choices import TargetClock
 from roofline.core.labels import letter
@@ -399,7 +399,7 @@ class ProjectJson(Struct, frozen=True):
 
 
 class SummaryRowDoc(Struct, frozen=True):
-    """One kernel group of the summary, ranked by recoverable time."""
+    """One kernel group of the summary, ranked by time to gain (then recoverable time)."""
 
     rank: int
     name: str
@@ -418,6 +418,7 @@ class SummaryRowDoc(Struct, frozen=True):
     intensity: dict[str, Number]
     flop_per_s: dict[str, Number]
     missing: dict[str, str]
+    time_to_gain_s: Number  # what each launch's first advice item saves, summed: the report's time to gain
 
 
 class SummaryReport(Struct, frozen=True):
@@ -432,6 +433,8 @@ class SummaryReport(Struct, frozen=True):
     small_grid_s: Number
     recoverable_counts: str
     rows: list[SummaryRowDoc]
+    time_to_gain_s: Number  # the groups' times to gain summed
+    time_to_gain_counts: str
 
 
 class SummaryJson(Struct, frozen=True, omit_defaults=True):
@@ -657,7 +660,7 @@ def project_json(c: Comparison) -> ProjectJson:
 def summary_doc(s: AppSummary) -> SummaryReport:
     return SummaryReport(report_ref(s.report), s.by, s.ranked_by, s.group_count, number(s.shown_share),
                          number(s.recoverable_s), number(s.small_grid_s), RECOVERABLE_COUNTS,
-                         [summary_row(r) for r in s.rows])
+                         [summary_row(r) for r in s.rows], number(s.time_to_gain_s), TIME_TO_GAIN_COUNTS)
 
 
 def summary_row(r: SummaryRow) -> SummaryRowDoc:
@@ -669,7 +672,9 @@ def summary_row(r: SummaryRow) -> SummaryRowDoc:
         number(g.time_share), number(g.recoverable_s), number(g.small_grid_s), number(r.recoverable_share),
         number(g.median_pct_of_roof), number(r.stats.roof.pct_of_roof), r.stats.verdict.bound,
         values_or_null(r.stats.intensity, "intensity", missing),
-        values_or_null(r.stats.flop_per_s, "flop_per_s", missing), missing)
+        values_or_null(r.stats.flop_per_s, "flop_per_s", missing), missing, number(r.time_to_gain_s))
+    if r.time_to_gain_s is None:
+        missing["time_to_gain_s"] = "no launch of the kernel has an advice item with an estimated saving"
     if r.stats.roof.reason:
         missing["pct_of_roof"] = r.stats.roof.reason
     if r.stats.verdict.bound is None:

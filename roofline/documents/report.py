@@ -27,6 +27,8 @@ from roofline.analysis.results import (
     MemoryPicture,
     MemoryWalls,
     Occupancy,
+    Producer,
+    ProducerKind,
     Side,
     TensorCores,
     TensorRoof,
@@ -253,8 +255,20 @@ class MemoryDoc(Struct, frozen=True):
     via: dict[str, str]
 
 
+class CandidateDoc(Struct, frozen=True):
+    """One instruction a dependency stall may wait on (an in-flight producer's candidates)."""
+
+    pc: int
+    pc_offset: int
+    sass: str
+    registers: list[str]
+    source: str | None
+
+
 class ProducerDoc(Struct, frozen=True):
-    """The instruction writing the register a dependency stall waits on."""
+    """The instruction a dependency stall waits on: ``kind`` "writer" writes a register the waiting instruction
+    reads; "in_flight" is the nearest variable-latency instruction that may still be in flight where no writer of
+    what it reads is one (``candidates``: every such instruction, nearest first)."""
 
     pc: int
     pc_offset: int
@@ -262,6 +276,8 @@ class ProducerDoc(Struct, frozen=True):
     registers: list[str]
     stall: str
     source: str | None
+    kind: ProducerKind
+    candidates: list[CandidateDoc]
 
 
 class HotPc(Struct, frozen=True):
@@ -341,6 +357,8 @@ class TermDoc(Struct, frozen=True, forbid_unknown_fields=True):
     metric: str | None
     side: str | None
     sm_local: bool
+    achievable_s: Number  # its time at the peak a kernel can reach (null: the datasheet peak is that peak)
+    peak_source: str | None  # where that achievable peak comes from
 
 
 class TimeModelDoc(Struct, frozen=True, forbid_unknown_fields=True):
@@ -371,6 +389,9 @@ class AdviceDoc(Struct, frozen=True):
     bound: str | None
     bound_by: str | None
     ncu_saved_s: Number
+    overlapping: bool  # its saving overlaps others' of the kernel: together they save ``combined_saved_s``
+    kept_bytes: dict[str, Number]  # per level, the bytes its change keeps (the compulsory traffic)
+    peak_source: str | None  # the peak its saving is measured to, where not the datasheet's: its source
 
 
 class Kernel(Struct, frozen=True):
@@ -417,6 +438,8 @@ class Kernel(Struct, frozen=True):
     hotspots: HotspotsDoc | None
     time_model: TimeModelDoc | None
     advice: list[AdviceDoc]
+    combined_saved_s: Number  # every estimated advice item applied at once
+    combined_floor_s: Number  # the floor of the kernel with every item applied
     missing: dict[str, Index]
 
 
@@ -592,7 +615,12 @@ def kernel_doc(analysis: LaunchAnalysis, reasons: Reasons, no_spec_reason: str, 
     out["ceilings"].setdefault("datasheet", None)
     _launch_reasons(analysis, out, missing, no_spec_reason)
     advice = [advice_doc(item, f"advice[{i}]", missing, words) for i, item in enumerate(analysis.advice)]
-    return Kernel(**out, advice=advice, missing=reasons.refs(missing))
+    saved, floor = number(analysis.combined_saved_s), number(analysis.combined_floor_s)
+    why = missing.get("duration_s") or "no advice item with an estimated saving"
+    missing.update({key: why for key, value in (("combined_saved_s", saved), ("combined_floor_s", floor))
+                    if value is None})
+    return Kernel(**out, advice=advice, combined_saved_s=saved, combined_floor_s=floor,
+                  missing=reasons.refs(missing))
 
 
 def _launch_reasons(analysis: LaunchAnalysis, out: dict[str, Any], missing: dict[str, str], no_spec: str) -> None:
@@ -660,7 +688,7 @@ def time_model_doc(t: TimeModel | None, missing: dict[str, str]) -> TimeModelDoc
         number(t.slack_s) if not t.reason else None,
         [TermDoc(term.key, term.name, term.kind, number(term.seconds), term.formula,
                  {k: number(v) for k, v in term.inputs.items()}, term.metric or None, term.side or None,
-                 term.sm_local) for term in t.terms])
+                 term.sm_local, number(term.achievable_s), term.peak_source or None) for term in t.terms])
     _nulls("time_model", _fields(out), t.reason or "not measured", missing)
     return out
 
@@ -758,13 +786,18 @@ def _pc_fields(pc: PcCounters, h: Hotspots) -> dict[str, Any]:
     waited on a dependency, the instruction producing the awaited register."""
     found = h.producers.get(pc.pc) if pc.pc is not None else None
     producer = None if found is None else ProducerDoc(
-        found.pc, found.pc_offset, found.sass, list(found.registers), found.stall,
-        f"{found.file}:{found.line}" if found.file is not None else None)
+        found.pc, found.pc_offset, found.sass, list(found.registers), found.stall, _source(found), found.kind,
+        [CandidateDoc(c.pc, c.pc_offset, c.sass, list(c.registers), _source(c)) for c in found.candidates])
     return {"pc_offset": pc.pc_offset, "pc": pc.pc, "function": h.function_of(pc) or None,
             "function_pc": pc.function_pc, "sass": pc.sass, "stalls": dict(pc.stalls),
             "top_stalls": list(h.stalls_of(pc)), "thin": pc.samples < THIN_SAMPLES, "producer": producer,
             "inst_executed": number(pc.inst_executed), "thread_inst_executed": number(pc.thread_inst_executed),
             "memory": dict(pc.memory)}
+
+
+def _source(p: Producer) -> str | None:
+    """A producer's source line ("path/sgemm.cu:40"), None without line information."""
+    return f"{p.file}:{p.line}" if p.file is not None else None
 
 
 def memory_walls_doc(w: MemoryWalls, key: str, missing: dict[str, str]) -> dict[str, Number | dict[str, float]]:
@@ -817,7 +850,9 @@ def advice_doc(a: Advice, path: str, missing: dict[str, str], words: Words) -> A
         missing[f"{path}.est_saved_s"] = estimate or "not estimated"
     return AdviceDoc(a.kind, a.title, a.text, a.condition, a.cause, a.source, list(a.also), a.topic or None,
                      a.mechanism, number(a.work_share), number(a.est_saved_s), estimate,
-                     words.bound_of(a) or None, a.bound_by.value or None, number(a.ncu_saved_s))
+                     words.bound_of(a) or None, a.bound_by.value or None, number(a.ncu_saved_s), a.overlapping,
+                     {level: number(b) for level, b in a.change.kept_bytes} if a.change is not None else {},
+                     (a.change.peak_source or None) if a.change is not None else None)
 
 
 def ceilings_doc(c: Ceilings, reasons: Reasons) -> CeilingsDoc:

@@ -71,8 +71,20 @@ def achievable_fraction(spec: DeviceSpec, unit: str) -> Sourced:
         rate = l2.default if l2 is not None else None
         if rate is not None and spec.l2_bytes_per_s and spec.measured is not None:
             return Sourced(min(1.0, rate.median / spec.l2_bytes_per_s),
-                           f"roofline calibrate L2 read at default clocks ({spec.measured.path})")
+                           f"roofline calibrate L2 read at default clocks ({shown_path(spec.measured.path)})")
     return Sourced(1.0, FULL_PEAK)
+
+
+def shown_path(path: str) -> str:
+    """A spec file's path as the outputs name it: a shipped one as "device_specs/measured/x.yaml" (not where this
+    install keeps it), a user's own as given."""
+    from pathlib import Path
+
+    from roofline.specs.catalog import builtin_folder
+
+    folder = builtin_folder().resolve()
+    here = Path(path).resolve()
+    return f"device_specs/{here.relative_to(folder).as_posix()}" if here.is_relative_to(folder) else path
 
 
 def memory_type_fraction(memory_type: str) -> Sourced | None:

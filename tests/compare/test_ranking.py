@@ -116,3 +116,20 @@ def test_summary_builds_the_analysis_of_only_the_median_launch_of_each_kernel_sh
     summary = summarize(analysis, "kernel", 3)
     assert len(summary.rows) == 3 and sum(r.stats.count for r in summary.rows) == 300
     assert analysis.launches.table.built == 3
+
+
+def test_the_summary_time_to_gain_is_the_reports_and_its_first_advice_item(shared_report) -> None:
+    """One number per question (issue 63 item 6): a kernel's "to gain" in the summary is the report's time to gain,
+    what each launch's first estimated advice item saves, summed; small grids included."""
+    from roofline.analysis.advice import lead_saving, rank_by_time_to_gain
+    from roofline.facade import Roofline
+
+    (analysis,) = Roofline().analyses([shared_report("rtx2070super_alife-143launches_basic")])
+    summary = summarize(analysis, "kernel", 10)
+    report = rank_by_time_to_gain(analysis.groups)[:10]
+    assert summary.ranked_by == "time to gain"
+    assert [(r.group.name, r.time_to_gain_s) for r in summary.rows] == [(g.name, gain) for gain, g in report]
+    small = next(r for r in summary.rows if r.stats.verdict.bound == "small_grid")
+    assert small.group.recoverable_s == 0.0 and small.time_to_gain_s  # was "recov. 0 ns" beside its item
+    firsts = [lead_saving(k) for k in small.group.launches]
+    assert small.time_to_gain_s == pytest.approx(sum(s for s in firsts if s is not None), rel=1e-12)

@@ -55,3 +55,25 @@ def test_each_null_has_its_reason_each_stated_once(doc: ReportJson) -> None:
 
 def test_the_document_decodes_back_into_its_type(doc: ReportJson) -> None:
     assert msgspec.json.decode(json_text(doc), type=ReportJson) == doc
+
+
+def test_the_what_if_fields_of_an_advised_launch_are_in_the_document() -> None:
+    """A diagnosed launch's combined what-if and its items' overlap, kept bytes and peak source are in the document,
+    a null with its reason."""
+    from msgspec import structs
+
+    from roofline.analysis.results import ModelChange
+    from roofline.pipeline import diagnose_all
+
+    analysis = diagnose_all(analyze_report(load_report(MODEL)), None)
+    launch = next(k for k in analysis.launches if k.advice)
+    change = ModelChange((("DRAM", 0.5),), "DRAM", 2e-3, "DRAM", 1e-3, kept_bytes=(("dram", 4096.0),),
+                         peak_source="0.85 x the datasheet's 2000 GB/s")
+    item = structs.replace(launch.advice[0], overlapping=True, change=change)
+    advised = structs.replace(launch, advice=(item,), combined_saved_s=2e-4, combined_floor_s=None)
+    report = report_json(views([analysis.with_rows([advised])]), WORDS).reports[0]
+    kernel = report.kernels[0]
+    assert kernel.advice[0].overlapping and kernel.advice[0].kept_bytes == {"dram": 4096.0}
+    assert kernel.advice[0].peak_source == "0.85 x the datasheet's 2000 GB/s"
+    assert kernel.combined_saved_s == 2e-4 and kernel.combined_floor_s is None
+    assert report.reasons[kernel.missing["combined_floor_s"]] == "no advice item with an estimated saving"

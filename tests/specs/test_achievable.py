@@ -74,3 +74,12 @@ def test_every_sustained_clock_of_the_builtin_specs_is_cited_and_at_most_boost()
     for spec in load_catalog().specs:
         held = achievable.sustained_clock(spec)
         assert held.source and held.value <= spec.boost_clock_hz, spec.id
+
+
+def test_a_shipped_spec_file_is_named_by_its_place_in_the_repository_not_this_install() -> None:
+    from roofline.specs.achievable import shown_path
+    from roofline.specs.catalog import builtin_folder
+
+    shipped = builtin_folder() / "measured" / "h100-sxm5.yaml"
+    assert shown_path(str(shipped)) == "device_specs/measured/h100-sxm5.yaml"
+    assert shown_path("my/own.yaml") == "my/own.yaml"

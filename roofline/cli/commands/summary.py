@@ -86,7 +86,8 @@ def summary(
                          "time; start more ranks instead")
     plot_fmt = plot_format(plot) if plot is not None else None
     refuse_unwritable_outputs("summary", fmt, output, plot, files)
-    options = analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False)
+    # advised (no SASS): the "to gain" column is what each launch's first advice item saves, as ``report`` shows it
+    options = analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, sass=False)
     roofline = Roofline(options) if mpi else facade(options, jobs)  # under MPI, no progress bar
     document = roofline.summary(files, by, top, terminal_width(wide), mpi=mpi)
     if document is None:  # an MPI rank other than 0: rank 0 writes the output

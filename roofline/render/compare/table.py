@@ -18,7 +18,7 @@ from roofline.compare.noise import Change
 from roofline.compare.pairing import Comparison, KernelPair, ReportRef
 from roofline.compare.projection import Projection, SharedMemoryFit
 from roofline.compare.projection_launches import OTHER_KERNEL, WorkloadProjection
-from roofline.compare.ranking import RECOVERABLE_COUNTS, AppSummary
+from roofline.compare.ranking import RECOVERABLE_COUNTS, TIME_TO_GAIN_COUNTS, AppSummary
 from roofline.compare.regression import DiffResult, Verdict
 from roofline.core.kernel_names import KernelName
 from roofline.core.labels import NAMES, letter
@@ -615,6 +615,7 @@ def _print_summaries(console: Console, summaries: Sequence[AppSummary]) -> None:
     """Each report's summary, then what the recoverable time counts, once."""
     for s in summaries:
         _print_summary(console, s)
+    console.print(f"[dim]{TIME_TO_GAIN_COUNTS}[/dim]", highlight=False)
     console.print(f"[dim]{RECOVERABLE_COUNTS}[/dim]", highlight=False)
     console.print(f"[dim]{POOLED_ROOF}[/dim]", highlight=False)
 
@@ -632,6 +633,7 @@ def _print_summary(console: Console, s: AppSummary) -> None:
     timed = "measured time" if any(row.group.total_s is None for row in s.rows) else "time"  # ncu timed not all
     covered = f"shown: {_pct_of(s.shown_share)} of the {timed}"
     console.print(covered + (f"; {hidden} more not shown (--top)" if hidden > 0 else "") +
+                  (f"; to gain in all: {seconds(s.time_to_gain_s)}" if s.time_to_gain_s is not None else "") +
                   (f"; recoverable in all: {seconds(s.recoverable_s)}" if s.recoverable_s is not None else "") +
                   (f"; small grids: {seconds(s.small_grid_s)}" if s.small_grid_s else ""),
                   highlight=False)
@@ -644,14 +646,14 @@ POOLED_ROOF = ("roof = percent of the closest FP/byte roof of a group's launches
 
 
 def _summary_table(s: AppSummary, width: int) -> Table:
-    """Rank, group, launches, total time, share of the report, recoverable time, percent of roof, bound."""
+    """Rank, group, launches, total time, share of the report, time to gain, percent of roof, bound."""
     table = plain_table(f"Top {len(s.rows)} by {GROUP_WORDS[s.by]}",
-                        ("#", "name", "n", "total", "share", "recov.", "roof", "bound"), name_column=1)
+                        ("#", "name", "n", "total", "share", "to gain", "roof", "bound"), name_column=1)
     rows: list[list[Cell]] = []
     for row in s.rows:
         g = row.group
         rows.append([str(row.rank), group_name(g.name, g.functions, g.by), str(len(g.launches)), seconds(g.total_s),
-                     _pct_of(g.time_share), seconds(g.recoverable_s), pct(row.stats.roof.pct_of_roof),
+                     _pct_of(g.time_share), seconds(row.time_to_gain_s), pct(row.stats.roof.pct_of_roof),
                      bound_word(row.stats.verdict.bound)])
     return add_rows(table, rows, width)
 

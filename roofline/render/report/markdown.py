@@ -33,6 +33,7 @@ from roofline.render.report.plot import NOTHING_TO_PLOT, PLOT_FIX, PlotData, plo
 from roofline.render.report.prose import (
     bound_of,
     cited,
+    combined_text,
     estimate_text,
     inverted_level_text,
     producer_text,
@@ -103,7 +104,8 @@ def document(views: Sequence[ReportView], with_plot: bool = False, images: Seque
                          "throughputs and the waves), with the busiest unit named; percent of roof (the shortest time "
                          "the FP and byte roofs allow over the measured time) explains it. "
                          f"{RECOVERABLE_COUNTS[0].upper()}{RECOVERABLE_COUNTS[1:]}. Kernels are ranked by their time "
-                         "to gain: recoverable time plus what the small-grid advice estimates filling the GPU saves. "
+                         "to gain: what each launch's first recommendation saves (the most one change saves), summed "
+                         "over the kernel's launches, the figure `roofline summary` shows too. "
                          "Recommendations are ranked by the time they could save, each with its condition and the "
                          "measurement behind it.")]
     for i, v in enumerate(views):
@@ -277,6 +279,9 @@ def kernel_blocks(rank: int, advised: AdvisedKernel, anchor: str = "") -> list[B
         blocks.append(Block("details", f"ncu rules ({len(rules)})", items=rules))
     blocks += [Block("p", "**Recommendations** (ranked by estimated time saved)"),
                Block("ul", items=tuple(advice_line(item) for item in k.advice) or (NO_ADVICE,))]
+    together = combined_text(k.combined_saved_s, k.combined_floor_s, any(a.overlapping for a in k.advice))
+    if together and len(k.advice) > 1:
+        blocks.append(Block("p", f"**Combined**: {together}."))
     return blocks
 
 

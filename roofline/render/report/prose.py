@@ -40,7 +40,12 @@ ROOFS_ONLY_WHY = ("the report has no SpeedOfLight breakdowns, so the time model 
 def estimate_text(item: Advice) -> str:
     """The estimate as shown beside an item: "saves ~1.2 ms" (with ncu's own estimate where it was above, "saves
     ~1.2 ms (ncu: 1.3 ms)"), "saves at most 1.2 ms (busiest unit's gap; ncu: 3.4 ms)", "ncu local 83%" or "not
-    estimated"."""
+    estimated"; ", overlapping" after a saving that overlaps others' (``Advice.overlapping``)."""
+    text = _estimate(item)
+    return f"{text}, overlapping" if item.overlapping else text
+
+
+def _estimate(item: Advice) -> str:
     ncu = f"ncu: {seconds(item.ncu_saved_s)}" if item.ncu_saved_s is not None else ""
     if item.est_saved_s is None and item.bound_by is EstimateBound.FLOOR_UNCHANGED:
         return "no saving: the floor stays" + (f" ({ncu})" if ncu else "")
@@ -80,19 +85,54 @@ def _estimate_words(item: Advice) -> str:
     return f"at most: {bound_of(item)}"
 
 
+# How ``analysis.time_model`` starts a peak's source: a calibrated roof, or the fraction the launch itself reached
+# (above the achievable one). A follow-up: ModelChange could carry the kind as data.
+CALIBRATED = "roofline calibrate"
+LAUNCH_REACHED = "the launch itself reached"
+
+
 def what_if_text(w: ModelChange, by: EstimateBound) -> str:
     """A what-if on the time model in words: "latency hidden, the kernel at its floor (DRAM, 1.2 ms): at most
-    measured - floor", "DRAM x 0.5: the changed kernel's floor is 0.8 ms (L2); at most measured - that floor"."""
+    measured - floor", "DRAM x 0.5: the changed kernel's floor is 0.8 ms (L2); at most measured - that floor", with
+    the peak the floor is measured to where not the datasheet's (``peak_text``: "measured to the calibrated DRAM
+    roof", "measured to the achievable DRAM bandwidth")."""
     scales = ", ".join(f"{key} x {factor:.2g}" for key, factor in w.scales)
     if by is EstimateBound.SLACK:
-        return (f"latency hidden, the kernel at its floor ({w.floor_name}, {seconds(w.after_s)}): at most "
-                "measured - floor")
+        return (f"latency hidden, the kernel at its floor ({w.floor_name}, {seconds(w.after_s)}{peak_text(w)}): at "
+                "most measured - floor")
     if by is EstimateBound.NOTHING_REMOVED:
         return "the change removes no work"
     if by is EstimateBound.FLOOR_UNCHANGED:
-        return f"{scales} leaves the floor ({w.floor_name}, {seconds(w.floor_s)}) where it is: saves nothing"
+        return (f"{scales} leaves the floor ({w.floor_name}, {seconds(w.floor_s)}{peak_text(w)}) where it is: saves "
+                "nothing")
     after = seconds(w.after_s) + (" (the launch floor)" if w.launch_floor else "")
-    return f"{scales}: the changed kernel's floor is {after} ({w.after_key}); at most measured - that floor"
+    return (f"{scales}: the changed kernel's floor is {after} ({w.after_key}{peak_text(w)}); at most measured - "
+            "that floor")
+
+
+def peak_text(w: ModelChange) -> str:
+    """", measured to the calibrated DRAM roof", ", measured to the achievable DRAM bandwidth" or ", measured to the
+    DRAM bandwidth the launch itself reached": the peak a what-if's floor is measured to (its source in JSON
+    ``peak_source``), "" where it is the datasheet's or the launch floor."""
+    if not w.peak_source or w.launch_floor:
+        return ""
+    key = (w.after_key or w.floor_name).removesuffix(" roof")
+    level = NAMES.get(key.lower(), key)
+    if w.peak_source.startswith(CALIBRATED):
+        return f", measured to the calibrated {level} roof"
+    if w.peak_source.startswith(LAUNCH_REACHED):
+        return f", measured to the {level} bandwidth the launch itself reached"
+    return f", measured to the achievable {level} bandwidth"
+
+
+def combined_text(saved_s: float | None, floor_s: float | None, overlapping: bool) -> str:
+    """The combined what-if of a launch's advice: "every item at once: saves at most 12.3 us (the changed kernel's
+    floor 4.69 us); the items marked overlapping share that time" ("" where there is none)."""
+    if saved_s is None:
+        return ""
+    floor = f" (the changed kernel's floor {seconds(floor_s)})" if floor_s is not None else ""
+    shared = "; the items marked overlapping share that time, so they do not add up" if overlapping else ""
+    return f"every item at once: saves at most {seconds(saved_s)}{floor}{shared}"
 
 
 def cited(item: Advice) -> str:
@@ -142,11 +182,23 @@ def launch_count(count: int, total: int) -> str:
     return "all launches" if count == total else f"{count} of {total} launches"
 
 
+IN_FLIGHT = "waits on a load still in flight (no variable-latency writer of what it reads)"
+
+
 def producer_text(p: Producer) -> str:
-    """A producer as the reports show it beside the waiting instruction: "<- +0x2a0 LDG.E.CONSTANT R18 at
-    sgemm.cu:40"."""
-    where = f" at {p.source}" if p.source is not None else ""
-    return f"<- +0x{p.pc_offset:x} {p.opcode} {', '.join(p.registers)}{where}"
+    """A producer as the reports show it beside the waiting instruction: a writer "<- +0x2a0 LDG.E.CONSTANT R18 at
+    sgemm.cu:40"; an instruction in flight "<- waits on a load still in flight (...): +0x1650 STL.128 (holds R21),
+    +0x1640 STL.128", its candidates nearest first."""
+    if p.kind == "in_flight":
+        return f"<- {IN_FLIGHT}: " + ", ".join(_candidate(c) for c in p.candidates or (p,))
+    words = [f"+0x{p.pc_offset:x}", p.opcode, ", ".join(p.registers), f"at {p.source}" if p.source is not None else ""]
+    return "<- " + " ".join(w for w in words if w)
+
+
+def _candidate(p: Producer) -> str:
+    """An in-flight candidate: "+0x1650 STL.128", with "(holds R21)" where it holds registers of the waiting one."""
+    holds = f" (holds {', '.join(p.registers)})" if p.registers else ""
+    return f"+0x{p.pc_offset:x} {p.opcode}{holds}"
 
 
 def stall_text(row: HotRow) -> str:

@@ -21,6 +21,7 @@ from roofline.core.units import counted, pct, seconds, si
 from roofline.render.names import bound_word, distinguish, group_name, launch_config
 from roofline.render.report.prose import (
     cited,
+    combined_text,
     estimate_text,
     inverted_level_text,
     launch_count,
@@ -167,6 +168,9 @@ def _print_advice(console: Console, kernels: Sequence[AdvisedKernel]) -> None:
         items.add_column()
         for item in g.brief:
             items.add_row("    -", escape(f"[{estimate_text(item)}] {item.text}{cited(item)}"))
+        together = combined_text(k.combined_saved_s, k.combined_floor_s, any(a.overlapping for a in g.brief))
+        if together and len(g.brief) > 1:
+            items.add_row("    =", escape(together))
         hidden = len(g.advice) - len(g.brief)
         if hidden:  # items that save under SHOWN_MIN_SHARE of the time, or nothing (``reconcile.worth_showing``)
             items.add_row("    -", f"{counted(hidden, 'more item' if g.brief else 'item')} each saving under "

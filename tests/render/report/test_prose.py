@@ -3,14 +3,16 @@ not, ncu's local percent, the roofs taken from the datasheet, the line of one n/
 
 from __future__ import annotations
 
-from roofline.analysis.results import Advice, Cause, EstimateBound, ModelChange
+from roofline.analysis.results import Advice, Cause, EstimateBound, ModelChange, Producer
 from roofline.analysis.view import ScaledRoofs, Unavailable
 from roofline.render.report.prose import (
     CITED_RULES,
     bound_of,
     cited,
+    combined_text,
     estimate_of,
     estimate_text,
+    producer_text,
     scaled_roofs_note,
     unavailable_line,
 )
@@ -41,6 +43,43 @@ def test_a_what_if_on_the_time_model_is_said_from_its_data():
     assert estimate_of(moved) == f"at most: {bound_of(moved)}"
     assert estimate_text(moved) == "saves at most 1 ms (changed floor)"
     assert estimate_of(item(estimate="own")) == "own" and bound_of(item(bound="b")) == "b"
+
+
+def test_a_what_if_names_the_peak_its_floor_is_measured_to():
+    """A floor at an achievable peak says which: the calibrated roof, or the memory type's achievable bandwidth."""
+    calibrated = ModelChange((("DRAM", 0.5),), "DRAM", 2e-3, "DRAM", 1.5e-3,
+                             peak_source="roofline calibrate, copy, under ncu's clocks: 0.8 TB/s (a.yaml)")
+    moved = item(bound_by=EstimateBound.CHANGED_FLOOR, change=calibrated, est_saved_s=1e-3, capped=True)
+    assert bound_of(moved) == ("DRAM x 0.5: the changed kernel's floor is 1.5 ms (DRAM, measured to the calibrated "
+                               "DRAM roof); at most measured - that floor")
+    fraction = ModelChange((), "DRAM", 2e-3, "DRAM", 2e-3, peak_source="0.85 x the datasheet's 336 GB/s")
+    hidden = item(bound_by=EstimateBound.SLACK, change=fraction, est_saved_s=1e-3)
+    assert bound_of(hidden) == ("latency hidden, the kernel at its floor (DRAM, 2 ms, measured to the achievable "
+                                "DRAM bandwidth): at most measured - floor")
+    reached = ModelChange((), "dram roof", 2e-3, "dram roof", 2e-3, peak_source="the launch itself reached 91% (x)")
+    assert bound_of(item(bound_by=EstimateBound.SLACK, change=reached, est_saved_s=1e-3)) == (
+        "latency hidden, the kernel at its floor (dram roof, 2 ms, measured to the DRAM bandwidth the launch itself "
+        "reached): at most measured - floor")
+
+
+def test_overlapping_items_are_marked_and_the_combined_what_if_said():
+    assert estimate_text(item(est_saved_s=4e-4, overlapping=True)) == "saves ~400 us, overlapping"
+    assert combined_text(5e-4, 1e-4, True) == ("every item at once: saves at most 500 us (the changed kernel's floor "
+                                               "100 us); the items marked overlapping share that time, so they do "
+                                               "not add up")
+    assert combined_text(5e-4, None, False) == "every item at once: saves at most 500 us"
+    assert combined_text(None, None, False) == ""
+
+
+def test_a_producer_in_flight_lists_its_candidates_and_the_registers_they_hold():
+    near = Producer(0x1650, 0x1650, "STL.128 [R1+0x10], R20 ;", ("R21",), "long_scoreboard", kind="in_flight")
+    far = Producer(0x1640, 0x1640, "STL.128 [R1], R16 ;", (), "long_scoreboard", kind="in_flight")
+    waiting = Producer(0x1650, 0x1650, near.sass, ("R21",), "long_scoreboard", kind="in_flight",
+                       candidates=(near, far))
+    assert producer_text(waiting) == ("<- waits on a load still in flight (no variable-latency writer of what it "
+                                      "reads): +0x1650 STL.128 (holds R21), +0x1640 STL.128")
+    writer = Producer(0x2a0, 0x2a0, "LDG.E.CONSTANT R18, [R2] ;", (), "long_scoreboard")
+    assert producer_text(writer) == "<- +0x2a0 LDG.E.CONSTANT"  # no registers: no double space
 
 
 def test_cited_rules_are_named_up_to_a_count():
