@@ -31,7 +31,7 @@ from msgspec import Struct
 from msgspec.structs import replace
 
 from roofline.analysis.ncu_rules import COALESCING, ROOF, WORK_UNITS, AdviceCause, level_bytes
-from roofline.analysis.results import Advice, EstimateBound, LaunchAnalysis, ModelChange, Term, TimeModel
+from roofline.analysis.results import Advice, EstimateBound, LaunchAnalysis, ModelChange, PeakKind, Term, TimeModel
 from roofline.analysis.roofline import attained_pct, gap_formula, headroom_s, recoverable_s
 from roofline.analysis.time_model import TAIL, Change, changed, reach, reach_floor, saving
 from roofline.core.model import Device
@@ -228,7 +228,8 @@ def model_cap(a: Advice, analysis: LaunchAnalysis) -> Cap | None:
     kept = compulsory_dram_bytes(a, analysis) if a.excess_sectors is not None else None
     model_change = ModelChange(tuple(change.scales.items()), floor.name, reach(floor), most.floor_key, most.floor_s,
                                most.floor_s <= LAUNCH_FLOOR_S, kept_bytes=(("dram", kept),) if kept else (),
-                               peak_source=after.peak_source if after is not None else "")
+                               peak_source=after.peak_source if after is not None else "",
+                               peak_kind=after.peak_kind if after is not None else PeakKind.DATASHEET)
     if change.hide_latency:
         return Cap(most.seconds, EstimateBound.SLACK, change=model_change)
     if all(factor == 1.0 for factor in change.scales.values()):

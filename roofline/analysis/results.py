@@ -217,6 +217,17 @@ class WarpStalls(Struct, frozen=True):
     missing: Mapping[str, str] = field(default_factory=dict)
 
 
+class PeakKind(str, Enum):
+    """Which peak a what-if's floor is measured to (its ``value`` is JSON's ``peak_kind``): the datasheet's, the
+    roof ``roofline calibrate`` measured, the achievable fraction of the spec (``specs.achievable``), or the fraction
+    the launch itself reached where that is above the achievable one."""
+
+    DATASHEET = "datasheet"
+    CALIBRATED = "calibrated"
+    ACHIEVABLE = "achievable"
+    REACHED = "reached"
+
+
 class EstimateBound(str, Enum):
     """What bounds an advice item's estimate (``analysis.reconcile``), as data; its ``value`` is JSON's
     ``bound_by``. The what-ifs on the time model: the kernel at its floor once latency is hidden (``SLACK``), the
@@ -252,6 +263,7 @@ class ModelChange(Struct, frozen=True):
     own_above: bool = False
     kept_bytes: tuple[tuple[str, float], ...] = ()  # per level, the bytes the change keeps (compulsory traffic)
     peak_source: str = ""  # the changed floor's achievable peak and its source, where not the datasheet's
+    peak_kind: PeakKind = PeakKind.DATASHEET  # which peak that is, as data
 
 
 class Advice(Struct, frozen=True, kw_only=True):
@@ -464,6 +476,7 @@ class Term(Struct, frozen=True):
     sm_local: bool = False  # a unit inside each SM, whose work a block cannot spread over other SMs
     achievable_s: float | None = None  # its time at the peak a kernel can reach (``specs.achievable``), if lower
     peak_source: str = ""  # where that achievable peak comes from
+    peak_kind: PeakKind = PeakKind.DATASHEET  # which peak ``achievable_s`` is at, as data
 
 
 class TimeModel(Struct, frozen=True):

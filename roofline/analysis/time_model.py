@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 from msgspec import Struct, field
 from msgspec.structs import replace
 
-from roofline.analysis.results import LaunchAnalysis, Term, TimeModel
+from roofline.analysis.results import LaunchAnalysis, PeakKind, Term, TimeModel
 from roofline.analysis.verdict import SM_ROOFS, busy_units, in_the_sms, paced_by_blocks, whole_blocks
 from roofline.core.model import LEVELS, PRECISIONS, Device
 from roofline.core.thresholds import LAUNCH_FLOOR_S, SAME_FLOOR
@@ -102,16 +102,17 @@ def _achievable(term: Term, spec: DeviceSpec | None, duration: float) -> Term:
     level = m.UNIT_LEVELS.get(term.metric.split("__", 1)[0]) if "__" in term.metric else term.metric
     if spec is None or level not in ACHIEVABLE_LEVELS:
         return term
-    fraction, source = _reachable_fraction(spec, level)
+    fraction, source, kind = _reachable_fraction(spec, level)
     reached = term.seconds / duration if duration > 0 else 0.0
     if fraction >= 1.0 or fraction <= 0.0:
         return term
     if reached > fraction:
         fraction, source = reached, f"the launch itself reached {100 * reached:.1f}% of the peak ({source})"
-    return replace(term, achievable_s=term.seconds / fraction, peak_source=source)
+        kind = PeakKind.REACHED
+    return replace(term, achievable_s=term.seconds / fraction, peak_source=source, peak_kind=kind)
 
 
-def _reachable_fraction(spec: DeviceSpec, level: str) -> tuple[float, str]:
+def _reachable_fraction(spec: DeviceSpec, level: str) -> tuple[float, str, PeakKind]:
     """The fraction of a level's datasheet peak a kernel can reach: the roof ``roofline calibrate`` measured under
     ncu's clocks (the clocks a report's kernels run at; the default clocks' where only those were timed), else
     ``specs.achievable.achievable_fraction`` (the spec's achievable figure or its memory type's)."""
@@ -124,8 +125,9 @@ def _reachable_fraction(spec: DeviceSpec, level: str) -> tuple[float, str]:
         clocks = "ncu's clocks" if roof.ncu is not None else "the default clocks"
         return (min(1.0, rate.median / datasheet),
                 f"roofline calibrate, {roof.method}, under {clocks}: {rate.median / 1e12:.3g} TB/s "
-                f"({shown_path(spec.measured.path)})")
-    return achievable_fraction(spec, level)
+                f"({shown_path(spec.measured.path)})", PeakKind.CALIBRATED)
+    fraction, source = achievable_fraction(spec, level)
+    return fraction, source, PeakKind.ACHIEVABLE
 
 
 def _launch_term() -> Term:

@@ -27,6 +27,7 @@ from roofline.analysis.results import (
     MemoryPicture,
     MemoryWalls,
     Occupancy,
+    PeakKind,
     Producer,
     ProducerKind,
     Side,
@@ -359,6 +360,7 @@ class TermDoc(Struct, frozen=True, forbid_unknown_fields=True):
     sm_local: bool
     achievable_s: Number  # its time at the peak a kernel can reach (null: the datasheet peak is that peak)
     peak_source: str | None  # where that achievable peak comes from
+    peak_kind: PeakKind  # which peak achievable_s is at: datasheet, calibrated, achievable or reached
 
 
 class TimeModelDoc(Struct, frozen=True, forbid_unknown_fields=True):
@@ -392,6 +394,7 @@ class AdviceDoc(Struct, frozen=True):
     overlapping: bool  # its saving overlaps others' of the kernel: together they save ``combined_saved_s``
     kept_bytes: dict[str, Number]  # per level, the bytes its change keeps (the compulsory traffic)
     peak_source: str | None  # the peak its saving is measured to, where not the datasheet's: its source
+    peak_kind: PeakKind  # which peak that is: datasheet, calibrated, achievable or reached
 
 
 class Kernel(Struct, frozen=True):
@@ -688,7 +691,8 @@ def time_model_doc(t: TimeModel | None, missing: dict[str, str]) -> TimeModelDoc
         number(t.slack_s) if not t.reason else None,
         [TermDoc(term.key, term.name, term.kind, number(term.seconds), term.formula,
                  {k: number(v) for k, v in term.inputs.items()}, term.metric or None, term.side or None,
-                 term.sm_local, number(term.achievable_s), term.peak_source or None) for term in t.terms])
+                 term.sm_local, number(term.achievable_s), term.peak_source or None, term.peak_kind)
+         for term in t.terms])
     _nulls("time_model", _fields(out), t.reason or "not measured", missing)
     return out
 
@@ -852,7 +856,8 @@ def advice_doc(a: Advice, path: str, missing: dict[str, str], words: Words) -> A
                      a.mechanism, number(a.work_share), number(a.est_saved_s), estimate,
                      words.bound_of(a) or None, a.bound_by.value or None, number(a.ncu_saved_s), a.overlapping,
                      {level: number(b) for level, b in a.change.kept_bytes} if a.change is not None else {},
-                     (a.change.peak_source or None) if a.change is not None else None)
+                     (a.change.peak_source or None) if a.change is not None else None,
+                     a.change.peak_kind if a.change is not None else PeakKind.DATASHEET)
 
 
 def ceilings_doc(c: Ceilings, reasons: Reasons) -> CeilingsDoc:

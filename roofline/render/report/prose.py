@@ -16,6 +16,7 @@ from roofline.analysis.results import (
     HotRow,
     InvertedLevel,
     ModelChange,
+    PeakKind,
     Producer,
 )
 from roofline.analysis.view import ScaledRoofs, Unavailable
@@ -85,12 +86,6 @@ def _estimate_words(item: Advice) -> str:
     return f"at most: {bound_of(item)}"
 
 
-# How ``analysis.time_model`` starts a peak's source: a calibrated roof, or the fraction the launch itself reached
-# (above the achievable one). A follow-up: ModelChange could carry the kind as data.
-CALIBRATED = "roofline calibrate"
-LAUNCH_REACHED = "the launch itself reached"
-
-
 def what_if_text(w: ModelChange, by: EstimateBound) -> str:
     """A what-if on the time model in words: "latency hidden, the kernel at its floor (DRAM, 1.2 ms): at most
     measured - floor", "DRAM x 0.5: the changed kernel's floor is 0.8 ms (L2); at most measured - that floor", with
@@ -114,13 +109,13 @@ def peak_text(w: ModelChange) -> str:
     """", measured to the calibrated DRAM roof", ", measured to the achievable DRAM bandwidth" or ", measured to the
     DRAM bandwidth the launch itself reached": the peak a what-if's floor is measured to (its source in JSON
     ``peak_source``), "" where it is the datasheet's or the launch floor."""
-    if not w.peak_source or w.launch_floor:
+    if w.peak_kind is PeakKind.DATASHEET or w.launch_floor:
         return ""
     key = (w.after_key or w.floor_name).removesuffix(" roof")
     level = NAMES.get(key.lower(), key)
-    if w.peak_source.startswith(CALIBRATED):
+    if w.peak_kind is PeakKind.CALIBRATED:
         return f", measured to the calibrated {level} roof"
-    if w.peak_source.startswith(LAUNCH_REACHED):
+    if w.peak_kind is PeakKind.REACHED:
         return f", measured to the {level} bandwidth the launch itself reached"
     return f", measured to the achievable {level} bandwidth"
 

@@ -3,7 +3,7 @@ not, ncu's local percent, the roofs taken from the datasheet, the line of one n/
 
 from __future__ import annotations
 
-from roofline.analysis.results import Advice, Cause, EstimateBound, ModelChange, Producer
+from roofline.analysis.results import Advice, Cause, EstimateBound, ModelChange, PeakKind, Producer
 from roofline.analysis.view import ScaledRoofs, Unavailable
 from roofline.render.report.prose import (
     CITED_RULES,
@@ -46,20 +46,26 @@ def test_a_what_if_on_the_time_model_is_said_from_its_data():
 
 
 def test_a_what_if_names_the_peak_its_floor_is_measured_to():
-    """A floor at an achievable peak says which: the calibrated roof, or the memory type's achievable bandwidth."""
+    """A floor at an achievable peak says which, from its kind (data, not its source's words): the calibrated roof,
+    the memory type's achievable bandwidth, or what the launch itself reached; a datasheet peak says nothing."""
     calibrated = ModelChange((("DRAM", 0.5),), "DRAM", 2e-3, "DRAM", 1.5e-3,
-                             peak_source="roofline calibrate, copy, under ncu's clocks: 0.8 TB/s (a.yaml)")
+                             peak_source="roofline calibrate, copy, under ncu's clocks: 0.8 TB/s (a.yaml)",
+                             peak_kind=PeakKind.CALIBRATED)
     moved = item(bound_by=EstimateBound.CHANGED_FLOOR, change=calibrated, est_saved_s=1e-3, capped=True)
     assert bound_of(moved) == ("DRAM x 0.5: the changed kernel's floor is 1.5 ms (DRAM, measured to the calibrated "
                                "DRAM roof); at most measured - that floor")
-    fraction = ModelChange((), "DRAM", 2e-3, "DRAM", 2e-3, peak_source="0.85 x the datasheet's 336 GB/s")
+    fraction = ModelChange((), "DRAM", 2e-3, "DRAM", 2e-3, peak_source="0.85 x the datasheet's 336 GB/s",
+                           peak_kind=PeakKind.ACHIEVABLE)
     hidden = item(bound_by=EstimateBound.SLACK, change=fraction, est_saved_s=1e-3)
     assert bound_of(hidden) == ("latency hidden, the kernel at its floor (DRAM, 2 ms, measured to the achievable "
                                 "DRAM bandwidth): at most measured - floor")
-    reached = ModelChange((), "dram roof", 2e-3, "dram roof", 2e-3, peak_source="the launch itself reached 91% (x)")
+    reached = ModelChange((), "dram roof", 2e-3, "dram roof", 2e-3, peak_source="the launch itself reached 91% (x)",
+                          peak_kind=PeakKind.REACHED)
     assert bound_of(item(bound_by=EstimateBound.SLACK, change=reached, est_saved_s=1e-3)) == (
         "latency hidden, the kernel at its floor (dram roof, 2 ms, measured to the DRAM bandwidth the launch itself "
         "reached): at most measured - floor")
+    unnamed = ModelChange((), "DRAM", 2e-3, "DRAM", 2e-3, peak_source="roofline calibrate, but the kind says datasheet")
+    assert "measured to" not in bound_of(item(bound_by=EstimateBound.SLACK, change=unnamed, est_saved_s=1e-3))
 
 
 def test_overlapping_items_are_marked_and_the_combined_what_if_said():
