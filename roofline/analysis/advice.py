@@ -394,13 +394,14 @@ def _library(k: LaunchAnalysis, lib: Library, spec: DeviceSpec | None) -> list[A
     nothing."""
     v = k.verdict
     used = _gemm_type(k)
+    on_tensor = used is not None and used.startswith("tensor_")
+    tensor_item = k.tensor_cores is not None and bool(k.tensor_cores.advice)  # it says which type gains, if any
     if lib.kind == "gemm" and used is not None and (v.attained_pct or 0.0) >= NEAR_ROOF_PCT:
-        return _faster_type(k, lib, spec, used)
+        # math on the CUDA cores with the Tensor Core item given: the faster type is that item's cause, said once
+        return [] if tensor_item and not on_tensor else _faster_type(k, lib, spec, used)
     saved, how = _gap(k)
     verdict = BOUND_WORDS[v.bound] if v.bound else "no verdict"
     busiest = f", busiest unit {v.busiest.name} at {pct(v.busiest.pct)}" if v.busiest else ""
-    on_tensor = used is not None and used.startswith("tensor_")
-    tensor_item = k.tensor_cores is not None and bool(k.tensor_cores.advice)  # it says which type gains, if any
     change = lib.caller_advice + (f"; {lib.type_advice}" if lib.type_advice and not (on_tensor or tensor_item)
                                   else "")
     duration, waves = k.duration_s.value, v.waves_per_sm

@@ -49,11 +49,12 @@ if TYPE_CHECKING:  # pragma: no cover
 def time_model(k: LaunchAnalysis, device: Device | None = None, spec: DeviceSpec | None = None) -> TimeModel:
     """The model of one launch (see the module docstring)."""
     duration = k.duration_s.value
-    units = [_achievable(t, spec, duration) for t in _unit_terms(k, duration)] if duration is not None else []
+    roofs = _counter_roofs(k)
+    units = [_achievable(t, spec, duration, roofs) for t in _unit_terms(k, duration)] if duration is not None else []
     reason = "" if units else (f"no launch time: {k.duration_s.reason}" if duration is None else
                                "no unit measured: neither SpeedOfLight breakdowns nor FP or byte roofs")
     if not units and duration is not None:
-        units = [_achievable(t, spec, duration) for t in _roof_terms(k)]
+        units = [_achievable(t, spec, duration, roofs) for t in _roof_terms(k)]
         reason = "" if units else reason
     terms = [*units, _launch_term()]
     tail = _tail_term(k, units, device)
@@ -95,14 +96,21 @@ def _roof_terms(k: LaunchAnalysis) -> list[Term]:
     return terms
 
 
-def _achievable(term: Term, spec: DeviceSpec | None, duration: float) -> Term:
+def _counter_roofs(k: LaunchAnalysis) -> dict[str, float]:
+    """The launch's kernel-clock byte roofs by level (its report's peak counters): the peak a unit term's time is at,
+    against which a calibrated roof is a fraction where the spec states no datasheet figure for the level."""
+    c = k.ceilings.get("kernel-clock")
+    return {lv: rate for lv, rate in c.bytes_per_s.items() if rate} if c is not None else {}
+
+
+def _achievable(term: Term, spec: DeviceSpec | None, duration: float, roofs: Mapping[str, float]) -> Term:
     """A memory level's term with its time at the peak a kernel can reach there (``achievable_s``: the time at the
     datasheet peak / ``specs.achievable.achievable_fraction``, the fraction never below the one the launch reached,
     so never above the measured time); other terms, and every term without a spec, as they are."""
     level = m.UNIT_LEVELS.get(term.metric.split("__", 1)[0]) if "__" in term.metric else term.metric
     if spec is None or level not in ACHIEVABLE_LEVELS:
         return term
-    fraction, source, kind = _reachable_fraction(spec, level)
+    fraction, source, kind = _reachable_fraction(spec, level, roofs.get(level))
     reached = term.seconds / duration if duration > 0 else 0.0
     if fraction >= 1.0 or fraction <= 0.0:
         return term
@@ -112,7 +120,8 @@ def _achievable(term: Term, spec: DeviceSpec | None, duration: float) -> Term:
     return replace(term, achievable_s=term.seconds / fraction, peak_source=source, peak_kind=kind)
 
 
-def _reachable_fraction(spec: DeviceSpec, level: str) -> tuple[float, str, PeakKind]:
+def _reachable_fraction(spec: DeviceSpec, level: str, counter_roof: float | None = None
+                        ) -> tuple[float, str, PeakKind]:
     """The fraction of a level's datasheet peak a kernel can reach: the roof ``roofline calibrate`` measured under
     ncu's clocks (the clocks a report's kernels run at; the default clocks' where only those were timed), else
     ``specs.achievable.achievable_fraction`` (the spec's achievable figure or its memory type's)."""
@@ -120,7 +129,7 @@ def _reachable_fraction(spec: DeviceSpec, level: str) -> tuple[float, str, PeakK
 
     roof = spec.measured.roofs.get(level) if spec.measured is not None else None
     rate = (roof.ncu or roof.default) if roof is not None else None
-    datasheet = spec.memory_bandwidth_bytes_per_s if level == "dram" else spec.l2_bytes_per_s
+    datasheet = (spec.memory_bandwidth_bytes_per_s if level == "dram" else spec.l2_bytes_per_s) or counter_roof
     if rate is not None and roof is not None and datasheet and spec.measured is not None:
         clocks = "ncu's clocks" if roof.ncu is not None else "the default clocks"
         return (min(1.0, rate.median / datasheet),

@@ -57,13 +57,16 @@ def spec_of(analysis: Any) -> Any:
     return found.spec if found is not None else None
 
 
-def reachable(spec: Any, level: str) -> float:
-    """The fraction of a level's datasheet peak a report's kernel can reach: the roof ``roofline calibrate`` measured
-    under ncu's clocks (the clocks the report's kernels ran at; else the default clocks') over the datasheet, where
-    the spec has one; else the spec's achievable fraction (its own figure or its memory type's)."""
+def reachable(spec: Any, level: str, k: Any) -> float:
+    """The fraction of a level's peak a report's kernel can reach: the roof ``roofline calibrate`` measured under
+    ncu's clocks (the clocks the report's kernels ran at; else the default clocks') over the datasheet figure, or
+    over the launch's own kernel-clock roof where the spec states none (the L2 of most specs); else the spec's
+    achievable fraction (its own figure or its memory type's)."""
     roof = spec.measured.roofs.get(level) if spec.measured is not None else None
     rate = (roof.ncu or roof.default) if roof is not None else None
-    datasheet = spec.memory_bandwidth_bytes_per_s if level == "dram" else spec.l2_bytes_per_s
+    counters = k.ceilings.get("kernel-clock")
+    datasheet = ((spec.memory_bandwidth_bytes_per_s if level == "dram" else spec.l2_bytes_per_s)
+                 or (counters.bytes_per_s.get(level) if counters is not None else None))
     if rate is not None and datasheet:
         return min(1.0, rate.median / datasheet)
     return achievable_fraction(spec, level).value
@@ -89,7 +92,7 @@ def independent_floor(k: Any, spec: Any, sm_count: int | None) -> float | None:
         seconds = pct / 100.0 * duration
         level = LEVEL_OF_PREFIX.get(name.split("__")[0])
         if level is not None and spec is not None:
-            seconds /= max(reachable(spec, level), seconds / duration)
+            seconds /= max(reachable(spec, level, k), seconds / duration)
         terms.append(seconds)
     paced = [pct for name, pct in units.items() if name.split("__")[0] in SM_LOCAL and name.endswith(PER_ELAPSED)]
     blocks = metrics.get(GRID)
@@ -108,7 +111,7 @@ def _roof_floor(k: Any, spec: Any, duration: float, sm_count: int | None) -> flo
         if work and peak:
             seconds = work / peak
             if key in ("dram", "l2") and spec is not None:
-                seconds /= max(reachable(spec, key), seconds / duration)
+                seconds /= max(reachable(spec, key, k), seconds / duration)
             terms.append(seconds)
     return max(terms) if len(terms) > 1 else None
 

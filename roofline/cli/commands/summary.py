@@ -41,7 +41,7 @@ def summary(
         "--by", help="Group launches by kernel (demangled name: template instances apart), by function name "
         "(instances pooled) or by innermost NVTX range (nvtx).")] = "kernel",
     top: Annotated[int, typer.Option(
-        "--top", "-n", help="Show the N groups with the most recoverable time.")] = DEFAULT_TOP,
+        "--top", "-n", help="Show the N groups with the most time to gain.")] = DEFAULT_TOP,
     kernel: KernelOpt = None,
     kernel_name_base: NameBaseOpt = "function",
     fmt: Annotated[SummaryFormat, typer.Option("--format", "-f", help="Output format: table or json.")] = "table",
@@ -59,10 +59,10 @@ def summary(
         "--nsys", help="An Nsight Systems profile of the same application (.sqlite, .nsys-rep, .qdrep): weigh each "
         "kernel by its real GPU time and rank recoverable time in real seconds.")] = None,
 ) -> None:
-    """Rank the kernels of whole applications by recoverable time: time x (1 - attained / 100), attained = the
-    largest of percent of roof, the SM and memory throughputs and the busiest SM unit in whole blocks per SM, at
-    most the time above the 1.5 us launch floor; small-grid launches are counted apart. A bad
-    report does not stop the others (named at the end, exit 2)."""
+    """Rank the kernels of whole applications by their time to gain: per launch, what its first advice item could
+    save on the time model (to the peaks it can reach, never below the changed kernel's floor), summed; the
+    report's table and advice give the same figure. Recoverable time (time x (1 - attained / 100), at the datasheet
+    peaks) is shown beside it. A bad report does not stop the others (named at the end, exit 2)."""
     from roofline.compare.ranking import check_top
     from roofline.errors import UsageError
     from roofline.render.mpl import plot_format
