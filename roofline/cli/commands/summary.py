@@ -61,8 +61,10 @@ def summary(
 ) -> None:
     """Rank the kernels of whole applications by their time to gain: per launch, what its first advice item could
     save on the time model (to the peaks it can reach, never below the changed kernel's floor), summed; the
-    report's table and advice give the same figure. Recoverable time (time x (1 - attained / 100), at the datasheet
-    peaks) is shown beside it. A bad report does not stop the others (named at the end, exit 2)."""
+    report's table and advice give the same figure. Beside it, recoverable time: time x (1 - attained / 100),
+    attained = the largest of percent of roof, the SM and memory throughputs and the busiest SM unit in whole blocks
+    per SM, at most the time above the 1.5 us launch floor; small-grid launches are counted apart. A bad report does
+    not stop the others (named at the end, exit 2)."""
     from roofline.compare.ranking import check_top
     from roofline.errors import UsageError
     from roofline.render.mpl import plot_format

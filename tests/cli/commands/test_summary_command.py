@@ -163,3 +163,5 @@ def test_the_help_defines_the_recoverable_time_the_code_computes():
             "and memory throughputs and the busiest SM unit in whole blocks per SM, at most the time above the "
             "1.5 us launch floor; small-grid launches are counted apart") in help_text
     assert "(1 - percent of roof)" not in help_text
+    assert "Rank the kernels of whole applications by their time to gain: per launch, what its first advice item" \
+        in help_text  # the figure it ranks by, the one the report's table and advice give
