@@ -237,9 +237,8 @@ ARGUMENTS = {"--map": "maps", "--match": "match", "--kernel": "kernel", "--kerne
              "--baseline": "baseline", "--work-tolerance": "work_tolerance", "--alpha": "alpha",
              "--fail-if-slower": "fail_if_slower", "--min-share": "min_share",
              "--fail-if-total-slower": "fail_if_total_slower", "--fail-if-roof-drop": "fail_if_roof_drop",
-             "--gate-different-work": "gate_different_work=true", "--allow-different-gpu": "allow_different_gpu=true",
-             "--output": "output", "-o": "output"}
-_OPTION = re.compile(r"(?<![\w-])--?[a-z][a-z-]*(?![\w-])")
+             "--gate-different-work": "gate_different_work=true", "--allow-different-gpu": "allow_different_gpu=true"}
+_OPTION = re.compile(r"(?<![\w-])--[a-z][a-z-]*(?![\w-])")  # not -o: ncu's and nsys's output file
 
 
 def as_arguments(line: str) -> str:

@@ -311,6 +311,9 @@ def test_an_error_names_the_tools_arguments_not_the_command_lines_flags(served: 
 
     assert as_arguments("pass --gate-different-work, or --match order; ncu --set full --clock-control base") == (
         "pass gate_different_work=true, or match order; ncu --set full --clock-control base")
+    assert as_arguments("nsys export --type sqlite -o app.sqlite app.nsys-rep") == (
+        "nsys export --type sqlite -o app.sqlite app.nsys-rep")  # another program's options stay
+    assert "nsys export --type sqlite -o " in refusal(served["nsys_given_qdrep"])
 
 
 def test_every_tool_on_the_shared_reports_gives_results_valid_against_its_schema() -> None:
