@@ -68,11 +68,22 @@ def grade(path: str | os.PathLike[str], options: AnalysisOptions,
     return _json("grade", Roofline(options).grade(path, None, baseline))
 
 
-def grade_schema() -> dict[str, Any]:
-    """The JSON Schema of the grade document (``roofline/schemas/grade.schema.json``, generated from its type)."""
-    from roofline.documents.schemas import schema
+def schema(kind: str) -> dict[str, Any]:
+    """The JSON Schema of a kind of document (``roofline/schemas/KIND.schema.json``, generated from its type): a
+    command's, or an MCP tool's result (``roofline.documents.tools``)."""
+    from roofline.documents.schemas import schema as generated
 
-    return schema("grade")
+    return generated(kind)
+
+
+def conform(kind: str, result: dict[str, Any]) -> None:
+    """Check that ``result`` is a document of ``kind``'s type (the one its schema is generated from):
+    ``msgspec.ValidationError`` where it is not (a defect)."""
+    import msgspec
+
+    from roofline.documents.schemas import GENERATED
+
+    msgspec.convert(result, GENERATED[kind][0])
 
 
 def spec(spec_id: str, specs: Paths = ()) -> dict[str, Any]:

@@ -11,6 +11,7 @@ line; the server goes on. Imported only by the ``mcp`` command: it needs the ``m
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import stat
 from collections.abc import Callable, Sequence
@@ -112,9 +113,9 @@ KEPT = frozenset({"missing", "verdict", "work", "headline", "page", "report", "g
 def fit(result: dict[str, Any], budget: int, ask: str) -> dict[str, Any]:
     """``result`` within ``budget`` characters of JSON: the list of two or more entries that weighs most is halved,
     never to nothing, until it fits, the lists at the top level (the reports, the matched launches) only once those
-    below are down to one entry; then the object that weighs most below the top level is left out, and last the
-    heaviest list is emptied. Each cut is listed under ``cut`` (its path, and how many entries are kept of how many,
-    or that it was left out) with ``ask``, how to get the rest."""
+    below are down to one entry; last the heaviest list is emptied. Only lists are cut (never an object's field, nor
+    a list of numbers alone: a point or a triple), so the result keeps its tool's schema. Each cut is listed under
+    ``cut`` (its path, and how many entries are kept of how many) with ``ask``, how to get the rest."""
     text = adapter.text(result)
     full = len(text)
     cuts: dict[str, dict[str, Any]] = {}
@@ -122,29 +123,27 @@ def fit(result: dict[str, Any], budget: int, ask: str) -> dict[str, Any]:
         rows = _halvable(result, "", False) or _halvable(result, "", True)
         if rows is not None:
             _, path, parent, key = rows
-            items = parent[key]
-            kept = len(items) // 2
-            cuts[path] = {"path": path, "kept": kept, "of": cuts.get(path, {}).get("of", len(items))}
-            del items[kept:]
+            kept = len(parent[key]) // 2
+        elif (emptied := _heaviest(result, "")) is not None:  # the last resort: a last entry
+            path, parent, key = emptied
+            kept = 0
         else:
-            heaviest = _heaviest(result, "", dict)
-            emptied = _heaviest(result, "", list) if heaviest is None else None  # the last resort: a last entry
-            if heaviest is None and emptied is None:
-                raise RooflineError(f"the result does not fit in max_chars {budget} even cut down ({len(text)} "
-                                    f"characters; {full} in full)", f"call again with max_chars={min(MAX_CHARS, full)}"
-                                    " for all of it")
-            if heaviest is not None:
-                path, parent, key = heaviest
-                del parent[key]
-                cuts[path] = {"path": path, "left_out": True}
-            elif emptied is not None:
-                path, parent, key = emptied
-                cuts[path] = {"path": path, "kept": 0, "of": cuts.get(path, {}).get("of", len(parent[key]))}
-                parent[key] = []
+            raise RooflineError(f"the result does not fit in max_chars {budget} even cut down ({len(text)} "
+                                f"characters; {full} in full)", f"call again with max_chars={len(text)} or more "
+                                f"(max_chars={min(MAX_CHARS, full)} for all of it)")
+        items = parent[key]
+        cuts[path] = {"path": path, "kept": kept, "of": cuts.get(path, {}).get("of", len(items))}
+        del items[kept:]
         result["cut"] = {"lists": list(cuts.values()), "full_chars": full,
                          "ask": f"{ask}; or call again with max_chars={min(MAX_CHARS, full + 1000)}"}
         text = adapter.text(result)
     return result
+
+
+def _cuttable(child: Any) -> bool:
+    """Whether ``child`` is a list that may be cut: not one of numbers alone (a point, a triple: cut short, it
+    reads as another)."""
+    return isinstance(child, list) and not (child and all(isinstance(x, (int, float)) for x in child))
 
 
 def _halvable(node: Any, path: str, top: bool) -> tuple[int, str, Any, Any] | None:
@@ -157,7 +156,7 @@ def _halvable(node: Any, path: str, top: bool) -> tuple[int, str, Any, Any] | No
             continue
         where = f"{path}[{key}]" if isinstance(node, list) else f"{path}.{key}" if path else str(key)
         found = [_halvable(child, where, top)]
-        if isinstance(child, list) and len(child) >= 2 and (bool(path) != top):
+        if _cuttable(child) and len(child) >= 2 and (bool(path) != top):
             found.append((len(adapter.text(child)), where, node, key))
         for one in found:
             if one is not None and (best is None or one[0] > best[0]):
@@ -165,21 +164,21 @@ def _halvable(node: Any, path: str, top: bool) -> tuple[int, str, Any, Any] | No
     return best
 
 
-def _heaviest(node: Any, path: str, kind: type) -> tuple[str, Any, Any] | None:
-    """The non-empty list (``kind`` list), or the object below the top level (``kind`` dict), under ``node`` whose
-    JSON is longest (``cut`` and what ``KEPT`` names left alone): its path, its parent and its key there."""
+def _heaviest(node: Any, path: str) -> tuple[str, Any, Any] | None:
+    """The non-empty list under ``node`` whose JSON is longest (``cut``, what ``KEPT`` names and lists of numbers
+    left alone): its path, its parent and its key there."""
     best: tuple[int, str, Any, Any] | None = None
     children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
     for key, child in children:
         if (not path and key == "cut") or key in KEPT:
             continue
         where = f"{path}[{key}]" if isinstance(node, list) else f"{path}.{key}" if path else str(key)
-        if isinstance(child, kind) and child and (kind is list or path):
+        if _cuttable(child) and child:
             size = len(adapter.text(child))
             if best is None or size > best[0]:
                 best = (size, where, node, key)
         if isinstance(child, (dict, list)):
-            inner = _heaviest(child, where, kind)
+            inner = _heaviest(child, where)
             if inner is not None:
                 size = len(adapter.text(inner[1][inner[2]]))
                 if best is None or size > best[0]:
@@ -204,12 +203,11 @@ def filter_args(kernel: Sequence[str] | None) -> list[str]:
 
 class Server(MCPServer):
     """The SDK's server, with a call's arguments that fail their schema told in one line, argument by argument, and
-    the output schema of each tool whose result is a whole document (``OUTPUT_SCHEMAS``) listed with it."""
+    each tool listed with the JSON Schema of its result as its output schema (``output_schema``)."""
 
     async def list_tools(self) -> Any:
         tools = await super().list_tools()
-        return [t.model_copy(update={"output_schema": OUTPUT_SCHEMAS[t.name]()}) if t.name in OUTPUT_SCHEMAS else t
-                for t in tools]
+        return [t.model_copy(update={"output_schema": output_schema(t.name)}) for t in tools]
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         try:
@@ -220,12 +218,33 @@ class Server(MCPServer):
             raise ToolError(f"{name}: {argument_problems(err.__cause__)}") from None
 
 
-def grade_output_schema() -> dict[str, Any]:
-    """grade_kernel's output schema: the grade document's JSON Schema (an object at the top, as MCP asks)."""
-    return {**adapter.grade_schema(), "type": "object"}
+# Each tool's result: the kind of document (roofline.documents.schemas) it is; grade_kernel's is the grade document,
+# the others' are the tools' own (roofline.documents.tools, named by the tool).
+RESULTS = {"list_kernels": "list_kernels", "analyse_kernel": "analyse_kernel", "compare_reports": "compare_reports",
+           "project_report": "project_report", "grade_kernel": "grade", "gpu_spec": "gpu_spec",
+           "rank_nsys_kernels": "rank_nsys_kernels"}
 
 
-OUTPUT_SCHEMAS: dict[str, Callable[[], dict[str, Any]]] = {"grade_kernel": grade_output_schema}
+def output_schema(tool: str) -> dict[str, Any]:
+    """A tool's output schema: its result's JSON Schema, generated from its type (an object at the top, as MCP
+    asks)."""
+    return {**adapter.schema(RESULTS[tool]), "type": "object"}
+
+
+# The command line's options as the tools' arguments name them: an error's hint names what the caller can pass.
+ARGUMENTS = {"--map": "maps", "--match": "match", "--kernel": "kernel", "--kernel-name-base": "kernel_name_base",
+             "--ceilings": "ceilings", "--by": "by", "--to": "to", "--clock": "clock", "--nvtx": "nvtx", "--top": "top",
+             "--baseline": "baseline", "--work-tolerance": "work_tolerance", "--alpha": "alpha",
+             "--fail-if-slower": "fail_if_slower", "--min-share": "min_share",
+             "--fail-if-total-slower": "fail_if_total_slower", "--fail-if-roof-drop": "fail_if_roof_drop",
+             "--gate-different-work": "gate_different_work=true", "--allow-different-gpu": "allow_different_gpu=true"}
+_OPTION = re.compile(r"(?<![\w-])--[a-z][a-z-]*(?![\w-])")  # not -o: ncu's and nsys's output file
+
+
+def as_arguments(line: str) -> str:
+    """An error's line with each of the command line's options the tools take named as the tool's argument
+    (``--map`` as ``maps``); ncu's options (``--set full``) and the server's own (``--root``) stay."""
+    return _OPTION.sub(lambda m: ARGUMENTS.get(m.group(0), m.group(0)), line)
 
 
 def argument_problems(err: ValidationError) -> str:
@@ -261,8 +280,9 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         async def call(**kwargs: Any) -> CallToolResult:
             try:
                 result = fn(**kwargs)  # in the event loop's thread, the main one: the regex time limit applies
+                adapter.conform(RESULTS[fn.__name__], result)  # the type its output schema is generated from
             except RooflineError as err:
-                raise ToolError(" ".join(str(err).split())) from None
+                raise ToolError(as_arguments(" ".join(str(err).split()))) from None
             except Exception as err:  # a defect: still one line, and the server stays up
                 raise ToolError(" ".join(f"internal error: {type(err).__name__}: {err}".split())) from None
             return CallToolResult(content=[TextContent(type="text", text=adapter.text(result))],
@@ -318,20 +338,8 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         doc = adapter.report([path], options([kernel], ceilings, diagnostics=True, base=kernel_name_base))
         (rep,) = doc["reports"]
         kernels = rep["kernels"]
-        if launch is None:
-            chosen = max(range(len(kernels)), key=lambda i: kernels[i]["duration_s"] or 0.0)
-        elif launch < len(kernels):
-            chosen = launch
-        else:
-            raise RooflineError(f"launch {launch}: {kernel!r} matched {len(kernels)} launches in {report}",
-                                f"give launch from 0 to {len(kernels) - 1}")
-        k = adapter.with_reasons(kernels[chosen], rep["reasons"])
-        k["missing"] = adapter.by_reason(k["missing"])
-        k["roofs"] = k.pop("ceilings").get(k["ceilings_used"])
-        k["advice"] = k["advice"][:advice]
-        if k.get("hotspots"):
-            k["hotspots"]["pcs"] = k["hotspots"]["pcs"][:hotspots]
-            k["hotspots"]["lines"] = k["hotspots"]["lines"][:hotspots]
+        chosen = _chosen(kernels, launch, f"{kernel!r} matched {len(kernels)} launches in {report}")
+        k = _launch(adapter.with_reasons(kernels[chosen], rep["reasons"]), advice, hotspots)
         matched = [{"launch": i, "name": m["name"], "duration_s": m["duration_s"], "bound": m["bound"]}
                    for i, m in enumerate(kernels)]
         command = ["report", report, "--kernel", kernel, "--kernel-name-base", kernel_name_base, "--ceilings",
@@ -412,9 +420,9 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         doc = adapter.project(path, to, options(kernel, ceilings), clock)
         command = ["project", report, "--to", to, *filter_args(kernel), "--ceilings", ceilings, "--clock", clock,
                    "-f", "json"]
-        result = envelope(command, kind="project", target=doc["target"], report=doc["report"],
+        result = envelope(command, kind="project", target=doc["target"], clock=doc["clock"], report=doc["report"],
                           page=page(offset, limit, len(doc["kernels"])),
-                          kernels=doc["kernels"][offset:offset + limit])
+                          kernels=doc["kernels"][offset:offset + limit], workload=doc.get("workload"))
         save(output, doc, result)
         return fit(result, max_chars, "narrow with offset/limit or kernel filters")
 
@@ -475,15 +483,11 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         time), and give the ncu commands that profile one median-duration launch of each of the top kernels (APP
         stands for the application and its arguments), as `roofline analyze --from-nsys` runs them. Paginated
         with offset/limit."""
-        path = roots.readable(profile)
-        if path.suffix.lower() != ".sqlite":
-            raise RooflineError(f"{profile}: this server reads Nsight Systems SQLite exports only",
-                                f"export it first: nsys export --type sqlite -o {path.with_suffix('.sqlite')} "
-                                f"{profile}")
+        path = _nsys_export(roots.readable(profile), profile)
         doc, runs = adapter.timeline(path, nvtx, top)
         (t,) = doc["timelines"]
         command = ["timeline", profile, *(("--nvtx", nvtx) if nvtx else ()), "-f", "json"]
-        result = envelope(command, kind="timeline", profile={k: v for k, v in t.items() if k != "kernels"},
+        result = envelope(command, kind="timeline", profile={**t, "kernels": []},
                           page=page(offset, limit, len(t["kernels"])), kernels=t["kernels"][offset:offset + limit],
                           analyze=shlex.join(["roofline", "analyze", "--from-nsys", profile, "--top", str(top), "--",
                                               "APP"]),
@@ -492,6 +496,43 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         return fit(result, max_chars, "narrow with offset/limit")
 
     return server
+
+
+def _chosen(kernels: Sequence[dict[str, Any]], launch: int | None, matched: str) -> int:
+    """The launch asked for, or (None) the longest."""
+    if launch is None:
+        return max(range(len(kernels)), key=lambda i: kernels[i]["duration_s"] or 0.0)
+    if launch < len(kernels):
+        return launch
+    raise RooflineError(f"launch {launch}: {matched}", f"give launch from 0 to {len(kernels) - 1}")
+
+
+def _launch(k: dict[str, Any], advice: int, hotspots: int) -> dict[str, Any]:
+    """A launch of the report document, its reasons written out (``with_reasons``), as analyse_kernel gives it: the
+    roofs of the set used alone, each reason once with its paths, the first advice items and hot spots."""
+    k["missing"] = adapter.by_reason(k["missing"])
+    k["ceilings"] = {k["ceilings_used"]: k["ceilings"].get(k["ceilings_used"])}
+    k["advice"] = k["advice"][:advice]
+    if k.get("hotspots"):
+        k["hotspots"]["pcs"] = k["hotspots"]["pcs"][:hotspots]
+        k["hotspots"]["lines"] = k["hotspots"]["lines"][:hotspots]
+    return k
+
+
+def _nsys_export(path: Path, shown: str) -> Path:
+    """``path`` where it names an Nsight Systems SQLite export; else the error that says what the file is and what
+    to do with it."""
+    suffix = path.suffix.lower()
+    if suffix == ".sqlite":
+        return path
+    wants = "rank_nsys_kernels reads an Nsight Systems export (nsys export --type sqlite)"
+    if suffix in (".ncu-rep", ".json"):
+        raise RooflineError(f"{shown}: an Nsight Compute report ({suffix}), not an Nsight Systems profile; {wants}",
+                            "for an ncu report call list_kernels (its kernels), then analyse_kernel")
+    export = path.with_suffix(".sqlite")
+    raise RooflineError(f"{shown}: not an Nsight Systems SQLite export; {wants}",
+                        f"export it first: nsys export --type sqlite -o {export} {shown}" if suffix in (
+                            ".nsys-rep", ".qdrep") else "name the .sqlite file nsys export wrote")
 
 
 KERNEL_KEYS = ("key", "label", "matched_by", "work", "change", "speedup", "expected_speedup", "slowdown_pct",

@@ -1,7 +1,9 @@
 """`roofline mcp` started as a subprocess and driven by the MCP SDK's own stdio client: the tools are listed with
-typed input schemas, each is called on the shipped examples and gives the numbers of the command line it names
-(`--format json`), results keep to their size budget, and the server refuses paths outside its roots, symbolic
-links out of them, FIFOs and devices, with one line, and goes on after a bad call."""
+typed input schemas and, as output schema, the schema generated from their result's type; each is called on the
+shipped examples and the shared reports, its structured content validates against that schema and gives the numbers
+of the command line it names (`--format json`), results keep to their size budget, errors name the tool's arguments,
+and the server refuses paths outside its roots, symbolic links out of them, FIFOs and devices, with one line, and
+goes on after a bad call."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from typer.testing import CliRunner
 from roofline.cli.app import app
 from roofline.render.report.json import SCHEMA_VERSION, with_reasons
 from tests import installed
+from tests.conftest import find_shared_nsys, find_shared_report
 from tests.nsys.small_export import nsys_export
 
 mcp = pytest.importorskip("mcp", reason="the mcp package is not installed (pip install 'roofline[mcp]')")
@@ -76,7 +79,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "list_page": ("list_kernels", {"reports": ["examples/h200/intops.full.ncu-rep"], "offset": 1, "limit": 1}),
         "analyse": ("analyse_kernel", {"report": SGEMM, "kernel": "sgemm", "advice": 2, "hotspots": 3,
                                        "max_chars": 200_000}),
-        "analyse_small": ("analyse_kernel", {"report": SGEMM, "kernel": "sgemm", "max_chars": 4000}),
+        "analyse_small": ("analyse_kernel", {"report": SGEMM, "kernel": "sgemm", "max_chars": 12_000}),
+        "analyse_tiny": ("analyse_kernel", {"report": SGEMM, "kernel": "sgemm", "max_chars": 4000}),
         "compare": ("compare_reports", {"base": BASE, "new": NEW}),
         "compare_gpus": ("compare_reports", {"base": FP32, "new": "examples/h200/torch-fp32.roofline.json",
                                              "allow_different_gpu": True, "match": "order"}),
@@ -105,10 +109,16 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "after": ("gpu_spec", {"spec_id": "h200"}),
         "grade": ("grade_kernel", {"report": "examples/h100/triad-cupy.full.ncu-rep", "kernel": ["triad"]}),
         "grade_withheld": ("grade_kernel", {"report": BF16, "baseline": FP32}),
+        "nsys_given_ncu": ("rank_nsys_kernels", {"profile": SGEMM}),
+        "nsys_given_qdrep": ("rank_nsys_kernels", {"profile": str(scratch / "app.qdrep")}),
+        "bad_map": ("compare_reports", {"base": BASE, "new": NEW, "maps": ["sgemm"]}),
+        "project_page": ("project_report", {"report": "examples/h200/intops.full.ncu-rep", "to": "h100-sxm5",
+                                            "limit": 1}),
     }
+    (scratch / "app.qdrep").write_bytes(b"")
     tools, results = asyncio.run(session([REPO / "examples", scratch, Path("/dev")], list(calls.values())))
     out = {key: r for key, r in zip(calls, results, strict=True)}
-    return {"tools": tools, "scratch": scratch, **out}
+    return {"tools": tools, "scratch": scratch, "calls": calls, **out}
 
 
 def ok(result: Any) -> dict[str, Any]:
@@ -162,7 +172,8 @@ def test_analyse_kernel_gives_the_cli_numbers_of_the_launch(served: dict[str, An
     expected = with_reasons(report["kernels"][result["launch"]], report["reasons"])
     kernel = result["kernel"]
     assert "cut" not in result
-    assert kernel["roofs"] == expected["ceilings"][expected["ceilings_used"]]
+    used = expected["ceilings_used"]
+    assert kernel["ceilings"] == {used: expected["ceilings"][used]}  # the roofs used alone
     assert kernel["advice"] == expected["advice"][:2] and kernel["hotspots"]["pcs"] == expected["hotspots"]["pcs"][:3]
     assert kernel["hotspots"]["lines"] == expected["hotspots"]["lines"][:3]
     for key in ("duration_s", "bound", "verdict", "pct_of_roof", "flop_per_s", "bytes_per_s", "intensity",
@@ -175,14 +186,19 @@ def test_analyse_kernel_gives_the_cli_numbers_of_the_launch(served: dict[str, An
 
 def test_a_result_over_its_budget_is_cut_and_says_how_to_get_the_rest(served: dict[str, Any]) -> None:
     result = ok(served["analyse_small"])
-    assert len(served["analyse_small"].content[0].text) <= 4000
+    assert len(served["analyse_small"].content[0].text) <= 12_000
     cut = result["cut"]
-    assert cut["full_chars"] > 4000 and "max_chars=" in cut["ask"]
+    assert cut["full_chars"] > 12_000 and "max_chars=" in cut["ask"]
     assert cut["lists"] and all(c.get("left_out") or c["kept"] < c["of"] for c in cut["lists"])
     assert result["kernel"]["name"] == "sgemm_tiled"  # the launch itself stays
     assert len(result["kernel"]["grid"]) == len(result["kernel"]["block"]) == 3  # a triple is never cut short
-    # lists are halved first, never below one entry; only then objects left out, and last lists emptied
-    assert [c for c in cut["lists"] if "kept" in c and c["kept"] >= 1] and cut["lists"][0]["kept"] >= 1
+    # lists are halved first, never below one entry, and only then emptied; no object is left out, so a budget
+    # below the launch's objects is refused, with the least that fits
+    tiny = refusal(served["analyse_tiny"])
+    assert "does not fit in max_chars 4000 even cut down" in tiny
+    least = int(tiny.split("call again with max_chars=")[1].split()[0])
+    assert 4000 < least <= 12_000
+    assert any(c["kept"] >= 1 for c in cut["lists"]) and all(set(c) == {"path", "kept", "of"} for c in cut["lists"])
 
 
 def test_compare_reports_gives_the_diff_verdict_and_the_compare_headline(served: dict[str, Any]) -> None:
@@ -212,7 +228,7 @@ def test_where_the_work_differs_no_speed_up_is_given(served: dict[str, Any]) -> 
     assert "speedup" not in kernel and "slowdown_pct" not in kernel and "work differs" in kernel["left_out"]
     assert kernel["headline"] == compared["kernels"][0]["headline"][1] and kernel["headline"]["kind"] == "throughput"
     assert kernel["per_work_slowdown_pct"] == judged["kernels"][0]["per_work_slowdown_pct"]
-    assert "pass --gate-different-work" in refusal(served["ungated_work"])
+    assert "pass gate_different_work=true" in refusal(served["ungated_work"])  # the argument, not the CLI's flag
 
 
 def test_grade_kernel_declares_the_grade_schema_and_its_result_is_valid_against_it(served: dict[str, Any]) -> None:
@@ -227,6 +243,101 @@ def test_grade_kernel_declares_the_grade_schema_and_its_result_is_valid_against_
         validator.validate(result)
         assert len(result_text(served[key])) <= 2000  # one kernel, its launches left out
         assert all(k["per_launch"] == [] for k in result["kernels"]) and "per_launch" in result["left_out"]
+
+
+# each tool and the kind of document its result is (roofline/schemas/KIND.schema.json)
+RESULT_KINDS = {**{name: name for name in TOOLS}, "grade_kernel": "grade"}
+
+
+def validator(tools: list[Any], name: str) -> Any:
+    """A draft 2020-12 validator of the output schema a tool declares."""
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema not installed (pip install 'roofline[test]')")
+    (tool,) = [t for t in tools if t.name == name]
+    return jsonschema.Draft202012Validator(tool.output_schema)
+
+
+def test_every_tool_declares_the_schema_generated_from_its_result_type(served: dict[str, Any]) -> None:
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema not installed (pip install 'roofline[test]')")
+
+    tools = {t.name: t for t in served["tools"]}
+    assert set(RESULT_KINDS) == TOOLS
+    for name, kind in RESULT_KINDS.items():
+        declared = tools[name].output_schema
+        shipped = json.loads((REPO / "roofline" / "schemas" / f"{kind}.schema.json").read_text())
+        assert declared == {**shipped, "type": "object"}, name  # the shipped file, generated from the type
+        jsonschema.Draft202012Validator.check_schema(declared)
+
+
+def test_every_result_validates_against_its_tools_output_schema(served: dict[str, Any]) -> None:
+    checked = set()
+    for key, (name, _) in served["calls"].items():
+        if name in TOOLS and not served[key].is_error:
+            errors = [e.message[:200] for e in validator(served["tools"], name).iter_errors(ok(served[key]))]
+            assert errors == [], (key, errors)
+            checked.add(name)
+    assert checked == TOOLS
+    assert ok(served["analyse_small"])["cut"]["lists"]  # cut to fit: its lists only, so it keeps the schema
+
+
+def test_the_output_schemas_reject_a_result_without_what_it_promises(served: dict[str, Any]) -> None:
+    analysed = {k: v for k, v in ok(served["analyse"]).items() if k != "kernel"}
+    assert not validator(served["tools"], "analyse_kernel").is_valid(analysed)
+    judged = ok(served["compare"])
+    assert not validator(served["tools"], "compare_reports").is_valid({**judged, "exit_code": 2})
+    ranked = ok(served["nsys"])
+    assert not validator(served["tools"], "rank_nsys_kernels").is_valid({**ranked, "ncu_runs": [{"ncu": 1}]})
+
+
+def test_project_report_pages_its_kernels_and_keeps_the_workload(served: dict[str, Any]) -> None:
+    result = ok(served["project_page"])
+    doc = cli(result["command"])
+    assert result["page"]["total"] == len(doc["kernels"]) >= 2 and result["page"]["next_offset"] == 1
+    assert result["kernels"] == doc["kernels"][:1] and result["workload"] == doc["workload"]
+    assert result["clock"] == doc["clock"] == "sustained"
+
+
+def test_rank_nsys_kernels_given_another_file_says_what_it_is_and_what_to_call(served: dict[str, Any]) -> None:
+    ncu = refusal(served["nsys_given_ncu"])
+    assert "an Nsight Compute report (.ncu-rep), not an Nsight Systems profile" in ncu
+    assert "call list_kernels" in ncu and "analyse_kernel" in ncu and "export it first" not in ncu
+    assert "export it first: nsys export --type sqlite" in refusal(served["nsys_given_qdrep"])
+
+
+def test_an_error_names_the_tools_arguments_not_the_command_lines_flags(served: dict[str, Any]) -> None:
+    text = refusal(served["bad_map"])
+    assert "compare_reports: maps 'sgemm': needs 2 non-empty names" in text and "e.g. maps 'ampere_sgemm_" in text
+    assert "--map" not in text
+    from roofline.cli.mcp_server import as_arguments
+
+    assert as_arguments("pass --gate-different-work, or --match order; ncu --set full --clock-control base") == (
+        "pass gate_different_work=true, or match order; ncu --set full --clock-control base")
+    assert as_arguments("nsys export --type sqlite -o app.sqlite app.nsys-rep") == (
+        "nsys export --type sqlite -o app.sqlite app.nsys-rep")  # another program's options stay
+    assert "nsys export --type sqlite -o " in refusal(served["nsys_given_qdrep"])
+
+
+def test_every_tool_on_the_shared_reports_gives_results_valid_against_its_schema() -> None:
+    """Each tool on real reports of other projects (a full-set CUTLASS GEMM, a T4's, an nsys export of H200)."""
+    cutlass = str(find_shared_report("a100-80gb_cutlass-gemm_full"))
+    t4 = str(find_shared_report("t4_matrix-add-2d_full"))
+    nsys = str(find_shared_nsys("h200_nvfuser-matmul-nvtx_2025.1.sqlite"))
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("list_kernels", {"reports": [cutlass, t4]}),
+        ("analyse_kernel", {"report": cutlass, "kernel": "regex:.", "hotspots": 3}),
+        ("compare_reports", {"base": t4, "new": t4}),
+        ("project_report", {"report": t4, "to": "h100-sxm5"}),
+        ("grade_kernel", {"report": cutlass}),
+        ("gpu_spec", {"spec_id": "a100-sxm4-80gb"}),
+        ("rank_nsys_kernels", {"profile": nsys, "top": 2})]
+    shared = Path(cutlass).parents[1]
+    tools, results = asyncio.run(session([shared, REPO], calls))
+    for (name, _), result in zip(calls, results, strict=True):
+        content = ok(result)
+        errors = [e.message[:200] for e in validator(tools, name).iter_errors(content)]
+        assert errors == [], (name, errors)
+        assert len(result_text(result)) <= 20_000, name  # the default budget
+    graded = ok(results[4])["kernels"]  # a CUTLASS kernel's name alone is 4,806 characters long
+    assert graded and len(result_text(results[4])) - sum(len(k["kernel"]) for k in graded) <= 2000 * len(graded)
 
 
 def test_grade_kernel_gives_the_cli_grade_and_withholds_another_precision(served: dict[str, Any]) -> None:
