@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.timeline import TimelineSet
     from roofline.compare.pairing import Comparison, Matcher, PairOptions
     from roofline.compare.regression import Thresholds
-    from roofline.specs.catalog import DeviceSpec, SpecCatalog
+    from roofline.specs.catalog import DeviceSpec, SpecCatalog, SpecMatch
 
 Paths = Sequence[str | os.PathLike[str]]
 Done = Callable[[], None]
@@ -210,13 +210,15 @@ class Roofline:
                  top: int = 0) -> TimelineDocument:
         """``timeline``: the Nsight Systems files' kernels; with ``work`` (ncu reports, one nsys file), each kernel
         placed on its GPU's roofline with the reports' work."""
+        from roofline.analysis.streams import streams_view
         from roofline.analysis.timeline import timeline_set
-        from roofline.nsys.load import load_timeline
+        from roofline.nsys.load import load_with_streams
 
         if work:
             timelines = self._with_work(paths[0], work, nsys, group_by)
         else:
-            timelines = timeline_set([load_timeline(p, nvtx, nsys, group_by) for p in paths])
+            loaded = [load_with_streams(p, nvtx, nsys, group_by) for p in paths]
+            timelines = timeline_set([x.timeline for x in loaded], streams=streams_view([x.trace for x in loaded]))
         return TimelineDocument(timelines, width=width, top=top)
 
     def grade(self, path: str | os.PathLike[str], kernels: Sequence[str] | None = None,
@@ -255,15 +257,32 @@ class Roofline:
     def _with_work(self, profile: Path, reports: Sequence[Path], nsys: str | None, group_by: str) -> TimelineSet:
         """The profile's timeline with the reports' work placed on the roofs of the profile's GPU."""
         from roofline.analysis.borrowed import borrow_work
+        from roofline.analysis.streams import streams_view
+        from roofline.analysis.time_gap import time_gaps
         from roofline.analysis.timeline import timeline_set
-        from roofline.core.model import Device
-        from roofline.nsys.load import load_with_configs
+        from roofline.nsys.load import load_with_streams
 
-        timeline, configs = load_with_configs(profile, nsys, group_by)  # a bad profile is refused first
-        analyses = self.analyses(reports)
-        gpu = next((d.name for d in timeline.devices if d.name), None)
-        found = self.catalog.match(Device(gpu)) if gpu else None
-        return timeline_set([timeline], borrow_work(timeline, configs, analyses, found.spec if found else None))
+        loaded = load_with_streams(profile, None, nsys, group_by, configs=True)  # a bad profile is refused first
+        timeline, analyses = loaded.timeline, self.analyses(reports)
+        gpu = next((d for d in timeline.devices if d.name), None)
+        found = self._nsys_spec(gpu.name if gpu else None, analyses)
+        spec = found.spec if found else None
+        work = borrow_work(timeline, loaded.configs, analyses, spec)
+        boost = spec.boost_clock_hz if spec else next((a.device.max_clock_hz for a in analyses), None)
+        gaps = time_gaps(work, analyses, loaded.migrations, boost,
+                         (gpu.l2_bytes if gpu else None) or (spec.l2_bytes if spec else None), group_by)
+        return timeline_set([timeline], work, streams_view([loaded.trace]), gaps)
+
+    def _nsys_spec(self, gpu: str | None, analyses: Sequence[ReportAnalysis]) -> SpecMatch | None:
+        """The spec of the nsys GPU as ``report`` finds one (``pipeline.spec_for``): a YAML that names it, else, where
+        a report ran on a GPU of that name, the peaks derived from that report's device attributes."""
+        from roofline.core.model import Device
+        from roofline.pipeline import spec_for
+
+        if gpu is None:
+            return None
+        same = next((a.device for a in analyses if a.device.name == gpu), None)
+        return spec_for(self.catalog, same or Device(gpu))
 
     def _loaded(self) -> SpecCatalog:
         """The catalog, a read started ahead stopped when it cannot be loaded (a bad --specs)."""
