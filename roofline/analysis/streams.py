@@ -26,6 +26,8 @@ from roofline.nsys.activity import gaps, merge, take
 
 BINS = 2000  # the time axis is resolved to its span over this: about a pixel of the plot
 GAPS_SHOWN = 5  # the longest idle gaps named per GPU
+STREAM_ROWS = 12  # streams drawn apart per GPU, the busiest; the others share one row
+OTHERS = -2  # the stream id of the row of a GPU's other streams
 NVTX_DEPTHS = 3  # NVTX nesting levels drawn (deeper ranges are counted, not drawn)
 NVTX_LABELS = 8  # NVTX ranges named per level: the longest ones
 NS = 1e-9
@@ -38,7 +40,7 @@ class StreamRow(Struct, frozen=True):
 
     rank: int  # the file's place among those given
     device: int
-    stream: int  # nsys's streamId (-1 where the export has none)
+    stream: int  # nsys's streamId (-1 where the export has none; OTHERS: the row of the GPU's other streams)
     kernels: int
     copies: int
     memsets: int
@@ -46,6 +48,7 @@ class StreamRow(Struct, frozen=True):
     kernel_bars: tuple[Bar, ...]
     copy_bars: tuple[Bar, ...]
     memset_bars: tuple[Bar, ...]
+    streams: int = 1  # the streams the row holds (more than 1 for the OTHERS row)
 
 
 class NvtxLabel(Struct, frozen=True):
@@ -128,9 +131,8 @@ def streams_view(traces: Sequence[StreamTrace]) -> StreamsView | None:
     rows, overlaps, idle, nvtx = [], [], [], []
     deeper = 0
     for rank, (t, shift) in enumerate(zip(traces, shifts, strict=True)):
-        rows += [_row(rank, t, dev, stream, shift, step) for dev, stream in
-                 dict.fromkeys((a.device_id, a.stream_id) for a in t.activities)]
         for dev in sorted({a.device_id for a in t.activities}):
+            rows += _rows(rank, t, dev, shift, step)
             overlaps.append(_overlap(rank, t, dev))
             idle += _gaps(rank, t, dev, shift)
         levels, dropped = _nvtx_rows(rank, t.nvtx, shift, span, step)
@@ -140,13 +142,31 @@ def streams_view(traces: Sequence[StreamTrace]) -> StreamsView | None:
                        deeper, tuple(overlaps), tuple(idle))
 
 
-def _row(rank: int, t: StreamTrace, dev: int, stream: int, shift: int, step: int) -> StreamRow:
-    """One stream's counts, busy time and bars."""
-    mine = {a.kind: a.spans for a in t.activities if a.device_id == dev and a.stream_id == stream}
-    every = merge(sorted((s, e) for spans in mine.values() for s, e, _ in spans))
-    return StreamRow(rank, dev, stream, *(len(mine.get(k, ())) for k in ("kernel", "copy", "memset")),
+def _rows(rank: int, t: StreamTrace, dev: int, shift: int, step: int) -> list[StreamRow]:
+    """The GPU's busiest ``STREAM_ROWS`` streams by id, then one row of the others (if any)."""
+    busy: dict[int, int] = {}
+    for a in t.activities:
+        if a.device_id == dev:
+            busy[a.stream_id] = busy.get(a.stream_id, 0) + sum(e - s for s, e, _ in a.spans)
+    ids = sorted(busy)
+    apart = set(sorted(ids, key=lambda i: (-busy[i], i))[:STREAM_ROWS])
+    rows = [_row(rank, t, dev, {i}, i, shift, step) for i in ids if i in apart]
+    rest = set(ids) - apart
+    return rows + ([_row(rank, t, dev, rest, OTHERS, shift, step)] if rest else [])
+
+
+def _row(rank: int, t: StreamTrace, dev: int, streams: set[int], row_id: int, shift: int, step: int) -> StreamRow:
+    """The counts, busy time and bars of one stream, or of several in one row."""
+    mine: dict[str, list[tuple[int, int]]] = {}
+    for a in t.activities:
+        if a.device_id == dev and a.stream_id in streams:
+            mine.setdefault(a.kind, []).extend((s, e) for s, e, _ in a.spans)
+    for spans in mine.values():
+        spans.sort()
+    every = merge(sorted(x for spans in mine.values() for x in spans))
+    return StreamRow(rank, dev, row_id, *(len(mine.get(k, ())) for k in ("kernel", "copy", "memset")),
                      sum(e - s for s, e in every) * NS,
-                     *(bars(((s, e) for s, e, _ in mine.get(k, ())), shift, step) for k in ("kernel", "copy", "memset")))
+                     *(bars(mine.get(k, ()), shift, step) for k in ("kernel", "copy", "memset")), len(streams))
 
 
 def bars(spans: Iterable[tuple[int, int]], shift: int, step: int) -> tuple[Bar, ...]:

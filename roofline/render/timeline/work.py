@@ -55,6 +55,11 @@ def markdown_rows(w: BorrowedWork) -> list[list[str]]:
             for i, k in enumerate(w.kernels, 1)]
 
 
+def has_points(w: BorrowedWork) -> bool:
+    """Whether a kernel has a place on the roofline (FLOP/s and a DRAM intensity): else no panel is drawn."""
+    return any(k.intensity["dram"] is not None and k.flop_per_s is not None for k in w.kernels)
+
+
 def draw_roofline(ax: Axes, w: BorrowedWork) -> None:
     """The points (FLOP/s against DRAM intensity) under this GPU's roofs: the DRAM and L2 bandwidth slopes and the
     compute roof of each precision the kernels run, each drawn once (roofs of equal height share one line). Each
