@@ -2,9 +2,10 @@
 time axis shared by every file given (MPI ranks), the NVTX ranges above them, how much of the copy time runs
 under kernels, and the longest stretches with nothing on the GPU.
 
-One axis for several files: where every export records its session's wall-clock start, a time is that start plus
-the export's own time, and the axis starts at the earliest GPU activity of any file; otherwise each file starts at
-its own first GPU activity (``aligned_by`` says which). The bars are the intervals with the holes shorter than
+One axis for several files: where every export records its session's wall-clock start and the files' GPU work
+overlaps in wall-clock time (the ranks of one job), a time is that start plus the export's own time, and the axis
+starts at the earliest GPU activity of any file; otherwise each file starts at its own first GPU activity
+(``aligned_by`` says which). The bars are the intervals with the holes shorter than
 ``resolution_s`` (the span over ``BINS``, below what a plot shows) closed, so a profile of 10^5 launches draws as
 at most a few thousand bars per stream; the counts and the figures (overlap, gaps) use every interval as it is.
 
@@ -29,7 +30,8 @@ GAPS_SHOWN = 5  # the longest idle gaps named per GPU
 STREAM_ROWS = 12  # streams drawn apart per GPU, the busiest; the others share one row
 OTHERS = -2  # the stream id of the row of a GPU's other streams
 NVTX_DEPTHS = 3  # NVTX nesting levels drawn (deeper ranges are counted, not drawn)
-NVTX_LABELS = 8  # NVTX ranges named per level: the longest ones
+NVTX_LABELS = 8  # NVTX ranges named per level: the longest ones that do not overlap one named before
+NVTX_LABEL_SHARE = 25  # a range is named only when it spans at least the axis over this (room for its name)
 NS = 1e-9
 Bar = tuple[float, float]  # (start s on the shared axis, length s)
 AlignedBy = Literal["session_start", "first_activity"]
@@ -118,8 +120,7 @@ def streams_view(traces: Sequence[StreamTrace]) -> StreamsView | None:
     firsts = [min((a.spans[0][0] for a in t.activities if a.spans), default=None) for t in traces]
     if all(f is None for f in firsts):
         return None
-    aligned: AlignedBy = ("session_start" if len(traces) > 1 and all(t.origin_ns is not None for t in traces)
-                          else "first_activity")
+    aligned: AlignedBy = "session_start" if _together(traces, firsts) else "first_activity"
     if aligned == "session_start":
         zero = min((t.origin_ns or 0) + f for t, f in zip(traces, firsts, strict=True) if f is not None)
         shifts = [(t.origin_ns or 0) - zero for t in traces]
@@ -155,6 +156,16 @@ def _rows(rank: int, t: StreamTrace, dev: int, shift: int, step: int) -> list[St
     return rows + ([_row(rank, t, dev, rest, OTHERS, shift, step)] if rest else [])
 
 
+def _together(traces: Sequence[StreamTrace], firsts: Sequence[int | None]) -> bool:
+    """Whether several files record their session starts and their GPU work overlaps in wall-clock time (the
+    ranks of one job), so they share an axis by those starts."""
+    if len(traces) < 2 or any(t.origin_ns is None for t in traces):
+        return False
+    windows = [((t.origin_ns or 0) + f, (t.origin_ns or 0) + max(s[1] for a in t.activities for s in a.spans))
+               for t, f in zip(traces, firsts, strict=True) if f is not None]
+    return max(a for a, _ in windows) < min(b for _, b in windows)
+
+
 def _row(rank: int, t: StreamTrace, dev: int, streams: set[int], row_id: int, shift: int, step: int) -> StreamRow:
     """The counts, busy time and bars of one stream, or of several in one row."""
     mine: dict[str, list[tuple[int, int]]] = {}
@@ -164,9 +175,9 @@ def _row(rank: int, t: StreamTrace, dev: int, streams: set[int], row_id: int, sh
     for spans in mine.values():
         spans.sort()
     every = merge(sorted(x for spans in mine.values() for x in spans))
-    return StreamRow(rank, dev, row_id, *(len(mine.get(k, ())) for k in ("kernel", "copy", "memset")),
-                     sum(e - s for s, e in every) * NS,
-                     *(bars(mine.get(k, ()), shift, step) for k in ("kernel", "copy", "memset")), len(streams))
+    kernels, copies, memsets = (mine.get(k, []) for k in ("kernel", "copy", "memset"))
+    return StreamRow(rank, dev, row_id, len(kernels), len(copies), len(memsets), sum(e - s for s, e in every) * NS,
+                     bars(kernels, shift, step), bars(copies, shift, step), bars(memsets, shift, step), len(streams))
 
 
 def bars(spans: Iterable[tuple[int, int]], shift: int, step: int) -> tuple[Bar, ...]:
@@ -229,7 +240,17 @@ def _nvtx_rows(rank: int, spans: Sequence[NvtxSpan], shift: int, span: int,
         shown = [c for c in clipped if c[1] > c[0]]
         if not shown:
             continue
-        longest = sorted(shown, key=lambda c: (c[0] - c[1], c[0]))[:NVTX_LABELS]
         rows.append(NvtxRow(rank, depth, len(ranges), bars(((s, e) for s, e, _ in shown), 0, step),
-                            tuple(NvtxLabel(s * NS, (e - s) * NS, n) for s, e, n in longest)))
+                            _labels(shown, span)))
     return rows, deeper
+
+
+def _labels(ranges: Sequence[tuple[int, int, str]], span: int) -> tuple[NvtxLabel, ...]:
+    """The longest ranges wide enough for a name, none overlapping another named one."""
+    named: list[tuple[int, int, str]] = []
+    for s, e, n in sorted(ranges, key=lambda c: (c[0] - c[1], c[0])):
+        if len(named) >= NVTX_LABELS or (e - s) * NVTX_LABEL_SHARE < span:
+            break
+        if all(e <= a or s >= b for a, b, _ in named):
+            named.append((s, e, n))
+    return tuple(NvtxLabel(s * NS, (e - s) * NS, n) for s, e, n in named)

@@ -37,7 +37,7 @@ def build(doc: TimelineSet, top: int = 0) -> Figure:
     bars = top or BARS
     heights = [1.0 + BAR_HEIGHT_IN * len(doc.ranks)] if doc.ranks else []
     if doc.streams is not None:
-        heights.append(1.3 + streams.ROW_HEIGHT_IN * streams.rows(doc.streams))
+        heights.append(streams.height_in(doc.streams))
     heights += [1.0 + BAR_HEIGHT_IN * min(len(t.kernels), bars) for t in doc.timelines]
     roofline = doc.work is not None and work.has_points(doc.work)
     if roofline:

@@ -18,21 +18,22 @@ BAR_HEIGHT = 0.7  # of a row
 STRIP_HEIGHT = 0.25  # the copies and memsets: a strip at the bottom of the row (y grows downwards)
 STRIP_TOP = 0.1
 ROW_HEIGHT_IN = 0.28
+PANEL_ROOM_IN = 1.3
 GAPS_DRAWN = 3  # per GPU, the longest
 LABEL_CHARS = 28
 ROW = "{who}GPU {device} stream {stream}"
 
 
-def rows(view: StreamsView) -> int:
-    """The panel's rows: every stream and NVTX level."""
-    return len(view.rows) + len(view.nvtx)
+def height_in(view: StreamsView) -> float:
+    """The panel's height: a row per stream and NVTX level, and room for the axis and the legend."""
+    return PANEL_ROOM_IN + ROW_HEIGHT_IN * (len(view.rows) + len(view.nvtx))
 
 
 def draw(ax: Axes, view: StreamsView, paths: list[str]) -> None:
     """Each file's NVTX levels and streams, top to bottom, on one time axis (seconds)."""
     several = len(paths) > 1
     y, ticks, names = 0, [], []
-    for rank, path in enumerate(paths):
+    for rank in range(len(paths)):
         who = f"rank {rank} " if several else ""
         for level in (n for n in view.nvtx if n.rank == rank):
             ax.broken_barh(list(level.bars), (y - BAR_HEIGHT / 2, BAR_HEIGHT), color=COLOURS["nvtx"], lw=0.3,
@@ -100,10 +101,30 @@ def gap_line(i: int, g: IdleGap, several: bool = False) -> str:
 
 def lines(view: StreamsView, several: bool) -> list[str]:
     """The overlap of each GPU and its longest gaps, numbered per GPU as the plot numbers them."""
-    out = [f"{overlap_line(o, several)} (copy time with a kernel running on the GPU; kernels "
-           f"{seconds(o.kernel_s)})" for o in view.overlaps]
+    out = overlap_lines(view, several)
     count: dict[tuple[int, int], int] = {}
     for g in view.gaps:
         n = count[(g.rank, g.device)] = count.get((g.rank, g.device), 0) + 1
         out.append(gap_line(n, g, several))
     return out
+
+
+GAP_COLUMNS = ("#", "GPU", "idle", "from (axis)", "after (stream)", "before (stream)")
+
+
+def gap_cells(view: StreamsView, several: bool) -> list[list[str]]:
+    """The longest idle gaps as table rows, numbered per GPU as the plot numbers them."""
+    count: dict[tuple[int, int], int] = {}
+    rows = []
+    for g in view.gaps:
+        n = count[(g.rank, g.device)] = count.get((g.rank, g.device), 0) + 1
+        rows.append([str(n), f"rank {g.rank} GPU {g.device}" if several else f"GPU {g.device}", seconds(g.length_s),
+                     seconds(g.start_s), f"{g.before.kind} {g.before.name} ({g.before.stream})",
+                     f"{g.after.kind} {g.after.name} ({g.after.stream})"])
+    return rows
+
+
+def overlap_lines(view: StreamsView, several: bool) -> list[str]:
+    """Each GPU's copy time under kernels, in a line."""
+    return [f"{overlap_line(o, several)} (copy time with a kernel running on the GPU; kernels {seconds(o.kernel_s)})"
+            for o in view.overlaps]
