@@ -77,20 +77,26 @@ def _rows(db: sqlite3.Connection, tables: set[str]) -> Iterator[tuple[ActivityKi
         names = dict(db.execute(f"SELECT id, value FROM StringIds WHERE id IN (SELECT DISTINCT shortName "
                                 f"FROM {KERNELS})"))
         yield "kernel", [(d, s, a, b, str(names.get(n, f"(string id {n})"))) for d, s, a, b, n in db.execute(
-            f'SELECT deviceId, streamId, start, "end", shortName FROM {KERNELS}')]
+            f'SELECT {_where(db, KERNELS)}, start, "end", shortName FROM {KERNELS}')]
     if MEMCPY in tables:
         cols = columns(db, MEMCPY)
         src = "srcKind" if "srcKind" in cols else "NULL"
         dst = "dstKind" if "dstKind" in cols else "NULL"
         rows = []
         for d, s, a, b, kind, sk, dk in db.execute(
-                f'SELECT deviceId, streamId, start, "end", copyKind, {src}, {dst} FROM {MEMCPY}'):
+                f'SELECT {_where(db, MEMCPY)}, start, "end", copyKind, {src}, {dst} FROM {MEMCPY}'):
             direction, memory = copy_label(kind, sk, dk)
             rows.append((d, s, a, b, f"{direction} ({memory})" if memory else direction))
         yield "copy", rows
     if MEMSET in tables:
         yield "memset", [(d, s, a, b, "memset") for d, s, a, b in db.execute(
-            f'SELECT deviceId, streamId, start, "end" FROM {MEMSET}')]
+            f'SELECT {_where(db, MEMSET)}, start, "end" FROM {MEMSET}')]
+
+
+def _where(db: sqlite3.Connection, table: str) -> str:
+    """The table's device and stream columns (0 and NULL where a hand-made export lacks them)."""
+    cols = columns(db, table)
+    return ", ".join(c if c in cols else default for c, default in (("deviceId", "0"), ("streamId", "NULL")))
 
 
 def _origin(db: sqlite3.Connection, tables: set[str]) -> int | None:
