@@ -39,7 +39,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.launches import ReportAnalysis
     from roofline.analysis.timeline import TimelineSet
     from roofline.compare.pairing import Comparison, Matcher, PairOptions
+    from roofline.compare.realtime import RealTimeView
     from roofline.compare.regression import Thresholds
+    from roofline.nsys.load import Loaded
     from roofline.specs.catalog import DeviceSpec, SpecCatalog, SpecMatch
 
 Paths = Sequence[str | os.PathLike[str]]
@@ -192,10 +194,11 @@ class Roofline:
         """``summary --nsys``: the reports' kernels weighed by the profile's real GPU times; RooflineError when no
         kernel is in both."""
         from roofline.compare.realtime import weigh
-        from roofline.nsys.load import load_timeline
+        from roofline.nsys.load import load_with_streams
 
-        timeline = load_timeline(profile, group_by=by)  # a bad profile is refused before the reports are read
-        view = weigh(self.analyses(paths, keep_going=True), timeline)
+        loaded = load_with_streams(profile, group_by=by, configs=True)  # a bad profile is refused first
+        analyses = self.analyses(paths, keep_going=True)
+        view = weigh(analyses, loaded.timeline)
         if not view.kernels:
             from roofline.core.units import middle_cut
 
@@ -203,7 +206,7 @@ class Roofline:
             nsys = ", ".join(middle_cut(k.name, 60) for k in view.unmatched_nsys[:5])
             raise RooflineError(f"no kernel of the ncu reports ({ncu}) is in {profile} ({nsys})",
                                 "give ncu reports and an nsys profile of the same application")
-        return RealtimeDocument(view, width=width, top=top)
+        return RealtimeDocument(self._with_time_gaps(view, analyses, loaded), width=width, top=top)
 
     def timeline(self, paths: Sequence[Path], nvtx: str | None = None, nsys: str | None = None,
                  group_by: str = "kernel", work: Sequence[Path] = (), width: int = 80,
@@ -272,6 +275,23 @@ class Roofline:
         gaps = time_gaps(work, analyses, loaded.migrations, boost,
                          (gpu.l2_bytes if gpu else None) or (spec.l2_bytes if spec else None), group_by)
         return timeline_set([timeline], work, streams_view([loaded.trace]), gaps)
+
+    def _with_time_gaps(self, view: RealTimeView, analyses: Sequence[ReportAnalysis], loaded: Loaded) -> RealTimeView:
+        """The view with its kernels whose nsys and ncu times are over 2x apart, and why (``time_gap``)."""
+        from msgspec import structs
+
+        from roofline.analysis.time_gap import Paired, named_gaps
+
+        gpu = next((d for d in loaded.timeline.devices if d.name), None)
+        found = self._nsys_spec(gpu.name if gpu else None, analyses)
+        spec = found.spec if found else None
+        boost = spec.boost_clock_hz if spec else next((a.device.max_clock_hz for a in analyses), None)
+        pairs = [Paired(k.nsys.name, k.nsys.function, None, None, k.nsys.count, k.nsys.median_s,
+                        k.ncu.total_s / k.ncu.launches if k.ncu.launches else None) for k in view.kernels]
+        gaps = named_gaps(pairs, analyses, loaded.migrations, boost,
+                          (gpu.l2_bytes if gpu else None) or (spec.l2_bytes if spec else None),
+                          loaded.timeline.group_by)
+        return structs.replace(view, time_gaps=gaps)
 
     def _nsys_spec(self, gpu: str | None, analyses: Sequence[ReportAnalysis]) -> SpecMatch | None:
         """The spec of the nsys GPU as ``report`` finds one (``pipeline.spec_for``): a YAML that names it, else, where

@@ -131,3 +131,19 @@ def test_ncu_slower_is_put_on_its_clock_or_its_cache_flush() -> None:
     assert causes(_kernel(1e-3, 3e-3, dram=1e9), None) == ("unexplained",)
     assert causes(_kernel(1e-3, 1.9e-3), 1.2e9) == ()
     assert causes(_kernel(3e-3, 1e-3), None) == ("unexplained",)
+
+
+def test_summary_nsys_names_the_gap_of_kernels_matched_by_name(tmp_path: Path) -> None:
+    """`summary --nsys` (what `analyze --from-nsys` runs after ncu) pairs by name: the same kernel is named with its
+    migrations pooled over its launch configurations, grid and block null, and the generic "more than 2x apart"
+    note no longer names it (its cause is given)."""
+    report = find_shared_report(REPORT)
+    profile = _export(tmp_path / "app.sqlite")
+    view = Roofline().realtime([report], profile).view
+    gaps = {g.short_name: g for g in view.time_gaps}
+    slow = gaps["transposeMatrix"]
+    assert slow.causes == ("managed_memory_migration",) and slow.grid is None
+    assert (slow.migrated_bytes, slow.launches_migrating) == (6 * MIGRATION, 3)
+    apart = [n for n in view.notes if "more than 2x apart" in n]
+    assert all("transposeMatrix," not in n and not n.endswith("transposeMatrix") for n in apart)
+    assert any("transposeMatrixHighlyOptimized" in n for n in apart)

@@ -62,9 +62,14 @@ CAUSE_WORDS = {
 
 def time_gap_lines(gaps: tuple[TimeGap, ...]) -> list[str]:
     """Each kernel whose nsys and ncu times are far apart, the evidence and the likely cause."""
-    return [f"{g.short_name} {dims(g.grid)}/{dims(g.block)}: {seconds(g.nsys_s)} in nsys, {seconds(g.ncu_s)} in "
+    return [f"{g.short_name}{_config(g)}: {seconds(g.nsys_s)} in nsys, {seconds(g.ncu_s)} in "
             f"ncu ({g.nsys_over_ncu:.3g}x, {g.slower} slower){_evidence(g)}; likely: "
             + "; ".join(CAUSE_WORDS[c] for c in g.causes) for g in gaps]
+
+
+def _config(g: TimeGap) -> str:
+    """The launch configuration where the kernels were matched by it."""
+    return f" {dims(g.grid)}/{dims(g.block)}" if g.grid is not None and g.block is not None else ""
 
 
 def _evidence(g: TimeGap) -> str:
