@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from roofline.analysis.streams import OTHERS, CopyOverlap, IdleGap, StreamsView
+from roofline.analysis.streams import OTHERS, CopyOverlap, IdleGap, Neighbour, StreamsView
 from roofline.core.units import pct, seconds
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -95,8 +95,12 @@ def gap_line(i: int, g: IdleGap, several: bool = False) -> str:
     """One idle gap: where, how long, between what."""
     who = f"rank {g.rank} " if several else ""
     return (f"{i}. {who}GPU {g.device}: idle {seconds(g.length_s)} from {seconds(g.start_s)} on the axis, after "
-            f"{g.before.kind} {g.before.name} (stream {g.before.stream}), before {g.after.kind} {g.after.name} "
-            f"(stream {g.after.stream})")
+            f"{_work(g.before)} (stream {g.before.stream}), before {_work(g.after)} (stream {g.after.stream})")
+
+
+def _work(n: Neighbour) -> str:
+    """The work at a gap's edge: its kind and name ("kernel gemm", "copy Host-to-Device (pinned)", "memset")."""
+    return n.kind if n.name == n.kind else f"{n.kind} {n.name}"
 
 
 def lines(view: StreamsView, several: bool) -> list[str]:
@@ -119,8 +123,8 @@ def gap_cells(view: StreamsView, several: bool) -> list[list[str]]:
     for g in view.gaps:
         n = count[(g.rank, g.device)] = count.get((g.rank, g.device), 0) + 1
         rows.append([str(n), f"rank {g.rank} GPU {g.device}" if several else f"GPU {g.device}", seconds(g.length_s),
-                     seconds(g.start_s), f"{g.before.kind} {g.before.name} ({g.before.stream})",
-                     f"{g.after.kind} {g.after.name} ({g.after.stream})"])
+                     seconds(g.start_s), f"{_work(g.before)} ({g.before.stream})",
+                     f"{_work(g.after)} ({g.after.stream})"])
     return rows
 
 
