@@ -196,7 +196,7 @@ class Roofline:
         from roofline.compare.realtime import weigh
         from roofline.nsys.load import load_with_streams
 
-        loaded = load_with_streams(profile, group_by=by, configs=True)  # a bad profile is refused first
+        loaded = load_with_streams(profile, group_by=by, configs=True, streams=False)  # a bad profile: refused first
         analyses = self.analyses(paths, keep_going=True)
         view = weigh(analyses, loaded.timeline)
         if not view.kernels:
@@ -221,7 +221,8 @@ class Roofline:
             timelines = self._with_work(paths[0], work, nsys, group_by)
         else:
             loaded = [load_with_streams(p, nvtx, nsys, group_by) for p in paths]
-            timelines = timeline_set([x.timeline for x in loaded], streams=streams_view([x.trace for x in loaded]))
+            timelines = timeline_set([x.timeline for x in loaded],
+                                     streams=streams_view([x.trace for x in loaded if x.trace is not None]))
         return TimelineDocument(timelines, width=width, top=top)
 
     def grade(self, path: str | os.PathLike[str], kernels: Sequence[str] | None = None,
@@ -274,7 +275,7 @@ class Roofline:
         boost = spec.boost_clock_hz if spec else next((a.device.max_clock_hz for a in analyses), None)
         gaps = time_gaps(work, analyses, loaded.migrations, boost,
                          (gpu.l2_bytes if gpu else None) or (spec.l2_bytes if spec else None), group_by)
-        return timeline_set([timeline], work, streams_view([loaded.trace]), gaps)
+        return timeline_set([timeline], work, streams_view([loaded.trace] if loaded.trace else []), gaps)
 
     def _with_time_gaps(self, view: RealTimeView, analyses: Sequence[ReportAnalysis], loaded: Loaded) -> RealTimeView:
         """The view with its kernels whose nsys and ncu times are over 2x apart, and why (``time_gap``)."""
