@@ -147,3 +147,25 @@ def test_summary_nsys_names_the_gap_of_kernels_matched_by_name(tmp_path: Path) -
     apart = [n for n in view.notes if "more than 2x apart" in n]
     assert all("transposeMatrix," not in n and not n.endswith("transposeMatrix") for n in apart)
     assert any("transposeMatrixHighlyOptimized" in n for n in apart)
+
+
+def test_migrations_and_page_faults_under_each_kernel_match_sql(tmp_path: Path) -> None:
+    """The reader's migrations per kernel and launch configuration (``nsys.streams.migrations``) on the small
+    multi-stream export: reduce's two launches have three moves and three GPU page faults under them, gemm's none;
+    a fault under no launch counts nowhere."""
+    from roofline.nsys.streams import migrations
+    from tests.nsys import streams_export
+
+    path = streams_export.write(tmp_path / "s.sqlite")
+    moved = migrations(path, path)
+    reduce = moved[("reduce", (32, 1, 1), (256, 1, 1))]
+    with sqlite3.connect(path) as db:
+        faults = db.execute("""SELECT COUNT(*) FROM CUDA_UM_GPU_PAGE_FAULT_EVENTS f JOIN CUPTI_ACTIVITY_KIND_KERNEL k
+                               ON f.start >= k.start AND f.start < k."end" WHERE k.shortName = 2""").fetchone()[0]
+        size = db.execute("""SELECT SUM(m.bytes) FROM CUPTI_ACTIVITY_KIND_MEMCPY m JOIN CUPTI_ACTIVITY_KIND_KERNEL k
+                             ON m.start < k."end" AND k.start < m."end"
+                             WHERE k.shortName = 2 AND m.copyKind = 11""").fetchone()[0]
+    assert (reduce.launches, reduce.launches_with, reduce.bytes, reduce.faults) == (2, 2, size, faults)
+    assert (size, faults) == (262144, 3) and reduce.seconds == pytest.approx(0.004)
+    gemm = moved[("gemm", (64, 1, 1), (256, 1, 1))]
+    assert (gemm.launches, gemm.launches_with, gemm.bytes, gemm.faults) == (2, 0, 0, 0)
