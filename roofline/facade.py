@@ -39,8 +39,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.launches import ReportAnalysis
     from roofline.analysis.timeline import TimelineSet
     from roofline.compare.pairing import Comparison, Matcher, PairOptions
+    from roofline.compare.realtime import RealTimeView
     from roofline.compare.regression import Thresholds
-    from roofline.specs.catalog import DeviceSpec, SpecCatalog
+    from roofline.nsys.load import Loaded
+    from roofline.specs.catalog import DeviceSpec, SpecCatalog, SpecMatch
 
 Paths = Sequence[str | os.PathLike[str]]
 Done = Callable[[], None]
@@ -192,10 +194,11 @@ class Roofline:
         """``summary --nsys``: the reports' kernels weighed by the profile's real GPU times; RooflineError when no
         kernel is in both."""
         from roofline.compare.realtime import weigh
-        from roofline.nsys.load import load_timeline
+        from roofline.nsys.load import load_with_streams
 
-        timeline = load_timeline(profile, group_by=by)  # a bad profile is refused before the reports are read
-        view = weigh(self.analyses(paths, keep_going=True), timeline)
+        loaded = load_with_streams(profile, group_by=by, configs=True, streams=False)  # a bad profile: refused first
+        analyses = self.analyses(paths, keep_going=True)
+        view = weigh(analyses, loaded.timeline)
         if not view.kernels:
             from roofline.core.units import middle_cut
 
@@ -203,20 +206,23 @@ class Roofline:
             nsys = ", ".join(middle_cut(k.name, 60) for k in view.unmatched_nsys[:5])
             raise RooflineError(f"no kernel of the ncu reports ({ncu}) is in {profile} ({nsys})",
                                 "give ncu reports and an nsys profile of the same application")
-        return RealtimeDocument(view, width=width, top=top)
+        return RealtimeDocument(self._with_time_gaps(view, analyses, loaded), width=width, top=top)
 
     def timeline(self, paths: Sequence[Path], nvtx: str | None = None, nsys: str | None = None,
                  group_by: str = "kernel", work: Sequence[Path] = (), width: int = 80,
                  top: int = 0) -> TimelineDocument:
         """``timeline``: the Nsight Systems files' kernels; with ``work`` (ncu reports, one nsys file), each kernel
         placed on its GPU's roofline with the reports' work."""
+        from roofline.analysis.streams import streams_view
         from roofline.analysis.timeline import timeline_set
-        from roofline.nsys.load import load_timeline
+        from roofline.nsys.load import load_with_streams
 
         if work:
             timelines = self._with_work(paths[0], work, nsys, group_by)
         else:
-            timelines = timeline_set([load_timeline(p, nvtx, nsys, group_by) for p in paths])
+            loaded = [load_with_streams(p, nvtx, nsys, group_by) for p in paths]
+            timelines = timeline_set([x.timeline for x in loaded],
+                                     streams=streams_view([x.trace for x in loaded if x.trace is not None]))
         return TimelineDocument(timelines, width=width, top=top)
 
     def grade(self, path: str | os.PathLike[str], kernels: Sequence[str] | None = None,
@@ -255,15 +261,49 @@ class Roofline:
     def _with_work(self, profile: Path, reports: Sequence[Path], nsys: str | None, group_by: str) -> TimelineSet:
         """The profile's timeline with the reports' work placed on the roofs of the profile's GPU."""
         from roofline.analysis.borrowed import borrow_work
+        from roofline.analysis.streams import streams_view
+        from roofline.analysis.time_gap import time_gaps
         from roofline.analysis.timeline import timeline_set
-        from roofline.core.model import Device
-        from roofline.nsys.load import load_with_configs
+        from roofline.nsys.load import load_with_streams
 
-        timeline, configs = load_with_configs(profile, nsys, group_by)  # a bad profile is refused first
-        analyses = self.analyses(reports)
-        gpu = next((d.name for d in timeline.devices if d.name), None)
-        found = self.catalog.match(Device(gpu)) if gpu else None
-        return timeline_set([timeline], borrow_work(timeline, configs, analyses, found.spec if found else None))
+        loaded = load_with_streams(profile, None, nsys, group_by, configs=True)  # a bad profile is refused first
+        timeline, analyses = loaded.timeline, self.analyses(reports)
+        gpu = next((d for d in timeline.devices if d.name), None)
+        found = self._nsys_spec(gpu.name if gpu else None, analyses)
+        spec = found.spec if found else None
+        work = borrow_work(timeline, loaded.configs, analyses, spec)
+        boost = spec.boost_clock_hz if spec else next((a.device.max_clock_hz for a in analyses), None)
+        gaps = time_gaps(work, analyses, loaded.migrations, boost,
+                         (gpu.l2_bytes if gpu else None) or (spec.l2_bytes if spec else None), group_by)
+        return timeline_set([timeline], work, streams_view([loaded.trace] if loaded.trace else []), gaps)
+
+    def _with_time_gaps(self, view: RealTimeView, analyses: Sequence[ReportAnalysis], loaded: Loaded) -> RealTimeView:
+        """The view with its kernels whose nsys and ncu times are over 2x apart, and why (``time_gap``)."""
+        from msgspec import structs
+
+        from roofline.analysis.time_gap import Paired, named_gaps
+
+        gpu = next((d for d in loaded.timeline.devices if d.name), None)
+        found = self._nsys_spec(gpu.name if gpu else None, analyses)
+        spec = found.spec if found else None
+        boost = spec.boost_clock_hz if spec else next((a.device.max_clock_hz for a in analyses), None)
+        pairs = [Paired(k.nsys.name, k.nsys.function, None, None, k.nsys.count, k.nsys.median_s,
+                        k.ncu.total_s / k.ncu.launches if k.ncu.launches else None) for k in view.kernels]
+        gaps = named_gaps(pairs, analyses, loaded.migrations, boost,
+                          (gpu.l2_bytes if gpu else None) or (spec.l2_bytes if spec else None),
+                          loaded.timeline.group_by)
+        return structs.replace(view, time_gaps=gaps)
+
+    def _nsys_spec(self, gpu: str | None, analyses: Sequence[ReportAnalysis]) -> SpecMatch | None:
+        """The spec of the nsys GPU as ``report`` finds one (``pipeline.spec_for``): a YAML that names it, else, where
+        a report ran on a GPU of that name, the peaks derived from that report's device attributes."""
+        from roofline.core.model import Device
+        from roofline.pipeline import spec_for
+
+        if gpu is None:
+            return None
+        same = next((a.device for a in analyses if a.device.name == gpu), None)
+        return spec_for(self.catalog, same or Device(gpu))
 
     def _loaded(self) -> SpecCatalog:
         """The catalog, a read started ahead stopped when it cannot be loaded (a bad --specs)."""

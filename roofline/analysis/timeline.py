@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from msgspec import Struct
 
 from roofline.analysis.borrowed import BorrowedWork
+from roofline.analysis.streams import StreamsView
+from roofline.analysis.time_gap import TimeGap
 from roofline.core.choices import NameBase
 from roofline.core.kernel_filter import ncu_escape
 from roofline.core.thresholds import RANK_OUTLIER_PCT
@@ -58,10 +60,14 @@ class TimelineSet(Struct, frozen=True):
     timelines: tuple[Timeline, ...]
     ranks: tuple[RankTotal, ...]  # empty for one file
     work: BorrowedWork | None = None
+    streams: StreamsView | None = None  # the files' GPU work in time; None where not read
+    time_gaps: tuple[TimeGap, ...] = ()  # with --work: the kernels whose nsys and ncu times are far apart
 
 
-def timeline_set(timelines: Sequence[Timeline], work: BorrowedWork | None = None) -> TimelineSet:
-    return TimelineSet(tuple(timelines), rank_totals(timelines) if len(timelines) > 1 else (), work)
+def timeline_set(timelines: Sequence[Timeline], work: BorrowedWork | None = None, streams: StreamsView | None = None,
+                 time_gaps: Sequence[TimeGap] = ()) -> TimelineSet:
+    return TimelineSet(tuple(timelines), rank_totals(timelines) if len(timelines) > 1 else (), work, streams,
+                       tuple(time_gaps))
 
 
 class NcuTarget(Struct, frozen=True):

@@ -22,6 +22,7 @@ from msgspec import Struct
 from roofline.analysis.kernels import aggregate
 from roofline.analysis.launches import ReportAnalysis
 from roofline.analysis.roofline import group_by_kernel
+from roofline.analysis.time_gap import TimeGap
 from roofline.core.choices import GroupBy
 from roofline.core.thresholds import TIME_RATIO_FLAG
 from roofline.core.timeline import KernelTime, Timeline
@@ -83,6 +84,7 @@ class RealTimeView(Struct, frozen=True):
     kernels: tuple[RealKernel, ...]
     unmatched_ncu: tuple[str, ...]
     unmatched_nsys: tuple[KernelTime, ...]  # by total time, largest first
+    time_gaps: tuple[TimeGap, ...] = ()  # the kernels whose nsys and ncu times differ by over 2x, with the cause
 
     @property
     def analysed_share(self) -> float:
@@ -101,8 +103,9 @@ class RealTimeView(Struct, frozen=True):
         if nsys_gpus and self.ncu_devices and set(nsys_gpus) != set(self.ncu_devices):
             notes.append(f"the nsys profile ran on {', '.join(nsys_gpus)}, the ncu reports on "
                          f"{', '.join(self.ncu_devices)}: the real times are another GPU's")
-        apart = [k.ncu.name for k in self.kernels if k.ncu_over_nsys is not None and
-                 not 1 / TIME_RATIO_FLAG <= k.ncu_over_nsys <= TIME_RATIO_FLAG]
+        explained = {g.name for g in self.time_gaps if g.causes != ("unexplained",)}  # their cause is named
+        apart = [k.ncu.name for k in self.kernels if k.ncu_over_nsys is not None and k.nsys.name not in explained
+                 and not 1 / TIME_RATIO_FLAG <= k.ncu_over_nsys <= TIME_RATIO_FLAG]
         if apart:
             notes.append(f"ncu's time per launch is more than {TIME_RATIO_FLAG:g}x apart from nsys's median for "
                          f"{', '.join(apart)}: replay and base clocks rarely explain that much; check that the ncu "

@@ -9,6 +9,7 @@ from typing import Literal
 from msgspec import Struct
 
 from roofline.analysis.results import Bound
+from roofline.analysis.time_gap import TimeGap
 from roofline.compare.realtime import RealKernel, RealTimeView
 from roofline.core.version import GENERATOR
 from roofline.documents.common import SCHEMA_VERSION, Generator, Number, Tool, Version, number, tool
@@ -62,6 +63,7 @@ class RealtimeJson(Struct, frozen=True):
     group_by: GroupBy
     unmatched_nsys: list[NsysOnly]
     notes: list[str]
+    time_gaps: list[TimeGap] = []  # the kernels whose nsys and ncu times differ by over 2x, with the likely cause
 
 
 def realtime_json(view: RealTimeView) -> RealtimeJson:
@@ -70,7 +72,8 @@ def realtime_json(view: RealTimeView) -> RealtimeJson:
         GENERATOR, SCHEMA_VERSION, "realtime", tool(), view.timeline.path, list(view.reports), view.analysed_share,
         view.timeline.kernel_s, number(view.recoverable_real_s), [real_kernel(k) for k in view.kernels],
         list(view.unmatched_ncu), view.timeline.group_by,  # type: ignore[arg-type]
-        [NsysOnly(k.name, k.function, k.count, k.total_s) for k in view.unmatched_nsys], list(view.notes))
+        [NsysOnly(k.name, k.function, k.count, k.total_s) for k in view.unmatched_nsys], list(view.notes),
+        list(view.time_gaps))
 
 
 def real_kernel(k: RealKernel) -> RealKernelDoc:

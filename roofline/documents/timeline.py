@@ -9,6 +9,8 @@ from typing import Literal
 from msgspec import Struct
 
 from roofline.analysis.borrowed import BorrowedKernel, BorrowedWork
+from roofline.analysis.streams import StreamsView
+from roofline.analysis.time_gap import TimeGap
 from roofline.analysis.timeline import RankTotal, TimelineSet
 from roofline.core.model import LEVELS
 from roofline.core.timeline import IdleKind, LaunchConfigTime, Timeline, TransferKind
@@ -192,6 +194,7 @@ class WorkDoc(Struct, frozen=True):
     unmatched_ncu: list[str]
     unmatched_nsys: list[UnmatchedLaunches]
     notes: list[str]
+    time_gaps: list[TimeGap] = []  # the kernels whose nsys and ncu times differ by more than 2x, with the cause
 
 
 class TimelineJson(Struct, frozen=True, omit_defaults=True):
@@ -204,12 +207,14 @@ class TimelineJson(Struct, frozen=True, omit_defaults=True):
     timelines: list[TimelineDoc]
     ranks: list[RankDoc] = []
     work: WorkDoc | None = None
+    streams: StreamsView | None = None  # every file's GPU work per stream on one time axis, copy overlap, idle gaps
 
 
 def timeline_json(doc: TimelineSet) -> TimelineJson:
-    """The document of the timelines, their ranks and the work they borrow."""
+    """The document of the timelines, their ranks, the work they borrow and their streams."""
     return TimelineJson(GENERATOR, SCHEMA_VERSION, "timeline", tool(), [timeline_doc(t) for t in doc.timelines],
-                        [rank_doc(r) for r in doc.ranks], None if doc.work is None else work_doc(doc.work))
+                        [rank_doc(r) for r in doc.ranks],
+                        None if doc.work is None else work_doc(doc.work, doc.time_gaps), doc.streams)
 
 
 def timeline_doc(t: Timeline) -> TimelineDoc:
@@ -234,7 +239,7 @@ def rank_doc(r: RankTotal) -> RankDoc:
                    r.top_kernel)
 
 
-def work_doc(w: BorrowedWork) -> WorkDoc:
+def work_doc(w: BorrowedWork, gaps: tuple[TimeGap, ...] = ()) -> WorkDoc:
     """Every figure with what it is made of: work per launch from the report, time from nsys, roofs from the spec."""
     return WorkDoc(
         w.label, list(w.reports), w.ncu_gpu, w.nsys_gpu, w.spec_id,
@@ -242,7 +247,7 @@ def work_doc(w: BorrowedWork) -> WorkDoc:
             w.ceilings.source, w.ceilings.clock_note, {k: number(v) for k, v in w.ceilings.flop_per_s.items()},
             {k: number(v) for k, v in w.ceilings.bytes_per_s.items()}),
         w.matched_share, [work_kernel(k) for k in w.kernels], list(w.unmatched_ncu),
-        [unmatched_launches(c) for c in w.unmatched_nsys], list(w.notes))
+        [unmatched_launches(c) for c in w.unmatched_nsys], list(w.notes), list(gaps))
 
 
 def unmatched_launches(c: LaunchConfigTime) -> UnmatchedLaunches:

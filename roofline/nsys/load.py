@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import NamedTuple
 
+from roofline.core.streams import Migration, StreamTrace
 from roofline.core.timeline import LaunchConfigTime, Representative, Timeline
 from roofline.nsys.export import sqlite_of
+from roofline.nsys.streams import migrations, stream_trace
 from roofline.nsys.timeline import launch_configs, read_timeline, representatives
 
 
@@ -31,3 +34,26 @@ def load_with_configs(path: Path, nsys: str | None = None,
     with sqlite_of(path, nsys) as (sqlite, exported_by):
         timeline = replace(read_timeline(sqlite, None, group_by, path), path=str(path), exported_by=exported_by)
         return timeline, launch_configs(sqlite, group_by, path)
+
+
+class Loaded(NamedTuple):
+    """What one export gives the timeline command: the timeline, its GPU work per stream (None where not asked),
+    and with ``configs`` the kernels per launch configuration and the unified-memory migrations under their
+    launches."""
+
+    timeline: Timeline
+    trace: StreamTrace | None
+    configs: tuple[LaunchConfigTime, ...] = ()
+    migrations: dict[tuple[str, tuple[int, int, int], tuple[int, int, int]], Migration] = {}
+
+
+def load_with_streams(path: Path, nvtx: str | None = None, nsys: str | None = None, group_by: str = "kernel",
+                      configs: bool = False, streams: bool = True) -> Loaded:
+    """The timeline of ``path`` with its streams (``nsys.streams``; not read without ``streams``), from one export;
+    with ``configs``, its launch configurations and the migrations under them (``timeline --work``)."""
+    with sqlite_of(path, nsys) as (sqlite, exported_by):
+        timeline = replace(read_timeline(sqlite, nvtx, group_by, path), path=str(path), exported_by=exported_by)
+        trace = stream_trace(sqlite, path) if streams else None
+        if not configs:
+            return Loaded(timeline, trace)
+        return Loaded(timeline, trace, launch_configs(sqlite, group_by, path), migrations(sqlite, path, group_by))

@@ -1,7 +1,8 @@
 """`roofline timeline --plot`: one panel per file, its top kernels as bars of total GPU time, each labelled with
 its share of the GPUs' busy time and its launch count. Several files (MPI ranks) share one time axis, so a rank
 that spends more time in a kernel shows a longer bar, and a first panel draws each rank's GPU busy and idle time
-on one axis, outliers marked. With --work, a roofline panel of the kernels follows."""
+on one axis, outliers marked. Where the files' streams were read, a panel draws them in time (``streams``). With
+--work, a roofline panel of the kernels follows where a kernel has a point to draw."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING
 from roofline.analysis.timeline import TimelineSet
 from roofline.core.units import seconds, share_pct
 from roofline.render.mpl import PlotFormat, figure, middle, to_bytes
-from roofline.render.timeline import work
+from roofline.render.timeline import streams, work
 from roofline.render.timeline.text import shown_names
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -35,14 +36,19 @@ def build(doc: TimelineSet, top: int = 0) -> Figure:
     kernels, 0: the ``BARS`` longest), the roofline."""
     bars = top or BARS
     heights = [1.0 + BAR_HEIGHT_IN * len(doc.ranks)] if doc.ranks else []
+    if doc.streams is not None:
+        heights.append(streams.height_in(doc.streams))
     heights += [1.0 + BAR_HEIGHT_IN * min(len(t.kernels), bars) for t in doc.timelines]
-    if doc.work is not None:
+    roofline = doc.work is not None and work.has_points(doc.work)
+    if roofline:
         heights.append(ROOFLINE_HEIGHT_IN)
     fig = figure(PANEL_WIDTH_IN, sum(heights), constrained=True)
     axes = [row[0] for row in fig.subplots(len(heights), 1, squeeze=False, gridspec_kw={"height_ratios": heights})]
     if doc.ranks:
         _ranks(axes.pop(0), doc)
-    if doc.work is not None:
+    if doc.streams is not None:
+        streams.draw(axes.pop(0), doc.streams, [t.path for t in doc.timelines])
+    if roofline and doc.work is not None:
         work.draw_roofline(axes.pop(), doc.work)
     longest = max((k.total_s for t in doc.timelines for k in t.kernels[:bars]), default=0.0) * 1e3
     for ax, t in zip(axes, doc.timelines, strict=True):

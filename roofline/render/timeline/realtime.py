@@ -14,6 +14,7 @@ from roofline.documents.realtime import realtime_json
 from roofline.render.names import bound_word
 from roofline.render.report.json import dumps
 from roofline.render.terminal import add_rows, escape, plain_table, record
+from roofline.render.timeline.work import time_gap_lines
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -70,6 +71,8 @@ def _print(console: Console, view: RealTimeView, top: int) -> None:
                       highlight=False)
     for note in view.notes:
         console.print(f"[dim]{escape(note)}[/dim]", highlight=False)
+    for line in time_gap_lines(view.time_gaps):
+        console.print(escape(line), highlight=False)
 
 
 def render_json(view: RealTimeView) -> str:

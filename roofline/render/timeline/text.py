@@ -15,7 +15,7 @@ from roofline.core.timeline import DeviceTime, KernelTime, Timeline
 from roofline.core.units import counted, seconds, share_pct, si
 from roofline.render.names import csv_text, markdown_text, visible
 from roofline.render.terminal import add_rows, escape, plain_table, record
-from roofline.render.timeline import work
+from roofline.render.timeline import streams, work
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -112,6 +112,7 @@ def rank_cells(ranks: Sequence[RankTotal]) -> list[list[str]]:
              f"{r.off_median_pct:+.1f}%", "outlier" if r.outlier else ""] for r in ranks]
 
 
+STREAMS_TITLE = "Streams: copy time under kernels, longest idle gaps per GPU (nothing on any stream)"
 RANK_COLUMNS = ("rank", "file", "launches", "kernel time", "busy", "vs median", "")
 RANK_NOTE = (f"kernel time: the kernels' times summed (overlapping kernels count twice); busy: the time the GPUs ran "
              f"any kernel; outlier: busy time more than {RANK_OUTLIER_PCT:g}% from the ranks' median")
@@ -152,8 +153,14 @@ def _print(console: Console, doc: TimelineSet, top: int) -> None:
         table = plain_table("ranks", RANK_COLUMNS, caption=RANK_NOTE, name_column=1)
         console.print(add_rows(table, [[KernelName(c) if j == 1 else c for j, c in enumerate(row)]
                                        for row in rank_cells(doc.ranks)], console.width))
+    if doc.streams is not None:
+        console.print(f"[bold]{STREAMS_TITLE}[/bold]", highlight=False)
+        for line in streams.lines(doc.streams, len(doc.timelines) > 1):
+            console.print(escape(line), highlight=False)
     if doc.work is not None:
         _print_work(console, doc.work)
+        for line in work.time_gap_lines(doc.time_gaps):
+            console.print(escape(line), highlight=False)
 
 
 def _print_work(console: Console, w: BorrowedWork) -> None:
@@ -240,6 +247,15 @@ def parts(doc: TimelineSet, top: int) -> Iterator[Part]:
         yield Part("table", columns=RANK_COLUMNS, rows=rank_cells(doc.ranks))
         yield BLANK
         yield _own(RANK_NOTE + ".")
+    if doc.streams is not None:
+        yield BLANK
+        yield Part("h2", STREAMS_TITLE, STREAMS_TITLE)
+        yield BLANK
+        yield from (_p(line, kind="li") for line in streams.overlap_lines(doc.streams, len(doc.timelines) > 1))
+        if doc.streams.gaps:
+            yield BLANK
+            yield Part("table", columns=streams.GAP_COLUMNS, rows=streams.gap_cells(doc.streams,
+                                                                                   len(doc.timelines) > 1))
     if doc.work is not None:
         yield BLANK
         yield _p(work.title(doc.work), kind="h2")
@@ -250,6 +266,9 @@ def parts(doc: TimelineSet, top: int) -> Iterator[Part]:
         yield BLANK
         yield _p(work.LEGEND, ".")
         for line in work.unmatched_lines(doc.work):
+            yield BLANK
+            yield _p(line)
+        for line in work.time_gap_lines(doc.time_gaps):
             yield BLANK
             yield _p(line)
 

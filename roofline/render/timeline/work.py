@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from roofline.analysis.borrowed import BorrowedKernel, BorrowedWork
+from roofline.analysis.time_gap import TimeGap
 from roofline.core.kernel_names import KernelName, kernel_name
 from roofline.core.units import dims, pct, seconds, share_pct, si
 from roofline.render.mpl import log_axes
@@ -50,9 +51,46 @@ def unmatched_lines(w: BorrowedWork) -> list[str]:
     return lines + list(w.notes)
 
 
+CAUSE_WORDS = {
+    "managed_memory_migration": "unified-memory pages migrated during its launches in the application (ncu's "
+                                "replay finds them on the GPU)",
+    "ncu_clocks_locked": "ncu held the SM clock below boost (--clock-control base)",
+    "ncu_cache_flush": "its DRAM bytes fit in L2 and ncu flushes the caches before each pass",
+    "unexplained": "none of migrations, clocks or cache flushes shows in the profile; check that both ran the same "
+                   "build and problem size"}
+
+
+def time_gap_lines(gaps: tuple[TimeGap, ...]) -> list[str]:
+    """Each kernel whose nsys and ncu times are far apart, the evidence and the likely cause."""
+    return [f"{g.short_name}{_config(g)}: {seconds(g.nsys_s)} in nsys, {seconds(g.ncu_s)} in "
+            f"ncu ({g.nsys_over_ncu:.3g}x, {g.slower} slower){_evidence(g)}; likely: "
+            + "; ".join(CAUSE_WORDS[c] for c in g.causes) for g in gaps]
+
+
+def _config(g: TimeGap) -> str:
+    """The launch configuration where the kernels were matched by it."""
+    return f" {dims(g.grid)}/{dims(g.block)}" if g.grid is not None and g.block is not None else ""
+
+
+def _evidence(g: TimeGap) -> str:
+    """What the profile and the report show of the causes."""
+    words = []
+    if g.launches_migrating:
+        words.append(f"{g.launches_migrating} of {g.launches} launches under unified-memory migrations, "
+                     f"{si(g.migrated_bytes, 'B')} moved, {g.page_faults or 0} GPU page faults")
+    if g.ncu_clock_hz and g.boost_clock_hz:
+        words.append(f"ncu's SM clock {si(g.ncu_clock_hz, 'Hz')}, boost {si(g.boost_clock_hz, 'Hz')}")
+    return f" ({'; '.join(words)})" if words else ""
+
+
 def markdown_rows(w: BorrowedWork) -> list[list[str]]:
     return [[c if j != 1 else shown_name(k).fit(80) for j, c in enumerate(cells(i, k))]
             for i, k in enumerate(w.kernels, 1)]
+
+
+def has_points(w: BorrowedWork) -> bool:
+    """Whether a kernel has a place on the roofline (FLOP/s and a DRAM intensity): else no panel is drawn."""
+    return any(k.intensity["dram"] is not None and k.flop_per_s is not None for k in w.kernels)
 
 
 def draw_roofline(ax: Axes, w: BorrowedWork) -> None:

@@ -55,3 +55,30 @@ def test_top_sets_the_bars_per_panel_as_it_sets_the_table_rows() -> None:
     (t,) = doc.timelines
     assert len([p for p in ax.patches if isinstance(p, Rectangle)]) == 8
     assert f"(the 8 longest of {len(t.kernels)} kernels)" in ax.get_title(loc="left")
+
+
+def test_the_streams_panel_draws_each_rank_and_stream_on_the_shared_axis(tmp_path: Path) -> None:
+    """Two ranks of the small multi-stream export: a row per NVTX depth and per stream of each, the kernel bars
+    those of the streams view, the axis its span; the plot and the HTML page carry it."""
+    from matplotlib.collections import PolyCollection
+
+    from roofline.analysis.streams import streams_view
+    from roofline.nsys.streams import stream_trace
+    from roofline.render.timeline import html
+    from tests.nsys import streams_export
+
+    paths = [streams_export.write(tmp_path / "a.sqlite"),
+             streams_export.write(tmp_path / "b.sqlite", streams_export.SESSION_NS + 1_000_000)]
+    view = streams_view([stream_trace(p, p) for p in paths])
+    assert view is not None
+    doc = timeline_set([read_timeline(p) for p in paths], streams=view)
+    _, panel, *_ = build(doc).axes
+    labels = [t.get_text() for t in panel.get_yticklabels()]
+    assert labels[:4] == ["rank 0 NVTX depth 0", "rank 0 NVTX depth 1", "rank 0 NVTX depth 2", "rank 0 GPU 0 stream 0"]
+    assert "rank 1 GPU 0 stream 13" in labels and len(labels) == 2 * (3 + 3)
+    assert panel.get_xlim() == pytest.approx((0.0, view.span_s))
+    drawn = [len(c.get_paths()) for c in panel.collections if isinstance(c, PolyCollection)]
+    assert sum(len(r.kernel_bars) + len(r.copy_bars) + len(r.memset_bars) for r in view.rows) <= sum(drawn)
+    assert "under kernels" in panel.get_xlabel() and "session start" in panel.get_xlabel()
+    page = html.render(doc)
+    assert "copy time under kernels" in page.lower() and "<th>before (stream)</th>" in page

@@ -1,0 +1,256 @@
+"""Pure functions over the GPU work of nsys profiles in time (``core.streams``): each GPU's streams as bars on one
+time axis shared by every file given (MPI ranks), the NVTX ranges above them, how much of the copy time runs
+under kernels, and the longest stretches with nothing on the GPU.
+
+One axis for several files: where every export records its session's wall-clock start and the files' GPU work
+overlaps in wall-clock time (the ranks of one job), a time is that start plus the export's own time, and the axis
+starts at the earliest GPU activity of any file; otherwise each file starts at its own first GPU activity
+(``aligned_by`` says which). The bars are the intervals with the holes shorter than
+``resolution_s`` (the span over ``BINS``, below what a plot shows) closed, so a profile of 10^5 launches draws as
+at most a few thousand bars per stream; the counts and the figures (overlap, gaps) use every interval as it is.
+
+Copy time hidden under kernels, per GPU: the union of its copies' intervals (any stream) that the union of its
+kernels' intervals covers, in seconds and as a percent of the copies' union. An idle gap of a GPU: a hole in the
+union of all its work (kernels, copies, memsets, every stream) between its first start and last end; the longest
+``GAPS_SHOWN`` are named with the work that ended at the gap's start and the work that began at its end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Literal
+
+from msgspec import Struct
+
+from roofline.core.streams import ActivityKind, NvtxSpan, StreamTrace
+from roofline.nsys.activity import gaps, merge, take
+
+BINS = 2000  # the time axis is resolved to its span over this: about a pixel of the plot
+GAPS_SHOWN = 5  # the longest idle gaps named per GPU
+STREAM_ROWS = 12  # streams drawn apart per GPU, the busiest; the others share one row
+OTHERS = -2  # the stream id of the row of a GPU's other streams
+NVTX_DEPTHS = 3  # NVTX nesting levels drawn (deeper ranges are counted, not drawn)
+NVTX_LABELS = 8  # NVTX ranges named per level: the longest ones that do not overlap one named before
+NVTX_LABEL_SHARE = 25  # a range is named only when it spans at least the axis over this (room for its name)
+NS = 1e-9
+Bar = tuple[float, float]  # (start s on the shared axis, length s)
+AlignedBy = Literal["session_start", "first_activity"]
+
+
+class StreamRow(Struct, frozen=True):
+    """One stream of one GPU of one file: its launches, copies and memsets as counts and bars."""
+
+    rank: int  # the file's place among those given
+    device: int
+    stream: int  # nsys's streamId (-1 where the export has none; OTHERS: the row of the GPU's other streams)
+    kernels: int
+    copies: int
+    memsets: int
+    busy_s: float  # the union of its work
+    kernel_bars: tuple[Bar, ...]
+    copy_bars: tuple[Bar, ...]
+    memset_bars: tuple[Bar, ...]
+    streams: int = 1  # the streams the row holds (more than 1 for the OTHERS row)
+
+
+class NvtxLabel(Struct, frozen=True):
+    """One NVTX range named on the axis."""
+
+    start_s: float
+    length_s: float
+    name: str
+
+
+class NvtxRow(Struct, frozen=True):
+    """The NVTX ranges of one file at one nesting depth (0: outermost), clipped to the axis."""
+
+    rank: int
+    depth: int
+    ranges: int
+    bars: tuple[Bar, ...]
+    labels: tuple[NvtxLabel, ...]  # the longest ones, longest first
+
+
+class CopyOverlap(Struct, frozen=True):
+    """One GPU's copy time and the part of it under its kernels."""
+
+    rank: int
+    device: int
+    kernel_s: float  # the union of its kernels
+    copy_s: float  # the union of its copies
+    hidden_s: float  # of copy_s, the time a kernel ran too
+    hidden_pct: float | None  # hidden_s over copy_s, in percent; None without copies
+
+
+class Neighbour(Struct, frozen=True):
+    """The work at one edge of an idle gap."""
+
+    kind: ActivityKind
+    name: str
+    stream: int
+
+
+class IdleGap(Struct, frozen=True):
+    """A stretch of a GPU with nothing running on any stream."""
+
+    rank: int
+    device: int
+    start_s: float  # on the shared axis
+    length_s: float
+    before: Neighbour
+    after: Neighbour
+
+
+class StreamsView(Struct, frozen=True):
+    """The files' GPU work on one time axis."""
+
+    aligned_by: AlignedBy
+    span_s: float  # the axis: from the first GPU activity of any file to the last
+    resolution_s: float  # holes shorter than this are closed in the bars
+    offsets_s: tuple[float, ...]  # per file, where its own time 0 falls on the axis
+    rows: tuple[StreamRow, ...]  # by file, GPU, stream
+    nvtx: tuple[NvtxRow, ...]  # by file, depth
+    nvtx_deeper: int  # NVTX ranges below NVTX_DEPTHS, not drawn
+    overlaps: tuple[CopyOverlap, ...]  # by file, GPU
+    gaps: tuple[IdleGap, ...]  # by file, GPU, longest first
+
+
+def streams_view(traces: Sequence[StreamTrace]) -> StreamsView | None:
+    """The view of the files' GPU work; None where none of them holds any."""
+    firsts = [min((a.spans[0][0] for a in t.activities if a.spans), default=None) for t in traces]
+    if all(f is None for f in firsts):
+        return None
+    aligned: AlignedBy = "session_start" if _together(traces, firsts) else "first_activity"
+    if aligned == "session_start":
+        zero = min((t.origin_ns or 0) + f for t, f in zip(traces, firsts, strict=True) if f is not None)
+        shifts = [(t.origin_ns or 0) - zero for t in traces]
+    else:
+        shifts = [-(f or 0) for f in firsts]
+    last = max(s[1] + shift for t, shift in zip(traces, shifts, strict=True) for a in t.activities for s in a.spans)
+    span = max(last, 1)
+    step = max(span // BINS, 1)
+    rows, overlaps, idle, nvtx = [], [], [], []
+    deeper = 0
+    for rank, (t, shift) in enumerate(zip(traces, shifts, strict=True)):
+        for dev in sorted({a.device_id for a in t.activities}):
+            rows += _rows(rank, t, dev, shift, step)
+            overlaps.append(_overlap(rank, t, dev))
+            idle += _gaps(rank, t, dev, shift)
+        levels, dropped = _nvtx_rows(rank, t.nvtx, shift, span, step)
+        nvtx += levels
+        deeper += dropped
+    return StreamsView(aligned, span * NS, step * NS, tuple(s * NS for s in shifts), tuple(rows), tuple(nvtx),
+                       deeper, tuple(overlaps), tuple(idle))
+
+
+def _rows(rank: int, t: StreamTrace, dev: int, shift: int, step: int) -> list[StreamRow]:
+    """The GPU's busiest ``STREAM_ROWS`` streams by id, then one row of the others (if any)."""
+    busy: dict[int, int] = {}
+    for a in t.activities:
+        if a.device_id == dev:
+            busy[a.stream_id] = busy.get(a.stream_id, 0) + sum(e - s for s, e, _ in a.spans)
+    ids = sorted(busy)
+    apart = set(sorted(ids, key=lambda i: (-busy[i], i))[:STREAM_ROWS])
+    rows = [_row(rank, t, dev, {i}, i, shift, step) for i in ids if i in apart]
+    rest = set(ids) - apart
+    return rows + ([_row(rank, t, dev, rest, OTHERS, shift, step)] if rest else [])
+
+
+def _together(traces: Sequence[StreamTrace], firsts: Sequence[int | None]) -> bool:
+    """Whether several files record their session starts and their GPU work overlaps in wall-clock time (the
+    ranks of one job), so they share an axis by those starts."""
+    if len(traces) < 2 or any(t.origin_ns is None for t in traces):
+        return False
+    windows = [((t.origin_ns or 0) + f, (t.origin_ns or 0) + max(s[1] for a in t.activities for s in a.spans))
+               for t, f in zip(traces, firsts, strict=True) if f is not None]
+    return max(a for a, _ in windows) < min(b for _, b in windows)
+
+
+def _row(rank: int, t: StreamTrace, dev: int, streams: set[int], row_id: int, shift: int, step: int) -> StreamRow:
+    """The counts, busy time and bars of one stream, or of several in one row."""
+    mine: dict[str, list[tuple[int, int]]] = {}
+    for a in t.activities:
+        if a.device_id == dev and a.stream_id in streams:
+            mine.setdefault(a.kind, []).extend((s, e) for s, e, _ in a.spans)
+    for spans in mine.values():
+        spans.sort()
+    every = merge(sorted(x for spans in mine.values() for x in spans))
+    kernels, copies, memsets = (mine.get(k, []) for k in ("kernel", "copy", "memset"))
+    return StreamRow(rank, dev, row_id, len(kernels), len(copies), len(memsets), sum(e - s for s, e in every) * NS,
+                     bars(kernels, shift, step), bars(copies, shift, step), bars(memsets, shift, step), len(streams))
+
+
+def bars(spans: Iterable[tuple[int, int]], shift: int, step: int) -> tuple[Bar, ...]:
+    """Intervals (sorted by start) as (start, length) in seconds on the axis, holes shorter than ``step`` closed."""
+    out: list[list[int]] = []
+    for s, e in spans:
+        if out and s - out[-1][1] < step:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return tuple(((s + shift) * NS, (e - s) * NS) for s, e in out)
+
+
+def _union(t: StreamTrace, dev: int, kinds: set[str]) -> list[tuple[int, int]]:
+    return merge(sorted((s, e) for a in t.activities if a.device_id == dev and a.kind in kinds
+                        for s, e, _ in a.spans))
+
+
+def _overlap(rank: int, t: StreamTrace, dev: int) -> CopyOverlap:
+    """The GPU's copy time and the part of it its kernels cover."""
+    kernels, copies = _union(t, dev, {"kernel"}), _union(t, dev, {"copy"})
+    hidden, _ = take(copies, kernels)
+    copy = sum(e - s for s, e in copies)
+    return CopyOverlap(rank, dev, sum(e - s for s, e in kernels) * NS, copy * NS, hidden * NS,
+                       hidden / copy * 100 if copy else None)
+
+
+def _gaps(rank: int, t: StreamTrace, dev: int, shift: int) -> list[IdleGap]:
+    """The GPU's longest holes in all its work, each with the work that ended at its start and began at its end."""
+    ends: dict[int, Neighbour] = {}
+    starts: dict[int, Neighbour] = {}
+    for a in t.activities:
+        if a.device_id == dev:
+            for s, e, label in a.spans:
+                ends[e] = Neighbour(a.kind, t.labels[label], a.stream_id)
+                starts.setdefault(s, Neighbour(a.kind, t.labels[label], a.stream_id))
+    holes = sorted(gaps(_union(t, dev, {"kernel", "copy", "memset"})), key=lambda h: (h[0] - h[1], h[0]))
+    return [IdleGap(rank, dev, (s + shift) * NS, (e - s) * NS, ends[s], starts[e]) for s, e in holes[:GAPS_SHOWN]]
+
+
+def _nvtx_rows(rank: int, spans: Sequence[NvtxSpan], shift: int, span: int,
+               step: int) -> tuple[list[NvtxRow], int]:
+    """The file's NVTX ranges by nesting depth on their thread, clipped to the axis; how many lie deeper."""
+    stacks: dict[int, list[int]] = {}
+    levels: dict[int, list[NvtxSpan]] = {}
+    deeper = 0
+    for r in sorted(spans, key=lambda r: (r.start, -r.end)):
+        stack = stacks.setdefault(r.thread, [])
+        while stack and stack[-1] <= r.start:
+            stack.pop()
+        depth = len(stack)
+        stack.append(r.end)
+        if depth >= NVTX_DEPTHS:
+            deeper += 1
+            continue
+        levels.setdefault(depth, []).append(r)
+    rows = []
+    for depth, ranges in sorted(levels.items()):
+        clipped = [(max(r.start + shift, 0), min(r.end + shift, span), r.name) for r in ranges]
+        shown = [c for c in clipped if c[1] > c[0]]
+        if not shown:
+            continue
+        rows.append(NvtxRow(rank, depth, len(ranges), bars(((s, e) for s, e, _ in shown), 0, step),
+                            _labels(shown, span)))
+    return rows, deeper
+
+
+def _labels(ranges: Sequence[tuple[int, int, str]], span: int) -> tuple[NvtxLabel, ...]:
+    """The longest ranges wide enough for a name, none overlapping another named one."""
+    named: list[tuple[int, int, str]] = []
+    for s, e, n in sorted(ranges, key=lambda c: (c[0] - c[1], c[0])):
+        if len(named) >= NVTX_LABELS or (e - s) * NVTX_LABEL_SHARE < span:
+            break
+        if all(e <= a or s >= b for a, b, _ in named):
+            named.append((s, e, n))
+    return tuple(NvtxLabel(s * NS, (e - s) * NS, n) for s, e, n in named)

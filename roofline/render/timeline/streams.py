@@ -1,0 +1,134 @@
+"""The streams panel of `roofline timeline --plot` and its HTML page: one row per stream of each GPU of each file
+(MPI rank) on the shared time axis, kernels, copies and memsets as bars (``broken_barh``: one artist per row and
+kind however many launches), the NVTX ranges above each file's streams, the longest idle gaps of each GPU shaded;
+and the lines that name the copy overlap and the gaps (``analysis.streams`` computes every figure)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from roofline.analysis.streams import OTHERS, CopyOverlap, IdleGap, Neighbour, StreamsView
+from roofline.core.units import pct, seconds
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+
+COLOURS = {"kernel": "#4a86c8", "copy": "#e67e22", "memset": "#27ae60", "nvtx": "#8e6bb8", "gap": "#f2c4c4"}
+BAR_HEIGHT = 0.7  # of a row
+STRIP_HEIGHT = 0.25  # the copies and memsets: a strip at the bottom of the row (y grows downwards)
+STRIP_TOP = 0.1
+ROW_HEIGHT_IN = 0.28
+PANEL_ROOM_IN = 1.3
+GAPS_DRAWN = 3  # per GPU, the longest
+LABEL_CHARS = 28
+ROW = "{who}GPU {device} stream {stream}"
+
+
+def height_in(view: StreamsView) -> float:
+    """The panel's height: a row per stream and NVTX level, and room for the axis and the legend."""
+    return PANEL_ROOM_IN + ROW_HEIGHT_IN * (len(view.rows) + len(view.nvtx))
+
+
+def draw(ax: Axes, view: StreamsView, paths: list[str]) -> None:
+    """Each file's NVTX levels and streams, top to bottom, on one time axis (seconds)."""
+    several = len(paths) > 1
+    y, ticks, names = 0, [], []
+    for rank in range(len(paths)):
+        who = f"rank {rank} " if several else ""
+        for level in (n for n in view.nvtx if n.rank == rank):
+            ax.broken_barh(list(level.bars), (y - BAR_HEIGHT / 2, BAR_HEIGHT), color=COLOURS["nvtx"], lw=0.3,
+                           edgecolor=COLOURS["nvtx"])
+            for label in level.labels:
+                ax.text(label.start_s, y, " " + label.name[:LABEL_CHARS], fontsize=6, va="center", clip_on=True,
+                        color="white")
+            ticks.append(y)
+            names.append(f"{who}NVTX depth {level.depth}")
+            y += 1
+        first = y
+        for row in (r for r in view.rows if r.rank == rank):
+            ax.broken_barh(list(row.kernel_bars), (y - BAR_HEIGHT / 2, BAR_HEIGHT), color=COLOURS["kernel"],
+                           lw=0.3, edgecolor=COLOURS["kernel"])
+            for kind, spans in (("copy", row.copy_bars), ("memset", row.memset_bars)):  # a strip under the kernels
+                ax.broken_barh(list(spans), (y + STRIP_TOP, STRIP_HEIGHT), color=COLOURS[kind], lw=0.3,
+                               edgecolor=COLOURS[kind])
+            ticks.append(y)
+            names.append(ROW.format(who=who, device=row.device, stream=row.stream) if row.stream != OTHERS else
+                         f"{who}GPU {row.device}: {row.streams} other streams")
+            y += 1
+        _gaps(ax, [g for g in view.gaps if g.rank == rank], first, y)
+    ax.set_yticks(ticks, names, fontsize=7)
+    ax.set_ylim(y - 0.5, -0.5)
+    ax.set_xlim(0, view.span_s)
+    ax.set_xlabel("time (s) from the first GPU activity" + (
+        ", one axis for all files (aligned by their session start times)" if view.aligned_by == "session_start"
+        and several else ", each file from its own first GPU activity" if several else "") +
+        "\ncopy time under kernels: " + "; ".join(overlap_line(o, several) for o in view.overlaps), fontsize=8)
+    for kind in ("kernel", "copy", "memset", "nvtx"):
+        ax.bar([0], [0], color=COLOURS[kind], label=kind if kind != "nvtx" else "NVTX range")
+    ax.bar([0], [0], color=COLOURS["gap"], label="longest idle gaps (numbered)")
+    ax.legend(fontsize=7, loc="lower right", bbox_to_anchor=(1.0, 1.0), ncols=5, frameon=False)
+    ax.set_title("streams in time", fontsize=9, loc="left")
+
+
+def _gaps(ax: Axes, gaps: list[IdleGap], top: int, bottom: int) -> None:
+    """The longest gaps of each GPU shaded over the file's stream rows and numbered as in the text."""
+    shown: dict[int, int] = {}
+    for gap in gaps:
+        n = shown.get(gap.device, 0)
+        if n >= GAPS_DRAWN:
+            continue
+        shown[gap.device] = n + 1
+        ax.broken_barh([(gap.start_s, gap.length_s)], (top - 0.5, bottom - top), color=COLOURS["gap"], zorder=0)
+        ax.annotate(f"{n + 1}", (gap.start_s, top - 0.5), xytext=(1, -1 - 7 * n), textcoords="offset points",
+                    fontsize=6, va="top", color="#b03a2e", annotation_clip=True)
+
+
+def overlap_line(o: CopyOverlap, several: bool = False) -> str:
+    """One GPU's copy time and the part of it under kernels."""
+    who = f"rank {o.rank} " if several else ""
+    if o.hidden_pct is None:
+        return f"{who}GPU {o.device} no copies"
+    return f"{who}GPU {o.device} copies {seconds(o.copy_s)}, {pct(o.hidden_pct)} under kernels"
+
+
+def gap_line(i: int, g: IdleGap, several: bool = False) -> str:
+    """One idle gap: where, how long, between what."""
+    who = f"rank {g.rank} " if several else ""
+    return (f"{i}. {who}GPU {g.device}: idle {seconds(g.length_s)} from {seconds(g.start_s)} on the axis, after "
+            f"{_work(g.before)} (stream {g.before.stream}), before {_work(g.after)} (stream {g.after.stream})")
+
+
+def _work(n: Neighbour) -> str:
+    """The work at a gap's edge: its kind and name ("kernel gemm", "copy Host-to-Device (pinned)", "memset")."""
+    return n.kind if n.name == n.kind else f"{n.kind} {n.name}"
+
+
+def lines(view: StreamsView, several: bool) -> list[str]:
+    """The overlap of each GPU and its longest gaps, numbered per GPU as the plot numbers them."""
+    out = overlap_lines(view, several)
+    count: dict[tuple[int, int], int] = {}
+    for g in view.gaps:
+        n = count[(g.rank, g.device)] = count.get((g.rank, g.device), 0) + 1
+        out.append(gap_line(n, g, several))
+    return out
+
+
+GAP_COLUMNS = ("#", "GPU", "idle", "from (axis)", "after (stream)", "before (stream)")
+
+
+def gap_cells(view: StreamsView, several: bool) -> list[list[str]]:
+    """The longest idle gaps as table rows, numbered per GPU as the plot numbers them."""
+    count: dict[tuple[int, int], int] = {}
+    rows = []
+    for g in view.gaps:
+        n = count[(g.rank, g.device)] = count.get((g.rank, g.device), 0) + 1
+        rows.append([str(n), f"rank {g.rank} GPU {g.device}" if several else f"GPU {g.device}", seconds(g.length_s),
+                     seconds(g.start_s), f"{_work(g.before)} ({g.before.stream})",
+                     f"{_work(g.after)} ({g.after.stream})"])
+    return rows
+
+
+def overlap_lines(view: StreamsView, several: bool) -> list[str]:
+    """Each GPU's copy time under kernels, in a line."""
+    return [f"{overlap_line(o, several)} (copy time with a kernel running on the GPU; kernels {seconds(o.kernel_s)})"
+            for o in view.overlaps]
