@@ -118,6 +118,21 @@ class RangeTotal(Struct, frozen=True):
     high_s: float
 
 
+class KernelTotal(Struct, frozen=True):
+    """One kernel name's launches summed from their groups (``LaunchProjection``): no launch is projected from
+    another's size. ``governing``: the unit that governs most of its projected time."""
+
+    name: str
+    count: int
+    groups: int  # groups of identical launches under this name
+    measured_s: float  # the sum of count x measured
+    projected_s: float  # the sum of count x projected
+    low_s: float
+    high_s: float
+    governing: str
+    other_kernel: tuple[str, ...] = ()  # keys of OTHER_KERNEL any of its groups carries
+
+
 class WorkloadProjection(Struct, frozen=True):
     """Every launch of a report projected onto ``target``: the total there (``projected_s`` = the sum of count x
     projected over ``launches``) in ``[low_s, high_s]``, against the measured total; the clock and the DRAM
@@ -137,6 +152,7 @@ class WorkloadProjection(Struct, frozen=True):
     left_out: int = 0  # launches without a time or a model
     reason: str = ""
     ranges: tuple[RangeTotal, ...] = ()  # per NVTX range, where the report has them
+    kernels: tuple[KernelTotal, ...] = ()  # per kernel name, summed from ``launches`` (``kernel_totals``)
 
     @property
     def speedup(self) -> float | None:
@@ -197,7 +213,7 @@ def project_workload(launches: Launches | Iterable[LaunchAnalysis], source: Devi
         target.id, clock, held.value, held.source, dram.value if dram else None, dram.source if dram else "",
         measured, sum(p.count * p.projected_s for p in out), sum(p.count * p.low_s for p in out),
         sum(p.count * p.high_s for p in out), tuple(out), left_out,
-        "" if out else "no launch with a time and a time model", range_totals(out))
+        "" if out else "no launch with a time and a time model", range_totals(out), kernel_totals(out))
 
 
 def project_everywhere(launches: Launches | Iterable[LaunchAnalysis], source: Device, source_spec: DeviceSpec,
@@ -231,6 +247,25 @@ def range_totals(groups: Sequence[LaunchProjection]) -> tuple[RangeTotal, ...]:
                               sum(g.count * g.projected_s for g in inside), sum(g.count * g.low_s for g in inside),
                               sum(g.count * g.high_s for g in inside)))
     return tuple(out)
+
+
+def kernel_totals(groups: Sequence[LaunchProjection]) -> tuple[KernelTotal, ...]:
+    """Each kernel name's groups summed (count, measured, projected, interval ends), the largest projected first."""
+    names: dict[str, list[LaunchProjection]] = {}
+    for g in groups:
+        names.setdefault(g.name, []).append(g)
+    out = []
+    for name, inside in names.items():
+        shares: dict[str, float] = {}
+        for g in inside:
+            shares[g.governing] = shares.get(g.governing, 0.0) + g.count * g.projected_s
+        total = {key: sum(g.count * getattr(g, key) for g in inside)
+                 for key in ("measured_s", "projected_s", "low_s", "high_s")}
+        out.append(KernelTotal(name, sum(g.count for g in inside), len(inside), total["measured_s"],
+                               total["projected_s"], total["low_s"], total["high_s"],
+                               max(shares, key=lambda k: shares[k]),
+                               tuple(dict.fromkeys(k for g in inside for k in g.other_kernel))))
+    return tuple(sorted(out, key=lambda k: -k.projected_s))
 
 
 def _none(target: DeviceSpec, clock: str, why: str) -> WorkloadProjection:
