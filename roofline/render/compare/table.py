@@ -372,8 +372,10 @@ def _span(low: float, high: float) -> str:
 
 def _print_everywhere(console: Console, c: Comparison) -> None:
     """``project --to all`` (or several ids): the workload's total on each GPU, fastest first."""
+    measured = next((w for w in c.everywhere if w.launches), None)
     console.print(f"[bold]Workload on {len(c.everywhere)} GPUs[/bold], fastest first: every launch at each GPU's "
-                  f"{_clock_words(c)} (a model, not a measurement)", highlight=False)
+                  f"{_clock_words(c)} (a model, not a measurement)"
+                  + (f"; measured here: {seconds(measured.measured_s)}" if measured else ""), highlight=False)
     console.print(_everywhere_table(c.everywhere, console.width))
     for w in c.everywhere:
         if not w.launches:
@@ -382,13 +384,12 @@ def _print_everywhere(console: Console, c: Comparison) -> None:
 
 def _everywhere_table(ws: Sequence[WorkloadProjection], width: int) -> Table:
     """One row per GPU: the total, its interval, the speedup over the measured total and the governing unit."""
-    table = plain_table("", ("GPU", "measured", "projected", "interval", "speedup", "by", "clock"),
+    table = plain_table("", ("GPU", "projected", "interval", "speedup", "by", "clock"),
                         "projected = the sum over launches of count x projected there (compare.projection_launches); "
                         "speedup = measured total / projected total (above 1x: faster there); by = the unit that "
                         "governs most of the projected time; interval = the sum of the launches' interval ends")
-    rows: list[list[Cell]] = [[w.target, seconds(w.measured_s), seconds(w.projected_s),
-                               f"{seconds(w.low_s)}-{seconds(w.high_s)}", _times(w.speedup), w.governing or "n/a",
-                               f"{w.clock_hz / 1e9:.3g} GHz"] for w in ws if w.launches]
+    rows: list[list[Cell]] = [[w.target, seconds(w.projected_s), _span(w.low_s, w.high_s), _times(w.speedup),
+                               w.governing or "n/a", f"{w.clock_hz / 1e9:.3g} GHz"] for w in ws if w.launches]
     return add_rows(table, rows, width)
 
 
