@@ -118,3 +118,12 @@ def test_to_several_gpus_lists_each_ones_workload_total_fastest_first():
     assert [w["target"] for w in everywhere] == rows
     assert all(w["projected_s"] == pytest.approx(sum(g["count"] * g["projected_s"] for g in w["launches"]))
                for w in everywhere)
+
+
+def test_to_all_fits_80_columns_where_a_long_unit_governs():
+    """torch-fp8 onto every GPU: "shared pipe" governs on some, and no line passes 80 columns."""
+    fp8 = REPO / "examples" / "h100" / "torch-fp8.roofline.ncu-rep"
+    result = runner.invoke(app, ["project", str(fp8), "--to", "all"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    assert "shared pipe" in result.stdout and "measured here: " in result.stdout
+    assert max(map(len, result.stdout.splitlines())) <= 80
