@@ -439,7 +439,8 @@ def _print_projection(console: Console, c: Comparison) -> None:
         for x in w.launches:
             if x.other_kernel:
                 console.print(escape(f"{x.name}: another kernel likely on {w.target} ("
-                                     f"{'; '.join(OTHER_KERNEL[k] for k in x.other_kernel)}): the interval widened"),
+                                     f"{'; '.join(OTHER_KERNEL[k] for k in x.other_kernel)}): "
+                                     "its class's interval holds such cases"),
                               highlight=False)
     elif c.workload is not None:
         console.print(f"no workload projection: {escape(c.workload.reason)}", highlight=False)
