@@ -414,7 +414,7 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
     ) -> dict[str, Any]:
         """Project every launch onto another GPU at the clock it holds under load (sustained; boost, or ncu's
         base): each time-model unit at the target's own rate, waves and tail, a launch floor; the workload's total
-        (``workload``) and each kernel with an interval and its basis (a model, not a measurement). Paginated with
+        (``workload``) and each kernel's launches summed, with an interval (a model, not a measurement). Paginated with
         offset/limit."""
         path = roots.readable(report)
         doc = adapter.project(path, to, options(kernel, ceilings), clock)

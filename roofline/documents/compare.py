@@ -362,24 +362,21 @@ class DiffJson(Struct, frozen=True):
 
 
 class ProjectKernel(Struct, frozen=True):
-    """One kernel's measured time per launch and its projection to the target."""
+    """One kernel name's launches, each projected to the target (``compare.projection_launches``) and summed: its
+    launch count, groups of identical launches, measured and projected totals with the interval's ends, and the unit
+    that governs most of its projected time."""
 
     name: str
     count: int
-    measured_s: Number
+    groups: int
+    measured_s: float  # the sum over its launches of the measured time
     kind: str
-    projected_s: Number
-    low_s: Number
-    high_s: Number
-    basis: str
-    governing: str | None
-    bound_s: Number
-    limiter: str | None
-    left_out: list[str]
-    max_speedup: Number
-    clock: ClockDoc | None
-    l2_term: L2TermDoc | None
-    shared_memory: SharedMemoryDoc | None
+    projected_s: float  # the sum over its launches of the projected time there
+    low_s: float
+    high_s: float
+    governing: str
+    other_kernel: list[str]  # keys of compare.projection_launches.OTHER_KERNEL: another kernel likely there
+    shared_memory: SharedMemoryDoc | None  # whether its blocks, as built, fit a block's shared memory there
     missing: dict[str, str]
 
 
@@ -393,7 +390,7 @@ class ProjectJson(Struct, frozen=True):
     target: str | None
     clock: TargetClock
     report: ReportRefDoc
-    kernels: list[ProjectKernel]
+    kernels: list[ProjectKernel]  # per kernel name, summed from ``workload``'s launches
     workload: WorkloadProjection | None = None  # every launch projected, grouped where identical, and the total
     everywhere: list[WorkloadProjection] = []  # --to all or several ids: the workload on each GPU, fastest first
 
@@ -640,19 +637,23 @@ def l2_doc(p: Projection, missing: dict[str, str]) -> L2TermDoc | None:
                      t.dram_there, t.low, t.high, t.factor, t.note)
 
 
+PROJECTED_TOTAL = "model of the launches' summed time there, each launch projected, not a measurement"
+
+
 def project_json(c: Comparison) -> ProjectJson:
-    """``kind: project``: the report and one entry per kernel with its measured and projected time per launch."""
+    """``kind: project``: the report and one entry per kernel name, its launches' measured and projected totals
+    (``WorkloadProjection.kernels``: each launch projected, none from another's size)."""
+    fits = {p.label: p.projections[0] for p in c.pairs if p.projections and p.projections[0] is not None}
     kernels = []
-    for p in c.pairs:
-        proj = p.projections[0] if p.projections else None
-        if proj is None:
-            continue
+    for k in c.workload.kernels if c.workload is not None else ():
         missing: dict[str, str] = {}
-        measured = value_or_null(p.base.median_s, "measured_s", missing)
-        d = projection_doc(proj, missing)
-        kernels.append(ProjectKernel(
-            p.label, p.base.count, measured, d.kind, d.projected_s, d.low_s, d.high_s, d.basis, d.governing,
-            d.bound_s, d.limiter, d.left_out, d.max_speedup, d.clock, d.l2_term, d.shared_memory, missing))
+        proj = fits.get(k.name)
+        fit = shared_memory_doc(proj, missing) if proj is not None else None
+        if proj is None:
+            missing["shared_memory"] = "not checked: no kernel of this name paired"
+        missing = {key.removeprefix("projection."): why for key, why in missing.items()}
+        kernels.append(ProjectKernel(k.name, k.count, k.groups, k.measured_s, PROJECTED_TOTAL, k.projected_s,
+                                     k.low_s, k.high_s, k.governing, list(k.other_kernel), fit, missing))
     return ProjectJson(GENERATOR, SCHEMA_VERSION, "project", tool(), c.project_to, c.clock, report_ref(c.reports[0]),
                        kernels, c.workload, list(c.everywhere))
 

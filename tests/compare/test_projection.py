@@ -294,10 +294,11 @@ def test_an_fp64_tensor_gemm_projected_onto_a_geforce_takes_its_fp64_rate_and_sa
     from roofline.cli.app import app
     from tests.synthetic import REPO
 
-    result = CliRunner().invoke(app, ["project", str(REPO / "examples" / "h100" / "torch-fp64.roofline.json"),
-                                      "--to", "rtx-4090", "-f", "json"])
+    result = CliRunner().invoke(app, ["compare", str(REPO / "examples" / "h100" / "torch-fp64.roofline.json"),
+                                      "--project-to", "rtx-4090", "-f", "json"])
     assert result.exit_code == 0, result.output
-    [k] = json.loads(result.stdout)["kernels"]
+    [pair] = json.loads(result.stdout)["kernels"]
+    k = {**pair["sides"][0]["projection"], "measured_s": pair["sides"][0]["median_s"]}  # compare.projection's
     fp64 = _yaml("rtx-4090")["peaks"]["fp64"]["value"]
     dmma = _yaml("h100-sxm5")["peaks"]["tensor_fp64"]["value"]
     assert k["governing"] == "flops.tensor"

@@ -234,9 +234,10 @@ def test_the_source_specs_tensor_clock_reaches_a_projection_through_the_cli():
     """examples/h100's FP8 GEMM onto an A100 (no Tensor clock of its own): its Tensor work is timed from the
     H100 SXM5's figure at 1830 MHz, so its clock factor is the boost-based one x 1980 / 1830 MHz."""
     path = REPO / "examples" / "h100" / "torch-fp8.roofline.ncu-rep"
-    result = CliRunner().invoke(app, ["project", str(path), "--to", "a100-sxm4-80gb", "-f", "json"])
+    result = CliRunner().invoke(app, ["compare", str(path), "--project-to", "a100-sxm4-80gb", "-f", "json"])
     assert result.exit_code == 0, result.output
-    (k,) = json.loads(result.stdout)["kernels"]
+    (pair,) = json.loads(result.stdout)["kernels"]
+    k = pair["sides"][0]["projection"]  # compare's per-kernel projection (compare.projection)
     clock = k["clock"]
     assert k["governing"] == "flops.tensor" and clock["source_tensor_clock_hz"] == 1.83e9
     assert clock["target_tensor_clock_hz"] is None

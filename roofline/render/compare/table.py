@@ -353,10 +353,29 @@ def _workload_table(w: WorkloadProjection, width: int) -> Table:
     return add_rows(table, rows, width)
 
 
+def _kernel_table(w: WorkloadProjection, width: int) -> Table:
+    """Per kernel name: its launches, measured and projected totals, interval and governing unit
+    (``WorkloadProjection.kernels``, summed from the per-launch projection)."""
+    table = plain_table("", ("kernel", "launches", "measured", "projected", "interval", "by"),
+                        "measured, projected = the kernel's launches summed, each launch projected (none from "
+                        "another's size); by = the unit that governs most of its projected time there")
+    rows: list[list[Cell]] = [[name_cell((k.name,)), str(k.count), seconds(k.measured_s), seconds(k.projected_s),
+                               _span(k.low_s, k.high_s), k.governing] for k in w.kernels]
+    return add_rows(table, rows, width)
+
+
+def _span(low: float, high: float) -> str:
+    """"1.2-1.9 ms": one unit where both ends share it."""
+    a, b = seconds(low), seconds(high)
+    return f"{a.split()[0]}-{b}" if a.split()[-1] == b.split()[-1] else f"{a}-{b}"
+
+
 def _print_everywhere(console: Console, c: Comparison) -> None:
     """``project --to all`` (or several ids): the workload's total on each GPU, fastest first."""
+    measured = next((w for w in c.everywhere if w.launches), None)
     console.print(f"[bold]Workload on {len(c.everywhere)} GPUs[/bold], fastest first: every launch at each GPU's "
-                  f"{_clock_words(c)} (a model, not a measurement)", highlight=False)
+                  f"{_clock_words(c)} (a model, not a measurement)"
+                  + (f"; measured here: {seconds(measured.measured_s)}" if measured else ""), highlight=False)
     console.print(_everywhere_table(c.everywhere, console.width))
     for w in c.everywhere:
         if not w.launches:
@@ -365,13 +384,12 @@ def _print_everywhere(console: Console, c: Comparison) -> None:
 
 def _everywhere_table(ws: Sequence[WorkloadProjection], width: int) -> Table:
     """One row per GPU: the total, its interval, the speedup over the measured total and the governing unit."""
-    table = plain_table("", ("GPU", "measured", "projected", "interval", "speedup", "by", "clock"),
+    table = plain_table("", ("GPU", "projected", "interval", "speedup", "by", "clock"),
                         "projected = the sum over launches of count x projected there (compare.projection_launches); "
                         "speedup = measured total / projected total (above 1x: faster there); by = the unit that "
                         "governs most of the projected time; interval = the sum of the launches' interval ends")
-    rows: list[list[Cell]] = [[w.target, seconds(w.measured_s), seconds(w.projected_s),
-                               f"{seconds(w.low_s)}-{seconds(w.high_s)}", _times(w.speedup), w.governing or "n/a",
-                               f"{w.clock_hz / 1e9:.3g} GHz"] for w in ws if w.launches]
+    rows: list[list[Cell]] = [[w.target, seconds(w.projected_s), _span(w.low_s, w.high_s), _times(w.speedup),
+                               w.governing or "n/a", f"{w.clock_hz / 1e9:.3g} GHz"] for w in ws if w.launches]
     return add_rows(table, rows, width)
 
 
@@ -408,11 +426,11 @@ def _print_projection(console: Console, c: Comparison) -> None:
     if c.everywhere:
         _print_everywhere(console, c)
         return
-    console.print(f"[bold]Projection onto {c.project_to}[/bold]: time per launch at its {_clock_words(c)} (a "
-                  "model, not a measurement)", highlight=False)
-    console.print(_projection_table(c, console.width))
+    console.print(f"[bold]Projection onto {c.project_to}[/bold]: each kernel's launches at its {_clock_words(c)} "
+                  "(a model, not a measurement)", highlight=False)
     if c.workload is not None and c.workload.launches:
         w = c.workload
+        console.print(_kernel_table(w, console.width))
         console.print(f"[bold]Workload on {w.target}[/bold]: every launch at the {w.clock} clock "
                       f"{w.clock_hz / 1e9:.3g} GHz ({escape(w.clock_source)}); DRAM at "
                       f"{'n/a' if w.dram_bytes_per_s is None else si(w.dram_bytes_per_s, 'B/s')} achievable "
@@ -421,16 +439,16 @@ def _print_projection(console: Console, c: Comparison) -> None:
         for x in w.launches:
             if x.other_kernel:
                 console.print(escape(f"{x.name}: another kernel likely on {w.target} ("
-                                     f"{'; '.join(OTHER_KERNEL[k] for k in x.other_kernel)}): the interval widened"),
+                                     f"{'; '.join(OTHER_KERNEL[k] for k in x.other_kernel)}): "
+                                     "its class's interval holds such cases"),
                               highlight=False)
     elif c.workload is not None:
         console.print(f"no workload projection: {escape(c.workload.reason)}", highlight=False)
-    bases = dict.fromkeys(f"{p.label}: {pr.basis}" for p in c.pairs for pr in p.projections if pr)
-    bases.update(dict.fromkeys(f"{p.label}: {unfit_text(pr.shared_memory)}" for p in c.pairs for pr in p.projections
-                               if pr and isinstance(pr.shared_memory, SharedMemoryFit) and not pr.shared_memory.fits))
-    for line in bases:
+    unfit = dict.fromkeys(f"{p.label}: {unfit_text(pr.shared_memory)}" for p in c.pairs for pr in p.projections
+                          if pr and isinstance(pr.shared_memory, SharedMemoryFit) and not pr.shared_memory.fits)
+    for line in unfit:
         console.print(escape(line), highlight=False)
-    for line in _comparison_notes(c):
+    for line in _comparison_notes(c, bounds=False):
         console.print(line, highlight=False)
 
 
@@ -440,15 +458,16 @@ def unfit_text(u: SharedMemoryFit) -> str:
             f"{u.compute_capability} GPU allows {u.limit_bytes:,} B per block; the time is that of a build that fits")
 
 
-def _comparison_notes(c: Comparison) -> list[str]:
-    """Why values are n/a (per report, distinct reasons), what projections leave out, unmatched kernels."""
+def _comparison_notes(c: Comparison, bounds: bool = True) -> list[str]:
+    """Why values are n/a (per report, distinct reasons), what projections' roofline bounds leave out (``bounds``:
+    where the table shows them), unmatched kernels."""
     lines = []
     for i in range(len(c.reports)):
         sides = [p.side(i) for p in c.pairs if p.sides[i]]
         unplaced = [s for s in sides if s.roof.pct_of_roof is None]
         lines += [f"[bold]{letter(i)} n/a[/bold]: {r}" for r in dict.fromkeys(s.why_no_roof for s in unplaced)]
     left_out = dict.fromkeys(", ".join(pr.left_out) for p in c.pairs for pr in p.projections if pr and pr.left_out)
-    lines += [f"projection leaves out: {text}" for text in left_out]
+    lines += [f"projection leaves out: {text}" for text in left_out if bounds]
     for i, names in enumerate(c.unmatched):
         if names:
             lines.append(f"only in {letter(i)} ({len(names)}): {_name_list(names)}")

@@ -120,11 +120,11 @@ def test_markdown_and_html_carry_the_work_mark_and_the_plot(shared_report, tmp_p
     assert "http://" not in html.split("<svg", 1)[1].split(">", 1)[0]  # no namespace URL on the inline figure
 
 
-def test_project_to_and_project_give_one_model_of_the_time_there_and_the_roofline_bound(shared_report, raw_actions,
-                                                                                         tmp_path):
+def test_project_to_gives_the_per_kernel_model_and_project_sums_every_launch(shared_report, raw_actions, tmp_path):
     """The cuBLAS SGEMM of the RTX 3080 onto the test spec (100 SMs, 2 GHz): instruction-bound (its verdict's
-    busiest unit is no FP pipe), so its time scales by SMs x clock (68 x the clock it ran at -> 100 x the 2 GHz
-    boost) and by the tail wave; `compare --project-to` and `project` give the same numbers."""
+    busiest unit is no FP pipe), so `compare --project-to`'s per-kernel model scales its time by SMs x clock (68 x
+    the clock it ran at -> 100 x the 2 GHz boost) and by the tail wave; `project`'s row for the kernel is its
+    launches summed from the per-launch projection (``workload``)."""
     result = invoke(shared_report(RTX3080), "--project-to", "compare-test-gpu", "--specs", write_spec(tmp_path),
                     "--format", "json")
     assert result.exit_code == 0, result.output
@@ -161,10 +161,13 @@ def test_project_to_and_project_give_one_model_of_the_time_there_and_the_rooflin
     alone = runner.invoke(app, ["project", str(shared_report(RTX3080)), "--to", "compare-test-gpu", "--specs",
                                 str(write_spec(tmp_path)), "--format", "json"], env=ENV)
     assert alone.exit_code == 0, alone.output
-    kernel = next(k for k in json.loads(alone.stdout)["kernels"] if k["name"] == "ampere_sgemm_128x64_nn")
-    assert kernel["measured_s"] == pytest.approx(t, rel=1e-9)
-    assert {k: kernel[k] for k in ("projected_s", "low_s", "high_s", "basis")} == {
-        k: projection[k] for k in ("projected_s", "low_s", "high_s", "basis")}
+    doc = json.loads(alone.stdout)
+    kernel = next(k for k in doc["kernels"] if k["name"] == "ampere_sgemm_128x64_nn")
+    launches = [x for x in doc["workload"]["launches"] if x["name"] == "ampere_sgemm_128x64_nn"]
+    assert kernel["count"] == sum(x["count"] for x in launches) == side["count"]
+    assert kernel["measured_s"] == pytest.approx(side["total_s"], rel=1e-9)
+    for key in ("projected_s", "low_s", "high_s"):
+        assert kernel[key] == pytest.approx(sum(x["count"] * x[key] for x in launches), rel=1e-12)
 
 
 def test_plot_and_normalized_plot_are_written(shared_report, tmp_path):

@@ -17,6 +17,7 @@ from tests.conftest import REPO
 
 runner = CliRunner()
 TRIAD = REPO / "examples" / "h100" / "triad-torch.roofline.json"
+OP20 = REPO / "examples" / "h100" / "ops" / "op20-rmsnorm.json"
 
 
 def bandwidth(spec_id: str) -> float:
@@ -24,12 +25,34 @@ def bandwidth(spec_id: str) -> float:
         "bandwidth_bytes_per_s"]["value"]
 
 
-def test_json_gives_each_kernel_its_projected_time_interval_and_basis():
-    result = runner.invoke(app, ["project", str(TRIAD), "--to", "h200", "-f", "json"], env={"COLUMNS": "80"})
+def per_kernel_model(args: list[str]) -> list[dict]:
+    """``compare REPORT --project-to TARGET -f json``: each kernel's median launch projected by compare.projection
+    (``roofline project`` sums every launch's projection instead), the projection with its name and measured median."""
+    result = runner.invoke(app, ["compare", *args, "-f", "json"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    return [{**k["sides"][0]["projection"], "name": k["label"], "measured_s": k["sides"][0]["median_s"]}
+            for k in json.loads(result.stdout)["kernels"]]
+
+
+def test_json_gives_each_kernel_its_launches_summed_from_the_per_launch_projection():
+    """op20's vectorized_elementwise_kernel runs 175, 5.0 and 5.2 us launches: its row sums their projections (the
+    old per-kernel row took its median 5.2 us launch x its mean launch's bytes: 547 us on the T4)."""
+    result = runner.invoke(app, ["project", str(OP20), "--to", "t4", "-f", "json"], env={"COLUMNS": "80"})
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
-    assert doc["kind"] == "project" and doc["schema_version"] == SCHEMA_VERSION and doc["target"] == "h200"
-    (kernel,) = doc["kernels"]
+    assert doc["kind"] == "project" and doc["schema_version"] == SCHEMA_VERSION and doc["target"] == "t4"
+    kernels = {k["name"]: k for k in doc["kernels"]}
+    launches = [x for x in doc["workload"]["launches"] if x["name"] == "vectorized_elementwise_kernel"]
+    k = kernels["vectorized_elementwise_kernel"]
+    assert (k["count"], k["groups"]) == (3, 3)
+    for key in ("measured_s", "projected_s", "low_s", "high_s"):
+        assert k[key] == pytest.approx(sum(x["count"] * x[key] for x in launches), rel=1e-12)
+    assert sum(k["projected_s"] for k in doc["kernels"]) == pytest.approx(doc["workload"]["projected_s"], rel=1e-12)
+    assert k["governing"] == "DRAM" and 1.0e-3 < k["projected_s"] < 2.5e-3
+
+
+def test_compare_projects_each_kernels_median_launch_with_its_basis():
+    (kernel,) = per_kernel_model([str(TRIAD), "--project-to", "h200", "--clock", "boost"])
     launch = roofline.load(TRIAD).launches[0]
     t = launch.value("gpu__time_duration.sum") * 1e-9
     dram = launch.value("dram__bytes.sum.per_second") * t
@@ -74,7 +97,8 @@ def test_user_spec_files_are_used_for_the_source_and_the_target(tmp_path):
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert doc["target"] == "user-gpu" and doc["report"]["spec_id"] == "user-h100"
-    clock = doc["kernels"][0]["clock"]
+    clock = per_kernel_model([str(TRIAD), "--project-to", "user-gpu", "--specs", str(tmp_path), "--clock",
+                              "boost"])[0]["clock"]
     assert clock["target_boost_clock_hz"] == 2.5e9
     ran, boost = clock["source_clock_hz"], clock["source_boost_clock_hz"]
     share = min(1.0, ran / source["base_clock_hz"]["value"])  # without the source's spec: 1
@@ -94,3 +118,12 @@ def test_to_several_gpus_lists_each_ones_workload_total_fastest_first():
     assert [w["target"] for w in everywhere] == rows
     assert all(w["projected_s"] == pytest.approx(sum(g["count"] * g["projected_s"] for g in w["launches"]))
                for w in everywhere)
+
+
+def test_to_all_fits_80_columns_where_a_long_unit_governs():
+    """torch-fp8 onto every GPU: "shared pipe" governs on some, and no line passes 80 columns."""
+    fp8 = REPO / "examples" / "h100" / "torch-fp8.roofline.ncu-rep"
+    result = runner.invoke(app, ["project", str(fp8), "--to", "all"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    assert "shared pipe" in result.stdout and "measured here: " in result.stdout
+    assert max(map(len, result.stdout.splitlines())) <= 80
