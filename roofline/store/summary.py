@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from roofline.core.choices import GroupBy
 from roofline.store.query import query
+from roofline.store.text import QueryFormat, formatted
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
@@ -40,3 +41,20 @@ SELECT * FROM ranked WHERE rank <= {top} ORDER BY path, rank
 def summary_table(store: str | os.PathLike[str], by: GroupBy = "kernel", top: int = 10) -> pa.Table:
     """Per report of the store, its ``top`` kernel groups (by kernel, function name or NVTX range), ranked."""
     return query(store, SUMMARY_SQL.format(key=GROUP_KEYS[by], top=int(top)))
+
+
+def is_store(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a store's folder (it holds a manifest), not a report file."""
+    from pathlib import Path
+
+    from roofline.store.dataset import MANIFEST
+
+    return Path(path).is_dir() and (Path(path) / MANIFEST).is_file()
+
+
+def summary_text(store: str | os.PathLike[str], by: GroupBy, top: int, fmt: QueryFormat) -> str:
+    """``summary STORE``: the ranking as an aligned table, CSV or JSON (one object per kernel group)."""
+    from roofline.compare.ranking import check_top
+
+    check_top(top)
+    return formatted(summary_table(store, by, top), fmt)
