@@ -23,7 +23,7 @@ def run_on_cluster(task: Callable[..., Written], work: Sequence[Sequence[Any]], 
     if scheduler:
         try:
             client = Client(scheduler, timeout="10s")
-        except (OSError, TimeoutError) as e:
+        except (OSError, TimeoutError, ValueError) as e:  # refused, silent, or not an address
             raise StoreError(f"--scheduler {scheduler}: no Dask scheduler answers ({e})",
                              "start one (dask scheduler) or give --workers N") from None
         cluster = None

@@ -1,5 +1,6 @@
-"""A query's result (an Arrow table) as text: an aligned table, CSV or JSON (one object per row; null for a value
-the store does not hold, never NaN). Only formatting: the figures are the store's."""
+"""A query's result (an Arrow table) as text: an aligned table, CSV or JSON (``{"generator": ..., "rows": [...]}``,
+one object per row; null for a value the store does not hold, never NaN). Only formatting: the figures are the
+store's."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import json
 import math
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, Literal
+
+from roofline.core.version import GENERATOR
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
@@ -36,7 +39,8 @@ def formatted(table: pa.Table, fmt: QueryFormat) -> str:
     rows = [[plain(v) for v in row.values()] for row in table.to_pylist()]
     names = table.column_names
     if fmt == "json":
-        return json.dumps([dict(zip(names, row, strict=True)) for row in rows], allow_nan=False) + "\n"
+        records = [dict(zip(names, row, strict=True)) for row in rows]
+        return json.dumps({"generator": GENERATOR, "rows": records}, allow_nan=False, separators=(",", ":")) + "\n"
     if fmt == "csv":
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")

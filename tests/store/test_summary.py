@@ -47,7 +47,7 @@ def test_summary_of_a_store_on_the_command_line_keeps_top_n(collected: tuple[Pat
     store, paths = collected
     result = runner.invoke(app, ["summary", str(store), "-n", "1", "-f", "json"])
     assert result.exit_code == 0, result.output
-    rows = json.loads(result.stdout)
+    rows = json.loads(result.stdout)["rows"]
     assert {r["rank"] for r in rows} == {1} and len(rows) == len(paths)
     table = runner.invoke(app, ["summary", str(store), "-n", "1"])
     assert table.exit_code == 0 and f"({len(paths)} rows)" in table.stdout
