@@ -187,4 +187,5 @@ def collect(paths: Sequence[str | os.PathLike[str]], store: str | os.PathLike[st
         else:
             for jobs in work:
                 commit(collect_batch(jobs, options, str(st.root), key))
+        st.compact()
     return Outcome(analysed, unchanged, tuple(errors), strays)

@@ -26,6 +26,8 @@ from roofline.store.schema import STORE_SCHEMA, TABLES, arrow_schema
 MANIFEST = "manifest.json"
 LOCK = ".lock"
 FORMAT = "roofline-store"
+COMPACT_FILES = 4  # a partition with this many files is merged at the end of a collect ...
+COMPACT_ROWS = 1_000_000  # ... into files of up to this many rows
 
 
 class StoreError(RooflineError):
@@ -86,20 +88,61 @@ class Store:
         reports = {p: dict(e) for p, e in self.reports.items()}
         replaced = {p for p, e in batch.entries.items() if p in reports and e.get("files") is not None}
         renamed = _without(self.root, reports, replaced)  # old file -> new file, "" where no row is left
-
-        def moved(names: Sequence[str]) -> list[str]:
-            return [new for f in names if (new := renamed.get(f, f))]
-
-        files = {t: moved(self.manifest["files"].get(t, [])) + batch.files[t] for t in TABLES}
-        for path, entry in reports.items():
-            if path not in replaced:
-                entry["files"] = moved(entry.get("files", []))
         for path, entry in batch.entries.items():
             if entry.get("files") is None:  # unchanged content: its new size and time only
                 reports[path].update({k: v for k, v in entry.items() if k != "files"})
             else:
                 reports[path] = entry
+        written = {p for p, e in batch.entries.items() if e.get("files") is not None}
+        self._publish(renamed, batch.files, reports, keep=written)
+
+    def compact(self, most_rows: int = COMPACT_ROWS, fewest: int = COMPACT_FILES) -> int:
+        """Merge the files of each partition that holds ``fewest`` or more into files of up to ``most_rows`` rows
+        (a query opens each file: fewer files, faster queries), and write an older roofline's files in the current
+        schema; how many files were merged or written again."""
+        import pyarrow.parquet as pq
+
+        renamed: dict[str, str] = {}
+        older = set(self.manifest.get("old_files", []))
+        for table in TABLES:
+            folders: dict[str, list[str]] = {}
+            for f in self.manifest["files"].get(table, []):
+                folders.setdefault(str(Path(f).parent), []).append(f)
+            for names in folders.values():
+                if len(names) < fewest and not older & set(names):
+                    continue
+                chunk: list[str] = []
+                rows = 0
+                for f in [*names, ""]:
+                    n = pq.ParquetFile(self.root / f).metadata.num_rows if f else most_rows
+                    if chunk and rows + n > most_rows:
+                        renamed |= _merged(self.root, table, chunk, older)
+                        chunk, rows = [], 0
+                    if f:
+                        chunk, rows = chunk + [f], rows + n
+        if renamed:
+            self._publish(renamed, {t: [] for t in TABLES}, {p: dict(e) for p, e in self.reports.items()})
+        return len(renamed)
+
+    def _publish(self, renamed: Mapping[str, str], added: Mapping[str, list[str]],
+                 reports: dict[str, dict[str, Any]], keep: set[str] | None = None) -> None:
+        """The manifest with ``renamed`` files in place of the old (several old may become one new; "" for none),
+        ``added`` files, and the index ``reports`` (the entries in ``keep`` already name their files), replaced at
+        once; then the old files removed."""
+
+        def moved(names: Sequence[str]) -> list[str]:
+            return list(dict.fromkeys(new for f in names if (new := renamed.get(f, f))))
+
+        current = [f for t in TABLES for f in self.manifest["files"].get(t, [])]
+        older = self.manifest.get("old_files", [])
+        if int(self.manifest.get("store_schema", STORE_SCHEMA)) < STORE_SCHEMA:  # an older roofline's files
+            older = current
+        files = {t: moved(self.manifest["files"].get(t, [])) + list(added[t]) for t in TABLES}
+        for path, entry in reports.items():
+            if keep is None or path not in keep:
+                entry["files"] = moved(entry.get("files", []))
         self.manifest = {**self.manifest, "files": files, "reports": reports, "written_by": __version__,
+                         "store_schema": STORE_SCHEMA, "old_files": [f for f in older if f not in renamed],
                          "updated_at": datetime.now(timezone.utc).isoformat()}
         write_manifest(self.root, self.manifest)
         for f in renamed:
@@ -107,8 +150,8 @@ class Store:
 
 
 def _without(root: Path, reports: Mapping[str, Mapping[str, Any]], paths: set[str]) -> dict[str, str]:
-    """The files holding rows of ``paths`` written again without them: old name -> new name ("" when no row is
-    left); the old files stay until the manifest no longer names them."""
+    """The files holding rows of ``paths`` written again without them (in the current schema): old name -> new
+    name ("" when no row is left); the old files stay until the manifest no longer names them."""
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
@@ -121,8 +164,31 @@ def _without(root: Path, reports: Mapping[str, Mapping[str, Any]], paths: set[st
         renamed[f] = ""
         if kept.num_rows:
             renamed[f] = str(Path(f).with_name(f"part-{uuid.uuid4().hex}.parquet"))
-            pq.write_table(kept, root / renamed[f])
+            pq.write_table(current(Path(f).parts[1], kept), root / renamed[f])
     return renamed
+
+
+def _merged(root: Path, table: str, names: Sequence[str], older: set[str]) -> dict[str, str]:
+    """Files of one partition written as one (in the current schema): each old name -> the new name; a file
+    alone only where an older roofline wrote it."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if len(names) < 2 and not older & set(names):
+        return {}
+    new = str(Path(names[0]).with_name(f"part-{uuid.uuid4().hex}.parquet"))
+    pq.write_table(pa.concat_tables([current(table, pq.read_table(root / f, partitioning=None)) for f in names]),
+                   root / new)
+    return {f: new for f in names}
+
+
+def current(table: str, data: Any) -> Any:
+    """Rows read from a file in the table's current schema: a column an older roofline did not write is null."""
+    import pyarrow as pa
+
+    schema = arrow_schema(table)
+    columns = [data[f.name] if f.name in data.column_names else pa.nulls(data.num_rows, f.type) for f in schema]
+    return pa.Table.from_arrays(columns, schema=schema)
 
 
 def _strings(values: Sequence[str]) -> Any:

@@ -55,6 +55,12 @@ COLUMNS: dict[str, list[tuple[str, str]]] = {
 }
 
 
+# A column's type in DuckDB, for the null an older store's files read as where they lack the column.
+DUCK_TYPES = {"str": "VARCHAR", "f64": "DOUBLE", "i64": "BIGINT", "bool": "BOOLEAN", "ts": "TIMESTAMPTZ",
+              "list_str": "VARCHAR[]", "map": "MAP(VARCHAR, VARCHAR)",
+              "terms": "STRUCT(key VARCHAR, kind VARCHAR, seconds DOUBLE, achievable_s DOUBLE, peak_kind VARCHAR)[]"}
+
+
 def arrow_type(kind: str) -> pa.DataType:
     """The Arrow type of a column kind."""
     import pyarrow as pa

@@ -5,7 +5,6 @@ roofline are refused in one line, and a newer roofline reads an older store's fi
 from __future__ import annotations
 
 import json
-import shutil
 import threading
 import time
 from pathlib import Path
@@ -16,6 +15,7 @@ import roofline.store.dataset as dataset
 from roofline.store.collect import collect
 from roofline.store.dataset import LOCK, StoreError, open_store
 from roofline.store.query import query
+from roofline.store.schema import STORE_SCHEMA
 from tests.conftest import REPO
 
 FP16 = REPO / "examples" / "h100" / "torch-fp16.full.json"
@@ -87,15 +87,44 @@ def test_a_missing_store_a_foreign_folder_and_a_newer_store_are_refused_in_one_l
     assert "\n" not in str(refused.value)
 
 
-def test_a_newer_roofline_reads_an_older_stores_files(tmp_path: Path) -> None:
+def as_an_older_roofline_wrote_it(store: Path, column: str) -> None:
+    """The store's launches files without ``column``, its manifest of the schema before it."""
+    import pyarrow.parquet as pq
+
+    for f in open_store(store).files("launches"):
+        pq.write_table(pq.read_table(f, partitioning=None).drop_columns([column]), f)
+    manifest = json.loads((store / "manifest.json").read_text())
+    (store / "manifest.json").write_text(json.dumps({**manifest, "store_schema": STORE_SCHEMA - 1}))
+
+
+def test_a_newer_roofline_reads_an_older_store_its_new_columns_null(tmp_path: Path) -> None:
+    store = tmp_path / "s"
+    collect([FP16], store)
+    as_an_older_roofline_wrote_it(store, "time_to_gain_s")
+    got = query(store, "SELECT device, time_to_gain_s, duration_s FROM launches").to_pylist()
+    assert got[0]["time_to_gain_s"] is None and got[0]["duration_s"] > 0
+
+
+def test_a_newer_roofline_adds_to_an_older_store_and_writes_its_files_in_the_new_schema(tmp_path: Path) -> None:
     import pyarrow.parquet as pq
 
     store = tmp_path / "s"
     collect([FP16], store)
-    for f in open_store(store).files("launches"):  # as an older roofline wrote them: without a later column
-        pq.write_table(pq.read_table(f, partitioning=None).drop_columns(["time_to_gain_s"]), f)
-    older = tmp_path / "older"
-    shutil.copytree(store, older)
-    collect([FP32], older)
-    got = query(older, "SELECT device, time_to_gain_s FROM launches ORDER BY device").to_pylist()
-    assert [r["time_to_gain_s"] is None for r in got] == [True, False]
+    as_an_older_roofline_wrote_it(store, "time_to_gain_s")
+    collect([FP32], store)
+    manifest = json.loads((store / "manifest.json").read_text())
+    assert manifest["store_schema"] == STORE_SCHEMA and manifest["old_files"] == []
+    assert all("time_to_gain_s" in pq.read_schema(f).names for f in open_store(store).files("launches"))
+    got = query(store, "SELECT device, time_to_gain_s FROM launches ORDER BY device").to_pylist()
+    assert [r["time_to_gain_s"] is None for r in got] == [True, False]  # the older rows' figure stays unknown
+
+
+def test_a_collect_merges_a_partitions_small_files(tmp_path: Path) -> None:
+    store = tmp_path / "s"
+    reports = sorted((REPO / "examples" / "h100" / "ops").glob("op0*.json"))[:6]
+    outcome = collect(reports, store, batch=1)
+    assert outcome.analysed == 6
+    launches = open_store(store).files("launches")
+    assert len(launches) == 1  # six batches, one partition: merged once the collect ended
+    assert count(store, "reports") == 6 and {str(p) for p in store.rglob("*.parquet")} == {
+        str(f) for t in ("launches", "advice", "reports") for f in open_store(store).files(t)}
