@@ -1,7 +1,7 @@
 """Time `roofline collect` and the five questions of docs/store.md on N report models, against `report -f json`.
 
-The models are derived from the report models shipped under examples/ (the H100 and H200 .json files, 1 to 8
-launches each, both model versions): report i copies template i mod T and scales every amount (times, cycles,
+The models are derived from the report models shipped under examples/ (the H100 and H200 .json files, one launch
+each, both model versions): report i copies template i mod T and scales every amount (times, cycles,
 counts, bytes: the metrics ending in .sum, and the elapsed cycles) by its own factor 1 + i / N (x0.9..1.1 jitter per
 launch), so no two reports are the same and each is analysed. Every 100th file is broken (a model cut in half), to
 be one row of the errors table among the others.
