@@ -57,10 +57,15 @@ def report_paths(paths: Sequence[str | os.PathLike[str]]) -> list[str]:
 
 
 def catalog_hash(roofline: Roofline) -> str:
-    """The key of the analysis beside roofline's version: the spec catalog (every spec, --specs included) and
-    the ceiling set percent of roof uses."""
-    text = repr((roofline.catalog.specs, roofline.options.ceilings))
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    """The key of the analysis beside roofline's version: the spec catalog (every spec, --specs included), the
+    built-in spec folder's files (the per-architecture ceilings too) and the ceiling set percent of roof uses."""
+    from roofline.specs.catalog import builtin_folder
+
+    digest = hashlib.sha256(repr((roofline.catalog.specs, roofline.options.ceilings)).encode())
+    folder = builtin_folder()
+    for f in sorted(folder.rglob("*.yaml")):
+        digest.update(f"{f.relative_to(folder)}\0".encode() + f.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def content_hash(path: str) -> str:

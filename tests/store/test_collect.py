@@ -107,3 +107,18 @@ def test_no_report_named_refreshes_the_reports_the_store_holds(tmp_path: Path,
     collect([fp16, triad], store)
     monkeypatch.setattr(collecting, "__version__", "99.0")
     assert collect([], store).analysed == 2
+
+
+def test_a_change_in_any_shipped_spec_file_changes_the_analysis_key(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import roofline.specs.catalog as catalog
+    from roofline.facade import Roofline
+
+    specs = tmp_path / "device_specs"
+    shutil.copytree(catalog.builtin_folder(), specs)
+    monkeypatch.setattr(catalog, "builtin_folder", lambda: specs)
+    facade = Roofline()
+    before = collecting.catalog_hash(facade)
+    memory = next(specs.rglob("architecture/*.yaml"))  # per-architecture ceilings: no spec of the catalog
+    memory.write_text(memory.read_text() + "\n# changed\n")
+    assert collecting.catalog_hash(facade) != before
