@@ -77,6 +77,10 @@ COMMANDS: dict[str, tuple[str, str, bool, str]] = {
                   "Measure the GPU's achievable DRAM and L2 bandwidth, FP32/FP64 FMA and Tensor Core GEMM rates."),
     "mcp": ("mcp", "mcp", False, "Serve the analyses to coding agents over MCP (stdio): list kernels, analyse one, "
             "compare, project, specs, nsys."),
+    "collect": ("collect", "collect", False,
+                "Collect many reports' analyses into a Parquet store for SQL queries (roofline query)."),
+    "query": ("query", "query", False, "Query a store with SQL (DuckDB): the views launches (one row per launch), "
+              "advice (one per advice item), reports and errors (the files collect could not analyse)."),
 }
 
 READS_REPORTS = ("report", "plot", "compare", "diff", "summary", "project")  # commands whose arguments are report files

@@ -36,7 +36,8 @@ DEFAULT_TOP = 10
 
 @handles_errors
 def summary(
-    files: Annotated[list[Path], typer.Argument(help="Report files: .ncu-rep, or .json report models.")],
+    files: Annotated[list[Path], typer.Argument(help="Report files: .ncu-rep, or .json report models; or one store "
+                                                "folder that `roofline collect` wrote.")],
     by: Annotated[GroupBy, typer.Option(
         "--by", help="Group launches by kernel (demangled name: template instances apart), by function name "
         "(instances pooled) or by innermost NVTX range (nvtx).")] = "kernel",
@@ -70,6 +71,9 @@ def summary(
     from roofline.render.mpl import plot_format
 
     check_top(top)
+    if len(files) == 1 and files[0].is_dir():
+        _from_store(files[0], by, top, fmt, output, plot is not None or mpi or nsys is not None or bool(kernel))
+        return
     if nsys is not None:
         for opt, on, why in (
                 ("--plot", plot is not None, "the real-time view is written as a table or JSON, with no plot"),
@@ -100,6 +104,22 @@ def summary(
         also.append((plot, image(render_image("summary", document, plot_fmt))))
     write_document("summary", fmt, document, output, files, also)
     fail_for(roofline.left_out)
+
+
+def _from_store(store: Path, by: GroupBy, top: int, fmt: str, output: Path | None, other: bool) -> None:
+    """`summary STORE`: the ranking from a store's rows (``roofline.store.summary``), as a table or JSON."""
+    from roofline.cli.output import to_stdout, write_output
+    from roofline.errors import UsageError
+    from roofline.store.summary import is_store, summary_text
+
+    if not is_store(store):
+        raise UsageError(f"{store}: a folder, not a report file nor a store (no manifest.json)",
+                         "give report files, or a store that roofline collect wrote")
+    if other:
+        raise UsageError("summary STORE with --plot, --mpi, --nsys or --kernel: a store is ranked as collected",
+                         "leave them out, or give the report files")
+    text = summary_text(store, by, top, "json" if fmt == "json" else "table")
+    to_stdout(text) if output is None else write_output(output, text)
 
 
 def _real_time(files: list[Path], profile: Path, by: GroupBy, fmt: str, output: Path | None, top: int, wide: bool,

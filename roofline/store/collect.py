@@ -1,0 +1,196 @@
+"""``roofline collect``: report files analysed by the facade (``Roofline.report``, the document ``report -f json``
+writes) and their rows added to a store, batch by batch, each batch committed at once (``dataset.Store.commit``).
+
+A report already in the store is not read again when its size and modification time are those recorded, or else
+its content hash is, with the same roofline version, spec catalog and ceiling set; a report whose content changed
+replaces its rows; rows written by another roofline version, spec catalog or ceiling set are analysed again. A file
+that cannot be analysed is one row of the ``errors`` table (its one-line error) and never stops the others.
+
+The batches run here, one after another, or on the workers of a Dask cluster (``cluster``): each worker reads its
+batch's reports and writes their Parquet files itself; this process commits each batch as it ends."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from roofline.core.version import __version__
+from roofline.errors import RooflineError
+from roofline.facade import Roofline
+from roofline.pipeline import AnalysisOptions
+from roofline.store.dataset import Store, Written, open_store, write_rows
+from roofline.store.rows import Row, Stamp, error_row, report_rows
+from roofline.store.schema import TABLES
+
+BATCH = 32  # reports per batch: what one commit adds, and what a worker holds in memory at once
+SUFFIXES = (".ncu-rep", ".json")  # the files a folder given to collect contributes
+Job = tuple[str, str | None]  # a report path, and its content hash in the store where the rest of its key matches
+Done = Callable[[Written], None]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a collect did: reports analysed, left as they were, failed (with their errors), stray files removed."""
+
+    analysed: int
+    unchanged: int
+    errors: tuple[tuple[str, str], ...]
+    strays: int = 0
+
+
+def report_paths(paths: Sequence[str | os.PathLike[str]]) -> list[str]:
+    """The report files named, each folder replaced by the .ncu-rep and .json files under it; absolute paths."""
+    out: list[str] = []
+    for given in paths:
+        p = Path(given)
+        if p.is_dir():
+            out += sorted(str(f.resolve()) for f in p.rglob("*") if f.suffix in SUFFIXES and f.is_file())
+        else:
+            out.append(str(p.resolve()) if p.exists() else str(p.absolute()))
+    return list(dict.fromkeys(out))
+
+
+def catalog_hash(roofline: Roofline) -> str:
+    """The key of the analysis beside roofline's version: the spec catalog (every spec, --specs included), the
+    built-in spec folder's files (the per-architecture ceilings too) and the ceiling set percent of roof uses."""
+    from roofline.specs.catalog import builtin_folder
+
+    digest = hashlib.sha256(repr((roofline.catalog.specs, roofline.options.ceilings)).encode())
+    folder = builtin_folder()
+    for f in sorted(folder.rglob("*.yaml")):
+        digest.update(f"{f.relative_to(folder)}\0".encode() + f.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def content_hash(path: str) -> str:
+    """The SHA-256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def jobs_for(store: Store, paths: Sequence[str], key: str) -> tuple[list[Job], int]:
+    """The reports to read (with the hash the store knows where only the file's time or size may differ), and how
+    many are left alone: same size, time, roofline version and analysis key."""
+    todo: list[Job] = []
+    same = 0
+    for path in paths:
+        entry = store.reports.get(path)
+        current = entry is not None and entry["roofline_version"] == __version__ and entry["catalog_hash"] == key
+        try:
+            st = os.stat(path)
+        except OSError:
+            todo.append((path, None))
+            continue
+        if current and entry is not None and (entry["size_bytes"], entry["mtime_ns"]) == (st.st_size, st.st_mtime_ns):
+            same += 1
+        else:
+            todo.append((path, entry["content_hash"] if current and entry is not None else None))
+    return todo, same
+
+
+def batches(jobs: Sequence[Job], size: int) -> Iterator[list[Job]]:
+    for i in range(0, len(jobs), size):
+        yield list(jobs[i:i + size])
+
+
+_FACADES: dict[AnalysisOptions, Roofline] = {}  # per process (a worker's too): the catalog loaded once
+
+
+def _facade(options: AnalysisOptions) -> Roofline:
+    if options not in _FACADES:
+        _FACADES[options] = Roofline(options)
+    return _FACADES[options]
+
+
+def collect_batch(jobs: Sequence[Job], options: AnalysisOptions, root: str, key: str) -> Written:
+    """Read one batch of reports (here or on a worker) and write its rows into the store's folder, under new file
+    names; what was written, for the commit."""
+    facade = _facade(options)
+    rows: dict[str, list[Row]] = {t: [] for t in TABLES}
+    out = Written()
+    now = datetime.now(timezone.utc)
+    for path, known in jobs:
+        stamp, entry = _stamp(path, key, now)
+        if known is not None and stamp.content_hash == known:
+            out.entries[path] = {**entry, "files": None}
+            out.unchanged += 1
+            continue
+        try:
+            document = facade.report([path], keep_going=False)
+            found = report_rows(document.view.reports[0], stamp)
+            entry["ok"] = True
+            out.analysed += 1
+        except RooflineError as e:
+            found, entry["ok"] = {"errors": [error_row(stamp, str(e), e.exit_code)]}, False
+            out.errors.append((path, str(e)))
+        except Exception as e:  # noqa: BLE001  # a defect met on one strange file must not stop the others
+            line = f"{path}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            found, entry["ok"] = {"errors": [error_row(stamp, line, 1)]}, False
+            out.errors.append((path, line))
+        for t, r in found.items():
+            rows[t] += r
+        out.entries[path] = entry
+    tag = uuid.uuid4().hex
+    for t in TABLES:
+        for name, held in write_rows(Path(root), t, rows[t], tag):
+            out.files[t].append(name)
+            for p in held:
+                out.entries[p]["files"].append(name)
+    return out
+
+
+def _stamp(path: str, key: str, now: datetime) -> tuple[Stamp, dict[str, Any]]:
+    """The stamp of a report file's rows and its index entry (no files yet); a file that cannot be read has no
+    content hash (its error comes from the analysis)."""
+    try:
+        st = os.stat(path)
+        size, mtime, digest = st.st_size, st.st_mtime_ns, content_hash(path)
+    except OSError:
+        size, mtime, digest = 0, 0, ""
+    stamp = Stamp(path, digest, size, __version__, key, now)
+    return stamp, {"content_hash": digest, "size_bytes": size, "mtime_ns": mtime, "roofline_version": __version__,
+                   "catalog_hash": key, "report_id": stamp.report_id, "files": []}
+
+
+def collect(paths: Sequence[str | os.PathLike[str]], store: str | os.PathLike[str],
+            options: AnalysisOptions | None = None, workers: int | None = None, scheduler: str | None = None,
+            batch: int = BATCH, done: Done | None = None) -> Outcome:
+    """Collect report files (folders: their .ncu-rep and .json files; none: every report the store holds) into the
+    store (a new one where there is none), here or on a Dask cluster: ``workers`` local worker processes, or the
+    scheduler at ``scheduler``. ``done`` is called after each batch is committed."""
+    options = options or AnalysisOptions()
+    st = open_store(store, create=True)
+    with st.lock():
+        strays = st.remove_strays()
+        named = report_paths(paths) if paths else sorted(st.reports)
+        key = catalog_hash(_facade(options))
+        todo, unchanged = jobs_for(st, named, key)
+        work = list(batches(todo, batch))
+        analysed, errors = 0, []
+
+        def commit(written: Written) -> None:
+            nonlocal analysed, unchanged
+            st.commit(written)
+            analysed, unchanged = analysed + written.analysed, unchanged + written.unchanged
+            errors.extend(written.errors)
+            if done is not None:
+                done(written)
+
+        if workers or scheduler:
+            from roofline.store.cluster import run_on_cluster
+
+            run_on_cluster(collect_batch, work, (options, str(st.root), key), commit, workers, scheduler)
+        else:
+            for jobs in work:
+                commit(collect_batch(jobs, options, str(st.root), key))
+        st.compact()
+    return Outcome(analysed, unchanged, tuple(errors), strays)

@@ -1,0 +1,262 @@
+"""The store on disk: a folder of Parquet files (``data/<table>/gpu=<slug>/date=<YYYY-MM-DD>/part-*.parquet``)
+and ``manifest.json``, the one list of the files that are in the store and of the reports they hold.
+
+A batch is committed by replacing the manifest (written beside it, then renamed over it): the files a batch writes
+have new names and are part of the store only once the manifest names them, so a batch stopped halfway (Ctrl-C, a
+crash) leaves the store as it was, and its files are removed by the next ``collect``. Writers take the lock file
+``.lock`` (``flock``) for the whole collect, so two collects on one store run one after the other."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from roofline.core.version import __version__
+from roofline.errors import RooflineError
+from roofline.store.rows import Row, gpu_slug
+from roofline.store.schema import STORE_SCHEMA, TABLES, arrow_schema
+
+MANIFEST = "manifest.json"
+LOCK = ".lock"
+FORMAT = "roofline-store"
+COMPACT_FILES = 4  # a partition with this many files is merged at the end of a collect ...
+COMPACT_ROWS = 1_000_000  # ... into files of up to this many rows
+
+
+class StoreError(RooflineError):
+    """A store that is missing, is not a store, or was written by a newer roofline; a query that fails."""
+
+
+@dataclass
+class Written:
+    """What a batch wrote: per table its new files, per report file its entry in the manifest's index."""
+
+    files: dict[str, list[str]] = field(default_factory=lambda: {t: [] for t in TABLES})
+    entries: dict[str, dict[str, Any]] = field(default_factory=dict)  # report path -> its index entry
+    errors: list[tuple[str, str]] = field(default_factory=list)  # (path, one-line error) of the failed reports
+    analysed: int = 0
+    unchanged: int = 0
+
+
+class Store:
+    """A store folder and its manifest, as last read."""
+
+    def __init__(self, root: Path, manifest: dict[str, Any]) -> None:
+        self.root, self.manifest = root, manifest
+
+    @property
+    def reports(self) -> dict[str, dict[str, Any]]:
+        """The index: per report path, its content hash, size, time, roofline version, catalog hash, files."""
+        out: dict[str, dict[str, Any]] = self.manifest["reports"]
+        return out
+
+    def files(self, table: str) -> list[Path]:
+        """The files of one table that are in the store."""
+        return [self.root / f for f in self.manifest["files"].get(table, [])]
+
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """The store to this process alone (another collect waits), the manifest read again once it is."""
+        import fcntl
+
+        with open(self.root / LOCK, "a+") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                self.manifest = read_manifest(self.root)
+                yield
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+
+    def remove_strays(self) -> int:
+        """Remove the Parquet files no manifest names (a batch stopped before its commit); their number."""
+        kept = {str(f) for t in TABLES for f in self.files(t)}
+        stray = [p for p in (self.root / "data").rglob("*.parquet") if str(p) not in kept]
+        for p in stray:
+            p.unlink(missing_ok=True)
+        return len(stray)
+
+    def commit(self, batch: Written) -> None:
+        """Add a batch: its files and index entries; the rows an earlier collect wrote for the same report files
+        removed (their files written again without them). One rename of the manifest makes it all visible."""
+        reports = {p: dict(e) for p, e in self.reports.items()}
+        replaced = {p for p, e in batch.entries.items() if p in reports and e.get("files") is not None}
+        renamed = _without(self.root, reports, replaced)  # old file -> new file, "" where no row is left
+        for path, entry in batch.entries.items():
+            if entry.get("files") is None:  # unchanged content: its new size and time only
+                reports[path].update({k: v for k, v in entry.items() if k != "files"})
+            else:
+                reports[path] = entry
+        written = {p for p, e in batch.entries.items() if e.get("files") is not None}
+        self._publish(renamed, batch.files, reports, keep=written)
+
+    def compact(self, most_rows: int = COMPACT_ROWS, fewest: int = COMPACT_FILES) -> int:
+        """Merge the files of each partition that holds ``fewest`` or more into files of up to ``most_rows`` rows
+        (a query opens each file: fewer files, faster queries), and write an older roofline's files in the current
+        schema; how many files were merged or written again."""
+        import pyarrow.parquet as pq
+
+        renamed: dict[str, str] = {}
+        older = set(self.manifest.get("old_files", []))
+        for table in TABLES:
+            folders: dict[str, list[str]] = {}
+            for f in self.manifest["files"].get(table, []):
+                folders.setdefault(str(Path(f).parent), []).append(f)
+            for names in folders.values():
+                if len(names) < fewest and not older & set(names):
+                    continue
+                chunk: list[str] = []
+                rows = 0
+                for f in [*names, ""]:
+                    n = pq.ParquetFile(self.root / f).metadata.num_rows if f else most_rows
+                    if chunk and rows + n > most_rows:
+                        renamed |= _merged(self.root, table, chunk, older)
+                        chunk, rows = [], 0
+                    if f:
+                        chunk, rows = chunk + [f], rows + n
+        if renamed:
+            self._publish(renamed, {t: [] for t in TABLES}, {p: dict(e) for p, e in self.reports.items()})
+        return len(renamed)
+
+    def _publish(self, renamed: Mapping[str, str], added: Mapping[str, list[str]],
+                 reports: dict[str, dict[str, Any]], keep: set[str] | None = None) -> None:
+        """The manifest with ``renamed`` files in place of the old (several old may become one new; "" for none),
+        ``added`` files, and the index ``reports`` (the entries in ``keep`` already name their files), replaced at
+        once; then the old files removed."""
+
+        def moved(names: Sequence[str]) -> list[str]:
+            return list(dict.fromkeys(new for f in names if (new := renamed.get(f, f))))
+
+        current = [f for t in TABLES for f in self.manifest["files"].get(t, [])]
+        older = self.manifest.get("old_files", [])
+        if int(self.manifest.get("store_schema", STORE_SCHEMA)) < STORE_SCHEMA:  # an older roofline's files
+            older = current
+        files = {t: moved(self.manifest["files"].get(t, [])) + list(added[t]) for t in TABLES}
+        for path, entry in reports.items():
+            if keep is None or path not in keep:
+                entry["files"] = moved(entry.get("files", []))
+        self.manifest = {**self.manifest, "files": files, "reports": reports, "written_by": __version__,
+                         "store_schema": STORE_SCHEMA, "old_files": [f for f in older if f not in renamed],
+                         "updated_at": datetime.now(timezone.utc).isoformat()}
+        write_manifest(self.root, self.manifest)
+        for f in renamed:
+            (self.root / f).unlink(missing_ok=True)
+
+
+def _without(root: Path, reports: Mapping[str, Mapping[str, Any]], paths: set[str]) -> dict[str, str]:
+    """The files holding rows of ``paths`` written again without them (in the current schema): old name -> new
+    name ("" when no row is left); the old files stay until the manifest no longer names them."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    touched = {f for p in paths for f in reports[p].get("files", [])}
+    renamed: dict[str, str] = {}
+    drop = _strings(sorted(paths))
+    for f in sorted(touched):
+        table = pq.read_table(root / f, partitioning=None)
+        kept = table.filter(pc.invert(pc.is_in(table["path"], value_set=drop)))
+        renamed[f] = ""
+        if kept.num_rows:
+            renamed[f] = str(Path(f).with_name(f"part-{uuid.uuid4().hex}.parquet"))
+            pq.write_table(current(Path(f).parts[1], kept), root / renamed[f])
+    return renamed
+
+
+def _merged(root: Path, table: str, names: Sequence[str], older: set[str]) -> dict[str, str]:
+    """Files of one partition written as one (in the current schema): each old name -> the new name; a file
+    alone only where an older roofline wrote it."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if len(names) < 2 and not older & set(names):
+        return {}
+    new = str(Path(names[0]).with_name(f"part-{uuid.uuid4().hex}.parquet"))
+    pq.write_table(pa.concat_tables([current(table, pq.read_table(root / f, partitioning=None)) for f in names]),
+                   root / new)
+    return {f: new for f in names}
+
+
+def current(table: str, data: Any) -> Any:
+    """Rows read from a file in the table's current schema: a column an older roofline did not write is null."""
+    import pyarrow as pa
+
+    schema = arrow_schema(table)
+    columns = [data[f.name] if f.name in data.column_names else pa.nulls(data.num_rows, f.type) for f in schema]
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def _strings(values: Sequence[str]) -> Any:
+    import pyarrow as pa
+
+    return pa.array(values, pa.string())
+
+
+def read_manifest(root: Path) -> dict[str, Any]:
+    """The manifest of a store folder; StoreError for a folder that is no store or a store of a newer roofline."""
+    path = root / MANIFEST
+    try:
+        manifest: dict[str, Any] = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise StoreError(f"{root}: not a roofline store (no {MANIFEST})",
+                         "collect reports into a new folder: roofline collect REPORTS -o STORE") from None
+    except (OSError, ValueError) as e:
+        raise StoreError(f"{path}: unreadable ({e})", "collect into a new store") from None
+    if manifest.get("format") != FORMAT:
+        raise StoreError(f"{path}: not a roofline store's manifest", "collect into a new store")
+    if int(manifest.get("store_schema", 0)) > STORE_SCHEMA:
+        raise StoreError(f"{root}: written by a newer roofline (store schema {manifest['store_schema']}, this one "
+                         f"reads up to {STORE_SCHEMA})", "upgrade roofline: pip install -U roofline")
+    return manifest
+
+
+def write_manifest(root: Path, manifest: Mapping[str, Any]) -> None:
+    """The manifest replaced at once: written beside it, synced, renamed over it."""
+    tmp = root / f".{MANIFEST}.{os.getpid()}.tmp"
+    with open(tmp, "w") as fh:
+        json.dump(manifest, fh, separators=(",", ":"))
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, root / MANIFEST)
+
+
+def open_store(root: str | os.PathLike[str], create: bool = False) -> Store:
+    """The store at ``root``; with ``create``, a new empty one where there is none (an empty or new folder)."""
+    path = Path(root)
+    if create and not (path / MANIFEST).exists():
+        if path.exists() and (not path.is_dir() or any(path.iterdir())):
+            raise StoreError(f"{path}: not a roofline store and not an empty folder",
+                             "name a new folder, or a store that collect wrote")
+        path.mkdir(parents=True, exist_ok=True)
+        write_manifest(path, {"format": FORMAT, "store_schema": STORE_SCHEMA, "written_by": __version__,
+                              "created_at": datetime.now(timezone.utc).isoformat(),
+                              "files": {t: [] for t in TABLES}, "reports": {}})
+    elif not path.exists():
+        raise StoreError(f"{path}: no such store", "collect reports into it first: roofline collect REPORTS -o STORE")
+    return Store(path, read_manifest(path))
+
+
+def write_rows(root: Path, table: str, rows: Sequence[Row], tag: str) -> list[tuple[str, list[str]]]:
+    """Write a table's rows, one file per partition (gpu, date; errors by date alone), named with ``tag``; per
+    file, its name relative to the store and the report paths it holds."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    parts: dict[str, list[Row]] = {}
+    for row in rows:
+        date = row["collected_at"].strftime("%Y-%m-%d")
+        folder = f"date={date}" if table == "errors" else f"gpu={gpu_slug(row['device'] or '')}/date={date}"
+        parts.setdefault(folder, []).append(row)
+    out = []
+    schema = arrow_schema(table)
+    for folder, part in sorted(parts.items()):
+        name = f"data/{table}/{folder}/part-{tag}.parquet"
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        pq.write_table(pa.Table.from_pylist(part, schema=schema), root / name)
+        out.append((name, sorted({r["path"] for r in part})))
+    return out

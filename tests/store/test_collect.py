@@ -1,0 +1,124 @@
+"""collect is incremental and goes on past bad files: an unchanged report is not read again (by its size and time,
+else its content hash), a changed one replaces its rows, rows of another roofline version are analysed again, a
+corrupt, truncated or foreign file is one row of the errors table, and no report named collects the store's own."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import roofline.store.collect as collecting
+from roofline.store.collect import collect
+from roofline.store.query import query
+from tests.conftest import REPO
+
+FP16 = REPO / "examples" / "h100" / "torch-fp16.full.json"
+TRIAD = REPO / "examples" / "h100" / "triad-cupy.full.ncu-rep"
+
+
+def copies(folder: Path) -> tuple[Path, Path]:
+    folder.mkdir()
+    return Path(shutil.copy(FP16, folder)), Path(shutil.copy(TRIAD, folder))
+
+
+def rows(store: Path, sql: str) -> list[tuple[object, ...]]:
+    return [tuple(r.values()) for r in query(store, sql).to_pylist()]
+
+
+def test_an_unchanged_report_is_not_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fp16, triad = copies(tmp_path / "in")
+    store = tmp_path / "store"
+    assert collect([fp16, triad], store).analysed == 2
+    before = json.loads((store / "manifest.json").read_text())
+    read: list[str] = []
+    def hashed(path: str) -> str:
+        read.append(path)
+        return "x"
+
+    monkeypatch.setattr(collecting, "content_hash", hashed)
+    again = collect([fp16, triad], store)
+    assert (again.analysed, again.unchanged, read) == (0, 2, [])  # size and time the same: not even hashed
+    assert json.loads((store / "manifest.json").read_text())["files"] == before["files"]
+
+
+def test_a_touched_but_identical_report_is_hashed_not_analysed(tmp_path: Path) -> None:
+    fp16, _ = copies(tmp_path / "in")
+    store = tmp_path / "store"
+    collect([fp16], store)
+    fp16.write_bytes(fp16.read_bytes())  # a new modification time, the same bytes
+    again = collect([fp16], store)
+    assert (again.analysed, again.unchanged) == (0, 1)
+    assert rows(store, "SELECT count(*) FROM reports") == [(1,)]
+
+
+def test_a_changed_report_replaces_its_rows_and_leaves_the_others(tmp_path: Path) -> None:
+    fp16, triad = copies(tmp_path / "in")
+    store = tmp_path / "store"
+    collect([fp16, triad], store)
+    triad_rows = rows(store, f"SELECT launch, duration_s FROM launches WHERE path = '{triad}' ORDER BY launch")
+    model = json.loads(fp16.read_text())
+    metrics = model["launches"][0]["metrics"]
+    duration_ns = metrics["gpu__time_duration.sum"]
+    metrics["gpu__time_duration.sum"] = 2 * duration_ns
+    fp16.write_text(json.dumps(model))
+    assert collect([fp16], store).analysed == 1
+    assert rows(store, f"SELECT count(*) FROM reports WHERE path = '{fp16}'") == [(1,)]
+    (new,) = rows(store, f"SELECT duration_s FROM launches WHERE path = '{fp16}'")
+    assert new[0] == pytest.approx(2 * duration_ns * 1e-9)  # ns in the model, seconds in the store
+    assert rows(store, f"SELECT launch, duration_s FROM launches WHERE path = '{triad}' ORDER BY launch") == triad_rows
+
+
+def test_rows_of_another_roofline_version_are_analysed_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fp16, _ = copies(tmp_path / "in")
+    store = tmp_path / "store"
+    collect([fp16], store)
+    monkeypatch.setattr(collecting, "__version__", "99.0")
+    assert collect([fp16], store).analysed == 1
+    assert rows(store, "SELECT DISTINCT roofline_version FROM launches") == [("99.0",)]
+
+
+def test_bad_files_are_rows_of_the_errors_table_and_stop_nothing(tmp_path: Path) -> None:
+    fp16, triad = copies(tmp_path / "in")
+    bad = tmp_path / "in" / "bad"
+    bad.mkdir()
+    (bad / "truncated.ncu-rep").write_bytes(triad.read_bytes()[:4000])
+    (bad / "garbage.ncu-rep").write_bytes(b"\0" * 512)
+    (bad / "foreign.json").write_text('{"not": "a report"}')
+    store = tmp_path / "store"
+    outcome = collect([tmp_path / "in"], store)
+    assert outcome.analysed == 2 and len(outcome.errors) == 3
+    errors = rows(store, "SELECT path, error, exit_code FROM errors ORDER BY path")
+    assert [Path(str(p)).name for p, _, _ in errors] == ["foreign.json", "garbage.ncu-rep", "truncated.ncu-rep"]
+    assert all("\n" not in str(e) and code == 2 for _, e, code in errors)
+    (bad / "foreign.json").write_bytes(fp16.read_bytes())  # the file fixed: its error row goes
+    collect([tmp_path / "in"], store)
+    assert [Path(str(p)).name for (p,) in rows(store, "SELECT path FROM errors ORDER BY path")] == [
+        "garbage.ncu-rep", "truncated.ncu-rep"]
+    assert rows(store, "SELECT count(*) FROM reports") == [(3,)]
+
+
+def test_no_report_named_refreshes_the_reports_the_store_holds(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    fp16, triad = copies(tmp_path / "in")
+    store = tmp_path / "store"
+    collect([fp16, triad], store)
+    monkeypatch.setattr(collecting, "__version__", "99.0")
+    assert collect([], store).analysed == 2
+
+
+def test_a_change_in_any_shipped_spec_file_changes_the_analysis_key(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import roofline.specs.catalog as catalog
+    from roofline.facade import Roofline
+
+    specs = tmp_path / "device_specs"
+    shutil.copytree(catalog.builtin_folder(), specs)
+    monkeypatch.setattr(catalog, "builtin_folder", lambda: specs)
+    facade = Roofline()
+    before = collecting.catalog_hash(facade)
+    memory = next(specs.rglob("architecture/*.yaml"))  # per-architecture ceilings: no spec of the catalog
+    memory.write_text(memory.read_text() + "\n# changed\n")
+    assert collecting.catalog_hash(facade) != before

@@ -1,0 +1,130 @@
+"""The store's folder: a batch stopped before its commit leaves the store as it was (its files removed by the next
+collect), two collects on one store run one after the other, a folder that is no store and a store of a newer
+roofline are refused in one line, and a newer roofline reads an older store's files (a column added reads null)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import roofline.store.dataset as dataset
+from roofline.store.collect import collect
+from roofline.store.dataset import LOCK, StoreError, open_store
+from roofline.store.query import query
+from roofline.store.schema import STORE_SCHEMA
+from tests.conftest import REPO
+
+FP16 = REPO / "examples" / "h100" / "torch-fp16.full.json"
+FP32 = REPO / "examples" / "h200" / "torch-fp32.roofline.json"
+
+
+def count(store: Path, table: str = "launches") -> int:
+    (n,) = query(store, f"SELECT count(*) AS n FROM {table}").column("n").to_pylist()
+    return int(n)
+
+
+def test_a_batch_stopped_before_its_commit_leaves_the_store_as_it_was(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    store = tmp_path / "s"
+    collect([FP16], store)
+    manifest, launches = (store / "manifest.json").read_text(), count(store)
+
+    def interrupted(root: Path, manifest: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(dataset, "write_manifest", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        collect([FP32], store)
+    monkeypatch.undo()
+    assert (store / "manifest.json").read_text() == manifest and count(store) == launches
+    strays = len(list(store.rglob("*.parquet"))) - sum(len(v) for v in json.loads(manifest)["files"].values())
+    assert strays > 0  # the stopped batch's files, named by no manifest
+    outcome = collect([FP32], store)
+    assert outcome.strays == strays and outcome.analysed == 1
+    named = {f for v in json.loads((store / "manifest.json").read_text())["files"].values() for f in v}
+    assert {str(p.relative_to(store)) for p in store.rglob("*.parquet")} == named
+
+
+def test_two_collects_on_one_store_run_one_after_the_other(tmp_path: Path) -> None:
+    import fcntl
+
+    store = tmp_path / "s"
+    collect([FP16], store)
+    done: list[float] = []
+    with open(store / LOCK, "a+") as held:  # another writer holds the store
+        fcntl.flock(held, fcntl.LOCK_EX)
+        def second() -> None:
+            collect([FP32], store)
+            done.append(time.monotonic())
+
+        other = threading.Thread(target=second)
+        other.start()
+        time.sleep(1.0)
+        assert not done  # waiting for the lock
+        released = time.monotonic()
+        fcntl.flock(held, fcntl.LOCK_UN)
+    other.join(60)
+    assert done and done[0] >= released and count(store, "reports") == 2
+
+
+def test_a_missing_store_a_foreign_folder_and_a_newer_store_are_refused_in_one_line(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="no such store"):
+        open_store(tmp_path / "none")
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "x.txt").write_text("x")
+    with pytest.raises(StoreError, match="not a roofline store and not an empty folder"):
+        collect([FP16], tmp_path / "full")
+    store = tmp_path / "s"
+    collect([FP16], store)
+    manifest = json.loads((store / "manifest.json").read_text())
+    (store / "manifest.json").write_text(json.dumps({**manifest, "store_schema": 99}))
+    with pytest.raises(StoreError, match="newer roofline") as refused:
+        query(store, "SELECT 1")
+    assert "\n" not in str(refused.value)
+
+
+def as_an_older_roofline_wrote_it(store: Path, column: str) -> None:
+    """The store's launches files without ``column``, its manifest of the schema before it."""
+    import pyarrow.parquet as pq
+
+    for f in open_store(store).files("launches"):
+        pq.write_table(pq.read_table(f, partitioning=None).drop_columns([column]), f)
+    manifest = json.loads((store / "manifest.json").read_text())
+    (store / "manifest.json").write_text(json.dumps({**manifest, "store_schema": STORE_SCHEMA - 1}))
+
+
+def test_a_newer_roofline_reads_an_older_store_its_new_columns_null(tmp_path: Path) -> None:
+    store = tmp_path / "s"
+    collect([FP16], store)
+    as_an_older_roofline_wrote_it(store, "time_to_gain_s")
+    got = query(store, "SELECT device, time_to_gain_s, duration_s FROM launches").to_pylist()
+    assert got[0]["time_to_gain_s"] is None and got[0]["duration_s"] > 0
+
+
+def test_a_newer_roofline_adds_to_an_older_store_and_writes_its_files_in_the_new_schema(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    store = tmp_path / "s"
+    collect([FP16], store)
+    as_an_older_roofline_wrote_it(store, "time_to_gain_s")
+    collect([FP32], store)
+    manifest = json.loads((store / "manifest.json").read_text())
+    assert manifest["store_schema"] == STORE_SCHEMA and manifest["old_files"] == []
+    assert all("time_to_gain_s" in pq.read_schema(f).names for f in open_store(store).files("launches"))
+    got = query(store, "SELECT device, time_to_gain_s FROM launches ORDER BY device").to_pylist()
+    assert [r["time_to_gain_s"] is None for r in got] == [True, False]  # the older rows' figure stays unknown
+
+
+def test_a_collect_merges_a_partitions_small_files(tmp_path: Path) -> None:
+    store = tmp_path / "s"
+    reports = sorted((REPO / "examples" / "h100" / "ops").glob("op0*.json"))[:6]
+    outcome = collect(reports, store, batch=1)
+    assert outcome.analysed == 6
+    launches = open_store(store).files("launches")
+    assert len(launches) == 1  # six batches, one partition: merged once the collect ended
+    assert count(store, "reports") == 6 and {str(p) for p in store.rglob("*.parquet")} == {
+        str(f) for t in ("launches", "advice", "reports") for f in open_store(store).files(t)}

@@ -1,0 +1,48 @@
+"""DuckDB over a store: the four views, an empty table with its columns, the gpu and date partitions as columns
+that a filter prunes by folder, and one-line errors for SQL DuckDB refuses and a missing store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from roofline.store.collect import collect
+from roofline.store.dataset import StoreError
+from roofline.store.query import query
+from roofline.store.schema import COLUMNS
+from tests.conftest import REPO
+
+
+def test_the_views_hold_every_column_and_the_partitions(collected: tuple[Path, list[Path]]) -> None:
+    store, paths = collected
+    for table, columns in COLUMNS.items():
+        names = query(store, f"SELECT * FROM {table} LIMIT 0").column_names
+        assert set(names) >= {c for c, _ in columns} | {"date"}
+    assert query(store, "SELECT count(DISTINCT path) AS n FROM launches").column("n").to_pylist() == [len(paths)]
+
+
+def test_a_filter_on_gpu_reads_only_that_partitions_files(collected: tuple[Path, list[Path]]) -> None:
+    store, _ = collected
+    plan = query(store, "EXPLAIN ANALYZE SELECT count(*) FROM launches WHERE gpu = 'nvidia-h200'").to_pylist()
+    text = " ".join(str(v) for row in plan for v in row.values())
+    assert "Total Files Read: 1" in text
+    (n,) = query(store, "SELECT count(*) AS n FROM launches WHERE gpu = 'nvidia-h200'").column("n").to_pylist()
+    assert n > 0
+
+
+def test_an_empty_errors_table_is_a_view_with_its_columns(tmp_path: Path) -> None:
+    store = tmp_path / "s"
+    collect([REPO / "examples" / "h100" / "torch-fp16.full.json"], store)
+    result = query(store, "SELECT path, error FROM errors")
+    assert result.num_rows == 0 and result.column_names == ["path", "error"]
+
+
+def test_bad_sql_and_a_missing_store_are_one_line(collected: tuple[Path, list[Path]], tmp_path: Path) -> None:
+    store, _ = collected
+    for sql in ("SELEC 1", "SELECT nope FROM launches", "SELECT * FROM missing_table"):
+        with pytest.raises(StoreError) as refused:
+            query(store, sql)
+        assert "\n" not in str(refused.value) and str(refused.value).startswith("query: ")
+    with pytest.raises(StoreError, match="no such store"):
+        query(tmp_path / "none", "SELECT 1")

@@ -1,0 +1,80 @@
+"""Each launch's row of the store holds the figures of the report document: checked against `roofline report -f
+json` of the same file, run apart through the command line (its work, time, roofs, verdict, time model, advice and
+savings, the reasons of its nulls), and the time to gain against `summary -f json`."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from roofline.cli.app import app
+from roofline.store.query import query
+from roofline.store.rows import gpu_slug
+
+runner = CliRunner()
+
+
+def report_json(path: Path) -> dict[str, Any]:
+    result = runner.invoke(app, ["report", str(path), "-f", "json"])
+    assert result.exit_code == 0, result.output
+    doc: dict[str, Any] = json.loads(result.stdout)
+    return doc
+
+
+def same(a: float | None, b: float | None) -> bool:
+    return (a is None and b is None) or (a is not None and b is not None and math.isclose(a, b, rel_tol=1e-12))
+
+
+def test_every_launch_row_holds_the_report_documents_figures(collected: tuple[Path, list[Path]]) -> None:
+    store, paths = collected
+    for path in paths:
+        doc = report_json(path)["reports"][0]
+        rows = query(store, f"SELECT * FROM launches WHERE path = '{path.resolve()}' ORDER BY launch").to_pylist()
+        assert len(rows) == len(doc["kernels"]) > 0
+        roofs = doc["ceilings"]
+        for row, k in zip(rows, doc["kernels"], strict=True):
+            assert (row["function"], row["demangled_name"], row["device"]) == (k["name"], k["demangled_name"],
+                                                                             doc["device"]["name"])
+            assert row["gpu"] == gpu_slug(doc["device"]["name"]) and row["bound"] == k["bound"]
+            for key in ("duration_s", "time_share", "pct_of_roof", "recoverable_s", "combined_saved_s"):
+                assert same(row[key], k[key]), (path.name, key)
+            for p in ("fp64", "fp32", "fp16", "tensor"):
+                assert same(row[f"flops_{p}"], k["flops"][p])
+                assert same(row[f"roof_{p}_flop_per_s"], roofs[k["ceilings_used"]][f"{p}_flop_per_s"])
+            for level in ("dram", "l2", "l1"):
+                assert same(row[f"bytes_{level}"], k["bytes"][level])
+                assert same(row[f"intensity_{level}"], k["intensity"][level])
+            assert same(row["sm_pct"], k["verdict"]["sm_pct"]) and row["verdict"] == k["verdict"]["text"]
+            model = k["time_model"]
+            assert same(row["floor_s"], model["floor_s"] if model else None)
+            assert [t["seconds"] for t in row["terms"]] == [t["seconds"] for t in (model["terms"] if model else [])]
+            missing = {key: doc["reasons"][i] for key, i in k["missing"].items()}
+            assert dict(row["missing"]) == missing
+
+
+def test_advice_rows_keep_each_items_rank_and_saving(collected: tuple[Path, list[Path]]) -> None:
+    store, paths = collected
+    doc = report_json(paths[0])["reports"][0]
+    rows = query(store, f"SELECT launch, rank, title, est_saved_s, bound_by FROM advice "
+                 f"WHERE path = '{paths[0].resolve()}' ORDER BY launch, rank").to_pylist()
+    expected = [(i, r + 1, a["title"], a["est_saved_s"], a["bound_by"])
+                for i, k in enumerate(doc["kernels"]) for r, a in enumerate(k["advice"])]
+    assert [tuple(r.values()) for r in rows] == expected and expected
+
+
+def test_the_report_row_names_its_gpu_ncu_version_and_hashes(collected: tuple[Path, list[Path]]) -> None:
+    import hashlib
+
+    import roofline
+
+    store, paths = collected
+    for path in paths:
+        (row,) = query(store, f"SELECT * FROM reports WHERE path = '{path.resolve()}'").to_pylist()
+        assert row["content_hash"] == hashlib.sha256(path.read_bytes()).hexdigest()
+        assert row["ncu_version"] == (roofline.load(path).ncu_version or None)
+        assert row["roofline_version"] == roofline.__version__ and len(row["catalog_hash"]) == 16
+        assert row["launches"] == len(report_json(path)["reports"][0]["kernels"])

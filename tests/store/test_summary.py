@@ -1,0 +1,62 @@
+"""`summary STORE` ranks each report's kernel groups in SQL with the figures `summary -f json` gives from the same
+report files: count, total time, time to gain, recoverable and small-grid time, share, median percent of roof, in
+the same order, by kernel, by function and by NVTX range."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from roofline.cli.app import app
+from roofline.store.summary import is_store, summary_table
+
+runner = CliRunner()
+FIGURES = ("count", "total_s", "time_to_gain_s", "recoverable_s", "small_grid_s", "time_share", "median_s", "min_s",
+           "max_s", "median_pct_of_roof")
+
+
+def close(a: Any, b: Any) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-18)
+
+
+@pytest.mark.parametrize("by", ["kernel", "function", "nvtx"])
+def test_the_store_ranks_as_summary_does_from_the_reports(collected: tuple[Path, list[Path]], by: str) -> None:
+    store, paths = collected
+    result = runner.invoke(app, ["summary", *map(str, paths), "-f", "json", "--by", by, "-n", "50"])
+    assert result.exit_code == 0, result.output
+    expected = {Path(r["report"]["path"]).resolve(): r["rows"] for r in json.loads(result.stdout)["reports"]}
+    got: dict[Path, list[dict[str, Any]]] = {}
+    for row in summary_table(store, by, 50).to_pylist():  # type: ignore[arg-type]
+        got.setdefault(Path(row["path"]), []).append(row)
+    assert got.keys() == expected.keys()
+    for path, rows in expected.items():
+        assert [g["name"] for g in got[path]] == [r["name"] for r in rows], path.name
+        for g, r in zip(got[path], rows, strict=True):
+            assert g["rank"] == r["rank"]
+            assert all(close(g[f], r[f]) for f in FIGURES), (path.name, r["name"], {f: (g[f], r[f]) for f in FIGURES})
+
+
+def test_summary_of_a_store_on_the_command_line_keeps_top_n(collected: tuple[Path, list[Path]]) -> None:
+    store, paths = collected
+    result = runner.invoke(app, ["summary", str(store), "-n", "1", "-f", "json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)["rows"]
+    assert {r["rank"] for r in rows} == {1} and len(rows) == len(paths)
+    table = runner.invoke(app, ["summary", str(store), "-n", "1"])
+    assert table.exit_code == 0 and f"({len(paths)} rows)" in table.stdout
+
+
+def test_summary_refuses_a_folder_that_is_no_store_and_options_a_store_cannot_honour(
+        collected: tuple[Path, list[Path]], tmp_path: Path) -> None:
+    store, _ = collected
+    assert is_store(store) and not is_store(tmp_path)
+    for args in ([str(tmp_path)], [str(store), "--mpi"], [str(store), "--kernel", "x"]):
+        result = runner.invoke(app, ["summary", *args])
+        assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1, result.output

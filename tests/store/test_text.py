@@ -1,0 +1,30 @@
+"""A query's table as text: JSON with null for a missing or non-finite value, CSV with full numbers and nested
+values as JSON, an aligned table with its row count."""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow as pa
+
+from roofline.core.version import GENERATOR
+from roofline.store.text import formatted
+
+TABLE = pa.table({"name": ["a", None], "t": [1.5, float("nan")], "n": [1, 2], "l": [["x"], []]})
+
+
+def test_json_carries_the_mark_and_writes_null_for_missing_and_non_finite_values() -> None:
+    doc = json.loads(formatted(TABLE, "json"))
+    assert doc == {"generator": GENERATOR, "rows": [{"name": "a", "t": 1.5, "n": 1, "l": ["x"]},
+                                                    {"name": None, "t": None, "n": 2, "l": []}]}
+
+
+def test_csv_has_a_header_full_numbers_and_nested_values_as_json() -> None:
+    lines = formatted(pa.table({"t": [0.1234567891234], "l": [["x", "y"]]}), "csv").splitlines()
+    assert lines == ["t,l", '0.1234567891234,"[""x"", ""y""]"']
+
+
+def test_the_table_aligns_columns_and_counts_rows() -> None:
+    lines = formatted(TABLE, "table").splitlines()
+    assert lines[0].split() == ["name", "t", "n", "l"] and set(lines[1]) <= {"-", " "}
+    assert lines[-1] == "(2 rows)" and len(lines) == 5
