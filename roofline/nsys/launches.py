@@ -89,7 +89,7 @@ class Union:
 
     def covered(self, starts: Array, ends: Array) -> int:
         """How much of the disjoint intervals (``starts``, ``ends``) the union covers."""
-        return int((self._below(ends) - self._below(starts)).sum()) if len(starts) else 0
+        return int((self._below(ends) - self._below(starts)).sum()) if len(starts) and len(self.starts) else 0
 
     def _below(self, x: Array) -> Array:
         """How much of the union lies before each point of ``x``."""
