@@ -44,20 +44,22 @@ class Launches:
 def read_launches(db: sqlite3.Connection, source: str, demangled: str) -> Launches:
     """The launches of table ``source`` (``demangled``: its demangled-name column). Durations are read rather than
     ends: fewer digits for SQLite to write and numpy to read."""
-    start, duration, *rest = read_columns(db, source, ("start", '"end" - start', "deviceId", "shortName", demangled))
+    start, duration, *rest = read_columns(db, source, ("start", '"end" - start', "deviceId", "shortName", demangled),
+                                          ("start", "end", "deviceId", "shortName", demangled))
     return Launches(start, start + duration, *rest)
 
 
-def read_columns(db: sqlite3.Connection, source: str, columns: Sequence[str]) -> list[Array]:
-    """Integer ``columns`` (or expressions) of every row of table ``source``, in rowid order, a range of ``CHUNK``
-    rowids a query."""
+def read_columns(db: sqlite3.Connection, source: str, columns: Sequence[str],
+                 names: Sequence[str] | None = None) -> list[Array]:
+    """Integer ``columns`` (or expressions, ``names`` naming them in errors) of every row of table ``source``, in
+    rowid order, a range of ``CHUNK`` rowids a query."""
     concat = ", ".join(f"group_concat({c})" for c in columns)
     query = f"SELECT COUNT(*), {concat} FROM {source} WHERE rowid > ? AND rowid <= ?"
     parts: list[list[Array]] = [[] for _ in columns]
     low, high = db.execute(f"SELECT MIN(rowid), MAX(rowid) FROM {source}").fetchone()
     for first in range(low, high + 1, CHUNK) if low is not None else ():
         n, *texts = db.execute(query, (first - 1, first - 1 + CHUNK)).fetchone()
-        for part, text, name in zip(parts, texts, columns, strict=True):
+        for part, text, name in zip(parts, texts, names or columns, strict=True):
             part.append(_parse(text, n, name))
     return [np.concatenate(p) if p else np.zeros(0, np.int64) for p in parts]
 
@@ -69,7 +71,7 @@ def _parse(text: str | None, n: int, column: str) -> Array:
     except ValueError:
         values = np.zeros(0, np.int64)
     if len(values) != n:
-        raise LaunchError(f"kernel rows without an integer {column.strip(chr(34))}")
+        raise LaunchError(f"kernel rows without an integer {column.strip(chr(34))}")  # "end" without its quotes
     return values
 
 
@@ -121,7 +123,8 @@ def union_of(intervals: Iterable[Sequence[int]]) -> Union:
 
 def minus(a: Union, b: Union) -> tuple[Array, Array]:
     """The parts of ``a`` outside ``b``, as disjoint intervals (starts, ends)."""
-    points = np.unique(np.concatenate((a.starts, a.ends, b.starts, b.ends)))
+    points = np.sort(np.concatenate((a.starts, a.ends, b.starts, b.ends)))
+    points = points[np.concatenate(([True], points[1:] != points[:-1]))]  # np.unique would import numpy.ma
     lo, hi = points[:-1], points[1:]
     keep = _inside(a, lo) & ~_inside(b, lo)
     return lo[keep], hi[keep]

@@ -127,13 +127,15 @@ def launch_configs(path: Path, group_by: str = "kernel", name: Path | None = Non
 
 @contextmanager
 def _export(path: Path, shown: Path) -> Iterator[sqlite3.Connection]:
-    """The export, open read-only; a query that meets a table or column it lacks (a truncated or hand-made file) is
-    a ReportError naming the file (``shown``), not a traceback."""
+    """The export, open read-only; a query that meets a table or column it lacks (a truncated or hand-made file) or
+    a damaged page, or a value that is not what the schema declares (a NULL or a text where an integer belongs, a
+    name that is not UTF-8: SQLite checks neither on reading), is a ReportError naming the file (``shown``), not a
+    traceback."""
     with closing(_connect(path, shown)) as db:
         try:
             yield db
-        except (sqlite3.DatabaseError, LaunchError) as err:
-            raise ReportError(f"{shown}: not an nsys export this reader knows ({err})", EXPORT_HINT) from None
+        except (sqlite3.DatabaseError, LaunchError, UnicodeDecodeError, TypeError) as err:
+            raise ReportError(f"{shown}: not an nsys export this reader knows ({_said(err)})", EXPORT_HINT) from None
 
 
 def _connect(path: Path, shown: Path) -> sqlite3.Connection:
@@ -149,13 +151,19 @@ def _connect(path: Path, shown: Path) -> sqlite3.Connection:
         raise ReportError(f"{shown}: {what}", EXPORT_HINT)
     try:
         db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-        db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
-    except sqlite3.DatabaseError as err:
-        raise ReportError(f"{shown}: cannot be read as SQLite ({err})", EXPORT_HINT) from None
-    if "StringIds" not in _tables(db):
+        names = _tables(db)
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as err:  # a damaged schema's message may not be UTF-8
+        raise ReportError(f"{shown}: cannot be read as SQLite ({_said(err)})", EXPORT_HINT) from None
+    if "StringIds" not in names:
         db.close()
         raise ReportError(f"{shown}: an SQLite file but not an nsys export (no StringIds table)", EXPORT_HINT)
     return db
+
+
+def _said(err: Exception) -> str:
+    """An error's text on one line, cut to 200 characters (SQLite quotes a damaged schema's lines in its message)."""
+    text = " ".join(str(err).split())
+    return text if len(text) <= 200 else text[:199] + "…"
 
 
 def _tables(db: sqlite3.Connection) -> set[str]:

@@ -169,6 +169,36 @@ def test_a_kernel_table_without_the_columns_read_is_one_line(tmp_path: Path) -> 
         representatives(path, ["k"])
 
 
+def test_a_kernel_row_without_an_end_is_one_line(tmp_path: Path) -> None:
+    """SQLite does not check NOT NULL on reading: a damaged or hand-made row without an end is named, not summed."""
+    path = make_db(tmp_path / "null.sqlite", "CREATE TABLE StringIds (id INTEGER, value TEXT)",
+                   'CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INT, "end" INT, deviceId INT, shortName INT)',
+                   "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1, 5, 0, 1), (6, NULL, 0, 1)")
+    with pytest.raises(ReportError, match=r"null\.sqlite: not an nsys export this reader knows \(kernel rows without "
+                                          r"an integer end\): give nsys"):
+        read_timeline(path)
+
+
+def test_a_copy_without_its_size_is_one_line(tmp_path: Path) -> None:
+    from tests.nsys.small_export import nsys_export
+
+    path = nsys_export(tmp_path / "copy.sqlite")
+    make_db(path, "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INT, \"end\" INT, deviceId INT, copyKind INT, "
+                  "bytes INT)", "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (0, 10, 0, 1, NULL)")
+    with pytest.raises(ReportError, match=r"copy\.sqlite: not an nsys export this reader knows \(unsupported operand"):
+        read_timeline(path)
+
+
+@pytest.mark.parametrize("keep", [0.2, 0.5, 0.9])
+def test_a_truncated_export_is_one_line(tmp_path: Path, keep: float) -> None:
+    """An export cut short in copying: SQLite finds its pages missing, at opening or on reading."""
+    data = find_shared_nsys(LLAMA).read_bytes()
+    path = tmp_path / "cut.sqlite"
+    path.write_bytes(data[:int(len(data) * keep)])
+    with pytest.raises(ReportError, match=r"^[^\n]*cut\.sqlite: [^\n]*$"):
+        read_timeline(path)
+
+
 def test_nvtx_needs_the_nvtx_and_cuda_api_traces() -> None:
     with pytest.raises(ReportError, match="--nvtx needs the NVTX_EVENTS table"):
         read_timeline(find_shared_nsys("v100-pcie-32gb_openmp-offload-stream_2020.3.sqlite"), "range")
