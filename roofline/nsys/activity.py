@@ -28,7 +28,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from roofline.core.timeline import ApiCall, IdleCause, IdleKind, MemoryUse, Transfer, TransferKind
-from roofline.nsys.launches import Union, joined, minus, union_of
+from roofline.nsys.launches import IntervalUnion, joined, minus, union_of
 
 MEMCPY = "CUPTI_ACTIVITY_KIND_MEMCPY"
 MEMSET = "CUPTI_ACTIVITY_KIND_MEMSET"
@@ -134,8 +134,8 @@ def launching_processes(db: sqlite3.Connection, tables: set[str], source: str) -
     return out
 
 
-def idle_causes(db: sqlite3.Connection, tables: set[str], device: int, busy: Union, pids: set[int | None] | None,
-                every: Union | None = None) -> tuple[IdleCause, ...]:
+def idle_causes(db: sqlite3.Connection, tables: set[str], device: int, busy: IntervalUnion,
+                pids: set[int | None] | None, every: IntervalUnion | None = None) -> tuple[IdleCause, ...]:
     """Where the GPU's idle time goes (see the module docstring), largest first. ``busy``: the union of the kernels
     shown on the GPU; ``pids``: the processes that launched them (``launching_processes``); ``every``: the union
     of all the GPU's kernels where an NVTX filter kept only some (the others' time is a cause of its own).

@@ -76,7 +76,7 @@ def _parse(text: str | None, n: int, column: str) -> Array:
 
 
 @dataclass(frozen=True)
-class Union:
+class IntervalUnion:
     """The union of some intervals as disjoint intervals sorted by start, with the summed length of those before
     each one, so that how much of any interval the union covers is two binary searches."""
 
@@ -101,19 +101,19 @@ class Union:
         return np.where(i >= 0, self.before[j] + inside, 0)
 
 
-def union(starts: Array, ends: Array) -> Union:
+def union(starts: Array, ends: Array) -> IntervalUnion:
     """The union of intervals sorted by start, those that overlap or touch merged (as one pass that extends the last
     interval while the next starts at or before its end)."""
     if not len(starts):
-        return Union(starts, ends, starts)
+        return IntervalUnion(starts, ends, starts)
     reach = np.maximum.accumulate(ends)
     first = np.flatnonzero(np.concatenate(([True], starts[1:] > reach[:-1])))
     s, e = starts[first], reach[np.concatenate((first[1:] - 1, [len(starts) - 1]))]
     lengths = e - s
-    return Union(s, e, np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64))
+    return IntervalUnion(s, e, np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64))
 
 
-def union_of(intervals: Iterable[Sequence[int]]) -> Union:
+def union_of(intervals: Iterable[Sequence[int]]) -> IntervalUnion:
     """The union of (start, end) pairs in any order; those without length left out (they cover nothing)."""
     pairs = np.array([(s, e) for s, e in intervals if s is not None and e is not None and e > s],
                      dtype=np.int64).reshape(-1, 2)
@@ -121,7 +121,7 @@ def union_of(intervals: Iterable[Sequence[int]]) -> Union:
     return union(pairs[order, 0], pairs[order, 1])
 
 
-def minus(a: Union, b: Union) -> tuple[Array, Array]:
+def minus(a: IntervalUnion, b: IntervalUnion) -> tuple[Array, Array]:
     """The parts of ``a`` outside ``b``, as disjoint intervals (starts, ends)."""
     points = np.sort(np.concatenate((a.starts, a.ends, b.starts, b.ends)))
     points = points[np.concatenate(([True], points[1:] != points[:-1]))]  # np.unique would import numpy.ma
@@ -130,14 +130,14 @@ def minus(a: Union, b: Union) -> tuple[Array, Array]:
     return lo[keep], hi[keep]
 
 
-def joined(a: Union, b: Union) -> Union:
+def joined(a: IntervalUnion, b: IntervalUnion) -> IntervalUnion:
     """The union of two unions."""
     starts, ends = np.concatenate((a.starts, b.starts)), np.concatenate((a.ends, b.ends))
     order = np.argsort(starts, kind="stable")
     return union(starts[order], ends[order])
 
 
-def _inside(u: Union, x: Array) -> npt.NDArray[np.bool_]:
+def _inside(u: IntervalUnion, x: Array) -> npt.NDArray[np.bool_]:
     """Whether each point of ``x`` is inside an interval of ``u`` (its start included, its end not)."""
     if not len(u.starts):
         return np.zeros(len(x), dtype=bool)
@@ -201,7 +201,7 @@ class DeviceFigures:
 
     device: int
     launches: int
-    busy: Union
+    busy: IntervalUnion
     span: int
 
 
@@ -212,7 +212,7 @@ def per_device(launches: Launches) -> list[DeviceFigures]:
                                    unions(launches.start, launches.end, launches.device).values(), strict=True)]
 
 
-def unions(starts: Array, ends: Array, devices: Array) -> dict[int, Union]:
+def unions(starts: Array, ends: Array, devices: Array) -> dict[int, IntervalUnion]:
     """Per device, the union of its intervals."""
     out = {}
     for dev in device_ids(devices):
