@@ -22,8 +22,8 @@ from typing import Literal
 
 from msgspec import Struct
 
+from roofline.core.intervals import gaps, merge, take
 from roofline.core.streams import ActivityKind, NvtxSpan, StreamTrace
-from roofline.nsys.activity import gaps, merge, take
 
 BINS = 2000  # the time axis is resolved to its span over this: about a pixel of the plot
 GAPS_SHOWN = 5  # the longest idle gaps named per GPU

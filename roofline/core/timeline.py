@@ -1,8 +1,8 @@
 """Plain data model of an Nsight Systems timeline: kernels aggregated by name, the GPUs' busy time, NVTX ranges.
 
-The nsys reader (``roofline.nsys.timeline``) fills it from an SQLite export with aggregating SQL queries, so a
-profile of a million launches becomes a few hundred of these records; everything downstream (ranking across
-ranks, weighting ncu reports by real time, renderers) works on them only. Times are seconds of the application's
+The nsys reader (``roofline.nsys.timeline``) fills it from an SQLite export, aggregating the launches as numpy
+columns, so a profile of a million launches becomes a few hundred of these records; everything downstream (ranking
+across ranks, weighting ncu reports by real time, renderers) works on them only. Times are seconds of the application's
 real run (nsys traces the kernels as they ran: no replay, the application's own clocks and caches).
 """
 

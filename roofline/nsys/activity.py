@@ -25,7 +25,10 @@ import re
 import sqlite3
 from collections.abc import Iterable, Sequence
 
+import numpy as np
+
 from roofline.core.timeline import ApiCall, IdleCause, IdleKind, MemoryUse, Transfer, TransferKind
+from roofline.nsys.launches import IntervalUnion, joined, minus, union_of
 
 MEMCPY = "CUPTI_ACTIVITY_KIND_MEMCPY"
 MEMSET = "CUPTI_ACTIVITY_KIND_MEMSET"
@@ -120,31 +123,47 @@ def memory_use(db: sqlite3.Connection, tables: set[str]) -> tuple[MemoryUse, ...
     return tuple(out)
 
 
-def idle_causes(db: sqlite3.Connection, tables: set[str], source: str, device: int,
-                every_kernel: str | None = None) -> tuple[IdleCause, ...]:
-    """Where the GPU's idle time goes (see the module docstring), largest first; ``every_kernel``: the table of all
-    kernels where ``source`` holds those an NVTX filter kept (the others' time is a cause of its own)."""
-    kernels = merge(db.execute(f'SELECT start, "end" FROM {source} WHERE deviceId = ? ORDER BY start', (device,)))
-    if not kernels:
+def launching_processes(db: sqlite3.Connection, tables: set[str], source: str) -> dict[int, set[int | None]]:
+    """Per GPU, the processes (globalPid) that launched the kernels of ``source`` on it; empty without the CUDA API
+    trace, whose calls are the only ones matched to processes."""
+    if RUNTIME not in tables or "nameId" not in columns(db, RUNTIME):
+        return {}
+    out: dict[int, set[int | None]] = {}
+    for dev, pid in db.execute(f"SELECT DISTINCT deviceId, globalPid FROM {source}"):
+        out.setdefault(dev, set()).add(pid)
+    return out
+
+
+def idle_causes(db: sqlite3.Connection, tables: set[str], device: int, busy: IntervalUnion,
+                pids: set[int | None] | None, every: IntervalUnion | None = None) -> tuple[IdleCause, ...]:
+    """Where the GPU's idle time goes (see the module docstring), largest first. ``busy``: the union of the kernels
+    shown on the GPU; ``pids``: the processes that launched them (``launching_processes``); ``every``: the union
+    of all the GPU's kernels where an NVTX filter kept only some (the others' time is a cause of its own).
+
+    Each cause takes what its intervals cover of the span less the kernels and the causes before it: the part of
+    its union outside theirs (``taken``), within the span, less what the kernels cover of that part."""
+    if not len(busy.starts):
         return ()
-    left = gaps(kernels)
-    causes: list[IdleCause] = []
-    if every_kernel is not None:
-        others = db.execute(f'SELECT start, "end" FROM {every_kernel} WHERE deviceId = ? ORDER BY start', (device,))
-        covered, left = take(left, merge(others))
+    first, last = int(busy.starts[0]), int(busy.ends[-1])
+    kernels, causes = busy, []
+    if every is not None:
+        covered = every.covered(np.array([first]), np.array([last])) - busy.total
         if covered:
             causes.append(IdleCause("other_kernels", "", covered * NS))
-    for kind, detail, intervals in _gpu_activity(db, tables, device):
-        covered, left = take(left, merge(sorted(intervals)))
+        kernels = every
+    left = last - first - kernels.covered(np.array([first]), np.array([last]))
+    taken = union_of(())
+    for kind, detail, intervals in (*_gpu_activity(db, tables, device), *_host_calls(db, tables, pids or set())):
+        cover = union_of(intervals)
+        starts, ends = minus(cover, taken)
+        starts, ends = np.clip(starts, first, last), np.clip(ends, first, last)
+        covered = int((ends - starts).sum()) - kernels.covered(starts, ends)
+        taken = joined(taken, cover)
         if covered:
             causes.append(IdleCause(kind, detail, covered * NS))
-    for kind, detail, intervals in _host_calls(db, tables, source, device):
-        covered, left = take(left, merge(sorted(intervals)))
-        if covered:
-            causes.append(IdleCause(kind, detail, covered * NS))
-    rest = sum(e - s for s, e in left)
-    if rest:
-        causes.append(IdleCause("host", "host outside CUDA calls", rest * NS))
+            left -= covered
+    if left:
+        causes.append(IdleCause("host", "host outside CUDA calls", left * NS))
     return tuple(sorted(causes, key=lambda c: -c.seconds))
 
 
@@ -172,17 +191,16 @@ def _gpu_activity(db: sqlite3.Connection, tables: set[str],
             f'SELECT start, "end" FROM {UM_FAULTS} WHERE deviceId = ?', (device,)).fetchall()
 
 
-def _host_calls(db: sqlite3.Connection, tables: set[str], source: str,
-                device: int) -> Iterable[tuple[IdleKind, str, list[Interval]]]:
-    """The CUDA API calls of the processes that launched kernels on the GPU, per name: synchronisations first
-    (the host waits), then the others by total time."""
+def _host_calls(db: sqlite3.Connection, tables: set[str],
+                wanted: set[int | None]) -> Iterable[tuple[IdleKind, str, list[Interval]]]:
+    """The CUDA API calls of the processes that launched kernels on the GPU (``wanted``; a launch with no process
+    recorded counts every call), per name: synchronisations first (the host waits), then the others by total
+    time."""
     if RUNTIME not in tables or "nameId" not in columns(db, RUNTIME):
         return
     names = dict(db.execute(f"SELECT id, value FROM StringIds WHERE id IN (SELECT DISTINCT nameId FROM {RUNTIME})"))
-    pids = [p for (p,) in db.execute(f"SELECT DISTINCT globalPid FROM {source} WHERE deviceId = ?", (device,))]
     calls: dict[str, list[Interval]] = {}
     rows = db.execute(f'SELECT nameId, start, "end", globalTid FROM {RUNTIME}')
-    wanted = set(pids)
     for name_id, start, end, tid in rows:
         if tid is None or (tid & PID_MASK) in wanted or None in wanted:
             calls.setdefault(api_name(str(names.get(name_id, name_id))), []).append((start, end))
@@ -190,42 +208,6 @@ def _host_calls(db: sqlite3.Connection, tables: set[str], source: str,
     for name in order:
         kind: IdleKind = "sync" if SYNC_CALL.search(name) else "api"
         yield kind, name, calls[name]
-
-
-def merge(intervals: Iterable[Sequence[int]]) -> list[Interval]:
-    """Sorted intervals (by start) merged where they overlap or touch."""
-    out: list[Interval] = []
-    for s, e in intervals:
-        if out and s <= out[-1][1]:
-            if e > out[-1][1]:
-                out[-1] = (out[-1][0], e)
-        else:
-            out.append((s, e))
-    return out
-
-
-def gaps(merged: Sequence[Interval]) -> list[Interval]:
-    """The holes between merged intervals."""
-    return [(a[1], b[0]) for a, b in zip(merged, merged[1:], strict=False) if b[0] > a[1]]
-
-
-def take(left: Sequence[Interval], cover: Sequence[Interval]) -> tuple[int, list[Interval]]:
-    """How much of ``left`` (disjoint, sorted) ``cover`` (merged) covers, and what of ``left`` stays uncovered."""
-    covered, rest, j = 0, [], 0
-    for s, e in left:
-        while j < len(cover) and cover[j][1] <= s:
-            j += 1
-        k, at = j, s
-        while k < len(cover) and cover[k][0] < e:
-            cs, ce = max(cover[k][0], s), min(cover[k][1], e)
-            if cs > at:
-                rest.append((at, cs))
-            covered += ce - cs
-            at = max(at, ce)
-            k += 1
-        if at < e:
-            rest.append((at, e))
-    return covered, rest
 
 
 def _median(values: Sequence[int]) -> float:

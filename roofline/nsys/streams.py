@@ -16,10 +16,11 @@ from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
 
+from roofline.core.intervals import merge
 from roofline.core.kernel_names import kernel_key
 from roofline.core.streams import ActivityKind, Migration, NvtxSpan, Span, StreamActivity, StreamTrace
 from roofline.errors import ReportError
-from roofline.nsys.activity import MEMCPY, MEMSET, UM_FAULTS, UNIFIED, columns, copy_label, merge
+from roofline.nsys.activity import MEMCPY, MEMSET, UM_FAULTS, UNIFIED, columns, copy_label
 
 KERNELS = "CUPTI_ACTIVITY_KIND_KERNEL"
 NVTX = "NVTX_EVENTS"

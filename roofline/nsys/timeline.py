@@ -1,5 +1,6 @@
-"""Read an nsys SQLite export into a ``Timeline``: every figure is aggregated by SQLite itself (GROUP BY and window
-functions), so a profile of a million kernel launches never becomes a million Python objects.
+"""Read an nsys SQLite export into a ``Timeline``: the kernel launches come out of SQLite as numpy columns and are
+aggregated there (``roofline.nsys.launches``), so a profile of a million kernel launches never becomes a million
+Python objects; the smaller tables (NVTX, CUDA API, copies) are aggregated by SQLite or read row by row.
 
 Facts of the export this relies on (nsys 2020.3 to 2025.1): kernels are rows of ``CUPTI_ACTIVITY_KIND_KERNEL``
 (``start``/``end`` in ns, ``deviceId``, ``globalPid``, ``correlationId``; ``shortName`` an id into
@@ -29,6 +30,17 @@ from roofline.core.timeline import (
 from roofline.errors import ReportError
 from roofline.ncu.container import MAGIC as NCU_MAGIC
 from roofline.nsys import activity
+from roofline.nsys.launches import (
+    DeviceFigures,
+    LaunchError,
+    Launches,
+    pairs,
+    per_device,
+    per_group,
+    read_columns,
+    read_launches,
+    unions,
+)
 
 KERNELS = "CUPTI_ACTIVITY_KIND_KERNEL"
 RUNTIME = "CUPTI_ACTIVITY_KIND_RUNTIME"
@@ -50,18 +62,20 @@ def read_timeline(path: Path, nvtx: str | None = None, group_by: str = "kernel",
             raise ReportError(f"{shown}: the profile holds no GPU kernels (no {KERNELS} table)",
                               "profile with CUDA tracing on (nsys profile --trace cuda)")
         source = _kernel_source(db, shown, tables, nvtx)
-        groups = _group_table(db, source, group_by)
-        kernels = _kernels(db, source, groups)
-        if not kernels and nvtx is None:
+        launches = read_launches(db, source, _demangled(db))
+        if not len(launches) and nvtx is None:
             raise ReportError(f"{shown}: the profile holds no GPU kernels (an empty {KERNELS} table)",
                               "profile with CUDA tracing on (nsys profile --trace cuda)")
-        if not kernels:
+        if not len(launches):
             raise ReportError(f"{shown}: no kernel was launched inside an NVTX range named {nvtx!r}",
                               "check the name against the ranges `roofline timeline` lists")
-        devices = _devices(db, source, tables, sorted({d for k in kernels for d in k.devices}))
-        every = KERNELS if nvtx is not None else None
-        devices = tuple(replace(d, idle_causes=activity.idle_causes(db, tables, source, d.device_id, every))
-                        for d in devices)
+        kernels = _kernels(db, launches, group_by)
+        figures = per_device(launches)
+        every = unions(*read_columns(db, KERNELS, ("start", '"end"', "deviceId"))) if nvtx is not None else {}
+        pids = activity.launching_processes(db, tables, source)
+        devices = tuple(replace(d, idle_causes=activity.idle_causes(db, tables, f.device, f.busy, pids.get(f.device),
+                                                                     every.get(f.device)))
+                        for d, f in zip(_devices(db, tables, figures), figures, strict=True))
         return Timeline(path=str(path), kernels=kernels, devices=devices, nvtx=_nvtx_ranges(db, tables),
                         nvtx_filter=nvtx, group_by=group_by, api=activity.api_summary(db, tables),
                         transfers=activity.transfers(db, tables), memory=activity.memory_use(db, tables))
@@ -113,13 +127,15 @@ def launch_configs(path: Path, group_by: str = "kernel", name: Path | None = Non
 
 @contextmanager
 def _export(path: Path, shown: Path) -> Iterator[sqlite3.Connection]:
-    """The export, open read-only; a query that meets a table or column it lacks (a truncated or hand-made file) is
-    a ReportError naming the file (``shown``), not a traceback."""
+    """The export, open read-only; a query that meets a table or column it lacks (a truncated or hand-made file) or
+    a damaged page, or a value that is not what the schema declares (a NULL or a text where an integer belongs, a
+    name that is not UTF-8: SQLite checks neither on reading), is a ReportError naming the file (``shown``), not a
+    traceback."""
     with closing(_connect(path, shown)) as db:
         try:
             yield db
-        except sqlite3.DatabaseError as err:
-            raise ReportError(f"{shown}: not an nsys export this reader knows ({err})", EXPORT_HINT) from None
+        except (sqlite3.DatabaseError, LaunchError, UnicodeDecodeError, TypeError) as err:
+            raise ReportError(f"{shown}: not an nsys export this reader knows ({_said(err)})", EXPORT_HINT) from None
 
 
 def _connect(path: Path, shown: Path) -> sqlite3.Connection:
@@ -135,13 +151,19 @@ def _connect(path: Path, shown: Path) -> sqlite3.Connection:
         raise ReportError(f"{shown}: {what}", EXPORT_HINT)
     try:
         db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-        db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
-    except sqlite3.DatabaseError as err:
-        raise ReportError(f"{shown}: cannot be read as SQLite ({err})", EXPORT_HINT) from None
-    if "StringIds" not in _tables(db):
+        names = _tables(db)
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as err:  # a damaged schema's message may not be UTF-8
+        raise ReportError(f"{shown}: cannot be read as SQLite ({_said(err)})", EXPORT_HINT) from None
+    if "StringIds" not in names:
         db.close()
         raise ReportError(f"{shown}: an SQLite file but not an nsys export (no StringIds table)", EXPORT_HINT)
     return db
+
+
+def _said(err: Exception) -> str:
+    """An error's text on one line, cut to 200 characters (SQLite quotes a damaged schema's lines in its message)."""
+    text = " ".join(str(err).split())
+    return text if len(text) <= 200 else text[:199] + "…"
 
 
 def _tables(db: sqlite3.Connection) -> set[str]:
@@ -187,67 +209,66 @@ def _demangled(db: sqlite3.Connection) -> str:
 
 def _group_table(db: sqlite3.Connection, source: str, group_by: str) -> dict[int, tuple[str, str, str]]:
     """The kernel groups, as a temporary table ``kgroup(short, dem, gid)`` mapping each (shortName, demangledName)
-    id pair to its group; returns gid -> (group name, short name, one demangled name). Grouped by "kernel", the
-    name is ``kernel_key`` (two instances of one template apart, overloads of one function pooled, as ``report``);
-    by "function", the short name."""
+    id pair to its group (``_grouping``); returns gid -> (group name, short name, one demangled name)."""
     pairs = db.execute(f"""SELECT DISTINCT k.shortName, k.{_demangled(db)}, s.value, d.value FROM {source} k
                            LEFT JOIN StringIds s ON s.id = k.shortName
                            LEFT JOIN StringIds d ON d.id = k.{_demangled(db)}""").fetchall()
+    gids, groups = _grouping(pairs, group_by)
     db.execute("DROP TABLE IF EXISTS temp.kgroup")
     db.execute("CREATE TEMP TABLE kgroup (short INTEGER, dem INTEGER, gid INTEGER, PRIMARY KEY (short, dem))")
-    gids: dict[str, int] = {}
-    groups: dict[int, tuple[str, str, str]] = {}
-    rows = []
-    for sid, did, short, demangled in sorted(pairs, key=lambda p: (str(p[2]), str(p[3]))):
-        short = str(short) if short is not None else f"(string id {sid})"
-        demangled = str(demangled) if demangled is not None else ""
-        key = kernel_key(short, demangled) if group_by == "kernel" else short
-        gid = gids.setdefault(key, len(gids))
-        groups.setdefault(gid, (key, short, demangled))
-        rows.append((sid, did, gid))
-    db.executemany("INSERT INTO temp.kgroup VALUES (?, ?, ?)", rows)
+    db.executemany("INSERT INTO temp.kgroup VALUES (?, ?, ?)", [(p[0], p[1], g) for p, g in zip(pairs, gids,
+                                                                                              strict=True)])
     return groups
 
 
-def _kernels(db: sqlite3.Connection, source: str, groups: dict[int, tuple[str, str, str]]) -> tuple[KernelTime, ...]:
-    """Count, total, median, min, max and GPUs per group (``_group_table``). The launches' durations are copied
-    once into a temporary table sorted by group and duration, so its rowids run in that order: a kernel's median
-    is read by rowid, first + (n - 1) // 2 and first + n // 2 (SQLite has no median; a window function over a
-    million rows takes twice as long)."""
-    db.execute(f"""CREATE TEMP TABLE by_duration AS SELECT g.gid AS sid, k."end" - k.start AS d, k.deviceId AS dev
-                   FROM {source} k JOIN temp.kgroup g ON g.short = k.shortName AND g.dem = k.{_demangled(db)}
-                   ORDER BY sid, d""")
-    rows = db.execute("""SELECT sid, COUNT(*), SUM(d), MIN(d), MAX(d), MIN(rowid), GROUP_CONCAT(DISTINCT dev)
-                         FROM temp.by_duration GROUP BY sid""").fetchall()
-    middle = [row for _, n, *_, first, _ in rows for row in (first + (n - 1) // 2, first + n // 2)]
-    durations = dict(db.execute(f"SELECT rowid, d FROM temp.by_duration WHERE rowid IN ({_marks(middle)})", middle))
-    db.execute("DROP TABLE temp.by_duration")
-    kernels = [KernelTime(groups[gid][0], n, total * NS,
-                          (durations[first + (n - 1) // 2] + durations[first + n // 2]) / 2 * NS, low * NS, high * NS,
-                          tuple(sorted(int(x) for x in str(devs).split(","))), groups[gid][1], groups[gid][2])
-               for gid, n, total, low, high, first, devs in rows]
+def _grouping(pairs: Sequence[tuple[int, int, object, object]],
+              group_by: str) -> tuple[list[int], dict[int, tuple[str, str, str]]]:
+    """The group of each (short name id, demangled name id, short name, demangled name), and gid -> (group name,
+    short name, one demangled name). Grouped by "kernel", the name is ``kernel_key`` (two instances of one template
+    apart, overloads of one function pooled, as ``report``); by "function", the short name. Groups are numbered in
+    name order, each named from its first pair in that order."""
+    gids: dict[str, int] = {}
+    groups: dict[int, tuple[str, str, str]] = {}
+    of_pair = [0] * len(pairs)
+    for i in sorted(range(len(pairs)), key=lambda i: (str(pairs[i][2]), str(pairs[i][3]))):
+        sid, _, short_value, demangled_value = pairs[i]
+        short = str(short_value) if short_value is not None else f"(string id {sid})"
+        demangled = str(demangled_value) if demangled_value is not None else ""
+        key = kernel_key(short, demangled) if group_by == "kernel" else short
+        gid = of_pair[i] = gids.setdefault(key, len(gids))
+        groups.setdefault(gid, (key, short, demangled))
+    return of_pair, groups
+
+
+def _kernels(db: sqlite3.Connection, launches: Launches, group_by: str) -> tuple[KernelTime, ...]:
+    """Count, total, median, min, max and GPUs per kernel, most total time first."""
+    ids, launch_pair = pairs(launches)
+    strings = _strings(db, sorted(set(ids.ravel().tolist())))
+    gids, groups = _grouping([(s, d, strings.get(s), strings.get(d)) for s, d in ids.tolist()], group_by)
+    kernels = [KernelTime(groups[g][0], f.count, f.total * NS, (f.middle[0] + f.middle[1]) / 2 * NS, f.low * NS,
+                          f.high * NS, f.devices, groups[g][1], groups[g][2])
+               for g, f in enumerate(per_group(launches, launch_pair, gids, len(groups)))]
     return tuple(sorted(kernels, key=lambda k: (-k.total_s, k.name)))
+
+
+def _strings(db: sqlite3.Connection, ids: Sequence[int]) -> dict[int, object]:
+    """StringIds' values of these ids (those it lacks left out)."""
+    out: dict[int, object] = {}
+    for i in range(0, len(ids), 500):
+        chunk = ids[i:i + 500]
+        out.update(db.execute(f"SELECT id, value FROM StringIds WHERE id IN ({_marks(chunk)})", chunk))
+    return out
 
 
 def _marks(values: Sequence[object]) -> str:
     return ",".join("?" * len(values))
 
 
-def _devices(db: sqlite3.Connection, source: str, tables: set[str], ids: Sequence[int]) -> tuple[DeviceTime, ...]:
-    """Per GPU: launches, busy time and span. Busy time is the union of the launches' intervals: each launch adds
-    what it runs past the latest end of the launches that started before it (one query per GPU, which SQLite runs
-    without sorting its result again)."""
+def _devices(db: sqlite3.Connection, tables: set[str], figures: Sequence[DeviceFigures]) -> tuple[DeviceTime, ...]:
+    """Per GPU: launches, busy time (the union of the launches' intervals) and span, named from the export."""
     names, l2 = _gpu_info(db, tables)
-    devices = []
-    for dev in sorted(ids):
-        n, busy, span = db.execute(f"""
-            SELECT COUNT(*), SUM(CASE WHEN prev IS NULL OR s >= prev THEN e - s WHEN e > prev THEN e - prev ELSE 0 END),
-                   MAX(e) - MIN(s)
-            FROM (SELECT start AS s, "end" AS e, MAX("end") OVER (ORDER BY start ROWS BETWEEN UNBOUNDED PRECEDING
-                                                                  AND 1 PRECEDING) AS prev
-                  FROM {source} WHERE deviceId = ?)""", (dev,)).fetchone()
-        devices.append(DeviceTime(dev, names.get(dev), n, busy * NS, span * NS, l2.get(dev)))
-    return tuple(devices)
+    return tuple(DeviceTime(f.device, names.get(f.device), f.launches, f.busy.total * NS, f.span * NS,
+                            l2.get(f.device)) for f in figures)
 
 
 def _gpu_info(db: sqlite3.Connection, tables: set[str]) -> tuple[dict[int, str], dict[int, int]]:

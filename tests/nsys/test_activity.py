@@ -6,9 +6,7 @@ boundaries is given to the first cause (in the documented order) whose intervals
 
 from __future__ import annotations
 
-import bisect
 import math
-import re
 import statistics
 from collections import defaultdict
 from pathlib import Path
@@ -24,16 +22,8 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "nsys" / "h100-exam
 SQLITE = ["gp100_miniweather-openacc_2021.2-export2022.2.sqlite", "h200_nvfuser-matmul-nvtx_2025.1.sqlite",
           "rtx3090_memfusion-conv-nvtx_2023.1.sqlite", "rtx4060ti_llama3-inference-nvtx_2024.6.sqlite",
           "v100-pcie-32gb_openmp-offload-stream_2020.3.sqlite"]
-HOST_SIDE = {1: "src", 3: "src", 9: "src", 2: "dst", 4: "dst"}  # which end of a copy is host memory
-KINDS = {0: "pageable", 1: "pinned", 2: "device", 3: "array", 4: "managed"}
-
-
-def tables(path: Path) -> set[str]:
-    return {n for (n,) in independent.rows(path, "SELECT name FROM sqlite_master WHERE type = 'table'")}
-
-
-def strip(name: str) -> str:
-    return re.sub(r"_v[0-9]+$", "", name)
+HOST_SIDE, KINDS, merged, strip, tables = (independent.HOST_SIDE, independent.KINDS, independent.merged,
+                                           independent.strip, independent.tables)
 
 
 def check_activity(path: Path, t: Timeline) -> None:
@@ -71,70 +61,8 @@ def check_activity(path: Path, t: Timeline) -> None:
             assert (m.peak_bytes, m.final_bytes) == (max(levels), levels[-1])
     for d in t.devices:
         assert math.isclose(sum(c.seconds for c in d.idle_causes), d.idle_s, rel_tol=1e-9, abs_tol=1e-12)
-        expected = segment_causes(path, have, strings, d.device_id)
-        assert {(c.kind, c.detail): c.seconds for c in d.idle_causes} == pytest.approx(expected, rel=1e-9)
-
-
-def merged(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    out: list[list[int]] = []
-    for s, e in sorted(intervals):
-        if out and s <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], e)
-        else:
-            out.append([s, e])
-    return [(s, e) for s, e in out]
-
-
-def covers(ivs: list[tuple[int, int]], starts: list[int], x: float) -> bool:
-    i = bisect.bisect_right(starts, x) - 1
-    return i >= 0 and ivs[i][0] <= x < ivs[i][1]
-
-
-def segment_causes(path: Path, have: set[str], strings: dict[int, str], dev: int) -> dict[tuple[str, str], float]:
-    """The idle causes of one GPU, segment by segment: copies (direction, host kind; unified-memory kinds apart),
-    memsets, then the API calls of the GPU's processes, synchronisations first, then by total time; the rest host."""
-    kernels = merged(independent.rows(path, 'SELECT start, "end" FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE deviceId = ?',
-                                      (dev,)))
-    causes: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)
-    labels = {1: "Host-to-Device", 2: "Device-to-Host", 3: "Host-to-Array", 4: "Array-to-Host", 5: "Array-to-Array",
-              6: "Array-to-Device", 7: "Device-to-Array", 8: "Device-to-Device", 9: "Host-to-Host",
-              10: "Peer-to-Peer"}
-    if "CUPTI_ACTIVITY_KIND_MEMCPY" in have:
-        for kind, src, dst, s, e in independent.rows(path, 'SELECT copyKind, srcKind, dstKind, start, "end" FROM '
-                                                           "CUPTI_ACTIVITY_KIND_MEMCPY WHERE deviceId = ?", (dev,)):
-            side = {"src": src, "dst": dst}.get(HOST_SIDE.get(kind, ""))
-            detail = labels[kind] + (f" ({KINDS[side]})" if side is not None else "")
-            causes[("copy", detail)].append((s, e))
-    order = sorted(causes)
-    if "CUPTI_ACTIVITY_KIND_MEMSET" in have:
-        causes[("memset", "memset")] = independent.rows(
-            path, 'SELECT start, "end" FROM CUPTI_ACTIVITY_KIND_MEMSET WHERE deviceId = ?', (dev,))
-        order.append(("memset", "memset"))
-    pids = {p for (p,) in independent.rows(path, "SELECT DISTINCT globalPid FROM CUPTI_ACTIVITY_KIND_KERNEL "
-                                                 "WHERE deviceId = ?", (dev,))}
-    api: dict[str, list[tuple[int, int]]] = defaultdict(list)
-    if "CUPTI_ACTIVITY_KIND_RUNTIME" in have:
-        for name_id, s, e, tid in independent.rows(path, 'SELECT nameId, start, "end", globalTid FROM '
-                                                         "CUPTI_ACTIVITY_KIND_RUNTIME"):
-            if tid >> 24 << 24 in pids:
-                api[strip(strings[name_id])].append((s, e))
-    sync = re.compile(r"Synchronize|StreamWait|WaitEvent|EventQuery|StreamQuery")
-    for name in sorted(api, key=lambda n: (not sync.search(n), -sum(e - s for s, e in api[n]), n)):
-        causes[("sync" if sync.search(name) else "api", name)] = api[name]
-        order.append(("sync" if sync.search(name) else "api", name))
-    layers = [(key, ivs, [s for s, _ in ivs]) for key in order for ivs in (merged(causes[key]),)]
-    points = sorted({x for s, e in kernels for x in (s, e)} |
-                    {x for _, ivs, _ in layers for s, e in ivs for x in (s, e)
-                     if kernels[0][0] <= x <= kernels[-1][1]})
-    kstarts = [s for s, _ in kernels]
-    out: dict[tuple[str, str], float] = defaultdict(float)
-    for a, b in zip(points, points[1:], strict=False):
-        mid = (a + b) / 2
-        if covers(kernels, kstarts, mid):
-            continue
-        key = next((k for k, ivs, starts in layers if covers(ivs, starts, mid)), ("host", "host outside CUDA calls"))
-        out[key] += (b - a) * 1e-9
-    return {k: v for k, v in out.items() if v}
+        expected = independent.segment_causes(path, d.device_id)  # to the bit: integer ns scaled once, both
+        assert {(c.kind, c.detail): c.seconds for c in d.idle_causes} == {k: ns * 1e-9 for k, ns in expected.items()}
 
 
 @pytest.mark.parametrize("name", SQLITE)

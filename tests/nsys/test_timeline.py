@@ -62,6 +62,15 @@ def test_every_kernel_figure_matches_an_independent_computation(name: str, by: s
 
 
 @pytest.mark.parametrize("name", [s[0] for s in SQLITE])
+@pytest.mark.parametrize("by", ["kernel", "function"])
+def test_every_figure_is_the_row_by_row_figure_to_the_last_bit(name: str, by: str) -> None:
+    """Counts, totals, medians, extremes, GPUs, busy time, span and every idle cause equal the figures computed row
+    by row in Python (integer ns, scaled once): the column-wise reader changes no digit of the document."""
+    path = find_shared_nsys(name)
+    independent.assert_exact(path, read_timeline(path, group_by=by), by)
+
+
+@pytest.mark.parametrize("name", [s[0] for s in SQLITE])
 def test_busy_time_is_the_union_of_the_launches(name: str) -> None:
     path = find_shared_nsys(name)
     t = read_timeline(path)
@@ -158,6 +167,36 @@ def test_a_kernel_table_without_the_columns_read_is_one_line(tmp_path: Path) -> 
         read_timeline(path)
     with pytest.raises(ReportError, match="no such column"):
         representatives(path, ["k"])
+
+
+def test_a_kernel_row_without_an_end_is_one_line(tmp_path: Path) -> None:
+    """SQLite does not check NOT NULL on reading: a damaged or hand-made row without an end is named, not summed."""
+    path = make_db(tmp_path / "null.sqlite", "CREATE TABLE StringIds (id INTEGER, value TEXT)",
+                   'CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INT, "end" INT, deviceId INT, shortName INT)',
+                   "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1, 5, 0, 1), (6, NULL, 0, 1)")
+    with pytest.raises(ReportError, match=r"null\.sqlite: not an nsys export this reader knows \(kernel rows without "
+                                          r"an integer end\): give nsys"):
+        read_timeline(path)
+
+
+def test_a_copy_without_its_size_is_one_line(tmp_path: Path) -> None:
+    from tests.nsys.small_export import nsys_export
+
+    path = nsys_export(tmp_path / "copy.sqlite")
+    make_db(path, "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INT, \"end\" INT, deviceId INT, copyKind INT, "
+                  "bytes INT)", "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (0, 10, 0, 1, NULL)")
+    with pytest.raises(ReportError, match=r"copy\.sqlite: not an nsys export this reader knows \(unsupported operand"):
+        read_timeline(path)
+
+
+@pytest.mark.parametrize("keep", [0.2, 0.5, 0.9])
+def test_a_truncated_export_is_one_line(tmp_path: Path, keep: float) -> None:
+    """An export cut short in copying: SQLite finds its pages missing, at opening or on reading."""
+    data = find_shared_nsys(LLAMA).read_bytes()
+    path = tmp_path / "cut.sqlite"
+    path.write_bytes(data[:int(len(data) * keep)])
+    with pytest.raises(ReportError, match=r"^[^\n]*cut\.sqlite: [^\n]*$"):
+        read_timeline(path)
 
 
 def test_nvtx_needs_the_nvtx_and_cuda_api_traces() -> None:
