@@ -197,7 +197,7 @@ def diagnose(launch: KernelLaunch, device: Device) -> Occupancy:
     theoretical = _theoretical(launch, blocks, shape, sm, missing)
     occ = Occupancy(
         theoretical_pct=theoretical, achieved_pct=achieved, limits=limits,
-        limiters=limiters(limits, theoretical, unused(shape, sm)),
+        limiters=limiters(limits, theoretical, unused(shape, sm, limits.get("barriers"))),
         blocks_per_sm=blocks, warps_per_block=shape.warps if shape else None, waves_per_sm=waves,
         tail_idle_pct=tail_idle_pct(waves) if waves is not None else None,
         derived_limits=derived, what_if=changes, missing=missing,
@@ -223,11 +223,15 @@ def own_shared(shape: LaunchShape, sm: SmResources | None) -> int:
     return max(0, shape.shared_bytes - (sm.reserved_shared_per_block if sm else 0))
 
 
-def unused(shape: LaunchShape | None, sm: SmResources | None) -> tuple[str, ...]:
-    """The resources the block does not use: shared memory at 0 B of its own, registers at 0 per thread."""
+def unused(shape: LaunchShape | None, sm: SmResources | None, barriers_limit: int | None = None) -> tuple[str, ...]:
+    """The resources the block does not use: shared memory at 0 B of its own, registers at 0 per thread, barriers
+    where ncu's barrier limit is no tighter than the SM's blocks limit."""
     if shape is None:
         return ()
-    return (("shared_mem",) if own_shared(shape, sm) == 0 else ()) + (("registers",) if shape.registers <= 0 else ())
+    idle = ("shared_mem",) if own_shared(shape, sm) == 0 else ()
+    idle += ("registers",) if shape.registers <= 0 else ()
+    spare = sm is not None and barriers_limit is not None and barriers_limit >= sm.max_blocks
+    return idle + (("barriers",) if spare else ())
 
 
 def point(shape: LaunchShape, sm: SmResources, carveout: int, barriers_limit: int | None = None) -> OccupancyPoint:
@@ -239,7 +243,7 @@ def point(shape: LaunchShape, sm: SmResources, carveout: int, barriers_limit: in
     blocks = min(limits.values())
     theoretical = theoretical_pct(blocks, shape, sm)
     return OccupancyPoint(shape.threads, shape.registers, own_shared(shape, sm), carveout, blocks, theoretical,
-                          limiters(limits, theoretical, unused(shape, sm)))
+                          limiters(limits, theoretical, unused(shape, sm, barriers_limit)))
 
 
 def point_text(p: OccupancyPoint) -> str:

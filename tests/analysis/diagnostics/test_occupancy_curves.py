@@ -158,3 +158,12 @@ def test_what_if_cites_its_calculator_point():
 
 def test_no_calculator_without_the_launch_shape():
     assert oc.calculator(KernelLaunch(0, 0, "k"), Device("gpu", compute_capability="8.0")) is None
+
+
+def test_a_barrier_limit_at_the_blocks_limit_is_not_named():
+    """ncu's launch__occupancy_limit_barriers of 32 on a 32-block SM (the H200 intops report) says only what the
+    blocks limit says: 1-warp blocks are limited by blocks per SM alone."""
+    curve = _curve(oc.curves(occ.LaunchShape(256, 16, 1024), A100, 32768, barriers=32), "threads")
+    assert oc.at(curve, 32).limiters == ("blocks",)
+    tight = _curve(oc.curves(occ.LaunchShape(256, 16, 1024), A100, 32768, barriers=4), "threads")
+    assert oc.at(tight, 256).limiters == ("barriers",) and oc.at(tight, 256).theoretical_pct == 50.0
