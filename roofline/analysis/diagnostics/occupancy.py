@@ -228,7 +228,7 @@ def unused(shape: LaunchShape | None, sm: SmResources | None, barriers_limit: in
     where ncu's barrier limit is no tighter than the SM's blocks limit."""
     if shape is None:
         return ()
-    idle = ("shared_mem",) if own_shared(shape, sm) == 0 else ()
+    idle: tuple[str, ...] = ("shared_mem",) if own_shared(shape, sm) == 0 else ()
     idle += ("registers",) if shape.registers <= 0 else ()
     spare = sm is not None and barriers_limit is not None and barriers_limit >= sm.max_blocks
     return idle + (("barriers",) if spare else ())
