@@ -53,6 +53,7 @@ from roofline.core.thresholds import (
     ABOVE_CEILING_TOLERANCE,
     CLOCK_TOLERANCE,
     LAUNCH_FLOOR_S,
+    ROOF_SHOWN_PCT,
     UNLOCKED_CLOCK_SHARE,
 )
 from roofline.core.units import pct, seconds
@@ -320,8 +321,9 @@ def _inverted_levels(traffic: Mapping[str, m.Traffic], l2_total: Value) -> tuple
 
 
 def roof_position(flops: Mapping[str, Value], moved: Mapping[str, Value], duration: float | None,
-                  ceilings: Ceilings) -> RoofPosition:
-    """Percent of roof and limiter against one ceiling set (time-based, see module docstring)."""
+                  ceilings: Ceilings, shown_pct: float = ROOF_SHOWN_PCT) -> RoofPosition:
+    """Percent of roof and limiter against one ceiling set (time-based, see module docstring); roofs under
+    ``shown_pct`` tie for the limiter (``roof_limiter``; 0 where the percent is no launch's, as ``roof_time``'s)."""
     if not nonzero(duration):
         return RoofPosition(ceilings.source, None, None, {}, "no kernel duration")
     util: dict[str, float] = {}
@@ -346,9 +348,18 @@ def roof_position(flops: Mapping[str, Value], moved: Mapping[str, Value], durati
     if not util:
         reason = per_launch(_gaps_reason, "nothing to compare with a roof: ", tuple(unroofed), tuple(gaps), True)
         return RoofPosition(ceilings.source, None, None, {}, reason)
-    limiter = argmax_key(util)
+    limiter = roof_limiter(util, shown_pct)
     reason = per_launch(_gaps_reason, "partial: leaves out ", tuple(unroofed), tuple(gaps), False)
     return RoofPosition(ceilings.source, at_key(util, limiter), limiter, util, reason)
+
+
+def roof_limiter(util: Mapping[str, Any], shown_pct: float = ROOF_SHOWN_PCT) -> Any:
+    """The roof with the highest utilization; where every roof is under ``shown_pct`` (all print "0.0%"), the
+    first of the memory levels, then the precisions, that has one: noise below what is shown no longer picks "FP64"
+    for one launch and "DRAM" for its identical twin."""
+    order = [k for k in (*LEVELS, *PRECISIONS) if k in util]
+    shown = {k: where(util[k] < shown_pct, 0.0, util[k]) for k in order}
+    return argmax_key(shown)
 
 
 def _gaps_reason(lead: str, unroofed: tuple[tuple[str, str, float], ...], gaps: tuple[str, ...],

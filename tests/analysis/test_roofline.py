@@ -498,3 +498,19 @@ def test_the_clock_note_of_each_state() -> None:
     assert "20% below the base clock 1.25 GHz" in _clock_note(1.0e9, 1.5e9, 1.25e9)
     assert _clock_note(1.0e9, 1.5e9) == "measured SM clock 1 GHz, locked to base unless --clock-control none"
     assert "the GPU's maximum: not locked" in _clock_note(1.5e9, 1.5e9, 1.0e9)
+
+
+def test_roofs_all_printed_as_zero_name_the_same_limiter() -> None:
+    """Two identical launches, one with a few DRAM bytes and one with none, printed "0.0% DRAM" and "0.0% FP64":
+    under 0.05% (all print 0.0%) the limiter is the first memory level, then precision, that has a roof."""
+    import numpy as np
+
+    from roofline.analysis.roofline import roof_limiter
+
+    assert roof_limiter({"fp64": 0.0, "fp32": 0.0, "dram": 1e-5, "l2": 0.0}) == "dram"
+    assert roof_limiter({"fp64": 0.0, "fp32": 0.0, "dram": 0.0, "l2": 0.0}) == "dram"
+    assert roof_limiter({"fp64": 0.01, "fp32": 0.0, "l2": 0.02}) == "l2"
+    assert roof_limiter({"fp32": 52.0, "dram": 40.0}) == "fp32"  # above what is shown: the largest, as before
+    cohort = {"fp64": np.array([0.0, 0.0, 0.0]), "dram": np.array([0.0, 1e-5, 30.0]),
+              "fp32": np.array([0.0, 0.0, 31.0])}
+    assert list(roof_limiter(cohort)) == ["dram", "dram", "fp32"]
