@@ -604,7 +604,9 @@ def total_text(d: DiffResult) -> str:
 
 def noise_note(d: DiffResult) -> str:
     c = d.comparison
-    return (f"change = the median of the pairwise launch-time ratios NEW/BASE - 1 (Hodges-Lehmann); with several "
+    return (f"change = the median of the pairwise launch-time ratios NEW/BASE - 1 (Hodges-Lehmann), not the ratio "
+            "of the medians in columns A and B: the two part where a side's launch times spread apart (an even number "
+            "of pairs takes the geometric mean of the two middle ratios); with several "
             f"launches on each side a kernel regresses only when the one-sided Mann-Whitney U test of 'slower by more "
             f"than the threshold' rejects at alpha {c.alpha:g}, i.e. the interval's lower end clears it; untested: "
             "one launch per side, or too few to reach alpha (gated on the median ratio)")

@@ -22,3 +22,27 @@ def test_every_expected_speedup_left_out_is_explained_under_the_table():
     (line,) = expectation_lines(c, 1)
     assert line.endswith(f": {expected.reason}") and "(instructions)" in line
     assert expected.reason in " ".join(comparison_text(c, width=200).split())
+
+
+def test_the_diff_note_says_the_change_is_not_the_medians_ratio(shared_report):
+    """RTX 5060 Ti transpose, order-matched: one BASE launch of 60.9 us, 44 NEW launches in two clusters (about 20
+    and 50 us) with a 35.2 us median. The change (-47.1%) is the geometric mean of the two middle pairwise ratios,
+    not 35.2 / 60.9 - 1 = -42.2%: the note says which, so the printed medians do not contradict it."""
+    import math
+
+    from roofline.compare.pairing import Matcher
+    from roofline.compare.regression import Thresholds
+    from roofline.facade import Roofline
+    from roofline.pipeline import AnalysisOptions
+    from roofline.render.compare.table import noise_note
+
+    base, new = (shared_report(n) for n in ("rtx5060ti_transpose_basic",
+                                            "rtx5060ti_transpose-occupancy-45launches_metrics"))
+    d = Roofline(AnalysisOptions()).diff(base, new, Thresholds(), Matcher("order")).result
+    v = d.verdicts[0]
+    a, b = v.pair.side(0), v.pair.side(1)
+    times = sorted(b.durations_s)
+    middle = [t / a.durations_s[0] for t in times[len(times) // 2 - 1: len(times) // 2 + 1]]
+    assert math.isclose(v.change.ratio, math.exp(sum(map(math.log, middle)) / 2), rel_tol=1e-9)
+    assert abs(v.change.ratio - b.median_s.value / a.median_s.value) > 0.04
+    assert "not the ratio of the medians in columns A and B" in noise_note(d)
