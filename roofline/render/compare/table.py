@@ -503,6 +503,10 @@ def _print_diff(console: Console, d: DiffResult) -> None:
     for v in (v for v in d.verdicts if per_work_text(v)):
         work = v.pair.work[1].summary if v.pair.work and v.pair.work[1] else "different work"
         console.print(f"{escape(v.pair.label)}: {escape(work)}; {escape(per_work_text(v))}", highlight=False)
+    for v in (v for v in d.verdicts if work_unknown(v)):
+        summary = v.pair.work[1].summary if v.pair.work[1] else ""
+        console.print(f"{escape(v.pair.label)} (work?): {escape(summary)}; its time change is no speedup of the "
+                      "same work", highlight=False)
     for text in dict.fromkeys(u for v in d.verdicts for u in v.unchecked):
         console.print(f"[yellow]{escape(text)}[/yellow]", highlight=False)
     for i, names in enumerate(c.unmatched):
@@ -548,7 +552,16 @@ def status_word(v: Verdict) -> str:
         return "REGRESSED"
     if v.not_gated:
         return "diff. work" if v.pair.different_work(1) else "small"
+    if work_unknown(v):
+        return "work?"
     return "n/a" if v.slowdown_pct.value is None else "ok"
+
+
+def work_unknown(v: Verdict) -> bool:
+    """Whether the pair's work could not be compared (different kernels, no FLOP counts): a time change is then no
+    speedup, whatever the work measures that differ (threads, instructions) suggest."""
+    check = v.pair.work[1] if len(v.pair.work) > 1 else None
+    return check is not None and not check.basis and not check.different
 
 
 def per_work_text(v: Verdict) -> str:

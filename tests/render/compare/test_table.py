@@ -46,3 +46,24 @@ def test_the_diff_note_says_the_change_is_not_the_medians_ratio(shared_report):
     assert math.isclose(v.change.ratio, math.exp(sum(map(math.log, middle)) / 2), rel_tol=1e-9)
     assert abs(v.change.ratio - b.median_s.value / a.median_s.value) > 0.04
     assert "not the ratio of the medians in columns A and B" in noise_note(d)
+
+
+def test_a_diff_pair_whose_work_was_not_compared_is_no_speedup(shared_report):
+    """RTX 3080 SGEMM against the RTX 4090 torch SGEMM (family match, different kernels, no FLOP counts on the 4090
+    side): 77.4 -> 3.74 us printed "ok" as a -95.2% change though the NEW side launches 1.5% of the threads and
+    0.14% of the instructions (raw launch__grid_size x block size, smsp__inst_executed.sum). Its status is now
+    "work?" and a line says the change is no speedup of the same work."""
+    from roofline.compare.pairing import Matcher
+    from roofline.compare.regression import Thresholds
+    from roofline.facade import Roofline
+    from roofline.pipeline import AnalysisOptions
+    from roofline.render.compare.table import status_word, work_unknown
+
+    a, b = (shared_report(n) for n in ("rtx3080_sgemm-vs-cublas_full", "rtx4090_torch-linear-sgemm_custom"))
+    doc = Roofline(AnalysisOptions()).diff(a, b, Thresholds(), Matcher("family"), allow_different_gpu=True)
+    (v,) = doc.result.verdicts
+    check = v.pair.work[1]
+    assert check is not None and not check.basis and not check.different
+    assert work_unknown(v) and status_word(v) == "work?"
+    threads = next(m for m in check.measures if m.key == "threads")
+    assert threads.ratio == (4 * 256) / (525 * 128)  # raw launch__grid_size x launch__block_size, NEW / BASE
