@@ -6,6 +6,7 @@ is explained below its table.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -96,9 +97,26 @@ def _print_versus(console: Console, c: Comparison, i: int) -> None:
 
 def _print_legend(console: Console, reports: Sequence[ReportRef]) -> None:
     for i, r in enumerate(reports):
-        console.print(f"[bold]{letter(i)}[/bold]: {escape(legend_text(r))}", highlight=False)
+        head, *rest = unit_wrap(f"{letter(i)}: {legend_text(r)}", console.width)
+        console.print(f"[bold]{letter(i)}[/bold]{escape(head[len(letter(i)):])}", highlight=False, soft_wrap=True)
+        for line in rest:
+            console.print(escape(line), highlight=False, soft_wrap=True)
         for line in warning_lines(r.warnings):
             console.print(f"   {line}", highlight=False)
+
+
+# a number and the word after it (its unit, or what it counts), and the label before a version or a capability
+_NUMBER_UNIT = re.compile(r"(\d[\d,.]*|\bncu|\bCC) (?=[A-Za-z%]|(?<=ncu )\d|(?<=CC )\d)")
+_GLUE = "\x00"
+
+
+def unit_wrap(text: str, width: int) -> list[str]:
+    """``text`` wrapped to ``width`` columns, never between a number and its unit ("4 launches", "77.4 us")."""
+    import textwrap
+
+    glued = _NUMBER_UNIT.sub(lambda m: m.group(1) + _GLUE, text)
+    lines = textwrap.wrap(glued, max(20, width), break_long_words=False, break_on_hyphens=False)
+    return [line.replace(_GLUE, " ") for line in lines] or [""]
 
 
 def legend_text(r: ReportRef) -> str:

@@ -67,3 +67,26 @@ def test_a_diff_pair_whose_work_was_not_compared_is_no_speedup(shared_report):
     assert work_unknown(v) and status_word(v) == "work?"
     threads = next(m for m in check.measures if m.key == "threads")
     assert threads.ratio == (4 * 256) / (525 * 128)  # raw launch__grid_size x launch__block_size, NEW / BASE
+
+
+def test_the_legend_never_wraps_a_number_away_from_its_unit(shared_report):
+    """compare of four reports at 80 columns: "ncu 2023.1.1.0, 9" ended a line and "launches, spec a10g" began the
+    next. Each line of the legend now ends and begins outside a number and its unit."""
+    import re
+
+    from typer.testing import CliRunner
+
+    from roofline.cli.app import app
+    from roofline.render.compare.table import unit_wrap
+
+    assert unit_wrap("A: r  GPU (CC 8.6), ncu 2023.1.1.0, 9 launches, spec a10g", 44) == [
+        "A: r  GPU (CC 8.6), ncu 2023.1.1.0,", "9 launches, spec a10g"]
+    names = ("a10g_sgemm-progression_basic", "a10g_sgemm-blocktiling_roofline", "rtx3080_sgemm-vs-cublas_full",
+             "a100-40gb_cublas-sgemm_basic")
+    result = CliRunner().invoke(app, ["compare", *(str(shared_report(n)) for n in names)], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    legend = result.stdout.split("matching:")[0].splitlines()
+    assert len(legend) > len(names)  # some entries wrap at 80 columns
+    for before, after in zip(legend, legend[1:], strict=False):
+        assert not (re.search(r"\d$", before) and re.match(r"[A-Za-z%]", after)), (before, after)
+        assert not re.search(r"\b(ncu|CC)$", before), before
