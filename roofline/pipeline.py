@@ -264,7 +264,7 @@ def complete(launch_analysis: LaunchAnalysis, device: Device, spec: DeviceSpec |
     from msgspec import structs
 
     from roofline.analysis.advice import advise
-    from roofline.analysis.diagnostics import occupancy, stalls, tensor_cores
+    from roofline.analysis.diagnostics import occupancy_curves, stalls, tensor_cores
     from roofline.analysis.hotspots import hotspots
     from roofline.analysis.instructions import instruction_roofline
     from roofline.analysis.memory import memory_picture
@@ -273,7 +273,7 @@ def complete(launch_analysis: LaunchAnalysis, device: Device, spec: DeviceSpec |
     diagnosed = structs.replace(
         launch_analysis,
         time_model=time_model(launch_analysis, device, spec),
-        occupancy=occupancy.diagnose(launch_analysis.launch, device),
+        occupancy=occupancy_curves.diagnose(launch_analysis.launch, device),
         tensor_cores=tensor_cores.diagnose(launch_analysis, device, spec),
         stalls=stalls.diagnose(launch_analysis.launch),
         instruction_roofline=instruction_roofline(launch_analysis, device),

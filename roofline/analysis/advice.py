@@ -26,7 +26,13 @@ from typing import TYPE_CHECKING
 
 from msgspec.structs import replace
 
-from roofline.analysis.diagnostics.occupancy import ACHIEVED_GAP_PTS, LIMITER_WORDS, TAIL_IDLE_PCT, WARP_SIZE
+from roofline.analysis.diagnostics.occupancy import (
+    ACHIEVED_GAP_PTS,
+    LIMITER_WORDS,
+    TAIL_IDLE_PCT,
+    WARP_SIZE,
+    point_text,
+)
 from roofline.analysis.diagnostics.stalls import describe
 from roofline.analysis.hotspots import locate
 from roofline.analysis.instructions import GLOBAL_WALLS
@@ -618,8 +624,9 @@ def _what_if(k: LaunchAnalysis, o: Occupancy, bound: str, device: Device | None 
         effect = f". But {no_more_blocks(k, device).removeprefix('no saving: ')}"
     how = " (__launch_bounds__ or -maxrregcount)" if "registers" in o.limiters else ""
     further = f"; at most: {o.what_if[-1].text}" if len(o.what_if) > 1 else ""  # the smallest step first
+    now = f" [calculator: {point_text(o.calculator.launch)}]" if o.calculator is not None else ""
     return Advice(kind="occupancy", title="Raise the theoretical occupancy",
-                  text=f"Theoretical occupancy is {pct(o.theoretical_pct)}, limited by {limiters}: "
+                  text=f"Theoretical occupancy is {pct(o.theoretical_pct)}, limited by {limiters}{now}: "
                        f"{o.what_if[0].text}{how}{further}{effect}.",
                   cause=f"theoretical occupancy {pct(o.theoretical_pct)}, limited by {limiters}", source="occupancy",
                   condition=f"{bound}, {o.waves_per_sm:.3g} waves (at least one full wave), and a limit below the "

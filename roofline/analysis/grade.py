@@ -39,7 +39,7 @@ from msgspec import Struct
 from roofline.analysis.time_model import LAUNCH, Change, reach, reach_floor, saving, time_model
 from roofline.analysis.work import Work, WorkCheck, compare_work, launch_work
 from roofline.core.model import PRECISIONS
-from roofline.core.thresholds import LAUNCH_FLOOR_S, WORK_TOLERANCE
+from roofline.core.thresholds import CLOCK_TOLERANCE, LAUNCH_FLOOR_S, WORK_TOLERANCE
 from roofline.ncu import metrics as m
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -48,7 +48,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from roofline.core.model import Device
     from roofline.specs.catalog import DeviceSpec
 
-CLOCK_TOLERANCE = 0.03  # an SM clock within this relative distance of the base clock is locked to it
 NOTHING_WRITTEN_BYTES = 0.0  # written bytes at most this: the kernel wrote no output
 INTERVAL_METHOD = "range of the per-launch grades (lowest, highest)"
 # Precisions and Tensor Core types, most precise first: a kernel graded against a baseline must not use a later one.

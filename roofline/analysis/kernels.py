@@ -141,7 +141,7 @@ def _clock(k: LaunchAnalysis) -> Value:
 
 def roof_time(flops: Mapping[str, Value], moved: Mapping[str, Value], ceilings: Ceilings) -> Value:
     """T_roof = max(F_p / peak_p, B_l / BW_l): ``roof_position`` at a 1 s reference duration, so no new formula."""
-    roof = roof_position(flops, moved, REFERENCE_S, ceilings)
+    roof = roof_position(flops, moved, REFERENCE_S, ceilings, shown_pct=0.0)  # a reference time: no tie by display
     if roof.pct_of_roof is None:
         return Value(None, roof.reason)
     return Value(roof.pct_of_roof / 100.0 * REFERENCE_S, reason=roof.reason, via=f"limited by {roof.limiter}")

@@ -28,7 +28,6 @@ from roofline.ncu.metrics import BYTES_PER_SECTOR
 SKIPPED_RULES = ("SOLBottleneck",)  # shown as the verdict itself
 ADVICE_KINDS = ("optimization", "warning")
 NOT_ADVICE = re.compile(r"metric \S+ could not be found|returned an error")  # the rule's own missing inputs
-TEXT_CHARS = 320  # an ncu rule message is cut at a sentence end near this length (the full text: ncu rules)
 LOCAL = "ncu local"  # how a LOCAL estimate is shown
 
 
@@ -339,7 +338,7 @@ def _larger(item: Advice, kept: Advice) -> bool:
 
 def _item(r: RuleResult, about: Topic, cause_topic: Topic, analysis: LaunchAnalysis) -> Advice | None:
     message, duration = clean_rule_text(r.message), analysis.duration_s.value
-    text, cause = cut_sentences(message, TEXT_CHARS), focus(r)
+    text, cause = message, focus(r)  # the whole message: a cut one lost the numbers and the fix at its end
     if not re.search(r"\d", text):
         if not re.search(r"\d", cause):
             return None  # no measured number behind it: nothing to rank or act on
@@ -421,10 +420,3 @@ def clean_rule_text(text: str) -> str:
         text = pattern.sub(repl, text)
     return " ".join(text.replace("`", "'").split())
 
-
-def cut_sentences(text: str, limit: int) -> str:
-    """``text`` up to the last sentence end within ``limit`` characters (whole when it fits)."""
-    if len(text) <= limit:
-        return text
-    end = text.rfind(". ", 0, limit)
-    return text[: end + 1] + " (...)" if end > 0 else text[: limit - 1] + "…"

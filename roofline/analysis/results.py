@@ -138,13 +138,78 @@ class Verdict(Struct, frozen=True):
 
 
 # --- Diagnostics --------------------------------------------------------------------------------------
+class OccupancyPoint(Struct, frozen=True):
+    """The occupancy calculator at one launch shape: threads per block, registers per thread and the kernel's
+    shared bytes per block (without the driver's reservation), in a carveout of ``carveout_bytes``; the resident
+    blocks per SM, the theoretical occupancy and the resources at the smallest block limit (none at 100%)."""
+
+    threads: int
+    registers: int
+    shared_bytes: int
+    carveout_bytes: int
+    blocks_per_sm: int
+    theoretical_pct: float
+    limiters: tuple[str, ...]
+
+
 class WhatIf(Struct, frozen=True):
-    """One change to the launch and the resident blocks and theoretical occupancy it would give."""
+    """One change to the launch and the resident blocks and theoretical occupancy it would give; ``point`` is the
+    calculator's point the numbers come from."""
 
     change: str
     blocks_per_sm: int
     theoretical_pct: float
     text: str
+    point: OccupancyPoint | None = None
+
+
+class OccupancyStep(Struct, frozen=True):
+    """A run of one calculator curve: every value from ``low`` to ``high`` (inclusive, in the curve's steps) gives
+    the same resident blocks, theoretical occupancy and limiting resources."""
+
+    low: int
+    high: int
+    blocks_per_sm: int
+    theoretical_pct: float
+    limiters: tuple[str, ...]
+
+
+class OccupancyCurve(Struct, frozen=True):
+    """Theoretical occupancy against one launch value (``varies``: "threads" per block, "registers" per thread or
+    "shared_bytes" per block), the other two held at the launch's; x runs over multiples of ``granularity``."""
+
+    varies: str
+    granularity: int
+    launch_value: int
+    steps: tuple[OccupancyStep, ...]
+
+
+class OccupancyLimits(Struct, frozen=True):
+    """The SM's limits the calculator uses, each with where it comes from (``sources``: a device attribute of the
+    report, or the CUDA C++ Programming Guide's compute-capability table / the CUDA occupancy calculator)."""
+
+    max_warps_per_sm: int
+    max_blocks_per_sm: int
+    registers_per_sm: int
+    register_alloc_unit: int  # registers per warp are allocated in these units
+    sub_partitions: int
+    max_registers_per_thread: int
+    shared_bytes_per_sm: int  # the largest carveout
+    shared_alloc_unit: int
+    reserved_shared_per_block: int
+    max_threads_per_block: int
+    barriers_limit: int | None = None  # ncu's launch__occupancy_limit_barriers, held on every curve
+    sources: Mapping[str, str] = field(default_factory=dict)
+
+
+class OccupancyCalculator(Struct, frozen=True):
+    """ncu's occupancy calculator for one launch: its point and the three curves through it."""
+
+    compute_capability: str | None
+    limits: OccupancyLimits
+    launch: OccupancyPoint
+    curves: tuple[OccupancyCurve, ...]
+    carveout_note: str = ""
 
 
 class Occupancy(Struct, frozen=True):
@@ -163,6 +228,7 @@ class Occupancy(Struct, frozen=True):
     what_if: tuple[WhatIf, ...] = ()
     findings: tuple[str, ...] = ()
     missing: Mapping[str, str] = field(default_factory=dict)
+    calculator: OccupancyCalculator | None = None  # ncu's occupancy calculator at this launch
 
     @property
     def gap_pts(self) -> float | None:

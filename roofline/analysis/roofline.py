@@ -49,7 +49,13 @@ from roofline.core.model import (
     Report,
     roof_intensity,
 )
-from roofline.core.thresholds import ABOVE_CEILING_TOLERANCE, LAUNCH_FLOOR_S, UNLOCKED_CLOCK_SHARE
+from roofline.core.thresholds import (
+    ABOVE_CEILING_TOLERANCE,
+    CLOCK_TOLERANCE,
+    LAUNCH_FLOOR_S,
+    ROOF_SHOWN_PCT,
+    UNLOCKED_CLOCK_SHARE,
+)
 from roofline.core.units import pct, seconds
 from roofline.ncu import metrics as m
 
@@ -65,8 +71,10 @@ DEFAULT_CEILINGS: CeilingSet = "kernel-clock"  # the roofs at the clocks the ker
 
 # --- Ceilings -----------------------------------------------------------------------------------------
 def report_ceilings(launch: KernelLaunch, device: Device, tensor_dtype: str,
-                    traffic: Mapping[str, m.Traffic] | None = None) -> tuple[Ceilings, dict[str, str]]:
-    """The report's own roofs for one launch (peak counters x measured clocks) and the L2/L1 definitions."""
+                    traffic: Mapping[str, m.Traffic] | None = None,
+                    base_clock_hz: float | None = None) -> tuple[Ceilings, dict[str, str]]:
+    """The report's own roofs for one launch (peak counters x measured clocks) and the L2/L1 definitions; the clock
+    note compares the measured SM clock with the spec's ``base_clock_hz`` where given."""
     flops = {p: m.cuda_core_peak(launch, p) for p in ("fp64", "fp32", "fp16")}
     flops["tensor"] = m.tensor_peak(launch, device, tensor_dtype)
     traffic = traffic or _traffic(launch, device)
@@ -74,17 +82,27 @@ def report_ceilings(launch: KernelLaunch, device: Device, tensor_dtype: str,
     missing = {k: v.reason for k, v in {**flops, **bw}.items() if v.value is None}
     collect = {k: v.hint for k, v in {**flops, **bw}.items() if v.value is None and v.missing and v.hint and not v.via}
     clock = launch.value(m.SM_CLOCK)
-    note = per_launch(_clock_note, clock, device.max_clock_hz) if nonzero(clock) else "measured clocks"
+    note = per_launch(_clock_note, clock, device.max_clock_hz, base_clock_hz) if nonzero(clock) else "measured clocks"
     ceilings = Ceilings("measured-clock", {k: v.value for k, v in flops.items()}, {k: v.value for k, v in bw.items()},
                         clock_note=note, tensor_dtype=tensor_dtype, missing=missing, collect=collect)
     return ceilings, {level: t.definition for level, t in traffic.items()}
 
 
 
-def _clock_note(clock: float, maximum: float | None) -> str:
+def _clock_note(clock: float, maximum: float | None, base: float | None = None) -> str:
+    """What the measured SM clock says of ncu's clock control: at the GPU's maximum, at the spec's base clock (within
+    CLOCK_TOLERANCE), below or above it; "locked to base" is only assumed where the spec has no base clock."""
+    measured = f"measured SM clock {clock / 1e9:.3g} GHz"
     if maximum and clock >= UNLOCKED_CLOCK_SHARE * maximum:
-        return f"measured SM clock {clock / 1e9:.3g} GHz, the GPU's maximum: not locked (--clock-control none)"
-    return f"measured SM clock {clock / 1e9:.3g} GHz, locked to base unless --clock-control none"
+        return f"{measured}, the GPU's maximum: not locked (--clock-control none)"
+    if not base:
+        return f"{measured}, locked to base unless --clock-control none"
+    if abs(clock - base) <= CLOCK_TOLERANCE * base:
+        return f"{measured}, locked to base ({base / 1e9:.3g} GHz)"
+    if clock < base:
+        return (f"{measured}, {100 * (1 - clock / base):.0f}% below the base clock {base / 1e9:.3g} GHz: held down "
+                "by power or heat during the replays, not locked to base")
+    return f"{measured}, above the base clock {base / 1e9:.3g} GHz: not locked to base (--clock-control none)"
 
 
 def _traffic(launch: KernelLaunch, device: Device) -> dict[str, m.Traffic]:
@@ -162,7 +180,8 @@ def analyze_launch(launch: KernelLaunch, device: Device, spec: DeviceSpec | None
     tensor_dtype = shared(main_tensor_type(by_type))
     traffic = _traffic(launch, device)
     moved = {level: t.bytes for level, t in traffic.items()}
-    ceilings, definitions = report_ceilings(launch, device, tensor_dtype, traffic)
+    ceilings, definitions = report_ceilings(launch, device, tensor_dtype, traffic,
+                                            spec.base_clock_hz if spec is not None else None)
     all_ceilings: dict[CeilingSet, Ceilings] = {"measured-clock": ceilings}
     sheet = None
     if spec is not None:
@@ -302,8 +321,9 @@ def _inverted_levels(traffic: Mapping[str, m.Traffic], l2_total: Value) -> tuple
 
 
 def roof_position(flops: Mapping[str, Value], moved: Mapping[str, Value], duration: float | None,
-                  ceilings: Ceilings) -> RoofPosition:
-    """Percent of roof and limiter against one ceiling set (time-based, see module docstring)."""
+                  ceilings: Ceilings, shown_pct: float = ROOF_SHOWN_PCT) -> RoofPosition:
+    """Percent of roof and limiter against one ceiling set (time-based, see module docstring); roofs under
+    ``shown_pct`` tie for the limiter (``roof_limiter``; 0 where the percent is no launch's, as ``roof_time``'s)."""
     if not nonzero(duration):
         return RoofPosition(ceilings.source, None, None, {}, "no kernel duration")
     util: dict[str, float] = {}
@@ -328,9 +348,18 @@ def roof_position(flops: Mapping[str, Value], moved: Mapping[str, Value], durati
     if not util:
         reason = per_launch(_gaps_reason, "nothing to compare with a roof: ", tuple(unroofed), tuple(gaps), True)
         return RoofPosition(ceilings.source, None, None, {}, reason)
-    limiter = argmax_key(util)
+    limiter = roof_limiter(util, shown_pct)
     reason = per_launch(_gaps_reason, "partial: leaves out ", tuple(unroofed), tuple(gaps), False)
     return RoofPosition(ceilings.source, at_key(util, limiter), limiter, util, reason)
+
+
+def roof_limiter(util: Mapping[str, Any], shown_pct: float = ROOF_SHOWN_PCT) -> Any:
+    """The roof with the highest utilization; where every roof is under ``shown_pct`` (all print "0.0%"), the
+    first of the memory levels, then the precisions, that has one: noise below what is shown no longer picks "FP64"
+    for one launch and "DRAM" for its identical twin."""
+    order = [k for k in (*LEVELS, *PRECISIONS) if k in util]
+    shown = {k: where(util[k] < shown_pct, 0.0, util[k]) for k in order}
+    return argmax_key(shown)
 
 
 def _gaps_reason(lead: str, unroofed: tuple[tuple[str, str, float], ...], gaps: tuple[str, ...],

@@ -179,7 +179,7 @@ def report_view(report_analysis: ReportAnalysis) -> ReportView:
     return ReportView(
         report_analysis,
         sets,
-        scaled_roofs(launches),
+        scaled_roofs(launches, keys),
         tuple(g for _, g in ranked),
         tuple(_advised(g, keys) for g in kernels_to_advise(report_analysis)),
         tuple(recoverable_s(k) for k in launches),
@@ -279,11 +279,13 @@ def _l2_total_point(timed: Launches, one_way: float | None, rate: float | None) 
                       all_traffic=True)
 
 
-def scaled_roofs(launches: Sequence[LaunchAnalysis]) -> ScaledRoofs | None:
+def scaled_roofs(launches: Sequence[LaunchAnalysis], shown: Sequence[str] = (*PRECISIONS, *LEVELS)
+                 ) -> ScaledRoofs | None:
     """The roofs any timed launch's kernel-clock set took from the datasheet, and which were left unscaled (on every
     launch that took it from the datasheet: one scaled by a measured clock makes it scaled); None when none. A
     launch without a time (ncu measured nothing) weighs nothing in the report's roofs, so it adds none here, unless
-    no launch has a time (the report's roofs are then every launch's)."""
+    no launch has a time (the report's roofs are then every launch's). Only the ``shown`` roofs (the ceilings rows,
+    ``roofs_run``) are named: a note on the Tensor roof under a table without a Tensor row explains nothing."""
     timed = [k for k in launches if k.duration_s.value]
     sets = [k.ceilings["kernel-clock"] for k in timed or launches]
     scaled = {key for c in sets for key in c.scaled}
@@ -292,9 +294,10 @@ def scaled_roofs(launches: Sequence[LaunchAnalysis]) -> ScaledRoofs | None:
     unscaled = {key for key in scaled if all(key in c.unscaled for c in sets if key in c.scaled)}
     held = [{key for key, value in (*c.flop_per_s.items(), *c.bytes_per_s.items()) if value is not None} for c in sets]
     every = any(held) and all(roofs <= set(c.scaled) for roofs, c in zip(held, sets, strict=True))
-    order = (*PRECISIONS, *LEVELS)
-    return ScaledRoofs(tuple(key for key in order if key in scaled), tuple(key for key in order if key in unscaled),
-                       every)
+    order = [key for key in (*PRECISIONS, *LEVELS) if key in shown and key in scaled]
+    if not order:
+        return None
+    return ScaledRoofs(tuple(order), tuple(key for key in order if key in unscaled), every)
 
 
 def unavailable(report_analysis: ReportAnalysis, roofs: Sequence[str] = (*PRECISIONS, *LEVELS)

@@ -22,8 +22,9 @@ def image(drawn: bytes | None) -> bytes:
 
 
 def report_plot(document: ReportDocument, fmt: PlotFormat, target: Path, name: str = "plot") -> bytes:
-    """The roofline plot (``name`` "plot"), the instruction roofline plot ("instruction-plot") or the memory chart
-    ("memory-plot") of the reports; a one-line error, and no file, when no kernel of any report has a place on it."""
+    """The roofline plot (``name`` "plot"), the instruction roofline plot ("instruction-plot"), the memory chart
+    ("memory-plot") or the occupancy calculator ("occupancy-plot") of the reports; a one-line error, and no file,
+    when no kernel of any report has a place on it."""
     from roofline.errors import RooflineError
 
     drawn = render_image("report", document, fmt, name)
@@ -34,6 +35,9 @@ def report_plot(document: ReportDocument, fmt: PlotFormat, target: Path, name: s
         elif name == "memory-plot":
             from roofline.render.report.memory_plot import FIX as fix
             from roofline.render.report.memory_plot import NOTHING as nothing
+        elif name == "occupancy-plot":
+            from roofline.render.report.occupancy_plot import FIX as fix
+            from roofline.render.report.occupancy_plot import NOTHING as nothing
         else:
             from roofline.render.report.instruction_plot import FIX as fix
             from roofline.render.report.instruction_plot import NOTHING as nothing

@@ -52,9 +52,14 @@ def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptio
     refuse_unwritable_outputs("report", fmt, output, plot, paths)
     roofline = facade(options, jobs)
     document = roofline.report(paths, spread_threshold_pct, terminal_width(wide), LEGEND_KERNELS)
-    also = []
+    also, failed = [], []
     if plot is not None and plot_fmt is not None:
-        also.append((plot, report_plot(document, plot_fmt, plot)))
+        from roofline.errors import RooflineError
+
+        try:
+            also.append((plot, report_plot(document, plot_fmt, plot)))
+        except RooflineError as err:  # nothing to plot: the report is still written, then the plot's line, exit 2
+            failed.append(err)
     write_document("report", fmt, document, output, paths, also)
-    fail_for(roofline.left_out)
+    fail_for([*roofline.left_out, *failed])
     return document

@@ -220,7 +220,7 @@ def project(stats: KernelStats, source: Device, spec: DeviceSpec, clock: TargetC
     target = _at_clock(peaks, clocks) if isinstance(clocks, ClockUse) else peaks
     moved = _with_dram(stats, l2.dram_there if l2 else None)
     bound = per_launch(roof_time(stats.flops, moved, target), stats.count)
-    limiter = roof_position(stats.flops, moved, REFERENCE_S, target).limiter
+    limiter = roof_position(stats.flops, moved, REFERENCE_S, target, shown_pct=0.0).limiter
     gain = _ratio(stats.per_launch_s, bound)
     resource = _fp64_pipe(stats) or governing(stats.verdict, stats.roof)
     t = stats.median_s.value

@@ -68,6 +68,8 @@ HOT_MIN_SHIFT_PTS = 0.1  # a line whose share of the samples moved less (percent
 # Ceilings (``analysis.roofline``):
 ABOVE_CEILING_TOLERANCE = 1.0  # percent above 100 allowed for rounding before a rate is flagged above its ceiling
 UNLOCKED_CLOCK_SHARE = 0.98  # a measured SM clock this close to the GPU's maximum ran unlocked (ncu locks to base)
+CLOCK_TOLERANCE = 0.03  # an SM clock within this relative distance of the base clock is locked to it
+ROOF_SHOWN_PCT = 0.05  # percent of roof under this prints "0.0%": a limiter among such roofs is named by a fixed order
 # Plots (``analysis.view``):
 BANDWIDTH_VIEW_SHARE = 0.5  # more of the time than this in FLOP-less kernels: the bandwidth panel is drawn too
 # --- Advice and its what-ifs (``analysis.advice``, ``analysis.reconcile``, ``analysis.time_model``, ncu's rules and

@@ -27,6 +27,8 @@ from roofline.analysis.results import (
     MemoryPicture,
     MemoryWalls,
     Occupancy,
+    OccupancyCalculator,
+    OccupancyPoint,
     PeakKind,
     Producer,
     ProducerKind,
@@ -156,6 +158,7 @@ class WhatIfDoc(Struct, frozen=True):
     blocks_per_sm: int
     theoretical_pct: Number
     text: str
+    point: OccupancyPoint | None = None  # the occupancy calculator's point the numbers come from
 
 
 class OccupancyDoc(Struct, frozen=True):
@@ -172,6 +175,7 @@ class OccupancyDoc(Struct, frozen=True):
     derived_limits: dict[str, int]
     what_if: list[WhatIfDoc]
     findings: list[str]
+    calculator: OccupancyCalculator | None = None  # ncu's occupancy calculator: the launch's point, three curves
 
 
 class TensorRoofDoc(Struct, frozen=True):
@@ -820,8 +824,8 @@ def occupancy_doc(o: Occupancy | None, missing: dict[str, str]) -> OccupancyDoc 
     return OccupancyDoc(
         number(o.theoretical_pct), number(o.achieved_pct), dict(o.limits), list(o.limiters), o.blocks_per_sm,
         o.warps_per_block, number(o.waves_per_sm), number(o.tail_idle_pct), dict(o.derived_limits),
-        [WhatIfDoc(w.change, w.blocks_per_sm, number(w.theoretical_pct), w.text) for w in o.what_if],
-        list(o.findings))
+        [WhatIfDoc(w.change, w.blocks_per_sm, number(w.theoretical_pct), w.text, w.point) for w in o.what_if],
+        list(o.findings), o.calculator)
 
 
 def tensor_cores_doc(t: TensorCores | None, missing: dict[str, str]) -> TensorCoresDoc | None:

@@ -47,6 +47,7 @@ KINDS: dict[type[Document], Kind] = {document: kind for kind, document in DOCUME
 PLOT = "plot"  # the name of a kind's image format (--plot FILE); not a --format choice
 INSTRUCTION_PLOT = "instruction-plot"  # plot --kind instruction
 MEMORY_PLOT = "memory-plot"  # plot --kind memory
+OCCUPANCY_PLOT = "occupancy-plot"  # plot --kind occupancy
 PNGS = "pngs"  # the PNGs written beside a Markdown document
 
 
@@ -135,6 +136,12 @@ def _report_instruction_plot(d: ReportDocument, plot_format: PlotFormat | None =
 
 def _report_memory_plot(d: ReportDocument, plot_format: PlotFormat | None = None) -> Any:
     from roofline.render.report.memory_plot import image
+
+    return image(d.view, plot_format or "png", d.top)
+
+
+def _report_occupancy_plot(d: ReportDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.report.occupancy_plot import image
 
     return image(d.view, plot_format or "png", d.top)
 
@@ -303,6 +310,7 @@ FORMATS: tuple[Format, ...] = (
     Format(PLOT, ReportDocument, ".png", _report_plot, choice=False),
     Format(INSTRUCTION_PLOT, ReportDocument, ".png", _report_instruction_plot, choice=False),
     Format(MEMORY_PLOT, ReportDocument, ".png", _report_memory_plot, choice=False),
+    Format(OCCUPANCY_PLOT, ReportDocument, ".png", _report_occupancy_plot, choice=False),
     Format(PNGS, ReportDocument, ".png", _report_pngs, choice=False),
     Format("table", CompareDocument, ".txt", _compare_table),
     Format("json", CompareDocument, ".json", _compare_json),

@@ -75,3 +75,20 @@ def test_a_focus_metrics_threshold_is_said_not_pasted():
     r = RuleResult("HighPipeUtilization", "ComputeWorkloadAnalysis", "Low Utilization", "", "optimization",
                    (FocusMetric("max pipelines utilization", 1.761, 2, "1.761 < 20.00"),))
     assert focus(r) == "max pipelines utilization = 1.76, ncu's mark < 20"
+
+
+def test_a_long_rule_message_is_kept_whole(raw_actions):
+    """ncu's ThreadDivergence message on the RTX 3060 Laptop reduceNeighbored launch runs to ~800 characters; it was
+    cut at a sentence end near 320 with "(...)", losing the fix it ends with. The advice holds it whole: the message
+    read with ncu_report, its markup removed."""
+    from roofline.analysis.ncu_rules import clean_rule_text
+    from roofline.pipeline import analyze_files
+    from tests.conftest import find_shared_report
+
+    name = "rtx3060-laptop_reductions_full"
+    raw = next(r for r in raw_actions(name)[0].rules if r["rule_identifier"] == "ThreadDivergence")
+    message = raw["rule_message"]["message"]
+    launch = analyze_files([find_shared_report(name)])[0].launches[0]
+    item = next(a for a in launch.advice if a.title == "ncu: ThreadDivergence")
+    assert len(message) > 700 and "(...)" not in item.text
+    assert item.text.startswith(clean_rule_text(message))  # then where in the source, as for every rule item

@@ -476,3 +476,41 @@ def test_an_fp64_tensor_figure_is_scaled_from_the_boost_and_the_others_from_the_
     assert _clock_factor("tensor", spec, at, device, "fp64")[0] == pytest.approx(1.58 / 1.98, rel=1e-12)
     assert _clock_factor("tensor", spec, at, device, "fp16")[0] == pytest.approx(1.58 / 1.83, rel=1e-12)
     assert _clock_factor("fp32", spec, at, device, "fp16")[0] == pytest.approx(1.58 / 1.98, rel=1e-12)
+
+
+def test_the_clock_note_compares_the_clock_with_the_specs_base(shared_report, raw_actions) -> None:
+    """The T4 report ran at 541 MHz, 7.5% under the T4's 585 MHz base clock (product brief): the note says so
+    instead of "locked to base" (issue: it said "locked to base" beside 0.541 GHz)."""
+    from roofline.pipeline import analyze_files
+
+    raw = raw_actions("t4_matrix-add-2d_full")[0]
+    below = 1 - raw["sm__cycles_elapsed.avg.per_second"] / 585e6
+    note = analyze_files([shared_report("t4_matrix-add-2d_full")])[0].launches[0].ceilings["measured-clock"].clock_note
+    assert f"{100 * below:.0f}% below the base clock 0.585 GHz" in note and "not locked to base" in note
+    assert "locked to base (" not in note
+
+
+def test_the_clock_note_of_each_state() -> None:
+    from roofline.analysis.roofline import _clock_note
+
+    assert _clock_note(1.0e9, 1.5e9, 1.01e9) == "measured SM clock 1 GHz, locked to base (1.01 GHz)"  # within 3%
+    assert "above the base clock 0.8 GHz: not locked" in _clock_note(1.0e9, 1.5e9, 0.8e9)
+    assert "20% below the base clock 1.25 GHz" in _clock_note(1.0e9, 1.5e9, 1.25e9)
+    assert _clock_note(1.0e9, 1.5e9) == "measured SM clock 1 GHz, locked to base unless --clock-control none"
+    assert "the GPU's maximum: not locked" in _clock_note(1.5e9, 1.5e9, 1.0e9)
+
+
+def test_roofs_all_printed_as_zero_name_the_same_limiter() -> None:
+    """Two identical launches, one with a few DRAM bytes and one with none, printed "0.0% DRAM" and "0.0% FP64":
+    under 0.05% (all print 0.0%) the limiter is the first memory level, then precision, that has a roof."""
+    import numpy as np
+
+    from roofline.analysis.roofline import roof_limiter
+
+    assert roof_limiter({"fp64": 0.0, "fp32": 0.0, "dram": 1e-5, "l2": 0.0}) == "dram"
+    assert roof_limiter({"fp64": 0.0, "fp32": 0.0, "dram": 0.0, "l2": 0.0}) == "dram"
+    assert roof_limiter({"fp64": 0.01, "fp32": 0.0, "l2": 0.02}) == "l2"
+    assert roof_limiter({"fp32": 52.0, "dram": 40.0}) == "fp32"  # above what is shown: the largest, as before
+    cohort = {"fp64": np.array([0.0, 0.0, 0.0]), "dram": np.array([0.0, 1e-5, 30.0]),
+              "fp32": np.array([0.0, 0.0, 31.0])}
+    assert list(roof_limiter(cohort)) == ["dram", "dram", "fp32"]

@@ -101,3 +101,19 @@ def test_a_gpu_without_tensor_cores_gets_no_tensor_roof_and_no_fix_for_tensor_fl
     named = [name for u in v.unavailable for _, names in u.values for name in names.split(", ")]
     assert "Tensor" not in named and "FP16" in named
     assert v.analysis.launches[0].flops["tensor"].value is None  # the launch's own value stays unmeasured, with why
+
+
+def test_the_scaled_roofs_note_names_only_the_roofs_shown():
+    """A kernel that ran FP32 only on a GPU whose report has no FP16 and Tensor peak counters (the RTX 3070 Ti
+    beamforming report of the issue): the ceilings show no Tensor row, so the note on the roofs taken from the
+    datasheet names FP16 or Tensor only where their rows are shown."""
+    from types import SimpleNamespace
+
+    from roofline.analysis.view import scaled_roofs
+
+    ceilings = SimpleNamespace(scaled={"fp16": "x", "tensor": "x"}, unscaled=(),
+                               flop_per_s={"fp32": 1.0, "fp16": 2.0, "tensor": 4.0}, bytes_per_s={"dram": 1.0})
+    launch = SimpleNamespace(duration_s=SimpleNamespace(value=1e-3), ceilings={"kernel-clock": ceilings})
+    assert scaled_roofs([launch]).roofs == ("fp16", "tensor")  # every roof, as before
+    assert scaled_roofs([launch], ("fp32", "fp16", "dram", "l2", "l1")).roofs == ("fp16",)
+    assert scaled_roofs([launch], ("fp32", "dram", "l2", "l1")) is None  # no note at all

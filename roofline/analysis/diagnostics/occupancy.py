@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from msgspec import Struct
 from msgspec.structs import replace
 
-from roofline.analysis.results import Occupancy, WhatIf
+from roofline.analysis.results import Occupancy, OccupancyPoint, WhatIf
 from roofline.core.model import Device, KernelLaunch
 from roofline.core.thresholds import ACHIEVED_GAP_PTS, TAIL_IDLE_PCT
 from roofline.core.units import pct
@@ -43,6 +43,9 @@ WARP_SIZE = 32
 # Registers are allocated per warp in units of 256 (CUDA occupancy calculator, CC 3.0 to 12.x). Reproduces
 # ncu's register limit on every launch in shared/ncu-reps and launch__registers_per_thread_allocated.
 REGISTER_ALLOC_UNIT = 256
+# At most 255 32-bit registers per thread (CUDA C++ Programming Guide, Technical Specifications per Compute
+# Capability, CC 3.5 to 12.x): the register curve of the calculator ends there.
+MAX_REGISTERS_PER_THREAD = 255
 # Shared-memory allocation unit in bytes by CC major (CUDA occupancy calculator). Seen in the reports as
 # launch__shared_mem_per_block_allocated: RTX 2070 SUPER (7.5) 44 B -> 256 B; RTX 4070 Ti (8.9) 8720 -> 8832 B.
 SMEM_ALLOC_UNIT = {7: 256}
@@ -50,7 +53,7 @@ SMEM_ALLOC_UNIT_DEFAULT = 128
 
 LIMITER_WORDS = {"registers": "registers", "shared_mem": "shared memory", "warps": "warps per SM",
                  "blocks": "blocks per SM", "barriers": "barriers"}
-_ATTRIBUTES = {  # SmResources field -> device attribute (without the device__attribute_ prefix)
+ATTRIBUTES = {  # SmResources field -> device attribute (without the device__attribute_ prefix)
     "max_warps": "max_warps_per_multiprocessor", "max_blocks": "max_blocks_per_multiprocessor",
     "registers": "max_registers_per_multiprocessor", "sub_partitions": "num_schedulers_per_multiprocessor",
     "shared_bytes": "max_shared_memory_per_multiprocessor", "max_threads_per_block": "max_threads_per_block",
@@ -104,7 +107,7 @@ class LaunchShape(Struct, frozen=True):
 # --- Inputs -------------------------------------------------------------------------------------------
 def sm_resources(device: Device) -> SmResources | None:
     """Per-SM resources from ``device.attributes``; None when an attribute is missing."""
-    values = {key: device.attributes.get(attr) for key, attr in _ATTRIBUTES.items()}
+    values = {key: device.attributes.get(attr) for key, attr in ATTRIBUTES.items()}
     numbers = {key: int(v) for key, v in values.items() if isinstance(v, (int, float)) and v > 0}
     by_cc = _CC_RESOURCES.get(device.compute_capability or "")
     reserved = device.attributes.get("reserved_shared_memory_per_block")
@@ -187,14 +190,14 @@ def diagnose(launch: KernelLaunch, device: Device) -> Occupancy:
     if shape is not None and sm is not None:
         derived = derive_limits(shape, sm, int(launch.value(CARVEOUT) or sm.shared_bytes))
         changes = what_if(shape, sm, limits.get("barriers"))
-        if any(not isinstance(device.attributes.get(attr), (int, float)) for attr in _ATTRIBUTES.values()):
+        if any(not isinstance(device.attributes.get(attr), (int, float)) for attr in ATTRIBUTES.values()):
             missing["device_attributes"] = FROM_CC
     elif limits:
         missing["what_if"] = "device attributes or launch__* shape metrics missing: limits cannot be re-derived"
     theoretical = _theoretical(launch, blocks, shape, sm, missing)
     occ = Occupancy(
         theoretical_pct=theoretical, achieved_pct=achieved, limits=limits,
-        limiters=limiters(limits, theoretical),
+        limiters=limiters(limits, theoretical, unused(shape, sm, limits.get("barriers"))),
         blocks_per_sm=blocks, warps_per_block=shape.warps if shape else None, waves_per_sm=waves,
         tail_idle_pct=tail_idle_pct(waves) if waves is not None else None,
         derived_limits=derived, what_if=changes, missing=missing,
@@ -202,13 +205,54 @@ def diagnose(launch: KernelLaunch, device: Device) -> Occupancy:
     return replace(occ, findings=findings(occ, launch, sm))
 
 
-def limiters(limits: Mapping[str, int], theoretical: float | None) -> tuple[str, ...]:
+def limiters(limits: Mapping[str, int], theoretical: float | None, idle: tuple[str, ...] = ()) -> tuple[str, ...]:
     """The resources at the smallest block limit (ties together); none when the theoretical occupancy is the
-    SM's maximum (100%), where no limit holds the kernel back (ncu: "not impacted by any block limit")."""
+    SM's maximum (100%), where no limit holds the kernel back (ncu: "not impacted by any block limit"). A resource
+    the block does not use (``idle``: 0 B of shared memory) is not named beside another at the same limit: ncu
+    then reports the blocks-per-SM limit for it, which is that other limit, not a shortage of the resource."""
     if not limits or (theoretical is not None and theoretical >= 100.0):
         return ()
     fewest = min(limits.values())
-    return tuple(k for k in LIMITERS if limits.get(k) == fewest)
+    tied = tuple(k for k in LIMITERS if limits.get(k) == fewest)
+    used = tuple(k for k in tied if k not in idle)
+    return used or tied
+
+
+def own_shared(shape: LaunchShape, sm: SmResources | None) -> int:
+    """The block's own shared bytes (static and dynamic), without the driver's reservation."""
+    return max(0, shape.shared_bytes - (sm.reserved_shared_per_block if sm else 0))
+
+
+def unused(shape: LaunchShape | None, sm: SmResources | None, barriers_limit: int | None = None) -> tuple[str, ...]:
+    """The resources the block does not use: shared memory at 0 B of its own, registers at 0 per thread, barriers
+    where ncu's barrier limit is no tighter than the SM's blocks limit."""
+    if shape is None:
+        return ()
+    idle: tuple[str, ...] = ("shared_mem",) if own_shared(shape, sm) == 0 else ()
+    idle += ("registers",) if shape.registers <= 0 else ()
+    spare = sm is not None and barriers_limit is not None and barriers_limit >= sm.max_blocks
+    return idle + (("barriers",) if spare else ())
+
+
+def point(shape: LaunchShape, sm: SmResources, carveout: int, barriers_limit: int | None = None) -> OccupancyPoint:
+    """The occupancy calculator at ``shape`` in a ``carveout``-byte shared-memory configuration: resident blocks,
+    theoretical occupancy and the limiting resources (ncu's barrier limit, when given, held as it is)."""
+    limits = derive_limits(shape, sm, carveout)
+    if barriers_limit is not None:
+        limits["barriers"] = barriers_limit
+    blocks = min(limits.values())
+    theoretical = theoretical_pct(blocks, shape, sm)
+    return OccupancyPoint(shape.threads, shape.registers, own_shared(shape, sm), carveout, blocks, theoretical,
+                          limiters(limits, theoretical, unused(shape, sm, barriers_limit)))
+
+
+def point_text(p: OccupancyPoint) -> str:
+    """"256 threads, 40 registers, 0 B shared per block, 100 KiB carveout: 6 blocks, 75.0%, limited by warps"."""
+    who = " and ".join(LIMITER_WORDS[k] for k in p.limiters) if p.limiters else "the SM's maximum"
+    limited = f"limited by {who}" if p.limiters else who
+    return (f"{p.threads} threads, {p.registers} registers, {p.shared_bytes} B shared per block, "
+            f"{p.carveout_bytes / 1024:g} KiB carveout: {_blocks(p.blocks_per_sm)} per SM, "
+            f"{pct(p.theoretical_pct)}, {limited}")
 
 
 def _note_missing(launch: KernelLaunch, achieved: float | None, waves: float | None, limits: Mapping[str, int],
@@ -278,7 +322,7 @@ def _footprint_change(shape: LaunchShape, sm: SmResources, tied: list[str], targ
         new = cut
     reached = min(_effective_limits(new, sm, barriers_limit).values())
     change = " and ".join(_describe(resource, shape, new, sm) for resource in tied)
-    return _what_if(change, reached, blocks, shape, sm)
+    return _what_if(change, reached, blocks, shape, sm, point(new, sm, sm.shared_bytes, barriers_limit))
 
 
 def _shrunk(shape: LaunchShape, sm: SmResources, resource: str, target: int) -> LaunchShape | None:
@@ -336,16 +380,18 @@ def _block_size_change(shape: LaunchShape, sm: SmResources, barriers_limit: int 
     change = f"block size {shape.threads} -> {new.threads} threads"
     after = (f" ({_blocks(blocks)} of {new.warps} warps per SM; registers per thread and shared memory per block "
              "unchanged)")
+    cited = point(new, sm, sm.shared_bytes, barriers_limit)
     text = (f"{change} would raise theoretical occupancy {pct(theoretical_pct(current, shape, sm))} -> "
-            f"{pct(best[0])}{after}")
-    return (WhatIf(change, blocks, best[0], text),)
+            f"{pct(best[0])}{after} [calculator: {point_text(cited)}]")
+    return (WhatIf(change, blocks, best[0], text, cited),)
 
 
-def _what_if(change: str, reached: int, blocks: int, shape: LaunchShape, sm: SmResources) -> WhatIf:
+def _what_if(change: str, reached: int, blocks: int, shape: LaunchShape, sm: SmResources,
+             cited: OccupancyPoint) -> WhatIf:
     before, after = theoretical_pct(blocks, shape, sm), theoretical_pct(reached, shape, sm)
     text = (f"{change} would allow {_blocks(reached)} per SM instead of {blocks} ({reached / blocks:.3g}x; "
-            f"theoretical occupancy {pct(before)} -> {pct(after)})")
-    return WhatIf(change, reached, after, text)
+            f"theoretical occupancy {pct(before)} -> {pct(after)}) [calculator: {point_text(cited)}]")
+    return WhatIf(change, reached, after, text, cited)
 
 
 # --- Findings -----------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from roofline.cli.failures import handles_errors
+from roofline.cli.failures import fail_for, handles_errors
 from roofline.cli.options import (
     AlphaOpt,
     CeilingsOpt,
@@ -80,17 +80,18 @@ def compare(
     plot_fmt = plot_format(plot) if plot is not None else None
     refuse_unwritable_outputs("compare", fmt, output, plot, files)
     document = roofline.compare(files, matcher, project_to, judged, terminal_width(wide), normalize)
+    also, failed = [], []
     if plot is not None:
         from roofline.render.compare.plot import nothing_to_compare
 
         empty = nothing_to_compare(document.comparison)
-        if empty:
-            raise RooflineError(f"{plot}: not written, nothing to plot: {empty}",
-                                "pair kernels with --match order|regex:PATTERN or --map BASE=NEW, or leave out --plot")
-    also = []
-    if plot is not None and plot_fmt is not None:
-        also.append((plot, image(render_image("compare", document, plot_fmt))))
+        if empty:  # the comparison is still written, then the plot's line, exit 2
+            failed.append(RooflineError(f"{plot}: not written, nothing to plot: {empty}", "pair kernels with "
+                                        "--match order|regex:PATTERN or --map BASE=NEW, or leave out --plot"))
+        elif plot_fmt is not None:
+            also.append((plot, image(render_image("compare", document, plot_fmt))))
     write_document("compare", fmt, document, output, files, also)
+    fail_for(failed)
 
 
 def _refuse_unread(project_to: str | None, clock: str, normalize: bool, plot: Path | None, fmt: str) -> None:

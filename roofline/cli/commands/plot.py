@@ -15,18 +15,22 @@ from roofline.cli.workflow import facade
 from roofline.cli.writing import default_output
 from roofline.core.choices import OUTPUT_OPTION
 from roofline.core.labels import LEGEND_KERNELS
-from roofline.render.base import INSTRUCTION_PLOT, MEMORY_PLOT, PLOT
+from roofline.render.base import INSTRUCTION_PLOT, MEMORY_PLOT, OCCUPANCY_PLOT, PLOT
 
 PlotOutputOpt = Annotated[
     Path | None,
     typer.Option(*OUTPUT_OPTION, help="Plot file (.png, .svg or .pdf); default reports/<report name>.png."),
 ]
-PlotKind = Literal["roofline", "instruction", "memory"]
+PlotKind = Literal["roofline", "instruction", "memory", "occupancy"]
 KindOpt = Annotated[PlotKind, typer.Option("--kind", help="roofline: FLOP/s against FLOP/byte (the hierarchical "
                                                           "roofline); instruction: the Instruction Roofline Model, "
                                                           "its memory walls and the integer roofline; memory: "
-                                                          "ncu's memory chart, hit rates and traffic between units.")]
-IMAGES: dict[PlotKind, str] = {"roofline": PLOT, "instruction": INSTRUCTION_PLOT, "memory": MEMORY_PLOT}
+                                                          "ncu's memory chart, hit rates and traffic between units; "
+                                                          "occupancy: ncu's occupancy calculator, theoretical "
+                                                          "occupancy against block size, registers and shared "
+                                                          "memory, the launch marked.")]
+IMAGES: dict[PlotKind, str] = {"roofline": PLOT, "instruction": INSTRUCTION_PLOT, "memory": MEMORY_PLOT,
+                                "occupancy": OCCUPANCY_PLOT}
 TopOpt = Annotated[int, typer.Option("--top", min=1, help="Kernels named in the legend, longest first; the rest "
                                                           "are drawn in grey as 'other'.")]
 

@@ -6,6 +6,7 @@ is explained below its table.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -96,9 +97,26 @@ def _print_versus(console: Console, c: Comparison, i: int) -> None:
 
 def _print_legend(console: Console, reports: Sequence[ReportRef]) -> None:
     for i, r in enumerate(reports):
-        console.print(f"[bold]{letter(i)}[/bold]: {escape(legend_text(r))}", highlight=False)
+        head, *rest = unit_wrap(f"{letter(i)}: {legend_text(r)}", console.width)
+        console.print(f"[bold]{letter(i)}[/bold]{escape(head[len(letter(i)):])}", highlight=False, soft_wrap=True)
+        for line in rest:
+            console.print(escape(line), highlight=False, soft_wrap=True)
         for line in warning_lines(r.warnings):
             console.print(f"   {line}", highlight=False)
+
+
+# a number and the word after it (its unit, or what it counts), and the label before a version or a capability
+_NUMBER_UNIT = re.compile(r"(\d[\d,.]*|\bncu|\bCC) (?=[A-Za-z%]|(?<=ncu )\d|(?<=CC )\d)")
+_GLUE = "\x00"
+
+
+def unit_wrap(text: str, width: int) -> list[str]:
+    """``text`` wrapped to ``width`` columns, never between a number and its unit ("4 launches", "77.4 us")."""
+    import textwrap
+
+    glued = _NUMBER_UNIT.sub(lambda m: m.group(1) + _GLUE, text)
+    lines = textwrap.wrap(glued, max(20, width), break_long_words=False, break_on_hyphens=False)
+    return [line.replace(_GLUE, " ") for line in lines] or [""]
 
 
 def legend_text(r: ReportRef) -> str:
@@ -522,6 +540,10 @@ def _print_diff(console: Console, d: DiffResult) -> None:
     for v in (v for v in d.verdicts if per_work_text(v)):
         work = v.pair.work[1].summary if v.pair.work and v.pair.work[1] else "different work"
         console.print(f"{escape(v.pair.label)}: {escape(work)}; {escape(per_work_text(v))}", highlight=False)
+    for v in (v for v in d.verdicts if work_unknown(v)):
+        summary = v.pair.work[1].summary if v.pair.work[1] else ""
+        console.print(f"{escape(v.pair.label)} (work?): {escape(summary)}; its time change is no speedup of the "
+                      "same work", highlight=False)
     for text in dict.fromkeys(u for v in d.verdicts for u in v.unchecked):
         console.print(f"[yellow]{escape(text)}[/yellow]", highlight=False)
     for i, names in enumerate(c.unmatched):
@@ -567,7 +589,16 @@ def status_word(v: Verdict) -> str:
         return "REGRESSED"
     if v.not_gated:
         return "diff. work" if v.pair.different_work(1) else "small"
+    if work_unknown(v):
+        return "work?"
     return "n/a" if v.slowdown_pct.value is None else "ok"
+
+
+def work_unknown(v: Verdict) -> bool:
+    """Whether the pair's work could not be compared (different kernels, no FLOP counts): a time change is then no
+    speedup, whatever the work measures that differ (threads, instructions) suggest."""
+    check = v.pair.work[1] if len(v.pair.work) > 1 else None
+    return check is not None and not check.basis and not check.different
 
 
 def per_work_text(v: Verdict) -> str:
@@ -623,7 +654,9 @@ def total_text(d: DiffResult) -> str:
 
 def noise_note(d: DiffResult) -> str:
     c = d.comparison
-    return (f"change = the median of the pairwise launch-time ratios NEW/BASE - 1 (Hodges-Lehmann); with several "
+    return (f"change = the median of the pairwise launch-time ratios NEW/BASE - 1 (Hodges-Lehmann), not the ratio "
+            "of the medians in columns A and B: the two part where a side's launch times spread apart (an even number "
+            "of pairs takes the geometric mean of the two middle ratios); with several "
             f"launches on each side a kernel regresses only when the one-sided Mann-Whitney U test of 'slower by more "
             f"than the threshold' rejects at alpha {c.alpha:g}, i.e. the interval's lower end clears it; untested: "
             "one launch per side, or too few to reach alpha (gated on the median ratio)")

@@ -342,13 +342,17 @@ def hotspot_blocks(advised: AdvisedKernel) -> list[Block]:
         return []
     rows = tuple(spot.row for spot in advised.hotspots)
     what = "lines" if h.lines else "instructions"
+    sass = any(r.sass or r.producer for r in rows)  # no SASS anywhere: no empty columns, the reason in a note
+    table = tuple((pct(100 * r.share), f"{r.samples:,}" + (" (thin)" if r.thin else ""), r.where, stall_text(r),
+                   " ".join(printable(r.sass or "").split()),
+                   " ".join(printable(producer_text(r.producer)).split()) if r.producer else "") for r in rows)
+    columns = 6 if sass else 4
     blocks = [Block("p", f"**Hot spots** ({h.total_samples:,} warp samples; the {what} with the most)"),
-              Block("table", header=("share", "samples", "where", "top stall", "SASS", "waits on"),
-                    numeric=(True, True, False, False, False, False),
-                    rows=tuple((pct(100 * r.share), f"{r.samples:,}" + (" (thin)" if r.thin else ""), r.where,
-                                stall_text(r), " ".join(printable(r.sass or "").split()),
-                                " ".join(printable(producer_text(r.producer)).split()) if r.producer else "")
-                               for r in rows))]
+              Block("table", header=("share", "samples", "where", "top stall", "SASS", "waits on")[:columns],
+                    numeric=(True, True, False, False, False, False)[:columns],
+                    rows=tuple(row[:columns] for row in table))]
+    if not sass:
+        blocks.append(Block("note", f"No SASS: {h.sass_missing or 'the report holds no disassembly'}."))
     thin = [r for r in rows if r.thin]
     if thin:
         blocks.append(Block("note", f"{', '.join(r.where for r in thin)}: rest{'s' if len(thin) == 1 else ''} on "

@@ -253,3 +253,14 @@ def test_normalize_with_a_plot_or_a_drawing_format_is_read(tmp_path, monkeypatch
     assert invoke(EXAMPLE, EXAMPLE, "--normalize", "--plot", "n.png").exit_code == 0
     assert invoke(EXAMPLE, EXAMPLE, "--normalize", "-f", "html", "-o", "n.html").exit_code == 0
     assert invoke(EXAMPLE, "--project-to", "h100-sxm5", "--clock", "base").exit_code == 0
+
+
+def test_a_plot_with_nothing_on_it_keeps_the_comparison(shared_report, tmp_path):
+    """Two basic sets pair their kernel but have nothing to draw: the plot is not written (one line, exit 2), the
+    comparison asked for with it is."""
+    out, png = tmp_path / "c.json", tmp_path / "c.png"
+    report = shared_report(A100_BASIC)
+    result = invoke(report, report, "-f", "json", "-o", out, "--plot", png)
+    assert result.exit_code == 2 and not png.exists()
+    assert json.loads(out.read_text())["kernels"]
+    assert result.stderr.splitlines()[-1].startswith(f"roofline: error: {png}: not written, nothing to plot")

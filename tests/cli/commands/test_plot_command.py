@@ -145,3 +145,16 @@ def test_an_instruction_plot_with_rates_but_no_intensity_is_not_written(shared_r
     result = runner.invoke(app, ["plot", "--kind", "instruction", str(report), "-o", str(out)])
     assert result.exit_code == 2 and not out.exists(), result.output
     assert "not written, nothing to plot" in result.stderr
+
+
+def test_occupancy_plot_is_written_and_one_without_launch_shapes_is_not(in_tmp):
+    """plot --kind occupancy: the H200 intops report draws its calculators; the synthetic example model holds no
+    launch__* shape, so no file, one line naming the sections to collect, exit 2."""
+    result = runner.invoke(app, ["plot", "--kind", "occupancy", str(INTOPS), "-o", "o.svg"])
+    assert result.exit_code == 0, result.output
+    svg = (in_tmp / "o.svg").read_text()
+    for text in ("threads per block", "registers per thread", "shared memory per block (KiB)", "this launch"):
+        assert text in svg, text
+    result = runner.invoke(app, ["plot", "--kind", "occupancy", str(EXAMPLE), "-o", "none.png"])
+    assert result.exit_code == 2 and not (in_tmp / "none.png").exists()
+    assert "nothing to plot" in result.stderr and "--section LaunchStats --section Occupancy" in result.stderr

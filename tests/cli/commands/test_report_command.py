@@ -442,3 +442,13 @@ def test_markdown_of_one_launch_says_1_kernel_launch(tmp_path):
     result = run("examples/h100/triad-cupy.roofline.ncu-rep", "-f", "markdown", "-o", tmp_path / "one.md")
     assert result.exit_code == 0, result.stderr
     assert "`triad-cupy.roofline.ncu-rep`: 1 kernel launch. The bound" in (tmp_path / "one.md").read_text()
+
+
+def test_a_plot_with_nothing_on_it_keeps_the_report(shared_report, tmp_path):
+    """A basic set has nothing to plot: the plot is not written (one line, exit 2), but the report asked for with it
+    is (it was dropped too, leaving neither file)."""
+    out, png = tmp_path / "r.json", tmp_path / "r.png"
+    result = run(shared_report("a100-40gb_cublas-sgemm_basic"), "-f", "json", "-o", out, "--plot", png)
+    assert result.exit_code == 2 and not png.exists()
+    assert json.loads(out.read_text())["reports"][0]["kernels"]
+    assert result.stderr.splitlines()[-1].startswith(f"roofline: error: {png}: not written, nothing to plot")

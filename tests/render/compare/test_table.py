@@ -22,3 +22,71 @@ def test_every_expected_speedup_left_out_is_explained_under_the_table():
     (line,) = expectation_lines(c, 1)
     assert line.endswith(f": {expected.reason}") and "(instructions)" in line
     assert expected.reason in " ".join(comparison_text(c, width=200).split())
+
+
+def test_the_diff_note_says_the_change_is_not_the_medians_ratio(shared_report):
+    """RTX 5060 Ti transpose, order-matched: one BASE launch of 60.9 us, 44 NEW launches in two clusters (about 20
+    and 50 us) with a 35.2 us median. The change (-47.1%) is the geometric mean of the two middle pairwise ratios,
+    not 35.2 / 60.9 - 1 = -42.2%: the note says which, so the printed medians do not contradict it."""
+    import math
+
+    from roofline.compare.pairing import Matcher
+    from roofline.compare.regression import Thresholds
+    from roofline.facade import Roofline
+    from roofline.pipeline import AnalysisOptions
+    from roofline.render.compare.table import noise_note
+
+    base, new = (shared_report(n) for n in ("rtx5060ti_transpose_basic",
+                                            "rtx5060ti_transpose-occupancy-45launches_metrics"))
+    d = Roofline(AnalysisOptions()).diff(base, new, Thresholds(), Matcher("order")).result
+    v = d.verdicts[0]
+    a, b = v.pair.side(0), v.pair.side(1)
+    times = sorted(b.durations_s)
+    middle = [t / a.durations_s[0] for t in times[len(times) // 2 - 1: len(times) // 2 + 1]]
+    assert math.isclose(v.change.ratio, math.exp(sum(map(math.log, middle)) / 2), rel_tol=1e-9)
+    assert abs(v.change.ratio - b.median_s.value / a.median_s.value) > 0.04
+    assert "not the ratio of the medians in columns A and B" in noise_note(d)
+
+
+def test_a_diff_pair_whose_work_was_not_compared_is_no_speedup(shared_report):
+    """RTX 3080 SGEMM against the RTX 4090 torch SGEMM (family match, different kernels, no FLOP counts on the 4090
+    side): 77.4 -> 3.74 us printed "ok" as a -95.2% change though the NEW side launches 1.5% of the threads and
+    0.14% of the instructions (raw launch__grid_size x block size, smsp__inst_executed.sum). Its status is now
+    "work?" and a line says the change is no speedup of the same work."""
+    from roofline.compare.pairing import Matcher
+    from roofline.compare.regression import Thresholds
+    from roofline.facade import Roofline
+    from roofline.pipeline import AnalysisOptions
+    from roofline.render.compare.table import status_word, work_unknown
+
+    a, b = (shared_report(n) for n in ("rtx3080_sgemm-vs-cublas_full", "rtx4090_torch-linear-sgemm_custom"))
+    doc = Roofline(AnalysisOptions()).diff(a, b, Thresholds(), Matcher("family"), allow_different_gpu=True)
+    (v,) = doc.result.verdicts
+    check = v.pair.work[1]
+    assert check is not None and not check.basis and not check.different
+    assert work_unknown(v) and status_word(v) == "work?"
+    threads = next(m for m in check.measures if m.key == "threads")
+    assert threads.ratio == (4 * 256) / (525 * 128)  # raw launch__grid_size x launch__block_size, NEW / BASE
+
+
+def test_the_legend_never_wraps_a_number_away_from_its_unit(shared_report):
+    """compare of four reports at 80 columns: "ncu 2023.1.1.0, 9" ended a line and "launches, spec a10g" began the
+    next. Each line of the legend now ends and begins outside a number and its unit."""
+    import re
+
+    from typer.testing import CliRunner
+
+    from roofline.cli.app import app
+    from roofline.render.compare.table import unit_wrap
+
+    assert unit_wrap("A: r  GPU (CC 8.6), ncu 2023.1.1.0, 9 launches, spec a10g", 44) == [
+        "A: r  GPU (CC 8.6), ncu 2023.1.1.0,", "9 launches, spec a10g"]
+    names = ("a10g_sgemm-progression_basic", "a10g_sgemm-blocktiling_roofline", "rtx3080_sgemm-vs-cublas_full",
+             "a100-40gb_cublas-sgemm_basic")
+    result = CliRunner().invoke(app, ["compare", *(str(shared_report(n)) for n in names)], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    legend = result.stdout.split("matching:")[0].splitlines()
+    assert len(legend) > len(names)  # some entries wrap at 80 columns
+    for before, after in zip(legend, legend[1:], strict=False):
+        assert not (re.search(r"\d$", before) and re.match(r"[A-Za-z%]", after)), (before, after)
+        assert not re.search(r"\b(ncu|CC)$", before), before

@@ -194,6 +194,18 @@ def test_hot_spots_list_lines_and_their_source(roofline_report):
     assert "No source lines" not in text
 
 
+def test_hot_spots_without_sass_say_why_instead_of_an_empty_column(roofline_report):
+    """The V100 miniWeather report: ncu_report gives '???' for every instruction. The table had an empty SASS
+    column (and "waits on"), the reason only in the JSON; now it has neither, and the reason is under it."""
+    from roofline.pipeline import analyze_loaded
+
+    analysis = analyze_loaded(roofline_report("v100_miniweather-openacc_full"))
+    text = markdown.render(views([analysis]))
+    assert "| share | samples | where | top stall |\n" in text and "| SASS |" not in text
+    reason = next(k.hotspots.sass_missing for k in analysis.launches if k.hotspots and k.hotspots.sass_missing)
+    assert "could not disassemble" in reason and f"> No SASS: {reason}." in text
+
+
 def test_a_source_listing_is_fenced_past_any_backticks_in_it():
     listing = markdown.Block("code", "a = ```b```;\n`c`")
     assert markdown._markdown(listing) == "````\na = ```b```;\n`c`\n````"

@@ -1,0 +1,145 @@
+"""The occupancy calculator (``plot --kind occupancy``), as ncu's Occupancy section draws it: per report, the
+longest launch of its longest kernels as a row of three charts, theoretical occupancy against threads per block,
+registers per thread and shared memory per block, each with the launch's other two values held, the runs
+coloured by the resource that limits them and the launch marked. The curves come computed
+(``analysis.diagnostics.occupancy_curves``); this module only lays them out, as ``report.memory_plot`` does."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from roofline.analysis.diagnostics.occupancy import LIMITER_WORDS
+from roofline.analysis.results import OccupancyCalculator, OccupancyCurve
+from roofline.analysis.view import ReportSetView
+from roofline.core.labels import LEGEND_KERNELS
+from roofline.core.units import pct
+from roofline.render.mpl import PlotFormat, figure, middle, to_bytes, wrap
+from roofline.render.names import short_group_name
+from roofline.render.report.plot import DPI
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+    from matplotlib.figure import SubFigure
+
+NOTHING = "has its launch shape and the SM's limits (launch__* metrics and device attributes)"
+FIX = "re-profile with --section LaunchStats --section Occupancy"
+ROW_WIDTH_IN, ROW_HEIGHT_IN, LEGEND_HEIGHT_IN = 11.0, 3.3, 0.45
+TITLE_CHARS = 110
+REPORT_CHARS = 36
+KIB = 1024
+NOTE_PT, NOTE_WIDTH_IN = 7.0, 10.6
+AXES = {"threads": "threads per block", "registers": "registers per thread", "shared_bytes": "shared memory per "
+                                                                                                "block (KiB)"}
+COLORS = {"registers": "#d62728", "shared_mem": "#1f77b4", "warps": "#2ca02c", "blocks": "#ff7f0e",
+          "barriers": "#9467bd", "": "#7f7f7f"}
+NONE_WORD = "none (the SM's maximum)"
+LAUNCH_COLOR = "#000000"
+
+
+@dataclass(frozen=True)
+class OccupancyPanel:
+    """One launch's calculator and the title of its row."""
+
+    title: str
+    calculator: OccupancyCalculator
+
+
+def plot_data(view: ReportSetView, top: int) -> tuple[OccupancyPanel, ...]:
+    """A row for the longest launch of each of the ``top`` longest kernels of each report that has a calculator."""
+    panels = []
+    for v in view.reports:
+        a = v.analysis
+        for g in a.groups[:top]:
+            o = g.longest.occupancy
+            if o is None or o.calculator is None:
+                continue
+            name = short_group_name(g.name, g.functions, g.by)
+            panels.append(OccupancyPanel(_title(Path(a.report.path).name, name, g.longest.launch.key), o.calculator))
+    return tuple(panels)
+
+
+def _title(report: str, kernel: str, launch: str) -> str:
+    head, tail = f"{middle(report, REPORT_CHARS)}: ", f" ({launch})"
+    return head + middle(kernel, TITLE_CHARS - len(head) - len(tail)) + tail
+
+
+def image(view: ReportSetView, fmt: PlotFormat, top: int = LEGEND_KERNELS) -> bytes | None:
+    """``plot --kind occupancy``: the charts as PNG, SVG or PDF bytes; None where no launch has a calculator."""
+    panels = plot_data(view, top or LEGEND_KERNELS)
+    return to_bytes(figure_of(panels), fmt) if panels else None
+
+
+def figure_of(panels: Sequence[OccupancyPanel]):  # type: ignore[no-untyped-def]
+    """One row of three charts per launch, one above the other, and the limiters' legend at the bottom."""
+    fig = figure(ROW_WIDTH_IN, ROW_HEIGHT_IN * len(panels) + LEGEND_HEIGHT_IN, constrained=True, dpi=DPI)
+    rows = fig.subfigures(len(panels), 1, squeeze=False)
+    for row, panel in zip(rows[:, 0], panels, strict=True):
+        _row(row, panel)
+    _legend(fig)
+    return fig
+
+
+def _row(sub: SubFigure, p: OccupancyPanel) -> None:
+    c = p.calculator
+    lim = c.limits
+    sub.suptitle(p.title, x=0.01, ha="left", fontsize=9, fontweight="bold")
+    point = c.launch
+    who = f"limited by {' and '.join(LIMITER_WORDS[k] for k in point.limiters)}" if point.limiters else \
+        "the SM's maximum"
+    lines = [f"CC {c.compute_capability or '?'}: {lim.max_warps_per_sm} warps, {lim.max_blocks_per_sm} blocks, "
+             f"{lim.registers_per_sm} registers per SM; {point.carveout_bytes / KIB:g} KiB carveout "
+             f"({c.carveout_note}).",
+             f"This launch: {point.threads} threads, {point.registers} registers, {point.shared_bytes} B shared per "
+             f"block -> {_blocks(point.blocks_per_sm)} per SM, {pct(point.theoretical_pct)}, {who}."]
+    sub.supxlabel("\n".join(wrap(lines, NOTE_WIDTH_IN, NOTE_PT)), fontsize=NOTE_PT, x=0.01, ha="left")
+    axes = sub.subplots(1, len(c.curves), squeeze=False)[0]
+    for ax, curve in zip(axes, c.curves, strict=True):
+        _curve(ax, curve, point.theoretical_pct)
+
+
+def _curve(ax: Axes, curve: OccupancyCurve, launch_pct: float) -> None:
+    """The curve's runs as horizontal segments coloured by limiter, joined by thin grey risers; the launch as a
+    black diamond at its value."""
+    steps = curve.steps
+    xs = [_x(s.low, curve) for s in steps] + [_x(steps[-1].high, curve)]
+    ys = [s.theoretical_pct for s in steps] + [steps[-1].theoretical_pct]
+    ax.step(xs, ys, where="post", color="#c0c0c0", lw=0.8, zorder=1)
+    for s, x_end in zip(steps, xs[1:], strict=True):
+        first = COLORS[s.limiters[0] if s.limiters else ""]
+        ax.hlines(s.theoretical_pct, _x(s.low, curve), x_end, colors=first, lw=3.2, zorder=2)
+        if len(s.limiters) > 1:  # a tie: the second resource's colour drawn thin inside the first's
+            ax.hlines(s.theoretical_pct, _x(s.low, curve), x_end, colors=COLORS[s.limiters[1]], lw=1.1, zorder=2)
+    x = _x(curve.launch_value, curve)
+    ax.plot([x], [launch_pct], marker="D", color=LAUNCH_COLOR, ms=6, zorder=3, ls="none")
+    ax.annotate(f"this launch: {x:g}", (x, launch_pct),
+                textcoords="offset points", xytext=(5, -12), fontsize=7,
+                bbox={"boxstyle": "square,pad=0.15", "facecolor": "white", "edgecolor": "none", "alpha": 0.85})
+    ax.set_ylim(0, 105)
+    ax.set_xlim(left=0)
+    ax.set_xlabel(AXES[curve.varies], fontsize=8)
+    ax.set_ylabel("theoretical occupancy (%)", fontsize=8)
+    ax.tick_params(labelsize=7)
+    ax.grid(True, lw=0.3, alpha=0.5)
+
+
+def _blocks(n: int) -> str:
+    return f"{n} block" if n == 1 else f"{n} blocks"
+
+
+def _x(value: int, curve: OccupancyCurve) -> float:
+    """A value on the curve's axis: shared bytes in KiB, the others as they are."""
+    return value / KIB if curve.varies == "shared_bytes" else value
+
+
+def _legend(fig) -> None:  # type: ignore[no-untyped-def]
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], color=color, lw=2.4, label=LIMITER_WORDS.get(key, NONE_WORD))
+               for key, color in COLORS.items()]
+    handles.append(Line2D([], [], color=LAUNCH_COLOR, marker="D", ls="none", label="this launch"))
+    fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=7.5,
+               title="limited by (a tie of two: the second colour drawn thin inside the first)", title_fontsize=7.5,
+               frameon=False)

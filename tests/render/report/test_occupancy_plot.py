@@ -1,0 +1,48 @@
+"""The occupancy calculator plot (``plot --kind occupancy``): its rows are the launches' calculators, the drawn
+segments are the curves' runs, the launch is marked where ncu's theoretical occupancy puts it, and it draws."""
+
+from __future__ import annotations
+
+import pytest
+
+from roofline.pipeline import analyze_loaded
+from roofline.render.report import occupancy_plot
+from tests.views import views
+
+
+def test_rows_carry_the_longest_launch_of_each_top_kernel(roofline_report, raw_actions):
+    name = "a100-80gb_cutlass-gemm_full"
+    analysis = analyze_loaded(roofline_report(name))
+    panels = occupancy_plot.plot_data(views([analysis]), top=5)
+    assert len(panels) == len(analysis.groups) == 2
+    raws = {(r.range_index, r.action_index): r for r in raw_actions(name)}
+    for panel, g in zip(panels, analysis.groups, strict=True):
+        raw = raws[(g.longest.launch.range_index, g.longest.launch.action_index)]
+        assert panel.calculator.launch.theoretical_pct == raw["sm__maximum_warps_per_active_cycle_pct"]
+        assert panel.calculator.launch.threads == raw["launch__block_size"]
+        assert panel.calculator.launch.registers == raw["launch__registers_per_thread"]
+        assert panel.title.endswith(f" ({g.longest.launch.key})")
+
+
+def test_the_figure_draws_each_run_and_marks_the_launch(roofline_report):
+    analysis = analyze_loaded(roofline_report("rtx2070super_alife-143launches_basic"))
+    (panel,) = occupancy_plot.plot_data(views([analysis]), top=1)
+    fig = occupancy_plot.figure_of([panel])
+    axes = [ax for ax in fig.axes if ax.get_xlabel()]
+    assert [ax.get_xlabel() for ax in axes] == list(occupancy_plot.AXES.values())
+    for ax, curve in zip(axes, panel.calculator.curves, strict=True):
+        (marker,) = [line for line in ax.get_lines() if line.get_marker() == "D"]
+        assert list(marker.get_ydata()) == [panel.calculator.launch.theoretical_pct]
+        segments = [c for c in ax.collections if len(c.get_segments())]
+        heights = sorted({seg[0][1] for c in segments for seg in c.get_segments()})
+        assert heights == sorted({s.theoretical_pct for s in curve.steps})
+    assert occupancy_plot.to_bytes(fig, "png").startswith(b"\x89PNG")
+
+
+def test_shared_memory_axis_is_in_kib(roofline_report):
+    analysis = analyze_loaded(roofline_report("a100-80gb_cutlass-gemm_full"))
+    panel = next(p for p in occupancy_plot.plot_data(views([analysis]), top=2) if "Kernel<" in p.title)
+    fig = occupancy_plot.figure_of([panel])
+    shared = next(ax for ax in fig.axes if "KiB" in ax.get_xlabel())
+    (marker,) = [line for line in shared.get_lines() if line.get_marker() == "D"]
+    assert list(marker.get_xdata()) == [pytest.approx(43008 / 1024)]  # 42 KiB of the kernel's own, ncu's 43008 B
