@@ -341,13 +341,17 @@ class InstructionRoofline(Struct, frozen=True):
 class MemoryPicture(Struct, frozen=True):
     """The memory chart of ncu's Memory Workload Analysis for one launch (``analysis.memory``): L1 and L2 sector hit
     rates in percent, and the traffic on each edge between kernel, L1, shared memory, L2 and DRAM (bytes; shared
-    memory in wavefronts); with ncu's Speed of Light percentages (every set, the basic one included). None = not
-    measured, with the reason."""
+    memory in wavefronts), each edge in percent of its path's peak, the L2 hit rate of loads and of stores apart;
+    with ncu's Speed of Light percentages (every set, the basic one included). None = not measured, with the
+    reason."""
 
     hit_rate_pct: Mapping[str, Value]  # "l1", "l2"
     traffic: Mapping[str, Value]  # edge (ncu.metrics.MEMORY_EDGES) -> amount
     definitions: Mapping[str, str]  # edge -> what it counts
     sol_pct: Mapping[str, Value] = field(default_factory=dict)  # ncu's Speed of Light: "sm", "memory", "dram", ...
+    traffic_pct: Mapping[str, Value] = field(default_factory=dict)  # edge -> percent of that path's peak
+    l2_hit_rate_pct_by_op: Mapping[str, Value] = field(default_factory=dict)  # "read", "write": L2 hit rate per op
+    notes: tuple[str, ...] = ()  # what a figure above needs said beside it (an L2 hit rate above 100%)
 
 
 class HotLine(Struct, frozen=True):

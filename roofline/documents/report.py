@@ -247,13 +247,17 @@ class InstructionRooflineDoc(Struct, frozen=True):
 
 
 class MemoryDoc(Struct, frozen=True):
-    """The memory chart: L1 and L2 hit rates (percent), the traffic per edge, ncu's Speed of Light."""
+    """The memory chart: L1 and L2 hit rates (percent; the L2's of loads and of stores apart), the traffic per edge
+    and its percent of the path's peak, ncu's Speed of Light."""
 
     hit_rate_pct: dict[str, Number]
     traffic: dict[str, Number]
     definitions: dict[str, str]
     sol_pct: dict[str, Number]
     via: dict[str, str]
+    traffic_pct: dict[str, Number] = {}  # edge -> percent of that path's peak (ncu's memory tables' "% Peak")
+    l2_hit_rate_pct_by_op: dict[str, Number] = {}  # "read", "write": the L2 hit rate of loads and of stores
+    notes: list[str] = []  # what a figure needs said beside it (an L2 hit rate above 100%)
 
 
 class CandidateDoc(Struct, frozen=True):
@@ -742,12 +746,13 @@ def memory_doc(p: MemoryPicture | None, missing: dict[str, str]) -> MemoryDoc | 
     if p is None:
         missing["memory"] = "not computed"
         return None
-    every = {**{f"hit_rate_pct.{k}": v for k, v in p.hit_rate_pct.items()},
-             **{f"traffic.{k}": v for k, v in p.traffic.items()}, **{f"sol_pct.{k}": v for k, v in p.sol_pct.items()}}
-    return MemoryDoc(values_or_null(p.hit_rate_pct, "memory.hit_rate_pct", missing),
-                     values_or_null(p.traffic, "memory.traffic", missing), dict(p.definitions),
-                     values_or_null(p.sol_pct, "memory.sol_pct", missing),
-                     {path: v.via for path, v in every.items() if v.value is not None})
+    groups = {"hit_rate_pct": p.hit_rate_pct, "traffic": p.traffic, "sol_pct": p.sol_pct,
+              "traffic_pct": p.traffic_pct, "l2_hit_rate_pct_by_op": p.l2_hit_rate_pct_by_op}
+    every = {f"{group}.{k}": v for group, values in groups.items() for k, v in values.items()}
+    out = {group: values_or_null(values, f"memory.{group}", missing) for group, values in groups.items()}
+    return MemoryDoc(out["hit_rate_pct"], out["traffic"], dict(p.definitions), out["sol_pct"],
+                     {path: v.via for path, v in every.items() if v.value is not None}, out["traffic_pct"],
+                     out["l2_hit_rate_pct_by_op"], list(p.notes))
 
 
 def integer_doc(r: IntegerRoofline, key: str, missing: dict[str, str]) -> tuple[IntegerDoc, dict[str, Value]]:

@@ -236,6 +236,25 @@ MEMORY_EDGES = {
 }
 HINT_MEMORY = ("re-profile with --section MemoryWorkloadAnalysis_Chart --section MemoryWorkloadAnalysis_Tables "
                "or --set full")
+# The L2 hit rate per operation, as ncu's L2 table shows it: loads and stores apart. Their mix explains an L2 hit
+# rate near or above 100%: stores hit by construction (the L2 takes written sectors without reading them from DRAM;
+# the write rate is 99.99-100.13% in every shared report that holds it) and ncu's hits and lookups come from
+# separate replay passes, never clamped (ncu's Profiling Guide, "Range and Precision"). The full sets of ncu 2024.1
+# and later hold them (T4, A100, H100, GTX 1660 SUPER reports of shared/ncu-reps), those of 2020.3-2023.3 do not.
+L2_OP_HIT_RATES = {"read": "lts__t_sector_op_read_hit_rate.pct", "write": "lts__t_sector_op_write_hit_rate.pct"}
+HINT_L2_OP_HIT = "re-profile with --set full (MemoryWorkloadAnalysis_Tables) of ncu 2024.1 or later"
+# Each edge's throughput in percent of that path's peak over the elapsed cycles, the measure by which ncu's memory
+# chart colours its links: the edge counters' own ``.sum.pct_of_peak_sustained_elapsed`` (the "% Peak" of ncu's
+# memory tables; full sets), summed where the edge sums counters of one peak (shared loads + stores). For DRAM it is
+# bytes / (dram__bytes.sum.peak_sustained x DRAM clock x duration); for shared memory wavefronts / (1 per SM and L1
+# cycle); L2 <-> L1: 32 B per SM and L1 cycle each way (64 B for reads on A100, 128 B on H100), all checked on the
+# shared reports (tests/analysis/test_memory.py). ncu keeps no percent of peak for the kernel's L1 sectors: that
+# unit's load is the Speed of Light's L1/TEX percent (SOL_UNITS["l1"]).
+PCT_OF_PEAK_ELAPSED = ".sum.pct_of_peak_sustained_elapsed"
+EDGE_PCT = {**{edge: (name + PCT_OF_PEAK_ELAPSED,) for edge, (name, _) in MEMORY_EDGES.items() if name},
+            "kernel_shared_wavefronts": tuple(n + PCT_OF_PEAK_ELAPSED for n in SHARED_OP_WAVEFRONTS.values())}
+NO_L1_SECTOR_PCT = ("ncu keeps no percent of peak for the kernel's L1 sectors; the L1/TEX unit's load is the Speed "
+                    "of Light's L1 percent (sol_pct.l1)")
 
 
 def hit_rate(launch: KernelLaunch, level: str) -> Measured:
@@ -245,6 +264,27 @@ def hit_rate(launch: KernelLaunch, level: str) -> Measured:
     if value is not None:
         return Measured(value, via=name)
     return _nan_absent(launch, [name], [name], HINT_MEMORY)
+
+
+def l2_hit_rates_by_op(launch: KernelLaunch) -> dict[str, Measured]:
+    """ncu's L2 sector hit rate of loads ("read") and of stores ("write"), in percent (``L2_OP_HIT_RATES``)."""
+    out = {}
+    for op, name in L2_OP_HIT_RATES.items():
+        value = launch.value(name)
+        out[op] = Measured(value, via=name) if value is not None else _nan_absent(launch, [name], [name],
+                                                                                  HINT_L2_OP_HIT)
+    return out
+
+
+def edge_pcts(launch: KernelLaunch) -> dict[str, Measured]:
+    """Each edge of the memory chart in percent of its path's peak (``EDGE_PCT``); the kernel's L1 edge None."""
+    out = {"kernel_l1_bytes": Measured(None, via=NO_L1_SECTOR_PCT)}
+    for edge, names in EDGE_PCT.items():
+        values = [launch.value(name) for name in names]
+        absent = [name for name, v in zip(names, values, strict=True) if v is None]
+        out[edge] = (_nan_absent(launch, absent, absent, HINT_MEMORY) if absent
+                     else Measured(sum(v for v in values if v is not None), via=" + ".join(names)))
+    return {edge: out[edge] for edge in MEMORY_EDGES}
 
 
 def speed_of_light(launch: KernelLaunch) -> dict[str, Measured]:
@@ -1000,7 +1040,9 @@ def sign_tested(name: str) -> bool:
 METRICS_TO_READ = frozenset(_counter_names() | {DURATION, SM_CYCLES, INSTRUCTIONS, *CLOCK_METRICS, HFMA_MOVES,
                                                  *REPLAY_METRICS,
                                                  THREADS_PER_WARP_INST, INTEGER_PIPE_PCT, SM_ACTIVE_CYCLES,
-                                                 *HIT_RATES.values(), INTEGER_OPCODE_INST, *SOL_UNITS.values()}
+                                                 *HIT_RATES.values(), INTEGER_OPCODE_INST, *SOL_UNITS.values(),
+                                                 *L2_OP_HIT_RATES.values(),
+                                                 *(n for names in EDGE_PCT.values() for n in names)}
                             | {f"{name}.{form}" for name in SECTOR_USE.values() for form in SECTOR_USE_FORMS}
                             | _diagnostic_names())
 FAMILY_PREFIXES = (TENSOR_OPS_PREFIX, STALL_PREFIX, STALL_SAMPLES_PREFIX)
