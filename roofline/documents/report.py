@@ -182,6 +182,7 @@ class TensorRoofDoc(Struct, frozen=True):
     pct_of_peak: Number
     work: str
     via: dict[str, str]
+    source: str = "counters"  # where ``work`` is counted from: "counters", "sass", "volta_512" or "pipe"
 
 
 class TensorCoresDoc(Struct, frozen=True):
@@ -199,6 +200,8 @@ class TensorCoresDoc(Struct, frozen=True):
     advice: str | None
     findings: list[str]
     roofs: dict[str, TensorRoofDoc]
+    work_source: str | None = None  # where flops_by_type is counted from ("counters", "sass", "volta_512"); null
+    # where nothing counts it
 
 
 class StallDoc(Struct, frozen=True):
@@ -841,7 +844,8 @@ def tensor_cores_doc(t: TensorCores | None, missing: dict[str, str]) -> TensorCo
         t.status, t.arch, {k: number(v) for k, v in t.families.items()}, dict(t.flops_by_type),
         number(t.pipe_active_pct), number(t.pipe_elapsed_pct), number(t.flop_share), t.matmul_like or None,
         t.warning or None, t.advice or None, list(t.findings),
-        {dtype: _tensor_roof_doc(r, f"tensor_cores.roofs.{dtype}", missing) for dtype, r in t.roofs.items()})
+        {dtype: _tensor_roof_doc(r, f"tensor_cores.roofs.{dtype}", missing) for dtype, r in t.roofs.items()},
+        t.work_source)
 
 
 def _tensor_roof_doc(r: TensorRoof, key: str, missing: dict[str, str]) -> TensorRoofDoc:
@@ -849,7 +853,8 @@ def _tensor_roof_doc(r: TensorRoof, key: str, missing: dict[str, str]) -> Tensor
     values = {"achieved_ops_per_s": r.achieved_ops_per_s, "peak_ops_per_s": r.peak_ops_per_s,
               "pct_of_peak": r.pct_of_peak}
     out = {name: value_or_null(v, f"{key}.{name}", missing) for name, v in values.items()}
-    return TensorRoofDoc(**out, work=r.work, via={name: v.via for name, v in values.items() if v.value is not None})
+    return TensorRoofDoc(**out, work=r.work, via={name: v.via for name, v in values.items() if v.value is not None},
+                         source=r.source)
 
 
 def advice_doc(a: Advice, path: str, missing: dict[str, str], words: Words) -> AdviceDoc:
