@@ -123,7 +123,7 @@ def diagnose(analysis: LaunchAnalysis, device: Device, spec: DeviceSpec | None =
 
 
 # --- A roof per data type the launch did tensor work in ------------------------------------------------
-FROM_SASS = " (counted from the SASS: matrix instructions executed x 2 x m x n x k of their shape)"
+FROM_SASS = "; counted from the SASS (matrix instructions executed x 2 x m x n x k of their shape)"
 IMMA_TYPE = "int8"  # the IMMA pipe's roof: INT8 (INT4 runs twice the operations per pipe cycle)
 
 
