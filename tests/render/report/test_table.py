@@ -122,6 +122,8 @@ def test_a_basic_set_report_says_per_set_what_it_lacks(rendered):
     for hint in ("re-profile with --set roofline or --set full [all launches]",
                  "re-profile with --set roofline (hierarchical half-precision chart) [all launches]",
                  "re-profile with ncu 2025.1 or newer and --set roofline or --set full [all launches]",
+                 "re-profile with --set full (SourceCounters: roofline counts the MMA instructions of the SASS) or "
+                 "with ncu 2025.1 or newer [all launches]",
                  "re-profile with --set roofline (hierarchical roofline sections) [all launches]"):
         assert flat.count(hint) == 1, hint
     assert "FLOPs FP64, FP32; bytes DRAM; kernel-clock roof FP64, FP32, DRAM: re-profile with --set roofline or " \
@@ -129,7 +131,7 @@ def test_a_basic_set_report_says_per_set_what_it_lacks(rendered):
     assert "__" not in flat and "missing metrics" not in flat
     starts = [line for line in lines if not line.startswith("    ")]
     assert all(line.startswith("  ") and not line.startswith("   ") for line in starts)  # entries at 2 spaces
-    assert len(starts) == 4 and len(lines) > len(starts)  # the four hints; some wrap
+    assert len(starts) == 5 and len(lines) > len(starts)  # the five hints (Tensor FLOPs and roof apart); some wrap
 
 
 def test_the_shared_pipe_is_named_as_ncu_names_it():
