@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import Enum
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from msgspec import Struct, field
 
 from roofline.analysis.sass import opcode as sass_opcode
-from roofline.core.cohorts import largest
+from roofline.core.cohorts import largest, shared
 from roofline.core.files import base_name
 from roofline.core.model import Ceilings, CeilingSet, KernelLaunch, PcCounters
 from roofline.core.thresholds import THIN_SAMPLES
@@ -37,6 +37,9 @@ VerdictBasis = Literal["throughput", "roofline"]  # ncu's SpeedOfLight throughpu
 ProducerKind = Literal["writer", "in_flight"]  # how a hot spot's producer holds its wait (Producer.kind)
 Side = Literal["compute", "memory"]
 TensorStatus = Literal["used", "not used", "negligible", "no Tensor Cores", "not measured"]
+# Where tensor work is counted from (ncu.metrics.TENSOR_FROM_*): the sm__ops_path_tensor_* counters, the MMA
+# instructions of the SASS, Volta's 512 FLOP per tensor instruction, the IMMA pipe's busy share; None: not counted
+TensorWorkSource = Literal["counters", "sass", "volta_512", "pipe"]
 AdviceKind = Literal["measurement", "memory", "compute", "balanced", "precision", "tensor_cores", "waves",
                      "small_grid", "occupancy", "latency", "stalls", "launch_overhead", "library", "instructions",
                      "ncu_rule"]
@@ -73,6 +76,16 @@ class Value(Struct, frozen=True):
         lacking = measured.value is None and not measured.via and bool(measured.missing)
         return cls(measured.value, measured.reason, measured.via, measured.missing if lacking else (),
                    measured.hint if lacking else "", Cause.MISSING_METRICS if lacking and measured.hint else None)
+
+
+def counted_flops(flops: Mapping[str, Value]) -> dict[str, Any]:
+    """The FLOPs measured per precision, without a zero Tensor count that is the only one: the SASS (or a counter)
+    shows no tensor work, but with every CUDA-core precision unmeasured the kernel's FLOPs stay unknown (no total,
+    no intensity). A zero tensor count is common to a cohort's launches (``ncu.metrics.SASS_MMA_INST``)."""
+    known = {p: v.value for p, v in flops.items() if v.value is not None}
+    if set(known) == {"tensor"} and shared(known["tensor"] == 0):
+        return {}
+    return known
 
 
 class RoofPosition(Struct, frozen=True):
@@ -248,6 +261,7 @@ class TensorRoof(Struct, frozen=True):
     achieved_ops_per_s: Value
     peak_ops_per_s: Value
     pct_of_peak: Value
+    source: TensorWorkSource = "counters"  # where ``work`` is counted from
 
 
 class TensorCores(Struct, frozen=True):
@@ -269,6 +283,7 @@ class TensorCores(Struct, frozen=True):
     reason: str = ""  # why the status is NOT_MEASURED
     missing: Mapping[str, str] = field(default_factory=dict)  # why a None number above is None
     roofs: Mapping[str, TensorRoof] = field(default_factory=dict)  # per data type the launch did tensor work in
+    work_source: TensorWorkSource | None = None  # where ``flops_by_type`` (and the tensor FLOPs) are counted from
 
 
 class WarpStalls(Struct, frozen=True):
@@ -407,13 +422,17 @@ class InstructionRoofline(Struct, frozen=True):
 class MemoryPicture(Struct, frozen=True):
     """The memory chart of ncu's Memory Workload Analysis for one launch (``analysis.memory``): L1 and L2 sector hit
     rates in percent, and the traffic on each edge between kernel, L1, shared memory, L2 and DRAM (bytes; shared
-    memory in wavefronts); with ncu's Speed of Light percentages (every set, the basic one included). None = not
-    measured, with the reason."""
+    memory in wavefronts), each edge in percent of its path's peak, the L2 hit rate of loads and of stores apart;
+    with ncu's Speed of Light percentages (every set, the basic one included). None = not measured, with the
+    reason."""
 
     hit_rate_pct: Mapping[str, Value]  # "l1", "l2"
     traffic: Mapping[str, Value]  # edge (ncu.metrics.MEMORY_EDGES) -> amount
     definitions: Mapping[str, str]  # edge -> what it counts
     sol_pct: Mapping[str, Value] = field(default_factory=dict)  # ncu's Speed of Light: "sm", "memory", "dram", ...
+    traffic_pct: Mapping[str, Value] = field(default_factory=dict)  # edge -> percent of that path's peak
+    l2_hit_rate_pct_by_op: Mapping[str, Value] = field(default_factory=dict)  # "read", "write": L2 hit rate per op
+    notes: tuple[str, ...] = ()  # what a figure above needs said beside it (an L2 hit rate above 100%)
 
 
 class HotLine(Struct, frozen=True):
@@ -629,8 +648,8 @@ class LaunchAnalysis(Struct, frozen=True):
 
     @property
     def total_flops(self) -> float | None:
-        """All measured FLOPs (CUDA cores and Tensor Cores); None if no precision was measured."""
-        known = [v.value for v in self.flops.values() if v.value is not None]
+        """All measured FLOPs (CUDA cores and Tensor Cores); None if no precision was measured (``counted_flops``)."""
+        known = list(counted_flops(self.flops).values())
         return sum(known) if known else None
 
     @property

@@ -21,7 +21,15 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from roofline.analysis.launches import Columns, Figure, KernelGroup, KernelSpread, Launches, LaunchTable, ReportAnalysis
-from roofline.analysis.results import InvertedLevel, LaunchAnalysis, RoofPosition, Side, Value, Verdict
+from roofline.analysis.results import (
+    InvertedLevel,
+    LaunchAnalysis,
+    RoofPosition,
+    Side,
+    Value,
+    Verdict,
+    counted_flops,
+)
 from roofline.analysis.verdict import SM_ROOFS, NoThroughputs, launch_verdict, throughputs, whole_blocks_pct
 from roofline.core.choices import GroupBy
 from roofline.core.cohorts import (
@@ -285,7 +293,7 @@ def _absent_as(source: Value, reason: str) -> Value:
 
 def intensity(flops: Mapping[str, Value], moved: Mapping[str, Value]) -> dict[str, Value]:
     """FLOPs of all precisions per byte at each level (FLOP/byte)."""
-    known = [v.value for v in flops.values() if v.value is not None]
+    known = list(counted_flops(flops).values())
     unmeasured = [p for p, v in flops.items() if v.value is None]
     first = next((v for v in flops.values() if v.value is None and v.cause is not None), None)
     out = {}
@@ -345,7 +353,8 @@ def roof_position(flops: Mapping[str, Value], moved: Mapping[str, Value], durati
             util[level] = 100.0 * amount / duration / bw
         else:
             gaps.append(f"{level} ceiling: {ceilings.missing.get(level, 'unknown')}")
-    if not util:
+    # a Tensor roof without tensor work is no roof the launch is at (its zero count is common to a cohort)
+    if not util or all(p == "tensor" and shared(flops[p].value == 0) for p in util):
         reason = per_launch(_gaps_reason, "nothing to compare with a roof: ", tuple(unroofed), tuple(gaps), True)
         return RoofPosition(ceilings.source, None, None, {}, reason)
     limiter = roof_limiter(util, shown_pct)

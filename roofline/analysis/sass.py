@@ -25,6 +25,8 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import NamedTuple
 
+from roofline.ncu.metrics import mma_shape
+
 LONG_SCOREBOARD, SHORT_SCOREBOARD = "long_scoreboard", "short_scoreboard"
 
 # A register operand: general or uniform register, predicate or uniform predicate, or the predicate register as a
@@ -203,16 +205,17 @@ def _fragment(base: str, modifiers: Sequence[str], operands: Sequence[str], inde
     group of 8 threads."""
     shape = modifiers[0] if modifiers else ""
     types = [m for m in modifiers[1:] if m in _TYPE_BITS]
+    sized = mma_shape(shape)
     if base == "HGMMA":
-        m, n, k = (int(x) for x in shape.split("x")) if shape.count("x") == 2 else (64, 8, 16)
+        m, n, k = sized if sized is not None and "x" in shape else (64, 8, 16)
         c_bits = _TYPE_BITS.get(types[0], 32) if types else 32
         ab_bits = _TYPE_BITS.get(types[1], 16) if len(types) > 1 else 16
         last = max((i for i, o in enumerate(operands) if _REGISTER_OPERAND.fullmatch(o)), default=0)
         sizes = {0: m * n * c_bits, last: m * n * c_bits}
         return max(1, sizes.get(index, m * k * ab_bits) // (128 * 32))
-    if not shape.isdigit() or len(shape) < 3:
+    if sized is None or "x" in shape:
         return 1
-    m, n, k = (16, 8, int(shape[3:])) if shape.startswith("16") else (8, 8, int(shape[2:]))
+    m, n, k = sized
     if base in ("HMMA", "BMMA"):
         c_bits = _TYPE_BITS.get(types[0], 16) if types else 16
         ab_bits = _TYPE_BITS.get(types[1], 16) if len(types) > 1 else 1 if base == "BMMA" else 16

@@ -186,6 +186,7 @@ class TensorRoofDoc(Struct, frozen=True):
     pct_of_peak: Number
     work: str
     via: dict[str, str]
+    source: str = "counters"  # where ``work`` is counted from: "counters", "sass", "volta_512" or "pipe"
 
 
 class TensorCoresDoc(Struct, frozen=True):
@@ -203,6 +204,8 @@ class TensorCoresDoc(Struct, frozen=True):
     advice: str | None
     findings: list[str]
     roofs: dict[str, TensorRoofDoc]
+    work_source: str | None = None  # where flops_by_type is counted from ("counters", "sass", "volta_512"); null
+    # where nothing counts it
 
 
 class StallDoc(Struct, frozen=True):
@@ -251,13 +254,17 @@ class InstructionRooflineDoc(Struct, frozen=True):
 
 
 class MemoryDoc(Struct, frozen=True):
-    """The memory chart: L1 and L2 hit rates (percent), the traffic per edge, ncu's Speed of Light."""
+    """The memory chart: L1 and L2 hit rates (percent; the L2's of loads and of stores apart), the traffic per edge
+    and its percent of the path's peak, ncu's Speed of Light."""
 
     hit_rate_pct: dict[str, Number]
     traffic: dict[str, Number]
     definitions: dict[str, str]
     sol_pct: dict[str, Number]
     via: dict[str, str]
+    traffic_pct: dict[str, Number] = {}  # edge -> percent of that path's peak (ncu's memory tables' "% Peak")
+    l2_hit_rate_pct_by_op: dict[str, Number] = {}  # "read", "write": the L2 hit rate of loads and of stores
+    notes: list[str] = []  # what a figure needs said beside it (an L2 hit rate above 100%)
 
 
 class CandidateDoc(Struct, frozen=True):
@@ -746,12 +753,13 @@ def memory_doc(p: MemoryPicture | None, missing: dict[str, str]) -> MemoryDoc | 
     if p is None:
         missing["memory"] = "not computed"
         return None
-    every = {**{f"hit_rate_pct.{k}": v for k, v in p.hit_rate_pct.items()},
-             **{f"traffic.{k}": v for k, v in p.traffic.items()}, **{f"sol_pct.{k}": v for k, v in p.sol_pct.items()}}
-    return MemoryDoc(values_or_null(p.hit_rate_pct, "memory.hit_rate_pct", missing),
-                     values_or_null(p.traffic, "memory.traffic", missing), dict(p.definitions),
-                     values_or_null(p.sol_pct, "memory.sol_pct", missing),
-                     {path: v.via for path, v in every.items() if v.value is not None})
+    groups = {"hit_rate_pct": p.hit_rate_pct, "traffic": p.traffic, "sol_pct": p.sol_pct,
+              "traffic_pct": p.traffic_pct, "l2_hit_rate_pct_by_op": p.l2_hit_rate_pct_by_op}
+    every = {f"{group}.{k}": v for group, values in groups.items() for k, v in values.items()}
+    out = {group: values_or_null(values, f"memory.{group}", missing) for group, values in groups.items()}
+    return MemoryDoc(out["hit_rate_pct"], out["traffic"], dict(p.definitions), out["sol_pct"],
+                     {path: v.via for path, v in every.items() if v.value is not None}, out["traffic_pct"],
+                     out["l2_hit_rate_pct_by_op"], list(p.notes))
 
 
 def integer_doc(r: IntegerRoofline, key: str, missing: dict[str, str]) -> tuple[IntegerDoc, dict[str, Value]]:
@@ -840,7 +848,8 @@ def tensor_cores_doc(t: TensorCores | None, missing: dict[str, str]) -> TensorCo
         t.status, t.arch, {k: number(v) for k, v in t.families.items()}, dict(t.flops_by_type),
         number(t.pipe_active_pct), number(t.pipe_elapsed_pct), number(t.flop_share), t.matmul_like or None,
         t.warning or None, t.advice or None, list(t.findings),
-        {dtype: _tensor_roof_doc(r, f"tensor_cores.roofs.{dtype}", missing) for dtype, r in t.roofs.items()})
+        {dtype: _tensor_roof_doc(r, f"tensor_cores.roofs.{dtype}", missing) for dtype, r in t.roofs.items()},
+        t.work_source)
 
 
 def _tensor_roof_doc(r: TensorRoof, key: str, missing: dict[str, str]) -> TensorRoofDoc:
@@ -848,7 +857,8 @@ def _tensor_roof_doc(r: TensorRoof, key: str, missing: dict[str, str]) -> Tensor
     values = {"achieved_ops_per_s": r.achieved_ops_per_s, "peak_ops_per_s": r.peak_ops_per_s,
               "pct_of_peak": r.pct_of_peak}
     out = {name: value_or_null(v, f"{key}.{name}", missing) for name, v in values.items()}
-    return TensorRoofDoc(**out, work=r.work, via={name: v.via for name, v in values.items() if v.value is not None})
+    return TensorRoofDoc(**out, work=r.work, via={name: v.via for name, v in values.items() if v.value is not None},
+                         source=r.source)
 
 
 def advice_doc(a: Advice, path: str, missing: dict[str, str], words: Words) -> AdviceDoc:

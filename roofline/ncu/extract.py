@@ -120,6 +120,13 @@ def _launch(ncu_report: Any, action: Any, r: int, a: int, function_name: str, na
     moves = hfma_moves(action) if m.counts_hfma(metrics) else None
     if moves is not None:
         metrics[m.HFMA_MOVES] = moves
+    if not any(name.startswith(m.TENSOR_OPS_PREFIX) for name in metrics):  # the counters, where held, say it all
+        mma = mma_instructions(action)
+        if mma is not None:
+            metrics[m.SASS_MMA_INST] = mma
+        by_type = tensor_ops_by_sass(action) if mma else None
+        for dtype, ops in (by_type or {}).items():
+            metrics[m.SASS_TENSOR_OPS.format(dtype)] = ops
     dims = [_int(metrics.get(name)) for name in (*m.GRID_DIMS, *m.BLOCK_DIMS)]
     return {
         "range_index": r,
@@ -177,6 +184,53 @@ def hfma_moves(action: Any) -> float | None:
             if found >= expected:
                 break
     return moves if found == expected else None
+
+
+def mma_instructions(action: Any) -> float | None:
+    """Warp-level matrix instructions of any kind executed (``metrics.MMA_OPCODES`` and the uncounted ones), from
+    the per-opcode counts; None where the launch has none of those counts."""
+    counts = _per_opcode_with_modifiers(action)
+    if counts is None:
+        return None
+    return float(sum(n for op, n in counts if _is_mma(op.split(".")[0])))
+
+
+def tensor_ops_by_sass(action: Any) -> dict[str, float] | None:
+    """Tensor operations per source type counted from the SASS: each matrix instruction's warp executions per opcode
+    with its modifiers (ncu's own count, SourceCounters) x its operations per warp instruction
+    (``metrics.mma_ops``). None where the launch has no such counts or ran a matrix instruction that cannot be sized
+    (``metrics.UNCOUNTED_MMA``, Volta's HMMA.884, sparse MMA); {} where it ran none."""
+    from roofline.ncu import metrics as m
+
+    counts = _per_opcode_with_modifiers(action)
+    if counts is None:
+        return None
+    ops: dict[str, float] = {}
+    for op, executed in counts:
+        if not executed > 0 or not _is_mma(op.split(".")[0]):
+            continue
+        sized = m.mma_ops(op)
+        if sized is None:
+            return None
+        ops[sized[0]] = ops.get(sized[0], 0.0) + executed * sized[1]
+    return ops
+
+
+def _per_opcode_with_modifiers(action: Any) -> list[tuple[str, float]] | None:
+    """(opcode with its modifiers, warp instructions executed) of every instruction kind the launch ran."""
+    from roofline.ncu import metrics as m
+
+    metric = action.metric_by_name(m.PER_OPCODE_WARP_INST)
+    if metric is None:
+        return None
+    ids = metric.correlation_ids()
+    return [(ids.as_string(i), metric.as_double(i)) for i in range(metric.num_instances())]
+
+
+def _is_mma(base: str) -> bool:
+    from roofline.ncu import metrics as m
+
+    return base in m.MMA_OPCODES or bool(m.UNCOUNTED_MMA.match(base))
 
 
 SOURCE_CONTEXT = 3  # source lines kept either side of each sampled line (the renderers show a few)

@@ -98,6 +98,67 @@ _TENSOR_SRC = re.compile(r"^sm__ops_path_tensor_(?:op_[a-z]+_)?src_(?P<src>[a-z0
                          r"(?:_sparsity_(?P<sp>on|off))?$")
 FLOAT_TENSOR_TYPES = ("fp64", "tf32", "fp16", "bf16", "fp8", "fp6", "fp4")
 
+# Tensor work counted from the SASS, where a report lacks the ops_path counters (ncu before 2025.1) but holds the
+# warp instructions executed per opcode with its modifiers (SourceCounters, --set full). A matrix instruction's
+# shape is its first modifier: "16816" = m16n8k16 (PTX ISA, "Matrix shape" of mma: m16n8k{4,8,16,32,64,128,256} and
+# m8n8k{4,16,32,128}; the digits after "16" or "8" give n then k), "64x128x16" = m64n128k16 of a warpgroup MMA
+# (wgmma, m64nNk{8,16,32,256}). One MMA of shape m x n x k does m x n x k multiply-adds, 2 x m x n x k operations
+# (FLOPs or integer ops, the unit of the ops_path counters), and ncu counts a warp-level instruction once per warp:
+# an HMMA/IMMA/DMMA/BMMA is one warp's MMA; a warpgroup MMA (HGMMA, IGMMA, QGMMA, BGMMA) is executed by each of the
+# warpgroup's 4 warps, so a quarter of its operations per warp instruction (on the H100 report of examples/h100,
+# torch-bf16.full: 2,097,152 HGMMA.64x128x16.F32.BF16 x 65,536 = sm__ops_path_tensor_src_bf16_dst_fp32.sum
+# exactly, tests/ncu/test_tensor_sass.py). The source type: DMMA FP64; IMMA S8/U8 INT8, S4/U4 INT4; BMMA and BGMMA
+# INT1; IGMMA INT8; QGMMA FP8; HMMA and HGMMA name their accumulator then, where it is not FP16, the input type
+# (BF16, TF32, E4M3/E5M2 = FP8). Not counted (the whole launch left to the counters): Volta's HMMA.884, whose
+# operations per instruction depend on its STEP sequence; sparse MMA (.SP), whose operations ncu counts otherwise;
+# Blackwell's UTC*MMA (tcgen05.mma, issued by one thread, its shape in a descriptor, not in the SASS).
+# warp instructions executed per opcode with its modifiers ("HMMA.16816.F32", SourceCounters, ncu 2020.3 on)
+PER_OPCODE_WARP_INST = "sass__inst_executed_per_opcode_with_modifier_all"
+MMA_OPCODES = {"HMMA": 1, "IMMA": 1, "DMMA": 1, "BMMA": 1, "HGMMA": 4, "IGMMA": 4, "QGMMA": 4, "BGMMA": 4}  # -> warps
+UNCOUNTED_MMA = re.compile(r"^UTC\w*MMA$|^OMMA$")  # matrix opcodes the SASS count cannot size
+_MMA_INPUTS = {"F16": "fp16", "BF16": "bf16", "TF32": "tf32", "E4M3": "fp8", "E5M2": "fp8", "S8": "int8",
+               "U8": "int8", "S4": "int4", "U4": "int4", "B1": "int1"}
+_MMA_FIXED = {"DMMA": "fp64", "BMMA": "int1", "BGMMA": "int1", "IGMMA": "int8", "QGMMA": "fp8"}
+SASS_TENSOR_TYPES = ("fp16", "bf16", "tf32", "fp8", "fp64", "int8", "int4", "int1")
+SASS_TENSOR_OPS = "roofline__sass_tensor_ops_{}"  # roofline's own metric: operations of one type, from the SASS
+SASS_TENSOR_METRICS = tuple(SASS_TENSOR_OPS.format(t) for t in SASS_TENSOR_TYPES)
+SASS_MMA_INST = "roofline__sass_mma_warp_inst_executed"  # roofline's own: matrix instructions of any kind executed
+# Where a launch's tensor work comes from (``tensor_work_source``): the ops_path counters, the SASS, Volta's
+# 512 FLOP per tensor instruction, or (integer MMA only) the IMMA pipe's busy share; "" where nothing counts it
+TENSOR_FROM_COUNTERS, TENSOR_FROM_SASS, TENSOR_FROM_VOLTA, TENSOR_FROM_PIPE = "counters", "sass", "volta_512", "pipe"
+HINT_TENSOR_SASS = ("re-profile with --set full (SourceCounters: roofline counts the MMA instructions of the SASS) "
+                    "or with ncu 2025.1 or newer")
+
+
+def mma_shape(shape: str) -> tuple[int, int, int] | None:
+    """m, n, k of a matrix instruction's shape modifier ("16816" -> (16, 8, 16), "64x128x16" -> (64, 128, 16));
+    None for anything else."""
+    if shape.count("x") == 2 and shape.replace("x", "").isdigit():
+        m, n, k = (int(x) for x in shape.split("x"))
+        return m, n, k
+    if not shape.isdigit() or len(shape) < 3:
+        return None
+    return (16, 8, int(shape[3:])) if shape.startswith("16") else (8, 8, int(shape[2:]))
+
+
+def mma_ops(opcode_with_modifiers: str) -> tuple[str, float] | None:
+    """(source type, operations per warp-level instruction) of a counted matrix instruction ("HMMA.16816.F32.BF16"
+    -> ("bf16", 4096.0)); None where it is none or cannot be sized (see ``MMA_OPCODES``)."""
+    base, *modifiers = opcode_with_modifiers.split(".")
+    warps = MMA_OPCODES.get(base)
+    shape = mma_shape(modifiers[0]) if modifiers and warps else None
+    if warps is None or shape is None or "SP" in modifiers or (base == "HMMA" and modifiers[0] == "884"):
+        return None
+    if base in _MMA_FIXED:
+        dtype = _MMA_FIXED[base]
+    elif base == "IMMA":
+        dtype = next((_MMA_INPUTS[x] for x in modifiers[1:] if x in _MMA_INPUTS), "int8")
+    else:  # HMMA, HGMMA: the accumulator, then the input type where it is not FP16
+        dtype = next((_MMA_INPUTS[x] for x in modifiers[2:] if x in _MMA_INPUTS), "fp16")
+    m, n, k = shape
+    return dtype, 2.0 * m * n * k / warps
+
+
 # --- Throughputs (SpeedOfLight section, in every --set) -----------------------------------------------
 SM_THROUGHPUT = "sm__throughput.avg.pct_of_peak_sustained_elapsed"  # busiest SM unit, percent of its peak
 MEMORY_THROUGHPUT = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"  # busiest memory unit
@@ -236,6 +297,25 @@ MEMORY_EDGES = {
 }
 HINT_MEMORY = ("re-profile with --section MemoryWorkloadAnalysis_Chart --section MemoryWorkloadAnalysis_Tables "
                "or --set full")
+# The L2 hit rate per operation, as ncu's L2 table shows it: loads and stores apart. Their mix explains an L2 hit
+# rate near or above 100%: stores hit by construction (the L2 takes written sectors without reading them from DRAM;
+# the write rate is 99.99-100.13% in every shared report that holds it) and ncu's hits and lookups come from
+# separate replay passes, never clamped (ncu's Profiling Guide, "Range and Precision"). The full sets of ncu 2024.1
+# and later hold them (T4, A100, H100, GTX 1660 SUPER reports of shared/ncu-reps), those of 2020.3-2023.3 do not.
+L2_OP_HIT_RATES = {"read": "lts__t_sector_op_read_hit_rate.pct", "write": "lts__t_sector_op_write_hit_rate.pct"}
+HINT_L2_OP_HIT = "re-profile with --set full (MemoryWorkloadAnalysis_Tables) of ncu 2024.1 or later"
+# Each edge's throughput in percent of that path's peak over the elapsed cycles, the measure by which ncu's memory
+# chart colours its links: the edge counters' own ``.sum.pct_of_peak_sustained_elapsed`` (the "% Peak" of ncu's
+# memory tables; full sets), summed where the edge sums counters of one peak (shared loads + stores). For DRAM it is
+# bytes / (dram__bytes.sum.peak_sustained x DRAM clock x duration); for shared memory wavefronts / (1 per SM and L1
+# cycle); L2 <-> L1: 32 B per SM and L1 cycle each way (64 B for reads on A100, 128 B on H100), all checked on the
+# shared reports (tests/analysis/test_memory.py). ncu keeps no percent of peak for the kernel's L1 sectors: that
+# unit's load is the Speed of Light's L1/TEX percent (SOL_UNITS["l1"]).
+PCT_OF_PEAK_ELAPSED = ".sum.pct_of_peak_sustained_elapsed"
+EDGE_PCT = {**{edge: (name + PCT_OF_PEAK_ELAPSED,) for edge, (name, _) in MEMORY_EDGES.items() if name},
+            "kernel_shared_wavefronts": tuple(n + PCT_OF_PEAK_ELAPSED for n in SHARED_OP_WAVEFRONTS.values())}
+NO_L1_SECTOR_PCT = ("ncu keeps no percent of peak for the kernel's L1 sectors; the L1/TEX unit's load is the Speed "
+                    "of Light's L1 percent (sol_pct.l1)")
 
 
 def hit_rate(launch: KernelLaunch, level: str) -> Measured:
@@ -245,6 +325,27 @@ def hit_rate(launch: KernelLaunch, level: str) -> Measured:
     if value is not None:
         return Measured(value, via=name)
     return _nan_absent(launch, [name], [name], HINT_MEMORY)
+
+
+def l2_hit_rates_by_op(launch: KernelLaunch) -> dict[str, Measured]:
+    """ncu's L2 sector hit rate of loads ("read") and of stores ("write"), in percent (``L2_OP_HIT_RATES``)."""
+    out = {}
+    for op, name in L2_OP_HIT_RATES.items():
+        value = launch.value(name)
+        out[op] = Measured(value, via=name) if value is not None else _nan_absent(launch, [name], [name],
+                                                                                  HINT_L2_OP_HIT)
+    return out
+
+
+def edge_pcts(launch: KernelLaunch) -> dict[str, Measured]:
+    """Each edge of the memory chart in percent of its path's peak (``EDGE_PCT``); the kernel's L1 edge None."""
+    out = {"kernel_l1_bytes": Measured(None, via=NO_L1_SECTOR_PCT)}
+    for edge, names in EDGE_PCT.items():
+        values = [launch.value(name) for name in names]
+        absent = [name for name, v in zip(names, values, strict=True) if v is None]
+        out[edge] = (_nan_absent(launch, absent, absent, HINT_MEMORY) if absent
+                     else Measured(sum(v for v in values if v is not None), via=" + ".join(names)))
+    return {edge: out[edge] for edge in MEMORY_EDGES}
 
 
 def speed_of_light(launch: KernelLaunch) -> dict[str, Measured]:
@@ -283,7 +384,7 @@ INTEGER_OPCODES = frozenset({"BMSK", "BREV", "FLO", "IABS", "IADD", "IADD3", "IA
                              "LOP32I", "POPC", "SHF", "SHL", "SHR", "VABSDIFF", "VABSDIFF4", "VIADD", "VIADDMNMX",
                              "VIMNMX", "VIMNMX3"})
 INTEGER_OPCODE_INST = "roofline__integer_thread_inst_executed_true"
-OWN_METRICS = (HFMA_MOVES, INTEGER_OPCODE_INST)  # the metrics the reader derives itself (not ncu's)
+OWN_METRICS = (HFMA_MOVES, INTEGER_OPCODE_INST, SASS_MMA_INST, *SASS_TENSOR_METRICS)  # the reader's own (not ncu's)
 # The integer pipe: the ALU pipe issues integer and logic instructions except multiplies (IMAD and IMUL go to the
 # FMA pipe, FMA-heavy from CC 8.6). Its peak is its .sum.peak_sustained where the report holds it; else ncu's own
 # percent of it: count / (pct_of_peak_sustained_active / 100 x SM active cycles) is the peak per cycle (2 warp
@@ -303,7 +404,8 @@ HINT_CACHE = "re-profile with --set roofline (hierarchical roofline sections)"
 HINT_TIME = "re-profile with any --set (gpu__time_duration is in every stock section)"
 HINT_NAN = "profile this kernel again (alone with -k, or with --replay-mode application)"
 MISSING_METRICS = "missing metrics: "  # a reason of metrics the report lacks: this, their names, "; ", the hint
-COLLECT_HINTS = tuple(dict.fromkeys((HINT_FLOPS, HINT_FP16, HINT_TENSOR, HINT_DRAM, HINT_CACHE, HINT_TIME)))
+COLLECT_HINTS = tuple(dict.fromkeys((HINT_FLOPS, HINT_FP16, HINT_TENSOR, HINT_TENSOR_SASS, HINT_DRAM, HINT_CACHE,
+                                     HINT_TIME)))
 
 
 class Measured(NamedTuple):
@@ -533,10 +635,19 @@ def tensor_flops(launch: KernelLaunch, device: Device) -> tuple[Measured, dict[s
             if is_float and m.value is not None:
                 per_type[src] = per_type.get(src, 0.0) + m.value
         return Measured(sum(per_type.values()), via="sum of sm__ops_path_tensor_src_* (floating-point types)"), per_type
+    sass = _sass_tensor_ops(launch)
+    if sass:
+        floats = {t: v.value for t, v in sass.items() if t in FLOAT_TENSOR_TYPES and v.value is not None}
+        via = "MMA warp instructions of the SASS x 2 x m x n x k (floating-point types; " + ", ".join(
+            SASS_TENSOR_OPS.format(t) for t in floats) + ")" if floats else "the SASS runs no floating-point MMA"
+        return Measured(sum(floats.values()) if floats else 0.0, via=via), floats
+    mma = launch.value(SASS_MMA_INST)
+    if mma is not None and shared(mma == 0):
+        return Measured(0.0, via=f"no matrix instruction in the SASS ({PER_OPCODE_WARP_INST})"), {}
     inst = counter(launch, TENSOR_INST, _SM_UNITS)
     if inst.value is None:
         return _with_hint(Measured(None, via=inst.via, missing=(f"{TENSOR_OPS_PREFIX}src_*.sum", *inst.missing),
-                                   hint=inst.hint), HINT_TENSOR), {}
+                                   hint=inst.hint), HINT_TENSOR_SASS), {}
     if shared(inst.value == 0):
         return Measured(0.0, via=f"{inst.via} = 0 (no tensor instructions)"), {}
     if device.compute_capability == "7.0":
@@ -544,9 +655,9 @@ def tensor_flops(launch: KernelLaunch, device: Device) -> tuple[Measured, dict[s
         note = "approximate: 512 FLOP per HMMA.884 instruction (FP32 accumulate)"
         return Measured(flops, via=f"512 x {inst.via}", notes=(note,)), {"fp16": flops}
     reason = ("tensor instructions executed, but this report has no sm__ops_path_tensor_* "
-              "FLOP counters and FLOPs per instruction vary with the instruction shape on CC "
-              f"{device.compute_capability}")
-    return _absent([f"{TENSOR_OPS_PREFIX}src_*.sum"], HINT_TENSOR, via=reason), {}
+              "FLOP counters and no SASS counts of its MMA instructions, and FLOPs per instruction vary with the "
+              f"instruction shape on CC {device.compute_capability}")
+    return _absent([f"{TENSOR_OPS_PREFIX}src_*.sum"], HINT_TENSOR_SASS, via=reason), {}
 
 
 # --- Bytes per memory level -------------------------------------------------------------------------
@@ -929,7 +1040,10 @@ def tensor_ops_by_type(launch: KernelLaunch) -> dict[str, Measured]:
     """Operations on the tensor path per source type, every type the report counts (floating point and integer),
     from the aggregate ``sm__ops_path_tensor_src_*`` counters: FLOPs, or integer ops (2 per multiply-add)."""
     out: dict[str, Measured] = {}
-    for base, (src, _sparsity, _is_float) in _tensor_names(launch).items():
+    names = _tensor_names(launch)
+    if not names:
+        return _sass_tensor_ops(launch)
+    for base, (src, _sparsity, _is_float) in names.items():
         found = counter(launch, base)
         if found.value is None:
             continue
@@ -937,6 +1051,29 @@ def tensor_ops_by_type(launch: KernelLaunch) -> dict[str, Measured]:
         out[src] = found if before is None else Measured(before.value + found.value,  # type: ignore[operator]
                                                          via=f"{before.via} + {found.via}")
     return out
+
+
+def _sass_tensor_ops(launch: KernelLaunch) -> dict[str, Measured]:
+    """Operations per source type counted from the SASS (``SASS_TENSOR_OPS``), every type the launch ran."""
+    out = {}
+    for dtype, name in zip(SASS_TENSOR_TYPES, SASS_TENSOR_METRICS, strict=True):
+        value = launch.value(name)
+        if value is not None:
+            out[dtype] = Measured(value, via=f"{dtype.upper()} MMA warp instructions of the SASS x 2 x m x n x k "
+                                             f"per instruction ({name})")
+    return out
+
+
+def tensor_work_source(launch: KernelLaunch, device: Device) -> str:
+    """Where the launch's tensor work is counted from (``TENSOR_FROM_*``); "" where nothing counts it."""
+    if _tensor_names(launch):
+        return TENSOR_FROM_COUNTERS
+    mma = launch.value(SASS_MMA_INST)
+    if _sass_tensor_ops(launch) or (mma is not None and shared(mma == 0)):
+        return TENSOR_FROM_SASS
+    if device.compute_capability == "7.0" and counter(launch, TENSOR_INST, _SM_UNITS).value is not None:
+        return TENSOR_FROM_VOLTA
+    return ""
 
 
 def pipe_active_share(launch: KernelLaunch, bases: tuple[str, ...]) -> Measured:
@@ -1000,7 +1137,9 @@ def sign_tested(name: str) -> bool:
 METRICS_TO_READ = frozenset(_counter_names() | {DURATION, SM_CYCLES, INSTRUCTIONS, *CLOCK_METRICS, HFMA_MOVES,
                                                  *REPLAY_METRICS,
                                                  THREADS_PER_WARP_INST, INTEGER_PIPE_PCT, SM_ACTIVE_CYCLES,
-                                                 *HIT_RATES.values(), INTEGER_OPCODE_INST, *SOL_UNITS.values()}
+                                                 *HIT_RATES.values(), INTEGER_OPCODE_INST, *SOL_UNITS.values(),
+                                                 *L2_OP_HIT_RATES.values(),
+                                                 *(n for names in EDGE_PCT.values() for n in names)}
                             | {f"{name}.{form}" for name in SECTOR_USE.values() for form in SECTOR_USE_FORMS}
                             | _diagnostic_names())
 FAMILY_PREFIXES = (TENSOR_OPS_PREFIX, STALL_PREFIX, STALL_SAMPLES_PREFIX)

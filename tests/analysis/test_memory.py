@@ -92,3 +92,93 @@ def test_speed_of_light_percentages_are_ncus_details_page(roofline_report, raw_a
             else:
                 assert sol[unit].value is None and "SpeedOfLight" in sol[unit].reason
         assert sol["dram"].value is not None and sol["l1"].value is not None and sol["l2"].value is not None
+
+
+# --- Each edge in percent of its path's peak, the L2 hit rate per operation ------------------------------------
+PCT = ".sum.pct_of_peak_sustained_elapsed"
+OP_HIT = {"read": "lts__t_sector_op_read_hit_rate.pct", "write": "lts__t_sector_op_write_hit_rate.pct"}
+
+
+def expected_pct(raw) -> dict[str, float]:
+    """Edge percents computed from counts, peaks and clocks alone (never ncu's percent metric): DRAM bytes per second
+    over dram__bytes.sum.peak_sustained x DRAM clock; shared load + store wavefronts over 1 per SM and L1 cycle; L1
+    -> L2 bytes over 32 B per SM and L1 cycle. Only the edges whose inputs the launch holds."""
+    out = {}
+    peak, clock = "dram__bytes.sum.peak_sustained", "dram__cycles_elapsed.avg.per_second"
+    for edge, name in (("dram_to_l2_bytes", "dram__bytes_read"), ("l2_to_dram_bytes", "dram__bytes_write")):
+        if all(raw.has(n) for n in (f"{name}.sum.per_second", peak, clock)) and raw[peak] * raw[clock] > 0:
+            out[edge] = 100 * raw[f"{name}.sum.per_second"] / (raw[peak] * raw[clock])
+    sms, cycles = "device__attribute_multiprocessor_count", "l1tex__cycles_elapsed.avg"
+    if raw.has(sms) and raw.has(cycles) and raw[cycles] > 0:
+        per_cycle = raw[sms] * raw[cycles]
+        if all(raw.has(n) for n in SHARED):
+            out["kernel_shared_wavefronts"] = 100 * sum(raw[n] for n in SHARED) / per_cycle
+        if raw.has(EDGES["l1_to_l2_bytes"]):
+            out["l1_to_l2_bytes"] = 100 * raw[EDGES["l1_to_l2_bytes"]] / (32 * per_cycle)
+    return out
+
+
+@pytest.mark.parametrize("name", FULL_SETS)
+def test_each_edges_percent_of_peak_is_its_count_over_the_paths_peak(roofline_report, raw_actions, name):
+    """DRAM in both directions on every full set; shared memory and L1 -> L2 where the report holds the L1 cycles
+    (ncu 2024.1 and later); the kernel's L1 edge is null with its reason."""
+    if name == "no full-set report":
+        pytest.skip("../shared/ncu-reps not found")
+    checked = 0
+    for raw, launch in zip(raw_actions(name), roofline_report(name).launches, strict=True):
+        p = memory_picture(launch)
+        kernel_l1 = p.traffic_pct["kernel_l1_bytes"]
+        assert kernel_l1.value is None and "sol_pct.l1" in kernel_l1.reason
+        for edge, want in expected_pct(raw).items():
+            got = p.traffic_pct[edge].value
+            assert got == pytest.approx(want, rel=1e-6, abs=1e-9), f"{name} {raw.action_index} {edge}"
+            checked += 1
+    if raw_actions(name)[0].has("dram__bytes.sum.peak_sustained"):
+        assert checked >= 2
+
+
+def test_every_edge_but_the_kernels_l1_has_a_percent_on_a_2024_full_set(roofline_report):
+    (launch, _) = roofline_report("a100-80gb_cutlass-gemm_full").launches
+    pcts = memory_picture(launch).traffic_pct
+    assert [edge for edge, v in pcts.items() if v.value is None] == ["kernel_l1_bytes"]
+    assert pcts["l2_to_l1_bytes"].via == "l1tex__m_xbar2l1tex_read_bytes" + PCT
+
+
+@pytest.mark.parametrize("name", FULL_SETS)
+def test_l2_hit_rates_of_loads_and_stores_are_ncus(roofline_report, raw_actions, name):
+    """The values ncu stores; null, naming the set and ncu version that collect them, where the report has none."""
+    if name == "no full-set report":
+        pytest.skip("../shared/ncu-reps not found")
+    for raw, launch in zip(raw_actions(name), roofline_report(name).launches, strict=True):
+        by_op = memory_picture(launch).l2_hit_rate_pct_by_op
+        for op, metric in OP_HIT.items():
+            if raw.has(metric):
+                assert by_op[op].value == raw[metric] and by_op[op].via == metric
+            else:
+                assert by_op[op].value is None and "2024.1" in by_op[op].reason
+
+
+def test_stores_explain_an_a100_l2_hit_rate_above_its_loads(roofline_report):
+    """A100 CUTLASS GEMM: 84.2% overall, loads 74.4%, stores 100.1% (above 100%: ncu's ratio is not clamped)."""
+    (launch, _) = roofline_report("a100-80gb_cutlass-gemm_full").launches
+    p = memory_picture(launch)
+    assert p.l2_hit_rate_pct_by_op["read"].value == pytest.approx(74.3827, abs=1e-4)
+    assert p.l2_hit_rate_pct_by_op["write"].value == pytest.approx(100.0859, abs=1e-4)
+    (note,) = p.notes  # the stores' rate is above 100%
+    assert "above 100%" in note and "the loads' and stores' rates show the mix" in note
+
+
+def test_no_note_where_every_l2_hit_rate_is_at_most_100(roofline_report):
+    """T4 (ncu 2024.2): 50.3% overall, loads 25.3%, stores 99.99%."""
+    (launch,) = roofline_report("t4_matrix-add-2d_full").launches
+    assert memory_picture(launch).notes == ()
+
+
+def test_an_l2_hit_rate_above_100_is_explained_and_names_the_split(roofline_report):
+    """A40 Julia (ncu 2022.4): 100.1% with no per-operation rates in the report."""
+    launches = roofline_report("a40_julia-fp16x2_full").launches
+    above = [memory_picture(la) for la in launches if (la.value("lts__t_sector_hit_rate.pct") or 0) > 100]
+    assert above
+    for p in above:
+        (note,) = p.notes
+        assert "above 100%" in note and "not clamp" in note and "2024.1" in note

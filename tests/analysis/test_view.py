@@ -93,14 +93,15 @@ def test_a_report_with_no_timed_launch_notes_the_roofs_its_launches_took_from_th
 
 
 def test_a_gpu_without_tensor_cores_gets_no_tensor_roof_and_no_fix_for_tensor_flops(roofline_report):
-    """The GTX 1660 SUPER (TU116) has no Tensor Cores: its report cannot count Tensor FLOPs (ncu 2025.1 metrics),
-    yet no re-profiling would find any, so neither the roof row nor the n/a line offers one. FP16, which TU116
-    executes, keeps its row and its fix."""
+    """The GTX 1660 SUPER (TU116) has no Tensor Cores: its SASS holds no matrix instruction (an exact 0), and no
+    re-profiling would find any, so neither the roof row nor the n/a line offers one. FP16, which TU116 executes,
+    keeps its row and its fix."""
     v = report_view(analyze_report(roofline_report("gtx1660super_sgemm-naive_full")))
     assert "tensor" not in v.roof_keys and "fp16" in v.roof_keys
     named = [name for u in v.unavailable for _, names in u.values for name in names.split(", ")]
     assert "Tensor" not in named and "FP16" in named
-    assert v.analysis.launches[0].flops["tensor"].value is None  # the launch's own value stays unmeasured, with why
+    # the launch's own value: its SASS (SourceCounters) holds no matrix instruction, an exact 0
+    assert v.analysis.launches[0].flops["tensor"].value == 0.0
 
 
 def test_the_scaled_roofs_note_names_only_the_roofs_shown():

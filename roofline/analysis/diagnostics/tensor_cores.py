@@ -10,13 +10,20 @@ Inputs are the launch's analysis (FLOPs per precision, DRAM intensity, ceilings)
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, cast
 
 from msgspec import Struct
 from msgspec.structs import replace
 
 from roofline.analysis.libraries import matmul_name
-from roofline.analysis.results import LaunchAnalysis, TensorCores, TensorRoof, TensorStatus, Value
+from roofline.analysis.results import (
+    LaunchAnalysis,
+    TensorCores,
+    TensorRoof,
+    TensorStatus,
+    TensorWorkSource,
+    Value,
+)
 from roofline.core.model import Device
 from roofline.core.thresholds import MATMUL_MIN_FMA_SHARE, MATMUL_MIN_INTENSITY, TENSOR_ACTIVE_PCT, TENSOR_NO_GAIN_RATIO
 from roofline.core.units import si
@@ -109,11 +116,14 @@ def diagnose(analysis: LaunchAnalysis, device: Device, spec: DeviceSpec | None =
     result = TensorCores(status, arch.name if arch else None, families,
                          {t: v for t, v in analysis.tensor_flops_by_type.items() if v}, active, elapsed,
                          _flop_share(analysis), _matmul_like(analysis), reason=reason)
-    result = replace(result, missing=_missing(result, analysis), roofs=tensor_roofs(analysis, device, spec))
+    source = m.tensor_work_source(analysis.launch, device) or None
+    result = replace(result, missing=_missing(result, analysis), roofs=tensor_roofs(analysis, device, spec),
+                     work_source=cast("TensorWorkSource | None", source))
     return _with_findings(result, analysis, arch, device, spec)
 
 
 # --- A roof per data type the launch did tensor work in ------------------------------------------------
+FROM_SASS = "; counted from the SASS (matrix instructions executed x 2 x m x n x k of their shape)"
 IMMA_TYPE = "int8"  # the IMMA pipe's roof: INT8 (INT4 runs twice the operations per pipe cycle)
 
 
@@ -122,13 +132,14 @@ def tensor_roofs(analysis: LaunchAnalysis, device: Device, spec: DeviceSpec | No
     integer ones included) where they count any work, else the IMMA pipe's busy share against the INT8 roof."""
     roofs: dict[str, TensorRoof] = {}
     seconds = analysis.duration_s.value
+    source = cast("TensorWorkSource", m.tensor_work_source(analysis.launch, device) or m.TENSOR_FROM_COUNTERS)
     for dtype, ops in m.tensor_ops_by_type(analysis.launch).items():
         if not ops.value:
             continue
         peak = _tensor_roof(analysis, device, spec, dtype)
         achieved = (Value(ops.value / seconds, via=f"({ops.via}) / duration") if seconds
                     else Value(None, analysis.duration_s.reason or "no duration"))
-        roofs[dtype] = TensorRoof(dtype, ops.via, achieved, peak, _pct(achieved, peak))
+        roofs[dtype] = TensorRoof(dtype, ops.via, achieved, peak, _pct(achieved, peak), source)
     if IMMA_TYPE in roofs:
         return roofs
     share = m.pipe_active_share(analysis.launch, m.IMMA_PIPE_BASES)
@@ -138,7 +149,7 @@ def tensor_roofs(analysis: LaunchAnalysis, device: Device, spec: DeviceSpec | No
         achieved = (Value(share.value * peak.value, via=f"{share.via} x the INT8 roof (INT8 at the dense rate; INT4 "
                                                         "would do twice the operations)")
                     if peak.value is not None else Value(None, peak.reason))
-        roofs[IMMA_TYPE] = TensorRoof(IMMA_TYPE, f"IMMA pipe busy ({share.via})", achieved, peak, pct)
+        roofs[IMMA_TYPE] = TensorRoof(IMMA_TYPE, f"IMMA pipe busy ({share.via})", achieved, peak, pct, "pipe")
     return roofs
 
 
@@ -262,7 +273,8 @@ def _with_findings(t: TensorCores, analysis: LaunchAnalysis, arch: TensorArch | 
     if t.flops_by_type:
         total = sum(t.flops_by_type.values())
         lines.append("tensor FLOPs by source type: " + ", ".join(
-            f"{k.upper()} {si(v, 'FLOP')} ({100 * v / total:.0f}%)" for k, v in t.flops_by_type.items()))
+            f"{k.upper()} {si(v, 'FLOP')} ({100 * v / total:.0f}%)" for k, v in t.flops_by_type.items())
+            + (FROM_SASS if t.work_source == m.TENSOR_FROM_SASS else ""))
     if t.flop_share is not None and t.status == USED:
         lines.append(f"Tensor Cores executed {100 * t.flop_share:.1f}% of the counted FLOPs")
     lines += [_roof_line(r) for r in t.roofs.values()]
@@ -278,11 +290,13 @@ def _with_findings(t: TensorCores, analysis: LaunchAnalysis, arch: TensorArch | 
 def _roof_line(r: TensorRoof) -> str:
     """One type's tensor work against its dense roof."""
     unit = "OP/s" if r.dtype.startswith("int") else "FLOP/s"
+    sass = ", counted from the SASS" if r.source == m.TENSOR_FROM_SASS else ""
     if r.peak_ops_per_s.value is None:
-        return f"{r.dtype.upper()} tensor work ({si(r.achieved_ops_per_s.value, unit)}): {r.peak_ops_per_s.reason}"
+        return (f"{r.dtype.upper()} tensor work ({si(r.achieved_ops_per_s.value, unit)}{sass}): "
+                f"{r.peak_ops_per_s.reason}")
     return (f"{r.dtype.upper()} tensor roof {si(r.peak_ops_per_s.value, unit)} (dense): "
             f"{r.pct_of_peak.value:.1f}% of it" + (f", {si(r.achieved_ops_per_s.value, unit)}"
-                                                    if r.achieved_ops_per_s.value is not None else ""))
+                                                    if r.achieved_ops_per_s.value is not None else "") + sass)
 
 
 def _status_line(t: TensorCores) -> str:

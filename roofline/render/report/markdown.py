@@ -19,7 +19,7 @@ from pathlib import Path
 
 from roofline.analysis.diagnostics.occupancy import ACHIEVED_GAP_PTS
 from roofline.analysis.launches import KernelGroup, ReportAnalysis
-from roofline.analysis.results import Advice, LaunchAnalysis
+from roofline.analysis.results import Advice, LaunchAnalysis, MemoryPicture
 from roofline.analysis.verdict import BOUND_WORDS
 from roofline.analysis.view import AdvisedKernel, ReportSetView, ReportView
 from roofline.compare.ranking import RECOVERABLE_COUNTS
@@ -467,13 +467,30 @@ def memory_blocks(analysis: LaunchAnalysis) -> list[Block]:
         if any(v.value is not None for v in p.sol_pct.values()) else []
     if all(v.value is None for v in (*p.hit_rate_pct.values(), *p.traffic.values())):
         return sol
-    rates = ", ".join(f"{NAMES[level]} {pct(v.value)}" if v.value is not None else f"{NAMES[level]} not measured"
+    rates = ", ".join(f"{NAMES[level]} {pct(v.value)}{_l2_by_op(p) if level == 'l2' else ''}"
+                      if v.value is not None else f"{NAMES[level]} not measured"
                       for level, v in p.hit_rate_pct.items())
     rows = tuple((EDGE_WORDS[edge][0], EDGE_WORDS[edge][1],
                   si(v.value, EDGE_WORDS[edge][2]) + ("" if EDGE_WORDS[edge][2] else " wavefronts")
-                  if v.value is not None else "not measured", p.definitions[edge]) for edge, v in p.traffic.items())
+                  if v.value is not None else "not measured", _edge_pct(p, edge), p.definitions[edge])
+                 for edge, v in p.traffic.items())
+    notes = [Block("p", note) for note in p.notes]
     return [*sol, Block("p", f"**Memory** (hit rates: {rates})"),
-            Block("table", header=("from", "to", "traffic", "counts"), rows=rows, numeric=(False, False, True, False))]
+            Block("table", header=("from", "to", "traffic", "% of peak", "counts"), rows=rows,
+                  numeric=(False, False, True, True, False)), *notes]
+
+
+def _l2_by_op(p: MemoryPicture) -> str:
+    """The L2 hit rate of loads and of stores, in parentheses; "" where the report holds neither."""
+    words = {"read": "loads", "write": "stores"}
+    found = [f"{words[op]} {pct(v.value)}" for op, v in p.l2_hit_rate_pct_by_op.items() if v.value is not None]
+    return f" ({', '.join(found)})" if found else ""
+
+
+def _edge_pct(p: MemoryPicture, edge: str) -> str:
+    """An edge's percent of its path's peak, or "n/a"."""
+    found = p.traffic_pct.get(edge)
+    return pct(found.value) if found is not None and found.value is not None else "n/a"
 
 
 def integer_text(analysis: LaunchAnalysis) -> str:

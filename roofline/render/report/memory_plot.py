@@ -6,7 +6,7 @@ written "n/a" on the arrow or box. The data is built first (pure) and drawn afte
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
 NOTHING = "has L1 and L2 hit rates (Memory Workload Analysis)"
 FIX = "re-profile with --set full (MemoryWorkloadAnalysis_Chart and _Tables sections)"
 PANEL_WIDTH_IN, PANEL_HEIGHT_IN = 7.2, 2.6
+PCT_NOTE = "(x%): the edge's throughput in percent of its path's peak (ncu's % Peak)"
 TITLE_CHARS = 84  # a panel's title in 9-point bold across its width: the kernel's name is cut in its middle to fit
 REPORT_CHARS = 36  # of which the report's file name at most
 # Box positions (axes fraction) and the arrows: (edge, from box, to box, vertical offset of the label)
@@ -41,6 +42,8 @@ class MemoryPanel:
     title: str
     hit_rate_pct: Mapping[str, float | None]
     traffic: Mapping[str, float | None]
+    traffic_pct: Mapping[str, float | None] = field(default_factory=dict)  # edge -> percent of its path's peak
+    l2_hit_rate_pct_by_op: Mapping[str, float | None] = field(default_factory=dict)  # "read", "write"
 
 
 def plot_data(view: ReportSetView, top: int) -> tuple[MemoryPanel, ...]:
@@ -55,7 +58,9 @@ def plot_data(view: ReportSetView, top: int) -> tuple[MemoryPanel, ...]:
             panels.append(MemoryPanel(_title(Path(a.report.path).name, short_group_name(g.name, g.functions, g.by),
                                              g.longest.launch.key),
                                       {k: r.value for k, r in p.hit_rate_pct.items()},
-                                      {k: r.value for k, r in p.traffic.items()}))
+                                      {k: r.value for k, r in p.traffic.items()},
+                                      {k: r.value for k, r in p.traffic_pct.items()},
+                                      {k: r.value for k, r in p.l2_hit_rate_pct_by_op.items()}))
     return tuple(panels)
 
 
@@ -91,10 +96,13 @@ def _panel(ax: Axes, p: MemoryPanel) -> None:
     ax.set_ylim(0, 1)
     ax.axis("off")
     ax.set_title(p.title, loc="left", fontsize=9, fontweight="bold")
+    if any(v is not None for v in p.traffic_pct.values()):
+        ax.text(1.0, 0.0, PCT_NOTE, ha="right", va="bottom", fontsize=7, color="#555555")
     for key, (x, y) in BOXES.items():
         rate = p.hit_rate_pct.get(key, -1.0)
         text = BOX_NAMES[key] + (f"\nhit {pct(rate)}" if rate is not None and rate != -1.0
                                  else "\nhit n/a" if rate is None else "")
+        text += _by_op(p) if key == "l2" else ""
         ax.text(x, y, text, ha="center", va="center", fontsize=8.5,
                 bbox={"boxstyle": "round,pad=0.5", "facecolor": "#eef3f8", "edgecolor": "#4a6a8a"})
     for edge, start, end, dy in ARROWS:
@@ -108,6 +116,15 @@ def _panel(ax: Axes, p: MemoryPanel) -> None:
         value = p.traffic.get(edge)
         label = "n/a" if value is None else si(value, "" if edge.endswith("wavefronts") else "B") + (
             " wavefronts" if edge.endswith("wavefronts") else "")
+        share = p.traffic_pct.get(edge)
+        label += f" ({pct(share)})" if value is not None and share is not None else ""
         shift = (-0.09, -0.04) if end == "shared" else (0.0, 0.05 if dy >= 0 else -0.05)
         ax.text((sx + ex) / 2 + shift[0], (y0 + y1) / 2 + dy + shift[1], label, ha="center", va="center",
                 fontsize=7.5, color="#202020")
+
+
+def _by_op(p: MemoryPanel) -> str:
+    """The L2 hit rates of loads and stores as lines of its box; "" where the report holds neither."""
+    words = {"read": "loads", "write": "stores"}
+    found = [f"{words[op]} {pct(v)}" for op, v in p.l2_hit_rate_pct_by_op.items() if v is not None]
+    return "".join(f"\n{line}" for line in found)

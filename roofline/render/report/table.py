@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
 
 from roofline.analysis.launches import KernelGroup, KernelSpread, ReportAnalysis
-from roofline.analysis.results import LaunchAnalysis, Verdict
+from roofline.analysis.results import LaunchAnalysis, MemoryPicture, Verdict
 from roofline.analysis.view import AdvisedKernel, ReportSetView, ReportView
 from roofline.core.kernel_names import KernelName, kernel_name
 from roofline.core.labels import NAMES
@@ -135,19 +135,38 @@ def _print_memory(console: Console, kernels: Sequence[AdvisedKernel]) -> None:
         sol = [f"{SOL_LABELS[unit]} {pct(v.value, 2)}" for unit, v in p.sol_pct.items() if v.value is not None]
         if sol:
             console.print(escape("    SOL " + "  ".join(sol)), highlight=False)
-        rates = [f"{NAMES[level]} hit {pct(v.value)}" for level, v in p.hit_rate_pct.items() if v.value is not None]
+        rates = [f"{NAMES[level]} hit {pct(v.value)}{_by_op(p) if level == 'l2' else ''}"
+                 for level, v in p.hit_rate_pct.items() if v.value is not None]
+        if rates:
+            console.print(escape("    " + "  ".join(rates)), highlight=False)
         for labels in MEMORY_EDGE_LINES:
-            traffic = [f"{label} {si(p.traffic[edge].value, unit)}" for edge, label, unit in labels
+            traffic = [f"{label} {si(p.traffic[edge].value, unit)}{_of_peak(p, edge)}" for edge, label, unit in labels
                        if p.traffic[edge].value is not None]
-            if rates or traffic:
-                console.print(escape("    " + "  ".join([*rates, *traffic])), highlight=False)
-            rates = []
+            if traffic:
+                console.print(escape("    " + "  ".join(traffic)), highlight=False)
+        for note in p.notes:
+            console.print(f"[dim]    {escape(note)}[/dim]", highlight=False)
+
+
+def _by_op(p: MemoryPicture) -> str:
+    """The L2 hit rate of loads and of stores, in parentheses; "" where the report holds neither."""
+    found = [f"{OP_WORDS[op]} {pct(v.value)}" for op, v in p.l2_hit_rate_pct_by_op.items() if v.value is not None]
+    return f" ({', '.join(found)})" if found else ""
+
+
+def _of_peak(p: MemoryPicture, edge: str) -> str:
+    """An edge's percent of its path's peak, in parentheses; "" where not measured."""
+    found = p.traffic_pct.get(edge)
+    return f" ({pct(found.value)} of peak)" if found is not None and found.value is not None else ""
+
+
+OP_WORDS = {"read": "loads", "write": "stores"}
 
 
 SOL_LABELS = {"sm": "SM", "memory": "memory", "dram": "DRAM", "l1": "L1", "l2": "L2"}
 MEMORY_EDGE_LINES = ((("dram_to_l2_bytes", "DRAM->L2", "B"), ("l2_to_dram_bytes", "L2->DRAM", "B")),
-                     (("kernel_l1_bytes", "kernel->L1", "B"), ("l2_to_l1_bytes", "L2->L1", "B"),
-                      ("l1_to_l2_bytes", "L1->L2", "B"), ("kernel_shared_wavefronts", "shared wavefronts", "")))
+                     (("l2_to_l1_bytes", "L2->L1", "B"), ("l1_to_l2_bytes", "L1->L2", "B")),
+                     (("kernel_l1_bytes", "kernel->L1", "B"), ("kernel_shared_wavefronts", "shared wavefronts", "")))
 
 
 def _print_advice(console: Console, kernels: Sequence[AdvisedKernel]) -> None:

@@ -227,3 +227,18 @@ def test_a_small_grid_kernel_leads_the_table_and_its_section_says_its_time_to_ga
     section = text[text.index("### 1. "):]
     assert "dgrad" in section.splitlines()[0]
     assert f"recoverable 0 ns, time to gain {seconds(gain)}." in section
+
+
+def test_the_memory_table_has_a_percent_of_peak_column_and_the_l2_rates_of_loads_and_stores(roofline_report):
+    """A100 CUTLASS GEMM: the kernel's L1 edge has no percent (n/a); DRAM -> L2 is at 1.6% of its peak."""
+    from roofline.pipeline import analyze_loaded
+    from roofline.render.report.markdown import memory_blocks
+
+    analysis = analyze_loaded(roofline_report("a100-80gb_cutlass-gemm_full"))
+    launch = next(g.longest for g in analysis.groups if g.longest.launch.key == "0:0")
+    blocks = memory_blocks(launch)
+    (table,) = [b for b in blocks if b.kind == "table"]
+    assert table.header == ("from", "to", "traffic", "% of peak", "counts")
+    rows = {(r[0], r[1]): r for r in table.rows}
+    assert rows[("kernel", "L1")][3] == "n/a" and rows[("DRAM", "L2")][2:4] == ("321 kB", "1.6%")
+    assert any("L2 84.2% (loads 74.4%, stores 100.1%)" in b.text for b in blocks)

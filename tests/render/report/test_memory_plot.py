@@ -41,3 +41,18 @@ def test_a_long_kernel_name_is_cut_in_its_middle_so_the_title_fits_the_panel(roo
     renderer = fig.canvas.get_renderer()
     (title,) = [t for t in fig.axes[0].get_children() if isinstance(t, Text) and t.get_text() == panel.title]
     assert title.get_window_extent(renderer).x1 <= fig.bbox.x1
+
+
+def test_the_chart_writes_each_edges_percent_of_peak_and_the_l2_rates_of_loads_and_stores(roofline_report, raw_actions):
+    """A100 CUTLASS GEMM (ncu 2024.1): the L2 box carries loads 74.4% and stores 100.1%, each edge its percent."""
+    analysis = analyze_loaded(roofline_report("a100-80gb_cutlass-gemm_full"))
+    panels = {p.title.rsplit("(", 1)[1]: p for p in memory_plot.plot_data(views([analysis]), top=2)}
+    panel = panels["0:0)"]
+    raw = raw_actions("a100-80gb_cutlass-gemm_full")[0]
+    assert panel.l2_hit_rate_pct_by_op == {"read": raw["lts__t_sector_op_read_hit_rate.pct"],
+                                           "write": raw["lts__t_sector_op_write_hit_rate.pct"]}
+    assert panel.traffic_pct["dram_to_l2_bytes"] == raw["dram__bytes_read.sum.pct_of_peak_sustained_elapsed"]
+    fig = memory_plot.figure_of([panel])
+    texts = [t.get_text() for t in fig.findobj(Text)]
+    assert any("loads 74.4%" in t and "stores 100.1%" in t for t in texts)
+    assert "321 kB (1.6%)" in texts and memory_plot.PCT_NOTE in texts

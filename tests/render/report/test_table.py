@@ -122,6 +122,8 @@ def test_a_basic_set_report_says_per_set_what_it_lacks(rendered):
     for hint in ("re-profile with --set roofline or --set full [all launches]",
                  "re-profile with --set roofline (hierarchical half-precision chart) [all launches]",
                  "re-profile with ncu 2025.1 or newer and --set roofline or --set full [all launches]",
+                 "re-profile with --set full (SourceCounters: roofline counts the MMA instructions of the SASS) or "
+                 "with ncu 2025.1 or newer [all launches]",
                  "re-profile with --set roofline (hierarchical roofline sections) [all launches]"):
         assert flat.count(hint) == 1, hint
     assert "FLOPs FP64, FP32; bytes DRAM; kernel-clock roof FP64, FP32, DRAM: re-profile with --set roofline or " \
@@ -129,7 +131,7 @@ def test_a_basic_set_report_says_per_set_what_it_lacks(rendered):
     assert "__" not in flat and "missing metrics" not in flat
     starts = [line for line in lines if not line.startswith("    ")]
     assert all(line.startswith("  ") and not line.startswith("   ") for line in starts)  # entries at 2 spaces
-    assert len(starts) == 4 and len(lines) > len(starts)  # the four hints; some wrap
+    assert len(starts) == 5 and len(lines) > len(starts)  # the five hints (Tensor FLOPs and roof apart); some wrap
 
 
 def test_the_shared_pipe_is_named_as_ncu_names_it():
@@ -341,3 +343,16 @@ def test_a_kernel_whose_items_each_save_under_1pct_says_how_many_the_table_leave
     text = " ".join(table.render(v, width=200).split())
     assert (f"0:0 basic - {len(basic.advice)} items each saving under 1% of its time (--format markdown or json "
             "lists them)") in text
+
+
+def test_the_memory_lines_give_each_edges_percent_and_the_l2_rates_of_loads_and_stores(roofline_report):
+    """A100 CUTLASS GEMM (ncu 2024.1 full set): DRAM->L2 321 kB at 1.6% of its peak; L2 hit 84.2% split into loads
+    74.4% and stores 100.1%."""
+    from roofline.pipeline import analyze_loaded
+    from roofline.render.report.table import render
+    from tests.views import views
+
+    text = render(views([analyze_loaded(roofline_report("a100-80gb_cutlass-gemm_full"))]), width=120)
+    assert "DRAM->L2 321 kB (1.6% of peak)" in text
+    assert "L2 hit 84.2% (loads 74.4%, stores 100.1%)" in text
+    assert "kernel->L1 1.13 MB  shared wavefronts 30.7 k (2.6% of peak)" in text
