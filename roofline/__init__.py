@@ -3,7 +3,8 @@
 The Python API, a shell over the one facade the command line uses too: ``Roofline`` (``roofline.facade``) holds the
 options (``AnalysisOptions``) and the spec catalog and answers each command with its typed document; ``load`` reads
 one report into the model, ``analyze_files`` analyses report files (``Roofline(options).analyses``),
-``to_dataframe`` lays the launches of analyses out as a pandas DataFrame.
+``to_dataframe`` lays the launches of analyses out as a pandas DataFrame; ``collect`` keeps many reports' figures in
+a store and ``query`` asks it SQL (``roofline.store``, which sits above the facade: ``pip install 'roofline[store]'``).
 
 Importing ``roofline`` does nothing but define these names: nothing heavy is imported (neither ncu_report nor
 matplotlib; the facade on first access), no signal handler is set (the console script sets its own,
@@ -21,6 +22,7 @@ from roofline.core.version import __version__
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
+    import pyarrow
 
     from roofline.analysis.launches import ReportAnalysis
     from roofline.compare.pairing import Comparison
@@ -28,6 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from roofline.facade import Progress, Roofline
     from roofline.pipeline import AnalysisOptions
     from roofline.specs.catalog import SpecCatalog
+    from roofline.store.collect import Outcome
 
 def load(path: str | os.PathLike[str]) -> Report:
     """Load an ``.ncu-rep`` file (or a ``*.roofline.json`` report model) into the report model."""
@@ -59,6 +62,26 @@ def to_dataframe(analyses: ReportAnalysis | Sequence[ReportAnalysis]) -> pandas.
     from roofline.render.report.flat import to_dataframe as frame
 
     return frame(build_view([analyses] if isinstance(analyses, ReportAnalysis) else analyses).reports)
+
+
+def collect(paths: Sequence[str | os.PathLike[str]], store: str | os.PathLike[str],
+            options: AnalysisOptions | None = None, workers: int | None = None,
+            scheduler: str | None = None) -> Outcome:
+    """``roofline collect``: report files (folders: their .ncu-rep and .json files; none: the store's own reports)
+    analysed into ``store``, here or on a Dask cluster (``workers`` local processes, or ``scheduler``'s address);
+    what was analysed, left as it was and failed (``roofline.store.collect.collect``)."""
+    from roofline.store.collect import collect as collect_into
+
+    return collect_into(paths, store, options, workers, scheduler)
+
+
+def query(store: str | os.PathLike[str], sql: str) -> pyarrow.Table:
+    """``roofline query``: one SQL statement over a store (DuckDB, embedded; the views launches, advice, reports and
+    errors) as a ``pyarrow.Table`` (``.to_pandas()`` for a DataFrame); StoreError (one line) for a missing store or
+    SQL DuckDB refuses (``roofline.store.query.query``)."""
+    from roofline.store.query import query as ask
+
+    return ask(store, sql)
 
 
 def show_in_notebooks() -> None:
@@ -107,5 +130,5 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module 'roofline' has no attribute {name!r}")
 
 
-__all__ = ["__version__", "Roofline", "AnalysisOptions", "load", "analyze_files", "to_dataframe",
+__all__ = ["__version__", "Roofline", "AnalysisOptions", "load", "analyze_files", "to_dataframe", "collect", "query",
            "show_in_notebooks"]

@@ -126,6 +126,11 @@ MapOpt = Annotated[
     typer.Option("--map", help="Pair explicitly: A=B, one full-match regex per report in report order "
                  "(repeatable; applied before --match)."),
 ]
+StoreOpt = Annotated[
+    Path | None,
+    typer.Option("--store", help="A store that `roofline collect` wrote: the reports are named inside it (their "
+                 "path as collected, its file name or their report id) and read again from their files."),
+]
 WorkToleranceOpt = Annotated[
     float, typer.Option("--work-tolerance", metavar="PCT", click_type=Number(),
                         help="Pairs whose FLOPs (or, without FLOPs, threads launched) differ by more than PCT percent "

@@ -46,3 +46,20 @@ def test_bad_sql_and_a_missing_store_are_one_line(collected: tuple[Path, list[Pa
         assert "\n" not in str(refused.value) and str(refused.value).startswith("query: ")
     with pytest.raises(StoreError, match="no such store"):
         query(tmp_path / "none", "SELECT 1")
+
+
+def test_the_public_api_collects_and_queries_as_the_store_does(tmp_path: Path) -> None:
+    """``roofline.collect`` and ``roofline.query`` are the store's own, and a report's launch time is the one the
+    facade's analysis gives for the same file."""
+    import roofline
+
+    model = REPO / "examples" / "h100" / "torch-fp16.full.json"
+    outcome = roofline.collect([model], tmp_path / "s")
+    assert (outcome.analysed, outcome.unchanged, outcome.errors) == (1, 0, ())
+    sql = "SELECT path, duration_s FROM launches ORDER BY launch"
+    table = roofline.query(tmp_path / "s", sql)
+    assert table.to_pylist() == query(tmp_path / "s", sql).to_pylist()
+    (analysis,) = roofline.analyze_files([model])
+    assert table.column("duration_s").to_pylist() == [k.duration_s.value for k in analysis.launches]
+    assert table.column("path").to_pylist() == [str(model.resolve())] * len(analysis.launches)
+    assert {"collect", "query"} <= set(roofline.__all__)

@@ -23,6 +23,7 @@ from roofline.cli.options import (
     NameBaseOpt,
     PlotOpt,
     SpecsOpt,
+    StoreOpt,
     TimeoutOpt,
     WideOpt,
     WorkToleranceOpt,
@@ -38,7 +39,8 @@ from roofline.render.base import render_image
 
 @handles_errors
 def compare(
-    files: Annotated[list[Path], typer.Argument(help="Two or more reports (.ncu-rep or .json models), base first.")],
+    files: Annotated[list[Path], typer.Argument(help="Two or more reports (.ncu-rep or .json models), base first; "
+                                                "with --store, reports of the store.")],
     kernel: KernelOpt = None,
     kernel_name_base: NameBaseOpt = "function",
     match: MatchOpt = "name",
@@ -61,6 +63,7 @@ def compare(
     timeout: TimeoutOpt = None,
     wide: WideOpt = False,
     jobs: JobsOpt = None,
+    store: StoreOpt = None,
 ) -> None:
     """Compare kernels across reports: work first, then times (same work) or throughputs (different work) with
     noise intervals, percent of each GPU's own roof, and the speedup the roofs expect where a roof governs. Every
@@ -72,6 +75,10 @@ def compare(
     if len(files) < 2 and not project_to:
         raise RooflineError("compare needs two or more reports", "pass A B [...], or one report with --project-to ID")
     _refuse_unread(project_to, clock, normalize, plot, fmt)
+    if store is not None:
+        from roofline.store.select import store_reports
+
+        files = [Path(p) for p in store_reports(store, files)]
     matcher = parse_matcher(match, maps or (), len(files))
     judged = pair_options(work_tolerance, alpha, clock)
     roofline = facade(analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False), jobs)

@@ -22,6 +22,7 @@ from roofline.cli.options import (
     NameBaseOpt,
     Number,
     SpecsOpt,
+    StoreOpt,
     TimeoutOpt,
     WideOpt,
     WorkToleranceOpt,
@@ -35,7 +36,8 @@ from roofline.core.thresholds import ALPHA, MIN_SHARE_PCT, SLOWER_PCT, TOTAL_SLO
 
 @handles_errors
 def diff(
-    base: Annotated[Path, typer.Argument(help="Baseline report (.ncu-rep or .json model).")],
+    base: Annotated[Path, typer.Argument(help="Baseline report (.ncu-rep or .json model); with --store, a report "
+                                         "of the store.")],
     new: Annotated[Path, typer.Argument(help="New report to judge against the baseline.")],
     kernel: KernelOpt = None,
     kernel_name_base: NameBaseOpt = "function",
@@ -71,6 +73,7 @@ def diff(
     timeout: TimeoutOpt = None,
     wide: WideOpt = False,
     jobs: JobsOpt = None,
+    store: StoreOpt = None,
 ) -> None:
     """Compare NEW with BASE kernel by kernel and fail (exit 1) on a regression beyond the thresholds."""
     from roofline.compare.pairing import pair_options, parse_matcher
@@ -78,6 +81,10 @@ def diff(
 
     matcher = parse_matcher(match, maps or (), 2)
     options = pair_options(work_tolerance, alpha)
+    if store is not None:
+        from roofline.store.select import store_reports
+
+        base, new = (Path(p) for p in store_reports(store, [base, new]))
     refuse_unwritable_outputs("diff", fmt, output, None, [base, new])
     roofline = facade(analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False), jobs)
     thresholds = Thresholds(fail_if_slower, min_share, fail_if_total_slower, fail_if_roof_drop, gate_different_work)

@@ -1,5 +1,10 @@
 """`roofline query STORE SQL`: one SQL statement over a store that `roofline collect` wrote, answered by DuckDB
-(embedded) as a table, CSV or JSON."""
+(embedded) as a table, CSV or JSON.
+
+The CSV is the query's rows alone, its header the query's columns: no line before it, so any CSV reader takes it.
+The other CSVs roofline writes carry the generator mark as their fixed first columns; a query's columns are the
+user's, so its CSV carries none, and ``-o FILE`` writes a new file only (roofline could not tell its own CSV from
+another program's, and replaces no file it cannot tell is its own)."""
 
 from __future__ import annotations
 
@@ -34,5 +39,21 @@ def query(
     text = formatted(run(store, sql), fmt)  # type: ignore[arg-type]
     if output is None:
         to_stdout(text)
+    elif fmt == "csv" and str(output) != "-":
+        _pure_csv(output, text)
     else:
         write_output(output, text)
+
+
+def _pure_csv(output: Path, text: str) -> None:
+    """The CSV as it is, with no mark added: into a new file only."""
+    import os
+
+    from roofline.cli.output import write_output
+    from roofline.errors import RooflineError
+
+    if os.path.lexists(output):
+        raise RooflineError(f"{output}: exists; a query's CSV holds the query's columns alone (no generator mark), "
+                            "so roofline cannot tell it wrote the file and replaces none",
+                            f"remove it first, or write to standard output: roofline query ... -f csv > {output}")
+    write_output(output, text.encode("utf-8", "replace"))  # bytes: written as they are, no mark line added

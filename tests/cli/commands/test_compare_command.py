@@ -264,3 +264,46 @@ def test_a_plot_with_nothing_on_it_keeps_the_comparison(shared_report, tmp_path)
     assert result.exit_code == 2 and not png.exists()
     assert json.loads(out.read_text())["kernels"]
     assert result.stderr.splitlines()[-1].startswith(f"roofline: error: {png}: not written, nothing to plot")
+
+
+def test_compare_from_a_store_gives_the_numbers_of_compare_on_the_files(tmp_path):
+    """compare --store STORE A B C names the reports inside the store (file name, path tail, report id): the same
+    document as compare on the files, and each side's launches and time are the store's own figures."""
+    pytest.importorskip("duckdb", reason="duckdb not installed (pip install 'roofline[store]')")
+    from roofline.store.collect import collect
+    from roofline.store.query import query
+
+    files = [REPO / "examples" / "h100" / "torch-fp64.roofline.json", REPO / "examples" / "h100" /
+             "torch-fp64.full.json", REPO / "examples" / "h200" / "torch-fp64.roofline.json"]
+    store = tmp_path / "store"
+    assert not collect(files, store).errors
+    rows = query(store, "SELECT path, report_id, function, count(*) AS n, sum(duration_s) AS s FROM launches "
+                        "WHERE valid GROUP BY ALL").to_pylist()
+    ids = {r["path"]: r["report_id"] for r in rows}
+    names = ["h100/torch-fp64.roofline.json", "torch-fp64.full.json", ids[str(files[2].resolve())][:8]]
+    from_store = runner.invoke(app, ["compare", "--store", str(store), *names, "-f", "json"], env=ENV)
+    assert from_store.exit_code == 0, from_store.output
+    document = json.loads(from_store.stdout)
+    on_files = runner.invoke(app, ["compare", *(str(f.resolve()) for f in files), "-f", "json"], env=ENV)
+    assert document == json.loads(on_files.stdout)
+    stored = {(r["path"], r["function"]): (r["n"], r["s"]) for r in rows}
+    paths = [r["path"] for r in document["reports"]]
+    assert paths == [str(f.resolve()) for f in files]
+    sides = [(path, side) for kernel in document["kernels"] for path, side in zip(paths, kernel["sides"], strict=True)
+             if side is not None]
+    assert sides
+    for path, side in sides:
+        n, s = stored[(path, side["names"][0])]
+        assert side["count"] == n and side["total_s"] == pytest.approx(s, rel=1e-12)
+
+
+def test_compare_from_a_store_refuses_a_name_of_several_reports_in_one_line(tmp_path):
+    pytest.importorskip("duckdb", reason="duckdb not installed (pip install 'roofline[store]')")
+    from roofline.store.collect import collect
+
+    store = tmp_path / "store"
+    collect([REPO / "examples" / f / "torch-fp64.roofline.json" for f in ("h100", "h200")], store)
+    result = runner.invoke(app, ["compare", "--store", str(store), "torch-fp64.roofline.json",
+                                 "h200/torch-fp64.roofline.json"])
+    assert result.exit_code == 2 and "names 2 reports of the store" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr

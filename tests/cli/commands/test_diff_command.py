@@ -251,3 +251,60 @@ def test_a_pair_of_kernels_of_other_names_is_shown_with_both_names():
     assert f"  gemm (family) = A: {a}; B: {b}" in text.stdout.splitlines()
     markdown = invoke(base, new, "--match", "family", "-f", "markdown")
     assert f"- gemm (family) = A: {a}; B: {b}" in markdown.stdout.splitlines()
+
+
+# --- diff --store STORE BASE NEW: the reports named inside a store ------------------------------------------------
+def _stored(tmp_path, reports):
+    """A store collected from ``reports``, and per report path its launches' (count, summed time, summed FP64 and
+    DRAM work) per function name, as the store holds them."""
+    pytest.importorskip("duckdb", reason="duckdb not installed (pip install 'roofline[store]')")
+    from roofline.store.collect import collect
+    from roofline.store.query import query
+
+    store = tmp_path / "store"
+    assert not collect(reports, store).errors
+    rows = query(store, "SELECT path, function, count(*) AS n, sum(duration_s) AS s, sum(flops_fp64) AS fp64, "
+                        "sum(bytes_dram) AS dram FROM launches WHERE valid GROUP BY ALL").to_pylist()
+    return store, {(r["path"], r["function"]): (r["n"], r["s"], r["fp64"], r["dram"]) for r in rows}
+
+
+@pytest.mark.parametrize("pair", ["examples", "shared"])
+def test_diff_from_a_store_gives_the_numbers_of_diff_on_the_files(pair, shared_report, tmp_path):
+    """The same document as diff on the report files (an H100 pair of shipped models; an A10G pair of shared
+    reports, basic against roofline sections), and each kernel's launches, time and work are the store's own."""
+    from pathlib import Path
+
+    h100 = Path(__file__).resolve().parents[3] / "examples" / "h100"
+    base, new = ((h100 / "torch-fp64.roofline.json", h100 / "torch-fp64.full.json") if pair == "examples"
+                 else (shared_report(BASIC), shared_report(ROOFLINE)))
+    store, stored = _stored(tmp_path, [base, new])
+    files = invoke(base.resolve(), new.resolve(), "-f", "json")
+    from_store = invoke("--store", store, base.name, new.name, "-f", "json")
+    assert from_store.exit_code == files.exit_code and from_store.exit_code in (0, 1), from_store.output
+    document = json.loads(from_store.stdout)
+    assert document == json.loads(files.stdout)
+    assert document["kernels"]
+    for kernel in document["kernels"]:
+        for side, path in (("base", base), ("new", new)):
+            if kernel.get(side) is None:
+                continue
+            n, s, fp64, dram = stored[(str(path.resolve()), kernel[side]["names"][0])]
+            assert kernel[side]["count"] == n and kernel[side]["total_s"] == pytest.approx(s, rel=1e-12)
+            work = kernel[side]["work_per_launch"]
+            if fp64 is not None:
+                assert work["flops"]["fp64"] == pytest.approx(fp64 / n, rel=1e-12)
+            if dram is not None:
+                assert work["bytes"]["dram"] == pytest.approx(dram / n, rel=1e-12)
+
+
+def test_diff_from_a_store_refuses_a_report_gone_since_collect_in_one_line(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    h100 = Path(__file__).resolve().parents[3] / "examples" / "h100"
+    base = Path(shutil.copy(h100 / "torch-fp64.roofline.json", tmp_path))
+    store, _ = _stored(tmp_path, [base, h100 / "torch-fp64.full.json"])
+    base.unlink()
+    result = invoke("--store", store, base.name, "torch-fp64.full.json")
+    assert result.exit_code == 2 and "the file is gone" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr

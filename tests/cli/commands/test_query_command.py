@@ -49,3 +49,22 @@ def test_bad_sql_and_an_unknown_format_are_one_line_exit_2(store: Path, args: li
 def test_a_missing_store_is_one_line_exit_2(tmp_path: Path) -> None:
     result = runner.invoke(app, ["query", str(tmp_path / "none"), "SELECT 1"])
     assert result.exit_code == 2 and "no such store" in result.stderr
+
+
+def test_a_csv_file_is_the_query_alone_and_is_never_replaced(store: Path, tmp_path: Path) -> None:
+    """-f csv -o FILE writes the header row first (no mark line before it: any CSV reader takes every line as a
+    row), byte for byte what standard output gets; with no mark to tell it is roofline's, an existing FILE is
+    refused in one line and left as it was."""
+    import csv
+
+    out = tmp_path / "q.csv"
+    written = runner.invoke(app, ["query", str(store), SQL, "-f", "csv", "-o", str(out)])
+    assert written.exit_code == 0, written.output
+    assert out.read_text() == runner.invoke(app, ["query", str(store), SQL, "-f", "csv"]).stdout
+    rows = list(csv.reader(out.read_text().splitlines()))
+    assert rows[0] == ["kernel", "launches", "total_s"] and len(rows) == 2
+    assert float(rows[1][2]) == pytest.approx(215104e-9)
+    before = out.read_bytes()
+    again = runner.invoke(app, ["query", str(store), SQL, "-f", "csv", "-o", str(out)])
+    assert again.exit_code == 2 and "no generator mark" in again.stderr
+    assert len(again.stderr.strip().splitlines()) == 1 and out.read_bytes() == before
