@@ -163,13 +163,7 @@ class Occupancy(Struct, frozen=True):
     what_if: tuple[WhatIf, ...] = ()
     findings: tuple[str, ...] = ()
     missing: Mapping[str, str] = field(default_factory=dict)
-
-    @property
-    def gap_pts(self) -> float | None:
-        """Theoretical minus achieved occupancy in percentage points."""
-        if self.theoretical_pct is None or self.achieved_pct is None:
-            return None
-        return self.theoretical_pct - self.achieved_pct
+    gap_pts: float | None = None  # theoretical minus achieved occupancy in percentage points (None: either unknown)
 
 
 class TensorRoof(Struct, frozen=True):
@@ -486,6 +480,7 @@ class TimeModel(Struct, frozen=True):
     measured_s: float | None
     terms: tuple[Term, ...]
     reason: str = ""
+    slack_s: float | None = None  # measured minus floor, at least 0 (``time_model.time_model``)
 
     @property
     def floor(self) -> Term | None:
@@ -494,12 +489,6 @@ class TimeModel(Struct, frozen=True):
     @property
     def floor_s(self) -> float | None:
         return self.terms[0].seconds if self.terms else None
-
-    @property
-    def slack_s(self) -> float | None:
-        if self.measured_s is None or not self.terms:
-            return None
-        return max(0.0, self.measured_s - self.terms[0].seconds)
 
     @property
     def roofs_only(self) -> bool:
@@ -550,6 +539,7 @@ class LaunchAnalysis(Struct, frozen=True):
     whole_blocks_pct: float | None = None  # the busiest unit in the SMs in whole blocks per SM (``verdict``)
     combined_saved_s: float | None = None  # every advice item applied at once (``reconcile.combined``)
     combined_floor_s: float | None = None  # the floor of the kernel with every item applied
+    total_flops: float | None = None  # all measured FLOPs (CUDA and Tensor Cores); None if no precision was measured
 
     @property
     def block_size(self) -> int | None:
@@ -560,12 +550,6 @@ class LaunchAnalysis(Struct, frozen=True):
     def grid_size(self) -> int | None:
         """Blocks in the grid (``launch__grid_size``, else the product of the grid's dimensions)."""
         return m.launch_size(self.launch, "grid")
-
-    @property
-    def total_flops(self) -> float | None:
-        """All measured FLOPs (CUDA cores and Tensor Cores); None if no precision was measured."""
-        known = [v.value for v in self.flops.values() if v.value is not None]
-        return sum(known) if known else None
 
     @property
     def main_precision(self) -> str | None:

@@ -201,7 +201,14 @@ def analyze_launch(launch: KernelLaunch, device: Device, spec: DeviceSpec | None
         whole_blocks_pct=whole_blocks_pct(launch, device.sm_count,
                                           sm_roof_pcts(flop_values, byte_values, all_ceilings["kernel-clock"],
                                                        duration.value)),
+        total_flops=total_flops(flop_values),
     )
+
+
+def total_flops(flops: Mapping[str, Value]) -> Any:
+    """All measured FLOPs (CUDA cores and Tensor Cores); None if no precision was measured."""
+    known = [v.value for v in flops.values() if v.value is not None]
+    return sum(known) if known else None
 
 
 def sm_roof_pcts(flops: Mapping[str, Value], moved: Mapping[str, Value], c: Ceilings, duration: Any) -> list[Any]:
