@@ -238,6 +238,15 @@ def argument_problems(err: ValidationError) -> str:
     return "; ".join(" ".join(p.split()) for p in problems)
 
 
+def _chosen_launch(kernels: Sequence[dict[str, Any]], launch: int | None, matched: str) -> int:
+    """The launch asked for, else the longest one; RooflineError (one line) for a launch past the last."""
+    if launch is None:
+        return max(range(len(kernels)), key=lambda i: kernels[i]["duration_s"] or 0.0)
+    if launch < len(kernels):
+        return launch
+    raise RooflineError(f"launch {launch}: {matched}", f"give launch from 0 to {len(kernels) - 1}")
+
+
 def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path] = ()) -> MCPServer:
     """The server and its tools over ``roots``; ``time_limit_s`` bounds each .ncu-rep read (None: the command
     line's default, scaled to the file's size); ``specs``: extra device spec files or folders."""
@@ -318,13 +327,7 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         doc = adapter.report([path], options([kernel], ceilings, diagnostics=True, base=kernel_name_base))
         (rep,) = doc["reports"]
         kernels = rep["kernels"]
-        if launch is None:
-            chosen = max(range(len(kernels)), key=lambda i: kernels[i]["duration_s"] or 0.0)
-        elif launch < len(kernels):
-            chosen = launch
-        else:
-            raise RooflineError(f"launch {launch}: {kernel!r} matched {len(kernels)} launches in {report}",
-                                f"give launch from 0 to {len(kernels) - 1}")
+        chosen = _chosen_launch(kernels, launch, f"{kernel!r} matched {len(kernels)} launches in {report}")
         k = adapter.with_reasons(kernels[chosen], rep["reasons"])
         k["missing"] = adapter.by_reason(k["missing"])
         k["roofs"] = k.pop("ceilings").get(k["ceilings_used"])
