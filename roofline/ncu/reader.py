@@ -6,8 +6,8 @@ so a file that crashes it ends in a one-line error, never in a signal that kills
 is killed after a time limit scaled to the file's size. Before that, the container is walked (``ncu.container``)
 for a cut, an appended report or garbage. Every report, from either kind of file, passes ``ncu.validation``
 before it is returned. The child sends the launches in batches as it reads them; ``ReportReading.batches`` yields
-each batch as it arrives (the pipeline analyses it while the rest is read), and ``ReportReading.report`` is the
-validated report: those very launches, in the order yielded, some marked invalid.
+each batch as it arrives, and ``ReportReading.report`` is the validated report: those very launches, in the order
+yielded, some marked invalid.
 """
 
 from __future__ import annotations
@@ -285,7 +285,8 @@ def _built(into: _Assembly, arrivals: Generator[list[tuple[Any, ...]], None, tup
             try:
                 arrived = next(arrivals)
             except StopIteration as stop:
-                return stop.value
+                last: tuple[str, Any] = stop.value
+                return last
             batch = into.take(arrived)
             if batch is not None:
                 yield batch
