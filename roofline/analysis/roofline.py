@@ -711,7 +711,8 @@ def measured(values: np.ndarray) -> list[float]:
     """The measured values of a column (not NaN), in order, as floats."""
     import numpy as np
 
-    return values[~np.isnan(values)].tolist()
+    found: list[float] = values[~np.isnan(values)].tolist()
+    return found
 
 
 # --- Several reports of one job (MPI ranks) ----------------------------------------------------------

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Literal
 
 from msgspec import Struct
 
-from roofline.analysis.advice import LAUNCH_OVERHEAD_S, launch_overhead_share
+from roofline.analysis.advice import launch_overhead_share
 from roofline.analysis.kernels import KernelStats, aggregate
 from roofline.analysis.launches import Launches, ReportAnalysis
 from roofline.analysis.results import Cause, Value
@@ -56,7 +56,7 @@ from roofline.core.kernel_names import PAIR_ARROW
 from roofline.core.labels import NAMES, letter
 from roofline.core.model import CeilingSet, Device
 from roofline.core.resources import Resource
-from roofline.core.thresholds import ALPHA, SIMILAR_NAMES, WORK_TOLERANCE
+from roofline.core.thresholds import ALPHA, LAUNCH_OVERHEAD_S, SIMILAR_NAMES, WORK_TOLERANCE
 from roofline.core.timelimit import REGEX_LIMIT_S, within
 from roofline.core.units import seconds
 from roofline.errors import RooflineError

@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from roofline.analysis.advice import LAUNCH_OVERHEAD_S
 from roofline.analysis.kernels import KernelStats
 from roofline.analysis.work import Measure, WorkCheck
 from roofline.compare.noise import Change
@@ -23,6 +22,7 @@ from roofline.compare.regression import DiffResult, Verdict
 from roofline.core.kernel_names import KernelName
 from roofline.core.labels import NAMES, letter
 from roofline.core.resources import Resource
+from roofline.core.thresholds import LAUNCH_OVERHEAD_S
 from roofline.core.units import counted, pct, ratio, seconds, si
 from roofline.render.names import bound_word, group_name
 from roofline.render.terminal import Cell, Chain, add_rows, escape, plain_table, record, warning_lines
