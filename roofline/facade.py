@@ -266,14 +266,8 @@ class Roofline:
         return timeline_set([timeline], borrow_work(timeline, configs, analyses, found.spec if found else None))
 
     def _loaded(self) -> SpecCatalog:
-        """The catalog, a read started ahead stopped when it cannot be loaded (a bad --specs)."""
-        try:
-            return self.catalog
-        except RooflineError:
-            from roofline.ncu.child import stop_reading_ahead
-
-            stop_reading_ahead()
-            raise
+        """The catalog (loaded on first use; a bad --specs raises its RooflineError)."""
+        return self.catalog
 
     @contextlib.contextmanager
     def _ticking(self, paths: Paths) -> Iterator[Done | None]:

@@ -18,7 +18,7 @@ from roofline.analysis.roofline import analyze_report
 from roofline.core import parallel
 from roofline.core.model import Device, KernelLaunch, Report
 from roofline.errors import NoKernelMatched, RooflineError, SpecError
-from roofline.ncu import child, reader
+from roofline.ncu import reader
 from roofline.pipeline import AnalysisOptions, analyze_files, analyze_loaded
 from roofline.specs import catalog as specs
 from roofline.specs.catalog import SpecCatalog
@@ -131,18 +131,6 @@ def test_public_api_is_exported_lazily():
     code = ("import sys, roofline; assert 'roofline.pipeline' not in sys.modules; "
             "roofline.AnalysisOptions; assert 'roofline.analysis.roofline' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
-
-
-def test_a_read_started_ahead_is_stopped_when_the_run_fails_before_taking_it(shared_report, tmp_path):
-    """A bad --specs ends the run after the first report's read was started (by the CLI, before it parsed the
-    command line): that read is stopped, so a later run reads the file afresh (a read taken later would carry a
-    time limit counted from its old start)."""
-    path = shared_report("t4_matrix-add-2d_full")
-    assert child.read_ahead(path)
-    with pytest.raises(SpecError):
-        analyze_files([path], AnalysisOptions(specs=(tmp_path / "absent.yaml",)))
-    assert not child._AHEAD
-    assert analyze_files([path], AnalysisOptions(time_limit_s=30))[0].launches
 
 
 # --- The analysis scope ---------------------------------------------------------------------------------------------
