@@ -393,18 +393,18 @@ def test_an_ascii_terminal_gets_ascii_fallbacks_for_every_symbol() -> None:
     assert "名前".encode("ascii", TERMINAL_ERRORS) == b"??"
 
 
-def test_main_runs_the_command_line_as_the_process_last_work(monkeypatch):
-    """``main`` tells ``run`` that the process ends after the command (the collector then stays paused)."""
+def test_main_runs_the_command_line_then_leaves_with_its_status(monkeypatch):
+    """``main`` runs the command line and ends the process with its status (``fast_start.leave``)."""
     from roofline.cli import app as cli
     from roofline.cli import fast_start
 
-    calls: list[tuple[list[str], bool]] = []
+    calls: list[list[str]] = []
     monkeypatch.setattr(sys, "argv", ["roofline", "specs", "list"])
-    monkeypatch.setattr(cli, "run", lambda args, last=False: calls.append((list(args), last)) or 0)
+    monkeypatch.setattr(cli, "run", lambda args: calls.append(list(args)) or 0)
     monkeypatch.setattr(fast_start, "leave", lambda code: (_ for _ in ()).throw(SystemExit(code)))
     with pytest.raises(SystemExit) as ended:
         cli.main()
-    assert ended.value.code == 0 and calls == [(["specs", "list"], True)]
+    assert ended.value.code == 0 and calls == [["specs", "list"]]
 
 
 # --- Help text through the markup of the help ------------------------------------------------------------------------
