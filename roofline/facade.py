@@ -169,6 +169,7 @@ class Roofline:
                 mpi: bool = False) -> SummaryDocument | None:
         """``summary``: each report's kernel groups ranked by recoverable time; with ``mpi``, the files spread over
         the MPI ranks (None on the ranks other than 0)."""
+        from roofline.compare.places import gpu_panels
         from roofline.compare.ranking import AppSummary, check_top, labelled, summarize
         from roofline.pipeline import files_left_out, map_reports
 
@@ -185,7 +186,8 @@ class Roofline:
         self.left_out = tuple(errors)
         if not summaries and errors:
             raise NoReportAnalysed(errors)
-        return SummaryDocument(summaries, width=width, top=top, left_out=files_left_out(errors))
+        return SummaryDocument(summaries, width=width, top=top, left_out=files_left_out(errors),
+                               panels=gpu_panels(summaries))
 
     def realtime(self, paths: Paths, profile: Path, by: GroupBy = "kernel", top: int = 10,
                  width: int = 80) -> RealtimeDocument:

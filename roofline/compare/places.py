@@ -39,14 +39,24 @@ class MergedGroup(Struct, frozen=True):
 
 
 class GpuGroups(Struct, frozen=True):
-    """A GPU's groups over its reports, in number order; per row of the reports (in their order, summary by
-    summary) its time over the longest row's (0 to 1: its marker's size); the reports' whole time (None where a
-    report does not have one) and the bars' unit."""
+    """A GPU's reports (their summaries) and their groups, in number order; per row of the reports (in their order,
+    summary by summary) its time over the longest row's (0 to 1: its marker's size); the reports' whole time (None
+    where a report does not have one) and the bars' unit."""
 
+    summaries: tuple[AppSummary, ...]
     groups: tuple[MergedGroup, ...]
     sizes: tuple[float, ...]
     total_s: float | None
     unit: str
+
+
+def gpu_panels(summaries: Sequence[AppSummary]) -> tuple[GpuGroups, ...]:
+    """The summaries' groups per GPU (its name and spec: the reports on it together), in the order of each GPU's
+    first report (``gpu_groups``)."""
+    gpus: dict[tuple[str, str | None], list[AppSummary]] = {}
+    for s in summaries:
+        gpus.setdefault((s.report.device, s.report.spec_id), []).append(s)
+    return tuple(gpu_groups(on_one) for on_one in gpus.values())
 
 
 def gpu_groups(summaries: Sequence[AppSummary]) -> GpuGroups:
@@ -64,7 +74,7 @@ def gpu_groups(summaries: Sequence[AppSummary]) -> GpuGroups:
                    for n, name in enumerate(names, 1))
     longest = max((r.group.total_s or 0.0 for r in rows), default=0.0)
     sizes = tuple((r.group.total_s or 0.0) / longest if longest else 0.0 for r in rows)
-    return GpuGroups(groups, sizes, total_s, unit)
+    return GpuGroups(tuple(summaries), groups, sizes, total_s, unit)
 
 
 def _bar(rows: Sequence[SummaryRow], times: Sequence[float], scale: float, total_s: float | None) -> GroupBar | None:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from msgspec.structs import replace
 
 from roofline.analysis.roofline import analyze_report
-from roofline.compare.places import gpu_groups
+from roofline.compare.places import gpu_groups, gpu_panels
 from roofline.compare.ranking import summarize
 from roofline.core.model import Device, KernelLaunch, Report
 
@@ -38,3 +39,11 @@ def test_an_unknown_recoverable_time_leaves_the_whole_bar_attained():
     (group,) = gpu_groups([_summary("a.json", {"k": 2e-6})]).groups
     assert group.bar is not None and group.bar.recoverable_s is None  # no roof: no peak counters
     assert (group.bar.attained, group.bar.recoverable) == pytest.approx((2.0, 0.0))
+
+
+def test_panels_put_the_reports_of_one_gpu_together_in_the_order_of_their_first():
+    a, b = _summary("a.json", {"k": 1e-3}), _summary("b.json", {"k": 2e-3})
+    other = replace(b, report=replace(b.report, device="Other GPU"))
+    panels = gpu_panels([a, other, b])
+    assert [[s.report.label for s in p.summaries] for p in panels] == [["a.json", "b.json"], ["b.json"]]
+    assert panels[0].groups[0].bar is not None and panels[0].groups[0].bar.total_s == pytest.approx(3e-3)

@@ -23,8 +23,7 @@ from typing import TYPE_CHECKING, Any
 from roofline.analysis.kernels import KernelStats
 from roofline.analysis.launches import KernelGroup
 from roofline.compare.pairing import Comparison, ReportRef
-from roofline.compare.places import GroupBar, gpu_groups
-from roofline.compare.ranking import AppSummary
+from roofline.compare.places import GpuGroups, GroupBar
 from roofline.core.labels import LEGEND_KERNELS, NAMES, letter
 from roofline.core.model import PRECISIONS, Ceilings, memory_roof, roof_intensity
 from roofline.core.units import si
@@ -173,12 +172,11 @@ def gpu_of(reports: Sequence[ReportRef]) -> tuple[int, ...]:
     return tuple(first.setdefault((r.device, r.spec_id), i) for i, r in enumerate(reports))
 
 
-def summary_data(summaries: Sequence[AppSummary]) -> SummaryPlotData:
-    """Per GPU (its reports together): each shown group of each report as a point sized by its time, numbered by
-    the group's rank over the GPU's reports, and time bars of the groups summed over those reports."""
-    gpus = gpu_of([s.report for s in summaries])
-    return SummaryPlotData(tuple(_panel([s for s, g in zip(summaries, gpus, strict=True) if g == first])
-                                 for first in dict.fromkeys(gpus)))
+def summary_data(panels: Sequence[GpuGroups]) -> SummaryPlotData:
+    """Per GPU (its reports together, ``compare.places``): each shown group of each report as a point sized by its
+    time, numbered by the group's rank over the GPU's reports, and time bars of the groups summed over those
+    reports."""
+    return SummaryPlotData(tuple(_panel(p) for p in panels))
 
 
 def _label(g: KernelGroup) -> str:
@@ -186,12 +184,12 @@ def _label(g: KernelGroup) -> str:
     return group_name(g.name, g.functions, g.by).fit(KEY_CHARS)
 
 
-def _panel(summaries: Sequence[AppSummary]) -> SummaryPanel:
+def _panel(merged: GpuGroups) -> SummaryPanel:
     """One GPU's panel from the summaries of its reports; a group's number is its place among the groups of all
     of them by their recoverable time summed over the reports (then total time), as each report's table ranks its
     own (``compare.places``)."""
+    summaries = merged.summaries
     several = len(summaries) > 1
-    merged = gpu_groups(summaries)
     number = {g.name: g.number for g in merged.groups}
     rows = [(s, r) for s in summaries for r in s.rows]
     points, skipped = [], []
@@ -293,9 +291,9 @@ def comparison_svg(c: Comparison, normalize: bool = False) -> str:
     return svg_element(to_bytes(comparison_figure(c, normalize), "svg", mark=False))
 
 
-def summary_plot(summaries: Sequence[AppSummary], fmt: PlotFormat) -> bytes:
-    """Each report's summary (grouped points sized by time, and time bars) as PNG, SVG or PDF bytes."""
-    return to_bytes(summary_figure(summaries), fmt)
+def summary_plot(panels: Sequence[GpuGroups], fmt: PlotFormat) -> bytes:
+    """Each GPU's summary (grouped points sized by time, and time bars) as PNG, SVG or PDF bytes."""
+    return to_bytes(summary_figure(panels), fmt)
 
 
 def comparison_figure(c: Comparison, normalize: bool = False) -> Figure:
@@ -330,9 +328,9 @@ def comparison_figure(c: Comparison, normalize: bool = False) -> Figure:
     return fig
 
 
-def summary_figure(summaries: Sequence[AppSummary]) -> Figure:
-    """The laid-out summary figure: per report, the roofline of its groups and the bars of their time."""
-    data = summary_data(summaries)
+def summary_figure(panels: Sequence[GpuGroups]) -> Figure:
+    """The laid-out summary figure: per GPU, the roofline of its groups and the bars of their time."""
+    data = summary_data(panels)
     notes = [_skipped_notes(panel.skipped) for panel in data.panels]
     fig, axes, note_axes = _figure([(SUMMARY_SIZE_IN[1], 2)] * len(data.panels), SUMMARY_SIZE_IN[0], notes)
     for (roof_ax, bar_ax), panel, note_ax, lines in zip(axes, data.panels, note_axes, notes, strict=True):
