@@ -17,8 +17,10 @@ Every figure is the median of several runs of a whole process, the commands of o
   --jobs      `roofline report --format json` and `roofline summary` over 50 reports (hard links to the shared
               reports in a temporary folder, each a file of its own), with --jobs 1 and --jobs 2.
 
-Targets (issue 13): report <= 1.3x the floor on the four largest reports; report faster than ncu on every report
-ncu reads; --help <= 4x python -c pass. The exit status is 0 when all are met.
+Targets (issues 13 and 64): report <= 1.5x the floor on the reports given (the four largest by default; issue 64
+names the full-set RTX 4070 Ti one); report <= 1.25x ncu on every report ncu reads (the reports given, else every
+shared one; issue 64 names the 154-launch A100 one); --help <= 4x python -c pass. The exit status is 0 when all
+are met.
 
 Child processes run with bytecode caching on (PYTHONPYCACHEPREFIX set to a temporary folder and one warm-up
 run), as an installed package would; --as-is keeps this environment's settings instead. --profile prints where
@@ -48,7 +50,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "ncu-reps"
-TARGET_FLOOR_RATIO = 1.3
+TARGET_FLOOR_RATIO = 1.5
+TARGET_NCU_RATIO = 1.25
 TARGET_HELP_RATIO = 4.0
 LARGEST = 4
 MANY = 50
@@ -159,8 +162,8 @@ def bench_floor(run: Runner, floor_script: Path, reports: Sequence[Path]) -> boo
 
 def bench_ncu(run: Runner, reports: Sequence[Path]) -> bool:
     ncu = shutil.which("ncu")
-    print("\nroofline report --format json vs ncu --import FILE --page raw --csv (target: below 1x), beside the "
-          f"import of {', '.join(DEPENDENCIES)} alone")
+    print(f"\nroofline report --format json vs ncu --import FILE --page raw --csv (target <= {TARGET_NCU_RATIO}x), "
+          f"beside the import of {', '.join(DEPENDENCIES)} alone")
     if ncu is None:
         print("ncu not on PATH: skipped")
         return True
@@ -177,9 +180,10 @@ def bench_ncu(run: Runner, reports: Sequence[Path]) -> bool:
         below_imports += theirs < floor
         print(f"{path.name[:52]:52} {path.stat().st_size / 1e6:5.1f} {launches(path)[0]:8d} {theirs:7.3f}s "
               f"{floor:7.3f}s {ours:7.3f}s {ours / theirs:5.2f}x")
-    print(f"slowest against ncu {worst:.2f}x: {'met' if worst < 1.0 else 'MISSED'}; on {below_imports} of "
+    verdict = "met" if worst <= TARGET_NCU_RATIO else "MISSED"
+    print(f"slowest against ncu {worst:.2f}x: {verdict}; on {below_imports} of "
           f"{len(readable)} reports ncu's whole export takes less than importing {', '.join(DEPENDENCIES)}")
-    return worst < 1.0
+    return worst <= TARGET_NCU_RATIO
 
 
 def bench_help(run: Runner) -> bool:
@@ -234,6 +238,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("reports", nargs="*", type=Path, help="report files for the floor comparison "
                         "(default: the four largest shared ones)")
+    parser.add_argument("--ncu-reports", nargs="+", type=Path, help="report files for the ncu comparison "
+                        "(default: every shared one)")
     parser.add_argument("--repeat", type=int, default=5, help="runs per figure; the median is shown (default 5)")
     parser.add_argument("--only", nargs="+", choices=PARTS, default=PARTS, help="which comparisons to run")
     parser.add_argument("--as-is", action="store_true", help="keep this environment's bytecode settings")
@@ -262,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
         if "floor" in args.only:
             met.append(bench_floor(run, floor_script, args.reports or shared_reports()[:LARGEST]))
         if "ncu" in args.only:
-            met.append(bench_ncu(run, shared_reports()))
+            met.append(bench_ncu(run, args.ncu_reports or shared_reports()))
         if "help" in args.only:
             met.append(bench_help(run))
         if "jobs" in args.only:

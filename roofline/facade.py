@@ -171,6 +171,7 @@ class Roofline:
                 mpi: bool = False) -> SummaryDocument | None:
         """``summary``: each report's kernel groups ranked by recoverable time; with ``mpi``, the files spread over
         the MPI ranks (None on the ranks other than 0)."""
+        from roofline.compare.places import gpu_panels
         from roofline.compare.ranking import AppSummary, check_top, labelled, summarize
         from roofline.pipeline import files_left_out, map_reports
 
@@ -187,7 +188,8 @@ class Roofline:
         self.left_out = tuple(errors)
         if not summaries and errors:
             raise NoReportAnalysed(errors)
-        return SummaryDocument(summaries, width=width, top=top, left_out=files_left_out(errors))
+        return SummaryDocument(summaries, width=width, top=top, left_out=files_left_out(errors),
+                               panels=gpu_panels(summaries))
 
     def realtime(self, paths: Paths, profile: Path, by: GroupBy = "kernel", top: int = 10,
                  width: int = 80) -> RealtimeDocument:
@@ -306,14 +308,8 @@ class Roofline:
         return spec_for(self.catalog, same or Device(gpu))
 
     def _loaded(self) -> SpecCatalog:
-        """The catalog, a read started ahead stopped when it cannot be loaded (a bad --specs)."""
-        try:
-            return self.catalog
-        except RooflineError:
-            from roofline.ncu.child import stop_reading_ahead
-
-            stop_reading_ahead()
-            raise
+        """The catalog (loaded on first use; a bad --specs raises its RooflineError)."""
+        return self.catalog
 
     @contextlib.contextmanager
     def _ticking(self, paths: Paths) -> Iterator[Done | None]:

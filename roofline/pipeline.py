@@ -5,15 +5,13 @@ stages in turn, each a function that returns a value the next one takes:
 
 1. read: ``reader.ReportReading`` yields an ``.ncu-rep``'s launches batch by batch as its child process sends
    them, then the report, validated;
-2. analyse ahead (``analyze_batch``): while the rest is read, each batch is analysed, diagnosed and advised
-   where a core is spare (``early_work_pays``), so that little is left once the last launch arrives;
-3. analyse and assemble (``analyze``): keep the launches the kernel filter selects, match the GPU's datasheet
+2. analyse and assemble (``analyze``): keep the launches the kernel filter selects, match the GPU's datasheet
    spec, choose the ceilings, analyse the roofline of every launch and group them
    (``roofline.analysis.roofline.analyze_report``);
-4. diagnose and advise (``diagnose_all``): each launch's diagnostics (``roofline.analysis.diagnostics``) and advice
-   (``roofline.analysis.advice``), taken by position from step 2 where it was worked out there: every valid
-   launch, whatever the output shows (the scope is the command's, ``diagnostics``, never the output format's).
-5. build the view (``build_view``): what the renderers of the reports show (``roofline.analysis.view``).
+3. diagnose and advise (``diagnose_all``): each launch's diagnostics (``roofline.analysis.diagnostics``) and advice
+   (``roofline.analysis.advice``): every valid launch, whatever the output shows (the scope is the command's,
+   ``diagnostics``, never the output format's).
+4. build the view (``build_view``): what the renderers of the reports show (``roofline.analysis.view``).
 
 Bad input raises ``RooflineError`` with a one-line message.
 
@@ -27,7 +25,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 from roofline.core.choices import GroupBy, NameBase
@@ -36,7 +34,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.launches import ReportAnalysis
     from roofline.analysis.results import LaunchAnalysis
     from roofline.analysis.view import LeftOut, ReportSetView
-    from roofline.core.model import CeilingSet, Device, KernelLaunch, Report
+    from roofline.core.model import CeilingSet, Device, Report
     from roofline.errors import RooflineError, SpecError
     from roofline.specs.catalog import DeviceSpec, SpecCatalog, SpecMatch
 
@@ -92,7 +90,6 @@ def map_reports(paths: Sequence[str | os.PathLike[str]], then: Callable[[ReportA
     ``then``'s result comes back from a worker or rank, so it can be smaller than the analysis."""
     from roofline.core import kernel_filter, parallel
     from roofline.errors import RooflineError
-    from roofline.ncu.child import stop_reading_ahead
     from roofline.specs.catalog import load_catalog
 
     kernel_filter.parse(options.kernel, options.kernel_name_base)  # a bad filter is refused before any file is read
@@ -101,19 +98,15 @@ def map_reports(paths: Sequence[str | os.PathLike[str]], then: Callable[[ReportA
         named.setdefault(_identity(path), path)  # a file named twice is read under its first name
     firsts = list(named.values())
     at_once = min(jobs, jobs_in_memory(firsts), len(firsts))
-    early = early_work_pays(options, at_once, mpi)
-    try:
-        specs = catalog or load_catalog(options.specs)
+    specs = catalog or load_catalog(options.specs)
 
-        def one(path: str | os.PathLike[str]) -> T | RooflineError:
-            try:
-                return then(analyze_path(path, options, specs, early))
-            except RooflineError as err:
-                return err
+    def one(path: str | os.PathLike[str]) -> T | RooflineError:
+        try:
+            return then(analyze_path(path, options, specs))
+        except RooflineError as err:
+            return err
 
-        results = parallel.over_ranks(one, firsts) if mpi else parallel.in_workers(one, firsts, at_once, done)
-    finally:  # a read started ahead and not taken (a bad --specs, an error) must not be taken later, its time gone
-        stop_reading_ahead()
+    results = parallel.over_ranks(one, firsts) if mpi else parallel.in_workers(one, firsts, at_once, done)
     if results is None:
         return None
     by_file = dict(zip(named, results, strict=True))
@@ -173,44 +166,28 @@ def analyze_loaded(report: Report, options: AnalysisOptions = AnalysisOptions(),
     return analyze(report, options, catalog or load_catalog(options.specs))
 
 
-def analyze_path(path: str | os.PathLike[str], options: AnalysisOptions, catalog: SpecCatalog,
-                 early: bool = False) -> ReportAnalysis:
-    """One report file through every stage: read it, analyse each batch of launches while the rest is read (with
-    ``early``), then analyse, assemble, diagnose and advise the whole report."""
+def analyze_path(path: str | os.PathLike[str], options: AnalysisOptions, catalog: SpecCatalog) -> ReportAnalysis:
+    """One report file through every stage: read it, then analyse, assemble, diagnose and advise it."""
     from roofline.ncu.reader import ReportReading
 
     reading = ReportReading(path, options.time_limit_s, options.diagnostics and options.sass)
-    ahead = Ahead()
-    batches = reading.batches()
-    try:
-        for batch in batches:
-            if early:
-                ahead = analyze_batch(ahead, batch.device, batch.launches, options, catalog)
-    finally:
-        batches.close()  # a failed analysis stops the reader's child
-    return analyze(reading.report(), options, catalog, ahead)
+    return analyze(reading.report(), options, catalog)
 
 
-def analyze(report: Report, options: AnalysisOptions, catalog: SpecCatalog, ahead: Ahead | None = None
-            ) -> ReportAnalysis:
+def analyze(report: Report, options: AnalysisOptions, catalog: SpecCatalog) -> ReportAnalysis:
     """A report's analysis: the launches the kernel filter selects against the spec and ceilings chosen, analysed
-    and grouped, then (``options.diagnostics``) diagnosed and advised, taking from ``ahead`` the launches worked out
-    while the report was read."""
+    and grouped, then (``options.diagnostics``) diagnosed and advised."""
     from roofline.analysis.roofline import analyze_report
     from roofline.core import kernel_filter
 
     selected = kernel_filter.parse(options.kernel, options.kernel_name_base).select(report)
-    known = ahead is not None and ahead.device is not None and ahead.device == selected.device
-    match = ahead.match if known else spec_for(catalog, selected.device)  # type: ignore[union-attr]
+    match = spec_for(catalog, selected.device)
     spec = match.spec if match else None
     problem = _ceilings_problem(options.ceilings, selected.device, spec, selected.path)
     if problem is not None:
         raise problem
     analysis = analyze_report(selected, spec, match.how if match else "", options.ceilings, group_by=options.group_by)
-    if not options.diagnostics:
-        return analysis
-    done = ahead.launches if ahead is not None and ahead.fits(selected, spec) else ()
-    return diagnose_all(analysis, spec, done)
+    return diagnose_all(analysis, spec) if options.diagnostics else analysis
 
 
 def spec_for(catalog: SpecCatalog, device: Device) -> SpecMatch | None:
@@ -238,23 +215,12 @@ def _ceilings_problem(ceilings: CeilingSet, device: Device, spec: DeviceSpec | N
     return None
 
 
-def diagnose_all(analysis: ReportAnalysis, spec: DeviceSpec | None,
-                 done: Sequence[LaunchAnalysis | None] = ()) -> ReportAnalysis:
-    """The analysis with every valid launch diagnosed and advised (``complete``); ``done`` holds, by position in the
-    report, launches completed while it was read (None where not), which only get their time share here."""
-    from msgspec import structs
-
-    from roofline.analysis.roofline import time_share
-
-    device, total = analysis.device, analysis.total_time_s
+def diagnose_all(analysis: ReportAnalysis, spec: DeviceSpec | None) -> ReportAnalysis:
+    """The analysis with every valid launch diagnosed and advised (``complete``)."""
     rows = []
     for i, launch in enumerate(analysis.report.launches):
-        early = done[i] if i < len(done) and not launch.invalid else None
-        if early is not None:
-            rows.append(structs.replace(early, time_share=time_share(early.duration_s.value, total)))
-        else:
-            a = analysis.launches.table.row(i)
-            rows.append(a if launch.invalid else complete(a, device, spec))
+        a = analysis.launches.table.row(i)
+        rows.append(a if launch.invalid else complete(a, analysis.device, spec))
     return analysis.with_rows(rows)
 
 
@@ -285,61 +251,6 @@ def complete(launch_analysis: LaunchAnalysis, device: Device, spec: DeviceSpec |
     advice = advise(diagnosed, device, spec)
     saved, floor = combined(advice, diagnosed)
     return structs.replace(diagnosed, advice=advice, combined_saved_s=saved, combined_floor_s=floor)
-
-
-def early_work_pays(options: AnalysisOptions, at_once: int, mpi: bool) -> bool:
-    """Whether analysing batches while a report is read pays: the analysis uses it (diagnoses are made, and no
-    kernel filter picks some launches), and each of the ``at_once`` reports analysed at once has a core for it
-    beside the one its reader's child runs on. Where not (as many workers as cores, MPI ranks), the work would
-    only take CPU from the readers: it repeats the roofline maths of every batch for the report's columns (50
-    reports with ``--jobs 2`` on 2 cores: 6.22 s with it, 6.05 s without, medians of 5 alternating runs)."""
-    from roofline.core.parallel import cores
-
-    return options.diagnostics and not options.kernel and not mpi and cores() >= 2 * at_once
-
-
-@dataclass(frozen=True)
-class Ahead:
-    """Launches of a report analysed, diagnosed and advised while it was read: by position in the report (None
-    where a launch was invalid or left for later), against ``device`` and ``spec``; without their time share,
-    the one figure that needs every launch (``analysis.analyze_launches``)."""
-
-    device: Device | None = None
-    match: SpecMatch | None = None  # the device's spec, as spec_for matched it
-    usable: bool = False  # the device is valid and has the ceilings asked for
-    launches: tuple[LaunchAnalysis | None, ...] = ()
-
-    @property
-    def spec(self) -> DeviceSpec | None:
-        return self.match.spec if self.match else None
-
-    def fits(self, report: Report, spec: DeviceSpec | None) -> bool:
-        """Whether these analyses are the report's: every launch, against its device and spec."""
-        return (self.usable and len(self.launches) == len(report.launches) and report.device == self.device
-                and spec == self.spec)
-
-
-def analyze_batch(ahead: Ahead, device: Device, launches: Sequence[KernelLaunch], options: AnalysisOptions,
-                  catalog: SpecCatalog) -> Ahead:
-    """``ahead`` with one more batch of launches analysed, diagnosed and advised (the device is the report's, the
-    same for every batch)."""
-    from roofline.analysis.roofline import analyze_launches
-    from roofline.ncu import validation
-
-    if ahead.device is None:
-        match = spec_for(catalog, device)
-        usable = (validation.device_problem(device) is None
-                  and _ceilings_problem(options.ceilings, device, match.spec if match else None) is None)
-        ahead = Ahead(device, match, usable)
-    if not ahead.usable:
-        return ahead
-    invalid = validation.launch_problems(launches, device)
-    valid = [i for i in range(len(launches)) if i not in invalid]
-    analysed = analyze_launches([launches[i] for i in valid], device, ahead.spec, options.ceilings)
-    out: list[LaunchAnalysis | None] = [None] * len(launches)
-    for i, a in zip(valid, analysed, strict=True):
-        out[i] = complete(a, device, ahead.spec)
-    return replace(ahead, launches=(*ahead.launches, *out))
 
 
 def build_view(analyses: Sequence[ReportAnalysis], spread_threshold_pct: float | None = None,

@@ -6,7 +6,6 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +18,10 @@ from roofline.analysis.roofline import analyze_report
 from roofline.core import parallel
 from roofline.core.model import Device, KernelLaunch, Report
 from roofline.errors import NoKernelMatched, RooflineError, SpecError
-from roofline.ncu import child, reader
+from roofline.ncu import reader
 from roofline.pipeline import AnalysisOptions, analyze_files, analyze_loaded
 from roofline.specs import catalog as specs
 from roofline.specs.catalog import SpecCatalog
-from tests.views import views
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "h100-sxm_synthetic.roofline.json"
@@ -135,65 +133,6 @@ def test_public_api_is_exported_lazily():
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
 
 
-def test_a_read_started_ahead_is_stopped_when_the_run_fails_before_taking_it(shared_report, tmp_path):
-    """A bad --specs ends the run after the first report's read was started (by the CLI, before it parsed the
-    command line): that read is stopped, so a later run reads the file afresh (a read taken later would carry a
-    time limit counted from its old start)."""
-    path = shared_report("t4_matrix-add-2d_full")
-    assert child.read_ahead(path)
-    with pytest.raises(SpecError):
-        analyze_files([path], AnalysisOptions(specs=(tmp_path / "absent.yaml",)))
-    assert not child._AHEAD
-    assert analyze_files([path], AnalysisOptions(time_limit_s=30))[0].launches
-
-
-# --- Work done while a report is read (issue 13) -------------------------------------------------------------------
-@pytest.mark.parametrize("name", ["rtx2070super_alife-143launches_basic",
-                                  "rtx5060ti_transpose-occupancy-45launches_metrics", "h800_flash-attn-fwd_full"])
-def test_the_analysis_worked_out_while_reading_equals_the_one_made_after(name, shared_report, monkeypatch):
-    from roofline.render.report import json as json_render
-    from roofline.render.report import markdown
-
-    monkeypatch.setattr(parallel, "cores", lambda: 2)  # a core for the reader, one for the early work
-    path = shared_report(name)
-    while_read = analyze_files([path])[0]  # the pipeline's path: diagnoses worked out as the launches arrive
-    after = analyze_loaded(reader.load_report(path))
-    assert json_render.render(views([while_read])) == json_render.render(views([after]))
-    assert markdown.render(views([while_read])) == markdown.render(views([after]))
-
-
-def test_batches_analysed_ahead_are_the_reports_launches_by_position_and_fit_only_their_spec(shared_report):
-    options, catalog = AnalysisOptions(), specs.load_catalog()
-    reading = reader.ReportReading(shared_report("rtx2070super_alife-143launches_basic"))
-    ahead = pipeline.Ahead()
-    for batch in reading.batches():
-        ahead = pipeline.analyze_batch(ahead, batch.device, batch.launches, options, catalog)
-    report = reading.report()
-    assert ahead.device == report.device and ahead.spec is not None and ahead.fits(report, ahead.spec)
-    assert len(ahead.launches) == len(report.launches)
-    assert all(a is not None and a.launch == report.launches[i] and a.advice and a.time_share is None
-               for i, a in enumerate(ahead.launches))
-    assert not ahead.fits(report, None)  # another spec
-    assert not ahead.fits(replace(report, launches=report.launches[1:]), ahead.spec)  # other launches
-    marked = replace(report, launches=(replace(report.launches[0], invalid="marked by validation"),
-                                       *report.launches[1:]))
-    analysis = pipeline.analyze(marked, options, catalog, ahead)
-    assert analysis.launches[0].advice == () and analysis.launches[1] == structs.replace(
-        ahead.launches[1], time_share=analysis.launches[1].time_share)  # an invalid launch is not taken from ahead
-
-
-@pytest.mark.parametrize(("options", "cores"), [(AnalysisOptions(kernel=("regex:^update",)), 2),
-                                               (AnalysisOptions(diagnostics=False), 2), (AnalysisOptions(), 1)])
-def test_no_early_work_where_the_analysis_would_not_use_it_or_no_core_is_spare(options, cores, shared_report,
-                                                                                monkeypatch):
-    def refuse(*args):
-        raise AssertionError("early work started")
-
-    monkeypatch.setattr(pipeline, "analyze_batch", refuse)
-    monkeypatch.setattr(parallel, "cores", lambda: cores)
-    assert analyze_files([shared_report("rtx2070super_alife-143launches_basic")], options)[0].launches
-
-
 # --- The analysis scope ---------------------------------------------------------------------------------------------
 def test_the_analysis_scope_is_the_commands_not_the_output_formats():
     """No format steers how much is analysed: the registry names none, and the options hold only what the command
@@ -204,11 +143,3 @@ def test_the_analysis_scope_is_the_commands_not_the_output_formats():
 
     assert "every_launch" not in {f.name for f in fields(Format)}
     assert "every_launch" not in AnalysisOptions.__dataclass_fields__
-
-
-def test_early_work_needs_a_core_beside_each_reader(monkeypatch):
-    monkeypatch.setattr(parallel, "cores", lambda: 4)
-    pays, options = pipeline.early_work_pays, AnalysisOptions()
-    assert pays(options, 1, mpi=False) and pays(options, 2, mpi=False)
-    assert not pays(options, 3, mpi=False)  # 3 workers and their 3 readers on 4 cores
-    assert not pays(options, 1, mpi=True)  # MPI ranks: one per core, as a rule

@@ -26,13 +26,7 @@ from typing import TYPE_CHECKING
 
 from msgspec.structs import replace
 
-from roofline.analysis.diagnostics.occupancy import (
-    ACHIEVED_GAP_PTS,
-    LIMITER_WORDS,
-    TAIL_IDLE_PCT,
-    WARP_SIZE,
-    point_text,
-)
+from roofline.analysis.diagnostics.occupancy import LIMITER_WORDS, WARP_SIZE, point_text
 from roofline.analysis.diagnostics.stalls import describe
 from roofline.analysis.hotspots import locate
 from roofline.analysis.instructions import GLOBAL_WALLS
@@ -71,6 +65,7 @@ from roofline.analysis.verdict import BOUND_WORDS, explain, unit_whole_blocks_pc
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, Device
 from roofline.core.thresholds import (
+    ACHIEVED_GAP_PTS,
     BALANCED_PTS,
     FULL_WAVE,
     IDLE_LANES_NAMED,
@@ -81,6 +76,7 @@ from roofline.core.thresholds import (
     ONE_ELIGIBLE_WARP,
     SHORT_LAUNCH_S,
     STALL_SHARE_SECOND,
+    TAIL_IDLE_PCT,
     TENSOR_SHARE_USED,
     WEAK_FP64_RATIO,
 )

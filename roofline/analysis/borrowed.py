@@ -26,7 +26,7 @@ from msgspec import Struct
 
 from roofline.analysis.kernels import attainable_flop_per_s, roof_time
 from roofline.analysis.launches import ReportAnalysis
-from roofline.analysis.results import Value
+from roofline.analysis.results import LaunchAnalysis, Value
 from roofline.analysis.roofline import intensity, rate, roof_position
 from roofline.core.kernel_names import kernel_key
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, Device
@@ -85,7 +85,7 @@ class BorrowedWork(Struct, frozen=True):
 def borrow_work(timeline: Timeline, configs: Sequence[LaunchConfigTime], analyses: Sequence[ReportAnalysis],
                 spec: DeviceSpec | None) -> BorrowedWork:
     """Match the reports' launches with the timeline's by instance and launch configuration, and place each."""
-    by_config: dict[tuple[str, Dims, Dims], list] = {}
+    by_config: dict[tuple[str, Dims, Dims], list[LaunchAnalysis]] = {}
     for la in (la for a in analyses for la in a.valid_launches):
         launch = la.launch
         if launch.grid is None or launch.block is None:
@@ -110,14 +110,14 @@ def borrow_work(timeline: Timeline, configs: Sequence[LaunchConfigTime], analyse
                         tuple(c.total_s / total for c in unmatched))
 
 
-def _kernel(config: LaunchConfigTime, launches: list, spec: DeviceSpec | None) -> BorrowedKernel:
+def _kernel(config: LaunchConfigTime, launches: list[LaunchAnalysis], spec: DeviceSpec | None) -> BorrowedKernel:
     """One match: the mean work of the report's launches, the nsys GPU's roofs for it."""
     flops = {p: _mean([la.flops[p].value for la in launches]) for p in PRECISIONS}
     data = {lv: _mean([la.bytes[lv].value for la in launches]) for lv in LEVELS}
     tensor: dict[str, float] = {}
     for la in launches:
-        for dtype, n in la.tensor_flops_by_type.items():
-            tensor[dtype] = tensor.get(dtype, 0.0) + n
+        for name, n in la.tensor_flops_by_type.items():
+            tensor[name] = tensor.get(name, 0.0) + n
     dtype = max(tensor, key=lambda d: tensor[d]) if any(tensor.values()) else None
     known = {p: v for p, v in flops.items() if v}
     precision = max(known, key=lambda p: known[p]) if known else None

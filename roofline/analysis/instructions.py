@@ -97,13 +97,7 @@ def _percent(rate: Value, peak: Value, via: str = "giops / peak_giops x 100") ->
 
 def _per_byte(count: Value, moved: Value, level: str) -> Value:
     """Integer instructions per byte at one level; None where either is unmeasured or no byte moved."""
-    if count.value is None:
-        return Value(None, count.reason)
-    if moved.value is None:
-        return Value(None, moved.reason)
-    if moved.value == 0:
-        return Value(None, f"no bytes at {level}: integer intensity is unbounded")
-    return Value(count.value / moved.value, via=f"integer instructions / {level} bytes")
+    return _per_unit(count, moved, level, ("integer instructions", "bytes", "integer"))
 
 
 def _memory_walls(accesses: Mapping[str, tuple[Measured, Measured]], walls: Mapping[str, float],
@@ -141,13 +135,20 @@ def _per_warp(threads: Value) -> Value:
 
 def _intensity(warps: Value, moved: Value, level: str, what: str = "warp instructions") -> Value:
     """Instructions (``what``) per transaction at one level; None where either is unmeasured or nothing moved."""
-    if warps.value is None:
-        return Value(None, warps.reason)
+    return _per_unit(warps, moved, level, (what, "transactions", "instruction"))
+
+
+def _per_unit(count: Value, moved: Value, level: str, words: tuple[str, str, str]) -> Value:
+    """``count`` per unit ``moved`` at one level, ``words`` naming the count, the unit and the intensity; None where
+    either is unmeasured or nothing moved."""
+    what, unit, kind = words
+    if count.value is None:
+        return Value(None, count.reason)
     if moved.value is None:
         return Value(None, moved.reason)
     if moved.value == 0:
-        return Value(None, f"no transactions at {level}: instruction intensity is unbounded")
-    return Value(warps.value / moved.value, via=f"{what} / {level} transactions")
+        return Value(None, f"no {unit} at {level}: {kind} intensity is unbounded")
+    return Value(count.value / moved.value, via=f"{what} / {level} {unit}")
 
 
 def _transaction_roof(bytes_per_s: float | None, why: str, source: str) -> Value:

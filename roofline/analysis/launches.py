@@ -151,7 +151,8 @@ class Launches(Sequence["LaunchAnalysis"]):
         """Each launch's duration in seconds, 0 where it has none (as ``duration or 0.0`` reads it)."""
         import numpy as np
 
-        return np.nan_to_num(self.table.columns.duration.values[self.indices], nan=0.0)
+        times: np.ndarray = np.nan_to_num(self.table.columns.duration.values[self.indices], nan=0.0)
+        return times
 
     @property
     def kernel_launches(self) -> list[KernelLaunch]:

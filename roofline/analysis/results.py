@@ -241,14 +241,8 @@ class Occupancy(Struct, frozen=True):
     what_if: tuple[WhatIf, ...] = ()
     findings: tuple[str, ...] = ()
     missing: Mapping[str, str] = field(default_factory=dict)
+    gap_pts: float | None = None  # theoretical minus achieved occupancy in percentage points (None: either unknown)
     calculator: OccupancyCalculator | None = None  # ncu's occupancy calculator at this launch
-
-    @property
-    def gap_pts(self) -> float | None:
-        """Theoretical minus achieved occupancy in percentage points."""
-        if self.theoretical_pct is None or self.achieved_pct is None:
-            return None
-        return self.theoretical_pct - self.achieved_pct
 
 
 class TensorRoof(Struct, frozen=True):
@@ -571,6 +565,7 @@ class TimeModel(Struct, frozen=True):
     measured_s: float | None
     terms: tuple[Term, ...]
     reason: str = ""
+    slack_s: float | None = None  # measured minus floor, at least 0 (``time_model.time_model``)
 
     @property
     def floor(self) -> Term | None:
@@ -579,12 +574,6 @@ class TimeModel(Struct, frozen=True):
     @property
     def floor_s(self) -> float | None:
         return self.terms[0].seconds if self.terms else None
-
-    @property
-    def slack_s(self) -> float | None:
-        if self.measured_s is None or not self.terms:
-            return None
-        return max(0.0, self.measured_s - self.terms[0].seconds)
 
     @property
     def roofs_only(self) -> bool:
@@ -635,6 +624,7 @@ class LaunchAnalysis(Struct, frozen=True):
     whole_blocks_pct: float | None = None  # the busiest unit in the SMs in whole blocks per SM (``verdict``)
     combined_saved_s: float | None = None  # every advice item applied at once (``reconcile.combined``)
     combined_floor_s: float | None = None  # the floor of the kernel with every item applied
+    total_flops: float | None = None  # all measured FLOPs (CUDA and Tensor Cores); None if no precision was measured
 
     @property
     def block_size(self) -> int | None:
@@ -645,12 +635,6 @@ class LaunchAnalysis(Struct, frozen=True):
     def grid_size(self) -> int | None:
         """Blocks in the grid (``launch__grid_size``, else the product of the grid's dimensions)."""
         return m.launch_size(self.launch, "grid")
-
-    @property
-    def total_flops(self) -> float | None:
-        """All measured FLOPs (CUDA cores and Tensor Cores); None if no precision was measured (``counted_flops``)."""
-        known = list(counted_flops(self.flops).values())
-        return sum(known) if known else None
 
     @property
     def main_precision(self) -> str | None:

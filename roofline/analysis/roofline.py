@@ -228,7 +228,14 @@ def analyze_launch(launch: KernelLaunch, device: Device, spec: DeviceSpec | None
         whole_blocks_pct=whole_blocks_pct(launch, device.sm_count,
                                           sm_roof_pcts(flop_values, byte_values, all_ceilings["kernel-clock"],
                                                        duration.value)),
+        total_flops=total_flops(flop_values),
     )
+
+
+def total_flops(flops: Mapping[str, Value]) -> Any:
+    """All measured FLOPs (CUDA cores and Tensor Cores); None if no precision was measured (``counted_flops``)."""
+    known = list(counted_flops(flops).values())
+    return sum(known) if known else None
 
 
 def sm_roof_pcts(flops: Mapping[str, Value], moved: Mapping[str, Value], c: Ceilings, duration: Any) -> list[Any]:
@@ -742,7 +749,8 @@ def measured(values: np.ndarray) -> list[float]:
     """The measured values of a column (not NaN), in order, as floats."""
     import numpy as np
 
-    return values[~np.isnan(values)].tolist()
+    found: list[float] = values[~np.isnan(values)].tolist()
+    return found
 
 
 # --- Several reports of one job (MPI ranks) ----------------------------------------------------------

@@ -60,7 +60,7 @@ def time_model(k: LaunchAnalysis, device: Device | None = None, spec: DeviceSpec
     tail = _tail_term(k, units, device)
     if tail is not None:
         terms.append(tail)
-    return TimeModel(duration, _ordered(terms), reason)
+    return _model(duration, terms, reason)
 
 
 def _ordered(terms: list[Term]) -> tuple[Term, ...]:
@@ -181,7 +181,14 @@ def changed(model: TimeModel, change: Change) -> TimeModel:
                            and u.key in change.scales), None)
         terms.append(t if factor is None else replace(
             t, seconds=t.seconds * factor, achievable_s=None if t.achievable_s is None else t.achievable_s * factor))
-    return TimeModel(model.measured_s, _ordered(terms), model.reason)
+    return _model(model.measured_s, terms, model.reason)
+
+
+def _model(measured_s: float | None, terms: list[Term], reason: str) -> TimeModel:
+    """The model of these terms, largest first, with its slack: measured minus the floor (at least 0)."""
+    ordered = _ordered(terms)
+    slack = None if measured_s is None or not ordered else max(0.0, measured_s - ordered[0].seconds)
+    return TimeModel(measured_s, ordered, reason, slack)
 
 
 def reach(term: Term) -> float:

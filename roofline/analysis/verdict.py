@@ -221,7 +221,8 @@ def decide(t: Throughputs) -> Verdict:
 
 def _side(bound: Bound | None) -> Side | None:
     """Per launch, the side a bound names (compute or memory), None for the others."""
-    return where(bound == "memory", "memory", where(bound == "compute", "compute", None))
+    side: Side | None = where(bound == "memory", "memory", where(bound == "compute", "compute", None))
+    return side
 
 
 def from_roofline(roof: RoofPosition, why: NoThroughputs | str) -> Verdict:
@@ -271,7 +272,8 @@ def pooled_verdict(launches: Launches, roof: RoofPosition) -> Verdict:
 
 def _mean(values: np.ndarray, weights: np.ndarray, total: float) -> float:
     """Time-weighted mean, summed in launch order."""
-    return sum((values * weights).tolist()) / total
+    mean: float = sum((values * weights).tolist()) / total
+    return mean
 
 
 def _pooled_units(units: Mapping[str, tuple[str, Side, np.ndarray]], at: np.ndarray, weights: np.ndarray,

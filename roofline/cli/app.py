@@ -4,10 +4,11 @@ Each command lives in its own module under ``roofline.cli.commands``. A run impo
 command it invokes, which keeps start-up short; ``roofline.cli.app.app`` is the full application, built on first
 access, for tests and embedding. ``roofline``, ``roofline --help`` and ``roofline --version`` alone are answered
 without typer (its import and the rich help are most of a start-up); every other command line is parsed by
-typer. Those answers and the other speed mechanisms of a run (the read of one report started before the command
-line is parsed, OpenBLAS held to one thread, the garbage collector paused, the process's quick end) are switched in
-``roofline.cli.fast_start``. Every error, a usage error from the option parser included, is one line
-``roofline: error: WHAT: HINT`` on stderr with exit status 2 (3 when ncu or the application fails).
+typer. Each command declares its facts beside its function (``FACTS``, ``roofline.cli.facts``); this module lists
+the commands and the one-line summary of each, which the help answered without typer shows (switched in
+``roofline.cli.fast_start``, the command line's one speed mechanism). Every error, a usage error from the option
+parser included, is one line ``roofline: error: WHAT: HINT`` on stderr with exit status 2 (3 when ncu or the
+application fails).
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ _quiet_while_loading()
 import importlib  # noqa: E402  # after the handler: an interrupt during these imports is quiet too
 import re  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
-from contextlib import nullcontext  # noqa: E402
 from typing import TYPE_CHECKING, Any, NoReturn  # noqa: E402
 
 from roofline.cli import fast_start  # noqa: E402
@@ -42,15 +42,17 @@ if TYPE_CHECKING:  # pragma: no cover
     import typer
     from typer import _click as click
 
+    from roofline.cli.facts import Facts
     from roofline.errors import UsageError
-    from roofline.render.base import Kind
 
     app: typer.Typer  # built on first access by __getattr__ below
 
 HELP = "Kernel-level roofline analysis of NVIDIA Nsight Compute (ncu) reports."
 VERSION_HELP = "Print the version and exit."
 # command name -> (module under roofline.cli.commands, attribute, registered as a sub-application, the one-line summary
-# that lists it: the first sentence of its help, tests/cli/test_app.py checks they agree)
+# that lists it: the first sentence of its help, tests/cli/test_app.py checks they agree). The summaries stay here, not
+# beside each function, so that `roofline --help` lists the commands without importing them (and typer); the
+# command's other facts are its module's FACTS (``facts``)
 COMMANDS: dict[str, tuple[str, str, bool, str]] = {
     "report": ("report", "report", False,
                "Analyse existing Nsight Compute reports: roofline position of every kernel launch."),
@@ -83,19 +85,6 @@ COMMANDS: dict[str, tuple[str, str, bool, str]] = {
               "advice (one per advice item), reports and errors (the files collect could not analyse)."),
 }
 
-READS_REPORTS = ("report", "plot", "compare", "diff", "summary", "project")  # commands whose arguments are report files
-# The commands whose --format the name of their output file chooses when not given: the kind of result each
-# writes, the parameter and the option naming that file
-OUTPUT_FORMATS: dict[str, tuple[Kind, str, str]] = {
-    "report": ("report", "output", "--output"), "analyze": ("report", "report_output", "--report-output"),
-    "compare": ("compare", "output", "--output"), "diff": ("diff", "output", "--output"),
-    "summary": ("summary", "output", "--output"), "project": ("project", "output", "--output"),
-    "timeline": ("timeline", "output", "--output"), "grade": ("grade", "output", "--output")}
-# The commands that show no hot spot (analysis_options(diagnostics=False) or sass=False): their reader, the one
-# started ahead included, leaves out the SASS of the sampled instructions
-WITHOUT_SASS = ("plot", "compare", "diff", "summary", "project", "grade")
-
-
 def build_app(only: str | None = None) -> typer.Typer:
     """The typer application with every command, or with just ``only`` (the one being run)."""
     import typer
@@ -111,14 +100,27 @@ def build_app(only: str | None = None) -> typer.Typer:
             app.add_typer(getattr(mod, attr), name=name, short_help=summary)
         else:  # a module may set CONTEXT_SETTINGS and COMMAND_CLASS, e.g. to pass an application's arguments on
             cls = getattr(mod, "COMMAND_CLASS", None)
-            cls = fast_start.preloading(cls) if name in READS_REPORTS else cls
-            if name in OUTPUT_FORMATS:  # outermost: the format is settled before the preload reads it
+            output = facts(name).output
+            if output is not None:
                 from roofline.cli.writing import output_format_class
 
-                cls = output_format_class(cls, *OUTPUT_FORMATS[name])
+                cls = output_format_class(cls, output.kind, output.parameter, output.option)
             app.command(name, cls=cls, short_help=summary,
                         context_settings=getattr(mod, "CONTEXT_SETTINGS", None))(getattr(mod, attr))
     return app
+
+
+def facts(command: str | None) -> Facts:
+    """A command's facts (``FACTS`` beside its function, ``roofline.cli.facts``), its module imported; the defaults
+    for a command group, or a name that is no command."""
+    from roofline.cli.facts import Facts
+
+    if command not in COMMANDS:
+        return Facts()
+    module = importlib.import_module(f"roofline.cli.commands.{COMMANDS[command][0]}")
+    found = getattr(module, "FACTS", Facts())
+    assert isinstance(found, Facts), f"{command}: FACTS is a roofline.cli.facts.Facts"
+    return found
 
 
 def _group_class() -> type:
@@ -226,16 +228,16 @@ def main() -> NoReturn:
 
     try:
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        code = run(sys.argv[1:], last=True)
+        code = run(sys.argv[1:])
     except KeyboardInterrupt:  # Ctrl-C before typer runs the command: quiet, with the status typer gives (128 + SIGINT)
         code = INTERRUPTED
     fast_start.leave(code)
 
 
-def run(args: Sequence[str], last: bool = False) -> int | str | None:
+def run(args: Sequence[str]) -> int | str | None:
     """Run one command line and return its exit status (as ``sys.exit`` takes it): answer the help and the version
-    at once, else start reading the one report file named, build the app for the command given and run it; user
-    errors become one line on stderr and their exit status. ``last``: the process ends after it (``main``)."""
+    at once, else build the app for the command given and run it; user errors become one line on stderr and their
+    exit status."""
     args = list(args)
     if fast_start.answers_at_once(args):
         return _answer_at_once(args)
@@ -247,26 +249,19 @@ def run(args: Sequence[str], last: bool = False) -> int | str | None:
         print("roofline: error: the working folder no longer exists: change to an existing folder and run again",
               file=sys.stderr)
         return 2
-    if command in READS_REPORTS and "--mpi" not in args:
-        fast_start.start_reading(args[args.index(command) + 1:], command not in WITHOUT_SASS)
     from roofline.errors import RooflineError
 
     _terminal_streams()
     _version_option()
     app = build_app(command if command in COMMANDS else None)
     try:
-        with fast_start.reading_reports(last) if command in READS_REPORTS else nullcontext():
-            app(args, prog_name="roofline")  # the same name in messages for the console script and python -m
+        app(args, prog_name="roofline")  # the same name in messages for the console script and python -m
     except SystemExit as done:
         return done.code if isinstance(done.code, (int, str)) or done.code is None else 1
     except RooflineError as err:
         from roofline.cli.failures import say
 
         return say(err, args)
-    finally:
-        child = sys.modules.get("roofline.ncu.child")  # only a run that imported the child may have read ahead
-        if child is not None:
-            child.stop_reading_ahead()  # a read no command took (a usage error)
     return 0
 
 

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 import typer
 from typer import _click as click
 
-from roofline.cli import fast_start
 from roofline.cli.failures import say
 from roofline.cli.options import by_extension
 from roofline.cli.output import STDOUT, replaceable, to_stdout, write_all
@@ -71,7 +70,6 @@ def write_document(kind: Kind, name: str, document: Document, output: Path | Non
         to_stdout(text)
     else:
         write_all([*files, (target, text)])
-    fast_start.keep_to_the_end(document)
 
 
 def format_for_output(kind: Kind, fmt: str, output: Path | None, given: bool,

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Literal
 
 from msgspec import Struct
 
-from roofline.analysis.advice import LAUNCH_OVERHEAD_S, launch_overhead_share
+from roofline.analysis.advice import launch_overhead_share
 from roofline.analysis.kernels import KernelStats, aggregate
 from roofline.analysis.launches import Launches, ReportAnalysis
 from roofline.analysis.results import Cause, Value
@@ -56,7 +56,7 @@ from roofline.core.kernel_names import PAIR_ARROW
 from roofline.core.labels import NAMES, letter
 from roofline.core.model import CeilingSet, Device
 from roofline.core.resources import Resource
-from roofline.core.thresholds import ALPHA, SIMILAR_NAMES, WORK_TOLERANCE
+from roofline.core.thresholds import ALPHA, LAUNCH_OVERHEAD_S, SIMILAR_NAMES, WORK_TOLERANCE
 from roofline.core.timelimit import REGEX_LIMIT_S, within
 from roofline.core.units import seconds
 from roofline.errors import RooflineError
@@ -198,6 +198,10 @@ class KernelPair(Struct, frozen=True):
     work: tuple[WorkCheck | None, ...] = ()  # other vs base; None for the base and where absent
     change: tuple[Change | None, ...] = ()
     launch_overhead: tuple[Value, ...] = ()  # share of launch plus run time, per side
+    # per side, the work per launch in the unit of its work check (``WorkCheck.unit_key``) over the median launch
+    # time, of the base and of that side: (base, side); None for the base and without a work check
+    throughputs: tuple[tuple[float | None, float | None] | None, ...] = ()
+    expected_throughput: tuple[float | None, ...] = ()  # per side, the expected speedup x the work ratio
 
     def different_work(self, i: int) -> bool:
         """Whether report i's kernel does other work than the base's (beyond the tolerance)."""
@@ -284,6 +288,7 @@ class Comparison(Struct, frozen=True):
     clock: TargetClock = "sustained"  # the target clock of the projections (``project_to``)
     workload: WorkloadProjection | None = None  # every launch of the base report projected (``project_to``)
     everywhere: tuple[WorkloadProjection, ...] = ()  # the base report onto several GPUs, fastest first (``--to all``)
+    confidence: float = 1.0 - 2 * ALPHA  # of the noise intervals: 1 - 2 alpha (two-sided)
 
     def _repr_html_(self) -> str | None:
         """The comparison as Jupyter shows it: the hook the Python API registers (the HTML comparison without its
@@ -352,7 +357,7 @@ def pair_reports(analyses: Sequence[ReportAnalysis], matcher: Matcher = Matcher(
     workload = _workload(analyses[0], bases[0], project_to, options.clock) if project_to is not None else None
     return Comparison(tuple(report_ref(a, label) for a, label in zip(analyses, labels, strict=True)), matcher.label,
                       tuple(pairs), unmatched, project_to.id if project_to else None, options.alpha,
-                      options.work_tolerance, options.clock, workload)
+                      options.work_tolerance, options.clock, workload, confidence=1.0 - 2 * options.alpha)
 
 
 def _workload(analysis: ReportAnalysis, source: DeviceSpec | None, target: DeviceSpec,
@@ -385,7 +390,7 @@ def project_onto_many(analysis: ReportAnalysis, targets: Sequence[DeviceSpec],
     c = pair_reports([analysis], options=PairOptions(clock=clock), catalog=catalog)
     everywhere = project_everywhere(analysis.valid_launches, analysis.device, source, targets, clock)
     return Comparison(c.reports, c.matching, c.pairs, c.unmatched, None, c.alpha, c.work_tolerance, clock, None,
-                      everywhere)
+                      everywhere, c.confidence)
 
 
 def _names(sides: Sequence[KernelStats | None]) -> tuple[str, ...]:
@@ -472,12 +477,25 @@ def _pair(key: Key, base: KernelStats, others: list[KernelStats | None], labels:
         expected.append(_expected_on(base, side, i, devices[0], specs if same_work else (), base_launches) if side
                         else Value(None, f"kernel not in {labels[i]}"))
     kept = tuple(_ratio(a, b, "speedup") for a, b in zip(speedup, expected, strict=True))
+    rates = tuple((throughput(base, check.unit_key), throughput(side, check.unit_key)) if check and side else None
+                  for check, side in zip(work, sides, strict=True))
+    expected_rate = tuple(e.value * check.work_ratio if check and check.work_ratio and e.value is not None else None
+                          for check, e in zip(work, expected, strict=True))
     projections = tuple(project(s, d, target, options.clock, source_spec=spec) if s else None
                         for s, d, spec in zip(sides, devices, bases, strict=True)) if target is not None else ()
     how = {"map": f"map {key[1]}", "order": f"order #{key[1]}"}.get(key[0], key[0])
     return KernelPair(f"#{key[1]}" if key[0] == "order" else key[1], how, tuple(sides), tuple(speedup),
                       tuple(expected), kept, projections, work, tuple(changes),
-                      tuple(launch_overhead(s) if s else Value(None, "kernel absent") for s in sides))
+                      tuple(launch_overhead(s) if s else Value(None, "kernel absent") for s in sides), rates,
+                      expected_rate)
+
+
+def throughput(s: KernelStats, key: str) -> float | None:
+    """Work per launch of a measure (``Work.amount``: DRAM bytes, FP32 FLOPs, threads, ...) over the median launch
+    time; None without a measure key, the amount or a time."""
+    w, t = s.work, s.median_s.value
+    amount = w.amount(key) if w is not None and key else None
+    return amount / t if amount is not None and t else None
 
 
 def _change(base: KernelStats, side: KernelStats, alpha: float) -> Change | None:

@@ -84,6 +84,7 @@ class RealTimeView(Struct, frozen=True):
     kernels: tuple[RealKernel, ...]
     unmatched_ncu: tuple[str, ...]
     unmatched_nsys: tuple[KernelTime, ...]  # by total time, largest first
+    unmatched_nsys_shares: tuple[float, ...] = ()  # each one's share of the application's kernel time (nsys)
     time_gaps: tuple[TimeGap, ...] = ()  # the kernels whose nsys and ncu times differ by over 2x, with the cause
 
     @property
@@ -125,10 +126,11 @@ def weigh(analyses: Sequence[ReportAnalysis], timeline: Timeline) -> RealTimeVie
                for k in ncu if k.name in pairs]
     kernels.sort(key=lambda k: (k.recoverable_real_s is None, -(k.recoverable_real_s or 0.0), -k.nsys.total_s))
     matched = {nsys for nsys, _ in pairs.values()}
+    unmatched = tuple(k for k in timeline.kernels if k.name not in matched)
     return RealTimeView(timeline, tuple(a.report.path for a in analyses),
                         tuple(dict.fromkeys(a.report.device.name for a in analyses)), tuple(kernels),
-                        tuple(k.name for k in ncu if k.name not in pairs),
-                        tuple(k for k in timeline.kernels if k.name not in matched))
+                        tuple(k.name for k in ncu if k.name not in pairs), unmatched,
+                        tuple(k.total_s / total if total > 0 else 0.0 for k in unmatched))
 
 
 def ncu_kernels(analyses: Sequence[ReportAnalysis], by: GroupBy = "kernel") -> list[NcuKernel]:

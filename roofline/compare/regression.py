@@ -63,6 +63,7 @@ class Verdict(Struct, frozen=True):
     per_work_pct: Value = Value(None, "same work")  # different work: change of time per unit of work
     p_value: float | None = None  # the test of "slower by more than the threshold", where tested
     not_gated: str = ""
+    per_work_ratio: float | None = None  # different work: time per unit of work NEW / BASE (``per_work_pct``)
 
     @property
     def regressed(self) -> bool:
@@ -195,12 +196,13 @@ def _verdict(pair: KernelPair, limits: Thresholds, c: Comparison) -> Verdict:
     share = _share(pair, c.reports)
     check = pair.work[1] if pair.work else None
     different = check is not None and check.different
-    per_work = Value(None, "same work")
+    per_work, per_work_ratio = Value(None, "same work"), None
     factor = 1.0  # the time ratio the slower threshold is measured against: 1, or the work ratio
     unit = f"per unit of work ({check.unit.removesuffix('/s')})" if check else ""
     if different and check is not None:
-        per_work = (Value(100.0 * (change.ratio / check.work_ratio - 1.0), via=f"time {unit}")
-                    if change and check.work_ratio else Value(None, f"no unit of work to divide by ({check.summary})"))
+        per_work_ratio = change.ratio / check.work_ratio if change and check.work_ratio else None
+        per_work = (Value(100.0 * (per_work_ratio - 1.0), via=f"time {unit}") if per_work_ratio is not None
+                    else Value(None, f"no unit of work to divide by ({check.summary})"))
         factor = check.work_ratio or 1.0
     reasons: list[str] = []
     unchecked: list[str] = []
@@ -222,7 +224,8 @@ def _verdict(pair: KernelPair, limits: Thresholds, c: Comparison) -> Verdict:
             unchecked.append(f"roof drop not checked: {drop.reason}")
         elif drop.value > limits.roof_drop_pct:
             reasons.append(f"roof drop {drop.value:.1f} points of roof > {limits.roof_drop_pct:g} points of roof")
-    return Verdict(pair, slow, drop, tuple(reasons), tuple(unchecked), share, per_work, p_value, not_gated)
+    return Verdict(pair, slow, drop, tuple(reasons), tuple(unchecked), share, per_work, p_value, not_gated,
+                   per_work_ratio)
 
 
 def _slower(base_s: Sequence[float], new_s: Sequence[float], change: Change, factor: float, pct: float,

@@ -203,7 +203,8 @@ def _record_fields(x: Any) -> tuple[str, ...]:
     if isinstance(x, type):
         return ()
     if hasattr(type(x), "__struct_fields__"):
-        return type(x).__struct_fields__
+        names: tuple[str, ...] = type(x).__struct_fields__
+        return names
     return tuple(f.name for f in dataclasses.fields(x) if f.init) if dataclasses.is_dataclass(x) else ()
 
 
@@ -335,7 +336,8 @@ def cohorts(launches: Sequence[KernelLaunch],
 
 def _sign(value: Any) -> int:
     """1, 0 or -1 (0 for NaN)."""
-    return (value > 0) - (value < 0)
+    sign: int = (value > 0) - (value < 0)
+    return sign
 
 
 def _table_cohorts(launches: Sequence[KernelLaunch], table: MetricTable, rows: np.ndarray,

@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.timeline import TimelineSet
     from roofline.analysis.view import LeftOut, ReportSetView
     from roofline.compare.pairing import Comparison
+    from roofline.compare.places import GpuGroups
     from roofline.compare.ranking import AppSummary
     from roofline.compare.realtime import RealTimeView
     from roofline.compare.regression import DiffResult
@@ -63,12 +64,14 @@ class DiffDocument(Struct, frozen=True):
 
 
 class SummaryDocument(Struct, frozen=True):
-    """``summary``: each report's summary, and the kernel groups shown per report."""
+    """``summary``: each report's summary, the kernel groups shown per report, and the groups per GPU its plot
+    draws (``compare.places``)."""
 
     summaries: Sequence[AppSummary]
     width: int = 80
     top: int = 0
     left_out: Sequence[LeftOut] = ()  # the report files the command went on past
+    panels: Sequence[GpuGroups] = ()  # per GPU, its reports' groups merged (the plot's panels)
 
 
 class TimelineDocument(Struct, frozen=True):

@@ -15,6 +15,7 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
+from typing import Any
 
 from roofline.core.intervals import merge
 from roofline.core.kernel_names import kernel_key
@@ -72,7 +73,7 @@ def migrations(path: Path, shown: Path, group_by: str = "kernel") -> dict[Config
         return {key: Migration(n, w, b, ns * 1e-9, f) for key, (n, w, b, ns, f) in out.items()}
 
 
-def _rows(db: sqlite3.Connection, tables: set[str]) -> Iterator[tuple[ActivityKind, list[tuple]]]:
+def _rows(db: sqlite3.Connection, tables: set[str]) -> Iterator[tuple[ActivityKind, list[tuple[Any, ...]]]]:
     """(kind, rows of device, stream, start, end, label) for the kernels, copies and memsets."""
     if KERNELS in tables:
         names = dict(db.execute(f"SELECT id, value FROM StringIds WHERE id IN (SELECT DISTINCT shortName "

@@ -221,7 +221,7 @@ def _summary_json(d: SummaryDocument, plot_format: PlotFormat | None = None) -> 
 def _summary_plot(d: SummaryDocument, plot_format: PlotFormat | None = None) -> Any:
     from roofline.render.compare.plot import summary_plot
 
-    return summary_plot(d.summaries, plot_format or "png")
+    return summary_plot(d.panels, plot_format or "png")
 
 
 def _project_table(d: ProjectDocument, plot_format: PlotFormat | None = None) -> Any:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from roofline.documents.common import builtins
-from roofline.render.base import (
+from roofline.documents.kinds import (
     CompareDocument,
     DiffDocument,
     Document,

@@ -132,7 +132,7 @@ class LabelPlacer:
 
         canvas = fig.canvas
         assert isinstance(canvas, FigureCanvasAgg), "make the figure with render.mpl.figure"
-        self.renderer = canvas.get_renderer()
+        self.renderer = canvas.get_renderer()  # type: ignore[no-untyped-call]
         self.taken: list[Bbox] = []
 
     def block(self, artist: Text) -> None:
@@ -179,7 +179,8 @@ def around(xy: tuple[float, float], distances: Sequence[float] = (4.0, 9.0)) -> 
 
 
 def _inside(box: Bbox, outer: Bbox) -> bool:
-    return box.x0 >= outer.x0 and box.y0 >= outer.y0 and box.x1 <= outer.x1 and box.y1 <= outer.y1
+    inside: bool = box.x0 >= outer.x0 and box.y0 >= outer.y0 and box.x1 <= outer.x1 and box.y1 <= outer.y1
+    return inside
 
 
 def to_bytes(fig: Figure, fmt: PlotFormat, mark: bool = True, **savefig: Any) -> bytes:

@@ -6,9 +6,11 @@ unit's peak a saturating kernel reaches (device_specs: ``sustained_clock_hz``,
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeAlias
 
-from roofline.core.choices import TargetClock as ClockChoice
+from roofline.core.choices import TargetClock
+
+ClockChoice: TypeAlias = TargetClock  # the clock a peak is taken at
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.specs.catalog import DeviceSpec

@@ -117,41 +117,6 @@ def test_a_usage_error_of_a_report_command_loads_no_heavy_module():
     assert re.search(r"^HEAVY \[\]$", proc.stdout, re.M), proc.stdout[-500:]
 
 
-BLAS = "OPENBLAS_NUM_THREADS"
-THREADS = ("import os\nstatus = open('/proc/self/status').read()\n"
-           f"print(os.environ.get({BLAS!r}), status.split('Threads:')[1].split()[0])")
-ON_LINUX = pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="counts threads in /proc (Linux)")
-
-
-def threads_after(code: str, blas: str | None) -> tuple[str, int]:
-    """``$OPENBLAS_NUM_THREADS`` and the process's thread count after ``code`` ran in a fresh Python."""
-    env = {k: v for k, v in os.environ.items() if k != BLAS} | ({BLAS: blas} if blas else {})
-    proc = subprocess.run([sys.executable, "-c", f"{code}\n{THREADS}"], capture_output=True, text=True, env=env,
-                          cwd=REPO, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    value, count = proc.stdout.split()[-2:]
-    return value, int(count)
-
-
-def report_run(out: Path) -> str:
-    return f"from roofline.cli import app\napp.run(['report', {EXAMPLE!r}, '--format', 'json', '-o', {str(out)!r}])"
-
-
-@ON_LINUX
-def test_a_report_run_starts_numpy_with_one_blas_thread_and_leaves_the_environment_as_it_was(tmp_path):
-    """OpenBLAS's idle threads spin for about 0.1 s after numpy's import, on the core that reads the report; roofline
-    does no matrix products, so its process starts one, and the applications it runs still see the user's setting."""
-    if threads_after("import numpy", None)[1] == 1:
-        pytest.skip("numpy's BLAS starts no threads of its own here (one core, or no OpenBLAS)")
-    assert threads_after(report_run(tmp_path / "o.json"), None) == ("None", 1)
-
-
-@ON_LINUX
-def test_a_blas_thread_count_the_user_chose_is_kept(tmp_path):
-    chosen = threads_after(report_run(tmp_path / "o.json"), "2")
-    assert chosen[0] == "2" and chosen == threads_after("import numpy", "2")
-
-
 def test_a_run_imports_only_the_command_it_invokes():
     out = subprocess.run([sys.executable, "-c", "import sys\n"
                           "import roofline.cli.app as c\n"
@@ -212,24 +177,6 @@ def test_usage_error_through_the_console_entry_point():
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr == ("roofline: error: no such option --formatt (did you mean --format?): run 'roofline report "
                            "--help' for the options\n")
-
-
-def test_the_one_report_named_is_read_ahead_even_when_the_output_file_exists(tmp_path, monkeypatch):
-    """The value of -o/--output is the file written, not a second report: an output left by an earlier run must not
-    stop the read of the report from starting before the command line is parsed (issue 13)."""
-    from roofline.cli import app as cli
-    from roofline.ncu import child
-
-    out = tmp_path / "out.json"
-    assert cli.run(["report", EXAMPLE, "--format", "json", "-o", str(out)]) == 0
-    calls: list[str] = []
-    building = cli.build_app
-    monkeypatch.setattr(child, "read_ahead", lambda path, sass: calls.append(f"read {Path(path).name}") or False)
-    monkeypatch.setattr(cli, "build_app", lambda *a: calls.append("parse") or building(*a))
-    for flag in ("-o", "--output"):
-        calls.clear()
-        assert cli.run(["report", EXAMPLE, "--format", "json", flag, str(out)]) == 0
-        assert calls[:2] == [f"read {Path(EXAMPLE).name}", "parse"]
 
 
 @pytest.mark.parametrize("error, args, rank, printed", [
@@ -405,18 +352,6 @@ def test_a_report_at_a_path_that_is_not_utf8_is_read(tmp_path, shared_report):
     assert doc["reports"][0]["path"].endswith("bad\ufffd.ncu-rep") and len(doc["reports"][0]["kernels"]) == 2
 
 
-def test_the_commands_read_ahead_without_sass_are_those_that_read_none():
-    """A report read ahead for plot, compare, diff or summary leaves the SASS of sampled instructions out; those are
-    the commands whose analysis has no diagnostics or no SASS (their sources say diagnostics=False or sass=False),
-    so the pipeline takes it."""
-    from roofline.cli import app as cli_app
-
-    commands = Path(cli_app.__file__).parent / "commands"
-    without = {path.stem for path in commands.glob("*.py")
-               if "diagnostics=False" in path.read_text() or "sass=False" in path.read_text()}
-    assert without == set(cli_app.WITHOUT_SASS)
-
-
 def test_without_diagnostics_the_reader_leaves_out_the_sass_only():
     from roofline.ncu.extract import SASS_NOT_READ
     from roofline.ncu.reader import load_report
@@ -458,18 +393,18 @@ def test_an_ascii_terminal_gets_ascii_fallbacks_for_every_symbol() -> None:
     assert "名前".encode("ascii", TERMINAL_ERRORS) == b"??"
 
 
-def test_main_runs_the_command_line_as_the_process_last_work(monkeypatch):
-    """``main`` tells ``run`` that the process ends after the command (the collector then stays paused)."""
+def test_main_runs_the_command_line_then_leaves_with_its_status(monkeypatch):
+    """``main`` runs the command line and ends the process with its status (``fast_start.leave``)."""
     from roofline.cli import app as cli
     from roofline.cli import fast_start
 
-    calls: list[tuple[list[str], bool]] = []
+    calls: list[list[str]] = []
     monkeypatch.setattr(sys, "argv", ["roofline", "specs", "list"])
-    monkeypatch.setattr(cli, "run", lambda args, last=False: calls.append((list(args), last)) or 0)
+    monkeypatch.setattr(cli, "run", lambda args: calls.append(list(args)) or 0)
     monkeypatch.setattr(fast_start, "leave", lambda code: (_ for _ in ()).throw(SystemExit(code)))
     with pytest.raises(SystemExit) as ended:
         cli.main()
-    assert ended.value.code == 0 and calls == [(["specs", "list"], True)]
+    assert ended.value.code == 0 and calls == [["specs", "list"]]
 
 
 # --- Help text through the markup of the help ------------------------------------------------------------------------

@@ -35,7 +35,7 @@ def test_project_gives_each_kernel_its_projection_with_reasons() -> None:
     target = load_catalog(()).get("h200")
     doc = project_json(pair_reports(analyze_files(PAIR[:1], AnalysisOptions()), project_to=target))
     assert doc.kind == "project" and doc.target == "h200" and doc.kernels
-    assert all(k.projected_s is not None or "projection.projected_s" in k.missing for k in doc.kernels)
+    assert all(k.projected_s > 0 for k in doc.kernels)  # each kernel row sums its launches' projected times
 
 
 def test_summary_names_left_out_files_only_where_there_are_some() -> None:

@@ -53,7 +53,7 @@ def raw_ops(path: Path, index: int) -> dict[tuple[str, str], float]:
     pytest.importorskip("ncu_report")
     done = subprocess.run([sys.executable, "-c", COUNT_SCRIPT, str(path), str(index), MATRIX.pattern],
                           capture_output=True, text=True, check=True, timeout=600)
-    return {tuple(key.split(" ")): n for key, n in json.loads(done.stdout).items()}  # type: ignore[misc]
+    return {tuple(key.split(" ")): n for key, n in json.loads(done.stdout).items()}
 
 
 @functools.cache

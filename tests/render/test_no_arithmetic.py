@@ -141,44 +141,14 @@ def figure_arithmetic(source: str) -> Iterator[tuple[int, str]]:
     yield from sorted(found)
 
 
-# Figures of the compare stage's results (compare/pairing.py, ranking.py, projection.py, realtime.py) still computed
-# by their renderers, until those results carry them: this list only shrinks. (file, the operation's text)
-PENDING = frozenset({
-    ("render/compare/plot.py", "point.x + _spread(n, len(c.pairs))"),
-    ("render/compare/plot.py", "(r.group.total_s or 0.0) / longest"),
-    ("render/compare/plot.py", "(MAX_AREA - MIN_AREA) * share"),
-    ("render/compare/plot.py", "MIN_AREA + (MAX_AREA - MIN_AREA) * share"),
-    ("render/compare/plot.py", "top / bw"),
-    ("render/compare/plot.py", "x_lo * bw"),
-    ("render/compare/plot.py", "r.peak_flop_per_s / bw"),
-    ("render/compare/plot.py", "(b.total_s - (b.recoverable_s or 0.0)) / scale"),
-    ("render/compare/plot.py", "b.total_s - (b.recoverable_s or 0.0)"),
-    ("render/compare/plot.py", "(b.recoverable_s or 0.0) / scale"),
-    ("render/compare/plot.py", "100.0 * b.total_s / total_s"),
-    ("render/compare/plot.py", "b.total_s / scale"),
-    ("render/compare/table.py", "1 - 2 * c.alpha"),
-    ("render/compare/table.py", "1 - 2 * d.comparison.alpha"),
-    ("render/compare/table.py", "expected * work_ratio"),
-    ("render/compare/table.py", "amount / t"),
-    ("render/compare/table.py", "p.l2.factor - 1.0"),
-    ("render/compare/table.py", "1.0 + v.per_work_pct.value / 100.0"),
-    ("render/timeline/realtime.py", "k.total_s / view.timeline.kernel_s"),
-})
-
-
 def _found() -> set[tuple[str, str]]:
     return {(path.relative_to(RENDER.parent).as_posix(), text) for path in sorted(RENDER.rglob("*.py"))
             for _, text in figure_arithmetic(path.read_text(encoding="utf-8"))}
 
 
 def test_no_renderer_does_arithmetic_on_a_figure():
-    found = sorted(_found() - PENDING)
+    found = sorted(_found())
     assert not found, f"{len(found)} figures computed in a renderer:\n" + "\n".join(map(": ".join, found))
-
-
-def test_the_pending_figures_are_still_there():
-    """A pending figure moved to its result comes off the list."""
-    assert sorted(PENDING - _found()) == []
 
 
 def test_the_check_sees_a_figure_computed_and_lets_layout_pass():

@@ -201,6 +201,7 @@ def diagnose(launch: KernelLaunch, device: Device) -> Occupancy:
         blocks_per_sm=blocks, warps_per_block=shape.warps if shape else None, waves_per_sm=waves,
         tail_idle_pct=tail_idle_pct(waves) if waves is not None else None,
         derived_limits=derived, what_if=changes, missing=missing,
+        gap_pts=theoretical - achieved if theoretical is not None and achieved is not None else None,
     )
     return replace(occ, findings=findings(occ, launch, sm))
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from roofline.cli import ncu_options as ncu_opts
+from roofline.cli.facts import Facts, Output
 from roofline.cli.failures import handles_errors
 from roofline.cli.options import (
     REPORT_FORMAT_HELP,
@@ -66,6 +67,9 @@ GroupByOpt = Annotated[KernelGroupBy, typer.Option(
     "function name (function).")]
 DEFAULT_TOP = 5
 TIMELINE_TOP = 20  # kernels shown by --no-counters, as `roofline timeline` shows them
+
+
+FACTS = Facts(output=Output("report", "report_output", "--report-output"))
 
 
 @handles_errors

@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from roofline.cli.facts import Facts, Output
 from roofline.cli.failures import fail_for, handles_errors
 from roofline.cli.options import (
     AlphaOpt,
@@ -35,6 +36,8 @@ from roofline.cli.workflow import facade
 from roofline.cli.writing import refuse_unwritable_outputs, write_document
 from roofline.core.thresholds import ALPHA, WORK_TOLERANCE
 from roofline.render.base import render_image
+
+FACTS = Facts(output=Output("compare"))
 
 
 @handles_errors

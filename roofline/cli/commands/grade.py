@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Literal, TypeAlias
 
 import typer
 
+from roofline.cli.facts import Facts, Output
 from roofline.cli.failures import handles_errors
 from roofline.cli.options import KernelOpt, NameBaseOpt, SpecsOpt, TimeoutOpt, WideOpt, analysis_options, output_help
 from roofline.cli.terminal import terminal_width
@@ -21,6 +22,9 @@ if TYPE_CHECKING:  # pragma: no cover
     GradeFormat: TypeAlias = str
 else:  # the registry's format names as the Literal typer checks on the command line (mypy sees str)
     GradeFormat = Literal[format_names("grade")]
+
+
+FACTS = Facts(output=Output("grade"))
 
 
 @handles_errors

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from roofline.cli.facts import Facts, Output
 from roofline.cli.failures import fail_for, handles_errors, warn
 from roofline.cli.options import (
     CeilingsOpt,
@@ -32,6 +33,8 @@ from roofline.render.base import render_image
 
 DEFAULT_TOP = 10
 
+
+FACTS = Facts(output=Output("summary"))
 
 
 @handles_errors

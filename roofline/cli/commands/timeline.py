@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from roofline.cli.facts import Facts, Output
 from roofline.cli.failures import handles_errors
 from roofline.cli.options import SpecsOpt, TimelineFormat, TimelineOutputOpt, TimelinePlotOpt, WideOpt, work_options
 from roofline.cli.plots import image
@@ -24,6 +25,9 @@ NsysOpt = Annotated[str | None, typer.Option(
 NvtxFilterOpt = Annotated[str | None, typer.Option(
     "--nvtx", help="Keep only the kernels launched inside NVTX ranges of this name (needs the CUDA API and NVTX "
     "traces).")]
+
+
+FACTS = Facts(output=Output("timeline"))
 
 
 @handles_errors

@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any
 from roofline.analysis.kernels import KernelStats
 from roofline.analysis.launches import KernelGroup
 from roofline.compare.pairing import Comparison, ReportRef
-from roofline.compare.ranking import AppSummary, SummaryRow
+from roofline.compare.places import GpuGroups, GroupBar
 from roofline.core.labels import LEGEND_KERNELS, NAMES, letter
-from roofline.core.model import PRECISIONS, Ceilings
+from roofline.core.model import PRECISIONS, Ceilings, memory_roof, roof_intensity
 from roofline.core.units import si
 from roofline.render.mpl import (
     NOTE_FONT,
@@ -100,11 +100,19 @@ class ComparePlotData:
 
 @dataclass(frozen=True)
 class Bar:
-    """One group's total time and, when known, the part of it recoverable at the roof."""
+    """One group's bar (``compare.places``: its total time and, when known, the part of it recoverable at the roof)
+    with its label."""
 
     label: str
-    total_s: float
-    recoverable_s: float | None
+    bar: GroupBar
+
+    @property
+    def total_s(self) -> float:
+        return self.bar.total_s
+
+    @property
+    def recoverable_s(self) -> float | None:
+        return self.bar.recoverable_s
 
 
 @dataclass(frozen=True)
@@ -117,7 +125,8 @@ class SummaryPanel:
     roofs: tuple[Roof, ...]
     bars: tuple[Bar, ...]
     skipped: tuple[tuple[str, str], ...]  # (what is not drawn, why)
-    total_s: float | None  # the report's whole profiled time, for the bars' shares
+    total_s: float | None  # the reports' whole profiled time, for the bars' shares
+    unit: str = "s"  # of the bars' lengths
 
 
 @dataclass(frozen=True)
@@ -139,7 +148,7 @@ def comparison_data(c: Comparison, normalize: bool = False, numbered: int = LEGE
             if why:
                 skipped.append((f"{pair.label} in {c.reports[i].label}", why))
             if point is not None:
-                x = point.x + _spread(n, len(c.pairs)) if normalize else point.x
+                x = i + _spread(n, len(c.pairs)) if normalize else point.x  # normalized: the report's column
                 other_flops = not normalize and not pair.different_work(i) and pair.flops_differ(i)
                 placed.append(Point(point.label, i, x, point.y, point.area, n if n <= numbered else 0,
                                     pair.different_work(i) or other_flops, other_flops))
@@ -163,12 +172,11 @@ def gpu_of(reports: Sequence[ReportRef]) -> tuple[int, ...]:
     return tuple(first.setdefault((r.device, r.spec_id), i) for i, r in enumerate(reports))
 
 
-def summary_data(summaries: Sequence[AppSummary]) -> SummaryPlotData:
-    """Per GPU (its reports together): each shown group of each report as a point sized by its time, numbered by
-    the group's rank over the GPU's reports, and time bars of the groups summed over those reports."""
-    gpus = gpu_of([s.report for s in summaries])
-    return SummaryPlotData(tuple(_panel([s for s, g in zip(summaries, gpus, strict=True) if g == first])
-                                 for first in dict.fromkeys(gpus)))
+def summary_data(panels: Sequence[GpuGroups]) -> SummaryPlotData:
+    """Per GPU (its reports together, ``compare.places``): each shown group of each report as a point sized by its
+    time, numbered by the group's rank over the GPU's reports, and time bars of the groups summed over those
+    reports."""
+    return SummaryPlotData(tuple(_panel(p) for p in panels))
 
 
 def _label(g: KernelGroup) -> str:
@@ -176,40 +184,28 @@ def _label(g: KernelGroup) -> str:
     return group_name(g.name, g.functions, g.by).fit(KEY_CHARS)
 
 
-def _panel(summaries: Sequence[AppSummary]) -> SummaryPanel:
+def _panel(merged: GpuGroups) -> SummaryPanel:
     """One GPU's panel from the summaries of its reports; a group's number is its place among the groups of all
     of them by their recoverable time summed over the reports (then total time), as each report's table ranks its
-    own."""
+    own (``compare.places``)."""
+    summaries = merged.summaries
     several = len(summaries) > 1
+    number = {g.name: g.number for g in merged.groups}
     rows = [(s, r) for s in summaries for r in s.rows]
-    grouped: dict[str, list[SummaryRow]] = {}
-    for _, r in rows:
-        grouped.setdefault(r.group.name, []).append(r)
-    merged = {name: grouped[name] for name in sorted(grouped, key=lambda name: _merged_rank(grouped[name]))}
-    number = {name: n for n, name in enumerate(merged, 1)}
-    longest = max((r.group.total_s or 0.0 for _, r in rows), default=0.0)
     points, skipped = [], []
-    for s, r in rows:
+    for (s, r), size in zip(rows, merged.sizes, strict=True):
         n = number[r.group.name]
         point, why = _point(r.stats, str(n), 0, False)
         if point is None:
             skipped.append((f"#{n} {_label(r.group)}" + (f" in {s.report.label}" if several else ""), why))
             continue
-        share = (r.group.total_s or 0.0) / longest if longest else 0.0
-        points.append(Point(point.label, 0, point.x, point.y, MIN_AREA + (MAX_AREA - MIN_AREA) * share, n))
-    bars = []
-    for name, group_rows in merged.items():
-        times = [r.group.total_s for r in group_rows if r.group.total_s is not None]
-        if times:
-            recoverable = [r.group.recoverable_s for r in group_rows]
-            bars.append(Bar(f"#{number[name]} {_label(group_rows[0].group)}", sum(times),
-                            None if any(x is None for x in recoverable) else sum(x or 0.0 for x in recoverable)))
-    totals = [s.report.total_time_s for s in summaries]
+        points.append(Point(point.label, 0, point.x, point.y, MIN_AREA + (MAX_AREA - MIN_AREA) * size, n))
+    bars = tuple(Bar(f"#{g.number} {_label(g.rows[0].group)}", g.bar) for g in merged.groups if g.bar is not None)
     first = summaries[0].report
     title = (f"{first.device}: {len(summaries)} reports ({middle(', '.join(s.report.label for s in summaries), 60)})"
              if several else first.label)
-    return SummaryPanel(title, tuple(points), _roofs([(0, r.stats) for _, r in rows], (0,)), tuple(bars),
-                        tuple(skipped), None if any(t is None for t in totals) else sum(t or 0.0 for t in totals))
+    return SummaryPanel(title, tuple(points), _roofs([(0, r.stats) for _, r in rows], (0,)), bars,
+                        tuple(skipped), merged.total_s, merged.unit)
 
 
 def _point(s: KernelStats, label: str, report: int, normalize: bool) -> tuple[Point | None, str]:
@@ -295,17 +291,9 @@ def comparison_svg(c: Comparison, normalize: bool = False) -> str:
     return svg_element(to_bytes(comparison_figure(c, normalize), "svg", mark=False))
 
 
-def _merged_rank(rows: Sequence[SummaryRow]) -> tuple[bool, float, float]:
-    """A group's sort key over several reports: the most recoverable time first (unknown in any report: last),
-    then the most total time."""
-    recoverable = [r.group.recoverable_s for r in rows]
-    known = None if any(x is None for x in recoverable) else sum(x or 0.0 for x in recoverable)
-    return known is None, -(known or 0.0), -sum(r.group.total_s or 0.0 for r in rows)
-
-
-def summary_plot(summaries: Sequence[AppSummary], fmt: PlotFormat) -> bytes:
-    """Each report's summary (grouped points sized by time, and time bars) as PNG, SVG or PDF bytes."""
-    return to_bytes(summary_figure(summaries), fmt)
+def summary_plot(panels: Sequence[GpuGroups], fmt: PlotFormat) -> bytes:
+    """Each GPU's summary (grouped points sized by time, and time bars) as PNG, SVG or PDF bytes."""
+    return to_bytes(summary_figure(panels), fmt)
 
 
 def comparison_figure(c: Comparison, normalize: bool = False) -> Figure:
@@ -340,9 +328,9 @@ def comparison_figure(c: Comparison, normalize: bool = False) -> Figure:
     return fig
 
 
-def summary_figure(summaries: Sequence[AppSummary]) -> Figure:
-    """The laid-out summary figure: per report, the roofline of its groups and the bars of their time."""
-    data = summary_data(summaries)
+def summary_figure(panels: Sequence[GpuGroups]) -> Figure:
+    """The laid-out summary figure: per GPU, the roofline of its groups and the bars of their time."""
+    data = summary_data(panels)
     notes = [_skipped_notes(panel.skipped) for panel in data.panels]
     fig, axes, note_axes = _figure([(SUMMARY_SIZE_IN[1], 2)] * len(data.panels), SUMMARY_SIZE_IN[0], notes)
     for (roof_ax, bar_ax), panel, note_ax, lines in zip(axes, data.panels, note_axes, notes, strict=True):
@@ -353,7 +341,7 @@ def summary_figure(summaries: Sequence[AppSummary]) -> Figure:
               + "".join(f"\n{_roof_text(roof)}" for roof in panel.roofs))
         if not panel.points:
             _note_empty(roof_ax)
-        _draw_bars(bar_ax, panel.bars, panel.total_s)
+        _draw_bars(bar_ax, panel.bars, panel.unit)
         _draw_notes(note_ax, lines, SUMMARY_SIZE_IN[0])
     freeze_layout(fig)
     for (roof_ax, _), panel in zip(axes, data.panels, strict=True):
@@ -413,10 +401,10 @@ def _draw_roofs(ax: Axes, roofs: Sequence[Roof], colour: Any, prefix: Any, point
     x_lo, x_hi = x_limits(points)
     for group in by_gpu.values():
         bw, top = group[0].dram_bytes_per_s, max(r.peak_flop_per_s for r in group)
-        ax.plot([x_lo, top / bw], [x_lo * bw, top], color=colour(group[0]), linewidth=1.5,
-                label=f"{prefix(group[0])}DRAM {si(bw, 'B/s')}")
+        ax.plot([x_lo, roof_intensity(top, bw)], [memory_roof(bw, x_lo), top], color=colour(group[0]),
+                linewidth=1.5, label=f"{prefix(group[0])}DRAM {si(bw, 'B/s')}")
         for r in group:
-            ridge = r.peak_flop_per_s / bw
+            ridge = roof_intensity(r.peak_flop_per_s, bw)
             ax.plot([ridge, max(x_hi, ridge * 10)], [r.peak_flop_per_s] * 2, color=colour(r), linewidth=1.5,
                     ls=CEILING_STYLES[r.precision],
                     label=f"{prefix(r)}{NAMES[r.precision]} {si(r.peak_flop_per_s, 'FLOP/s')}")
@@ -504,33 +492,25 @@ def _normalized_axes(ax: Axes, reports: int, points: Sequence[Point], title: str
     ax.grid(True, axis="y", alpha=0.2)
 
 
-def _draw_bars(ax: Axes, bars: Sequence[Bar], total_s: float | None) -> None:
+def _draw_bars(ax: Axes, bars: Sequence[Bar], unit: str) -> None:
     """Horizontal bars in rank order: the time not recoverable (the busiest unit at its peak, the launch floor) plus
     the recoverable time (grey: no roof position), each
     labelled with its share of the report's time so short groups stay readable next to a dominant one."""
     from matplotlib.patches import Patch
 
-    scale, unit = _time_unit(max((b.total_s for b in bars), default=0.0))
     rows = list(range(len(bars)))[::-1]
     for row, b in zip(rows, bars, strict=True):
-        known = b.recoverable_s is not None
-        attained = (b.total_s - (b.recoverable_s or 0.0)) / scale
-        ax.barh(row, attained, color="tab:blue" if known else "0.6")
-        ax.barh(row, (b.recoverable_s or 0.0) / scale, left=attained, color="tab:orange")
-        share = f"{100.0 * b.total_s / total_s:.1f}%" if total_s else ""
-        ax.annotate(share, (b.total_s / scale, row), xytext=(3, 0), textcoords="offset points", va="center", fontsize=7)
-    ax.set_xlim(0, 1.2 * max((b.total_s / scale for b in bars), default=1.0))
+        ax.barh(row, b.bar.attained, color="tab:blue" if b.recoverable_s is not None else "0.6")
+        ax.barh(row, b.bar.recoverable, left=b.bar.attained, color="tab:orange")
+        share = f"{b.bar.share_pct:.1f}%" if b.bar.share_pct is not None else ""
+        ax.annotate(share, (b.bar.total, row), xytext=(3, 0), textcoords="offset points", va="center", fontsize=7)
+    ax.set_xlim(0, 1.2 * max((b.bar.total for b in bars), default=1.0))
     ax.set_yticks(rows, [middle(b.label, 40) for b in bars])
     ax.set_xlabel(f"time ({unit})")
     ax.tick_params(axis="y", labelsize=7)
     handles = [Patch(color=c, label=t) for c, t in (("tab:blue", "not recoverable"),
                                                     ("tab:orange", "recoverable"), ("0.6", "no roof position"))]
     ax.legend(handles=handles, fontsize=7, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=3, frameon=False)
-
-
-def _time_unit(longest_s: float) -> tuple[float, str]:
-    """Scale and unit that keep the bar axis readable (s, ms or us)."""
-    return next(((f, u) for f, u in ((1.0, "s"), (1e-3, "ms")) if longest_s >= f), (1e-6, "us"))
 
 
 def _note_empty(ax: Axes) -> None:

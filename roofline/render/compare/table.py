@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from roofline.analysis.advice import LAUNCH_OVERHEAD_S
 from roofline.analysis.kernels import KernelStats
 from roofline.analysis.work import Measure, WorkCheck
 from roofline.compare.noise import Change
@@ -24,6 +23,7 @@ from roofline.compare.regression import DiffResult, Verdict
 from roofline.core.kernel_names import KernelName
 from roofline.core.labels import NAMES, letter
 from roofline.core.resources import Resource
+from roofline.core.thresholds import LAUNCH_OVERHEAD_S
 from roofline.core.units import counted, pct, ratio, seconds, si
 from roofline.render.names import bound_word, group_name
 from roofline.render.terminal import Cell, Chain, add_rows, escape, plain_table, record, warning_lines
@@ -219,7 +219,7 @@ def time_grid(c: Comparison, pairs: Sequence[KernelPair], i: int, work_known: bo
     """Pairs of the same work (a speedup of times), or with ``work_known`` False, of work that could not be compared
     (the same ratio of times, which is a speedup only if the work is the same)."""
     a, b = letter(0), letter(i)
-    confidence = f"{100 * (1 - 2 * c.alpha):g}%"
+    confidence = f"{100 * c.confidence:g}%"
     rows = tuple((seconds(p.base.median_s.value), seconds(p.side(i).median_s.value),
                   _times(p.speedup[i].value), interval_text(p.headline(i)), _times(p.expected_speedup[i].value),
                   _fixed(p.kept_up[i].value)) for p in pairs)
@@ -248,19 +248,14 @@ def _expected_words(c: Comparison, i: int) -> str:
 def throughput_grid(c: Comparison, pairs: Sequence[KernelPair], i: int) -> Grid:
     """Pairs of different work: work per second on each side and their ratio (not a speedup of times)."""
     a, b = letter(0), letter(i)
-    confidence = f"{100 * (1 - 2 * c.alpha):g}%"
+    confidence = f"{100 * c.confidence:g}%"
     rows = []
     for p in pairs:
-        check = p.work[i]
         unit = p.headline_unit(i)
-        work_ratio = check.work_ratio if check else None
-        expected = p.expected_speedup[i].value
         headline = p.headline(i)
-        key = check.unit_key if check else ""
-        rows.append((UNIT_WORDS.get(unit, unit), si(throughput(p.side(0), key)),
-                     si(throughput(p.side(i), key)), _times(headline.ratio if headline else None),
-                     interval_text(headline), _times(expected * work_ratio if expected is not None and work_ratio
-                                                     else None), _fixed(p.kept_up[i].value)))
+        base_rate, rate = p.throughputs[i] or (None, None)
+        rows.append((UNIT_WORDS.get(unit, unit), si(base_rate), si(rate), _times(headline.ratio if headline else None),
+                     interval_text(headline), _times(p.expected_throughput[i]), _fixed(p.kept_up[i].value)))
     return Grid(f"Throughput, {a} -> {b} (different work: not a speedup of times)",
                 ("kernel", "unit", a, b, f"{b}/{a}", f"{confidence} interval", "expected", "kept up"),
                 tuple(p.names_to(i) for p in pairs), tuple(rows),
@@ -272,14 +267,6 @@ def throughput_grid(c: Comparison, pairs: Sequence[KernelPair], i: int) -> Grid:
 # Short enough for a table column at 80 characters
 UNIT_WORDS = {"DRAM bytes/s": "DRAM B/s", "L2 bytes/s": "L2 B/s", "L1 bytes/s": "L1 B/s", "threads/s": "thread/s",
               "instructions/s": "inst/s"}
-
-
-def throughput(s: KernelStats, key: str) -> float | None:
-    """Work per launch of a measure (``Work.amount``: DRAM bytes, FP32 FLOPs, threads, ...) over the median launch
-    time."""
-    w, t = s.work, s.median_s.value
-    amount = w.amount(key) if w is not None and key else None
-    return amount / t if amount is not None and t else None
 
 
 def interval_text(change: Change | None) -> str:
@@ -415,7 +402,7 @@ def _l2_cell(p: Projection) -> str:
     """The L2 term's factor on the DRAM bytes ("1.3x"), "=" where it keeps them, "n/a" without one."""
     if p.l2 is None:
         return "n/a"
-    return "=" if abs(p.l2.factor - 1.0) < 5e-3 else f"{p.l2.factor:.2f}x"
+    return "=" if round(p.l2.factor, 2) == 1.0 else f"{p.l2.factor:.2f}x"
 
 
 def _interval_s(p: Projection) -> str:
@@ -564,7 +551,7 @@ def _print_line_shifts(console: Console, d: DiffResult) -> None:
 
 
 def _diff_table(d: DiffResult, width: int) -> Table:
-    confidence = f"{100 * (1 - 2 * d.comparison.alpha):g}%"
+    confidence = f"{100 * d.comparison.confidence:g}%"
     table = plain_table("BASE (A) -> NEW (B), time per launch (median)",
                         ("kernel", "A", "B", "change", f"{confidence} interval", "status"))
     rows: list[list[Cell]] = []
@@ -604,9 +591,9 @@ def work_unknown(v: Verdict) -> bool:
 def per_work_text(v: Verdict) -> str:
     """For a pair of different work gated with --gate-different-work: the change the gate judged, e.g.
     "time per unit of work (threads) -86.5%, gated (--gate-different-work)"; "" for other pairs."""
-    if not (v.pair.different_work(1) and v.gated and v.per_work_pct.value is not None):
+    if not (v.pair.different_work(1) and v.gated and v.per_work_ratio is not None):
         return ""
-    return (f"{v.per_work_pct.via} {change_text(1.0 + v.per_work_pct.value / 100.0)}, gated "
+    return (f"{v.per_work_pct.via} {change_text(v.per_work_ratio)}, gated "
             "(--gate-different-work)")
 
 

@@ -17,7 +17,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from roofline.analysis.diagnostics.occupancy import ACHIEVED_GAP_PTS
 from roofline.analysis.launches import KernelGroup, ReportAnalysis
 from roofline.analysis.results import Advice, LaunchAnalysis, MemoryPicture
 from roofline.analysis.verdict import BOUND_WORDS
@@ -25,7 +24,7 @@ from roofline.analysis.view import AdvisedKernel, ReportSetView, ReportView
 from roofline.compare.ranking import RECOVERABLE_COUNTS
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings
-from roofline.core.thresholds import THIN_SAMPLES
+from roofline.core.thresholds import ACHIEVED_GAP_PTS, THIN_SAMPLES
 from roofline.core.units import counted, pct, ratio, seconds, si
 from roofline.render import GENERATOR
 from roofline.render.names import bound_word, group_name, markdown_text, printable, short_group_name

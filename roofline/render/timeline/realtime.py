@@ -61,8 +61,8 @@ def _print(console: Console, view: RealTimeView, top: int) -> None:
         console.print("matched across the tools by name with the numbers masked: " + escape("; ".join(renamed)),
                       highlight=False)
     if view.unmatched_nsys:
-        names = ", ".join(f"{k.name} ({pct(k.total_s / view.timeline.kernel_s * 100)})"
-                          for k in view.unmatched_nsys[:UNMATCHED_SHOWN])
+        names = ", ".join(f"{k.name} ({pct(share * 100)})" for k, share in
+                          zip(view.unmatched_nsys[:UNMATCHED_SHOWN], view.unmatched_nsys_shares, strict=False))
         more = len(view.unmatched_nsys) - UNMATCHED_SHOWN
         console.print(escape(f"not analysed (in nsys, not in the ncu reports): {names}" +
                              (f" and {more} more" if more > 0 else "")), highlight=False)

@@ -10,6 +10,7 @@ import yaml
 
 from roofline.analysis.roofline import analyze_report
 from roofline.compare.pairing import pair_reports, parse_matcher
+from roofline.compare.places import gpu_panels
 from roofline.compare.ranking import summarize
 from roofline.core.labels import NAMES
 from roofline.core.model import Device, KernelLaunch, Report
@@ -109,8 +110,8 @@ def test_summary_points_are_grouped_and_sized_by_time():
     launches = [_launch(i, name, t, 1e9, 1e7) for i, (name, ts) in enumerate(times.items()) for t in ts]
     rep = Report(path="app.json", device=Device(name="Synthetic GPU"), launches=tuple(launches), source="model")
     summary = summarize(analyze_report(rep), "kernel", 10)
-    assert summary_plot([summary], "png")[:8] == PNG
-    panel = summary_data([summary]).panels[0]
+    assert summary_plot(gpu_panels([summary]), "png")[:8] == PNG
+    panel = summary_data(gpu_panels([summary])).panels[0]
     totals = {name: sum(ts) for name, ts in times.items()}
     area = {row.group.name: point.area for row, point in zip(summary.rows, panel.points, strict=True)}
     longest = max(totals.values())
@@ -122,10 +123,10 @@ def test_summary_points_are_grouped_and_sized_by_time():
 
 def test_summary_of_a_basic_report_has_bars_but_no_points(roofline_report):
     summary = summarize(analyze_report(roofline_report("rtx2070super_alife-143launches_basic")), "kernel", 5)
-    panel = summary_data([summary]).panels[0]
+    panel = summary_data(gpu_panels([summary])).panels[0]
     assert not panel.points and len(panel.bars) == 5  # no FLOP or byte counters: nothing to place
     assert all(b.recoverable_s is not None for b in panel.bars)  # from the SpeedOfLight throughputs
-    roof_ax = summary_figure([summary]).axes[0]  # its roofline panel says so, with no axis scaling nothing
+    roof_ax = summary_figure(gpu_panels([summary])).axes[0]  # its roofline panel says so, with no axis scaling nothing
     assert any("no kernel group can be placed" in t.get_text() for t in roof_ax.texts)
     assert not list(roof_ax.get_xticks()) and not list(roof_ax.get_yticks()) and not roof_ax.get_ylabel()
 
@@ -191,13 +192,13 @@ def test_summary_has_one_panel_per_gpu_with_its_groups_summed():
                    source="model")
     summaries = [summarize(analyze_report(r), "kernel", 10, label=r.path.removesuffix(".json"))
                  for r in (report("a.json", 1.0), report("b.json", 2.0), other)]
-    panels = summary_data(summaries).panels
+    panels = summary_data(gpu_panels(summaries)).panels
     assert len(panels) == 2 and panels[0].report.startswith("Synthetic GPU: 2 reports (a, b)")
     first = panels[0]
     assert [b.total_s for b in first.bars] == pytest.approx([4e-3 * 3, 1e-3 * 3])
     assert sorted(p.number for p in first.points) == [1, 1, 2, 2] and first.total_s == pytest.approx(15e-3)
     assert len({(r.precision, r.peak_flop_per_s) for r in first.roofs}) == len(first.roofs)
-    fig = summary_figure(summaries)
+    fig = summary_figure(gpu_panels(summaries))
     assert fig.get_size_inches()[1] < 2 * 5.0 + 2  # two panels, not three
 
 
@@ -211,7 +212,7 @@ def test_a_gpus_panel_numbers_its_groups_by_their_recoverable_time_over_all_its_
     names = ("intops.full.ncu-rep", "triad-half2.roofline.ncu-rep", "torch-fp64.roofline.json")
     files = [h200 / name for name in names]
     summaries = [summarize(a, "kernel", 10) for a in analyze_files(files)]
-    (panel,) = summary_data(summaries).panels
+    (panel,) = summary_data(gpu_panels(summaries)).panels
     recoverable = [b.recoverable_s for b in panel.bars]
     assert recoverable == sorted(recoverable, reverse=True) and len(recoverable) == 4
     assert [b.label.split()[1] for b in panel.bars][0] == "gather_strided"
@@ -285,7 +286,7 @@ def test_compare_plots_of_real_pairs_have_no_clipped_or_overlapping_text(same_ap
 def test_summary_plots_of_real_reports_have_no_clipped_or_overlapping_text(roofline_report):
     summaries = [summarize(analyze_report(roofline_report(name)), "kernel", 10)
                  for name in (RTX4070TI, "rtx2070super_alife-143launches_basic", "v100_miniweather-openacc_full")]
-    assert text_problems(summary_figure(summaries)) == []
+    assert text_problems(summary_figure(gpu_panels(summaries))) == []
 
 
 def test_notes_go_under_the_axes_grouped_by_reason(same_app):

@@ -1,0 +1,27 @@
+"""What the command line needs to know of a command beyond its options, declared in the command's module beside
+its function (``FACTS``, read by ``roofline.cli.app`` once it imports that module): the output file its document is
+written to (its --format then follows that file's name where not given, ``cli.writing.output_format_class``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.render.base import Kind
+
+
+@dataclass(frozen=True)
+class Output:
+    """The kind of document a command writes, and the parameter and option that name its file."""
+
+    kind: Kind
+    parameter: str = "output"
+    option: str = "--output"
+
+
+@dataclass(frozen=True)
+class Facts:
+    """A command's facts (``FACTS`` beside its function); a command that declares none has these defaults."""
+
+    output: Output | None = None

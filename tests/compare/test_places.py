@@ -1,0 +1,49 @@
+"""The summary plot's numbers: a GPU's groups merged over its reports, their bars and marker sizes."""
+
+from __future__ import annotations
+
+import pytest
+from msgspec.structs import replace
+
+from roofline.analysis.roofline import analyze_report
+from roofline.compare.places import gpu_groups, gpu_panels
+from roofline.compare.ranking import summarize
+from roofline.core.model import Device, KernelLaunch, Report
+
+
+def _launch(i: int, name: str, duration_s: float) -> KernelLaunch:
+    metrics = {"gpu__time_duration.sum": duration_s * 1e9, "dram__bytes.sum": 1e7,
+               "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 5e8}
+    return KernelLaunch(range_index=0, action_index=i, name=name, metrics=metrics)
+
+
+def _summary(path: str, times: dict[str, float]):
+    launches = tuple(_launch(i, name, t) for i, (name, t) in enumerate(times.items()))
+    report = Report(path=path, device=Device(name="Synthetic GPU"), launches=launches, source="model")
+    return summarize(analyze_report(report), "kernel", 10, label=path)
+
+
+def test_groups_of_two_reports_are_summed_numbered_and_sized_by_the_longest_row():
+    merged = gpu_groups([_summary("a.json", {"big": 4e-3, "small": 1e-3}),
+                         _summary("b.json", {"big": 8e-3, "small": 2e-3})])
+    assert [(g.name, g.number, len(g.rows)) for g in merged.groups] == [("big", 1, 2), ("small", 2, 2)]
+    bars = [g.bar for g in merged.groups]
+    assert [b.total_s for b in bars if b] == pytest.approx([12e-3, 3e-3])
+    assert merged.unit == "ms" and [b.total for b in bars if b] == pytest.approx([12.0, 3.0])
+    assert merged.total_s == pytest.approx(15e-3)
+    assert [b.share_pct for b in bars if b] == pytest.approx([80.0, 20.0])
+    assert merged.sizes == pytest.approx((0.5, 0.125, 1.0, 0.25))  # each row over the longest (big in b: 8 ms)
+
+
+def test_an_unknown_recoverable_time_leaves_the_whole_bar_attained():
+    (group,) = gpu_groups([_summary("a.json", {"k": 2e-6})]).groups
+    assert group.bar is not None and group.bar.recoverable_s is None  # no roof: no peak counters
+    assert (group.bar.attained, group.bar.recoverable) == pytest.approx((2.0, 0.0))
+
+
+def test_panels_put_the_reports_of_one_gpu_together_in_the_order_of_their_first():
+    a, b = _summary("a.json", {"k": 1e-3}), _summary("b.json", {"k": 2e-3})
+    other = replace(b, report=replace(b.report, device="Other GPU"))
+    panels = gpu_panels([a, other, b])
+    assert [[s.report.label for s in p.summaries] for p in panels] == [["a.json", "b.json"], ["b.json"]]
+    assert panels[0].groups[0].bar is not None and panels[0].groups[0].bar.total_s == pytest.approx(3e-3)
