@@ -27,12 +27,14 @@ from roofline import __version__
 from roofline.cli import mcp_adapter as adapter
 from roofline.core.choices import TargetClock
 from roofline.core.files import file_kind
+from roofline.core.kernel_names import fit_apart, kernel_name
 from roofline.core.model import CeilingSet
 from roofline.core.thresholds import ALPHA, MIN_SHARE_PCT, SLOWER_PCT, TOTAL_SLOWER_PCT, WORK_TOLERANCE
 from roofline.errors import RooflineError
 from roofline.pipeline import AnalysisOptions
 
 DEFAULT_CHARS = 20_000  # a result's size budget by default: about 5k tokens
+GRADE_NAME_CHARS = 160  # grade_kernel's kernel names past this are cut in their middle (the command gives them whole)
 MAX_CHARS = 1_000_000
 DIFF_EXIT = {0: "no regression beyond the thresholds", 1: "regression: the kernels and why are under regressions"}
 INSTRUCTIONS = ("Roofline analyses of NVIDIA Nsight Compute reports (.ncu-rep, or roofline's .json report models) and "
@@ -450,9 +452,11 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         doc = adapter.grade(path, options(kernel, base=kernel_name_base), base)
         command = ["grade", report, *filter_args(kernel), "--kernel-name-base", kernel_name_base,
                    *(("--baseline", baseline) if baseline is not None else ()), "-f", "json"]
-        kernels = [{**k, "per_launch": []} for k in doc["kernels"]]
+        names = fit_apart([kernel_name(k["kernel"], k["kernel"]) for k in doc["kernels"]], GRADE_NAME_CHARS)
+        kernels = [{**k, "kernel": name, "per_launch": []} for k, name in zip(doc["kernels"], names, strict=True)]
         result = {**doc, "kernels": kernels, "command": shlex.join(["roofline", *command]),
-                  "left_out": "per_launch: each launch's floor and grade (the command gives them)"}
+                  "left_out": "per_launch: each launch's floor and grade; kernel names whole past "
+                              f"{GRADE_NAME_CHARS} characters (the command gives them)"}
         save(output, doc, result)
         return fit(result, max_chars, "narrow with kernel filters")
 
