@@ -15,8 +15,9 @@ wall-clock times on other GPUs (../shared/workloads/single-ops-timings.json), pr
 (``compare.projection_launches``) onto each of those GPUs; the error is the projected ratio (total there over the
 report's kernel total) over the published ratio (time there over the H100's time), minus 1. Printed: median |error|
 and signed median per GPU and per class, in-sample (each GPU's sustained clock and achievable DRAM bandwidth fitted on
-its own data: ``fit``) and leave-one-GPU-out (each GPU's parameters without its own data: its boost clock, its memory
-type's fraction from the other GPUs' fits or from roofline calibrate); how often the interval holds the published
+its own data: ``fit``) and leave-one-GPU-out (each GPU's parameters without its own data: a sustained clock of public
+origin where its spec gives one, else the power rule's with its constant fitted on the other GPUs, else boost; its
+memory type's fraction from the other GPUs' fits or from roofline calibrate); how often the interval holds the published
 time; and the per-kernel model of before (one median launch per name, ``compare.projection``). "consistent": the
 workloads whose H100 report's kernel total is within 25% of the published H100 time (the report ran what was timed).
 
