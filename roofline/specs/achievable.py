@@ -51,10 +51,10 @@ def power_limited_clock(spec: DeviceSpec, watts_per_lane_ghz: float = WATTS_PER_
     at_boost = watts_per_lane_ghz * spec.sm_count * spec.fp32_lanes_per_sm * spec.boost_clock_hz / 1e9
     share = min(1.0, (spec.board_power_w / at_boost) ** (1.0 / POWER_EXPONENT))
     return Sourced(spec.boost_clock_hz * share,
-                   f"power rule: {share:.2f} x the {spec.boost_clock_hz / 1e6:.0f} MHz boost, the clock at which "
-                   f"{watts_per_lane_ghz:g} W per FP32 lane and GHz at boost, scaled by (f / boost)^3, fits the "
-                   f"{spec.board_power_w:g} W board ({spec.sources.get('board_power_w', 'board_power_w')}); the "
-                   f"constant is a fit on the development data (docs/figures.md)")
+                   f"power rule: {share:.2f} x the {spec.boost_clock_hz / 1e6:.0f} MHz boost fits the "
+                   f"{spec.board_power_w:g} W board ({spec.sources.get('board_power_w', 'board_power_w')}) at "
+                   f"{watts_per_lane_ghz:g} W per FP32 lane and GHz at boost, power as (f / boost)^3 (the constant "
+                   f"a fit on the development data, docs/figures.md)")
 
 
 def is_fit(source: str) -> bool:
