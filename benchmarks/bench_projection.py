@@ -15,8 +15,9 @@ wall-clock times on other GPUs (../shared/workloads/single-ops-timings.json), pr
 (``compare.projection_launches``) onto each of those GPUs; the error is the projected ratio (total there over the
 report's kernel total) over the published ratio (time there over the H100's time), minus 1. Printed: median |error|
 and signed median per GPU and per class, in-sample (each GPU's sustained clock and achievable DRAM bandwidth fitted on
-its own data: ``fit``) and leave-one-GPU-out (each GPU's parameters without its own data: its boost clock, its memory
-type's fraction from the other GPUs' fits or from roofline calibrate); how often the interval holds the published
+its own data: ``fit``) and leave-one-GPU-out (each GPU's parameters without its own data: a sustained clock of public
+origin where its spec gives one, else the power rule's with its constant fitted on the other GPUs, else boost; its
+memory type's fraction from the other GPUs' fits or from roofline calibrate); how often the interval holds the published
 time; and the per-kernel model of before (one median launch per name, ``compare.projection``). "consistent": the
 workloads whose H100 report's kernel total is within 25% of the published H100 time (the report ran what was timed).
 
@@ -30,6 +31,7 @@ import json
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import roofline
 from roofline.compare.pairing import PairOptions, pair_reports
@@ -205,21 +207,69 @@ def fit(data: dict) -> dict[str, tuple[float, float]]:
     return out
 
 
-def left_out_specs(fits: dict[str, tuple[float, float]]) -> dict:
-    """Each GPU's spec as if it had no data: boost clock, and its memory type's fraction from the other GPUs' fits
-    of that type, else the memory type's default (architecture/memory.yaml, from roofline calibrate)."""
+RULE_GRID = tuple(round(0.010 * 1.1 ** k, 4) for k in range(20))  # the power rule's W per FP32 lane and GHz
+
+
+def in_rule_domain(spec) -> bool:
+    """Whether the power rule sets this spec's clock: it gives its board power and no sustained clock of public
+    origin (none, or a fit on these data)."""
+    from roofline.specs.achievable import is_fit
+
+    return spec.board_power_w is not None and (spec.sustained_clock_hz is None
+                                               or is_fit(spec.sources.get("sustained_clock_hz", "")))
+
+
+def ruled(spec, bandwidth: float | None, watts: float):
+    """The spec at the power rule's clock for ``watts`` per lane and GHz, with a DRAM fraction."""
+    from roofline.specs.achievable import power_limited_clock
+
+    held = power_limited_clock(spec, watts)
+    return with_params(spec, held.value / spec.boost_clock_hz if held else None, bandwidth)
+
+
+def shipped_dram(spec) -> float | None:
+    """The spec's own achievable DRAM fraction (None: its memory type's default)."""
+    own = spec.memory_achievable_bytes_per_s
+    return own / spec.memory_bandwidth_bytes_per_s if own else None
+
+
+def fit_rule(data: dict, gpus: list[str]) -> float | None:
+    """The power rule's one constant minimising the sum over ``gpus`` of each GPU's ``objective`` (each with its
+    shipped DRAM figure: every GPU's bias counts, as in ``fit``), ties to the smallest (the highest clocks); None
+    without GPUs."""
+    if not gpus:
+        return None
+    catalog = load_catalog()
+    specs = {g: catalog.get(DEV_GPUS[g]) for g in gpus}
+    scored = [(round(sum(objective(dev_rows(data, {g: ruled(s, shipped_dram(s), w)}, (g,))) for g, s in specs.items()),
+                     6), w) for w in RULE_GRID]
+    return min(scored)[1]
+
+
+def left_out_specs(fits: dict[str, tuple[float, float]], data: dict) -> tuple[dict, dict[str, float | None]]:
+    """Each GPU's spec as if it had no data: a sustained clock of public origin where its spec gives one, else the
+    power rule's with its constant fitted on the other GPUs the rule applies to, else boost; and its memory type's
+    fraction from the other GPUs' fits of that type, else the memory type's default (architecture/memory.yaml,
+    from roofline calibrate). Also each GPU's rule constant (None: not used)."""
     from roofline.specs.achievable import memory_type_fraction
 
     catalog = load_catalog()
-    out = {}
+    out, constants = {}, {}
     for gpu, spec_id in DEV_GPUS.items():
         spec = catalog.get(spec_id)
         same = [fits[o][1] for o, other in DEV_GPUS.items()
                 if o != gpu and catalog.get(other).memory_type == spec.memory_type]
         default = memory_type_fraction(spec.memory_type)
         fraction = statistics.mean(same) if same else (default.value if default else None)
-        out[gpu] = with_params(spec, None, fraction)
-    return out
+        others = [o for o, other in DEV_GPUS.items() if o != gpu and in_rule_domain(catalog.get(other))]
+        constant = constants[gpu] = fit_rule(data, others) if in_rule_domain(spec) else None
+        if constant is not None:
+            out[gpu] = ruled(spec, fraction, constant)
+        elif spec.sustained_clock_hz is not None and not in_rule_domain(spec):
+            out[gpu] = with_params(spec, spec.sustained_clock_hz / spec.boost_clock_hz, fraction)
+        else:
+            out[gpu] = with_params(spec, None, fraction)
+    return out, constants
 
 
 def before_rows(data: dict) -> list[DevRow]:
@@ -293,13 +343,14 @@ def held_out_intervals(rows: list[DevRow]) -> dict[str, float | int] | None:
             "median_half_width": statistics.median(widths)}
 
 
-def dev_tables(data: dict) -> dict[str, dict[str, dict[str, float | int] | None]]:
+def dev_tables(data: dict) -> dict[str, dict[str, Any]]:
     """The summaries of the development data: before, in-sample and leave-one-GPU-out, by GPU and class."""
     catalog = load_catalog()
     fits = fit(data)
     shipped = dev_rows(data, {g: catalog.get(s) for g, s in DEV_GPUS.items()})
-    loo = dev_rows(data, left_out_specs(fits))
-    out: dict[str, dict[str, dict[str, float | int] | None]] = {}
+    held_out, constants = left_out_specs(fits, data)
+    loo = dev_rows(data, held_out)
+    out: dict[str, dict[str, Any]] = {}
     for label, rows in (("before", before_rows(data)), ("shipped specs", shipped), ("leave-one-GPU-out", loo)):
         table: dict[str, dict[str, float | int] | None] = {}
         for subset in ("all", "consistent"):
@@ -311,6 +362,12 @@ def dev_tables(data: dict) -> dict[str, dict[str, dict[str, float | int] | None]
                 table[f"{subset} {k}"] = dev_summary([r for r in chosen if r.kind == k])
         out[label] = table
     out["fits"] = {g: {"sustained_clock_of_boost": c, "achievable_dram_of_datasheet": b} for g, (c, b) in fits.items()}
+    everyone = [g for g, s in DEV_GPUS.items() if in_rule_domain(catalog.get(s))]
+    out["power_rule"] = {"watts_per_lane_ghz_all": fit_rule(data, everyone),
+                         "watts_per_lane_ghz_without": constants,
+                         "clock_of_boost_left_out": {g: round((held_out[g].sustained_clock_hz or
+                                                               held_out[g].boost_clock_hz)
+                                                              / held_out[g].boost_clock_hz, 3) for g in DEV_GPUS}}
     out["interval_factors"] = {k: {"low": lo, "high": hi} for k, (lo, hi) in interval_factors(loo).items()}
     out["held_out_intervals"] = {"all": held_out_intervals(loo)}
     return out
@@ -322,6 +379,10 @@ def print_dev(tables: dict) -> None:
     print("fits (in-sample): " + ", ".join(f"{g} clock {v['sustained_clock_of_boost']:.2f} x boost, DRAM "
                                            f"{v['achievable_dram_of_datasheet']:.2f} x datasheet"
                                            for g, v in tables["fits"].items()))
+    rule = tables["power_rule"]
+    print(f"power rule: {rule['watts_per_lane_ghz_all']} W per FP32 lane and GHz fitted on all; left out: " + ", ".join(
+        f"{g} {'public clock' if w is None else f'{w} W'} -> {rule['clock_of_boost_left_out'][g]:.2f} x boost"
+        for g, w in rule["watts_per_lane_ghz_without"].items()))
     print(f"{'model':20} {'subset':24} {'pairs':>5} {'|error|':>8} {'signed':>8} {'covered':>8} {'half-width':>10}")
     print("interval factors (5th-95th percentile of published / projected, leave-one-GPU-out): " + ", ".join(
         f"{k} {v['low']:.2f}-{v['high']:.2f}" for k, v in tables["interval_factors"].items()))

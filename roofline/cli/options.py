@@ -138,9 +138,9 @@ WorkToleranceOpt = Annotated[
 ClockOpt = Annotated[
     TargetClock, typer.Option(
         "--clock", help="The target GPU's clock a projection assumes: sustained (the clock it holds under load, its "
-                        "spec's sustained_clock_hz, else boost), boost (its spec's boost clock) "
-                        "or base (the SM clock ncu locks while profiling, its default --clock-control base: the time "
-                        "ncu would measure there; the spec's base_clock_hz).")]
+                        "spec's sustained_clock_hz, else the clock its board_power_w allows, else boost), boost (its "
+                        "spec's boost clock) or base (the SM clock ncu locks while profiling, its default "
+                        "--clock-control base: the time ncu would measure there; the spec's base_clock_hz).")]
 AlphaOpt = Annotated[
     float, typer.Option("--alpha", click_type=Number(), help="Significance level of the noise statistics over "
                         "repeated launches (Mann-Whitney U; intervals are 1 - 2 alpha).")]

@@ -14,6 +14,6 @@ Fallback = Literal["none", "nsys"]  # analyze: what follows ncu's refusal of the
 OUTPUT_OPTION = ("--output", "-o")  # the names of the option naming the file a command writes (never a report to read)
 NameBase = Literal["function", "demangled", "mangled"]  # which kernel name a filter reads, as ncu's --kernel-name-base
 # The clock a projection assumes for the target GPU: the clock it holds under sustained load (its spec's
-# sustained_clock_hz, else boost), its boost clock or the base clock ncu locks
-# while it profiles (--clock-control base, ncu's default), at which ncu's own times on that GPU are measured.
+# sustained_clock_hz, else the clock its board_power_w allows, else boost), its boost clock or the base clock ncu
+# locks while it profiles (--clock-control base, ncu's default), at which ncu's own times on that GPU are measured.
 TargetClock = Literal["sustained", "boost", "base"]

@@ -18,6 +18,12 @@ if TYPE_CHECKING:  # pragma: no cover
 MEMORY_FILE = "memory.yaml"
 CLOCK_CHOICES: tuple[ClockChoice, ...] = ("sustained", "boost", "base")
 FULL_PEAK = "the unit's peak: pipes, issue slots and caches reach it under a saturating load"
+FIT_MARK = "fit on the development data"  # how a spec's source says its figure is a fit, not a public fact
+# The power rule (docs/figures.md): dynamic power C V^2 f with the voltage rising about in proportion to the clock
+# over the boost range gives P(f) = P(boost) (f / boost)^3; P(boost) = WATTS_PER_LANE_GHZ x SMs x FP32 lanes per
+# SM x boost in GHz. One global constant, fitted on the development data (benchmarks/bench_projection.py).
+POWER_EXPONENT = 3.0
+WATTS_PER_LANE_GHZ = 0.0285
 
 
 class Sourced(NamedTuple):
@@ -28,10 +34,34 @@ class Sourced(NamedTuple):
 
 
 def sustained_clock(spec: DeviceSpec) -> Sourced:
-    """The SM clock the GPU holds under sustained load: ``sustained_clock_hz`` where the spec gives it, else boost."""
+    """The SM clock the GPU holds under sustained load: ``sustained_clock_hz`` where the spec gives it, else the
+    power rule's clock where it gives its board power, else boost."""
     if spec.sustained_clock_hz is not None:
         return Sourced(spec.sustained_clock_hz, spec.sources.get("sustained_clock_hz", ""))
-    return Sourced(spec.boost_clock_hz, "the boost clock (the spec gives no sustained_clock_hz: held under load)")
+    ruled = power_limited_clock(spec)
+    if ruled is not None:
+        return ruled
+    return Sourced(spec.boost_clock_hz, "the boost clock (the spec gives neither sustained_clock_hz nor "
+                                        "board_power_w: held under load)")
+
+
+def power_limited_clock(spec: DeviceSpec, watts_per_lane_ghz: float = WATTS_PER_LANE_GHZ) -> Sourced | None:
+    """The highest clock up to boost whose power, ``P(f) = w x SMs x lanes x boost_GHz x (f / boost)^3``, fits
+    the board power; None where the spec gives no ``board_power_w``."""
+    if spec.board_power_w is None:
+        return None
+    at_boost = watts_per_lane_ghz * spec.sm_count * spec.fp32_lanes_per_sm * spec.boost_clock_hz / 1e9
+    share = min(1.0, (spec.board_power_w / at_boost) ** (1.0 / POWER_EXPONENT))
+    return Sourced(spec.boost_clock_hz * share,
+                   f"power rule: {share:.2f} x the {spec.boost_clock_hz / 1e6:.0f} MHz boost fits the "
+                   f"{spec.board_power_w:g} W board ({spec.sources.get('board_power_w', 'board_power_w')}) at "
+                   f"{watts_per_lane_ghz:g} W per FP32 lane and GHz at boost, power as (f / boost)^3 (the constant "
+                   f"a fit on the development data, docs/figures.md)")
+
+
+def is_fit(source: str) -> bool:
+    """Whether a figure's source says it was fitted on the development data (not a public fact)."""
+    return FIT_MARK in source
 
 
 def clock(spec: DeviceSpec, choice: ClockChoice = "sustained") -> Sourced | None:

@@ -32,10 +32,11 @@ PEAK_KEYS = ("fp64", "fp32", "fp16", "bf16", "tensor_fp64", "tensor_tf32", "tens
              "tensor_bf16", "tensor_fp8", "tensor_int8")
 TOP_KEYS = {"id", "display_names", "architecture", "chip", "compute_capability", "sm_count", "boost_clock_hz",
             "base_clock_hz", "sustained_clock_hz", "tensor_clock_hz", "fp32_lanes_per_sm", "memory", "l2_bytes",
-            "peaks", "bandwidth", "notes"}
+            "peaks", "bandwidth", "notes", "board_power_w"}
 SCHEMA_HINT = safe_yaml.SPEC_FIX
 LANES = Limit(1.0, 1024.0, integer=True)  # FP32 lanes per SM (64 or 128 on every GPU so far)
 BYTES = Limit(0.0, low_open=True, integer=True)
+BOARD_POWER_W = Limit(1.0, 5000.0)  # a board's rated power: a few W (a laptop part) to kW (a multi-die module)
 DERIVED_ID = "derived"  # the id of a spec derived from a report's device attributes (roofline.specs.derived)
 DERIVED_LABEL = "derived from device attributes"
 
@@ -71,6 +72,7 @@ class DeviceSpec:
     base_clock_hz: float | None = None  # the SM clock ncu locks while profiling (--clock-control base, its default)
     sustained_clock_hz: float | None = None  # the SM clock a loaded GPU holds where it is below boost (power cap)
     memory_achievable_bytes_per_s: float | None = None  # the DRAM bandwidth a stream-like copy reaches
+    board_power_w: float | None = None  # the board's rated power (TDP, max power consumption) from its datasheet
 
     def clock_of(self, roof: str, tensor_dtype: str = "") -> float:
         """The SM clock a roof's figure holds at: ``tensor_clock_hz`` for a Tensor Core type other than FP64 where
@@ -440,6 +442,7 @@ def _build(c: _Checker, data: dict[str, Any]) -> DeviceSpec:
         l1_bytes_per_s=c.optional_number(bandwidth, "bandwidth.l1_bytes_per_s"),
         l2_bytes_per_s=c.optional_number(bandwidth, "bandwidth.l2_bytes_per_s"),
         chip=c.text(data, "chip", required=False), notes=c.text(data, "notes", required=False),
+        board_power_w=c.optional_number(data, "board_power_w", BOARD_POWER_W),
         sources=dict(c.sources), derived=dict(c.derived),
     )
 

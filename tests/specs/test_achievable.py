@@ -57,6 +57,70 @@ def test_an_unknown_memory_type_has_no_achievable_bandwidth_and_the_full_peak(tm
     assert achievable.achievable_fraction(spec, "dram").value == 1.0
 
 
+L4 = {"id": "l4-like", "sm_count": cited(58), "boost_clock_hz": cited(2.04e9), "fp32_lanes_per_sm": cited(128),
+      "board_power_w": cited(72)}  # the NVIDIA L4 datasheet's facts: 58 SMs x 128 lanes, 2040 MHz, 72 W
+
+
+def spec_with(tmp_path, changes: dict):
+    data = with_change("id", "test-gpu")
+    data.update(changes)
+    data["peaks"] = {**data["peaks"], "fp32": cited(2 * data["sm_count"]["value"] * data["fp32_lanes_per_sm"]["value"]
+                                                    * data["boost_clock_hz"]["value"])}
+    return parse_spec_file(write(tmp_path, data))
+
+
+def test_the_power_rule_holds_an_l4_to_the_clock_its_72_w_allow(tmp_path):
+    # by hand: 0.0285 W x 58 x 128 x 2.04 = 431.6 W at boost; (72 / 431.6)^(1/3) = 0.5504 -> 1123 MHz
+    spec = spec_with(tmp_path, L4)
+    held = achievable.sustained_clock(spec)
+    assert achievable.WATTS_PER_LANE_GHZ == 0.0285 and achievable.POWER_EXPONENT == 3.0
+    assert held.value == pytest.approx(1.1228e9, rel=1e-3)
+    assert held.source.startswith("power rule: 0.55 x the 2040 MHz boost") and "72 W board" in held.source
+
+
+def test_the_power_rule_keeps_boost_where_the_board_power_covers_it(tmp_path):
+    # an A100 SXM4: 0.0285 W x 108 x 64 x 1.41 = 277.8 W at boost, under its 400 W
+    spec = spec_with(tmp_path, {"sm_count": cited(108), "boost_clock_hz": cited(1.41e9),
+                                "fp32_lanes_per_sm": cited(64), "board_power_w": cited(400)})
+    assert achievable.sustained_clock(spec).value == 1.41e9
+    assert achievable.power_limited_clock(spec, watts_per_lane_ghz=0.1).value == pytest.approx(
+        1.41e9 * (400 / (0.1 * 108 * 64 * 1.41)) ** (1 / 3))
+
+
+def test_a_cited_sustained_clock_wins_over_the_power_rule(tmp_path):
+    spec = spec_with(tmp_path, {**L4, "sustained_clock_hz": cited(1.5e9)})
+    assert achievable.sustained_clock(spec) == (1.5e9, "test fixture")
+    assert achievable.power_limited_clock(spec) is not None  # what the rule would give is still there to compare
+
+
+def test_without_board_power_there_is_no_power_rule(tmp_path):
+    spec = parse_spec_file(write(tmp_path, with_change("id", "test-gpu")))
+    assert spec.board_power_w is None and achievable.power_limited_clock(spec) is None
+
+
+@pytest.mark.parametrize("value, words", [
+    ({"value": 72}, "every number needs a source"),
+    ({"value": 0, "source": "x"}, "board_power_w.value"),
+    ({"value": 1e6, "source": "x"}, "board_power_w.value"),
+    (72, "must be a mapping"),
+])
+def test_a_board_power_without_source_or_out_of_range_is_refused(tmp_path, value, words):
+    with pytest.raises(SpecError, match=words):
+        parse_spec_file(write(tmp_path, with_change("board_power_w", value)))
+
+
+def test_a_figure_fitted_on_the_development_data_is_told_from_a_public_one():
+    assert achievable.is_fit(load_catalog().get("l40s").sources["sustained_clock_hz"])
+    assert not achievable.is_fit(load_catalog().get("t4").sources["sustained_clock_hz"])
+
+
+def test_every_board_power_of_the_builtin_specs_is_cited():
+    powered = [s for s in load_catalog().specs if s.board_power_w is not None]
+    assert len(powered) > 30
+    for spec in powered:
+        assert spec.sources["board_power_w"] and 1 <= spec.board_power_w <= 5000, spec.id
+
+
 def test_units_inside_the_sms_reach_their_peak(tmp_path):
     spec = parse_spec_file(write(tmp_path, with_change("id", "test-gpu")))
     assert achievable.achievable_fraction(spec, "fp32").value == 1.0

@@ -102,6 +102,7 @@ def spec_dict(spec: DeviceSpec) -> dict[str, Any]:
         "tensor_clock_hz": cited("tensor_clock_hz", spec.tensor_clock_hz),
         "base_clock_hz": cited("base_clock_hz", spec.base_clock_hz),
         "sustained_clock_hz": cited("sustained_clock_hz", spec.sustained_clock_hz),
+        "board_power_w": cited("board_power_w", spec.board_power_w),
         "fp32_lanes_per_sm": cited("fp32_lanes_per_sm", spec.fp32_lanes_per_sm),
         "memory": {"type": spec.memory_type, "bytes": cited("memory.bytes", spec.memory_bytes),
                    "bandwidth_bytes_per_s": cited("memory.bandwidth_bytes_per_s", spec.memory_bandwidth_bytes_per_s),
