@@ -118,8 +118,12 @@ def test_development_rows_compare_the_projected_and_published_ratios_and_leave_o
         _, times = data[r.workload]
         assert r.published == pytest.approx(times[r.gpu] / times["H100"])
         assert r.low < r.predicted < r.high
-    left_out = b.left_out_specs({g: (0.5, 0.7) for g in b.DEV_GPUS})
-    assert left_out["T4"].sustained_clock_hz is None  # its boost: no fit of its own
+    left_out, constants = b.left_out_specs({g: (0.5, 0.7) for g in b.DEV_GPUS}, data)
+    # the T4 (Turing, outside the power rule) keeps its public measurement; the L40S takes the rule's clock with
+    # the constant fitted on the other GPUs, never its own fit
+    assert left_out["T4"].sustained_clock_hz == pytest.approx(9.0e8) and constants["T4"] is None
+    assert constants["L40S"] is not None and constants["L40S"] > 0
+    assert left_out["L40S"].sustained_clock_hz != catalog.get(b.DEV_GPUS["L40S"]).sustained_clock_hz
     assert left_out["T4"].memory_achievable_bytes_per_s == pytest.approx(0.7 * 320e9)  # the L40S's GDDR6 fit
     assert b.kind("op27-conv-standard-2d") == "conv" and b.kind("op01-square-matrix-multiplication") == "matmul"
     summary = b.dev_summary(rows)
