@@ -20,7 +20,7 @@ from roofline.ncu import metrics as m
 from roofline.ncu.metrics import Measured
 
 GIGA = 1e9
-# The walls of a warp of 32 threads each moving ``width`` bytes (Ding & Williams 2019, section III, who draw them
+# The walls of a warp of 32 threads each moving ``width`` bytes (Ding & Williams, PMBS 2019, who draw them
 # for 4-byte words). Global memory, in warp instructions per 32-byte sector: every thread at one address is 1
 # sector (stride 0); consecutive addresses cover 32 x width bytes, 32 x width / 32 sectors and never under one
 # (unit stride: 1/4 for 4-byte words, 1/16 for 16-byte ones, 1 for bytes); each thread in its own sector 32
