@@ -5,7 +5,9 @@ level's bandwidth in transactions (Ding & Williams, PMBS 2019; Concurrency and C
 It places kernels that do little floating-point work (integer, search, sorting, data movement) on a roofline
 too. The counters and formulas are in ``roofline.ncu.metrics``; the transaction roofs are the byte roofs of the
 ceiling set the launch's roofline uses, over 32 bytes. The model's walls place global and shared accesses against
-reference patterns of 4-byte words, in warp instructions per transaction.
+reference patterns, in warp instructions per transaction, for the bytes each thread's loads and stores move as the
+SASS counts them (``ncu.metrics.access_width``: a kernel of 16-byte loads is coalesced at 1/16, not 1/4), else for
+4-byte words, as the model draws them.
 """
 
 from __future__ import annotations
@@ -18,11 +20,19 @@ from roofline.ncu import metrics as m
 from roofline.ncu.metrics import Measured
 
 GIGA = 1e9
-# A warp of 32 threads each reading one 4-byte word: the same word is 1 sector per instruction, consecutive words
-# 4 (128 bytes), words 32 bytes or more apart 32 sectors; in shared memory 1 wavefront without bank conflicts, 32 with
-# all 32 threads on one bank. Wider words at unit stride sit lower (8 bytes: 1/8, 16 bytes: 1/16).
-GLOBAL_WALLS = {"stride_0": 1.0, "unit_stride": 1 / 4, "scattered": 1 / 32}
-SHARED_WALLS = {"no_conflict": 1.0, "conflict_32_way": 1 / 32}
+# The walls of a warp of 32 threads each moving ``width`` bytes (Ding & Williams, PMBS 2019, who draw them
+# for 4-byte words). Global memory, in warp instructions per 32-byte sector: every thread at one address is 1
+# sector (stride 0); consecutive addresses cover 32 x width bytes, 32 x width / 32 sectors and never under one
+# (unit stride: 1/4 for 4-byte words, 1/16 for 16-byte ones, 1 for bytes); each thread in its own sector 32
+# (scattered). Shared memory, in warp instructions per wavefront of 32 banks x 4 bytes: without bank conflicts
+# 32 x width / 128 wavefronts and never under one (1 up to 4-byte words, 1/4 for 16-byte ones); all threads on
+# one bank 32 (32-way conflict).
+THREADS, SECTOR_BYTES, WAVEFRONT_BYTES, WORD_BYTES = 32, 32, 128, 4
+GLOBAL_WALLS = {"stride_0": 1.0, "unit_stride": SECTOR_BYTES / (THREADS * WORD_BYTES), "scattered": 1 / THREADS}
+SHARED_WALLS = {"no_conflict": 1.0, "conflict_32_way": 1 / THREADS}
+WIDTH_WALLS = {"global": ("unit_stride", SECTOR_BYTES), "shared": ("no_conflict", WAVEFRONT_BYTES)}
+NO_WIDTHS = ("4-byte words assumed: no per-opcode SASS counts (sass__inst_executed_per_opcode_with_modifier_all); "
+             "re-profile with --set full (SourceCounters section)")
 TRANSACTION_DEFINITIONS = {"l1": m.L1_DEFINITION, "l2": m.L2_DEFINITION, "dram": m.DRAM_DEFINITION}
 
 
@@ -50,8 +60,10 @@ def instruction_roofline(analysis: LaunchAnalysis, device: Device) -> Instructio
         peak_gtxn_per_s={level: _transaction_roof(ceilings.bytes_per_s[level], ceilings.missing.get(level, ""),
                                                   ceilings.source) for level in LEVELS},
         ceilings=ceilings.source,
-        global_memory=_memory_walls(m.global_accesses(launch), GLOBAL_WALLS, "global"),
-        shared_memory=_memory_walls(m.shared_accesses(launch), SHARED_WALLS, "shared"),
+        global_memory=_memory_walls(m.global_accesses(launch), GLOBAL_WALLS, "global",
+                                    m.access_widths(launch, "global")),
+        shared_memory=_memory_walls(m.shared_accesses(launch), SHARED_WALLS, "shared",
+                                    m.access_widths(launch, "shared")),
         integer=integer_roofline(analysis, device),
     )
 
@@ -101,11 +113,34 @@ def _per_byte(count: Value, moved: Value, level: str) -> Value:
 
 
 def _memory_walls(accesses: Mapping[str, tuple[Measured, Measured]], walls: Mapping[str, float],
-                  space: str) -> MemoryWalls:
-    """Each operation's warp instructions per transaction, beside the walls."""
+                  space: str, widths: Mapping[str, Mapping[int, float]] | None = None) -> MemoryWalls:
+    """Each operation's warp instructions per transaction, beside the walls of the space's access widths."""
     intensity = {op: _access_intensity(Value.of(inst), Value.of(moved), f"{space} {op}")
                  for op, (inst, moved) in accesses.items()}
-    return MemoryWalls(intensity=intensity, walls=walls)
+    ran = {op: found for op, found in (widths or {}).items() if found}
+    if not ran:
+        why = NO_WIDTHS if widths is None else f"4-byte words assumed: no {space} loads or stores in the SASS"
+        return MemoryWalls(intensity=intensity, walls=walls, width_note=why)
+    every: dict[int, float] = {}
+    for found in ran.values():
+        for w, n in found.items():
+            every[w] = every.get(w, 0.0) + n
+    name = WIDTH_WALLS[space][0]
+    return MemoryWalls(
+        intensity=intensity, walls={**walls, name: width_wall(every, space)},
+        width_bytes={op: sum(w * n for w, n in found.items()) / sum(found.values()) for op, found in ran.items()},
+        width_walls={op: width_wall(found, space) for op, found in ran.items()}, width_source="sass",
+        width_note="; ".join(f"{op} " + ", ".join(f"{n:.0f} x {w} B" for w, n in sorted(found.items()))
+                             for op, found in ran.items()))
+
+
+def width_wall(widths: Mapping[int, float], space: str) -> float:
+    """The space's width-dependent wall (global unit stride, shared no conflict) for warp instructions of the given
+    bytes per thread (``widths``: width -> instructions): the instructions over the transactions each takes at
+    least, 32 threads x width over the transaction's bytes and never under one."""
+    per_transaction = WIDTH_WALLS[space][1]
+    least = sum(n * max(1.0, THREADS * w / per_transaction) for w, n in widths.items())
+    return sum(widths.values()) / least
 
 
 def _access_intensity(instructions: Value, moved: Value, what: str) -> Value:

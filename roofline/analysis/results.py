@@ -375,11 +375,17 @@ class Advice(Struct, frozen=True, kw_only=True):
 
 class MemoryWalls(Struct, frozen=True):
     """One memory space against the walls of the Instruction Roofline Model: per operation ("ld", "st") warp
-    instructions per 32-byte transaction, beside the walls of the model's reference patterns. No "nearest wall" is
-    named: the walls assume 4-byte words, so coalesced 16-byte accesses sit on the scattered wall."""
+    instructions per 32-byte transaction, beside the walls of the model's reference patterns for the bytes each
+    thread's access moves, as the SASS counts them (``analysis.instructions``), else 4-byte words. ``walls`` hold
+    the space's loads and stores together; ``width_walls`` the width-dependent wall (global unit stride, shared no
+    conflict) of each operation alone, as loads and stores may differ in width."""
 
     intensity: Mapping[str, Value]  # per operation: warp instructions per transaction (sector or wavefront)
     walls: Mapping[str, float]  # each wall: warp instructions per transaction of its reference access pattern
+    width_bytes: Mapping[str, float] = field(default_factory=dict)  # per operation run: bytes per thread, the mean
+    width_walls: Mapping[str, float] = field(default_factory=dict)  # per operation run: its width's coalesced wall
+    width_source: str = "assumed"  # "sass": widths counted from the SASS opcodes; "assumed": 4-byte words
+    width_note: str = ""  # sass: warp instructions per operation and width; assumed: why no width was counted
 
 
 class IntegerRoofline(Struct, frozen=True):

@@ -247,7 +247,9 @@ class InstructionRooflineDoc(Struct, frozen=True):
     peak_gtxn_per_s: dict[str, Number]
     definitions: dict[str, str]
     ceilings: CeilingSet
-    global_memory: dict[str, Number | dict[str, float]]  # per operation its intensity, and "walls"
+    # per operation its intensity; "walls"; per operation "width_bytes" (bytes per thread, the SASS's; null: 4
+    # assumed) and "width_walls" (the coalesced wall at that width: global unit stride, shared no conflict)
+    global_memory: dict[str, Number | dict[str, float]]
     shared_memory: dict[str, Number | dict[str, float]]
     integer: IntegerDoc
     via: dict[str, str]
@@ -744,7 +746,9 @@ def instruction_roofline_doc(r: InstructionRoofline | None, missing: dict[str, s
         gips["warp_gips"], gips["thread_gips_per_32"], gips["peak_warp_gips"], per_level["transactions"],
         per_level["intensity"], per_level["thread_intensity"], per_level["peak_gtxn_per_s"], dict(r.definitions),
         r.ceilings, walls["global_memory"], walls["shared_memory"], integer,
-        {path: v.via for path, v in every.items() if v.value is not None})
+        {path: v.via for path, v in every.items() if v.value is not None}
+        | {f"{name}.width_bytes": f"{WIDTH_VIA}: {w.width_note}" for name, w in spaces.items()
+           if w.width_source == "sass"})
 
 
 def memory_doc(p: MemoryPicture | None, missing: dict[str, str]) -> MemoryDoc | None:
@@ -816,10 +820,17 @@ def _source(p: Producer) -> str | None:
     return f"{p.file}:{p.line}" if p.file is not None else None
 
 
+WIDTH_VIA = "per-opcode SASS counts (sass__inst_executed_per_opcode_with_modifier_all), warp instructions x bytes"
+
+
 def memory_walls_doc(w: MemoryWalls, key: str, missing: dict[str, str]) -> dict[str, Number | dict[str, float]]:
     """One memory space on the model's walls: per operation its intensity (null with its reason), and the walls."""
     out: dict[str, Number | dict[str, float]] = dict(values_or_null(w.intensity, key, missing))
     out["walls"] = dict(w.walls)
+    out["width_bytes"] = dict(w.width_bytes) if w.width_source == "sass" else None
+    out["width_walls"] = dict(w.width_walls)
+    if out["width_bytes"] is None:
+        missing[f"{key}.width_bytes"] = w.width_note
     return out
 
 

@@ -127,6 +127,7 @@ def _launch(ncu_report: Any, action: Any, r: int, a: int, function_name: str, na
         by_type = tensor_ops_by_sass(action) if mma else None
         for dtype, ops in (by_type or {}).items():
             metrics[m.SASS_TENSOR_OPS.format(dtype)] = ops
+    metrics.update(access_widths(action) or {})
     dims = [_int(metrics.get(name)) for name in (*m.GRID_DIMS, *m.BLOCK_DIMS)]
     return {
         "range_index": r,
@@ -214,6 +215,23 @@ def tensor_ops_by_sass(action: Any) -> dict[str, float] | None:
             return None
         ops[sized[0]] = ops.get(sized[0], 0.0) + executed * sized[1]
     return ops
+
+
+def access_widths(action: Any) -> dict[str, float] | None:
+    """Warp instructions of global and shared loads and stores per bytes a thread moves
+    (``metrics.ACCESS_WIDTH_INST``, every width, zeros included), from the per-opcode counts; None where the launch
+    has none."""
+    from roofline.ncu import metrics as m
+
+    counts = _per_opcode_with_modifiers(action)
+    if counts is None:
+        return None
+    found = dict.fromkeys(m.ACCESS_WIDTH_METRICS, 0.0)
+    for op, executed in counts:
+        width = m.access_width(op)
+        if width is not None and executed > 0:
+            found[m.ACCESS_WIDTH_INST.format(space=width[0], op=width[1], width=width[2])] += executed
+    return found
 
 
 def _per_opcode_with_modifiers(action: Any) -> list[tuple[str, float]] | None:

@@ -260,6 +260,36 @@ SECTOR_USE_FORMS = ("pct", "ratio", "max_rate")
 SHARED_INST = {"ld": ("smsp__sass_inst_executed_op_shared_ld", "smsp__inst_executed_op_ldsm"),
                "st": ("smsp__sass_inst_executed_op_shared_st",)}
 SHARED_OP_WAVEFRONTS = {op: f"{SHARED_WAVEFRONTS}_op_{op}" for op in ACCESS_OPS}
+# The bytes each thread of a load or store moves, from the opcode's modifiers in the SASS (PER_OPCODE_WARP_INST,
+# SourceCounters): "LDG.E.128" 16, ".64" 8, ".U16"/".S16" 2, ".U8"/".S8" 1, ".256" 32 (CC 10.0 on), else one 4-byte
+# word. Global: LDG, STG, LDGSTS (in the ld requests) and the generic LD, ST (ncu counts those that reach global
+# memory as global requests); shared: LDS, STS, and LDSM/STSM, whose ".x1/.x2/.x4" (the last modifier,
+# "LDSM.16.M88.4") moves 4 bytes a thread per 8x8 16-bit matrix. The reader sums the warp instructions of each space,
+# operation and width into ACCESS_WIDTH_INST, metrics of its own; the instruction roofline's walls follow the width
+# (analysis.instructions).
+ACCESS_OPCODES = {"LDG": ("global", "ld"), "LDGSTS": ("global", "ld"), "LD": ("global", "ld"),
+                  "STG": ("global", "st"), "ST": ("global", "st"), "LDS": ("shared", "ld"),
+                  "LDSM": ("shared", "ld"), "STS": ("shared", "st"), "STSM": ("shared", "st")}
+_WIDTH_MODIFIERS = {"256": 32, "128": 16, "64": 8, "U16": 2, "S16": 2, "U8": 1, "S8": 1}
+ACCESS_WIDTHS = (1, 2, 4, 8, 16, 32)  # bytes per thread
+ACCESS_WIDTH_INST = "roofline__sass_{space}_{op}_{width}b_inst_executed"  # warp instructions of one kind and width
+ACCESS_WIDTH_METRICS = tuple(ACCESS_WIDTH_INST.format(space=s, op=op, width=w) for s in ("global", "shared")
+                             for op in ACCESS_OPS for w in ACCESS_WIDTHS)
+
+
+def access_width(opcode_with_modifiers: str) -> tuple[str, str, int] | None:
+    """(memory space, operation, bytes per thread) of a global or shared load or store ("LDG.E.128.CONSTANT" ->
+    ("global", "ld", 16)); None for any other instruction."""
+    base, *modifiers = opcode_with_modifiers.split(".")
+    kind = ACCESS_OPCODES.get(base)
+    if kind is None:
+        return None
+    if base in ("LDSM", "STSM"):
+        count = modifiers[-1] if modifiers else ""
+        return *kind, 4 * int(count) if count in ("1", "2", "4") else 4
+    return *kind, next((_WIDTH_MODIFIERS[x] for x in modifiers if x in _WIDTH_MODIFIERS), 4)
+
+
 # The model's transactions per level (Ding & Williams, the Instruction Roofline scripts' ``irf_metrics``):
 # L1 = global and local load and store sectors + shared load and store wavefronts (not every shared wavefront:
 #      SHARED_WAVEFRONTS also counts atomics and the rest, which the definition leaves out);
@@ -384,7 +414,8 @@ INTEGER_OPCODES = frozenset({"BMSK", "BREV", "FLO", "IABS", "IADD", "IADD3", "IA
                              "LOP32I", "POPC", "SHF", "SHL", "SHR", "VABSDIFF", "VABSDIFF4", "VIADD", "VIADDMNMX",
                              "VIMNMX", "VIMNMX3"})
 INTEGER_OPCODE_INST = "roofline__integer_thread_inst_executed_true"
-OWN_METRICS = (HFMA_MOVES, INTEGER_OPCODE_INST, SASS_MMA_INST, *SASS_TENSOR_METRICS)  # the reader's own (not ncu's)
+# the reader's own metrics (not ncu's)
+OWN_METRICS = (HFMA_MOVES, INTEGER_OPCODE_INST, SASS_MMA_INST, *SASS_TENSOR_METRICS, *ACCESS_WIDTH_METRICS)
 # The integer pipe: the ALU pipe issues integer and logic instructions except multiplies (IMAD and IMUL go to the
 # FMA pipe, FMA-heavy from CC 8.6). Its peak is its .sum.peak_sustained where the report holds it; else ncu's own
 # percent of it: count / (pct_of_peak_sustained_active / 100 x SM active cycles) is the peak per cycle (2 warp
@@ -921,6 +952,16 @@ def access_sectors(launch: KernelLaunch, space: str, op: str) -> Measured:
     return _with_hint(counter(launch, L1_SECTOR.format(space=space, op=op)), HINT_TRANSACTIONS)
 
 
+def access_widths(launch: KernelLaunch, space: str) -> dict[str, dict[int, float]] | None:
+    """Per operation (ld, st), warp instructions of ``space`` ("global", "shared") per bytes a thread moves
+    (``ACCESS_WIDTH_INST``); None where the report has no per-opcode SASS counts (SourceCounters)."""
+    found = {op: {w: launch.value(ACCESS_WIDTH_INST.format(space=space, op=op, width=w)) for w in ACCESS_WIDTHS}
+             for op in ACCESS_OPS}
+    if all(n is None for widths in found.values() for n in widths.values()):
+        return None
+    return {op: {w: n for w, n in widths.items() if n} for op, widths in found.items()}
+
+
 def shared_accesses(launch: KernelLaunch) -> dict[str, tuple[Measured, Measured]]:
     """Per operation (ld, st): warp-level shared-memory instructions and the wavefronts they took."""
     return {op: (_sum_of(launch, SHARED_INST[op], HINT_SHARED_INST),
@@ -1138,6 +1179,7 @@ METRICS_TO_READ = frozenset(_counter_names() | {DURATION, SM_CYCLES, INSTRUCTION
                                                  *REPLAY_METRICS,
                                                  THREADS_PER_WARP_INST, INTEGER_PIPE_PCT, SM_ACTIVE_CYCLES,
                                                  *HIT_RATES.values(), INTEGER_OPCODE_INST, *SOL_UNITS.values(),
+                                                 *ACCESS_WIDTH_METRICS,
                                                  *L2_OP_HIT_RATES.values(),
                                                  *(n for names in EDGE_PCT.values() for n in names)}
                             | {f"{name}.{form}" for name in SECTOR_USE.values() for form in SECTOR_USE_FORMS}

@@ -19,6 +19,10 @@
 * shared walls          = (smsp__sass_inst_executed_op_shared_ld.sum + smsp__inst_executed_op_ldsm.sum)
                           / l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum (stores: _shared_st / _op_st),
                           against 1 and 1/32
+* width walls           per operation, from every PC's warp instructions (inst_executed) x its SASS text: bytes
+                          per thread w by the opcode's modifiers (.128 16, .64 8, .U16/.S16 2, .U8/.S8 1, else 4;
+                          LDSM .x1/.x2/.x4 4/8/16); global unit stride = instructions / sum(max(1, 32 w / 32)),
+                          shared no conflict = instructions / sum(max(1, 32 w / 128)) (4-byte words: 1/4 and 1)
 """
 
 from __future__ import annotations
@@ -238,6 +242,7 @@ def test_a_model_without_device_attributes_names_them_for_the_issue_peak():
 # --- The walls: global sectors and shared wavefronts per warp instruction ----------------------------------------
 GLOBAL_WALLS = {"stride_0": 1.0, "unit_stride": 0.25, "scattered": 1 / 32}
 SHARED_WALLS = {"no_conflict": 1.0, "conflict_32_way": 1 / 32}
+WIDE = ("unit_stride", "no_conflict")  # the walls that follow the access width
 
 
 def expected_walls(raw) -> dict:
@@ -263,7 +268,10 @@ def test_every_wall_position_matches_the_raw_counters(positions, raw_actions, na
         for (space, op), (inst, moved) in expected_walls(raw).items():
             walls = r.global_memory if space == "global" else r.shared_memory
             got = walls.intensity[op]
-            assert walls.walls == (GLOBAL_WALLS if space == "global" else SHARED_WALLS)
+            reference = GLOBAL_WALLS if space == "global" else SHARED_WALLS
+            assert walls.walls.keys() == reference.keys()
+            assert {k: w for k, w in walls.walls.items() if k not in WIDE} == \
+                {k: w for k, w in reference.items() if k not in WIDE}
             if inst and moved:
                 assert got.value == pytest.approx(inst / moved, rel=REL), f"{where} {space} {op}"
                 placed += 1
@@ -586,3 +594,127 @@ def test_the_l1_level_leaves_out_shared_wavefronts_that_are_not_loads_or_stores(
     assert r.transactions["l2"].value == l2_transactions(raw)
     assert r.transactions["l2"].value < 0.6 * raw["lts__t_sectors.sum"]  # 14.8 G of 26.6 G
     assert "srcunit_tex_op_atom_dot_alu.sum" in r.transactions["l2"].via
+
+
+# --- Walls at the access width: an independent count over every PC's SASS ---------------------------------------
+# Run in a fresh interpreter: once ncu_report's disassembler has run in a process, a child forked from it (as
+# roofline's reader forks) hangs (tests/ncu/test_tensor_sass.py).
+WIDTH_SCRIPT = r"""
+import json, re, sys
+import ncu_report
+
+access = re.compile(r"^\s*(?:@!?U?P\w+\s+)?(LDGSTS|LDG|STG|LDSM|STSM|LDS|STS|LD|ST)((?:\.\w+)*)\s")
+wide = {"128": 16, "64": 8, "256": 32, "U16": 2, "S16": 2, "U8": 1, "S8": 1}
+kinds = {"LDG": "global ld", "LDGSTS": "global ld", "LD": "global ld", "STG": "global st", "ST": "global st",
+         "LDS": "shared ld", "LDSM": "shared ld", "STS": "shared st", "STSM": "shared st"}
+rng, out = ncu_report.load_report(sys.argv[1]).range_by_idx(0), []
+for a in range(min(rng.num_actions(), int(sys.argv[2]))):
+    action, counts = rng.action_by_idx(a), {}
+    per_pc = action.metric_by_name("inst_executed")
+    ids = per_pc.correlation_ids()
+    for i in range(per_pc.num_instances()):
+        found = access.match(action.sass_by_pc(ids.as_uint64(i)) or "") if per_pc.as_double(i) > 0 else None
+        if found:
+            mods = found[2].split(".")[1:]
+            if found[1] in ("LDSM", "STSM"):
+                width = 4 * int(mods[-1]) if mods and mods[-1] in ("1", "2", "4") else 4
+            else:
+                width = next((wide[x] for x in mods if x in wide), 4)
+            key = kinds[found[1]] + " " + str(width)
+            counts[key] = counts.get(key, 0.0) + per_pc.as_double(i)
+    out.append(counts)
+print(json.dumps(out))
+"""
+WIDTH_REPORTS = ("a40_julia-fp16x2_full", "h100-pcie_rmsnorm-float4_full-roofline", "a100-80gb_cutlass-gemm_full",
+                 "rtx4090_smem-transpose_full", "v100_miniweather-openacc_full")
+WIDTH_LAUNCHES = 6  # the first launches of each report: the disassembler takes a fraction of a second a launch
+TRANSACTION_BYTES = {"global": 32, "shared": 128}
+
+
+@functools.cache
+def sass_widths(name: str) -> tuple[dict[tuple[str, str], dict[int, float]], ...]:
+    """Per launch: (space, op) -> bytes per thread -> warp instructions, from every PC's count and SASS text."""
+    import subprocess
+    import sys
+
+    from tests.conftest import find_shared_report
+
+    path = find_shared_report(name)
+    pytest.importorskip("ncu_report")
+    done = subprocess.run([sys.executable, "-c", WIDTH_SCRIPT, str(path), str(WIDTH_LAUNCHES)], capture_output=True,
+                          text=True, check=True, timeout=600)
+    out = []
+    for counts in json.loads(done.stdout):
+        launch: dict[tuple[str, str], dict[int, float]] = {}
+        for key, n in counts.items():
+            space, op, width = key.split(" ")
+            launch.setdefault((space, op), {})[int(width)] = n
+        out.append(launch)
+    return tuple(out)
+
+
+def expected_wall(widths: dict[int, float], space: str) -> float:
+    """Warp instructions per transaction of the width's coalesced pattern, written out per instruction."""
+    least = sum(n * max(1, 32 * w / TRANSACTION_BYTES[space]) for w, n in widths.items())
+    return sum(widths.values()) / least
+
+
+@pytest.mark.parametrize("name", WIDTH_REPORTS)
+def test_access_widths_and_their_walls_match_a_count_over_every_pcs_sass(positions, name):
+    counted = sass_widths(name)
+    if not any(counted):
+        pytest.skip(f"ncu_report disassembles no instruction of {name} (sass_by_pc gives no text)")
+    checked = 0
+    for launch, (_, r) in zip(counted, positions(name), strict=False):
+        for space in ("global", "shared"):
+            walls = r.global_memory if space == "global" else r.shared_memory
+            ran = {op: widths for (s, op), widths in launch.items() if s == space}
+            assert walls.width_source == ("sass" if ran else "assumed"), f"{name} {space}"
+            assert walls.width_bytes.keys() == ran.keys()
+            for op, widths in ran.items():
+                mean = sum(w * n for w, n in widths.items()) / sum(widths.values())
+                assert walls.width_bytes[op] == pytest.approx(mean, rel=REL), f"{name} {space} {op}"
+                assert walls.width_walls[op] == pytest.approx(expected_wall(widths, space), rel=REL)
+                checked += 1
+    assert checked
+
+
+def test_julias_128_bit_loads_sit_on_their_own_unit_stride_wall_not_left_of_it(positions):
+    """The A40 Julia set's frame kernel loads 16 bytes a thread (LDG.E.128): about 1/16 instruction per sector, left
+    of the 4-byte words' 1/4 but on the 16-byte wall; its 4-byte stores sit on 1/4."""
+    for _, r in positions("a40_julia-fp16x2_full"):
+        g = r.global_memory
+        if g.width_bytes.get("ld", 0) > 12 and g.intensity["ld"].value:
+            assert g.intensity["ld"].value < GLOBAL_WALLS["unit_stride"] / 2
+            assert g.intensity["ld"].value == pytest.approx(g.width_walls["ld"], rel=0.05)
+            assert g.width_walls["st"] == GLOBAL_WALLS["unit_stride"]
+            return
+    pytest.fail("no launch of 16-byte loads")
+
+
+def test_walls_follow_the_widths_of_a_hand_made_mix():
+    """Written out: 100 x 16-byte and 300 x 4-byte loads need 100 x 16 + 300 x 4 = 2800 sectors at unit stride
+    (1/7 instruction per sector) and 100 x 4 + 300 x 1 = 700 wavefronts without conflicts (4/7); 1-byte stores 1
+    sector each; without SASS counts the 4-byte walls stay, with the reason."""
+    from roofline.analysis.instructions import _memory_walls
+    from roofline.ncu.metrics import Measured
+
+    accesses = {op: (Measured(400.0, via="i"), Measured(2800.0, via="s")) for op in ("ld", "st")}
+    found = _memory_walls(accesses, GLOBAL_WALLS, "global", {"ld": {16: 100.0, 4: 300.0}, "st": {1: 50.0}})
+    assert found.width_walls == pytest.approx({"ld": 1 / 7, "st": 1.0})
+    assert found.width_bytes == pytest.approx({"ld": 7.0, "st": 1.0})
+    assert found.walls["unit_stride"] == pytest.approx(450 / 2850) and found.width_source == "sass"
+    shared = _memory_walls(accesses, SHARED_WALLS, "shared", {"ld": {16: 100.0, 4: 300.0}, "st": {}})
+    assert shared.width_walls == pytest.approx({"ld": 4 / 7}) and shared.walls["conflict_32_way"] == 1 / 32
+    unknown = _memory_walls(accesses, GLOBAL_WALLS, "global", None)
+    assert unknown.walls == GLOBAL_WALLS and unknown.width_source == "assumed" and unknown.width_bytes == {}
+    assert "SourceCounters" in unknown.width_note
+
+
+def test_miniweathers_double_loads_and_stores_get_the_8_byte_walls(positions):
+    """ncu_report cannot disassemble the V100 report, but its per-opcode counts name LDG.E.64 and STG.E.64 only:
+    8 bytes a thread, 1/8 instruction per sector at unit stride."""
+    for _, r in positions("v100_miniweather-openacc_full"):
+        g = r.global_memory
+        assert g.width_source == "sass" and set(g.width_bytes.values()) <= {8.0}
+        assert set(g.width_walls.values()) <= {1 / 8} and g.walls["unit_stride"] == 1 / 8

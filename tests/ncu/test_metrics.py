@@ -674,3 +674,14 @@ def test_sector_use_from_either_form_ncu_writes(name, form, shared_report, raw_a
         expected = v[f"{base}.pct"] / 100 if form == "pct" else v[f"{base}.ratio"] / v[f"{base}.max_rate"]
         assert m.sector_use(k.launch, "st").value == pytest.approx(expected, rel=REL)
     assert m.sector_use(launches[0].launch, "st").value in (0.125, 0.25)
+
+
+@pytest.mark.parametrize(("opcode", "kind"), [
+    ("LDG.E.128.CONSTANT", ("global", "ld", 16)), ("STG.E.64.SYS", ("global", "st", 8)), ("LDG.E", ("global", "ld", 4)),
+    ("STG.E.U16", ("global", "st", 2)), ("LDG.E.S8", ("global", "ld", 1)), ("LDGSTS.E.BYPASS.LTC128B.128",
+                                                                          ("global", "ld", 16)),
+    ("LD.E.64", ("global", "ld", 8)), ("LDS.U.128", ("shared", "ld", 16)), ("STS", ("shared", "st", 4)),
+    ("LDSM.16.M88.4", ("shared", "ld", 16)), ("LDSM.16.MT88.2", ("shared", "ld", 8)),
+    ("LDG.E.ENL2.256", ("global", "ld", 32)), ("LDL.64", None), ("ATOMG.E.ADD", None), ("FFMA", None)])
+def test_access_width_reads_the_bytes_per_thread_from_the_opcodes_modifiers(opcode, kind):
+    assert m.access_width(opcode) == kind

@@ -4,7 +4,9 @@ the Instruction Roofline Model (``analysis.instructions``), in up to three panel
 * warp GIPS against warp instructions per 32-byte transaction at each memory level, under the issue peak and each
   level's transaction roof;
 * the memory walls: global loads and stores (sectors) and shared loads and stores (wavefronts) per warp instruction,
-  beside the walls of 4-byte words (stride 0, unit stride, scattered; no conflict, 32-way conflict);
+  beside the walls (stride 0, unit stride, scattered; no conflict, 32-way conflict), the unit-stride and no-conflict
+  ones at the bytes per thread the kernels' SASS moves, one per width shown and labelled with it (4-byte words,
+  labelled "assumed", where a report has no per-opcode SASS counts);
 * the integer roofline, where the report counts integer instructions: integer GIOPS against integer instructions
   per byte, under the integer pipe's peak and each level's byte roof.
 
@@ -18,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from roofline.analysis.instructions import GLOBAL_WALLS, SHARED_WALLS, WIDTH_WALLS
 from roofline.analysis.launches import ReportAnalysis
 from roofline.core.labels import LEGEND_KERNELS, NAMES
 from roofline.core.model import LEVELS
@@ -30,11 +33,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from roofline.analysis.results import LaunchAnalysis
+    from roofline.analysis.results import InstructionRoofline, LaunchAnalysis
 
 WALL_POINTS = {("global", "ld"): "v", ("global", "st"): "D", ("shared", "ld"): "<", ("shared", "st"): ">"}
 WALL_NAMES = {"stride_0": "stride 0", "unit_stride": "unit stride", "scattered": "scattered",
               "no_conflict": "no bank conflict", "conflict_32_way": "32-way conflict"}
+FOUR_BYTE_WALLS = {"global": GLOBAL_WALLS, "shared": SHARED_WALLS}
 LABEL_CHARS = 30
 TITLE_CHARS = 48
 PANEL_WIDTH_IN, PANEL_HEIGHT_IN = 4.6, 4.2
@@ -51,6 +55,7 @@ class KernelMarks:
     warp_gips: float | None
     intensity: Mapping[str, float]  # per level: warp instructions per transaction
     walls: Mapping[tuple[str, str], float]  # (space, op): warp instructions per transaction
+    width_walls: Mapping[tuple[str, str], tuple[float, float]]  # (space, op): (its wall at its width, bytes)
     integer_giops: float | None
     integer_intensity: Mapping[str, float]  # per level: integer instructions per byte
 
@@ -69,7 +74,7 @@ class ReportMarks:
     kernels: tuple[KernelMarks, ...]
     peak_warp_gips: float | None
     transaction_roofs: Mapping[str, float]  # per level: G transactions/s
-    walls: Mapping[str, Mapping[str, float]]  # space -> wall name -> warp instructions per transaction
+    walls: Mapping[str, Mapping[str, float]]  # space -> wall label -> warp instructions per transaction
     integer_peak_giops: float | None
     byte_roofs: Mapping[str, float]  # per level: GB/s
     notes: tuple[str, ...]
@@ -111,7 +116,7 @@ def _report(analysis: ReportAnalysis, top: int) -> ReportMarks:
     return ReportMarks(
         title=title, kernels=kernels, peak_warp_gips=r.peak_warp_gips.value,
         transaction_roofs={lv: v.value for lv, v in r.peak_gtxn_per_s.items() if v.value},
-        walls={"global": r.global_memory.walls, "shared": r.shared_memory.walls},
+        walls=_walls_shown(r, kernels),
         integer_peak_giops=r.integer.peak_giops.value,
         byte_roofs={lv: b / 1e9 for lv in LEVELS if (b := bytes_roofs[lv])}, notes=tuple(notes))
 
@@ -119,11 +124,31 @@ def _report(analysis: ReportAnalysis, top: int) -> ReportMarks:
 def _kernel(label: str, analysis: LaunchAnalysis) -> KernelMarks:
     r = analysis.instruction_roofline
     assert r is not None
-    walls = {(space, op): v.value for space, w in (("global", r.global_memory), ("shared", r.shared_memory))
-             for op, v in w.intensity.items() if v.value}
+    spaces = (("global", r.global_memory), ("shared", r.shared_memory))
+    walls = {(space, op): v.value for space, w in spaces for op, v in w.intensity.items() if v.value}
+    widths = {(space, op): (x, w.width_bytes[op]) for space, w in spaces for op, x in w.width_walls.items()}
     return KernelMarks(label, r.warp_gips.value, {lv: v.value for lv, v in r.intensity.items() if v.value}, walls,
+                       widths,
                        r.integer.giops.value,
                        {lv: v.value for lv, v in r.integer.intensity.items() if v.value})
+
+
+def _walls_shown(r: InstructionRoofline, kernels: Sequence[KernelMarks]) -> dict[str, dict[str, float]]:
+    """Per space, its walls by label: the width-independent ones of the lead launch and, per width of a placed
+    point, its unit-stride or no-conflict wall; else the lead's 4-byte one ("assumed" beside points of no counted
+    width)."""
+    out: dict[str, dict[str, float]] = {}
+    for space, w in (("global", r.global_memory), ("shared", r.shared_memory)):
+        wide = WIDTH_WALLS[space][0]
+        out[space] = {WALL_NAMES[name]: x for name, x in w.walls.items() if name != wide}
+        shown = {width: x for k in kernels for (s, op), (x, width) in k.width_walls.items()
+                 if s == space and (s, op) in k.walls}
+        placed = any(s == space for k in kernels for s, _ in k.walls)
+        if not shown:  # the model's 4-byte wall
+            out[space][f"{WALL_NAMES[wide]}, 4 B{' assumed' if placed else ''}"] = FOUR_BYTE_WALLS[space][wide]
+        for width, x in sorted(shown.items()):
+            out[space][f"{WALL_NAMES[wide]}, {width:.3g} B"] = x
+    return out
 
 
 def _why(analysis: LaunchAnalysis) -> str:
@@ -237,7 +262,7 @@ def _walls(ax: Axes, r: ReportMarks) -> None:
     at: dict[float, list[str]] = {}
     for space, walls in r.walls.items():
         for name, x in walls.items():
-            at.setdefault(x, []).append(f"{space}: {WALL_NAMES[name]}")
+            at.setdefault(x, []).append(f"{space}: {name}")
     for x, names in at.items():
         ax.axvline(x, color="#444444", lw=0.9, alpha=0.8)
         ax.text(x * 1.1, ax.get_ylim()[1] / 1.3, " / ".join(names), rotation=90, fontsize=6.5, va="top",
@@ -245,7 +270,7 @@ def _walls(ax: Axes, r: ReportMarks) -> None:
     for i, y, key, x in marks:
         ax.scatter([x], [y], marker=WALL_POINTS[key], s=46, color=_color(i), edgecolors="black",
                    linewidths=0.5, zorder=4)
-    _name(ax, "memory walls (4-byte words)")
+    _name(ax, "memory walls")
 
 
 def _integer(ax: Axes, r: ReportMarks) -> None:

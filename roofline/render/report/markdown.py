@@ -13,10 +13,11 @@ the user goes between backticks through ``cell``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from roofline.analysis.instructions import WIDTH_WALLS
 from roofline.analysis.launches import KernelGroup, ReportAnalysis
 from roofline.analysis.results import Advice, LaunchAnalysis, MemoryPicture
 from roofline.analysis.verdict import BOUND_WORDS
@@ -410,6 +411,7 @@ def occupancy_items(analysis: LaunchAnalysis) -> tuple[str, ...]:
     return (*o.findings, *achieved, *raise_limit, *unmeasured)
 
 
+WIDE_WALLS = frozenset(name for name, _ in WIDTH_WALLS.values())  # the walls that follow the access width
 WALL_WORDS = {"stride_0": "stride 0", "unit_stride": "unit stride", "scattered": "scattered",
               "no_conflict": "no conflict", "conflict_32_way": "32-way conflict"}
 
@@ -443,10 +445,21 @@ def instruction_items(launch_analysis: LaunchAnalysis) -> tuple[str, ...]:
         found = {op: v.value for op, v in walls.intensity.items() if v.value}
         if found:
             per = ", ".join(f"{op} {ratio(1 / v)}" for op, v in found.items())
-            marks = ", ".join(f"{WALL_WORDS[name]} = {ratio(1 / w)}" for name, w in walls.walls.items())
-            lines.append(f"{space} {unit} per warp instruction: {per} (walls for 4-byte words: {marks})")
+            marks = ", ".join(f"{WALL_WORDS[name]} = {_wall_text(name, w, walls.width_walls)}"
+                              for name, w in walls.walls.items())
+            words = (", ".join(f"{op} {ratio(b)} B" for op, b in walls.width_bytes.items())
+                     if walls.width_source == "sass" else "4-byte words")
+            lines.append(f"{space} {unit} per warp instruction: {per} (walls for {words}: {marks})")
     lines.append(integer_text(launch_analysis))
     return tuple(lines)
+
+
+def _wall_text(name: str, wall: float, per_op: Mapping[str, float]) -> str:
+    """A wall in transactions per instruction; the width-dependent one per operation where loads and stores have
+    widths counted from the SASS."""
+    if name not in WIDE_WALLS or not per_op:
+        return ratio(1 / wall)
+    return ", ".join(f"{op} {ratio(1 / x)}" for op, x in per_op.items())
 
 
 SOL_WORDS = {"sm": "SM", "memory": "memory", "dram": "DRAM", "l1": "L1/TEX", "l2": "L2"}

@@ -120,7 +120,7 @@ def test_instruction_plot_of_a_full_set_report(in_tmp):
         assert result.exit_code == 0, result.output
         assert (in_tmp / name).read_bytes().startswith(magic)
     svg = (in_tmp / "i.svg").read_text()
-    for text in ("instruction roofline", "memory walls (4-byte words)", "integer roofline", "hash_rounds",
+    for text in ("instruction roofline", "memory walls", "unit stride, 4 B", "integer roofline", "hash_rounds",
                  "gather_strided", "issue peak 789", "ALU (integer) pipe peak 12632"):
         assert text in svg, text
 

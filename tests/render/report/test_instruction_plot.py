@@ -61,3 +61,18 @@ def test_no_text_leaves_the_figure_or_overlaps_on_the_h200_full_sets():
     folder = INTOPS.parent
     analyses = analyze_files(sorted(folder.glob("*.full.ncu-rep")))
     assert text_problems(instruction_plot.figure_of(instruction_plot.plot_data(analyses, top=8))) == []
+
+
+def test_each_width_shown_gets_its_own_labelled_unit_stride_wall(shared_report):
+    """The A40 Julia set: the frame kernel's 16-byte loads (LDG.E.128, a few 4-byte ones: 15.8 B on average) and
+    4-byte stores each get their unit-stride wall, the loads' at its own x beside the 4-byte one; a report whose
+    kernels place no shared point keeps the model's 4-byte no-conflict wall, unlabelled as assumed."""
+    (a,) = analyze_files([shared_report("a40_julia-fp16x2_full")])
+    (marks,) = instruction_plot.plot_data([a], top=8)
+    frame = next(k for k in marks.kernels if ("global", "ld") in k.walls)
+    wall, width = frame.width_walls[("global", "ld")]
+    assert 15 < width < 16 and frame.walls[("global", "ld")] == pytest.approx(wall, rel=0.05)
+    assert marks.walls["global"][f"unit stride, {width:.3g} B"] == wall
+    assert marks.walls["global"]["unit stride, 4 B"] == 0.25
+    assert marks.walls["shared"]["no bank conflict, 4 B"] == 1.0
+    assert "unit stride" not in marks.walls["global"]  # every unit-stride wall is labelled with its width

@@ -217,7 +217,8 @@ def test_non_finite_values_become_null_with_reason() -> None:
 
 INSTRUCTION_KEYS = {"warp_gips", "thread_gips_per_32", "peak_warp_gips", "transactions", "intensity", "peak_gtxn_per_s",
                     "ceilings", "global_memory", "shared_memory", "integer", "via", "thread_intensity", "definitions"}
-WALLS_KEYS = ("walls",)  # of each memory space: the rest are intensities
+WALLS_KEYS = ("walls", "width_walls")  # of each memory space: the rest are intensities and width_bytes
+WIDTHS_KEY = "width_bytes"  # per operation, its source under via as a whole (the SASS's counts), else null
 WALLS = {"global_memory": {"stride_0": 1.0, "unit_stride": 0.25, "scattered": 0.03125},
          "shared_memory": {"no_conflict": 1.0, "conflict_32_way": 0.03125}}
 
@@ -227,6 +228,9 @@ def leaves(tree: dict, prefix: str = "") -> dict:
     out: dict = {}
     for key, v in tree.items():
         if key in WALLS_KEYS:
+            continue
+        if key == WIDTHS_KEY:
+            out[f"{prefix}{key}"] = v
             continue
         out |= leaves(v, f"{prefix}{key}.") if isinstance(v, dict) else {f"{prefix}{key}": v}
     return out
@@ -248,7 +252,9 @@ def test_instruction_roofline_nulls_have_reasons_and_numbers_their_source(roofli
         numbers = leaves({key: v for key, v in r.items() if key not in ("ceilings", "via", "definitions")})
         assert {path for path, x in numbers.items() if x is not None} == set(r["via"])
         for space, walls in WALLS.items():
-            assert r[space]["walls"] == walls and "nearest" not in r[space]
+            assert r[space]["walls"].keys() == walls.keys() and "nearest" not in r[space]
+            if r[space][WIDTHS_KEY] is None:  # 4-byte words assumed
+                assert r[space]["walls"] == walls and r[space]["width_walls"] == {}
     if name == "a10g_sgemm-progression_basic":
         assert "--section InstructionStats" in k["missing"]["instruction_roofline.warp_gips"]
         assert r["peak_warp_gips"] is not None and "gpc__cycles_elapsed" in r["via"]["peak_warp_gips"]

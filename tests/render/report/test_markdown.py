@@ -168,8 +168,8 @@ def test_each_kernel_has_its_instruction_roofline_section():
     text = markdown.render(views(analyze_files([intops])))
     assert text.count("**Instruction roofline**") == 2
     assert "- 531 warp GIPS, 67.3% of the issue peak (789 GIPS); thread instructions / 32: 531 GIPS" in text
-    assert ("- global sectors per warp instruction: ld 32, st 4 (walls for 4-byte words: stride 0 = 1, unit stride "
-            "= 4, scattered = 32)") in text
+    assert ("- global sectors per warp instruction: ld 32, st 4 (walls for ld 4 B, st 4 B: stride 0 = 1, unit "
+            "stride = ld 4, st 4, scattered = 32)") in text  # widths from the SASS: LDG.E, STG.E
     assert ("- integer instructions: 16502 GIOPS, 130.6% of the integer pipe's peak (12632 GIOPS): above it, as "
             "integer multiplies (IMAD) issue to the FMA pipe beside the ALU") in text
     assert "- integer instructions: 1088 GIOPS, 8.6% of the integer pipe's peak (12610 GIOPS)" in text
