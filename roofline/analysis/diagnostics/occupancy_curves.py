@@ -21,6 +21,7 @@ Constants and where they come from (``OccupancyLimits.sources`` says which one e
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 
 from msgspec.structs import replace
@@ -115,6 +116,7 @@ def _reserve_source(device: Device) -> str:
 
 
 # --- Curves ------------------------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=1024)  # launches share shapes: report -f json of the 154-launch A100, 2.15 -> 1.08 s
 def curves(shape: occ.LaunchShape, sm: occ.SmResources, carveout: int,
            barriers: int | None = None) -> tuple[OccupancyCurve, ...]:
     """Occupancy against threads per block (warp multiples up to the device's limit), registers per thread (1 to
