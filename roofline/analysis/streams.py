@@ -271,7 +271,10 @@ def _gaps(rank: int, t: StreamTrace, work: Sequence[Work], dev: int, shift: int)
     the trace's order) and began at its end (the first)."""
     merged = _union(work, {"kernel", "copy", "memset"})
     s, e = merged[:-1, 1], merged[1:, 0]
-    longest = np.lexsort((s, s - e))[:GAPS_SHOWN]
+    length = e - s
+    some = np.flatnonzero(length >= np.partition(length, -GAPS_SHOWN)[-GAPS_SHOWN]) if len(length) > GAPS_SHOWN \
+        else np.arange(len(length))  # those as long as the GAPS_SHOWN-th longest: the longest among them
+    longest = some[np.lexsort((s[some], -length[some]))][:GAPS_SHOWN]
     return [IdleGap(rank, dev, (a + shift) * NS, (b - a) * NS, _neighbour(t, work, a, 1, -1),
                     _neighbour(t, work, b, 0, 0))
             for a, b in zip(s[longest].tolist(), e[longest].tolist(), strict=True)]
