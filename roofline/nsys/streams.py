@@ -68,6 +68,14 @@ def _by_stream(kind: ActivityKind, dev: Array, stream: Array, start: Array, end:
 def _ids(keys: Array, name: Callable[[Any], str], labels: dict[str, int]) -> Array:
     """Each row's label index for rows keyed by ``keys`` (one key, or a row of keys, per row): the distinct keys by
     first row, each named by ``name`` and numbered in ``labels`` in the order its name first occurs."""
+    if keys.ndim == 1 and len(keys) and keys.min() >= 0 and keys.max() < 1 << 24:  # string ids: a lookup table
+        first = np.full(int(keys.max()) + 1, len(keys), np.int64)
+        np.minimum.at(first, keys, np.arange(len(keys)))
+        distinct = np.flatnonzero(first < len(keys))
+        lut = np.zeros(len(first), np.int64)
+        for i in distinct[np.argsort(first[distinct], kind="stable")].tolist():
+            lut[i] = labels.setdefault(name(i), len(labels))
+        return lut[keys]
     distinct, first, inverse = np.unique(keys, return_index=True, return_inverse=True,
                                          axis=0 if keys.ndim == 2 else None)
     at = np.zeros(len(distinct), np.int64)
