@@ -20,9 +20,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
+import numpy as np
+import numpy.typing as npt
 from msgspec import Struct
 
-from roofline.core.intervals import gaps, merge, take
 from roofline.core.streams import ActivityKind, NvtxSpan, StreamTrace
 
 BINS = 2000  # the time axis is resolved to its span over this: about a pixel of the plot
@@ -117,25 +118,27 @@ class StreamsView(Struct, frozen=True):
 
 def streams_view(traces: Sequence[StreamTrace]) -> StreamsView | None:
     """The view of the files' GPU work; None where none of them holds any."""
-    firsts = [min((a.spans[0][0] for a in t.activities if a.spans), default=None) for t in traces]
+    works = [_work(t) for t in traces]
+    firsts = [min((int(x[0, 0]) for *_, x in w if len(x)), default=None) for w in works]
     if all(f is None for f in firsts):
         return None
-    aligned: AlignedBy = "session_start" if _together(traces, firsts) else "first_activity"
+    aligned: AlignedBy = "session_start" if _together(traces, works, firsts) else "first_activity"
     if aligned == "session_start":
         zero = min((t.origin_ns or 0) + f for t, f in zip(traces, firsts, strict=True) if f is not None)
         shifts = [(t.origin_ns or 0) - zero for t in traces]
     else:
         shifts = [-(f or 0) for f in firsts]
-    last = max(s[1] + shift for t, shift in zip(traces, shifts, strict=True) for a in t.activities for s in a.spans)
+    last = max(end + shift for end, shift in zip(map(_last, works), shifts, strict=True) if end is not None)
     span = max(last, 1)
     step = max(span // BINS, 1)
     rows, overlaps, idle, nvtx = [], [], [], []
     deeper = 0
-    for rank, (t, shift) in enumerate(zip(traces, shifts, strict=True)):
-        for dev in sorted({a.device_id for a in t.activities}):
-            rows += _rows(rank, t, dev, shift, step)
-            overlaps.append(_overlap(rank, t, dev))
-            idle += _gaps(rank, t, dev, shift)
+    for rank, (t, w, shift) in enumerate(zip(traces, works, shifts, strict=True)):
+        for dev in sorted({d for d, *_ in w}):
+            mine = [x for x in w if x[0] == dev]
+            rows += _rows(rank, mine, dev, shift, step)
+            overlaps.append(_overlap(rank, mine, dev))
+            idle += _gaps(rank, t, mine, dev, shift)
         levels, dropped = _nvtx_rows(rank, t.nvtx, shift, span, step)
         nvtx += levels
         deeper += dropped
@@ -143,79 +146,147 @@ def streams_view(traces: Sequence[StreamTrace]) -> StreamsView | None:
                        deeper, tuple(overlaps), tuple(idle))
 
 
-def _rows(rank: int, t: StreamTrace, dev: int, shift: int, step: int) -> list[StreamRow]:
+Work = tuple[int, int, ActivityKind, npt.NDArray[np.int64]]  # device, stream, kind, (n, 3) start, end, label
+
+
+def _work(t: StreamTrace) -> list[Work]:
+    """The file's activities with their spans as (n, 3) int64 arrays, in the trace's order."""
+    return [(a.device_id, a.stream_id, a.kind, np.asarray(a.spans, dtype=np.int64).reshape(-1, 3))
+            for a in t.activities]
+
+
+def _last(work: Sequence[Work]) -> int | None:
+    """The latest end of the file's work; None without any."""
+    return max((int(x[:, 1].max()) for *_, x in work if len(x)), default=None)
+
+
+def _rows(rank: int, work: Sequence[Work], dev: int, shift: int, step: int) -> list[StreamRow]:
     """The GPU's busiest ``STREAM_ROWS`` streams by id, then one row of the others (if any)."""
     busy: dict[int, int] = {}
-    for a in t.activities:
-        if a.device_id == dev:
-            busy[a.stream_id] = busy.get(a.stream_id, 0) + sum(e - s for s, e, _ in a.spans)
+    for _, stream, _, x in work:
+        busy[stream] = busy.get(stream, 0) + int((x[:, 1] - x[:, 0]).sum())
     ids = sorted(busy)
     apart = set(sorted(ids, key=lambda i: (-busy[i], i))[:STREAM_ROWS])
-    rows = [_row(rank, t, dev, {i}, i, shift, step) for i in ids if i in apart]
+    rows = [_row(rank, work, dev, {i}, i, shift, step) for i in ids if i in apart]
     rest = set(ids) - apart
-    return rows + ([_row(rank, t, dev, rest, OTHERS, shift, step)] if rest else [])
+    return rows + ([_row(rank, work, dev, rest, OTHERS, shift, step)] if rest else [])
 
 
-def _together(traces: Sequence[StreamTrace], firsts: Sequence[int | None]) -> bool:
+def _together(traces: Sequence[StreamTrace], works: Sequence[Sequence[Work]], firsts: Sequence[int | None]) -> bool:
     """Whether several files record their session starts and their GPU work overlaps in wall-clock time (the
     ranks of one job), so they share an axis by those starts."""
     if len(traces) < 2 or any(t.origin_ns is None for t in traces):
         return False
-    windows = [((t.origin_ns or 0) + f, (t.origin_ns or 0) + max(s[1] for a in t.activities for s in a.spans))
-               for t, f in zip(traces, firsts, strict=True) if f is not None]
+    windows = [((t.origin_ns or 0) + f, (t.origin_ns or 0) + (_last(w) or 0))
+               for t, w, f in zip(traces, works, firsts, strict=True) if f is not None]
     return max(a for a, _ in windows) < min(b for _, b in windows)
 
 
-def _row(rank: int, t: StreamTrace, dev: int, streams: set[int], row_id: int, shift: int, step: int) -> StreamRow:
+def _row(rank: int, work: Sequence[Work], dev: int, streams: set[int], row_id: int, shift: int,
+         step: int) -> StreamRow:
     """The counts, busy time and bars of one stream, or of several in one row."""
-    mine: dict[str, list[tuple[int, int]]] = {}
-    for a in t.activities:
-        if a.device_id == dev and a.stream_id in streams:
-            mine.setdefault(a.kind, []).extend((s, e) for s, e, _ in a.spans)
-    for spans in mine.values():
-        spans.sort()
-    every = merge(sorted(x for spans in mine.values() for x in spans))
-    kernels, copies, memsets = (mine.get(k, []) for k in ("kernel", "copy", "memset"))
-    return StreamRow(rank, dev, row_id, len(kernels), len(copies), len(memsets), sum(e - s for s, e in every) * NS,
-                     bars(kernels, shift, step), bars(copies, shift, step), bars(memsets, shift, step), len(streams))
+    mine = {k: _by_start([x for _, stream, kind, x in work if stream in streams and kind == k])
+            for k in ("kernel", "copy", "memset")}
+    busy = _merged(_by_start(list(mine.values())))
+    kernels, copies, memsets = mine["kernel"], mine["copy"], mine["memset"]
+    return StreamRow(rank, dev, row_id, len(kernels), len(copies), len(memsets), _length(busy) * NS,
+                     _bars(kernels, shift, step), _bars(copies, shift, step), _bars(memsets, shift, step),
+                     len(streams))
+
+
+def _by_start(parts: Sequence[npt.NDArray[np.int64]]) -> npt.NDArray[np.int64]:
+    """The (start, end) columns of spans from several arrays, sorted by start (one array sorted already: as is)."""
+    if len(parts) == 1:
+        return parts[0][:, :2]
+    x = np.concatenate([p[:, :2] for p in parts]) if parts else np.zeros((0, 2), np.int64)
+    return x[np.argsort(x[:, 0], kind="stable")]
+
+
+def _merged(x: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """Intervals sorted by start merged where they overlap or touch, as (start, end) rows: a new interval where a
+    start lies past the running maximum of the ends before it."""
+    return _joined(x, 0)
+
+
+def _joined(x: npt.NDArray[np.int64], hole: int) -> npt.NDArray[np.int64]:
+    """Intervals sorted by start joined where the hole between one and the latest end before it is under ``hole``
+    (0: where they overlap or touch)."""
+    if not len(x):
+        return x.reshape(0, 2)
+    reach = np.maximum.accumulate(x[:, 1])
+    gap = x[1:, 0] - reach[:-1]
+    first = np.flatnonzero(np.concatenate(([True], gap >= hole if hole else gap > 0)))
+    last = np.concatenate((first[1:] - 1, [len(x) - 1]))
+    return np.stack((x[first, 0], reach[last]), axis=1)
+
+
+def _length(merged: npt.NDArray[np.int64]) -> int:
+    return int((merged[:, 1] - merged[:, 0]).sum())
+
+
+def _bars(x: npt.NDArray[np.int64], shift: int, step: int) -> tuple[Bar, ...]:
+    """Intervals (rows of start, end sorted by start) as (start, length) in seconds on the axis, holes shorter than
+    ``step`` closed."""
+    joined = _joined(x, step)
+    return tuple(zip(((joined[:, 0] + shift) * NS).tolist(), ((joined[:, 1] - joined[:, 0]) * NS).tolist(),
+                     strict=True))
 
 
 def bars(spans: Iterable[tuple[int, int]], shift: int, step: int) -> tuple[Bar, ...]:
     """Intervals (sorted by start) as (start, length) in seconds on the axis, holes shorter than ``step`` closed."""
-    out: list[list[int]] = []
-    for s, e in spans:
-        if out and s - out[-1][1] < step:
-            out[-1][1] = max(out[-1][1], e)
-        else:
-            out.append([s, e])
-    return tuple(((s + shift) * NS, (e - s) * NS) for s, e in out)
+    return _bars(np.array(list(spans), dtype=np.int64).reshape(-1, 2), shift, step)
 
 
-def _union(t: StreamTrace, dev: int, kinds: set[str]) -> list[tuple[int, int]]:
-    return merge(sorted((s, e) for a in t.activities if a.device_id == dev and a.kind in kinds
-                        for s, e, _ in a.spans))
+def _union(work: Sequence[Work], kinds: set[str]) -> npt.NDArray[np.int64]:
+    return _merged(_by_start([x for _, _, kind, x in work if kind in kinds]))
 
 
-def _overlap(rank: int, t: StreamTrace, dev: int) -> CopyOverlap:
+def _covered(left: npt.NDArray[np.int64], cover: npt.NDArray[np.int64]) -> int:
+    """How much of ``left`` (disjoint, sorted) ``cover`` (merged) covers: per interval, the cover's length before
+    its end less that before its start."""
+    if not len(left) or not len(cover):
+        return 0
+    lengths = cover[:, 1] - cover[:, 0]
+    before = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+
+    def below(x: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        i = np.searchsorted(cover[:, 0], x, side="right") - 1
+        j = np.maximum(i, 0)
+        return np.where(i >= 0, before[j] + np.clip(x - cover[j, 0], 0, lengths[j]), 0)
+
+    return int((below(left[:, 1]) - below(left[:, 0])).sum())
+
+
+def _overlap(rank: int, work: Sequence[Work], dev: int) -> CopyOverlap:
     """The GPU's copy time and the part of it its kernels cover."""
-    kernels, copies = _union(t, dev, {"kernel"}), _union(t, dev, {"copy"})
-    hidden, _ = take(copies, kernels)
-    copy = sum(e - s for s, e in copies)
-    return CopyOverlap(rank, dev, sum(e - s for s, e in kernels) * NS, copy * NS, hidden * NS,
+    kernels, copies = _union(work, {"kernel"}), _union(work, {"copy"})
+    hidden = _covered(copies, kernels)
+    copy = _length(copies)
+    return CopyOverlap(rank, dev, _length(kernels) * NS, copy * NS, hidden * NS,
                        hidden / copy * 100 if copy else None)
 
 
-def _gaps(rank: int, t: StreamTrace, dev: int, shift: int) -> list[IdleGap]:
-    """The GPU's longest holes in all its work, each with the work that ended at its start and began at its end."""
-    ends: dict[int, Neighbour] = {}
-    starts: dict[int, Neighbour] = {}
-    for a in t.activities:
-        if a.device_id == dev:
-            for s, e, label in a.spans:
-                ends[e] = Neighbour(a.kind, t.labels[label], a.stream_id)
-                starts.setdefault(s, Neighbour(a.kind, t.labels[label], a.stream_id))
-    holes = sorted(gaps(_union(t, dev, {"kernel", "copy", "memset"})), key=lambda h: (h[0] - h[1], h[0]))
-    return [IdleGap(rank, dev, (s + shift) * NS, (e - s) * NS, ends[s], starts[e]) for s, e in holes[:GAPS_SHOWN]]
+def _gaps(rank: int, t: StreamTrace, work: Sequence[Work], dev: int, shift: int) -> list[IdleGap]:
+    """The GPU's longest holes in all its work, each with the work that ended at its start (the last such span in
+    the trace's order) and began at its end (the first)."""
+    merged = _union(work, {"kernel", "copy", "memset"})
+    s, e = merged[:-1, 1], merged[1:, 0]
+    length = e - s
+    some = np.flatnonzero(length >= np.partition(length, -GAPS_SHOWN)[-GAPS_SHOWN]) if len(length) > GAPS_SHOWN \
+        else np.arange(len(length))  # those as long as the GAPS_SHOWN-th longest: the longest among them
+    longest = some[np.lexsort((s[some], -length[some]))][:GAPS_SHOWN]
+    return [IdleGap(rank, dev, (a + shift) * NS, (b - a) * NS, _neighbour(t, work, a, 1, -1),
+                    _neighbour(t, work, b, 0, 0))
+            for a, b in zip(s[longest].tolist(), e[longest].tolist(), strict=True)]
+
+
+def _neighbour(t: StreamTrace, work: Sequence[Work], at: int, column: int, pick: int) -> Neighbour:
+    """The span whose start (``column`` 0) or end (1) is ``at``: the first (``pick`` 0) or last (-1) in order."""
+    for _, stream, kind, x in (work if pick == 0 else reversed(work)):
+        hits = np.flatnonzero(x[:, column] == at)
+        if len(hits):
+            return Neighbour(kind, t.labels[int(x[hits[pick], 2])], stream)
+    raise AssertionError("a gap's edge is the start or end of some span")
 
 
 def _nvtx_rows(rank: int, spans: Sequence[NvtxSpan], shift: int, span: int,

@@ -6,8 +6,13 @@ wall clock where the export records the session's start, so several files (MPI r
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 ActivityKind = Literal["kernel", "copy", "memset"]
 Span = tuple[int, int, int]  # (start ns, end ns, label: an index into StreamTrace.labels)
@@ -20,7 +25,7 @@ class StreamActivity:
     device_id: int
     stream_id: int
     kind: ActivityKind
-    spans: tuple[Span, ...]
+    spans: npt.NDArray[np.int64] | Sequence[Span]  # rows of (start, end, label): the reader gives an (n, 3) array
 
 
 @dataclass(frozen=True)

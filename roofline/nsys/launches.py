@@ -12,8 +12,10 @@ row-by-row sum gives, to the nanosecond.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -43,10 +45,39 @@ class Launches:
 
 def read_launches(db: sqlite3.Connection, source: str, demangled: str) -> Launches:
     """The launches of table ``source`` (``demangled``: its demangled-name column). Durations are read rather than
-    ends: fewer digits for SQLite to write and numpy to read."""
+    ends: fewer digits for SQLite to write and numpy to read. Inside ``kept``, kept for ``take_kept``."""
     start, duration, *rest = read_columns(db, source, ("start", '"end" - start', "deviceId", "shortName", demangled),
                                           ("start", "end", "deviceId", "shortName", demangled))
-    return Launches(start, start + duration, *rest)
+    launches = Launches(start, start + duration, *rest)
+    if _KEPT.get("on"):
+        _KEPT.clear()
+        _KEPT.update(on=True, source=source, launches=launches)
+    return launches
+
+
+_KEPT: dict[str, Any] = {}  # inside ``kept``: the launches read last and their table
+
+
+@contextmanager
+def kept() -> Iterator[None]:
+    """Within: the launches ``read_launches`` reads are kept for one reader after it of the same export (the
+    streams view's), so a million launches are read from SQLite once. Read only one export within."""
+    _KEPT.clear()
+    _KEPT["on"] = True
+    try:
+        yield
+    finally:
+        _KEPT.clear()
+
+
+def take_kept(source: str) -> Launches | None:
+    """The launches of table ``source`` kept by ``read_launches`` within ``kept`` (handed over once); None where
+    none are."""
+    if _KEPT.get("source") != source:
+        return None
+    launches: Launches = _KEPT.pop("launches")
+    _KEPT.pop("source")
+    return launches
 
 
 def read_columns(db: sqlite3.Connection, source: str, columns: Sequence[str],

@@ -9,6 +9,7 @@ from typing import NamedTuple
 from roofline.core.streams import Migration, StreamTrace
 from roofline.core.timeline import LaunchConfigTime, Representative, Timeline
 from roofline.nsys.export import sqlite_of
+from roofline.nsys.launches import kept
 from roofline.nsys.streams import migrations, stream_trace
 from roofline.nsys.timeline import launch_configs, read_timeline, representatives
 
@@ -51,7 +52,7 @@ def load_with_streams(path: Path, nvtx: str | None = None, nsys: str | None = No
                       configs: bool = False, streams: bool = True) -> Loaded:
     """The timeline of ``path`` with its streams (``nsys.streams``; not read without ``streams``), from one export;
     with ``configs``, its launch configurations and the migrations under them (``timeline --work``)."""
-    with sqlite_of(path, nsys) as (sqlite, exported_by):
+    with sqlite_of(path, nsys) as (sqlite, exported_by), kept():  # the kernels read once for both
         timeline = replace(read_timeline(sqlite, nvtx, group_by, path), path=str(path), exported_by=exported_by)
         trace = stream_trace(sqlite, path) if streams else None
         if not configs:

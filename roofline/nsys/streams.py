@@ -12,22 +12,26 @@ from __future__ import annotations
 
 import bisect
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from roofline.core.intervals import merge
 from roofline.core.kernel_names import kernel_key
-from roofline.core.streams import ActivityKind, Migration, NvtxSpan, Span, StreamActivity, StreamTrace
+from roofline.core.streams import ActivityKind, Migration, NvtxSpan, StreamActivity, StreamTrace
 from roofline.errors import ReportError
 from roofline.nsys.activity import MEMCPY, MEMSET, UM_FAULTS, UNIFIED, columns, copy_label
+from roofline.nsys.launches import Array, LaunchError, read_columns, take_kept
 
 KERNELS = "CUPTI_ACTIVITY_KIND_KERNEL"
 NVTX = "NVTX_EVENTS"
 SESSION = "TARGET_INFO_SESSION_START_TIME"
 HINT = "give nsys's SQLite export (nsys export --type sqlite FILE, or nsys profile --export sqlite)"
 Config = tuple[str, tuple[int, int, int], tuple[int, int, int]]
+NONE = -(1 << 40)  # a copy's srcKind or dstKind where the export has none (NULL)
 
 
 def stream_trace(path: Path, shown: Path) -> StreamTrace:
@@ -35,15 +39,84 @@ def stream_trace(path: Path, shown: Path) -> StreamTrace:
     with _open(path, shown) as db:
         tables = _tables(db)
         labels: dict[str, int] = {}
-        groups: dict[tuple[int, int, ActivityKind], list[Span]] = {}
-        for kind, rows in _rows(db, tables):
-            for dev, stream, start, end, label in rows:
-                at = labels.setdefault(label, len(labels))
-                groups.setdefault((int(dev), int(stream if stream is not None else -1), kind), []).append(
-                    (start, end, at))
-        activities = tuple(StreamActivity(dev, stream, kind, tuple(sorted(spans)))
-                           for (dev, stream, kind), spans in sorted(groups.items()))
-        return StreamTrace(str(shown), _origin(db, tables), activities, tuple(labels), _nvtx(db, tables))
+        activities: list[StreamActivity] = []
+        try:
+            for kind, cols in _columns(db, tables, labels):
+                activities += _by_stream(kind, *cols)
+        except LaunchError as err:
+            raise ReportError(f"{shown}: GPU activity this reader cannot place ({err})", HINT) from None
+        activities.sort(key=lambda a: (a.device_id, a.stream_id, a.kind))
+        return StreamTrace(str(shown), _origin(db, tables), tuple(activities), tuple(labels), _nvtx(db, tables))
+
+
+def _by_stream(kind: ActivityKind, dev: Array, stream: Array, start: Array, end: Array,
+               label: Array) -> list[StreamActivity]:
+    """The rows of one kind as one activity per (device, stream), each an (n, 3) array of start, end and label
+    sorted as the tuples (start, end, label) sort."""
+    if len(start) and (dev == dev[0]).all() and (stream == stream[0]).all() and (start[1:] > start[:-1]).all():
+        order = np.arange(len(start))  # one stream, in start order already (no two starts alike): as it is
+    else:
+        order = np.lexsort((label, end, start, stream, dev))
+    dev, stream = dev[order], stream[order]
+    spans = np.stack((start[order], end[order], label[order]), axis=1)
+    cut = np.flatnonzero((dev[1:] != dev[:-1]) | (stream[1:] != stream[:-1])) + 1
+    bounds = np.concatenate(([0], cut, [len(order)])).tolist() if len(order) else []
+    return [StreamActivity(int(dev[a]), int(stream[a]), kind, spans[a:b])
+            for a, b in zip(bounds, bounds[1:], strict=False)]
+
+
+def _ids(keys: Array, name: Callable[[Any], str], labels: dict[str, int]) -> Array:
+    """Each row's label index for rows keyed by ``keys`` (one key, or a row of keys, per row): the distinct keys by
+    first row, each named by ``name`` and numbered in ``labels`` in the order its name first occurs."""
+    if keys.ndim == 1 and len(keys) and keys.min() >= 0 and keys.max() < 1 << 24:  # string ids: a lookup table
+        first = np.full(int(keys.max()) + 1, len(keys), np.int64)
+        np.minimum.at(first, keys, np.arange(len(keys)))
+        distinct = np.flatnonzero(first < len(keys))
+        lut = np.zeros(len(first), np.int64)
+        for i in distinct[np.argsort(first[distinct], kind="stable")].tolist():
+            lut[i] = labels.setdefault(name(i), len(labels))
+        return lut[keys]
+    distinct, first, inverse = np.unique(keys, return_index=True, return_inverse=True,
+                                         axis=0 if keys.ndim == 2 else None)
+    at = np.zeros(len(distinct), np.int64)
+    for i in np.argsort(first, kind="stable").tolist():
+        at[i] = labels.setdefault(name(distinct[i].tolist()), len(labels))
+    return at[inverse.reshape(-1)]
+
+
+def _copy_name(key: list[int]) -> str:
+    """A copy's label from its (copyKind, srcKind, dstKind), NONE where the export has no kind."""
+    kind, src, dst = key
+    direction, memory = copy_label(kind, None if src == NONE else src, None if dst == NONE else dst)
+    return f"{direction} ({memory})" if memory else direction
+
+
+def _columns(db: sqlite3.Connection, tables: set[str],
+             labels: dict[str, int]) -> Iterator[tuple[ActivityKind, tuple[Array, ...]]]:
+    """(kind, columns of device, stream, start, end, label index) for the kernels, copies and memsets."""
+    if KERNELS in tables:
+        names = dict(db.execute(f"SELECT id, value FROM StringIds WHERE id IN (SELECT DISTINCT shortName "
+                                f"FROM {KERNELS})"))
+        kept = take_kept(KERNELS)
+        if kept is not None:  # read by read_timeline just before
+            (stream,) = read_columns(db, KERNELS, (_where(db, KERNELS)[1],))
+            dev, start, end, short = kept.device, kept.start, kept.end, kept.short
+        else:
+            dev, stream, start, end, short = read_columns(db, KERNELS, (*_where(db, KERNELS), "start", '"end"',
+                                                                        "shortName"))
+        yield "kernel", (dev, stream, start, end, _ids(short, lambda n: str(names.get(n, f"(string id {n})")),
+                                                       labels))
+    if MEMCPY in tables:
+        cols = columns(db, MEMCPY)
+        src = f"COALESCE(srcKind, {NONE})" if "srcKind" in cols else str(NONE)
+        dst = f"COALESCE(dstKind, {NONE})" if "dstKind" in cols else str(NONE)
+        dev, stream, start, end, kind, sk, dk = read_columns(db, MEMCPY, (*_where(db, MEMCPY), "start", '"end"',
+                                                                          "copyKind", src, dst))
+        yield "copy", (dev, stream, start, end, _ids(np.stack((kind, sk, dk), axis=1), _copy_name, labels))
+    if MEMSET in tables:
+        dev, stream, start, end = read_columns(db, MEMSET, (*_where(db, MEMSET), "start", '"end"'))
+        at = labels.setdefault("memset", len(labels)) if len(start) else 0
+        yield "memset", (dev, stream, start, end, np.full(len(start), at, np.int64))
 
 
 def migrations(path: Path, shown: Path, group_by: str = "kernel") -> dict[Config, Migration]:
@@ -73,32 +146,10 @@ def migrations(path: Path, shown: Path, group_by: str = "kernel") -> dict[Config
         return {key: Migration(n, w, b, ns * 1e-9, f) for key, (n, w, b, ns, f) in out.items()}
 
 
-def _rows(db: sqlite3.Connection, tables: set[str]) -> Iterator[tuple[ActivityKind, list[tuple[Any, ...]]]]:
-    """(kind, rows of device, stream, start, end, label) for the kernels, copies and memsets."""
-    if KERNELS in tables:
-        names = dict(db.execute(f"SELECT id, value FROM StringIds WHERE id IN (SELECT DISTINCT shortName "
-                                f"FROM {KERNELS})"))
-        yield "kernel", [(d, s, a, b, str(names.get(n, f"(string id {n})"))) for d, s, a, b, n in db.execute(
-            f'SELECT {_where(db, KERNELS)}, start, "end", shortName FROM {KERNELS}')]
-    if MEMCPY in tables:
-        cols = columns(db, MEMCPY)
-        src = "srcKind" if "srcKind" in cols else "NULL"
-        dst = "dstKind" if "dstKind" in cols else "NULL"
-        rows = []
-        for d, s, a, b, kind, sk, dk in db.execute(
-                f'SELECT {_where(db, MEMCPY)}, start, "end", copyKind, {src}, {dst} FROM {MEMCPY}'):
-            direction, memory = copy_label(kind, sk, dk)
-            rows.append((d, s, a, b, f"{direction} ({memory})" if memory else direction))
-        yield "copy", rows
-    if MEMSET in tables:
-        yield "memset", [(d, s, a, b, "memset") for d, s, a, b in db.execute(
-            f'SELECT {_where(db, MEMSET)}, start, "end" FROM {MEMSET}')]
-
-
-def _where(db: sqlite3.Connection, table: str) -> str:
-    """The table's device and stream columns (0 and NULL where a hand-made export lacks them)."""
+def _where(db: sqlite3.Connection, table: str) -> tuple[str, str]:
+    """The table's device and stream columns (0 and -1 where a hand-made export lacks them or has no stream)."""
     cols = columns(db, table)
-    return ", ".join(c if c in cols else default for c, default in (("deviceId", "0"), ("streamId", "NULL")))
+    return ("deviceId" if "deviceId" in cols else "0", "COALESCE(streamId, -1)" if "streamId" in cols else "-1")
 
 
 def _origin(db: sqlite3.Connection, tables: set[str]) -> int | None:
