@@ -144,8 +144,8 @@ def _print_memory(console: Console, kernels: Sequence[AdvisedKernel]) -> None:
                        if p.traffic[edge].value is not None]
             if traffic:
                 console.print(escape("    " + "  ".join(traffic)), highlight=False)
-        for note in p.notes:
-            console.print(f"[dim]    {escape(note)}[/dim]", highlight=False)
+        for line in (line for note in p.notes for line in _hanging(note, console.width, 4)):
+            console.print(f"[dim]{line}[/dim]", highlight=False)
 
 
 def _by_op(p: MemoryPicture) -> str:
