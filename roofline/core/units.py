@@ -9,8 +9,9 @@ def si(value: float | None, unit: str = "", digits: int = 3) -> str:
     """``1.23e12, "FLOP/s"`` -> ``"1.23 TFLOP/s"``; None -> ``"n/a"``."""
     if value is None:
         return "n/a"
+    rounded = float(f"{value:.{digits}g}")  # the prefix of the rounded value: 999.6 reads "1 k", not "1e+03 "
     for scale, prefix in _PREFIXES:
-        if abs(value) >= scale:
+        if abs(rounded) >= scale:
             return f"{value / scale:.{digits}g} {prefix}{unit}".rstrip()
     return f"{value:.{digits}g} {unit}".rstrip()
 
@@ -19,8 +20,9 @@ def seconds(value: float | None) -> str:
     """Durations in the unit that keeps 3 significant digits readable (ns, us, ms, s)."""
     if value is None:
         return "n/a"
+    rounded = float(f"{value:.3g}")  # the unit of the rounded value: 999.6 us reads "1 ms", not "1e+03 us"
     for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "us")):
-        if value >= scale:
+        if rounded >= scale:
             return f"{value / scale:.3g} {unit}"
     return f"{value / 1e-9:.3g} ns"
 

@@ -32,3 +32,19 @@ def test_window_cut_keeps_the_given_character_in_view(at: int, cut: str) -> None
     (2, "kernel launch", "2 kernel launches")])
 def test_counted_says_the_noun_in_the_number_it_needs(count, noun, text):
     assert counted(count, noun) == text
+
+
+@pytest.mark.parametrize(("value", "text"), [(0.0009996, "1 ms"), (0.00099949, "999 us"), (999.6e-9, "1 us"),
+                                             (1.2345e-5, "12.3 us"), (2.5, "2.5 s"), (None, "n/a")])
+def test_seconds_rounds_before_choosing_its_unit(value, text) -> None:
+    from roofline.core.units import seconds
+
+    assert seconds(value) == text  # never "1e+03 us"
+
+
+@pytest.mark.parametrize(("value", "unit", "text"), [(999.6e9, "B/s", "1 TB/s"), (1.23e12, "FLOP/s", "1.23 TFLOP/s"),
+                                                     (-999.7e3, "B", "-1 MB"), (0.5, "x", "0.5 x")])
+def test_si_rounds_before_choosing_its_prefix(value, unit, text) -> None:
+    from roofline.core.units import si
+
+    assert si(value, unit) == text
