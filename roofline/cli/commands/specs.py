@@ -144,10 +144,11 @@ def _print_table(spec: DeviceSpec) -> None:
     units = {"sm_count": "", "boost_clock_hz": "Hz", "base_clock_hz": "Hz", "tensor_clock_hz": "Hz",
              "sustained_clock_hz": "Hz", "memory.bytes": "B", "memory.achievable_bandwidth_bytes_per_s": "B/s",
              "memory.bandwidth_bytes_per_s": "B/s", "memory.clock_hz": "Hz", "memory.bus_width_bits": "bit",
-             "l2_bytes": "B", "fp32_lanes_per_sm": ""}
+             "l2_bytes": "B", "fp32_lanes_per_sm": "", "board_power_w": "W"}
     values = {"sm_count": spec.sm_count, "boost_clock_hz": spec.boost_clock_hz, "base_clock_hz": spec.base_clock_hz,
               "tensor_clock_hz": spec.tensor_clock_hz, "sustained_clock_hz": spec.sustained_clock_hz,
-              "fp32_lanes_per_sm": spec.fp32_lanes_per_sm, "memory.bytes": spec.memory_bytes,
+              "board_power_w": spec.board_power_w, "fp32_lanes_per_sm": spec.fp32_lanes_per_sm,
+              "memory.bytes": spec.memory_bytes,
               "memory.bandwidth_bytes_per_s": spec.memory_bandwidth_bytes_per_s,
               "memory.achievable_bandwidth_bytes_per_s": spec.memory_achievable_bytes_per_s,
               "memory.clock_hz": spec.memory_clock_hz, "memory.bus_width_bits": spec.memory_bus_width_bits,

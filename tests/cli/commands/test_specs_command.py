@@ -92,6 +92,14 @@ def test_show_includes_the_calibration_of_a_calibrated_gpu():
     assert "measured" not in json.loads(runner.invoke(app, ["specs", "show", "a10g", "-f", "json"]).output)
 
 
+def test_show_table_gives_the_board_power_with_its_source():
+    """The board power the projection's clock rule reads is in the table, in watts, beside its source."""
+    shipped = yaml.safe_load((Path(__file__).resolve().parents[3] / "device_specs" / "t4.yaml").read_text())
+    table = runner.invoke(app, ["specs", "show", "t4"], env={"COLUMNS": "200"}).output
+    row = next(line for line in table.splitlines() if line.startswith("board_power_w"))
+    assert f"{shipped['board_power_w']['value']:.0f} W" in row and shipped["board_power_w"]["source"][:20] in row
+
+
 def test_check_names_every_malformed_file_not_only_the_first(tmp_path):
     folder = tmp_path / "specs"
     folder.mkdir()
