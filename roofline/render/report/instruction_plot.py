@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.results import InstructionRoofline, LaunchAnalysis
 
 WALL_POINTS = {("global", "ld"): "v", ("global", "st"): "D", ("shared", "ld"): "<", ("shared", "st"): ">"}
+LABEL_APART = 1.6  # walls nearer than this factor on the log axis share one label (a label is about that wide)
 WALL_NAMES = {"stride_0": "stride 0", "unit_stride": "unit stride", "scattered": "scattered",
               "no_conflict": "no bank conflict", "conflict_32_way": "32-way conflict"}
 FOUR_BYTE_WALLS = {"global": GLOBAL_WALLS, "shared": SHARED_WALLS}
@@ -263,14 +264,27 @@ def _walls(ax: Axes, r: ReportMarks) -> None:
     for space, walls in r.walls.items():
         for name, x in walls.items():
             at.setdefault(x, []).append(f"{space}: {name}")
-    for x, names in at.items():
+    for x in at:
         ax.axvline(x, color="#444444", lw=0.9, alpha=0.8)
-        ax.text(x * 1.1, ax.get_ylim()[1] / 1.3, " / ".join(names), rotation=90, fontsize=6.5, va="top",
+    for x, names in _label_groups(at):
+        ax.text(x * 1.1, ax.get_ylim()[1] / 1.3, "\n".join(names), rotation=90, fontsize=6.5, va="top",
                 color="#333333")
     for i, y, key, x in marks:
         ax.scatter([x], [y], marker=WALL_POINTS[key], s=46, color=_color(i), edgecolors="black",
                    linewidths=0.5, zorder=4)
     _name(ax, "memory walls")
+
+
+def _label_groups(at: Mapping[float, list[str]]) -> list[tuple[float, list[str]]]:
+    """The walls' labels, those of walls closer than ``LABEL_APART`` on the log axis joined under the leftmost (two
+    widths' walls, 15.6 and 16 B, would print one label over the other)."""
+    groups: list[tuple[float, list[str]]] = []
+    for x in sorted(at):
+        if groups and x < groups[-1][0] * LABEL_APART:
+            groups[-1][1].extend(at[x])
+        else:
+            groups.append((x, list(at[x])))
+    return groups
 
 
 def _integer(ax: Axes, r: ReportMarks) -> None:

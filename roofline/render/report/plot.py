@@ -20,6 +20,7 @@ from __future__ import annotations
 import html
 import math
 import re
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
@@ -269,6 +270,7 @@ def _ceilings(c: Ceilings | None, placed: list[KernelSeries],
 
 
 TITLE_NAME_CHARS = 80  # of the GPU's name in a panel's title (real ones: < 40)
+TITLE_LINE_CHARS = 80  # a panel title's ceilings line wraps here (a clock note runs to 130 characters)
 
 
 def _title(analysis: ReportAnalysis, source: CeilingSet, c: Ceilings | None, kind: PanelKind) -> str:
@@ -279,7 +281,7 @@ def _title(analysis: ReportAnalysis, source: CeilingSet, c: Ceilings | None, kin
     if c is None:
         return f"{head}\n{view}no {source} ceilings"
     which = f"spec {analysis.spec_id}" if source == "datasheet" and analysis.spec_id else c.clock
-    return f"{head}\n{view}{source} ceilings ({which})"
+    return f"{head}\n{view}" + "\n".join(textwrap.wrap(f"{source} ceilings ({which})", TITLE_LINE_CHARS))
 
 
 # --- Notes under the axes -----------------------------------------------------------------------------
