@@ -39,13 +39,14 @@ from roofline.documents.common import (
     value_or_null,
     values_or_null,
 )
+from roofline.documents.report import CeilingsText, roofs
 from roofline.ncu.metrics import HINT_PC_SAMPLES
 
 HEADLINE = Literal["speedup", "throughput", "time_ratio"]
 CHANGE_ESTIMATE = "median of the pairwise launch-time ratios (Hodges-Lehmann); interval: Mann-Whitney U inverted"
 
 
-class ReportRefDoc(Struct, frozen=True):
+class ReportRefDoc(Struct, frozen=True, kw_only=True):  # keyword fields: a subclass's positional ones come first
     """One report of a comparison: its label, file, GPU and totals."""
 
     label: str
@@ -61,21 +62,10 @@ class ReportRefDoc(Struct, frozen=True):
     warnings: list[str]
 
 
-class LetteredRef(Struct, frozen=True):
+class LetteredRef(ReportRefDoc, frozen=True):
     """A report of a comparison with its letter (A, B, ...)."""
 
     letter: str
-    label: str
-    path: str
-    device: str
-    compute_capability: str | None
-    sm_count: int | None
-    ncu_version: str | None
-    spec_id: str | None
-    ceilings_used: CeilingSet
-    launches: int
-    total_time_s: Number
-    warnings: list[str]
 
 
 class WorkPerLaunch(Struct, frozen=True):
@@ -87,21 +77,10 @@ class WorkPerLaunch(Struct, frozen=True):
     instructions: Number
 
 
-class SideCeilings(Struct, frozen=True):
+class SideCeilings(CeilingsText, frozen=True):
     """The roofs a side is placed under, where they come from, and the reason of each null roof."""
 
     source: str
-    fp64_flop_per_s: Number
-    fp32_flop_per_s: Number
-    fp16_flop_per_s: Number
-    tensor_flop_per_s: Number
-    dram_bytes_per_s: Number
-    l2_bytes_per_s: Number
-    l1_bytes_per_s: Number
-    tensor_dtype: str | None
-    clock_note: str | None
-    scaled: dict[str, str]
-    missing: dict[str, str]
 
 
 class ClockDoc(Struct, frozen=True):
@@ -527,8 +506,10 @@ def summary_json(summaries: Sequence[AppSummary], top: int, left_out: Sequence[L
 
 
 def report_ref(r: ReportRef) -> ReportRefDoc:
-    return ReportRefDoc(r.label, r.path, r.device, r.compute_capability, r.sm_count, r.ncu_version or None,
-                        r.spec_id, r.ceilings_used, r.launches, number(r.total_time_s), list(r.warnings))
+    return ReportRefDoc(label=r.label, path=r.path, device=r.device, compute_capability=r.compute_capability,
+                        sm_count=r.sm_count, ncu_version=r.ncu_version or None, spec_id=r.spec_id,
+                        ceilings_used=r.ceilings_used, launches=r.launches, total_time_s=number(r.total_time_s),
+                        warnings=list(r.warnings))
 
 
 def pair_doc(p: KernelPair, reports: Sequence[ReportRef]) -> Pair:
@@ -565,7 +546,6 @@ def stats_doc(s: KernelStats, report: str, projection: Projection | None = None)
     """One kernel's aggregate in one report; ``missing`` holds the reason of every null."""
     missing: dict[str, str] = {}
     c = s.ceilings
-    f, b = c.flop_per_s, c.bytes_per_s
     work = None if s.work is None else WorkPerLaunch(
         {k: number(v) for k, v in s.work.flops.items()}, {k: number(v) for k, v in s.work.bytes.items()},
         number(s.work.threads), number(s.work.instructions))
@@ -575,9 +555,7 @@ def stats_doc(s: KernelStats, report: str, projection: Projection | None = None)
         value_or_null(s.per_launch_s, "per_launch_s", missing), values_or_null(s.flops, "flops", missing),
         values_or_null(s.flop_per_s, "flop_per_s", missing), values_or_null(s.bytes, "bytes", missing),
         values_or_null(s.bytes_per_s, "bytes_per_s", missing), values_or_null(s.intensity, "intensity", missing),
-        SideCeilings(c.source, number(f["fp64"]), number(f["fp32"]), number(f["fp16"]), number(f["tensor"]),
-                     number(b["dram"]), number(b["l2"]), number(b["l1"]), c.tensor_dtype, c.clock_note,
-                     dict(c.scaled), dict(c.missing)),
+        SideCeilings(c.source, **roofs(c), missing=dict(c.missing)),
         number(s.roof.pct_of_roof), s.verdict.bound, s.roof.limiter,
         value_or_null(s.roof_time_s, "roof_time_s", missing),
         value_or_null(s.attainable_flop_per_s, "attainable_flop_per_s", missing),

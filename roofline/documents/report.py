@@ -43,7 +43,7 @@ from roofline.analysis.results import (
     WarpStalls,
 )
 from roofline.analysis.view import ReportSetView, ReportView
-from roofline.core.model import Ceilings, CeilingSet, PcCounters
+from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet, PcCounters
 from roofline.core.thresholds import THIN_SAMPLES
 from roofline.core.version import GENERATOR
 from roofline.documents.common import (
@@ -99,10 +99,11 @@ class Device(Struct, frozen=True):
     spec_match: str | None
 
 
-class Roofs(Struct, frozen=True, rename={"fp64": "fp64_flop_per_s", "fp32": "fp32_flop_per_s",
-                                                             "fp16": "fp16_flop_per_s", "tensor": "tensor_flop_per_s",
-                                                             "dram": "dram_bytes_per_s", "l2": "l2_bytes_per_s",
-                                                             "l1": "l1_bytes_per_s"}):
+# Keyword fields in a base struct: a subclass's positional fields come before them, its keyword ones after (msgspec).
+class Roofs(Struct, frozen=True, kw_only=True, rename={"fp64": "fp64_flop_per_s", "fp32": "fp32_flop_per_s",
+                                                       "fp16": "fp16_flop_per_s", "tensor": "tensor_flop_per_s",
+                                                       "dram": "dram_bytes_per_s", "l2": "l2_bytes_per_s",
+                                                       "l1": "l1_bytes_per_s"}):
     """One set of roofs in FLOP/s and bytes/s (a null roof's reason under ``missing``, in the subclasses)."""
 
     fp64: Number
@@ -117,13 +118,13 @@ class Roofs(Struct, frozen=True, rename={"fp64": "fp64_flop_per_s", "fp32": "fp3
     scaled: dict[str, str]
 
 
-class CeilingsDoc(Roofs, frozen=True):
+class CeilingsDoc(Roofs, frozen=True, kw_only=True):
     """A report's set of roofs: ``missing`` holds the reason of each null roof, its index in ``reasons``."""
 
     missing: dict[str, Index]
 
 
-class CeilingsText(Roofs, frozen=True):
+class CeilingsText(Roofs, frozen=True, kw_only=True):
     """A set of roofs standing alone (a comparison's): ``missing`` holds the reason of each null roof."""
 
     missing: dict[str, str]
@@ -294,41 +295,39 @@ class ProducerDoc(Struct, frozen=True):
     candidates: list[CandidateDoc]
 
 
-class HotPc(Struct, frozen=True):
-    """One of the instructions with the most warp samples."""
+class PcDoc(Struct, frozen=True, kw_only=True):  # keyword fields, as Roofs'
+    """One instruction: where it is, its stalls and counters, and the producer its warps waited on."""
+
+    pc_offset: int
+    pc: int | None
+    function: str | None
+    function_pc: int | None
+    sass: str | None
+    stalls: dict[str, float]
+    top_stalls: list[str]
+    thin: bool
+    producer: ProducerDoc | None
+    inst_executed: Number
+    thread_inst_executed: Number
+    memory: dict[str, float]
+
+
+class SampledPc(PcDoc, frozen=True):
+    """An instruction with its warp samples and their share, first."""
 
     samples: int
     share: Number
-    pc_offset: int
-    pc: int | None
-    function: str | None
-    function_pc: int | None
-    sass: str | None
-    stalls: dict[str, float]
-    top_stalls: list[str]
-    thin: bool
-    producer: ProducerDoc | None
-    inst_executed: Number
-    thread_inst_executed: Number
-    memory: dict[str, float]
+
+
+class HotPc(SampledPc, frozen=True, kw_only=True):
+    """One of the instructions with the most warp samples."""
+
     source: str | None
 
 
-class LinePc(Struct, frozen=True):
+class LinePc(PcDoc, frozen=True, kw_only=True):
     """One instruction of a hot source line."""
 
-    pc_offset: int
-    pc: int | None
-    function: str | None
-    function_pc: int | None
-    sass: str | None
-    stalls: dict[str, float]
-    top_stalls: list[str]
-    thin: bool
-    producer: ProducerDoc | None
-    inst_executed: Number
-    thread_inst_executed: Number
-    memory: dict[str, float]
     samples: int
 
 
@@ -885,20 +884,21 @@ def advice_doc(a: Advice, path: str, missing: dict[str, str], words: Words) -> A
                      a.change.peak_kind if a.change is not None else PeakKind.DATASHEET)
 
 
+def roofs(c: Ceilings) -> dict[str, Any]:
+    """The fields of ``Roofs`` from a set of ceilings, as keywords."""
+    return ({key: number(c.flop_per_s[key]) for key in PRECISIONS}
+            | {key: number(c.bytes_per_s[key]) for key in LEVELS}
+            | {"tensor_dtype": c.tensor_dtype, "clock_note": c.clock_note, "scaled": dict(c.scaled)})
+
+
 def ceilings_doc(c: Ceilings, reasons: Reasons) -> CeilingsDoc:
     """One set of roofs of a report; ``missing`` holds the reason of each null roof, as its index in ``reasons``."""
-    f, b = c.flop_per_s, c.bytes_per_s
-    return CeilingsDoc(number(f["fp64"]), number(f["fp32"]), number(f["fp16"]), number(f["tensor"]),
-                       number(b["dram"]), number(b["l2"]), number(b["l1"]), c.tensor_dtype, c.clock_note,
-                       dict(c.scaled), reasons.refs(c.missing))
+    return CeilingsDoc(**roofs(c), missing=reasons.refs(c.missing))
 
 
 def ceilings_text(c: Ceilings) -> CeilingsText:
     """One set of roofs standing alone; ``missing`` holds the reason of each null roof."""
-    f, b = c.flop_per_s, c.bytes_per_s
-    return CeilingsText(number(f["fp64"]), number(f["fp32"]), number(f["fp16"]), number(f["tensor"]),
-                        number(b["dram"]), number(b["l2"]), number(b["l1"]), c.tensor_dtype, c.clock_note,
-                        dict(c.scaled), dict(c.missing))
+    return CeilingsText(**roofs(c), missing=dict(c.missing))
 
 
 def group_doc(g: KernelGroup) -> Group:
