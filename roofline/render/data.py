@@ -9,17 +9,8 @@ from collections.abc import Callable
 from typing import Any
 
 from roofline.documents.common import builtins
-from roofline.documents.kinds import (
-    CompareDocument,
-    DiffDocument,
-    Document,
-    GradeDocument,
-    ProjectDocument,
-    RealtimeDocument,
-    ReportDocument,
-    SummaryDocument,
-    TimelineDocument,
-)
+from roofline.documents.kinds import Document
+from roofline.render.base import KINDS, Kind
 from roofline.render.names import REPLACEMENT
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # no character: the JSON text writes REPLACEMENT in its place
@@ -27,7 +18,7 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # no character: the JSON text w
 
 def data(document: Document) -> dict[str, Any]:
     """The document as plain data: what its ``--format json`` text reads back as."""
-    out: dict[str, Any] = _plain(builtins(_BUILDERS[type(document)](document)))
+    out: dict[str, Any] = _plain(builtins(_BUILDERS[KINDS[type(document)]](document)))
     return out
 
 
@@ -79,10 +70,9 @@ def _grade(d: Any) -> Any:
     return grade_json(d.grades)
 
 
-_BUILDERS: dict[type, Callable[[Any], Any]] = {
-    ReportDocument: _report, CompareDocument: _compare, DiffDocument: _diff, SummaryDocument: _summary,
-    ProjectDocument: _project, TimelineDocument: _timeline, RealtimeDocument: _realtime,
-    GradeDocument: _grade}
+_BUILDERS: dict[Kind, Callable[[Any], Any]] = {
+    "report": _report, "compare": _compare, "diff": _diff, "summary": _summary, "project": _project,
+    "timeline": _timeline, "realtime": _realtime, "grade": _grade}
 
 
 def _plain(value: Any) -> Any:
