@@ -16,7 +16,7 @@ comes from the same totals.
   (``analysis.work.governing``: the bytes of a level or the FLOPs of a precision) over its roof, so a roof the
   kernel is not bound by (a fill kernel's FP64 on a GPU weak in FP64) sets no expectation. A latency-bound or
   small-grid side gets none, and its launch-overhead share ``L / (L + d)`` (host launch cost L,
-  ``advice.LAUNCH_OVERHEAD_S``, over launch plus median run time d: launches issued back to back).
+  ``core.thresholds.LAUNCH_OVERHEAD_S``, over launch plus median run time d: launches issued back to back).
 * ``kept_up`` = measured / expected = percent of roof (i) / percent of roof (base): 1 means the kernel
   gained exactly what the hardware allows, below 1 it fell behind its new roof.
 * Projection onto a spec: each side's time on another GPU, from its measured time scaled on its governing
@@ -211,7 +211,8 @@ class KernelPair(Struct, frozen=True):
     def flops_differ(self, i: int) -> bool:
         """Whether report i's FLOPs of some precision differ from the base's beyond the tolerance, deciding or not."""
         check = self.work[i] if self.work else None
-        return check is not None and any(m.differs for m in check.measures if m.key.startswith("flops."))
+        return check is not None and any(m.differs for m in check.measures
+                                          if Resource.of(m.key).kind == "flops")
 
     def headline(self, i: int) -> Change | None:
         """The figure to compare report i with the base by, as a ratio with its interval (higher = better): the

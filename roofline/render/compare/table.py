@@ -191,7 +191,7 @@ def work_grid(c: Comparison, i: int) -> Grid:
 def _compared_flops(check: WorkCheck | None) -> tuple[float | None, float | None]:
     """All FLOPs per launch of each side as the work check compared them (one FP16 definition on both sides);
     None for a side without FLOP counts."""
-    flops = [m for m in (check.measures if check else ()) if m.key.startswith("flops.")]
+    flops = [m for m in (check.measures if check else ()) if Resource.of(m.key).kind == "flops"]
     return _total([m.base for m in flops]), _total([m.other for m in flops])
 
 
