@@ -3,15 +3,20 @@ running ncu: collect the options, check what follows APP, plan the run, or print
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Annotated, Any
+import functools
+import inspect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields
+from typing import Annotated, Any, TypeVar, cast, get_type_hints
 
 import typer
 from typer.core import TyperCommand
 
+from roofline.cli.options import KernelOpt, NameBaseOpt
 from roofline.core import kernel_filter
-from roofline.core.choices import NameBase
 from roofline.ncu import driver
+
+C = TypeVar("C", bound=Callable[..., Any])
 
 # Options after APP go to the application, as with ncu: stop option parsing at the first positional argument.
 CONTEXT_SETTINGS: dict[str, Any] = {"allow_extra_args": True, "ignore_unknown_options": True,
@@ -61,22 +66,64 @@ NcuArgOpt = Annotated[list[str] | None, typer.Option(
     "--ncu-arg", help="Pass this argument to ncu as is (repeatable), e.g. --ncu-arg=--cache-control=none.")]
 
 
-def ncu_options(*, section_set: driver.SetChoice, sections: list[str] | None, metrics: str | None,
-                kernel: list[str] | None, kernel_name_base: NameBase, launch_skip: int | None,
-                launch_count: int | None, nvtx_include: list[str] | None, replay_mode: driver.ReplayMode | None,
-                clock_control: driver.ClockControl | None, ncu_arg: list[str] | None,
-                force: bool) -> driver.NcuOptions:
+@dataclass(frozen=True)
+class NcuChoices:
+    """The ncu options of analyze and wrap as given, declared once: each command takes one ``NcuChoices``
+    parameter, which ``takes_ncu_options`` spreads into these options, in this order, in its place."""
+
+    kernel: KernelOpt = None
+    kernel_name_base: NameBaseOpt = "function"
+    section_set: SetOpt = "roofline"
+    section: SectionOpt = None
+    metrics: MetricsOpt = None
+    launch_skip: LaunchSkipOpt = None
+    launch_count: LaunchCountOpt = None
+    nvtx_include: NvtxOpt = None
+    replay_mode: ReplayOpt = None
+    clock_control: ClockOpt = None
+    output: ReportPathOpt = None
+    force: ForceOpt = False
+    ncu: NcuPathOpt = None
+    dry_run: DryRunOpt = False
+    ncu_arg: NcuArgOpt = None
+
+
+DEFAULTS = NcuChoices()  # the commands' default for their NcuChoices parameter (never used: typer passes them all)
+
+
+def takes_ncu_options(command: C) -> C:
+    """The command with the options of ``NcuChoices`` in place of its parameter of that type (typer reads the
+    signature), calling it with them gathered into one ``NcuChoices``."""
+    signature = inspect.signature(command, eval_str=True)
+    params = list(signature.parameters.values())
+    (at,) = [i for i, p in enumerate(params) if p.annotation is NcuChoices]
+    hints = get_type_hints(NcuChoices, include_extras=True)
+    options = [inspect.Parameter(f.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=f.default,
+                                 annotation=hints[f.name]) for f in fields(NcuChoices)]
+
+    @functools.wraps(command)
+    def spread(*args: Any, **kwargs: Any) -> Any:
+        choices = NcuChoices(**{p.name: kwargs.pop(p.name) for p in options})
+        return command(*args, **{params[at].name: choices}, **kwargs)
+
+    spread.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=[*params[:at], *options, *params[at + 1:]])
+    return cast(C, spread)
+
+
+def ncu_options(choices: NcuChoices) -> driver.NcuOptions:
     """Collect the command-line values shared by analyze and wrap into NcuOptions (a bad --kernel filter is
     refused here, before anything runs)."""
-    if section_set == "none" and not (sections or metrics):
+    c = choices
+    if c.section_set == "none" and not (c.section or c.metrics):
         raise typer.BadParameter("--set none collects only what --section or --metrics name: name at least one",
                                  param_hint="--set")
-    chosen_set = None if section_set == "none" else section_set
-    return driver.NcuOptions(section_set=chosen_set, sections=tuple(sections or ()), metrics=metrics,
-                             kernel=kernel_filter.parse(kernel or (), kernel_name_base), launch_skip=launch_skip,
-                             launch_count=launch_count, nvtx_include=tuple(nvtx_include or ()),
-                             replay_mode=replay_mode, clock_control=clock_control, extra=tuple(ncu_arg or ()),
-                             force=force)
+    return driver.NcuOptions(section_set=None if c.section_set == "none" else c.section_set,
+                             sections=tuple(c.section or ()), metrics=c.metrics,
+                             kernel=kernel_filter.parse(c.kernel or (), c.kernel_name_base),
+                             launch_skip=c.launch_skip, launch_count=c.launch_count,
+                             nvtx_include=tuple(c.nvtx_include or ()), replay_mode=c.replay_mode,
+                             clock_control=c.clock_control, extra=tuple(c.ncu_arg or ()), force=c.force)
 
 
 def own_options_after_app(ctx: typer.Context, command: Sequence[str]) -> list[str]:

@@ -25,9 +25,6 @@ from roofline.render.base import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    pass
-
-if TYPE_CHECKING:  # pragma: no cover
     ReportFormat: TypeAlias = str
     CompareFormat: TypeAlias = str
     DiffFormat: TypeAlias = str

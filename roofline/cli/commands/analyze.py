@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -22,8 +22,6 @@ from roofline.cli.failures import handles_errors
 from roofline.cli.options import (
     REPORT_FORMAT_HELP,
     CeilingsOpt,
-    KernelOpt,
-    NameBaseOpt,
     PlotOpt,
     ReportFormat,
     SpecsOpt,
@@ -73,24 +71,11 @@ FACTS = Facts(output=Output("report", "report_output", "--report-output"))
 
 
 @handles_errors
+@ncu_opts.takes_ncu_options
 def analyze(
     ctx: typer.Context,
     command: ncu_opts.CommandArg,
-    kernel: KernelOpt = None,
-    kernel_name_base: NameBaseOpt = "function",
-    section_set: ncu_opts.SetOpt = "roofline",
-    section: ncu_opts.SectionOpt = None,
-    metrics: ncu_opts.MetricsOpt = None,
-    launch_skip: ncu_opts.LaunchSkipOpt = None,
-    launch_count: ncu_opts.LaunchCountOpt = None,
-    nvtx_include: ncu_opts.NvtxOpt = None,
-    replay_mode: ncu_opts.ReplayOpt = None,
-    clock_control: ncu_opts.ClockOpt = None,
-    output: ncu_opts.ReportPathOpt = None,
-    force: ncu_opts.ForceOpt = False,
-    ncu: ncu_opts.NcuPathOpt = None,
-    dry_run: ncu_opts.DryRunOpt = False,
-    ncu_arg: ncu_opts.NcuArgOpt = None,
+    choices: ncu_opts.NcuChoices = ncu_opts.DEFAULTS,
     fmt: Annotated[ReportFormat, typer.Option("--format", help=REPORT_FORMAT_HELP)] = "table",
     report_output: AnalysisOutputOpt = None,
     ceilings: CeilingsOpt = "kernel-clock",
@@ -113,38 +98,36 @@ def analyze(
     _refuse_unused_options(ctx, no_counters, from_nsys is not None, fallback == "nsys", bool(work_from))
     after_app = ncu_opts.own_options_after_app(ctx, command)
     app = driver.resolve_app(command)
-    timed = NsysRun(command, app, output, force, nsys, work_from or [], specs, fmt, report_output, plot, wide,
-                    group_by, timeout)
+    timed = NsysRun(command, app, choices.output, choices.force, nsys, work_from or [], specs, fmt, report_output,
+                    plot, wide, group_by, timeout)
     if no_counters:
         if from_nsys is not None:
             raise UsageError("--no-counters with --from-nsys: --no-counters makes its own nsys profile",
                              "leave out --from-nsys")
         ncu_opts.warn_options_after_app(after_app)
-        _time_with_nsys(timed, dry_run)
+        _time_with_nsys(timed, choices.dry_run)
         return
     if work_from:
         raise UsageError("--work-from without --no-counters: ncu measures the work itself",
                          "add --no-counters, or leave out --work-from")
-    if from_nsys is not None and nvtx_include:  # the launch skip counts every launch of the profile
+    if from_nsys is not None and choices.nvtx_include:  # the launch skip counts every launch of the profile
         raise UsageError("--from-nsys with --nvtx-include: the launch chosen is counted over every launch of the "
                          "profile, and ncu counts only those inside the range, so it would profile another one (or "
                          "none)", "leave out --nvtx-include, or give the kernel and --launch-skip yourself")
-    runs, kernel_name_base = _runs(from_nsys, top, nsys, kernel, launch_skip, launch_count, kernel_name_base,
-                                   group_by)
+    runs, kernel_name_base = _runs(from_nsys, top, nsys, choices.kernel, choices.launch_skip, choices.launch_count,
+                                   choices.kernel_name_base, group_by)
     plans = []
     for i, (why, kernels, skip, count) in enumerate(runs):
-        options = ncu_opts.ncu_options(section_set=section_set, sections=section, metrics=metrics, kernel=kernels,
-                                       kernel_name_base=kernel_name_base, launch_skip=skip, launch_count=count,
-                                       nvtx_include=nvtx_include, replay_mode=replay_mode,
-                                       clock_control=clock_control, ncu_arg=ncu_arg, force=force)
+        options = ncu_opts.ncu_options(replace(choices, kernel=kernels, kernel_name_base=kernel_name_base,
+                                               launch_skip=skip, launch_count=count))
         tag = f".top{i + 1}" if len(runs) > 1 else ""
-        plans.append((why, options, driver.report_template(output, driver.app_name(command), tag)))
+        plans.append((why, options, driver.report_template(choices.output, driver.app_name(command), tag)))
     ncu_opts.warn_options_after_app(after_app)  # on standard error: a dry run's command lines stay on stdout
-    if dry_run:
+    if choices.dry_run:
         for why, options, template in plans:
             for line in why.splitlines():
                 typer.echo(f"# {line}")
-            ncu_opts.print_dry_run(ncu, options, template, app)
+            ncu_opts.print_dry_run(choices.ncu, options, template, app)
         return
     if plot is not None:
         plot_format(plot)  # a plot name that cannot be written is refused before profiling
@@ -157,7 +140,7 @@ def analyze(
     reports = []
     try:
         for _, options, template in plans:
-            reports.append(driver.profile(ncu_opts.prepare_ncu(ncu, options, template, app)))
+            reports.append(driver.profile(ncu_opts.prepare_ncu(choices.ncu, options, template, app)))
             typer.echo(f"roofline: wrote {reports[-1]}", err=True)
     except CountersDenied as err:
         _offer_fallback(err, timed, fallback)

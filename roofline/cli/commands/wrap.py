@@ -23,7 +23,6 @@ import typer
 
 from roofline.cli import ncu_options as ncu_opts
 from roofline.cli.failures import handles_errors
-from roofline.cli.options import KernelOpt, NameBaseOpt
 from roofline.cli.ranks import RankSelection, detect_rank, parse_ranks
 from roofline.errors import RooflineError
 from roofline.ncu import driver
@@ -38,48 +37,32 @@ LocalRankOpt = Annotated[bool, typer.Option(
 
 
 @handles_errors
+@ncu_opts.takes_ncu_options
 def wrap(
     ctx: typer.Context,
     command: ncu_opts.CommandArg,
     ranks: RanksOpt = "0",
     local_rank: LocalRankOpt = False,
-    kernel: KernelOpt = None,
-    kernel_name_base: NameBaseOpt = "function",
-    section_set: ncu_opts.SetOpt = "roofline",
-    section: ncu_opts.SectionOpt = None,
-    metrics: ncu_opts.MetricsOpt = None,
-    launch_skip: ncu_opts.LaunchSkipOpt = None,
-    launch_count: ncu_opts.LaunchCountOpt = None,
-    nvtx_include: ncu_opts.NvtxOpt = None,
-    replay_mode: ncu_opts.ReplayOpt = None,
-    clock_control: ncu_opts.ClockOpt = None,
-    output: ncu_opts.ReportPathOpt = None,
-    force: ncu_opts.ForceOpt = False,
-    ncu: ncu_opts.NcuPathOpt = None,
-    dry_run: ncu_opts.DryRunOpt = False,
-    ncu_arg: ncu_opts.NcuArgOpt = None,
+    choices: ncu_opts.NcuChoices = ncu_opts.DEFAULTS,
 ) -> None:
     """Run one MPI rank: profile it with ncu if chosen (report NAME.rankR.HOST.ncu-rep), else run the app."""
     selection = parse_ranks(ranks)
     ncu_opts.refuse_unknown_option_as_app(ctx, command)
     after_app = ncu_opts.own_options_after_app(ctx, command)  # --dry-run after APP is refused on every rank
-    rank, chooser = _ranks(selection, local_rank, dry_run)
+    rank, chooser = _ranks(selection, local_rank, choices.dry_run)
     app = driver.resolve_app(command)
     if chooser not in selection:
-        run_unprofiled(app, dry_run)
+        run_unprofiled(app, choices.dry_run)
         return
     host = socket.gethostname()
-    options = ncu_opts.ncu_options(section_set=section_set, sections=section, metrics=metrics, kernel=kernel,
-                                   kernel_name_base=kernel_name_base, launch_skip=launch_skip,
-                                   launch_count=launch_count, nvtx_include=nvtx_include, replay_mode=replay_mode,
-                                   clock_control=clock_control, ncu_arg=ncu_arg, force=force)
-    template = driver.report_template(output, driver.app_name(command), tag=f".rank{rank}.{host}")
+    options = ncu_opts.ncu_options(choices)
+    template = driver.report_template(choices.output, driver.app_name(command), tag=f".rank{rank}.{host}")
     with on_rank(rank, host):
-        if dry_run:
-            ncu_opts.print_dry_run(ncu, options, template, app)
+        if choices.dry_run:
+            ncu_opts.print_dry_run(choices.ncu, options, template, app)
             return
         ncu_opts.warn_options_after_app(after_app)
-        report = driver.profile(ncu_opts.prepare_ncu(ncu, options, template, app))
+        report = driver.profile(ncu_opts.prepare_ncu(choices.ncu, options, template, app))
     typer.echo(f"roofline: rank {rank} on {host}: wrote {report}; analyse with: roofline report "
                f"{os.path.join(os.path.dirname(report), '*.ncu-rep')}", err=True)
 
