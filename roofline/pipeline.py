@@ -90,6 +90,7 @@ def map_reports(paths: Sequence[str | os.PathLike[str]], then: Callable[[ReportA
     ``then``'s result comes back from a worker or rank, so it can be smaller than the analysis."""
     from roofline.core import kernel_filter, parallel
     from roofline.errors import RooflineError
+    from roofline.ncu.child import stop_reading_ahead
     from roofline.specs.catalog import load_catalog
 
     kernel_filter.parse(options.kernel, options.kernel_name_base)  # a bad filter is refused before any file is read
@@ -98,15 +99,18 @@ def map_reports(paths: Sequence[str | os.PathLike[str]], then: Callable[[ReportA
         named.setdefault(_identity(path), path)  # a file named twice is read under its first name
     firsts = list(named.values())
     at_once = min(jobs, jobs_in_memory(firsts), len(firsts))
-    specs = catalog or load_catalog(options.specs)
+    try:
+        specs = catalog or load_catalog(options.specs)
 
-    def one(path: str | os.PathLike[str]) -> T | RooflineError:
-        try:
-            return then(analyze_path(path, options, specs))
-        except RooflineError as err:
-            return err
+        def one(path: str | os.PathLike[str]) -> T | RooflineError:
+            try:
+                return then(analyze_path(path, options, specs))
+            except RooflineError as err:
+                return err
 
-    results = parallel.over_ranks(one, firsts) if mpi else parallel.in_workers(one, firsts, at_once, done)
+        results = parallel.over_ranks(one, firsts) if mpi else parallel.in_workers(one, firsts, at_once, done)
+    finally:  # a read started ahead and not taken (a bad --specs, an error) must not be taken later, its time gone
+        stop_reading_ahead()
     if results is None:
         return None
     by_file = dict(zip(named, results, strict=True))
