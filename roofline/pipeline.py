@@ -175,7 +175,20 @@ def analyze_path(path: str | os.PathLike[str], options: AnalysisOptions, catalog
     from roofline.ncu.reader import ReportReading
 
     reading = ReportReading(path, options.time_limit_s, options.diagnostics and options.sass)
+    import_analysis(options.diagnostics)
     return analyze(reading.report(), options, catalog)
+
+
+def import_analysis(diagnostics: bool) -> None:
+    """Import what ``analyze`` (and, with ``diagnostics``, ``complete``) runs, numpy with it, before the report's
+    data are waited for: a read started ahead (``cli.fast_start``, read-ahead) goes on in its child meanwhile."""
+    import numpy  # noqa: F401  (the formulas run per cohort of launches over arrays)
+
+    from roofline.analysis import roofline  # noqa: F401
+
+    if diagnostics:
+        from roofline.analysis import advice, hotspots, instructions, memory, reconcile, time_model  # noqa: F401
+        from roofline.analysis.diagnostics import occupancy_curves, stalls, tensor_cores  # noqa: F401
 
 
 def analyze(report: Report, options: AnalysisOptions, catalog: SpecCatalog) -> ReportAnalysis:
