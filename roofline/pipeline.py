@@ -183,6 +183,7 @@ def import_analysis(diagnostics: bool) -> None:
     """Import what ``analyze`` (and, with ``diagnostics``, ``complete``) runs, numpy with it, before the report's
     data are waited for: a read started ahead (``cli.fast_start``, read-ahead) goes on in its child meanwhile."""
     import numpy  # noqa: F401  (the formulas run per cohort of launches over arrays)
+    import yaml  # noqa: F401  (the spec of the report's GPU is parsed when it is matched)
 
     from roofline.analysis import roofline  # noqa: F401
 
