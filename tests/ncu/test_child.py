@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ MODEL = REPO / "examples" / "h100-sxm_synthetic.roofline.json"
 
 
 @pytest.fixture
-def forks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+def forks(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """The paths of the children forked from now on."""
     started: list[str] = []
     forking = child.Child.__init__
