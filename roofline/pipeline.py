@@ -90,6 +90,7 @@ def map_reports(paths: Sequence[str | os.PathLike[str]], then: Callable[[ReportA
     ``then``'s result comes back from a worker or rank, so it can be smaller than the analysis."""
     from roofline.core import kernel_filter, parallel
     from roofline.errors import RooflineError
+    from roofline.ncu.child import stop_reading_ahead
     from roofline.specs.catalog import load_catalog
 
     kernel_filter.parse(options.kernel, options.kernel_name_base)  # a bad filter is refused before any file is read
@@ -98,15 +99,18 @@ def map_reports(paths: Sequence[str | os.PathLike[str]], then: Callable[[ReportA
         named.setdefault(_identity(path), path)  # a file named twice is read under its first name
     firsts = list(named.values())
     at_once = min(jobs, jobs_in_memory(firsts), len(firsts))
-    specs = catalog or load_catalog(options.specs)
+    try:
+        specs = catalog or load_catalog(options.specs)
 
-    def one(path: str | os.PathLike[str]) -> T | RooflineError:
-        try:
-            return then(analyze_path(path, options, specs))
-        except RooflineError as err:
-            return err
+        def one(path: str | os.PathLike[str]) -> T | RooflineError:
+            try:
+                return then(analyze_path(path, options, specs))
+            except RooflineError as err:
+                return err
 
-    results = parallel.over_ranks(one, firsts) if mpi else parallel.in_workers(one, firsts, at_once, done)
+        results = parallel.over_ranks(one, firsts) if mpi else parallel.in_workers(one, firsts, at_once, done)
+    finally:  # a read started ahead and not taken (a bad --specs, an error) must not be taken later, its time gone
+        stop_reading_ahead()
     if results is None:
         return None
     by_file = dict(zip(named, results, strict=True))
@@ -171,7 +175,21 @@ def analyze_path(path: str | os.PathLike[str], options: AnalysisOptions, catalog
     from roofline.ncu.reader import ReportReading
 
     reading = ReportReading(path, options.time_limit_s, options.diagnostics and options.sass)
+    import_analysis(options.diagnostics)
     return analyze(reading.report(), options, catalog)
+
+
+def import_analysis(diagnostics: bool) -> None:
+    """Import what ``analyze`` (and, with ``diagnostics``, ``complete``) runs, numpy with it, before the report's
+    data are waited for: a read started ahead (``cli.fast_start``, read-ahead) goes on in its child meanwhile."""
+    import numpy  # noqa: F401  (the formulas run per cohort of launches over arrays)
+    import yaml  # noqa: F401  (the spec of the report's GPU is parsed when it is matched)
+
+    from roofline.analysis import roofline  # noqa: F401
+
+    if diagnostics:
+        from roofline.analysis import advice, hotspots, instructions, memory, reconcile, time_model  # noqa: F401
+        from roofline.analysis.diagnostics import occupancy_curves, stalls, tensor_cores  # noqa: F401
 
 
 def analyze(report: Report, options: AnalysisOptions, catalog: SpecCatalog) -> ReportAnalysis:

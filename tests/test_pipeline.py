@@ -143,3 +143,17 @@ def test_the_analysis_scope_is_the_commands_not_the_output_formats():
 
     assert "every_launch" not in {f.name for f in fields(Format)}
     assert "every_launch" not in AnalysisOptions.__dataclass_fields__
+
+
+def test_a_read_started_ahead_is_stopped_when_the_run_fails_before_taking_it(tmp_path):
+    """A bad --specs ends the run after the report's read was started (by the command line, before it was parsed):
+    that read is stopped, so a later run reads the file afresh (a read taken later would carry a time limit
+    counted from its old start)."""
+    from roofline.ncu import child
+
+    path = REPO / "examples" / "h100" / "sgemm-cuda.roofline.ncu-rep"
+    assert child.read_ahead(path)
+    with pytest.raises(SpecError):
+        analyze_files([path], AnalysisOptions(specs=(tmp_path / "absent.yaml",)))
+    assert not child._AHEAD
+    assert analyze_files([path], AnalysisOptions(time_limit_s=30))[0].launches

@@ -5,10 +5,10 @@ command it invokes, which keeps start-up short; ``roofline.cli.app.app`` is the 
 access, for tests and embedding. ``roofline``, ``roofline --help`` and ``roofline --version`` alone are answered
 without typer (its import and the rich help are most of a start-up); every other command line is parsed by
 typer. Each command declares its facts beside its function (``FACTS``, ``roofline.cli.facts``); this module lists
-the commands and the one-line summary of each, which the help answered without typer shows (switched in
-``roofline.cli.fast_start``, the command line's one speed mechanism). Every error, a usage error from the option
-parser included, is one line ``roofline: error: WHAT: HINT`` on stderr with exit status 2 (3 when ncu or the
-application fails).
+the commands and the one-line summary of each, which the help answered without typer shows, and starts reading the
+one report a command that reads reports names before typer parses its command line (both switched in
+``roofline.cli.fast_start``). Every error, a usage error from the option parser included, is one line
+``roofline: error: WHAT: HINT`` on stderr with exit status 2 (3 when ncu or the application fails).
 """
 
 from __future__ import annotations
@@ -236,8 +236,8 @@ def main() -> NoReturn:
 
 def run(args: Sequence[str]) -> int | str | None:
     """Run one command line and return its exit status (as ``sys.exit`` takes it): answer the help and the version
-    at once, else build the app for the command given and run it; user errors become one line on stderr and their
-    exit status."""
+    at once, else start reading the one report file a command that reads reports names (``fast_start.start_reading``),
+    build the app for the command given and run it; user errors become one line on stderr and their exit status."""
     args = list(args)
     if fast_start.answers_at_once(args):
         return _answer_at_once(args)
@@ -249,6 +249,9 @@ def run(args: Sequence[str]) -> int | str | None:
         print("roofline: error: the working folder no longer exists: change to an existing folder and run again",
               file=sys.stderr)
         return 2
+    reads = facts(command).reads
+    if command is not None and reads is not None and "--mpi" not in args:
+        fast_start.start_reading(args[args.index(command) + 1:], reads.sass)
     from roofline.errors import RooflineError
 
     _terminal_streams()
@@ -262,6 +265,10 @@ def run(args: Sequence[str]) -> int | str | None:
         from roofline.cli.failures import say
 
         return say(err, args)
+    finally:
+        child = sys.modules.get("roofline.ncu.child")  # only a run that imported the child may have read ahead
+        if child is not None:
+            child.stop_reading_ahead()  # a read no command took (a usage error)
     return 0
 
 

@@ -4,21 +4,28 @@ A crash of the native reader kills the child, not the CLI, and a child past its 
 sends the device, then the launches in batches as it reads them (``ncu.extract``), then how the read ended, each
 frame pickled after its length; it never waits for the parent to take a frame (``_Frames``).
 
+The child can be started ahead (``read_ahead``): the CLI starts the one report of a command before it parses its
+command line, so ncu_report's parse (most of the cost of a report) runs beside the option parser's import
+(7-24% of a report's time, docs/benchmarks.md). This module imports little at its top, so that start comes early.
 The SASS text comes from ncu_report's disassembler, which only the child may start: a process forked after it ran
 hangs in it (its helper thread is not inherited), so the parent never reads SASS.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import select
 import signal
+import stat
 import time
 from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from roofline.core.files import open_regular
 from roofline.errors import ReportError
+from roofline.ncu.container import MAGIC as NCU_MAGIC
 
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable, Generator
@@ -93,6 +100,53 @@ def _widen(fd: int) -> None:
     if setsize is not None:
         with suppress(OSError):  # above the system's limit for this user: the pipe keeps its size
             fcntl.fcntl(fd, setsize, PIPE_BYTES)
+
+
+# Children started ahead, by the identity of their file (device, inode, size, modification time) and whether they
+# read the SASS of sampled instructions.
+_AHEAD: dict[tuple[tuple[int, int, int, int], bool], Child] = {}
+
+
+def read_ahead(path: str | os.PathLike[str], sass: bool = True) -> bool:
+    """Start reading an ``.ncu-rep`` file in a child now; ``load_report`` of the same, unchanged file (with the same
+    ``sass``) takes its answer (with the time limit counted from now). Anything but a regular file with the ncu
+    header, or a platform without fork, is left alone (False). Children nobody took are killed at exit."""
+    p = Path(path)
+    try:  # a FIFO or a loop of links is left to load_report, which names it
+        with open_regular(p, ReportError, "") as fh:
+            head = fh.read(len(NCU_MAGIC))
+        key = _identity(p)
+    except (OSError, ReportError):
+        return False
+    if not head.startswith(NCU_MAGIC) or key is None or not hasattr(os, "fork") or (key, sass) in _AHEAD:
+        return False
+    if not _AHEAD:
+        atexit.register(stop_reading_ahead)
+    _AHEAD[key, sass] = Child(str(p), sass)
+    return True
+
+
+def _identity(p: Path) -> tuple[int, int, int, int] | None:
+    """What tells a file from another one and from its own later versions; None for anything but a regular file."""
+    try:
+        info = p.stat()
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns) if stat.S_ISREG(info.st_mode) else None
+
+
+def take_ahead(p: Path, sass: bool = True) -> Child | None:
+    """The child started ahead for this very file, unchanged since, reading as ``sass`` says, if any (a forked
+    worker's inherited entries are not its children)."""
+    key = _identity(p)
+    child = None if key is None else _AHEAD.pop((key, sass), None)
+    return child if child is not None and child.owner == os.getpid() else None
+
+
+def stop_reading_ahead() -> None:
+    """Kill and reap the children started ahead that nobody took (after a pipeline run, and at exit)."""
+    while _AHEAD:
+        _AHEAD.popitem()[1].stop()
 
 
 _PAST_LIMIT: tuple[str, Any] = ("past-limit", None)  # what read_frames returns when the deadline passes first

@@ -37,6 +37,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from roofline.core.cohorts import argmax_key, largest, nonzero, per_launch, shared
+from roofline.core.labels import NAMES
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.core.model import Device, KernelLaunch
@@ -1274,8 +1275,6 @@ UNIT_PREFIXES: Mapping[str, str] = {  # metric prefix -> unit, as ncu's rule nam
 def unit_short_name(metric: str) -> str:
     """A breakdown unit's short name ("FP64", "ALU", "issue", "L1", "DRAM"; a roof's key in capitals), from its
     metric (the time model's term keys, the tables' busiest unit)."""
-    from roofline.core.labels import NAMES
-
     base = metric.split(".", 1)[0]
     if base in BREAKDOWN_UNITS:
         return BREAKDOWN_UNITS[base][0]

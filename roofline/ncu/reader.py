@@ -22,7 +22,7 @@ from roofline.core.files import EMPTY_FILE, open_regular, regular_file
 from roofline.core.thresholds import READ_LIMIT_BASE_S, READ_LIMIT_S_PER_MIB
 from roofline.errors import ReportError
 from roofline.ncu import container as ncu_file
-from roofline.ncu.child import Child, answer
+from roofline.ncu.child import Child, answer, take_ahead
 
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Generator, Sequence
@@ -178,12 +178,18 @@ def _read_ncu_rep(p: Path, time_limit_s: float, sass: bool = True) -> Generator[
     from roofline.core.model import Device, Report
     from roofline.ncu import validation
 
-    shape = ncu_file.walk(p)
-    if shape.garbage_at is not None:
-        raise ReportError(f"{p}: not ncu records from byte {shape.garbage_at} of {shape.size} ({shape.garbage})",
-                          "the file is corrupt, padded or has other data appended; copy it again or re-profile")
-    read = _Assembly()
-    yield from _read_in_child(p, time_limit_s, read, sass)
+    child = take_ahead(p, sass)
+    try:
+        shape = ncu_file.walk(p)
+        if shape.garbage_at is not None:
+            raise ReportError(f"{p}: not ncu records from byte {shape.garbage_at} of {shape.size} ({shape.garbage})",
+                              "the file is corrupt, padded or has other data appended; copy it again or re-profile")
+        read = _Assembly()
+        child, started = None, child
+        yield from _read_in_child(p, time_limit_s, read, started, sass)
+    finally:
+        if child is not None:
+            child.stop()
     notes, empty = [], read.empty_launch
     if empty is not None:
         if shape.cut_at is None or not read.launches:
@@ -247,20 +253,22 @@ class _Assembly:
         return Batch(self.device, tuple(batch)) if self.device is not None and batch else None
 
 
-def _read_in_child(p: Path, time_limit_s: float, into: _Assembly, sass: bool = True) -> Generator[Batch, None, None]:
-    """Read the report into ``into`` in a child forked now (ncu_report imported first, so every child starts with it
-    loaded), yielding each batch of launches as it is built. Where the platform cannot fork, read in this process
-    (no crash isolation and no time limit there)."""
-    with suppress(ImportError):
-        import ncu_report  # noqa: F401
-    if not hasattr(os, "fork"):
+def _read_in_child(p: Path, time_limit_s: float, into: _Assembly, child: Child | None = None,
+                   sass: bool = True) -> Generator[Batch, None, None]:
+    """Read the report into ``into`` with ``child`` (one started ahead) or a child forked now (ncu_report imported
+    first, so every child starts with it loaded), yielding each batch of launches as it is built. Where the
+    platform cannot fork, read in this process (no crash isolation and no time limit there)."""
+    if child is None:
+        with suppress(ImportError):
+            import ncu_report  # noqa: F401
+    if child is None and not hasattr(os, "fork"):
         frames: list[tuple[Any, ...]] = []
         status, payload = answer(str(p), frames.append, sass)
         batch = into.take(frames)
         if batch is not None:
             yield batch
     else:
-        status, payload = yield from _built(into, Child(str(p), sass).frames(p, time_limit_s))
+        status, payload = yield from _built(into, (child or Child(str(p), sass)).frames(p, time_limit_s))
     if status == "error":
         raise ReportError(f"{p}: {payload}", "the file is corrupt, truncated or from an unsupported ncu version; "
                           "upgrade ncu-report (pip install -U ncu-report) or re-profile")

@@ -172,6 +172,27 @@ def test_usage_errors_are_one_line_and_exit_2(args, line):
     assert result.stderr == f"roofline: error: {line}\n"
 
 
+def test_the_one_report_named_is_read_ahead_before_the_command_line_is_parsed(tmp_path, monkeypatch):
+    """The value of -o/--output is the file written, not a second report: an output left by an earlier run must not
+    stop the read of the report from starting before the command line is parsed."""
+    from roofline.cli import app as cli
+    from roofline.ncu import child
+
+    out = tmp_path / "out.json"
+    assert cli.run(["report", EXAMPLE, "--format", "json", "-o", str(out)]) == 0
+    calls: list[str] = []
+    building = cli.build_app
+    monkeypatch.setattr(child, "read_ahead", lambda path, sass: calls.append(f"read {Path(path).name} {sass}") or False)
+    monkeypatch.setattr(cli, "build_app", lambda *a: calls.append("parse") or building(*a))
+    for flag in ("-o", "--output"):
+        calls.clear()
+        assert cli.run(["report", EXAMPLE, "--format", "json", flag, str(out)]) == 0
+        assert calls[:2] == [f"read {Path(EXAMPLE).name} True", "parse"]
+    calls.clear()
+    assert cli.run(["summary", EXAMPLE, "--format", "json", "-o", str(out)]) == 0
+    assert calls[:2] == [f"read {Path(EXAMPLE).name} False", "parse"]
+
+
 def test_usage_error_through_the_console_entry_point():
     proc = python("-m", "roofline", "report", "--formatt", "json", EXAMPLE)
     assert proc.returncode == 2 and proc.stdout == ""

@@ -24,7 +24,7 @@ def roofline(args: list[str], plain: str | None) -> subprocess.CompletedProcess[
 
 
 @pytest.mark.parametrize("switch, off", [("", set()), ("all", set(fast_start.MECHANISMS)), ("help, other", {"help"}),
-                                         ("other", set())])
+                                         ("read-ahead", {"read-ahead"}), ("other", set())])
 def test_the_switch_turns_off_all_or_the_mechanisms_it_names(switch, off, monkeypatch):
     monkeypatch.setenv(fast_start.SWITCH, switch)
     assert {name for name in fast_start.MECHANISMS if not fast_start.on(name)} == off
@@ -59,3 +59,18 @@ def test_leave_ends_with_the_status_after_flushing(monkeypatch, capsys):
     with pytest.raises(SystemExit) as info:
         fast_start.leave(3)
     assert info.value.code == 3 and capsys.readouterr().out == "written\n"
+
+
+def test_the_one_file_named_is_read_ahead_only_with_read_ahead_on(monkeypatch):
+    from roofline.ncu import child
+
+    started: list[str] = []
+    monkeypatch.setattr(child, "read_ahead", lambda path, sass: started.append(path) or True)
+    monkeypatch.delenv(fast_start.SWITCH, raising=False)
+    fast_start.start_reading([EXAMPLE, "-o", EXAMPLE], sass=True)  # the value of -o is the output, not a report
+    assert started == [EXAMPLE]
+    fast_start.start_reading([EXAMPLE, EXAMPLE], sass=True)  # two files: the pipeline reads them itself
+    assert started == [EXAMPLE]
+    monkeypatch.setenv(fast_start.SWITCH, "read-ahead")
+    fast_start.start_reading([EXAMPLE], sass=True)
+    assert started == [EXAMPLE]

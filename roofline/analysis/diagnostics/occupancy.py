@@ -15,9 +15,12 @@ the reports in shared/ncu-reps (tests/analysis/diagnostics/test_occupancy.py):
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
+from typing import TypeAlias
 
+import numpy as np
 from msgspec import Struct
 from msgspec.structs import replace
 
@@ -76,6 +79,7 @@ _CC_RESOURCES: dict[str, dict[str, int]] = {
 }
 _CC_COMMON = {"registers": 65536, "sub_partitions": 4, "max_threads_per_block": 1024}
 FROM_CC = "limits from the compute capability (the report lacks the device attributes)"
+Ints: TypeAlias = "int | np.ndarray"  # a whole number, or a numpy array of them (the calculator's curves)
 
 
 class SmResources(Struct, frozen=True):
@@ -138,36 +142,60 @@ def ncu_limits(launch: KernelLaunch) -> dict[str, int]:
 
 
 # --- Occupancy rules ----------------------------------------------------------------------------------
+# Each rule takes whole numbers or numpy integer arrays (broadcast against each other): the calculator's curves
+# evaluate one rule over every block size, register count or shared size at once (``points``), the single launch
+# point through the same rule with plain numbers.
+def block_limits(threads: Ints, registers: Ints, shared_bytes: Ints, sm: SmResources,
+                 carveout: int) -> dict[str, np.ndarray]:
+    """Resident blocks per SM each resource allows, as ncu's launch__occupancy_limit_* (barriers excepted), at
+    blocks of ``threads``, ``registers`` per thread and ``shared_bytes`` (with the driver's reservation):
+
+    * registers: allocated per warp in units of REGISTER_ALLOC_UNIT, each sub-partition holding its slice of the
+      file; a block without registers is limited by the blocks per SM only;
+    * shared memory: the block's bytes rounded up to the allocation unit, packed into the ``carveout``; a block
+      without shared memory is limited by the blocks per SM only;
+    * warps: the SM's resident warps over the block's; blocks: the SM's resident blocks."""
+    warps = _ceil_div(threads, WARP_SIZE)
+    per_warp = _ceil_div(registers * WARP_SIZE, REGISTER_ALLOC_UNIT) * REGISTER_ALLOC_UNIT
+    warps_per_partition = sm.registers // sm.sub_partitions // np.maximum(per_warp, REGISTER_ALLOC_UNIT)  # 0: unused
+    allocated = _ceil_div(shared_bytes, sm.smem_unit) * sm.smem_unit
+    return {
+        "registers": np.where(registers > 0, warps_per_partition * sm.sub_partitions // warps, sm.max_blocks),
+        "shared_mem": np.where(shared_bytes > 0, carveout // np.maximum(allocated, sm.smem_unit), sm.max_blocks),
+        "warps": np.asarray(sm.max_warps // warps),
+        "blocks": np.asarray(sm.max_blocks),
+    }
+
+
+def _ceil_div(a: Ints, b: int) -> Ints:
+    """Whole-number ceiling of ``a / b`` (``b`` > 0)."""
+    return -(-a // b)
+
+
 def blocks_by_registers(shape: LaunchShape, sm: SmResources) -> int:
     """Resident blocks the register file allows (per-warp allocation, split over sub-partitions)."""
-    if shape.registers <= 0:
-        return sm.max_blocks
-    per_warp = math.ceil(shape.registers * WARP_SIZE / REGISTER_ALLOC_UNIT) * REGISTER_ALLOC_UNIT
-    warps_per_partition = sm.registers // sm.sub_partitions // per_warp
-    return warps_per_partition * sm.sub_partitions // shape.warps
+    return int(block_limits(shape.threads, shape.registers, shape.shared_bytes, sm, sm.shared_bytes)["registers"])
 
 
 def blocks_by_shared(shape: LaunchShape, sm: SmResources, carveout: int) -> int:
     """Resident blocks a shared-memory carveout of ``carveout`` bytes holds."""
-    if shape.shared_bytes <= 0:
-        return sm.max_blocks
-    allocated = math.ceil(shape.shared_bytes / sm.smem_unit) * sm.smem_unit
-    return carveout // allocated
+    return int(block_limits(shape.threads, shape.registers, shape.shared_bytes, sm, carveout)["shared_mem"])
 
 
 def derive_limits(shape: LaunchShape, sm: SmResources, carveout: int) -> dict[str, int]:
     """Resident blocks per SM each resource allows, as ncu's launch__occupancy_limit_* (barriers excepted)."""
-    return {
-        "registers": blocks_by_registers(shape, sm),
-        "shared_mem": blocks_by_shared(shape, sm, carveout),
-        "warps": sm.max_warps // shape.warps,
-        "blocks": sm.max_blocks,
-    }
+    limits = block_limits(shape.threads, shape.registers, shape.shared_bytes, sm, carveout)
+    return {key: int(value) for key, value in limits.items()}
 
 
 def theoretical_pct(blocks: int, shape: LaunchShape, sm: SmResources) -> float:
     """Resident warps over the SM's maximum, in percent."""
-    return 100.0 * min(blocks * shape.warps, sm.max_warps) / sm.max_warps
+    return float(_theoretical_pcts(blocks, shape.warps, sm))
+
+
+def _theoretical_pcts(blocks: Ints, warps: Ints, sm: SmResources) -> np.ndarray:
+    """Resident warps over the SM's maximum, in percent, of blocks of ``warps`` each."""
+    return 100.0 * np.minimum(blocks * warps, sm.max_warps) / sm.max_warps
 
 
 def tail_idle_pct(waves: float) -> float:
@@ -211,12 +239,24 @@ def limiters(limits: Mapping[str, int], theoretical: float | None, idle: tuple[s
     SM's maximum (100%), where no limit holds the kernel back (ncu: "not impacted by any block limit"). A resource
     the block does not use (``idle``: 0 B of shared memory) is not named beside another at the same limit: ncu
     then reports the blocks-per-SM limit for it, which is that other limit, not a shortage of the resource."""
-    if not limits or (theoretical is not None and theoretical >= 100.0):
+    if not limits:
         return ()
-    fewest = min(limits.values())
-    tied = tuple(k for k in LIMITERS if limits.get(k) == fewest)
-    used = tuple(k for k in tied if k not in idle)
-    return used or tied
+    masks = limiter_masks({key: np.asarray(value) for key, value in limits.items()},
+                          np.asarray(0.0 if theoretical is None else theoretical),
+                          {key: np.asarray(True) for key in idle})
+    return tuple(key for key, mask in masks.items() if mask)
+
+
+def limiter_masks(limits: Mapping[str, np.ndarray], theoretical: np.ndarray,
+                  idle: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """``limiters`` at many points at once: for each resource of ``limits`` (in ``LIMITERS`` order), where it is
+    named (``idle``: where the block does not use it)."""
+    fewest = functools.reduce(np.minimum, limits.values())
+    held = theoretical < 100.0
+    tied = {key: (limits[key] == fewest) & held for key in LIMITERS if key in limits}
+    used = {key: at & ~idle.get(key, np.asarray(False)) for key, at in tied.items()}
+    some_used = functools.reduce(np.logical_or, used.values())
+    return {key: np.where(some_used, used[key], at) for key, at in tied.items()}
 
 
 def own_shared(shape: LaunchShape, sm: SmResources | None) -> int:
@@ -235,16 +275,30 @@ def unused(shape: LaunchShape | None, sm: SmResources | None, barriers_limit: in
     return idle + (("barriers",) if spare else ())
 
 
+@functools.lru_cache(maxsize=4096)  # launches share shapes; numpy's cost per call is in the tens of microseconds
 def point(shape: LaunchShape, sm: SmResources, carveout: int, barriers_limit: int | None = None) -> OccupancyPoint:
     """The occupancy calculator at ``shape`` in a ``carveout``-byte shared-memory configuration: resident blocks,
     theoretical occupancy and the limiting resources (ncu's barrier limit, when given, held as it is)."""
-    limits = derive_limits(shape, sm, carveout)
+    blocks, theoretical, masks = points(shape.threads, shape.registers, shape.shared_bytes, sm, carveout,
+                                        barriers_limit)
+    return OccupancyPoint(shape.threads, shape.registers, own_shared(shape, sm), carveout, int(blocks),
+                          float(theoretical), tuple(key for key, mask in masks.items() if mask))
+
+
+def points(threads: Ints, registers: Ints, shared_bytes: Ints, sm: SmResources, carveout: int,
+           barriers_limit: int | None = None) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    """``point`` at many shapes at once (``threads``, ``registers`` per thread and ``shared_bytes`` with the
+    driver's reservation, numpy arrays broadcast against each other): the resident blocks, the theoretical
+    occupancy, and for each resource where it limits (``limiter_masks``)."""
+    limits = block_limits(threads, registers, shared_bytes, sm, carveout)
     if barriers_limit is not None:
-        limits["barriers"] = barriers_limit
-    blocks = min(limits.values())
-    theoretical = theoretical_pct(blocks, shape, sm)
-    return OccupancyPoint(shape.threads, shape.registers, own_shared(shape, sm), carveout, blocks, theoretical,
-                          limiters(limits, theoretical, unused(shape, sm, barriers_limit)))
+        limits["barriers"] = np.asarray(barriers_limit)
+    blocks = functools.reduce(np.minimum, limits.values())
+    theoretical = _theoretical_pcts(blocks, _ceil_div(threads, WARP_SIZE), sm)
+    spare_barriers = barriers_limit is not None and barriers_limit >= sm.max_blocks
+    idle = {"shared_mem": np.asarray(shared_bytes) <= sm.reserved_shared_per_block,  # none of its own (own_shared)
+            "registers": np.asarray(registers) <= 0, "barriers": np.asarray(spare_barriers)}
+    return blocks, theoretical, limiter_masks(limits, theoretical, idle)
 
 
 def point_text(p: OccupancyPoint) -> str:
@@ -286,6 +340,7 @@ def _why_absent(launch: KernelLaunch, metric: str, section: str) -> str:
 
 
 # --- What would raise the limit -----------------------------------------------------------------------
+@functools.lru_cache(maxsize=1024)  # launches share shapes
 def what_if(shape: LaunchShape, sm: SmResources, barriers_limit: int | None = None) -> tuple[WhatIf, ...]:
     """Changes that raise the resident blocks, assuming the driver grows the carveout as needed: a smaller
     register or shared-memory footprint, or (when warps or the block count limit) another block size."""
@@ -366,25 +421,24 @@ def _block_size_change(shape: LaunchShape, sm: SmResources, barriers_limit: int 
 
     The candidates are the warp multiples up to the device's block limit, itself capped at CUDA's 1024 threads:
     at most 32 shapes, whatever the input's numbers (registers and shared memory are solved in closed form)."""
-    largest = min(sm.max_threads_per_block, MAX_THREADS_PER_BLOCK) // WARP_SIZE
-    best: tuple[float, int, LaunchShape, int] | None = None
-    for warps in range(1, largest + 1):
-        new = LaunchShape(warps * WARP_SIZE, shape.registers, shape.shared_bytes)
-        blocks = min(_effective_limits(new, sm, barriers_limit).values())
-        key = (theoretical_pct(blocks, new, sm), -abs(new.threads - shape.threads), new, blocks)
-        if best is None or key[:2] > best[:2]:
-            best = key
+    largest = min(sm.max_threads_per_block, MAX_THREADS_PER_BLOCK)
+    threads = np.arange(WARP_SIZE, largest + 1, WARP_SIZE)  # at the largest carveout, as ``_effective_limits``
+    resident, theoretical, _ = points(threads, shape.registers, shape.shared_bytes, sm, sm.shared_bytes,
+                                      barriers_limit)
     current = min(_effective_limits(shape, sm, barriers_limit).values())
-    if best is None or best[0] <= theoretical_pct(current, shape, sm) + 1e-9:
+    if not len(threads):
         return ()
-    _, _, new, blocks = best
+    best = max(range(len(threads)), key=lambda i: (theoretical[i], -abs(threads[i] - shape.threads)))  # the first
+    if theoretical[best] <= theoretical_pct(current, shape, sm) + 1e-9:
+        return ()
+    new, blocks = replace(shape, threads=int(threads[best])), int(resident[best])
     change = f"block size {shape.threads} -> {new.threads} threads"
     after = (f" ({_blocks(blocks)} of {new.warps} warps per SM; registers per thread and shared memory per block "
              "unchanged)")
     cited = point(new, sm, sm.shared_bytes, barriers_limit)
     text = (f"{change} would raise theoretical occupancy {pct(theoretical_pct(current, shape, sm))} -> "
-            f"{pct(best[0])}{after} [calculator: {point_text(cited)}]")
-    return (WhatIf(change, blocks, best[0], text, cited),)
+            f"{pct(float(theoretical[best]))}{after} [calculator: {point_text(cited)}]")
+    return (WhatIf(change, blocks, float(theoretical[best]), text, cited),)
 
 
 def _what_if(change: str, reached: int, blocks: int, shape: LaunchShape, sm: SmResources,

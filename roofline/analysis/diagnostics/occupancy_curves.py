@@ -22,8 +22,8 @@ Constants and where they come from (``OccupancyLimits.sources`` says which one e
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable
 
+import numpy as np
 from msgspec.structs import replace
 
 from roofline.analysis.diagnostics import occupancy as occ
@@ -32,7 +32,6 @@ from roofline.analysis.results import (
     OccupancyCalculator,
     OccupancyCurve,
     OccupancyLimits,
-    OccupancyPoint,
     OccupancyStep,
 )
 from roofline.core.model import Device, KernelLaunch
@@ -116,39 +115,40 @@ def _reserve_source(device: Device) -> str:
 
 
 # --- Curves ------------------------------------------------------------------------------------------------
-@functools.lru_cache(maxsize=1024)  # launches share shapes: report -f json of the 154-launch A100, 2.15 -> 1.08 s
+@functools.lru_cache(maxsize=1024)  # launches share shapes (the 154-launch A100 report: 5 shapes)
 def curves(shape: occ.LaunchShape, sm: occ.SmResources, carveout: int,
            barriers: int | None = None) -> tuple[OccupancyCurve, ...]:
     """Occupancy against threads per block (warp multiples up to the device's limit), registers per thread (1 to
     255) and the block's own shared bytes (allocation units up to what the carveout holds beside the driver's
-    reservation), the launch's other two values held."""
-    own = occ.own_shared(shape, sm)
+    reservation), the launch's other two values held; each curve's points at once (``occupancy.points``)."""
     largest_threads = min(sm.max_threads_per_block, occ.MAX_THREADS_PER_BLOCK)
     room = max(0, carveout - sm.reserved_shared_per_block)
-    varied: dict[str, tuple[int, range, Callable[[int], occ.LaunchShape]]] = {
-        "threads": (occ.WARP_SIZE, range(occ.WARP_SIZE, largest_threads + 1, occ.WARP_SIZE),
-                    lambda t: replace(shape, threads=t)),
-        "registers": (1, range(1, occ.MAX_REGISTERS_PER_THREAD + 1), lambda r: replace(shape, registers=r)),
-        "shared_bytes": (sm.smem_unit, range(0, room + 1, sm.smem_unit),
-                         lambda b: replace(shape, shared_bytes=b + sm.reserved_shared_per_block)),
+    threads = np.arange(occ.WARP_SIZE, largest_threads + 1, occ.WARP_SIZE)
+    registers = np.arange(1, occ.MAX_REGISTERS_PER_THREAD + 1)
+    own = np.arange(0, room + 1, sm.smem_unit)
+    varied: dict[str, tuple[int, np.ndarray, tuple[occ.Ints, occ.Ints, occ.Ints]]] = {  # name -> (unit, its
+        # values, the shapes there: threads, registers, shared bytes with the driver's reservation)
+        "threads": (occ.WARP_SIZE, threads, (threads, shape.registers, shape.shared_bytes)),
+        "registers": (1, registers, (shape.threads, registers, shape.shared_bytes)),
+        "shared_bytes": (sm.smem_unit, own, (shape.threads, shape.registers, own + sm.reserved_shared_per_block)),
     }
-    launch_value = {"threads": shape.threads, "registers": shape.registers, "shared_bytes": own}
-    return tuple(OccupancyCurve(name, unit, launch_value[name],
-                                runs((x, occ.point(make(x), sm, carveout, barriers)) for x in xs))
-                 for name, (unit, xs, make) in varied.items())
+    launch_value = {"threads": shape.threads, "registers": shape.registers, "shared_bytes": occ.own_shared(shape, sm)}
+    return tuple(OccupancyCurve(name, unit, launch_value[name], runs(xs, *occ.points(*at, sm, carveout, barriers)))
+                 for name, (unit, xs, at) in varied.items())
 
 
-def runs(points: Iterable[tuple[int, OccupancyPoint]]) -> tuple[OccupancyStep, ...]:
-    """Consecutive points of equal blocks and limiters merged into one step."""
-    steps: list[OccupancyStep] = []
-    for x, p in points:
-        last = steps[-1] if steps else None
-        if last is not None and (last.blocks_per_sm, last.limiters) == (p.blocks_per_sm, p.limiters) \
-                and last.theoretical_pct == p.theoretical_pct:
-            steps[-1] = replace(last, high=x)
-        else:
-            steps.append(OccupancyStep(x, x, p.blocks_per_sm, p.theoretical_pct, p.limiters))
-    return tuple(steps)
+def runs(xs: np.ndarray, blocks: np.ndarray, theoretical: np.ndarray,
+         limiting: dict[str, np.ndarray]) -> tuple[OccupancyStep, ...]:
+    """The points of a curve (at ``xs``, in order) with their blocks, occupancy and limiters, consecutive points
+    of equal values merged into one step."""
+    same = (blocks[1:] == blocks[:-1]) & (theoretical[1:] == theoretical[:-1])
+    for mask in limiting.values():
+        same &= mask[1:] == mask[:-1]
+    starts = np.flatnonzero(np.concatenate(([True], ~same)))[:len(xs)]
+    ends = np.append(starts[1:], len(xs)) - 1
+    return tuple(OccupancyStep(int(xs[a]), int(xs[b]), int(blocks[a]), float(theoretical[a]),
+                               tuple(key for key, mask in limiting.items() if mask[a]))
+                 for a, b in zip(starts, ends, strict=True))
 
 
 def at(curve: OccupancyCurve, value: int) -> OccupancyStep | None:

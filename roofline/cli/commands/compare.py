@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from roofline.cli.facts import Facts, Output
+from roofline.cli.facts import Facts, Output, Reads
 from roofline.cli.failures import fail_for, handles_errors
 from roofline.cli.options import (
     AlphaOpt,
@@ -37,7 +37,7 @@ from roofline.cli.writing import refuse_unwritable_outputs, write_document
 from roofline.core.thresholds import ALPHA, WORK_TOLERANCE
 from roofline.render.base import render_image
 
-FACTS = Facts(output=Output("compare"))
+FACTS = Facts(output=Output("compare"), reads=Reads(sass=False))
 
 
 @handles_errors

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from roofline.cli.facts import Facts, Output
+from roofline.cli.facts import Facts, Output, Reads
 from roofline.cli.failures import handles_errors
 from roofline.cli.options import (
     AlphaOpt,
@@ -34,7 +34,7 @@ from roofline.cli.workflow import facade
 from roofline.cli.writing import refuse_unwritable_outputs, write_document
 from roofline.core.thresholds import ALPHA, MIN_SHARE_PCT, SLOWER_PCT, TOTAL_SLOWER_PCT, WORK_TOLERANCE
 
-FACTS = Facts(output=Output("diff"))
+FACTS = Facts(output=Output("diff"), reads=Reads(sass=False))
 
 
 @handles_errors

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Literal, TypeAlias
 
 import typer
 
-from roofline.cli.facts import Facts, Output
+from roofline.cli.facts import Facts, Output, Reads
 from roofline.cli.failures import handles_errors
 from roofline.cli.options import KernelOpt, NameBaseOpt, SpecsOpt, TimeoutOpt, WideOpt, analysis_options, output_help
 from roofline.cli.terminal import terminal_width
@@ -24,7 +24,7 @@ else:  # the registry's format names as the Literal typer checks on the command 
     GradeFormat = Literal[format_names("grade")]
 
 
-FACTS = Facts(output=Output("grade"))
+FACTS = Facts(output=Output("grade"), reads=Reads(sass=False))
 
 
 @handles_errors

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 
 import typer
 
+from roofline.cli.facts import Facts, Reads
 from roofline.cli.failures import fail_for, handles_errors
 from roofline.cli.options import CeilingsOpt, KernelOpt, NameBaseOpt, SpecsOpt, TimeoutOpt, analysis_options
 from roofline.cli.output import write_output
@@ -16,6 +17,8 @@ from roofline.cli.writing import default_output
 from roofline.core.choices import OUTPUT_OPTION
 from roofline.core.labels import LEGEND_KERNELS
 from roofline.render.base import INSTRUCTION_PLOT, MEMORY_PLOT, OCCUPANCY_PLOT, PLOT
+
+FACTS = Facts(reads=Reads(sass=False))
 
 PlotOutputOpt = Annotated[
     Path | None,

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from roofline.cli.facts import Facts, Output
+from roofline.cli.facts import Facts, Output, Reads
 from roofline.cli.failures import handles_errors
 from roofline.cli.options import (
     CeilingsOpt,
@@ -26,7 +26,7 @@ from roofline.cli.terminal import terminal_width
 from roofline.cli.workflow import facade
 from roofline.cli.writing import refuse_unwritable_outputs, write_document
 
-FACTS = Facts(output=Output("project"))
+FACTS = Facts(output=Output("project"), reads=Reads(sass=False))
 
 
 @handles_errors

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from roofline.cli.facts import Facts, Output
+from roofline.cli.facts import Facts, Output, Reads
 from roofline.cli.failures import handles_errors
 from roofline.cli.options import (
     REPORT_FORMAT_HELP,
@@ -28,7 +28,7 @@ from roofline.cli.workflow import report_files
 from roofline.core.choices import GroupBy
 from roofline.core.thresholds import SPREAD_THRESHOLD_PCT
 
-FACTS = Facts(output=Output("report"))
+FACTS = Facts(output=Output("report"), reads=Reads(sass=True))
 
 
 @handles_errors

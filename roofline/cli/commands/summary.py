@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from roofline.cli.facts import Facts, Output
+from roofline.cli.facts import Facts, Output, Reads
 from roofline.cli.failures import fail_for, handles_errors, warn
 from roofline.cli.options import (
     CeilingsOpt,
@@ -34,7 +34,7 @@ from roofline.render.base import render_image
 DEFAULT_TOP = 10
 
 
-FACTS = Facts(output=Output("summary"))
+FACTS = Facts(output=Output("summary"), reads=Reads(sass=False))
 
 
 @handles_errors

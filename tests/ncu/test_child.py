@@ -1,0 +1,62 @@
+"""roofline.ncu.child: a report's read started ahead (before the command line is parsed) and taken by the reader."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from roofline.ncu import child, reader
+
+REPO = Path(__file__).resolve().parents[2]
+NCU_REP = REPO / "examples" / "h100" / "sgemm-cuda.roofline.ncu-rep"
+MODEL = REPO / "examples" / "h100-sxm_synthetic.roofline.json"
+
+
+@pytest.fixture
+def forks(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """The paths of the children forked from now on."""
+    started: list[str] = []
+    forking = child.Child.__init__
+
+    def counted(self: child.Child, path: str, sass: bool = True) -> None:
+        started.append(path)
+        forking(self, path, sass)
+
+    monkeypatch.setattr(child.Child, "__init__", counted)
+    yield started
+    child.stop_reading_ahead()
+
+
+def test_a_read_started_ahead_is_taken_and_reads_what_a_fresh_one_reads(forks):
+    assert child.read_ahead(NCU_REP, sass=False)
+    ahead = reader.load_report(NCU_REP, sass=False)
+    assert len(forks) == 1 and not child._AHEAD  # the reader took the child started ahead: no second fork
+    assert ahead == reader.load_report(NCU_REP, sass=False)
+    assert len(forks) == 2
+
+
+def test_a_read_ahead_without_the_sass_is_not_taken_by_a_read_with_it_and_is_stopped(forks):
+    assert child.read_ahead(NCU_REP, sass=False)
+    ((_, pending),) = child._AHEAD.items()
+    reader.load_report(NCU_REP, sass=True)
+    assert len(forks) == 2 and child._AHEAD
+    child.stop_reading_ahead()
+    assert not child._AHEAD and pending.pid == 0  # killed and reaped
+
+
+def test_a_changed_file_is_read_afresh(forks, tmp_path):
+    path = tmp_path / "copy.ncu-rep"
+    path.write_bytes(NCU_REP.read_bytes())
+    assert child.read_ahead(path, sass=False)
+    os.utime(path, ns=(0, 0))  # another version of the file: its read ahead is not the file's now
+    assert reader.load_report(path, sass=False).launches
+    assert len(forks) == 2
+
+
+@pytest.mark.parametrize("make", [lambda p: MODEL, lambda p: p, lambda p: p / "absent.ncu-rep"])
+def test_anything_but_an_ncu_rep_file_is_left_to_the_reader(make, tmp_path, forks):
+    assert not child.read_ahead(make(tmp_path))
+    assert not forks and not child._AHEAD
