@@ -8,15 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from roofline.analysis.results import MemoryPicture, Value
+from roofline.analysis.results import MemoryNote, MemoryNoteKind, MemoryPicture, Value
 from roofline.core.model import KernelLaunch
 from roofline.ncu import metrics as m
 
 FULL_PCT = 100.0
-L2_ABOVE_FULL = ("an L2 hit rate above 100%: ncu counts hits and lookups in separate replay passes and does not clamp "
-                 "their ratio, and stores hit by construction (the L2 takes written sectors without reading DRAM)")
-L2_SPLIT = "; the loads' and stores' rates show the mix"
-L2_NO_SPLIT = f"; for the loads' and stores' rates apart {m.HINT_L2_OP_HIT}"
 
 
 def memory_picture(launch: KernelLaunch) -> MemoryPicture:
@@ -31,11 +27,10 @@ def memory_picture(launch: KernelLaunch) -> MemoryPicture:
                          l2_hit_rate_pct_by_op=by_op, notes=_notes(hit_rates, by_op))
 
 
-def _notes(hit_rates: Mapping[str, Value], by_op: Mapping[str, Value]) -> tuple[str, ...]:
-    """Why an L2 hit rate above 100% (of all operations, of the loads or of the stores) is no error, and what splits
-    it."""
+def _notes(hit_rates: Mapping[str, Value], by_op: Mapping[str, Value]) -> tuple[MemoryNote, ...]:
+    """The note on an L2 hit rate above 100% (of all operations, of the loads or of the stores), which is no error,
+    and whether the loads' and stores' rates that split it were measured."""
     rates = [v.value for v in (hit_rates["l2"], *by_op.values()) if v.value is not None]
     if not any(rate > FULL_PCT for rate in rates):
         return ()
-    split = all(v.value is not None for v in by_op.values())
-    return (L2_ABOVE_FULL + (L2_SPLIT if split else L2_NO_SPLIT),)
+    return (MemoryNote(MemoryNoteKind.L2_ABOVE_FULL, split=all(v.value is not None for v in by_op.values())),)

@@ -27,6 +27,7 @@ from roofline.core.files import base_name
 from roofline.core.model import Ceilings, CeilingSet, KernelLaunch, PcCounters
 from roofline.core.thresholds import THIN_SAMPLES
 from roofline.ncu import metrics as m
+from roofline.ncu.metrics import FlopNote
 
 if TYPE_CHECKING:  # pragma: no cover
 
@@ -419,6 +420,20 @@ class InstructionRoofline(Struct, frozen=True):
     integer: IntegerRoofline  # integer instructions against the integer pipe's peak
 
 
+class MemoryNoteKind(Enum):
+    """What a note beside the memory chart says, as data (the renderers' prose writes the sentence)."""
+
+    L2_ABOVE_FULL = "l2 hit rate above 100%"  # ncu's ratio is not clamped, and stores hit by construction
+
+
+class MemoryNote(Struct, frozen=True):
+    """A note beside the memory chart: its kind and whether the L2 hit rates of loads and of stores apart were
+    measured (``split``: they show the mix; else the option collecting them is named)."""
+
+    kind: MemoryNoteKind
+    split: bool = False
+
+
 class MemoryPicture(Struct, frozen=True):
     """The memory chart of ncu's Memory Workload Analysis for one launch (``analysis.memory``): L1 and L2 sector hit
     rates in percent, and the traffic on each edge between kernel, L1, shared memory, L2 and DRAM (bytes; shared
@@ -432,7 +447,7 @@ class MemoryPicture(Struct, frozen=True):
     sol_pct: Mapping[str, Value] = field(default_factory=dict)  # ncu's Speed of Light: "sm", "memory", "dram", ...
     traffic_pct: Mapping[str, Value] = field(default_factory=dict)  # edge -> percent of that path's peak
     l2_hit_rate_pct_by_op: Mapping[str, Value] = field(default_factory=dict)  # "read", "write": L2 hit rate per op
-    notes: tuple[str, ...] = ()  # what a figure above needs said beside it (an L2 hit rate above 100%)
+    notes: tuple[MemoryNote, ...] = ()  # what a figure above needs said beside it (an L2 hit rate above 100%)
 
 
 class HotLine(Struct, frozen=True):
@@ -615,7 +630,7 @@ class LaunchAnalysis(Struct, frozen=True):
     verdict: Verdict = Verdict(None, None, reason="not decided")
     time_share: float | None = None
     flags: tuple[str, ...] = ()
-    notes: tuple[str, ...] = ()
+    notes: tuple[FlopNote, ...] = ()  # how the FLOPs were counted, what they leave out (each names its precision)
     occupancy: Occupancy | None = None
     tensor_cores: TensorCores | None = None
     stalls: WarpStalls | None = None
@@ -625,7 +640,6 @@ class LaunchAnalysis(Struct, frozen=True):
     advice: tuple[Advice, ...] = ()
     l2_total_bytes: Value = Value(None, "not read")  # all L2 traffic, stores included (lts__t_sectors x 32)
     inverted_levels: tuple[InvertedLevel, ...] = ()  # levels whose definition counts one direction only
-    note_keys: tuple[str, ...] = ()  # the precision or level each of ``notes`` concerns, in order
     time_model: TimeModel | None = None  # the time each unit's work needs at its peak (``analysis.time_model``)
     whole_blocks_pct: float | None = None  # the busiest unit in the SMs in whole blocks per SM (``verdict``)
     combined_saved_s: float | None = None  # every advice item applied at once (``reconcile.combined``)

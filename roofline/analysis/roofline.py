@@ -204,7 +204,6 @@ def analyze_launch(launch: KernelLaunch, device: Device, spec: DeviceSpec | None
     flop_values = {p: Value.of(v) for p, v in flops.items()}
     byte_values = {level: Value.of(v) for level, v in moved.items()}
     roof = roof_position(flop_values, byte_values, duration.value, all_ceilings[use])
-    keyed = [(key, n) for key, q in (*flops.items(), *moved.items()) for n in q.notes]
     l2_total = Value.of(m.l2_total_bytes(launch))
     return LaunchAnalysis(
         launch=launch,
@@ -221,8 +220,7 @@ def analyze_launch(launch: KernelLaunch, device: Device, spec: DeviceSpec | None
         verdict=launch_verdict(launch, roof),
         time_share=time_share(duration.value, total_time_s),
         flags=above_ceiling_flags(roof),
-        notes=tuple(n for _, n in keyed),
-        note_keys=tuple(key for key, _ in keyed),
+        notes=tuple(n for q in (*flops.values(), *moved.values()) for n in q.notes),
         l2_total_bytes=l2_total,
         inverted_levels=inverted_levels(traffic, l2_total),
         whole_blocks_pct=whole_blocks_pct(launch, device.sm_count,

@@ -34,7 +34,7 @@ from roofline.analysis.roofline import (
 from roofline.analysis.verdict import explain, explanation
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet
-from roofline.ncu.metrics import COLLECT_HINTS
+from roofline.ncu.metrics import COLLECT_HINTS, FlopNote
 
 CEILING_SETS: tuple[CeilingSet, ...] = get_args(CeilingSet)
 SKIPPED_RULE_KINDS = ("ok",)  # ncu rule results not listed under a kernel
@@ -82,7 +82,7 @@ class AdvisedKernel(Struct, frozen=True):
     ridge_precision: str | None
     stall_names: tuple[tuple[str, str], ...]
     rules: tuple[RuleMessage, ...]
-    notes: tuple[str, ...] = ()  # the longest launch's notes on what it ran (``shown_notes``)
+    notes: tuple[FlopNote, ...] = ()  # the longest launch's notes on what it ran (``shown_notes``)
     gain: float | None = None  # the kernel's time to gain (``advice.time_to_gain``)
     l2_all_traffic_per_s: float | None = None  # all L2 traffic per second, where the L2 bytes are another count
 
@@ -137,7 +137,7 @@ class ReportView(Struct, frozen=True):
     pooled: tuple[KernelStats | None, ...]
     unavailable: tuple[Unavailable, ...]
     roof_keys: tuple[str, ...] = (*PRECISIONS, *LEVELS)  # the ceilings rows shown (``roofs_run``)
-    notes: tuple[str, ...] = ()  # the launches' notes on what they ran, each once, sorted (``shown_notes``)
+    notes: tuple[FlopNote, ...] = ()  # the launches' notes on what they ran, each once (``shown_notes``)
     gains: tuple[float | None, ...] = ()  # per ``ranking`` entry, its time to gain (``advice.time_to_gain``)
     points: tuple[PooledPoints | None, ...] = ()  # per kernel (``pooled``), its place on the plot
     # per ceiling set, each level's roof on the plot and the set it comes from (``level_roof``)
@@ -187,7 +187,7 @@ def report_view(report_analysis: ReportAnalysis) -> ReportView:
         pooled,
         unavailable(report_analysis, keys),
         keys,
-        tuple(sorted({n for k in launches for n in shown_notes(k, keys)})),
+        tuple(dict.fromkeys(n for k in launches for n in shown_notes(k, keys))),
         tuple(gain for gain, _ in ranked),
         tuple(_points(g, stats, sets) for g, stats in zip(report_analysis.groups, pooled, strict=True)),
         {name: {level: roof for level in LEVELS if (roof := level_roof(sets, name, level)) is not None}
@@ -195,11 +195,10 @@ def report_view(report_analysis: ReportAnalysis) -> ReportView:
     )
 
 
-def shown_notes(analysis: LaunchAnalysis, keys: Sequence[str]) -> tuple[str, ...]:
+def shown_notes(analysis: LaunchAnalysis, keys: Sequence[str]) -> tuple[FlopNote, ...]:
     """A launch's notes but those on a precision no launch ran (the roofs ``keys`` leave out): with the full set, a
     note on the zero-product HFMA2s left out of FP16 FLOPs concerns nothing an FP32 kernel ran."""
-    known = dict(zip(range(len(analysis.notes)), analysis.note_keys, strict=False))
-    return tuple(n for i, n in enumerate(analysis.notes) if known.get(i) not in PRECISIONS or known[i] in keys)
+    return tuple(n for n in analysis.notes if n.precision not in PRECISIONS or n.precision in keys)
 
 
 def roofs_run(launches: Sequence[LaunchAnalysis], tensor_cores: bool = True) -> tuple[str, ...]:

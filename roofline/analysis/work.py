@@ -35,6 +35,7 @@ level, FLOP/s, instructions/s or threads/s (DRAM bytes/s where FLOPs decided on 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from enum import Enum
 from typing import TYPE_CHECKING
 
 from msgspec import Struct, field
@@ -110,7 +111,7 @@ class Measure(Struct, frozen=True):
     ratio: float | None
     differs: bool
     decides: bool
-    apart: str = ""  # why the sides' values are not comparable ("" when they are)
+    apart: tuple[str, ...] = ()  # the sides' definitions (A's, B's short names) where they differ; () when comparable
 
     @property
     def ratio_text(self) -> str:
@@ -130,6 +131,28 @@ class Measure(Struct, frozen=True):
         return measure_label(self.key)
 
 
+class WorkNoteKind(Enum):
+    """What a note on a work comparison says, as data (the renderers' prose writes the sentence)."""
+
+    FP16_MOVES_COUNTED = "fp16 moves counted"  # one side cannot separate the HFMA2 register moves: both count them
+    NOT_COMPARED = "not compared"  # a measure the sides define differently (its ``Measure.apart``)
+
+
+class WorkNote(Struct, frozen=True):
+    """A note on a work comparison: its kind, the measure it concerns (``key``) and, for the FP16 moves, the side
+    whose report cannot separate them ("A" or "B"); for a measure not compared, the sides' definitions."""
+
+    kind: WorkNoteKind
+    key: str
+    side: str = ""
+    apart: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        """The measure's name: "L2 bytes", "FP16 FLOPs"."""
+        return measure_label(self.key)
+
+
 class WorkCheck(Struct, frozen=True):
     """The work of a kernel on another report against the base: every measure, what decided (``basis``: a measure
     key, "flops" for every precision, "" for nothing), the governing resource of each side, and the unit of the
@@ -142,7 +165,7 @@ class WorkCheck(Struct, frozen=True):
     unit_key: str  # the measure key whose work the throughput divides ("" when no throughput can be formed)
     work_ratio: float | None  # other / base work, in the unit's work
     governing: tuple[str | None, str | None] = (None, None)  # the resource that bounds each side (base, other)
-    notes: tuple[str, ...] = ()  # what was compared under a common definition, or left out for lack of one
+    notes: tuple[WorkNote, ...] = ()  # what was compared under a common definition, or left out for lack of one
 
     @property
     def unit(self) -> str:
@@ -253,13 +276,13 @@ def compare_work(base: Work, other: Work, tolerance: float = WORK_TOLERANCE, sam
              ("threads", base.threads, other.threads), ("instructions", base.instructions, other.instructions)]
     apart = {str(Resource("bytes", lv)): _apart(base.definitions.get(lv, ""), other.definitions.get(lv, ""))
              for lv in LEVELS}
-    raw = {key: _measure(key, a, b, tolerance, apart.get(key, "")) for key, a, b in pairs}
+    raw = {key: _measure(key, a, b, tolerance, apart.get(key, ())) for key, a, b in pairs}
     basis, deciding = _basis(raw, same_kernel, governs)
     measures = tuple(Measure(m.key, m.base, m.other, m.ratio, m.differs, m.key in deciding and _known(m), m.apart)
                      for m in raw.values())
     different = any(m.decides and m.differs for m in measures)
     unit_key, ratio = _throughput(base, other, basis)
-    notes += tuple(f"{measure_label(k)} not compared: {m.apart}" for k, m in raw.items() if m.apart)
+    notes += tuple(WorkNote(WorkNoteKind.NOT_COMPARED, k, apart=m.apart) for k, m in raw.items() if m.apart)
     return WorkCheck(measures, basis, different, tolerance, unit_key, ratio, governs, notes)
 
 
@@ -288,7 +311,7 @@ def _basis(measures: Mapping[str, Measure], same_kernel: bool,
     return primary, keys
 
 
-def _common_definitions(base: Work, other: Work) -> tuple[tuple[Work, Work], tuple[str, ...]]:
+def _common_definitions(base: Work, other: Work) -> tuple[tuple[Work, Work], tuple[WorkNote, ...]]:
     """FP16 FLOPs under one definition: where one side left the HFMA2 register moves out and the other could not,
     the moves are added back, and a note says so (``fp16_moves`` known on one side only)."""
     from msgspec.structs import replace
@@ -299,19 +322,20 @@ def _common_definitions(base: Work, other: Work) -> tuple[tuple[Work, Work], tup
     counted = [replace(w, flops={**w.flops, "fp16": (w.flops["fp16"] or 0.0) + (w.fp16_moves or 0.0)},
                        fp16_moves=None) if w.fp16_moves is not None else w for w in (base, other)]
     blind = "A" if not known[0] else "B"
-    return (counted[0], counted[1]), (f"FP16 FLOPs compared with the zero-product HFMA2 register moves counted on "
-                                      f"both sides: {blind}'s report cannot separate them (no SourceCounters "
-                                      "section; --set full can)",)
+    return (counted[0], counted[1]), (WorkNote(WorkNoteKind.FP16_MOVES_COUNTED, str(Resource("flops", "fp16")),
+                                               side=blind),)
 
 
-def _apart(a: str, b: str) -> str:
-    """Why two byte definitions cannot be compared ("" when they can: the same, or either unknown)."""
+def _apart(a: str, b: str) -> tuple[str, ...]:
+    """Two byte definitions that cannot be compared, by their short names (() when they can: the same, or either
+    unknown)."""
     if not a or not b or a == b:
-        return ""
-    return f"A counts {a.split(':')[0]}, B {b.split(':')[0]}"
+        return ()
+    return a.split(":")[0], b.split(":")[0]
 
 
-def _measure(key: str, base: float | None, other: float | None, tolerance: float, apart: str = "") -> Measure:
+def _measure(key: str, base: float | None, other: float | None, tolerance: float,
+             apart: tuple[str, ...] = ()) -> Measure:
     if base is None or other is None or apart:
         return Measure(key, base, other, None, False, False, apart)
     ratio = other / base if base else (1.0 if not other else None)

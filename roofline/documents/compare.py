@@ -7,8 +7,8 @@ kernel or side, so the reason texts stay in place). ``kind`` says which document
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Literal
+from collections.abc import Callable, Sequence
+from typing import Literal, NamedTuple
 
 from msgspec import Struct
 from msgspec.structs import asdict
@@ -16,7 +16,7 @@ from msgspec.structs import asdict
 from roofline.analysis.kernels import KernelStats
 from roofline.analysis.results import Bound
 from roofline.analysis.view import LeftOut
-from roofline.analysis.work import WorkCheck
+from roofline.analysis.work import WorkCheck, WorkNote
 from roofline.compare.noise import Change
 from roofline.compare.pairing import Comparison, KernelPair, ReportRef
 from roofline.compare.projection import Projection
@@ -44,6 +44,15 @@ from roofline.ncu.metrics import HINT_PC_SAMPLES
 
 HEADLINE = Literal["speedup", "throughput", "time_ratio"]
 CHANGE_ESTIMATE = "median of the pairwise launch-time ratios (Hodges-Lehmann); interval: Mann-Whitney U inverted"
+
+
+
+class CompareWords(NamedTuple):
+    """The sentences a comparison document holds, written by the renderers' prose (passed in, as this stage is below
+    render): a note on a work comparison, and why a measure's sides are not comparable (their definitions)."""
+
+    work_note: Callable[[WorkNote], str]
+    apart: Callable[[tuple[str, ...]], str]
 
 
 class ReportRefDoc(Struct, frozen=True, kw_only=True):  # keyword fields: a subclass's positional ones come first
@@ -425,16 +434,16 @@ class SummaryJson(Struct, frozen=True, omit_defaults=True):
     left_out: list[LeftOutFile] = []
 
 
-def compare_json(c: Comparison) -> CompareJson:
+def compare_json(c: Comparison, words: CompareWords) -> CompareJson:
     """``kind: compare``: the reports, every matched kernel with one entry per report, unmatched kernels."""
     return CompareJson(
         GENERATOR, SCHEMA_VERSION, "compare", tool(), c.matching, c.project_to, c.clock, c.alpha, c.work_tolerance,
         [LetteredRef(letter(i), **asdict(report_ref(r))) for i, r in enumerate(c.reports)],
-        [pair_doc(p, c.reports) for p in c.pairs],
+        [pair_doc(p, c.reports, words) for p in c.pairs],
         {r.label: list(names) for r, names in zip(c.reports, c.unmatched, strict=True)})
 
 
-def diff_json(d: DiffResult) -> DiffJson:
+def diff_json(d: DiffResult, words: CompareWords) -> DiffJson:
     """``kind: diff``: thresholds, verdict and exit code, each BASE/NEW kernel with its change and reasons."""
     c = d.comparison
     t = d.thresholds
@@ -448,17 +457,17 @@ def diff_json(d: DiffResult) -> DiffJson:
         [Regression(v.pair.label, list(v.reasons)) for v in d.regressions],
         None if total is None else TotalDoc(total.kernels, total.base_s, total.at_new_speed_s, total.change_pct,
                                             d.total_regressed),
-        [diff_kernel(v, c.reports) for v in d.verdicts], list(c.unmatched[0]), list(c.unmatched[1]))
+        [diff_kernel(v, c.reports, words) for v in d.verdicts], list(c.unmatched[0]), list(c.unmatched[1]))
 
 
-def diff_kernel(v: Verdict, reports: Sequence[ReportRef]) -> DiffKernel:
+def diff_kernel(v: Verdict, reports: Sequence[ReportRef], words: CompareWords) -> DiffKernel:
     """One kernel of a diff: BASE and NEW aggregates, their work, the change with its noise interval, and why it
     regressed, was not gated or not checked."""
     missing: dict[str, str] = {}
     p = v.pair
     return DiffKernel(
         p.key, p.label, p.matched_by, stats_doc(p.side(0), reports[0].label),
-        stats_doc(p.side(1), reports[1].label), work_doc(p.work[1] if p.work else None), change_doc(v.change),
+        stats_doc(p.side(1), reports[1].label), work_doc(p.work[1] if p.work else None, words), change_doc(v.change),
         value_or_null(p.speedup[1], "speedup", missing),
         value_or_null(p.expected_speedup[1], "expected_speedup", missing),
         value_or_null(p.kept_up[1], "kept_up", missing),
@@ -488,14 +497,15 @@ def change_doc(change: Change | None) -> ChangeDoc | None:
                      change.untested or None, CHANGE_ESTIMATE)
 
 
-def work_doc(check: WorkCheck | None) -> WorkDoc | None:
+def work_doc(check: WorkCheck | None, words: CompareWords) -> WorkDoc | None:
     """The work of a pair's other side against the base, per launch, or null for the base."""
     if check is None:
         return None
     return WorkDoc(check.different, check.basis or None, check.tolerance, check.summary, check.unit or None,
-                   number(check.work_ratio), Governing(check.governing[0], check.governing[1]), list(check.notes),
+                   number(check.work_ratio), Governing(check.governing[0], check.governing[1]),
+                   [words.work_note(note) for note in check.notes],
                    {m.key: MeasureDoc(number(m.base), number(m.other), number(m.ratio), m.differs, m.decides,
-                                      m.apart or None) for m in check.measures})
+                                      words.apart(m.apart) if m.apart else None) for m in check.measures})
 
 
 def summary_json(summaries: Sequence[AppSummary], top: int, left_out: Sequence[LeftOut] = ()) -> SummaryJson:
@@ -512,7 +522,7 @@ def report_ref(r: ReportRef) -> ReportRefDoc:
                         warnings=list(r.warnings))
 
 
-def pair_doc(p: KernelPair, reports: Sequence[ReportRef]) -> Pair:
+def pair_doc(p: KernelPair, reports: Sequence[ReportRef], words: CompareWords) -> Pair:
     """A matched kernel: per report its aggregate (with its projection), work, change and headline."""
     missing: dict[str, str] = {}
     indices = range(len(reports))
@@ -520,7 +530,7 @@ def pair_doc(p: KernelPair, reports: Sequence[ReportRef]) -> Pair:
         p.key, p.label, p.matched_by,
         [stats_doc(s, r.label, proj) if s else None for s, r, proj in
          zip(p.sides, reports, p.projections or [None] * len(p.sides), strict=True)],
-        [work_doc(p.work[i]) if p.work else None for i in indices],
+        [work_doc(p.work[i], words) if p.work else None for i in indices],
         [change_doc(p.change[i]) if p.change else None for i in indices],
         [headline(p, i) for i in indices],
         [value_or_null(v, f"launch_overhead.{r.label}", missing)

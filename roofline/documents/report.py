@@ -24,6 +24,7 @@ from roofline.analysis.results import (
     InvertedLevel,
     LaunchAnalysis,
     Mechanism,
+    MemoryNote,
     MemoryPicture,
     MemoryWalls,
     Occupancy,
@@ -68,6 +69,7 @@ from roofline.ncu.metrics import (
     LAUNCH_GRID,
     LAUNCH_REGISTERS,
     LAUNCH_SHARED,
+    FlopNote,
 )
 
 HOTSPOTS_SHOWN = 20  # instructions and lines listed per launch, most samples first
@@ -77,11 +79,14 @@ Source = Literal["ncu-rep", "model"]  # what the report was read from: an .ncu-r
 
 class Words(NamedTuple):
     """The sentences a report document holds, written by the renderers' prose (passed in, as this stage is below
-    render): an advice item's bound and estimate, the note on an inverted memory level."""
+    render): an advice item's bound and estimate, the note on an inverted memory level, a note on how FLOPs were
+    counted, a note beside the memory chart."""
 
     bound_of: Callable[[Advice], str]
     estimate_of: Callable[[Advice], str]
     level_note: Callable[[InvertedLevel], str]
+    flop_note: Callable[[FlopNote], str]
+    memory_note: Callable[[MemoryNote], str]
 
 
 class Device(Struct, frozen=True):
@@ -618,12 +623,12 @@ def kernel_doc(analysis: LaunchAnalysis, reasons: Reasons, no_spec_reason: str, 
         "verdict": verdict_doc(analysis.verdict, verdict_text, missing),
         "recoverable_s": number(recoverable_s),
         "flags": list(analysis.flags),
-        "notes": list(analysis.notes),
+        "notes": [words.flop_note(note) for note in analysis.notes],
         "occupancy": occupancy_doc(analysis.occupancy, missing),
         "tensor_cores": tensor_cores_doc(analysis.tensor_cores, missing),
         "stalls": stalls_doc(analysis.stalls, missing),
         "instruction_roofline": instruction_roofline_doc(analysis.instruction_roofline, missing),
-        "memory": memory_doc(analysis.memory, missing),
+        "memory": memory_doc(analysis.memory, missing, words),
         "hotspots": hotspots_doc(analysis.hotspots, missing),
         "time_model": time_model_doc(analysis.time_model, missing),
     }
@@ -750,7 +755,7 @@ def instruction_roofline_doc(r: InstructionRoofline | None, missing: dict[str, s
            if w.width_source == "sass"})
 
 
-def memory_doc(p: MemoryPicture | None, missing: dict[str, str]) -> MemoryDoc | None:
+def memory_doc(p: MemoryPicture | None, missing: dict[str, str], words: Words) -> MemoryDoc | None:
     """The memory chart: L1 and L2 hit rates (percent) and the traffic per edge; nulls have their reason under
     ``missing``, numbers their metrics under ``via``."""
     if p is None:
@@ -762,7 +767,7 @@ def memory_doc(p: MemoryPicture | None, missing: dict[str, str]) -> MemoryDoc | 
     out = {group: values_or_null(values, f"memory.{group}", missing) for group, values in groups.items()}
     return MemoryDoc(out["hit_rate_pct"], out["traffic"], dict(p.definitions), out["sol_pct"],
                      {path: v.via for path, v in every.items() if v.value is not None}, out["traffic_pct"],
-                     out["l2_hit_rate_pct_by_op"], list(p.notes))
+                     out["l2_hit_rate_pct_by_op"], [words.memory_note(note) for note in p.notes])
 
 
 def integer_doc(r: IntegerRoofline, key: str, missing: dict[str, str]) -> tuple[IntegerDoc, dict[str, Value]]:

@@ -34,6 +34,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable, Mapping
+from enum import Enum
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from roofline.core.cohorts import argmax_key, largest, nonzero, per_launch, shared
@@ -440,15 +441,38 @@ COLLECT_HINTS = tuple(dict.fromkeys((HINT_FLOPS, HINT_FP16, HINT_TENSOR, HINT_TE
                                      HINT_TIME)))
 
 
+class FlopNoteKind(Enum):
+    """What a note on a precision's FLOPs says, as data (the renderers' prose writes the sentence): a counter left
+    out (``FlopNote.op``), FP16 FLOPs from HFMA2s alone that may hold register moves (the moves not countable),
+    zero-product HFMA2 moves left out (``FlopNote.flops`` of ``FlopNote.moves``), Volta's fixed FLOPs per HMMA."""
+
+    COUNTER_ABSENT = "counter absent"
+    HFMA_MOVES_UNCOUNTED = "hfma moves uncounted"
+    HFMA_MOVES_LEFT_OUT = "hfma moves left out"
+    VOLTA_TENSOR = "volta tensor"
+
+
+class FlopNote(NamedTuple):
+    """A note on how one precision's FLOPs were counted: its kind, the precision ("fp16", "tensor") and the facts
+    the note needs (the operation left out; the FLOPs and instructions of the moves left out)."""
+
+    kind: FlopNoteKind
+    precision: str
+    op: str = ""
+    flops: float = 0.0
+    moves: float = 0.0
+
+
 class Measured(NamedTuple):
     """A derived quantity: its value (None when the report cannot support it), how it was obtained
-    (``via``, naming the metrics and definition) and, when None, the missing metrics and the fix."""
+    (``via``, naming the metrics and definition) and, when None, the missing metrics and the fix; ``notes``, what
+    its count leaves out or assumes."""
 
     value: float | None
     via: str = ""
     missing: tuple[str, ...] = ()
     hint: str = ""
-    notes: tuple[str, ...] = ()
+    notes: tuple[FlopNote, ...] = ()
 
     @property
     def reason(self) -> str:
@@ -568,18 +592,18 @@ def cuda_core_flops(launch: KernelLaunch, precision: str) -> Measured:
     """
     total = 0.0
     used: list[str] = []
-    notes: list[str] = []
+    notes: list[FlopNote] = []
     for op, weight in FLOP_TERMS[precision]:  # the FMA last
         m = counter(launch, flop_counter(op), _SM_UNITS)
         if m.value is None:
             if op == FMA_OP[precision]:
                 return _with_hint(m, HINT_FP16 if precision == "fp16" else HINT_FLOPS)
-            notes.append(f"{precision.upper()} FLOPs leave out {op} (counter not in the report)")
+            notes.append(FlopNote(FlopNoteKind.COUNTER_ABSENT, precision, op))
             continue
-        count, term, note = _hfma_arithmetic(launch, m.value, weight, total) if op == "hfma" else (m.value, op, "")
+        count, term, note = _hfma_arithmetic(launch, m.value, weight, total) if op == "hfma" else (m.value, op, None)
         total += weight * count
         used.append(f"{weight:g} x {term}")
-        notes += [note] if note else []
+        notes += [note] if note is not None else []
     return Measured(total, via=" + ".join(used) + " (thread instructions, predicate on)", notes=tuple(notes))
 
 
@@ -599,19 +623,18 @@ def counts_hfma(held: Iterable[str]) -> bool:
     return not {f"{u}{flop_counter('hfma')}{s}" for u in _SM_UNITS for s in COUNT_FORMS}.isdisjoint(held)
 
 
-def _hfma_arithmetic(launch: KernelLaunch, hfma: float, weight: float, others: float) -> tuple[float, str, str]:
+def _hfma_arithmetic(launch: KernelLaunch, hfma: float, weight: float, others: float
+                     ) -> tuple[float, str, FlopNote | None]:
     """The HFMA2 thread instructions that do arithmetic: ``hfma`` less the zero-product HFMA2s (HFMA_MOVES),
     rounded to whole instructions (``hfma`` is rebuilt from a rate, so it carries rounding error), never below 0;
-    with the term's name and a note ("" for none). Without the moves' count ``hfma`` is kept, and where it makes
+    with the term's name and a note (None for none). Without the moves' count ``hfma`` is kept, and where it makes
     all the FP16 FLOPs (``others``, the hadd and hmul FLOPs, are 0) the note says that moves may be among them."""
     moves = launch.value(HFMA_MOVES)
     if moves is None:
-        note = (f"FP16 FLOPs come from HFMA2 instructions alone, and compilers also emit HFMA2 with zero multiplicands "
-                f"as register moves (no arithmetic) that ncu counts as HFMA; {HINT_HFMA_MOVES}"
-                if nonzero(hfma) and not nonzero(others) else "")
-        return hfma, "hfma", note
+        uncounted = nonzero(hfma) and not nonzero(others)
+        return hfma, "hfma", FlopNote(FlopNoteKind.HFMA_MOVES_UNCOUNTED, "fp16") if uncounted else None
     count = _whole(largest([0.0, hfma - moves]))
-    note = per_launch(_moves_note, weight * moves, moves) if nonzero(moves) else ""
+    note = per_launch(_moves_note, weight * moves, moves) if nonzero(moves) else None
     return count, "(hfma - zero-product HFMA2)", note
 
 
@@ -624,9 +647,8 @@ def hfma_move_flops(launch: KernelLaunch) -> Any:
     return dict(FLOP_TERMS["fp16"])["hfma"] * moves
 
 
-def _moves_note(flops: float, moves: float) -> str:
-    return (f"FP16 FLOPs leave out {flops:,.0f} FLOPs: {moves:,.0f} zero-product HFMA2 thread instructions, register "
-            "moves through the FMA pipe with no arithmetic")
+def _moves_note(flops: float, moves: float) -> FlopNote:
+    return FlopNote(FlopNoteKind.HFMA_MOVES_LEFT_OUT, "fp16", "hfma", flops, moves)
 
 
 def _whole(x: Any) -> Any:
@@ -684,7 +706,7 @@ def tensor_flops(launch: KernelLaunch, device: Device) -> tuple[Measured, dict[s
         return Measured(0.0, via=f"{inst.via} = 0 (no tensor instructions)"), {}
     if device.compute_capability == "7.0":
         flops = VOLTA_FLOP_PER_TENSOR_INST * inst.value
-        note = "approximate: 512 FLOP per HMMA.884 instruction (FP32 accumulate)"
+        note = FlopNote(FlopNoteKind.VOLTA_TENSOR, "tensor", flops=VOLTA_FLOP_PER_TENSOR_INST)
         return Measured(flops, via=f"512 x {inst.via}", notes=(note,)), {"fp16": flops}
     reason = ("tensor instructions executed, but this report has no sm__ops_path_tensor_* "
               "FLOP counters and no SASS counts of its MMA instructions, and FLOPs per instruction vary with the "

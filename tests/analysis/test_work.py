@@ -11,7 +11,7 @@ import pytest
 
 from roofline.analysis.results import BusyUnit, RoofPosition, Verdict
 from roofline.analysis.roofline import analyze_report
-from roofline.analysis.work import Work, compare_work, governing, launch_work
+from roofline.analysis.work import Work, WorkNote, WorkNoteKind, compare_work, governing, launch_work
 from roofline.core.thresholds import WORK_TOLERANCE
 from tests.synthetic import OLD_GPU, launch, model
 
@@ -161,8 +161,7 @@ def test_fp16_flops_are_compared_under_one_definition_of_the_hfma2_register_move
     check = compare_work(counted, left_out)
     fp16 = next(m for m in check.measures if m.key == "flops.fp16")
     assert (fp16.base, fp16.other, fp16.ratio, fp16.differs) == (4e6, 4e6, 1.0, False) and not check.different
-    assert check.notes == ("FP16 FLOPs compared with the zero-product HFMA2 register moves counted on both sides: "
-                           "A's report cannot separate them (no SourceCounters section; --set full can)",)
+    assert check.notes == (WorkNote(WorkNoteKind.FP16_MOVES_COUNTED, "flops.fp16", side="A"),)
     both = compare_work(left_out, left_out)  # the same definition on both sides: compared as they are
     assert not both.notes and next(m for m in both.measures if m.key == "flops.fp16").base == 0.0
 
@@ -174,6 +173,6 @@ def test_bytes_of_different_metric_definitions_are_not_compared():
                                    definitions={"l2": "lts2xbar: L2 to crossbar bytes"})
     check = compare_work(lts, xbar, governs=("bytes.l2", "bytes.l2"))
     l2 = next(m for m in check.measures if m.key == "bytes.l2")
-    assert l2.ratio is None and not l2.decides and l2.apart == "A counts lts__t_bytes, B lts2xbar"
+    assert l2.ratio is None and not l2.decides and l2.apart == ("lts__t_bytes", "lts2xbar")
     assert check.basis == "flops"  # the governing level cannot decide: the FLOPs do
-    assert check.notes == ("L2 bytes not compared: A counts lts__t_bytes, B lts2xbar",)
+    assert check.notes == (WorkNote(WorkNoteKind.NOT_COMPARED, "bytes.l2", apart=("lts__t_bytes", "lts2xbar")),)

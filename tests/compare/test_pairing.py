@@ -26,6 +26,7 @@ import yaml
 from roofline.analysis.advice import LAUNCH_OVERHEAD_S
 from roofline.analysis.kernels import aggregate
 from roofline.analysis.roofline import analyze_report
+from roofline.analysis.work import WorkNote, WorkNoteKind
 from roofline.compare import pairing
 from roofline.compare.pairing import Matcher, pair_reports, parse_matcher
 from roofline.errors import RooflineError
@@ -347,7 +348,7 @@ def test_one_kernel_in_two_ncu_sets_is_the_same_work_under_one_fp16_definition()
     assert fp16.base == pytest.approx(4.0 * n, rel=1e-9) and fp16.other == 4.0 * n and not fp16.differs
     assert check.governing == ("bytes.dram", "bytes.dram") and check.basis == "flops"  # the same FLOPs now
     assert not check.different and pair.headline_unit(1) == "speedup"
-    assert check.notes[0].startswith("FP16 FLOPs compared with the zero-product HFMA2 register moves counted")
+    assert check.notes[0].kind is WorkNoteKind.FP16_MOVES_COUNTED
 
 
 def test_a_dram_bound_kernel_on_two_gpus_is_judged_on_its_dram_bytes_and_timed():
@@ -378,8 +379,8 @@ def test_l2_bytes_of_two_definitions_are_not_compared(roofline_report):
     pair = pair_reports([analyze_loaded(r) for r in reports], parse_matcher("order")).pairs[0]
     l2 = next(m for m in pair.work[1].measures if m.key == "bytes.l2")
     assert l2.base is not None and l2.other is not None and l2.ratio is None and not l2.decides
-    assert l2.apart == "A counts xbar2l1tex, B lts__t_sectors_srcunit_tex"
-    assert "L2 bytes not compared: A counts xbar2l1tex, B lts__t_sectors_srcunit_tex" in pair.work[1].notes
+    assert l2.apart == ("xbar2l1tex", "lts__t_sectors_srcunit_tex")
+    assert WorkNote(WorkNoteKind.NOT_COMPARED, "bytes.l2", apart=l2.apart) in pair.work[1].notes
 
 
 def test_l2_bytes_of_two_ncu_versions_under_one_definition_are_compared(roofline_report):
@@ -388,7 +389,7 @@ def test_l2_bytes_of_two_ncu_versions_under_one_definition_are_compared(roofline
     reports = [roofline_report(n) for n in ("h100-pcie_rmsnorm-float4_full-roofline", "rtx3080_sgemm-vs-cublas_full")]
     pair = pair_reports([analyze_loaded(r) for r in reports], parse_matcher("order")).pairs[0]
     l2 = next(m for m in pair.work[1].measures if m.key == "bytes.l2")
-    assert l2.apart == "" and l2.ratio == pytest.approx(l2.other / l2.base)
+    assert l2.apart == () and l2.ratio == pytest.approx(l2.other / l2.base)
 
 
 def _unpaired(base_names: tuple[str, ...], new_names: tuple[str, ...]) -> pairing.Comparison:

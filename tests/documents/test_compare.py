@@ -13,6 +13,7 @@ from roofline.compare.regression import Thresholds, judge
 from roofline.documents.common import builtins
 from roofline.documents.compare import compare_json, diff_json, project_json, summary_json
 from roofline.pipeline import AnalysisOptions, analyze_files
+from roofline.render.compare.json import WORDS
 from roofline.render.names import json_text
 from roofline.specs.catalog import load_catalog
 
@@ -22,10 +23,10 @@ PAIR = [EXAMPLES / "h100" / "torch-fp32.roofline.json", EXAMPLES / "h200" / "tor
 
 def test_compare_and_diff_of_the_pair() -> None:
     comparison = pair_reports(analyze_files(PAIR, AnalysisOptions()), Matcher("order"))
-    compared = compare_json(comparison)
+    compared = compare_json(comparison, WORDS)
     assert compared.kind == "compare" and [r.letter for r in compared.reports] == ["A", "B"]
     assert all(len(k.sides) == 2 and k.headline[0] is None for k in compared.kernels)
-    judged = diff_json(judge(comparison, Thresholds(), True))
+    judged = diff_json(judge(comparison, Thresholds(), True), WORDS)
     assert judged.kind == "diff" and judged.exit_code in (0, 1) and judged.regression == bool(judged.exit_code)
     for doc in (compared, judged):
         assert builtins(doc) == json.loads(json_text(doc))

@@ -12,21 +12,24 @@ from roofline.compare.ranking import AppSummary
 from roofline.compare.regression import DiffResult
 from roofline.documents import compare
 from roofline.documents.common import builtins
+from roofline.render.compare.prose import apart_text, work_note_text
 from roofline.render.report.flat import dataframe, flatten
 from roofline.render.report.json import dumps
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
+WORDS = compare.CompareWords(work_note_text, apart_text)  # the sentences the documents hold, as the pages say them
+
 
 def comparison_json(c: Comparison) -> str:
     """The ``kind: compare`` document as JSON text."""
-    return dumps(compare.compare_json(c))
+    return dumps(compare.compare_json(c, WORDS))
 
 
 def diff_json(d: DiffResult) -> str:
     """The ``kind: diff`` document as JSON text."""
-    return dumps(compare.diff_json(d))
+    return dumps(compare.diff_json(d, WORDS))
 
 
 def summary_json(summaries: Sequence[AppSummary], top: int, left_out: Sequence[LeftOut] = ()) -> str:
@@ -41,13 +44,13 @@ def projection_json(c: Comparison) -> str:
 
 def comparison_document(c: Comparison) -> dict[str, Any]:
     """The ``kind: compare`` document as plain data."""
-    out: dict[str, Any] = builtins(compare.compare_json(c))
+    out: dict[str, Any] = builtins(compare.compare_json(c, WORDS))
     return out
 
 
 def diff_document(d: DiffResult) -> dict[str, Any]:
     """The ``kind: diff`` document as plain data."""
-    out: dict[str, Any] = builtins(compare.diff_json(d))
+    out: dict[str, Any] = builtins(compare.diff_json(d, WORDS))
     return out
 
 
@@ -67,4 +70,4 @@ def comparison_dataframe(c: Comparison) -> pandas.DataFrame:
     """A comparison for pandas: one row per matched kernel, one column per leaf of its ``kernels[]`` entry in the
     JSON document (``sides.1.median_s``, ``speedup.1``, ...; report i's values under index i), units in
     ``.attrs["units"]``, as the report's ``to_dataframe``. Needs pandas."""
-    return dataframe([flatten(builtins(compare.pair_doc(p, c.reports))) for p in c.pairs])
+    return dataframe([flatten(builtins(compare.pair_doc(p, c.reports, WORDS))) for p in c.pairs])

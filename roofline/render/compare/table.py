@@ -25,6 +25,7 @@ from roofline.core.labels import NAMES, letter
 from roofline.core.resources import Resource
 from roofline.core.thresholds import LAUNCH_OVERHEAD_S
 from roofline.core.units import counted, pct, ratio, seconds, si
+from roofline.render.compare.prose import work_note_text
 from roofline.render.names import bound_word, group_name
 from roofline.render.terminal import Cell, Chain, add_rows, escape, plain_table, record, warning_lines
 
@@ -174,7 +175,7 @@ def work_grid(c: Comparison, i: int) -> Grid:
     for p in shown:
         check = p.work[i]
         measures = {m.key: m for m in check.measures} if check else {}
-        notes.update(dict.fromkeys(f"{p.label_to(i)}: {n}" for n in (check.notes if check else ())))
+        notes.update(dict.fromkeys(f"{p.label_to(i)}: {work_note_text(n)}" for n in (check.notes if check else ())))
         rows.append((*(si(flops) for flops in _compared_flops(check)),
                      *(_measure_cell(measures.get(key)) for key, _ in WORK_COLUMNS), _decided_by(check),
                      _work_word(p, i)))

@@ -9,12 +9,19 @@ from roofline.analysis.view import ReportSetView, ReportView
 from roofline.documents.common import SCHEMA_VERSION, builtins, number, value_or_null, values_or_null
 from roofline.documents.report import HOTSPOTS_SHOWN, ReportJson, Words, report_doc, report_json, with_reasons
 from roofline.render.names import json_text
-from roofline.render.report.prose import bound_of, estimate_of, inverted_level_text
+from roofline.render.report.prose import (
+    bound_of,
+    estimate_of,
+    flop_note_text,
+    inverted_level_text,
+    memory_note_text,
+)
 
 __all__ = ["HOTSPOTS_SHOWN", "SCHEMA_VERSION", "WORDS", "document", "dumps", "number", "render", "report_dict",
            "typed", "value_or_null", "values_or_null", "with_reasons"]
 
-WORDS = Words(bound_of, estimate_of, inverted_level_text)  # the sentences the document holds, as the pages say them
+# the sentences the document holds, as the pages say them
+WORDS = Words(bound_of, estimate_of, inverted_level_text, flop_note_text, memory_note_text)
 
 
 def render(view: ReportSetView) -> str:

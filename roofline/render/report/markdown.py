@@ -35,7 +35,9 @@ from roofline.render.report.prose import (
     cited,
     combined_text,
     estimate_text,
+    flop_note_text,
     inverted_level_text,
+    memory_note_text,
     producer_text,
     scaled_roofs_note,
     stall_text,
@@ -259,7 +261,8 @@ def kernel_blocks(rank: int, advised: AdvisedKernel, anchor: str = "") -> list[B
                           f"recoverable {seconds(g.recoverable_s)}{_gain_text(advised)}{which}."),
                Block("p", verdict_text(k, advised.verdict_detail)), position_table(k, advised.l2_all_traffic_per_s),
                Block("p", roof_text(advised))]
-    blocks += [Block("note", f"{note}.") for note in (*advised.notes, *map(inverted_level_text, k.inverted_levels))]
+    blocks += [Block("note", f"{note}.")
+               for note in (*map(flop_note_text, advised.notes), *map(inverted_level_text, k.inverted_levels))]
     blocks += [Block("warn", flag) for flag in k.flags]
     waits = stall_items(k, dict(advised.stall_names))
     if waits:
@@ -486,7 +489,7 @@ def memory_blocks(analysis: LaunchAnalysis) -> list[Block]:
                   si(v.value, EDGE_WORDS[edge][2]) + ("" if EDGE_WORDS[edge][2] else " wavefronts")
                   if v.value is not None else "not measured", _edge_pct(p, edge), p.definitions[edge])
                  for edge, v in p.traffic.items())
-    notes = [Block("p", note) for note in p.notes]
+    notes = [Block("p", memory_note_text(note)) for note in p.notes]
     return [*sol, Block("p", f"**Memory** (hit rates: {rates})"),
             Block("table", header=("from", "to", "traffic", "% of peak", "counts"), rows=rows,
                   numeric=(False, False, True, True, False)), *notes]

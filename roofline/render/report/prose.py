@@ -1,7 +1,7 @@
 """The sentences the report renderers share, written here from the data of a report's view: an advice item's
-estimate and the ncu rules it cites, a busy unit's short name, the note on roofs taken from the datasheet and the
-lines saying why values are n/a. Nothing here reads prose back: each line is built from fields (causes, keys,
-flags), never from another line's text."""
+estimate and the ncu rules it cites, a busy unit's short name, the notes on how FLOPs were counted and beside the
+memory chart, the note on roofs taken from the datasheet and the lines saying why values are n/a. Nothing here reads
+prose back: each line is built from fields (causes, keys, flags), never from another line's text."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ from roofline.analysis.results import (
     EstimateBound,
     HotRow,
     InvertedLevel,
+    MemoryNote,
+    MemoryNoteKind,
     ModelChange,
     PeakKind,
     Producer,
@@ -22,6 +24,7 @@ from roofline.analysis.results import (
 from roofline.analysis.view import ScaledRoofs, Unavailable
 from roofline.core.labels import NAMES
 from roofline.core.units import seconds
+from roofline.ncu.metrics import HINT_HFMA_MOVES, HINT_L2_OP_HIT, FlopNote, FlopNoteKind
 
 CITED_RULES = 3  # ncu rules named after an item's text; the others are counted
 
@@ -31,6 +34,37 @@ def inverted_level_text(level: InvertedLevel) -> str:
     total = f"; all L2 traffic, stores included, is bytes.l2_total ({level.l2_total_via})" if level.l2_total_via else ""
     return (f"{NAMES[level.inner]} bytes count {level.one_way} ({level.counter} definition), so they fall below the "
             f"{NAMES[level.outer]} bytes and the hierarchy looks inverted{total}")
+
+
+def flop_note_text(note: FlopNote) -> str:
+    """The note on how a precision's FLOPs were counted: what they leave out, or what they assume."""
+    kind = note.kind
+    if kind is FlopNoteKind.COUNTER_ABSENT:
+        return f"{note.precision.upper()} FLOPs leave out {note.op} (counter not in the report)"
+    if kind is FlopNoteKind.HFMA_MOVES_UNCOUNTED:
+        return ("FP16 FLOPs come from HFMA2 instructions alone, and compilers also emit HFMA2 with zero multiplicands "
+                f"as register moves (no arithmetic) that ncu counts as HFMA; {HINT_HFMA_MOVES}")
+    if kind is FlopNoteKind.HFMA_MOVES_LEFT_OUT:
+        return (f"FP16 FLOPs leave out {note.flops:,.0f} FLOPs: {note.moves:,.0f} zero-product HFMA2 thread "
+                "instructions, register moves through the FMA pipe with no arithmetic")
+    return f"approximate: {note.flops:g} FLOP per HMMA.884 instruction (FP32 accumulate)"
+
+
+def flop_notes_text(notes: Sequence[FlopNote]) -> list[str]:
+    """The sentences of a report's FLOP notes, each once, in their text's order."""
+    return sorted(set(map(flop_note_text, notes)))
+
+
+L2_ABOVE_FULL = ("an L2 hit rate above 100%: ncu counts hits and lookups in separate replay passes and does not clamp "
+                 "their ratio, and stores hit by construction (the L2 takes written sectors without reading DRAM)")
+MEMORY_NOTES = {MemoryNoteKind.L2_ABOVE_FULL: L2_ABOVE_FULL}
+L2_SPLIT = "; the loads' and stores' rates show the mix"
+L2_NO_SPLIT = f"; for the loads' and stores' rates apart {HINT_L2_OP_HIT}"
+
+
+def memory_note_text(note: MemoryNote) -> str:
+    """The note beside the memory chart: why an L2 hit rate above 100% is no error, and what splits it."""
+    return MEMORY_NOTES[note.kind] + (L2_SPLIT if note.split else L2_NO_SPLIT)
 
 
 ROOFS_ONLY = "FP and byte roofs only"  # beside a saving whose launch's time model has no other unit

@@ -23,8 +23,10 @@ from roofline.render.report.prose import (
     cited,
     combined_text,
     estimate_text,
+    flop_notes_text,
     inverted_level_text,
     launch_count,
+    memory_note_text,
     producer_text,
     scaled_roofs_note,
     short_name,
@@ -144,7 +146,7 @@ def _print_memory(console: Console, kernels: Sequence[AdvisedKernel]) -> None:
                        if p.traffic[edge].value is not None]
             if traffic:
                 console.print(escape("    " + "  ".join(traffic)), highlight=False)
-        for line in (line for note in p.notes for line in _hanging(note, console.width, 4)):
+        for line in (line for note in p.notes for line in _hanging(memory_note_text(note), console.width, 4)):
             console.print(f"[dim]{line}[/dim]", highlight=False)
 
 
@@ -341,7 +343,7 @@ def _problems(v: ReportView, width: int) -> list[str]:
     if flagged:
         lines.append("[bold red]Above a ceiling (!)[/bold red]:")
         lines += [line for key, flag in flagged for line in _hanging(f"{key}: {flag}", width, 2)]
-    notes = v.notes
+    notes = flop_notes_text(v.notes)
     lines += [line for note in notes for line in _hanging(f"note: {note}", width, 0)]
     levels: dict[str, set[str]] = defaultdict(set)
     for k in a.launches:

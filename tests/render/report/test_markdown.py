@@ -11,12 +11,13 @@ import pytest
 from roofline.analysis.advice import rank_by_time_to_gain
 from roofline.analysis.ncu_rules import clean_rule_text
 from roofline.core.units import seconds
+from roofline.ncu.metrics import FlopNoteKind
 from roofline.pipeline import analyze_files
 from roofline.render import GENERATED_BY
 from roofline.render.base import image_names
 from roofline.render.report import json as report_json
 from roofline.render.report import markdown
-from roofline.render.report.prose import bound_of, cited, estimate_text
+from roofline.render.report.prose import bound_of, cited, estimate_text, flop_note_text
 from tests.views import views
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "h100-sxm_synthetic.roofline.json"
@@ -153,10 +154,10 @@ def test_a_kernel_section_carries_its_launch_notes_on_what_it_ran():
     moves (the FP16 row is shown). Its full-set report leaves the moves out, so no FP16 FLOPs remain and the note on
     them concerns nothing the triad ran: the section leaves it out, the JSON keeps it."""
     counted = analyze_files([EXAMPLE.parent / "h100" / "triad-cupy.roofline.ncu-rep"])[0]
-    note = next(n for n in counted.launches[0].notes if "HFMA2 instructions alone" in n)
+    note = next(flop_note_text(n) for n in counted.launches[0].notes if n.kind is FlopNoteKind.HFMA_MOVES_UNCOUNTED)
     assert f"> {note}." in markdown.render(views([counted]))
     full = analyze_files([EXAMPLE.parent / "h100" / "triad-cupy.full.ncu-rep"])[0]
-    moves = next(n for n in full.launches[0].notes if "zero-product HFMA2" in n)
+    moves = next(flop_note_text(n) for n in full.launches[0].notes if n.kind is FlopNoteKind.HFMA_MOVES_LEFT_OUT)
     assert moves not in markdown.render(views([full]))
     assert moves in json.loads(report_json.render(views([full])))["reports"][0]["kernels"][0]["notes"]
 

@@ -3,8 +3,18 @@ not, ncu's local percent, the roofs taken from the datasheet, the line of one n/
 
 from __future__ import annotations
 
-from roofline.analysis.results import Advice, Cause, EstimateBound, ModelChange, PeakKind, Producer
+from roofline.analysis.results import (
+    Advice,
+    Cause,
+    EstimateBound,
+    MemoryNote,
+    MemoryNoteKind,
+    ModelChange,
+    PeakKind,
+    Producer,
+)
 from roofline.analysis.view import ScaledRoofs, Unavailable
+from roofline.ncu.metrics import HINT_HFMA_MOVES, HINT_L2_OP_HIT, FlopNote, FlopNoteKind
 from roofline.render.report.prose import (
     CITED_RULES,
     bound_of,
@@ -12,6 +22,9 @@ from roofline.render.report.prose import (
     combined_text,
     estimate_of,
     estimate_text,
+    flop_note_text,
+    flop_notes_text,
+    memory_note_text,
     producer_text,
     scaled_roofs_note,
     unavailable_line,
@@ -109,3 +122,28 @@ def test_an_unavailable_line_names_the_values_the_option_and_the_launches():
     assert unavailable_line(missing, 1) == "FLOPs FP64, FP16; duration: re-profile with --set full [all launches]"
     other = Unavailable(Cause.OTHER, (("bound", ""),), frozenset({"0:1"}), detail="no verdict here")
     assert unavailable_line(other, 3) == "bound: no verdict here [1 of 3 launches]"
+
+
+def test_each_flop_note_is_written_from_its_fields():
+    assert flop_note_text(FlopNote(FlopNoteKind.COUNTER_ABSENT, "fp16", "hadd")) == (
+        "FP16 FLOPs leave out hadd (counter not in the report)")
+    assert flop_note_text(FlopNote(FlopNoteKind.HFMA_MOVES_LEFT_OUT, "fp16", "hfma", 4e6, 1e6)) == (
+        "FP16 FLOPs leave out 4,000,000 FLOPs: 1,000,000 zero-product HFMA2 thread instructions, register moves "
+        "through the FMA pipe with no arithmetic")
+    assert flop_note_text(FlopNote(FlopNoteKind.HFMA_MOVES_UNCOUNTED, "fp16")).endswith(f"HFMA; {HINT_HFMA_MOVES}")
+    assert flop_note_text(FlopNote(FlopNoteKind.VOLTA_TENSOR, "tensor", flops=512)) == (
+        "approximate: 512 FLOP per HMMA.884 instruction (FP32 accumulate)")
+
+
+def test_a_reports_flop_notes_are_each_written_once_in_their_texts_order():
+    absent = FlopNoteKind.COUNTER_ABSENT
+    notes = [FlopNote(absent, "fp32", "fmul"), FlopNote(absent, "fp16", "hadd"), FlopNote(absent, "fp32", "fmul")]
+    assert flop_notes_text(notes) == ["FP16 FLOPs leave out hadd (counter not in the report)",
+                                      "FP32 FLOPs leave out fmul (counter not in the report)"]
+
+
+def test_the_l2_note_says_whether_the_loads_and_stores_rates_split_it():
+    split = memory_note_text(MemoryNote(MemoryNoteKind.L2_ABOVE_FULL, split=True))
+    alone = memory_note_text(MemoryNote(MemoryNoteKind.L2_ABOVE_FULL))
+    assert split.startswith("an L2 hit rate above 100%") and split.endswith("the loads' and stores' rates show the mix")
+    assert alone.endswith(HINT_L2_OP_HIT) and "does not clamp" in alone
