@@ -130,27 +130,24 @@ class Roofline:
         require_common(comparison)
         return CompareDocument(comparison, width=width, normalize=normalize)
 
-    def project(self, path: str | os.PathLike[str], to: str, clock: TargetClock = "sustained",
+    def project(self, path: str | os.PathLike[str], to: str | Sequence[DeviceSpec], clock: TargetClock = "sustained",
                 width: int = 80) -> ProjectDocument:
-        """``project``: one report's kernels projected onto the GPU of spec ``to`` at ``clock``."""
-        from roofline.compare.pairing import PairOptions
+        """``project``: one report's kernels projected onto the GPU of spec ``to`` at ``clock``; onto each of several
+        (``to`` as ``targets`` reads it: ``all``, or ids separated by commas), the workload's total on each, fastest
+        first."""
+        from roofline.compare.pairing import PairOptions, project_onto_many
 
-        return ProjectDocument(self._comparison([path], None, to, PairOptions(clock=clock)), width=width)
+        targets = self.targets(to, clock) if isinstance(to, str) else list(to)
+        if len(targets) == 1:
+            return ProjectDocument(self._comparison([path], None, targets[0], PairOptions(clock=clock)), width=width)
+        analysis = self.analyses([path])[0]
+        return ProjectDocument(project_onto_many(analysis, targets, clock, self._loaded()), width=width)
 
     def targets(self, to: str, clock: TargetClock = "sustained") -> list[DeviceSpec]:
         """The specs ``--to`` names: ``all`` (every spec of the catalog), or ids separated by commas; RooflineError
         for an unknown id or a clock a target does not give."""
         ids = [s.id for s in self.catalog.specs] if to.strip() == "all" else [t.strip() for t in to.split(",")]
         return [self.target(spec_id, clock) for spec_id in ids]
-
-    def project_many(self, path: str | os.PathLike[str], to: str, clock: TargetClock = "sustained",
-                     width: int = 80) -> ProjectDocument:
-        """``project --to all`` (or several ids): one report's workload projected onto each GPU, fastest first."""
-        from roofline.compare.pairing import project_onto_many
-
-        targets = self.targets(to, clock)
-        analysis = self.analyses([path])[0]
-        return ProjectDocument(project_onto_many(analysis, targets, clock, self._loaded()), width=width)
 
     def diff(self, base: str | os.PathLike[str], new: str | os.PathLike[str], thresholds: Thresholds,
              matcher: Matcher | None = None, options: PairOptions | None = None, allow_different_gpu: bool = False,
@@ -251,13 +248,16 @@ class Roofline:
         return GradeDocument(grade_report(analysis, found.spec if found is not None else None, base), width=width)
 
     # --- Steps shared by the commands -------------------------------------------------------------------
-    def _comparison(self, paths: Paths, matcher: Matcher | None, project_to: str | None,
+    def _comparison(self, paths: Paths, matcher: Matcher | None, project_to: str | DeviceSpec | None,
                     options: PairOptions | None) -> Comparison:
-        """The reports' kernels paired against the one catalog (every report needed)."""
+        """The reports' kernels paired against the one catalog (every report needed), projected onto ``project_to``
+        (a spec, or its id) where given."""
         from roofline.compare.pairing import Matcher, PairOptions, pair_reports
 
         options = options or PairOptions()
-        target = self.target(project_to, options.clock) if project_to else None
+        target = project_to or None
+        if isinstance(target, str):
+            target = self.target(target, options.clock)
         return pair_reports(self.analyses(paths), matcher or Matcher(), target, options, self.catalog)
 
     def _with_work(self, profile: Path, reports: Sequence[Path], nsys: str | None, group_by: str) -> TimelineSet:
