@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from roofline.compare.pairing import Comparison, Matcher, PairOptions
     from roofline.compare.realtime import RealTimeView
     from roofline.compare.regression import Thresholds
+    from roofline.documents.tools import NcuRun
     from roofline.nsys.load import Loaded
     from roofline.specs.catalog import DeviceSpec, SpecCatalog, SpecMatch
 
@@ -223,6 +224,30 @@ class Roofline:
             timelines = timeline_set([x.timeline for x in loaded],
                                      streams=streams_view([x.trace for x in loaded if x.trace is not None]))
         return TimelineDocument(timelines, width=width, top=top)
+
+    @staticmethod
+    def ncu_plan(profile: Path, top: int) -> list[NcuRun]:
+        """The ncu runs ``analyze --from-nsys PROFILE --top TOP`` plans for the profile's top kernels (one SQLite
+        export): each one's kernels, launches, why, and its ncu command, ``APP`` standing for the application."""
+        from roofline.analysis.timeline import kernel_regex, name_base, ncu_targets
+        from roofline.core import kernel_filter
+        from roofline.documents.tools import NcuRun
+        from roofline.ncu import driver
+        from roofline.nsys.load import load_for_profiling
+
+        profiled, reps = load_for_profiling(profile, top)
+        targets = ncu_targets(profiled, top, reps)
+        base = name_base(profiled, top)  # demangled where two instances share a short name, as analyze plans it
+        runs = []
+        for i, target in enumerate(targets):
+            options = driver.NcuOptions(section_set="roofline",
+                                        kernel=kernel_filter.parse([kernel_regex(target.kernels, base)], base),
+                                        launch_skip=target.launch_skip, launch_count=target.launch_count)
+            report = driver.report_template(None, "APP", f".top{i + 1}" if len(targets) > 1 else "")
+            log = report.removesuffix(driver.REPORT_SUFFIX) + driver.LOG_SUFFIX
+            runs.append(NcuRun(list(target.names), target.launch_skip, target.launch_count, target.why,
+                               driver.shell_command(driver.build_argv("ncu", options, report, log, ["APP"]))))
+        return runs
 
     def grade(self, path: str | os.PathLike[str], kernels: Sequence[str] | None = None,
               baseline: str | os.PathLike[str] | None = None, width: int = 80) -> GradeDocument:
