@@ -116,11 +116,10 @@ def conform(kind: str, result: dict[str, Any]) -> None:
     msgspec.convert(result, GENERATED[kind][0])
 
 
-def spec(spec_id: str, specs: Paths = ()) -> dict[str, Any]:
-    """``roofline specs show ID -f json``: every number of one device spec with its source."""
-    from roofline.cli.commands.specs import spec_dict
-
-    return spec_dict(Roofline(AnalysisOptions(specs=tuple(specs))).catalog.get(spec_id))
+def spec(spec_id: str, command: str, specs: Paths = ()) -> Struct:
+    """``gpu_spec`` of one id: ``roofline specs show ID -f json``, every number of the spec with its source."""
+    return tools.spec_result(tools.spec_doc(Roofline(AnalysisOptions(specs=tuple(specs))).catalog.get(spec_id)),
+                             command)
 
 
 def spec_ids(command: str, specs: Paths = ()) -> Struct:

@@ -186,12 +186,6 @@ def _heaviest(node: Any, path: str) -> tuple[str, Any, Any] | None:
     return None if best is None else best[1:]
 
 
-def envelope(command: Sequence[str], **payload: Any) -> dict[str, Any]:
-    """What every result starts with: the JSON schema version, the tool, the equivalent command line."""
-    return {"schema_version": adapter.schema_version(), "tool": {"name": "roofline", "version": __version__},
-            "command": command_line(command), **payload}
-
-
 def command_line(command: Sequence[str]) -> str:
     """The equivalent command line of a call, as a shell reads it."""
     return shlex.join(["roofline", *command])
@@ -447,8 +441,8 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         if spec_id is None:
             return fit(adapter.plain(adapter.spec_ids(command_line(["specs", "list"]), specs)), max_chars,
                        "ask for one spec_id")
-        doc = adapter.spec(spec_id, specs)
-        return fit(envelope(["specs", "show", spec_id, "-f", "json"], kind="spec", spec=doc), max_chars,
+        return fit(adapter.plain(adapter.spec(spec_id, command_line(["specs", "show", spec_id, "-f", "json"]), specs)),
+                   max_chars,
                    "the spec's notes are long: raise max_chars")
 
     @tool

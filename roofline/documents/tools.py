@@ -5,14 +5,15 @@ commands' are (``roofline.documents.schemas``, kinds named by the tool) and each
 schema. ``grade_kernel`` answers the ``grade`` document itself (``roofline.documents.grade``).
 
 Each result is built here from its command's typed document (``kernel_list``, ``kernel_analysis``, ``judgement``,
-``projection_page``, ``nsys_ranking``, ``spec_list``): the MCP server asks for them and encodes what they return."""
+``projection_page``, ``nsys_ranking``, ``graded``, ``spec_list``, ``spec_result``): the MCP server asks for them
+and encodes what they return."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
-from msgspec import UNSET, Meta, Struct, UnsetType
+from msgspec import UNSET, Meta, Struct, UnsetType, convert
 from msgspec.structs import asdict, replace
 
 from roofline.analysis.results import Bound
@@ -43,6 +44,9 @@ from roofline.documents.grade import GradeJson
 from roofline.documents.report import CeilingsDoc, CeilingsText, Device, Kernel, ReportJson
 from roofline.documents.timeline import KernelDoc, TimelineDoc, TimelineJson
 from roofline.errors import RooflineError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.specs.catalog import DeviceSpec
 
 # A figure of time alone: left out (not null) of a pair whose work differs, where time is no measure of speed.
 TimeAlone = Annotated[Number | UnsetType, Meta(extra_json_schema={"default": None})]
@@ -244,7 +248,7 @@ class Measured(Struct, frozen=True):
     roofs: dict[str, MeasuredRoof]
 
 
-class SpecDoc(Struct, frozen=True, omit_defaults=True):
+class SpecDoc(Struct, frozen=True, omit_defaults=True, kw_only=True):
     """``specs show --format json``: every number of one device spec beside its source."""
 
     id: str
@@ -258,6 +262,7 @@ class SpecDoc(Struct, frozen=True, omit_defaults=True):
     tensor_clock_hz: Cited | None
     base_clock_hz: Cited | None
     sustained_clock_hz: Cited | None
+    board_power_w: Annotated[Cited | None | UnsetType, Meta(extra_json_schema={"default": None})] = UNSET
     fp32_lanes_per_sm: Cited | None
     memory: SpecMemory
     l2_bytes: Cited | None
@@ -424,3 +429,39 @@ def graded(grade: GradeJson, name_chars: int) -> GradeJson:
     names = fit_apart([kernel_name(k.kernel, k.kernel) for k in grade.kernels], name_chars)
     return replace(grade, kernels=[replace(k, kernel=name, per_launch=[])
                                    for k, name in zip(grade.kernels, names, strict=True)])
+
+
+def spec_doc(spec: DeviceSpec) -> SpecDoc:
+    """``specs show --format json``: every number of ``spec`` beside its source (and how it was derived, where it was
+    computed), its calibration as its file holds it."""
+    from roofline.specs.calibration import to_yaml_dict
+
+    def cited(key: str, value: float | None) -> Cited | None:
+        return None if value is None else Cited(value, spec.sources.get(key, ""), spec.derived.get(key))
+
+    measured = None
+    if spec.measured is not None:
+        measured = convert({"file": spec.measured.path, **to_yaml_dict(spec.measured)["measured"]}, Measured)
+    return SpecDoc(
+        id=spec.id, file=spec.path, display_names=list(spec.display_names), architecture=spec.architecture,
+        chip=spec.chip, compute_capability=spec.compute_capability, sm_count=cited("sm_count", spec.sm_count),
+        boost_clock_hz=cited("boost_clock_hz", spec.boost_clock_hz),
+        tensor_clock_hz=cited("tensor_clock_hz", spec.tensor_clock_hz),
+        base_clock_hz=cited("base_clock_hz", spec.base_clock_hz),
+        sustained_clock_hz=cited("sustained_clock_hz", spec.sustained_clock_hz),
+        board_power_w=cited("board_power_w", spec.board_power_w),
+        fp32_lanes_per_sm=cited("fp32_lanes_per_sm", spec.fp32_lanes_per_sm),
+        memory=SpecMemory(spec.memory_type, cited("memory.bytes", spec.memory_bytes),
+                          cited("memory.bandwidth_bytes_per_s", spec.memory_bandwidth_bytes_per_s),
+                          cited("memory.achievable_bandwidth_bytes_per_s", spec.memory_achievable_bytes_per_s),
+                          cited("memory.clock_hz", spec.memory_clock_hz),
+                          cited("memory.bus_width_bits", spec.memory_bus_width_bits)),
+        l2_bytes=cited("l2_bytes", spec.l2_bytes), peaks={k: cited(f"peaks.{k}", v) for k, v in spec.peaks.items()},
+        bandwidth=SpecBandwidth(cited("bandwidth.l2_bytes_per_s", spec.l2_bytes_per_s),
+                                cited("bandwidth.l1_bytes_per_s", spec.l1_bytes_per_s)),
+        notes=spec.notes, measured=measured)
+
+
+def spec_result(spec: SpecDoc, command: str) -> GpuSpec:
+    """``gpu_spec`` of one id: its spec."""
+    return GpuSpec(schema_version=SCHEMA_VERSION, tool=tool(), command=command, kind="spec", spec=spec)

@@ -86,3 +86,13 @@ def test_a_launch_keeps_its_set_of_roofs_alone_each_reason_once_and_the_advice_a
     assert durations[result.launch] == max(durations)
     with pytest.raises(RooflineError, match="matched 1 launches in x.json|give launch from 0"):
         tools.kernel_analysis(typed(document.view), "roofline report", 999, 1, 1, "regex:.", "x.json")
+
+
+def test_a_spec_document_cites_each_number_board_power_included() -> None:
+    from roofline.specs.catalog import load_catalog
+
+    catalog = load_catalog(())
+    doc = builtins(tools.spec_doc(catalog.get("h100-sxm5")))
+    assert "board_power_w" in doc and doc["sm_count"]["value"] == 132 and doc["sm_count"]["source"]
+    assert msgspec.convert(doc, tools.SpecDoc) == tools.spec_doc(catalog.get("h100-sxm5"))
+    assert "board_power_w" in schemas.schema("gpu_spec")["$defs"]["SpecDoc"]["properties"]
