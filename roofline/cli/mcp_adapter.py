@@ -129,13 +129,6 @@ def spec_ids(command: str, specs: Paths = ()) -> Struct:
                             for s in sorted(catalog.specs, key=lambda s: s.id)], command)
 
 
-def schema_version() -> int:
-    """The ``schema_version`` every ``--format json`` document carries."""
-    from roofline.render.report.json import SCHEMA_VERSION
-
-    return SCHEMA_VERSION
-
-
 def text(doc: Any) -> str:
     """JSON text as ``--format json`` writes it (compact, never NaN)."""
     from roofline.render.names import json_text
@@ -157,4 +150,3 @@ def write_json(path: Path, doc: dict[str, Any]) -> None:
     if ext in known_extensions() and ext != JSON_SUFFIX:
         raise UsageError(f"output {path}: a {ext} file, and the tools write JSON", f"end the name with {JSON_SUFFIX}")
     write_output(path, text(doc), announce=False)
-
