@@ -2,7 +2,7 @@
 ``roofline.documents.tools`` built from the typed document (``roofline.render.data.typed``) that the facade
 (``roofline.facade.Roofline``) answers for the equivalent command, beside that whole document (what ``output``
 writes). The server encodes them (``plain``: no text written and parsed back), cuts them to its budget and writes them;
-it computes no number and builds no field itself.
+it computes no number, and adds to a result only the command line, what it cut and the file it wrote.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from roofline.render.data import data, plain, typed
 
 Paths = Sequence[str | os.PathLike[str]]
 
-__all__ = ["Answer", "plain"]
+__all__ = ["Answer", "analyse_kernel", "compare_reports", "conform", "grade_kernel", "list_kernels", "plain",
+           "project_report", "rank_nsys_kernels", "schema", "spec", "spec_ids", "text", "whole", "write_json"]
 
 
 class Answer(NamedTuple):
