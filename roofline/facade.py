@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from roofline.compare.pairing import Comparison, Matcher, PairOptions
     from roofline.compare.realtime import RealTimeView
     from roofline.compare.regression import Thresholds
+    from roofline.documents.tools import NcuRun
     from roofline.nsys.load import Loaded
     from roofline.specs.catalog import DeviceSpec, SpecCatalog, SpecMatch
 
@@ -130,27 +131,24 @@ class Roofline:
         require_common(comparison)
         return CompareDocument(comparison, width=width, normalize=normalize)
 
-    def project(self, path: str | os.PathLike[str], to: str, clock: TargetClock = "sustained",
+    def project(self, path: str | os.PathLike[str], to: str | Sequence[DeviceSpec], clock: TargetClock = "sustained",
                 width: int = 80) -> ProjectDocument:
-        """``project``: one report's kernels projected onto the GPU of spec ``to`` at ``clock``."""
-        from roofline.compare.pairing import PairOptions
+        """``project``: one report's kernels projected onto the GPU of spec ``to`` at ``clock``; onto each of several
+        (``to`` as ``targets`` reads it: ``all``, or ids separated by commas), the workload's total on each, fastest
+        first."""
+        from roofline.compare.pairing import PairOptions, project_onto_many
 
-        return ProjectDocument(self._comparison([path], None, to, PairOptions(clock=clock)), width=width)
+        targets = self.targets(to, clock) if isinstance(to, str) else list(to)
+        if len(targets) == 1:
+            return ProjectDocument(self._comparison([path], None, targets[0], PairOptions(clock=clock)), width=width)
+        analysis = self.analyses([path])[0]
+        return ProjectDocument(project_onto_many(analysis, targets, clock, self._loaded()), width=width)
 
     def targets(self, to: str, clock: TargetClock = "sustained") -> list[DeviceSpec]:
         """The specs ``--to`` names: ``all`` (every spec of the catalog), or ids separated by commas; RooflineError
         for an unknown id or a clock a target does not give."""
         ids = [s.id for s in self.catalog.specs] if to.strip() == "all" else [t.strip() for t in to.split(",")]
         return [self.target(spec_id, clock) for spec_id in ids]
-
-    def project_many(self, path: str | os.PathLike[str], to: str, clock: TargetClock = "sustained",
-                     width: int = 80) -> ProjectDocument:
-        """``project --to all`` (or several ids): one report's workload projected onto each GPU, fastest first."""
-        from roofline.compare.pairing import project_onto_many
-
-        targets = self.targets(to, clock)
-        analysis = self.analyses([path])[0]
-        return ProjectDocument(project_onto_many(analysis, targets, clock, self._loaded()), width=width)
 
     def diff(self, base: str | os.PathLike[str], new: str | os.PathLike[str], thresholds: Thresholds,
              matcher: Matcher | None = None, options: PairOptions | None = None, allow_different_gpu: bool = False,
@@ -227,6 +225,30 @@ class Roofline:
                                      streams=streams_view([x.trace for x in loaded if x.trace is not None]))
         return TimelineDocument(timelines, width=width, top=top)
 
+    @staticmethod
+    def ncu_plan(profile: Path, top: int) -> list[NcuRun]:
+        """The ncu runs ``analyze --from-nsys PROFILE --top TOP`` plans for the profile's top kernels (one SQLite
+        export): each one's kernels, launches, why, and its ncu command, ``APP`` standing for the application."""
+        from roofline.analysis.timeline import kernel_regex, name_base, ncu_targets
+        from roofline.core import kernel_filter
+        from roofline.documents.tools import NcuRun
+        from roofline.ncu import driver
+        from roofline.nsys.load import load_for_profiling
+
+        profiled, reps = load_for_profiling(profile, top)
+        targets = ncu_targets(profiled, top, reps)
+        base = name_base(profiled, top)  # demangled where two instances share a short name, as analyze plans it
+        runs = []
+        for i, target in enumerate(targets):
+            options = driver.NcuOptions(section_set="roofline",
+                                        kernel=kernel_filter.parse([kernel_regex(target.kernels, base)], base),
+                                        launch_skip=target.launch_skip, launch_count=target.launch_count)
+            report = driver.report_template(None, "APP", f".top{i + 1}" if len(targets) > 1 else "")
+            log = report.removesuffix(driver.REPORT_SUFFIX) + driver.LOG_SUFFIX
+            runs.append(NcuRun(list(target.names), target.launch_skip, target.launch_count, target.why,
+                               driver.shell_command(driver.build_argv("ncu", options, report, log, ["APP"]))))
+        return runs
+
     def grade(self, path: str | os.PathLike[str], kernels: Sequence[str] | None = None,
               baseline: str | os.PathLike[str] | None = None, width: int = 80) -> GradeDocument:
         """``grade``: each kernel of the report (those ``kernels`` selects, else the options' --kernel) graded
@@ -251,13 +273,16 @@ class Roofline:
         return GradeDocument(grade_report(analysis, found.spec if found is not None else None, base), width=width)
 
     # --- Steps shared by the commands -------------------------------------------------------------------
-    def _comparison(self, paths: Paths, matcher: Matcher | None, project_to: str | None,
+    def _comparison(self, paths: Paths, matcher: Matcher | None, project_to: str | DeviceSpec | None,
                     options: PairOptions | None) -> Comparison:
-        """The reports' kernels paired against the one catalog (every report needed)."""
+        """The reports' kernels paired against the one catalog (every report needed), projected onto ``project_to``
+        (a spec, or its id) where given."""
         from roofline.compare.pairing import Matcher, PairOptions, pair_reports
 
         options = options or PairOptions()
-        target = self.target(project_to, options.clock) if project_to else None
+        target = project_to or None
+        if isinstance(target, str):
+            target = self.target(target, options.clock)
         return pair_reports(self.analyses(paths), matcher or Matcher(), target, options, self.catalog)
 
     def _with_work(self, profile: Path, reports: Sequence[Path], nsys: str | None, group_by: str) -> TimelineSet:

@@ -87,3 +87,13 @@ def test_the_api_wrappers_go_through_the_facade() -> None:
     (direct,) = Roofline(options).analyses([EXAMPLE])
     assert api.launches == direct.launches and api.ceilings_used == "measured-clock"
     assert roofline.Roofline is Roofline and roofline.AnalysisOptions is AnalysisOptions
+
+
+def test_project_reads_to_once_one_target_pairs_several_rank_the_workload() -> None:
+    facade = Roofline(AnalysisOptions(diagnostics=False))
+    one = facade.project(TRIAD, "h200").comparison
+    several = facade.project(TRIAD, "h200, a100-sxm4-80gb").comparison
+    chosen = facade.project(TRIAD, facade.targets("h200,a100-sxm4-80gb")).comparison
+    assert one.project_to == "h200" and one.workload is not None and not one.everywhere
+    assert {w.target for w in several.everywhere} == {"h200", "a100-sxm4-80gb"}
+    assert [w.target for w in chosen.everywhere] == [w.target for w in several.everywhere]

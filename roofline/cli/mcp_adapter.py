@@ -1,7 +1,8 @@
-"""The one door from the MCP server (``roofline.cli.mcp_server``) to the analysis and its renderers: each function
-returns, as plain data, the document that the matching command's ``--format json`` writes for the same input, asked
-of the same facade (``roofline.facade.Roofline``), as plain data (``roofline.render.data``: no text written and
-parsed back). The server cuts and joins these documents; it computes no number itself.
+"""The one door from the MCP server (``roofline.cli.mcp_server``) to the analysis: each tool's result, a type of
+``roofline.documents.tools`` built from the typed document (``roofline.render.data.typed``) that the facade
+(``roofline.facade.Roofline``) answers for the equivalent command, beside that whole document (what ``output``
+writes). The server encodes them (``plain``: no text written and parsed back), cuts them to its budget and writes them;
+it computes no number, and adds to a result only the command line, what it cut and the file it wrote.
 """
 
 from __future__ import annotations
@@ -9,63 +10,94 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
+
+from msgspec import Struct
 
 from roofline.core.choices import GroupBy, TargetClock
+from roofline.documents import tools
 from roofline.documents.kinds import Document
 from roofline.facade import Roofline
 from roofline.pipeline import AnalysisOptions
-from roofline.render.base import Kind
-from roofline.render.data import data
+from roofline.render.compare.json import WORDS as COMPARE_WORDS
+from roofline.render.data import data, plain, typed
 
 Paths = Sequence[str | os.PathLike[str]]
 
-
-def _json(kind: Kind, document: Document) -> dict[str, Any]:
-    """The document as ``--format json`` writes it, as plain data (no text written nor parsed)."""
-    return data(document)
+__all__ = ["Answer", "analyse_kernel", "compare_reports", "conform", "grade_kernel", "list_kernels", "plain",
+           "project_report", "rank_nsys_kernels", "schema", "spec", "spec_ids", "text", "whole", "write_json"]
 
 
-def report(paths: Paths, options: AnalysisOptions) -> dict[str, Any]:
-    """``roofline report FILES -f json``: every launch of the reports (every report is needed here)."""
-    return _json("report", Roofline(options).report(paths, keep_going=False))
+class Answer(NamedTuple):
+    """A tool's result, and the whole document of the equivalent command it is cut from."""
+
+    result: Struct
+    whole: Document
 
 
-def summary(paths: Paths, options: AnalysisOptions, by: GroupBy, top: int) -> dict[str, Any]:
-    """``roofline summary FILES --by BY --top TOP -f json``: per report, its kernel groups by recoverable time."""
-    document = Roofline(options).summary(paths, by, top, keep_going=False)
+def list_kernels(paths: Paths, options: AnalysisOptions, by: GroupBy, offset: int, limit: int,
+                 command: str) -> Answer:
+    """``list_kernels``: ``roofline summary FILES --by BY --top OFFSET+LIMIT -f json``, from group ``offset`` on."""
+    document = Roofline(options).summary(paths, by, offset + limit, keep_going=False)
     assert document is not None, "only a run over MPI ranks has no document"
-    return _json("summary", document)
+    return Answer(tools.kernel_list(typed(document), command, offset, limit), document)  # type: ignore[arg-type]
 
 
-def compare_and_diff(base: str | os.PathLike[str], new: str | os.PathLike[str], options: AnalysisOptions,
-                     match: str, maps: Sequence[str], work_tolerance_pct: float, alpha: float, slower_pct: float,
-                     min_share_pct: float, total_slower_pct: float, roof_drop_pct: float | None,
-                     gate_different_work: bool, allow_different_gpu: bool) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``roofline compare BASE NEW -f json`` and ``roofline diff BASE NEW -f json`` with these options, from one
-    analysis of the two reports."""
+def analyse_kernel(path: str | os.PathLike[str], options: AnalysisOptions, launch: int | None, advice: int,
+                   hotspots: int, kernel: str, shown: str, command: str) -> Answer:
+    """``analyse_kernel``: one launch of ``roofline report FILE --kernel K -f json`` (every report needed)."""
+    document = Roofline(options).report([path], keep_going=False)
+    result = tools.kernel_analysis(typed(document), command, launch, advice, hotspots,  # type: ignore[arg-type]
+                                   kernel, shown)
+    return Answer(result, document)
+
+
+def compare_reports(base: str | os.PathLike[str], new: str | os.PathLike[str], options: AnalysisOptions,
+                    match: str, maps: Sequence[str], work_tolerance_pct: float, alpha: float, slower_pct: float,
+                    min_share_pct: float, total_slower_pct: float, roof_drop_pct: float | None,
+                    gate_different_work: bool, allow_different_gpu: bool, command: str, also: str) -> Answer:
+    """``compare_reports``: ``roofline diff BASE NEW -f json`` with each pair's headline of ``roofline compare BASE
+    NEW -f json`` (``also``), from one analysis of the two reports; the whole document is the diff's."""
     from roofline.compare.pairing import pair_options, parse_matcher
     from roofline.compare.regression import Thresholds
 
     matcher = parse_matcher(match, maps, 2)
-    judged = pair_options(work_tolerance_pct, alpha)
-    compared = Roofline(options).compare([base, new], matcher, None, judged)
+    compared = Roofline(options).compare([base, new], matcher, None, pair_options(work_tolerance_pct, alpha))
     thresholds = Thresholds(slower_pct, min_share_pct, total_slower_pct, roof_drop_pct, gate_different_work)
-    judgement = Roofline.judge(compared.comparison, thresholds, allow_different_gpu)
-    return _json("compare", compared), _json("diff", judgement)
+    judged = Roofline.judge(compared.comparison, thresholds, allow_different_gpu)
+    return Answer(tools.judgement(judged.result, COMPARE_WORDS, command, also), judged)
 
 
-def project(path: str | os.PathLike[str], to: str, options: AnalysisOptions,
-            clock: TargetClock = "sustained") -> dict[str, Any]:
-    """``roofline project FILE --to SPEC --clock CLOCK -f json``."""
-    return _json("project", Roofline(options).project(path, to, clock))
+def project_report(path: str | os.PathLike[str], to: str, options: AnalysisOptions, clock: TargetClock,
+                   offset: int, limit: int, command: str) -> Answer:
+    """``project_report``: ``roofline project FILE --to SPEC --clock CLOCK -f json`` (one target), a page of its
+    kernels."""
+    facade = Roofline(options)
+    document = facade.project(path, [facade.target(to, clock)], clock)
+    return Answer(tools.projection_page(typed(document), command, offset, limit), document)  # type: ignore[arg-type]
 
 
-def grade(path: str | os.PathLike[str], options: AnalysisOptions,
-          baseline: str | os.PathLike[str] | None = None) -> dict[str, Any]:
-    """``roofline grade FILE [--kernel K] [--baseline BASE] -f json``: each kernel's grade, its conditions and work
-    checks."""
-    return _json("grade", Roofline(options).grade(path, None, baseline))
+def rank_nsys_kernels(path: Path, nvtx: str | None, top: int, offset: int, limit: int, command: str,
+                      analyze: str) -> Answer:
+    """``rank_nsys_kernels``: ``roofline timeline FILE -f json`` of one Nsight Systems SQLite export, a page of its
+    kernels, and the ncu runs that ``roofline analyze --from-nsys FILE --top TOP`` (``analyze``) plans."""
+    document = Roofline().timeline([path], nvtx)
+    runs = Roofline.ncu_plan(path, top)
+    return Answer(tools.nsys_ranking(typed(document), command, offset, limit, analyze, runs),  # type: ignore[arg-type]
+                  document)
+
+
+def grade_kernel(path: str | os.PathLike[str], options: AnalysisOptions, baseline: str | os.PathLike[str] | None,
+                 name_chars: int) -> Answer:
+    """``grade_kernel``: ``roofline grade FILE [--kernel K] [--baseline BASE] -f json`` without each kernel's
+    launches, kernel names past ``name_chars`` cut."""
+    document = Roofline(options).grade(path, None, baseline)
+    return Answer(tools.graded(typed(document), name_chars), document)  # type: ignore[arg-type]
+
+
+def whole(document: Document) -> dict[str, Any]:
+    """A command's whole document as plain data, as its ``--format json`` text reads back."""
+    return data(document)
 
 
 def schema(kind: str) -> dict[str, Any]:
@@ -86,67 +118,17 @@ def conform(kind: str, result: dict[str, Any]) -> None:
     msgspec.convert(result, GENERATED[kind][0])
 
 
-def spec(spec_id: str, specs: Paths = ()) -> dict[str, Any]:
-    """``roofline specs show ID -f json``: every number of one device spec with its source."""
-    from roofline.cli.commands.specs import spec_dict
+def spec(spec_id: str, command: str, specs: Paths = ()) -> Struct:
+    """``gpu_spec`` of one id: ``roofline specs show ID -f json``, every number of the spec with its source."""
+    return tools.spec_result(tools.spec_doc(Roofline(AnalysisOptions(specs=tuple(specs))).catalog.get(spec_id)),
+                             command)
 
-    return spec_dict(Roofline(AnalysisOptions(specs=tuple(specs))).catalog.get(spec_id))
 
-
-def spec_ids(specs: Paths = ()) -> list[dict[str, Any]]:
-    """The known device specs (``roofline specs list``): id and display names."""
+def spec_ids(command: str, specs: Paths = ()) -> Struct:
+    """``gpu_spec`` without an id: the known device specs (``roofline specs list``), id and display names."""
     catalog = Roofline(AnalysisOptions(specs=tuple(specs))).catalog
-    return [{"id": s.id, "display_names": list(s.display_names)} for s in sorted(catalog.specs, key=lambda s: s.id)]
-
-
-def timeline(path: Path, nvtx: str | None, top: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """``roofline timeline FILE -f json`` of one Nsight Systems SQLite export, and the ncu runs that
-    ``roofline analyze --from-nsys FILE --top TOP`` plans for its top kernels (each: the kernels, the launches,
-    why, and the ncu command with ``APP`` for the application)."""
-    from roofline.analysis.timeline import kernel_regex, name_base, ncu_targets
-    from roofline.core import kernel_filter
-    from roofline.ncu import driver
-    from roofline.nsys.load import load_for_profiling
-
-    doc = _json("timeline", Roofline().timeline([path], nvtx))
-    profiled, reps = load_for_profiling(path, top)
-    runs = []
-    targets = ncu_targets(profiled, top, reps)
-    base = name_base(profiled, top)  # demangled where two instances share a short name, as analyze plans it
-    for i, target in enumerate(targets):
-        filters = [kernel_regex(target.kernels, base)]
-        options = driver.NcuOptions(section_set="roofline", kernel=kernel_filter.parse(filters, base),
-                                    launch_skip=target.launch_skip, launch_count=target.launch_count)
-        report = driver.report_template(None, "APP", f".top{i + 1}" if len(targets) > 1 else "")
-        argv = driver.build_argv("ncu", options, report, report.removesuffix(driver.REPORT_SUFFIX) +
-                                 driver.LOG_SUFFIX, ["APP"])
-        runs.append({"kernels": list(target.names), "launch_skip": target.launch_skip,
-                     "launch_count": target.launch_count, "why": target.why, "ncu": driver.shell_command(argv)})
-    return doc, runs
-
-
-def with_reasons(kernel: dict[str, Any], reasons: Sequence[str]) -> dict[str, Any]:
-    """A kernel of the report document with the texts of its reasons (the report's ``reasons``) in place of their
-    indices, as a reader of the document looks them up."""
-    from roofline.render.report.json import with_reasons as resolved
-
-    return resolved(kernel, reasons)
-
-
-def by_reason(missing: dict[str, str]) -> dict[str, list[str]]:
-    """The reasons of the nulls, each once, with the paths of the values it explains (a few reasons explain dozens
-    of values: each written once, the result stays small)."""
-    out: dict[str, list[str]] = {}
-    for path, reason in missing.items():
-        out.setdefault(reason, []).append(path)
-    return out
-
-
-def schema_version() -> int:
-    """The ``schema_version`` every ``--format json`` document carries."""
-    from roofline.render.report.json import SCHEMA_VERSION
-
-    return SCHEMA_VERSION
+    return tools.spec_list([tools.SpecRef(s.id, list(s.display_names))
+                            for s in sorted(catalog.specs, key=lambda s: s.id)], command)
 
 
 def text(doc: Any) -> str:
@@ -170,4 +152,3 @@ def write_json(path: Path, doc: dict[str, Any]) -> None:
     if ext in known_extensions() and ext != JSON_SUFFIX:
         raise UsageError(f"output {path}: a {ext} file, and the tools write JSON", f"end the name with {JSON_SUFFIX}")
     write_output(path, text(doc), announce=False)
-

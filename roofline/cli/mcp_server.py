@@ -27,7 +27,6 @@ from roofline import __version__
 from roofline.cli import mcp_adapter as adapter
 from roofline.core.choices import TargetClock
 from roofline.core.files import file_kind
-from roofline.core.kernel_names import fit_apart, kernel_name
 from roofline.core.model import CeilingSet
 from roofline.core.thresholds import ALPHA, MIN_SHARE_PCT, SLOWER_PCT, TOTAL_SLOWER_PCT, WORK_TOLERANCE
 from roofline.errors import RooflineError
@@ -36,7 +35,6 @@ from roofline.pipeline import AnalysisOptions
 DEFAULT_CHARS = 20_000  # a result's size budget by default: about 5k tokens
 GRADE_NAME_CHARS = 160  # grade_kernel's kernel names past this are cut in their middle (the command gives them whole)
 MAX_CHARS = 1_000_000
-DIFF_EXIT = {0: "no regression beyond the thresholds", 1: "regression: the kernels and why are under regressions"}
 INSTRUCTIONS = ("Roofline analyses of NVIDIA Nsight Compute reports (.ncu-rep, or roofline's .json report models) and "
                 "Nsight Systems SQLite exports. Start with list_kernels on a report, then analyse_kernel on the kernel "
                 "with the most recoverable time; after changing the kernel and re-profiling, compare_reports judges "
@@ -188,15 +186,9 @@ def _heaviest(node: Any, path: str) -> tuple[str, Any, Any] | None:
     return None if best is None else best[1:]
 
 
-def envelope(command: Sequence[str], **payload: Any) -> dict[str, Any]:
-    """What every result starts with: the JSON schema version, the tool, the equivalent command line."""
-    return {"schema_version": adapter.schema_version(), "tool": {"name": "roofline", "version": __version__},
-            "command": shlex.join(["roofline", *command]), **payload}
-
-
-def page(offset: int, limit: int, total: int) -> dict[str, Any]:
-    return {"offset": offset, "limit": limit, "total": total,
-            "next_offset": offset + limit if offset + limit < total else None}
+def command_line(command: Sequence[str]) -> str:
+    """The equivalent command line of a call, as a shell reads it."""
+    return shlex.join(["roofline", *command])
 
 
 def filter_args(kernel: Sequence[str] | None) -> list[str]:
@@ -269,10 +261,16 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         return AnalysisOptions(kernel=tuple(kernel or ()), kernel_name_base=base, ceilings=ceilings,
                                specs=tuple(specs), time_limit_s=time_limit_s, diagnostics=diagnostics, sass=sass)
 
-    def save(output: str | None, doc: dict[str, Any], result: dict[str, Any]) -> None:
+    def finish(answer: adapter.Answer, output: str | None, max_chars: int, ask: str) -> dict[str, Any]:
+        """The result as plain data, the whole document written to ``output`` (if asked), cut to ``max_chars``."""
+        return done(adapter.plain(answer.result), answer, output, max_chars, ask)
+
+    def done(result: dict[str, Any], answer: adapter.Answer, output: str | None, max_chars: int,
+             ask: str) -> dict[str, Any]:
         if output is not None:
-            adapter.write_json(roots.writable(output), doc)
+            adapter.write_json(roots.writable(output), adapter.whole(answer.whole))
             result["written"] = output
+        return fit(result, max_chars, ask)
 
     def tool(fn: Callable[..., dict[str, Any]]) -> None:
         """Register ``fn`` as a tool whose errors, of any kind, are one line to the caller (the server goes on)."""
@@ -307,16 +305,12 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         balanced, latency, small_grid) and percent of roof. Paginated with offset/limit. Next: analyse_kernel on
         a kernel name from here (kernel='exact:NAME')."""
         paths = [roots.readable(r) for r in reports]
-        # advised, as the CLI's summary: its rows' time to gain is the report's
-        doc = adapter.summary(paths, options(kernel, ceilings, diagnostics=True, sass=False), by, offset + limit)
-        total = max((r["groups"] for r in doc["reports"]), default=0)
-        for r in doc["reports"]:
-            r["rows"] = r["rows"][offset:]
         command = ["summary", *reports, "--by", by, "--top", str(offset + limit), *filter_args(kernel),
                    "--ceilings", ceilings, "-f", "json"]
-        result = envelope(command, kind="summary", page=page(offset, limit, total), reports=doc["reports"])
-        save(output, doc, result)
-        return fit(result, max_chars, "narrow with offset/limit or kernel filters")
+        # advised, as the CLI's summary: its rows' time to gain is the report's
+        answer = adapter.list_kernels(paths, options(kernel, ceilings, diagnostics=True, sass=False), by, offset,
+                                      limit, command_line(command))
+        return finish(answer, output, max_chars, "narrow with offset/limit or kernel filters")
 
     @tool
     def analyse_kernel(
@@ -337,20 +331,11 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         (instructions and source lines with the most warp samples, from --set full reports). Nulls have their
         reason under 'missing'."""
         path = roots.readable(report)
-        doc = adapter.report([path], options([kernel], ceilings, diagnostics=True, base=kernel_name_base))
-        (rep,) = doc["reports"]
-        kernels = rep["kernels"]
-        chosen = _chosen(kernels, launch, f"{kernel!r} matched {len(kernels)} launches in {report}")
-        k = _launch(adapter.with_reasons(kernels[chosen], rep["reasons"]), advice, hotspots)
-        matched = [{"launch": i, "name": m["name"], "duration_s": m["duration_s"], "bound": m["bound"]}
-                   for i, m in enumerate(kernels)]
         command = ["report", report, "--kernel", kernel, "--kernel-name-base", kernel_name_base, "--ceilings",
                    ceilings, "-f", "json"]
-        result = envelope(command, kind="kernel", report={key: rep[key] for key in (
-            "path", "label", "device", "ceilings_used", "warnings", "total_time_s")},
-            launch=chosen, matched=matched, kernel=k)
-        save(output, doc, result)
-        return fit(result, max_chars, "ask for fewer advice items or hot spots, or pick the launch")
+        answer = adapter.analyse_kernel(path, options([kernel], ceilings, diagnostics=True, base=kernel_name_base),
+                                        launch, advice, hotspots, kernel, report, command_line(command))
+        return finish(answer, output, max_chars, "ask for fewer advice items or hot spots, or pick the launch")
 
     @tool
     def compare_reports(
@@ -384,12 +369,6 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         (no regression beyond the thresholds) or 1 (regression, with the kernels and why). Per kernel also the
         source lines whose share of warp samples moved most. Where every kernel's work differs the call is refused
         ('nothing to gate'): call again with gate_different_work=true to judge them per unit of work."""
-        compared, judged = adapter.compare_and_diff(
-            roots.readable(base), roots.readable(new), options(kernel), match, maps or (), work_tolerance, alpha,
-            fail_if_slower, min_share, fail_if_total_slower, fail_if_roof_drop, gate_different_work,
-            allow_different_gpu)
-        headline = {p["key"]: p["headline"][1] for p in compared["kernels"]}
-        kernels = [_judged_kernel(v, headline.get(v["key"])) for v in judged["kernels"]]
         options_args = ["--match", match, *(a for m in maps or () for a in ("--map", m)), *filter_args(kernel),
                         "--work-tolerance", f"{work_tolerance:g}", "--alpha", f"{alpha:g}"]
         command = ["diff", base, new, *options_args, "--fail-if-slower", f"{fail_if_slower:g}", "--min-share",
@@ -397,15 +376,12 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
                    *(("--fail-if-roof-drop", f"{fail_if_roof_drop:g}") if fail_if_roof_drop is not None else ()),
                    *(("--gate-different-work",) if gate_different_work else ()),
                    *(("--allow-different-gpu",) if allow_different_gpu else ()), "-f", "json"]
-        result = envelope(command, kind="compare", also=shlex.join(["roofline", "compare", base, new,
-                                                                             *options_args, "-f", "json"]),
-                          exit_code=judged["exit_code"], meaning=DIFF_EXIT[judged["exit_code"]],
-                          regressions=judged["regressions"], total=judged["total"],
-                          setup_notes=judged["setup_notes"], thresholds=judged["thresholds"],
-                          base=judged["base"], new=judged["new"], kernels=kernels,
-                          only_in_base=judged["only_in_base"], only_in_new=judged["only_in_new"])
-        save(output, judged, result)
-        return fit(result, max_chars, "narrow with kernel filters")
+        answer = adapter.compare_reports(
+            roots.readable(base), roots.readable(new), options(kernel), match, maps or (), work_tolerance, alpha,
+            fail_if_slower, min_share, fail_if_total_slower, fail_if_roof_drop, gate_different_work,
+            allow_different_gpu, command_line(command),
+            command_line(["compare", base, new, *options_args, "-f", "json"]))
+        return finish(answer, output, max_chars, "narrow with kernel filters")
 
     @tool
     def project_report(
@@ -419,14 +395,11 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         (``workload``) and each kernel's launches summed, with an interval (a model, not a measurement). Paginated with
         offset/limit."""
         path = roots.readable(report)
-        doc = adapter.project(path, to, options(kernel, ceilings), clock)
         command = ["project", report, "--to", to, *filter_args(kernel), "--ceilings", ceilings, "--clock", clock,
                    "-f", "json"]
-        result = envelope(command, kind="project", target=doc["target"], clock=doc["clock"], report=doc["report"],
-                          page=page(offset, limit, len(doc["kernels"])),
-                          kernels=doc["kernels"][offset:offset + limit], workload=doc.get("workload"))
-        save(output, doc, result)
-        return fit(result, max_chars, "narrow with offset/limit or kernel filters")
+        answer = adapter.project_report(path, to, options(kernel, ceilings), clock, offset, limit,
+                                        command_line(command))
+        return finish(answer, output, max_chars, "narrow with offset/limit or kernel filters")
 
     @tool
     def grade_kernel(
@@ -449,16 +422,13 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         the equivalent command gives it."""
         path = roots.readable(report)
         base = roots.readable(baseline) if baseline is not None else None
-        doc = adapter.grade(path, options(kernel, base=kernel_name_base), base)
+        answer = adapter.grade_kernel(path, options(kernel, base=kernel_name_base), base, GRADE_NAME_CHARS)
         command = ["grade", report, *filter_args(kernel), "--kernel-name-base", kernel_name_base,
                    *(("--baseline", baseline) if baseline is not None else ()), "-f", "json"]
-        names = fit_apart([kernel_name(k["kernel"], k["kernel"]) for k in doc["kernels"]], GRADE_NAME_CHARS)
-        kernels = [{**k, "kernel": name, "per_launch": []} for k, name in zip(doc["kernels"], names, strict=True)]
-        result = {**doc, "kernels": kernels, "command": shlex.join(["roofline", *command]),
+        result = {**adapter.plain(answer.result), "command": command_line(command),
                   "left_out": "per_launch: each launch's floor and grade; kernel names whole past "
                               f"{GRADE_NAME_CHARS} characters (the command gives them)"}
-        save(output, doc, result)
-        return fit(result, max_chars, "narrow with kernel filters")
+        return done(result, answer, output, max_chars, "narrow with kernel filters")
 
     @tool
     def gpu_spec(
@@ -469,10 +439,10 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         """Look up a GPU's datasheet spec: every ceiling (peak FLOP/s per precision, dense tensor rates, memory, L2
         and L1 bandwidth, clocks, SM count) with its source; without spec_id, the ids of the known GPUs."""
         if spec_id is None:
-            return fit(envelope(["specs", "list"], kind="specs", specs=adapter.spec_ids(specs)), max_chars,
+            return fit(adapter.plain(adapter.spec_ids(command_line(["specs", "list"]), specs)), max_chars,
                        "ask for one spec_id")
-        doc = adapter.spec(spec_id, specs)
-        return fit(envelope(["specs", "show", spec_id, "-f", "json"], kind="spec", spec=doc), max_chars,
+        return fit(adapter.plain(adapter.spec(spec_id, command_line(["specs", "show", spec_id, "-f", "json"]), specs)),
+                   max_chars,
                    "the spec's notes are long: raise max_chars")
 
     @tool
@@ -488,39 +458,12 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         stands for the application and its arguments), as `roofline analyze --from-nsys` runs them. Paginated
         with offset/limit."""
         path = _nsys_export(roots.readable(profile), profile)
-        doc, runs = adapter.timeline(path, nvtx, top)
-        (t,) = doc["timelines"]
         command = ["timeline", profile, *(("--nvtx", nvtx) if nvtx else ()), "-f", "json"]
-        result = envelope(command, kind="timeline", profile={**t, "kernels": []},
-                          page=page(offset, limit, len(t["kernels"])), kernels=t["kernels"][offset:offset + limit],
-                          analyze=shlex.join(["roofline", "analyze", "--from-nsys", profile, "--top", str(top), "--",
-                                              "APP"]),
-                          ncu_runs=runs)
-        save(output, doc, result)
-        return fit(result, max_chars, "narrow with offset/limit")
+        analyze = command_line(["analyze", "--from-nsys", profile, "--top", str(top), "--", "APP"])
+        answer = adapter.rank_nsys_kernels(path, nvtx, top, offset, limit, command_line(command), analyze)
+        return finish(answer, output, max_chars, "narrow with offset/limit")
 
     return server
-
-
-def _chosen(kernels: Sequence[dict[str, Any]], launch: int | None, matched: str) -> int:
-    """The launch asked for, or (None) the longest."""
-    if launch is None:
-        return max(range(len(kernels)), key=lambda i: kernels[i]["duration_s"] or 0.0)
-    if launch < len(kernels):
-        return launch
-    raise RooflineError(f"launch {launch}: {matched}", f"give launch from 0 to {len(kernels) - 1}")
-
-
-def _launch(k: dict[str, Any], advice: int, hotspots: int) -> dict[str, Any]:
-    """A launch of the report document, its reasons written out (``with_reasons``), as analyse_kernel gives it: the
-    roofs of the set used alone, each reason once with its paths, the first advice items and hot spots."""
-    k["missing"] = adapter.by_reason(k["missing"])
-    k["ceilings"] = {k["ceilings_used"]: k["ceilings"].get(k["ceilings_used"])}
-    k["advice"] = k["advice"][:advice]
-    if k.get("hotspots"):
-        k["hotspots"]["pcs"] = k["hotspots"]["pcs"][:hotspots]
-        k["hotspots"]["lines"] = k["hotspots"]["lines"][:hotspots]
-    return k
 
 
 def _nsys_export(path: Path, shown: str) -> Path:
@@ -537,26 +480,6 @@ def _nsys_export(path: Path, shown: str) -> Path:
     raise RooflineError(f"{shown}: not an Nsight Systems SQLite export; {wants}",
                         f"export it first: nsys export --type sqlite -o {export} {shown}" if suffix in (
                             ".nsys-rep", ".qdrep") else "name the .sqlite file nsys export wrote")
-
-
-KERNEL_KEYS = ("key", "label", "matched_by", "work", "change", "speedup", "expected_speedup", "slowdown_pct",
-               "per_work_slowdown_pct", "roof_drop_pct", "share_pct", "gated", "not_gated", "regressed", "reasons",
-               "unchecked", "hot_lines", "missing")
-BY_TIME = ("speedup", "expected_speedup", "slowdown_pct")  # figures of time alone: no speed where the work differs
-
-
-def _judged_kernel(v: dict[str, Any], headline: dict[str, Any] | None) -> dict[str, Any]:
-    """One kernel of the diff document with the headline of the compare document; where the work differs, the
-    figures of time alone are left out (said under ``left_out``): the headline and the slowdown per unit of work
-    compare the two."""
-    out = {key: v[key] for key in KERNEL_KEYS}
-    out["headline"] = headline
-    if v["work"] is not None and v["work"]["different"]:
-        for key in BY_TIME:
-            del out[key]
-        out["left_out"] = (f"{', '.join(BY_TIME)}: the work differs ({v['work']['summary']}), so time alone is no "
-                           "measure of speed; headline and per_work_slowdown_pct compare per unit of work")
-    return out
 
 
 def serve(roots: Sequence[Path], time_limit_s: float | None = None, specs: Sequence[Path] = ()) -> None:

@@ -630,8 +630,9 @@ PROJECTED_TOTAL = "model of the launches' summed time there, each launch project
 
 def project_json(c: Comparison) -> ProjectJson:
     """``kind: project``: the report and one entry per kernel name, its launches' measured and projected totals
-    (``WorkloadProjection.kernels``: each launch projected, none from another's size)."""
-    fits = {p.label: p.projections[0] for p in c.pairs if p.projections and p.projections[0] is not None}
+    (``WorkloadProjection.kernels``: each launch projected, none from another's size). A kernel's pair is found by
+    its key: the workload sums launches by kernel name, the key ``project``'s name matching gives each pair."""
+    fits = {p.key: p.projections[0] for p in c.pairs if p.projections and p.projections[0] is not None}
     kernels = []
     for k in c.workload.kernels if c.workload is not None else ():
         missing: dict[str, str] = {}

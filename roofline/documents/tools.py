@@ -2,33 +2,55 @@
 command's ``--format json`` document where a whole one would be too long for an agent's context (one launch, one
 page of kernels), built of that document's own parts. Their JSON Schemas are generated from these types as the
 commands' are (``roofline.documents.schemas``, kinds named by the tool) and each tool declares its own as its output
-schema. ``grade_kernel`` answers the ``grade`` document itself (``roofline.documents.grade``)."""
+schema. ``grade_kernel`` answers the ``grade`` document itself (``roofline.documents.grade``).
+
+Each result is built here from its command's typed document (``kernel_list``, ``kernel_analysis``, ``judgement``,
+``projection_page``, ``nsys_ranking``, ``graded``, ``spec_list``, ``spec_result``): the MCP server asks for them
+and encodes what they return."""
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Annotated, Literal
 
-from msgspec import Struct
+from msgspec import UNSET, Meta, Struct, UnsetType, convert
+from msgspec.structs import asdict, replace
 
 from roofline.analysis.results import Bound
 from roofline.compare.projection_launches import WorkloadProjection
+from roofline.compare.regression import DiffResult
 from roofline.core.choices import TargetClock
+from roofline.core.kernel_names import fit_apart, kernel_name
 from roofline.core.model import CeilingSet
-from roofline.documents.common import Number, Tool, Version
+from roofline.documents.common import SCHEMA_VERSION, Number, Tool, Version, tool
 from roofline.documents.compare import (
     ChangeDoc,
+    CompareWords,
+    DiffKernel,
     Headline,
     HotLineShift,
+    ProjectJson,
     ProjectKernel,
     Regression,
     ReportRefDoc,
+    SummaryJson,
     SummaryReport,
     ThresholdsDoc,
     TotalDoc,
     WorkDoc,
+    diff_json,
+    headline,
 )
-from roofline.documents.report import CeilingsText, Device, Kernel
-from roofline.documents.timeline import KernelDoc, TimelineDoc
+from roofline.documents.grade import GradeJson
+from roofline.documents.report import CeilingsDoc, CeilingsText, Device, Kernel, ReportJson
+from roofline.documents.timeline import KernelDoc, TimelineDoc, TimelineJson
+from roofline.errors import RooflineError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.specs.catalog import DeviceSpec
+
+# A figure of time alone: left out (not null) of a pair whose work differs, where time is no measure of speed.
+TimeAlone = Annotated[Number | UnsetType, Meta(extra_json_schema={"default": None})]
 
 
 class Page(Struct, frozen=True):
@@ -56,7 +78,7 @@ class Cut(Struct, frozen=True):
     ask: str
 
 
-class ToolResult(Struct, frozen=True, kw_only=True):
+class ToolResult(Struct, frozen=True, kw_only=True, omit_defaults=True):
     """What every tool's result holds: the schema version, the tool, the equivalent command line (its ``--format
     json`` document holds the numbers in full), what was cut to fit the budget and the file written (if asked)."""
 
@@ -124,9 +146,9 @@ class JudgedKernel(Struct, frozen=True, kw_only=True):
     matched_by: str
     work: WorkDoc | None
     change: ChangeDoc | None
-    speedup: Number = None
-    expected_speedup: Number = None
-    slowdown_pct: Number = None
+    speedup: TimeAlone = UNSET
+    expected_speedup: TimeAlone = UNSET
+    slowdown_pct: TimeAlone = UNSET
     per_work_slowdown_pct: Number
     roof_drop_pct: Number
     share_pct: Number
@@ -138,7 +160,7 @@ class JudgedKernel(Struct, frozen=True, kw_only=True):
     hot_lines: list[HotLineShift] | None
     missing: dict[str, str]
     headline: Headline | None
-    left_out: str | None = None
+    left_out: Annotated[str | None | UnsetType, Meta(extra_json_schema={"default": None})] = UNSET
 
 
 class Judgement(ToolResult, frozen=True, kw_only=True):
@@ -227,7 +249,7 @@ class Measured(Struct, frozen=True):
     roofs: dict[str, MeasuredRoof]
 
 
-class SpecDoc(Struct, frozen=True, omit_defaults=True):
+class SpecDoc(Struct, frozen=True, omit_defaults=True, kw_only=True):
     """``specs show --format json``: every number of one device spec beside its source."""
 
     id: str
@@ -241,6 +263,7 @@ class SpecDoc(Struct, frozen=True, omit_defaults=True):
     tensor_clock_hz: Cited | None
     base_clock_hz: Cited | None
     sustained_clock_hz: Cited | None
+    board_power_w: Annotated[Cited | None | UnsetType, Meta(extra_json_schema={"default": None})] = UNSET
     fp32_lanes_per_sm: Cited | None
     memory: SpecMemory
     l2_bytes: Cited | None
@@ -287,3 +310,159 @@ class NsysRanking(ToolResult, frozen=True, kw_only=True):
     kernels: list[KernelDoc]
     analyze: str
     ncu_runs: list[NcuRun]
+
+
+# --- The results, built from their commands' documents ---------------------------------------------------------
+DIFF_EXIT = {0: "no regression beyond the thresholds", 1: "regression: the kernels and why are under regressions"}
+BY_TIME = ("speedup", "expected_speedup", "slowdown_pct")  # JudgedKernel's figures of time alone
+
+
+def page(offset: int, limit: int, total: int) -> Page:
+    """Entries ``offset`` to ``offset + limit`` of ``total``, and where the next page starts."""
+    return Page(offset, limit, total, offset + limit if offset + limit < total else None)
+
+
+def kernel_list(summary: SummaryJson, command: str, offset: int, limit: int) -> KernelList:
+    """``list_kernels``: the summary document (its top ``offset + limit`` groups) from entry ``offset`` on; the page
+    counts the groups of the report that has most."""
+    total = max((r.groups for r in summary.reports), default=0)
+    return KernelList(schema_version=SCHEMA_VERSION, tool=tool(), command=command, kind="summary",
+                      page=page(offset, limit, total),
+                      reports=[replace(r, rows=r.rows[offset:]) for r in summary.reports])
+
+
+def kernel_analysis(report: ReportJson, command: str, launch: int | None, advice: int, hotspots: int,
+                    kernel: str, shown: str) -> KernelAnalysis:
+    """``analyse_kernel``: launch ``launch`` (None: the longest) of the launches filter ``kernel`` matched in the
+    one report (``shown``: its path as the call gave it), with ``advice`` advice items and ``hotspots`` hot
+    spots."""
+    (rep,) = report.reports
+    kernels = rep.kernels
+    chosen = _chosen(kernels, launch, f"{kernel!r} matched {len(kernels)} launches in {shown}")
+    return KernelAnalysis(
+        schema_version=SCHEMA_VERSION, tool=tool(), command=command, kind="kernel",
+        report=ReportHead(rep.path, rep.label, rep.device, rep.ceilings_used, rep.warnings, rep.total_time_s),
+        launch=chosen, matched=[MatchedLaunch(i, k.name, k.duration_s, k.bound) for i, k in enumerate(kernels)],
+        kernel=launch_doc(kernels[chosen], rep.reasons, advice, hotspots))
+
+
+def _chosen(kernels: Sequence[Kernel], launch: int | None, matched: str) -> int:
+    """The launch asked for, or (None) the longest."""
+    if launch is None:
+        return max(range(len(kernels)), key=lambda i: kernels[i].duration_s or 0.0)
+    if launch < len(kernels):
+        return launch
+    raise RooflineError(f"launch {launch}: {matched}", f"give launch from 0 to {len(kernels) - 1}")
+
+
+def launch_doc(k: Kernel, reasons: Sequence[str], advice: int, hotspots: int) -> LaunchDoc:
+    """One launch of the report document as ``analyse_kernel`` gives it: the roofs of the set used alone, each reason
+    written out once with the paths of the nulls it explains, the first advice items and hot spots."""
+    by_reason: dict[str, list[str]] = {}
+    for path, index in k.missing.items():
+        by_reason.setdefault(reasons[index], []).append(path)
+    spots = k.hotspots
+    if spots is not None:
+        spots = replace(spots, pcs=spots.pcs[:hotspots], lines=spots.lines[:hotspots])
+    used = k.ceilings.get(k.ceilings_used)
+    return LaunchDoc(**{**asdict(k), "ceilings": {k.ceilings_used: None if used is None else _text(used, reasons)},
+                        "missing": by_reason, "advice": k.advice[:advice], "hotspots": spots})
+
+
+def _text(c: CeilingsDoc, reasons: Sequence[str]) -> CeilingsText:
+    """A report's set of roofs standing alone: its reasons written out."""
+    return CeilingsText(**{**asdict(c), "missing": {key: reasons[i] for key, i in c.missing.items()}})
+
+
+def judgement(result: DiffResult, words: CompareWords, command: str, also: str) -> Judgement:
+    """``compare_reports``: the diff document of ``result`` (``command``; its sentences in ``words``), each pair with
+    the headline that ``compare`` (``also``) gives it against the base."""
+    d = diff_json(result, words)
+    kernels = [judged_kernel(k, headline(v.pair, 1)) for k, v in zip(d.kernels, result.verdicts, strict=True)]
+    return Judgement(schema_version=SCHEMA_VERSION, tool=tool(), command=command, kind="compare", also=also,
+                     exit_code=d.exit_code, meaning=DIFF_EXIT[d.exit_code], regressions=d.regressions, total=d.total,
+                     setup_notes=d.setup_notes, thresholds=d.thresholds, base=d.base, new=d.new, kernels=kernels,
+                     only_in_base=d.only_in_base, only_in_new=d.only_in_new)
+
+
+def judged_kernel(k: DiffKernel, pair_headline: Headline | None) -> JudgedKernel:
+    """One kernel of the diff document with its headline; where the work differs, the figures of time alone are
+    left out (said under ``left_out``): the headline and the slowdown per unit of work compare the two."""
+    apart = k.work is not None and k.work.different
+    return JudgedKernel(
+        key=k.key, label=k.label, matched_by=k.matched_by, work=k.work, change=k.change,
+        speedup=UNSET if apart else k.speedup, expected_speedup=UNSET if apart else k.expected_speedup,
+        slowdown_pct=UNSET if apart else k.slowdown_pct, per_work_slowdown_pct=k.per_work_slowdown_pct,
+        roof_drop_pct=k.roof_drop_pct, share_pct=k.share_pct, gated=k.gated, not_gated=k.not_gated,
+        regressed=k.regressed, reasons=k.reasons, unchecked=k.unchecked, hot_lines=k.hot_lines, missing=k.missing,
+        headline=pair_headline,
+        left_out=(f"{', '.join(BY_TIME)}: the work differs ({k.work.summary}), so time alone is no measure of speed; "
+                  "headline and per_work_slowdown_pct compare per unit of work") if apart and k.work else UNSET)
+
+
+def projection_page(project: ProjectJson, command: str, offset: int, limit: int) -> ProjectionPage:
+    """``project_report``: the project document with its kernels from ``offset``, ``limit`` of them."""
+    return ProjectionPage(schema_version=SCHEMA_VERSION, tool=tool(), command=command, kind="project",
+                          target=project.target, clock=project.clock, report=project.report,
+                          page=page(offset, limit, len(project.kernels)),
+                          kernels=project.kernels[offset:offset + limit], workload=project.workload)
+
+
+def nsys_ranking(timeline: TimelineJson, command: str, offset: int, limit: int, analyze: str,
+                 runs: list[NcuRun]) -> NsysRanking:
+    """``rank_nsys_kernels``: the one file's timeline with its kernels from ``offset``, ``limit`` of them, under
+    ``kernels``, and the ncu runs ``analyze`` plans."""
+    (t,) = timeline.timelines
+    return NsysRanking(schema_version=SCHEMA_VERSION, tool=tool(), command=command, kind="timeline",
+                       profile=replace(t, kernels=[]), page=page(offset, limit, len(t.kernels)),
+                       kernels=t.kernels[offset:offset + limit], analyze=analyze, ncu_runs=runs)
+
+
+def spec_list(specs: Sequence[SpecRef], command: str) -> GpuSpec:
+    """``gpu_spec`` without an id: the known specs."""
+    return GpuSpec(schema_version=SCHEMA_VERSION, tool=tool(), command=command, kind="specs", specs=list(specs))
+
+
+
+def graded(grade: GradeJson, name_chars: int) -> GradeJson:
+    """``grade_kernel``: the grade document without each kernel's launches, its kernel names past ``name_chars``
+    cut in their middle (kept apart)."""
+    names = fit_apart([kernel_name(k.kernel, k.kernel) for k in grade.kernels], name_chars)
+    return replace(grade, kernels=[replace(k, kernel=name, per_launch=[])
+                                   for k, name in zip(grade.kernels, names, strict=True)])
+
+
+def spec_doc(spec: DeviceSpec) -> SpecDoc:
+    """``specs show --format json``: every number of ``spec`` beside its source (and how it was derived, where it was
+    computed), its calibration as its file holds it."""
+    from roofline.specs.calibration import to_yaml_dict
+
+    def cited(key: str, value: float | None) -> Cited | None:
+        return None if value is None else Cited(value, spec.sources.get(key, ""), spec.derived.get(key))
+
+    measured = None
+    if spec.measured is not None:
+        measured = convert({"file": spec.measured.path, **to_yaml_dict(spec.measured)["measured"]}, Measured)
+    return SpecDoc(
+        id=spec.id, file=spec.path, display_names=list(spec.display_names), architecture=spec.architecture,
+        chip=spec.chip, compute_capability=spec.compute_capability, sm_count=cited("sm_count", spec.sm_count),
+        boost_clock_hz=cited("boost_clock_hz", spec.boost_clock_hz),
+        tensor_clock_hz=cited("tensor_clock_hz", spec.tensor_clock_hz),
+        base_clock_hz=cited("base_clock_hz", spec.base_clock_hz),
+        sustained_clock_hz=cited("sustained_clock_hz", spec.sustained_clock_hz),
+        board_power_w=cited("board_power_w", spec.board_power_w),
+        fp32_lanes_per_sm=cited("fp32_lanes_per_sm", spec.fp32_lanes_per_sm),
+        memory=SpecMemory(spec.memory_type, cited("memory.bytes", spec.memory_bytes),
+                          cited("memory.bandwidth_bytes_per_s", spec.memory_bandwidth_bytes_per_s),
+                          cited("memory.achievable_bandwidth_bytes_per_s", spec.memory_achievable_bytes_per_s),
+                          cited("memory.clock_hz", spec.memory_clock_hz),
+                          cited("memory.bus_width_bits", spec.memory_bus_width_bits)),
+        l2_bytes=cited("l2_bytes", spec.l2_bytes), peaks={k: cited(f"peaks.{k}", v) for k, v in spec.peaks.items()},
+        bandwidth=SpecBandwidth(cited("bandwidth.l2_bytes_per_s", spec.l2_bytes_per_s),
+                                cited("bandwidth.l1_bytes_per_s", spec.l1_bytes_per_s)),
+        notes=spec.notes, measured=measured)
+
+
+def spec_result(spec: SpecDoc, command: str) -> GpuSpec:
+    """``gpu_spec`` of one id: its spec."""
+    return GpuSpec(schema_version=SCHEMA_VERSION, tool=tool(), command=command, kind="spec", spec=spec)

@@ -1,5 +1,6 @@
-"""Each command's ``--format json`` document as plain data (dicts, lists, str, finite numbers, None), the tree its
-JSON text writes, without writing or parsing text: what the MCP server answers with as structured content."""
+"""Each command's ``--format json`` document typed (``typed``: the structs of ``roofline.documents``) and as plain data
+(dicts, lists, str, finite numbers, None), the tree its JSON text writes, without writing or parsing text: what the
+MCP server builds its results of and answers with as structured content."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import math
 import re
 from collections.abc import Callable
 from typing import Any
+
+from msgspec import Struct
 
 from roofline.documents.common import builtins
 from roofline.documents.kinds import Document
@@ -18,8 +21,18 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # no character: the JSON text w
 
 def data(document: Document) -> dict[str, Any]:
     """The document as plain data: what its ``--format json`` text reads back as."""
-    out: dict[str, Any] = _plain(builtins(_BUILDERS[KINDS[type(document)]](document)))
+    return plain(typed(document))
+
+
+def plain(typed_document: Struct) -> dict[str, Any]:
+    """A typed JSON document (a command's, or an MCP tool's result) as plain data, as its JSON text reads back."""
+    out: dict[str, Any] = _plain(builtins(typed_document))
     return out
+
+
+def typed(document: Document) -> Struct:
+    """The document's ``--format json`` tree of typed structs (``roofline.documents``)."""
+    return _BUILDERS[KINDS[type(document)]](document)
 
 
 def _report(d: Any) -> Any:
@@ -29,39 +42,41 @@ def _report(d: Any) -> Any:
 
 
 def _compare(d: Any) -> Any:
-    from roofline.render.compare.json import comparison_document
+    from roofline.documents.compare import compare_json
+    from roofline.render.compare.json import WORDS
 
-    return comparison_document(d.comparison)
+    return compare_json(d.comparison, WORDS)
 
 
 def _diff(d: Any) -> Any:
-    from roofline.render.compare.json import diff_document
+    from roofline.documents.compare import diff_json
+    from roofline.render.compare.json import WORDS
 
-    return diff_document(d.result)
+    return diff_json(d.result, WORDS)
 
 
 def _summary(d: Any) -> Any:
-    from roofline.render.compare.json import summary_document
+    from roofline.documents.compare import summary_json
 
-    return summary_document(d.summaries, d.top, d.left_out)
+    return summary_json(d.summaries, d.top, d.left_out)
 
 
 def _project(d: Any) -> Any:
-    from roofline.render.compare.json import projection_document
+    from roofline.documents.compare import project_json
 
-    return projection_document(d.comparison)
+    return project_json(d.comparison)
 
 
 def _timeline(d: Any) -> Any:
-    from roofline.render.timeline.json import document
+    from roofline.documents.timeline import timeline_json
 
-    return document(d.timelines)
+    return timeline_json(d.timelines)
 
 
 def _realtime(d: Any) -> Any:
-    from roofline.render.timeline.realtime import document
+    from roofline.documents.realtime import realtime_json
 
-    return document(d.view)
+    return realtime_json(d.view)
 
 
 def _grade(d: Any) -> Any:
@@ -70,7 +85,7 @@ def _grade(d: Any) -> Any:
     return grade_json(d.grades)
 
 
-_BUILDERS: dict[Kind, Callable[[Any], Any]] = {
+_BUILDERS: dict[Kind, Callable[[Any], Struct]] = {
     "report": _report, "compare": _compare, "diff": _diff, "summary": _summary, "project": _project,
     "timeline": _timeline, "realtime": _realtime, "grade": _grade}
 

@@ -1,13 +1,25 @@
 """The MCP tools' result types: built of the commands' document parts, each launch kept in the report's field order
-with only its roofs and reasons written otherwise, and their generated schemas requiring the head every result has."""
+with only its roofs and reasons written otherwise, and their generated schemas requiring the head every result has;
+the results built from the facade's documents of the shipped examples."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import msgspec
 import pytest
 
+from roofline.compare.pairing import parse_matcher
+from roofline.compare.regression import Thresholds
 from roofline.documents import schemas, tools
+from roofline.documents.common import builtins
 from roofline.documents.report import Kernel
+from roofline.errors import RooflineError
+from roofline.facade import Roofline
+from roofline.render.compare.json import WORDS
+from roofline.render.report.json import typed
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 TOOL_KINDS = ("list_kernels", "analyse_kernel", "compare_reports", "project_report", "gpu_spec", "rank_nsys_kernels")
 
@@ -40,3 +52,48 @@ def test_a_pair_whose_work_differs_may_leave_out_its_figures_of_time_alone() -> 
     s = schemas.schema("compare_reports")["$defs"]["JudgedKernel"]
     assert not {"speedup", "expected_speedup", "slowdown_pct", "left_out"} & set(s["required"])
     assert {"work", "headline", "per_work_slowdown_pct", "regressed"} <= set(s["required"])
+
+
+def test_a_page_says_where_the_next_starts_and_none_after_the_last() -> None:
+    assert tools.page(0, 20, 45).next_offset == 20
+    assert tools.page(40, 20, 45).next_offset is None
+
+
+def test_a_judged_pair_of_different_work_leaves_its_time_figures_out_and_says_why() -> None:
+    base, new = EXAMPLES / "h100" / "triad-cupy.full.ncu-rep", EXAMPLES / "h100" / "triad-half2.full.ncu-rep"
+    compared = Roofline().compare([base, new], parse_matcher("name", ["triad=triad_half2"], 2))
+    judged = Roofline.judge(compared.comparison, Thresholds(gate_different_work=True))
+    (kernel,) = builtins(tools.judgement(judged.result, WORDS, "roofline diff", "roofline compare"))["kernels"]
+    assert not set(tools.BY_TIME) & set(kernel)
+    assert "the work differs" in kernel["left_out"] and kernel["headline"]["unit"] != "speedup"
+
+
+def test_a_judged_pair_of_the_same_work_keeps_its_time_figures_and_leaves_nothing_out() -> None:
+    fp32 = EXAMPLES / "h100" / "torch-fp32.roofline.json"
+    judged = Roofline().diff(fp32, fp32, Thresholds())
+    kernels = builtins(tools.judgement(judged.result, WORDS, "roofline diff", "roofline compare"))["kernels"]
+    assert kernels and all(set(tools.BY_TIME) <= set(k) and "left_out" not in k for k in kernels)
+    assert all(k["headline"]["kind"] == "speedup" for k in kernels if k["headline"] is not None)
+
+
+def test_a_launch_keeps_its_set_of_roofs_alone_each_reason_once_and_the_advice_asked_for() -> None:
+    document = Roofline().report([EXAMPLES / "h100" / "torch-fp32.roofline.json"])
+    result = tools.kernel_analysis(typed(document.view), "roofline report", None, 1, 1, "regex:.", "x.json")
+    launch = result.kernel
+    assert list(launch.ceilings) == [launch.ceilings_used] and len(launch.advice) <= 1
+    paths = [p for ps in launch.missing.values() for p in ps]
+    assert len(paths) == len(set(paths)) and len(launch.missing) == len(set(launch.missing))
+    durations = [m.duration_s or 0.0 for m in result.matched]
+    assert durations[result.launch] == max(durations)
+    with pytest.raises(RooflineError, match="matched 1 launches in x.json|give launch from 0"):
+        tools.kernel_analysis(typed(document.view), "roofline report", 999, 1, 1, "regex:.", "x.json")
+
+
+def test_a_spec_document_cites_each_number_board_power_included() -> None:
+    from roofline.specs.catalog import load_catalog
+
+    catalog = load_catalog(())
+    doc = builtins(tools.spec_doc(catalog.get("h100-sxm5")))
+    assert "board_power_w" in doc and doc["sm_count"]["value"] == 132 and doc["sm_count"]["source"]
+    assert msgspec.convert(doc, tools.SpecDoc) == tools.spec_doc(catalog.get("h100-sxm5"))
+    assert "board_power_w" in schemas.schema("gpu_spec")["$defs"]["SpecDoc"]["properties"]

@@ -47,8 +47,7 @@ def project(
     """Project each launch onto another GPU at the clock it holds under load (--clock sustained|boost|base): each
     unit's work at the target's rate of that unit, waves and tail, a launch floor; and the workload's total."""
     roofline = facade(analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False))
-    several = to.strip() == "all" or "," in to
-    roofline.targets(to, clock)  # an unknown target is refused before the report is read
+    targets = roofline.targets(to, clock)  # an unknown target is refused before the report is read
     refuse_unwritable_outputs("project", fmt, output, None, [file])
-    document = (roofline.project_many if several else roofline.project)(file, to, clock, terminal_width(wide))
+    document = roofline.project(file, targets, clock, terminal_width(wide))
     write_document("project", fmt, document, output, [file])

@@ -86,46 +86,12 @@ def show(
 
 
 def spec_dict(spec: DeviceSpec) -> dict[str, Any]:
-    """A spec as plain data, each number beside its source."""
-    def cited(key: str, value: float | None) -> dict[str, Any] | None:
-        if value is None:
-            return None
-        out = {"value": value, "source": spec.sources.get(key, "")}
-        if key in spec.derived:
-            out["derived"] = spec.derived[key]
-        return out
+    """A spec as plain data, each number beside its source (``documents.tools.SpecDoc``)."""
+    from roofline.documents.common import builtins
+    from roofline.documents.tools import spec_doc
 
-    return {
-        "id": spec.id, "file": spec.path, "display_names": list(spec.display_names),
-        "architecture": spec.architecture, "chip": spec.chip, "compute_capability": spec.compute_capability,
-        "sm_count": cited("sm_count", spec.sm_count), "boost_clock_hz": cited("boost_clock_hz", spec.boost_clock_hz),
-        "tensor_clock_hz": cited("tensor_clock_hz", spec.tensor_clock_hz),
-        "base_clock_hz": cited("base_clock_hz", spec.base_clock_hz),
-        "sustained_clock_hz": cited("sustained_clock_hz", spec.sustained_clock_hz),
-        "board_power_w": cited("board_power_w", spec.board_power_w),
-        "fp32_lanes_per_sm": cited("fp32_lanes_per_sm", spec.fp32_lanes_per_sm),
-        "memory": {"type": spec.memory_type, "bytes": cited("memory.bytes", spec.memory_bytes),
-                   "bandwidth_bytes_per_s": cited("memory.bandwidth_bytes_per_s", spec.memory_bandwidth_bytes_per_s),
-                   "achievable_bandwidth_bytes_per_s": cited("memory.achievable_bandwidth_bytes_per_s",
-                                                             spec.memory_achievable_bytes_per_s),
-                   "clock_hz": cited("memory.clock_hz", spec.memory_clock_hz),
-                   "bus_width_bits": cited("memory.bus_width_bits", spec.memory_bus_width_bits)},
-        "l2_bytes": cited("l2_bytes", spec.l2_bytes),
-        "peaks": {k: cited(f"peaks.{k}", v) for k, v in spec.peaks.items()},
-        "bandwidth": {"l2_bytes_per_s": cited("bandwidth.l2_bytes_per_s", spec.l2_bytes_per_s),
-                      "l1_bytes_per_s": cited("bandwidth.l1_bytes_per_s", spec.l1_bytes_per_s)},
-        "notes": spec.notes,
-        **({"measured": {"file": spec.measured.path, **_calibration(spec)}} if spec.measured else {}),
-    }
-
-
-def _calibration(spec: DeviceSpec) -> dict[str, Any]:
-    """The spec's calibration (roofline calibrate) as in its file."""
-    from roofline.specs.calibration import to_yaml_dict
-
-    assert spec.measured is not None
-    measured: dict[str, Any] = to_yaml_dict(spec.measured)["measured"]
-    return measured
+    out: dict[str, Any] = builtins(spec_doc(spec))
+    return out
 
 
 def _print_table(spec: DeviceSpec) -> None:

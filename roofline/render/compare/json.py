@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from roofline.analysis.view import LeftOut
 from roofline.compare.pairing import Comparison
@@ -40,30 +40,6 @@ def summary_json(summaries: Sequence[AppSummary], top: int, left_out: Sequence[L
 def projection_json(c: Comparison) -> str:
     """The ``kind: project`` document as JSON text."""
     return dumps(compare.project_json(c))
-
-
-def comparison_document(c: Comparison) -> dict[str, Any]:
-    """The ``kind: compare`` document as plain data."""
-    out: dict[str, Any] = builtins(compare.compare_json(c, WORDS))
-    return out
-
-
-def diff_document(d: DiffResult) -> dict[str, Any]:
-    """The ``kind: diff`` document as plain data."""
-    out: dict[str, Any] = builtins(compare.diff_json(d, WORDS))
-    return out
-
-
-def summary_document(summaries: Sequence[AppSummary], top: int, left_out: Sequence[LeftOut] = ()) -> dict[str, Any]:
-    """The ``kind: summary`` document as plain data."""
-    out: dict[str, Any] = builtins(compare.summary_json(summaries, top, left_out))
-    return out
-
-
-def projection_document(c: Comparison) -> dict[str, Any]:
-    """The ``kind: project`` document as plain data."""
-    out: dict[str, Any] = builtins(compare.project_json(c))
-    return out
 
 
 def comparison_dataframe(c: Comparison) -> pandas.DataFrame:

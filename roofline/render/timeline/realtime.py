@@ -4,12 +4,11 @@ differ."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from roofline.compare.realtime import RealKernel, RealTimeView
 from roofline.core.kernel_names import KernelName, kernel_name
 from roofline.core.units import counted, pct, ratio, seconds
-from roofline.documents.common import builtins
 from roofline.documents.realtime import realtime_json
 from roofline.render.names import bound_word
 from roofline.render.report.json import dumps
@@ -77,9 +76,3 @@ def _print(console: Console, view: RealTimeView, top: int) -> None:
 
 def render_json(view: RealTimeView) -> str:
     return dumps(realtime_json(view))
-
-
-def document(view: RealTimeView) -> dict[str, Any]:
-    """The document as plain data."""
-    out: dict[str, Any] = builtins(realtime_json(view))
-    return out
