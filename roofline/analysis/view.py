@@ -142,6 +142,8 @@ class ReportView(Struct, frozen=True):
     points: tuple[PooledPoints | None, ...] = ()  # per kernel (``pooled``), its place on the plot
     # per ceiling set, each level's roof on the plot and the set it comes from (``level_roof``)
     level_roofs: Mapping[CeilingSet, Mapping[str, tuple[float, CeilingSet]]] = {}
+    # per ceiling set other than the datasheet, each roof (``roof_keys``) over the datasheet's (``datasheet_ratios``)
+    datasheet_ratios: Mapping[CeilingSet, Mapping[str, float]] = {}
 
 
 class LeftOut(Struct, frozen=True):
@@ -192,7 +194,18 @@ def report_view(report_analysis: ReportAnalysis) -> ReportView:
         tuple(_points(g, stats, sets) for g, stats in zip(report_analysis.groups, pooled, strict=True)),
         {name: {level: roof for level in LEVELS if (roof := level_roof(sets, name, level)) is not None}
          for name in CEILING_SETS},
+        datasheet_ratios(sets, keys),
     )
+
+
+def datasheet_ratios(sets: Mapping[CeilingSet, Ceilings], keys: Sequence[str]) -> dict[CeilingSet, dict[str, float]]:
+    """Per ceiling set other than the datasheet, each roof of ``keys`` over the datasheet's, where both are known
+    and not zero."""
+    sheet = sets.get("datasheet")
+    if sheet is None:
+        return {}
+    return {name: {key: roof / base for key in keys if (roof := c.roof(key)) and (base := sheet.roof(key))}
+            for name, c in sets.items() if name != "datasheet"}
 
 
 def shown_notes(analysis: LaunchAnalysis, keys: Sequence[str]) -> tuple[str, ...]:

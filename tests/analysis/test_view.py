@@ -118,3 +118,14 @@ def test_the_scaled_roofs_note_names_only_the_roofs_shown():
     assert scaled_roofs([launch]).roofs == ("fp16", "tensor")  # every roof, as before
     assert scaled_roofs([launch], ("fp32", "fp16", "dram", "l2", "l1")).roofs == ("fp16",)
     assert scaled_roofs([launch], ("fp32", "dram", "l2", "l1")) is None  # no note at all
+
+
+def test_datasheet_ratios_divide_each_set_by_the_datasheet_where_both_are_known():
+    from roofline.analysis.view import datasheet_ratios
+    from roofline.core.model import Ceilings
+
+    sheet = Ceilings("datasheet", {"fp32": 10e12, "fp64": None}, {"dram": 2e12, "l2": 0.0})
+    clock = Ceilings("kernel-clock", {"fp32": 9e12, "fp64": 1e12}, {"dram": 1e12, "l2": 5e12})
+    ratios = datasheet_ratios({"datasheet": sheet, "kernel-clock": clock}, ("fp32", "fp64", "dram", "l2"))
+    assert ratios == {"kernel-clock": {"fp32": 0.9, "dram": 0.5}}
+    assert datasheet_ratios({"kernel-clock": clock}, ("fp32",)) == {}

@@ -34,6 +34,7 @@ from roofline.render.report.prose import (
     bound_of,
     cited,
     combined_text,
+    datasheet_ratio_text,
     estimate_text,
     inverted_level_text,
     producer_text,
@@ -192,11 +193,11 @@ def ceilings_table(v: ReportView) -> Block:
         dtype = either.tensor_dtype if key == "tensor" and either is not None else None
         label = NAMES[key] + (f" ({dtype.upper()})" if dtype else "")
         star = "*" if measured is not None and key in measured.scaled else ""
-        ratio = f"{m_val / s_val:.2f}" if s_val and m_val else ""
+        ratio = datasheet_ratio_text(v, "kernel-clock", key)
         row: tuple[str, ...] = (label, si(s_val, unit), si(m_val, unit) + star, ratio)
         if calibrated is not None:
             c_val = _roof(calibrated, key)
-            row += (si(c_val, unit), f"{c_val / s_val:.2f}" if s_val and c_val else "")
+            row += (si(c_val, unit), datasheet_ratio_text(v, "calibrated", key))
         rows.append(row)
     header: tuple[str, ...] = ("roof", "datasheet", "kernel-clock", "kernel-clock / datasheet")
     if calibrated is not None:
