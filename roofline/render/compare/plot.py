@@ -218,13 +218,12 @@ def _point(s: KernelStats, label: str, report: int, normalize: bool) -> tuple[Po
         if pct <= 0:
             return None, "0% of roof (no place on log axes)"
         return Point(label, report, float(report), pct), ""
-    x = s.intensity["dram"]
-    rates = [v.value for v in s.flop_per_s.values() if v.value is not None]
+    x, y = s.intensity["dram"], s.total_flop_per_s
     if x.value is None:
-        return None, f"no DRAM intensity ({s.why_no_roof if not rates else x.reason})"
-    if not rates or x.value <= 0 or sum(rates) <= 0:
+        return None, f"no DRAM intensity ({s.why_no_roof if y is None else x.reason})"
+    if y is None or x.value <= 0 or y <= 0:
         return None, "no floating-point work (zero FLOPs cannot be drawn on log axes; try --normalize)"
-    return Point(label, report, x.value, sum(rates)), ""
+    return Point(label, report, x.value, y), ""
 
 
 def _roofs(sides: Sequence[tuple[int, KernelStats]], gpus: Sequence[int]) -> tuple[Roof, ...]:

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from roofline.analysis.kernels import KernelStats
 from roofline.analysis.work import Measure, WorkCheck
 from roofline.compare.noise import Change
 from roofline.compare.pairing import Comparison, KernelPair, ReportRef
@@ -175,7 +174,7 @@ def work_grid(c: Comparison, i: int) -> Grid:
         check = p.work[i]
         measures = {m.key: m for m in check.measures} if check else {}
         notes.update(dict.fromkeys(f"{p.label_to(i)}: {n}" for n in (check.notes if check else ())))
-        rows.append((*(si(flops) for flops in _compared_flops(check)),
+        rows.append((*(si(flops) for flops in (check.flops if check else (None, None))),
                      *(_measure_cell(measures.get(key)) for key, _ in WORK_COLUMNS), _decided_by(check),
                      _work_word(p, i)))
     return Grid(f"Work per launch, {a} -> {b}",
@@ -186,18 +185,6 @@ def work_grid(c: Comparison, i: int) -> Grid:
                 "on the resource that bounds both sides by their verdicts (DRAM, L2 or L1 bytes, a precision's "
                 "FLOPs, instructions); by = what decided; the rest is shown, it does not decide"
                 + "".join(f"; {n}" for n in notes))
-
-
-def _compared_flops(check: WorkCheck | None) -> tuple[float | None, float | None]:
-    """All FLOPs per launch of each side as the work check compared them (one FP16 definition on both sides);
-    None for a side without FLOP counts."""
-    flops = [m for m in (check.measures if check else ()) if Resource.of(m.key).kind == "flops"]
-    return _total([m.base for m in flops]), _total([m.other for m in flops])
-
-
-def _total(values: Sequence[float | None]) -> float | None:
-    known = [v for v in values if v is not None]
-    return sum(known) if known else None
 
 
 def _decided_by(check: WorkCheck | None) -> str:
@@ -307,7 +294,7 @@ def roof_grid(c: Comparison, i: int) -> Grid:
     shown = [p for p in c.pairs if p.sides[i]]
     for p in shown:
         stats = [p.side(s) for s in sides]
-        rows.append((*(_flop_rate(s) for s in stats), *(ratio(s.intensity["dram"].value) for s in stats),
+        rows.append((*(si(s.total_flop_per_s) for s in stats), *(ratio(s.intensity["dram"].value) for s in stats),
                      *(pct(s.roof.pct_of_roof) for s in stats),
                      ">".join(_BOUND.get(s.verdict.bound or "", "n/a") for s in stats)))
     return Grid(f"Roofline, {a}" + (f" -> {b}" if i else ""),
@@ -484,11 +471,6 @@ def _comparison_notes(c: Comparison, bounds: bool = True) -> list[str]:
 def _name_list(names: Sequence[str]) -> str:
     shown = ", ".join(names[:MAX_UNMATCHED_NAMES])
     return shown + (f", ... ({len(names) - MAX_UNMATCHED_NAMES} more)" if len(names) > MAX_UNMATCHED_NAMES else "")
-
-
-def _flop_rate(s: KernelStats) -> str:
-    known = [v.value for v in s.flop_per_s.values() if v.value is not None]
-    return si(sum(known)) if known else "n/a"
 
 
 def _times(value: float | None) -> str:
