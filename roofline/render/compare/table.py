@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from rich.table import Table
 
 MAX_UNMATCHED_NAMES = 6
+TIMES_FROM_PCT = 1000.0  # a time change from +1000% on reads as a ratio ("584x"), not a percent
 GROUP_WORDS = {"kernel": "kernel", "function": "function", "nvtx": "NVTX range"}  # what a summary's rows are
 _BOUND = {"compute": "comp", "memory": "mem", "balanced": "bal", "latency": "lat", "small_grid": "grid"}
 
@@ -540,7 +541,7 @@ def _diff_table(d: DiffResult, width: int) -> Table:
     for v in d.verdicts:
         base, new = v.pair.side(0), v.pair.side(1)
         rows.append([name_cell(v.pair.names_to(1)), seconds(base.median_s.value), seconds(new.median_s.value),
-                     change_text(v.change.ratio if v.change else None), change_interval(v.change), status_word(v)])
+                     headline_change(v.change), change_interval(v.change), status_word(v)])
     return add_rows(table, rows, width)
 
 
@@ -575,7 +576,7 @@ def per_work_text(v: Verdict) -> str:
     "time per unit of work (threads) -86.5%, gated (--gate-different-work)"; "" for other pairs."""
     if not (v.pair.different_work(1) and v.gated and v.per_work_ratio is not None):
         return ""
-    return (f"{v.per_work_pct.via} {change_text(v.per_work_ratio)}, gated "
+    return (f"{v.per_work_pct.via} {change_text(v.per_work_ratio, v.per_work_pct.value)}, gated "
             "(--gate-different-work)")
 
 
@@ -583,18 +584,24 @@ def change_interval(change: Change | None) -> str:
     """The interval of a time change, "+12.9..+17.6%" (or "713x..790x" for large ones), or "untested"."""
     if change is None:
         return "n/a"
-    if change.low is None or change.high is None:
+    if change.low is None or change.high is None or change.low_pct is None or change.high_pct is None:
         return "untested"
-    low, high = change_text(change.low), change_text(change.high)
-    return f"{low.removesuffix('%')}..{high}" if low.endswith("%") and high.endswith("%") else f"{low}..{high}"
+    low, high = change_text(change.low, change.low_pct), change_text(change.high, change.high_pct)
+    if change.low_pct < TIMES_FROM_PCT and change.high_pct < TIMES_FROM_PCT:
+        return f"{change.low_pct:+.1f}..{high}"
+    return f"{low}..{high}"
 
 
-def change_text(ratio_: float | None) -> str:
-    """A time ratio NEW / BASE as a change: "+12.3%", "-4.0%", or "584x" from +1000% on."""
-    if ratio_ is None:
+def change_text(ratio_: float | None, pct_: float | None) -> str:
+    """A time ratio NEW / BASE and its percent change as a change: "+12.3%", "-4.0%", or "584x" from +1000% on."""
+    if ratio_ is None or pct_ is None:
         return "n/a"
-    pct_ = 100.0 * (ratio_ - 1.0)
-    return f"{ratio_:.0f}x" if pct_ >= 1000.0 else f"{pct_:+.1f}%"
+    return f"{ratio_:.0f}x" if pct_ >= TIMES_FROM_PCT else f"{pct_:+.1f}%"
+
+
+def headline_change(change: Change | None) -> str:
+    """A kernel's time change (``change_text``), "n/a" without one."""
+    return "n/a" if change is None else change_text(change.ratio, change.pct)
 
 
 def threshold_text(d: DiffResult) -> str:
