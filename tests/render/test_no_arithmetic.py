@@ -79,21 +79,25 @@ def _plain(node: ast.expr, figures: _Figures) -> bool:
 
 
 @cache
-def _returns(path: Path) -> dict[str, ast.expr | None]:
-    """The return annotation of each function a module defines or imports from ``roofline``, by its local name."""
+def _defined(path: Path) -> dict[str, ast.expr | None]:
+    """The return annotation of each function a module defines, by name."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {n.name: n.returns for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+
+
+@cache
+def _returns(path: Path) -> dict[str, ast.expr | None]:
+    """The return annotation of each function a module defines or imports from ``roofline`` (where the importing
+    module defines it), by its local name."""
     found: dict[str, ast.expr | None] = {}
-    for node in ast.walk(tree):
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("roofline.") and node.level == 0:
             source = PACKAGE.parent.joinpath(*node.module.split("."))
             source = source.with_suffix(".py") if source.with_suffix(".py").exists() else source / "__init__.py"
-            if source.exists() and source != path:
-                imported = _returns(source)
-                found.update({a.asname or a.name: imported[a.name] for a in node.names if a.name in imported})
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            found[node.name] = node.returns
-    return found
+            if source.exists():
+                defined = _defined(source)
+                found.update({a.asname or a.name: defined[a.name] for a in node.names if a.name in defined})
+    return {**found, **_defined(path)}
 
 
 def _text_functions(path: Path | None, tree: ast.Module) -> tuple[frozenset[str], frozenset[str]]:
