@@ -152,6 +152,7 @@ class ReportView(Struct, frozen=True):
     # per plot view ("roofline": kernels with FLOPs placed; "bandwidth": kernels with bytes/s), entry n: the share
     # of the profiled time of its kernels past the first n of the report (``shares_past``): the plot's "other"
     shares_past: Mapping[str, tuple[float, ...]] = {}
+    on_plot: bool = False  # whether the roofline plot holds a point: a kernel placed, or the bandwidth view
 
 
 class LeftOut(Struct, frozen=True):
@@ -208,6 +209,7 @@ def report_view(report_analysis: ReportAnalysis) -> ReportView:
         flopless,
         flopless > BANDWIDTH_VIEW_SHARE,
         shares_past(report_analysis.groups, points),
+        flopless > BANDWIDTH_VIEW_SHARE or any(p is not None and any(pt.intensity for pt in p.points) for p in points),
     )
 
 

@@ -150,3 +150,12 @@ def test_the_flopless_share_and_the_shares_past_each_kernel_count_the_kernels_ea
 def test_the_view_says_whether_the_plot_adds_the_bandwidth_view():
     view = report_view(analyze_report(model("a.json", [launch(0, "k", 1e-3, 1e6, 1e5, OLD_GPU)])))
     assert view.bandwidth_view == (view.flopless_share > 0.5) and not view.bandwidth_view
+    assert view.on_plot  # the kernel has FLOPs and DRAM bytes: a point on the roofline
+
+
+def test_a_view_without_a_kernel_on_the_plot_says_so():
+    import dataclasses
+
+    bare = dataclasses.replace(launch(0, "k", 1e-3, 1e6, 1e5, OLD_GPU), metrics={"gpu__time_duration.sum": 1e6})
+    view = report_view(analyze_report(model("a.json", [bare])))
+    assert not view.on_plot and not view.bandwidth_view

@@ -29,7 +29,7 @@ from roofline.core.thresholds import ACHIEVED_GAP_PTS, THIN_SAMPLES
 from roofline.core.units import counted, pct, ratio, seconds, si
 from roofline.render import GENERATOR
 from roofline.render.names import bound_word, group_name, markdown_text, printable, short_group_name
-from roofline.render.report.plot import NOTHING_TO_PLOT, PLOT_FIX, PlotData, plot_data, plots_nothing
+from roofline.render.report.plot import NOTHING_TO_PLOT, PLOT_FIX, PlotData, plot_data
 from roofline.render.report.prose import (
     bound_of,
     cited,
@@ -147,7 +147,7 @@ def report_blocks(v: ReportView, with_plot: bool = False, index: int = 0,
         blocks.append(Block("note", f"* {scaled}."))
     advised = v.advised
     data = plot_data([v]) if with_plot or image is not None else None
-    if data is not None and plots_nothing(data):
+    if data is not None and not v.on_plot:
         blocks.append(Block("note", f"No roofline plot: no kernel {NOTHING_TO_PLOT} ({PLOT_FIX})."))
     elif with_plot:
         links = tuple((short_group_name(g.group.name, g.group.functions, g.group.by), f"#{kernel_anchor(index, rank)}")

@@ -362,16 +362,12 @@ NOTHING_TO_PLOT = "has a duration with FLOPs or bytes measured"  # what no kerne
 PLOT_FIX = "re-profile with --set roofline or --set full"
 
 
-def plots_nothing(data: PlotData) -> bool:
-    """Whether no panel holds a point: no kernel has a duration with FLOPs or bytes measured."""
-    return not any(p.series or p.other for p in data.panels)
-
-
 def image(view: ReportSetView, fmt: PlotFormat, top: int = LEGEND_KERNELS) -> bytes | None:
     """The roofline plot of the reports (``top`` kernels in the legend) as PNG, SVG or PDF bytes; None when no
     kernel of any report has a point on it."""
-    data = plot_data(view.reports, top or LEGEND_KERNELS)
-    return None if plots_nothing(data) else draw(data, fmt)
+    if not any(v.on_plot for v in view.reports):  # no kernel has a duration with FLOPs or bytes measured
+        return None
+    return draw(plot_data(view.reports, top or LEGEND_KERNELS), fmt)
 
 
 def pngs(view: ReportSetView) -> list[bytes | None]:
