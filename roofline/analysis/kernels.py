@@ -21,8 +21,9 @@ from msgspec import Struct, field
 
 from roofline.analysis.hotspots import line_samples
 from roofline.analysis.launches import Columns, Figure, Launches
+from roofline.analysis.plot_place import Place, plain_place, roof_place
 from roofline.analysis.results import LaunchAnalysis, RoofPosition, Value, Verdict
-from roofline.analysis.roofline import intensity, measured, median_known, rate, roof_position
+from roofline.analysis.roofline import intensity, measured, median_known, rate, roof_position, total_flops
 from roofline.analysis.verdict import busy_units, pooled_verdict
 from roofline.analysis.work import Work, launch_work
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings
@@ -66,6 +67,10 @@ class KernelStats(Struct, frozen=True):
             return f"times only, the report has no FLOP or byte counters ({self.flops['fp32'].reason})"
         return self.roof.reason
     line_samples: Mapping[str, int] = field(default_factory=dict)  # warp samples per source line, all launches
+    total_flop_per_s: float | None = None  # all FLOP/s (every precision measured; ``total_flops`` of the rates)
+    # its place on the comparison and summary plots: plain (``plain_place``) and normalized (``roof_place``)
+    place: Place = Place.NO_INTENSITY
+    normalized_place: Place = Place.NO_ROOF
 
     @property
     def name(self) -> str:
@@ -83,21 +88,25 @@ def aggregate(launches: Launches) -> KernelStats:
     median = _median_launch(launches)
     ceilings = pooled_ceilings(median.ceilings[median.roof.ceilings], c, at)
     duration = Value(total.value, via=total.via if total.value is not None else total.reason)
+    flop_per_s = {p: rate(v, duration) for p, v in flops.items()}
     roof_s = roof_time(flops, moved, ceilings)
     roof = roof_position(flops, moved, total.value, ceilings)
+    intensities, all_flop_per_s = intensity(flops, moved), total_flops(flop_per_s)
     return KernelStats(
         names=tuple(dict.fromkeys(launch.name for launch in launches.kernel_launches)), count=len(launches),
         total_s=total, median_s=Value(median_known(times)) if total.value is not None else total,
         per_launch_s=per_launch(total, len(launches)),
-        flops=flops, flop_per_s={p: rate(v, duration) for p, v in flops.items()},
+        flops=flops, flop_per_s=flop_per_s,
         bytes=moved, bytes_per_s={level: rate(v, duration) for level, v in moved.items()},
-        intensity=intensity(flops, moved), ceilings=ceilings,
+        intensity=intensities, ceilings=ceilings,
         roof=roof, verdict=pooled_verdict(launches, roof),
         roof_time_s=per_launch(roof_s, len(launches)), attainable_flop_per_s=attainable_flop_per_s(flops, roof_s),
         durations_s=tuple(times), work=launch_work(launches), datasheet=median.ceilings.get("datasheet"),
         line_samples=line_samples(launches.kernel_launches), sm_clock_hz=_clock(median), dram_pct=_dram_pct(median),
         shared_mem_per_block_bytes=max((k.shared_mem_per_block_bytes for k in launches.kernel_launches
-                                        if k.shared_mem_per_block_bytes is not None), default=None))
+                                        if k.shared_mem_per_block_bytes is not None), default=None),
+        total_flop_per_s=all_flop_per_s, place=plain_place(intensities["dram"].value, all_flop_per_s),
+        normalized_place=roof_place(roof.pct_of_roof))
 
 
 def pooled_ceilings(median: Ceilings, columns: Columns, at: np.ndarray) -> Ceilings:

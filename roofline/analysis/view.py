@@ -34,6 +34,7 @@ from roofline.analysis.roofline import (
 from roofline.analysis.verdict import explain, explanation
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet
+from roofline.core.thresholds import BANDWIDTH_VIEW_SHARE
 from roofline.ncu.metrics import COLLECT_HINTS, FlopNote
 
 CEILING_SETS: tuple[CeilingSet, ...] = get_args(CeilingSet)
@@ -142,6 +143,16 @@ class ReportView(Struct, frozen=True):
     points: tuple[PooledPoints | None, ...] = ()  # per kernel (``pooled``), its place on the plot
     # per ceiling set, each level's roof on the plot and the set it comes from (``level_roof``)
     level_roofs: Mapping[CeilingSet, Mapping[str, tuple[float, CeilingSet]]] = {}
+    # per ceiling set other than the datasheet, each roof (``roof_keys``) over the datasheet's (``datasheet_ratios``)
+    datasheet_ratios: Mapping[CeilingSet, Mapping[str, float]] = {}
+    # the share of the profiled time of the kernels on the plot without FLOPs (``flopless_share``), and whether
+    # it is over BANDWIDTH_VIEW_SHARE: the plot then adds the bandwidth view
+    flopless_share: float = 0.0
+    bandwidth_view: bool = False
+    # per plot view ("roofline": kernels with FLOPs placed; "bandwidth": kernels with bytes/s), entry n: the share
+    # of the profiled time of its kernels past the first n of the report (``shares_past``): the plot's "other"
+    shares_past: Mapping[str, tuple[float, ...]] = {}
+    on_plot: bool = False  # whether the roofline plot holds a point: a kernel placed, or the bandwidth view
 
 
 class LeftOut(Struct, frozen=True):
@@ -176,6 +187,8 @@ def report_view(report_analysis: ReportAnalysis) -> ReportView:
     ranked = rank_by_time_to_gain(report_analysis.groups)
     sets = report_level_ceilings(report_analysis.launches)
     pooled = tuple(_pooled(g) for g in report_analysis.groups)
+    points = tuple(_points(g, stats, sets) for g, stats in zip(report_analysis.groups, pooled, strict=True))
+    flopless = flopless_share(report_analysis.groups, points)
     return ReportView(
         report_analysis,
         sets,
@@ -189,10 +202,42 @@ def report_view(report_analysis: ReportAnalysis) -> ReportView:
         keys,
         tuple(dict.fromkeys(n for k in launches for n in shown_notes(k, keys))),
         tuple(gain for gain, _ in ranked),
-        tuple(_points(g, stats, sets) for g, stats in zip(report_analysis.groups, pooled, strict=True)),
+        points,
         {name: {level: roof for level in LEVELS if (roof := level_roof(sets, name, level)) is not None}
          for name in CEILING_SETS},
+        datasheet_ratios(sets, keys),
+        flopless,
+        flopless > BANDWIDTH_VIEW_SHARE,
+        shares_past(report_analysis.groups, points),
+        flopless > BANDWIDTH_VIEW_SHARE or any(p is not None and any(pt.intensity for pt in p.points) for p in points),
     )
+
+
+def shares_past(groups: Sequence[KernelGroup], points: Sequence[PooledPoints | None]) -> dict[str, tuple[float, ...]]:
+    """Per plot view, for n from 0 to the number of kernels, the share of the profiled time of the kernels past
+    the first n that the view shows: "roofline" those with an intensity at some level, "bandwidth" those with
+    bytes/s at some level (the kernels' ``points``, in the order of ``groups``)."""
+    shown = {"roofline": [any(pt.intensity for pt in p.points) if p is not None else False for p in points],
+             "bandwidth": [any(pt.bytes_per_s for pt in p.points) if p is not None else False for p in points]}
+    return {view: tuple(sum(g.time_share or 0.0 for g, s in zip(groups[n:], marks[n:], strict=True) if s)
+                        for n in range(len(groups) + 1)) for view, marks in shown.items()}
+
+
+def flopless_share(groups: Sequence[KernelGroup], points: Sequence[PooledPoints | None]) -> float:
+    """The share of the profiled time of the kernels on the plot without FLOPs: points at some level, none of them
+    with an intensity (the kernels' ``points``, in the order of ``groups``)."""
+    return sum(g.time_share or 0.0 for g, p in zip(groups, points, strict=True)
+               if p is not None and p.points and not any(pt.intensity for pt in p.points))
+
+
+def datasheet_ratios(sets: Mapping[CeilingSet, Ceilings], keys: Sequence[str]) -> dict[CeilingSet, dict[str, float]]:
+    """Per ceiling set other than the datasheet, each roof of ``keys`` over the datasheet's, where both are known
+    and not zero."""
+    sheet = sets.get("datasheet")
+    if sheet is None:
+        return {}
+    return {name: {key: roof / base for key in keys if (roof := c.roof(key)) and (base := sheet.roof(key))}
+            for name, c in sets.items() if name != "datasheet"}
 
 
 def shown_notes(analysis: LaunchAnalysis, keys: Sequence[str]) -> tuple[FlopNote, ...]:
@@ -249,8 +294,7 @@ def _points(g: KernelGroup, stats: KernelStats | None, sets: Mapping[CeilingSet,
     """A kernel's place on the plot (``PooledPoints``); None where no launch of it has a time."""
     if stats is None:
         return None
-    known = [v.value for v in stats.flop_per_s.values() if v.value is not None]
-    rate = sum(known) if known else None
+    rate = stats.total_flop_per_s
     points = []
     for level in LEVELS:
         moved = stats.bytes_per_s[level].value

@@ -166,6 +166,8 @@ class WorkCheck(Struct, frozen=True):
     work_ratio: float | None  # other / base work, in the unit's work
     governing: tuple[str | None, str | None] = (None, None)  # the resource that bounds each side (base, other)
     notes: tuple[WorkNote, ...] = ()  # what was compared under a common definition, or left out for lack of one
+    # all FLOPs per launch of each side (base, other) as compared (one FP16 definition on both); None without any
+    flops: tuple[float | None, float | None] = (None, None)
 
     @property
     def unit(self) -> str:
@@ -283,7 +285,8 @@ def compare_work(base: Work, other: Work, tolerance: float = WORK_TOLERANCE, sam
     different = any(m.decides and m.differs for m in measures)
     unit_key, ratio = _throughput(base, other, basis)
     notes += tuple(WorkNote(WorkNoteKind.NOT_COMPARED, k, apart=m.apart) for k, m in raw.items() if m.apart)
-    return WorkCheck(measures, basis, different, tolerance, unit_key, ratio, governs, notes)
+    return WorkCheck(measures, basis, different, tolerance, unit_key, ratio, governs, notes,
+                     (base.total_flops, other.total_flops))
 
 
 def _known(m: Measure) -> bool:

@@ -7,9 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from roofline.documents.kinds import ReportDocument
-from roofline.render.base import (
-    render_image,
-)
+from roofline.render.base import PLOT, find_format, render_image
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.render.mpl import PlotFormat
@@ -29,19 +27,10 @@ def report_plot(document: ReportDocument, fmt: PlotFormat, target: Path, name: s
 
     drawn = render_image("report", document, fmt, name)
     if drawn is None:
-        if name == "plot":
-            from roofline.render.report.plot import NOTHING_TO_PLOT as nothing
-            from roofline.render.report.plot import PLOT_FIX as fix
-        elif name == "memory-plot":
-            from roofline.render.report.memory_plot import FIX as fix
-            from roofline.render.report.memory_plot import NOTHING as nothing
-        elif name == "occupancy-plot":
-            from roofline.render.report.occupancy_plot import FIX as fix
-            from roofline.render.report.occupancy_plot import NOTHING as nothing
-        else:
-            from roofline.render.report.instruction_plot import FIX as fix
-            from roofline.render.report.instruction_plot import NOTHING as nothing
+        empty = find_format("report", name).empty
+        assert empty is not None, name  # each report image registers its words
+        nothing, fix = empty()
         names = ", ".join(str(a.report.path) for a in document.analyses) or "the reports"
-        also = ", or leave out the plot" if name == "plot" else ", or plot --kind roofline"
+        also = ", or leave out the plot" if name == PLOT else ", or plot --kind roofline"
         raise RooflineError(f"{target}: not written, nothing to plot: no kernel of {names} {nothing}", f"{fix}{also}")
     return drawn

@@ -56,6 +56,9 @@ class Change(Struct, frozen=True):
     alpha: float
     base_n: int
     new_n: int
+    pct: float  # the ratio as a percent change (``change_pct``): negative = faster
+    low_pct: float | None  # the interval's ends as percent changes
+    high_pct: float | None
     untested: str = ""
 
     @property
@@ -65,14 +68,26 @@ class Change(Struct, frozen=True):
 
     def scaled(self, factor: float) -> Change:
         """The same change with every ratio multiplied by ``factor`` (e.g. per unit of work)."""
-        return Change(self.ratio * factor, None if self.low is None else self.low * factor,
+        return change(self.ratio * factor, None if self.low is None else self.low * factor,
                       None if self.high is None else self.high * factor, self.alpha, self.base_n, self.new_n,
                       self.untested)
 
     def inverted(self) -> Change:
         """BASE over NEW (a speedup), the interval's ends swapped."""
-        return Change(1.0 / self.ratio, None if self.high is None else 1.0 / self.high,
+        return change(1.0 / self.ratio, None if self.high is None else 1.0 / self.high,
                       None if self.low is None else 1.0 / self.low, self.alpha, self.base_n, self.new_n, self.untested)
+
+
+def change_pct(ratio: float) -> float:
+    """A ratio NEW / BASE as a percent change: 100 x (ratio - 1); negative = faster."""
+    return 100.0 * (ratio - 1.0)
+
+
+def change(ratio: float, low: float | None, high: float | None, alpha: float, base_n: int, new_n: int,
+           untested: str = "") -> Change:
+    """A ``Change`` with its percent figures."""
+    return Change(ratio, low, high, alpha, base_n, new_n, change_pct(ratio),
+                  None if low is None else change_pct(low), None if high is None else change_pct(high), untested)
 
 
 def compare_times(base: Sequence[float], new: Sequence[float], alpha: float = ALPHA) -> Change:
@@ -86,10 +101,10 @@ def compare_times(base: Sequence[float], new: Sequence[float], alpha: float = AL
     middle = lower if pairs % 2 else (lower + _kth(x, y, pairs // 2 + 1)) / 2.0
     untested = _why_untested(n, m, alpha, x, y)
     if untested:
-        return Change(math.exp(middle), None, None, alpha, n, m, untested)
+        return change(math.exp(middle), None, None, alpha, n, m, untested)
     rank = pairs - _critical_u(n, m, alpha, x, y) + 1  # the lower end's rank; the upper end's is symmetric
     low, high = _kth(x, y, rank), _kth(x, y, pairs + 1 - rank)
-    return Change(math.exp(middle), math.exp(low), math.exp(high), alpha, n, m)
+    return change(math.exp(middle), math.exp(low), math.exp(high), alpha, n, m)
 
 
 def slower_p_value(base: Sequence[float], new: Sequence[float], factor: float) -> float:

@@ -42,6 +42,7 @@ from roofline.analysis.launches import Launches, ReportAnalysis
 from roofline.analysis.results import Cause, Value
 from roofline.analysis.work import WorkCheck, compare_work, governing, measure_label
 from roofline.compare.noise import Change, compare_times
+from roofline.compare.plottable import Plottable, plottable
 from roofline.compare.projection import Projection, project
 from roofline.compare.projection_launches import (
     WorkloadProjection,
@@ -290,6 +291,7 @@ class Comparison(Struct, frozen=True):
     workload: WorkloadProjection | None = None  # every launch of the base report projected (``project_to``)
     everywhere: tuple[WorkloadProjection, ...] = ()  # the base report onto several GPUs, fastest first (``--to all``)
     confidence: float = 1.0 - 2 * ALPHA  # of the noise intervals: 1 - 2 alpha (two-sided)
+    plottable: Plottable = Plottable.NO_PAIRS  # whether the comparison plot holds a point, or why not (``plottable``)
 
     def _repr_html_(self) -> str | None:
         """The comparison as Jupyter shows it: the hook the Python API registers (the HTML comparison without its
@@ -358,7 +360,8 @@ def pair_reports(analyses: Sequence[ReportAnalysis], matcher: Matcher = Matcher(
     workload = _workload(analyses[0], bases[0], project_to, options.clock) if project_to is not None else None
     return Comparison(tuple(report_ref(a, label) for a, label in zip(analyses, labels, strict=True)), matcher.label,
                       tuple(pairs), unmatched, project_to.id if project_to else None, options.alpha,
-                      options.work_tolerance, options.clock, workload, confidence=1.0 - 2 * options.alpha)
+                      options.work_tolerance, options.clock, workload, confidence=1.0 - 2 * options.alpha,
+                      plottable=plottable([p.sides for p in pairs]))
 
 
 def _workload(analysis: ReportAnalysis, source: DeviceSpec | None, target: DeviceSpec,
@@ -391,7 +394,7 @@ def project_onto_many(analysis: ReportAnalysis, targets: Sequence[DeviceSpec],
     c = pair_reports([analysis], options=PairOptions(clock=clock), catalog=catalog)
     everywhere = project_everywhere(analysis.valid_launches, analysis.device, source, targets, clock)
     return Comparison(c.reports, c.matching, c.pairs, c.unmatched, None, c.alpha, c.work_tolerance, clock, None,
-                      everywhere, c.confidence)
+                      everywhere, c.confidence, c.plottable)
 
 
 def _names(sides: Sequence[KernelStats | None]) -> tuple[str, ...]:

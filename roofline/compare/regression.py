@@ -27,7 +27,7 @@ from msgspec import Struct
 
 from roofline.analysis.hotspots import line_shifts
 from roofline.analysis.results import LineShift, Value
-from roofline.compare.noise import Change, slower_p_value
+from roofline.compare.noise import Change, change_pct, slower_p_value
 from roofline.compare.pairing import Comparison, KernelPair, ReportRef, require_common
 from roofline.core.thresholds import MIN_SHARE_PCT, SLOWER_PCT, TOTAL_SLOWER_PCT
 from roofline.errors import RooflineError
@@ -97,7 +97,7 @@ class TotalChange(Struct, frozen=True):
 
     @property
     def change_pct(self) -> float:
-        return 100.0 * (self.at_new_speed_s / self.base_s - 1.0)
+        return change_pct(self.at_new_speed_s / self.base_s)
 
 
 class DiffResult(Struct, frozen=True):
@@ -188,7 +188,7 @@ def _ncu(r: ReportRef) -> str:
 
 def _verdict(pair: KernelPair, limits: Thresholds, c: Comparison) -> Verdict:
     change = pair.change[1] if pair.change else None
-    slow = Value(100.0 * (change.ratio - 1.0)) if change else Value(None, pair.speedup[1].reason or "no time")
+    slow = Value(change.pct) if change else Value(None, pair.speedup[1].reason or "no time")
     base, new = pair.side(0), pair.side(1)
     before, after = base.roof.pct_of_roof, new.roof.pct_of_roof
     drop = (Value(before - after) if before is not None and after is not None
@@ -201,7 +201,7 @@ def _verdict(pair: KernelPair, limits: Thresholds, c: Comparison) -> Verdict:
     unit = f"per unit of work ({check.unit.removesuffix('/s')})" if check else ""
     if different and check is not None:
         per_work_ratio = change.ratio / check.work_ratio if change and check.work_ratio else None
-        per_work = (Value(100.0 * (per_work_ratio - 1.0), via=f"time {unit}") if per_work_ratio is not None
+        per_work = (Value(change_pct(per_work_ratio), via=f"time {unit}") if per_work_ratio is not None
                     else Value(None, f"no unit of work to divide by ({check.summary})"))
         factor = check.work_ratio or 1.0
     reasons: list[str] = []
@@ -238,7 +238,7 @@ def _slower(base_s: Sequence[float], new_s: Sequence[float], change: Change, fac
     p = slower_p_value(base_s, new_s, threshold * factor)
     if p >= change.alpha:
         return p, ""
-    low = 100.0 * (change.low / factor - 1.0) if change.low is not None else pct
+    low = change_pct(change.low / factor) if change.low is not None else pct
     return p, (f"slower {pct:.1f}% > {limit:g}%: at least {low:.1f}% at {100 * (1 - change.alpha):g}% confidence "
                f"(Mann-Whitney U p = {p:.2g} < {change.alpha:g})")
 

@@ -59,12 +59,20 @@ class Renderer(Protocol[D]):
     def __call__(self, document: D, plot_format: PlotFormat | None = None, /) -> Any: ...
 
 
+class Empty(Protocol):
+    """An image's words where it has nothing to draw: what no kernel has, and how to get it (from its renderer's
+    module, imported when called)."""
+
+    def __call__(self) -> tuple[str, str]: ...
+
+
 class Format(Struct, frozen=True):
     """One output format of one kind of result, registered by its document type: ``renderer`` takes the document;
     ``to_file``: written to reports/<first report><suffix> by default, not to stdout; ``plots``: the format (of the
     same kind) whose PNGs are written beside the document and named in it; ``choice``: a --format choice (the images
     are not: a --plot file, the plot command, the PNGs beside a document; their renderers return None where they
-    have nothing to draw); ``inline``: the document holds its plot (an SVG in the HTML page)."""
+    have nothing to draw); ``inline``: the document holds its plot (an SVG in the HTML page); ``empty``: an image's
+    words where it has nothing to draw (``Empty``)."""
 
     name: str
     document: type[Document]
@@ -74,6 +82,7 @@ class Format(Struct, frozen=True):
     plots: str | None = None
     choice: bool = True
     inline: bool = False
+    empty: Empty | None = None  # an image's words where it has nothing to draw
 
     @property
     def kind(self) -> Kind:
@@ -144,6 +153,30 @@ def _report_occupancy_plot(d: ReportDocument, plot_format: PlotFormat | None = N
     from roofline.render.report.occupancy_plot import image
 
     return image(d.view, plot_format or "png", d.top)
+
+
+def _report_plot_empty() -> tuple[str, str]:
+    from roofline.render.report.plot import NOTHING_TO_PLOT, PLOT_FIX
+
+    return NOTHING_TO_PLOT, PLOT_FIX
+
+
+def _report_instruction_plot_empty() -> tuple[str, str]:
+    from roofline.render.report.instruction_plot import FIX, NOTHING
+
+    return NOTHING, FIX
+
+
+def _report_memory_plot_empty() -> tuple[str, str]:
+    from roofline.render.report.memory_plot import FIX, NOTHING
+
+    return NOTHING, FIX
+
+
+def _report_occupancy_plot_empty() -> tuple[str, str]:
+    from roofline.render.report.occupancy_plot import FIX, NOTHING
+
+    return NOTHING, FIX
 
 
 def _report_pngs(d: ReportDocument, plot_format: PlotFormat | None = None) -> Any:
@@ -307,10 +340,12 @@ FORMATS: tuple[Format, ...] = (
     Format("markdown", ReportDocument, ".md", _report_markdown, to_file=True, plots=PNGS),
     Format("html", ReportDocument, ".html", _report_html, to_file=True, inline=True),
     Format("csv", ReportDocument, ".csv", _report_csv),
-    Format(PLOT, ReportDocument, ".png", _report_plot, choice=False),
-    Format(INSTRUCTION_PLOT, ReportDocument, ".png", _report_instruction_plot, choice=False),
-    Format(MEMORY_PLOT, ReportDocument, ".png", _report_memory_plot, choice=False),
-    Format(OCCUPANCY_PLOT, ReportDocument, ".png", _report_occupancy_plot, choice=False),
+    Format(PLOT, ReportDocument, ".png", _report_plot, choice=False, empty=_report_plot_empty),
+    Format(INSTRUCTION_PLOT, ReportDocument, ".png", _report_instruction_plot, choice=False,
+           empty=_report_instruction_plot_empty),
+    Format(MEMORY_PLOT, ReportDocument, ".png", _report_memory_plot, choice=False, empty=_report_memory_plot_empty),
+    Format(OCCUPANCY_PLOT, ReportDocument, ".png", _report_occupancy_plot, choice=False,
+           empty=_report_occupancy_plot_empty),
     Format(PNGS, ReportDocument, ".png", _report_pngs, choice=False),
     Format("table", CompareDocument, ".txt", _compare_table),
     Format("json", CompareDocument, ".json", _compare_json),

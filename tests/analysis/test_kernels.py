@@ -32,3 +32,10 @@ def test_pooled_percent_of_roof_weighs_each_launch_roof_by_its_time(roofline_rep
     stats = aggregate(group.launches)
     assert stats.roof.pct_of_roof == pytest.approx(max(util.values()), rel=1e-9)
     assert (stats.roof.pct_of_roof or 0.0) <= max(k.roof.pct_of_roof or 0.0 for k in launches)
+
+
+def test_pooled_stats_carry_all_flop_per_s_the_sum_of_the_measured_precisions(roofline_report) -> None:
+    analysis = analyze_report(roofline_report(A40))
+    stats = aggregate(analysis.groups[0].launches)
+    known = [v.value for v in stats.flop_per_s.values() if v.value is not None]
+    assert known and stats.total_flop_per_s == sum(known)

@@ -118,3 +118,44 @@ def test_the_scaled_roofs_note_names_only_the_roofs_shown():
     assert scaled_roofs([launch]).roofs == ("fp16", "tensor")  # every roof, as before
     assert scaled_roofs([launch], ("fp32", "fp16", "dram", "l2", "l1")).roofs == ("fp16",)
     assert scaled_roofs([launch], ("fp32", "dram", "l2", "l1")) is None  # no note at all
+
+
+def test_datasheet_ratios_divide_each_set_by_the_datasheet_where_both_are_known():
+    from roofline.analysis.view import datasheet_ratios
+    from roofline.core.model import Ceilings
+
+    sheet = Ceilings("datasheet", {"fp32": 10e12, "fp64": None}, {"dram": 2e12, "l2": 0.0})
+    clock = Ceilings("kernel-clock", {"fp32": 9e12, "fp64": 1e12}, {"dram": 1e12, "l2": 5e12})
+    ratios = datasheet_ratios({"datasheet": sheet, "kernel-clock": clock}, ("fp32", "fp64", "dram", "l2"))
+    assert ratios == {"kernel-clock": {"fp32": 0.9, "dram": 0.5}}
+    assert datasheet_ratios({"kernel-clock": clock}, ("fp32",)) == {}
+
+
+def test_the_flopless_share_and_the_shares_past_each_kernel_count_the_kernels_each_plot_view_shows():
+    from types import SimpleNamespace
+
+    from roofline.analysis.view import LevelPoint, PooledPoints, flopless_share, shares_past
+
+    groups = [SimpleNamespace(time_share=share) for share in (0.5, 0.3, 0.15, 0.05)]
+    points = [PooledPoints(1e12, (LevelPoint("dram", 10.0, 1e12, 1e11),)),  # FLOPs: on the roofline
+              PooledPoints(None, (LevelPoint("dram", None, None, 2e11),)),  # bytes only
+              None,  # no time
+              PooledPoints(None, (LevelPoint("l2", None, None, 3e11),))]
+    assert flopless_share(groups, points) == 0.3 + 0.05  # type: ignore[arg-type]
+    past = shares_past(groups, points)  # type: ignore[arg-type]
+    assert past["roofline"] == (0.5, 0, 0, 0, 0)
+    assert past["bandwidth"] == (0.5 + 0.3 + 0.05, 0.3 + 0.05, 0.05, 0.05, 0)
+
+
+def test_the_view_says_whether_the_plot_adds_the_bandwidth_view():
+    view = report_view(analyze_report(model("a.json", [launch(0, "k", 1e-3, 1e6, 1e5, OLD_GPU)])))
+    assert view.bandwidth_view == (view.flopless_share > 0.5) and not view.bandwidth_view
+    assert view.on_plot  # the kernel has FLOPs and DRAM bytes: a point on the roofline
+
+
+def test_a_view_without_a_kernel_on_the_plot_says_so():
+    import dataclasses
+
+    bare = dataclasses.replace(launch(0, "k", 1e-3, 1e6, 1e5, OLD_GPU), metrics={"gpu__time_duration.sum": 1e6})
+    view = report_view(analyze_report(model("a.json", [bare])))
+    assert not view.on_plot and not view.bandwidth_view

@@ -164,6 +164,12 @@ def test_fp16_flops_are_compared_under_one_definition_of_the_hfma2_register_move
     assert check.notes == (WorkNote(WorkNoteKind.FP16_MOVES_COUNTED, "flops.fp16", side="A"),)
     both = compare_work(left_out, left_out)  # the same definition on both sides: compared as they are
     assert not both.notes and next(m for m in both.measures if m.key == "flops.fp16").base == 0.0
+    assert check.flops == (pytest.approx(1e6 + 4e6), pytest.approx(1e6 + 4e6))  # all FLOPs, as compared
+
+
+def test_the_check_carries_all_flops_of_each_side_none_without_any():
+    assert compare_work(work(fp32=1e6, fp64=2e5), work(fp32=3e6, fp64=None)).flops == (1.2e6, 3e6)
+    assert compare_work(work(fp32=None, fp64=None), work()).flops == (None, 1e6)
 
 
 def test_bytes_of_different_metric_definitions_are_not_compared():

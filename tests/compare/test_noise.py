@@ -103,3 +103,13 @@ def test_ties_from_quantized_durations_keep_the_test_and_the_interval_in_agreeme
     change = compare_times(base, new)
     assert change.low is not None and change.low > 1.1
     assert slower_p_value(base, new, 1.1) < 0.01 and slower_p_value(base, new, change.low * 1.001) >= 0.01
+
+
+def test_a_change_carries_its_ratio_and_interval_as_percent_changes():
+    c = compare_times([1.0] * 8 + [1.01] * 8, [1.2] * 8 + [1.21] * 8)
+    assert c.low is not None and c.high is not None
+    assert c.pct == pytest.approx(100 * (c.ratio - 1)) and c.pct > 0
+    assert (c.low_pct, c.high_pct) == (pytest.approx(100 * (c.low - 1)), pytest.approx(100 * (c.high - 1)))
+    faster = c.inverted()
+    assert faster.pct == pytest.approx(100 * (1 / c.ratio - 1)) and faster.pct < 0
+    assert compare_times([1.0], [2.0]).low_pct is None  # untested: no interval, no percent ends

@@ -79,3 +79,13 @@ def test_plots_beside_are_one_per_report_and_one_per_comparison() -> None:
     assert base.images_beside("report", 3) == 3 and base.images_beside("report", 0) == 1
     assert base.images_beside("compare", 2) == 1
     assert base.image_names("Doc.MD", 1) == ["Doc.png"] and base.image_names("doc.md", 2) == ["doc-1.png", "doc-2.png"]
+
+
+def test_each_report_image_registers_its_words_for_nothing_to_draw():
+    from roofline.render.report import memory_plot, plot
+
+    images = [f for f in FORMATS if f.kind == "report" and not f.choice and f.name != base.PNGS]
+    assert {f.name for f in images} == {PLOT, base.INSTRUCTION_PLOT, base.MEMORY_PLOT, base.OCCUPANCY_PLOT}
+    assert all(f.empty is not None and all(f.empty()) for f in images)
+    assert find_format("report", PLOT).empty() == (plot.NOTHING_TO_PLOT, plot.PLOT_FIX)  # type: ignore[misc]
+    assert find_format("report", base.MEMORY_PLOT).empty() == (memory_plot.NOTHING, memory_plot.FIX)  # type: ignore[misc]

@@ -92,12 +92,14 @@ def compare(
     document = roofline.compare(files, matcher, project_to, judged, terminal_width(wide), normalize)
     also, failed = [], []
     if plot is not None:
+        from roofline.compare.plottable import Plottable
         from roofline.render.compare.plot import nothing_to_compare
 
-        empty = nothing_to_compare(document.comparison)
-        if empty:  # the comparison is still written, then the plot's line, exit 2
-            failed.append(RooflineError(f"{plot}: not written, nothing to plot: {empty}", "pair kernels with "
-                                        "--match order|regex:PATTERN or --map BASE=NEW, or leave out --plot"))
+        c = document.comparison
+        if c.plottable is not Plottable.PLOTTABLE:  # the comparison is still written, then the plot's line, exit 2
+            failed.append(RooflineError(f"{plot}: not written, nothing to plot: {nothing_to_compare(c)}", "pair "
+                                        "kernels with --match order|regex:PATTERN or --map BASE=NEW, or leave out "
+                                        "--plot"))
         elif plot_fmt is not None:
             also.append((plot, image(render_image("compare", document, plot_fmt))))
     write_document("compare", fmt, document, output, files, also)

@@ -20,8 +20,8 @@ from roofline.render.compare.plot import nothing_to_compare
 from roofline.render.compare.table import (
     Grid,
     change_interval,
-    change_text,
     expectation_lines,
+    headline_change,
     legend_text,
     noise_note,
     pairing_lines,
@@ -126,7 +126,7 @@ def table(verdicts: Sequence[Verdict]) -> list[str]:
         check = v.pair.work[1] if v.pair.work else None
         rows.append(row((
             f"`{cell(v.pair.label)}`", seconds(base.median_s.value), seconds(new.median_s.value),
-            change_text(v.change.ratio if v.change else None), change_interval(v.change),
+            headline_change(v.change), change_interval(v.change),
             check.summary if check else "n/a", pct(base.roof.pct_of_roof), pct(new.roof.pct_of_roof), _status(v),
         )))
     return rows

@@ -22,8 +22,10 @@ from typing import TYPE_CHECKING, Any
 
 from roofline.analysis.kernels import KernelStats
 from roofline.analysis.launches import KernelGroup
+from roofline.analysis.plot_place import Place
 from roofline.compare.pairing import Comparison, ReportRef
 from roofline.compare.places import GpuGroups, GroupBar
+from roofline.compare.plottable import Plottable
 from roofline.core.labels import LEGEND_KERNELS, NAMES, letter
 from roofline.core.model import PRECISIONS, Ceilings, memory_roof, roof_intensity
 from roofline.core.units import si
@@ -211,20 +213,18 @@ def _panel(merged: GpuGroups) -> SummaryPanel:
 def _point(s: KernelStats, label: str, report: int, normalize: bool) -> tuple[Point | None, str]:
     """(point, "") or (None, why it cannot be drawn). Normalized: x = report index, y = percent of own roof;
     else x = FLOP per DRAM byte, y = FLOP/s on log axes."""
-    if normalize:
-        pct = s.roof.pct_of_roof
-        if pct is None:
-            return None, s.why_no_roof
-        if pct <= 0:
-            return None, "0% of roof (no place on log axes)"
-        return Point(label, report, float(report), pct), ""
-    x = s.intensity["dram"]
-    rates = [v.value for v in s.flop_per_s.values() if v.value is not None]
-    if x.value is None:
-        return None, f"no DRAM intensity ({s.why_no_roof if not rates else x.reason})"
-    if not rates or x.value <= 0 or sum(rates) <= 0:
+    where, x, y = s.normalized_place if normalize else s.place, s.intensity["dram"], s.total_flop_per_s
+    if where is Place.NO_ROOF:
+        return None, s.why_no_roof
+    if where is Place.ZERO_ROOF:
+        return None, "0% of roof (no place on log axes)"
+    if where is Place.NO_INTENSITY:
+        return None, f"no DRAM intensity ({s.why_no_roof if y is None else x.reason})"
+    if where is Place.NO_FLOPS:
         return None, "no floating-point work (zero FLOPs cannot be drawn on log axes; try --normalize)"
-    return Point(label, report, x.value, sum(rates)), ""
+    if normalize:
+        return Point(label, report, float(report), s.roof.pct_of_roof or 0.0), ""
+    return Point(label, report, x.value or 0.0, y or 0.0), ""
 
 
 def _roofs(sides: Sequence[tuple[int, KernelStats]], gpus: Sequence[int]) -> tuple[Roof, ...]:
@@ -268,11 +268,10 @@ SUMMARY_SIZE_IN = (13.0, 5.0)  # per report
 
 
 def nothing_to_compare(c: Comparison) -> str:
-    """Why the comparison plot would hold no point ("" when it holds one): no kernel in common, or none of the
-    paired kernels has an intensity and a rate."""
-    if not c.pairs:
+    """Why the comparison plot holds no point, in words ("" when it holds one: ``Comparison.plottable``)."""
+    if c.plottable is Plottable.NO_PAIRS:
         return f"no kernel in common ({c.matching} matching)"
-    return "" if comparison_data(c).points else "no paired kernel has FLOPs and bytes measured"
+    return "" if c.plottable is Plottable.PLOTTABLE else "no paired kernel has FLOPs and bytes measured"
 
 
 def comparison_plot(c: Comparison, fmt: PlotFormat, normalize: bool = False) -> bytes:
@@ -282,8 +281,8 @@ def comparison_plot(c: Comparison, fmt: PlotFormat, normalize: bool = False) -> 
 
 def pngs(c: Comparison, normalize: bool = False) -> list[bytes | None]:
     """The comparison plot as the one PNG beside a Markdown comparison; None when no paired kernel has a place on
-    it (``nothing_to_compare``)."""
-    return [None if nothing_to_compare(c) else comparison_plot(c, "png", normalize)]
+    it (``Comparison.plottable``)."""
+    return [None if c.plottable is not Plottable.PLOTTABLE else comparison_plot(c, "png", normalize)]
 
 
 def comparison_svg(c: Comparison, normalize: bool = False) -> str:

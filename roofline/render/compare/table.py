@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from roofline.analysis.kernels import KernelStats
 from roofline.analysis.work import Measure, WorkCheck
 from roofline.compare.noise import Change
 from roofline.compare.pairing import Comparison, KernelPair, ReportRef
@@ -34,6 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from rich.table import Table
 
 MAX_UNMATCHED_NAMES = 6
+TIMES_FROM_PCT = 1000.0  # a time change from +1000% on reads as a ratio ("584x"), not a percent
 GROUP_WORDS = {"kernel": "kernel", "function": "function", "nvtx": "NVTX range"}  # what a summary's rows are
 _BOUND = {"compute": "comp", "memory": "mem", "balanced": "bal", "latency": "lat", "small_grid": "grid"}
 
@@ -176,7 +176,7 @@ def work_grid(c: Comparison, i: int) -> Grid:
         check = p.work[i]
         measures = {m.key: m for m in check.measures} if check else {}
         notes.update(dict.fromkeys(f"{p.label_to(i)}: {work_note_text(n)}" for n in (check.notes if check else ())))
-        rows.append((*(si(flops) for flops in _compared_flops(check)),
+        rows.append((*(si(flops) for flops in (check.flops if check else (None, None))),
                      *(_measure_cell(measures.get(key)) for key, _ in WORK_COLUMNS), _decided_by(check),
                      _work_word(p, i)))
     return Grid(f"Work per launch, {a} -> {b}",
@@ -187,18 +187,6 @@ def work_grid(c: Comparison, i: int) -> Grid:
                 "on the resource that bounds both sides by their verdicts (DRAM, L2 or L1 bytes, a precision's "
                 "FLOPs, instructions); by = what decided; the rest is shown, it does not decide"
                 + "".join(f"; {n}" for n in notes))
-
-
-def _compared_flops(check: WorkCheck | None) -> tuple[float | None, float | None]:
-    """All FLOPs per launch of each side as the work check compared them (one FP16 definition on both sides);
-    None for a side without FLOP counts."""
-    flops = [m for m in (check.measures if check else ()) if Resource.of(m.key).kind == "flops"]
-    return _total([m.base for m in flops]), _total([m.other for m in flops])
-
-
-def _total(values: Sequence[float | None]) -> float | None:
-    known = [v for v in values if v is not None]
-    return sum(known) if known else None
 
 
 def _decided_by(check: WorkCheck | None) -> str:
@@ -308,7 +296,7 @@ def roof_grid(c: Comparison, i: int) -> Grid:
     shown = [p for p in c.pairs if p.sides[i]]
     for p in shown:
         stats = [p.side(s) for s in sides]
-        rows.append((*(_flop_rate(s) for s in stats), *(ratio(s.intensity["dram"].value) for s in stats),
+        rows.append((*(si(s.total_flop_per_s) for s in stats), *(ratio(s.intensity["dram"].value) for s in stats),
                      *(pct(s.roof.pct_of_roof) for s in stats),
                      ">".join(_BOUND.get(s.verdict.bound or "", "n/a") for s in stats)))
     return Grid(f"Roofline, {a}" + (f" -> {b}" if i else ""),
@@ -487,11 +475,6 @@ def _name_list(names: Sequence[str]) -> str:
     return shown + (f", ... ({len(names) - MAX_UNMATCHED_NAMES} more)" if len(names) > MAX_UNMATCHED_NAMES else "")
 
 
-def _flop_rate(s: KernelStats) -> str:
-    known = [v.value for v in s.flop_per_s.values() if v.value is not None]
-    return si(sum(known)) if known else "n/a"
-
-
 def _times(value: float | None) -> str:
     """A speedup or ratio: two decimals, or two significant digits under 0.1 (0.0031x, never 0.00x)."""
     if value is None:
@@ -559,7 +542,7 @@ def _diff_table(d: DiffResult, width: int) -> Table:
     for v in d.verdicts:
         base, new = v.pair.side(0), v.pair.side(1)
         rows.append([name_cell(v.pair.names_to(1)), seconds(base.median_s.value), seconds(new.median_s.value),
-                     change_text(v.change.ratio if v.change else None), change_interval(v.change), status_word(v)])
+                     headline_change(v.change), change_interval(v.change), status_word(v)])
     return add_rows(table, rows, width)
 
 
@@ -594,7 +577,7 @@ def per_work_text(v: Verdict) -> str:
     "time per unit of work (threads) -86.5%, gated (--gate-different-work)"; "" for other pairs."""
     if not (v.pair.different_work(1) and v.gated and v.per_work_ratio is not None):
         return ""
-    return (f"{v.per_work_pct.via} {change_text(v.per_work_ratio)}, gated "
+    return (f"{v.per_work_pct.via} {change_text(v.per_work_ratio, v.per_work_pct.value)}, gated "
             "(--gate-different-work)")
 
 
@@ -602,18 +585,24 @@ def change_interval(change: Change | None) -> str:
     """The interval of a time change, "+12.9..+17.6%" (or "713x..790x" for large ones), or "untested"."""
     if change is None:
         return "n/a"
-    if change.low is None or change.high is None:
+    if change.low is None or change.high is None or change.low_pct is None or change.high_pct is None:
         return "untested"
-    low, high = change_text(change.low), change_text(change.high)
-    return f"{low.removesuffix('%')}..{high}" if low.endswith("%") and high.endswith("%") else f"{low}..{high}"
+    low, high = change_text(change.low, change.low_pct), change_text(change.high, change.high_pct)
+    if change.low_pct < TIMES_FROM_PCT and change.high_pct < TIMES_FROM_PCT:
+        return f"{change.low_pct:+.1f}..{high}"
+    return f"{low}..{high}"
 
 
-def change_text(ratio_: float | None) -> str:
-    """A time ratio NEW / BASE as a change: "+12.3%", "-4.0%", or "584x" from +1000% on."""
-    if ratio_ is None:
+def change_text(ratio_: float | None, pct_: float | None) -> str:
+    """A time ratio NEW / BASE and its percent change as a change: "+12.3%", "-4.0%", or "584x" from +1000% on."""
+    if ratio_ is None or pct_ is None:
         return "n/a"
-    pct_ = 100.0 * (ratio_ - 1.0)
-    return f"{ratio_:.0f}x" if pct_ >= 1000.0 else f"{pct_:+.1f}%"
+    return f"{ratio_:.0f}x" if pct_ >= TIMES_FROM_PCT else f"{pct_:+.1f}%"
+
+
+def headline_change(change: Change | None) -> str:
+    """A kernel's time change (``change_text``), "n/a" without one."""
+    return "n/a" if change is None else change_text(change.ratio, change.pct)
 
 
 def threshold_text(d: DiffResult) -> str:

@@ -29,11 +29,12 @@ from roofline.core.thresholds import ACHIEVED_GAP_PTS, THIN_SAMPLES
 from roofline.core.units import counted, pct, ratio, seconds, si
 from roofline.render import GENERATOR
 from roofline.render.names import bound_word, group_name, markdown_text, printable, short_group_name
-from roofline.render.report.plot import NOTHING_TO_PLOT, PLOT_FIX, PlotData, plot_data, plots_nothing
+from roofline.render.report.plot import NOTHING_TO_PLOT, PLOT_FIX, PlotData, plot_data
 from roofline.render.report.prose import (
     bound_of,
     cited,
     combined_text,
+    datasheet_ratio_text,
     estimate_text,
     flop_note_text,
     inverted_level_text,
@@ -148,7 +149,7 @@ def report_blocks(v: ReportView, with_plot: bool = False, index: int = 0,
         blocks.append(Block("note", f"* {scaled}."))
     advised = v.advised
     data = plot_data([v]) if with_plot or image is not None else None
-    if data is not None and plots_nothing(data):
+    if data is not None and not v.on_plot:
         blocks.append(Block("note", f"No roofline plot: no kernel {NOTHING_TO_PLOT} ({PLOT_FIX})."))
     elif with_plot:
         links = tuple((short_group_name(g.group.name, g.group.functions, g.group.by), f"#{kernel_anchor(index, rank)}")
@@ -194,11 +195,11 @@ def ceilings_table(v: ReportView) -> Block:
         dtype = either.tensor_dtype if key == "tensor" and either is not None else None
         label = NAMES[key] + (f" ({dtype.upper()})" if dtype else "")
         star = "*" if measured is not None and key in measured.scaled else ""
-        ratio = f"{m_val / s_val:.2f}" if s_val and m_val else ""
+        ratio = datasheet_ratio_text(v, "kernel-clock", key)
         row: tuple[str, ...] = (label, si(s_val, unit), si(m_val, unit) + star, ratio)
         if calibrated is not None:
             c_val = _roof(calibrated, key)
-            row += (si(c_val, unit), f"{c_val / s_val:.2f}" if s_val and c_val else "")
+            row += (si(c_val, unit), datasheet_ratio_text(v, "calibrated", key))
         rows.append(row)
     header: tuple[str, ...] = ("roof", "datasheet", "kernel-clock", "kernel-clock / datasheet")
     if calibrated is not None:

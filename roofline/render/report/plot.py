@@ -30,7 +30,6 @@ from roofline.analysis.launches import KernelGroup, ReportAnalysis
 from roofline.analysis.view import PooledPoints, ReportSetView, ReportView
 from roofline.core.labels import LEGEND_KERNELS, NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet, memory_roof, roof_intensity
-from roofline.core.thresholds import BANDWIDTH_VIEW_SHARE
 from roofline.core.units import counted, pct, ratio, si
 from roofline.render.mpl import (
     NOTE_FONT,
@@ -140,11 +139,7 @@ class Panel:
     skipped: tuple[tuple[str, str], ...]  # (kernel name, why it is not in this panel: one of the NO_* reasons)
     kind: PanelKind = "roofline"
     notes: tuple[str, ...] = ()
-
-    @property
-    def other_share(self) -> float:
-        """Share of the profiled time of the kernels drawn as "other"."""
-        return sum(s.time_share or 0.0 for s in self.other)
+    other_share: float = 0.0  # share of the profiled time of the kernels drawn as "other" (the view's shares_past)
 
     def drawn(self, s: KernelSeries) -> tuple[KernelPoint, ...]:
         """The points of a series this panel draws: those with an intensity (roofline) or bytes/s (bandwidth)."""
@@ -179,32 +174,38 @@ def report_panels(v: ReportView, top: int, source: CeilingSet) -> list[Panel]:
             series.append(s if number <= top else replace(s, color=-1))
         why_not[_label(group)] = why
     placed = [s for s in series if s.on_roofline]
-    flopless = [s for s in series if not s.on_roofline]
-    bandwidth = sum(s.time_share or 0.0 for s in flopless) > BANDWIDTH_VIEW_SHARE
+    bandwidth = v.bandwidth_view
     panels = []
     if placed or not bandwidth:
         roofs = _roofs(level_roofs, {pt.level for s in placed for pt in s.points if pt.intensity} or {"dram"})
         skipped = {_label(g): why_not[_label(g)] or NO_FLOPS for g in a.groups
                    if _label(g) not in {s.name for s in placed}}
         panels.append(_panel(a, "roofline", source, chosen, roofs, _ceilings(chosen, placed, roofs), placed, skipped,
-                             bandwidth))
+                             bandwidth, _other_share(v, "roofline", top)))
     if bandwidth:
         shown = [s for s in series if any(pt.bytes_per_s for pt in s.points)]
         roofs = _roofs(level_roofs, {pt.level for s in shown for pt in s.points if pt.bytes_per_s})
         skipped = {_label(g): NO_DURATION if why_not[_label(g)] == NO_DURATION else NO_BYTES for g in a.groups
                    if _label(g) not in {s.name for s in shown}}
-        panels.append(_panel(a, "bandwidth", source, chosen, roofs, (), shown, skipped, False))
+        panels.append(_panel(a, "bandwidth", source, chosen, roofs, (), shown, skipped, False,
+                             _other_share(v, "bandwidth", top)))
     return panels
+
+
+def _other_share(v: ReportView, kind: PanelKind, top: int) -> float:
+    """The share of the profiled time of a panel's kernels past the ``top`` (``ReportView.shares_past``)."""
+    past = v.shares_past.get(kind, ())
+    return past[min(top, len(past) - 1)] if past else 0.0
 
 
 def _panel(analysis: ReportAnalysis, kind: PanelKind, source: CeilingSet, chosen: Ceilings | None,
            roofs: tuple[MemoryRoof, ...], ceilings: tuple[ComputeCeiling, ...], series: list[KernelSeries],
-           skipped: dict[str, str], bandwidth_below: bool) -> Panel:
+           skipped: dict[str, str], bandwidth_below: bool, other_share: float) -> Panel:
     shown = tuple(s for s in series if s.color >= 0)
     other = tuple(s for s in series if s.color < 0)
     numbers = {_label(g): i for i, g in enumerate(analysis.groups, 1)}
     p = Panel(_title(analysis, source, chosen, kind), source, roofs, ceilings, shown, other,
-              tuple(skipped.items()), kind)
+              tuple(skipped.items()), kind, other_share=other_share)
     notes = _skipped_notes(p, numbers, bandwidth_below) + _hollow_notes(p) + _key_notes(p)
     return replace(p, notes=tuple(notes))
 
@@ -361,16 +362,12 @@ NOTHING_TO_PLOT = "has a duration with FLOPs or bytes measured"  # what no kerne
 PLOT_FIX = "re-profile with --set roofline or --set full"
 
 
-def plots_nothing(data: PlotData) -> bool:
-    """Whether no panel holds a point: no kernel has a duration with FLOPs or bytes measured."""
-    return not any(p.series or p.other for p in data.panels)
-
-
 def image(view: ReportSetView, fmt: PlotFormat, top: int = LEGEND_KERNELS) -> bytes | None:
     """The roofline plot of the reports (``top`` kernels in the legend) as PNG, SVG or PDF bytes; None when no
     kernel of any report has a point on it."""
-    data = plot_data(view.reports, top or LEGEND_KERNELS)
-    return None if plots_nothing(data) else draw(data, fmt)
+    if not any(v.on_plot for v in view.reports):  # no kernel has a duration with FLOPs or bytes measured
+        return None
+    return draw(plot_data(view.reports, top or LEGEND_KERNELS), fmt)
 
 
 def pngs(view: ReportSetView) -> list[bytes | None]:

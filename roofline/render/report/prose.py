@@ -21,8 +21,9 @@ from roofline.analysis.results import (
     PeakKind,
     Producer,
 )
-from roofline.analysis.view import ScaledRoofs, Unavailable
+from roofline.analysis.view import ReportView, ScaledRoofs, Unavailable
 from roofline.core.labels import NAMES
+from roofline.core.model import CeilingSet
 from roofline.core.units import seconds
 from roofline.ncu.metrics import HINT_HFMA_MOVES, HINT_L2_OP_HIT, FlopNote, FlopNoteKind
 
@@ -176,6 +177,12 @@ def cited(item: Advice) -> str:
 def short_name(unit: BusyUnit) -> str:
     """A unit's short name for a table cell ("FP64", "ALU", "issue", "L1", "DRAM"; a roof's key in capitals)."""
     return unit.short_name
+
+
+def datasheet_ratio_text(v: ReportView, name: CeilingSet, key: str) -> str:
+    """A ceiling set's roof over the datasheet's (``datasheet_ratios``), as a cell: "" where either is unknown."""
+    ratio = v.datasheet_ratios.get(name, {}).get(key)
+    return "" if ratio is None else f"{ratio:.2f}"
 
 
 def scaled_roofs_note(scaled: ScaledRoofs | None) -> str:

@@ -7,7 +7,7 @@ launch configuration."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
 from roofline.analysis.launches import KernelGroup, KernelSpread, ReportAnalysis
@@ -15,13 +15,14 @@ from roofline.analysis.results import LaunchAnalysis, MemoryPicture, Verdict
 from roofline.analysis.view import AdvisedKernel, ReportSetView, ReportView
 from roofline.core.kernel_names import KernelName, kernel_name
 from roofline.core.labels import NAMES
-from roofline.core.model import PRECISIONS, Ceilings, CeilingSet
+from roofline.core.model import PRECISIONS, Ceilings
 from roofline.core.thresholds import SHOWN_MIN_SHARE
 from roofline.core.units import counted, pct, seconds, si
 from roofline.render.names import bound_word, distinguish, group_name, launch_config
 from roofline.render.report.prose import (
     cited,
     combined_text,
+    datasheet_ratio_text,
     estimate_text,
     flop_notes_text,
     inverted_level_text,
@@ -95,7 +96,7 @@ def _print_report(console: Console, v: ReportView) -> None:
     console.print(f"{spec_line}; percent of roof uses the [bold]{a.ceilings_used}[/bold] ceilings",
                   highlight=False)
     sets = v.ceilings
-    console.print(_ceilings_table(sets, v.roof_keys))
+    console.print(_ceilings_table(v))
     own = sets.get("measured-clock")
     clock = own.clock_note if own is not None else ""
     if clock and not (v.scaled is not None and v.scaled.every):  # else the note below says where they came from
@@ -233,12 +234,13 @@ def _print_hotspots(console: Console, kernels: Sequence[AdvisedKernel]) -> None:
         console.print(f"[dim]No source lines for {', '.join(keys)}: {escape(fix)}.[/dim]", highlight=False)
 
 
-def _ceilings_table(sets: Mapping[CeilingSet, Ceilings], keys: Sequence[str]) -> Table:
+def _ceilings_table(v: ReportView) -> Table:
     """The report's datasheet and kernel-clock roofs (``report_level_ceilings``), and the calibrated ones where a
-    calibration file gives them, each with its ratio to the datasheet; the rows of ``keys`` alone."""
+    calibration file gives them, each with its ratio to the datasheet; the rows of ``roof_keys`` alone."""
     from rich.table import Table
 
     table = Table(title="Ceilings", title_justify="left", box=None, pad_edge=False, padding=(0, 1))
+    sets, keys = v.ceilings, v.roof_keys
     sheet, clock, calibrated = sets.get("datasheet"), sets.get("kernel-clock"), sets.get("calibrated")
     extra = ("calibrated", "ratio") if calibrated else ()
     for col in ("roof", "datasheet", "kernel-clock", "ratio", *extra):
@@ -247,13 +249,13 @@ def _ceilings_table(sets: Mapping[CeilingSet, Ceilings], keys: Sequence[str]) ->
         unit = "FLOP/s" if key in PRECISIONS else "B/s"
         measured, datasheet = _roof(clock, key), _roof(sheet, key)
         star = "*" if clock is not None and key in clock.scaled else ""
-        r = f"{measured / datasheet:.2f}" if measured and datasheet else ""
+        r = datasheet_ratio_text(v, "kernel-clock", key)
         dtype = next((c.tensor_dtype for c in (clock, sheet) if c is not None), None)
         label = NAMES[key] + (f" ({dtype})" if key == "tensor" and dtype else "")
         cells = [label, si(datasheet, unit), si(measured, unit) + star, r]
         if calibrated:
             cal = calibrated.roof(key)
-            cells += [si(cal, unit), f"{cal / datasheet:.2f}" if cal and datasheet else ""]
+            cells += [si(cal, unit), datasheet_ratio_text(v, "calibrated", key)]
         table.add_row(*cells)
     return table
 

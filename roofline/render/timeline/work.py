@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from roofline.analysis.borrowed import BorrowedKernel, BorrowedWork
 from roofline.analysis.time_gap import TimeGap
 from roofline.core.kernel_names import KernelName, kernel_name
+from roofline.core.model import memory_roof, roof_intensity
 from roofline.core.units import dims, pct, seconds, share_pct, si
 from roofline.render.mpl import log_axes
 
@@ -112,11 +113,13 @@ def draw_roofline(ax: Axes, w: BorrowedWork) -> None:
     slopes = {level: bw for level in ("dram", "l2")
               if w.ceilings is not None and (bw := w.ceilings.bytes_per_s.get(level))}
     for level, bw in slopes.items():  # each slope up to the highest compute roof, where it meets it
-        end = min(hi, max(roofs) / bw) if roofs else hi
-        ax.plot([lo, end], [bw * lo, bw * end], color=colours[level], lw=1.2, label=f"{level.upper()} {si(bw, 'B/s')}")
+        end = min(hi, roof_intensity(max(roofs), bw)) if roofs else hi
+        ax.plot([lo, end], [memory_roof(bw, lo), memory_roof(bw, end)], color=colours[level], lw=1.2,
+                label=f"{level.upper()} {si(bw, 'B/s')}")
     fastest = max(slopes.values(), default=None)
     for roof, labels in roofs.items():  # each compute roof from where the fastest slope meets it
-        ax.plot([max(lo, roof / fastest) if fastest else lo, hi], [roof, roof], color="#555555", lw=1.0, ls="--")
+        start = max(lo, roof_intensity(roof, fastest)) if fastest else lo
+        ax.plot([start, hi], [roof, roof], color="#555555", lw=1.0, ls="--")
         ax.annotate(f"{', '.join(labels)}: {si(roof, 'FLOP/s')}", (hi, roof), ha="right", va="bottom", fontsize=7,
                     xytext=(-3, 1), textcoords="offset points")
     for i, k, x, y in points:
