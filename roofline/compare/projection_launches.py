@@ -75,6 +75,7 @@ OTHER_KERNEL: dict[str, str] = {
                   "target's SMs, so no tail of whole blocks is kept there",
 }
 ARCH_SPECIFIC = 90  # from sm_90 on, library kernels use architecture-specific instructions (wgmma, tcgen05)
+STAND_IN_EFFICIENCY = 1.0
 SHARED = "FP32+INT32"  # the term of FP32 and integer work on lanes that run both (GA10x, Ada)
 
 
@@ -311,13 +312,22 @@ def _project_group(group: Sequence[LaunchAnalysis], source: Device, source_spec:
         terms.append(UnitTerm("tail", tail_here, tail_there, f"in whole blocks per SM: {blocks} blocks on "
                                                              f"{here.sms} -> {there.sms} SMs"))
     top = max(terms, key=lambda t: t.target_s)
-    projected = max(efficiency * top.target_s, LAUNCH_FLOOR_S)
+    projected = max(_target_time(terms, efficiency), LAUNCH_FLOOR_S)
     if top.stand_in:
         flags = ("tensor_type", *flags)
     low, high = interval_of(la.launch.name)
     return LaunchProjection(la.launch.name, len(group), blocks, la.block_size, measured, projected,
                             max(projected * low, LAUNCH_FLOOR_S), projected * high, top.key, efficiency,
                             tuple(sorted(terms, key=lambda t: -t.target_s)), la.launch.nvtx_ranges, flags)
+
+
+def _target_time(terms: Sequence[UnitTerm], efficiency: float) -> float:
+    """The launch's time there before the launch floor: the source's efficiency on the largest term the source's
+    kernel keeps; a stand-in term (Tensor work of a type the target lacks) at its own peak, as the library's other
+    kernel there (an FP32 SIMT one) is not the source's Tensor kernel and does not keep its efficiency."""
+    kept = [t.target_s for t in terms if not t.stand_in]
+    stand_in = [t.target_s * STAND_IN_EFFICIENCY for t in terms if t.stand_in]
+    return max([efficiency * max(kept, default=0.0), *stand_in])
 
 
 def other_kernel(name: str, blocks: int | None, here: _Gpu, there: _Gpu) -> tuple[str, ...]:
