@@ -18,12 +18,15 @@ For each launch (identical launches, the same kernel, grid, block and work, grou
 3. **The time**: the source's measured time over its floor (largest term, tail and launch floor included), the
    launch's efficiency ``e``, applied to the target's floor: ``t_tgt = max(e x max(T'), launch floor)``; a stand-in
    term (Tensor work of a type the target lacks, on its FP32 lanes) counts at its own peak, without ``e``: the
-   library's other kernel there does not keep the source Tensor kernel's efficiency. The governing unit is the
-   largest translated term.
+   library's other kernel there does not keep the source Tensor kernel's efficiency. A launch of at most one block
+   per SM on both GPUs (``one_wave``; not a persistent library grid, which the library resizes) takes
+   ``t_tgt = max(measured x f_src / f_tgt, max(T'), launch floor)``: each block alone on an SM on both, its chain of
+   latencies at the clocks' ratio, the target's bandwidth binding only where its peaks need longer. The governing
+   unit is the largest translated term.
 4. **The clock**: the target at ``--clock`` (its sustained clock under load by default), the source at the SM clock
    ncu measured for the launch.
 5. **Interval**: ``[t x low, t x high]`` per launch, ``(low, high)`` by the launch's class (``INTERVALS``: conv,
-   matmul, other), the 7.5th and 92.5th percentiles of published / projected over the leave-one-GPU-out pairs of that
+   matmul, other), the 6th and 94th percentiles of published / projected over the leave-one-GPU-out pairs of that
    class, whose residuals hold the cases where the target likely runs another kernel (``OTHER_KERNEL``: said so,
    not widened further: a class of their own covered no more); the workload's interval
    is the sum of its launches' ends.
@@ -54,17 +57,17 @@ if TYPE_CHECKING:  # pragma: no cover
 THROUGHPUT_FILE = "throughput.yaml"
 # A roof term's key (a report without breakdowns: ``time_model._roof_terms``) -> the unit whose rate it goes at
 ROOF_UNITS = {"fp32": "FMA", "fp64": "FP64", "fp16": "FP16", "tensor": "tensor", "l1": "L1", "l2": "L2", "dram": "DRAM"}
-# The interval per class of launch: the projection times (low, high), the 7.5th and 92.5th percentiles of published /
+# The interval per class of launch: the projection times (low, high), the 6th and 94th percentiles of published /
 # projected over the leave-one-GPU-out pairs of the class in benchmarks/bench_projection.py (``interval_factors``,
 # docs/benchmarks.md): each GPU's sustained clock and achievable bandwidth set without its own data, each pair in the
 # class of the launch group with most of its projected time (``launch_class``, as here). Asymmetric where the model
 # leans one way. A convolution's library (cuDNN) picks its algorithm per GPU, so the target may run another kernel
 # than the one measured: its interval is the widest (``ALGORITHM_CHOSEN``). Checked without each GPU (its intervals
-# from the other GPUs' factors): 80% of the development pairs covered at a 41% median half-width.
+# from the other GPUs' factors): 80% of the development pairs covered at a 40% median half-width.
 INTERVALS: dict[str, tuple[float, float]] = {
-    "matmul": (0.75, 1.32),
-    "conv": (0.39, 1.58),  # its residuals hold the targets' other algorithms (TF32 work on a T4) already
-    "other": (0.59, 1.35),  # the norms, pools and elementwise kernels of the development data
+    "matmul": (0.72, 1.32),
+    "conv": (0.37, 1.84),  # its residuals hold the targets' other algorithms (TF32 work on a T4) already
+    "other": (0.63, 1.37),  # the norms, pools and elementwise kernels of the development data
 }
 ALGORITHM_CHOSEN = ("conv", "dgrad", "wgrad", "fprop", "implicit_gemm", "winograd", "fft")  # in a kernel's name
 MATMUL = ("gemm", "matmul", "cutlass", "xmma", "gemv")  # in a kernel's name, a convolution's words aside
@@ -78,6 +81,7 @@ OTHER_KERNEL: dict[str, str] = {
 }
 ARCH_SPECIFIC = 90  # from sm_90 on, library kernels use architecture-specific instructions (wgmma, tcgen05)
 STAND_IN_EFFICIENCY = 1.0
+ONE_WAVE = "one wave"  # the term of a launch of at most one block per SM on both GPUs (``one_wave``)
 SHARED = "FP32+INT32"  # the term of FP32 and integer work on lanes that run both (GA10x, Ada)
 
 
@@ -315,12 +319,29 @@ def _project_group(group: Sequence[LaunchAnalysis], source: Device, source_spec:
                                                              f"{here.sms} -> {there.sms} SMs"))
     top = max(terms, key=lambda t: t.target_s)
     projected = max(_target_time(terms, efficiency), LAUNCH_FLOOR_S)
+    wave = one_wave(measured, blocks, here, there) if not top.stand_in and "persistent" not in flags else None
+    if wave is not None:
+        terms.append(wave)
+        top = max(terms, key=lambda t: t.target_s)
+        projected = max(top.target_s, LAUNCH_FLOOR_S)
     if top.stand_in:
         flags = ("tensor_type", *flags)
     low, high = interval_of(la.launch.name)
     return LaunchProjection(la.launch.name, len(group), blocks, la.block_size, measured, projected,
                             max(projected * low, LAUNCH_FLOOR_S), projected * high, top.key, efficiency,
                             tuple(sorted(terms, key=lambda t: -t.target_s)), la.launch.nvtx_ranges, flags)
+
+
+def one_wave(measured: float, blocks: int | None, here: _Gpu, there: _Gpu) -> UnitTerm | None:
+    """A launch of at most one block per SM on both GPUs (one partial wave, the same grid): each block runs alone on
+    an SM on both, so its chain of latencies holds the time there as here, at the SM clocks' ratio; the same blocks
+    keep the same bytes in flight, so the target's bandwidth binds only where its unit peaks need longer (no
+    efficiency on the other terms then). None for a grid larger than either GPU's SMs or unknown."""
+    if not blocks or blocks > here.sms or blocks > there.sms:
+        return None
+    return UnitTerm(ONE_WAVE, measured, measured * here.clock_hz / there.clock_hz,
+                    f"{blocks} blocks, at most one per SM on {here.sms} and {there.sms} SMs: the measured time at the "
+                    f"SM clocks' ratio {here.clock_hz / 1e9:.3g} -> {there.clock_hz / 1e9:.3g} GHz")
 
 
 def _target_time(terms: Sequence[UnitTerm], efficiency: float) -> float:

@@ -184,3 +184,31 @@ def test_a_library_kernel_the_target_cannot_run_or_sized_to_the_source_sms_is_fl
     assert same.other_kernel == ()  # the same GPU: the same kernel
     plain = next(x for x in w.launches if not x.name.startswith("sm90_"))
     assert plain.other_kernel == ()
+
+
+def test_a_stand_in_tensor_term_counts_at_the_fp32_peak_without_the_source_efficiency():
+    """op29's TF32 dgrad kernel ran at about 2.5 x its largest term on the H100; on a T4 (no TF32) its Tensor FLOPs
+    go to the FP32 lanes, where the library's FP32 kernel does not keep that efficiency: the time is the term's."""
+    w = projected("op29", "t4")
+    moved = next(x for x in w.launches if x.governing == "tensor")
+    stand_in = next(t for t in moved.terms if t.key == "tensor")
+    assert stand_in.stand_in and moved.efficiency > 2.0
+    assert moved.projected_s == pytest.approx(stand_in.target_s)
+
+
+def test_a_launch_of_one_partial_wave_keeps_its_time_at_the_clock_ratio():
+    """op19's RowwiseMomentsCUDAKernel runs 128 blocks, one per SM on the H100 (132) and the L40S (142): its blocks'
+    latency chains hold the time there at the SM clocks' ratio, not its DRAM term times its efficiency (5.3)."""
+    from roofline.compare.projection_launches import ONE_WAVE
+
+    w = projected("op19", "l40s", sustained_clock_hz=1.5e9)
+    moments = next(x for x in w.launches if x.name == "RowwiseMomentsCUDAKernel")
+    wave = next(t for t in moments.terms if t.key == ONE_WAVE)
+    assert moments.grid == 128 and moments.efficiency > 4.0
+    clock_here = analysis("op19").valid_launches[0].launch.value("sm__cycles_elapsed.avg.per_second")
+    assert clock_here is not None
+    assert wave.target_s == pytest.approx(moments.measured_s * clock_here / 1.5e9, rel=0.01)
+    assert moments.projected_s == pytest.approx(max(t.target_s for t in moments.terms))
+    on_t4 = projected("op19", "t4")  # 128 blocks on 40 SMs: more than one wave, no such term
+    there = next(x for x in on_t4.launches if x.name == "RowwiseMomentsCUDAKernel")
+    assert not any(t.key == ONE_WAVE for t in there.terms)
