@@ -10,7 +10,9 @@ For each launch (identical launches, the same kernel, grid, block and work, grou
    (``peak / (S x clock of the figure)``), the integer lanes from ``architecture/integer.yaml``, the issue slots and
    the load/store, L1 and special-function paths the same per SM and clock (``architecture/throughput.yaml``).
    Where the target's FP32 lanes also run INT32 (GA10x, Ada) FP32 and integer work share them: a term
-   ``(FP32 ops + INT32 ops) / FP32 lanes``. Tensor work of a type the target lacks runs on its FP32 lanes.
+   ``(FP32 ops + INT32 ops) / FP32 lanes``. Tensor work of a type the target lacks runs on its FP32 lanes. Where
+   the target issues FP32 FMAs in pairs and the source does not (``.f32x2`` from CC 10.0: ``paired_fp32``), the
+   issue slots lose half the FMA pipe's instructions.
    L2 bytes go at the SMs x clock ratio (no L2 figure is cited on both GPUs), or at the ratio of cited L2
    bandwidths at the clocks. DRAM: the source's achieved fraction of its achievable bandwidth is kept, so the term
    scales by ``A_src / A_tgt`` (``specs.achievable``); no SM clock applies.
@@ -63,11 +65,11 @@ ROOF_UNITS = {"fp32": "FMA", "fp64": "FP64", "fp16": "FP16", "tensor": "tensor",
 # class of the launch group with most of its projected time (``launch_class``, as here). Asymmetric where the model
 # leans one way. A convolution's library (cuDNN) picks its algorithm per GPU, so the target may run another kernel
 # than the one measured: its interval is the widest (``ALGORITHM_CHOSEN``). Checked without each GPU (its intervals
-# from the other GPUs' factors): 80% of the development pairs covered at a 40% median half-width.
+# from the other GPUs' factors): 82% of the development pairs covered at a 43% median half-width.
 INTERVALS: dict[str, tuple[float, float]] = {
-    "matmul": (0.72, 1.32),
-    "conv": (0.37, 1.84),  # its residuals hold the targets' other algorithms (TF32 work on a T4) already
-    "other": (0.63, 1.37),  # the norms, pools and elementwise kernels of the development data
+    "matmul": (0.71, 1.32),
+    "conv": (0.37, 2.04),  # its residuals hold the targets' other algorithms (TF32 work on a T4) already
+    "other": (0.62, 1.38),  # the norms, pools and elementwise kernels of the development data
 }
 ALGORITHM_CHOSEN = ("conv", "dgrad", "wgrad", "fprop", "implicit_gemm", "winograd", "fft")  # in a kernel's name
 MATMUL = ("gemm", "matmul", "cutlass", "xmma", "gemv")  # in a kernel's name, a convolution's words aside
@@ -413,6 +415,12 @@ def translate(units: Sequence[Term], la: LaunchAnalysis, here: _Gpu, there: _Gpu
     tensor_flops = la.flops["tensor"].value if "tensor" in la.flops else None
     for t in units:
         out.append(_translate(t, dtype, here, there, tensor_flops))
+    fma_there = next((u for u in out if u.key == "FMA"), None)
+    if fma_there is not None and paired_fp32(here.compute_capability, there.compute_capability):
+        pipe = fma_there.target_s
+        out = [UnitTerm(u.key, u.source_s, max(u.target_s - 0.5 * pipe, pipe),
+                        f"{u.how}; the FP32 FMAs issued in pairs there (.f32x2): half their issue slots")
+               if u.key == "issue" else u for u in out]
     if there.shares_int is not None:
         fma = next((t for t in units if t.key == "FMA"), None)
         alu = next((t for t in units if t.key == "ALU"), None)
@@ -422,6 +430,16 @@ def translate(units: Sequence[Term], la: LaunchAnalysis, here: _Gpu, there: _Gpu
             out.append(UnitTerm(SHARED, max(fma.seconds, alu.seconds), ops / (fp32_there * there.clock_hz * there.sms),
                                 "FP32 and INT32 operations together on the target's FP32 lanes, which run both"))
     return out
+
+
+def paired_fp32(source_cc: str | None, target_cc: str | None) -> bool:
+    """Whether the target issues FP32 FMAs two to an instruction (``.f32x2``, from the compute capability of
+    ``architecture/throughput.yaml`` ``fp32_pairs_from``) where the source does not: then an FMA-pipe instruction
+    of the source takes half an issue slot there, ``T'_issue = max(T'_issue - T'_FMA / 2, T'_FMA)``."""
+    entry = _throughput().get("fp32_pairs_from")
+    since = _cc(str(entry["value"])) if isinstance(entry, dict) and "value" in entry else None
+    src, tgt = _cc(source_cc), _cc(target_cc)
+    return since is not None and src is not None and tgt is not None and src < since <= tgt
 
 
 def _translate(t: Term, dtype: str, here: _Gpu, there: _Gpu, tensor_flops: float | None = None) -> UnitTerm:

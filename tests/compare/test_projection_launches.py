@@ -212,3 +212,21 @@ def test_a_launch_of_one_partial_wave_keeps_its_time_at_the_clock_ratio():
     on_t4 = projected("op19", "t4")  # 128 blocks on 40 SMs: more than one wave, no such term
     there = next(x for x in on_t4.launches if x.name == "RowwiseMomentsCUDAKernel")
     assert not any(t.key == ONE_WAVE for t in there.terms)
+
+
+def test_a_target_issuing_fp32_fmas_in_pairs_frees_half_their_issue_slots():
+    """op01's SGEMM is issue-bound on the H100 (CC 9.0); a B200 (CC 10.0) issues FP32 FMAs two to an instruction
+    (.f32x2), so its issue term loses half the FMA pipe's term and the FMA pipe governs there; an A100 has no pairs."""
+    from roofline.compare.projection_launches import paired_fp32
+
+    assert paired_fp32("9.0", "10.0") and not paired_fp32("10.0", "10.0") and not paired_fp32("9.0", "8.0")
+    paired = {t.key: t for t in projected("op01", "b200").launches[0].terms}
+    unpaired = {t.key: t for t in projected("op01", "b200", compute_capability="9.0").launches[0].terms}
+    assert unpaired["issue"].target_s > unpaired["FMA"].target_s  # issue-bound without pairs
+    fma = paired["FMA"].target_s
+    assert fma == pytest.approx(unpaired["FMA"].target_s)
+    assert paired["issue"].target_s == pytest.approx(max(unpaired["issue"].target_s - 0.5 * fma, fma))
+    assert paired["issue"].target_s < unpaired["issue"].target_s
+    assert ".f32x2" in paired["issue"].how
+    plain = {t.key: t for t in projected("op01", "a100-sxm4-80gb").launches[0].terms}
+    assert ".f32x2" not in plain["issue"].how
