@@ -312,8 +312,8 @@ def dev_summary(rows: list[DevRow]) -> dict[str, float | int] | None:
 
 
 INTERVAL_CLASSES = ("matmul", "conv", "other")  # projection_launches.INTERVALS: by the kernel's name
-QUANTILES = (6, 94)  # the interval's ends, percentiles of published / projected (held out: 5-95 85% at 43%,
-# 6-94 80% at 40%, 7.5-92.5 77% at 37%: the narrowest that covers 80% without each GPU)
+QUANTILES = (6, 94)  # the interval's ends, percentiles of published / projected: the narrowest that covers 80%
+# without each GPU (round 5's final model: 6-94 82% at a 43% median half-width, 7.5-92.5 79% at 39%)
 
 
 def interval_factors(rows: list[DevRow]) -> dict[str, tuple[float, float]]:
