@@ -10,20 +10,27 @@ For each launch (identical launches, the same kernel, grid, block and work, grou
    (``peak / (S x clock of the figure)``), the integer lanes from ``architecture/integer.yaml``, the issue slots and
    the load/store, L1 and special-function paths the same per SM and clock (``architecture/throughput.yaml``).
    Where the target's FP32 lanes also run INT32 (GA10x, Ada) FP32 and integer work share them: a term
-   ``(FP32 ops + INT32 ops) / FP32 lanes``. Tensor work of a type the target lacks runs on its FP32 lanes.
+   ``(FP32 ops + INT32 ops) / FP32 lanes``. Tensor work of a type the target lacks runs on its FP32 lanes. Where
+   the target issues FP32 FMAs in pairs and the source does not (``.f32x2`` from CC 10.0: ``paired_fp32``), the
+   issue slots lose half the FMA pipe's instructions.
    L2 bytes go at the SMs x clock ratio (no L2 figure is cited on both GPUs), or at the ratio of cited L2
    bandwidths at the clocks. DRAM: the source's achieved fraction of its achievable bandwidth is kept, so the term
    scales by ``A_src / A_tgt`` (``specs.achievable``); no SM clock applies.
 2. **Tail**: the busiest SM-paced unit in whole blocks per SM, ``ceil(B / S) / (B / S)``, for the target's S.
 3. **The time**: the source's measured time over its floor (largest term, tail and launch floor included), the
-   launch's efficiency ``e``, applied to the target's floor: ``t_tgt = max(e x max(T'), launch floor)``; the
-   governing unit is the largest translated term.
+   launch's efficiency ``e``, applied to the target's floor: ``t_tgt = max(e x max(T'), launch floor)``; a stand-in
+   term (Tensor work of a type the target lacks, on its FP32 lanes) counts at its own peak, without ``e``: the
+   library's other kernel there does not keep the source Tensor kernel's efficiency. A launch of at most one block
+   per SM on both GPUs (``one_wave``; not a persistent library grid, which the library resizes) takes
+   ``t_tgt = max(measured x f_src / f_tgt, max(T'), launch floor)``: each block alone on an SM on both, its chain of
+   latencies at the clocks' ratio, the target's bandwidth binding only where its peaks need longer. The governing
+   unit is the largest translated term.
 4. **The clock**: the target at ``--clock`` (its sustained clock under load by default), the source at the SM clock
    ncu measured for the launch.
 5. **Interval**: ``[t x low, t x high]`` per launch, ``(low, high)`` by the launch's class (``INTERVALS``: conv,
-   matmul, other), the 5th and 95th percentiles of published / projected over the leave-one-GPU-out pairs of that
+   matmul, other), the 6th and 94th percentiles of published / projected over the leave-one-GPU-out pairs of that
    class, whose residuals hold the cases where the target likely runs another kernel (``OTHER_KERNEL``: said so,
-   not widened further; squaring widened the half-width 46% -> 53% for 86% -> 87% coverage); the workload's interval
+   not widened further: a class of their own covered no more); the workload's interval
    is the sum of its launches' ends.
 """
 
@@ -52,17 +59,17 @@ if TYPE_CHECKING:  # pragma: no cover
 THROUGHPUT_FILE = "throughput.yaml"
 # A roof term's key (a report without breakdowns: ``time_model._roof_terms``) -> the unit whose rate it goes at
 ROOF_UNITS = {"fp32": "FMA", "fp64": "FP64", "fp16": "FP16", "tensor": "tensor", "l1": "L1", "l2": "L2", "dram": "DRAM"}
-# The interval per class of launch: the projection times (low, high), the 5th and 95th percentiles of published /
+# The interval per class of launch: the projection times (low, high), the 6th and 94th percentiles of published /
 # projected over the leave-one-GPU-out pairs of the class in benchmarks/bench_projection.py (``interval_factors``,
-# docs/benchmarks.md): each GPU's sustained clock and achievable bandwidth set without its own data, the residuals
-# of the workloads of that class. Asymmetric where the model leans one way (matmuls on power-capped GPUs come out
-# too fast). A convolution's library (cuDNN) picks its algorithm per GPU, so the target may run another kernel than
-# the one measured: its interval is the widest (``ALGORITHM_CHOSEN``). Checked without each GPU (its intervals from
-# the other GPUs' factors): 82% of the development pairs covered at a 47% median half-width.
+# docs/benchmarks.md): each GPU's sustained clock and achievable bandwidth set without its own data, each pair in the
+# class of the launch group with most of its projected time (``launch_class``, as here). Asymmetric where the model
+# leans one way. A convolution's library (cuDNN) picks its algorithm per GPU, so the target may run another kernel
+# than the one measured: its interval is the widest (``ALGORITHM_CHOSEN``). Checked without each GPU (its intervals
+# from the other GPUs' factors): 82% of the development pairs covered at a 43% median half-width.
 INTERVALS: dict[str, tuple[float, float]] = {
-    "matmul": (0.77, 1.92),
-    "conv": (0.37, 2.47),  # its residuals hold the targets' other algorithms (TF32 work on a T4) already
-    "other": (0.57, 1.54),  # the norms, pools and elementwise kernels of the development data
+    "matmul": (0.71, 1.32),
+    "conv": (0.37, 2.04),  # its residuals hold the targets' other algorithms (TF32 work on a T4) already
+    "other": (0.62, 1.38),  # the norms, pools and elementwise kernels of the development data
 }
 ALGORITHM_CHOSEN = ("conv", "dgrad", "wgrad", "fprop", "implicit_gemm", "winograd", "fft")  # in a kernel's name
 MATMUL = ("gemm", "matmul", "cutlass", "xmma", "gemv")  # in a kernel's name, a convolution's words aside
@@ -75,6 +82,8 @@ OTHER_KERNEL: dict[str, str] = {
                   "target's SMs, so no tail of whole blocks is kept there",
 }
 ARCH_SPECIFIC = 90  # from sm_90 on, library kernels use architecture-specific instructions (wgmma, tcgen05)
+STAND_IN_EFFICIENCY = 1.0
+ONE_WAVE = "one wave"  # the term of a launch of at most one block per SM on both GPUs (``one_wave``)
 SHARED = "FP32+INT32"  # the term of FP32 and integer work on lanes that run both (GA10x, Ada)
 
 
@@ -311,13 +320,39 @@ def _project_group(group: Sequence[LaunchAnalysis], source: Device, source_spec:
         terms.append(UnitTerm("tail", tail_here, tail_there, f"in whole blocks per SM: {blocks} blocks on "
                                                              f"{here.sms} -> {there.sms} SMs"))
     top = max(terms, key=lambda t: t.target_s)
-    projected = max(efficiency * top.target_s, LAUNCH_FLOOR_S)
+    projected = max(_target_time(terms, efficiency), LAUNCH_FLOOR_S)
+    wave = one_wave(measured, blocks, here, there) if not top.stand_in and "persistent" not in flags else None
+    if wave is not None:
+        terms.append(wave)
+        top = max(terms, key=lambda t: t.target_s)
+        projected = max(top.target_s, LAUNCH_FLOOR_S)
     if top.stand_in:
         flags = ("tensor_type", *flags)
     low, high = interval_of(la.launch.name)
     return LaunchProjection(la.launch.name, len(group), blocks, la.block_size, measured, projected,
                             max(projected * low, LAUNCH_FLOOR_S), projected * high, top.key, efficiency,
                             tuple(sorted(terms, key=lambda t: -t.target_s)), la.launch.nvtx_ranges, flags)
+
+
+def one_wave(measured: float, blocks: int | None, here: _Gpu, there: _Gpu) -> UnitTerm | None:
+    """A launch of at most one block per SM on both GPUs (one partial wave, the same grid): each block runs alone on
+    an SM on both, so its chain of latencies holds the time there as here, at the SM clocks' ratio; the same blocks
+    keep the same bytes in flight, so the target's bandwidth binds only where its unit peaks need longer (no
+    efficiency on the other terms then). None for a grid larger than either GPU's SMs or unknown."""
+    if not blocks or blocks > here.sms or blocks > there.sms:
+        return None
+    return UnitTerm(ONE_WAVE, measured, measured * here.clock_hz / there.clock_hz,
+                    f"{blocks} blocks, at most one per SM on {here.sms} and {there.sms} SMs: the measured time at the "
+                    f"SM clocks' ratio {here.clock_hz / 1e9:.3g} -> {there.clock_hz / 1e9:.3g} GHz")
+
+
+def _target_time(terms: Sequence[UnitTerm], efficiency: float) -> float:
+    """The launch's time there before the launch floor: the source's efficiency on the largest term the source's
+    kernel keeps; a stand-in term (Tensor work of a type the target lacks) at its own peak, as the library's other
+    kernel there (an FP32 SIMT one) is not the source's Tensor kernel and does not keep its efficiency."""
+    kept = [t.target_s for t in terms if not t.stand_in]
+    stand_in = [t.target_s * STAND_IN_EFFICIENCY for t in terms if t.stand_in]
+    return max([efficiency * max(kept, default=0.0), *stand_in])
 
 
 def other_kernel(name: str, blocks: int | None, here: _Gpu, there: _Gpu) -> tuple[str, ...]:
@@ -380,6 +415,12 @@ def translate(units: Sequence[Term], la: LaunchAnalysis, here: _Gpu, there: _Gpu
     tensor_flops = la.flops["tensor"].value if "tensor" in la.flops else None
     for t in units:
         out.append(_translate(t, dtype, here, there, tensor_flops))
+    fma_there = next((u for u in out if u.key == "FMA"), None)
+    if fma_there is not None and paired_fp32(here.compute_capability, there.compute_capability):
+        pipe = fma_there.target_s
+        out = [UnitTerm(u.key, u.source_s, max(u.target_s - 0.5 * pipe, pipe),
+                        f"{u.how}; the FP32 FMAs issued in pairs there (.f32x2): half their issue slots")
+               if u.key == "issue" else u for u in out]
     if there.shares_int is not None:
         fma = next((t for t in units if t.key == "FMA"), None)
         alu = next((t for t in units if t.key == "ALU"), None)
@@ -389,6 +430,16 @@ def translate(units: Sequence[Term], la: LaunchAnalysis, here: _Gpu, there: _Gpu
             out.append(UnitTerm(SHARED, max(fma.seconds, alu.seconds), ops / (fp32_there * there.clock_hz * there.sms),
                                 "FP32 and INT32 operations together on the target's FP32 lanes, which run both"))
     return out
+
+
+def paired_fp32(source_cc: str | None, target_cc: str | None) -> bool:
+    """Whether the target issues FP32 FMAs two to an instruction (``.f32x2``, from the compute capability of
+    ``architecture/throughput.yaml`` ``fp32_pairs_from``) where the source does not: then an FMA-pipe instruction
+    of the source takes half an issue slot there, ``T'_issue = max(T'_issue - T'_FMA / 2, T'_FMA)``."""
+    entry = _throughput().get("fp32_pairs_from")
+    since = _cc(str(entry["value"])) if isinstance(entry, dict) and "value" in entry else None
+    src, tgt = _cc(source_cc), _cc(target_cc)
+    return since is not None and src is not None and tgt is not None and src < since <= tgt
 
 
 def _translate(t: Term, dtype: str, here: _Gpu, there: _Gpu, tensor_flops: float | None = None) -> UnitTerm:

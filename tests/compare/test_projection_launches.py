@@ -184,3 +184,49 @@ def test_a_library_kernel_the_target_cannot_run_or_sized_to_the_source_sms_is_fl
     assert same.other_kernel == ()  # the same GPU: the same kernel
     plain = next(x for x in w.launches if not x.name.startswith("sm90_"))
     assert plain.other_kernel == ()
+
+
+def test_a_stand_in_tensor_term_counts_at_the_fp32_peak_without_the_source_efficiency():
+    """op29's TF32 dgrad kernel ran at about 2.5 x its largest term on the H100; on a T4 (no TF32) its Tensor FLOPs
+    go to the FP32 lanes, where the library's FP32 kernel does not keep that efficiency: the time is the term's."""
+    w = projected("op29", "t4")
+    moved = next(x for x in w.launches if x.governing == "tensor")
+    stand_in = next(t for t in moved.terms if t.key == "tensor")
+    assert stand_in.stand_in and moved.efficiency > 2.0
+    assert moved.projected_s == pytest.approx(stand_in.target_s)
+
+
+def test_a_launch_of_one_partial_wave_keeps_its_time_at_the_clock_ratio():
+    """op19's RowwiseMomentsCUDAKernel runs 128 blocks, one per SM on the H100 (132) and the L40S (142): its blocks'
+    latency chains hold the time there at the SM clocks' ratio, not its DRAM term times its efficiency (5.3)."""
+    from roofline.compare.projection_launches import ONE_WAVE
+
+    w = projected("op19", "l40s", sustained_clock_hz=1.5e9)
+    moments = next(x for x in w.launches if x.name == "RowwiseMomentsCUDAKernel")
+    wave = next(t for t in moments.terms if t.key == ONE_WAVE)
+    assert moments.grid == 128 and moments.efficiency > 4.0
+    clock_here = analysis("op19").valid_launches[0].launch.value("sm__cycles_elapsed.avg.per_second")
+    assert clock_here is not None
+    assert wave.target_s == pytest.approx(moments.measured_s * clock_here / 1.5e9, rel=0.01)
+    assert moments.projected_s == pytest.approx(max(t.target_s for t in moments.terms))
+    on_t4 = projected("op19", "t4")  # 128 blocks on 40 SMs: more than one wave, no such term
+    there = next(x for x in on_t4.launches if x.name == "RowwiseMomentsCUDAKernel")
+    assert not any(t.key == ONE_WAVE for t in there.terms)
+
+
+def test_a_target_issuing_fp32_fmas_in_pairs_frees_half_their_issue_slots():
+    """op01's SGEMM is issue-bound on the H100 (CC 9.0); a B200 (CC 10.0) issues FP32 FMAs two to an instruction
+    (.f32x2), so its issue term loses half the FMA pipe's term and the FMA pipe governs there; an A100 has no pairs."""
+    from roofline.compare.projection_launches import paired_fp32
+
+    assert paired_fp32("9.0", "10.0") and not paired_fp32("10.0", "10.0") and not paired_fp32("9.0", "8.0")
+    paired = {t.key: t for t in projected("op01", "b200").launches[0].terms}
+    unpaired = {t.key: t for t in projected("op01", "b200", compute_capability="9.0").launches[0].terms}
+    assert unpaired["issue"].target_s > unpaired["FMA"].target_s  # issue-bound without pairs
+    fma = paired["FMA"].target_s
+    assert fma == pytest.approx(unpaired["FMA"].target_s)
+    assert paired["issue"].target_s == pytest.approx(max(unpaired["issue"].target_s - 0.5 * fma, fma))
+    assert paired["issue"].target_s < unpaired["issue"].target_s
+    assert ".f32x2" in paired["issue"].how
+    plain = {t.key: t for t in projected("op01", "a100-sxm4-80gb").launches[0].terms}
+    assert ".f32x2" not in plain["issue"].how

@@ -335,7 +335,8 @@ def _workload_table(w: WorkloadProjection, width: int) -> Table:
     """Every group of identical launches projected (``compare.projection_launches``), its count and the total."""
     table = plain_table("", ("kernel", "launches", "grid x block", "measured", "projected", "interval", "by"),
                         "per launch: each unit's work at the target's rate of that unit, the tail in whole blocks "
-                        "per SM, the source's time over its floor kept; by = the unit that governs there; "
+                        "per SM, the source's time over its floor kept; by = the unit that governs there (one "
+                        "wave: at most one block per SM on both GPUs, the measured time at the clocks' ratio); "
                         "total = the sum of launches x projected")
     rows: list[list[Cell]] = [[name_cell((x.name,)), str(x.count), f"{x.grid or '?'} x {x.block or '?'}",
                                seconds(x.measured_s), seconds(x.projected_s),
