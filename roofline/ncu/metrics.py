@@ -532,8 +532,16 @@ def counter(launch: KernelLaunch, name: str, units: tuple[str, ...] = ("",)) -> 
             return Measured(per_cycle * clock * duration, via=f"{full}.sum.per_cycle_elapsed x {clock_name} x duration")
         if per_second is not None and duration is not None:
             return Measured(per_second * duration, via=f"{full}.sum.per_second x duration")
+    if not launch.nan_metrics:
+        return _missing_count(full_names[-1])
     forms = (f"{f}{s}" for f in full_names for s in COUNT_FORMS)
     return _nan_absent(launch, forms, [f"{full_names[-1]}.sum"], "")
+
+
+@functools.lru_cache(maxsize=1024)
+def _missing_count(full: str) -> Measured:
+    """The absent count ``full`` (a launch without NaN metrics holds none of its forms): the same for every launch."""
+    return _absent([f"{full}.sum"], "")
 
 
 def peak(launch: KernelLaunch, name: str, clock_unit: str, units: tuple[str, ...] = ("",)) -> Measured:
