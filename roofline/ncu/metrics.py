@@ -1098,6 +1098,7 @@ PCT_ACTIVE, PCT_ELAPSED = ".avg.pct_of_peak_sustained_active", ".avg.pct_of_peak
 
 
 @functools.cache
+@functools.lru_cache(maxsize=64)
 def tensor_family_bases(family: str) -> tuple[str, ...]:
     """Metric bases (no suffix) of one MMA family's issue rate and pipe activity, in the order to try:
     ``op_*`` (CC 7.0-9.0), ``op_*_v2`` (CC 8.9 in ncu 2025) and ``subpipe_*`` (CC 10.0 and newer)."""
