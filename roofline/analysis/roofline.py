@@ -710,14 +710,23 @@ def headroom_s(analysis: LaunchAnalysis, whole_blocks: bool = True) -> float | N
 
 
 def _recoverable(analysis: LaunchAnalysis, bound: str | None, whole_blocks: bool = True) -> float | None:
+    return _recoverable_of(analysis.duration_s.value, bound, analysis.roof.pct_of_roof, analysis.verdict.attained_pct,
+                           analysis.whole_blocks_pct if whole_blocks else None)
+
+
+@functools.lru_cache(maxsize=4096)
+def _recoverable_of(duration: float | None, bound: str | None, pct_of_roof: float | None, attained: float | None,
+                    whole_blocks: float | None) -> float | None:
+    """``recoverable_time`` of one launch's figures (None where unmeasured): the advice and the view ask for each
+    launch's several times, so each set of figures is worked out once."""
     import numpy as np
 
     saved = recoverable_time(
-        np.array([_number(analysis.duration_s.value)]),
+        np.array([_number(duration)]),
         np.array([bound], dtype=object),
-        np.array([_number(analysis.roof.pct_of_roof)]),
-        np.array([_number(analysis.verdict.attained_pct)]),
-        np.array([_number(analysis.whole_blocks_pct if whole_blocks else None)]),
+        np.array([_number(pct_of_roof)]),
+        np.array([_number(attained)]),
+        np.array([_number(whole_blocks)]),
     )
     return None if np.isnan(saved[0]) else float(saved[0])
 

@@ -26,6 +26,7 @@ what-if (``reach_floor``) are made of those times.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
@@ -73,12 +74,18 @@ def _unit_terms(k: LaunchAnalysis, duration: float) -> list[Term]:
     """One term per unit of the breakdowns: the largest of its counters' percent of peak, x duration."""
     best: dict[str, Term] = {}
     for u in busy_units(k.launch):
-        key = m.unit_short_name(u.metric)
+        key, sm_local = _unit_key(u.metric)
         if key in best and best[key].inputs["pct_of_peak"] >= u.pct:
             continue
         best[key] = Term(key, u.name, "unit", u.pct / 100.0 * duration, "pct_of_peak / 100 x duration",
-                         {"pct_of_peak": u.pct, "duration_s": duration}, u.metric, u.side, in_the_sms(u.metric))
+                         {"pct_of_peak": u.pct, "duration_s": duration}, u.metric, u.side, sm_local)
     return list(best.values())
+
+
+@functools.lru_cache(maxsize=1024)
+def _unit_key(metric: str) -> tuple[str, bool]:
+    """A breakdown metric's term key and whether its unit is inside the SMs: the same for every launch."""
+    return m.unit_short_name(metric), in_the_sms(metric)
 
 
 def _roof_terms(k: LaunchAnalysis) -> list[Term]:

@@ -158,13 +158,19 @@ def busy_units(launch: KernelLaunch) -> tuple[BusyUnit, ...]:
     sides: tuple[Side, Side] = ("compute", "memory")
     for breakdown, side in zip(m.BREAKDOWNS, sides, strict=True):
         listed = launch.metrics.get(breakdown)
-        for metric in (m.breakdown_units(str(listed)) if listed else ()):
-            if m.INTERNAL_ACTIVITY in metric:
-                continue
+        for metric, name in (_named_units(str(listed)) if listed else ()):
             value = launch.value(metric)
             if value is not None:
-                units.append(BusyUnit(unit_name(metric), value, side, metric))
+                units.append(BusyUnit(name, value, side, metric))
     return tuple(units)
+
+
+@functools.lru_cache(maxsize=256)
+def _named_units(listed: str) -> tuple[tuple[str, str], ...]:
+    """The units a breakdown lists, each metric with its name, ncu's aggregates (``m.INTERNAL_ACTIVITY``) left out:
+    every launch of a report lists the same, so they are named once."""
+    units = m.breakdown_units(listed)
+    return tuple((metric, unit_name(metric)) for metric in units if m.INTERNAL_ACTIVITY not in metric)
 
 
 def _ranked(units: Sequence[BusyUnit], side: Side | None,

@@ -221,13 +221,24 @@ def take_launch(x: Any, j: int, plan: Plan | bool | None) -> Any:
     assert isinstance(plan, Plan)
     parts = plan.parts
     if isinstance(x, PerLaunch):
-        return x.make(*[take_launch(value, j, parts.get(i)) for i, value in enumerate(x.inputs)])
+        return x.make(*_taken_items(x.inputs, j, parts))
     if isinstance(x, tuple):
-        items = [take_launch(v, j, parts.get(i)) for i, v in enumerate(x)]
+        items = _taken_items(x, j, parts)
         return type(x)(*items) if hasattr(x, "_fields") else tuple(items)
     if isinstance(x, Mapping):
-        return {k: take_launch(v, j, parts.get(k)) for k, v in x.items()}
+        taken = dict(x)  # the keys in their order; only the planned ones change
+        for key, part in parts.items():
+            taken[key] = take_launch(x[key], j, part)
+        return taken
     return type(x)(**plan.shared, **{name: take_launch(getattr(x, name), j, part) for name, part in parts.items()})
+
+
+def _taken_items(items: Sequence[Any], j: int, parts: Mapping[Any, Plan | bool]) -> list[Any]:
+    """A sequence's items with launch ``j`` taken out of those its plan names (``parts``, by position)."""
+    taken = list(items)
+    for i, part in parts.items():
+        taken[i] = take_launch(items[i], j, part)
+    return taken
 
 
 class Cohort:

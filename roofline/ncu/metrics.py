@@ -35,6 +35,7 @@ import functools
 import re
 from collections.abc import Iterable, Mapping
 from enum import Enum
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from roofline.core.cohorts import argmax_key, largest, nonzero, per_launch, shared
@@ -540,6 +541,9 @@ def counter(launch: KernelLaunch, name: str, units: tuple[str, ...] = ("",)) -> 
     ``units`` lists unit prefixes to try in front of ``name`` (e.g. ("sm__", "smsp__"): both give the
     same ``.sum``). The per-cycle form needs that unit's clock; both rate forms need the duration.
     """
+    forms = _count_forms(name, units)
+    if launch.metrics.keys().isdisjoint(forms):  # the common case of a basic set: none of them, found in one look
+        return _no_count(launch, forms, units[-1] + name)
     full_names = [u + name for u in units]
     for full in full_names:
         count = launch.value(f"{full}.sum")
@@ -556,8 +560,26 @@ def counter(launch: KernelLaunch, name: str, units: tuple[str, ...] = ("",)) -> 
             return Measured(per_cycle * clock * duration, via=f"{full}.sum.per_cycle_elapsed x {clock_name} x duration")
         if per_second is not None and duration is not None:
             return Measured(per_second * duration, via=f"{full}.sum.per_second x duration")
-    forms = (f"{f}{s}" for f in full_names for s in COUNT_FORMS)
-    return _nan_absent(launch, forms, [f"{full_names[-1]}.sum"], "")
+    return _no_count(launch, forms, full_names[-1])
+
+
+def _no_count(launch: KernelLaunch, forms: tuple[str, ...], full: str) -> Measured:
+    """No count of ``full`` (``forms``: every metric that could give it): missing, or NaN where ncu stored that."""
+    if not launch.nan_metrics:
+        return _missing_count(full)
+    return _nan_absent(launch, forms, [f"{full}.sum"], "")
+
+
+@functools.lru_cache(maxsize=1024)
+def _count_forms(name: str, units: tuple[str, ...]) -> tuple[str, ...]:
+    """Every metric ``counter`` may read a count of ``name`` from: each unit's forms (``COUNT_FORMS``), in order."""
+    return tuple(f"{u}{name}{form}" for u in units for form in COUNT_FORMS)
+
+
+@functools.lru_cache(maxsize=1024)
+def _missing_count(full: str) -> Measured:
+    """The absent count ``full`` (a launch without NaN metrics holds none of its forms): the same for every launch."""
+    return _absent([f"{full}.sum"], "")
 
 
 def peak(launch: KernelLaunch, name: str, clock_unit: str, units: tuple[str, ...] = ("",)) -> Measured:
@@ -660,10 +682,17 @@ def _whole(x: Any) -> Any:
     return np.rint(x)
 
 
-def _tensor_names(launch: KernelLaunch) -> dict[str, tuple[str, str | None, bool]]:
+def _tensor_names(launch: KernelLaunch) -> Mapping[str, tuple[str, str | None, bool]]:
     """Aggregate tensor-path counters present: base name -> (source type, sparsity, is_float)."""
+    return _tensor_names_among(tuple(launch.metrics))
+
+
+@functools.lru_cache(maxsize=64)
+def _tensor_names_among(names: tuple[str, ...]) -> Mapping[str, tuple[str, str | None, bool]]:
+    """``_tensor_names`` of a launch holding the metrics ``names``: the launches of a report share them, so they
+    are searched once (a read-only mapping: every such launch gets the same)."""
     found = {}
-    for metric in launch.metrics:
+    for metric in names:
         if not metric.startswith(TENSOR_OPS_PREFIX):
             continue
         base = metric.split(".", 1)[0]
@@ -671,7 +700,7 @@ def _tensor_names(launch: KernelLaunch) -> dict[str, tuple[str, str | None, bool
         if m and "_op_" not in base and base not in found:
             src = m.group("src").split("_")[0]
             found[base] = (src, m.group("sp"), src in FLOAT_TENSOR_TYPES)
-    return found
+    return MappingProxyType(found)
 
 
 def tensor_flops(launch: KernelLaunch, device: Device) -> tuple[Measured, dict[str, float]]:
@@ -978,11 +1007,19 @@ def access_sectors(launch: KernelLaunch, space: str, op: str) -> Measured:
 def access_widths(launch: KernelLaunch, space: str) -> dict[str, dict[int, float]] | None:
     """Per operation (ld, st), warp instructions of ``space`` ("global", "shared") per bytes a thread moves
     (``ACCESS_WIDTH_INST``); None where the report has no per-opcode SASS counts (SourceCounters)."""
-    found = {op: {w: launch.value(ACCESS_WIDTH_INST.format(space=space, op=op, width=w)) for w in ACCESS_WIDTHS}
-             for op in ACCESS_OPS}
+    names = _access_width_names(space)
+    if launch.metrics.keys().isdisjoint(name for by_width in names.values() for name in by_width.values()):
+        return None
+    found = {op: {w: launch.value(name) for w, name in by_width.items()} for op, by_width in names.items()}
     if all(n is None for widths in found.values() for n in widths.values()):
         return None
     return {op: {w: n for w, n in widths.items() if n} for op, widths in found.items()}
+
+
+@functools.lru_cache(maxsize=8)
+def _access_width_names(space: str) -> dict[str, dict[int, str]]:
+    """Per operation and width, the name of ``space``'s count of warp instructions (``ACCESS_WIDTH_INST``)."""
+    return {op: {w: ACCESS_WIDTH_INST.format(space=space, op=op, width=w) for w in ACCESS_WIDTHS} for op in ACCESS_OPS}
 
 
 def shared_accesses(launch: KernelLaunch) -> dict[str, tuple[Measured, Measured]]:
@@ -1083,6 +1120,7 @@ PCT_ACTIVE, PCT_ELAPSED = ".avg.pct_of_peak_sustained_active", ".avg.pct_of_peak
 
 
 @functools.cache
+@functools.lru_cache(maxsize=64)
 def tensor_family_bases(family: str) -> tuple[str, ...]:
     """Metric bases (no suffix) of one MMA family's issue rate and pipe activity, in the order to try:
     ``op_*`` (CC 7.0-9.0), ``op_*_v2`` (CC 8.9 in ncu 2025) and ``subpipe_*`` (CC 10.0 and newer)."""

@@ -11,6 +11,7 @@ Profiling Guide, "Warp Scheduler States"; written here in our words).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 
 from roofline.analysis.results import WarpStalls
@@ -74,12 +75,22 @@ def diagnose(launch: KernelLaunch) -> WarpStalls:
                       values["active_per_scheduler"], missing)
 
 
+@functools.lru_cache(maxsize=64)
+def _stall_names(names: tuple[str, ...]) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
+    """(reason, metric) of each stall ratio and of each stall sample count among a launch's metric ``names``: the
+    launches of a report share their names, so they are searched once."""
+    ratios = tuple((name.removeprefix(m.STALL_PREFIX).removesuffix(m.STALL_SUFFIX), name) for name in names
+                   if name.startswith(m.STALL_PREFIX) and name.endswith(m.STALL_SUFFIX))
+    samples = tuple((name.removeprefix(m.STALL_SAMPLES_PREFIX), name) for name in names
+                    if name.startswith(m.STALL_SAMPLES_PREFIX) and not name.endswith("_not_issued"))
+    return ratios, samples
+
+
 def _reasons(launch: KernelLaunch) -> tuple[tuple[tuple[str, float, float], ...], str]:
     """(reason, value, share) for every stall reason with a positive value, from the ratios, else the samples."""
-    ratios = {name.removeprefix(m.STALL_PREFIX).removesuffix(m.STALL_SUFFIX): launch.value(name)
-              for name in launch.metrics if name.startswith(m.STALL_PREFIX) and name.endswith(m.STALL_SUFFIX)}
-    samples = {name.removeprefix(m.STALL_SAMPLES_PREFIX): launch.value(name) for name in launch.metrics
-               if name.startswith(m.STALL_SAMPLES_PREFIX) and not name.endswith("_not_issued")}
+    ratio_names, sample_names = _stall_names(tuple(launch.metrics))
+    ratios = {reason: launch.value(name) for reason, name in ratio_names}
+    samples = {reason: launch.value(name) for reason, name in sample_names}
     for values, source in ((ratios, RATIO_SOURCE), (samples, SAMPLES_SOURCE)):
         stalls = {r: v for r, v in values.items() if v and v > 0 and r not in NOT_STALLED}
         total = sum(stalls.values())

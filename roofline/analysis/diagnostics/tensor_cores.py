@@ -9,6 +9,7 @@ Inputs are the launch's analysis (FLOPs per precision, DRAM intensity, ceilings)
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final, cast
 
@@ -189,7 +190,16 @@ def _missing(t: TensorCores, analysis: LaunchAnalysis) -> dict[str, str]:
 
 # --- Measurements -------------------------------------------------------------------------------------
 def _first(analysis: LaunchAnalysis, bases: tuple[str, ...], suffix: str) -> float | None:
-    return next((v for v in (analysis.launch.value(b + suffix) for b in bases) if v is not None), None)
+    names = _suffixed(bases, suffix)
+    if analysis.launch.metrics.keys().isdisjoint(names):  # the common case: no tensor pipe counter, in one look
+        return None
+    return next((v for v in map(analysis.launch.value, names) if v is not None), None)
+
+
+@functools.lru_cache(maxsize=256)
+def _suffixed(bases: tuple[str, ...], suffix: str) -> tuple[str, ...]:
+    """The metric names of ``bases`` with ``suffix``, in order."""
+    return tuple(b + suffix for b in bases)
 
 
 def _activity(analysis: LaunchAnalysis) -> tuple[dict[str, float], float | None, float | None]:
