@@ -194,4 +194,5 @@ def collect(paths: Sequence[str | os.PathLike[str]], store: str | os.PathLike[st
             for jobs in work:
                 commit(collect_batch(jobs, options, str(st.root), key))
         st.compact()
+        st.fold()
     return Outcome(analysed, unchanged, tuple(errors), strays)
