@@ -34,6 +34,7 @@ LOCK = ".lock"
 FORMAT = "roofline-store"
 COMPACT_FILES = 4  # a partition with this many files is merged at the end of a collect ...
 COMPACT_ROWS = 1_000_000  # ... into files of up to this many rows
+MERGE_BYTES = 8 << 20  # the size in memory of one row group of a merged file: what a merge holds at once
 
 
 class StoreError(RooflineError):
@@ -193,15 +194,22 @@ def _without(root: Path, reports: Mapping[str, Mapping[str, Any]], paths: set[st
 
 
 def _merged(root: Path, table: str, names: Sequence[str], older: set[str]) -> dict[str, str]:
-    """Files of one partition written as one (in the current schema): each old name -> the new name; a file
-    alone only where an older roofline wrote it."""
+    """Files of one partition written as one (in the current schema), read one at a time and written in row groups
+    of about MERGE_BYTES, so a merge holds one group in memory, not the partition: each old name -> the new name; a
+    file alone only where an older roofline wrote it."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     if len(names) < 2 and not older & set(names):
         return {}
     new = str(Path(names[0]).with_name(f"part-{uuid.uuid4().hex}.parquet"))
-    pq.write_table(pa.concat_tables([current(table, pq.ParquetFile(root / f).read()) for f in names]), root / new)
+    with pq.ParquetWriter(root / new, arrow_schema(table)) as writer:
+        held: list[Any] = []
+        for i, f in enumerate(names, start=1):
+            held.append(current(table, pq.ParquetFile(root / f).read(use_threads=False)))
+            if i == len(names) or sum(t.nbytes for t in held) >= MERGE_BYTES:
+                writer.write_table(pa.concat_tables(held))
+                held = []
     return {f: new for f in names}
 
 

@@ -153,3 +153,18 @@ def test_batches_committed_before_a_stop_are_in_the_journal_and_applied_once(tmp
     for name, text in kept.items():  # as if the fold stopped before it removed the records it holds
         (store / dataset.JOURNAL / name).write_text(text)
     assert dataset.read_manifest(store) == folded and count(store, "reports") == 3
+
+
+def test_a_merge_writes_row_groups_of_bounded_size_and_keeps_every_row(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    import pyarrow.parquet as pq
+
+    reports = sorted((REPO / "examples" / "h100" / "ops").glob("op0*.json"))[:5]
+    whole, small = tmp_path / "whole", tmp_path / "small"
+    collect(reports, whole, batch=1)
+    monkeypatch.setattr(dataset, "MERGE_BYTES", 1)  # every file read is its own row group
+    collect(reports, small, batch=1)
+    (merged,) = open_store(small).files("launches")
+    assert pq.ParquetFile(merged).metadata.num_row_groups == 5
+    sql = "SELECT * EXCLUDE (collected_at, date) FROM launches ORDER BY path"
+    assert query(small, sql).to_pylist() == query(whole, sql).to_pylist() and count(small) == count(whole) > 5
