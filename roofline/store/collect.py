@@ -24,6 +24,7 @@ from roofline.core.version import __version__
 from roofline.errors import RooflineError
 from roofline.facade import Roofline
 from roofline.pipeline import AnalysisOptions
+from roofline.render.report.json import typed
 from roofline.store.dataset import Store, Written, open_store, write_rows
 from roofline.store.rows import Row, Stamp, error_row, report_rows
 from roofline.store.schema import TABLES
@@ -125,8 +126,8 @@ def collect_batch(jobs: Sequence[Job], options: AnalysisOptions, root: str, key:
             out.unchanged += 1
             continue
         try:
-            document = facade.report([path], keep_going=False)
-            found = report_rows(document.view.reports[0], stamp)
+            view = facade.report([path], keep_going=False).view
+            found = report_rows(typed(view).reports[0], view.reports[0], stamp)
             entry["ok"] = True
             out.analysed += 1
         except RooflineError as e:
@@ -193,4 +194,5 @@ def collect(paths: Sequence[str | os.PathLike[str]], store: str | os.PathLike[st
             for jobs in work:
                 commit(collect_batch(jobs, options, str(st.root), key))
         st.compact()
+        st.fold()
     return Outcome(analysed, unchanged, tuple(errors), strays)

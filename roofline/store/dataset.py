@@ -1,10 +1,15 @@
-"""The store on disk: a folder of Parquet files (``data/<table>/gpu=<slug>/date=<YYYY-MM-DD>/part-*.parquet``)
-and ``manifest.json``, the one list of the files that are in the store and of the reports they hold.
+"""The store on disk: a folder of Parquet files (``data/<table>/gpu=<slug>/date=<YYYY-MM-DD>/part-*.parquet``),
+``manifest.json``, the list of the files that are in the store and of the reports they hold, and ``journal/``, the
+batches committed since the manifest was last written, one small record each (the files a batch added or replaced,
+its reports' entries), applied in order on top of it.
 
-A batch is committed by replacing the manifest (written beside it, then renamed over it): the files a batch writes
-have new names and are part of the store only once the manifest names them, so a batch stopped halfway (Ctrl-C, a
-crash) leaves the store as it was, and its files are removed by the next ``collect``. Writers take the lock file
-``.lock`` (``flock``) for the whole collect, so two collects on one store run one after the other."""
+A batch is committed by one record, written beside its place and renamed into it: the files a batch writes have new
+names and are part of the store only once a record names them, so a batch stopped halfway (Ctrl-C, a crash) leaves
+the store as it was, and its files are removed by the next ``collect``. A commit writes what the batch changed, not
+the whole index, so it costs the same in a store of ten reports and of a million; at the end of a collect the
+records are folded into the manifest (written beside it, renamed over it, then the records removed: a record the
+manifest already holds, by its number, is not applied again). Writers take the lock file ``.lock`` (``flock``) for
+the whole collect, so two collects on one store run one after the other."""
 
 from __future__ import annotations
 
@@ -24,10 +29,12 @@ from roofline.store.rows import Row, gpu_slug
 from roofline.store.schema import STORE_SCHEMA, TABLES, arrow_schema
 
 MANIFEST = "manifest.json"
+JOURNAL = "journal"  # the folder of the commit records not yet folded into the manifest
 LOCK = ".lock"
 FORMAT = "roofline-store"
 COMPACT_FILES = 4  # a partition with this many files is merged at the end of a collect ...
 COMPACT_ROWS = 1_000_000  # ... into files of up to this many rows
+MERGE_BYTES = 8 << 20  # the size in memory of one row group of a merged file: what a merge holds at once
 
 
 class StoreError(RooflineError):
@@ -84,17 +91,14 @@ class Store:
 
     def commit(self, batch: Written) -> None:
         """Add a batch: its files and index entries; the rows an earlier collect wrote for the same report files
-        removed (their files written again without them). One rename of the manifest makes it all visible."""
-        reports = {p: dict(e) for p, e in self.reports.items()}
+        removed (their files written again without them). One record of the journal makes it all visible."""
+        reports = self.reports
         replaced = {p for p, e in batch.entries.items() if p in reports and e.get("files") is not None}
         renamed = _without(self.root, reports, replaced)  # old file -> new file, "" where no row is left
-        for path, entry in batch.entries.items():
-            if entry.get("files") is None:  # unchanged content: its new size and time only
-                reports[path].update({k: v for k, v in entry.items() if k != "files"})
-            else:
-                reports[path] = entry
-        written = {p for p, e in batch.entries.items() if e.get("files") is not None}
-        self._publish(renamed, batch.files, reports, keep=written)
+        entries = {path: entry if entry.get("files") is not None else  # unchanged content: its new size and time
+                   {**reports[path], **{k: v for k, v in entry.items() if k != "files"}}
+                   for path, entry in batch.entries.items()}
+        self._publish(renamed, batch.files, entries)
 
     def compact(self, most_rows: int = COMPACT_ROWS, fewest: int = COMPACT_FILES) -> int:
         """Merge the files of each partition that holds ``fewest`` or more into files of up to ``most_rows`` rows
@@ -121,32 +125,53 @@ class Store:
                     if f:
                         chunk, rows = chunk + [f], rows + n
         if renamed:
-            self._publish(renamed, {t: [] for t in TABLES}, {p: dict(e) for p, e in self.reports.items()})
+            self._publish(renamed, {t: [] for t in TABLES}, {})
         return len(renamed)
 
-    def _publish(self, renamed: Mapping[str, str], added: Mapping[str, list[str]],
-                 reports: dict[str, dict[str, Any]], keep: set[str] | None = None) -> None:
-        """The manifest with ``renamed`` files in place of the old (several old may become one new; "" for none),
-        ``added`` files, and the index ``reports`` (the entries in ``keep`` already name their files), replaced at
-        once; then the old files removed."""
-
-        def moved(names: Sequence[str]) -> list[str]:
-            return list(dict.fromkeys(new for f in names if (new := renamed.get(f, f))))
-
-        current = [f for t in TABLES for f in self.manifest["files"].get(t, [])]
-        older = self.manifest.get("old_files", [])
-        if int(self.manifest.get("store_schema", STORE_SCHEMA)) < STORE_SCHEMA:  # an older roofline's files
-            older = current
-        files = {t: moved(self.manifest["files"].get(t, [])) + list(added[t]) for t in TABLES}
-        for path, entry in reports.items():
-            if keep is None or path not in keep:
-                entry["files"] = moved(entry.get("files", []))
-        self.manifest = {**self.manifest, "files": files, "reports": reports, "written_by": __version__,
-                         "store_schema": STORE_SCHEMA, "old_files": [f for f in older if f not in renamed],
-                         "updated_at": datetime.now(timezone.utc).isoformat()}
+    def fold(self) -> None:
+        """The journal's records written into the manifest (replaced at once), then removed."""
+        records = _records(self.root)
+        if not records:
+            return
         write_manifest(self.root, self.manifest)
+        done = int(self.manifest.get("journal", 0))
+        for seq, path in records:
+            if seq <= done:
+                path.unlink(missing_ok=True)
+
+    def _publish(self, renamed: Mapping[str, str], added: Mapping[str, list[str]],
+                 entries: Mapping[str, dict[str, Any]]) -> None:
+        """One record of the journal: ``renamed`` files in place of the old (several old may become one new; ""
+        for none), ``added`` files, and the index entries ``entries`` (each naming its files); written at once,
+        applied to the manifest held here, then the old files removed."""
+        record = {"seq": int(self.manifest.get("journal", 0)) + 1, "renamed": dict(renamed),
+                  "added": {t: list(added[t]) for t in TABLES}, "reports": dict(entries), "written_by": __version__,
+                  "updated_at": datetime.now(timezone.utc).isoformat()}
+        write_record(self.root, record)
+        self.manifest = applied(self.manifest, record)
         for f in renamed:
             (self.root / f).unlink(missing_ok=True)
+
+
+def applied(manifest: dict[str, Any], record: Mapping[str, Any]) -> dict[str, Any]:
+    """The manifest with one record of the journal applied (its index taken over, not copied)."""
+    renamed: Mapping[str, str] = record["renamed"]
+
+    def moved(names: Sequence[str]) -> list[str]:
+        return list(dict.fromkeys(new for f in names if (new := renamed.get(f, f)))) if renamed else list(names)
+
+    older = manifest.get("old_files", [])
+    if int(manifest.get("store_schema", STORE_SCHEMA)) < STORE_SCHEMA:  # an older roofline's files
+        older = [f for t in TABLES for f in manifest["files"].get(t, [])]
+    files = {t: moved(manifest["files"].get(t, [])) + list(record["added"][t]) for t in TABLES}
+    reports: dict[str, dict[str, Any]] = manifest["reports"]
+    reports.update(record["reports"])
+    if renamed:
+        for entry in reports.values():
+            entry["files"] = moved(entry.get("files", []))
+    return {**manifest, "files": files, "reports": reports, "written_by": record["written_by"],
+            "store_schema": STORE_SCHEMA, "old_files": [f for f in older if f not in renamed],
+            "updated_at": record["updated_at"], "journal": record["seq"]}
 
 
 def _without(root: Path, reports: Mapping[str, Mapping[str, Any]], paths: set[str]) -> dict[str, str]:
@@ -169,16 +194,22 @@ def _without(root: Path, reports: Mapping[str, Mapping[str, Any]], paths: set[st
 
 
 def _merged(root: Path, table: str, names: Sequence[str], older: set[str]) -> dict[str, str]:
-    """Files of one partition written as one (in the current schema): each old name -> the new name; a file
-    alone only where an older roofline wrote it."""
+    """Files of one partition written as one (in the current schema), read one at a time and written in row groups
+    of about MERGE_BYTES, so a merge holds one group in memory, not the partition: each old name -> the new name; a
+    file alone only where an older roofline wrote it."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     if len(names) < 2 and not older & set(names):
         return {}
     new = str(Path(names[0]).with_name(f"part-{uuid.uuid4().hex}.parquet"))
-    pq.write_table(pa.concat_tables([current(table, pq.read_table(root / f, partitioning=None)) for f in names]),
-                   root / new)
+    with pq.ParquetWriter(root / new, arrow_schema(table)) as writer:
+        held: list[Any] = []
+        for i, f in enumerate(names, start=1):
+            held.append(current(table, pq.ParquetFile(root / f).read(use_threads=False)))
+            if i == len(names) or sum(t.nbytes for t in held) >= MERGE_BYTES:
+                writer.write_table(pa.concat_tables(held))
+                held = []
     return {f: new for f in names}
 
 
@@ -187,7 +218,10 @@ def current(table: str, data: Any) -> Any:
     import pyarrow as pa
 
     schema = arrow_schema(table)
-    columns = [data[f.name] if f.name in data.column_names else pa.nulls(data.num_rows, f.type) for f in schema]
+    if data.schema.equals(schema):
+        return data
+    names = set(data.column_names)
+    columns = [data[f.name] if f.name in names else pa.nulls(data.num_rows, f.type) for f in schema]
     return pa.Table.from_arrays(columns, schema=schema)
 
 
@@ -198,7 +232,22 @@ def _strings(values: Sequence[str]) -> Any:
 
 
 def read_manifest(root: Path) -> dict[str, Any]:
-    """The manifest of a store folder; StoreError for a folder that is no store or a store of a newer roofline."""
+    """The manifest of a store folder with its journal applied; StoreError for a folder that is no store or a store
+    of a newer roofline."""
+    for _ in range(8):  # a collect that folds the journal meanwhile removes records: read again
+        manifest = _base(root)
+        try:
+            for seq, path in _records(root):
+                if seq > int(manifest.get("journal", 0)):
+                    manifest = applied(manifest, json.loads(path.read_text()))
+        except FileNotFoundError:
+            continue
+        return manifest
+    raise StoreError(f"{root}: the store kept changing while it was read", "read it again")
+
+
+def _base(root: Path) -> dict[str, Any]:
+    """The manifest file alone, checked."""
     path = root / MANIFEST
     try:
         manifest: dict[str, Any] = json.loads(path.read_text())
@@ -215,14 +264,33 @@ def read_manifest(root: Path) -> dict[str, Any]:
     return manifest
 
 
-def write_manifest(root: Path, manifest: Mapping[str, Any]) -> None:
-    """The manifest replaced at once: written beside it, synced, renamed over it."""
-    tmp = root / f".{MANIFEST}.{os.getpid()}.tmp"
+def _records(root: Path) -> list[tuple[int, Path]]:
+    """The journal's records, by number."""
+    folder = root / JOURNAL
+    if not folder.is_dir():
+        return []
+    return sorted((int(p.stem), p) for p in folder.glob("*.json") if p.stem.isdigit())
+
+
+def _write_json(path: Path, data: Mapping[str, Any]) -> None:
+    """A JSON file replaced at once: written beside it, synced, renamed over it."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with open(tmp, "w") as fh:
-        json.dump(manifest, fh, separators=(",", ":"))
+        fh.write(json.dumps(data, separators=(",", ":")))
         fh.flush()
         os.fsync(fh.fileno())
-    os.replace(tmp, root / MANIFEST)
+    os.replace(tmp, path)
+
+
+def write_manifest(root: Path, manifest: Mapping[str, Any]) -> None:
+    """The manifest replaced at once."""
+    _write_json(root / MANIFEST, manifest)
+
+
+def write_record(root: Path, record: Mapping[str, Any]) -> None:
+    """One record of the journal, in place at once: the commit of a batch."""
+    (root / JOURNAL).mkdir(exist_ok=True)
+    _write_json(root / JOURNAL / f"{record['seq']:012d}.json", record)
 
 
 def open_store(root: str | os.PathLike[str], create: bool = False) -> Store:

@@ -1,6 +1,6 @@
 """One report's rows of the store's tables, taken from its report document (``documents.report``, the figures
-``report -f json`` writes) and, for the time to gain, from its analysis (``analysis.advice.lead_saving``, the
-figure ``summary`` sums). Pure functions: no I/O."""
+``report -f json`` writes; ``collect`` gets it from the JSON renderer, as every shell does) and, for the time to
+gain, from its analysis (``analysis.advice.lead_saving``, the figure ``summary`` sums). Pure functions: no I/O."""
 
 from __future__ import annotations
 
@@ -15,8 +15,7 @@ from roofline.analysis.advice import lead_saving
 from roofline.analysis.libraries import library
 from roofline.analysis.view import ReportView
 from roofline.core.kernel_names import kernel_key
-from roofline.documents.report import Kernel, Report, report_doc
-from roofline.render.report.json import WORDS
+from roofline.documents.report import Kernel, Report
 from roofline.store.schema import LEVELS, PRECISIONS
 
 Row = dict[str, Any]
@@ -51,10 +50,9 @@ def gpu_slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "unknown"
 
 
-def report_rows(view: ReportView, stamp: Stamp) -> dict[str, list[Row]]:
-    """The rows of one analysed report: ``reports`` (one), ``launches`` (one per launch), ``advice`` (one per
-    item of each launch)."""
-    doc = report_doc(view, WORDS)
+def report_rows(doc: Report, view: ReportView, stamp: Stamp) -> dict[str, list[Row]]:
+    """The rows of one analysed report, from its document ``doc`` and its view: ``reports`` (one), ``launches``
+    (one per launch), ``advice`` (one per item of each launch)."""
     source = _source(doc, view.analysis.report.ncu_version or None, stamp)
     launches, advice = [], []
     for i, (analysis, kernel) in enumerate(zip(view.analysis.launches, doc.kernels, strict=True)):

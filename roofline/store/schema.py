@@ -5,6 +5,7 @@ the columns it lacks read as null)."""
 
 from __future__ import annotations
 
+from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -72,6 +73,7 @@ def arrow_type(kind: str) -> pa.DataType:
             "map": pa.map_(pa.string(), pa.string()), "terms": pa.list_(term)}[kind]
 
 
+@cache
 def arrow_schema(table: str) -> pa.Schema:
     """The Arrow schema of one table's files (the partition columns, gpu and date, are in the folder names)."""
     import pyarrow as pa

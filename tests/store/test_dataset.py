@@ -33,10 +33,10 @@ def test_a_batch_stopped_before_its_commit_leaves_the_store_as_it_was(tmp_path: 
     collect([FP16], store)
     manifest, launches = (store / "manifest.json").read_text(), count(store)
 
-    def interrupted(root: Path, manifest: object) -> None:
+    def interrupted(root: Path, record: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(dataset, "write_manifest", interrupted)
+    monkeypatch.setattr(dataset, "write_record", interrupted)  # the commit of the batch
     with pytest.raises(KeyboardInterrupt):
         collect([FP32], store)
     monkeypatch.undo()
@@ -128,3 +128,43 @@ def test_a_collect_merges_a_partitions_small_files(tmp_path: Path) -> None:
     assert len(launches) == 1  # six batches, one partition: merged once the collect ended
     assert count(store, "reports") == 6 and {str(p) for p in store.rglob("*.parquet")} == {
         str(f) for t in ("launches", "advice", "reports") for f in open_store(store).files(t)}
+
+
+def test_batches_committed_before_a_stop_are_in_the_journal_and_applied_once(tmp_path: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    store = tmp_path / "s"
+    reports = sorted((REPO / "examples" / "h100" / "ops").glob("op0*.json"))[:3]
+
+    def stopped(self: dataset.Store) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(dataset.Store, "fold", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        collect(reports, store, batch=1)
+    monkeypatch.undo()
+    records = sorted((store / dataset.JOURNAL).glob("*.json"))
+    assert len(records) >= 3 and json.loads((store / "manifest.json").read_text())["reports"] == {}
+    assert len(open_store(store).reports) == 3 and count(store, "reports") == 3  # read through the journal
+    kept = {p.name: p.read_text() for p in records}
+    outcome = collect(reports, store)
+    assert outcome.unchanged == 3 and not list((store / dataset.JOURNAL).glob("*.json"))  # folded, then removed
+    folded = json.loads((store / "manifest.json").read_text())
+    assert len(folded["reports"]) == 3 and folded["journal"] == len(records)
+    for name, text in kept.items():  # as if the fold stopped before it removed the records it holds
+        (store / dataset.JOURNAL / name).write_text(text)
+    assert dataset.read_manifest(store) == folded and count(store, "reports") == 3
+
+
+def test_a_merge_writes_row_groups_of_bounded_size_and_keeps_every_row(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    import pyarrow.parquet as pq
+
+    reports = sorted((REPO / "examples" / "h100" / "ops").glob("op0*.json"))[:5]
+    whole, small = tmp_path / "whole", tmp_path / "small"
+    collect(reports, whole, batch=1)
+    monkeypatch.setattr(dataset, "MERGE_BYTES", 1)  # every file read is its own row group
+    collect(reports, small, batch=1)
+    (merged,) = open_store(small).files("launches")
+    assert pq.ParquetFile(merged).metadata.num_row_groups == 5
+    sql = "SELECT * EXCLUDE (collected_at, date) FROM launches ORDER BY path"
+    assert query(small, sql).to_pylist() == query(whole, sql).to_pylist() and count(small) == count(whole) > 5

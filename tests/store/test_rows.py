@@ -78,3 +78,15 @@ def test_the_report_row_names_its_gpu_ncu_version_and_hashes(collected: tuple[Pa
         assert row["ncu_version"] == (roofline.load(path).ncu_version or None)
         assert row["roofline_version"] == roofline.__version__ and len(row["catalog_hash"]) == 16
         assert row["launches"] == len(report_json(path)["reports"][0]["kernels"])
+
+
+def test_the_rows_take_the_document_types_and_no_renderer() -> None:
+    """The rows are built from the report document (documents.report) handed to them; only collect, the shell,
+    asks the JSON renderer for that document, as every command does (store sits above render)."""
+    from tests.test_architecture import MODULES, imports
+
+    store = [m for m in MODULES if m.startswith("roofline.store.")]
+    takers = {m for m in store for target, _, _ in imports(m) if target.startswith("roofline.render")}
+    assert takers == {"roofline.store.collect"}
+    assert {(t, n) for t, n, _ in imports("roofline.store.collect") if t.startswith("roofline.render")} == {
+        ("roofline.render.report.json", "typed")}
