@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
+from typing import Literal
 
 from msgspec import Struct
 
@@ -74,7 +75,7 @@ class Unchecked(Struct, frozen=True):
     """A gate that could not judge a kernel ("slower", "roof drop") and why: the missing value's ``reason``, or
     the gate's own cause (``note``)."""
 
-    gate: str
+    gate: Literal["slower", "roof drop"]
     reason: str = ""
     note: GateNote | None = None
 
