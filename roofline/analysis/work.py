@@ -114,18 +114,6 @@ class Measure(Struct, frozen=True):
     apart: tuple[str, ...] = ()  # the sides' definitions (A's, B's short names) where they differ; () when comparable
 
     @property
-    def ratio_text(self) -> str:
-        """The ratio for a table: "1199x", "0.25x", "0 -> 28.7k" where the base is zero, "n/a" where either side
-        lacks it or the sides define it differently."""
-        from roofline.core.units import ratio, si
-
-        if self.ratio is not None:
-            return f"{ratio(self.ratio)}x"
-        if self.base is None or self.other is None or self.apart:
-            return "n/a"
-        return f"{si(self.base)} -> {si(self.other)}"
-
-    @property
     def label(self) -> str:
         """E.g. "FP32 FLOPs", "DRAM bytes", "threads", "instructions"."""
         return measure_label(self.key)
@@ -175,27 +163,19 @@ class WorkCheck(Struct, frozen=True):
         return rate_unit(self.unit_key) if self.unit_key else ""
 
     @property
+    def basis_label(self) -> str:
+        """What decided, named: "FLOPs", "threads launched", "DRAM bytes", "FP32 FLOPs"."""
+        return {"flops": "FLOPs", "threads": "threads launched"}.get(self.basis, measure_label(self.basis))
+
+    @property
+    def tolerance_pct(self) -> float:
+        """The tolerance in percent (5.0 for 0.05)."""
+        return 100 * self.tolerance
+
+    @property
     def governs_both(self) -> bool:
         """Whether what decided is the resource that bounds both sides."""
         return self.basis == self.governing[0] == self.governing[1]
-
-    @property
-    def summary(self) -> str:
-        """"same work (DRAM bytes within 5%, the resource that bounds both)", "different work: FP32 FLOPs 1199x",
-        or why it was not compared."""
-        tol = f"{100 * self.tolerance:g}%"
-        governs = ", the resource that bounds both" if self.governs_both else ""
-        if not self.basis:
-            return ("work not compared: no FLOP counts on both sides, and threads launched stand for the work only "
-                    "for the same kernel with a known launch configuration")
-        if not self.different:
-            return f"same work ({_basis_text(self.basis)} within {tol}{governs})"
-        return "different work: " + ", ".join(f"{m.label} {m.ratio_text}" for m in self.measures
-                                              if m.decides and m.differs) + (f" ({governs[2:]})" if governs else "")
-
-
-def _basis_text(basis: str) -> str:
-    return {"flops": "FLOPs", "threads": "threads launched"}.get(basis, measure_label(basis))
 
 
 def governing(verdict: Verdict, roof: RoofPosition) -> str | None:

@@ -22,11 +22,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
+from typing import Literal
 
 from msgspec import Struct
 
 from roofline.analysis.hotspots import line_shifts
 from roofline.analysis.results import LineShift, Value
+from roofline.analysis.work import WorkCheck
 from roofline.compare.noise import Change, change_pct, slower_p_value
 from roofline.compare.pairing import Comparison, KernelPair, ReportRef, require_common
 from roofline.core.thresholds import MIN_SHARE_PCT, SLOWER_PCT, TOTAL_SLOWER_PCT
@@ -50,20 +53,49 @@ class Thresholds:
     gate_different_work: bool = False
 
 
+class GateCause(Enum):
+    """Why the slower gate left a kernel out or could not judge it, as data (the renderers' prose writes it)."""
+
+    DIFFERENT_WORK = "different work"  # not gated: the work differs and --gate-different-work is off
+    SMALL_SHARE = "small share"  # not gated: under the share gated alone (it counts in the total)
+    NO_WORK_UNIT = "no unit of work"  # not checked: the work differs and there is no unit of work to divide by
+
+
+class GateNote(Struct, frozen=True):
+    """A gate's cause on one kernel: its kind and the work comparison it concerns (different work, no unit of
+    work; None where the pair has none), or the kernel's share of the time and the share gated alone."""
+
+    kind: GateCause
+    check: WorkCheck | None = None
+    share_pct: float = 0.0
+    min_share_pct: float = 0.0
+
+
+class Unchecked(Struct, frozen=True):
+    """A gate that could not judge a kernel ("slower", "roof drop") and why: the missing value's ``reason``, or
+    the gate's own cause (``note``)."""
+
+    gate: Literal["slower", "roof drop"]
+    reason: str = ""
+    note: GateNote | None = None
+
+
 class Verdict(Struct, frozen=True):
     """One kernel's change from BASE to NEW and why it counts as a regression (empty ``reasons``: it does not).
-    ``not_gated`` says why the slower gate left it out ("" when it was gated)."""
+    ``not_gated`` says why the slower gate left it out (None when it was gated); ``per_work_note`` why the time per
+    unit of work is None for different work (no unit of work to divide by)."""
 
     pair: KernelPair
     slowdown_pct: Value  # 100 x (median time ratio NEW / BASE - 1); negative = faster
     roof_drop_pct: Value  # percent of roof BASE - NEW, in percentage points
     reasons: tuple[str, ...]
-    unchecked: tuple[str, ...]
+    unchecked: tuple[Unchecked, ...]
     share_pct: float | None = None  # the larger of its shares of BASE's and NEW's time
     per_work_pct: Value = Value(None, "same work")  # different work: change of time per unit of work
     p_value: float | None = None  # the test of "slower by more than the threshold", where tested
-    not_gated: str = ""
+    not_gated: GateNote | None = None
     per_work_ratio: float | None = None  # different work: time per unit of work NEW / BASE (``per_work_pct``)
+    per_work_note: GateNote | None = None
 
     @property
     def regressed(self) -> bool:
@@ -73,7 +105,7 @@ class Verdict(Struct, frozen=True):
     def gated(self) -> bool:
         """Whether the slower gate judged this kernel (it has a time change and was not left out)."""
         measured = self.per_work_pct if self.pair.different_work(1) else self.slowdown_pct
-        return not self.not_gated and measured.value is not None
+        return self.not_gated is None and measured.value is not None
 
     @property
     def change(self) -> Change | None:
@@ -196,36 +228,38 @@ def _verdict(pair: KernelPair, limits: Thresholds, c: Comparison) -> Verdict:
     share = _share(pair, c.reports)
     check = pair.work[1] if pair.work else None
     different = check is not None and check.different
-    per_work, per_work_ratio = Value(None, "same work"), None
+    per_work, per_work_ratio, per_work_note = Value(None, "same work"), None, None
     factor = 1.0  # the time ratio the slower threshold is measured against: 1, or the work ratio
     unit = f"per unit of work ({check.unit.removesuffix('/s')})" if check else ""
     if different and check is not None:
         per_work_ratio = change.ratio / check.work_ratio if change and check.work_ratio else None
-        per_work = (Value(change_pct(per_work_ratio), via=f"time {unit}") if per_work_ratio is not None
-                    else Value(None, f"no unit of work to divide by ({check.summary})"))
+        if per_work_ratio is not None:
+            per_work = Value(change_pct(per_work_ratio), via=f"time {unit}")
+        else:
+            per_work_note = GateNote(GateCause.NO_WORK_UNIT, check)
+            per_work = Value(None, "no unit of work to divide by")  # the note's line says which work
         factor = check.work_ratio or 1.0
     reasons: list[str] = []
-    unchecked: list[str] = []
-    p_value, not_gated = None, ""
+    unchecked: list[Unchecked] = []
+    p_value, not_gated = None, None
     gated = per_work if different else slow
     if gated.value is None:
-        unchecked.append(f"slower not checked: {gated.reason}")
+        unchecked.append(Unchecked("slower", gated.reason, per_work_note if different else None))
     elif different and not limits.gate_different_work:
-        not_gated = f"{check.summary if check else 'different work'}: not gated (--gate-different-work gates it)"
+        not_gated = GateNote(GateCause.DIFFERENT_WORK, check)
     elif share is not None and share < limits.min_share_pct:
-        not_gated = (f"{share:.2g}% of the time, under the {limits.min_share_pct:g}% gated alone (it counts in the "
-                     "total)")
+        not_gated = GateNote(GateCause.SMALL_SHARE, share_pct=share, min_share_pct=limits.min_share_pct)
     elif change is not None:
         p_value, reason = _slower(base.durations_s, new.durations_s, change, factor, gated.value, limits.slower_pct)
         if reason:
             reasons.append(reason + (f" {unit}" if different else ""))
     if limits.roof_drop_pct is not None:
         if drop.value is None:
-            unchecked.append(f"roof drop not checked: {drop.reason}")
+            unchecked.append(Unchecked("roof drop", drop.reason))
         elif drop.value > limits.roof_drop_pct:
             reasons.append(f"roof drop {drop.value:.1f} points of roof > {limits.roof_drop_pct:g} points of roof")
     return Verdict(pair, slow, drop, tuple(reasons), tuple(unchecked), share, per_work, p_value, not_gated,
-                   per_work_ratio)
+                   per_work_ratio, per_work_note)
 
 
 def _slower(base_s: Sequence[float], new_s: Sequence[float], change: Change, factor: float, pct: float,

@@ -22,7 +22,7 @@ from roofline.compare.pairing import Comparison, KernelPair, ReportRef
 from roofline.compare.projection import Projection
 from roofline.compare.projection_launches import WorkloadProjection
 from roofline.compare.ranking import RECOVERABLE_COUNTS, TIME_TO_GAIN_COUNTS, AppSummary, SummaryRow
-from roofline.compare.regression import DiffResult, Verdict
+from roofline.compare.regression import DiffResult, GateNote, Unchecked, Verdict
 from roofline.core.choices import TargetClock
 from roofline.core.labels import letter
 from roofline.core.model import CeilingSet
@@ -49,10 +49,14 @@ CHANGE_ESTIMATE = "median of the pairwise launch-time ratios (Hodges-Lehmann); i
 
 class CompareWords(NamedTuple):
     """The sentences a comparison document holds, written by the renderers' prose (passed in, as this stage is below
-    render): a note on a work comparison, and why a measure's sides are not comparable (their definitions)."""
+    render): a note on a work comparison, why a measure's sides are not comparable (their definitions), a work
+    comparison's summary, why the diff gate left a kernel out, and a gate that could not judge it."""
 
     work_note: Callable[[WorkNote], str]
     apart: Callable[[tuple[str, ...]], str]
+    work_summary: Callable[[WorkCheck], str]
+    gate_note: Callable[[GateNote], str]
+    unchecked: Callable[[Unchecked], str]
 
 
 class ReportRefDoc(Struct, frozen=True, kw_only=True):  # keyword fields: a subclass's positional ones come first
@@ -472,10 +476,20 @@ def diff_kernel(v: Verdict, reports: Sequence[ReportRef], words: CompareWords) -
         value_or_null(p.expected_speedup[1], "expected_speedup", missing),
         value_or_null(p.kept_up[1], "kept_up", missing),
         value_or_null(v.slowdown_pct, "slowdown_pct", missing),
-        value_or_null(v.per_work_pct, "per_work_slowdown_pct", missing),
+        per_work_pct(v, missing, words),
         value_or_null(v.roof_drop_pct, "roof_drop_pct", missing),
-        number(v.share_pct), number(v.p_value), not v.not_gated, v.not_gated or None, v.regressed, list(v.reasons),
-        list(v.unchecked), hot_lines(v, missing), missing)
+        number(v.share_pct), number(v.p_value), v.not_gated is None,
+        None if v.not_gated is None else words.gate_note(v.not_gated), v.regressed, list(v.reasons),
+        [words.unchecked(u) for u in v.unchecked], hot_lines(v, missing), missing)
+
+
+def per_work_pct(v: Verdict, missing: dict[str, str], words: CompareWords) -> float | None:
+    """The change of time per unit of work, or null with its reason (for different work without a unit of work to
+    divide by, the sentence of that cause)."""
+    out = value_or_null(v.per_work_pct, "per_work_slowdown_pct", missing)
+    if out is None and v.per_work_note is not None:
+        missing["per_work_slowdown_pct"] = words.gate_note(v.per_work_note)
+    return out
 
 
 def hot_lines(v: Verdict, missing: dict[str, str]) -> list[HotLineShift] | None:
@@ -501,7 +515,7 @@ def work_doc(check: WorkCheck | None, words: CompareWords) -> WorkDoc | None:
     """The work of a pair's other side against the base, per launch, or null for the base."""
     if check is None:
         return None
-    return WorkDoc(check.different, check.basis or None, check.tolerance, check.summary, check.unit or None,
+    return WorkDoc(check.different, check.basis or None, check.tolerance, words.work_summary(check), check.unit or None,
                    number(check.work_ratio), Governing(check.governing[0], check.governing[1]),
                    [words.work_note(note) for note in check.notes],
                    {m.key: MeasureDoc(number(m.base), number(m.other), number(m.ratio), m.differs, m.decides,

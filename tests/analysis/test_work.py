@@ -13,6 +13,7 @@ from roofline.analysis.results import BusyUnit, RoofPosition, Verdict
 from roofline.analysis.roofline import analyze_report
 from roofline.analysis.work import Work, WorkNote, WorkNoteKind, compare_work, governing, launch_work
 from roofline.core.thresholds import WORK_TOLERANCE
+from roofline.render.compare.prose import work_summary
 from tests.synthetic import OLD_GPU, launch, model
 
 
@@ -38,9 +39,9 @@ def test_work_per_launch_is_the_mean_over_the_launches_with_threads_from_grid_an
 def test_flops_decide_and_the_tolerance_is_the_larger_over_the_smaller():
     assert WORK_TOLERANCE == 0.05
     within = compare_work(work(fp32=1e6), work(fp32=1.0499e6))
-    assert within.basis == "flops" and not within.different and within.summary == "same work (FLOPs within 5%)"
+    assert within.basis == "flops" and not within.different and work_summary(within) == "same work (FLOPs within 5%)"
     beyond = compare_work(work(fp32=1.0501e6), work(fp32=1e6))  # 1.0501 / 1 > 1.05 whichever side is larger
-    assert beyond.different and beyond.summary == "different work: FP32 FLOPs 0.952x"
+    assert beyond.different and work_summary(beyond) == "different work: FP32 FLOPs 0.952x"
     assert not compare_work(work(fp32=1e6), work(fp32=1.08e6), tolerance=0.1).different
 
 
@@ -60,9 +61,9 @@ def test_without_flops_the_threads_launched_decide():
     no_flops = {"fp32": 0.0, "fp64": 0.0}
     same = compare_work(work(**no_flops, threads=256), work(**no_flops, threads=260))
     assert same.basis == "threads" and not same.different
-    assert same.summary == "same work (threads launched within 5%)"
+    assert work_summary(same) == "same work (threads launched within 5%)"
     scan = compare_work(work(**no_flops, threads=128), work(**no_flops, threads=128 * 1247))
-    assert scan.different and scan.summary == "different work: threads 1247x"
+    assert scan.different and work_summary(scan) == "different work: threads 1247x"
     assert scan.unit == "DRAM bytes/s"  # the throughput of a kernel without FLOPs: the bytes it moves per second
 
 
@@ -70,12 +71,12 @@ def test_a_precision_zero_on_one_side_differs_and_unmeasured_counts_are_not_comp
     appears = compare_work(work(fp64=0.0), work(fp64=1e3))
     fp64 = next(m for m in appears.measures if m.key == "flops.fp64")
     assert appears.different and fp64.ratio is None and fp64.differs
-    assert appears.summary == "different work: FP64 FLOPs 0 -> 1 k"
+    assert work_summary(appears) == "different work: FP64 FLOPs 0 -> 1 k"
     basic = compare_work(work(fp32=None, fp64=None, dram=None), work(fp32=None, fp64=None, dram=None, threads=1024))
     assert basic.basis == "threads" and basic.different  # basic-set reports: no FLOP counters, threads decide
     unknown = compare_work(work(fp32=None, fp64=None, threads=None), work(fp32=None, fp64=None, threads=None))
     assert unknown.basis == "" and not unknown.different
-    assert unknown.summary.startswith("work not compared: no FLOP counts on both sides")
+    assert work_summary(unknown).startswith("work not compared: no FLOP counts on both sides")
 
 
 def test_threads_stand_for_the_work_only_of_the_same_kernel():
@@ -108,7 +109,7 @@ def test_the_governing_resource_decides_and_flops_that_differ_while_its_bytes_ma
     base, other = work(fp32=1.0e8, dram=514e6), work(fp32=4.2e8, dram=524e6)
     check = compare_work(base, other, governs=("bytes.dram", "bytes.dram"))
     assert check.basis == "bytes.dram" and not check.different and check.governs_both
-    assert check.summary == "same work (DRAM bytes within 5%, the resource that bounds both)"
+    assert work_summary(check) == "same work (DRAM bytes within 5%, the resource that bounds both)"
     fp32 = next(m for m in check.measures if m.key == "flops.fp32")
     assert fp32.ratio == pytest.approx(4.2) and fp32.differs and not fp32.decides  # shown, not decisive
     # the same FLOPs, twice the DRAM bytes (lost reuse, uncoalesced accesses): the same work done worse, which a
@@ -118,7 +119,7 @@ def test_the_governing_resource_decides_and_flops_that_differ_while_its_bytes_ma
     # both the FLOPs and the governing bytes differ (another problem size): the governing bytes' throughput
     bigger = compare_work(base, work(fp32=4.2e8, dram=1028e6), governs=("bytes.dram", "bytes.dram"))
     assert bigger.different and bigger.unit == "DRAM bytes/s" and bigger.work_ratio == pytest.approx(2.0)
-    assert bigger.summary == "different work: FP32 FLOPs 4.2x, DRAM bytes 2x (the resource that bounds both)"
+    assert work_summary(bigger) == "different work: FP32 FLOPs 4.2x, DRAM bytes 2x (the resource that bounds both)"
     apart = compare_work(base, other, governs=("bytes.dram", "flops.fp32"))  # bounded by different resources
     assert apart.basis == "flops" and apart.different and apart.unit == "FLOP/s"
 

@@ -31,6 +31,7 @@ from roofline.compare import pairing
 from roofline.compare.pairing import Matcher, pair_reports, parse_matcher
 from roofline.errors import RooflineError
 from roofline.pipeline import analyze_loaded
+from roofline.render.compare.prose import work_summary
 from roofline.specs.catalog import load_catalog
 from tests.synthetic import (
     COMPUTE_BOUND,
@@ -111,7 +112,7 @@ def test_expected_speedup_compares_the_roof_times_of_the_governing_resource():
     # 3x the FP32 FLOPs that bound both: different work, compared by FP32 FLOP/s: (6e9 / 1 ms) / (2e9 / 2 ms) = 6
     assert pair.different_work(1) and pair.headline_unit(1) == "FP32 FLOP/s"
     assert pair.headline(1).ratio == pytest.approx((6e9 / 1e-3) / (2e9 / 2e-3), rel=REL)
-    assert pair.work[1].summary == "different work: FP32 FLOPs 3x (the resource that bounds both)"
+    assert work_summary(pair.work[1]) == "different work: FP32 FLOPs 3x (the resource that bounds both)"
 
 
 def test_no_expectation_where_no_roof_governs_and_the_launch_overhead_share_instead():

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from roofline.analysis.roofline import analyze_report
 from roofline.cli.app import app
 from roofline.compare.pairing import pair_reports
-from roofline.compare.regression import Thresholds, judge
+from roofline.compare.regression import GateCause, GateNote, Thresholds, judge
 from roofline.core.model import Device, KernelLaunch, Report
 from roofline.errors import RooflineError
 from tests.synthetic import COMPUTE_BOUND, OLD_GPU, launch, model, names_model, peak_fp32
@@ -64,7 +64,8 @@ def test_kernels_under_the_minimum_share_are_not_gated_but_count_in_the_total():
     result = _judge(base, new)
     k = next(v for v in result.verdicts if v.pair.key == "k")
     assert k.share_pct == pytest.approx(100 * 6e-6 / (6e-6 + 995e-6), rel=1e-9)
-    assert not k.regressed and k.not_gated.startswith("0.6% of the time, under the 1% gated alone")
+    assert not k.regressed and k.not_gated is not None and k.not_gated.kind is GateCause.SMALL_SHARE
+    assert k.not_gated.share_pct == k.share_pct and k.not_gated.min_share_pct == 1.0
     assert result.total is not None and result.total.base_s == pytest.approx(1e-3, rel=1e-9)
     assert result.total.at_new_speed_s == pytest.approx(6e-6 + 995e-6, rel=1e-9)
     assert result.exit_code == 0
@@ -186,8 +187,7 @@ def test_different_work_is_reported_and_left_out_of_the_gate_unless_asked():
     result = _judge(base, new)
     k = next(v for v in result.verdicts if v.pair.key == "k")
     assert k.pair.different_work(1) and not k.regressed
-    assert k.not_gated == ("different work: FP32 FLOPs 3x (the resource that bounds both): not gated "
-                           "(--gate-different-work gates it)")
+    assert k.not_gated == GateNote(GateCause.DIFFERENT_WORK, k.pair.work[1])
     assert k.slowdown_pct.value == pytest.approx(100.0, rel=1e-9)
     assert k.per_work_pct.value == pytest.approx(100 * (2.0 / 3.0 - 1), rel=1e-9)
     assert result.total is not None and result.total.kernels == 1  # j only

@@ -12,14 +12,15 @@ from roofline.compare.ranking import AppSummary
 from roofline.compare.regression import DiffResult
 from roofline.documents import compare
 from roofline.documents.common import builtins
-from roofline.render.compare.prose import apart_text, work_note_text
+from roofline.render.compare.prose import apart_text, gate_note_text, unchecked_text, work_note_text, work_summary
 from roofline.render.report.flat import dataframe, flatten
 from roofline.render.report.json import dumps
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
-WORDS = compare.CompareWords(work_note_text, apart_text)  # the sentences the documents hold, as the pages say them
+# the sentences the documents hold, as the pages say them
+WORDS = compare.CompareWords(work_note_text, apart_text, work_summary, gate_note_text, unchecked_text)
 
 
 def comparison_json(c: Comparison) -> str:

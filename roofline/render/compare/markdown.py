@@ -17,6 +17,7 @@ from roofline.core.labels import letter
 from roofline.core.units import pct, seconds
 from roofline.render import GENERATOR
 from roofline.render.compare.plot import nothing_to_compare
+from roofline.render.compare.prose import gate_note_text, unchecked_text, work_summary
 from roofline.render.compare.table import (
     Grid,
     change_interval,
@@ -127,7 +128,7 @@ def table(verdicts: Sequence[Verdict]) -> list[str]:
         rows.append(row((
             f"`{cell(v.pair.label)}`", seconds(base.median_s.value), seconds(new.median_s.value),
             headline_change(v.change), change_interval(v.change),
-            check.summary if check else "n/a", pct(base.roof.pct_of_roof), pct(new.roof.pct_of_roof), _status(v),
+            work_summary(check) if check else "n/a", pct(base.roof.pct_of_roof), pct(new.roof.pct_of_roof), _status(v),
         )))
     return rows
 
@@ -135,8 +136,8 @@ def table(verdicts: Sequence[Verdict]) -> list[str]:
 def _status(v: Verdict) -> str:
     if v.regressed:
         return ":x: " + "; ".join(v.reasons)
-    if v.not_gated:
-        return "not gated: " + v.not_gated
+    if v.not_gated is not None:
+        return "not gated: " + gate_note_text(v.not_gated)
     return "ok" + (f" ({per_work_text(v)})" if per_work_text(v) else "")
 
 
@@ -146,7 +147,7 @@ def _ncu(version: str) -> str:
 
 def _details(d: DiffResult) -> list[str]:
     lines = []
-    unchecked = list(dict.fromkeys(u for v in d.verdicts for u in v.unchecked))
+    unchecked = list(dict.fromkeys(unchecked_text(u) for v in d.verdicts for u in v.unchecked))
     if unchecked:
         lines += ["", "**Not checked** (n/a above):", *(f"- {inline(u)}" for u in unchecked)]
     for v in d.shifted:

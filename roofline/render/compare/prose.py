@@ -1,10 +1,13 @@
 """The sentences the comparison renderers share, written here from the data of a comparison: the notes on a work
-comparison and why a measure's sides are not comparable. Each line is built from fields (kinds, keys, sides), never
-from another line's text."""
+comparison, why a measure's sides are not comparable, a work comparison's summary and a measure's ratio, and why
+the diff gate left a kernel out or could not judge it. Each line is built from fields (kinds, keys, sides,
+numbers), never from another line's text."""
 
 from __future__ import annotations
 
-from roofline.analysis.work import WorkNote, WorkNoteKind
+from roofline.analysis.work import Measure, WorkCheck, WorkNote, WorkNoteKind
+from roofline.compare.regression import GateCause, GateNote, Unchecked
+from roofline.core.units import ratio, si
 
 
 def apart_text(apart: tuple[str, ...]) -> str:
@@ -19,3 +22,44 @@ def work_note_text(note: WorkNote) -> str:
         return (f"FP16 FLOPs compared with the zero-product HFMA2 register moves counted on both sides: {note.side}'s "
                 "report cannot separate them (no SourceCounters section; --set full can)")
     return f"{note.label} not compared: {apart_text(note.apart)}"
+
+
+def ratio_text(m: Measure) -> str:
+    """A measure's ratio for a table: "1199x", "0.25x", "0 -> 28.7k" where the base is zero, "n/a" where either side
+    lacks it or the sides define it differently."""
+    if m.ratio is not None:
+        return f"{ratio(m.ratio)}x"
+    if m.base is None or m.other is None or m.apart:
+        return "n/a"
+    return f"{si(m.base)} -> {si(m.other)}"
+
+
+def work_summary(check: WorkCheck) -> str:
+    """"same work (DRAM bytes within 5%, the resource that bounds both)", "different work: FP32 FLOPs 1199x",
+    or why the work was not compared."""
+    governs = "the resource that bounds both" if check.governs_both else ""
+    if not check.basis:
+        return ("work not compared: no FLOP counts on both sides, and threads launched stand for the work only "
+                "for the same kernel with a known launch configuration")
+    if not check.different:
+        within = f"{check.basis_label} within {check.tolerance_pct:g}%"
+        return f"same work ({', '.join(filter(None, (within, governs)))})"
+    return "different work: " + ", ".join(f"{m.label} {ratio_text(m)}" for m in check.measures
+                                          if m.decides and m.differs) + (f" ({governs})" if governs else "")
+
+
+def gate_note_text(note: GateNote) -> str:
+    """Why the diff gate left a kernel out (different work, a small share of the time) or could not divide its
+    time by its work."""
+    work = work_summary(note.check) if note.check is not None else "different work"
+    if note.kind is GateCause.DIFFERENT_WORK:
+        return f"{work}: not gated (--gate-different-work gates it)"
+    if note.kind is GateCause.SMALL_SHARE:
+        return (f"{note.share_pct:.2g}% of the time, under the {note.min_share_pct:g}% gated alone (it counts in the "
+                "total)")
+    return f"no unit of work to divide by ({work})"
+
+
+def unchecked_text(u: Unchecked) -> str:
+    """A gate that could not judge a kernel, and why: "slower not checked: no time"."""
+    return f"{u.gate} not checked: {gate_note_text(u.note) if u.note is not None else u.reason}"

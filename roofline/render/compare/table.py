@@ -24,7 +24,7 @@ from roofline.core.labels import NAMES, letter
 from roofline.core.resources import Resource
 from roofline.core.thresholds import LAUNCH_OVERHEAD_S
 from roofline.core.units import counted, pct, ratio, seconds, si
-from roofline.render.compare.prose import work_note_text
+from roofline.render.compare.prose import gate_note_text, ratio_text, unchecked_text, work_note_text, work_summary
 from roofline.render.names import bound_word, group_name
 from roofline.render.terminal import Cell, Chain, add_rows, escape, plain_table, record, warning_lines
 
@@ -195,7 +195,7 @@ def _decided_by(check: WorkCheck | None) -> str:
 
 
 def _measure_cell(m: Measure | None) -> str:
-    return "n/a" if m is None else m.ratio_text
+    return "n/a" if m is None else ratio_text(m)
 
 
 def _work_word(p: KernelPair, i: int) -> str:
@@ -506,17 +506,18 @@ def _print_diff(console: Console, d: DiffResult) -> None:
     for v in d.regressions:
         console.print(f"[bold red]regressed[/bold red] {escape(v.pair.label)}: {escape('; '.join(v.reasons))}",
                       highlight=False)
-    for v in (v for v in d.verdicts if v.not_gated):
-        console.print(f"not gated: {escape(v.pair.label)}: {escape(v.not_gated)}", highlight=False)
+    for v in d.verdicts:
+        if v.not_gated is not None:
+            console.print(f"not gated: {escape(v.pair.label)}: {escape(gate_note_text(v.not_gated))}", highlight=False)
     _print_line_shifts(console, d)
     for v in (v for v in d.verdicts if per_work_text(v)):
-        work = v.pair.work[1].summary if v.pair.work and v.pair.work[1] else "different work"
+        work = work_summary(v.pair.work[1]) if v.pair.work and v.pair.work[1] else "different work"
         console.print(f"{escape(v.pair.label)}: {escape(work)}; {escape(per_work_text(v))}", highlight=False)
     for v in (v for v in d.verdicts if work_unknown(v)):
-        summary = v.pair.work[1].summary if v.pair.work[1] else ""
+        summary = work_summary(v.pair.work[1]) if v.pair.work[1] else ""
         console.print(f"{escape(v.pair.label)} (work?): {escape(summary)}; its time change is no speedup of the "
                       "same work", highlight=False)
-    for text in dict.fromkeys(u for v in d.verdicts for u in v.unchecked):
+    for text in dict.fromkeys(unchecked_text(u) for v in d.verdicts for u in v.unchecked):
         console.print(f"[yellow]{escape(text)}[/yellow]", highlight=False)
     for i, names in enumerate(c.unmatched):
         if names:
@@ -559,7 +560,7 @@ def status_word(v: Verdict) -> str:
     """REGRESSED, ok, or why the slower gate left the kernel out (different work, small share, no time)."""
     if v.regressed:
         return "REGRESSED"
-    if v.not_gated:
+    if v.not_gated is not None:
         return "diff. work" if v.pair.different_work(1) else "small"
     if work_unknown(v):
         return "work?"

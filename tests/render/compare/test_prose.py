@@ -1,10 +1,21 @@
 """The sentences the comparison renderers share (``render.compare.prose``), built from the fields of a work
-comparison's notes."""
+comparison, its notes and the diff gate's causes."""
 
 from __future__ import annotations
 
-from roofline.analysis.work import WorkNote, WorkNoteKind
-from roofline.render.compare.prose import apart_text, work_note_text
+from roofline.analysis.work import Measure, WorkCheck, WorkNote, WorkNoteKind
+from roofline.compare.regression import GateCause, GateNote, Unchecked
+from roofline.render.compare.prose import (
+    apart_text,
+    gate_note_text,
+    ratio_text,
+    unchecked_text,
+    work_note_text,
+    work_summary,
+)
+
+THREE_TIMES = WorkCheck((Measure("flops.fp32", 1e9, 3e9, 3.0, True, True),), "flops.fp32", True, 0.05, "flops.fp32",
+                        3.0, ("flops.fp32", "flops.fp32"))
 
 
 def test_a_measure_left_out_names_each_sides_definition():
@@ -18,3 +29,24 @@ def test_the_fp16_note_names_the_side_that_cannot_separate_the_moves():
     assert work_note_text(note) == ("FP16 FLOPs compared with the zero-product HFMA2 register moves counted on both "
                                     "sides: B's report cannot separate them (no SourceCounters section; --set full "
                                     "can)")
+
+
+def test_a_measure_ratio_reads_as_times_or_from_zero_or_na():
+    assert ratio_text(Measure("threads", 1e3, 1.247e6, 1247.0, True, True)) == "1247x"
+    assert ratio_text(Measure("flops.fp64", 0.0, 1e3, None, True, True)) == "0 -> 1 k"
+    assert ratio_text(Measure("bytes.l2", 1e3, 2e3, None, True, False, ("lts__t_bytes", "lts2xbar"))) == "n/a"
+
+
+def test_the_work_summary_names_what_differs_and_the_resource_bounding_both():
+    assert work_summary(THREE_TIMES) == "different work: FP32 FLOPs 3x (the resource that bounds both)"
+
+
+def test_the_gate_causes_read_as_the_work_or_the_share():
+    assert gate_note_text(GateNote(GateCause.DIFFERENT_WORK, THREE_TIMES)) == (
+        "different work: FP32 FLOPs 3x (the resource that bounds both): not gated (--gate-different-work gates it)")
+    assert gate_note_text(GateNote(GateCause.SMALL_SHARE, share_pct=0.5994, min_share_pct=1.0)) == (
+        "0.6% of the time, under the 1% gated alone (it counts in the total)")
+    assert unchecked_text(Unchecked("slower", "no time", GateNote(GateCause.NO_WORK_UNIT, THREE_TIMES))) == (
+        "slower not checked: no unit of work to divide by (different work: FP32 FLOPs 3x (the resource that bounds "
+        "both))")
+    assert unchecked_text(Unchecked("roof drop", "no roof")) == "roof drop not checked: no roof"
