@@ -23,6 +23,7 @@ from roofline.documents.tools import (
     KernelList,
     NsysRanking,
     ProjectionPage,
+    SpecDoc,
 )
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -48,6 +49,9 @@ GENERATED: dict[str, tuple[type, str, str]] = {
                  "The analysed kernels weighted by an Nsight Systems profile's real times (docs/timeline.md)."),
     "grade": (GradeJson, "roofline grade --format json",
               "Each kernel's grade against the roof of its work, its conditions and work checks (docs/agents.md)."),
+    "spec": (SpecDoc, "roofline specs show --format json",
+             "One device spec: every number beside its source (docs/ceilings.md). No generator or schema_version: "
+             "the document is the spec as its YAML file holds it."),
     # the MCP tools' results (roofline.documents.tools), named by the tool
     "list_kernels": (KernelList, "roofline mcp: list_kernels",
                      "A page of each report's kernel groups by recoverable time, as summary (docs/agents.md)."),
