@@ -82,7 +82,7 @@ def rank_nsys_kernels(path: Path, nvtx: str | None, top: int, offset: int, limit
     """``rank_nsys_kernels``: ``roofline timeline FILE -f json`` of one Nsight Systems SQLite export, a page of its
     kernels, and the ncu runs that ``roofline analyze --from-nsys FILE --top TOP`` (``analyze``) plans."""
     document = Roofline().timeline([path], nvtx)
-    runs = Roofline.ncu_plan(path, top)
+    runs = Roofline.ncu_plan(path, top).runs()
     return Answer(tools.nsys_ranking(typed(document), command, offset, limit, analyze, runs),  # type: ignore[arg-type]
                   document)
 
