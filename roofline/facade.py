@@ -18,9 +18,9 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
-from roofline.core.choices import GroupBy, TargetClock
+from roofline.core.choices import GroupBy, NameBase, TargetClock
 from roofline.core.thresholds import SPREAD_THRESHOLD_PCT
 from roofline.documents.kinds import (
     CompareDocument,
@@ -37,7 +37,7 @@ from roofline.pipeline import AnalysisOptions
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.launches import ReportAnalysis
-    from roofline.analysis.timeline import TimelineSet
+    from roofline.analysis.timeline import NcuTarget, TimelineSet
     from roofline.compare.pairing import Comparison, Matcher, PairOptions
     from roofline.compare.realtime import RealTimeView
     from roofline.compare.regression import Thresholds
@@ -58,6 +58,33 @@ class NoReportAnalysed(RooflineError):
         super().__init__("; ".join(str(e) for e in errors))
         self.errors = tuple(errors)
         self.exit_code = max(e.exit_code for e in errors)
+
+
+class NcuPlan(NamedTuple):
+    """The ncu runs ``analyze --from-nsys`` plans for a profile's top kernels: what they are in a line, the
+    --kernel-name-base the runs share, each run's target and its ncu -k (an anchored, escaped regex of its kernels'
+    names, demangled where two instances share a function name)."""
+
+    summary: str
+    name_base: NameBase
+    targets: tuple[NcuTarget, ...]
+    filters: tuple[str, ...]
+
+    def runs(self) -> list[NcuRun]:
+        """Each run with its kernels, launches, why, and its ncu command, ``APP`` standing for the application."""
+        from roofline.core import kernel_filter
+        from roofline.documents.tools import NcuRun
+        from roofline.ncu import driver
+
+        runs = []
+        for i, (target, kernel) in enumerate(zip(self.targets, self.filters, strict=True)):
+            options = driver.NcuOptions(section_set="roofline", kernel=kernel_filter.parse([kernel], self.name_base),
+                                        launch_skip=target.launch_skip, launch_count=target.launch_count)
+            report = driver.report_template(None, "APP", f".top{i + 1}" if len(self.targets) > 1 else "")
+            log = report.removesuffix(driver.REPORT_SUFFIX) + driver.LOG_SUFFIX
+            runs.append(NcuRun(list(target.names), target.launch_skip, target.launch_count, target.why,
+                               driver.shell_command(driver.build_argv("ncu", options, report, log, ["APP"]))))
+        return runs
 
 
 class Roofline:
@@ -226,28 +253,17 @@ class Roofline:
         return TimelineDocument(timelines, width=width, top=top)
 
     @staticmethod
-    def ncu_plan(profile: Path, top: int) -> list[NcuRun]:
-        """The ncu runs ``analyze --from-nsys PROFILE --top TOP`` plans for the profile's top kernels (one SQLite
-        export): each one's kernels, launches, why, and its ncu command, ``APP`` standing for the application."""
-        from roofline.analysis.timeline import kernel_regex, name_base, ncu_targets
-        from roofline.core import kernel_filter
-        from roofline.documents.tools import NcuRun
-        from roofline.ncu import driver
+    def ncu_plan(profile: Path, top: int, nsys: str | None = None, group_by: str = "kernel") -> NcuPlan:
+        """The ncu runs ``analyze --from-nsys PROFILE --top TOP`` plans for the profile's top kernels (a SQLite
+        export, or a profile ``nsys`` exports), kernels told apart as ``group_by`` says."""
+        from roofline.analysis.timeline import kernel_regex, name_base, ncu_targets, profiling_summary
         from roofline.nsys.load import load_for_profiling
 
-        profiled, reps = load_for_profiling(profile, top)
+        profiled, reps = load_for_profiling(profile, top, nsys, group_by)
+        base = name_base(profiled, top)  # demangled where two instances share a short name
         targets = ncu_targets(profiled, top, reps)
-        base = name_base(profiled, top)  # demangled where two instances share a short name, as analyze plans it
-        runs = []
-        for i, target in enumerate(targets):
-            options = driver.NcuOptions(section_set="roofline",
-                                        kernel=kernel_filter.parse([kernel_regex(target.kernels, base)], base),
-                                        launch_skip=target.launch_skip, launch_count=target.launch_count)
-            report = driver.report_template(None, "APP", f".top{i + 1}" if len(targets) > 1 else "")
-            log = report.removesuffix(driver.REPORT_SUFFIX) + driver.LOG_SUFFIX
-            runs.append(NcuRun(list(target.names), target.launch_skip, target.launch_count, target.why,
-                               driver.shell_command(driver.build_argv("ncu", options, report, log, ["APP"]))))
-        return runs
+        return NcuPlan(profiling_summary(profiled, top), base, targets,
+                       tuple(kernel_regex(target.kernels, base) for target in targets))
 
     def grade(self, path: str | os.PathLike[str], kernels: Sequence[str] | None = None,
               baseline: str | os.PathLike[str] | None = None, width: int = 80) -> GradeDocument:

@@ -97,3 +97,15 @@ def test_project_reads_to_once_one_target_pairs_several_rank_the_workload() -> N
     assert one.project_to == "h200" and one.workload is not None and not one.everywhere
     assert {w.target for w in several.everywhere} == {"h200", "a100-sxm4-80gb"}
     assert [w.target for w in chosen.everywhere] == [w.target for w in several.everywhere]
+
+
+def test_the_ncu_plan_of_a_profile_is_what_analyze_and_the_mcp_tool_run(tmp_path: Path) -> None:
+    from tests.nsys.small_export import nsys_export
+
+    plan = Roofline.ncu_plan(nsys_export(tmp_path / "p.sqlite"), 2)
+    assert [t.names for t in plan.targets] == [("gemm",), ("triad",)] and plan.name_base == "function"
+    assert plan.filters == ("regex:^(?:gemm)$", "regex:^(?:triad)$") and "top 2 of 3 kernels" in plan.summary
+    runs = plan.runs()
+    assert [r.kernels for r in runs] == [["gemm"], ["triad"]]
+    assert all(r.launch_count == 1 and r.launch_skip is not None for r in runs)
+    assert "-k regex:^(?:gemm)$" in runs[0].ncu.replace("'", "") and "APP.top1" in runs[0].ncu

@@ -49,9 +49,9 @@ def cli_json(*args: str, codes: tuple[int, ...] = (0,)) -> Any:
 
 def test_every_schema_is_a_valid_draft_2020_12_schema_with_an_id() -> None:
     kinds = sorted(p.name.removesuffix(".schema.json") for p in SCHEMAS.glob("*.schema.json"))
-    assert kinds == ["analyse_kernel", "compare", "compare_reports", "diff", "gpu_spec", "grade", "list_kernels",
-                     "project", "project_report", "rank_nsys_kernels", "realtime", "report", "spec", "summary",
-                     "timeline"]  # the commands' documents, and the MCP tools' results (named by the tool)
+    assert kinds == ["analyse_kernel", "compare", "compare_reports", "diff", "gpu_spec", "grade", "grade_kernel",
+                     "list_kernels", "project", "project_report", "rank_nsys_kernels", "realtime", "report", "spec",
+                     "summary", "timeline"]  # the commands' documents, and the MCP tools' results (named by the tool)
     for kind in kinds:
         s = schema(kind)
         jsonschema.Draft202012Validator.check_schema(s)

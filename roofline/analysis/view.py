@@ -11,7 +11,7 @@ each kernel's spread across them. A renderer reads only these fields (and the re
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import get_args
+from typing import Literal, get_args
 
 from msgspec import Struct
 
@@ -124,6 +124,14 @@ class ScaledRoofs(Struct, frozen=True):
     every: bool = False  # every roof the set holds came from the datasheet: the report gave it no peak counter
 
 
+class DetailPlots(Struct, frozen=True):
+    """Whether a kernel's longest launch has a place on each detail plot of its report (``detail_plots``)."""
+
+    instruction: bool | None  # a rate with an intensity at some level or a wall; None: no instruction roofline
+    memory: bool  # L1 or L2 hit rates measured
+    occupancy: bool  # the occupancy calculator's inputs: the launch shape and the SM's limits
+
+
 class ReportView(Struct, frozen=True):
     """What every output of one report shows (see the module docstring); per-launch tuples follow
     ``analysis.launches``, ``pooled`` follows ``analysis.groups``."""
@@ -153,6 +161,7 @@ class ReportView(Struct, frozen=True):
     # of the profiled time of its kernels past the first n of the report (``shares_past``): the plot's "other"
     shares_past: Mapping[str, tuple[float, ...]] = {}
     on_plot: bool = False  # whether the roofline plot holds a point: a kernel placed, or the bandwidth view
+    detail_plots: tuple[DetailPlots, ...] = ()  # per kernel (``analysis.groups``), its place on the detail plots
 
 
 class LeftOut(Struct, frozen=True):
@@ -210,7 +219,35 @@ def report_view(report_analysis: ReportAnalysis) -> ReportView:
         flopless > BANDWIDTH_VIEW_SHARE,
         shares_past(report_analysis.groups, points),
         flopless > BANDWIDTH_VIEW_SHARE or any(p is not None and any(pt.intensity for pt in p.points) for p in points),
+        tuple(detail_plots(g.longest) for g in report_analysis.groups),
     )
+
+
+def detail_plots(launch: LaunchAnalysis) -> DetailPlots:
+    """Which detail plots the launch has a place on: the instruction roofline (a warp rate with an intensity at
+    some level or a wall, or an integer rate with an intensity), the memory chart, the occupancy calculator."""
+    r, memory, occupancy = launch.instruction_roofline, launch.memory, launch.occupancy
+    placed = None
+    if r is not None:
+        walls = any(v.value for w in (r.global_memory, r.shared_memory) for v in w.intensity.values())
+        placed = (bool(r.warp_gips.value) and (any(v.value for v in r.intensity.values()) or walls)
+                  or r.integer.giops.value is not None and any(v.value for v in r.integer.intensity.values()))
+    return DetailPlots(placed, memory is not None and any(v.value is not None for v in memory.hit_rate_pct.values()),
+                       occupancy is not None and occupancy.calculator is not None)
+
+
+def on_detail_plot(view: ReportSetView, plot: Literal["instruction", "memory", "occupancy"], top: int) -> bool:
+    """Whether a detail plot of the reports holds a kernel, among the ``top`` longest of a report that it draws:
+    those with an instruction roofline for the instruction plot, every kernel for the memory and occupancy
+    charts."""
+    for v in view.reports:
+        if plot == "instruction":
+            shown = [p.instruction for p in v.detail_plots if p.instruction is not None][:top]
+        else:
+            shown = [p.memory if plot == "memory" else p.occupancy for p in v.detail_plots[:top]]
+        if any(shown):
+            return True
+    return False
 
 
 def shares_past(groups: Sequence[KernelGroup], points: Sequence[PooledPoints | None]) -> dict[str, tuple[float, ...]]:

@@ -82,17 +82,17 @@ def rank_nsys_kernels(path: Path, nvtx: str | None, top: int, offset: int, limit
     """``rank_nsys_kernels``: ``roofline timeline FILE -f json`` of one Nsight Systems SQLite export, a page of its
     kernels, and the ncu runs that ``roofline analyze --from-nsys FILE --top TOP`` (``analyze``) plans."""
     document = Roofline().timeline([path], nvtx)
-    runs = Roofline.ncu_plan(path, top)
+    runs = Roofline.ncu_plan(path, top).runs()
     return Answer(tools.nsys_ranking(typed(document), command, offset, limit, analyze, runs),  # type: ignore[arg-type]
                   document)
 
 
 def grade_kernel(path: str | os.PathLike[str], options: AnalysisOptions, baseline: str | os.PathLike[str] | None,
-                 name_chars: int) -> Answer:
+                 name_chars: int, command: str) -> Answer:
     """``grade_kernel``: ``roofline grade FILE [--kernel K] [--baseline BASE] -f json`` without each kernel's
     launches, kernel names past ``name_chars`` cut."""
     document = Roofline(options).grade(path, None, baseline)
-    return Answer(tools.graded(typed(document), name_chars), document)  # type: ignore[arg-type]
+    return Answer(tools.graded(typed(document), name_chars, command), document)  # type: ignore[arg-type]
 
 
 def whole(document: Document) -> dict[str, Any]:

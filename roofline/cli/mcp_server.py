@@ -212,10 +212,10 @@ class Server(MCPServer):
             raise ToolError(f"{name}: {argument_problems(err.__cause__)}") from None
 
 
-# Each tool's result: the kind of document (roofline.documents.schemas) it is; grade_kernel's is the grade document,
-# the others' are the tools' own (roofline.documents.tools, named by the tool).
+# Each tool's result: the kind of document (roofline.documents.schemas) it is, the tool's own
+# (roofline.documents.tools, named by the tool).
 RESULTS = {"list_kernels": "list_kernels", "analyse_kernel": "analyse_kernel", "compare_reports": "compare_reports",
-           "project_report": "project_report", "grade_kernel": "grade", "gpu_spec": "gpu_spec",
+           "project_report": "project_report", "grade_kernel": "grade_kernel", "gpu_spec": "gpu_spec",
            "rank_nsys_kernels": "rank_nsys_kernels"}
 
 
@@ -422,13 +422,11 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         the equivalent command gives it."""
         path = roots.readable(report)
         base = roots.readable(baseline) if baseline is not None else None
-        answer = adapter.grade_kernel(path, options(kernel, base=kernel_name_base), base, GRADE_NAME_CHARS)
         command = ["grade", report, *filter_args(kernel), "--kernel-name-base", kernel_name_base,
                    *(("--baseline", baseline) if baseline is not None else ()), "-f", "json"]
-        result = {**adapter.plain(answer.result), "command": command_line(command),
-                  "left_out": "per_launch: each launch's floor and grade; kernel names whole past "
-                              f"{GRADE_NAME_CHARS} characters (the command gives them)"}
-        return done(result, answer, output, max_chars, "narrow with kernel filters")
+        answer = adapter.grade_kernel(path, options(kernel, base=kernel_name_base), base, GRADE_NAME_CHARS,
+                                      command_line(command))
+        return finish(answer, output, max_chars, "narrow with kernel filters")
 
     @tool
     def gpu_spec(

@@ -590,75 +590,79 @@ def kernel_doc(analysis: LaunchAnalysis, reasons: Reasons, no_spec_reason: str, 
     its reason under ``missing``, keyed by its path: the reason's index in ``reasons``, the report's table."""
     launch = analysis.launch
     missing: dict[str, str] = {}
-    out: dict[str, Any] = {
-        "name": launch.name, "demangled_name": launch.demangled_name, "range": launch.range_index,
-        "action": launch.action_index, "valid": not launch.invalid, "nvtx": list(launch.nvtx_ranges),
-        "grid": list(launch.grid) if launch.grid else None, "block": list(launch.block) if launch.block else None,
-        "grid_size": analysis.grid_size, "block_size": analysis.block_size,
-        "registers_per_thread": launch.registers_per_thread,
-        "shared_mem_per_block_bytes": launch.shared_mem_per_block_bytes,
-        "duration_s": value_or_null(analysis.duration_s, "duration_s", missing),
-        "time_share": number(analysis.time_share),
-        "flops": values_or_null(analysis.flops, "flops", missing),
-        "tensor_flops_by_type": dict(analysis.tensor_flops_by_type),
-        "flop_per_s": values_or_null(analysis.flop_per_s, "flop_per_s", missing),
-        "bytes": values_or_null({**analysis.bytes, "l2_total": analysis.l2_total_bytes}, "bytes", missing),
-        "bytes_per_s": values_or_null(analysis.bytes_per_s, "bytes_per_s", missing),
-        "intensity": values_or_null(analysis.intensity, "intensity", missing),
-        "definitions": {
-            **analysis.definitions,
-            **(
-                {"l2_total": f"all L2 traffic, loads and stores: {analysis.l2_total_bytes.via}"}
-                if analysis.l2_total_bytes.value is not None
-                else {}
-            ),
-        },
-        "level_notes": [words.level_note(level) for level in analysis.inverted_levels],
-        "ceilings": {name: ceilings_doc(c, reasons) for name, c in analysis.ceilings.items()},
-        "ceilings_used": analysis.roof.ceilings,
-        "pct_of_roof": number(analysis.roof.pct_of_roof),
-        "limiter": analysis.roof.limiter,
-        "utilization_pct": {key: number(v) for key, v in analysis.roof.utilization_pct.items()},
-        "bound": analysis.verdict.bound,
-        "verdict": verdict_doc(analysis.verdict, verdict_text, missing),
-        "recoverable_s": number(recoverable_s),
-        "flags": list(analysis.flags),
-        "notes": [words.flop_note(note) for note in analysis.notes],
-        "occupancy": occupancy_doc(analysis.occupancy, missing),
-        "tensor_cores": tensor_cores_doc(analysis.tensor_cores, missing),
-        "stalls": stalls_doc(analysis.stalls, missing),
-        "instruction_roofline": instruction_roofline_doc(analysis.instruction_roofline, missing),
-        "memory": memory_doc(analysis.memory, missing, words),
-        "hotspots": hotspots_doc(analysis.hotspots, missing),
-        "time_model": time_model_doc(analysis.time_model, missing),
-    }
-    out["ceilings"].setdefault("datasheet", None)
-    _launch_reasons(analysis, out, missing, no_spec_reason)
+    # The builders fill ``missing`` in the order the fields are written, which numbers the reasons.
+    duration_s = value_or_null(analysis.duration_s, "duration_s", missing)
+    flops = values_or_null(analysis.flops, "flops", missing)
+    flop_per_s = values_or_null(analysis.flop_per_s, "flop_per_s", missing)
+    bytes_ = values_or_null({**analysis.bytes, "l2_total": analysis.l2_total_bytes}, "bytes", missing)
+    bytes_per_s = values_or_null(analysis.bytes_per_s, "bytes_per_s", missing)
+    intensity = values_or_null(analysis.intensity, "intensity", missing)
+    ceilings: dict[str, CeilingsDoc | None] = {name: ceilings_doc(c, reasons)
+                                               for name, c in analysis.ceilings.items()}
+    ceilings.setdefault("datasheet", None)
+    verdict = verdict_doc(analysis.verdict, verdict_text, missing)
+    occupancy = occupancy_doc(analysis.occupancy, missing)
+    tensor_cores = tensor_cores_doc(analysis.tensor_cores, missing)
+    stalls = stalls_doc(analysis.stalls, missing)
+    instruction_roofline = instruction_roofline_doc(analysis.instruction_roofline, missing)
+    memory = memory_doc(analysis.memory, missing, words)
+    hotspots = hotspots_doc(analysis.hotspots, missing)
+    time_model = time_model_doc(analysis.time_model, missing)
+    _launch_reasons(analysis, recoverable_s, missing, no_spec_reason)
     advice = [advice_doc(item, f"advice[{i}]", missing, words) for i, item in enumerate(analysis.advice)]
     saved, floor = number(analysis.combined_saved_s), number(analysis.combined_floor_s)
     why = missing.get("duration_s") or "no advice item with an estimated saving"
     missing.update({key: why for key, value in (("combined_saved_s", saved), ("combined_floor_s", floor))
                     if value is None})
-    return Kernel(**out, advice=advice, combined_saved_s=saved, combined_floor_s=floor,
-                  missing=reasons.refs(missing))
+    return Kernel(
+        name=launch.name, demangled_name=launch.demangled_name, range=launch.range_index,
+        action=launch.action_index, valid=not launch.invalid, nvtx=list(launch.nvtx_ranges),
+        grid=list(launch.grid) if launch.grid else None, block=list(launch.block) if launch.block else None,
+        grid_size=analysis.grid_size, block_size=analysis.block_size,
+        registers_per_thread=launch.registers_per_thread,
+        shared_mem_per_block_bytes=launch.shared_mem_per_block_bytes,
+        duration_s=duration_s, time_share=number(analysis.time_share), flops=flops,
+        tensor_flops_by_type=dict(analysis.tensor_flops_by_type), flop_per_s=flop_per_s, bytes=bytes_,
+        bytes_per_s=bytes_per_s, intensity=intensity, definitions=_definitions(analysis),
+        level_notes=[words.level_note(level) for level in analysis.inverted_levels], ceilings=ceilings,
+        ceilings_used=analysis.roof.ceilings, pct_of_roof=number(analysis.roof.pct_of_roof),
+        limiter=analysis.roof.limiter,
+        utilization_pct={key: number(v) for key, v in analysis.roof.utilization_pct.items()},
+        bound=analysis.verdict.bound, verdict=verdict, recoverable_s=number(recoverable_s),
+        flags=list(analysis.flags), notes=[words.flop_note(note) for note in analysis.notes],
+        occupancy=occupancy, tensor_cores=tensor_cores, stalls=stalls, instruction_roofline=instruction_roofline,
+        memory=memory, hotspots=hotspots, time_model=time_model, advice=advice, combined_saved_s=saved,
+        combined_floor_s=floor, missing=reasons.refs(missing))
 
 
-def _launch_reasons(analysis: LaunchAnalysis, out: dict[str, Any], missing: dict[str, str], no_spec: str) -> None:
+def _definitions(analysis: LaunchAnalysis) -> dict[str, str]:
+    """How each FLOP and byte count of the launch is counted, with the L2 total's when it is measured."""
+    if analysis.l2_total_bytes.value is None:
+        return dict(analysis.definitions)
+    return {**analysis.definitions, "l2_total": f"all L2 traffic, loads and stores: {analysis.l2_total_bytes.via}"}
+
+
+def _launch_reasons(analysis: LaunchAnalysis, recoverable_s: float | None, missing: dict[str, str],
+                    no_spec: str) -> None:
     """The reasons of the launch's own nulls (its configuration, its place on the roofline, its verdict), in
-    ``missing``."""
+    ``missing``, worked out from the analysis the kernel's fields come from."""
     launch = analysis.launch
-    if out["ceilings"]["datasheet"] is None:
+    if "datasheet" not in analysis.ceilings:
         missing["ceilings.datasheet"] = no_spec
+    configured: dict[str, object] = {"grid": launch.grid or None, "block": launch.block or None,
+                                     "registers_per_thread": launch.registers_per_thread,
+                                     "shared_mem_per_block_bytes": launch.shared_mem_per_block_bytes}
+    sizes = {"grid_size": analysis.grid_size, "block_size": analysis.block_size}
     for key, metric in _LAUNCH_FIELDS.items():
-        if out[key] is None:
-            total = out.get(f"{key}_size")
+        if configured[key] is None:
+            total = sizes.get(f"{key}_size")
             missing[key] = (f"{metric} not in the report (an older ncu or section set): {key}_size holds the total, "
                             f"{total}" if total is not None else
                             f"{metric} not in the report (collect the LaunchStats section)")
-    for key in ("grid_size", "block_size"):
-        if out[key] is None:
+    for key, size in sizes.items():
+        if size is None:
             missing[key] = f"{_SIZE_FIELDS[key]} not in the report (collect the LaunchStats section)"
-    if out["time_share"] is None:
+    if number(analysis.time_share) is None:
         missing["time_share"] = missing.get("duration_s", "no total time for the report")
     if analysis.roof.reason:
         missing["pct_of_roof"] = analysis.roof.reason
@@ -666,11 +670,11 @@ def _launch_reasons(analysis: LaunchAnalysis, out: dict[str, Any], missing: dict
         missing.update({key: f"invalid launch: {launch.invalid}" for key in ("occupancy", "tensor_cores", "stalls",
                                                                                   "instruction_roofline", "memory",
                                                                                   "hotspots")})
-    if out["limiter"] is None:
+    if analysis.roof.limiter is None:
         missing["limiter"] = analysis.roof.reason or "no roof position"
-    if out["bound"] is None:
+    if analysis.verdict.bound is None:
         missing["bound"] = analysis.verdict.reason or "no verdict"
-    if out["recoverable_s"] is None:
+    if number(recoverable_s) is None:
         missing["recoverable_s"] = (
             missing.get("duration_s") or analysis.roof.reason or "no throughput and no roof position"
         )

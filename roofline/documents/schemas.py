@@ -15,7 +15,16 @@ from roofline.documents.grade import GradeJson
 from roofline.documents.realtime import RealtimeJson
 from roofline.documents.report import ReportJson
 from roofline.documents.timeline import TimelineJson
-from roofline.documents.tools import GpuSpec, Judgement, KernelAnalysis, KernelList, NsysRanking, ProjectionPage
+from roofline.documents.tools import (
+    GpuSpec,
+    GradedKernels,
+    Judgement,
+    KernelAnalysis,
+    KernelList,
+    NsysRanking,
+    ProjectionPage,
+    SpecDoc,
+)
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 OPEN = ("Objects allow properties not listed here: a later schema_version may add fields, and old clients keep "
@@ -40,7 +49,10 @@ GENERATED: dict[str, tuple[type, str, str]] = {
                  "The analysed kernels weighted by an Nsight Systems profile's real times (docs/timeline.md)."),
     "grade": (GradeJson, "roofline grade --format json",
               "Each kernel's grade against the roof of its work, its conditions and work checks (docs/agents.md)."),
-    # the MCP tools' results (roofline.documents.tools), named by the tool; grade_kernel answers the grade document
+    "spec": (SpecDoc, "roofline specs show --format json",
+             "One device spec: every number beside its source (docs/ceilings.md). No generator or schema_version: "
+             "the document is the spec as its YAML file holds it."),
+    # the MCP tools' results (roofline.documents.tools), named by the tool
     "list_kernels": (KernelList, "roofline mcp: list_kernels",
                      "A page of each report's kernel groups by recoverable time, as summary (docs/agents.md)."),
     "analyse_kernel": (KernelAnalysis, "roofline mcp: analyse_kernel",
@@ -49,6 +61,8 @@ GENERATED: dict[str, tuple[type, str, str]] = {
                         "The regression gate of diff, with each pair's headline from compare (docs/agents.md)."),
     "project_report": (ProjectionPage, "roofline mcp: project_report",
                        "A page of project's kernels projected onto another GPU, and the workload (docs/agents.md)."),
+    "grade_kernel": (GradedKernels, "roofline mcp: grade_kernel",
+                     "The grade document without each kernel's launches, long kernel names cut (docs/agents.md)."),
     "gpu_spec": (GpuSpec, "roofline mcp: gpu_spec",
                  "One device spec with the source of each number, or the known specs (docs/agents.md)."),
     "rank_nsys_kernels": (NsysRanking, "roofline mcp: rank_nsys_kernels",

@@ -2,7 +2,7 @@
 command's ``--format json`` document where a whole one would be too long for an agent's context (one launch, one
 page of kernels), built of that document's own parts. Their JSON Schemas are generated from these types as the
 commands' are (``roofline.documents.schemas``, kinds named by the tool) and each tool declares its own as its output
-schema. ``grade_kernel`` answers the ``grade`` document itself (``roofline.documents.grade``).
+schema. ``grade_kernel`` answers the ``grade`` document with what it leaves out and its command.
 
 Each result is built here from its command's typed document (``kernel_list``, ``kernel_analysis``, ``judgement``,
 ``projection_page``, ``nsys_ranking``, ``graded``, ``spec_list``, ``spec_result``): the MCP server asks for them
@@ -192,6 +192,16 @@ class ProjectionPage(ToolResult, frozen=True, kw_only=True):
     page: Page
     kernels: list[ProjectKernel]
     workload: WorkloadProjection | None
+
+
+class GradedKernels(GradeJson, frozen=True, kw_only=True, omit_defaults=True):
+    """``grade_kernel``: ``grade --format json`` (``command``) without each kernel's launches and with long kernel
+    names cut (said under ``left_out``), what was cut to fit the budget and the file written (if asked)."""
+
+    command: str
+    left_out: str
+    cut: Cut | None = None
+    written: str | None = None
 
 
 class Cited(Struct, frozen=True, omit_defaults=True):
@@ -424,12 +434,16 @@ def spec_list(specs: Sequence[SpecRef], command: str) -> GpuSpec:
 
 
 
-def graded(grade: GradeJson, name_chars: int) -> GradeJson:
+def graded(grade: GradeJson, name_chars: int, command: str) -> GradedKernels:
     """``grade_kernel``: the grade document without each kernel's launches, its kernel names past ``name_chars``
     cut in their middle (kept apart)."""
     names = fit_apart([kernel_name(k.kernel, k.kernel) for k in grade.kernels], name_chars)
-    return replace(grade, kernels=[replace(k, kernel=name, per_launch=[])
-                                   for k, name in zip(grade.kernels, names, strict=True)])
+    kernels = [replace(k, kernel=name, per_launch=[]) for k, name in zip(grade.kernels, names, strict=True)]
+    return GradedKernels(
+        generator=grade.generator, schema_version=grade.schema_version, kind=grade.kind, tool=grade.tool,
+        report=grade.report, spec_id=grade.spec_id, baseline=grade.baseline, kernels=kernels, command=command,
+        left_out=f"per_launch: each launch's floor and grade; kernel names whole past {name_chars} characters (the "
+                 "command gives them)")
 
 
 def spec_doc(spec: DeviceSpec) -> SpecDoc:

@@ -159,3 +159,23 @@ def test_a_view_without_a_kernel_on_the_plot_says_so():
     bare = dataclasses.replace(launch(0, "k", 1e-3, 1e6, 1e5, OLD_GPU), metrics={"gpu__time_duration.sum": 1e6})
     view = report_view(analyze_report(model("a.json", [bare])))
     assert not view.on_plot and not view.bandwidth_view
+
+
+def test_the_detail_plots_hold_what_their_renderers_draw() -> None:
+    from pathlib import Path
+
+    from roofline.analysis.view import on_detail_plot
+    from roofline.facade import Roofline
+    from roofline.render.report import instruction_plot, memory_plot, occupancy_plot
+
+    examples = Path(__file__).resolve().parents[2] / "examples" / "h100"
+    for name in ("triad-cupy.full.ncu-rep", "triad-cupy.roofline.ncu-rep", "sgemm-cuda.full.json"):
+        document = Roofline().report([examples / name])
+        view = document.view
+        for top in (1, 8):
+            drawn = (bool(instruction_plot.plot_data(document.analyses, top)), bool(memory_plot.plot_data(view, top)),
+                     bool(occupancy_plot.plot_data(view, top)))
+            held = tuple(on_detail_plot(view, plot, top) for plot in ("instruction", "memory", "occupancy"))
+            assert held == drawn, (name, top)
+    assert held == (True, False, True)  # a model without hit rates: no memory chart
+

@@ -231,22 +231,19 @@ def test_where_the_work_differs_no_speed_up_is_given(served: dict[str, Any]) -> 
     assert "pass gate_different_work=true" in refusal(served["ungated_work"])  # the argument, not the CLI's flag
 
 
-def test_grade_kernel_declares_the_grade_schema_and_its_result_is_valid_against_it(served: dict[str, Any]) -> None:
+def test_grade_kernel_declares_its_schema_and_its_result_is_valid_against_it(served: dict[str, Any]) -> None:
     jsonschema = pytest.importorskip("jsonschema", reason="jsonschema not installed (pip install 'roofline[test]')")
     from roofline.documents.schemas import schema
 
     (tool,) = [t for t in served["tools"] if t.name == "grade_kernel"]
-    assert tool.output_schema["$id"] == schema("grade")["$id"] and tool.output_schema["type"] == "object"
+    assert tool.output_schema["$id"] == schema("grade_kernel")["$id"] and tool.output_schema["type"] == "object"
     validator = jsonschema.Draft202012Validator(tool.output_schema)
     for key in ("grade", "grade_withheld"):
         result = ok(served[key])
         validator.validate(result)
         assert len(result_text(served[key])) <= 2000  # one kernel, its launches left out
         assert all(k["per_launch"] == [] for k in result["kernels"]) and "per_launch" in result["left_out"]
-
-
-# each tool and the kind of document its result is (roofline/schemas/KIND.schema.json)
-RESULT_KINDS = {**{name: name for name in TOOLS}, "grade_kernel": "grade"}
+        assert result["kind"] == "grade" and result["command"].startswith("roofline grade ")
 
 
 def validator(tools: list[Any], name: str) -> Any:
@@ -260,10 +257,10 @@ def test_every_tool_declares_the_schema_generated_from_its_result_type(served: d
     jsonschema = pytest.importorskip("jsonschema", reason="jsonschema not installed (pip install 'roofline[test]')")
 
     tools = {t.name: t for t in served["tools"]}
-    assert set(RESULT_KINDS) == TOOLS
-    for name, kind in RESULT_KINDS.items():
+    assert set(tools) == TOOLS
+    for name in TOOLS:  # each tool's result is the kind of document named by the tool
         declared = tools[name].output_schema
-        shipped = json.loads((REPO / "roofline" / "schemas" / f"{kind}.schema.json").read_text())
+        shipped = json.loads((REPO / "roofline" / "schemas" / f"{name}.schema.json").read_text())
         assert declared == {**shipped, "type": "object"}, name  # the shipped file, generated from the type
         jsonschema.Draft202012Validator.check_schema(declared)
 

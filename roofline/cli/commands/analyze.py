@@ -295,25 +295,22 @@ Run = tuple[str, list[str] | None, int | None, int | None]  # why, --kernel filt
 
 def _runs(from_nsys: Path | None, top: int, nsys: str | None, kernel: list[str] | None, launch_skip: int | None,
           launch_count: int | None, base: NameBase, group_by: str) -> tuple[list[Run], NameBase]:
-    """The ncu runs and the --kernel-name-base they share: the run the options ask for, or with --from-nsys one
-    per planned target (``ncu_targets``), each selecting its kernels by an anchored, escaped regex of their function
-    names, or of their demangled names where two instances share a function name (``name_base``)."""
+    """The ncu runs and the --kernel-name-base they share: the run the options ask for, or with --from-nsys the
+    runs the facade plans (``Roofline.ncu_plan``), the first one's why led by what they profile."""
     if from_nsys is None:
         return [("", kernel, launch_skip, launch_count)], base
-    from roofline.analysis.timeline import kernel_regex, name_base, ncu_targets, profiling_summary
-    from roofline.nsys.load import load_for_profiling
+    from roofline.facade import Roofline
 
     given = [name for name, value in (("--kernel", kernel), ("--launch-skip", launch_skip),
                                       ("--launch-count", launch_count)) if value is not None]
     if given or base != "function":
         raise UsageError(f"--from-nsys with {', '.join(given) or '--kernel-name-base'}: --from-nsys chooses the "
                          "kernels and their launches", "leave those options out, or leave out --from-nsys")
-    timeline, reps = load_for_profiling(from_nsys, top, nsys, group_by)
-    base = name_base(timeline, top)
-    runs: list[Run] = [(target.why, [kernel_regex(target.kernels, base)], target.launch_skip, target.launch_count)
-                       for target in ncu_targets(timeline, top, reps)]
+    plan = Roofline.ncu_plan(from_nsys, top, nsys, group_by)
+    runs: list[Run] = [(target.why, [kernel], target.launch_skip, target.launch_count)
+                       for target, kernel in zip(plan.targets, plan.filters, strict=True)]
     why, filters, skip, count = runs[0]
-    return [(f"{profiling_summary(timeline, top)}\n{why}", filters, skip, count), *runs[1:]], base
+    return [(f"{plan.summary}\n{why}", filters, skip, count), *runs[1:]], plan.name_base
 
 
 def _say_lineinfo(analyses: Sequence[ReportAnalysis]) -> None:
