@@ -141,8 +141,8 @@ def test_the_flopless_share_and_the_shares_past_each_kernel_count_the_kernels_ea
               PooledPoints(None, (LevelPoint("dram", None, None, 2e11),)),  # bytes only
               None,  # no time
               PooledPoints(None, (LevelPoint("l2", None, None, 3e11),))]
-    assert flopless_share(groups, points) == 0.3 + 0.05  # type: ignore[arg-type]
-    past = shares_past(groups, points)  # type: ignore[arg-type]
+    assert flopless_share(groups, points) == 0.3 + 0.05
+    past = shares_past(groups, points)
     assert past["roofline"] == (0.5, 0, 0, 0, 0)
     assert past["bandwidth"] == (0.5 + 0.3 + 0.05, 0.3 + 0.05, 0.05, 0.05, 0)
 

@@ -87,5 +87,5 @@ def test_each_report_image_registers_its_words_for_nothing_to_draw():
     images = [f for f in FORMATS if f.kind == "report" and not f.choice and f.name != base.PNGS]
     assert {f.name for f in images} == {PLOT, base.INSTRUCTION_PLOT, base.MEMORY_PLOT, base.OCCUPANCY_PLOT}
     assert all(f.empty is not None and all(f.empty()) for f in images)
-    assert find_format("report", PLOT).empty() == (plot.NOTHING_TO_PLOT, plot.PLOT_FIX)  # type: ignore[misc]
-    assert find_format("report", base.MEMORY_PLOT).empty() == (memory_plot.NOTHING, memory_plot.FIX)  # type: ignore[misc]
+    assert find_format("report", PLOT).empty() == (plot.NOTHING_TO_PLOT, plot.PLOT_FIX)
+    assert find_format("report", base.MEMORY_PLOT).empty() == (memory_plot.NOTHING, memory_plot.FIX)
