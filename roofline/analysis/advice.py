@@ -53,7 +53,7 @@ from roofline.analysis.reconcile import (
     small_grid_saving,
     tail_saving,
 )
-from roofline.analysis.results import Advice, Cause, LaunchAnalysis, Occupancy, Verdict
+from roofline.analysis.results import Advice, Cause, LaunchAnalysis, Occupancy, Verdict, VerdictCause
 from roofline.analysis.roofline import (
     gap_formula,
     headroom_s,
@@ -61,7 +61,7 @@ from roofline.analysis.roofline import (
     recoverable_s,
     ridge_point,
 )
-from roofline.analysis.verdict import BOUND_WORDS, explain, unit_whole_blocks_pct
+from roofline.analysis.verdict import BOUND_WORDS, unit_whole_blocks_pct
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, Device
 from roofline.core.thresholds import (
@@ -265,7 +265,7 @@ def _verdict_items(k: LaunchAnalysis, lib: Library | None, kind: KernelKind,
                        text=f"Compute (SM {pct(v.sm_pct)}) and memory ({pct(v.memory_pct)}) are both busy and within "
                             f"{BALANCED_PTS:.0f} points of each other: only doing less of both helps (fusing kernels "
                             "to skip round trips through memory, narrower data types, removing redundant work).",
-                       cause=explain(v),
+                       cause="", verdict_cause=VerdictCause(v),
                        source="verdict", est_saved_s=saved, condition=_verdict_condition(v), estimate=how,
                        topic=ROOF, mechanism="roof")]
     if v.bound is None and v.cause is Cause.MISSING_METRICS and k.roof.pct_of_roof is not None:
@@ -294,9 +294,10 @@ def _memory(k: LaunchAnalysis, kind: KernelKind) -> Advice:
     level = level or (k.roof.limiter if k.roof.limiter in LEVELS else None)
     saved, how = _gap(k)
     condition = _verdict_condition(v) + (f"; a {kind.name.replace('_', ' ')} kernel ({kind.why})" if kind.why else "")
-    cause = f"{busiest.name} at {pct(busiest.pct)} of its peak" if busiest is not None else explain(v)
+    cause = f"{busiest.name} at {pct(busiest.pct)} of its peak" if busiest is not None else ""
     common = Advice(kind="memory", title="", text="", cause=cause, source="verdict", est_saved_s=saved,
-                    condition=condition, estimate=how, topic=ROOF, mechanism="roof")
+                    condition=condition, estimate=how, topic=ROOF, mechanism="roof",
+                    verdict_cause=None if busiest is not None else VerdictCause(v))
     moved, counts = level_traffic(k, level) if level is not None else (None, "")
     if level is None or moved is None:
         unit = busiest.name if busiest is not None else "the memory system"
@@ -341,11 +342,11 @@ def _compute(k: LaunchAnalysis, device: Device | None = None, spec: DeviceSpec |
     v = k.verdict
     busiest = v.busiest
     saved, how = _gap(k)
-    common = Advice(kind="compute", title="", text="", cause=explain(v), source="verdict", est_saved_s=saved,
+    common = Advice(kind="compute", title="", text="", cause="", source="verdict", est_saved_s=saved,
                     condition=_verdict_condition(v), estimate=how, topic=ROOF, mechanism="roof")
     if busiest is None:
-        return replace(common, title="Do fewer operations",
-                       text=f"Compute-bound ({explain(v)}): only fewer or cheaper operations shorten it.")
+        return replace(common, title="Do fewer operations", text="only fewer or cheaper operations shorten it.",
+                       verdict_cause=VerdictCause(v, in_text=True))
     base = busiest.metric.split(".", 1)[0]
     change = _tensor_change(k, spec) if base == m.PIPE_TENSOR else UNIT_CHANGES.get(base) or (
         f"fewer {NAMES[base]} operations" if base in NAMES else "fewer or cheaper operations on that unit")
@@ -411,8 +412,8 @@ def _library(k: LaunchAnalysis, lib: Library, spec: DeviceSpec | None) -> list[A
     change += f"; {lib.small_advice}" if lib.small_advice and small else ""
     return [Advice(kind="library", title=f"Tune the {lib.name} call",
                    text=f"A {lib.name} {lib.kind} kernel ({seconds(k.duration_s.value)}, {verdict}{busiest}): its "
-                        f"code is the library's, so change the call: {change}.", cause=explain(v),
-                   source="library", est_saved_s=saved,
+                        f"code is the library's, so change the call: {change}.", cause="",
+                   verdict_cause=VerdictCause(v), source="library", est_saved_s=saved,
                    condition=f"a {lib.name} kernel by its name ('{k.launch.name}'): registers, shared memory and "
                              "block size are not the caller's to change", estimate=how, topic=ROOF,
                    mechanism="roof")]

@@ -342,6 +342,14 @@ class ModelChange(Struct, frozen=True):
     peak_kind: PeakKind = PeakKind.DATASHEET  # which peak that is, as data
 
 
+class VerdictCause(Struct, frozen=True):
+    """An advice item's cause that is its launch's verdict, as data: the renderers' prose writes its line; with
+    ``in_text`` the item's text opens with it too (the compute item that names no unit)."""
+
+    verdict: Verdict
+    in_text: bool = False
+
+
 class Advice(Struct, frozen=True, kw_only=True):
     """One recommendation for a launch (``analysis.advice``): what to do, the condition that made it apply, the
     measurement behind it and which analysis produced it. ``est_saved_s`` is the time it could save and
@@ -351,7 +359,7 @@ class Advice(Struct, frozen=True, kw_only=True):
     kind: AdviceKind
     title: str
     text: str  # the recommendation, naming its numbers
-    cause: str  # the measured cause, e.g. "DRAM at 90.0% of its roof"
+    cause: str  # the measured cause, e.g. "DRAM at 90.0% of its roof" ("" where ``verdict_cause`` holds it)
     source: AdviceSource
     est_saved_s: float | None = None
     condition: str = ""  # why it applies, e.g. "verdict memory and DRAM the busiest unit"
@@ -372,6 +380,7 @@ class Advice(Struct, frozen=True, kw_only=True):
     change: ModelChange | None = None  # the bound is the time model's: the change the item makes to the model
     roofs_only: bool = False  # an upper bound: its launch's time model sees the FP and byte roofs alone
     overlapping: bool = False  # its saving overlaps others' of the launch: together they save the combined what-if
+    verdict_cause: VerdictCause | None = None  # the cause is the verdict (``cause`` empty): its line is prose
 
 
 class MemoryWalls(Struct, frozen=True):

@@ -29,7 +29,6 @@ from roofline.core.cohorts import is_none, largest, nonzero, per_launch, where
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, KernelLaunch
 from roofline.core.thresholds import BALANCED_PTS, FULL_WAVE, HIGH_THROUGHPUT_PCT, LATENCY_BELOW_PCT
-from roofline.core.units import pct
 from roofline.ncu import metrics as m
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -305,25 +304,3 @@ BOUND_WORDS: Mapping[str, str] = {"compute": "compute-bound", "memory": "memory-
                                   "balanced": "balanced (compute and memory)", "latency": "latency-bound",
                                   "small_grid": "small grid"}
 
-
-def explain(v: Verdict) -> str:
-    """One line: the verdict, the measurement that decides it and the busiest unit."""
-    head, detail = explanation(v)
-    return f"{head}: {detail}"
-
-
-def explanation(v: Verdict) -> tuple[str, str]:
-    """``explain``'s line in its two parts: the verdict in words, and the measurement and busiest unit behind it."""
-    if v.bound is None:
-        return "no verdict", v.reason
-    busiest = f"{v.busiest.name} at {pct(v.busiest.pct)} of its peak" if v.busiest else ""
-    if v.basis == "roofline":
-        return (f"{BOUND_WORDS[v.bound]} (roofline only)", f"{busiest}; units the FP roofline does not measure "
-                f"(integer, special-function, load/store, tensor) are unseen without the SpeedOfLight section")
-    both = f"SM {pct(v.sm_pct)}, memory {pct(v.memory_pct)} of peak"
-    waves = f", {v.waves_per_sm:.3g} waves per SM" if v.waves_per_sm is not None else ""
-    ncu = f"; ncu: {v.ncu_title}" if v.ncu_title else ""
-    if v.bound in ("latency", "small_grid"):
-        limit = f"both below {LATENCY_BELOW_PCT:.0f}%"
-        return BOUND_WORDS[v.bound], f"{both}, {limit}{waves}; busiest: {busiest}{ncu}"
-    return BOUND_WORDS[v.bound], f"{busiest} ({both}{waves}{ncu})"

@@ -2,10 +2,11 @@
 
 ``report_view`` takes a report's analysis and picks what is shown: the report-level ceilings, the roofs taken from
 the datasheet, the kernel ranking, the kernels advised (and for each the advice items, the hot spots with their
-source listing, the verdict's explanation and the ridge point), each launch's recoverable time and verdict line,
-each kernel's pooled figures for the plot, and why values are n/a (``Unavailable``: a cause, the values it leaves
-out, the metrics missing and the option that collects them). ``report_set`` adds, for several reports of one job,
-each kernel's spread across them. A renderer reads only these fields (and the result types they hold).
+source listing and the ridge point), each launch's recoverable time, each kernel's pooled figures for the plot, and
+why values are n/a (``Unavailable``: a cause, the values it leaves out, the metrics missing and the option that
+collects them). The verdicts stay data (``Verdict``): their sentences are the renderers' prose. ``report_set``
+adds, for several reports of one job, each kernel's spread across them. A renderer reads only these fields (and
+the result types they hold).
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ from roofline.analysis.roofline import (
     ridge_point,
     spread_across_reports,
 )
-from roofline.analysis.verdict import explain, explanation
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet
 from roofline.core.thresholds import BANDWIDTH_VIEW_SHARE
@@ -71,14 +71,13 @@ class RuleMessage(Struct, frozen=True):
 
 class AdvisedKernel(Struct, frozen=True):
     """A kernel whose advice is shown, for its longest launch: all its items, the ones the terminal shows (worth
-    showing), its hot spots, what its verdict rests on (``verdict_detail``: the measurement and busiest unit), its
-    ridge point, what its warps wait on (each stall reason and its plain name) and ncu's rule messages."""
+    showing), its hot spots, its ridge point, what its warps wait on (each stall reason and its plain name) and
+    ncu's rule messages."""
 
     group: KernelGroup
     advice: tuple[Advice, ...]
     brief: tuple[Advice, ...]
     hotspots: tuple[HotSpot, ...]
-    verdict_detail: str
     ridge: float | None
     ridge_precision: str | None
     stall_names: tuple[tuple[str, str], ...]
@@ -142,7 +141,6 @@ class ReportView(Struct, frozen=True):
     ranking: tuple[KernelGroup, ...]  # every kernel, the most time to gain first (``advice.rank_by_time_to_gain``)
     advised: tuple[AdvisedKernel, ...]
     recoverable_s: tuple[float | None, ...]
-    verdicts: tuple[str, ...]
     pooled: tuple[KernelStats | None, ...]
     unavailable: tuple[Unavailable, ...]
     roof_keys: tuple[str, ...] = (*PRECISIONS, *LEVELS)  # the ceilings rows shown (``roofs_run``)
@@ -205,7 +203,6 @@ def report_view(report_analysis: ReportAnalysis) -> ReportView:
         tuple(g for _, g in ranked),
         tuple(_advised(g, keys) for g in kernels_to_advise(report_analysis)),
         tuple(recoverable_s(k) for k in launches),
-        tuple(explain(k.verdict) for k in launches),
         pooled,
         unavailable(report_analysis, keys),
         keys,
@@ -305,7 +302,7 @@ def _advised(g: KernelGroup, keys: Sequence[str]) -> AdvisedKernel:
                                 if r.kind not in SKIPPED_RULE_KINDS))
     other_count = k.l2_total_bytes.via != k.bytes["l2"].via  # the L2 bytes are not all traffic's counter
     return AdvisedKernel(g, k.advice, tuple(item for item in k.advice if worth_showing(item, k)), spots,
-                         explanation(k.verdict)[1], ridge, precision, stalls, rules, shown_notes(k, keys),
+                         ridge, precision, stalls, rules, shown_notes(k, keys),
                          time_to_gain(g), rate(k.l2_total_bytes, k.duration_s).value if other_count else None)
 
 

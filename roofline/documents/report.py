@@ -80,13 +80,16 @@ Source = Literal["ncu-rep", "model"]  # what the report was read from: an .ncu-r
 class Words(NamedTuple):
     """The sentences a report document holds, written by the renderers' prose (passed in, as this stage is below
     render): an advice item's bound and estimate, the note on an inverted memory level, a note on how FLOPs were
-    counted, a note beside the memory chart."""
+    counted, a note beside the memory chart, a launch's verdict line, an advice item's cause and text."""
 
     bound_of: Callable[[Advice], str]
     estimate_of: Callable[[Advice], str]
     level_note: Callable[[InvertedLevel], str]
     flop_note: Callable[[FlopNote], str]
     memory_note: Callable[[MemoryNote], str]
+    verdict_line: Callable[[Verdict], str]
+    cause_of: Callable[[Advice], str]
+    text_of: Callable[[Advice], str]
 
 
 class Device(Struct, frozen=True):
@@ -551,8 +554,8 @@ def report_doc(v: ReportView, words: Words) -> Report:
     d = a.device
     reasons = Reasons()
     no_spec = _no_spec_reason(a)
-    kernels = [kernel_doc(k, reasons, no_spec, saved, text, words)
-               for k, saved, text in zip(a.launches, v.recoverable_s, v.verdicts, strict=True)]
+    kernels = [kernel_doc(k, reasons, no_spec, saved, words.verdict_line(k.verdict), words)
+               for k, saved in zip(a.launches, v.recoverable_s, strict=True)]
     return Report(
         path=a.report.path, source=cast(Source, a.report.source), label=a.report.label,
         device=Device(d.name, d.compute_capability, d.sm_count, d.max_clock_hz, d.memory_clock_hz,
@@ -885,8 +888,8 @@ def advice_doc(a: Advice, path: str, missing: dict[str, str], words: Words) -> A
     estimate = words.estimate_of(a)
     if a.est_saved_s is None:
         missing[f"{path}.est_saved_s"] = estimate or "not estimated"
-    return AdviceDoc(a.kind, a.title, a.text, a.condition, a.cause, a.source, list(a.also), a.topic or None,
-                     a.mechanism, number(a.work_share), number(a.est_saved_s), estimate,
+    return AdviceDoc(a.kind, a.title, words.text_of(a), a.condition, words.cause_of(a), a.source, list(a.also),
+                     a.topic or None, a.mechanism, number(a.work_share), number(a.est_saved_s), estimate,
                      words.bound_of(a) or None, a.bound_by.value or None, number(a.ncu_saved_s), a.overlapping,
                      {level: number(b) for level, b in a.change.kept_bytes} if a.change is not None else {},
                      (a.change.peak_source or None) if a.change is not None else None,

@@ -26,7 +26,6 @@ from roofline.analysis.roofline import analyze_report
 from roofline.analysis.verdict import (
     NCU_TITLES,
     classify,
-    explain,
     launch_verdict,
     pooled_verdict,
     unit_name,
@@ -35,6 +34,7 @@ from roofline.analysis.verdict import (
 )
 from roofline.core.model import Device, KernelLaunch, Report
 from roofline.pipeline import analyze_files
+from roofline.render.report.prose import verdict_line
 from tests.conftest import SHARED_REPORTS, shared_report_names
 from tests.synthetic import OLD_GPU, launch
 
@@ -225,7 +225,7 @@ def test_busiest_unit_is_named_from_the_breakdowns():
     assert (k.verdict.bound, k.verdict.busiest.name) == ("compute", "FP64 pipe")
     assert k.verdict.busiest.pct == raws[3]["sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed"]
     assert k.verdict.sm_pct == pytest.approx(67.46, abs=0.01) and k.roof.pct_of_roof < 10
-    assert explain(k.verdict).startswith("compute-bound: FP64 pipe at 67.5% of its peak")
+    assert verdict_line(k.verdict).startswith("compute-bound: FP64 pipe at 67.5% of its peak")
 
 
 @pytest.mark.parametrize("metric, name", [("sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_elapsed", "ALU pipe"),
@@ -266,7 +266,7 @@ def test_roofline_only_verdict_is_labelled_and_never_latency():
     memory = from_roofline(RoofPosition("kernel-clock", 85.0, "dram", {"fp32": 5.0, "dram": 85.0}), "no throughputs")
     assert (memory.bound, memory.basis, memory.busiest) == ("memory", "roofline", BusyUnit("DRAM roof", 85.0,
                                                                                            "memory", "dram"))
-    assert memory.reason.startswith("roofline only") and "(roofline only)" in explain(memory)
+    assert memory.reason.startswith("roofline only") and "(roofline only)" in verdict_line(memory)
     low = from_roofline(RoofPosition("kernel-clock", 7.4, "fp64", {"fp64": 7.4}), "no throughputs")
     assert low == Verdict(None, None, reason=low.reason, cause=Cause.OTHER) and "cannot tell latency" in low.reason
 

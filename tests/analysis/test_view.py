@@ -21,9 +21,9 @@ def test_the_view_ranks_and_advises_by_time_to_gain_and_keeps_a_figure_per_launc
     v = report_view(a)
     # the GEMM is at 85% SM: 15% of its 5 ms is recoverable; the copies have no throughputs and no FLOP roof time
     assert [g.name for g in v.ranking] == ["gemm", "copy"] and [k.group.name for k in v.advised] == ["gemm", "copy"]
-    assert abs(v.recoverable_s[0] - 0.15 * 5e-3) < 1e-12 and len(v.recoverable_s) == len(v.verdicts) == 3
+    assert abs(v.recoverable_s[0] - 0.15 * 5e-3) < 1e-12 and len(v.recoverable_s) == 3
     assert v.gains == tuple(g.recoverable_s for g in v.ranking)  # no small grid: time to gain = recoverable time
-    assert v.verdicts[0].startswith("compute-bound") and v.ceilings.keys() == {"kernel-clock", "measured-clock"}
+    assert v.analysis.launches[0].verdict.bound == "compute" and v.ceilings.keys() == {"kernel-clock", "measured-clock"}
     assert v.scaled is None  # the report holds every peak counter: no roof from a datasheet
     assert [p is not None for p in v.pooled] == [True, True] and v.pooled[1].count == 2
 

@@ -10,18 +10,22 @@ from roofline.documents.common import SCHEMA_VERSION, builtins, number, value_or
 from roofline.documents.report import HOTSPOTS_SHOWN, ReportJson, Words, report_doc, report_json, with_reasons
 from roofline.render.names import json_text
 from roofline.render.report.prose import (
+    advice_cause,
+    advice_text,
     bound_of,
     estimate_of,
     flop_note_text,
     inverted_level_text,
     memory_note_text,
+    verdict_line,
 )
 
 __all__ = ["HOTSPOTS_SHOWN", "SCHEMA_VERSION", "WORDS", "document", "dumps", "number", "render", "report_dict",
            "typed", "value_or_null", "values_or_null", "with_reasons"]
 
 # the sentences the document holds, as the pages say them
-WORDS = Words(bound_of, estimate_of, inverted_level_text, flop_note_text, memory_note_text)
+WORDS = Words(bound_of, estimate_of, inverted_level_text, flop_note_text, memory_note_text, verdict_line,
+              advice_cause, advice_text)
 
 
 def render(view: ReportSetView) -> str:

@@ -31,6 +31,7 @@ from roofline.render import GENERATOR
 from roofline.render.names import bound_word, group_name, markdown_text, printable, short_group_name
 from roofline.render.report.plot import NOTHING_TO_PLOT, PLOT_FIX, PlotData, plot_data
 from roofline.render.report.prose import (
+    advice_text,
     bound_of,
     cited,
     combined_text,
@@ -42,6 +43,7 @@ from roofline.render.report.prose import (
     producer_text,
     scaled_roofs_note,
     stall_text,
+    verdict_parts,
 )
 
 RANKED_ROWS = 20  # kernels in the ranking table
@@ -260,7 +262,7 @@ def kernel_blocks(rank: int, advised: AdvisedKernel, anchor: str = "") -> list[B
         blocks.append(Block("p", f"demangled: `{cell(k.launch.demangled_name)}`"))
     blocks += [Block("p", f"{counted(len(g.launches), 'launch')}, {seconds(g.total_s)} ({share} of the profiled time), "
                           f"recoverable {seconds(g.recoverable_s)}{_gain_text(advised)}{which}."),
-               Block("p", verdict_text(k, advised.verdict_detail)), position_table(k, advised.l2_all_traffic_per_s),
+               Block("p", verdict_text(k)), position_table(k, advised.l2_all_traffic_per_s),
                Block("p", roof_text(advised))]
     blocks += [Block("note", f"{note}.")
                for note in (*map(flop_note_text, advised.notes), *map(inverted_level_text, k.inverted_levels))]
@@ -292,7 +294,7 @@ def kernel_blocks(rank: int, advised: AdvisedKernel, anchor: str = "") -> list[B
 def advice_line(item: Advice) -> str:
     """One recommendation with its estimate, its text and the condition that made it apply."""
     bound = f"; bound: {bound_of(item)}" if bound_of(item) else ""
-    return f"**{estimate_text(item)}**: {item.text}{cited(item)} (when: {item.condition}{bound})"
+    return f"**{estimate_text(item)}**: {advice_text(item)}{cited(item)} (when: {item.condition}{bound})"
 
 
 def position_table(analysis: LaunchAnalysis, l2_all_traffic_per_s: float | None = None) -> Block:
@@ -315,11 +317,12 @@ def position_table(analysis: LaunchAnalysis, l2_all_traffic_per_s: float | None 
                  numeric=(False, True, True, True, True))
 
 
-def verdict_text(analysis: LaunchAnalysis, detail: str) -> str:
-    """The verdict over every unit, the numbers that decide it (``detail``, the view's) and the busiest units."""
+def verdict_text(analysis: LaunchAnalysis) -> str:
+    """The verdict over every unit, the numbers that decide it and the busiest units."""
     v = analysis.verdict
     if v.bound is None:
         return f"**No verdict**: {v.reason}."
+    detail = verdict_parts(v)[1]
     others = ", ".join(f"{u.name} {pct(u.pct)}" for u in v.top_units)
     busiest = f" Busiest units: {others}." if others else ""
     return f"**{BOUND_WORDS[v.bound].capitalize()}**: {detail}.{busiest}"

@@ -20,11 +20,14 @@ from roofline.analysis.results import (
     ModelChange,
     PeakKind,
     Producer,
+    Verdict,
 )
+from roofline.analysis.verdict import BOUND_WORDS
 from roofline.analysis.view import ReportView, ScaledRoofs, Unavailable
 from roofline.core.labels import NAMES
 from roofline.core.model import CeilingSet
-from roofline.core.units import seconds
+from roofline.core.thresholds import LATENCY_BELOW_PCT
+from roofline.core.units import pct, seconds
 from roofline.ncu.metrics import HINT_HFMA_MOVES, HINT_L2_OP_HIT, FlopNote, FlopNoteKind
 
 CITED_RULES = 3  # ncu rules named after an item's text; the others are counted
@@ -172,6 +175,41 @@ def cited(item: Advice) -> str:
         return ""
     more = len(item.also) - CITED_RULES
     return f" (also {'; '.join(item.also[:CITED_RULES])}{f' and {more} more ncu rules' if more > 0 else ''})"
+
+
+def verdict_line(v: Verdict) -> str:
+    """One line: the verdict, the measurement that decides it and the busiest unit."""
+    head, detail = verdict_parts(v)
+    return f"{head}: {detail}"
+
+
+def verdict_parts(v: Verdict) -> tuple[str, str]:
+    """``verdict_line`` in its two parts: the verdict in words, and the measurement and busiest unit behind it."""
+    if v.bound is None:
+        return "no verdict", v.reason
+    busiest = f"{v.busiest.name} at {pct(v.busiest.pct)} of its peak" if v.busiest else ""
+    if v.basis == "roofline":
+        return (f"{BOUND_WORDS[v.bound]} (roofline only)", f"{busiest}; units the FP roofline does not measure "
+                f"(integer, special-function, load/store, tensor) are unseen without the SpeedOfLight section")
+    both = f"SM {pct(v.sm_pct)}, memory {pct(v.memory_pct)} of peak"
+    waves = f", {v.waves_per_sm:.3g} waves per SM" if v.waves_per_sm is not None else ""
+    ncu = f"; ncu: {v.ncu_title}" if v.ncu_title else ""
+    if v.bound in ("latency", "small_grid"):
+        limit = f"both below {LATENCY_BELOW_PCT:.0f}%"
+        return BOUND_WORDS[v.bound], f"{both}, {limit}{waves}; busiest: {busiest}{ncu}"
+    return BOUND_WORDS[v.bound], f"{busiest} ({both}{waves}{ncu})"
+
+
+def advice_cause(item: Advice) -> str:
+    """An advice item's measured cause: its own, or its launch's verdict line where the verdict is the cause."""
+    return verdict_line(item.verdict_cause.verdict) if item.verdict_cause is not None else item.cause
+
+
+def advice_text(item: Advice) -> str:
+    """An advice item's recommendation, opened by the verdict line where the item says so (``in_text``)."""
+    said = item.verdict_cause
+    return f"Compute-bound ({verdict_line(said.verdict)}): {item.text}" if said is not None and said.in_text \
+        else item.text
 
 
 def short_name(unit: BusyUnit) -> str:

@@ -20,6 +20,7 @@ from roofline.core.thresholds import SHOWN_MIN_SHARE
 from roofline.core.units import counted, pct, seconds, si
 from roofline.render.names import bound_word, distinguish, group_name, launch_config
 from roofline.render.report.prose import (
+    advice_text,
     cited,
     combined_text,
     datasheet_ratio_text,
@@ -189,7 +190,7 @@ def _print_advice(console: Console, kernels: Sequence[AdvisedKernel]) -> None:
         items.add_column(no_wrap=True)
         items.add_column()
         for item in g.brief:
-            items.add_row("    -", escape(f"[{estimate_text(item)}] {item.text}{cited(item)}"))
+            items.add_row("    -", escape(f"[{estimate_text(item)}] {advice_text(item)}{cited(item)}"))
         together = combined_text(k.combined_saved_s, k.combined_floor_s, any(a.overlapping for a in g.brief))
         if together and len(g.brief) > 1:
             items.add_row("    =", escape(together))

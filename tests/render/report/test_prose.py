@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from roofline.analysis.results import (
     Advice,
+    BusyUnit,
     Cause,
     EstimateBound,
     MemoryNote,
@@ -12,11 +13,15 @@ from roofline.analysis.results import (
     ModelChange,
     PeakKind,
     Producer,
+    Verdict,
+    VerdictCause,
 )
 from roofline.analysis.view import ScaledRoofs, Unavailable
 from roofline.ncu.metrics import HINT_HFMA_MOVES, HINT_L2_OP_HIT, FlopNote, FlopNoteKind
 from roofline.render.report.prose import (
     CITED_RULES,
+    advice_cause,
+    advice_text,
     bound_of,
     cited,
     combined_text,
@@ -28,6 +33,8 @@ from roofline.render.report.prose import (
     producer_text,
     scaled_roofs_note,
     unavailable_line,
+    verdict_line,
+    verdict_parts,
 )
 
 
@@ -147,3 +154,23 @@ def test_the_l2_note_says_whether_the_loads_and_stores_rates_split_it():
     alone = memory_note_text(MemoryNote(MemoryNoteKind.L2_ABOVE_FULL))
     assert split.startswith("an L2 hit rate above 100%") and split.endswith("the loads' and stores' rates show the mix")
     assert alone.endswith(HINT_L2_OP_HIT) and "does not clamp" in alone
+
+
+def test_a_verdict_line_names_the_bound_the_throughputs_and_the_busiest_unit():
+    v = Verdict("compute", "throughput", 80.0, 30.0, 4.0, BusyUnit("FMA pipe", 80.0, "compute", "m"),
+                ncu_title="High Compute Throughput")
+    assert verdict_parts(v) == ("compute-bound", "FMA pipe at 80.0% of its peak (SM 80.0%, memory 30.0% of peak, "
+                                                 "4 waves per SM; ncu: High Compute Throughput)")
+    assert verdict_line(v) == ": ".join(verdict_parts(v))
+    assert verdict_line(Verdict(None, None, reason="no throughputs")) == "no verdict: no throughputs"
+
+
+def test_an_item_whose_cause_is_the_verdict_says_the_verdict_line():
+    v = Verdict("compute", "throughput", 80.0, 30.0, None)
+    own, said = item(), Advice(kind="compute", title="t", text="x", cause="", source="verdict",
+                               verdict_cause=VerdictCause(v))
+    opened = Advice(kind="compute", title="t", text="only fewer or cheaper operations shorten it.", cause="",
+                    source="verdict", verdict_cause=VerdictCause(v, in_text=True))
+    assert (advice_cause(own), advice_text(own)) == ("c", "x")
+    assert (advice_cause(said), advice_text(said)) == (verdict_line(v), "x")
+    assert advice_text(opened) == f"Compute-bound ({verdict_line(v)}): only fewer or cheaper operations shorten it."
