@@ -1,4 +1,4 @@
-"""Benchmark each speed mechanism of the command line (``roofline/cli/fast_start.py``) against the command's wall time.
+"""Benchmark each speed mechanism (``roofline/core/mechanisms.py``) against the command's wall time.
 
 Each mechanism is switched off alone (``ROOFLINE_PLAIN_START=NAME``), and all of them together (``all``), and timed
 against the command with every mechanism on, the variants run in turn (on, off, on, off, ...) after one warm-up
@@ -33,7 +33,7 @@ KEEP = 0.10  # the least share of the command's wall time a mechanism must save 
 
 def mechanisms() -> tuple[str, ...]:
     sys.path.insert(0, str(REPO))
-    from roofline.cli.fast_start import MECHANISMS
+    from roofline.core.mechanisms import MECHANISMS
 
     return MECHANISMS
 

@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
+from roofline.core import mechanisms
 from roofline.core.choices import GroupBy, NameBase
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -36,6 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.view import LeftOut, ReportSetView
     from roofline.core.model import CeilingSet, Device, Report
     from roofline.errors import RooflineError, SpecError
+    from roofline.ncu.reader import Batch
     from roofline.specs.catalog import DeviceSpec, SpecCatalog, SpecMatch
 
 T = TypeVar("T")
@@ -176,7 +178,11 @@ def analyze_path(path: str | os.PathLike[str], options: AnalysisOptions, catalog
 
     reading = ReportReading(path, options.time_limit_s, options.diagnostics and options.sass)
     import_analysis(options.diagnostics)
-    return analyze(reading.report(), options, catalog)
+    early = EarlyDiagnoses(options, catalog) if options.diagnostics and mechanisms.on("early-diagnoses") else None
+    for batch in reading.batches():
+        if early is not None:
+            early.take(batch)
+    return analyze(reading.report(), options, catalog, early)
 
 
 def import_analysis(diagnostics: bool) -> None:
@@ -192,9 +198,11 @@ def import_analysis(diagnostics: bool) -> None:
         from roofline.analysis.diagnostics import occupancy_curves, stalls, tensor_cores  # noqa: F401
 
 
-def analyze(report: Report, options: AnalysisOptions, catalog: SpecCatalog) -> ReportAnalysis:
+def analyze(report: Report, options: AnalysisOptions, catalog: SpecCatalog,
+            early: EarlyDiagnoses | None = None) -> ReportAnalysis:
     """A report's analysis: the launches the kernel filter selects against the spec and ceilings chosen, analysed
-    and grouped, then (``options.diagnostics``) diagnosed and advised."""
+    and grouped, then (``options.diagnostics``) diagnosed and advised, taking the launches ``early`` diagnosed
+    while the report was read."""
     from roofline.analysis.roofline import analyze_report
     from roofline.core import kernel_filter
 
@@ -205,7 +213,7 @@ def analyze(report: Report, options: AnalysisOptions, catalog: SpecCatalog) -> R
     if problem is not None:
         raise problem
     analysis = analyze_report(selected, spec, match.how if match else "", options.ceilings, group_by=options.group_by)
-    return diagnose_all(analysis, spec) if options.diagnostics else analysis
+    return diagnose_all(analysis, spec, early) if options.diagnostics else analysis
 
 
 def spec_for(catalog: SpecCatalog, device: Device) -> SpecMatch | None:
@@ -233,13 +241,76 @@ def _ceilings_problem(ceilings: CeilingSet, device: Device, spec: DeviceSpec | N
     return None
 
 
-def diagnose_all(analysis: ReportAnalysis, spec: DeviceSpec | None) -> ReportAnalysis:
-    """The analysis with every valid launch diagnosed and advised (``complete``)."""
+def diagnose_all(analysis: ReportAnalysis, spec: DeviceSpec | None,
+                 early: EarlyDiagnoses | None = None) -> ReportAnalysis:
+    """The analysis with every valid launch diagnosed and advised (``complete``), or taken from ``early`` where it
+    diagnosed that launch against the same GPU, spec and ceilings."""
+    from msgspec import structs
+
+    from roofline.analysis.roofline import time_share
+
+    found = early.found(analysis, spec) if early is not None else {}
     rows = []
     for i, launch in enumerate(analysis.report.launches):
-        a = analysis.launches.table.row(i)
-        rows.append(a if launch.invalid else complete(a, analysis.device, spec))
+        done = found.get(id(launch))
+        if launch.invalid:
+            rows.append(analysis.launches.table.row(i))
+        elif done is not None and done.launch is launch:
+            rows.append(structs.replace(done, time_share=time_share(done.duration_s.value, analysis.total_time_s)))
+        else:
+            rows.append(complete(analysis.launches.table.row(i), analysis.device, spec))
     return analysis.with_rows(rows)
+
+
+class EarlyDiagnoses:
+    """Launches analysed, diagnosed and advised batch by batch while the rest of their report is still being read
+    (the reader's child sends a batch every few milliseconds, and the parent would otherwise wait): the same
+    functions ``diagnose_all`` runs, on each launch that passes its own checks, without its time share (the one
+    figure that needs the whole report, added by ``diagnose_all``). A launch the report's checks later mark invalid
+    or the kernel filter leaves out is not taken; a batch of another GPU, a spec that differs or ceilings the GPU
+    has none of stop the work. Listed in docs/benchmarks.md with what it saves."""
+
+    def __init__(self, options: AnalysisOptions, catalog: SpecCatalog) -> None:
+        from roofline.core import kernel_filter
+
+        self.options = options
+        self.catalog = catalog
+        chosen = kernel_filter.parse(options.kernel, options.kernel_name_base)
+        # a regular expression runs under a time limit on the whole report, not launch by launch here
+        self.filter = None if any(t.kind == "regex" for t in chosen.terms) else chosen
+        self.device: Device | None = None
+        self.spec: DeviceSpec | None = None
+        self.done: dict[int, LaunchAnalysis] = {}
+
+    def take(self, batch: Batch) -> None:
+        """Analyse, diagnose and advise the launches of ``batch`` that pass their own checks."""
+        from roofline.analysis.roofline import analyze_launches
+        from roofline.ncu import validation
+
+        if self.filter is None or not self._same_gpu(batch.device):
+            return
+        problems = validation.launch_problems(batch.launches, batch.device)
+        wanted = [k for i, k in enumerate(batch.launches)
+                  if i not in problems and not validation.unmeasured(k) and self.filter.matches(k)]
+        ceilings = self.options.ceilings
+        for row in analyze_launches(wanted, batch.device, self.spec, ceilings):
+            self.done[id(row.launch)] = complete(row, batch.device, self.spec)
+
+    def _same_gpu(self, device: Device) -> bool:
+        """Whether batches of ``device`` can be diagnosed: the first batch's GPU, with roofs of the chosen ceilings."""
+        if self.device is None:
+            match = spec_for(self.catalog, device)
+            self.spec = match.spec if match else None
+            if _ceilings_problem(self.options.ceilings, device, self.spec) is not None:
+                self.filter = None
+                return False
+            self.device = device
+        return device is self.device
+
+    def found(self, analysis: ReportAnalysis, spec: DeviceSpec | None) -> dict[int, LaunchAnalysis]:
+        """The launches diagnosed early, by ``id`` of their launch, where ``analysis`` has their GPU and spec."""
+        same = analysis.device == self.device and spec == self.spec
+        return self.done if same and analysis.ceilings_used == self.options.ceilings else {}
 
 
 def complete(launch_analysis: LaunchAnalysis, device: Device, spec: DeviceSpec | None = None) -> LaunchAnalysis:

@@ -157,3 +157,51 @@ def test_a_read_started_ahead_is_stopped_when_the_run_fails_before_taking_it(tmp
         analyze_files([path], AnalysisOptions(specs=(tmp_path / "absent.yaml",)))
     assert not child._AHEAD
     assert analyze_files([path], AnalysisOptions(time_limit_s=30))[0].launches
+
+
+def _json_with_and_without_early_diagnoses(path: Path, options: AnalysisOptions,
+                                           monkeypatch: pytest.MonkeyPatch) -> tuple[str, str, int]:
+    """The report JSON of ``path`` with early diagnoses and without, and how many launches were diagnosed early."""
+    from roofline.core import mechanisms
+    from roofline.render.report import json as json_render
+
+    taken: list[int] = []
+    found = pipeline.EarlyDiagnoses.found
+
+    def counted(self: pipeline.EarlyDiagnoses, *args: Any) -> dict[int, Any]:
+        kept = found(self, *args)
+        taken.append(len(kept))
+        return kept
+
+    monkeypatch.setattr(pipeline.EarlyDiagnoses, "found", counted)
+    texts = []
+    for switch in ("", "early-diagnoses"):
+        monkeypatch.setenv(mechanisms.SWITCH, switch)
+        texts.append(json_render.render(pipeline.build_view([analyze_files([path], options)[0]])))
+    return texts[0], texts[1], sum(taken)
+
+
+@pytest.mark.parametrize("name, kernel", [("a100-40gb_selfjoin-cub-sort-154launches_basic", ()),
+                                          ("rtx2070super_alife-143launches_basic", ("exact:render_kernel",)),
+                                          ("h800_flash-attn-fwd_full", ()),
+                                          ("gh200_silu_metrics", ())])
+def test_launches_diagnosed_while_the_report_is_read_give_the_same_document(name, kernel, shared_report,
+                                                                              monkeypatch):
+    """Each batch diagnosed as it arrives gives the JSON the whole report diagnosed at the end gives, byte for byte,
+    and every selected valid launch was taken from the early work."""
+    options = AnalysisOptions(kernel=kernel, time_limit_s=120)
+    early, plain, taken = _json_with_and_without_early_diagnoses(shared_report(name), options, monkeypatch)
+    assert early == plain
+    analysis = analyze_files([shared_report(name)], options)[0]
+    assert taken == len(analysis.valid_launches.indices) > 0
+
+
+def test_a_regex_filter_or_missing_ceilings_leave_the_work_to_the_end(shared_report, monkeypatch):
+    """A regular expression is matched under its time limit on the whole report, and a GPU without the chosen
+    ceilings is refused as before: neither is diagnosed early, and the documents do not change."""
+    path = shared_report("rtx2070super_alife-143launches_basic")
+    regex = AnalysisOptions(kernel=("regex:^render_kernel$",), time_limit_s=120)
+    early, plain, taken = _json_with_and_without_early_diagnoses(path, regex, monkeypatch)
+    assert early == plain and taken == 0
+    with pytest.raises(SpecError):
+        analyze_files([path], AnalysisOptions(ceilings="calibrated", time_limit_s=120))

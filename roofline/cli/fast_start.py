@@ -1,17 +1,6 @@
-"""The command line's speed mechanisms, switched here, each with its measured row in docs/benchmarks.md (a mechanism
-stays only where it saves 10% or more of a command's wall time: issue 64's rule, benchmarks/bench_start.py).
-
-``ROOFLINE_PLAIN_START`` set to ``all``, or to a comma-separated list of names (``MECHANISMS``), turns those off: the
-plain path, which tests run too and the benchmarks time against.
-
-* ``help``: ``roofline``, ``roofline --help`` and ``roofline --version`` are answered without importing typer (its
-  import and the rich help are most of a start-up); plain: typer builds the application and answers.
-* ``read-ahead``: a command whose arguments are report files (its ``FACTS.reads``, ``roofline.cli.facts``) and that
-  names exactly one starts reading it in a child process (``ncu.child.read_ahead``) before its command line is
-  parsed, so ncu_report's parse runs beside the imports of the option parser and the analysis; plain: the pipeline
-  reads it when the command runs.
-
-``leave`` ends the process.
+"""The command line's speed mechanisms (``roofline.core.mechanisms`` lists them with the switch that turns them off):
+``help`` answers the help and version without typer, ``read-ahead`` starts reading a command's one report before its
+command line is parsed. ``leave`` ends the process.
 """
 
 from __future__ import annotations
@@ -22,14 +11,9 @@ from collections.abc import Sequence
 from contextlib import suppress
 from typing import NoReturn
 
-SWITCH = "ROOFLINE_PLAIN_START"  # "all", or the names of the mechanisms to turn off, comma-separated
-MECHANISMS = ("help", "read-ahead")
+from roofline.core.mechanisms import MECHANISMS, SWITCH, on
 
-
-def on(mechanism: str) -> bool:
-    """Whether a speed mechanism is on (``SWITCH`` does not name it, nor ``all``)."""
-    off = {name.strip() for name in os.environ.get(SWITCH, "").split(",")}
-    return "all" not in off and mechanism not in off
+__all__ = ["MECHANISMS", "SWITCH", "answers_at_once", "leave", "on", "start_reading"]
 
 
 def answers_at_once(args: Sequence[str]) -> bool:

@@ -154,11 +154,13 @@ _PAST_LIMIT: tuple[str, Any] = ("past-limit", None)  # what read_frames returns 
 
 def read_frames(fd: int, deadline: float) -> Generator[list[tuple[Any, ...]], None, tuple[str, Any] | None]:
     """The child's frames but the last, yielded as they come (all the pipe holds at once); returns the last frame,
-    None when the pipe closes before it (the child died), ``_PAST_LIMIT`` when the deadline passes first."""
+    None when the pipe closes before it (the child died), ``_PAST_LIMIT`` when the deadline passes first. The time
+    the consumer spends on the frames it was given (the pipeline diagnoses them) moves the deadline on: the limit
+    bounds the reader, not the work done with what it read."""
     import pickle
 
     waiting = bytearray()
-    while True:  # what came before the deadline is taken, however long the consumer worked on the frames before
+    while True:
         if not select.select([fd], [], [], max(0.0, deadline - time.monotonic()))[0]:
             return _PAST_LIMIT
         chunk = os.read(fd, PIPE_BYTES)
@@ -174,7 +176,9 @@ def read_frames(fd: int, deadline: float) -> Generator[list[tuple[Any, ...]], No
             del waiting[:end]
         last = frames.pop() if frames and frames[-1][0] in _ENDS else None
         if frames:
+            given = time.monotonic()
             yield frames
+            deadline += time.monotonic() - given
         if last is not None:
             return (last[0], last[1])
 

@@ -245,8 +245,7 @@ def check_report(report: Report, fix: str = MODEL_FIX, launch_devices: Sequence[
         raise ReportError(f"{report.path}: {problem}", fix)
     warnings = list(notes)
     invalid = launch_problems(report.launches, report.device, unsure)
-    invalid.update({i: UNMEASURED for i, k in enumerate(report.launches)
-                    if i not in invalid and k.value(DURATION) is None and measured_nothing(k)})
+    invalid.update({i: UNMEASURED for i, k in enumerate(report.launches) if i not in invalid and unmeasured(k)})
     if foreign_from is not None:
         invalid.update({i: "recorded after another report appended to this file"
                         for i in range(foreign_from, len(report.launches))})
@@ -265,6 +264,11 @@ def check_report(report: Report, fix: str = MODEL_FIX, launch_devices: Sequence[
                         f"rankings and verdicts (first: {report.launches[first].key}, {invalid[first]})")
     launches = tuple(replace(k, invalid=invalid[i]) if i in invalid else k for i, k in enumerate(report.launches))
     return replace(report, launches=launches, warnings=(*report.warnings, *warnings))
+
+
+def unmeasured(launch: KernelLaunch) -> bool:
+    """Whether a launch has no duration and no other measurement (``UNMEASURED``: left out as invalid)."""
+    return launch.value(DURATION) is None and measured_nothing(launch)
 
 
 def device_problem(device: Device) -> str | None:

@@ -23,13 +23,6 @@ def roofline(args: list[str], plain: str | None) -> subprocess.CompletedProcess[
                           cwd=REPO, timeout=300)
 
 
-@pytest.mark.parametrize("switch, off", [("", set()), ("all", set(fast_start.MECHANISMS)), ("help, other", {"help"}),
-                                         ("read-ahead", {"read-ahead"}), ("other", set())])
-def test_the_switch_turns_off_all_or_the_mechanisms_it_names(switch, off, monkeypatch):
-    monkeypatch.setenv(fast_start.SWITCH, switch)
-    assert {name for name in fast_start.MECHANISMS if not fast_start.on(name)} == off
-
-
 def test_the_plain_path_writes_what_the_fast_one_writes(tmp_path):
     fast, plain = tmp_path / "fast.json", tmp_path / "plain.json"
     assert roofline(["report", EXAMPLE, "--format", "json", "-o", str(fast)], None).returncode == 0

@@ -401,6 +401,20 @@ def test_an_answer_that_arrived_before_the_deadline_is_taken_after_it():
     os.close(read_fd)
 
 
+def test_the_time_a_consumer_spends_on_frames_does_not_count_against_the_read():
+    """A consumer that works on one batch past the deadline (the pipeline diagnosing it) still gets the frames the
+    child sends afterwards: the deadline moves on by the consumer's time."""
+    read_fd, write_fd = os.pipe()
+    frames = child._Frames(write_fd)
+    frames.send(("device", {"name": "NVIDIA Imaginary GPU"}))
+    later = threading.Timer(0.3, lambda: (frames.send(("ok", None)), frames.close()))
+    later.start()
+    end = yield_all(child.read_frames(read_fd, time.monotonic() + 0.2), lambda batch: time.sleep(0.25))
+    later.join()
+    os.close(read_fd)
+    assert end == ("ok", None)
+
+
 def yield_all(frames, take):
     """Hand each batch of frames a generator yields to ``take``; what it returns."""
     while True:

@@ -1,0 +1,30 @@
+"""The speed mechanisms, each with its measured row in docs/benchmarks.md (a mechanism stays only where it saves 10%
+or more of a command's wall time: issue 64's rule, benchmarks/bench_start.py), and the switch that turns them off.
+
+``ROOFLINE_PLAIN_START`` set to ``all``, or to a comma-separated list of names (``MECHANISMS``), turns those off: the
+plain path, which tests run too and the benchmarks time against.
+
+* ``help``: ``roofline``, ``roofline --help`` and ``roofline --version`` are answered without importing typer (its
+  import and the rich help are most of a start-up); plain: typer builds the application and answers
+  (``roofline.cli.fast_start``).
+* ``read-ahead``: a command whose arguments are report files (its ``FACTS.reads``, ``roofline.cli.facts``) and that
+  names exactly one starts reading it in a child process (``ncu.child.read_ahead``) before its command line is
+  parsed, so ncu_report's parse runs beside the imports of the option parser and the analysis; plain: the pipeline
+  reads it when the command runs.
+* ``early-diagnoses``: the pipeline analyses, diagnoses and advises each batch of an ``.ncu-rep``'s launches while
+  the reader's child reads the next ones (``pipeline.EarlyDiagnoses``); plain: every launch once the whole report
+  is read.
+"""
+
+from __future__ import annotations
+
+import os
+
+SWITCH = "ROOFLINE_PLAIN_START"  # "all", or the names of the mechanisms to turn off, comma-separated
+MECHANISMS = ("help", "read-ahead", "early-diagnoses")
+
+
+def on(mechanism: str) -> bool:
+    """Whether a speed mechanism is on (``SWITCH`` does not name it, nor ``all``)."""
+    off = {name.strip() for name in os.environ.get(SWITCH, "").split(",")}
+    return "all" not in off and mechanism not in off
