@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
@@ -179,9 +180,10 @@ def analyze_path(path: str | os.PathLike[str], options: AnalysisOptions, catalog
     reading = ReportReading(path, options.time_limit_s, options.diagnostics and options.sass)
     import_analysis(options.diagnostics)
     early = EarlyDiagnoses(options, catalog) if options.diagnostics and mechanisms.on("early-diagnoses") else None
-    for batch in reading.batches():
-        if early is not None:
-            early.take(batch)
+    with closing(reading.batches()) as batches:
+        for batch in batches:
+            if early is not None:
+                early.take(batch)
     return analyze(reading.report(), options, catalog, early)
 
 
@@ -289,16 +291,24 @@ class EarlyDiagnoses:
 
         if self.filter is None or not self._same_gpu(batch.device):
             return
-        problems = validation.launch_problems(batch.launches, batch.device)
-        wanted = [k for i, k in enumerate(batch.launches)
-                  if i not in problems and not validation.unmeasured(k) and self.filter.matches(k)]
-        ceilings = self.options.ceilings
-        for row in analyze_launches(wanted, batch.device, self.spec, ceilings):
-            self.done[id(row.launch)] = complete(row, batch.device, self.spec)
+        try:
+            problems = validation.launch_problems(batch.launches, batch.device)
+            wanted = [k for i, k in enumerate(batch.launches)
+                      if i not in problems and not validation.unmeasured(k) and self.filter.matches(k)]
+            for row in analyze_launches(wanted, batch.device, self.spec, self.options.ceilings):
+                self.done[id(row.launch)] = complete(row, batch.device, self.spec)
+        except Exception:  # noqa: BLE001 (work ahead of the report's checks: the end redoes it, and says what is wrong)
+            self.filter = None
+            self.done.clear()
 
     def _same_gpu(self, device: Device) -> bool:
         """Whether batches of ``device`` can be diagnosed: the first batch's GPU, with roofs of the chosen ceilings."""
         if self.device is None:
+            from roofline.ncu import validation
+
+            if validation.device_problem(device) is not None:  # refused, in one line, once the report is read
+                self.filter = None
+                return False
             match = spec_for(self.catalog, device)
             self.spec = match.spec if match else None
             if _ceilings_problem(self.options.ceilings, device, self.spec) is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -205,3 +206,26 @@ def test_a_regex_filter_or_missing_ceilings_leave_the_work_to_the_end(shared_rep
     assert early == plain and taken == 0
     with pytest.raises(SpecError):
         analyze_files([path], AnalysisOptions(ceilings="calibrated", time_limit_s=120))
+
+
+def test_a_bad_device_or_a_failure_ahead_of_the_checks_leaves_the_work_to_the_end(shared_report, monkeypatch):
+    """A device the report's checks will refuse is not analysed ahead (the end says what is wrong, in one line), and
+    work ahead that fails is dropped, not raised: the plain path redoes it."""
+    from roofline.ncu.reader import ReportReading
+    from roofline.specs.catalog import load_catalog
+
+    batches = list(ReportReading(shared_report("t4_matrix-add-2d_full")).batches())
+    catalog = load_catalog(())
+    bad = pipeline.EarlyDiagnoses(AnalysisOptions(), catalog)
+    broken = dataclasses.replace(batches[0].device, compute_capability="x.y")  # Device is a dataclass
+    bad.take(reader.Batch(broken, batches[0].launches))
+    assert bad.filter is None and not bad.done
+
+    def fails(*args: Any) -> Any:
+        raise ValueError("ahead of the checks")
+
+    failing = pipeline.EarlyDiagnoses(AnalysisOptions(), catalog)
+    monkeypatch.setattr(pipeline, "complete", fails)
+    for batch in batches:
+        failing.take(batch)
+    assert failing.filter is None and not failing.done
