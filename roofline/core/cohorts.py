@@ -151,18 +151,26 @@ class PerLaunch(Generic[T]):
     """What a cohort's result holds in place of a ``T`` each launch makes from its own values (a text quoting its
     clock, its busiest units in order): ``make(*inputs)``, run when that launch is taken out (``take_launch``) with
     each input that launch's element. In a cohort's result it stands in for the ``T``, as an array stands in for a
-    number: the formulas are typed for one launch."""
+    number: the formulas are typed for one launch. Its ``plan`` (``launch_plan``) is made with it."""
 
     make: Callable[..., T]
     inputs: tuple[Any, ...]
+    plan: Plan
 
 
 def per_launch(make: Callable[..., T], *inputs: Any) -> T:
     """The per-launch step: ``make(*inputs)`` now for one launch; for a cohort (an array or a ``Cohort`` among the
     inputs), the ``PerLaunch`` that makes it for each launch taken out."""
-    if any(launch_plan(value) is not None for value in inputs):
-        return cast("T", PerLaunch(make, inputs))
+    places = _places(inputs)
+    if places:
+        return cast("T", PerLaunch(make, inputs, Plan(places, kind="make")))
     return make(*inputs)
+
+
+def _places(items: Sequence[Any]) -> dict[int, Plan | bool]:
+    """The plan of each item that holds an array, ``PerLaunch`` or ``Cohort``, by position (a text or a number
+    holds none)."""
+    return {i: plan for i, v in enumerate(items) if not isinstance(v, _PLAIN) and (plan := launch_plan(v)) is not None}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -183,13 +191,13 @@ def launch_plan(x: Any) -> Plan | bool | None:
         return None
     if _is_array(x) or isinstance(x, Cohort):
         return True
-    if isinstance(x, PerLaunch | tuple | list):
-        values = x.inputs if isinstance(x, PerLaunch) else x
-        places = {i: plan for i, v in enumerate(values) if (plan := launch_plan(v)) is not None}
+    if isinstance(x, PerLaunch):
+        return x.plan
+    if isinstance(x, tuple | list):
+        places = _places(x)
         if isinstance(x, list) and places:
             raise TypeError("cannot take a launch out of a list")
-        kind: PlanKind = "make" if isinstance(x, PerLaunch) else "named" if hasattr(x, "_fields") else "tuple"
-        return Plan(places, kind=kind) if places or isinstance(x, PerLaunch) else None
+        return Plan(places, kind="named" if hasattr(x, "_fields") else "tuple") if places else None
     if isinstance(x, Mapping):
         keys = {k: plan for k, v in x.items() if (plan := launch_plan(v)) is not None}
         return Plan(keys, kind="mapping") if keys else None
