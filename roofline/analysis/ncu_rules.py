@@ -10,6 +10,7 @@ to 2025.2; tests/analysis/test_ncu_rules.py).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from enum import Enum
@@ -414,6 +415,7 @@ _RULE_MARKUP = ((re.compile(r"@url:([^:@]+):[^@]*@"), r"\1"),  # a link becomes 
                 (re.compile(r"@(?:section|source):[^:@]*:([^@]*)@"), r"\1"))  # a section or source reference too
 
 
+@functools.lru_cache(maxsize=1024)  # the launches of a report share most messages (the A100 report: 60 of 380)
 def clean_rule_text(text: str) -> str:
     """An ncu rule message as plain text: links and section references become their titles."""
     for pattern, repl in _RULE_MARKUP:

@@ -15,6 +15,7 @@ measured" is None with its reason beside it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Literal
@@ -74,9 +75,18 @@ class Value(Struct, frozen=True):
 
     @classmethod
     def of(cls, measured: Measured) -> Value:
-        lacking = measured.value is None and not measured.via and bool(measured.missing)
-        return cls(measured.value, measured.reason, measured.via, measured.missing if lacking else (),
-                   measured.hint if lacking else "", Cause.MISSING_METRICS if lacking and measured.hint else None)
+        if measured.value is not None:
+            return cls(measured.value, via=measured.via)
+        return _unmeasured(measured.via, measured.missing, measured.hint)
+
+
+@functools.lru_cache(maxsize=4096)
+def _unmeasured(via: str, missing: tuple[str, ...], hint: str) -> Value:
+    """``Value.of`` an absent measurement: its reason, the metrics it lacks and the option that collects them; the
+    same for every launch that lacks them, so made once."""
+    lacking = not via and bool(missing)
+    return Value(None, m.Measured(None, via, missing, hint).reason, via, missing if lacking else (),
+                 hint if lacking else "", Cause.MISSING_METRICS if lacking and hint else None)
 
 
 def counted_flops(flops: Mapping[str, Value]) -> dict[str, Any]:

@@ -26,7 +26,7 @@ import dataclasses
 import operator
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast
 
 from roofline.core.model import MetricTable, table_rows
 
@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from roofline.core.model import KernelLaunch
 
 T = TypeVar("T")
+PlanKind = Literal["make", "tuple", "named", "mapping", "struct", "record"]  # a PerLaunch, a tuple, ..., a dataclass
 _PLAIN = (str, int, float, bool, type(None))  # a single launch's values: no numpy needed (the reader never loads it)
 
 
@@ -150,28 +151,37 @@ class PerLaunch(Generic[T]):
     """What a cohort's result holds in place of a ``T`` each launch makes from its own values (a text quoting its
     clock, its busiest units in order): ``make(*inputs)``, run when that launch is taken out (``take_launch``) with
     each input that launch's element. In a cohort's result it stands in for the ``T``, as an array stands in for a
-    number: the formulas are typed for one launch."""
+    number: the formulas are typed for one launch. Its ``plan`` (``launch_plan``) is made with it."""
 
     make: Callable[..., T]
     inputs: tuple[Any, ...]
+    plan: Plan
 
 
 def per_launch(make: Callable[..., T], *inputs: Any) -> T:
     """The per-launch step: ``make(*inputs)`` now for one launch; for a cohort (an array or a ``Cohort`` among the
     inputs), the ``PerLaunch`` that makes it for each launch taken out."""
-    if any(launch_plan(value) is not None for value in inputs):
-        return cast("T", PerLaunch(make, inputs))
+    places = _places(inputs)
+    if places:
+        return cast("T", PerLaunch(make, inputs, Plan(places, kind="make")))
     return make(*inputs)
+
+
+def _places(items: Sequence[Any]) -> dict[int, Plan | bool]:
+    """The plan of each item that holds an array, ``PerLaunch`` or ``Cohort``, by position (a text or a number
+    holds none)."""
+    return {i: plan for i, v in enumerate(items) if not isinstance(v, _PLAIN) and (plan := launch_plan(v)) is not None}
 
 
 @dataclasses.dataclass(frozen=True)
 class Plan:
     """Where a cohort's result differs between its launches: by key, position or field name, the plan of each part
-    that does (``True`` for an array or a ``Cohort``: one element per launch); for a record, its fields that every
-    launch shares (``shared``)."""
+    that does (``True`` for an array or a ``Cohort``: one element per launch); what it is (``kind``: a struct is
+    copied with those parts replaced); for a dataclass record, its fields that every launch shares (``shared``)."""
 
     parts: Mapping[Any, Plan | bool]
     shared: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    kind: PlanKind = "record"  # told once, not tested again for each launch taken out
 
 
 def launch_plan(x: Any) -> Plan | bool | None:
@@ -181,19 +191,24 @@ def launch_plan(x: Any) -> Plan | bool | None:
         return None
     if _is_array(x) or isinstance(x, Cohort):
         return True
-    if isinstance(x, PerLaunch | tuple | list):
-        values = x.inputs if isinstance(x, PerLaunch) else x
-        places = {i: plan for i, v in enumerate(values) if (plan := launch_plan(v)) is not None}
+    if isinstance(x, PerLaunch):
+        return x.plan
+    if isinstance(x, tuple | list):
+        places = _places(x)
         if isinstance(x, list) and places:
             raise TypeError("cannot take a launch out of a list")
-        return Plan(places) if places or isinstance(x, PerLaunch) else None
+        return Plan(places, kind="named" if hasattr(x, "_fields") else "tuple") if places else None
     if isinstance(x, Mapping):
         keys = {k: plan for k, v in x.items() if (plan := launch_plan(v)) is not None}
-        return Plan(keys) if keys else None
+        return Plan(keys, kind="mapping") if keys else None
     names = _record_fields(x)
     if names:
         fields = {name: plan for name in names if (plan := launch_plan(getattr(x, name))) is not None}
-        return Plan(fields, {name: getattr(x, name) for name in names if name not in fields}) if fields else None
+        if not fields:
+            return None
+        if hasattr(type(x), "__struct_fields__"):  # a struct is copied with its planned fields replaced
+            return Plan(fields, kind="struct")
+        return Plan(fields, {name: getattr(x, name) for name in names if name not in fields})
     return None
 
 
@@ -219,18 +234,22 @@ def take_launch(x: Any, j: int, plan: Plan | bool | None) -> Any:
             return x.launches[j]
         return x.item(j) if x.ndim == 1 else x[j].item() if x.ndim else x.item()  # a Python number
     assert isinstance(plan, Plan)
-    parts = plan.parts
-    if isinstance(x, PerLaunch):
+    kind, parts = plan.kind, plan.parts
+    if kind == "struct":
+        from msgspec.structs import replace  # loaded with the structs: a record of none is a dataclass
+
+        return replace(x, **{name: take_launch(getattr(x, name), j, part) for name, part in parts.items()})
+    if kind == "record":
+        return type(x)(**plan.shared, **{name: take_launch(getattr(x, name), j, part) for name, part in parts.items()})
+    if kind == "make":
         return x.make(*_taken_items(x.inputs, j, parts))
-    if isinstance(x, tuple):
-        items = _taken_items(x, j, parts)
-        return type(x)(*items) if hasattr(x, "_fields") else tuple(items)
-    if isinstance(x, Mapping):
+    if kind == "mapping":
         taken = dict(x)  # the keys in their order; only the planned ones change
         for key, part in parts.items():
             taken[key] = take_launch(x[key], j, part)
         return taken
-    return type(x)(**plan.shared, **{name: take_launch(getattr(x, name), j, part) for name, part in parts.items()})
+    items = _taken_items(x, j, parts)
+    return type(x)(*items) if kind == "named" else tuple(items)
 
 
 def _taken_items(items: Sequence[Any], j: int, parts: Mapping[Any, Plan | bool]) -> list[Any]:

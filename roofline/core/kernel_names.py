@@ -10,6 +10,7 @@ scope first, then the middle of the template arguments, and cutting the function
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from os.path import commonprefix
@@ -121,6 +122,7 @@ def kernel_name(function: str, demangled: str = "") -> KernelName:
     return KernelName(name, scope + "::" if scope else "", arguments)
 
 
+@functools.lru_cache(maxsize=4096)  # a report's launches repeat a few kernels' names (the A100 report: 154 launches)
 def kernel_key(function: str, demangled: str = "") -> str:
     """What tells a kernel apart from the others: its scope, function and template arguments for a template
     instance, its function name otherwise (the parameter list and the return type left out)."""

@@ -485,6 +485,12 @@ class Measured(NamedTuple):
 
 
 def _absent(missing: Iterable[str], hint: str, via: str = "") -> Measured:
+    """No value: the metrics missing (each once), the option that collects them, or why (``via``)."""
+    return _absent_of(tuple(missing), hint, via)
+
+
+@functools.lru_cache(maxsize=4096)  # every launch of a report lacks the same metrics
+def _absent_of(missing: tuple[str, ...], hint: str, via: str) -> Measured:
     return Measured(None, via=via, missing=tuple(dict.fromkeys(missing)), hint=hint)
 
 

@@ -110,6 +110,7 @@ class SpecCatalog:
         self._checked = not calibrations  # whether each user calibration was found to name a spec
         self._lazy_calibrations = {p.stem: p for p in lazy_calibrations}  # built-in files are named after their id
         self._builtin_calibrations: dict[str, Calibration] = {}
+        self._by_name: dict[str, list[DeviceSpec]] = {}  # ``_named``'s answer per name: a run matches a GPU twice
 
     @property
     def specs(self) -> tuple[DeviceSpec, ...]:
@@ -176,8 +177,12 @@ class SpecCatalog:
         return self._fallback(device)
 
     def _named(self, wanted: str) -> list[DeviceSpec]:
-        """Built-in specs whose file text could hold the display name (a cheap test before parsing)."""
-        return [parse_spec_file(p) for p in self._lazy if wanted and wanted in _normalize(p.read_text())]
+        """Built-in specs whose file text could hold the display name (a cheap test before parsing), each file read
+        once per name."""
+        if wanted not in self._by_name:
+            self._by_name[wanted] = [parse_spec_file(p) for p in self._lazy
+                                     if wanted and wanted in _normalize(p.read_text())]
+        return self._by_name[wanted]
 
     def _fallback(self, device: Device) -> SpecMatch | None:
         """Same compute capability, SM count and (within 10%) memory size; name tokens break ties."""

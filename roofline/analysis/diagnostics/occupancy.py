@@ -179,13 +179,19 @@ def blocks_by_registers(shape: LaunchShape, sm: SmResources) -> int:
 
 def blocks_by_shared(shape: LaunchShape, sm: SmResources, carveout: int) -> int:
     """Resident blocks a shared-memory carveout of ``carveout`` bytes holds."""
-    return int(block_limits(shape.threads, shape.registers, shape.shared_bytes, sm, carveout)["shared_mem"])
+    return derive_limits(shape, sm, carveout)["shared_mem"]
 
 
 def derive_limits(shape: LaunchShape, sm: SmResources, carveout: int) -> dict[str, int]:
     """Resident blocks per SM each resource allows, as ncu's launch__occupancy_limit_* (barriers excepted)."""
+    return dict(_derived_limits(shape, sm, carveout))
+
+
+@functools.lru_cache(maxsize=4096)  # launches share shapes; numpy's cost per call is in the tens of microseconds
+def _derived_limits(shape: LaunchShape, sm: SmResources, carveout: int) -> tuple[tuple[str, int], ...]:
+    """``derive_limits`` as pairs, made once per shape, SM and carveout."""
     limits = block_limits(shape.threads, shape.registers, shape.shared_bytes, sm, carveout)
-    return {key: int(value) for key, value in limits.items()}
+    return tuple((key, int(value)) for key, value in limits.items())
 
 
 def theoretical_pct(blocks: int, shape: LaunchShape, sm: SmResources) -> float:
@@ -239,9 +245,15 @@ def limiters(limits: Mapping[str, int], theoretical: float | None, idle: tuple[s
     SM's maximum (100%), where no limit holds the kernel back (ncu: "not impacted by any block limit"). A resource
     the block does not use (``idle``: 0 B of shared memory) is not named beside another at the same limit: ncu
     then reports the blocks-per-SM limit for it, which is that other limit, not a shortage of the resource."""
+    return _limiters(tuple(limits.items()), theoretical, idle)
+
+
+@functools.lru_cache(maxsize=4096)  # launches share their limits; numpy's cost per call is in the tens of microseconds
+def _limiters(limits: tuple[tuple[str, int], ...], theoretical: float | None, idle: tuple[str, ...]) -> tuple[str, ...]:
+    """``limiters`` of the limits as pairs, worked out once per limits, occupancy and unused resources."""
     if not limits:
         return ()
-    masks = limiter_masks({key: np.asarray(value) for key, value in limits.items()},
+    masks = limiter_masks({key: np.asarray(value) for key, value in limits},
                           np.asarray(0.0 if theoretical is None else theoretical),
                           {key: np.asarray(True) for key in idle})
     return tuple(key for key, mask in masks.items() if mask)
