@@ -45,7 +45,7 @@ from msgspec import Struct
 
 from roofline.analysis.results import Value
 from roofline.analysis.time_model import time_model
-from roofline.analysis.verdict import paced_by_blocks, whole_blocks
+from roofline.analysis.verdict import busy_units, paced_by_blocks, whole_blocks
 from roofline.core.thresholds import LAUNCH_FLOOR_S
 from roofline.ncu import metrics as m
 
@@ -85,6 +85,7 @@ ARCH_SPECIFIC = 90  # from sm_90 on, library kernels use architecture-specific i
 STAND_IN_EFFICIENCY = 1.0
 ONE_WAVE = "one wave"  # the term of a launch of at most one block per SM on both GPUs (``one_wave``)
 SHARED = "FP32+INT32"  # the term of FP32 and integer work on lanes that run both (GA10x, Ada)
+FMA_HEAVY = "FMA heavy"  # the term of the FMA pipe's heavy half (FP32 and IMAD), where the source splits the pipe
 
 
 
@@ -415,6 +416,7 @@ def translate(units: Sequence[Term], la: LaunchAnalysis, here: _Gpu, there: _Gpu
     tensor_flops = la.flops["tensor"].value if "tensor" in la.flops else None
     for t in units:
         out.append(_translate(t, dtype, here, there, tensor_flops))
+    out = split_fma_pipe(units, la, out, here, there)
     fma_there = next((u for u in out if u.key == "FMA"), None)
     if fma_there is not None and paired_fp32(here.compute_capability, there.compute_capability):
         pipe = fma_there.target_s
@@ -422,14 +424,45 @@ def translate(units: Sequence[Term], la: LaunchAnalysis, here: _Gpu, there: _Gpu
                         f"{u.how}; the FP32 FMAs issued in pairs there (.f32x2): half their issue slots")
                if u.key == "issue" else u for u in out]
     if there.shares_int is not None:
-        fma = next((t for t in units if t.key == "FMA"), None)
+        fma = next((u for u in out if u.key == "FMA"), None)  # the whole pipe's work (``split_fma_pipe``)
         alu = next((t for t in units if t.key == "ALU"), None)
         fp32_here, int_here, fp32_there = here.rates.get("FMA"), here.rates.get("ALU"), there.rates.get("FMA")
         if fma is not None and alu is not None and fp32_here and int_here and fp32_there:
-            ops = (fma.seconds * fp32_here + alu.seconds * int_here) * here.clock_hz * here.sms
-            out.append(UnitTerm(SHARED, max(fma.seconds, alu.seconds), ops / (fp32_there * there.clock_hz * there.sms),
+            ops = (fma.source_s * fp32_here + alu.seconds * int_here) * here.clock_hz * here.sms
+            out.append(UnitTerm(SHARED, max(fma.source_s, alu.seconds), ops / (fp32_there * there.clock_hz * there.sms),
                                 "FP32 and INT32 operations together on the target's FP32 lanes, which run both"))
     return out
+
+
+def split_fma_pipe(units: Sequence[Term], la: LaunchAnalysis, out: list[UnitTerm], here: _Gpu,
+                   there: _Gpu) -> list[UnitTerm]:
+    """Where the source's FMA term is its heavy half (``m.PIPE_FMA_HEAVY``: CC 8.6 and later, the half of the FP32
+    lanes that also runs IMAD) and the report gives the whole pipe (``m.PIPE_FMA``, which counts both halves), the
+    FP32 lanes' term goes there with the whole pipe's work, and the heavy half's work, integer multiply-adds
+    included, as a term of its own at the same rate per SM and clock (``FMA_HEAVY``: 64 IMAD lanes per SM on every
+    compute capability from 7.0). Unchanged otherwise."""
+    fma = next((t for t in units if t.key == "FMA"), None)
+    whole = _pct(la, m.PIPE_FMA)
+    if fma is None or not fma.metric.startswith(m.PIPE_FMA_HEAVY) or whole is None:
+        return out
+    heavy = fma.inputs.get("pct_of_peak")
+    if not heavy or whole >= heavy:
+        return out
+    per_clock = (here.clock_hz * here.sms) / (there.clock_hz * there.sms)
+    lanes = [u for u in out if u.key == "FMA"]
+    kept = [u for u in out if u.key != "FMA"]
+    for u in lanes:
+        kept.append(UnitTerm(u.key, u.source_s * whole / heavy, u.target_s * whole / heavy,
+                             f"{u.how}; the whole FMA pipe's work ({whole:.0f}% of its peak, both halves)"))
+    kept.append(UnitTerm(FMA_HEAVY, fma.seconds, fma.seconds * per_clock,
+                         f"the FMA pipe's heavy half ({heavy:.0f}% of its peak), IMAD included, at 64 lanes per SM "
+                         f"on both: {here.sms} -> {there.sms} SMs"))
+    return kept
+
+
+def _pct(la: LaunchAnalysis, metric: str) -> float | None:
+    """A breakdown unit's percent of peak in the launch (None: not listed)."""
+    return next((u.pct for u in busy_units(la.launch) if u.metric.startswith(metric + ".")), None)
 
 
 def paired_fp32(source_cc: str | None, target_cc: str | None) -> bool:
