@@ -12,7 +12,9 @@ For each launch (identical launches, the same kernel, grid, block and work, grou
    Where the target's FP32 lanes also run INT32 (GA10x, Ada) FP32 and integer work share them: a term
    ``(FP32 ops + INT32 ops) / FP32 lanes``. Tensor work of a type the target lacks runs on its FP32 lanes. Where
    the target issues FP32 FMAs in pairs and the source does not (``.f32x2`` from CC 10.0: ``paired_fp32``), the
-   issue slots lose half the FMA pipe's instructions.
+   issue slots lose half the FMA pipe's instructions. Where the source's FMA term is the pipe's heavy half (CC 8.6
+   on: FP32 and IMAD on half the lanes, FP32 alone on the other), the FP32 lanes take the whole pipe's work and the
+   heavy half is a term of its own at 64 IMAD lanes per SM on both (``split_fma_pipe``).
    L2 bytes go at the SMs x clock ratio (no L2 figure is cited on both GPUs), or at the ratio of cited L2
    bandwidths at the clocks. DRAM: the source's achieved fraction of its achievable bandwidth is kept, so the term
    scales by ``A_src / A_tgt`` (``specs.achievable``); no SM clock applies.
