@@ -312,8 +312,9 @@ def dev_summary(rows: list[DevRow]) -> dict[str, float | int] | None:
 
 
 INTERVAL_CLASSES = ("matmul", "conv", "other")  # projection_launches.INTERVALS: by the kernel's name
-QUANTILES = (6, 94)  # the interval's ends, percentiles of published / projected: the narrowest that covers 80%
-# without each GPU (round 5's final model: 6-94 82% at a 43% median half-width, 7.5-92.5 79% at 39%)
+QUANTILES = (7.5, 92.5)  # the interval's ends, percentiles of published / projected: the narrowest that covers 80%
+# without each GPU (round 6's model: 7.5-92.5 80% at a 28% median half-width, 8-92 79%, 6-94 83% at 30%; round 5's:
+# 6-94 82% at 43%, 7.5-92.5 79% at 39%)
 
 
 def interval_factors(rows: list[DevRow]) -> dict[str, tuple[float, float]]:

@@ -12,6 +12,7 @@ import pytest
 
 import roofline
 from roofline.compare.projection_launches import (
+    FMA_HEAVY,
     INTERVALS,
     SHARED,
     interval_of,
@@ -230,3 +231,19 @@ def test_a_target_issuing_fp32_fmas_in_pairs_frees_half_their_issue_slots():
     assert ".f32x2" in paired["issue"].how
     plain = {t.key: t for t in projected("op01", "a100-sxm4-80gb").launches[0].terms}
     assert ".f32x2" not in plain["issue"].how
+
+
+def test_an_imad_heavy_fma_pipe_goes_to_64_lane_sms_as_the_whole_pipe_work_not_twice_its_heavy_half():
+    w = projected("op25", "a100-sxm4-80gb", "boost")
+    pool = w.launches[0]
+    terms = {t.key: t for t in pool.terms}
+    heavy = terms[FMA_HEAVY]
+    assert heavy.source_s > 1.5 * terms["FMA"].source_s  # heavy half 58% of its peak, the whole pipe 32%
+    per_clock = heavy.target_s / heavy.source_s
+    assert terms["FMA"].target_s == pytest.approx(terms["FMA"].source_s * per_clock * 2, rel=0.02)  # 128 -> 64 lanes
+    assert terms["FMA"].target_s < 2 * per_clock * heavy.source_s
+
+
+def test_a_balanced_fp32_kernel_keeps_one_fma_term():
+    keys = [t.key for t in projected("op01", "a100-sxm4-80gb").launches[0].terms]
+    assert "FMA" in keys and FMA_HEAVY not in keys
