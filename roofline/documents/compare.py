@@ -40,7 +40,7 @@ from roofline.documents.common import (
     value_or_null,
     values_or_null,
 )
-from roofline.documents.report import CeilingsText, roofs
+from roofline.documents.report import CeilingsText
 from roofline.ncu.metrics import HINT_PC_SAMPLES
 
 HEADLINE = Literal["speedup", "throughput", "time_ratio"]
@@ -596,7 +596,7 @@ def stats_doc(s: KernelStats, report: str, projection: Projection | None = None)
         value_or_null(s.per_launch_s, "per_launch_s", missing), values_or_null(s.flops, "flops", missing),
         values_or_null(s.flop_per_s, "flop_per_s", missing), values_or_null(s.bytes, "bytes", missing),
         values_or_null(s.bytes_per_s, "bytes_per_s", missing), values_or_null(s.intensity, "intensity", missing),
-        SideCeilings(c.source, **roofs(c), missing=dict(c.missing)),
+        SideCeilings.of(c, dict(c.missing), c.source),
         number(s.roof.pct_of_roof), s.verdict.bound, s.roof.limiter,
         value_or_null(s.roof_time_s, "roof_time_s", missing),
         value_or_null(s.attainable_flop_per_s, "attainable_flop_per_s", missing),
