@@ -29,7 +29,7 @@ from msgspec.structs import replace
 from roofline.analysis.diagnostics.occupancy import LIMITER_WORDS, WARP_SIZE, point_text
 from roofline.analysis.diagnostics.stalls import describe
 from roofline.analysis.hotspots import locate
-from roofline.analysis.instructions import GLOBAL_WALLS
+from roofline.analysis.instructions import GLOBAL_WALLS, width_wall
 from roofline.analysis.kernel_kind import KernelKind, kernel_kind
 from roofline.analysis.launches import KernelGroup, ReportAnalysis
 from roofline.analysis.libraries import Library, library
@@ -676,8 +676,9 @@ def _stalls(k: LaunchAnalysis) -> list[Advice]:
 
 
 # --- The instruction roofline's advice ----------------------------------------------------------------------
-# Sectors per warp instruction above which no word size coalesces: 32 threads x 16 bytes (the widest load) fill
-# 16 sectors, 4-byte words 4 (the unit-stride wall); a warp touching more sectors than 16 is scattered.
+# Sectors per warp instruction above which no word size up to 16 bytes coalesces: 32 threads x 16 bytes fill 16
+# sectors, 4-byte words 4 (the unit-stride wall). Where the SASS counts the widths, each access is also held to its
+# own words' floor (32 for the 32-byte words of CC 10.0 on); without them, 16 is the floor the saving counts from.
 WIDEST_COALESCED_SECTORS = 16
 _OPERATIONS = {"ld": "loads", "st": "stores"}
 
@@ -708,29 +709,61 @@ def _issue_bound(k: LaunchAnalysis) -> list[Advice]:
 
 
 def _uncoalesced(k: LaunchAnalysis) -> list[Advice]:
-    """Global loads or stores moving more sectors per warp instruction than any coalesced access does; the
-    estimate is ncu's access-pattern rules', merged on the same cause, bounded. The work it removes is at most the
-    sectors beyond the bytes used (``_excess_sectors``), as a share of the kernel's fewest sectors at L1, L2 and
-    DRAM (``excess_share``): the other accesses' sectors stay."""
+    """Global loads or stores moving more sectors per warp instruction than any coalesced access does and than
+    their own words need (``_coalesced_floor``); the estimate is ncu's access-pattern rules', merged on the same
+    cause, bounded. The work it removes is at most the sectors beyond the bytes used, else beyond that floor
+    (``_excess_sectors``), as a share of the kernel's fewest sectors at L1, L2 and DRAM (``excess_share``): the
+    other accesses' sectors stay."""
     r = k.instruction_roofline
     intensity = r.global_memory.intensity if r is not None else {}
+    floors = {op: _coalesced_floor(k, op) for op in intensity}
     scattered = {op: 1 / v.value for op, v in intensity.items()
-                 if v.value and 1 / v.value > WIDEST_COALESCED_SECTORS}
+                 if v.value and 1 / v.value > max(WIDEST_COALESCED_SECTORS, floors[op][0])}
     if not scattered:
         return []
     found = ", ".join(f"{_OPERATIONS[op]} {ratio(n)}" for op, n in scattered.items())
-    unit = round(1 / GLOBAL_WALLS["unit_stride"])
-    excess = sum(_excess_sectors(k, op, unit) for op in scattered)
+    excess = sum(_excess_sectors(k, op, floors[op][0]) for op in scattered)
+    need = " and ".join(_floor_words(op, *floors[op], len(scattered) > 1) for op in scattered)
+    assumed = [op for op in scattered if not floors[op][1] and m.sector_use(k.launch, op).value is None]
+    bound = (f" The report counts no access widths (no {m.PER_OPCODE_WARP_INST}, --set full): the saving counts "
+             f"only the sectors beyond {WIDEST_COALESCED_SECTORS} per warp instruction, the floor of the widest "
+             "(16-byte) words, the least a coalesced access of any of those widths saves." if assumed else "")
     topic = f"{COALESCING}:l1"
     return [Advice(kind="instructions", title="Coalesce global accesses",
-                   text=f"Uncoalesced: global {found} sectors per warp instruction, where consecutive 4-byte words "
-                        f"take {unit} and 16-byte words {WIDEST_COALESCED_SECTORS}: let neighbouring threads "
-                        "access neighbouring addresses (structure of arrays, transposing through shared memory).",
+                   text=f"Uncoalesced: global {found} sectors per warp instruction, where {need}: let neighbouring "
+                        "threads access neighbouring addresses (structure of arrays, transposing through shared "
+                        f"memory).{bound}",
                    cause=f"global {found} sectors per warp instruction", source="instructions",
-                   condition=f"more than {WIDEST_COALESCED_SECTORS} sectors per global warp instruction",
+                   condition=f"more than {WIDEST_COALESCED_SECTORS} sectors per global warp instruction and more "
+                             "than its words take coalesced",
                    estimate="not estimated: the word size sets how many sectors coalesced accesses need",
                    topic=topic, mechanism="work", work_share=excess_share(excess, k, topic),
                    excess_sectors=excess)]
+
+
+def _coalesced_floor(k: LaunchAnalysis, op: str) -> tuple[float, dict[int, float]]:
+    """The sectors a warp instruction of global ``op`` takes at least, coalesced, and the widths that set it
+    (bytes per thread -> warp instructions, ``metrics.access_widths``): over a mix of widths the mean of each
+    instruction's own floor; without counted widths the widest words' floor (``WIDEST_COALESCED_SECTORS``), which
+    no access exceeds, and no widths."""
+    widths = (m.access_widths(k.launch, "global") or {}).get(op) or {}
+    if not widths:
+        return float(WIDEST_COALESCED_SECTORS), {}
+    return 1 / width_wall(widths, "global"), widths
+
+
+def _floor_words(op: str, floor: float, widths: dict[int, float], named: bool) -> str:
+    """What global ``op``'s words take coalesced, as the uncoalesced item says it: one width's floor, a mix's mean
+    floor said as a mean, or the 4- and 16-byte words' floors where no width was counted."""
+    whose = f"its {_OPERATIONS[op]}' " if named else "its "
+    if not widths:
+        unit = round(1 / GLOBAL_WALLS["unit_stride"])
+        return f"4-byte words take {unit} when coalesced and 16-byte words {WIDEST_COALESCED_SECTORS}"
+    if len(widths) == 1:
+        return f"{whose}{next(iter(widths))}-byte words take {ratio(floor)} when coalesced"
+    mix = ", ".join(f"{n:,.0f} of {w} bytes" for w, n in sorted(widths.items(), key=lambda wn: -wn[1]))
+    return (f"{whose}words take {ratio(floor)} on average when coalesced (a mean over a mix of widths, not one "
+            f"access size: warp instructions {mix} a thread)")
 
 
 def _local_memory(k: LaunchAnalysis) -> list[Advice]:
@@ -761,12 +794,12 @@ def _local_memory(k: LaunchAnalysis) -> list[Advice]:
                    excess_sectors=local)]
 
 
-def _excess_sectors(k: LaunchAnalysis, op: str, unit: int) -> float:
+def _excess_sectors(k: LaunchAnalysis, op: str, floor: float) -> float:
     """The sectors global ``op`` accesses moved beyond the bytes their threads used (``metrics.sector_use``), else
-    beyond ``unit`` sectors per warp instruction (4-byte words, coalesced; narrower words need fewer)."""
+    beyond ``floor`` sectors per warp instruction (``_coalesced_floor``)."""
     instructions, sectors = (v.value or 0.0 for v in m.global_accesses(k.launch)[op])
     used = m.sector_use(k.launch, op).value
-    return sectors * (1.0 - used) if used is not None else max(0.0, sectors - unit * instructions)
+    return sectors * (1.0 - used) if used is not None else max(0.0, sectors - floor * instructions)
 
 
 def _launch_overhead(k: LaunchAnalysis) -> list[Advice]:

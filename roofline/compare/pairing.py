@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Literal
 from msgspec import Struct
 
 from roofline.analysis.advice import launch_overhead_share
+from roofline.analysis.grade import State, clock_condition
 from roofline.analysis.kernels import KernelStats, aggregate
 from roofline.analysis.launches import Launches, ReportAnalysis
 from roofline.analysis.results import Cause, Value
@@ -276,6 +277,20 @@ class KernelPair(Struct, frozen=True):
         return found
 
 
+class OwnGpu(Struct, frozen=True):
+    """The report's own GPU among the GPUs a workload is projected onto: the SM clock the report ran at (the median
+    over its launches) against the spec's base clock, the one ncu locks while profiling (``source_clock``, as
+    ``analysis.grade.clock_condition`` reads it), and the clock the projection runs the launches at there. Its row's
+    speedup is that change of clock, not an error of the model."""
+
+    target: str  # the spec id of the report's GPU, the row of ``Comparison.everywhere``
+    source_clock: State  # locked_base, above_base, below_base, or unknown (no clock, or no base clock in the spec)
+    source_clock_hz: float | None  # the report's median SM clock
+    base_clock_hz: float | None  # the spec's base clock
+    clock: str  # the clock the projection takes there (``--clock``)
+    clock_hz: float
+
+
 class Comparison(Struct, frozen=True):
     """Kernels of the base report paired with the other reports; ``unmatched[i]`` are the kernels of report i
     left without a partner (for the base: in no other report; for the others: not in the base)."""
@@ -292,6 +307,7 @@ class Comparison(Struct, frozen=True):
     everywhere: tuple[WorkloadProjection, ...] = ()  # the base report onto several GPUs, fastest first (``--to all``)
     confidence: float = 1.0 - 2 * ALPHA  # of the noise intervals: 1 - 2 alpha (two-sided)
     plottable: Plottable = Plottable.NO_PAIRS  # whether the comparison plot holds a point, or why not (``plottable``)
+    own_gpu: OwnGpu | None = None  # ``everywhere``'s row of the report's own GPU and the clocks behind it
 
     def _repr_html_(self) -> str | None:
         """The comparison as Jupyter shows it: the hook the Python API registers (the HTML comparison without its
@@ -394,7 +410,17 @@ def project_onto_many(analysis: ReportAnalysis, targets: Sequence[DeviceSpec],
     c = pair_reports([analysis], options=PairOptions(clock=clock), catalog=catalog)
     everywhere = project_everywhere(analysis.valid_launches, analysis.device, source, targets, clock)
     return Comparison(c.reports, c.matching, c.pairs, c.unmatched, None, c.alpha, c.work_tolerance, clock, None,
-                      everywhere, c.confidence, c.plottable)
+                      everywhere, c.confidence, c.plottable, own_gpu(analysis, source, everywhere))
+
+
+def own_gpu(analysis: ReportAnalysis, source: DeviceSpec, everywhere: Sequence[WorkloadProjection]) -> OwnGpu | None:
+    """The row of the report's own GPU among ``everywhere``, with the clock the report ran at and the projection's
+    there (``OwnGpu``); None where that GPU is not among the projected ones."""
+    row = next((w for w in everywhere if w.target == source.id and w.launches), None)
+    if row is None:
+        return None
+    ran = clock_condition(analysis.valid_launches, source)
+    return OwnGpu(row.target, ran.state, ran.measured, ran.expected, row.clock, row.clock_hz)
 
 
 def _names(sides: Sequence[KernelStats | None]) -> tuple[str, ...]:

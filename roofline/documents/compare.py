@@ -13,12 +13,13 @@ from typing import Literal, NamedTuple
 from msgspec import Struct
 from msgspec.structs import asdict
 
+from roofline.analysis.grade import State
 from roofline.analysis.kernels import KernelStats
 from roofline.analysis.results import Bound
 from roofline.analysis.view import LeftOut
 from roofline.analysis.work import WorkCheck, WorkNote
 from roofline.compare.noise import Change
-from roofline.compare.pairing import Comparison, KernelPair, ReportRef
+from roofline.compare.pairing import Comparison, KernelPair, OwnGpu, ReportRef
 from roofline.compare.projection import Projection
 from roofline.compare.projection_launches import WorkloadProjection
 from roofline.compare.ranking import RECOVERABLE_COUNTS, TIME_TO_GAIN_COUNTS, AppSummary, SummaryRow
@@ -39,7 +40,7 @@ from roofline.documents.common import (
     value_or_null,
     values_or_null,
 )
-from roofline.documents.report import CeilingsText, roofs
+from roofline.documents.report import CeilingsText
 from roofline.ncu.metrics import HINT_PC_SAMPLES
 
 HEADLINE = Literal["speedup", "throughput", "time_ratio"]
@@ -372,6 +373,21 @@ class ProjectKernel(Struct, frozen=True):
     missing: dict[str, str]
 
 
+class OwnGpuDoc(Struct, frozen=True):
+    """The report's own GPU among ``everywhere``'s rows (``compare.pairing.OwnGpu``): its speedup there is the
+    change from the clock the report ran at to the projection's, not an error of the model. ``source_clock``:
+    locked_base (the base clock ncu locks while profiling, its default --clock-control base), above_base (clocks not
+    locked), below_base (held under base by power or heat), unknown."""
+
+    target: str
+    source_clock: State
+    source_clock_hz: Number  # the report's median SM clock
+    base_clock_hz: Number  # the spec's base clock
+    clock: str  # the clock the projection takes there
+    clock_hz: float
+    missing: dict[str, str]
+
+
 class ProjectJson(Struct, frozen=True):
     """``roofline project -f json``: the report and each kernel's projected time per launch on the target."""
 
@@ -385,6 +401,7 @@ class ProjectJson(Struct, frozen=True):
     kernels: list[ProjectKernel]  # per kernel name, summed from ``workload``'s launches
     workload: WorkloadProjection | None = None  # every launch projected, grouped where identical, and the total
     everywhere: list[WorkloadProjection] = []  # --to all or several ids: the workload on each GPU, fastest first
+    own_gpu: OwnGpuDoc | None = None  # the row of the report's own GPU in ``everywhere`` and the clocks behind it
 
 
 class SummaryRowDoc(Struct, frozen=True):
@@ -579,7 +596,7 @@ def stats_doc(s: KernelStats, report: str, projection: Projection | None = None)
         value_or_null(s.per_launch_s, "per_launch_s", missing), values_or_null(s.flops, "flops", missing),
         values_or_null(s.flop_per_s, "flop_per_s", missing), values_or_null(s.bytes, "bytes", missing),
         values_or_null(s.bytes_per_s, "bytes_per_s", missing), values_or_null(s.intensity, "intensity", missing),
-        SideCeilings(c.source, **roofs(c), missing=dict(c.missing)),
+        SideCeilings.of(c, dict(c.missing), c.source),
         number(s.roof.pct_of_roof), s.verdict.bound, s.roof.limiter,
         value_or_null(s.roof_time_s, "roof_time_s", missing),
         value_or_null(s.attainable_flop_per_s, "attainable_flop_per_s", missing),
@@ -658,7 +675,18 @@ def project_json(c: Comparison) -> ProjectJson:
         kernels.append(ProjectKernel(k.name, k.count, k.groups, k.measured_s, PROJECTED_TOTAL, k.projected_s,
                                      k.low_s, k.high_s, k.governing, list(k.other_kernel), fit, missing))
     return ProjectJson(GENERATOR, SCHEMA_VERSION, "project", tool(), c.project_to, c.clock, report_ref(c.reports[0]),
-                       kernels, c.workload, list(c.everywhere))
+                       kernels, c.workload, list(c.everywhere), own_gpu_doc(c.own_gpu) if c.own_gpu else None)
+
+
+def own_gpu_doc(o: OwnGpu) -> OwnGpuDoc:
+    """The own GPU's row and clocks; the reason of each null clock under ``missing``."""
+    missing: dict[str, str] = {}
+    if o.source_clock_hz is None:
+        missing["source_clock_hz"] = "no SM clock in the report"
+    if o.base_clock_hz is None:
+        missing["base_clock_hz"] = f"the spec {o.target} gives no base_clock_hz"
+    return OwnGpuDoc(o.target, o.source_clock, number(o.source_clock_hz), number(o.base_clock_hz), o.clock,
+                     o.clock_hz, missing)
 
 
 def summary_doc(s: AppSummary) -> SummaryReport:

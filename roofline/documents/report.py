@@ -9,7 +9,7 @@ per report. The builders run in the order the document is written, so the reason
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Annotated, Any, Literal, NamedTuple, cast
+from typing import Annotated, Any, Generic, Literal, NamedTuple, TypeVar, cast
 
 from msgspec import Meta, Struct
 
@@ -44,7 +44,7 @@ from roofline.analysis.results import (
     WarpStalls,
 )
 from roofline.analysis.view import ReportSetView, ReportView
-from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet, PcCounters
+from roofline.core.model import Ceilings, CeilingSet, PcCounters
 from roofline.core.thresholds import THIN_SAMPLES
 from roofline.core.version import GENERATOR
 from roofline.documents.common import (
@@ -108,11 +108,16 @@ class Device(Struct, frozen=True):
 
 
 # Keyword fields in a base struct: a subclass's positional fields come before them, its keyword ones after (msgspec).
-class Roofs(Struct, frozen=True, kw_only=True, rename={"fp64": "fp64_flop_per_s", "fp32": "fp32_flop_per_s",
-                                                       "fp16": "fp16_flop_per_s", "tensor": "tensor_flop_per_s",
-                                                       "dram": "dram_bytes_per_s", "l2": "l2_bytes_per_s",
-                                                       "l1": "l1_bytes_per_s"}):
-    """One set of roofs in FLOP/s and bytes/s (a null roof's reason under ``missing``, in the subclasses)."""
+Reason = TypeVar("Reason")  # how a null roof's reason is given: its index in the report's ``reasons``, or its text
+R = TypeVar("R", bound="Roofs[Any]")
+
+
+class Roofs(Struct, Generic[Reason], frozen=True, kw_only=True,
+            rename={"fp64": "fp64_flop_per_s", "fp32": "fp32_flop_per_s", "fp16": "fp16_flop_per_s",
+                    "tensor": "tensor_flop_per_s", "dram": "dram_bytes_per_s", "l2": "l2_bytes_per_s",
+                    "l1": "l1_bytes_per_s"}):
+    """One set of roofs in FLOP/s and bytes/s, the reason of each null roof under ``missing``: the one definition
+    of these fields, filled from a set of ceilings by ``of``."""
 
     fp64: Number
     fp32: Number
@@ -124,18 +129,24 @@ class Roofs(Struct, frozen=True, kw_only=True, rename={"fp64": "fp64_flop_per_s"
     tensor_dtype: str | None
     clock_note: str | None
     scaled: dict[str, str]
+    missing: dict[str, Reason]
+
+    @classmethod
+    def of(cls: type[R], c: Ceilings, missing: dict[str, Reason], *first: str) -> R:
+        """The roofs of a set of ceilings, with ``missing`` and the subclass's own leading fields (``first``: a
+        side's ``source``)."""
+        flops, moved = ({key: number(v) for key, v in found.items()} for found in (c.flop_per_s, c.bytes_per_s))
+        return cls(*first, fp64=flops["fp64"], fp32=flops["fp32"], fp16=flops["fp16"], tensor=flops["tensor"],
+                   dram=moved["dram"], l2=moved["l2"], l1=moved["l1"], tensor_dtype=c.tensor_dtype,
+                   clock_note=c.clock_note, scaled=dict(c.scaled), missing=missing)
 
 
-class CeilingsDoc(Roofs, frozen=True, kw_only=True):
+class CeilingsDoc(Roofs[Index], frozen=True, kw_only=True):
     """A report's set of roofs: ``missing`` holds the reason of each null roof, its index in ``reasons``."""
 
-    missing: dict[str, Index]
 
-
-class CeilingsText(Roofs, frozen=True, kw_only=True):
+class CeilingsText(Roofs[str], frozen=True, kw_only=True):
     """A set of roofs standing alone (a comparison's): ``missing`` holds the reason of each null roof."""
-
-    missing: dict[str, str]
 
 
 class Unit(Struct, frozen=True):
@@ -896,21 +907,14 @@ def advice_doc(a: Advice, path: str, missing: dict[str, str], words: Words) -> A
                      a.change.peak_kind if a.change is not None else PeakKind.DATASHEET)
 
 
-def roofs(c: Ceilings) -> dict[str, Any]:
-    """The fields of ``Roofs`` from a set of ceilings, as keywords."""
-    return ({key: number(c.flop_per_s[key]) for key in PRECISIONS}
-            | {key: number(c.bytes_per_s[key]) for key in LEVELS}
-            | {"tensor_dtype": c.tensor_dtype, "clock_note": c.clock_note, "scaled": dict(c.scaled)})
-
-
 def ceilings_doc(c: Ceilings, reasons: Reasons) -> CeilingsDoc:
     """One set of roofs of a report; ``missing`` holds the reason of each null roof, as its index in ``reasons``."""
-    return CeilingsDoc(**roofs(c), missing=reasons.refs(c.missing))
+    return CeilingsDoc.of(c, reasons.refs(c.missing))
 
 
 def ceilings_text(c: Ceilings) -> CeilingsText:
     """One set of roofs standing alone; ``missing`` holds the reason of each null roof."""
-    return CeilingsText(**roofs(c), missing=dict(c.missing))
+    return CeilingsText.of(c, dict(c.missing))
 
 
 def group_doc(g: KernelGroup) -> Group:

@@ -512,6 +512,81 @@ def test_instruction_advice_appears_exactly_where_the_raw_counters_call_for_it(r
             assert item.est_saved_s is None or item.est_saved_s <= k.duration_s.value - LAUNCH_FLOOR_S
 
 
+def _global_access(op: str, requests: float, per_request: float, **widths: float) -> dict[str, float]:
+    """A launch's global ``op`` counters: warp instructions, sectors, and the warp instructions of each access width
+    the SASS counted (``w8=...``: 8 bytes a thread)."""
+    return {f"l1tex__t_requests_pipe_lsu_mem_global_op_{op}.sum": requests,
+            f"l1tex__t_sectors_pipe_lsu_mem_global_op_{op}.sum": requests * per_request, "lts__t_sectors.sum": 1e8,
+            **{f"roofline__sass_global_{op}_{w.removeprefix('w')}b_inst_executed": n for w, n in widths.items()}}
+
+
+def _uncoalesced_item(**counts: float) -> Advice | None:
+    (k,) = analysed(launch(0, "gather", 1e-3, 3e12, 0.9e12, **counts)).launches
+    return next((a for a in k.advice if a.title == "Coalesce global accesses"), None)
+
+
+def test_uncoalesced_8_byte_loads_count_their_excess_over_their_own_8_sectors():
+    """Loads of 8-byte words (LDG.E.64) at 20 sectors per warp instruction: coalesced they take 32 x 8 / 32 = 8, so
+    12 of the 20 are excess (12 million of 1 million instructions), not the 16 that 4-byte words' floor claims."""
+    item = _uncoalesced_item(**_global_access("ld", 1e6, 20.0, w8=1e6))
+    assert item is not None and item.excess_sectors == pytest.approx(12e6)
+    assert "global loads 20 sectors per warp instruction, where its 8-byte words take 8 when coalesced" in item.text
+    assert "no access widths" not in item.text and "mean" not in item.text
+
+
+def test_coalesced_wide_words_are_not_told_to_coalesce():
+    """32-byte words (LDG.E.256, CC 10.0 on) at 32 sectors per warp instruction are coalesced: above the 16 sectors
+    of 16-byte words, but at their own floor, so no item."""
+    assert _uncoalesced_item(**_global_access("ld", 1e6, 32.0, w32=1e6)) is None
+    assert _uncoalesced_item(**_global_access("ld", 1e6, 32.0, w4=1e6)) is not None
+
+
+def test_uncoalesced_item_without_widths_says_its_floor_and_counts_only_beyond_the_widest_words():
+    """No per-opcode SASS counts: the floor is unknown (4 sectors for 4-byte words, 16 for 16-byte ones), so the
+    excess counts only the sectors beyond 16 per warp instruction (24 - 16 = 8 million), and the text says so."""
+    item = _uncoalesced_item(**_global_access("st", 1e6, 24.0))
+    assert item is not None and item.excess_sectors == pytest.approx(8e6)
+    assert "4-byte words take 4 when coalesced and 16-byte words 16" in item.text
+    assert ("The report counts no access widths (no sass__inst_executed_per_opcode_with_modifier_all, --set full): "
+            "the saving counts only the sectors beyond 16 per warp instruction") in item.text
+
+
+def test_uncoalesced_item_of_mixed_widths_says_its_floor_is_a_mean():
+    """300 x 4-byte and 100 x 16-byte loads (thousands of warp instructions) take 300 x 4 + 100 x 16 = 2800
+    sectors coalesced, 7 per instruction on average; at 20 per instruction 13 x 400 thousand are excess. The text
+    says 7 is a mean over the mix, with its counts, not one access size."""
+    item = _uncoalesced_item(**_global_access("ld", 4e5, 20.0, w4=3e5, w16=1e5))
+    assert item is not None and item.excess_sectors == pytest.approx(20 * 4e5 - 2800e3)
+    assert ("its words take 7 on average when coalesced (a mean over a mix of widths, not one access size: warp "
+            "instructions 300,000 of 4 bytes, 100,000 of 16 bytes a thread)") in item.text
+
+
+def test_julias_16_byte_loads_are_credited_only_the_sectors_beyond_their_own_floor(real, raw_actions):
+    """A40 Julia set, frame kernel 0:4: its loads take 16.1 sectors per warp instruction, nearly all 16-byte words
+    (LDG.E.128). Counted here from every PC's SASS (tests/analysis/test_instructions.py) and the raw counters, the
+    floor is 16 sectors per 16-byte and 4 per 4-byte instruction; the excess is 5,693,184 - (346,752 x 16 + 6,048 x
+    4) = 120,960 sectors, 0.19% of the kernel's fewest sectors, where a 4-byte floor claimed 4,281,984 (6.9%)."""
+    from tests.analysis.test_instructions import sass_widths
+    from tests.analysis.test_reconcile import _fewest_sectors
+
+    name = "a40_julia-fp16x2_full"
+    k = real(name, "0:4")
+    raw = next(a for a in raw_actions(name) if (a.range_index, a.action_index) == (0, 4))
+    widths = sass_widths(name)[4][("global", "ld")]
+    requests = raw["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"]
+    sectors = raw["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"]
+    assert sum(widths.values()) == requests and set(widths) == {4, 16}
+    floor = sum(n * w for w, n in widths.items())  # 32 threads x w bytes / 32-byte sectors = w sectors
+    (item,) = [a for a in k.advice if a.title == "Coalesce global accesses"]
+    assert item.excess_sectors == pytest.approx(sectors - floor) and round(sectors - floor) == 120_960
+    assert item.work_share == pytest.approx((sectors - floor) / _fewest_sectors(raw))
+    assert item.work_share < 0.002 < 0.06 < (sectors - 4 * requests) / _fewest_sectors(raw)
+    assert item.est_saved_s is not None and item.est_saved_s <= item.work_share * k.duration_s.value * (1 + 1e-9)
+    mean = floor / requests
+    assert f"its words take {mean:.3g} on average when coalesced (a mean over a mix of widths" in item.text
+    assert f"{widths[16]:,.0f} of 16 bytes, {widths[4]:,.0f} of 4 bytes a thread" in item.text
+
+
 # --- Advice about a stall or a memory pattern names the lines that hold it -------------------------------------
 def _line_share(k, count) -> tuple[int, float]:
     """The line with the largest count over the launch's per-PC counters, and its share (computed here)."""

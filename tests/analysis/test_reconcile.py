@@ -421,7 +421,8 @@ def test_a_rule_that_removes_nothing_is_left_out_end_to_end(excess, kept) -> Non
 
 def test_the_tools_uncoalesced_excess_counts_the_bytes_the_threads_used():
     """Loads of 1-byte words use 1 byte of each 32-byte sector they move: the excess is 31/32 of their sectors, more
-    than the sectors beyond 4 per warp instruction (4-byte words) that count without ncu's measure of the use."""
+    than the sectors beyond 16 per warp instruction (the widest words' floor) that count without ncu's measure of
+    the use nor the SASS's access widths."""
     from tests.analysis.test_advice import analysed as analysed_model
     from tests.analysis.test_advice import launch
 
@@ -433,7 +434,7 @@ def test_the_tools_uncoalesced_excess_counts_the_bytes_the_threads_used():
     for name, extra in (("words", counts), ("bytes", {**counts, **use})):
         (k,) = analysed_model(launch(0, name, 1e-3, 3e12, 0.9e12, **extra)).launches
         (items[name],) = [i for i in k.advice if i.title == "Coalesce global accesses"]
-    assert items["words"].excess_sectors == pytest.approx(sectors - 4 * requests)
+    assert items["words"].excess_sectors == pytest.approx(sectors - 16 * requests)
     assert items["bytes"].excess_sectors == pytest.approx(sectors * 31 / 32)
 
 

@@ -1,11 +1,14 @@
 """The sentences the comparison renderers share, written here from the data of a comparison: the notes on a work
-comparison, why a measure's sides are not comparable, a work comparison's summary and a measure's ratio, and why
-the diff gate left a kernel out or could not judge it. Each line is built from fields (kinds, keys, sides,
+comparison, why a measure's sides are not comparable, a work comparison's summary and a measure's ratio, why
+the diff gate left a kernel out or could not judge it, and why a projection's row of the report's own GPU is not
+1x. Each line is built from fields (kinds, keys, sides,
 numbers), never from another line's text."""
 
 from __future__ import annotations
 
+from roofline.analysis.grade import State
 from roofline.analysis.work import Measure, WorkCheck, WorkNote, WorkNoteKind
+from roofline.compare.pairing import OwnGpu
 from roofline.compare.regression import GateCause, GateNote, Unchecked
 from roofline.core.units import ratio, si
 
@@ -63,3 +66,19 @@ def gate_note_text(note: GateNote) -> str:
 def unchecked_text(u: Unchecked) -> str:
     """A gate that could not judge a kernel, and why: "slower not checked: no time"."""
     return f"{u.gate} not checked: {gate_note_text(u.note) if u.note is not None else u.reason}"
+
+
+def own_gpu_text(o: OwnGpu) -> str:
+    """Why the projection's row of the report's own GPU is not 1x: the clock the report ran at (ncu's locked base
+    clock, or above or below it) against the clock the projection takes there."""
+    ran, base = si(o.source_clock_hz, "Hz"), si(o.base_clock_hz, "Hz")
+    at = {State.LOCKED_BASE: "the base clock ncu locks while profiling (--clock-control base, its default)",
+          State.ABOVE_BASE: f"above the {base} base clock ncu locks by default (clocks not locked: --clock-control "
+                            "none)",
+          State.BELOW_BASE: f"below the {base} base clock ncu locks, held there by power or heat"}
+    unknown = "the spec gives no base clock to tell whether ncu locked it"
+    clock = f"ran at {ran}, {at.get(o.source_clock, unknown)}" if o.source_clock_hz is not None else \
+        "holds no SM clock"
+    return (f"{o.target} is the report's own GPU: the report {clock}; the projection takes the {o.clock} clock, "
+            f"{si(o.clock_hz, 'Hz')}: its row differs from 1x by what that change of clock does to the launches "
+            "the SM clock paces, not by an error of the model")

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from roofline.analysis.work import Measure, WorkCheck
 from roofline.compare.noise import Change
-from roofline.compare.pairing import Comparison, KernelPair, ReportRef
+from roofline.compare.pairing import Comparison, KernelPair, OwnGpu, ReportRef
 from roofline.compare.projection import Projection, SharedMemoryFit
 from roofline.compare.projection_launches import OTHER_KERNEL, WorkloadProjection
 from roofline.compare.ranking import RECOVERABLE_COUNTS, TIME_TO_GAIN_COUNTS, AppSummary
@@ -24,7 +24,14 @@ from roofline.core.labels import NAMES, letter
 from roofline.core.resources import Resource
 from roofline.core.thresholds import LAUNCH_OVERHEAD_S
 from roofline.core.units import counted, pct, ratio, seconds, si
-from roofline.render.compare.prose import gate_note_text, ratio_text, unchecked_text, work_note_text, work_summary
+from roofline.render.compare.prose import (
+    gate_note_text,
+    own_gpu_text,
+    ratio_text,
+    unchecked_text,
+    work_note_text,
+    work_summary,
+)
 from roofline.render.names import bound_word, group_name
 from roofline.render.terminal import Cell, Chain, add_rows, escape, plain_table, record, warning_lines
 
@@ -371,18 +378,20 @@ def _print_everywhere(console: Console, c: Comparison) -> None:
     console.print(f"[bold]Workload on {len(c.everywhere)} GPUs[/bold], fastest first: every launch at each GPU's "
                   f"{_clock_words(c)} (a model, not a measurement)"
                   + (f"; measured here: {seconds(measured.measured_s)}" if measured else ""), highlight=False)
-    console.print(_everywhere_table(c.everywhere, console.width))
+    console.print(_everywhere_table(c.everywhere, console.width, c.own_gpu))
     for w in c.everywhere:
         if not w.launches:
             console.print(f"{w.target}: {escape(w.reason)}", highlight=False)
 
 
-def _everywhere_table(ws: Sequence[WorkloadProjection], width: int) -> Table:
-    """One row per GPU: the total, its interval, the speedup over the measured total and the governing unit."""
+def _everywhere_table(ws: Sequence[WorkloadProjection], width: int, own: OwnGpu | None = None) -> Table:
+    """One row per GPU: the total, its interval, the speedup over the measured total and the governing unit; the
+    legend says why the report's own GPU's row is not 1x."""
     table = plain_table("", ("GPU", "projected", "interval", "speedup", "by", "clock"),
                         "projected = the sum over launches of count x projected there (compare.projection_launches); "
                         "speedup = measured total / projected total (above 1x: faster there); by = the unit that "
-                        "governs most of the projected time; interval = the sum of the launches' interval ends")
+                        "governs most of the projected time; interval = the sum of the launches' interval ends"
+                        + (f"; {own_gpu_text(own)}" if own is not None else ""))
     rows: list[list[Cell]] = [[w.target, seconds(w.projected_s), _span(w.low_s, w.high_s), _times(w.speedup),
                                w.governing or "n/a", f"{w.clock_hz / 1e9:.3g} GHz"] for w in ws if w.launches]
     return add_rows(table, rows, width)

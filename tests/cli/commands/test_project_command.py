@@ -127,3 +127,35 @@ def test_to_all_fits_80_columns_where_a_long_unit_governs():
     assert result.exit_code == 0, result.output
     assert "shared pipe" in result.stdout and "measured here: " in result.stdout
     assert max(map(len, result.stdout.splitlines())) <= 80
+
+
+def test_to_all_says_the_own_gpus_row_is_the_clock_ncu_locked_not_a_model_error():
+    """examples/h100 sgemm-cuda ran at 1.59 GHz, within 1% of the H100 SXM5's 1.579 GHz base clock that ncu locks;
+    `--to all` projects it at the sustained 1.79 GHz, so its own row reads 1.12x: the clocks' ratio for this
+    SM-paced kernel. The JSON names the row, the state of the clock and both clocks; the table's legend says it."""
+    from roofline.ncu import metrics as m
+
+    sgemm = REPO / "examples" / "h100" / "sgemm-cuda.roofline.ncu-rep"
+    (k,) = roofline.analyze_files([sgemm])[0].valid_launches
+    ran = m.sm_clock_hz(k.launch).value
+    base = yaml.safe_load((REPO / "device_specs" / "h100-sxm5.yaml").read_text())["base_clock_hz"]["value"]
+    as_json = runner.invoke(app, ["project", str(sgemm), "--to", "all", "-f", "json"])
+    assert as_json.exit_code == 0, as_json.output
+    doc = json.loads(as_json.stdout)
+    own = doc["own_gpu"]
+    assert own == {"target": "h100-sxm5", "source_clock": "locked_base", "source_clock_hz": ran,
+                   "base_clock_hz": base, "clock": "sustained", "clock_hz": own["clock_hz"], "missing": {}}
+    (row,) = [w for w in doc["everywhere"] if w["target"] == "h100-sxm5"]
+    assert row["clock_hz"] == own["clock_hz"] and abs(ran - base) < 0.01 * base
+    assert row["measured_s"] / row["projected_s"] == pytest.approx(own["clock_hz"] / ran, rel=1e-3)
+    table = runner.invoke(app, ["project", str(sgemm), "--to", "all"], env={"COLUMNS": "200"})
+    assert table.exit_code == 0, table.output
+    assert (f"h100-sxm5 is the report's own GPU: the report ran at {ran / 1e9:.3g} GHz, the base clock ncu locks "
+            "while profiling (--clock-control base, its default); the projection takes the sustained clock, "
+            f"{own['clock_hz'] / 1e9:.3g} GHz: its row differs from 1x") in " ".join(table.stdout.split())
+
+
+def test_to_gpus_without_the_reports_own_names_no_own_row():
+    as_json = runner.invoke(app, ["project", str(TRIAD), "--to", "t4,h200", "-f", "json"])
+    assert as_json.exit_code == 0, as_json.output
+    assert json.loads(as_json.stdout)["own_gpu"] is None

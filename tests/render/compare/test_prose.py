@@ -3,11 +3,14 @@ comparison, its notes and the diff gate's causes."""
 
 from __future__ import annotations
 
+from roofline.analysis.grade import State
 from roofline.analysis.work import Measure, WorkCheck, WorkNote, WorkNoteKind
+from roofline.compare.pairing import OwnGpu
 from roofline.compare.regression import GateCause, GateNote, Unchecked
 from roofline.render.compare.prose import (
     apart_text,
     gate_note_text,
+    own_gpu_text,
     ratio_text,
     unchecked_text,
     work_note_text,
@@ -50,3 +53,21 @@ def test_the_gate_causes_read_as_the_work_or_the_share():
         "slower not checked: no unit of work to divide by (different work: FP32 FLOPs 3x (the resource that bounds "
         "both))")
     assert unchecked_text(Unchecked("roof drop", "no roof")) == "roof drop not checked: no roof"
+
+
+def test_the_own_gpus_row_is_said_to_be_the_clock_the_report_ran_at():
+    """One sentence per state of the report's clock against the spec's base clock, with both clocks written."""
+    def said(state: State, ran: float | None = 1.59e9, base: float | None = 1.579e9) -> str:
+        return own_gpu_text(OwnGpu("h100-sxm5", state, ran, base, "sustained", 1.786e9))
+
+    tail = ("; the projection takes the sustained clock, 1.79 GHz: its row differs from 1x by what that change of "
+            "clock does to the launches the SM clock paces, not by an error of the model")
+    assert said(State.LOCKED_BASE) == ("h100-sxm5 is the report's own GPU: the report ran at 1.59 GHz, the base "
+                                       "clock ncu locks while profiling (--clock-control base, its default)" + tail)
+    assert "ran at 1.96 GHz, above the 1.58 GHz base clock ncu locks by default (clocks not locked: " \
+           "--clock-control none)" in said(State.ABOVE_BASE, 1.96e9)
+    assert "ran at 1.3 GHz, below the 1.58 GHz base clock ncu locks, held there by power or heat" in \
+           said(State.BELOW_BASE, 1.3e9)
+    assert "ran at 1.59 GHz, the spec gives no base clock to tell whether ncu locked it" in \
+           said(State.UNKNOWN, base=None)
+    assert "the report holds no SM clock; the projection" in said(State.UNKNOWN, ran=None)
