@@ -6,9 +6,10 @@ access, for tests and embedding. ``roofline``, ``roofline --help`` and ``rooflin
 without typer (its import and the rich help are most of a start-up); every other command line is parsed by
 typer. Each command declares its facts beside its function (``FACTS``, ``roofline.cli.facts``); this module lists
 the commands and the one-line summary of each, which the help answered without typer shows, and starts reading the
-one report a command that reads reports names before typer parses its command line (both switched in
-``roofline.cli.fast_start``). Every error, a usage error from the option parser included, is one line
-``roofline: error: WHAT: HINT`` on stderr with exit status 2 (3 when ncu or the application fails).
+one report a command line names before the command's module is imported, its facts then saying whether the read
+goes on (both switched in ``roofline.cli.fast_start``). Every error, a usage error from the option parser
+included, is one line ``roofline: error: WHAT: HINT`` on stderr with exit status 2 (3 when ncu or the application
+fails).
 """
 
 from __future__ import annotations
@@ -236,8 +237,9 @@ def main() -> NoReturn:
 
 def run(args: Sequence[str]) -> int | str | None:
     """Run one command line and return its exit status (as ``sys.exit`` takes it): answer the help and the version
-    at once, else start reading the one report file a command that reads reports names (``fast_start.start_reading``),
-    build the app for the command given and run it; user errors become one line on stderr and their exit status."""
+    at once, else start reading the one report file the command line names (``fast_start.start_reading``), kept where
+    the command's facts say it reads reports (``settle_reading``), build the app for the command given and run it;
+    user errors become one line on stderr and their exit status."""
     args = list(args)
     if fast_start.answers_at_once(args):
         return _answer_at_once(args)
@@ -249,9 +251,9 @@ def run(args: Sequence[str]) -> int | str | None:
         print("roofline: error: the working folder no longer exists: change to an existing folder and run again",
               file=sys.stderr)
         return 2
-    reads = facts(command).reads
-    if command is not None and reads is not None and "--mpi" not in args:
-        fast_start.start_reading(args[args.index(command) + 1:], reads.sass)
+    if command in COMMANDS and "--mpi" not in args:  # whether it reads reports is known once its module is loaded
+        fast_start.start_reading(args[args.index(command) + 1:])
+    fast_start.settle_reading(facts(command).reads)
     from roofline.errors import RooflineError
 
     _terminal_streams()

@@ -1,6 +1,6 @@
 """The command line's speed mechanisms (``roofline.core.mechanisms`` lists them with the switch that turns them off):
 ``help`` answers the help and version without typer, ``read-ahead`` starts reading a command's one report before its
-command line is parsed. ``leave`` ends the process.
+module is imported and its command line parsed. ``leave`` ends the process.
 """
 
 from __future__ import annotations
@@ -9,11 +9,14 @@ import os
 import sys
 from collections.abc import Sequence
 from contextlib import suppress
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from roofline.core.mechanisms import MECHANISMS, SWITCH, on
 
-__all__ = ["MECHANISMS", "SWITCH", "answers_at_once", "leave", "on", "start_reading"]
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.cli.facts import Reads
+
+__all__ = ["MECHANISMS", "SWITCH", "answers_at_once", "leave", "on", "settle_reading", "start_reading"]
 
 
 def answers_at_once(args: Sequence[str]) -> bool:
@@ -21,10 +24,11 @@ def answers_at_once(args: Sequence[str]) -> bool:
     return on("help") and list(args) in ([], ["--help"], ["--version"])
 
 
-def start_reading(args: Sequence[str], sass: bool) -> None:
+def start_reading(args: Sequence[str], sass: bool | None = None) -> None:
     """When the command's arguments (``args``, those after its name) name exactly one existing file besides the
     value of ``-o``, start reading it, an ``.ncu-rep``, now (``read-ahead``; ``sass``: whether the command reads the
-    SASS of the sampled instructions). With several files the pipeline reads them in parallel itself."""
+    SASS of the sampled instructions, None: not known yet, ``settle_reading`` says it). With several files the
+    pipeline reads them in parallel itself."""
     from roofline.core.choices import OUTPUT_OPTION
 
     files = [arg for arg, before in zip(args, ["", *args], strict=False)
@@ -33,6 +37,14 @@ def start_reading(args: Sequence[str], sass: bool) -> None:
         from roofline.ncu.child import read_ahead
 
         read_ahead(files[0], sass)
+
+
+def settle_reading(reads: Reads | None) -> None:
+    """Once the command's facts are known: a read started ahead goes on where the command reads reports (with their
+    SASS where it reads that), and is stopped where it does not."""
+    child = sys.modules.get("roofline.ncu.child")  # only a run that started a read ahead imported it
+    if child is not None:
+        child.decide_ahead(None if reads is None else reads.sass)
 
 
 def leave(code: int | str | None) -> NoReturn:

@@ -4,9 +4,11 @@ A crash of the native reader kills the child, not the CLI, and a child past its 
 sends the device, then the launches in batches as it reads them (``ncu.extract``), then how the read ended, each
 frame pickled after its length; it never waits for the parent to take a frame (``_Frames``).
 
-The child can be started ahead (``read_ahead``): the CLI starts the one report of a command before it parses its
-command line, so ncu_report's parse (most of the cost of a report) runs beside the option parser's import
-(7-24% of a report's time, docs/benchmarks.md). This module imports little at its top, so that start comes early.
+The child can be started ahead (``read_ahead``): the CLI starts the one report a command line names before it
+imports the command's module and parses its command line, so ncu_report's parse (most of the cost of a small report)
+runs beside those imports (docs/benchmarks.md). Whether the command reads reports, and their SASS, is known only
+once its module is imported (its facts): the child opens and parses the file, then waits for that word
+(``decide_ahead``). This module imports little at its top, so that start comes early.
 The SASS text comes from ncu_report's disassembler, which only the child may start: a process forked after it ran
 hangs in it (its helper thread is not inherited), so the parent never reads SASS.
 """
@@ -36,24 +38,35 @@ _ENDS = ("ok", "error", "missing-module")  # the kinds of the last frame: how th
 
 
 class Child:
-    """A forked child reading one file, and the pipe its pickled answer comes through."""
+    """A forked child reading one file, and the pipe its pickled answer comes through. A child started with ``sass``
+    None opens and parses the file, then waits for ``decide`` to say whether it reads the SASS."""
 
-    def __init__(self, path: str, sass: bool = True) -> None:
+    def __init__(self, path: str, sass: bool | None = True) -> None:
         self.started = time.monotonic()
         read_fd, write_fd = os.pipe()
         _widen(write_fd)
+        told, self.word = os.pipe() if sass is None else (-1, -1)
         self.pid = os.fork()
         if self.pid == 0:  # the child ends here: nothing, not even Ctrl-C, unwinds into the parent's code
             code = 1
             try:
                 os.close(read_fd)
-                _child_main(path, write_fd, sass)
+                _close(self.word)
+                _child_main(path, write_fd, _told(told) if sass is None else sass)
                 code = 0
             finally:
                 os._exit(code)
         os.close(write_fd)
+        _close(told)
         self.fd = read_fd
         self.owner = os.getpid()
+
+    def decide(self, sass: bool) -> None:
+        """Tell a child started with ``sass`` None whether it reads the SASS of the sampled instructions."""
+        with suppress(OSError):  # the child has ended (a file it could not open): its last frame says why
+            os.write(self.word, b"1" if sass else b"0")
+        _close(self.word)
+        self.word = -1
 
     def frames(self, p: Path, time_limit_s: float) -> Generator[list[tuple[Any, ...]], None, tuple[str, Any]]:
         """The child's frames but the last, yielded as they come, read until the time limit (counted from the
@@ -84,11 +97,33 @@ class Child:
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1
+        _close(self.word)
+        self.word = -1
         with suppress(ProcessLookupError):
             os.kill(self.pid, signal.SIGKILL)
         with suppress(ChildProcessError):
             os.waitpid(self.pid, 0)
         self.pid = 0  # reaped: its id may be another process's now
+
+
+def _close(fd: int) -> None:
+    """Close a pipe's end, where there is one (-1: none)."""
+    if fd >= 0:
+        os.close(fd)
+
+
+def _told(fd: int) -> Callable[[], bool]:
+    """In the child: what waits for the parent's word on ``fd`` (whether to read the SASS). A parent that closes the
+    pipe without a word does not want the read: the child ends there."""
+
+    def wait() -> bool:
+        word = os.read(fd, 1)
+        if not word:
+            os._exit(0)
+        os.close(fd)
+        return word == b"1"
+
+    return wait
 
 
 def _widen(fd: int) -> None:
@@ -103,14 +138,15 @@ def _widen(fd: int) -> None:
 
 
 # Children started ahead, by the identity of their file (device, inode, size, modification time) and whether they
-# read the SASS of sampled instructions.
-_AHEAD: dict[tuple[tuple[int, int, int, int], bool], Child] = {}
+# read the SASS of sampled instructions (None: not told yet, ``decide_ahead``).
+_AHEAD: dict[tuple[tuple[int, int, int, int], bool | None], Child] = {}
 
 
-def read_ahead(path: str | os.PathLike[str], sass: bool = True) -> bool:
+def read_ahead(path: str | os.PathLike[str], sass: bool | None = True) -> bool:
     """Start reading an ``.ncu-rep`` file in a child now; ``load_report`` of the same, unchanged file (with the same
-    ``sass``) takes its answer (with the time limit counted from now). Anything but a regular file with the ncu
-    header, or a platform without fork, is left alone (False). Children nobody took are killed at exit."""
+    ``sass``) takes its answer (with the time limit counted from now). With ``sass`` None the child opens the file
+    and waits until ``decide_ahead`` says whether the SASS is read. Anything but a regular file with the ncu header,
+    or a platform without fork, is left alone (False). Children nobody took are killed at exit."""
     p = Path(path)
     try:  # a FIFO or a loop of links is left to load_report, which names it
         with open_regular(p, ReportError, "") as fh:
@@ -133,6 +169,19 @@ def _identity(p: Path) -> tuple[int, int, int, int] | None:
     except OSError:
         return None
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns) if stat.S_ISREG(info.st_mode) else None
+
+
+def decide_ahead(sass: bool | None) -> None:
+    """Tell the children started ahead without knowing it whether they read the SASS; None: the command reads no
+    report, and they are stopped."""
+    for key, child in list(_AHEAD.items()):
+        if key[1] is None:
+            del _AHEAD[key]
+            if sass is None or (key[0], sass) in _AHEAD:
+                child.stop()
+            else:
+                child.decide(sass)
+                _AHEAD[key[0], sass] = child
 
 
 def take_ahead(p: Path, sass: bool = True) -> Child | None:
@@ -188,7 +237,7 @@ def _exit_code(status: int) -> int:
     return -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
 
 
-def _child_main(path: str, write_fd: int, sass: bool) -> None:
+def _child_main(path: str, write_fd: int, sass: bool | Callable[[], bool]) -> None:
     """The forked child: read the report, sending its frames as it goes, send the last one, and end at once."""
     _silence_native_output()
     frames = _Frames(write_fd)
@@ -224,18 +273,20 @@ class _Frames:
         os.close(self.fd)
 
 
-def answer(path: str, send: Callable[[tuple[Any, ...]], None], sass: bool = True) -> tuple[str, Any]:
+def answer(path: str, send: Callable[[tuple[Any, ...]], None],
+           sass: bool | Callable[[], bool] = True) -> tuple[str, Any]:
     """The last frame, (status, payload): ("ok", the launch without data where a cut file ends, or None), or a
     failure kind and its message; the frames before it go to ``send`` as the file is read (``sass``: whether the
-    sampled instructions' SASS is read)."""
+    sampled instructions' SASS is read, or what tells it once the file is open and parsed)."""
     try:
         import ncu_report
     except ImportError as err:
         return "missing-module", str(err)
-    from roofline.ncu.extract import read
+    from roofline.ncu import extract
 
     try:
-        return "ok", read(ncu_report, _native_path(path), send, sass)
+        ctx = extract.opened(ncu_report, _native_path(path))
+        return "ok", extract.read(ncu_report, ctx, send, sass if isinstance(sass, bool) else sass())
     except Exception as err:  # the native module raises assorted errors on corrupt input
         return "error", f"{type(err).__name__}: {err}"
 

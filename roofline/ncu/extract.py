@@ -22,12 +22,23 @@ _SPEEDUP_TYPES = {1: "local", 2: "global"}  # ncu_report.SpeedupType (0: unknown
 FRAME_LAUNCHES = 16  # launches per frame from the child: the parent's work on the last one is all that waits on it
 
 
-def read(ncu_report: Any, path: str, send: Callable[[tuple[Any, ...]], None], sass: bool = True) -> str | None:
-    """Read an ncu_report context (runs in the child), sending ("device", its dict) from the first launch, then
-    ("launches", the launches' dicts, the device each one's record names) every ``FRAME_LAUNCHES`` launches. Reading
-    stops at the first launch without data (a cut file), which is returned; None when every launch has data.
-    ``sass``: whether the sampled instructions' SASS text is read (``pc_sampling``)."""
+def opened(ncu_report: Any, path: str) -> Any:
+    """The ncu_report context of the file at ``path``, parsed: ``load_report`` defers the parse of the records (most
+    of the cost of a small report) to the first launch taken, which is taken here, before the SASS choice is known
+    (``ncu.child``: a read started before the command line is parsed)."""
+    from roofline.ncu import metrics  # noqa: F401  # its import (the cohorts' too) is the first launch's other cost
+
     ctx = ncu_report.load_report(path)
+    if ctx.num_ranges() and ctx.range_by_idx(0).num_actions():
+        ctx.range_by_idx(0).action_by_idx(0)
+    return ctx
+
+
+def read(ncu_report: Any, ctx: Any, send: Callable[[tuple[Any, ...]], None], sass: bool = True) -> str | None:
+    """Read an ncu_report context (``opened``; runs in the child), sending ("device", its dict) from the first
+    launch, then ("launches", the launches' dicts, the device each one's record names) every ``FRAME_LAUNCHES``
+    launches. Reading stops at the first launch without data (a cut file), which is returned; None when every
+    launch has data. ``sass``: whether the sampled instructions' SASS text is read (``pc_sampling``)."""
     value = _value_reader(ncu_report)
     launches: list[dict[str, Any]] = []
     devices: list[str] = []

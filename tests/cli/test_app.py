@@ -183,14 +183,18 @@ def test_the_one_report_named_is_read_ahead_before_the_command_line_is_parsed(tm
     calls: list[str] = []
     building = cli.build_app
     monkeypatch.setattr(child, "read_ahead", lambda path, sass: calls.append(f"read {Path(path).name} {sass}") or False)
+    monkeypatch.setattr(child, "decide_ahead", lambda sass: calls.append(f"sass {sass}"))
     monkeypatch.setattr(cli, "build_app", lambda *a: calls.append("parse") or building(*a))
     for flag in ("-o", "--output"):
         calls.clear()
         assert cli.run(["report", EXAMPLE, "--format", "json", flag, str(out)]) == 0
-        assert calls[:2] == [f"read {Path(EXAMPLE).name} True", "parse"]
+        assert calls[:3] == [f"read {Path(EXAMPLE).name} None", "sass True", "parse"]
     calls.clear()
     assert cli.run(["summary", EXAMPLE, "--format", "json", "-o", str(out)]) == 0
-    assert calls[:2] == [f"read {Path(EXAMPLE).name} False", "parse"]
+    assert calls[:3] == [f"read {Path(EXAMPLE).name} None", "sass False", "parse"]
+    calls.clear()
+    assert cli.run(["timeline", EXAMPLE, "--format", "json", "-o", str(out)]) != 0  # not a report-reading command
+    assert calls[:2] == [f"read {Path(EXAMPLE).name} None", "sass None"]
 
 
 def test_usage_error_through_the_console_entry_point():

@@ -21,7 +21,7 @@ def forks(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     started: list[str] = []
     forking = child.Child.__init__
 
-    def counted(self: child.Child, path: str, sass: bool = True) -> None:
+    def counted(self: child.Child, path: str, sass: bool | None = True) -> None:
         started.append(path)
         forking(self, path, sass)
 
@@ -45,6 +45,34 @@ def test_a_read_ahead_without_the_sass_is_not_taken_by_a_read_with_it_and_is_sto
     assert len(forks) == 2 and child._AHEAD
     child.stop_reading_ahead()
     assert not child._AHEAD and pending.pid == 0  # killed and reaped
+
+
+@pytest.mark.parametrize("sass", [False, True])
+def test_a_read_started_before_its_sass_choice_is_known_is_taken_once_told(forks, sass):
+    assert child.read_ahead(NCU_REP, sass=None)
+    child.decide_ahead(sass)
+    ((key, told),) = child._AHEAD.items()
+    assert key[1] is sass and told.word == -1
+    ahead = reader.load_report(NCU_REP, sass=sass)
+    assert len(forks) == 1 and not child._AHEAD  # the reader took the child started ahead
+    assert ahead == reader.load_report(NCU_REP, sass=sass)
+
+
+def test_a_read_started_before_its_sass_choice_is_stopped_when_no_report_is_read(forks):
+    assert child.read_ahead(NCU_REP, sass=None)
+    ((_, pending),) = child._AHEAD.items()
+    child.decide_ahead(None)
+    assert not child._AHEAD and pending.pid == 0  # killed and reaped
+
+
+def test_a_child_waiting_for_its_sass_choice_ends_when_the_parent_closes_the_pipe(forks):
+    waiting = child.Child(str(NCU_REP), sass=None)
+    os.close(waiting.word)  # the parent ends without a word (its pipe closes with it)
+    waiting.word = -1
+    _, status = os.waitpid(waiting.pid, 0)
+    waiting.pid = 0
+    os.close(waiting.fd)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
 
 def test_a_changed_file_is_read_afresh(forks, tmp_path):
