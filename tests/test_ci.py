@@ -39,7 +39,8 @@ def test_ci_runs_the_readme_test_command() -> None:
     block = readme_command("Run the tests")
     ci = [line for line in (REPO / ".ci" / "run").read_text().splitlines() if line and not line.startswith("#")]
     assert block in ci
-    assert re.search(r"ruff check \. && \.venv/bin/mypy && \.venv/bin/pytest$", block)
+    assert re.search(r"ruff check \. && \.venv/bin/mypy && \.venv/bin/mypy --strict roofline && \.venv/bin/pytest$",
+                     block)
 
 
 def test_ci_runs_the_slow_tests_after_the_readme_command() -> None:

@@ -36,6 +36,7 @@ from roofline.analysis.results import (
 )
 from roofline.core.model import Device, KernelLaunch
 from roofline.ncu.metrics import CARVEOUT, LIMIT_METRIC
+from roofline.ncu.validation import MAX_THREADS_PER_BLOCK
 
 GUIDE = "CUDA C++ Programming Guide, Technical Specifications per Compute Capability"
 CALCULATOR = "CUDA occupancy calculator (GPU Data sheet)"
@@ -121,7 +122,7 @@ def curves(shape: occ.LaunchShape, sm: occ.SmResources, carveout: int,
     """Occupancy against threads per block (warp multiples up to the device's limit), registers per thread (1 to
     255) and the block's own shared bytes (allocation units up to what the carveout holds beside the driver's
     reservation), the launch's other two values held; each curve's points at once (``occupancy.points``)."""
-    largest_threads = min(sm.max_threads_per_block, occ.MAX_THREADS_PER_BLOCK)
+    largest_threads = min(sm.max_threads_per_block, MAX_THREADS_PER_BLOCK)
     room = max(0, carveout - sm.reserved_shared_per_block)
     threads = np.arange(occ.WARP_SIZE, largest_threads + 1, occ.WARP_SIZE)
     registers = np.arange(1, occ.MAX_REGISTERS_PER_THREAD + 1)
