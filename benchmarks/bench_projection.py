@@ -17,9 +17,10 @@ report's kernel total) over the published ratio (time there over the H100's time
 and signed median per GPU and per class, in-sample (each GPU's sustained clock and achievable DRAM bandwidth fitted on
 its own data: ``fit``) and leave-one-GPU-out (each GPU's parameters without its own data: a sustained clock of public
 origin where its spec gives one, else the power rule's with its constant fitted on the other GPUs, else boost; its
-memory type's fraction from the other GPUs' fits or from roofline calibrate); how often the interval holds the published
-time; and the per-kernel model of before (one median launch per name, ``compare.projection``). "consistent": the
-workloads whose H100 report's kernel total is within 25% of the published H100 time (the report ran what was timed).
+memory type's default where it is measured (roofline calibrate, a shipped report), else the other GPUs' fits); how
+often the interval holds the published time; and the per-kernel model of before (one median launch per name,
+``compare.projection``). "consistent": the workloads whose H100 report's kernel total is within 25% of the published
+H100 time (the report ran what was timed).
 
 Run: python benchmarks/bench_projection.py [--json] [--dev-only]
 """
@@ -251,9 +252,10 @@ def fit_rule(data: dict, gpus: list[str]) -> float | None:
 def left_out_specs(fits: dict[str, tuple[float, float]], data: dict) -> tuple[dict, dict[str, float | None]]:
     """Each GPU's spec as if it had no data: a sustained clock of public origin where its spec gives one, else the
     power rule's with its constant fitted on the other GPUs the rule applies to, else boost; and its memory type's
-    fraction from the other GPUs' fits of that type, else the memory type's default (architecture/memory.yaml,
-    from roofline calibrate). Also each GPU's rule constant (None: not used)."""
-    from roofline.specs.achievable import memory_type_fraction
+    default (architecture/memory.yaml) where that is of public origin (roofline calibrate, a shipped report: what
+    any GPU without data gets), else the other GPUs' fits of that type, else the default. Also each GPU's rule
+    constant (None: not used)."""
+    from roofline.specs.achievable import is_fit, memory_type_fraction
 
     catalog = load_catalog()
     out, constants = {}, {}
@@ -262,7 +264,10 @@ def left_out_specs(fits: dict[str, tuple[float, float]], data: dict) -> tuple[di
         same = [fits[o][1] for o, other in DEV_GPUS.items()
                 if o != gpu and catalog.get(other).memory_type == spec.memory_type]
         default = memory_type_fraction(spec.memory_type)
-        fraction = statistics.mean(same) if same else (default.value if default else None)
+        if default is not None and (not is_fit(default.source) or not same):
+            fraction: float | None = default.value
+        else:
+            fraction = statistics.mean(same) if same else None
         others = [o for o, other in DEV_GPUS.items() if o != gpu and in_rule_domain(catalog.get(other))]
         constant = constants[gpu] = fit_rule(data, others) if in_rule_domain(spec) else None
         if constant is not None:
