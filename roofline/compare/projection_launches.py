@@ -25,8 +25,10 @@ For each launch (identical launches, the same kernel, grid, block and work, grou
    library's other kernel there does not keep the source Tensor kernel's efficiency. A launch of at most one block
    per SM on both GPUs (``one_wave``; not a persistent library grid, which the library resizes) takes
    ``t_tgt = max(measured x f_src / f_tgt, max(T'), launch floor)``: each block alone on an SM on both, its chain of
-   latencies at the clocks' ratio, the target's bandwidth binding only where its peaks need longer. The governing
-   unit is the largest translated term.
+   latencies at the clocks' ratio, the target's bandwidth binding only where its peaks need longer. Either way no
+   launch moves its DRAM bytes faster than the target's achievable DRAM bandwidth (``achievable_floor``): ``e`` came
+   from the source's binding unit, which on the target may be another one. The governing unit is the largest
+   translated term.
 4. **The clock**: the target at ``--clock`` (its sustained clock under load by default), the source at the SM clock
    ncu measured for the launch.
 5. **Interval**: ``[t x low, t x high]`` per launch, ``(low, high)`` by the launch's class (``INTERVALS``: conv,
@@ -87,6 +89,7 @@ ARCH_SPECIFIC = 90  # from sm_90 on, library kernels use architecture-specific i
 STAND_IN_EFFICIENCY = 1.0
 ONE_WAVE = "one wave"  # the term of a launch of at most one block per SM on both GPUs (``one_wave``)
 SHARED = "FP32+INT32"  # the term of FP32 and integer work on lanes that run both (GA10x, Ada)
+DRAM_FLOOR = "DRAM achievable"  # the DRAM bytes at the target's achievable bandwidth (``achievable_floor``)
 FMA_HEAVY = "FMA heavy"  # the term of the FMA pipe's heavy half (FP32 and IMAD), where the source splits the pipe
 
 
@@ -329,12 +332,27 @@ def _project_group(group: Sequence[LaunchAnalysis], source: Device, source_spec:
         terms.append(wave)
         top = max(terms, key=lambda t: t.target_s)
         projected = max(top.target_s, LAUNCH_FLOOR_S)
+    floor_there = achievable_floor(la, here, there)
+    if floor_there is not None and floor_there.target_s > projected:
+        terms.append(floor_there)
+        top, projected = floor_there, floor_there.target_s
     if top.stand_in:
         flags = ("tensor_type", *flags)
     low, high = interval_of(la.launch.name)
     return LaunchProjection(la.launch.name, len(group), blocks, la.block_size, measured, projected,
                             max(projected * low, LAUNCH_FLOOR_S), projected * high, top.key, efficiency,
                             tuple(sorted(terms, key=lambda t: -t.target_s)), la.launch.nvtx_ranges, flags)
+
+
+def achievable_floor(la: LaunchAnalysis, here: _Gpu, there: _Gpu) -> UnitTerm | None:
+    """The launch's DRAM bytes at the target's achievable DRAM bandwidth (``specs.achievable``: what a stream-like
+    copy reaches there): no launch moves them faster, whatever the source kernel's efficiency on its other units.
+    None without DRAM bytes or an achievable bandwidth there."""
+    moved = la.bytes["dram"].value if "dram" in la.bytes else None
+    if not moved or not there.dram:
+        return None
+    return UnitTerm(DRAM_FLOOR, moved / here.dram if here.dram else 0.0, moved / there.dram,
+                    f"{moved / 1e6:.4g} MB of DRAM traffic at the target's achievable {there.dram / 1e9:.0f} GB/s")
 
 
 def one_wave(measured: float, blocks: int | None, here: _Gpu, there: _Gpu) -> UnitTerm | None:
