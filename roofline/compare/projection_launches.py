@@ -33,9 +33,9 @@ For each launch (identical launches, the same kernel, grid, block and work, grou
    ncu measured for the launch.
 5. **Interval**: ``[t x low, t x high]`` per launch, ``(low, high)`` by the launch's class (``INTERVALS``: conv,
    matmul, other), percentiles of published / projected over the leave-one-GPU-out pairs of that class (conv the
-   5th-95th, matmul the 10th-90th, other the 7.5th-92.5th), whose residuals hold the cases where the target likely runs another kernel (``OTHER_KERNEL``: said so,
-   not widened further: a class of their own covered no more); the workload's interval
-   is the sum of its launches' ends.
+   5th-95th, matmul the 10th-90th, other the 7.5th-92.5th), whose residuals hold the cases where the target likely
+   runs another kernel (``OTHER_KERNEL``: said so, not widened further: a class of their own covered no more); the
+   workload's interval is the sum of its launches' ends.
 """
 
 from __future__ import annotations
@@ -63,14 +63,15 @@ if TYPE_CHECKING:  # pragma: no cover
 THROUGHPUT_FILE = "throughput.yaml"
 # A roof term's key (a report without breakdowns: ``time_model._roof_terms``) -> the unit whose rate it goes at
 ROOF_UNITS = {"fp32": "FMA", "fp64": "FP64", "fp16": "FP16", "tensor": "tensor", "l1": "L1", "l2": "L2", "dram": "DRAM"}
-# The interval per class of launch: the projection times (low, high), percentiles of published / projected (conv the
-# 5th and 95th, matmul the 10th and 90th, other the 7.5th and 92.5th) over the leave-one-GPU-out pairs of the class in benchmarks/bench_projection.py (``interval_factors``,
-# docs/benchmarks.md): each GPU's sustained clock and achievable bandwidth set without its own data, each pair in the
-# class of the launch group with most of its projected time (``launch_class``, as here). Asymmetric where the model
-# leans one way. A convolution's library (cuDNN) picks its algorithm per GPU, so the target may run another kernel
-# than the one measured: its interval is the widest (``ALGORITHM_CHOSEN``), its ends the outermost percentiles.
-# Checked without each GPU (its intervals from the other GPUs' factors): 81% of the development pairs covered at a
-# 24% median half-width (round 7; the percentiles chosen on these pairs, docs/benchmarks.md).
+# The interval per class of launch: the projection times (low, high), percentiles of published / projected (conv the 5th
+# and 95th, matmul the 10th and 90th, other the 7.5th and 92.5th) over the leave-one-GPU-out pairs of the class in
+# benchmarks/bench_projection.py (``interval_factors``, docs/benchmarks.md): each GPU's sustained clock and achievable
+# bandwidth set without its own data, each pair in the class of the launch group with most of its projected time
+# (``launch_class``, as here). Asymmetric where the model leans one way. A convolution's library (cuDNN) picks its
+# algorithm per GPU, so the target may run another kernel than the one measured: its interval is the widest
+# (``ALGORITHM_CHOSEN``), its ends the outermost percentiles. Checked without each GPU (its intervals from the other
+# GPUs' factors): 81% of the development pairs covered at a 24% median half-width (round 7; the percentiles chosen on
+# these pairs, docs/benchmarks.md).
 INTERVALS: dict[str, tuple[float, float]] = {
     "matmul": (0.77, 1.24),
     "conv": (0.39, 2.46),  # its residuals hold the targets' other algorithms (TF32 work on a T4) already
