@@ -12,6 +12,7 @@ import pytest
 
 import roofline
 from roofline.compare.projection_launches import (
+    DRAM_FLOOR,
     FMA_HEAVY,
     INTERVALS,
     SHARED,
@@ -81,6 +82,20 @@ def test_a_memory_bound_term_keeps_its_share_of_the_achievable_bandwidth():
     assert half.dram_bytes_per_s == 0.8e12
 
 
+def test_no_launch_moves_its_dram_bytes_faster_than_the_target_achievable_bandwidth():
+    # op05's GEMM is issue-bound on the H100 (its efficiency from that unit) and DRAM-bound on an L40S
+    w = projected("op05", "l40s", memory_achievable_bytes_per_s=0.7e12)
+    gemm = max(w.launches, key=lambda x: x.projected_s)
+    moved = next(la for la in analysis("op05").valid_launches if la.launch.name == gemm.name).bytes["dram"].value
+    assert gemm.governing == DRAM_FLOOR
+    assert gemm.projected_s == pytest.approx(moved / 0.7e12, rel=1e-9)
+    for stem in ("op05", "op21", "op49"):
+        a = analysis(stem)
+        for la, x in ((la, x) for x in projected(stem, "l40s", memory_achievable_bytes_per_s=0.7e12).launches
+                      for la in a.valid_launches if la.launch.name == x.name and x.count == 1):
+            assert x.projected_s >= la.bytes["dram"].value / 0.7e12 * (1 - 1e-9)
+
+
 def test_tensor_work_of_a_type_the_target_lacks_goes_to_its_fp32_lanes():
     w = projected("op29", "t4")
     notes = [t.how for x in w.launches for t in x.terms if t.key == "tensor" and t.source_s > 0]
@@ -147,7 +162,7 @@ def test_a_report_of_roof_terms_only_is_projected_with_its_tail():
     a = analyze_loaded(roofline.load(path), AnalysisOptions(diagnostics=False))
     w = project_workload(a.valid_launches, a.device, spec("h100-sxm5"), spec("l4"))
     assert w.launches and w.projected_s > 0
-    assert all(t.key in ("FMA", "FP64", "FP16", "tensor", "L1", "L2", "DRAM", "tail")
+    assert all(t.key in ("FMA", "FP64", "FP16", "tensor", "L1", "L2", "DRAM", "tail", DRAM_FLOOR)
                for x in w.launches for t in x.terms)
 
 
