@@ -1,6 +1,7 @@
 """The command line's speed mechanisms (``roofline.core.mechanisms`` lists them with the switch that turns them off):
 ``help`` answers the help and version without typer, ``read-ahead`` starts reading a command's one report before its
-module is imported and its command line parsed. ``leave`` ends the process.
+module is imported and its command line parsed. ``leave`` ends the process (``frozen-exit``: without the final
+garbage collections).
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ def settle_reading(reads: Reads | None) -> None:
 
 def leave(code: int | str | None) -> NoReturn:
     """End the process with ``code`` (as ``sys.exit`` takes it): flush the standard streams (a closed pipe is no
-    error), end MPI on a rank of ``summary --mpi``, then exit."""
+    error), end MPI on a rank of ``summary --mpi``, then exit (``frozen-exit``: every object moved out of the
+    collector's reach first, so that the interpreter's end does not collect and free them one by one)."""
     if isinstance(code, str):
         print(code, file=sys.stderr)
         code = 1
@@ -64,4 +66,8 @@ def leave(code: int | str | None) -> NoReturn:
     mpi = sys.modules.get("mpi4py.MPI")  # summary --mpi: a rank that ends without MPI_Finalize fails the MPI job
     if mpi is not None and mpi.Is_initialized() and not mpi.Is_finalized():
         mpi.Finalize()
+    if on("frozen-exit"):
+        import gc
+
+        gc.freeze()  # the interpreter's end neither traverses nor frees what the command built: the process ends
     sys.exit(code)

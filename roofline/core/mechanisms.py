@@ -7,13 +7,17 @@ plain path, which tests run too and the benchmarks time against.
 * ``help``: ``roofline``, ``roofline --help`` and ``roofline --version`` are answered without importing typer (its
   import and the rich help are most of a start-up); plain: typer builds the application and answers
   (``roofline.cli.fast_start``).
-* ``read-ahead``: a command whose arguments are report files (its ``FACTS.reads``, ``roofline.cli.facts``) and that
-  names exactly one starts reading it in a child process (``ncu.child.read_ahead``) before its command line is
-  parsed, so ncu_report's parse runs beside the imports of the option parser and the analysis; plain: the pipeline
-  reads it when the command runs.
+* ``read-ahead``: a command line that names exactly one ``.ncu-rep`` starts reading it in a child process
+  (``ncu.child.read_ahead``) before the command's module is imported and its command line parsed, so ncu_report's
+  parse runs beside the imports of the option parser and the analysis; the command's facts (``FACTS.reads``,
+  ``roofline.cli.facts``) then say whether it reads the SASS, or stop the read where it reads no report; plain: the
+  pipeline reads it when the command runs.
 * ``early-diagnoses``: the pipeline analyses, diagnoses and advises each batch of an ``.ncu-rep``'s launches while
   the reader's child reads the next ones (``pipeline.EarlyDiagnoses``); plain: every launch once the whole report
   is read.
+* ``frozen-exit``: at the end of a command every object is moved out of the garbage collector's reach
+  (``gc.freeze``, ``roofline.cli.fast_start.leave``), so the interpreter's end neither traverses nor frees them
+  (atexit handlers and stream flushes run as before); plain: the interpreter collects and frees everything.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from __future__ import annotations
 import os
 
 SWITCH = "ROOFLINE_PLAIN_START"  # "all", or the names of the mechanisms to turn off, comma-separated
-MECHANISMS = ("help", "read-ahead", "early-diagnoses")
+MECHANISMS = ("help", "read-ahead", "early-diagnoses", "frozen-exit")
 
 
 def on(mechanism: str) -> bool:

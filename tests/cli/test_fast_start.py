@@ -54,6 +54,18 @@ def test_leave_ends_with_the_status_after_flushing(monkeypatch, capsys):
     assert info.value.code == 3 and capsys.readouterr().out == "written\n"
 
 
+@pytest.mark.parametrize("switch, frozen", [("", 1), ("frozen-exit", 0)])
+def test_leave_freezes_the_objects_out_of_the_final_collections_only_with_frozen_exit_on(monkeypatch, switch, frozen):
+    import gc
+
+    calls: list[None] = []
+    monkeypatch.setattr(gc, "freeze", lambda: calls.append(None))
+    monkeypatch.setenv(fast_start.SWITCH, switch)
+    with pytest.raises(SystemExit):
+        fast_start.leave(0)
+    assert len(calls) == frozen
+
+
 def test_the_one_file_named_is_read_ahead_only_with_read_ahead_on(monkeypatch):
     from roofline.ncu import child
 
