@@ -317,8 +317,8 @@ def _project_group(group: Sequence[LaunchAnalysis], source: Device, source_spec:
     terms = translate(units, la, here, there)
     blocks = la.grid_size
     tail_here = _tail(units, blocks, here.sms, lambda t: t.seconds)
-    there_s = {id(t): u.target_s for t, u in zip(units, terms, strict=False)}  # ``translate`` keeps the order
-    tail_there = _tail(units, blocks, there.sms, lambda t: there_s[id(t)])
+    there_s = {u.key: u.target_s for u in terms}  # by key: ``split_fma_pipe`` moves the FMA term to the end
+    tail_there = _tail(units, blocks, there.sms, lambda t: there_s.get(unit_key(t), 0.0))
     floor = max([t.seconds for t in units] + [tail_here, LAUNCH_FLOOR_S])
     efficiency = measured / floor if floor else 1.0
     flags = other_kernel(la.launch.name, blocks, here, there)
@@ -497,8 +497,13 @@ def paired_fp32(source_cc: str | None, target_cc: str | None) -> bool:
     return since is not None and src is not None and tgt is not None and src < since <= tgt
 
 
+def unit_key(t: Term) -> str:
+    """A time-model term's key on both GPUs (``UnitTerm.key``): a roof term by the unit its work goes at."""
+    return ROOF_UNITS.get(t.metric, t.key) if t.kind == "roof" else t.key
+
+
 def _translate(t: Term, dtype: str, here: _Gpu, there: _Gpu, tensor_flops: float | None = None) -> UnitTerm:
-    key = ROOF_UNITS.get(t.metric, t.key) if t.kind == "roof" else t.key
+    key = unit_key(t)
     if key == "DRAM" or t.metric.startswith(("dram__", "fbpa__")):
         if here.dram and there.dram:
             return UnitTerm(key, t.seconds, t.seconds * here.dram / there.dram,
