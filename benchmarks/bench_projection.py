@@ -322,7 +322,8 @@ INTERVAL_CLASSES = ("matmul", "conv", "other")  # projection_launches.INTERVALS:
 # The interval's ends per class, percentiles of published / projected: the convolutions' the widest (their library
 # picks its algorithm per GPU, issue 62 item 9), the others' the narrowest that keep 80% covered without each GPU
 # (round 7's model: matmul 10-90, conv 5-95, other 7.5-92.5 81% at a 24% median half-width; all at 7.5-92.5 80% at
-# 27.5%; matmul 12.5-87.5 80% at 23%; round 6's: all at 7.5-92.5 80% at 28%)
+# 27.5%; matmul 12.5-87.5 80% at 23%; round 6's: all at 7.5-92.5 80% at 28%; round 8's, the same percentiles kept:
+# 82% at 23%)
 QUANTILES: dict[str, tuple[float, float]] = {"matmul": (10, 90), "conv": (5, 95), "other": (7.5, 92.5)}
 
 
