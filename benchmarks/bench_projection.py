@@ -22,7 +22,7 @@ often the interval holds the published time; and the per-kernel model of before 
 ``compare.projection``). "consistent": the workloads whose H100 report's kernel total is within 25% of the published
 H100 time (the report ran what was timed).
 
-Run: python benchmarks/bench_projection.py [--json] [--dev-only]
+Run: python benchmarks/bench_projection.py [--json] [--dev-only] [--pairs]
 """
 
 from __future__ import annotations
@@ -135,6 +135,7 @@ class DevRow:
     high: float
     consistent: bool
     launch_class: str = "other"  # the interval class of the launch group with most of the projected time
+    governing: str = ""  # the unit governing that launch group there
 
     @property
     def error(self) -> float:
@@ -172,10 +173,11 @@ def dev_rows(data: dict, specs: dict, gpus: tuple[str, ...] = tuple(DEV_GPUS)) -
             w = project_workload(a.valid_launches, a.device, source, specs[gpu])
             if not w.measured_s:
                 continue
+            top = max(w.launches, key=lambda p: p.count * p.projected_s)
             rows.append(DevRow(name, gpu, kind(name), w.projected_s / w.measured_s, t[gpu] / t["H100"],
                                w.low_s / w.measured_s, w.high_s / w.measured_s,
                                abs(w.measured_s * 1e3 / t["H100"] - 1.0) <= CONSISTENT,
-                               launch_class(max(w.launches, key=lambda p: p.count * p.projected_s).name)))
+                               launch_class(top.name), top.governing))
     return rows
 
 
@@ -320,7 +322,8 @@ INTERVAL_CLASSES = ("matmul", "conv", "other")  # projection_launches.INTERVALS:
 # The interval's ends per class, percentiles of published / projected: the convolutions' the widest (their library
 # picks its algorithm per GPU, issue 62 item 9), the others' the narrowest that keep 80% covered without each GPU
 # (round 7's model: matmul 10-90, conv 5-95, other 7.5-92.5 81% at a 24% median half-width; all at 7.5-92.5 80% at
-# 27.5%; matmul 12.5-87.5 80% at 23%; round 6's: all at 7.5-92.5 80% at 28%)
+# 27.5%; matmul 12.5-87.5 80% at 23%; round 6's: all at 7.5-92.5 80% at 28%; round 8's, the same percentiles kept:
+# 82% at 23%)
 QUANTILES: dict[str, tuple[float, float]] = {"matmul": (10, 90), "conv": (5, 95), "other": (7.5, 92.5)}
 
 
@@ -382,6 +385,9 @@ def dev_tables(data: dict) -> dict[str, dict[str, Any]]:
                                                               / held_out[g].boost_clock_hz, 3) for g in DEV_GPUS}}
     out["interval_factors"] = {k: {"low": lo, "high": hi} for k, (lo, hi) in interval_factors(loo).items()}
     out["held_out_intervals"] = {"all": held_out_intervals(loo)}
+    out["pairs"] = {"leave-one-GPU-out": [
+        {"workload": r.workload, "gpu": r.gpu, "error": r.error, "consistent": r.consistent,
+         "interval_class": r.launch_class, "governing": r.governing, "covered": r.covered} for r in loo]}
     return out
 
 
@@ -411,16 +417,29 @@ def print_dev(tables: dict) -> None:
                       f"{100 * s['median_half_width']:9.0f}%")
 
 
+def print_pairs(tables: dict) -> None:
+    """Each leave-one-GPU-out pair: its error, whether consistent, and the class and governing unit of the launch
+    group with most of its projected time there, by workload then GPU."""
+    print(f"\n{'workload':44} {'gpu':10} {'error':>7} {'class':6} governing")
+    for p in sorted(tables["pairs"]["leave-one-GPU-out"], key=lambda p: (p["workload"], p["gpu"])):
+        notes = ("" if p["consistent"] else " (inconsistent)") + ("" if p["covered"] else " (not covered)")
+        print(f"{p['workload'][:44]:44} {p['gpu']:10} {100 * p['error']:+6.1f}% {p['interval_class']:6} "
+              f"{p['governing']}{notes}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print the rows and the summary as JSON")
     parser.add_argument("--dev-only", action="store_true", help="only the development data")
+    parser.add_argument("--pairs", action="store_true", help="also each leave-one-GPU-out pair's error (text)")
     args = parser.parse_args()
     dev = dev_tables(dev_analyses()) if TIMINGS.is_file() else None
     if args.dev_only:
         if dev is None:
             raise SystemExit(f"no development data: {TIMINGS.name} is not in ../shared/workloads")
         print(json.dumps(dev, indent=1)) if args.json else print_dev(dev)
+        if args.pairs and not args.json:
+            print_pairs(dev)
         return
     rows = [row for source, target in pairs() for row in project_pair(source, target)]
     governed = [r for r in rows if r.bound in GOVERNED]
@@ -443,6 +462,8 @@ def main() -> None:
                   f"worst {100 * s.worst_abs_error:.1f}%, interval covers {100 * s.covered:.0f}%")
     if dev is not None:
         print_dev(dev)
+        if args.pairs:
+            print_pairs(dev)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,9 @@ For each launch (identical launches, the same kernel, grid, block and work, grou
    L2 bytes go at the SMs x clock ratio (no L2 figure is cited on both GPUs), or at the ratio of cited L2
    bandwidths at the clocks. DRAM: the source's achieved fraction of its achievable bandwidth is kept, so the term
    scales by ``A_src / A_tgt`` (``specs.achievable``); no SM clock applies.
-2. **Tail**: the busiest SM-paced unit in whole blocks per SM, ``ceil(B / S) / (B / S)``, for the target's S.
+2. **Tail**: the busiest SM-paced unit in whole blocks per SM, ``ceil(B / S) / (B / S)``, for the target's S: the
+   unit busiest there (wave quantisation lengthens whatever bounds each wave; a stand-in term aside), except for a
+   grid of at most one block per source SM, sized to the source's SMs, which keeps the source's busiest unit.
 3. **The time**: the source's measured time over its floor (largest term, tail and launch floor included), the
    launch's efficiency ``e``, applied to the target's floor: ``t_tgt = max(e x max(T'), launch floor)``; a stand-in
    term (Tensor work of a type the target lacks, on its FP32 lanes) counts at its own peak, without ``e``: the
@@ -42,7 +44,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from msgspec import Struct
@@ -70,12 +72,12 @@ ROOF_UNITS = {"fp32": "FMA", "fp64": "FP64", "fp16": "FP16", "tensor": "tensor",
 # (``launch_class``, as here). Asymmetric where the model leans one way. A convolution's library (cuDNN) picks its
 # algorithm per GPU, so the target may run another kernel than the one measured: its interval is the widest
 # (``ALGORITHM_CHOSEN``), its ends the outermost percentiles. Checked without each GPU (its intervals from the other
-# GPUs' factors): 81% of the development pairs covered at a 24% median half-width (round 7; the percentiles chosen on
+# GPUs' factors): 82% of the development pairs covered at a 23% median half-width (round 8; the percentiles chosen on
 # these pairs, docs/benchmarks.md).
 INTERVALS: dict[str, tuple[float, float]] = {
-    "matmul": (0.77, 1.24),
+    "matmul": (0.77, 1.18),
     "conv": (0.39, 2.46),  # its residuals hold the targets' other algorithms (TF32 work on a T4) already
-    "other": (0.88, 1.33),  # the norms, pools and elementwise kernels of the development data
+    "other": (0.87, 1.33),  # the norms, pools and elementwise kernels of the development data
 }
 ALGORITHM_CHOSEN = ("conv", "dgrad", "wgrad", "fprop", "implicit_gemm", "winograd", "fft")  # in a kernel's name
 MATMUL = ("gemm", "matmul", "cutlass", "xmma", "gemv")  # in a kernel's name, a convolution's words aside
@@ -317,8 +319,9 @@ def _project_group(group: Sequence[LaunchAnalysis], source: Device, source_spec:
     terms = translate(units, la, here, there)
     blocks = la.grid_size
     tail_here = _tail(units, blocks, here.sms, lambda t: t.seconds)
-    there_s = {id(t): u.target_s for t, u in zip(units, terms, strict=False)}  # ``translate`` keeps the order
-    tail_there = _tail(units, blocks, there.sms, lambda t: there_s[id(t)])
+    there_s = {u.key: 0.0 if u.stand_in else u.target_s for u in terms}  # by key: ``split_fma_pipe`` reorders
+    tail_there = _tail(units, blocks, there.sms, lambda t: there_s.get(unit_key(t), 0.0),
+                       by_seconds=bool(blocks and blocks > here.sms))
     floor = max([t.seconds for t in units] + [tail_here, LAUNCH_FLOOR_S])
     efficiency = measured / floor if floor else 1.0
     flags = other_kernel(la.launch.name, blocks, here, there)
@@ -422,13 +425,15 @@ def interval_of(name: str) -> tuple[float, float]:
     return INTERVALS[launch_class(name)]
 
 
-def _tail(units: Sequence[Term], blocks: int | None, sms: int, seconds: object) -> float:
-    """The busiest SM-paced unit's time in whole blocks per SM on ``sms`` SMs; 0 without a grid size."""
+def _tail(units: Sequence[Term], blocks: int | None, sms: int, seconds: Callable[[Term], float],
+          by_seconds: bool = False) -> float:
+    """The busiest SM-paced unit's time (``seconds``) in whole blocks per SM on ``sms`` SMs; 0 without a grid size.
+    Busiest by ``seconds`` where ``by_seconds`` (the GPU the blocks run on), else by the source's time."""
     paced = [t for t in units if t.sm_local and (t.kind == "roof" or paced_by_blocks(t.metric))]
     if not blocks or not paced:
         return 0.0
-    busiest = max(paced, key=lambda t: t.seconds)
-    return float(seconds(busiest)) * float(whole_blocks(blocks, sms))  # type: ignore[operator]
+    busiest = max(paced, key=seconds if by_seconds else lambda t: t.seconds)
+    return seconds(busiest) * float(whole_blocks(blocks, sms))
 
 
 def translate(units: Sequence[Term], la: LaunchAnalysis, here: _Gpu, there: _Gpu) -> list[UnitTerm]:
@@ -497,8 +502,13 @@ def paired_fp32(source_cc: str | None, target_cc: str | None) -> bool:
     return since is not None and src is not None and tgt is not None and src < since <= tgt
 
 
+def unit_key(t: Term) -> str:
+    """A time-model term's key on both GPUs (``UnitTerm.key``): a roof term by the unit its work goes at."""
+    return ROOF_UNITS.get(t.metric, t.key) if t.kind == "roof" else t.key
+
+
 def _translate(t: Term, dtype: str, here: _Gpu, there: _Gpu, tensor_flops: float | None = None) -> UnitTerm:
-    key = ROOF_UNITS.get(t.metric, t.key) if t.kind == "roof" else t.key
+    key = unit_key(t)
     if key == "DRAM" or t.metric.startswith(("dram__", "fbpa__")):
         if here.dram and there.dram:
             return UnitTerm(key, t.seconds, t.seconds * here.dram / there.dram,

@@ -129,3 +129,27 @@ def test_development_rows_compare_the_projected_and_published_ratios_and_leave_o
     assert b.kind("op27-conv-standard-2d") == "conv" and b.kind("op01-square-matrix-multiplication") == "matmul"
     summary = b.dev_summary(rows)
     assert summary is not None and summary["pairs"] == len(rows)
+
+
+def test_pairs_print_each_leave_one_gpu_out_error_with_its_governing_unit(capsys):
+    b = bench()
+    tables = {"pairs": {"leave-one-GPU-out": [
+        {"workload": "op21-frobeniusnorm", "gpu": "T4", "error": -0.015, "consistent": True,
+         "interval_class": "other", "governing": "DRAM", "covered": True},
+        {"workload": "op01-square-matrix-multiplication", "gpu": "B200", "error": 0.25, "consistent": False,
+         "interval_class": "matmul", "governing": "tail", "covered": False}]}}
+    b.print_pairs(tables)
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[1].split()[:5] == ["op01-square-matrix-multiplication", "B200", "+25.0%", "matmul", "tail"]
+    assert lines[1].endswith("(inconsistent) (not covered)")
+    assert lines[2].split() == ["op21-frobeniusnorm", "T4", "-1.5%", "other", "DRAM"]
+
+
+def test_development_rows_name_the_governing_unit_of_their_largest_launch_group():
+    b = bench()
+    if not b.TIMINGS.is_file():
+        pytest.skip(f"{b.TIMINGS.name} is not in ../shared/workloads")
+    data = {k: v for k, v in b.dev_analyses().items() if k.startswith("op21")}
+    catalog = b.load_catalog()
+    rows = b.dev_rows(data, {"T4": catalog.get("t4")}, ("T4",))
+    assert len(rows) == 1 and rows[0].governing.startswith("DRAM")
