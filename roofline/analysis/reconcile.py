@@ -454,10 +454,9 @@ def combined(items: Sequence[Advice], analysis: LaunchAnalysis) -> tuple[float |
     return min(total, max(0.0, duration - floor)), floor
 
 
-def overlapping(items: Sequence[Advice], analysis: LaunchAnalysis) -> tuple[Advice, ...]:
+def overlapping(items: Sequence[Advice], together: float | None) -> tuple[Advice, ...]:
     """``items`` with the estimated ones marked overlapping where their savings add up to more than they save
-    together (``combined``): each is a part of the same time."""
-    together, _ = combined(items, analysis)
+    ``together`` (``combined``'s first figure): each is a part of the same time."""
     estimated = [a for a in items if a.kind != "measurement" and a.est_saved_s]
     total = sum(a.est_saved_s or 0.0 for a in estimated)
     if together is None or len(estimated) < 2 or total <= together * (1.0 + SAME):
