@@ -64,10 +64,12 @@ def time_model(k: LaunchAnalysis, device: Device | None = None, spec: DeviceSpec
     return _model(duration, terms, reason)
 
 
+_RANK = {"unit": 0, "roof": 0, "tail": 1, "launch": 2}  # the order of terms of equal time
+
+
 def _ordered(terms: list[Term]) -> tuple[Term, ...]:
     """Largest first; among equals, units before the tail before the launch floor."""
-    rank = {"unit": 0, "roof": 0, "tail": 1, "launch": 2}
-    return tuple(sorted(terms, key=lambda t: (-t.seconds, rank[t.kind])))
+    return tuple(sorted(terms, key=lambda t: (-t.seconds, _RANK[t.kind])))
 
 
 def _unit_terms(k: LaunchAnalysis, duration: float) -> list[Term]:
@@ -182,13 +184,35 @@ def changed(model: TimeModel, change: Change) -> TimeModel:
     """The model after ``change``; the tail follows its unit."""
     terms = []
     for t in model.terms:
-        factor = change.scales.get(t.key)
-        if t.kind == "tail" and factor is None:
-            factor = next((change.scales[u.key] for u in model.terms if u.kind != "tail" and u.metric == t.metric
-                           and u.key in change.scales), None)
+        factor = _factor(model, t, change)
         terms.append(t if factor is None else replace(
             t, seconds=t.seconds * factor, achievable_s=None if t.achievable_s is None else t.achievable_s * factor))
     return _model(model.measured_s, terms, model.reason)
+
+
+def _factor(model: TimeModel, t: Term, change: Change) -> float | None:
+    """The factor ``change`` scales a term of ``model`` by (None: unchanged); the tail follows its unit."""
+    factor = change.scales.get(t.key)
+    if t.kind == "tail" and factor is None:
+        factor = next((change.scales[u.key] for u in model.terms if u.kind != "tail" and u.metric == t.metric
+                       and u.key in change.scales), None)
+    return factor
+
+
+def changed_floor(model: TimeModel, change: Change) -> tuple[float, str] | None:
+    """``reach_floor(changed(model, change))`` as its time at the reachable peak and its key, without building the
+    changed model: of the changed terms, the first in the changed model's order (``_ordered``, ties in the order
+    they had) whose time at the reachable peak is the largest. None for a model without terms."""
+    best: tuple[float, float, int, int] | None = None
+    key = ""
+    for i, t in enumerate(model.terms):
+        factor = _factor(model, t, change)
+        seconds = t.seconds if factor is None else t.seconds * factor
+        achievable = t.achievable_s if factor is None or t.achievable_s is None else t.achievable_s * factor
+        rank = (-(achievable if achievable is not None else seconds), -seconds, _RANK[t.kind], i)
+        if best is None or rank < best:
+            best, key = rank, t.key
+    return None if best is None else (-best[0], key)
 
 
 def _model(measured_s: float | None, terms: list[Term], reason: str) -> TimeModel:
@@ -222,15 +246,16 @@ def saving(model: TimeModel, change: Change) -> Saving | None:
     or unit terms. A change that leaves the floor where it is saves nothing."""
     if model.measured_s is None or model.floor is None or model.reason:
         return None
-    after, before = reach_floor(changed(model, change)), reach_floor(model)
+    after, before = changed_floor(model, change), reach_floor(model)
     assert after is not None and before is not None
-    floor = max(reach(after), LAUNCH_FLOOR_S)
+    reached, key = after
+    floor = max(reached, LAUNCH_FLOOR_S)
     if change.hide_latency:
         most = max(0.0, model.measured_s - floor)
-        return Saving(most, floor, after.key, most > 0.0)
-    if reach(after) >= reach(before) * (1.0 - SAME_FLOOR):
+        return Saving(most, floor, key, most > 0.0)
+    if reached >= reach(before) * (1.0 - SAME_FLOOR):
         return Saving(0.0, reach(before), before.key, False)
-    return Saving(max(0.0, model.measured_s - floor), floor, after.key, True)
+    return Saving(max(0.0, model.measured_s - floor), floor, key, True)
 
 
 def unit_key(metric: str) -> str:
