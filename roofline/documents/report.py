@@ -536,6 +536,7 @@ class Reasons:
     def __init__(self) -> None:
         self.texts: list[str] = []
         self._index: dict[str, int] = {}
+        self.ceilings: dict[int, tuple[Ceilings, CeilingsDoc]] = {}  # each set's document by id, the set held
 
     def refs(self, missing: Mapping[str, str]) -> dict[str, int]:
         """``missing`` (path -> reason) with each reason replaced by its index in the table."""
@@ -908,8 +909,12 @@ def advice_doc(a: Advice, path: str, missing: dict[str, str], words: Words) -> A
 
 
 def ceilings_doc(c: Ceilings, reasons: Reasons) -> CeilingsDoc:
-    """One set of roofs of a report; ``missing`` holds the reason of each null roof, as its index in ``reasons``."""
-    return CeilingsDoc.of(c, reasons.refs(c.missing))
+    """One set of roofs of a report; ``missing`` holds the reason of each null roof, as its index in ``reasons``.
+    Made once per set: the launches of a report share their datasheet and measured-clock sets."""
+    held = reasons.ceilings.get(id(c))
+    if held is None or held[0] is not c:
+        held = reasons.ceilings[id(c)] = (c, CeilingsDoc.of(c, reasons.refs(c.missing)))
+    return held[1]
 
 
 def ceilings_text(c: Ceilings) -> CeilingsText:
