@@ -116,6 +116,7 @@ def in_the_sms(metric: str) -> bool:
     return metric.split("__", 1)[0] in SM_LOCAL
 
 
+@functools.lru_cache(maxsize=1024)  # asked per unit of every launch, of the few metrics the breakdowns list
 def paced_by_blocks(metric: str) -> bool:
     """Whether whole blocks per SM change a unit's figure: a unit inside the SMs whose percent is over every SM's
     elapsed cycles (``m.PCT_ELAPSED``, as ncu's breakdowns list them). A percent over each SM's active cycles
