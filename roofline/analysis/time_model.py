@@ -116,9 +116,9 @@ def _achievable(term: Term, spec: DeviceSpec | None, duration: float, roofs: Map
     """A memory level's term with its time at the peak a kernel can reach there (``achievable_s``: the time at the
     datasheet peak / ``specs.achievable.achievable_fraction``, the fraction never below the one the launch reached,
     so never above the measured time); other terms, and every term without a spec, as they are."""
-    if spec is None or _level(term.metric) not in ACHIEVABLE_LEVELS:
-        return term
     level = _level(term.metric)
+    if spec is None or level not in ACHIEVABLE_LEVELS:
+        return term
     fraction, source, kind = _reachable_fraction(spec, level, roofs.get(level))
     reached = term.seconds / duration if duration > 0 else 0.0
     if fraction >= 1.0 or fraction <= 0.0:

@@ -106,6 +106,7 @@ def test_take_launch_shares_what_holds_no_array_and_rebuilds_the_rest() -> None:
 def test_take_launches_gives_every_launch_as_take_launch_gives_each() -> None:
     cohort = Cohort(launches(1.0, 4.0, 9.0))
     x = cohort.value("x")
+    assert x is not None
     result = {"x": x, "text": per_launch(lambda v: f"{v:g}!", x), "pair": (x, "same"), "fixed": ("roof", 1.5),
               "launch": cohort, "column": x.reshape(3, 1)}
     plan = launch_plan(result)
