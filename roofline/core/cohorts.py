@@ -23,6 +23,7 @@ those of a scalar run.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import operator
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -281,19 +282,14 @@ def take_launches(x: Any, n: int, plan: Plan | bool | None) -> list[Any]:
     every = _taken_columns(items, n, parts)
     if kind == "make":
         return [x.make(*taken) for taken in every]
-    return [type(x)(*taken) for taken in every] if kind == "named" else [tuple(taken) for taken in every]
+    return [type(x)(*taken) for taken in every] if kind == "named" else every
 
 
-def _taken_columns(items: Sequence[Any], n: int, parts: Mapping[Any, Plan | bool]) -> list[list[Any]]:
+def _taken_columns(items: Sequence[Any], n: int, parts: Mapping[Any, Plan | bool]) -> list[tuple[Any, ...]]:
     """For each of ``n`` launches, a sequence's items with that launch taken out of those its plan names."""
-    columns = {i: take_launches(items[i], n, part) for i, part in parts.items()}
-    every = []
-    for j in range(n):
-        taken = list(items)
-        for i, column in columns.items():
-            taken[i] = column[j]
-        every.append(taken)
-    return every
+    columns = [take_launches(item, n, parts[i]) if i in parts else itertools.repeat(item, n)
+               for i, item in enumerate(items)]
+    return list(zip(*columns, strict=True))
 
 
 def _taken_items(items: Sequence[Any], j: int, parts: Mapping[Any, Plan | bool]) -> list[Any]:
