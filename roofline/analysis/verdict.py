@@ -185,8 +185,8 @@ def _ranked(units: Sequence[BusyUnit], side: Side | None,
 
 
 def _by_load(pcts: Sequence[float]) -> list[int]:
-    """The units' positions, busiest first (in their given order among equals)."""
-    return sorted(range(len(pcts)), key=lambda i: -pcts[i])
+    """The units' positions, busiest first (in their given order among equals: a reversed sort keeps it)."""
+    return sorted(range(len(pcts)), key=pcts.__getitem__, reverse=True)
 
 
 def _busiest(labels: Sequence[tuple[str, Side, str]], pcts: Sequence[float], side: Side | None,
