@@ -181,7 +181,9 @@ def _ranked(units: Sequence[BusyUnit], side: Side | None,
     keeps and not all of them."""
     labels = tuple((u.name, u.side, u.metric) for u in units)
     pcts = tuple(u.pct for u in units)
-    return per_launch(_busiest, labels, pcts, side, none), per_launch(_top, labels, pcts, none)
+    # the labels are every launch's: bound to the maker, not searched for per-launch values as its inputs are
+    return (per_launch(functools.partial(_busiest, labels), pcts, side, none),
+            per_launch(functools.partial(_top, labels), pcts, none))
 
 
 def _by_load(pcts: Sequence[float]) -> list[int]:
