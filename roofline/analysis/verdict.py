@@ -290,14 +290,17 @@ def _pooled_units(units: Mapping[str, tuple[str, Side, np.ndarray]], at: np.ndar
     the launches list them (the first launch's busiest first)."""
     import numpy as np
 
+    if not units:
+        return ()
+    rows = np.stack([column[at] for _, _, column in units.values()])  # one row per unit, one column per launch
+    values, products, marks = rows.tolist(), (rows * weights).tolist(), (~np.isnan(rows)).tolist()
     seen = []
-    for order, (metric, (name, side, column)) in enumerate(units.items()):
-        values = column[at]
-        present = ~np.isnan(values)
-        if present.any():
-            first = int(np.argmax(present))
-            summed = sum((values[present] * weights[present]).tolist())
-            seen.append(((first, -float(values[first]), order), BusyUnit(name, summed / total, side, metric)))
+    for order, ((metric, (name, side, _)), row, product, mark) in enumerate(zip(units.items(), values, products,
+                                                                                marks, strict=True)):
+        if True in mark:
+            first = mark.index(True)
+            summed = sum([p for p, present in zip(product, mark, strict=True) if present])
+            seen.append(((first, -row[first], order), BusyUnit(name, summed / total, side, metric)))
     pooled = (unit for _, unit in sorted(seen, key=lambda item: item[0]))
     return tuple(sorted(pooled, key=lambda u: -u.pct))
 
