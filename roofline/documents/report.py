@@ -785,11 +785,10 @@ def memory_doc(p: MemoryPicture | None, missing: dict[str, str], words: Words) -
         return None
     groups = {"hit_rate_pct": p.hit_rate_pct, "traffic": p.traffic, "sol_pct": p.sol_pct,
               "traffic_pct": p.traffic_pct, "l2_hit_rate_pct_by_op": p.l2_hit_rate_pct_by_op}
-    every = {f"{group}.{k}": v for group, values in groups.items() for k, v in values.items()}
+    via = {f"{group}.{k}": v.via for group, values in groups.items() for k, v in values.items() if v.value is not None}
     out = {group: values_or_null(values, f"memory.{group}", missing) for group, values in groups.items()}
-    return MemoryDoc(out["hit_rate_pct"], out["traffic"], dict(p.definitions), out["sol_pct"],
-                     {path: v.via for path, v in every.items() if v.value is not None}, out["traffic_pct"],
-                     out["l2_hit_rate_pct_by_op"], [words.memory_note(note) for note in p.notes])
+    return MemoryDoc(out["hit_rate_pct"], out["traffic"], dict(p.definitions), out["sol_pct"], via,
+                     out["traffic_pct"], out["l2_hit_rate_pct_by_op"], [words.memory_note(note) for note in p.notes])
 
 
 def integer_doc(r: IntegerRoofline, key: str, missing: dict[str, str]) -> IntegerDoc:
