@@ -345,10 +345,7 @@ def complete(launch_analysis: LaunchAnalysis, device: Device, spec: DeviceSpec |
         memory=memory_picture(launch_analysis.launch),
         hotspots=hotspots(launch_analysis.launch),
     )
-    from roofline.analysis.reconcile import combined
-
-    advice = advise(diagnosed, device, spec)
-    saved, floor = combined(advice, diagnosed)
+    advice, saved, floor = advise(diagnosed, device, spec)
     return structs.replace(diagnosed, advice=advice, combined_saved_s=saved, combined_floor_s=floor)
 
 

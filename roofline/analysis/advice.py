@@ -44,6 +44,7 @@ from roofline.analysis.ncu_rules import (
     rule_items,
 )
 from roofline.analysis.reconcile import (
+    combined,
     merge,
     more_blocks_fit,
     no_more_blocks,
@@ -147,9 +148,11 @@ def lead_saving(k: LaunchAnalysis) -> float | None:
     return next((a.est_saved_s for a in k.advice if a.kind != "measurement" and a.est_saved_s is not None), None)
 
 
-def advise(k: LaunchAnalysis, device: Device | None = None, spec: DeviceSpec | None = None) -> tuple[Advice, ...]:
+def advise(k: LaunchAnalysis, device: Device | None = None, spec: DeviceSpec | None = None
+           ) -> tuple[tuple[Advice, ...], float | None, float | None]:
     """Every recommendation for one launch whose condition holds, reconciled with ncu's rules and ranked (see the
-    module docstring)."""
+    module docstring), with what its estimated items save together and the floor of the kernel they leave
+    (``reconcile.combined``, worked out once)."""
     lib = library((k.launch.name, k.launch.demangled_name))
     kind = kernel_kind(k, lib, ridge_point(k)[0])
     items = [Advice(kind="measurement", title="Re-profile before optimizing",
@@ -170,7 +173,9 @@ def advise(k: LaunchAnalysis, device: Device | None = None, spec: DeviceSpec | N
     advice = reconcile(items, k, device)
     if lib is not None:
         advice = _one_library_item(advice)
-    return overlapping(tuple(_located(item, k) for item in advice), k)
+    located = tuple(_located(item, k) for item in advice)
+    saved, floor = combined(located, k)
+    return overlapping(located, saved), saved, floor
 
 
 def _one_cause(items: list[Advice], k: LaunchAnalysis) -> list[Advice]:

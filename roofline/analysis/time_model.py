@@ -64,10 +64,12 @@ def time_model(k: LaunchAnalysis, device: Device | None = None, spec: DeviceSpec
     return _model(duration, terms, reason)
 
 
+_RANK = {"unit": 0, "roof": 0, "tail": 1, "launch": 2}  # the order of terms of equal time
+
+
 def _ordered(terms: list[Term]) -> tuple[Term, ...]:
     """Largest first; among equals, units before the tail before the launch floor."""
-    rank = {"unit": 0, "roof": 0, "tail": 1, "launch": 2}
-    return tuple(sorted(terms, key=lambda t: (-t.seconds, rank[t.kind])))
+    return tuple(sorted(terms, key=lambda t: (-t.seconds, _RANK[t.kind])))
 
 
 def _unit_terms(k: LaunchAnalysis, duration: float) -> list[Term]:
@@ -114,7 +116,7 @@ def _achievable(term: Term, spec: DeviceSpec | None, duration: float, roofs: Map
     """A memory level's term with its time at the peak a kernel can reach there (``achievable_s``: the time at the
     datasheet peak / ``specs.achievable.achievable_fraction``, the fraction never below the one the launch reached,
     so never above the measured time); other terms, and every term without a spec, as they are."""
-    level = m.UNIT_LEVELS.get(term.metric.split("__", 1)[0]) if "__" in term.metric else term.metric
+    level = _level(term.metric)
     if spec is None or level not in ACHIEVABLE_LEVELS:
         return term
     fraction, source, kind = _reachable_fraction(spec, level, roofs.get(level))
@@ -125,6 +127,13 @@ def _achievable(term: Term, spec: DeviceSpec | None, duration: float, roofs: Map
         fraction, source = reached, f"the launch itself reached {100 * reached:.1f}% of the peak ({source})"
         kind = PeakKind.REACHED
     return replace(term, achievable_s=term.seconds / fraction, peak_source=source, peak_kind=kind)
+
+
+@functools.lru_cache(maxsize=1024)
+def _level(metric: str) -> str | None:
+    """The memory level of a term's breakdown metric (a roof term's metric is its level): the same for every
+    launch."""
+    return m.UNIT_LEVELS.get(metric.split("__", 1)[0]) if "__" in metric else metric
 
 
 def _reachable_fraction(spec: DeviceSpec, level: str, counter_roof: float | None = None
@@ -182,13 +191,36 @@ def changed(model: TimeModel, change: Change) -> TimeModel:
     """The model after ``change``; the tail follows its unit."""
     terms = []
     for t in model.terms:
-        factor = change.scales.get(t.key)
-        if t.kind == "tail" and factor is None:
-            factor = next((change.scales[u.key] for u in model.terms if u.kind != "tail" and u.metric == t.metric
-                           and u.key in change.scales), None)
+        factor = _factor(model, t, change)
         terms.append(t if factor is None else replace(
             t, seconds=t.seconds * factor, achievable_s=None if t.achievable_s is None else t.achievable_s * factor))
     return _model(model.measured_s, terms, model.reason)
+
+
+def _factor(model: TimeModel, t: Term, change: Change) -> float | None:
+    """The factor ``change`` scales a term of ``model`` by (None: unchanged); the tail follows its unit."""
+    factor = change.scales.get(t.key)
+    if t.kind == "tail" and factor is None:
+        factor = next((change.scales[u.key] for u in model.terms if u.kind != "tail" and u.metric == t.metric
+                       and u.key in change.scales), None)
+    return factor
+
+
+def changed_floor(model: TimeModel, change: Change) -> tuple[float, str] | None:
+    """``reach_floor(changed(model, change))`` as its time at the reachable peak and its key, without building the
+    changed model: of the changed terms, the first in the changed model's order (``_ordered``, ties in the order
+    they had) whose time at the reachable peak is the largest. None for a model without terms."""
+    best: tuple[float, float, int] | None = None  # the floor so far: its reachable time, its time, its kind's rank
+    key = ""
+    for t in model.terms:
+        factor = _factor(model, t, change) if change.scales else None
+        seconds = t.seconds if factor is None else t.seconds * factor
+        achievable = t.achievable_s if factor is None or t.achievable_s is None else t.achievable_s * factor
+        reached = achievable if achievable is not None else seconds
+        if best is None or reached > best[0] or (reached == best[0] and (-seconds, _RANK[t.kind]) < (-best[1],
+                                                                                                     best[2])):
+            best, key = (reached, seconds, _RANK[t.kind]), t.key
+    return None if best is None else (best[0], key)
 
 
 def _model(measured_s: float | None, terms: list[Term], reason: str) -> TimeModel:
@@ -204,8 +236,15 @@ def reach(term: Term) -> float:
 
 
 def reach_floor(model: TimeModel) -> Term | None:
-    """The term whose time at the reachable peak is the largest: the floor a what-if measures savings to."""
-    return max(model.terms, key=reach, default=None)
+    """The term whose time at the reachable peak is the largest (the first such in the model's order): the floor a
+    what-if measures savings to. A loop: asked for each advice item, where ``max`` calling ``reach`` per term was
+    a tenth of the advice's time."""
+    floor, most = None, 0.0
+    for t in model.terms:
+        reached = t.achievable_s if t.achievable_s is not None else t.seconds
+        if floor is None or reached > most:
+            floor, most = t, reached
+    return floor
 
 
 class Saving(Struct, frozen=True):
@@ -222,15 +261,16 @@ def saving(model: TimeModel, change: Change) -> Saving | None:
     or unit terms. A change that leaves the floor where it is saves nothing."""
     if model.measured_s is None or model.floor is None or model.reason:
         return None
-    after, before = reach_floor(changed(model, change)), reach_floor(model)
+    after, before = changed_floor(model, change), reach_floor(model)
     assert after is not None and before is not None
-    floor = max(reach(after), LAUNCH_FLOOR_S)
+    reached, key = after
+    floor = max(reached, LAUNCH_FLOOR_S)
     if change.hide_latency:
         most = max(0.0, model.measured_s - floor)
-        return Saving(most, floor, after.key, most > 0.0)
-    if reach(after) >= reach(before) * (1.0 - SAME_FLOOR):
+        return Saving(most, floor, key, most > 0.0)
+    if reached >= reach(before) * (1.0 - SAME_FLOOR):
         return Saving(0.0, reach(before), before.key, False)
-    return Saving(max(0.0, model.measured_s - floor), floor, after.key, True)
+    return Saving(max(0.0, model.measured_s - floor), floor, key, True)
 
 
 def unit_key(metric: str) -> str:

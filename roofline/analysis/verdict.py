@@ -116,6 +116,7 @@ def in_the_sms(metric: str) -> bool:
     return metric.split("__", 1)[0] in SM_LOCAL
 
 
+@functools.lru_cache(maxsize=1024)  # asked per unit of every launch, of the few metrics the breakdowns list
 def paced_by_blocks(metric: str) -> bool:
     """Whether whole blocks per SM change a unit's figure: a unit inside the SMs whose percent is over every SM's
     elapsed cycles (``m.PCT_ELAPSED``, as ncu's breakdowns list them). A percent over each SM's active cycles
@@ -180,12 +181,14 @@ def _ranked(units: Sequence[BusyUnit], side: Side | None,
     keeps and not all of them."""
     labels = tuple((u.name, u.side, u.metric) for u in units)
     pcts = tuple(u.pct for u in units)
-    return per_launch(_busiest, labels, pcts, side, none), per_launch(_top, labels, pcts, none)
+    # the labels are every launch's: bound to the maker, not searched for per-launch values as its inputs are
+    return (per_launch(functools.partial(_busiest, labels), pcts, side, none),
+            per_launch(functools.partial(_top, labels), pcts, none))
 
 
 def _by_load(pcts: Sequence[float]) -> list[int]:
-    """The units' positions, busiest first (in their given order among equals)."""
-    return sorted(range(len(pcts)), key=lambda i: -pcts[i])
+    """The units' positions, busiest first (in their given order among equals: a reversed sort keeps it)."""
+    return sorted(range(len(pcts)), key=pcts.__getitem__, reverse=True)
 
 
 def _busiest(labels: Sequence[tuple[str, Side, str]], pcts: Sequence[float], side: Side | None,
@@ -287,14 +290,17 @@ def _pooled_units(units: Mapping[str, tuple[str, Side, np.ndarray]], at: np.ndar
     the launches list them (the first launch's busiest first)."""
     import numpy as np
 
+    if not units:
+        return ()
+    rows = np.stack([column[at] for _, _, column in units.values()])  # one row per unit, one column per launch
+    values, products, marks = rows.tolist(), (rows * weights).tolist(), (~np.isnan(rows)).tolist()
     seen = []
-    for order, (metric, (name, side, column)) in enumerate(units.items()):
-        values = column[at]
-        present = ~np.isnan(values)
-        if present.any():
-            first = int(np.argmax(present))
-            summed = sum((values[present] * weights[present]).tolist())
-            seen.append(((first, -float(values[first]), order), BusyUnit(name, summed / total, side, metric)))
+    for order, ((metric, (name, side, _)), row, product, mark) in enumerate(zip(units.items(), values, products,
+                                                                                marks, strict=True)):
+        if True in mark:
+            first = mark.index(True)
+            summed = sum([p for p, present in zip(product, mark, strict=True) if present])
+            seen.append(((first, -row[first], order), BusyUnit(name, summed / total, side, metric)))
     pooled = (unit for _, unit in sorted(seen, key=lambda item: item[0]))
     return tuple(sorted(pooled, key=lambda u: -u.pct))
 

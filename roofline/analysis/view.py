@@ -387,20 +387,22 @@ def unavailable(report_analysis: ReportAnalysis, roofs: Sequence[str] = (*PRECIS
     kinds: dict[str, tuple[Cause, tuple[str, ...], str, str]] = {}
     shown = [p for p in PRECISIONS if p in roofs]
     for k in report_analysis.valid_launches:
+        launch = k.launch.key  # made once per launch, not per value it lacks
         values = (*(("FLOPs", p, k.flops[p]) for p in shown),
                   *(("bytes", level, k.bytes[level]) for level in LEVELS), ("duration", "", k.duration_s))
         for what, key, v in values:
             if v.value is None:
-                found.setdefault((what, NAMES.get(key, ""), v.reason), set()).add(k.launch.key)
-                kinds.setdefault(v.reason, _kind(v))
+                found.setdefault((what, NAMES.get(key, ""), v.reason), set()).add(launch)
+                if v.reason not in kinds:
+                    kinds[v.reason] = _kind(v)
         if k.verdict.bound is None:
-            found.setdefault(("bound", "", k.verdict.reason), set()).add(k.launch.key)
+            found.setdefault(("bound", "", k.verdict.reason), set()).add(launch)
             kinds.setdefault(k.verdict.reason, (Cause.OTHER, (), "", k.verdict.reason))
         used = k.ceilings[report_analysis.ceilings_used]
         for roof, why in used.missing.items():
             if roof in PRECISIONS and roof not in roofs:
                 continue
-            found.setdefault((f"{used.source} roof", NAMES[roof], why), set()).add(k.launch.key)
+            found.setdefault((f"{used.source} roof", NAMES[roof], why), set()).add(launch)
             collect = used.collect.get(roof, "")
             kinds.setdefault(why, (Cause.MISSING_METRICS, (), collect, why) if collect in COLLECT_HINTS
                              else (Cause.OTHER, (), "", why))

@@ -536,6 +536,7 @@ class Reasons:
     def __init__(self) -> None:
         self.texts: list[str] = []
         self._index: dict[str, int] = {}
+        self.ceilings: dict[int, tuple[Ceilings, CeilingsDoc]] = {}  # each set's document by id, the set held
 
     def refs(self, missing: Mapping[str, str]) -> dict[str, int]:
         """``missing`` (path -> reason) with each reason replaced by its index in the table."""
@@ -758,19 +759,22 @@ def instruction_roofline_doc(r: InstructionRoofline | None, missing: dict[str, s
               "peak_gtxn_per_s": r.peak_gtxn_per_s}
     gips = {name: value_or_null(v, f"{key}.{name}", missing) for name, v in rates.items()}
     per_level = {name: values_or_null(values, f"{key}.{name}", missing) for name, values in levels.items()}
-    every = {**rates, **{f"{name}.{level}": v for name, values in levels.items() for level, v in values.items()}}
     spaces = {"global_memory": r.global_memory, "shared_memory": r.shared_memory}
     walls = {name: memory_walls_doc(w, f"{key}.{name}", missing) for name, w in spaces.items()}
-    every |= {f"{name}.{op}": v for name, w in spaces.items() for op, v in w.intensity.items()}
-    integer, values = integer_doc(r.integer, f"{key}.integer", missing)
-    every |= values
+    integer = integer_doc(r.integer, f"{key}.integer", missing)
+    # how each measured number was obtained, by path (a path made for the measured ones only: most are not)
+    via = {name: v.via for name, v in rates.items() if v.value is not None}
+    via |= {f"{name}.{level}": v.via for name, values in levels.items() for level, v in values.items()
+            if v.value is not None}
+    via |= {f"{name}.{op}": v.via for name, w in spaces.items() for op, v in w.intensity.items() if v.value is not None}
+    via |= {f"integer.{name}": v.via for name, v in _integer_rates(r.integer).items() if v.value is not None}
+    via |= {f"integer.intensity.{level}": v.via for level, v in r.integer.intensity.items() if v.value is not None}
     return InstructionRooflineDoc(
         gips["warp_gips"], gips["thread_gips_per_32"], gips["peak_warp_gips"], per_level["transactions"],
         per_level["intensity"], per_level["thread_intensity"], per_level["peak_gtxn_per_s"], dict(r.definitions),
         r.ceilings, walls["global_memory"], walls["shared_memory"], integer,
-        {path: v.via for path, v in every.items() if v.value is not None}
-        | {f"{name}.width_bytes": f"{WIDTH_VIA}: {w.width_note}" for name, w in spaces.items()
-           if w.width_source == "sass"})
+        via | {f"{name}.width_bytes": f"{WIDTH_VIA}: {w.width_note}" for name, w in spaces.items()
+               if w.width_source == "sass"})
 
 
 def memory_doc(p: MemoryPicture | None, missing: dict[str, str], words: Words) -> MemoryDoc | None:
@@ -781,20 +785,21 @@ def memory_doc(p: MemoryPicture | None, missing: dict[str, str], words: Words) -
         return None
     groups = {"hit_rate_pct": p.hit_rate_pct, "traffic": p.traffic, "sol_pct": p.sol_pct,
               "traffic_pct": p.traffic_pct, "l2_hit_rate_pct_by_op": p.l2_hit_rate_pct_by_op}
-    every = {f"{group}.{k}": v for group, values in groups.items() for k, v in values.items()}
+    via = {f"{group}.{k}": v.via for group, values in groups.items() for k, v in values.items() if v.value is not None}
     out = {group: values_or_null(values, f"memory.{group}", missing) for group, values in groups.items()}
-    return MemoryDoc(out["hit_rate_pct"], out["traffic"], dict(p.definitions), out["sol_pct"],
-                     {path: v.via for path, v in every.items() if v.value is not None}, out["traffic_pct"],
-                     out["l2_hit_rate_pct_by_op"], [words.memory_note(note) for note in p.notes])
+    return MemoryDoc(out["hit_rate_pct"], out["traffic"], dict(p.definitions), out["sol_pct"], via,
+                     out["traffic_pct"], out["l2_hit_rate_pct_by_op"], [words.memory_note(note) for note in p.notes])
 
 
-def integer_doc(r: IntegerRoofline, key: str, missing: dict[str, str]) -> tuple[IntegerDoc, dict[str, Value]]:
-    """The integer roofline (each null with its reason under ``missing``), and its values by path for ``via``."""
-    rates = {"giops": r.giops, "peak_giops": r.peak_giops, "pct_of_peak": r.pct_of_peak}
-    out = {name: value_or_null(v, f"{key}.{name}", missing) for name, v in rates.items()}
-    doc = IntegerDoc(**out, intensity=values_or_null(r.intensity, f"{key}.intensity", missing))
-    every = {f"integer.{name}": v for name, v in rates.items()}
-    return doc, every | {f"integer.intensity.{level}": v for level, v in r.intensity.items()}
+def integer_doc(r: IntegerRoofline, key: str, missing: dict[str, str]) -> IntegerDoc:
+    """The integer roofline, each null with its reason under ``missing``."""
+    out = {name: value_or_null(v, f"{key}.{name}", missing) for name, v in _integer_rates(r).items()}
+    return IntegerDoc(**out, intensity=values_or_null(r.intensity, f"{key}.intensity", missing))
+
+
+def _integer_rates(r: IntegerRoofline) -> dict[str, Value]:
+    """The integer roofline's rates by their names in the document."""
+    return {"giops": r.giops, "peak_giops": r.peak_giops, "pct_of_peak": r.pct_of_peak}
 
 
 def hotspots_doc(h: Hotspots | None, missing: dict[str, str]) -> HotspotsDoc | None:
@@ -908,8 +913,12 @@ def advice_doc(a: Advice, path: str, missing: dict[str, str], words: Words) -> A
 
 
 def ceilings_doc(c: Ceilings, reasons: Reasons) -> CeilingsDoc:
-    """One set of roofs of a report; ``missing`` holds the reason of each null roof, as its index in ``reasons``."""
-    return CeilingsDoc.of(c, reasons.refs(c.missing))
+    """One set of roofs of a report; ``missing`` holds the reason of each null roof, as its index in ``reasons``.
+    Made once per set: the launches of a report share their datasheet and measured-clock sets."""
+    held = reasons.ceilings.get(id(c))
+    if held is None or held[0] is not c:
+        held = reasons.ceilings[id(c)] = (c, CeilingsDoc.of(c, reasons.refs(c.missing)))
+    return held[1]
 
 
 def ceilings_text(c: Ceilings) -> CeilingsText:

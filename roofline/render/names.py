@@ -103,15 +103,17 @@ def json_text(doc: Any) -> str:
     A100 report, where ``json.dumps`` took 73 ms (docs/benchmarks.md)."""
     import msgspec
 
+    encoder, data = msgspec.json.Encoder(enc_hook=_plain_number), bytearray()
     try:
-        data = msgspec.json.encode(doc, enc_hook=_plain_number)
+        encoder.encode_into(doc, data)
     except UnicodeEncodeError:  # rare: look at the strings only then
         plain = msgspec.to_builtins(doc, enc_hook=_plain_number)  # a typed document's strings reached as plain data
-        data = msgspec.json.encode(_encodable(plain), enc_hook=_plain_number)
+        encoder.encode_into(_encodable(plain), data)
+    data += b"\n"  # in place: the text is copied once, when decoded
     text = data.decode()
     if not data.isascii() or b"\x7f" in data:
         text = _JSON_ESCAPED.sub(_json_escape, text)
-    return text + "\n"
+    return text
 
 
 def _plain_number(value: Any) -> Any:
