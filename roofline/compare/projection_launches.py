@@ -320,6 +320,8 @@ def _project_group(group: Sequence[LaunchAnalysis], source: Device, source_spec:
     blocks = la.grid_size
     tail_here = _tail(units, blocks, here.sms, lambda t: t.seconds)
     there_s = {u.key: 0.0 if u.stand_in else u.target_s for u in terms}  # by key: ``split_fma_pipe`` reorders
+    if FMA_HEAVY in there_s:  # the source's FMA term (its heavy half) is both halves' terms there: the slower paces
+        there_s["FMA"] = max(there_s.get("FMA", 0.0), there_s[FMA_HEAVY])
     tail_there = _tail(units, blocks, there.sms, lambda t: there_s.get(unit_key(t), 0.0),
                        by_seconds=bool(blocks and blocks > here.sms))
     floor = max([t.seconds for t in units] + [tail_here, LAUNCH_FLOOR_S])

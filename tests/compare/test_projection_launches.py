@@ -259,6 +259,14 @@ def test_an_imad_heavy_fma_pipe_goes_to_64_lane_sms_as_the_whole_pipe_work_not_t
     assert terms["FMA"].target_s < 2 * per_clock * heavy.source_s
 
 
+def test_the_target_tail_of_a_split_fma_pipe_takes_the_slower_of_its_halves_there():
+    pool = projected("op25", "b200").launches[0]
+    terms = {t.key: t for t in pool.terms}
+    slower = max(terms["FMA"].target_s, terms[FMA_HEAVY].target_s)
+    assert terms[FMA_HEAVY].target_s > terms["FMA"].target_s  # the heavy half paces the pool there
+    assert "tail" in terms and terms["tail"].target_s >= slower
+
+
 def test_a_balanced_fp32_kernel_keeps_one_fma_term():
     keys = [t.key for t in projected("op01", "a100-sxm4-80gb").launches[0].terms]
     assert "FMA" in keys and FMA_HEAVY not in keys
