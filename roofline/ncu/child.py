@@ -46,7 +46,12 @@ class Child:
         read_fd, write_fd = os.pipe()
         _widen(write_fd)
         told, self.word = os.pipe() if sass is None else (-1, -1)
-        self.pid = os.fork()
+        try:
+            self.pid = os.fork()
+        except OSError:  # no process can be made now (EAGAIN, ENOMEM): no pipe is left open
+            for fd in (read_fd, write_fd, told, self.word):
+                _close(fd)
+            raise
         if self.pid == 0:  # the child ends here: nothing, not even Ctrl-C, unwinds into the parent's code
             code = 1
             try:
@@ -62,11 +67,13 @@ class Child:
         self.owner = os.getpid()
 
     def decide(self, sass: bool) -> None:
-        """Tell a child started with ``sass`` None whether it reads the SASS of the sampled instructions."""
+        """Tell a child started with ``sass`` None whether it reads the SASS of the sampled instructions; its time
+        limit counts from now (the command's imports, while it waited, are not its read's time)."""
         with suppress(OSError):  # the child has ended (a file it could not open): its last frame says why
             os.write(self.word, b"1" if sass else b"0")
         _close(self.word)
         self.word = -1
+        self.started = time.monotonic()
 
     def frames(self, p: Path, time_limit_s: float) -> Generator[list[tuple[Any, ...]], None, tuple[str, Any]]:
         """The child's frames but the last, yielded as they come, read until the time limit (counted from the
@@ -156,9 +163,13 @@ def read_ahead(path: str | os.PathLike[str], sass: bool | None = True) -> bool:
         return False
     if not head.startswith(NCU_MAGIC) or key is None or not hasattr(os, "fork") or (key, sass) in _AHEAD:
         return False
+    try:
+        child = Child(str(p), sass)
+    except OSError:  # the fork failed: the reader reads it itself later (and says why it cannot, if it cannot)
+        return False
     if not _AHEAD:
         atexit.register(stop_reading_ahead)
-    _AHEAD[key, sass] = Child(str(p), sass)
+    _AHEAD[key, sass] = child
     return True
 
 

@@ -75,6 +75,26 @@ def test_a_child_waiting_for_its_sass_choice_ends_when_the_parent_closes_the_pip
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
 
+def test_a_fork_that_fails_leaves_no_pipe_open_and_the_read_to_the_reader(monkeypatch):
+    def no_fork() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    before = set(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else set()
+    monkeypatch.setattr(os, "fork", no_fork)
+    assert not child.read_ahead(NCU_REP, sass=None)
+    assert not child._AHEAD
+    if before:
+        assert set(os.listdir("/proc/self/fd")) == before
+
+
+def test_the_time_limit_of_a_read_started_ahead_counts_from_its_sass_choice(forks):
+    assert child.read_ahead(NCU_REP, sass=None)
+    ((_, waiting),) = child._AHEAD.items()
+    forked = waiting.started
+    child.decide_ahead(False)
+    assert waiting.started > forked
+
+
 def test_a_changed_file_is_read_afresh(forks, tmp_path):
     path = tmp_path / "copy.ncu-rep"
     path.write_bytes(NCU_REP.read_bytes())
