@@ -229,17 +229,18 @@ def main() -> NoReturn:
 
     try:
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        code = run(sys.argv[1:])
+        code = run(sys.argv[1:], one_shot=True)
     except KeyboardInterrupt:  # Ctrl-C before typer runs the command: quiet, with the status typer gives (128 + SIGINT)
         code = INTERRUPTED
     fast_start.leave(code)
 
 
-def run(args: Sequence[str]) -> int | str | None:
+def run(args: Sequence[str], one_shot: bool = False) -> int | str | None:
     """Run one command line and return its exit status (as ``sys.exit`` takes it): answer the help and the version
     at once, else start reading the one report file the command line names (``fast_start.start_reading``), kept where
     the command's facts say it reads reports (``settle_reading``), build the app for the command given and run it;
-    user errors become one line on stderr and their exit status."""
+    user errors become one line on stderr and their exit status. ``one_shot``: the process ends after this command
+    (the console script), so a command that reads reports runs without the garbage collector (``collector-off``)."""
     args = list(args)
     if fast_start.answers_at_once(args):
         return _answer_at_once(args)
@@ -253,7 +254,10 @@ def run(args: Sequence[str]) -> int | str | None:
         return 2
     if command in COMMANDS and "--mpi" not in args:  # whether it reads reports is known once its module is loaded
         fast_start.start_reading(args[args.index(command) + 1:])
-    fast_start.settle_reading(facts(command).reads)
+    reads = facts(command).reads
+    fast_start.settle_reading(reads)
+    if one_shot and reads is not None:
+        fast_start.pause_collector()
     from roofline.errors import RooflineError
 
     _terminal_streams()

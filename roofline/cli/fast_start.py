@@ -1,7 +1,7 @@
 """The command line's speed mechanisms (``roofline.core.mechanisms`` lists them with the switch that turns them off):
 ``help`` answers the help and version without typer, ``read-ahead`` starts reading a command's one report before its
-module is imported and its command line parsed. ``leave`` ends the process (``frozen-exit``: without the final
-garbage collections).
+module is imported and its command line parsed, ``collector-off`` runs a command that reads reports without the
+garbage collector and ends the process without its final collections (``pause_collector``, ``leave``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from roofline.core.mechanisms import MECHANISMS, SWITCH, on
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.cli.facts import Reads
 
-__all__ = ["MECHANISMS", "SWITCH", "answers_at_once", "leave", "on", "settle_reading", "start_reading"]
+__all__ = ["MECHANISMS", "SWITCH", "answers_at_once", "leave", "on", "pause_collector", "settle_reading",
+           "start_reading"]
 
 
 def answers_at_once(args: Sequence[str]) -> bool:
@@ -48,9 +49,18 @@ def settle_reading(reads: Reads | None) -> None:
         child.decide_ahead(None if reads is None else reads.sass)
 
 
+def pause_collector() -> None:
+    """In a process that ends after its command, one that reads reports: no cyclic garbage collection while it runs
+    (``collector-off``; its analysis leaves no cycles to collect, and the process ends with the command)."""
+    if on("collector-off"):
+        import gc
+
+        gc.disable()
+
+
 def leave(code: int | str | None) -> NoReturn:
     """End the process with ``code`` (as ``sys.exit`` takes it): flush the standard streams (a closed pipe is no
-    error), end MPI on a rank of ``summary --mpi``, then exit (``frozen-exit``: every object moved out of the
+    error), end MPI on a rank of ``summary --mpi``, then exit (``collector-off``: every object moved out of the
     collector's reach first, so that the interpreter's end does not collect and free them one by one)."""
     if isinstance(code, str):
         print(code, file=sys.stderr)
@@ -66,7 +76,7 @@ def leave(code: int | str | None) -> NoReturn:
     mpi = sys.modules.get("mpi4py.MPI")  # summary --mpi: a rank that ends without MPI_Finalize fails the MPI job
     if mpi is not None and mpi.Is_initialized() and not mpi.Is_finalized():
         mpi.Finalize()
-    if on("frozen-exit"):
+    if on("collector-off"):
         import gc
 
         gc.freeze()  # the interpreter's end neither traverses nor frees what the command built: the process ends

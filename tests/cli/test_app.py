@@ -227,7 +227,7 @@ def test_ctrl_c_before_the_command_runs_ends_quietly_with_status_130(monkeypatch
     """Ctrl-C during start-up (typer's import, the read started ahead) gives no traceback and typer's own status."""
     from roofline.cli import app as cli
 
-    def interrupted(args: object, last: bool = False) -> None:
+    def interrupted(args: object, one_shot: bool = False) -> None:
         raise KeyboardInterrupt
 
     def leave(code: object) -> None:
@@ -425,11 +425,11 @@ def test_main_runs_the_command_line_then_leaves_with_its_status(monkeypatch):
 
     calls: list[list[str]] = []
     monkeypatch.setattr(sys, "argv", ["roofline", "specs", "list"])
-    monkeypatch.setattr(cli, "run", lambda args: calls.append(list(args)) or 0)
+    monkeypatch.setattr(cli, "run", lambda args, one_shot: calls.append([*args, f"one_shot={one_shot}"]) or 0)
     monkeypatch.setattr(fast_start, "leave", lambda code: (_ for _ in ()).throw(SystemExit(code)))
     with pytest.raises(SystemExit) as ended:
         cli.main()
-    assert ended.value.code == 0 and calls == [["specs", "list"]]
+    assert ended.value.code == 0 and calls == [["specs", "list", "one_shot=True"]]  # the process ends after it
 
 
 # --- Help text through the markup of the help ------------------------------------------------------------------------

@@ -48,15 +48,15 @@ def test_a_usage_error_ends_with_its_status_on_both_paths():
 
 
 def test_leave_ends_with_the_status_after_flushing(monkeypatch, capsys):
-    monkeypatch.setenv(fast_start.SWITCH, "frozen-exit")  # the test process goes on: nothing frozen
+    monkeypatch.setenv(fast_start.SWITCH, "collector-off")  # the test process goes on: nothing frozen
     print("written")
     with pytest.raises(SystemExit) as info:
         fast_start.leave(3)
     assert info.value.code == 3 and capsys.readouterr().out == "written\n"
 
 
-@pytest.mark.parametrize("switch, frozen", [("", 1), ("frozen-exit", 0)])
-def test_leave_freezes_the_objects_out_of_the_final_collections_only_with_frozen_exit_on(monkeypatch, switch, frozen):
+@pytest.mark.parametrize("switch, frozen", [("", 1), ("collector-off", 0)])
+def test_leave_freezes_the_objects_out_of_the_final_collections_only_with_collector_off_on(monkeypatch, switch, frozen):
     import gc
 
     calls: list[None] = []
@@ -65,6 +65,31 @@ def test_leave_freezes_the_objects_out_of_the_final_collections_only_with_frozen
     with pytest.raises(SystemExit):
         fast_start.leave(0)
     assert len(calls) == frozen
+
+
+@pytest.mark.parametrize("switch, paused", [("", 1), ("collector-off", 0)])
+def test_the_collector_is_paused_only_with_collector_off_on(monkeypatch, switch, paused):
+    import gc
+
+    calls: list[None] = []
+    monkeypatch.setattr(gc, "disable", lambda: calls.append(None))
+    monkeypatch.setenv(fast_start.SWITCH, switch)
+    fast_start.pause_collector()
+    assert len(calls) == paused
+
+
+def test_the_console_script_pauses_the_collector_for_commands_that_read_reports_only(monkeypatch, tmp_path):
+    from roofline.cli import app as cli
+
+    paused: list[None] = []
+    monkeypatch.setattr(fast_start, "pause_collector", lambda: paused.append(None))
+    out = tmp_path / "out.json"
+    assert cli.run(["report", EXAMPLE, "--format", "json", "-o", str(out)]) == 0
+    assert not paused  # in a process that goes on (a test, an embedding program) the collector stays on
+    assert cli.run(["report", EXAMPLE, "--format", "json", "-o", str(out)], one_shot=True) == 0
+    assert len(paused) == 1
+    assert cli.run(["specs", "list"], one_shot=True) == 0
+    assert len(paused) == 1  # a command that reads no report keeps it
 
 
 def test_the_one_file_named_is_read_ahead_only_with_read_ahead_on(monkeypatch):
