@@ -563,7 +563,7 @@ def _weighted_roof(timed: Sequence[tuple[Ceilings, float]], key: str) -> tuple[f
     """One roof over launches: the time-weighted median of the launches' measured roofs (not taken from the
     datasheet, ``Ceilings.scaled``), else of their datasheet fallbacks; and whether it is a fallback. Launches
     without a time count once each where none has one."""
-    known = [(c.roof(key), w, key in c.scaled) for c, w in timed if c.roof(key) is not None]
+    known = [(roof, w, key in c.scaled) for c, w in timed if (roof := c.roof(key)) is not None]
     own = [(v, w) for v, w, fallback in known if not fallback]
     chosen, fallback = (own, False) if own else ([(v, w) for v, w, _ in known], True)
     if not chosen:

@@ -37,11 +37,13 @@ STDOUT = "-"
 HEAD_BYTES = 8192  # the most read of an existing file to find the mark
 TMP_NAME_CHARS = 200  # of the target's name in its temporary file's, which adds 14: within NAME_MAX (255)
 _MARK = re.escape(GENERATED_BY).encode()
-_TEXT_MARK = re.compile(rb"(?:" + _MARK + rb" \S+|# " + _MARK + rb" \S+|<!-- " + _MARK + rb" [^\n]*-->)\r?\n")
-_JSON_MARK = re.compile(rb'\{"generator":"' + _MARK + rb" ")
-_CSV_MARK = re.compile(b"|".join(re.escape(mark.encode()) for mark in CSV_MARKS))  # a CSV's header row, ours
-_SVG_MARK = re.compile(rb"<\?xml[^>]*\?>\s*(?:<!DOCTYPE svg[^>]*>\s*)?<svg [^>]*>\s*<metadata>\s*<rdf:RDF[^>]*>\s*"
-                       rb"<cc:Work>\s*<dc:creator>\s*<cc:Agent>\s*<dc:title>" + _MARK + rb" ")
+# The marks at the start of a text, a JSON document, an SVG and a CSV's header row (ours), as patterns that
+# ``re.match`` compiles on first use: only a write over an existing file looks for them.
+_HEAD_MARKS = (rb"(?:" + _MARK + rb" \S+|# " + _MARK + rb" \S+|<!-- " + _MARK + rb" [^\n]*-->)\r?\n",
+               rb'\{"generator":"' + _MARK + rb" ",
+               rb"<\?xml[^>]*\?>\s*(?:<!DOCTYPE svg[^>]*>\s*)?<svg [^>]*>\s*<metadata>\s*<rdf:RDF[^>]*>\s*"
+               rb"<cc:Work>\s*<dc:creator>\s*<cc:Agent>\s*<dc:title>" + _MARK + rb" ",
+               b"|".join(re.escape(mark.encode()) for mark in CSV_MARKS))
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _PNG_MARK = b"Software\x00" + GENERATED_BY.encode() + b" "
 # The first line a writer adds to text without a mark, by file suffix (comment syntax keeps the format valid).
@@ -102,7 +104,7 @@ def carries_mark(path: Path) -> bool:
             return _pdf_marked(fh)
     if head.startswith(_PNG_SIGNATURE):
         return _png_marked(head)
-    return any(p.match(head) for p in (_TEXT_MARK, _JSON_MARK, _SVG_MARK, _CSV_MARK))
+    return _head_marked(head)
 
 
 def _errors() -> str:
@@ -144,9 +146,14 @@ def to_stdout(content: str | bytes) -> None:
 def _marked(text: str, path: Path) -> str:
     """Text that starts with a mark (``carries_mark``), adding one as a first line if it has none."""
     head = text[:HEAD_BYTES].encode("utf-8", "replace")
-    if any(mark.match(head) for mark in (_TEXT_MARK, _JSON_MARK, _SVG_MARK, _CSV_MARK)):
+    if _head_marked(head):
         return text
     return _COMMENT_MARK.get(extension(path.name), "{}").format(GENERATOR) + "\n" + text
+
+
+def _head_marked(head: bytes) -> bool:
+    """Whether ``head`` starts with the mark of a text, a JSON document, an SVG or a CSV."""
+    return any(re.match(mark, head) for mark in _HEAD_MARKS)
 
 
 def replaceable(path: Path) -> Path:
@@ -228,9 +235,9 @@ def _png_marked(head: bytes) -> bool:
     return False
 
 
-_PDF_TRAILER = re.compile(rb"trailer\s*<<(?P<dict>.*?)>>\s*startxref\s*(?P<xref>\d+)\s*%%EOF\s*$", re.S)
-_PDF_INFO = re.compile(rb"/Info (\d+) 0 R")
-_PDF_XREF = re.compile(rb"xref\s*0 \d+\s*")
+_PDF_TRAILER = rb"trailer\s*<<(?P<dict>.*?)>>\s*startxref\s*(?P<xref>\d+)\s*%%EOF\s*$"  # with re.S
+_PDF_INFO = rb"/Info (\d+) 0 R"
+_PDF_XREF = rb"xref\s*0 \d+\s*"
 
 
 def _pdf_marked(fh: BinaryIO) -> bool:
@@ -238,13 +245,13 @@ def _pdf_marked(fh: BinaryIO) -> bool:
     roofline as its ``/Creator``."""
     size = os.fstat(fh.fileno()).st_size
     fh.seek(max(0, size - 1024))
-    trailer = _PDF_TRAILER.search(fh.read())
-    info = _PDF_INFO.search(trailer.group("dict")) if trailer else None
+    trailer = re.search(_PDF_TRAILER, fh.read(), re.S)
+    info = re.search(_PDF_INFO, trailer.group("dict")) if trailer else None
     if trailer is None or info is None:
         return False
     number, xref = int(info.group(1)), int(trailer.group("xref"))
     fh.seek(xref)
-    table = _PDF_XREF.match(fh.read(64))
+    table = re.match(_PDF_XREF, fh.read(64))
     if table is None:
         return False
     fh.seek(xref + table.end() + 20 * number)  # fixed 20-byte entries: "offset generation n"
