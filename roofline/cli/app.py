@@ -229,6 +229,7 @@ def main() -> NoReturn:
 
     try:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        fast_start.pause_collector()  # the process ends with the command: on again where it reads no report (run)
         code = run(sys.argv[1:], one_shot=True)
     except KeyboardInterrupt:  # Ctrl-C before typer runs the command: quiet, with the status typer gives (128 + SIGINT)
         code = INTERRUPTED
@@ -240,7 +241,8 @@ def run(args: Sequence[str], one_shot: bool = False) -> int | str | None:
     at once, else start reading the one report file the command line names (``fast_start.start_reading``), kept where
     the command's facts say it reads reports (``settle_reading``), build the app for the command given and run it;
     user errors become one line on stderr and their exit status. ``one_shot``: the process ends after this command
-    (the console script), so a command that reads reports runs without the garbage collector (``collector-off``)."""
+    (the console script, which paused the garbage collector, ``collector-off``): a command that reads no report
+    runs with it again."""
     args = list(args)
     if fast_start.answers_at_once(args):
         return _answer_at_once(args)
@@ -256,8 +258,8 @@ def run(args: Sequence[str], one_shot: bool = False) -> int | str | None:
         fast_start.start_reading(args[args.index(command) + 1:])
     reads = facts(command).reads
     fast_start.settle_reading(reads)
-    if one_shot and reads is not None:
-        fast_start.pause_collector()
+    if one_shot and reads is None:
+        fast_start.resume_collector()
     from roofline.errors import RooflineError
 
     _terminal_streams()

@@ -17,8 +17,8 @@ from roofline.core.mechanisms import MECHANISMS, SWITCH, on
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.cli.facts import Reads
 
-__all__ = ["MECHANISMS", "SWITCH", "answers_at_once", "leave", "on", "pause_collector", "settle_reading",
-           "start_reading"]
+__all__ = ["MECHANISMS", "SWITCH", "answers_at_once", "leave", "on", "pause_collector", "resume_collector",
+           "settle_reading", "start_reading"]
 
 
 def answers_at_once(args: Sequence[str]) -> bool:
@@ -50,12 +50,19 @@ def settle_reading(reads: Reads | None) -> None:
 
 
 def pause_collector() -> None:
-    """In a process that ends after its command, one that reads reports: no cyclic garbage collection while it runs
-    (``collector-off``; its analysis leaves no cycles to collect, and the process ends with the command)."""
+    """In a process that ends after its command: no cyclic garbage collection from its start (``collector-off``;
+    the analysis of reports leaves no cycles to collect, and the process ends with the command)."""
     if on("collector-off"):
         import gc
 
         gc.disable()
+
+
+def resume_collector() -> None:
+    """The cyclic garbage collector on again: the command reads no report (a server, a store, a profile)."""
+    import gc
+
+    gc.enable()
 
 
 def leave(code: int | str | None) -> NoReturn:

@@ -15,8 +15,9 @@ plain path, which tests run too and the benchmarks time against.
 * ``early-diagnoses``: the pipeline analyses, diagnoses and advises each batch of an ``.ncu-rep``'s launches while
   the reader's child reads the next ones (``pipeline.EarlyDiagnoses``); plain: every launch once the whole report
   is read.
-* ``collector-off``: the console script running a command that reads report files (its ``FACTS.reads``) turns the
-  cyclic garbage collector off once the command is known (``roofline.cli.fast_start.pause_collector``) and freezes
+* ``collector-off``: the console script turns the cyclic garbage collector off first thing
+  (``roofline.cli.fast_start.pause_collector``), on again once the command is known where it reads no report file
+  (its ``FACTS.reads``: a server, a store, a profile), and freezes
   every object at the end (``gc.freeze`` in ``leave``), so neither the run nor the interpreter's end traverses them:
   the analysis makes no reference cycles to collect (none collected in the 136 collections of the 154-launch A100
   report; the peak memory of `report` and `summary` over every shared report is the same with it off);

@@ -235,6 +235,7 @@ def test_ctrl_c_before_the_command_runs_ends_quietly_with_status_130(monkeypatch
 
     monkeypatch.setattr(cli, "run", interrupted)
     monkeypatch.setattr(cli.fast_start, "leave", leave)
+    monkeypatch.setattr(cli.fast_start, "pause_collector", lambda: None)  # the test process keeps its collector
     with pytest.raises(SystemExit) as ended:
         cli.main()
     assert ended.value.code == 130 and capsys.readouterr().err == ""
@@ -427,9 +428,12 @@ def test_main_runs_the_command_line_then_leaves_with_its_status(monkeypatch):
     monkeypatch.setattr(sys, "argv", ["roofline", "specs", "list"])
     monkeypatch.setattr(cli, "run", lambda args, one_shot: calls.append([*args, f"one_shot={one_shot}"]) or 0)
     monkeypatch.setattr(fast_start, "leave", lambda code: (_ for _ in ()).throw(SystemExit(code)))
+    paused: list[None] = []
+    monkeypatch.setattr(fast_start, "pause_collector", lambda: paused.append(None))
     with pytest.raises(SystemExit) as ended:
         cli.main()
     assert ended.value.code == 0 and calls == [["specs", "list", "one_shot=True"]]  # the process ends after it
+    assert paused == [None]
 
 
 # --- Help text through the markup of the help ------------------------------------------------------------------------

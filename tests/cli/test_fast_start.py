@@ -78,18 +78,18 @@ def test_the_collector_is_paused_only_with_collector_off_on(monkeypatch, switch,
     assert len(calls) == paused
 
 
-def test_the_console_script_pauses_the_collector_for_commands_that_read_reports_only(monkeypatch, tmp_path):
+def test_the_console_script_resumes_the_collector_for_commands_that_read_no_report(monkeypatch, tmp_path):
     from roofline.cli import app as cli
 
-    paused: list[None] = []
-    monkeypatch.setattr(fast_start, "pause_collector", lambda: paused.append(None))
+    resumed: list[None] = []
+    monkeypatch.setattr(fast_start, "resume_collector", lambda: resumed.append(None))
     out = tmp_path / "out.json"
-    assert cli.run(["report", EXAMPLE, "--format", "json", "-o", str(out)]) == 0
-    assert not paused  # in a process that goes on (a test, an embedding program) the collector stays on
     assert cli.run(["report", EXAMPLE, "--format", "json", "-o", str(out)], one_shot=True) == 0
-    assert len(paused) == 1
+    assert not resumed  # a report-reading command runs on without it
     assert cli.run(["specs", "list"], one_shot=True) == 0
-    assert len(paused) == 1  # a command that reads no report keeps it
+    assert len(resumed) == 1
+    assert cli.run(["specs", "list"]) == 0
+    assert len(resumed) == 1  # a process that goes on (a test, an embedding program) never paused it
 
 
 def test_the_one_file_named_is_read_ahead_only_with_read_ahead_on(monkeypatch):
