@@ -33,7 +33,7 @@ from msgspec.structs import replace
 from roofline.analysis.ncu_rules import COALESCING, ROOF, WORK_UNITS, AdviceCause, level_bytes
 from roofline.analysis.results import Advice, EstimateBound, LaunchAnalysis, ModelChange, PeakKind, Term, TimeModel
 from roofline.analysis.roofline import attained_pct, gap_formula, headroom_s, recoverable_s
-from roofline.analysis.time_model import TAIL, Change, changed_floor, reach, reach_floor, saving
+from roofline.analysis.time_model import TAIL, Change, changed, reach, reach_floor, saving
 from roofline.core.model import Device
 from roofline.core.thresholds import LAUNCH_FLOOR_S, SHOWN_MIN_SHARE
 from roofline.core.units import pct, seconds, si
@@ -446,9 +446,9 @@ def combined(items: Sequence[Advice], analysis: LaunchAnalysis) -> tuple[float |
             for key, factor in a.change.scales if a.change is not None else ():
                 scales[key] = scales.get(key, 1.0) * factor
             hide = hide or a.change is None or a.bound_by is EstimateBound.SLACK
-        after, before = changed_floor(model, Change(scales, hide_latency=hide)), reach_floor(model)
-        floor = max(after[0] if after is not None else 0.0, LAUNCH_FLOOR_S)
-        if not hide and after is not None and before is not None and after[0] >= reach(before):
+        after, before = reach_floor(changed(model, Change(scales, hide_latency=hide))), reach_floor(model)
+        floor = max(reach(after) if after is not None else 0.0, LAUNCH_FLOOR_S)
+        if not hide and after is not None and before is not None and reach(after) >= reach(before):
             floor = max(reach(before), LAUNCH_FLOOR_S)
     total = sum(a.est_saved_s or 0.0 for a in estimated)
     return min(total, max(0.0, duration - floor)), floor

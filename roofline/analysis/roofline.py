@@ -42,7 +42,7 @@ from roofline.core.cohorts import (
     per_launch,
     shared,
     smallest,
-    take_launches,
+    take_launch,
     where,
 )
 from roofline.core.kernel_names import kernel_key
@@ -435,9 +435,9 @@ def analyze_launches(launches: Sequence[KernelLaunch], device: Device, spec: Dev
     out: list[Any] = [None] * len(launches)
     groups = cohorts(launches, m.sign_tested)
     for rows, result in _per_cohort(groups, device, lambda c: analyze_launch(c, device, spec, chosen)):
-        # each launch as ``LaunchTable.row`` takes it out of its part, all of them at once
-        for i, taken in zip(rows, take_launches(result, len(rows), launch_plan(result)), strict=True):
-            out[i] = taken
+        plan = launch_plan(result)
+        for place, i in enumerate(rows):
+            out[i] = take_launch(result, place, plan)  # as ``LaunchTable.row`` takes a launch out of its part
     return out
 
 

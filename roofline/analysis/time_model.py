@@ -206,23 +206,6 @@ def _factor(model: TimeModel, t: Term, change: Change) -> float | None:
     return factor
 
 
-def changed_floor(model: TimeModel, change: Change) -> tuple[float, str] | None:
-    """``reach_floor(changed(model, change))`` as its time at the reachable peak and its key, without building the
-    changed model: of the changed terms, the first in the changed model's order (``_ordered``, ties in the order
-    they had) whose time at the reachable peak is the largest. None for a model without terms."""
-    best: tuple[float, float, int] | None = None  # the floor so far: its reachable time, its time, its kind's rank
-    key = ""
-    for t in model.terms:
-        factor = _factor(model, t, change) if change.scales else None
-        seconds = t.seconds if factor is None else t.seconds * factor
-        achievable = t.achievable_s if factor is None or t.achievable_s is None else t.achievable_s * factor
-        reached = achievable if achievable is not None else seconds
-        if best is None or reached > best[0] or (reached == best[0] and (-seconds, _RANK[t.kind]) < (-best[1],
-                                                                                                     best[2])):
-            best, key = (reached, seconds, _RANK[t.kind]), t.key
-    return None if best is None else (best[0], key)
-
-
 def _model(measured_s: float | None, terms: list[Term], reason: str) -> TimeModel:
     """The model of these terms, largest first, with its slack: measured minus the floor (at least 0)."""
     ordered = _ordered(terms)
@@ -237,14 +220,8 @@ def reach(term: Term) -> float:
 
 def reach_floor(model: TimeModel) -> Term | None:
     """The term whose time at the reachable peak is the largest (the first such in the model's order): the floor a
-    what-if measures savings to. A loop: asked for each advice item, where ``max`` calling ``reach`` per term was
-    a tenth of the advice's time."""
-    floor, most = None, 0.0
-    for t in model.terms:
-        reached = t.achievable_s if t.achievable_s is not None else t.seconds
-        if floor is None or reached > most:
-            floor, most = t, reached
-    return floor
+    what-if measures savings to."""
+    return max(model.terms, key=reach, default=None)
 
 
 class Saving(Struct, frozen=True):
@@ -261,16 +238,15 @@ def saving(model: TimeModel, change: Change) -> Saving | None:
     or unit terms. A change that leaves the floor where it is saves nothing."""
     if model.measured_s is None or model.floor is None or model.reason:
         return None
-    after, before = changed_floor(model, change), reach_floor(model)
+    after, before = reach_floor(changed(model, change)), reach_floor(model)
     assert after is not None and before is not None
-    reached, key = after
-    floor = max(reached, LAUNCH_FLOOR_S)
+    floor = max(reach(after), LAUNCH_FLOOR_S)
     if change.hide_latency:
         most = max(0.0, model.measured_s - floor)
-        return Saving(most, floor, key, most > 0.0)
-    if reached >= reach(before) * (1.0 - SAME_FLOOR):
+        return Saving(most, floor, after.key, most > 0.0)
+    if reach(after) >= reach(before) * (1.0 - SAME_FLOOR):
         return Saving(0.0, reach(before), before.key, False)
-    return Saving(max(0.0, model.measured_s - floor), floor, key, True)
+    return Saving(max(0.0, model.measured_s - floor), floor, after.key, True)
 
 
 def unit_key(metric: str) -> str:

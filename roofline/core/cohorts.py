@@ -23,7 +23,6 @@ those of a scalar run.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import operator
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -251,45 +250,6 @@ def take_launch(x: Any, j: int, plan: Plan | bool | None) -> Any:
         return taken
     items = _taken_items(x, j, parts)
     return type(x)(*items) if kind == "named" else tuple(items)
-
-
-def take_launches(x: Any, n: int, plan: Plan | bool | None) -> list[Any]:
-    """Every one of the ``n`` launches taken out of a cohort's result ``x`` along its ``launch_plan``, in order:
-    what ``take_launch`` gives for each, the plan walked once for all of them (an array read out once, not element
-    by element)."""
-    if plan is None:
-        return [x] * n
-    if plan is True:
-        if isinstance(x, Cohort):
-            return list(x.launches)
-        return x.tolist() if x.ndim == 1 else [x[j].item() for j in range(n)] if x.ndim else [x.item()] * n
-    assert isinstance(plan, Plan)
-    kind, parts = plan.kind, plan.parts
-    if kind in ("struct", "record"):
-        names = tuple(parts)
-        columns = [take_launches(getattr(x, name), n, parts[name]) for name in names]
-        if kind == "struct":
-            from msgspec.structs import replace
-
-            return [replace(x, **dict(zip(names, values, strict=True))) for values in zip(*columns, strict=True)]
-        return [type(x)(**plan.shared, **dict(zip(names, values, strict=True)))
-                for values in zip(*columns, strict=True)]
-    if kind == "mapping":
-        keys = tuple(parts)
-        columns = [take_launches(x[key], n, parts[key]) for key in keys]
-        return [{**x, **dict(zip(keys, values, strict=True))} for values in zip(*columns, strict=True)]
-    items = x.inputs if kind == "make" else x
-    every = _taken_columns(items, n, parts)
-    if kind == "make":
-        return [x.make(*taken) for taken in every]
-    return [type(x)(*taken) for taken in every] if kind == "named" else every
-
-
-def _taken_columns(items: Sequence[Any], n: int, parts: Mapping[Any, Plan | bool]) -> list[tuple[Any, ...]]:
-    """For each of ``n`` launches, a sequence's items with that launch taken out of those its plan names."""
-    columns = [take_launches(item, n, parts[i]) if i in parts else itertools.repeat(item, n)
-               for i, item in enumerate(items)]
-    return list(zip(*columns, strict=True))
 
 
 def _taken_items(items: Sequence[Any], j: int, parts: Mapping[Any, Plan | bool]) -> list[Any]:

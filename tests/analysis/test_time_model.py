@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from roofline.analysis.time_model import LAUNCH_FLOOR_S, Change, changed, changed_floor, reach, reach_floor, saving
+from roofline.analysis.time_model import LAUNCH_FLOOR_S, Change, changed, saving
 from roofline.pipeline import analyze_files
 from tests.conftest import SHARED_REPORTS, shared_report_names
 
@@ -88,25 +88,6 @@ def test_a_change_away_from_the_floor_saves_nothing_and_one_at_it_saves_measured
     hidden = saving(model, Change(hide_latency=True))
     assert hidden.seconds == pytest.approx(max(0.0, model.measured_s - max(t.achievable_s or t.seconds
                                                                             for t in model.terms)))
-
-
-@pytest.mark.parametrize("path", _reports(), ids=lambda p: p.name)
-def test_the_changed_floor_is_the_floor_of_the_changed_model_on_every_shared_launch(path):
-    """``changed_floor`` (no model built) against ``reach_floor(changed(...))``: the same time and term key for
-    changes that scale one term, every unit term, to a tie with the floor, or hide latency."""
-    for k in analysed(path).valid_launches:
-        model = k.time_model
-        if model is None or not model.terms:
-            continue
-        floor = model.terms[0]
-        changes = [Change(hide_latency=True), Change({floor.key: 0.5}), Change({floor.key: 0.0}),
-                   Change({t.key: 0.0 for t in model.terms if t.kind == "unit"})]
-        if len(model.terms) > 1 and model.terms[1].seconds:  # the second term raised to the floor's time: a tie
-            changes.append(Change({model.terms[1].key: floor.seconds / model.terms[1].seconds}))
-        for change in changes:
-            after = reach_floor(changed(model, change))
-            assert after is not None
-            assert changed_floor(model, change) == (reach(after), after.key), (k.launch.name, change)
 
 
 def test_without_breakdowns_the_roofs_stand_in_work_over_the_kernel_clock_peak():

@@ -21,7 +21,6 @@ from roofline.core.cohorts import (
     per_launch,
     shared,
     take_launch,
-    take_launches,
     where,
 )
 from roofline.core.model import KernelLaunch
@@ -101,18 +100,6 @@ def test_take_launch_shares_what_holds_no_array_and_rebuilds_the_rest() -> None:
     assert [take(j)["x"] for j in range(3)] == [1.0, 4.0, 9.0]
     assert take(2)["fixed"] is fixed and take(0)["fixed"] is fixed  # one object for every launch, not a copy each
     assert take(1)["pair"] == (4.0, "same")
-
-
-def test_take_launches_gives_every_launch_as_take_launch_gives_each() -> None:
-    cohort = Cohort(launches(1.0, 4.0, 9.0))
-    x = cohort.value("x")
-    assert x is not None
-    result = {"x": x, "text": per_launch(lambda v: f"{v:g}!", x), "pair": (x, "same"), "fixed": ("roof", 1.5),
-              "launch": cohort, "column": x.reshape(3, 1)}
-    plan = launch_plan(result)
-    assert take_launches(result, 3, plan) == [take_launch(result, j, plan) for j in range(3)]
-    assert take_launches(result, 3, plan)[2] == {"x": 9.0, "text": "9!", "pair": (9.0, "same"), "fixed": ("roof", 1.5),
-                                                 "launch": cohort.launches[2], "column": 9.0}
 
 
 def test_an_analysis_whose_launches_were_read_still_pickles_as_workers_send_it() -> None:
