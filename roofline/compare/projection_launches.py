@@ -175,18 +175,9 @@ class WorkloadProjection(Struct, frozen=True):
     ranges: tuple[RangeTotal, ...] = ()  # per NVTX range, where the report has them
     kernels: tuple[KernelTotal, ...] = ()  # per kernel name, summed from ``launches`` (``kernel_totals``)
 
-    @property
-    def speedup(self) -> float | None:
-        """Measured total over projected total (above 1: the target is faster)."""
-        return self.measured_s / self.projected_s if self.projected_s else None
-
-    @property
-    def governing(self) -> str | None:
-        """The unit that governs most of the projected total (count x projected summed by governing unit)."""
-        shares: dict[str, float] = {}
-        for p in self.launches:
-            shares[p.governing] = shares.get(p.governing, 0.0) + p.count * p.projected_s
-        return max(shares, key=lambda k: shares[k]) if shares else None
+    launch_count: int = 0  # the launches of ``launches``: the sum of their counts
+    speedup: float | None = None  # measured total / projected total (above 1: faster there); null without launches
+    governing: str | None = None  # the unit governing most of the projected total (count x projected by unit)
 
 
 class _Gpu(Struct, frozen=True):
@@ -230,11 +221,12 @@ def project_workload(launches: Launches | Iterable[LaunchAnalysis], source: Devi
             out.append(got)
     out.sort(key=lambda p: -p.count * p.projected_s)
     measured = sum(p.count * p.measured_s for p in out)
+    projected = sum(p.count * p.projected_s for p in out)
     return WorkloadProjection(
         target.id, clock, held.value, held.source, dram.value if dram else None, dram.source if dram else "",
-        measured, sum(p.count * p.projected_s for p in out), sum(p.count * p.low_s for p in out),
-        sum(p.count * p.high_s for p in out), tuple(out), left_out,
-        "" if out else "no launch with a time and a time model", range_totals(out), kernel_totals(out))
+        measured, projected, sum(p.count * p.low_s for p in out), sum(p.count * p.high_s for p in out), tuple(out),
+        left_out, "" if out else "no launch with a time and a time model", range_totals(out), kernel_totals(out),
+        sum(p.count for p in out), measured / projected if projected else None, _governing(out))
 
 
 def project_everywhere(launches: Launches | Iterable[LaunchAnalysis], source: Device, source_spec: DeviceSpec,
@@ -277,16 +269,20 @@ def kernel_totals(groups: Sequence[LaunchProjection]) -> tuple[KernelTotal, ...]
         names.setdefault(g.name, []).append(g)
     out = []
     for name, inside in names.items():
-        shares: dict[str, float] = {}
-        for g in inside:
-            shares[g.governing] = shares.get(g.governing, 0.0) + g.count * g.projected_s
         total = {key: sum(g.count * getattr(g, key) for g in inside)
                  for key in ("measured_s", "projected_s", "low_s", "high_s")}
         out.append(KernelTotal(name, sum(g.count for g in inside), len(inside), total["measured_s"],
-                               total["projected_s"], total["low_s"], total["high_s"],
-                               max(shares, key=lambda k: shares[k]),
+                               total["projected_s"], total["low_s"], total["high_s"], _governing(inside) or "",
                                tuple(dict.fromkeys(k for g in inside for k in g.other_kernel))))
     return tuple(sorted(out, key=lambda k: -k.projected_s))
+
+
+def _governing(groups: Sequence[LaunchProjection]) -> str | None:
+    """The unit that governs most of ``groups``' projected time (count x projected summed by governing unit)."""
+    shares: dict[str, float] = {}
+    for g in groups:
+        shares[g.governing] = shares.get(g.governing, 0.0) + g.count * g.projected_s
+    return max(shares, key=lambda k: shares[k]) if shares else None
 
 
 def _none(target: DeviceSpec, clock: str, why: str) -> WorkloadProjection:

@@ -39,7 +39,7 @@ from roofline.core.version import __version__
 # 17: advice items' "overlapping", "kept_bytes", "peak_source" (and bound_by "launch floor", "no more blocks"); a
 #     kernel's "combined_saved_s" and "combined_floor_s"; time model terms' "achievable_s" and "peak_source"; a
 #     producer's "kind" and "candidates"; a projection's "workload" and "everywhere"
-SCHEMA_VERSION = 20
+SCHEMA_VERSION = 21
 
 Number = float | None  # a finite number, or null (its reason under the object's ``missing``)
 Index = Annotated[int, Meta(ge=0)]  # a reason's place in its report's ``reasons``

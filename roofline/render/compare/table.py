@@ -350,7 +350,7 @@ def _workload_table(w: WorkloadProjection, width: int) -> Table:
                                f"{seconds(x.low_s)}-{seconds(x.high_s)}", x.governing] for x in w.launches]
     rows.extend([name_cell((f"NVTX {r.name}",)), str(r.launches), "", seconds(r.measured_s), seconds(r.projected_s),
                   f"{seconds(r.low_s)}-{seconds(r.high_s)}", ""] for r in w.ranges)
-    rows.append([name_cell(("total",)), str(sum(x.count for x in w.launches)), "", seconds(w.measured_s),
+    rows.append([name_cell(("total",)), str(w.launch_count), "", seconds(w.measured_s),
                  seconds(w.projected_s), f"{seconds(w.low_s)}-{seconds(w.high_s)}", ""])
     return add_rows(table, rows, width)
 
