@@ -331,7 +331,7 @@ class Roofline:
         spec = found.spec if found else None
         boost = spec.boost_clock_hz if spec else next((a.device.max_clock_hz for a in analyses), None)
         pairs = [Paired(k.nsys.name, k.nsys.function, None, None, k.nsys.count, k.nsys.median_s,
-                        k.ncu.total_s / k.ncu.launches if k.ncu.launches else None) for k in view.kernels]
+                        k.ncu_per_launch_s) for k in view.kernels]
         gaps = named_gaps(pairs, analyses, loaded.migrations, boost,
                           (gpu.l2_bytes if gpu else None) or (spec.l2_bytes if spec else None),
                           loaded.timeline.group_by)

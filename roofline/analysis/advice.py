@@ -600,7 +600,7 @@ def _occupancy(k: LaunchAnalysis, device: Device | None = None) -> list[Advice]:
         items.append(_what_if(k, o, bound, device))
     if k.verdict.bound not in ("latency", None):
         return items
-    if o.gap_pts is not None and o.gap_pts > ACHIEVED_GAP_PTS:
+    if o.gap_pts is not None and o.achieved_apart:
         items.append(Advice(kind="occupancy", title="Balance the work",
                             text=f"Achieved occupancy {pct(o.achieved_pct)} trails the theoretical "
                                  f"{pct(o.theoretical_pct)} by {o.gap_pts:.0f} points: balance the work across warps "

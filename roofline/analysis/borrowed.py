@@ -26,7 +26,7 @@ from msgspec import Struct
 
 from roofline.analysis.kernels import attainable_flop_per_s, roof_time
 from roofline.analysis.launches import ReportAnalysis
-from roofline.analysis.results import LaunchAnalysis, Value
+from roofline.analysis.results import LaunchAnalysis, Value, flops_sum
 from roofline.analysis.roofline import intensity, rate, roof_position
 from roofline.core.kernel_names import kernel_key
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, Device
@@ -126,7 +126,7 @@ def _kernel(config: LaunchConfigTime, launches: list[LaunchAnalysis], spec: Devi
     time = Value(config.median_s if config.median_s > 0 else None, "nsys measured no time")
     work = {p: Value(v, "not measured") for p, v in flops.items()}
     moved = {lv: Value(v, "not measured") for lv, v in data.items()}
-    total = sum(known.values()) if any(v is not None for v in flops.values()) else None
+    total = flops_sum(flops)
     some = bool(total)  # rates and intensities of a kernel with FLOPs (none of one without: not on the roofline)
     compute_roof = ceilings.roof(precision) if ceilings is not None and precision else None
     roof = roof_position(work, moved, time.value, ceilings) if ceilings is not None else None

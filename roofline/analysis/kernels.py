@@ -22,8 +22,8 @@ from msgspec import Struct, field
 from roofline.analysis.hotspots import line_samples
 from roofline.analysis.launches import Columns, Figure, Launches
 from roofline.analysis.plot_place import Place, plain_place, roof_place
-from roofline.analysis.results import LaunchAnalysis, RoofPosition, Value, Verdict
-from roofline.analysis.roofline import intensity, measured, median_known, rate, roof_position, total_flops
+from roofline.analysis.results import LaunchAnalysis, RoofPosition, Value, Verdict, total_flops
+from roofline.analysis.roofline import intensity, measured, median_known, rate, roof_position
 from roofline.analysis.verdict import busy_units, pooled_verdict
 from roofline.analysis.work import Work, launch_work
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings
@@ -71,6 +71,7 @@ class KernelStats(Struct, frozen=True):
     # its place on the comparison and summary plots: plain (``plain_place``) and normalized (``roof_place``)
     place: Place = Place.NO_INTENSITY
     normalized_place: Place = Place.NO_ROOF
+    bound_precision: str | None = None  # the precision whose ceiling binds it (``bound_precision``)
 
     @property
     def name(self) -> str:
@@ -106,7 +107,17 @@ def aggregate(launches: Launches) -> KernelStats:
         shared_mem_per_block_bytes=max((k.shared_mem_per_block_bytes for k in launches.kernel_launches
                                         if k.shared_mem_per_block_bytes is not None), default=None),
         total_flop_per_s=all_flop_per_s, place=plain_place(intensities["dram"].value, all_flop_per_s),
-        normalized_place=roof_place(roof.pct_of_roof))
+        normalized_place=roof_place(roof.pct_of_roof), bound_precision=bound_precision(flops, roof))
+
+
+def bound_precision(flops: Mapping[str, Value], roof: RoofPosition) -> str | None:
+    """The precision whose ceiling binds the kernel: the highest utilization among the precisions it has FLOPs in
+    (the one whose FLOPs take longest at their peak); its main precision when no utilization is known."""
+    used = [p for p in PRECISIONS if flops[p].value]
+    util = {p: roof.utilization_pct[p] for p in used if p in roof.utilization_pct}
+    if util:
+        return max(util, key=lambda p: util[p])
+    return max(used, key=lambda p: flops[p].value or 0.0) if used else None
 
 
 def pooled_ceilings(median: Ceilings, columns: Columns, at: np.ndarray) -> Ceilings:

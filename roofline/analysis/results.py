@@ -93,10 +93,26 @@ def counted_flops(flops: Mapping[str, Value]) -> dict[str, Any]:
     """The FLOPs measured per precision, without a zero Tensor count that is the only one: the SASS (or a counter)
     shows no tensor work, but with every CUDA-core precision unmeasured the kernel's FLOPs stay unknown (no total,
     no intensity). A zero tensor count is common to a cohort's launches (``ncu.metrics.SASS_MMA_INST``)."""
-    known = {p: v.value for p, v in flops.items() if v.value is not None}
+    return _counted({p: v.value for p, v in flops.items()})
+
+
+def _counted(values: Mapping[str, Any]) -> dict[str, Any]:
+    """``counted_flops`` of plain values (None: not measured)."""
+    known = {p: v for p, v in values.items() if v is not None}
     if set(known) == {"tensor"} and shared(known["tensor"] == 0):
         return {}
     return known
+
+
+def total_flops(flops: Mapping[str, Value]) -> Any:
+    """All measured FLOPs (CUDA cores and Tensor Cores); None if no precision was measured (``counted_flops``)."""
+    return flops_sum({p: v.value for p, v in flops.items()})
+
+
+def flops_sum(values: Mapping[str, Any]) -> Any:
+    """``total_flops`` of plain values per precision (None: not measured): the one definition of a total."""
+    known = list(_counted(values).values())
+    return sum(known) if known else None
 
 
 class RoofPosition(Struct, frozen=True):
@@ -254,6 +270,7 @@ class Occupancy(Struct, frozen=True):
     missing: Mapping[str, str] = field(default_factory=dict)
     gap_pts: float | None = None  # theoretical minus achieved occupancy in percentage points (None: either unknown)
     calculator: OccupancyCalculator | None = None  # ncu's occupancy calculator at this launch
+    achieved_apart: bool | None = None  # gap_pts over ACHIEVED_GAP_PTS (ncu's AchievedOccupancy rule); None: no gap
 
 
 class TensorRoof(Struct, frozen=True):

@@ -29,6 +29,7 @@ from roofline.analysis.results import (
     Value,
     Verdict,
     counted_flops,
+    total_flops,
 )
 from roofline.analysis.verdict import SM_ROOFS, NoThroughputs, launch_verdict, throughputs, whole_blocks_pct
 from roofline.core.choices import GroupBy
@@ -228,12 +229,6 @@ def analyze_launch(launch: KernelLaunch, device: Device, spec: DeviceSpec | None
                                                        duration.value)),
         total_flops=total_flops(flop_values),
     )
-
-
-def total_flops(flops: Mapping[str, Value]) -> Any:
-    """All measured FLOPs (CUDA cores and Tensor Cores); None if no precision was measured (``counted_flops``)."""
-    known = list(counted_flops(flops).values())
-    return sum(known) if known else None
 
 
 def sm_roof_pcts(flops: Mapping[str, Value], moved: Mapping[str, Value], c: Ceilings, duration: Any) -> list[Any]:

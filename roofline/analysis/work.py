@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 from msgspec import Struct, field
 
 from roofline.analysis.launches import Launches
-from roofline.analysis.results import RoofPosition, Verdict
+from roofline.analysis.results import RoofPosition, Verdict, flops_sum
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS
 from roofline.core.resources import Resource
@@ -72,8 +72,8 @@ class Work(Struct, frozen=True):
     @property
     def total_flops(self) -> float | None:
         """All measured FLOPs per launch; None when no precision was measured."""
-        known = [v for v in self.flops.values() if v is not None]
-        return sum(known) if known else None
+        total: float | None = flops_sum(self.flops)
+        return total
 
     def amount(self, key: str) -> float | None:
         """The work per launch of a measure key: "flops" (all precisions), "flops.fp32", "bytes.dram", "threads",
@@ -166,11 +166,6 @@ class WorkCheck(Struct, frozen=True):
     def basis_label(self) -> str:
         """What decided, named: "FLOPs", "threads launched", "DRAM bytes", "FP32 FLOPs"."""
         return {"flops": "FLOPs", "threads": "threads launched"}.get(self.basis, measure_label(self.basis))
-
-    @property
-    def tolerance_pct(self) -> float:
-        """The tolerance in percent (5.0 for 0.05)."""
-        return 100 * self.tolerance
 
     @property
     def governs_both(self) -> bool:

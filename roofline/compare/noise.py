@@ -59,12 +59,8 @@ class Change(Struct, frozen=True):
     pct: float  # the ratio as a percent change (``change_pct``): negative = faster
     low_pct: float | None  # the interval's ends as percent changes
     high_pct: float | None
+    confidence: float  # the interval's two-sided confidence, 1 - 2 alpha
     untested: str = ""
-
-    @property
-    def confidence(self) -> float:
-        """The interval's two-sided confidence, 1 - 2 alpha."""
-        return 1.0 - 2.0 * self.alpha
 
     def scaled(self, factor: float) -> Change:
         """The same change with every ratio multiplied by ``factor`` (e.g. per unit of work)."""
@@ -87,7 +83,8 @@ def change(ratio: float, low: float | None, high: float | None, alpha: float, ba
            untested: str = "") -> Change:
     """A ``Change`` with its percent figures."""
     return Change(ratio, low, high, alpha, base_n, new_n, change_pct(ratio),
-                  None if low is None else change_pct(low), None if high is None else change_pct(high), untested)
+                  None if low is None else change_pct(low), None if high is None else change_pct(high),
+                  1.0 - 2.0 * alpha, untested)
 
 
 def compare_times(base: Sequence[float], new: Sequence[float], alpha: float = ALPHA) -> Change:

@@ -55,23 +55,20 @@ class RealKernel(Struct, frozen=True):
     nsys: KernelTime
     matched_by: str  # "name", or "numbers masked: PATTERN"
     app_share: float  # of the application's kernel time (nsys)
+    recoverable_share: float | None = None  # the share of ncu's time for this kernel above its roof
+    recoverable_real_s: float | None = None  # that share of its real (nsys) time
+    ncu_per_launch_s: float | None = None  # ncu's time per launch
+    ncu_over_nsys: float | None = None  # ncu's time per launch over nsys's median (above 1: ncu's replays slower)
 
-    @property
-    def recoverable_share(self) -> float | None:
-        """The share of ncu's time for this kernel above its roof."""
-        r = self.ncu.recoverable_s
-        return r / self.ncu.total_s if r is not None and self.ncu.total_s > 0 else None
 
-    @property
-    def recoverable_real_s(self) -> float | None:
-        share = self.recoverable_share
-        return None if share is None else share * self.nsys.total_s
-
-    @property
-    def ncu_over_nsys(self) -> float | None:
-        """ncu's time per launch over nsys's median launch (above 1: ncu's replays ran slower)."""
-        per_launch = self.ncu.total_s / self.ncu.launches if self.ncu.launches else None
-        return per_launch / self.nsys.median_s if per_launch is not None and self.nsys.median_s > 0 else None
+def real_kernel(ncu: NcuKernel, nsys: KernelTime, matched_by: str, app_share: float) -> RealKernel:
+    """A ``RealKernel`` with its figures: the recoverable share of ncu's time, that share of the real time, and
+    ncu's time per launch against nsys's median."""
+    r = ncu.recoverable_s
+    share = r / ncu.total_s if r is not None and ncu.total_s > 0 else None
+    per_launch = ncu.total_s / ncu.launches if ncu.launches else None
+    return RealKernel(ncu, nsys, matched_by, app_share, share, None if share is None else share * nsys.total_s,
+                      per_launch, per_launch / nsys.median_s if per_launch is not None and nsys.median_s > 0 else None)
 
 
 class RealTimeView(Struct, frozen=True):
@@ -86,16 +83,8 @@ class RealTimeView(Struct, frozen=True):
     unmatched_nsys: tuple[KernelTime, ...]  # by total time, largest first
     unmatched_nsys_shares: tuple[float, ...] = ()  # each one's share of the application's kernel time (nsys)
     time_gaps: tuple[TimeGap, ...] = ()  # the kernels whose nsys and ncu times differ by over 2x, with the cause
-
-    @property
-    def analysed_share(self) -> float:
-        """The matched kernels' share of the application's kernel time (nsys)."""
-        return sum(k.app_share for k in self.kernels)
-
-    @property
-    def recoverable_real_s(self) -> float | None:
-        known = [k.recoverable_real_s for k in self.kernels if k.recoverable_real_s is not None]
-        return sum(known) if known else None
+    analysed_share: float = 0.0  # the matched kernels' share of the application's kernel time (nsys)
+    recoverable_real_s: float | None = None  # the kernels' recoverable real time summed; None: none known
 
     @property
     def notes(self) -> tuple[str, ...]:
@@ -121,16 +110,19 @@ def weigh(analyses: Sequence[ReportAnalysis], timeline: Timeline) -> RealTimeVie
     by_name = {k.name: k for k in timeline.kernels}
     pairs = match_names([k.name for k in ncu], list(by_name))
     total = timeline.kernel_s
-    kernels = [RealKernel(k, by_name[pairs[k.name][0]], pairs[k.name][1],
-                          by_name[pairs[k.name][0]].total_s / total if total > 0 else 0.0)
+    kernels = [real_kernel(k, by_name[pairs[k.name][0]], pairs[k.name][1],
+                           by_name[pairs[k.name][0]].total_s / total if total > 0 else 0.0)
                for k in ncu if k.name in pairs]
     kernels.sort(key=lambda k: (k.recoverable_real_s is None, -(k.recoverable_real_s or 0.0), -k.nsys.total_s))
+    known = [k.recoverable_real_s for k in kernels if k.recoverable_real_s is not None]
+    recovered = sum(known) if known else None
     matched = {nsys for nsys, _ in pairs.values()}
     unmatched = tuple(k for k in timeline.kernels if k.name not in matched)
     return RealTimeView(timeline, tuple(a.report.path for a in analyses),
                         tuple(dict.fromkeys(a.report.device.name for a in analyses)), tuple(kernels),
                         tuple(k.name for k in ncu if k.name not in pairs), unmatched,
-                        tuple(k.total_s / total if total > 0 else 0.0 for k in unmatched))
+                        tuple(k.total_s / total if total > 0 else 0.0 for k in unmatched),
+                        analysed_share=sum(k.app_share for k in kernels), recoverable_real_s=recovered)
 
 
 def ncu_kernels(analyses: Sequence[ReportAnalysis], by: GroupBy = "kernel") -> list[NcuKernel]:

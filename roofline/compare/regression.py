@@ -126,10 +126,7 @@ class TotalChange(Struct, frozen=True):
     base_s: float
     at_new_speed_s: float
     kernels: int
-
-    @property
-    def change_pct(self) -> float:
-        return change_pct(self.at_new_speed_s / self.base_s)
+    change_pct: float  # at_new_speed_s over base_s as a percent change (``change_pct``): negative = faster
 
 
 class DiffResult(Struct, frozen=True):
@@ -298,4 +295,4 @@ def _total(verdicts: Sequence[Verdict], limits: Thresholds) -> TotalChange | Non
         base_s += total
         new_s += total * (1.0 + gated.value / 100.0)
         kernels += 1
-    return TotalChange(base_s, new_s, kernels) if kernels and base_s > 0 else None
+    return TotalChange(base_s, new_s, kernels, change_pct(new_s / base_s)) if kernels and base_s > 0 else None

@@ -229,13 +229,14 @@ def diagnose(launch: KernelLaunch, device: Device) -> Occupancy:
     elif limits:
         missing["what_if"] = "device attributes or launch__* shape metrics missing: limits cannot be re-derived"
     theoretical = _theoretical(launch, blocks, shape, sm, missing)
+    gap = theoretical - achieved if theoretical is not None and achieved is not None else None
     occ = Occupancy(
         theoretical_pct=theoretical, achieved_pct=achieved, limits=limits,
         limiters=limiters(limits, theoretical, unused(shape, sm, limits.get("barriers"))),
         blocks_per_sm=blocks, warps_per_block=shape.warps if shape else None, waves_per_sm=waves,
         tail_idle_pct=tail_idle_pct(waves) if waves is not None else None,
         derived_limits=derived, what_if=changes, missing=missing,
-        gap_pts=theoretical - achieved if theoretical is not None and achieved is not None else None,
+        gap_pts=gap, achieved_apart=gap > ACHIEVED_GAP_PTS if gap is not None else None,
     )
     return replace(occ, findings=findings(occ, launch, sm))
 
@@ -466,7 +467,7 @@ def findings(occ: Occupancy, launch: KernelLaunch, sm: SmResources | None) -> tu
     """One-line statements, each with the numbers behind it."""
     lines = [_limit_line(occ, sm)] if occ.theoretical_pct is not None and occ.limits else []
     gap = occ.gap_pts
-    if gap is not None and gap > ACHIEVED_GAP_PTS:
+    if gap is not None and occ.achieved_apart:
         small_grid = occ.waves_per_sm is not None and occ.waves_per_sm < 1
         cause = ("the grid is smaller than one wave" if small_grid
                  else "load imbalance between warps or blocks, a partial last wave, or block launch overhead")

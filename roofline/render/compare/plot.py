@@ -233,7 +233,7 @@ def _roofs(sides: Sequence[tuple[int, KernelStats]], gpus: Sequence[int]) -> tup
     ones), once: from the ceilings of the first report on that GPU that gives it."""
     roofs: dict[tuple[int, str], Roof] = {}
     for report, s in sides:
-        precision = bound_precision(s)
+        precision = s.bound_precision
         roof = _roof(gpus[report], precision, s.ceilings) if precision else None
         if precision is not None and roof is not None:
             shared = tuple(i for i, g in enumerate(gpus) if g == gpus[report])
@@ -245,16 +245,6 @@ def _roofs(sides: Sequence[tuple[int, KernelStats]], gpus: Sequence[int]) -> tup
     # one DRAM slope per GPU: its first roof's bandwidth for all of its precisions
     return tuple(Roof(r.report, r.precision, r.peak_flop_per_s, group[0].dram_bytes_per_s, r.reports)
                  for group in by_gpu.values() for r in group)
-
-
-def bound_precision(s: KernelStats) -> str | None:
-    """The precision whose ceiling binds the kernel: the highest utilization among the precisions it has FLOPs in
-    (the one whose FLOPs take longest at their peak); its main precision when no utilization is known."""
-    used = [p for p in PRECISIONS if s.flops[p].value]
-    util = {p: s.roof.utilization_pct[p] for p in used if p in s.roof.utilization_pct}
-    if util:
-        return max(util, key=lambda p: util[p])
-    return max(used, key=lambda p: s.flops[p].value or 0.0) if used else None
 
 
 def _roof(report: int, precision: str, ceilings: Ceilings) -> Roof | None:

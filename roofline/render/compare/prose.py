@@ -45,7 +45,7 @@ def work_summary(check: WorkCheck) -> str:
         return ("work not compared: no FLOP counts on both sides, and threads launched stand for the work only "
                 "for the same kernel with a known launch configuration")
     if not check.different:
-        within = f"{check.basis_label} within {check.tolerance_pct:g}%"
+        within = f"{check.basis_label} within {100 * check.tolerance:g}%"
         return f"same work ({', '.join(filter(None, (within, governs)))})"
     return "different work: " + ", ".join(f"{m.label} {ratio_text(m)}" for m in check.measures
                                           if m.decides and m.differs) + (f" ({governs})" if governs else "")

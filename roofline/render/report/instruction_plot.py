@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from roofline.analysis.instructions import GLOBAL_WALLS, SHARED_WALLS, WIDTH_WALLS
 from roofline.analysis.launches import ReportAnalysis
 from roofline.core.labels import LEGEND_KERNELS, NAMES
-from roofline.core.model import LEVELS
+from roofline.core.model import LEVELS, memory_roof, roof_intensity
 from roofline.core.units import ratio, si
 from roofline.render.mpl import NOTE_LINE_IN, PlotFormat, figure, log_axes, middle, to_bytes, wrap
 from roofline.render.names import plot_text, short_group_name
@@ -233,9 +233,9 @@ def _roofs(ax: Axes, x_range: tuple[float, float], peak: float | None, slopes: M
     if peak:
         ax.axhline(peak, color="black", lw=1.2, label=f"{peak_label} {ratio(peak)}")
     for level, slope in slopes.items():
-        top = min(peak / slope if peak else x_hi, x_hi)
-        ax.plot([x_lo, top], [slope * x_lo, slope * top], color="#444444", lw=1.0, ls=ROOF_STYLES[level],
-                label=f"{NAMES[level]} {si(slope * 1e9, unit)}")
+        top = min(roof_intensity(peak, slope) if peak else x_hi, x_hi)
+        ax.plot([x_lo, top], [memory_roof(slope, x_lo), memory_roof(slope, top)], color="#444444", lw=1.0,
+                ls=ROOF_STYLES[level], label=f"{NAMES[level]} {si(slope * 1e9, unit)}")
     if peak or slopes:
         ax.legend(loc="best", fontsize=7, frameon=True, framealpha=0.85, handlelength=2.6)
 

@@ -25,7 +25,7 @@ from roofline.analysis.view import AdvisedKernel, ReportSetView, ReportView
 from roofline.compare.ranking import RECOVERABLE_COUNTS
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings
-from roofline.core.thresholds import ACHIEVED_GAP_PTS, THIN_SAMPLES
+from roofline.core.thresholds import THIN_SAMPLES
 from roofline.core.units import counted, pct, ratio, seconds, si
 from roofline.render import GENERATOR
 from roofline.render.names import bound_word, group_name, markdown_text, printable, short_group_name
@@ -413,8 +413,7 @@ def occupancy_items(analysis: LaunchAnalysis) -> tuple[str, ...]:
                 "--section LaunchStats)",)
     raise_limit = tuple(f"what would raise it: {w.text}" for w in o.what_if)
     unmeasured = tuple(f"{key.replace('_', ' ')} not measured: {why}" for key, why in o.missing.items())
-    achieved = (f"achieved occupancy {pct(o.achieved_pct)}",) if o.achieved_pct is not None and o.gap_pts is not None \
-        and o.gap_pts <= ACHIEVED_GAP_PTS else ()
+    achieved = (f"achieved occupancy {pct(o.achieved_pct)}",) if o.achieved_apart is False else ()
     return (*o.findings, *achieved, *raise_limit, *unmeasured)
 
 

@@ -19,7 +19,6 @@ from roofline.render import GENERATED_BY
 from roofline.render.compare.plot import (
     MAX_AREA,
     MIN_AREA,
-    bound_precision,
     comparison_data,
     comparison_figure,
     comparison_plot,
@@ -160,7 +159,7 @@ def test_roof_of_the_precision_a_kernel_is_bound_by(same_app, raw_actions):
     spec = yaml.safe_load((REPO / "device_specs" / "rtx-4070-ti.yaml").read_text())["peaks"]
     assert fp64 / spec["fp64"]["value"] > fp32 / spec["fp32"]["value"]  # its FP64 work takes longer at its peak
     pair = next(p for p in same_app.pairs if p.label == "fill_vector")
-    assert bound_precision(pair.base) == "fp64"
+    assert pair.base.bound_precision == "fp64"
     roofs = {(r.report, r.precision) for r in comparison_data(same_app).roofs}
     assert (0, "fp64") in roofs
 
