@@ -15,8 +15,10 @@ For each launch (identical launches, the same kernel, grid, block and work, grou
    issue slots lose half the FMA pipe's instructions. Where the source's FMA term is the pipe's heavy half (CC 8.6
    on: FP32 and IMAD on half the lanes, FP32 alone on the other), the FP32 lanes take the whole pipe's work and the
    heavy half is a term of its own at 64 IMAD lanes per SM on both (``split_fma_pipe``).
-   L2 bytes go at the SMs x clock ratio (no L2 figure is cited on both GPUs), or at the ratio of cited L2
-   bandwidths at the clocks. DRAM: the source's achieved fraction of its achievable bandwidth is kept, so the term
+   L2 bytes go at the ratio of the two whole L2s' bytes per clock times the clocks where both are cited
+   (``architecture/throughput.yaml`` ``l2_bytes_per_clock``, by compute capability, in proportion to the L2 size:
+   the L2's slices set its rate, not the SMs), else at the ratio of cited L2 bandwidths at the clocks, else at
+   the SMs x clock ratio. DRAM: the source's achieved fraction of its achievable bandwidth is kept, so the term
    scales by ``A_src / A_tgt`` (``specs.achievable``); no SM clock applies.
 2. **Tail**: the busiest SM-paced unit in whole blocks per SM, ``ceil(B / S) / (B / S)``, for the target's S: the
    unit busiest there (wave quantisation lengthens whatever bounds each wave; a stand-in term aside), except for a
@@ -516,7 +518,8 @@ def _translate(t: Term, dtype: str, here: _Gpu, there: _Gpu, tensor_flops: float
     per_clock = (here.clock_hz * here.sms) / (there.clock_hz * there.sms)
     if key == "L2":
         if here.l2 and there.l2:
-            return UnitTerm(key, t.seconds, t.seconds * here.l2 / there.l2, "cited L2 bandwidths at the clocks")
+            return UnitTerm(key, t.seconds, t.seconds * here.l2 / there.l2,
+                            f"cited L2 bandwidths at the clocks: {here.l2 / 1e9:.0f} -> {there.l2 / 1e9:.0f} GB/s")
         return UnitTerm(key, t.seconds, t.seconds * per_clock, "L2 bytes at the same rate per SM and clock")
     rate_key = f"tensor_{dtype}" if key == "tensor" else key
     mine, theirs = here.rates.get(rate_key), there.rates.get(rate_key)
@@ -542,9 +545,25 @@ def _tensor_dtype(la: LaunchAnalysis) -> str:
 
 def _gpu(spec: DeviceSpec, clock_hz: float, dram: float | None, sms: int | None = None) -> _Gpu:
     """A GPU's facts for the translation, at ``clock_hz``."""
-    l2 = spec.l2_bytes_per_s * clock_hz / spec.boost_clock_hz if spec.l2_bytes_per_s else None
+    per_clock = l2_bytes_per_clock(spec)
+    l2 = (per_clock * clock_hz if per_clock else
+          spec.l2_bytes_per_s * clock_hz / spec.boost_clock_hz if spec.l2_bytes_per_s else None)
     return _Gpu(spec.id, sms or spec.sm_count, clock_hz, unit_rates(spec), shared_int_lanes(spec.compute_capability),
                 dram, l2, spec.compute_capability)
+
+
+def l2_bytes_per_clock(spec: DeviceSpec) -> float | None:
+    """The whole L2's bytes per SM clock (``architecture/throughput.yaml`` ``l2_bytes_per_clock``: the cited figure
+    of the spec's compute capability, times its L2 size over the size the figure is for); None where none is cited
+    or the spec gives no L2 size."""
+    table = _throughput().get("l2_bytes_per_clock")
+    entry = table.get(spec.compute_capability or "") if isinstance(table, dict) else None
+    if not isinstance(entry, dict) or not spec.l2_bytes:
+        return None
+    value, size = entry.get("value"), entry.get("l2_mib")
+    if not isinstance(value, int | float) or not isinstance(size, int | float) or size <= 0:
+        return None
+    return float(value) * spec.l2_bytes / (float(size) * 2**20)
 
 
 def unit_rates(spec: DeviceSpec) -> dict[str, float]:

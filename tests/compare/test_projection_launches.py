@@ -17,10 +17,12 @@ from roofline.compare.projection_launches import (
     INTERVALS,
     SHARED,
     interval_of,
+    l2_bytes_per_clock,
     launch_class,
     project_workload,
     unit_rates,
 )
+from roofline.ncu import metrics as m
 from roofline.pipeline import AnalysisOptions, analyze_loaded
 from roofline.specs.catalog import load_catalog
 
@@ -71,6 +73,34 @@ def test_a_lower_sustained_clock_slows_an_sm_bound_kernel_in_proportion():
     held = projected("op01", "a100-sxm4-80gb", "sustained", sustained_clock_hz=0.705e9)
     assert held.projected_s / boost.projected_s == pytest.approx(2.0, rel=0.02)
     assert held.clock_hz == 0.705e9
+
+
+def l2_ratio(stem: str, target: str) -> tuple[float, float, float]:
+    """op43's L2-governed dgrad launch (L2 atomics on the H100) onto ``target``: its L2 term there over here, the
+    source's SM clock and the target's clock."""
+    w = projected(stem, target)
+    dgrad = next(x for x in w.launches if x.governing == "L2")
+    l2 = next(t for t in dgrad.terms if t.key == "L2")
+    la = next(la for la in analysis(stem).valid_launches if la.launch.name == dgrad.name)
+    return l2.target_s / l2.source_s, la.launch.value(m.SM_CLOCK), w.clock_hz
+
+
+def test_an_l2_term_goes_at_the_whole_l2s_bytes_per_clock_not_the_sms_where_both_are_cited():
+    ratio, here_hz, there_hz = l2_ratio("op43", "a100-sxm4-80gb")
+    assert l2_bytes_per_clock(spec("h100-sxm5")) == l2_bytes_per_clock(spec("a100-sxm4-80gb")) == 5120
+    assert ratio == pytest.approx(here_hz / there_hz, rel=1e-6)  # 132 -> 108 SMs do not enter
+
+
+def test_an_l2_term_goes_at_the_sms_and_clock_where_the_target_cites_no_l2_rate():
+    ratio, here_hz, there_hz = l2_ratio("op43", "t4")
+    assert l2_bytes_per_clock(spec("t4")) is None
+    assert ratio == pytest.approx(132 * here_hz / (40 * there_hz), rel=1e-6)
+
+
+def test_the_l2_bytes_per_clock_of_a_smaller_l2_of_the_same_compute_capability_are_in_proportion():
+    a100 = spec("a100-sxm4-80gb")
+    assert l2_bytes_per_clock(dataclasses.replace(a100, l2_bytes=a100.l2_bytes // 2)) == pytest.approx(2560)
+    assert l2_bytes_per_clock(dataclasses.replace(a100, l2_bytes=None)) is None
 
 
 def test_a_memory_bound_term_keeps_its_share_of_the_achievable_bandwidth():
