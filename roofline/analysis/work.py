@@ -44,7 +44,7 @@ from roofline.analysis.launches import Launches
 from roofline.analysis.results import RoofPosition, Verdict, flops_sum
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS
-from roofline.core.resources import Resource
+from roofline.core.resources import DRAM_BYTES, Resource
 from roofline.core.thresholds import FLOPS_FILL_SHARE, WORK_TOLERANCE
 from roofline.ncu.metrics import PIPE_SHARED, SHARED_PIPE_PRECISIONS
 
@@ -325,7 +325,7 @@ def _throughput(base: Work, other: Work, basis: str) -> tuple[str, float | None]
     """The measure whose throughput compares the pair, and the work ratio in it: the governing resource where it
     decided, else FLOPs where both sides have FLOPs, else DRAM bytes where both moved DRAM bytes, else threads."""
     governed = (basis,) if basis not in ("", "flops", "threads") else ()
-    for key in (*governed, "flops", "bytes.dram", "threads"):
+    for key in (*governed, "flops", DRAM_BYTES, "threads"):
         a, b = base.amount(key), other.amount(key)
         if a and b:
             return key, b / a

@@ -80,7 +80,7 @@ from roofline.analysis.work import LATENCY, LAUNCH, governing, measure_label
 from roofline.core.choices import TargetClock
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, Device
-from roofline.core.resources import Resource
+from roofline.core.resources import DRAM_BYTES, FP64_FLOPS, L1_BYTES, TENSOR_FLOPS, Resource
 from roofline.core.thresholds import LAUNCH_FLOOR_S
 from roofline.core.units import seconds, si
 from roofline.errors import RooflineError
@@ -165,11 +165,7 @@ class L2Term(Struct, frozen=True):
     low: float
     high: float
     note: str
-
-    @property
-    def factor(self) -> float:
-        """DRAM bytes there over here."""
-        return self.dram_there / self.dram_bytes if self.dram_bytes else 1.0
+    factor: float = 1.0  # DRAM bytes there over here (``l2_term``)
 
 
 class SharedMemoryFit(Struct, frozen=True):
@@ -235,12 +231,12 @@ def project(stats: KernelStats, source: Device, spec: DeviceSpec, clock: TargetC
     ratio, how, band = scale
     ratio, how = _in_flight(resource, stats, source, spec, ratio, how)
     paced = _paced(resource)
-    tensor = resource == "flops.tensor" and band == "datasheet"  # Tensor figures hold at their own clocks
+    tensor = resource == TENSOR_FLOPS and band == "datasheet"  # Tensor figures hold at their own clocks
     factor = (clocks.tensor_factor if tensor else clocks.factor) if paced else 1.0
     ratio *= factor
-    per_sm = resource in ("instructions", "bytes.l1", *_ROUNDS) or Resource.of(resource).kind == "flops"
+    per_sm = resource in ("instructions", L1_BYTES, *_ROUNDS) or Resource.of(resource).kind == "flops"
     waves, wave_text = _waves(stats.verdict.waves_per_sm, source, spec) if per_sm else (1.0, "")
-    dram = l2.factor if l2 is not None and resource == "bytes.dram" else 1.0
+    dram = l2.factor if l2 is not None and resource == DRAM_BYTES else 1.0
     scaled = t * ratio * waves * dram
     others, other_unit = max(_other_units(stats, source, spec, resource, t, clocks),
                              _dram_work(stats, peaks, resource, t * (l2.factor if l2 is not None else 1.0)))
@@ -320,7 +316,7 @@ def require_clock(spec: DeviceSpec, clock: TargetClock) -> None:
 
 def _paced(resource: str | None) -> bool:
     """Whether the SM clock paces a resource (everything but DRAM bandwidth)."""
-    return resource is not None and resource != "bytes.dram"
+    return resource is not None and resource != DRAM_BYTES
 
 
 def _at_clock(target: Ceilings, clocks: ClockUse) -> Ceilings:
@@ -356,7 +352,7 @@ def l2_term(stats: KernelStats, source: Device, spec: DeviceSpec) -> tuple[L2Ter
         note = (f"{held}; on the target's {si(s_tgt, 'B')}, {1 - held_tgt / held_src:.0%} of the "
                 f"{si(reuse, 'B')} of L2 requests it served beyond the DRAM bytes ({si(r, 'B')} - {si(d, 'B')}) "
                 "miss")
-        return L2Term(d, r, w, s_src, s_tgt, there, d, max(r, d), note), ""
+        return L2Term(d, r, w, s_src, s_tgt, there, d, max(r, d), note, there / d), ""
     if w > s_src and s_tgt > s_src and reuse > 0:
         note = (f"working set over {si(s_src, 'B')} on the source: on the {si(s_tgt, 'B')} L2 the DRAM bytes may "
                 "fall toward the unique footprint, which the report does not give; kept")
@@ -396,7 +392,7 @@ def _dram_work(stats: KernelStats, target: Ceilings, resource: str | None, t: fl
     (its SMs, its FLOPs) can fall below it. (0, "") where not known."""
     own = stats.datasheet.roof("dram") if stats.datasheet is not None else None
     theirs = target.roof("dram")
-    if resource == "bytes.dram" or stats.dram_pct is None or not own or not theirs:
+    if resource == DRAM_BYTES or stats.dram_pct is None or not own or not theirs:
         return 0.0, ""
     return stats.dram_pct / 100.0 * t * own / theirs, (f"the DRAM's work (at {stats.dram_pct:.0f}% of its peak "
                                                          "here) at the target's bandwidth")
@@ -407,7 +403,7 @@ def _fp64_pipe(stats: KernelStats) -> str | None:
     FP64 rate, which differs 32-fold between a GeForce (1/64 of FP32) and a data-centre board (1/2); None otherwise
     (``work.governing`` decides, which calls a pipe busy beyond its FLOPs "instructions")."""
     busiest = stats.verdict.busiest
-    return "flops.fp64" if stats.verdict.bound == "compute" and busiest is not None and \
+    return FP64_FLOPS if stats.verdict.bound == "compute" and busiest is not None and \
         busiest.metric.startswith(FP64_PIPE) else None
 
 
@@ -447,7 +443,7 @@ def _scale(resource: str | None, stats: KernelStats, source: Device, spec: Devic
     theirs = target.roof(key) if key else None
     if own and theirs:
         unit = "FLOP/s" if group == "flops" else "B/s"
-        stand_in = target.scaled.get(key, "") if resource == "flops.tensor" else ""  # ``_without_missing_tensor_type``
+        stand_in = target.scaled.get(key, "") if resource == TENSOR_FLOPS else ""  # ``_without_missing_tensor_type``
         return own / theirs, f"{measure_label(resource)} peak {own:.3g} -> {theirs:.3g} {unit}, datasheets" + \
             (f"; {stand_in}" if stand_in else ""), "datasheet"
     if not clocks[0] or not source.sm_count:
@@ -478,7 +474,8 @@ def _in_flight(resource: str | None, stats: KernelStats, source: Device, spec: D
     ``u = a / B``: ``C = B (u^-p - 1)^(-1/p)``. On the target ``C`` scales with the SMs (as many bytes in flight
     per SM) and ``B`` is the target's peak; the time ratio is ``a / a_target``. No cliff at ncu's 80% mark: at
     100% of the peak it is the bandwidth ratio, far below it the SM ratio."""
-    level = (resource or "").removeprefix("bytes.")
+    moved = Resource.of(resource)
+    level = moved.name if moved.kind == "bytes" else ""
     used = stats.roof.utilization_pct.get(level) if level in ("dram", "l2") else None
     if used is None or not source.sm_count or not 0.0 < used < 100.0 or not ratio:
         return ratio, how

@@ -28,3 +28,10 @@ class Resource(NamedTuple):
 
     def __str__(self) -> str:
         return f"{self.kind}.{self.name}" if self.name else self.kind
+
+
+# the keys the stages compare against, written once from their resource
+DRAM_BYTES = str(Resource("bytes", "dram"))
+L1_BYTES = str(Resource("bytes", "l1"))
+FP64_FLOPS = str(Resource("flops", "fp64"))
+TENSOR_FLOPS = str(Resource("flops", "tensor"))

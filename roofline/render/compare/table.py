@@ -21,7 +21,7 @@ from roofline.compare.ranking import RECOVERABLE_COUNTS, TIME_TO_GAIN_COUNTS, Ap
 from roofline.compare.regression import DiffResult, Verdict
 from roofline.core.kernel_names import KernelName
 from roofline.core.labels import NAMES, letter
-from roofline.core.resources import Resource
+from roofline.core.resources import DRAM_BYTES, Resource
 from roofline.core.thresholds import LAUNCH_OVERHEAD_S
 from roofline.core.units import counted, pct, ratio, seconds, si
 from roofline.render.compare.prose import (
@@ -169,7 +169,7 @@ def versus_grids(c: Comparison, i: int) -> list[Grid]:
             *([throughput_grid(c, different, i)] if different else []), roof_grid(c, i)]
 
 
-WORK_COLUMNS = (("threads", "threads"), ("bytes.dram", "DRAM"), ("instructions", "inst."))
+WORK_COLUMNS = (("threads", "threads"), (DRAM_BYTES, "DRAM"), ("instructions", "inst."))
 
 
 def work_grid(c: Comparison, i: int) -> Grid:
