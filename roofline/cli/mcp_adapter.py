@@ -61,10 +61,9 @@ def compare_reports(base: str | os.PathLike[str], new: str | os.PathLike[str], o
     from roofline.compare.pairing import pair_options, parse_matcher
     from roofline.compare.regression import Thresholds
 
-    matcher = parse_matcher(match, maps, 2)
-    compared = Roofline(options).compare([base, new], matcher, None, pair_options(work_tolerance_pct, alpha))
     thresholds = Thresholds(slower_pct, min_share_pct, total_slower_pct, roof_drop_pct, gate_different_work)
-    judged = Roofline.judge(compared.comparison, thresholds, allow_different_gpu)
+    judged = Roofline(options).diff(base, new, thresholds, parse_matcher(match, maps, 2),
+                                    pair_options(work_tolerance_pct, alpha), allow_different_gpu)
     return Answer(tools.judgement(judged.result, COMPARE_WORDS, command, also), judged)
 
 

@@ -204,6 +204,7 @@ class KernelPair(Struct, frozen=True):
     # time, of the base and of that side: (base, side); None for the base and without a work check
     throughputs: tuple[tuple[float | None, float | None] | None, ...] = ()
     expected_throughput: tuple[float | None, ...] = ()  # per side, the expected speedup x the work ratio
+    method: str = "name"  # how the pair was matched, alone: name, map, order, family, demangled, regex:PATTERN
 
     def different_work(self, i: int) -> bool:
         """Whether report i's kernel does other work than the base's (beyond the tolerance)."""
@@ -517,7 +518,7 @@ def _pair(key: Key, base: KernelStats, others: list[KernelStats | None], labels:
     return KernelPair(f"#{key[1]}" if key[0] == "order" else key[1], how, tuple(sides), tuple(speedup),
                       tuple(expected), kept, projections, work, tuple(changes),
                       tuple(launch_overhead(s) if s else Value(None, "kernel absent") for s in sides), rates,
-                      expected_rate)
+                      expected_rate, key[0])
 
 
 def throughput(s: KernelStats, key: str) -> float | None:

@@ -81,7 +81,7 @@ def _print_comparison(console: Console, c: Comparison) -> None:
 
 def pairing_lines(c: Comparison) -> list[str]:
     """The pairing used, where it is not plain name matching: per pair, its key and the kernels on each side."""
-    methods = Counter(p.matched_by.split(" ")[0] for p in c.pairs)
+    methods = Counter(p.method for p in c.pairs)
     if not set(methods) - {"name"} and all(len({s.name for s in p.sides if s}) == 1 for p in c.pairs):
         return []
     lines = ["pairing used: " + ", ".join(f"{how} ({n})" for how, n in methods.items())]
