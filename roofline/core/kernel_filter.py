@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Literal
+
+from msgspec.structs import replace
 
 from roofline.core.choices import NameBase
 from roofline.core.model import KernelLaunch, Report
