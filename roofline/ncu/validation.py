@@ -18,10 +18,10 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from msgspec import Struct
 from msgspec.structs import replace
 
 from roofline.core.model import (
@@ -59,8 +59,7 @@ NCU_FIX = "the file is corrupt; copy it again or re-profile"
 LARGEST = 1e300  # ints are exact in JSON, and those beyond this may not fit a float
 
 
-@dataclass(frozen=True)
-class Limit:
+class Limit(Struct, frozen=True):
     """The physical range of one kind of quantity: ``low`` to ``high``, each bound open or closed."""
 
     low: float
@@ -295,8 +294,7 @@ def launch_problem(launch: KernelLaunch, device: Device) -> str | None:
     return _shape_problem(launch, _ShapeLimits.of(device)) or _metric_problem(launch)
 
 
-@dataclass(frozen=True)
-class _ShapeLimits:
+class _ShapeLimits(Struct, frozen=True):
     """The device's limits on a launch's shape: threads per block and shared memory per block."""
 
     block: Limit
