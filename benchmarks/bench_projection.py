@@ -184,7 +184,7 @@ def dev_rows(data: dict, specs: dict, gpus: tuple[str, ...] = tuple(DEV_GPUS)) -
 def with_params(spec, clock: float | None, bandwidth: float | None):
     """The spec with a sustained clock and an achievable DRAM bandwidth as fractions of its boost and datasheet
     (None: without its own figure)."""
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     return replace(spec, sustained_clock_hz=clock * spec.boost_clock_hz if clock else None,
                    memory_achievable_bytes_per_s=bandwidth * spec.memory_bandwidth_bytes_per_s if bandwidth else None)

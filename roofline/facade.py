@@ -270,7 +270,7 @@ class Roofline:
         """``grade``: each kernel of the report (those ``kernels`` selects, else the options' --kernel) graded
         against the roof of its work at the matched spec's achievable peaks; with ``baseline``, its work checked
         against the baseline report's kernel of the same name, else its longest (every baseline kernel read)."""
-        from dataclasses import replace
+        from msgspec.structs import replace
 
         from roofline.analysis.grade import grade_report
         from roofline.pipeline import analyze_each, spec_for

@@ -26,8 +26,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from contextlib import closing
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
+
+from msgspec import Struct
 
 from roofline.core import mechanisms
 from roofline.core.choices import GroupBy, NameBase
@@ -44,8 +45,7 @@ if TYPE_CHECKING:  # pragma: no cover
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class AnalysisOptions:
+class AnalysisOptions(Struct, frozen=True):
     """What to analyse and against which roofs: the kernel filters, OR-ed, and the name they read (the
     ``--kernel`` language of ``roofline.core.kernel_filter``), the ceiling set percent of roof uses, extra device
     spec files or folders (before the built-in ones), the time the native reader may take per .ncu-rep
@@ -64,7 +64,10 @@ class AnalysisOptions:
     sass: bool = True
 
 
-def analyze_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions = AnalysisOptions(),
+DEFAULT_OPTIONS = AnalysisOptions()  # the options a call that gives none runs with
+
+
+def analyze_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions = DEFAULT_OPTIONS,
                   catalog: SpecCatalog | None = None, jobs: int = 1,
                   done: Callable[[], None] | None = None) -> list[ReportAnalysis]:
     """Analyse report files (``.ncu-rep`` or ``.json`` report models), in the order given, up to ``jobs`` at once
@@ -73,7 +76,7 @@ def analyze_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOpti
     return analyze_each(paths, options, catalog, keep_going=False, jobs=jobs, done=done)[0]
 
 
-def analyze_each(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions = AnalysisOptions(),
+def analyze_each(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions = DEFAULT_OPTIONS,
                  catalog: SpecCatalog | None = None, keep_going: bool = True, jobs: int = 1,
                  done: Callable[[], None] | None = None) -> tuple[list[ReportAnalysis], list[RooflineError]]:
     """``analyze_files`` that goes on past bad files: the analyses of the good ones in the order given, and the
@@ -84,7 +87,7 @@ def analyze_each(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptio
 
 
 def map_reports(paths: Sequence[str | os.PathLike[str]], then: Callable[[ReportAnalysis], T],
-                options: AnalysisOptions = AnalysisOptions(), catalog: SpecCatalog | None = None,
+                options: AnalysisOptions = DEFAULT_OPTIONS, catalog: SpecCatalog | None = None,
                 keep_going: bool = True, jobs: int = 1, mpi: bool = False,
                 done: Callable[[], None] | None = None) -> tuple[list[T], list[RooflineError]] | None:
     """``then`` of the analysis of each good report file, in the order given, and the error of each bad one (a file
@@ -165,7 +168,7 @@ def _as_is(analysis: ReportAnalysis) -> ReportAnalysis:
     return analysis
 
 
-def analyze_loaded(report: Report, options: AnalysisOptions = AnalysisOptions(),
+def analyze_loaded(report: Report, options: AnalysisOptions = DEFAULT_OPTIONS,
                    catalog: SpecCatalog | None = None) -> ReportAnalysis:
     """Analyse a report already in memory (from ``roofline.load`` or built by hand) as ``analyze_files`` does."""
     from roofline.specs.catalog import load_catalog

@@ -15,8 +15,9 @@ Every value the tests expect is computed from these numbers, not from the code u
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
+
+import msgspec
 
 from roofline.core.model import KernelLaunch, Report
 from roofline.ncu.metrics import INSTRUCTIONS, WAVES, counter
@@ -65,7 +66,7 @@ def _scaled(launch: KernelLaunch, roofs: dict[str, float | str | None]) -> Kerne
     metrics.update({"gpu__time_duration.sum": duration * 1e9, SM_PCT: sm, MEM_PCT: mem, WAVES: waves,
                     "launch__grid_dim_x": float(grid[0]), "launch__grid_dim_y": float(grid[1]),
                     "launch__grid_dim_z": float(grid[2]), "launch__grid_size": float(grid[0] * grid[1] * grid[2])})
-    return dataclasses.replace(launch, grid=grid, metrics=metrics)
+    return msgspec.structs.replace(launch, grid=grid, metrics=metrics)
 
 
 def slowed(report: Report, name: str, factor: float, path: str) -> Report:
@@ -80,6 +81,6 @@ def retimed(report: Report, factor: Callable[[KernelLaunch], float], path: str) 
         metrics = {key: v / f if key.endswith(RATE_SUFFIXES) and isinstance(v, float) else v
                    for key, v in k.metrics.items()}
         metrics["gpu__time_duration.sum"] = float(k.metrics["gpu__time_duration.sum"] or 0.0) * f
-        return dataclasses.replace(k, metrics=metrics)
+        return msgspec.structs.replace(k, metrics=metrics)
 
-    return dataclasses.replace(report, path=path, launches=tuple(one(k) for k in report.launches))
+    return msgspec.structs.replace(report, path=path, launches=tuple(one(k) for k in report.launches))

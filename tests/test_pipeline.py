@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import subprocess
 import sys
@@ -10,6 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from msgspec import structs
 
@@ -143,7 +143,7 @@ def test_the_analysis_scope_is_the_commands_not_the_output_formats():
     from roofline.render.base import Format
 
     assert "every_launch" not in {f.name for f in fields(Format)}
-    assert "every_launch" not in AnalysisOptions.__dataclass_fields__
+    assert "every_launch" not in AnalysisOptions.__struct_fields__
 
 
 def test_a_read_started_ahead_is_stopped_when_the_run_fails_before_taking_it(tmp_path):
@@ -217,7 +217,7 @@ def test_a_bad_device_or_a_failure_ahead_of_the_checks_leaves_the_work_to_the_en
     batches = list(ReportReading(shared_report("t4_matrix-add-2d_full")).batches())
     catalog = load_catalog(())
     bad = pipeline.EarlyDiagnoses(AnalysisOptions(), catalog)
-    broken = dataclasses.replace(batches[0].device, compute_capability="x.y")  # Device is a dataclass
+    broken = msgspec.structs.replace(batches[0].device, compute_capability="x.y")  # Device is a dataclass
     bad.take(reader.Batch(broken, batches[0].launches))
     assert bad.filter is None and not bad.done
 

@@ -13,11 +13,11 @@ for the measured work (``roof_time``).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from msgspec import Struct, field
+from msgspec.structs import replace
 
 from roofline.analysis.hotspots import line_samples
 from roofline.analysis.launches import Columns, Figure, Launches
@@ -144,7 +144,7 @@ def pooled_ceilings(median: Ceilings, columns: Columns, at: np.ndarray) -> Ceili
     if not weighted:
         return median
     note = f"{median.clock_note}; roofs weighted by the launches' times (their clocks differ)"
-    return dataclasses.replace(median, flop_per_s=flops, bytes_per_s=moved, clock_note=note, clock=median.clock)
+    return replace(median, flop_per_s=flops, bytes_per_s=moved, clock_note=note, clock=median.clock)
 
 
 def _dram_pct(k: LaunchAnalysis) -> float | None:

@@ -5,8 +5,8 @@ advice compute, and what the comparisons and renderers read (a report's launches
 Structs are plain data as frozen dataclasses are (typed fields, equality, hashing; a changed copy is
 ``msgspec.structs.replace``), made in C: on Python 3.11 a frozen dataclass's class took about 1 ms to build and its
 instances 2 to 5 us each, and a JSON report of 154 launches builds about 29,000 of them (docs/benchmarks.md). Every
-result type of the analysis, the comparisons and the views is one; the report model (``core.model``), whose JSON
-types are generated from its dataclasses, the options and the specs stay dataclasses.
+result type of the analysis, the comparisons and the views is one, and so are the report model (``core.model``),
+the analysis options and the device specs.
 
 Only types live here (and the properties that read them), so the modules that fill them in do not import
 each other and every renderer imports its types from one place. Numbers are in SI base units; "not

@@ -6,15 +6,15 @@ one report it names before its command line is parsed)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.render.base import Kind
 
 
-@dataclass(frozen=True)
-class Output:
+class Output(Struct, frozen=True):
     """The kind of document a command writes, and the parameter and option that name its file."""
 
     kind: Kind
@@ -22,16 +22,14 @@ class Output:
     option: str = "--output"
 
 
-@dataclass(frozen=True)
-class Reads:
+class Reads(Struct, frozen=True):
     """A command whose arguments are report files, and whether its reader takes the SASS of the sampled instructions
     (``AnalysisOptions.diagnostics and AnalysisOptions.sass``: only commands that show the hot spots)."""
 
     sass: bool
 
 
-@dataclass(frozen=True)
-class Facts:
+class Facts(Struct, frozen=True):
     """A command's facts (``FACTS`` beside its function); a command that declares none has these defaults."""
 
     output: Output | None = None

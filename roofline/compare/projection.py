@@ -68,10 +68,10 @@ The roofline bound is kept beside the projection: the most the target could gain
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from msgspec import Struct
+from msgspec.structs import replace
 
 from roofline.analysis.kernels import REFERENCE_S, KernelStats, per_launch, roof_time
 from roofline.analysis.results import Value

@@ -28,6 +28,8 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast
 
+from msgspec import Struct, field
+
 from roofline.core.model import MetricTable, table_rows
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -146,8 +148,7 @@ def at_key(values: Mapping[str, Any], key: Any) -> Any:
     return stacked[index, np.arange(len(index))]
 
 
-@dataclasses.dataclass(frozen=True)
-class PerLaunch(Generic[T]):
+class PerLaunch(Struct, Generic[T], frozen=True):
     """What a cohort's result holds in place of a ``T`` each launch makes from its own values (a text quoting its
     clock, its busiest units in order): ``make(*inputs)``, run when that launch is taken out (``take_launch``) with
     each input that launch's element. In a cohort's result it stands in for the ``T``, as an array stands in for a
@@ -173,14 +174,13 @@ def _places(items: Sequence[Any]) -> dict[int, Plan | bool]:
     return {i: plan for i, v in enumerate(items) if not isinstance(v, _PLAIN) and (plan := launch_plan(v)) is not None}
 
 
-@dataclasses.dataclass(frozen=True)
-class Plan:
+class Plan(Struct, frozen=True):
     """Where a cohort's result differs between its launches: by key, position or field name, the plan of each part
     that does (``True`` for an array or a ``Cohort``: one element per launch); what it is (``kind``: a struct is
     copied with those parts replaced); for a dataclass record, its fields that every launch shares (``shared``)."""
 
     parts: Mapping[Any, Plan | bool]
-    shared: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    shared: Mapping[str, Any] = field(default_factory=dict)
     kind: PlanKind = "record"  # told once, not tested again for each launch taken out
 
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 # SM version a legacy cuBLAS/cuDNN kernel-name prefix stands for (the architecture it was tuned for; such a
 # kernel may run on later GPUs too: the RTX 4090 report in ../shared/ncu-reps runs ampere_sgemm_128x32_tn).
@@ -34,8 +35,7 @@ _DESCRIBED_TYPES = {"f32": "FP32", "f64": "FP64", "f16": "FP16", "bf16": "BF16",
                     "c64": "complex FP64", "i8": "INT8", "i4": "INT4", "fp8": "FP8"}
 
 
-@dataclass(frozen=True)
-class LibraryKernel:
+class LibraryKernel(Struct, frozen=True):
     """What a library kernel's name says: the library, the SM version it was built for (None when the name
     does not say), the operation, the operand type and the layout (op(A), op(B): ``nn``, ``tn``, ...)."""
 

@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
 from typing import Literal
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from roofline.core.choices import NameBase
 from roofline.core.model import KernelLaunch, Report
@@ -58,14 +60,13 @@ _DIVERGENT_FIXES = {
 TermKind = Literal["contains", "exact", "regex"]
 
 
-@dataclass(frozen=True)
-class Term:
+class Term(Struct, frozen=True):
     """One ``--kernel`` value: its kind, the name or pattern, and the text as given (for messages)."""
 
     kind: TermKind
     value: str
     text: str
-    pattern: re.Pattern[str] | None = field(default=None, compare=False)
+    pattern: re.Pattern[str] | None = None  # made from the value: equal values, equal patterns
 
     def matches(self, name: str) -> bool:
         if self.kind == "contains":
@@ -84,8 +85,7 @@ class Term:
         return f"(?:{self.value})"
 
 
-@dataclass(frozen=True)
-class KernelFilter:
+class KernelFilter(Struct, frozen=True):
     """Filters OR-ed together, reading the name ``base`` chooses; no filter keeps every launch."""
 
     terms: tuple[Term, ...] = ()

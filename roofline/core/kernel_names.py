@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
 from os.path import commonprefix
+
+from msgspec import Struct
 
 from roofline.core.units import middle_cut, window_cut
 
@@ -23,8 +24,7 @@ _OPENERS, _CLOSERS = "(<[", ")>]"
 PAIR_ARROW = " -> "  # between the names of the kernels a comparison pairs, where they differ
 
 
-@dataclass(frozen=True)
-class KernelName:
+class KernelName(Struct, frozen=True):
     """A kernel name in parts: ``scope`` (``at::native::``), ``function``, template ``arguments`` (without the
     angle brackets; "" when none) and a ``suffix`` that is never cut (a launch configuration)."""
 

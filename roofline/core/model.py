@@ -1,7 +1,7 @@
 """Plain data model of a profiled report: the device and one record per kernel launch.
 
 The reader fills it from an ``.ncu-rep`` file; everything downstream (analysis, renderers, comparisons)
-works on these frozen dataclasses only. ``Report.to_dict``/``Report.from_dict`` give the project's own
+works on these frozen structs (msgspec) only. ``Report.to_dict``/``Report.from_dict`` give the project's own
 serialized form (``*.roofline.json``), so a report model can be analysed again without ncu_report.
 
 The serialized form has two versions. Version 1 (what the reader builds, and hand-written models) lists the
@@ -14,9 +14,11 @@ columns (``MetricTable``) instead of one dict each: a million launches fit in me
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
+
+from msgspec import Struct, field
+from msgspec.structs import asdict, force_setattr
 
 MODEL_FORMAT = "roofline-report-model"
 MODEL_VERSION = 2  # the version to_dict writes
@@ -156,8 +158,7 @@ class MetricRow(Mapping[str, MetricValue]):
         return f"MetricRow({dict(self)!r})"
 
 
-@dataclass(frozen=True)
-class Device:
+class Device(Struct, frozen=True):
     """The GPU a report was taken on, from the ``device__attribute_*`` metrics."""
 
     name: str
@@ -171,7 +172,7 @@ class Device:
     attributes: Mapping[str, MetricValue] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "attributes", _frozen(self.attributes))
+        force_setattr(self, "attributes", _frozen(self.attributes))
 
     @property
     def cc_major(self) -> int | None:
@@ -186,8 +187,7 @@ class Device:
         return int(major), int(minor)
 
 
-@dataclass(frozen=True)
-class Ceilings:
+class Ceilings(Struct, frozen=True):
     """One set of roofs: peak FLOP/s per precision and peak bytes/s per memory level.
 
     ``source`` is "measured-clock" (the report's peak counters times its measured clocks), "datasheet" (a YAML
@@ -210,12 +210,12 @@ class Ceilings:
 
     def __post_init__(self) -> None:
         if not self.clock:
-            object.__setattr__(self, "clock", self.clock_note)
-        object.__setattr__(self, "flop_per_s", _frozen({k: self.flop_per_s.get(k) for k in PRECISIONS}))
-        object.__setattr__(self, "bytes_per_s", _frozen({k: self.bytes_per_s.get(k) for k in LEVELS}))
-        object.__setattr__(self, "missing", _frozen(self.missing))
-        object.__setattr__(self, "scaled", _frozen(self.scaled))
-        object.__setattr__(self, "collect", _frozen(self.collect))
+            force_setattr(self, "clock", self.clock_note)
+        force_setattr(self, "flop_per_s", _frozen({k: self.flop_per_s.get(k) for k in PRECISIONS}))
+        force_setattr(self, "bytes_per_s", _frozen({k: self.bytes_per_s.get(k) for k in LEVELS}))
+        force_setattr(self, "missing", _frozen(self.missing))
+        force_setattr(self, "scaled", _frozen(self.scaled))
+        force_setattr(self, "collect", _frozen(self.collect))
 
     def roof(self, key: str) -> float | None:
         """The roof of a precision (FLOP/s) or a memory level (bytes/s)."""
@@ -236,8 +236,7 @@ def memory_roof(bandwidth: float, intensity: float) -> float:
 SpeedupType = Literal["local", "global", ""]  # ncu's SpeedupType: LOCAL, GLOBAL, or unknown ("")
 
 
-@dataclass(frozen=True)
-class FocusMetric:
+class FocusMetric(Struct, frozen=True):
     """A metric an ncu rule points at: its value, ncu's severity (0 default, 1 low, 2 high) and ncu's note,
     e.g. the threshold test it applied (``'77.058 - 31.410 >= 10.000'``)."""
 
@@ -247,8 +246,7 @@ class FocusMetric:
     info: str = ""
 
 
-@dataclass(frozen=True)
-class RuleResult:
+class RuleResult(Struct, frozen=True):
     """One message of an ncu rule (``rule_results``) attached to a launch, with the metrics it points at and
     ncu's estimated speedup: ``speedup_pct`` percent, of the kernel's run time when ``speedup_type`` is
     "global", of one hardware unit's efficiency in isolation when it is "local"."""
@@ -264,11 +262,10 @@ class RuleResult:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (the report model's form)."""
-        return {**vars(self), "focus_metrics": [vars(f) for f in self.focus_metrics]}
+        return {**asdict(self), "focus_metrics": [asdict(f) for f in self.focus_metrics]}
 
 
-@dataclass(frozen=True)
-class PcCounters:
+class PcCounters(Struct, frozen=True):
     """One SASS instruction of a launch with its per-PC counters (SourceCounters section): its warp samples in all
     and per stall reason (ncu's reason names, "selected" included: a warp issuing), the instructions it executed,
     the memory and branch counters ncu keeps per PC (by metric name, ``ncu.metrics.PC_MEMORY``), and its SASS text
@@ -287,16 +284,15 @@ class PcCounters:
     function_pc: int | None = None  # the start address of the function the instruction belongs to
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "stalls", _frozen(self.stalls))
-        object.__setattr__(self, "memory", _frozen(self.memory))
+        force_setattr(self, "stalls", _frozen(self.stalls))
+        force_setattr(self, "memory", _frozen(self.memory))
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (the report model's form)."""
-        return {**vars(self), "stalls": dict(self.stalls), "memory": dict(self.memory)}
+        return {**asdict(self), "stalls": dict(self.stalls), "memory": dict(self.memory)}
 
 
-@dataclass(frozen=True)
-class PcSampling:
+class PcSampling(Struct, frozen=True):
     """A launch's per-PC counters: every instruction with warp samples or a nonzero memory or branch counter, the
     launch's total of warp samples, why the SASS text is absent ("" where ncu_report gave it), and the text of the
     source lines around the sampled ones where the report holds its source (file -> line -> text)."""
@@ -311,8 +307,8 @@ class PcSampling:
     preceding: Mapping[int, tuple[str, str | None, int | None]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "source_text", _frozen({f: _frozen(lines) for f, lines in self.source_text.items()}))
-        object.__setattr__(self, "preceding", _frozen({pc: tuple(v) for pc, v in self.preceding.items()}))
+        force_setattr(self, "source_text", _frozen({f: _frozen(lines) for f, lines in self.source_text.items()}))
+        force_setattr(self, "preceding", _frozen({pc: tuple(v) for pc, v in self.preceding.items()}))
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (the report model's form: line numbers and PCs as JSON keys are strings)."""
@@ -336,8 +332,7 @@ MAX_NAME_CHARS = 1 << 16  # a kernel name is cut beyond this (real ones, demangl
 _NAME_FIELDS = ("name", "demangled_name", "mangled_name")
 
 
-@dataclass(frozen=True)
-class KernelLaunch:
+class KernelLaunch(Struct, frozen=True):
     """One profiled kernel launch (an ncu *action*) with the metric values the tool uses.
 
     ``metrics`` maps metric names to values in ncu's base units; a metric that the report does not hold
@@ -363,12 +358,12 @@ class KernelLaunch:
     pc_sampling: PcSampling | None = None  # the per-PC counters, where the report holds warp samples per PC
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "metrics", _frozen(self.metrics))
+        force_setattr(self, "metrics", _frozen(self.metrics))
         for key in _NAME_FIELDS:  # names are the profiled program's data: bounded before anything searches them
             text = getattr(self, key)
             if isinstance(text, str) and len(text) > MAX_NAME_CHARS:
-                object.__setattr__(self, key, text[:MAX_NAME_CHARS - 1] + "…")
-        object.__setattr__(self, "nan_metrics", frozenset(self.nan_metrics))
+                force_setattr(self, key, text[:MAX_NAME_CHARS - 1] + "…")
+        force_setattr(self, "nan_metrics", frozenset(self.nan_metrics))
 
     def value(self, name: str) -> float | None:
         """Numeric value of a metric as a float, or None when absent, NaN-stored or not a number."""
@@ -393,8 +388,7 @@ class KernelLaunch:
 INCOMPLETE_MODEL = "saved from an incomplete report (cut short or missing records): launches it held are missing"
 
 
-@dataclass(frozen=True)
-class Report:
+class Report(Struct, frozen=True):
     """A loaded report: where it came from, the device, and its kernel launches in report order. ``warnings``
     say where its records contradict each other (several devices, repeated keys, a cut or appended file).
     ``ncu_version`` is the version of ncu that wrote it ("2024.1.0.0"), "" when unknown."""

@@ -1,12 +1,11 @@
-"""The report model's serialized form (``Report.to_dict``) as msgspec types, generated from the dataclasses of
-``roofline.core.model``: a field is required where the dataclass gives it no default, and each type is the JSON
-form of the dataclass field's type (a tuple or a frozenset is a list, a whole number is 0 or more). Only what
+"""The report model's serialized form (``Report.to_dict``) as msgspec types, generated from the structs of
+``roofline.core.model``: a field is required where the struct gives it no default, and each type is the JSON
+form of the struct field's type (a tuple or a frozenset is a list, a whole number is 0 or more). Only what
 JSON holds differently is written here (``_FORM``); ``ncu.validation`` checks documents against these types.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import types
 import typing
@@ -45,24 +44,24 @@ def json_form(hint: Any) -> Any:
         return dict[args[0], json_form(args[1])]  # type: ignore[misc,valid-type]
     if origin in (Union, types.UnionType):
         return functools.reduce(lambda a, b: a | b, [json_form(a) for a in args])
-    if dataclasses.is_dataclass(hint):
-        return document_type(hint)  # type: ignore[arg-type]
+    if isinstance(hint, type) and issubclass(hint, msgspec.Struct):
+        return document_type(hint)
     return hint
 
 
 @functools.cache
 def document_type(cls: type, fields: tuple[str, ...] | None = None) -> type[msgspec.Struct]:
-    """The document form of dataclass ``cls`` (its ``fields`` only, when given): a struct that refuses unknown
-    fields, with the dataclass's defaults."""
+    """The document form of model struct ``cls`` (its ``fields`` only, when given): a struct that refuses unknown
+    fields, with the model's defaults."""
     hints = typing.get_type_hints(cls)
     out: list[tuple[str, Any] | tuple[str, Any, Any]] = []
-    for f in dataclasses.fields(cls):
-        if not f.init or fields is not None and f.name not in fields:
+    for f in msgspec.structs.fields(cls):
+        if fields is not None and f.name not in fields:
             continue
         kind = _FORM.get((cls, f.name)) or json_form(hints[f.name])
-        if f.default is not dataclasses.MISSING:
+        if f.default is not msgspec.NODEFAULT:
             out.append((f.name, kind, f.default))
-        elif f.default_factory is not dataclasses.MISSING:
+        elif f.default_factory is not msgspec.NODEFAULT:
             out.append((f.name, kind, msgspec.field(default_factory=f.default_factory)))
         else:
             out.append((f.name, kind))

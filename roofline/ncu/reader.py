@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import os
 from contextlib import suppress
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
+
+from msgspec import Struct
 
 from roofline.core.files import EMPTY_FILE, open_regular, regular_file
 from roofline.core.thresholds import READ_LIMIT_BASE_S, READ_LIMIT_S_PER_MIB
@@ -51,8 +52,7 @@ def load_report(path: str | os.PathLike[str], time_limit_s: float | None = None,
     return reading.report()
 
 
-@dataclass(frozen=True)
-class Batch:
+class Batch(Struct, frozen=True):
     """Launches of an ``.ncu-rep`` as the child sent them, not yet validated, and the report's device."""
 
     device: Device

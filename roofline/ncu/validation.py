@@ -18,9 +18,11 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from roofline.core.model import (
     MODEL_FORMAT,
@@ -57,8 +59,7 @@ NCU_FIX = "the file is corrupt; copy it again or re-profile"
 LARGEST = 1e300  # ints are exact in JSON, and those beyond this may not fit a float
 
 
-@dataclass(frozen=True)
-class Limit:
+class Limit(Struct, frozen=True):
     """The physical range of one kind of quantity: ``low`` to ``high``, each bound open or closed."""
 
     low: float
@@ -140,7 +141,7 @@ _DEVICE_NUMBERS = {"sm_count": SM_COUNT, "max_clock_hz": CLOCK_HZ, "memory_clock
 # --- Report models (.json) ------------------------------------------------------------------------------------
 def check_model_document(data: object, path: str | Path) -> set[int]:
     """The types of a report-model document (``Report.to_dict``), before it is turned into a ``Report``: checked
-    against the document types generated from the model's dataclasses (``core.model_document``, by msgspec), so
+    against the document types generated from the model's structs (``core.model_document``, by msgspec), so
     building the model cannot fail; the first problem is one line naming the file, the field and the fix. Ranges
     are checked on the model (``check_report``); the positions returned are the launches with a metric value that
     may be out of range (``_counts_unsure``)."""
@@ -293,8 +294,7 @@ def launch_problem(launch: KernelLaunch, device: Device) -> str | None:
     return _shape_problem(launch, _ShapeLimits.of(device)) or _metric_problem(launch)
 
 
-@dataclass(frozen=True)
-class _ShapeLimits:
+class _ShapeLimits(Struct, frozen=True):
     """The device's limits on a launch's shape: threads per block and shared memory per block."""
 
     block: Limit

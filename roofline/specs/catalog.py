@@ -10,9 +10,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from roofline.core.model import Ceilings, Device
 from roofline.errors import SpecError
@@ -41,8 +43,7 @@ DERIVED_ID = "derived"  # the id of a spec derived from a report's device attrib
 DERIVED_LABEL = "derived from device attributes"
 
 
-@dataclass(frozen=True)
-class DeviceSpec:
+class DeviceSpec(Struct, frozen=True):
     """One GPU model's datasheet facts; ``sources`` maps each number's key to its citation."""
 
     id: str
@@ -86,8 +87,7 @@ class DeviceSpec:
         return self.tensor_clock_hz if tensor_dtype != "fp64" else None
 
 
-@dataclass(frozen=True)
-class SpecMatch:
+class SpecMatch(Struct, frozen=True):
     """A spec found for a report's device, and how it was found."""
 
     spec: DeviceSpec

@@ -9,7 +9,8 @@ the reason, rather than being guessed.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from roofline.core.model import Device
 from roofline.core.units import si
@@ -21,8 +22,7 @@ TENSOR_GAP = ("Tensor Core rates are not set by the compute capability: GeForce 
               "differ (FP32 accumulate at half rate on GeForce) and some quote tensor figures at another clock")
 
 
-@dataclass(frozen=True)
-class SmRates:
+class SmRates(Struct, frozen=True):
     """FMA results per clock per SM of one compute capability (an HFMA2 gives two FP16 results); None where the
     CC does not settle the rate, with the reason in ``gaps``."""
 

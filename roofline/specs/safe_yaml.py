@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 from roofline.core.files import open_regular
 from roofline.errors import SpecError
@@ -103,8 +104,7 @@ def first_line_deeper_than(text: str, limit: int) -> int | None:
     return None
 
 
-@dataclass
-class _FlowState:
+class _FlowState(Struct):
     """What a YAML line leaves open for the next: flow levels, a quoted scalar, a block scalar's indentation."""
 
     base: int = 0  # block depth of the line where the open flow collection began

@@ -672,7 +672,7 @@ def test_occupancy_what_if_without_device_attributes_uses_the_compute_capability
     """The V100 jacobi case (an older report without some device attributes): the what-if is still made, from
     launch__block_size and the limits of compute capability 7.0 (64 warps, 32 blocks, 64K registers per SM). The
     V100 miniweather report with its device attributes removed gives the what-if it gives with them."""
-    from dataclasses import replace as with_
+    from msgspec.structs import replace as with_
 
     from roofline.analysis.diagnostics.occupancy import FROM_CC
 
@@ -730,12 +730,11 @@ def test_aten_items_suggest_bigger_launches_and_graphs_only_for_short_or_small_l
 def test_a_busy_tensor_pipe_is_told_only_the_faster_tensor_types_its_gpu_has(spec_id, dtype, named):
     """The datasheet's dense Tensor Core peaks decide which types are faster than the launch's: FP8 is named only
     where the GPU has FP8 Tensor Cores, and where none is faster, fewer matrix operations are the change."""
-    import dataclasses
 
     from roofline.specs.catalog import load_catalog
 
     (k,) = analysed(launch(0, "mma", 1e-3, 9.6e12, 0.1e12)).launches
-    ceilings = {name: dataclasses.replace(c, tensor_dtype=dtype) for name, c in k.ceilings.items()}
+    ceilings = {name: msgspec.structs.replace(c, tensor_dtype=dtype) for name, c in k.ceilings.items()}
     k = msgspec.structs.replace(k, ceilings=ceilings)
     change = advice._tensor_change(k, load_catalog().get(spec_id))
     if named is None:

@@ -460,12 +460,12 @@ THROUGHPUTS_REMOVED = ("rtx2070super_alife-143launches_basic", "a100-40gb_selfjo
 def _without_throughputs(report):
     """``report`` with every throughput metric (``*pct_of_peak*``) and breakdown list (``breakdown:*``) removed,
     as a report without the SpeedOfLight section holds it."""
-    import dataclasses
+    import msgspec
 
-    launches = tuple(dataclasses.replace(k, metrics={n: v for n, v in k.metrics.items()
+    launches = tuple(msgspec.structs.replace(k, metrics={n: v for n, v in k.metrics.items()
                                                       if "pct_of_peak" not in n and not n.startswith("breakdown:")})
                      for k in report.launches)
-    return dataclasses.replace(report, launches=launches)
+    return msgspec.structs.replace(report, launches=launches)
 
 
 @pytest.fixture(scope="module")

@@ -106,7 +106,7 @@ def test_without_breakdowns_the_roofs_stand_in_work_over_the_kernel_clock_peak()
 
 
 def test_without_a_launch_time_the_model_says_why_and_saves_nothing():
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from roofline.pipeline import analyze_loaded
     from tests.synthetic import OLD_GPU, launch, model

@@ -154,9 +154,9 @@ def test_the_view_says_whether_the_plot_adds_the_bandwidth_view():
 
 
 def test_a_view_without_a_kernel_on_the_plot_says_so():
-    import dataclasses
+    import msgspec
 
-    bare = dataclasses.replace(launch(0, "k", 1e-3, 1e6, 1e5, OLD_GPU), metrics={"gpu__time_duration.sum": 1e6})
+    bare = msgspec.structs.replace(launch(0, "k", 1e-3, 1e6, 1e5, OLD_GPU), metrics={"gpu__time_duration.sum": 1e6})
     view = report_view(analyze_report(model("a.json", [bare])))
     assert not view.on_plot and not view.bandwidth_view
 

@@ -4,8 +4,6 @@ Expected values are computed here from the numbers the launches are built with."
 
 from __future__ import annotations
 
-import dataclasses
-
 import msgspec
 import pytest
 
@@ -25,7 +23,7 @@ def work(fp32: float | None = 1e6, fp64: float | None = 0.0, dram: float | None 
 
 def test_work_per_launch_is_the_mean_over_the_launches_with_threads_from_grid_and_block():
     launches = [launch(i, "k", 1e-3, ffma, 1e5 * (i + 1), OLD_GPU) for i, ffma in enumerate((1e6, 3e6))]
-    launches = [dataclasses.replace(k, grid=(16, 16, 1), block=(32, 8, 1),
+    launches = [msgspec.structs.replace(k, grid=(16, 16, 1), block=(32, 8, 1),
                                     metrics={**k.metrics, "smsp__inst_executed.sum": 1000.0 * (i + 1)})
                 for i, k in enumerate(launches)]
     w = launch_work(analyze_report(model("a.json", launches)).launches)

@@ -8,7 +8,6 @@ paces takes the factor (1 / 2) / (1.5 / 1.5) = 0.5 beside its peak ratio; DRAM t
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import msgspec
@@ -49,7 +48,7 @@ def specs(tmp_path):
 
 
 def stats(specs, *launches):
-    report = dataclasses.replace(model("a.json", list(launches)), device=SOURCE)
+    report = msgspec.structs.replace(model("a.json", list(launches)), device=SOURCE)
     return aggregate(analyze_report(report, specs[0]).launches)
 
 
@@ -95,7 +94,7 @@ def _waiting(waves: float):
     """A launch whose SpeedOfLight throughputs are both low (20% and 10%): latency-bound at a full wave or more, a
     small grid below."""
     wait = launch(0, "wait", 8e-5, 1e3, 1e3, OLD_GPU, sol=(20.0, 10.0))
-    return dataclasses.replace(wait, metrics={**wait.metrics, "launch__waves_per_multiprocessor": waves})
+    return msgspec.structs.replace(wait, metrics={**wait.metrics, "launch__waves_per_multiprocessor": waves})
 
 
 def test_a_grid_of_one_round_on_both_gpus_scales_by_the_clock_alone(specs):
@@ -135,7 +134,7 @@ def test_a_kernel_scaled_by_its_sms_is_held_to_its_dram_work_at_the_targets_band
     wait = _waiting(WAVES)
     dram_unit = "dram__throughput.avg.pct_of_peak_sustained_elapsed"
     memory = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"
-    busy = dataclasses.replace(wait, metrics={**wait.metrics, f"breakdown:{memory}": dram_unit, dram_unit: 55.0,
+    busy = msgspec.structs.replace(wait, metrics={**wait.metrics, f"breakdown:{memory}": dram_unit, dram_unit: 55.0,
                                               memory: 55.0})
     p = project(stats(specs, busy), SOURCE, target)
     there = WAVES * 100 / 264
@@ -156,7 +155,7 @@ def test_nothing_goes_below_the_launch_floor(specs):
 
 def test_no_projection_without_a_launch_time_says_why(specs):
     timeless = launch(0, "k", 1e-3, 1e6, 1e6, OLD_GPU)
-    timeless = dataclasses.replace(timeless, metrics={k: v for k, v in timeless.metrics.items()
+    timeless = msgspec.structs.replace(timeless, metrics={k: v for k, v in timeless.metrics.items()
                                                       if k != "gpu__time_duration.sum"})
     p = project(stats(specs, timeless), SOURCE, specs[1])
     assert p.projected_s.value is None and p.projected_s.reason.startswith("no launch time")
@@ -227,7 +226,7 @@ def test_tf32_tensor_work_goes_to_the_fp32_cores_on_turing(specs):
     t4 = load_catalog().get("t4")
     s = stats(specs, launch(0, "gemm", 2e-3, 1e10, 1e6, OLD_GPU, sol=COMPUTE_BOUND))
     s = msgspec.structs.replace(s, flops={**s.flops, "tensor": msgspec.structs.replace(s.flops["fp32"], value=1e12)},
-                                ceilings=dataclasses.replace(s.ceilings, tensor_dtype="tf32"))
+                                ceilings=msgspec.structs.replace(s.ceilings, tensor_dtype="tf32"))
     p = project(s, SOURCE, t4)
     fp32 = _yaml("t4")["peaks"]["fp32"]["value"]
     assert "tensor_tf32" not in _yaml("t4")["peaks"]
@@ -243,7 +242,7 @@ def test_tensor_work_of_a_type_the_target_lacks_meets_the_roof_it_runs_at_there(
     spec = load_catalog().get(target)
     s = stats(specs, launch(0, "gemm", 2e-3, 1e10, 1e6, OLD_GPU, sol=COMPUTE_BOUND))
     s = msgspec.structs.replace(s, flops={**s.flops, "tensor": msgspec.structs.replace(s.flops["fp32"], value=1e12)},
-                                ceilings=dataclasses.replace(s.ceilings, tensor_dtype=dtype))
+                                ceilings=msgspec.structs.replace(s.ceilings, tensor_dtype=dtype))
     p = project(s, SOURCE, spec)
     peaks = _yaml(target)["peaks"]
     assert f"tensor_{dtype}" not in peaks
@@ -259,7 +258,7 @@ def test_bytes_in_flight_limit_continuously_no_cliff_at_80_percent(specs):
     def ratio(pct: float, sms: int = 100) -> float:
         s = stats(specs, launch(0, "copy", 1e-3, 1e6, 2e9, OLD_GPU))
         s = msgspec.structs.replace(s, roof=msgspec.structs.replace(s.roof, utilization_pct={"dram": pct}))
-        spec = dataclasses.replace(specs[1], sm_count=sms)
+        spec = msgspec.structs.replace(specs[1], sm_count=sms)
         return _in_flight("bytes.dram", s, SOURCE, spec, SPEC_DRAM / TARGET_DRAM, "")[0]
 
     assert ratio(80.1) == pytest.approx(ratio(79.9), rel=0.01)

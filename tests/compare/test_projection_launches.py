@@ -3,7 +3,6 @@ totals, grouping, each unit at the target's own rate, the clock and the achievab
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from pathlib import Path
 
@@ -40,7 +39,7 @@ def spec(spec_id: str):
 
 def projected(stem: str, target: str, clock="sustained", **changes):
     a = analysis(stem)
-    there = dataclasses.replace(spec(target), **changes) if changes else spec(target)
+    there = msgspec.structs.replace(spec(target), **changes) if changes else spec(target)
     return project_workload(a.valid_launches, a.device, spec("h100-sxm5"), there, clock)
 
 

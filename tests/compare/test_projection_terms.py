@@ -7,7 +7,6 @@ clock and its bytes are set on the aggregate, so every input of the projection i
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 
@@ -50,7 +49,7 @@ def kernel(busiest: str, metric: str, side: str = "compute", dram: float = 1e8, 
            tensor_dtype: str | None = None, tensor_flops: float = 0.0):
     """The A100 launch: 1 ms at MEASURED_HZ, WAVES waves, its busiest unit at 90%, ``dram`` and ``l2`` bytes."""
     catalog = load_catalog()
-    report = dataclasses.replace(model("a100.json", [launch(0, "k", DURATION, 1e6, dram, OLD_GPU)]), device=SOURCE)
+    report = msgspec.structs.replace(model("a100.json", [launch(0, "k", DURATION, 1e6, dram, OLD_GPU)]), device=SOURCE)
     stats = aggregate(analyze_report(report, catalog.get(A100)).launches)
     compute = side == "compute"
     verdict = Verdict("compute" if compute else "memory", "throughput", 90.0 if compute else 30.0,
@@ -58,7 +57,7 @@ def kernel(busiest: str, metric: str, side: str = "compute", dram: float = 1e8, 
                       BusyUnit(busiest, 90.0, "compute" if compute else "memory", metric))
     datasheet = spec_ceilings(catalog.get(A100), tensor_dtype)
     flops = {**stats.flops, "tensor": Value(tensor_flops)} if tensor_flops else stats.flops
-    ceilings = dataclasses.replace(stats.ceilings, tensor_dtype=tensor_dtype) if tensor_dtype else stats.ceilings
+    ceilings = msgspec.structs.replace(stats.ceilings, tensor_dtype=tensor_dtype) if tensor_dtype else stats.ceilings
     return msgspec.structs.replace(stats, verdict=verdict, datasheet=datasheet, sm_clock_hz=Value(MEASURED_HZ),
                                    bytes={**stats.bytes, "dram": Value(dram), "l2": Value(l2)}, flops=flops,
                                    ceilings=ceilings)
@@ -199,8 +198,8 @@ def test_a_kernel_held_below_its_base_keeps_that_share_on_the_target():
     GEMMs of examples/h100 were) runs at half the chosen clock there too: twice the time of one that kept its base."""
     h100 = load_catalog().get(H100)
     fp64 = kernel("FP64 pipe", "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed")
-    kept = project(fp64, SOURCE, h100, "base", source_spec=dataclasses.replace(h100, base_clock_hz=MEASURED_HZ))
-    held = project(fp64, SOURCE, h100, "base", source_spec=dataclasses.replace(h100, base_clock_hz=2 * MEASURED_HZ))
+    kept = project(fp64, SOURCE, h100, "base", source_spec=msgspec.structs.replace(h100, base_clock_hz=MEASURED_HZ))
+    held = project(fp64, SOURCE, h100, "base", source_spec=msgspec.structs.replace(h100, base_clock_hz=2 * MEASURED_HZ))
     assert held.clock is not None and held.clock.share == pytest.approx(0.5)
     assert held.projected_s.value == pytest.approx(2 * kept.projected_s.value, rel=1e-12)
 
@@ -259,8 +258,8 @@ def test_a_shared_memory_check_not_made_says_why_and_is_null():
     assert shared_memory_fit(stats, h800, t4).startswith("not checked: the report gives no shared memory per block")
     sized: KernelStats = msgspec.structs.replace(stats, shared_mem_per_block_bytes=9216)
     assert shared_memory_fit(sized, h800, t4) == SharedMemoryFit(8192, 65536, "7.5")
-    older = dataclasses.replace(t4, compute_capability="6.1")
+    older = msgspec.structs.replace(t4, compute_capability="6.1")
     assert shared_memory_fit(sized, h800, older).startswith("not checked: no shared memory limit listed for compute "
                                                             "capability 6.1")
-    assert shared_memory_fit(sized, dataclasses.replace(h800, attributes={}), t4).startswith(
+    assert shared_memory_fit(sized, msgspec.structs.replace(h800, attributes={}), t4).startswith(
         "not checked: the report gives no reserved shared memory per block")

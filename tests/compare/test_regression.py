@@ -3,12 +3,12 @@ roof drops, shares and totals are computed here from the numbers the models are 
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 import random
 import statistics
 
+import msgspec
 import pytest
 from typer.testing import CliRunner
 
@@ -154,7 +154,7 @@ def test_the_change_is_the_median_of_the_pairwise_ratios_and_the_total_uses_it()
 
 # --- Set-up: GPU and ncu version --------------------------------------------------------------------------
 def _on(report: Report, device: str = "Synthetic GPU", ncu: str = "2024.1.0.0", path: str = "") -> Report:
-    return dataclasses.replace(report, device=Device(name=device, compute_capability="9.0"), ncu_version=ncu,
+    return msgspec.structs.replace(report, device=Device(name=device, compute_capability="9.0"), ncu_version=ncu,
                                path=path or report.path)
 
 
@@ -194,7 +194,7 @@ def test_different_work_is_reported_and_left_out_of_the_gate_unless_asked():
     assert result.exit_code == 0
     gated = _judge(base, new, Thresholds(gate_different_work=True))
     assert gated.exit_code == 0 and gated.total is not None and gated.total.kernels == 2
-    slower_per_flop = dataclasses.replace(new, launches=(launch(0, "k", 4e-3, 3e9, 1e7, OLD_GPU), new.launches[1]))
+    slower_per_flop = msgspec.structs.replace(new, launches=(launch(0, "k", 4e-3, 3e9, 1e7, OLD_GPU), new.launches[1]))
     result = _judge(base, slower_per_flop, Thresholds(gate_different_work=True))
     assert [v.pair.key for v in result.regressions] == ["k"]
     assert result.regressions[0].reasons[0] == ("slower 33.3% > 10% (untested for noise: one launch per side) per "

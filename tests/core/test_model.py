@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import pickle
 from typing import Any
 
+import msgspec
 import pytest
 
 from roofline.core.model import (
@@ -49,7 +49,7 @@ def test_compute_capability_helpers():
 def test_records_are_frozen_and_mappings_read_only() -> None:
     report = sample_report()
     launch = report.launches[0]
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(AttributeError):
         launch.name = "other"  # type: ignore[misc]  # the assignment this test expects to fail
     with pytest.raises(TypeError):
         launch.metrics["gpu__time_duration.sum"] = 0.0  # type: ignore[index]  # read-only, as tested
@@ -88,7 +88,7 @@ def test_to_dict_is_plain_json_and_round_trips():
     assert again.launches[0].nan_metrics == frozenset({"dram__bytes.sum.per_second"})
     assert again.launches[1].grid is None and again.launches[1].rules == ()
     assert "ncu_version" not in data and again.ncu_version == ""  # unknown: not written, read back as unknown
-    versioned = dataclasses.replace(report, ncu_version="2024.1.0.0").to_dict()
+    versioned = msgspec.structs.replace(report, ncu_version="2024.1.0.0").to_dict()
     assert Report.from_dict(versioned, "v.json").ncu_version == "2024.1.0.0"
 
 
@@ -99,7 +99,7 @@ def test_a_model_of_an_incomplete_report_stays_incomplete_and_says_so(tmp_path):
 
     assert "incomplete" not in sample_report().to_dict()
     path = tmp_path / "cut.roofline.json"
-    path.write_text(json.dumps(dataclasses.replace(sample_report(), incomplete=True).to_dict()))
+    path.write_text(json.dumps(msgspec.structs.replace(sample_report(), incomplete=True).to_dict()))
     again = roofline.load(path)
     assert again.incomplete and any("incomplete report" in w for w in again.warnings)
 

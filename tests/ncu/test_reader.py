@@ -12,10 +12,10 @@ import signal
 import sys
 import threading
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 
 from roofline.core.model import Report
 from roofline.errors import ReportError

@@ -8,11 +8,11 @@ import json
 import statistics
 import subprocess
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 import yaml
+from msgspec.structs import replace
 from typer.testing import CliRunner
 
 import roofline

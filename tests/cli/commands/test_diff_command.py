@@ -181,16 +181,16 @@ def _line_shares(launch) -> dict[str, float]:
 def transposes(roofline_report, tmp_path_factory):
     """BASE: the shared-memory transpose; NEW: its padded version under the same name (one RTX 4090 report, as
     report models), so the diff pairs them: the tile moved to other lines."""
-    import dataclasses
+    import msgspec
 
     report = roofline_report("rtx4090_smem-transpose_full")
     plain, padded = report.launches[2], report.launches[3]
-    renamed = dataclasses.replace(padded, name=plain.name, demangled_name=plain.demangled_name)
+    renamed = msgspec.structs.replace(padded, name=plain.name, demangled_name=plain.demangled_name)
     folder = tmp_path_factory.mktemp("transposes")
     paths = []
     for side, one in (("base", plain), ("new", renamed)):
         path = folder / f"{side}.json"
-        path.write_text(json.dumps(dataclasses.replace(report, launches=(one,)).to_dict()))
+        path.write_text(json.dumps(msgspec.structs.replace(report, launches=(one,)).to_dict()))
         paths.append(path)
     return paths, _line_shares(plain), _line_shares(padded)
 

@@ -5,9 +5,10 @@ values read with ncu_report directly."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
+
+import msgspec
 
 from roofline.core.model import Report
 from roofline.ncu.metrics import BLOCK_DIMS, GRID_DIMS, launch_size
@@ -21,10 +22,10 @@ REPORT = "rtx2080ti_kernels_basic"  # basic set, two launches: kernel_A (256000 
 def without_dimensions(report: Report) -> Report:
     """The report as an ncu that stores only the totals writes it: no per-dimension metric, no grid or block."""
     dims = {*GRID_DIMS, *BLOCK_DIMS}
-    launches = tuple(dataclasses.replace(la, grid=None, block=None,
+    launches = tuple(msgspec.structs.replace(la, grid=None, block=None,
                                          metrics={k: v for k, v in la.metrics.items() if k not in dims})
                      for la in report.launches)
-    return dataclasses.replace(report, launches=launches)
+    return msgspec.structs.replace(report, launches=launches)
 
 
 def kernels(report: Report) -> list[dict]:
