@@ -98,8 +98,8 @@ def test_an_l2_term_goes_at_the_sms_and_clock_where_the_target_cites_no_l2_rate(
 
 def test_the_l2_bytes_per_clock_of_a_smaller_l2_of_the_same_compute_capability_are_in_proportion():
     a100 = spec("a100-sxm4-80gb")
-    assert l2_bytes_per_clock(dataclasses.replace(a100, l2_bytes=a100.l2_bytes // 2)) == pytest.approx(2560)
-    assert l2_bytes_per_clock(dataclasses.replace(a100, l2_bytes=None)) is None
+    assert l2_bytes_per_clock(msgspec.structs.replace(a100, l2_bytes=a100.l2_bytes // 2)) == pytest.approx(2560)
+    assert l2_bytes_per_clock(msgspec.structs.replace(a100, l2_bytes=None)) is None
 
 
 def test_a_memory_bound_term_keeps_its_share_of_the_achievable_bandwidth():
