@@ -259,22 +259,33 @@ def test_a_launch_of_one_partial_wave_keeps_its_time_at_the_clock_ratio():
     assert not any(t.key == ONE_WAVE for t in there.terms)
 
 
-def test_a_target_issuing_fp32_fmas_in_pairs_frees_half_their_issue_slots():
-    """op01's SGEMM is issue-bound on the H100 (CC 9.0); a B200 (CC 10.0) issues FP32 FMAs two to an instruction
-    (.f32x2), so its issue term loses half the FMA pipe's term and the FMA pipe governs there; an A100 has no pairs."""
+def test_a_target_issuing_fp32_fmas_in_pairs_frees_half_their_issue_slots_of_a_library_kernel():
+    """op11's tiled SGEMM is issue-bound on the H100 (CC 9.0); a B200 (CC 10.0) issues FP32 FMAs two to an instruction
+    (.f32x2), so its issue term loses half the FMA pipe's term and the FMA pipe governs there; an A100 has no pairs.
+    A kernel whose name shows no library (op01's ``Kernel2``) keeps its issue slots."""
     from roofline.compare.projection_launches import paired_fp32
 
     assert paired_fp32("9.0", "10.0") and not paired_fp32("10.0", "10.0") and not paired_fp32("9.0", "8.0")
-    paired = {t.key: t for t in projected("op01", "b200").launches[0].terms}
-    unpaired = {t.key: t for t in projected("op01", "b200", compute_capability="9.0").launches[0].terms}
+    paired = {t.key: t for t in projected("op11", "b200").launches[0].terms}
+    unpaired = {t.key: t for t in projected("op11", "b200", compute_capability="9.0").launches[0].terms}
     assert unpaired["issue"].target_s > unpaired["FMA"].target_s  # issue-bound without pairs
     fma = paired["FMA"].target_s
     assert fma == pytest.approx(unpaired["FMA"].target_s)
     assert paired["issue"].target_s == pytest.approx(max(unpaired["issue"].target_s - 0.5 * fma, fma))
     assert paired["issue"].target_s < unpaired["issue"].target_s
     assert ".f32x2" in paired["issue"].how
-    plain = {t.key: t for t in projected("op01", "a100-sxm4-80gb").launches[0].terms}
+    plain = {t.key: t for t in projected("op11", "a100-sxm4-80gb").launches[0].terms}
     assert ".f32x2" not in plain["issue"].how
+    unnamed = {t.key: t for t in projected("op01", "b200").launches[0].terms}
+    assert ".f32x2" not in unnamed["issue"].how
+
+
+def test_a_library_kernel_is_known_by_its_tile_architecture_or_words():
+    from roofline.compare.projection_launches import library_kernel
+
+    assert library_kernel("sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x64x8_stage3")
+    assert library_kernel("implicit_convolveNd_sgemm") and library_kernel("ampere_sgemm_128x64_nn")
+    assert not library_kernel("elementwise_kernel") and not library_kernel("max_pool3d_with_indices_single_out_frame")
 
 
 def test_an_imad_heavy_fma_pipe_goes_to_64_lane_sms_as_the_whole_pipe_work_not_twice_its_heavy_half():
