@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from msgspec import Struct
+
 
 @dataclass(frozen=True)
 class KernelTime:
@@ -65,9 +67,9 @@ class IdleCause:
     seconds: float
 
 
-@dataclass(frozen=True)
-class ApiCall:
-    """The calls of one CUDA API function (its name without the export's version suffix)."""
+class ApiCall(Struct, frozen=True):
+    """The calls of one CUDA API function (its name without the export's version suffix); the timeline document
+    carries it as it is."""
 
     name: str
     calls: int

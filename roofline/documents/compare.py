@@ -8,9 +8,9 @@ kernel or side, so the reason texts stay in place). ``kind`` says which document
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Literal, NamedTuple
+from typing import Annotated, Literal, NamedTuple
 
-from msgspec import Struct
+from msgspec import UNSET, Meta, Struct, UnsetType
 from msgspec.structs import asdict
 
 from roofline.analysis.grade import State
@@ -306,24 +306,25 @@ class HotLineShift(Struct, frozen=True):
     change_pts: float
 
 
-class DiffKernel(Struct, frozen=True):
-    """One kernel of a diff: BASE and NEW, their work, the change with its noise interval, and the gate's verdict."""
+# a figure of time alone: the MCP compare_reports tool leaves it out (unset) where the work differs; diff writes it
+TimeAlone = Annotated[Number | UnsetType, Meta(extra_json_schema={"default": None})]
+
+
+class JudgedFields(Struct, frozen=True, kw_only=True):
+    """A kernel the regression gate judged, as ``diff`` and the MCP ``compare_reports`` tool both write it: the
+    change with its noise interval, the figures of time alone, the slowdown per unit of work and the verdict."""
 
     key: str
     label: str
     matched_by: str
-    base: Stats
-    new: Stats
     work: WorkDoc | None
     change: ChangeDoc | None
-    speedup: Number
-    expected_speedup: Number
-    kept_up: Number
-    slowdown_pct: Number
+    speedup: TimeAlone = UNSET
+    expected_speedup: TimeAlone = UNSET
+    slowdown_pct: TimeAlone = UNSET
     per_work_slowdown_pct: Number
     roof_drop_pct: Number
     share_pct: Number
-    p_value: Number
     gated: bool
     not_gated: str | None
     regressed: bool
@@ -331,6 +332,16 @@ class DiffKernel(Struct, frozen=True):
     unchecked: list[str]
     hot_lines: list[HotLineShift] | None
     missing: dict[str, str]
+
+
+class DiffKernel(JudgedFields, frozen=True, kw_only=True):
+    """One kernel of a diff: BASE and NEW, their work, the change with its noise interval, and the gate's verdict
+    (every figure of time alone written, null with its reason where not measured)."""
+
+    base: Stats
+    new: Stats
+    kept_up: Number
+    p_value: Number
 
 
 class DiffJson(Struct, frozen=True):
@@ -487,17 +498,18 @@ def diff_kernel(v: Verdict, reports: Sequence[ReportRef], words: CompareWords) -
     missing: dict[str, str] = {}
     p = v.pair
     return DiffKernel(
-        p.key, p.label, p.matched_by, stats_doc(p.side(0), reports[0].label),
-        stats_doc(p.side(1), reports[1].label), work_doc(p.work[1] if p.work else None, words), change_doc(v.change),
-        value_or_null(p.speedup[1], "speedup", missing),
-        value_or_null(p.expected_speedup[1], "expected_speedup", missing),
-        value_or_null(p.kept_up[1], "kept_up", missing),
-        value_or_null(v.slowdown_pct, "slowdown_pct", missing),
-        per_work_pct(v, missing, words),
-        value_or_null(v.roof_drop_pct, "roof_drop_pct", missing),
-        number(v.share_pct), number(v.p_value), v.not_gated is None,
-        None if v.not_gated is None else words.gate_note(v.not_gated), v.regressed, list(v.reasons),
-        [words.unchecked(u) for u in v.unchecked], hot_lines(v, missing), missing)
+        key=p.key, label=p.label, matched_by=p.matched_by, base=stats_doc(p.side(0), reports[0].label),
+        new=stats_doc(p.side(1), reports[1].label), work=work_doc(p.work[1] if p.work else None, words),
+        change=change_doc(v.change), speedup=value_or_null(p.speedup[1], "speedup", missing),
+        expected_speedup=value_or_null(p.expected_speedup[1], "expected_speedup", missing),
+        kept_up=value_or_null(p.kept_up[1], "kept_up", missing),
+        slowdown_pct=value_or_null(v.slowdown_pct, "slowdown_pct", missing),
+        per_work_slowdown_pct=per_work_pct(v, missing, words),
+        roof_drop_pct=value_or_null(v.roof_drop_pct, "roof_drop_pct", missing), share_pct=number(v.share_pct),
+        p_value=number(v.p_value), gated=v.not_gated is None,
+        not_gated=None if v.not_gated is None else words.gate_note(v.not_gated), regressed=v.regressed,
+        reasons=list(v.reasons), unchecked=[words.unchecked(u) for u in v.unchecked], hot_lines=hot_lines(v, missing),
+        missing=missing)
 
 
 def per_work_pct(v: Verdict, missing: dict[str, str], words: CompareWords) -> float | None:

@@ -13,7 +13,7 @@ from roofline.analysis.streams import StreamsView
 from roofline.analysis.time_gap import TimeGap
 from roofline.analysis.timeline import RankTotal, TimelineSet
 from roofline.core.model import LEVELS
-from roofline.core.timeline import IdleKind, LaunchConfigTime, Timeline, TransferKind
+from roofline.core.timeline import ApiCall, IdleKind, LaunchConfigTime, Timeline, TransferKind
 from roofline.core.version import GENERATOR
 from roofline.documents.common import SCHEMA_VERSION, Generator, Number, Tool, Version, number, tool
 
@@ -42,17 +42,6 @@ class DeviceDoc(Struct, frozen=True):
     idle_s: float
     l2_bytes: int | None
     idle_causes: list[IdleCauseDoc]
-
-
-class ApiDoc(Struct, frozen=True):
-    """One CUDA API call's summary."""
-
-    name: str
-    calls: int
-    total_s: float
-    median_s: float
-    min_s: float
-    max_s: float
 
 
 class TransferDoc(Struct, frozen=True):
@@ -111,7 +100,7 @@ class TimelineDoc(Struct, frozen=True):
     kernel_s: float
     busy_s: float
     devices: list[DeviceDoc]
-    api: list[ApiDoc]
+    api: list[ApiCall]
     transfers: list[TransferDoc]
     memory: list[MemoryDoc]
     kernels: list[KernelDoc]
@@ -224,7 +213,7 @@ def timeline_doc(t: Timeline) -> TimelineDoc:
         [DeviceDoc(d.device_id, d.name, d.launches, d.busy_s, d.span_s, d.idle_share, d.idle_s, d.l2_bytes,
                    [IdleCauseDoc(c.kind, c.detail, c.seconds, share)
                     for c, share in zip(d.idle_causes, d.cause_shares, strict=True)]) for d in t.devices],
-        [ApiDoc(a.name, a.calls, a.total_s, a.median_s, a.min_s, a.max_s) for a in t.api],
+        list(t.api),
         [TransferDoc(x.kind, x.direction, x.memory, x.count, x.bytes, x.total_s, x.median_s, x.bytes_per_s)
          for x in t.transfers],
         [MemoryDoc(m.device_id, m.peak_bytes, m.peak_at_s, m.final_bytes, [(at, b) for at, b in m.series])

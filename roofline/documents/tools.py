@@ -24,11 +24,10 @@ from roofline.core.kernel_names import fit_apart, kernel_name
 from roofline.core.model import CeilingSet
 from roofline.documents.common import SCHEMA_VERSION, Number, Tool, Version, tool
 from roofline.documents.compare import (
-    ChangeDoc,
     CompareWords,
     DiffKernel,
     Headline,
-    HotLineShift,
+    JudgedFields,
     ProjectJson,
     ProjectKernel,
     Regression,
@@ -37,7 +36,6 @@ from roofline.documents.compare import (
     SummaryReport,
     ThresholdsDoc,
     TotalDoc,
-    WorkDoc,
     diff_json,
     headline,
 )
@@ -50,7 +48,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from roofline.specs.catalog import DeviceSpec
 
 # A figure of time alone: left out (not null) of a pair whose work differs, where time is no measure of speed.
-TimeAlone = Annotated[Number | UnsetType, Meta(extra_json_schema={"default": None})]
 
 
 class Page(Struct, frozen=True):
@@ -136,29 +133,11 @@ class KernelAnalysis(ToolResult, frozen=True, kw_only=True):
     kernel: LaunchDoc
 
 
-class JudgedKernel(Struct, frozen=True, kw_only=True):
-    """One kernel pair of ``diff --format json`` with the headline of ``compare --format json``; where the work
-    differs the figures of time alone (``speedup``, ``expected_speedup``, ``slowdown_pct``) are left out, and
-    ``left_out`` says why."""
+class JudgedKernel(JudgedFields, frozen=True, kw_only=True):
+    """One kernel pair of ``diff --format json`` (``JudgedFields``, without BASE's and NEW's aggregates) with the
+    headline of ``compare --format json``; where the work differs the figures of time alone (``speedup``,
+    ``expected_speedup``, ``slowdown_pct``) are left out, and ``left_out`` says why."""
 
-    key: str
-    label: str
-    matched_by: str
-    work: WorkDoc | None
-    change: ChangeDoc | None
-    speedup: TimeAlone = UNSET
-    expected_speedup: TimeAlone = UNSET
-    slowdown_pct: TimeAlone = UNSET
-    per_work_slowdown_pct: Number
-    roof_drop_pct: Number
-    share_pct: Number
-    gated: bool
-    not_gated: str | None
-    regressed: bool
-    reasons: list[str]
-    unchecked: list[str]
-    hot_lines: list[HotLineShift] | None
-    missing: dict[str, str]
     headline: Headline | None
     left_out: Annotated[str | None | UnsetType, Meta(extra_json_schema={"default": None})] = UNSET
 
@@ -399,13 +378,11 @@ def judged_kernel(k: DiffKernel, pair_headline: Headline | None) -> JudgedKernel
     """One kernel of the diff document with its headline; where the work differs, the figures of time alone are
     left out (said under ``left_out``): the headline and the slowdown per unit of work compare the two."""
     apart = k.work is not None and k.work.different
+    shared = {name: getattr(k, name) for name in JudgedFields.__struct_fields__}
+    if apart:
+        shared.update(dict.fromkeys(BY_TIME, UNSET))
     return JudgedKernel(
-        key=k.key, label=k.label, matched_by=k.matched_by, work=k.work, change=k.change,
-        speedup=UNSET if apart else k.speedup, expected_speedup=UNSET if apart else k.expected_speedup,
-        slowdown_pct=UNSET if apart else k.slowdown_pct, per_work_slowdown_pct=k.per_work_slowdown_pct,
-        roof_drop_pct=k.roof_drop_pct, share_pct=k.share_pct, gated=k.gated, not_gated=k.not_gated,
-        regressed=k.regressed, reasons=k.reasons, unchecked=k.unchecked, hot_lines=k.hot_lines, missing=k.missing,
-        headline=pair_headline,
+        **shared, headline=pair_headline,
         left_out=(f"{', '.join(BY_TIME)}: the work differs ({k.work.summary}), so time alone is no measure of speed; "
                   "headline and per_work_slowdown_pct compare per unit of work") if apart and k.work else UNSET)
 
