@@ -402,9 +402,10 @@ def other_kernel(name: str, blocks: int | None, here: _Gpu, there: _Gpu) -> tupl
 
 
 def library_kernel(name: str) -> bool:
-    """A library kernel (cuBLAS, cuDNN, CUTLASS), by its name: a tile or an architecture in it, or a convolution's or
-    a matrix product's words (``launch_class``)."""
-    return _library_tiled(name) or launch_class(name) != "other"
+    """A library kernel built per architecture (cuBLAS, cuDNN, CUTLASS), by its name: its tile or its architecture
+    in it (``_library_tiled``, the same test as the other-kernel flags). Words such as "gemm" or "conv" do not
+    count: users' and frameworks' own kernels carry them too (``conv_depthwise2d_forward_kernel``, a ``naive_gemm``)."""
+    return _library_tiled(name)
 
 
 def _library_tiled(name: str) -> bool:
