@@ -193,8 +193,9 @@ class _Gpu(Struct, frozen=True):
     rates: Mapping[str, float]
     shares_int: float | None
     dram: float | None
-    l2: float | None  # cited L2 bandwidth at this clock, where the spec gives one
+    l2: float | None  # L2 bandwidth at this clock from the cited bytes per clock (``l2_bytes_per_clock``)
     compute_capability: str | None = None
+    l2_spec: float | None = None  # L2 bandwidth at this clock from the spec's own figure, where it gives one
 
 
 def project_workload(launches: Launches | Iterable[LaunchAnalysis], source: Device, source_spec: DeviceSpec,
@@ -527,9 +528,11 @@ def _translate(t: Term, dtype: str, here: _Gpu, there: _Gpu, tensor_flops: float
         return UnitTerm(key, t.seconds, t.seconds, "no achievable DRAM bandwidth: kept")
     per_clock = (here.clock_hz * here.sms) / (there.clock_hz * there.sms)
     if key == "L2":
-        if here.l2 and there.l2:
-            return UnitTerm(key, t.seconds, t.seconds * here.l2 / there.l2,
-                            f"cited L2 bandwidths at the clocks: {here.l2 / 1e9:.0f} -> {there.l2 / 1e9:.0f} GB/s")
+        # one kind of source on both sides: the cited bytes per clock, else the specs' own L2 bandwidths
+        mine, theirs = (here.l2, there.l2) if here.l2 and there.l2 else (here.l2_spec, there.l2_spec)
+        if mine and theirs:
+            return UnitTerm(key, t.seconds, t.seconds * mine / theirs,
+                            f"cited L2 bandwidths at the clocks: {mine / 1e9:.0f} -> {theirs / 1e9:.0f} GB/s")
         return UnitTerm(key, t.seconds, t.seconds * per_clock, "L2 bytes at the same rate per SM and clock")
     rate_key = f"tensor_{dtype}" if key == "tensor" else key
     mine, theirs = here.rates.get(rate_key), there.rates.get(rate_key)
@@ -556,10 +559,9 @@ def _tensor_dtype(la: LaunchAnalysis) -> str:
 def _gpu(spec: DeviceSpec, clock_hz: float, dram: float | None, sms: int | None = None) -> _Gpu:
     """A GPU's facts for the translation, at ``clock_hz``."""
     per_clock = l2_bytes_per_clock(spec)
-    l2 = (per_clock * clock_hz if per_clock else
-          spec.l2_bytes_per_s * clock_hz / spec.boost_clock_hz if spec.l2_bytes_per_s else None)
+    own = spec.l2_bytes_per_s * clock_hz / spec.boost_clock_hz if spec.l2_bytes_per_s else None
     return _Gpu(spec.id, sms or spec.sm_count, clock_hz, unit_rates(spec), shared_int_lanes(spec.compute_capability),
-                dram, l2, spec.compute_capability)
+                dram, per_clock * clock_hz if per_clock else None, spec.compute_capability, own)
 
 
 def l2_bytes_per_clock(spec: DeviceSpec) -> float | None:

@@ -20,6 +20,7 @@ or one that the two read differently, is refused with one line before anything r
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from typing import Literal
@@ -66,15 +67,13 @@ class Term(Struct, frozen=True):
     kind: TermKind
     value: str
     text: str
-    pattern: re.Pattern[str] | None = None  # made from the value: equal values, equal patterns
 
     def matches(self, name: str) -> bool:
         if self.kind == "contains":
             return self.value in name
         if self.kind == "exact":
             return name == self.value
-        assert self.pattern is not None
-        return self.pattern.search(name) is not None
+        return _compiled(self.value).search(name) is not None
 
     def ncu_regex(self) -> str:
         """This term as a piece of ncu's regular expression (for a ``regex:`` alternation)."""
@@ -159,7 +158,16 @@ def _term(text: str) -> Term:
         kind, value = "contains", text
     if not value:
         raise UsageError(f"--kernel '{text}': empty filter", "give NAME, exact:NAME or regex:PATTERN")
-    return Term(kind, value, text, compile_pattern(value) if kind == "regex" else None)
+    if kind == "regex":
+        _compiled(value)  # refused here, at parse, where it is no pattern ncu and Python read alike
+    return Term(kind, value, text)
+
+
+@functools.cache
+def _compiled(expr: str) -> re.Pattern[str]:
+    """``compile_pattern`` once per pattern (a term keeps its text, not the compiled pattern: equal terms, equal
+    values)."""
+    return compile_pattern(expr)
 
 
 def compile_pattern(expr: str) -> re.Pattern[str]:

@@ -12,33 +12,7 @@ from msgspec import Meta, Struct
 from roofline.analysis.results import Value
 from roofline.core.version import __version__
 
-# 2: bound is the verdict over every unit, with "verdict", "stalls", bytes.l2_total, "clock" roofs;
-# 3: each report states its reasons once ("reasons"); a kernel's and a ceiling set's "missing" index into them
-# 4: the ceiling sets named as every output names them: kernel-clock, datasheet, measured-clock, calibrated (were
-#    clock, spec, report, measured); each report carries its own "ceilings"
-# 5: advice is one reconciled list per launch: each item has "topic", "mechanism", "bound", "also" (the ncu rules
-#    merged into it), "work_share" and "ncu_saved_s" (ncu's estimate where it was above the bound)
-# 6: each kernel has "instruction_roofline": warp and thread GIPS, warp instructions per 32-byte transaction per
-#    level, and the issue and transaction roofs (the Instruction Roofline Model)
-# 7: "instruction_roofline" has "global_memory" and "shared_memory": per operation warp instructions per sector or
-#    wavefront, and the model's walls
-# 8: "instruction_roofline" has "integer": integer instructions per second against the integer pipe's peak, and per
-#    byte at each level
-# 9: `roofline timeline` writes a "kind: timeline" document (nsys kernels ranked by total time)
-# 10: comparisons judge work on the governing resource ("work.governing", "work.notes", "measures.*.apart");
-#     `roofline project` writes a "kind: project" document
-# 11: each kernel has "hotspots": its instructions by warp samples (share, SASS, source line, stall reasons,
-#     executions, memory counters) and the source lines they aggregate to, from the per-PC counters of SourceCounters
-# 14: a comparison's headline "kind" may be "time_ratio" (work not compared); a timeline's idle causes may be of
-#     kind "other_kernels" (with --nvtx); percent of roof pooled with time-weighted roofs, recoverable time at most
-#     the time above the launch floor
-# 15: a governing resource (a comparison's "work.governing", a projection's "governing") is "latency" for a
-#     latency-bound kernel, "launch" for a small grid only (both were "launch")
-# 16: a projection's "clock" has the Tensor figures' clocks and "tensor_factor"; "shared_memory" says whether the
-#     kernel's blocks fit the target's shared memory per block
-# 17: advice items' "overlapping", "kept_bytes", "peak_source" (and bound_by "launch floor", "no more blocks"); a
-#     kernel's "combined_saved_s" and "combined_floor_s"; time model terms' "achievable_s" and "peak_source"; a
-#     producer's "kind" and "candidates"; a projection's "workload" and "everywhere"
+# what each schema version changed: docs/json-schema.md, "Changes per schema_version" (the one list)
 SCHEMA_VERSION = 21
 
 Number = float | None  # a finite number, or null (its reason under the object's ``missing``)

@@ -96,6 +96,17 @@ def test_an_l2_term_goes_at_the_sms_and_clock_where_the_target_cites_no_l2_rate(
     assert ratio == pytest.approx(132 * here_hz / (40 * there_hz), rel=1e-6)
 
 
+def test_an_l2_term_never_mixes_a_cited_rate_per_clock_with_a_specs_own_bandwidth():
+    # the H100 has a cited rate per clock and no L2 bandwidth in its spec; a T4 given one of its own still goes at
+    # the SMs and clock: the two kinds of figure are not divided by each other
+    ratio, here_hz, there_hz = l2_ratio("op43", "t4")
+    mixed = projected("op43", "t4", l2_bytes_per_s=1e12)
+    dgrad = next(x for x in mixed.launches if x.governing == "L2" or any(t.key == "L2" for t in x.terms))
+    l2 = next(t for t in dgrad.terms if t.key == "L2")
+    assert spec("h100-sxm5").l2_bytes_per_s is None
+    assert l2.target_s / l2.source_s == pytest.approx(ratio, rel=1e-9)
+
+
 def test_the_l2_bytes_per_clock_of_a_smaller_l2_of_the_same_compute_capability_are_in_proportion():
     a100 = spec("a100-sxm4-80gb")
     assert l2_bytes_per_clock(msgspec.structs.replace(a100, l2_bytes=a100.l2_bytes // 2)) == pytest.approx(2560)

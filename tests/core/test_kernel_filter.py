@@ -115,7 +115,8 @@ def test_refused_filters_are_one_line(text: str, message: str) -> None:
 @pytest.mark.parametrize("pattern", [r"\(?P", r"a\{,3", r"\\<", r"[<>]"])
 def test_escaped_lookalikes_are_accepted(pattern: str) -> None:
     """Only the real constructs are refused: an escaped bracket, or a backslash escaped itself, is fine."""
-    assert parse([f"regex:{pattern}"]).terms[0].pattern is not None
+    term = parse([f"regex:{pattern}"]).terms[0]
+    assert term.kind == "regex" and term.value == pattern
 
 
 def test_a_single_string_is_one_filter() -> None:
@@ -208,3 +209,9 @@ def test_the_language_is_said_once_for_every_command_and_in_the_docs() -> None:
     assert (repo / "docs" / "choosing-kernels.md").read_text().count(kernel_filter.LANGUAGE) == 1
     readme = (repo / "README.md").read_text()
     assert readme.index("roofline analyze --kernel ampere_sgemm app.py") < readme.index("\n## ")
+
+
+def test_equal_filter_texts_make_equal_terms() -> None:
+    """A term is its kind, value and text: two parses of one regex are equal and hash alike."""
+    a, b = parse(["regex:^gemm_(a|b)$"]).terms[0], parse(["regex:^gemm_(a|b)$"]).terms[0]
+    assert a == b and hash(a) == hash(b) and a.matches("gemm_a") and not a.matches("gemm_c")
