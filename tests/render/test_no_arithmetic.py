@@ -42,6 +42,7 @@ COLLECTION_OPS = (ast.Add, ast.Sub, ast.BitOr)
 COLLECTIONS = frozenset({"list", "tuple", "set", "frozenset", "sorted"})
 SEQUENCES = frozenset({"list", "tuple", "set", "frozenset", "Sequence"})
 COUNTS = frozenset({"len", "index", "count"})
+AGGREGATES = frozenset({"sum", "fsum", "mean", "fmean", "median"})  # a total or a mean of figures is a figure
 # the names a return annotation may hold and still be text (a line, lines, a table's cell, a kernel's name)
 TEXT_TYPES = frozenset({"str", "None", "list", "tuple", "Sequence", "Iterable", "Iterator", "bool", "Block", "Cell",
                         "KernelName", "Line", "Markup"})
@@ -160,6 +161,9 @@ class _Figures:
         if isinstance(node, ast.BoolOp):
             return any(self.read(v) for v in node.values)
         if isinstance(node, ast.GeneratorExp | ast.ListComp | ast.SetComp):
+            bound = {t.id for g in node.generators for t in ast.walk(g.target) if isinstance(t, ast.Name)}
+            if isinstance(node.elt, ast.Name) and node.elt.id in bound:  # (t for t in k.times): the items read
+                return any(self.read(g.iter) for g in node.generators)
             return self.read(node.elt)
         if isinstance(node, ast.List | ast.Tuple | ast.Set):
             return any(self.read(e) for e in node.elts)
@@ -250,22 +254,6 @@ def _bound(scope: ast.AST, text: tuple[frozenset[str], frozenset[str]], modules:
     return figures
 
 
-def _sums_fields(node: ast.Call) -> bool:
-    """``sum(x.count for x in ...)``: a total of a field over a document's items (a figure the analysis owes);
-    a sum of counts (``len``), of a local list or of literals is layout."""
-    if _called(node) != "sum" or not node.args:
-        return False
-    items = node.args[0]
-    return isinstance(items, ast.GeneratorExp | ast.ListComp) and _reads_field(items.elt)
-
-
-def _reads_field(node: ast.AST) -> bool:
-    """``node`` reads an attribute or an item outside a count (``len(row[i])`` counts characters)."""
-    if isinstance(node, ast.expr) and _called(node) in COUNTS:
-        return False
-    return isinstance(node, ast.Attribute | ast.Subscript) or any(map(_reads_field, ast.iter_child_nodes(node)))
-
-
 def figure_arithmetic(source: str, path: Path | None = None) -> Iterator[tuple[int, str]]:
     """The line and text of each arithmetic operation on a figure in a module's ``source`` (read from ``path``,
     whose imports name the functions returning text)."""
@@ -276,7 +264,7 @@ def figure_arithmetic(source: str, path: Path | None = None) -> Iterator[tuple[i
     for scope in scopes:
         figures = _bound(scope, text, modules, types) if scope is not tree else _Figures(set(), set(), text, modules)
         for node in ast.walk(scope):
-            if isinstance(node, ast.Call) and _sums_fields(node):
+            if isinstance(node, ast.Call) and _called(node) in AGGREGATES and node.args and figures.read(node.args[0]):
                 found.add((node.lineno, " ".join((ast.get_source_segment(source, node) or "").split())))
                 continue
             if isinstance(node, ast.BinOp) and isinstance(node.op, ARITHMETIC):
@@ -301,14 +289,16 @@ def test_no_renderer_does_arithmetic_on_a_figure():
 
 
 def test_the_check_sees_a_figure_computed_and_lets_layout_pass():
-    computed = ("def f(k, width):\n    rate = k.flops / k.seconds\n    moved = k.bytes\n    return moved * rate, "
-                "sum(x.t for x in k.xs) - 1.0, 1 - 2 * k.alpha\n")
+    computed = ("def f(k, width):\n    rate = k.flops / k.seconds\n    moved = k.bytes\n    ts = k.times\n"
+                "    return moved * rate, sum(x.t for x in k.xs) - 1.0, 1 - 2 * k.alpha, sum(k.times), "
+                "statistics.mean(t for t in k.times), sum(ts)\n")
     assert {text for _, text in figure_arithmetic(computed)} == {
         "k.flops / k.seconds", "moved * rate", "sum(x.t for x in k.xs) - 1.0", "sum(x.t for x in k.xs)",
-        "1 - 2 * k.alpha"}
+        "1 - 2 * k.alpha", "sum(k.times)", "statistics.mean(t for t in k.times)", "sum(ts)"}
     layout = ('def f(k, width, i):\n    return ("a" + k.name, 100 * k.share, k.n - 1, width - len(k.key), '
               'i % len(k.palette), k.number % 10, "%s" % k.x, width // 2, k.width - len(k.key) - 3, "#" * k.level, '
-              'max(len(k.rows), 3) * 2, sum(len(a.rows) for a in k.parts), sum(heights))\n')
+              'max(len(k.rows), 3) * 2, sum(len(a.rows) for a in k.parts), sum(heights), '
+              'sum(widths[i] for i in range(3)))\n')
     assert list(figure_arithmetic(layout)) == []
 
 
