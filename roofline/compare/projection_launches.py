@@ -388,7 +388,7 @@ def other_kernel(name: str, blocks: int | None, here: _Gpu, there: _Gpu) -> tupl
     """Why the target's library would likely run another kernel (keys of ``OTHER_KERNEL``) for a library kernel
     (cuBLAS, cuDNN, CUTLASS: a tile or ``sm<NN>_`` in its name): one built for a compute capability the target cannot
     run, one whose grid is one block per source SM."""
-    if not _library_tiled(name):
+    if not library_kernel(name):
         return ()
     out = []
     built = re.match(r"sm(\d)(\d+)_", name)
@@ -403,14 +403,9 @@ def other_kernel(name: str, blocks: int | None, here: _Gpu, there: _Gpu) -> tupl
 
 
 def library_kernel(name: str) -> bool:
-    """A library kernel built per architecture (cuBLAS, cuDNN, CUTLASS), by its name: its tile or its architecture
-    in it (``_library_tiled``, the same test as the other-kernel flags). Words such as "gemm" or "conv" do not
-    count: users' and frameworks' own kernels carry them too (``conv_depthwise2d_forward_kernel``, a ``naive_gemm``)."""
-    return _library_tiled(name)
-
-
-def _library_tiled(name: str) -> bool:
-    """A library kernel whose name carries its tile (``tilesize256x128x8``, ``128x64``) or its architecture."""
+    """A library kernel built per architecture (cuBLAS, cuDNN, CUTLASS), by its name: its tile (``tilesize256x128x8``,
+    ``128x64``) or its architecture (``sm80_``). Words such as "gemm" or "conv" do not count: users' and frameworks'
+    own kernels carry them too (``conv_depthwise2d_forward_kernel``, a ``naive_gemm``)."""
     return bool(re.search(r"\d+x\d+", name) or re.match(r"sm\d\d+_", name))
 
 

@@ -58,6 +58,19 @@ def test_launches_of_one_kernel_with_different_sizes_are_projected_apart():
     assert sum(x.count for x in w.launches) == len(analysis("op20").valid_launches)
 
 
+def test_the_workloads_speedup_launch_count_and_governing_unit_come_from_its_launches():
+    w = projected("op20", "t4")
+    measured = sum(x.count * x.measured_s for x in w.launches)
+    projected_s = sum(x.count * x.projected_s for x in w.launches)
+    by_unit: dict[str, float] = {}
+    for x in w.launches:
+        by_unit[x.governing] = by_unit.get(x.governing, 0.0) + x.count * x.projected_s
+    assert w.launch_count == sum(x.count for x in w.launches)
+    assert w.launch_count + w.left_out == len(analysis("op20").valid_launches)  # every launch counted once
+    assert w.speedup == pytest.approx(measured / projected_s, rel=1e-12) and w.speedup < 1.0  # a T4 is slower
+    assert w.governing == max(by_unit, key=lambda k: by_unit[k])
+
+
 def test_an_issue_bound_fp32_kernel_is_fp32_bound_where_an_sm_has_half_the_lanes():
     w = projected("op01", "a100-sxm4-80gb")
     sgemm = w.launches[0]
