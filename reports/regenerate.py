@@ -38,6 +38,7 @@ SUMMARY = (("rtx4070ti_pytorch-sim_full", "v100_miniweather-openacc_full"), "sum
 CROSS = "rtx4070ti-vs-h100-pcie_larger"  # issue 12: one application on two GPUs, at two problem sizes
 REGRESSION = "rtx4070ti_linspace-584x_diff"  # issue 12: a 584x slower kernel on the same GPU, diffed by default
 H100 = ("torch-bf16.full.ncu-rep", "torch-fp64.full.json", "sgemm-cuda.full.json", "triad-cupy.full.ncu-rep")
+PROJECT = ("op29-conv-transposed-2d-square-input-square-kernel", "h100-op29_project")  # issue 62: project's pages
 H100_STEM = "h100_known-kernels"  # issue 7: kernels of known work profiled on an H100 by this project (examples/h100)
 MODELS = REPO / ".regenerate-models"  # the temporary report models (a fixed name: outputs show relative paths)
 
@@ -80,10 +81,19 @@ def report_outputs(stem: str, *sources: Path) -> None:
     roofline("report", *sources, "-f", "csv", "-o", REPORTS / f"{stem}.csv")
 
 
+def project_outputs(name: str, stem: str) -> None:
+    """One H100 workload projected: onto the T4 as Markdown, onto every known GPU as Markdown and CSV."""
+    source = REPO / "examples" / "h100" / "ops" / f"{name}.json"
+    roofline("project", source, "--to", "t4", "-f", "markdown", "-o", REPORTS / f"{stem}-t4.md")
+    roofline("project", source, "--to", "all", "-f", "markdown", "-o", REPORTS / f"{stem}-all.md")
+    roofline("project", source, "--to", "all", "-f", "csv", "-o", REPORTS / f"{stem}-all.csv")
+
+
 def main() -> None:
     for model in sorted((REPO / "examples").glob("*.roofline.json")):
         report_outputs(model.name.removesuffix(".roofline.json"), model)
     report_outputs(H100_STEM, *(REPO / "examples" / "h100" / name for name in H100))
+    project_outputs(*PROJECT)
     if SHARED.is_dir():
         for name in REAL:
             report_outputs(name, SHARED / f"{name}.ncu-rep")

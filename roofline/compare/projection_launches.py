@@ -161,7 +161,8 @@ class KernelTotal(Struct, frozen=True):
 class WorkloadProjection(Struct, frozen=True):
     """Every launch of a report projected onto ``target``: the total there (``projected_s`` = the sum of count x
     projected over ``launches``) in ``[low_s, high_s]``, against the measured total; the clock and the DRAM
-    bandwidth assumed there, each with its source; ``reason`` says why there is none (``launches`` empty)."""
+    bandwidth assumed there and the source's DRAM bandwidth, each with its source; ``reason`` says why there is
+    none (``launches`` empty)."""
 
     target: str
     clock: str
@@ -182,6 +183,8 @@ class WorkloadProjection(Struct, frozen=True):
     launch_count: int = 0  # the launches of ``launches``: the sum of their counts
     speedup: float | None = None  # measured total / projected total (above 1: faster there); null without launches
     governing: str | None = None  # the unit governing most of the projected total (count x projected by unit)
+    source_dram_bytes_per_s: float | None = None  # the source GPU's achievable DRAM bandwidth: a DRAM term goes
+    source_dram_source: str = ""  # as source over target (``dram_bytes_per_s``); its source
 
 
 class _Gpu(Struct, frozen=True):
@@ -231,7 +234,8 @@ def project_workload(launches: Launches | Iterable[LaunchAnalysis], source: Devi
         target.id, clock, held.value, held.source, dram.value if dram else None, dram.source if dram else "",
         measured, projected, sum(p.count * p.low_s for p in out), sum(p.count * p.high_s for p in out), tuple(out),
         left_out, "" if out else "no launch with a time and a time model", range_totals(out), kernel_totals(out),
-        sum(p.count for p in out), measured / projected if projected else None, _governing(out))
+        sum(p.count for p in out), measured / projected if projected else None, _governing(out),
+        source_dram.value if source_dram else None, source_dram.source if source_dram else "")
 
 
 def project_everywhere(launches: Launches | Iterable[LaunchAnalysis], source: Device, source_spec: DeviceSpec,

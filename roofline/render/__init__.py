@@ -10,5 +10,5 @@ row (``CSV_MARKS``), the first line of other text (added by the writer when a re
 from roofline.core.version import GENERATED_BY, GENERATOR
 
 __all__ = ["CSV_MARKS", "GENERATED_BY", "GENERATOR"]
-# A CSV starts with its header row; ours with these columns (``report --format csv``, ``timeline --format csv``)
-CSV_MARKS = ("report.path,report.source,", "timeline.path,timeline.rank,")
+# A CSV starts with its header row; ours with these columns (``report``, ``timeline`` and ``project --format csv``)
+CSV_MARKS = ("report.path,report.source,", "timeline.path,timeline.rank,", "project.target,project.row,")

@@ -269,6 +269,24 @@ def _project_json(d: ProjectDocument, plot_format: PlotFormat | None = None) -> 
     return projection_json(d.comparison)
 
 
+def _project_markdown(d: ProjectDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.compare.projection_pages import projection_markdown
+
+    return projection_markdown(d.comparison)
+
+
+def _project_html(d: ProjectDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.compare.projection_pages import projection_html
+
+    return projection_html(d.comparison)
+
+
+def _project_csv(d: ProjectDocument, plot_format: PlotFormat | None = None) -> Any:
+    from roofline.render.compare.projection_pages import projection_csv
+
+    return projection_csv(d.comparison)
+
+
 def _timeline_table(d: TimelineDocument, plot_format: PlotFormat | None = None) -> Any:
     from roofline.render.timeline.text import render_table
 
@@ -361,6 +379,9 @@ FORMATS: tuple[Format, ...] = (
     Format(PLOT, SummaryDocument, ".png", _summary_plot, choice=False),
     Format("table", ProjectDocument, ".txt", _project_table),
     Format("json", ProjectDocument, ".json", _project_json),
+    Format("markdown", ProjectDocument, "-project.md", _project_markdown, to_file=True),
+    Format("html", ProjectDocument, "-project.html", _project_html, to_file=True),
+    Format("csv", ProjectDocument, "-project.csv", _project_csv),
     Format("table", TimelineDocument, ".txt", _timeline_table),
     Format("json", TimelineDocument, ".json", _timeline_json),
     Format("csv", TimelineDocument, ".csv", _timeline_csv),

@@ -219,8 +219,8 @@ def test_markdown_named_by_its_extension_has_its_plot_beside(tmp_path, monkeypat
     (["summary", EXAMPLE, "-f", "table", "-o", "s.csv"],
      "--output s.csv: a .csv file, and --format table writes table: end the name with .txt"),
     (["project", EXAMPLE, "--to", "h100-sxm5", "-o", "p.png"],  # no image to point to: project draws none
-     "--output p.png: a .png file, and this command writes table, json: end the name with one of .txt (table), "
-     ".json (json)"),
+     "--output p.png: a .png file, and this command writes table, json, markdown, html, csv: end the name with one "
+     "of .txt (table), .json (json), .md (markdown), .html (html), .csv (csv)"),
 ])
 def test_an_output_named_for_another_format_is_refused_before_any_work(tmp_path, monkeypatch, args, error):
     monkeypatch.chdir(tmp_path)

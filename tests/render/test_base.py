@@ -14,7 +14,8 @@ from roofline.render.base import DOCUMENTS, FORMATS, PLOT, find_format, format_n
 
 # The --format choices of each command, as the help lists them (unchanged by the registry's shape).
 CHOICES = {"report": ("table", "json", "markdown", "html", "csv"), "compare": ("table", "json", "markdown", "html"),
-           "diff": ("table", "json", "markdown"), "summary": ("table", "json"), "project": ("table", "json"),
+           "diff": ("table", "json", "markdown"), "summary": ("table", "json"),
+           "project": ("table", "json", "markdown", "html", "csv"),
            "timeline": ("table", "json", "csv", "markdown", "html"), "realtime": ("table", "json"),
            "grade": ("table", "json", "markdown")}
 

@@ -36,7 +36,8 @@ def project(
                                                  "or ids separated by commas: the workload's total on each, sorted.")],
     kernel: KernelOpt = None,
     kernel_name_base: NameBaseOpt = "function",
-    fmt: Annotated[ProjectFormat, typer.Option("--format", "-f", help="Output format: table or json.")] = "table",
+    fmt: Annotated[ProjectFormat, typer.Option("--format", "-f", help="Output format: table, json, markdown, "
+                                                                   "html or csv.")] = "table",
     output: ProjectOutputOpt = None,
     ceilings: CeilingsOpt = "kernel-clock",
     clock: ClockOpt = "sustained",

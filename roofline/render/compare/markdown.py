@@ -85,7 +85,7 @@ def grid_blocks(grid: Grid) -> list[Block]:
     """A comparison table as a heading, a table (kernel names as code) and its caption."""
     rows = tuple((f"`{cell(PAIR_ARROW.join(n))}`", *(cell(x) for x in r)) for n, r in zip(grid.names, grid.rows,
                                                                                          strict=True))
-    numeric = (False, *(h not in ("work", "unit", "bound") for h in grid.header[1:]))
+    numeric = (False, *(h not in ("work", "unit", "bound", "by", "grid x block") for h in grid.header[1:]))
     return [Block("h3", cell(grid.title)), Block("table", header=grid.header, rows=rows, numeric=numeric),
             Block("note", cell(grid.caption))]
 

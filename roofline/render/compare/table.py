@@ -72,7 +72,7 @@ def _print_comparison(console: Console, c: Comparison) -> None:
     if len(c.reports) == 1:
         console.print(_rich(roof_grid(c, 0), console.width))
     if c.project_to:
-        console.print(f"[bold]Projection onto {c.project_to}[/bold] at its {_clock_words(c)} (a model of the time "
+        console.print(f"[bold]Projection onto {c.project_to}[/bold] at its {clock_words(c)} (a model of the time "
                       "there, not a measurement)", highlight=False)
         console.print(_projection_table(c, console.width))
     for line in _comparison_notes(c):
@@ -329,7 +329,7 @@ def _projection_table(c: Comparison, width: int) -> Table:
     return add_rows(table, rows, width)
 
 
-def _clock_words(c: Comparison) -> str:
+def clock_words(c: Comparison) -> str:
     """The target clock the projections assume, in words."""
     if c.clock == "base":
         return "base clock, the one ncu locks while profiling (--clock base): the time ncu would measure there"
@@ -338,32 +338,47 @@ def _clock_words(c: Comparison) -> str:
     return "boost clock, as users run it (--clock base: the clock ncu locks)"
 
 
+LAUNCH_HEADER = ("kernel", "launches", "grid x block", "measured", "projected", "interval", "by")
+LAUNCH_CAPTION = ("per launch: each unit's work at the target's rate of that unit, the tail in whole blocks per SM, "
+                  "the source's time over its floor kept; by = the unit that governs there (one wave: at most one "
+                  "block per SM on both GPUs, the measured time at the clocks' ratio); total = the sum of launches x "
+                  "projected")
+KERNEL_HEADER = ("kernel", "launches", "measured", "projected", "interval", "by")
+KERNEL_CAPTION = ("measured, projected = the kernel's launches summed, each launch projected (none from another's "
+                  "size); by = the unit that governs most of its projected time there")
+EVERYWHERE_HEADER = ("GPU", "projected", "interval", "speedup", "by", "clock")
+
+
 def _workload_table(w: WorkloadProjection, width: int) -> Table:
     """Every group of identical launches projected (``compare.projection_launches``), its count and the total."""
-    table = plain_table("", ("kernel", "launches", "grid x block", "measured", "projected", "interval", "by"),
-                        "per launch: each unit's work at the target's rate of that unit, the tail in whole blocks "
-                        "per SM, the source's time over its floor kept; by = the unit that governs there (one "
-                        "wave: at most one block per SM on both GPUs, the measured time at the clocks' ratio); "
-                        "total = the sum of launches x projected")
-    rows: list[list[Cell]] = [[name_cell((x.name,)), str(x.count), f"{x.grid or '?'} x {x.block or '?'}",
-                               seconds(x.measured_s), seconds(x.projected_s),
-                               f"{seconds(x.low_s)}-{seconds(x.high_s)}", x.governing] for x in w.launches]
-    rows.extend([name_cell((f"NVTX {r.name}",)), str(r.launches), "", seconds(r.measured_s), seconds(r.projected_s),
-                  f"{seconds(r.low_s)}-{seconds(r.high_s)}", ""] for r in w.ranges)
-    rows.append([name_cell(("total",)), str(w.launch_count), "", seconds(w.measured_s),
-                 seconds(w.projected_s), f"{seconds(w.low_s)}-{seconds(w.high_s)}", ""])
-    return add_rows(table, rows, width)
+    return _rich(launch_grid(w), width)
+
+
+def launch_grid(w: WorkloadProjection, title: str = "") -> Grid:
+    """Every group of identical launches projected, its count; each NVTX range's total and the workload's."""
+    names: list[tuple[str, ...]] = [(x.name,) for x in w.launches]
+    rows = [(str(x.count), f"{x.grid or '?'} x {x.block or '?'}", seconds(x.measured_s), seconds(x.projected_s),
+             f"{seconds(x.low_s)}-{seconds(x.high_s)}", x.governing) for x in w.launches]
+    names += [(f"NVTX {r.name}",) for r in w.ranges]
+    rows += [(str(r.launches), "", seconds(r.measured_s), seconds(r.projected_s),
+              f"{seconds(r.low_s)}-{seconds(r.high_s)}", "") for r in w.ranges]
+    names.append(("total",))
+    rows.append((str(w.launch_count), "", seconds(w.measured_s), seconds(w.projected_s),
+                 f"{seconds(w.low_s)}-{seconds(w.high_s)}", ""))
+    return Grid(title, LAUNCH_HEADER, tuple(names), tuple(rows), LAUNCH_CAPTION)
 
 
 def _kernel_table(w: WorkloadProjection, width: int) -> Table:
     """Per kernel name: its launches, measured and projected totals, interval and governing unit
     (``WorkloadProjection.kernels``, summed from the per-launch projection)."""
-    table = plain_table("", ("kernel", "launches", "measured", "projected", "interval", "by"),
-                        "measured, projected = the kernel's launches summed, each launch projected (none from "
-                        "another's size); by = the unit that governs most of its projected time there")
-    rows: list[list[Cell]] = [[name_cell((k.name,)), str(k.count), seconds(k.measured_s), seconds(k.projected_s),
-                               _span(k.low_s, k.high_s), k.governing] for k in w.kernels]
-    return add_rows(table, rows, width)
+    return _rich(kernel_grid(w), width)
+
+
+def kernel_grid(w: WorkloadProjection, title: str = "") -> Grid:
+    """Per kernel name: its launches, measured and projected totals, interval and governing unit."""
+    return Grid(title, KERNEL_HEADER, tuple((k.name,) for k in w.kernels),
+                tuple((str(k.count), seconds(k.measured_s), seconds(k.projected_s), _span(k.low_s, k.high_s),
+                       k.governing) for k in w.kernels), KERNEL_CAPTION)
 
 
 def _span(low: float, high: float) -> str:
@@ -372,29 +387,42 @@ def _span(low: float, high: float) -> str:
     return f"{a.split()[0]}-{b}" if a.split()[-1] == b.split()[-1] else f"{a}-{b}"
 
 
+def everywhere_words(c: Comparison) -> str:
+    """What ``project --to all`` shows, in words (after its title, "Workload on N GPUs")."""
+    measured = next((w for w in c.everywhere if w.launches), None)
+    return (f"fastest first: every launch at each GPU's {clock_words(c)} (a model, not a measurement)"
+            + (f"; measured here: {seconds(measured.measured_s)}" if measured else ""))
+
+
 def _print_everywhere(console: Console, c: Comparison) -> None:
     """``project --to all`` (or several ids): the workload's total on each GPU, fastest first."""
-    measured = next((w for w in c.everywhere if w.launches), None)
-    console.print(f"[bold]Workload on {len(c.everywhere)} GPUs[/bold], fastest first: every launch at each GPU's "
-                  f"{_clock_words(c)} (a model, not a measurement)"
-                  + (f"; measured here: {seconds(measured.measured_s)}" if measured else ""), highlight=False)
+    console.print(f"[bold]Workload on {len(c.everywhere)} GPUs[/bold], {escape(everywhere_words(c))}",
+                  highlight=False)
     console.print(_everywhere_table(c.everywhere, console.width, c.own_gpu))
     for w in c.everywhere:
         if not w.launches:
             console.print(f"{w.target}: {escape(w.reason)}", highlight=False)
 
 
+def everywhere_rows(ws: Sequence[WorkloadProjection]) -> list[tuple[str, ...]]:
+    """One row per GPU with a projection (``EVERYWHERE_HEADER``): total, interval, speedup, governing unit, clock."""
+    return [(w.target, seconds(w.projected_s), _span(w.low_s, w.high_s), _times(w.speedup), w.governing or "n/a",
+             f"{w.clock_hz / 1e9:.3g} GHz") for w in ws if w.launches]
+
+
+def everywhere_caption(own: OwnGpu | None) -> str:
+    """The legend of the table of GPUs; why the report's own GPU's row is not 1x."""
+    return ("projected = the sum over launches of count x projected there (compare.projection_launches); speedup = "
+            "measured total / projected total (above 1x: faster there); by = the unit that governs most of the "
+            "projected time; interval = the sum of the launches' interval ends"
+            + (f"; {own_gpu_text(own)}" if own is not None else ""))
+
+
 def _everywhere_table(ws: Sequence[WorkloadProjection], width: int, own: OwnGpu | None = None) -> Table:
     """One row per GPU: the total, its interval, the speedup over the measured total and the governing unit; the
     legend says why the report's own GPU's row is not 1x."""
-    table = plain_table("", ("GPU", "projected", "interval", "speedup", "by", "clock"),
-                        "projected = the sum over launches of count x projected there (compare.projection_launches); "
-                        "speedup = measured total / projected total (above 1x: faster there); by = the unit that "
-                        "governs most of the projected time; interval = the sum of the launches' interval ends"
-                        + (f"; {own_gpu_text(own)}" if own is not None else ""))
-    rows: list[list[Cell]] = [[w.target, seconds(w.projected_s), _span(w.low_s, w.high_s), _times(w.speedup),
-                               w.governing or "n/a", f"{w.clock_hz / 1e9:.3g} GHz"] for w in ws if w.launches]
-    return add_rows(table, rows, width)
+    table = plain_table("", EVERYWHERE_HEADER, everywhere_caption(own))
+    return add_rows(table, [list(r) for r in everywhere_rows(ws)], width)
 
 
 def _l2_cell(p: Projection) -> str:
@@ -420,6 +448,25 @@ def _resource(key: str | None) -> str:
     return NAMES[r.name] if r.name else {"instructions": "inst.", "flops": "FLOPs"}.get(r.kind, r.kind)
 
 
+def projection_words(c: Comparison) -> str:
+    """What a projection onto one GPU shows, in words (after its title, "Projection onto X")."""
+    return f"each kernel's launches at its {clock_words(c)} (a model, not a measurement)"
+
+
+def workload_words(w: WorkloadProjection) -> str:
+    """The clock and the DRAM bandwidths a workload's projection assumes, each with its source."""
+    source = "n/a" if w.source_dram_bytes_per_s is None else si(w.source_dram_bytes_per_s, "B/s")
+    return (f"every launch at the {w.clock} clock {w.clock_hz / 1e9:.3g} GHz ({w.clock_source}); DRAM at "
+            f"{'n/a' if w.dram_bytes_per_s is None else si(w.dram_bytes_per_s, 'B/s')} achievable ({w.dram_source}), "
+            f"against the source's {source} ({w.source_dram_source})")
+
+
+def other_kernel_words(w: WorkloadProjection) -> list[tuple[str, str]]:
+    """Per launch group whose target would likely run another kernel: its name and why, in words."""
+    return [(x.name, f"another kernel likely on {w.target} ({'; '.join(OTHER_KERNEL[k] for k in x.other_kernel)}): "
+                     "its class's interval holds such cases") for x in w.launches if x.other_kernel]
+
+
 def projection_text(c: Comparison, width: int = 80) -> str:
     """``roofline project``: each kernel's projected time on the target GPU, its interval and basis."""
     return record(lambda console: _print_projection(console, c), width)
@@ -430,22 +477,14 @@ def _print_projection(console: Console, c: Comparison) -> None:
     if c.everywhere:
         _print_everywhere(console, c)
         return
-    console.print(f"[bold]Projection onto {c.project_to}[/bold]: each kernel's launches at its {_clock_words(c)} "
-                  "(a model, not a measurement)", highlight=False)
+    console.print(f"[bold]Projection onto {c.project_to}[/bold]: {escape(projection_words(c))}", highlight=False)
     if c.workload is not None and c.workload.launches:
         w = c.workload
         console.print(_kernel_table(w, console.width))
-        console.print(f"[bold]Workload on {w.target}[/bold]: every launch at the {w.clock} clock "
-                      f"{w.clock_hz / 1e9:.3g} GHz ({escape(w.clock_source)}); DRAM at "
-                      f"{'n/a' if w.dram_bytes_per_s is None else si(w.dram_bytes_per_s, 'B/s')} achievable "
-                      f"({escape(w.dram_source)})", highlight=False)
+        console.print(f"[bold]Workload on {w.target}[/bold]: {escape(workload_words(w))}", highlight=False)
         console.print(_workload_table(w, console.width))
-        for x in w.launches:
-            if x.other_kernel:
-                console.print(escape(f"{x.name}: another kernel likely on {w.target} ("
-                                     f"{'; '.join(OTHER_KERNEL[k] for k in x.other_kernel)}): "
-                                     "its class's interval holds such cases"),
-                              highlight=False)
+        for name, why in other_kernel_words(w):
+            console.print(escape(f"{name}: {why}"), highlight=False)
     elif c.workload is not None:
         console.print(f"no workload projection: {escape(c.workload.reason)}", highlight=False)
     unfit = dict.fromkeys(f"{p.label}: {unfit_text(pr.shared_memory)}" for p in c.pairs for pr in p.projections

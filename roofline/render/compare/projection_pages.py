@@ -1,0 +1,96 @@
+"""``roofline project`` as pages and rows: Markdown (for a pull request or a wiki), one self-contained HTML page
+(the Markdown's blocks) and CSV (one row per GPU and launch group, the NVTX ranges' and the workload's totals),
+the same figures as the terminal table (``render.compare.table``) and the JSON document."""
+
+from __future__ import annotations
+
+from roofline.compare.pairing import Comparison
+from roofline.compare.projection_launches import WorkloadProjection
+from roofline.render import GENERATOR
+from roofline.render.compare.markdown import grid_blocks
+from roofline.render.compare.table import (
+    EVERYWHERE_HEADER,
+    everywhere_caption,
+    everywhere_rows,
+    everywhere_words,
+    kernel_grid,
+    launch_grid,
+    legend_text,
+    other_kernel_words,
+    projection_words,
+    workload_words,
+)
+from roofline.render.names import csv_text
+from roofline.render.report.markdown import Block, cell, text
+
+CSV_COLUMNS = ("project.target", "project.row", "name", "launches", "grid", "block", "measured_s", "projected_s",
+               "low_s", "high_s", "governing", "clock_hz", "other_kernel")
+
+
+def projection_markdown(c: Comparison) -> str:
+    """The projection as a Markdown document."""
+    return text(projection_blocks(c), "roofline project ... --format markdown")
+
+
+def projection_html(c: Comparison) -> str:
+    """The projection as one self-contained HTML page: no scripts, no external resources."""
+    from roofline.render.report.html import page
+
+    return page(projection_blocks(c))
+
+
+def projection_blocks(c: Comparison) -> list[Block]:
+    """The report, then the workload on each GPU (``--to all`` or several ids) or on the one target: per kernel, the
+    clock and bandwidths assumed, per launch group, and where another kernel is likely there."""
+    r = c.reports[0]
+    where = f"on {len(c.everywhere)} GPUs" if c.everywhere else f"onto {cell(c.project_to or '')}"
+    blocks = [Block("h1", f"Projection of `{cell(r.label)}` {where}"), Block("p", cell(legend_text(r))),
+              *(Block("warn", cell(w)) for w in r.warnings)]
+    if c.everywhere:
+        blocks += _everywhere_blocks(c)
+    elif c.workload is not None and c.workload.launches:
+        blocks += _workload_blocks(c, c.workload)
+    elif c.workload is not None:
+        blocks.append(Block("p", f"No workload projection: {cell(c.workload.reason)}."))
+    return [*blocks, Block("p", f"{GENERATOR}.")]
+
+
+def _everywhere_blocks(c: Comparison) -> list[Block]:
+    """The workload's total on each GPU, fastest first, and why a GPU has none."""
+    rows = tuple(tuple(cell(x) for x in r) for r in everywhere_rows(c.everywhere))
+    return [Block("p", f"**Workload on {len(c.everywhere)} GPUs**, {cell(everywhere_words(c))}."),
+            Block("table", header=EVERYWHERE_HEADER, rows=rows, numeric=(False, True, True, True, False, True)),
+            Block("note", cell(everywhere_caption(c.own_gpu))),
+            *(Block("p", f"{cell(w.target)}: {cell(w.reason)}") for w in c.everywhere if not w.launches)]
+
+
+def _workload_blocks(c: Comparison, w: WorkloadProjection) -> list[Block]:
+    """Per kernel and per launch group on the one target, the clock and bandwidths, the likely other kernels."""
+    others = other_kernel_words(w)
+    return [Block("p", f"**Projection onto {cell(c.project_to or '')}**: {cell(projection_words(c))}."),
+            *grid_blocks(kernel_grid(w, "Per kernel")),
+            Block("h2", f"Workload on {cell(w.target)}"), Block("p", f"**Assumed**: {cell(workload_words(w))}."),
+            *grid_blocks(launch_grid(w, "Per launch group")),
+            *([Block("h3", "Another kernel likely"),
+               Block("ul", items=tuple(f"`{cell(name)}`: {cell(why)}" for name, why in others))] if others else [])]
+
+
+def projection_csv(c: Comparison) -> str:
+    """One row per GPU and launch group (``project.row`` = launch), per NVTX range (nvtx) and the workload's total
+    (total); times in seconds and the clock in Hz at full precision; a GPU without a projection has one row (none)
+    with its reason under ``governing``."""
+    workloads = c.everywhere or ((c.workload,) if c.workload is not None else ())
+    return csv_text(CSV_COLUMNS, (row for w in workloads for row in _csv_rows(w)))
+
+
+def _csv_rows(w: WorkloadProjection) -> list[list[object]]:
+    if not w.launches:
+        return [[w.target, "none", "", "", "", "", "", "", "", "", w.reason, "", ""]]
+    out: list[list[object]] = [[w.target, "launch", x.name, x.count, x.grid or "", x.block or "", repr(x.measured_s),
+                                repr(x.projected_s), repr(x.low_s), repr(x.high_s), x.governing, repr(w.clock_hz),
+                                " ".join(x.other_kernel)] for x in w.launches]
+    out += [[w.target, "nvtx", r.name, r.launches, "", "", repr(r.measured_s), repr(r.projected_s), repr(r.low_s),
+             repr(r.high_s), "", repr(w.clock_hz), ""] for r in w.ranges]
+    out.append([w.target, "total", "", w.launch_count, "", "", repr(w.measured_s), repr(w.projected_s),
+                repr(w.low_s), repr(w.high_s), w.governing or "", repr(w.clock_hz), ""])
+    return out
