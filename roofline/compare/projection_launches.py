@@ -231,11 +231,13 @@ def project_workload(launches: Launches | Iterable[LaunchAnalysis], source: Devi
     measured = sum(p.count * p.measured_s for p in out)
     projected = sum(p.count * p.projected_s for p in out)
     return WorkloadProjection(
-        target.id, clock, held.value, held.source, dram.value if dram else None, dram.source if dram else "",
+        target.id, clock, held.value, held.source, dram.value if dram else None,
+        dram.source if dram else _no_dram(target),
         measured, projected, sum(p.count * p.low_s for p in out), sum(p.count * p.high_s for p in out), tuple(out),
         left_out, "" if out else "no launch with a time and a time model", range_totals(out), kernel_totals(out),
         sum(p.count for p in out), measured / projected if projected else None, _governing(out),
-        source_dram.value if source_dram else None, source_dram.source if source_dram else "")
+        source_dram.value if source_dram else None,
+        source_dram.source if source_dram else _no_dram(source_spec))
 
 
 def project_everywhere(launches: Launches | Iterable[LaunchAnalysis], source: Device, source_spec: DeviceSpec,
@@ -292,6 +294,12 @@ def _governing(groups: Sequence[LaunchProjection]) -> str | None:
     for g in groups:
         shares[g.governing] = shares.get(g.governing, 0.0) + g.count * g.projected_s
     return max(shares, key=lambda k: shares[k]) if shares else None
+
+
+def _no_dram(spec: DeviceSpec) -> str:
+    """Why a GPU has no achievable DRAM bandwidth (its DRAM terms then keep the source's time)."""
+    return (f"not known: the spec {spec.id} gives no memory.achievable_bandwidth_bytes_per_s and its memory type "
+            f"{spec.memory_type!r} has no default in architecture/memory.yaml")
 
 
 def _none(target: DeviceSpec, clock: str, why: str) -> WorkloadProjection:

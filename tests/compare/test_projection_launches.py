@@ -336,3 +336,12 @@ def test_the_target_tail_of_a_split_fma_pipe_takes_the_slower_of_its_halves_ther
 def test_a_balanced_fp32_kernel_keeps_one_fma_term():
     keys = [t.key for t in projected("op01", "a100-sxm4-80gb").launches[0].terms]
     assert "FMA" in keys and FMA_HEAVY not in keys
+
+
+def test_the_workload_gives_both_gpus_dram_bandwidths_and_says_why_one_is_missing():
+    # the H100's from its calibrate copy (device_specs/h100-sxm5.yaml: 2.752 TB/s), the T4's its own figure
+    w = projected("op21", "t4")
+    assert (w.source_dram_bytes_per_s, w.dram_bytes_per_s) == (2.752e12, spec("t4").memory_achievable_bytes_per_s)
+    assert "roofline calibrate" in w.source_dram_source
+    unknown = projected("op21", "t4", memory_type="SRAM", memory_achievable_bytes_per_s=None)
+    assert unknown.dram_bytes_per_s is None and "'SRAM' has no default" in unknown.dram_source

@@ -25,6 +25,7 @@ from roofline.render.compare.table import (
     headline_change,
     legend_text,
     noise_note,
+    numeric_columns,
     pairing_lines,
     per_work_text,
     threshold_text,
@@ -81,12 +82,12 @@ def comparison_blocks(c: Comparison, image: str = "", svg: str = "", no_plot: st
     return [*blocks, Block("p", f"{GENERATOR}.")]
 
 
-def grid_blocks(grid: Grid) -> list[Block]:
-    """A comparison table as a heading, a table (kernel names as code) and its caption."""
+def grid_blocks(grid: Grid, heading: str = "h3") -> list[Block]:
+    """A comparison table as a heading (``heading``: its level), a table (kernel names as code) and its caption."""
     rows = tuple((f"`{cell(PAIR_ARROW.join(n))}`", *(cell(x) for x in r)) for n, r in zip(grid.names, grid.rows,
                                                                                          strict=True))
-    numeric = (False, *(h not in ("work", "unit", "bound", "by", "grid x block") for h in grid.header[1:]))
-    return [Block("h3", cell(grid.title)), Block("table", header=grid.header, rows=rows, numeric=numeric),
+    return [Block(heading, cell(grid.title)),
+            Block("table", header=grid.header, rows=rows, numeric=numeric_columns(grid.header)),
             Block("note", cell(grid.caption))]
 
 

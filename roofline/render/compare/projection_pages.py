@@ -5,7 +5,7 @@ the same figures as the terminal table (``render.compare.table``) and the JSON d
 from __future__ import annotations
 
 from roofline.compare.pairing import Comparison
-from roofline.compare.projection_launches import WorkloadProjection
+from roofline.compare.projection_launches import KernelTotal, LaunchProjection, RangeTotal, WorkloadProjection
 from roofline.render import GENERATOR
 from roofline.render.compare.markdown import grid_blocks
 from roofline.render.compare.table import (
@@ -16,6 +16,8 @@ from roofline.render.compare.table import (
     kernel_grid,
     launch_grid,
     legend_text,
+    no_projection_words,
+    numeric_columns,
     other_kernel_words,
     projection_words,
     workload_words,
@@ -24,7 +26,8 @@ from roofline.render.names import csv_text
 from roofline.render.report.markdown import Block, cell, text
 
 CSV_COLUMNS = ("project.target", "project.row", "name", "launches", "grid", "block", "measured_s", "projected_s",
-               "low_s", "high_s", "governing", "clock_hz", "other_kernel")
+               "low_s", "high_s", "governing", "other_kernel", "clock_hz", "dram_bytes_per_s",
+               "source_dram_bytes_per_s", "reason")
 
 
 def projection_markdown(c: Comparison) -> str:
@@ -51,7 +54,7 @@ def projection_blocks(c: Comparison) -> list[Block]:
     elif c.workload is not None and c.workload.launches:
         blocks += _workload_blocks(c, c.workload)
     elif c.workload is not None:
-        blocks.append(Block("p", f"No workload projection: {cell(c.workload.reason)}."))
+        blocks.append(Block("p", f"{cell(no_projection_words(c.workload))}."))
     return [*blocks, Block("p", f"{GENERATOR}.")]
 
 
@@ -59,7 +62,7 @@ def _everywhere_blocks(c: Comparison) -> list[Block]:
     """The workload's total on each GPU, fastest first, and why a GPU has none."""
     rows = tuple(tuple(cell(x) for x in r) for r in everywhere_rows(c.everywhere))
     return [Block("p", f"**Workload on {len(c.everywhere)} GPUs**, {cell(everywhere_words(c))}."),
-            Block("table", header=EVERYWHERE_HEADER, rows=rows, numeric=(False, True, True, True, False, True)),
+            Block("table", header=EVERYWHERE_HEADER, rows=rows, numeric=numeric_columns(EVERYWHERE_HEADER)),
             Block("note", cell(everywhere_caption(c.own_gpu))),
             *(Block("p", f"{cell(w.target)}: {cell(w.reason)}") for w in c.everywhere if not w.launches)]
 
@@ -68,7 +71,7 @@ def _workload_blocks(c: Comparison, w: WorkloadProjection) -> list[Block]:
     """Per kernel and per launch group on the one target, the clock and bandwidths, the likely other kernels."""
     others = other_kernel_words(w)
     return [Block("p", f"**Projection onto {cell(c.project_to or '')}**: {cell(projection_words(c))}."),
-            *grid_blocks(kernel_grid(w, "Per kernel")),
+            *grid_blocks(kernel_grid(w, "Per kernel"), "h2"),
             Block("h2", f"Workload on {cell(w.target)}"), Block("p", f"**Assumed**: {cell(workload_words(w))}."),
             *grid_blocks(launch_grid(w, "Per launch group")),
             *([Block("h3", "Another kernel likely"),
@@ -76,21 +79,32 @@ def _workload_blocks(c: Comparison, w: WorkloadProjection) -> list[Block]:
 
 
 def projection_csv(c: Comparison) -> str:
-    """One row per GPU and launch group (``project.row`` = launch), per NVTX range (nvtx) and the workload's total
-    (total); times in seconds and the clock in Hz at full precision; a GPU without a projection has one row (none)
-    with its reason under ``governing``."""
+    """Per GPU: one row per kernel name (``project.row`` = kernel: its launches summed), per launch group (launch),
+    per NVTX range (nvtx) and the workload's total (total), each with the clock and both GPUs' DRAM bandwidths
+    assumed; times in seconds, the clock in Hz and bandwidths in bytes/s at full precision; a GPU without a
+    projection has one row (none) with its ``reason``. The figures' sources are in the JSON and Markdown."""
     workloads = c.everywhere or ((c.workload,) if c.workload is not None else ())
     return csv_text(CSV_COLUMNS, (row for w in workloads for row in _csv_rows(w)))
 
 
 def _csv_rows(w: WorkloadProjection) -> list[list[object]]:
     if not w.launches:
-        return [[w.target, "none", "", "", "", "", "", "", "", "", w.reason, "", ""]]
-    out: list[list[object]] = [[w.target, "launch", x.name, x.count, x.grid or "", x.block or "", repr(x.measured_s),
-                                repr(x.projected_s), repr(x.low_s), repr(x.high_s), x.governing, repr(w.clock_hz),
-                                " ".join(x.other_kernel)] for x in w.launches]
-    out += [[w.target, "nvtx", r.name, r.launches, "", "", repr(r.measured_s), repr(r.projected_s), repr(r.low_s),
-             repr(r.high_s), "", repr(w.clock_hz), ""] for r in w.ranges]
-    out.append([w.target, "total", "", w.launch_count, "", "", repr(w.measured_s), repr(w.projected_s),
-                repr(w.low_s), repr(w.high_s), w.governing or "", repr(w.clock_hz), ""])
+        return [[w.target, "none", *[""] * (len(CSV_COLUMNS) - 3), w.reason]]
+    gpu = [_full(w.clock_hz), _full(w.dram_bytes_per_s), _full(w.source_dram_bytes_per_s), ""]
+    out: list[list[object]] = [[w.target, "kernel", k.name, k.count, "", "", *_times(k), k.governing,
+                                " ".join(k.other_kernel), *gpu] for k in w.kernels]
+    out += [[w.target, "launch", x.name, x.count, x.grid or "", x.block or "", *_times(x), x.governing,
+             " ".join(x.other_kernel), *gpu] for x in w.launches]
+    out += [[w.target, "nvtx", r.name, r.launches, "", "", *_times(r), "", "", *gpu] for r in w.ranges]
+    out.append([w.target, "total", "", w.launch_count, "", "", *_times(w), w.governing or "", "", *gpu])
     return out
+
+
+def _times(x: KernelTotal | LaunchProjection | RangeTotal | WorkloadProjection) -> list[str]:
+    """Measured, projected and the interval's ends, in seconds at full precision."""
+    return [repr(x.measured_s), repr(x.projected_s), repr(x.low_s), repr(x.high_s)]
+
+
+def _full(value: float | None) -> str:
+    """A figure at full precision; empty where not known."""
+    return "" if value is None else repr(value)

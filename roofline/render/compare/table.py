@@ -347,6 +347,12 @@ KERNEL_HEADER = ("kernel", "launches", "measured", "projected", "interval", "by"
 KERNEL_CAPTION = ("measured, projected = the kernel's launches summed, each launch projected (none from another's "
                   "size); by = the unit that governs most of its projected time there")
 EVERYWHERE_HEADER = ("GPU", "projected", "interval", "speedup", "by", "clock")
+TEXT_COLUMNS = ("GPU", "work", "unit", "bound", "by", "grid x block")  # the headers of columns of words, left-aligned
+
+
+def numeric_columns(header: Sequence[str]) -> tuple[bool, ...]:
+    """Per column of a table whose first column holds names: whether it holds figures (right-aligned)."""
+    return (False, *(h not in TEXT_COLUMNS for h in header[1:]))
 
 
 def _workload_table(w: WorkloadProjection, width: int) -> Table:
@@ -461,6 +467,11 @@ def workload_words(w: WorkloadProjection) -> str:
             f"against the source's {source} ({w.source_dram_source})")
 
 
+def no_projection_words(w: WorkloadProjection) -> str:
+    """Why a workload has no projection there."""
+    return f"no workload projection: {w.reason}"
+
+
 def other_kernel_words(w: WorkloadProjection) -> list[tuple[str, str]]:
     """Per launch group whose target would likely run another kernel: its name and why, in words."""
     return [(x.name, f"another kernel likely on {w.target} ({'; '.join(OTHER_KERNEL[k] for k in x.other_kernel)}): "
@@ -486,7 +497,7 @@ def _print_projection(console: Console, c: Comparison) -> None:
         for name, why in other_kernel_words(w):
             console.print(escape(f"{name}: {why}"), highlight=False)
     elif c.workload is not None:
-        console.print(f"no workload projection: {escape(c.workload.reason)}", highlight=False)
+        console.print(escape(no_projection_words(c.workload)), highlight=False)
     unfit = dict.fromkeys(f"{p.label}: {unfit_text(pr.shared_memory)}" for p in c.pairs for pr in p.projections
                           if pr and isinstance(pr.shared_memory, SharedMemoryFit) and not pr.shared_memory.fits)
     for line in unfit:
