@@ -199,6 +199,7 @@ class _Gpu(Struct, frozen=True):
     l2: float | None  # L2 bandwidth at this clock from the cited bytes per clock (``l2_bytes_per_clock``)
     compute_capability: str | None = None
     l2_spec: float | None = None  # L2 bandwidth at this clock from the spec's own figure, where it gives one
+    dram_datasheet: float | None = None  # the datasheet DRAM bandwidth: the ratio where either lacks an achievable one
 
 
 def project_workload(launches: Launches | Iterable[LaunchAnalysis], source: Device, source_spec: DeviceSpec,
@@ -297,9 +298,10 @@ def _governing(groups: Sequence[LaunchProjection]) -> str | None:
 
 
 def _no_dram(spec: DeviceSpec) -> str:
-    """Why a GPU has no achievable DRAM bandwidth (its DRAM terms then keep the source's time)."""
+    """Why a GPU has no achievable DRAM bandwidth (the DRAM terms then go at the datasheets' ratio)."""
     return (f"not known: the spec {spec.id} gives no memory.achievable_bandwidth_bytes_per_s and its memory type "
-            f"{spec.memory_type!r} has no default in architecture/memory.yaml")
+            f"{spec.memory_type!r} has no default in architecture/memory.yaml; DRAM terms go at the datasheet "
+            f"bandwidths' ratio")
 
 
 def _none(target: DeviceSpec, clock: str, why: str) -> WorkloadProjection:
@@ -532,7 +534,12 @@ def _translate(t: Term, dtype: str, here: _Gpu, there: _Gpu, tensor_flops: float
             return UnitTerm(key, t.seconds, t.seconds * here.dram / there.dram,
                             f"the same fraction of the achievable DRAM bandwidth: {here.dram / 1e9:.0f} -> "
                             f"{there.dram / 1e9:.0f} GB/s")
-        return UnitTerm(key, t.seconds, t.seconds, "no achievable DRAM bandwidth: kept")
+        if here.dram_datasheet and there.dram_datasheet:  # one kind on both sides: the datasheets
+            return UnitTerm(key, t.seconds, t.seconds * here.dram_datasheet / there.dram_datasheet,
+                            f"no achievable DRAM bandwidth on {here.spec_id if not here.dram else there.spec_id}: the "
+                            f"same fraction of the datasheet DRAM bandwidth, {here.dram_datasheet / 1e9:.0f} -> "
+                            f"{there.dram_datasheet / 1e9:.0f} GB/s")
+        return UnitTerm(key, t.seconds, t.seconds, "no DRAM bandwidth known: kept")
     per_clock = (here.clock_hz * here.sms) / (there.clock_hz * there.sms)
     if key == "L2":
         # one kind of source on both sides: the cited bytes per clock, else the specs' own L2 bandwidths
@@ -568,7 +575,8 @@ def _gpu(spec: DeviceSpec, clock_hz: float, dram: float | None, sms: int | None 
     per_clock = l2_bytes_per_clock(spec)
     own = spec.l2_bytes_per_s * clock_hz / spec.boost_clock_hz if spec.l2_bytes_per_s else None
     return _Gpu(spec.id, sms or spec.sm_count, clock_hz, unit_rates(spec), shared_int_lanes(spec.compute_capability),
-                dram, per_clock * clock_hz if per_clock else None, spec.compute_capability, own)
+                dram, per_clock * clock_hz if per_clock else None, spec.compute_capability, own,
+                spec.memory_bandwidth_bytes_per_s or None)
 
 
 def l2_bytes_per_clock(spec: DeviceSpec) -> float | None:

@@ -345,3 +345,15 @@ def test_the_workload_gives_both_gpus_dram_bandwidths_and_says_why_one_is_missin
     assert "roofline calibrate" in w.source_dram_source
     unknown = projected("op21", "t4", memory_type="SRAM", memory_achievable_bytes_per_s=None)
     assert unknown.dram_bytes_per_s is None and "'SRAM' has no default" in unknown.dram_source
+
+
+def test_without_an_achievable_dram_bandwidth_the_datasheets_ratio_moves_the_dram_terms():
+    # a target of a memory type with no default and no figure of its own: its DRAM terms are not kept at the
+    # source's time but go at the datasheet bandwidths' ratio (the H100 SXM5's 3.35 TB/s to the L4's 300 GB/s)
+    w = projected("op21", "l4", memory_type="SRAM", memory_achievable_bytes_per_s=None)
+    for x in w.launches:
+        (dram,) = [t for t in x.terms if t.key == "DRAM"]
+        assert dram.target_s == pytest.approx(dram.source_s * 3.35e12 / 3.0e11, rel=1e-12)
+        assert "datasheet" in dram.how
+    moved = sum(la.bytes["dram"].value for la in analysis("op21").valid_launches)
+    assert w.projected_s >= moved / 3.0e11  # never faster than the datasheet bandwidth
