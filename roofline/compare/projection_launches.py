@@ -536,7 +536,7 @@ def _translate(t: Term, dtype: str, here: _Gpu, there: _Gpu, tensor_flops: float
                             f"{there.dram / 1e9:.0f} GB/s")
         if here.dram_datasheet and there.dram_datasheet:  # one kind on both sides: the datasheets
             return UnitTerm(key, t.seconds, t.seconds * here.dram_datasheet / there.dram_datasheet,
-                            f"no achievable DRAM bandwidth on {here.spec_id if not here.dram else there.spec_id}: the "
+                            f"no achievable DRAM bandwidth on {_lacking(here, there)}: the "
                             f"same fraction of the datasheet DRAM bandwidth, {here.dram_datasheet / 1e9:.0f} -> "
                             f"{there.dram_datasheet / 1e9:.0f} GB/s")
         return UnitTerm(key, t.seconds, t.seconds, "no DRAM bandwidth known: kept")
@@ -559,6 +559,11 @@ def _translate(t: Term, dtype: str, here: _Gpu, there: _Gpu, tensor_flops: float
         return UnitTerm(key, t.seconds, t.seconds * per_clock * mine / theirs,
                         f"{mine:g} -> {theirs:g} per SM and clock, {here.sms} -> {there.sms} SMs")
     return UnitTerm(key, t.seconds, t.seconds * per_clock, "the same rate per SM and clock")
+
+
+def _lacking(here: _Gpu, there: _Gpu) -> str:
+    """The GPUs of a projection without an achievable DRAM bandwidth, by spec id."""
+    return " and ".join(g.spec_id for g in (here, there) if not g.dram)
 
 
 def _tensor_dtype(la: LaunchAnalysis) -> str:

@@ -1,6 +1,6 @@
 """``roofline project`` as pages and rows: Markdown (for a pull request or a wiki), one self-contained HTML page
-(the Markdown's blocks) and CSV (one row per GPU and launch group, the NVTX ranges' and the workload's totals),
-the same figures as the terminal table (``render.compare.table``) and the JSON document."""
+(the Markdown's blocks) and CSV (per GPU a row per kernel name, per launch group, per NVTX range and the total),
+from the rows the terminal table is made of (``render.compare.table``) and the JSON document's fields."""
 
 from __future__ import annotations
 

@@ -347,7 +347,7 @@ KERNEL_HEADER = ("kernel", "launches", "measured", "projected", "interval", "by"
 KERNEL_CAPTION = ("measured, projected = the kernel's launches summed, each launch projected (none from another's "
                   "size); by = the unit that governs most of its projected time there")
 EVERYWHERE_HEADER = ("GPU", "projected", "interval", "speedup", "by", "clock")
-TEXT_COLUMNS = ("GPU", "work", "unit", "bound", "by", "grid x block")  # the headers of columns of words, left-aligned
+TEXT_COLUMNS = ("work", "unit", "bound", "by", "grid x block")  # the headers of columns of words, left-aligned
 
 
 def numeric_columns(header: Sequence[str]) -> tuple[bool, ...]:
