@@ -147,3 +147,12 @@ def test_a_shipped_spec_file_is_named_by_its_place_in_the_repository_not_this_in
     shipped = builtin_folder() / "measured" / "h100-sxm5.yaml"
     assert shown_path(str(shipped)) == "device_specs/measured/h100-sxm5.yaml"
     assert shown_path("my/own.yaml") == "my/own.yaml"
+
+
+def test_the_a10g_is_held_by_the_300_w_cap_nvidia_smi_reports():
+    # by hand: 0.0285 W x 80 x 128 x 1.71 = 499.1 W at boost; (300 / 499.1)^(1/3) = 0.8438 -> 1443 MHz
+    spec = load_catalog().get("a10g")
+    assert spec.board_power_w == 300 and "300W" in spec.sources["board_power_w"]
+    held = achievable.sustained_clock(spec)
+    assert held.value == pytest.approx(1.443e9, rel=1e-3)
+    assert held.source.startswith("power rule: 0.84 x the 1710 MHz boost") and "300 W board" in held.source

@@ -330,3 +330,15 @@ def test_huge_files_are_refused(tmp_path):
     huge.write_text("# " + "x" * (1 << 20) + "\n")
     with pytest.raises(SpecError, match=f"^{huge}: larger than 1 MiB, not a device spec"):
         parse_spec_file(huge)
+
+
+def test_the_a10g_tensor_cores_run_at_half_the_a10s_rate_per_sm_and_clock():
+    # AWS's A10G figure (70 TF FP16) and a measured 69.47 TFLOPS FP16 GEMM: 512 FLOP per SM and clock, where the
+    # A10 datasheet's 125 TF over 72 SMs at 1.695 GHz is 1024 (FP32 accumulate at half rate, as on GeForce GA102)
+    catalog = load_catalog()
+    a10g, a10 = catalog.get("a10g"), catalog.get("a10")
+    per_sm_clock = {s.id: s.peaks["tensor_fp16"] / (s.sm_count * s.boost_clock_hz) for s in (a10g, a10)}
+    assert per_sm_clock["a10g"] == pytest.approx(512, rel=2e-3)
+    assert per_sm_clock["a10"] == pytest.approx(1024, rel=2e-3)
+    assert a10g.peaks["tensor_bf16"] == a10g.peaks["tensor_fp16"] == 2 * a10g.peaks["tensor_tf32"]
+    assert a10g.peaks["tensor_int8"] == pytest.approx(2 * a10g.peaks["tensor_fp16"], rel=2e-3)
