@@ -36,7 +36,7 @@ For each launch (identical launches, the same kernel, grid, block and work, grou
    from the source's binding unit, which on the target may be another one. The governing unit is the largest
    translated term.
 4. **The clock**: the target at ``--clock`` (its sustained clock under load by default), the source at the SM clock
-   ncu measured for the launch.
+   ncu measured for the launch (``metrics.sm_clock_hz``: the GPC clock where a basic set holds no SM clock).
 5. **Interval**: ``[t x low, t x high]`` per launch, ``(low, high)`` by the launch's class (``INTERVALS``: conv,
    matmul, other), percentiles of published / projected over the leave-one-GPU-out pairs of that class (conv the
    5th-95th, matmul the 10th-90th, other the 7.5th-92.5th), whose residuals hold the cases where the target likely
@@ -329,7 +329,7 @@ def _project_group(group: Sequence[LaunchAnalysis], source: Device, source_spec:
     if not units:
         return None
     measured = times[len(times) // 2] if len(times) % 2 else 0.5 * (times[len(times) // 2 - 1] + times[len(times) // 2])
-    clock = la.launch.value(m.SM_CLOCK) or source_spec.boost_clock_hz
+    clock = m.sm_clock_hz(la.launch).value or source_spec.boost_clock_hz  # basic sets hold only the GPC clock
     here = _gpu(source_spec, float(clock), source_dram, source.sm_count)
     terms = translate(units, la, here, there)
     blocks = la.grid_size

@@ -357,3 +357,17 @@ def test_without_an_achievable_dram_bandwidth_the_datasheets_ratio_moves_the_dra
         assert "datasheet" in dram.how
     moved = sum(la.bytes["dram"].value for la in analysis("op21").valid_launches)
     assert w.projected_s >= moved / 3.0e11  # never faster than the datasheet bandwidth
+
+
+def test_a_basic_set_launch_is_taken_at_its_measured_gpc_clock_not_at_boost(roofline_report, raw_actions):
+    # a basic set holds no sm__cycles_elapsed.avg.per_second: the A10G ran at ncu's locked ~1.31 GHz, not its 1.71
+    name = "a10g_sgemm-progression_basic"
+    a = analyze_loaded(roofline_report(name), AnalysisOptions(diagnostics=False))
+    raw = next(r for r in raw_actions(name) if r.name == "basic")
+    assert not raw.has(m.SM_CLOCK)
+    gpc = raw.values["gpc__cycles_elapsed.avg.per_second"]
+    assert 1.25e9 < gpc < 1.35e9
+    h100 = spec("h100-sxm5")
+    w = project_workload(a.valid_launches, a.device, spec("a10g"), h100, "boost")
+    l1 = next(t for x in w.launches if x.name == "basic" for t in x.terms if t.key == "L1")
+    assert l1.target_s / l1.source_s == pytest.approx((80 * gpc) / (132 * h100.boost_clock_hz), rel=1e-3)
