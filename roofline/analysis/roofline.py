@@ -90,7 +90,7 @@ def report_ceilings(launch: KernelLaunch, device: Device, tensor_dtype: str,
     bw = {level: t.peak_bytes_per_s for level, t in traffic.items()}
     missing = {k: v.reason for k, v in {**flops, **bw}.items() if v.value is None}
     collect = {k: v.hint for k, v in {**flops, **bw}.items() if v.value is None and v.missing and v.hint and not v.via}
-    clock = launch.value(m.SM_CLOCK)
+    clock = m.sm_clock_hz(launch).value  # the GPC clock in a basic set, which holds no SM clock
     note = per_launch(_clock_note, clock, device.max_clock_hz, base_clock_hz) if nonzero(clock) else "measured clocks"
     ceilings = Ceilings("measured-clock", {k: v.value for k, v in flops.items()}, {k: v.value for k, v in bw.items()},
                         clock_note=note, tensor_dtype=tensor_dtype, missing=missing, collect=collect)

@@ -490,6 +490,19 @@ def test_the_clock_note_compares_the_clock_with_the_specs_base(shared_report, ra
     assert "locked to base (" not in note
 
 
+def test_a_basic_set_clock_note_reads_the_gpc_clock(shared_report, raw_actions) -> None:
+    """A basic set holds no sm__cycles_elapsed.avg.per_second, only the GPC clock: the note gives that clock and
+    compares it with the spec's base (the A10G's 1.31 GHz) instead of saying nothing but "measured clocks"."""
+    from roofline.pipeline import analyze_files
+
+    raw = raw_actions("a10g_sgemm-progression_basic")[0]
+    assert not raw.has("sm__cycles_elapsed.avg.per_second")
+    gpc = raw["gpc__cycles_elapsed.avg.per_second"]
+    launch = analyze_files([shared_report("a10g_sgemm-progression_basic")])[0].launches[0]
+    note = launch.ceilings["measured-clock"].clock_note
+    assert note.startswith(f"measured SM clock {gpc / 1e9:.3g} GHz, locked to base (1.31 GHz)")
+
+
 def test_the_clock_note_of_each_state() -> None:
     from roofline.analysis.roofline import _clock_note
 
