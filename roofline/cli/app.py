@@ -63,8 +63,8 @@ COMMANDS: dict[str, tuple[str, str, bool, str]] = {
                 "GPU's own roof, expected speedup."),
     "diff": ("diff", "diff", False,
              "Compare NEW with BASE kernel by kernel and fail (exit 1) on a regression beyond the thresholds."),
-    "project": ("project", "project", False, "Project each kernel's time onto another GPU: its governing resource's "
-                "peak ratio, waves and a launch floor."),
+    "project": ("project", "project", False, "Project each launch onto other GPUs at the clock they hold under "
+                "load: each unit at the target's rate, waves and tail; the workload's total."),
     "summary": ("summary", "summary", False,
                 "Rank the kernels of whole applications by recoverable time (time above the busiest unit's peak)."),
     "timeline": ("timeline", "timeline", False,
