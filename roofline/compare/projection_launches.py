@@ -599,8 +599,9 @@ def l2_bytes_per_clock(spec: DeviceSpec) -> float | None:
 
 
 def unit_rates(spec: DeviceSpec) -> dict[str, float]:
-    """Operations per SM and clock of each time-model unit on a GPU: FMA (FP32 lanes), FP64 (lanes), each Tensor
-    Core type (FLOPs), ALU (integer lanes), and 1 for the units the same per SM and clock everywhere."""
+    """Operations per SM and clock of each time-model unit on a GPU: FMA (FP32 lanes), FP64 (lanes), FP16 (HFMA2
+    lanes), each Tensor Core type (FLOPs), ALU (integer lanes), and 1 for the units the same per SM and clock
+    everywhere."""
     from roofline.specs.architecture import integer_lanes
 
     per = spec.sm_count * spec.boost_clock_hz
@@ -608,6 +609,8 @@ def unit_rates(spec: DeviceSpec) -> dict[str, float]:
     rates["FMA"] = spec.peaks["fp32"] / (2.0 * per)
     if spec.peaks.get("fp64"):
         rates["FP64"] = spec.peaks["fp64"] / (2.0 * per)
+    if spec.peaks.get("fp16"):  # HFMA2 thread instructions: 4 FLOP each (without it, the same per SM: _translate)
+        rates["FP16"] = spec.peaks["fp16"] / (4.0 * per)
     for key, value in spec.peaks.items():
         if key.startswith("tensor_") and value:
             dtype = key.removeprefix("tensor_")

@@ -371,3 +371,22 @@ def test_a_basic_set_launch_is_taken_at_its_measured_gpc_clock_not_at_boost(roof
     w = project_workload(a.valid_launches, a.device, spec("a10g"), h100, "boost")
     l1 = next(t for x in w.launches if x.name == "basic" for t in x.terms if t.key == "L1")
     assert l1.target_s / l1.source_s == pytest.approx((80 * gpc) / (132 * h100.boost_clock_hz), rel=1e-3)
+
+
+def test_fp16_pipe_work_goes_at_each_gpus_hfma2_rate_per_sm_and_clock():
+    # the specs' non-Tensor FP16 peaks: 128 HFMA2 per SM and clock on the H100, 64 on the L4 (Ada runs them on its
+    # FMA pipe); the B200 spec gives none, so its FP16 work keeps the same rate per SM and clock
+    from roofline.analysis.results import Term
+    from roofline.compare.projection_launches import _gpu, translate
+
+    a = analysis("op01")
+    h100, l4, b200 = spec("h100-sxm5"), spec("l4"), spec("b200")
+    assert unit_rates(h100)["FP16"] == pytest.approx(128, rel=2e-3)
+    assert unit_rates(l4)["FP16"] == pytest.approx(64, rel=2e-3) and "FP16" not in unit_rates(b200)
+    here = _gpu(h100, h100.boost_clock_hz, 2.7e12)
+    fp16 = Term("FP16", "FP16 pipe", "unit", 1.0, "", {}, "sm__inst_executed_pipe_fp16", "compute", True)
+    (on_l4,) = translate([fp16], a.valid_launches[0], here, _gpu(l4, l4.boost_clock_hz, 2.7e11))
+    (on_b200,) = translate([fp16], a.valid_launches[0], here, _gpu(b200, b200.boost_clock_hz, 7e12))
+    per_clock = (132 * h100.boost_clock_hz) / (58 * l4.boost_clock_hz)
+    assert on_l4.target_s == pytest.approx(per_clock * 2, rel=5e-3)
+    assert on_b200.target_s == pytest.approx((132 * h100.boost_clock_hz) / (b200.sm_count * b200.boost_clock_hz))
