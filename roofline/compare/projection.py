@@ -22,11 +22,12 @@ the time ncu would measure there), from the median launch time ``t`` on the sour
    (Little's law), continuously (``_in_flight``: a smooth minimum of both, no cliff at ncu's 80% mark): far below
    the peak it gets no faster than the SM count allows, at the peak it scales by the bandwidths (the CuPy triad of
    examples/h100, 74% of DRAM, runs in about the same time on the H200's 43% more bandwidth).
-3. **Clocks.** The source's time is at the SM clock ncu measured (``sm__cycles_elapsed.avg.per_second`` of the
-   median launch: ncu locks the clocks to base while it profiles, ``--clock-control base`` by default, Nsight
-   Compute CLI documentation, "Clock Control"). The projection is for the target at the clock ``clock`` names:
-   ``boost`` (the default: the boost clock of its spec, as users run) or ``base`` (the SM clock ncu locks there,
-   the spec's ``base_clock_hz``: the time ``ncu`` would measure on it). The datasheet peaks of both GPUs are at
+3. **Clocks.** The source's time is at the SM clock ncu measured (``metrics.sm_clock_hz`` of the median launch:
+   ``sm__cycles_elapsed.avg.per_second``, the GPC clock in a basic set; ncu locks the clocks to base while it
+   profiles, ``--clock-control base`` by default, Nsight Compute CLI documentation, "Clock Control"). The
+   projection is for the target at the clock ``clock`` names: ``boost`` (the default: the boost clock of its
+   spec, as users run) or ``base`` (the SM clock ncu locks there, the spec's ``base_clock_hz``: the time ``ncu``
+   would measure on it). The datasheet peaks of both GPUs are at
    boost, so a resource the SM clock paces (FLOPs, instructions, L1 and L2 bytes, latency) is scaled by
    ``(f_src / boost_src) / (f_tgt / boost_tgt)`` besides step 2's ratio; Tensor work timed against datasheet
    Tensor figures takes each figure's own clock in place of the boost (``DeviceSpec.clock_of``: the H100 SXM5's
