@@ -90,18 +90,26 @@ def report_ceilings(launch: KernelLaunch, device: Device, tensor_dtype: str,
     bw = {level: t.peak_bytes_per_s for level, t in traffic.items()}
     missing = {k: v.reason for k, v in {**flops, **bw}.items() if v.value is None}
     collect = {k: v.hint for k, v in {**flops, **bw}.items() if v.value is None and v.missing and v.hint and not v.via}
-    clock = m.sm_clock_hz(launch).value  # the GPC clock in a basic set, which holds no SM clock
-    note = per_launch(_clock_note, clock, device.max_clock_hz, base_clock_hz) if nonzero(clock) else "measured clocks"
+    measured = m.sm_clock_hz(launch)  # the GPC clock in a basic set, which holds no SM clock
+    clock, read = measured.value, measured.via in (m.SM_CLOCK, m.GPC_CLOCK)  # else cycles over the duration
+    note = per_launch(_clock_note, clock, device.max_clock_hz, base_clock_hz, read) if nonzero(clock) \
+        else "measured clocks"
     ceilings = Ceilings("measured-clock", {k: v.value for k, v in flops.items()}, {k: v.value for k, v in bw.items()},
                         clock_note=note, tensor_dtype=tensor_dtype, missing=missing, collect=collect)
     return ceilings, {level: t.definition for level, t in traffic.items()}
 
 
 
-def _clock_note(clock: float, maximum: float | None, base: float | None = None) -> str:
+def _clock_note(clock: float, maximum: float | None, base: float | None = None, read: bool = True) -> str:
     """What the measured SM clock says of ncu's clock control: at the GPU's maximum, at the spec's base clock (within
-    CLOCK_TOLERANCE), below or above it; "locked to base" is only assumed where the spec has no base clock."""
-    measured = f"measured SM clock {clock / 1e9:.3g} GHz"
+    CLOCK_TOLERANCE), below or above it; "locked to base" is only assumed where the spec has no base clock. A clock
+    not ``read`` from a clock metric (SM cycles over the duration, which also counts the launch's start) is not
+    called held down below base."""
+    measured = f"measured SM clock {clock / 1e9:.3g} GHz" if read else \
+        f"SM clock {clock / 1e9:.3g} GHz (elapsed cycles over the duration)"
+    if not read and base and base * (1 - CLOCK_TOLERANCE) > clock:
+        return (f"{measured}, below the base clock {base / 1e9:.3g} GHz: not judged (the duration counts the "
+                "launch's start)")
     if maximum and clock >= UNLOCKED_CLOCK_SHARE * maximum:
         return f"{measured}, the GPU's maximum: not locked (--clock-control none)"
     if not base:

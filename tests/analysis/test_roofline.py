@@ -527,3 +527,16 @@ def test_roofs_all_printed_as_zero_name_the_same_limiter() -> None:
     cohort = {"fp64": np.array([0.0, 0.0, 0.0]), "dram": np.array([0.0, 1e-5, 30.0]),
               "fp32": np.array([0.0, 0.0, 31.0])}
     assert list(roof_limiter(cohort)) == ["dram", "dram", "fp32"]
+
+
+def test_a_clock_from_cycles_over_the_duration_is_named_so_and_not_called_held_down() -> None:
+    """Elapsed cycles over gpu__time_duration reads low on a short launch (the duration counts its start): 5% under
+    the base is not called "held down by power or heat" then, as a clock metric's reading would be."""
+    from roofline.analysis.roofline import _clock_note
+
+    read = _clock_note(1.9e9, 2.5e9, 2.0e9)
+    derived = _clock_note(1.9e9, 2.5e9, 2.0e9, read=False)
+    assert "held down by power or heat" in read and read.startswith("measured SM clock 1.9 GHz")
+    assert derived == ("SM clock 1.9 GHz (elapsed cycles over the duration), below the base clock 2 GHz: not judged "
+                       "(the duration counts the launch's start)")
+    assert _clock_note(1.99e9, 2.5e9, 2.0e9, read=False).endswith("locked to base (2 GHz)")
