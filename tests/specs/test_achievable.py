@@ -159,3 +159,12 @@ def test_the_a10g_holds_its_measured_clock_and_the_rule_its_300_w_cap_would_give
     assert 69.47e12 / (80 * 512 * 1.71e9) * 1.71e9 >= 0.997 * held.value
     ruled = achievable.power_limited_clock(spec)
     assert ruled is not None and ruled.value == pytest.approx(1.443e9, rel=1e-3) and "300 W board" in ruled.source
+
+
+def test_the_hbm2_default_is_the_public_babelstream_copy_of_an_a100_40gb():
+    # 1394.6 GB/s of the A100-SXM4-40GB's 1555 GB/s datasheet = 0.897 (ALCF's BabelStream 4.0 run)
+    hbm2 = achievable.memory_type_fraction("HBM2")
+    assert hbm2 is not None and hbm2.value == pytest.approx(1394.6 / 1555, abs=0.005)
+    assert "BabelStream" in hbm2.source and not achievable.is_fit(hbm2.source)
+    got = achievable.achievable_dram_bandwidth(load_catalog().get("a100-sxm4-40gb"))
+    assert got is not None and got.value == pytest.approx(0.90 * 1.555e12)
