@@ -39,7 +39,7 @@ from msgspec import Struct
 from roofline.analysis.time_model import LAUNCH, Change, reach, reach_floor, saving, time_model
 from roofline.analysis.work import Work, WorkCheck, compare_work, launch_work
 from roofline.core.model import PRECISIONS
-from roofline.core.thresholds import CLOCK_TOLERANCE, LAUNCH_FLOOR_S, WORK_TOLERANCE
+from roofline.core.thresholds import CLOCK_MIN_DURATION_S, CLOCK_TOLERANCE, LAUNCH_FLOOR_S, WORK_TOLERANCE
 from roofline.ncu import metrics as m
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -230,11 +230,13 @@ def conditions(launches: Sequence[LaunchAnalysis], spec: DeviceSpec | None) -> t
 
 
 def clock_condition(launches: Sequence[LaunchAnalysis], spec: DeviceSpec | None) -> Condition:
-    """The launches' median SM clock against the spec's base clock."""
-    clocks = sorted(c for k in launches if (c := m.sm_clock_hz(k.launch).value) is not None)
+    """The launches' median SM clock against the spec's base clock, over the launches of CLOCK_MIN_DURATION_S or more
+    where there are any; a clock under base read only from shorter launches is unknown (they read it low)."""
+    long = [k for k in launches if (k.duration_s.value or 0.0) >= CLOCK_MIN_DURATION_S]
+    clocks = sorted(c for k in (long or launches) if (c := m.sm_clock_hz(k.launch).value) is not None)
     base = spec.base_clock_hz if spec is not None else None
     clock = clocks[len(clocks) // 2] if clocks else None
-    if clock is None or not base:
+    if clock is None or not base or (not long and clock < (1 - CLOCK_TOLERANCE) * base):
         return Condition(ConditionKind.CLOCK, State.UNKNOWN, True, NcuFix.CLOCK_BASE, clock, base)
     if abs(clock - base) <= CLOCK_TOLERANCE * base:
         return Condition(ConditionKind.CLOCK, State.LOCKED_BASE, False, NcuFix.NONE, clock, base)

@@ -60,6 +60,7 @@ from roofline.core.model import (
 )
 from roofline.core.thresholds import (
     ABOVE_CEILING_TOLERANCE,
+    CLOCK_MIN_DURATION_S,
     CLOCK_TOLERANCE,
     LAUNCH_FLOOR_S,
     ROOF_SHOWN_PCT,
@@ -92,24 +93,27 @@ def report_ceilings(launch: KernelLaunch, device: Device, tensor_dtype: str,
     collect = {k: v.hint for k, v in {**flops, **bw}.items() if v.value is None and v.missing and v.hint and not v.via}
     measured = m.sm_clock_hz(launch)  # the GPC clock in a basic set, which holds no SM clock
     clock, read = measured.value, measured.via in (m.SM_CLOCK, m.GPC_CLOCK)  # else cycles over the duration
-    note = per_launch(_clock_note, clock, device.max_clock_hz, base_clock_hz, read) if nonzero(clock) \
-        else "measured clocks"
+    note = per_launch(_clock_note, clock, device.max_clock_hz, base_clock_hz, read,
+                      m.duration_s(launch).value) if nonzero(clock) else "measured clocks"
     ceilings = Ceilings("measured-clock", {k: v.value for k, v in flops.items()}, {k: v.value for k, v in bw.items()},
                         clock_note=note, tensor_dtype=tensor_dtype, missing=missing, collect=collect)
     return ceilings, {level: t.definition for level, t in traffic.items()}
 
 
 
-def _clock_note(clock: float, maximum: float | None, base: float | None = None, read: bool = True) -> str:
+def _clock_note(clock: float, maximum: float | None, base: float | None = None, read: bool = True,
+                duration_s: float | None = None) -> str:
     """What the measured SM clock says of ncu's clock control: at the GPU's maximum, at the spec's base clock (within
     CLOCK_TOLERANCE), below or above it; "locked to base" is only assumed where the spec has no base clock. A clock
-    not ``read`` from a clock metric (SM cycles over the duration, which also counts the launch's start) is not
-    called held down below base."""
+    under base is not called held down where it is not ``read`` from a clock metric (SM cycles over the duration)
+    or the launch is shorter than CLOCK_MIN_DURATION_S: both read low, the duration counting the launch's start."""
     measured = f"measured SM clock {clock / 1e9:.3g} GHz" if read else \
         f"SM clock {clock / 1e9:.3g} GHz (elapsed cycles over the duration)"
-    if not read and base and base * (1 - CLOCK_TOLERANCE) > clock:
-        return (f"{measured}, below the base clock {base / 1e9:.3g} GHz: not judged (the duration counts the "
-                "launch's start)")
+    short = duration_s is not None and duration_s < CLOCK_MIN_DURATION_S
+    if (short or not read) and base and base * (1 - CLOCK_TOLERANCE) > clock:
+        why = f"a launch of {duration_s * 1e6:.3g} us reads its clock low" if short and duration_s is not None \
+            else "the duration counts the launch's start"
+        return f"{measured}, below the base clock {base / 1e9:.3g} GHz: not judged ({why})"
     if maximum and clock >= UNLOCKED_CLOCK_SHARE * maximum:
         return f"{measured}, the GPU's maximum: not locked (--clock-control none)"
     if not base:

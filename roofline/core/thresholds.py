@@ -69,6 +69,8 @@ HOT_MIN_SHIFT_PTS = 0.1  # a line whose share of the samples moved less (percent
 ABOVE_CEILING_TOLERANCE = 1.0  # percent above 100 allowed for rounding before a rate is flagged above its ceiling
 UNLOCKED_CLOCK_SHARE = 0.98  # a measured SM clock this close to the GPU's maximum ran unlocked (ncu locks to base)
 CLOCK_TOLERANCE = 0.03  # an SM clock within this relative distance of the base clock is locked to it
+CLOCK_MIN_DURATION_S = 20e-6  # a shorter launch's SM clock reads low (ncu's cycles over a duration that counts
+# its start: 0.61-0.78 GHz at 11-13 us on a V100 locked at 1.29 GHz), so it is not judged against the base clock
 ROOF_SHOWN_PCT = 0.05  # percent of roof under this prints "0.0%": a limiter among such roofs is named by a fixed order
 # Plots (``analysis.view``):
 BANDWIDTH_VIEW_SHARE = 0.5  # more of the time than this in FLOP-less kernels: the bandwidth panel is drawn too

@@ -540,3 +540,15 @@ def test_a_clock_from_cycles_over_the_duration_is_named_so_and_not_called_held_d
     assert derived == ("SM clock 1.9 GHz (elapsed cycles over the duration), below the base clock 2 GHz: not judged "
                        "(the duration counts the launch's start)")
     assert _clock_note(1.99e9, 2.5e9, 2.0e9, read=False).endswith("locked to base (2 GHz)")
+
+
+def test_a_launch_under_20_us_is_not_called_held_down_by_its_clock_note(shared_report) -> None:
+    """ncu reads a short launch's SM clock low (the V100 halo kernels: 0.61-0.78 GHz at 11-13 us, locked at 1.29)."""
+    from roofline.pipeline import analyze_files
+
+    for k in analyze_files([shared_report("v100_miniweather-openacc_full")])[0].launches:
+        note = k.ceilings["measured-clock"].clock_note
+        if (k.duration_s.value or 0.0) < 20e-6:
+            assert "not judged (a launch of" in note and "held down" not in note, note
+        else:
+            assert "locked to base (1.29 GHz)" in note, note
