@@ -149,16 +149,14 @@ def test_a_shipped_spec_file_is_named_by_its_place_in_the_repository_not_this_in
     assert shown_path("my/own.yaml") == "my/own.yaml"
 
 
-def test_the_a10g_holds_its_measured_clock_and_the_rule_its_300_w_cap_would_give():
-    # the public FP16 GEMM at 69.47 of 80 x 512 x 1.71 GHz = 70.04 TFLOPS held >= 0.992 x 1710 = 1696 MHz;
-    # the rule by hand: 0.0285 W x 80 x 128 x 1.71 = 499.1 W at boost; (300 / 499.1)^(1/3) = 0.8438 -> 1443 MHz
+def test_the_a10g_is_held_by_the_300_w_cap_nvidia_smi_reports():
+    # by hand: 0.0285 W x 80 x 128 x 1.71 = 499.1 W at boost; (300 / 499.1)^(1/3) = 0.8438 -> 1443 MHz (an FP32
+    # load; a public FP16 GEMM held >= 1.70 GHz on its half-rate Tensor Cores, said in the spec's notes)
     spec = load_catalog().get("a10g")
-    assert spec.board_power_w == 300 and "300W" in spec.sources["board_power_w"]
+    assert spec.board_power_w == 300 and "300W" in spec.sources["board_power_w"] and spec.sustained_clock_hz is None
     held = achievable.sustained_clock(spec)
-    assert held.value == 1.70e9 and held.source.startswith("measured, public") and "69.47" in held.source
-    assert 69.47e12 / (80 * 512 * 1.71e9) * 1.71e9 >= 0.997 * held.value
-    ruled = achievable.power_limited_clock(spec)
-    assert ruled is not None and ruled.value == pytest.approx(1.443e9, rel=1e-3) and "300 W board" in ruled.source
+    assert held.value == pytest.approx(1.443e9, rel=1e-3)
+    assert held.source.startswith("power rule: 0.84 x the 1710 MHz boost") and "300 W board" in held.source
 
 
 def test_the_hbm2_default_is_the_public_babelstream_copy_of_an_a100_40gb():
