@@ -470,6 +470,7 @@ def translate(units: Sequence[Term], la: LaunchAnalysis, here: _Gpu, there: _Gpu
         out = [UnitTerm(u.key, u.source_s, max(u.target_s - 0.5 * pipe, pipe),
                         f"{u.how}; the FP32 FMAs issued in pairs there (.f32x2): half their issue slots")
                if u.key == "issue" else u for u in out]
+    out = fp16_on_fma_pipe(out, there.compute_capability)
     if there.shares_int is not None:
         fma = next((u for u in out if u.key == "FMA"), None)  # the whole pipe's work (``split_fma_pipe``)
         alu = next((t for t in units if t.key == "ALU"), None)
@@ -510,6 +511,21 @@ def split_fma_pipe(units: Sequence[Term], la: LaunchAnalysis, out: list[UnitTerm
 def _pct(la: LaunchAnalysis, metric: str) -> float | None:
     """A breakdown unit's percent of peak in the launch (None: not listed)."""
     return next((u.pct for u in busy_units(la.launch) if u.metric.startswith(metric + ".")), None)
+
+
+def fp16_on_fma_pipe(out: list[UnitTerm], target_cc: str | None) -> list[UnitTerm]:
+    """Where the target runs FP16 on its FMA pipes (from ``architecture/throughput.yaml`` ``fp16_on_fma_from``: GA10x,
+    Ada, Hopper and later) and the source had an FP16 pipe of its own (7.x, 8.0), the FP16 term's time there adds to
+    the FMA term's: both work on the same pipes. Unchanged otherwise."""
+    entry = _throughput().get("fp16_on_fma_from")
+    since, tgt = (_cc(str(entry["value"])) if isinstance(entry, dict) and "value" in entry else None), _cc(target_cc)
+    fp16 = next((u for u in out if u.key == "FP16"), None)
+    if since is None or tgt is None or tgt < since or fp16 is None or not fp16.target_s:
+        return out
+    if not any(u.key == "FMA" for u in out):
+        return out
+    return [UnitTerm(u.key, u.source_s, u.target_s + fp16.target_s,
+                     f"{u.how}; with the FP16 work, on the same pipes there") if u.key == "FMA" else u for u in out]
 
 
 def paired_fp32(source_cc: str | None, target_cc: str | None) -> bool:

@@ -374,19 +374,38 @@ def test_a_basic_set_launch_is_taken_at_its_measured_gpc_clock_not_at_boost(roof
 
 
 def test_fp16_pipe_work_goes_at_each_gpus_hfma2_rate_per_sm_and_clock():
-    # the specs' non-Tensor FP16 peaks: 128 HFMA2 per SM and clock on the H100, 64 on the L4 (Ada runs them on its
-    # FMA pipe); the B200 spec gives none, so its FP16 work keeps the same rate per SM and clock
+    # an FP16 pipe of its own is a 7.x and 8.0 source's (ncu's sm__inst_executed_pipe_fp16); the specs' non-Tensor FP16
+    # peaks: 128 HFMA2 per SM and clock on the A100, 64 on the V100; the B200 spec gives none, so its FP16 work keeps
+    # the same rate per SM and clock (an op01 launch carries the hand-made terms)
     from roofline.analysis.results import Term
     from roofline.compare.projection_launches import _gpu, translate
 
-    a = analysis("op01")
-    h100, l4, b200 = spec("h100-sxm5"), spec("l4"), spec("b200")
-    assert unit_rates(h100)["FP16"] == pytest.approx(128, rel=2e-3)
-    assert unit_rates(l4)["FP16"] == pytest.approx(64, rel=2e-3) and "FP16" not in unit_rates(b200)
-    here = _gpu(h100, h100.boost_clock_hz, 2.7e12)
+    la = analysis("op01").valid_launches[0]
+    a100, v100, b200 = spec("a100-sxm4-80gb"), spec("v100-sxm2"), spec("b200")
+    assert unit_rates(a100)["FP16"] == pytest.approx(128, rel=2e-3) and "FP16" not in unit_rates(b200)
+    assert unit_rates(v100)["FP16"] == pytest.approx(64, rel=2e-3)
+    here = _gpu(a100, a100.boost_clock_hz, 1.6e12)
     fp16 = Term("FP16", "FP16 pipe", "unit", 1.0, "", {}, "sm__inst_executed_pipe_fp16", "compute", True)
-    (on_l4,) = translate([fp16], a.valid_launches[0], here, _gpu(l4, l4.boost_clock_hz, 2.7e11))
-    (on_b200,) = translate([fp16], a.valid_launches[0], here, _gpu(b200, b200.boost_clock_hz, 7e12))
-    per_clock = (132 * h100.boost_clock_hz) / (58 * l4.boost_clock_hz)
-    assert on_l4.target_s == pytest.approx(per_clock * 2, rel=5e-3)
-    assert on_b200.target_s == pytest.approx((132 * h100.boost_clock_hz) / (b200.sm_count * b200.boost_clock_hz))
+    (on_v100,) = translate([fp16], la, here, _gpu(v100, v100.boost_clock_hz, 8e11))
+    (on_b200,) = translate([fp16], la, here, _gpu(b200, b200.boost_clock_hz, 7e12))
+    assert on_v100.target_s == pytest.approx((108 * 1.41e9) / (80 * v100.boost_clock_hz) * 2, rel=5e-3)
+    assert on_b200.target_s == pytest.approx((108 * 1.41e9) / (b200.sm_count * b200.boost_clock_hz))
+
+
+def test_fp16_pipe_work_adds_to_the_fma_term_where_the_target_runs_fp16_on_its_fma_pipes():
+    # GA10x, Ada and Hopper dual-issue FP16x2 to the FMA pipes (architecture/throughput.yaml fp16_on_fma_from 8.6);
+    # the A100 and V100 have an FP16 pipe of their own
+    from roofline.analysis.results import Term
+    from roofline.compare.projection_launches import _gpu, translate
+
+    la = analysis("op01").valid_launches[0]
+    a100, l4, v100 = spec("a100-sxm4-80gb"), spec("l4"), spec("v100-sxm2")
+    here = _gpu(a100, a100.boost_clock_hz, 1.6e12)
+    terms = [Term("FMA", "FMA pipe", "unit", 1.0, "", {}, "sm__inst_executed_pipe_fma", "compute", True),
+             Term("FP16", "FP16 pipe", "unit", 0.5, "", {}, "sm__inst_executed_pipe_fp16", "compute", True)]
+    on_l4 = {u.key: u for u in translate(terms, la, here, _gpu(l4, l4.boost_clock_hz, 2.7e11))}
+    alone = {u.key: u for u in translate(terms[:1], la, here, _gpu(l4, l4.boost_clock_hz, 2.7e11))}
+    assert on_l4["FMA"].target_s == pytest.approx(alone["FMA"].target_s + on_l4["FP16"].target_s)
+    on_v100 = {u.key: u for u in translate(terms, la, here, _gpu(v100, v100.boost_clock_hz, 8e11))}
+    fma_alone = translate(terms[:1], la, here, _gpu(v100, v100.boost_clock_hz, 8e11))[0]
+    assert on_v100["FMA"].target_s == pytest.approx(fma_alone.target_s)
