@@ -470,15 +470,17 @@ def translate(units: Sequence[Term], la: LaunchAnalysis, here: _Gpu, there: _Gpu
         out = [UnitTerm(u.key, u.source_s, max(u.target_s - 0.5 * pipe, pipe),
                         f"{u.how}; the FP32 FMAs issued in pairs there (.f32x2): half their issue slots")
                if u.key == "issue" else u for u in out]
-    out = fp16_on_fma_pipe(out, there.compute_capability)
+    out, fp16_s = fp16_on_fma_pipe(out, there.compute_capability)
     if there.shares_int is not None:
         fma = next((u for u in out if u.key == "FMA"), None)  # the whole pipe's work (``split_fma_pipe``)
         alu = next((t for t in units if t.key == "ALU"), None)
         fp32_here, int_here, fp32_there = here.rates.get("FMA"), here.rates.get("ALU"), there.rates.get("FMA")
         if fma is not None and alu is not None and fp32_here and int_here and fp32_there:
             ops = (fma.source_s * fp32_here + alu.seconds * int_here) * here.clock_hz * here.sms
-            out.append(UnitTerm(SHARED, max(fma.source_s, alu.seconds), ops / (fp32_there * there.clock_hz * there.sms),
-                                "FP32 and INT32 operations together on the target's FP32 lanes, which run both"))
+            out.append(UnitTerm(SHARED, max(fma.source_s, alu.seconds),
+                                ops / (fp32_there * there.clock_hz * there.sms) + fp16_s,
+                                "FP32 and INT32 operations together on the target's FP32 lanes, which run both"
+                                + ("; with the FP16 work, on the same lanes there" if fp16_s else "")))
     return out
 
 
@@ -513,19 +515,21 @@ def _pct(la: LaunchAnalysis, metric: str) -> float | None:
     return next((u.pct for u in busy_units(la.launch) if u.metric.startswith(metric + ".")), None)
 
 
-def fp16_on_fma_pipe(out: list[UnitTerm], target_cc: str | None) -> list[UnitTerm]:
+def fp16_on_fma_pipe(out: list[UnitTerm], target_cc: str | None) -> tuple[list[UnitTerm], float]:
     """Where the target runs FP16 on its FMA pipes (from ``architecture/throughput.yaml`` ``fp16_on_fma_from``: GA10x,
-    Ada, Hopper and later) and the source had an FP16 pipe of its own (7.x, 8.0), the FP16 term's time there adds to
-    the FMA term's: both work on the same pipes. Unchanged otherwise."""
+    Ada, Hopper and later) and the source had an FP16 pipe of its own (7.x, 8.0), the FMA and FP16 terms there both
+    take the sum of their times: their work shares the pipes (the tail reads either by key). Also the FP16 time
+    added (0: unchanged)."""
     entry = _throughput().get("fp16_on_fma_from")
     since, tgt = (_cc(str(entry["value"])) if isinstance(entry, dict) and "value" in entry else None), _cc(target_cc)
     fp16 = next((u for u in out if u.key == "FP16"), None)
-    if since is None or tgt is None or tgt < since or fp16 is None or not fp16.target_s:
-        return out
-    if not any(u.key == "FMA" for u in out):
-        return out
-    return [UnitTerm(u.key, u.source_s, u.target_s + fp16.target_s,
-                     f"{u.how}; with the FP16 work, on the same pipes there") if u.key == "FMA" else u for u in out]
+    fma = next((u for u in out if u.key == "FMA"), None)
+    if since is None or tgt is None or tgt < since or fp16 is None or fma is None or not fp16.target_s:
+        return out, 0.0
+    both = fma.target_s + fp16.target_s
+    how = "on the FMA pipes there, with the other's work"
+    return [UnitTerm(u.key, u.source_s, both, f"{u.how}; {how}") if u.key in ("FMA", "FP16") else u
+            for u in out], fp16.target_s
 
 
 def paired_fp32(source_cc: str | None, target_cc: str | None) -> bool:

@@ -394,18 +394,23 @@ def test_fp16_pipe_work_goes_at_each_gpus_hfma2_rate_per_sm_and_clock():
 
 def test_fp16_pipe_work_adds_to_the_fma_term_where_the_target_runs_fp16_on_its_fma_pipes():
     # GA10x, Ada and Hopper dual-issue FP16x2 to the FMA pipes (architecture/throughput.yaml fp16_on_fma_from 8.6);
-    # the A100 and V100 have an FP16 pipe of their own
+    # the A100 and V100 have an FP16 pipe of their own. On the L4 INT32 also shares those lanes (FP32+INT32 term).
     from roofline.analysis.results import Term
-    from roofline.compare.projection_launches import _gpu, translate
+    from roofline.compare.projection_launches import SHARED, _gpu, translate
 
     la = analysis("op01").valid_launches[0]
     a100, l4, v100 = spec("a100-sxm4-80gb"), spec("l4"), spec("v100-sxm2")
     here = _gpu(a100, a100.boost_clock_hz, 1.6e12)
-    terms = [Term("FMA", "FMA pipe", "unit", 1.0, "", {}, "sm__inst_executed_pipe_fma", "compute", True),
-             Term("FP16", "FP16 pipe", "unit", 0.5, "", {}, "sm__inst_executed_pipe_fp16", "compute", True)]
-    on_l4 = {u.key: u for u in translate(terms, la, here, _gpu(l4, l4.boost_clock_hz, 2.7e11))}
-    alone = {u.key: u for u in translate(terms[:1], la, here, _gpu(l4, l4.boost_clock_hz, 2.7e11))}
-    assert on_l4["FMA"].target_s == pytest.approx(alone["FMA"].target_s + on_l4["FP16"].target_s)
-    on_v100 = {u.key: u for u in translate(terms, la, here, _gpu(v100, v100.boost_clock_hz, 8e11))}
-    fma_alone = translate(terms[:1], la, here, _gpu(v100, v100.boost_clock_hz, 8e11))[0]
-    assert on_v100["FMA"].target_s == pytest.approx(fma_alone.target_s)
+    fma = Term("FMA", "FMA pipe", "unit", 1.0, "", {}, "sm__inst_executed_pipe_fma", "compute", True)
+    fp16 = Term("FP16", "FP16 pipe", "unit", 0.5, "", {}, "sm__inst_executed_pipe_fp16", "compute", True)
+    alu = Term("ALU", "ALU pipe", "unit", 0.25, "", {}, "sm__inst_executed_pipe_alu", "compute", True)
+    l4_gpu, v100_gpu = _gpu(l4, l4.boost_clock_hz, 2.7e11), _gpu(v100, v100.boost_clock_hz, 8e11)
+    on_l4 = {u.key: u for u in translate([fma, fp16, alu], la, here, l4_gpu)}
+    alone = {u.key: u for u in translate([fma, alu], la, here, l4_gpu)}
+    (fp16_alone,) = translate([fp16], la, here, l4_gpu)
+    assert on_l4["FMA"].target_s == pytest.approx(alone["FMA"].target_s + fp16_alone.target_s)
+    assert on_l4["FP16"].target_s == on_l4["FMA"].target_s  # the tail reads either by key
+    assert on_l4[SHARED].target_s == pytest.approx(alone[SHARED].target_s + fp16_alone.target_s)
+    on_v100 = {u.key: u for u in translate([fma, fp16], la, here, v100_gpu)}
+    assert on_v100["FMA"].target_s == pytest.approx(translate([fma], la, here, v100_gpu)[0].target_s)
+    assert on_v100["FP16"].target_s == pytest.approx(translate([fp16], la, here, v100_gpu)[0].target_s)
