@@ -69,6 +69,7 @@ class State(enum.Enum):
     LOCKED_BASE = "locked_base"  # clock: within CLOCK_TOLERANCE of the spec's base clock
     ABOVE_BASE = "above_base"  # clock: not locked (boost, as ``--clock-control none`` leaves it)
     BELOW_BASE = "below_base"  # clock: held below base by power or heat
+    SHORT_LAUNCHES = "short_launches"  # clock: under base, read only on launches under CLOCK_MIN_DURATION_S (low)
     FLUSHED = "flushed"  # cache: flushed before each replay pass
     NOT_FLUSHED = "not_flushed"  # cache: left warm between passes
     SINGLE_PASS = "single_pass"  # replay: one pass, every metric from the same run
@@ -231,13 +232,15 @@ def conditions(launches: Sequence[LaunchAnalysis], spec: DeviceSpec | None) -> t
 
 def clock_condition(launches: Sequence[LaunchAnalysis], spec: DeviceSpec | None) -> Condition:
     """The launches' median SM clock against the spec's base clock, over the launches of CLOCK_MIN_DURATION_S or more
-    where there are any; a clock under base read only from shorter launches is unknown (they read it low)."""
-    long = [k for k in launches if (k.duration_s.value or 0.0) >= CLOCK_MIN_DURATION_S]
+    where there are any; a clock under base read only from shorter launches is not judged (they read it low)."""
+    long = [k for k in launches if k.duration_s.value is None or k.duration_s.value >= CLOCK_MIN_DURATION_S]
     clocks = sorted(c for k in (long or launches) if (c := m.sm_clock_hz(k.launch).value) is not None)
     base = spec.base_clock_hz if spec is not None else None
     clock = clocks[len(clocks) // 2] if clocks else None
-    if clock is None or not base or (not long and clock < (1 - CLOCK_TOLERANCE) * base):
+    if clock is None or not base:
         return Condition(ConditionKind.CLOCK, State.UNKNOWN, True, NcuFix.CLOCK_BASE, clock, base)
+    if not long and clock < (1 - CLOCK_TOLERANCE) * base:
+        return Condition(ConditionKind.CLOCK, State.SHORT_LAUNCHES, True, NcuFix.NONE, clock, base)
     if abs(clock - base) <= CLOCK_TOLERANCE * base:
         return Condition(ConditionKind.CLOCK, State.LOCKED_BASE, False, NcuFix.NONE, clock, base)
     if clock > base:

@@ -210,17 +210,23 @@ def test_clock_at_base_is_locked_and_at_boost_names_clock_control_base(tmp_path:
                                                                       NcuFix.CLOCK_BASE, 1.98e9)
 
 
-def test_a_clock_read_only_from_launches_under_20_us_is_unknown_not_held_down(shared_report, raw_actions):
+def test_a_clock_read_only_from_launches_under_20_us_is_not_judged_nor_given_an_ncu_fix(shared_report, raw_actions):
     """The V100 miniWeather's halo kernels (11-13 us) read 0.61-0.78 GHz on a board ncu locked at 1.29 GHz (its
-    long kernels read 1.28-1.30): a short launch reads its clock low, so their clock is unknown, not held down."""
+    long kernels read 1.28-1.30): a short launch reads its clock low, so theirs is not judged, and no option helps."""
     raw = {r.name: r for r in raw_actions("v100_miniweather-openacc_full")}
     halo = [r for n, r in raw.items() if n.startswith("set_halo")]
     assert halo and all(r[DURATION_NS] < 20e3 and r["sm__cycles_elapsed.avg.per_second"] < 0.8e9 for r in halo)
     a = analyze_files([shared_report("v100_miniweather-openacc_full")], OPTIONS, catalog=_CATALOG)[0]
     kernels = {k.kernel: k for k in grade_report(a, spec_of(a)).kernels}
     for name, k in kernels.items():
-        expected = State.UNKNOWN if name.startswith("set_halo") else State.LOCKED_BASE
-        assert condition(k, ConditionKind.CLOCK).state is expected, name
+        clock = condition(k, ConditionKind.CLOCK)
+        if name.startswith("set_halo"):
+            assert (clock.state, clock.fix) == (State.SHORT_LAUNCHES, NcuFix.NONE), name
+            assert clock.measured == pytest.approx(raw[name]["sm__cycles_elapsed.avg.per_second"]), name
+        else:
+            assert (clock.state, clock.fix) == (State.LOCKED_BASE, NcuFix.NONE), name
+    from roofline.render.grade.prose import STATES
+    assert "read only on launches under 20 us" in STATES[(ConditionKind.CLOCK, State.SHORT_LAUNCHES)]
 
 
 def test_tensor_gemm_held_below_base_lowers_confidence_without_an_option():

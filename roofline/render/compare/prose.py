@@ -10,7 +10,8 @@ from roofline.analysis.grade import State
 from roofline.analysis.work import Measure, WorkCheck, WorkNote, WorkNoteKind
 from roofline.compare.pairing import OwnGpu
 from roofline.compare.regression import GateCause, GateNote, Unchecked
-from roofline.core.units import ratio, si
+from roofline.core.thresholds import CLOCK_MIN_DURATION_S
+from roofline.core.units import ratio, seconds, si
 
 
 def apart_text(apart: tuple[str, ...]) -> str:
@@ -75,7 +76,9 @@ def own_gpu_text(o: OwnGpu) -> str:
     at = {State.LOCKED_BASE: "the base clock ncu locks while profiling (--clock-control base, its default)",
           State.ABOVE_BASE: f"above the {base} base clock ncu locks by default (clocks not locked: --clock-control "
                             "none)",
-          State.BELOW_BASE: f"below the {base} base clock ncu locks, held there by power or heat"}
+          State.BELOW_BASE: f"below the {base} base clock ncu locks, held there by power or heat",
+          State.SHORT_LAUNCHES: f"below the {base} base clock ncu locks as its launches under "
+                                f"{seconds(CLOCK_MIN_DURATION_S)} read it (they read it low: not judged)"}
     unknown = "the spec gives no base clock to tell whether ncu locked it"
     clock = f"ran at {ran}, {at.get(o.source_clock, unknown)}" if o.source_clock_hz is not None else \
         "holds no SM clock"

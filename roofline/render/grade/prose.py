@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from roofline.analysis.grade import ConditionKind, State, Withheld
-from roofline.core.units import counted, si
+from roofline.core.thresholds import CLOCK_MIN_DURATION_S
+from roofline.core.units import counted, seconds, si
 from roofline.documents.grade import ConditionDoc, KernelGradeDoc
 
 STATES: dict[tuple[ConditionKind, State], str] = {
     (ConditionKind.CLOCK, State.LOCKED_BASE): "SM clock locked to base",
     (ConditionKind.CLOCK, State.ABOVE_BASE): "SM clock above base (not locked)",
     (ConditionKind.CLOCK, State.BELOW_BASE): "SM clock below base (held down by power or heat)",
+    (ConditionKind.CLOCK, State.SHORT_LAUNCHES): f"SM clock under base, not judged: read only on launches under "
+                                                 f"{seconds(CLOCK_MIN_DURATION_S)}, which read it low",
     (ConditionKind.CLOCK, State.UNKNOWN): "SM clock or the spec's base clock unknown",
     (ConditionKind.CACHE, State.FLUSHED): "caches flushed before each pass",
     (ConditionKind.CACHE, State.NOT_FLUSHED): "caches left warm between passes",
