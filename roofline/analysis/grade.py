@@ -39,7 +39,7 @@ from msgspec import Struct
 from roofline.analysis.time_model import LAUNCH, Change, reach, reach_floor, saving, time_model
 from roofline.analysis.work import Work, WorkCheck, compare_work, launch_work
 from roofline.core.model import PRECISIONS
-from roofline.core.thresholds import CLOCK_MIN_DURATION_S, CLOCK_TOLERANCE, LAUNCH_FLOOR_S, WORK_TOLERANCE
+from roofline.core.thresholds import CLOCK_TOLERANCE, LAUNCH_FLOOR_S, WORK_TOLERANCE
 from roofline.ncu import metrics as m
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -233,7 +233,7 @@ def conditions(launches: Sequence[LaunchAnalysis], spec: DeviceSpec | None) -> t
 def clock_condition(launches: Sequence[LaunchAnalysis], spec: DeviceSpec | None) -> Condition:
     """The launches' median SM clock against the spec's base clock, over the launches of CLOCK_MIN_DURATION_S or more
     where there are any; a clock under base read only from shorter launches is not judged (they read it low)."""
-    long = [k for k in launches if k.duration_s.value is None or k.duration_s.value >= CLOCK_MIN_DURATION_S]
+    long = [k for k in launches if m.clock_judged(k.launch)]
     clocks = sorted(c for k in (long or launches) if (c := m.sm_clock_hz(k.launch).value) is not None)
     base = spec.base_clock_hz if spec is not None else None
     clock = clocks[len(clocks) // 2] if clocks else None

@@ -60,7 +60,6 @@ from roofline.core.model import (
 )
 from roofline.core.thresholds import (
     ABOVE_CEILING_TOLERANCE,
-    CLOCK_MIN_DURATION_S,
     CLOCK_TOLERANCE,
     LAUNCH_FLOOR_S,
     ROOF_SHOWN_PCT,
@@ -91,9 +90,8 @@ def report_ceilings(launch: KernelLaunch, device: Device, tensor_dtype: str,
     bw = {level: t.peak_bytes_per_s for level, t in traffic.items()}
     missing = {k: v.reason for k, v in {**flops, **bw}.items() if v.value is None}
     collect = {k: v.hint for k, v in {**flops, **bw}.items() if v.value is None and v.missing and v.hint and not v.via}
-    measured = m.sm_clock_hz(launch)  # the GPC clock in a basic set, which holds no SM clock
-    clock, read = measured.value, measured.via in (m.SM_CLOCK, m.GPC_CLOCK)  # else cycles over the duration
-    note = per_launch(_clock_note, clock, device.max_clock_hz, base_clock_hz, read,
+    clock = m.sm_clock_hz(launch).value  # the GPC clock in a basic set, which holds no SM clock
+    note = per_launch(_clock_note, clock, device.max_clock_hz, base_clock_hz, m.clock_read(launch),
                       m.duration_s(launch).value) if nonzero(clock) else "measured clocks"
     ceilings = Ceilings("measured-clock", {k: v.value for k, v in flops.items()}, {k: v.value for k, v in bw.items()},
                         clock_note=note, tensor_dtype=tensor_dtype, missing=missing, collect=collect)
@@ -105,14 +103,14 @@ def _clock_note(clock: float, maximum: float | None, base: float | None = None, 
                 duration_s: float | None = None) -> str:
     """What the measured SM clock says of ncu's clock control: at the GPU's maximum, at the spec's base clock (within
     CLOCK_TOLERANCE), below or above it; "locked to base" is only assumed where the spec has no base clock. A clock
-    under base is not called held down where it is not ``read`` from a clock metric (SM cycles over the duration)
-    or the launch is shorter than CLOCK_MIN_DURATION_S: both read low, the duration counting the launch's start."""
+    not ``read`` from a clock metric (SM cycles over the duration) or over a launch ``metrics.too_short_for_clock``
+    is not called held down below base (as ``metrics.clock_judged``)."""
     measured = f"measured SM clock {clock / 1e9:.3g} GHz" if read else \
         f"SM clock {clock / 1e9:.3g} GHz (elapsed cycles over the duration)"
-    short = duration_s is not None and duration_s < CLOCK_MIN_DURATION_S
+    short = m.too_short_for_clock(duration_s)
     if (short or not read) and base and base * (1 - CLOCK_TOLERANCE) > clock:
-        why = f"a launch of {duration_s * 1e6:.3g} us reads its clock low" if short and duration_s is not None \
-            else "the duration counts the launch's start"
+        why = f"a launch of {(duration_s or 0.0) * 1e6:.3g} us reads its clock low" if short else \
+            "the duration counts the launch's start"
         return f"{measured}, below the base clock {base / 1e9:.3g} GHz: not judged ({why})"
     if maximum and clock >= UNLOCKED_CLOCK_SHARE * maximum:
         return f"{measured}, the GPU's maximum: not locked (--clock-control none)"

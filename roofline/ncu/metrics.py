@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from roofline.core.cohorts import argmax_key, largest, nonzero, per_launch, shared
 from roofline.core.labels import NAMES
+from roofline.core.thresholds import CLOCK_MIN_DURATION_S
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.core.model import Device, KernelLaunch
@@ -536,6 +537,23 @@ def sm_clock_hz(launch: KernelLaunch) -> Measured:
     if nonzero(cycles) and nonzero(ns):
         return Measured(cycles / (ns * 1e-9), via=f"{SM_CYCLES} / {DURATION}")
     return _nan_absent(launch, [SM_CLOCK, GPC_CLOCK], [SM_CLOCK, GPC_CLOCK], HINT_TIME)
+
+
+def clock_read(launch: KernelLaunch) -> bool:
+    """Whether ``sm_clock_hz`` read the launch's clock from a clock metric (not SM cycles over the duration)."""
+    return sm_clock_hz(launch).via in (SM_CLOCK, GPC_CLOCK)
+
+
+def too_short_for_clock(seconds: float | None) -> bool:
+    """Whether a launch of ``seconds`` is too short for its SM clock to be judged against base (under
+    CLOCK_MIN_DURATION_S: ncu reads it low, the duration counting the launch's start); unknown: not."""
+    return seconds is not None and seconds < CLOCK_MIN_DURATION_S
+
+
+def clock_judged(launch: KernelLaunch) -> bool:
+    """Whether one launch's SM clock can be judged against the base clock: read from a clock metric (SM cycles over
+    the duration read it low too), over a launch not ``too_short_for_clock``."""
+    return clock_read(launch) and not too_short_for_clock(duration_s(launch).value)
 
 
 COUNT_FORMS = (".sum", ".sum.per_cycle_elapsed", ".sum.per_second")  # the forms ``counter`` reads, in its order

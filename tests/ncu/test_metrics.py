@@ -686,3 +686,16 @@ def test_sector_use_from_either_form_ncu_writes(name, form, shared_report, raw_a
     ("LDG.E.ENL2.256", ("global", "ld", 32)), ("LDL.64", None), ("ATOMG.E.ADD", None), ("FFMA", None)])
 def test_access_width_reads_the_bytes_per_thread_from_the_opcodes_modifiers(opcode, kind):
     assert m.access_width(opcode) == kind
+
+
+def test_a_clock_is_judged_only_when_read_from_a_clock_metric_over_20_us_or_more(roofline_report, raw_actions):
+    # the V100 halo kernels (11-13 us) read 0.61-0.78 GHz on a board locked at 1.29 GHz; the RTX 5060 Ti metrics
+    # set holds no clock metric, so its clock is SM cycles over the duration
+    from roofline.ncu import metrics as m
+
+    raw = {r.name: r for r in raw_actions("v100_miniweather-openacc_full")}
+    for k in roofline_report("v100_miniweather-openacc_full").launches:
+        long = raw[k.name]["gpu__time_duration.sum"] >= 20e3
+        assert m.clock_read(k) and m.clock_judged(k) == long, k.name
+    for k in roofline_report("rtx5060ti_transpose-occupancy-45launches_metrics").launches:
+        assert not m.clock_read(k) and not m.clock_judged(k)
