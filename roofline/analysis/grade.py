@@ -177,7 +177,7 @@ class KernelGrade(Struct, frozen=True, kw_only=True):
     interval: Interval | None
     governing: str | None  # the achievable floor's term key over most of the kernel's time
     roof: str | None  # the precision, ``tensor:<type>`` or memory level whose roof applies
-    measured_s: float
+    measured_s: float | None  # the graded launches' time; None where no launch has a time model
     floor_s: float | None
     max_saving_s: float | None  # the launches' measured - floor: the most a what-if that keeps the work saves
     per_launch: tuple[LaunchGrade, ...]
@@ -374,7 +374,7 @@ def grade_kernel(kernel: KernelGroup, spec: DeviceSpec | None, device: Device | 
         datasheet_grade=min(1.0, sum(g.datasheet_floor_s for g in grades) / measured) if shown else None,
         interval=Interval(min(g.grade for g in grades), max(g.grade for g in grades))
         if shown and len(grades) > 1 else None,
-        governing=_governing(grades), roof=_roof(grades, launches), measured_s=measured,
+        governing=_governing(grades), roof=_roof(grades, launches), measured_s=measured if grades else None,
         floor_s=sum(g.floor_s for g in grades) if grades else None, max_saving_s=most, per_launch=tuple(grades),
         conditions=found, confidence=confidence(found), withheld=reasons, work=work)
 

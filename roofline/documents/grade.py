@@ -83,7 +83,7 @@ class KernelGradeDoc(Struct, frozen=True):
     interval: IntervalDoc | None
     governing: str | None
     roof: str | None
-    measured_s: float
+    measured_s: Number
     floor_s: Number
     max_saving_s: Number
     confidence: Confidence
@@ -117,8 +117,8 @@ def kernel_doc(k: KernelGrade, per_launch: bool = True) -> KernelGradeDoc:
     interval = IntervalDoc(k.interval.low, k.interval.high, k.interval.method) if k.interval is not None else None
     return KernelGradeDoc(
         k.kernel, k.launches, number(k.grade), number(k.datasheet_grade), interval, k.governing, k.roof,
-        k.measured_s, number(k.floor_s), number(k.max_saving_s), k.confidence, [condition_doc(c) for c in k.conditions],
-        list(k.withheld), work_doc(k.work) if k.work is not None else None,
+        number(k.measured_s), number(k.floor_s), number(k.max_saving_s), k.confidence,
+        [condition_doc(c) for c in k.conditions], list(k.withheld), work_doc(k.work) if k.work is not None else None,
         [launch_doc(g) for g in k.per_launch] if per_launch else [])
 
 

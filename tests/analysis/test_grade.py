@@ -263,6 +263,15 @@ def test_one_launch_is_low_confidence_fixed_by_launch_count():
                                                                         None)
 
 
+def test_a_kernel_without_a_time_model_has_no_time_not_zero():
+    """H800 FlashAttention: ncu wrote no duration for the launch, so its kernel's time is null, as are its floor and
+    grade, with the reason under withheld."""
+    pytest.importorskip("ncu_report", reason="reading an .ncu-rep needs NVIDIA's ncu_report module")
+    a = analysed(find_shared_report("h800_flash-attn-fwd_full"))
+    kg = next(k for k in grade_report(a, spec_of(a)).kernels if k.kernel.startswith("flash_fwd_kernel"))
+    assert (kg.measured_s, kg.floor_s, kg.grade, kg.withheld) == (None, None, None, (Withheld.NO_TIME_MODEL,))
+
+
 def test_interval_is_the_range_of_launch_grades():
     path = find_shared_report("a100-40gb_selfjoin-cub-sort-154launches_basic")
     pytest.importorskip("ncu_report", reason="reading an .ncu-rep needs NVIDIA's ncu_report module")
