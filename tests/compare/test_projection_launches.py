@@ -109,6 +109,15 @@ def test_an_l2_term_goes_at_the_sms_and_clock_where_the_target_cites_no_l2_rate(
     assert ratio == pytest.approx(132 * here_hz / (40 * there_hz), rel=1e-6)
 
 
+def test_the_b200s_l2_rate_is_the_measured_gb200_plateau_at_the_clock_of_its_fp32_figure():
+    # 18.9 TB/s (gpu-benches gpu-l2-cache/gb200.txt, 20-85 MB) over 1.98 GHz, for the 126 MB L2 of the B200 spec
+    b200 = spec("b200")
+    assert b200.l2_bytes == 126 * 2**20 and b200.compute_capability == "10.0"
+    assert l2_bytes_per_clock(b200) == pytest.approx(18.9e12 / 1.98e9, rel=0.002)
+    ratio, here_hz, there_hz = l2_ratio("op43", "b200")
+    assert ratio == pytest.approx(5120 * here_hz / (9550 * there_hz), rel=1e-6)
+
+
 def test_an_l2_term_never_mixes_a_cited_rate_per_clock_with_a_specs_own_bandwidth():
     # the H100 has a cited rate per clock and no L2 bandwidth in its spec; a T4 given one of its own still goes at
     # the SMs and clock: the two kinds of figure are not divided by each other
