@@ -76,6 +76,9 @@ ROOFS_ONLY_WHY = ("the report has no SpeedOfLight breakdowns, so the time model 
                   "units it does not see may need more time")
 
 
+AT_FLOOR = "at its floor already"  # a zero saving bounded by the slack: the launch runs at its floor
+
+
 def estimate_text(item: Advice) -> str:
     """The estimate as shown beside an item: "saves ~1.2 ms" (with ncu's own estimate where it was above, "saves
     ~1.2 ms (ncu: 1.3 ms)"), "saves at most 1.2 ms (busiest unit's gap; ncu: 3.4 ms)", "ncu local 83%" or "not
@@ -91,6 +94,9 @@ def _estimate(item: Advice) -> str:
     if item.est_saved_s is None:
         local = f"{LOCAL} {item.ncu_local_pct:.3g}%" if item.ncu_local_pct is not None else "not estimated"
         return local + (f" ({ncu})" if ncu else "")
+    if item.est_saved_s == 0.0:  # JSON's estimate says the same: "saves nothing: <bound>"
+        why = AT_FLOOR if item.bound_by is EstimateBound.SLACK else item.bound_by.value
+        return "no saving" + (f": {why}" if why else "") + (f" ({ncu})" if ncu else "")
     if not item.capped:
         return f"saves ~{seconds(item.est_saved_s)}" + (f" ({ncu})" if ncu else "")
     why = "; ".join(x for x in (item.bound_by.value, ROOFS_ONLY if item.roofs_only else "", ncu) if x)

@@ -48,6 +48,8 @@ def test_an_estimate_says_whether_it_is_the_items_own_or_its_bound():
         "saves at most 400 us (busiest unit's gap)")
     assert estimate_text(item(est_saved_s=4e-4, capped=True, ncu_saved_s=1e-3)) == "saves at most 400 us (ncu: 1 ms)"
     assert estimate_text(item()) == "not estimated"
+    assert estimate_text(item(est_saved_s=0.0, bound_by=EstimateBound.SLACK)) == "no saving: at its floor already"
+    assert estimate_text(item(est_saved_s=0.0, bound_by=EstimateBound.GAP)) == "no saving: busiest unit's gap"
     assert estimate_text(item(ncu_local_pct=83.0)) == "ncu local 83%"
 
 
