@@ -133,6 +133,7 @@ def check_grades_reproduced(path: Path) -> int:
         assert kg.grade == pytest.approx(sum(min(f, t) for f, t in floors) / sum(t for _, t in floors), rel=1e-6)
         for g, (f, t) in zip(kg.per_launch, floors, strict=True):
             assert g.grade == pytest.approx(min(1.0, f / t), rel=1e-6)
+        assert kg.measured_s is not None
         assert kg.grade == pytest.approx(1.0 - (kg.max_saving_s or 0.0) / kg.measured_s, abs=1e-12)
         graded += 1
     return graded
