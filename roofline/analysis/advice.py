@@ -126,10 +126,13 @@ def kernels_to_advise(a: ReportAnalysis) -> list[KernelGroup]:
 
 
 def rank_by_time_to_gain(groups: Sequence[KernelGroup]) -> list[tuple[float | None, KernelGroup]]:
-    """(time to gain, group) with the most time to gain first (``time_to_gain``), groups with none last; ties in
-    the order of recoverable time."""
+    """(time to gain, group) with the most time to gain first (``time_to_gain``); a group with none (no advice
+    item estimated: a latency-bound kernel without warp-state data) takes its place by its recoverable time, the
+    time above its busiest unit's peak, so the kernel that holds most of the time is not advised last; groups with
+    neither last; ties in the order of recoverable time."""
     gains = [(time_to_gain(g), g) for g in rank_by_recoverable_time(groups)]
-    return sorted(gains, key=lambda pair: (pair[0] is None, -(pair[0] or 0.0)))
+    placed = [(gain, g, gain if gain is not None else g.recoverable_s) for gain, g in gains]
+    return [(gain, g) for gain, g, key in sorted(placed, key=lambda row: (row[2] is None, -(row[2] or 0.0)))]
 
 
 def time_to_gain(group: KernelGroup) -> float | None:

@@ -28,9 +28,9 @@ WITH g AS (
            sum(time_to_gain_s) AS time_to_gain_s, min(launch) AS first
     FROM launches WHERE valid GROUP BY report_id, name),
 ranked AS (
-    SELECT r.path, r.device, row_number() OVER (PARTITION BY g.report_id ORDER BY g.time_to_gain_s IS NULL,
-               g.time_to_gain_s DESC, g.recoverable_s IS NULL, g.recoverable_s DESC, g.total_s DESC NULLS LAST,
-               g.first) AS rank,
+    SELECT r.path, r.device, row_number() OVER (PARTITION BY g.report_id ORDER BY
+               coalesce(g.time_to_gain_s, g.recoverable_s) IS NULL, coalesce(g.time_to_gain_s, g.recoverable_s) DESC,
+               g.recoverable_s IS NULL, g.recoverable_s DESC, g.total_s DESC NULLS LAST, g.first) AS rank,
            g.name, g.count, g.total_s, g.total_s / nullif(r.total_time_s, 0) AS time_share, g.time_to_gain_s,
            g.recoverable_s, g.small_grid_s, g.median_s, g.min_s, g.max_s, g.median_pct_of_roof
     FROM g JOIN reports r USING (report_id))
