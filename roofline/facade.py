@@ -172,10 +172,12 @@ class Roofline:
         return ProjectDocument(project_onto_many(analysis, targets, clock, self._loaded()), width=width)
 
     def targets(self, to: str, clock: TargetClock = "sustained") -> list[DeviceSpec]:
-        """The specs ``--to`` names: ``all`` (every spec of the catalog), or ids separated by commas; RooflineError
-        for an unknown id or a clock a target does not give."""
-        ids = [s.id for s in self.catalog.specs] if to.strip() == "all" else [t.strip() for t in to.split(",")]
-        return [self.target(spec_id, clock) for spec_id in ids]
+        """The specs ``--to`` names: ``all`` (every spec of the catalog: one without the clock asked for gets a row
+        that says so), or ids separated by commas, each once; RooflineError for an unknown id or a clock a named
+        target does not give."""
+        if to.strip() == "all":
+            return list(self.catalog.specs)
+        return [self.target(spec_id, clock) for spec_id in dict.fromkeys(t.strip() for t in to.split(","))]
 
     def diff(self, base: str | os.PathLike[str], new: str | os.PathLike[str], thresholds: Thresholds,
              matcher: Matcher | None = None, options: PairOptions | None = None, allow_different_gpu: bool = False,

@@ -64,7 +64,8 @@ class KernelStats(Struct, frozen=True):
     def why_no_roof(self) -> str:
         """Why the kernel has no percent of roof; short when the report has no FLOP or byte counter at all."""
         if all(v.value is None for v in (*self.flops.values(), *self.bytes.values())):
-            return f"times only, the report has no FLOP or byte counters ({self.flops['fp32'].reason})"
+            head = "times only, the report has no" if self.durations_s else "no launch time nor"
+            return f"{head} FLOP or byte counters ({self.flops['fp32'].reason})"
         return self.roof.reason
     line_samples: Mapping[str, int] = field(default_factory=dict)  # warp samples per source line, all launches
     total_flop_per_s: float | None = None  # all FLOP/s (every precision measured; ``total_flops`` of the rates)

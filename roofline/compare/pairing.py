@@ -418,7 +418,7 @@ def own_gpu(analysis: ReportAnalysis, source: DeviceSpec, everywhere: Sequence[W
     """The row of the report's own GPU among ``everywhere``, with the clock the report ran at and the projection's
     there (``OwnGpu``); None where that GPU is not among the projected ones."""
     row = next((w for w in everywhere if w.target == source.id and w.launches), None)
-    if row is None:
+    if row is None or row.clock_hz is None:
         return None
     ran = clock_condition(analysis.valid_launches, source)
     return OwnGpu(row.target, ran.state, ran.measured, ran.expected, row.clock, row.clock_hz)

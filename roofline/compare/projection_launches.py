@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -83,6 +84,9 @@ INTERVALS: dict[str, tuple[float, float]] = {
     "conv": (0.39, 2.46),  # its residuals hold the targets' other algorithms (TF32 work on a T4) already
     "other": (0.87, 1.35),  # the norms, pools and elementwise kernels of the development data
 }
+# Where a Tensor type's FLOPs go on a GPU without Tensor Cores of that type (a stand-in term): FP64 MMA (DMMA) on
+# the FP64 lanes, every other type on the FP32 lanes (unit_rates key, words); 2 FLOP per lane and clock (an FMA).
+STAND_IN_LANES: dict[str, tuple[str, str]] = {"fp64": ("FP64", "FP64 lanes"), "": ("FMA", "FP32 lanes")}
 ALGORITHM_CHOSEN = ("conv", "dgrad", "wgrad", "fprop", "implicit_gemm", "winograd", "fft")  # in a kernel's name
 MATMUL = ("gemm", "matmul", "cutlass", "xmma", "gemv")  # in a kernel's name, a convolution's words aside
 # Why the target's library would likely run another kernel than the one measured (LaunchProjection.other_kernel)
@@ -166,14 +170,14 @@ class WorkloadProjection(Struct, frozen=True):
 
     target: str
     clock: str
-    clock_hz: float
+    clock_hz: float | None  # null with ``reason`` where nothing was projected, as the times below
     clock_source: str
     dram_bytes_per_s: float | None
     dram_source: str
-    measured_s: float
-    projected_s: float
-    low_s: float
-    high_s: float
+    measured_s: float | None
+    projected_s: float | None
+    low_s: float | None
+    high_s: float | None
     launches: tuple[LaunchProjection, ...]
     left_out: int = 0  # launches without a time or a model
     reason: str = ""
@@ -185,6 +189,7 @@ class WorkloadProjection(Struct, frozen=True):
     governing: str | None = None  # the unit governing most of the projected total (count x projected by unit)
     source_dram_bytes_per_s: float | None = None  # the source GPU's achievable DRAM bandwidth: a DRAM term goes
     source_dram_source: str = ""  # as source over target (``dram_bytes_per_s``); its source
+    left_out_why: str = ""  # the ``left_out`` launches by kernel name and why each is left out
 
 
 class _Gpu(Struct, frozen=True):
@@ -215,30 +220,43 @@ def project_workload(launches: Launches | Iterable[LaunchAnalysis], source: Devi
     there = _gpu(target, held.value, dram.value if dram else None)
     source_dram = achievable_dram_bandwidth(source_spec)
     groups: dict[tuple[object, ...], list[LaunchAnalysis]] = {}
-    left_out = 0
+    untimed: list[str] = []  # the kernel names of launches without a time, one per launch
     for la in launches:
         if la.duration_s.value is None:
-            left_out += 1
+            untimed.append(la.launch.name)
             continue
         groups.setdefault(_identity(la), []).append(la)
-    out = []
+    out, unmodelled = [], []
     for group in groups.values():
         got = _project_group(group, source, source_spec, source_dram.value if source_dram else None, there)
         if got is None:
-            left_out += len(group)
+            unmodelled += [la.launch.name for la in group]
         else:
             out.append(got)
     out.sort(key=lambda p: -p.count * p.projected_s)
-    measured = sum(p.count * p.measured_s for p in out)
-    projected = sum(p.count * p.projected_s for p in out)
+    measured = sum(p.count * p.measured_s for p in out) if out else None
+    projected = sum(p.count * p.projected_s for p in out) if out else None
     return WorkloadProjection(
         target.id, clock, held.value, held.source, dram.value if dram else None,
         dram.source if dram else _no_dram(target),
-        measured, projected, sum(p.count * p.low_s for p in out), sum(p.count * p.high_s for p in out), tuple(out),
-        left_out, "" if out else "no launch with a time and a time model", range_totals(out), kernel_totals(out),
-        sum(p.count for p in out), measured / projected if projected else None, _governing(out),
-        source_dram.value if source_dram else None,
-        source_dram.source if source_dram else _no_dram(source_spec))
+        measured, projected, sum(p.count * p.low_s for p in out) if out else None,
+        sum(p.count * p.high_s for p in out) if out else None, tuple(out),
+        len(untimed) + len(unmodelled), "" if out else "no launch with a time and a time model", range_totals(out),
+        kernel_totals(out), sum(p.count for p in out), measured / projected if measured and projected else None,
+        _governing(out), source_dram.value if source_dram else None,
+        source_dram.source if source_dram else _no_dram(source_spec),
+        left_out_why=_left_out_words(untimed, unmodelled))
+
+
+def _left_out_words(untimed: Sequence[str], unmodelled: Sequence[str]) -> str:
+    """The launches left out of a projection, by kernel name and cause ("" where none is)."""
+    def named(names: Sequence[str]) -> str:
+        counts = Counter(names)
+        return ", ".join(f"{name} ({n} launch{'es' if n > 1 else ''})" for name, n in counts.items())
+    parts = ([f"no measured time (ncu stored none): {named(untimed)}"] if untimed else []) + \
+        ([f"no time model (no unit's throughput nor FLOP or byte roof measured): {named(unmodelled)}"]
+         if unmodelled else [])
+    return "; ".join(parts)
 
 
 def project_everywhere(launches: Launches | Iterable[LaunchAnalysis], source: Device, source_spec: DeviceSpec,
@@ -256,7 +274,7 @@ def kernel_speedup(launches: Launches | Iterable[LaunchAnalysis], source: Device
     """The launches' measured total over their projected total on ``target`` (``project_workload``): compare's
     expected speedup across GPUs, the number ``roofline project --to TARGET --clock CLOCK`` gives these launches."""
     w = project_workload(launches, source, source_spec, target, clock)
-    if w.speedup is None:
+    if w.speedup is None or w.clock_hz is None:
         return Value(None, f"no projection onto {target.id}: {w.reason or 'no projected time'}")
     return Value(w.speedup, via=f"measured / projected per launch onto {target.id} at its {clock} clock "
                                 f"{w.clock_hz / 1e9:.3g} GHz, {len(w.launches)} launch groups")
@@ -305,7 +323,7 @@ def _no_dram(spec: DeviceSpec) -> str:
 
 
 def _none(target: DeviceSpec, clock: str, why: str) -> WorkloadProjection:
-    return WorkloadProjection(target.id, clock, 0.0, "", None, "", 0.0, 0.0, 0.0, 0.0, (), 0, why)
+    return WorkloadProjection(target.id, clock, None, "", None, "", None, None, None, None, (), 0, why)
 
 
 def _identity(la: LaunchAnalysis) -> tuple[object, ...]:
@@ -321,14 +339,15 @@ def _sig(x: float | None) -> float | None:
 
 def _project_group(group: Sequence[LaunchAnalysis], source: Device, source_spec: DeviceSpec,
                    source_dram: float | None, there: _Gpu) -> LaunchProjection | None:
-    """One group of identical launches: its median launch projected (None without a time model)."""
-    times = sorted(la.duration_s.value or 0.0 for la in group)
+    """One group of identical launches: its middle launch's terms at the group's mean time projected, so that count
+    x measured is the launches' measured sum (None without a time model)."""
+    times = [la.duration_s.value or 0.0 for la in group]
     la = group[len(group) // 2] if len(group) > 2 else group[0]
     model = la.time_model or time_model(la, source)
     units = [t for t in model.terms if t.kind in ("unit", "roof")]
     if not units:
         return None
-    measured = times[len(times) // 2] if len(times) % 2 else 0.5 * (times[len(times) // 2 - 1] + times[len(times) // 2])
+    measured = sum(times) / len(times)  # the mean: a group's launches can differ in time (bimodal sorts)
     clock = m.sm_clock_hz(la.launch).value or source_spec.boost_clock_hz  # basic sets hold only the GPC clock
     here = _gpu(source_spec, float(clock), source_dram, source.sm_count)
     terms = translate(units, la, here, there)
@@ -570,11 +589,12 @@ def _translate(t: Term, dtype: str, here: _Gpu, there: _Gpu, tensor_flops: float
         return UnitTerm(key, t.seconds, t.seconds * per_clock, "L2 bytes at the same rate per SM and clock")
     rate_key = f"tensor_{dtype}" if key == "tensor" else key
     mine, theirs = here.rates.get(rate_key), there.rates.get(rate_key)
-    if key == "tensor" and mine and not theirs and there.rates.get("FMA"):  # no Tensor Cores of this type there
+    lanes, lane_words = STAND_IN_LANES.get(dtype, STAND_IN_LANES[""])
+    if key == "tensor" and mine and not theirs and there.rates.get(lanes):  # no Tensor Cores of this type there
         flops = tensor_flops or t.seconds * mine * here.clock_hz * here.sms
-        return UnitTerm(key, t.seconds, flops / (2.0 * there.rates["FMA"] * there.clock_hz * there.sms),
-                        f"no {dtype.upper()} Tensor Cores on {there.spec_id}: its Tensor FLOPs on the FP32 lanes; its "
-                        "library would likely run another algorithm there", stand_in=True)
+        return UnitTerm(key, t.seconds, flops / (2.0 * there.rates[lanes] * there.clock_hz * there.sms),
+                        f"no {dtype.upper()} Tensor Cores on {there.spec_id}: its Tensor FLOPs on the {lane_words}; "
+                        "its library would likely run another algorithm there", stand_in=True)
     if mine and theirs:
         return UnitTerm(key, t.seconds, t.seconds * per_clock * mine / theirs,
                         f"{mine:g} -> {theirs:g} per SM and clock, {here.sms} -> {there.sms} SMs")
@@ -665,7 +685,8 @@ def shared_int_lanes(compute_capability: str | None) -> float | None:
 
 def speedup_text(p: WorkloadProjection) -> str:
     """The total in words, for a basis line."""
-    if not p.launches:
+    if not p.launches or p.measured_s is None or p.projected_s is None or p.low_s is None or p.high_s is None \
+            or p.clock_hz is None:
         return p.reason
     return (f"{len(p.launches)} launch groups, {sum(x.count for x in p.launches)} launches: "
             f"{p.measured_s * 1e3:.4g} ms -> {p.projected_s * 1e3:.4g} ms [{p.low_s * 1e3:.4g}, "

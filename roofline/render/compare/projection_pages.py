@@ -15,6 +15,7 @@ from roofline.render.compare.table import (
     everywhere_words,
     kernel_grid,
     launch_grid,
+    left_out_words,
     legend_text,
     no_projection_words,
     numeric_columns,
@@ -75,7 +76,8 @@ def _workload_blocks(c: Comparison, w: WorkloadProjection) -> list[Block]:
             Block("h2", f"Workload on {cell(w.target)}"), Block("p", f"**Assumed**: {cell(workload_words(w))}."),
             *grid_blocks(launch_grid(w, "Per launch group")),
             *([Block("h3", "Another kernel likely"),
-               Block("ul", items=tuple(f"`{cell(name)}`: {cell(why)}" for name, why in others))] if others else [])]
+               Block("ul", items=tuple(f"`{cell(name)}`: {cell(why)}" for name, why in others))] if others else []),
+            *([Block("p", cell(left_out_words(w)))] if w.left_out_why else [])]
 
 
 def projection_csv(c: Comparison) -> str:

@@ -413,7 +413,8 @@ def _print_everywhere(console: Console, c: Comparison) -> None:
 def everywhere_rows(ws: Sequence[WorkloadProjection]) -> list[tuple[str, ...]]:
     """One row per GPU with a projection (``EVERYWHERE_HEADER``): total, interval, speedup, governing unit, clock."""
     return [(w.target, seconds(w.projected_s), _span(w.low_s, w.high_s), _times(w.speedup), w.governing or "n/a",
-             f"{w.clock_hz / 1e9:.3g} GHz") for w in ws if w.launches]
+             f"{w.clock_hz / 1e9:.3g} GHz") for w in ws
+            if w.launches and w.low_s is not None and w.high_s is not None and w.clock_hz is not None]
 
 
 def everywhere_caption(own: OwnGpu | None) -> str:
@@ -459,10 +460,16 @@ def projection_words(c: Comparison) -> str:
     return f"each kernel's launches at its {clock_words(c)} (a model, not a measurement)"
 
 
+def left_out_words(w: WorkloadProjection) -> str:
+    """The launches a projection leaves out and why, in one line."""
+    return f"left out of the totals, {w.left_out} launch{'es' if w.left_out != 1 else ''}: {w.left_out_why}"
+
+
 def workload_words(w: WorkloadProjection) -> str:
     """The clock and the DRAM bandwidths a workload's projection assumes, each with its source."""
     source = "n/a" if w.source_dram_bytes_per_s is None else si(w.source_dram_bytes_per_s, "B/s")
-    return (f"every launch at the {w.clock} clock {w.clock_hz / 1e9:.3g} GHz ({w.clock_source}); DRAM at "
+    clock = "n/a" if w.clock_hz is None else f"{w.clock_hz / 1e9:.3g} GHz"
+    return (f"every launch at the {w.clock} clock {clock} ({w.clock_source}); DRAM at "
             f"{'n/a' if w.dram_bytes_per_s is None else si(w.dram_bytes_per_s, 'B/s')} achievable ({w.dram_source}), "
             f"against the source's {source} ({w.source_dram_source})")
 
@@ -498,6 +505,8 @@ def _print_projection(console: Console, c: Comparison) -> None:
             console.print(escape(f"{name}: {why}"), highlight=False)
     elif c.workload is not None:
         console.print(escape(no_projection_words(c.workload)), highlight=False)
+    if c.workload is not None and c.workload.left_out_why:
+        console.print(escape(left_out_words(c.workload)), highlight=False)
     unfit = dict.fromkeys(f"{p.label}: {unfit_text(pr.shared_memory)}" for p in c.pairs for pr in p.projections
                           if pr and isinstance(pr.shared_memory, SharedMemoryFit) and not pr.shared_memory.fits)
     for line in unfit:

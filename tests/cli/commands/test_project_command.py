@@ -160,3 +160,60 @@ def test_to_gpus_without_the_reports_own_names_no_own_row():
     as_json = runner.invoke(app, ["project", str(TRIAD), "--to", "t4,h200", "-f", "json"])
     assert as_json.exit_code == 0, as_json.output
     assert json.loads(as_json.stdout)["own_gpu"] is None
+
+
+def project_json(*args: str) -> dict:
+    result = runner.invoke(app, ["project", *args, "-f", "json"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_fp64_tensor_work_goes_to_the_fp64_lanes_of_a_gpu_without_fp64_tensor_cores():
+    """The H100's DGEMM (DMMA) onto an RTX 4090: its FP64 FLOPs at the FP64 lanes' peak (1.29 TFLOP/s at 2.52 GHz,
+    device_specs/rtx-4090.yaml) at the clock held there, not on the FP32 lanes (45x faster than that peak)."""
+    doc = project_json(str(REPO / "examples" / "h100" / "torch-fp64.full.json"), "--to", "rtx-4090")
+    w = doc["workload"]
+    (group,) = w["launches"]
+    tensor = next(t for t in group["terms"] if t["key"] == "tensor")
+    assert tensor["stand_in"] and "FP64 lanes" in tensor["how"]
+    peak = yaml.safe_load((REPO / "device_specs" / "rtx-4090.yaml").read_text())["peaks"]["fp64"]["value"]
+    at_clock = peak * w["clock_hz"] / 2.52e9
+    report = json.loads(runner.invoke(app, ["report", str(REPO / "examples" / "h100" / "torch-fp64.full.json"),
+                                            "-f", "json"]).stdout)
+    dmma = report["reports"][0]["kernels"][0]["tensor_flops_by_type"]["fp64"]
+    assert tensor["target_s"] == pytest.approx(dmma / at_clock, rel=1e-6)
+
+
+def test_a_group_of_identical_launches_counts_their_measured_sum_not_the_median_times_count(shared_report,
+                                                                                          raw_actions):
+    """The A100 CUB sort's 22 histogram launches (same grid and work) run 12-69 us: the group's measured total is
+    their sum (671 us), as report and summary give it."""
+    name = "a100-40gb_selfjoin-cub-sort-154launches_basic"
+    doc = project_json(str(shared_report(name)), "--to", "a100-pcie-40gb")
+    raw = [a.values["gpu__time_duration.sum"] * 1e-9 for a in raw_actions(name)
+           if a.name == "DeviceRadixSortHistogramKernel"]
+    rows = [g for g in doc["workload"]["launches"] if g["name"] == "DeviceRadixSortHistogramKernel"]
+    assert sum(g["count"] for g in rows) == len(raw) == 22
+    assert sum(g["count"] * g["measured_s"] for g in rows) == pytest.approx(sum(raw), rel=1e-9)
+    assert doc["workload"]["measured_s"] == pytest.approx(
+        sum(a.values["gpu__time_duration.sum"] * 1e-9 for a in raw_actions(name)), rel=1e-9)
+
+
+def test_nothing_projected_is_null_with_the_left_out_launches_named(shared_report):
+    """gh200_silu_metrics holds no launch time: the totals are null beside the reason, not 0, and each kernel left
+    out is named with its cause."""
+    w = project_json(str(shared_report("gh200_silu_metrics")), "--to", "h200")["workload"]
+    assert [w[k] for k in ("measured_s", "projected_s", "low_s", "high_s", "speedup")] == [None] * 5
+    assert w["reason"] == "no launch with a time and a time model" and w["left_out"] == 3
+    assert w["left_out_why"] == ("no measured time (ncu stored none): distribution_elementwise_grid_stride_kernel "
+                                 "(1 launch), silu_kernel_non_strided (2 launches)")
+
+
+def test_to_all_at_the_base_clock_gives_gpus_without_one_a_row_and_an_id_counts_once():
+    everywhere = project_json(str(TRIAD), "--to", "all", "--clock", "base")["everywhere"]
+    lacking = [w for w in everywhere if not w["launches"]]
+    assert lacking and all(w["reason"] == f"no base clock in the spec {w['target']}" and w["projected_s"] is None
+                           for w in lacking)
+    assert len(everywhere) == len({w["target"] for w in everywhere})
+    twice = project_json(str(TRIAD), "--to", "h200,h200,t4")["everywhere"]
+    assert sorted(w["target"] for w in twice) == ["h200", "t4"]
