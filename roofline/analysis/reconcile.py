@@ -443,7 +443,7 @@ def combined(items: Sequence[Advice], analysis: LaunchAnalysis) -> tuple[float |
         scales: dict[str, float] = {}
         hide = False
         for a in estimated:
-            for key, factor in a.change.scales if a.change is not None else ():
+            for key, factor in _scales(a, model, analysis):
                 scales[key] = scales.get(key, 1.0) * factor
             hide = hide or a.change is None or a.bound_by is EstimateBound.SLACK
         after, before = reach_floor(changed(model, Change(scales, hide_latency=hide))), reach_floor(model)
@@ -452,6 +452,18 @@ def combined(items: Sequence[Advice], analysis: LaunchAnalysis) -> tuple[float |
             floor = max(reach(before), LAUNCH_FLOOR_S)
     total = sum(a.est_saved_s or 0.0 for a in estimated)
     return min(total, max(0.0, duration - floor)), floor
+
+
+def _scales(a: Advice, model: TimeModel, analysis: LaunchAnalysis) -> tuple[tuple[str, float], ...]:
+    """The terms an item scales: its what-if's, else (its estimate bounded by its own mechanism: a grid item's idle
+    slots, the share of the work a change removes) the change it makes on the model all the same, so every item at
+    once saves at least what each saves; nothing for a change of work whose share is not stated."""
+    if a.change is not None:
+        return a.change.scales
+    stated = a.mechanism == "grid" or (a.mechanism == "work" and (a.work_share is not None or
+                                                                  a.excess_sectors is not None))
+    own = change_of(a, model, analysis) if stated else None
+    return tuple(own.scales.items()) if own is not None else ()
 
 
 def overlapping(items: Sequence[Advice], together: float | None) -> tuple[Advice, ...]:
