@@ -130,8 +130,8 @@ SASS_MMA_INST = "roofline__sass_mma_warp_inst_executed"  # roofline's own: matri
 # Where a launch's tensor work comes from (``tensor_work_source``): the ops_path counters, the SASS, Volta's
 # 512 FLOP per tensor instruction, or (integer MMA only) the IMMA pipe's busy share; "" where nothing counts it
 TENSOR_FROM_COUNTERS, TENSOR_FROM_SASS, TENSOR_FROM_VOLTA, TENSOR_FROM_PIPE = "counters", "sass", "volta_512", "pipe"
-HINT_TENSOR_SASS = ("re-profile with --set full (SourceCounters: roofline counts the MMA instructions of the SASS) "
-                    "or with ncu 2025.1 or newer")
+HINT_TENSOR_SASS = ("re-profile with --set full (SourceCounters: roofline counts the MMA instructions of the SASS), "
+                    "or with --set roofline or --set full of ncu 2025.1 or newer (its Tensor FLOP counters)")
 
 
 def mma_shape(shape: str) -> tuple[int, int, int] | None:
@@ -753,6 +753,10 @@ def tensor_flops(launch: KernelLaunch, device: Device) -> tuple[Measured, dict[s
         return Measured(0.0, via=f"no matrix instruction in the SASS ({PER_OPCODE_WARP_INST})"), {}
     inst = counter(launch, TENSOR_INST, _SM_UNITS)
     if inst.value is None:
+        nan = sorted(n for n in launch.nan_metrics if "pipe_tensor" in n or n.startswith(TENSOR_OPS_PREFIX))
+        if nan:  # ncu could not measure the launch: no --set helps
+            return Measured(None, via=f"ncu stored NaN for {nan[0]}: it could not measure this launch",
+                            hint=HINT_NAN), {}
         return _with_hint(Measured(None, via=inst.via, missing=(f"{TENSOR_OPS_PREFIX}src_*.sum", *inst.missing),
                                    hint=inst.hint), HINT_TENSOR_SASS), {}
     if shared(inst.value == 0):

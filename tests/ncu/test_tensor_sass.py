@@ -128,3 +128,14 @@ def test_the_julia_hmma_kernel_gets_its_fp16_tensor_flops_from_the_sass(roofline
     assert t is not None and t.work_source == "sass" and t.roofs["fp16"].source == "sass"
     assert t.roofs["fp16"].pct_of_peak.value == pytest.approx(t.pipe_elapsed_pct, abs=0.05)
     assert any("counted from the SASS" in f for f in t.findings)
+
+
+def test_a_launch_ncu_could_not_measure_says_so_for_its_tensor_flops_not_which_set_to_use(roofline_report):
+    """The H800 FlashAttention launch of a --set full report: ncu stored NaN for its tensor pipe counters, so no
+    --set or ncu version would add its Tensor FLOPs; the hint is to profile it again."""
+    report = roofline_report("h800_flash-attn-fwd_full")
+    launch = next(la for la in report.launches if la.name.startswith("flash_fwd_kernel"))
+    assert any("pipe_tensor" in n for n in launch.nan_metrics)
+    value, by_type = m.tensor_flops(launch, report.device)
+    assert value.value is None and by_type == {} and value.hint == m.HINT_NAN
+    assert value.via.startswith("ncu stored NaN for ") and "pipe_tensor" in value.via

@@ -122,8 +122,8 @@ def test_a_basic_set_report_says_per_set_what_it_lacks(rendered):
     for hint in ("re-profile with --set roofline or --set full [all launches]",
                  "re-profile with --set roofline (hierarchical half-precision chart) [all launches]",
                  "re-profile with ncu 2025.1 or newer and --set roofline or --set full [all launches]",
-                 "re-profile with --set full (SourceCounters: roofline counts the MMA instructions of the SASS) or "
-                 "with ncu 2025.1 or newer [all launches]",
+                 "re-profile with --set full (SourceCounters: roofline counts the MMA instructions of the SASS), or "
+                 "with --set roofline or --set full of ncu 2025.1 or newer (its Tensor FLOP counters) [all launches]",
                  "re-profile with --set roofline (hierarchical roofline sections) [all launches]"):
         assert flat.count(hint) == 1, hint
     assert "FLOPs FP64, FP32; bytes DRAM; kernel-clock roof FP64, FP32, DRAM: re-profile with --set roofline or " \
