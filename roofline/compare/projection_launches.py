@@ -348,7 +348,9 @@ def _project_group(group: Sequence[LaunchAnalysis], source: Device, source_spec:
     if not units:
         return None
     measured = sum(times) / len(times)  # the mean: a group's launches can differ in time (bimodal sorts)
-    clock = m.sm_clock_hz(la.launch).value or source_spec.boost_clock_hz  # basic sets hold only the GPC clock
+    # basic sets hold only the GPC clock; a report without any clock metric ran, by ncu's default clock control,
+    # at the base clock it locks (where the spec gives it)
+    clock = m.sm_clock_hz(la.launch).value or source_spec.base_clock_hz or source_spec.boost_clock_hz
     here = _gpu(source_spec, float(clock), source_dram, source.sm_count)
     terms = translate(units, la, here, there)
     blocks = la.grid_size
@@ -388,10 +390,17 @@ def _project_group(group: Sequence[LaunchAnalysis], source: Device, source_spec:
 def achievable_floor(la: LaunchAnalysis, here: _Gpu, there: _Gpu) -> UnitTerm | None:
     """The launch's DRAM bytes at the target's achievable DRAM bandwidth (``specs.achievable``: what a stream-like
     copy reaches there): no launch moves them faster, whatever the source kernel's efficiency on its other units.
-    None without DRAM bytes or an achievable bandwidth there."""
+    On the report's own GPU the launch's own DRAM rate where it is higher: it reached that rate there (as the time
+    model's what-ifs take it). None without DRAM bytes or an achievable bandwidth there."""
     moved = la.bytes["dram"].value if "dram" in la.bytes else None
     if not moved or not there.dram:
         return None
+    took = la.duration_s.value
+    reached = moved / took if took and there.spec_id == here.spec_id else 0.0
+    if reached > there.dram:
+        return UnitTerm(DRAM_FLOOR, took or 0.0, moved / reached,
+                        f"{moved / 1e6:.4g} MB of DRAM traffic at the {reached / 1e9:.0f} GB/s the launch reached on "
+                        f"this GPU, above its achievable {there.dram / 1e9:.0f} GB/s")
     return UnitTerm(DRAM_FLOOR, moved / here.dram if here.dram else 0.0, moved / there.dram,
                     f"{moved / 1e6:.4g} MB of DRAM traffic at the target's achievable {there.dram / 1e9:.0f} GB/s")
 
