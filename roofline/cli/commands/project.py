@@ -24,7 +24,8 @@ from roofline.cli.options import (
 )
 from roofline.cli.terminal import terminal_width
 from roofline.cli.workflow import facade
-from roofline.cli.writing import refuse_unwritable_outputs, write_document
+from roofline.cli.writing import default_output, refuse_unwritable_outputs, write_document
+from roofline.render.base import find_format
 
 FACTS = Facts(output=Output("project"), reads=Reads(sass=False))
 
@@ -49,6 +50,19 @@ def project(
     unit's work at the target's rate of that unit, waves and tail, a launch floor; and the workload's total."""
     roofline = facade(analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False))
     targets = roofline.targets(to, clock)  # an unknown target is refused before the report is read
+    output = output or default_project_output(file, fmt, to, clock)
     refuse_unwritable_outputs("project", fmt, output, None, [file])
     document = roofline.project(file, targets, clock, terminal_width(wide))
     write_document("project", fmt, document, output, [file])
+
+
+def default_project_output(file: Path, fmt: str, to: str, clock: str) -> Path | None:
+    """The file a Markdown or HTML projection goes to by default: reports/<report>-project-<targets>[-<clock>].md,
+    so that projections onto other GPUs or at another clock do not overwrite each other; None for the formats
+    printed on standard output."""
+    found = find_format("project", fmt)
+    if not found.to_file:
+        return None
+    ids = "all" if to.strip() == "all" else "+".join(dict.fromkeys(t.strip() for t in to.split(",")))
+    tag = ids + ("" if clock == "sustained" else f"-{clock}")
+    return default_output([file], found.suffix.replace("-project", f"-project-{tag}", 1))

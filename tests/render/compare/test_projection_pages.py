@@ -103,4 +103,14 @@ def test_markdown_is_written_under_reports_by_default(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = runner.invoke(app, ["project", str(OP20), "--to", "t4", "-f", "markdown"])
     assert result.exit_code == 0, result.output
-    assert (tmp_path / "reports" / "op20-rmsnorm-project.md").read_text().count("| `total` |") == 1
+    assert (tmp_path / "reports" / "op20-rmsnorm-project-t4.md").read_text().count("| `total` |") == 1
+
+
+def test_projections_onto_other_gpus_or_at_another_clock_go_to_files_of_their_own(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for args in (["--to", "t4"], ["--to", "h200,t4"], ["--to", "t4", "--clock", "base"], ["--to", "all"]):
+        result = runner.invoke(app, ["project", str(OP20), *args, "-f", "markdown"])
+        assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (tmp_path / "reports").iterdir()) == [
+        "op20-rmsnorm-project-all.md", "op20-rmsnorm-project-h200+t4.md", "op20-rmsnorm-project-t4-base.md",
+        "op20-rmsnorm-project-t4.md"]
