@@ -46,15 +46,25 @@ class Outcome:
 
 
 def report_paths(paths: Sequence[str | os.PathLike[str]]) -> list[str]:
-    """The report files named, each folder replaced by the .ncu-rep and .json files under it; absolute paths."""
+    """The report files named, each folder replaced by the .ncu-rep files and the report models (.json) under it
+    (other JSON files in a folder, an index or a config, are not reports); absolute paths."""
     out: list[str] = []
     for given in paths:
         p = Path(given)
         if p.is_dir():
-            out += sorted(str(f.resolve()) for f in p.rglob("*") if f.suffix in SUFFIXES and f.is_file())
+            out += sorted(str(f.resolve()) for f in p.rglob("*") if f.suffix in SUFFIXES and f.is_file()
+                          and (f.suffix != ".json" or _is_report_model(f)))
         else:
             out.append(str(p.resolve()) if p.exists() else str(p.absolute()))
     return list(dict.fromkeys(out))
+
+
+def _is_report_model(path: Path) -> bool:
+    """Whether a JSON file found in a folder is a report model: its opening names the format."""
+    from roofline.core.model import MODEL_FORMAT
+
+    with path.open("rb") as f:
+        return MODEL_FORMAT.encode() in f.read(4096)
 
 
 def catalog_hash(roofline: Roofline) -> str:

@@ -86,14 +86,15 @@ def test_bad_files_are_rows_of_the_errors_table_and_stop_nothing(tmp_path: Path)
     bad.mkdir()
     (bad / "truncated.ncu-rep").write_bytes(triad.read_bytes()[:4000])
     (bad / "garbage.ncu-rep").write_bytes(b"\0" * 512)
-    (bad / "foreign.json").write_text('{"not": "a report"}')
+    (bad / "foreign.json").write_text('{"not": "a report"}')  # not a report model: a folder scan passes it by
+    (bad / "cut.json").write_bytes(fp16.read_bytes()[:3000])  # a report model cut short: an error row
     store = tmp_path / "store"
     outcome = collect([tmp_path / "in"], store)
     assert outcome.analysed == 2 and len(outcome.errors) == 3
     errors = rows(store, "SELECT path, error, exit_code FROM errors ORDER BY path")
-    assert [Path(str(p)).name for p, _, _ in errors] == ["foreign.json", "garbage.ncu-rep", "truncated.ncu-rep"]
+    assert [Path(str(p)).name for p, _, _ in errors] == ["cut.json", "garbage.ncu-rep", "truncated.ncu-rep"]
     assert all("\n" not in str(e) and code == 2 for _, e, code in errors)
-    (bad / "foreign.json").write_bytes(fp16.read_bytes())  # the file fixed: its error row goes
+    (bad / "cut.json").write_bytes(fp16.read_bytes())  # the file fixed: its error row goes
     collect([tmp_path / "in"], store)
     assert [Path(str(p)).name for (p,) in rows(store, "SELECT path FROM errors ORDER BY path")] == [
         "garbage.ncu-rep", "truncated.ncu-rep"]
@@ -122,3 +123,17 @@ def test_a_change_in_any_shipped_spec_file_changes_the_analysis_key(tmp_path: Pa
     memory = next(specs.rglob("architecture/*.yaml"))  # per-architecture ceilings: no spec of the catalog
     memory.write_text(memory.read_text() + "\n# changed\n")
     assert collecting.catalog_hash(facade) != before
+
+
+def test_a_folder_gives_its_reports_and_report_models_not_its_other_json_files(tmp_path: Path) -> None:
+    """../shared/ncu-reps holds an index.json beside its reports: a folder scan takes the .ncu-rep files and the
+    report models, so such a file is no error row."""
+    model = REPO / "examples" / "h100" / "ops" / "op20-rmsnorm.json"
+    shutil.copy(model, tmp_path / model.name)
+    (tmp_path / "index.json").write_text(json.dumps({"reports": ["a.ncu-rep"]}))
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "x.ncu-rep").write_bytes(b"not a report")
+    assert collecting.report_paths([tmp_path]) == [str((tmp_path / model.name).resolve()),
+                                                   str((tmp_path / "sub" / "x.ncu-rep").resolve())]
+    named = tmp_path / "index.json"
+    assert collecting.report_paths([named]) == [str(named.resolve())]  # a file named is taken as given
