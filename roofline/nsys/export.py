@@ -32,6 +32,9 @@ INSTALL_GLOBS = ("/opt/nvidia/nsight-systems/*/bin/nsys", "/usr/local/cuda*/bin/
                  "/opt/nsight-systems*/usr/lib/x86_64-linux-gnu/nsight-systems/target-linux-x64/nsys")
 EXPORT_TIMEOUT_S = 600.0
 _NEW_HEADER = re.compile(rb"(\d{4})@(\d+)@(\d+)")  # the first line's version from 2023.4 on
+# the build string in a report's closing section ("2023.1.2.43-32377213v0"), where the first line holds no version
+_TRAILER_BUILD = re.compile(rb"(20\d\d)\.(\d+)\.(\d+)\.\d+-\d+v\d")
+TRAILER_BYTES = 8192
 _VERSION = re.compile(r"version (\d{4})\.(\d+)(?:\.(\d+))?")
 FIX = ("export it to SQLite with an nsys as new as the one that wrote it (nsys export --type sqlite FILE) and give "
        "the .sqlite, or pass --nsys PATH to a newer nsys")
@@ -84,7 +87,16 @@ def report_version(path: Path) -> tuple[int, ...] | None:
         what = "a Git LFS pointer, not the file" if head.startswith(b"version https") else "not an nsys report"
         raise ReportError(f"{path}: {what}", "give an .nsys-rep, .qdrep or its .sqlite export")
     match = _NEW_HEADER.match(head[len(REPORT_MAGIC):])
-    return tuple(int(g) for g in match.groups()) if match else None
+    return tuple(int(g) for g in match.groups()) if match else trailer_version(path)
+
+
+def trailer_version(path: Path) -> tuple[int, ...] | None:
+    """The nsys build that wrote the report, from the build string in its closing bytes (2023.1 and 2023.2 reports
+    name no version on their first line); None where there is none (2021 and older)."""
+    with path.open("rb") as f:
+        f.seek(max(0, path.stat().st_size - TRAILER_BYTES))
+        found = _TRAILER_BUILD.findall(f.read())
+    return tuple(int(g) for g in found[-1]) if found else None
 
 
 @contextmanager

@@ -84,13 +84,19 @@ def test_a_report_newer_than_nsys_is_refused_before_export(nsys: export.Nsys) ->
         load_timeline(report)
 
 
-def test_a_report_nsys_cannot_parse_names_nsys_and_the_fix(nsys: export.Nsys) -> None:
-    """2023.1-2023.3 reports still open with 'Report 1.'; nsys 2022.4 fails to parse them."""
+def test_a_2023_1_report_is_refused_by_the_build_in_its_closing_bytes(nsys: export.Nsys) -> None:
+    """2023.1-2023.3 reports still open with 'Report 1.', but their closing section names the build
+    ("2023.1.2.43-32377213v0"): nsys 2022.4 fails to parse them (ProtobufParseException), which is a version, not a
+    damaged copy."""
     report = find_shared_nsys("rtx3090_memfusion-conv-nvtx_2023.1.nsys-rep")
-    assert export.report_version(report) is None
-    with pytest.raises(ReportError, match=r"nsys 2022\.4.* cannot export it \(.*ProtobufParseException\): if the file "
-                                          r"was cut short .* else export it to SQLite with an nsys as new"):
+    assert export.trailer_version(report) == export.report_version(report) == (2023, 1, 2)
+    with pytest.raises(ReportError, match=r"written by nsys 2023\.1\.2, which nsys 2022\.4.* cannot read: export "
+                                          r"it to SQLite with an nsys as new"):
         load_timeline(report)
+
+
+def test_a_2021_report_names_no_build_in_its_closing_bytes() -> None:
+    assert export.trailer_version(find_shared_nsys("v100-sxm2-32gb_miniweather-openacc_2021.5.nsys-rep")) is None
 
 
 def test_a_report_cut_short_is_told_it_may_be_damaged(nsys: export.Nsys, tmp_path: Path) -> None:
