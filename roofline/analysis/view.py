@@ -160,6 +160,7 @@ class ReportView(Struct, frozen=True):
     shares_past: Mapping[str, tuple[float, ...]] = {}
     on_plot: bool = False  # whether the roofline plot holds a point: a kernel placed, or the bandwidth view
     detail_plots: tuple[DetailPlots, ...] = ()  # per kernel (``analysis.groups``), its place on the detail plots
+    plot_numbers: tuple[int, ...] = ()  # per ``ranking`` entry, its number on the plot (by time: ``analysis.groups``)
 
 
 class LeftOut(Struct, frozen=True):
@@ -217,7 +218,14 @@ def report_view(report_analysis: ReportAnalysis) -> ReportView:
         shares_past(report_analysis.groups, points),
         flopless > BANDWIDTH_VIEW_SHARE or any(p is not None and any(pt.intensity for pt in p.points) for p in points),
         tuple(detail_plots(g.longest) for g in report_analysis.groups),
+        _plot_numbers(report_analysis.groups, [g for _, g in ranked]),
     )
+
+
+def _plot_numbers(by_time: Sequence[KernelGroup], ranking: Sequence[KernelGroup]) -> tuple[int, ...]:
+    """Each ranked kernel's number on the plot, where kernels go by time (1 = longest)."""
+    number = {id(g): i for i, g in enumerate(by_time, 1)}
+    return tuple(number[id(g)] for g in ranking)
 
 
 def detail_plots(launch: LaunchAnalysis) -> DetailPlots:

@@ -129,7 +129,7 @@ def _title(analysis: ReportAnalysis) -> Block:
 
 
 def _ranking(v: ReportView) -> list[Block]:
-    return [Block("h3", "Kernels ranked by time to gain"), ranking_table(v.ranking, v.gains)]
+    return [Block("h3", "Kernels ranked by time to gain"), ranking_table(v.ranking, v.gains, v.plot_numbers)]
 
 
 def report_blocks(v: ReportView, with_plot: bool = False, index: int = 0,
@@ -213,9 +213,11 @@ def _roof(c: Ceilings | None, key: str) -> float | None:
     return c.roof(key) if c is not None else None
 
 
-def ranking_table(groups: Sequence[KernelGroup], gains: Sequence[float | None]) -> Block:
+def ranking_table(groups: Sequence[KernelGroup], gains: Sequence[float | None],
+                  plot_numbers: Sequence[int] = ()) -> Block:
     """Kernels (launches grouped by name) with the most time to gain first: recoverable time, the time of small
-    grids, and the time to gain (recoverable time plus what the small grids' advice estimates)."""
+    grids, and the time to gain (recoverable time plus what the small grids' advice estimates); with
+    ``plot_numbers``, each kernel's number on the plot (kernels there go by time)."""
     rows: list[tuple[str, ...]] = []
     for i, (g, gain) in enumerate(zip(groups[:RANKED_ROWS], gains, strict=False), 1):
         k = g.longest
@@ -227,13 +229,16 @@ def ranking_table(groups: Sequence[KernelGroup], gains: Sequence[float | None]) 
                      bound_word(v.bound) + (" (roofline only)" if v.basis == "roofline" else ""), busiest,
                      pct(g.median_pct_of_roof), NAMES.get(k.roof.limiter or "", "n/a"), seconds(g.recoverable_s),
                      seconds(g.small_grid_s) if g.small_grid_s else "", seconds(gain)))
-    header = ("#", "kernel", "launches", "time", "share", "bound", "busiest unit", "median % of roof", "closest roof",
-              "recoverable", "small grids", "time to gain")
+    header: tuple[str, ...] = ("#", "kernel", "launches", "time", "share", "bound", "busiest unit", "median % of roof",
+                               "closest roof", "recoverable", "small grids", "time to gain")
+    numeric: tuple[bool, ...] = (True, False, True, True, True, False, False, True, False, True, True, True)
+    if plot_numbers:
+        rows = [(*r, f"#{n}") for r, n in zip(rows, plot_numbers, strict=False)]
+        header, numeric = (*header, "on the plot"), (*numeric, True)
     more = len(groups) - RANKED_ROWS
     if more > 0:
         rows.append(("", f"... {more} more kernels", *([""] * (len(header) - 2))))
-    return Block("table", header=header, rows=tuple(rows),
-                 numeric=(True, False, True, True, True, False, False, True, False, True, True, True))
+    return Block("table", header=header, rows=tuple(rows), numeric=numeric)
 
 
 def _gain_text(advised: AdvisedKernel) -> str:

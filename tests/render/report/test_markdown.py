@@ -224,7 +224,7 @@ def test_a_small_grid_kernel_leads_the_table_and_its_section_says_its_time_to_ga
     gain = duration * (1 - 110 / 132)
     text = markdown.render(views([analysis]))
     table_row = next(line for line in text.splitlines() if line.startswith("| 1 |"))
-    assert "dgrad" in table_row and table_row.rstrip(" |").endswith(seconds(gain))
+    assert "dgrad" in table_row and table_row.rstrip(" |").endswith(f"| {seconds(gain)} | #1")  # #1 on the plot too
     section = text[text.index("### 1. "):]
     assert "dgrad" in section.splitlines()[0]
     assert f"recoverable 0 ns, time to gain {seconds(gain)}." in section
@@ -243,3 +243,15 @@ def test_the_memory_table_has_a_percent_of_peak_column_and_the_l2_rates_of_loads
     rows = {(r[0], r[1]): r for r in table.rows}
     assert rows[("kernel", "L1")][3] == "n/a" and rows[("DRAM", "L2")][2:4] == ("321 kB", "1.6%")
     assert any("L2 84.2% (loads 74.4%, stores 100.1%)" in b.text for b in blocks)
+
+
+def test_the_ranking_names_each_kernels_number_on_the_plot_where_kernels_go_by_time(shared_report) -> None:
+    """rtx3060-laptop_reductions_full: ranked by time to gain, reduceUnrolled is 2nd, but 5th by time, its number
+    on the plot; the table says so, so a reader finds it there."""
+    pytest.importorskip("ncu_report", reason="reading an .ncu-rep needs NVIDIA's ncu_report module")
+    (analysis,) = analyze_files([shared_report("rtx3060-laptop_reductions_full")])
+    text = markdown.render(views([analysis]))
+    by_time = [g.name for g in analysis.groups]
+    rows = [line for line in text.splitlines() if re.match(r"^\| \d+ \| `", line)]
+    shown = {re.search(r"`([^`]+)`", r).group(1): int(r.rstrip(" |").rsplit("#", 1)[1]) for r in rows}
+    assert shown == {name: by_time.index(name) + 1 for name in shown} and shown["reduceUnrolled"] == 5
