@@ -56,6 +56,17 @@ class WorkDoc(Struct, frozen=True):
     written_ratio: Number
     precision: str | None
     baseline_precision: str | None
+    differs_on: list[DiffersOnDoc] = []  # the deciding measures beyond the tolerance: what makes the work differ
+
+
+class DiffersOnDoc(Struct, frozen=True):
+    """One measure of work that decides and differs beyond the tolerance: this kernel's and the baseline's values
+    per launch and their ratio (null where either is not measured or they are defined apart)."""
+
+    measure: str
+    value: Number
+    baseline: Number
+    ratio: Number
 
 
 class LaunchGradeDoc(Struct, frozen=True):
@@ -127,8 +138,10 @@ def condition_doc(c: Condition) -> ConditionDoc:
 
 
 def work_doc(w: WorkFinding) -> WorkDoc:
+    differs = [DiffersOnDoc(m.key, number(m.other), number(m.base), number(m.ratio)) for m in w.check.measures
+               if m.decides and m.differs]
     return WorkDoc(w.baseline_kernel, w.check.different, w.check.basis, number(w.flops_ratio),
-                   number(w.written_ratio), w.precision, w.baseline_precision)
+                   number(w.written_ratio), w.precision, w.baseline_precision, differs)
 
 
 def launch_doc(g: LaunchGrade) -> LaunchGradeDoc:

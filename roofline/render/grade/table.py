@@ -4,7 +4,7 @@ time, floor and the most a what-if saves, the confidence), then its conditions a
 from __future__ import annotations
 
 from roofline.analysis.grade import ReportGrade
-from roofline.core.units import counted, middle_cut, seconds, share_pct
+from roofline.core.units import counted, middle_cut, seconds, share_pct, si
 from roofline.documents.grade import GradeJson, KernelGradeDoc, grade_json
 from roofline.render.grade import prose
 
@@ -39,9 +39,10 @@ def kernel_lines(k: KernelGradeDoc, width: int = 80) -> list[str]:
     lines.append(f"  time: {seconds(k.measured_s)} over {counted(k.launches, 'launch')}; floor {seconds(k.floor_s)}; "
                  f"most saved keeping the work: {seconds(k.max_saving_s)}")
     if k.work is not None:
+        on = "; ".join(f"{d.measure} {si(d.value)} (baseline {si(d.baseline)})" for d in k.work.differs_on)
         lines.append(f"  work vs baseline {middle_cut(k.work.baseline_kernel, max(20, width - 40))}: "
-                     f"{'differs' if k.work.different else 'same'}; precision {k.work.precision or 'n/a'} "
-                     f"(baseline {k.work.baseline_precision or 'n/a'})")
+                     f"{'differs' if k.work.different else 'same'}{f' on {on}' if k.work.different and on else ''}; "
+                     f"precision {k.work.precision or 'n/a'} (baseline {k.work.baseline_precision or 'n/a'})")
     lines.append(f"  confidence: {k.confidence.value}")
     lines += [f"    - {prose.condition(c)}" for c in k.conditions]
     return lines

@@ -105,3 +105,16 @@ def test_a_shared_report_of_several_launches_has_an_interval() -> None:
 def test_bad_input_is_one_line_and_exit_2(args: list[str], fragment: str) -> None:
     result = runner.invoke(app, ["grade", *args])
     assert result.exit_code == 2 and fragment in result.output and result.output.count("\n") == 1
+
+
+def test_work_that_differs_names_the_measures_that_decide_it() -> None:
+    """PyTorch's triad against CuPy's: the same FP32 FLOPs, but the CuPy full-set report counts 268 M FP16 FLOPs
+    (its HFMA2.MMA register moves, docs/accuracy.md) and PyTorch's none: "differs" says on what."""
+    torch = REPO / "examples" / "h100" / "triad-torch.full.json"
+    (k,) = grade_json(str(torch), "--baseline", str(TRIAD))["kernels"]
+    assert k["work"]["different"] is True
+    (on,) = k["work"]["differs_on"]
+    assert on["measure"] == "flops.fp16" and on["value"] == 0 and on["baseline"] == pytest.approx(268435456.0)
+    assert on["ratio"] == 0
+    table = runner.invoke(app, ["grade", str(torch), "--baseline", str(TRIAD)], env={"COLUMNS": "120"})
+    assert "work vs baseline triad: differs on flops.fp16 0 (baseline 268 M)" in " ".join(table.stdout.split())
