@@ -232,9 +232,9 @@ def ranking_table(groups: Sequence[KernelGroup], gains: Sequence[float | None],
     header: tuple[str, ...] = ("#", "kernel", "launches", "time", "share", "bound", "busiest unit", "median % of roof",
                                "closest roof", "recoverable", "small grids", "time to gain")
     numeric: tuple[bool, ...] = (True, False, True, True, True, False, False, True, False, True, True, True)
-    if plot_numbers:
-        rows = [(*r, f"#{n}") for r, n in zip(rows, plot_numbers, strict=False)]
-        header, numeric = (*header, "on the plot"), (*numeric, True)
+    if plot_numbers:  # beside the rank: the kernel's number on the plot
+        rows = [(r[0], f"#{n}", *r[1:]) for r, n in zip(rows, plot_numbers, strict=False)]
+        header, numeric = (header[0], "plot", *header[1:]), (numeric[0], True, *numeric[1:])
     more = len(groups) - RANKED_ROWS
     if more > 0:
         rows.append(("", f"... {more} more kernels", *([""] * (len(header) - 2))))
