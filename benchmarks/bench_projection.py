@@ -171,7 +171,7 @@ def dev_rows(data: dict, specs: dict, gpus: tuple[str, ...] = tuple(DEV_GPUS)) -
             if gpu not in t:
                 continue
             w = project_workload(a.valid_launches, a.device, source, specs[gpu])
-            if not w.measured_s:
+            if not w.measured_s or w.projected_s is None or w.low_s is None or w.high_s is None:
                 continue
             top = max(w.launches, key=lambda p: p.count * p.projected_s)
             rows.append(DevRow(name, gpu, kind(name), w.projected_s / w.measured_s, t[gpu] / t["H100"],
