@@ -33,14 +33,25 @@ if TYPE_CHECKING:  # pragma: no cover
 
 REPORTS_DIR = Path("reports")
 _REPORT_SUFFIXES = (".ncu-rep", ".roofline.json", ".json")
+DEFAULT_NAME_CHARS = 120  # the longest joined report names of a default output file before "+N" stands for them
 
 
 def default_output(paths: Sequence[str | os.PathLike[str]], suffix: str) -> Path:
-    """``reports/<first report's name><suffix>``, with ``+N`` when N more reports go into the same file."""
-    name = Path(paths[0]).name if paths else "roofline"
-    stem = next((name[: -len(s)] for s in _REPORT_SUFFIXES if name.endswith(s)), Path(name).stem)
-    more = f"+{len(paths) - 1}" if len(paths) > 1 else ""
-    return REPORTS_DIR / f"{stem}{more}{suffix}"
+    """``reports/<report's name><suffix>``; for several reports their names joined by ``+`` (each after its folder's
+    name where two share a name: ``h100.triad+h200.triad``), so that other sets of reports go to other files; past
+    DEFAULT_NAME_CHARS, the first name and ``+N`` for the N others."""
+    stems = [_report_stem(Path(p).name) for p in paths] or ["roofline"]
+    if len(set(stems)) < len(stems):
+        stems = [f"{Path(p).resolve().parent.name}.{s}" for p, s in zip(paths, stems, strict=True)]
+    joined = "+".join(stems)
+    if len(joined) > DEFAULT_NAME_CHARS:
+        joined = f"{stems[0]}+{len(stems) - 1}"
+    return REPORTS_DIR / f"{joined}{suffix}"
+
+
+def _report_stem(name: str) -> str:
+    """A report's file name without its report suffix (``.ncu-rep``, ``.roofline.json``, ``.json``)."""
+    return next((name[: -len(s)] for s in _REPORT_SUFFIXES if name.endswith(s)), Path(name).stem)
 
 
 def write_document(kind: Kind, name: str, document: Document, output: Path | None,

@@ -247,3 +247,18 @@ def test_a_foreign_output_is_refused_before_the_reports_are_read(tmp_path, monke
     assert result.exit_code == 2 and result.stderr == (
         f"roofline: error: {foreign}: exists and was not written by roofline; not replacing it: remove it, or choose "
         "another file name (the option that named it, or -o for the files beside a report)\n")
+
+
+def test_the_default_file_of_several_reports_names_them_all_so_other_sets_go_elsewhere(tmp_path):
+    """Comparing the H100 triad with the H200's, then with the H100's full-set report, wrote both to
+    reports/triad-torch+1-compare.md: the second replaced the first."""
+    from roofline.cli.writing import DEFAULT_NAME_CHARS, REPORTS_DIR, default_output
+
+    h100, h200 = tmp_path / "h100" / "triad-torch.roofline.json", tmp_path / "h200" / "triad-torch.roofline.json"
+    full = tmp_path / "h100" / "triad-torch.full.json"
+    assert default_output([h100, h200], "-compare.md") == REPORTS_DIR / "h100.triad-torch+h200.triad-torch-compare.md"
+    assert default_output([h100, full], "-compare.md") == REPORTS_DIR / "triad-torch+triad-torch.full-compare.md"
+    assert default_output([h100], ".md") == REPORTS_DIR / "triad-torch.md"
+    many = [tmp_path / f"{'x' * 30}{i}.ncu-rep" for i in range(5)]
+    assert len("+".join(p.stem for p in many)) > DEFAULT_NAME_CHARS
+    assert default_output(many, ".md") == REPORTS_DIR / f"{'x' * 30}0+4.md"
