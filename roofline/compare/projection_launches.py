@@ -46,6 +46,7 @@ For each launch (identical launches, the same kernel, grid, block and work, grou
 
 from __future__ import annotations
 
+import enum
 import functools
 import re
 from collections import Counter
@@ -162,6 +163,21 @@ class KernelTotal(Struct, frozen=True):
     other_kernel: tuple[str, ...] = ()  # keys of OTHER_KERNEL any of its groups carries
 
 
+class LeftOutCause(str, enum.Enum):
+    """Why a launch is left out of a projection's totals."""
+
+    NO_TIME = "no_time"  # ncu stored no duration for it
+    NO_TIME_MODEL = "no_time_model"  # neither a unit's throughput nor a FLOP or byte roof was measured
+
+
+class LeftOutKernel(Struct, frozen=True):
+    """The launches of one kernel left out of a projection for one cause."""
+
+    name: str
+    launches: int
+    cause: LeftOutCause
+
+
 class WorkloadProjection(Struct, frozen=True):
     """Every launch of a report projected onto ``target``: the total there (``projected_s`` = the sum of count x
     projected over ``launches``) in ``[low_s, high_s]``, against the measured total; the clock and the DRAM
@@ -189,7 +205,7 @@ class WorkloadProjection(Struct, frozen=True):
     governing: str | None = None  # the unit governing most of the projected total (count x projected by unit)
     source_dram_bytes_per_s: float | None = None  # the source GPU's achievable DRAM bandwidth: a DRAM term goes
     source_dram_source: str = ""  # as source over target (``dram_bytes_per_s``); its source
-    left_out_why: str = ""  # the ``left_out`` launches by kernel name and why each is left out
+    left_out_kernels: tuple[LeftOutKernel, ...] = ()  # the ``left_out`` launches by kernel name and cause
 
 
 class _Gpu(Struct, frozen=True):
@@ -245,18 +261,13 @@ def project_workload(launches: Launches | Iterable[LaunchAnalysis], source: Devi
         kernel_totals(out), sum(p.count for p in out), measured / projected if measured and projected else None,
         _governing(out), source_dram.value if source_dram else None,
         source_dram.source if source_dram else _no_dram(source_spec),
-        left_out_why=_left_out_words(untimed, unmodelled))
+        left_out_kernels=(*_left_out(untimed, LeftOutCause.NO_TIME),
+                          *_left_out(unmodelled, LeftOutCause.NO_TIME_MODEL)))
 
 
-def _left_out_words(untimed: Sequence[str], unmodelled: Sequence[str]) -> str:
-    """The launches left out of a projection, by kernel name and cause ("" where none is)."""
-    def named(names: Sequence[str]) -> str:
-        counts = Counter(names)
-        return ", ".join(f"{name} ({n} launch{'es' if n > 1 else ''})" for name, n in counts.items())
-    parts = ([f"no measured time (ncu stored none): {named(untimed)}"] if untimed else []) + \
-        ([f"no time model (no unit's throughput nor FLOP or byte roof measured): {named(unmodelled)}"]
-         if unmodelled else [])
-    return "; ".join(parts)
+def _left_out(names: Sequence[str], cause: LeftOutCause) -> tuple[LeftOutKernel, ...]:
+    """Launches left out for ``cause`` (one name per launch), per kernel name in order of first launch."""
+    return tuple(LeftOutKernel(name, n, cause) for name, n in Counter(names).items())
 
 
 def project_everywhere(launches: Launches | Iterable[LaunchAnalysis], source: Device, source_spec: DeviceSpec,

@@ -753,10 +753,9 @@ def tensor_flops(launch: KernelLaunch, device: Device) -> tuple[Measured, dict[s
         return Measured(0.0, via=f"no matrix instruction in the SASS ({PER_OPCODE_WARP_INST})"), {}
     inst = counter(launch, TENSOR_INST, _SM_UNITS)
     if inst.value is None:
-        nan = sorted(n for n in launch.nan_metrics if "pipe_tensor" in n or n.startswith(TENSOR_OPS_PREFIX))
+        nan = [n for n in launch.nan_metrics if "pipe_tensor" in n or n.startswith(TENSOR_OPS_PREFIX)]
         if nan:  # ncu could not measure the launch: no --set helps
-            return Measured(None, via=f"ncu stored NaN for {nan[0]}: it could not measure this launch",
-                            hint=HINT_NAN), {}
+            return _nan_absent(launch, nan, (), HINT_TENSOR_SASS), {}
         return _with_hint(Measured(None, via=inst.via, missing=(f"{TENSOR_OPS_PREFIX}src_*.sum", *inst.missing),
                                    hint=inst.hint), HINT_TENSOR_SASS), {}
     if shared(inst.value == 0):

@@ -50,19 +50,19 @@ def project(
     unit's work at the target's rate of that unit, waves and tail, a launch floor; and the workload's total."""
     roofline = facade(analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False))
     targets = roofline.targets(to, clock)  # an unknown target is refused before the report is read
-    output = output or default_project_output(file, fmt, to, clock)
+    output = output or default_project_output(file, fmt, "all" if to.strip() == "all" else
+                                              "+".join(t.id for t in targets), clock)
     refuse_unwritable_outputs("project", fmt, output, None, [file])
     document = roofline.project(file, targets, clock, terminal_width(wide))
     write_document("project", fmt, document, output, [file])
 
 
-def default_project_output(file: Path, fmt: str, to: str, clock: str) -> Path | None:
+def default_project_output(file: Path, fmt: str, targets: str, clock: str) -> Path | None:
     """The file a Markdown or HTML projection goes to by default: reports/<report>-project-<targets>[-<clock>].md,
     so that projections onto other GPUs or at another clock do not overwrite each other; None for the formats
     printed on standard output."""
     found = find_format("project", fmt)
     if not found.to_file:
         return None
-    ids = "all" if to.strip() == "all" else "+".join(dict.fromkeys(t.strip() for t in to.split(",")))
-    tag = ids + ("" if clock == "sustained" else f"-{clock}")
+    tag = targets + ("" if clock == "sustained" else f"-{clock}")
     return default_output([file], found.suffix.replace("-project", f"-project-{tag}", 1))

@@ -77,7 +77,7 @@ def _workload_blocks(c: Comparison, w: WorkloadProjection) -> list[Block]:
             *grid_blocks(launch_grid(w, "Per launch group")),
             *([Block("h3", "Another kernel likely"),
                Block("ul", items=tuple(f"`{cell(name)}`: {cell(why)}" for name, why in others))] if others else []),
-            *([Block("p", cell(left_out_words(w)))] if w.left_out_why else [])]
+            *([Block("p", cell(left_out_words(w)))] if w.left_out_kernels else [])]
 
 
 def projection_csv(c: Comparison) -> str:

@@ -16,7 +16,7 @@ from roofline.analysis.work import Measure, WorkCheck
 from roofline.compare.noise import Change
 from roofline.compare.pairing import Comparison, KernelPair, OwnGpu, ReportRef
 from roofline.compare.projection import Projection, SharedMemoryFit
-from roofline.compare.projection_launches import OTHER_KERNEL, WorkloadProjection
+from roofline.compare.projection_launches import OTHER_KERNEL, LeftOutCause, WorkloadProjection
 from roofline.compare.ranking import RECOVERABLE_COUNTS, TIME_TO_GAIN_COUNTS, AppSummary
 from roofline.compare.regression import DiffResult, Verdict
 from roofline.core.kernel_names import KernelName
@@ -460,9 +460,17 @@ def projection_words(c: Comparison) -> str:
     return f"each kernel's launches at its {clock_words(c)} (a model, not a measurement)"
 
 
+LEFT_OUT_WORDS = {LeftOutCause.NO_TIME: "no measured time (ncu stored none)",
+                  LeftOutCause.NO_TIME_MODEL: "no time model (no unit's throughput nor FLOP or byte roof measured)"}
+
+
 def left_out_words(w: WorkloadProjection) -> str:
     """The launches a projection leaves out and why, in one line."""
-    return f"left out of the totals, {w.left_out} launch{'es' if w.left_out != 1 else ''}: {w.left_out_why}"
+    parts = []
+    for cause, words in LEFT_OUT_WORDS.items():
+        kernels = [f"{k.name} ({counted(k.launches, 'launch')})" for k in w.left_out_kernels if k.cause is cause]
+        parts += [f"{words}: {', '.join(kernels)}"] if kernels else []
+    return f"left out of the totals, {counted(w.left_out, 'launch')}: {'; '.join(parts)}"
 
 
 def workload_words(w: WorkloadProjection) -> str:
@@ -505,7 +513,7 @@ def _print_projection(console: Console, c: Comparison) -> None:
             console.print(escape(f"{name}: {why}"), highlight=False)
     elif c.workload is not None:
         console.print(escape(no_projection_words(c.workload)), highlight=False)
-    if c.workload is not None and c.workload.left_out_why:
+    if c.workload is not None and c.workload.left_out_kernels:
         console.print(escape(left_out_words(c.workload)), highlight=False)
     unfit = dict.fromkeys(f"{p.label}: {unfit_text(pr.shared_memory)}" for p in c.pairs for pr in p.projections
                           if pr and isinstance(pr.shared_memory, SharedMemoryFit) and not pr.shared_memory.fits)

@@ -205,8 +205,13 @@ def test_nothing_projected_is_null_with_the_left_out_launches_named(shared_repor
     w = project_json(str(shared_report("gh200_silu_metrics")), "--to", "h200")["workload"]
     assert [w[k] for k in ("measured_s", "projected_s", "low_s", "high_s", "speedup")] == [None] * 5
     assert w["reason"] == "no launch with a time and a time model" and w["left_out"] == 3
-    assert w["left_out_why"] == ("no measured time (ncu stored none): distribution_elementwise_grid_stride_kernel "
-                                 "(1 launch), silu_kernel_non_strided (2 launches)")
+    assert w["left_out_kernels"] == [
+        {"name": "distribution_elementwise_grid_stride_kernel", "launches": 1, "cause": "no_time"},
+        {"name": "silu_kernel_non_strided", "launches": 2, "cause": "no_time"}]
+    table = runner.invoke(app, ["project", str(shared_report("gh200_silu_metrics")), "--to", "h200"],
+                          env={"COLUMNS": "200"})
+    assert ("left out of the totals, 3 launches: no measured time (ncu stored none): distribution_elementwise_grid_"
+            "stride_kernel (1 launch), silu_kernel_non_strided (2 launches)") in table.stdout
 
 
 def test_to_all_at_the_base_clock_gives_gpus_without_one_a_row_and_an_id_counts_once():
