@@ -156,6 +156,13 @@ REPORT_FORMAT_HELP = ("Output format: table, json, csv (one row per launch and q
                       "report), markdown (with the plot as a PNG beside it) or html (interactive plot).")
 
 
+def given_on_command_line(ctx: typer.Context, name: str) -> bool:
+    """Whether the option whose parameter is ``name`` was given on the command line of ``ctx`` (its default is
+    not)."""
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name != "DEFAULT"
+
+
 def analysis_options(kernel: Sequence[str] | None, kernel_name_base: NameBase, ceilings: CeilingSet,
                      specs: Sequence[Path] | None, timeout: float | None = None,
                      diagnostics: bool = True, group_by: GroupBy = "kernel", sass: bool = True) -> AnalysisOptions:

@@ -17,7 +17,7 @@ from roofline.analysis.grade import State
 from roofline.analysis.kernels import KernelStats
 from roofline.analysis.results import Bound
 from roofline.analysis.view import LeftOut
-from roofline.analysis.work import WorkCheck, WorkNote
+from roofline.analysis.work import Measure, WorkCheck, WorkNote
 from roofline.compare.noise import Change
 from roofline.compare.pairing import Comparison, KernelPair, OwnGpu, ReportRef
 from roofline.compare.projection import Projection
@@ -41,7 +41,7 @@ from roofline.documents.common import (
     values_or_null,
 )
 from roofline.documents.report import CeilingsText
-from roofline.ncu.metrics import HINT_PC_SAMPLES
+from roofline.ncu.metrics import HINT_INSTRUCTIONS, HINT_PC_SAMPLES
 
 HEADLINE = Literal["speedup", "throughput", "time_ratio"]
 CHANGE_ESTIMATE = "median of the pairwise launch-time ratios (Hodges-Lehmann); interval: Mann-Whitney U inverted"
@@ -180,7 +180,8 @@ class Stats(Struct, frozen=True):
 
 
 class MeasureDoc(Struct, frozen=True):
-    """One quantity of work on both sides, per launch, and whether it differs or decides."""
+    """One quantity of work on both sides, per launch, and whether it differs or decides; ``missing`` holds the
+    reason of each null (keys ``base``, ``other``, ``ratio``)."""
 
     base: Number
     other: Number
@@ -188,6 +189,7 @@ class MeasureDoc(Struct, frozen=True):
     differs: bool
     decides: bool
     apart: str | None
+    missing: dict[str, str]
 
 
 class Governing(Struct, frozen=True):
@@ -499,7 +501,8 @@ def diff_kernel(v: Verdict, reports: Sequence[ReportRef], words: CompareWords) -
     p = v.pair
     return DiffKernel(
         key=p.key, label=p.label, matched_by=p.matched_by, base=stats_doc(p.side(0), reports[0].label),
-        new=stats_doc(p.side(1), reports[1].label), work=work_doc(p.work[1] if p.work else None, words),
+        new=stats_doc(p.side(1), reports[1].label),
+        work=work_doc(p.work[1] if p.work else None, words, (p.side(0), p.side(1))),
         change=change_doc(v.change), speedup=value_or_null(p.speedup[1], "speedup", missing),
         expected_speedup=value_or_null(p.expected_speedup[1], "expected_speedup", missing),
         kept_up=value_or_null(p.kept_up[1], "kept_up", missing),
@@ -540,15 +543,56 @@ def change_doc(change: Change | None) -> ChangeDoc | None:
                      change.untested or None, CHANGE_ESTIMATE)
 
 
-def work_doc(check: WorkCheck | None, words: CompareWords) -> WorkDoc | None:
-    """The work of a pair's other side against the base, per launch, or null for the base."""
+def work_doc(check: WorkCheck | None, words: CompareWords,
+             sides: tuple[KernelStats | None, KernelStats | None] = (None, None)) -> WorkDoc | None:
+    """The work of a pair's other side against the base, per launch, or null for the base; ``sides``: the base's
+    and the other's aggregates, whose reasons a null measure takes."""
     if check is None:
         return None
+    reasons = (work_reasons(sides[0]), work_reasons(sides[1]))
     return WorkDoc(check.different, check.basis or None, check.tolerance, words.work_summary(check), check.unit or None,
                    number(check.work_ratio), Governing(check.governing[0], check.governing[1]),
                    [words.work_note(note) for note in check.notes],
                    {m.key: MeasureDoc(number(m.base), number(m.other), number(m.ratio), m.differs, m.decides,
-                                      words.apart(m.apart) if m.apart else None) for m in check.measures})
+                                      words.apart(m.apart) if m.apart else None, measure_missing(m, reasons, words))
+                    for m in check.measures})
+
+
+def measure_missing(m: Measure, reasons: tuple[dict[str, str], dict[str, str]],
+                    words: CompareWords) -> dict[str, str]:
+    """The reason of each null of a measure: a side not measured (its report's reason), or no ratio (a side
+    missing, a base of 0 against other work, the sides' definitions apart)."""
+    missing = {side: reasons[i].get(m.key, NOT_MEASURED) for i, (side, value) in
+               enumerate((("base", m.base), ("other", m.other))) if number(value) is None}
+    if number(m.ratio) is None:
+        if missing:
+            missing["ratio"] = f"no ratio: {' and '.join(missing)} not measured"
+        elif m.apart:
+            missing["ratio"] = f"not compared, the sides count it differently: {words.apart(m.apart)}"
+        else:
+            missing["ratio"] = "no ratio: the base's is 0 and the other's is not"
+    return missing
+
+
+NOT_MEASURED = "not measured"
+
+
+def work_reasons(s: KernelStats | None) -> dict[str, str]:
+    """Why each measure of a kernel's work per launch is null, keyed as the work comparison's measures
+    ("flops.fp32", "bytes.dram", "threads", "instructions"): the report's reason of the FLOPs and bytes."""
+    if s is None or s.work is None:
+        return {}
+    w, out = s.work, {}
+    for kind, values, reasons in (("flops", w.flops, s.flops), ("bytes", w.bytes, s.bytes)):
+        for key, value in values.items():
+            if number(value) is None:
+                why = reasons[key].reason if key in reasons else None
+                out[f"{kind}.{key}"] = why or NOT_MEASURED
+    if number(w.instructions) is None:
+        out["instructions"] = f"not measured: {HINT_INSTRUCTIONS}"
+    if number(w.threads) is None:
+        out["threads"] = "no launch configuration in the report"
+    return out
 
 
 def summary_json(summaries: Sequence[AppSummary], top: int, left_out: Sequence[LeftOut] = ()) -> SummaryJson:
@@ -573,7 +617,7 @@ def pair_doc(p: KernelPair, reports: Sequence[ReportRef], words: CompareWords) -
         p.key, p.label, p.matched_by,
         [stats_doc(s, r.label, proj) if s else None for s, r, proj in
          zip(p.sides, reports, p.projections or [None] * len(p.sides), strict=True)],
-        [work_doc(p.work[i], words) if p.work else None for i in indices],
+        [work_doc(p.work[i], words, (p.sides[0], p.sides[i])) if p.work else None for i in indices],
         [change_doc(p.change[i]) if p.change else None for i in indices],
         [headline(p, i) for i in indices],
         [value_or_null(v, f"launch_overhead.{r.label}", missing)
@@ -613,6 +657,7 @@ def stats_doc(s: KernelStats, report: str, projection: Projection | None = None)
         value_or_null(s.roof_time_s, "roof_time_s", missing),
         value_or_null(s.attainable_flop_per_s, "attainable_flop_per_s", missing),
         projection_doc(projection, missing) if projection else None, missing)
+    missing.update({f"work_per_launch.{key}": why for key, why in work_reasons(s).items()})
     if s.roof.reason:
         missing["pct_of_roof"] = s.roof.reason
     if s.verdict.bound is None:

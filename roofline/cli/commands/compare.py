@@ -29,6 +29,7 @@ from roofline.cli.options import (
     WideOpt,
     WorkToleranceOpt,
     analysis_options,
+    given_on_command_line,
 )
 from roofline.cli.plots import image
 from roofline.cli.terminal import terminal_width
@@ -42,6 +43,7 @@ FACTS = Facts(output=Output("compare"), reads=Reads(sass=False))
 
 @handles_errors
 def compare(
+    ctx: typer.Context,
     files: Annotated[list[Path], typer.Argument(help="Two or more reports (.ncu-rep or .json models), base first; "
                                                 "with --store, reports of the store.")],
     kernel: KernelOpt = None,
@@ -77,7 +79,7 @@ def compare(
 
     if len(files) < 2 and not project_to:
         raise RooflineError("compare needs two or more reports", "pass A B [...], or one report with --project-to ID")
-    _refuse_unread(project_to, clock, normalize, plot, fmt)
+    _refuse_unread(project_to, clock, given_on_command_line(ctx, "clock"), normalize, plot, fmt)
     if store is not None:
         from roofline.store.select import store_reports
 
@@ -106,13 +108,14 @@ def compare(
     fail_for(failed)
 
 
-def _refuse_unread(project_to: str | None, clock: str, normalize: bool, plot: Path | None, fmt: str) -> None:
+def _refuse_unread(project_to: str | None, clock: str, clock_given: bool, normalize: bool, plot: Path | None,
+                   fmt: str) -> None:
     """Refuse an option this run would not read, as ``analyze`` does: --clock without --project-to, --normalize
     where nothing is drawn (no --plot, a format without the plot)."""
     from roofline.errors import UsageError
     from roofline.render.base import find_format
 
-    if clock != "sustained" and project_to is None:
+    if project_to is None and (clock != "sustained" or clock_given):
         raise UsageError("--clock: it sets the target GPU's clock of a projection, and there is none",
                          "add --project-to ID, or leave out --clock")
     if normalize and plot is None and not find_format("compare", fmt).draws:

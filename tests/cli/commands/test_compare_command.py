@@ -237,6 +237,7 @@ def test_a_report_of_one_launch_says_1_launch(tmp_path):
 @pytest.mark.parametrize("args, error", [
     (["--clock", "base"], "--clock: it sets the target GPU's clock of a projection, and there is none: add "
                           "--project-to ID, or leave out --clock"),
+    (["--clock", "sustained"], "--clock: it sets the target GPU's clock of a projection, and there is none"),
     (["--normalize"], "--normalize: it scales the plot, and --format table draws none: add --plot FILE, use --format "
                       "markdown or html, or leave out --normalize"),
     (["--normalize", "-f", "json"], "--normalize: it scales the plot, and --format json draws none"),
@@ -307,3 +308,22 @@ def test_compare_from_a_store_refuses_a_name_of_several_reports_in_one_line(tmp_
                                  "h200/torch-fp64.roofline.json"])
     assert result.exit_code == 2 and "names 2 reports of the store" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_every_null_work_measure_has_its_reason(shared_report):
+    """Basic sets hold no FLOP, byte or instruction counters: each null measure of the work comparison, and each
+    null of a side's work per launch, says why (the report's reason, or the section that collects it)."""
+    doc = json.loads(invoke(shared_report(A10G_BASIC), shared_report(A100_BASIC), "-f", "json").stdout)
+    kernel = next(k for k in doc["kernels"] if k["key"] == "ampere_sgemm_128x64_nn")
+    measures = kernel["work"][1]["measures"]
+    assert measures["instructions"]["base"] is None
+    assert "InstructionStats" in measures["instructions"]["missing"]["base"]
+    assert measures["flops.fp32"]["missing"]["ratio"] == "no ratio: base and other not measured"
+    for key, m in measures.items():
+        for field in ("base", "other", "ratio"):
+            assert (m[field] is None) == (field in m["missing"]), f"{key}.{field}"
+    for side in kernel["sides"]:
+        nulls = [f"work_per_launch.{kind}.{k}" for kind in ("flops", "bytes")
+                 for k, v in side["work_per_launch"][kind].items() if v is None]
+        assert nulls and all(side["missing"][path] for path in nulls)
+        assert "InstructionStats" in side["missing"]["work_per_launch.instructions"]
