@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from roofline.cli.facts import Facts, Output
-from roofline.cli.failures import handles_errors
+from roofline.cli.failures import fail_for, handles_errors
 from roofline.cli.options import SpecsOpt, TimelineFormat, TimelineOutputOpt, TimelinePlotOpt, WideOpt, work_options
 from roofline.cli.plots import image
 from roofline.cli.terminal import terminal_width
@@ -71,4 +71,12 @@ def timeline(
     if plot is not None and plot_fmt is not None:
         also.append((plot, image(render_image("timeline", document, plot_fmt))))
     write_document("timeline", fmt, document, output, files, also)
+    borrowed = document.timelines.work
+    if work and borrowed is not None and not borrowed.kernels:  # the timeline is written, then the line, exit 2
+        from roofline.errors import RooflineError
+
+        fail_for([RooflineError(
+            f"--work {', '.join(map(str, work))}: no kernel of the reports launched as in {files[0]} (instance, grid "
+            "and block)", "profile with ncu the same build and problem size as the nsys run, or compare the "
+            "reports' kernels by name with roofline compare")])
 

@@ -20,10 +20,10 @@ _PAGE = """<!DOCTYPE html>
 <title>GPU timeline</title>
 <style>
 body {{ font: 14px/1.5 system-ui, sans-serif; max-width: 1200px; margin: 0 auto; padding: 16px 32px; }}
-table {{ border-collapse: collapse; font-variant-numeric: tabular-nums; }}
+table {{ border-collapse: collapse; font-variant-numeric: tabular-nums; margin: 0.8em 0; }}
 th, td {{ padding: 2px 10px; border-bottom: 1px solid #e3e6eb; text-align: right; white-space: nowrap; }}
-th:nth-child(2), td:nth-child(2) {{ text-align: left; word-break: break-all; white-space: normal; }}
 th:first-child, td:first-child {{ text-align: left; }}
+th.name, td.name {{ text-align: left; overflow-wrap: anywhere; white-space: normal; }}
 </style>
 </head>
 <body>
@@ -44,8 +44,11 @@ def _html(part: Part) -> list[str]:
     """A part as HTML lines: a table (its first row of header cells), a heading, an item or a note as a paragraph;
     nothing for a blank line."""
     if part.kind == "table":
-        head = "<tr>" + "".join(f"<th>{html.escape(c.strip())}</th>" for c in part.columns) + "</tr>"
-        rows = ("<tr>" + "".join(f"<td>{html.escape(visible(c).strip())}</td>" for c in row) + "</tr>"
+        cls = [' class="name"' if i in part.names else "" for i in range(len(part.columns))]
+        head = "<tr>" + "".join(f"<th{k}>{html.escape(c.strip())}</th>" for k, c in zip(cls, part.columns,
+                                                                                    strict=True)) + "</tr>"
+        rows = ("<tr>" + "".join(f"<td{k}>{html.escape(visible(c).strip())}</td>" for k, c in zip(cls, row,
+                                                                                              strict=True)) + "</tr>"
                 for row in part.rows)
         return ["<table>", head, *rows, "</table>"]
     if part.kind in ("h1", "h2"):

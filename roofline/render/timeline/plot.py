@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from roofline.analysis.timeline import TimelineSet
 from roofline.core.units import seconds, share_pct
-from roofline.render.mpl import PlotFormat, figure, middle, to_bytes
+from roofline.render.mpl import PlotFormat, figure, freeze_layout, middle, to_bytes
 from roofline.render.timeline import streams, work
 from roofline.render.timeline.text import shown_names
 
@@ -37,7 +37,7 @@ def build(doc: TimelineSet, top: int = 0) -> Figure:
     bars = top or BARS
     heights = [1.0 + BAR_HEIGHT_IN * len(doc.ranks)] if doc.ranks else []
     if doc.streams is not None:
-        heights.append(streams.height_in(doc.streams))
+        heights.append(streams.height_in(doc.streams, len(doc.timelines) > 1))
     heights += [1.0 + BAR_HEIGHT_IN * min(len(t.kernels), bars) for t in doc.timelines]
     roofline = doc.work is not None and work.has_points(doc.work)
     if roofline:
@@ -48,8 +48,9 @@ def build(doc: TimelineSet, top: int = 0) -> Figure:
         _ranks(axes.pop(0), doc)
     if doc.streams is not None:
         streams.draw(axes.pop(0), doc.streams, [t.path for t in doc.timelines])
-    if roofline and doc.work is not None:
-        work.draw_roofline(axes.pop(), doc.work)
+    roofline_ax = axes.pop() if roofline else None
+    if roofline_ax is not None and doc.work is not None:
+        work.draw_roofline(roofline_ax, doc.work)
     longest = max((k.total_s for t in doc.timelines for k in t.kernels[:bars]), default=0.0) * 1e3
     for ax, t in zip(axes, doc.timelines, strict=True):
         kernels = t.kernels[:bars]
@@ -64,6 +65,9 @@ def build(doc: TimelineSet, top: int = 0) -> Figure:
         ax.set_xlim(0, longest * ROOM_FOR_LABELS or 1.0)
         more = f"  (the {bars} longest of {len(t.kernels)} kernels)" if len(t.kernels) > bars else ""
         ax.set_title(middle(t.path, 90 - len(more)) + more, fontsize=9, loc="left")
+    if roofline_ax is not None and doc.work is not None:
+        freeze_layout(fig)
+        work.label_points(fig, roofline_ax, doc.work)
     return fig
 
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from roofline.analysis.streams import OTHERS, CopyOverlap, IdleGap, Neighbour, StreamsView
 from roofline.core.units import pct, seconds
+from roofline.render.mpl import wrap
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -22,15 +23,29 @@ PANEL_ROOM_IN = 1.3
 GAPS_DRAWN = 3  # per GPU, the longest
 LABEL_CHARS = 28
 ROW = "{who}GPU {device} stream {stream}"
+AXIS_TEXT_IN = 7.0  # the width the axis label wraps to: the panel less its stream names
+AXIS_LABEL_PT = 8.0
+LABEL_LINE_IN = 0.16  # the height of one more line of the axis label
+TITLE_ABOVE_LEGEND_PT = 16.0  # the title sits above the legend row, which may be as wide as the panel
 
 
-def height_in(view: StreamsView) -> float:
-    """The panel's height: a row per stream and NVTX level, and room for the axis and the legend."""
-    return PANEL_ROOM_IN + ROW_HEIGHT_IN * (len(view.rows) + len(view.nvtx))
+def height_in(view: StreamsView, several: bool) -> float:
+    """The panel's height: a row per stream and NVTX level, and room for the axis, its label's lines and the
+    legend."""
+    extra = len(_overlap_label(view, several)) - 1
+    return PANEL_ROOM_IN + LABEL_LINE_IN * extra + ROW_HEIGHT_IN * (len(view.rows) + len(view.nvtx))
+
+
+def _overlap_label(view: StreamsView, several: bool) -> list[str]:
+    """The axis label's lines of each GPU's copy time under kernels, wrapped to the axis."""
+    return wrap(["copy time under kernels: " + "; ".join(overlap_line(o, several) for o in view.overlaps)],
+                AXIS_TEXT_IN, AXIS_LABEL_PT)
 
 
 def draw(ax: Axes, view: StreamsView, paths: list[str]) -> None:
     """Each file's NVTX levels and streams, top to bottom, on one time axis (seconds)."""
+    from matplotlib.patches import Rectangle
+
     several = len(paths) > 1
     y, ticks, names = 0, [], []
     for rank in range(len(paths)):
@@ -38,9 +53,11 @@ def draw(ax: Axes, view: StreamsView, paths: list[str]) -> None:
         for level in (n for n in view.nvtx if n.rank == rank):
             ax.broken_barh(list(level.bars), (y - BAR_HEIGHT / 2, BAR_HEIGHT), color=COLOURS["nvtx"], lw=0.3,
                            edgecolor=COLOURS["nvtx"])
-            for label in level.labels:
-                ax.text(label.start_s, y, " " + label.name[:LABEL_CHARS], fontsize=6, va="center", clip_on=True,
-                        color="white")
+            for label in level.labels:  # each name inside its own bar: cut where the bar ends
+                text = ax.text(label.start_s, y, " " + label.name[:LABEL_CHARS], fontsize=6, va="center",
+                               color="white", clip_on=True)
+                text.set_clip_path(Rectangle((label.start_s, y - BAR_HEIGHT / 2), label.length_s, BAR_HEIGHT,
+                                             transform=ax.transData))
             ticks.append(y)
             names.append(f"{who}NVTX depth {level.depth}")
             y += 1
@@ -62,12 +79,12 @@ def draw(ax: Axes, view: StreamsView, paths: list[str]) -> None:
     ax.set_xlabel("time (s) from the first GPU activity" + (
         ", one axis for all files (aligned by their session start times)" if view.aligned_by == "session_start"
         and several else ", each file from its own first GPU activity" if several else "") +
-        "\ncopy time under kernels: " + "; ".join(overlap_line(o, several) for o in view.overlaps), fontsize=8)
+        "\n" + "\n".join(_overlap_label(view, several)), fontsize=AXIS_LABEL_PT)
     for kind in ("kernel", "copy", "memset", "nvtx"):
         ax.bar([0], [0], color=COLOURS[kind], label=kind if kind != "nvtx" else "NVTX range")
     ax.bar([0], [0], color=COLOURS["gap"], label="longest idle gaps (numbered)")
     ax.legend(fontsize=7, loc="lower right", bbox_to_anchor=(1.0, 1.0), ncols=5, frameon=False)
-    ax.set_title("streams in time", fontsize=9, loc="left")
+    ax.set_title("streams in time", fontsize=9, loc="left", pad=TITLE_ABOVE_LEGEND_PT)
 
 
 def _gaps(ax: Axes, gaps: list[IdleGap], top: int, bottom: int) -> None:
@@ -114,6 +131,7 @@ def lines(view: StreamsView, several: bool) -> list[str]:
 
 
 GAP_COLUMNS = ("#", "GPU", "idle", "from (axis)", "after (stream)", "before (stream)")
+GAP_NAME_COLUMNS = (4, 5)  # the work before and after a gap: kernel names
 
 
 def gap_cells(view: StreamsView, several: bool) -> list[list[str]]:

@@ -112,7 +112,7 @@ def rank_cells(ranks: Sequence[RankTotal]) -> list[list[str]]:
              f"{r.off_median_pct:+.1f}%", "outlier" if r.outlier else ""] for r in ranks]
 
 
-STREAMS_TITLE = "Streams: copy time under kernels, longest idle gaps per GPU (nothing on any stream)"
+STREAMS_TITLE = "Streams: copy time under kernels; the longest idle gaps per GPU (no stream busy)"
 RANK_COLUMNS = ("rank", "file", "launches", "kernel time", "busy", "vs median", "")
 RANK_NOTE = (f"kernel time: the kernels' times summed (overlapping kernels count twice); busy: the time the GPUs ran "
              f"any kernel; outlier: busy time more than {RANK_OUTLIER_PCT:g}% from the ranks' median")
@@ -167,9 +167,10 @@ def _print_work(console: Console, w: BorrowedWork) -> None:
     """The kernels on this GPU's roofline with the report's work (``render.timeline.work``)."""
     console.print(f"[bold]{escape(work.title(w))}[/bold]", highlight=False)
     console.print(escape(work.headline(w)), highlight=False)
-    table = plain_table("", work.COLUMNS, caption=work.LEGEND, name_column=1)
-    console.print(add_rows(table, [[work.shown_name(k) if j == 1 else c for j, c in enumerate(work.cells(i, k))]
-                                   for i, k in enumerate(w.kernels, 1)], console.width))
+    if w.kernels:
+        table = plain_table("", work.COLUMNS, caption=work.LEGEND, name_column=1)
+        console.print(add_rows(table, [[work.shown_name(k) if j == 1 else c for j, c in enumerate(work.cells(i, k))]
+                                       for i, k in enumerate(w.kernels, 1)], console.width))
     for line in work.unmatched_lines(w):
         console.print(escape(line), highlight=False)
 
@@ -177,13 +178,14 @@ def _print_work(console: Console, w: BorrowedWork) -> None:
 class Part(NamedTuple):
     """One piece of the Markdown and HTML documents: a heading (h1, h2), a list item (li), a paragraph (p), a table
     or a blank line; ``text`` as Markdown writes it, ``plain`` as it reads (HTML escapes it); a table's ``columns``
-    and its rows' cells (plain)."""
+    and its rows' cells (plain), and which of its columns hold names (left-aligned, wrapped where long in HTML)."""
 
     kind: Literal["h1", "h2", "li", "p", "table", "blank"]
     text: str = ""
     plain: str = ""
     columns: Sequence[str] = ()
     rows: Sequence[Sequence[str]] = ()
+    names: tuple[int, ...] = (0,)
 
 
 BLANK = Part("blank")
@@ -224,7 +226,7 @@ def parts(doc: TimelineSet, top: int) -> Iterator[Part]:
         yield BLANK
         yield from (_p(line, kind="li") for line in device_lines(t))
         yield BLANK
-        yield Part("table", columns=KERNEL_COLUMNS, rows=kernel_cells(t, top))
+        yield Part("table", columns=KERNEL_COLUMNS, rows=kernel_cells(t, top), names=(1,))
         yield BLANK
         yield _own(SHARE_NOTE + ".")
         if t.api:
@@ -244,7 +246,7 @@ def parts(doc: TimelineSet, top: int) -> Iterator[Part]:
         yield BLANK
         yield Part("h2", "Ranks", "Ranks")
         yield BLANK
-        yield Part("table", columns=RANK_COLUMNS, rows=rank_cells(doc.ranks))
+        yield Part("table", columns=RANK_COLUMNS, rows=rank_cells(doc.ranks), names=(1,))
         yield BLANK
         yield _own(RANK_NOTE + ".")
     if doc.streams is not None:
@@ -255,16 +257,18 @@ def parts(doc: TimelineSet, top: int) -> Iterator[Part]:
         if doc.streams.gaps:
             yield BLANK
             yield Part("table", columns=streams.GAP_COLUMNS, rows=streams.gap_cells(doc.streams,
-                                                                                   len(doc.timelines) > 1))
+                                                                                   len(doc.timelines) > 1),
+                       names=streams.GAP_NAME_COLUMNS)
     if doc.work is not None:
         yield BLANK
         yield _p(work.title(doc.work), kind="h2")
         yield BLANK
         yield _p(work.headline(doc.work))
-        yield BLANK
-        yield Part("table", columns=work.COLUMNS, rows=work.markdown_rows(doc.work))
-        yield BLANK
-        yield _p(work.LEGEND, ".")
+        if doc.work.kernels:
+            yield BLANK
+            yield Part("table", columns=work.COLUMNS, rows=work.markdown_rows(doc.work), names=(1,))
+            yield BLANK
+            yield _p(work.LEGEND, ".")
         for line in work.unmatched_lines(doc.work):
             yield BLANK
             yield _p(line)

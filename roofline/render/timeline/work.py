@@ -10,15 +10,18 @@ from roofline.analysis.time_gap import TimeGap
 from roofline.core.kernel_names import KernelName, kernel_name
 from roofline.core.model import memory_roof, roof_intensity
 from roofline.core.units import dims, pct, seconds, share_pct, si
-from roofline.render.mpl import log_axes
+from roofline.render.mpl import LabelPlacer, around, log_axes
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
-COLUMNS = ("#", "kernel", "n", "time", "FLOP", "FLOP/s", "FLOP/B", "roof", "% roof", "bound")
+COLUMNS = ("#", "kernel", "n", "time", "FLOP", "FLOP/s", "FLOP/B", "roof", "% roof", "limiter")
 LEGEND = ("n, time: nsys's launches and median launch (this GPU); FLOP, FLOP/B: the report's work per launch and "
-          "its DRAM intensity; roof: the datasheet roof (FLOP/s) at that intensity on this GPU")
+          "its DRAM intensity; roof: the datasheet roof (FLOP/s) at that intensity on this GPU; limiter: that roof's "
+          "slope or ceiling (a memory level or a precision), not a bound verdict, which needs ncu's own time")
 UNMATCHED_SHOWN = 10
+LABEL_DISTANCES_PT = (4.0, 9.0, 16.0)  # how far from its point a label may sit, nearest first
 
 
 def title(w: BorrowedWork) -> str:
@@ -27,8 +30,10 @@ def title(w: BorrowedWork) -> str:
 
 
 def headline(w: BorrowedWork) -> str:
-    return (f"{len(w.kernels)} kernels matched by instance and launch configuration, "
-            f"{share_pct(w.matched_share)} of the profile's kernel time")
+    if not w.kernels:
+        return "no kernel matched by instance and launch configuration: nothing to place on the roofline"
+    return (f"{len(w.kernels)} kernel{'s' if len(w.kernels) > 1 else ''} matched by instance and launch "
+            f"configuration, {share_pct(w.matched_share)} of the profile's kernel time")
 
 
 def shown_name(k: BorrowedKernel) -> KernelName:
@@ -96,8 +101,8 @@ def has_points(w: BorrowedWork) -> bool:
 
 def draw_roofline(ax: Axes, w: BorrowedWork) -> None:
     """The points (FLOP/s against DRAM intensity) under this GPU's roofs: the DRAM and L2 bandwidth slopes and the
-    compute roof of each precision the kernels run, each drawn once (roofs of equal height share one line). Each
-    point is numbered as in the table."""
+    compute roof of each precision the kernels run, each drawn once (roofs of equal height share one line). The
+    points' labels come after the layout (``label_points``)."""
     points = [(i, k, x, y) for i, k in enumerate(w.kernels, 1)
               if (x := k.intensity["dram"]) is not None and (y := k.flop_per_s) is not None]
     xs = [x for *_, x, _ in points] or [1.0]
@@ -122,10 +127,8 @@ def draw_roofline(ax: Axes, w: BorrowedWork) -> None:
         ax.plot([start, hi], [roof, roof], color="#555555", lw=1.0, ls="--")
         ax.annotate(f"{', '.join(labels)}: {si(roof, 'FLOP/s')}", (hi, roof), ha="right", va="bottom", fontsize=7,
                     xytext=(-3, 1), textcoords="offset points")
-    for i, k, x, y in points:
+    for *_, x, y in points:
         ax.scatter([x], [y], s=30, zorder=3)
-        ax.annotate(f"{i} {shown_name(k).fit(24)} ({pct(k.pct_of_roof)})", (x, y), fontsize=7,
-                    va="bottom" if i % 2 else "top", xytext=(4, 0), textcoords="offset points")
     log_axes(ax)
     ax.set_xlim(lo, hi)
     ax.set_ylim(top=top * 3)
@@ -135,6 +138,23 @@ def draw_roofline(ax: Axes, w: BorrowedWork) -> None:
     ax.set_title(f"On the roofline of {w.nsys_gpu or 'the nsys GPU'}{spec}\n{w.label}", fontsize=8, loc="left")
     if w.ceilings is not None:
         ax.legend(fontsize=7, loc="lower right")
+
+
+def label_points(fig: Figure, ax: Axes, w: BorrowedWork) -> None:
+    """Each point's label, numbered as in the table, where it overlaps no other label, roof label or point
+    (``LabelPlacer``; the number alone where the name has no room, nothing where neither has). After
+    ``freeze_layout``."""
+    placer = LabelPlacer(fig)
+    for text in ax.texts:
+        placer.block(text)
+    placer.block_points(ax)
+    for i, k in enumerate(w.kernels, 1):
+        x, y = k.intensity["dram"], k.flop_per_s
+        if x is None or y is None:
+            continue
+        spots = around((x, y), LABEL_DISTANCES_PT)
+        if placer.place(ax, f"{i} {shown_name(k).fit(24)} ({pct(k.pct_of_roof)})", spots, fontsize=7) is None:
+            placer.place(ax, str(i), spots, fontsize=7)
 
 
 def _num(value: float | None) -> str:

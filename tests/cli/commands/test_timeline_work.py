@@ -35,10 +35,12 @@ def test_the_shipped_pair_is_matched_and_drawn(tmp_path: Path) -> None:
 
 def test_a_report_of_other_launches_matches_nothing_and_says_so() -> None:
     """miniWeather: the V100 ncu report ran other problem sizes (grids of 65535 blocks) and source lines than the
-    GP100 profile (1 to 32 blocks): no kernel matches; both sides are listed, with the L2 sizes (6 and 4 MiB)."""
+    GP100 profile (1 to 32 blocks): no kernel matches; both sides are listed, with the L2 sizes (6 and 4 MiB). The
+    timeline is written, then one line says --work placed nothing (exit 2)."""
     result = invoke(find_shared_nsys("gp100_miniweather-openacc_2021.2-export2022.2.sqlite"), "--work",
                     find_shared_report("v100_miniweather-openacc_full.ncu-rep"), "--format", "json")
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 2, result.output
+    assert result.stderr.count("\n") == 1 and "no kernel of the reports launched as in" in result.stderr
     w = json.loads(result.stdout)["work"]
     assert w["kernels"] == [] and len(w["unmatched_nsys"]) == 10 and len(w["unmatched_ncu"]) == 5
     assert w["nsys_gpu"] == "Quadro GP100" and w["spec"] is None
@@ -49,3 +51,12 @@ def test_a_report_of_other_launches_matches_nothing_and_says_so() -> None:
 def test_work_needs_one_profile() -> None:
     result = invoke(EXPORT, EXPORT, "--work", H100 / "torch-bf16.roofline.ncu-rep")
     assert result.exit_code == 2 and "--work with several nsys files" in result.stderr
+
+
+def test_nothing_matched_prints_no_empty_table() -> None:
+    result = invoke(find_shared_nsys("gp100_miniweather-openacc_2021.2-export2022.2.sqlite"), "--work",
+                    find_shared_report("v100_miniweather-openacc_full.ncu-rep"))
+    assert result.exit_code == 2
+    text = " ".join(result.stdout.split())
+    assert "no kernel matched by instance and launch configuration: nothing to place on the roofline" in text
+    assert "FLOP/B roof % roof limiter" not in text and "no work in the report for (nsys)" in text

@@ -81,4 +81,27 @@ def test_the_streams_panel_draws_each_rank_and_stream_on_the_shared_axis(tmp_pat
     assert sum(len(r.kernel_bars) + len(r.copy_bars) + len(r.memset_bars) for r in view.rows) <= sum(drawn)
     assert "under kernels" in panel.get_xlabel() and "session start" in panel.get_xlabel()
     page = html.render(doc)
-    assert "copy time under kernels" in page.lower() and "<th>before (stream)</th>" in page
+    assert "copy time under kernels" in page.lower() and '<th class="name">before (stream)</th>' in page
+    assert '<td class="name">kernel ' in page  # the gap table's kernel names wrap, its GPU column does not
+
+
+def test_the_streams_axis_label_stays_inside_the_figure_and_nvtx_names_inside_their_bars(tmp_path: Path) -> None:
+    """Two ranks name each GPU's copies on the axis label: wrapped, it ends inside the figure. An NVTX name is
+    clipped to its own bar (the analysis names no two overlapping ranges)."""
+    from roofline.analysis.streams import streams_view
+    from roofline.nsys.streams import stream_trace
+    from tests.nsys import streams_export
+
+    paths = [streams_export.write(tmp_path / "a.sqlite"),
+             streams_export.write(tmp_path / "b.sqlite", streams_export.SESSION_NS + 1_000_000)]
+    view = streams_view([stream_trace(p, p) for p in paths])
+    assert view is not None
+    fig = build(timeline_set([read_timeline(p) for p in paths], streams=view))
+    panel = fig.axes[1]
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    label = panel.xaxis.label.get_window_extent(renderer)
+    assert label.x0 >= 0 and label.x1 <= fig.bbox.width
+    names = [t for t in panel.texts if t.get_color() == "white"]
+    boxes = [t.get_clip_box() for t in names]
+    assert names and all(t.get_clip_on() for t in names)
+    assert all(box is not None and box.width < panel.bbox.width for box in boxes)

@@ -36,3 +36,19 @@ def test_slopes_end_at_the_compute_roof_and_the_roof_starts_at_the_slope() -> No
         assert max(ys) == pytest.approx(top)  # H100: the 989 TFLOP/s BF16 roof, at 295 FLOP/B of DRAM
     fastest = max(bw for level in ("dram", "l2") if (bw := doc.work.ceilings.bytes_per_s.get(level)))
     assert min(xs[0] for xs, _ in roofs) == pytest.approx(top / fastest)
+
+
+def test_point_labels_overlap_no_other_text_and_stay_in_the_panel() -> None:
+    """The shipped reports of both sets: six kernels, two pairs of near points (the triads, the nvjet GEMMs) under
+    roof labels; each label sits where it crosses no other text and no point, and every point is numbered."""
+    reports = sorted((*REPO.glob("examples/h100/*.roofline.ncu-rep"), *REPO.glob("examples/h100/*.full.ncu-rep")))
+    doc = with_work(EXPORT, reports, None, "kernel", None)
+    assert doc.work is not None
+    fig = build(doc)
+    ax = fig.axes[-1]
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    boxes = [t.get_window_extent(renderer) for t in ax.texts if t.get_text().strip()]
+    assert all(not a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    assert all(ax.bbox.contains(b.x0, b.y0) and ax.bbox.contains(b.x1, b.y1) for b in boxes)
+    numbers = sorted(int(t.get_text().split()[0]) for t in ax.texts if t.get_text().split()[0].isdigit())
+    assert numbers == list(range(1, len(doc.work.kernels) + 1))
