@@ -370,7 +370,9 @@ def pair_reports(analyses: Sequence[ReportAnalysis], matcher: Matcher = Matcher(
     specs = _specs(analyses, catalog)
     bases = _specs(analyses, catalog, every=True) if project_to is not None else [None] * len(analyses)
     pairs = [_pair(k, aggregate(keyed[0][k]), [aggregate(kd[k]) if k in kd else None for kd in keyed[1:]], labels,
-                   project_to, options, devices, specs, bases, keyed[0][k]) for k in rows]
+                   project_to, options, devices, specs, bases, keyed[0][k],
+                   tuple(kd.get(k) for kd in keyed), tuple(_derived(a) for a in analyses)
+                   if project_to is not None else ()) for k in rows]
     pairs.sort(key=lambda p: -(p.base.total_s.value or 0.0))
     paired = set(rows)
     unmatched = tuple(tuple(_key_text(k, kd[k]) for k in kd if k not in paired) for kd in keyed)
@@ -486,9 +488,11 @@ def _specs(analyses: Sequence[ReportAnalysis], catalog: SpecCatalog | None,
 def _pair(key: Key, base: KernelStats, others: list[KernelStats | None], labels: Sequence[str],
           target: DeviceSpec | None, options: PairOptions, devices: Sequence[Device],
           specs: Sequence[DeviceSpec | None] = (), bases: Sequence[DeviceSpec | None] = (),
-          base_launches: Launches | None = None) -> KernelPair:
+          base_launches: Launches | None = None, side_launches: Sequence[Launches | None] = (),
+          derived: Sequence[DeviceSpec | None] = ()) -> KernelPair:
     """Work, time change and expectation of every side against the base (side 0, its launches ``base_launches``);
-    a side absent from its report gets None with why."""
+    a side absent from its report gets None with why. Each side's projection onto ``target`` takes its launches
+    (``side_launches``) through ``project``'s per-launch model (``_per_launch``)."""
     sides = [base, *others]
     speedup: list[Value] = []
     expected: list[Value] = []
@@ -512,13 +516,38 @@ def _pair(key: Key, base: KernelStats, others: list[KernelStats | None], labels:
                   for check, side in zip(work, sides, strict=True))
     expected_rate = tuple(e.value * check.work_ratio if check and check.work_ratio and e.value is not None else None
                           for check, e in zip(work, expected, strict=True))
-    projections = tuple(project(s, d, target, options.clock, source_spec=spec) if s else None
-                        for s, d, spec in zip(sides, devices, bases, strict=True)) if target is not None else ()
+    projections = tuple(_per_launch(project(s, d, target, options.clock, source_spec=spec),
+                                    side_launches[i] if i < len(side_launches) else None, d,
+                                    spec or (derived[i] if i < len(derived) else None), target, options.clock)
+                        if s else None for i, (s, d, spec) in enumerate(zip(sides, devices, bases, strict=True))) \
+        if target is not None else ()
     how = {"map": f"map {key[1]}", "order": f"order #{key[1]}"}.get(key[0], key[0])
     return KernelPair(f"#{key[1]}" if key[0] == "order" else key[1], how, tuple(sides), tuple(speedup),
                       tuple(expected), kept, projections, work, tuple(changes),
                       tuple(launch_overhead(s) if s else Value(None, "kernel absent") for s in sides), rates,
                       expected_rate, key[0])
+
+
+def _per_launch(p: Projection, launches: Launches | None, device: Device, source: DeviceSpec | None,
+                target: DeviceSpec, clock: TargetClock) -> Projection:
+    """The kernel's projection with its time, interval and governing unit from ``project``'s per-launch model
+    (``projection_launches.project_workload`` over its launches, the mean per launch: the number ``roofline
+    project`` gives the same launches); the roofline bound, the clocks, the L2 term and the shared-memory fit stay
+    the kernel's. Without the launches or a source spec, the time is null with why."""
+    from msgspec.structs import replace
+
+    if launches is None or source is None:
+        why = Value(None, f"no per-launch projection: {'no launches' if launches is None else 'no source spec'}")
+        return replace(p, projected_s=why, low_s=why, high_s=why, basis=str(why.reason))
+    w = project_workload(launches, device, source, target, clock)
+    if w.projected_s is None or w.low_s is None or w.high_s is None or not w.launch_count:
+        why = Value(None, f"no projection onto {target.id}: {w.reason or 'no projected time'}")
+        return replace(p, projected_s=why, low_s=why, high_s=why, basis=str(why.reason))
+    n = w.launch_count
+    basis = (f"the mean of {n} launch{'es' if n > 1 else ''} projected per unit onto {target.id} at its {w.clock} "
+             "clock (roofline project's model)")
+    return replace(p, projected_s=Value(w.projected_s / n, via=basis), low_s=Value(w.low_s / n, via=basis),
+                   high_s=Value(w.high_s / n, via=basis), basis=basis, governing=w.governing)
 
 
 def throughput(s: KernelStats, key: str) -> float | None:

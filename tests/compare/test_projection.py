@@ -175,9 +175,9 @@ def test_a_latency_bound_linspace_keeps_microseconds_on_an_h100(shared_report, r
     name = "rtx4070ti_pytorch-sim_full"
     (analysis,) = analyze_files([shared_report(name)])
     raw = next(a for a in raw_actions(name) if a.name == "linspace")
-    pair = next(p for p in pair_reports([analysis], project_to=load_catalog().get("h100-sxm5")).pairs
-                if p.label == "linspace")
-    p = pair.projections[0]
+    pair = next(p for p in pair_reports([analysis]).pairs if p.label == "linspace")
+    p = project(pair.base, analysis.device, load_catalog().get("h100-sxm5"), "sustained",
+                source_spec=load_catalog().get("rtx-4070-ti"))
     clock, boost = raw["sm__cycles_elapsed.avg.per_second"], raw["device__attribute_max_gpu_frequency_khz"] * 1e3
     sms, waves = raw["device__attribute_multiprocessor_count"], raw["launch__waves_per_multiprocessor"]
     target = _yaml("h100-sxm5")
@@ -290,18 +290,16 @@ def test_compare_expected_is_the_projection_for_a_pair_of_gpus():
 def test_an_fp64_tensor_gemm_projected_onto_a_geforce_takes_its_fp64_rate_and_says_so():
     """The H100 cuBLAS DMMA example onto an RTX 4090 (no FP64 Tensor Cores): the time scales by the Tensor peak
     over the 4090's FP64 one, and the basis names the stand-in."""
-    import json
-
-    from typer.testing import CliRunner
-
-    from roofline.cli.app import app
+    from roofline.compare.pairing import pair_reports
+    from roofline.pipeline import analyze_files
     from tests.synthetic import REPO
 
-    result = CliRunner().invoke(app, ["compare", str(REPO / "examples" / "h100" / "torch-fp64.roofline.json"),
-                                      "--project-to", "rtx-4090", "-f", "json"])
-    assert result.exit_code == 0, result.output
-    [pair] = json.loads(result.stdout)["kernels"]
-    k = {**pair["sides"][0]["projection"], "measured_s": pair["sides"][0]["median_s"]}  # compare.projection's
+    (analysis,) = analyze_files([REPO / "examples" / "h100" / "torch-fp64.roofline.json"])
+    (pair,) = pair_reports([analysis]).pairs
+    p = project(pair.base, analysis.device, load_catalog().get("rtx-4090"), "sustained",
+                source_spec=load_catalog().get("h100-sxm5"))
+    k = {"governing": p.governing, "basis": p.basis, "projected_s": p.projected_s.value,
+         "measured_s": pair.base.median_s.value}  # compare.projection's per-kernel model
     fp64 = _yaml("rtx-4090")["peaks"]["fp64"]["value"]
     dmma = _yaml("h100-sxm5")["peaks"]["tensor_fp64"]["value"]
     assert k["governing"] == "flops.tensor"

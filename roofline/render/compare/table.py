@@ -314,17 +314,18 @@ def roof_grid(c: Comparison, i: int) -> Grid:
 
 def _projection_table(c: Comparison, width: int) -> Table:
     table = plain_table("", ("kernel", "from", "measured", "projected", "interval", "by", "L2", "bound"),
-                        "projected = the time per launch there (compare.projection: the governing resource's peak "
-                        "ratio, the clocks, waves, the bytes in flight, the L2 size, a launch floor); by = the "
-                        "governing resource; L2 = the DRAM bytes there over here for the target's L2 size (= kept); "
-                        "bound = the measured work at the target's peaks, below which nothing is projected")
+                        "measured, projected = the mean time per launch here and there (roofline project's model: "
+                        "each launch's units at the target's rates, waves and tail, the clock held under load, "
+                        "achievable bandwidth); by = the unit that governs most of it there; L2 = the DRAM bytes "
+                        "there over here for the target's L2 size (= kept); bound = the measured work at the "
+                        "target's datasheet peaks")
     rows: list[list[Cell]] = []
     for p in c.pairs:
         for i, (side, proj) in enumerate(zip(p.sides, p.projections, strict=True)):
             if side is None or proj is None:
                 continue
-            rows.append([name_cell(p.names), letter(i), seconds(side.median_s.value),
-                         seconds(proj.projected_s.value), _interval_s(proj), _resource(proj.governing),
+            rows.append([name_cell(p.names), letter(i), seconds(side.per_launch_s.value),
+                         seconds(proj.projected_s.value), _interval_s(proj), proj.governing or "n/a",
                          _l2_cell(proj), seconds(proj.bound_s.value)])
     return add_rows(table, rows, width)
 
@@ -538,7 +539,7 @@ def _comparison_notes(c: Comparison, bounds: bool = True) -> list[str]:
         unplaced = [s for s in sides if s.roof.pct_of_roof is None]
         lines += [f"[bold]{letter(i)} n/a[/bold]: {r}" for r in dict.fromkeys(s.why_no_roof for s in unplaced)]
     left_out = dict.fromkeys(", ".join(pr.left_out) for p in c.pairs for pr in p.projections if pr and pr.left_out)
-    lines += [f"projection leaves out: {text}" for text in left_out if bounds]
+    lines += [f"the projection's bound leaves out: {text}" for text in left_out if bounds]
     for i, names in enumerate(c.unmatched):
         if names:
             lines.append(f"only in {letter(i)} ({len(names)}): {_name_list(names)}")

@@ -25,6 +25,25 @@ def bandwidth(spec_id: str) -> float:
         "bandwidth_bytes_per_s"]["value"]
 
 
+def median_model(path: object, target: str, clock: str) -> dict:
+    """compare.projection.project of the report's one kernel (its median launch) onto ``target``: the per-kernel
+    model, its projection with its name and measured median."""
+    from msgspec.structs import asdict
+
+    from roofline.compare.pairing import pair_reports
+    from roofline.compare.projection import project
+    from roofline.pipeline import analyze_files
+    from roofline.specs.catalog import load_catalog
+
+    (analysis,) = analyze_files([str(path)])
+    (pair,) = pair_reports([analysis]).pairs
+    catalog = load_catalog()
+    p = project(pair.base, analysis.device, catalog.get(target), clock,  # type: ignore[arg-type]
+                source_spec=catalog.get(analysis.spec_id) if analysis.spec_id else None)
+    out = {k: (v.value if hasattr(v, "value") else v) for k, v in asdict(p).items()}
+    return {**out, "name": pair.label, "measured_s": pair.base.median_s.value}
+
+
 def per_kernel_model(args: list[str]) -> list[dict]:
     """``compare REPORT --project-to TARGET -f json``: each kernel's median launch projected by compare.projection
     (``roofline project`` sums every launch's projection instead), the projection with its name and measured median."""
@@ -52,8 +71,9 @@ def test_json_gives_each_kernel_its_launches_summed_from_the_per_launch_projecti
     assert k["governing"] == "DRAM achievable" and 1.0e-3 < k["projected_s"] < 2.5e-3
 
 
-def test_compare_projects_each_kernels_median_launch_with_its_basis():
-    (kernel,) = per_kernel_model([str(TRIAD), "--project-to", "h200", "--clock", "boost"])
+def test_the_per_kernel_model_projects_the_median_launch_with_its_basis():
+    """compare.projection.project (whose bound, L2 term and clocks compare shows): the median launch's time."""
+    kernel = median_model(TRIAD, "h200", "boost")
     launch = roofline.load(TRIAD).launches[0]
     t = launch.value("gpu__time_duration.sum") * 1e-9
     dram = launch.value("dram__bytes.sum.per_second") * t
@@ -73,6 +93,17 @@ def test_compare_projects_each_kernels_median_launch_with_its_basis():
     assert kernel["low_s"] == pytest.approx(max(expected / 1.25, kernel["bound_s"]), rel=1e-9)
     assert kernel["high_s"] == pytest.approx(expected * 1.25, rel=1e-9)
     assert kernel["basis"].startswith(f"{t * 1e6:.0f} us measured x")
+
+
+def test_compare_projects_each_side_with_projects_per_launch_model():
+    """One number: compare --project-to's time per launch is the mean of the kernel's launches as `roofline
+    project` projects them (its kernel's total over its count), interval and governing unit alike."""
+    (kernel,) = per_kernel_model([str(OP20), "--project-to", "t4", "-k", "vectorized_elementwise_kernel"])
+    result = runner.invoke(app, ["project", str(OP20), "--to", "t4", "-f", "json"], env={"COLUMNS": "80"})
+    total = next(k for k in json.loads(result.stdout)["kernels"] if k["name"] == "vectorized_elementwise_kernel")
+    for key in ("projected_s", "low_s", "high_s"):
+        assert kernel[key] == pytest.approx(total[key] / total["count"], rel=1e-12)
+    assert kernel["governing"] == total["governing"] and "roofline project's model" in kernel["basis"]
 
 
 def test_table_and_one_line_errors():
