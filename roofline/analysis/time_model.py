@@ -198,12 +198,14 @@ def changed(model: TimeModel, change: Change) -> TimeModel:
 
 
 def _factor(model: TimeModel, t: Term, change: Change) -> float | None:
-    """The factor ``change`` scales a term of ``model`` by (None: unchanged); the tail follows its unit."""
-    factor = change.scales.get(t.key)
-    if t.kind == "tail" and factor is None:
-        factor = next((change.scales[u.key] for u in model.terms if u.kind != "tail" and u.metric == t.metric
-                       and u.key in change.scales), None)
-    return factor
+    """The factor ``change`` scales a term of ``model`` by (None: unchanged); the tail follows its unit, times its
+    own scale where it has one (blocks spread evenly and the unit's work cut, both at once)."""
+    own = change.scales.get(t.key)
+    if t.kind != "tail":
+        return own
+    unit = next((change.scales[u.key] for u in model.terms if u.kind != "tail" and u.metric == t.metric
+                 and u.key in change.scales), None)
+    return own if unit is None else unit if own is None else own * unit
 
 
 def _model(measured_s: float | None, terms: list[Term], reason: str) -> TimeModel:
