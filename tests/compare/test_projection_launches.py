@@ -423,3 +423,22 @@ def test_fp16_pipe_work_adds_to_the_fma_term_where_the_target_runs_fp16_on_its_f
     on_v100 = {u.key: u for u in translate([fma, fp16], la, here, v100_gpu)}
     assert on_v100["FMA"].target_s == pytest.approx(translate([fma], la, here, v100_gpu)[0].target_s)
     assert on_v100["FP16"].target_s == pytest.approx(translate([fp16], la, here, v100_gpu)[0].target_s)
+
+
+def test_a_volta_shared_pipe_of_fp64_work_goes_at_the_fp64_rate_and_many_waves_name_their_unit(shared_report):
+    """The V100 miniWeather FP64 kernel onto the H100 SXM: its shared pipe's time is its FP64 pipe's (both 70.3% of
+    peak), so it goes as the FP64 term goes (31.9 -> 64.1 FP64 FLOPs per SM and clock), not at one rate per SM and
+    clock (1.91 ms there before, twice the FP64 term); 65535 blocks are 820 waves, so the unit is named, not a
+    tail a thousandth longer."""
+    pytest.importorskip("ncu_report", reason="reading an .ncu-rep needs NVIDIA's ncu_report module")
+    from roofline.pipeline import analyze_files
+
+    (a,) = analyze_files([shared_report("v100_miniweather-openacc_full")])
+    w = project_workload(a.valid_launches, a.device, spec(a.spec_id), spec("h100-sxm5"), "sustained")
+    x = next(x for x in w.launches if x.name == "compute_tendencies_x_279_gpu")
+    terms = {t.key: t for t in x.terms}
+    shared, fp64 = terms["shared pipe"], terms["FP64"]
+    assert shared.source_s == pytest.approx(fp64.source_s, rel=0.02)
+    assert shared.target_s / shared.source_s == pytest.approx(fp64.target_s / fp64.source_s, rel=1e-12)
+    assert terms["tail"].target_s > terms["issue"].target_s  # the tail's whole blocks, a hair above its unit
+    assert x.governing == "issue"
