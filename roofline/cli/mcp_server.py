@@ -36,11 +36,12 @@ DEFAULT_CHARS = 20_000  # a result's size budget by default: about 5k tokens
 GRADE_NAME_CHARS = 160  # grade_kernel's kernel names past this are cut in their middle (the command gives them whole)
 MAX_CHARS = 1_000_000
 INSTRUCTIONS = ("Roofline analyses of NVIDIA Nsight Compute reports (.ncu-rep, or roofline's .json report models) and "
-                "Nsight Systems SQLite exports. Start with list_kernels on a report, then analyse_kernel on the kernel "
-                "with the most recoverable time; after changing the kernel and re-profiling, compare_reports judges "
-                "the change and grade_kernel says how close the kernel is to its roof (against a baseline report: "
-                "the same work, in the same precision). Paths are relative to the server's folder and must lie under "
-                "its roots.")
+                "Nsight Systems SQLite exports. Start with list_kernels on a report, then analyse_kernel on its first "
+                "kernel, the one with the most time to gain (what its first advice item would save; a kernel "
+                "without an estimate is placed by its recoverable time); after changing the kernel and "
+                "re-profiling, compare_reports judges the change and grade_kernel says how close the kernel is to "
+                "its roof (against a baseline report: the same work, in the same precision). Paths are relative to "
+                "the server's folder and must lie under its roots.")
 
 MaxChars = Annotated[int, Field(ge=1000, le=MAX_CHARS, description="Size budget of the result in characters of "
                                 "JSON; longer lists are cut and the cut is listed under 'cut'.")]
@@ -128,9 +129,7 @@ def fit(result: dict[str, Any], budget: int, ask: str) -> dict[str, Any]:
             path, parent, key = emptied
             kept = 0
         else:
-            raise RooflineError(f"the result does not fit in max_chars {budget} even cut down ({len(text)} "
-                                f"characters; {full} in full)", f"call again with max_chars={len(text)} or more "
-                                f"(max_chars={min(MAX_CHARS, full)} for all of it)")
+            raise _unfit(budget, len(text), full)
         items = parent[key]
         cuts[path] = {"path": path, "kept": kept, "of": cuts.get(path, {}).get("of", len(items))}
         del items[kept:]
@@ -138,6 +137,17 @@ def fit(result: dict[str, Any], budget: int, ask: str) -> dict[str, Any]:
                          "ask": f"{ask}; or call again with max_chars={min(MAX_CHARS, full + 1000)}"}
         text = adapter.text(result)
     return result
+
+
+def _unfit(budget: int, cut: int, full: int) -> RooflineError:
+    """The error of a result that does not fit ``budget`` however cut: the least budget that fits is the cut-down
+    size, or the full size where cutting (which adds what was cut) left it no shorter."""
+    if cut < full:
+        return RooflineError(f"the result does not fit in max_chars {budget} even cut down ({cut} characters; {full} "
+                             f"in full)", f"call again with max_chars={cut} or more (max_chars={min(MAX_CHARS, full)} "
+                             "for all of it)")
+    return RooflineError(f"the result does not fit in max_chars {budget} ({full} characters, and no shorter cut "
+                         "down)", f"call again with max_chars={min(MAX_CHARS, full)} or more for all of it")
 
 
 def _cuttable(child: Any) -> bool:
@@ -300,10 +310,12 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         offset: Offset = 0, limit: Limit = 20, kernel: Filters = None, ceilings: Ceilings = "kernel-clock",
         max_chars: MaxChars = DEFAULT_CHARS, output: Output = None,
     ) -> dict[str, Any]:
-        """List the kernels of one or more Nsight Compute reports, ranked by recoverable time (time above the
-        busiest unit's peak): per kernel its launches (count), time share, verdict (bound: compute, memory,
-        balanced, latency, small_grid) and percent of roof. Paginated with offset/limit. Next: analyse_kernel on
-        a kernel name from here (kernel='exact:NAME')."""
+        """List the kernels of one or more Nsight Compute reports, ranked by time to gain (what each launch's first
+        advice item would save, summed; a kernel without an estimated saving placed by its recoverable time, the
+        time above its busiest unit's peak; each report's 'ranked_by' says which ranking it got): per kernel its
+        launches (count), time share, verdict (bound: compute, memory, balanced, latency, small_grid), percent of
+        roof, recoverable_s and time_to_gain_s. Paginated with offset/limit. Next: analyse_kernel on a kernel name
+        from here (kernel='exact:NAME')."""
         paths = [roots.readable(r) for r in reports]
         command = ["summary", *reports, "--by", by, "--top", str(offset + limit), *filter_args(kernel),
                    "--ceilings", ceilings, "-f", "json"]

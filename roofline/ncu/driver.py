@@ -4,7 +4,9 @@ with live output, and turn the outcome into the written report's path or a one-l
 ncu's exit code alone is not trusted: ncu 2022.3 exits 0 when no kernel was profiled, and exits 1 with "the
 application returned an error code (1)" when it cannot reach the CUDA driver. The driver passes
 ``--log-file`` so ncu's own messages land in a file kept next to the report, reads that file and the
-application's output as they grow, and decides from the messages, the exit code and the report file.
+application's output as they grow, and decides from the messages, the exit code and the report file. Once ncu
+exits, the log gets roofline's mark as its first line: the next run of the same report replaces a log so marked
+(a failed run's: the retry says again why it failed), and refuses any other file there without --force.
 
 Minimum ncu versions (from the release notes shipped with ncu 2022.3):
 2020.2 added ``--log-file``; 2021.1 added ``--kernel-name``/``--kernel-name-base`` and the ``regex:`` prefix
@@ -23,6 +25,7 @@ import shlex
 import shutil
 import signal
 import socket
+import stat
 import string
 import subprocess
 import sys
@@ -38,6 +41,7 @@ from typing import IO, Literal
 from roofline.core.kernel_families import classify
 from roofline.core.kernel_filter import DEFAULT_BASE, KernelFilter
 from roofline.core.units import counted
+from roofline.core.version import GENERATED_BY, GENERATOR
 from roofline.errors import CountersDenied, NcuError, NoKernelMatched, RooflineError
 
 SectionSet = Literal["roofline", "detailed", "full"]
@@ -46,6 +50,9 @@ ReplayMode = Literal["kernel", "application", "range"]
 ClockControl = Literal["base", "none"]
 REPORT_SUFFIX = ".ncu-rep"
 LOG_SUFFIX = ".ncu.log"
+LOG_MARK = f"# {GENERATOR}\n"  # the first line of a log roofline kept (``mark_log``), as on its text files
+_LOG_MARK_RE = re.compile(rb"# " + re.escape(GENERATED_BY.encode()) + rb" \S+\r?\n")  # any version's mark
+MARK_BYTES = 256  # read of a log to find the mark
 INSTALL_PLACES = (  # searched after --ncu, ROOFLINE_NCU and PATH; globs list the newest version first
     "$CUDA_HOME/bin/ncu",
     "/usr/local/cuda/bin/ncu",
@@ -296,8 +303,9 @@ def expand_macros(template: str, env: Mapping[str, str], unique: str | None) -> 
 
 
 def refuse_overwrite(template: str, force: bool, env: Mapping[str, str] | None = None) -> None:
-    """Stop before running anything when the report or ncu's log beside it (``log_path``) exists and --force was
-    not given (%p/%i names are new)."""
+    """Stop before running anything when the report exists, or a file where ncu's log goes (``log_path``) that is
+    not an earlier run's log (``log_is_ours``: a failed run's is replaced, so a retry says why it failed), and
+    --force was not given (%p/%i names are new)."""
     path = expand_macros(template, os.environ if env is None else env, None)
     if force or path is None:
         return
@@ -305,9 +313,9 @@ def refuse_overwrite(template: str, force: bool, env: Mapping[str, str] | None =
         raise RooflineError(f"{path}: report already exists",
                             "pass --force to overwrite it, or choose another --output")
     log = _log_beside(path)
-    if os.path.lexists(log):
-        raise RooflineError(f"{log}: exists, and ncu writes its log there (an earlier run's log, or another file)",
-                            "pass --force to replace it, or choose another --output")
+    if os.path.lexists(log) and not log_is_ours(log):
+        raise RooflineError(f"{log}: exists, and ncu writes its log there (a file roofline did not mark as an "
+                            "earlier run's log)", "pass --force to replace it, or choose another --output")
 
 
 def log_path(template: str, env: Mapping[str, str] | None = None) -> Path:
@@ -318,6 +326,32 @@ def log_path(template: str, env: Mapping[str, str] | None = None) -> Path:
 def _log_beside(report: str) -> Path:
     """ncu's log of a report: ``NAME.ncu.log`` beside ``NAME.ncu-rep``."""
     return Path(report.removesuffix(REPORT_SUFFIX) + LOG_SUFFIX)
+
+
+def log_is_ours(log: Path) -> bool:
+    """Whether ``log`` is a regular file (not a link) whose first line is roofline's mark (``mark_log``): the log of
+    an earlier run, which the next run of the same report may replace."""
+    try:
+        fd = os.open(log, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return False
+    with os.fdopen(fd, "rb") as fh:
+        return stat.S_ISREG(os.fstat(fd).st_mode) and _LOG_MARK_RE.match(fh.read(MARK_BYTES)) is not None
+
+
+def mark_log(log: Path) -> None:
+    """Put roofline's mark (``LOG_MARK``) before the lines ncu wrote to its log, so that the next run of the same
+    report replaces it (``refuse_overwrite``); the file is rewritten whole (a temporary file renamed over it)."""
+    try:
+        data = log.read_bytes()
+    except OSError:  # ncu wrote no log (it did not start)
+        return
+    tmp = log.with_name(f".{log.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(LOG_MARK.encode() + data)
+        os.replace(tmp, log)
+    except OSError:  # the log stays as ncu wrote it: only its replacement by the next run is lost
+        tmp.unlink(missing_ok=True)
 
 
 # --- A prepared run --------------------------------------------------------------------------------
@@ -378,7 +412,8 @@ class NcuRun:
 
 
 def run_ncu(argv: Sequence[str], log_file: Path) -> NcuRun:
-    """Run ncu in its own session, echo its and the app's output to stderr live, and collect ncu's messages.
+    """Run ncu in its own session, echo its and the app's output to stderr live, and collect ncu's messages;
+    then mark ncu's log as roofline's (``mark_log``).
 
     stdout stays free for the analysis output. Python applications get PYTHONUNBUFFERED=1 so their output
     streams through the pipe as it is printed.
@@ -397,6 +432,7 @@ def run_ncu(argv: Sequence[str], log_file: Path) -> NcuRun:
         collect = _Collector(run, lambda line: console.out(line, highlight=False), status.update)
         _pump(proc, _LogTail(log_file), collect)
     run.returncode = proc.returncode
+    mark_log(log_file)
     return run
 
 

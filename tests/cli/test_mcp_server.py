@@ -105,6 +105,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "bad_type": ("list_kernels", {"reports": FP32, "limit": "many"}),
         "gate_off": ("compare_reports", {"base": BASE, "new": NEW, "fail_if_slower": 1e308 * 10}),
         "unknown_gpu": ("gpu_spec", {"spec_id": "h900"}),
+        "spec_tiny": ("gpu_spec", {"spec_id": "h100-sxm5", "max_chars": 2000}),
         "no_tool": ("no_such_tool", {}),
         "after": ("gpu_spec", {"spec_id": "h200"}),
         "grade": ("grade_kernel", {"report": "examples/h100/triad-cupy.full.ncu-rep", "kernel": ["triad"]}),
@@ -158,6 +159,18 @@ def test_list_kernels_gives_the_summary_rows_of_the_cli(served: dict[str, Any]) 
     assert {"name", "count", "time_share", "bound", "pct_of_roof", "recoverable_s"} <= set(row)
 
 
+def test_list_kernels_and_the_instructions_say_the_ranking_the_result_has(served: dict[str, Any]) -> None:
+    """The kernels come ranked by time to gain (``ranked_by``), the saving of their first advice item, not by
+    recoverable time alone: the tool's description and the server's instructions say so."""
+    from roofline.cli.mcp_server import INSTRUCTIONS
+
+    assert {r["ranked_by"] for r in ok(served["list"])["reports"]} == {"time to gain"}
+    description = next(t.description for t in served["tools"] if t.name == "list_kernels")
+    assert "ranked by time to gain" in description and "ranked by recoverable time" not in description
+    assert "'ranked_by'" in description and "placed by its recoverable time" in description
+    assert "the most time to gain" in INSTRUCTIONS and "most recoverable time" not in INSTRUCTIONS
+
+
 def test_list_kernels_pages(served: dict[str, Any]) -> None:
     result = ok(served["list_page"])
     assert result["page"] == {"offset": 1, "limit": 1, "total": 2, "next_offset": None}
@@ -199,6 +212,29 @@ def test_a_result_over_its_budget_is_cut_and_says_how_to_get_the_rest(served: di
     least = int(tiny.split("call again with max_chars=")[1].split()[0])
     assert 4000 < least <= 16_000  # the occupancy calculator's three curves (6k characters) are part of a launch
     assert any(c["kept"] >= 1 for c in cut["lists"]) and all(set(c) == {"path", "kept", "of"} for c in cut["lists"])
+
+
+def test_a_result_no_shorter_cut_down_asks_for_its_full_size(served: dict[str, Any]) -> None:
+    """A spec's fields are objects, not lists: cutting its few lists adds the list of cuts and leaves it longer than
+    whole, so the least budget that fits is the whole result's size, and the refusal asks for that."""
+    full = len(served["spec"].content[0].text)
+    tiny = refusal(served["spec_tiny"])
+    assert tiny.endswith(f"the result does not fit in max_chars 2000 ({full} characters, and no shorter cut down): "
+                         f"call again with max_chars={full} or more for all of it")
+
+
+def test_the_least_budget_asked_for_is_never_above_the_full_size() -> None:
+    from roofline.cli.mcp_adapter import text
+    from roofline.cli.mcp_server import fit
+    from roofline.errors import RooflineError
+
+    result = {"name": "x" * 3000, "ids": ["a", "b"]}
+    full = len(text(result))
+    with pytest.raises(RooflineError) as err:
+        fit({"name": "x" * 3000, "ids": ["a", "b"]}, 1000, "ask")
+    least = int(str(err.value).split("call again with max_chars=")[1].split()[0])
+    assert least == full and f"({full} characters, and no shorter cut down)" in str(err.value)
+    assert fit(result, least, "ask") == {"name": "x" * 3000, "ids": ["a", "b"]}  # and it does fit
 
 
 def test_compare_reports_gives_the_diff_verdict_and_the_compare_headline(served: dict[str, Any]) -> None:

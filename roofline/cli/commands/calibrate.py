@@ -3,13 +3,17 @@ file, the ceilings of ``--ceilings calibrated``.
 
 The microbenchmarks (``roofline.specs.microbench``, CuPy and/or PyTorch) run twice in a child process: once as they are
 (the GPU's default clocks, CUDA events) and once under ncu with its default clock control (the clocks a report's
-kernels run at; each launch timed by ncu). The file is never overwritten without --force.
+kernels run at; each launch timed by ncu). Every input and output is checked before they run (the spec files, the
+output file, ncu), so no measurement is lost to a bad option. The file is never overwritten without --force, and a
+file roofline did not write never is. The default name (ID.calibration.yaml) is known only once the GPU is: where
+it cannot be written, the measurement goes to the first free ID.calibration-N.yaml, said on stderr.
 """
 
 from __future__ import annotations
 
 import datetime
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -51,8 +55,9 @@ def calibrate(
         "--no-ncu", help="Skip the run under ncu (the file then has default-clock rates only, which "
         "--ceilings calibrated does not use).")] = False,
     ncu: NcuPathOpt = None,
-    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing calibration file (otherwise it is "
-                                        "never overwritten).")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing calibration file roofline wrote "
+                                        "(without it no file is replaced; a file roofline did not write never "
+                                        "is).")] = False,
     specs: SpecsOpt = None,
 ) -> None:
     """Measure the GPU's achievable DRAM and L2 bandwidth, FP32/FP64 FMA and Tensor Core GEMM rates."""
@@ -60,21 +65,25 @@ def calibrate(
     from roofline.specs.calibration import Calibration, measure, to_yaml_dict
     from roofline.specs.catalog import load_catalog
 
+    # every input and output is checked before minutes of benchmarks, not after them
+    catalog = load_catalog(specs or ())
     if output is not None:
-        _refuse_overwrite(output, force)
-    install = None if no_ncu else _find_ncu(ncu)  # before minutes of benchmarks, not after them
+        _check_output(output, force)
+    else:
+        _check_folder(Path.cwd(), Path("."))
+    install = None if no_ncu else _find_ncu(ncu)
     with tempfile.TemporaryDirectory(prefix="roofline-calibrate-") as tmp:
         result = _run_benchmarks(Path(tmp) / "default.json", reps)
         launches, ncu_used = (None, "") if install is None else _run_under_ncu(Path(tmp), install)
     device = result["device"]["name"]
-    spec = _spec_for(device, load_catalog(specs or ()).specs)
+    spec = _spec_for(device, catalog.specs)
     spec_id = spec.id if spec else _slug(device)
     software = ", ".join(filter(None, [f"roofline {__version__}", ncu_used, result.get("software", "")]))
     cal = Calibration(spec_id, device, datetime.date.today().isoformat(), software,
                       measure(result["benchmarks"], launches, "" if install else "ncu not run (--no-ncu)"))
     _print_table(cal, spec)
-    path = output or Path(f"{spec_id}.calibration.yaml")
-    _refuse_overwrite(path, force)
+    path = output or _default_path(spec_id, force)
+    _check_output(path, force)  # a file made while the benchmarks ran
     import yaml
 
     from roofline.cli.output import write_output
@@ -86,11 +95,70 @@ def calibrate(
     typer.echo(f"roofline: analyse with --specs {path} --ceilings calibrated{hint}", err=True)
 
 
-def _refuse_overwrite(path: Path, force: bool) -> None:
+def _check_output(path: Path, force: bool) -> None:
+    """RooflineError for a calibration file that could not be written: a file roofline did not write (never
+    replaced, even with --force), one it wrote without --force, a folder or a device, a folder it cannot be made
+    in."""
+    from roofline.cli.output import STDOUT, replaceable
     from roofline.errors import RooflineError
 
-    if path.exists() and not force:
-        raise RooflineError(f"{path} exists", "choose another --output, or add --force to overwrite it")
+    if str(path) == STDOUT:
+        return
+    real = Path(os.path.realpath(path))
+    if _foreign(real):
+        raise RooflineError(f"{path}: exists and was not written by roofline; not replacing it (--force replaces "
+                            "only a calibration file roofline wrote)", "choose another -o name")
+    replaceable(path)  # a folder, a device, a file that cannot be read
+    if real.exists() and not force:
+        raise RooflineError(f"{path}: exists", "choose another -o name, or add --force to replace it")
+    _check_folder(real.parent, path.parent)
+
+
+def _foreign(real: Path) -> bool:
+    """Whether ``real`` is a regular file without roofline's mark (one it cannot read is left to ``replaceable``)."""
+    from roofline.cli.output import carries_mark
+
+    try:
+        return real.is_file() and not carries_mark(real)
+    except OSError:
+        return False
+
+
+def _check_folder(real: Path, shown: Path) -> None:
+    """RooflineError when no file can be made in the folder ``real`` (or in the folders to be made above it)."""
+    from roofline.errors import RooflineError
+
+    there = next(p for p in (real, *real.parents) if p.exists())
+    if not there.is_dir() or not os.access(there, os.W_OK | os.X_OK):
+        raise RooflineError(f"{shown}: cannot write the calibration file there ({there} is not a writable folder)",
+                            "choose another -o name, in a folder you may write")
+
+
+def _default_path(spec_id: str, force: bool) -> Path:
+    """``ID.calibration.yaml`` here, known only after the benchmarks; where that name is taken (a file roofline did
+    not write, or one it wrote and no --force) the first free ``ID.calibration-N.yaml``, said on stderr, so that
+    the measurement is kept."""
+    path, n, first_refusal = Path(f"{spec_id}.calibration.yaml"), 1, None
+    while (refusal := _taken(path, force)) is not None:
+        first_refusal = first_refusal or refusal
+        n += 1
+        path = Path(f"{spec_id}.calibration-{n}.yaml")
+    if first_refusal is not None:
+        typer.echo(f"roofline: note: {first_refusal}; writing {path} instead (choose the name with -o)", err=True)
+    return path
+
+
+def _taken(path: Path, force: bool) -> str | None:
+    """Why an existing ``path`` may not be written (``_check_output``); None where it does not exist or may be."""
+    from roofline.errors import RooflineError
+
+    if not os.path.lexists(path):
+        return None
+    try:
+        _check_output(path, force)
+    except RooflineError as err:
+        return err.message
+    return None
 
 
 def _microbench_argv(out: Path, reps: int) -> list[str]:

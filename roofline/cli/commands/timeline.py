@@ -58,6 +58,11 @@ def timeline(
     files (MPI ranks) the per-rank totals and outliers."""
     from roofline.render.mpl import plot_format
 
+    if specs and not work:  # an option this run would not read is refused, as analyze and compare refuse theirs
+        from roofline.errors import UsageError
+
+        raise UsageError("--specs: it places --work's kernels, and there is none",
+                         "add --work X.ncu-rep, or leave out --specs")
     plot_fmt = plot_format(plot) if plot is not None else None
     refuse_unwritable_outputs("timeline", fmt, output, plot, files)
     if work:

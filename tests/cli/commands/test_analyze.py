@@ -216,6 +216,29 @@ def test_failures_are_one_line(work: Path, monkeypatch: pytest.MonkeyPatch, anal
     assert "Traceback" not in result.output and analyses == []
 
 
+def test_a_retry_after_a_failed_run_says_again_why_it_failed(work: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             analyses: list) -> None:
+    """The failed run leaves ncu's log, marked as roofline's: the retry replaces it and names the real cause again
+    (not the log in its way)."""
+    fake = fakencu.install(monkeypatch, work, "nodriver")
+    first, second = invoke("app.py"), invoke("app.py")
+    assert first.exit_code == second.exit_code == 3, second.output
+    assert error_lines(first) == error_lines(second)
+    assert "ncu could not connect to the CUDA driver" in error_lines(second)[0]
+    assert len(fake.argvs()) == 2
+    assert (work / "app.ncu.log").read_text().startswith(driver.LOG_MARK + "==ERROR== ")
+
+
+def test_a_file_roofline_did_not_write_where_the_log_goes_is_still_refused(
+        work: Path, monkeypatch: pytest.MonkeyPatch, analyses: list) -> None:
+    fake = fakencu.install(monkeypatch, work, "nodriver")
+    (work / "app.ncu.log").write_text("my notes\n")
+    result = invoke("app.py")
+    assert result.exit_code == 2 and fake.argvs() == []
+    assert "app.ncu.log: exists, and ncu writes its log there" in error_lines(result)[0]
+    assert (work / "app.ncu.log").read_text() == "my notes\n"
+
+
 def test_application_failure_shows_its_last_lines(work: Path, monkeypatch: pytest.MonkeyPatch,
                                                   analyses: list) -> None:
     fakencu.install(monkeypatch, work)

@@ -17,6 +17,7 @@ from tests.conftest import find_shared_nsys
 from tests.nsys import independent
 
 runner = CliRunner()
+REPO = Path(__file__).resolve().parents[3]
 ENV = {"COLUMNS": "100"}
 CONV = "rtx3090_memfusion-conv-nvtx_2023.1.sqlite"
 LLAMA = "rtx4060ti_llama3-inference-nvtx_2024.6.sqlite"
@@ -127,3 +128,13 @@ def test_a_bad_file_is_one_line_with_exit_2(tmp_path: Path) -> None:
     assert result.output.strip().splitlines()[-1] == (
         f"roofline: error: {bad}: not an SQLite file: give nsys's SQLite export (nsys export --type sqlite FILE, "
         "or nsys profile --export sqlite)")
+
+
+def test_specs_without_work_is_refused_not_ignored(tmp_path: Path) -> None:
+    """--specs places only --work's kernels: without --work it would be read by nothing, so it is a usage error
+    (as analyze --no-counters refuses it without --work-from), before the profile or the spec file is read."""
+    out = tmp_path / "t.json"
+    result = invoke(REPO / "examples/nsys/h100-examples.sqlite", "--specs", tmp_path / "nonexistent", "-o", out)
+    assert result.exit_code == 2 and not out.exists()
+    assert result.stderr.splitlines() == ["roofline: error: --specs: it places --work's kernels, and there is none: "
+                                          "add --work X.ncu-rep, or leave out --specs"]
