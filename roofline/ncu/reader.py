@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 NCU_MAGIC = ncu_file.MAGIC
 LFS_POINTER = b"version https://git-lfs"
+NSYS_HEADS = (b"SQLite format 3\x00", b"NVIDIA Tegra Profiler Report ")  # an Nsight Systems export, or report
 MODEL_SUFFIX = ".json"
 NOT_A_FILE_FIX = "pass the .ncu-rep or .json report file itself (save a stream to a file first)"
 # Parsing a model takes about this many times its size in memory (its text, then the numbers and lists it holds:
@@ -108,9 +109,13 @@ def _check_file(p: Path) -> int:
 
 def _check_magic(p: Path) -> None:
     with _opened(p) as fh:
-        head = fh.read(len(LFS_POINTER))
+        head = fh.read(max(len(LFS_POINTER), *map(len, NSYS_HEADS)))
     if head.startswith(LFS_POINTER):
         raise ReportError(f"{p}: is a Git LFS pointer, not the report", "run 'git lfs pull' to fetch the file")
+    if head.startswith(NSYS_HEADS):
+        raise ReportError(f"{p}: not an Nsight Compute report (no NVR header) but an Nsight Systems profile",
+                          "rank its kernels with roofline timeline PROFILE, or weigh .ncu-rep reports by it with "
+                          "roofline summary REPORT --nsys PROFILE")
     if not head.startswith(NCU_MAGIC):
         raise ReportError(f"{p}: not an Nsight Compute report (no NVR header)",
                           "pass a .ncu-rep file written by ncu, or a .json report model")

@@ -4,7 +4,9 @@ writes) and their rows added to a store, batch by batch, each batch committed at
 A report already in the store is not read again when its size and modification time are those recorded, or else
 its content hash is, with the same roofline version, spec catalog and ceiling set; a report whose content changed
 replaces its rows; rows written by another roofline version, spec catalog or ceiling set are analysed again. A file
-that cannot be analysed is one row of the ``errors`` table (its one-line error) and never stops the others.
+that cannot be analysed is one row of the ``errors`` table (its one-line error) and never stops the others; left
+unchanged, it is among the collect's errors again (``still_failed``), so a run again fails as the first did. The
+reports whose rows a lost file held (``dataset.Store.repair``) are analysed again, named or not.
 
 The batches run here, one after another, or on the workers of a Dask cluster (``cluster``): each worker reads its
 batch's reports and writes their Parquet files itself; this process commits each batch as it ends."""
@@ -37,12 +39,16 @@ Done = Callable[[Written], None]
 
 @dataclass(frozen=True)
 class Outcome:
-    """What a collect did: reports analysed, left as they were, failed (with their errors), stray files removed."""
+    """What a collect did: reports analysed, left as they were, failed (with their errors: those failed before and
+    left unchanged too, ``still_failed`` of them), stray files removed, reports analysed again because a file that
+    held their rows was lost (``dataset.Store.repair``)."""
 
     analysed: int
     unchanged: int
     errors: tuple[tuple[str, str], ...]
     strays: int = 0
+    still_failed: int = 0
+    repaired: int = 0
 
 
 def report_paths(paths: Sequence[str | os.PathLike[str]]) -> list[str]:
@@ -182,7 +188,9 @@ def collect(paths: Sequence[str | os.PathLike[str]], store: str | os.PathLike[st
     st = open_store(store, create=True)
     with st.lock():
         strays = st.remove_strays()
+        repaired = st.repair()
         named = report_paths(paths) if paths else sorted(st.reports)
+        named += sorted(set(repaired) - set(named))
         key = catalog_hash(_facade(options))
         todo, unchanged = jobs_for(st, named, key)
         work = list(batches(todo, batch))
@@ -205,4 +213,29 @@ def collect(paths: Sequence[str | os.PathLike[str]], store: str | os.PathLike[st
                 commit(collect_batch(jobs, options, str(st.root), key))
         st.compact()
         st.fold()
-    return Outcome(analysed, unchanged, tuple(errors), strays)
+        still = still_failed(st, named, {path for path, _ in errors})
+    return Outcome(analysed, unchanged, tuple(errors + still), strays, len(still), len(repaired))
+
+
+def still_failed(st: Store, named: Sequence[str], failed: set[str]) -> list[tuple[str, str]]:
+    """The reports named, left unchanged, that the store records as failed (not failed again in this collect), each
+    with its recorded one-line error: a run again must not hide them."""
+    return [(path, recorded_error(st, path)) for path in named
+            if path not in failed and not st.reports.get(path, {}).get("ok", True)]
+
+
+def recorded_error(st: Store, path: str) -> str:
+    """The one-line error the store's errors table holds for a report, or a line that says where to find it."""
+    import pyarrow.parquet as pq
+
+    for name in st.reports[path].get("files", []):
+        if not name.startswith("data/errors/"):
+            continue
+        try:
+            table = pq.read_table(st.root / name, columns=["path", "error"], filters=[("path", "==", path)],
+                                  partitioning=None)
+        except (OSError, ValueError):  # unreadable (ArrowInvalid is a ValueError): the line is not known
+            continue
+        if table.num_rows:
+            return str(table.column("error")[0].as_py())
+    return f"{path}: collect could not analyse this report (unchanged since; its line is in the store's errors)"

@@ -9,7 +9,11 @@ the store as it was, and its files are removed by the next ``collect``. A commit
 the whole index, so it costs the same in a store of ten reports and of a million; at the end of a collect the
 records are folded into the manifest (written beside it, renamed over it, then the records removed: a record the
 manifest already holds, by its number, is not applied again). Writers take the lock file ``.lock`` (``flock``) for
-the whole collect, so two collects on one store run one after the other."""
+the whole collect, so two collects on one store run one after the other.
+
+A file the manifest names that is gone or cut short (``Store.lost``) makes the store damaged: a query refuses it in
+one line (``Store.damaged``), and the next collect drops the file and marks the reports whose rows it held to be
+analysed again (``Store.repair``)."""
 
 from __future__ import annotations
 
@@ -35,6 +39,8 @@ FORMAT = "roofline-store"
 COMPACT_FILES = 4  # a partition with this many files is merged at the end of a collect ...
 COMPACT_ROWS = 1_000_000  # ... into files of up to this many rows
 MERGE_BYTES = 8 << 20  # the size in memory of one row group of a merged file: what a merge holds at once
+PARQUET_MAGIC = b"PAR1"  # the first and last bytes of a whole Parquet file
+DAMAGED = "damaged"  # the catalog hash of an entry whose rows were partly lost: no analysis key matches it
 
 
 class StoreError(RooflineError):
@@ -88,6 +94,42 @@ class Store:
         for p in stray:
             p.unlink(missing_ok=True)
         return len(stray)
+
+    def lost(self) -> list[str]:
+        """The files the manifest names that are gone or cut short (no Parquet footer): rows the store has lost."""
+        return [f for t in TABLES for f in self.manifest["files"].get(t, []) if not _intact(self.root / f)]
+
+    def repair(self) -> list[str]:
+        """The lost files (``lost``) out of the manifest, and the reports whose rows they held marked to be analysed
+        again (their other rows are replaced then); those reports' paths."""
+        gone = set(self.lost())
+        if not gone:
+            return []
+        hit = {p: {**e, "catalog_hash": DAMAGED} for p, e in self.reports.items() if gone & set(e.get("files", []))}
+        self._publish(dict.fromkeys(sorted(gone), ""), {t: [] for t in TABLES}, hit)
+        return sorted(hit)
+
+    def unreadable(self) -> str | None:
+        """The first file the manifest names whose Parquet footer cannot be read, None where every one can: the
+        check after a query failed (it reads every footer, ``lost`` only each file's ends)."""
+        import pyarrow.parquet as pq
+
+        for f in (f for t in TABLES for f in self.manifest["files"].get(t, [])):
+            try:
+                pq.read_metadata(self.root / f)
+            except (OSError, ValueError):  # pyarrow's ArrowIOError and ArrowInvalid
+                return str(f)
+        return None
+
+    def damaged(self) -> StoreError | None:
+        """The one-line error of a store with lost files (``lost``), None for a whole one."""
+        gone = self.lost()
+        if not gone:
+            return None
+        some = f"{len(gone)} of the Parquet files its manifest names are" if len(gone) > 1 else "a Parquet file is"
+        return StoreError(f"{self.root}: damaged store: {some} gone or cut short ({gone[0]})",
+                          f"repair it with roofline collect -o {self.root} (it analyses again the reports whose rows "
+                          "were lost), or delete the store and collect again")
 
     def commit(self, batch: Written) -> None:
         """Add a batch: its files and index entries; the rows an earlier collect wrote for the same report files
@@ -151,6 +193,18 @@ class Store:
         self.manifest = applied(self.manifest, record)
         for f in renamed:
             (self.root / f).unlink(missing_ok=True)
+
+
+def _intact(path: Path) -> bool:
+    """Whether a Parquet file is there whole: its first and last bytes are the format's magic (a file cut short
+    lacks its footer)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(len(PARQUET_MAGIC))
+            fh.seek(-len(PARQUET_MAGIC), os.SEEK_END)
+            return head == PARQUET_MAGIC and fh.read() == PARQUET_MAGIC
+    except OSError:  # gone, unreadable, or shorter than its magic
+        return False
 
 
 def applied(manifest: dict[str, Any], record: Mapping[str, Any]) -> dict[str, Any]:

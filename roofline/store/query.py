@@ -7,7 +7,7 @@ reads only those folders). A store with files an older roofline wrote reads with
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from roofline.store.dataset import Store, StoreError, open_store
 from roofline.store.schema import COLUMNS, DUCK_TYPES, PARTITIONS, STORE_SCHEMA, TABLES, arrow_schema
@@ -16,16 +16,14 @@ if TYPE_CHECKING:  # pragma: no cover
     import duckdb
     import pyarrow as pa
 
+SHOWN_SQL = 60  # the most of a query's text an error repeats
+
 
 def connect(store: Store) -> duckdb.DuckDBPyConnection:
     """A DuckDB connection (in memory) with one view per table of the store."""
-    try:
-        import duckdb
-    except ImportError:
-        raise StoreError("roofline query needs duckdb", "pip install 'roofline[store]'") from None
     import pyarrow as pa
 
-    con = duckdb.connect(":memory:")
+    con: duckdb.DuckDBPyConnection = _duckdb().connect(":memory:")
     older = int(store.manifest.get("store_schema", STORE_SCHEMA)) < STORE_SCHEMA or bool(
         store.manifest.get("old_files"))
     for table in TABLES:
@@ -38,6 +36,15 @@ def connect(store: Store) -> duckdb.DuckDBPyConnection:
             con.register(f"_{table}_empty", pa.Table.from_pylist([], schema=_with_partitions(table)))
             con.execute(f"CREATE VIEW {table} AS SELECT * FROM _{table}_empty")
     return con
+
+
+def _duckdb() -> Any:
+    """The duckdb module; StoreError where it is not installed."""
+    try:
+        import duckdb
+    except ImportError:
+        raise StoreError("roofline query needs duckdb", "pip install 'roofline[store]'") from None
+    return duckdb
 
 
 def _columns(con: duckdb.DuckDBPyConnection, table: str, read: str) -> str:
@@ -59,16 +66,46 @@ def _with_partitions(table: str) -> pa.Schema:
 
 
 def query(store: str | os.PathLike[str], sql: str) -> pa.Table:
-    """The result of one SQL statement over the store, as an Arrow table; StoreError (one line) for a missing
-    store or SQL that DuckDB refuses."""
-    import duckdb
-
-    con = connect(open_store(store))
+    """The result of one SQL statement over the store, as an Arrow table; StoreError (one line) for a missing or
+    damaged store, SQL that DuckDB refuses and SQL that asks no rows (empty, or a statement that is no query)."""
+    st = open_store(store)
+    damaged = st.damaged()
+    if damaged is not None:
+        raise damaged
+    duckdb = _duckdb()
     try:
-        return con.sql(sql).to_arrow_table()
+        con = connect(st)
     except duckdb.Error as e:
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise StoreError(f"query: {first}", "the views are launches, advice, reports and errors "
-                         "(DESCRIBE launches lists the columns)") from None
+        raise _refused(st, e) from None
+    try:
+        result = con.sql(sql)
+        if result is None:
+            raise StoreError(f"{st.root}: query {_shown(sql)}: no rows asked (the SQL is empty, or its last statement "
+                             "is not a query)", "give one SELECT, e.g. roofline query STORE \"SELECT count(*) FROM "
+                             "launches\"")
+        return result.to_arrow_table()
+    except duckdb.Error as e:
+        raise _refused(st, e) from None
     finally:
         con.close()
+
+
+def _refused(st: Store, error: Exception) -> StoreError:
+    """DuckDB's error as one line: a file of the store that cannot be read (whole at its ends, ``Store.lost``, but
+    not inside), or the SQL it refuses."""
+    first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    bad = st.unreadable()
+    if bad is not None or str(st.root / "data") in first:
+        return StoreError(f"{st.root / bad if bad else st.root}: damaged store: {first}", "delete that file, then "
+                          f"roofline collect -o {st.root} analyses again the reports whose rows it held; or delete "
+                          "the store and collect again")
+    return StoreError(f"query: {first}", "the views are launches, advice, reports and errors "
+                      "(DESCRIBE launches lists the columns)")
+
+
+def _shown(sql: str) -> str:
+    """The SQL as a short quoted text for a message."""
+    import json
+
+    text = " ".join(sql.split())
+    return json.dumps(text if len(text) <= SHOWN_SQL else text[:SHOWN_SQL - 3] + "...")

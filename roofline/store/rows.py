@@ -14,6 +14,7 @@ from typing import Any
 from roofline.analysis.advice import lead_saving
 from roofline.analysis.libraries import library
 from roofline.analysis.view import ReportView
+from roofline.compare.pairing import path_labels
 from roofline.core.kernel_names import kernel_key
 from roofline.documents.report import Kernel, Report
 from roofline.store.schema import LEVELS, PRECISIONS
@@ -51,8 +52,9 @@ def gpu_slug(name: str) -> str:
 
 
 def report_rows(doc: Report, view: ReportView, stamp: Stamp) -> dict[str, list[Row]]:
-    """The rows of one analysed report, from its document ``doc`` and its view: ``reports`` (one), ``launches``
-    (one per launch), ``advice`` (one per item of each launch)."""
+    """The rows of one analysed report, from its document ``doc`` and its view: ``reports`` (one, labelled as
+    ``summary`` and ``compare`` label it: ``pairing.path_labels``), ``launches`` (one per launch), ``advice`` (one
+    per item of each launch)."""
     source = _source(doc, view.analysis.report.ncu_version or None, stamp)
     launches, advice = [], []
     for i, (analysis, kernel) in enumerate(zip(view.analysis.launches, doc.kernels, strict=True)):
@@ -63,10 +65,10 @@ def report_rows(doc: Report, view: ReportView, stamp: Stamp) -> dict[str, list[R
         advice += [advice_row(item, source, i, key, lib.name if lib else None, rank)
                    for rank, item in enumerate(kernel.advice, start=1)]
     d = doc.device
-    report = {**source, "label": doc.label, "source": doc.source, "compute_capability": d.compute_capability,
-              "sm_count": d.sm_count, "max_clock_hz": d.max_clock_hz, "spec_id": d.spec_id,
-              "ceilings_used": _text(doc.ceilings_used), "launches": len(doc.kernels), "total_time_s": doc.total_time_s,
-              "warnings": list(doc.warnings), "size_bytes": stamp.size_bytes}
+    report = {**source, "label": path_labels([stamp.path])[0], "source": doc.source,
+              "compute_capability": d.compute_capability, "sm_count": d.sm_count, "max_clock_hz": d.max_clock_hz,
+              "spec_id": d.spec_id, "ceilings_used": _text(doc.ceilings_used), "launches": len(doc.kernels),
+              "total_time_s": doc.total_time_s, "warnings": list(doc.warnings), "size_bytes": stamp.size_bytes}
     return {"reports": [report], "launches": launches, "advice": advice}
 
 

@@ -52,9 +52,11 @@ def is_store(path: str | os.PathLike[str]) -> bool:
     return Path(path).is_dir() and (Path(path) / MANIFEST).is_file()
 
 
-def summary_text(store: str | os.PathLike[str], by: GroupBy, top: int, fmt: QueryFormat) -> str:
-    """``summary STORE``: the ranking as an aligned table, CSV or JSON (one object per kernel group)."""
+def summary_text(store: str | os.PathLike[str], by: GroupBy, top: int, fmt: QueryFormat,
+                 width: int | None = None) -> str:
+    """``summary STORE``: the ranking as an aligned table (its names cut to fit ``width``, whole without), CSV or
+    JSON (one object per kernel group)."""
     from roofline.compare.ranking import check_top
 
     check_top(top)
-    return formatted(summary_table(store, by, top), fmt)
+    return formatted(summary_table(store, by, top), fmt, width)

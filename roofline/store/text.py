@@ -1,6 +1,6 @@
-"""A query's result (an Arrow table) as text: an aligned table, CSV or JSON (``{"generator": ..., "rows": [...]}``,
-one object per row; null for a value the store does not hold, never NaN). Only formatting: the figures are the
-store's."""
+"""A query's result (an Arrow table) as text: an aligned table (its text cells whole, or cut in the middle only as
+far as a given width needs), CSV or JSON (``{"generator": ..., "rows": [...]}``, one object per row; null for a
+value the store does not hold, never NaN). Only formatting: the figures are the store's."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 QueryFormat = Literal["table", "csv", "json"]
 QUERY_FORMATS: tuple[QueryFormat, ...] = ("table", "csv", "json")
-CELL = 60  # the widest cell of the aligned table; longer texts are cut in the middle
+FEWEST = 24  # the fewest characters a text column is cut to where the table must fit a width (its header whole)
+CUT = "..."  # in place of the middle of a cell's text that is cut
 
 
 def plain(value: Any) -> Any:
@@ -34,8 +35,9 @@ def plain(value: Any) -> Any:
     return value
 
 
-def formatted(table: pa.Table, fmt: QueryFormat) -> str:
-    """The table as text in ``fmt``."""
+def formatted(table: pa.Table, fmt: QueryFormat, width: int | None = None) -> str:
+    """The table as text in ``fmt``; an aligned table fits its lines in ``width`` characters where it can, its text
+    cells cut in the middle only as much as that needs (None: every cell whole)."""
     rows = [[plain(v) for v in row.values()] for row in table.to_pylist()]
     names = table.column_names
     if fmt == "json":
@@ -47,12 +49,42 @@ def formatted(table: pa.Table, fmt: QueryFormat) -> str:
         writer.writerow(names)
         writer.writerows([[_csv(v) for v in row] for row in rows])
         return out.getvalue()
-    cells = [names] + [[_cell(v) for v in row] for row in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(names))]
-    lines = ["  ".join(c.rjust(w) if _numeric(table, i) else c.ljust(w) for i, (c, w) in
+    numeric = [_numeric(table, i) for i in range(len(names))]
+    body = [[_cell(v) for v in row] for row in rows]
+    widths = fitted([max(len(c) for c in column) for column in zip(names, *body, strict=True)],
+                    [len(n) for n in names], numeric, width)
+    cells = [names] + [[_cut(c, w) for c, w in zip(row, widths, strict=True)] for row in body]
+    lines = ["  ".join(c.rjust(w) if numeric[i] else c.ljust(w) for i, (c, w) in
                        enumerate(zip(r, widths, strict=True))).rstrip() for r in cells]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines) + f"\n({table.num_rows} row{'s' if table.num_rows != 1 else ''})\n"
+
+
+def fitted(widths: list[int], headers: list[int], numeric: list[bool], width: int | None) -> list[int]:
+    """Column widths whose line (two spaces between columns) fits ``width``: the text columns (not the numbers)
+    cut to one common most, as long as it can be (never below their header nor ``FEWEST``); ``widths`` as they are
+    where they fit, or with no ``width``."""
+    def line(most: int) -> list[int]:
+        return [w if num else min(w, max(most, h, FEWEST)) for w, h, num in zip(widths, headers, numeric, strict=True)]
+
+    room = None if width is None else width - 2 * (len(widths) - 1)
+    if room is None or not widths or sum(widths) <= room:
+        return widths
+    low, high = 0, max(widths)  # the largest common most whose line fits: line(low) fits, or low is 0
+    while low < high:
+        mid = (low + high + 1) // 2
+        low, high = (mid, high) if sum(line(mid)) <= room else (low, mid - 1)
+    return line(low)
+
+
+def _cut(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters, ``CUT`` in place of its middle when it is longer."""
+    if len(text) <= width:
+        return text
+    if width <= len(CUT):
+        return text[:width]
+    head = (width - len(CUT) + 1) // 2
+    return text[:head] + CUT + text[len(text) - (width - len(CUT) - head):]
 
 
 def _csv(value: Any) -> Any:
@@ -63,13 +95,12 @@ def _csv(value: Any) -> Any:
 
 
 def _cell(value: Any) -> str:
-    """One cell's text: empty for null, numbers with 6 significant digits, long texts cut in the middle."""
+    """One cell's text, whole: empty for null, numbers with 6 significant digits, nested values as JSON."""
     if value is None:
         return ""
     if isinstance(value, float):
         return f"{value:.6g}"
-    text = json.dumps(value) if isinstance(value, (list, dict)) else str(value)
-    return text if len(text) <= CELL else text[:CELL // 2 - 1] + "..." + text[-(CELL // 2 - 2):]
+    return json.dumps(value) if isinstance(value, (list, dict)) else str(value)
 
 
 def _numeric(table: pa.Table, i: int) -> bool:

@@ -137,3 +137,34 @@ def test_a_folder_gives_its_reports_and_report_models_not_its_other_json_files(t
                                                    str((tmp_path / "sub" / "x.ncu-rep").resolve())]
     named = tmp_path / "index.json"
     assert collecting.report_paths([named]) == [str(named.resolve())]  # a file named is taken as given
+
+
+def test_an_unchanged_report_that_failed_still_counts_as_failed(tmp_path: Path) -> None:
+    """Collected again unchanged, a report the store records as failed is among the errors with its recorded line
+    (``still_failed``), so a run again ends as the first did; fixed, it is analysed and its error goes."""
+    fp16, triad = copies(tmp_path / "in")
+    bad = tmp_path / "in" / "bad.ncu-rep"
+    bad.write_bytes(triad.read_bytes()[:4000])
+    store = tmp_path / "store"
+    first = collect([fp16, bad], store)
+    assert (first.analysed, first.still_failed, [p for p, _ in first.errors]) == (1, 0, [str(bad)])
+    again = collect([fp16, bad], store)
+    assert (again.analysed, again.unchanged, again.still_failed) == (0, 2, 1)
+    assert again.errors == first.errors  # the line recorded in the errors table
+    assert collect([], store).errors == first.errors  # the store's own reports: the same
+    bad.write_bytes(triad.read_bytes())
+    fixed = collect([fp16, bad], store)
+    assert (fixed.analysed, fixed.errors, fixed.still_failed) == (1, (), 0)
+
+
+def test_the_report_label_is_the_one_summary_and_compare_give(tmp_path: Path) -> None:
+    """``reports.label`` is the report's short label (its file name without .ncu-rep or .json:
+    ``pairing.path_labels``), never empty."""
+    from roofline.compare.pairing import path_labels
+
+    fp16, triad = copies(tmp_path / "in")
+    store = tmp_path / "store"
+    collect([fp16, triad], store)
+    got = rows(store, "SELECT path, label FROM reports ORDER BY path")
+    assert got == [(str(p), path_labels([str(p)])[0]) for p in sorted([fp16, triad], key=str)]
+    assert [label for _, label in got] == ["torch-fp16.full", "triad-cupy.full"]

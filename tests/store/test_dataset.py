@@ -168,3 +168,66 @@ def test_a_merge_writes_row_groups_of_bounded_size_and_keeps_every_row(tmp_path:
     assert pq.ParquetFile(merged).metadata.num_row_groups == 5
     sql = "SELECT * EXCLUDE (collected_at, date) FROM launches ORDER BY path"
     assert query(small, sql).to_pylist() == query(whole, sql).to_pylist() and count(small) == count(whole) > 5
+
+
+def damaged_copy(store: Path, to: Path, cut: bool = False) -> Path:
+    """A copy of ``store`` with one launches file gone (or cut short: its footer lost); that file's name."""
+    import shutil
+
+    shutil.copytree(store, to)
+    (lost,) = open_store(to).files("launches")[:1]
+    if cut:
+        lost.write_bytes(lost.read_bytes()[:300])
+    else:
+        lost.unlink()
+    return lost
+
+
+@pytest.mark.parametrize("cut", [False, True], ids=["gone", "cut-short"])
+def test_a_damaged_store_is_one_line_and_collect_repairs_it(tmp_path: Path, cut: bool) -> None:
+    """A Parquet file of the store gone or cut short: a query and a summary are one line naming the store and the
+    fix (collect again), and ``collect`` with no report named analyses again the reports whose rows were lost, so
+    the store answers as before."""
+    from roofline.store.summary import summary_table
+
+    store = tmp_path / "s"
+    collect([FP16, FP32], store)
+    sql = "SELECT path, count(*) AS n, sum(duration_s) AS s FROM launches GROUP BY path ORDER BY path"
+    before = query(store, sql).to_pylist()
+    copy = tmp_path / "copy"
+    lost = damaged_copy(store, copy, cut)
+    for ask in (lambda: query(copy, "SELECT 1"), lambda: summary_table(copy)):
+        with pytest.raises(StoreError) as refused:
+            ask()
+        line = str(refused.value)
+        assert "\n" not in line and line.startswith(f"{copy}: damaged store")
+        assert lost.name in line and f"roofline collect -o {copy}" in line
+    outcome = collect([], copy)
+    assert outcome.repaired == 1 and outcome.analysed == 1 and not outcome.errors
+    assert query(copy, sql).to_pylist() == before and count(copy, "reports") == 2
+    assert collect([], copy).analysed == 0  # repaired: nothing to read again
+
+
+def test_a_collect_of_other_reports_repairs_the_store_too(tmp_path: Path) -> None:
+    store = tmp_path / "s"
+    collect([FP16], store)
+    copy = tmp_path / "copy"
+    damaged_copy(store, copy)
+    outcome = collect([FP32], copy)
+    assert (outcome.analysed, outcome.repaired) == (2, 1) and count(copy, "reports") == 2
+
+
+def test_a_file_unreadable_inside_is_named_by_the_query_and_once_deleted_collect_repairs_it(tmp_path: Path) -> None:
+    store = tmp_path / "s"
+    collect([FP16, FP32], store)
+    launches = count(store)
+    (bad,) = open_store(store).files("launches")[:1]
+    data = bytearray(bad.read_bytes())
+    data[8:-8] = b"\x55" * (len(data) - 16)  # its magic and footer length kept: whole at its ends
+    bad.write_bytes(bytes(data))
+    with pytest.raises(StoreError) as refused:
+        count(store)
+    line = str(refused.value)
+    assert "\n" not in line and line.startswith(f"{bad}: damaged store") and "delete that file" in line
+    bad.unlink()
+    assert collect([], store).repaired == 1 and count(store) == launches

@@ -63,3 +63,12 @@ def test_the_public_api_collects_and_queries_as_the_store_does(tmp_path: Path) -
     assert table.column("duration_s").to_pylist() == [k.duration_s.value for k in analysis.launches]
     assert table.column("path").to_pylist() == [str(model.resolve())] * len(analysis.launches)
     assert {"collect", "query"} <= set(roofline.__all__)
+
+
+@pytest.mark.parametrize("sql", ["", " ", ";", " ; ; "])
+def test_sql_that_asks_no_rows_is_one_line_naming_the_store(collected: tuple[Path, list[Path]], sql: str) -> None:
+    store, _ = collected
+    with pytest.raises(StoreError) as refused:
+        query(store, sql)
+    line = str(refused.value)
+    assert "\n" not in line and line.startswith(f"{store}: query ") and "give one SELECT" in line

@@ -60,3 +60,51 @@ def test_summary_refuses_a_folder_that_is_no_store_and_options_a_store_cannot_ho
     for args in ([str(tmp_path)], [str(store), "--mpi"], [str(store), "--kernel", "x"]):
         result = runner.invoke(app, ["summary", *args])
         assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1, result.output
+
+
+@pytest.mark.parametrize("args", [["--ceilings", "datasheet"], ["--ceilings", "kernel-clock"], ["--specs", "x.yaml"],
+                                  ["--kernel-name-base", "demangled"], ["--timeout", "5"], ["--jobs", "2"],
+                                  ["--plot", "p.png"], ["--nsys", "p.sqlite"]])
+def test_summary_of_a_store_refuses_each_option_it_would_ignore_by_name(collected: tuple[Path, list[Path]],
+                                                                       args: list[str]) -> None:
+    """The store was analysed when collected: an analysis option (even one given at its default) is refused in
+    one line that names it and says how to get it, never silently ignored."""
+    store, _ = collected
+    result = runner.invoke(app, ["summary", str(store), *args])
+    assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1, result.output
+    assert result.stderr.startswith(f"roofline: error: {store}: {args[0]} given with a store: ")
+    assert not result.stdout
+    if args[0] in ("--ceilings", "--specs"):
+        assert f"roofline collect -o {store} {args[0]}" in result.stderr
+
+
+def test_summary_of_two_stores_says_one_store_is_read_at_a_time(collected: tuple[Path, list[Path]]) -> None:
+    store, paths = collected
+    for args in ([store, store], [store, paths[0]]):
+        result = runner.invoke(app, ["summary", *map(str, args)])
+        assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1, result.output
+        assert "one store at a time" in result.stderr and "not a regular file" not in result.stderr
+
+
+def test_each_reports_label_is_the_one_summary_gives(collected: tuple[Path, list[Path]]) -> None:
+    store, paths = collected
+    result = runner.invoke(app, ["summary", *map(str, paths), "-f", "json"])
+    assert result.exit_code == 0, result.output
+    expected = {str(Path(r["report"]["path"]).resolve()): r["report"]["label"] for r in json.loads(result.stdout)
+                ["reports"]}
+    from roofline.store.query import query
+
+    got = {r["path"]: r["label"] for r in query(store, "SELECT path, label FROM reports").to_pylist()}
+    assert got == expected and all(got.values())
+
+
+def test_summary_of_a_store_writes_names_whole_into_a_file_and_fits_the_terminal(
+        collected: tuple[Path, list[Path]], tmp_path: Path) -> None:
+    store, paths = collected
+    out = tmp_path / "s.txt"
+    assert runner.invoke(app, ["summary", str(store), "-n", "1", "-o", str(out)]).exit_code == 0
+    assert all(str(p.resolve()) in out.read_text() for p in paths)
+    narrow = runner.invoke(app, ["summary", str(store), "-n", "1"], env={"COLUMNS": "80"}).stdout
+    assert not all(str(p.resolve()) in narrow for p in paths)
+    wide = runner.invoke(app, ["summary", str(store), "-n", "1", "--wide"], env={"COLUMNS": "80"}).stdout
+    assert all(str(p.resolve()) in wide for p in paths)

@@ -28,3 +28,28 @@ def test_the_table_aligns_columns_and_counts_rows() -> None:
     lines = formatted(TABLE, "table").splitlines()
     assert lines[0].split() == ["name", "t", "n", "l"] and set(lines[1]) <= {"-", " "}
     assert lines[-1] == "(2 rows)" and len(lines) == 5
+
+
+LONG = pa.table({"name": ["k" * 70 + "_one", "k" * 70 + "_two"], "n": [123456, 7]})
+
+
+def test_the_table_keeps_every_cell_whole_with_no_width() -> None:
+    text = formatted(LONG, "table")
+    assert all(name in text for name in LONG.column("name").to_pylist()) and "..." not in text
+
+
+def test_the_table_cuts_names_in_the_middle_only_as_much_as_a_width_needs() -> None:
+    whole = formatted(LONG, "table").splitlines()
+    assert formatted(LONG, "table", max(map(len, whole))).splitlines() == whole  # it fits: nothing cut
+    lines = formatted(LONG, "table", 60).splitlines()
+    assert max(len(line) for line in lines[:-1]) == 60
+    first, second = (line.split()[0] for line in lines[2:4])
+    assert first != second and first.endswith("_one") and "..." in first and first.startswith("kkk")
+    assert lines[2].split()[1] == "123456"  # numbers are never cut
+
+
+def test_a_width_too_narrow_cuts_names_no_shorter_than_their_floor() -> None:
+    from roofline.store.text import FEWEST
+
+    lines = formatted(LONG, "table", 10).splitlines()
+    assert len(lines[2].split()[0]) == FEWEST

@@ -4,12 +4,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from roofline.cli.failures import handles_errors
 from roofline.cli.options import CeilingsOpt, SpecsOpt, TimeoutOpt, analysis_options
+
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.store.collect import Outcome
 
 
 @handles_errors
@@ -44,6 +47,18 @@ def collect(
                          "uses a running one")
     options = analysis_options(None, "function", ceilings, specs, timeout)
     outcome = run(files or [], store, options, workers, scheduler, batch)
-    typer.echo(f"collected {outcome.analysed} report{'s' if outcome.analysed != 1 else ''} into {store} "
-               f"({outcome.unchanged} unchanged, {len(outcome.errors)} failed)", err=True)
+    typer.echo(summary_line(outcome, store), err=True)
     fail_for([RooflineError(error) for _, error in outcome.errors])  # each line names its file
+
+
+def summary_line(outcome: Outcome, store: Path) -> str:
+    """What a collect did, in one line: analysed, unchanged, failed (those unchanged since they failed said apart,
+    so a run again does not hide them), and the reports analysed again because rows of theirs were lost."""
+    line = (f"collected {outcome.analysed} report{'s' if outcome.analysed != 1 else ''} into {store} "
+            f"({outcome.unchanged} unchanged, {len(outcome.errors)} failed")
+    if outcome.still_failed:
+        line += f", {outcome.still_failed} of them unchanged since {'it' if outcome.still_failed == 1 else 'they'} " \
+                "failed"
+    if outcome.repaired:
+        line += f"; {outcome.repaired} analysed again: the store had lost rows of theirs"
+    return line + ")"

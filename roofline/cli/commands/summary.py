@@ -22,6 +22,7 @@ from roofline.cli.options import (
     TimeoutOpt,
     WideOpt,
     analysis_options,
+    given_on_command_line,
 )
 from roofline.cli.plots import image
 from roofline.cli.terminal import terminal_width
@@ -39,6 +40,7 @@ FACTS = Facts(output=Output("summary"), reads=Reads(sass=False))
 
 @handles_errors
 def summary(
+    ctx: typer.Context,
     files: Annotated[list[Path], typer.Argument(help="Report files: .ncu-rep, or .json report models; or one store "
                                                 "folder that `roofline collect` wrote.")],
     by: Annotated[GroupBy, typer.Option(
@@ -75,8 +77,11 @@ def summary(
 
     check_top(top)
     if len(files) == 1 and files[0].is_dir():
-        _from_store(files[0], by, top, fmt, output, plot is not None or mpi or nsys is not None or bool(kernel))
+        ignored = {"--plot": plot is not None, "--mpi": mpi, "--nsys": nsys is not None, "--kernel": bool(kernel),
+                   **{option: given_on_command_line(ctx, name) for name, (option, _, _) in STORE_FIXED.items()}}
+        _from_store(files[0], by, top, fmt, output, wide, ignored)
         return
+    _refuse_several_stores(files)
     if nsys is not None:
         for opt, on, why in (
                 ("--plot", plot is not None, "the real-time view is written as a table or JSON, with no plot"),
@@ -109,19 +114,58 @@ def summary(
     fail_for(roofline.left_out)
 
 
-def _from_store(store: Path, by: GroupBy, top: int, fmt: str, output: Path | None, other: bool) -> None:
-    """`summary STORE`: the ranking from a store's rows (``roofline.store.summary``), as a table or JSON."""
-    from roofline.cli.output import to_stdout, write_output
+# Options a store cannot honour that have a default (their given value cannot be told from it): the fix for each.
+AGAIN = "collect the store again with it (roofline collect -o STORE {} ...), or run summary on the report files"
+STORE_FIXED = {
+    "ceilings": ("--ceilings", "the store holds percent of roof at the ceilings it was collected with",
+                 AGAIN.format("--ceilings")),
+    "specs": ("--specs", "the store holds the analyses of the specs it was collected with", AGAIN.format("--specs")),
+    "kernel_name_base": ("--kernel-name-base", "it chooses the names --kernel matches, and a store is ranked as "
+                         "collected", "leave it out, or run summary on the report files"),
+    "timeout": ("--timeout", "a store is ranked from its rows, no report is read",
+                "leave it out (collect takes --timeout)"),
+    "jobs": ("--jobs", "a store is ranked from its rows, no report is read", "leave it out"),
+}
+
+
+def _refuse_for_store(store: Path, given: dict[str, bool]) -> None:
+    """UsageError naming the first option in ``given`` (option -> given on the command line) that ``summary STORE``
+    would ignore, with its fix (``STORE_FIXED``; the others need the report files)."""
+    from roofline.errors import UsageError
+
+    fixes = {option: (why, fix) for option, why, fix in STORE_FIXED.values()}
+    for option in (option for option, on in given.items() if on):
+        why, fix = fixes.get(option, ("a store is ranked as collected", f"leave out {option}, or give the report "
+                                      "files"))
+        raise UsageError(f"{store}: {option} given with a store: {why}", fix.replace("STORE", str(store)))
+
+
+def _refuse_several_stores(files: list[Path]) -> None:
+    """UsageError for a store among several inputs: one store is read at a time."""
+    from roofline.errors import UsageError
+    from roofline.store.summary import is_store
+
+    store = next((f for f in files if is_store(f)), None)
+    if store is not None:
+        raise UsageError(f"{store}: a store among {len(files)} inputs; summary reads one store at a time, or report "
+                         "files", f"give one store (roofline summary {store}), or the report files alone")
+
+
+def _from_store(store: Path, by: GroupBy, top: int, fmt: str, output: Path | None, wide: bool,
+                given: dict[str, bool]) -> None:
+    """`summary STORE`: the ranking from a store's rows (``roofline.store.summary``), as a table or JSON; the table's
+    names fitted to the terminal as the report tables are (whole in a file or with ``wide``). The options the store
+    cannot honour are refused (``_refuse_for_store``)."""
+    from roofline.cli.output import STDOUT, to_stdout, write_output
     from roofline.errors import UsageError
     from roofline.store.summary import is_store, summary_text
 
     if not is_store(store):
         raise UsageError(f"{store}: a folder, not a report file nor a store (no manifest.json)",
                          "give report files, or a store that roofline collect wrote")
-    if other:
-        raise UsageError("summary STORE with --plot, --mpi, --nsys or --kernel: a store is ranked as collected",
-                         "leave them out, or give the report files")
-    text = summary_text(store, by, top, "json" if fmt == "json" else "table")
+    _refuse_for_store(store, given)
+    width = terminal_width(wide) if output is None or str(output) == STDOUT else None
+    text = summary_text(store, by, top, "json" if fmt == "json" else "table", width)
     to_stdout(text) if output is None else write_output(output, text)
 
 

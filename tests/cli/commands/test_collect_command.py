@@ -53,3 +53,26 @@ def test_collect_into_a_folder_that_is_no_store_is_refused(tmp_path: Path) -> No
     (tmp_path / "notes.txt").write_text("mine")
     result = runner.invoke(app, ["collect", str(H100 / "torch-fp16.full.json"), "-o", str(tmp_path)])
     assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_run_again_over_a_bad_file_still_fails_as_the_first_did(tmp_path: Path) -> None:
+    """A CI re-run must not hide a failure: a report unchanged since it failed is named again in its one line, the
+    count says it failed (unchanged since), and the exit status is the first run's."""
+    bad = tmp_path / "bad.ncu-rep"
+    bad.write_bytes((H100 / "triad-cupy.full.ncu-rep").read_bytes()[:100000])
+    store = tmp_path / "st"
+    first = runner.invoke(app, ["collect", str(bad), "-o", str(store)])
+    second = runner.invoke(app, ["collect", str(bad), "-o", str(store)])
+    assert first.exit_code == second.exit_code == 2, second.output
+    errors = [[line for line in r.stderr.splitlines() if line.startswith("roofline: error:")] for r in (first, second)]
+    assert errors[0] == errors[1] and len(errors[0]) == 1 and str(bad) in errors[0][0]
+    assert f"collected 0 reports into {store} (1 unchanged, 1 failed, 1 of them unchanged since it failed)" \
+        in second.stderr
+
+
+def test_a_bad_shared_report_cut_short_still_fails_on_a_run_again(shared_report, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.ncu-rep"
+    bad.write_bytes(shared_report("t4_matrix-add-2d_full").read_bytes()[:100000])
+    for _ in range(2):
+        result = runner.invoke(app, ["collect", str(bad), "-o", str(tmp_path / "st")])
+        assert result.exit_code == 2 and "1 failed" in result.stderr, result.output

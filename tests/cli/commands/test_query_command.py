@@ -68,3 +68,81 @@ def test_a_csv_file_is_the_query_alone_and_is_never_replaced(store: Path, tmp_pa
     again = runner.invoke(app, ["query", str(store), SQL, "-f", "csv", "-o", str(out)])
     assert again.exit_code == 2 and "no generator mark" in again.stderr
     assert len(again.stderr.strip().splitlines()) == 1 and out.read_bytes() == before
+
+
+@pytest.mark.parametrize("sql", ["", " ", ";"])
+def test_sql_that_asks_no_rows_is_one_line_exit_2(store: Path, sql: str) -> None:
+    result = runner.invoke(app, ["query", str(store), sql])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"roofline: error: {store}: query ") and len(result.stderr.splitlines()) == 1
+
+
+def test_a_store_with_a_file_gone_is_one_line_exit_2_and_collect_repairs_it(store: Path, tmp_path: Path) -> None:
+    """One Parquet file of the store deleted: query and summary say in one line that the store is damaged and how
+    to repair it; `collect -o COPY` does, and the query answers again."""
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(store, copy)
+    next((copy / "data" / "launches").rglob("*.parquet")).unlink()
+    for args in (["query", str(copy), "SELECT 1"], ["summary", str(copy)]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1, result.output
+        assert result.stderr.startswith(f"roofline: error: {copy}: damaged store")
+        assert f"roofline collect -o {copy}" in result.stderr
+    repaired = runner.invoke(app, ["collect", "-o", str(copy)])
+    assert repaired.exit_code == 0 and "1 analysed again" in repaired.stderr, repaired.output
+    again = runner.invoke(app, ["query", str(copy), SQL, "-f", "json"])
+    assert again.exit_code == 0 and json.loads(again.stdout)["rows"][0]["launches"] == 1
+
+
+@pytest.mark.parametrize(("name", "fmt"), [("q.json", "json"), ("q.csv", "csv"), ("q.txt", "table"),
+                                           ("q.dat", "table")])
+def test_the_format_follows_the_output_files_extension(store: Path, tmp_path: Path, name: str, fmt: str) -> None:
+    out = tmp_path / name
+    result = runner.invoke(app, ["query", str(store), "SELECT 1 AS a", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    text = out.read_text()
+    if fmt == "json":
+        assert json.loads(text)["rows"] == [{"a": 1}]
+    elif fmt == "csv":
+        assert text == "a\n1\n"
+    else:  # the table, after the mark line a text file gets
+        assert text.endswith(runner.invoke(app, ["query", str(store), "SELECT 1 AS a"]).stdout) and text != "a\n1\n"
+
+
+@pytest.mark.parametrize(("name", "args", "fix"), [
+    ("q.json", ["-f", "csv"], "give --format json, or end the name with .csv"),
+    ("q.csv", ["-f", "table"], "give --format csv, or end the name with .txt"),
+    ("q.html", [], "end the name with one of .txt (table), .csv (csv), .json (json)")])
+def test_an_output_whose_extension_names_another_format_is_refused_in_one_line(
+        store: Path, tmp_path: Path, name: str, args: list[str], fix: str) -> None:
+    out = tmp_path / name
+    result = runner.invoke(app, ["query", str(store), "SELECT 1 AS a", "-o", str(out), *args])
+    assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1 and not out.exists(), result.output
+    assert result.stderr.startswith(f"roofline: error: --output {out}: a ") and result.stderr.rstrip().endswith(fix)
+
+
+def test_a_txt_file_takes_any_format_given(store: Path, tmp_path: Path) -> None:
+    out = tmp_path / "q.txt"
+    assert runner.invoke(app, ["query", str(store), "SELECT 1 AS a", "-o", str(out), "-f", "json"]).exit_code == 0
+    assert json.loads(out.read_text())["rows"] == [{"a": 1}]
+
+
+LONG = "SELECT repeat('k', 90) || '_one' AS name, 1 AS n UNION ALL SELECT repeat('k', 90) || '_two', 2 ORDER BY n"
+
+
+def test_cells_are_whole_in_a_file_and_with_wide_cut_to_fit_the_terminal(store: Path, tmp_path: Path) -> None:
+    """Written to a file every cell is whole; on the terminal a name is cut in the middle only as far as the
+    terminal's width needs (the two names still told apart by their ends); --wide prints them whole."""
+    names = ["k" * 90 + "_one", "k" * 90 + "_two"]
+    out = tmp_path / "q.txt"
+    assert runner.invoke(app, ["query", str(store), LONG, "-o", str(out)]).exit_code == 0
+    assert all(name in out.read_text() for name in names)
+    narrow = runner.invoke(app, ["query", str(store), LONG], env={"COLUMNS": "80"}).stdout.splitlines()
+    assert max(map(len, narrow)) == 80 and not any(name in "\n".join(narrow) for name in names)
+    assert narrow[2].split()[0].endswith("_one") and narrow[3].split()[0].endswith("_two")
+    roomy = runner.invoke(app, ["query", str(store), LONG], env={"COLUMNS": "200"}).stdout
+    assert all(name in roomy for name in names)  # it fits: nothing cut
+    wide = runner.invoke(app, ["query", str(store), LONG, "--wide"], env={"COLUMNS": "80"}).stdout
+    assert all(name in wide for name in names)

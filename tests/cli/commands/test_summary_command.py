@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from roofline.cli.app import app
 from roofline.core.kernel_names import kernel_key
 from roofline.render.report.json import SCHEMA_VERSION
-from tests.conftest import raw_whole_blocks_pct
+from tests.conftest import find_shared_nsys, raw_whole_blocks_pct
 
 runner = CliRunner()
 ENV = {"COLUMNS": "80"}
@@ -167,3 +167,23 @@ def test_the_help_defines_the_recoverable_time_the_code_computes():
     assert "(1 - percent of roof)" not in help_text
     assert "Rank the kernels of whole applications by their time to gain: per launch, what its first advice item" \
         in help_text  # the figure it ranks by, the one the report's table and advice give
+
+
+@pytest.mark.parametrize("name", ["gp100_miniweather-openacc_2021.2-export2022.2.sqlite",
+                                  "h200_nvfuser-matmul-nvtx_2025.1.nsys-rep"])
+def test_an_nsight_systems_profile_given_as_a_report_points_to_timeline_and_nsys(name: str) -> None:
+    """The shared Nsight Systems profiles (an .sqlite export, an .nsys-rep) given where Nsight Compute reports
+    belong: one line that says what the file is and the commands that read it."""
+    profile = find_shared_nsys(name)
+    result = invoke(profile)
+    assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1, result.output
+    line = result.stderr
+    assert line.startswith(f"roofline: error: {profile}: not an Nsight Compute report (no NVR header)")
+    assert "an Nsight Systems profile" in line and "roofline timeline" in line and "summary REPORT --nsys" in line
+
+
+def test_an_sqlite_file_given_as_a_report_points_to_timeline(tmp_path) -> None:
+    profile = tmp_path / "app.sqlite"
+    profile.write_bytes(b"SQLite format 3\x00" + bytes(4096))
+    result = invoke(profile)
+    assert result.exit_code == 2 and "roofline timeline" in result.stderr and len(result.stderr.splitlines()) == 1
