@@ -12,7 +12,7 @@ def render(grades: ReportGrade) -> str:
     doc = grade_json(grades)
     lines = [f"# Grade of `{doc.report}`", "", f"Spec: {doc.spec_id or 'none matched'}"
              + (f"; work checked against `{doc.baseline}`" if doc.baseline else ""), "",
-             "| kernel | grade | datasheet | governing | roof | time | floor | confidence |",
+             "| kernel | grade | at full peaks | governing | roof | time | floor | confidence |",
              "|---|---|---|---|---|---|---|---|"]
     for k in doc.kernels:
         grade = share_pct(k.grade) if k.grade is not None else "withheld"

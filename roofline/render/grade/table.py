@@ -1,4 +1,4 @@
-"""`roofline grade` as text: one block per kernel (its grade, interval, datasheet grade, the governing unit and roof,
+"""`roofline grade` as text: one block per kernel (its grade, interval, grade at the units' full peaks, the governing unit and roof,
 time, floor and the most a what-if saves, the confidence), then its conditions and why a grade is withheld."""
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ def kernel_lines(k: KernelGradeDoc, width: int = 80) -> list[str]:
         lines += [f"    - {prose.withheld(r, k)}" for r in k.withheld]
     else:
         spread = f" (launches {share_pct(k.interval.low)} to {share_pct(k.interval.high)})" if k.interval else ""
-        lines.append(f"  grade: {share_pct(k.grade)} of the attainable roof{spread}; datasheet "
-                     f"{share_pct(k.datasheet_grade)}")
+        lines.append(f"  grade: {share_pct(k.grade)} of the attainable roof{spread}; at the units' full "
+                     f"peaks {share_pct(k.datasheet_grade)}")
     lines.append(f"  governed by: {k.governing or 'n/a'} (roof {k.roof or 'n/a'})")
     lines.append(f"  time: {seconds(k.measured_s)} over {counted(k.launches, 'launch')}; floor {seconds(k.floor_s)}; "
                  f"most saved keeping the work: {seconds(k.max_saving_s)}")

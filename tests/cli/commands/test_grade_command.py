@@ -55,6 +55,8 @@ def test_the_table_shows_the_grade_the_governing_roof_and_each_condition_with_it
     result = runner.invoke(app, ["grade", str(TRIAD)], env={"COLUMNS": "80"})
     assert result.exit_code == 0, result.output
     assert f"grade: {100 * k['grade']:.1f}% of the attainable roof" in result.stdout
+    # the second figure is every unit at its full peak (ncu's percent of peak), not the datasheet roofs' percent
+    assert f"at the units' full peaks {100 * k['datasheet_grade']:.1f}%" in " ".join(result.stdout.split())
     assert "governed by: DRAM (roof dram)" in result.stdout and max(map(len, result.stdout.splitlines())) <= 80
     assert "fix: ncu --cache-control all" in result.stdout and "fix: ncu -c N" in result.stdout
     assert k["confidence"] == "low" and "confidence: low" in result.stdout  # one launch measured
