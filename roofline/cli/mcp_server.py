@@ -399,7 +399,7 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
     def project_report(
         report: Annotated[str, Field(description="The report whose kernels are projected.")],
         to: Annotated[str, Field(description="Device spec id of the target GPU (gpu_spec lists them).")],
-        kernel: Filters = None, offset: Offset = 0, limit: Limit = 20, ceilings: Ceilings = "kernel-clock",
+        kernel: Filters = None, offset: Offset = 0, limit: Limit = 20,
         clock: Clock = "sustained", max_chars: MaxChars = DEFAULT_CHARS, output: Output = None,
     ) -> dict[str, Any]:
         """Project every launch onto another GPU at the clock it holds under load (sustained; boost, or ncu's
@@ -407,9 +407,8 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         (``workload``) and each kernel's launches summed, with an interval (a model, not a measurement). Paginated with
         offset/limit."""
         path = roots.readable(report)
-        command = ["project", report, "--to", to, *filter_args(kernel), "--ceilings", ceilings, "--clock", clock,
-                   "-f", "json"]
-        answer = adapter.project_report(path, to, options(kernel, ceilings), clock, offset, limit,
+        command = ["project", report, "--to", to, *filter_args(kernel), "--clock", clock, "-f", "json"]
+        answer = adapter.project_report(path, to, options(kernel), clock, offset, limit,
                                         command_line(command))
         return finish(answer, output, max_chars, "narrow with offset/limit or kernel filters")
 

@@ -11,7 +11,6 @@ import typer
 from roofline.cli.facts import Facts, Output, Reads
 from roofline.cli.failures import handles_errors
 from roofline.cli.options import (
-    CeilingsOpt,
     ClockOpt,
     KernelOpt,
     NameBaseOpt,
@@ -40,15 +39,15 @@ def project(
     fmt: Annotated[ProjectFormat, typer.Option("--format", "-f", help="Output format: table, json, markdown, "
                                                                    "html or csv.")] = "table",
     output: ProjectOutputOpt = None,
-    ceilings: CeilingsOpt = "kernel-clock",
     clock: ClockOpt = "sustained",
     specs: SpecsOpt = None,
     timeout: TimeoutOpt = None,
     wide: WideOpt = False,
 ) -> None:
     """Project each launch onto another GPU at the clock it holds under load (--clock sustained|boost|base): each
-    unit's work at the target's rate of that unit, waves and tail, a launch floor; and the workload's total."""
-    roofline = facade(analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False))
+    unit's work at the target's rate of that unit, waves and tail, a launch floor; and the workload's total. No
+    --ceilings: the model reads each unit's percent of its peak and the specs' rates, no roof of the report."""
+    roofline = facade(analysis_options(kernel, kernel_name_base, "kernel-clock", specs, timeout, diagnostics=False))
     targets = roofline.targets(to, clock)  # an unknown target is refused before the report is read
     output = output or default_project_output(file, fmt, "all" if to.strip() == "all" else
                                               "+".join(t.id for t in targets), clock)

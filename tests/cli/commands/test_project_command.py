@@ -267,3 +267,10 @@ def test_on_its_own_gpu_a_launch_keeps_the_dram_rate_it_reached_above_the_achiev
     assert min(rates) > w["dram_bytes_per_s"]  # each launch beat the achievable default
     assert w["measured_s"] == pytest.approx(measured, rel=1e-9)
     assert w["projected_s"] == pytest.approx(measured, rel=1e-6)
+
+
+def test_ceilings_is_no_option_of_project_which_reads_no_roof():
+    """The projection reads each unit's percent of its peak and the specs' rates: --ceilings changed nothing but a
+    label (and --ceilings calibrated failed on a GPU without calibration), so it is not offered."""
+    result = runner.invoke(app, ["project", str(TRIAD), "--to", "h200", "--ceilings", "datasheet"])
+    assert result.exit_code == 2 and "no such option --ceilings" in result.stderr
