@@ -429,6 +429,12 @@ def _describe(resource: str, old: LaunchShape, new: LaunchShape, sm: SmResources
     return f"shared memory per block {own[0]:.1f} -> {own[1]:.1f} KiB"
 
 
+# The what-ifs count blocks in the SM's largest shared-memory carveout: the driver sizes the carveout so that shared
+# memory does not limit a kernel's occupancy where the kernel sets no preference (NVIDIA Volta Tuning Guide, "Unified
+# Shared Memory/L1/Texture Cache"; cudaFuncAttributePreferredSharedMemoryCarveout is a hint). Said where it matters.
+CARVEOUT_GROWN = "in the SM's largest carveout, which the driver picks where the blocks need it"
+
+
 def _block_size_change(shape: LaunchShape, sm: SmResources, barriers_limit: int | None) -> tuple[WhatIf, ...]:
     """The block size (multiple of a warp) closest to the current one with the highest theoretical occupancy.
 
@@ -446,8 +452,9 @@ def _block_size_change(shape: LaunchShape, sm: SmResources, barriers_limit: int 
         return ()
     new, blocks = replace(shape, threads=int(threads[best])), int(resident[best])
     change = f"block size {shape.threads} -> {new.threads} threads"
+    grown = f"; {CARVEOUT_GROWN}" if own_shared(shape, sm) > 0 else ""
     after = (f" ({_blocks(blocks)} of {new.warps} warps per SM; registers per thread and shared memory per block "
-             "unchanged)")
+             f"unchanged{grown})")
     cited = point(new, sm, sm.shared_bytes, barriers_limit)
     text = (f"{change} would raise theoretical occupancy {pct(theoretical_pct(current, shape, sm))} -> "
             f"{pct(float(theoretical[best]))}{after} [calculator: {point_text(cited)}]")

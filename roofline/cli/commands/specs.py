@@ -124,7 +124,7 @@ def _print_table(spec: DeviceSpec) -> None:
     for key, value in values.items():
         if value is None:
             continue
-        unit = units.get(key, "B/s" if key.startswith("bandwidth") else "FLOP/s")
+        unit = units.get(key, "B/s" if key.startswith("bandwidth") else "OP/s" if _integer(key) else "FLOP/s")
         source = spec.sources.get(key, "") + (f" [derived: {spec.derived[key]}]" if key in spec.derived else "")
         table.add_row(key, si(value, unit), source)
     console.print(table)
@@ -132,6 +132,11 @@ def _print_table(spec: DeviceSpec) -> None:
         console.print(f"notes: {spec.notes}", highlight=False)
     if spec.measured is not None:
         _print_calibration(console, spec)
+
+
+def _integer(key: str) -> bool:
+    """Whether a peak counts integer operations (INT8, INT4 Tensor Cores: OP/s, not FLOP/s)."""
+    return key.startswith("peaks.") and key.removeprefix("peaks.").removeprefix("tensor_").startswith(("int", "uint"))
 
 
 def _print_calibration(console: Any, spec: DeviceSpec) -> None:

@@ -1,5 +1,6 @@
-"""`roofline grade` as text: one block per kernel (its grade, interval, grade at the units' full peaks, the governing unit and roof,
-time, floor and the most a what-if saves, the confidence), then its conditions and why a grade is withheld."""
+"""`roofline grade` as text: one block per kernel (its grade, interval, grade at the units' full peaks, the governing
+unit and roof, time, floor and the most a what-if saves, the confidence), then its conditions and why a grade is
+withheld."""
 
 from __future__ import annotations
 

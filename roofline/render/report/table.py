@@ -107,9 +107,9 @@ def _print_report(console: Console, v: ReportView) -> None:
     if scaled:
         console.print(f"[dim]* {escape(scaled)}[/dim]", highlight=False)
     console.print(_launch_table(a, console.width))
-    hidden = len(a.launches) - MAX_LAUNCH_ROWS
-    if hidden > 0:
-        console.print(f"[dim]... {hidden} shorter launches not shown (--format json lists all)[/dim]", highlight=False)
+    hidden = hidden_launches(a.launches)
+    if hidden:
+        console.print(f"[dim]... {hidden} not shown (--format json lists all)[/dim]", highlight=False)
     groups = [g for g in a.groups if len(g.launches) > 1]
     if groups:
         console.print(_groups_table(groups, console.width))
@@ -297,6 +297,17 @@ def verdict_cell(v: Verdict) -> str:
     star = "*" if v.basis == "roofline" else ""
     unit = f": {short_name(v.busiest)} {v.busiest.pct:.0f}%" if v.busiest is not None else ""
     return f"{bound_word(v.bound)}{star}{unit}"
+
+
+def hidden_launches(launches: Sequence[LaunchAnalysis]) -> str:
+    """The launches the table leaves out, in words: "15 shorter launches", "14 shorter launches and 1 without a
+    time" (a launch ncu did not measure is not shorter); "" when it shows them all."""
+    shown = {id(k) for k in _shown(launches)}
+    left = [k for k in launches if id(k) not in shown]
+    untimed = sum(1 for k in left if k.duration_s.value is None)
+    parts = [f"{counted(len(left) - untimed, 'shorter launch')}" if len(left) > untimed else "",
+             f"{untimed} without a time" if untimed else ""]
+    return " and ".join(p for p in parts if p)
 
 
 def _shown(launches: Sequence[LaunchAnalysis]) -> list[LaunchAnalysis]:

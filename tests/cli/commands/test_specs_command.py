@@ -113,3 +113,12 @@ def test_check_names_every_malformed_file_not_only_the_first(tmp_path):
     assert lines[0].startswith(str(folder / "a-broken.yaml")) and "not valid YAML" in lines[0]
     assert lines[1].startswith(str(folder / "b-unknown-key.yaml")) and "'name' is not a known key" in lines[1]
     assert lines[2].startswith(f"{tmp_path / 'none'}: no such spec file or folder")
+
+
+def test_show_gives_integer_tensor_peaks_in_operations_not_flops():
+    """INT8 Tensor Core figures count integer operations (the H100 SXM5's 1978.9 TOPS): OP/s, not FLOP/s."""
+    result = runner.invoke(app, ["specs", "show", "h100-sxm5"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    rows = {line.split()[0]: line for line in result.stdout.splitlines() if line.startswith("peaks.")}
+    assert "1.98 POP/s" in rows["peaks.tensor_int8"] and "FLOP/s" not in rows["peaks.tensor_int8"]
+    assert "1.98 PFLOP/s" in rows["peaks.tensor_fp8"]

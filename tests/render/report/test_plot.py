@@ -308,8 +308,8 @@ def test_every_drawn_point_has_a_tooltip_and_the_links_given(example):
     k = next(k for k in example.launches if k.launch.name == "triad_fp32")
     tip = tips[plot.point_id(0, _series(data.panels[0], "triad_fp32"), "dram")]
     assert tip.splitlines() == [
-        "#2 triad_fp32", f"launch {k.launch.key}, 23.2% of the time", "DRAM: 3.02 TB/s, 90.0% of its roof",
-        "503 GFLOP/s at 0.167 FLOP/byte", "kernel at 90.0% of roof, bound: memory"]
+        "#2 triad_fp32", f"launch {k.launch.key}, 23.2% of the time", "DRAM: 3.02 TB/s, 90.0% of the plotted roof",
+        "503 GFLOP/s at 0.167 FLOP/byte", "kernel at 90.0% of roof (roofs at the launch clocks), bound: memory"]
 
 
 def test_a_full_set_counts_every_direction_so_no_level_looks_inverted(analysed):

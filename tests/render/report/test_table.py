@@ -358,3 +358,15 @@ def test_the_memory_lines_give_each_edges_percent_and_the_l2_rates_of_loads_and_
     assert "DRAM->L2 321 kB (1.6% of peak)" in text
     assert "L2 hit 84.2% (loads 74.4%, stores 100.1%)" in text
     assert "kernel->L1 1.13 MB  shared wavefronts 30.7 k (2.6% of peak)" in text
+
+
+def test_a_launch_without_a_time_is_not_counted_among_the_shorter_ones(shared_report):
+    """rtx5060ti's 45 launches: launch 0:44 has no counters (invalid), so of the 15 left out 14 are shorter and one
+    has no time at all."""
+    from roofline.pipeline import analyze_files
+
+    (a,) = analyze_files([shared_report("rtx5060ti_transpose-occupancy-45launches_metrics")])
+    untimed = [k for k in a.launches if k.duration_s.value is None]
+    assert [k.launch.key for k in untimed] == ["0:44"]
+    hidden = len(a.launches) - table.MAX_LAUNCH_ROWS
+    assert table.hidden_launches(a.launches) == f"{hidden - 1} shorter launches and 1 without a time"
