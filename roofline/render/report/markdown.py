@@ -185,10 +185,11 @@ def _gpu_line(analysis: ReportAnalysis) -> str:
 
 
 def ceilings_table(v: ReportView) -> Block:
-    """The report's datasheet and kernel-clock roofs side by side (``report_level_ceilings``), and the calibrated ones
-    where a calibration file gives them."""
+    """The report's datasheet and kernel-clock roofs side by side (``report_level_ceilings``), the calibrated ones
+    where a calibration file gives them, and the measured-clock ones where percent of roof uses them."""
     sets, keys = v.ceilings, v.roof_keys
     sheet, measured, calibrated = sets.get("datasheet"), sets.get("kernel-clock"), sets.get("calibrated")
+    own = sets.get("measured-clock") if v.analysis.ceilings_used == "measured-clock" else None
     rows = []
     for key in keys:
         unit = "FLOP/s" if key in PRECISIONS else "B/s"
@@ -202,10 +203,14 @@ def ceilings_table(v: ReportView) -> Block:
         if calibrated is not None:
             c_val = _roof(calibrated, key)
             row += (si(c_val, unit), datasheet_ratio_text(v, "calibrated", key))
+        if own is not None:
+            row += (si(_roof(own, key), unit), datasheet_ratio_text(v, "measured-clock", key))
         rows.append(row)
     header: tuple[str, ...] = ("roof", "datasheet", "kernel-clock", "kernel-clock / datasheet")
     if calibrated is not None:
         header += ("calibrated", "calibrated / datasheet")
+    if own is not None:
+        header += ("measured-clock", "measured-clock / datasheet")
     return Block("table", header=header, rows=tuple(rows), numeric=(False, *[True] * (len(header) - 1)))
 
 

@@ -236,14 +236,17 @@ def _print_hotspots(console: Console, kernels: Sequence[AdvisedKernel]) -> None:
 
 
 def _ceilings_table(v: ReportView) -> Table:
-    """The report's datasheet and kernel-clock roofs (``report_level_ceilings``), and the calibrated ones where a
-    calibration file gives them, each with its ratio to the datasheet; the rows of ``roof_keys`` alone."""
+    """The report's datasheet and kernel-clock roofs (``report_level_ceilings``), the calibrated ones where a
+    calibration file gives them, and the measured-clock ones where percent of roof uses them, each with its ratio to
+    the datasheet; the rows of ``roof_keys`` alone."""
     from rich.table import Table
 
     table = Table(title="Ceilings", title_justify="left", box=None, pad_edge=False, padding=(0, 1))
     sets, keys = v.ceilings, v.roof_keys
     sheet, clock, calibrated = sets.get("datasheet"), sets.get("kernel-clock"), sets.get("calibrated")
+    own = sets.get("measured-clock") if v.analysis.ceilings_used == "measured-clock" else None
     extra = ("calibrated", "ratio") if calibrated else ()
+    extra += ("measured-clock", "ratio") if own else ()
     for col in ("roof", "datasheet", "kernel-clock", "ratio", *extra):
         table.add_column(col, justify="left" if col == "roof" else "right")
     for key in keys:
@@ -257,6 +260,8 @@ def _ceilings_table(v: ReportView) -> Table:
         if calibrated:
             cal = calibrated.roof(key)
             cells += [si(cal, unit), datasheet_ratio_text(v, "calibrated", key)]
+        if own:  # the roofs percent of roof uses: the report's peak counters alone, no datasheet scaled in
+            cells += [si(own.roof(key), unit), datasheet_ratio_text(v, "measured-clock", key)]
         table.add_row(*cells)
     return table
 

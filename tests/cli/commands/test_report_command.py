@@ -452,3 +452,17 @@ def test_a_plot_with_nothing_on_it_keeps_the_report(shared_report, tmp_path):
     assert result.exit_code == 2 and not png.exists()
     assert json.loads(out.read_text())["reports"][0]["kernels"]
     assert result.stderr.splitlines()[-1].startswith(f"roofline: error: {png}: not written, nothing to plot")
+
+
+def test_measured_clock_ceilings_get_their_own_column_in_the_ceilings_table(shared_report, tmp_path):
+    """--ceilings measured-clock: the roofs percent of roof uses are the report's peak counters alone, so the V100's
+    FP16 (no counter) is n/a there where the kernel-clock column shows the datasheet's scaled in (starred)."""
+    report = shared_report("v100_miniweather-openacc_full")
+    result = CliRunner().invoke(app, ["report", str(report), "--ceilings", "measured-clock"], env={"COLUMNS": "100"})
+    assert result.exit_code == 0, result.output
+    rows = {line.split()[0]: line.split() for line in result.stdout.splitlines()[:14] if line[:4] in ("roof", "FP16")}
+    assert rows["roof"] == ["roof", "datasheet", "kernel-clock", "ratio", "measured-clock", "ratio"]
+    assert rows["FP16"][-1] == "n/a" and rows["FP16"][4] == "TFLOP/s*"
+    md = tmp_path / "r.md"
+    assert CliRunner().invoke(app, ["report", str(report), "--ceilings", "measured-clock", "-o", str(md)]).exit_code == 0
+    assert "| measured-clock | measured-clock / datasheet |" in md.read_text()
