@@ -245,7 +245,7 @@ def _ceilings_table(v: ReportView) -> Table:
     sets, keys = v.ceilings, v.roof_keys
     sheet, clock, calibrated = sets.get("datasheet"), sets.get("kernel-clock"), sets.get("calibrated")
     own = sets.get("measured-clock") if v.analysis.ceilings_used == "measured-clock" else None
-    extra = ("calibrated", "ratio") if calibrated else ()
+    extra: tuple[str, ...] = ("calibrated", "ratio") if calibrated else ()
     extra += ("measured-clock", "ratio") if own else ()
     for col in ("roof", "datasheet", "kernel-clock", "ratio", *extra):
         table.add_column(col, justify="left" if col == "roof" else "right")

@@ -464,5 +464,6 @@ def test_measured_clock_ceilings_get_their_own_column_in_the_ceilings_table(shar
     assert rows["roof"] == ["roof", "datasheet", "kernel-clock", "ratio", "measured-clock", "ratio"]
     assert rows["FP16"][-1] == "n/a" and rows["FP16"][4] == "TFLOP/s*"
     md = tmp_path / "r.md"
-    assert CliRunner().invoke(app, ["report", str(report), "--ceilings", "measured-clock", "-o", str(md)]).exit_code == 0
+    written = CliRunner().invoke(app, ["report", str(report), "--ceilings", "measured-clock", "-o", str(md)])
+    assert written.exit_code == 0, written.output
     assert "| measured-clock | measured-clock / datasheet |" in md.read_text()
