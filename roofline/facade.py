@@ -196,8 +196,8 @@ class Roofline:
 
     def summary(self, paths: Paths, by: GroupBy = "kernel", top: int = 10, width: int = 80, keep_going: bool = True,
                 mpi: bool = False) -> SummaryDocument | None:
-        """``summary``: each report's kernel groups ranked by recoverable time; with ``mpi``, the files spread over
-        the MPI ranks (None on the ranks other than 0)."""
+        """``summary``: each report's kernel groups ranked by time to gain (a group without one by its recoverable
+        time); with ``mpi``, the files spread over the MPI ranks (None on the ranks other than 0)."""
         from roofline.compare.places import gpu_panels
         from roofline.compare.ranking import AppSummary, check_top, labelled, summarize
         from roofline.pipeline import files_left_out, map_reports

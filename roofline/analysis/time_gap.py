@@ -48,6 +48,7 @@ class TimeGap(Struct, frozen=True):
     nsys_s: float  # nsys's median launch
     ncu_s: float  # ncu's median launch (summary --nsys: its time per launch)
     nsys_over_ncu: float
+    ncu_over_nsys: float  # the same the other way up, as summary --nsys's ncu/nsys column
     slower: Literal["nsys", "ncu"]
     causes: tuple[TimeGapCause, ...]  # the likely ones, most likely first
     launches: int  # nsys's launches of it
@@ -125,7 +126,7 @@ def time_gap(k: Paired, mig: Migration | None, traced: bool, clock: float | None
     if slower == "ncu" and dram is not None and l2 and dram <= l2:
         causes.append("ncu_cache_flush")
     zero = 0 if traced else None
-    return TimeGap(k.name, k.short_name, k.grid, k.block, k.nsys_s, k.ncu_s, ratio, slower,
+    return TimeGap(k.name, k.short_name, k.grid, k.block, k.nsys_s, k.ncu_s, ratio, k.ncu_s / k.nsys_s, slower,
                    tuple(causes) or ("unexplained",), k.launches,
                    mig.launches_with if mig else zero, mig.bytes if mig else zero,
                    mig.seconds if mig else (0.0 if traced else None), mig.faults if mig else zero,

@@ -1,5 +1,6 @@
 """The numbers of the summary plot (``render.compare.plot``): one GPU's kernel groups over its reports, merged and
-numbered by their recoverable time summed over those reports, each group's bar (its time, the part of it not
+numbered as the summary's tables rank them (one report: its table's rank; several: the figures that ranked them,
+``SummaryRow.ranked_by_value_s``, summed over those reports), each group's bar (its time, the part of it not
 recoverable and its share of the reports' time) in a unit that keeps the bar axis readable, and each report's
 group as a share of the longest one (its marker's size). Pure functions; no I/O."""
 
@@ -87,12 +88,13 @@ def _bar(rows: Sequence[SummaryRow], times: Sequence[float], scale: float, total
                     100.0 * total / total_s if total_s else None)
 
 
-def _merged_rank(rows: Sequence[SummaryRow]) -> tuple[bool, float, float]:
-    """A group's sort key over several reports: the most recoverable time first (unknown in any report: last),
-    then the most total time."""
-    recoverable = [r.group.recoverable_s for r in rows]
-    known = None if any(x is None for x in recoverable) else sum(x or 0.0 for x in recoverable)
-    return known is None, -(known or 0.0), -sum(r.group.total_s or 0.0 for r in rows)
+def _merged_rank(rows: Sequence[SummaryRow]) -> tuple[bool, float, int]:
+    """A group's sort key over several reports, as each report's table ranks its rows: the most of the figures that
+    ranked it (time to gain, else recoverable time) summed first; placed by its total time in any report (neither
+    known): last; ties by its best rank. One report: its table's order."""
+    unplaced = any(r.ranked_by_kind == "total_time" for r in rows)
+    placed = sum(r.ranked_by_value_s or 0.0 for r in rows if r.ranked_by_kind != "total_time")
+    return unplaced, -placed, min(r.rank for r in rows)
 
 
 def _time_unit(longest_s: float) -> tuple[float, str]:

@@ -1,11 +1,13 @@
 """The whole-application view of ``roofline summary``: launches grouped by kernel (or NVTX range), aggregated,
 and ranked by their time to gain (``analysis.advice.time_to_gain``: what each launch's first advice item saves,
-the figure ``report`` shows), else by the time they would save with their busiest unit at its peak. Pure functions
-over ``ReportAnalysis``; no I/O."""
+the figure ``report`` shows), else by the time they would save with their busiest unit at its peak. Each row says
+which figure placed it (``ranked_by_kind``, ``ranked_by_value_s``): a kernel without an estimated saving is placed
+by its recoverable time, one without either by its total time. Pure functions over ``ReportAnalysis``; no I/O."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 from msgspec import Struct
 from msgspec.structs import replace
@@ -35,6 +37,11 @@ TIME_TO_GAIN_COUNTS = ("to gain = what each launch's first advice item saves (th
                        "launch without advice counts its recoverable time")
 
 
+# The figure that placed a summary row: its time to gain; else (no estimated saving, or a report ranked by
+# recoverable time) its recoverable time; else (neither) its total time, after the others.
+RankedByKind = Literal["time_to_gain", "recoverable", "total_time"]
+
+
 class SummaryRow(Struct, frozen=True):
     """One kernel (or NVTX range) of an application: its launches grouped, aggregated and ranked."""
 
@@ -43,10 +50,13 @@ class SummaryRow(Struct, frozen=True):
     stats: KernelStats
     recoverable_share: float | None  # recoverable time / the report's total time
     time_to_gain_s: float | None = None  # the kernel's time to gain (``analysis.advice.time_to_gain``)
+    ranked_by_kind: RankedByKind = "time_to_gain"  # the figure that placed the row (``placed_by``)
+    ranked_by_value_s: float | None = None  # that figure, in seconds
 
 
 class AppSummary(Struct, frozen=True):
-    """The top groups of one report by recoverable time (or by time when no roof position exists)."""
+    """The top groups of one report by time to gain (a group without one by its recoverable time), by recoverable
+    time where the report was not advised, or by time when no roof position exists."""
 
     report: ReportRef
     by: GroupBy
@@ -57,6 +67,9 @@ class AppSummary(Struct, frozen=True):
     recoverable_s: float | None
     small_grid_s: float  # small-grid launches: their time, not counted as recoverable
     time_to_gain_s: float | None = None  # the groups' times to gain summed, None where no group has one
+    # in a ranking by time to gain, the groups without one, placed by their recoverable time, and that time summed
+    groups_without_gain: int = 0
+    without_gain_recoverable_s: float | None = None
 
 
 def summarize(analysis: ReportAnalysis, by: GroupBy, top: int, label: str = "") -> AppSummary:
@@ -68,15 +81,29 @@ def summarize(analysis: ReportAnalysis, by: GroupBy, top: int, label: str = "") 
     ranked = (rank_by_time_to_gain(grouped) if advised
               else [(g.recoverable_s, g) for g in rank_by_recoverable_time(grouped)])
     groups = [g for _, g in ranked]
-    rows = tuple(SummaryRow(i + 1, g, aggregate(g.launches), _share(g.recoverable_s, total), gain)
-                 for i, (gain, g) in enumerate(ranked[:top]))
+    placed = [placed_by(gain, g, advised) for gain, g in ranked]
+    rows = tuple(SummaryRow(i + 1, g, aggregate(g.launches), _share(g.recoverable_s, total), gain, *place)
+                 for i, ((gain, g), place) in enumerate(list(zip(ranked, placed, strict=True))[:top]))
     saved = [g.recoverable_s for g in groups if g.recoverable_s is not None]
     gains = [gain for gain, _ in ranked if gain is not None]
     shares = [r.group.time_share for r in rows if r.group.time_share is not None]
+    by_gain = advised and bool(gains)
+    without = [value for kind, value in placed if by_gain and kind == "recoverable" and value is not None]
     return AppSummary(report_ref(analysis, label or report_labels([analysis])[0]), by,
-                      _ranked_by(groups, rows, advised and bool(gains)), rows, len(groups),
+                      _ranked_by(groups, rows, by_gain), rows, len(groups),
                       sum(shares) if shares else None, sum(saved) if saved else None,
-                      sum(g.small_grid_s for g in groups), sum(gains) if gains else None)
+                      sum(g.small_grid_s for g in groups), sum(gains) if gains else None,
+                      len(without), sum(without) if without else None)
+
+
+def placed_by(gain: float | None, group: KernelGroup, advised: bool) -> tuple[RankedByKind, float | None]:
+    """The figure that placed a group (``RankedByKind``) and its value: its time to gain where the report was
+    advised and it has one, else its recoverable time, else its total time."""
+    if advised and gain is not None:
+        return "time_to_gain", gain
+    if group.recoverable_s is not None:
+        return "recoverable", group.recoverable_s
+    return "total_time", group.total_s
 
 
 def _advised(analysis: ReportAnalysis) -> bool:

@@ -129,6 +129,15 @@ class TotalChange(Struct, frozen=True):
     change_pct: float  # at_new_speed_s over base_s as a percent change (``change_pct``): negative = faster
 
 
+class OnlyInNew(Struct, frozen=True):
+    """The kernels only NEW runs (not gated: BASE has nothing to gate them against): how many, their time in NEW
+    (NEW's kernel time less its paired kernels') and its share of NEW's kernel time."""
+
+    kernels: int
+    seconds: float
+    share: float
+
+
 class DiffResult(Struct, frozen=True):
     """The gate's outcome over every kernel BASE and NEW share, and their total."""
 
@@ -137,6 +146,7 @@ class DiffResult(Struct, frozen=True):
     verdicts: tuple[Verdict, ...]
     total: TotalChange | None = None
     setup_notes: tuple[str, ...] = ()  # what could not be checked about the set-up, or was allowed to differ
+    only_in_new: OnlyInNew | None = None  # None where NEW runs no kernel of its own, or has no kernel time
 
     @property
     def regressions(self) -> tuple[Verdict, ...]:
@@ -184,7 +194,7 @@ def judge(comparison: Comparison, thresholds: Thresholds = Thresholds(),
                             f"kernels do different work{others}",
                             "pass --gate-different-work to gate them per unit of work, or compare the runs with "
                             "roofline compare")
-    return DiffResult(comparison, thresholds, verdicts, total, notes)
+    return DiffResult(comparison, thresholds, verdicts, total, notes, only_in_new(comparison))
 
 
 def setup_check(base: ReportRef, new: ReportRef, allow_different_gpu: bool) -> tuple[str, ...]:
@@ -279,6 +289,17 @@ def _share(pair: KernelPair, reports: Sequence[ReportRef]) -> float | None:
     shares = [100.0 * s.total_s.value / r.total_time_s for s, r in zip(pair.sides, reports, strict=True)
               if s is not None and s.total_s.value is not None and r.total_time_s]
     return max(shares) if shares else None
+
+
+def only_in_new(comparison: Comparison) -> OnlyInNew | None:
+    """NEW's kernels without a BASE kernel: their time, NEW's kernel time less that of its kernels paired with
+    BASE's; None where there are none or NEW has no kernel time."""
+    names, total = comparison.unmatched[1], comparison.reports[1].total_time_s
+    if not names or not total:
+        return None
+    paired = sum(s.total_s.value or 0.0 for p in comparison.pairs if (s := p.sides[1]) is not None)
+    seconds = max(0.0, total - paired)
+    return OnlyInNew(len(names), seconds, seconds / total)
 
 
 def _total(verdicts: Sequence[Verdict], limits: Thresholds) -> TotalChange | None:

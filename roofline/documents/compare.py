@@ -22,7 +22,7 @@ from roofline.compare.noise import Change
 from roofline.compare.pairing import Comparison, KernelPair, OwnGpu, ReportRef
 from roofline.compare.projection import Projection
 from roofline.compare.projection_launches import WorkloadProjection
-from roofline.compare.ranking import RECOVERABLE_COUNTS, TIME_TO_GAIN_COUNTS, AppSummary, SummaryRow
+from roofline.compare.ranking import RECOVERABLE_COUNTS, TIME_TO_GAIN_COUNTS, AppSummary, RankedByKind, SummaryRow
 from roofline.compare.regression import DiffResult, GateNote, Unchecked, Verdict
 from roofline.core.choices import TargetClock
 from roofline.core.labels import letter
@@ -365,6 +365,9 @@ class DiffJson(Struct, frozen=True):
     kernels: list[DiffKernel]
     only_in_base: list[str]
     only_in_new: list[str]
+    only_in_new_s: Number  # NEW's kernel time less its paired kernels': the kernels only NEW runs, not gated
+    only_in_new_share: Number  # that time's share of NEW's kernel time
+    missing: dict[str, str]
 
 
 class ProjectKernel(Struct, frozen=True):
@@ -418,7 +421,9 @@ class ProjectJson(Struct, frozen=True):
 
 
 class SummaryRowDoc(Struct, frozen=True):
-    """One kernel group of the summary, ranked by time to gain (then recoverable time)."""
+    """One kernel group of the summary, ranked by time to gain; a group without one (no estimated saving) placed by
+    its recoverable time, one without either by its total time: ``ranked_by_kind`` and ``ranked_by_value_s`` say
+    which figure placed it."""
 
     rank: int
     name: str
@@ -438,10 +443,12 @@ class SummaryRowDoc(Struct, frozen=True):
     flop_per_s: dict[str, Number]
     missing: dict[str, str]
     time_to_gain_s: Number  # what each launch's first advice item saves, summed: the report's time to gain
+    ranked_by_kind: RankedByKind  # the figure that placed the group: time_to_gain, recoverable or total_time
+    ranked_by_value_s: Number  # that figure, in seconds
 
 
 class SummaryReport(Struct, frozen=True):
-    """One report's summary: its top kernel groups."""
+    """One report's summary: its top kernel groups, ranked by ``ranked_by``."""
 
     report: ReportRefDoc
     by: Literal["kernel", "function", "nvtx"]
@@ -454,6 +461,8 @@ class SummaryReport(Struct, frozen=True):
     rows: list[SummaryRowDoc]
     time_to_gain_s: Number  # the groups' times to gain summed
     time_to_gain_counts: str
+    groups_without_gain: int  # ranked by time to gain: the groups without one, placed by their recoverable time
+    without_gain_recoverable_s: Number  # their recoverable time summed (not in time_to_gain_s)
 
 
 class SummaryJson(Struct, frozen=True, omit_defaults=True):
@@ -491,7 +500,17 @@ def diff_json(d: DiffResult, words: CompareWords) -> DiffJson:
         [Regression(v.pair.label, list(v.reasons)) for v in d.regressions],
         None if total is None else TotalDoc(total.kernels, total.base_s, total.at_new_speed_s, total.change_pct,
                                             d.total_regressed),
-        [diff_kernel(v, c.reports, words) for v in d.verdicts], list(c.unmatched[0]), list(c.unmatched[1]))
+        [diff_kernel(v, c.reports, words) for v in d.verdicts], list(c.unmatched[0]), list(c.unmatched[1]),
+        *only_in_new_doc(d))
+
+
+def only_in_new_doc(d: DiffResult) -> tuple[float | None, float | None, dict[str, str]]:
+    """The time of the kernels only NEW runs and its share of NEW's kernel time, each null with its reason."""
+    extra = d.only_in_new
+    if extra is not None:
+        return extra.seconds, extra.share, {}
+    why = "NEW runs no kernel BASE lacks" if not d.comparison.unmatched[1] else "NEW has no kernel time"
+    return None, None, {"only_in_new_s": why, "only_in_new_share": why}
 
 
 def diff_kernel(v: Verdict, reports: Sequence[ReportRef], words: CompareWords) -> DiffKernel:
@@ -596,7 +615,8 @@ def work_reasons(s: KernelStats | None) -> dict[str, str]:
 
 
 def summary_json(summaries: Sequence[AppSummary], top: int, left_out: Sequence[LeftOut] = ()) -> SummaryJson:
-    """``kind: summary``: per report, the top kernel groups ranked by recoverable time; ``left_out`` names the files
+    """``kind: summary``: per report, the top kernel groups ranked by time to gain (a group without one by its
+    recoverable time: each row's ``ranked_by_kind``); ``left_out`` names the files
     the command could not analyse, where there are some."""
     return SummaryJson(GENERATOR, SCHEMA_VERSION, "summary", tool(), top, [summary_doc(s) for s in summaries],
                        [LeftOutFile(f.path, f.error) for f in left_out])
@@ -749,11 +769,12 @@ def own_gpu_doc(o: OwnGpu) -> OwnGpuDoc:
 def summary_doc(s: AppSummary) -> SummaryReport:
     return SummaryReport(report_ref(s.report), s.by, s.ranked_by, s.group_count, number(s.shown_share),
                          number(s.recoverable_s), number(s.small_grid_s), RECOVERABLE_COUNTS,
-                         [summary_row(r) for r in s.rows], number(s.time_to_gain_s), TIME_TO_GAIN_COUNTS)
+                         [summary_row(r) for r in s.rows], number(s.time_to_gain_s), TIME_TO_GAIN_COUNTS,
+                         s.groups_without_gain, number(s.without_gain_recoverable_s))
 
 
 def summary_row(r: SummaryRow) -> SummaryRowDoc:
-    """One kernel group: its times, share, recoverable time and place on the roofline."""
+    """One kernel group: its times, share, recoverable time, the figure that ranked it and place on the roofline."""
     g = r.group
     missing: dict[str, str] = {}
     out = SummaryRowDoc(
@@ -761,9 +782,12 @@ def summary_row(r: SummaryRow) -> SummaryRowDoc:
         number(g.time_share), number(g.recoverable_s), number(g.small_grid_s), number(r.recoverable_share),
         number(g.median_pct_of_roof), number(r.stats.roof.pct_of_roof), r.stats.verdict.bound,
         values_or_null(r.stats.intensity, "intensity", missing),
-        values_or_null(r.stats.flop_per_s, "flop_per_s", missing), missing, number(r.time_to_gain_s))
+        values_or_null(r.stats.flop_per_s, "flop_per_s", missing), missing, number(r.time_to_gain_s),
+        r.ranked_by_kind, number(r.ranked_by_value_s))
     if r.time_to_gain_s is None:
         missing["time_to_gain_s"] = "no launch of the kernel has an advice item with an estimated saving"
+    if r.ranked_by_value_s is None:
+        missing["ranked_by_value_s"] = "no launch of the kernel has a time"
     if r.stats.roof.reason:
         missing["pct_of_roof"] = r.stats.roof.reason
     if r.stats.verdict.bound is None:

@@ -42,7 +42,8 @@ GENERATED: dict[str, tuple[type, str, str]] = {
     "project": (ProjectJson, "roofline project --format json",
                 "Each kernel's time per launch projected onto another GPU (docs/comparisons.md)."),
     "summary": (SummaryJson, "roofline summary --format json",
-                "Per report, its kernel groups ranked by recoverable time (docs/mpi.md)."),
+                "Per report, its kernel groups ranked by time to gain, a group without one by its recoverable "
+                "time (docs/mpi.md)."),
     "timeline": (TimelineJson, "roofline timeline --format json",
                  "Nsight Systems kernels ranked by total GPU time, per file (docs/timeline.md)."),
     "realtime": (RealtimeJson, "roofline summary --nsys --format json",
@@ -54,7 +55,8 @@ GENERATED: dict[str, tuple[type, str, str]] = {
              "the document is the spec as its YAML file holds it."),
     # the MCP tools' results (roofline.documents.tools), named by the tool
     "list_kernels": (KernelList, "roofline mcp: list_kernels",
-                     "A page of each report's kernel groups by recoverable time, as summary (docs/agents.md)."),
+                     "A page of each report's kernel groups ranked by time to gain, a group without one by its "
+                     "recoverable time, as summary (docs/agents.md)."),
     "analyse_kernel": (KernelAnalysis, "roofline mcp: analyse_kernel",
                        "One launch of a report as report gives it, its reasons written out (docs/agents.md)."),
     "compare_reports": (Judgement, "roofline mcp: compare_reports",

@@ -87,8 +87,8 @@ class ToolResult(Struct, frozen=True, kw_only=True, omit_defaults=True):
 
 
 class KernelList(ToolResult, frozen=True, kw_only=True):
-    """``list_kernels``: per report its kernel groups by recoverable time, as ``summary --format json`` (one page
-    of rows)."""
+    """``list_kernels``: per report its kernel groups ranked by time to gain (a group without one by its recoverable
+    time: each row's ``ranked_by_kind``), as ``summary --format json`` (one page of rows)."""
 
     kind: Literal["summary"]
     page: Page
@@ -159,6 +159,9 @@ class Judgement(ToolResult, frozen=True, kw_only=True):
     kernels: list[JudgedKernel]
     only_in_base: list[str]
     only_in_new: list[str]
+    only_in_new_s: Number  # the kernels only NEW runs: their time, not gated (null with the reason in missing)
+    only_in_new_share: Number
+    missing: dict[str, str]
 
 
 class ProjectionPage(ToolResult, frozen=True, kw_only=True):
@@ -371,7 +374,8 @@ def judgement(result: DiffResult, words: CompareWords, command: str, also: str) 
     return Judgement(schema_version=SCHEMA_VERSION, tool=tool(), command=command, kind="compare", also=also,
                      exit_code=d.exit_code, meaning=DIFF_EXIT[d.exit_code], regressions=d.regressions, total=d.total,
                      setup_notes=d.setup_notes, thresholds=d.thresholds, base=d.base, new=d.new, kernels=kernels,
-                     only_in_base=d.only_in_base, only_in_new=d.only_in_new)
+                     only_in_base=d.only_in_base, only_in_new=d.only_in_new, only_in_new_s=d.only_in_new_s,
+                     only_in_new_share=d.only_in_new_share, missing=d.missing)
 
 
 def judged_kernel(k: DiffKernel, pair_headline: Headline | None) -> JudgedKernel:

@@ -47,3 +47,23 @@ def test_panels_put_the_reports_of_one_gpu_together_in_the_order_of_their_first(
     panels = gpu_panels([a, other, b])
     assert [[s.report.label for s in p.summaries] for p in panels] == [["a.json", "b.json"], ["b.json"]]
     assert panels[0].groups[0].bar is not None and panels[0].groups[0].bar.total_s == pytest.approx(3e-3)
+
+
+def test_one_reports_groups_are_numbered_with_its_tables_ranks_not_by_recoverable_time():
+    """A group placed by a larger figure that ranked it (its time to gain) than another is numbered before it
+    whatever their recoverable times: the plot's numbers are the table's ranks."""
+    summary = _summary("a.json", {"big": 4e-3, "small": 1e-3})
+    big, small = summary.rows
+    swapped = replace(summary, rows=(replace(small, rank=1, ranked_by_value_s=9.0),
+                                     replace(big, rank=2, ranked_by_value_s=1.0)))
+    merged = gpu_groups([swapped])
+    assert [(g.name, g.number) for g in merged.groups] == [("small", 1), ("big", 2)]
+
+
+def test_groups_placed_by_their_total_time_come_last_in_their_tables_order():
+    summary = _summary("a.json", {"big": 4e-3, "small": 1e-3})
+    big, small = summary.rows
+    rows = (replace(big, rank=1, ranked_by_kind="time_to_gain", ranked_by_value_s=1e-6),
+            replace(small, rank=2, ranked_by_kind="total_time", ranked_by_value_s=1.0))
+    merged = gpu_groups([replace(summary, rows=rows)])
+    assert [(g.name, g.number) for g in merged.groups] == [("big", 1), ("small", 2)]

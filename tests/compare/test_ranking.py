@@ -133,3 +133,41 @@ def test_the_summary_time_to_gain_is_the_reports_and_its_first_advice_item(share
     assert small.group.recoverable_s == 0.0 and small.time_to_gain_s  # was "recov. 0 ns" beside its item
     firsts = [lead_saving(k) for k in small.group.launches]
     assert small.time_to_gain_s == pytest.approx(sum(s for s in firsts if s is not None), rel=1e-12)
+
+
+def test_a_kernel_without_an_estimate_is_placed_by_its_recoverable_time_and_says_so(shared_report) -> None:
+    """alife: mix_give_take_3_kernel has no estimated advice item (latency-bound, no warp-state data); it is placed
+    by its recoverable time, and its row says so (``ranked_by_kind`` recoverable, ``ranked_by_value_s`` that time);
+    the rows with a time to gain are placed by it; the summary counts the groups without one apart."""
+    from roofline.facade import Roofline
+
+    (analysis,) = Roofline().analyses([shared_report("rtx2070super_alife-143launches_basic")])
+    summary = summarize(analysis, "kernel", 100)
+    first = summary.rows[0]
+    assert first.group.name == "mix_give_take_3_kernel" and first.time_to_gain_s is None
+    assert (first.ranked_by_kind, first.ranked_by_value_s) == ("recoverable", first.group.recoverable_s)
+    for r in summary.rows:
+        expected = ("time_to_gain", r.time_to_gain_s) if r.time_to_gain_s is not None else (
+            ("recoverable", r.group.recoverable_s) if r.group.recoverable_s is not None else
+            ("total_time", r.group.total_s))
+        assert (r.ranked_by_kind, r.ranked_by_value_s) == expected
+    placed = [r.ranked_by_value_s or 0.0 for r in summary.rows if r.ranked_by_kind != "total_time"]
+    assert placed == sorted(placed, reverse=True)
+    without = [r.group.recoverable_s or 0.0 for r in summary.rows if r.ranked_by_kind == "recoverable"]
+    assert summary.groups_without_gain == len(without) >= 2
+    assert summary.without_gain_recoverable_s == pytest.approx(sum(without), rel=1e-12)
+
+
+def test_a_report_ranked_by_recoverable_time_places_every_row_by_it(roofline_report) -> None:
+    """Not advised (the columns alone): every row is placed by its recoverable time, none counted apart."""
+    summary = summarize(analyze_report(roofline_report("rtx3060-laptop_reductions_full")), "kernel", 10)
+    assert summary.ranked_by == "recoverable time"
+    assert [(r.ranked_by_kind, r.ranked_by_value_s) for r in summary.rows] == [
+        ("recoverable", r.group.recoverable_s) for r in summary.rows]
+    assert summary.groups_without_gain == 0 and summary.without_gain_recoverable_s is None
+
+
+def test_rows_without_a_roof_position_are_placed_by_their_total_time(roofline_report) -> None:
+    summary = summarize(analyze_report(roofline_report("gh200_silu_metrics")), "kernel", 3)
+    assert summary.rows and all(r.ranked_by_kind == "total_time" for r in summary.rows)
+    assert [r.ranked_by_value_s for r in summary.rows] == [r.group.total_s for r in summary.rows]

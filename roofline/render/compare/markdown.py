@@ -30,6 +30,7 @@ from roofline.render.compare.table import (
     per_work_text,
     threshold_text,
     total_text,
+    unmatched_count,
     verdict_words,
     versus_grids,
 )
@@ -156,10 +157,10 @@ def _details(d: DiffResult) -> list[str]:
         moved = [f"`{s.where}`: {pct(100 * s.base_share)} → {pct(100 * s.new_share)} ({s.change_pts:+.1f} points)"
                  for s in v.line_shifts or ()]
         lines += ["", inline(head), *(f"- {inline(text)}" for text in moved)]
-    for title, names in zip(("Only in base", "Only in new"), d.comparison.unmatched, strict=True):
+    for i, (title, names) in enumerate(zip(("Only in base", "Only in new"), d.comparison.unmatched, strict=True)):
         if names:
             shown = ", ".join(f"`{cell(n)}`" for n in names[:MAX_UNMATCHED_NAMES])
             more = f" and {len(names) - MAX_UNMATCHED_NAMES} more" if len(names) > MAX_UNMATCHED_NAMES else ""
-            lines += ["", inline(f"{title} ({len(names)}): {shown}{more}")]
+            lines += ["", inline(f"{title} ({unmatched_count(d, i)}): {shown}{more}")]
     return lines
 

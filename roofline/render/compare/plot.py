@@ -187,9 +187,9 @@ def _label(g: KernelGroup) -> str:
 
 
 def _panel(merged: GpuGroups) -> SummaryPanel:
-    """One GPU's panel from the summaries of its reports; a group's number is its place among the groups of all
-    of them by their recoverable time summed over the reports (then total time), as each report's table ranks its
-    own (``compare.places``)."""
+    """One GPU's panel from the summaries of its reports; a group's number is its rank in its report's table (with
+    several reports, its place among the groups of all of them ranked the same way: ``compare.places``), on its
+    point and its bar alike."""
     summaries = merged.summaries
     several = len(summaries) > 1
     number = {g.name: g.number for g in merged.groups}
@@ -219,7 +219,7 @@ def _point(s: KernelStats, label: str, report: int, normalize: bool) -> tuple[Po
     if where is Place.ZERO_ROOF:
         return None, "0% of roof (no place on log axes)"
     if where is Place.NO_INTENSITY:
-        return None, f"no DRAM intensity ({s.why_no_roof if y is None else x.reason})"
+        return None, f"no DRAM intensity ({x.reason or s.why_no_roof})"
     if where is Place.NO_FLOPS:
         return None, "no floating-point work (zero FLOPs cannot be drawn on log axes; try --normalize)"
     if normalize:

@@ -17,13 +17,13 @@ from roofline.compare.noise import Change
 from roofline.compare.pairing import Comparison, KernelPair, OwnGpu, ReportRef
 from roofline.compare.projection import Projection, SharedMemoryFit
 from roofline.compare.projection_launches import OTHER_KERNEL, LeftOutCause, WorkloadProjection
-from roofline.compare.ranking import RECOVERABLE_COUNTS, TIME_TO_GAIN_COUNTS, AppSummary
+from roofline.compare.ranking import RECOVERABLE_COUNTS, TIME_TO_GAIN_COUNTS, AppSummary, SummaryRow
 from roofline.compare.regression import DiffResult, Verdict
 from roofline.core.kernel_names import KernelName
 from roofline.core.labels import NAMES, letter
 from roofline.core.resources import DRAM_BYTES, Resource
 from roofline.core.thresholds import LAUNCH_OVERHEAD_S
-from roofline.core.units import counted, pct, ratio, seconds, si
+from roofline.core.units import counted, pct, ratio, seconds, share_pct, si
 from roofline.render.compare.prose import (
     gate_note_text,
     own_gpu_text,
@@ -598,9 +598,17 @@ def _print_diff(console: Console, d: DiffResult) -> None:
         console.print(f"[yellow]{escape(text)}[/yellow]", highlight=False)
     for i, names in enumerate(c.unmatched):
         if names:
-            console.print(f"only in {'BASE' if i == 0 else 'NEW'} ({len(names)}): {escape(_name_list(names))}",
-                          highlight=False)
+            console.print(f"only in {'BASE' if i == 0 else 'NEW'} ({escape(unmatched_count(d, i))}): "
+                          f"{escape(_name_list(names))}", highlight=False)
     console.print(noise_note(d), highlight=False)
+
+
+def unmatched_count(d: DiffResult, i: int) -> str:
+    """How many kernels only report ``i`` runs, with NEW's own kernels' time and share, which nothing gates."""
+    n, extra = len(d.comparison.unmatched[i]), d.only_in_new
+    if i == 0 or extra is None:
+        return str(n)
+    return f"{n}, {seconds(extra.seconds)}, {share_pct(extra.share)} of NEW's kernel time, not gated"
 
 
 def _print_line_shifts(console: Console, d: DiffResult) -> None:
@@ -735,13 +743,14 @@ def _print_summary(console: Console, s: AppSummary) -> None:
                   f"total {seconds(r.total_time_s)}", highlight=False)
     for line in warning_lines(r.warnings):
         console.print(line, highlight=False)
-    console.print(f"ranked by {s.ranked_by}", highlight=False)
+    console.print(f"ranked by {s.ranked_by}{_placed_by_recoverable(s)}", highlight=False)
     console.print(_summary_table(s, console.width))
     hidden = s.group_count - len(s.rows)
     timed = "measured time" if any(row.group.total_s is None for row in s.rows) else "time"  # ncu timed not all
     covered = f"shown: {_pct_of(s.shown_share)} of the {timed}"
     console.print(covered + (f"; {hidden} more not shown (--top)" if hidden > 0 else "") +
-                  (f"; to gain in all: {seconds(s.time_to_gain_s)}" if s.time_to_gain_s is not None else "") +
+                  (f"; to gain in all: {seconds(s.time_to_gain_s)}{_without_gain(s)}"
+                   if s.time_to_gain_s is not None else "") +
                   (f"; recoverable in all: {seconds(s.recoverable_s)}" if s.recoverable_s is not None else "") +
                   (f"; small grids: {seconds(s.small_grid_s)}" if s.small_grid_s else ""),
                   highlight=False)
@@ -761,9 +770,36 @@ def _summary_table(s: AppSummary, width: int) -> Table:
     for row in s.rows:
         g = row.group
         rows.append([str(row.rank), group_name(g.name, g.functions, g.by), str(len(g.launches)), seconds(g.total_s),
-                     _pct_of(g.time_share), seconds(row.time_to_gain_s), pct(row.stats.roof.pct_of_roof),
+                     _pct_of(g.time_share), _gain_cell(row), pct(row.stats.roof.pct_of_roof),
                      bound_word(row.stats.verdict.bound)])
     return add_rows(table, rows, width)
+
+
+def _by_recoverable(row: SummaryRow) -> bool:
+    """Whether a row without a time to gain was placed by its recoverable time (``ranking.placed_by``)."""
+    return row.time_to_gain_s is None and row.ranked_by_kind == "recoverable"
+
+
+def _gain_cell(row: SummaryRow) -> str:
+    """A row's time to gain; without one, the recoverable time that placed it, in parentheses."""
+    if _by_recoverable(row):
+        return f"({seconds(row.ranked_by_value_s)} recoverable)"
+    return seconds(row.time_to_gain_s)
+
+
+def _placed_by_recoverable(s: AppSummary) -> str:
+    """After "ranked by time to gain": how the shown rows without an estimate were placed, where there are some."""
+    if not any(_by_recoverable(row) for row in s.rows):
+        return ""
+    return f"; a {GROUP_WORDS[s.by]} without an estimate by its recoverable time, shown in parentheses"
+
+
+def _without_gain(s: AppSummary) -> str:
+    """After "to gain in all": the groups it leaves out, placed by their recoverable time."""
+    if not s.groups_without_gain:
+        return ""
+    return (f" (without {counted(s.groups_without_gain, GROUP_WORDS[s.by])} with no estimate, "
+            f"{seconds(s.without_gain_recoverable_s)} recoverable)")
 
 
 def _pct_of(fraction: float | None) -> str:

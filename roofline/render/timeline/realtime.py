@@ -21,7 +21,8 @@ if TYPE_CHECKING:  # pragma: no cover
 UNMATCHED_SHOWN = 10
 COLUMNS = ("#", "kernel", "n", "real", "share", "recov.", "roof", "bound", "ncu/nsys")
 LEGEND = ("n, real: launches and total time in nsys; share: of the application's kernel time; recov.: recoverable "
-          "real time; roof, bound: ncu's")
+          "real time; roof, bound: ncu's percent of roof and verdict; ncu/nsys: ncu's time per launch over nsys's "
+          "median launch (above 1: ncu slower)")
 
 
 def render_table(view: RealTimeView, top: int = 0, width: int = 80) -> str:

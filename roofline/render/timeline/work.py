@@ -9,7 +9,7 @@ from roofline.analysis.borrowed import BorrowedKernel, BorrowedWork
 from roofline.analysis.time_gap import TimeGap
 from roofline.core.kernel_names import KernelName, kernel_name
 from roofline.core.model import memory_roof, roof_intensity
-from roofline.core.units import dims, pct, seconds, share_pct, si
+from roofline.core.units import dims, pct, ratio, seconds, share_pct, si
 from roofline.render.mpl import LabelPlacer, around, log_axes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -67,9 +67,10 @@ CAUSE_WORDS = {
 
 
 def time_gap_lines(gaps: tuple[TimeGap, ...]) -> list[str]:
-    """Each kernel whose nsys and ncu times are far apart, the evidence and the likely cause."""
+    """Each kernel whose nsys and ncu times are far apart (their ratio ncu/nsys, as ``summary --nsys``'s column),
+    the evidence and the likely cause."""
     return [f"{g.short_name}{_config(g)}: {seconds(g.nsys_s)} in nsys, {seconds(g.ncu_s)} in "
-            f"ncu ({g.nsys_over_ncu:.3g}x, {g.slower} slower){_evidence(g)}; likely: "
+            f"ncu (ncu/nsys {ratio(g.ncu_over_nsys)}x, {g.slower} slower){_evidence(g)}; likely: "
             + "; ".join(CAUSE_WORDS[c] for c in g.causes) for g in gaps]
 
 

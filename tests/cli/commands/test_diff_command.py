@@ -89,7 +89,7 @@ def test_json_schema_version_top_level_and_kernel_fields(shared_report):
     assert doc["schema_version"] == SCHEMA_VERSION and doc["kind"] == "diff"
     assert set(doc) == {"schema_version", "kind", "tool", "generator", "base", "new", "matching", "setup_notes",
                         "thresholds", "regression", "exit_code", "regressions", "total", "kernels", "only_in_base",
-                        "only_in_new"}
+                        "only_in_new", "only_in_new_s", "only_in_new_share", "missing"}
     assert doc["thresholds"] == {"slower_pct": 5.0, "min_share_pct": 1.0, "total_slower_pct": 5.0,
                                  "roof_drop_pct": None, "alpha": 0.01, "work_tolerance": 0.05,
                                  "gate_different_work": False}
@@ -308,3 +308,18 @@ def test_diff_from_a_store_refuses_a_report_gone_since_collect_in_one_line(tmp_p
     result = invoke("--store", store, base.name, "torch-fp64.full.json")
     assert result.exit_code == 2 and "the file is gone" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_the_kernels_only_in_new_say_their_time_and_share_which_nothing_gates(shared_report):
+    """blocktiling -> progression: the four shared kernels hold 1.21 ms of NEW's 14.7 ms; the four NEW runs alone
+    (basic, gmem_coalesce, ...) take the rest, 91.8%, which the gate cannot judge: the output says so."""
+    base, new = shared_report(ROOFLINE), shared_report(BASIC)
+    doc = json.loads(invoke(base, new, "-f", "json").stdout)
+    paired = sum(k["new"]["total_s"] for k in doc["kernels"])
+    assert doc["only_in_new_s"] == pytest.approx(doc["new"]["total_time_s"] - paired, rel=1e-12)
+    assert doc["only_in_new_share"] == pytest.approx(doc["only_in_new_s"] / doc["new"]["total_time_s"], rel=1e-12)
+    assert doc["only_in_new_share"] > 0.9 and doc["missing"] == {}
+    text = " ".join(invoke(base, new).stdout.split())
+    assert f"only in NEW (4, 13.5 ms, {100 * doc['only_in_new_share']:.1f}% of NEW's kernel time, not gated)" in text
+    same = json.loads(invoke(base, base, "-f", "json").stdout)
+    assert same["only_in_new_s"] is None and same["missing"]["only_in_new_s"] == "NEW runs no kernel BASE lacks"

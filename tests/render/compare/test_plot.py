@@ -89,10 +89,15 @@ def test_normalized_plot_shows_percent_of_own_roof_per_report(cross_gpu):
 
 
 def test_kernels_without_counters_are_listed_not_drawn(roofline_report):
+    """Each side not drawn says why as the JSON does: its DRAM intensity's reason, the missing FLOP count."""
     basic = analyze_report(roofline_report("a10g_sgemm-progression_basic"))
-    data = comparison_data(pair_reports([basic, analyze_report(roofline_report(A10G))]))
+    comparison = pair_reports([basic, analyze_report(roofline_report(A10G))])
+    data = comparison_data(comparison)
     assert len(data.points) == 4 and not data.arrows  # only the roofline-set side of the 4 shared kernels
-    assert all("no FLOP or byte counters" in why for _, why in data.skipped)
+    reasons = {f"{p.label} in {comparison.reports[0].label}": p.sides[0].intensity["dram"].reason
+               for p in comparison.pairs if p.sides[0] is not None}
+    assert data.skipped and all(why == f"no DRAM intensity ({reasons[what]})" for what, why in data.skipped)
+    assert all("no FLOP count: missing metrics" in why for _, why in data.skipped)
 
 
 def _launch(i: int, name: str, duration_s: float, flops: float, dram: float) -> KernelLaunch:
@@ -201,20 +206,25 @@ def test_summary_has_one_panel_per_gpu_with_its_groups_summed():
     assert fig.get_size_inches()[1] < 2 * 5.0 + 2  # two panels, not three
 
 
-def test_a_gpus_panel_numbers_its_groups_by_their_recoverable_time_over_all_its_reports():
-    """examples/h200: gather_strided (240 us recoverable) and hash_rounds (42.3 us) rank 1 and 2 in their report,
-    triad_half2 (40.6 us) and the FP64 GEMM (57.8 us) rank 1 in theirs: the panel of the three numbers them as
-    one table of all would, 240, 57.8, 42.3, 40.6 us, not by each one's rank within its own report."""
+def test_a_gpus_panel_numbers_its_groups_by_their_time_to_gain_over_all_its_reports():
+    """examples/h200: gather_strided (506 us to gain) and hash_rounds (42.3 us) rank 1 and 2 in their report,
+    triad_half2 (22.5 us) and the FP64 GEMM (1.46 ms) rank 1 in theirs: the panel of the three numbers them as
+    one table of all would, by the figure that ranked each (``ranked_by_value_s``: 1.46 ms, 506, 42.3, 22.5 us),
+    not by each one's rank within its own report nor by recoverable time."""
     from roofline.pipeline import analyze_files
 
     h200 = Path(__file__).resolve().parents[3] / "examples" / "h200"
     names = ("intops.full.ncu-rep", "triad-half2.roofline.ncu-rep", "torch-fp64.roofline.json")
     files = [h200 / name for name in names]
     summaries = [summarize(a, "kernel", 10) for a in analyze_files(files)]
-    (panel,) = summary_data(gpu_panels(summaries)).panels
-    recoverable = [b.recoverable_s for b in panel.bars]
-    assert recoverable == sorted(recoverable, reverse=True) and len(recoverable) == 4
-    assert [b.label.split()[1] for b in panel.bars][0] == "gather_strided"
+    rows = {r.group.name: r for s in summaries for r in s.rows}
+    assert {r.ranked_by_kind for r in rows.values()} == {"time_to_gain"}
+    order = sorted(rows, key=lambda name: -(rows[name].ranked_by_value_s or 0.0))
+    (merged,) = gpu_panels(summaries)
+    assert [(g.name, g.number) for g in merged.groups] == [(name, n) for n, name in enumerate(order, 1)]
+    (panel,) = summary_data([merged]).panels
+    assert [b.label.split()[0] for b in panel.bars] == ["#1", "#2", "#3", "#4"]
+    assert [b.label.split()[1] for b in panel.bars][1:] == ["gather_strided", "hash_rounds", "triad_half2"]
 
 def test_normalized_view_is_log_scaled_and_spreads_kernels(same_app):
     data = comparison_data(same_app, normalize=True)

@@ -9,8 +9,11 @@ import numpy as np
 import pytest
 from matplotlib.lines import Line2D
 
+from roofline.analysis.time_gap import Paired, time_gap
 from roofline.cli.nsys_work import with_work
+from roofline.core.units import seconds
 from roofline.render.timeline.plot import build
+from roofline.render.timeline.work import time_gap_lines
 
 REPO = Path(__file__).resolve().parents[3]
 EXPORT = REPO / "examples" / "nsys" / "h100-examples.sqlite"
@@ -52,3 +55,15 @@ def test_point_labels_overlap_no_other_text_and_stay_in_the_panel() -> None:
     assert all(ax.bbox.contains(b.x0, b.y0) and ax.bbox.contains(b.x1, b.y1) for b in boxes)
     numbers = sorted(int(t.get_text().split()[0]) for t in ax.texts if t.get_text().split()[0].isdigit())
     assert numbers == list(range(1, len(doc.work.kernels) + 1))
+
+
+@pytest.mark.parametrize("nsys_s, ncu_s, words", [(1e-3, 3e-3, "(ncu/nsys 3x, ncu slower)"),
+                                                  (8e-3, 1e-3, "(ncu/nsys 0.125x, nsys slower)")])
+def test_a_time_gap_line_gives_ncu_over_nsys_as_summary_nsys_does(nsys_s: float, ncu_s: float, words: str) -> None:
+    """The line of a kernel whose times are far apart gives its ratio as ncu's time over nsys's, whichever is
+    slower, as ``summary --nsys``'s ncu/nsys column does (``timeline --work``'s table has no ratio column)."""
+    gap = time_gap(Paired("k", "k", (1, 1, 1), (32, 1, 1), 3, nsys_s, ncu_s), None, False, None, None, None)
+    assert gap is not None and gap.ncu_over_nsys == pytest.approx(ncu_s / nsys_s)
+    assert gap.nsys_over_ncu == pytest.approx(nsys_s / ncu_s)
+    (line,) = time_gap_lines((gap,))
+    assert line.startswith(f"k 1x1x1/32x1x1: {seconds(nsys_s)} in nsys, {seconds(ncu_s)} in ncu {words}")
