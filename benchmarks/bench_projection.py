@@ -85,8 +85,8 @@ def project_pair(source: Path, target: Path) -> list[Row]:
         there, check, proj = pair.sides[1], pair.work[1], pair.projections[0]
         if there is None or proj is None or (check is not None and check.different):
             continue
-        values = (pair.base.median_s.value, proj.projected_s.value, proj.low_s.value, proj.high_s.value,
-                  there.median_s.value)
+        values = (pair.base.per_launch_s.value, proj.projected_s.value, proj.low_s.value, proj.high_s.value,
+                  there.per_launch_s.value)
         if any(v is None for v in values):
             continue
         rows.append(Row(f"{source.parent.name}/{source.name}", target.parent.name, pair.label,
@@ -284,6 +284,7 @@ def left_out_specs(fits: dict[str, tuple[float, float]], data: dict) -> tuple[di
 def before_rows(data: dict) -> list[DevRow]:
     """The per-kernel model of before (``compare.projection``: one median launch per name, count x projected)."""
     from roofline.compare.pairing import pair_reports
+    from roofline.compare.projection import project
 
     catalog = load_catalog()
     rows = []
@@ -291,10 +292,12 @@ def before_rows(data: dict) -> list[DevRow]:
         for gpu, spec_id in DEV_GPUS.items():
             if gpu not in t:
                 continue
-            c = pair_reports([a], project_to=catalog.get(spec_id), options=PairOptions(clock="boost"))
+            target = catalog.get(spec_id)
+            c = pair_reports([a])
             sums = [0.0, 0.0, 0.0, 0.0]  # measured, projected, low, high
-            for p in c.pairs:
-                proj = p.projections[0]
+            for p in c.pairs:  # compare's projection is the per-launch model now: the per-kernel one called here
+                proj = project(p.base, a.device, target, "boost", source_spec=catalog.get(a.spec_id or "")) \
+                    if target is not None else None
                 values = (p.base.total_s.value, *((proj.projected_s.value, proj.low_s.value, proj.high_s.value)
                                                    if proj is not None else (None, None, None)))
                 if any(v is None for v in values):

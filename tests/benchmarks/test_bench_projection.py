@@ -50,21 +50,20 @@ def rows():
     return b, [row for source, target in b.pairs() for row in b.project_pair(source, target)]
 
 
-def test_a_dram_bound_kernel_is_projected_by_the_datasheet_bandwidths_and_its_bytes_in_flight(rows):
-    """The ATen triad at 92% of the H100's DRAM peak: Little's law's smooth minimum of the bandwidth and the bytes
-    in flight (as many per SM on the 132 SMs of both), computed here from the model's figures and the specs."""
+def test_a_dram_bound_kernel_is_projected_at_the_targets_achievable_dram_bandwidth(rows):
+    """The ATen triad at 92% of the H100's DRAM peak, onto the H200 (``project``'s per-launch model, which compare
+    --project-to gives since round 16): its DRAM bytes at the H200 spec's achievable bandwidth bound it."""
     import roofline
+    from roofline.specs.catalog import load_catalog
 
     _, found = rows
     row = next(r for r in found if r.source == "h100/triad-torch.roofline.json")
-    h100, h200 = (duration_s(EXAMPLES / g / "triad-torch.roofline.json") for g in ("h100", "h200"))
+    h200 = duration_s(EXAMPLES / "h200" / "triad-torch.roofline.json")
     launch = roofline.load(EXAMPLES / "h100" / "triad-torch.roofline.json").launches[0]
-    peak = launch.value("dram__bytes.sum.peak_sustained") * launch.value("dram__cycles_elapsed.avg.per_second")
-    u = launch.value("dram__bytes.sum.per_second") / peak
-    in_flight = (u ** -3 - 1) ** (-1 / 3)
-    there = ((bandwidth("h200") / bandwidth("h100-sxm5")) ** -3 + in_flight ** -3) ** (-1 / 3)
-    assert row.projected_s == pytest.approx(h100 * u / there, rel=1e-9)
-    assert row.measured_s == pytest.approx(h200, rel=1e-9) and row.covered
+    moved = launch.value("dram__bytes.sum.per_second") * launch.value("gpu__time_duration.sum") * 1e-9
+    achievable = load_catalog().get("h200").memory_achievable_bytes_per_s
+    assert row.governing == "DRAM achievable" and row.projected_s == pytest.approx(moved / achievable, rel=1e-9)
+    assert row.measured_s == pytest.approx(h200, rel=1e-9)
 
 
 def test_every_pair_both_ways_and_the_published_figures(rows):
@@ -85,25 +84,19 @@ def test_every_pair_both_ways_and_the_published_figures(rows):
         assert re.search(re.escape(published), text), f"{doc} does not state: {published}"
 
 
-def test_a_compute_bound_kernel_is_projected_at_the_targets_locked_base_clock(rows):
-    """cuBLAS BF16 GEMM, H100 -> H200 (one chip, the same Tensor peaks): at ncu's base clock of the H200
-    (device_specs/h200.yaml), the H100 time x the BF16 Tensor peaks' ratio x (f_H100 / boost) / (base_H200 x share /
-    boost), the share being the part
-    of the H100's base the power-held GEMM kept (f_H100 / base_H100); the clocks read from the report."""
+def test_a_one_wave_gemm_is_projected_at_the_clocks_ratio_to_the_targets_locked_base_clock(rows):
+    """cuBLAS BF16 GEMM, H100 -> H200 (one block per SM on both: 132 blocks): the measured time at the ratio of the
+    SM clock it ran at (read from the report) to the H200's base clock, which ncu locks (device_specs/h200.yaml).
+    The per-kernel model kept the share of the base a power-held launch ran at (1.34 of 1.58 GHz here); the
+    per-launch one does not, so it calls the H200 about 15% too fast (docs/benchmarks.md, round 16)."""
     _, found = rows
     row = next(r for r in found if r.source == "h100/torch-bf16.roofline.ncu-rep")
     (launch,) = roofline.load(EXAMPLES / "h100" / "torch-bf16.roofline.ncu-rep").launches
     clock = launch.value("sm__cycles_elapsed.avg.per_second")
-    spec = {g: yaml.safe_load((REPO / "device_specs" / f"{g}.yaml").read_text()) for g in ("h100-sxm5", "h200")}
-    base_h100, base_h200 = (spec[g]["base_clock_hz"]["value"] for g in ("h100-sxm5", "h200"))
-    boost = spec["h200"]["boost_clock_hz"]["value"]
-    share = min(1.0, clock / base_h100)
-    assert clock < base_h100  # held below its base by power
-    peaks = spec["h100-sxm5"]["peaks"]["tensor_bf16"]["value"] / spec["h200"]["peaks"]["tensor_bf16"]["value"]
+    base_h200 = yaml.safe_load((REPO / "device_specs" / "h200.yaml").read_text())["base_clock_hz"]["value"]
     h100 = duration_s(EXAMPLES / "h100" / "torch-bf16.roofline.ncu-rep")
-    expected = h100 * peaks * (clock / boost) / (base_h200 * share / boost)
-    assert row.projected_s == pytest.approx(expected, rel=1e-9)
-    assert abs(row.error) < 0.02
+    assert row.governing == "one wave" and row.projected_s == pytest.approx(h100 * clock / base_h200, rel=1e-9)
+    assert -0.2 < row.error < -0.1
 
 
 def test_development_rows_compare_the_projected_and_published_ratios_and_leave_one_gpu_out():
