@@ -366,6 +366,7 @@ def _project_group(group: Sequence[LaunchAnalysis], source: Device, source_spec:
     # at the base clock it locks (where the spec gives it)
     clock = m.sm_clock_hz(la.launch).value or source_spec.base_clock_hz or source_spec.boost_clock_hz
     here = _gpu(source_spec, float(clock), source_dram, source.sm_count)
+    there = power_held(there, la, float(clock), source_spec)
     terms = translate(units, la, here, there)
     blocks = la.grid_size
     tail_here = _tail(units, blocks, here.sms, lambda t: t.seconds)
@@ -399,6 +400,19 @@ def _project_group(group: Sequence[LaunchAnalysis], source: Device, source_spec:
     return LaunchProjection(la.launch.name, len(group), blocks, la.block_size, measured, projected,
                             max(projected * low, LAUNCH_FLOOR_S), projected * high, governing_key(terms), efficiency,
                             tuple(sorted(terms, key=lambda t: -t.target_s)), la.launch.nvtx_ranges, flags)
+
+
+def power_held(there: _Gpu, la: LaunchAnalysis, clock: float, source_spec: DeviceSpec) -> _Gpu:
+    """The target at the share of its chosen clock that a launch held below the source's locked base clock by power
+    kept (the Tensor Core GEMMs of examples/h100 ran at 1.28-1.34 GHz under a 1.58 GHz base), as the per-kernel model
+    (``compare.projection``, step 3) takes it; only from a launch long enough to read its clock
+    (``metrics.clock_judged``: shorter ones read it low)."""
+    from msgspec.structs import replace
+
+    base = source_spec.base_clock_hz
+    if not base or clock >= base or not m.clock_judged(la.launch):
+        return there
+    return replace(there, clock_hz=there.clock_hz * clock / base)
 
 
 def governing_key(terms: Sequence[UnitTerm]) -> str:
