@@ -10,8 +10,9 @@ below the launch floor (``LAUNCH_FLOOR_S``): the floor every what-if of the advi
 the launch at that floor with its work unchanged (``time_model.saving`` with latency hidden) over the measured time:
 no what-if that keeps the work (hides latency, reaches a peak) saves more than (1 - g) of it. A what-if that changes
 the work (fewer bytes, FP32 FMAs moved to the Tensor Cores) may save more: the grade is against the roof of the work
-the kernel does. Beside it, the datasheet grade: the same floor at the full peaks, capped at 1 (a tail term can
-exceed the measured time).
+the kernel does. Beside it, the datasheet grade: the same floor with every unit at its full peak (ncu's percent of
+each unit's peak: DRAM busy cycles, not bytes over the datasheet bandwidth), capped at 1 (a tail term can exceed the
+measured time).
 
 Per kernel the grade is time-weighted: 1 - the sum of its launches' savings over the sum of their times. Its
 interval is the range of the per-launch grades (lowest to highest; none for a single launch).
@@ -121,7 +122,7 @@ class Withheld(enum.Enum):
 
 
 class LaunchGrade(Struct, frozen=True):
-    """One launch: its measured time, its floors at the achievable and the datasheet peaks, their grades, and the
+    """One launch: its measured time, its floors at the achievable and the units' full peaks, their grades, and the
     term that makes the achievable floor with that unit's achievable fraction and its source."""
 
     measured_s: float

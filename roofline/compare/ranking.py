@@ -69,7 +69,7 @@ class AppSummary(Struct, frozen=True):
     time_to_gain_s: float | None = None  # the groups' times to gain summed, None where no group has one
     # in a ranking by time to gain, the groups without one, placed by their recoverable time, and that time summed
     groups_without_gain: int = 0
-    without_gain_recoverable_s: float | None = None
+    without_gain_recoverable_s: float | None = None  # 0 where no group lacks a time to gain; None unless ranked by it
 
 
 def summarize(analysis: ReportAnalysis, by: GroupBy, top: int, label: str = "") -> AppSummary:
@@ -93,7 +93,7 @@ def summarize(analysis: ReportAnalysis, by: GroupBy, top: int, label: str = "") 
                       _ranked_by(groups, rows, by_gain), rows, len(groups),
                       sum(shares) if shares else None, sum(saved) if saved else None,
                       sum(g.small_grid_s for g in groups), sum(gains) if gains else None,
-                      len(without), sum(without) if without else None)
+                      len(without), float(sum(without)) if by_gain else None)
 
 
 def placed_by(gain: float | None, group: KernelGroup, advised: bool) -> tuple[RankedByKind, float | None]:

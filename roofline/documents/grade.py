@@ -70,7 +70,8 @@ class DiffersOnDoc(Struct, frozen=True):
 
 
 class LaunchGradeDoc(Struct, frozen=True):
-    """One launch: its measured time, its floors at the achievable and datasheet peaks, their grades, and the term
+    """One launch: its measured time, its floors at the achievable and the units' full peaks (``datasheet_*``: ncu's
+    percent of each unit's peak, not the datasheet roofs), their grades, and the term
     that makes the achievable floor with that unit's achievable fraction and its source."""
 
     measured_s: float
@@ -90,7 +91,7 @@ class KernelGradeDoc(Struct, frozen=True):
     kernel: str
     launches: int
     grade: Number
-    datasheet_grade: Number
+    datasheet_grade: Number  # the floor with every unit at its full peak (ncu's percent of peak), not the roofs
     interval: IntervalDoc | None
     governing: str | None
     roof: str | None

@@ -328,19 +328,19 @@ def tooltips(data: PlotData) -> dict[str, str]:
     for i, p in enumerate(data.panels):
         for s in (*p.series, *p.other):
             for pt in p.drawn(s):
-                out[point_id(i, s, pt.level)] = tooltip(s, pt)
+                out[point_id(i, s, pt.level)] = tooltip(s, pt, p.ceilings_used)
     return out
 
 
-def tooltip(s: KernelSeries, pt: KernelPoint) -> str:
-    """The hover text of one point, one fact per line."""
+def tooltip(s: KernelSeries, pt: KernelPoint, ceilings: CeilingSet = "kernel-clock") -> str:
+    """The hover text of one point, one fact per line; ``ceilings``: the set the kernel's percent of roof uses."""
     share = pct(None if s.time_share is None else 100 * s.time_share)
     level = f"{NAMES[pt.level]}: {si(pt.bytes_per_s, 'B/s')}, " + (
         f"{pct(pt.roof_pct)} of the plotted roof" if pt.roof_pct is not None else NO_ROOF)
     flops = (f"{si(pt.flop_per_s, 'FLOP/s')} at {ratio(pt.intensity)} FLOP/byte" if pt.flop_per_s
              else "no FLOPs counted")
     return "\n".join((f"#{s.number} {visible(s.name)}", f"launch {s.launch}, {share} of the time", level, flops,
-                      f"kernel at {pct(s.pct_of_roof)} of roof (roofs at the launch clocks), bound: "
+                      f"kernel at {pct(s.pct_of_roof)} of roof ({ceilings} ceilings, per launch), bound: "
                       f"{bound_word(s.bound)}"))
 
 

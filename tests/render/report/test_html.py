@@ -111,7 +111,7 @@ def test_points_link_to_their_kernel_sections(page):
     first = page[page.index('id="r0-k1"'):].split("</h3>")[0]
     assert "1. <code>sgemm_fp32_4096</code>" in first  # rank 1 by recoverable time
     tooltips = re.findall(r'<g id="pt0-\d-(?:dram|l2|l1)" class="point"><title>([^<]+)</title>', page)
-    assert len(tooltips) == 9 and all("of roof (roofs at the launch clocks), bound: " in t for t in tooltips)
+    assert len(tooltips) == 9 and all("of roof (kernel-clock ceilings, per launch), bound: " in t for t in tooltips)
 
 
 def test_sections_of_several_reports_have_distinct_ids(shared_report):

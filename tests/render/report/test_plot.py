@@ -309,7 +309,7 @@ def test_every_drawn_point_has_a_tooltip_and_the_links_given(example):
     tip = tips[plot.point_id(0, _series(data.panels[0], "triad_fp32"), "dram")]
     assert tip.splitlines() == [
         "#2 triad_fp32", f"launch {k.launch.key}, 23.2% of the time", "DRAM: 3.02 TB/s, 90.0% of the plotted roof",
-        "503 GFLOP/s at 0.167 FLOP/byte", "kernel at 90.0% of roof (roofs at the launch clocks), bound: memory"]
+        "503 GFLOP/s at 0.167 FLOP/byte", "kernel at 90.0% of roof (kernel-clock ceilings, per launch), bound: memory"]
 
 
 def test_a_full_set_counts_every_direction_so_no_level_looks_inverted(analysed):
