@@ -39,6 +39,7 @@ from roofline.core.thresholds import ALPHA, WORK_TOLERANCE
 from roofline.render.base import render_image
 
 FACTS = Facts(output=Output("compare"), reads=Reads(sass=False))
+PROJECTION_FORMATS_NOT = ("markdown", "html")  # compare's formats without the projection table
 
 
 @handles_errors
@@ -110,14 +111,17 @@ def compare(
 
 def _refuse_unread(project_to: str | None, clock: str, clock_given: bool, normalize: bool, plot: Path | None,
                    fmt: str) -> None:
-    """Refuse an option this run would not read, as ``analyze`` does: --clock without --project-to, --normalize
-    where nothing is drawn (no --plot, a format without the plot)."""
+    """Refuse an option this run would not read, as ``analyze`` does: --clock without --project-to, --project-to
+    with a format that does not show it, --normalize where nothing is drawn (no --plot, a format without the plot)."""
     from roofline.errors import UsageError
     from roofline.render.base import find_format
 
     if project_to is None and (clock != "sustained" or clock_given):
         raise UsageError("--clock: it sets the target GPU's clock of a projection, and there is none",
                          "add --project-to ID, or leave out --clock")
+    if project_to is not None and fmt in PROJECTION_FORMATS_NOT:
+        raise UsageError(f"--project-to: --format {fmt} does not show the projection",
+                         "use --format table or json, or roofline project REPORT --to ID -f " + fmt)
     if normalize and plot is None and not find_format("compare", fmt).draws:
         raise UsageError(f"--normalize: it scales the plot, and --format {fmt} draws none",
                          "add --plot FILE, use --format markdown or html, or leave out --normalize")

@@ -233,6 +233,10 @@ def test_a_report_of_one_launch_says_1_launch(tmp_path):
     (["--clock", "base"], "--clock: it sets the target GPU's clock of a projection, and there is none: add "
                           "--project-to ID, or leave out --clock"),
     (["--clock", "sustained"], "--clock: it sets the target GPU's clock of a projection, and there is none"),
+    (["--project-to", "h200", "-f", "markdown"], "--project-to: --format markdown does not show the projection: use "
+                                                 "--format table or json, or roofline project REPORT --to ID -f "
+                                                 "markdown"),
+    (["--project-to", "h200", "-f", "html"], "--project-to: --format html does not show the projection"),
     (["--normalize"], "--normalize: it scales the plot, and --format table draws none: add --plot FILE, use --format "
                       "markdown or html, or leave out --normalize"),
     (["--normalize", "-f", "json"], "--normalize: it scales the plot, and --format json draws none"),
