@@ -9,7 +9,7 @@ from roofline.analysis.borrowed import BorrowedKernel, BorrowedWork
 from roofline.analysis.time_gap import TimeGap
 from roofline.core.kernel_names import KernelName, kernel_name
 from roofline.core.model import memory_roof, roof_intensity
-from roofline.core.units import dims, pct, ratio, seconds, share_pct, si
+from roofline.core.units import counted, dims, pct, ratio, seconds, share_pct, si
 from roofline.render.mpl import LabelPlacer, around, log_axes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -32,8 +32,8 @@ def title(w: BorrowedWork) -> str:
 def headline(w: BorrowedWork) -> str:
     if not w.kernels:
         return "no kernel matched by instance and launch configuration: nothing to place on the roofline"
-    return (f"{len(w.kernels)} kernel{'s' if len(w.kernels) > 1 else ''} matched by instance and launch "
-            f"configuration, {share_pct(w.matched_share)} of the profile's kernel time")
+    return (f"{counted(len(w.kernels), 'kernel')} matched by instance and launch configuration, "
+            f"{share_pct(w.matched_share)} of the profile's kernel time")
 
 
 def shown_name(k: BorrowedKernel) -> KernelName:
