@@ -103,6 +103,7 @@ BANDS = {"datasheet": 1.25, "per SM": 1.5, LATENCY: 2.0, LAUNCH: 2.0, RAISED: 2.
 # How sharply a kernel's rate turns from the bytes-in-flight limit to the bandwidth limit (the p of a smooth minimum,
 # ``_in_flight``): 3 puts the three triads of examples/h100 and examples/h200 (74%, 82% and 92% of the H100's DRAM
 # peak) within 12% of their measured H200 times; 1 (harmonic) and a hard minimum miss the 74% one by 20% or more.
+# The per-launch model takes the same constant against the achievable bandwidth (``projection_launches.in_flight``).
 IN_FLIGHT_SHARPNESS = 3.0
 
 

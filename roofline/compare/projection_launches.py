@@ -21,7 +21,8 @@ For each launch (identical launches, the same kernel, grid, block and work, grou
    (``architecture/throughput.yaml`` ``l2_bytes_per_clock``, by compute capability, in proportion to the L2 size:
    the L2's slices set its rate, not the SMs), else at the ratio of cited L2 bandwidths at the clocks, else at
    the SMs x clock ratio. DRAM: the source's achieved fraction of its achievable bandwidth is kept, so the term
-   scales by ``A_src / A_tgt`` (``specs.achievable``); no SM clock applies.
+   scales by ``A_src / A_tgt`` (``specs.achievable``); no SM clock applies. Onto a GPU of more achievable
+   bandwidth the bytes the launch keeps in flight bound it too (``in_flight``, Little's law, as many per SM there).
 2. **Tail**: the busiest SM-paced unit in whole blocks per SM, ``ceil(B / S) / (B / S)``, for the target's S: the
    unit busiest there (wave quantisation lengthens whatever bounds each wave; a stand-in term aside), except for a
    grid of at most one block per source SM, sized to the source's SMs, which keeps the source's busiest unit.
@@ -58,6 +59,7 @@ from msgspec import Struct
 from roofline.analysis.results import Value
 from roofline.analysis.time_model import time_model
 from roofline.analysis.verdict import busy_units, paced_by_blocks, whole_blocks
+from roofline.compare.projection import IN_FLIGHT_SHARPNESS
 from roofline.core.thresholds import LAUNCH_FLOOR_S
 from roofline.ncu import metrics as m
 
@@ -383,6 +385,7 @@ def _project_group(group: Sequence[LaunchAnalysis], source: Device, source_spec:
     if tail_there:
         terms.append(UnitTerm("tail", tail_here, tail_there, f"in whole blocks per SM: {blocks} blocks on "
                                                              f"{here.sms} -> {there.sms} SMs"))
+    terms = in_flight(terms, la, measured, here, there)
     top = max(terms, key=lambda t: t.target_s)
     projected = max(_target_time(terms, efficiency), LAUNCH_FLOOR_S)
     wave = one_wave(measured, blocks, here, there) if not top.stand_in and "persistent" not in flags else None
@@ -400,6 +403,33 @@ def _project_group(group: Sequence[LaunchAnalysis], source: Device, source_spec:
     return LaunchProjection(la.launch.name, len(group), blocks, la.block_size, measured, projected,
                             max(projected * low, LAUNCH_FLOOR_S), projected * high, governing_key(terms), efficiency,
                             tuple(sorted(terms, key=lambda t: -t.target_s)), la.launch.nvtx_ranges, flags)
+
+
+def in_flight(terms: list[UnitTerm], la: LaunchAnalysis, measured: float, here: _Gpu,
+              there: _Gpu) -> list[UnitTerm]:
+    """Step 1b: on a GPU of more achievable DRAM bandwidth, the bytes a launch keeps in flight bound its DRAM rate
+    (Little's law). Its rate ``a`` is a smooth minimum of the achievable bandwidth ``A`` and the rate its bytes in
+    flight allow ``C`` (``a = (A^-p + C^-p)^(-1/p)``, ``p`` = ``IN_FLIGHT_SHARPNESS``); ``C`` follows from the
+    launch's measured fraction of the source's achievable bandwidth ``u = a / A``, and scales with the SMs there
+    (as many bytes in flight per SM). Only for a launch DRAM bound on the source (its DRAM term the largest, the tail
+    included): another unit's launch keeps fewer bytes in flight than it could. The DRAM term takes the longer of
+    ``u / a_tgt`` and the bandwidths' ratio: where the target has less bandwidth the launch is kept at its fraction
+    (its latency there is not known)."""
+    moved = la.bytes["dram"].value if "dram" in la.bytes else None
+    dram = next((t for t in terms if t.key == "DRAM"), None)
+    if dram is None or not moved or not here.dram or not there.dram or not measured or there.dram <= here.dram \
+            or dram.source_s < max(t.source_s for t in terms):
+        return terms
+    used, p = moved / measured / here.dram, IN_FLIGHT_SHARPNESS
+    if not 0.0 < used < 1.0:
+        return terms
+    allowed = (used ** -p - 1.0) ** (-1.0 / p) * there.sms / here.sms  # C there over the source's A
+    reached = ((there.dram / here.dram) ** -p + allowed ** -p) ** (-1.0 / p)  # a there over the source's A
+    ratio = used / reached
+    return [UnitTerm(t.key, t.source_s, t.source_s * ratio,
+                     f"{t.how}; its bytes in flight bound it there: {100 * used:.0f}% of the achievable bandwidth "
+                     f"here, the same bytes in flight per SM (Little's law, {here.sms} -> {there.sms} SMs)")
+            if t.key == "DRAM" and t.source_s * ratio > t.target_s else t for t in terms]
 
 
 def power_held(there: _Gpu, la: LaunchAnalysis, clock: float, source_spec: DeviceSpec) -> _Gpu:
@@ -758,6 +788,7 @@ def speedup_text(p: WorkloadProjection) -> str:
     return (f"{len(p.launches)} launch groups, {sum(x.count for x in p.launches)} launches: "
             f"{p.measured_s * 1e3:.4g} ms -> {p.projected_s * 1e3:.4g} ms [{p.low_s * 1e3:.4g}, "
             f"{p.high_s * 1e3:.4g}] at the {p.clock} clock {p.clock_hz / 1e9:.3g} GHz")
+
 
 
 
