@@ -55,13 +55,15 @@ def analyse_kernel(path: str | os.PathLike[str], options: AnalysisOptions, launc
 def compare_reports(base: str | os.PathLike[str], new: str | os.PathLike[str], options: AnalysisOptions,
                     match: str, maps: Sequence[str], work_tolerance_pct: float, alpha: float, slower_pct: float,
                     min_share_pct: float, total_slower_pct: float, roof_drop_pct: float | None,
-                    gate_different_work: bool, allow_different_gpu: bool, command: str, also: str) -> Answer:
+                    gate_different_work: bool, allow_different_gpu: bool, command: str, also: str,
+                    new_share_pct: float | None = None) -> Answer:
     """``compare_reports``: ``roofline diff BASE NEW -f json`` with each pair's headline of ``roofline compare BASE
     NEW -f json`` (``also``), from one analysis of the two reports; the whole document is the diff's."""
     from roofline.compare.pairing import pair_options, parse_matcher
     from roofline.compare.regression import Thresholds
 
-    thresholds = Thresholds(slower_pct, min_share_pct, total_slower_pct, roof_drop_pct, gate_different_work)
+    thresholds = Thresholds(slower_pct, min_share_pct, total_slower_pct, roof_drop_pct, gate_different_work,
+                            new_share_pct)
     judged = Roofline(options).diff(base, new, thresholds, parse_matcher(match, maps, 2),
                                     pair_options(work_tolerance_pct, alpha), allow_different_gpu)
     return Answer(tools.judgement(judged.result, COMPARE_WORDS, command, also), judged)

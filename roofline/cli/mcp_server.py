@@ -241,6 +241,7 @@ ARGUMENTS = {"--map": "maps", "--match": "match", "--kernel": "kernel", "--kerne
              "--baseline": "baseline", "--work-tolerance": "work_tolerance", "--alpha": "alpha",
              "--fail-if-slower": "fail_if_slower", "--min-share": "min_share",
              "--fail-if-total-slower": "fail_if_total_slower", "--fail-if-roof-drop": "fail_if_roof_drop",
+             "--fail-if-new-share": "fail_if_new_share",
              "--gate-different-work": "gate_different_work=true", "--allow-different-gpu": "allow_different_gpu=true"}
 _OPTION = re.compile(r"(?<![\w-])--[a-z][a-z-]*(?![\w-])")  # not -o: ncu's and nsys's output file
 
@@ -365,6 +366,9 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
                                                      "slower by more than this percent.")] = TOTAL_SLOWER_PCT,
         fail_if_roof_drop: Annotated[float | None, finite(ge=0, description="Regression: percent of roof down by "
                                                          "more than this many points.")] = None,
+        fail_if_new_share: Annotated[float | None, finite(ge=0, le=100, description="Regression: the kernels only "
+                                                          "the new report runs take more than this percent of its "
+                                                          "kernel time.")] = None,
         work_tolerance: Annotated[float, finite(ge=0, description="Percent of work difference beyond which a pair is "
                                                "different work (compared by throughput, never by time).")]
         = 100.0 * WORK_TOLERANCE,
@@ -386,13 +390,14 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         command = ["diff", base, new, *options_args, "--fail-if-slower", f"{fail_if_slower:g}", "--min-share",
                    f"{min_share:g}", "--fail-if-total-slower", f"{fail_if_total_slower:g}",
                    *(("--fail-if-roof-drop", f"{fail_if_roof_drop:g}") if fail_if_roof_drop is not None else ()),
+                   *(("--fail-if-new-share", f"{fail_if_new_share:g}") if fail_if_new_share is not None else ()),
                    *(("--gate-different-work",) if gate_different_work else ()),
                    *(("--allow-different-gpu",) if allow_different_gpu else ()), "-f", "json"]
         answer = adapter.compare_reports(
             roots.readable(base), roots.readable(new), options(kernel), match, maps or (), work_tolerance, alpha,
             fail_if_slower, min_share, fail_if_total_slower, fail_if_roof_drop, gate_different_work,
             allow_different_gpu, command_line(command),
-            command_line(["compare", base, new, *options_args, "-f", "json"]))
+            command_line(["compare", base, new, *options_args, "-f", "json"]), fail_if_new_share)
         return finish(answer, output, max_chars, "narrow with kernel filters")
 
     @tool

@@ -44,13 +44,15 @@ class Thresholds:
     """Regression limits: a kernel's time per launch slower by more than ``slower_pct`` percent when it holds at
     least ``min_share_pct`` percent of either report's time; the total slower by more than ``total_slower_pct``;
     percent of roof lower by more than ``roof_drop_pct`` points (None = not gated). ``gate_different_work``
-    gates pairs of different work on their time per unit of work instead of leaving them out."""
+    gates pairs of different work on their time per unit of work instead of leaving them out. ``new_share_pct``:
+    the kernels only NEW runs taking more than this percent of NEW's kernel time (None = not gated)."""
 
     slower_pct: float = SLOWER_PCT
     min_share_pct: float = MIN_SHARE_PCT
     total_slower_pct: float = TOTAL_SLOWER_PCT
     roof_drop_pct: float | None = None
     gate_different_work: bool = False
+    new_share_pct: float | None = None
 
 
 class GateCause(Enum):
@@ -163,9 +165,15 @@ class DiffResult(Struct, frozen=True):
         return self.total is not None and self.total.change_pct > self.thresholds.total_slower_pct
 
     @property
+    def only_in_new_regressed(self) -> bool:
+        """Whether the kernels only NEW runs take more of NEW's kernel time than ``thresholds.new_share_pct``."""
+        limit, extra = self.thresholds.new_share_pct, self.only_in_new
+        return limit is not None and extra is not None and 100.0 * extra.share > limit
+
+    @property
     def exit_code(self) -> int:
-        """0 = no regression beyond the thresholds, 1 = at least one kernel or the total."""
-        return 1 if self.regressions or self.total_regressed else 0
+        """0 = no regression beyond the thresholds, 1 = at least one kernel, the total or NEW's own kernels."""
+        return 1 if self.regressions or self.total_regressed or self.only_in_new_regressed else 0
 
 
 def judge(comparison: Comparison, thresholds: Thresholds = Thresholds(),

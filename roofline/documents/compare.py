@@ -280,6 +280,7 @@ class ThresholdsDoc(Struct, frozen=True):
     alpha: float
     work_tolerance: float
     gate_different_work: bool
+    new_share_pct: Number = None  # --fail-if-new-share: NEW's own kernels' share of its kernel time (null: off)
 
 
 class Regression(Struct, frozen=True):
@@ -368,6 +369,7 @@ class DiffJson(Struct, frozen=True):
     only_in_new_s: Number  # NEW's kernel time less its paired kernels': the kernels only NEW runs, not gated
     only_in_new_share: Number  # that time's share of NEW's kernel time
     missing: dict[str, str]
+    only_in_new_regressed: bool = False  # that share above thresholds.new_share_pct
 
 
 class ProjectKernel(Struct, frozen=True):
@@ -495,13 +497,13 @@ def diff_json(d: DiffResult, words: CompareWords) -> DiffJson:
         GENERATOR, SCHEMA_VERSION, "diff", tool(), report_ref(c.reports[0]), report_ref(c.reports[1]), c.matching,
         list(d.setup_notes),
         ThresholdsDoc(t.slower_pct, t.min_share_pct, t.total_slower_pct, t.roof_drop_pct, c.alpha, c.work_tolerance,
-                      t.gate_different_work),
+                      t.gate_different_work, t.new_share_pct),
         bool(d.exit_code), d.exit_code,  # type: ignore[arg-type]
         [Regression(v.pair.label, list(v.reasons)) for v in d.regressions],
         None if total is None else TotalDoc(total.kernels, total.base_s, total.at_new_speed_s, total.change_pct,
                                             d.total_regressed),
         [diff_kernel(v, c.reports, words) for v in d.verdicts], list(c.unmatched[0]), list(c.unmatched[1]),
-        *only_in_new_doc(d))
+        *only_in_new_doc(d), d.only_in_new_regressed)
 
 
 def only_in_new_doc(d: DiffResult) -> tuple[float | None, float | None, dict[str, str]]:

@@ -162,6 +162,7 @@ class Judgement(ToolResult, frozen=True, kw_only=True):
     only_in_new_s: Number  # the kernels only NEW runs: their time, not gated (null with the reason in missing)
     only_in_new_share: Number
     missing: dict[str, str]
+    only_in_new_regressed: bool = False  # that share above thresholds.new_share_pct (--fail-if-new-share)
 
 
 class ProjectionPage(ToolResult, frozen=True, kw_only=True):
@@ -375,7 +376,8 @@ def judgement(result: DiffResult, words: CompareWords, command: str, also: str) 
                      exit_code=d.exit_code, meaning=DIFF_EXIT[d.exit_code], regressions=d.regressions, total=d.total,
                      setup_notes=d.setup_notes, thresholds=d.thresholds, base=d.base, new=d.new, kernels=kernels,
                      only_in_base=d.only_in_base, only_in_new=d.only_in_new, only_in_new_s=d.only_in_new_s,
-                     only_in_new_share=d.only_in_new_share, missing=d.missing)
+                     only_in_new_share=d.only_in_new_share, missing=d.missing,
+                     only_in_new_regressed=d.only_in_new_regressed)
 
 
 def judged_kernel(k: DiffKernel, pair_headline: Headline | None) -> JudgedKernel:

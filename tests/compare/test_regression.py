@@ -228,3 +228,19 @@ def test_the_total_of_one_kernel_takes_the_singular():
     new = model("new.json", [launch(0, "a", 1.1e-3, 1e9, 1e7, OLD_GPU)])
     assert total_text(judge(pair_reports([analyze_report(base), analyze_report(new)]), Thresholds())).startswith(
         "total: 1 kernel takes 1 ms in BASE")
+
+
+def test_kernels_only_in_new_fail_the_gate_above_their_share_of_new_time():
+    """NEW runs ``extra`` (3 ms) beside the shared ``a`` (1 ms, unchanged): 75% of NEW's kernel time, which only
+    --fail-if-new-share gates; off by default."""
+    base = model("base.json", [launch(0, "a", 1.0e-3, 1e9, 1e7, OLD_GPU)])
+    new = model("new.json", [launch(0, "a", 1.0e-3, 1e9, 1e7, OLD_GPU), launch(1, "extra", 3.0e-3, 1e9, 1e7, OLD_GPU)])
+    comparison = pair_reports([analyze_report(base), analyze_report(new)])
+    off = judge(comparison)
+    assert off.only_in_new is not None and off.only_in_new.share == pytest.approx(0.75, rel=1e-9)
+    assert off.exit_code == 0 and not off.only_in_new_regressed
+    above = judge(comparison, Thresholds(new_share_pct=50.0))
+    assert above.exit_code == 1 and above.only_in_new_regressed and not above.regressions
+    assert judge(comparison, Thresholds(new_share_pct=75.0)).exit_code == 0  # not above: 75% is the limit
+    same = judge(pair_reports([analyze_report(base), analyze_report(base)]), Thresholds(new_share_pct=0.0))
+    assert same.only_in_new is None and same.exit_code == 0  # NEW runs no kernel of its own

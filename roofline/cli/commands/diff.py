@@ -60,6 +60,10 @@ def diff(
     fail_if_roof_drop: Annotated[float | None, typer.Option(
         "--fail-if-roof-drop", metavar="PCT", click_type=Number(0.0),
         help="Regression if a kernel's percent of roof falls by more than PCT percentage points.")] = None,
+    fail_if_new_share: Annotated[float | None, typer.Option(
+        "--fail-if-new-share", metavar="PCT", click_type=Number(0.0, 100.0),
+        help="Regression if the kernels only NEW runs (BASE has none to compare them with) take more than PCT "
+        "percent of NEW's kernel time. Off by default.")] = None,
     alpha: AlphaOpt = ALPHA,
     work_tolerance: WorkToleranceOpt = 100.0 * WORK_TOLERANCE,
     allow_different_gpu: Annotated[bool, typer.Option(
@@ -90,7 +94,8 @@ def diff(
         base, new = (Path(p) for p in store_reports(store, [base, new]))
     refuse_unwritable_outputs("diff", fmt, output, None, [base, new])
     roofline = facade(analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False), jobs)
-    thresholds = Thresholds(fail_if_slower, min_share, fail_if_total_slower, fail_if_roof_drop, gate_different_work)
+    thresholds = Thresholds(fail_if_slower, min_share, fail_if_total_slower, fail_if_roof_drop, gate_different_work,
+                            fail_if_new_share)
     document = roofline.diff(base, new, thresholds, matcher, options, allow_different_gpu, terminal_width(wide))
     write_document("diff", fmt, document, output, [base, new])
     raise typer.Exit(document.result.exit_code)

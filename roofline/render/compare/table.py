@@ -604,11 +604,15 @@ def _print_diff(console: Console, d: DiffResult) -> None:
 
 
 def unmatched_count(d: DiffResult, i: int) -> str:
-    """How many kernels only report ``i`` runs, with NEW's own kernels' time and share, which nothing gates."""
+    """How many kernels only report ``i`` runs, with NEW's own kernels' time and share, and whether
+    --fail-if-new-share gates that share."""
     n, extra = len(d.comparison.unmatched[i]), d.only_in_new
     if i == 0 or extra is None:
         return str(n)
-    return f"{n}, {seconds(extra.seconds)}, {share_pct(extra.share)} of NEW's kernel time, not gated"
+    limit = d.thresholds.new_share_pct
+    gate = "not gated" if limit is None else f"{'>' if d.only_in_new_regressed else '<='} {limit:g}%: " \
+        f"{'REGRESSED' if d.only_in_new_regressed else 'ok'}"
+    return f"{n}, {seconds(extra.seconds)}, {share_pct(extra.share)} of NEW's kernel time, {gate}"
 
 
 def _print_line_shifts(console: Console, d: DiffResult) -> None:
@@ -634,11 +638,16 @@ def _diff_table(d: DiffResult, width: int) -> Table:
 
 
 def verdict_words(d: DiffResult) -> str:
-    """"no regression", "1 kernel regressed", "the total regressed", "2 kernels and the total regressed"."""
+    """"no regression", "1 kernel regressed", "the total regressed", "2 kernels and the total regressed", "NEW's
+    own kernels regressed" (--fail-if-new-share)."""
     count = len(d.regressions)
     kernels = f"{count} kernel{'s' if count > 1 else ''}" if count else ""
     total = "the total" if d.total_regressed else ""
-    return f"{' and '.join(filter(None, (kernels, total)))} regressed" if kernels or total else "no regression"
+    own = "NEW's own kernels" if d.only_in_new_regressed else ""
+    named = [w for w in (kernels, total, own) if w]
+    if not named:
+        return "no regression"
+    return f"{', '.join(named[:-1])} and {named[-1]} regressed" if len(named) > 1 else f"{named[0]} regressed"
 
 
 def status_word(v: Verdict) -> str:
@@ -699,6 +708,8 @@ def threshold_text(d: DiffResult) -> str:
              f"total slower > {t.total_slower_pct:g}%"]
     if t.roof_drop_pct is not None:
         parts.append(f"roof drop > {t.roof_drop_pct:g} points")
+    if t.new_share_pct is not None:
+        parts.append(f"kernels only in NEW > {t.new_share_pct:g}% of its kernel time")
     return ", ".join(parts)
 
 

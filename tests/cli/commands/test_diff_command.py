@@ -89,10 +89,11 @@ def test_json_schema_version_top_level_and_kernel_fields(shared_report):
     assert doc["schema_version"] == SCHEMA_VERSION and doc["kind"] == "diff"
     assert set(doc) == {"schema_version", "kind", "tool", "generator", "base", "new", "matching", "setup_notes",
                         "thresholds", "regression", "exit_code", "regressions", "total", "kernels", "only_in_base",
-                        "only_in_new", "only_in_new_s", "only_in_new_share", "missing"}
+                        "only_in_new", "only_in_new_s", "only_in_new_share", "missing",
+                        "only_in_new_regressed"}
     assert doc["thresholds"] == {"slower_pct": 5.0, "min_share_pct": 1.0, "total_slower_pct": 5.0,
                                  "roof_drop_pct": None, "alpha": 0.01, "work_tolerance": 0.05,
-                                 "gate_different_work": False}
+                                 "gate_different_work": False, "new_share_pct": None}
     assert set(doc["kernels"][0]) == {"key", "label", "matched_by", "base", "new", "work", "change", "speedup",
                                       "expected_speedup", "kept_up", "slowdown_pct", "per_work_slowdown_pct",
                                       "roof_drop_pct", "share_pct", "p_value", "gated", "not_gated", "regressed",
@@ -323,3 +324,23 @@ def test_the_kernels_only_in_new_say_their_time_and_share_which_nothing_gates(sh
     assert f"only in NEW (4, 13.5 ms, {100 * doc['only_in_new_share']:.1f}% of NEW's kernel time, not gated)" in text
     same = json.loads(invoke(base, base, "-f", "json").stdout)
     assert same["only_in_new_s"] is None and same["missing"]["only_in_new_s"] == "NEW runs no kernel BASE lacks"
+
+
+def test_fail_if_new_share_gates_the_kernels_only_in_new_in_every_format(shared_report):
+    """blocktiling -> progression: NEW's four kernels of its own take 91.8% of its time; --fail-if-new-share 90
+    fails the job (exit 1) and says why in the table, the JSON and the Markdown; 95 passes it."""
+    base, new = shared_report(ROOFLINE), shared_report(BASIC)
+    failed = invoke(base, new, "--fail-if-new-share", 90, "-f", "json")
+    doc = json.loads(failed.stdout)
+    assert failed.exit_code == 1 and doc["exit_code"] == 1 and doc["only_in_new_regressed"] is True
+    assert doc["thresholds"]["new_share_pct"] == 90.0 and doc["regressions"] == []
+    assert doc["total"]["regressed"] is False
+    text = " ".join(invoke(base, new, "--fail-if-new-share", 90).stdout.split())
+    share = f"{100 * doc['only_in_new_share']:.1f}%"
+    assert "NEW's own kernels regressed beyond" in text and "kernels only in NEW > 90% of its kernel time" in text
+    assert f"only in NEW (4, 13.5 ms, {share} of NEW's kernel time, > 90%: REGRESSED)" in text
+    markdown = invoke(base, new, "--fail-if-new-share", 90, "-f", "markdown").stdout
+    assert ":x: **NEW's own kernels regressed**" in markdown and "REGRESSED" in markdown
+    passed = invoke(base, new, "--fail-if-new-share", 95, "-f", "json")
+    assert passed.exit_code == 0 and json.loads(passed.stdout)["only_in_new_regressed"] is False
+    assert invoke(base, new, "--fail-if-new-share", 101).exit_code == 2  # a share is at most 100%
