@@ -37,15 +37,15 @@ from typing import TYPE_CHECKING
 
 from msgspec import Struct
 
-from roofline.analysis.time_model import LAUNCH, Change, reach, reach_floor, saving, time_model
+from roofline.analysis.time_model import LAUNCH, TAIL, Change, reach, reach_floor, saving, time_model
 from roofline.analysis.work import Work, WorkCheck, compare_work, launch_work
 from roofline.core.model import PRECISIONS
-from roofline.core.thresholds import CLOCK_TOLERANCE, LAUNCH_FLOOR_S, WORK_TOLERANCE
+from roofline.core.thresholds import CLOCK_TOLERANCE, LAUNCH_FLOOR_S, TAIL_NAMED, WORK_TOLERANCE
 from roofline.ncu import metrics as m
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.launches import KernelGroup, ReportAnalysis
-    from roofline.analysis.results import LaunchAnalysis, TimeModel
+    from roofline.analysis.results import LaunchAnalysis, Term, TimeModel
     from roofline.core.model import Device
     from roofline.specs.catalog import DeviceSpec
 
@@ -201,7 +201,16 @@ def achievable_floor(model: TimeModel) -> Floor | None:
         return Floor(LAUNCH_FLOOR_S, LAUNCH, 1.0, FULL_PEAK)
     seconds = reach(term)
     fraction = term.seconds / seconds if term.achievable_s is not None else 1.0
-    return Floor(seconds, term.key, fraction, term.peak_source or FULL_PEAK, term.metric)
+    return Floor(seconds, named_key(model, term), fraction, term.peak_source or FULL_PEAK, term.metric)
+
+
+def named_key(model: TimeModel, term: Term) -> str:
+    """The floor's name: its key; a tail within ``TAIL_NAMED`` of its own unit's time (many waves) is named by that
+    unit, as ``project`` names the unit that governs there."""
+    if term.kind != TAIL:
+        return term.key
+    unit = next((u for u in model.terms if u.kind != TAIL and u.metric == term.metric), None)
+    return unit.key if unit is not None and reach(unit) * (1.0 + TAIL_NAMED) >= reach(term) else term.key
 
 
 def _level(metric: str) -> str | None:

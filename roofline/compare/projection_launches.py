@@ -60,7 +60,7 @@ from roofline.analysis.results import Value
 from roofline.analysis.time_model import time_model
 from roofline.analysis.verdict import busy_units, paced_by_blocks, whole_blocks
 from roofline.compare.projection import IN_FLIGHT_SHARPNESS
-from roofline.core.thresholds import LAUNCH_FLOOR_S
+from roofline.core.thresholds import LAUNCH_FLOOR_S, TAIL_NAMED
 from roofline.ncu import metrics as m
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -106,7 +106,6 @@ ONE_WAVE = "one wave"  # the term of a launch of at most one block per SM on bot
 SHARED = "FP32+INT32"  # the term of FP32 and integer work on lanes that run both (GA10x, Ada)
 DRAM_FLOOR = "DRAM achievable"  # the DRAM bytes at the target's achievable bandwidth (``achievable_floor``)
 SHARED_PIPE = "shared pipe"  # the time model's term of sm__pipe_shared_cycles_active (metrics.PIPE_SHARED)
-TAIL_NAMED = 0.05  # a tail adding less than this share to its unit's time is named by that unit (many waves)
 SAME_PIPE = 0.02  # a shared pipe whose time is within this share of the FP64 pipe's is that pipe's work
 FMA_HEAVY = "FMA heavy"  # the term of the FMA pipe's heavy half (FP32 and IMAD), where the source splits the pipe
 

@@ -13,6 +13,7 @@ BALANCED_PTS = 10.0  # SM and memory throughputs closer than this (percentage po
 LATENCY_BELOW_PCT = 60.0  # both throughputs below this percent of peak: latency or small grid
 HIGH_THROUGHPUT_PCT = 80.0  # either throughput at or above this: bound by that side
 FULL_WAVE = 1.0  # fewer waves per SM than this: a small grid
+TAIL_NAMED = 0.05  # a tail adding less than this share to its unit's time is named by that unit (many waves)
 # The shortest kernel launch ncu measured (gpu__time_duration) among the reports of the shared ncu reports and
 # examples/h100: _kernel_agent on the RTX 2070 SUPER (rtx2070super_alife-143launches_basic.ncu-rep), 1.504 us;
 # the next ones, on the RTX 4070 Ti, measure 1.70 to 1.82 us. ncu's launch of an (almost) empty kernel costs that much.

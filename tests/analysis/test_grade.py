@@ -371,3 +371,34 @@ def test_examples_found():
     """The parametrized examples include the GEMM pair and the H100 ops models."""
     names = {p.name for p in EXAMPLES}
     assert {FP32.name, BF16.name} <= names and SHARED_REPORTS.name == "ncu-reps"
+
+
+def test_a_tail_within_5_percent_of_its_unit_is_named_by_the_unit_as_project_names_it():
+    """op13's SGEMM: 512 blocks on 132 SMs, issue-bound; its floor is the issue slots in whole blocks per SM
+    (ceil(3.88) / 3.88 = 1.03 x the issue term), so the grade says "issue" as `project` does, the time unchanged.
+    Every floor still named "tail" in the examples is more than 5% above its unit."""
+    from roofline.analysis.grade import achievable_floor
+    from roofline.analysis.time_model import reach, time_model
+
+    a = analysed(REPO / "examples/h100/ops/op13-matmul-for-lower-triangular-matrices.json")
+    k = next(k for k in a.valid_launches if k.launch.name.startswith("sm80_xmma_gemm"))
+    model = time_model(k, a.device, spec_of(a))
+    tail = next(t for t in model.terms if t.kind == "tail")
+    unit = next(t for t in model.terms if t.kind != "tail" and t.metric == tail.metric)
+    assert unit.key == "issue" and 1.0 < reach(tail) / reach(unit) < 1.05
+    floor = achievable_floor(model)
+    assert floor is not None and floor.key == "issue" and floor.seconds == pytest.approx(reach(tail), rel=1e-12)
+    kg = next(g for g in grade_report(a, spec_of(a)).kernels if g.kernel.startswith("sm80_xmma_gemm"))
+    assert kg.governing == "issue"
+    named_tail = 0
+    for path in EXAMPLES:
+        b = analysed(path)
+        for la in b.valid_launches:
+            m = time_model(la, b.device, spec_of(b))
+            found = achievable_floor(m)
+            if found is not None and found.key == "tail":
+                tail = next(t for t in m.terms if t.kind == "tail")
+                unit = next(t for t in m.terms if t.kind != "tail" and t.metric == tail.metric)
+                assert reach(tail) > 1.05 * reach(unit)
+                named_tail += 1
+    assert named_tail  # some floors are whole blocks well above their unit (few waves)
