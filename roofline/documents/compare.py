@@ -465,6 +465,7 @@ class SummaryReport(Struct, frozen=True):
     time_to_gain_counts: str
     groups_without_gain: int  # ranked by time to gain: the groups without one, placed by their recoverable time
     without_gain_recoverable_s: Number  # their recoverable time summed (not in time_to_gain_s)
+    missing: dict[str, str] = {}  # the reason of each null figure above
 
 
 class SummaryJson(Struct, frozen=True, omit_defaults=True):
@@ -769,10 +770,28 @@ def own_gpu_doc(o: OwnGpu) -> OwnGpuDoc:
 
 
 def summary_doc(s: AppSummary) -> SummaryReport:
+    """One report's ranking; the reason of each null figure under ``missing``."""
     return SummaryReport(report_ref(s.report), s.by, s.ranked_by, s.group_count, number(s.shown_share),
                          number(s.recoverable_s), number(s.small_grid_s), RECOVERABLE_COUNTS,
                          [summary_row(r) for r in s.rows], number(s.time_to_gain_s), TIME_TO_GAIN_COUNTS,
-                         s.groups_without_gain, number(s.without_gain_recoverable_s))
+                         s.groups_without_gain, number(s.without_gain_recoverable_s), summary_missing(s))
+
+
+def summary_missing(s: AppSummary) -> dict[str, str]:
+    """Why each of a report's summed figures is null: no valid launch, no launch with a time, a roof position, or an
+    advice item with an estimated saving; a ranking not by time to gain has no groups placed without one."""
+    none = "no valid launch" if not s.group_count else ""
+    why = {
+        "shown_share": none or "no launch of the report has a time",
+        "recoverable_s": none or "no launch of the report has both a time and a percent of roof or a throughput "
+                                 "breakdown",
+        "time_to_gain_s": none or "no launch of the report has an advice item with an estimated saving",
+        "without_gain_recoverable_s": none or "not ranked by time to gain (ranked_by says by what): no group was "
+                                              "placed without one",
+    }
+    values = {"shown_share": s.shown_share, "recoverable_s": s.recoverable_s, "time_to_gain_s": s.time_to_gain_s,
+              "without_gain_recoverable_s": s.without_gain_recoverable_s}
+    return {key: why[key] for key, value in values.items() if value is None}
 
 
 def summary_row(r: SummaryRow) -> SummaryRowDoc:

@@ -160,3 +160,18 @@ def test_nsys_notes_give_the_ratio_as_the_ncu_over_nsys_column(shared_report):
     assert "0.0135x" not in text
     assert ("roof, bound: ncu's percent of roof and verdict; ncu/nsys: ncu's time per launch over nsys's median "
             "launch (above 1: ncu slower)") in text
+
+
+@pytest.mark.parametrize("name", ["rtx5060ti_transpose_basic", "rtx5060ti_transpose-occupancy-45launches_metrics",
+                                  "gh200_silu_metrics", SELFJOIN])
+def test_each_null_figure_of_a_report_has_its_reason(shared_report, name):
+    """A report not ranked by time to gain (no advice item with an estimate, no roof position, no time) says why
+    each of its summed figures is null; one ranked by time to gain has none null."""
+    report = summary_json(shared_report(name))["reports"][0]
+    fields = ("shown_share", "recoverable_s", "time_to_gain_s", "without_gain_recoverable_s")
+    assert set(report["missing"]) == {f for f in fields if report[f] is None}
+    if report["ranked_by"] == "time to gain":
+        assert report["missing"] == {}
+    else:
+        assert report["without_gain_recoverable_s"] is None and report["time_to_gain_s"] is None
+        assert report["missing"]["without_gain_recoverable_s"].startswith("not ranked by time to gain")
