@@ -42,7 +42,9 @@ For each launch (identical launches, the same kernel, grid, block and work, grou
    matmul, other), percentiles of published / projected over the leave-one-GPU-out pairs of that class (conv the
    5th-95th, matmul the 10th-90th, other the 7.5th-92.5th), whose residuals hold the cases where the target likely
    runs another kernel (``OTHER_KERNEL``: said so, not widened further: a class of their own covered no more); the
-   workload's interval is the sum of its launches' ends.
+   low end no lower than the launch's work at the target's peaks (``floor_of``: at its boost clock and datasheet
+   DRAM bandwidth; only the FLOPs where another kernel is likely, none for a convolution); the workload's interval
+   is the sum of its launches' ends.
 """
 
 from __future__ import annotations
@@ -105,6 +107,8 @@ STAND_IN_EFFICIENCY = 1.0
 ONE_WAVE = "one wave"  # the term of a launch of at most one block per SM on both GPUs (``one_wave``)
 SHARED = "FP32+INT32"  # the term of FP32 and integer work on lanes that run both (GA10x, Ada)
 DRAM_FLOOR = "DRAM achievable"  # the DRAM bytes at the target's achievable bandwidth (``achievable_floor``)
+_MEMORY_CLOCKED = ("DRAM", "DRAM achievable")  # terms of DRAM bytes, which the memory's own clock paces
+_FLOP_TERMS = ("FMA", "FP64", "FP16", "tensor")  # terms of the FLOPs an operation does in any kernel of its class
 SHARED_PIPE = "shared pipe"  # the time model's term of sm__pipe_shared_cycles_active (metrics.PIPE_SHARED)
 SAME_PIPE = 0.02  # a shared pipe whose time is within this share of the FP64 pipe's is that pipe's work
 FMA_HEAVY = "FMA heavy"  # the term of the FMA pipe's heavy half (FP32 and IMAD), where the source splits the pipe
@@ -225,6 +229,7 @@ class _Gpu(Struct, frozen=True):
     compute_capability: str | None = None
     l2_spec: float | None = None  # L2 bandwidth at this clock from the spec's own figure, where it gives one
     dram_datasheet: float | None = None  # the datasheet DRAM bandwidth: the ratio where either lacks an achievable one
+    boost_hz: float = 0.0  # the boost clock (the floor of an interval: ``floor_of``)
 
 
 def project_workload(launches: Launches | Iterable[LaunchAnalysis], source: Device, source_spec: DeviceSpec,
@@ -399,9 +404,30 @@ def _project_group(group: Sequence[LaunchAnalysis], source: Device, source_spec:
     if top.stand_in:
         flags = ("tensor_type", *flags)
     low, high = interval_of(la.launch.name)
+    moved = la.bytes["dram"].value if "dram" in la.bytes else None
+    least = floor_of(terms, there, moved, flags, launch_class(la.launch.name))
     return LaunchProjection(la.launch.name, len(group), blocks, la.block_size, measured, projected,
-                            max(projected * low, LAUNCH_FLOOR_S), projected * high, governing_key(terms), efficiency,
+                            max(projected * low, least), projected * high, governing_key(terms), efficiency,
                             tuple(sorted(terms, key=lambda t: -t.target_s)), la.launch.nvtx_ranges, flags)
+
+
+def floor_of(terms: Sequence[UnitTerm], there: _Gpu, dram_bytes: float | None, other: Sequence[str] = (),
+             kind: str = "other") -> float:
+    """The least time the launch's work takes there, which no interval goes below: each SM-clocked unit's work at
+    its peak at the target's boost clock (the fastest it runs: a GPU holds more than its sustained clock under a
+    lighter load), the tail's whole blocks and a stand-in term's work on the lanes it runs on included, and the DRAM
+    bytes at the datasheet bandwidth (a triad reaches 92% of it, above a stream copy's achievable rate); never below
+    the launch floor. The one-wave term is an estimate, not a floor. Where the target would likely run another
+    kernel (``other``), only the FLOPs bind it (a matrix product's are the same in any kernel; its bytes and
+    instructions are not); a convolution's algorithm sets even its FLOPs (Winograd, FFT), so only the launch floor
+    binds one."""
+    if kind == "conv":
+        return LAUNCH_FLOOR_S
+    kept = [t.target_s * there.clock_hz / there.boost_hz for t in terms
+            if t.key not in (ONE_WAVE, *_MEMORY_CLOCKED) and (not other or t.key in _FLOP_TERMS)]
+    if dram_bytes and there.dram_datasheet and not other:
+        kept.append(dram_bytes / there.dram_datasheet)
+    return max([*kept, LAUNCH_FLOOR_S])
 
 
 def in_flight(terms: list[UnitTerm], la: LaunchAnalysis, measured: float, here: _Gpu,
@@ -717,7 +743,7 @@ def _gpu(spec: DeviceSpec, clock_hz: float, dram: float | None, sms: int | None 
     own = spec.l2_bytes_per_s * clock_hz / spec.boost_clock_hz if spec.l2_bytes_per_s else None
     return _Gpu(spec.id, sms or spec.sm_count, clock_hz, unit_rates(spec), shared_int_lanes(spec.compute_capability),
                 dram, per_clock * clock_hz if per_clock else None, spec.compute_capability, own,
-                spec.memory_bandwidth_bytes_per_s or None)
+                spec.memory_bandwidth_bytes_per_s or None, spec.boost_clock_hz)
 
 
 def l2_bytes_per_clock(spec: DeviceSpec) -> float | None:

@@ -488,3 +488,43 @@ def test_onto_less_bandwidth_a_dram_term_keeps_its_fraction_of_the_achievable_ba
     assert dram.target_s == pytest.approx(dram.source_s * achievable("h100-sxm5") / achievable("a100-sxm4-80gb"),
                                           rel=1e-12)
     assert "bytes in flight" not in dram.how
+
+
+def test_no_interval_goes_below_the_launch_work_at_the_target_peaks():
+    """The FP64 GEMM of examples/h100 onto the A100 and the B200: 137 GFLOP of FP64 Tensor work, at 19.5 and 37
+    TFLOPS (each spec's datasheet figure at its boost clock) no faster than 7.05 and 3.71 ms, which the low ends
+    are (the class factor alone put the A100's at 5.56 ms). The sm90_ kernel is another kernel there: only its
+    FLOPs bind, not its bytes."""
+    a = analyze_loaded(roofline.load(OPS.parent / "torch-fp64.full.json"), AnalysisOptions(diagnostics=False))
+    (la,) = a.valid_launches
+    flops = la.tensor_flops_by_type["fp64"]
+    assert flops and flops > 1e11
+    for target in ("a100-sxm4-80gb", "b200"):
+        w = project_workload(a.valid_launches, a.device, spec("h100-sxm5"), spec(target), "sustained")
+        (x,) = w.launches
+        at_peak = flops / spec(target).peaks["tensor_fp64"]
+        assert "architecture" in x.other_kernel
+        assert x.low_s == pytest.approx(at_peak, rel=1e-3) and x.low_s > x.projected_s * INTERVALS["matmul"][0]
+
+
+def test_a_convolution_interval_keeps_its_class_factor_another_algorithm_may_do_less_work():
+    w = projected("op29", "t4")
+    conv = [x for x in w.launches if launch_class(x.name) == "conv"]
+    assert conv
+    for x in conv:
+        assert x.low_s == pytest.approx(max(x.projected_s * INTERVALS["conv"][0], 1.5e-6), rel=1e-12)
+
+
+def test_every_interval_of_the_examples_holds_its_projection_above_the_work_at_peak():
+    """Every launch of the ops examples onto every development GPU: low <= projected <= high, and the low end at
+    least the DRAM bytes at the target's datasheet bandwidth where the kernel is the target's own."""
+    for path in sorted(OPS.glob("op*.json"))[:12]:
+        a = analysis(path.name.split("-")[0])
+        for target in ("t4", "a100-sxm4-80gb", "l40s", "b200"):
+            w = project_workload(a.valid_launches, a.device, spec("h100-sxm5"), spec(target), "sustained")
+            for x in w.launches:
+                assert x.low_s <= x.projected_s <= x.high_s
+                la = next(la for la in a.valid_launches if la.launch.name == x.name and la.grid_size == x.grid)
+                moved = la.bytes["dram"].value
+                if moved and not x.other_kernel and launch_class(x.name) != "conv":
+                    assert x.low_s >= moved / spec(target).memory_bandwidth_bytes_per_s * (1 - 1e-9)
