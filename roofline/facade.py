@@ -51,6 +51,25 @@ Progress = Callable[[Paths, int], AbstractContextManager[Done | None]]  # (files
 Analysed = Callable[[Sequence["ReportAnalysis"]], None]
 
 
+
+def _refuse_unprojectable(path: str | os.PathLike[str], comparison: Comparison) -> None:
+    """RooflineError where no launch of the report can be projected (none has both a time and a time model): the
+    report lacks the metrics, whatever the target."""
+    from roofline.compare.projection_launches import LeftOutCause
+
+    workloads = comparison.everywhere or ((comparison.workload,) if comparison.workload is not None else ())
+    left = [w for w in workloads if not w.launches and w.left_out_kernels]
+    if not workloads or len(left) < len(workloads):
+        return
+    causes = {k.cause for k in left[0].left_out_kernels}
+    why = [words for cause, words in ((LeftOutCause.NO_TIME, "ncu stored no duration"),
+                                      (LeftOutCause.NO_TIME_MODEL, "no unit's throughput nor FLOP or byte counters"))
+           if cause in causes]
+    raise RooflineError(f"{path}: no launch can be projected ({left[0].left_out} launches: {'; '.join(why)})",
+                        "re-profile with --set roofline or --set full (each collects the launch times and the units' "
+                        "throughputs)")
+
+
 class NoReportAnalysed(RooflineError):
     """Every report file of a command that goes on past bad ones was bad: each one's error, the worst exit status."""
 
@@ -167,9 +186,11 @@ class Roofline:
 
         targets = self.targets(to, clock) if isinstance(to, str) else list(to)
         if len(targets) == 1:
-            return ProjectDocument(self._comparison([path], None, targets[0], PairOptions(clock=clock)), width=width)
-        analysis = self.analyses([path])[0]
-        return ProjectDocument(project_onto_many(analysis, targets, clock, self._loaded()), width=width)
+            comparison = self._comparison([path], None, targets[0], PairOptions(clock=clock))
+        else:
+            comparison = project_onto_many(self.analyses([path])[0], targets, clock, self._loaded())
+        _refuse_unprojectable(path, comparison)
+        return ProjectDocument(comparison, width=width)
 
     def targets(self, to: str, clock: TargetClock = "sustained") -> list[DeviceSpec]:
         """The specs ``--to`` names: ``all`` (every spec of the catalog: one without the clock asked for gets a row

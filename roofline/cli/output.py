@@ -54,19 +54,22 @@ _COMMENT_MARK = {".md": "<!-- {} -->", ".markdown": "<!-- {} -->", ".html": "<!-
 def write_output(path: Path, content: str | bytes, announce: bool = True) -> None:
     """Write ``content`` to ``path`` (``-``: standard output), creating its folders; refuse a file roofline did
     not write and anything but a regular file. Text without the mark of its format gets it as a first line.
-    ``announce``: say ``wrote PATH`` on stderr."""
+    ``announce``: say ``wrote PATH`` on stderr, and that it replaced an earlier run's file where one was there."""
     if str(path) == STDOUT:
         to_stdout(content)
         return
     target = replaceable(path)
+    existed = os.path.lexists(target)
     data = _marked(content, path).encode("utf-8", "replace") if isinstance(content, str) else content
     _replace(target, data, path)
     if announce:
-        _announce(path)
+        _announce(path, existed)
 
 
-def _announce(path: Path) -> None:
-    typer.echo(f"wrote {visible(str(path))}", err=True)
+def _announce(path: Path, replaced: bool = False) -> None:
+    """``wrote PATH`` on stderr; ``(replaced the file an earlier run wrote)`` after it where one was there."""
+    typer.echo(f"wrote {visible(str(path))}" + (" (replaced the file an earlier run wrote)" if replaced else ""),
+               err=True)
 
 
 def write_all(files: Sequence[tuple[Path, str | bytes]]) -> None:
@@ -90,7 +93,7 @@ def write_all(files: Sequence[tuple[Path, str | bytes]]) -> None:
         raise
     for path, _ in files:
         if str(path) != STDOUT:
-            _announce(path)
+            _announce(path, path not in created)
 
 
 def carries_mark(path: Path) -> bool:

@@ -10,7 +10,9 @@ from roofline.render import GENERATOR
 from roofline.render.compare.markdown import grid_blocks
 from roofline.render.compare.table import (
     EVERYWHERE_HEADER,
+    LEFT_OUT_WORDS,
     everywhere_caption,
+    everywhere_left_out,
     everywhere_rows,
     everywhere_words,
     kernel_grid,
@@ -65,7 +67,8 @@ def _everywhere_blocks(c: Comparison) -> list[Block]:
     return [Block("p", f"**Workload on {len(c.everywhere)} GPUs**, {cell(everywhere_words(c))}."),
             Block("table", header=EVERYWHERE_HEADER, rows=rows, numeric=numeric_columns(EVERYWHERE_HEADER)),
             Block("note", cell(everywhere_caption(c.own_gpu))),
-            *(Block("p", f"{cell(w.target)}: {cell(w.reason)}") for w in c.everywhere if not w.launches)]
+            *(Block("p", f"{cell(w.target)}: {cell(w.reason)}") for w in c.everywhere if not w.launches),
+            *([Block("p", cell(left_out_words(left)))] if (left := everywhere_left_out(c.everywhere)) else [])]
 
 
 def _workload_blocks(c: Comparison, w: WorkloadProjection) -> list[Block]:
@@ -99,6 +102,8 @@ def _csv_rows(w: WorkloadProjection) -> list[list[object]]:
              " ".join(x.other_kernel), *gpu] for x in w.launches]
     out += [[w.target, "nvtx", r.name, r.launches, "", "", *_times(r), "", "", *gpu] for r in w.ranges]
     out.append([w.target, "total", "", w.launch_count, "", "", *_times(w), w.governing or "", "", *gpu])
+    out += [[w.target, "left_out", k.name, k.launches, *[""] * 6, "", "", *gpu[:3], LEFT_OUT_WORDS[k.cause]]
+            for k in w.left_out_kernels]
     return out
 
 

@@ -409,6 +409,15 @@ def _print_everywhere(console: Console, c: Comparison) -> None:
     for w in c.everywhere:
         if not w.launches:
             console.print(f"{w.target}: {escape(w.reason)}", highlight=False)
+    left = everywhere_left_out(c.everywhere)
+    if left is not None:
+        console.print(escape(left_out_words(left)), highlight=False)
+
+
+def everywhere_left_out(ws: Sequence[WorkloadProjection]) -> WorkloadProjection | None:
+    """A projection that leaves launches out of its totals (the source report's launches without a time or a time
+    model: the same on every GPU), to say which once; None where none does."""
+    return next((w for w in ws if w.launches and w.left_out_kernels), None)
 
 
 def everywhere_rows(ws: Sequence[WorkloadProjection]) -> list[tuple[str, ...]]:

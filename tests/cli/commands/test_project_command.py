@@ -234,19 +234,38 @@ def test_a_group_of_identical_launches_counts_their_measured_sum_not_the_median_
         sum(a.values["gpu__time_duration.sum"] * 1e-9 for a in raw_actions(name)), rel=1e-9)
 
 
-def test_nothing_projected_is_null_with_the_left_out_launches_named(shared_report):
-    """gh200_silu_metrics holds no launch time: the totals are null beside the reason, not 0, and each kernel left
-    out is named with its cause."""
-    w = project_json(str(shared_report("gh200_silu_metrics")), "--to", "h200")["workload"]
-    assert [w[k] for k in ("measured_s", "projected_s", "low_s", "high_s", "speedup")] == [None] * 5
-    assert w["reason"] == "no launch with a time and a time model" and w["left_out"] == 3
-    assert w["left_out_kernels"] == [
-        {"name": "distribution_elementwise_grid_stride_kernel", "launches": 1, "cause": "no_time"},
-        {"name": "silu_kernel_non_strided", "launches": 2, "cause": "no_time"}]
-    table = runner.invoke(app, ["project", str(shared_report("gh200_silu_metrics")), "--to", "h200"],
-                          env={"COLUMNS": "200"})
-    assert ("left out of the totals, 3 launches: no measured time (ncu stored none): distribution_elementwise_grid_"
-            "stride_kernel (1 launch), silu_kernel_non_strided (2 launches)") in table.stdout
+def test_a_report_with_no_launch_to_project_is_one_line_naming_the_set_that_collects_it(shared_report):
+    """gh200_silu_metrics holds no launch time, rtx5060ti_transpose-occupancy no unit throughput: nothing to
+    project onto any GPU, so one line names the file, the cause and the --set that collects it, exit 2 (not an
+    empty table of 38 GPUs, each with the same reason)."""
+    for name, cause in (("gh200_silu_metrics", "3 launches: ncu stored no duration"),
+                        ("rtx5060ti_transpose-occupancy-45launches_metrics",
+                         "44 launches: no unit's throughput nor FLOP or byte counters")):
+        path = str(shared_report(name))
+        for to in ("h200", "all", "t4,h200"):
+            result = runner.invoke(app, ["project", path, "--to", to, "-f", "json"])
+            assert result.exit_code == 2 and result.stdout == ""
+            line = result.stderr.strip().splitlines()[-1]
+            assert line.startswith(f"roofline: error: {path}: no launch can be projected ({cause})")
+            assert "re-profile with --set roofline or --set full" in line
+
+
+def test_launches_left_out_are_named_in_every_format_of_several_gpus(shared_report):
+    """h800_flash-attn-fwd_full: ncu stored no duration for flash_fwd_kernel; onto several GPUs the totals leave it
+    out, and the table, the Markdown and the CSV say so, as the JSON does."""
+    path = str(shared_report("h800_flash-attn-fwd_full"))
+    doc = project_json(path, "--to", "t4,h200")
+    for w in doc["everywhere"]:
+        assert w["left_out_kernels"] == [{"name": "flash_fwd_kernel", "launches": 1, "cause": "no_time"}]
+    words = "left out of the totals, 1 launch: no measured time (ncu stored none): flash_fwd_kernel (1 launch)"
+    table = runner.invoke(app, ["project", path, "--to", "t4,h200"], env={"COLUMNS": "200"})
+    assert words in table.stdout
+    markdown = runner.invoke(app, ["project", path, "--to", "t4,h200", "-f", "markdown", "-o", "-"])
+    assert words in markdown.stdout
+    csv_rows = runner.invoke(app, ["project", path, "--to", "t4,h200", "-f", "csv", "-o", "-"]).stdout.splitlines()
+    left = [r.split(",") for r in csv_rows if ",left_out," in r]
+    assert sorted(r[0] for r in left) == ["h200", "t4"]
+    assert all(r[2:4] == ["flash_fwd_kernel", "1"] and r[-1] == "no measured time (ncu stored none)" for r in left)
 
 
 def test_to_all_at_the_base_clock_gives_gpus_without_one_a_row_and_an_id_counts_once():

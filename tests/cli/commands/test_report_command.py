@@ -434,6 +434,7 @@ def test_names_that_are_not_text_give_a_valid_output_in_every_format(tmp_path, f
 def test_plots_of_compare_and_summary_draw_names_that_are_not_text(tmp_path):
     model = hostile_model(tmp_path)
     for command in (["compare", model, model], ["summary", model]):
+        (tmp_path / "p.png").unlink(missing_ok=True)
         proc = cli(*command, "--plot", tmp_path / "p.png")
         assert proc.returncode == 0 and proc.stderr == f"wrote {tmp_path / 'p.png'}\n", proc.stderr
 
