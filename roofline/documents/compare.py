@@ -369,7 +369,7 @@ class DiffJson(Struct, frozen=True):
     only_in_new_s: Number  # NEW's kernel time less its paired kernels': the kernels only NEW runs, not gated
     only_in_new_share: Number  # that time's share of NEW's kernel time
     missing: dict[str, str]
-    only_in_new_regressed: bool = False  # that share above thresholds.new_share_pct
+    only_in_new_regressed: bool | None = None  # that share above thresholds.new_share_pct; null: not gated
 
 
 class ProjectKernel(Struct, frozen=True):
@@ -504,16 +504,19 @@ def diff_json(d: DiffResult, words: CompareWords) -> DiffJson:
         None if total is None else TotalDoc(total.kernels, total.base_s, total.at_new_speed_s, total.change_pct,
                                             d.total_regressed),
         [diff_kernel(v, c.reports, words) for v in d.verdicts], list(c.unmatched[0]), list(c.unmatched[1]),
-        *only_in_new_doc(d), d.only_in_new_regressed)
+        *only_in_new_doc(d))
 
 
-def only_in_new_doc(d: DiffResult) -> tuple[float | None, float | None, dict[str, str]]:
-    """The time of the kernels only NEW runs and its share of NEW's kernel time, each null with its reason."""
+def only_in_new_doc(d: DiffResult) -> tuple[float | None, float | None, dict[str, str], bool | None]:
+    """The time of the kernels only NEW runs, its share of NEW's kernel time and whether --fail-if-new-share
+    failed it, each null with its reason."""
     extra = d.only_in_new
+    gated = d.thresholds.new_share_pct is not None
+    missing = {} if gated else {"only_in_new_regressed": "not gated: --fail-if-new-share not given"}
     if extra is not None:
-        return extra.seconds, extra.share, {}
+        return extra.seconds, extra.share, missing, d.only_in_new_regressed if gated else None
     why = "NEW runs no kernel BASE lacks" if not d.comparison.unmatched[1] else "NEW has no kernel time"
-    return None, None, {"only_in_new_s": why, "only_in_new_share": why}
+    return None, None, {"only_in_new_s": why, "only_in_new_share": why, **missing}, False if gated else None
 
 
 def diff_kernel(v: Verdict, reports: Sequence[ReportRef], words: CompareWords) -> DiffKernel:

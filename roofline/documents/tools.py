@@ -162,7 +162,7 @@ class Judgement(ToolResult, frozen=True, kw_only=True):
     only_in_new_s: Number  # the kernels only NEW runs: their time, not gated (null with the reason in missing)
     only_in_new_share: Number
     missing: dict[str, str]
-    only_in_new_regressed: bool = False  # that share above thresholds.new_share_pct (--fail-if-new-share)
+    only_in_new_regressed: bool | None = None  # that share above thresholds.new_share_pct; null: not gated
 
 
 class ProjectionPage(ToolResult, frozen=True, kw_only=True):

@@ -99,7 +99,7 @@ def diff_markdown(d: DiffResult) -> str:
     lines = [
         "### " + inline(f"roofline diff: `{cell(base.label)}` → `{cell(new.label)}`"),
         "",
-        inline(f"{status} beyond {threshold_text(d)}; matching: {d.comparison.matching}."),
+        inline(f"{status}; thresholds: {threshold_text(d)}; matching: {d.comparison.matching}."),
         inline(f"Base: {base.device} ({_ncu(base.ncu_version)}); new: {new.device} ({_ncu(new.ncu_version)}). "
                "Times are per launch (median); roof = percent of each GPU's own roof."),
         *("> " + inline(f"**Warning** (`{cell(r.label)}`): {w}") for r in (base, new) for w in r.warnings),

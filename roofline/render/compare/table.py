@@ -581,7 +581,7 @@ def _print_diff(console: Console, d: DiffResult) -> None:
         console.print(f"[yellow]{escape(note)}[/yellow]", highlight=False)
     words = verdict_words(d)
     verdict = f"[bold red]{words}[/bold red]" if d.exit_code else f"[bold green]{words}[/bold green]"
-    console.print(f"{verdict} beyond {threshold_text(d)} (exit {d.exit_code}); matching: {escape(c.matching)}",
+    console.print(f"{verdict} (exit {d.exit_code}); thresholds: {threshold_text(d)}; matching: {escape(c.matching)}",
                   highlight=False)
     for line in pairing_lines(c):  # the kernels each pair joins, where they are not one name on both sides
         console.print(escape(line), highlight=False)
@@ -619,9 +619,13 @@ def unmatched_count(d: DiffResult, i: int) -> str:
     if i == 0 or extra is None:
         return str(n)
     limit = d.thresholds.new_share_pct
-    gate = "not gated" if limit is None else f"{'>' if d.only_in_new_regressed else '<='} {limit:g}%: " \
-        f"{'REGRESSED' if d.only_in_new_regressed else 'ok'}"
-    return f"{n}, {seconds(extra.seconds)}, {share_pct(extra.share)} of NEW's kernel time, {gate}"
+    if limit is None:
+        return f"{n}, {seconds(extra.seconds)}, {share_pct(extra.share)} of NEW's kernel time, not gated"
+    share, shown = 100.0 * extra.share, 1
+    while shown < 4 and round(share, shown) == round(limit, shown) and share != limit:
+        shown += 1  # as many decimals as tell the share from the limit (91.77% against 91.79%)
+    verdict = f"> {limit:g}%: REGRESSED" if d.only_in_new_regressed else f"<= {limit:g}%: ok"
+    return f"{n}, {seconds(extra.seconds)}, {share:.{shown}f}% of NEW's kernel time, {verdict}"
 
 
 def _print_line_shifts(console: Console, d: DiffResult) -> None:
