@@ -124,6 +124,7 @@ class UnitTerm(Struct, frozen=True):
     target_s: float
     how: str
     stand_in: bool = False  # the work runs on other units there (Tensor work of a type the target lacks)
+    runs_on: str = ""  # those units, for a stand-in term ("FP32 lanes")
 
 
 class LaunchProjection(Struct, frozen=True):
@@ -472,8 +473,11 @@ def power_held(there: _Gpu, la: LaunchAnalysis, clock: float, source_spec: Devic
 
 def governing_key(terms: Sequence[UnitTerm]) -> str:
     """The term that governs the time there: the largest; a tail within ``TAIL_NAMED`` of the largest other term is
-    that term's whole blocks (a launch of many waves), so the unit is named, not its tail."""
+    that term's whole blocks (a launch of many waves), so the unit is named, not its tail; a stand-in term by the
+    units its work runs on there ("tensor on FP32 lanes": the target has no Tensor Cores of its type)."""
     top = max(terms, key=lambda t: t.target_s)
+    if top.stand_in and top.runs_on:
+        return f"{top.key} on {top.runs_on}"
     rest = [t for t in terms if t.key != "tail"]
     if top.key == "tail" and rest:
         unit = max(rest, key=lambda t: t.target_s)
@@ -716,7 +720,7 @@ def _translate(t: Term, dtype: str, here: _Gpu, there: _Gpu, tensor_flops: float
         flops = tensor_flops or t.seconds * mine * here.clock_hz * here.sms
         return UnitTerm(key, t.seconds, flops / (2.0 * there.rates[lanes] * there.clock_hz * there.sms),
                         f"no {dtype.upper()} Tensor Cores on {there.spec_id}: its Tensor FLOPs on the {lane_words}; "
-                        "its library would likely run another algorithm there", stand_in=True)
+                        "its library would likely run another algorithm there", stand_in=True, runs_on=lane_words)
     if mine and theirs:
         return UnitTerm(key, t.seconds, t.seconds * per_clock * mine / theirs,
                         f"{mine:g} -> {theirs:g} per SM and clock, {here.sms} -> {there.sms} SMs")

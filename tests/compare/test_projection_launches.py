@@ -163,7 +163,7 @@ def test_tensor_work_of_a_type_the_target_lacks_goes_to_its_fp32_lanes():
     w = projected("op29", "t4")
     notes = [t.how for x in w.launches for t in x.terms if t.key == "tensor" and t.source_s > 0]
     assert any("FP32 lanes" in how for how in notes)
-    moved = [x for x in w.launches if x.governing == "tensor"]
+    moved = [x for x in w.launches if x.governing == "tensor on FP32 lanes"]  # named by the lanes it runs on
     assert moved  # another algorithm likely there: said so, its class's interval (its residuals hold the case)
     for x in moved:
         low, high = interval_of(x.name)
@@ -269,7 +269,7 @@ def test_a_stand_in_tensor_term_counts_at_the_fp32_peak_without_the_source_effic
     """op29's TF32 dgrad kernel ran at about 2.5 x its largest term on the H100; on a T4 (no TF32) its Tensor FLOPs
     go to the FP32 lanes, where the library's FP32 kernel does not keep that efficiency: the time is the term's."""
     w = projected("op29", "t4")
-    moved = next(x for x in w.launches if x.governing == "tensor")
+    moved = next(x for x in w.launches if x.governing == "tensor on FP32 lanes")
     stand_in = next(t for t in moved.terms if t.key == "tensor")
     assert stand_in.stand_in and moved.efficiency > 2.0
     assert moved.projected_s == pytest.approx(stand_in.target_s)

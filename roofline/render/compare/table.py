@@ -566,7 +566,7 @@ def _times(value: float | None) -> str:
     """A speedup or ratio: two decimals, or two significant digits under 0.1 (0.0031x, never 0.00x)."""
     if value is None:
         return "n/a"
-    return f"{value:.2f}x" if value >= 0.1 or value == 0 else f"{value:.2g}x"
+    return f"{value:.2f}x" if value >= 0.1 or value == 0 else f"{value:#.2g}x"  # 0.050x, as 0.053x
 
 
 def _fixed(value: float | None) -> str:

@@ -206,7 +206,8 @@ def test_fp64_tensor_work_goes_to_the_fp64_lanes_of_a_gpu_without_fp64_tensor_co
     w = doc["workload"]
     (group,) = w["launches"]
     tensor = next(t for t in group["terms"] if t["key"] == "tensor")
-    assert tensor["stand_in"] and "FP64 lanes" in tensor["how"]
+    assert tensor["stand_in"] and "FP64 lanes" in tensor["how"] and tensor["runs_on"] == "FP64 lanes"
+    assert group["governing"] == "tensor on FP64 lanes"
     peak = yaml.safe_load((REPO / "device_specs" / "rtx-4090.yaml").read_text())["peaks"]["fp64"]["value"]
     # the DGEMM ran below the H100's locked base, held there by power: the 4090 keeps that share of its clock
     ran = roofline.load(REPO / "examples" / "h100" / "torch-fp64.full.json").launches[0].value(
