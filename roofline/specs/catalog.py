@@ -235,7 +235,8 @@ def load_catalog(extra: Sequence[str | os.PathLike[str]] = ()) -> SpecCatalog:
     measured = builtin[0].parent / MEASURED_FOLDER if builtin else None
     return SpecCatalog([u for u in user if isinstance(u, DeviceSpec)], lazy=builtin,
                        calibrations=[u for u in user if not isinstance(u, DeviceSpec)],
-                       lazy_calibrations=_files_in(measured) if measured and measured.is_dir() else ())
+                       lazy_calibrations=sorted(p for p in measured.iterdir() if p.suffix in SPEC_SUFFIXES)
+                       if measured and measured.is_dir() else ())
 
 
 def catalog_problems(extra: Sequence[str | os.PathLike[str]] = ()) -> tuple[int, list[str]]:
@@ -309,7 +310,11 @@ def _files_in(path: Path) -> list[Path]:
     """The spec files of a folder, or the file itself: anything else there is (a FIFO, a loop of links) is named
     when it is read (``safe_yaml.load_yaml``)."""
     if path.is_dir():
-        return sorted(p for p in path.iterdir() if p.suffix in SPEC_SUFFIXES)
+        files = sorted(p for p in path.iterdir() if p.suffix in SPEC_SUFFIXES)
+        if not files:  # a folder given for its specs that holds none: a wrong path, not an empty choice
+            raise SpecError(f"{path}: no spec file (*{', *'.join(SPEC_SUFFIXES)}) in the folder",
+                            f"check --specs or ${ENV_VAR}: name a folder of device spec or calibration YAML files")
+        return files
     if os.path.lexists(path):
         return [path]
     raise SpecError(f"{path}: no such spec file or folder", f"check --specs or ${ENV_VAR}")

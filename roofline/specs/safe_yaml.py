@@ -43,9 +43,21 @@ def load_yaml(path: Path) -> object:
         _refuse_aliases(path, yaml.parse(text, Loader=loader))
         return yaml.load(text, Loader=loader)
     except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark else ""
+        line = _error_line(err, text)
+        where = f" at line {line}" if line else ""
         raise SpecError(f"{path}: not valid YAML{where}", "fix the syntax") from None
+
+
+def _error_line(err: Exception, text: str) -> int | None:
+    """The line a YAML error names: where the parser found it, or where the construct it was reading began when it
+    found it only at the end of the file (an unclosed quote or bracket); None without a mark."""
+    problem, context = getattr(err, "problem_mark", None), getattr(err, "context_mark", None)
+    if problem is None:
+        return None
+    lines = len(text.splitlines())
+    if problem.line + 1 > lines and context is not None:
+        return int(context.line) + 1
+    return min(int(problem.line) + 1, max(lines, 1))
 
 
 def _refuse_aliases(path: Path, events: Iterable[Any]) -> None:

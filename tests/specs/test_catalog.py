@@ -342,3 +342,17 @@ def test_the_a10g_tensor_cores_run_at_half_the_a10s_rate_per_sm_and_clock():
     assert per_sm_clock["a10"] == pytest.approx(1024, rel=2e-3)
     assert a10g.peaks["tensor_bf16"] == a10g.peaks["tensor_fp16"] == 2 * a10g.peaks["tensor_tf32"]
     assert a10g.peaks["tensor_int8"] == pytest.approx(2 * a10g.peaks["tensor_fp16"], rel=2e-3)
+
+
+def test_an_empty_specs_folder_is_refused_naming_it(tmp_path):
+    """--specs naming a folder without a YAML file is a wrong path, not an empty choice: one line, not silence."""
+    (tmp_path / "notes.txt").write_text("not a spec")
+    with pytest.raises(SpecError, match=r"no spec file \(\*\.yaml, \*\.yml\) in the folder"):
+        load_catalog([tmp_path])
+
+
+def test_an_unclosed_quote_is_named_at_the_line_it_opens_not_past_the_end(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text('id: x\nname: "oops\n')
+    with pytest.raises(SpecError, match=r"bad.yaml: not valid YAML at line 2: fix the syntax$"):
+        load_catalog([bad])

@@ -89,6 +89,12 @@ def compare(
     judged = pair_options(work_tolerance, alpha, clock)
     roofline = facade(analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False), jobs)
     if project_to:
+        from roofline.errors import UsageError
+
+        if project_to.strip() == "all" or "," in project_to:
+            raise UsageError(f"--project-to {project_to}: compare projects onto one GPU",
+                             f"name one spec id, or run roofline project {files[0]} --to {project_to} for the "
+                             "workload's total on several")
         roofline.target(project_to, clock)  # an unknown target is refused before any report is read
     plot_fmt = plot_format(plot) if plot is not None else None
     refuse_unwritable_outputs("compare", fmt, output, plot, files)

@@ -326,3 +326,12 @@ def test_every_null_work_measure_has_its_reason(shared_report):
                  for k, v in side["work_per_launch"][kind].items() if v is None]
         assert nulls and all(side["missing"][path] for path in nulls)
         assert "InstructionStats" in side["missing"]["work_per_launch.instructions"]
+
+
+@pytest.mark.parametrize("to", ["all", "t4,h200"])
+def test_project_to_several_gpus_points_to_project(to):
+    """compare projects onto one GPU; 'all' or a list was read as one unknown id ('did you mean l4?')."""
+    result = invoke(EXAMPLE, "--project-to", to)
+    assert result.exit_code == 2 and "did you mean" not in result.stderr
+    assert f"--project-to {to}: compare projects onto one GPU" in result.stderr
+    assert f"roofline project {EXAMPLE} --to {to}" in result.stderr
