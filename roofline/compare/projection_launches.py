@@ -144,6 +144,7 @@ class LaunchProjection(Struct, frozen=True):
     terms: tuple[UnitTerm, ...]
     nvtx_ranges: tuple[str, ...] = ()  # the NVTX ranges the launches ran in, outermost first
     other_kernel: tuple[str, ...] = ()  # keys of OTHER_KERNEL: why the target would likely run another kernel
+    clock_hz: float | None = None  # the target's SM clock for these launches (below the chosen one: power-held)
 
 
 class RangeTotal(Struct, frozen=True):
@@ -215,6 +216,7 @@ class WorkloadProjection(Struct, frozen=True):
     source_dram_bytes_per_s: float | None = None  # the source GPU's achievable DRAM bandwidth: a DRAM term goes
     source_dram_source: str = ""  # as source over target (``dram_bytes_per_s``); its source
     left_out_kernels: tuple[LeftOutKernel, ...] = ()  # the ``left_out`` launches by kernel name and cause
+    power_held: int = 0  # launch groups at a share of ``clock_hz``: they ran below the source's base clock (power)
 
 
 class _Gpu(Struct, frozen=True):
@@ -272,7 +274,8 @@ def project_workload(launches: Launches | Iterable[LaunchAnalysis], source: Devi
         _governing(out), source_dram.value if source_dram else None,
         source_dram.source if source_dram else _no_dram(source_spec),
         left_out_kernels=(*_left_out(untimed, LeftOutCause.NO_TIME),
-                          *_left_out(unmodelled, LeftOutCause.NO_TIME_MODEL)))
+                          *_left_out(unmodelled, LeftOutCause.NO_TIME_MODEL)),
+        power_held=sum(1 for p in out if p.clock_hz is not None and p.clock_hz < held.value))
 
 
 def _left_out(names: Sequence[str], cause: LeftOutCause) -> tuple[LeftOutKernel, ...]:
@@ -409,7 +412,8 @@ def _project_group(group: Sequence[LaunchAnalysis], source: Device, source_spec:
     least = floor_of(terms, there, moved, flags, launch_class(la.launch.name))
     return LaunchProjection(la.launch.name, len(group), blocks, la.block_size, measured, projected,
                             max(projected * low, least), projected * high, governing_key(terms), efficiency,
-                            tuple(sorted(terms, key=lambda t: -t.target_s)), la.launch.nvtx_ranges, flags)
+                            tuple(sorted(terms, key=lambda t: -t.target_s)), la.launch.nvtx_ranges, flags,
+                            there.clock_hz)
 
 
 def floor_of(terms: Sequence[UnitTerm], there: _Gpu, dram_bytes: float | None, other: Sequence[str] = (),

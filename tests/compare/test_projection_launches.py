@@ -528,3 +528,16 @@ def test_every_interval_of_the_examples_holds_its_projection_above_the_work_at_p
                 moved = la.bytes["dram"].value
                 if moved and not x.other_kernel and launch_class(x.name) != "conv":
                     assert x.low_s >= moved / spec(target).memory_bandwidth_bytes_per_s * (1 - 1e-9)
+
+
+def test_a_power_held_launch_gives_its_clock_there_and_the_workload_counts_it():
+    """The H100's BF16 GEMM ran at 1.34 GHz under its 1.58 GHz base (examples/h100): onto the H200 it keeps that
+    share of the sustained clock, which its launch group gives (clock_hz) and the workload counts (power_held)."""
+    a = analyze_loaded(roofline.load(OPS.parent / "torch-bf16.roofline.ncu-rep"), AnalysisOptions(diagnostics=False))
+    w = project_workload(a.valid_launches, a.device, spec("h100-sxm5"), spec("h200"), "sustained")
+    (gemm,) = (x for x in w.launches if x.name.startswith("nvjet"))
+    la = next(la for la in a.valid_launches if la.launch.name == gemm.name)
+    ran, base = m.sm_clock_hz(la.launch).value, spec("h100-sxm5").base_clock_hz
+    assert ran is not None and base is not None and ran < base
+    assert w.clock_hz is not None and gemm.clock_hz == pytest.approx(w.clock_hz * ran / base, rel=1e-12)
+    assert w.power_held == sum(1 for x in w.launches if x.clock_hz is not None and x.clock_hz < w.clock_hz) >= 1

@@ -487,7 +487,9 @@ def workload_words(w: WorkloadProjection) -> str:
     """The clock and the DRAM bandwidths a workload's projection assumes, each with its source."""
     source = "n/a" if w.source_dram_bytes_per_s is None else si(w.source_dram_bytes_per_s, "B/s")
     clock = "n/a" if w.clock_hz is None else f"{w.clock_hz / 1e9:.3g} GHz"
-    return (f"every launch at the {w.clock} clock {clock} ({w.clock_source}); DRAM at "
+    held = (f", but {counted(w.power_held, 'launch group')} at a share of it (each ran below the source's base "
+            "clock, held there by power, and keeps that share)") if w.power_held else ""
+    return (f"every launch at the {w.clock} clock {clock} ({w.clock_source}){held}; DRAM at "
             f"{'n/a' if w.dram_bytes_per_s is None else si(w.dram_bytes_per_s, 'B/s')} achievable ({w.dram_source}), "
             f"against the source's {source} ({w.source_dram_source})")
 
