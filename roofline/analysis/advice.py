@@ -142,6 +142,14 @@ def time_to_gain(group: KernelGroup) -> float | None:
     return sum(saved) if saved else None
 
 
+def unestimated(group: KernelGroup) -> tuple[int, float]:
+    """The launches of a group that have a time to gain without any estimated advice item (a latency-bound launch
+    beside one whose last wave a grid change would fill): how many, and their recoverable time summed, which
+    ``time_to_gain`` leaves out."""
+    left = [k for k in group.launches if lead_saving(k) is None and k.duration_s.value is not None]
+    return len(left), sum(recoverable_s(k) or 0.0 for k in left)
+
+
 def lead_saving(k: LaunchAnalysis) -> float | None:
     """What a launch's first estimated advice item saves (the items are ranked by it); None without one. A launch
     the analysis did not advise (no time model: one of many launches of a kernel, read in columns) counts its

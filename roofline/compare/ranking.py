@@ -12,7 +12,7 @@ from typing import Literal
 from msgspec import Struct
 from msgspec.structs import replace
 
-from roofline.analysis.advice import rank_by_time_to_gain
+from roofline.analysis.advice import rank_by_time_to_gain, unestimated
 from roofline.analysis.kernels import KernelStats, aggregate
 from roofline.analysis.launches import KernelGroup, ReportAnalysis
 from roofline.analysis.roofline import group_by_kernel, rank_by_recoverable_time
@@ -52,6 +52,10 @@ class SummaryRow(Struct, frozen=True):
     time_to_gain_s: float | None = None  # the kernel's time to gain (``analysis.advice.time_to_gain``)
     ranked_by_kind: RankedByKind = "time_to_gain"  # the figure that placed the row (``placed_by``)
     ranked_by_value_s: float | None = None  # that figure, in seconds
+    # of a row with a time to gain, its launches without an estimated item, which that figure leaves out, and their
+    # recoverable time summed (``advice.unestimated``)
+    unestimated_launches: int = 0
+    unestimated_recoverable_s: float = 0.0
 
 
 class AppSummary(Struct, frozen=True):
@@ -82,7 +86,8 @@ def summarize(analysis: ReportAnalysis, by: GroupBy, top: int, label: str = "") 
               else [(g.recoverable_s, g) for g in rank_by_recoverable_time(grouped)])
     groups = [g for _, g in ranked]
     placed = [placed_by(gain, g, advised) for gain, g in ranked]
-    rows = tuple(SummaryRow(i + 1, g, aggregate(g.launches), _share(g.recoverable_s, total), gain, *place)
+    rows = tuple(SummaryRow(i + 1, g, aggregate(g.launches), _share(g.recoverable_s, total), gain, *place,
+                            *(unestimated(g) if advised and gain is not None else (0, 0.0)))
                  for i, ((gain, g), place) in enumerate(list(zip(ranked, placed, strict=True))[:top]))
     saved = [g.recoverable_s for g in groups if g.recoverable_s is not None]
     gains = [gain for gain, _ in ranked if gain is not None]

@@ -175,3 +175,24 @@ def test_each_null_figure_of_a_report_has_its_reason(shared_report, name):
     else:
         assert report["without_gain_recoverable_s"] is None and report["time_to_gain_s"] is None
         assert report["missing"]["without_gain_recoverable_s"].startswith("not ranked by time to gain")
+
+
+def test_a_kernel_whose_time_to_gain_leaves_launches_out_says_how_many_and_their_recoverable_time(shared_report):
+    """The A100 self-join's distanceCalculationsKernel: 11 launches, one with an estimated item (its last wave), ten
+    latency-bound ones without: the 131 ms to gain leaves 10 launches out, and the row says so with their
+    recoverable time, the sum of theirs in the report's JSON."""
+    path = shared_report(SELFJOIN)
+    report = summary_json(path)["reports"][0]
+    row = report["rows"][0]
+    assert row["name"] == "distanceCalculationsKernel" and row["count"] == 11
+    assert row["unestimated_launches"] == 10
+    launches = json.loads(runner.invoke(app, ["report", str(path), "-k", "exact:distanceCalculationsKernel", "-f",
+                                              "json"]).stdout)["reports"][0]["kernels"]
+    without = [k for k in launches
+               if not any(a["kind"] != "measurement" and a["est_saved_s"] is not None for a in k["advice"])]
+    assert len(without) == 10
+    assert row["unestimated_recoverable_s"] == pytest.approx(sum(k["recoverable_s"] for k in without), rel=1e-9)
+    assert row["time_to_gain_s"] < 0.2 < row["unestimated_recoverable_s"]
+    text = " ".join(invoke(path).stdout.split())
+    assert (f"#1: 10 of its 11 launches have no estimated advice item ({seconds(row['unestimated_recoverable_s'])} "
+            "recoverable), not in its time to gain") in text
