@@ -83,11 +83,11 @@ ROOF_UNITS = {"fp32": "FMA", "fp64": "FP64", "fp16": "FP16", "tensor": "tensor",
 # algorithm per GPU, so the target may run another kernel than the one measured: its interval is the widest
 # (``ALGORITHM_CHOSEN``), its ends the outermost percentiles. Checked without each GPU (its intervals from the other
 # GPUs' factors): 82% of the development pairs covered at a 23% median half-width (round 8; the percentiles chosen on
-# these pairs, docs/benchmarks.md; "other" refreshed in rounds 11 and 15).
+# these pairs, docs/benchmarks.md; "other" refreshed in rounds 11, 15 and 17).
 INTERVALS: dict[str, tuple[float, float]] = {
     "matmul": (0.77, 1.18),
     "conv": (0.39, 2.46),  # its residuals hold the targets' other algorithms (TF32 work on a T4) already
-    "other": (0.87, 1.35),  # the norms, pools and elementwise kernels of the development data
+    "other": (0.87, 1.33),  # the norms, pools and elementwise kernels of the development data
 }
 # Where a Tensor type's FLOPs go on a GPU without Tensor Cores of that type (a stand-in term): FP64 MMA (DMMA) on
 # the FP64 lanes, every other type on the FP32 lanes (unit_rates key, words); 2 FLOP per lane and clock (an FMA).
@@ -104,11 +104,11 @@ OTHER_KERNEL: dict[str, str] = {
 }
 ARCH_SPECIFIC = 90  # from sm_90 on, library kernels use architecture-specific instructions (wgmma, tcgen05)
 STAND_IN_EFFICIENCY = 1.0
+NOTHING_TO_PROJECT = "no launch with a time and a time model"  # the source report's lack, whatever the target
 ONE_WAVE = "one wave"  # the term of a launch of at most one block per SM on both GPUs (``one_wave``)
 SHARED = "FP32+INT32"  # the term of FP32 and integer work on lanes that run both (GA10x, Ada)
 DRAM_FLOOR = "DRAM achievable"  # the DRAM bytes at the target's achievable bandwidth (``achievable_floor``)
 _MEMORY_CLOCKED = ("DRAM", "DRAM achievable")  # terms of DRAM bytes, which the memory's own clock paces
-_FLOP_TERMS = ("FMA", "FP64", "FP16", "tensor")  # terms of the FLOPs an operation does in any kernel of its class
 SHARED_PIPE = "shared pipe"  # the time model's term of sm__pipe_shared_cycles_active (metrics.PIPE_SHARED)
 SAME_PIPE = 0.02  # a shared pipe whose time is within this share of the FP64 pipe's is that pipe's work
 FMA_HEAVY = "FMA heavy"  # the term of the FMA pipe's heavy half (FP32 and IMAD), where the source splits the pipe
@@ -269,7 +269,7 @@ def project_workload(launches: Launches | Iterable[LaunchAnalysis], source: Devi
         dram.source if dram else _no_dram(target),
         measured, projected, sum(p.count * p.low_s for p in out) if out else None,
         sum(p.count * p.high_s for p in out) if out else None, tuple(out),
-        len(untimed) + len(unmodelled), "" if out else "no launch with a time and a time model", range_totals(out),
+        len(untimed) + len(unmodelled), "" if out else NOTHING_TO_PROJECT, range_totals(out),
         kernel_totals(out), sum(p.count for p in out), measured / projected if measured and projected else None,
         _governing(out), source_dram.value if source_dram else None,
         source_dram.source if source_dram else _no_dram(source_spec),
@@ -409,7 +409,7 @@ def _project_group(group: Sequence[LaunchAnalysis], source: Device, source_spec:
         flags = ("tensor_type", *flags)
     low, high = interval_of(la.launch.name)
     moved = la.bytes["dram"].value if "dram" in la.bytes else None
-    least = floor_of(terms, there, moved, flags, launch_class(la.launch.name))
+    least = floor_of(terms, there, moved, flags, launch_class(la.launch.name), flop_floor(la, there))
     return LaunchProjection(la.launch.name, len(group), blocks, la.block_size, measured, projected,
                             max(projected * low, least), projected * high, governing_key(terms), efficiency,
                             tuple(sorted(terms, key=lambda t: -t.target_s)), la.launch.nvtx_ranges, flags,
@@ -417,22 +417,41 @@ def _project_group(group: Sequence[LaunchAnalysis], source: Device, source_spec:
 
 
 def floor_of(terms: Sequence[UnitTerm], there: _Gpu, dram_bytes: float | None, other: Sequence[str] = (),
-             kind: str = "other") -> float:
+             kind: str = "other", flops_s: float = 0.0) -> float:
     """The least time the launch's work takes there, which no interval goes below: each SM-clocked unit's work at
     its peak at the target's boost clock (the fastest it runs: a GPU holds more than its sustained clock under a
     lighter load), the tail's whole blocks and a stand-in term's work on the lanes it runs on included, and the DRAM
     bytes at the datasheet bandwidth (a triad reaches 92% of it, above a stream copy's achievable rate); never below
     the launch floor. The one-wave term is an estimate, not a floor. Where the target would likely run another
-    kernel (``other``), only the FLOPs bind it (a matrix product's are the same in any kernel; its bytes and
-    instructions are not); a convolution's algorithm sets even its FLOPs (Winograd, FFT), so only the launch floor
-    binds one."""
+    kernel (``other``), only its counted FLOPs bind it (``flops_s``, ``flop_floor``: a matrix product's are the same
+    in any kernel; its bytes and instructions, integer multiply-adds on the FMA pipe among them, are not); a
+    convolution's algorithm sets even its FLOPs (Winograd, FFT), so only the launch floor binds one."""
     if kind == "conv":
         return LAUNCH_FLOOR_S
-    kept = [t.target_s * there.clock_hz / there.boost_hz for t in terms
-            if t.key not in (ONE_WAVE, *_MEMORY_CLOCKED) and (not other or t.key in _FLOP_TERMS)]
-    if dram_bytes and there.dram_datasheet and not other:
+    if other:
+        return max(flops_s, LAUNCH_FLOOR_S)
+    kept = [t.target_s * there.clock_hz / there.boost_hz for t in terms if t.key not in (ONE_WAVE, *_MEMORY_CLOCKED)]
+    if dram_bytes and there.dram_datasheet:
         kept.append(dram_bytes / there.dram_datasheet)
-    return max([*kept, LAUNCH_FLOOR_S])
+    return max([*kept, flops_s, LAUNCH_FLOOR_S])
+
+
+def flop_floor(la: LaunchAnalysis, there: _Gpu) -> float:
+    """The launch's counted FLOPs at the target's peaks at its boost clock, the slowest precision's time (each runs on
+    its own pipe): FP32 and FP64 at 2 FLOP per lane and clock, FP16 at 4 per HFMA2 lane, each Tensor type at its
+    rate, a type the target lacks on its FP32 (FP64: FP64) lanes; 0 where none is counted."""
+    per = there.sms * there.boost_hz
+    times = []
+    for precision, unit, per_op in (("fp32", "FMA", 2.0), ("fp64", "FP64", 2.0), ("fp16", "FP16", 4.0)):
+        flops = la.flops[precision].value if precision in la.flops else None
+        if flops and there.rates.get(unit):
+            times.append(flops / (per_op * there.rates[unit] * per))
+    for dtype, flops in la.tensor_flops_by_type.items():
+        lanes, _ = STAND_IN_LANES.get(dtype, STAND_IN_LANES[""])
+        rate = there.rates.get(f"tensor_{dtype}") or 2.0 * there.rates.get(lanes, 0.0)
+        if flops and rate:
+            times.append(flops / (rate * per))
+    return max(times, default=0.0)
 
 
 def in_flight(terms: list[UnitTerm], la: LaunchAnalysis, measured: float, here: _Gpu,

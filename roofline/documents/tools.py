@@ -306,7 +306,9 @@ class NsysRanking(ToolResult, frozen=True, kw_only=True):
 
 
 # --- The results, built from their commands' documents ---------------------------------------------------------
-DIFF_EXIT = {0: "no regression beyond the thresholds", 1: "regression: the kernels and why are under regressions"}
+DIFF_EXIT = {0: "no regression beyond the thresholds",
+             1: "regression: the kernels and why under regressions, the total under total.regressed, the kernels only "
+                "the new report runs under only_in_new_regressed"}
 BY_TIME = ("speedup", "expected_speedup", "slowdown_pct")  # JudgedKernel's figures of time alone
 
 

@@ -55,7 +55,8 @@ def _error_line(err: Exception, text: str) -> int | None:
     if problem is None:
         return None
     lines = len(text.splitlines())
-    if problem.line + 1 > lines and context is not None:
+    at_end = problem.index >= len(text.rstrip()) or problem.line + 1 > lines
+    if at_end and context is not None:
         return int(context.line) + 1
     return min(int(problem.line) + 1, max(lines, 1))
 

@@ -356,3 +356,10 @@ def test_an_unclosed_quote_is_named_at_the_line_it_opens_not_past_the_end(tmp_pa
     bad.write_text('id: x\nname: "oops\n')
     with pytest.raises(SpecError, match=r"bad.yaml: not valid YAML at line 2: fix the syntax$"):
         load_catalog([bad])
+
+
+def test_an_unclosed_quote_in_a_file_without_a_final_newline_is_named_at_its_line(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text('id: x\nname: "oops\nb: 1\nc: 2')
+    with pytest.raises(SpecError, match=r"bad.yaml: not valid YAML at line 2: fix the syntax$"):
+        load_catalog([bad])

@@ -99,7 +99,8 @@ def _csv_rows(w: WorkloadProjection) -> list[list[object]]:
     out: list[list[object]] = [[w.target, "kernel", k.name, k.count, "", "", *_times(k), k.governing,
                                 " ".join(k.other_kernel), *gpu] for k in w.kernels]
     out += [[w.target, "launch", x.name, x.count, x.grid or "", x.block or "", *_times(x), x.governing,
-             " ".join(x.other_kernel), *gpu] for x in w.launches]
+             " ".join(x.other_kernel), _full(x.clock_hz if x.clock_hz is not None else w.clock_hz), *gpu[1:]]
+            for x in w.launches]  # a launch group's own clock: a share of the workload's where power held it
     out += [[w.target, "nvtx", r.name, r.launches, "", "", *_times(r), "", "", *gpu] for r in w.ranges]
     out.append([w.target, "total", "", w.launch_count, "", "", *_times(w), w.governing or "", "", *gpu])
     out += [[w.target, "left_out", k.name, k.launches, *[""] * 6, "", "", *gpu[:3], LEFT_OUT_WORDS[k.cause]]

@@ -243,12 +243,25 @@ def test_a_report_with_no_launch_to_project_is_one_line_naming_the_set_that_coll
                         ("rtx5060ti_transpose-occupancy-45launches_metrics",
                          "44 launches: no unit's throughput nor FLOP or byte counters")):
         path = str(shared_report(name))
-        for to in ("h200", "all", "t4,h200"):
-            result = runner.invoke(app, ["project", path, "--to", to, "-f", "json"])
+        for args in (["--to", "h200"], ["--to", "all"], ["--to", "t4,h200"], ["--to", "all", "--clock", "base"]):
+            result = runner.invoke(app, ["project", path, *args, "-f", "json"])  # base: GPUs without one too
             assert result.exit_code == 2 and result.stdout == ""
             line = result.stderr.strip().splitlines()[-1]
             assert line.startswith(f"roofline: error: {path}: no launch can be projected ({cause})")
             assert "re-profile with --set roofline or --set full" in line
+
+
+def test_a_report_of_invalid_launches_only_is_one_line_not_an_empty_table(tmp_path):
+    """Every launch of a model invalid (300 registers per thread): nothing to project, one line, exit 2."""
+    doc = json.loads((REPO / "examples" / "h100-sxm_synthetic.roofline.json").read_text())
+    for launch in doc["launches"]:
+        launch["registers_per_thread"] = 300
+    path = tmp_path / "invalid.roofline.json"
+    path.write_text(json.dumps(doc))
+    for to in ("h200", "all"):
+        result = runner.invoke(app, ["project", str(path), "--to", to])
+        assert result.exit_code == 2 and result.stdout == ""
+        assert f"{path}: no launch can be projected (no valid launch)" in result.stderr
 
 
 def test_launches_left_out_are_named_in_every_format_of_several_gpus(shared_report):

@@ -168,7 +168,7 @@ def test_each_null_figure_of_a_report_has_its_reason(shared_report, name):
     """A report not ranked by time to gain (no advice item with an estimate, no roof position, no time) says why
     each of its summed figures is null; one ranked by time to gain has none null."""
     report = summary_json(shared_report(name))["reports"][0]
-    fields = ("shown_share", "recoverable_s", "time_to_gain_s", "without_gain_recoverable_s")
+    fields = ("shown_share", "small_grid_s", "recoverable_s", "time_to_gain_s", "without_gain_recoverable_s")
     assert set(report["missing"]) == {f for f in fields if report[f] is None}
     if report["ranked_by"] == "time to gain":
         assert report["missing"] == {}
