@@ -92,6 +92,11 @@ def measure_label(key: str) -> str:
     return f"{NAMES[r.name]} {'FLOPs' if r.kind == 'flops' else r.kind}" if r.name else key.replace("flops", "FLOPs")
 
 
+def basis_label(basis: str) -> str:
+    """A work check's basis named: "FLOPs", "threads launched", "DRAM bytes", "FP32 FLOPs"."""
+    return {"flops": "FLOPs", "threads": "threads launched"}.get(basis, measure_label(basis))
+
+
 def rate_unit(key: str) -> str:
     """The throughput unit of a measure key: "FLOP/s", "FP32 FLOP/s", "DRAM bytes/s", "threads/s"."""
     r = Resource.of(key)
@@ -165,7 +170,7 @@ class WorkCheck(Struct, frozen=True):
     @property
     def basis_label(self) -> str:
         """What decided, named: "FLOPs", "threads launched", "DRAM bytes", "FP32 FLOPs"."""
-        return {"flops": "FLOPs", "threads": "threads launched"}.get(self.basis, measure_label(self.basis))
+        return basis_label(self.basis)
 
     @property
     def governs_both(self) -> bool:

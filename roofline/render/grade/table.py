@@ -5,6 +5,7 @@ withheld."""
 from __future__ import annotations
 
 from roofline.analysis.grade import ReportGrade
+from roofline.analysis.work import basis_label
 from roofline.core.units import counted, middle_cut, seconds, share_pct, si
 from roofline.documents.grade import GradeJson, KernelGradeDoc, grade_json
 from roofline.render.grade import prose
@@ -42,11 +43,20 @@ def kernel_lines(k: KernelGradeDoc, width: int = 80) -> list[str]:
     if k.work is not None:
         on = "; ".join(f"{d.measure} {si(d.value)} (baseline {si(d.baseline)})" for d in k.work.differs_on)
         lines.append(f"  work vs baseline {middle_cut(k.work.baseline_kernel, max(20, width - 40))}: "
-                     f"{'differs' if k.work.different else 'same'}{f' on {on}' if k.work.different and on else ''}; "
+                     f"{'differs' if k.work.different else 'same'}{f' on {on}' if k.work.different and on else ''}"
+                     f"{_basis(k.work.basis)}; "
                      f"precision {k.work.precision or 'n/a'} (baseline {k.work.baseline_precision or 'n/a'})")
     lines.append(f"  confidence: {k.confidence.value}")
     lines += [f"    - {prose.condition(c)}" for c in k.conditions]
     return lines
+
+
+def _basis(basis: str) -> str:
+    """What the work was compared on, where not the FLOPs: " (by threads launched)"; " (not compared: no measure on
+    both)" where nothing decided."""
+    if not basis:
+        return " (not compared: no measure on both)"
+    return "" if basis == "flops" else f" (by {basis_label(basis)})"
 
 
 def wrapped(line: str, width: int) -> list[str]:

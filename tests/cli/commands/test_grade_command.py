@@ -120,3 +120,16 @@ def test_work_that_differs_names_the_measures_that_decide_it() -> None:
     assert on["ratio"] == 0
     table = runner.invoke(app, ["grade", str(torch), "--baseline", str(TRIAD)], env={"COLUMNS": "120"})
     assert "work vs baseline triad: differs on flops.fp16 0 (baseline 268 M)" in " ".join(table.stdout.split())
+
+
+def test_same_work_says_what_it_was_compared_on_where_not_the_flops() -> None:
+    """The A10G blocktiling kernels against the basic-set progression report, which holds no FLOPs nor bytes: the
+    work is the same by the threads launched, and the line says so rather than a bare "same"."""
+    base, graded = find_shared_report("a10g_sgemm-progression_basic"), find_shared_report(
+        "a10g_sgemm-blocktiling_roofline")
+    kernels = grade_json(str(graded), "--baseline", str(base))["kernels"]
+    same = [k for k in kernels if k["work"] is not None and not k["work"]["different"]]
+    assert same and all(k["work"]["basis"] == "threads" for k in same)
+    table = " ".join(runner.invoke(app, ["grade", str(graded), "--baseline", str(base)],
+                                   env={"COLUMNS": "200"}).stdout.split())
+    assert table.count("same (by threads launched); precision fp32") == len(same)
