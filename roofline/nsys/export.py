@@ -133,6 +133,9 @@ def sqlite_of(path: Path, nsys: str | None = None) -> Iterator[tuple[Path, str |
     if not head.startswith(REPORT_MAGIC):
         yield path, None  # the reader names what else it is
         return
-    found = find_nsys(nsys)
+    try:
+        found = find_nsys(nsys)
+    except ReportError as err:  # the file that needs the export, named
+        raise ReportError(f"{path}: needs nsys to read it; {err.message}", err.hint) from None
     with exported(path, found) as target:
         yield target, found.describe()

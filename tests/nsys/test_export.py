@@ -111,7 +111,8 @@ def test_a_report_cut_short_is_told_it_may_be_damaged(nsys: export.Nsys, tmp_pat
 
 def test_without_nsys_a_report_gets_one_line_naming_the_sqlite_way(tmp_path: Path) -> None:
     report = find_shared_nsys("gp100_miniweather-openacc_2021.2.qdrep")
-    with pytest.raises(ReportError, match="not an executable nsys: install Nsight Systems.*nsys export --type sqlite"):
+    with pytest.raises(ReportError, match=r"openacc_2021\.2\.qdrep: needs nsys to read it; .*no-nsys: not an "
+                                          "executable nsys: install Nsight Systems.*nsys export --type sqlite"):
         load_timeline(report, nsys=str(tmp_path / "no-nsys"))
 
 
