@@ -42,7 +42,7 @@ from msgspec import Struct, field
 
 from roofline.analysis.launches import Launches
 from roofline.analysis.results import RoofPosition, Verdict, flops_sum
-from roofline.core.labels import NAMES
+from roofline.core.labels import NAMES, basis_label, measure_label
 from roofline.core.model import LEVELS, PRECISIONS
 from roofline.core.resources import DRAM_BYTES, Resource
 from roofline.core.thresholds import FLOPS_FILL_SHARE, WORK_TOLERANCE
@@ -84,17 +84,6 @@ class Work(Struct, frozen=True):
         if r.kind == "bytes":
             return self.bytes.get(r.name)
         return {"threads": self.threads, "instructions": self.instructions}.get(key)
-
-
-def measure_label(key: str) -> str:
-    """E.g. "FP32 FLOPs", "DRAM bytes", "threads", "instructions", "FLOPs"."""
-    r = Resource.of(key)
-    return f"{NAMES[r.name]} {'FLOPs' if r.kind == 'flops' else r.kind}" if r.name else key.replace("flops", "FLOPs")
-
-
-def basis_label(basis: str) -> str:
-    """A work check's basis named: "FLOPs", "threads launched", "DRAM bytes", "FP32 FLOPs"."""
-    return {"flops": "FLOPs", "threads": "threads launched"}.get(basis, measure_label(basis))
 
 
 def rate_unit(key: str) -> str:

@@ -41,7 +41,7 @@ from roofline.analysis.grade import State, clock_condition
 from roofline.analysis.kernels import KernelStats, aggregate
 from roofline.analysis.launches import Launches, ReportAnalysis
 from roofline.analysis.results import Cause, Value
-from roofline.analysis.work import WorkCheck, compare_work, governing, measure_label
+from roofline.analysis.work import WorkCheck, compare_work, governing
 from roofline.compare.noise import Change, compare_times
 from roofline.compare.plottable import Plottable, plottable
 from roofline.compare.projection import Projection, project
@@ -55,7 +55,7 @@ from roofline.core import display
 from roofline.core.choices import TargetClock
 from roofline.core.kernel_families import family
 from roofline.core.kernel_names import PAIR_ARROW
-from roofline.core.labels import NAMES, letter
+from roofline.core.labels import NAMES, letter, measure_label
 from roofline.core.model import CeilingSet, Device
 from roofline.core.resources import Resource
 from roofline.core.thresholds import ALPHA, LAUNCH_OVERHEAD_S, SIMILAR_NAMES, WORK_TOLERANCE

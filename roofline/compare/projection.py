@@ -77,9 +77,9 @@ from msgspec.structs import replace
 from roofline.analysis.kernels import REFERENCE_S, KernelStats, per_launch, roof_time
 from roofline.analysis.results import Value
 from roofline.analysis.roofline import roof_position
-from roofline.analysis.work import LATENCY, LAUNCH, governing, measure_label
+from roofline.analysis.work import LATENCY, LAUNCH, governing
 from roofline.core.choices import TargetClock
-from roofline.core.labels import NAMES
+from roofline.core.labels import NAMES, measure_label
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, Device
 from roofline.core.resources import DRAM_BYTES, FP64_FLOPS, L1_BYTES, TENSOR_FLOPS, Resource
 from roofline.core.thresholds import LAUNCH_FLOOR_S

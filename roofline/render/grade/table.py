@@ -5,7 +5,7 @@ withheld."""
 from __future__ import annotations
 
 from roofline.analysis.grade import ReportGrade
-from roofline.analysis.work import basis_label
+from roofline.core.labels import basis_label
 from roofline.core.units import counted, middle_cut, seconds, share_pct, si
 from roofline.documents.grade import GradeJson, KernelGradeDoc, grade_json
 from roofline.render.grade import prose
