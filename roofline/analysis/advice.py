@@ -142,12 +142,13 @@ def time_to_gain(group: KernelGroup) -> float | None:
     return sum(saved) if saved else None
 
 
-def unestimated(group: KernelGroup) -> tuple[int, float]:
-    """The launches of a group that have a time to gain without any estimated advice item (a latency-bound launch
-    beside one whose last wave a grid change would fill): how many, and their recoverable time summed, which
-    ``time_to_gain`` leaves out."""
+def unestimated(group: KernelGroup) -> tuple[int, float | None]:
+    """The timed launches of a group without any estimated advice item (a latency-bound launch beside one whose last
+    wave a grid change would fill), which ``time_to_gain`` leaves out: how many, and their recoverable time summed
+    (None where none of them has one)."""
     left = [k for k in group.launches if lead_saving(k) is None and k.duration_s.value is not None]
-    return len(left), sum(recoverable_s(k) or 0.0 for k in left)
+    known = [r for k in left if (r := recoverable_s(k)) is not None]
+    return len(left), sum(known) if known else None
 
 
 def lead_saving(k: LaunchAnalysis) -> float | None:

@@ -52,10 +52,10 @@ class SummaryRow(Struct, frozen=True):
     time_to_gain_s: float | None = None  # the kernel's time to gain (``analysis.advice.time_to_gain``)
     ranked_by_kind: RankedByKind = "time_to_gain"  # the figure that placed the row (``placed_by``)
     ranked_by_value_s: float | None = None  # that figure, in seconds
-    # of a row with a time to gain, its launches without an estimated item, which that figure leaves out, and their
-    # recoverable time summed (``advice.unestimated``)
-    unestimated_launches: int = 0
-    unestimated_recoverable_s: float = 0.0
+    # of a row with a time to gain, its timed launches without an estimated item, which that figure leaves out, and
+    # their recoverable time summed (``advice.unestimated``); None for a row without a time to gain
+    unestimated_launches: int | None = None
+    unestimated_recoverable_s: float | None = None
 
 
 class AppSummary(Struct, frozen=True):
@@ -87,7 +87,7 @@ def summarize(analysis: ReportAnalysis, by: GroupBy, top: int, label: str = "") 
     groups = [g for _, g in ranked]
     placed = [placed_by(gain, g, advised) for gain, g in ranked]
     rows = tuple(SummaryRow(i + 1, g, aggregate(g.launches), _share(g.recoverable_s, total), gain, *place,
-                            *(unestimated(g) if advised and gain is not None else (0, 0.0)))
+                            *(unestimated(g) if advised and gain is not None else (None, None)))
                  for i, ((gain, g), place) in enumerate(list(zip(ranked, placed, strict=True))[:top]))
     saved = [g.recoverable_s for g in groups if g.recoverable_s is not None]
     gains = [gain for gain, _ in ranked if gain is not None]

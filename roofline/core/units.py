@@ -32,6 +32,17 @@ def pct(value: float | None, digits: int = 1) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}%"
 
 
+def hit_pct(value: float | None) -> str:
+    """A hit rate: one decimal, and above 100% (ncu's ratio is not clamped) as many as tell it from 100% (100.03%,
+    which one decimal shows as 100.0%), at most four."""
+    if value is None or value <= 100.0:
+        return pct(value)
+    digits = 2
+    while digits < 4 and round(value, digits) <= 100.0:
+        digits += 1
+    return pct(value, digits)
+
+
 def share_pct(value: float | None, digits: int = 1) -> str:
     """A share (0..1) written as a percent: ``0.425`` -> ``"42.5%"``; None -> ``"n/a"``."""
     return "n/a" if value is None else pct(100 * value, digits)

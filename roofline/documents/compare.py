@@ -447,8 +447,8 @@ class SummaryRowDoc(Struct, frozen=True):
     time_to_gain_s: Number  # what each launch's first advice item saves, summed: the report's time to gain
     ranked_by_kind: RankedByKind  # the figure that placed the group: time_to_gain, recoverable or total_time
     ranked_by_value_s: Number  # that figure, in seconds
-    unestimated_launches: int = 0  # with a time to gain: its launches without an estimated item, left out of it
-    unestimated_recoverable_s: float = 0.0  # their recoverable time summed
+    unestimated_launches: int | None = None  # with a time to gain: its timed launches without an estimated item
+    unestimated_recoverable_s: Number = None  # their recoverable time summed (both null with their reason)
 
 
 class SummaryReport(Struct, frozen=True):
@@ -812,11 +812,17 @@ def summary_row(r: SummaryRow) -> SummaryRowDoc:
         number(g.median_pct_of_roof), number(r.stats.roof.pct_of_roof), r.stats.verdict.bound,
         values_or_null(r.stats.intensity, "intensity", missing),
         values_or_null(r.stats.flop_per_s, "flop_per_s", missing), missing, number(r.time_to_gain_s),
-        r.ranked_by_kind, number(r.ranked_by_value_s), r.unestimated_launches, r.unestimated_recoverable_s)
+        r.ranked_by_kind, number(r.ranked_by_value_s), r.unestimated_launches, number(r.unestimated_recoverable_s))
     if r.time_to_gain_s is None:
         missing["time_to_gain_s"] = "no launch of the kernel has an advice item with an estimated saving"
     if r.ranked_by_value_s is None:
         missing["ranked_by_value_s"] = "no launch of the kernel has a time"
+    if r.unestimated_launches is None:
+        missing["unestimated_launches"] = missing["unestimated_recoverable_s"] = (
+            "no time to gain: the row is placed by another figure (ranked_by_kind)")
+    elif r.unestimated_recoverable_s is None:
+        missing["unestimated_recoverable_s"] = ("no launch of the kernel without an estimate" if not
+                                                r.unestimated_launches else "none of them has a recoverable time")
     if r.stats.roof.reason:
         missing["pct_of_roof"] = r.stats.roof.reason
     if r.stats.verdict.bound is None:

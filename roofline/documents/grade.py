@@ -50,13 +50,14 @@ class WorkDoc(Struct, frozen=True):
     FLOPs and written-bytes ratios (this kernel over the baseline's), and the precision each side computes in."""
 
     baseline_kernel: str
-    different: bool
+    different: bool | None  # null where no measure of work is on both (``missing`` says so)
     basis: str
     flops_ratio: Number
     written_ratio: Number
     precision: str | None
     baseline_precision: str | None
     differs_on: list[DiffersOnDoc] = []  # the deciding measures beyond the tolerance: what makes the work differ
+    missing: dict[str, str] = {}  # the reason of a null ``different``
 
 
 class DiffersOnDoc(Struct, frozen=True):
@@ -141,8 +142,10 @@ def condition_doc(c: Condition) -> ConditionDoc:
 def work_doc(w: WorkFinding) -> WorkDoc:
     differs = [DiffersOnDoc(m.key, number(m.other), number(m.base), number(m.ratio)) for m in w.check.measures
                if m.decides and m.differs]
-    return WorkDoc(w.baseline_kernel, w.check.different, w.check.basis, number(w.flops_ratio),
-                   number(w.written_ratio), w.precision, w.baseline_precision, differs)
+    compared = bool(w.check.basis)
+    return WorkDoc(w.baseline_kernel, w.check.different if compared else None, w.check.basis, number(w.flops_ratio),
+                   number(w.written_ratio), w.precision, w.baseline_precision, differs,
+                   {} if compared else {"different": "not compared: no measure of work on both reports"})
 
 
 def launch_doc(g: LaunchGrade) -> LaunchGradeDoc:

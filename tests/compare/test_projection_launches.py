@@ -536,6 +536,25 @@ def test_every_interval_of_the_ops_holds_its_projection_and_never_goes_below_the
                     assert x.low_s >= moved / spec(target).memory_bandwidth_bytes_per_s * (1 - 1e-9)
 
 
+def test_where_another_kernel_is_likely_only_the_counted_flops_bind_the_low_end():
+    """The sm80_ SGEMMs of the ops onto a T4 (CC 7.5 cannot run them): their low end is the class factor or their
+    counted FP32 FLOPs at the T4's FP32 peak, whichever is higher; their bytes and their FMA pipe's IMAD work do not
+    raise it (another kernel need not move or issue them)."""
+    checked = 0
+    for path in sorted(OPS.glob("op*.json")):
+        a = analysis(path.name.split("-")[0])
+        w = project_workload(a.valid_launches, a.device, spec("h100-sxm5"), spec("t4"), "sustained")
+        for x in w.launches:
+            la = next(la for la in a.valid_launches if la.launch.name == x.name and la.grid_size == x.grid)
+            if not x.other_kernel or launch_class(x.name) == "conv" or any(la.tensor_flops_by_type.values()):
+                continue
+            fp32 = la.flops["fp32"].value or 0.0
+            low = INTERVALS[launch_class(x.name)][0]
+            assert x.low_s == pytest.approx(max(x.projected_s * low, fp32 / spec("t4").peaks["fp32"], 1.5e-6),
+                                            rel=1e-9)
+            checked += 1
+    assert checked >= 5
+
 
 def test_a_power_held_launch_gives_its_clock_there_and_the_workload_counts_it():
     """The H100's BF16 GEMM ran at 1.34 GHz under its 1.58 GHz base (examples/h100): onto the H200 it keeps that

@@ -48,3 +48,11 @@ def test_si_rounds_before_choosing_its_prefix(value, unit, text) -> None:
     from roofline.core.units import si
 
     assert si(value, unit) == text
+
+
+def test_a_hit_rate_above_100_percent_keeps_the_digits_that_tell_it_from_100():
+    from roofline.core.units import hit_pct
+
+    assert (hit_pct(84.24), hit_pct(100.0), hit_pct(100.03), hit_pct(100.004)) == ("84.2%", "100.0%", "100.03%",
+                                                                                    "100.004%")
+    assert hit_pct(None) == "n/a"

@@ -60,7 +60,7 @@ def test_a_withheld_grade_is_null_with_its_reasons_and_the_work_found() -> None:
     assert k["grade"] is None and k["withheld"] == ["other_precision"]
     assert k["work"] == {"baseline_kernel": "base_kernel", "different": True, "basis": "flops", "flops_ratio": 1.0,
                          "written_ratio": None, "precision": "tensor:bf16", "baseline_precision": "fp32",
-                         "differs_on": []}
+                         "differs_on": [], "missing": {}}
 
 
 def test_a_non_finite_figure_is_null_and_the_launches_can_be_left_out() -> None:

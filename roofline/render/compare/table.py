@@ -772,9 +772,10 @@ def _print_summary(console: Console, s: AppSummary) -> None:
     console.print(f"ranked by {s.ranked_by}{_placed_by_recoverable(s)}", highlight=False)
     console.print(_summary_table(s, console.width))
     for row in (row for row in s.rows if row.unestimated_launches):
+        recoverable = "" if row.unestimated_recoverable_s is None else \
+            f" ({seconds(row.unestimated_recoverable_s)} recoverable)"
         console.print(escape(f"#{row.rank}: {row.unestimated_launches} of its {len(row.group.launches)} launches "
-                             f"have no estimated advice item ({seconds(row.unestimated_recoverable_s)} recoverable), "
-                             "not in its time to gain"), highlight=False)
+                             f"have no estimated advice item{recoverable}, not in its time to gain"), highlight=False)
     hidden = s.group_count - len(s.rows)
     timed = "measured time" if any(row.group.total_s is None for row in s.rows) else "time"  # ncu timed not all
     covered = f"shown: {_pct_of(s.shown_share)} of the {timed}"

@@ -43,20 +43,21 @@ def kernel_lines(k: KernelGradeDoc, width: int = 80) -> list[str]:
     if k.work is not None:
         on = "; ".join(f"{d.measure} {si(d.value)} (baseline {si(d.baseline)})" for d in k.work.differs_on)
         lines.append(f"  work vs baseline {middle_cut(k.work.baseline_kernel, max(20, width - 40))}: "
-                     f"{'differs' if k.work.different else 'same'}{f' on {on}' if k.work.different and on else ''}"
-                     f"{_basis(k.work.basis)}; "
+                     f"{_work_word(k.work.different, k.work.basis)}{f' on {on}' if k.work.different and on else ''}; "
                      f"precision {k.work.precision or 'n/a'} (baseline {k.work.baseline_precision or 'n/a'})")
     lines.append(f"  confidence: {k.confidence.value}")
     lines += [f"    - {prose.condition(c)}" for c in k.conditions]
     return lines
 
 
-def _basis(basis: str) -> str:
-    """What the work was compared on, where not the FLOPs: " (by threads launched)"; " (not compared: no measure on
-    both)" where nothing decided."""
-    if not basis:
-        return " (not compared: no measure on both)"
-    return "" if basis == "flops" else f" (by {basis_label(basis)})"
+def _work_word(different: bool | None, basis: str) -> str:
+    """"differs" (the measures that decide follow), "same", "same (by threads launched)" where not compared on the
+    FLOPs, or "not compared (no measure of work on both)"."""
+    if different is None:
+        return "not compared (no measure of work on both)"
+    if different:
+        return "differs"
+    return "same" if basis == "flops" else f"same (by {basis_label(basis)})"
 
 
 def wrapped(line: str, width: int) -> list[str]:

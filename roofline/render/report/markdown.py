@@ -26,7 +26,7 @@ from roofline.compare.ranking import RECOVERABLE_COUNTS
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings
 from roofline.core.thresholds import THIN_SAMPLES
-from roofline.core.units import counted, pct, ratio, seconds, si
+from roofline.core.units import counted, hit_pct, pct, ratio, seconds, si
 from roofline.render import GENERATOR
 from roofline.render.names import bound_word, group_name, markdown_text, printable, short_group_name
 from roofline.render.report.plot import NOTHING_TO_PLOT, PLOT_FIX, PlotData, plot_data
@@ -495,7 +495,7 @@ def memory_blocks(analysis: LaunchAnalysis) -> list[Block]:
         if any(v.value is not None for v in p.sol_pct.values()) else []
     if all(v.value is None for v in (*p.hit_rate_pct.values(), *p.traffic.values())):
         return sol
-    rates = ", ".join(f"{NAMES[level]} {pct(v.value)}{_l2_by_op(p) if level == 'l2' else ''}"
+    rates = ", ".join(f"{NAMES[level]} {hit_pct(v.value)}{_l2_by_op(p) if level == 'l2' else ''}"
                       if v.value is not None else f"{NAMES[level]} not measured"
                       for level, v in p.hit_rate_pct.items())
     rows = tuple((EDGE_WORDS[edge][0], EDGE_WORDS[edge][1],
@@ -511,7 +511,7 @@ def memory_blocks(analysis: LaunchAnalysis) -> list[Block]:
 def _l2_by_op(p: MemoryPicture) -> str:
     """The L2 hit rate of loads and of stores, in parentheses; "" where the report holds neither."""
     words = {"read": "loads", "write": "stores"}
-    found = [f"{words[op]} {pct(v.value)}" for op, v in p.l2_hit_rate_pct_by_op.items() if v.value is not None]
+    found = [f"{words[op]} {hit_pct(v.value)}" for op, v in p.l2_hit_rate_pct_by_op.items() if v.value is not None]
     return f" ({', '.join(found)})" if found else ""
 
 

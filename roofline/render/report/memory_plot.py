@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from roofline.analysis.view import ReportSetView
 from roofline.core.labels import LEGEND_KERNELS
-from roofline.core.units import pct, si
+from roofline.core.units import hit_pct, pct, si
 from roofline.render.mpl import PlotFormat, figure, middle, to_bytes
 from roofline.render.names import short_group_name
 from roofline.render.report.plot import DPI
@@ -100,7 +100,7 @@ def _panel(ax: Axes, p: MemoryPanel) -> None:
         ax.text(1.0, 0.0, PCT_NOTE, ha="right", va="bottom", fontsize=7, color="#555555")
     for key, (x, y) in BOXES.items():
         rate = p.hit_rate_pct.get(key, -1.0)
-        text = BOX_NAMES[key] + (f"\nhit {pct(rate)}" if rate is not None and rate != -1.0
+        text = BOX_NAMES[key] + (f"\nhit {hit_pct(rate)}" if rate is not None and rate != -1.0
                                  else "\nhit n/a" if rate is None else "")
         text += _by_op(p) if key == "l2" else ""
         ax.text(x, y, text, ha="center", va="center", fontsize=8.5,
@@ -126,5 +126,5 @@ def _panel(ax: Axes, p: MemoryPanel) -> None:
 def _by_op(p: MemoryPanel) -> str:
     """The L2 hit rates of loads and stores as lines of its box; "" where the report holds neither."""
     words = {"read": "loads", "write": "stores"}
-    found = [f"{words[op]} {pct(v)}" for op, v in p.l2_hit_rate_pct_by_op.items() if v is not None]
+    found = [f"{words[op]} {hit_pct(v)}" for op, v in p.l2_hit_rate_pct_by_op.items() if v is not None]
     return "".join(f"\n{line}" for line in found)

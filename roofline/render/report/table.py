@@ -17,7 +17,7 @@ from roofline.core.kernel_names import KernelName, kernel_name
 from roofline.core.labels import NAMES
 from roofline.core.model import PRECISIONS, Ceilings
 from roofline.core.thresholds import SHOWN_MIN_SHARE
-from roofline.core.units import counted, pct, seconds, si
+from roofline.core.units import counted, hit_pct, pct, seconds, si
 from roofline.render.names import bound_word, distinguish, group_name, launch_config
 from roofline.render.report.prose import (
     advice_text,
@@ -139,7 +139,7 @@ def _print_memory(console: Console, kernels: Sequence[AdvisedKernel]) -> None:
         sol = [f"{SOL_LABELS[unit]} {pct(v.value, 2)}" for unit, v in p.sol_pct.items() if v.value is not None]
         if sol:
             console.print(escape("    SOL " + "  ".join(sol)), highlight=False)
-        rates = [f"{NAMES[level]} hit {_hit(v.value)}{_by_op(p) if level == 'l2' else ''}"
+        rates = [f"{NAMES[level]} hit {hit_pct(v.value)}{_by_op(p) if level == 'l2' else ''}"
                  for level, v in p.hit_rate_pct.items() if v.value is not None]
         if rates:
             console.print(escape("    " + "  ".join(rates)), highlight=False)
@@ -152,14 +152,9 @@ def _print_memory(console: Console, kernels: Sequence[AdvisedKernel]) -> None:
             console.print(f"[dim]{line}[/dim]", highlight=False)
 
 
-def _hit(value: float | None) -> str:
-    """A hit rate: one decimal, two above 100% (ncu's unclamped 100.03%, which one decimal shows as 100.0%)."""
-    return pct(value, 2 if value is not None and value > 100.0 else 1)
-
-
 def _by_op(p: MemoryPicture) -> str:
     """The L2 hit rate of loads and of stores, in parentheses; "" where the report holds neither."""
-    found = [f"{OP_WORDS[op]} {_hit(v.value)}" for op, v in p.l2_hit_rate_pct_by_op.items() if v.value is not None]
+    found = [f"{OP_WORDS[op]} {hit_pct(v.value)}" for op, v in p.l2_hit_rate_pct_by_op.items() if v.value is not None]
     return f" ({', '.join(found)})" if found else ""
 
 

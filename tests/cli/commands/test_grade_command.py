@@ -133,3 +133,18 @@ def test_same_work_says_what_it_was_compared_on_where_not_the_flops() -> None:
     table = " ".join(runner.invoke(app, ["grade", str(graded), "--baseline", str(base)],
                                    env={"COLUMNS": "200"}).stdout.split())
     assert table.count("same (by threads launched); precision fp32") == len(same)
+
+
+def test_work_with_no_measure_on_both_reports_is_not_compared_nor_same() -> None:
+    """An RTX 4090 custom-metrics report against an RTX 2080 Ti basic set: no measure of work on both, so the work
+    is neither "same" nor "differs": null with its reason in JSON, "not compared" in the table."""
+    base = find_shared_report("rtx2080ti_kernels_basic")
+    graded = find_shared_report("rtx4090_torch-linear-sgemm_custom")
+    kernels = grade_json(str(graded), "--baseline", str(base))["kernels"]
+    apart = [k for k in kernels if k["work"] is not None and k["work"]["basis"] == ""]
+    assert apart and all(k["work"]["different"] is None for k in apart)
+    assert all(k["work"]["missing"] == {"different": "not compared: no measure of work on both reports"}
+               for k in apart)
+    table = " ".join(runner.invoke(app, ["grade", str(graded), "--baseline", str(base)],
+                                   env={"COLUMNS": "200"}).stdout.split())
+    assert "not compared (no measure of work on both)" in table and ": same (not compared" not in table

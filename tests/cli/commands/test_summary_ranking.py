@@ -193,6 +193,9 @@ def test_a_kernel_whose_time_to_gain_leaves_launches_out_says_how_many_and_their
     assert len(without) == 10
     assert row["unestimated_recoverable_s"] == pytest.approx(sum(k["recoverable_s"] for k in without), rel=1e-9)
     assert row["time_to_gain_s"] < 0.2 < row["unestimated_recoverable_s"]
+    placed = next(r for r in report["rows"] if r["ranked_by_kind"] == "recoverable")  # kernelUniqueKeys: no estimate
+    assert placed["unestimated_launches"] is None and placed["unestimated_recoverable_s"] is None
+    assert placed["missing"]["unestimated_launches"].startswith("no time to gain")
     text = " ".join(invoke(path).stdout.split())
     assert (f"#1: 10 of its 11 launches have no estimated advice item ({seconds(row['unestimated_recoverable_s'])} "
             "recoverable), not in its time to gain") in text
