@@ -409,7 +409,8 @@ def _project_group(group: Sequence[LaunchAnalysis], source: Device, source_spec:
         flags = ("tensor_type", *flags)
     low, high = interval_of(la.launch.name)
     moved = la.bytes["dram"].value if "dram" in la.bytes else None
-    least = floor_of(terms, there, moved, flags, launch_class(la.launch.name), flop_floor(la, there))
+    # never above the projection: counted Tensor FLOPs (2:4-sparse ones among them) over a dense rate could be
+    least = min(floor_of(terms, there, moved, flags, launch_class(la.launch.name), flop_floor(la, there)), projected)
     return LaunchProjection(la.launch.name, len(group), blocks, la.block_size, measured, projected,
                             max(projected * low, least), projected * high, governing_key(terms), efficiency,
                             tuple(sorted(terms, key=lambda t: -t.target_s)), la.launch.nvtx_ranges, flags,
