@@ -51,21 +51,18 @@ Progress = Callable[[Paths, int], AbstractContextManager[Done | None]]  # (files
 Analysed = Callable[[Sequence["ReportAnalysis"]], None]
 
 
-
 def _refuse_unprojectable(path: str | os.PathLike[str], comparison: Comparison) -> None:
     """RooflineError where no launch of the report can be projected onto any target (none valid with both a time and
     a time model): the report lacks the metrics, whatever the target; a target without the clock asked for is that
     target's row, not this."""
-    from roofline.compare.projection_launches import NOTHING_TO_PROJECT, LeftOutCause
+    from roofline.compare.projection_launches import LEFT_OUT_WORDS, NOTHING_TO_PROJECT
 
     workloads = comparison.everywhere or ((comparison.workload,) if comparison.workload is not None else ())
     lacking = next((w for w in workloads if w.reason == NOTHING_TO_PROJECT), None)
     if lacking is None or any(w.launches for w in workloads):
         return
     causes = {k.cause for k in lacking.left_out_kernels}
-    why = [words for cause, words in ((LeftOutCause.NO_TIME, "ncu stored no duration"),
-                                      (LeftOutCause.NO_TIME_MODEL, "no unit's throughput nor FLOP or byte counters"))
-           if cause in causes]
+    why = [words for cause, words in LEFT_OUT_WORDS.items() if cause in causes]
     what = f"{lacking.left_out} launches: {'; '.join(why)}" if why else "no valid launch"
     raise RooflineError(f"{path}: no launch can be projected ({what})",
                         "re-profile with --set roofline or --set full (each collects the launch times and the units' "

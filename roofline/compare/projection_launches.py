@@ -180,6 +180,11 @@ class LeftOutCause(str, enum.Enum):
     NO_TIME_MODEL = "no_time_model"  # neither a unit's throughput nor a FLOP or byte roof was measured
 
 
+# Why a launch is left out, in words (the renderers' and the refusal of a report with nothing to project)
+LEFT_OUT_WORDS = {LeftOutCause.NO_TIME: "no measured time (ncu stored none)",
+                  LeftOutCause.NO_TIME_MODEL: "no time model (no unit's throughput nor FLOP or byte roof measured)"}
+
+
 class LeftOutKernel(Struct, frozen=True):
     """The launches of one kernel left out of a projection for one cause."""
 
@@ -409,7 +414,7 @@ def _project_group(group: Sequence[LaunchAnalysis], source: Device, source_spec:
         flags = ("tensor_type", *flags)
     low, high = interval_of(la.launch.name)
     moved = la.bytes["dram"].value if "dram" in la.bytes else None
-    # never above the projection: counted Tensor FLOPs (2:4-sparse ones among them) over a dense rate could be
+    # never above the projection, which counted Tensor FLOPs (2:4-sparse ones among them) over a dense rate could be
     least = min(floor_of(terms, there, moved, flags, launch_class(la.launch.name), flop_floor(la, there)), projected)
     return LaunchProjection(la.launch.name, len(group), blocks, la.block_size, measured, projected,
                             max(projected * low, least), projected * high, governing_key(terms), efficiency,
@@ -841,7 +846,3 @@ def speedup_text(p: WorkloadProjection) -> str:
     return (f"{len(p.launches)} launch groups, {sum(x.count for x in p.launches)} launches: "
             f"{p.measured_s * 1e3:.4g} ms -> {p.projected_s * 1e3:.4g} ms [{p.low_s * 1e3:.4g}, "
             f"{p.high_s * 1e3:.4g}] at the {p.clock} clock {p.clock_hz / 1e9:.3g} GHz")
-
-
-
-

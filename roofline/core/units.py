@@ -32,15 +32,19 @@ def pct(value: float | None, digits: int = 1) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}%"
 
 
-def hit_pct(value: float | None) -> str:
-    """A hit rate: one decimal, and above 100% (ncu's ratio is not clamped) as many as tell it from 100% (100.03%,
-    which one decimal shows as 100.0%), at most four."""
-    if value is None or value <= 100.0:
-        return pct(value)
-    digits = 2
-    while digits < 4 and round(value, digits) <= 100.0:
+def pct_apart(value: float, other: float) -> str:
+    """Percent with one decimal, or as many (at most four) as tell ``value`` from ``other`` (a share against its
+    limit: 91.77% against 91.79%, where one decimal shows 91.8%)."""
+    digits = 1
+    while digits < 4 and value != other and round(value, digits) == round(other, digits):
         digits += 1
     return pct(value, digits)
+
+
+def hit_pct(value: float | None) -> str:
+    """A hit rate: one decimal; above 100% (ncu's ratio is not clamped) the decimals that tell it from 100%
+    (``pct_apart``: 100.03%, which one decimal shows as 100.0%)."""
+    return pct(value) if value is None or value <= 100.0 else pct_apart(value, 100.0)
 
 
 def share_pct(value: float | None, digits: int = 1) -> str:

@@ -776,11 +776,15 @@ def own_gpu_doc(o: OwnGpu) -> OwnGpuDoc:
 
 def summary_doc(s: AppSummary) -> SummaryReport:
     """One report's ranking; the reason of each null figure under ``missing``."""
-    timed = s.shown_share is not None  # a small grid's time is a sum of launch times: null where none has one
     return SummaryReport(report_ref(s.report), s.by, s.ranked_by, s.group_count, number(s.shown_share),
-                         number(s.recoverable_s), number(s.small_grid_s) if timed else None, RECOVERABLE_COUNTS,
+                         number(s.recoverable_s), number(_small_grid_s(s)), RECOVERABLE_COUNTS,
                          [summary_row(r) for r in s.rows], number(s.time_to_gain_s), TIME_TO_GAIN_COUNTS,
                          s.groups_without_gain, number(s.without_gain_recoverable_s), summary_missing(s))
+
+
+def _small_grid_s(s: AppSummary) -> float | None:
+    """The small-grid launches' time, a sum of launch times: None where no launch has a time (not 0)."""
+    return s.small_grid_s if s.shown_share is not None else None
 
 
 def summary_missing(s: AppSummary) -> dict[str, str]:
@@ -796,7 +800,7 @@ def summary_missing(s: AppSummary) -> dict[str, str]:
         "without_gain_recoverable_s": none or "not ranked by time to gain (ranked_by says by what): no group was "
                                               "placed without one",
     }
-    values = {"shown_share": s.shown_share, "small_grid_s": s.small_grid_s if s.shown_share is not None else None,
+    values = {"shown_share": s.shown_share, "small_grid_s": _small_grid_s(s),
               "recoverable_s": s.recoverable_s, "time_to_gain_s": s.time_to_gain_s,
               "without_gain_recoverable_s": s.without_gain_recoverable_s}
     return {key: why[key] for key, value in values.items() if value is None}

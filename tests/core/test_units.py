@@ -56,3 +56,9 @@ def test_a_hit_rate_above_100_percent_keeps_the_digits_that_tell_it_from_100():
     assert (hit_pct(84.24), hit_pct(100.0), hit_pct(100.03), hit_pct(100.004)) == ("84.2%", "100.0%", "100.03%",
                                                                                     "100.004%")
     assert hit_pct(None) == "n/a"
+
+
+def test_a_percent_against_its_limit_keeps_the_digits_that_tell_them_apart():
+    from roofline.core.units import pct_apart
+
+    assert (pct_apart(91.769, 91.79), pct_apart(91.769, 90.0), pct_apart(90.0, 90.0)) == ("91.77%", "91.8%", "90.0%")

@@ -5,12 +5,17 @@ from the rows the terminal table is made of (``render.compare.table``) and the J
 from __future__ import annotations
 
 from roofline.compare.pairing import Comparison
-from roofline.compare.projection_launches import KernelTotal, LaunchProjection, RangeTotal, WorkloadProjection
+from roofline.compare.projection_launches import (
+    LEFT_OUT_WORDS,
+    KernelTotal,
+    LaunchProjection,
+    RangeTotal,
+    WorkloadProjection,
+)
 from roofline.render import GENERATOR
 from roofline.render.compare.markdown import grid_blocks
 from roofline.render.compare.table import (
     EVERYWHERE_HEADER,
-    LEFT_OUT_WORDS,
     everywhere_caption,
     everywhere_left_out,
     everywhere_rows,

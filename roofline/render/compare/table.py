@@ -16,14 +16,14 @@ from roofline.analysis.work import Measure, WorkCheck
 from roofline.compare.noise import Change
 from roofline.compare.pairing import Comparison, KernelPair, OwnGpu, ReportRef
 from roofline.compare.projection import Projection, SharedMemoryFit
-from roofline.compare.projection_launches import OTHER_KERNEL, LeftOutCause, WorkloadProjection
+from roofline.compare.projection_launches import LEFT_OUT_WORDS, OTHER_KERNEL, WorkloadProjection
 from roofline.compare.ranking import RECOVERABLE_COUNTS, TIME_TO_GAIN_COUNTS, AppSummary, SummaryRow
 from roofline.compare.regression import DiffResult, Verdict
 from roofline.core.kernel_names import KernelName
 from roofline.core.labels import NAMES, letter
 from roofline.core.resources import DRAM_BYTES, Resource
 from roofline.core.thresholds import LAUNCH_OVERHEAD_S
-from roofline.core.units import counted, pct, ratio, seconds, share_pct, si
+from roofline.core.units import counted, pct, pct_apart, ratio, seconds, share_pct, si
 from roofline.render.compare.prose import (
     gate_note_text,
     own_gpu_text,
@@ -470,9 +470,6 @@ def projection_words(c: Comparison) -> str:
     return f"each kernel's launches at its {clock_words(c)} (a model, not a measurement)"
 
 
-LEFT_OUT_WORDS = {LeftOutCause.NO_TIME: "no measured time (ncu stored none)",
-                  LeftOutCause.NO_TIME_MODEL: "no time model (no unit's throughput nor FLOP or byte roof measured)"}
-
 
 def left_out_words(w: WorkloadProjection) -> str:
     """The launches a projection leaves out and why, in one line."""
@@ -623,11 +620,8 @@ def unmatched_count(d: DiffResult, i: int) -> str:
     limit = d.thresholds.new_share_pct
     if limit is None:
         return f"{n}, {seconds(extra.seconds)}, {share_pct(extra.share)} of NEW's kernel time, not gated"
-    share, shown = 100.0 * extra.share, 1
-    while shown < 4 and round(share, shown) == round(limit, shown) and share != limit:
-        shown += 1  # as many decimals as tell the share from the limit (91.77% against 91.79%)
     verdict = f"> {limit:g}%: REGRESSED" if d.only_in_new_regressed else f"<= {limit:g}%: ok"
-    return f"{n}, {seconds(extra.seconds)}, {share:.{shown}f}% of NEW's kernel time, {verdict}"
+    return f"{n}, {seconds(extra.seconds)}, {pct_apart(100.0 * extra.share, limit)} of NEW's kernel time, {verdict}"
 
 
 def _print_line_shifts(console: Console, d: DiffResult) -> None:

@@ -239,9 +239,9 @@ def test_a_report_with_no_launch_to_project_is_one_line_naming_the_set_that_coll
     """gh200_silu_metrics holds no launch time, rtx5060ti_transpose-occupancy no unit throughput: nothing to
     project onto any GPU, so one line names the file, the cause and the --set that collects it, exit 2 (not an
     empty table of 38 GPUs, each with the same reason)."""
-    for name, cause in (("gh200_silu_metrics", "3 launches: ncu stored no duration"),
+    for name, cause in (("gh200_silu_metrics", "3 launches: no measured time (ncu stored none)"),
                         ("rtx5060ti_transpose-occupancy-45launches_metrics",
-                         "44 launches: no unit's throughput nor FLOP or byte counters")):
+                         "44 launches: no time model (no unit's throughput nor FLOP or byte roof measured)")):
         path = str(shared_report(name))
         for args in (["--to", "h200"], ["--to", "all"], ["--to", "t4,h200"], ["--to", "all", "--clock", "base"]):
             result = runner.invoke(app, ["project", path, *args, "-f", "json"])  # base: GPUs without one too

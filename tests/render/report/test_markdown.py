@@ -243,7 +243,7 @@ def test_the_memory_table_has_a_percent_of_peak_column_and_the_l2_rates_of_loads
     assert table.header == ("from", "to", "traffic", "% of peak", "counts")
     rows = {(r[0], r[1]): r for r in table.rows}
     assert rows[("kernel", "L1")][3] == "n/a" and rows[("DRAM", "L2")][2:4] == ("321 kB", "1.6%")
-    assert any("L2 84.2% (loads 74.4%, stores 100.09%)" in b.text for b in blocks)
+    assert any("L2 84.2% (loads 74.4%, stores 100.1%)" in b.text for b in blocks)
 
 
 def test_the_ranking_names_each_kernels_number_on_the_plot_where_kernels_go_by_time(shared_report) -> None:
