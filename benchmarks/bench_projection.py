@@ -198,18 +198,50 @@ def objective(rows: list[DevRow]) -> float:
     return statistics.median(map(abs, logs)) + 0.5 * abs(statistics.median(logs)) if logs else math.inf
 
 
-def fit(data: dict) -> dict[str, tuple[float, float]]:
-    """Each GPU's sustained clock and achievable DRAM fractions minimising ``objective`` on its own data (ties: the
-    highest clock, then the highest bandwidth)."""
+Grid = dict[tuple[str, float, float], dict[str, DevRow]]  # (GPU, clock, bandwidth) -> workload -> its row
+
+
+def grid_rows(data: dict) -> Grid:
+    """Each GPU's rows at every point of the fitting grid (sustained clock x achievable DRAM fractions)."""
     catalog = load_catalog()
-    out = {}
+    out: Grid = {}
     for gpu, spec_id in DEV_GPUS.items():
         spec = catalog.get(spec_id)
-        scored = [(objective(dev_rows(data, {gpu: with_params(spec, c, b)}, (gpu,))), -c, -b)
+        for c in CLOCK_GRID:
+            for b in BANDWIDTH_GRID:
+                out[gpu, c, b] = {r.workload: r for r in dev_rows(data, {gpu: with_params(spec, c, b)}, (gpu,))}
+    return out
+
+
+def fit(grid: Grid, workloads: set[str] | None = None) -> dict[str, tuple[float, float]]:
+    """Each GPU's sustained clock and achievable DRAM fractions minimising ``objective`` on its own rows of
+    ``workloads`` (None: all; ties: the highest clock, then the highest bandwidth)."""
+    out = {}
+    for gpu in DEV_GPUS:
+        scored = [(objective([r for w, r in grid[gpu, c, b].items() if workloads is None or w in workloads]), -c, -b)
                   for c in CLOCK_GRID for b in BANDWIDTH_GRID]
         _, c, b = min(scored)
         out[gpu] = (-c, -b)
     return out
+
+
+def held_out_workloads(grid: Grid) -> dict[str, Any] | None:
+    """The fits checked on workloads they did not see (leave-one-workload-out): for each workload, each GPU's two
+    parameters fitted without it and its rows there kept; the consistent rows' summary and each parameter's
+    spread (standard deviation) over the fits."""
+    names = sorted({w for rows in grid.values() for w in rows})
+    kept, fits = [], []
+    for name in names:
+        fitted = fit(grid, set(names) - {name})
+        fits.append(fitted)
+        kept += [grid[g, c, b][name] for g, (c, b) in fitted.items() if name in grid[g, c, b]]
+    summary = dev_summary([r for r in kept if r.consistent])
+    if summary is None:
+        return None
+    spread = {g: {"clock": statistics.pstdev(f[g][0] for f in fits), "dram": statistics.pstdev(f[g][1] for f in fits)}
+              for g in DEV_GPUS}
+    by_gpu = {g: dev_summary([r for r in kept if r.consistent and r.gpu == g]) for g in DEV_GPUS}
+    return {**summary, "by_gpu": by_gpu, "spread": spread}
 
 
 RULE_GRID = tuple(round(0.010 * 1.1 ** k, 4) for k in range(20))  # the power rule's W per FP32 lane and GHz
@@ -364,7 +396,8 @@ def held_out_intervals(rows: list[DevRow]) -> dict[str, float | int] | None:
 def dev_tables(data: dict) -> dict[str, dict[str, Any]]:
     """The summaries of the development data: before, in-sample and leave-one-GPU-out, by GPU and class."""
     catalog = load_catalog()
-    fits = fit(data)
+    grid = grid_rows(data)
+    fits = fit(grid)
     shipped = dev_rows(data, {g: catalog.get(s) for g, s in DEV_GPUS.items()})
     held_out, constants = left_out_specs(fits, data)
     loo = dev_rows(data, held_out)
@@ -388,6 +421,7 @@ def dev_tables(data: dict) -> dict[str, dict[str, Any]]:
                                                               / held_out[g].boost_clock_hz, 3) for g in DEV_GPUS}}
     out["interval_factors"] = {k: {"low": lo, "high": hi} for k, (lo, hi) in interval_factors(loo).items()}
     out["held_out_intervals"] = {"all": held_out_intervals(loo)}
+    out["held_out_workloads"] = {"consistent": held_out_workloads(grid)}
     out["pairs"] = {"leave-one-GPU-out": [
         {"workload": r.workload, "gpu": r.gpu, "error": r.error, "consistent": r.consistent,
          "interval_class": r.launch_class, "governing": r.governing, "covered": r.covered} for r in loo]}
@@ -404,7 +438,6 @@ def print_dev(tables: dict) -> None:
     print(f"power rule: {rule['watts_per_lane_ghz_all']} W per FP32 lane and GHz fitted on all; left out: " + ", ".join(
         f"{g} {'public clock' if w is None else f'{w} W'} -> {rule['clock_of_boost_left_out'][g]:.2f} x boost"
         for g, w in rule["watts_per_lane_ghz_without"].items()))
-    print(f"{'model':20} {'subset':24} {'pairs':>5} {'|error|':>8} {'signed':>8} {'covered':>8} {'half-width':>10}")
     print("interval factors (percentiles of published / projected, leave-one-GPU-out): " + ", ".join(
         f"{k} {QUANTILES[k][0]:g}th-{QUANTILES[k][1]:g}th {v['low']:.2f}-{v['high']:.2f}"
         for k, v in tables["interval_factors"].items()))
@@ -412,6 +445,15 @@ def print_dev(tables: dict) -> None:
     if held is not None:
         print(f"intervals from the other GPUs' factors: {held['pairs']} pairs, covered {100 * held['covered']:.0f}%, "
               f"median half-width {100 * held['median_half_width']:.0f}%")
+    unseen = tables["held_out_workloads"]["consistent"]
+    if unseen is not None:
+        print(f"fits checked on the workload each left out (leave-one-workload-out): {unseen['pairs']} consistent "
+              f"pairs, median |error| {100 * unseen['median_abs_error']:.1f}%, signed "
+              f"{100 * unseen['median_error']:+.1f}%, covered {100 * unseen['covered']:.0f}%; by GPU " + ", ".join(
+                  f"{g} {100 * v['median_abs_error']:.1f}%" for g, v in unseen["by_gpu"].items() if v) +
+              "; the fits' spread (standard deviation over the fits): " + ", ".join(
+                  f"{g} clock {v['clock']:.2f}, DRAM {v['dram']:.2f}" for g, v in unseen["spread"].items()))
+    print(f"{'model':20} {'subset':24} {'pairs':>5} {'|error|':>8} {'signed':>8} {'covered':>8} {'half-width':>10}")
     for label in ("before", "shipped specs", "leave-one-GPU-out"):
         for subset, s in tables[label].items():
             if s is not None:

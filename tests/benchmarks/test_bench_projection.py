@@ -149,3 +149,23 @@ def test_development_rows_name_the_governing_unit_of_their_largest_launch_group(
     catalog = b.load_catalog()
     rows = b.dev_rows(data, {"T4": catalog.get("t4")}, ("T4",))
     assert len(rows) == 1 and rows[0].governing.startswith("DRAM")
+
+
+def test_held_out_workloads_judge_each_workload_by_fits_made_without_it(monkeypatch):
+    b = bench()
+    monkeypatch.setattr(b, "CLOCK_GRID", (0.5, 1.0))
+    monkeypatch.setattr(b, "BANDWIDTH_GRID", (0.8,))
+
+    def row(gpu: str, workload: str, off: bool):
+        return b.DevRow(workload, gpu, "matmul", 1.5 if off else 1.0, 1.0, 0.5, 2.0, True)
+
+    # at half boost w1 and w2 are exact and w3 50% slow; at boost only w3 is exact
+    grid = {(g, c, 0.8): {w: row(g, w, (w == "w3") == (c == 0.5)) for w in ("w1", "w2", "w3")}
+            for g in b.DEV_GPUS for c in (0.5, 1.0)}
+    assert b.fit(grid) == {g: (0.5, 0.8) for g in b.DEV_GPUS}  # in-sample: two of three exact
+    held = b.held_out_workloads(grid)
+    # without w1 (or w2) the two clocks tie and the higher wins; without w3 half boost wins: each left-out
+    # workload is 50% off, which an in-sample fit would hide
+    assert held is not None and held["pairs"] == 3 * len(b.DEV_GPUS)
+    assert held["median_abs_error"] == pytest.approx(0.5) and held["by_gpu"]["T4"]["pairs"] == 3
+    assert held["spread"]["T4"]["clock"] == pytest.approx(statistics.pstdev((1.0, 1.0, 0.5)))
