@@ -49,6 +49,8 @@ class Outcome:
     strays: int = 0
     still_failed: int = 0
     repaired: int = 0
+    kept_gone: int = 0  # reports whose files are gone, their rows kept as they were
+    forgotten: int = 0  # failures whose files are gone, their error rows dropped
 
 
 def report_paths(paths: Sequence[str | os.PathLike[str]]) -> list[str]:
@@ -189,12 +191,15 @@ def collect(paths: Sequence[str | os.PathLike[str]], store: str | os.PathLike[st
     with st.lock():
         strays = st.remove_strays()
         repaired = st.repair()
-        named = report_paths(paths) if paths else sorted(st.reports)
+        asked = report_paths(paths) if paths else []
+        named = asked or sorted(st.reports)
         named += sorted(set(repaired) - set(named))
+        named, gone = sort_gone(st, named, set(asked))
+        st.forget(gone.forgotten)
         key = catalog_hash(_facade(options))
         todo, unchanged = jobs_for(st, named, key)
         work = list(batches(todo, batch))
-        analysed, errors = 0, []
+        analysed, errors = 0, list(gone.errors)
 
         def commit(written: Written) -> None:
             nonlocal analysed, unchanged
@@ -214,7 +219,48 @@ def collect(paths: Sequence[str | os.PathLike[str]], store: str | os.PathLike[st
         st.compact()
         st.fold()
         still = still_failed(st, named, {path for path, _ in errors})
-    return Outcome(analysed, unchanged, tuple(errors + still), strays, len(still), len(repaired))
+    return Outcome(analysed, unchanged, tuple(errors + still), strays, len(still), len(repaired), len(gone.kept),
+                   len(gone.forgotten))
+
+
+@dataclass(frozen=True)
+class Gone:
+    """The reports of a collect whose files are gone: those collected whole (their rows kept: the store is their
+    record), those recorded as failed or with rows lost (forgotten: nothing is left to analyse), and the one-line
+    errors of the files asked for by name that are gone with nothing kept."""
+
+    kept: tuple[str, ...]
+    forgotten: tuple[str, ...]
+    errors: tuple[tuple[str, str], ...]
+
+
+def sort_gone(st: Store, named: Sequence[str], asked: set[str]) -> tuple[list[str], Gone]:
+    """The named reports whose files are there (to collect), and what becomes of those whose files are gone."""
+    from roofline.core.files import regular_file
+    from roofline.errors import ReportError
+    from roofline.store.dataset import DAMAGED
+
+    there: list[str] = []
+    kept: list[str] = []
+    forgotten: list[str] = []
+    errors: list[tuple[str, str]] = []
+    for path in named:
+        entry = st.reports.get(path)
+        if os.path.exists(path):
+            there.append(path)
+        elif entry is not None and entry.get("ok", True) and entry["catalog_hash"] != DAMAGED:
+            kept.append(path)
+        else:
+            forgotten += [path] if entry is not None else []
+            if path in asked or entry is not None and entry.get("ok", True):  # asked for, or its rows were lost
+                try:
+                    regular_file(Path(path), ReportError, "check the path")
+                    line = f"{path}: gone while collect ran"  # back since: collect it again
+                except RooflineError as e:
+                    line = str(e) + ("; rows of it were lost from the store, so it is dropped from the store"
+                                     if entry is not None else "")
+                errors.append((path, line))
+    return there, Gone(tuple(kept), tuple(forgotten), tuple(errors))
 
 
 def still_failed(st: Store, named: Sequence[str], failed: set[str]) -> list[tuple[str, str]]:

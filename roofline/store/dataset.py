@@ -109,6 +109,13 @@ class Store:
         self._publish(dict.fromkeys(sorted(gone), ""), {t: [] for t in TABLES}, hit)
         return sorted(hit)
 
+    def forget(self, paths: Sequence[str]) -> None:
+        """The reports at ``paths`` out of the store: their rows (their files written again without them) and their
+        index entries."""
+        if paths:
+            renamed = _without(self.root, self.reports, set(paths))
+            self._publish(renamed, {t: [] for t in TABLES}, {}, forgotten=sorted(paths))
+
     def unreadable(self) -> str | None:
         """The first file the manifest names whose Parquet footer cannot be read, None where every one can: the
         check after a query failed (it reads every footer, ``lost`` only each file's ends)."""
@@ -182,13 +189,16 @@ class Store:
                 path.unlink(missing_ok=True)
 
     def _publish(self, renamed: Mapping[str, str], added: Mapping[str, list[str]],
-                 entries: Mapping[str, dict[str, Any]]) -> None:
+                 entries: Mapping[str, dict[str, Any]], forgotten: Sequence[str] = ()) -> None:
         """One record of the journal: ``renamed`` files in place of the old (several old may become one new; ""
-        for none), ``added`` files, and the index entries ``entries`` (each naming its files); written at once,
-        applied to the manifest held here, then the old files removed."""
+        for none), ``added`` files, the index entries ``entries`` (each naming its files) and the reports
+        ``forgotten`` (out of the index); written at once, applied to the manifest held here, then the old files
+        removed."""
         record = {"seq": int(self.manifest.get("journal", 0)) + 1, "renamed": dict(renamed),
                   "added": {t: list(added[t]) for t in TABLES}, "reports": dict(entries), "written_by": __version__,
                   "updated_at": datetime.now(timezone.utc).isoformat()}
+        if forgotten:
+            record["forgotten"] = list(forgotten)
         write_record(self.root, record)
         self.manifest = applied(self.manifest, record)
         for f in renamed:
@@ -220,6 +230,8 @@ def applied(manifest: dict[str, Any], record: Mapping[str, Any]) -> dict[str, An
     files = {t: moved(manifest["files"].get(t, [])) + list(record["added"][t]) for t in TABLES}
     reports: dict[str, dict[str, Any]] = manifest["reports"]
     reports.update(record["reports"])
+    for path in record.get("forgotten", []):
+        reports.pop(path, None)
     if renamed:
         for entry in reports.values():
             entry["files"] = moved(entry.get("files", []))

@@ -78,6 +78,7 @@ def query(store: str | os.PathLike[str], sql: str) -> pa.Table:
     except duckdb.Error as e:
         raise _refused(st, e) from None
     try:
+        _only_reads(st, sql, duckdb)
         result = con.sql(sql)
         if result is None:
             raise StoreError(f"{st.root}: query {_shown(sql)}: no rows asked (the SQL is empty, or its last statement "
@@ -88,6 +89,20 @@ def query(store: str | os.PathLike[str], sql: str) -> pa.Table:
         raise _refused(st, e) from None
     finally:
         con.close()
+
+
+READING = ("SELECT", "EXPLAIN")  # the statement types a query may hold (DESCRIBE, SHOW, SUMMARIZE are SELECTs)
+
+
+def _only_reads(st: Store, sql: str, duckdb: Any) -> None:
+    """StoreError for SQL with a statement that is no query (COPY ... TO, EXPORT, ATTACH, CREATE, SET, INSTALL):
+    a query reads the store, it never writes a file nor changes what later statements see."""
+    for statement in duckdb.extract_statements(sql):
+        kind = statement.type.name
+        if kind not in READING:
+            raise StoreError(f"{st.root}: query {_shown(sql)}: a {kind} statement (a query only reads: SELECT, "
+                             "WITH, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN)", "to write the result to a file, give -o "
+                             "FILE (.csv or .json)")
 
 
 def _refused(st: Store, error: Exception) -> StoreError:

@@ -88,11 +88,10 @@ def _text(value: Any) -> Any:
 def launch_row(k: Kernel, doc: Report, source: Row, index: int, key: str, lib: str | None,
                time_to_gain_s: float | None) -> Row:
     """One launch's figures: its work, time, roofs, verdict, time model, diagnostics and advice totals."""
-    roofs = doc.ceilings.get(k.ceilings_used)
+    roofs = k.ceilings.get(k.ceilings_used)  # the launch's own (kernel-clock roofs follow its clock)
     v, tm, occ, tc, st, mem = k.verdict, k.time_model, k.occupancy, k.tensor_cores, k.stalls, k.memory
     top = st.reasons[0] if st is not None and st.reasons else None
-    reasons = doc.reasons
-    return {
+    row: Row = {
         **source, "compute_capability": doc.device.compute_capability, "spec_id": doc.device.spec_id,
         "launch": index, "range": k.range, "action": k.action, "function": k.name,
         "demangled_name": k.demangled_name, "kernel": key, "nvtx": " > ".join(k.nvtx) or None, "library": lib,
@@ -122,8 +121,57 @@ def launch_row(k: Kernel, doc: Report, source: Row, index: int, key: str, lib: s
         "l2_hit_rate_pct": mem.hit_rate_pct.get("l2") if mem else None,
         "advice_count": len(k.advice), "combined_saved_s": k.combined_saved_s,
         "combined_floor_s": k.combined_floor_s, "flags": list(k.flags),
-        "missing": [(path, reasons[i]) for path, i in k.missing.items()],
     }
+    return {**row, "missing": list(column_reasons(row, k, doc.reasons).items())}
+
+
+# The path in the report document (``report -f json``) of a launch's figure, by the store column that holds it,
+# where the two differ; a null column's reason is the document's reason at that path or the nearest above it.
+COLUMN_PATHS: dict[str, str] = {
+    **{f"{prefix}_{key}": f"{prefix}.{key}" for prefix, keys in (
+        ("flops", PRECISIONS), ("flop_per_s", PRECISIONS), ("bytes", LEVELS), ("bytes_per_s", LEVELS),
+        ("intensity", LEVELS)) for key in keys},
+    "verdict_basis": "verdict.basis", "sm_pct": "verdict.sm_pct", "memory_pct": "verdict.memory_pct",
+    "waves_per_sm": "verdict.waves_per_sm", "busiest_unit": "verdict.busiest", "busiest_pct": "verdict.busiest",
+    "verdict": "verdict.text", "measured_s": "time_model.measured_s", "floor_s": "time_model.floor_s",
+    "floor_term": "time_model.floor", "slack_s": "time_model.slack_s",
+    "occupancy_theoretical_pct": "occupancy.theoretical_pct", "occupancy_achieved_pct": "occupancy.achieved_pct",
+    "tensor_status": "tensor_cores.status", "tensor_pipe_active_pct": "tensor_cores.pipe_active_pct",
+    "top_stall": "stalls.reasons", "top_stall_share": "stalls.reasons", "issue_active_pct": "stalls.issue_active_pct",
+    "l1_hit_rate_pct": "memory.hit_rate_pct.l1", "l2_hit_rate_pct": "memory.hit_rate_pct.l2",
+}
+# The reasons of the store's own nulls, which the report document does not hold.
+STORE_REASONS: dict[str, str] = {
+    "nvtx": "no NVTX range was open around the launch (or the report has no NVTX data)",
+    "library": "not a kernel of a library roofline knows by name",
+    "time_to_gain_s": "no advice item of the launch estimates a saving",
+    "ncu_version": "the report does not record the ncu version that wrote it",
+}
+NO_REASON = "the report's analysis holds no figure here and gave no reason"  # never expected: a test checks
+
+
+def column_reasons(row: Row, k: Kernel, reasons: list[str]) -> dict[str, str]:
+    """Each null column of a launch's row with its reason: the document's at the column's path or the nearest path
+    above it (a roof's from the launch's ceiling set), else the store's own (``STORE_REASONS``)."""
+    by_path = {path: reasons[i] for path, i in k.missing.items()}
+    roofs = k.ceilings.get(k.ceilings_used)
+    for key, i in (roofs.missing.items() if roofs is not None else ()):
+        by_path[f"roof_{key}_{'flop' if key in PRECISIONS else 'bytes'}_per_s"] = reasons[i]
+    out = {}
+    for column, value in row.items():
+        if value is None:
+            out[column] = _reason_at(COLUMN_PATHS.get(column, column), by_path) or STORE_REASONS.get(
+                column, NO_REASON)
+    return out
+
+
+def _reason_at(path: str, by_path: Mapping[str, str]) -> str | None:
+    """The reason at ``path`` or at the nearest path above it (``a.b.c``, ``a.b``, ``a``)."""
+    while path:
+        if path in by_path:
+            return by_path[path]
+        path = path.rpartition(".")[0]
+    return None
 
 
 def _keyed(prefix: str, values: Mapping[str, float | None], keys: tuple[str, ...]) -> Row:

@@ -38,7 +38,9 @@ def plain(value: Any) -> Any:
 def formatted(table: pa.Table, fmt: QueryFormat, width: int | None = None) -> str:
     """The table as text in ``fmt``; an aligned table fits its lines in ``width`` characters where it can, its text
     cells cut in the middle only as much as that needs (None: every cell whole)."""
-    rows = [[plain(v) for v in row.values()] for row in table.to_pylist()]
+    maps = {i for i, field in enumerate(table.schema) if _is_map(field.type)}
+    rows = [[plain(dict(v) if i in maps and v is not None else v) for i, v in enumerate(row.values())]
+            for row in table.to_pylist()]
     names = table.column_names
     if fmt == "json":
         records = [dict(zip(names, row, strict=True)) for row in rows]
@@ -95,12 +97,23 @@ def _csv(value: Any) -> Any:
 
 
 def _cell(value: Any) -> str:
-    """One cell's text, whole: empty for null, numbers with 6 significant digits, nested values as JSON."""
+    """One cell's text, whole: empty for null, numbers with 6 significant digits, nested values as JSON, control
+    characters of a text as escapes (a line end would break its row)."""
+    from roofline.render.names import printable
+
     if value is None:
         return ""
     if isinstance(value, float):
         return f"{value:.6g}"
-    return json.dumps(value) if isinstance(value, (list, dict)) else str(value)
+    return json.dumps(value) if isinstance(value, (list, dict)) else printable(str(value))
+
+
+def _is_map(kind: pa.DataType) -> bool:
+    """Whether a column is a map (the launches' ``missing``): written as an object, as the report document writes
+    it, not as Arrow's list of pairs."""
+    import pyarrow.types as t
+
+    return bool(t.is_map(kind))
 
 
 def _numeric(table: pa.Table, i: int) -> bool:

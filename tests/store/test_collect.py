@@ -168,3 +168,34 @@ def test_the_report_label_is_the_one_summary_and_compare_give(tmp_path: Path) ->
     got = rows(store, "SELECT path, label FROM reports ORDER BY path")
     assert got == [(str(p), path_labels([str(p)])[0]) for p in sorted([fp16, triad], key=str)]
     assert [label for _, label in got] == ["torch-fp16.full", "triad-cupy.full"]
+
+
+def test_a_report_whose_file_is_gone_keeps_its_rows_on_a_refresh(tmp_path: Path) -> None:
+    fp16, triad = copies(tmp_path / "in")
+    store = tmp_path / "store"
+    collect([fp16, triad], store)
+    before = rows(store, "SELECT path, launch, duration_s FROM launches ORDER BY path, launch")
+    triad.unlink()
+    outcome = collect([], store)  # a refresh: every report the store holds
+    assert (outcome.kept_gone, outcome.errors, outcome.analysed, outcome.unchanged) == (1, (), 0, 1)
+    assert rows(store, "SELECT path, launch, duration_s FROM launches ORDER BY path, launch") == before
+    assert rows(store, "SELECT count(*) FROM errors") == [(0,)]
+    named = collect([triad], store)  # asked for by name: still kept, and said
+    assert (named.kept_gone, named.errors) == (1, ())
+
+
+def test_a_failure_whose_file_is_gone_is_dropped_and_a_missing_name_leaves_no_row(tmp_path: Path) -> None:
+    fp16, _ = copies(tmp_path / "in")
+    bad = tmp_path / "in" / "bad.ncu-rep"
+    bad.write_bytes(b"not a report")
+    store = tmp_path / "store"
+    typo = tmp_path / "in" / "typo.ncu-rep"
+    first = collect([fp16, bad, typo], store)
+    assert {p for p, _ in first.errors} == {str(bad), str(typo)}
+    assert "no such file" in dict(first.errors)[str(typo)]
+    assert rows(store, "SELECT path FROM errors") == [(str(bad),)]  # the typo is this run's error, not a row
+    bad.unlink()
+    refresh = collect([], store)
+    assert (refresh.forgotten, refresh.errors) == (1, ())  # nothing is left to fix: a CI refresh passes again
+    assert rows(store, "SELECT count(*) FROM errors") == [(0,)] and rows(store, "SELECT path FROM reports") == [
+        (str(fp16),)]

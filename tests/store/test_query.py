@@ -72,3 +72,18 @@ def test_sql_that_asks_no_rows_is_one_line_naming_the_store(collected: tuple[Pat
         query(store, sql)
     line = str(refused.value)
     assert "\n" not in line and line.startswith(f"{store}: query ") and "give one SELECT" in line
+
+
+def test_a_statement_that_writes_is_refused_and_no_file_is_written(collected: tuple[Path, list[Path]],
+                                                                   tmp_path: Path) -> None:
+    store, _ = collected
+    kept = tmp_path / "precious.txt"
+    kept.write_text("keep\n")
+    for sql in (f"COPY (SELECT 'gone' AS x) TO '{kept}' (FORMAT csv)", f"EXPORT DATABASE '{tmp_path / 'db'}'",
+                f"ATTACH '{tmp_path / 'new.db'}'", "SELECT 1; CREATE TABLE t AS SELECT 1", "SET threads = 1"):
+        with pytest.raises(StoreError) as refused:
+            query(store, sql)
+        assert "\n" not in str(refused.value) and "a query only reads" in str(refused.value)
+    assert kept.read_text() == "keep\n" and sorted(p.name for p in tmp_path.iterdir()) == ["precious.txt"]
+    for sql in ("DESCRIBE launches", "SHOW TABLES", "EXPLAIN SELECT 1", "WITH a AS (SELECT 1 AS x) SELECT x FROM a"):
+        assert query(store, sql).num_rows >= 1

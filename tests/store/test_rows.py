@@ -9,11 +9,12 @@ import math
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from roofline.cli.app import app
 from roofline.store.query import query
-from roofline.store.rows import gpu_slug
+from roofline.store.rows import COLUMN_PATHS, NO_REASON, gpu_slug
 
 runner = CliRunner()
 
@@ -35,8 +36,8 @@ def test_every_launch_row_holds_the_report_documents_figures(collected: tuple[Pa
         doc = report_json(path)["reports"][0]
         rows = query(store, f"SELECT * FROM launches WHERE path = '{path.resolve()}' ORDER BY launch").to_pylist()
         assert len(rows) == len(doc["kernels"]) > 0
-        roofs = doc["ceilings"]
         for row, k in zip(rows, doc["kernels"], strict=True):
+            roofs = k["ceilings"][k["ceilings_used"]]  # the launch's own: kernel-clock roofs follow its clock
             assert (row["function"], row["demangled_name"], row["device"]) == (k["name"], k["demangled_name"],
                                                                              doc["device"]["name"])
             assert row["gpu"] == gpu_slug(doc["device"]["name"]) and row["bound"] == k["bound"]
@@ -44,16 +45,50 @@ def test_every_launch_row_holds_the_report_documents_figures(collected: tuple[Pa
                 assert same(row[key], k[key]), (path.name, key)
             for p in ("fp64", "fp32", "fp16", "tensor"):
                 assert same(row[f"flops_{p}"], k["flops"][p])
-                assert same(row[f"roof_{p}_flop_per_s"], roofs[k["ceilings_used"]][f"{p}_flop_per_s"])
+                assert same(row[f"roof_{p}_flop_per_s"], roofs[f"{p}_flop_per_s"])
             for level in ("dram", "l2", "l1"):
+                assert same(row[f"roof_{level}_bytes_per_s"], roofs[f"{level}_bytes_per_s"])
                 assert same(row[f"bytes_{level}"], k["bytes"][level])
                 assert same(row[f"intensity_{level}"], k["intensity"][level])
             assert same(row["sm_pct"], k["verdict"]["sm_pct"]) and row["verdict"] == k["verdict"]["text"]
             model = k["time_model"]
             assert same(row["floor_s"], model["floor_s"] if model else None)
             assert [t["seconds"] for t in row["terms"]] == [t["seconds"] for t in (model["terms"] if model else [])]
-            missing = {key: doc["reasons"][i] for key, i in k["missing"].items()}
-            assert dict(row["missing"]) == missing
+            reasons = dict(row["missing"])
+            assert {c for c, v in row.items() if v is None} == set(reasons)  # every null column, by its name
+            assert NO_REASON not in reasons.values()
+            for column, path in COLUMN_PATHS.items():
+                if column in reasons and path in k["missing"]:
+                    assert reasons[column] == doc["reasons"][k["missing"][path]]
+            for p, i in roofs["missing"].items():
+                unit = "flop" if p in ("fp64", "fp32", "fp16", "tensor") else "bytes"
+                assert reasons[f"roof_{p}_{unit}_per_s"] == doc["reasons"][i]
+
+
+def test_a_launch_rows_roofs_are_its_own_where_its_clock_differs_from_the_reports() -> None:
+    """The A10G blocktiling report's launches ran at other clocks than the report's median: the store's roofs and
+    percent of roof agree per launch, as report -f json gives them (the report-wide roofs did not)."""
+    from datetime import datetime, timezone
+
+    from roofline.facade import Roofline
+    from roofline.render.report.json import typed
+    from roofline.store.rows import Stamp, report_rows
+    from tests.conftest import SHARED_REPORTS
+
+    path = SHARED_REPORTS / "a10g_sgemm-blocktiling_roofline.ncu-rep"
+    if not path.is_file():
+        pytest.skip(f"{path.name} is not in ../shared/ncu-reps")
+    view = Roofline().report([path], keep_going=False).view
+    doc = typed(view).reports[0]
+    rows = report_rows(doc, view.reports[0], Stamp(str(path), "h", 1, "v", "k", datetime.now(timezone.utc)))
+    differ = 0
+    for row, k in zip(rows["launches"], doc.kernels, strict=True):
+        own, whole = k.ceilings[k.ceilings_used], doc.ceilings[k.ceilings_used]
+        assert own is not None and whole is not None and row["roof_dram_bytes_per_s"] == own.dram
+        differ += own.dram != whole.dram
+        if k.limiter == "dram":
+            assert 100 * row["bytes_per_s_dram"] / row["roof_dram_bytes_per_s"] == pytest.approx(row["pct_of_roof"])
+    assert differ >= 3
 
 
 def test_advice_rows_keep_each_items_rank_and_saving(collected: tuple[Path, list[Path]]) -> None:
@@ -87,6 +122,8 @@ def test_the_rows_take_the_document_types_and_no_renderer() -> None:
 
     store = [m for m in MODULES if m.startswith("roofline.store.")]
     takers = {m for m in store for target, _, _ in imports(m) if target.startswith("roofline.render")}
-    assert takers == {"roofline.store.collect"}
+    assert takers == {"roofline.store.collect", "roofline.store.text"}
+    assert {(t, n) for t, n, _ in imports("roofline.store.text") if t.startswith("roofline.render")} == {
+        ("roofline.render.names", "printable")}  # a query's text cells escaped as every table escapes them
     assert {(t, n) for t, n, _ in imports("roofline.store.collect") if t.startswith("roofline.render")} == {
         ("roofline.render.report.json", "typed")}

@@ -53,3 +53,16 @@ def test_a_width_too_narrow_cuts_names_no_shorter_than_their_floor() -> None:
 
     lines = formatted(LONG, "table", 10).splitlines()
     assert len(lines[2].split()[0]) == FEWEST
+
+
+def test_a_map_column_is_an_object_in_json_and_csv_as_the_report_document_writes_it() -> None:
+    kind = pa.map_(pa.string(), pa.string())
+    table = pa.table({"missing": pa.array([[("flops_fp64", "not collected")], None], type=kind)})
+    assert json.loads(formatted(table, "json"))["rows"] == [{"missing": {"flops_fp64": "not collected"}},
+                                                            {"missing": None}]
+    assert formatted(table, "csv").splitlines()[1] == '"{""flops_fp64"": ""not collected""}"'
+
+
+def test_a_line_end_in_a_text_cell_is_an_escape_and_keeps_its_row_whole() -> None:
+    lines = formatted(pa.table({"s": ["a\nb\tc"], "n": [1]}), "table").splitlines()
+    assert len(lines) == 4 and lines[2].split() == ["a\\nb\\tc", "1"]

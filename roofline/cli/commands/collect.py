@@ -61,4 +61,10 @@ def summary_line(outcome: Outcome, store: Path) -> str:
                 "failed"
     if outcome.repaired:
         line += f"; {outcome.repaired} analysed again: the store had lost rows of theirs"
+    if outcome.kept_gone:
+        whose = "its file is" if outcome.kept_gone == 1 else "their files are"
+        line += f"; {outcome.kept_gone} kept as collected: {whose} gone"
+    if outcome.forgotten:
+        whose = "a failure whose file is" if outcome.forgotten == 1 else "failures whose files are"
+        line += f"; {outcome.forgotten} dropped: {whose} gone"
     return line + ")"
