@@ -20,7 +20,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from roofline.core.choices import GroupBy, NameBase, TargetClock
+from roofline.core.choices import GroupBy, NameBase, TargetClock, one_of
 from roofline.core.thresholds import SPREAD_THRESHOLD_PCT
 from roofline.documents.kinds import (
     CompareDocument,
@@ -46,6 +46,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from roofline.specs.catalog import DeviceSpec, SpecCatalog, SpecMatch
 
 Paths = Sequence[str | os.PathLike[str]]
+
+
+def listed(paths: Paths | str | os.PathLike[str]) -> Paths:
+    """Report paths as a sequence: one path given alone is a list of one (a string is not its characters)."""
+    return [paths] if isinstance(paths, (str, os.PathLike)) else paths
 Done = Callable[[], None]
 Progress = Callable[[Paths, int], AbstractContextManager[Done | None]]  # (files, jobs) -> the call after each file
 Analysed = Callable[[Sequence["ReportAnalysis"]], None]
@@ -141,6 +146,7 @@ class Roofline:
         ``keep_going`` the bad ones are left out (``left_out``), and NoReportAnalysed is raised when none is good."""
         from roofline.pipeline import analyze_each
 
+        paths = listed(paths)
         with self._ticking(paths) as done:
             analyses, errors = analyze_each(paths, self.options, self._loaded(), keep_going, self.jobs, done)
         self.left_out = tuple(errors)
@@ -152,8 +158,12 @@ class Roofline:
 
     def analysis(self, report: object) -> ReportAnalysis:
         """The analysis of a report already in memory (``roofline.load``, or built by hand)."""
+        from roofline.errors import UsageError
         from roofline.pipeline import analyze_loaded
 
+        if isinstance(report, (str, os.PathLike)):
+            raise UsageError(f"analysis({str(report)!r}): a path, where a loaded report is taken",
+                             "give roofline.load(path), or call analyses([path]) for the file")
         return analyze_loaded(report, self.options, self.catalog)  # type: ignore[arg-type]
 
     # --- One document per command ----------------------------------------------------------------------
@@ -183,6 +193,7 @@ class Roofline:
         first."""
         from roofline.compare.pairing import PairOptions, project_onto_many
 
+        one_of("clock", clock, TargetClock)
         targets = self.targets(to, clock) if isinstance(to, str) else list(to)
         if len(targets) == 1:
             comparison = self._comparison([path], None, targets[0], PairOptions(clock=clock))
@@ -223,6 +234,8 @@ class Roofline:
         from roofline.pipeline import files_left_out, map_reports
 
         check_top(top)
+        one_of("by", by, GroupBy)
+        paths = listed(paths)
 
         def summary_of(analysis: ReportAnalysis) -> AppSummary:
             return summarize(analysis, by, top)

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, TypeVar
 from msgspec import Struct
 
 from roofline.core import mechanisms
-from roofline.core.choices import GroupBy, NameBase
+from roofline.core.choices import GroupBy, NameBase, one_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.launches import ReportAnalysis
@@ -62,6 +62,15 @@ class AnalysisOptions(Struct, frozen=True):
     diagnostics: bool = True
     group_by: GroupBy = "kernel"
     sass: bool = True
+
+    def __post_init__(self) -> None:
+        """A library caller's choices checked as the command line checks them (an unknown one was ignored, or a
+        KeyError deep in the analysis)."""
+        from roofline.core.model import CeilingSet
+
+        one_of("kernel_name_base", self.kernel_name_base, NameBase)
+        one_of("ceilings", self.ceilings, CeilingSet)
+        one_of("group_by", self.group_by, GroupBy)
 
 
 DEFAULT_OPTIONS = AnalysisOptions()  # the options a call that gives none runs with

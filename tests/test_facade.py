@@ -109,3 +109,25 @@ def test_the_ncu_plan_of_a_profile_is_what_analyze_and_the_mcp_tool_run(tmp_path
     assert [r.kernels for r in runs] == [["gemm"], ["triad"]]
     assert all(r.launch_count == 1 and r.launch_skip is not None for r in runs)
     assert "-k regex:^(?:gemm)$" in runs[0].ncu.replace("'", "") and "APP.top1" in runs[0].ncu
+
+
+def test_a_library_callers_unknown_clock_or_grouping_is_refused_not_computed_at_another() -> None:
+    """An unknown clock was projected at the base clock and labelled with the unknown name."""
+    from roofline.errors import UsageError
+
+    with pytest.raises(UsageError, match="clock='turbo'"):
+        Roofline().project(EXAMPLE, "h200", clock="turbo")  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match="clock='turbo'"):
+        Roofline().project(EXAMPLE, "all", clock="turbo")  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match="by='bogus'"):
+        Roofline().summary([EXAMPLE], "bogus")  # type: ignore[arg-type]
+
+
+def test_one_path_given_alone_is_one_report_and_a_path_to_analysis_is_refused() -> None:
+    """A string was iterated as its characters ("n: no such file")."""
+    from roofline.errors import UsageError
+
+    (alone,) = roofline.analyze_files(str(TRIAD))  # type: ignore[arg-type]
+    assert alone.launches == roofline.analyze_files([TRIAD])[0].launches
+    with pytest.raises(UsageError, match="roofline.load"):
+        Roofline().analysis(str(TRIAD))

@@ -229,3 +229,14 @@ def test_a_bad_device_or_a_failure_ahead_of_the_checks_leaves_the_work_to_the_en
     for batch in batches:
         failing.take(batch)
     assert failing.filter is None and not failing.done
+
+
+@pytest.mark.parametrize(("field", "value"), [("ceilings", "bogus"), ("group_by", "kernels"),
+                                              ("kernel_name_base", "short")])
+def test_analysis_options_refuse_an_unknown_choice_in_one_line(field: str, value: str) -> None:
+    """An unknown ceiling set was a KeyError deep in the analysis; an unknown grouping or name base was ignored."""
+    from roofline.errors import UsageError
+    from roofline.pipeline import AnalysisOptions
+
+    with pytest.raises(UsageError, match=f"{field}='{value}'"):
+        AnalysisOptions(**{field: value})

@@ -78,7 +78,7 @@ from roofline.analysis.kernels import REFERENCE_S, KernelStats, per_launch, roof
 from roofline.analysis.results import Value
 from roofline.analysis.roofline import roof_position
 from roofline.analysis.work import LATENCY, LAUNCH, governing
-from roofline.core.choices import TargetClock
+from roofline.core.choices import TargetClock, one_of
 from roofline.core.labels import NAMES, measure_label
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, Device
 from roofline.core.resources import DRAM_BYTES, FP64_FLOPS, L1_BYTES, TENSOR_FLOPS, Resource
@@ -310,7 +310,9 @@ def clock_use(stats: KernelStats, source: Device, spec: DeviceSpec, clock: Targe
 
 
 def require_clock(spec: DeviceSpec, clock: TargetClock) -> None:
-    """RooflineError (one line) where ``clock`` is base and the target's spec gives no base clock."""
+    """RooflineError (one line) for a clock that is none of ``TargetClock``'s, or base where the target's spec gives
+    no base clock."""
+    one_of("clock", clock, TargetClock)
     if clock == "base" and spec.base_clock_hz is None:
         raise RooflineError(f"--clock base: the spec {spec.id} ({spec.path}) gives no base_clock_hz",
                             "add it with its source (device_specs/README.md), or use --clock boost")

@@ -32,6 +32,7 @@ from roofline.analysis.results import LineShift, Value
 from roofline.analysis.work import WorkCheck
 from roofline.compare.noise import Change, change_pct, slower_p_value
 from roofline.compare.pairing import Comparison, KernelPair, ReportRef, require_common
+from roofline.core.choices import finite_at_least
 from roofline.core.thresholds import MIN_SHARE_PCT, SLOWER_PCT, TOTAL_SLOWER_PCT
 from roofline.errors import RooflineError
 from roofline.ncu import metrics as m
@@ -53,6 +54,12 @@ class Thresholds:
     roof_drop_pct: float | None = None
     gate_different_work: bool = False
     new_share_pct: float | None = None
+
+    def __post_init__(self) -> None:
+        """Each limit finite and not negative (NaN or infinity would switch its gate off without a word; the
+        command line refuses them too)."""
+        for name in ("slower_pct", "min_share_pct", "total_slower_pct", "roof_drop_pct", "new_share_pct"):
+            finite_at_least(name, getattr(self, name))
 
 
 class GateCause(Enum):

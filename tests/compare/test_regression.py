@@ -244,3 +244,15 @@ def test_kernels_only_in_new_fail_the_gate_above_their_share_of_new_time():
     assert judge(comparison, Thresholds(new_share_pct=75.0)).exit_code == 0  # not above: 75% is the limit
     same = judge(pair_reports([analyze_report(base), analyze_report(base)]), Thresholds(new_share_pct=0.0))
     assert same.only_in_new is None and same.exit_code == 0  # NEW runs no kernel of its own
+
+
+@pytest.mark.parametrize("field", ["slower_pct", "min_share_pct", "total_slower_pct", "roof_drop_pct",
+                                   "new_share_pct"])
+def test_a_nan_or_negative_threshold_cannot_switch_the_gate_off(field: str) -> None:
+    """NaN compares false with everything: a NaN slower limit passed every regression (the CLI refused it, a
+    Python caller's Thresholds did not)."""
+    from roofline.errors import UsageError
+
+    for value in (float("nan"), float("inf"), -1.0):
+        with pytest.raises(UsageError, match=field):
+            Thresholds(**{field: value})
