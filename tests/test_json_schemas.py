@@ -51,7 +51,7 @@ def test_every_schema_is_a_valid_draft_2020_12_schema_with_an_id() -> None:
     kinds = sorted(p.name.removesuffix(".schema.json") for p in SCHEMAS.glob("*.schema.json"))
     assert kinds == ["analyse_kernel", "compare", "compare_reports", "diff", "gpu_spec", "grade", "grade_kernel",
                      "list_kernels", "project", "project_report", "rank_nsys_kernels", "realtime", "report", "spec",
-                     "summary", "timeline"]  # the commands' documents, and the MCP tools' results (named by the tool)
+                     "specs", "summary", "timeline"]  # the commands' documents, the MCP tools' results (named by tool)
     for kind in kinds:
         s = schema(kind)
         jsonschema.Draft202012Validator.check_schema(s)
@@ -60,7 +60,7 @@ def test_every_schema_is_a_valid_draft_2020_12_schema_with_an_id() -> None:
 
 
 def test_the_schemas_ship_in_the_package() -> None:
-    assert '"roofline" = ["schemas/*.schema.json"]' in (REPO / "pyproject.toml").read_text()
+    assert '"roofline" = ["schemas/*.schema.json", "py.typed"]' in (REPO / "pyproject.toml").read_text()
 
 
 def test_report_of_every_shipped_example() -> None:
@@ -95,7 +95,8 @@ def test_project_of_every_shipped_example(folder: Path, target: str) -> None:
 
 
 def test_every_device_spec() -> None:
-    ids = [line.split()[0] for line in runner.invoke(app, ["specs", "list"]).stdout.splitlines()[1:]]
+    assert errors("specs", cli_json("specs", "list")) == []
+    ids = [spec["id"] for spec in cli_json("specs", "list")]
     assert len(ids) > 30
     for spec_id in ids:
         assert errors("spec", cli_json("specs", "show", spec_id)) == [], spec_id

@@ -82,7 +82,7 @@ from roofline.core.choices import TargetClock, one_of
 from roofline.core.labels import NAMES, measure_label
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, Device
 from roofline.core.resources import DRAM_BYTES, FP64_FLOPS, L1_BYTES, TENSOR_FLOPS, Resource
-from roofline.core.thresholds import LAUNCH_FLOOR_S
+from roofline.core.thresholds import CLOCK_TOLERANCE, LAUNCH_FLOOR_S
 from roofline.core.units import seconds, si
 from roofline.errors import RooflineError
 from roofline.ncu.metrics import FP64_PIPE, LAUNCH_SHARED
@@ -304,9 +304,17 @@ def clock_use(stats: KernelStats, source: Device, spec: DeviceSpec, clock: Targe
     measured, boost = stats.sm_clock_hz.value, source.max_clock_hz
     if not measured or not boost:
         return ClockUse(clock, target_hz, spec.boost_clock_hz, measured, boost, 1.0, source_base_hz, 1.0, *tensors)
-    share = min(1.0, measured / source_base_hz) if source_base_hz else 1.0
+    share = held_share(measured, source_base_hz)
     factor = (measured / boost) / (target_hz * share / spec.boost_clock_hz)
     return ClockUse(clock, target_hz, spec.boost_clock_hz, measured, boost, factor, source_base_hz, share, *tensors)
+
+
+def held_share(measured_hz: float, base_hz: float | None) -> float:
+    """The share of its locked base clock a launch kept, held below it by power or heat: 1 within
+    ``CLOCK_TOLERANCE`` of the base (locked to it, as ``grade`` reads the clock), or without a base."""
+    if not base_hz or measured_hz >= base_hz * (1.0 - CLOCK_TOLERANCE):
+        return 1.0
+    return measured_hz / base_hz
 
 
 def require_clock(spec: DeviceSpec, clock: TargetClock) -> None:

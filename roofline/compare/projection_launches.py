@@ -61,7 +61,7 @@ from msgspec import Struct
 from roofline.analysis.results import Value
 from roofline.analysis.time_model import time_model
 from roofline.analysis.verdict import busy_units, paced_by_blocks, whole_blocks
-from roofline.compare.projection import IN_FLIGHT_SHARPNESS
+from roofline.compare.projection import IN_FLIGHT_SHARPNESS, held_share
 from roofline.core.thresholds import LAUNCH_FLOOR_S, TAIL_NAMED
 from roofline.ncu import metrics as m
 
@@ -494,10 +494,10 @@ def power_held(there: _Gpu, la: LaunchAnalysis, clock: float, source_spec: Devic
     (``metrics.clock_judged``: shorter ones read it low)."""
     from msgspec.structs import replace
 
-    base = source_spec.base_clock_hz
-    if not base or clock >= base or not m.clock_judged(la.launch):
+    share = held_share(clock, source_spec.base_clock_hz)
+    if share == 1.0 or not m.clock_judged(la.launch):
         return there
-    return replace(there, clock_hz=there.clock_hz * clock / base)
+    return replace(there, clock_hz=there.clock_hz * share)
 
 
 def governing_key(terms: Sequence[UnitTerm]) -> str:

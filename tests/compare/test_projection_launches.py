@@ -567,3 +567,20 @@ def test_a_power_held_launch_gives_its_clock_there_and_the_workload_counts_it():
     assert ran is not None and base is not None and ran < base
     assert w.clock_hz is not None and gemm.clock_hz == pytest.approx(w.clock_hz * ran / base, rel=1e-12)
     assert w.power_held == sum(1 for x in w.launches if x.clock_hz is not None and x.clock_hz < w.clock_hz) >= 1
+
+
+def test_a_launch_within_the_clock_tolerance_of_its_base_is_locked_not_power_held():
+    """The RTX 5060 Ti's launches ran at 2385-2388 MHz under a 2389 MHz base: locked to base, as grade reads them,
+    so none is held by power there and each keeps the workload's clock (they were four power-held groups)."""
+    from tests.conftest import SHARED_REPORTS
+
+    path = SHARED_REPORTS / "rtx5060ti_transpose_basic.ncu-rep"
+    if not path.is_file():
+        pytest.skip(f"{path.name} is not in ../shared/ncu-reps")
+    a = analyze_loaded(roofline.load(path), AnalysisOptions(diagnostics=False))
+    source = spec("rtx-5060-ti")
+    assert source.base_clock_hz is not None
+    ran = [m.sm_clock_hz(la.launch).value for la in a.valid_launches]
+    assert all(r is not None and 0.99 * source.base_clock_hz < r < source.base_clock_hz for r in ran)
+    w = project_workload(a.valid_launches, a.device, source, spec("h200"), "sustained")
+    assert w.power_held == 0 and {x.clock_hz for x in w.launches} == {w.clock_hz}
