@@ -126,10 +126,8 @@ def spec(spec_id: str, command: str, specs: Paths = ()) -> Struct:
 
 
 def spec_ids(command: str, specs: Paths = ()) -> Struct:
-    """``gpu_spec`` without an id: the known device specs (``roofline specs list``), id and display names."""
-    catalog = Roofline(AnalysisOptions(specs=tuple(specs))).catalog
-    return tools.spec_list([tools.SpecRef(s.id, list(s.display_names))
-                            for s in sorted(catalog.specs, key=lambda s: s.id)], command)
+    """``gpu_spec`` without an id: the known device specs (``roofline specs list -f json``), id and display names."""
+    return tools.spec_list(tools.spec_refs(Roofline(AnalysisOptions(specs=tuple(specs))).catalog.specs), command)
 
 
 def text(doc: Any) -> str:

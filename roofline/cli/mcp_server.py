@@ -106,20 +106,26 @@ class Roots:
         return Path(path)
 
 
-# Never cut: the reasons of the nulls, the verdict, the work check and headline of a pair, the page, the report, and
-# a launch's grid and block (a triple cut short reads as another launch configuration).
+# Never cut: the reasons of the nulls (a launch's map of reasons alone is cut, by whole reasons: ``_reasons``), the
+# verdict, the work check and headline of a pair, the page, the report, and a launch's grid and block (a triple cut
+# short reads as another launch configuration).
 KEPT = frozenset({"missing", "verdict", "work", "headline", "page", "report", "grid", "block"})
+# Halved but never emptied: a launch's first advice item, the change that saves most, is what an agent acts on.
+SPARED = frozenset({"advice"})
 
 
 def fit(result: dict[str, Any], budget: int, ask: str) -> dict[str, Any]:
-    """``result`` within ``budget`` characters of JSON: the list of two or more entries that weighs most is halved,
-    never to nothing, until it fits, the lists at the top level (the reports, the matched launches) only once those
-    below are down to one entry; last the heaviest list is emptied. Only lists are cut (never an object's field, nor
-    a list of numbers alone: a point or a triple), so the result keeps its tool's schema. Each cut is listed under
-    ``cut`` (its path, and how many entries are kept of how many) with ``ask``, how to get the rest."""
+    """``result`` within ``budget`` characters of JSON: the list of two or more entries that weighs most (or a
+    launch's map of null reasons, its least telling reasons first: ``_reasons``) is halved, never to nothing, until
+    it fits, the lists at the top level (the reports, the matched launches) only once those below are down to one
+    entry; last the heaviest list is emptied (never the advice: ``SPARED``). Only lists and that map are cut (never
+    an object's field, nor a list of numbers alone: a point or a triple), so the result keeps its tool's schema; a
+    map of null reasons keeps the paths the result still holds (``_prune``). Each cut is listed under ``cut`` (its
+    path, and how many entries are kept of how many) with ``ask``, how to get the rest."""
+    _prune(result)
     text = adapter.text(result)
     full = len(text)
-    cuts: dict[str, dict[str, Any]] = {}
+    cuts: dict[str, tuple[Any, Any, int]] = {}  # each list cut: its parent, its key there, its entries in full
     while len(text) > budget:
         rows = _halvable(result, "", False) or _halvable(result, "", True)
         if rows is not None:
@@ -130,10 +136,11 @@ def fit(result: dict[str, Any], budget: int, ask: str) -> dict[str, Any]:
             kept = 0
         else:
             raise _unfit(budget, len(text), full)
-        items = parent[key]
-        cuts[path] = {"path": path, "kept": kept, "of": cuts.get(path, {}).get("of", len(items))}
-        del items[kept:]
-        result["cut"] = {"lists": list(cuts.values()), "full_chars": full,
+        cuts[path] = (parent, key, cuts[path][2] if path in cuts else len(parent[key]))
+        _keep(parent, key, kept)
+        _prune(result)
+        result["cut"] = {"lists": [{"path": at, "kept": len(held[name]), "of": of}
+                                   for at, (held, name, of) in cuts.items()], "full_chars": full,
                          "ask": f"{ask}; or call again with max_chars={min(MAX_CHARS, full + 1000)}"}
         text = adapter.text(result)
     return result
@@ -156,17 +163,76 @@ def _cuttable(child: Any) -> bool:
     return isinstance(child, list) and not (child and all(isinstance(x, (int, float)) for x in child))
 
 
+def _reasons(key: Any, child: Any) -> bool:
+    """Whether ``child`` is a launch's map of null reasons (``missing``: each reason with the paths of the nulls it
+    explains), which is cut by whole reasons, those of the launch's last fields first (``_keep``)."""
+    return key == "missing" and isinstance(child, dict) and all(isinstance(p, list) for p in child.values())
+
+
+def _keep(parent: Any, key: Any, kept: int) -> None:
+    """Keep the first ``kept`` entries of the list ``parent[key]``, or of a map of reasons its ``kept`` most telling:
+    the reasons of the parent's first fields (a launch's figures come before their detail)."""
+    items = parent[key]
+    if isinstance(items, dict):
+        fields = list(parent)
+        ranked = sorted(items.items(), key=lambda reason: min((_place(p, fields) for p in reason[1]),
+                                                              default=(len(fields), 0)))
+        parent[key] = dict(ranked[:kept])
+    else:
+        del items[kept:]
+
+
+_STEP = re.compile(r"\[\d+\]|[^.\[\]]+")  # a step of a null's path: a field's name or a list's [index]
+
+
+def _place(path: str, fields: list[Any]) -> tuple[int, int]:
+    """Where the null at ``path`` sits among ``fields``: its field's place, then its depth (a figure before its
+    parts)."""
+    steps = _STEP.findall(path)
+    return fields.index(steps[0]) if steps and steps[0] in fields else len(fields), len(steps)
+
+
+def _prune(node: Any) -> None:
+    """Keep in each map of null reasons under ``node`` the paths its object still holds (the nulls of a list entry
+    cut, or never given, go with it), and the reasons left with one."""
+    children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, child in list(children):
+        if _reasons(key, child):
+            node[key] = {reason: shown for reason, paths in child.items()
+                         if (shown := [path for path in paths if _holds(node, path)])}
+        else:
+            _prune(child)
+
+
+def _holds(node: Any, path: str) -> bool:
+    """Whether ``node`` holds the value at ``path`` (``a.b[2].c``): false only where the path runs through a list
+    entry past the list's end."""
+    for step in _STEP.findall(path):
+        index = int(step[1:-1]) if step.startswith("[") else None
+        if index is not None and isinstance(node, list):
+            if index >= len(node):
+                return False
+            node = node[index]
+        elif index is None and isinstance(node, dict) and step in node:
+            node = node[step]
+        else:
+            return True
+    return True
+
+
 def _halvable(node: Any, path: str, top: bool) -> tuple[int, str, Any, Any] | None:
-    """The heaviest list of two or more entries under ``node`` (``cut`` and what ``KEPT`` names left alone), below
-    the top level of the result, or (``top``) at it: its size, path, parent and key there."""
+    """The heaviest list of two or more entries (or map of two or more reasons: ``_reasons``) under ``node``
+    (``cut`` and what ``KEPT`` names left alone), below the top level of the result, or (``top``) at it: its size,
+    path, parent and key there."""
     best: tuple[int, str, Any, Any] | None = None
     children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
     for key, child in children:
-        if (not path and key == "cut") or key in KEPT or not isinstance(child, (dict, list)):
+        if (not path and key == "cut") or not isinstance(child, (dict, list)):
             continue
         where = f"{path}[{key}]" if isinstance(node, list) else f"{path}.{key}" if path else str(key)
-        found = [_halvable(child, where, top)]
-        if _cuttable(child) and len(child) >= 2 and (bool(path) != top):
+        reasons = _reasons(key, child)
+        found = [] if reasons or key in KEPT else [_halvable(child, where, top)]
+        if (reasons or _cuttable(child) and key not in KEPT) and len(child) >= 2 and (bool(path) != top):
             found.append((len(adapter.text(child)), where, node, key))
         for one in found:
             if one is not None and (best is None or one[0] > best[0]):
@@ -175,15 +241,15 @@ def _halvable(node: Any, path: str, top: bool) -> tuple[int, str, Any, Any] | No
 
 
 def _heaviest(node: Any, path: str) -> tuple[str, Any, Any] | None:
-    """The non-empty list under ``node`` whose JSON is longest (``cut``, what ``KEPT`` names and lists of numbers
-    left alone): its path, its parent and its key there."""
+    """The non-empty list under ``node`` whose JSON is longest (``cut``, what ``KEPT`` names, what ``SPARED`` names
+    and lists of numbers left alone): its path, its parent and its key there."""
     best: tuple[int, str, Any, Any] | None = None
     children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
     for key, child in children:
         if (not path and key == "cut") or key in KEPT:
             continue
         where = f"{path}[{key}]" if isinstance(node, list) else f"{path}.{key}" if path else str(key)
-        if _cuttable(child) and child:
+        if _cuttable(child) and child and key not in SPARED:
             size = len(adapter.text(child))
             if best is None or size > best[0]:
                 best = (size, where, node, key)
@@ -196,9 +262,12 @@ def _heaviest(node: Any, path: str) -> tuple[str, Any, Any] | None:
     return None if best is None else best[1:]
 
 
-def command_line(command: Sequence[str]) -> str:
-    """The equivalent command line of a call, as a shell reads it."""
-    return shlex.join(["roofline", *command])
+def command_line(command: Sequence[str], specs: Sequence[Path] = ()) -> str:
+    """The equivalent command line of a call, as a shell reads it, with the server's extra spec files (``--specs``)
+    before any ``--`` (what follows it is the application's)."""
+    options = [arg for path in specs for arg in ("--specs", str(path))]
+    end = command.index("--") if "--" in command else len(command)
+    return shlex.join(["roofline", *command[:end], *options, *command[end:]])
 
 
 def filter_args(kernel: Sequence[str] | None) -> list[str]:
@@ -206,20 +275,41 @@ def filter_args(kernel: Sequence[str] | None) -> list[str]:
 
 
 class Server(MCPServer):
-    """The SDK's server, with a call's arguments that fail their schema told in one line, argument by argument, and
-    each tool listed with the JSON Schema of its result as its output schema (``output_schema``)."""
+    """The SDK's server, with a call's arguments that fail their schema (or that the tool does not take) told in one
+    line, argument by argument, and each tool listed with the JSON Schema of its result as its output schema
+    (``output_schema``) and an input schema that allows no other argument."""
 
     async def list_tools(self) -> Any:
         tools = await super().list_tools()
-        return [t.model_copy(update={"output_schema": output_schema(t.name)}) for t in tools]
+        return [t.model_copy(update={"output_schema": output_schema(t.name),
+                                     "input_schema": {**t.input_schema, "additionalProperties": False}})
+                for t in tools]
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        known = next((list(t.input_schema["properties"]) for t in await super().list_tools() if t.name == name), None)
+        if known is not None and (unknown := [a for a in arguments if a not in known]):
+            raise ToolError(unknown_arguments(name, unknown, known))
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as err:
             if not isinstance(err.__cause__, ValidationError):
                 raise
             raise ToolError(f"{name}: {argument_problems(err.__cause__)}") from None
+
+
+def unknown_arguments(tool: str, unknown: Sequence[str], known: Sequence[str]) -> str:
+    """The one line that refuses arguments a tool does not take, with those it does."""
+    words = "argument" if len(unknown) == 1 else "arguments"
+    return f"{tool}: unknown {words} {', '.join(map(repr, unknown))}: {tool} takes {', '.join(known)}"
+
+
+# The fields every result starts with, in this order (docs/agents.md): the schema version, the tool, the command.
+LEADING = ("schema_version", "tool", "command")
+
+
+def leading(result: dict[str, Any]) -> dict[str, Any]:
+    """``result`` with the fields every result starts with (``LEADING``) first, the others in their order."""
+    return {**{key: result[key] for key in LEADING}, **result}
 
 
 # Each tool's result: the kind of document (roofline.documents.schemas) it is, the tool's own
@@ -272,6 +362,10 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         return AnalysisOptions(kernel=tuple(kernel or ()), kernel_name_base=base, ceilings=ceilings,
                                specs=tuple(specs), time_limit_s=time_limit_s, diagnostics=diagnostics, sass=sass)
 
+    def line(command: Sequence[str]) -> str:
+        """The equivalent command line of a call, with the server's ``--specs``."""
+        return command_line(command, specs)
+
     def finish(answer: adapter.Answer, output: str | None, max_chars: int, ask: str) -> dict[str, Any]:
         """The result as plain data, the whole document written to ``output`` (if asked), cut to ``max_chars``."""
         return done(adapter.plain(answer.result), answer, output, max_chars, ask)
@@ -281,7 +375,7 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         if output is not None:
             adapter.write_json(roots.writable(output), adapter.whole(answer.whole))
             result["written"] = output
-        return fit(result, max_chars, ask)
+        return fit(result, max_chars, f"{ask}; or give output=FILE.json for the whole document")
 
     def tool(fn: Callable[..., dict[str, Any]]) -> None:
         """Register ``fn`` as a tool whose errors, of any kind, are one line to the caller (the server goes on)."""
@@ -290,7 +384,8 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         @functools.wraps(fn)
         async def call(**kwargs: Any) -> CallToolResult:
             try:
-                result = fn(**kwargs)  # in the event loop's thread, the main one: the regex time limit applies
+                # in the event loop's thread, the main one: the regex time limit applies
+                result = leading(fn(**kwargs))
                 adapter.conform(RESULTS[fn.__name__], result)  # the type its output schema is generated from
             except RooflineError as err:
                 raise ToolError(as_arguments(" ".join(str(err).split()))) from None
@@ -322,7 +417,7 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
                    "--ceilings", ceilings, "-f", "json"]
         # advised, as the CLI's summary: its rows' time to gain is the report's
         answer = adapter.list_kernels(paths, options(kernel, ceilings, diagnostics=True, sass=False), by, offset,
-                                      limit, command_line(command))
+                                      limit, line(command))
         return finish(answer, output, max_chars, "narrow with offset/limit or kernel filters")
 
     @tool
@@ -347,7 +442,7 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         command = ["report", report, "--kernel", kernel, "--kernel-name-base", kernel_name_base, "--ceilings",
                    ceilings, "-f", "json"]
         answer = adapter.analyse_kernel(path, options([kernel], ceilings, diagnostics=True, base=kernel_name_base),
-                                        launch, advice, hotspots, kernel, report, command_line(command))
+                                        launch, advice, hotspots, kernel, report, line(command))
         return finish(answer, output, max_chars, "ask for fewer advice items or hot spots, or pick the launch")
 
     @tool
@@ -396,8 +491,8 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         answer = adapter.compare_reports(
             roots.readable(base), roots.readable(new), options(kernel), match, maps or (), work_tolerance, alpha,
             fail_if_slower, min_share, fail_if_total_slower, fail_if_roof_drop, gate_different_work,
-            allow_different_gpu, command_line(command),
-            command_line(["compare", base, new, *options_args, "-f", "json"]), fail_if_new_share)
+            allow_different_gpu, line(command),
+            line(["compare", base, new, *options_args, "-f", "json"]), fail_if_new_share)
         return finish(answer, output, max_chars, "narrow with kernel filters")
 
     @tool
@@ -414,7 +509,7 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         path = roots.readable(report)
         command = ["project", report, "--to", to, *filter_args(kernel), "--clock", clock, "-f", "json"]
         answer = adapter.project_report(path, to, options(kernel), clock, offset, limit,
-                                        command_line(command))
+                                        line(command))
         return finish(answer, output, max_chars, "narrow with offset/limit or kernel filters")
 
     @tool
@@ -441,7 +536,7 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         command = ["grade", report, *filter_args(kernel), "--kernel-name-base", kernel_name_base,
                    *(("--baseline", baseline) if baseline is not None else ()), "-f", "json"]
         answer = adapter.grade_kernel(path, options(kernel, base=kernel_name_base), base, GRADE_NAME_CHARS,
-                                      command_line(command))
+                                      line(command))
         return finish(answer, output, max_chars, "narrow with kernel filters")
 
     @tool
@@ -453,11 +548,10 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         """Look up a GPU's datasheet spec: every ceiling (peak FLOP/s per precision, dense tensor rates, memory, L2
         and L1 bandwidth, clocks, SM count) with its source; without spec_id, the ids of the known GPUs."""
         if spec_id is None:
-            return fit(adapter.plain(adapter.spec_ids(command_line(["specs", "list"]), specs)), max_chars,
+            return fit(adapter.plain(adapter.spec_ids(line(["specs", "list", "-f", "json"]), specs)), max_chars,
                        "ask for one spec_id")
-        return fit(adapter.plain(adapter.spec(spec_id, command_line(["specs", "show", spec_id, "-f", "json"]), specs)),
-                   max_chars,
-                   "the spec's notes are long: raise max_chars")
+        return fit(adapter.plain(adapter.spec(spec_id, line(["specs", "show", spec_id, "-f", "json"]), specs)),
+                   max_chars, "the spec's notes are long: raise max_chars")
 
     @tool
     def rank_nsys_kernels(
@@ -473,8 +567,8 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         with offset/limit."""
         path = _nsys_export(roots.readable(profile), profile)
         command = ["timeline", profile, *(("--nvtx", nvtx) if nvtx else ()), "-f", "json"]
-        analyze = command_line(["analyze", "--from-nsys", profile, "--top", str(top), "--", "APP"])
-        answer = adapter.rank_nsys_kernels(path, nvtx, top, offset, limit, command_line(command), analyze)
+        analyze = line(["analyze", "--from-nsys", profile, "--top", str(top), "--", "APP"])
+        answer = adapter.rank_nsys_kernels(path, nvtx, top, offset, limit, line(command), analyze)
         return finish(answer, output, max_chars, "narrow with offset/limit")
 
     return server

@@ -24,6 +24,7 @@ from roofline.documents.tools import (
     NsysRanking,
     ProjectionPage,
     SpecDoc,
+    SpecRef,
 )
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -53,6 +54,9 @@ GENERATED: dict[str, tuple[type, str, str]] = {
     "spec": (SpecDoc, "roofline specs show --format json",
              "One device spec: every number beside its source (docs/ceilings.md). No generator or schema_version: "
              "the document is the spec as its YAML file holds it."),
+    "specs": (list[SpecRef], "roofline specs list --format json",
+              "The known device specs by id: each id and the names its GPU goes by (docs/ceilings.md). No generator "
+              "or schema_version, as specs show."),
     # the MCP tools' results (roofline.documents.tools), named by the tool
     "list_kernels": (KernelList, "roofline mcp: list_kernels",
                      "A page of each report's kernel groups ranked by time to gain, a group without one by its "

@@ -6,11 +6,11 @@ schema. ``grade_kernel`` answers the ``grade`` document with what it leaves out 
 
 Each result is built here from its command's typed document (``kernel_list``, ``kernel_analysis``, ``judgement``,
 ``projection_page``, ``nsys_ranking``, ``graded``, ``spec_list``, ``spec_result``): the MCP server asks for them
-and encodes what they return."""
+and encodes what they return. ``spec_refs`` and ``spec_doc`` are also ``specs list`` and ``specs show``'s JSON."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Annotated, Literal
 
 from msgspec import UNSET, Meta, Struct, UnsetType, convert
@@ -411,6 +411,11 @@ def nsys_ranking(timeline: TimelineJson, command: str, offset: int, limit: int, 
     return NsysRanking(schema_version=SCHEMA_VERSION, tool=tool(), command=command, kind="timeline",
                        profile=replace(t, kernels=[]), page=page(offset, limit, len(t.kernels)),
                        kernels=t.kernels[offset:offset + limit], analyze=analyze, ncu_runs=runs)
+
+
+def spec_refs(specs: Iterable[DeviceSpec]) -> list[SpecRef]:
+    """``specs list --format json``: each spec's id and display names, by id."""
+    return [SpecRef(s.id, list(s.display_names)) for s in sorted(specs, key=lambda s: s.id)]
 
 
 def spec_list(specs: Sequence[SpecRef], command: str) -> GpuSpec:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -34,6 +35,7 @@ BASE, NEW = "examples/h100/sgemm-cuda.roofline.ncu-rep", "examples/h100/sgemm-cu
 TOOLS = {"list_kernels", "analyse_kernel", "compare_reports", "project_report", "gpu_spec", "rank_nsys_kernels",
          "grade_kernel"}
 BF16 = "examples/h100/torch-bf16.roofline.ncu-rep"
+MAX = 1_000_000  # the largest budget a call may ask for
 runner = CliRunner()
 
 
@@ -115,6 +117,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "bad_map": ("compare_reports", {"base": BASE, "new": NEW, "maps": ["sgemm"]}),
         "project_page": ("project_report", {"report": "examples/h200/intops.full.ncu-rep", "to": "h100-sxm5",
                                             "limit": 1}),
+        "unknown_arg": ("gpu_spec", {"spec_id": "h100-sxm5", "bogus": 1}),
+        "unknown_args": ("list_kernels", {"reports": [FP32], "top": 3, "format": "json"}),
     }
     (scratch / "app.qdrep").write_bytes(b"")
     tools, results = asyncio.run(session([REPO / "examples", scratch, Path("/dev")], list(calls.values())))
@@ -192,8 +196,12 @@ def test_analyse_kernel_gives_the_cli_numbers_of_the_launch(served: dict[str, An
     for key in ("duration_s", "bound", "verdict", "pct_of_roof", "flop_per_s", "bytes_per_s", "intensity",
                 "recoverable_s", "occupancy", "stalls"):
         assert kernel[key] == expected[key], key
-    # each reason once, with the paths of the nulls it explains
-    assert {path: reason for reason, paths in kernel["missing"].items() for path in paths} == expected["missing"]
+    # each reason once, with the paths of the nulls it explains: those the result holds (not of advice items or hot
+    # spots past the 2 and 3 asked for)
+    shown = {path: reason for path, reason in expected["missing"].items()
+             if not re.match(r"(advice\[([2-9]|\d\d)|hotspots\.(pcs|lines)\[([3-9]|\d\d))", path)}
+    assert {path: reason for reason, paths in kernel["missing"].items() for path in paths} == shown
+    assert "advice[2].est_saved_s" in set(expected["missing"]) - set(shown)  # the third advice item's
     assert kernel["verdict"]["busiest"]["name"] and "sgemm.cu:" in kernel["hotspots"]["lines"][0]["source"]
 
 
@@ -235,6 +243,54 @@ def test_the_least_budget_asked_for_is_never_above_the_full_size() -> None:
     least = int(str(err.value).split("call again with max_chars=")[1].split()[0])
     assert least == full and f"({full} characters, and no shorter cut down)" in str(err.value)
     assert fit(result, least, "ask") == {"name": "x" * 3000, "ids": ["a", "b"]}  # and it does fit
+
+
+def test_a_launchs_null_reasons_are_cut_least_telling_first_and_follow_the_entries_shown() -> None:
+    """The map of null reasons is cut by whole reasons, those of the launch's last fields first; a reason whose nulls
+    lie in list entries the result does not hold goes with them; the cut says how many reasons were kept."""
+    from roofline.cli.mcp_server import fit
+
+    launch = {"duration_s": None, "flops": {"fp32": None}, "memory": {"sol_pct": {"l1": None}},
+              "advice": [{"text": "a", "est_saved_s": None}],
+              "missing": {"m" * 900: ["memory.sol_pct.l1"], "t" * 900: ["duration_s"], "f" * 900: ["flops.fp32"],
+                          "a" * 900: ["advice[0].est_saved_s"], "gone" * 300: ["advice[3].est_saved_s"]}}
+    whole = fit({"kernel": json.loads(json.dumps(launch))}, 1_000_000, "ask")["kernel"]["missing"]
+    assert "gone" * 300 not in whole and len(whole) == 4  # advice[3] is not in the result
+    cut = fit({"kernel": launch}, 2000, "ask")
+    assert list(cut["kernel"]["missing"]) == ["t" * 900]  # the launch's time before its FLOPs, memory and advice
+    assert cut["cut"]["lists"] == [{"path": "kernel.missing", "kept": 1, "of": 4}]
+
+
+def test_the_advice_is_halved_but_never_emptied() -> None:
+    from roofline.cli.mcp_server import fit
+
+    result = {"kernel": {"advice": [{"text": "a" * 1500}, {"text": "b" * 1500}], "stalls": [{"r": "s" * 400}] * 2}}
+    cut = fit(result, 1900, "ask")
+    assert cut["kernel"]["advice"] == [{"text": "a" * 1500}] and cut["kernel"]["stalls"] == []
+    assert {c["path"]: c["kept"] for c in cut["cut"]["lists"]} == {"kernel.advice": 1, "kernel.stalls": 0}
+
+
+def test_analyse_kernel_fits_the_default_budget_on_every_shared_report() -> None:
+    """The first kernel ``list_kernels`` gives of each shared report, analysed with the default budget: a result
+    within it that keeps the launch's verdict and its first advice item, the null reasons cut first."""
+    from tests.conftest import shared_report_names
+
+    reports = [str(find_shared_report(name)) for name in shared_report_names()]
+    roots = [Path(reports[0]).parent]
+    _, listed = asyncio.run(session(roots, [("list_kernels", {"reports": reports, "limit": 1, "by": "function",
+                                                              "max_chars": MAX})]))
+    firsts = [r["rows"][0]["name"] for r in ok(listed[0])["reports"]]
+    calls = [("analyse_kernel", {"report": r, "kernel": f"exact:{name}"}) for r, name in zip(reports, firsts,
+                                                                                             strict=True)]
+    tools, results = asyncio.run(session(roots, calls))
+    for (_, arguments), result in zip(calls, results, strict=True):
+        content = ok(result)
+        assert len(result_text(result)) <= 20_000, arguments
+        assert validator(tools, "analyse_kernel").is_valid(content), arguments
+        assert content["kernel"]["verdict"] is not None and content["kernel"]["name"] in arguments["kernel"]
+        cut = {c["path"]: c for c in content.get("cut", {}).get("lists", [])}
+        assert cut.get("kernel.advice", {"kept": 1})["kept"] >= 1, arguments
+    assert sum("kernel.missing" in str(ok(r).get("cut")) for r in results) >= len(reports) // 2
 
 
 def test_compare_reports_gives_the_diff_verdict_and_the_compare_headline(served: dict[str, Any]) -> None:
@@ -310,6 +366,54 @@ def test_every_result_validates_against_its_tools_output_schema(served: dict[str
             checked.add(name)
     assert checked == TOOLS
     assert ok(served["analyse_small"])["cut"]["lists"]  # cut to fit: its lists only, so it keeps the schema
+
+
+def test_every_result_starts_with_the_schema_version_the_tool_and_the_command(served: dict[str, Any]) -> None:
+    checked = set()
+    for key, (name, _) in served["calls"].items():
+        if name in TOOLS and not served[key].is_error:
+            assert list(ok(served[key]))[:3] == ["schema_version", "tool", "command"], key
+            assert list(json.loads(result_text(served[key])))[:3] == ["schema_version", "tool", "command"], key
+            checked.add(name)
+    assert checked == TOOLS
+
+
+def test_every_tools_command_runs_and_gives_its_numbers(served: dict[str, Any]) -> None:
+    """Each result's ``command`` (and ``also``) is a command line that runs here, with ``--format json``."""
+    commands = {}
+    for key, (name, _) in served["calls"].items():
+        if name in TOOLS and not served[key].is_error:
+            result = ok(served[key])
+            commands.update({result["command"]: name, **({result["also"]: name} if "also" in result else {})})
+    assert set(commands.values()) == TOOLS
+    for command in commands:
+        assert "-f json" in command and isinstance(cli(command, (0, 1)), (dict, list)), command
+    listed = ok(served["specs"])
+    assert listed["command"] == "roofline specs list -f json" and listed["specs"] == cli(listed["command"])
+
+
+def test_the_commands_name_the_servers_spec_files(tmp_path: Path) -> None:
+    """A server started with --specs names them in each command, which then finds the same GPUs."""
+    from tests.specs.test_catalog import VALID, write
+
+    specs = write(tmp_path, VALID)
+    _, results = asyncio.run(session([tmp_path], [("gpu_spec", {"spec_id": "test-gpu"}), ("gpu_spec", {})],
+                                     ("--specs", str(specs))))
+    spec, listed = (ok(r) for r in results)
+    assert spec["command"] == f"roofline specs show test-gpu -f json --specs {specs}"
+    assert spec["spec"] == cli(spec["command"]) and spec["spec"]["id"] == "test-gpu"
+    assert listed["specs"] == cli(listed["command"]) and "test-gpu" in [s["id"] for s in listed["specs"]]
+    from roofline.cli.mcp_server import command_line
+
+    assert command_line(["analyze", "--top", "2", "--", "APP", "-x"], [Path("my.yaml")]) == (
+        "roofline analyze --top 2 --specs my.yaml -- APP -x")  # before the application's arguments
+
+
+def test_unknown_arguments_are_refused_in_one_line_with_the_ones_the_tool_takes(served: dict[str, Any]) -> None:
+    assert refusal(served["unknown_arg"]) == "gpu_spec: unknown argument 'bogus': gpu_spec takes spec_id, max_chars"
+    assert refusal(served["unknown_args"]).startswith(
+        "list_kernels: unknown arguments 'top', 'format': list_kernels takes reports, by, offset, limit, kernel, ")
+    assert all(t.input_schema["additionalProperties"] is False for t in served["tools"])
 
 
 def test_the_output_schemas_reject_a_result_without_what_it_promises(served: dict[str, Any]) -> None:

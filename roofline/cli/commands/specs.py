@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
@@ -22,21 +23,37 @@ MIN_NAME_CHARS = 8  # an id or display name in `specs list` keeps at least this 
 
 @app.command("list")
 @handles_errors
-def list_specs(specs: SpecsOpt = None) -> None:
+def list_specs(
+    fmt: Annotated[SpecFormat, typer.Option("--format", "-f", help="table, json or yaml (each spec's id and "
+                                            "display names).")] = "table",
+    specs: SpecsOpt = None,
+) -> None:
     """One line per GPU: id, display name, CC, SMs, FP32, dense FP16 tensor, DRAM bandwidth; fits the terminal by
-    abbreviating the id and the name (never a number), every text from a file escaped for the terminal."""
+    abbreviating the id and the name (never a number), every text from a file escaped for the terminal. JSON and
+    YAML give each spec's id and display names (the list of the MCP tool gpu_spec)."""
+    from roofline.documents.common import builtins
+    from roofline.documents.tools import spec_refs
+    from roofline.specs.catalog import load_catalog
+
+    catalog = load_catalog(specs or ())
+    if fmt == "table":
+        _print_list(catalog.specs)
+    else:
+        _echo([builtins(ref) for ref in spec_refs(catalog.specs)], fmt)
+
+
+def _print_list(specs: Sequence[DeviceSpec]) -> None:
+    """The table of ``specs list``, one line per spec, fitted to the terminal."""
     from rich.table import Table
 
     from roofline.core.units import middle_cut, si
-    from roofline.render.names import visible
     from roofline.render.terminal import COLUMN_GAP, escape, terminal_console
-    from roofline.specs.catalog import load_catalog
 
     console = terminal_console()
     head = ("id", "display name", "CC", "SMs", "FP32", "TC FP16", "DRAM")
     rows = [(s.id, s.display_names[0], s.compute_capability, str(s.sm_count), si(s.peaks["fp32"], "F"),
              si(s.peaks.get("tensor_fp16"), "F"), si(s.memory_bandwidth_bytes_per_s, "B/s"))
-            for s in sorted(load_catalog(specs or ()).specs, key=lambda s: s.id)]
+            for s in sorted(specs, key=lambda s: s.id)]
     widths = [max([len(col), *(len(visible(row[i])) for row in rows)]) for i, col in enumerate(head)]
     over = sum(widths) + COLUMN_GAP * (len(head) - 1) - console.width
     if over > 0:  # the vendor's words go first: "GeForce RTX 4070 Ti" says which GPU as well
@@ -74,15 +91,20 @@ def show(
     from roofline.specs.catalog import load_catalog
 
     spec = load_catalog(specs or ()).get(spec_id)
-    data = spec_dict(spec)
+    if fmt == "table":
+        _print_table(spec)
+    else:
+        _echo(spec_dict(spec), fmt)
+
+
+def _echo(data: Any, fmt: Literal["json", "yaml"]) -> None:
+    """A document of ``specs`` as JSON or YAML."""
     if fmt == "json":
         typer.echo(json.dumps(data, indent=2))
-    elif fmt == "yaml":
+    else:
         import yaml
 
         typer.echo(yaml.safe_dump(data, sort_keys=False), nl=False)
-    else:
-        _print_table(spec)
 
 
 def spec_dict(spec: DeviceSpec) -> dict[str, Any]:

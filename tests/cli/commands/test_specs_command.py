@@ -43,6 +43,18 @@ def test_list_escapes_ids_and_names_from_spec_files(tmp_path):
     assert line.startswith("evil\\nid") and "GPU\\x1b[31m red" in line
 
 
+def test_list_json_and_yaml_give_each_specs_id_and_display_names_by_id(tmp_path):
+    specs = str(write(tmp_path, VALID))
+    listed = runner.invoke(app, ["specs", "list", "--format", "json", "--specs", specs])
+    assert listed.exit_code == 0, listed.output
+    data = json.loads(listed.output)
+    assert {"id": "test-gpu", "display_names": ["NVIDIA Test GPU"]} in data
+    assert [d["id"] for d in data] == sorted(s.id for s in load_catalog([Path(specs)]).specs)
+    assert all(set(d) == {"id", "display_names"} for d in data)
+    as_yaml = runner.invoke(app, ["specs", "list", "-f", "yaml", "--specs", specs])
+    assert as_yaml.exit_code == 0 and yaml.safe_load(as_yaml.output) == data
+
+
 def test_show_json_keeps_each_number_beside_its_source(tmp_path):
     specs = str(write(tmp_path, VALID))
     result = runner.invoke(app, ["specs", "show", "test-gpu", "--format", "json", "--specs", specs])
