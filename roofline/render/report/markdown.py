@@ -129,7 +129,8 @@ def _title(analysis: ReportAnalysis) -> Block:
 
 
 def _ranking(v: ReportView) -> list[Block]:
-    return [Block("h3", "Kernels ranked by time to gain"), ranking_table(v.ranking, v.gains, v.plot_numbers)]
+    numbers = v.plot_numbers if v.on_plot else ()  # no plot drawn: no column pointing at it
+    return [Block("h3", "Kernels ranked by time to gain"), ranking_table(v.ranking, v.gains, numbers)]
 
 
 def report_blocks(v: ReportView, with_plot: bool = False, index: int = 0,

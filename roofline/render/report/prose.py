@@ -166,12 +166,12 @@ def peak_text(w: ModelChange) -> str:
 
 def combined_text(saved_s: float | None, floor_s: float | None, overlapping: bool) -> str:
     """The combined what-if of a launch's advice: "every item at once: saves at most 12.3 us (no more than the items'
-    savings summed, nor than the time above the changed kernel's floor, 4.69 us); the items marked overlapping share
+    savings summed, nor than the time above 4.69 us, the changed kernel's floor); the items marked overlapping share
     that time" ("" where there is none): either bound may be the one that holds."""
     if saved_s is None:
         return ""
-    floor = (f" (no more than the items' savings summed, nor than the time above the changed kernel's floor, "
-             f"{seconds(floor_s)})") if floor_s is not None else ""
+    floor = (f" (no more than the items' savings summed, nor than the time above {seconds(floor_s)}, the changed "
+             "kernel's floor)") if floor_s is not None else ""
     shared = "; the items marked overlapping share that time, so they do not add up" if overlapping else ""
     return f"every item at once: saves at most {seconds(saved_s)}{floor}{shared}"
 

@@ -127,6 +127,16 @@ def test_plot_image_is_embedded_under_the_ceilings(example):
     assert "![" not in markdown.render(views([example]))  # no image without its file
 
 
+def test_a_report_with_nothing_to_plot_has_no_plot_column_in_its_ranking(shared_report):
+    """A basic-set report places no kernel on the plot: the ranking numbered its kernels as plot points anyway."""
+    a = analyze_files([shared_report("a10g_sgemm-progression_basic")])[0]
+    text = markdown.render(views([a]), [""])
+    header = text_after(text, "### Kernels ranked by time to gain").strip().splitlines()[0]
+    assert "No roofline plot" in text and header.startswith("| # | kernel |") and "plot" not in header
+    plotted = markdown.render(views([analyze_files([shared_report("v100_miniweather-openacc_full")])[0]]), ["x.png"])
+    assert text_after(plotted, "### Kernels ranked by time to gain").strip().startswith("| # | plot | kernel |")
+
+
 def test_image_names_beside_the_markdown_file():
     assert image_names("app.md", 1) == ["app.png"]
     assert image_names("app.md", 2) == ["app-1.png", "app-2.png"]

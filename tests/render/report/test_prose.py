@@ -93,9 +93,9 @@ def test_a_what_if_names_the_peak_its_floor_is_measured_to():
 def test_overlapping_items_are_marked_and_the_combined_what_if_said():
     assert estimate_text(item(est_saved_s=4e-4, overlapping=True)) == "saves ~400 us, overlapping"
     assert combined_text(5e-4, 1e-4, True) == ("every item at once: saves at most 500 us (no more than the items' "
-                                               "savings summed, nor than the time above the changed kernel's floor, "
-                                               "100 us); the items marked overlapping share that time, so they do "
-                                               "not add up")
+                                               "savings summed, nor than the time above 100 us, the changed "
+                                               "kernel's floor); the items marked overlapping share that time, so "
+                                               "they do not add up")
     assert combined_text(5e-4, None, False) == "every item at once: saves at most 500 us"
     assert combined_text(None, None, False) == ""
 
