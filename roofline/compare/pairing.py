@@ -28,6 +28,7 @@ built on these pairs and aggregates.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -322,9 +323,19 @@ def report_labels(analyses: Sequence[ReportAnalysis]) -> list[str]:
 
 
 def path_labels(paths: Sequence[str]) -> list[str]:
-    """``report_labels`` of the reports at these paths."""
+    """``report_labels`` of the reports at these paths: each file's name without its extension; two of one name
+    from two folders by their folders' names (``h100/triad`` and ``h200/triad``); what is left alike numbered in
+    order (``triad#1``, ``triad#2``: one file given twice, or two folders of one name)."""
     stems = [Path(path).name.removesuffix(".ncu-rep").removesuffix(".json") for path in paths]
-    return [s if stems.count(s) == 1 else f"{s}#{stems[:i + 1].count(s)}" for i, s in enumerate(stems)]
+    places = [os.path.abspath(path) for path in paths]
+
+    def label(i: int) -> str:
+        """The stem, with its folder's name where another file of that name is elsewhere."""
+        elsewhere = any(stems[j] == stems[i] and places[j] != places[i] for j in range(len(paths)))
+        return f"{Path(places[i]).parent.name}/{stems[i]}" if elsewhere else stems[i]
+
+    labels = [label(i) for i in range(len(paths))]
+    return [s if labels.count(s) == 1 else f"{s}#{labels[:i + 1].count(s)}" for i, s in enumerate(labels)]
 
 
 def report_ref(analysis: ReportAnalysis, label: str) -> ReportRef:

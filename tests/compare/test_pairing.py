@@ -424,3 +424,15 @@ def test_no_kernel_in_common_never_offers_the_matching_just_used(used, offered):
     with pytest.raises(RooflineError) as err:
         pairing.require_common(unpaired)
     assert str(err.value.hint).endswith(f"or --match {offered}")
+
+
+def test_two_reports_of_one_name_are_labelled_by_their_folders_and_one_given_twice_by_number():
+    """compare examples/h100/triad-cupy.full.ncu-rep examples/h200/triad-cupy.full.ncu-rep read "triad-cupy.full#1
+    -> triad-cupy.full#2", as if one file had been given twice."""
+    from roofline.compare.pairing import path_labels
+
+    assert path_labels(["examples/h100/triad.ncu-rep", "examples/h200/triad.ncu-rep", "gemm.json"]) == [
+        "h100/triad", "h200/triad", "gemm"]
+    assert path_labels(["runs/triad.ncu-rep", "runs/triad.ncu-rep"]) == ["triad#1", "triad#2"]
+    assert path_labels(["a/runs/x.ncu-rep", "b/runs/x.ncu-rep"]) == ["runs/x#1", "runs/x#2"]
+    assert path_labels(["x.ncu-rep"]) == ["x"]
