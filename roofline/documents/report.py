@@ -491,6 +491,9 @@ class Group(Struct, frozen=True):
     median_pct_of_roof: Number
     recoverable_s: Number
     small_grid_s: Number
+    time_to_gain_s: Number = None  # what each launch's first estimated advice item saves, summed (``summary``'s)
+    gain_rank: int = 0  # its place in the ranking by time to gain (1: the most; a group without one by recoverable)
+    missing: dict[str, Index] = {}  # the reason of each null field, its index in the report's ``reasons``
 
 
 class Report(Struct, frozen=True):
@@ -576,7 +579,7 @@ def report_doc(v: ReportView, words: Words) -> Report:
         ceilings_used=a.ceilings_used,
         ceilings={name: ceilings_doc(c, reasons) for name, c in v.ceilings.items()},
         warnings=list(a.report.warnings), total_time_s=number(a.total_time_s), kernels=kernels,
-        groups=[group_doc(g) for g in a.groups], reasons=reasons.texts)
+        groups=group_docs(v, reasons), reasons=reasons.texts)
 
 
 def with_reasons(kernel: Mapping[str, Any], reasons: Sequence[str]) -> dict[str, Any]:
@@ -926,7 +929,19 @@ def ceilings_text(c: Ceilings) -> CeilingsText:
     return CeilingsText.of(c, dict(c.missing))
 
 
-def group_doc(g: KernelGroup) -> Group:
+NO_GAIN = ("no launch of the kernel has an advice item that estimates a saving: it is ranked by its recoverable "
+           "time")
+
+
+def group_docs(v: ReportView, reasons: Reasons) -> list[Group]:
+    """The report's groups by time, each with its time to gain and its place in the ranking by it (the ranking
+    ``report`` shows)."""
+    place = {id(g): (i, gain) for i, (g, gain) in enumerate(zip(v.ranking, v.gains, strict=True), 1)}
+    return [group_doc(g, *place[id(g)], reasons) for g in v.analysis.groups]
+
+
+def group_doc(g: KernelGroup, rank: int, gain: float | None, reasons: Reasons) -> Group:
+    missing = reasons.refs({"time_to_gain_s": NO_GAIN} if gain is None else {})
     return Group(g.name, list(g.functions), len(g.launches), number(g.total_s), number(g.median_s),
                  number(g.min_s), number(g.max_s), number(g.time_share), number(g.median_pct_of_roof),
-                 number(g.recoverable_s), number(g.small_grid_s))
+                 number(g.recoverable_s), number(g.small_grid_s), number(gain), rank, missing)

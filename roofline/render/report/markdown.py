@@ -129,8 +129,13 @@ def _title(analysis: ReportAnalysis) -> Block:
 
 
 def _ranking(v: ReportView) -> list[Block]:
+    from roofline.documents.report import NO_GAIN
+
     numbers = v.plot_numbers if v.on_plot else ()  # no plot drawn: no column pointing at it
-    return [Block("h3", "Kernels ranked by time to gain"), ranking_table(v.ranking, v.gains, numbers)]
+    blocks = [Block("h3", "Kernels ranked by time to gain"), ranking_table(v.ranking, v.gains, numbers)]
+    if any(gain is None for gain in v.gains[:RANKED_ROWS]):
+        blocks.append(Block("note", f"time to gain n/a: {NO_GAIN}."))
+    return blocks
 
 
 def report_blocks(v: ReportView, with_plot: bool = False, index: int = 0,

@@ -77,7 +77,7 @@ def nulls(node, path=""):
 @pytest.mark.parametrize("name", STRUCTURE_REPORTS)
 def test_document_structure(documents, name):
     report, doc = documents(name)
-    assert doc["schema_version"] == 26
+    assert doc["schema_version"] == 27
     assert doc["tool"]["name"] == "roofline"
     (rep,) = doc["reports"]
     assert rep["path"] == report.path and rep["source"] == "ncu-rep"
@@ -104,7 +104,28 @@ def test_document_structure(documents, name):
     assert len(set(rep["reasons"])) == len(rep["reasons"]) and all(r.strip() for r in rep["reasons"])
     for g in rep["groups"]:
         assert set(g) == {"name", "functions", "count", "total_s", "median_s", "min_s", "max_s", "time_share",
-                          "median_pct_of_roof", "recoverable_s", "small_grid_s"}
+                          "median_pct_of_roof", "recoverable_s", "small_grid_s", "time_to_gain_s", "gain_rank",
+                          "missing"}
+
+
+@pytest.mark.parametrize("name", STRUCTURE_REPORTS)
+def test_each_group_gives_the_time_to_gain_and_rank_the_ranking_shows(documents, name):
+    """The Markdown and HTML rank kernels by time to gain, a figure the JSON did not hold: each group now gives it
+    (summary's figure: each launch's first estimated advice item, summed) and its place in that ranking, a null with
+    its reason."""
+    from roofline.analysis.advice import rank_by_time_to_gain
+
+    report, doc = documents(name)
+    rep = doc["reports"][0]
+    ranked = rank_by_time_to_gain(analyze_report(report).groups)
+    by_rank = sorted(rep["groups"], key=lambda g: g["gain_rank"])
+    assert [g["gain_rank"] for g in by_rank] == list(range(1, len(ranked) + 1))
+    for g, (gain, group) in zip(by_rank, ranked, strict=True):
+        assert g["name"] == group.name and g["time_to_gain_s"] == (None if gain is None else pytest.approx(gain))
+        if gain is None:
+            assert rep["reasons"][g["missing"]["time_to_gain_s"]].startswith("no launch of the kernel has an advice")
+        else:
+            assert g["missing"] == {}
 
 
 def test_every_null_in_every_report_has_a_reason(shared_name, documents):
