@@ -209,11 +209,14 @@ def test_fp64_tensor_work_goes_to_the_fp64_lanes_of_a_gpu_without_fp64_tensor_co
     assert tensor["stand_in"] and "FP64 lanes" in tensor["how"] and tensor["runs_on"] == "FP64 lanes"
     assert group["governing"] == "tensor on FP64 lanes"
     peak = yaml.safe_load((REPO / "device_specs" / "rtx-4090.yaml").read_text())["peaks"]["fp64"]["value"]
-    # the DGEMM ran below the H100's locked base, held there by power: the 4090 keeps that share of its clock
+    # the DGEMM ran at the H100's locked base (within the 3% that reads as locked): the 4090 at its own clock
+    from roofline.core.thresholds import CLOCK_TOLERANCE
+
     ran = roofline.load(REPO / "examples" / "h100" / "torch-fp64.full.json").launches[0].value(
         "sm__cycles_elapsed.avg.per_second")
     base = yaml.safe_load((REPO / "device_specs" / "h100-sxm5.yaml").read_text())["base_clock_hz"]["value"]
-    at_clock = peak * w["clock_hz"] * min(1.0, ran / base) / 2.52e9
+    assert base * (1 - CLOCK_TOLERANCE) < ran < base
+    at_clock = peak * w["clock_hz"] / 2.52e9
     report = json.loads(runner.invoke(app, ["report", str(REPO / "examples" / "h100" / "torch-fp64.full.json"),
                                             "-f", "json"]).stdout)
     dmma = report["reports"][0]["kernels"][0]["tensor_flops_by_type"]["fp64"]
