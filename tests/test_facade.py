@@ -127,7 +127,7 @@ def test_one_path_given_alone_is_one_report_and_a_path_to_analysis_is_refused() 
     """A string was iterated as its characters ("n: no such file")."""
     from roofline.errors import UsageError
 
-    (alone,) = roofline.analyze_files(str(TRIAD))  # type: ignore[arg-type]
+    (alone,) = roofline.analyze_files(str(TRIAD))
     assert alone.launches == roofline.analyze_files([TRIAD])[0].launches
     with pytest.raises(UsageError, match="roofline.load"):
         Roofline().analysis(str(TRIAD))

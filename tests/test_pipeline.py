@@ -239,4 +239,4 @@ def test_analysis_options_refuse_an_unknown_choice_in_one_line(field: str, value
     from roofline.pipeline import AnalysisOptions
 
     with pytest.raises(UsageError, match=f"{field}='{value}'"):
-        AnalysisOptions(**{field: value})
+        AnalysisOptions(**{field: value})  # type: ignore[arg-type]

@@ -55,7 +55,8 @@ ReplayOpt = Annotated[driver.ReplayMode | None, typer.Option(
 ClockOpt = Annotated[driver.ClockControl | None, typer.Option(
     "--clock-control", help="base: ncu locks clocks to base (default, reproducible); none: leave clocks alone.")]
 ReportPathOpt = Annotated[str | None, typer.Option(
-    "--output", "-o", help="Report folder (existing, or ending in /) or report name; ncu's %h %p %q{VAR} %i kept.")]
+    "--output", "-o", help="Report folder (existing, or ending in /) or report name; a folder's %h %q{VAR} are filled "
+    "in, the name's %h %p %q{VAR} %i left to ncu.")]
 ForceOpt = Annotated[bool, typer.Option(
     "--force", help="Overwrite an existing report (otherwise it is never overwritten).")]
 NcuPathOpt = Annotated[str | None, typer.Option(
@@ -177,10 +178,12 @@ def warn_options_after_app(found: Sequence[str]) -> None:
                    err=True)
 
 
-def print_dry_run(ncu: str | None, options: driver.NcuOptions, template: str, app: list[str]) -> None:
+def print_dry_run(ncu: str | None, options: driver.NcuOptions, template: str, app: list[str],
+                  label: str = "") -> None:
     """Print the ncu command (with the ncu found here, or plain ``ncu`` when none is: a login node without
-    Nsight Compute) for copy and paste. An ncu named by --ncu or $ROOFLINE_NCU is printed as given, with a
-    warning where it is not here (the command may be meant for another node)."""
+    Nsight Compute) for copy and paste, ``label`` after it as a shell comment. An ncu named by --ncu or
+    $ROOFLINE_NCU is printed as given, with a warning where it is not here (the command may be meant for another
+    node)."""
     import os
 
     from roofline.errors import NcuError
@@ -192,12 +195,19 @@ def print_dry_run(ncu: str | None, options: driver.NcuOptions, template: str, ap
         program = named or "ncu"
         if named:
             typer.echo(f"roofline: warning: {err.message} here; the command names it as given", err=True)
-    typer.echo(driver.shell_command(driver.make_plan(program, options, template, app).argv))
+    typer.echo(with_label(driver.shell_command(driver.make_plan(program, options, template, app).argv), label))
+
+
+def with_label(command: str, label: str) -> str:
+    """A printed command line with ``label`` after it as a shell comment (copied and pasted, it still runs)."""
+    return f"{command}  # {label}" if label else command
 
 
 def prepare_ncu(ncu: str | None, options: driver.NcuOptions, template: str, app: list[str]) -> driver.Plan:
-    """Refuse to overwrite, find ncu, check its version against the options, and plan the run."""
+    """Refuse to overwrite or to write where no file can be made, find ncu, check its version against the options,
+    and plan the run."""
     driver.refuse_overwrite(template, options.force)
+    driver.refuse_unwritable_folder(template)
     install = driver.find_ncu(ncu)
     driver.check_version(install, options)
     typer.echo(f"roofline: profiling with {install.describe()}", err=True)

@@ -27,13 +27,14 @@ from typing import BinaryIO
 
 import typer
 
-from roofline.core.files import file_kind
+from roofline.core.files import file_kind, unwritable_folder
 from roofline.errors import RooflineError
 from roofline.render import CSV_MARKS, GENERATED_BY, GENERATOR
 from roofline.render.base import extension
 from roofline.render.names import terminal_safe, visible
 
 STDOUT = "-"
+DOCUMENT_OPTION = "-o"  # the option naming a command's document (analyze's is --report-output), for the fixes
 HEAD_BYTES = 8192  # the most read of an existing file to find the mark
 TMP_NAME_CHARS = 200  # of the target's name in its temporary file's, which adds 14: within NAME_MAX (255)
 _MARK = re.escape(GENERATED_BY).encode()
@@ -51,14 +52,15 @@ _COMMENT_MARK = {".md": "<!-- {} -->", ".markdown": "<!-- {} -->", ".html": "<!-
                  ".yaml": "# {}", ".yml": "# {}"}
 
 
-def write_output(path: Path, content: str | bytes, announce: bool = True) -> None:
+def write_output(path: Path, content: str | bytes, announce: bool = True, option: str = DOCUMENT_OPTION) -> None:
     """Write ``content`` to ``path`` (``-``: standard output), creating its folders; refuse a file roofline did
     not write and anything but a regular file. Text without the mark of its format gets it as a first line.
-    ``announce``: say ``wrote PATH`` on stderr, and that it replaced an earlier run's file where one was there."""
+    ``announce``: say ``wrote PATH`` on stderr, and that it replaced an earlier run's file where one was there;
+    ``option``: the option that names the document, in the fixes."""
     if str(path) == STDOUT:
-        to_stdout(content)
+        to_stdout(content, option)
         return
-    target = replaceable(path)
+    target = replaceable(path, option)
     existed = os.path.lexists(target)
     data = _marked(content, path).encode("utf-8", "replace") if isinstance(content, str) else content
     _replace(target, data, path)
@@ -72,18 +74,19 @@ def _announce(path: Path, replaced: bool = False) -> None:
                err=True)
 
 
-def write_all(files: Sequence[tuple[Path, str | bytes]]) -> None:
+def write_all(files: Sequence[tuple[Path, str | bytes]], option: str = DOCUMENT_OPTION) -> None:
     """Write each of ``files`` (``write_output``), in order; when one fails, the files this call created before it
     are removed, so that a failed run leaves no new file (a document that cannot be written, and its plots). Each
-    file written is named on stderr once all are, so a failure is the one line of its error."""
+    file written is named on stderr once all are, so a failure is the one line of its error (``option``: the
+    option that names the document, in the fixes)."""
     for path, _ in files:  # a target that cannot be one (a folder, a device, a file of another) fails before any
         if str(path) != STDOUT:
-            replaceable(path)
+            replaceable(path, option)
     created: list[Path] = []
     try:
         for path, content in files:
             new = str(path) != STDOUT and not os.path.lexists(path)
-            write_output(path, content, announce=False)
+            write_output(path, content, announce=False, option=option)
             if new:
                 created.append(path)
     except BaseException:
@@ -124,11 +127,12 @@ def _errors() -> str:
     return TERMINAL_ERRORS
 
 
-def to_stdout(content: str | bytes) -> None:
+def to_stdout(content: str | bytes, option: str = DOCUMENT_OPTION) -> None:
     """``content`` on standard output; text in the stream's encoding, what it cannot write (a lone surrogate from
-    a report) as ``?``, as files are written (a name is data of the profiled program: it may hold anything)."""
+    a report) as ``?``, as files are written (a name is data of the profiled program: it may hold anything).
+    ``option``: the option that writes the document to a file instead, in the fixes."""
     if sys.stdout is None:  # started with standard output closed (>&-)
-        raise RooflineError("standard output is closed", "write to a file with -o/--output")
+        raise RooflineError("standard output is closed", f"write to a file with {option}")
     try:
         if isinstance(content, str):
             encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
@@ -143,7 +147,7 @@ def to_stdout(content: str | bytes) -> None:
         return
     except (OSError, ValueError) as err:  # a full device (>/dev/full), a closed descriptor
         why = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
-        raise RooflineError(f"standard output: cannot write ({why})", "write to a file with -o/--output") from None
+        raise RooflineError(f"standard output: cannot write ({why})", f"write to a file with {option}") from None
 
 
 def _marked(text: str, path: Path) -> str:
@@ -159,29 +163,40 @@ def _head_marked(head: bytes) -> bool:
     return any(re.match(mark, head) for mark in _HEAD_MARKS)
 
 
-def replaceable(path: Path) -> Path:
-    """The file to write for ``path`` (a symbolic link's target): new, or an existing regular file of ours;
-    RooflineError naming why not."""
+def replaceable(path: Path, option: str | None = DOCUMENT_OPTION) -> Path:
+    """The file to write for ``path`` (a symbolic link's target): new, or an existing regular file of ours, in a
+    folder where files can be made; RooflineError naming why not. ``option`` names the command's document output
+    (which takes ``-`` for standard output) in the fixes; None for a file another option named (--plot)."""
     target = Path(os.path.realpath(path))
     try:
         info = os.stat(target)
     except FileNotFoundError:
-        return target
+        return _in_writable_folder(target, path)
     except OSError as err:  # e.g. a parent that is a file, or a folder we may not enter
         raise RooflineError(f"{path}: cannot write ({err.strerror})", "choose a writable path") from None
     if stat.S_ISDIR(info.st_mode):
         raise RooflineError(f"{path}: is a folder", "name a file inside it")
     if not stat.S_ISREG(info.st_mode):
         raise RooflineError(f"{path}: is {file_kind(info.st_mode)}, not a regular file; roofline writes only files",
-                            "use -o - for standard output, or name a file")
+                            f"use {option} - for standard output, or name a file" if option else "name a file")
     try:
         ours = carries_mark(target)
     except OSError as err:
         raise RooflineError(f"{path}: cannot read ({err.strerror})", "choose another file name") from None
     if not ours:
+        beside = f", or {option} for the files beside a report" if option else ""
         raise RooflineError(f"{path}: exists and was not written by roofline; not replacing it",
-                            "remove it, or choose another file name (the option that named it, or -o for the "
-                            "files beside a report)")
+                            f"remove it, or choose another file name (the option that named it{beside})")
+    return _in_writable_folder(target, path)
+
+
+def _in_writable_folder(target: Path, shown: Path) -> Path:
+    """``target`` when its folder takes new files (the file is written beside it, then renamed); else the one-line
+    error naming the folder in the way (``core.files.unwritable_folder``)."""
+    blocked = unwritable_folder(target.parent)
+    if blocked is not None:
+        folder, why = blocked
+        raise RooflineError(f"{shown}: cannot write ({folder}: {why})", "choose a writable folder")
     return target
 
 

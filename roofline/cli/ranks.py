@@ -29,32 +29,58 @@ LOCAL_RANK_VARS = (
 )
 
 
+JOB_SIZE_VARS = {  # the number of ranks in the job, from the launcher that set the rank variable
+    "OMPI_COMM_WORLD_RANK": "OMPI_COMM_WORLD_SIZE",
+    "PMI_RANK": "PMI_SIZE",
+    "MV2_COMM_WORLD_RANK": "MV2_COMM_WORLD_SIZE",
+    "SLURM_PROCID": "SLURM_NTASKS",
+}
+RANKS_FIX = "use e.g. 0,4 or 0-3 or all"
+
+
 @dataclass(frozen=True)
 class RankSelection:
-    """The ranks to profile: every rank, or an explicit set."""
+    """The ranks to profile: every rank, or inclusive ranges (tested for membership, never listed: 0-300000000 is
+    two numbers)."""
 
-    ranks: frozenset[int] = frozenset()
+    ranges: tuple[range, ...] = ()
     every: bool = False
+    spec: str = "all"
 
     def __contains__(self, rank: object) -> bool:
-        return self.every or rank in self.ranks
+        return self.every or any(rank in r for r in self.ranges)
 
     @property
     def first(self) -> int:
         """The lowest rank selected (0 for every rank)."""
-        return 0 if self.every or not self.ranks else min(self.ranks)
+        return 0 if self.every or not self.ranges else min(r.start for r in self.ranges)
+
+    def refuse_outside(self, size: int, variable: str) -> None:
+        """RooflineError when a selected rank is not in a job of ``size`` ranks (as ``variable`` says): it would
+        profile nothing, silently."""
+        last = None if self.every else max(r[-1] for r in self.ranges)
+        if last is not None and last >= size:
+            raise RooflineError(f"--ranks '{self.spec}': this job has no rank {last} ({variable}={size}: ranks 0 to "
+                                f"{size - 1})", f"choose ranks from 0 to {size - 1}, or all")
 
 
 def parse_ranks(spec: str) -> RankSelection:
     """Parse ``all`` or a comma list of ranks and inclusive ranges (``0,4``, ``0-3``, ``0,8-11``)."""
     text = spec.strip()
     if text.lower() == "all":
-        return RankSelection(every=True)
+        return RankSelection(every=True, spec=spec)
     try:
-        ranks = frozenset(r for part in text.split(",") for r in _parse_part(part.strip()))
+        ranges = tuple(_parse_part(part.strip()) for part in text.split(","))
     except ValueError:
-        raise RooflineError(f"--ranks '{spec}': not a rank list", "use e.g. 0,4 or 0-3 or all") from None
-    return RankSelection(ranks=ranks)
+        raise RooflineError(f"--ranks '{spec}': not a rank list", RANKS_FIX) from None
+    return RankSelection(ranges=ranges, spec=spec)
+
+
+def job_size(env: Mapping[str, str], rank_variable: str) -> tuple[int, str] | None:
+    """``(ranks in the job, variable)`` from the launcher that set ``rank_variable``; None where it says none."""
+    name = JOB_SIZE_VARS.get(rank_variable)
+    value = env.get(name, "").strip() if name else ""
+    return (int(value), str(name)) if value.isdigit() and int(value) > 0 else None
 
 
 def _parse_part(part: str) -> range:

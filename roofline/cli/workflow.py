@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from roofline.cli.failures import fail_for, warn
+from roofline.cli.output import DOCUMENT_OPTION
 from roofline.cli.plots import report_plot
 from roofline.cli.terminal import progress, terminal_width
 from roofline.cli.writing import refuse_unwritable_outputs, write_document
@@ -39,17 +40,18 @@ def jobs_or_cores(jobs: int | None) -> int:
 def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions, fmt: str = "table",
                  output: Path | None = None, plot: Path | None = None,
                  spread_threshold_pct: float = SPREAD_THRESHOLD_PCT, wide: bool = False,
-                 jobs: int | None = 1) -> ReportDocument:
+                 jobs: int | None = 1, option: str = DOCUMENT_OPTION) -> ReportDocument:
     """The facade's report of the files, written: the plot when asked, then the report in ``fmt`` (Markdown, with
     each report's plot as a PNG beside it, and HTML to a file, by default under reports/), with the kernels compared
     across several reports of one job. A bad report does not stop the others: they are written, then each bad
-    one is named and the exit status is 2. Up to ``jobs`` reports are analysed at once (None: every core)."""
+    one is named and the exit status is 2. Up to ``jobs`` reports are analysed at once (None: every core);
+    ``option`` names ``output`` in the fixes of an error."""
     plot_fmt = None
     if plot is not None:  # a bad plot suffix is refused before any report is read
         from roofline.render.mpl import plot_format
 
         plot_fmt = plot_format(plot)
-    refuse_unwritable_outputs("report", fmt, output, plot, paths)
+    refuse_unwritable_outputs("report", fmt, output, plot, paths, option)
     roofline = facade(options, jobs)
     document = roofline.report(paths, spread_threshold_pct, terminal_width(wide), LEGEND_KERNELS)
     also, failed = [], []
@@ -60,6 +62,6 @@ def report_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptio
             also.append((plot, report_plot(document, plot_fmt, plot)))
         except RooflineError as err:  # nothing to plot: the report is still written, then the plot's line, exit 2
             failed.append(err)
-    write_document("report", fmt, document, output, paths, also)
+    write_document("report", fmt, document, output, paths, also, option)
     fail_for([*roofline.left_out, *failed])
     return document

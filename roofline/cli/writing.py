@@ -15,7 +15,7 @@ from typer import _click as click
 
 from roofline.cli.failures import say
 from roofline.cli.options import by_extension
-from roofline.cli.output import STDOUT, replaceable, to_stdout, write_all
+from roofline.cli.output import DOCUMENT_OPTION, STDOUT, replaceable, to_stdout, write_all
 from roofline.core.choices import OUTPUT_OPTION
 from roofline.documents.kinds import CompareDocument, Document, ReportDocument
 from roofline.render.base import (
@@ -55,12 +55,13 @@ def _report_stem(name: str) -> str:
 
 
 def write_document(kind: Kind, name: str, document: Document, output: Path | None,
-                   paths: Sequence[str | os.PathLike[str]], also: Sequence[tuple[Path, bytes]] = ()) -> None:
+                   paths: Sequence[str | os.PathLike[str]], also: Sequence[tuple[Path, bytes]] = (),
+                   option: str = DOCUMENT_OPTION) -> None:
     """Render ``document`` in the format ``name`` of ``kind`` and print it, or write it to ``output`` (by default,
     for a format written to a file, under reports/ after the first report), with its plots beside it (none when it
     goes to standard output; a --plot PNG of the same figure, ``plot_is_beside``, is not drawn again) and the files
     ``also`` (a --plot). They are written together (``write_all``): when the document cannot be written, none of
-    the new files stays."""
+    the new files stays. ``option`` names ``output`` in the fixes of an error."""
     from msgspec.structs import replace
 
     fmt = find_format(kind, name)
@@ -77,10 +78,10 @@ def write_document(kind: Kind, name: str, document: Document, output: Path | Non
     text: str = fmt.render(document)
     files += also
     if target is None:
-        write_all(files)
-        to_stdout(text)
+        write_all(files, option)
+        to_stdout(text, option)
     else:
-        write_all([*files, (target, text)])
+        write_all([*files, (target, text)], option)
 
 
 def format_for_output(kind: Kind, fmt: str, output: Path | None, given: bool,
@@ -160,17 +161,19 @@ def check_distinct_outputs(kind: Kind, name: str, output: Path | None, plot: Pat
 
 
 def refuse_unwritable_outputs(kind: Kind, name: str, output: Path | None, plot: Path | None,
-                              paths: Sequence[str | os.PathLike[str]]) -> None:
+                              paths: Sequence[str | os.PathLike[str]], option: str = DOCUMENT_OPTION) -> None:
     """Before any work (a read, a profile): the one-line error of a file the command would write and could not
-    (another program's file, a folder, a device), and of two outputs on one path. The document in format ``name``
-    (to ``output``, else its default under reports/ after ``paths``: none when ``paths`` is empty, their names
-    unknown yet), the plots beside it, and ``plot``."""
+    (another program's file, a folder, a device, a folder where no file can be made), and of two outputs on one
+    path. The document in format ``name`` (to ``output``, named by ``option``, else its default under reports/
+    after ``paths``: none when ``paths`` is empty, their names unknown yet), the plots beside it, and ``plot``."""
     check_distinct_outputs(kind, name, output, plot, paths)
-    files = [plot] if plot is not None else []
+    if plot is not None:
+        replaceable(plot, None)
     target = document_target(kind, name, output, paths) if output is not None or paths else None
-    if target is not None and str(target) != STDOUT:
-        files.append(target)
-        if find_format(kind, name).plots is not None:
-            files += [target.parent / n for n in image_names(target.name, images_beside(kind, len(paths)))]
+    if target is None or str(target) == STDOUT:
+        return
+    files = [target]
+    if find_format(kind, name).plots is not None:
+        files += [target.parent / n for n in image_names(target.name, images_beside(kind, len(paths)))]
     for path in files:
-        replaceable(path)
+        replaceable(path, option)

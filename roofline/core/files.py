@@ -14,6 +14,7 @@ from typing import BinaryIO
 from roofline.errors import RooflineError
 
 Fail = Callable[[str, str], RooflineError]  # an error class of roofline.error
+NOT_A_FOLDER = "not a folder"  # why ``unwritable_folder`` found no folder to make files in
 EMPTY_FILE = "file is empty"  # what a report of no bytes is told, whatever its kinds: (message, hint)
 
 
@@ -22,6 +23,23 @@ def file_kind(mode: int) -> str:
     kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
              (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"))
     return next((name for test, name in kinds if test(mode)), "not a regular file")
+
+
+def unwritable_folder(folder: Path) -> tuple[Path, str] | None:
+    """Why no file can be made in ``folder`` (its missing folders made first): the nearest folder that exists and
+    what stops it ("not a folder", "read-only file system", "permission denied"); None when files can be made."""
+    there = Path(os.path.abspath(folder))
+    while not os.path.lexists(there) and there != there.parent:
+        there = there.parent
+    if not there.is_dir():
+        return there, NOT_A_FOLDER
+    if os.access(there, os.W_OK | os.X_OK):
+        return None
+    try:
+        read_only = bool(os.statvfs(there).f_flag & os.ST_RDONLY)
+    except OSError:
+        read_only = False
+    return there, "read-only file system" if read_only else "permission denied"
 
 
 def regular_file(path: Path, fail: Fail, fix: str) -> os.stat_result:

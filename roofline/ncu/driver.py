@@ -38,11 +38,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Literal
 
+from roofline.core.files import NOT_A_FOLDER, unwritable_folder
 from roofline.core.kernel_families import classify
 from roofline.core.kernel_filter import DEFAULT_BASE, KernelFilter
 from roofline.core.units import counted
 from roofline.core.version import GENERATED_BY, GENERATOR
-from roofline.errors import CountersDenied, NcuError, NoKernelMatched, RooflineError
+from roofline.errors import CountersDenied, NcuError, NoKernelMatched, RooflineError, UsageError
 
 SectionSet = Literal["roofline", "detailed", "full"]
 SetChoice = Literal["roofline", "detailed", "full", "none"]  # none: only the --section/--metrics named
@@ -67,8 +68,15 @@ _VERSION_RE = re.compile(r"Version (\d+)\.(\d+)\.(\d+)(?:\.(\d+))?")
 _MACRO_RE = re.compile(r"%(?:q\{([^}]*)\}|[%hpi])")
 _PROFILING_RE = re.compile(r'==PROF== Profiling "(.*)" - \d+:(?:.*- (\d+) pass)?')
 _REPORT_RE = re.compile(r"==PROF== Report: (.+)$")
-_OPTION_ERROR = (r"^(the argument for option|unrecognised option|option is ambiguous|the required argument|"
-                 r"option '[^']+' cannot be specified more than once)")  # ncu's own command-line errors
+_OPTION_ERRORS = (  # how ncu's own command-line errors start (ncu 2022.3 prints them on stderr, before any log)
+    r"the argument (?:\('[^']*'\) )?for option", r"the required argument for option", r"the (?:un)?abbreviated option",
+    r"the option '[^']+' is required", r"unrecognised option", r"option is ambiguous", r"too many positional options",
+    r"option '[^']+' (?:is ambiguous|cannot be specified more than once|only takes a single argument|is not valid|"
+    r"requires at least one argument)", r"The value for option --", r"The minimum value for option --",
+    r"Number of \w+ for option --", r"Invalid option --", r"Option --\S+ cannot be used",
+    r"The option --\S+ is not compatible", r"Please specify non-zero launch count",
+    r"'.*' cannot be used as the output log file")
+_OPTION_ERROR = "^(?:" + "|".join(_OPTION_ERRORS) + ")"
 _NCU_LINE_RE = re.compile(r"^==[A-Z]+==|" + _OPTION_ERROR)
 
 
@@ -273,15 +281,50 @@ def app_name(command: Sequence[str]) -> str:
     return Path(command[0]).stem or "report"
 
 
-def report_template(output: str | None, default_name: str, tag: str = "") -> str:
-    """ncu's ``-o`` value: OUTPUT is a folder (existing, or ending in /) or a report name; macros stay as given."""
+def report_template(output: str | None, default_name: str, tag: str = "",
+                    env: Mapping[str, str] | None = None) -> str:
+    """ncu's ``-o`` value: OUTPUT is a folder (existing, or ending in /) or a report name. ncu takes its macros in
+    the file name only (2022.3: "Macro '%h' can only be used in the file name"), so the folder's %h, %q{VAR} and %%
+    are filled in here (``_fill_folder``) and the file name's are left to ncu; UsageError for a % that is none of
+    ncu's macros, which ncu would refuse."""
+    env = os.environ if env is None else env
+    _refuse_unknown_macros(output or "")
+    name = _literal(default_name)
     if output is None:
-        base = default_name
-    elif output.endswith(("/", os.sep)) or os.path.isdir(output):
-        base = os.path.join(output, default_name)
+        base = name
+    elif output.endswith(("/", os.sep)) or os.path.isdir(expand_macros(output, env, None) or ""):
+        base = os.path.join(output, name)
     else:
         base = output
-    return base.removesuffix(REPORT_SUFFIX) + tag + REPORT_SUFFIX
+    folder, file_name = os.path.split(base.removesuffix(REPORT_SUFFIX) + _literal(tag) + REPORT_SUFFIX)
+    return os.path.join(_fill_folder(folder, env, output), file_name)
+
+
+NCU_MACROS = "%h %p %q{VAR} %i %%"  # the macros ncu fills in a report's name (ncu --help, --export)
+RUN_MACROS = ("%p", "%i")  # known only once ncu runs: the profiled process's id, the first unused number
+_ANY_MACRO_RE = re.compile(r"%(?:q\{[^}]*\}|.|$)", re.S)  # a % and what follows it, a macro or not
+
+
+def _refuse_unknown_macros(output: str) -> None:
+    """UsageError, before ncu runs, for a % in ``output`` that starts none of ncu's macros (ncu: "Unknown macro")."""
+    unknown = [m[0] for m in _ANY_MACRO_RE.finditer(output) if not _MACRO_RE.fullmatch(m[0])]
+    if unknown:
+        raise UsageError(f"--output {output}: '{unknown[0]}' is not one of ncu's macros ({NCU_MACROS})",
+                         "write %% for a literal %")
+
+
+def _fill_folder(folder: str, env: Mapping[str, str], output: str | None) -> str:
+    """The report's folder with %h, %q{VAR} and %% filled in, as ncu fills them in a name, each % left in it
+    escaped for ncu; UsageError for %p or %i, which only ncu knows, once it runs."""
+    if any(m[0] in RUN_MACROS for m in _MACRO_RE.finditer(folder)):
+        raise UsageError(f"--output {output}: ncu's {' and '.join(RUN_MACROS)} are known only once ncu runs, so they "
+                         "cannot name the report's folder", "put them in the report's file name (e.g. -o out/app_%p)")
+    return _literal(str(expand_macros(folder, env, None)))
+
+
+def _literal(text: str) -> str:
+    """``text`` as ncu reads it in a report's name, unchanged: each % doubled."""
+    return text.replace("%", "%%")
 
 
 def expand_macros(template: str, env: Mapping[str, str], unique: str | None) -> str | None:
@@ -316,6 +359,30 @@ def refuse_overwrite(template: str, force: bool, env: Mapping[str, str] | None =
     if os.path.lexists(log) and not log_is_ours(log):
         raise RooflineError(f"{log}: exists, and ncu writes its log there (a file roofline did not mark as an "
                             "earlier run's log)", "pass --force to replace it, or choose another --output")
+
+
+OTHER_FOLDER = "choose another folder with --output"
+FOLDER_FIX = f"make it writable, or {OTHER_FOLDER}"
+
+
+def report_folder(template: str) -> Path:
+    """The folder where the report and ncu's log go (``report_template`` filled in its macros)."""
+    return Path(str(expand_macros(os.path.dirname(template), os.environ, str(os.getpid()))))
+
+
+def refuse_unwritable_folder(template: str) -> None:
+    """Stop before running anything when the report's folder cannot be made, or takes no new file (read-only, no
+    permission, a file in its path): ncu would profile, then fail to write."""
+    folder = report_folder(template)
+    blocked = unwritable_folder(folder)
+    if blocked is None:
+        return
+    there, why = blocked
+    shown = f"the current folder {os.getcwd()}" if str(folder) == "." else str(folder)
+    fix = FOLDER_FIX if why != NOT_A_FOLDER else OTHER_FOLDER
+    if there == Path(os.path.abspath(folder)):
+        raise RooflineError(f"{shown}: cannot write the report there ({why})", fix)
+    raise RooflineError(f"{shown}: cannot make the report's folder ({there}: {why})", fix)
 
 
 def log_path(template: str, env: Mapping[str, str] | None = None) -> Path:
@@ -380,7 +447,11 @@ def make_plan(ncu: str, options: NcuOptions, template: str, app: Sequence[str]) 
 
 def profile(plan: Plan) -> Path:
     """Run ncu for ``plan`` with live output; return the written report, or raise the error that explains why not."""
-    Path(plan.report_template).parent.mkdir(parents=True, exist_ok=True)
+    folder = report_folder(plan.report_template)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise RooflineError(f"{folder}: cannot make the report's folder ({err.strerror})", FOLDER_FIX) from None
     run = run_ncu(plan.argv, plan.log_file)
     try:
         return check_outcome(run, plan)
@@ -421,7 +492,10 @@ def run_ncu(argv: Sequence[str], log_file: Path) -> NcuRun:
     from rich.console import Console
 
     console = Console(stderr=True, highlight=False, soft_wrap=True)
-    log_file.unlink(missing_ok=True)  # a stale log from an earlier run must not be read as this run's
+    try:
+        log_file.unlink(missing_ok=True)  # a stale log from an earlier run must not be read as this run's
+    except OSError as err:
+        raise RooflineError(f"{log_file}: cannot replace ncu's log ({err.strerror})", FOLDER_FIX) from None
     try:
         proc = subprocess.Popen(list(argv), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 start_new_session=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
@@ -479,7 +553,7 @@ class _LogTail:
             with open(self.path, "rb") as fh:
                 fh.seek(self.pos)
                 data = fh.read()
-        except FileNotFoundError:
+        except OSError:  # not written yet, or not readable: ncu's messages still come through its output
             data = b""
         self.pos += len(data)
         *lines, self.partial = (self.partial + self.decoder.decode(data, final)).split("\n")
@@ -569,13 +643,29 @@ def _no_app(m: re.Match[str], _line: str, _plan: Plan, _run: NcuRun) -> Roofline
 
 
 def _bad_option(_m: re.Match[str], line: str, plan: Plan, _run: NcuRun) -> RooflineError:
-    return NcuError(f"ncu rejected its command line: {line}",
+    return NcuError(f"ncu rejected its command line: {line.strip().rstrip('.')}",
                     f"check the option values and --ncu-arg (see: {shell_command([plan.ncu, '--help'])})")
 
 
-def _app_failed(m: re.Match[str], _line: str, plan: Plan, _run: NcuRun) -> RooflineError:
+def _app_failed(m: re.Match[str], _line: str, plan: Plan, run: NcuRun) -> RooflineError:
+    log = f"; ncu's log: {plan.log_file}" if plan.log_file.is_file() else ""
     return AppFailed(int(m[1]), f"the application exited with code {m[1]} under ncu: {shell_command(plan.app)}",
-                     f"fix the application (its last lines are above; ncu's log: {plan.log_file})")
+                     f"{_missing_module(plan.app, run.tail) or 'fix the application'} (its last lines are above{log})")
+
+
+_IMPORT_ERROR_RE = re.compile(r"^(?:ModuleNotFoundError|ImportError): (.+)$")
+
+
+def _missing_module(app: Sequence[str], tail: Sequence[str]) -> str | None:
+    """For a script that roofline ran with its own Python (``resolve_app``) and that failed to import a module: that
+    this Python ran it, and how to name another; None otherwise."""
+    if len(app) < 2 or app[0] != sys.executable or not app[1].endswith(".py"):
+        return None
+    found = next((m for line in reversed(tail) if (m := _IMPORT_ERROR_RE.match(line.strip()))), None)
+    if found is None:
+        return None
+    return (f"{app[1]} ran with roofline's own Python, {sys.executable} ({found[1]}); name the Python that has the "
+            f"module before the script: -- /path/to/python {shell_command(app[1:])}")
 
 
 def _no_kernels(_m: re.Match[str], _line: str, plan: Plan, _run: NcuRun) -> RooflineError:
@@ -596,7 +686,14 @@ def _no_kernels(_m: re.Match[str], _line: str, plan: Plan, _run: NcuRun) -> Roof
 
 
 def _other_error(m: re.Match[str], _line: str, plan: Plan, _run: NcuRun) -> RooflineError:
-    return NcuError(f"ncu: {m[1]}", f"see ncu's log {plan.log_file}")
+    return NcuError(f"ncu: {m[1]}", _see_log(plan))
+
+
+def _see_log(plan: Plan) -> str:
+    """Where ncu said more: its log, where it wrote one; else its output above (a log never written is not named)."""
+    if plan.log_file.is_file():
+        return f"see ncu's log {plan.log_file}"
+    return "see ncu's messages above (it wrote no log)"
 
 
 # Checked in order: the first matching message explains the run (the driver error outranks the
@@ -618,17 +715,17 @@ FAILURES: tuple[tuple[re.Pattern[str], Failure], ...] = (
 def check_outcome(run: NcuRun, plan: Plan) -> Path:
     """Turn a finished run into the report's path, or raise the one-line error that explains the run."""
     if run.signum:
+        log = f"ncu's log {plan.log_file}, " if plan.log_file.is_file() else ""
         raise ProfilingInterrupted(run.signum, f"profiling stopped by {signal.Signals(run.signum).name}",
-                                   f"partial output kept: ncu's log {plan.log_file}, report {plan.report_template} "
-                                   "if ncu wrote one; run again to profile fully")
+                                   f"partial output kept: {log}report {plan.report_template} if ncu wrote one; run "
+                                   "again to profile fully")
     for pattern, failure in FAILURES:
         for line in run.messages:
             if match := pattern.search(line):
                 raise failure(match, line, plan, run)
     if run.returncode != 0:
-        raise NcuError(f"ncu exited with code {run.returncode}", f"see ncu's log {plan.log_file}")
+        raise NcuError(f"ncu exited with code {run.returncode}", _see_log(plan))
     report = run.report or expand_macros(plan.report_template, os.environ, None)
     if report is None or not os.path.isfile(report):
-        raise NcuError(f"ncu finished but wrote no report {report or plan.report_template}",
-                       f"see ncu's log {plan.log_file}")
+        raise NcuError(f"ncu finished but wrote no report {report or plan.report_template}", _see_log(plan))
     return Path(report)

@@ -343,10 +343,10 @@ def test_standard_output_on_a_full_device_or_closed_is_one_line():
     with open("/dev/full", "w") as full:
         proc = roofline_proc("report", EXAMPLE, "-f", "json", stdout=full)
     assert proc.returncode == 2 and proc.stderr == ("roofline: error: standard output: cannot write (No space left "
-                                                    "on device): write to a file with -o/--output\n")
+                                                    "on device): write to a file with -o\n")
     proc = roofline_proc("report", EXAMPLE, "-f", "json", stdout=None, preexec_fn=lambda: os.close(1))
     assert proc.returncode == 2 and proc.stderr == ("roofline: error: standard output is closed: write to a file "
-                                                    "with -o/--output\n")
+                                                    "with -o\n")
 
 
 def test_a_working_folder_that_was_removed_is_one_line(tmp_path):

@@ -124,6 +124,42 @@ def test_a_socket_is_refused(tmp_path, monkeypatch):
     assert result.exit_code == 2 and "sock: is a socket, not a regular file" in result.stderr
 
 
+@pytest.mark.parametrize("option, fix", [("-o", "use -o - for standard output, or name a file"),
+                                         ("--report-output", "use --report-output - for standard output, or name a "
+                                                             "file"),
+                                         (None, "name a file")])
+def test_the_fix_for_a_device_names_the_option_that_names_the_document(option, fix):
+    """`analyze` names its document with --report-output (its -o is ncu's report); a --plot takes no ``-``."""
+    with pytest.raises(output.RooflineError) as err:
+        output.replaceable(Path(os.devnull), option)
+    assert err.value.hint == fix
+
+
+def test_the_fix_for_a_file_of_another_names_the_option_of_the_files_beside(tmp_path):
+    mine = tmp_path / "mine.md"
+    mine.write_text("mine\n")
+    with pytest.raises(output.RooflineError) as err:
+        output.replaceable(mine, "--report-output")
+    assert err.value.hint == ("remove it, or choose another file name (the option that named it, or --report-output "
+                              "for the files beside a report)")
+
+
+@pytest.mark.parametrize("name", ["new.json", "ours.json"])
+def test_a_file_in_a_folder_that_takes_no_file_is_refused_before_any_work(tmp_path, monkeypatch, name):
+    """A new file, or one of ours replaced through a file beside it: either needs the folder to take a file (as
+    root, permissions do not stop a write: the folder's answer stands in)."""
+    from roofline.core import files
+
+    (tmp_path / "ours.json").write_text(f'{{"generator":"{GENERATOR}"}}')
+    assert output.carries_mark(tmp_path / "ours.json")
+    monkeypatch.setattr(files.os, "access", lambda path, mode: Path(path) != tmp_path)
+    monkeypatch.setattr(files.os, "statvfs", lambda path: type("V", (), {"f_flag": os.ST_RDONLY})())
+    with pytest.raises(output.RooflineError) as err:
+        output.replaceable(tmp_path / name)
+    assert str(err.value) == f"{tmp_path / name}: cannot write ({tmp_path}: read-only file system): choose a " \
+                             "writable folder"
+
+
 def test_dash_is_standard_output(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = runner.invoke(app, ["report", EXAMPLE, "-f", "json", "-o", "-"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from roofline.cli.ranks import detect_rank, other_mpi_rank, parse_ranks
+from roofline.cli.ranks import detect_rank, job_size, other_mpi_rank, parse_ranks
 from roofline.errors import RooflineError
 
 
@@ -20,6 +20,38 @@ def test_parse_ranks(spec: str, inside: list[int], outside: list[int]) -> None:
     selection = parse_ranks(spec)
     assert all(r in selection for r in inside)
     assert not any(r in selection for r in outside)
+
+
+def test_a_huge_range_is_two_numbers_not_a_list() -> None:
+    selection = parse_ranks("7,0-300000000000")
+    assert 299999999999 in selection and 300000000001 not in selection and selection.first == 0
+    assert selection.ranges == (range(7, 8), range(0, 300000000001))
+
+
+@pytest.mark.parametrize("spec, size, refused", [("0-3", 4, False), ("0-4", 4, True), ("9,1", 4, True),
+                                                  ("all", 1, False), ("0", 1, False)])
+def test_ranks_outside_the_job_size_are_refused(spec: str, size: int, refused: bool) -> None:
+    selection = parse_ranks(spec)
+    if not refused:
+        selection.refuse_outside(size, "PMI_SIZE")
+        return
+    with pytest.raises(RooflineError, match=rf"^--ranks '{spec}': this job has no rank \d+ \(PMI_SIZE={size}: ranks "
+                                            rf"0 to {size - 1}\): choose ranks from 0 to {size - 1}, or all$"):
+        selection.refuse_outside(size, "PMI_SIZE")
+
+
+@pytest.mark.parametrize("env, variable, size", [
+    ({"OMPI_COMM_WORLD_SIZE": "8"}, "OMPI_COMM_WORLD_RANK", (8, "OMPI_COMM_WORLD_SIZE")),
+    ({"PMI_SIZE": "4", "SLURM_NTASKS": "1"}, "PMI_RANK", (4, "PMI_SIZE")),  # the launcher's, not the allocation's
+    ({"SLURM_NTASKS": "16"}, "SLURM_PROCID", (16, "SLURM_NTASKS")),
+    ({"MV2_COMM_WORLD_SIZE": "2"}, "MV2_COMM_WORLD_RANK", (2, "MV2_COMM_WORLD_SIZE")),
+    ({"OMPI_COMM_WORLD_SIZE": "8"}, "PMIX_RANK", None),  # no size beside this rank variable
+    ({"PMI_SIZE": "x"}, "PMI_RANK", None),
+    ({"PMI_SIZE": "0"}, "PMI_RANK", None),
+])
+def test_job_size_comes_from_the_launcher_that_set_the_rank(env: dict[str, str], variable: str,
+                                                            size: tuple[int, str] | None) -> None:
+    assert job_size(env, variable) == size
 
 
 @pytest.mark.parametrize("spec", ["", "a", "1,", "3-1", "-1", "1-2-3", "0;1", "1.5"])

@@ -255,4 +255,4 @@ def test_a_nan_or_negative_threshold_cannot_switch_the_gate_off(field: str) -> N
 
     for value in (float("nan"), float("inf"), -1.0):
         with pytest.raises(UsageError, match=field):
-            Thresholds(**{field: value})
+            Thresholds(**{field: value})  # type: ignore[arg-type]

@@ -53,3 +53,14 @@ def test_folders_devices_and_missing_files_are_named(tmp_path):
     assert refused(tmp_path / "absent") == f"{tmp_path / 'absent'}: no such file"
     if os.path.exists("/dev/zero"):
         assert refused(Path("/dev/zero")) == "/dev/zero: is a character device, not a regular file"
+
+
+def test_unwritable_folder_names_the_nearest_folder_and_why(tmp_path, monkeypatch):
+    from roofline.core import files
+
+    (tmp_path / "afile").write_text("")
+    assert files.unwritable_folder(tmp_path / "new" / "deeper") is None  # made from a folder that takes files
+    assert files.unwritable_folder(tmp_path / "afile" / "sub") == (tmp_path / "afile", files.NOT_A_FOLDER)
+    monkeypatch.setattr(files.os, "access", lambda path, mode: False)
+    monkeypatch.setattr(files.os, "statvfs", lambda path: type("V", (), {"f_flag": 0})())
+    assert files.unwritable_folder(tmp_path / "new") == (tmp_path, "permission denied")

@@ -11,13 +11,14 @@ import signal
 import subprocess
 import sys
 import time
+from collections import deque
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from roofline.core import kernel_filter
-from roofline.errors import CountersDenied, NcuError, NoKernelMatched, RooflineError
+from roofline.errors import CountersDenied, NcuError, NoKernelMatched, RooflineError, UsageError
 from roofline.ncu import driver
 from roofline.ncu.driver import NcuInstall, NcuOptions, NcuRun
 from tests.fake_ncu import fakencu
@@ -178,6 +179,38 @@ def test_report_template(tmp_path: Path) -> None:
     assert driver.app_name(["examples/pytorch_matmul.py"]) == "pytorch_matmul"
 
 
+def test_the_folder_macros_are_filled_in_and_the_file_names_left_to_ncu(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ncu 2022.3 takes its macros only in the file name ("Macro '%h' can only be used in the file name and not in
+    the file path"): roofline fills in the folder's, a % in the result doubled so that ncu reads it as it is."""
+    monkeypatch.setattr(driver.socket, "gethostname", lambda: "node7")
+    env = {"OMPI_COMM_WORLD_RANK": "3", "PCT": "50%"}
+    assert driver.report_template("rep_%h/x", "app", env=env) == "rep_node7/x.ncu-rep"
+    assert driver.report_template("r_%q{OMPI_COMM_WORLD_RANK}/", "app", ".rank3.node7", env) == \
+        "r_3/app.rank3.node7.ncu-rep"
+    assert driver.report_template("100%%/%q{PCT}/x_%h_%p", "app", env=env) == "100%%/50%%/x_%h_%p.ncu-rep"
+    assert driver.report_template(None, "50%", env=env) == "50%%.ncu-rep"  # an application named 50%.py
+
+
+@pytest.mark.parametrize("output, error", [
+    ("rep_%p/x", "--output rep_%p/x: ncu's %p and %i are known only once ncu runs, so they cannot name the report's "
+                 "folder: put them in the report's file name (e.g. -o out/app_%p)"),
+    ("r_%i/", "--output r_%i/: ncu's %p and %i are known only once ncu runs"),
+    ("rep_%z", "--output rep_%z: '%z' is not one of ncu's macros (%h %p %q{VAR} %i %%): write %% for a literal %"),
+    ("50%/x", "--output 50%/x: '%/' is not one of ncu's macros"),
+    ("x_%q", "--output x_%q: '%q' is not one of ncu's macros"),
+])
+def test_macros_ncu_would_refuse_are_refused_before_it_runs(output: str, error: str) -> None:
+    with pytest.raises(UsageError) as err:
+        driver.report_template(output, "app", env={})
+    assert str(err.value).startswith(error) and err.value.exit_code == 2
+
+
+def test_an_existing_folder_named_with_macros_is_a_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "runs_7").mkdir()
+    assert driver.report_template("runs_%q{JOB}", "app", env={"JOB": "7"}) == "runs_7/app.ncu-rep"
+
+
 def test_expand_macros(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(driver.socket, "gethostname", lambda: "node7")
     env = {"RUN": "42"}
@@ -235,6 +268,62 @@ def test_a_log_of_another_version_of_roofline_is_ours(tmp_path: Path) -> None:
     assert driver.log_is_ours(log)
 
 
+@pytest.mark.parametrize("output, folder, error", [
+    ("afile/rep", "afile", "afile: cannot write the report there (not a folder): choose another folder with --output"),
+    ("afile/sub/rep", "afile/sub", "afile/sub: cannot make the report's folder ({tmp}/afile: not a folder): choose "
+                                   "another folder with --output"),
+])
+def test_a_report_folder_under_a_file_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, output: str,
+                                                 folder: str, error: str) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("")
+    with pytest.raises(RooflineError) as err:
+        driver.refuse_unwritable_folder(driver.report_template(output, "app"))
+    assert str(err.value) == error.format(tmp=tmp_path) and err.value.exit_code == 2
+
+
+@pytest.mark.parametrize("read_only, why", [(True, "read-only file system"), (False, "permission denied")])
+def test_a_report_folder_that_takes_no_file_is_refused_with_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                read_only: bool, why: str) -> None:
+    """As root, permissions do not stop a write: the folder's answers (access, the file system's flags) stand in."""
+    import os
+
+    from roofline.core import files
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(files.os, "access", lambda path, mode: Path(path) != tmp_path)
+    flags = os.ST_RDONLY if read_only else 0
+    monkeypatch.setattr(files.os, "statvfs", lambda path: type("V", (), {"f_flag": flags})())
+    with pytest.raises(RooflineError, match=f"^the current folder {tmp_path}: cannot write the report there "
+                                            f"\\({why}\\): make it writable, or choose another folder with --output$"):
+        driver.refuse_unwritable_folder(driver.report_template(None, "app"))
+    with pytest.raises(RooflineError, match=f"^new: cannot make the report's folder \\({tmp_path}: {why}\\)"):
+        driver.refuse_unwritable_folder(driver.report_template("new/", "app"))
+    (tmp_path / "ok").mkdir()
+    driver.refuse_unwritable_folder(str(tmp_path / "ok" / "app.ncu-rep"))  # a folder that takes files: no error
+
+
+@pytest.mark.parametrize("step", ["mkdir", "unlink"])
+def test_a_folder_that_fails_while_profiling_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         step: str) -> None:
+    """Past the checks (a race, a file system that answered wrong), the OSError of making the folder or of clearing
+    the old log is still one line naming the path; ncu does not start."""
+    import errno
+
+    def fail(*_: Any, **__: Any) -> None:
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(Path, step, fail)
+    monkeypatch.setattr(driver.subprocess, "Popen", lambda *a, **k: pytest.fail("ncu must not start"))
+    plan = driver.make_plan("ncu", NcuOptions(), str(tmp_path / "out" / "app.ncu-rep"), ["app"])
+    with pytest.raises(RooflineError) as err:
+        driver.profile(plan)
+    what = "cannot make the report's folder" if step == "mkdir" else "cannot replace ncu's log"
+    shown = tmp_path / "out" if step == "mkdir" else plan.log_file
+    assert str(err.value) == (f"{shown}: {what} (Read-only file system): make it writable, or choose another "
+                              "folder with --output")
+
+
 def test_no_log_to_mark_is_no_error(tmp_path: Path) -> None:
     driver.mark_log(tmp_path / "never.ncu.log")
     assert list(tmp_path.iterdir()) == []
@@ -256,6 +345,15 @@ def _plan(**options: Any) -> driver.Plan:
 
 def _outcome(messages: list[str], returncode: int = 0, plan: driver.Plan | None = None, **run: Any) -> Path:
     return driver.check_outcome(NcuRun(returncode=returncode, messages=messages, **run), plan or _plan())
+
+
+@pytest.fixture
+def logged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A current folder where ncu wrote its log (out/app.ncu.log, the plan's): the hints may name it."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "app.ncu.log").write_text("==PROF== Connected to process 1\n")
+    return tmp_path
 
 
 NO_DRIVER = [
@@ -285,6 +383,15 @@ NO_DRIVER = [
     (["the argument for option '--replay-mode' is invalid"], 255, NcuError,
      "ncu rejected its command line: the argument for option '--replay-mode' is invalid: check the option values"),
     (["unrecognised option '--bogus'"], 255, NcuError, "ncu rejected its command line: unrecognised option"),
+    (["the argument ('99999999999999999999') for option '--launch-skip' is invalid"], 255, NcuError,
+     "ncu rejected its command line: the argument ('99999999999999999999') for option '--launch-skip' is invalid: "
+     "check the option values"),
+    (["The value for option --sampling-interval needs to be between 0 and 31."], 255, NcuError,
+     "ncu rejected its command line: The value for option --sampling-interval needs to be between 0 and 31: check"),
+    (["Please specify non-zero launch count"], 255, NcuError,
+     "ncu rejected its command line: Please specify non-zero launch count: check"),
+    (["option '--kernel-name' cannot be specified more than once"], 255, NcuError,
+     "ncu rejected its command line: option '--kernel-name' cannot be specified more than once: check"),
     (["==PROF== Connected to process 1 (/usr/bin/python3)", "==ERROR== The application returned an error code (7).",
       "==PROF== Report: /abs/out/app.ncu-rep"], 1, driver.AppFailed,
      "the application exited with code 7 under ncu: /usr/bin/python3 app.py 'a b': fix the application"),
@@ -295,7 +402,7 @@ NO_DRIVER = [
     ([], 9, NcuError, "ncu exited with code 9: see ncu's log out/app.ncu.log"),
     ([], 0, NcuError, "ncu finished but wrote no report out/app.ncu-rep: see ncu's log out/app.ncu.log"),
 ])
-def test_outcomes(messages: list[str], rc: int, error: type[RooflineError], text: str) -> None:
+def test_outcomes(logged: Path, messages: list[str], rc: int, error: type[RooflineError], text: str) -> None:
     with pytest.raises(error) as err:
         _outcome(messages, rc)
     assert type(err.value) is error
@@ -303,7 +410,7 @@ def test_outcomes(messages: list[str], rc: int, error: type[RooflineError], text
     assert "\n" not in str(err.value)
 
 
-def test_exit_codes_of_failures() -> None:
+def test_exit_codes_of_failures(logged: Path) -> None:
     with pytest.raises(driver.AppFailed) as failed:
         _outcome(["==ERROR== The application returned an error code (7)."], 1)
     assert (failed.value.app_exit_code, failed.value.exit_code) == (7, 3)
@@ -314,6 +421,49 @@ def test_exit_codes_of_failures() -> None:
                                                           "ncu's log out/app.ncu.log") as stopped:
         _outcome(["==PROF== Profiling \"k\" - 0: 0%"], 0, signum=signal.SIGINT)
     assert stopped.value.exit_code == 130
+
+
+@pytest.mark.parametrize("messages, rc, signum, text", [
+    (["==ERROR== Failed to access the following 2 metrics: a, b"], 0, None,
+     "ncu: Failed to access the following 2 metrics: a, b: see ncu's messages above (it wrote no log)"),
+    ([], 255, None, "ncu exited with code 255: see ncu's messages above (it wrote no log)"),
+    ([], 0, None, "ncu finished but wrote no report out/app.ncu-rep: see ncu's messages above (it wrote no log)"),
+    (["==ERROR== The application returned an error code (7)."], 1, None, "fix the application (its last lines are "
+                                                                          "above)"),
+    ([], 0, signal.SIGINT, "partial output kept: report out/app.ncu-rep if ncu wrote one; run again to profile "
+                           "fully"),
+])
+def test_a_log_ncu_did_not_write_is_never_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                messages: list[str], rc: int, signum: int | None, text: str) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(RooflineError) as err:
+        _outcome(messages, rc, signum=signum)
+    assert str(err.value).endswith(text) and "app.ncu.log" not in str(err.value)
+
+
+@pytest.mark.parametrize("line", ["ModuleNotFoundError: No module named 'torch'",
+                                  "ImportError: cannot import name 'x' from 'y' (/lib/y.py)"])
+def test_a_script_missing_a_module_says_which_python_ran_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            line: str) -> None:
+    monkeypatch.chdir(tmp_path)
+    plan = driver.Plan("ncu", NcuOptions(), "t.ncu-rep", Path("t.ncu.log"), (sys.executable, "t.py", "--n", "2"))
+    with pytest.raises(driver.AppFailed) as err:
+        _outcome(["==ERROR== The application returned an error code (1)."], 1, plan,
+                 tail=deque(["Traceback (most recent call last):", '  File "t.py", line 1', line]))
+    reason = line.split(": ", 1)[1]
+    assert str(err.value).endswith(f": t.py ran with roofline's own Python, {sys.executable} ({reason}); name the "
+                                   "Python that has the module before the script: -- /path/to/python t.py --n 2 (its "
+                                   "last lines are above)")
+
+
+@pytest.mark.parametrize("app", [("/usr/bin/app", "t.py"), (sys.executable, "-c", "import torch")])
+def test_an_import_error_of_an_application_roofline_did_not_start_is_the_applications(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, app: tuple[str, ...]) -> None:
+    monkeypatch.chdir(tmp_path)
+    plan = driver.Plan("ncu", NcuOptions(), "t.ncu-rep", Path("t.ncu.log"), app)
+    with pytest.raises(driver.AppFailed, match="fix the application \\(its last lines are above\\)$"):
+        _outcome(["==ERROR== The application returned an error code (1)."], 1, plan,
+                 tail=deque(["ModuleNotFoundError: No module named 'torch'"]))
 
 
 @pytest.mark.parametrize("options, hint", [

@@ -57,9 +57,9 @@ def test_every_launch_row_holds_the_report_documents_figures(collected: tuple[Pa
             reasons = dict(row["missing"])
             assert {c for c, v in row.items() if v is None} == set(reasons)  # every null column, by its name
             assert NO_REASON not in reasons.values()
-            for column, path in COLUMN_PATHS.items():
-                if column in reasons and path in k["missing"]:
-                    assert reasons[column] == doc["reasons"][k["missing"][path]]
+            for column, at in COLUMN_PATHS.items():
+                if column in reasons and at in k["missing"]:
+                    assert reasons[column] == doc["reasons"][k["missing"][at]]
             for p, i in roofs["missing"].items():
                 unit = "flop" if p in ("fp64", "fp32", "fp16", "tensor") else "bytes"
                 assert reasons[f"roof_{p}_{unit}_per_s"] == doc["reasons"][i]

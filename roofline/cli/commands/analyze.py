@@ -39,10 +39,12 @@ from roofline.ncu import driver
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.launches import ReportAnalysis
     from roofline.nsys.export import Nsys
+    from roofline.specs.catalog import SpecCatalog
 
 CONTEXT_SETTINGS = ncu_opts.CONTEXT_SETTINGS  # read by roofline.cli.app, with COMMAND_CLASS
 COMMAND_CLASS = ncu_opts.COMMAND_CLASS
-AnalysisOutputOpt = Annotated[Path | None, typer.Option("--report-output", help=output_help("report"))]
+REPORT_OUTPUT = "--report-output"  # the analysis's file (-o names ncu's report)
+AnalysisOutputOpt = Annotated[Path | None, typer.Option(REPORT_OUTPUT, help=output_help("report"))]
 FromNsysOpt = Annotated[Path | None, typer.Option(
     "--from-nsys", help="Profile only the top kernels of this Nsight Systems profile (.sqlite, .nsys-rep, .qdrep) by "
     "total GPU time, one median-duration launch each.")]
@@ -67,7 +69,7 @@ DEFAULT_TOP = 5
 TIMELINE_TOP = 20  # kernels shown by --no-counters, as `roofline timeline` shows them
 
 
-FACTS = Facts(output=Output("report", "report_output", "--report-output"))
+FACTS = Facts(output=Output("report", "report_output", REPORT_OUTPUT))
 
 
 @handles_errors
@@ -97,6 +99,7 @@ def analyze(
     ncu_opts.refuse_unknown_option_as_app(ctx, command)
     _refuse_unused_options(ctx, no_counters, from_nsys is not None, fallback == "nsys", bool(work_from))
     after_app = ncu_opts.own_options_after_app(ctx, command)
+    _refuse_document_as_report(choices.output)
     app = driver.resolve_app(command)
     timed = NsysRun(command, app, choices.output, choices.force, nsys, work_from or [], specs, fmt, report_output,
                     plot, wide, group_by, timeout)
@@ -134,9 +137,8 @@ def analyze(
     for why, _, _ in plans:
         for line in why.splitlines():
             typer.echo(f"roofline: {line}", err=True)
-    for _, options, template in plans:  # every report is refused before the first ncu runs
-        driver.refuse_overwrite(template, options.force)
-    refuse_unwritable_outputs("report", fmt, report_output, plot, _report_names(plans))
+    _refuse_before_profiling([(template, options.force) for _, options, template in plans], fmt, report_output,
+                             plot, specs)
     reports = []
     try:
         for _, options, template in plans:
@@ -147,7 +149,7 @@ def analyze(
     # ncu applied the filters already; the analysis applies the same ones, so what was profiled is analysed
     chosen = [f for _, filters, _, _ in runs for f in filters or ()] or None
     document = report_files(reports, analysis_options(chosen, kernel_name_base, ceilings, specs, timeout), fmt,
-                            report_output, plot, wide=wide)
+                            report_output, plot, wide=wide, option=REPORT_OUTPUT)
     if fmt != "table":  # the table says it under its hot spots
         _say_lineinfo(document.analyses)
     if from_nsys is not None:
@@ -190,13 +192,49 @@ def _refuse_unused_options(ctx: typer.Context, no_counters: bool, from_nsys: boo
         raise UsageError(f"{name}: {why}", fix)
 
 
-def _report_names(plans: list[tuple[str, driver.NcuOptions, str]]) -> list[str]:
+def _refuse_before_profiling(runs: list[tuple[str, bool]], fmt: str, report_output: Path | None, plot: Path | None,
+                             specs: list[Path] | None) -> None:
+    """Every check that needs no profile, made before the first ncu runs (never after a long profile): each run's
+    report (``runs``: its ncu -o and --force) not in the way of another file and its folder writable, the analysis's
+    files writable, the spec files readable."""
+    for template, force in runs:
+        driver.refuse_overwrite(template, force)
+        driver.refuse_unwritable_folder(template)
+    refuse_unwritable_outputs("report", fmt, report_output, plot, _report_names([t for t, _ in runs]), REPORT_OUTPUT)
+    _spec_catalog(specs)
+
+
+def _spec_catalog(specs: list[Path] | None) -> SpecCatalog:
+    """The spec catalog the analysis will read (the facade's), loaded now: a --specs (or $ROOFLINE_SPECS) file that
+    cannot be read or is malformed is its one-line error before the run, not after it."""
+    from roofline.cli.options import work_options
+    from roofline.cli.workflow import facade
+
+    return facade(work_options(specs)).catalog
+
+
+def _report_names(templates: list[str]) -> list[str]:
     """The reports the runs will write, as far as known before they run (a name with ncu's %p or %i takes the
     profiled process's number, known only after)."""
     import os
 
-    names = [driver.expand_macros(template, os.environ, None) for _, _, template in plans]
+    names = [driver.expand_macros(template, os.environ, None) for template in templates]
     return [name for name in names if name is not None]
+
+
+def _refuse_document_as_report(output: str | None) -> None:
+    """UsageError for ``-o NAME.json`` (an extension of the analysis's files or plots): -o names the profile (ncu
+    would write NAME.json.ncu-rep), while the analysis would go to the terminal."""
+    import os
+
+    from roofline.render.base import extension, known_extensions
+
+    if output is None or output.endswith(("/", os.sep)) or os.path.isdir(output):
+        return
+    if extension(output) in known_extensions():
+        raise UsageError(f"--output {output}: -o names the profile ({driver.report_template(output, '')}), not the "
+                         "analysis", f"write the analysis with {REPORT_OUTPUT} {output}, and give -o a report name or "
+                         "none")
 
 
 @dataclass(frozen=True)
@@ -262,7 +300,9 @@ def _time_with_nsys(timed: NsysRun, dry_run: bool) -> None:
         return
     plan = profile.plan(find_nsys(timed.nsys), base, timed.app, timed.force)
     profile.refuse_overwrite(plan, timed.force)
-    refuse_unwritable_outputs("timeline", timed.fmt, timed.report_output, timed.plot, [plan.sqlite])
+    driver.refuse_unwritable_folder(str(plan.report))
+    refuse_unwritable_outputs("timeline", timed.fmt, timed.report_output, timed.plot, [plan.sqlite], REPORT_OUTPUT)
+    _spec_catalog(timed.specs)
     typer.echo(f"roofline: timing the kernels with nsys: {driver.shell_command(list(plan.argv))}", err=True)
     sqlite = profile.run(plan, timed.timeout)
     typer.echo(f"roofline: wrote {plan.report} and {sqlite}", err=True)
@@ -271,7 +311,7 @@ def _time_with_nsys(timed: NsysRun, dry_run: bool) -> None:
     also = []
     if timed.plot is not None and plot_fmt is not None:
         also.append((timed.plot, image(render_image("timeline", document, plot_fmt))))
-    write_document("timeline", timed.fmt, document, timed.report_output, [sqlite], also)
+    write_document("timeline", timed.fmt, document, timed.report_output, [sqlite], also, REPORT_OUTPUT)
 
 
 def _nsys_to_print(named: str | None) -> Nsys:

@@ -108,10 +108,9 @@ def _check_output(path: Path, force: bool) -> None:
     if _foreign(real):
         raise RooflineError(f"{path}: exists and was not written by roofline; not replacing it (--force replaces "
                             "only a calibration file roofline wrote)", "choose another -o name")
-    replaceable(path)  # a folder, a device, a file that cannot be read
+    replaceable(path)  # a folder, a device, a file that cannot be read, a folder where no file can be made
     if real.exists() and not force:
         raise RooflineError(f"{path}: exists", "choose another -o name, or add --force to replace it")
-    _check_folder(real.parent, path.parent)
 
 
 def _foreign(real: Path) -> bool:
@@ -126,11 +125,12 @@ def _foreign(real: Path) -> bool:
 
 def _check_folder(real: Path, shown: Path) -> None:
     """RooflineError when no file can be made in the folder ``real`` (or in the folders to be made above it)."""
+    from roofline.core.files import unwritable_folder
     from roofline.errors import RooflineError
 
-    there = next(p for p in (real, *real.parents) if p.exists())
-    if not there.is_dir() or not os.access(there, os.W_OK | os.X_OK):
-        raise RooflineError(f"{shown}: cannot write the calibration file there ({there} is not a writable folder)",
+    blocked = unwritable_folder(real)
+    if blocked is not None:
+        raise RooflineError(f"{shown}: cannot write the calibration file there ({blocked[0]}: {blocked[1]})",
                             "choose another -o name, in a folder you may write")
 
 

@@ -23,7 +23,7 @@ import typer
 
 from roofline.cli import ncu_options as ncu_opts
 from roofline.cli.failures import handles_errors
-from roofline.cli.ranks import RankSelection, detect_rank, parse_ranks
+from roofline.cli.ranks import RankSelection, detect_rank, job_size, parse_ranks
 from roofline.errors import RooflineError
 from roofline.ncu import driver
 
@@ -51,15 +51,15 @@ def wrap(
     after_app = ncu_opts.own_options_after_app(ctx, command)  # --dry-run after APP is refused on every rank
     rank, chooser = _ranks(selection, local_rank, choices.dry_run)
     app = driver.resolve_app(command)
-    if chooser not in selection:
-        run_unprofiled(app, choices.dry_run)
-        return
     host = socket.gethostname()
+    if chooser not in selection:
+        run_unprofiled(app, choices.dry_run, f"rank {rank} on {host}: not profiled")
+        return
     options = ncu_opts.ncu_options(choices)
     template = driver.report_template(choices.output, driver.app_name(command), tag=f".rank{rank}.{host}")
     with on_rank(rank, host):
         if choices.dry_run:
-            ncu_opts.print_dry_run(choices.ncu, options, template, app)
+            ncu_opts.print_dry_run(choices.ncu, options, template, app, f"rank {rank} on {host}: profiled")
             return
         ncu_opts.warn_options_after_app(after_app)
         report = driver.profile(ncu_opts.prepare_ncu(choices.ncu, options, template, app))
@@ -69,22 +69,28 @@ def wrap(
 
 def _ranks(selection: RankSelection, local_rank: bool, dry_run: bool) -> tuple[int, int]:
     """This process' rank and the rank that chooses whether it is profiled (its node-local one with
-    ``local_rank``). Outside an MPI job a dry run shows the first selected rank, with a note; a run is refused."""
+    ``local_rank``). Where the launcher gives the job's size, a global rank selected outside it is refused (a
+    node-local one is not: nodes may run different numbers of ranks). Outside an MPI job a dry run shows the first
+    selected rank, with a note; a run is refused."""
     try:
-        rank, _ = detect_rank(os.environ)
-        return rank, detect_rank(os.environ, local=True)[0] if local_rank else rank
+        rank, variable = detect_rank(os.environ)
+        chooser = detect_rank(os.environ, local=True)[0] if local_rank else rank
     except RooflineError as err:
         if not dry_run:
             raise
         typer.echo(f"roofline: note: {err.message}: showing what rank {selection.first} would run on this host",
                    err=True)
         return selection.first, selection.first
+    size = job_size(os.environ, variable)
+    if size is not None and not local_rank:
+        selection.refuse_outside(*size)
+    return rank, chooser
 
 
-def run_unprofiled(app: list[str], dry_run: bool) -> None:
-    """Replace this process with the application (or print its command under --dry-run)."""
+def run_unprofiled(app: list[str], dry_run: bool, label: str = "") -> None:
+    """Replace this process with the application (or print its command, ``label`` after it, under --dry-run)."""
     if dry_run:
-        typer.echo(driver.shell_command(app))
+        typer.echo(ncu_opts.with_label(driver.shell_command(app), label))
         return
     sys.stdout.flush()
     sys.stderr.flush()

@@ -526,3 +526,135 @@ def test_a_dry_run_warns_of_an_ncu_named_plainly_that_is_not_on_path(work: Path,
     result = invoke("--dry-run", "--ncu", "ncu", "app.py")
     assert result.exit_code == 0 and shlex.split(result.stdout)[0] == "ncu"
     assert result.stderr.startswith("roofline: warning: by --ncu ncu: not an executable file here")
+
+
+# --- checks made before ncu runs, and what ncu's failures name ---------------------------------------------------
+def unwritable(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
+    """``folder`` takes no new file, from a read-only file system (as root, permissions would not stop a write)."""
+    from roofline.core import files
+
+    real = os.access
+    monkeypatch.setattr(files.os, "access", lambda path, mode: Path(path) != folder and real(path, mode))
+    monkeypatch.setattr(files.os, "statvfs", lambda path: SimpleNamespace(f_flag=os.ST_RDONLY))
+
+
+@pytest.mark.parametrize("output, error", [
+    ("afile/rep", "afile: cannot write the report there (not a folder): choose another folder with --output"),
+    ("afile/sub/", "afile/sub: cannot make the report's folder ({work}/afile: not a folder): choose another folder "
+                   "with --output"),
+    ("ro/", "ro: cannot write the report there (read-only file system): make it writable, or choose another folder "
+            "with --output"),
+    ("ro/sub/rep", "ro/sub: cannot make the report's folder ({work}/ro: read-only file system): make it writable, or "
+                   "choose another folder with --output"),
+    (None, "the current folder {work}/ro: cannot write the report there (read-only file system)"),
+])
+def test_a_report_folder_that_takes_no_file_is_one_line_before_ncu_runs(
+        work: Path, monkeypatch: pytest.MonkeyPatch, analyses: list, output: str | None, error: str) -> None:
+    fake = fakencu.install(monkeypatch, work)
+    (work / "afile").write_text("")
+    (work / "ro").mkdir()
+    unwritable(monkeypatch, work / "ro")
+    if output is None:  # a plain run from a read-only working folder
+        monkeypatch.chdir(work / "ro")
+    result = invoke(*(("-o", output) if output else ()), str(work / "app.py"))
+    assert result.exit_code == 2 and error_lines(result) == [result.stderr.strip()]
+    assert result.stderr.startswith(f"roofline: error: {error.format(work=work)}")
+    assert fake.argvs() == [] and analyses == [] and not (work / "app.py.args").exists()
+
+
+def test_the_folder_macros_are_filled_in_before_the_folder_is_made(work: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                    analyses: list) -> None:
+    """ncu refuses its macros in a folder; roofline fills in %h and %q{VAR} there and leaves the file name's."""
+    import socket
+
+    fake = fakencu.install(monkeypatch, work)
+    monkeypatch.setenv("RUN_ID", "42")
+    result = invoke("-o", "rep_%h/r%q{RUN_ID}/x_%q{RUN_ID}", "app.py")
+    assert result.exit_code == 0, result.output
+    host = socket.gethostname()
+    argv = fake.argvs()[0]
+    assert argv[argv.index("-o") + 1] == f"rep_{host}/r42/x_%q{{RUN_ID}}.ncu-rep"
+    assert argv[argv.index("--log-file") + 1] == f"rep_{host}/r42/x_42.ncu.log"
+    assert analyses[0][0] == [work / f"rep_{host}" / "r42" / "x_42.ncu-rep"]
+    assert not list(work.glob("rep_%h*"))
+
+
+def test_a_run_macro_in_the_folder_is_refused_even_in_a_dry_run(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = fakencu.install(monkeypatch, work)
+    result = invoke("--dry-run", "-o", "rep_%p/x", "app.py")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert error_lines(result) == ["roofline: error: --output rep_%p/x: ncu's %p and %i are known only once ncu runs, "
+                                   "so they cannot name the report's folder: put them in the report's file name (e.g. "
+                                   "-o out/app_%p)"]
+    assert fake.argvs() == [] and not list(work.glob("rep_*"))
+
+
+@pytest.mark.parametrize("args, read_only, error", [
+    (["--specs", "nonexist.yaml"], "ro", "nonexist.yaml: no such spec file or folder: check --specs or "
+                                         "$ROOFLINE_SPECS"),
+    (["--report-output", "afile/out.json"], "ro", "afile/out.json: cannot write (Not a directory): choose a writable "
+                                                  "path"),
+    (["--report-output", "ro/out.json"], "ro", "ro/out.json: cannot write ({work}/ro: read-only file system): choose "
+                                               "a writable folder"),
+    (["--plot", "ro/p.png"], "ro", "ro/p.png: cannot write ({work}/ro: read-only file system): choose a writable "
+                                   "folder"),
+    # the report goes to runs/, the Markdown and its image to reports/ in the working folder, which takes no file
+    (["--format", "markdown", "-o", "runs/x"], ".", "reports/x.md: cannot write ({work}: read-only file system): "
+                                                    "choose a writable folder"),
+    (["--report-output", "/dev/null"], "ro", "/dev/null: is a character device, not a regular file; roofline writes "
+                                             "only files: use --report-output - for standard output, or name a file"),
+])
+def test_what_the_analysis_would_fail_on_is_refused_before_ncu_runs(
+        work: Path, monkeypatch: pytest.MonkeyPatch, analyses: list, args: list[str], read_only: str,
+        error: str) -> None:
+    fake = fakencu.install(monkeypatch, work)
+    (work / "afile").write_text("")
+    (work / "ro").mkdir()
+    (work / "runs").mkdir()
+    unwritable(monkeypatch, (work / read_only).resolve())
+    result = invoke(*args, "app.py")
+    assert result.exit_code == 2
+    assert result.stderr == f"roofline: error: {error.format(work=work)}\n"
+    assert fake.argvs() == [] and analyses == []
+
+
+def test_an_option_value_ncu_rejects_is_quoted_and_no_missing_log_is_named(
+        work: Path, monkeypatch: pytest.MonkeyPatch, analyses: list) -> None:
+    fakencu.install(monkeypatch, work, "badvalue")
+    result = invoke("-s", "99999999999999999999", "app.py")
+    assert result.exit_code == 3 and not (work / "app.ncu.log").exists()
+    assert error_lines(result) == ["roofline: error: ncu rejected its command line: the argument "
+                                   "('99999999999999999999') for option '--launch-skip' is invalid: check the option "
+                                   f"values and --ncu-arg (see: {work / 'bin' / 'ncu'} --help)"]
+
+
+def test_a_script_missing_a_module_names_the_python_that_ran_it(work: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                analyses: list) -> None:
+    fakencu.install(monkeypatch, work)
+    (work / "app.py").write_text("import no_such_module_for_roofline\n")
+    result = invoke("app.py", "--n", "2")
+    assert result.exit_code == 3
+    [line] = error_lines(result)
+    assert line.endswith(f": app.py ran with roofline's own Python, {sys.executable} (No module named "
+                         "'no_such_module_for_roofline'); name the Python that has the module before the script: -- "
+                         "/path/to/python app.py --n 2 (its last lines are above; ncu's log: app.ncu.log)")
+
+
+def test_a_python_named_before_the_script_runs_it(work: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  analyses: list) -> None:
+    """The fix the line above gives: ``-- /path/to/python t.py`` runs the script with that Python."""
+    fake = fakencu.install(monkeypatch, work)
+    assert invoke("--", sys.executable, "app.py").exit_code == 0
+    assert fake.argvs()[0][-2:] == [sys.executable, "app.py"]
+
+
+@pytest.mark.parametrize("output", ["out.json", "notes.MD", "p.png"])
+def test_a_document_name_given_to_o_is_refused_naming_report_output(work: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                    output: str) -> None:
+    fake = fakencu.install(monkeypatch, work)
+    result = invoke("--dry-run", "-o", output, "app.py")
+    assert result.exit_code == 2 and error_lines(result) == [
+        f"roofline: error: --output {output}: -o names the profile ({output}.ncu-rep), not the analysis: write the "
+        f"analysis with --report-output {output}, and give -o a report name or none"]
+    assert fake.argvs() == []
+    assert invoke("--dry-run", "-o", "out.json.ncu-rep", "app.py").exit_code == 0  # a report name says so

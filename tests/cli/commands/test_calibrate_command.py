@@ -202,7 +202,8 @@ def test_a_read_only_folder_is_refused_before_the_benchmarks_run(tmp_path: Path,
     monkeypatch.setattr(command.os, "access", lambda path, mode: False)  # as a folder this user may not write
     result = runner.invoke(app, ["calibrate", "--no-ncu", "-o", str(tmp_path / "new" / "cal.yaml")])
     assert result.exit_code == 2 and benchmarks_ran == []
-    assert f"cannot write the calibration file there ({tmp_path} is not a writable folder)" in result.output
+    assert result.stderr == (f"roofline: error: {tmp_path / 'new' / 'cal.yaml'}: cannot write ({tmp_path}: permission "
+                             "denied): choose a writable folder\n")
 
 
 def test_a_taken_default_name_keeps_the_measurement_under_a_free_name(

@@ -178,8 +178,9 @@ def test_dry_run_outside_mpi_shows_the_first_selected_rank(work: Path, monkeypat
     fake = fakencu.install(monkeypatch, work)
     result = invoke("--ranks", ranks, "--dry-run", "app.py")
     assert result.exit_code == 0, result.output
-    assert shlex.split(result.stdout)[0] == fake.path
-    assert shlex.split(result.stdout)[-3] == f"app.rank{shown}.{HOST}.ncu-rep"
+    assert shlex.split(result.stdout, comments=True)[0] == fake.path
+    assert shlex.split(result.stdout, comments=True)[-3] == f"app.rank{shown}.{HOST}.ncu-rep"
+    assert result.stdout.endswith(f"  # rank {shown} on {HOST}: profiled\n")
     assert result.stderr.startswith("roofline: note: no MPI rank in the environment (looked for ")
     assert result.stderr.endswith(f": showing what rank {shown} would run on this host\n")
     assert fake.argvs() == [] and execs == []
@@ -189,8 +190,82 @@ def test_dry_run_on_each_kind_of_rank(work: Path, monkeypatch: pytest.MonkeyPatc
     fake = fakencu.install(monkeypatch, work)
     monkeypatch.setenv("PMI_RANK", "3")
     profiled = invoke("--ranks", "3", "--dry-run", "app.py", "a b")
-    assert shlex.split(profiled.stdout)[:2] == [fake.path, "--target-processes"]
-    assert shlex.split(profiled.stdout)[-5:] == ["-o", f"app.rank3.{HOST}.ncu-rep", sys.executable, "app.py", "a b"]
+    assert shlex.split(profiled.stdout, comments=True)[:2] == [fake.path, "--target-processes"]
+    assert shlex.split(profiled.stdout, comments=True)[-5:] == ["-o", f"app.rank3.{HOST}.ncu-rep", sys.executable,
+                                                                "app.py", "a b"]
+    assert profiled.stdout.endswith(f"'a b'  # rank 3 on {HOST}: profiled\n")
     plain = invoke("--ranks", "0", "--dry-run", "app.py", "a b")
-    assert shlex.split(plain.stdout) == [sys.executable, "app.py", "a b"]
+    assert shlex.split(plain.stdout, comments=True) == [sys.executable, "app.py", "a b"]
+    assert plain.stdout.endswith(f"'a b'  # rank 3 on {HOST}: not profiled\n")
     assert fake.argvs() == [] and execs == []
+
+
+@pytest.mark.parametrize("rank", ["0", "1"])
+@pytest.mark.parametrize("env, ranks, error", [
+    ({"OMPI_COMM_WORLD_SIZE": "2"}, "5", "--ranks '5': this job has no rank 5 (OMPI_COMM_WORLD_SIZE=2: ranks 0 to 1): "
+                                         "choose ranks from 0 to 1, or all"),
+    ({"OMPI_COMM_WORLD_SIZE": "2"}, "0,3", "--ranks '0,3': this job has no rank 3 (OMPI_COMM_WORLD_SIZE=2"),
+    ({"OMPI_COMM_WORLD_SIZE": "2"}, "0-300000000", "--ranks '0-300000000': this job has no rank 300000000"),
+])
+def test_ranks_the_job_does_not_have_are_refused_on_every_rank_before_anything_runs(
+        work: Path, monkeypatch: pytest.MonkeyPatch, execs: list, rank: str, env: dict[str, str], ranks: str,
+        error: str) -> None:
+    fake = fakencu.install(monkeypatch, work)
+    monkeypatch.setenv("OMPI_COMM_WORLD_RANK", rank)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    for args in ((), ("--dry-run",)):
+        result = invoke("--ranks", ranks, *args, "app.py")
+        assert result.exit_code == 2 and result.stderr.startswith(f"roofline: error: {error}")
+        assert len(error_lines(result)) == 1 and result.stdout == ""
+    assert fake.argvs() == [] and execs == []
+
+
+@pytest.mark.parametrize("env", [
+    {"SLURM_PROCID": "1", "SLURM_NTASKS": "4"},  # srun: ranks 0 to 3
+    {"PMI_RANK": "1", "PMI_SIZE": "4", "SLURM_NTASKS": "1"},  # mpiexec in sbatch: the launcher's size, not Slurm's
+    {"PMIX_RANK": "1"},  # no size given: nothing to check against
+])
+def test_ranks_within_the_job_or_of_a_job_of_unknown_size_are_taken(work: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                    execs: list, env: dict[str, str]) -> None:
+    fakencu.install(monkeypatch, work)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    result = invoke("--ranks", "0,3", "--dry-run", "app.py")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.endswith(f"  # rank 1 on {HOST}: not profiled\n")
+
+
+def test_node_local_ranks_are_not_checked_against_the_job_size(work: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               execs: list) -> None:
+    """Nodes may run different numbers of ranks: --ranks 3 --local-rank profiles the fourth rank of the nodes that
+    have one."""
+    fakencu.install(monkeypatch, work)
+    for name, value in {"OMPI_COMM_WORLD_RANK": "1", "OMPI_COMM_WORLD_SIZE": "2",
+                        "OMPI_COMM_WORLD_LOCAL_RANK": "1"}.items():
+        monkeypatch.setenv(name, value)
+    result = invoke("--ranks", "3", "--local-rank", "--dry-run", "app.py")
+    assert result.exit_code == 0 and result.stdout.endswith("not profiled\n")
+
+
+def test_a_report_folder_that_cannot_be_made_is_one_line_naming_the_rank(work: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                         execs: list) -> None:
+    fake = fakencu.install(monkeypatch, work)
+    monkeypatch.setenv("OMPI_COMM_WORLD_RANK", "0")
+    (work / "afile").write_text("")
+    result = invoke("-o", "afile/", "--", "app.py")
+    assert result.exit_code == 2 and result.stderr == (
+        f"roofline: error: rank 0 on {HOST}: afile: cannot write the report there (not a folder): choose another "
+        "folder with --output\n")
+    assert fake.argvs() == [] and not (work / "app.args").exists()
+
+
+def test_the_rank_variable_names_the_folder(work: Path, monkeypatch: pytest.MonkeyPatch, execs: list) -> None:
+    """ncu takes %q{VAR} only in the file name: roofline fills in the folder's, so each rank writes to its own."""
+    fake = fakencu.install(monkeypatch, work)
+    monkeypatch.setenv("OMPI_COMM_WORLD_RANK", "4")
+    result = invoke("--ranks", "4", "-o", "r_%q{OMPI_COMM_WORLD_RANK}/", "app.py")
+    assert result.exit_code == 0, result.output
+    argv = fake.argvs()[0]
+    assert argv[argv.index("-o") + 1] == f"r_4/app.rank4.{HOST}.ncu-rep"
+    assert (work / "r_4" / f"app.rank4.{HOST}.ncu-rep").is_file() and not (work / "r_%q{OMPI_COMM_WORLD_RANK}").exists()

@@ -64,3 +64,10 @@ def test_failing_profiled_rank_fails_the_job(tmp_path: Path, work: fakencu.FakeN
     result = mpiexec("--ranks", "0", "-o", "reports/", "app.py", "fail-on-0")
     assert result.returncode != 0
     assert f"roofline: error: rank 0 on {socket.gethostname()}: the application exited with code 3" in result.stderr
+
+
+def test_ranks_the_job_lacks_stop_it_before_anything_runs(tmp_path: Path, work: fakencu.FakeNcu) -> None:
+    result = mpiexec("--ranks", "2-9", "-o", "reports/", "app.py")
+    assert result.returncode != 0
+    assert "roofline: error: --ranks '2-9': this job has no rank 9 (" in result.stderr
+    assert work.argvs() == [] and not list(tmp_path.glob("ran.*"))
