@@ -33,6 +33,8 @@ KIB = 1024
 NOTE_PT, NOTE_WIDTH_IN = 7.0, 10.6
 AXES = {"threads": "threads per block", "registers": "registers per thread", "shared_bytes": "shared memory per "
                                                                                                 "block (KiB)"}
+UNITS = {"threads": " threads", "registers": " registers", "shared_bytes": " KiB"}  # the launch's value, labelled
+LABEL_LEFT_PAST = 0.6  # a launch past this share of its axis is labelled on its left (it ran off the axes)
 COLORS = {"registers": "#d62728", "shared_mem": "#1f77b4", "warps": "#2ca02c", "blocks": "#ff7f0e",
           "barriers": "#9467bd", "": "#7f7f7f"}
 NONE_WORD = "none (the SM's maximum)"
@@ -114,8 +116,9 @@ def _curve(ax: Axes, curve: OccupancyCurve, launch_pct: float) -> None:
             ax.hlines(s.theoretical_pct, _x(s.low, curve), x_end, colors=COLORS[s.limiters[1]], lw=1.1, zorder=2)
     x = _x(curve.launch_value, curve)
     ax.plot([x], [launch_pct], marker="D", color=LAUNCH_COLOR, ms=6, zorder=3, ls="none")
-    ax.annotate(f"this launch: {x:g}", (x, launch_pct),
-                textcoords="offset points", xytext=(5, -12), fontsize=7,
+    left = x > LABEL_LEFT_PAST * xs[-1]  # near the axis' end: the label on the diamond's left, inside the axes
+    ax.annotate(f"this launch: {x:.4g}{UNITS[curve.varies]}", (x, launch_pct), textcoords="offset points",
+                xytext=(-5 if left else 5, -12), ha="right" if left else "left", fontsize=7,
                 bbox={"boxstyle": "square,pad=0.15", "facecolor": "white", "edgecolor": "none", "alpha": 0.85})
     ax.set_ylim(0, 105)
     ax.set_xlim(left=0)

@@ -46,3 +46,31 @@ def test_shared_memory_axis_is_in_kib(roofline_report):
     shared = next(ax for ax in fig.axes if "KiB" in ax.get_xlabel())
     (marker,) = [line for line in shared.get_lines() if line.get_marker() == "D"]
     assert list(marker.get_xdata()) == [pytest.approx(43008 / 1024)]  # 42 KiB of the kernel's own, ncu's 43008 B
+
+
+def test_the_launch_is_labelled_with_its_unit_and_kept_inside_its_axes(roofline_report):
+    """"this launch: 42" on the shared-memory axis was KiB without the unit, and a launch near the axis' end had
+    its label run past the axes (208.191 on the H100's BF16 GEMM)."""
+    analysis = analyze_loaded(roofline_report("a100-80gb_cutlass-gemm_full"))
+    panel = next(p for p in occupancy_plot.plot_data(views([analysis]), top=2) if "Kernel<" in p.title)
+    fig = occupancy_plot.figure_of([panel])
+    labels = {ax.get_xlabel(): [t for t in ax.texts if t.get_text().startswith("this launch")] for ax in fig.axes
+              if ax.get_xlabel()}
+    shared = labels[occupancy_plot.AXES["shared_bytes"]][0]
+    assert shared.get_text() == "this launch: 42 KiB"
+    assert labels[occupancy_plot.AXES["threads"]][0].get_text().endswith(" threads")
+    assert labels[occupancy_plot.AXES["registers"]][0].get_text().endswith(" registers")
+    import roofline
+    from tests.conftest import REPO
+
+    gemm = analyze_loaded(roofline.load(REPO / "examples" / "h100" / "torch-bf16.full.ncu-rep"))
+    end = next(p for p in occupancy_plot.plot_data(views([gemm]), top=3) if "nvjet" in p.title)
+    assert end.calculator.launch.shared_bytes / 1024 > 0.9 * 228  # near its axis' end: 208 of 228 KiB
+    fig = occupancy_plot.figure_of([end])
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    for ax in fig.axes:
+        box = ax.get_window_extent(renderer)
+        for text in (t for t in ax.texts if t.get_text().startswith("this launch")):
+            drawn = text.get_window_extent(renderer)
+            assert box.x0 <= drawn.x0 and drawn.x1 <= box.x1, text.get_text()  # inside its axes, left to right
