@@ -15,6 +15,7 @@ drawn after, as ``report.plot`` does."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -216,22 +217,22 @@ def _frame(ax: Axes, xs: Sequence[float], ys: Sequence[float], xlabel: str, ylab
     return x_lo, x_hi
 
 
-def _name(ax: Axes, text: str) -> None:
-    """The panel's name, inside its axes at the bottom right."""
-    ax.text(0.98, 0.03, text, transform=ax.transAxes, ha="right", va="bottom", fontsize=8.5, fontweight="bold",
-            color="#22406e")
+def _name(ax: Axes, text: str, top: bool = False) -> None:
+    """The panel's name, inside its axes at the bottom right (``top``: the top right)."""
+    ax.text(0.98, 0.97 if top else 0.03, text, transform=ax.transAxes, ha="right", va="top" if top else "bottom",
+            fontsize=8.5, fontweight="bold", color="#22406e")
 
 
 ROOF_STYLES = {"dram": "--", "l2": "-.", "l1": ":"}
 
 
 def _roofs(ax: Axes, x_range: tuple[float, float], peak: float | None, slopes: Mapping[str, float],
-           unit: str, peak_label: str) -> None:
+           unit: str, peak_label: str, peak_unit: str) -> None:
     """A flat peak and, per level, a diagonal roof (rate = slope x intensity) up to the peak, each named with its
     value in a legend inside the axes (labels along the lines would collide where the roofs run close)."""
     x_lo, x_hi = x_range
     if peak:
-        ax.axhline(peak, color="black", lw=1.2, label=f"{peak_label} {ratio(peak)}")
+        ax.axhline(peak, color="black", lw=1.2, label=f"{peak_label} {ratio(peak)} {peak_unit}")
     for level, slope in slopes.items():
         top = min(roof_intensity(peak, slope) if peak else x_hi, x_hi)
         ax.plot([x_lo, top], [memory_roof(slope, x_lo), memory_roof(slope, top)], color="#444444", lw=1.0,
@@ -245,7 +246,7 @@ def _hierarchy(ax: Axes, r: ReportMarks) -> None:
     xs = [x for _, k, _ in placed for x in k.intensity.values()] or [1.0]
     ys = [y for *_, y in placed] + ([r.peak_warp_gips] if r.peak_warp_gips else [])
     x_range = _frame(ax, xs, ys or [1.0], "warp instructions per 32-byte transaction", "warp GIPS")
-    _roofs(ax, x_range, r.peak_warp_gips, r.transaction_roofs, "txn/s", "issue peak")
+    _roofs(ax, x_range, r.peak_warp_gips, r.transaction_roofs, "txn/s", "issue peak", "warp GIPS")
     for i, k, y in placed:
         pts = sorted(k.intensity.items(), key=lambda kv: LEVELS.index(kv[0]))
         ax.plot([x for _, x in pts], [y] * len(pts), color=_color(i), lw=0.8, alpha=0.6)
@@ -266,13 +267,15 @@ def _walls(ax: Axes, r: ReportMarks) -> None:
             at.setdefault(x, []).append(f"{space}: {name}")
     for x in at:
         ax.axvline(x, color="#444444", lw=0.9, alpha=0.8)
+    low, high = ax.get_ylim()
+    below = sum(y > math.sqrt(low * high) for _, y, *_ in marks) * 2 > len(marks)  # the marks high: labels low
     for x, names in _label_groups(at):
-        ax.text(x * 1.1, ax.get_ylim()[1] / 1.3, "\n".join(names), rotation=90, fontsize=6.5, va="top",
-                color="#333333")
+        ax.text(x * 1.1, low * 1.3 if below else high / 1.3, "\n".join(names), rotation=90, fontsize=6.5,
+                va="bottom" if below else "top", color="#333333")
     for i, y, key, x in marks:
         ax.scatter([x], [y], marker=WALL_POINTS[key], s=46, color=_color(i), edgecolors="black",
                    linewidths=0.5, zorder=4)
-    _name(ax, "memory walls")
+    _name(ax, "memory walls", top=below)  # the labels low: the name high
 
 
 def _label_groups(at: Mapping[float, list[str]]) -> list[tuple[float, list[str]]]:
@@ -293,7 +296,7 @@ def _integer(ax: Axes, r: ReportMarks) -> None:
     ys = [k.integer_giops for _, k in placed if k.integer_giops]
     ys += [r.integer_peak_giops] if r.integer_peak_giops else []
     x_range = _frame(ax, xs, ys or [1.0], "integer instructions per byte", "integer GIOPS")
-    _roofs(ax, x_range, r.integer_peak_giops, r.byte_roofs, "B/s", "ALU (integer) pipe peak")
+    _roofs(ax, x_range, r.integer_peak_giops, r.byte_roofs, "B/s", "ALU (integer) pipe peak", "GIOPS")
     for i, k in placed:
         assert k.integer_giops is not None
         for level, x in sorted(k.integer_intensity.items(), key=lambda kv: LEVELS.index(kv[0])):

@@ -76,3 +76,16 @@ def test_each_width_shown_gets_its_own_labelled_unit_stride_wall(shared_report):
     assert marks.walls["global"]["unit stride, 4 B"] == 0.25
     assert marks.walls["shared"]["no bank conflict, 4 B"] == 1.0
     assert "unit stride" not in marks.walls["global"]  # every unit-stride wall is labelled with its width
+
+
+def test_the_wall_labels_keep_off_the_marks_and_each_peak_names_its_unit():
+    """The H100 BF16 GEMM's shared stores sat on the label "shared: 32-way conflict" (its marks are high on the
+    axis, so the labels go low), and the peaks read "issue peak 709" with no unit."""
+    from tests.render.text_layout import covered_points, text_problems
+
+    gemm = Path(__file__).resolve().parents[3] / "examples" / "h100" / "torch-bf16.full.ncu-rep"
+    fig = instruction_plot.figure_of(instruction_plot.plot_data(analyze_files([gemm]), top=8))
+    assert covered_points(fig) == [] and text_problems(fig) == []
+    legends = [t.get_text() for ax in fig.axes if ax.get_legend() for t in ax.get_legend().get_texts()]
+    assert any(t.startswith("issue peak ") and t.endswith(" warp GIPS") for t in legends)
+    assert any(t.startswith("ALU (integer) pipe peak ") and t.endswith(" GIOPS") for t in legends)
