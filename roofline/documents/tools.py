@@ -266,11 +266,23 @@ class SpecDoc(Struct, frozen=True, omit_defaults=True, kw_only=True):
     measured: Measured | None = None
 
 
-class SpecRef(Struct, frozen=True):
-    """A known device spec: its id and the names the GPU goes by."""
+class SpecRef(Struct, frozen=True, kw_only=True):
+    """A known device spec: its id, the names the GPU goes by, and the figures ``specs list`` shows (datasheet,
+    dense; null where the spec gives none)."""
 
     id: str
     display_names: list[str]
+    compute_capability: str
+    sm_count: int
+    fp32_flop_per_s: float | None = None
+    tensor_fp16_flop_per_s: float | None = None  # dense FP16 Tensor Core peak
+    dram_bytes_per_s: float | None = None
+    missing: dict[str, str] = {}  # the reason of each null figure
+
+
+NO_SPEC_FIGURE = "the spec file gives no {} (device_specs/README.md: a GPU without that unit, or no published figure)"
+SPEC_FIGURES = {"fp32_flop_per_s": "FP32 peak", "tensor_fp16_flop_per_s": "dense FP16 Tensor Core peak",
+                "dram_bytes_per_s": "DRAM bandwidth"}
 
 
 class GpuSpec(ToolResult, frozen=True, kw_only=True):
@@ -415,7 +427,16 @@ def nsys_ranking(timeline: TimelineJson, command: str, offset: int, limit: int, 
 
 def spec_refs(specs: Iterable[DeviceSpec]) -> list[SpecRef]:
     """``specs list --format json``: each spec's id and display names, by id."""
-    return [SpecRef(s.id, list(s.display_names)) for s in sorted(specs, key=lambda s: s.id)]
+    return [spec_ref(s) for s in sorted(specs, key=lambda s: s.id)]
+
+
+def spec_ref(s: DeviceSpec) -> SpecRef:
+    """One spec as ``specs list`` shows it, each null figure with its reason."""
+    figures = {"fp32_flop_per_s": s.peaks.get("fp32"), "tensor_fp16_flop_per_s": s.peaks.get("tensor_fp16"),
+               "dram_bytes_per_s": s.memory_bandwidth_bytes_per_s}
+    missing = {k: NO_SPEC_FIGURE.format(SPEC_FIGURES[k]) for k, v in figures.items() if v is None}
+    return SpecRef(id=s.id, display_names=list(s.display_names), compute_capability=s.compute_capability,
+                   sm_count=s.sm_count, missing=missing, **figures)
 
 
 def spec_list(specs: Sequence[SpecRef], command: str) -> GpuSpec:

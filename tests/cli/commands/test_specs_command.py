@@ -43,15 +43,23 @@ def test_list_escapes_ids_and_names_from_spec_files(tmp_path):
     assert line.startswith("evil\\nid") and "GPU\\x1b[31m red" in line
 
 
-def test_list_json_and_yaml_give_each_specs_id_and_display_names_by_id(tmp_path):
-    specs = str(write(tmp_path, VALID))
-    listed = runner.invoke(app, ["specs", "list", "--format", "json", "--specs", specs])
+def test_list_json_and_yaml_give_each_spec_by_id_with_the_tables_figures(tmp_path):
+    """The JSON holds what the table shows (CC, SMs, FP32, dense FP16 Tensor, DRAM), each null with its reason."""
+    write(tmp_path, VALID)
+    no_tensor = with_change("peaks.tensor_fp16", None)
+    no_tensor["id"], no_tensor["display_names"] = "test-gpu-2", ["NVIDIA Test GPU 2"]
+    write(tmp_path, no_tensor, "test-gpu-2.yaml")
+    listed = runner.invoke(app, ["specs", "list", "--format", "json", "--specs", str(tmp_path)])
     assert listed.exit_code == 0, listed.output
     data = json.loads(listed.output)
-    assert {"id": "test-gpu", "display_names": ["NVIDIA Test GPU"]} in data
-    assert [d["id"] for d in data] == sorted(s.id for s in load_catalog([Path(specs)]).specs)
-    assert all(set(d) == {"id", "display_names"} for d in data)
-    as_yaml = runner.invoke(app, ["specs", "list", "-f", "yaml", "--specs", specs])
+    assert {"id": "test-gpu", "display_names": ["NVIDIA Test GPU"], "compute_capability": "8.0", "sm_count": 100,
+            "fp32_flop_per_s": 19.2e12, "tensor_fp16_flop_per_s": 307e12, "dram_bytes_per_s": 2.0e12,
+            "missing": {}} in data
+    (second,) = [d for d in data if d["id"] == "test-gpu-2"]
+    assert second["tensor_fp16_flop_per_s"] is None and "FP16 Tensor" in second["missing"]["tensor_fp16_flop_per_s"]
+    assert [d["id"] for d in data] == sorted(s.id for s in load_catalog([tmp_path]).specs)
+    assert all(set(d["missing"]) == {k for k, v in d.items() if v is None} for d in data)
+    as_yaml = runner.invoke(app, ["specs", "list", "-f", "yaml", "--specs", str(tmp_path)])
     assert as_yaml.exit_code == 0 and yaml.safe_load(as_yaml.output) == data
 
 

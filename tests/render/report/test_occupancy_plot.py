@@ -68,7 +68,7 @@ def test_the_launch_is_labelled_with_its_unit_and_kept_inside_its_axes(roofline_
     assert end.calculator.launch.shared_bytes / 1024 > 0.9 * 228  # near its axis' end: 208 of 228 KiB
     fig = occupancy_plot.figure_of([end])
     fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    renderer = fig.canvas.get_renderer()
     for ax in fig.axes:
         box = ax.get_window_extent(renderer)
         for text in (t for t in ax.texts if t.get_text().startswith("this launch")):
