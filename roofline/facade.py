@@ -20,7 +20,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from roofline.core.choices import GroupBy, NameBase, TargetClock, one_of
+from roofline.core.choices import GroupBy, KernelGroupBy, NameBase, TargetClock, one_of
 from roofline.core.thresholds import SPREAD_THRESHOLD_PCT
 from roofline.documents.kinds import (
     CompareDocument,
@@ -279,6 +279,7 @@ class Roofline:
         from roofline.analysis.timeline import timeline_set
         from roofline.nsys.load import load_with_streams
 
+        one_of("group_by", group_by, KernelGroupBy)
         if work:
             timelines = self._with_work(paths[0], work, nsys, group_by)
         else:
@@ -294,6 +295,7 @@ class Roofline:
         from roofline.analysis.timeline import kernel_regex, name_base, ncu_targets, profiling_summary
         from roofline.nsys.load import load_for_profiling
 
+        one_of("group_by", group_by, KernelGroupBy)
         profiled, reps = load_for_profiling(profile, top, nsys, group_by)
         base = name_base(profiled, top)  # demangled where two instances share a short name
         targets = ncu_targets(profiled, top, reps)

@@ -131,3 +131,12 @@ def test_one_path_given_alone_is_one_report_and_a_path_to_analysis_is_refused() 
     assert alone.launches == roofline.analyze_files([TRIAD])[0].launches
     with pytest.raises(UsageError, match="roofline.load"):
         Roofline().analysis(str(TRIAD))
+
+
+def test_an_unknown_timeline_grouping_is_refused_before_any_file_is_read(tmp_path: Path) -> None:
+    from roofline.errors import UsageError
+
+    with pytest.raises(UsageError, match="group_by='bogus'"):
+        Roofline().timeline([tmp_path / "none.sqlite"], group_by="bogus")
+    with pytest.raises(UsageError, match="group_by='nvtx'"):  # the timeline has no per-launch range
+        Roofline.ncu_plan(tmp_path / "none.sqlite", 3, group_by="nvtx")

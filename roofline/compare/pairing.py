@@ -330,9 +330,13 @@ def path_labels(paths: Sequence[str]) -> list[str]:
     places = [os.path.abspath(path) for path in paths]
 
     def label(i: int) -> str:
-        """The stem, with its folder's name where another file of that name is elsewhere."""
-        elsewhere = any(stems[j] == stems[i] and places[j] != places[i] for j in range(len(paths)))
-        return f"{Path(places[i]).parent.name}/{stems[i]}" if elsewhere else stems[i]
+        """The stem; with its folder's name where another file of that stem is in a folder of another name, else its
+        extension where another file of that stem has another (``x.ncu-rep`` beside ``x.json``)."""
+        others = [Path(places[j]) for j in range(len(paths)) if stems[j] == stems[i] and places[j] != places[i]]
+        here = Path(places[i])
+        if any(o.parent.name != here.parent.name for o in others):
+            return f"{here.parent.name}/{stems[i]}"
+        return here.name if any(o.name != here.name for o in others) else stems[i]
 
     labels = [label(i) for i in range(len(paths))]
     return [s if labels.count(s) == 1 else f"{s}#{labels[:i + 1].count(s)}" for i, s in enumerate(labels)]

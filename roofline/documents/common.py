@@ -71,3 +71,9 @@ def _plain_number(value: Any) -> Any:
     if hasattr(value, "item"):
         return value.item()
     raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+# Why a time to gain is null (``advice.time_to_gain``: the first estimated advice item's saving, summed): of a
+# kernel's launches (report, summary), of one launch (the store's rows).
+NO_GAIN = "no launch of the kernel has an advice item with an estimated saving"
+NO_LAUNCH_GAIN = "no advice item of the launch has an estimated saving"

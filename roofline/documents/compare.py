@@ -29,6 +29,7 @@ from roofline.core.labels import letter
 from roofline.core.model import CeilingSet
 from roofline.core.version import GENERATOR
 from roofline.documents.common import (
+    NO_GAIN,
     SCHEMA_VERSION,
     Generator,
     LeftOutFile,
@@ -818,7 +819,7 @@ def summary_row(r: SummaryRow) -> SummaryRowDoc:
         values_or_null(r.stats.flop_per_s, "flop_per_s", missing), missing, number(r.time_to_gain_s),
         r.ranked_by_kind, number(r.ranked_by_value_s), r.unestimated_launches, number(r.unestimated_recoverable_s))
     if r.time_to_gain_s is None:
-        missing["time_to_gain_s"] = "no launch of the kernel has an advice item with an estimated saving"
+        missing["time_to_gain_s"] = NO_GAIN
     if r.ranked_by_value_s is None:
         missing["ranked_by_value_s"] = "no launch of the kernel has a time"
     if r.unestimated_launches is None:

@@ -48,6 +48,7 @@ from roofline.core.model import Ceilings, CeilingSet, PcCounters
 from roofline.core.thresholds import THIN_SAMPLES
 from roofline.core.version import GENERATOR
 from roofline.documents.common import (
+    NO_GAIN,
     SCHEMA_VERSION,
     Generator,
     Index,
@@ -927,10 +928,6 @@ def ceilings_doc(c: Ceilings, reasons: Reasons) -> CeilingsDoc:
 def ceilings_text(c: Ceilings) -> CeilingsText:
     """One set of roofs standing alone; ``missing`` holds the reason of each null roof."""
     return CeilingsText.of(c, dict(c.missing))
-
-
-NO_GAIN = ("no launch of the kernel has an advice item that estimates a saving: it is ranked by its recoverable "
-           "time")
 
 
 def group_docs(v: ReportView, reasons: Reasons) -> list[Group]:

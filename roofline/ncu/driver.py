@@ -319,6 +319,11 @@ def _fill_folder(folder: str, env: Mapping[str, str], output: str | None) -> str
     if any(m[0] in RUN_MACROS for m in _MACRO_RE.finditer(folder)):
         raise UsageError(f"--output {output}: ncu's {' and '.join(RUN_MACROS)} are known only once ncu runs, so they "
                          "cannot name the report's folder", "put them in the report's file name (e.g. -o out/app_%p)")
+    unset = [m[1] for m in _MACRO_RE.finditer(folder) if m[1] is not None and m[1] not in env]
+    if unset:  # ncu refuses it too ("Failed to read environment variable"); filled as "", ranks would share a folder
+        raise UsageError(f"--output {output}: %q{{{unset[0]}}}: the environment variable {unset[0]} is not set",
+                         "name a variable this run sets (under MPI: the launcher's rank variable, e.g. "
+                         "OMPI_COMM_WORLD_RANK, PMI_RANK or SLURM_PROCID)")
     return _literal(str(expand_macros(folder, env, None)))
 
 

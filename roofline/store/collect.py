@@ -77,10 +77,12 @@ def _is_report_model(path: Path) -> bool:
 
 def catalog_hash(roofline: Roofline) -> str:
     """The key of the analysis beside roofline's version: the spec catalog (every spec, --specs included), the
-    built-in spec folder's files (the per-architecture ceilings too) and the ceiling set percent of roof uses."""
+    built-in spec folder's files (the per-architecture ceilings too), the ceiling set percent of roof uses and the
+    rows' format (``rows.ROWS_FORMAT``)."""
     from roofline.specs.catalog import builtin_folder
+    from roofline.store.rows import ROWS_FORMAT
 
-    digest = hashlib.sha256(repr((roofline.catalog.specs, roofline.options.ceilings)).encode())
+    digest = hashlib.sha256(repr((roofline.catalog.specs, roofline.options.ceilings, ROWS_FORMAT)).encode())
     folder = builtin_folder()
     for f in sorted(folder.rglob("*.yaml")):
         digest.update(f"{f.relative_to(folder)}\0".encode() + f.read_bytes())

@@ -7,6 +7,7 @@ reads only those folders). A store with files an older roofline wrote reads with
 from __future__ import annotations
 
 import os
+import re
 from typing import TYPE_CHECKING, Any
 
 from roofline.store.dataset import Store, StoreError, open_store
@@ -91,18 +92,33 @@ def query(store: str | os.PathLike[str], sql: str) -> pa.Table:
         con.close()
 
 
-READING = ("SELECT", "EXPLAIN")  # the statement types a query may hold (DESCRIBE, SHOW, SUMMARIZE are SELECTs)
+# The statement types a query may hold: SELECT (DESCRIBE, SHOW, SUMMARIZE, FROM and VALUES are SELECTs), and EXPLAIN
+# of a SELECT (EXPLAIN ANALYZE runs the statement it explains: a COPY ... TO would write).
+READING = ("SELECT",)
+_EXPLAINED = re.compile(r"^\s*(?:(?:--[^\n]*(?:\n|$)|/\*.*?\*/)\s*)*explain\s+(?:analy[sz]e\s+)?(?:\([^)]*\)\s*)?(.*)$",
+                        re.S | re.I)
+
+
+def _kind(statement: Any, duckdb: Any) -> str:
+    """A statement's type; an EXPLAIN's is the type of what it explains ("EXPLAIN" where that is not read)."""
+    kind: str = statement.type.name
+    if kind != "EXPLAIN":
+        return kind
+    inner = _EXPLAINED.match(statement.query)
+    explained = duckdb.extract_statements(inner[1]) if inner and inner[1].strip() else []
+    return explained[0].type.name if len(explained) == 1 and explained[0].type.name != "EXPLAIN" else kind
 
 
 def _only_reads(st: Store, sql: str, duckdb: Any) -> None:
-    """StoreError for SQL with a statement that is no query (COPY ... TO, EXPORT, ATTACH, CREATE, SET, INSTALL):
-    a query reads the store, it never writes a file nor changes what later statements see."""
+    """StoreError for SQL with a statement that is no query (COPY ... TO, EXPORT, ATTACH, CREATE, SET, INSTALL,
+    EXPLAIN ANALYZE of one of those): a query reads the store, it never writes a file nor changes what later
+    statements see."""
     for statement in duckdb.extract_statements(sql):
-        kind = statement.type.name
+        kind = _kind(statement, duckdb)
         if kind not in READING:
             raise StoreError(f"{st.root}: query {_shown(sql)}: a {kind} statement (a query only reads: SELECT, "
-                             "WITH, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN)", "to write the result to a file, give -o "
-                             "FILE (.csv or .json)")
+                             "WITH, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN of those)",
+                             "to write the result to a file, give -o FILE (.csv or .json)")
 
 
 def _refused(st: Store, error: Exception) -> StoreError:

@@ -16,10 +16,15 @@ from roofline.analysis.libraries import library
 from roofline.analysis.view import ReportView
 from roofline.compare.pairing import path_labels
 from roofline.core.kernel_names import kernel_key
+from roofline.documents.common import NO_LAUNCH_GAIN
 from roofline.documents.report import Kernel, Report
 from roofline.store.schema import LEVELS, PRECISIONS
 
 Row = dict[str, Any]
+# The version of what the rows hold and how (a fix to a figure or a reason bumps it): part of the analysis key, so
+# a refresh analyses again the reports an earlier format wrote, whatever roofline's version. 2: the launch's own
+# roofs, the reasons keyed by column.
+ROWS_FORMAT = 2
 
 
 @dataclass(frozen=True)
@@ -144,7 +149,7 @@ COLUMN_PATHS: dict[str, str] = {
 STORE_REASONS: dict[str, str] = {
     "nvtx": "no NVTX range was open around the launch (or the report has no NVTX data)",
     "library": "not a kernel of a library roofline knows by name",
-    "time_to_gain_s": "no advice item of the launch estimates a saving",
+    "time_to_gain_s": NO_LAUNCH_GAIN,
     "ncu_version": "the report does not record the ncu version that wrote it",
 }
 NO_REASON = "the report's analysis holds no figure here and gave no reason"  # never expected: a test checks

@@ -434,5 +434,7 @@ def test_two_reports_of_one_name_are_labelled_by_their_folders_and_one_given_twi
     assert path_labels(["examples/h100/triad.ncu-rep", "examples/h200/triad.ncu-rep", "gemm.json"]) == [
         "h100/triad", "h200/triad", "gemm"]
     assert path_labels(["runs/triad.ncu-rep", "runs/triad.ncu-rep"]) == ["triad#1", "triad#2"]
-    assert path_labels(["a/runs/x.ncu-rep", "b/runs/x.ncu-rep"]) == ["runs/x#1", "runs/x#2"]
+    assert path_labels(["a/runs/x.ncu-rep", "b/runs/x.ncu-rep"]) == ["x#1", "x#2"]  # their folders alike: numbered
     assert path_labels(["x.ncu-rep"]) == ["x"]
+    assert path_labels(["lab/x.ncu-rep", "lab/x.json"]) == ["x.ncu-rep", "x.json"]  # one folder: the extensions
+    assert path_labels(["x.ncu-rep", "./x.ncu-rep"]) == ["x#1", "x#2"]  # one file, two spellings

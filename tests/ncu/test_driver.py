@@ -198,6 +198,8 @@ def test_the_folder_macros_are_filled_in_and_the_file_names_left_to_ncu(monkeypa
     ("rep_%z", "--output rep_%z: '%z' is not one of ncu's macros (%h %p %q{VAR} %i %%): write %% for a literal %"),
     ("50%/x", "--output 50%/x: '%/' is not one of ncu's macros"),
     ("x_%q", "--output x_%q: '%q' is not one of ncu's macros"),
+    ("r_%q{PMI_RANK}/", "--output r_%q{PMI_RANK}/: %q{PMI_RANK}: the environment variable PMI_RANK is not set: name "
+                        "a variable this run sets"),  # filled as "", every rank would have shared one folder r_/
 ])
 def test_macros_ncu_would_refuse_are_refused_before_it_runs(output: str, error: str) -> None:
     with pytest.raises(UsageError) as err:

@@ -80,6 +80,20 @@ def test_rows_of_another_roofline_version_are_analysed_again(tmp_path: Path, mon
     assert rows(store, "SELECT DISTINCT roofline_version FROM launches") == [("99.0",)]
 
 
+def test_rows_of_another_rows_format_are_analysed_again_on_a_refresh(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fix to what the rows hold (the launch's own roofs) reached no store collected before it: roofline's version
+    and the specs were the same, so every report read as unchanged."""
+    import roofline.store.rows as row_format
+
+    fp16, _ = copies(tmp_path / "in")
+    store = tmp_path / "store"
+    collect([fp16], store)
+    assert collect([], store).unchanged == 1
+    monkeypatch.setattr(row_format, "ROWS_FORMAT", row_format.ROWS_FORMAT + 1)
+    assert collect([], store).analysed == 1
+
+
 def test_bad_files_are_rows_of_the_errors_table_and_stop_nothing(tmp_path: Path) -> None:
     fp16, triad = copies(tmp_path / "in")
     bad = tmp_path / "in" / "bad"

@@ -80,10 +80,14 @@ def test_a_statement_that_writes_is_refused_and_no_file_is_written(collected: tu
     kept = tmp_path / "precious.txt"
     kept.write_text("keep\n")
     for sql in (f"COPY (SELECT 'gone' AS x) TO '{kept}' (FORMAT csv)", f"EXPORT DATABASE '{tmp_path / 'db'}'",
-                f"ATTACH '{tmp_path / 'new.db'}'", "SELECT 1; CREATE TABLE t AS SELECT 1", "SET threads = 1"):
+                f"ATTACH '{tmp_path / 'new.db'}'", "SELECT 1; CREATE TABLE t AS SELECT 1", "SET threads = 1",
+                f"EXPLAIN ANALYZE COPY (SELECT 1) TO '{kept}'", f"/* x */ explain analyse COPY (SELECT 1) TO '{kept}'",
+                "EXPLAIN ANALYZE SET threads = 1"):
         with pytest.raises(StoreError) as refused:
             query(store, sql)
         assert "\n" not in str(refused.value) and "a query only reads" in str(refused.value)
     assert kept.read_text() == "keep\n" and sorted(p.name for p in tmp_path.iterdir()) == ["precious.txt"]
-    for sql in ("DESCRIBE launches", "SHOW TABLES", "EXPLAIN SELECT 1", "WITH a AS (SELECT 1 AS x) SELECT x FROM a"):
+    for sql in ("DESCRIBE launches", "SHOW TABLES", "SUMMARIZE SELECT 1", "WITH a AS (SELECT 1 AS x) SELECT x FROM a",
+                "-- a comment\nSELECT count(*) FROM launches", "EXPLAIN ANALYZE SELECT count(*) FROM launches",
+                "EXPLAIN (FORMAT json) SELECT 1"):
         assert query(store, sql).num_rows >= 1

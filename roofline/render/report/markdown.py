@@ -129,7 +129,7 @@ def _title(analysis: ReportAnalysis) -> Block:
 
 
 def _ranking(v: ReportView) -> list[Block]:
-    from roofline.documents.report import NO_GAIN
+    from roofline.documents.common import NO_GAIN
 
     numbers = v.plot_numbers if v.on_plot else ()  # no plot drawn: no column pointing at it
     blocks = [Block("h3", "Kernels ranked by time to gain"), ranking_table(v.ranking, v.gains, numbers)]
