@@ -148,6 +148,7 @@ def collect_batch(jobs: Sequence[Job], options: AnalysisOptions, root: str, key:
         try:
             view = facade.report([path], keep_going=False).view
             found = report_rows(typed(view).reports[0], view.reports[0], stamp)
+            unfit_rows(path, found)
             entry["ok"] = True
             out.analysed += 1
         except RooflineError as e:
@@ -167,6 +168,19 @@ def collect_batch(jobs: Sequence[Job], options: AnalysisOptions, root: str, key:
             for p in held:
                 out.entries[p]["files"].append(name)
     return out
+
+
+def unfit_rows(path: str, found: dict[str, list[Row]]) -> None:
+    """StoreError (one line) where a report's rows do not fit the store's columns (a launch value past 64 bits, from
+    a damaged file the report still reads): the report becomes a row of errors, the batch goes on."""
+    from roofline.store.dataset import StoreError, unfit
+
+    for table, rows in found.items():
+        problem = unfit(table, rows)
+        if problem is not None:
+            raise StoreError(f"{path}: its {table} rows do not fit the store's columns ({problem})",
+                             "the report holds a value no launch can have (a damaged file?): check it with roofline "
+                             "report, or re-profile")
 
 
 def _stamp(path: str, key: str, now: datetime) -> tuple[Stamp, dict[str, Any]]:
@@ -189,6 +203,7 @@ def collect(paths: Sequence[str | os.PathLike[str]], store: str | os.PathLike[st
     store (a new one where there is none), here or on a Dask cluster: ``workers`` local worker processes, or the
     scheduler at ``scheduler``. ``done`` is called after each batch is committed."""
     options = options or AnalysisOptions()
+    paths = [paths] if isinstance(paths, (str, os.PathLike)) else paths  # one path alone, not its characters
     st = open_store(store, create=True)
     with st.lock():
         strays = st.remove_strays()

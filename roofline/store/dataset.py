@@ -375,6 +375,18 @@ def open_store(root: str | os.PathLike[str], create: bool = False) -> Store:
     return Store(path, read_manifest(path))
 
 
+def unfit(table: str, rows: Sequence[Row]) -> str | None:
+    """Why ``rows`` do not fit ``table``'s columns (a number past its type, a value of another type), in one line;
+    None where they fit."""
+    import pyarrow as pa
+
+    try:
+        pa.Table.from_pylist(list(rows), schema=arrow_schema(table))
+    except (OverflowError, TypeError, ValueError, pa.ArrowException) as err:  # ArrowInvalid is a ValueError
+        return (str(err).strip().splitlines() or [type(err).__name__])[0]
+    return None
+
+
 def write_rows(root: Path, table: str, rows: Sequence[Row], tag: str) -> list[tuple[str, list[str]]]:
     """Write a table's rows, one file per partition (gpu, date; errors by date alone), named with ``tag``; per
     file, its name relative to the store and the report paths it holds."""

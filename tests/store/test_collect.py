@@ -213,3 +213,28 @@ def test_a_failure_whose_file_is_gone_is_dropped_and_a_missing_name_leaves_no_ro
     assert (refresh.forgotten, refresh.errors) == (1, ())  # nothing is left to fix: a CI refresh passes again
     assert rows(store, "SELECT count(*) FROM errors") == [(0,)] and rows(store, "SELECT path FROM reports") == [
         (str(fp16),)]
+
+
+def test_a_report_whose_values_do_not_fit_the_columns_is_an_error_row_and_the_batch_goes_on(tmp_path: Path) -> None:
+    """A damaged report (registers appended from another file: tests/ncu/test_validation.py) still reads, with a
+    launch value past 64 bits; collect died on it with a traceback and kept none of the batch."""
+    from tests.conftest import SHARED_REPORTS
+
+    first = SHARED_REPORTS / "rtx5060ti_transpose-occupancy-45launches_metrics.ncu-rep"
+    second = SHARED_REPORTS / "a100-40gb_tree-search_full_ncu2020.3.ncu-rep"
+    if not (first.is_file() and second.is_file()):
+        pytest.skip("the shared reports are not in ../shared/ncu-reps")
+    damaged = tmp_path / "damaged.ncu-rep"
+    damaged.write_bytes(first.read_bytes() + second.read_bytes()[10:])
+    _, triad = copies(tmp_path / "in")
+    outcome = collect([damaged, triad], tmp_path / "store")
+    ((path, line),) = outcome.errors
+    assert path == str(damaged) and "rows do not fit the store's columns" in line and "\n" not in line
+    assert outcome.analysed == 1 and rows(tmp_path / "store", "SELECT path FROM errors") == [(str(damaged),)]
+    assert rows(tmp_path / "store", "SELECT path FROM reports") == [(str(triad),)]
+
+
+def test_one_path_given_alone_is_one_report_not_its_characters(tmp_path: Path) -> None:
+    _, triad = copies(tmp_path / "in")
+    outcome = collect(str(triad), tmp_path / "store")
+    assert (outcome.analysed, outcome.errors) == (1, ())
