@@ -50,15 +50,17 @@ def load_yaml(path: Path) -> object:
 
 def _error_line(err: Exception, text: str) -> int | None:
     """The line a YAML error names: where the parser found it, or where the construct it was reading began when it
-    found it only at the end of the file (an unclosed quote or bracket); None without a mark."""
+    found it only at the end of the file (an unclosed quote or bracket) or inside an open flow collection (the
+    bracket that is not closed: ``list: [1, 2`` then ``other: 1``); None without a mark."""
     problem, context = getattr(err, "problem_mark", None), getattr(err, "context_mark", None)
     if problem is None:
         return None
-    lines = len(text.splitlines())
+    lines = max(len(text.splitlines()), 1)
     at_end = problem.index >= len(text.rstrip()) or problem.line + 1 > lines
-    if at_end and context is not None:
-        return int(context.line) + 1
-    return min(int(problem.line) + 1, max(lines, 1))
+    in_flow = any(f"flow {kind}" in str(getattr(err, "context", "")) for kind in ("sequence", "mapping"))
+    if (at_end or in_flow) and context is not None:
+        return min(int(context.line) + 1, lines)
+    return min(int(problem.line) + 1, lines)
 
 
 def _refuse_aliases(path: Path, events: Iterable[Any]) -> None:

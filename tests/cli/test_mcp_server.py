@@ -592,7 +592,7 @@ def test_bad_spec_files_stop_the_server_before_it_serves(tmp_path: Path) -> None
     parameter could fix it once the server runs."""
     (tmp_path / "bad.yaml").write_text("id: [\n")
     for specs, words in ((tmp_path / "none", "none: no such spec file or folder"),
-                         (tmp_path / "bad.yaml", "bad.yaml: not valid YAML at line 2: fix the syntax")):
+                         (tmp_path / "bad.yaml", "bad.yaml: not valid YAML at line 1: fix the syntax")):
         proc = subprocess.run([sys.executable, "-m", "roofline", "mcp", "--root", str(tmp_path), "--specs",
                                str(specs)], capture_output=True, text=True, env=environment(), cwd=tmp_path,
                               timeout=60, stdin=subprocess.DEVNULL)

@@ -363,3 +363,13 @@ def test_an_unclosed_quote_in_a_file_without_a_final_newline_is_named_at_its_lin
     bad.write_text('id: x\nname: "oops\nb: 1\nc: 2')
     with pytest.raises(SpecError, match=r"bad.yaml: not valid YAML at line 2: fix the syntax$"):
         load_catalog([bad])
+
+
+@pytest.mark.parametrize(("text", "line"), [("id: [\n", 1), ("id: x\nlist: [1, 2\nother: 1\n", 2),
+                                            ("id: x\nm: {a: 1,\n  b: 2\nc: 3\n", 2)])
+def test_an_unclosed_bracket_is_named_at_the_line_it_opens(tmp_path, text, line):
+    """They were named a line later: where the parser found the next key, or past the end."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text)
+    with pytest.raises(SpecError, match=rf"bad.yaml: not valid YAML at line {line}: fix the syntax$"):
+        load_catalog([bad])
