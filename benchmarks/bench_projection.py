@@ -198,7 +198,7 @@ def objective(rows: list[DevRow]) -> float:
     return statistics.median(map(abs, logs)) + 0.5 * abs(statistics.median(logs)) if logs else math.inf
 
 
-Grid = dict[tuple[str, float, float], dict[str, DevRow]]  # (GPU, clock, bandwidth) -> workload -> its row
+Grid = dict[tuple[str, float, Any], dict[str, DevRow]]  # (GPU, clock, DRAM fraction or None) -> workload -> row
 
 
 def grid_rows(data: dict) -> Grid:
@@ -214,21 +214,43 @@ def grid_rows(data: dict) -> Grid:
 
 
 def fit(grid: Grid, workloads: set[str] | None = None) -> dict[str, tuple[float, float]]:
-    """Each GPU's sustained clock and achievable DRAM fractions minimising ``objective`` on its own rows of
-    ``workloads`` (None: all; ties: the highest clock, then the highest bandwidth)."""
+    """Each GPU's sustained clock and achievable DRAM fractions, among the grid's points for it, minimising
+    ``objective`` on its own rows of ``workloads`` (None: all; ties: the highest clock, then the highest
+    bandwidth; a DRAM fraction of None, the memory type's default, counts as 0 there)."""
     out = {}
     for gpu in DEV_GPUS:
-        scored = [(objective([r for w, r in grid[gpu, c, b].items() if workloads is None or w in workloads]), -c, -b)
-                  for c in CLOCK_GRID for b in BANDWIDTH_GRID]
-        _, c, b = min(scored)
-        out[gpu] = (-c, -b)
+        scored = [(objective([r for w, r in rows.items() if workloads is None or w in workloads]), -c, -(b or 0.0), b)
+                  for (g, c, b), rows in grid.items() if g == gpu]
+        _, c, _, b = min(scored)
+        out[gpu] = (-c, b)
+    return out
+
+
+def shipped_grid_rows(data: dict) -> Grid:
+    """Each GPU's rows at the points a refit of its shipped spec tries: the fitting grid for each figure the spec
+    gives as a fit on these data (``is_fit``), its one shipped value for the others (a public clock, the power
+    rule's or boost; its own DRAM figure, or its memory type's default)."""
+    from roofline.specs.achievable import is_fit, sustained_clock
+
+    catalog = load_catalog()
+    out: Grid = {}
+    for gpu, spec_id in DEV_GPUS.items():
+        spec = catalog.get(spec_id)
+        clocks = CLOCK_GRID if is_fit(spec.sources.get("sustained_clock_hz", "")) else \
+            (sustained_clock(spec).value / spec.boost_clock_hz,)
+        drams = BANDWIDTH_GRID if is_fit(spec.sources.get("memory.achievable_bandwidth_bytes_per_s", "")) else \
+            (shipped_dram(spec),)
+        for c in clocks:
+            for b in drams:
+                out[gpu, c, b] = {r.workload: r for r in dev_rows(data, {gpu: with_params(spec, c, b)}, (gpu,))}
     return out
 
 
 def held_out_workloads(grid: Grid) -> dict[str, Any] | None:
-    """The fits checked on workloads they did not see (leave-one-workload-out): for each workload, each GPU's two
-    parameters fitted without it and its rows there kept; the consistent rows' summary and each parameter's
-    spread (standard deviation) over the fits."""
+    """The fits checked on workloads they did not see (leave-one-workload-out): for each workload, each GPU's
+    parameters fitted without it (over the grid's points: ``shipped_grid_rows`` refits what the shipped specs fit)
+    and its rows there kept; the consistent rows' summary and each parameter's spread (standard deviation) over
+    the fits."""
     names = sorted({w for rows in grid.values() for w in rows})
     kept, fits = [], []
     for name in names:
@@ -238,8 +260,8 @@ def held_out_workloads(grid: Grid) -> dict[str, Any] | None:
     summary = dev_summary([r for r in kept if r.consistent])
     if summary is None:
         return None
-    spread = {g: {"clock": statistics.pstdev(f[g][0] for f in fits), "dram": statistics.pstdev(f[g][1] for f in fits)}
-              for g in DEV_GPUS}
+    spread = {g: {"clock": statistics.pstdev(f[g][0] for f in fits),
+                  "dram": statistics.pstdev(f[g][1] or 0.0 for f in fits)} for g in DEV_GPUS}
     by_gpu = {g: dev_summary([r for r in kept if r.consistent and r.gpu == g]) for g in DEV_GPUS}
     return {**summary, "by_gpu": by_gpu, "spread": spread}
 
@@ -421,7 +443,7 @@ def dev_tables(data: dict) -> dict[str, dict[str, Any]]:
                                                               / held_out[g].boost_clock_hz, 3) for g in DEV_GPUS}}
     out["interval_factors"] = {k: {"low": lo, "high": hi} for k, (lo, hi) in interval_factors(loo).items()}
     out["held_out_intervals"] = {"all": held_out_intervals(loo)}
-    out["held_out_workloads"] = {"consistent": held_out_workloads(grid)}
+    out["held_out_workloads"] = {"consistent": held_out_workloads(shipped_grid_rows(data))}
     out["pairs"] = {"leave-one-GPU-out": [
         {"workload": r.workload, "gpu": r.gpu, "error": r.error, "consistent": r.consistent,
          "interval_class": r.launch_class, "governing": r.governing, "covered": r.covered} for r in loo]}
@@ -447,7 +469,8 @@ def print_dev(tables: dict) -> None:
               f"median half-width {100 * held['median_half_width']:.0f}%")
     unseen = tables["held_out_workloads"]["consistent"]
     if unseen is not None:
-        print(f"fits checked on the workload each left out (leave-one-workload-out): {unseen['pairs']} consistent "
+        print(f"the shipped fits checked on the workload each left out (leave-one-workload-out, each fitted figure "
+              f"refitted without it): {unseen['pairs']} consistent "
               f"pairs, median |error| {100 * unseen['median_abs_error']:.1f}%, signed "
               f"{100 * unseen['median_error']:+.1f}%, covered {100 * unseen['covered']:.0f}%; by GPU " + ", ".join(
                   f"{g} {100 * v['median_abs_error']:.1f}%" for g, v in unseen["by_gpu"].items() if v) +

@@ -169,3 +169,19 @@ def test_held_out_workloads_judge_each_workload_by_fits_made_without_it(monkeypa
     assert held is not None and held["pairs"] == 3 * len(b.DEV_GPUS)
     assert held["median_abs_error"] == pytest.approx(0.5) and held["by_gpu"]["T4"]["pairs"] == 3
     assert held["spread"]["T4"]["clock"] == pytest.approx(statistics.pstdev((1.0, 1.0, 0.5)))
+
+
+def test_the_held_out_refit_tries_only_what_the_shipped_specs_fit():
+    """The T4's clock is a public measurement (900 MHz) and the B200's DRAM fraction its memory type's default: a
+    refit keeps them; the L40S gives both as fits, so both are refitted over the grid."""
+    b = bench()
+    if not b.TIMINGS.is_file():
+        pytest.skip(f"{b.TIMINGS.name} is not in ../shared/workloads")
+    data = {k: v for k, v in b.dev_analyses().items() if k.startswith("op21")}
+    points = {g: {(c, d) for (gpu, c, d) in b.shipped_grid_rows(data) if gpu == g} for g in b.DEV_GPUS}
+    (t4_clock,) = {c for c, _ in points["T4"]}
+    assert t4_clock == pytest.approx(9.0e8 / 1.59e9)
+    assert {d for _, d in points["T4"]} == set(b.BANDWIDTH_GRID)
+    assert {d for _, d in points["B200"]} == {None} and {c for c, _ in points["B200"]} == set(b.CLOCK_GRID)
+    assert len(points["L40S"]) == len(b.CLOCK_GRID) * len(b.BANDWIDTH_GRID)
+    assert points["A100-80GB"] == {(1.0, d) for d in b.BANDWIDTH_GRID}  # the power rule gives it its boost
