@@ -189,7 +189,8 @@ def print_dry_run(ncu: str | None, options: driver.NcuOptions, template: str, ap
     from roofline.errors import NcuError
 
     try:
-        program = driver.find_ncu(ncu).path
+        install = driver.find_ncu(ncu)
+        program, options = install.path, driver.with_roofline_charts(options, install.version)
     except NcuError as err:
         named = ncu or os.environ.get(driver.NCU_VARIABLE)
         program = named or "ncu"
@@ -209,6 +210,7 @@ def prepare_ncu(ncu: str | None, options: driver.NcuOptions, template: str, app:
     driver.refuse_overwrite(template, options.force)
     driver.refuse_unwritable_folder(template)
     install = driver.find_ncu(ncu)
+    options = driver.with_roofline_charts(options, install.version)
     driver.check_version(install, options)
     typer.echo(f"roofline: profiling with {install.describe()}", err=True)
     return driver.make_plan(install.path, options, template, app)

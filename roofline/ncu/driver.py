@@ -17,6 +17,7 @@ sections and the ``roofline`` set; 2022.1 added range replay.
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import glob
 import os
 import queue
@@ -204,6 +205,25 @@ def requirements(options: NcuOptions) -> Iterator[tuple[tuple[int, int], str]]:
             yield (2021, 3), f"--section {section}"
     if options.replay_mode == "range":
         yield (2022, 1), "--replay-mode range"
+
+
+# The hierarchical roofline charts: the FP16 and Tensor FLOPs and the L1/L2 roofs of the kernel's own clock. ncu's
+# `full` set holds them from 2025.1 (its 2022.3 to 2024.x `full`, and every `detailed`, do not: docs ncu sets);
+# the sections exist from 2021.3 on.
+HIERARCHICAL_CHARTS = tuple(f"SpeedOfLight_Hierarchical{kind}RooflineChart"
+                            for kind in ("Single", "Double", "Half", "Tensor"))
+HIERARCHICAL_SINCE, FULL_HOLDS_THEM_SINCE = (2021, 3), (2025, 1)
+
+
+def with_roofline_charts(options: NcuOptions, version: tuple[int, ...]) -> NcuOptions:
+    """``--set full`` or ``detailed`` with the hierarchical roofline charts the set lacks in this ncu, so that the
+    richer set measures what ``--set roofline`` does; unchanged for another set, or an ncu without the charts."""
+    lacks = options.section_set == "detailed" or (options.section_set == "full"
+                                                  and version[:2] < FULL_HOLDS_THEM_SINCE)
+    if not lacks or version[:2] < HIERARCHICAL_SINCE:
+        return options
+    added = tuple(s for s in HIERARCHICAL_CHARTS if s not in options.sections)
+    return dataclasses.replace(options, sections=(*options.sections, *added))
 
 
 def check_version(install: NcuInstall, options: NcuOptions) -> None:

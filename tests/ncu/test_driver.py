@@ -576,3 +576,17 @@ def test_the_source_is_imported_with_the_instruction_samples(options: NcuOptions
     argv = driver.build_argv("ncu", options, "r.ncu-rep", "r.log", ["app"])
     assert (argv.count("--import-source") == 1 and argv[argv.index("--import-source") + 1] ==
             ("yes" if imported else "no")) or (not imported and "--import-source" not in argv)
+
+
+@pytest.mark.parametrize(("chosen", "version", "added"), [
+    ("full", (2022, 3, 0, 0), True), ("full", (2024, 2, 1), True), ("full", (2025, 1, 0), False),
+    ("detailed", (2025, 3, 1), True), ("roofline", (2022, 3, 0), False), ("full", (2021, 1, 0), False),
+])
+def test_the_richer_sets_get_the_hierarchical_roofline_charts_their_ncu_leaves_out(chosen, version, added) -> None:
+    """ncu 2022.3's full set lists SpeedOfLight_RooflineChart alone (ncu --list-sets), so `analyze --set full`
+    measured no FP16 or Tensor FLOPs and no kernel-clock L1/L2 roofs, which --set roofline does."""
+    options = driver.NcuOptions(section_set=chosen, sections=("Occupancy",))
+    got = driver.with_roofline_charts(options, version)
+    assert got.sections == (("Occupancy", *driver.HIERARCHICAL_CHARTS) if added else ("Occupancy",))
+    argv = driver.build_argv("ncu", got, "r", "r.log", ["app"])
+    assert (argv.count("--section") == 5) == added and argv[argv.index("--set") + 1] == chosen
