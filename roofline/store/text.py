@@ -12,6 +12,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 from roofline.core.version import GENERATOR
+from roofline.render.names import printable
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
@@ -99,8 +100,6 @@ def _csv(value: Any) -> Any:
 def _cell(value: Any) -> str:
     """One cell's text, whole: empty for null, numbers with 6 significant digits, nested values as JSON, control
     characters of a text as escapes (a line end would break its row)."""
-    from roofline.render.names import printable
-
     if value is None:
         return ""
     if isinstance(value, float):

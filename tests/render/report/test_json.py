@@ -126,6 +126,21 @@ def test_each_group_gives_the_time_to_gain_and_rank_the_ranking_shows(documents,
             assert rep["reasons"][g["missing"]["time_to_gain_s"]].startswith("no launch of the kernel has an advice")
         else:
             assert g["missing"] == {}
+    # the figure again from the document's own launches: each launch's first estimated item (not a measurement
+    # note), or its recoverable time where the analysis advised it nothing (a launch read in columns), summed
+    from roofline.core.kernel_names import kernel_key
+
+    summed: dict[str, list[float]] = {}
+    for k in rep["kernels"]:
+        if not k["valid"]:
+            continue
+        first = next((a["est_saved_s"] for a in k["advice"] if a["kind"] != "measurement"
+                      and a["est_saved_s"] is not None), None)
+        lead = k["recoverable_s"] if k["time_model"] is None and not k["advice"] else first
+        summed.setdefault(kernel_key(k["name"], k["demangled_name"]), []).extend([] if lead is None else [lead])
+    for g in rep["groups"]:
+        own = summed.get(g["name"])
+        assert g["time_to_gain_s"] == (pytest.approx(sum(own)) if own else None), g["name"]
 
 
 def test_every_null_in_every_report_has_a_reason(shared_name, documents):
