@@ -755,7 +755,7 @@ def _uncoalesced(k: LaunchAnalysis) -> list[Advice]:
                              "than its words take coalesced",
                    estimate="not estimated: the word size sets how many sectors coalesced accesses need",
                    topic=topic, mechanism="work", work_share=excess_share(excess, k, topic),
-                   excess_sectors=excess)]
+                   excess_sectors=excess, excess_ops=tuple(scattered))]
 
 
 def _coalesced_floor(k: LaunchAnalysis, op: str) -> tuple[float, dict[int, float]]:

@@ -252,6 +252,18 @@ def rule_excess(r: RuleResult, analysis: LaunchAnalysis) -> float | None:
     return excess_sectors(clean_rule_text(r.message), analysis, r.title)
 
 
+def rule_excess_ops(r: RuleResult) -> tuple[str, ...]:
+    """The operations ("ld", "st") whose excess sectors a memory-access rule names, from its title first, else its
+    message; () for any other rule or where neither names one."""
+    if not _cause_topic(r).key.startswith(COALESCING + ":"):
+        return ()
+    for text in (r.title, clean_rule_text(r.message)):
+        ops = {op for words, (_, op) in _ACCESSES.items() if words in text.lower()}
+        if ops:
+            return tuple(sorted(ops))
+    return ()
+
+
 def excess_sectors(message: str, analysis: LaunchAnalysis, title: str = "") -> float | None:
     """The sectors a memory-access rule says are moved beyond need: a stated total ("a total of N excessive
     sectors"), one instruction's excess ("expected X sectors, got Y at PC ..."), none at a stated "1.0x", or the
@@ -350,6 +362,7 @@ def _item(r: RuleResult, about: Topic, cause_topic: Topic, analysis: LaunchAnaly
                   estimate=how, topic=about.key, mechanism=about.mechanism,
                   work_share=rule_share(r, analysis) if about.mechanism == "work" else None,
                   excess_sectors=rule_excess(r, analysis) if about.mechanism == "work" else None,
+                  excess_ops=rule_excess_ops(r) if about.mechanism == "work" else (),
                   also=(source_name(r),), causes=(cause_topic.key,), ncu_local_pct=_local_pct(r, duration))
 
 

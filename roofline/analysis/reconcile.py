@@ -191,16 +191,24 @@ def useful_bytes(a: Advice, analysis: LaunchAnalysis) -> tuple[float, float] | N
 def compulsory_dram_bytes(a: Advice, analysis: LaunchAnalysis) -> float | None:
     """The DRAM bytes a memory-access change keeps: the useful bytes (``useful_bytes``) that miss in L2 now (x (1 -
     the L2 sector hit rate); all of them where the hit rate is not measured), and at least the useful stores' bytes
-    up to the DRAM bytes written (stores reach DRAM when their lines are evicted, whatever their hits); never more
-    than today's DRAM bytes. None where a count of sectors or the DRAM bytes are not measured."""
+    up to the DRAM bytes written (stores reach DRAM when their lines are evicted, whatever their hits); where the
+    excess is the stores' alone, the loads' reads stay too (the useful loads' bytes up to the DRAM bytes read), and
+    where it is the loads' alone, the writes; never more than today's DRAM bytes. The hit rate counts the excess
+    sectors, most of them hits on lines just fetched, so it alone would keep too few. None where a count of sectors
+    or the DRAM bytes are not measured."""
     useful, hit = useful_bytes(a, analysis), analysis.launch.value(L2_HIT_RATE)
     moved = level_bytes(analysis, "dram")
     if useful is None or moved is None:
         return None
     hit = hit or 0.0
-    written = analysis.launch.value(f"{DRAM_READ_WRITE[1]}.sum")
+    read, written = (analysis.launch.value(f"{name}.sum") for name in DRAM_READ_WRITE)
     stores = min(useful[1], written) if written is not None else 0.0
-    return min(moved, max(stores, useful[0] * (1.0 - min(100.0, max(0.0, hit)) / 100.0)))
+    missed = useful[0] * (1.0 - min(100.0, max(0.0, hit)) / 100.0)
+    if a.excess_ops == ("st",) and read is not None:  # the loads are as they were: their reads stay
+        return min(moved, max(missed, min(useful[0] - useful[1], read) + stores))
+    if a.excess_ops == ("ld",) and written is not None:  # the stores are as they were: their writes stay
+        return min(moved, max(missed, written))
+    return min(moved, max(stores, missed))
 
 
 def _changed_terms(topic: str, model: TimeModel) -> tuple[str, ...]:
@@ -368,7 +376,8 @@ def _kept_said(a: Advice) -> Advice:
     if not kept.get("dram") or a.est_saved_s is None:
         return a
     return replace(a, text=f"{a.text} DRAM keeps at least {si(kept['dram'], 'B')}: the bytes the threads use that "
-                           "miss in L2 now (the compulsory traffic).")
+                           "miss in L2 now, and the reads or writes of the accesses it leaves as they are (the "
+                           "compulsory traffic).")
 
 
 def _bounded(a: Advice, analysis: LaunchAnalysis, device: Device | None) -> Advice:

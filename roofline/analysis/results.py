@@ -395,6 +395,7 @@ class Advice(Struct, frozen=True, kw_only=True):
     mechanism: Mechanism = "none"
     work_share: float | None = None  # for "work": the share of the work it removes (0..1), when the report says
     excess_sectors: float | None = None  # a memory-access pattern's sectors beyond need (``ncu_rules.rule_share``)
+    excess_ops: tuple[str, ...] = ()  # the operations ("ld", "st") that move the excess sectors; () if not known
     bound: str = ""  # the physical bound applied to est_saved_s ("" for a what-if on the time model: ``change``)
     bound_by: EstimateBound = EstimateBound.NONE  # what bounds it, e.g. EstimateBound.GAP
     ncu_saved_s: float | None = None  # ncu's own estimate as time, where it was above the bound
