@@ -203,12 +203,19 @@ class Roofline:
         return ProjectDocument(comparison, width=width)
 
     def targets(self, to: str, clock: TargetClock = "sustained") -> list[DeviceSpec]:
-        """The specs ``--to`` names: ``all`` (every spec of the catalog: one without the clock asked for gets a row
-        that says so), or ids separated by commas, each once; RooflineError for an unknown id or a clock a named
-        target does not give."""
+        """The specs ``--to`` names: ``all``, or ids separated by commas, each once; RooflineError for an unknown id,
+        or for a clock that a single target, or none of several, gives (of several, as of ``all``, one without the
+        clock asked for gets a row that says so)."""
         if to.strip() == "all":
             return list(self.catalog.specs)
-        return [self.target(spec_id, clock) for spec_id in dict.fromkeys(t.strip() for t in to.split(","))]
+        from roofline.compare.projection import require_a_clock
+
+        ids = list(dict.fromkeys(t.strip() for t in to.split(",")))
+        if len(ids) == 1:
+            return [self.target(ids[0], clock)]
+        specs = [self.catalog.get(spec_id) for spec_id in ids]
+        require_a_clock(specs, clock)
+        return specs
 
     def diff(self, base: str | os.PathLike[str], new: str | os.PathLike[str], thresholds: Thresholds,
              matcher: Matcher | None = None, options: PairOptions | None = None, allow_different_gpu: bool = False,

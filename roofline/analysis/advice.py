@@ -54,7 +54,7 @@ from roofline.analysis.reconcile import (
     small_grid_saving,
     tail_saving,
 )
-from roofline.analysis.results import Advice, Cause, LaunchAnalysis, Occupancy, Verdict, VerdictCause
+from roofline.analysis.results import Advice, Cause, LaunchAnalysis, Mechanism, Occupancy, Verdict, VerdictCause
 from roofline.analysis.roofline import (
     gap_formula,
     headroom_s,
@@ -416,10 +416,17 @@ def _library(k: LaunchAnalysis, lib: Library, spec: DeviceSpec | None) -> list[A
     used = _gemm_type(k)
     on_tensor = used is not None and used.startswith("tensor_")
     tensor_item = k.tensor_cores is not None and bool(k.tensor_cores.advice)  # it says which type gains, if any
-    if lib.kind == "gemm" and used is not None and (v.attained_pct or 0.0) >= NEAR_ROOF_PCT:
+    near = (v.attained_pct or 0.0) >= NEAR_ROOF_PCT
+    if lib.kind == "gemm" and used is not None and near:
         # math on the CUDA cores with the Tensor Core item given: the faster type is that item's cause, said once
         return [] if tensor_item and not on_tensor else _faster_type(k, lib, spec, used)
     saved, how = _gap(k)
+    mechanism: Mechanism = "roof"
+    if lib.kind == "gemm" and near and tensor_item and not on_tensor and saved is not None:
+        # its type unknown (no FLOPs counted): the gap to the peak is latency slack, not what a call's shape wins
+        saved, how, mechanism = None, (f"not estimated: its {seconds(saved)} to the busiest unit's peak is latency "
+                                       "slack, which a new problem shape does not take; the gain of Tensor Core "
+                                       "kernels is the Tensor Core item's"), "none"
     verdict = BOUND_WORDS[v.bound] if v.bound else "no verdict"
     busiest = f", busiest unit {v.busiest.name} at {pct(v.busiest.pct)}" if v.busiest else ""
     change = lib.caller_advice + (f"; {lib.type_advice}" if lib.type_advice and not (on_tensor or tensor_item)
@@ -433,7 +440,7 @@ def _library(k: LaunchAnalysis, lib: Library, spec: DeviceSpec | None) -> list[A
                    verdict_cause=VerdictCause(v), source="library", est_saved_s=saved,
                    condition=f"a {lib.name} kernel by its name ('{k.launch.name}'): registers, shared memory and "
                              "block size are not the caller's to change", estimate=how, topic=ROOF,
-                   mechanism="roof")]
+                   mechanism=mechanism)]
 
 
 def _gemm_type(k: LaunchAnalysis) -> str | None:
@@ -480,7 +487,8 @@ def _tensor_cores(k: LaunchAnalysis) -> list[Advice]:
                    cause=f"matrix-multiply-like ({t.matmul_like}), math on the CUDA cores", source="tensor_cores",
                    est_saved_s=saved,
                    condition=f"a matrix multiply or convolution ({t.matmul_like}) with its floating-point math on the "
-                             "CUDA cores", estimate=how, topic="tensor_cores", mechanism="precision")]
+                             "CUDA cores", estimate=how, topic="tensor_cores", mechanism="precision",
+                   size_with=t.size_with)]
 
 
 def _faster_roof(k: LaunchAnalysis, gain: float | None, precision: str | None, what: str) -> tuple[float | None, str]:
@@ -676,7 +684,8 @@ def _stalls(k: LaunchAnalysis) -> list[Advice]:
                                  f"{100 * share:.0f}% of the stalls): {change}.",
                             cause=f"{reason} {100 * share:.0f}% of stalls ({s.source})", source="stalls",
                             est_saved_s=saved, condition=f"{bound} and {reason} among the largest stall reasons",
-                            estimate=f"{100 * share:.0f}% (its share of the stalls) of the {how}",
+                            estimate=f"{100 * share:.0f}% (its share of the stalls) of the {how}" if saved is not None
+                            else how,
                             topic=f"stall:{reason}", mechanism="latency"))
     if s.eligible_per_scheduler is not None and s.eligible_per_scheduler < ONE_ELIGIBLE_WARP:
         issue = f"issue in {pct(s.issue_active_pct, 0)} of active cycles " if s.issue_active_pct is not None else ""

@@ -12,6 +12,15 @@ report's own formula (``roofline.roof_position``): percent of roof = the longest
 (each precision's FLOPs, each level's bytes) over its time; attainable = FLOPs / that roof time (for one precision,
 min(compute roof, intensity x bandwidth at each level)).
 
+Several reports of one kernel (``--work`` repeated) pool their launches: the work per launch is the mean over all
+of them. Their FP16 FLOPs first take one definition, by the rule ``compare`` follows across sets
+(``work.fp16_moves_counted``): a ``--set roofline`` report cannot separate the zero-product HFMA2 register moves
+from FP16 arithmetic, so where one report left them out and another could not, the moves are counted in every
+report (added back where they were left out), and a note says so. FP16 FLOPs that may be moves (counted without
+the SASS counts that would separate them) stay in the FLOPs, as ``report`` counts them, but do not set the
+kernel's precision where it has FLOPs of another: the label comes from FP16 arithmetic the reports could separate
+(``Fp16Moves``).
+
 What this assumes, and says: DRAM bytes depend on the L2 size (a working set that fits one GPU's L2 and not the
 other's is read from DRAM once on one and many times on the other), so a note names two GPUs whose L2 sizes differ
 by ``L2_RATIO_FLAG`` or more. Pure functions; no I/O.
@@ -20,7 +29,8 @@ by ``L2_RATIO_FLAG`` or more. Pure functions; no I/O.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from enum import Enum
 
 from msgspec import Struct
 
@@ -28,14 +38,23 @@ from roofline.analysis.kernels import attainable_flop_per_s, roof_time
 from roofline.analysis.launches import ReportAnalysis
 from roofline.analysis.results import LaunchAnalysis, Value, flops_sum
 from roofline.analysis.roofline import intensity, rate, roof_position
+from roofline.analysis.work import Work, fp16_moves_counted
 from roofline.core.kernel_names import kernel_key
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, Device
 from roofline.core.thresholds import L2_RATIO_FLAG
 from roofline.core.timeline import LaunchConfigTime, Timeline
-from roofline.core.units import dims
+from roofline.core.units import dims, si
+from roofline.ncu.metrics import HINT_HFMA_MOVES, FlopNoteKind, hfma_move_flops
 from roofline.specs.catalog import DeviceSpec, spec_ceilings
 
 Dims = tuple[int, int, int]
+
+
+class Fp16Moves(Enum):
+    """How a kernel's FP16 FLOPs hold the zero-product HFMA2 register moves (no arithmetic; ncu counts them as HFMA)."""
+
+    UNCOUNTED = "may be moves"  # no report could separate them: its FP16 FLOPs, from HFMA2 alone, may be moves
+    ADDED_BACK = "moves counted"  # reports of different sets: the moves counted in all (``work.fp16_moves_counted``)
 
 
 class BorrowedKernel(Struct, frozen=True):
@@ -63,6 +82,9 @@ class BorrowedKernel(Struct, frozen=True):
     attainable_flop_per_s: float | None  # the roofs' FLOP/s at its intensity (None without FLOPs or a roof)
     pct_of_roof: float | None  # the roofline position (``roofline.roof_position``) against the nsys GPU's roofs
     limiter: str | None  # the roof closest to it: a precision, or a memory level
+    fp16_moves: Fp16Moves | None = None  # where its FP16 FLOPs count register moves (None: arithmetic alone, or none)
+    fp16_move_flops: float | None = None  # ADDED_BACK: the moves' FP16 FLOPs per launch added back (their mean)
+    blind_reports: tuple[str, ...] = ()  # the reports that cannot separate the moves (UNCOUNTED, ADDED_BACK)
 
 
 class BorrowedWork(Struct, frozen=True):
@@ -85,13 +107,13 @@ class BorrowedWork(Struct, frozen=True):
 def borrow_work(timeline: Timeline, configs: Sequence[LaunchConfigTime], analyses: Sequence[ReportAnalysis],
                 spec: DeviceSpec | None) -> BorrowedWork:
     """Match the reports' launches with the timeline's by instance and launch configuration, and place each."""
-    by_config: dict[tuple[str, Dims, Dims], list[LaunchAnalysis]] = {}
-    for la in (la for a in analyses for la in a.valid_launches):
+    by_config: dict[tuple[str, Dims, Dims], list[tuple[str, LaunchAnalysis]]] = {}
+    for path, la in ((a.report.path, la) for a in analyses for la in a.valid_launches):
         launch = la.launch
         if launch.grid is None or launch.block is None:
             continue
         name = launch.name if timeline.group_by == "function" else kernel_key(launch.name, launch.demangled_name)
-        by_config.setdefault((name, launch.grid, launch.block), []).append(la)
+        by_config.setdefault((name, launch.grid, launch.block), []).append((path, la))
     nsys = {(c.name, c.grid, c.block): c for c in configs}
     ceilings = spec_ceilings(spec) if spec is not None else None
     kernels = [_kernel(nsys[key], launches, spec) for key, launches in by_config.items() if key in nsys]
@@ -104,23 +126,28 @@ def borrow_work(timeline: Timeline, configs: Sequence[LaunchConfigTime], analyse
     ncu_gpu, nsys_gpu = ", ".join(d.name for d in devices), gpu.name if gpu else None
     return BorrowedWork(tuple(a.report.path for a in analyses), ncu_gpu, nsys_gpu, spec.id if spec else None,
                         ceilings, tuple(kernels), tuple(_describe(*key) for key in by_config if key not in nsys),
-                        unmatched, _notes(devices, gpu.l2_bytes if gpu else None, spec, nsys_gpu),
+                        unmatched, _notes(devices, gpu.l2_bytes if gpu else None, spec, nsys_gpu)
+                        + tuple(n for k in kernels if (n := _moves_note(k))),
                         f"work measured by ncu on {ncu_gpu}, time by nsys on {nsys_gpu or 'an unnamed GPU'}",
                         sum(k.nsys.total_s for k in kernels) / total if total > 0 else 0.0,
                         tuple(c.total_s / total for c in unmatched))
 
 
-def _kernel(config: LaunchConfigTime, launches: list[LaunchAnalysis], spec: DeviceSpec | None) -> BorrowedKernel:
-    """One match: the mean work of the report's launches, the nsys GPU's roofs for it."""
-    flops = {p: _mean([la.flops[p].value for la in launches]) for p in PRECISIONS}
+def _kernel(config: LaunchConfigTime, matched: list[tuple[str, LaunchAnalysis]],
+            spec: DeviceSpec | None) -> BorrowedKernel:
+    """One match: the mean work of the reports' launches (FP16 under one definition), the nsys GPU's roofs for it."""
+    launches = [la for _, la in matched]
+    works = [_launch_work(la) for la in launches]
+    counted = fp16_moves_counted(works)
+    flops = {p: _mean([w.flops[p] for w in counted or works]) for p in PRECISIONS}
+    moves, blind = _fp16_moves(matched, works, counted is not None)
     data = {lv: _mean([la.bytes[lv].value for la in launches]) for lv in LEVELS}
     tensor: dict[str, float] = {}
     for la in launches:
         for name, n in la.tensor_flops_by_type.items():
             tensor[name] = tensor.get(name, 0.0) + n
     dtype = max(tensor, key=lambda d: tensor[d]) if any(tensor.values()) else None
-    known = {p: v for p, v in flops.items() if v}
-    precision = max(known, key=lambda p: known[p]) if known else None
+    precision = _precision(flops, works, moves is not None)
     ceilings = spec_ceilings(spec, dtype) if spec is not None else None
     times = [la.duration_s.value for la in launches if la.duration_s.value is not None]
     time = Value(config.median_s if config.median_s > 0 else None, "nsys measured no time")
@@ -139,7 +166,55 @@ def _kernel(config: LaunchConfigTime, launches: list[LaunchAnalysis], spec: Devi
                           {lv: rate(b, time).value for lv, b in moved.items()},
                           attainable_flop_per_s(work, roof_time(work, moved, ceilings)).value
                           if some and ceilings is not None else None,
-                          roof.pct_of_roof if limiter is not None and roof is not None else None, limiter)
+                          roof.pct_of_roof if limiter is not None and roof is not None else None, limiter, moves,
+                          _mean([w.fp16_moves for w in works]) if moves is Fp16Moves.ADDED_BACK else None, blind)
+
+
+def _launch_work(la: LaunchAnalysis) -> Work:
+    """A launch's FLOPs, with the FP16 FLOPs of the register moves it left out (None where it cannot count them)."""
+    moves = hfma_move_flops(la.launch)
+    return Work({p: la.flops[p].value for p in PRECISIONS}, {}, None, None, None if moves is None else float(moves))
+
+
+def _fp16_moves(matched: list[tuple[str, LaunchAnalysis]], works: list[Work],
+                added: bool) -> tuple[Fp16Moves | None, tuple[str, ...]]:
+    """Whether the kernel's FP16 FLOPs count register moves, and the reports that cannot separate them: those of
+    the launches without the moves' count where moves were added back (``added``; reports that separated none
+    leave their FP16 FLOPs arithmetic), else those whose FP16 FLOPs come from HFMA2 alone without it (as
+    ``report`` notes them)."""
+    if added:  # where the reports that separate the moves found none, the others' FP16 FLOPs hold none either
+        blind = tuple(dict.fromkeys(p for (p, _), w in zip(matched, works, strict=True) if w.fp16_moves is None))
+        return (Fp16Moves.ADDED_BACK, blind) if any(w.fp16_moves for w in works) else (None, ())
+    blind = tuple(dict.fromkeys(p for p, la in matched
+                                if any(n.kind is FlopNoteKind.HFMA_MOVES_UNCOUNTED for n in la.notes)))
+    return (Fp16Moves.UNCOUNTED if blind else None), blind
+
+
+def _precision(flops: Mapping[str, float | None], works: list[Work], may_be_moves: bool) -> str | None:
+    """The precision with the most FLOPs, FP16 by its arithmetic: where its FLOPs may be register moves, the mean
+    FP16 of the launches that left the moves out, else none (FP16 then labels only a kernel without other FLOPs,
+    where no report could tell its moves apart)."""
+    arithmetic = [w.flops["fp16"] for w in works if w.fp16_moves is not None]
+    fp16 = _mean(arithmetic) if may_be_moves and arithmetic else None if may_be_moves else flops["fp16"]
+    known = {p: v for p, v in {**flops, "fp16": fp16}.items() if v}
+    if not known:
+        return "fp16" if flops["fp16"] and not arithmetic else None
+    return max(known, key=lambda p: known[p] or 0.0)
+
+
+def _moves_note(k: BorrowedKernel) -> str:
+    """What a kernel's FP16 FLOPs count of the register moves, and the precision it is placed at ("" for none)."""
+    label = (f"; they do not set its precision ({k.precision})" if k.precision not in ("fp16", None) else "")
+    if k.fp16_moves is Fp16Moves.UNCOUNTED:
+        return (f"{k.short_name}: its FP16 FLOPs ({si(k.flops['fp16'])} per launch) come from HFMA2 instructions "
+                "alone, and compilers also emit HFMA2 with zero multiplicands as register moves (no arithmetic) that "
+                f"ncu counts as HFMA: they are counted, as roofline report counts them{label}; {HINT_HFMA_MOVES}")
+    if k.fp16_moves is Fp16Moves.ADDED_BACK:
+        return (f"{k.short_name}: {', '.join(k.blind_reports)} cannot separate the zero-product HFMA2 register "
+                "moves from FP16 arithmetic and the other reports left them out: the moves "
+                f"({si(k.fp16_move_flops)} FP16 FLOPs per launch) are counted in every report before their launches "
+                f"are averaged, as roofline compare counts them across sets{label}")
+    return ""
 
 
 def _mean(values: Sequence[float | None]) -> float | None:

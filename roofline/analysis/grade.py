@@ -15,7 +15,10 @@ each unit's peak: DRAM busy cycles, not bytes over the datasheet bandwidth), cap
 measured time).
 
 Per kernel the grade is time-weighted: 1 - the sum of its launches' savings over the sum of their times. Its
-interval is the range of the per-launch grades (lowest to highest; none for a single launch).
+interval is the range of the per-launch grades (lowest to highest; none for a single launch). A launch with a
+measured time but no unit term (a report of ``--set basic``'s metrics alone) keeps its time, its grade None with the
+time model's reason: where no launch is graded, the kernel's time is still the sum of its launches' and its grade is
+withheld (``no_time_model``), with no confidence (there is no grade to qualify).
 
 **Conditions** are read from what the report holds, each a typed state: the SM clock against the spec's base clock
 (locked to base, above it: not locked, below it: held down by power or heat), cache control (an ``.ncu-rep`` does
@@ -41,6 +44,7 @@ from roofline.analysis.time_model import LAUNCH, TAIL, Change, reach, reach_floo
 from roofline.analysis.work import Work, WorkCheck, compare_work, launch_work
 from roofline.core.model import PRECISIONS
 from roofline.core.thresholds import CLOCK_TOLERANCE, LAUNCH_FLOOR_S, TAIL_NAMED, WORK_TOLERANCE
+from roofline.errors import ReportError
 from roofline.ncu import metrics as m
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -123,17 +127,19 @@ class Withheld(enum.Enum):
 
 class LaunchGrade(Struct, frozen=True):
     """One launch: its measured time, its floors at the achievable and the units' full peaks, their grades, and the
-    term that makes the achievable floor with that unit's achievable fraction and its source."""
+    term that makes the achievable floor with that unit's achievable fraction and its source; each None where its
+    time model has no unit term, with ``reason`` why (the time model's)."""
 
     measured_s: float
-    floor_s: float
-    datasheet_floor_s: float
-    grade: float
-    datasheet_grade: float
-    governing: str  # the term key of the achievable floor ("DRAM", "FMA", "tail", "launch", "fp32 roof", ...)
-    fraction: float
+    floor_s: float | None
+    datasheet_floor_s: float | None
+    grade: float | None
+    datasheet_grade: float | None
+    governing: str | None  # the unit that makes the achievable floor ("DRAM", "FMA", "FP32", "tail", "launch", ...)
+    fraction: float | None
     fraction_source: str
     metric: str = ""  # that term's metric (a breakdown metric or a roof key; "" for the launch floor)
+    reason: str = ""  # why the launch is not graded ("" where it is)
 
 
 class Floor(Struct, frozen=True):
@@ -173,19 +179,20 @@ class KernelGrade(Struct, frozen=True, kw_only=True):
 
     kernel: str
     launches: int
-    grade: float | None
+    grade: float | None  # over its graded launches
     datasheet_grade: float | None
     interval: Interval | None
-    governing: str | None  # the achievable floor's term key over most of the kernel's time
+    governing: str | None  # the achievable floor's unit over most of the graded time
     roof: str | None  # the precision, ``tensor:<type>`` or memory level whose roof applies
-    measured_s: float | None  # the graded launches' time; None where no launch has a time model
-    floor_s: float | None
+    measured_s: float | None  # its launches' measured time; None where no launch has one
+    floor_s: float | None  # None unless every timed launch is graded
     max_saving_s: float | None  # the launches' measured - floor: the most a what-if that keeps the work saves
-    per_launch: tuple[LaunchGrade, ...]
+    per_launch: tuple[LaunchGrade, ...]  # every launch with a measured time, graded or not (``reason``)
     conditions: tuple[Condition, ...]
-    confidence: Confidence
+    confidence: Confidence | None  # None where the grade is withheld: no grade to qualify
     withheld: tuple[Withheld, ...] = ()
     work: WorkFinding | None = None
+    reason: str = ""  # why its first ungraded launch is not graded (its time model's reason); "" where all are
 
 
 # --- The floor and the grade of a launch --------------------------------------------------------------------
@@ -205,12 +212,18 @@ def achievable_floor(model: TimeModel) -> Floor | None:
 
 
 def named_key(model: TimeModel, term: Term) -> str:
-    """The floor's name: its key; a tail within ``TAIL_NAMED`` of its own unit's time (many waves) is named by that
-    unit, as ``project`` names the unit that governs there."""
+    """The floor's name: its unit's (``unit_name``); a tail within ``TAIL_NAMED`` of its own unit's time (many
+    waves) is named by that unit, as ``project`` names the unit that governs there."""
     if term.kind != TAIL:
-        return term.key
+        return unit_name(term)
     unit = next((u for u in model.terms if u.kind != TAIL and u.metric == term.metric), None)
-    return unit.key if unit is not None and reach(unit) * (1.0 + TAIL_NAMED) >= reach(term) else term.key
+    return unit_name(unit) if unit is not None and reach(unit) * (1.0 + TAIL_NAMED) >= reach(term) else term.key
+
+
+def unit_name(term: Term) -> str:
+    """A term's unit as the breakdowns name it: a roof term (a report without breakdowns) by its level or precision
+    in the breakdowns' words ("DRAM", not "dram roof"), the others by their key."""
+    return m.unit_short_name(term.metric) if term.kind == "roof" and term.metric else term.key
 
 
 def _level(metric: str) -> str | None:
@@ -221,13 +234,17 @@ def _level(metric: str) -> str | None:
 
 def launch_grade(k: LaunchAnalysis, spec: DeviceSpec | None, device: Device | None = None) -> LaunchGrade | None:
     """One launch's grades: 1 - what running at its floor saves (``time_model.saving`` of the what-if that hides
-    latency, the work unchanged) over its time; None where its time model has no measured time or unit terms."""
+    latency, the work unchanged) over its time; its time alone, with the reason, where its time model has no unit
+    term; None where it has no measured time."""
     model = k.time_model if k.time_model is not None else time_model(k, device, spec)
-    floor = achievable_floor(model)
-    most = saving(model, Change(hide_latency=True))
-    if floor is None or most is None or model.measured_s is None or model.measured_s <= 0 or model.floor is None:
+    if model.measured_s is None or not model.measured_s > 0:
         return None
     measured = model.measured_s
+    floor = achievable_floor(model)
+    most = saving(model, Change(hide_latency=True))
+    if floor is None or most is None or model.floor is None:
+        return LaunchGrade(measured, None, None, None, None, None, None, "", "",
+                           model.reason or "no unit term to grade against")
     sheet = max(model.floor.seconds, LAUNCH_FLOOR_S)
     return LaunchGrade(measured, most.floor_s, sheet, 1.0 - most.seconds / measured, min(1.0, sheet / measured),
                        floor.key, floor.fraction, floor.source, floor.metric)
@@ -371,29 +388,46 @@ def grade_kernel(kernel: KernelGroup, spec: DeviceSpec | None, device: Device | 
                  baseline: KernelGroup | None = None) -> KernelGrade:
     """A kernel's grade over its valid launches (see the module docstring)."""
     launches = [k for k in kernel.launches if not k.launch.invalid]
-    grades = [g for k in launches if (g := launch_grade(k, spec, device)) is not None]
+    each = [launch_grade(k, spec, device) for k in launches]
+    timed = [g for g in each if g is not None]
+    grades = [g for g in timed if g.grade is not None]
+    why = next((ungraded_reason(k, g, spec, device) for k, g in zip(launches, each, strict=True)
+                if g is None or g.grade is None), "")
     found = conditions(launches, spec)
     work = work_finding(kernel, baseline) if baseline is not None else None
     reasons = withheld(kernel, work) + (() if grades else (Withheld.NO_TIME_MODEL,))
-    measured = sum(g.measured_s for g in grades)
-    most = sum((1.0 - g.grade) * g.measured_s for g in grades) if grades else None
-    shown = not reasons and grades and measured > 0
+    graded_s = sum(g.measured_s for g in grades)
+    most = sum((1.0 - (g.grade or 0.0)) * g.measured_s for g in grades) if grades else None
+    every = len(grades) == len(timed)  # every timed launch graded: the floor and saving cover the kernel's time
+    shown = not reasons and grades and graded_s > 0
     return KernelGrade(
         kernel=kernel.name, launches=len(launches),
-        grade=1.0 - most / measured if shown and most is not None else None,
-        datasheet_grade=min(1.0, sum(g.datasheet_floor_s for g in grades) / measured) if shown else None,
-        interval=Interval(min(g.grade for g in grades), max(g.grade for g in grades))
+        grade=1.0 - most / graded_s if shown and most is not None else None,
+        datasheet_grade=min(1.0, sum(g.datasheet_floor_s or 0.0 for g in grades) / graded_s) if shown else None,
+        interval=Interval(min(g.grade or 0.0 for g in grades), max(g.grade or 0.0 for g in grades))
         if shown and len(grades) > 1 else None,
-        governing=_governing(grades), roof=_roof(grades, launches), measured_s=measured if grades else None,
-        floor_s=sum(g.floor_s for g in grades) if grades else None, max_saving_s=most, per_launch=tuple(grades),
-        conditions=found, confidence=confidence(found), withheld=reasons, work=work)
+        governing=_governing(grades), roof=_roof(grades, launches),
+        measured_s=sum(g.measured_s for g in timed) if timed else None,
+        floor_s=sum(g.floor_s or 0.0 for g in grades) if grades and every else None,
+        max_saving_s=most if every else None, per_launch=tuple(timed),
+        conditions=found, confidence=confidence(found) if shown else None, withheld=reasons, work=work, reason=why)
+
+
+def ungraded_reason(k: LaunchAnalysis, graded: LaunchGrade | None, spec: DeviceSpec | None,
+                    device: Device | None) -> str:
+    """Why a launch is not graded: its time model's reason (no measured time, or no unit term)."""
+    if graded is not None and graded.reason:
+        return graded.reason
+    model = k.time_model if k.time_model is not None else time_model(k, device, spec)
+    return model.reason or "no measured time"
 
 
 def _governing(grades: Sequence[LaunchGrade]) -> str | None:
-    """The achievable floor's term over most of the measured time."""
+    """The achievable floor's term over most of the graded time."""
     time: dict[str, float] = {}
     for g in grades:
-        time[g.governing] = time.get(g.governing, 0.0) + g.measured_s
+        if g.governing is not None:
+            time[g.governing] = time.get(g.governing, 0.0) + g.measured_s
     return max(time, key=lambda key: time[key]) if time else None
 
 
@@ -418,11 +452,26 @@ class ReportGrade(Struct, frozen=True):
 def grade_report(analysis: ReportAnalysis, spec: DeviceSpec | None, baseline: ReportAnalysis | None = None,
                  kernels: Sequence[str] = ()) -> ReportGrade:
     """The grade of each kernel of ``analysis`` (those named in ``kernels``, all by default), each against the
-    baseline's kernel of the same name, else the baseline's longest."""
+    baseline's kernel of the same name, else the baseline's longest; ReportError (one line) where no launch of the
+    report is valid: nothing to grade."""
+    if not analysis.groups:
+        raise ReportError(f"{analysis.report.path}: nothing to grade: {no_valid_launch(analysis)}",
+                          "profile the kernels again (roofline report FILE shows each launch's problem)")
     groups = [g for g in analysis.groups if not kernels or g.name in kernels]
     return ReportGrade(analysis.report.path, analysis.spec_id,
                        tuple(grade_kernel(g, spec, analysis.device, baseline_kernel(baseline, g.name))
                              for g in groups), baseline.report.path if baseline is not None else "")
+
+
+def no_valid_launch(analysis: ReportAnalysis) -> str:
+    """Why a report has no kernel: none of its launches is valid (the first one's problem), or it has none."""
+    launches = analysis.report.launches
+    first = next((k for k in launches if k.invalid), None)
+    if first is None:
+        return "the report holds no kernel launch"
+    if len(launches) == 1:
+        return f"its one launch is invalid ({first.key}, {first.invalid})"
+    return f"none of its {len(launches)} launches is valid (first: {first.key}, {first.invalid})"
 
 
 def baseline_kernel(baseline: ReportAnalysis | None, name: str) -> KernelGroup | None:

@@ -34,7 +34,9 @@ class Library(Struct, frozen=True):
 
 
 _BLAS = Library("cuBLAS", "gemm", "choose the problem shape (M, N, K multiples of 8 or 16 let cuBLAS pick Tensor "
-                "Core kernels) and batch many small GEMMs into one batched or strided-batched call",
+                "Core kernels; for FP32 data only with TF32 enabled: torch.backends.cuda.matmul.allow_tf32 = True "
+                "or cublasSetMathMode(CUBLAS_TF32_TENSOR_OP_MATH)) and batch many small GEMMs into one batched or "
+                "strided-batched call",
                 "the math mode and data type (TF32 via cublasSetMathMode or torch.backends.cuda.matmul.allow_tf32, "
                 "FP16/BF16 inputs)")
 _DNN = Library("cuDNN", "convolution", "choose the NHWC layout and a larger batch, and let cuDNN benchmark its "

@@ -33,7 +33,7 @@ from msgspec.structs import replace
 from roofline.analysis.ncu_rules import COALESCING, ROOF, WORK_UNITS, AdviceCause, level_bytes
 from roofline.analysis.results import Advice, EstimateBound, LaunchAnalysis, ModelChange, PeakKind, Term, TimeModel
 from roofline.analysis.roofline import attained_pct, gap_formula, headroom_s, recoverable_s
-from roofline.analysis.time_model import TAIL, Change, changed, reach, reach_floor, saving
+from roofline.analysis.time_model import LAUNCH, TAIL, Change, changed, reach, reach_floor, saving
 from roofline.core.model import Device
 from roofline.core.thresholds import LAUNCH_FLOOR_S, SHOWN_MIN_SHARE
 from roofline.core.units import pct, seconds, si
@@ -53,10 +53,16 @@ SAME = 1e-6  # an estimate within this relative distance of its bound is the bou
 
 def reconcile(items: Sequence[Advice], analysis: LaunchAnalysis, device: Device | None) -> tuple[Advice, ...]:
     """``items`` bounded, merged by topic and ranked; items a bound shows to save nothing are left out."""
-    bounded = [_at_most_on_roofs_only(bounded_item(a, analysis, device), analysis) for a in items]
+    bounded = [_sized(_at_most_on_roofs_only(bounded_item(a, analysis, device), analysis)) for a in items]
     kept = [a for a in merge(bounded) if a.kind == "measurement" or a.est_saved_s is None or a.est_saved_s > 0
             or _verdicts_own(a)]
     return rank([_at_its_peak(a) if _verdicts_own(a) and a.est_saved_s == 0.0 else a for a in kept])
+
+
+def _sized(a: Advice) -> Advice:
+    """``a`` without the option that would size it once it is sized: an estimate, or a what-if on the time model
+    (which may find no saving)."""
+    return replace(a, size_with="") if a.size_with and (a.est_saved_s is not None or a.change is not None) else a
 
 
 def _at_its_peak(a: Advice) -> Advice:
@@ -234,8 +240,11 @@ def model_cap(a: Advice, analysis: LaunchAnalysis) -> Cap | None:
     floor = reach_floor(model) or model.floor
     after = model.term(most.floor_key) if most.floor_key else None
     kept = compulsory_dram_bytes(a, analysis) if a.excess_sectors is not None else None
+    at_launch = most.floor_s <= LAUNCH_FLOOR_S
+    launch = model.term(LAUNCH)
+    after_name = (launch.name if at_launch and launch is not None else after.name if after is not None else "")
     model_change = ModelChange(tuple(change.scales.items()), floor.name, reach(floor), most.floor_key, most.floor_s,
-                               most.floor_s <= LAUNCH_FLOOR_S, kept_bytes=(("dram", kept),) if kept else (),
+                               at_launch, after_name=after_name, kept_bytes=(("dram", kept),) if kept else (),
                                peak_source=after.peak_source if after is not None else "",
                                peak_kind=after.peak_kind if after is not None else PeakKind.DATASHEET)
     if change.hide_latency:

@@ -306,6 +306,7 @@ class TensorCores(Struct, frozen=True):
     missing: Mapping[str, str] = field(default_factory=dict)  # why a None number above is None
     roofs: Mapping[str, TensorRoof] = field(default_factory=dict)  # per data type the launch did tensor work in
     work_source: TensorWorkSource | None = None  # where ``flops_by_type`` (and the tensor FLOPs) are counted from
+    size_with: str = ""  # the option counting the FLOPs that would size the advice's gain, where none were counted
 
 
 class WarpStalls(Struct, frozen=True):
@@ -354,8 +355,8 @@ class EstimateBound(str, Enum):
 class ModelChange(Struct, frozen=True):
     """An advice item's change on its launch's time model (``analysis.reconcile.model_cap``), as data for the words
     of its bound: the terms it scales and by how much, the floor term before (its name, its time) and the changed
-    kernel's floor (its term's key and time, whether that is the launch floor); ``own_above`` says the item's own
-    estimate was above the bound."""
+    kernel's floor (its term's key, name and time, whether that is the launch floor); ``own_above`` says the item's
+    own estimate was above the bound."""
 
     scales: tuple[tuple[str, float], ...]
     floor_name: str
@@ -363,6 +364,7 @@ class ModelChange(Struct, frozen=True):
     after_key: str = ""
     after_s: float | None = None
     launch_floor: bool = False
+    after_name: str = ""  # the changed floor's term by name (the launch floor where that holds), ``after_s`` its time
     own_above: bool = False
     kept_bytes: tuple[tuple[str, float], ...] = ()  # per level, the bytes the change keeps (compulsory traffic)
     peak_source: str = ""  # the changed floor's achievable peak and its source, where not the datasheet's
@@ -409,6 +411,7 @@ class Advice(Struct, frozen=True, kw_only=True):
     roofs_only: bool = False  # an upper bound: its launch's time model sees the FP and byte roofs alone
     overlapping: bool = False  # its saving overlaps others' of the launch: together they save the combined what-if
     verdict_cause: VerdictCause | None = None  # the cause is the verdict (``cause`` empty): its line is prose
+    size_with: str = ""  # the option that would size an estimate the item lacks ("" once it is sized: ``reconcile``)
 
 
 class MemoryWalls(Struct, frozen=True):

@@ -553,15 +553,29 @@ def _median_set(source: CeilingSet, timed: Sequence[tuple[Ceilings, float]], dty
     flops = {p: roofs[p][0] for p in PRECISIONS}
     bandwidth = {level: roofs[level][0] for level in LEVELS}
     lead = _at_the_median([c for c, _ in same_type], {key: value for key, (value, _) in roofs.items()})
-    note = lead.clock_note
-    if len({c.clock_note for c in sets}) > 1:
-        note += f"; each roof the time-weighted median of {len(sets)} launches, which ran at different clocks"
+    shown = {key: value for key, (value, _) in roofs.items()}
+    pooled = POOLED_NOTE.format(len(sets)) if roofs_differ(sets, shown, lead.tensor_dtype) else ""
+    note = "; ".join(part for part in (lead.clock_note, pooled) if part)
     missing = {key: why for c in reversed(sets) for key, why in c.missing.items() if roofs[key][0] is None}
     scaled = {key: _nearest(sets, key, roofs[key][0]).scaled[key] for key in (*PRECISIONS, *LEVELS) if roofs[key][1]}
     unscaled = tuple(dict.fromkeys(key for c in sets for key in c.unscaled if roofs[key][1]))
     collect = {key: how for c in reversed(sets) for key, how in c.collect.items() if key in missing}
     return Ceilings(source, flops, bandwidth, clock_note=note, tensor_dtype=lead.tensor_dtype, missing=missing,
                     scaled=scaled, unscaled=unscaled, clock=lead.clock, collect=collect)
+
+
+POOLED_NOTE = "each roof the time-weighted median of {} launches, which ran at different clocks"
+SAME_ROOF = 0.01  # a launch's roof within 1% of the one shown is the same: its percent of roof moves by under 1%
+
+
+def roofs_differ(sets: Sequence[Ceilings], shown: Mapping[str, float | None], dtype: str | None = None) -> bool:
+    """Whether any launch's roof differs from the one shown for it (``shown``: the report's, by key), whatever the
+    roof's source (a peak counter or the datasheet scaled to the launch's clock): each launch's percent of roof
+    uses its own. The Tensor roof is compared on the launches of the Tensor Core type shown (``dtype``) only: the
+    others' is another type's roof, not another clock's."""
+    return any(not math.isclose(roof, value, rel_tol=SAME_ROOF) for c in sets for key, value in shown.items()
+               if value is not None and (roof := c.roof(key)) is not None
+               and (key != "tensor" or dtype is None or c.tensor_dtype == dtype))
 
 
 def _weighted_roof(timed: Sequence[tuple[Ceilings, float]], key: str) -> tuple[float | None, bool]:

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Literal, get_args
 
 from msgspec import Struct
+from msgspec.structs import replace
 
 from roofline.analysis.advice import kernels_to_advise, rank_by_time_to_gain, time_to_gain
 from roofline.analysis.diagnostics.stalls import describe
@@ -30,6 +31,7 @@ from roofline.analysis.roofline import (
     recoverable_s,
     report_level_ceilings,
     ridge_point,
+    roofs_differ,
     spread_across_reports,
 )
 from roofline.core.labels import NAMES
@@ -121,6 +123,7 @@ class ScaledRoofs(Struct, frozen=True):
     roofs: tuple[str, ...]
     unscaled: tuple[str, ...]
     every: bool = False  # every roof the set holds came from the datasheet: the report gave it no peak counter
+    pooled: int = 0  # with ``every`` (no clock note shown): the launches whose differing roofs the shown are medians of
 
 
 class DetailPlots(Struct, frozen=True):
@@ -200,7 +203,7 @@ def report_view(report_analysis: ReportAnalysis) -> ReportView:
     return ReportView(
         report_analysis,
         sets,
-        scaled_roofs(launches, keys),
+        _pooled_roofs(scaled_roofs(launches, keys), launches, sets),
         tuple(g for _, g in ranked),
         tuple(_advised(g, keys) for g in kernels_to_advise(report_analysis)),
         tuple(recoverable_s(k) for k in launches),
@@ -362,6 +365,18 @@ def _l2_total_point(timed: Launches, one_way: float | None, rate: float | None) 
     moved, flops = sum(t or 0.0 for t in totals), sum(k.total_flops or 0.0 for k in timed)
     return LevelPoint("l2", flops / moved if rate else None, rate or None, moved / sum(s or 0.0 for s in seconds_),
                       all_traffic=True)
+
+
+def _pooled_roofs(scaled: ScaledRoofs | None, launches: Sequence[LaunchAnalysis],
+                  sets: Mapping[CeilingSet, Ceilings]) -> ScaledRoofs | None:
+    """``scaled`` with the number of launches pooled into the kernel-clock roofs shown where any launch's roof
+    differs from them and no clock note says so (``every``: the roofs all came from the datasheet)."""
+    shown = sets.get("kernel-clock")
+    if scaled is None or not scaled.every or shown is None:
+        return scaled
+    own = [k.ceilings["kernel-clock"] for k in launches if "kernel-clock" in k.ceilings]
+    differ = roofs_differ(own, {key: shown.roof(key) for key in (*PRECISIONS, *LEVELS)}, shown.tensor_dtype)
+    return replace(scaled, pooled=len(own)) if differ else scaled
 
 
 def scaled_roofs(launches: Sequence[LaunchAnalysis], shown: Sequence[str] = (*PRECISIONS, *LEVELS)

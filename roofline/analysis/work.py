@@ -34,7 +34,7 @@ level, FLOP/s, instructions/s or threads/s (DRAM bytes/s where FLOPs decided on 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from enum import Enum
 from typing import TYPE_CHECKING
 
@@ -284,18 +284,27 @@ def _basis(measures: Mapping[str, Measure], same_kernel: bool,
 
 
 def _common_definitions(base: Work, other: Work) -> tuple[tuple[Work, Work], tuple[WorkNote, ...]]:
-    """FP16 FLOPs under one definition: where one side left the HFMA2 register moves out and the other could not,
-    the moves are added back, and a note says so (``fp16_moves`` known on one side only)."""
-    from msgspec.structs import replace
-
-    known = [w.fp16_moves is not None for w in (base, other)]
-    if known[0] == known[1] or any(w.flops["fp16"] is None for w in (base, other)):
+    """FP16 FLOPs under one definition (``fp16_moves_counted``), and a note naming the side that could not
+    separate the moves where they were added back."""
+    counted = fp16_moves_counted((base, other))
+    if counted is None:
         return (base, other), ()
-    counted = [replace(w, flops={**w.flops, "fp16": (w.flops["fp16"] or 0.0) + (w.fp16_moves or 0.0)},
-                       fp16_moves=None) if w.fp16_moves is not None else w for w in (base, other)]
-    blind = "A" if not known[0] else "B"
+    blind = "A" if base.fp16_moves is None else "B"
     return (counted[0], counted[1]), (WorkNote(WorkNoteKind.FP16_MOVES_COUNTED, str(Resource("flops", "fp16")),
                                                side=blind),)
+
+
+def fp16_moves_counted(works: Sequence[Work]) -> tuple[Work, ...] | None:
+    """The works' FP16 FLOPs under one definition: where some left the zero-product HFMA2 register moves out and
+    others could not (``fp16_moves`` known on some only), the moves added back on those that left them out; None
+    where the works already share one (all or none could, or one has no FP16 FLOPs). The one rule for work from
+    reports of different sets (``compare``, ``timeline --work``)."""
+    from msgspec.structs import replace
+
+    if len({w.fp16_moves is not None for w in works}) < 2 or any(w.flops["fp16"] is None for w in works):
+        return None
+    return tuple(replace(w, flops={**w.flops, "fp16": (w.flops["fp16"] or 0.0) + w.fp16_moves}, fp16_moves=None)
+                 if w.fp16_moves is not None else w for w in works)
 
 
 def _apart(a: str, b: str) -> tuple[str, ...]:

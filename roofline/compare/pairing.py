@@ -380,6 +380,7 @@ def pair_reports(analyses: Sequence[ReportAnalysis], matcher: Matcher = Matcher(
         raise RooflineError("no report to compare", "pass two or more report files")
     labels = report_labels(analyses)
     keyed = [keyed_kernels(a, matcher, i) for i, a in enumerate(analyses)]
+    require_maps_used(analyses, matcher, keyed)
     rows = [k for k in keyed[0] if len(keyed) == 1 or any(k in kd for kd in keyed[1:])]
     devices = [a.device for a in analyses]
     specs = _specs(analyses, catalog)
@@ -480,9 +481,32 @@ def _other_modes(matching: str) -> str:
     return "|".join(m for m in ("family", "order", "regex:PATTERN") if m != used)
 
 
+def require_maps_used(analyses: Sequence[ReportAnalysis], matcher: Matcher,
+                      keyed: Sequence[dict[Key, Launches]]) -> None:
+    """RooflineError (one line) for a ``--map`` whose pattern for a report matches none of its kernels (a typo
+    would otherwise pair nothing, silently): the report, the pattern and the report's nearest kernel name."""
+    import difflib
+
+    for patterns in matcher.maps:
+        key = ("map", "=".join(p.pattern for p in patterns))
+        for i, (analysis, kernels) in enumerate(zip(analyses, keyed, strict=True)):
+            if key in kernels:
+                continue
+            names = sorted({k.name for k in analysis.valid_launches.kernel_launches})
+            near = difflib.get_close_matches(patterns[i].pattern, names, 1, 0.0)
+            nearest = f"; nearest kernel name: {near[0]!r}" if near else ""
+            raise RooflineError(f"{analysis.report.path}: --map '{key[1]}': its pattern for this report "
+                                f"({letter(i)}), {patterns[i].pattern!r}, matches no kernel{nearest}",
+                                "a --map pattern must match a whole kernel name (or its demangled name); "
+                                "roofline summary FILE lists them")
+
+
 def _key_text(key: Key, launches: Launches) -> str:
-    """A key as shown to the user: the kernel names behind an order key, else the key itself."""
-    return key[1] if key[0] != "order" else " | ".join(dict.fromkeys(k.name for k in launches.kernel_launches))
+    """A key as shown to the user: the kernel names behind an order or --map key (not the map's text), else the key
+    itself."""
+    if key[0] not in ("order", "map"):
+        return key[1]
+    return " | ".join(dict.fromkeys(k.name for k in launches.kernel_launches))
 
 
 def _specs(analyses: Sequence[ReportAnalysis], catalog: SpecCatalog | None,

@@ -88,6 +88,8 @@ from roofline.errors import RooflineError
 from roofline.ncu.metrics import FP64_PIPE, LAUNCH_SHARED
 
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Sequence
+
     from roofline.specs.catalog import DeviceSpec
 
 # How far the measured time can be from the projection, as a factor either way: where the datasheet gives the
@@ -326,6 +328,21 @@ def require_clock(spec: DeviceSpec, clock: TargetClock) -> None:
                             "add it with its source (device_specs/README.md), or use --clock boost")
 
 
+def require_a_clock(specs: Sequence[DeviceSpec], clock: TargetClock) -> None:
+    """RooflineError (one line) where no spec of several targets gives the clock (``require_clock``): each would
+    get a row without a projection. Where one gives it, the others get that row and its reason, as under --to all."""
+    refused = []
+    for spec in specs:
+        try:
+            require_clock(spec, clock)
+            return
+        except RooflineError as e:
+            refused.append(e)
+    if refused:
+        raise RooflineError(f"--clock {clock}: none of the specs {', '.join(s.id for s in specs)} gives a "
+                            f"{clock}_clock_hz", refused[0].hint)
+
+
 def _paced(resource: str | None) -> bool:
     """Whether the SM clock paces a resource (everything but DRAM bandwidth)."""
     return resource is not None and resource != DRAM_BYTES
@@ -430,7 +447,13 @@ def _without_missing_tensor_type(target: Ceilings, stats: KernelStats, spec: Dev
         return target
     return replace(target, flop_per_s={**target.flop_per_s, "tensor": roof},
                    missing={k: v for k, v in target.missing.items() if k != "tensor"},
-                   scaled={**target.scaled, "tensor": f"no {dtype.upper()} Tensor Cores on {spec.id}: {which}"})
+                   scaled={**target.scaled, "tensor": f"{no_tensor_figure(spec.id, dtype)}: {which}"})
+
+
+def no_tensor_figure(spec_id: str, dtype: str) -> str:
+    """Why Tensor work of ``dtype`` has no Tensor roof on a target: its spec gives no figure of that type, which
+    says no more than that (device_specs/README.md: a spec omits what the GPU lacks or what cannot be sourced)."""
+    return f"the spec {spec_id} gives no tensor_{dtype} figure (the GPU lacks it or it is not sourced)"
 
 
 def _stand_in(dtype: str, target: Ceilings, spec: DeviceSpec) -> tuple[float | None, str]:

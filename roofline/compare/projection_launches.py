@@ -61,7 +61,7 @@ from msgspec import Struct
 from roofline.analysis.results import Value
 from roofline.analysis.time_model import time_model
 from roofline.analysis.verdict import busy_units, paced_by_blocks, whole_blocks
-from roofline.compare.projection import IN_FLIGHT_SHARPNESS, held_share
+from roofline.compare.projection import IN_FLIGHT_SHARPNESS, held_share, no_tensor_figure
 from roofline.core.thresholds import LAUNCH_FLOOR_S, TAIL_NAMED
 from roofline.ncu import metrics as m
 
@@ -96,7 +96,9 @@ ALGORITHM_CHOSEN = ("conv", "dgrad", "wgrad", "fprop", "implicit_gemm", "winogra
 MATMUL = ("gemm", "matmul", "cutlass", "xmma", "gemv")  # in a kernel's name, a convolution's words aside
 # Why the target's library would likely run another kernel than the one measured (LaunchProjection.other_kernel)
 OTHER_KERNEL: dict[str, str] = {
-    "tensor_type": "no Tensor Cores of its type there: its library would likely run another algorithm",
+    "tensor_type": "the target's spec gives no Tensor figure of its data type (the GPU lacks those Tensor Cores or "
+                   "the figure is not sourced): its Tensor work is timed on other lanes, and its library would "
+                   "likely run another algorithm",
     "architecture": "a library kernel built for a newer or architecture-specific compute capability (sm<NN>_ in its "
                     "name) the target cannot run: its library picks another kernel there",
     "persistent": "a library kernel with one block per source SM (a persistent grid): the library sizes it to the "
@@ -108,6 +110,7 @@ NOTHING_TO_PROJECT = "no launch with a time and a time model"  # the source repo
 ONE_WAVE = "one wave"  # the term of a launch of at most one block per SM on both GPUs (``one_wave``)
 SHARED = "FP32+INT32"  # the term of FP32 and integer work on lanes that run both (GA10x, Ada)
 DRAM_FLOOR = "DRAM achievable"  # the DRAM bytes at the target's achievable bandwidth (``achievable_floor``)
+SAME_TIME = 1e-9  # relative: two times this close are one sum rounded two ways (the DRAM floor's name, above)
 _MEMORY_CLOCKED = ("DRAM", "DRAM achievable")  # terms of DRAM bytes, which the memory's own clock paces
 SHARED_PIPE = "shared pipe"  # the time model's term of sm__pipe_shared_cycles_active (metrics.PIPE_SHARED)
 SAME_PIPE = 0.02  # a shared pipe whose time is within this share of the FP64 pipe's is that pipe's work
@@ -222,6 +225,10 @@ class WorkloadProjection(Struct, frozen=True):
     source_dram_source: str = ""  # as source over target (``dram_bytes_per_s``); its source
     left_out_kernels: tuple[LeftOutKernel, ...] = ()  # the ``left_out`` launches by kernel name and cause
     power_held: int = 0  # launch groups at a share of ``clock_hz``: they ran below the source's base clock (power)
+    # on the report's own GPU: the launch groups that reached a DRAM rate above ``dram_bytes_per_s`` there, whose
+    # DRAM floor is that rate (``dram_reached``), and the highest such rate (null where none did)
+    dram_reached: int = 0
+    dram_reached_bytes_per_s: float | None = None
 
 
 class _Gpu(Struct, frozen=True):
@@ -259,13 +266,15 @@ def project_workload(launches: Launches | Iterable[LaunchAnalysis], source: Devi
             untimed.append(la.launch.name)
             continue
         groups.setdefault(_identity(la), []).append(la)
-    out, unmodelled = [], []
+    out, unmodelled, reached = [], [], []
     for group in groups.values():
         got = _project_group(group, source, source_spec, source_dram.value if source_dram else None, there)
         if got is None:
             unmodelled += [la.launch.name for la in group]
         else:
             out.append(got)
+            rate = dram_reached(_middle(group), target.id == source_spec.id, there.dram)
+            reached += [rate] if rate is not None else []
     out.sort(key=lambda p: -p.count * p.projected_s)
     measured = sum(p.count * p.measured_s for p in out) if out else None
     projected = sum(p.count * p.projected_s for p in out) if out else None
@@ -280,7 +289,8 @@ def project_workload(launches: Launches | Iterable[LaunchAnalysis], source: Devi
         source_dram.source if source_dram else _no_dram(source_spec),
         left_out_kernels=(*_left_out(untimed, LeftOutCause.NO_TIME),
                           *_left_out(unmodelled, LeftOutCause.NO_TIME_MODEL)),
-        power_held=sum(1 for p in out if p.clock_hz is not None and p.clock_hz < held.value))
+        power_held=sum(1 for p in out if p.clock_hz is not None and p.clock_hz < held.value),
+        dram_reached=len(reached), dram_reached_bytes_per_s=max(reached, default=None))
 
 
 def _left_out(names: Sequence[str], cause: LeftOutCause) -> tuple[LeftOutKernel, ...]:
@@ -366,12 +376,17 @@ def _sig(x: float | None) -> float | None:
     return float(f"{x:.3g}") if x else x
 
 
+def _middle(group: Sequence[LaunchAnalysis]) -> LaunchAnalysis:
+    """The launch of a group of identical launches whose terms stand for the group's."""
+    return group[len(group) // 2] if len(group) > 2 else group[0]
+
+
 def _project_group(group: Sequence[LaunchAnalysis], source: Device, source_spec: DeviceSpec,
                    source_dram: float | None, there: _Gpu) -> LaunchProjection | None:
     """One group of identical launches: its middle launch's terms at the group's mean time projected, so that count
     x measured is the launches' measured sum (None without a time model)."""
     times = [la.duration_s.value or 0.0 for la in group]
-    la = group[len(group) // 2] if len(group) > 2 else group[0]
+    la = _middle(group)
     model = la.time_model or time_model(la, source)
     units = [t for t in model.terms if t.kind in ("unit", "roof")]
     if not units:
@@ -406,8 +421,11 @@ def _project_group(group: Sequence[LaunchAnalysis], source: Device, source_spec:
         terms.append(wave)
         top = max(terms, key=lambda t: t.target_s)
         projected = max(top.target_s, LAUNCH_FLOOR_S)
-    floor_there = achievable_floor(la, here, there)
+    floor_there, tied = achievable_floor(la, here, there), None
     if floor_there is not None and floor_there.target_s > projected:
+        # a floor above the units' time by rounding alone (on its own GPU a launch's floor is its own time) leaves
+        # the unit named: identical launches get one name
+        tied = floor_there if floor_there.target_s <= projected * (1.0 + SAME_TIME) else None
         terms.append(floor_there)
         top, projected = floor_there, floor_there.target_s
     if top.stand_in:
@@ -417,7 +435,8 @@ def _project_group(group: Sequence[LaunchAnalysis], source: Device, source_spec:
     # never above the projection, which counted Tensor FLOPs (2:4-sparse ones among them) over a dense rate could be
     least = min(floor_of(terms, there, moved, flags, launch_class(la.launch.name), flop_floor(la, there)), projected)
     return LaunchProjection(la.launch.name, len(group), blocks, la.block_size, measured, projected,
-                            max(projected * low, least), projected * high, governing_key(terms), efficiency,
+                            max(projected * low, least), projected * high,
+                            governing_key([t for t in terms if t is not tied]), efficiency,
                             tuple(sorted(terms, key=lambda t: -t.target_s)), la.launch.nvtx_ranges, flags,
                             there.clock_hz)
 
@@ -524,13 +543,23 @@ def achievable_floor(la: LaunchAnalysis, here: _Gpu, there: _Gpu) -> UnitTerm | 
     if not moved or not there.dram:
         return None
     took = la.duration_s.value
-    reached = moved / took if took and there.spec_id == here.spec_id else 0.0
-    if reached > there.dram:
+    reached = dram_reached(la, there.spec_id == here.spec_id, there.dram)
+    if reached is not None:
         return UnitTerm(DRAM_FLOOR, took or 0.0, moved / reached,
                         f"{moved / 1e6:.4g} MB of DRAM traffic at the {reached / 1e9:.0f} GB/s the launch reached on "
                         f"this GPU, above its achievable {there.dram / 1e9:.0f} GB/s")
     return UnitTerm(DRAM_FLOOR, moved / here.dram if here.dram else 0.0, moved / there.dram,
                     f"{moved / 1e6:.4g} MB of DRAM traffic at the target's achievable {there.dram / 1e9:.0f} GB/s")
+
+
+def dram_reached(la: LaunchAnalysis, own: bool, achievable: float | None) -> float | None:
+    """The DRAM rate a launch reached on the report's own GPU (``own``: the target is it), where above that GPU's
+    ``achievable`` DRAM bandwidth: the rate its DRAM floor takes there (``achievable_floor``); None elsewhere."""
+    moved = la.bytes["dram"].value if "dram" in la.bytes else None
+    took = la.duration_s.value
+    if not own or not moved or not took or not achievable:
+        return None
+    return moved / took if moved / took > achievable else None
 
 
 def one_wave(measured: float, blocks: int | None, here: _Gpu, there: _Gpu) -> UnitTerm | None:
@@ -748,8 +777,8 @@ def _translate(t: Term, dtype: str, here: _Gpu, there: _Gpu, tensor_flops: float
     if key == "tensor" and mine and not theirs and there.rates.get(lanes):  # no Tensor Cores of this type there
         flops = tensor_flops or t.seconds * mine * here.clock_hz * here.sms
         return UnitTerm(key, t.seconds, flops / (2.0 * there.rates[lanes] * there.clock_hz * there.sms),
-                        f"no {dtype.upper()} Tensor Cores on {there.spec_id}: its Tensor FLOPs on the {lane_words}; "
-                        "its library would likely run another algorithm there", stand_in=True, runs_on=lane_words)
+                        f"{no_tensor_figure(there.spec_id, dtype)}: its Tensor FLOPs on the {lane_words}; its "
+                        "library would likely run another algorithm there", stand_in=True, runs_on=lane_words)
     if mine and theirs:
         return UnitTerm(key, t.seconds, t.seconds * per_clock * mine / theirs,
                         f"{mine:g} -> {theirs:g} per SM and clock, {here.sms} -> {there.sms} SMs")

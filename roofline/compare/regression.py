@@ -34,6 +34,7 @@ from roofline.compare.noise import Change, change_pct, slower_p_value
 from roofline.compare.pairing import Comparison, KernelPair, ReportRef, require_common
 from roofline.core.choices import finite_at_least
 from roofline.core.thresholds import MIN_SHARE_PCT, SLOWER_PCT, TOTAL_SLOWER_PCT
+from roofline.core.units import pct_apart
 from roofline.errors import RooflineError
 from roofline.ncu import metrics as m
 
@@ -279,7 +280,8 @@ def _verdict(pair: KernelPair, limits: Thresholds, c: Comparison) -> Verdict:
         if drop.value is None:
             unchecked.append(Unchecked("roof drop", drop.reason))
         elif drop.value > limits.roof_drop_pct:
-            reasons.append(f"roof drop {drop.value:.1f} points of roof > {limits.roof_drop_pct:g} points of roof")
+            reasons.append(f"roof drop {_apart(drop.value, limits.roof_drop_pct)} points of roof > "
+                           f"{limits.roof_drop_pct:g} points of roof")
     return Verdict(pair, slow, drop, tuple(reasons), tuple(unchecked), share, per_work, p_value, not_gated,
                    per_work_ratio, per_work_note)
 
@@ -290,13 +292,19 @@ def _slower(base_s: Sequence[float], new_s: Sequence[float], change: Change, fac
     median ratio."""
     threshold = 1.0 + limit / 100.0
     if change.untested:
-        return None, (f"slower {pct:.1f}% > {limit:g}% ({change.untested})" if pct > limit else "")
+        return None, (f"slower {pct_apart(pct, limit)} > {limit:g}% ({change.untested})" if pct > limit else "")
     p = slower_p_value(base_s, new_s, threshold * factor)
     if p >= change.alpha:
         return p, ""
     low = change_pct(change.low / factor) if change.low is not None else pct
-    return p, (f"slower {pct:.1f}% > {limit:g}%: at least {low:.1f}% at {100 * (1 - change.alpha):g}% confidence "
-               f"(Mann-Whitney U p = {p:.2g} < {change.alpha:g})")
+    return p, (f"slower {pct_apart(pct, limit)} > {limit:g}%: at least {pct_apart(low, limit)} at "
+               f"{100 * (1 - change.alpha):g}% confidence (Mann-Whitney U p = {p:.2g} < {change.alpha:g})")
+
+
+def _apart(value: float, limit: float) -> str:
+    """A figure against its threshold with as many decimals (one to four) as tell them apart (``units.pct_apart``
+    without the percent sign): a drop of 0.047 points against 0.01 is 0.05, not 0.0."""
+    return pct_apart(value, limit).removesuffix("%")
 
 
 def _share(pair: KernelPair, reports: Sequence[ReportRef]) -> float | None:

@@ -212,6 +212,7 @@ class WorkDoc(Struct, frozen=True):
     governing: Governing
     notes: list[str]
     measures: dict[str, MeasureDoc]
+    missing: dict[str, str] = {}  # the reason of a null basis, throughput_unit, work_ratio or governing side
 
 
 class ChangeDoc(Struct, frozen=True):
@@ -507,15 +508,29 @@ def diff_json(d: DiffResult, words: CompareWords) -> DiffJson:
         None if total is None else TotalDoc(total.kernels, total.base_s, total.at_new_speed_s, total.change_pct,
                                             d.total_regressed),
         [diff_kernel(v, c.reports, words) for v in d.verdicts], list(c.unmatched[0]), list(c.unmatched[1]),
-        *only_in_new_doc(d))
+        *only_in_new_doc(d, diff_missing(d)))
 
 
-def only_in_new_doc(d: DiffResult) -> tuple[float | None, float | None, dict[str, str], bool | None]:
+def diff_missing(d: DiffResult) -> dict[str, str]:
+    """The reason of a null total time of BASE (``base.total_time_s``) or NEW, and of a gate's threshold not given
+    (``thresholds.roof_drop_pct``, ``thresholds.new_share_pct``)."""
+    sides = zip(("base", "new"), d.comparison.reports, strict=True)
+    off = (("roof_drop_pct", "--fail-if-roof-drop", d.thresholds.roof_drop_pct),
+           ("new_share_pct", "--fail-if-new-share", d.thresholds.new_share_pct))
+    return ({f"{side}.total_time_s": "no launch of the report has a time" for side, r in sides
+             if number(r.total_time_s) is None}
+            | {f"thresholds.{key}": f"{option} not given: that gate is off" for key, option, value in off
+               if value is None})
+
+
+def only_in_new_doc(d: DiffResult, missing: dict[str, str]) -> tuple[float | None, float | None, dict[str, str],
+                                                                     bool | None]:
     """The time of the kernels only NEW runs, its share of NEW's kernel time and whether --fail-if-new-share
-    failed it, each null with its reason."""
+    failed it, each null with its reason (added to the document's other reasons, ``missing``)."""
     extra = d.only_in_new
     gated = d.thresholds.new_share_pct is not None
-    missing = {} if gated else {"only_in_new_regressed": "not gated: --fail-if-new-share not given"}
+    if not gated:
+        missing = {**missing, "only_in_new_regressed": "not gated: --fail-if-new-share not given"}
     if extra is not None:
         return extra.seconds, extra.share, missing, d.only_in_new_regressed if gated else None
     why = "NEW runs no kernel BASE lacks" if not d.comparison.unmatched[1] else "NEW has no kernel time"
@@ -527,7 +542,7 @@ def diff_kernel(v: Verdict, reports: Sequence[ReportRef], words: CompareWords) -
     regressed, was not gated or not checked."""
     missing: dict[str, str] = {}
     p = v.pair
-    return DiffKernel(
+    out = DiffKernel(
         key=p.key, label=p.label, matched_by=p.matched_by, base=stats_doc(p.side(0), reports[0].label),
         new=stats_doc(p.side(1), reports[1].label),
         work=work_doc(p.work[1] if p.work else None, words, (p.side(0), p.side(1))),
@@ -541,14 +556,39 @@ def diff_kernel(v: Verdict, reports: Sequence[ReportRef], words: CompareWords) -
         not_gated=None if v.not_gated is None else words.gate_note(v.not_gated), regressed=v.regressed,
         reasons=list(v.reasons), unchecked=[words.unchecked(u) for u in v.unchecked], hot_lines=hot_lines(v, missing),
         missing=missing)
+    missing.update(judged_missing(v, words, (out.change is None, out.share_pct is None, out.p_value is None)))
+    return out
+
+
+def judged_missing(v: Verdict, words: CompareWords, nulls: tuple[bool, bool, bool]) -> dict[str, str]:
+    """The reason of a null ``change`` (no launch times on a side), ``share_pct`` (no time in either report) and
+    ``p_value`` (no change, not gated, untested for noise, or the slower gate could not judge it); ``nulls`` says
+    which of the three are null."""
+    no_time = v.slowdown_pct.reason or "no launch times on both sides"
+    change = v.change
+    slower = next((words.unchecked(u) for u in v.unchecked if u.gate == "slower"), "")
+    if change is None:
+        p_value = no_time
+    elif v.not_gated is not None:
+        p_value = f"not tested: not gated ({words.gate_note(v.not_gated)})"
+    elif slower:
+        p_value = f"not tested: {slower}"
+    else:
+        p_value = change.untested or "not tested"
+    reasons = (("change", no_time), ("share_pct", f"no time in either report: {no_time}"), ("p_value", p_value))
+    return {key: why for (key, why), null in zip(reasons, nulls, strict=True) if null}
 
 
 def per_work_pct(v: Verdict, missing: dict[str, str], words: CompareWords) -> float | None:
-    """The change of time per unit of work, or null with its reason (for different work without a unit of work to
-    divide by, the sentence of that cause)."""
+    """The change of time per unit of work, or null with its reason: for different work without a unit of work to
+    divide by, the sentence of that cause; for work not compared (no measure on both sides), the work summary's
+    sentence, not "same work"."""
     out = value_or_null(v.per_work_pct, "per_work_slowdown_pct", missing)
+    check = v.pair.work[1] if len(v.pair.work) > 1 else None
     if out is None and v.per_work_note is not None:
         missing["per_work_slowdown_pct"] = words.gate_note(v.per_work_note)
+    elif out is None and check is not None and not check.basis and not check.different:
+        missing["per_work_slowdown_pct"] = words.work_summary(check)
     return out
 
 
@@ -578,12 +618,19 @@ def work_doc(check: WorkCheck | None, words: CompareWords,
     if check is None:
         return None
     reasons = (work_reasons(sides[0]), work_reasons(sides[1]))
-    return WorkDoc(check.different, check.basis or None, check.tolerance, words.work_summary(check), check.unit or None,
+    summary = words.work_summary(check)
+    missing = {key: summary for key, value in (("basis", check.basis), ("throughput_unit", check.unit),
+                                               ("work_ratio", number(check.work_ratio))) if value in (None, "")}
+    for name, governing, stats in zip(("base", "other"), check.governing, sides, strict=True):
+        if governing is None:
+            verdict = stats.verdict.reason if stats is not None else ""
+            missing[f"governing.{name}"] = f"no verdict: {verdict}" if verdict else "no verdict"
+    return WorkDoc(check.different, check.basis or None, check.tolerance, summary, check.unit or None,
                    number(check.work_ratio), Governing(check.governing[0], check.governing[1]),
                    [words.work_note(note) for note in check.notes],
                    {m.key: MeasureDoc(number(m.base), number(m.other), number(m.ratio), m.differs, m.decides,
                                       words.apart(m.apart) if m.apart else None, measure_missing(m, reasons, words))
-                    for m in check.measures})
+                    for m in check.measures}, missing)
 
 
 def measure_missing(m: Measure, reasons: tuple[dict[str, str], dict[str, str]],
@@ -691,6 +738,10 @@ def stats_doc(s: KernelStats, report: str, projection: Projection | None = None)
         missing["pct_of_roof"] = s.roof.reason
     if s.verdict.bound is None:
         missing["bound"] = s.verdict.reason or "no verdict"
+    if s.roof.limiter is None:
+        missing["limiter"] = s.roof.reason or "no roof position"
+    if projection is None:
+        missing["projection"] = "not projected: compare --project-to GPU projects each kernel onto another GPU"
     return out
 
 
@@ -804,16 +855,21 @@ def summary_missing(s: AppSummary) -> dict[str, str]:
     values = {"shown_share": s.shown_share, "small_grid_s": _small_grid_s(s),
               "recoverable_s": s.recoverable_s, "time_to_gain_s": s.time_to_gain_s,
               "without_gain_recoverable_s": s.without_gain_recoverable_s}
-    return {key: why[key] for key, value in values.items() if value is None}
+    out = {key: why[key] for key, value in values.items() if value is None}
+    if number(s.report.total_time_s) is None:
+        out["report.total_time_s"] = none or "no launch of the report has a time"
+    return out
 
 
 def summary_row(r: SummaryRow) -> SummaryRowDoc:
-    """One kernel group: its times, share, recoverable time, the figure that ranked it and place on the roofline."""
+    """One kernel group: its times, share, recoverable time, the figure that ranked it and place on the roofline;
+    the reason of each null under ``missing`` (``row_missing``)."""
     g = r.group
     missing: dict[str, str] = {}
     out = SummaryRowDoc(
         r.rank, g.name, len(g.launches), number(g.total_s), number(g.median_s), number(g.min_s), number(g.max_s),
-        number(g.time_share), number(g.recoverable_s), number(g.small_grid_s), number(r.recoverable_share),
+        number(g.time_share), number(g.recoverable_s), number(g.small_grid_s) if number(g.total_s) is not None
+        else None, number(r.recoverable_share),
         number(g.median_pct_of_roof), number(r.stats.roof.pct_of_roof), r.stats.verdict.bound,
         values_or_null(r.stats.intensity, "intensity", missing),
         values_or_null(r.stats.flop_per_s, "flop_per_s", missing), missing, number(r.time_to_gain_s),
@@ -832,4 +888,20 @@ def summary_row(r: SummaryRow) -> SummaryRowDoc:
         missing["pct_of_roof"] = r.stats.roof.reason
     if r.stats.verdict.bound is None:
         missing["bound"] = r.stats.verdict.reason or "no verdict"
+    missing.update(row_missing(r, out))
     return out
+
+
+def row_missing(r: SummaryRow, row: SummaryRowDoc) -> dict[str, str]:
+    """The reason of each null time, share, recoverable and small-grid figure of a summary row: no launch of the
+    group has a time (the report's reason), the report has no total, no launch has a roof position or a
+    throughput breakdown."""
+    no_time = f"no launch of the group has a time: {r.stats.total_s.reason or 'not measured'}"
+    no_total = "the report has no total time" if row.total_s is not None else no_time
+    unrecoverable = (no_time if row.total_s is None else "no launch of the group has both a time and a percent of "
+                     "roof or a throughput breakdown")
+    why = {"total_s": no_time, "median_s": no_time, "min_s": no_time, "max_s": no_time, "time_share": no_total,
+           "small_grid_s": no_time, "recoverable_s": unrecoverable,
+           "recoverable_share": unrecoverable if row.recoverable_s is None else "the report has no total time",
+           "median_pct_of_roof": r.stats.roof.reason or "no launch of the group has a percent of roof"}
+    return {key: text for key, text in why.items() if getattr(row, key) is None}

@@ -1,13 +1,15 @@
 """The ``grade`` document (``roofline grade -f json``): each kernel's grade against the roof of the work it does
 (``analysis.grade``), its datasheet grade and interval, the unit and roof that govern it, the most a what-if that
 keeps the work saves, the conditions of the measurement with the ncu option that fixes each, the confidence, and
-why a grade is withheld (with the work found against a baseline report). Enums are written as their values."""
+why a grade is withheld (with the work found against a baseline report). Enums are written as their values; every
+null of a kernel, a launch or the document has its reason under that object's ``missing``."""
 
 from __future__ import annotations
 
 from typing import Literal
 
 from msgspec import Struct
+from msgspec.structs import replace
 
 from roofline.analysis.grade import (
     Condition,
@@ -73,21 +75,25 @@ class DiffersOnDoc(Struct, frozen=True):
 class LaunchGradeDoc(Struct, frozen=True):
     """One launch: its measured time, its floors at the achievable and the units' full peaks (``datasheet_*``: ncu's
     percent of each unit's peak, not the datasheet roofs), their grades, and the term
-    that makes the achievable floor with that unit's achievable fraction and its source."""
+    that makes the achievable floor with that unit's achievable fraction and its source; null where the launch has
+    no unit term to grade against, the reason under ``missing``."""
 
     measured_s: float
-    floor_s: float
-    datasheet_floor_s: float
-    grade: float
-    datasheet_grade: float
-    governing: str
-    fraction: float
+    floor_s: Number
+    datasheet_floor_s: Number
+    grade: Number
+    datasheet_grade: Number
+    governing: str | None
+    fraction: Number
     fraction_source: str
     metric: str
+    missing: dict[str, str] = {}
 
 
 class KernelGradeDoc(Struct, frozen=True):
-    """A kernel's grade (null where withheld: the reasons under ``withheld``), time-weighted over its launches."""
+    """A kernel's grade (null where withheld: the reasons under ``withheld``), time-weighted over its graded
+    launches; its measured time over every timed launch; no confidence where there is no grade; each null's reason
+    under ``missing``."""
 
     kernel: str
     launches: int
@@ -99,11 +105,12 @@ class KernelGradeDoc(Struct, frozen=True):
     measured_s: Number
     floor_s: Number
     max_saving_s: Number
-    confidence: Confidence
+    confidence: Confidence | None
     conditions: list[ConditionDoc]
     withheld: list[Withheld]
     work: WorkDoc | None
     per_launch: list[LaunchGradeDoc]
+    missing: dict[str, str] = {}
 
 
 class GradeJson(Struct, frozen=True):
@@ -117,22 +124,68 @@ class GradeJson(Struct, frozen=True):
     spec_id: str | None
     baseline: str | None
     kernels: list[KernelGradeDoc]
+    missing: dict[str, str] = {}  # the reason of a null spec_id or baseline
+
+
+NOT_FINITE = "not a finite number"
+WITHHELD = "withheld"
+SEE_WITHHELD = "see withheld"
+NO_BASELINE = "no --baseline given: the work is not checked against a reference kernel"
 
 
 def grade_json(grades: ReportGrade, per_launch: bool = True) -> GradeJson:
     """The document of ``grade``; without ``per_launch``, each kernel's launches left out (the MCP tool's size)."""
+    missing = {key: why for key, value, why in (
+        ("spec_id", grades.spec_id, "no device spec matched the report's GPU"),
+        ("baseline", grades.baseline, NO_BASELINE)) if not value}
     return GradeJson(GENERATOR, SCHEMA_VERSION, "grade", tool(), grades.path, grades.spec_id,
-                     grades.baseline or None, [kernel_doc(k, per_launch) for k in grades.kernels])
+                     grades.baseline or None, [kernel_doc(k, per_launch) for k in grades.kernels], missing)
 
 
 def kernel_doc(k: KernelGrade, per_launch: bool = True) -> KernelGradeDoc:
-    """One kernel's grade."""
+    """One kernel's grade; the reason of each null under ``missing`` (``kernel_missing``)."""
     interval = IntervalDoc(k.interval.low, k.interval.high, k.interval.method) if k.interval is not None else None
-    return KernelGradeDoc(
+    doc = KernelGradeDoc(
         k.kernel, k.launches, number(k.grade), number(k.datasheet_grade), interval, k.governing, k.roof,
         number(k.measured_s), number(k.floor_s), number(k.max_saving_s), k.confidence,
         [condition_doc(c) for c in k.conditions], list(k.withheld), work_doc(k.work) if k.work is not None else None,
         [launch_doc(g) for g in k.per_launch] if per_launch else [])
+    return replace(doc, missing=kernel_missing(k, doc))
+
+
+def withheld_text(reason: Withheld, work: WorkFinding | WorkDoc | None, why: str = "") -> str:
+    """Why a grade is withheld, in words (``why``: the time model's reason, for ``no_time_model``)."""
+    if reason is Withheld.LESS_WORK:
+        return "fewer FLOPs than the baseline's kernel (computation skipped)"
+    if reason is Withheld.OTHER_PRECISION:
+        used = work.precision if work is not None else None
+        asked = work.baseline_precision if work is not None else None
+        return f"computes in {used}, a less precise type than the baseline's {asked}"
+    if reason is Withheld.NO_OUTPUT:
+        return "writes nothing to L2 or DRAM (no output)"
+    return "no time model to grade against" + (f": {why}" if why else " (no measured time or unit term)")
+
+
+def kernel_missing(k: KernelGrade, doc: KernelGradeDoc) -> dict[str, str]:
+    """The reason of each null of a kernel's document ``doc``: the grade withheld, no launch graded (the time
+    model's reason), launches left ungraded, no confidence without a grade, no baseline."""
+    graded = sum(g.grade is not None for g in k.per_launch)
+    ungraded = f"no launch graded: {k.reason or 'no unit term'}"
+    part = (f"{len(k.per_launch) - graded} of the {len(k.per_launch)} timed launches not graded ({k.reason}): no "
+            "figure for the kernel's whole time" if graded else ungraded)
+    unmodelled = Withheld.NO_TIME_MODEL in k.withheld  # the one reason the enum alone does not give in full
+    why = {
+        "grade": f"withheld: {withheld_text(Withheld.NO_TIME_MODEL, None, k.reason)}" if unmodelled else SEE_WITHHELD,
+        "datasheet_grade": WITHHELD, "interval": WITHHELD if doc.grade is None else "one launch graded: no spread",
+        "governing": ungraded,
+        "roof": ungraded if doc.governing is None else "no memory level governs and no FLOPs counted",
+        "measured_s": f"no launch has a measured time: {k.reason or 'not measured'}",
+        "floor_s": part, "max_saving_s": part,
+        "confidence": "no grade",
+        "work": NO_BASELINE,
+    }
+    return {key: text if getattr(k, key) is None else NOT_FINITE for key, text in why.items()
+            if getattr(doc, key) is None}
 
 
 def condition_doc(c: Condition) -> ConditionDoc:
@@ -149,5 +202,9 @@ def work_doc(w: WorkFinding) -> WorkDoc:
 
 
 def launch_doc(g: LaunchGrade) -> LaunchGradeDoc:
-    return LaunchGradeDoc(g.measured_s, g.floor_s, g.datasheet_floor_s, g.grade, g.datasheet_grade, g.governing,
-                          g.fraction, g.fraction_source, g.metric)
+    """One launch; where it is not graded, each null with its reason (the time model's)."""
+    doc = LaunchGradeDoc(g.measured_s, number(g.floor_s), number(g.datasheet_floor_s), number(g.grade),
+                         number(g.datasheet_grade), g.governing, number(g.fraction), g.fraction_source, g.metric)
+    keys = ("floor_s", "datasheet_floor_s", "grade", "datasheet_grade", "governing", "fraction")
+    return replace(doc, missing={key: g.reason if getattr(g, key) is None else NOT_FINITE for key in keys
+                                 if getattr(doc, key) is None})

@@ -14,6 +14,7 @@ from roofline.documents.compare import CompareJson, DiffJson, ProjectJson, Summa
 from roofline.documents.grade import GradeJson
 from roofline.documents.realtime import RealtimeJson
 from roofline.documents.report import ReportJson
+from roofline.documents.summary_store import StoreSummaryJson
 from roofline.documents.timeline import TimelineJson
 from roofline.documents.tools import (
     GpuSpec,
@@ -45,6 +46,9 @@ GENERATED: dict[str, tuple[type, str, str]] = {
     "summary": (SummaryJson, "roofline summary --format json",
                 "Per report, its kernel groups ranked by time to gain, a group without one by its recoverable "
                 "time (docs/mpi.md)."),
+    "store_summary": (StoreSummaryJson, "roofline summary STORE --format json",
+                      "A store's reports and each one's kernel groups ranked in SQL as summary ranks them, with "
+                      "the figures the store keeps (docs/store.md)."),
     "timeline": (TimelineJson, "roofline timeline --format json",
                  "Nsight Systems kernels ranked by total GPU time, per file (docs/timeline.md)."),
     "realtime": (RealtimeJson, "roofline summary --nsys --format json",

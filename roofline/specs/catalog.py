@@ -39,6 +39,10 @@ SCHEMA_HINT = safe_yaml.SPEC_FIX
 LANES = Limit(1.0, 1024.0, integer=True)  # FP32 lanes per SM (64 or 128 on every GPU so far)
 BYTES = Limit(0.0, low_open=True, integer=True)
 BOARD_POWER_W = Limit(1.0, 5000.0)  # a board's rated power: a few W (a laptop part) to kW (a multi-die module)
+# The Tensor Core types every GPU of a compute capability from the one named on has (PTX ISA, mma and wgmma target
+# notes: the .bf16 and .tf32 types need sm_80 or later, the .e4m3 and .e5m2 FP8 types sm_89 or later): a spec of
+# such a GPU that gives some Tensor figure and not these lacks a figure, not the hardware (``spec_remarks``).
+TENSOR_TYPES_FROM = {"tensor_bf16": (8, 0), "tensor_tf32": (8, 0), "tensor_fp8": (8, 9)}
 DERIVED_ID = "derived"  # the id of a spec derived from a report's device attributes (roofline.specs.derived)
 DERIVED_LABEL = "derived from device attributes"
 
@@ -226,11 +230,15 @@ def _best_by_tokens(candidates: list[DeviceSpec], name: str) -> list[DeviceSpec]
 # --- Loading ------------------------------------------------------------------------------------------
 def load_catalog(extra: Sequence[str | os.PathLike[str]] = ()) -> SpecCatalog:
     """Built-in specs, then $ROOFLINE_SPECS, then ``extra`` (``--specs``); later ones take precedence.
-    User files are validated at once; built-in ones (validated by the test suite) when first needed."""
-    sources = [[_parse_any(f) for f in _files_in(Path(path))] for path in (*_env_sources(), *extra)]
-    for parsed in sources:
+    User files are validated at once; built-in ones (validated by the test suite) when first needed. Within one of
+    those (every --specs file and folder together, every $ROOFLINE_SPECS entry together) two specs of one id or
+    display name are refused (``_check_distinct``), a file named twice read once."""
+    user: list[DeviceSpec | Calibration] = []
+    for layer in (_env_sources(), extra):
+        files = {os.path.realpath(f): f for path in layer for f in _files_in(Path(path))}
+        parsed = [_parse_any(f) for f in files.values()]
         _check_distinct([u for u in parsed if isinstance(u, DeviceSpec)])
-    user = [u for parsed in sources for u in parsed]
+        user += parsed
     builtin = _builtin_files()
     measured = builtin[0].parent / MEASURED_FOLDER if builtin else None
     return SpecCatalog([u for u in user if isinstance(u, DeviceSpec)], lazy=builtin,
@@ -273,9 +281,10 @@ def _env_sources() -> list[str]:
 
 
 def _check_distinct(specs: Sequence[DeviceSpec]) -> None:
-    """SpecError when two spec files of one folder share an id or a display name: which one a GPU matches, or which
-    replaces the other, would depend on the order of their names. Across sources the order is the precedence
-    (built-in, $ROOFLINE_SPECS, then each --specs): a later spec replacing an earlier one is what they are for."""
+    """SpecError when two spec files of one source share an id or a display name (one folder, or the --specs files
+    and folders together, or the $ROOFLINE_SPECS entries together): which one a GPU matches, or which replaces the
+    other, would depend on the order they are named in. Across sources the order is the precedence (built-in, then
+    $ROOFLINE_SPECS, then --specs): a user's spec replacing a built-in one is what they are for."""
     ids: dict[str, str] = {}
     names: dict[str, tuple[str, str]] = {}
     for spec in specs:
@@ -481,6 +490,21 @@ def spec_ceilings(spec: DeviceSpec, tensor_dtype: str | None = None) -> Ceilings
 def derived_fp32(spec: DeviceSpec) -> float:
     """FP32 peak from first principles: SMs x FP32 lanes per SM x 2 FLOP per FMA x boost clock."""
     return spec.sm_count * spec.fp32_lanes_per_sm * 2 * spec.boost_clock_hz
+
+
+def spec_remarks(spec: DeviceSpec) -> list[str]:
+    """What a valid spec likely leaves out, not a problem (``specs check`` prints it and passes): of a spec giving
+    some Tensor figure, the types every GPU of its compute capability has (``TENSOR_TYPES_FROM``) that it omits,
+    whose work projections then time on other units."""
+    if not any(k.startswith("tensor_") for k in spec.peaks):
+        return []
+    cc = tuple(int(part) for part in spec.compute_capability.split("."))
+    lacking = [k for k, since in TENSOR_TYPES_FROM.items() if k not in spec.peaks and cc >= since]
+    if not lacking:
+        return []
+    return [f"{spec.path}: gives Tensor figures but no peaks.{', peaks.'.join(lacking)}, which every GPU of compute "
+            f"capability {spec.compute_capability} has: projections time that Tensor work without a Tensor roof of "
+            "its type; add each figure with its source where one can be found"]
 
 
 def check_spec(spec: DeviceSpec) -> list[str]:

@@ -742,3 +742,48 @@ def test_a_busy_tensor_pipe_is_told_only_the_faster_tensor_types_its_gpu_has(spe
     else:
         assert change.startswith(f"a faster Tensor Core data type ({named}, ")
     assert advice._tensor_change(k, None).startswith("a faster Tensor Core data type, where this GPU has one")
+
+
+def test_a_cublas_fp32_gemm_at_its_peak_is_told_tf32_and_given_no_latency_slack_as_its_saving(shared_report,
+                                                                                               raw_actions):
+    """A100 cuBLAS SGEMM (basic set), FMA pipe at 97% of its peak: the call's problem shape lets cuBLAS pick Tensor
+    Core kernels for FP32 data only with TF32 enabled, which the item says; the time left to the busiest unit's peak
+    (duration x (1 - the FMA pipe in whole blocks per SM), ~294 us from the raw counters) is latency slack that a new
+    problem shape does not take, so it is not the item's saving (the Tensor Core item sizes the gain)."""
+    from roofline.core.units import seconds
+
+    name, kernel = "a100-40gb_cublas-sgemm_basic", "ampere_sgemm_128x64_nn"
+    raws = [r for r in raw_actions(name) if r.name == kernel]
+    raw = max(raws, key=lambda r: r["gpu__time_duration.sum"])
+    duration = raw["gpu__time_duration.sum"] * 1e-9
+    blocks, sms = raw["launch__grid_size"], raw["device__attribute_multiprocessor_count"]
+    fma = raw["sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed"]
+    slack = duration * (1 - fma / 100 * math.ceil(blocks / sms) / (blocks / sms))
+    assert slack == pytest.approx(294e-6, rel=0.02)
+    k = next(k for k in analyze_files([shared_report(name)])[0].launches
+             if k.launch.name == kernel and k.duration_s.value == pytest.approx(duration))
+    (lib,) = [a for a in k.advice if a.kind == "library"]
+    assert "for FP32 data only with TF32 enabled" in lib.text and "allow_tf32" in lib.text
+    assert "CUBLAS_TF32_TENSOR_OP_MATH" in lib.text
+    assert lib.est_saved_s is None
+    assert f"its {seconds(slack)} to the busiest unit's peak is latency slack" in estimate_of(lib)
+    (tensor,) = [a for a in k.advice if a.kind == "tensor_cores"]
+    assert tensor.est_saved_s is not None and tensor.est_saved_s > slack
+
+
+def test_a_stall_item_of_a_small_grid_says_why_it_is_not_estimated_in_one_phrase(shared_report, raw_actions):
+    """V100 miniWeather 0:0 (256 blocks on 80 SMs at 0.267 waves per SM, raw): a small grid has no gap to its busiest
+    unit's peak, so its long-scoreboard item is not estimated, and says so plainly, not as "78% (its share of the
+    stalls) of the not estimated: ..."; a stall item with a gap is its share of that gap."""
+    name = "v100_miniweather-openacc_full"
+    raw = raw_actions(name)[0]
+    assert raw["launch__waves_per_multiprocessor"] < 1
+    launches = analyze_files([shared_report(name)])[0].launches
+    (item,) = [a for a in launches[0].advice if a.topic == "stall:long_scoreboard"]
+    assert item.est_saved_s is None
+    assert item.estimate == "not estimated: a small grid is held back by its few blocks, not by a unit's peak"
+    for k in launches:
+        for a in k.advice:
+            if a.kind == "stalls" and a.estimate:
+                assert a.estimate.startswith("not estimated: ") or re.match(
+                    r"\d+% \(its share of the stalls\) of the gap to the busiest unit's peak", a.estimate), a.estimate

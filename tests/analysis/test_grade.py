@@ -167,6 +167,7 @@ def test_no_advice_item_that_keeps_the_work_saves_more_than_one_minus_the_grade(
     kept, changed = 0, 0
     for group, kg in zip(a.groups, report.kernels, strict=True):
         for k, g in zip([k for k in group.launches if not k.launch.invalid], kg.per_launch, strict=True):
+            assert g.grade is not None and g.floor_s is not None, k.launch.key
             most = (1.0 - g.grade) * g.measured_s
             assert most == pytest.approx(g.measured_s - g.floor_s, abs=1e-15)
             for x in k.advice:

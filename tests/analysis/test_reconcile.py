@@ -657,3 +657,43 @@ def test_every_item_at_once_saves_at_least_its_largest_item(path, shared_report)
         l1 = next(t for t in model.terms if t.key == "L1")
         assert gemm.combined_floor_s == pytest.approx(l1.seconds, rel=1e-9)
         assert gemm.combined_saved_s == pytest.approx(model.measured_s - l1.seconds, rel=1e-9)
+
+
+def test_a_grid_items_floor_is_named_by_the_term_whose_time_it_gives(shared_report, raw_actions):
+    """A grid item spreads the blocks evenly, so its floor is no longer the tail: the CUTLASS GEMM's small-grid
+    launch (A100, 0:0) floors at the 1.5 us launch floor, its L1 tail (ceil(B / S) / (B / S) x the L1 unit's time,
+    2.77 us from the raw counters) gone; the words name the launch floor, not the tail, beside 1.5 us."""
+    raw = raw_actions("a100-80gb_cutlass-gemm_full")[0]
+    k = analyze_files([shared_report("a100-80gb_cutlass-gemm_full")])[0].launches[0]
+    duration = raw["gpu__time_duration.sum"] * 1e-9
+    blocks, sms = raw["launch__grid_size"], raw["device__attribute_multiprocessor_count"]
+    l1 = max(raw[u] for u in unit_times_from_raw(raw) if u.startswith("l1tex__")) / 100 * duration
+    tail = l1 * math.ceil(blocks / sms) / (blocks / sms)
+    assert tail == pytest.approx(2.77e-6, rel=0.01) and l1 < LAUNCH_FLOOR_S
+    item = next(a for a in k.advice if a.mechanism == "grid" and a.bound_by is EstimateBound.SLACK)
+    assert "the kernel at its floor (launch floor, 1.5 us)" in estimate_of(item)
+    assert item.est_saved_s == pytest.approx(duration - LAUNCH_FLOOR_S, rel=1e-6)
+
+
+def test_a_grid_items_floor_is_the_dram_term_at_its_calibrated_roof_not_the_tail():
+    """H100 batchnorm (cuDNN bn_fw_tr_1C11_kernel_NCHW, 64 blocks on 132 SMs): the issue slots in whole blocks per
+    SM take 26.1% x 550 us x 132 / 64 = 296 us, the DRAM 42.8% x 550 us = 235 us at the 3.35 TB/s datasheet peak,
+    279 us at the calibrated 2.823 TB/s. Spreading the blocks leaves the DRAM's 279 us: the bound names DRAM."""
+    import json
+
+    from tests.conftest import REPO
+
+    path = REPO / "examples/h100/ops/op17-batchnorm.json"
+    cols = json.loads(path.read_text())["launches"]
+    i = cols["name"].index("bn_fw_tr_1C11_kernel_NCHW")
+    metric = {name: values[i] for name, values in cols["metrics"].items()}
+    duration = metric["gpu__time_duration.sum"] * 1e-9
+    issue_tail = metric["sm__issue_active.avg.pct_of_peak_sustained_elapsed"] / 100 * duration * 132 / 64
+    dram = metric["dram__cycles_active.avg.pct_of_peak_sustained_elapsed"] / 100 * duration * 3.35e12 / 2.823e12
+    assert issue_tail == pytest.approx(295.7e-6, rel=0.01) and dram == pytest.approx(279e-6, rel=0.01)
+    k = next(k for k in analyze_files([path])[0].launches if k.launch.name == "bn_fw_tr_1C11_kernel_NCHW")
+    item = next(a for a in k.advice if a.mechanism == "grid")
+    words = estimate_of(item)
+    assert "at its floor (DRAM, 279 us, measured to the calibrated DRAM roof)" in words, words
+    assert "in whole blocks per SM" not in words and "blocks spread evenly" in words
+    assert item.est_saved_s == pytest.approx(duration - dram, rel=0.01)

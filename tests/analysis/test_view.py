@@ -3,6 +3,8 @@ values are n/a as data (a cause, the values, the metrics missing, the option col
 
 from __future__ import annotations
 
+import pytest
+
 from roofline.analysis.results import Cause
 from roofline.analysis.roofline import analyze_report
 from roofline.analysis.view import report_set, report_view
@@ -179,3 +181,28 @@ def test_the_detail_plots_hold_what_their_renderers_draw() -> None:
             assert held == drawn, (name, top)
     assert held == (True, False, True)  # a model without hit rates: no memory chart
 
+
+
+def test_roofs_from_the_datasheet_that_differ_by_launch_are_said_to_be_medians(shared_report, raw_actions):
+    """RTX 4090 transposes: no DRAM peak counter, so each launch's DRAM roof is the 1.008 TB/s datasheet x its
+    measured DRAM clock / the 10.5 GHz memory clock (983 GB/s for naiveGmem, 757 GB/s for copyGmem, from the raw
+    clocks): the one roof shown is their time-weighted median, and with no clock note shown (every roof from the
+    datasheet) the footnote on the scaled roofs says so."""
+    from roofline.pipeline import analyze_files
+    from roofline.render.report.prose import scaled_roofs_note
+
+    raws = raw_actions("rtx4090_smem-transpose_full")
+    roofs = [1.008e12 * min(1.0, r["dram__cycles_elapsed.avg.per_second"]
+                            / (r["device__attribute_memory_clock_rate"] * 1e3)) for r in raws]
+    assert roofs[0] == pytest.approx(983e9, rel=2e-3) and roofs[1] == pytest.approx(757e9, rel=2e-3)
+    v = report_view(analyze_files([shared_report("rtx4090_smem-transpose_full")])[0])
+    shown = v.ceilings["kernel-clock"].roof("dram")
+    assert shown in [pytest.approx(r, rel=1e-9) for r in roofs] and max(roofs) > shown * 1.1
+    assert v.scaled is not None and v.scaled.every and v.scaled.pooled == len(raws)
+    assert "time-weighted median of 5 launches, which ran at different clocks" in scaled_roofs_note(v.scaled)
+
+
+def test_roofs_no_launch_differs_from_are_not_called_medians():
+    """Launches at one clock (the synthetic report's, every peak counter held): no footnote of medians."""
+    v = report_view(analysed())
+    assert "different clocks" not in v.ceilings["kernel-clock"].clock_note

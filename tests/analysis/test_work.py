@@ -9,7 +9,15 @@ import pytest
 
 from roofline.analysis.results import BusyUnit, RoofPosition, Verdict
 from roofline.analysis.roofline import analyze_report
-from roofline.analysis.work import Work, WorkNote, WorkNoteKind, compare_work, governing, launch_work
+from roofline.analysis.work import (
+    Work,
+    WorkNote,
+    WorkNoteKind,
+    compare_work,
+    fp16_moves_counted,
+    governing,
+    launch_work,
+)
 from roofline.core.thresholds import WORK_TOLERANCE
 from roofline.render.compare.prose import work_summary
 from tests.synthetic import OLD_GPU, launch, model
@@ -164,6 +172,19 @@ def test_fp16_flops_are_compared_under_one_definition_of_the_hfma2_register_move
     both = compare_work(left_out, left_out)  # the same definition on both sides: compared as they are
     assert not both.notes and next(m for m in both.measures if m.key == "flops.fp16").base == 0.0
     assert check.flops == (pytest.approx(1e6 + 4e6), pytest.approx(1e6 + 4e6))  # all FLOPs, as compared
+
+
+def test_fp16_moves_counted_gives_any_number_of_works_one_definition():
+    """Three reports' work (`timeline --work` pools them): two left 4e6 and 2e6 FLOPs of moves out, one could not
+    count them: the moves are added back on the two; works that share a definition are left as they are (None)."""
+    blind = msgspec.structs.replace(work(), flops={**work().flops, "fp16": 5e6})
+    full = [msgspec.structs.replace(work(), flops={**work().flops, "fp16": f}, fp16_moves=m)
+            for f, m in ((1e6, 4e6), (0.0, 2e6))]
+    counted = fp16_moves_counted([full[0], blind, full[1]])
+    assert counted is not None
+    assert [w.flops["fp16"] for w in counted] == [5e6, 5e6, 2e6] and all(w.fp16_moves is None for w in counted)
+    assert fp16_moves_counted(full) is None and fp16_moves_counted([blind, blind]) is None
+    assert fp16_moves_counted([work(), full[0]]) is None  # no FP16 FLOPs on one: nothing to put on one definition
 
 
 def test_the_check_carries_all_flops_of_each_side_none_without_any():

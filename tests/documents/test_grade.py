@@ -75,3 +75,26 @@ def test_the_document_is_valid_against_its_generated_schema() -> None:
     jsonschema.Draft202012Validator(schema("grade")).validate(doc)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.Draft202012Validator(schema("grade")).validate({**doc, "kind": "report"})
+
+
+UNGRADED = LaunchGrade(3e-5, None, None, None, None, None, None, "", "",
+                       "no unit measured: neither SpeedOfLight breakdowns nor FP or byte roofs")
+
+
+def test_a_kernel_without_a_time_model_keeps_its_time_and_every_null_has_its_reason() -> None:
+    """Two launches timed but with no unit term: the kernel's time is theirs (6e-5 s), the grade withheld with the
+    time model's reason, no confidence, and each null of the kernel and of its launches under missing."""
+    k = kernel(grade=None, datasheet_grade=None, interval=None, governing=None, roof=None, measured_s=6e-5,
+               floor_s=None, max_saving_s=None, per_launch=(UNGRADED, UNGRADED), confidence=None,
+               withheld=(Withheld.NO_TIME_MODEL,), reason=UNGRADED.reason)
+    doc = builtins(grade_json(ReportGrade("a", None, (k,))))
+    (out,) = doc["kernels"]
+    assert out["measured_s"] == 6e-5 and out["confidence"] is None
+    assert set(out["missing"]) == {key for key, value in out.items() if value is None}
+    assert out["missing"]["grade"] == f"withheld: no time model to grade against: {UNGRADED.reason}"
+    assert out["missing"]["confidence"] == "no grade" and out["missing"]["work"].startswith("no --baseline given")
+    for launch in out["per_launch"]:
+        assert launch["measured_s"] == 3e-5
+        assert launch["missing"] == {key: UNGRADED.reason for key, value in launch.items() if value is None}
+    assert doc["missing"] == {"spec_id": "no device spec matched the report's GPU",
+                              "baseline": out["missing"]["work"]}

@@ -77,3 +77,25 @@ def test_the_what_if_fields_of_an_advised_launch_are_in_the_document() -> None:
     assert kernel.advice[0].peak_source == "0.85 x the datasheet's 2000 GB/s"
     assert kernel.combined_saved_s == 2e-4 and kernel.combined_floor_s is None
     assert report.reasons[kernel.missing["combined_floor_s"]] == "no advice item with an estimated saving"
+
+
+def test_the_occupancy_and_stall_nulls_of_a_launch_ncu_could_not_measure_have_their_reasons(shared_report,
+                                                                                             raw_actions) -> None:
+    """H800 flash_fwd_kernel: ncu stored NaN for its time and stall metrics and no launch__* attributes (read with
+    ncu_report): every null of its occupancy and stalls (blocks per SM, warps per block, the tail, the calculator,
+    the stalls' source) has its reason under ``missing``, keyed by its path, and that reason says ncu stored NaN."""
+    import math
+
+    from roofline.pipeline import analyze_files
+
+    raw = next(r for r in raw_actions("h800_flash-attn-fwd_full") if r.name == "flash_fwd_kernel")
+    assert math.isnan(raw.values["gpu__time_duration.sum"])
+    assert not any(name.startswith("launch__") for name in raw.values)
+    view = views(analyze_files([shared_report("h800_flash-attn-fwd_full")]))
+    report = builtins(report_json(view, WORDS).reports[0])
+    kernel = with_reasons(next(k for k in report["kernels"] if k["name"] == "flash_fwd_kernel"), report["reasons"])
+    for part in ("occupancy", "stalls"):
+        for key, value in kernel[part].items():
+            if value is None:
+                assert "stored NaN" in kernel["missing"][f"{part}.{key}"], (part, key)
+    assert kernel["occupancy"]["calculator"] is None and kernel["stalls"]["source"] is None

@@ -45,7 +45,7 @@ SHOWN = {name: name.replace("`", "'").replace("\r", " ").replace("\n", " ") for 
 # What our own documents contain: the page's structure, the report's tables and, in the HTML report, the SVG plot.
 OUR_TAGS = {"html", "head", "meta", "title", "style", "body", "main", "section", "h1", "h2", "h3", "p", "ul", "li",
             "code", "strong", "em", "table", "thead", "tbody", "tr", "th", "td", "div", "details", "summary", "figure",
-            "figcaption", "img", "blockquote", "a", "br", "hr",
+            "figcaption", "img", "blockquote", "a", "br", "hr", "wbr",
             "svg", "g", "path", "defs", "clippath", "use", "rect", "text", "metadata", "desc", "circle",
             "polyline", "polygon", "line", "tspan", "image", "ellipse"}
 

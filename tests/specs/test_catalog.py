@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import os
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from roofline.specs.catalog import (
     load_catalog,
     parse_spec_file,
     spec_ceilings,
+    spec_remarks,
 )
 
 SPEC_DIR = Path(__file__).resolve().parents[2] / "device_specs"
@@ -130,6 +132,34 @@ def test_two_specs_of_one_folder_with_one_id_or_display_name_are_an_error(tmp_pa
     write(folder, {**VALID, "id": "other-gpu"}, "b.yaml")
     with pytest.raises(SpecError, match=r"b\.yaml: display name '.*' is also one of .*a\.yaml \(id 'test-gpu'\)"):
         load_catalog([folder])
+
+
+def test_two_spec_files_of_one_id_given_apart_are_refused_as_in_one_folder(tmp_path, monkeypatch):
+    """--specs a.yaml --specs b.yaml (one id) is refused with the line a folder of the two gives, not the last one
+    taken silently; the same file named twice is read once, and $ROOFLINE_SPECS entries are checked together."""
+    first, second = write(tmp_path, VALID, "a.yaml"), write(tmp_path, VALID, "b.yaml")
+    with pytest.raises(SpecError, match=r"b\.yaml: id 'test-gpu' is also the id of .*a\.yaml: give each spec file"):
+        load_catalog([first, second])
+    assert load_catalog([first, first]).get("test-gpu").path == str(first)
+    monkeypatch.setenv(ENV_VAR, os.pathsep.join([str(first), str(second)]))
+    with pytest.raises(SpecError, match=r"b\.yaml: id 'test-gpu' is also the id of .*a\.yaml"):
+        load_catalog()
+
+
+def test_remarks_name_the_tensor_types_every_gpu_of_the_compute_capability_has_that_a_spec_omits(tmp_path):
+    """VALID (CC 8.0, FP16 and BF16 Tensor figures) omits tensor_tf32, which every CC 8.0 GPU has (PTX ISA: .tf32
+    mma from sm_80); FP8 is remarked from CC 8.9 only; a spec without any Tensor figure (a GTX 1660: no Tensor
+    Cores) and every built-in spec get none."""
+    (remark,) = spec_remarks(parse_spec_file(write(tmp_path, VALID)))
+    assert "no peaks.tensor_tf32, which every GPU of compute capability 8.0 has" in remark
+    ada = parse_spec_file(write(tmp_path, {**with_change("peaks.tensor_bf16", None), "compute_capability": "8.9"}))
+    (remark,) = spec_remarks(ada)
+    assert "no peaks.tensor_bf16, peaks.tensor_tf32, peaks.tensor_fp8, which every GPU of compute capability 8.9" \
+        in remark
+    assert spec_remarks(parse_spec_file(write(tmp_path, {**VALID, "compute_capability": "7.5"}))) == []
+    bare = with_change("peaks", {"fp64": cited(9.6e12), "fp32": cited(19.2e12)})
+    assert spec_remarks(parse_spec_file(write(tmp_path, bare))) == []
+    assert [r for spec in load_catalog().specs for r in spec_remarks(spec)] == []
 
 
 def test_a_calibration_roof_that_is_not_a_mapping_is_named(tmp_path):

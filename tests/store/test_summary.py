@@ -49,8 +49,47 @@ def test_summary_of_a_store_on_the_command_line_keeps_top_n(collected: tuple[Pat
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)["rows"]
     assert {r["rank"] for r in rows} == {1} and len(rows) == len(paths)
-    table = runner.invoke(app, ["summary", str(store), "-n", "1"])
-    assert table.exit_code == 0 and f"({len(paths)} rows)" in table.stdout
+    table = runner.invoke(app, ["summary", str(store), "-n", "1"], env={"COLUMNS": "200"})
+    assert table.exit_code == 0 and table.stdout.count("; top 1 by kernel") == len(paths)
+
+
+def test_the_store_summary_json_is_a_typed_document_its_schema_accepts(collected: tuple[Path, list[Path]]) -> None:
+    """`summary STORE -f json` names its kind, schema version and tool, lists the store's reports and is valid
+    against store_summary.schema.json; each null figure has its reason, none is 0 for "not measured"."""
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema not installed (pip install 'roofline[test]')")
+    from roofline.documents.common import SCHEMA_VERSION
+    from roofline.documents.schemas import schema
+
+    store, paths = collected
+    doc = json.loads(runner.invoke(app, ["summary", str(store), "-n", "50", "-f", "json"]).stdout)
+    jsonschema.Draft202012Validator(schema("store_summary")).validate(doc)
+    assert (doc["kind"], doc["schema_version"], doc["tool"]["name"]) == ("store_summary", SCHEMA_VERSION, "roofline")
+    assert {Path(r["path"]) for r in doc["reports"]} == {p.resolve() for p in paths}
+    for row in doc["rows"]:
+        assert {key for key, value in row.items() if value is None} == set(row["missing"]), row["name"]
+
+
+def test_a_store_writes_each_figure_in_its_unit_and_n_a_for_a_null(tmp_path: Path) -> None:
+    """H100 triad (320.256 us, one launch) and the GH200 SiLU report (no duration: ncu's basic metrics without
+    gpu__time_duration): the table says 320 us and 100.0%, not raw seconds, and n/a where the store holds no time;
+    the JSON's SiLU rows are null with the report's reason, their small-grid time null too, not 0."""
+    from roofline.store.collect import collect
+    from tests.conftest import REPO, find_shared_report
+
+    pytest.importorskip("ncu_report", reason="reading an .ncu-rep needs NVIDIA's ncu_report module")
+    silu = find_shared_report("gh200_silu_metrics")
+    store = tmp_path / "s"
+    assert not collect([REPO / "examples/h100/triad-cupy.full.ncu-rep", silu], store).errors
+    text = runner.invoke(app, ["summary", str(store)], env={"COLUMNS": "200"}).stdout
+    triad = next(line for line in text.splitlines() if line.split()[1:2] == ["triad"])
+    assert triad.split()[3:6] == ["320", "us", "100.0%"] and "0.000320256" not in text
+    silu_rows = [line for line in text.splitlines() if line.startswith(("1  ", "2  ")) and "triad" not in line]
+    assert silu_rows and all(line.split()[-5:] == ["n/a"] * 5 for line in silu_rows)  # total, share, gain, rec., roof
+    doc = json.loads(runner.invoke(app, ["summary", str(store), "-f", "json"]).stdout)
+    for row in (r for r in doc["rows"] if r["path"] == str(silu.resolve())):
+        assert row["total_s"] is None and row["small_grid_s"] is None
+        assert row["missing"]["small_grid_s"].startswith("no valid launch of the group has a time: missing metrics: "
+                                                         "gpu__time_duration.sum")
 
 
 def test_summary_refuses_a_folder_that_is_no_store_and_options_a_store_cannot_honour(
@@ -102,9 +141,12 @@ def test_summary_of_a_store_writes_names_whole_into_a_file_and_fits_the_terminal
         collected: tuple[Path, list[Path]], tmp_path: Path) -> None:
     store, paths = collected
     out = tmp_path / "s.txt"
+    longest = max((r["name"] for r in json.loads(runner.invoke(app, ["summary", str(store), "-n", "1", "-f",
+                                                                      "json"]).stdout)["rows"]), key=len)
+    assert len(longest) > 80
     assert runner.invoke(app, ["summary", str(store), "-n", "1", "-o", str(out)]).exit_code == 0
-    assert all(str(p.resolve()) in out.read_text() for p in paths)
+    assert all(str(p.resolve()) in out.read_text() for p in paths) and longest in out.read_text()
     narrow = runner.invoke(app, ["summary", str(store), "-n", "1"], env={"COLUMNS": "80"}).stdout
-    assert not all(str(p.resolve()) in narrow for p in paths)
+    assert longest not in narrow and all(len(line) <= 80 for line in narrow.splitlines())
     wide = runner.invoke(app, ["summary", str(store), "-n", "1", "--wide"], env={"COLUMNS": "80"}).stdout
-    assert all(str(p.resolve()) in wide for p in paths)
+    assert longest in wide

@@ -30,6 +30,8 @@ from roofline.core.thresholds import ACHIEVED_GAP_PTS, TAIL_IDLE_PCT
 from roofline.core.units import pct
 from roofline.ncu.metrics import (
     CARVEOUT,
+    DURATION,
+    HINT_NAN,
     LAUNCH_BLOCK,
     LAUNCH_GRID,
     LAUNCH_REGISTERS,
@@ -219,6 +221,8 @@ def diagnose(launch: KernelLaunch, device: Device) -> Occupancy:
     shape, sm = launch_shape(launch), sm_resources(device)
     achieved, waves = launch.value(OCCUPANCY_ACHIEVED), launch.value(WAVES)
     _note_missing(launch, achieved, waves, limits, missing)
+    if shape is None:
+        missing["warps_per_block"] = shape_absent(launch)
     derived: dict[str, int] = {}
     changes: tuple[WhatIf, ...] = ()
     if shape is not None and sm is not None:
@@ -329,9 +333,20 @@ def _note_missing(launch: KernelLaunch, achieved: float | None, waves: float | N
     if achieved is None:
         missing["achieved_pct"] = _why_absent(launch, OCCUPANCY_ACHIEVED, "--section Occupancy")
     if not limits:
-        missing["limiters"] = f"no {LIMIT_METRIC.format('*')} metrics: re-profile with --section Occupancy"
+        limits_metric = LIMIT_METRIC.format("*")
+        missing["limiters"] = missing["blocks_per_sm"] = (
+            _why_absent(launch, limits_metric, "") if DURATION in launch.nan_metrics
+            else f"no {limits_metric} metrics: re-profile with --section Occupancy")
     if waves is None:
-        missing["waves_per_sm"] = _why_absent(launch, WAVES, "--section LaunchStats")
+        missing["waves_per_sm"] = missing["tail_idle_pct"] = _why_absent(launch, WAVES, "--section LaunchStats")
+
+
+def shape_absent(launch: KernelLaunch) -> str:
+    """Why the launch's shape (``launch_shape``) is not known: the first of its metrics absent or not positive."""
+    for metric in (LAUNCH_BLOCK, LAUNCH_REGISTERS, LAUNCH_SHARED):
+        if launch.value(metric) is None:
+            return _why_absent(launch, metric, "--section LaunchStats")
+    return f"{LAUNCH_BLOCK} is {launch.value(LAUNCH_BLOCK):g}: no block size"
 
 
 def _theoretical(launch: KernelLaunch, blocks: int | None, shape: LaunchShape | None, sm: SmResources | None,
@@ -347,8 +362,12 @@ def _theoretical(launch: KernelLaunch, blocks: int | None, shape: LaunchShape | 
 
 
 def _why_absent(launch: KernelLaunch, metric: str, section: str) -> str:
+    """Why ``metric`` is absent: ncu stored NaN for it, or for the launch's time (it measured nothing of this
+    launch, and left its launch attributes out), or the report lacks ``section``."""
     if metric in launch.nan_metrics:
         return f"ncu stored NaN for {metric}: it could not measure this launch"
+    if DURATION in launch.nan_metrics:
+        return f"{metric} missing: ncu could not measure this launch (it stored NaN for {DURATION}); {HINT_NAN}"
     return f"{metric} missing: re-profile with {section}"
 
 

@@ -53,7 +53,13 @@ def diagnose(launch: KernelLaunch, device: Device) -> Occupancy:
     """``occupancy.diagnose`` with the calculator attached (None where the launch's shape or the SM's limits are
     unknown)."""
     o = occ.diagnose(launch, device)
-    return replace(o, calculator=calculator(launch, device))
+    found = calculator(launch, device)
+    if found is not None:
+        return replace(o, calculator=found)
+    why = (occ.shape_absent(launch) if occ.launch_shape(launch) is None else
+           f"the SM's limits are not known: device attributes missing and no table entry for compute capability "
+           f"{device.compute_capability or '?'}")
+    return replace(o, missing={**o.missing, "calculator": why})
 
 
 def calculator(launch: KernelLaunch, device: Device) -> OccupancyCalculator | None:

@@ -63,7 +63,10 @@ def diagnose(launch: KernelLaunch) -> WarpStalls:
     missing: dict[str, str] = {}
     reasons, source = _reasons(launch)
     if not reasons:
-        missing["reasons"] = f"no warp-state stall metrics ({m.STALL_PREFIX}*): {m.HINT_STALLS}"
+        nan = any(name.startswith(m.STALL_PREFIX) for name in launch.nan_metrics)
+        missing["reasons"] = missing["source"] = (
+            "ncu stored NaN for the warp-state stall metrics: it could not measure this launch" if nan
+            else f"no warp-state stall metrics ({m.STALL_PREFIX}*): {m.HINT_STALLS}")
     figures = {"issue_active_pct": m.ISSUE_ACTIVE_PCT, "eligible_per_scheduler": m.WARPS_ELIGIBLE,
                "active_per_scheduler": m.WARPS_ACTIVE}
     values = {key: launch.value(metric) for key, metric in figures.items()}

@@ -18,6 +18,7 @@ from msgspec.structs import replace
 
 from roofline.analysis.libraries import matmul_name
 from roofline.analysis.results import (
+    BusyUnit,
     LaunchAnalysis,
     TensorCores,
     TensorRoof,
@@ -25,6 +26,8 @@ from roofline.analysis.results import (
     TensorWorkSource,
     Value,
 )
+from roofline.analysis.verdict import busy_units
+from roofline.core.kernel_families import classify
 from roofline.core.model import Device
 from roofline.core.thresholds import MATMUL_MIN_FMA_SHARE, MATMUL_MIN_INTENSITY, TENSOR_ACTIVE_PCT, TENSOR_NO_GAIN_RATIO
 from roofline.core.units import si
@@ -38,6 +41,7 @@ NOT_USED: Final = "not used"
 NEGLIGIBLE: Final = "negligible"
 NO_TENSOR_CORES: Final = "no Tensor Cores"
 NOT_MEASURED: Final = "not measured"
+SIZE_WITH: Final = "--set full"  # the set that counts the FLOPs which size the gain of the Tensor Core advice
 TENSOR_TYPE_FOR = {"fp64": "fp64", "fp32": "tf32", "fp16": "fp16"}  # the Tensor Core type for CUDA-core math
 FAMILY_NAMES = {"hmma": "HMMA", "imma": "IMMA", "dmma": "DMMA", "gmma": "GMMA"}
 FAMILY_TYPES = {"hmma": "FP16/BF16/TF32", "imma": "INT8/INT4", "dmma": "FP64", "gmma": "Hopper warpgroup MMA"}
@@ -294,7 +298,9 @@ def _with_findings(t: TensorCores, analysis: LaunchAnalysis, arch: TensorArch | 
         lines.append(f"looks like a matrix multiply ({t.matmul_like}) but counted no floating-point FLOPs: "
                      "its math is integer (or uncounted) and ran on the CUDA cores")
     warning, advice, gain = _warning(t, analysis, arch, device, spec)
-    return replace(t, findings=tuple(lines), warning=warning, advice=advice, roof_ratio=gain)
+    unsized = bool(advice) and _cuda_core_precision(analysis) is None
+    return replace(t, findings=tuple(lines), warning=warning, advice=advice, roof_ratio=gain,
+                   size_with=SIZE_WITH if unsized else "")
 
 
 def _roof_line(r: TensorRoof) -> str:
@@ -357,11 +363,7 @@ def _warning(t: TensorCores, analysis: LaunchAnalysis, arch: TensorArch | None, 
         return "", "", None
     pipe = _pipe_text(t) or "no tensor activity"
     if precision is None:
-        offer = "/".join(x.upper() for x in arch.float_types)
-        return (f"looks like a matrix multiply ({t.matmul_like}) but ran on the CUDA cores ({pipe}; FLOPs not counted "
-                f"in this report); {arch.name} Tensor Cores take {offer}",
-                f"Check whether this matrix multiply can run on Tensor Cores ({offer}): {pipe}. Re-profile with "
-                "--set full to size the gain.", None)
+        return _unsized_warning(t, analysis, arch, pipe)
     name, offer, flops = (
         precision.upper(),
         TENSOR_TYPE_FOR[precision].upper(),
@@ -379,6 +381,70 @@ def _warning(t: TensorCores, analysis: LaunchAnalysis, arch: TensorArch | None, 
                          f"{alternative}; {flops} ran on the CUDA cores{at}."), half
     return warning, (f"Run the {name} matrix math on Tensor Cores as {offer} (cuBLAS/cuDNN tensor-op math modes, "
                      f"CUTLASS, or WMMA/MMA instructions): {flops} ran on the CUDA cores{at}{ratio}."), gain
+
+
+def _unsized_warning(t: TensorCores, analysis: LaunchAnalysis, arch: TensorArch, pipe: str
+                     ) -> tuple[str, str, float | None]:
+    """The warning and advice where no FLOPs were counted: the Tensor Core types that fit the precision the busiest
+    FP pipe shows (``_pipe_precision``), every type the GPU takes where no FP pipe was measured busy."""
+    found = _pipe_precision(analysis)
+    named = _name_precision(analysis)
+    if found is None and named is None:
+        offer = "/".join(x.upper() for x in arch.float_types)
+        return (f"looks like a matrix multiply ({t.matmul_like}) but ran on the CUDA cores ({pipe}; FLOPs not counted "
+                f"in this report); {arch.name} Tensor Cores take {offer}",
+                f"Check whether this matrix multiply can run on Tensor Cores ({offer}): {pipe}.", None)
+    if found is not None:
+        precision, unit = found
+        ran = f"the {unit.name}, which runs {precision.upper()} math, is at {unit.pct:.1f}% of its peak"
+    else:
+        precision = cast(str, named)
+        ran = f"its name says {precision.upper()} operands ('{analysis.launch.name}')"
+    offer = _offer(precision, arch)
+    if not offer:
+        return "", "", None
+    return (f"looks like a matrix multiply ({t.matmul_like}) but ran on the CUDA cores ({ran}; {pipe}; FLOPs not "
+            f"counted in this report); {arch.name} Tensor Cores take {offer}",
+            f"Check whether this matrix multiply can run on Tensor Cores as {offer}: {ran}; {pipe}.", None)
+
+
+# The FP pipes whose work shows a kernel's precision where no FLOPs were counted, by their breakdown units' short
+# names (``m.unit_short_name``; the FMA pipe also runs integer multiply-adds, which a matrix multiply of
+# floating-point data does not use for its math).
+PIPE_PRECISIONS = {"FMA": "fp32", "FP64": "fp64", "FP16": "fp16"}
+PIPE_BUSY_PCT = 1.0  # an FP pipe below this percent of its peak shows no precision
+
+
+def _pipe_precision(analysis: LaunchAnalysis) -> tuple[str, BusyUnit] | None:
+    """The precision of the busiest FP pipe of the throughput breakdowns (``PIPE_PRECISIONS``) and that pipe; None
+    where none is at ``PIPE_BUSY_PCT`` or more."""
+    pipes = [(PIPE_PRECISIONS[short], u) for u in busy_units(analysis.launch)
+             if (short := m.unit_short_name(u.metric)) in PIPE_PRECISIONS and u.pct >= PIPE_BUSY_PCT]
+    return max(pipes, key=lambda pu: pu[1].pct, default=None)
+
+
+_NAMED_PRECISIONS = {"f32": "fp32", "f64": "fp64", "f16": "fp16", "bf16": "fp16"}  # kernel_families' operand types
+
+
+def _name_precision(analysis: LaunchAnalysis) -> str | None:
+    """The precision a library kernel's name spells (``ampere_sgemm_*``: FP32, ``*_dgemm_*``: FP64), None where it
+    spells none or a type of no FP CUDA-core math."""
+    found = classify(analysis.launch.name) if analysis.launch.name else None
+    return _NAMED_PRECISIONS.get(found.dtype or "") if found is not None else None
+
+
+def _offer(precision: str, arch: TensorArch) -> str:
+    """The Tensor Core types that fit ``precision`` on ``arch``: FP64 for FP64 work; TF32 for FP32 work, FP16/BF16
+    inputs if the accuracy allows; FP16/BF16 for FP16 work ("" where the GPU takes none of them)."""
+    takes = arch.float_types
+    half = "/".join(x.upper() for x in ("fp16", "bf16") if x in takes)
+    if precision == "fp64":
+        return "FP64" if "fp64" in takes else ""
+    if precision == "fp16":
+        return half
+    if "tf32" in takes:
+        return "TF32" + (f", or {half} inputs if the accuracy allows" if half else "")
+    return f"{half} inputs if the accuracy allows" if half else ""
 
 
 def _roof_ratio(analysis: LaunchAnalysis, precision: str, device: Device,

@@ -184,8 +184,9 @@ def _print_calibration(console: Any, spec: DeviceSpec) -> None:
 @app.command("check")
 @handles_errors
 def check(specs: SpecsOpt = None) -> None:
-    """Validate every spec file (built-in and yours) and cross-check each FP32 peak; exit 1 on problems."""
-    from roofline.specs.catalog import catalog_problems
+    """Validate every spec file (built-in and yours) and cross-check each FP32 peak; exit 1 on problems. Remarks on
+    figures a valid spec likely leaves out follow, without failing."""
+    from roofline.specs.catalog import catalog_problems, load_catalog, spec_remarks
 
     checked, problems = catalog_problems(specs or ())
     for problem in problems:
@@ -193,3 +194,5 @@ def check(specs: SpecsOpt = None) -> None:
     if problems:
         raise typer.Exit(1)
     typer.echo(f"{checked} spec files valid; every FP32 peak agrees within 2% with SMs x lanes x 2 x clock")
+    for remark in (r for spec in load_catalog(specs or ()).specs for r in spec_remarks(spec)):
+        typer.echo(visible(f"note: {remark}"))

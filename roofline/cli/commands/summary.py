@@ -3,8 +3,9 @@ NVTX range), ranked by the time they would save at their roof, top N with their 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -31,6 +32,10 @@ from roofline.cli.writing import refuse_unwritable_outputs, write_document
 from roofline.core.choices import GroupBy
 from roofline.facade import Roofline
 from roofline.render.base import render_image
+
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.compare.ranking import AppSummary
+    from roofline.errors import ReportError
 
 DEFAULT_TOP = 10
 
@@ -107,11 +112,26 @@ def summary(
     if document is None:  # an MPI rank other than 0: rank 0 writes the output
         return
     warn(document.summaries)
+    empty = nothing_to_summarise(document.summaries)
+    if empty:
+        fail_for([*roofline.left_out, *empty])
     also = []
     if plot is not None and plot_fmt is not None:
         also.append((plot, image(render_image("summary", document, plot_fmt))))
     write_document("summary", fmt, document, output, files, also)
     fail_for(roofline.left_out)
+
+
+def nothing_to_summarise(summaries: Sequence[AppSummary]) -> list[ReportError]:
+    """One error per report where no report has a valid launch (nothing at all to summarise: exit 2); none where
+    one report has one (a report without any is summarised as such beside the others)."""
+    from roofline.errors import ReportError
+
+    if any(s.group_count for s in summaries):
+        return []
+    return [ReportError(f"{s.report.path}: nothing to summarise: " + (
+        f"none of its {s.report.launches} launches is valid (the warning above gives the first one's problem)"
+        if s.report.launches else "the report holds no kernel launch"), "profile the kernels again") for s in summaries]
 
 
 # Options a store cannot honour that have a default (their given value cannot be told from it): the fix for each.
@@ -153,19 +173,22 @@ def _refuse_several_stores(files: list[Path]) -> None:
 
 def _from_store(store: Path, by: GroupBy, top: int, fmt: str, output: Path | None, wide: bool,
                 given: dict[str, bool]) -> None:
-    """`summary STORE`: the ranking from a store's rows (``roofline.store.summary``), as a table or JSON; the table's
-    names fitted to the terminal as the report tables are (whole in a file or with ``wide``). The options the store
-    cannot honour are refused (``_refuse_for_store``)."""
+    """`summary STORE`: the ranking from a store's rows (``roofline.store.summary``), its ``store_summary`` document
+    as JSON or as the file summary's table (units, n/a), the names fitted to the terminal as the report tables are
+    (whole in a file or with ``wide``). The options the store cannot honour are refused (``_refuse_for_store``)."""
     from roofline.cli.output import STDOUT, to_stdout, write_output
     from roofline.errors import UsageError
-    from roofline.store.summary import is_store, summary_text
+    from roofline.render.compare.table import store_summary_text
+    from roofline.render.report.json import dumps
+    from roofline.store.summary import is_store, summary_document
 
     if not is_store(store):
         raise UsageError(f"{store}: a folder, not a report file nor a store (no manifest.json)",
                          "give report files, or a store that roofline collect wrote")
     _refuse_for_store(store, given)
     width = terminal_width(wide) if output is None or str(output) == STDOUT else None
-    text = summary_text(store, by, top, "json" if fmt == "json" else "table", width)
+    doc = summary_document(store, by, top)
+    text = dumps(doc) + "\n" if fmt == "json" else store_summary_text(doc, width)
     to_stdout(text) if output is None else write_output(output, text)
 
 

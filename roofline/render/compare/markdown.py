@@ -140,6 +140,8 @@ def _status(v: Verdict) -> str:
         return ":x: " + "; ".join(v.reasons)
     if v.not_gated is not None:
         return "not gated: " + gate_note_text(v.not_gated)
+    if v.slowdown_pct.value is None:
+        return "not measured (see Not checked)"
     return "ok" + (f" ({per_work_text(v)})" if per_work_text(v) else "")
 
 

@@ -71,7 +71,7 @@ def _everywhere_blocks(c: Comparison) -> list[Block]:
     rows = tuple(tuple(cell(x) for x in r) for r in everywhere_rows(c.everywhere))
     return [Block("p", f"**Workload on {len(c.everywhere)} GPUs**, {cell(everywhere_words(c))}."),
             Block("table", header=EVERYWHERE_HEADER, rows=rows, numeric=numeric_columns(EVERYWHERE_HEADER)),
-            Block("note", cell(everywhere_caption(c.own_gpu))),
+            Block("note", cell(everywhere_caption(c.own_gpu, c.everywhere))),
             *(Block("p", f"{cell(w.target)}: {cell(w.reason)}") for w in c.everywhere if not w.launches),
             *([Block("p", cell(left_out_words(left)))] if (left := everywhere_left_out(c.everywhere)) else [])]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -16,7 +16,13 @@ from roofline.analysis.work import Measure, WorkCheck
 from roofline.compare.noise import Change
 from roofline.compare.pairing import Comparison, KernelPair, OwnGpu, ReportRef
 from roofline.compare.projection import Projection, SharedMemoryFit
-from roofline.compare.projection_launches import LEFT_OUT_WORDS, OTHER_KERNEL, WorkloadProjection
+from roofline.compare.projection_launches import (
+    DRAM_FLOOR,
+    LEFT_OUT_WORDS,
+    OTHER_KERNEL,
+    LaunchProjection,
+    WorkloadProjection,
+)
 from roofline.compare.ranking import RECOVERABLE_COUNTS, TIME_TO_GAIN_COUNTS, AppSummary, SummaryRow
 from roofline.compare.regression import DiffResult, Verdict
 from roofline.core.kernel_names import KernelName
@@ -24,6 +30,7 @@ from roofline.core.labels import NAMES, letter
 from roofline.core.resources import DRAM_BYTES, Resource
 from roofline.core.thresholds import LAUNCH_OVERHEAD_S
 from roofline.core.units import counted, pct, pct_apart, ratio, seconds, share_pct, si
+from roofline.documents.summary_store import StoreReportDoc, StoreSummaryJson, StoreSummaryRowDoc
 from roofline.render.compare.prose import (
     gate_note_text,
     own_gpu_text,
@@ -313,12 +320,13 @@ def roof_grid(c: Comparison, i: int) -> Grid:
 
 
 def _projection_table(c: Comparison, width: int) -> Table:
+    named = [proj.governing for p in c.pairs for proj in p.projections if proj is not None]
     table = plain_table("", ("kernel", "from", "measured", "projected", "interval", "by", "L2", "bound"),
                         "measured, projected = the mean time per launch here and there (roofline project's model: "
                         "each launch's units at the target's rates, waves and tail, the clock held under load, "
                         "achievable bandwidth); by = the unit that governs most of it there; L2 = the DRAM bytes "
                         "there over here for the target's L2 size (= kept); bound = the measured work at the "
-                        "target's datasheet peaks")
+                        "target's datasheet peaks" + floor_words(named))
     rows: list[list[Cell]] = []
     for p in c.pairs:
         for i, (side, proj) in enumerate(zip(p.sides, p.projections, strict=True)):
@@ -327,7 +335,7 @@ def _projection_table(c: Comparison, width: int) -> Table:
             rows.append([name_cell(p.names), letter(i), seconds(side.per_launch_s.value),
                          seconds(proj.projected_s.value), _interval_s(proj), proj.governing or "n/a",
                          _l2_cell(proj), seconds(proj.bound_s.value)])
-    return add_rows(table, rows, width)
+    return _whole_figures(add_rows(table, rows, width))
 
 
 def clock_words(c: Comparison) -> str:
@@ -358,7 +366,7 @@ def numeric_columns(header: Sequence[str]) -> tuple[bool, ...]:
 
 def _workload_table(w: WorkloadProjection, width: int) -> Table:
     """Every group of identical launches projected (``compare.projection_launches``), its count and the total."""
-    return _rich(launch_grid(w), width)
+    return _whole_figures(_rich(launch_grid(w), width))
 
 
 def launch_grid(w: WorkloadProjection, title: str = "") -> Grid:
@@ -372,20 +380,31 @@ def launch_grid(w: WorkloadProjection, title: str = "") -> Grid:
     names.append(("total",))
     rows.append((str(w.launch_count), "", seconds(w.measured_s), seconds(w.projected_s),
                  f"{seconds(w.low_s)}-{seconds(w.high_s)}", ""))
-    return Grid(title, LAUNCH_HEADER, tuple(names), tuple(rows), LAUNCH_CAPTION)
+    return Grid(title, LAUNCH_HEADER, tuple(names), tuple(rows),
+                LAUNCH_CAPTION + floor_words(x.governing for x in w.launches))
 
 
 def _kernel_table(w: WorkloadProjection, width: int) -> Table:
     """Per kernel name: its launches, measured and projected totals, interval and governing unit
     (``WorkloadProjection.kernels``, summed from the per-launch projection)."""
-    return _rich(kernel_grid(w), width)
+    return _whole_figures(_rich(kernel_grid(w), width))
 
 
 def kernel_grid(w: WorkloadProjection, title: str = "") -> Grid:
     """Per kernel name: its launches, measured and projected totals, interval and governing unit."""
     return Grid(title, KERNEL_HEADER, tuple((k.name,) for k in w.kernels),
                 tuple((str(k.count), seconds(k.measured_s), seconds(k.projected_s), _span(k.low_s, k.high_s),
-                       k.governing) for k in w.kernels), KERNEL_CAPTION)
+                       k.governing) for k in w.kernels), KERNEL_CAPTION + floor_words(k.governing for k in w.kernels))
+
+
+def floor_words(named: Iterable[str | None]) -> str:
+    """The legend's words for the DRAM floor term (``projection_launches.DRAM_FLOOR``) where a "by" cell names it,
+    else ""."""
+    if DRAM_FLOOR not in set(named):
+        return ""
+    return (f"; {DRAM_FLOOR} = the launch's DRAM bytes at the target's achievable DRAM bandwidth (what a stream "
+            "copy reaches there; on the report's own GPU the rate the launch reached, where higher), the least time "
+            "the model gives it, named where it sets the time")
 
 
 def _span(low: float, high: float) -> str:
@@ -427,19 +446,29 @@ def everywhere_rows(ws: Sequence[WorkloadProjection]) -> list[tuple[str, ...]]:
             if w.launches and w.low_s is not None and w.high_s is not None and w.clock_hz is not None]
 
 
-def everywhere_caption(own: OwnGpu | None) -> str:
-    """The legend of the table of GPUs; why the report's own GPU's row is not 1x."""
+def everywhere_caption(own: OwnGpu | None, ws: Sequence[WorkloadProjection] = ()) -> str:
+    """The legend of the table of GPUs (``ws``: its rows); why the report's own GPU's row is not 1x."""
     return ("projected = the sum over launches of count x projected there (compare.projection_launches); speedup = "
             "measured total / projected total (above 1x: faster there); by = the unit that governs most of the "
             "projected time; interval = the sum of the launches' interval ends"
+            + floor_words(w.governing for w in ws if w.launches)
             + (f"; {own_gpu_text(own)}" if own is not None else ""))
 
 
 def _everywhere_table(ws: Sequence[WorkloadProjection], width: int, own: OwnGpu | None = None) -> Table:
     """One row per GPU: the total, its interval, the speedup over the measured total and the governing unit; the
     legend says why the report's own GPU's row is not 1x."""
-    table = plain_table("", EVERYWHERE_HEADER, everywhere_caption(own))
-    return add_rows(table, [list(r) for r in everywhere_rows(ws)], width)
+    table = plain_table("", EVERYWHERE_HEADER, everywhere_caption(own, ws))
+    return _whole_figures(add_rows(table, [list(r) for r in everywhere_rows(ws)], width))
+
+
+def _whole_figures(table: Table) -> Table:
+    """The table with its columns of figures kept on one line: a narrow terminal wraps the columns of words and
+    cuts names, never a figure between a value and its unit ("235 us-359" over "us") nor a header."""
+    header = tuple(str(column.header) for column in table.columns)
+    for column, numeric in zip(table.columns, numeric_columns(header), strict=True):
+        column.no_wrap = column.no_wrap or numeric
+    return table
 
 
 def _l2_cell(p: Projection) -> str:
@@ -486,9 +515,12 @@ def workload_words(w: WorkloadProjection) -> str:
     clock = "n/a" if w.clock_hz is None else f"{w.clock_hz / 1e9:.3g} GHz"
     held = (f", but {counted(w.power_held, 'launch group')} at a share of it (each ran below the source's base "
             "clock, held there by power, and keeps that share)") if w.power_held else ""
+    reached = (f"; this is the report's own GPU: {counted(w.dram_reached, 'launch group')} moved DRAM bytes faster "
+               f"here than that achievable figure, up to {si(w.dram_reached_bytes_per_s, 'B/s')}, and keep the rate "
+               "each reached as its DRAM floor") if w.dram_reached else ""
     return (f"every launch at the {w.clock} clock {clock} ({w.clock_source}){held}; DRAM at "
             f"{'n/a' if w.dram_bytes_per_s is None else si(w.dram_bytes_per_s, 'B/s')} achievable ({w.dram_source}), "
-            f"against the source's {source} ({w.source_dram_source})")
+            f"against the source's {source} ({w.source_dram_source}){reached}")
 
 
 def no_projection_words(w: WorkloadProjection) -> str:
@@ -497,8 +529,13 @@ def no_projection_words(w: WorkloadProjection) -> str:
 
 
 def other_kernel_words(w: WorkloadProjection) -> list[tuple[str, str]]:
-    """Per launch group whose target would likely run another kernel: its name and why, in words."""
-    return [(x.name, f"another kernel likely on {w.target} ({'; '.join(OTHER_KERNEL[k] for k in x.other_kernel)}): "
+    """Per launch group whose target would likely run another kernel: its name and why, in words (for Tensor work
+    of a type the target's spec gives no figure of, the stand-in term's own words, which name the type)."""
+    def why(x: LaunchProjection, key: str) -> str:
+        stand_in = next((t.how for t in x.terms if t.stand_in), "") if key == "tensor_type" else ""
+        return stand_in or OTHER_KERNEL[key]
+
+    return [(x.name, f"another kernel likely on {w.target} ({'; '.join(why(x, k) for k in x.other_kernel)}): "
                      "its class's interval holds such cases") for x in w.launches if x.other_kernel]
 
 
@@ -600,8 +637,9 @@ def _print_diff(console: Console, d: DiffResult) -> None:
         console.print(f"{escape(v.pair.label)}: {escape(work)}; {escape(per_work_text(v))}", highlight=False)
     for v in (v for v in d.verdicts if work_unknown(v)):
         summary = work_summary(v.pair.work[1]) if v.pair.work[1] else ""
-        console.print(f"{escape(v.pair.label)} (work?): {escape(summary)}; its time change is no speedup of the "
-                      "same work", highlight=False)
+        change = ("its time change is no speedup of the same work" if v.slowdown_pct.value is not None
+                  else "its time was not measured either")
+        console.print(f"{escape(v.pair.label)} ({status_word(v)}): {escape(summary)}; {change}", highlight=False)
     for text in dict.fromkeys(unchecked_text(u) for v in d.verdicts for u in v.unchecked):
         console.print(f"[yellow]{escape(text)}[/yellow]", highlight=False)
     for i, names in enumerate(c.unmatched):
@@ -660,14 +698,15 @@ def verdict_words(d: DiffResult) -> str:
 
 
 def status_word(v: Verdict) -> str:
-    """REGRESSED, ok, or why the slower gate left the kernel out (different work, small share, no time)."""
+    """REGRESSED, ok, or why the slower gate left the kernel out (different work, small share, work unknown), or
+    "not measured" where a side has no launch time (whatever its work)."""
     if v.regressed:
         return "REGRESSED"
     if v.not_gated is not None:
         return "diff. work" if v.pair.different_work(1) else "small"
-    if work_unknown(v):
-        return "work?"
-    return "n/a" if v.slowdown_pct.value is None else "ok"
+    if v.slowdown_pct.value is None:
+        return "not measured"
+    return "work?" if work_unknown(v) else "ok"
 
 
 def work_unknown(v: Verdict) -> bool:
@@ -732,7 +771,7 @@ def total_text(d: DiffResult) -> str:
             f"{'takes' if t.kernels == 1 else 'take'} "
             f"{seconds(t.base_s)} in BASE and "
             f"{seconds(t.at_new_speed_s)} at NEW's speed (BASE's launches, each kernel at its median time ratio): "
-            f"{t.change_pct:+.1f}% "
+            f"{'+' if t.change_pct >= 0 else ''}{pct_apart(t.change_pct, d.thresholds.total_slower_pct)} "
             f"({'>' if d.total_regressed else '<='} {d.thresholds.total_slower_pct:g}%)")
 
 
@@ -829,3 +868,49 @@ def _without_gain(s: AppSummary) -> str:
 
 def _pct_of(fraction: float | None) -> str:
     return pct(None if fraction is None else 100.0 * fraction)
+
+
+# --- summary STORE ---------------------------------------------------------------------------------------
+STORE_WHOLE = 100_000  # no width given (a file): a width no kernel name reaches, every name whole
+STORE_COLUMNS = ("#", "name", "n", "total", "share", "to gain", "recoverable", "roof")
+STORE_LEGEND = ("to gain and recoverable as summary gives them from the report files (roofline summary FILE explains "
+                "each); roof = the median of the launches' percent of roof; n/a: the store holds no such figure "
+                "(summary STORE -f json gives the reason under each row's missing, and each group's small-grid "
+                "time, median, shortest and longest launch)")
+
+
+def store_summary_text(doc: StoreSummaryJson, width: int | None = None) -> str:
+    """`summary STORE`: the ``store_summary`` document (``documents.summary_store``) as the file summary writes a
+    report: per report a line (file, GPU, launches, total), then its groups, times in units, shares in percent,
+    "n/a" for a figure the store does not hold; ``width`` columns wide (None: every name whole)."""
+    return record(lambda console: _print_store_summary(console, doc), width or STORE_WHOLE)
+
+
+def _print_store_summary(console: Console, doc: StoreSummaryJson) -> None:
+    rows: dict[str, list[StoreSummaryRowDoc]] = {}
+    for row in doc.rows:
+        rows.setdefault(row.path, []).append(row)
+    for report in doc.reports:
+        console.print(escape(_store_heading(report, doc, len(rows.get(report.path, ())))), highlight=False)
+        if report.path in rows:
+            console.print(_store_table(rows[report.path], console.width))
+        console.print()
+    console.print(f"[dim]{escape(STORE_LEGEND)}[/dim]", highlight=False)
+
+
+def _store_heading(report: StoreReportDoc, doc: StoreSummaryJson, shown: int) -> str:
+    """A report's line: its file (labels may repeat across a store), GPU, launches and total time, and the groups
+    shown (or why none)."""
+    top = f"top {shown} by {GROUP_WORDS[doc.by]}" if shown else "no valid launch"
+    return (f"{report.path}  {report.device}  {counted(report.launches, 'launch')}, total "
+            f"{seconds(report.total_time_s)}; {top}")
+
+
+def _store_table(rows: list[StoreSummaryRowDoc], width: int) -> Table:
+    """Rank, group, launches, total time, share of the report, time to gain, recoverable time, median roof."""
+    table = plain_table("", STORE_COLUMNS, name_column=1)
+    cells: list[list[Cell]] = [
+        [str(r.rank), KernelName(r.name), str(r.count), seconds(r.total_s),
+         _pct_of(r.time_share), seconds(r.time_to_gain_s),
+         seconds(r.recoverable_s), pct(r.median_pct_of_roof)] for r in rows]
+    return add_rows(table, cells, width)

@@ -1,4 +1,6 @@
-"""`roofline grade` as Markdown: a table of the kernels' grades, then each kernel's conditions and reasons."""
+"""`roofline grade` as Markdown: a table of the kernels' grades, then each kernel's conditions and reasons. Names and
+paths go through the report's Markdown escaping (``render.report.markdown``: ``cell`` for a code span, ``inline``
+and ``row`` for the rest), as ``diff -f markdown`` writes them."""
 
 from __future__ import annotations
 
@@ -6,20 +8,25 @@ from roofline.analysis.grade import ReportGrade
 from roofline.core.units import seconds, share_pct
 from roofline.documents.grade import grade_json
 from roofline.render.grade import prose
+from roofline.render.report.markdown import cell, inline, row
+
+COLUMNS = ("kernel", "grade", "at full peaks", "governing", "roof", "time", "floor", "most saved keeping the work",
+           "confidence")
 
 
 def render(grades: ReportGrade) -> str:
     doc = grade_json(grades)
-    lines = [f"# Grade of `{doc.report}`", "", f"Spec: {doc.spec_id or 'none matched'}"
-             + (f"; work checked against `{doc.baseline}`" if doc.baseline else ""), "",
-             "| kernel | grade | at full peaks | governing | roof | time | floor | confidence |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = ["# " + inline(f"Grade of `{cell(doc.report)}`"), "",
+             inline(f"Spec: {doc.spec_id or 'none matched'}"
+                    + (f"; work checked against `{cell(doc.baseline)}`" if doc.baseline else "")), "",
+             row(COLUMNS), "|" + "|".join("---" for _ in COLUMNS) + "|"]
     for k in doc.kernels:
         grade = share_pct(k.grade) if k.grade is not None else "withheld"
-        lines.append(f"| `{k.kernel}` | {grade} | {share_pct(k.datasheet_grade)} | {k.governing or 'n/a'} | "
-                     f"{k.roof or 'n/a'} | {seconds(k.measured_s)} | {seconds(k.floor_s)} | {k.confidence.value} |")
+        lines.append(row((f"`{cell(k.kernel)}`", grade, share_pct(k.datasheet_grade), k.governing or "n/a",
+                          k.roof or "n/a", seconds(k.measured_s), seconds(k.floor_s), seconds(k.max_saving_s),
+                          k.confidence.value if k.confidence is not None else "n/a (no grade)")))
     for k in doc.kernels:
-        lines += ["", f"## `{k.kernel}`", ""]
-        lines += [f"- withheld: {prose.withheld(r, k)}" for r in k.withheld]
-        lines += [f"- {prose.condition(c)}" for c in k.conditions]
+        lines += ["", "## " + inline(f"`{cell(k.kernel)}`"), ""]
+        lines += [f"- {inline('withheld: ' + prose.withheld(r, k))}" for r in k.withheld]
+        lines += [f"- {inline(prose.condition(c))}" for c in k.conditions]
     return "\n".join(lines) + "\n"

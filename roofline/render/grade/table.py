@@ -45,7 +45,8 @@ def kernel_lines(k: KernelGradeDoc, width: int = 80) -> list[str]:
         lines.append(f"  work vs baseline {middle_cut(k.work.baseline_kernel, max(20, width - 40))}: "
                      f"{_work_word(k.work.different, k.work.basis)}{f' on {on}' if k.work.different and on else ''}; "
                      f"precision {k.work.precision or 'n/a'} (baseline {k.work.baseline_precision or 'n/a'})")
-    lines.append(f"  confidence: {k.confidence.value}")
+    lines.append(f"  confidence: {k.confidence.value}" if k.confidence is not None
+                 else "  confidence: n/a (no grade to qualify); conditions:")
     lines += [f"    - {prose.condition(c)}" for c in k.conditions]
     return lines
 

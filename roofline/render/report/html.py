@@ -53,7 +53,9 @@ pre code { background: none; padding: 0; border-radius: 0; word-break: normal; }
 table { border-collapse: collapse; margin: 6px 0 12px; font-variant-numeric: tabular-nums; }
 th, td { padding: 3px 10px; border-bottom: 1px solid #e3e6eb; text-align: left; vertical-align: top; }
 th { background: #eef1f5; font-weight: 600; }
-td.num, th.num { text-align: right; white-space: nowrap; }
+td.num, th.num { text-align: right; }
+td.num { white-space: nowrap; }
+td code { word-break: normal; overflow-wrap: break-word; }
 tbody tr:nth-child(even) { background: #fafbfc; }
 .warn { background: #fff5e6; border-left: 4px solid #e8912d; padding: 6px 12px; margin: 8px 0; }
 .note { background: #eef4fb; border-left: 4px solid #4a86c8; padding: 6px 12px; margin: 8px 0; color: #2a3a52; }
@@ -128,15 +130,26 @@ def _table(b: Block) -> str:
     numeric = b.numeric or (False,) * len(b.header)
 
     def cells(tag: str, row: Sequence[str]) -> str:
-        return "".join(f'<{tag}{" class=num" if num else ""}>{inline(c)}</{tag}>'
+        return "".join(f'<{tag}{" class=num" if num else ""}>{inline(c, breaks=True)}</{tag}>'
                        for c, num in zip(row, numeric, strict=True))
 
     body = "".join(f"<tr>{cells('td', row)}</tr>" for row in b.rows)
     return f"<table><thead><tr>{cells('th', b.header)}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def inline(text: str) -> str:
+def inline(text: str, breaks: bool = False) -> str:
     """Block text as HTML: `code` and **bold** as elements, every character of their content and of the rest
-    escaped."""
-    parts = [(_TAGS.get(kind), html.escape(part)) for kind, part in spans(text)]
+    escaped; with ``breaks`` (a table cell), code may wrap after its separators (``CODE_BREAKS``), never inside an
+    identifier."""
+    parts = [(_TAGS.get(kind), _breakable(part) if breaks and kind == "code" else html.escape(part))
+             for kind, part in spans(text)]
     return "".join(f"<{tag}>{part}</{tag}>" if tag else part for tag, part in parts)
+
+
+CODE_BREAKS = re.compile(r"(::|<|,|\()")  # where a kernel's name may wrap: after a scope, template or argument
+
+
+def _breakable(code: str) -> str:
+    """Escaped code with a line-break opportunity (<wbr>) after each separator."""
+    return "".join(html.escape(piece) + ("<wbr>" if CODE_BREAKS.fullmatch(piece) else "")
+                   for piece in CODE_BREAKS.split(code) if piece)

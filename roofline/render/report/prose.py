@@ -28,7 +28,7 @@ from roofline.core.labels import NAMES
 from roofline.core.model import CeilingSet
 from roofline.core.thresholds import LATENCY_BELOW_PCT
 from roofline.core.units import pct, seconds
-from roofline.ncu.metrics import HINT_HFMA_MOVES, HINT_L2_OP_HIT, FlopNote, FlopNoteKind
+from roofline.ncu.metrics import HINT_HFMA_MOVES, HINT_L2_OP_HIT, PCT_ACTIVE, SOL_UNITS, FlopNote, FlopNoteKind
 
 CITED_RULES = 3  # ncu rules named after an item's text; the others are counted
 
@@ -64,6 +64,12 @@ L2_ABOVE_FULL = ("an L2 hit rate above 100%: ncu counts hits and lookups in sepa
 MEMORY_NOTES = {MemoryNoteKind.L2_ABOVE_FULL: L2_ABOVE_FULL}
 L2_SPLIT = "; the loads' and stores' rates show the mix"
 L2_NO_SPLIT = f"; for the loads' and stores' rates apart {HINT_L2_OP_HIT}"
+
+
+def sol_text(unit: str, value: float) -> str:
+    """One Speed of Light figure: "60.64%", and "90.64% of active cycles" where ncu states the unit's percent over
+    its active cycles, not the elapsed ones (the L1/TEX's), so that it is not read as the busiest unit's."""
+    return pct(value, 2) + (" of active cycles" if SOL_UNITS[unit].endswith(PCT_ACTIVE) else "")
 
 
 def memory_note_text(note: MemoryNote) -> str:
@@ -137,8 +143,9 @@ def what_if_text(w: ModelChange, by: EstimateBound) -> str:
     roof", "measured to the achievable DRAM bandwidth")."""
     scales = ", ".join(f"{key} x {factor:.2g}" for key, factor in w.scales)
     if by is EstimateBound.SLACK:
-        return (f"latency hidden, the kernel at its floor ({w.floor_name}, {seconds(w.after_s)}{peak_text(w)}): at "
-                "most measured - floor")
+        spread = "blocks spread evenly over the SMs and " if w.scales else ""
+        return (f"{spread}latency hidden, the kernel at its floor ({w.after_name or w.floor_name}, "
+                f"{seconds(w.after_s)}{peak_text(w)}): at most measured - floor")
     if by is EstimateBound.NOTHING_REMOVED:
         return "the change removes no work"
     if by is EstimateBound.FLOOR_UNCHANGED:
@@ -185,6 +192,16 @@ def cited(item: Advice) -> str:
     return f" (also {'; '.join(item.also[:CITED_RULES])}{f' and {more} more ncu rules' if more > 0 else ''})"
 
 
+def verdict_pct(value: float) -> str:
+    """A verdict's busiest unit in whole percent ("86%"), with a decimal within a point of the verdict's threshold
+    (``LATENCY_BELOW_PCT``), so that launches either side of it do not read alike ("60.6%", "59.8%"; "59.96%"
+    where one decimal would read as the threshold itself)."""
+    if abs(value - LATENCY_BELOW_PCT) >= 1.0:
+        return f"{value:.0f}%"
+    text = f"{value:.1f}"
+    return f"{value:.2f}%" if value < LATENCY_BELOW_PCT <= float(text) else f"{text}%"
+
+
 def verdict_line(v: Verdict) -> str:
     """One line: the verdict, the measurement that decides it and the busiest unit."""
     head, detail = verdict_parts(v)
@@ -214,10 +231,12 @@ def advice_cause(item: Advice) -> str:
 
 
 def advice_text(item: Advice) -> str:
-    """An advice item's recommendation, opened by the verdict line where the item says so (``in_text``)."""
+    """An advice item's recommendation, opened by the verdict line where the item says so (``in_text``), closed by
+    the option that would size its gain where it is not sized (``size_with``)."""
     said = item.verdict_cause
-    return f"Compute-bound ({verdict_line(said.verdict)}): {item.text}" if said is not None and said.in_text \
+    text = f"Compute-bound ({verdict_line(said.verdict)}): {item.text}" if said is not None and said.in_text \
         else item.text
+    return f"{text} Re-profile with {item.size_with} to size the gain." if item.size_with else text
 
 
 def short_name(unit: BusyUnit) -> str:
@@ -232,8 +251,9 @@ def datasheet_ratio_text(v: ReportView, name: CeilingSet, key: str) -> str:
 
 
 def scaled_roofs_note(scaled: ScaledRoofs | None) -> str:
-    """One line on the roofs the kernel-clock set took from the datasheet ("" when none): which, and whether they
-    were scaled to the measured clock or left unscaled for want of one."""
+    """One line on the roofs the kernel-clock set took from the datasheet ("" when none): which, whether they were
+    scaled to the measured clock or left unscaled for want of one, and (``ScaledRoofs.pooled``) that the roofs shown
+    are medians over launches whose own roofs differ."""
     if scaled is None:
         return ""
     names = ", ".join(NAMES[key] for key in scaled.roofs)
@@ -245,7 +265,9 @@ def scaled_roofs_note(scaled: ScaledRoofs | None) -> str:
     else:
         how = (f"the datasheet roof, unscaled for {', '.join(unscaled)} (no measured clock in the report), the "
                "others scaled to the measured clock")
-    return f"{names}: no peak counter in the report; {how} (JSON ceilings.kernel-clock.scaled)"
+    pooled = (f"; each roof shown the time-weighted median of {scaled.pooled} launches, which ran at different clocks "
+              "(each launch's percent of roof uses its own)") if scaled.pooled else ""
+    return f"{names}: no peak counter in the report; {how} (JSON ceilings.kernel-clock.scaled){pooled}"
 
 
 def unavailable_line(u: Unavailable, total: int) -> str:

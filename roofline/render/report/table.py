@@ -32,8 +32,10 @@ from roofline.render.report.prose import (
     producer_text,
     scaled_roofs_note,
     short_name,
+    sol_text,
     stall_text,
     unavailable_line,
+    verdict_pct,
 )
 from roofline.render.terminal import Cell, add_rows, escape, fitted, record, warning_lines
 
@@ -136,7 +138,7 @@ def _print_memory(console: Console, kernels: Sequence[AdvisedKernel]) -> None:
         assert p is not None  # shown
         name = kernel_name(k.launch.name, k.launch.demangled_name)
         console.print(f"  {k.launch.key} {fitted(name, console.width - len(k.launch.key) - 3)}", highlight=False)
-        sol = [f"{SOL_LABELS[unit]} {pct(v.value, 2)}" for unit, v in p.sol_pct.items() if v.value is not None]
+        sol = [f"{SOL_LABELS[unit]} {sol_text(unit, v.value)}" for unit, v in p.sol_pct.items() if v.value is not None]
         if sol:
             console.print(escape("    SOL " + "  ".join(sol)), highlight=False)
         rates = [f"{NAMES[level]} hit {hit_pct(v.value)}{_by_op(p) if level == 'l2' else ''}"
@@ -300,7 +302,7 @@ def verdict_cell(v: Verdict) -> str:
     if v.bound is None:
         return "n/a"
     star = "*" if v.basis == "roofline" else ""
-    unit = f": {short_name(v.busiest)} {v.busiest.pct:.0f}%" if v.busiest is not None else ""
+    unit = f": {short_name(v.busiest)} {verdict_pct(v.busiest.pct)}" if v.busiest is not None else ""
     return f"{bound_word(v.bound)}{star}{unit}"
 
 
@@ -343,10 +345,16 @@ def _groups_table(groups: Sequence[KernelGroup], width: int) -> Table:
     rows: list[list[Cell]] = [
         [group_name(g.name, g.functions, g.by), str(len(g.launches)),
          seconds(g.total_s), pct(None if g.time_share is None else 100 * g.time_share), seconds(g.median_s),
-         f"{seconds(g.min_s)}-{seconds(g.max_s)}", pct(g.median_pct_of_roof)] for g in groups]
+         _min_max(g), pct(g.median_pct_of_roof)] for g in groups]
     table.caption = "median = the median launch's time; roof = the median of the launches' percent of roof"
     table.caption_justify = "left"
     return add_rows(table, rows, width)
+
+
+def _min_max(g: KernelGroup) -> str:
+    """The shortest and longest launch's time, "1.2 us-3.4 us"; one "n/a" where the launches have no time (the
+    reason is under "Why n/a", as for the other times)."""
+    return "n/a" if g.min_s is None or g.max_s is None else f"{seconds(g.min_s)}-{seconds(g.max_s)}"
 
 
 def _problems(v: ReportView, width: int) -> list[str]:

@@ -224,3 +224,33 @@ def test_fma_share_with_reuse_at_every_level_is_a_matrix_multiply():
 def test_the_turing_parts_without_tensor_cores_are_known_by_name(name, has):
     """Compute capability 7.5 spans TU10x (Tensor Cores) and TU116/TU117 (none: the GTX 16 and Turing MX parts)."""
     assert tc.has_tensor_cores(Device(name=name, compute_capability="7.5")) is has
+
+
+def test_an_fp32_gemm_without_flops_is_offered_the_tensor_types_of_fp32_and_is_sized(launch, raw_actions):
+    """A100 cuBLAS SGEMM, basic set (no FLOPs counted): its FMA pipe at 97% (raw breakdown) and the FP64 pipe idle
+    show FP32 math, so the item offers TF32 (FP16/BF16 inputs with care), not FP64; the time model sizes it (FMA and
+    issue work moved off), so it does not ask to re-profile to size it."""
+    from roofline.render.report.prose import advice_text
+
+    k = launch("a100-40gb_cublas-sgemm_basic", "ampere_sgemm_128x64_nn")
+    raw = _raw(raw_actions, "a100-40gb_cublas-sgemm_basic", "ampere_sgemm_128x64_nn")
+    fma = raw["sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed"]
+    assert fma > 90 and raw["sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed"] == 0.0
+    assert not any(n.startswith("smsp__sass_thread_inst_executed_op_f") for n in raw.values)  # no FLOPs counted
+    t = k.tensor_cores
+    assert "as TF32, or FP16/BF16 inputs if the accuracy allows" in t.advice and "FP64" not in t.advice
+    assert f"FMA pipe, which runs FP32 math, is at {fma:.1f}%" in t.advice
+    (item,) = [a for a in k.advice if a.kind == "tensor_cores"]
+    assert item.est_saved_s is not None and "Re-profile" not in advice_text(item)
+
+
+def test_an_unsized_tensor_core_item_says_how_to_size_it_and_its_name_gives_the_precision(shared_report):
+    """RTX 4090 torch.nn.Linear (custom metrics, no breakdowns nor FLOPs): ampere_sgemm_128x32_tn names FP32
+    operands, so TF32 and FP16/BF16 are offered (not FP8); nothing sizes the gain, so the item says to re-profile."""
+    from roofline.render.report.prose import advice_text
+
+    a = analyze_files([shared_report("rtx4090_torch-linear-sgemm_custom")])[0]
+    k = next(k for k in a.launches if k.launch.name == "ampere_sgemm_128x32_tn")
+    (item,) = [x for x in k.advice if x.kind == "tensor_cores"]
+    assert item.est_saved_s is None and "FP8" not in item.text and "as TF32" in item.text
+    assert advice_text(item).endswith("Re-profile with --set full to size the gain.")

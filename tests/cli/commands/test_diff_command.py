@@ -6,6 +6,7 @@ Slowdowns are recomputed from raw gpu__time_duration.sum values (ncu_report dire
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from markdown_it import MarkdownIt
@@ -320,7 +321,9 @@ def test_the_kernels_only_in_new_say_their_time_and_share_which_nothing_gates(sh
     assert doc["only_in_new_s"] == pytest.approx(doc["new"]["total_time_s"] - paired, rel=1e-12)
     assert doc["only_in_new_share"] == pytest.approx(doc["only_in_new_s"] / doc["new"]["total_time_s"], rel=1e-12)
     assert doc["only_in_new_share"] > 0.9 and doc["only_in_new_regressed"] is None
-    assert doc["missing"] == {"only_in_new_regressed": "not gated: --fail-if-new-share not given"}
+    assert doc["missing"] == {"only_in_new_regressed": "not gated: --fail-if-new-share not given",
+                              "thresholds.roof_drop_pct": "--fail-if-roof-drop not given: that gate is off",
+                              "thresholds.new_share_pct": "--fail-if-new-share not given: that gate is off"}
     text = " ".join(invoke(base, new).stdout.split())
     assert f"only in NEW (4, 13.5 ms, {100 * doc['only_in_new_share']:.1f}% of NEW's kernel time, not gated)" in text
     same = json.loads(invoke(base, base, "-f", "json").stdout)
@@ -348,3 +351,69 @@ def test_fail_if_new_share_gates_the_kernels_only_in_new_in_every_format(shared_
     assert invoke(base, new, "--fail-if-new-share", 101).exit_code == 2  # a share is at most 100%
     near = " ".join(invoke(base, new, "--fail-if-new-share", 91.79).stdout.split())  # the share is 91.769%
     assert "91.77% of NEW's kernel time, <= 91.79%: ok" in near
+
+
+H100_EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "h100"
+
+
+def test_a_kernel_ncu_did_not_time_has_each_null_with_its_reason_and_says_not_measured(shared_report):
+    """The H800 FlashAttention report against itself: ncu stored NaN for flash_fwd_kernel's duration, so its change,
+    share and p-value are null, each with that reason; its time per unit of work is null for the reason its work
+    summary gives (no measure on both sides), not "same work"; the table and the Markdown say "not measured", not
+    "work?" or "ok". The other kernel (4 launches a side) is untested for noise, the p-value's reason."""
+    path = shared_report("h800_flash-attn-fwd_full")
+    doc = json.loads(invoke(path, path, "-f", "json").stdout)
+    flash = next(k for k in doc["kernels"] if k["key"] == "flash_fwd_kernel")
+    assert flash["change"] is None and flash["share_pct"] is None and flash["p_value"] is None
+    for key in ("change", "share_pct", "p_value"):
+        assert "ncu stored NaN for gpu__time_duration.sum" in flash["missing"][key], key
+    assert flash["work"]["summary"].startswith("work not compared")
+    assert flash["missing"]["per_work_slowdown_pct"] == flash["work"]["summary"]
+    assert set(flash["work"]["missing"]) == {"basis", "throughput_unit", "work_ratio", "governing.base",
+                                             "governing.other"}
+    other = next(k for k in doc["kernels"] if k["key"] != "flash_fwd_kernel")
+    assert other["p_value"] is None and other["missing"]["p_value"] == other["change"]["untested"]
+    table = invoke(path, path, "--wide").stdout
+    row = next(line for line in table.splitlines() if line.startswith("flash_fwd_kernel"))
+    assert row.split()[-2:] == ["not", "measured"] and "work?" not in table
+    markdown = invoke(path, path, "-f", "markdown").stdout
+    assert "| `flash_fwd_kernel` |" in markdown and "| not measured (see Not checked) |" in markdown
+
+
+def test_every_null_p_value_has_its_reason(shared_report):
+    """The A100 self-join report against itself: each kernel's p-value is the noise test's, or null with why (one
+    launch a side, too few launches, not gated, no time)."""
+    path = shared_report("a100-40gb_selfjoin-cub-sort-154launches_basic")
+    doc = json.loads(invoke(path, path, "-f", "json").stdout)
+    nulls = [k for k in doc["kernels"] if k["p_value"] is None]
+    assert nulls and all(k["missing"]["p_value"] for k in nulls)
+    assert doc["missing"]["thresholds.roof_drop_pct"] == "--fail-if-roof-drop not given: that gate is off"
+
+
+def test_a_roof_drop_is_written_with_the_digits_that_make_its_reason_true():
+    """The H100 triad, full set -> roofline set: percent of roof falls by a few hundredths of a point. Against
+    --fail-if-roof-drop 0.01 the reason says the drop to two decimals (0.0 would read as no drop at all)."""
+    base, new = H100_EXAMPLES / "triad-cupy.full.ncu-rep", H100_EXAMPLES / "triad-cupy.roofline.ncu-rep"
+    result = invoke(base, new, "--fail-if-roof-drop", 0.01, "-f", "json")
+    doc = json.loads(result.stdout)
+    (triad,) = doc["kernels"]
+    drop = triad["base"]["pct_of_roof"] - triad["new"]["pct_of_roof"]
+    assert 0.01 < drop < 0.1 and result.exit_code == 1
+    assert triad["reasons"] == [f"roof drop {drop:.2f} points of roof > 0.01 points of roof"]
+    assert float(f"{drop:.2f}") > 0.01
+
+
+@pytest.mark.parametrize(("maps", "named", "pattern", "nearest"), [
+    ("x=y", "triad-cupy.full.ncu-rep", "(A), 'x'", "'triad'"),
+    ("triad=nomatch", "triad-half2.full.ncu-rep", "(B), 'nomatch'", "'triad_half2'"),
+])
+def test_a_map_pattern_that_matches_no_kernel_is_one_line_and_exit_2(maps, named, pattern, nearest):
+    """--map x=y (neither side names a kernel) and --map triad=nomatch (NEW's side names none): a typo would pair
+    nothing, silently; the error names the report, the pattern and the report's nearest kernel name, never the
+    map's text as a kernel."""
+    result = invoke(H100_EXAMPLES / "triad-cupy.full.ncu-rep", H100_EXAMPLES / "triad-half2.full.ncu-rep", "--map",
+                    maps)
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+    assert result.output.startswith(f"roofline: error: {H100_EXAMPLES / named}: --map '{maps}': its pattern for this "
+                                    f"report {pattern}, matches no kernel; nearest kernel name: {nearest}")
+    assert "'triad=nomatch=" not in result.output

@@ -148,3 +148,78 @@ def test_work_with_no_measure_on_both_reports_is_not_compared_nor_same() -> None
     table = " ".join(runner.invoke(app, ["grade", str(graded), "--baseline", str(base)],
                                    env={"COLUMNS": "200"}).stdout.split())
     assert "not compared (no measure of work on both)" in table and ": same (not compared" not in table
+
+
+def test_a_basic_metrics_report_shows_each_launchs_measured_time_and_withholds_only_the_grade(raw_actions) -> None:
+    """The RTX 5060 Ti transpose report (ncu's metrics without the SpeedOfLight breakdowns): 44 valid launches with
+    a duration and no unit term. Their time is the sum of gpu__time_duration.sum read with ncu_report; the grade is
+    withheld (no_time_model) with the time model's reason, and no confidence is given for a grade that is not."""
+    name = "rtx5060ti_transpose-occupancy-45launches_metrics"
+    durations = [a["gpu__time_duration.sum"] * 1e-9 for a in raw_actions(name) if a.has("gpu__time_duration.sum")]
+    (k,) = grade_json(str(find_shared_report(name)))["kernels"]
+    assert len(durations) == k["launches"] == len(k["per_launch"]) == 44
+    assert k["measured_s"] == pytest.approx(sum(durations), rel=1e-12)
+    assert [g["measured_s"] for g in k["per_launch"]] == pytest.approx(durations, rel=1e-12)
+    assert k["grade"] is None and k["withheld"] == ["no_time_model"] and k["confidence"] is None
+    nulls = {key for key, value in k.items() if value is None}
+    assert nulls == set(k["missing"]) and "no unit measured" in k["missing"]["grade"]
+    assert all(set(g["missing"]) == {key for key, value in g.items() if value is None} for g in k["per_launch"])
+    table = " ".join(runner.invoke(app, ["grade", str(find_shared_report(name))], env={"COLUMNS": "100"})
+                     .stdout.split())
+    assert f"time: {sum(durations) * 1e3:.3g} ms over 44 launches; floor n/a" in table
+    assert "confidence: n/a (no grade to qualify)" in table and "confidence: medium" not in table
+
+
+def test_a_report_without_breakdowns_names_its_governing_unit_as_the_breakdowns_do() -> None:
+    """The RTX 4050 memory-chart report has no SpeedOfLight breakdowns: its floor is the DRAM bytes over the DRAM
+    roof, named "DRAM" as a breakdown's DRAM unit is elsewhere (the roof is "dram"), not "dram roof"."""
+    (k,) = grade_json(str(find_shared_report("rtx4050-laptop_rgb-coalesced_memchart")))["kernels"]
+    assert (k["governing"], k["roof"]) == ("DRAM", "dram")
+    assert {g["governing"] for g in k["per_launch"]} == {"DRAM"}
+
+
+def test_markdown_escapes_a_hostile_kernel_name_and_has_the_columns_the_table_gives(tmp_path: Path) -> None:
+    """A model whose kernel is named evil|name`with*tick_: the Markdown table keeps its columns (the pipe escaped
+    inside the code span, the backtick shown as '), as diff -f markdown writes names; the table has the "most saved
+    keeping the work" column the text gives."""
+    from markdown_it import MarkdownIt
+
+    data = json.loads(FP32.read_text())
+    for key in ("name", "demangled_name", "mangled_name", "function_name"):
+        if key in data["launches"][0]:
+            data["launches"][0][key] = "evil|name`with*tick_"
+    model = tmp_path / "evil.json"
+    model.write_text(json.dumps(data))
+    result = runner.invoke(app, ["grade", str(model), "-f", "markdown"])
+    assert result.exit_code == 0, result.output
+    tokens = MarkdownIt("commonmark").enable("table").parse(result.stdout)
+    header = [t.content for t in tokens if t.type == "inline"][2:11]
+    assert header == ["kernel", "grade", "at full peaks", "governing", "roof", "time", "floor",
+                      "most saved keeping the work", "confidence"]
+    row = [t for t in tokens if t.type == "tr_open"][1]
+    cells = [t for t in tokens[tokens.index(row):] if t.type == "td_open"][:9]
+    assert len(cells) == 9
+    assert "| `evil\\|name'with*tick_` |" in result.stdout
+    (k,) = grade_json(str(model))["kernels"]
+    assert f"| {k['max_saving_s'] * 1e6:.3g} us |" in result.stdout
+
+
+@pytest.mark.parametrize("bad", [0, -5.0, float("nan"), float("inf")])
+def test_a_report_with_no_valid_duration_is_one_line_and_exit_2_and_a_mix_is_graded(tmp_path: Path, bad: float
+                                                                                     ) -> None:
+    """Every launch of the 50-launch calibration model given a duration of 0, a negative one, NaN or inf: nothing is
+    left to grade, so one line names the file and why (exit 2), not "No kernel to grade." with exit 0; with one
+    launch left valid, its kernel is graded."""
+    source = json.loads((REPO / "tests" / "data" / "calibration" / "h100-ncu.roofline.json").read_text())
+    for launch in source["launches"]:
+        launch["metrics"]["gpu__time_duration.sum"] = bad
+    model = tmp_path / "bad.json"
+    model.write_text(json.dumps(source))
+    result = runner.invoke(app, ["grade", str(model)])
+    assert result.exit_code == 2 and "No kernel to grade" not in result.stdout
+    (error,) = [line for line in result.stderr.splitlines() if "error" in line]
+    assert error.startswith(f"roofline: error: {model}: nothing to grade: none of its 50 launches is valid")
+    source["launches"][0]["metrics"]["gpu__time_duration.sum"] = 1000.0
+    model.write_text(json.dumps(source))
+    (k,) = grade_json(str(model))["kernels"]
+    assert k["launches"] == 1 and k["measured_s"] == pytest.approx(1e-6)

@@ -295,6 +295,50 @@ def test_to_all_at_the_base_clock_gives_gpus_without_one_a_row_and_an_id_counts_
     assert sorted(w["target"] for w in twice) == ["h200", "t4"]
 
 
+def test_several_targets_at_the_base_clock_give_one_without_it_the_row_of_to_all():
+    """--to h200,l40s,t4 --clock base: l40s.yaml gives no base_clock_hz (h200 and t4 do), so l40s gets the row and
+    reason --to all gives it, not an error for the whole list; a list of none with a base clock is one line."""
+    for spec_id, has in (("h200", True), ("l40s", False), ("t4", True)):  # the premise, from the YAML files
+        text = (REPO / "device_specs" / f"{spec_id}.yaml").read_text()
+        assert ("base_clock_hz" in text) is has, spec_id
+    everywhere = {w["target"]: w for w in project_json(str(TRIAD), "--to", "h200,l40s,t4", "--clock", "base")[
+        "everywhere"]}
+    assert sorted(everywhere) == ["h200", "l40s", "t4"]
+    lacking = everywhere["l40s"]
+    assert lacking["reason"] == "no base clock in the spec l40s" and lacking["projected_s"] is None
+    assert all(everywhere[t]["projected_s"] for t in ("h200", "t4"))
+    table = runner.invoke(app, ["project", str(TRIAD), "--to", "h200,l40s,t4", "--clock", "base"])
+    assert table.exit_code == 0 and "l40s: no base clock in the spec l40s" in table.stdout
+    none = runner.invoke(app, ["project", str(TRIAD), "--to", "l40s,b200", "--clock", "base"])
+    assert none.exit_code == 2 and none.stderr.count("\n") == 1
+    assert "--clock base: none of the specs l40s, b200 gives a base_clock_hz" in none.stderr
+
+
+BF16 = REPO / "examples" / "h100" / "torch-bf16.roofline.ncu-rep"
+
+
+def spec_without_bf16(tmp_path) -> str:
+    """A user's RTX 5090 spec (rtx-5060-ti.yaml's figures) that gives tensor_fp16 and no tensor_bf16."""
+    spec = yaml.safe_load((REPO / "device_specs" / "rtx-5060-ti.yaml").read_text())
+    spec.update(id="my-rtx-5090", display_names=["My RTX 5090"])
+    spec["peaks"] = {k: v for k, v in spec["peaks"].items() if k != "tensor_bf16"}
+    path = tmp_path / "rtx5090.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    return str(path)
+
+
+def test_tensor_work_of_a_type_a_user_spec_omits_is_said_to_lack_a_figure_not_the_hardware(tmp_path):
+    """A user's RTX 5090 spec with tensor_fp16 and no tensor_bf16 (device_specs/README.md: omit what the GPU lacks
+    or what cannot be sourced): the BF16 GEMM's Tensor work is timed on the FP32 lanes, and the note says the spec
+    gives no tensor_bf16 figure, not that the GPU has no such Tensor Cores."""
+    result = runner.invoke(app, ["project", str(BF16), "--to", "my-rtx-5090", "--specs", spec_without_bf16(tmp_path)],
+                           env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.stdout.split())
+    assert "the spec my-rtx-5090 gives no tensor_bf16 figure (the GPU lacks it or it is not sourced)" in text
+    assert "no Tensor Cores of its type" not in text
+
+
 def test_on_its_own_gpu_a_launch_keeps_the_dram_rate_it_reached_above_the_achievable_default(shared_report,
                                                                                             raw_actions):
     """The H100 PCIe RMSNorm moves its DRAM bytes at 1.82 TB/s, above the HBM2e default's achievable 1.64 TB/s:
@@ -307,6 +351,49 @@ def test_on_its_own_gpu_a_launch_keeps_the_dram_rate_it_reached_above_the_achiev
     assert min(rates) > w["dram_bytes_per_s"]  # each launch beat the achievable default
     assert w["measured_s"] == pytest.approx(measured, rel=1e-9)
     assert w["projected_s"] == pytest.approx(measured, rel=1e-6)
+
+
+def test_at_80_columns_the_tables_keep_each_figure_with_its_unit(tmp_path):
+    """The launch table of the BF16 GEMM onto the user's RTX 5090 is wider than 80 columns: its words wrap ("tensor
+    on FP32 lanes"), its figures do not (the interval was "1.85" over "ms-2.83 ms"); each row's interval is the one
+    the JSON gives, whole on its line."""
+    args = ["project", str(BF16), "--to", "my-rtx-5090", "--specs", spec_without_bf16(tmp_path)]
+    lines = runner.invoke(app, args, env={"COLUMNS": "80"}).stdout.splitlines()
+    w = json.loads(runner.invoke(app, [*args, "-f", "json"]).stdout)["workload"]
+    assert max(map(len, lines)) <= 80
+    low, high = w["low_s"] * 1e3, w["high_s"] * 1e3  # the total's interval, in ms
+    interval = f"{low:.3g} ms-{high:.3g} ms"
+    assert sum(interval in line for line in lines) >= 2  # the launch group's row and the total's, each whole
+    assert not [line for line in lines if line.strip() in ("us", "ms") or line.rstrip().endswith((" ms-", " us-"))]
+
+
+def test_the_dram_rate_reached_on_its_own_gpu_is_named_and_identical_launches_share_their_by(shared_report,
+                                                                                              raw_actions):
+    """The RMSNorm's 4 launches, each above the achievable 1.64 TB/s on its own H100 PCIe: the JSON names how many
+    groups keep the rate they reached and the highest (from the raw dram__bytes.sum.per_second), the header says so,
+    and the four identical launches (their floor = their own time, equal to the units' time but for rounding) are
+    all named by DRAM, not one of them "DRAM achievable"."""
+    name = "h100-pcie_rmsnorm-float4_full-roofline"
+    path = str(shared_report(name))
+    w = project_json(path, "--to", "h100-pcie", "--clock", "boost")["workload"]
+    raw = [a for a in raw_actions(name) if "gpu__time_duration.sum" in a.values]
+    rates = [a.values["dram__bytes.sum.per_second"] for a in raw]
+    assert w["dram_reached"] == len(w["launches"]) == len(raw) == 4
+    assert w["dram_reached_bytes_per_s"] == pytest.approx(max(rates), rel=1e-3)
+    assert {g["governing"] for g in w["launches"]} == {"DRAM"}
+    text = " ".join(runner.invoke(app, ["project", path, "--to", "h100-pcie", "--clock", "boost"]).stdout.split())
+    assert (f"this is the report's own GPU: 4 launch groups moved DRAM bytes faster here than that achievable figure, "
+            f"up to {max(rates) / 1e12:.3g} TB/s") in text
+
+
+def test_the_legend_explains_dram_achievable_where_by_shows_it():
+    """The shipped H100 triad onto a T4: its DRAM bytes at the T4's achievable bandwidth set the time (`by` DRAM
+    achievable), and the legend under the table says what that is."""
+    text = " ".join(runner.invoke(app, ["project", str(TRIAD), "--to", "t4"], env={"COLUMNS": "200"}).stdout.split())
+    assert "DRAM achievable" in text.split("per launch:")[0]  # a by cell
+    assert "DRAM achievable = the launch's DRAM bytes at the target's achievable DRAM bandwidth" in text
+    plain = " ".join(runner.invoke(app, ["project", str(TRIAD), "--to", "h200"]).stdout.split())
+    assert "DRAM achievable" not in plain or "DRAM achievable =" in plain
 
 
 def test_ceilings_is_no_option_of_project_which_reads_no_roof():

@@ -88,6 +88,14 @@ def test_check_passes_on_valid_specs(tmp_path):
     assert result.exit_code == 0 and "valid" in result.output
 
 
+def test_check_remarks_on_an_omitted_tensor_type_and_passes(tmp_path):
+    """VALID (CC 8.0) gives FP16 and BF16 Tensor figures but no TF32 one: a note, exit 0."""
+    result = runner.invoke(app, ["specs", "check", "--specs", str(write(tmp_path, VALID))])
+    assert result.exit_code == 0 and "valid" in result.output
+    assert "note: " in result.stdout and "no peaks.tensor_tf32, which every GPU of compute capability 8.0" in \
+        " ".join(result.stdout.split())
+
+
 def test_check_fails_on_fp32_mismatch(tmp_path):
     bad = write(tmp_path, {**with_change("peaks.fp32", {"value": 25e12, "source": "x"}), "id": "bad"}, "bad.yaml")
     result = runner.invoke(app, ["specs", "check", "--specs", str(bad)])

@@ -187,3 +187,56 @@ def test_an_sqlite_file_given_as_a_report_points_to_timeline(tmp_path) -> None:
     profile.write_bytes(b"SQLite format 3\x00" + bytes(4096))
     result = invoke(profile)
     assert result.exit_code == 2 and "roofline timeline" in result.stderr and len(result.stderr.splitlines()) == 1
+
+
+def null_paths(doc: object, path: str = "") -> list[str]:
+    """The paths of the null values of a document's rows and reports, "intensity.dram" for a nested one."""
+    if isinstance(doc, dict):
+        return [p for key, value in doc.items() if key != "missing"
+                for p in null_paths(value, f"{path}.{key}" if path else key)]
+    return [path] if doc is None else []
+
+
+@pytest.mark.parametrize("name", ["h800_flash-attn-fwd_full", "gh200_silu_metrics", "a100-40gb_cublas-sgemm_basic",
+                                  "a10g_sgemm-progression_basic"])
+def test_every_null_of_a_summary_row_has_its_reason_and_no_unmeasured_time_is_0(shared_report, raw_actions, name):
+    """H800 FlashAttention (ncu stored NaN for its duration), the GH200 SiLU metrics (no duration collected) and
+    two basic sets (no roof position): every null of a row, its times and median percent of roof included, has its
+    reason under the row's missing (where a roof position is partial, its note is there too); a group none of whose
+    launches ncu timed (read with ncu_report) has its small-grid time null, not 0, and a null report total time has
+    its reason."""
+    result = invoke(shared_report(name), "-n", 100, "-f", "json")
+    assert result.exit_code == 0, result.output
+    (report,) = json.loads(result.stdout)["reports"]
+    timed = {kernel_key(a.name, a.demangled) for a in raw_actions(name)
+             if a.has("gpu__time_duration.sum") and a["gpu__time_duration.sum"] > 0}
+    for row in report["rows"]:
+        assert set(null_paths(row)) <= set(row["missing"]), row["name"]  # (a partial roof's note too)
+        assert (row["total_s"] is None) == (row["name"] not in timed), row["name"]
+        if row["total_s"] is None:
+            assert row["small_grid_s"] is None and row["missing"]["small_grid_s"].startswith(
+                "no launch of the group has a time")
+    if report["report"]["total_time_s"] is None:
+        assert report["missing"]["report.total_time_s"]
+
+
+def test_a_report_with_no_valid_duration_is_one_line_and_exit_2_and_a_mix_is_summarised(tmp_path):
+    """The 50-launch calibration model with every duration 0, negative, NaN or inf: nothing is left to summarise,
+    so one error line names the file (exit 2), where "50 launches in 0 kernels, total n/a" came with exit 0; beside
+    a valid report, the valid one is summarised (exit 0)."""
+    from pathlib import Path
+
+    source = json.loads((Path(__file__).resolve().parents[2] / "data" / "calibration" /
+                         "h100-ncu.roofline.json").read_text())
+    for i, launch in enumerate(source["launches"]):
+        launch["metrics"]["gpu__time_duration.sum"] = (0, -5.0, float("nan"), float("inf"))[i % 4]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(source))
+    result = invoke(bad)
+    assert result.exit_code == 2 and "in 0 kernels" not in result.stdout
+    (error,) = [line for line in result.stderr.splitlines() if "error" in line]
+    assert error.startswith(f"roofline: error: {bad}: nothing to summarise: none of its 50 launches is valid")
+    example = Path(__file__).resolve().parents[3] / "examples" / "h100-sxm_synthetic.roofline.json"
+    mixed = invoke(bad, example, "-f", "json")
+    assert mixed.exit_code == 0, mixed.output
+    assert [r["groups"] for r in json.loads(mixed.stdout)["reports"]] == [0, 3]

@@ -60,3 +60,14 @@ def test_nothing_matched_prints_no_empty_table() -> None:
     text = " ".join(result.stdout.split())
     assert "no kernel matched by instance and launch configuration: nothing to place on the roofline" in text
     assert "FLOP/B roof % roof limiter" not in text and "no work in the report for (nsys)" in text
+
+
+def test_the_table_notes_the_fp16_register_moves_of_a_roofline_set_report() -> None:
+    """The CuPy FP32 triad's --set roofline report counts its HFMA2 register moves as FP16 FLOPs: the table says so
+    under the kernels, and the JSON labels the kernel fp32 with the same note in work.notes."""
+    report = H100 / "triad-cupy.roofline.ncu-rep"
+    text = " ".join(invoke(EXPORT, "--work", report).stdout.split())
+    assert "triad: its FP16 FLOPs (268 M per launch) come from HFMA2 instructions alone" in text
+    w = json.loads(invoke(EXPORT, "--work", report, "--format", "json").stdout)["work"]
+    (triad,) = [k for k in w["kernels"] if k["short_name"] == "triad"]
+    assert triad["precision"] == "fp32" and any(n.startswith("triad: its FP16 FLOPs") for n in w["notes"])

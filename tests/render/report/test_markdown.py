@@ -266,3 +266,42 @@ def test_the_ranking_names_each_kernels_number_on_the_plot_where_kernels_go_by_t
     rows = [line for line in text.splitlines() if re.match(r"^\| \d+ \| #\d+ \| `", line)]
     shown = {r.split("`")[1]: int(r.split("|")[2].strip(" #")) for r in rows}
     assert shown == {name: by_time.index(name) + 1 for name in shown} and shown["reduceUnrolled"] == 5
+
+
+def test_the_l1_speed_of_light_is_labelled_as_a_percent_of_active_cycles(roofline_report, raw_actions):
+    """RTX 2070 Super alife, render_kernel: the L1/TEX figure (l1tex__throughput over active cycles, from the raw
+    report) is labelled so; the memory and L2 figures, over elapsed cycles, are not."""
+    from roofline.pipeline import analyze_loaded
+    from roofline.render.report.markdown import memory_blocks
+
+    name = "rtx2070super_alife-143launches_basic"
+    raw = max((r for r in raw_actions(name) if r.name == "render_kernel"), key=lambda r: r["gpu__time_duration.sum"])
+    launch = next(g.longest for g in analyze_loaded(roofline_report(name)).groups if g.name == "render_kernel")
+    (sol,) = [b.text for b in memory_blocks(launch) if b.text.startswith("**Speed of Light**")]
+    l1, l2 = (raw[f"{unit}.avg.pct_of_peak_sustained_{over}"] for unit, over in (("l1tex__throughput", "active"),
+                                                                                  ("lts__throughput", "elapsed")))
+    assert f"L1/TEX {l1:.2f}% of active cycles" in sol and sol.endswith(f"L2 {l2:.2f}%")
+
+
+def test_the_small_grids_column_is_never_blank(shared_report, raw_actions):
+    """RTX 3070 daxpy: every launch fills the GPU (at least one wave per SM in the raw report), so each kernel's
+    small-grid time is 0 ns, said, not left blank; RTX 2070 Super alife: compute_forces (under one wave) shows the
+    summed raw time of its launches."""
+    from roofline.core.units import seconds
+
+    def cells(name: str) -> dict[str, str]:
+        text = markdown.render(views(analyze_files([shared_report(name)])))
+        table = text.split("### Kernels ranked by time to gain", 1)[1].split("\n\n")[1].splitlines()
+        header = [c.strip() for c in table[0].strip("|").split("|")]
+        rows = [[c.strip() for c in line.strip("|").split("|")] for line in table[2:]]
+        at, kernel = header.index("small grids"), header.index("kernel")
+        return {row[kernel].strip("`"): row[at] for row in rows}
+
+    daxpy = raw_actions("rtx3070_daxpy-nvtx_custom")
+    assert all(r["launch__waves_per_multiprocessor"] >= 1 for r in daxpy)
+    assert set(cells("rtx3070_daxpy-nvtx_custom").values()) == {"0 ns"}
+    alife = cells("rtx2070super_alife-143launches_basic")
+    forces = [r for r in raw_actions("rtx2070super_alife-143launches_basic") if r.name == "compute_forces"]
+    assert all(r["launch__waves_per_multiprocessor"] < 1 for r in forces)
+    assert alife["compute_forces"] == seconds(sum(r["gpu__time_duration.sum"] for r in forces) * 1e-9)
+    assert "" not in alife.values()

@@ -370,3 +370,51 @@ def test_a_launch_without_a_time_is_not_counted_among_the_shorter_ones(shared_re
     assert [k.launch.key for k in untimed] == ["0:44"]
     hidden = len(a.launches) - table.MAX_LAUNCH_ROWS
     assert table.hidden_launches(a.launches) == f"{hidden - 1} shorter launches and 1 without a time"
+
+
+def test_the_l1_speed_of_light_is_labelled_as_a_percent_of_active_cycles(roofline_report, raw_actions):
+    """RTX 2070 Super alife, render_kernel: ncu's L1/TEX Speed of Light is over the unit's active cycles
+    (l1tex__throughput.avg.pct_of_peak_sustained_active, 90.64% in the raw report) while the memory side is over
+    the elapsed ones (60.64%): the L1 figure says so, or it reads as a busiest unit above the memory's."""
+    from roofline.pipeline import analyze_loaded
+    from roofline.render.report.table import render
+    from tests.views import views
+
+    name = "rtx2070super_alife-143launches_basic"
+    raw = max((r for r in raw_actions(name) if r.name == "render_kernel"), key=lambda r: r["gpu__time_duration.sum"])
+    l1 = raw["l1tex__throughput.avg.pct_of_peak_sustained_active"]
+    text = " ".join(render(views([analyze_loaded(roofline_report(name))]), width=200).split())
+    assert f"L1 {l1:.2f}% of active cycles" in text and f"{l1:.2f}%" == "90.64%"
+
+
+def test_a_kernel_without_launch_times_shows_one_na_for_its_shortest_and_longest(roofline_report, raw_actions):
+    """GH200 SiLU (hand-picked metrics, no gpu__time_duration in the raw report): the table of kernels with several
+    launches gives one "n/a" for min-max, not "n/a-n/a"; the reason is under "Why n/a" (duration)."""
+    from roofline.pipeline import analyze_loaded
+    from roofline.render.report.table import render
+    from tests.views import views
+
+    name = "gh200_silu_metrics"
+    assert not any(r.has("gpu__time_duration.sum") for r in raw_actions(name))
+    text = render(views([analyze_loaded(roofline_report(name))]), width=80)
+    row = next(line for line in text.splitlines() if line.startswith("silu_kernel_non_strided "))
+    assert "n/a-n/a" not in text and row.split()[-2:] == ["n/a", "n/a"]
+    assert "duration: re-profile" in text
+
+
+def test_a_verdict_near_its_threshold_shows_a_decimal(roofline_report, raw_actions):
+    """RTX 2070 Super alife render_kernel: 0:0's memory throughput is at or above the 60% latency threshold, 0:5's
+    below (raw gpu__compute_memory_throughput): rounded to whole percent both read "L2 60%" beside different
+    verdicts; with the decimal that the threshold's nearness calls for they read apart, each on its side of 60."""
+    from roofline.pipeline import analyze_loaded
+
+    name = "rtx2070super_alife-143launches_basic"
+    raws = raw_actions(name)
+    memory = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"
+    assert raws[0][memory] >= 60.0 > raws[5][memory]
+    launches = analyze_loaded(roofline_report(name)).launches
+    first, fifth = (table.verdict_cell(launches[i].verdict) for i in (0, 5))
+    assert first.startswith("memory: L2 ") and fifth.startswith("latency: L2 ")
+    number = [float(cell.rsplit(" ", 1)[1].rstrip("%")) for cell in (first, fifth)]
+    assert number[0] >= 60.0 > number[1], (first, fifth)
+    assert table.verdict_cell(launches[21].verdict) == f"latency: FP64 {launches[21].verdict.busiest.pct:.0f}%"
