@@ -204,8 +204,8 @@ class Roofline:
 
     def targets(self, to: str, clock: TargetClock = "sustained") -> list[DeviceSpec]:
         """The specs ``--to`` names: ``all``, or ids separated by commas, each once; RooflineError for an unknown id,
-        or for a clock that a single target, or none of several, gives (of several, as of ``all``, one without the
-        clock asked for gets a row that says so)."""
+        or for a clock that a single target does not give, or that none of several gives (of several, as of ``all``,
+        one without the clock asked for gets a row that says so)."""
         if to.strip() == "all":
             return list(self.catalog.specs)
         from roofline.compare.projection import require_a_clock
@@ -235,9 +235,10 @@ class Roofline:
     def summary(self, paths: Paths, by: GroupBy = "kernel", top: int = 10, width: int = 80, keep_going: bool = True,
                 mpi: bool = False) -> SummaryDocument | None:
         """``summary``: each report's kernel groups ranked by time to gain (a group without one by its recoverable
-        time); with ``mpi``, the files spread over the MPI ranks (None on the ranks other than 0)."""
+        time); with ``mpi``, the files spread over the MPI ranks (None on the ranks other than 0). NoReportAnalysed
+        (one line per report) where no report has a valid launch (``ranking.nothing_to_summarise``)."""
         from roofline.compare.places import gpu_panels
-        from roofline.compare.ranking import AppSummary, check_top, labelled, summarize
+        from roofline.compare.ranking import AppSummary, check_top, labelled, nothing_to_summarise, summarize
         from roofline.pipeline import files_left_out, map_reports
 
         check_top(top)
@@ -253,8 +254,9 @@ class Roofline:
             return None
         summaries, errors = labelled(out[0]), out[1]
         self.left_out = tuple(errors)
-        if not summaries and errors:
-            raise NoReportAnalysed(errors)
+        empty = nothing_to_summarise(summaries)
+        if (not summaries and errors) or empty:
+            raise NoReportAnalysed([*errors, *empty])
         return SummaryDocument(summaries, width=width, top=top, left_out=files_left_out(errors),
                                panels=gpu_panels(summaries))
 

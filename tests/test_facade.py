@@ -140,3 +140,25 @@ def test_an_unknown_timeline_grouping_is_refused_before_any_file_is_read(tmp_pat
         Roofline().timeline([tmp_path / "none.sqlite"], group_by="bogus")
     with pytest.raises(UsageError, match="group_by='nvtx'"):  # the timeline has no per-launch range
         Roofline.ncu_plan(tmp_path / "none.sqlite", 3, group_by="nvtx")
+
+
+def test_a_summary_with_no_valid_launch_is_refused_below_the_command_line(tmp_path: Path) -> None:
+    """The 50-launch calibration model with every duration NaN: the Python API's summary (not only the command line)
+    refuses it, one line in grade's words (the count and the first launch's problem); beside a valid report, that
+    one is summarised and the bad one keeps its row of no group."""
+    import json
+
+    source = json.loads((REPO / "tests" / "data" / "calibration" / "h100-ncu.roofline.json").read_text())
+    for launch in source["launches"]:
+        launch["metrics"]["gpu__time_duration.sum"] = float("nan")
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(source))
+    with pytest.raises(NoReportAnalysed) as refused:
+        Roofline(AnalysisOptions(diagnostics=False)).summary([bad])
+    (error,) = refused.value.errors
+    first = source["launches"][0]
+    assert str(error).startswith(f"{bad}: nothing to summarise: none of its 50 launches is valid (first: "
+                                 f"{first['range_index']}:{first['action_index']}, gpu__time_duration.sum is nan")
+    assert refused.value.exit_code == 2
+    mixed = Roofline(AnalysisOptions(diagnostics=False)).summary([bad, EXAMPLE])
+    assert mixed is not None and [s.group_count for s in mixed.summaries] == [0, 3]

@@ -473,7 +473,7 @@ def _faster_type(k: LaunchAnalysis, lib: Library, spec: DeviceSpec | None, used:
                         "datasheet).",
                    cause=f"{name} GEMM at {pct(k.verdict.attained_pct)} of its peak", source="library",
                    est_saved_s=saved, condition=f"a {lib.name} GEMM at {NEAR_ROOF_PCT:.0f}% of its peak or more",
-                   estimate=how, topic="precision:tensor", mechanism="precision")]
+                   estimate=how, topic="precision:tensor", mechanism="precision", work_share=faster_share(peak / now))]
 
 
 # --- Tensor Cores and precision -----------------------------------------------------------------------
@@ -488,16 +488,24 @@ def _tensor_cores(k: LaunchAnalysis) -> list[Advice]:
                    est_saved_s=saved,
                    condition=f"a matrix multiply or convolution ({t.matmul_like}) with its floating-point math on the "
                              "CUDA cores", estimate=how, topic="tensor_cores", mechanism="precision",
-                   size_with=t.size_with)]
+                   size_with=t.size_with, work_share=faster_share(t.roof_ratio))]
+
+
+def faster_share(gain: float | None) -> float | None:
+    """The share of a unit's time a roof ``gain`` times higher removes, 1 - 1 / gain: the what-if keeps the time
+    the work takes at the faster roof (None where no gain is known, or none above 1)."""
+    return 1.0 - 1.0 / gain if gain is not None and gain > 1.0 else None
 
 
 def _faster_roof(k: LaunchAnalysis, gain: float | None, precision: str | None, what: str) -> tuple[float | None, str]:
     """Time saved by moving a precision's work to a roof ``gain`` times higher: its time at its own roof x
-    (1 - 1 / gain)."""
+    (1 - 1 / gain); where not estimated, which of the two is not known."""
     util = k.roof.utilization_pct.get(precision or "")
     duration = k.duration_s.value
-    if gain is None or gain <= 1.0 or util is None or duration is None:
-        return None, f"not estimated: no {what} ratio or no {precision or 'FP'} roof position"
+    if gain is None or gain <= 1.0:
+        return None, f"not estimated: the ratio of {what} to the kernel's roof is not known"
+    if util is None or duration is None:
+        return None, f"not estimated: no {NAMES.get(precision or '', 'FP')} work measured at its roof"
     return (duration * util / 100.0 * (1.0 - 1.0 / gain),
             f"its {NAMES.get(precision or '', 'FP')} work at {pct(util)} of its roof, on {what} {gain:.3g}x higher")
 
@@ -532,7 +540,7 @@ def _fp64(k: LaunchAnalysis) -> list[Advice]:
                    cause=f"FP64 at 1/{times:.0f} of the FP32 rate", source="roofline", est_saved_s=saved,
                    condition=f"FP64 work that takes longer than the FP32 work, on an FP32 rate at least "
                              f"{WEAK_FP64_RATIO:g}x the FP64 one",
-                   estimate=how, topic=FP64_TOPIC, mechanism="precision", work_share=1.0 - 1.0 / times)]
+                   estimate=how, topic=FP64_TOPIC, mechanism="precision", work_share=faster_share(times))]
 
 
 # --- Grid, waves and occupancy ------------------------------------------------------------------------

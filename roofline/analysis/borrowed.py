@@ -16,7 +16,8 @@ Several reports of one kernel (``--work`` repeated) pool their launches: the wor
 of them. Their FP16 FLOPs first take one definition, by the rule ``compare`` follows across sets
 (``work.fp16_moves_counted``): a ``--set roofline`` report cannot separate the zero-product HFMA2 register moves
 from FP16 arithmetic, so where one report left them out and another could not, the moves are counted in every
-report (added back where they were left out), and a note says so. FP16 FLOPs that may be moves (counted without
+report (added back where they were left out), as each kernel's ``fp16_moves``, ``fp16_move_flops`` and
+``blind_reports`` say (the renderers write the note). FP16 FLOPs that may be moves (counted without
 the SASS counts that would separate them) stay in the FLOPs, as ``report`` counts them, but do not set the
 kernel's precision where it has FLOPs of another: the label comes from FP16 arithmetic the reports could separate
 (``Fp16Moves``).
@@ -43,8 +44,8 @@ from roofline.core.kernel_names import kernel_key
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, Device
 from roofline.core.thresholds import L2_RATIO_FLAG
 from roofline.core.timeline import LaunchConfigTime, Timeline
-from roofline.core.units import dims, si
-from roofline.ncu.metrics import HINT_HFMA_MOVES, FlopNoteKind, hfma_move_flops
+from roofline.core.units import dims
+from roofline.ncu.metrics import FlopNoteKind, hfma_move_flops
 from roofline.specs.catalog import DeviceSpec, spec_ceilings
 
 Dims = tuple[int, int, int]
@@ -126,8 +127,7 @@ def borrow_work(timeline: Timeline, configs: Sequence[LaunchConfigTime], analyse
     ncu_gpu, nsys_gpu = ", ".join(d.name for d in devices), gpu.name if gpu else None
     return BorrowedWork(tuple(a.report.path for a in analyses), ncu_gpu, nsys_gpu, spec.id if spec else None,
                         ceilings, tuple(kernels), tuple(_describe(*key) for key in by_config if key not in nsys),
-                        unmatched, _notes(devices, gpu.l2_bytes if gpu else None, spec, nsys_gpu)
-                        + tuple(n for k in kernels if (n := _moves_note(k))),
+                        unmatched, _notes(devices, gpu.l2_bytes if gpu else None, spec, nsys_gpu),
                         f"work measured by ncu on {ncu_gpu}, time by nsys on {nsys_gpu or 'an unnamed GPU'}",
                         sum(k.nsys.total_s for k in kernels) / total if total > 0 else 0.0,
                         tuple(c.total_s / total for c in unmatched))
@@ -200,21 +200,6 @@ def _precision(flops: Mapping[str, float | None], works: list[Work], may_be_move
     if not known:
         return "fp16" if flops["fp16"] and not arithmetic else None
     return max(known, key=lambda p: known[p] or 0.0)
-
-
-def _moves_note(k: BorrowedKernel) -> str:
-    """What a kernel's FP16 FLOPs count of the register moves, and the precision it is placed at ("" for none)."""
-    label = (f"; they do not set its precision ({k.precision})" if k.precision not in ("fp16", None) else "")
-    if k.fp16_moves is Fp16Moves.UNCOUNTED:
-        return (f"{k.short_name}: its FP16 FLOPs ({si(k.flops['fp16'])} per launch) come from HFMA2 instructions "
-                "alone, and compilers also emit HFMA2 with zero multiplicands as register moves (no arithmetic) that "
-                f"ncu counts as HFMA: they are counted, as roofline report counts them{label}; {HINT_HFMA_MOVES}")
-    if k.fp16_moves is Fp16Moves.ADDED_BACK:
-        return (f"{k.short_name}: {', '.join(k.blind_reports)} cannot separate the zero-product HFMA2 register "
-                "moves from FP16 arithmetic and the other reports left them out: the moves "
-                f"({si(k.fp16_move_flops)} FP16 FLOPs per launch) are counted in every report before their launches "
-                f"are averaged, as roofline compare counts them across sets{label}")
-    return ""
 
 
 def _mean(values: Sequence[float | None]) -> float | None:

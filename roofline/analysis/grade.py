@@ -453,29 +453,25 @@ def grade_report(analysis: ReportAnalysis, spec: DeviceSpec | None, baseline: Re
                  kernels: Sequence[str] = ()) -> ReportGrade:
     """The grade of each kernel of ``analysis`` (those named in ``kernels``, all by default), each against the
     baseline's kernel of the same name, else the baseline's longest; ReportError (one line) where no launch of the
-    report is valid: nothing to grade."""
+    report is valid (nothing to grade), or none of the baseline's (nothing to check the work against)."""
+    from roofline.analysis.launches import no_valid_launch
+
     if not analysis.groups:
         raise ReportError(f"{analysis.report.path}: nothing to grade: {no_valid_launch(analysis)}",
                           "profile the kernels again (roofline report FILE shows each launch's problem)")
+    if baseline is not None and not baseline.groups:
+        raise ReportError(f"{baseline.report.path}: no baseline kernel to check the work against: "
+                          f"{no_valid_launch(baseline)}", "profile the baseline's kernels again, or leave --baseline "
+                          "out (roofline report FILE shows each launch's problem)")
     groups = [g for g in analysis.groups if not kernels or g.name in kernels]
     return ReportGrade(analysis.report.path, analysis.spec_id,
                        tuple(grade_kernel(g, spec, analysis.device, baseline_kernel(baseline, g.name))
                              for g in groups), baseline.report.path if baseline is not None else "")
 
 
-def no_valid_launch(analysis: ReportAnalysis) -> str:
-    """Why a report has no kernel: none of its launches is valid (the first one's problem), or it has none."""
-    launches = analysis.report.launches
-    first = next((k for k in launches if k.invalid), None)
-    if first is None:
-        return "the report holds no kernel launch"
-    if len(launches) == 1:
-        return f"its one launch is invalid ({first.key}, {first.invalid})"
-    return f"none of its {len(launches)} launches is valid (first: {first.key}, {first.invalid})"
-
-
 def baseline_kernel(baseline: ReportAnalysis | None, name: str) -> KernelGroup | None:
-    """The baseline's kernel of that name, else its longest; None without a baseline or kernels."""
+    """The baseline's kernel of that name, else its longest; None without a baseline (``grade_report`` refuses one
+    without kernels)."""
     if baseline is None or not baseline.groups:
         return None
     same = [g for g in baseline.groups if g.name == name]

@@ -44,7 +44,7 @@ class Columns(Struct, frozen=True):
     bound: np.ndarray  # the verdict's bound (None where undecided)
     attained: np.ndarray  # Verdict.attained_pct
     recoverable: np.ndarray  # analysis.recoverable_time
-    small_grid: np.ndarray  # analysis.small_grid_time
+    small_grid: np.ndarray  # analysis.small_grid_time (NaN: no time or no verdict)
     no_throughputs: np.ndarray  # why a launch has no SpeedOfLight throughputs (a NoThroughputs), "" where it has
     sm_pct: np.ndarray
     memory_pct: np.ndarray
@@ -169,8 +169,9 @@ class KernelGroup(Struct, frozen=True):
 
     ``recoverable_s`` is the sum over launches of ``analysis.recoverable_s``: the time the group would save
     with its busiest unit (or roof) at its peak. Small-grid launches (too few blocks to fill the GPU) are not
-    held back by a unit's peak: their time is ``small_grid_s``, not counted as recoverable. Launches with neither a
-    throughput nor a roof position are not counted.
+    held back by a unit's peak: their time is ``small_grid_s``, not counted as recoverable; None where no launch
+    has both a time and a verdict (whether any is a small grid is not known). Launches with neither a throughput
+    nor a roof position are not counted.
     """
 
     name: str
@@ -182,7 +183,7 @@ class KernelGroup(Struct, frozen=True):
     time_share: float | None
     median_pct_of_roof: float | None
     recoverable_s: float | None = None
-    small_grid_s: float = 0.0
+    small_grid_s: float | None = None
     functions: tuple[str, ...] = ()  # the function names of its launches (one when grouped by kernel or function)
     by: GroupBy = "kernel"  # what ``name`` is: a kernel's demangled name, a function name or an NVTX range
 
@@ -235,6 +236,18 @@ class ReportAnalysis(Struct, frozen=True):
         """The analysis as Jupyter shows it: the hook the Python API registers (the HTML report's summary and kernel
         ranking, ``roofline.core.display``)."""
         return display.html("report", self)
+
+
+def no_valid_launch(analysis: ReportAnalysis) -> str:
+    """Why a report has no kernel, as ``grade`` and ``summary`` refuse it: none of its launches is valid (the first
+    one's problem), or it has none."""
+    launches = analysis.report.launches
+    first = next((k for k in launches if k.invalid), None)
+    if first is None:
+        return "the report holds no kernel launch"
+    if len(launches) == 1:
+        return f"its one launch is invalid ({first.key}, {first.invalid})"
+    return f"none of its {len(launches)} launches is valid (first: {first.key}, {first.invalid})"
 
 
 class KernelSpread(Struct, frozen=True):

@@ -13,6 +13,8 @@ from roofline.core.model import KernelLaunch
 from roofline.ncu import metrics as m
 
 FULL_PCT = 100.0
+# The Speed of Light units whose percent ncu states over their active cycles (``m.PCT_ACTIVE``), not the elapsed ones
+SOL_OVER_ACTIVE = tuple(unit for unit, name in m.SOL_UNITS.items() if name.endswith(m.PCT_ACTIVE))
 
 
 def memory_picture(launch: KernelLaunch) -> MemoryPicture:
@@ -24,7 +26,7 @@ def memory_picture(launch: KernelLaunch) -> MemoryPicture:
                          definitions={edge: what for edge, (_, what) in m.MEMORY_EDGES.items()},
                          sol_pct={unit: Value.of(v) for unit, v in m.speed_of_light(launch).items()},
                          traffic_pct={edge: Value.of(v) for edge, v in m.edge_pcts(launch).items()},
-                         l2_hit_rate_pct_by_op=by_op, notes=_notes(hit_rates, by_op))
+                         l2_hit_rate_pct_by_op=by_op, notes=_notes(hit_rates, by_op), sol_over_active=SOL_OVER_ACTIVE)
 
 
 def _notes(hit_rates: Mapping[str, Value], by_op: Mapping[str, Value]) -> tuple[MemoryNote, ...]:

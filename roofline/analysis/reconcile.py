@@ -16,7 +16,10 @@ The bounds, by how an item saves time (``Advice.mechanism``):
   cutting the work itself can save more, so this is an estimate, not a bound;
 * grid: a grid of fewer blocks than SMs at most ``duration x (1 - blocks / SMs)``, a partial last wave at most its
   idle block slots, either at most the busiest unit's gap;
-* precision: the time of the work at its roof that a faster roof removes (computed by the item itself);
+* precision: the time of the work at its roof that a faster roof removes (computed by the item itself), and on the
+  time model the units it moves work off scaled by 1 / the faster roof's ratio (``work_share``: the time the work
+  takes at the faster roof stays); an item of the tool's own without that ratio is not estimated (ncu's rule on
+  FP64, at most all of that work removed);
 * an ncu rule of no known mechanism: at most the busiest unit's gap.
 
 ncu's own estimate is kept beside an item (``ncu_saved_s``) where it was above the bound.
@@ -141,8 +144,9 @@ _ROOF_PREFIXES = {"l1": "l1tex", "l2": "lts", "dram": "dram"}  # a roof term's l
 def change_of(a: Advice, model: TimeModel, analysis: LaunchAnalysis | None = None) -> Change | None:
     """What an item changes in the launch's time model: latency hidden (stalls, occupancy, the verdict's own
     "reach the peak"), the work at some units cut by the share it removes (to nothing where no share is stated:
-    only a floor that stays even then is a result, ``cap``), the FP pipe it moves work off, or the blocks spread
-    evenly over the SMs; None where the item changes nothing the model holds (a launch's host overhead)."""
+    only a floor that stays even then is a result, ``cap``), the FP pipes it moves work off to a faster roof (by
+    the share that roof's ratio removes), or the blocks spread evenly over the SMs; None where the item changes
+    nothing the model holds (a launch's host overhead) or moves work to a roof of unknown ratio."""
     if a.mechanism in ("latency", "roof") or (a.mechanism == "none" and a.source == "ncu"):
         return Change(hide_latency=True)
     if a.mechanism == "grid":  # more SMs at work: the tail goes and latency is hidden over more warps
@@ -150,6 +154,8 @@ def change_of(a: Advice, model: TimeModel, analysis: LaunchAnalysis | None = Non
         unit = next((t for t in model.terms if t.kind in ("unit", "roof") and tail and t.metric == tail.metric), None)
         even = {TAIL: unit.seconds / tail.seconds} if tail and unit and tail.seconds else {}
         return Change(even, hide_latency=True)
+    if a.mechanism == "precision" and a.work_share is None and a.source != "ncu":
+        return None  # a faster roof of unknown ratio: the work does not vanish, and how fast it runs is not known
     factor = 1.0 - a.work_share if a.work_share is not None else 0.0  # precision: the share its faster rate removes
     keys = _changed_terms(a.topic, model)
     if not keys:

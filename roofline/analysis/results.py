@@ -395,7 +395,9 @@ class Advice(Struct, frozen=True, kw_only=True):
     estimate: str = ""  # how est_saved_s was obtained, or why it is None
     topic: str = ""  # what the item is about; one item per topic and kernel, e.g. "stall:long_scoreboard"
     mechanism: Mechanism = "none"
-    work_share: float | None = None  # for "work": the share of the work it removes (0..1), when the report says
+    # for "work": the share of the work it removes (0..1), when the report says; for "precision": the share of its
+    # units' time the faster roof removes (1 - 1 / roof ratio), None where no ratio is known
+    work_share: float | None = None
     excess_sectors: float | None = None  # a memory-access pattern's sectors beyond need (``ncu_rules.rule_share``)
     excess_ops: tuple[str, ...] = ()  # the operations ("ld", "st") that move the excess sectors; () if not known
     bound: str = ""  # the physical bound applied to est_saved_s ("" for a what-if on the time model: ``change``)
@@ -488,6 +490,9 @@ class MemoryPicture(Struct, frozen=True):
     traffic_pct: Mapping[str, Value] = field(default_factory=dict)  # edge -> percent of that path's peak
     l2_hit_rate_pct_by_op: Mapping[str, Value] = field(default_factory=dict)  # "read", "write": L2 hit rate per op
     notes: tuple[MemoryNote, ...] = ()  # what a figure above needs said beside it (an L2 hit rate above 100%)
+    # the units of ``sol_pct`` whose percent ncu states over the unit's active cycles, not the elapsed ones (the
+    # L1/TEX's): a figure that is not the unit's share of the kernel's time
+    sol_over_active: tuple[str, ...] = ()
 
 
 class HotLine(Struct, frozen=True):

@@ -38,6 +38,7 @@ from roofline.core.cohorts import (
     argmax_key,
     at_key,
     cohorts,
+    is_none,
     launch_plan,
     nonzero,
     per_launch,
@@ -63,6 +64,7 @@ from roofline.core.thresholds import (
     CLOCK_TOLERANCE,
     LAUNCH_FLOOR_S,
     ROOF_SHOWN_PCT,
+    SAME_ROOF,
     UNLOCKED_CLOCK_SHARE,
 )
 from roofline.core.units import pct, seconds
@@ -564,8 +566,9 @@ def _median_set(source: CeilingSet, timed: Sequence[tuple[Ceilings, float]], dty
                     scaled=scaled, unscaled=unscaled, clock=lead.clock, collect=collect)
 
 
+# The note on roofs that are medians over launches whose own roofs differ, in one place: the report's clock note
+# (JSON ``clock_note``) and the renderers' note on roofs taken from the datasheet; the number of launches fills it.
 POOLED_NOTE = "each roof the time-weighted median of {} launches, which ran at different clocks"
-SAME_ROOF = 0.01  # a launch's roof within 1% of the one shown is the same: its percent of roof moves by under 1%
 
 
 def roofs_differ(sets: Sequence[Ceilings], shown: Mapping[str, float | None], dtype: str | None = None) -> bool:
@@ -676,10 +679,12 @@ def recoverable_time(duration: np.ndarray, bound: np.ndarray, pct_of_roof: np.nd
 
 def small_grid_time(duration: np.ndarray, bound: np.ndarray) -> np.ndarray:
     """The time of each small-grid launch (too few blocks to fill the GPU: the grid, not a unit's peak, sets
-    it), 0 for the others."""
+    it), 0 for the other launches with a verdict, NaN for a launch without a time or a verdict (whether it is a
+    small grid is not known)."""
     import numpy as np
 
-    return np.where(bound == "small_grid", np.nan_to_num(duration, nan=0.0), 0.0)
+    known = ~np.isnan(duration) & ~is_none(bound)
+    return np.where(known, np.where(bound == "small_grid", duration, 0.0), np.nan)
 
 
 def recoverable_s(launch_analysis: LaunchAnalysis) -> float | None:
@@ -757,7 +762,8 @@ def rank_by_recoverable_time(groups: Sequence[KernelGroup]) -> list[KernelGroup]
 
 def _group(name: str, launches: Launches, total_s: float | None, by: GroupBy = "kernel") -> KernelGroup:
     c, at = launches.table.columns, launches.indices
-    times, pcts, saved = (measured(values[at]) for values in (c.duration.values, c.pct_of_roof, c.recoverable))
+    times, pcts, saved, small = (measured(values[at]) for values in (c.duration.values, c.pct_of_roof,
+                                                                      c.recoverable, c.small_grid))
     total = sum(times) if times else None
     return KernelGroup(
         name=name, launches=launches, total_s=total,
@@ -766,7 +772,7 @@ def _group(name: str, launches: Launches, total_s: float | None, by: GroupBy = "
         time_share=total / total_s if total is not None and total_s else None,
         median_pct_of_roof=median_known(pcts),
         recoverable_s=sum(saved) if saved else None,
-        small_grid_s=sum(c.small_grid[at].tolist()),
+        small_grid_s=sum(small) if small else None,
         functions=tuple(dict.fromkeys(launch.name for launch in launches.kernel_launches)), by=by,
     )
 

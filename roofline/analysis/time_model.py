@@ -188,13 +188,32 @@ class Change(Struct, frozen=True):
 
 
 def changed(model: TimeModel, change: Change) -> TimeModel:
-    """The model after ``change``; the tail follows its unit."""
+    """The model after ``change``; the tail follows its unit, or moves to the SM unit the change leaves busiest."""
     terms = []
     for t in model.terms:
         factor = _factor(model, t, change)
         terms.append(t if factor is None else replace(
             t, seconds=t.seconds * factor, achievable_s=None if t.achievable_s is None else t.achievable_s * factor))
-    return _model(model.measured_s, terms, model.reason)
+    return _model(model.measured_s, _retailed(model, terms, change), model.reason)
+
+
+def _retailed(model: TimeModel, terms: list[Term], change: Change) -> list[Term]:
+    """``terms`` with the tail on the busiest changed SM unit that whole blocks pace (``_tail_term``'s choice): a
+    change that cuts the busiest unit's work can leave another the busiest, whose whole blocks then set the tail.
+    A change of the tail itself (blocks spread evenly) keeps its own."""
+    old, tail = model.term(TAIL), next((t for t in terms if t.kind == "tail"), None)
+    unit_s = old.inputs.get("unit_s") if old is not None else None
+    if old is None or tail is None or TAIL in change.scales or not unit_s:
+        return terms
+    factor = old.seconds / unit_s
+    local = [t for t in terms if t.kind != "tail" and t.sm_local and (t.kind == "roof" or paced_by_blocks(t.metric))]
+    busiest = max(local, key=lambda t: t.seconds, default=None)
+    if busiest is None or busiest.seconds * factor <= tail.seconds:
+        return terms
+    moved = replace(tail, name=f"{busiest.name}, in whole blocks per SM", seconds=busiest.seconds * factor,
+                    inputs={**tail.inputs, "unit_s": busiest.seconds}, metric=busiest.metric, side=busiest.side,
+                    achievable_s=None if busiest.achievable_s is None else busiest.achievable_s * factor)
+    return [moved if t is tail else t for t in terms]
 
 
 def _factor(model: TimeModel, t: Term, change: Change) -> float | None:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -380,7 +380,7 @@ def pair_reports(analyses: Sequence[ReportAnalysis], matcher: Matcher = Matcher(
         raise RooflineError("no report to compare", "pass two or more report files")
     labels = report_labels(analyses)
     keyed = [keyed_kernels(a, matcher, i) for i, a in enumerate(analyses)]
-    require_maps_used(analyses, matcher, keyed)
+    require_maps_used(analyses, matcher)
     rows = [k for k in keyed[0] if len(keyed) == 1 or any(k in kd for kd in keyed[1:])]
     devices = [a.device for a in analyses]
     specs = _specs(analyses, catalog)
@@ -481,24 +481,38 @@ def _other_modes(matching: str) -> str:
     return "|".join(m for m in ("family", "order", "regex:PATTERN") if m != used)
 
 
-def require_maps_used(analyses: Sequence[ReportAnalysis], matcher: Matcher,
-                      keyed: Sequence[dict[Key, Launches]]) -> None:
+def require_maps_used(analyses: Sequence[ReportAnalysis], matcher: Matcher) -> None:
     """RooflineError (one line) for a ``--map`` whose pattern for a report matches none of its kernels (a typo
-    would otherwise pair nothing, silently): the report, the pattern and the report's nearest kernel name."""
+    would otherwise pair nothing, silently): the report, the pattern and the report's nearest kernel name. A pattern
+    is tested as ``_map_key`` tests it (a full match of the name or the demangled name), so one whose kernels an
+    earlier ``--map`` took is kept: it matches, it just pairs nothing more."""
     import difflib
+    import functools
 
-    for patterns in matcher.maps:
-        key = ("map", "=".join(p.pattern for p in patterns))
-        for i, (analysis, kernels) in enumerate(zip(analyses, keyed, strict=True)):
-            if key in kernels:
+    if not matcher.maps:
+        return
+    names = [dict.fromkeys((k.name, k.demangled_name) for k in a.valid_launches.kernel_launches) for a in analyses]
+    matched = [within(REGEX_LIMIT_S, f"the --map patterns on the names in {a.report.path}",
+                      functools.partial(_maps_matching, matcher, i, names[i])) for i, a in enumerate(analyses)]
+    for m, patterns in enumerate(matcher.maps):
+        for i, analysis in enumerate(analyses):
+            if m in matched[i]:
                 continue
-            names = sorted({k.name for k in analysis.valid_launches.kernel_launches})
-            near = difflib.get_close_matches(patterns[i].pattern, names, 1, 0.0)
+            text = "=".join(p.pattern for p in patterns)
+            near = difflib.get_close_matches(patterns[i].pattern, sorted({n for n, _ in names[i]}), 1, 0.0)
             nearest = f"; nearest kernel name: {near[0]!r}" if near else ""
-            raise RooflineError(f"{analysis.report.path}: --map '{key[1]}': its pattern for this report "
+            raise RooflineError(f"{analysis.report.path}: --map '{text}': its pattern for this report "
                                 f"({letter(i)}), {patterns[i].pattern!r}, matches no kernel{nearest}",
                                 "a --map pattern must match a whole kernel name (or its demangled name); "
                                 "roofline summary FILE lists them")
+
+
+def _maps_matching(matcher: Matcher, index: int, names: Iterable[tuple[str, str]]) -> set[int]:
+    """The indices of the ``--map`` patterns that fully match a (name, demangled name) of report ``index``."""
+    pairs = list(names)
+    return {m for m, patterns in enumerate(matcher.maps)
+            if any(patterns[index].fullmatch(name) or patterns[index].fullmatch(demangled)
+                   for name, demangled in pairs)}
 
 
 def _key_text(key: Key, launches: Launches) -> str:

@@ -14,13 +14,13 @@ from msgspec.structs import replace
 
 from roofline.analysis.advice import rank_by_time_to_gain, unestimated
 from roofline.analysis.kernels import KernelStats, aggregate
-from roofline.analysis.launches import KernelGroup, ReportAnalysis
+from roofline.analysis.launches import KernelGroup, ReportAnalysis, no_valid_launch
 from roofline.analysis.roofline import group_by_kernel, rank_by_recoverable_time
 from roofline.compare.pairing import ReportRef, path_labels, report_labels, report_ref
 from roofline.core.choices import GroupBy
 from roofline.core.thresholds import LAUNCH_FLOOR_S
 from roofline.core.units import seconds
-from roofline.errors import UsageError
+from roofline.errors import ReportError, UsageError
 
 # What the recoverable time counts (analysis.recoverable_s), said wherever it is shown.
 RECOVERABLE_COUNTS = ("recoverable = each launch's time above its busiest unit's peak (the largest of the SM and "
@@ -69,11 +69,12 @@ class AppSummary(Struct, frozen=True):
     group_count: int
     shown_share: float | None
     recoverable_s: float | None
-    small_grid_s: float  # small-grid launches: their time, not counted as recoverable
+    small_grid_s: float | None  # small-grid launches: their time, not recoverable (None: no group's is known)
     time_to_gain_s: float | None = None  # the groups' times to gain summed, None where no group has one
     # in a ranking by time to gain, the groups without one, placed by their recoverable time, and that time summed
     groups_without_gain: int = 0
     without_gain_recoverable_s: float | None = None  # 0 where no group lacks a time to gain; None unless ranked by it
+    no_kernel: str = ""  # why the report has no kernel group (``launches.no_valid_launch``); "" where it has one
 
 
 def summarize(analysis: ReportAnalysis, by: GroupBy, top: int, label: str = "") -> AppSummary:
@@ -90,6 +91,7 @@ def summarize(analysis: ReportAnalysis, by: GroupBy, top: int, label: str = "") 
                             *(unestimated(g) if advised and gain is not None else (None, None)))
                  for i, ((gain, g), place) in enumerate(list(zip(ranked, placed, strict=True))[:top]))
     saved = [g.recoverable_s for g in groups if g.recoverable_s is not None]
+    small = [g.small_grid_s for g in groups if g.small_grid_s is not None]
     gains = [gain for gain, _ in ranked if gain is not None]
     shares = [r.group.time_share for r in rows if r.group.time_share is not None]
     by_gain = advised and bool(gains)
@@ -97,8 +99,20 @@ def summarize(analysis: ReportAnalysis, by: GroupBy, top: int, label: str = "") 
     return AppSummary(report_ref(analysis, label or report_labels([analysis])[0]), by,
                       _ranked_by(groups, rows, by_gain), rows, len(groups),
                       sum(shares) if shares else None, sum(saved) if saved else None,
-                      sum(g.small_grid_s for g in groups), sum(gains) if gains else None,
-                      len(without), float(sum(without)) if by_gain else None)
+                      sum(small) if small else None, sum(gains) if gains else None,
+                      len(without), float(sum(without)) if by_gain else None,
+                      "" if groups else no_valid_launch(analysis))
+
+
+def nothing_to_summarise(summaries: Sequence[AppSummary]) -> list[ReportError]:
+    """One ReportError (one line) per report where no report has a valid launch, nothing at all to summarise (as
+    ``grade`` refuses a report without one); none where one report has one (a report without any is summarised as
+    such beside the others)."""
+    if any(s.group_count for s in summaries):
+        return []
+    return [ReportError(f"{s.report.path}: nothing to summarise: {s.no_kernel or 'no kernel group'}",
+                        "profile the kernels again (roofline report FILE shows each launch's problem)")
+            for s in summaries]
 
 
 def placed_by(gain: float | None, group: KernelGroup, advised: bool) -> tuple[RankedByKind, float | None]:

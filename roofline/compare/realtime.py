@@ -42,7 +42,7 @@ class NcuKernel(Struct, frozen=True):
     launches: int
     total_s: float
     recoverable_s: float | None  # None where no launch has a roof position or throughput
-    small_grid_s: float
+    small_grid_s: float | None  # None where no launch has both a time and a verdict
     bound: str | None
     pct_of_roof: float | None
     function: str = ""  # the function (short) name; "" means the same as ``name``
@@ -139,8 +139,9 @@ def ncu_kernels(analyses: Sequence[ReportAnalysis], by: GroupBy = "kernel") -> l
     for name, parts in found.items():
         main = max(parts, key=lambda p: p.total_s)
         saved = [p.recoverable_s for p in parts if p.recoverable_s is not None]
+        small = [p.small_grid_s for p in parts if p.small_grid_s is not None]
         out.append(NcuKernel(name, sum(p.launches for p in parts), sum(p.total_s for p in parts),
-                             sum(saved) if saved else None, sum(p.small_grid_s for p in parts), main.bound,
+                             sum(saved) if saved else None, sum(small) if small else None, main.bound,
                              main.pct_of_roof, main.function))
     return out
 

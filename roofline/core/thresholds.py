@@ -60,6 +60,7 @@ TENSOR_ACTIVE_PCT = 1.0  # tensor pipe activity (percent of peak) below which a 
 MATMUL_MIN_FMA_SHARE = 0.95  # FMA FLOPs over all FLOPs from which a kernel's mix looks like a matrix multiply
 MATMUL_MIN_INTENSITY = 8.0  # FLOP per byte at DRAM, L2 and L1 from which it reuses like one (streaming: 0.1-2)
 TENSOR_NO_GAIN_RATIO = 1.05  # a tensor roof under this many times the CUDA-core roof gains nothing
+PIPE_BUSY_PCT = 1.0  # an FP pipe below this percent of its peak shows no precision (no FLOPs counted)
 # Work (``analysis.work``):
 FLOPS_FILL_SHARE = 0.5  # FLOPs under this share of a busy FP pipe's roof: the pipe is busy with other instructions
 # Hot spots (``analysis.hotspots``):
@@ -73,6 +74,7 @@ CLOCK_TOLERANCE = 0.03  # an SM clock within this relative distance of the base 
 CLOCK_MIN_DURATION_S = 20e-6  # a shorter launch's SM clock reads low (ncu's cycles over a duration that counts
 # its start: 0.61-0.78 GHz at 11-13 us on a V100 locked at 1.29 GHz), so it is not judged against the base clock
 ROOF_SHOWN_PCT = 0.05  # percent of roof under this prints "0.0%": a limiter among such roofs is named by a fixed order
+SAME_ROOF = 0.01  # a launch's roof within 1% of the one shown is the same: its percent of roof moves by under 1%
 # Plots (``analysis.view``):
 BANDWIDTH_VIEW_SHARE = 0.5  # more of the time than this in FLOP-less kernels: the bandwidth panel is drawn too
 # --- Advice and its what-ifs (``analysis.advice``, ``analysis.reconcile``, ``analysis.time_model``, ncu's rules and

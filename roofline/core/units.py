@@ -41,6 +41,21 @@ def pct_apart(value: float, other: float) -> str:
     return pct(value, digits)
 
 
+MOST_DECIMALS = 17  # pct_beside's most decimals: a double's 17 significant digits tell it from any other number
+
+
+def pct_beside(value: float, threshold: float, near: float = 1.0) -> str:
+    """A percent judged against ``threshold`` (below it or not): in whole percent ("86%") farther than ``near``
+    points from it, else with one decimal or as many as put the figure printed on the side of the threshold the
+    value is on ("60.6%", "59.8%"; 59.996 prints "59.996%", where two decimals would print the threshold)."""
+    if abs(value - threshold) >= near:
+        return f"{value:.0f}%"
+    below, digits = value < threshold, 1
+    while digits < MOST_DECIMALS and (float(f"{value:.{digits}f}") < threshold) != below:
+        digits += 1
+    return pct(value, digits)
+
+
 def hit_pct(value: float | None) -> str:
     """A hit rate: one decimal; above 100% (ncu's ratio is not clamped) the decimals that tell it from 100%
     (``pct_apart``: 100.03%, which one decimal shows as 100.0%)."""

@@ -41,7 +41,7 @@ from roofline.documents.common import (
     value_or_null,
     values_or_null,
 )
-from roofline.documents.report import CeilingsText
+from roofline.documents.report import CeilingsText, small_grid_reason
 from roofline.ncu.metrics import HINT_INSTRUCTIONS, HINT_PC_SAMPLES
 
 HEADLINE = Literal["speedup", "throughput", "time_ratio"]
@@ -829,14 +829,9 @@ def own_gpu_doc(o: OwnGpu) -> OwnGpuDoc:
 def summary_doc(s: AppSummary) -> SummaryReport:
     """One report's ranking; the reason of each null figure under ``missing``."""
     return SummaryReport(report_ref(s.report), s.by, s.ranked_by, s.group_count, number(s.shown_share),
-                         number(s.recoverable_s), number(_small_grid_s(s)), RECOVERABLE_COUNTS,
+                         number(s.recoverable_s), number(s.small_grid_s), RECOVERABLE_COUNTS,
                          [summary_row(r) for r in s.rows], number(s.time_to_gain_s), TIME_TO_GAIN_COUNTS,
                          s.groups_without_gain, number(s.without_gain_recoverable_s), summary_missing(s))
-
-
-def _small_grid_s(s: AppSummary) -> float | None:
-    """The small-grid launches' time, a sum of launch times: None where no launch has a time (not 0)."""
-    return s.small_grid_s if s.shown_share is not None else None
 
 
 def summary_missing(s: AppSummary) -> dict[str, str]:
@@ -845,14 +840,15 @@ def summary_missing(s: AppSummary) -> dict[str, str]:
     none = "no valid launch" if not s.group_count else ""
     why = {
         "shown_share": none or "no launch of the report has a time",
-        "small_grid_s": none or "no launch of the report has a time",
+        "small_grid_s": none or ("no launch of the report has a time" if s.shown_share is None else
+                                 "no launch of the report has a verdict, so whether any is a small grid is not known"),
         "recoverable_s": none or "no launch of the report has both a time and a percent of roof or a throughput "
                                  "breakdown",
         "time_to_gain_s": none or "no launch of the report has an advice item with an estimated saving",
         "without_gain_recoverable_s": none or "not ranked by time to gain (ranked_by says by what): no group was "
                                               "placed without one",
     }
-    values = {"shown_share": s.shown_share, "small_grid_s": _small_grid_s(s),
+    values = {"shown_share": s.shown_share, "small_grid_s": s.small_grid_s,
               "recoverable_s": s.recoverable_s, "time_to_gain_s": s.time_to_gain_s,
               "without_gain_recoverable_s": s.without_gain_recoverable_s}
     out = {key: why[key] for key, value in values.items() if value is None}
@@ -868,8 +864,7 @@ def summary_row(r: SummaryRow) -> SummaryRowDoc:
     missing: dict[str, str] = {}
     out = SummaryRowDoc(
         r.rank, g.name, len(g.launches), number(g.total_s), number(g.median_s), number(g.min_s), number(g.max_s),
-        number(g.time_share), number(g.recoverable_s), number(g.small_grid_s) if number(g.total_s) is not None
-        else None, number(r.recoverable_share),
+        number(g.time_share), number(g.recoverable_s), number(g.small_grid_s), number(r.recoverable_share),
         number(g.median_pct_of_roof), number(r.stats.roof.pct_of_roof), r.stats.verdict.bound,
         values_or_null(r.stats.intensity, "intensity", missing),
         values_or_null(r.stats.flop_per_s, "flop_per_s", missing), missing, number(r.time_to_gain_s),
@@ -895,13 +890,14 @@ def summary_row(r: SummaryRow) -> SummaryRowDoc:
 def row_missing(r: SummaryRow, row: SummaryRowDoc) -> dict[str, str]:
     """The reason of each null time, share, recoverable and small-grid figure of a summary row: no launch of the
     group has a time (the report's reason), the report has no total, no launch has a roof position or a
-    throughput breakdown."""
+    throughput breakdown, none has a verdict (whether it is a small grid is not known)."""
     no_time = f"no launch of the group has a time: {r.stats.total_s.reason or 'not measured'}"
     no_total = "the report has no total time" if row.total_s is not None else no_time
     unrecoverable = (no_time if row.total_s is None else "no launch of the group has both a time and a percent of "
                      "roof or a throughput breakdown")
     why = {"total_s": no_time, "median_s": no_time, "min_s": no_time, "max_s": no_time, "time_share": no_total,
-           "small_grid_s": no_time, "recoverable_s": unrecoverable,
+           "small_grid_s": no_time if row.total_s is None else small_grid_reason(r.stats.verdict.reason),
+           "recoverable_s": unrecoverable,
            "recoverable_share": unrecoverable if row.recoverable_s is None else "the report has no total time",
            "median_pct_of_roof": r.stats.roof.reason or "no launch of the group has a percent of roof"}
     return {key: text for key, text in why.items() if getattr(row, key) is None}

@@ -131,6 +131,7 @@ NOT_FINITE = "not a finite number"
 WITHHELD = "withheld"
 SEE_WITHHELD = "see withheld"
 NO_BASELINE = "no --baseline given: the work is not checked against a reference kernel"
+NO_UNIT_TERM = "no measured time or unit term"
 
 
 def grade_json(grades: ReportGrade, per_launch: bool = True) -> GradeJson:
@@ -153,29 +154,17 @@ def kernel_doc(k: KernelGrade, per_launch: bool = True) -> KernelGradeDoc:
     return replace(doc, missing=kernel_missing(k, doc))
 
 
-def withheld_text(reason: Withheld, work: WorkFinding | WorkDoc | None, why: str = "") -> str:
-    """Why a grade is withheld, in words (``why``: the time model's reason, for ``no_time_model``)."""
-    if reason is Withheld.LESS_WORK:
-        return "fewer FLOPs than the baseline's kernel (computation skipped)"
-    if reason is Withheld.OTHER_PRECISION:
-        used = work.precision if work is not None else None
-        asked = work.baseline_precision if work is not None else None
-        return f"computes in {used}, a less precise type than the baseline's {asked}"
-    if reason is Withheld.NO_OUTPUT:
-        return "writes nothing to L2 or DRAM (no output)"
-    return "no time model to grade against" + (f": {why}" if why else " (no measured time or unit term)")
-
-
 def kernel_missing(k: KernelGrade, doc: KernelGradeDoc) -> dict[str, str]:
-    """The reason of each null of a kernel's document ``doc``: the grade withheld, no launch graded (the time
-    model's reason), launches left ungraded, no confidence without a grade, no baseline."""
+    """The reason of each null of a kernel's document ``doc``: the grade withheld (for ``no_time_model`` the time
+    model's reason, as a launch's; else see ``withheld``), no launch graded, launches left ungraded, no confidence
+    without a grade, no baseline."""
     graded = sum(g.grade is not None for g in k.per_launch)
-    ungraded = f"no launch graded: {k.reason or 'no unit term'}"
+    ungraded = f"no launch graded: {k.reason or NO_UNIT_TERM}"
     part = (f"{len(k.per_launch) - graded} of the {len(k.per_launch)} timed launches not graded ({k.reason}): no "
             "figure for the kernel's whole time" if graded else ungraded)
     unmodelled = Withheld.NO_TIME_MODEL in k.withheld  # the one reason the enum alone does not give in full
     why = {
-        "grade": f"withheld: {withheld_text(Withheld.NO_TIME_MODEL, None, k.reason)}" if unmodelled else SEE_WITHHELD,
+        "grade": (k.reason or NO_UNIT_TERM) if unmodelled else SEE_WITHHELD,
         "datasheet_grade": WITHHELD, "interval": WITHHELD if doc.grade is None else "one launch graded: no spread",
         "governing": ungraded,
         "roof": ungraded if doc.governing is None else "no memory level governs and no FLOPs counted",

@@ -930,6 +930,18 @@ def ceilings_text(c: Ceilings) -> CeilingsText:
     return CeilingsText.of(c, dict(c.missing))
 
 
+NO_GROUP_TIME = "no launch of the group has a time"
+NO_VERDICT = "no launch of the group has a verdict, so whether it is a small grid is not known"
+
+
+def small_grid_reason(verdict_reason: str | None) -> str:
+    """Why a group's small-grid time is null: no launch has a time (``verdict_reason`` None), else none has a
+    verdict, for ``verdict_reason`` (the report's reason for a launch's null verdict)."""
+    if verdict_reason is None:
+        return NO_GROUP_TIME
+    return f"{NO_VERDICT}: {verdict_reason}" if verdict_reason else NO_VERDICT
+
+
 def group_docs(v: ReportView, reasons: Reasons) -> list[Group]:
     """The report's groups by time, each with its time to gain and its place in the ranking by it (the ranking
     ``report`` shows)."""
@@ -938,7 +950,10 @@ def group_docs(v: ReportView, reasons: Reasons) -> list[Group]:
 
 
 def group_doc(g: KernelGroup, rank: int, gain: float | None, reasons: Reasons) -> Group:
-    missing = reasons.refs({"time_to_gain_s": NO_GAIN} if gain is None else {})
+    why = {"time_to_gain_s": NO_GAIN} if gain is None else {}
+    if g.small_grid_s is None:
+        why["small_grid_s"] = small_grid_reason(g.longest.verdict.reason if g.total_s is not None else None)
+    missing = reasons.refs(why)
     return Group(g.name, list(g.functions), len(g.launches), number(g.total_s), number(g.median_s),
                  number(g.min_s), number(g.max_s), number(g.time_share), number(g.median_pct_of_roof),
                  number(g.recoverable_s), number(g.small_grid_s), number(gain), rank, missing)

@@ -14,6 +14,7 @@ from msgspec import Struct
 from roofline.core.choices import GroupBy
 from roofline.core.version import GENERATOR
 from roofline.documents.common import SCHEMA_VERSION, Generator, Number, Tool, Version, number, tool
+from roofline.documents.report import small_grid_reason
 
 NO_TIME = "no valid launch of the group has a time"
 NO_TOTAL = "the report has no total time"
@@ -94,11 +95,13 @@ def row_doc(r: Mapping[str, Any]) -> StoreSummaryRowDoc:
 
 def row_missing(r: Mapping[str, Any], values: Mapping[str, float | None]) -> dict[str, str]:
     """Why each null figure of a row is null: no launch with a time (its first launch's reason), the report's total
-    unknown, no launch with a recoverable time, a time to gain or a percent of roof (likewise)."""
+    unknown, no launch with a verdict (small-grid time), a recoverable time, a time to gain or a percent of roof
+    (likewise)."""
     no_time = f"{NO_TIME}: {r.get('why_time') or 'not measured'}"
     timed = values["total_s"] is not None
     why = {key: no_time for key in ("total_s", "small_grid_s", "median_s", "min_s", "max_s")}
     why |= {"time_share": NO_TOTAL if timed else no_time,
+            "small_grid_s": small_grid_reason(str(r.get("why_bound") or "")) if timed else no_time,
             "time_to_gain_s": r.get("why_gain") or "no launch of the group has an advice item with an estimated "
                                                    "saving",
             "recoverable_s": r.get("why_recoverable") or "no launch of the group has both a time and a percent of "

@@ -4,7 +4,8 @@ kernels placed on the roofline with their work from ncu reports. Times in second
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Callable, Sequence
+from typing import Literal, NamedTuple
 
 from msgspec import Struct
 
@@ -199,11 +200,18 @@ class TimelineJson(Struct, frozen=True, omit_defaults=True):
     streams: StreamsView | None = None  # every file's GPU work per stream on one time axis, copy overlap, idle gaps
 
 
-def timeline_json(doc: TimelineSet) -> TimelineJson:
+class TimelineWords(NamedTuple):
+    """The sentences a timeline document holds, written by the renderers' prose (passed in, as this stage is below
+    render): the notes on the borrowed work (the analysis's, then each kernel's FP16 register moves)."""
+
+    work_notes: Callable[[BorrowedWork], Sequence[str]]
+
+
+def timeline_json(doc: TimelineSet, words: TimelineWords) -> TimelineJson:
     """The document of the timelines, their ranks, the work they borrow and their streams."""
     return TimelineJson(GENERATOR, SCHEMA_VERSION, "timeline", tool(), [timeline_doc(t) for t in doc.timelines],
                         [rank_doc(r) for r in doc.ranks],
-                        None if doc.work is None else work_doc(doc.work, doc.time_gaps), doc.streams)
+                        None if doc.work is None else work_doc(doc.work, words, doc.time_gaps), doc.streams)
 
 
 def timeline_doc(t: Timeline) -> TimelineDoc:
@@ -228,7 +236,7 @@ def rank_doc(r: RankTotal) -> RankDoc:
                    r.top_kernel)
 
 
-def work_doc(w: BorrowedWork, gaps: tuple[TimeGap, ...] = ()) -> WorkDoc:
+def work_doc(w: BorrowedWork, words: TimelineWords, gaps: tuple[TimeGap, ...] = ()) -> WorkDoc:
     """Every figure with what it is made of: work per launch from the report, time from nsys, roofs from the spec."""
     return WorkDoc(
         w.label, list(w.reports), w.ncu_gpu, w.nsys_gpu, w.spec_id,
@@ -236,7 +244,7 @@ def work_doc(w: BorrowedWork, gaps: tuple[TimeGap, ...] = ()) -> WorkDoc:
             w.ceilings.source, w.ceilings.clock_note, {k: number(v) for k, v in w.ceilings.flop_per_s.items()},
             {k: number(v) for k, v in w.ceilings.bytes_per_s.items()}),
         w.matched_share, [work_kernel(k) for k in w.kernels], list(w.unmatched_ncu),
-        [unmatched_launches(c) for c in w.unmatched_nsys], list(w.notes), list(gaps))
+        [unmatched_launches(c) for c in w.unmatched_nsys], list(words.work_notes(w)), list(gaps))
 
 
 def unmatched_launches(c: LaunchConfigTime) -> UnmatchedLaunches:

@@ -69,8 +69,9 @@ def _project(d: Any) -> Any:
 
 def _timeline(d: Any) -> Any:
     from roofline.documents.timeline import timeline_json
+    from roofline.render.timeline.json import WORDS
 
-    return timeline_json(d.timelines)
+    return timeline_json(d.timelines, WORDS)
 
 
 def _realtime(d: Any) -> Any:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from msgspec import Struct, field
 from msgspec.structs import replace
 
+from roofline.core import tensor_architectures
 from roofline.core.model import Ceilings, Device
 from roofline.errors import SpecError
 from roofline.ncu.validation import BUS_BITS, CC_PATTERN, CLOCK_HZ, MEMORY_CLOCK_HZ, POSITIVE, SM_COUNT, Limit
@@ -39,10 +40,6 @@ SCHEMA_HINT = safe_yaml.SPEC_FIX
 LANES = Limit(1.0, 1024.0, integer=True)  # FP32 lanes per SM (64 or 128 on every GPU so far)
 BYTES = Limit(0.0, low_open=True, integer=True)
 BOARD_POWER_W = Limit(1.0, 5000.0)  # a board's rated power: a few W (a laptop part) to kW (a multi-die module)
-# The Tensor Core types every GPU of a compute capability from the one named on has (PTX ISA, mma and wgmma target
-# notes: the .bf16 and .tf32 types need sm_80 or later, the .e4m3 and .e5m2 FP8 types sm_89 or later): a spec of
-# such a GPU that gives some Tensor figure and not these lacks a figure, not the hardware (``spec_remarks``).
-TENSOR_TYPES_FROM = {"tensor_bf16": (8, 0), "tensor_tf32": (8, 0), "tensor_fp8": (8, 9)}
 DERIVED_ID = "derived"  # the id of a spec derived from a report's device attributes (roofline.specs.derived)
 DERIVED_LABEL = "derived from device attributes"
 
@@ -492,14 +489,23 @@ def derived_fp32(spec: DeviceSpec) -> float:
     return spec.sm_count * spec.fp32_lanes_per_sm * 2 * spec.boost_clock_hz
 
 
+def tensor_types_from() -> dict[str, tuple[int, ...]]:
+    """The Tensor figures (peak keys, "tensor_tf32") every GPU of a compute capability from the one given on has
+    the hardware for (``core.tensor_architectures.tensor_types_from``, of the Tensor Core table), in the order
+    of ``PEAK_KEYS``: a spec of such a GPU that gives some Tensor figure and not these lacks a figure, not the
+    hardware (``spec_remarks``)."""
+    since = {f"tensor_{dtype}": cc for dtype, cc in tensor_architectures.tensor_types_from().items()}
+    return {key: since[key] for key in PEAK_KEYS if key in since}
+
+
 def spec_remarks(spec: DeviceSpec) -> list[str]:
     """What a valid spec likely leaves out, not a problem (``specs check`` prints it and passes): of a spec giving
-    some Tensor figure, the types every GPU of its compute capability has (``TENSOR_TYPES_FROM``) that it omits,
+    some Tensor figure, the types every GPU of its compute capability has (``tensor_types_from``) that it omits,
     whose work projections then time on other units."""
     if not any(k.startswith("tensor_") for k in spec.peaks):
         return []
     cc = tuple(int(part) for part in spec.compute_capability.split("."))
-    lacking = [k for k, since in TENSOR_TYPES_FROM.items() if k not in spec.peaks and cc >= since]
+    lacking = [k for k, since in tensor_types_from().items() if k not in spec.peaks and cc >= since]
     if not lacking:
         return []
     return [f"{spec.path}: gives Tensor figures but no peaks.{', peaks.'.join(lacking)}, which every GPU of compute "

@@ -787,3 +787,18 @@ def test_a_stall_item_of_a_small_grid_says_why_it_is_not_estimated_in_one_phrase
             if a.kind == "stalls" and a.estimate:
                 assert a.estimate.startswith("not estimated: ") or re.match(
                     r"\d+% \(its share of the stalls\) of the gap to the busiest unit's peak", a.estimate), a.estimate
+
+
+def test_a_tensor_core_item_without_a_roof_ratio_stays_unsized_and_says_so_plainly(shared_report):
+    """A100 cuBLAS SGEMM (basic set) with no YAML spec (peaks derived from the device attributes give no Tensor
+    figure) and no FLOPs counted: no ratio tells how fast the math would run on Tensor Cores, so no what-if takes
+    it as free (no change on the time model, no saving); the estimate says what is missing in one plain phrase, and
+    the text names the option that would size it."""
+    from roofline.render.report.prose import advice_text
+    from roofline.specs.catalog import SpecCatalog
+
+    k = analyze_files([shared_report("a100-40gb_cublas-sgemm_basic")], catalog=SpecCatalog([]))[0].launches[3]
+    (item,) = [a for a in k.advice if a.topic == "tensor_cores"]
+    assert item.work_share is None and item.change is None and item.est_saved_s is None
+    assert item.estimate == "not estimated: the ratio of a Tensor Core roof to the kernel's roof is not known"
+    assert advice_text(item).endswith("Re-profile with --set full to size the gain.")

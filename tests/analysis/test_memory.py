@@ -95,6 +95,15 @@ def test_speed_of_light_percentages_are_ncus_details_page(roofline_report, raw_a
         assert sol["dram"].value is not None and sol["l1"].value is not None and sol["l2"].value is not None
 
 
+def test_the_picture_says_which_speed_of_light_units_are_over_active_cycles(roofline_report):
+    """ncu's L1/TEX Speed of Light is l1tex__throughput's percent over the unit's active cycles, the others' over
+    the elapsed ones (SOL's metric names above): the picture carries that as data, so a renderer need not read a
+    metric's name to say "of active cycles"."""
+    launch = roofline_report("rtx2070super_alife-143launches_basic").launches[0]
+    assert memory_picture(launch).sol_over_active == tuple(
+        unit for unit, metric in SOL.items() if metric.endswith(".pct_of_peak_sustained_active")) == ("l1",)
+
+
 # --- Each edge in percent of its path's peak, the L2 hit rate per operation ------------------------------------
 PCT = ".sum.pct_of_peak_sustained_elapsed"
 OP_HIT = {"read": "lts__t_sector_op_read_hit_rate.pct", "write": "lts__t_sector_op_write_hit_rate.pct"}

@@ -697,3 +697,70 @@ def test_a_grid_items_floor_is_the_dram_term_at_its_calibrated_roof_not_the_tail
     assert "at its floor (DRAM, 279 us, measured to the calibrated DRAM roof)" in words, words
     assert "in whole blocks per SM" not in words and "blocks spread evenly" in words
     assert item.est_saved_s == pytest.approx(duration - dram, rel=0.01)
+
+
+# The units a move to Tensor Cores takes work off: the FMA and FP16 pipes, and the issue slots (instructions issued,
+# as ncu's breakdowns count them twice: issue active and instructions executed)
+TENSOR_MOVED = ("sm__pipe_fma_cycles_active.", "sm__pipe_fmaheavy_cycles_active.", "sm__pipe_fp16_cycles_active.",
+                "sm__inst_executed_pipe_fp16.", "sm__issue_active.", "sm__inst_executed.")
+
+
+@pytest.mark.parametrize(("name", "key", "spec", "tensor"), [
+    ("a100-40gb_cublas-sgemm_basic", "0:3", "a100-pcie-40gb", "tensor_tf32"),
+    ("a10g_sgemm-blocktiling_roofline", "0:3", "a10g", "tensor_fp16")])
+def test_the_tensor_core_what_if_keeps_the_time_the_math_takes_at_the_tensor_roof(name, key, spec, tensor,
+                                                                                  shared_report, raw_actions):
+    """A GEMM on the CUDA cores moved to Tensor Cores runs its FMA pipe's work at the Tensor roof, not for free: the
+    FMA and FP16 pipes and the issue slots keep the CUDA-core peak / the Tensor peak of their time (the spec's
+    datasheet figures: FP32 19.5 / TF32 156 TFLOP/s on the A100; on the A10G, whose TF32 runs no faster than FP32,
+    35 / FP16 70) from the raw counters, and the saving is at most measured time minus the changed floor recomputed
+    from every unit (the tail: the SM unit busiest after the change, in whole blocks per SM). The A100's basic
+    set counts no FLOPs: the what-if alone sizes it (10.3 ms: the L1 LSU data pipe's 6.44 ms, 6.52 ms in whole
+    blocks per SM, is the floor once the FMA pipe's 16.3 ms is down to 2 ms; the tail had stayed on the FMA pipe and
+    claimed 80 us more), and nothing is left to re-profile for; the A10G's warptiling SGEMM keeps
+    its own smaller estimate (its FP32 work at its roof x 1/2)."""
+    import yaml
+
+    from tests.conftest import REPO
+
+    peaks = yaml.safe_load((REPO / "device_specs" / f"{spec}.yaml").read_text())["peaks"]
+    kept = peaks["fp32"]["value"] / peaks[tensor]["value"]
+    analysis = analyze_files([shared_report(name)])[0]
+    i, k = next((i, k) for i, k in enumerate(analysis.launches) if k.launch.key == key)
+    raw = raw_actions(name)[i]
+    item = next(a for a in k.advice if a.topic == "tensor_cores")
+    assert item.work_share == pytest.approx(1.0 - kept) and item.change is not None
+    assert dict(item.change.scales) == pytest.approx({"FMA": kept, "issue": kept} | (
+        {"FP16": kept} if "FP16" in dict(item.change.scales) else {}))
+    before = unit_times_from_raw(raw)
+    units = {u: t * (kept if u.startswith(TENSOR_MOVED) else 1.0) for u, t in before.items()}
+    blocks, sms = raw["launch__grid_size"], raw["device__attribute_multiprocessor_count"]
+    busiest = max((u for u in units if u.split("__")[0] in ("sm", "smsp", "l1tex", "idc")), key=units.__getitem__)
+    tail = units[busiest] * math.ceil(blocks / sms) / (blocks / sms)
+    duration = raw["gpu__time_duration.sum"] * 1e-9
+    most = duration - max(*units.values(), tail, LAUNCH_FLOOR_S)
+    assert item.est_saved_s is not None and item.est_saved_s <= most * (1 + 1e-6)
+    if k.flops["fp32"].value is None:  # no FLOPs counted: the what-if is the estimate
+        assert item.est_saved_s == pytest.approx(most, rel=1e-6) and item.size_with == ""
+        assert item.est_saved_s == pytest.approx(10.3e-3, rel=0.01)
+
+
+def test_the_tensor_core_what_if_floors_at_the_math_on_the_tensor_roof_where_nothing_else_is_slower(
+        shared_report, raw_actions):
+    """The A100 cuBLAS SGEMM's time model without its memory units (as if they cost nothing): the Tensor Core
+    what-if floors at the FMA pipe's time in whole blocks per SM at the TF32 roof (16.3 ms x 24 / 23.7 x 19.5 /
+    156, from the raw counters), not at the launch floor (Tensor math taken as free)."""
+    from msgspec.structs import replace
+
+    analysis = analyze_files([shared_report("a100-40gb_cublas-sgemm_basic")])[0]
+    i, k = next((i, k) for i, k in enumerate(analysis.launches) if k.launch.key == "0:3")
+    raw = raw_actions("a100-40gb_cublas-sgemm_basic")[i]
+    assert k.time_model is not None
+    compute = [t for t in k.time_model.terms if t.side != "memory" and t.key not in ("LSU", "MIO")]
+    item = next(a for a in k.advice if a.topic == "tensor_cores")
+    cap = reconcile.model_cap(item, replace(k, time_model=replace(k.time_model, terms=tuple(compute))))
+    duration = raw["gpu__time_duration.sum"] * 1e-9
+    fma = raw["sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed"] / 100 * duration
+    blocks, sms = raw["launch__grid_size"], raw["device__attribute_multiprocessor_count"]
+    floor = fma * math.ceil(blocks / sms) / (blocks / sms) * 19.5 / 156
+    assert cap is not None and cap.seconds == pytest.approx(duration - floor, rel=1e-6)

@@ -552,3 +552,38 @@ def test_a_launch_under_20_us_is_not_called_held_down_by_its_clock_note(shared_r
             assert "not judged (a launch of" in note and "held down" not in note, note
         else:
             assert "locked to base (1.29 GHz)" in note, note
+
+
+def test_small_grid_time_is_unknown_without_a_time_or_a_verdict() -> None:
+    """A small grid's time, 0 for another verdict, NaN (not 0) for a launch without a time or without a verdict:
+    whether that one is a small grid is not known."""
+    import numpy as np
+
+    from roofline.analysis.roofline import small_grid_time
+
+    duration = np.array([2e-6, 3e-6, np.nan, 4e-6])
+    bound = np.array(["small_grid", "memory", "small_grid", None], dtype=object)
+    out = small_grid_time(duration, bound)
+    assert out[:2].tolist() == [2e-6, 0.0] and np.isnan(out[2]) and np.isnan(out[3])
+
+
+METRICS_ONLY = "rtx5060ti_transpose-occupancy-45launches_metrics"
+
+
+def test_a_group_whose_launches_have_no_verdict_has_no_small_grid_time_not_0(roofline_report, raw_actions) -> None:
+    """RTX 5060 Ti transpose, a metrics-only report: the raw report (ncu_report) times each valid launch
+    (gpu__time_duration.sum) but holds no SpeedOfLight throughput and no FP or DRAM counter, so no launch has a
+    verdict: whether any is a small grid is not known, and the group's small-grid time is None, not 0 (its total
+    is the raw times summed)."""
+    import math
+
+    from roofline.pipeline import analyze_loaded
+
+    timed = [r for r in raw_actions(METRICS_ONLY) if r.has("gpu__time_duration.sum")]
+    counters_ = (SM, MEMORY, "dram__bytes.sum", "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum")
+    assert timed and not any(r.has(name) for r in timed for name in counters_)
+    (group,) = analyze_loaded(roofline_report(METRICS_ONLY)).groups
+    assert group.total_s == pytest.approx(sum(r["gpu__time_duration.sum"] for r in timed) * 1e-9)
+    assert len(group.launches) == len(timed) and group.small_grid_s is None
+    columns = group.launches.table.columns
+    assert all(math.isnan(columns.small_grid[i]) for i in group.launches.indices.tolist())

@@ -75,6 +75,10 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     (scratch / "link.json").symlink_to(REPO / "pyproject.toml")  # a link out of the roots
     os.mkfifo(scratch / "pipe.ncu-rep")
     (scratch / "mine.json").write_text("{}")  # a file roofline did not write
+    invalid = json.loads((REPO / "tests" / "data" / "calibration" / "h100-ncu.roofline.json").read_text())
+    for launch in invalid["launches"]:  # every duration NaN: no valid launch
+        launch["metrics"]["gpu__time_duration.sum"] = float("nan")
+    (scratch / "invalid.json").write_text(json.dumps(invalid))
     nsys = nsys_export(scratch / "app.sqlite")
     calls: dict[str, tuple[str, dict[str, Any]]] = {
         "list": ("list_kernels", {"reports": [FP32, SGEMM, BASE]}),
@@ -119,6 +123,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                                             "limit": 1}),
         "unknown_arg": ("gpu_spec", {"spec_id": "h100-sxm5", "bogus": 1}),
         "unknown_args": ("list_kernels", {"reports": [FP32], "top": 3, "format": "json"}),
+        "list_invalid": ("list_kernels", {"reports": [str(scratch / "invalid.json")]}),
     }
     (scratch / "app.qdrep").write_bytes(b"")
     tools, results = asyncio.run(session([REPO / "examples", scratch, Path("/dev")], list(calls.values())))
@@ -603,3 +608,11 @@ def test_bad_spec_files_stop_the_server_before_it_serves(tmp_path: Path) -> None
 def test_the_command_line_starts_without_the_sdk() -> None:
     code = "import sys; from roofline.cli.app import build_app; build_app(); assert 'mcp' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True, env=environment(), cwd=REPO, timeout=60)
+
+
+def test_list_kernels_of_a_report_with_no_valid_launch_is_an_error_result(served: dict[str, Any]) -> None:
+    """The calibration model with every duration NaN: list_kernels answers summary's refusal as an error result
+    (one line: the file, "nothing to summarise", the count and the first launch's problem), not an empty list."""
+    text = refusal(served["list_invalid"])
+    assert "invalid.json: nothing to summarise: none of its 50 launches is valid (first: " in text
+    assert "gpu__time_duration.sum is nan" in text

@@ -1,10 +1,10 @@
-"""roofline.core.units: the middle cut that kernel names and error messages share."""
+"""roofline.core.units: the middle cut of kernel names and error messages, and percents beside a threshold."""
 
 from __future__ import annotations
 
 import pytest
 
-from roofline.core.units import counted, middle_cut, window_cut
+from roofline.core.units import counted, middle_cut, pct_beside, window_cut
 
 
 @pytest.mark.parametrize("text, width, cut", [
@@ -62,3 +62,15 @@ def test_a_percent_against_its_limit_keeps_the_digits_that_tell_them_apart():
     from roofline.core.units import pct_apart
 
     assert (pct_apart(91.769, 91.79), pct_apart(91.769, 90.0), pct_apart(90.0, 90.0)) == ("91.77%", "91.8%", "90.0%")
+
+
+@pytest.mark.parametrize(("value", "text"), [
+    (86.2, "86%"), (58.9, "59%"), (61.0, "61%"),  # a point or more away: whole percent
+    (60.6, "60.6%"), (59.8, "59.8%"), (60.04, "60.0%"), (60.0, "60.0%"),  # at or above: one decimal is enough
+    (59.96, "59.96%"), (59.996, "59.996%"),  # below: "60.0%" and "60.00%" would read as the threshold itself
+    (60 - 1e-14, "59.99999999999999%"),  # a double's own digits where nothing shorter tells
+])
+def test_a_percent_beside_a_threshold_prints_on_the_side_it_is_on(value, text):
+    assert pct_beside(value, 60.0) == text
+    shown = float(text.removesuffix("%"))
+    assert (shown < 60.0) == (value < 60.0)

@@ -99,3 +99,23 @@ def test_the_occupancy_and_stall_nulls_of_a_launch_ncu_could_not_measure_have_th
             if value is None:
                 assert "stored NaN" in kernel["missing"][f"{part}.{key}"], (part, key)
     assert kernel["occupancy"]["calculator"] is None and kernel["stalls"]["source"] is None
+
+
+def test_a_timed_group_without_a_verdict_has_a_null_small_grid_time_with_its_reason(shared_report,
+                                                                                      raw_actions) -> None:
+    """RTX 5060 Ti transpose, a metrics-only report: every valid launch has a time in the raw report (ncu_report)
+    and none a SpeedOfLight throughput, so the group's small_grid_s is null (not 0) and its reason says that no
+    launch has a verdict, as each launch's null bound does."""
+    from roofline.pipeline import analyze_files
+
+    name = "rtx5060ti_transpose-occupancy-45launches_metrics"
+    timed = [r for r in raw_actions(name) if r.has("gpu__time_duration.sum")]
+    assert timed and not any(r.has("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed") for r in timed)
+    report = builtins(report_json(views(analyze_files([shared_report(name)])), WORDS).reports[0])
+    (group,) = report["groups"]
+    assert group["count"] == len(timed) and group["total_s"] is not None and group["small_grid_s"] is None
+    reason = report["reasons"][group["missing"]["small_grid_s"]]
+    kernel = report["kernels"][0]
+    assert kernel["bound"] is None
+    assert reason == ("no launch of the group has a verdict, so whether it is a small grid is not known: "
+                      + report["reasons"][kernel["missing"]["bound"]])

@@ -12,11 +12,12 @@ from roofline.documents.common import builtins
 from roofline.documents.timeline import TimelineJson, timeline_doc, timeline_json
 from roofline.nsys.load import load_timeline
 from roofline.render.names import json_text
+from roofline.render.timeline.json import WORDS
 from tests.nsys.small_export import nsys_export
 
 
 def test_one_file_has_neither_ranks_nor_work(tmp_path: Path) -> None:
-    doc = timeline_json(timeline_set([load_timeline(nsys_export(tmp_path / "app.sqlite"), None)]))
+    doc = timeline_json(timeline_set([load_timeline(nsys_export(tmp_path / "app.sqlite"), None)]), WORDS)
     assert isinstance(doc, TimelineJson) and doc.kind == "timeline"
     plain = builtins(doc)
     assert "ranks" not in plain and "work" not in plain

@@ -154,7 +154,7 @@ def test_remarks_name_the_tensor_types_every_gpu_of_the_compute_capability_has_t
     assert "no peaks.tensor_tf32, which every GPU of compute capability 8.0 has" in remark
     ada = parse_spec_file(write(tmp_path, {**with_change("peaks.tensor_bf16", None), "compute_capability": "8.9"}))
     (remark,) = spec_remarks(ada)
-    assert "no peaks.tensor_bf16, peaks.tensor_tf32, peaks.tensor_fp8, which every GPU of compute capability 8.9" \
+    assert "no peaks.tensor_tf32, peaks.tensor_bf16, peaks.tensor_fp8, which every GPU of compute capability 8.9" \
         in remark
     assert spec_remarks(parse_spec_file(write(tmp_path, {**VALID, "compute_capability": "7.5"}))) == []
     bare = with_change("peaks", {"fp64": cited(9.6e12), "fp32": cited(19.2e12)})
@@ -403,3 +403,17 @@ def test_an_unclosed_bracket_is_named_at_the_line_it_opens(tmp_path, text, line)
     bad.write_text(text)
     with pytest.raises(SpecError, match=rf"bad.yaml: not valid YAML at line {line}: fix the syntax$"):
         load_catalog([bad])
+
+
+def test_remarks_take_the_tensor_types_from_the_tensor_core_table_and_skip_types_a_later_family_lacks(tmp_path):
+    """One table (core.tensor_architectures) gives both the diagnosis's types and the remarks': a CC 8.6 spec with
+    an INT8 figure alone lacks FP16, TF32 and BF16 figures (GA10x takes them, and so does every later family), never
+    FP64 (GA100 and Hopper have FP64 Tensor Cores, GA10x and GB20x do not: the H800 spec may leave it out); a CC 7.5
+    one lacks FP16 only (Turing's one float type)."""
+    int8_only = with_change("peaks", {"fp64": cited(9.6e12), "fp32": cited(19.2e12), "tensor_int8": cited(600e12)})
+    (remark,) = spec_remarks(parse_spec_file(write(tmp_path, {**int8_only, "compute_capability": "8.6"})))
+    assert "no peaks.tensor_tf32, peaks.tensor_fp16, peaks.tensor_bf16, which every GPU" in remark
+    (remark,) = spec_remarks(parse_spec_file(write(tmp_path, {**int8_only, "compute_capability": "7.5"})))
+    assert "no peaks.tensor_fp16, which every GPU of compute capability 7.5 has" in remark
+    h800 = next(spec for spec in load_catalog().specs if spec.id == "h800")
+    assert "tensor_fp64" not in h800.peaks and spec_remarks(h800) == []

@@ -150,3 +150,51 @@ def test_summary_of_a_store_writes_names_whole_into_a_file_and_fits_the_terminal
     assert longest not in narrow and all(len(line) <= 80 for line in narrow.splitlines())
     wide = runner.invoke(app, ["summary", str(store), "-n", "1", "--wide"], env={"COLUMNS": "80"}).stdout
     assert longest in wide
+
+
+def test_a_timed_group_without_a_verdict_has_its_small_grid_time_null_in_sql_as_from_the_file(tmp_path: Path,
+                                                                                              raw_actions) -> None:
+    """RTX 5060 Ti transpose, a metrics-only report: ncu timed its launches (gpu__time_duration.sum, read with
+    ncu_report) and collected no SpeedOfLight throughput, so no stored launch has a bound: the store's small-grid
+    time is null (not 0), as `summary FILE` gives it, with the reason that no launch has a verdict."""
+    from roofline.store.collect import collect
+    from tests.conftest import find_shared_report
+
+    pytest.importorskip("ncu_report", reason="reading an .ncu-rep needs NVIDIA's ncu_report module")
+    name = "rtx5060ti_transpose-occupancy-45launches_metrics"
+    timed = [r for r in raw_actions(name) if r.has("gpu__time_duration.sum")]
+    assert timed and not any(r.has("sm__throughput.avg.pct_of_peak_sustained_elapsed") for r in timed)
+    report = find_shared_report(name)
+    store = tmp_path / "s"
+    assert not collect([report], store).errors
+    (row,) = json.loads(runner.invoke(app, ["summary", str(store), "-f", "json"]).stdout)["rows"]
+    assert row["total_s"] == pytest.approx(sum(r["gpu__time_duration.sum"] for r in timed) * 1e-9)
+    assert row["small_grid_s"] is None
+    assert row["missing"]["small_grid_s"].startswith("no launch of the group has a verdict, so whether it is a small "
+                                                     "grid is not known: no SpeedOfLight throughputs")
+    (file_row,) = json.loads(runner.invoke(app, ["summary", str(report), "-f", "json"]).stdout)["reports"][0]["rows"]
+    assert file_row["small_grid_s"] is None and file_row["missing"]["small_grid_s"] == row["missing"]["small_grid_s"]
+
+
+def test_a_null_figure_carries_the_reason_of_the_groups_first_launch_not_the_alphabetically_first() -> None:
+    """SUMMARY_SQL over hand-made launches of one kernel, none timed: launch 0 has no reason and is passed over;
+    launch 1's ("z ...") is the one a null figure carries, not launch 2's ("a ..."), which sorts first."""
+    import duckdb
+    import pyarrow as pa
+
+    from roofline.store.summary import SUMMARY_SQL
+
+    reasons = [None, {"duration_s": "z: first launch with a reason"}, {"duration_s": "a: the next one"}]
+    launches = pa.table({
+        "report_id": ["r"] * 3, "kernel": ["k"] * 3, "launch": [0, 1, 2], "valid": [True] * 3,
+        "duration_s": pa.array([None] * 3, pa.float64()), "pct_of_roof": pa.array([None] * 3, pa.float64()),
+        "recoverable_s": pa.array([None] * 3, pa.float64()), "time_to_gain_s": pa.array([None] * 3, pa.float64()),
+        "bound": pa.array([None] * 3, pa.string()),
+        "missing": pa.array([list(r.items()) if r else [] for r in reasons], pa.map_(pa.string(), pa.string()))})
+    reports = pa.table({"report_id": ["r"], "path": ["a.ncu-rep"], "device": ["GPU"],
+                        "total_time_s": pa.array([None], pa.float64())})
+    con = duckdb.connect(":memory:")
+    con.register("launches", launches)
+    con.register("reports", reports)
+    (row,) = con.sql(SUMMARY_SQL.format(key="kernel", top=10)).to_arrow_table().to_pylist()
+    assert row["why_time"] == "z: first launch with a reason" and row["small_grid_s"] is None

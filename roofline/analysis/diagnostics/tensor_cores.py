@@ -13,7 +13,6 @@ import functools
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final, cast
 
-from msgspec import Struct
 from msgspec.structs import replace
 
 from roofline.analysis.libraries import matmul_name
@@ -29,7 +28,14 @@ from roofline.analysis.results import (
 from roofline.analysis.verdict import busy_units
 from roofline.core.kernel_families import classify
 from roofline.core.model import Device
-from roofline.core.thresholds import MATMUL_MIN_FMA_SHARE, MATMUL_MIN_INTENSITY, TENSOR_ACTIVE_PCT, TENSOR_NO_GAIN_RATIO
+from roofline.core.tensor_architectures import TensorArch, tensor_architecture
+from roofline.core.thresholds import (
+    MATMUL_MIN_FMA_SHARE,
+    MATMUL_MIN_INTENSITY,
+    PIPE_BUSY_PCT,
+    TENSOR_ACTIVE_PCT,
+    TENSOR_NO_GAIN_RATIO,
+)
 from roofline.core.units import si
 from roofline.ncu import metrics as m
 
@@ -47,57 +53,10 @@ FAMILY_NAMES = {"hmma": "HMMA", "imma": "IMMA", "dmma": "DMMA", "gmma": "GMMA"}
 FAMILY_TYPES = {"hmma": "FP16/BF16/TF32", "imma": "INT8/INT4", "dmma": "FP64", "gmma": "Hopper warpgroup MMA"}
 
 
-class TensorArch(Struct, frozen=True):
-    """Tensor Core facts of one GPU family: MMA instruction families and floating-point input types."""
-
-    name: str
-    families: tuple[str, ...]
-    float_types: tuple[str, ...]
-    hfma2_on_tensor_pipe: bool = False  # packed FP16 FMA (HFMA2) also issues on the tensor pipe
-
-
-# The per-architecture table: (compute capability, device-name substring or "", facts); the first match wins.
-ARCHITECTURES: tuple[tuple[str, str, TensorArch], ...] = (
-    # TU116/TU117 (GeForce GTX 16 series) ship without Tensor Cores (NVIDIA GeForce GTX 1660/1650 product
-    # specifications list no Tensor Cores); the GTX 1660 SUPER report here shows the tensor pipe idle.
-    ("7.5", "GeForce GTX 16", TensorArch("Turing TU11x (GeForce GTX 16)", (), ())),
-    # The Turing GeForce MX parts (MX450, MX550) are TU117, the GTX 1650's chip: no Tensor Cores either (NVIDIA
-    # GeForce MX450 and MX550 specifications list none; ncu --query-metrics --chip tu117: shared pipe (fp16)).
-    ("7.5", "GeForce MX", TensorArch("Turing TU117 (GeForce MX)", (), ())),
-    # Volta: FP16 HMMA only (NVIDIA Tesla V100 whitepaper); ncu query-metrics for gv100 lists op_hmma only
-    # (shared/docs/ncu-roofline-metrics.md 4.1) and the V100 report carries no op_imma/op_dmma metric.
-    ("7.0", "", TensorArch("Volta", ("hmma",), ("fp16",))),
-    # Xavier adds INT8 Tensor Core modes (NVIDIA Jetson AGX Xavier technical brief).
-    ("7.2", "", TensorArch("Volta (Xavier)", ("hmma", "imma"), ("fp16",))),
-    # Turing: FP16 HMMA and INT8/INT4/INT1 IMMA (NVIDIA Turing whitepaper; ncu 2025.3 tensor roofline TU10x
-    # block, metrics doc 4.3); the T4 report carries op_hmma and op_imma.
-    ("7.5", "", TensorArch("Turing", ("hmma", "imma"), ("fp16",))),
-    # GA100 adds TF32, BF16 and FP64 DMMA (NVIDIA A100 whitepaper); ncu query-metrics for ga100 has op_dmma and
-    # op_hmma_type_hfma2, i.e. HFMA2 on the tensor pipe (metrics doc 4.1); the A100 reports carry op_dmma.
-    ("8.0", "", TensorArch("Ampere GA100", ("hmma", "imma", "dmma"), ("fp16", "bf16", "tf32", "fp64"), True)),
-    # GA10x: no FP64 Tensor Cores (NVIDIA Ampere GA102 whitepaper); A40/RTX 30 reports carry op_hmma/op_imma only.
-    ("8.6", "", TensorArch("Ampere GA10x", ("hmma", "imma"), ("fp16", "bf16", "tf32"))),
-    ("8.7", "", TensorArch("Ampere GA10b", ("hmma", "imma"), ("fp16", "bf16", "tf32"))),
-    # Ada adds FP8 (NVIDIA Ada Lovelace whitepaper; ncu 2025.3 AD10x block has src_fp8, metrics doc 4.3).
-    ("8.9", "", TensorArch("Ada", ("hmma", "imma"), ("fp16", "bf16", "tf32", "fp8"))),
-    # Hopper: warpgroup MMA (GMMA/wgmma) besides HMMA/IMMA/DMMA, FP8 (NVIDIA H100 whitepaper); the H100, GH200
-    # and H800 reports carry op_gmma; ga100/gh100 list op_hmma_type_hfma2 (metrics doc 4.1).
-    ("9.0", "", TensorArch("Hopper", ("hmma", "imma", "dmma", "gmma"), ("fp16", "bf16", "tf32", "fp8", "fp64"), True)),
-    # Blackwell: tcgen05 MMA, subpipe_* metrics, FP4/FP6 (NVIDIA Blackwell architecture brief; ncu 2025.3
-    # GB100/GB20x blocks, metrics doc 4.1 and 4.3). FP64 Tensor Core support of GB20x is not verified here.
-    ("10.0", "", TensorArch("Blackwell GB100", ("hmma", "imma", "dmma"),
-                            ("fp16", "bf16", "tf32", "fp8", "fp6", "fp4", "fp64"))),
-    ("10.3", "", TensorArch("Blackwell GB110", ("hmma", "imma", "dmma"),
-                            ("fp16", "bf16", "tf32", "fp8", "fp6", "fp4", "fp64"))),
-    ("12.0", "", TensorArch("Blackwell GB20x", ("hmma", "imma"), ("fp16", "bf16", "tf32", "fp8", "fp6", "fp4"))),
-    ("12.1", "", TensorArch("Blackwell GB20b", ("hmma", "imma"), ("fp16", "bf16", "tf32", "fp8", "fp6", "fp4"))),
-)
-
-
 def architecture(device: Device) -> TensorArch | None:
-    """The table entry for this GPU, or None for an unknown compute capability."""
-    return next((arch for cc, name, arch in ARCHITECTURES
-                 if cc == device.compute_capability and name in device.name), None)
+    """The Tensor Core table's entry for this GPU (``core.tensor_architectures.TENSOR_ARCHITECTURES``), or None for an
+    unknown compute capability."""
+    return tensor_architecture(device.compute_capability, device.name)
 
 
 def has_tensor_cores(device: Device) -> bool:
@@ -363,7 +322,7 @@ def _warning(t: TensorCores, analysis: LaunchAnalysis, arch: TensorArch | None, 
         return "", "", None
     pipe = _pipe_text(t) or "no tensor activity"
     if precision is None:
-        return _unsized_warning(t, analysis, arch, pipe)
+        return _unsized_warning(t, analysis, arch, pipe, device, spec)
     name, offer, flops = (
         precision.upper(),
         TENSOR_TYPE_FOR[precision].upper(),
@@ -383,10 +342,12 @@ def _warning(t: TensorCores, analysis: LaunchAnalysis, arch: TensorArch | None, 
                      f"CUTLASS, or WMMA/MMA instructions): {flops} ran on the CUDA cores{at}{ratio}."), gain
 
 
-def _unsized_warning(t: TensorCores, analysis: LaunchAnalysis, arch: TensorArch, pipe: str
-                     ) -> tuple[str, str, float | None]:
+def _unsized_warning(t: TensorCores, analysis: LaunchAnalysis, arch: TensorArch, pipe: str, device: Device,
+                     spec: DeviceSpec | None) -> tuple[str, str, float | None]:
     """The warning and advice where no FLOPs were counted: the Tensor Core types that fit the precision the busiest
-    FP pipe shows (``_pipe_precision``), every type the GPU takes where no FP pipe was measured busy."""
+    FP pipe shows (``_pipe_precision``) or the name spells, every type the GPU takes where neither does; and the
+    ratio of the roof offered over that precision's CUDA-core roof (``_gain``), which sizes the gain on the time
+    model (the pipe's time at the faster roof) where no FLOPs are counted."""
     found = _pipe_precision(analysis)
     named = _name_precision(analysis)
     if found is None and named is None:
@@ -403,16 +364,25 @@ def _unsized_warning(t: TensorCores, analysis: LaunchAnalysis, arch: TensorArch,
     offer = _offer(precision, arch)
     if not offer:
         return "", "", None
+    ratio, gain = _gain(analysis, precision, device, spec) if TENSOR_TYPE_FOR[precision] in arch.float_types \
+        else ("", None)
     return (f"looks like a matrix multiply ({t.matmul_like}) but ran on the CUDA cores ({ran}; {pipe}; FLOPs not "
-            f"counted in this report); {arch.name} Tensor Cores take {offer}",
-            f"Check whether this matrix multiply can run on Tensor Cores as {offer}: {ran}; {pipe}.", None)
+            f"counted in this report); {arch.name} Tensor Cores take {offer}{ratio}",
+            f"Check whether this matrix multiply can run on Tensor Cores as {offer}: {ran}; {pipe}.", gain)
+
+
+def _gain(analysis: LaunchAnalysis, precision: str, device: Device, spec: DeviceSpec | None
+          ) -> tuple[str, float | None]:
+    """``_roof_ratio``'s text and the ratio of the roof the advice points to: the matching Tensor Core type's, or
+    the FP16 one's where that type runs no faster than the CUDA cores (GeForce Ampere's TF32)."""
+    ratio, gain, half = _roof_ratio(analysis, precision, device, spec)
+    return ratio, half if gain is not None and gain < TENSOR_NO_GAIN_RATIO else gain
 
 
 # The FP pipes whose work shows a kernel's precision where no FLOPs were counted, by their breakdown units' short
 # names (``m.unit_short_name``; the FMA pipe also runs integer multiply-adds, which a matrix multiply of
 # floating-point data does not use for its math).
 PIPE_PRECISIONS = {"FMA": "fp32", "FP64": "fp64", "FP16": "fp16"}
-PIPE_BUSY_PCT = 1.0  # an FP pipe below this percent of its peak shows no precision
 
 
 def _pipe_precision(analysis: LaunchAnalysis) -> tuple[str, BusyUnit] | None:

@@ -3,9 +3,8 @@ NVTX range), ranked by the time they would save at their roof, top N with their 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -32,10 +31,6 @@ from roofline.cli.writing import refuse_unwritable_outputs, write_document
 from roofline.core.choices import GroupBy
 from roofline.facade import Roofline
 from roofline.render.base import render_image
-
-if TYPE_CHECKING:  # pragma: no cover
-    from roofline.compare.ranking import AppSummary
-    from roofline.errors import ReportError
 
 DEFAULT_TOP = 10
 
@@ -112,26 +107,11 @@ def summary(
     if document is None:  # an MPI rank other than 0: rank 0 writes the output
         return
     warn(document.summaries)
-    empty = nothing_to_summarise(document.summaries)
-    if empty:
-        fail_for([*roofline.left_out, *empty])
     also = []
     if plot is not None and plot_fmt is not None:
         also.append((plot, image(render_image("summary", document, plot_fmt))))
     write_document("summary", fmt, document, output, files, also)
     fail_for(roofline.left_out)
-
-
-def nothing_to_summarise(summaries: Sequence[AppSummary]) -> list[ReportError]:
-    """One error per report where no report has a valid launch (nothing at all to summarise: exit 2); none where
-    one report has one (a report without any is summarised as such beside the others)."""
-    from roofline.errors import ReportError
-
-    if any(s.group_count for s in summaries):
-        return []
-    return [ReportError(f"{s.report.path}: nothing to summarise: " + (
-        f"none of its {s.report.launches} launches is valid (the warning above gives the first one's problem)"
-        if s.report.launches else "the report holds no kernel launch"), "profile the kernels again") for s in summaries]
 
 
 # Options a store cannot honour that have a default (their given value cannot be told from it): the fix for each.

@@ -1,12 +1,12 @@
-"""The sentences of the grade's renderers: each condition's state, why a grade is withheld (the document's words,
-``documents.grade.withheld_text``)."""
+"""The sentences of the grade's renderers: each condition's state, why a grade is withheld (from the document's
+``withheld`` reasons, its work and, for no time model, the reason under its ``missing``)."""
 
 from __future__ import annotations
 
 from roofline.analysis.grade import ConditionKind, State, Withheld
 from roofline.core.thresholds import CLOCK_MIN_DURATION_S
 from roofline.core.units import counted, seconds, si
-from roofline.documents.grade import ConditionDoc, KernelGradeDoc, withheld_text
+from roofline.documents.grade import ConditionDoc, KernelGradeDoc
 
 STATES: dict[tuple[ConditionKind, State], str] = {
     (ConditionKind.CLOCK, State.LOCKED_BASE): "SM clock locked to base",
@@ -40,6 +40,15 @@ def condition(c: ConditionDoc) -> str:
 
 
 def withheld(reason: Withheld, k: KernelGradeDoc) -> str:
-    """Why a kernel's grade is withheld, in words (for no time model, its first ungraded launch's reason)."""
-    why = next((text for g in k.per_launch if (text := g.missing.get("grade"))), "")
-    return withheld_text(reason, k.work, why)
+    """Why a kernel's grade is withheld, in words (for no time model, the kernel's reason: its first ungraded
+    launch's, under its ``missing``, which holds it even where no launch has a time)."""
+    if reason is Withheld.LESS_WORK:
+        return "fewer FLOPs than the baseline's kernel (computation skipped)"
+    if reason is Withheld.OTHER_PRECISION:
+        used = k.work.precision if k.work is not None else None
+        asked = k.work.baseline_precision if k.work is not None else None
+        return f"computes in {used}, a less precise type than the baseline's {asked}"
+    if reason is Withheld.NO_OUTPUT:
+        return "writes nothing to L2 or DRAM (no output)"
+    why = k.missing.get("grade", "")
+    return "no time model to grade against" + (f": {why}" if why else " (no measured time or unit term)")

@@ -55,7 +55,8 @@ th, td { padding: 3px 10px; border-bottom: 1px solid #e3e6eb; text-align: left; 
 th { background: #eef1f5; font-weight: 600; }
 td.num, th.num { text-align: right; }
 td.num { white-space: nowrap; }
-td code { word-break: normal; overflow-wrap: break-word; }
+td code { word-break: normal; overflow-wrap: normal; }
+div.table { max-width: 100%; overflow-x: auto; }
 tbody tr:nth-child(even) { background: #fafbfc; }
 .warn { background: #fff5e6; border-left: 4px solid #e8912d; padding: 6px 12px; margin: 8px 0; }
 .note { background: #eef4fb; border-left: 4px solid #4a86c8; padding: 6px 12px; margin: 8px 0; color: #2a3a52; }
@@ -134,19 +135,22 @@ def _table(b: Block) -> str:
                        for c, num in zip(row, numeric, strict=True))
 
     body = "".join(f"<tr>{cells('td', row)}</tr>" for row in b.rows)
-    return f"<table><thead><tr>{cells('th', b.header)}</tr></thead><tbody>{body}</tbody></table>"
+    # a name with no break point (``CODE_BREAKS``) widens its table, which then scrolls in its box, not the page
+    return (f'<div class="table"><table><thead><tr>{cells("th", b.header)}</tr></thead><tbody>{body}</tbody>'
+            "</table></div>")
 
 
 def inline(text: str, breaks: bool = False) -> str:
     """Block text as HTML: `code` and **bold** as elements, every character of their content and of the rest
     escaped; with ``breaks`` (a table cell), code may wrap after its separators (``CODE_BREAKS``), never inside an
-    identifier."""
+    identifier (the CSS's ``td code``: no other break; a table too wide scrolls in its ``div.table``)."""
     parts = [(_TAGS.get(kind), _breakable(part) if breaks and kind == "code" else html.escape(part))
              for kind, part in spans(text)]
     return "".join(f"<{tag}>{part}</{tag}>" if tag else part for tag, part in parts)
 
 
-CODE_BREAKS = re.compile(r"(::|<|,|\()")  # where a kernel's name may wrap: after a scope, template or argument
+CODE_BREAKS = re.compile(r"(::|<|,|\(|_)")  # where a kernel's name may wrap: after a scope, template,
+# argument or word (``_``: C names join their words with it)
 
 
 def _breakable(code: str) -> str:

@@ -240,7 +240,7 @@ def ranking_table(groups: Sequence[KernelGroup], gains: Sequence[float | None],
                      pct(None if g.time_share is None else 100 * g.time_share),
                      bound_word(v.bound) + (" (roofline only)" if v.basis == "roofline" else ""), busiest,
                      pct(g.median_pct_of_roof), NAMES.get(k.roof.limiter or "", "n/a"), seconds(g.recoverable_s),
-                     _small_grids(g), seconds(gain)))
+                     seconds(g.small_grid_s), seconds(gain)))
     header: tuple[str, ...] = ("#", "kernel", "launches", "time", "share", "bound", "busiest unit", "median % of roof",
                                "closest roof", "recoverable", "small grids", "time to gain")
     numeric: tuple[bool, ...] = (True, False, True, True, True, False, False, True, False, True, True, True)
@@ -251,12 +251,6 @@ def ranking_table(groups: Sequence[KernelGroup], gains: Sequence[float | None],
     if more > 0:
         rows.append(("", f"... {more} more kernels", *([""] * (len(header) - 2))))
     return Block("table", header=header, rows=tuple(rows), numeric=numeric)
-
-
-def _small_grids(g: KernelGroup) -> str:
-    """The time of a kernel's small-grid launches: "0 ns" where none is one, "n/a" where no launch has the
-    throughputs or roof position a verdict needs (as its recoverable time)."""
-    return "n/a" if g.recoverable_s is None and not g.small_grid_s else seconds(g.small_grid_s)
 
 
 def _gain_text(advised: AdvisedKernel) -> str:
@@ -504,7 +498,8 @@ def memory_blocks(analysis: LaunchAnalysis) -> list[Block]:
     if p is None:
         return []
     sol = [Block("p", "**Speed of Light** (ncu's percent of peak): " + ", ".join(
-        f"{SOL_WORDS[unit]} {sol_text(unit, v.value)}" for unit, v in p.sol_pct.items() if v.value is not None))] \
+        f"{SOL_WORDS[unit]} {sol_text(v.value, unit in p.sol_over_active)}" for unit, v in p.sol_pct.items()
+        if v.value is not None))] \
         if any(v.value is not None for v in p.sol_pct.values()) else []
     if all(v.value is None for v in (*p.hit_rate_pct.values(), *p.traffic.values())):
         return sol

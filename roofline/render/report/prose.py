@@ -22,13 +22,14 @@ from roofline.analysis.results import (
     Producer,
     Verdict,
 )
+from roofline.analysis.roofline import POOLED_NOTE
 from roofline.analysis.verdict import BOUND_WORDS
 from roofline.analysis.view import ReportView, ScaledRoofs, Unavailable
 from roofline.core.labels import NAMES
 from roofline.core.model import CeilingSet
 from roofline.core.thresholds import LATENCY_BELOW_PCT
-from roofline.core.units import pct, seconds
-from roofline.ncu.metrics import HINT_HFMA_MOVES, HINT_L2_OP_HIT, PCT_ACTIVE, SOL_UNITS, FlopNote, FlopNoteKind
+from roofline.core.units import pct, pct_beside, seconds
+from roofline.ncu.metrics import HINT_HFMA_MOVES, HINT_L2_OP_HIT, FlopNote, FlopNoteKind
 
 CITED_RULES = 3  # ncu rules named after an item's text; the others are counted
 
@@ -66,10 +67,11 @@ L2_SPLIT = "; the loads' and stores' rates show the mix"
 L2_NO_SPLIT = f"; for the loads' and stores' rates apart {HINT_L2_OP_HIT}"
 
 
-def sol_text(unit: str, value: float) -> str:
-    """One Speed of Light figure: "60.64%", and "90.64% of active cycles" where ncu states the unit's percent over
-    its active cycles, not the elapsed ones (the L1/TEX's), so that it is not read as the busiest unit's."""
-    return pct(value, 2) + (" of active cycles" if SOL_UNITS[unit].endswith(PCT_ACTIVE) else "")
+def sol_text(value: float, over_active: bool) -> str:
+    """One Speed of Light figure: "60.64%", and "90.64% of active cycles" for a unit whose percent ncu states over
+    its active cycles, not the elapsed ones (``MemoryPicture.sol_over_active``: the L1/TEX's), so that it is not
+    read as the busiest unit's."""
+    return pct(value, 2) + (" of active cycles" if over_active else "")
 
 
 def memory_note_text(note: MemoryNote) -> str:
@@ -193,13 +195,9 @@ def cited(item: Advice) -> str:
 
 
 def verdict_pct(value: float) -> str:
-    """A verdict's busiest unit in whole percent ("86%"), with a decimal within a point of the verdict's threshold
-    (``LATENCY_BELOW_PCT``), so that launches either side of it do not read alike ("60.6%", "59.8%"; "59.96%"
-    where one decimal would read as the threshold itself)."""
-    if abs(value - LATENCY_BELOW_PCT) >= 1.0:
-        return f"{value:.0f}%"
-    text = f"{value:.1f}"
-    return f"{value:.2f}%" if value < LATENCY_BELOW_PCT <= float(text) else f"{text}%"
+    """A verdict's busiest unit in percent on the side of the verdict's threshold (``LATENCY_BELOW_PCT``) it is on
+    (``units.pct_beside``: "86%", "60.6%", "59.8%", "59.996%")."""
+    return pct_beside(value, LATENCY_BELOW_PCT)
 
 
 def verdict_line(v: Verdict) -> str:
@@ -265,8 +263,7 @@ def scaled_roofs_note(scaled: ScaledRoofs | None) -> str:
     else:
         how = (f"the datasheet roof, unscaled for {', '.join(unscaled)} (no measured clock in the report), the "
                "others scaled to the measured clock")
-    pooled = (f"; each roof shown the time-weighted median of {scaled.pooled} launches, which ran at different clocks "
-              "(each launch's percent of roof uses its own)") if scaled.pooled else ""
+    pooled = f"; {POOLED_NOTE.format(scaled.pooled)}" if scaled.pooled else ""
     return f"{names}: no peak counter in the report; {how} (JSON ceilings.kernel-clock.scaled){pooled}"
 
 

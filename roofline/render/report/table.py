@@ -138,7 +138,8 @@ def _print_memory(console: Console, kernels: Sequence[AdvisedKernel]) -> None:
         assert p is not None  # shown
         name = kernel_name(k.launch.name, k.launch.demangled_name)
         console.print(f"  {k.launch.key} {fitted(name, console.width - len(k.launch.key) - 3)}", highlight=False)
-        sol = [f"{SOL_LABELS[unit]} {sol_text(unit, v.value)}" for unit, v in p.sol_pct.items() if v.value is not None]
+        sol = [f"{SOL_LABELS[unit]} {sol_text(v.value, unit in p.sol_over_active)}" for unit, v in p.sol_pct.items()
+               if v.value is not None]
         if sol:
             console.print(escape("    SOL " + "  ".join(sol)), highlight=False)
         rates = [f"{NAMES[level]} hit {hit_pct(v.value)}{_by_op(p) if level == 'l2' else ''}"

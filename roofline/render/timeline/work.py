@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from roofline.analysis.borrowed import BorrowedKernel, BorrowedWork
+from roofline.analysis.borrowed import BorrowedKernel, BorrowedWork, Fp16Moves
 from roofline.analysis.time_gap import TimeGap
 from roofline.core.kernel_names import KernelName, kernel_name
 from roofline.core.model import memory_roof, roof_intensity
 from roofline.core.units import counted, dims, pct, ratio, seconds, share_pct, si
+from roofline.ncu.metrics import HINT_HFMA_MOVES
 from roofline.render.mpl import LabelPlacer, around, log_axes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -54,7 +55,28 @@ def unmatched_lines(w: BorrowedWork) -> list[str]:
         lines.append(f"no work in the report for (nsys): {names}" + (f" and {more} more" if more > 0 else ""))
     if w.unmatched_ncu:
         lines.append("in the report, not launched so in nsys: " + "; ".join(w.unmatched_ncu[:UNMATCHED_SHOWN]))
-    return lines + list(w.notes)
+    return lines + notes(w)
+
+
+def notes(w: BorrowedWork) -> list[str]:
+    """The work's notes: the analysis's (L2 sizes apart, no spec), then each kernel's FP16 register moves note."""
+    return [*w.notes, *(note for k in w.kernels if (note := moves_note(k)))]
+
+
+def moves_note(k: BorrowedKernel) -> str:
+    """What a kernel's FP16 FLOPs count of the zero-product HFMA2 register moves (``fp16_moves``), and the precision
+    it is placed at; "" where they count none."""
+    label = f"; they do not set its precision ({k.precision})" if k.precision not in ("fp16", None) else ""
+    if k.fp16_moves is Fp16Moves.UNCOUNTED:
+        return (f"{k.short_name}: its FP16 FLOPs ({si(k.flops['fp16'])} per launch) come from HFMA2 instructions "
+                "alone, and compilers also emit HFMA2 with zero multiplicands as register moves (no arithmetic) that "
+                f"ncu counts as HFMA: they are counted, as roofline report counts them{label}; {HINT_HFMA_MOVES}")
+    if k.fp16_moves is Fp16Moves.ADDED_BACK:
+        return (f"{k.short_name}: {', '.join(k.blind_reports)} cannot separate the zero-product HFMA2 register "
+                "moves from FP16 arithmetic and the other reports left them out: the moves "
+                f"({si(k.fp16_move_flops)} FP16 FLOPs per launch) are counted in every report before their launches "
+                f"are averaged, as roofline compare counts them across sets{label}")
+    return ""
 
 
 CAUSE_WORDS = {

@@ -417,3 +417,24 @@ def test_a_map_pattern_that_matches_no_kernel_is_one_line_and_exit_2(maps, named
     assert result.output.startswith(f"roofline: error: {H100_EXAMPLES / named}: --map '{maps}': its pattern for this "
                                     f"report {pattern}, matches no kernel; nearest kernel name: {nearest}")
     assert "'triad=nomatch=" not in result.output
+
+
+def test_a_map_whose_kernels_an_earlier_map_took_is_kept():
+    """--map 'tri.*=triad_half2' --map 'triad=triad_half2': the second map's patterns fully match the kernels
+    ('triad', 'triad_half2') that the first one took; it is redundant, not a typo, so the diff runs and pairs the
+    two kernels by the first map."""
+    result = invoke(H100_EXAMPLES / "triad-cupy.full.ncu-rep", H100_EXAMPLES / "triad-half2.full.ncu-rep", "--map",
+                    "tri.*=triad_half2", "--map", "triad=triad_half2", "--gate-different-work", "-f", "json")
+    assert result.exit_code == 0, result.output
+    (kernel,) = json.loads(result.stdout)["kernels"]
+    assert kernel["matched_by"] == "map tri.*=triad_half2"
+
+
+def test_a_later_map_that_matches_no_kernel_is_refused_after_one_that_does():
+    """--map 'tri.*=triad_half2' --map 'trx=triad_half2': the first map pairs the kernels, the second one's pattern
+    for A ('trx') fully matches none of A's names, so it is refused naming that pattern."""
+    result = invoke(H100_EXAMPLES / "triad-cupy.full.ncu-rep", H100_EXAMPLES / "triad-half2.full.ncu-rep", "--map",
+                    "tri.*=triad_half2", "--map", "trx=triad_half2")
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+    assert result.output.startswith(f"roofline: error: {H100_EXAMPLES / 'triad-cupy.full.ncu-rep'}: --map "
+                                    "'trx=triad_half2': its pattern for this report (A), 'trx', matches no kernel")

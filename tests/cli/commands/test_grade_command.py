@@ -223,3 +223,25 @@ def test_a_report_with_no_valid_duration_is_one_line_and_exit_2_and_a_mix_is_gra
     model.write_text(json.dumps(source))
     (k,) = grade_json(str(model))["kernels"]
     assert k["launches"] == 1 and k["measured_s"] == pytest.approx(1e-6)
+
+
+def test_a_baseline_with_no_valid_launch_is_refused_as_the_graded_report_is(tmp_path: Path) -> None:
+    """RTX 2080 Ti kernels graded against the 50-launch calibration model with every duration NaN: the baseline has
+    no kernel to check the work against, so one line names the baseline and why (exit 2), as a graded report
+    without a valid launch is refused, where each kernel's work said "no --baseline given" (one was given); with
+    one baseline launch left valid, each kernel's work is checked against it."""
+    source = json.loads((REPO / "tests" / "data" / "calibration" / "h100-ncu.roofline.json").read_text())
+    for launch in source["launches"]:
+        launch["metrics"]["gpu__time_duration.sum"] = float("nan")
+    model = tmp_path / "bad.json"
+    model.write_text(json.dumps(source))
+    report = str(find_shared_report("rtx2080ti_kernels_basic"))
+    result = runner.invoke(app, ["grade", report, "--baseline", str(model), "-f", "json"])
+    assert result.exit_code == 2 and not result.stdout
+    (error,) = [line for line in result.stderr.splitlines() if "error" in line]
+    assert error.startswith(f"roofline: error: {model}: no baseline kernel to check the work against: none of its "
+                            "50 launches is valid")
+    source["launches"][0]["metrics"]["gpu__time_duration.sum"] = 1000.0
+    model.write_text(json.dumps(source))
+    doc = grade_json(report, "--baseline", str(model))
+    assert doc["kernels"] and all(k["work"] is not None and "work" not in k["missing"] for k in doc["kernels"])

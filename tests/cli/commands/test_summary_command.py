@@ -240,3 +240,21 @@ def test_a_report_with_no_valid_duration_is_one_line_and_exit_2_and_a_mix_is_sum
     mixed = invoke(bad, example, "-f", "json")
     assert mixed.exit_code == 0, mixed.output
     assert [r["groups"] for r in json.loads(mixed.stdout)["reports"]] == [0, 3]
+
+
+def test_a_timed_group_without_a_verdict_has_its_small_grid_time_null_with_why_not_0(shared_report, raw_actions):
+    """RTX 5060 Ti transpose, a metrics-only report: ncu timed its launches (gpu__time_duration.sum, read with
+    ncu_report) but collected no SpeedOfLight throughput, so no launch has a verdict: the row's and the report's
+    small-grid time are null, not 0, and the reason says the verdict is what is missing, not the time."""
+    name = "rtx5060ti_transpose-occupancy-45launches_metrics"
+    timed = [a for a in raw_actions(name) if a.has("gpu__time_duration.sum")]
+    assert timed and not any(a.has("sm__throughput.avg.pct_of_peak_sustained_elapsed") for a in timed)
+    result = invoke(shared_report(name), "-f", "json")
+    assert result.exit_code == 0, result.output
+    (report,) = json.loads(result.stdout)["reports"]
+    (row,) = report["rows"]
+    assert row["total_s"] == pytest.approx(sum(a["gpu__time_duration.sum"] for a in timed) * 1e-9)
+    assert row["small_grid_s"] is None and report["small_grid_s"] is None
+    assert row["missing"]["small_grid_s"].startswith("no launch of the group has a verdict, so whether it is a small "
+                                                     "grid is not known: no SpeedOfLight throughputs")
+    assert report["missing"]["small_grid_s"].startswith("no launch of the report has a verdict")

@@ -94,3 +94,23 @@ def test_the_comparison_page_loads_cleanly(browser, shared_report, tmp_path):
     dom, console = load(browser, page)
     assert console == [], console
     assert "<svg" in dom and "Work per launch, A -&gt; B" in dom and "DIFFERENT" in dom
+
+
+def test_a_name_with_no_break_point_scrolls_its_table_not_the_page(browser, tmp_path):
+    """A kernel name of 400 characters with no separator to wrap at stays whole (no break inside an identifier),
+    and widens only its table, which scrolls in its box: the page is no wider than the window (the document's
+    scroll width, read back by a probe script added to the test's copy of the page)."""
+    from roofline.render.report.markdown import Block
+
+    name = "kernel" + "x" * 400  # no "_" or other break point
+    table = Block("table", "", header=("#", "kernel", "time"), rows=(("1", f"`{name}`", "1 ms"),),
+                  numeric=(True, False, True))
+    page = html.page([Block("h1", "Long names"), table, Block("p", "after " + "word " * 100)])
+    probe = "<script>document.body.dataset.w = document.documentElement.scrollWidth + ' ' + window.innerWidth;</script>"
+    path = tmp_path / "long.html"
+    path.write_text(page.replace("</body>", probe + "</body>"))
+    dom, console = load(browser, path)
+    assert console == [], console
+    found = re.search(r'data-w="(\d+) (\d+)"', dom)
+    assert found is not None and int(found[1]) <= int(found[2]), found
+    assert f"<code>{name}</code>" in dom

@@ -305,3 +305,16 @@ def test_the_small_grids_column_is_never_blank(shared_report, raw_actions):
     assert all(r["launch__waves_per_multiprocessor"] < 1 for r in forces)
     assert alife["compute_forces"] == seconds(sum(r["gpu__time_duration.sum"] for r in forces) * 1e-9)
     assert "" not in alife.values()
+
+
+def test_the_small_grids_cell_of_a_kernel_without_a_verdict_is_n_a_as_its_json_null(shared_report, raw_actions):
+    """RTX 5060 Ti transpose, a metrics-only report (times, no SpeedOfLight throughput in the raw report): its
+    kernel's small-grid time is not known, so the cell reads n/a, the renderer's text for the document's null."""
+    name = "rtx5060ti_transpose-occupancy-45launches_metrics"
+    timed = [r for r in raw_actions(name) if r.has("gpu__time_duration.sum")]
+    assert timed and not any(r.has("sm__throughput.avg.pct_of_peak_sustained_elapsed") for r in timed)
+    text = markdown.render(views(analyze_files([shared_report(name)])))
+    table = text.split("### Kernels ranked by time to gain", 1)[1].split("\n\n")[1].splitlines()
+    header = [c.strip() for c in table[0].strip("|").split("|")]
+    (row,) = [[c.strip() for c in line.strip("|").split("|")] for line in table[2:]]
+    assert row[header.index("small grids")] == "n/a" and row[header.index("launches")] == str(len(timed))

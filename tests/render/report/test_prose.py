@@ -16,6 +16,7 @@ from roofline.analysis.results import (
     Verdict,
     VerdictCause,
 )
+from roofline.analysis.roofline import POOLED_NOTE
 from roofline.analysis.view import ScaledRoofs, Unavailable
 from roofline.ncu.metrics import HINT_HFMA_MOVES, HINT_L2_OP_HIT, FlopNote, FlopNoteKind
 from roofline.render.report.prose import (
@@ -32,6 +33,7 @@ from roofline.render.report.prose import (
     memory_note_text,
     producer_text,
     scaled_roofs_note,
+    sol_text,
     unavailable_line,
     verdict_line,
     verdict_parts,
@@ -177,3 +179,22 @@ def test_an_item_whose_cause_is_the_verdict_says_the_verdict_line():
     assert (advice_cause(own), advice_text(own)) == ("c", "x")
     assert (advice_cause(said), advice_text(said)) == (verdict_line(v), "x")
     assert advice_text(opened) == f"Compute-bound ({verdict_line(v)}): only fewer or cheaper operations shorten it."
+
+
+def test_a_speed_of_light_figure_says_active_cycles_where_the_picture_says_so():
+    assert sol_text(90.64, True) == "90.64% of active cycles" and sol_text(60.64, False) == "60.64%"
+
+
+def test_the_pooled_roofs_sentence_is_the_one_the_json_clock_note_holds(shared_report):
+    """RTX 2070 Super alife: 143 launches at different clocks, every kernel-clock roof from the datasheet. The note
+    under the ceilings and the JSON's clock note say the roofs are medians in one sentence (``POOLED_NOTE``), filled
+    with the same count, not two wordings of one fact."""
+    from roofline.pipeline import analyze_files
+    from tests.views import views
+
+    a = analyze_files([shared_report("rtx2070super_alife-143launches_basic")])[0]
+    v = views([a]).reports[0]
+    sentence = POOLED_NOTE.format(len(a.launches))
+    assert v.scaled is not None and v.scaled.pooled == len(a.launches) == 143
+    assert scaled_roofs_note(v.scaled).endswith(f"; {sentence}")
+    assert v.ceilings["kernel-clock"].clock_note.endswith(f"; {sentence}")

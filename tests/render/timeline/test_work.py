@@ -67,3 +67,33 @@ def test_a_time_gap_line_gives_ncu_over_nsys_as_summary_nsys_does(nsys_s: float,
     assert gap.nsys_over_ncu == pytest.approx(nsys_s / ncu_s)
     (line,) = time_gap_lines((gap,))
     assert line.startswith(f"k 1x1x1/32x1x1: {seconds(nsys_s)} in nsys, {seconds(ncu_s)} in ncu {words}")
+
+
+TRIAD = REPO / "examples" / "h100"
+TRIAD_FULL, TRIAD_ROOFLINE = TRIAD / "triad-cupy.full.ncu-rep", TRIAD / "triad-cupy.roofline.ncu-rep"
+MOVE_FLOPS = 4 * 2**26  # one HFMA2 register move per element of the triad, counted as 2 x 2 FP16 FLOPs
+
+
+def _moves_notes(*reports: Path) -> list[str]:
+    """The work's notes on the triad's FP16 register moves, as the renderers write them."""
+    from roofline.render.timeline.work import notes
+
+    work = with_work(EXPORT, list(reports), None, "kernel", None).work
+    assert work is not None
+    return [n for n in notes(work) if n.startswith("triad:")]
+
+
+def test_the_moves_note_of_a_roofline_set_report_is_written_from_the_kernels_fields() -> None:
+    """The CuPy triad's --set roofline report cannot separate its HFMA2 register moves (fp16_moves UNCOUNTED): the
+    note gives its FP16 FLOPs per launch (268 M: 4 x 2^26), the precision they do not set (fp32) and the fix."""
+    (note,) = _moves_notes(TRIAD_ROOFLINE)
+    assert round(MOVE_FLOPS / 1e6) == 268  # 268,435,456 FP16 FLOPs per launch
+    assert "(268 M per launch)" in note and "do not set its precision (fp32)" in note and "--set full" in note
+
+
+def test_the_moves_note_of_both_sets_names_the_blind_report_and_the_moves_added_back() -> None:
+    """Full and roofline reports of the triad: the moves are added back (ADDED_BACK), and the note names the report
+    that could not separate them and their FP16 FLOPs per launch; the full report alone needs no note."""
+    (note,) = _moves_notes(TRIAD_FULL, TRIAD_ROOFLINE)
+    assert str(TRIAD_ROOFLINE) in note and "268 M FP16 FLOPs per launch" in note and "(fp32)" in note
+    assert _moves_notes(TRIAD_FULL) == []
