@@ -269,9 +269,10 @@ def _roof_line(r: TensorRoof) -> str:
     if r.peak_ops_per_s.value is None:
         return (f"{r.dtype.upper()} tensor work ({si(r.achieved_ops_per_s.value, unit)}{sass}): "
                 f"{r.peak_ops_per_s.reason}")
-    return (f"{r.dtype.upper()} tensor roof {si(r.peak_ops_per_s.value, unit)} (dense): "
-            f"{r.pct_of_peak.value:.1f}% of it" + (f", {si(r.achieved_ops_per_s.value, unit)}"
-                                                    if r.achieved_ops_per_s.value is not None else "") + sass)
+    share = (f"{r.pct_of_peak.value:.1f}% of it" if r.pct_of_peak.value is not None
+             else f"its share not known ({r.pct_of_peak.reason})")
+    return (f"{r.dtype.upper()} tensor roof {si(r.peak_ops_per_s.value, unit)} (dense): {share}"
+            + (f", {si(r.achieved_ops_per_s.value, unit)}" if r.achieved_ops_per_s.value is not None else "") + sass)
 
 
 def _status_line(t: TensorCores) -> str:

@@ -254,3 +254,21 @@ def test_an_unsized_tensor_core_item_says_how_to_size_it_and_its_name_gives_the_
     (item,) = [x for x in k.advice if x.kind == "tensor_cores"]
     assert item.est_saved_s is None and "FP8" not in item.text and "as TF32" in item.text
     assert advice_text(item).endswith("Re-profile with --set full to size the gain.")
+
+
+def test_a_tensor_launch_without_a_time_says_its_share_of_the_roof_is_not_known(tmp_path):
+    """The synthetic example's BF16 GEMM with its gpu__time_duration.sum removed: its Tensor FLOPs are counted but
+    its rate and so its share of the BF16 roof are not; the roof's line says so with the reason (it raised a
+    TypeError formatting the null share, and `roofline report` of such a model was a traceback)."""
+    import json
+
+    model = json.loads(EXAMPLE.read_text())
+    bf16 = next(launch for launch in model["launches"] if launch["name"] == "gemm_bf16_tensor_4096")
+    del bf16["metrics"]["gpu__time_duration.sum"]
+    path = tmp_path / "no-time.roofline.json"
+    path.write_text(json.dumps(model))
+    k = next(k for k in analyze_files([path])[0].launches if k.launch.name == "gemm_bf16_tensor_4096")
+    (line,) = [f for f in k.tensor_cores.findings if f.startswith("BF16 tensor roof")]
+    roof = k.tensor_cores.roofs["bf16"]
+    assert roof.pct_of_peak.value is None and roof.pct_of_peak.reason
+    assert f"its share not known ({roof.pct_of_peak.reason})" in line
