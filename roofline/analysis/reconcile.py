@@ -205,9 +205,9 @@ def compulsory_dram_bytes(a: Advice, analysis: LaunchAnalysis) -> float | None:
     the L2 sector hit rate); all of them where the hit rate is not measured), and at least the useful stores' bytes
     up to the DRAM bytes written (stores reach DRAM when their lines are evicted, whatever their hits); where the
     excess is the stores' alone, the loads' reads stay too (the useful loads' bytes up to the DRAM bytes read), and
-    where it is the loads' alone, the writes; never more than today's DRAM bytes. The hit rate counts the excess
-    sectors, most of them hits on lines just fetched, so it alone would keep too few. None where a count of sectors
-    or the DRAM bytes are not measured."""
+    where it is the loads' alone, the writes with the useful loads that miss; never more than today's DRAM bytes.
+    The hit rate counts the excess sectors, most of them hits on lines just fetched, so it alone would keep too
+    few. None where a count of sectors or the DRAM bytes are not measured."""
     useful, hit = useful_bytes(a, analysis), analysis.launch.value(L2_HIT_RATE)
     moved = level_bytes(analysis, "dram")
     if useful is None or moved is None:
@@ -215,12 +215,13 @@ def compulsory_dram_bytes(a: Advice, analysis: LaunchAnalysis) -> float | None:
     hit = hit or 0.0
     read, written = (analysis.launch.value(f"{name}.sum") for name in DRAM_READ_WRITE)
     stores = min(useful[1], written) if written is not None else 0.0
-    missed = useful[0] * (1.0 - min(100.0, max(0.0, hit)) / 100.0)
+    miss = 1.0 - min(100.0, max(0.0, hit)) / 100.0
+    loads = useful[0] - useful[1]
     if a.excess_ops == ("st",) and read is not None:  # the loads are as they were: their reads stay
-        return min(moved, max(missed, min(useful[0] - useful[1], read) + stores))
+        return min(moved, max(useful[0] * miss, min(loads, read) + stores))
     if a.excess_ops == ("ld",) and written is not None:  # the stores are as they were: their writes stay
-        return min(moved, max(missed, written))
-    return min(moved, max(stores, missed))
+        return min(moved, max(useful[0] * miss, written + loads * miss))
+    return min(moved, max(stores, useful[0] * miss))
 
 
 def _changed_terms(topic: str, model: TimeModel) -> tuple[str, ...]:

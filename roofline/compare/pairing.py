@@ -144,10 +144,14 @@ def keyed_kernels(analysis: ReportAnalysis, matcher: Matcher, index: int) -> dic
 
 def _map_key(name: str, demangled: str, matcher: Matcher, index: int) -> Key | None:
     for patterns in matcher.maps:
-        rx = patterns[index]
-        if rx.fullmatch(name) or rx.fullmatch(demangled):
+        if _map_matches(patterns[index], name, demangled):
             return "map", "=".join(p.pattern for p in patterns)
     return None
+
+
+def _map_matches(rx: re.Pattern[str], name: str, demangled: str) -> bool:
+    """Whether a ``--map`` pattern takes a kernel: a full match of its name or its demangled name."""
+    return bool(rx.fullmatch(name) or rx.fullmatch(demangled))
 
 
 def _mode_key(name: str, demangled: str, matcher: Matcher, order: dict[str, int]) -> Key:
@@ -511,8 +515,7 @@ def _maps_matching(matcher: Matcher, index: int, names: Iterable[tuple[str, str]
     """The indices of the ``--map`` patterns that fully match a (name, demangled name) of report ``index``."""
     pairs = list(names)
     return {m for m, patterns in enumerate(matcher.maps)
-            if any(patterns[index].fullmatch(name) or patterns[index].fullmatch(demangled)
-                   for name, demangled in pairs)}
+            if any(_map_matches(patterns[index], name, demangled) for name, demangled in pairs)}
 
 
 def _key_text(key: Key, launches: Launches) -> str:

@@ -63,19 +63,22 @@ def floor_from_raw(raw, scaled: dict[str, float] | None = None) -> float:
     return max([*units.values(), tail, LAUNCH_FLOOR_S])
 
 
-def compulsory_from_raw(raw, excess: float, stores_only: bool = False) -> tuple[float, float]:
+def compulsory_from_raw(raw, excess: float, stores_only: bool = False, loads_only: bool = False) -> tuple[float, float]:
     """(DRAM bytes, the DRAM bytes a coalescing change keeps) from the raw counters: the L1 sectors of global and
     local loads and stores beyond the excess, x 32, that miss in L2 now (x (1 - L2 sector hit rate)), at least the
     stores' sectors beyond all of the excess up to the bytes written, and (``stores_only``: the excess is the
-    stores') the loads' sectors up to the bytes read besides; at most the DRAM bytes read and written."""
+    stores') the loads' sectors up to the bytes read besides, or (``loads_only``) the bytes written and the loads'
+    sectors beyond the excess that miss; at most the DRAM bytes read and written."""
     sectors = {(space, op): raw[f"l1tex__t_sectors_pipe_lsu_mem_{space}_op_{op}.sum"]
                for space in ("global", "local") for op in ("ld", "st")}
     read, written = raw["dram__bytes_read.sum"], raw["dram__bytes_write.sum"]
     useful = 32 * max(0.0, sum(sectors.values()) - excess)
     stores = 32 * max(0.0, sectors[("global", "st")] + sectors[("local", "st")] - excess)
-    missed = useful * (1.0 - raw["lts__t_sector_hit_rate.pct"] / 100.0)
+    miss = 1.0 - raw["lts__t_sector_hit_rate.pct"] / 100.0
+    if loads_only:
+        return read + written, min(read + written, max(useful * miss, written + (useful - stores) * miss))
     loads = min(32 * (sectors[("global", "ld")] + sectors[("local", "ld")]), read) if stores_only else 0.0
-    return read + written, min(read + written, max(loads + min(stores, written), missed))
+    return read + written, min(read + written, max(loads + min(stores, written), useful * miss))
 
 
 def gap_from_raw(raw, k, whole_blocks: bool = True) -> float:
@@ -764,3 +767,18 @@ def test_the_tensor_core_what_if_floors_at_the_math_on_the_tensor_roof_where_not
     blocks, sms = raw["launch__grid_size"], raw["device__attribute_multiprocessor_count"]
     floor = fma * math.ceil(blocks / sms) / (blocks / sms) * 19.5 / 156
     assert cap is not None and cap.seconds == pytest.approx(duration - floor, rel=1e-6)
+
+
+def test_a_loads_coalescing_what_if_keeps_the_writes_and_the_loads_that_miss(analysed, shared_report, raw_actions):
+    """RTX 3060 Laptop reduceNeighboredLess: ncu's global-load access rule names excess sectors of its loads alone.
+    DRAM keeps the bytes written (the stores are as they were) and the useful loads that miss in L2, recomputed
+    from the raw counters: here all of its DRAM bytes (the hit rate alone kept 59%), so the item saves nothing."""
+    name = "rtx3060-laptop_reductions_full"
+    i, k = next((i, k) for i, k in enumerate(analysed(name, shared_report).launches)
+                if k.launch.name == "reduceNeighboredLess")
+    raw = raw_actions(name)[i]
+    (item,) = [a for a in k.advice if a.excess_ops == ("ld",)]
+    dram, kept = compulsory_from_raw(raw, item.excess_sectors, loads_only=True)
+    assert dict(item.change.kept_bytes)["dram"] == pytest.approx(kept, rel=1e-6)
+    assert dict(item.change.scales)["DRAM"] == pytest.approx(kept / dram, rel=1e-6) == pytest.approx(1.0)
+    assert item.est_saved_s is None and item.bound_by is EstimateBound.FLOOR_UNCHANGED
