@@ -1,8 +1,10 @@
 """The numbers of the summary plot (``render.compare.plot``): one GPU's kernel groups over its reports, merged and
 numbered as the summary's tables rank them (one report: its table's rank; several: the figures that ranked them,
 ``SummaryRow.ranked_by_value_s``, summed over those reports), each group's bar (its time, the part of it not
-recoverable and its share of the reports' time) in a unit that keeps the bar axis readable, and each report's
-group as a share of the longest one (its marker's size). Pure functions; no I/O."""
+recoverable and its share of the reports' time) in a unit that keeps the bar axis readable, each report's
+group as a share of the longest one (its marker's size) and the ceilings its roof is drawn from: its report's,
+the ones ``report`` draws (``ranking.report_roofs``), with the tensor roof of the group's Tensor Core type. Pure
+functions; no I/O."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from collections.abc import Sequence
 from msgspec import Struct
 
 from roofline.compare.ranking import AppSummary, SummaryRow
+from roofline.core.model import Ceilings
 
 TIME_UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "us"))  # the bar axis's unit: the largest the longest bar reaches
 
@@ -42,13 +45,15 @@ class MergedGroup(Struct, frozen=True):
 class GpuGroups(Struct, frozen=True):
     """A GPU's reports (their summaries) and their groups, in number order; per row of the reports (in their order,
     summary by summary) its time over the longest row's (0 to 1: its marker's size); the reports' whole time (None
-    where a report does not have one) and the bars' unit."""
+    where a report does not have one) and the bars' unit; per row, the ceilings its roof is drawn from
+    (``row_ceilings``)."""
 
     summaries: tuple[AppSummary, ...]
     groups: tuple[MergedGroup, ...]
     sizes: tuple[float, ...]
     total_s: float | None
     unit: str
+    ceilings: tuple[Ceilings, ...] = ()
 
 
 def gpu_panels(summaries: Sequence[AppSummary]) -> tuple[GpuGroups, ...]:
@@ -75,7 +80,16 @@ def gpu_groups(summaries: Sequence[AppSummary]) -> GpuGroups:
                    for n, name in enumerate(names, 1))
     longest = max((r.group.total_s or 0.0 for r in rows), default=0.0)
     sizes = tuple((r.group.total_s or 0.0) / longest if longest else 0.0 for r in rows)
-    return GpuGroups(tuple(summaries), groups, sizes, total_s, unit)
+    ceilings = tuple(row_ceilings(s, r) for s in summaries for r in s.rows)
+    return GpuGroups(tuple(summaries), groups, sizes, total_s, unit, ceilings)
+
+
+def row_ceilings(summary: AppSummary, row: SummaryRow) -> Ceilings:
+    """The ceilings a summary row's roof is drawn from: its report's (``AppSummary.ceilings``) for the row's Tensor
+    Core type; the row's own (its launches pooled) where the report has none of that type."""
+    dtype = row.stats.ceilings.tensor_dtype
+    return next((c for c in summary.ceilings if c.tensor_dtype == dtype or not row.stats.flops["tensor"].value),
+                row.stats.ceilings)
 
 
 def _bar(rows: Sequence[SummaryRow], times: Sequence[float], scale: float, total_s: float | None) -> GroupBar | None:

@@ -15,9 +15,10 @@ from msgspec.structs import replace
 from roofline.analysis.advice import rank_by_time_to_gain, unestimated
 from roofline.analysis.kernels import KernelStats, aggregate
 from roofline.analysis.launches import KernelGroup, ReportAnalysis, no_valid_launch
-from roofline.analysis.roofline import group_by_kernel, rank_by_recoverable_time
+from roofline.analysis.roofline import group_by_kernel, rank_by_recoverable_time, report_level_ceilings
 from roofline.compare.pairing import ReportRef, path_labels, report_labels, report_ref
 from roofline.core.choices import GroupBy
+from roofline.core.model import Ceilings
 from roofline.core.thresholds import LAUNCH_FLOOR_S
 from roofline.core.units import seconds
 from roofline.errors import ReportError, UsageError
@@ -75,6 +76,8 @@ class AppSummary(Struct, frozen=True):
     groups_without_gain: int = 0
     without_gain_recoverable_s: float | None = None  # 0 where no group lacks a time to gain; None unless ranked by it
     no_kernel: str = ""  # why the report has no kernel group (``launches.no_valid_launch``); "" where it has one
+    # the report's ceilings as ``report`` shows them, one per Tensor Core type it computes in (``report_roofs``)
+    ceilings: tuple[Ceilings, ...] = ()
 
 
 def summarize(analysis: ReportAnalysis, by: GroupBy, top: int, label: str = "") -> AppSummary:
@@ -101,7 +104,7 @@ def summarize(analysis: ReportAnalysis, by: GroupBy, top: int, label: str = "") 
                       sum(shares) if shares else None, sum(saved) if saved else None,
                       sum(small) if small else None, sum(gains) if gains else None,
                       len(without), float(sum(without)) if by_gain else None,
-                      "" if groups else no_valid_launch(analysis))
+                      "" if groups else no_valid_launch(analysis), report_roofs(analysis))
 
 
 def nothing_to_summarise(summaries: Sequence[AppSummary]) -> list[ReportError]:
@@ -161,3 +164,27 @@ def _ranked_by(groups: Sequence[KernelGroup], rows: Sequence[SummaryRow], gains:
     if not rows:
         return "nothing: no launch of this report is valid"
     return f"total time (recoverable time unknown: {rows[0].stats.why_no_roof})"
+
+
+def report_roofs(analysis: ReportAnalysis) -> tuple[Ceilings, ...]:
+    """The report's ceilings of the set it is judged against, the figure ``report`` shows and draws
+    (``report_level_ceilings``: each roof the time-weighted median over its launches), first; then, per other
+    Tensor Core type its launches compute in, the same with the tensor roof of that type (the median over the
+    launches of that type, as the report's own is over those of its type). Empty where no launch has that set, and
+    where the launches' analyses are not all built (an analysis without diagnostics: the summary builds only the
+    launches it shows, and each group's roof is then its own launches' pooled): ``summary`` diagnoses every launch."""
+    source = analysis.ceilings_used
+    if analysis.launches.table.built < len(analysis.launches):
+        return ()
+    shown = report_level_ceilings(analysis.launches).get(source)
+    if shown is None:
+        return ()
+    out = [shown]
+    for dtype in dict.fromkeys(k.ceilings[source].tensor_dtype for k in analysis.launches
+                               if source in k.ceilings and k.flops["tensor"].value):
+        if dtype is None or dtype == shown.tensor_dtype:
+            continue
+        of_type = [k for k in analysis.launches if source in k.ceilings and k.ceilings[source].tensor_dtype == dtype]
+        tensor = report_level_ceilings(of_type)[source].flop_per_s["tensor"]
+        out.append(replace(shown, flop_per_s={**shown.flop_per_s, "tensor": tensor}, tensor_dtype=dtype))
+    return tuple(out)

@@ -7,7 +7,10 @@ inside, through ``render.mpl``) and ``comparison_plot`` and ``summary_plot`` sav
 Nothing is clipped or overlaps: legends and notes are placed by constrained layout, next to or under the axes;
 kernels are numbered (1 = longest in the base report) with the names in the legend's key, and each number is
 placed beside one of its points where it covers no other text (a number with no free spot is named in the
-notes). A report's point for a kernel whose work differs from the base's (``roofline.analysis.work``) is hollow, reached
+notes). Each report's point is drawn larger than the next one's and under it, so coinciding points stay visible;
+each tensor roof is for one Tensor Core type (as many as the kernels drawn compute in), named with it; the summary
+draws each report's own ceilings (``compare.ranking.report_roofs``, the figure ``report`` draws). A report's point
+for a kernel whose work differs from the base's (``roofline.analysis.work``) is hollow, reached
 by a dashed arrow, and its key entry says "different work": its position is its throughput, not a speedup. So is
 a point whose FLOPs differ from the base's while its governing bytes match ("other FLOPs", FLOP/s plot only): a
 DRAM-bound kernel doing 4.2x the FLOPs per byte rises on the FLOP/s axis however slow it is.
@@ -16,7 +19,7 @@ DRAM-bound kernel doing 4.2x the FLOPs per byte rises on the FLOP/s axis however
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +29,7 @@ from roofline.analysis.plot_place import Place
 from roofline.compare.pairing import Comparison, ReportRef
 from roofline.compare.places import GpuGroups, GroupBar
 from roofline.compare.plottable import Plottable
+from roofline.core.kernel_names import PAIR_ARROW
 from roofline.core.labels import LEGEND_KERNELS, NAMES, letter
 from roofline.core.model import PRECISIONS, Ceilings, memory_roof, roof_intensity
 from roofline.core.units import si
@@ -44,6 +48,7 @@ from roofline.render.mpl import (
     wrap,
 )
 from roofline.render.names import group_name
+from roofline.render.report.plot import PLOT_FIX
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -53,10 +58,15 @@ DPI = 120
 MIN_AREA, MAX_AREA = 30.0, 900.0  # marker areas (points^2) of the shortest and the longest group
 X_RANGE = (1e-2, 1e4)  # FLOP per byte shown when the points do not widen it
 SPREAD = 0.3  # normalized view: kernels spread sideways within +-SPREAD of their report's column
-KEY_CHARS = 48  # a kernel's name in the legend's key
+KEY_CHARS = 48  # a kernel's name in the legend's key (a pair's names joined by arrows: about twice that in all)
+KEY_NAME_CHARS = 16  # the least each of a pair's names keeps in the key
+DEVICE_CHARS = 28  # a report's GPU in the legend
 NOTE_ITEMS = 6  # skipped kernels named in a note
 REPORT_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h")
 CEILING_STYLES = {"fp64": ":", "fp32": "-", "fp16": "-.", "tensor": "--"}
+COMPARE_AREA = MIN_AREA * 1.5  # a comparison's point of its last report (pt^2)
+LAYER_AREA = 50.0  # each earlier report's point this much larger (pt^2), drawn under the later ones: coinciding
+# points stay visible, the earlier one a rim around the later one
 DIFFERENT_WORK_KEY = " (different work)"
 OTHER_FLOPS_KEY = " (other FLOPs)"  # the same work on the bytes that bound it, other FLOPs: its FLOP/s moves apart
 
@@ -65,7 +75,8 @@ OTHER_FLOPS_KEY = " (other FLOPs)"  # the same work on the bytes that bound it, 
 class Point:
     """One kernel in one report: x = FLOP per DRAM byte, y = FLOP/s (normalized: x = the report's column spread
     by the kernel's number, y = percent of own roof), area in pt^2; ``number`` keys it in the legend (0: not
-    numbered, drawn without a label)."""
+    numbered, drawn without a label); ``names``: the names ``label`` joins by arrows (a comparison's pair whose
+    kernel is named differently in the reports)."""
 
     label: str
     report: int
@@ -75,18 +86,21 @@ class Point:
     number: int = 0
     different_work: bool = False  # this report's work differs from the base's (drawn hollow, dashed arrow)
     other_flops: bool = False  # the same work on its governing bytes, but other FLOPs: its FLOP/s is no speedup
+    names: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Roof:
-    """One GPU's roof for one precision: y = min(peak, x x DRAM bandwidth), from the ceilings of ``report``, the
-    first of the reports on that GPU (``reports``), drawn in its colour; the GPU's DRAM slope is drawn once."""
+    """One GPU's roof for one precision (the tensor roof: for one Tensor Core type, ``tensor_dtype``): y = min(peak,
+    x x DRAM bandwidth), from the ceilings of ``report``, the first of the reports on that GPU (``reports``), drawn
+    in its colour; the GPU's DRAM slope is drawn once."""
 
     report: int
     precision: str
     peak_flop_per_s: float
     dram_bytes_per_s: float
     reports: tuple[int, ...] = ()  # every report on this GPU (empty: ``report`` alone)
+    tensor_dtype: str | None = None  # of a tensor roof: the Tensor Core type it is for
 
 
 @dataclass(frozen=True)
@@ -129,6 +143,7 @@ class SummaryPanel:
     skipped: tuple[tuple[str, str], ...]  # (what is not drawn, why)
     total_s: float | None  # the reports' whole profiled time, for the bars' shares
     unit: str = "s"  # of the bars' lengths
+    unplaced: tuple[Place, ...] = ()  # why the groups not drawn have no place (each cause once, first met first)
 
 
 @dataclass(frozen=True)
@@ -143,6 +158,7 @@ def comparison_data(c: Comparison, normalize: bool = False, numbered: int = LEGE
     """Coordinates of every pair side that has an intensity and a rate (normalized: a percent of roof); arrows
     join consecutive reports. The first ``numbered`` pairs (longest in the base report) get a number."""
     points, arrows, skipped = [], [], []
+    last = len(c.reports) - 1
     for n, pair in enumerate(c.pairs, 1):
         placed = []
         for i, side in enumerate(pair.sides):
@@ -152,14 +168,16 @@ def comparison_data(c: Comparison, normalize: bool = False, numbered: int = LEGE
             if point is not None:
                 x = i + _spread(n, len(c.pairs)) if normalize else point.x  # normalized: the report's column
                 other_flops = not normalize and not pair.different_work(i) and pair.flops_differ(i)
-                placed.append(Point(point.label, i, x, point.y, point.area, n if n <= numbered else 0,
-                                    pair.different_work(i) or other_flops, other_flops))
+                placed.append(Point(point.label, i, x, point.y, COMPARE_AREA + LAYER_AREA * (last - i),
+                                    n if n <= numbered else 0, pair.different_work(i) or other_flops, other_flops,
+                                    pair.names))
         points += placed
         arrows += list(pairwise(placed))
     skipped += [(f"{letter(i)} ({c.reports[i].label})", f"no kernel in common with {letter(0)} ({c.matching})")
                 for i in range(1, len(c.reports)) if not any(p.sides[i] for p in c.pairs)]
     gpus = gpu_of(c.reports)
-    roofs = () if normalize else _roofs([(i, s) for p in c.pairs for i, s in enumerate(p.sides) if s], gpus)
+    roofs = () if normalize else _roofs([(i, s, s.ceilings) for p in c.pairs for i, s in enumerate(p.sides) if s],
+                                        gpus)
     return ComparePlotData(normalize, tuple(points), tuple(arrows), roofs, tuple(skipped))
 
 
@@ -194,20 +212,23 @@ def _panel(merged: GpuGroups) -> SummaryPanel:
     several = len(summaries) > 1
     number = {g.name: g.number for g in merged.groups}
     rows = [(s, r) for s in summaries for r in s.rows]
-    points, skipped = [], []
+    points, skipped, unplaced = [], [], []
     for (s, r), size in zip(rows, merged.sizes, strict=True):
         n = number[r.group.name]
         point, why = _point(r.stats, str(n), 0, False)
         if point is None:
             skipped.append((f"#{n} {_label(r.group)}" + (f" in {s.report.label}" if several else ""), why))
+            unplaced.append(r.stats.place)
             continue
         points.append(Point(point.label, 0, point.x, point.y, MIN_AREA + (MAX_AREA - MIN_AREA) * size, n))
     bars = tuple(Bar(f"#{g.number} {_label(g.rows[0].group)}", g.bar) for g in merged.groups if g.bar is not None)
     first = summaries[0].report
     title = (f"{first.device}: {len(summaries)} reports ({middle(', '.join(s.report.label for s in summaries), 60)})"
              if several else first.label)
-    return SummaryPanel(title, tuple(points), _roofs([(0, r.stats) for _, r in rows], (0,)), bars,
-                        tuple(skipped), merged.total_s, merged.unit)
+    ceilings = merged.ceilings or tuple(r.stats.ceilings for _, r in rows)
+    roofs = _roofs([(0, r.stats, c) for (_, r), c in zip(rows, ceilings, strict=True)], (0,))
+    return SummaryPanel(title, tuple(points), roofs, bars, tuple(skipped), merged.total_s, merged.unit,
+                        tuple(dict.fromkeys(unplaced)))
 
 
 def _point(s: KernelStats, label: str, report: int, normalize: bool) -> tuple[Point | None, str]:
@@ -227,29 +248,35 @@ def _point(s: KernelStats, label: str, report: int, normalize: bool) -> tuple[Po
     return Point(label, report, x.value or 0.0, y or 0.0), ""
 
 
-def _roofs(sides: Sequence[tuple[int, KernelStats]], gpus: Sequence[int]) -> tuple[Roof, ...]:
+def _roofs(sides: Sequence[tuple[int, KernelStats, Ceilings]], gpus: Sequence[int]) -> tuple[Roof, ...]:
     """Per GPU (``gpus``: each report's first report on its GPU), the roof of every precision a plotted kernel is
     bound by there (e.g. FP64 for a kernel whose few FP64 operations take longer at the FP64 peak than its FP32
-    ones), once: from the ceilings of the first report on that GPU that gives it."""
-    roofs: dict[tuple[int, str], Roof] = {}
-    for report, s in sides:
+    ones), the tensor roof once per Tensor Core type (an FP8 kernel under the FP8 roof, not a BF16 one's), each
+    once: read from the ceilings given with the first kernel (``sides``: report, kernel, its ceilings) that gives
+    it on that GPU."""
+    roofs: dict[tuple[int, str, str | None], Roof] = {}
+    for report, s, ceilings in sides:
         precision = s.bound_precision
-        roof = _roof(gpus[report], precision, s.ceilings) if precision else None
+        roof = _roof(gpus[report], precision, ceilings) if precision else None
         if precision is not None and roof is not None:
             shared = tuple(i for i, g in enumerate(gpus) if g == gpus[report])
-            roofs.setdefault((gpus[report], precision), Roof(roof.report, precision, roof.peak_flop_per_s,
-                                                             roof.dram_bytes_per_s, shared))
+            roofs.setdefault((gpus[report], precision, roof.tensor_dtype), replace(roof, reports=shared))
     by_gpu: dict[int, list[Roof]] = {}
-    for roof in sorted(roofs.values(), key=lambda r: (r.report, PRECISIONS.index(r.precision))):
+    for roof in sorted(roofs.values(), key=lambda r: (r.report, PRECISIONS.index(r.precision), r.peak_flop_per_s)):
         by_gpu.setdefault(roof.report, []).append(roof)
     # one DRAM slope per GPU: its first roof's bandwidth for all of its precisions
-    return tuple(Roof(r.report, r.precision, r.peak_flop_per_s, group[0].dram_bytes_per_s, r.reports)
-                 for group in by_gpu.values() for r in group)
+    return tuple(replace(r, dram_bytes_per_s=group[0].dram_bytes_per_s) for group in by_gpu.values() for r in group)
 
 
 def _roof(report: int, precision: str, ceilings: Ceilings) -> Roof | None:
     peak, bw = ceilings.flop_per_s[precision], ceilings.bytes_per_s["dram"]
-    return Roof(report, precision, peak, bw) if peak and bw else None
+    dtype = ceilings.tensor_dtype if precision == "tensor" else None
+    return Roof(report, precision, peak, bw, tensor_dtype=dtype) if peak and bw else None
+
+
+def roof_name(roof: Roof) -> str:
+    """A roof's precision as the legend and titles name it; a tensor roof with its Tensor Core type."""
+    return NAMES[roof.precision] + (f" ({roof.tensor_dtype.upper()})" if roof.tensor_dtype else "")
 
 
 # --- Drawing -------------------------------------------------------------------------------------------
@@ -299,8 +326,8 @@ def comparison_figure(c: Comparison, normalize: bool = False) -> Figure:
     for a, b in data.arrows:
         ax.annotate("", xy=(b.x, b.y), xytext=(a.x, a.y),
                     arrowprops={"arrowstyle": "->", "color": "0.4", "linestyle": "--" if b.different_work else "-"})
-    for p in data.points:
-        ax.scatter(p.x, p.y, s=MIN_AREA * 1.5, marker=REPORT_MARKERS[p.report % 10], zorder=3,
+    for p in sorted(data.points, key=lambda p: p.report):  # a later report's point over the larger earlier one's
+        ax.scatter(p.x, p.y, s=p.area, marker=REPORT_MARKERS[p.report % 10], zorder=3,
                    facecolors="none" if p.different_work else colours[p.report],
                    edgecolors=colours[p.report] if p.different_work else "black",
                    linewidths=1.4 if p.different_work else 0.5)
@@ -329,7 +356,7 @@ def summary_figure(panels: Sequence[GpuGroups]) -> Figure:
         _axes(roof_ax, panel.points, f"{middle(panel.report, 60)}: kernel groups by rank, area = time"
               + "".join(f"\n{_roof_text(roof)}" for roof in panel.roofs))
         if not panel.points:
-            _note_empty(roof_ax)
+            _note_empty(roof_ax, panel.unplaced)
         _draw_bars(bar_ax, panel.bars, panel.unit)
         _draw_notes(note_ax, lines, SUMMARY_SIZE_IN[0])
     freeze_layout(fig)
@@ -396,12 +423,12 @@ def _draw_roofs(ax: Axes, roofs: Sequence[Roof], colour: Any, prefix: Any, point
             ridge = roof_intensity(r.peak_flop_per_s, bw)
             ax.plot([ridge, max(x_hi, ridge * 10)], [r.peak_flop_per_s] * 2, color=colour(r), linewidth=1.5,
                     ls=CEILING_STYLES[r.precision],
-                    label=f"{prefix(r)}{NAMES[r.precision]} {si(r.peak_flop_per_s, 'FLOP/s')}")
+                    label=f"{prefix(r)}{roof_name(r)} {si(r.peak_flop_per_s, 'FLOP/s')}")
 
 
 def _roof_text(roof: Roof) -> str:
     style = {":": "dotted", "-": "solid", "-.": "dash-dot", "--": "dashed"}[CEILING_STYLES[roof.precision]]
-    return f"roof ({style}): {NAMES[roof.precision]} {si(roof.peak_flop_per_s, 'FLOP/s')}, DRAM " \
+    return f"roof ({style}): {roof_name(roof)} {si(roof.peak_flop_per_s, 'FLOP/s')}, DRAM " \
            f"{si(roof.dram_bytes_per_s, 'B/s')}"
 
 
@@ -412,21 +439,29 @@ def _legend_compare(ax: Axes, c: Comparison, data: ComparePlotData, colours: Seq
     handles, labels = ax.get_legend_handles_labels()
     reports = [Line2D([], [], ls="", marker=REPORT_MARKERS[i % 10], ms=7, color=colours[i], mec="black", mew=0.5)
                for i in range(len(c.reports))]
-    names = [f"{letter(i)}: {middle(r.label, 40)}" for i, r in enumerate(c.reports)]
+    names = [f"{letter(i)}: {middle(r.label, 40)} ({middle(r.device.removeprefix('NVIDIA '), DEVICE_CHARS)})"
+             for i, r in enumerate(c.reports)]
     if any(p.different_work for p in data.points):
         reports.append(Line2D([], [], ls="--", color="0.4", marker="o", ms=7, mfc="none", mec="0.3", mew=1.4))
         names.append(f"different work or FLOPs (> {100 * c.work_tolerance:g}%): a rate, not a speedup")
-    key = {p.number: p.label for p in data.points if p.number}
+    key = {p.number: p.names or (p.label,) for p in data.points if p.number}
     different = {p.number for p in data.points if p.number and p.different_work and not p.other_flops}
     other_flops = {p.number for p in data.points if p.number and p.other_flops}  # in any report
-    keyed = [f"{n}  {middle(label, KEY_CHARS)}" + (DIFFERENT_WORK_KEY if n in different else
-                                                   OTHER_FLOPS_KEY if n in other_flops else "")
-             for n, label in sorted(key.items())]
+    keyed = [f"{n}  {_key_name(names)}" + (DIFFERENT_WORK_KEY if n in different else
+                                           OTHER_FLOPS_KEY if n in other_flops else "")
+             for n, names in sorted(key.items())]
     legend = ax.legend(handles=[*reports, *handles, *(Line2D([], [], ls="") for _ in keyed)],
                        labels=[*names, *labels, *keyed],
                        loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False, fontsize=7.5,
                        title="reports, roofs, kernels", title_fontsize=8, alignment="left")
     legend.set_clip_on(False)
+
+
+def _key_name(names: Sequence[str]) -> str:
+    """A kernel's name in the key; a pair named differently in the reports: each name cut on its own (never one
+    cut through the arrow that joins them), together about twice ``KEY_CHARS``."""
+    width = KEY_CHARS if len(names) < 2 else max(KEY_NAME_CHARS, 2 * KEY_CHARS // (len(names) + 1))
+    return PAIR_ARROW.join(middle(name, width) for name in names)
 
 
 def _number_points(fig: Figure, ax: Axes, points: Sequence[Point], center: bool = False) -> None:
@@ -502,10 +537,18 @@ def _draw_bars(ax: Axes, bars: Sequence[Bar], unit: str) -> None:
     ax.legend(handles=handles, fontsize=7, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=3, frameon=False)
 
 
-def _note_empty(ax: Axes) -> None:
-    """A roofline panel with no point: the note, without axes that would scale nothing (1 to 10 FLOP/s)."""
-    ax.text(0.5, 0.5, "no kernel group can be placed on the roofline\n(see the note below)", transform=ax.transAxes,
-            ha="center", va="center", fontsize=9, color="0.4")
+# why a summary's roofline panel is empty, per cause its groups have no place (``Place``)
+UNPLACED_WORDS = {Place.NO_INTENSITY: f"their FLOP per DRAM byte is not measured:\n{PLOT_FIX}",
+                  Place.NO_FLOPS: "they do no floating-point work\n(zero FLOPs have no place on log axes)"}
+
+
+def _note_empty(ax: Axes, unplaced: Sequence[Place]) -> None:
+    """A roofline panel with no point: why, in the panel (the note below names the metrics), without axes that
+    would scale nothing (1 to 10 FLOP/s); the time bars beside it still hold each group's time."""
+    why = [UNPLACED_WORDS[p] for p in unplaced if p in UNPLACED_WORDS]
+    ax.text(0.5, 0.5, "no kernel group can be placed on the roofline" + (":\n" if why else "") + "\n".join(why)
+            + "\n(the note below names what is missing)",
+            transform=ax.transAxes, ha="center", va="center", fontsize=9, color="0.4")
     ax.set_xticks([], minor=False)
     ax.set_yticks([], minor=False)
     ax.minorticks_off()

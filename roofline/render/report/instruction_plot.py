@@ -15,29 +15,38 @@ drawn after, as ``report.plot`` does."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from roofline.analysis.instructions import GLOBAL_WALLS, SHARED_WALLS, WIDTH_WALLS
 from roofline.analysis.launches import ReportAnalysis
 from roofline.core.labels import LEGEND_KERNELS, NAMES
 from roofline.core.model import LEVELS, memory_roof, roof_intensity
 from roofline.core.units import ratio, si
-from roofline.render.mpl import NOTE_LINE_IN, PlotFormat, figure, log_axes, middle, to_bytes, wrap
+from roofline.render.mpl import (
+    NOTE_LINE_IN,
+    LabelPlacer,
+    PlotFormat,
+    figure,
+    freeze_layout,
+    log_axes,
+    middle,
+    to_bytes,
+    wrap,
+)
 from roofline.render.names import plot_text, short_group_name
 from roofline.render.report.plot import DPI, LEVEL_MARKERS, PALETTE
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
+    from matplotlib.transforms import Bbox
 
     from roofline.analysis.results import InstructionRoofline, LaunchAnalysis
 
 WALL_POINTS = {("global", "ld"): "v", ("global", "st"): "D", ("shared", "ld"): "<", ("shared", "st"): ">"}
-LABEL_APART = 1.6  # walls nearer than this factor on the log axis share one label (a label is about that wide)
 WALL_NAMES = {"stride_0": "stride 0", "unit_stride": "unit stride", "scattered": "scattered",
               "no_conflict": "no bank conflict", "conflict_32_way": "32-way conflict"}
 FOUR_BYTE_WALLS = {"global": GLOBAL_WALLS, "shared": SHARED_WALLS}
@@ -149,8 +158,14 @@ def _walls_shown(r: InstructionRoofline, kernels: Sequence[KernelMarks]) -> dict
         if not shown:  # the model's 4-byte wall
             out[space][f"{WALL_NAMES[wide]}, 4 B{' assumed' if placed else ''}"] = FOUR_BYTE_WALLS[space][wide]
         for width, x in sorted(shown.items()):
-            out[space][f"{WALL_NAMES[wide]}, {width:.3g} B"] = x
+            out[space][f"{WALL_NAMES[wide]}, {_width(width)}"] = x
     return out
+
+
+def _width(width: float) -> str:
+    """Bytes per thread: a kernel whose accesses mix widths has their mean (4.38 B: 124 4-byte and 4 16-byte
+    shared loads), which no one access moves, so it reads "mean"."""
+    return f"{width:.3g} B" if float(width).is_integer() else f"mean {width:.3g} B"
 
 
 def _why(analysis: LaunchAnalysis) -> str:
@@ -182,6 +197,7 @@ def figure_of(reports: Sequence[ReportMarks]) -> Figure:
         rows += [PANEL_HEIGHT_IN, LEGEND_HEIGHT_IN + NOTE_LINE_IN * (len(lines) + 1)]
     fig = figure(width, sum(rows), constrained=True, dpi=DPI)
     grid = fig.add_gridspec(len(rows), columns, height_ratios=rows)
+    drawn: list[tuple[list[Axes], ReportMarks]] = []
     for i, (r, lines) in enumerate(zip(reports, notes, strict=True)):
         axes = [fig.add_subplot(grid[2 * i, col]) for col in range(columns)]
         _hierarchy(axes[0], r)
@@ -197,6 +213,13 @@ def figure_of(reports: Sequence[ReportMarks]) -> Figure:
         if lines:
             foot.text(0.0, 0.0, "\n".join(lines), transform=foot.transAxes, va="bottom", ha="left", fontsize=7.5,
                       color="#505050")
+        drawn.append((axes, r))
+    freeze_layout(fig)  # the labels and legends below are placed where the renderer measures them free
+    placer = LabelPlacer(fig)
+    for axes, r in drawn:
+        _label_walls(axes[1], r, placer)
+        for ax in (axes[0], axes[2]) if r.has_integer else (axes[0],):
+            _settle_legend(ax, placer.renderer)
     return fig
 
 
@@ -257,37 +280,120 @@ def _hierarchy(ax: Axes, r: ReportMarks) -> None:
 
 
 def _walls(ax: Axes, r: ReportMarks) -> None:
+    """The walls as vertical lines and the kernels' points; the walls' labels come after the layout
+    (``_label_walls``)."""
     marks = [(i, k.warp_gips, key, x) for i, k in enumerate(r.kernels) if k.warp_gips for key, x in k.walls.items()]
     xs = [x for *_, x in marks] + [w for walls in r.walls.values() for w in walls.values()]
     ys = [y for _, y, *_ in marks] or [1.0]
     _frame(ax, xs or [1.0], ys, "warp instructions per sector (global) or wavefront (shared)", "warp GIPS")
+    for x, _ in _wall_labels(r):
+        ax.axvline(x, color="#444444", lw=0.9, alpha=0.8)
+    for i, y, key, x in marks:
+        ax.scatter([x], [y], marker=WALL_POINTS[key], s=46, color=_color(i), edgecolors="black",
+                   linewidths=0.5, zorder=4)
+    _name(ax, "memory walls")
+
+
+def _wall_labels(r: ReportMarks) -> list[tuple[float, str]]:
+    """Each wall's x and its label, walls at one x (stride 0 and no bank conflict at 1) named in one label, one
+    line each."""
     at: dict[float, list[str]] = {}
     for space, walls in r.walls.items():
         for name, x in walls.items():
             at.setdefault(x, []).append(f"{space}: {name}")
-    for x in at:
-        ax.axvline(x, color="#444444", lw=0.9, alpha=0.8)
-    low, high = ax.get_ylim()
-    below = sum(y > math.sqrt(low * high) for _, y, *_ in marks) * 2 > len(marks)  # the marks high: labels low
-    for x, names in _label_groups(at):
-        ax.text(x * 1.1, low * 1.3 if below else high / 1.3, "\n".join(names), rotation=90, fontsize=6.5,
-                va="bottom" if below else "top", color="#333333")
-    for i, y, key, x in marks:
-        ax.scatter([x], [y], marker=WALL_POINTS[key], s=46, color=_color(i), edgecolors="black",
-                   linewidths=0.5, zorder=4)
-    _name(ax, "memory walls", top=below)  # the labels low: the name high
+    return [(x, "\n".join(at[x])) for x in sorted(at)]
 
 
-def _label_groups(at: Mapping[float, list[str]]) -> list[tuple[float, list[str]]]:
-    """The walls' labels, those of walls closer than ``LABEL_APART`` on the log axis joined under the leftmost (two
-    widths' walls, 15.6 and 16 B, would print one label over the other)."""
-    groups: list[tuple[float, list[str]]] = []
-    for x in sorted(at):
-        if groups and x < groups[-1][0] * LABEL_APART:
-            groups[-1][1].extend(at[x])
-        else:
-            groups.append((x, list(at[x])))
-    return groups
+WALL_LABEL_HEIGHTS = (1.0, 0.0, 0.5, 0.75, 0.25)  # along a wall, as a share of the axes' height: the ends first
+WALL_LABEL_GAP_PT = 2.5  # between a wall and its label
+
+
+def _wall_spots(x: float) -> list[dict[str, Any]]:
+    """Candidate places of a wall's label, running along it beside the line: right, then left, at each height."""
+    spots = []
+    for height in WALL_LABEL_HEIGHTS:
+        va = "top" if height == 1.0 else "bottom" if height == 0.0 else "center"
+        dy = -4.0 if height == 1.0 else 4.0 if height == 0.0 else 0.0
+        for side, ha in ((1.0, "left"), (-1.0, "right")):
+            spots.append({"xy": (x, height), "xycoords": ("data", "axes fraction"),
+                          "xytext": (side * WALL_LABEL_GAP_PT, dy), "textcoords": "offset points", "ha": ha,
+                          "va": va})
+    return spots
+
+
+def _label_walls(ax: Axes, r: ReportMarks, placer: LabelPlacer) -> None:
+    """Each wall's label along its own line, where it covers no point, no other wall and no other text; the
+    panel's name at the bottom right, or the top right where a point sits under it."""
+    from matplotlib.transforms import Bbox
+
+    name = ax.texts[-1]
+    if _covers_points(ax, name.get_window_extent(placer.renderer), placer.renderer):
+        name.set_y(0.97)
+        name.set_verticalalignment("top")
+    placer.block(name)
+    placer.block_points(ax)
+    box = ax.bbox
+    lines = {x: Bbox.from_extents(px - 1, box.y0, px + 1, box.y1)
+             for x, _ in _wall_labels(r) if box.x0 <= (px := ax.transData.transform((x, 1.0))[0]) <= box.x1}
+    style: dict[str, Any] = {"rotation": 90, "fontsize": 6.5, "color": "#333333", "rotation_mode": "default"}
+    for x, text in _wall_labels(r):
+        kept = list(placer.taken)
+        placer.taken = kept + [b for w, b in lines.items() if w != x]
+        label = placer.place(ax, text, _wall_spots(x), **style)
+        placer.taken = kept + ([placer.taken[-1]] if label is not None else [])
+        if label is None:  # no spot clear of the other walls: one clear of points and texts
+            label = placer.place(ax, text, _wall_spots(x), **style)
+        if label is None:
+            ax.annotate(text, **{**style, **_wall_spots(x)[0]})
+
+
+def _covers_points(ax: Axes, box: Bbox, renderer: Any) -> bool:
+    """Whether ``box`` (display pixels) overlaps a marker of the scatter plots in ``ax``."""
+    from matplotlib.collections import PathCollection
+
+    half = 46 ** 0.5 * renderer.points_to_pixels(1.0) / 2
+    for dots in (c for c in ax.collections if isinstance(c, PathCollection)):
+        for px, py in dots.get_offset_transform().transform(dots.get_offsets()):
+            if box.x0 < px + half and px - half < box.x1 and box.y0 < py + half and py - half < box.y1:
+                return True
+    return False
+
+
+LEGEND_SPOTS = ("upper left", "upper right", "lower right", "lower left", "center left", "center right",
+                "upper center", "lower center")
+LEGEND_PAD_PX = 4.0  # kept clear around the legend, over half a line's width
+HEADROOM_STEP, HEADROOM_STEPS = 1.25, 16  # the y axis' top raised by this factor at a time, at most this often
+
+
+def _settle_legend(ax: Axes, renderer: Any) -> None:
+    """The roofs' legend at the first of ``LEGEND_SPOTS`` where it covers no roof, peak, point or text; where none
+    is free, at the upper left with the y axis raised by ``HEADROOM_STEP`` until it fits above everything drawn
+    (``loc="best"`` weighs lines against points and sat on the peaks)."""
+    legend = ax.get_legend()
+    if legend is None:
+        return
+    for loc in LEGEND_SPOTS:
+        legend.set_loc(loc)  # type: ignore[arg-type]
+        if _legend_free(ax, legend.get_window_extent(renderer).padded(LEGEND_PAD_PX), renderer):
+            return
+    legend.set_loc("upper left")
+    start = ax.get_ylim()
+    for _ in range(HEADROOM_STEPS):
+        lo, hi = ax.get_ylim()
+        ax.set_ylim(lo, hi * HEADROOM_STEP)
+        if _legend_free(ax, legend.get_window_extent(renderer).padded(LEGEND_PAD_PX), renderer):
+            return
+    ax.set_ylim(*start)  # no room above (a roof without a peak runs to the top): left as it was
+
+
+def _legend_free(ax: Axes, box: Bbox, renderer: Any) -> bool:
+    """Whether ``box`` crosses no line, covers no point and overlaps no text of ``ax``."""
+    for line in ax.get_lines():
+        if line.get_transform().transform_path(line.get_path()).intersects_bbox(box, filled=False):
+            return False
+    if _covers_points(ax, box, renderer):
+        return False
+    return not any(box.overlaps(t.get_window_extent(renderer)) for t in ax.texts if t.get_text().strip())
 
 
 def _integer(ax: Axes, r: ReportMarks) -> None:

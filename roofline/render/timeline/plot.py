@@ -1,8 +1,9 @@
 """`roofline timeline --plot`: one panel per file, its top kernels as bars of total GPU time, each labelled with
-its share of the GPUs' busy time and its launch count. Several files (MPI ranks) share one time axis, so a rank
-that spends more time in a kernel shows a longer bar, and a first panel draws each rank's GPU busy and idle time
-on one axis, outliers marked. Where the files' streams were read, a panel draws them in time (``streams``). With
---work, a roofline panel of the kernels follows where a kernel has a point to draw."""
+its share of the GPUs' busy time and its launch count. Each file's panel has its own time axis (a file of
+6 ms beside one of 1 s would draw no visible bar on a shared one); a first panel compares the files (MPI ranks),
+each rank's GPU busy and idle time on one axis, outliers marked. Where the files' streams were read, a panel
+draws them in time (``streams``). With --work, a roofline panel of the kernels follows where a kernel has a point
+to draw."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ NAME_CHARS = 48
 PANEL_WIDTH_IN = 10.0
 BAR_HEIGHT_IN = 0.3
 ROOFLINE_HEIGHT_IN = 5.0
-ROOM_FOR_LABELS = 1.45  # the shared axis reaches this far past the longest bar, for its label
+ROOM_FOR_LABELS = 1.45  # a panel's axis reaches this far past its longest bar, for its label
+RANK_ROOM_FOR_LABELS = 1.75  # the ranks' axis past the longest span, for its label (longer than a kernel's)
 
 
 def draw(doc: TimelineSet, fmt: PlotFormat, top: int = 0, mark: bool = True) -> bytes:
@@ -32,7 +34,7 @@ def draw(doc: TimelineSet, fmt: PlotFormat, top: int = 0, mark: bool = True) -> 
 
 
 def build(doc: TimelineSet, top: int = 0) -> Figure:
-    """The figure: the ranks' panel (several files), one kernel panel per file on a shared axis (its ``top``
+    """The figure: the ranks' panel (several files), one kernel panel per file on its own axis (its ``top``
     kernels, 0: the ``BARS`` longest), the roofline."""
     bars = top or BARS
     heights = [1.0 + BAR_HEIGHT_IN * len(doc.ranks)] if doc.ranks else []
@@ -51,7 +53,6 @@ def build(doc: TimelineSet, top: int = 0) -> Figure:
     roofline_ax = axes.pop() if roofline else None
     if roofline_ax is not None and doc.work is not None:
         work.draw_roofline(roofline_ax, doc.work)
-    longest = max((k.total_s for t in doc.timelines for k in t.kernels[:bars]), default=0.0) * 1e3
     for ax, t in zip(axes, doc.timelines, strict=True):
         kernels = t.kernels[:bars]
         ys = range(len(kernels))
@@ -61,8 +62,8 @@ def build(doc: TimelineSet, top: int = 0) -> Figure:
         for y, k, share in zip(ys, kernels, t.shares, strict=False):
             ax.annotate(f" {share_pct(share)}, {k.count}x, median {seconds(k.median_s)}",
                         (k.total_s * 1e3, y), va="center", fontsize=7)
-        ax.set_xlabel("total GPU time (ms)" + (", one axis for all files" if len(doc.timelines) > 1 else ""))
-        ax.set_xlim(0, longest * ROOM_FOR_LABELS or 1.0)
+        ax.set_xlabel("total GPU time (ms)" + (", this file's own axis" if len(doc.timelines) > 1 else ""))
+        ax.set_xlim(0, max((k.total_s for k in kernels), default=0.0) * 1e3 * ROOM_FOR_LABELS or 1.0)
         more = f"  (the {bars} longest of {len(t.kernels)} kernels)" if len(t.kernels) > bars else ""
         ax.set_title(middle(t.path, 90 - len(more)) + more, fontsize=9, loc="left")
     if roofline_ax is not None and doc.work is not None:
@@ -84,7 +85,7 @@ def _ranks(ax: Axes, doc: TimelineSet) -> None:
         ax.annotate(f" busy {seconds(r.busy_s)}, {r.off_median_pct:+.1f}% vs median" +
                     (" (outlier)" if r.outlier else ""), (b, y), va="center", fontsize=7,
                     color="#b03a2e" if r.outlier else "black")
-    ax.set_xlim(0, max((b + i for b, i in zip(busy, idle, strict=True)), default=1.0) * 1.05 or 1.0)
+    ax.set_xlim(0, max((b + i for b, i in zip(busy, idle, strict=True)), default=1.0) * RANK_ROOM_FOR_LABELS or 1.0)
     ax.set_xlabel("time (ms), one axis for all ranks")
     ax.set_title("ranks: GPU busy time and span", fontsize=9, loc="left")
     ax.legend(fontsize=7, loc="lower right", bbox_to_anchor=(1.0, 1.0), ncols=2, frameon=False)

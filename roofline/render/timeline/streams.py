@@ -5,6 +5,7 @@ and the lines that name the copy overlap and the gaps (``analysis.streams`` comp
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from roofline.analysis.streams import OTHERS, CopyOverlap, IdleGap, Neighbour, StreamsView
@@ -21,6 +22,7 @@ STRIP_TOP = 0.1
 ROW_HEIGHT_IN = 0.28
 PANEL_ROOM_IN = 1.3
 GAPS_DRAWN = 3  # per GPU, the longest
+GAP_JOIN_SHARE = 0.02  # of the time axis: gaps starting this near each other share one label
 LABEL_CHARS = 28
 ROW = "{who}GPU {device} stream {stream}"
 AXIS_TEXT_IN = 7.0  # the width the axis label wraps to: the panel less its stream names
@@ -72,7 +74,7 @@ def draw(ax: Axes, view: StreamsView, paths: list[str]) -> None:
             names.append(ROW.format(who=who, device=row.device, stream=row.stream) if row.stream != OTHERS else
                          f"{who}GPU {row.device}: {row.streams} other streams")
             y += 1
-        _gaps(ax, [g for g in view.gaps if g.rank == rank], first, y)
+        _gaps(ax, [g for g in view.gaps if g.rank == rank], first, y, view.span_s)
     ax.set_yticks(ticks, names, fontsize=7)
     ax.set_ylim(y - 0.5, -0.5)
     ax.set_xlim(0, view.span_s)
@@ -87,17 +89,26 @@ def draw(ax: Axes, view: StreamsView, paths: list[str]) -> None:
     ax.set_title("streams in time", fontsize=9, loc="left", pad=TITLE_ABOVE_LEGEND_PT)
 
 
-def _gaps(ax: Axes, gaps: list[IdleGap], top: int, bottom: int) -> None:
-    """The longest gaps of each GPU shaded over the file's stream rows and numbered as in the text."""
-    shown: dict[int, int] = {}
+def _gaps(ax: Axes, gaps: list[IdleGap], top: int, bottom: int, span_s: float) -> None:
+    """The longest gaps of each GPU shaded over the file's stream rows and numbered as in the text; gaps that start
+    within ``GAP_JOIN_SHARE`` of the axis of each other share one label ("1, 2, 3"), which else would pile up."""
+    shown: dict[int, list[tuple[int, IdleGap]]] = {}
     for gap in gaps:
-        n = shown.get(gap.device, 0)
-        if n >= GAPS_DRAWN:
-            continue
-        shown[gap.device] = n + 1
-        ax.broken_barh([(gap.start_s, gap.length_s)], (top - 0.5, bottom - top), color=COLOURS["gap"], zorder=0)
-        ax.annotate(f"{n + 1}", (gap.start_s, top - 0.5), xytext=(1, -1 - 7 * n), textcoords="offset points",
-                    fontsize=6, va="top", color="#b03a2e", annotation_clip=True)
+        drawn = shown.setdefault(gap.device, [])
+        if len(drawn) < GAPS_DRAWN:
+            drawn.append((len(drawn) + 1, gap))
+            ax.broken_barh([(gap.start_s, gap.length_s)], (top - 0.5, bottom - top), color=COLOURS["gap"], zorder=0)
+    for drawn in shown.values():
+        groups: list[list[tuple[int, IdleGap]]] = []
+        for n, gap in sorted(drawn, key=lambda ng: ng[1].start_s):
+            if groups and math.isclose(gap.start_s, groups[-1][0][1].start_s, abs_tol=GAP_JOIN_SHARE * span_s):
+                groups[-1].append((n, gap))
+            else:
+                groups.append([(n, gap)])
+        for group in groups:
+            ax.annotate(", ".join(str(n) for n, _ in sorted(group, key=lambda ng: ng[0])), (group[0][1].start_s,
+                        top - 0.5), xytext=(1, -1), textcoords="offset points", fontsize=6, va="top",
+                        color="#b03a2e", annotation_clip=True)
 
 
 def overlap_line(o: CopyOverlap, several: bool = False) -> str:

@@ -131,7 +131,8 @@ def test_summary_of_a_basic_report_has_bars_but_no_points(roofline_report):
     assert not panel.points and len(panel.bars) == 5  # no FLOP or byte counters: nothing to place
     assert all(b.recoverable_s is not None for b in panel.bars)  # from the SpeedOfLight throughputs
     roof_ax = summary_figure(gpu_panels([summary])).axes[0]  # its roofline panel says so, with no axis scaling nothing
-    assert any("no kernel group can be placed" in t.get_text() for t in roof_ax.texts)
+    (why,) = [t.get_text() for t in roof_ax.texts if "no kernel group can be placed" in t.get_text()]
+    assert "FLOP per DRAM byte is not measured" in why and "re-profile with --set roofline or --set full" in why
     assert not list(roof_ax.get_xticks()) and not list(roof_ax.get_yticks()) and not roof_ax.get_ylabel()
 
 
@@ -331,3 +332,111 @@ def test_a_report_that_shares_no_kernel_with_the_base_is_said_not_drawn():
     data = comparison_data(pair_reports(analyze_files(files)))
     assert {p.report for p in data.points} == {0, 1}
     assert ("C (torch-fp64.roofline)", "no kernel in common with A (name)") in data.skipped
+
+
+# --- Probe findings: Tensor roofs per type, coinciding points, the key, the GPUs, the report's ceilings -------
+EXAMPLES = REPO / "examples"
+
+
+@pytest.fixture(scope="module")
+def bf16_to_fp8():
+    """examples/h100: the BF16 cuBLAS GEMM against the FP8 one (paired by order), both on one H100."""
+    from roofline.pipeline import analyze_files
+
+    files = [EXAMPLES / "h100" / f"torch-{t}.roofline.ncu-rep" for t in ("bf16", "fp8")]
+    return pair_reports(analyze_files(files), parse_matcher("order"))
+
+
+def test_each_tensor_type_used_gets_its_own_roof_and_no_kernel_sits_above_its_own(bf16_to_fp8):
+    """The FP8 GEMM runs at 1.14 PFLOP/s, above the BF16 roof (722 T): the plot draws the FP8 roof too, labelled
+    with its type, and each kernel sits under the roof of the type it computes in."""
+    (pair,) = bf16_to_fp8.pairs
+    data = comparison_data(bf16_to_fp8)
+    tensor = {r.tensor_dtype: r.peak_flop_per_s for r in data.roofs if r.precision == "tensor"}
+    assert set(tensor) == {"bf16", "fp8"}
+    for point, side in zip(data.points, pair.sides, strict=True):
+        assert side.bound_precision == "tensor"
+        assert point.y <= tensor[side.ceilings.tensor_dtype]
+    assert data.points[1].y > tensor["bf16"]  # the FP8 kernel is above the BF16 roof: under BF16's alone, drawn wrong
+    labels = [line.get_label() for line in comparison_figure(bf16_to_fp8).axes[0].get_lines()]
+    assert sum(label.startswith("A,B Tensor (BF16) ") for label in labels) == 1
+    assert sum(label.startswith("A,B Tensor (FP8) ") for label in labels) == 1
+
+
+def test_summary_of_several_tensor_types_draws_a_roof_per_type_over_its_kernels():
+    """examples/h100: FP16, BF16 and FP8 GEMMs on one GPU: one dashed roof per Tensor Core type, each group bound
+    by the tensor roof under the one of its type, the title naming each type."""
+    from roofline.pipeline import analyze_files
+
+    summaries = [summarize(a, "kernel", 10) for a in analyze_files(sorted((EXAMPLES / "h100").glob("*.ncu-rep")))]
+    (panel,) = summary_data(gpu_panels(summaries)).panels
+    tensor = {r.tensor_dtype: r.peak_flop_per_s for r in panel.roofs if r.precision == "tensor"}
+    assert {"bf16", "fp8"} <= set(tensor)
+    number = {g.name: g.number for g in gpu_panels(summaries)[0].groups}
+    bound = [(number[r.group.name], r.stats.ceilings.tensor_dtype) for s in summaries for r in s.rows
+             if r.stats.bound_precision == "tensor"]
+    assert {dtype for _, dtype in bound} == set(tensor)
+    for n, dtype in bound:
+        assert all(p.y <= tensor[dtype] for p in panel.points if p.number == n)
+    title = summary_figure(gpu_panels(summaries)).axes[0].get_title(loc="left")
+    assert "Tensor (FP8) " in title and "Tensor (BF16) " in title
+
+
+@pytest.fixture(scope="module")
+def h100_to_h200():
+    """examples: the BF16 GEMM on an H100 and on an H200, at nearly the same place on the plot."""
+    from roofline.pipeline import analyze_files
+
+    return pair_reports(analyze_files([EXAMPLES / gpu / "torch-bf16.roofline.ncu-rep" for gpu in ("h100", "h200")]))
+
+
+def test_an_earlier_reports_point_is_drawn_larger_under_a_later_one_so_both_stay_visible(h100_to_h200):
+    a, b = comparison_data(h100_to_h200).points
+    assert (a.report, b.report) == (0, 1)
+    assert a.x == pytest.approx(b.x, rel=0.05)  # they nearly coincide: 770 vs 776 FLOP per byte
+    fig = comparison_figure(h100_to_h200)
+    sizes = [float(c.get_sizes()[0]) for c in fig.axes[0].collections]  # in drawing order: A first, under B
+    assert sizes == [a.area, b.area] and sizes[0] >= 2 * sizes[1]  # A's marker 1.4x as wide: a rim around B's
+
+
+def test_the_key_cuts_each_name_of_a_renamed_pair_on_its_own_and_keeps_the_arrow(bf16_to_fp8):
+    (pair,) = bf16_to_fp8.pairs
+    names = [s.name for s in pair.sides]  # 46 and 55 characters: too long to show both whole
+    legend = [t.get_text() for t in comparison_figure(bf16_to_fp8).axes[0].get_legend().get_texts()]
+    (entry,) = [t for t in legend if t.startswith("1  ")]
+    shown = entry.removeprefix("1  ").removesuffix(" (other FLOPs)").split(" -> ")
+    assert len(shown) == 2
+    for cut, name in zip(shown, names, strict=True):  # each side's start and end, whatever the other's
+        assert cut.startswith(name[:10]) and cut.endswith(name[-10:])
+
+
+def test_the_legend_names_each_reports_gpu(h100_to_h200):
+    legend = [t.get_text() for t in comparison_figure(h100_to_h200).axes[0].get_legend().get_texts()]
+    a = next(t for t in legend if t.startswith("A: "))
+    b = next(t for t in legend if t.startswith("B: "))
+    assert a.endswith("(H100 80GB HBM3)") and b.endswith("(H200)")
+
+
+def test_the_summary_draws_the_reports_ceilings_as_report_does(raw_actions):
+    """gh200_silu: the launches ran at different clocks; the report's FP32 roof is the time-weighted median of the
+    three launches' (49.6 TFLOP/s, as ``report`` shows and draws), not the first group's own (51.0 T)."""
+    from roofline.pipeline import analyze_files
+    from tests.conftest import find_shared_report
+
+    name = "gh200_silu_full-roofline"
+    roofs = []
+    for raw in raw_actions(name):  # the kernel-clock FP32 roof: 2 FLOP per FFMA at its peak rate and the SM clock
+        peak = 2 * raw["sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained"]
+        roofs.append((peak * raw["sm__cycles_elapsed.avg.per_second"], raw["gpu__time_duration.sum"]))
+    half, acc = sum(t for _, t in roofs) / 2, 0.0
+    for value, t in sorted(roofs):
+        acc += t
+        if acc >= half:
+            median = value
+            break
+    (analysis,) = analyze_files([find_shared_report(name)])
+    summary = summarize(analysis, "kernel", 10)
+    (panel,) = summary_data(gpu_panels([summary])).panels
+    fp32 = next(r for r in panel.roofs if r.precision == "fp32")
+    assert fp32.peak_flop_per_s == pytest.approx(median, rel=1e-9)
+    assert summary.rows[0].stats.ceilings.flop_per_s["fp32"] != pytest.approx(median, rel=1e-3)  # the first group's

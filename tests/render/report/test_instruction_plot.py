@@ -72,7 +72,7 @@ def test_each_width_shown_gets_its_own_labelled_unit_stride_wall(shared_report):
     frame = next(k for k in marks.kernels if ("global", "ld") in k.walls)
     wall, width = frame.width_walls[("global", "ld")]
     assert 15 < width < 16 and frame.walls[("global", "ld")] == pytest.approx(wall, rel=0.05)
-    assert marks.walls["global"][f"unit stride, {width:.3g} B"] == wall
+    assert marks.walls["global"][f"unit stride, mean {width:.3g} B"] == wall  # a mix of widths: their mean
     assert marks.walls["global"]["unit stride, 4 B"] == 0.25
     assert marks.walls["shared"]["no bank conflict, 4 B"] == 1.0
     assert "unit stride" not in marks.walls["global"]  # every unit-stride wall is labelled with its width
@@ -89,3 +89,63 @@ def test_the_wall_labels_keep_off_the_marks_and_each_peak_names_its_unit():
     legends = [t.get_text() for ax in fig.axes if ax.get_legend() for t in ax.get_legend().get_texts()]
     assert any(t.startswith("issue peak ") and t.endswith(" warp GIPS") for t in legends)
     assert any(t.startswith("ALU (integer) pipe peak ") and t.endswith(" GIOPS") for t in legends)
+
+
+PYTORCH_SIM = "rtx4070ti_pytorch-sim_full"
+
+
+def _wall_label_boxes(fig, marks):
+    """(wall x in pixels, the other walls' x in pixels, label box) of each wall label of the walls panel."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    ax = fig.axes[1]
+    walls = {f"{space}: {name}": x for space, named in marks.walls.items() for name, x in named.items()}
+    pixels = {x: ax.transData.transform((x, 1.0))[0] for x in walls.values()}
+    found = []
+    for text in (t for t in ax.texts if t.get_text().split("\n")[0] in walls):
+        x = walls[text.get_text().split("\n")[0]]
+        assert all(walls[line] == x for line in text.get_text().split("\n"))  # one label: walls at one x
+        found.append((pixels[x], [p for w, p in pixels.items() if w != x], text.get_window_extent(renderer)))
+    return found
+
+
+def test_each_wall_label_runs_beside_its_own_wall_and_covers_no_point(shared_report):
+    """The RTX 4070 Ti PyTorch sim: "global: unit stride, 4 B" ran under three kernels' diamonds, and the walls at
+    0.914 and 1 shared one stacked label. Each label now sits within a few pixels of its own wall, crosses no
+    other wall, and covers no point; the DeviceScan kernel's shared loads (124 of 4 B and 4 of 16 B, by the width
+    note) are labelled with their mean width, (124 x 4 + 4 x 16) / 128 = 4.375 B, as a mean."""
+    from tests.render.text_layout import covered_points, text_problems
+
+    (a,) = analyze_files([shared_report(PYTORCH_SIM)])
+    scan = next(g.longest.instruction_roofline for g in a.groups if "DeviceScanKernel" in g.name)
+    assert scan.shared_memory.width_note.startswith("ld 124 x 4 B, 4 x 16 B")
+    (marks,) = instruction_plot.plot_data([a], top=8)
+    assert marks.walls["shared"]["no bank conflict, mean 4.38 B"] == pytest.approx(128 / (124 + 4 * 4))
+    fig = instruction_plot.figure_of([marks])
+    boxes = _wall_label_boxes(fig, marks)
+    assert len(boxes) == len({x for named in marks.walls.values() for x in named.values()})
+    for own, others, box in boxes:
+        assert min(abs(box.x0 - own), abs(box.x1 - own)) < 8  # beside its own wall
+        assert not any(box.x0 < p < box.x1 for p in others)  # crossing no other wall
+    assert covered_points(fig) == [] and text_problems(fig) == []
+
+
+@pytest.mark.parametrize("report", ["examples/h200/intops.full.ncu-rep", "h100-pcie_rmsnorm-float4_full-roofline"])
+def test_the_roofs_legend_crosses_no_roof_peak_or_point(report, shared_report):
+    """The H200 integer ops' 789 warp GIPS issue peak and the H100 PCIe RMSNorm's 7933 GIOPS ALU peak ran under
+    the legend (``loc="best"``): every legend's box now crosses no line and covers no marker of its panel."""
+    from matplotlib.collections import PathCollection
+
+    path = INTOPS if report.startswith("examples") else shared_report(report)
+    fig = instruction_plot.figure_of(instruction_plot.plot_data(analyze_files([path]), top=8))
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    legends = [ax for ax in fig.axes if ax.get_legend() is not None and ax.get_lines()]
+    assert len(legends) == 2  # the instruction and the integer panels
+    for ax in legends:
+        box = ax.get_legend().get_window_extent(renderer)
+        for line in ax.get_lines():
+            assert not line.get_transform().transform_path(line.get_path()).intersects_bbox(box, filled=False)
+        for dots in (c for c in ax.collections if isinstance(c, PathCollection)):
+            for x, y in dots.get_offset_transform().transform(dots.get_offsets()):
+                assert not (box.x0 <= x <= box.x1 and box.y0 <= y <= box.y1)

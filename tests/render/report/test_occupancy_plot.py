@@ -74,3 +74,30 @@ def test_the_launch_is_labelled_with_its_unit_and_kept_inside_its_axes(roofline_
         for text in (t for t in ax.texts if t.get_text().startswith("this launch")):
             drawn = text.get_window_extent(renderer)
             assert box.x0 <= drawn.x0 and drawn.x1 <= box.x1, text.get_text()  # inside its axes, left to right
+
+
+def test_a_launch_at_an_axis_end_is_drawn_whole_and_its_label_covers_no_curve(roofline_report):
+    """The V100 miniWeather kernels run with 0 B of shared memory: the diamond at 0 KiB sat half outside the axes,
+    and "this launch: 128 threads" was drawn over the runs beside the diamond. The diamond is now not clipped
+    and each label's box keeps off every run (at its line width) and riser of its chart."""
+    analysis = analyze_loaded(roofline_report("v100_miniweather-openacc_full"))
+    panels = occupancy_plot.plot_data(views([analysis]), top=3)
+    assert [p.calculator.launch.shared_bytes for p in panels] == [0, 0, 0]
+    fig = occupancy_plot.figure_of(panels)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax in (ax for ax in fig.axes if ax.get_xlabel()):
+        (marker,) = [line for line in ax.get_lines() if line.get_marker() == "D"]
+        assert not marker.get_clip_on()
+        (label,) = [t for t in ax.texts if t.get_text().startswith("this launch")]
+        box = label.get_window_extent(renderer)
+        assert ax.bbox.x0 <= box.x0 and box.x1 <= ax.bbox.x1 and ax.bbox.y0 <= box.y0 and box.y1 <= ax.bbox.y1
+        half = renderer.points_to_pixels(occupancy_plot.RUN_LW) / 2
+        runs = [seg for c in ax.collections for seg in c.get_segments()]
+        step = next(line for line in ax.get_lines() if line.get_marker() != "D")
+        xs, ys = step.get_xdata(), step.get_ydata()
+        risers = [[(x, y0), (x, y1)] for x, y0, y1 in zip(xs[1:], ys[:-1], ys[1:], strict=True)]
+        for (a, b) in runs + risers:
+            (x0, y0), (x1, y1) = ax.transData.transform([a, b])
+            assert not (box.x0 < max(x0, x1) + half and min(x0, x1) - half < box.x1
+                        and box.y0 < max(y0, y1) + half and min(y0, y1) - half < box.y1), label.get_text()

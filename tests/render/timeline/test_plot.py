@@ -17,18 +17,44 @@ RANKS = ["gp100_miniweather-openacc_2021.2-export2022.2.sqlite", "rtx3090_memfus
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "nsys" / "h100-examples.sqlite"
 
 
-def test_files_share_one_time_axis_and_the_ranks_get_a_panel() -> None:
+def test_each_file_has_its_own_time_axis_and_the_ranks_get_a_panel() -> None:
     doc = timeline_set([read_timeline(find_shared_nsys(name)) for name in RANKS])
     fig = build(doc)
     ranks, *panels = fig.axes
-    longest = max(k.total_s for t in doc.timelines for k in t.kernels[:BARS]) * 1e3
-    for ax in panels:
-        assert ax.get_xlim() == pytest.approx((0.0, longest * ROOM_FOR_LABELS))
+    for ax, t in zip(panels, doc.timelines, strict=True):
+        assert ax.get_xlim() == pytest.approx((0.0, max(k.total_s for k in t.kernels[:BARS]) * 1e3 * ROOM_FOR_LABELS))
     widths = [p.get_width() for p in ranks.patches if isinstance(p, Rectangle)]
     assert widths[:2] == pytest.approx([r.busy_s * 1e3 for r in doc.ranks])  # busy, then idle bars
     assert [a + b for a, b in zip(widths[:2], widths[2:4], strict=True)] == pytest.approx(
         [r.span_s * 1e3 for r in doc.ranks])
     assert "one axis for all ranks" in ranks.get_xlabel()
+
+
+def test_a_short_file_beside_a_long_one_shows_its_bars_and_its_gaps_apart() -> None:
+    """The RTX 3090 conv profile (6 ms of kernels) beside the V100 OpenMP offload (696 ms): on one shared axis its
+    14 bars were too short to see. Each panel's longest bar now spans 1 / ROOM_FOR_LABELS of its axis; the 3090's
+    three longest idle gaps, within 1 ms of each other on the 0.87 s streams axis, share one label "1, 2, 3"
+    (they piled up at the axis' left end); no text overlaps another or leaves the figure (the V100 rank's label
+    ran out of it)."""
+    from roofline.analysis.streams import streams_view
+    from roofline.nsys.load import load_with_streams
+    from tests.render.text_layout import text_problems
+
+    names = ["rtx3090_memfusion-conv-nvtx_2023.1.sqlite", "v100-pcie-32gb_openmp-offload-stream_2020.3.sqlite"]
+    loaded = [load_with_streams(find_shared_nsys(name), None, None, "kernel") for name in names]
+    doc = timeline_set([x.timeline for x in loaded],
+                       streams=streams_view([x.trace for x in loaded if x.trace is not None]))
+    assert doc.streams is not None
+    fig = build(doc)
+    _, streams_ax, *panels = fig.axes
+    for ax in panels:
+        longest = max(p.get_width() for p in ax.patches if isinstance(p, Rectangle))
+        assert longest / ax.get_xlim()[1] == pytest.approx(1 / ROOM_FOR_LABELS)
+    starts = sorted([g.start_s for g in doc.streams.gaps if g.rank == 0][:3])  # the three longest, drawn
+    assert starts[-1] - starts[0] < 0.001 < 0.02 * doc.streams.span_s
+    numbers = [t.get_text() for t in streams_ax.texts if t.get_color() == "#b03a2e"]
+    assert "1, 2, 3" in numbers and numbers.count("1") == 1
+    assert text_problems(fig) == []
 
 
 def test_one_file_has_no_ranks_panel() -> None:
