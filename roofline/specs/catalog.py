@@ -406,8 +406,9 @@ class _Checker:
 
 
 def _as_number(value: Any) -> Any:
-    """YAML 1.1 reads ``19.5e12`` (no sign in the exponent) as text; take such text as the number it is."""
-    if isinstance(value, str) and re.fullmatch(r"(?:\d+(?:\.\d*)?|\.\d+)[eE]\d+", value.strip()):
+    """YAML 1.1 reads ``19.5e12`` (no sign in the exponent) and ``485e+12`` (no decimal point) as text; take such
+    text as the number it is."""
+    if isinstance(value, str) and re.fullmatch(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)[eE][+-]?\d+", value.strip()):
         return float(value)
     return value
 

@@ -5,7 +5,8 @@ A report already in the store is not read again when its size and modification t
 its content hash is, with the same roofline version, spec catalog and ceiling set; a report whose content changed
 replaces its rows; rows written by another roofline version, spec catalog or ceiling set are analysed again. A file
 that cannot be analysed is one row of the ``errors`` table (its one-line error) and never stops the others; left
-unchanged, it is among the collect's errors again (``still_failed``), so a run again fails as the first did. The
+unchanged, it is among the collect's errors again (``still_failed``), so a run again fails as the first did, unless
+the read time limit (``--timeout``) changed: then it is read again. The
 reports whose rows a lost file held (``dataset.Store.repair``) are analysed again, named or not.
 
 The batches run here, one after another, or on the workers of a Dask cluster (``cluster``): each worker reads its
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from roofline.core.version import __version__
-from roofline.errors import RooflineError
+from roofline.errors import ReportError, RooflineError
 from roofline.facade import Roofline
 from roofline.pipeline import AnalysisOptions
 from roofline.render.report.json import typed
@@ -55,13 +56,18 @@ class Outcome:
 
 def report_paths(paths: Sequence[str | os.PathLike[str]]) -> list[str]:
     """The report files named, each folder replaced by the .ncu-rep files and the report models (.json) under it
-    (other JSON files in a folder, an index or a config, are not reports); absolute paths."""
+    (other JSON files in a folder, an index or a config, are not reports); absolute paths. ReportError (one line)
+    for a folder that holds no report: a wrong path, not an empty choice."""
     out: list[str] = []
     for given in paths:
         p = Path(given)
         if p.is_dir():
-            out += sorted(str(f.resolve()) for f in p.rglob("*") if f.suffix in SUFFIXES and f.is_file()
-                          and (f.suffix != ".json" or _is_report_model(f)))
+            found = sorted(str(f.resolve()) for f in p.rglob("*") if f.suffix in SUFFIXES and f.is_file()
+                           and (f.suffix != ".json" or _is_report_model(f)))
+            if not found:
+                raise ReportError(f"{p}: a folder that holds no report (no .ncu-rep file nor report model .json, "
+                                  "at any depth)", "give the folder of the Nsight Compute reports, or their files")
+            out += found
         else:
             out.append(str(p.resolve()) if p.exists() else str(p.absolute()))
     return list(dict.fromkeys(out))
@@ -98,14 +104,16 @@ def content_hash(path: str) -> str:
     return digest.hexdigest()
 
 
-def jobs_for(store: Store, paths: Sequence[str], key: str) -> tuple[list[Job], int]:
+def jobs_for(store: Store, paths: Sequence[str], key: str, time_limit_s: float | None = None) -> tuple[list[Job], int]:
     """The reports to read (with the hash the store knows where only the file's time or size may differ), and how
-    many are left alone: same size, time, roofline version and analysis key."""
+    many are left alone: same size, time, roofline version and analysis key. A failure recorded under another read
+    time limit (``--timeout``) is read again: raising the limit is what a read that ran out of time asks."""
     todo: list[Job] = []
     same = 0
     for path in paths:
         entry = store.reports.get(path)
-        current = entry is not None and entry["roofline_version"] == __version__ and entry["catalog_hash"] == key
+        current = entry is not None and entry["roofline_version"] == __version__ and entry["catalog_hash"] == key \
+            and (entry.get("ok", True) or entry.get("time_limit_s") == time_limit_s)
         try:
             st = os.stat(path)
         except OSError:
@@ -140,7 +148,7 @@ def collect_batch(jobs: Sequence[Job], options: AnalysisOptions, root: str, key:
     out = Written()
     now = datetime.now(timezone.utc)
     for path, known in jobs:
-        stamp, entry = _stamp(path, key, now)
+        stamp, entry = _stamp(path, key, now, options.time_limit_s)
         if known is not None and stamp.content_hash == known:
             out.entries[path] = {**entry, "files": None}
             out.unchanged += 1
@@ -183,9 +191,9 @@ def unfit_rows(path: str, found: dict[str, list[Row]]) -> None:
                              "report, or re-profile")
 
 
-def _stamp(path: str, key: str, now: datetime) -> tuple[Stamp, dict[str, Any]]:
-    """The stamp of a report file's rows and its index entry (no files yet); a file that cannot be read has no
-    content hash (its error comes from the analysis)."""
+def _stamp(path: str, key: str, now: datetime, time_limit_s: float | None) -> tuple[Stamp, dict[str, Any]]:
+    """The stamp of a report file's rows and its index entry (no files yet; the read time limit it was read under,
+    None for the default); a file that cannot be read has no content hash (its error comes from the analysis)."""
     try:
         st = os.stat(path)
         size, mtime, digest = st.st_size, st.st_mtime_ns, content_hash(path)
@@ -193,7 +201,7 @@ def _stamp(path: str, key: str, now: datetime) -> tuple[Stamp, dict[str, Any]]:
         size, mtime, digest = 0, 0, ""
     stamp = Stamp(path, digest, size, __version__, key, now)
     return stamp, {"content_hash": digest, "size_bytes": size, "mtime_ns": mtime, "roofline_version": __version__,
-                   "catalog_hash": key, "report_id": stamp.report_id, "files": []}
+                   "catalog_hash": key, "report_id": stamp.report_id, "time_limit_s": time_limit_s, "files": []}
 
 
 def collect(paths: Sequence[str | os.PathLike[str]], store: str | os.PathLike[str],
@@ -204,17 +212,17 @@ def collect(paths: Sequence[str | os.PathLike[str]], store: str | os.PathLike[st
     scheduler at ``scheduler``. ``done`` is called after each batch is committed."""
     options = options or AnalysisOptions()
     paths = [paths] if isinstance(paths, (str, os.PathLike)) else paths  # one path alone, not its characters
+    asked = report_paths(paths) if paths else []  # a folder of no report refused before a store is made
     st = open_store(store, create=True)
     with st.lock():
         strays = st.remove_strays()
         repaired = st.repair()
-        asked = report_paths(paths) if paths else []
         named = asked or sorted(st.reports)
         named += sorted(set(repaired) - set(named))
         named, gone = sort_gone(st, named, set(asked))
         st.forget(gone.forgotten)
         key = catalog_hash(_facade(options))
-        todo, unchanged = jobs_for(st, named, key)
+        todo, unchanged = jobs_for(st, named, key, options.time_limit_s)
         work = list(batches(todo, batch))
         analysed, errors = 0, list(gone.errors)
 
@@ -254,7 +262,6 @@ class Gone:
 def sort_gone(st: Store, named: Sequence[str], asked: set[str]) -> tuple[list[str], Gone]:
     """The named reports whose files are there (to collect), and what becomes of those whose files are gone."""
     from roofline.core.files import regular_file
-    from roofline.errors import ReportError
     from roofline.store.dataset import DAMAGED
 
     there: list[str] = []

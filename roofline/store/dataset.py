@@ -25,7 +25,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from msgspec import MsgspecError, Struct, convert
+from msgspec.json import decode
 
 from roofline.core.version import __version__
 from roofline.errors import RooflineError
@@ -45,6 +48,51 @@ DAMAGED = "damaged"  # the catalog hash of an entry whose rows were partly lost:
 
 class StoreError(RooflineError):
     """A store that is missing, is not a store, or was written by a newer roofline; a query that fails."""
+
+
+class _Entry(Struct, kw_only=True):
+    """The shape of a report's entry in the index (its other keys are kept as they are)."""
+
+    content_hash: str
+    size_bytes: int
+    mtime_ns: int
+    roofline_version: str
+    catalog_hash: str
+    files: list[str] = []
+    ok: bool = True
+    report_id: str = ""
+    time_limit_s: float | None = None  # the read time limit (--timeout) it was read under; None: the default
+
+
+class _Head(Struct, kw_only=True):
+    """The opening of a manifest: what store it is and which version of the tables it holds."""
+
+    format: str = ""
+    store_schema: int = 0
+
+
+class _Manifest(_Head, kw_only=True):
+    """The shape of a manifest, checked before it is used."""
+
+    files: dict[str, list[str]]
+    reports: dict[str, _Entry]
+    journal: int = 0
+    old_files: list[str] = []
+
+
+class _Record(Struct, kw_only=True):
+    """The shape of a record of the journal, checked before it is applied."""
+
+    seq: int
+    renamed: dict[str, str]
+    added: dict[str, list[str]]
+    reports: dict[str, _Entry]
+    written_by: str
+    updated_at: str
+    forgotten: list[str] = []
+
+
+_Shape = TypeVar("_Shape", bound=Struct)
 
 
 @dataclass
@@ -227,7 +275,7 @@ def applied(manifest: dict[str, Any], record: Mapping[str, Any]) -> dict[str, An
     older = manifest.get("old_files", [])
     if int(manifest.get("store_schema", STORE_SCHEMA)) < STORE_SCHEMA:  # an older roofline's files
         older = [f for t in TABLES for f in manifest["files"].get(t, [])]
-    files = {t: moved(manifest["files"].get(t, [])) + list(record["added"][t]) for t in TABLES}
+    files = {t: moved(manifest["files"].get(t, [])) + list(record["added"].get(t, [])) for t in TABLES}
     reports: dict[str, dict[str, Any]] = manifest["reports"]
     reports.update(record["reports"])
     for path in record.get("forgotten", []):
@@ -305,7 +353,7 @@ def read_manifest(root: Path) -> dict[str, Any]:
         try:
             for seq, path in _records(root):
                 if seq > int(manifest.get("journal", 0)):
-                    manifest = applied(manifest, json.loads(path.read_text()))
+                    manifest = applied(manifest, _record(path))
         except FileNotFoundError:
             continue
         return manifest
@@ -313,21 +361,54 @@ def read_manifest(root: Path) -> dict[str, Any]:
 
 
 def _base(root: Path) -> dict[str, Any]:
-    """The manifest file alone, checked."""
-    path = root / MANIFEST
+    """The manifest file alone, checked: JSON, a roofline store's, of a schema this roofline reads, of the shape it
+    writes."""
+    path, fix = root / MANIFEST, "collect into a new store"
     try:
-        manifest: dict[str, Any] = json.loads(path.read_text())
+        manifest = _decoded(path, fix)
     except FileNotFoundError:
         raise StoreError(f"{root}: not a roofline store (no {MANIFEST})",
                          "collect reports into a new folder: roofline collect REPORTS -o STORE") from None
-    except (OSError, ValueError) as e:
-        raise StoreError(f"{path}: unreadable ({e})", "collect into a new store") from None
-    if manifest.get("format") != FORMAT:
-        raise StoreError(f"{path}: not a roofline store's manifest", "collect into a new store")
-    if int(manifest.get("store_schema", 0)) > STORE_SCHEMA:
-        raise StoreError(f"{root}: written by a newer roofline (store schema {manifest['store_schema']}, this one "
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise StoreError(f"{path}: not a roofline store's manifest", fix)
+    head = _checked(path, manifest, _Head, fix)
+    if head.store_schema > STORE_SCHEMA:
+        raise StoreError(f"{root}: written by a newer roofline (store schema {head.store_schema}, this one "
                          f"reads up to {STORE_SCHEMA})", "upgrade roofline: pip install -U roofline")
+    _checked(path, manifest, _Manifest, fix)
     return manifest
+
+
+def _record(path: Path) -> dict[str, Any]:
+    """One record of the journal, checked."""
+    fix = "collect into a new store, or remove the record (the store forgets its batch's reports: collect them again)"
+    record = _decoded(path, fix)
+    _checked(path, record, _Record, fix)
+    return dict(record)
+
+
+def _decoded(path: Path, fix: str) -> Any:
+    """The JSON value read from ``path``; StoreError (one line) where it is unreadable or no JSON
+    (FileNotFoundError where it is gone)."""
+    try:
+        return decode(path.read_bytes())
+    except FileNotFoundError:
+        raise  # a record folded meanwhile: read_manifest reads again
+    except (OSError, MsgspecError) as e:
+        raise StoreError(f"{path}: unreadable ({_line(e)})", fix) from None
+
+
+def _checked(path: Path, data: Any, shape: type[_Shape], fix: str) -> _Shape:
+    """``data`` once it has ``shape`` (a key missing or of another type: StoreError naming it, in one line)."""
+    try:
+        return convert(data, shape)
+    except MsgspecError as e:
+        raise StoreError(f"{path}: not of the shape roofline writes ({_line(e)})", fix) from None
+
+
+def _line(err: Exception) -> str:
+    """An error's first line."""
+    return (str(err).strip().splitlines() or [type(err).__name__])[0]
 
 
 def _records(root: Path) -> list[tuple[int, Path]]:

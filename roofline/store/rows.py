@@ -23,8 +23,8 @@ from roofline.store.schema import LEVELS, PRECISIONS
 Row = dict[str, Any]
 # The version of what the rows hold and how (a fix to a figure or a reason bumps it): part of the analysis key, so
 # a refresh analyses again the reports an earlier format wrote, whatever roofline's version. 2: the launch's own
-# roofs, the reasons keyed by column.
-ROWS_FORMAT = 2
+# roofs, the reasons keyed by column; 3: the reasons of a report row's nulls.
+ROWS_FORMAT = 3
 
 
 @dataclass(frozen=True)
@@ -74,6 +74,7 @@ def report_rows(doc: Report, view: ReportView, stamp: Stamp) -> dict[str, list[R
               "compute_capability": d.compute_capability, "sm_count": d.sm_count, "max_clock_hz": d.max_clock_hz,
               "spec_id": d.spec_id, "ceilings_used": _text(doc.ceilings_used), "launches": len(doc.kernels),
               "total_time_s": doc.total_time_s, "warnings": list(doc.warnings), "size_bytes": stamp.size_bytes}
+    report["missing"] = list(report_reasons(report, doc).items())
     return {"reports": [report], "launches": launches, "advice": advice}
 
 
@@ -152,6 +153,13 @@ STORE_REASONS: dict[str, str] = {
     "time_to_gain_s": NO_LAUNCH_GAIN,
     "ncu_version": "the report does not record the ncu version that wrote it",
 }
+# The reasons of a report row's nulls where its document gives none (the device's attributes it does not record).
+REPORT_REASONS: dict[str, str] = {
+    "compute_capability": "the report does not record the GPU's compute capability",
+    "sm_count": "the report does not record the GPU's SM count",
+    "max_clock_hz": "the report does not record the GPU's maximum SM clock",
+    "total_time_s": "the report holds no valid launch to time",
+}
 NO_REASON = "the report's analysis holds no figure here and gave no reason"  # never expected: a test checks
 
 
@@ -168,6 +176,21 @@ def column_reasons(row: Row, k: Kernel, reasons: list[str]) -> dict[str, str]:
             out[column] = _reason_at(COLUMN_PATHS.get(column, column), by_path) or STORE_REASONS.get(
                 column, NO_REASON)
     return out
+
+
+def report_reasons(row: Row, doc: Report) -> dict[str, str]:
+    """Each null column of a report's row with its reason: its launches' where the figure comes from them (the
+    total time from their durations, the spec from their datasheet roofs), else the store's own."""
+    valid = [k for k in doc.kernels if k.valid]
+    from_launches = {"total_time_s": _launch_reason(valid, doc.reasons, "duration_s"),
+                     "spec_id": _launch_reason(doc.kernels, doc.reasons, "ceilings.datasheet")}
+    return {column: from_launches.get(column) or REPORT_REASONS.get(column) or STORE_REASONS.get(column, NO_REASON)
+            for column, value in row.items() if value is None}
+
+
+def _launch_reason(kernels: list[Kernel], reasons: list[str], path: str) -> str | None:
+    """The reason the first of ``kernels`` with a null at ``path`` gives for it, None where none has one."""
+    return next((reasons[k.missing[path]] for k in kernels if path in k.missing), None)
 
 
 def _reason_at(path: str, by_path: Mapping[str, str]) -> str | None:

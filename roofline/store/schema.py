@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
 
-STORE_SCHEMA = 1  # the version of the tables below; bumped when a column is added
+STORE_SCHEMA = 2  # the version of the tables below; bumped when a column is added (2: the reports' missing)
 PARTITIONS = ("gpu", "date")  # the folders a table is split into: gpu=<slug>/date=<YYYY-MM-DD>
 TABLES = ("launches", "advice", "reports", "errors")
 
@@ -26,7 +26,7 @@ _SOURCE = [("report_id", "str"), ("path", "str"), ("device", "str"), ("ncu_versi
 COLUMNS: dict[str, list[tuple[str, str]]] = {
     "reports": [*_SOURCE, ("label", "str"), ("source", "str"), ("compute_capability", "str"), ("sm_count", "i64"),
                 ("max_clock_hz", "f64"), ("spec_id", "str"), ("ceilings_used", "str"), ("launches", "i64"),
-                ("total_time_s", "f64"), ("warnings", "list_str"), ("size_bytes", "i64")],
+                ("total_time_s", "f64"), ("warnings", "list_str"), ("size_bytes", "i64"), ("missing", "map")],
     "launches": [
         *_SOURCE, ("compute_capability", "str"), ("spec_id", "str"), ("launch", "i64"), ("range", "i64"),
         ("action", "i64"), ("function", "str"), ("demangled_name", "str"), ("kernel", "str"), ("nvtx", "str"),

@@ -417,3 +417,26 @@ def test_remarks_take_the_tensor_types_from_the_tensor_core_table_and_skip_types
     assert "no peaks.tensor_fp16, which every GPU of compute capability 7.5 has" in remark
     h800 = next(spec for spec in load_catalog().specs if spec.id == "h800")
     assert "tensor_fp64" not in h800.peaks and spec_remarks(h800) == []
+
+
+@pytest.mark.parametrize("text", ["485e+12", "485e12", "4.85e+14", "485E-0"])
+def test_an_exponent_yaml_1_1_reads_as_text_is_taken_as_the_number(tmp_path, text):
+    """YAML 1.1 reads an exponent without a decimal point or without a sign as text; the loader repairs both."""
+    path = write(tmp_path, with_change("peaks.tensor_fp8", cited(0.0)))
+    path.write_text(path.read_text().replace("value: 0.0", f"value: {text}"))
+    assert f"value: {text}" in path.read_text()
+    assert parse_spec_file(path).peaks["tensor_fp8"] == float(text)
+
+
+def test_a_copy_of_a_shipped_spec_with_an_unsigned_point_free_exponent_loads(tmp_path):
+    """The L4 spec's FP8 figure written 485e+12 (as the probe wrote it) in a copy given with --specs."""
+    from typer.testing import CliRunner
+
+    from roofline.cli.app import app
+
+    text = (SPEC_DIR / "l4.yaml").read_text()
+    assert "tensor_fp8: {value: 242.5e+12," in text
+    (tmp_path / "l4.yaml").write_text(text.replace("tensor_fp8: {value: 242.5e+12,", "tensor_fp8: {value: 485e+12,"))
+    result = CliRunner().invoke(app, ["specs", "show", "l4", "--specs", str(tmp_path), "-f", "json"])
+    assert result.exit_code == 0, result.output
+    assert '"value": 485000000000000.0' in result.stdout

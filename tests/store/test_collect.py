@@ -238,3 +238,44 @@ def test_one_path_given_alone_is_one_report_not_its_characters(tmp_path: Path) -
     _, triad = copies(tmp_path / "in")
     outcome = collect(str(triad), tmp_path / "store")
     assert (outcome.analysed, outcome.errors) == (1, ())
+
+
+def test_a_read_that_ran_out_of_time_is_read_again_under_a_longer_timeout(tmp_path: Path) -> None:
+    """A failure is keyed by the time limit it failed under: the same limit again is the same failure, a longer one
+    reads the file again (the retry the timeout error advises)."""
+    from roofline.pipeline import AnalysisOptions
+
+    store = tmp_path / "s"
+    short = collect([TRIAD], store, AnalysisOptions(time_limit_s=1e-4))
+    assert short.analysed == 0 and "took longer than" in short.errors[0][1]
+    again = collect([TRIAD], store, AnalysisOptions(time_limit_s=1e-4))
+    assert again.still_failed == 1 and again.analysed == 0
+    longer = collect([TRIAD], store, AnalysisOptions(time_limit_s=300.0))
+    assert (longer.analysed, longer.errors, longer.still_failed) == (1, (), 0)
+    assert rows(store, "SELECT count(*) FROM errors") == [(0,)]
+    assert rows(store, "SELECT count(*) FROM reports") == [(1,)]
+
+
+@pytest.mark.parametrize("holds", [[], ["notes.txt", "index.json"], ["run.nsys-rep"]])
+def test_a_folder_that_holds_no_report_is_refused_before_a_store_is_made(tmp_path: Path, holds: list[str]) -> None:
+    from roofline.errors import ReportError
+
+    folder = tmp_path / "in"
+    (folder / "deep").mkdir(parents=True)
+    for name in holds:
+        (folder / "deep" / name).write_text("{}")
+    with pytest.raises(ReportError, match="a folder that holds no report") as refused:
+        collect([folder, FP16], tmp_path / "s")
+    assert str(folder) in str(refused.value) and "\n" not in str(refused.value)
+    assert not (tmp_path / "s").exists()
+
+
+def test_collect_of_a_folder_of_no_report_exits_2_in_one_line(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from roofline.cli.app import app
+
+    (tmp_path / "empty").mkdir()
+    result = CliRunner().invoke(app, ["collect", str(tmp_path / "empty"), "-o", str(tmp_path / "s")])
+    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1
+    assert "holds no report" in result.output and not (tmp_path / "s").exists()

@@ -231,3 +231,69 @@ def test_a_file_unreadable_inside_is_named_by_the_query_and_once_deleted_collect
     assert "\n" not in line and line.startswith(f"{bad}: damaged store") and "delete that file" in line
     bad.unlink()
     assert collect([], store).repaired == 1 and count(store) == launches
+
+
+MANIFESTS = {
+    "a list": "[]",
+    "a schema that is text": '{"format": "roofline-store", "store_schema": "x"}',
+    "no files": '{"format": "roofline-store", "store_schema": 1}',
+    "an entry of the wrong type": '{"format": "roofline-store", "store_schema": 1, "files": {}, "reports": {"a": 1}}',
+}
+
+
+@pytest.mark.parametrize("text", MANIFESTS.values(), ids=MANIFESTS.keys())
+def test_a_manifest_not_of_the_shape_roofline_writes_is_refused_in_one_line(tmp_path: Path, text: str) -> None:
+    store = tmp_path / "s"
+    collect([FP16], store)
+    (store / "manifest.json").write_text(text)
+    for act in (lambda: query(store, "SELECT 1"), lambda: collect([FP32], store)):
+        with pytest.raises(StoreError, match="manifest.json") as refused:
+            act()
+        assert "\n" not in str(refused.value) and "collect into a new store" in str(refused.value)
+
+
+RECORDS = {"no JSON": "{bad", "a list": "[1]", "no renamed": '{"seq": 999}'}
+
+
+@pytest.mark.parametrize("text", RECORDS.values(), ids=RECORDS.keys())
+def test_a_damaged_journal_record_is_refused_in_one_line_naming_it(tmp_path: Path, text: str) -> None:
+    store = tmp_path / "s"
+    collect([FP16], store)
+    record = store / "journal" / "000000000999.json"
+    record.parent.mkdir(exist_ok=True)
+    record.write_text(text)
+    for act in (lambda: query(store, "SELECT 1"), lambda: collect([FP32], store)):
+        with pytest.raises(StoreError) as refused:
+            act()
+        assert str(refused.value).startswith(str(record)) and "\n" not in str(refused.value)
+    record.unlink()  # the fix the line gives: the store is read again
+    assert count(store) > 0
+
+
+@pytest.mark.parametrize("command", [["query", "{store}", "SELECT 1"], ["summary", "{store}"],
+                                     ["collect", "-o", "{store}"]])
+def test_a_damaged_journal_record_exits_2_with_one_line(tmp_path: Path, command: list[str]) -> None:
+    from typer.testing import CliRunner
+
+    from roofline.cli.app import app
+
+    store = tmp_path / "s"
+    collect([FP16], store)
+    (store / "journal").mkdir(exist_ok=True)
+    (store / "journal" / "000000000999.json").write_text("[1]")
+    result = CliRunner().invoke(app, [part.format(store=store) for part in command])
+    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1, result.output
+    assert "000000000999.json" in result.output and "Traceback" not in result.output
+
+
+def test_an_older_store_without_the_reports_missing_column_reads_it_as_null(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    store = tmp_path / "s"
+    collect([FP16], store)
+    for f in open_store(store).files("reports"):
+        pq.write_table(pq.read_table(f, partitioning=None).drop_columns(["missing"]), f)
+    manifest = json.loads((store / "manifest.json").read_text())
+    (store / "manifest.json").write_text(json.dumps({**manifest, "store_schema": 1}))
+    got = query(store, "SELECT label, missing FROM reports").to_pylist()
+    assert got == [{"label": "torch-fp16.full", "missing": None}]

@@ -127,3 +127,37 @@ def test_the_rows_take_the_document_types_and_no_renderer() -> None:
         ("roofline.render.names", "printable")}  # a query's text cells escaped as every table escapes them
     assert {(t, n) for t, n, _ in imports("roofline.store.collect") if t.startswith("roofline.render")} == {
         ("roofline.render.report.json", "typed")}
+
+
+def test_every_report_row_gives_the_reason_of_each_null(collected: tuple[Path, list[Path]]) -> None:
+    store, _ = collected
+    for row in query(store, "SELECT * EXCLUDE (gpu, date) FROM reports").to_pylist():
+        reasons = dict(row["missing"])
+        assert {c for c, v in row.items() if v is None} == set(reasons) and NO_REASON not in reasons.values()
+
+
+def test_a_metrics_only_reports_total_time_and_a_models_ncu_version_are_null_with_their_reasons(
+        tmp_path: Path) -> None:
+    """The GH200 metrics-only report times no launch: its total time is null with the reason its launches give
+    for their durations; the synthetic report model records no ncu version."""
+    import roofline
+    from roofline.store.collect import collect
+    from tests.conftest import REPO, SHARED_REPORTS
+
+    metrics = SHARED_REPORTS / "gh200_silu_metrics.ncu-rep"
+    if not metrics.is_file():
+        pytest.skip(f"{metrics.name} is not in ../shared/ncu-reps")
+    model = REPO / "examples" / "h100-sxm_synthetic.roofline.json"
+    collect([metrics, model], tmp_path / "s")
+    got = {Path(r["path"]).name: (r, dict(r["missing"]))
+           for r in query(tmp_path / "s", "SELECT * FROM reports").to_pylist()}
+    doc = report_json(metrics)["reports"][0]
+    valid = [k for k in doc["kernels"] if k["valid"]]
+    assert valid and all(k["duration_s"] is None for k in valid)
+    row, reasons = got[metrics.name]
+    assert row["total_time_s"] is None
+    assert reasons["total_time_s"] == doc["reasons"][valid[0]["missing"]["duration_s"]]
+    assert "gpu__time_duration" in reasons["total_time_s"]
+    row, reasons = got[model.name]
+    assert roofline.load(model).ncu_version == "" and row["ncu_version"] is None
+    assert "ncu version" in reasons["ncu_version"] and row["total_time_s"] is not None
