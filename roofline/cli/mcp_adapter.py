@@ -44,11 +44,12 @@ def list_kernels(paths: Paths, options: AnalysisOptions, by: GroupBy, offset: in
 
 
 def analyse_kernel(path: str | os.PathLike[str], options: AnalysisOptions, launch: int | None, advice: int,
-                   hotspots: int, kernel: str, shown: str, command: str) -> Answer:
-    """``analyse_kernel``: one launch of ``roofline report FILE --kernel K -f json`` (every report needed)."""
+                   hotspots: int, kernel: str, shown: str, command: str, name_chars: int) -> Answer:
+    """``analyse_kernel``: one launch of ``roofline report FILE --kernel K -f json`` (every report needed), its
+    demangled name past ``name_chars`` cut in its middle."""
     document = Roofline(options).report([path], keep_going=False)
     result = tools.kernel_analysis(typed(document), command, launch, advice, hotspots,  # type: ignore[arg-type]
-                                   kernel, shown)
+                                   kernel, shown, name_chars)
     return Answer(result, document)
 
 
@@ -81,11 +82,12 @@ def project_report(path: str | os.PathLike[str], to: str, options: AnalysisOptio
 def rank_nsys_kernels(path: Path, nvtx: str | None, top: int, offset: int, limit: int, command: str,
                       analyze: str) -> Answer:
     """``rank_nsys_kernels``: ``roofline timeline FILE -f json`` of one Nsight Systems SQLite export, a page of its
-    kernels, and the ncu runs that ``roofline analyze --from-nsys FILE --top TOP`` (``analyze``) plans."""
+    kernels, and the ncu runs that ``roofline analyze --from-nsys FILE --top TOP`` (``analyze``) plans (over the
+    whole profile: within NVTX range ``nvtx``, those of kernels launched inside it alone)."""
     document = Roofline().timeline([path], nvtx)
     runs = Roofline.ncu_plan(path, top).runs()
-    return Answer(tools.nsys_ranking(typed(document), command, offset, limit, analyze, runs),  # type: ignore[arg-type]
-                  document)
+    return Answer(tools.nsys_ranking(typed(document), command, offset, limit, analyze, runs,  # type: ignore[arg-type]
+                                     nvtx), document)
 
 
 def grade_kernel(path: str | os.PathLike[str], options: AnalysisOptions, baseline: str | os.PathLike[str] | None,
@@ -147,6 +149,9 @@ def write_json(path: Path, doc: dict[str, Any]) -> None:
     from roofline.errors import UsageError
     from roofline.render.base import extension, known_extensions
 
+    if str(path) == "-":  # standard output carries the protocol
+        raise UsageError("output '-': the server's standard output carries its messages to the client",
+                         "name a file (inside a root) to write the whole document to")
     ext = extension(path.name)
     if ext in known_extensions() and ext != JSON_SUFFIX:
         raise UsageError(f"output {path}: a {ext} file, and the tools write JSON", f"end the name with {JSON_SUFFIX}")

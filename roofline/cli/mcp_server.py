@@ -33,7 +33,7 @@ from roofline.errors import RooflineError
 from roofline.pipeline import AnalysisOptions
 
 DEFAULT_CHARS = 20_000  # a result's size budget by default: about 5k tokens
-GRADE_NAME_CHARS = 160  # grade_kernel's kernel names past this are cut in their middle (the command gives them whole)
+NAME_CHARS = 160  # kernel names past this are cut in their middle (grade_kernel, analyse_kernel; the command: whole)
 MAX_CHARS = 1_000_000
 INSTRUCTIONS = ("Roofline analyses of NVIDIA Nsight Compute reports (.ncu-rep, or roofline's .json report models) and "
                 "Nsight Systems SQLite exports. Start with list_kernels on a report, then analyse_kernel on its first "
@@ -106,44 +106,75 @@ class Roots:
         return Path(path)
 
 
-# Never cut: the reasons of the nulls (a launch's map of reasons alone is cut, by whole reasons: ``_reasons``), the
-# verdict, the work check and headline of a pair, the page, the report, and a launch's grid and block (a triple cut
-# short reads as another launch configuration).
+# Never cut: the reasons of the nulls (a map of reasons with their paths alone is cut, by whole reasons and only
+# once nothing else can be: ``_reasons``), the verdict, the work check and headline of a pair, the page, the report,
+# and a launch's grid and block (a triple cut short reads as another launch configuration).
 KEPT = frozenset({"missing", "verdict", "work", "headline", "page", "report", "grid", "block"})
 # Halved but never emptied: a launch's first advice item, the change that saves most, is what an agent acts on.
 SPARED = frozenset({"advice"})
+# Maps of texts cut like lists, by whole entries, the first kept: how each number was obtained (``via``).
+TEXTS = frozenset({"via"})
+# The lists a page holds (list_kernels' rows, project_report's and rank_nsys_kernels' kernels): cut, the page's
+# next offset points at the first entry left out.
+PAGED = re.compile(r"(reports\[\d+\]\.)?(rows|kernels)")
 
 
 def fit(result: dict[str, Any], budget: int, ask: str) -> dict[str, Any]:
-    """``result`` within ``budget`` characters of JSON: the list of two or more entries that weighs most (or a
-    launch's map of null reasons, its least telling reasons first: ``_reasons``) is halved, never to nothing, until
-    it fits, the lists at the top level (the reports, the matched launches) only once those below are down to one
-    entry; last the heaviest list is emptied (never the advice: ``SPARED``). Only lists and that map are cut (never
-    an object's field, nor a list of numbers alone: a point or a triple), so the result keeps its tool's schema; a
-    map of null reasons keeps the paths the result still holds (``_prune``). Each cut is listed under ``cut`` (its
-    path, and how many entries are kept of how many) with ``ask``, how to get the rest."""
+    """``result`` within ``budget`` characters of JSON: the list of two or more entries (or map of texts: ``TEXTS``)
+    that weighs most is halved, never to nothing, until it fits, the lists at the top level (the reports, the
+    matched launches) only once those below are down to one entry; then the heaviest list below the top level is
+    emptied (never the advice: ``SPARED``); last a map of null reasons is halved, its least telling reasons first
+    (``_reasons``). A top-level list is never emptied: a result that does not fit then is refused. Only lists and
+    maps are cut (never an object's field, nor a list of numbers alone: a point or a triple), so the result keeps
+    its tool's schema; a map of null reasons keeps the paths the result still holds (``_prune``). Each cut whose
+    list the result still holds is listed under ``cut`` (its path, and how many entries are kept of how many) with
+    ``ask``, how to get the rest; a page's list cut moves its ``next_offset`` to the first entry left out."""
     _prune(result)
     text = adapter.text(result)
     full = len(text)
     cuts: dict[str, tuple[Any, Any, int]] = {}  # each list cut: its parent, its key there, its entries in full
     while len(text) > budget:
-        rows = _halvable(result, "", False) or _halvable(result, "", True)
-        if rows is not None:
-            _, path, parent, key = rows
-            kept = len(parent[key]) // 2
-        elif (emptied := _heaviest(result, "")) is not None:  # the last resort: a last entry
-            path, parent, key = emptied
-            kept = 0
-        else:
-            raise _unfit(budget, len(text), full)
+        path, parent, key, kept = _next_cut(result, budget, len(text), full)
         cuts[path] = (parent, key, cuts[path][2] if path in cuts else len(parent[key]))
         _keep(parent, key, kept)
         _prune(result)
+        cuts = {at: cut for at, cut in cuts.items() if _holds(result, at)}  # not those of entries cut since
+        paged = _repage(result, cuts)
         result["cut"] = {"lists": [{"path": at, "kept": len(held[name]), "of": of}
                                    for at, (held, name, of) in cuts.items()], "full_chars": full,
-                         "ask": f"{ask}; or call again with max_chars={min(MAX_CHARS, full + 1000)}"}
+                         "ask": f"{ask}; {paged}or call again with max_chars={min(MAX_CHARS, full + 1000)}"}
         text = adapter.text(result)
     return result
+
+
+def _next_cut(result: dict[str, Any], budget: int, size: int, full: int) -> tuple[str, Any, Any, int]:
+    """The next cut ``fit`` makes: the path, parent and key of the list (or map) and the entries it keeps; the
+    refusal where none is left."""
+    halved = _halvable(result, "", False) or _halvable(result, "", True)
+    if halved is not None:
+        _, path, parent, key = halved
+        return path, parent, key, len(parent[key]) // 2
+    emptied = _heaviest(result, "")  # a list's last entry
+    if emptied is not None:
+        return (*emptied, 0)
+    reasons = _halvable(result, "", False, reasons=True)  # the last resort: the reasons of the nulls
+    if reasons is not None:
+        _, path, parent, key = reasons
+        return path, parent, key, len(parent[key]) // 2
+    raise _unfit(budget, size, full)
+
+
+def _repage(result: dict[str, Any], cuts: dict[str, tuple[Any, Any, int]]) -> str:
+    """Point the result's page (if any) at the first entry of a paged list (``PAGED``) that the cuts left out; what
+    the cut's ``ask`` says of it ("" where none was)."""
+    page = result.get("page")
+    kept = [len(held[name]) for at, (held, name, _) in cuts.items() if PAGED.fullmatch(at)]
+    if not isinstance(page, dict) or not kept or page.get("offset") is None:
+        return ""
+    first = page["offset"] + min(kept)
+    if page.get("next_offset") is None or first < page["next_offset"]:
+        page["next_offset"] = first
+    return f"the entries left out start at page.next_offset={page['next_offset']}: call again with that offset; "
 
 
 def _unfit(budget: int, cut: int, full: int) -> RooflineError:
@@ -164,16 +195,23 @@ def _cuttable(child: Any) -> bool:
 
 
 def _reasons(key: Any, child: Any) -> bool:
-    """Whether ``child`` is a launch's map of null reasons (``missing``: each reason with the paths of the nulls it
-    explains), which is cut by whole reasons, those of the launch's last fields first (``_keep``)."""
+    """Whether ``child`` is a map of null reasons (``missing``: each reason with the paths of the nulls it
+    explains), which is cut by whole reasons, those of the object's last fields first (``_keep``)."""
     return key == "missing" and isinstance(child, dict) and all(isinstance(p, list) for p in child.values())
 
 
+def _texts(key: Any, child: Any) -> bool:
+    """Whether ``child`` is a map of texts cut like a list (``TEXTS``), by whole entries."""
+    return key in TEXTS and isinstance(child, dict) and all(isinstance(t, str) for t in child.values())
+
+
 def _keep(parent: Any, key: Any, kept: int) -> None:
-    """Keep the first ``kept`` entries of the list ``parent[key]``, or of a map of reasons its ``kept`` most telling:
-    the reasons of the parent's first fields (a launch's figures come before their detail)."""
+    """Keep the first ``kept`` entries of the list (or map of texts) ``parent[key]``, or of a map of reasons its
+    ``kept`` most telling: the reasons of the parent's first fields (a launch's figures come before their detail)."""
     items = parent[key]
-    if isinstance(items, dict):
+    if _texts(key, items):
+        parent[key] = dict(list(items.items())[:kept])
+    elif isinstance(items, dict):
         fields = list(parent)
         ranked = sorted(items.items(), key=lambda reason: min((_place(p, fields) for p in reason[1]),
                                                               default=(len(fields), 0)))
@@ -220,19 +258,20 @@ def _holds(node: Any, path: str) -> bool:
     return True
 
 
-def _halvable(node: Any, path: str, top: bool) -> tuple[int, str, Any, Any] | None:
-    """The heaviest list of two or more entries (or map of two or more reasons: ``_reasons``) under ``node``
-    (``cut`` and what ``KEPT`` names left alone), below the top level of the result, or (``top``) at it: its size,
-    path, parent and key there."""
+def _halvable(node: Any, path: str, top: bool, reasons: bool = False) -> tuple[int, str, Any, Any] | None:
+    """The heaviest list of two or more entries (or map of two or more texts: ``_texts``; with ``reasons``, the
+    heaviest map of two or more null reasons alone: ``_reasons``) under ``node`` (``cut`` and what ``KEPT`` names
+    left alone), below the top level of the result, or (``top``) at it: its size, path, parent and key there."""
     best: tuple[int, str, Any, Any] | None = None
     children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
     for key, child in children:
         if (not path and key == "cut") or not isinstance(child, (dict, list)):
             continue
         where = f"{path}[{key}]" if isinstance(node, list) else f"{path}.{key}" if path else str(key)
-        reasons = _reasons(key, child)
-        found = [] if reasons or key in KEPT else [_halvable(child, where, top)]
-        if (reasons or _cuttable(child) and key not in KEPT) and len(child) >= 2 and (bool(path) != top):
+        is_reasons = _reasons(key, child)
+        found = [] if is_reasons or key in KEPT else [_halvable(child, where, top, reasons)]
+        wanted = is_reasons if reasons else (_cuttable(child) or _texts(key, child)) and key not in KEPT
+        if wanted and len(child) >= 2 and (bool(path) != top):
             found.append((len(adapter.text(child)), where, node, key))
         for one in found:
             if one is not None and (best is None or one[0] > best[0]):
@@ -241,15 +280,17 @@ def _halvable(node: Any, path: str, top: bool) -> tuple[int, str, Any, Any] | No
 
 
 def _heaviest(node: Any, path: str) -> tuple[str, Any, Any] | None:
-    """The non-empty list under ``node`` whose JSON is longest (``cut``, what ``KEPT`` names, what ``SPARED`` names
-    and lists of numbers left alone): its path, its parent and its key there."""
+    """The non-empty list (or map of texts) below the top level of ``node`` whose JSON is longest (``cut``, what
+    ``KEPT`` names, what ``SPARED`` names, a page's rows (``PAGED``) and lists of numbers left alone): its path, its
+    parent and its key there."""
     best: tuple[int, str, Any, Any] | None = None
     children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
     for key, child in children:
         if (not path and key == "cut") or key in KEPT:
             continue
         where = f"{path}[{key}]" if isinstance(node, list) else f"{path}.{key}" if path else str(key)
-        if _cuttable(child) and child and key not in SPARED:
+        emptiable = path and key not in SPARED and not PAGED.fullmatch(where)  # a page's rows are its data
+        if emptiable and (_cuttable(child) or _texts(key, child)) and child:
             size = len(adapter.text(child))
             if best is None or size > best[0]:
                 best = (size, where, node, key)
@@ -334,11 +375,17 @@ ARGUMENTS = {"--map": "maps", "--match": "match", "--kernel": "kernel", "--kerne
              "--fail-if-new-share": "fail_if_new_share",
              "--gate-different-work": "gate_different_work=true", "--allow-different-gpu": "allow_different_gpu=true"}
 _OPTION = re.compile(r"(?<![\w-])--[a-z][a-z-]*(?![\w-])")  # not -o: ncu's and nsys's output file
+# The command line's advice that names a command or its document option, as a tool call says it.
+PHRASES = {"run 'roofline specs list' for the ids": "call gpu_spec without spec_id for the ids",
+           "(the option that named it, or -o for the files beside a report)": "(output)"}
 
 
 def as_arguments(line: str) -> str:
     """An error's line with each of the command line's options the tools take named as the tool's argument
-    (``--map`` as ``maps``); ncu's options (``--set full``) and the server's own (``--root``) stay."""
+    (``--map`` as ``maps``) and its advice to run a command as the tool to call (``PHRASES``); ncu's options
+    (``--set full``) and the server's own (``--root``) stay."""
+    for phrase, call in PHRASES.items():
+        line = line.replace(phrase, call)
     return _OPTION.sub(lambda m: ARGUMENTS.get(m.group(0), m.group(0)), line)
 
 
@@ -348,6 +395,8 @@ def argument_problems(err: ValidationError) -> str:
     for e in err.errors():
         where = ".".join(str(part) for part in e["loc"]) or "arguments"
         given = "" if e["type"] == "missing" else f" (given {repr(e.get('input'))[:40]})"
+        if e["type"] == "float_type" and e.get("input") is None:  # JSON has no infinity: a client sends null
+            given = " (given null, as a client sends an infinite or NaN number: give a finite one)"
         problems.append(f"argument '{where}': {e['msg']}{given}")
     return "; ".join(" ".join(p.split()) for p in problems)
 
@@ -372,10 +421,14 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
 
     def done(result: dict[str, Any], answer: adapter.Answer, output: str | None, max_chars: int,
              ask: str) -> dict[str, Any]:
-        if output is not None:
-            adapter.write_json(roots.writable(output), adapter.whole(answer.whole))
-            result["written"] = output
-        return fit(result, max_chars, f"{ask}; or give output=FILE.json for the whole document")
+        if output is None:
+            return fit(result, max_chars, f"{ask}; or give output=FILE.json for the whole document")
+        adapter.write_json(roots.writable(output), adapter.whole(answer.whole))
+        result["written"] = output
+        try:
+            return fit(result, max_chars, f"{ask}; or read the whole document in {output}")
+        except RooflineError as err:  # the file holds the whole document all the same: say so
+            raise RooflineError(f"{err.message}; the whole document was written to {output}", err.hint) from None
 
     def tool(fn: Callable[..., dict[str, Any]]) -> None:
         """Register ``fn`` as a tool whose errors, of any kind, are one line to the caller (the server goes on)."""
@@ -442,7 +495,7 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         command = ["report", report, "--kernel", kernel, "--kernel-name-base", kernel_name_base, "--ceilings",
                    ceilings, "-f", "json"]
         answer = adapter.analyse_kernel(path, options([kernel], ceilings, diagnostics=True, base=kernel_name_base),
-                                        launch, advice, hotspots, kernel, report, line(command))
+                                        launch, advice, hotspots, kernel, report, line(command), NAME_CHARS)
         return finish(answer, output, max_chars, "ask for fewer advice items or hot spots, or pick the launch")
 
     @tool
@@ -493,7 +546,9 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
             fail_if_slower, min_share, fail_if_total_slower, fail_if_roof_drop, gate_different_work,
             allow_different_gpu, line(command),
             line(["compare", base, new, *options_args, "-f", "json"]), fail_if_new_share)
-        return finish(answer, output, max_chars, "narrow with kernel filters")
+        result = adapter.plain(answer.result)  # a gate left off is said by its argument, not the command's option
+        result["missing"] = {path: as_arguments(reason) for path, reason in result["missing"].items()}
+        return done(result, answer, output, max_chars, "narrow with kernel filters")
 
     @tool
     def project_report(
@@ -507,6 +562,9 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         (``workload``) and each kernel's launches summed, with an interval (a model, not a measurement). Paginated with
         offset/limit."""
         path = roots.readable(report)
+        if to.strip() == "all" or "," in to:  # the command's table of every GPU: no page of kernels to give
+            raise RooflineError(f"to '{to}': project_report projects onto one GPU, a page of its kernels at a time",
+                                "give one spec id (gpu_spec without spec_id lists them), one call per GPU")
         command = ["project", report, "--to", to, *filter_args(kernel), "--clock", clock, "-f", "json"]
         answer = adapter.project_report(path, to, options(kernel), clock, offset, limit,
                                         line(command))
@@ -535,7 +593,7 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         base = roots.readable(baseline) if baseline is not None else None
         command = ["grade", report, *filter_args(kernel), "--kernel-name-base", kernel_name_base,
                    *(("--baseline", baseline) if baseline is not None else ()), "-f", "json"]
-        answer = adapter.grade_kernel(path, options(kernel, base=kernel_name_base), base, GRADE_NAME_CHARS,
+        answer = adapter.grade_kernel(path, options(kernel, base=kernel_name_base), base, NAME_CHARS,
                                       line(command))
         return finish(answer, output, max_chars, "narrow with kernel filters")
 

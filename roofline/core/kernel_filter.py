@@ -8,10 +8,15 @@ and becomes ncu's ``-k`` value when profiling, so what ``analyze`` profiles is w
 filter              keeps the kernels whose name ...             ncu ``-k``
 ==================  ===========================================  =========================================
 ``NAME``            contains NAME (case-sensitive)               ``regex:<NAME, regex characters escaped>``
-``exact:NAME``      is NAME                                      ``NAME``
+``exact:NAME``      is NAME, or has NAME as its key (below)        ``NAME``
 ``regex:PATTERN``   has a match of PATTERN                       ``regex:PATTERN``
 several filters     matches any of them                          one ``regex:A|^B$|(?:C)`` alternation
 ==================  ===========================================  =========================================
+
+``exact:`` also takes a kernel's key (``core.kernel_names.kernel_key``: ``scope::function<template arguments>``),
+the name ``summary``, ``list_kernels`` and the other tables give a template instance, whichever name the filter
+reads. ncu sees no key: it is asked for every instance of the key's function (by its function, demangled or mangled
+name), and the report's filter keeps the instance.
 
 ncu takes a single ``--kernel-name`` (a second one is an error), hence the alternation. Its regular
 expressions are Boost's Perl syntax; Python's ``re`` applies them here. A pattern either of them rejects,
@@ -29,6 +34,7 @@ from msgspec import Struct
 from msgspec.structs import replace
 
 from roofline.core.choices import NameBase
+from roofline.core.kernel_names import kernel_key, kernel_name
 from roofline.core.model import KernelLaunch, Report
 from roofline.core.timelimit import REGEX_LIMIT_S, within
 from roofline.core.units import middle_cut
@@ -75,10 +81,28 @@ class Term(Struct, frozen=True):
             return name == self.value
         return _compiled(self.value).search(name) is not None
 
-    def ncu_regex(self) -> str:
-        """This term as a piece of ncu's regular expression (for a ``regex:`` alternation)."""
+    def matches_key(self, launch: KernelLaunch) -> bool:
+        """Whether an ``exact:`` term names ``launch`` by its key (``kernel_key``: a template instance's
+        ``scope::function<arguments>``)."""
+        return self.kind == "exact" and self.value == kernel_key(launch.name, launch.demangled_name)
+
+    def instance(self) -> str | None:
+        """The function an ``exact:`` term names by a template instance's key (``scope::function<arguments>``);
+        None for any other term."""
+        if self.kind != "exact":
+            return None
+        name = kernel_name("", self.value)
+        return name.function if name.arguments and name.full == self.value else None
+
+    def ncu_regex(self, base: NameBase = DEFAULT_BASE) -> str:
+        """This term as a piece of ncu's regular expression (for a ``regex:`` alternation) over the names of
+        ``base``."""
         if self.kind == "contains":
             return ncu_escape(self.value)
+        if (function := self.instance()) is not None:  # ncu sees no key: every instance of its function
+            if base == "demangled":
+                return f"^(void )?{ncu_escape(self.value)}\\("
+            return f"^{ncu_escape(function)}$" if base == "function" else ncu_escape(function)
         if self.kind == "exact":
             return f"^{ncu_escape(self.value)}$"
         return f"(?:{self.value})"
@@ -104,7 +128,7 @@ class KernelFilter(Struct, frozen=True):
 
     def matches(self, launch: KernelLaunch) -> bool:
         name = self.name_of(launch)
-        return not self.terms or any(t.matches(name) for t in self.terms)
+        return not self.terms or any(t.matches(name) or t.matches_key(launch) for t in self.terms)
 
     def ncu_kernel_name(self) -> str | None:
         """ncu's ``-k`` value for these filters, None without filters."""
@@ -112,11 +136,14 @@ class KernelFilter(Struct, frozen=True):
             return None
         if len(self.terms) == 1:
             term = self.terms[0]
-            if term.kind == "exact" and not term.value.startswith(REGEX_PREFIX):
+            function = term.instance()
+            if function is not None and self.base == "function":
+                return function
+            if term.kind == "exact" and function is None and not term.value.startswith(REGEX_PREFIX):
                 return term.value
             if term.kind == "regex":
                 return REGEX_PREFIX + term.value
-        return REGEX_PREFIX + "|".join(t.ncu_regex() for t in self.terms)
+        return REGEX_PREFIX + "|".join(t.ncu_regex(self.base) for t in self.terms)
 
     def describe(self) -> str:
         """``--kernel 'a' or 'b'``: the filters as given."""

@@ -22,6 +22,7 @@ from roofline.compare.regression import DiffResult
 from roofline.core.choices import TargetClock
 from roofline.core.kernel_names import fit_apart, kernel_name
 from roofline.core.model import CeilingSet
+from roofline.core.units import middle_cut
 from roofline.documents.common import SCHEMA_VERSION, Number, Tool, Version, tool
 from roofline.documents.compare import (
     CompareWords,
@@ -34,6 +35,7 @@ from roofline.documents.compare import (
     ReportRefDoc,
     SummaryJson,
     SummaryReport,
+    SummaryRowDoc,
     ThresholdsDoc,
     TotalDoc,
     diff_json,
@@ -86,13 +88,27 @@ class ToolResult(Struct, frozen=True, kw_only=True, omit_defaults=True):
     written: str | None = None
 
 
+class ListedRow(SummaryRowDoc, frozen=True):
+    """One kernel group of ``summary --format json`` with each reason once, with the paths of the nulls it explains
+    (``missing``)."""
+
+    missing: dict[str, list[str]]  # type: ignore[assignment]  # msgspec keeps the field in its place
+
+
+class ListedReport(SummaryReport, frozen=True):
+    """One report of ``summary --format json``, its rows' reasons each once (``ListedRow``)."""
+
+    rows: list[ListedRow]  # type: ignore[assignment]
+
+
 class KernelList(ToolResult, frozen=True, kw_only=True):
     """``list_kernels``: per report its kernel groups ranked by time to gain (a group without one by its recoverable
-    time: each row's ``ranked_by_kind``), as ``summary --format json`` (one page of rows)."""
+    time: each row's ``ranked_by_kind``), as ``summary --format json`` (one page of rows, each reason of a row once
+    with the paths of its nulls)."""
 
     kind: Literal["summary"]
     page: Page
-    reports: list[SummaryReport]
+    reports: list[ListedReport]
 
 
 class ReportHead(Struct, frozen=True):
@@ -124,13 +140,15 @@ class LaunchDoc(Kernel, frozen=True):
 
 
 class KernelAnalysis(ToolResult, frozen=True, kw_only=True):
-    """``analyse_kernel``: one launch of a report (the longest the filter matched, or the one asked for)."""
+    """``analyse_kernel``: one launch of a report (the longest the filter matched, or the one asked for); a
+    demangled name past the result's width cut in its middle (said under ``left_out``)."""
 
     kind: Literal["kernel"]
     report: ReportHead
     launch: int
     matched: list[MatchedLaunch]
     kernel: LaunchDoc
+    left_out: str | None = None
 
 
 class JudgedKernel(JudgedFields, frozen=True, kw_only=True):
@@ -264,6 +282,7 @@ class SpecDoc(Struct, frozen=True, omit_defaults=True, kw_only=True):
     bandwidth: SpecBandwidth
     notes: str
     measured: Measured | None = None
+    missing: dict[str, str] = {}  # the reason of each null number, by its key (``memory.clock_hz``), and its use
 
 
 class SpecRef(Struct, frozen=True, kw_only=True):
@@ -307,7 +326,8 @@ class NcuRun(Struct, frozen=True):
 
 class NsysRanking(ToolResult, frozen=True, kw_only=True):
     """``rank_nsys_kernels``: ``timeline --format json`` of one file, its kernels one page at a time under
-    ``kernels`` (the profile's own ``kernels`` left empty), and the ncu runs of its top kernels."""
+    ``kernels`` (the profile's own ``kernels`` left empty), and the ncu runs of its top kernels; within an NVTX
+    range, the runs of kernels launched outside it left out (said under ``left_out``)."""
 
     kind: Literal["timeline"]
     profile: TimelineDoc
@@ -315,6 +335,7 @@ class NsysRanking(ToolResult, frozen=True, kw_only=True):
     kernels: list[KernelDoc]
     analyze: str
     ncu_runs: list[NcuRun]
+    left_out: str | None = None
 
 
 # --- The results, built from their commands' documents ---------------------------------------------------------
@@ -333,24 +354,42 @@ def kernel_list(summary: SummaryJson, command: str, offset: int, limit: int) -> 
     """``list_kernels``: the summary document (its top ``offset + limit`` groups) from entry ``offset`` on; the page
     counts the groups of the report that has most."""
     total = max((r.groups for r in summary.reports), default=0)
+    reports = [ListedReport(**{**asdict(r), "rows": [listed_row(row) for row in r.rows[offset:]]})
+               for r in summary.reports]
     return KernelList(schema_version=SCHEMA_VERSION, tool=tool(), command=command, kind="summary",
-                      page=page(offset, limit, total),
-                      reports=[replace(r, rows=r.rows[offset:]) for r in summary.reports])
+                      page=page(offset, limit, total), reports=reports)
+
+
+def listed_row(row: SummaryRowDoc) -> ListedRow:
+    """A summary row with each reason written once, with the paths of the nulls it explains."""
+    return ListedRow(**{**asdict(row), "missing": by_reason(row.missing.items())})
+
+
+def by_reason(reasons: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
+    """Each reason of ``(path, reason)`` pairs once, with its paths in their order."""
+    grouped: dict[str, list[str]] = {}
+    for path, reason in reasons:
+        grouped.setdefault(reason, []).append(path)
+    return grouped
 
 
 def kernel_analysis(report: ReportJson, command: str, launch: int | None, advice: int, hotspots: int,
-                    kernel: str, shown: str) -> KernelAnalysis:
+                    kernel: str, shown: str, name_chars: int | None = None) -> KernelAnalysis:
     """``analyse_kernel``: launch ``launch`` (None: the longest) of the launches filter ``kernel`` matched in the
     one report (``shown``: its path as the call gave it), with ``advice`` advice items and ``hotspots`` hot
-    spots."""
+    spots; its demangled name past ``name_chars`` (None: whatever its length) cut in its middle."""
     (rep,) = report.reports
     kernels = rep.kernels
     chosen = _chosen(kernels, launch, f"{kernel!r} matched {len(kernels)} launches in {shown}")
+    doc = launch_doc(kernels[chosen], rep.reasons, advice, hotspots)
+    long = name_chars is not None and len(doc.demangled_name) > name_chars
     return KernelAnalysis(
         schema_version=SCHEMA_VERSION, tool=tool(), command=command, kind="kernel",
         report=ReportHead(rep.path, rep.label, rep.device, rep.ceilings_used, rep.warnings, rep.total_time_s),
         launch=chosen, matched=[MatchedLaunch(i, k.name, k.duration_s, k.bound) for i, k in enumerate(kernels)],
-        kernel=launch_doc(kernels[chosen], rep.reasons, advice, hotspots))
+        kernel=replace(doc, demangled_name=middle_cut(doc.demangled_name, name_chars or 0)) if long else doc,
+        left_out=f"kernel.demangled_name: cut in its middle to {name_chars} of its {len(doc.demangled_name)} "
+                 "characters (the command gives it whole)" if long else None)
 
 
 def _chosen(kernels: Sequence[Kernel], launch: int | None, matched: str) -> int:
@@ -365,15 +404,13 @@ def _chosen(kernels: Sequence[Kernel], launch: int | None, matched: str) -> int:
 def launch_doc(k: Kernel, reasons: Sequence[str], advice: int, hotspots: int) -> LaunchDoc:
     """One launch of the report document as ``analyse_kernel`` gives it: the roofs of the set used alone, each reason
     written out once with the paths of the nulls it explains, the first advice items and hot spots."""
-    by_reason: dict[str, list[str]] = {}
-    for path, index in k.missing.items():
-        by_reason.setdefault(reasons[index], []).append(path)
+    grouped = by_reason((path, reasons[index]) for path, index in k.missing.items())
     spots = k.hotspots
     if spots is not None:
         spots = replace(spots, pcs=spots.pcs[:hotspots], lines=spots.lines[:hotspots])
     used = k.ceilings.get(k.ceilings_used)
     return LaunchDoc(**{**asdict(k), "ceilings": {k.ceilings_used: None if used is None else _text(used, reasons)},
-                        "missing": by_reason, "advice": k.advice[:advice], "hotspots": spots})
+                        "missing": grouped, "advice": k.advice[:advice], "hotspots": spots})
 
 
 def _text(c: CeilingsDoc, reasons: Sequence[str]) -> CeilingsText:
@@ -416,13 +453,19 @@ def projection_page(project: ProjectJson, command: str, offset: int, limit: int)
 
 
 def nsys_ranking(timeline: TimelineJson, command: str, offset: int, limit: int, analyze: str,
-                 runs: list[NcuRun]) -> NsysRanking:
+                 runs: list[NcuRun], nvtx: str | None = None) -> NsysRanking:
     """``rank_nsys_kernels``: the one file's timeline with its kernels from ``offset``, ``limit`` of them, under
-    ``kernels``, and the ncu runs ``analyze`` plans."""
+    ``kernels``, and the ncu runs ``analyze`` plans; the timeline kept to NVTX range ``nvtx``, the runs of kernels
+    it does not hold left out (``analyze`` plans over the whole profile)."""
     (t,) = timeline.timelines
+    inside = {k.name for k in t.kernels}
+    kept = runs if nvtx is None else [r for r in runs if set(r.kernels) <= inside]
+    note = None if nvtx is None else (
+        f"ncu_runs: analyze plans the top kernels of the whole profile, whatever their NVTX range; "
+        f"{len(runs) - len(kept)} of its {len(runs)} runs profile kernels launched outside '{nvtx}' and are left out")
     return NsysRanking(schema_version=SCHEMA_VERSION, tool=tool(), command=command, kind="timeline",
                        profile=replace(t, kernels=[]), page=page(offset, limit, len(t.kernels)),
-                       kernels=t.kernels[offset:offset + limit], analyze=analyze, ncu_runs=runs)
+                       kernels=t.kernels[offset:offset + limit], analyze=analyze, ncu_runs=kept, left_out=note)
 
 
 def spec_refs(specs: Iterable[DeviceSpec]) -> list[SpecRef]:
@@ -485,7 +528,42 @@ def spec_doc(spec: DeviceSpec) -> SpecDoc:
         l2_bytes=cited("l2_bytes", spec.l2_bytes), peaks={k: cited(f"peaks.{k}", v) for k, v in spec.peaks.items()},
         bandwidth=SpecBandwidth(cited("bandwidth.l2_bytes_per_s", spec.l2_bytes_per_s),
                                 cited("bandwidth.l1_bytes_per_s", spec.l1_bytes_per_s)),
-        notes=spec.notes, measured=measured)
+        notes=spec.notes, measured=measured, missing=spec_missing(spec))
+
+
+def spec_missing(spec: DeviceSpec) -> dict[str, str]:
+    """The reason of each number ``spec`` does not give, by its key, with what roofline uses in its place."""
+    from roofline.specs.achievable import achievable_dram_bandwidth, sustained_clock
+
+    boost = f"the {spec.boost_clock_hz / 1e6:.0f} MHz boost clock"
+    held = sustained_clock(spec)
+    dram = achievable_dram_bandwidth(spec)
+    unused = "no figure of roofline uses it (the DRAM roof is memory.bandwidth_bytes_per_s)"
+    reasons = {
+        "tensor_clock_hz": f"the spec gives no Tensor Core clock: its Tensor figures are taken at {boost}",
+        "base_clock_hz": "the spec gives no base clock (the SM clock ncu locks while profiling): projections refuse "
+                         "--clock base, and a report's clock is not checked against it",
+        "sustained_clock_hz": "the spec gives no sustained clock: projections at --clock sustained (the default) use "
+                              + (f"{held.value / 1e6:.0f} MHz, the clock its board_power_w allows (the power rule)"
+                                 if spec.board_power_w is not None else boost),
+        "board_power_w": "the spec gives no board power: the sustained clock is not worked out from it",
+        "memory.achievable_bandwidth_bytes_per_s":
+            "the spec gives no achievable DRAM bandwidth (no roofline calibrate run): time models use "
+            + (f"{dram.value / 1e12:.3g} TB/s ({dram.source})" if dram is not None else
+               "the datasheet bandwidth"),
+        "memory.clock_hz": f"the spec gives no memory clock: {unused}",
+        "memory.bus_width_bits": f"the spec gives no memory bus width: {unused}",
+        **{f"bandwidth.{level.lower()}_bytes_per_s":
+           f"the spec gives no {level} bandwidth (NVIDIA publishes none): the datasheet ceiling set has no {level} "
+           f"roof; the measured-clock and kernel-clock sets take it from the report's peak counters, where it has them"
+           for level in ("L2", "L1")},
+    }
+    values = {"tensor_clock_hz": spec.tensor_clock_hz, "base_clock_hz": spec.base_clock_hz,
+              "sustained_clock_hz": spec.sustained_clock_hz, "board_power_w": spec.board_power_w,
+              "memory.achievable_bandwidth_bytes_per_s": spec.memory_achievable_bytes_per_s,
+              "memory.clock_hz": spec.memory_clock_hz, "memory.bus_width_bits": spec.memory_bus_width_bits,
+              "bandwidth.l2_bytes_per_s": spec.l2_bytes_per_s, "bandwidth.l1_bytes_per_s": spec.l1_bytes_per_s}
+    return {key: reasons[key] for key, value in values.items() if value is None}
 
 
 def spec_result(spec: SpecDoc, command: str) -> GpuSpec:

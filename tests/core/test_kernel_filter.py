@@ -215,3 +215,32 @@ def test_equal_filter_texts_make_equal_terms() -> None:
     """A term is its kind, value and text: two parses of one regex are equal and hash alike."""
     a, b = parse(["regex:^gemm_(a|b)$"]).terms[0], parse(["regex:^gemm_(a|b)$"]).terms[0]
     assert a == b and hash(a) == hash(b) and a.matches("gemm_a") and not a.matches("gemm_c")
+
+
+INSTANCES = Report("lib.json", Device("Test GPU", compute_capability="8.0"), (
+    KernelLaunch(0, 0, "Kernel", demangled_name="void cub::Kernel<(int)64, float>(cub::Params)"),
+    KernelLaunch(0, 1, "Kernel", demangled_name="void cub::Kernel<(int)128, float>(cub::Params)"),
+    KernelLaunch(0, 2, "copy", demangled_name="copy(float *, const float *)"),
+), source="model")
+
+
+@pytest.mark.parametrize("base", ["function", "demangled", "mangled"])
+def test_exact_takes_a_template_instances_key_whatever_name_the_filter_reads(base: kernel_filter.NameBase) -> None:
+    """``scope::function<arguments>``, the name summary's rows give a template instance (``kernel_key``), passed
+    back as exact:NAME keeps that instance alone, not the other instance of the same function."""
+    kept_ = parse(["exact:cub::Kernel<(int)128, float>"], base).select(INSTANCES).launches
+    assert [k.demangled_name for k in kept_] == ["void cub::Kernel<(int)128, float>(cub::Params)"]
+    assert [k.action_index for k in parse(["exact:copy"], base).select(INSTANCES).launches] == [2]
+
+
+def test_ncu_profiles_every_instance_of_a_keys_function_for_the_report_filter_to_keep_one() -> None:
+    """ncu reads no key: it is asked for the key's function (exactly, by function name), the demangled names that
+    begin with the key, or the mangled names that hold the function's name."""
+    key = "exact:cub::Kernel<(int)128, float>"
+    assert parse([key]).ncu_kernel_name() == "Kernel"
+    demangled = parse([key], "demangled").ncu_kernel_name()
+    assert demangled == r"regex:^(void )?cub::Kernel<\(int\)128, float>\("
+    pattern = re.compile(demangled.removeprefix("regex:"))
+    assert [k.action_index for k in INSTANCES.launches if pattern.search(k.demangled_name)] == [1]
+    assert parse([key, "copy"], "mangled").ncu_kernel_name() == "regex:Kernel|copy"
+    assert parse(["exact:void gemm<64>(float *)"], "demangled").ncu_kernel_name() == "void gemm<64>(float *)"

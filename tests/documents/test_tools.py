@@ -97,3 +97,23 @@ def test_a_spec_document_cites_each_number_board_power_included() -> None:
     assert "board_power_w" in doc and doc["sm_count"]["value"] == 132 and doc["sm_count"]["source"]
     assert msgspec.convert(doc, tools.SpecDoc) == tools.spec_doc(catalog.get("h100-sxm5"))
     assert "board_power_w" in schemas.schema("gpu_spec")["$defs"]["SpecDoc"]["properties"]
+
+
+def test_a_spec_document_gives_the_reason_of_each_null_number() -> None:
+    """Every null of every shipped spec's document has its reason under ``missing``, by its key; the H100 SXM5's
+    sustained clock is the power rule's, worked out here by hand."""
+    from roofline.specs.catalog import load_catalog
+
+    catalog = load_catalog(())
+    for spec in catalog.specs:
+        doc = builtins(tools.spec_doc(spec))
+        nulls = {k for k, v in doc.items() if v is None} | {
+            f"{part}.{k}" for part in ("memory", "bandwidth") for k, v in doc[part].items() if v is None}
+        assert nulls == set(doc.get("missing", {})), spec.id
+    missing = builtins(tools.spec_doc(catalog.get("h100-sxm5")))["missing"]
+    assert set(missing) == {"sustained_clock_hz", "memory.clock_hz", "memory.bus_width_bits",
+                            "bandwidth.l2_bytes_per_s", "bandwidth.l1_bytes_per_s"}
+    at_boost = 0.0285 * 132 * 128 * 1.98  # W per lane-GHz x SMs x lanes x boost GHz
+    held = 1980 * min(1.0, (700 / at_boost) ** (1 / 3))
+    assert f"{held:.0f} MHz" in missing["sustained_clock_hz"] and "board_power_w" in missing["sustained_clock_hz"]
+    assert "no L2 roof" in missing["bandwidth.l2_bytes_per_s"]
