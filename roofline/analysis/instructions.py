@@ -129,7 +129,8 @@ def _memory_walls(accesses: Mapping[str, tuple[Measured, Measured]], walls: Mapp
     return MemoryWalls(
         intensity=intensity, walls={**walls, name: width_wall(every, space)},
         width_bytes={op: sum(w * n for w, n in found.items()) / sum(found.values()) for op, found in ran.items()},
-        width_walls={op: width_wall(found, space) for op, found in ran.items()}, width_source="sass",
+        width_walls={op: width_wall(found, space) for op, found in ran.items()},
+        width_mixed={op: len(found) > 1 for op, found in ran.items()}, width_source="sass",
         width_note="; ".join(f"{op} " + ", ".join(f"{n:.0f} x {w} B" for w, n in sorted(found.items()))
                              for op, found in ran.items()))
 

@@ -427,6 +427,7 @@ class MemoryWalls(Struct, frozen=True):
     walls: Mapping[str, float]  # each wall: warp instructions per transaction of its reference access pattern
     width_bytes: Mapping[str, float] = field(default_factory=dict)  # per operation run: bytes per thread, the mean
     width_walls: Mapping[str, float] = field(default_factory=dict)  # per operation run: its width's coalesced wall
+    width_mixed: Mapping[str, bool] = field(default_factory=dict)  # per operation run: whether it mixes widths
     width_source: str = "assumed"  # "sass": widths counted from the SASS opcodes; "assumed": 4-byte words
     width_note: str = ""  # sass: warp instructions per operation and width; assumed: why no width was counted
 

@@ -533,15 +533,16 @@ def _number(value: Any) -> Any:
 CEILING_ORDER: tuple[CeilingSet, ...] = ("datasheet", "kernel-clock", "measured-clock", "calibrated")
 
 
-def report_level_ceilings(launches: Sequence[LaunchAnalysis]) -> dict[CeilingSet, Ceilings]:
-    """The ceilings of a whole report, one per set its launches hold, the one figure every output shows: each roof
-    the median over the launches weighted by their time (a launch counts for its time: short launches run at
-    other clocks), the measured roofs only where any launch has one (a datasheet fallback is never mixed into a
-    measured median), the tensor roof over the launches whose roof is for the Tensor Core type shown
+def report_level_ceilings(launches: Sequence[LaunchAnalysis],
+                          sources: Sequence[CeilingSet] = CEILING_ORDER) -> dict[CeilingSet, Ceilings]:
+    """The ceilings of a whole report, one per set of ``sources`` its launches hold, the one figure every output
+    shows: each roof the median over the launches weighted by their time (a launch counts for its time: short
+    launches run at other clocks), the measured roofs only where any launch has one (a datasheet fallback is never
+    mixed into a measured median), the tensor roof over the launches whose roof is for the Tensor Core type shown
     (``shown_tensor_dtype``)."""
     dtype = shown_tensor_dtype(launches)
     out: dict[CeilingSet, Ceilings] = {}
-    for source in CEILING_ORDER:
+    for source in sources:
         timed = [(k.ceilings[source], k.duration_s.value or 0.0) for k in launches if source in k.ceilings]
         if timed:
             out[source] = _median_set(source, timed, dtype)
@@ -579,6 +580,12 @@ def roofs_differ(sets: Sequence[Ceilings], shown: Mapping[str, float | None], dt
     return any(not math.isclose(roof, value, rel_tol=SAME_ROOF) for c in sets for key, value in shown.items()
                if value is not None and (roof := c.roof(key)) is not None
                and (key != "tensor" or dtype is None or c.tensor_dtype == dtype))
+
+
+def tensor_median(timed: Sequence[tuple[Ceilings, float]]) -> float | None:
+    """The tensor roof over launches of one Tensor Core type with their times, as ``report_level_ceilings`` takes
+    the report's (the time-weighted median, ``_weighted_roof``)."""
+    return _weighted_roof(timed, "tensor")[0]
 
 
 def _weighted_roof(timed: Sequence[tuple[Ceilings, float]], key: str) -> tuple[float | None, bool]:

@@ -15,7 +15,12 @@ from msgspec.structs import replace
 from roofline.analysis.advice import rank_by_time_to_gain, unestimated
 from roofline.analysis.kernels import KernelStats, aggregate
 from roofline.analysis.launches import KernelGroup, ReportAnalysis, no_valid_launch
-from roofline.analysis.roofline import group_by_kernel, rank_by_recoverable_time, report_level_ceilings
+from roofline.analysis.roofline import (
+    group_by_kernel,
+    rank_by_recoverable_time,
+    report_level_ceilings,
+    tensor_median,
+)
 from roofline.compare.pairing import ReportRef, path_labels, report_labels, report_ref
 from roofline.core.choices import GroupBy
 from roofline.core.model import Ceilings
@@ -176,15 +181,13 @@ def report_roofs(analysis: ReportAnalysis) -> tuple[Ceilings, ...]:
     source = analysis.ceilings_used
     if analysis.launches.table.built < len(analysis.launches):
         return ()
-    shown = report_level_ceilings(analysis.launches).get(source)
+    shown = report_level_ceilings(analysis.launches, (source,)).get(source)
     if shown is None:
         return ()
-    out = [shown]
-    for dtype in dict.fromkeys(k.ceilings[source].tensor_dtype for k in analysis.launches
-                               if source in k.ceilings and k.flops["tensor"].value):
-        if dtype is None or dtype == shown.tensor_dtype:
-            continue
-        of_type = [k for k in analysis.launches if source in k.ceilings and k.ceilings[source].tensor_dtype == dtype]
-        tensor = report_level_ceilings(of_type)[source].flop_per_s["tensor"]
-        out.append(replace(shown, flop_per_s={**shown.flop_per_s, "tensor": tensor}, tensor_dtype=dtype))
-    return tuple(out)
+    of_type: dict[str, list[tuple[Ceilings, float]]] = {}
+    for k in analysis.launches:
+        c = k.ceilings.get(source)
+        if c is not None and c.tensor_dtype not in (None, shown.tensor_dtype) and k.flops["tensor"].value:
+            of_type.setdefault(c.tensor_dtype, []).append((c, k.duration_s.value or 0.0))
+    return (shown, *(replace(shown, flop_per_s={**shown.flop_per_s, "tensor": tensor_median(timed)}, tensor_dtype=dtype)
+                     for dtype, timed in of_type.items()))

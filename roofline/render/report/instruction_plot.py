@@ -66,7 +66,8 @@ class KernelMarks:
     warp_gips: float | None
     intensity: Mapping[str, float]  # per level: warp instructions per transaction
     walls: Mapping[tuple[str, str], float]  # (space, op): warp instructions per transaction
-    width_walls: Mapping[tuple[str, str], tuple[float, float]]  # (space, op): (its wall at its width, bytes)
+    # (space, op): its wall at its width, the bytes per thread and whether they are a mean of several widths
+    width_walls: Mapping[tuple[str, str], tuple[float, float, bool]]
     integer_giops: float | None
     integer_intensity: Mapping[str, float]  # per level: integer instructions per byte
 
@@ -137,7 +138,8 @@ def _kernel(label: str, analysis: LaunchAnalysis) -> KernelMarks:
     assert r is not None
     spaces = (("global", r.global_memory), ("shared", r.shared_memory))
     walls = {(space, op): v.value for space, w in spaces for op, v in w.intensity.items() if v.value}
-    widths = {(space, op): (x, w.width_bytes[op]) for space, w in spaces for op, x in w.width_walls.items()}
+    widths = {(space, op): (x, w.width_bytes[op], w.width_mixed.get(op, False)) for space, w in spaces
+              for op, x in w.width_walls.items()}
     return KernelMarks(label, r.warp_gips.value, {lv: v.value for lv, v in r.intensity.items() if v.value}, walls,
                        widths,
                        r.integer.giops.value,
@@ -152,20 +154,20 @@ def _walls_shown(r: InstructionRoofline, kernels: Sequence[KernelMarks]) -> dict
     for space, w in (("global", r.global_memory), ("shared", r.shared_memory)):
         wide = WIDTH_WALLS[space][0]
         out[space] = {WALL_NAMES[name]: x for name, x in w.walls.items() if name != wide}
-        shown = {width: x for k in kernels for (s, op), (x, width) in k.width_walls.items()
+        shown = {(width, mixed): x for k in kernels for (s, op), (x, width, mixed) in k.width_walls.items()
                  if s == space and (s, op) in k.walls}
         placed = any(s == space for k in kernels for s, _ in k.walls)
         if not shown:  # the model's 4-byte wall
             out[space][f"{WALL_NAMES[wide]}, 4 B{' assumed' if placed else ''}"] = FOUR_BYTE_WALLS[space][wide]
-        for width, x in sorted(shown.items()):
-            out[space][f"{WALL_NAMES[wide]}, {_width(width)}"] = x
+        for (width, mixed), x in sorted(shown.items()):
+            out[space][f"{WALL_NAMES[wide]}, {_width(width, mixed)}"] = x
     return out
 
 
-def _width(width: float) -> str:
-    """Bytes per thread: a kernel whose accesses mix widths has their mean (4.38 B: 124 4-byte and 4 16-byte
-    shared loads), which no one access moves, so it reads "mean"."""
-    return f"{width:.3g} B" if float(width).is_integer() else f"mean {width:.3g} B"
+def _width(width: float, mixed: bool) -> str:
+    """Bytes per thread: where the accesses mix widths (``MemoryWalls.width_mixed``), their mean (4.38 B: 124 4-byte
+    and 4 16-byte shared loads), which no one access moves, so it reads "mean"."""
+    return f"mean {width:.3g} B" if mixed else f"{width:.3g} B"
 
 
 def _why(analysis: LaunchAnalysis) -> str:

@@ -70,12 +70,23 @@ def test_each_width_shown_gets_its_own_labelled_unit_stride_wall(shared_report):
     (a,) = analyze_files([shared_report("a40_julia-fp16x2_full")])
     (marks,) = instruction_plot.plot_data([a], top=8)
     frame = next(k for k in marks.kernels if ("global", "ld") in k.walls)
-    wall, width = frame.width_walls[("global", "ld")]
-    assert 15 < width < 16 and frame.walls[("global", "ld")] == pytest.approx(wall, rel=0.05)
+    wall, width, mixed = frame.width_walls[("global", "ld")]
+    assert mixed and 15 < width < 16 and frame.walls[("global", "ld")] == pytest.approx(wall, rel=0.05)
     assert marks.walls["global"][f"unit stride, mean {width:.3g} B"] == wall  # a mix of widths: their mean
     assert marks.walls["global"]["unit stride, 4 B"] == 0.25
     assert marks.walls["shared"]["no bank conflict, 4 B"] == 1.0
     assert "unit stride" not in marks.walls["global"]  # every unit-stride wall is labelled with its width
+
+
+def test_a_mix_of_widths_whose_mean_is_whole_still_reads_mean() -> None:
+    """Two 4-byte and one 16-byte global loads average 8 B, which no one access moves: the analysis says the widths
+    are mixed, so the wall reads "mean 8 B"; one width alone reads as it is."""
+    from roofline.analysis.instructions import _memory_walls
+
+    walls = _memory_walls({}, {}, "global", {"ld": {4: 2.0, 16: 1.0}, "st": {8: 3.0}})
+    assert walls.width_bytes == {"ld": 8.0, "st": 8.0} and walls.width_mixed == {"ld": True, "st": False}
+    assert instruction_plot._width(walls.width_bytes["ld"], walls.width_mixed["ld"]) == "mean 8 B"
+    assert instruction_plot._width(walls.width_bytes["st"], walls.width_mixed["st"]) == "8 B"
 
 
 def test_the_wall_labels_keep_off_the_marks_and_each_peak_names_its_unit():
