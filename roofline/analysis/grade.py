@@ -163,6 +163,8 @@ class WorkFinding(Struct, frozen=True):
     baseline_precision: str | None
     written_ratio: float | None = None  # bytes written per launch over the baseline's (shown, not decisive: fewer
     # stores or atomics can be the optimisation itself)
+    flops: tuple[float | None, float | None] = (None, None)  # FLOPs per launch: the baseline's, this kernel's
+    written: tuple[float | None, float | None] = (None, None)  # bytes written per launch: the baseline's, this one's
 
 
 class Interval(Struct, frozen=True):
@@ -347,7 +349,8 @@ def work_finding(kernel: KernelGroup, baseline: KernelGroup) -> WorkFinding:
     written = [_mean_written(g) for g in (baseline, kernel)]
     ratio = written[1] / written[0] if written[0] and written[1] is not None else None
     return WorkFinding(baseline.name, check, _flops_ratio(base, other), precision(kernel.launches),
-                       precision(baseline.launches), ratio)
+                       precision(baseline.launches), ratio, (base.total_flops, other.total_flops),
+                       (written[0], written[1]))
 
 
 def _mean_written(kernel: KernelGroup) -> float | None:

@@ -40,7 +40,7 @@ class NcuKernel(Struct, frozen=True):
 
     name: str
     launches: int
-    total_s: float
+    total_s: float | None  # None where no launch has a time
     recoverable_s: float | None  # None where no launch has a roof position or throughput
     small_grid_s: float | None  # None where no launch has both a time and a verdict
     bound: str | None
@@ -64,9 +64,9 @@ class RealKernel(Struct, frozen=True):
 def real_kernel(ncu: NcuKernel, nsys: KernelTime, matched_by: str, app_share: float) -> RealKernel:
     """A ``RealKernel`` with its figures: the recoverable share of ncu's time, that share of the real time, and
     ncu's time per launch against nsys's median."""
-    r = ncu.recoverable_s
-    share = r / ncu.total_s if r is not None and ncu.total_s > 0 else None
-    per_launch = ncu.total_s / ncu.launches if ncu.launches else None
+    r, total = ncu.recoverable_s, ncu.total_s
+    share = r / total if r is not None and total else None
+    per_launch = total / ncu.launches if total is not None and ncu.launches else None
     return RealKernel(ncu, nsys, matched_by, app_share, share, None if share is None else share * nsys.total_s,
                       per_launch, per_launch / nsys.median_s if per_launch is not None and nsys.median_s > 0 else None)
 
@@ -132,15 +132,16 @@ def ncu_kernels(analyses: Sequence[ReportAnalysis], by: GroupBy = "kernel") -> l
     for a in analyses:
         for g in group_by_kernel(a.valid_launches, a.total_time_s, by):
             stats = aggregate(g.launches)
-            found.setdefault(g.name, []).append(NcuKernel(g.name, len(g.launches), g.total_s or 0.0, g.recoverable_s,
+            found.setdefault(g.name, []).append(NcuKernel(g.name, len(g.launches), g.total_s, g.recoverable_s,
                                                           g.small_grid_s, stats.verdict.bound,
                                                           stats.roof.pct_of_roof, g.functions[0]))
     out = []
     for name, parts in found.items():
-        main = max(parts, key=lambda p: p.total_s)
+        main = max(parts, key=lambda p: p.total_s or 0.0)
+        times = [p.total_s for p in parts if p.total_s is not None]
         saved = [p.recoverable_s for p in parts if p.recoverable_s is not None]
         small = [p.small_grid_s for p in parts if p.small_grid_s is not None]
-        out.append(NcuKernel(name, sum(p.launches for p in parts), sum(p.total_s for p in parts),
+        out.append(NcuKernel(name, sum(p.launches for p in parts), sum(times) if times else None,
                              sum(saved) if saved else None, sum(small) if small else None, main.bound,
                              main.pct_of_roof, main.function))
     return out

@@ -23,6 +23,7 @@ from roofline.analysis.grade import (
     Withheld,
     WorkFinding,
 )
+from roofline.analysis.work import Measure
 from roofline.core.version import GENERATOR
 from roofline.documents.common import SCHEMA_VERSION, Generator, Number, Tool, Version, number, tool
 
@@ -59,10 +60,10 @@ class WorkDoc(Struct, frozen=True):
     precision: str | None
     baseline_precision: str | None
     differs_on: list[DiffersOnDoc] = []  # the deciding measures beyond the tolerance: what makes the work differ
-    missing: dict[str, str] = {}  # the reason of a null ``different``
+    missing: dict[str, str] = {}  # the reason of a null ``different``, ``flops_ratio`` or ``written_ratio``
 
 
-class DiffersOnDoc(Struct, frozen=True):
+class DiffersOnDoc(Struct, frozen=True, omit_defaults=True):
     """One measure of work that decides and differs beyond the tolerance: this kernel's and the baseline's values
     per launch and their ratio (null where either is not measured or they are defined apart)."""
 
@@ -70,6 +71,7 @@ class DiffersOnDoc(Struct, frozen=True):
     value: Number
     baseline: Number
     ratio: Number
+    missing: dict[str, str] = {}  # the reason of each null (left out where none is)
 
 
 class LaunchGradeDoc(Struct, frozen=True):
@@ -182,12 +184,35 @@ def condition_doc(c: Condition) -> ConditionDoc:
 
 
 def work_doc(w: WorkFinding) -> WorkDoc:
-    differs = [DiffersOnDoc(m.key, number(m.other), number(m.base), number(m.ratio)) for m in w.check.measures
-               if m.decides and m.differs]
+    """The work against the baseline; the reason of each null under ``missing`` (``ratio_reason``)."""
+    differs = [differs_on_doc(m) for m in w.check.measures if m.decides and m.differs]
     compared = bool(w.check.basis)
+    missing = {} if compared else {"different": "not compared: no measure of work on both reports"}
+    for key, ratio, sides, what in (("flops_ratio", w.flops_ratio, w.flops, "FLOPs"),
+                                    ("written_ratio", w.written_ratio, w.written, "bytes written")):
+        if number(ratio) is None:
+            missing[key] = ratio_reason(sides, what)
     return WorkDoc(w.baseline_kernel, w.check.different if compared else None, w.check.basis, number(w.flops_ratio),
-                   number(w.written_ratio), w.precision, w.baseline_precision, differs,
-                   {} if compared else {"different": "not compared: no measure of work on both reports"})
+                   number(w.written_ratio), w.precision, w.baseline_precision, differs, missing)
+
+
+def ratio_reason(sides: tuple[float | None, float | None], what: str) -> str:
+    """Why this kernel's ``what`` per launch over the baseline's is null: a side lacks it, or the baseline's is 0."""
+    base, other = sides
+    if base is None:
+        return f"the baseline's {what} not measured"
+    if other is None:
+        return f"this kernel's {what} not measured"
+    return f"the baseline's {what} are 0" if base == 0 else NOT_FINITE
+
+
+def differs_on_doc(m: Measure) -> DiffersOnDoc:
+    """One deciding measure that differs (both sides measured and alike defined, ``analysis.work``); a null ratio
+    with its reason: the baseline's value is 0."""
+    doc = DiffersOnDoc(m.key, number(m.other), number(m.base), number(m.ratio))
+    if doc.ratio is None:
+        return replace(doc, missing={"ratio": "the baseline's is 0" if m.base == 0 else NOT_FINITE})
+    return doc
 
 
 def launch_doc(g: LaunchGrade) -> LaunchGradeDoc:

@@ -60,7 +60,17 @@ def test_a_withheld_grade_is_null_with_its_reasons_and_the_work_found() -> None:
     assert k["grade"] is None and k["withheld"] == ["other_precision"]
     assert k["work"] == {"baseline_kernel": "base_kernel", "different": True, "basis": "flops", "flops_ratio": 1.0,
                          "written_ratio": None, "precision": "tensor:bf16", "baseline_precision": "fp32",
-                         "differs_on": [], "missing": {}}
+                         "differs_on": [], "missing": {
+                             "written_ratio": "the baseline's bytes written not measured"}}
+
+
+def test_a_null_written_or_flops_ratio_says_which_side_lacks_it() -> None:
+    check = WorkCheck((), "flops", False, 0.05, "", None)
+    work = WorkFinding("b", check, None, "fp32", "fp32", None, flops=(0.0, 5.0), written=(4.0, None))
+    (k,) = builtins(grade_json(ReportGrade("a", None, (kernel(work=work),))))["kernels"]
+    assert k["work"]["missing"] == {"flops_ratio": "the baseline's FLOPs are 0",
+                                    "written_ratio": "this kernel's bytes written not measured"}
+
 
 
 def test_a_non_finite_figure_is_null_and_the_launches_can_be_left_out() -> None:

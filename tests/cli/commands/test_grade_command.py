@@ -143,8 +143,10 @@ def test_work_with_no_measure_on_both_reports_is_not_compared_nor_same() -> None
     kernels = grade_json(str(graded), "--baseline", str(base))["kernels"]
     apart = [k for k in kernels if k["work"] is not None and k["work"]["basis"] == ""]
     assert apart and all(k["work"]["different"] is None for k in apart)
-    assert all(k["work"]["missing"] == {"different": "not compared: no measure of work on both reports"}
+    assert all(k["work"]["missing"]["different"] == "not compared: no measure of work on both reports"
                for k in apart)
+    assert all(set(k["work"]["missing"]) == {"different"} | {key for key in ("flops_ratio", "written_ratio")
+                                                             if k["work"][key] is None} for k in apart)
     table = " ".join(runner.invoke(app, ["grade", str(graded), "--baseline", str(base)],
                                    env={"COLUMNS": "200"}).stdout.split())
     assert "not compared (no measure of work on both)" in table and ": same (not compared" not in table
@@ -245,3 +247,15 @@ def test_a_baseline_with_no_valid_launch_is_refused_as_the_graded_report_is(tmp_
     model.write_text(json.dumps(source))
     doc = grade_json(report, "--baseline", str(model))
     assert doc["kernels"] and all(k["work"] is not None and "work" not in k["missing"] for k in doc["kernels"])
+
+
+def test_a_deciding_measure_the_baseline_lacks_has_a_null_ratio_with_its_reason() -> None:
+    """FP8 against the BF16 GEMM: the FP8 kernel counts FP32 FLOPs (its scaling) where the BF16 one counts none, so
+    that measure differs with a null ratio, said to be the baseline's 0; every null of the work has its reason."""
+    (kernel,) = grade_json(str(H100 / "torch-fp8.roofline.ncu-rep"), "--baseline", str(BF16))["kernels"]
+    fp32 = next(d for d in kernel["work"]["differs_on"] if d["measure"] == "flops.fp32")
+    assert fp32["baseline"] == 0.0 and fp32["value"] > 0 and fp32["ratio"] is None
+    assert fp32["missing"] == {"ratio": "the baseline's is 0"}
+    assert all("missing" not in d for d in kernel["work"]["differs_on"] if d["ratio"] is not None)
+    nulls = {key for key in ("different", "flops_ratio", "written_ratio") if kernel["work"][key] is None}
+    assert set(kernel["work"]["missing"]) == nulls
