@@ -261,7 +261,8 @@ def _holds(node: Any, path: str) -> bool:
 def _halvable(node: Any, path: str, top: bool, reasons: bool = False) -> tuple[int, str, Any, Any] | None:
     """The heaviest list of two or more entries (or map of two or more texts: ``_texts``; with ``reasons``, the
     heaviest map of two or more null reasons alone: ``_reasons``) under ``node`` (``cut`` and what ``KEPT`` names
-    left alone), below the top level of the result, or (``top``) at it: its size, path, parent and key there."""
+    left alone), below the top level of the result, or (``top``) at it: its size, path, parent and key there. The
+    reports of a paged result (``list_kernels``) are never cut: the rows of a report cut out would be on no page."""
     best: tuple[int, str, Any, Any] | None = None
     children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
     for key, child in children:
@@ -271,7 +272,8 @@ def _halvable(node: Any, path: str, top: bool, reasons: bool = False) -> tuple[i
         is_reasons = _reasons(key, child)
         found = [] if is_reasons or key in KEPT else [_halvable(child, where, top, reasons)]
         wanted = is_reasons if reasons else (_cuttable(child) or _texts(key, child)) and key not in KEPT
-        if wanted and len(child) >= 2 and (bool(path) != top):
+        paged_parents = not path and key == "reports" and isinstance(node, dict) and "page" in node
+        if wanted and len(child) >= 2 and (bool(path) != top) and not paged_parents:  # a report cut, its rows lost
             found.append((len(adapter.text(child)), where, node, key))
         for one in found:
             if one is not None and (best is None or one[0] > best[0]):

@@ -8,15 +8,17 @@ and becomes ncu's ``-k`` value when profiling, so what ``analyze`` profiles is w
 filter              keeps the kernels whose name ...             ncu ``-k``
 ==================  ===========================================  =========================================
 ``NAME``            contains NAME (case-sensitive)               ``regex:<NAME, regex characters escaped>``
-``exact:NAME``      is NAME, or has NAME as its key (below)        ``NAME``
+``exact:NAME``      is NAME, or has NAME as its key (below)      ``NAME``
 ``regex:PATTERN``   has a match of PATTERN                       ``regex:PATTERN``
 several filters     matches any of them                          one ``regex:A|^B$|(?:C)`` alternation
 ==================  ===========================================  =========================================
 
-``exact:`` also takes a kernel's key (``core.kernel_names.kernel_key``: ``scope::function<template arguments>``),
-the name ``summary``, ``list_kernels`` and the other tables give a template instance, whichever name the filter
-reads. ncu sees no key: it is asked for every instance of the key's function (by its function, demangled or mangled
-name), and the report's filter keeps the instance.
+``exact:`` also takes a template instance's key (``core.kernel_names.kernel_key``: ``scope::function<template
+arguments>``), the name ``summary``, ``list_kernels`` and the other tables give it, whichever name the filter reads.
+ncu sees no key, so a filter that holds one profiles by demangled names (``ncu_name_base``): the key as
+``^(void )?KEY\\(``, and an ``exact:`` function name as every demangled name of that function, so that ncu's launch
+skip and count (``-s``, ``-c``) count the launches the report keeps. A key beside a ``NAME`` or ``regex:`` filter
+over function or mangled names is refused when profiling: those do not read demangled names alike.
 
 ncu takes a single ``--kernel-name`` (a second one is an error), hence the alternation. Its regular
 expressions are Boost's Perl syntax; Python's ``re`` applies them here. A pattern either of them rejects,
@@ -82,9 +84,9 @@ class Term(Struct, frozen=True):
         return _compiled(self.value).search(name) is not None
 
     def matches_key(self, launch: KernelLaunch) -> bool:
-        """Whether an ``exact:`` term names ``launch`` by its key (``kernel_key``: a template instance's
-        ``scope::function<arguments>``)."""
-        return self.kind == "exact" and self.value == kernel_key(launch.name, launch.demangled_name)
+        """Whether an ``exact:`` term names ``launch`` by a template instance's key (``kernel_key``:
+        ``scope::function<arguments>``); a plain name is matched by the name the filter reads alone."""
+        return self.instance() is not None and self.value == kernel_key(launch.name, launch.demangled_name)
 
     def instance(self) -> str | None:
         """The function an ``exact:`` term names by a template instance's key (``scope::function<arguments>``);
@@ -94,15 +96,15 @@ class Term(Struct, frozen=True):
         name = kernel_name("", self.value)
         return name.function if name.arguments and name.full == self.value else None
 
-    def ncu_regex(self, base: NameBase = DEFAULT_BASE) -> str:
+    def ncu_regex(self, base: NameBase = DEFAULT_BASE, by_key: bool = False) -> str:
         """This term as a piece of ncu's regular expression (for a ``regex:`` alternation) over the names of
-        ``base``."""
+        ``base``; ``by_key``: over demangled names for a filter of ``base`` that holds a key (``ncu_name_base``)."""
+        if self.instance() is not None:  # the instance's demangled names: its key, then its parameters
+            return f"^(void )?{ncu_escape(self.value)}\\("
+        if by_key and self.kind == "exact" and base != "demangled":  # every demangled name of the function
+            return f"^(void )?(.*::)?{ncu_escape(self.value)}(<.*>)?\\("
         if self.kind == "contains":
             return ncu_escape(self.value)
-        if (function := self.instance()) is not None:  # ncu sees no key: every instance of its function
-            if base == "demangled":
-                return f"^(void )?{ncu_escape(self.value)}\\("
-            return f"^{ncu_escape(function)}$" if base == "function" else ncu_escape(function)
         if self.kind == "exact":
             return f"^{ncu_escape(self.value)}$"
         return f"(?:{self.value})"
@@ -130,20 +132,37 @@ class KernelFilter(Struct, frozen=True):
         name = self.name_of(launch)
         return not self.terms or any(t.matches(name) or t.matches_key(launch) for t in self.terms)
 
+    @property
+    def by_key(self) -> bool:
+        """Whether a term names a template instance by its key, which ncu reads only from demangled names."""
+        return any(t.instance() is not None for t in self.terms)
+
+    def ncu_name_base(self) -> NameBase:
+        """ncu's ``--kernel-name-base`` for these filters: demangled where a term is a key (``by_key``); UsageError
+        where a key sits beside a ``NAME`` or ``regex:`` term over function or mangled names (ncu would count other
+        launches for ``-s`` and ``-c`` than the report keeps)."""
+        if not self.by_key or self.base == "demangled":
+            return self.base
+        loose = [t.text for t in self.terms if t.kind != "exact"]
+        if loose:
+            raise UsageError(f"--kernel {' '.join(repr(t) for t in self.texts)}: a template instance's key (exact:) "
+                             f"is profiled by demangled names, which {', '.join(repr(t) for t in loose)} over "
+                             f"{self.base} names does not read alike",
+                             "give the other kernels as exact: names too, or use --kernel-name-base demangled")
+        return "demangled"
+
     def ncu_kernel_name(self) -> str | None:
-        """ncu's ``-k`` value for these filters, None without filters."""
+        """ncu's ``-k`` value for these filters over the names of ``ncu_name_base``, None without filters."""
         if not self.terms:
             return None
-        if len(self.terms) == 1:
+        keyed = self.by_key and self.base != "demangled"
+        if len(self.terms) == 1 and not keyed:
             term = self.terms[0]
-            function = term.instance()
-            if function is not None and self.base == "function":
-                return function
-            if term.kind == "exact" and function is None and not term.value.startswith(REGEX_PREFIX):
+            if term.kind == "exact" and term.instance() is None and not term.value.startswith(REGEX_PREFIX):
                 return term.value
             if term.kind == "regex":
                 return REGEX_PREFIX + term.value
-        return REGEX_PREFIX + "|".join(t.ncu_regex(self.base) for t in self.terms)
+        return REGEX_PREFIX + "|".join(t.ncu_regex(self.base, keyed) for t in self.terms)
 
     def describe(self) -> str:
         """``--kernel 'a' or 'b'``: the filters as given."""

@@ -455,14 +455,14 @@ def projection_page(project: ProjectJson, command: str, offset: int, limit: int)
 def nsys_ranking(timeline: TimelineJson, command: str, offset: int, limit: int, analyze: str,
                  runs: list[NcuRun], nvtx: str | None = None) -> NsysRanking:
     """``rank_nsys_kernels``: the one file's timeline with its kernels from ``offset``, ``limit`` of them, under
-    ``kernels``, and the ncu runs ``analyze`` plans; the timeline kept to NVTX range ``nvtx``, the runs of kernels
-    it does not hold left out (``analyze`` plans over the whole profile)."""
+    ``kernels``, and the ncu runs ``analyze`` plans; with NVTX range ``nvtx`` none (said under ``left_out``):
+    ``analyze`` plans over the whole profile, so its launch skip and count would aim at launches outside it."""
     (t,) = timeline.timelines
-    inside = {k.name for k in t.kernels}
-    kept = runs if nvtx is None else [r for r in runs if set(r.kernels) <= inside]
+    kept = runs if nvtx is None else []
     note = None if nvtx is None else (
-        f"ncu_runs: analyze plans the top kernels of the whole profile, whatever their NVTX range; "
-        f"{len(runs) - len(kept)} of its {len(runs)} runs profile kernels launched outside '{nvtx}' and are left out")
+        f"ncu_runs: analyze --from-nsys plans over the whole profile, whose launch skip and count (-s, -c) would aim "
+        f"at launches outside '{nvtx}'; profile a kernel of the range with roofline analyze --nvtx-include "
+        f"'{nvtx}/' --kernel exact:NAME")
     return NsysRanking(schema_version=SCHEMA_VERSION, tool=tool(), command=command, kind="timeline",
                        profile=replace(t, kernels=[]), page=page(offset, limit, len(t.kernels)),
                        kernels=t.kernels[offset:offset + limit], analyze=analyze, ncu_runs=kept, left_out=note)

@@ -239,7 +239,8 @@ def build_argv(ncu: str, options: NcuOptions, report: str, log_file: str, app: S
     argv = [ncu, "--target-processes", "all", *(("--set", options.section_set) if options.section_set else ())]
     for section in options.sections:
         argv += ["--section", section]
-    base = options.kernel.base if options.kernel.base != DEFAULT_BASE else None
+    chosen = options.kernel.ncu_name_base()
+    base = chosen if chosen != DEFAULT_BASE else None
     argv += _pairs(("--metrics", options.metrics), ("-k", options.kernel.ncu_kernel_name()),
                    ("--kernel-name-base", base), ("-s", options.launch_skip), ("-c", options.launch_count))
     if options.nvtx_include:

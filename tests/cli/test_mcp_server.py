@@ -637,6 +637,7 @@ def probed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     (scratch / "mine.json").write_text("{}")  # a file roofline did not write
     cutlass = str(find_shared_report("a100-80gb_cutlass-gemm_full"))
     sort = str(find_shared_report("a100-40gb_selfjoin-cub-sort-154launches_basic"))
+    alife = str(find_shared_report("rtx2070super_alife-143launches_basic"))
     conv = str(find_shared_nsys("rtx3090_memfusion-conv-nvtx_2023.1.sqlite"))
     copy = "Reformatting CopyNode for Input Tensor 0 to /conv1/Conv + /relu/Relu"
     calls: dict[str, tuple[str, dict[str, Any]]] = {
@@ -646,6 +647,7 @@ def probed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "sort_list": ("list_kernels", {"reports": [sort], "max_chars": MAX}),
         "sort_list_cut": ("list_kernels", {"reports": [sort], "max_chars": 4000}),
         "sort_list_tiny": ("list_kernels", {"reports": [sort], "max_chars": 3000}),
+        "two_lists_tight": ("list_kernels", {"reports": [alife, sort], "offset": 2, "limit": 10, "max_chars": 4000}),
         "cutlass_list": ("list_kernels", {"reports": [cutlass], "max_chars": MAX}),
         "written_unfit": ("analyse_kernel", {"report": SGEMM, "kernel": "sgemm", "max_chars": 1000,
                                              "output": str(scratch / "whole.json")}),
@@ -769,17 +771,29 @@ def test_a_result_refused_for_its_budget_says_its_output_was_written(probed: dic
     assert written["reports"][0]["kernels"][0]["name"] == "sgemm_tiled"  # the whole document, every launch
 
 
-def test_rank_nsys_kernels_in_an_nvtx_range_plans_no_kernel_launched_outside_it(probed: dict[str, Any]) -> None:
-    """The copy node's range launches one cuTENSOR kernel; the profile's top kernels are convolutions outside it:
-    their runs are left out and ``left_out`` says why, instead of planning kernels the range does not hold."""
+def test_a_list_of_several_reports_is_never_cut_to_fewer_reports(probed: dict[str, Any]) -> None:
+    """Two reports' rows from offset 2 in 4,000 characters: a report cut out of the answer would leave its rows on
+    no page, so the answer keeps both reports (its rows cut and paged on) or is refused with a budget that fits."""
+    result = probed["two_lists_tight"]
+    if result.is_error:
+        assert "call again with max_chars=" in refusal(result)
+        return
+    answer = ok(result)
+    assert len(answer["reports"]) == 2 and all(r["rows"] for r in answer["reports"])
+    kept = min(len(r["rows"]) for r in answer["reports"])
+    assert answer["page"]["next_offset"] in (None, 2 + kept)
+
+
+def test_rank_nsys_kernels_in_an_nvtx_range_plans_no_run_aimed_outside_it(probed: dict[str, Any]) -> None:
+    """The copy node's range launches one cuTENSOR kernel; analyze --from-nsys plans over the whole profile (its
+    top kernels are convolutions outside the range, and a run's -s/-c count the whole profile's launches), so within
+    a range no run is planned and ``left_out`` says how to profile the range's kernels instead."""
     inside = ok(probed["conv_copy"])
     names = {k["name"] for k in inside["kernels"]}
     assert names and all("permutationKernel" in n for n in names)
-    assert all(set(run["kernels"]) <= names for run in inside["ncu_runs"])
     everywhere = ok(probed["conv_all"])
-    outside = [run for run in everywhere["ncu_runs"] if not set(run["kernels"]) <= names]
-    assert outside and f"{len(outside)} of its {len(everywhere['ncu_runs'])} runs" in inside["left_out"]
-    assert probed["copy"] in inside["left_out"] and "left_out" not in everywhere
+    assert everywhere["ncu_runs"] and inside["ncu_runs"] == [] and "left_out" not in everywhere
+    assert probed["copy"] in inside["left_out"] and "--nvtx-include" in inside["left_out"]
 
 
 def test_hints_name_the_tools_and_their_arguments_not_the_command_line(probed: dict[str, Any]) -> None:

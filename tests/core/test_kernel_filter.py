@@ -12,7 +12,7 @@ import pytest
 from roofline.core import kernel_filter
 from roofline.core.kernel_filter import KernelFilter, ncu_escape, parse
 from roofline.core.model import Device, KernelLaunch, Report
-from roofline.errors import NoKernelMatched, RooflineError
+from roofline.errors import NoKernelMatched, RooflineError, UsageError
 
 REPORT = Report("app.json", Device("Test GPU", compute_capability="8.0"), (
     KernelLaunch(0, 0, "gemm", demangled_name="void gemm<64>(float *)", mangled_name="_Z4gemmILi64EEvPf"),
@@ -227,20 +227,54 @@ INSTANCES = Report("lib.json", Device("Test GPU", compute_capability="8.0"), (
 @pytest.mark.parametrize("base", ["function", "demangled", "mangled"])
 def test_exact_takes_a_template_instances_key_whatever_name_the_filter_reads(base: kernel_filter.NameBase) -> None:
     """``scope::function<arguments>``, the name summary's rows give a template instance (``kernel_key``), passed
-    back as exact:NAME keeps that instance alone, not the other instance of the same function."""
+    back as exact:NAME keeps that instance alone, not the other instance of the same function; a plain exact name
+    is matched by the name the filter reads alone (the function name ``copy`` is no demangled name; these launches
+    have no mangled name, so that base reads the function name)."""
     kept_ = parse(["exact:cub::Kernel<(int)128, float>"], base).select(INSTANCES).launches
     assert [k.demangled_name for k in kept_] == ["void cub::Kernel<(int)128, float>(cub::Params)"]
-    assert [k.action_index for k in parse(["exact:copy"], base).select(INSTANCES).launches] == [2]
+    if base != "demangled":
+        assert [k.action_index for k in parse(["exact:copy"], base).select(INSTANCES).launches] == [2]
+    else:
+        with pytest.raises(NoKernelMatched):
+            parse(["exact:copy"], base).select(INSTANCES)
 
 
-def test_ncu_profiles_every_instance_of_a_keys_function_for_the_report_filter_to_keep_one() -> None:
-    """ncu reads no key: it is asked for the key's function (exactly, by function name), the demangled names that
-    begin with the key, or the mangled names that hold the function's name."""
-    key = "exact:cub::Kernel<(int)128, float>"
-    assert parse([key]).ncu_kernel_name() == "Kernel"
-    demangled = parse([key], "demangled").ncu_kernel_name()
-    assert demangled == r"regex:^(void )?cub::Kernel<\(int\)128, float>\("
-    pattern = re.compile(demangled.removeprefix("regex:"))
-    assert [k.action_index for k in INSTANCES.launches if pattern.search(k.demangled_name)] == [1]
-    assert parse([key, "copy"], "mangled").ncu_kernel_name() == "regex:Kernel|copy"
+def _ncu_selects(f: kernel_filter.KernelFilter, report: Report) -> list[int]:
+    """The launches ncu's -k over its --kernel-name-base selects (a regex: search, else an exact name)."""
+    value, base = f.ncu_kernel_name(), f.ncu_name_base()
+    assert value is not None
+    names = {k.action_index: kernel_filter.KernelFilter((), base).name_of(k) for k in report.launches}
+    if value.startswith("regex:"):
+        pattern = re.compile(value.removeprefix("regex:"))
+        return [i for i, name in names.items() if pattern.search(name)]
+    return [i for i, name in names.items() if name == value]
+
+
+@pytest.mark.parametrize("texts", [["exact:cub::Kernel<(int)128, float>"], ["exact:cub::Kernel<(int)128, float>",
+                                                                             "exact:copy"]])
+@pytest.mark.parametrize("base", ["function", "demangled", "mangled"])
+def test_ncu_profiles_by_demangled_names_the_launches_a_key_keeps(base: kernel_filter.NameBase,
+                                                                  texts: list[str]) -> None:
+    """ncu reads no key: a filter holding one profiles by demangled names, the key's instance and each exact
+    function name's demangled names, so that ncu's -s/-c count the launches the report keeps."""
+    f = parse(texts, base)
+    assert f.ncu_name_base() == "demangled"
+    assert _ncu_selects(f, INSTANCES) == [k.action_index for k in f.select(INSTANCES).launches]
+    assert parse(["exact:cub::Kernel<(int)128, float>"]).ncu_kernel_name() == \
+        r"regex:^(void )?cub::Kernel<\(int\)128, float>\("
+
+
+def test_a_key_beside_a_filter_that_reads_function_names_is_refused_for_ncu() -> None:
+    """A key (profiled by demangled names) beside NAME or regex: over function names cannot be given to one ncu -k
+    that counts the same launches: refused in one line, naming the fix."""
+    with pytest.raises(UsageError, match="--kernel-name-base demangled"):
+        parse(["exact:cub::Kernel<(int)128, float>", "copy"]).ncu_name_base()
+    assert parse(["exact:cub::Kernel<(int)128, float>", "copy"], "demangled").ncu_name_base() == "demangled"
+
+
+def test_a_plain_exact_name_keeps_its_own_ncu_name_and_base() -> None:
+    """Without a key, ncu gets the exact name over the filter's own base, as before."""
+    for base in ("function", "demangled", "mangled"):
+        f = parse(["exact:copy"], base)
+        assert f.ncu_kernel_name() == "copy" and f.ncu_name_base() == base
     assert parse(["exact:void gemm<64>(float *)"], "demangled").ncu_kernel_name() == "void gemm<64>(float *)"
