@@ -28,7 +28,7 @@ from roofline.errors import ReportError, RooflineError
 from roofline.facade import Roofline
 from roofline.pipeline import AnalysisOptions
 from roofline.render.report.json import typed
-from roofline.store.dataset import Store, Written, open_store, write_rows
+from roofline.store.dataset import MANIFEST, Store, Written, open_store, write_rows
 from roofline.store.rows import Row, Stamp, error_row, report_rows
 from roofline.store.schema import TABLES
 
@@ -204,6 +204,15 @@ def _stamp(path: str, key: str, now: datetime, time_limit_s: float | None) -> tu
                    "catalog_hash": key, "report_id": stamp.report_id, "time_limit_s": time_limit_s, "files": []}
 
 
+def _refuse_nothing_to_start(asked: Sequence[str], store: str | os.PathLike[str]) -> None:
+    """ReportError (one line) where a new store would start from reports none of which exists: a wrong path, not a
+    store to make empty. A store already there keeps its rule: a named file gone is one error, the others go on."""
+    if asked and not (Path(store) / MANIFEST).exists() and not any(Path(p).exists() for p in asked):
+        shown = asked[0] if len(asked) == 1 else f"{asked[0]} and the {len(asked) - 1} other paths"
+        raise ReportError(f"{shown}: no such file or folder, so no store is made at {store}",
+                          "check the paths of the reports")
+
+
 def collect(paths: Sequence[str | os.PathLike[str]], store: str | os.PathLike[str],
             options: AnalysisOptions | None = None, workers: int | None = None, scheduler: str | None = None,
             batch: int = BATCH, done: Done | None = None) -> Outcome:
@@ -213,6 +222,7 @@ def collect(paths: Sequence[str | os.PathLike[str]], store: str | os.PathLike[st
     options = options or AnalysisOptions()
     paths = [paths] if isinstance(paths, (str, os.PathLike)) else paths  # one path alone, not its characters
     asked = report_paths(paths) if paths else []  # a folder of no report refused before a store is made
+    _refuse_nothing_to_start(asked, store)
     st = open_store(store, create=True)
     with st.lock():
         strays = st.remove_strays()

@@ -279,3 +279,19 @@ def test_collect_of_a_folder_of_no_report_exits_2_in_one_line(tmp_path: Path) ->
     result = CliRunner().invoke(app, ["collect", str(tmp_path / "empty"), "-o", str(tmp_path / "s")])
     assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1
     assert "holds no report" in result.output and not (tmp_path / "s").exists()
+
+
+def test_a_new_store_from_paths_none_of_which_exists_is_refused_before_it_is_made(tmp_path: Path) -> None:
+    """A typo'd report path makes no empty store; a store already there keeps its rule (a named file gone is one
+    error, exit 2, and the store stays)."""
+    from typer.testing import CliRunner
+
+    from roofline.cli.app import app
+
+    missing = tmp_path / "nowhere" / "x.ncu-rep"
+    result = CliRunner().invoke(app, ["collect", str(missing), "-o", str(tmp_path / "s")])
+    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1
+    assert "no such file or folder, so no store is made" in result.output and not (tmp_path / "s").exists()
+    collect([FP16], tmp_path / "kept")
+    again = CliRunner().invoke(app, ["collect", str(missing), "-o", str(tmp_path / "kept")])
+    assert again.exit_code == 2 and (tmp_path / "kept" / "manifest.json").exists()
