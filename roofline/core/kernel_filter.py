@@ -17,8 +17,9 @@ several filters     matches any of them                          one ``regex:A|^
 arguments>``), the name ``summary``, ``list_kernels`` and the other tables give it, whichever name the filter reads.
 ncu sees no key, so a filter that holds one profiles by demangled names (``ncu_name_base``): the key as
 ``^(void )?KEY\\(``, and an ``exact:`` function name as every demangled name of that function, so that ncu's launch
-skip and count (``-s``, ``-c``) count the launches the report keeps. A key beside a ``NAME`` or ``regex:`` filter
-over function or mangled names is refused when profiling: those do not read demangled names alike.
+skip and count (``-s``, ``-c``) count the launches the report keeps (an ``extern "C"`` kernel's demangled name is
+its bare name). A key beside a ``NAME`` or ``regex:`` filter over function or mangled names, or beside an
+``exact:`` mangled name, is refused when profiling: those do not read demangled names alike.
 
 ncu takes a single ``--kernel-name`` (a second one is an error), hence the alternation. Its regular
 expressions are Boost's Perl syntax; Python's ``re`` applies them here. A pattern either of them rejects,
@@ -101,8 +102,8 @@ class Term(Struct, frozen=True):
         ``base``; ``by_key``: over demangled names for a filter of ``base`` that holds a key (``ncu_name_base``)."""
         if self.instance() is not None:  # the instance's demangled names: its key, then its parameters
             return f"^(void )?{ncu_escape(self.value)}\\("
-        if by_key and self.kind == "exact" and base != "demangled":  # every demangled name of the function
-            return f"^(void )?(.*::)?{ncu_escape(self.value)}(<.*>)?\\("
+        if by_key and self.kind == "exact" and base == "function":  # every demangled name of the function
+            return f"^(void )?(.*::)?{ncu_escape(self.value)}(<.*>)?(\\(|$)"  # extern "C": no parameters
         if self.kind == "contains":
             return ncu_escape(self.value)
         if self.kind == "exact":
@@ -139,11 +140,11 @@ class KernelFilter(Struct, frozen=True):
 
     def ncu_name_base(self) -> NameBase:
         """ncu's ``--kernel-name-base`` for these filters: demangled where a term is a key (``by_key``); UsageError
-        where a key sits beside a ``NAME`` or ``regex:`` term over function or mangled names (ncu would count other
-        launches for ``-s`` and ``-c`` than the report keeps)."""
+        where a key sits beside a ``NAME`` or ``regex:`` term over function or mangled names, or an ``exact:`` mangled
+        name (ncu would count other launches for ``-s`` and ``-c`` than the report keeps)."""
         if not self.by_key or self.base == "demangled":
             return self.base
-        loose = [t.text for t in self.terms if t.kind != "exact"]
+        loose = [t.text for t in self.terms if t.kind != "exact" or (self.base == "mangled" and t.instance() is None)]
         if loose:
             raise UsageError(f"--kernel {' '.join(repr(t) for t in self.texts)}: a template instance's key (exact:) "
                              f"is profiled by demangled names, which {', '.join(repr(t) for t in loose)} over "

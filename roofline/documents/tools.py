@@ -461,8 +461,9 @@ def nsys_ranking(timeline: TimelineJson, command: str, offset: int, limit: int, 
     kept = runs if nvtx is None else []
     note = None if nvtx is None else (
         f"ncu_runs: analyze --from-nsys plans over the whole profile, whose launch skip and count (-s, -c) would aim "
-        f"at launches outside '{nvtx}'; profile a kernel of the range with roofline analyze --nvtx-include "
-        f"'{nvtx}/' --kernel exact:NAME")
+        f"at launches outside '{nvtx}'; profile a kernel of the range with roofline analyze --kernel exact:NAME "
+        "and --nvtx-include written in ncu's NVTX syntax for that range (DOMAIN@RANGE/ for a push/pop range; "
+        "/, @, [, ], +, * and , are ncu's operators there: see ncu --help)")
     return NsysRanking(schema_version=SCHEMA_VERSION, tool=tool(), command=command, kind="timeline",
                        profile=replace(t, kernels=[]), page=page(offset, limit, len(t.kernels)),
                        kernels=t.kernels[offset:offset + limit], analyze=analyze, ncu_runs=kept, left_out=note)

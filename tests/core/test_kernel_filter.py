@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 
 from roofline.core import kernel_filter
 from roofline.core.kernel_filter import KernelFilter, ncu_escape, parse
@@ -250,16 +251,22 @@ def _ncu_selects(f: kernel_filter.KernelFilter, report: Report) -> list[int]:
     return [i for i, name in names.items() if name == value]
 
 
-@pytest.mark.parametrize("texts", [["exact:cub::Kernel<(int)128, float>"], ["exact:cub::Kernel<(int)128, float>",
-                                                                             "exact:copy"]])
-@pytest.mark.parametrize("base", ["function", "demangled", "mangled"])
+WITH_CUBLAS = replace(INSTANCES, launches=(*INSTANCES.launches, KernelLaunch(
+    0, 3, "ampere_sgemm_128x64_nn", demangled_name="ampere_sgemm_128x64_nn")))  # extern "C": no parameter list
+
+
+@pytest.mark.parametrize("texts", [["exact:cub::Kernel<(int)128, float>"],
+                                   ["exact:cub::Kernel<(int)128, float>", "exact:copy"],
+                                   ["exact:cub::Kernel<(int)128, float>", "exact:ampere_sgemm_128x64_nn"]])
+@pytest.mark.parametrize("base", ["function", "demangled"])
 def test_ncu_profiles_by_demangled_names_the_launches_a_key_keeps(base: kernel_filter.NameBase,
                                                                   texts: list[str]) -> None:
     """ncu reads no key: a filter holding one profiles by demangled names, the key's instance and each exact
-    function name's demangled names, so that ncu's -s/-c count the launches the report keeps."""
+    function name's demangled names (an extern "C" kernel's is its bare name), so that ncu's -s/-c count the
+    launches the report keeps."""
     f = parse(texts, base)
     assert f.ncu_name_base() == "demangled"
-    assert _ncu_selects(f, INSTANCES) == [k.action_index for k in f.select(INSTANCES).launches]
+    assert _ncu_selects(f, WITH_CUBLAS) == [k.action_index for k in f.select(WITH_CUBLAS).launches]
     assert parse(["exact:cub::Kernel<(int)128, float>"]).ncu_kernel_name() == \
         r"regex:^(void )?cub::Kernel<\(int\)128, float>\("
 
@@ -269,6 +276,10 @@ def test_a_key_beside_a_filter_that_reads_function_names_is_refused_for_ncu() ->
     that counts the same launches: refused in one line, naming the fix."""
     with pytest.raises(UsageError, match="--kernel-name-base demangled"):
         parse(["exact:cub::Kernel<(int)128, float>", "copy"]).ncu_name_base()
+    with pytest.raises(UsageError, match="exact:_Z4copyPfPKf"):  # a mangled name: no demangled reading of it
+        parse(["exact:cub::Kernel<(int)128, float>", "exact:_Z4copyPfPKf"], "mangled").ncu_name_base()
+    key = parse(["exact:cub::Kernel<(int)128, float>"], "mangled")
+    assert key.ncu_name_base() == "demangled" and _ncu_selects(key, INSTANCES) == [1]
     assert parse(["exact:cub::Kernel<(int)128, float>", "copy"], "demangled").ncu_name_base() == "demangled"
 
 
