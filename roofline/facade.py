@@ -18,7 +18,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from roofline.core.choices import GroupBy, KernelGroupBy, NameBase, TargetClock, one_of
 from roofline.core.thresholds import SPREAD_THRESHOLD_PCT
@@ -54,6 +54,12 @@ def listed(paths: Paths | str | os.PathLike[str]) -> Paths:
 Done = Callable[[], None]
 Progress = Callable[[Paths, int], AbstractContextManager[Done | None]]  # (files, jobs) -> the call after each file
 Analysed = Callable[[Sequence["ReportAnalysis"]], None]
+
+
+def require_two(paths: Paths, project_to: object) -> None:
+    """RooflineError (one line) for a comparison of fewer than two reports without a GPU to project onto."""
+    if len(paths) < 2 and not project_to:
+        raise RooflineError("compare needs two or more reports", "pass A B [...], or one report with --project-to ID")
 
 
 def _refuse_unprojectable(path: str | os.PathLike[str], comparison: Comparison) -> None:
@@ -182,6 +188,8 @@ class Roofline:
         when given; RooflineError when no kernel is in common."""
         from roofline.compare.pairing import require_common
 
+        paths = listed(paths)
+        require_two(paths, project_to)
         comparison = self._comparison(paths, matcher, project_to, options)
         require_common(comparison)
         return CompareDocument(comparison, width=width, normalize=normalize)
@@ -194,6 +202,8 @@ class Roofline:
         from roofline.compare.pairing import PairOptions, project_onto_many
 
         one_of("clock", clock, TargetClock)
+        if not isinstance(to, str) and all(isinstance(t, str) for t in to):  # ids given as a list
+            to = ",".join(cast(Sequence[str], to))
         targets = self.targets(to, clock) if isinstance(to, str) else list(to)
         if len(targets) == 1:
             comparison = self._comparison([path], None, targets[0], PairOptions(clock=clock))
@@ -260,13 +270,14 @@ class Roofline:
         return SummaryDocument(summaries, width=width, top=top, left_out=files_left_out(errors),
                                panels=gpu_panels(summaries))
 
-    def realtime(self, paths: Paths, profile: Path, by: GroupBy = "kernel", top: int = 10,
+    def realtime(self, paths: Paths, profile: str | os.PathLike[str], by: GroupBy = "kernel", top: int = 10,
                  width: int = 80) -> RealtimeDocument:
         """``summary --nsys``: the reports' kernels weighed by the profile's real GPU times; RooflineError when no
         kernel is in both."""
         from roofline.compare.realtime import weigh
         from roofline.nsys.load import load_with_streams
 
+        profile = Path(profile)
         loaded = load_with_streams(profile, group_by=by, configs=True, streams=False)  # a bad profile: refused first
         analyses = self.analyses(paths, keep_going=True)
         view = weigh(analyses, loaded.timeline)
@@ -279,8 +290,8 @@ class Roofline:
                                 "give ncu reports and an nsys profile of the same application")
         return RealtimeDocument(self._with_time_gaps(view, analyses, loaded), width=width, top=top)
 
-    def timeline(self, paths: Sequence[Path], nvtx: str | None = None, nsys: str | None = None,
-                 group_by: str = "kernel", work: Sequence[Path] = (), width: int = 80,
+    def timeline(self, paths: Paths | str | os.PathLike[str], nvtx: str | None = None, nsys: str | None = None,
+                 group_by: str = "kernel", work: Paths = (), width: int = 80,
                  top: int = 0) -> TimelineDocument:
         """``timeline``: the Nsight Systems files' kernels; with ``work`` (ncu reports, one nsys file), each kernel
         placed on its GPU's roofline with the reports' work."""
@@ -289,23 +300,26 @@ class Roofline:
         from roofline.nsys.load import load_with_streams
 
         one_of("group_by", group_by, KernelGroupBy)
-        if work:
-            timelines = self._with_work(paths[0], work, nsys, group_by)
+        files = [Path(p) for p in listed(paths)]
+        reports = [Path(p) for p in listed(work)] if work else []
+        if reports:
+            timelines = self._with_work(files[0], reports, nsys, group_by)
         else:
-            loaded = [load_with_streams(p, nvtx, nsys, group_by) for p in paths]
+            loaded = [load_with_streams(p, nvtx, nsys, group_by) for p in files]
             timelines = timeline_set([x.timeline for x in loaded],
                                      streams=streams_view([x.trace for x in loaded if x.trace is not None]))
         return TimelineDocument(timelines, width=width, top=top)
 
     @staticmethod
-    def ncu_plan(profile: Path, top: int, nsys: str | None = None, group_by: str = "kernel") -> NcuPlan:
+    def ncu_plan(profile: str | os.PathLike[str], top: int, nsys: str | None = None,
+                 group_by: str = "kernel") -> NcuPlan:
         """The ncu runs ``analyze --from-nsys PROFILE --top TOP`` plans for the profile's top kernels (a SQLite
         export, or a profile ``nsys`` exports), kernels told apart as ``group_by`` says."""
         from roofline.analysis.timeline import kernel_regex, name_base, ncu_targets, profiling_summary
         from roofline.nsys.load import load_for_profiling
 
         one_of("group_by", group_by, KernelGroupBy)
-        profiled, reps = load_for_profiling(profile, top, nsys, group_by)
+        profiled, reps = load_for_profiling(Path(profile), top, nsys, group_by)
         base = name_base(profiled, top)  # demangled where two instances share a short name
         targets = ncu_targets(profiled, top, reps)
         return NcuPlan(profiling_summary(profiled, top), base, targets,
@@ -321,7 +335,8 @@ class Roofline:
         from roofline.analysis.grade import grade_report
         from roofline.pipeline import analyze_each, spec_for
 
-        chosen = replace(self.options, kernel=tuple(kernels)) if kernels is not None else self.options
+        picked = (kernels,) if isinstance(kernels, str) else kernels  # one filter alone, not its characters
+        chosen = replace(self.options, kernel=tuple(picked)) if picked is not None else self.options
         files = [path] if baseline is None else [path, baseline]
         with self._ticking(files) as done:
             (analysis,), _ = analyze_each([path], chosen, self._loaded(), False, 1, done)

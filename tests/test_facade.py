@@ -162,3 +162,34 @@ def test_a_summary_with_no_valid_launch_is_refused_below_the_command_line(tmp_pa
     assert refused.value.exit_code == 2
     mixed = Roofline(AnalysisOptions(diagnostics=False)).summary([bad, EXAMPLE])
     assert mixed is not None and [s.group_count for s in mixed.summaries] == [0, 3]
+
+
+def test_one_kernel_filter_given_as_a_string_is_one_filter_not_its_characters() -> None:
+    """grade(kernels="triad") keeps the triad alone; split into characters it would have kept every kernel whose
+    name holds any of t, r, i, a or d."""
+    kernels = REPO / "examples" / "h100" / "triad-cupy.full.ncu-rep"
+    graded = Roofline().grade(kernels, kernels="triad").grades.kernels
+    assert [k.kernel for k in graded] == [k.kernel for k in Roofline().grade(kernels, ["triad"]).grades.kernels]
+    assert [k.kernel for k in graded] == ["triad"]
+
+
+def test_nsys_entry_points_take_str_paths() -> None:
+    """timeline, summary --nsys (realtime) and the ncu plan take a path as a string, as the ncu entry points do."""
+    sqlite = REPO / "examples" / "nsys" / "h100-examples.sqlite"
+    reports = sorted(str(p) for p in (REPO / "examples" / "h100").glob("*.roofline.*"))
+    assert Roofline().timeline(str(sqlite)).timelines.timelines[0].kernels
+    assert Roofline().realtime(reports, str(sqlite)).view.kernels
+    assert Roofline.ncu_plan(str(sqlite), 2).runs()
+
+
+def test_compare_of_one_report_without_a_target_is_refused_as_the_cli_does() -> None:
+    with pytest.raises(RooflineError, match="compare needs two or more reports"):
+        Roofline().compare([TRIAD])
+
+
+def test_project_takes_target_ids_as_a_list() -> None:
+    """["h200", "b200"] is the same request as "h200,b200" (it raised AttributeError)."""
+    listed = Roofline().project(TRIAD, ["h200", "b200"]).comparison
+    joined = Roofline().project(TRIAD, "h200,b200").comparison
+    assert [w.target for w in listed.everywhere] == [w.target for w in joined.everywhere]
+    assert sorted(w.target for w in listed.everywhere) == ["b200", "h200"]

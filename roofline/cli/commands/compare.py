@@ -76,10 +76,10 @@ def compare(
     report is needed: the first bad one ends the command."""
     from roofline.compare.pairing import pair_options, parse_matcher
     from roofline.errors import RooflineError
+    from roofline.facade import require_two
     from roofline.render.mpl import plot_format
 
-    if len(files) < 2 and not project_to:
-        raise RooflineError("compare needs two or more reports", "pass A B [...], or one report with --project-to ID")
+    require_two(files, project_to)
     _refuse_unread(project_to, clock, given_on_command_line(ctx, "clock"), normalize, plot, fmt)
     if store is not None:
         from roofline.store.select import store_reports
