@@ -194,8 +194,8 @@ class Roofline:
         require_common(comparison)
         return CompareDocument(comparison, width=width, normalize=normalize)
 
-    def project(self, path: str | os.PathLike[str], to: str | Sequence[DeviceSpec], clock: TargetClock = "sustained",
-                width: int = 80) -> ProjectDocument:
+    def project(self, path: str | os.PathLike[str], to: str | Sequence[str] | Sequence[DeviceSpec],
+                clock: TargetClock = "sustained", width: int = 80) -> ProjectDocument:
         """``project``: one report's kernels projected onto the GPU of spec ``to`` at ``clock``; onto each of several
         (``to`` as ``targets`` reads it: ``all``, or ids separated by commas), the workload's total on each, fastest
         first."""
@@ -204,7 +204,7 @@ class Roofline:
         one_of("clock", clock, TargetClock)
         if not isinstance(to, str) and all(isinstance(t, str) for t in to):  # ids given as a list
             to = ",".join(cast(Sequence[str], to))
-        targets = self.targets(to, clock) if isinstance(to, str) else list(to)
+        targets = self.targets(to, clock) if isinstance(to, str) else list(cast("Sequence[DeviceSpec]", to))
         if len(targets) == 1:
             comparison = self._comparison([path], None, targets[0], PairOptions(clock=clock))
         else:

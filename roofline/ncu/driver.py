@@ -297,9 +297,16 @@ def resolve_app(command: Sequence[str]) -> list[str]:
     return [os.path.abspath(found), *command[1:]]
 
 
+_LAUNCHERS = re.compile(r"(python|pypy)[\d.]*|env|bash|sh|time")  # run the program named after them
+
+
 def app_name(command: Sequence[str]) -> str:
-    """Default report name: the script's or program's file name without its extension."""
-    return Path(command[0]).stem or "report"
+    """Default report name: the script's or program's file name without its extension; after an interpreter or
+    launcher (``python app.py``, ``env python3 app.py``), the program it runs, so two scripts get two names."""
+    words = list(command)
+    while len(words) > 1 and _LAUNCHERS.fullmatch(Path(words[0]).name):
+        words = [w for w in words[1:] if not w.startswith("-")] or words[:1]
+    return Path(words[0]).stem or "report"
 
 
 def report_template(output: str | None, default_name: str, tag: str = "",
@@ -318,6 +325,7 @@ def report_template(output: str | None, default_name: str, tag: str = "",
     else:
         base = output
     folder, file_name = os.path.split(base.removesuffix(REPORT_SUFFIX) + _literal(tag) + REPORT_SUFFIX)
+    _refuse_unset(file_name, env, output)
     return os.path.join(_fill_folder(folder, env, output), file_name)
 
 
@@ -340,12 +348,18 @@ def _fill_folder(folder: str, env: Mapping[str, str], output: str | None) -> str
     if any(m[0] in RUN_MACROS for m in _MACRO_RE.finditer(folder)):
         raise UsageError(f"--output {output}: ncu's {' and '.join(RUN_MACROS)} are known only once ncu runs, so they "
                          "cannot name the report's folder", "put them in the report's file name (e.g. -o out/app_%p)")
-    unset = [m[1] for m in _MACRO_RE.finditer(folder) if m[1] is not None and m[1] not in env]
-    if unset:  # ncu refuses it too ("Failed to read environment variable"); filled as "", ranks would share a folder
+    _refuse_unset(folder, env, output)
+    return _literal(str(expand_macros(folder, env, None)))
+
+
+def _refuse_unset(part: str, env: Mapping[str, str], output: str | None) -> None:
+    """UsageError, before ncu runs, for a %q{VAR} of ``part`` (the report's folder or file name) whose variable is
+    not set: ncu refuses it ("Failed to read environment variable"); filled as "", ranks would share a name."""
+    unset = [m[1] for m in _MACRO_RE.finditer(part) if m[1] is not None and m[1] not in env]
+    if unset:
         raise UsageError(f"--output {output}: %q{{{unset[0]}}}: the environment variable {unset[0]} is not set",
                          "name a variable this run sets (under MPI: the launcher's rank variable, e.g. "
                          "OMPI_COMM_WORLD_RANK, PMI_RANK or SLURM_PROCID)")
-    return _literal(str(expand_macros(folder, env, None)))
 
 
 def _literal(text: str) -> str:

@@ -172,7 +172,8 @@ def test_report_template(tmp_path: Path) -> None:
     assert driver.report_template("new/dir/", "app") == "new/dir/app.ncu-rep"
     assert driver.report_template("runs/first", "app") == "runs/first.ncu-rep"
     assert driver.report_template("runs/first.ncu-rep", "app") == "runs/first.ncu-rep"
-    assert driver.report_template("r/x_%q{OMPI_COMM_WORLD_RANK}_%h_%p_%i", "app") == \
+    rank = {"OMPI_COMM_WORLD_RANK": "0"}
+    assert driver.report_template("r/x_%q{OMPI_COMM_WORLD_RANK}_%h_%p_%i", "app", env=rank) == \
         "r/x_%q{OMPI_COMM_WORLD_RANK}_%h_%p_%i.ncu-rep"
     assert driver.report_template("out/", "app", tag=".rank3.node1") == "out/app.rank3.node1.ncu-rep"
     assert driver.app_name(["../bin/sgemm", "1024"]) == "sgemm"
@@ -590,3 +591,21 @@ def test_the_richer_sets_get_the_hierarchical_roofline_charts_their_ncu_leaves_o
     assert got.sections == (("Occupancy", *driver.HIERARCHICAL_CHARTS) if added else ("Occupancy",))
     argv = driver.build_argv("ncu", got, "r", "r.log", ["app"])
     assert (argv.count("--section") == 5) == added and argv[argv.index("--set") + 1] == chosen
+
+
+@pytest.mark.parametrize(("command", "name"), [
+    (["python", "app.py"], "app"), (["/usr/bin/env", "python3", "-u", "train.py", "--epochs", "2"], "train"),
+    (["python3.11", "-m", "bench.py"], "bench"), (["./solver", "in.dat"], "solver"), (["python"], "python")])
+def test_a_report_is_named_after_the_program_an_interpreter_runs(command: list[str], name: str) -> None:
+    """`wrap -- python app.py` (docs/mpi.md) named every report python.rankR...; two scripts shared one name."""
+    assert driver.app_name(command) == name
+
+
+def test_an_unset_variable_in_the_reports_file_name_is_refused_before_ncu_runs() -> None:
+    """ncu refuses %q{VAR} of an unset VAR ("Failed to read environment variable"); filled as "", it was found only
+    once ncu ran (exit 3, a stray log). The folder's were refused already; the file name's now are too."""
+    from roofline.errors import UsageError
+
+    with pytest.raises(UsageError, match=r"%q\{NOTSET\}: the environment variable NOTSET is not set"):
+        driver.report_template("y_%q{NOTSET}", "app", env={})
+    assert driver.report_template("y_%q{RANK}", "app", env={"RANK": "3"}).endswith("y_%q{RANK}.ncu-rep")

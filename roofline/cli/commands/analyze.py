@@ -258,7 +258,8 @@ class NsysRun:
     def fallback_command(self) -> str:
         """The `roofline analyze --no-counters` command line that times the same application with nsys (a run that
         falls back had no --work-from: it is refused without --no-counters)."""
-        return driver.shell_command(["roofline", "analyze", "--no-counters", *self.command])
+        output = ["-o", self.output] if self.output is not None else []  # the same files the fallback writes
+        return driver.shell_command(["roofline", "analyze", "--no-counters", *output, *self.command])
 
 
 def _offer_fallback(err: CountersDenied, timed: NsysRun, fallback: str) -> None:

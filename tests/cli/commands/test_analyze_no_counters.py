@@ -157,3 +157,14 @@ def test_work_from_places_every_kernel_of_the_shipped_pair(work: Path, monkeypat
 def test_work_from_without_no_counters_is_refused(work: Path) -> None:
     result = invoke("--work-from", H100 / "torch-bf16.roofline.ncu-rep", "app.py")
     assert result.exit_code == 2 and "--work-from without --no-counters" in result.stderr
+
+
+def test_the_offered_fallback_keeps_the_report_name_the_fallback_writes(work: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """With -o p2, --fallback nsys writes p2.*: the line offered to copy says -o p2 too (it wrote app.* instead)."""
+    fakencu.install(monkeypatch, work, "perm")
+    fake = fakensys.install(monkeypatch, work, EXPORT)
+    result = invoke("-o", "p2", "app.py")
+    assert result.exit_code == 3, result.output
+    offered = next(line for line in result.stderr.splitlines() if "nsys still times every kernel" in line)
+    assert offered.endswith(": roofline analyze --no-counters -o p2 app.py") and fake.argvs() == []
