@@ -25,12 +25,14 @@ from pydantic import Field, ValidationError
 
 from roofline import __version__
 from roofline.cli import mcp_adapter as adapter
+from roofline.cli.output import DOCUMENT_OPTION, named_by
 from roofline.core.choices import TargetClock
 from roofline.core.files import file_kind
 from roofline.core.model import CeilingSet
 from roofline.core.thresholds import ALPHA, MIN_SHARE_PCT, SLOWER_PCT, TOTAL_SLOWER_PCT, WORK_TOLERANCE
 from roofline.errors import RooflineError
 from roofline.pipeline import AnalysisOptions
+from roofline.specs.catalog import LIST_IDS
 
 DEFAULT_CHARS = 20_000  # a result's size budget by default: about 5k tokens
 NAME_CHARS = 160  # kernel names past this are cut in their middle (grade_kernel, analyse_kernel; the command: whole)
@@ -378,8 +380,7 @@ ARGUMENTS = {"--map": "maps", "--match": "match", "--kernel": "kernel", "--kerne
              "--gate-different-work": "gate_different_work=true", "--allow-different-gpu": "allow_different_gpu=true"}
 _OPTION = re.compile(r"(?<![\w-])--[a-z][a-z-]*(?![\w-])")  # not -o: ncu's and nsys's output file
 # The command line's advice that names a command or its document option, as a tool call says it.
-PHRASES = {"run 'roofline specs list' for the ids": "call gpu_spec without spec_id for the ids",
-           "(the option that named it, or -o for the files beside a report)": "(output)"}
+PHRASES = {LIST_IDS: "call gpu_spec without spec_id for the ids", f"({named_by(DOCUMENT_OPTION)})": "(output)"}
 
 
 def as_arguments(line: str) -> str:

@@ -163,6 +163,11 @@ def _head_marked(head: bytes) -> bool:
     return any(re.match(mark, head) for mark in _HEAD_MARKS)
 
 
+def named_by(option: str | None) -> str:
+    """The fix's words for the option that named a file roofline will not replace (the MCP server says its own)."""
+    return "the option that named it" + (f", or {option} for the files beside a report" if option else "")
+
+
 def replaceable(path: Path, option: str | None = DOCUMENT_OPTION) -> Path:
     """The file to write for ``path`` (a symbolic link's target): new, or an existing regular file of ours, in a
     folder where files can be made; RooflineError naming why not. ``option`` names the command's document output
@@ -184,9 +189,8 @@ def replaceable(path: Path, option: str | None = DOCUMENT_OPTION) -> Path:
     except OSError as err:
         raise RooflineError(f"{path}: cannot read ({err.strerror})", "choose another file name") from None
     if not ours:
-        beside = f", or {option} for the files beside a report" if option else ""
         raise RooflineError(f"{path}: exists and was not written by roofline; not replacing it",
-                            f"remove it, or choose another file name (the option that named it{beside})")
+                            f"remove it, or choose another file name ({named_by(option)})")
     return _in_writable_folder(target, path)
 
 

@@ -92,10 +92,7 @@ class Term(Struct, frozen=True):
     def instance(self) -> str | None:
         """The function an ``exact:`` term names by a template instance's key (``scope::function<arguments>``);
         None for any other term."""
-        if self.kind != "exact":
-            return None
-        name = kernel_name("", self.value)
-        return name.function if name.arguments and name.full == self.value else None
+        return _instance_function(self.value) if self.kind == "exact" else None
 
     def ncu_regex(self, base: NameBase = DEFAULT_BASE, by_key: bool = False) -> str:
         """This term as a piece of ncu's regular expression (for a ``regex:`` alternation) over the names of
@@ -208,6 +205,14 @@ def _term(text: str) -> Term:
     if kind == "regex":
         _compiled(value)  # refused here, at parse, where it is no pattern ncu and Python read alike
     return Term(kind, value, text)
+
+
+@functools.cache
+def _instance_function(value: str) -> str | None:
+    """The function of a template instance's key ``value``, None for any other name (read once per filter: the
+    report's filter asks for every launch)."""
+    name = kernel_name("", value)
+    return name.function if name.arguments and name.full == value else None
 
 
 @functools.cache

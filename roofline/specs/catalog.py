@@ -95,6 +95,9 @@ class SpecMatch(Struct, frozen=True):
     how: str
 
 
+LIST_IDS = "run 'roofline specs list' for the ids"  # the fix of an unknown spec id (MCP says its own tool)
+
+
 class SpecCatalog:
     """All specs in precedence order (later wins), with lookup by id and matching of a device.
 
@@ -164,7 +167,7 @@ class SpecCatalog:
         close = starting or difflib.get_close_matches(wanted, ids, n=3, cutoff=0.4)
         more = f" ({len(close) - MAX_SUGGESTED} more: roofline specs list)" if len(close) > MAX_SUGGESTED else ""
         hint = (f"did you mean {', '.join(close[:MAX_SUGGESTED])}?{more}" if close
-                else "run 'roofline specs list' for the ids")
+                else LIST_IDS)
         raise SpecError(f"unknown device spec id '{spec_id}'", hint)
 
     def match(self, device: Device) -> SpecMatch | None:

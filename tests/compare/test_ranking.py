@@ -171,3 +171,28 @@ def test_rows_without_a_roof_position_are_placed_by_their_total_time(roofline_re
     summary = summarize(analyze_report(roofline_report("gh200_silu_metrics")), "kernel", 3)
     assert summary.rows and all(r.ranked_by_kind == "total_time" for r in summary.rows)
     assert [r.ranked_by_value_s for r in summary.rows] == [r.group.total_s for r in summary.rows]
+
+
+def test_a_report_of_two_tensor_types_gets_the_roof_of_each_from_its_own_launches() -> None:
+    """The H100 BF16 and FP8 GEMM launches in one report: the summary's roofs are the report's (BF16's, the type
+    met first, on a tie of launches) and an FP8 one, whose tensor roof is the FP8 launch's own (its report alone
+    shows it)."""
+    from pathlib import Path
+
+    from msgspec.structs import replace
+
+    import roofline
+    from roofline.pipeline import AnalysisOptions, analyze_loaded
+
+    h100 = Path(__file__).resolve().parents[2] / "examples" / "h100"
+    bf16, fp8 = (roofline.load(h100 / f"torch-{t}.roofline.ncu-rep") for t in ("bf16", "fp8"))
+    mixed = replace(bf16, launches=(*bf16.launches, *(replace(k, range_index=1) for k in fp8.launches)))
+    roofs = summarize(analyze_loaded(mixed, AnalysisOptions()), "kernel", 10).ceilings
+    alone = {t: summarize(analyze_loaded(r, AnalysisOptions()), "kernel", 10).ceilings[0]
+             for t, r in (("bf16", bf16), ("fp8", fp8))}
+    assert [c.tensor_dtype for c in roofs] == ["bf16", "fp8"]
+    assert roofs[0].flop_per_s["tensor"] == alone["bf16"].flop_per_s["tensor"]
+    fp8_roof, bf16_roof = roofs[1].flop_per_s["tensor"], roofs[0].flop_per_s["tensor"]
+    assert fp8_roof is not None and bf16_roof is not None and fp8_roof > bf16_roof
+    assert fp8_roof == alone["fp8"].flop_per_s["tensor"]
+    assert roofs[1].flop_per_s["fp32"] == roofs[0].flop_per_s["fp32"]  # the other roofs are the report's
