@@ -5,6 +5,8 @@ options (``AnalysisOptions``) and the spec catalog and answers each command with
 one report into the model, ``analyze_files`` analyses report files (``Roofline(options).analyses``),
 ``to_dataframe`` lays the launches of analyses out as a pandas DataFrame; ``collect`` keeps many reports' figures in
 a store and ``query`` asks it SQL (``roofline.store``, which sits above the facade: ``pip install 'roofline[store]'``).
+Bad input, a wrong argument included, raises ``RooflineError`` (its subclasses in ``roofline.errors``): one line
+naming the file or the argument and the fix.
 
 Importing ``roofline`` does nothing but define these names: nothing heavy is imported (neither ncu_report nor
 matplotlib; the facade on first access), no signal handler is set (the console script sets its own,
@@ -19,6 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from roofline.core.version import __version__
+from roofline.errors import RooflineError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -34,10 +37,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def load(path: str | os.PathLike[str]) -> Report:
     """Load an ``.ncu-rep`` file (or a ``*.roofline.json`` report model) into the report model."""
+    from roofline.core.choices import a_path
     from roofline.ncu.reader import load_report
 
     show_in_notebooks()
-    return load_report(path)
+    return load_report(a_path("path", path))
 
 
 def analyze_files(paths: Sequence[str | os.PathLike[str]], options: AnalysisOptions | None = None,
@@ -58,10 +62,14 @@ def to_dataframe(analyses: ReportAnalysis | Sequence[ReportAnalysis]) -> pandas.
     """The launches of one analysis (or several) as a pandas DataFrame, one row per launch and one column per JSON
     leaf (units in ``.attrs["units"]``). Needs pandas: RooflineError with the install line otherwise."""
     from roofline.analysis.launches import ReportAnalysis
+    from roofline.core.choices import instance_of
     from roofline.pipeline import build_view
     from roofline.render.report.flat import to_dataframe as frame
 
-    return frame(build_view([analyses] if isinstance(analyses, ReportAnalysis) else analyses).reports)
+    given = [analyses] if isinstance(analyses, (ReportAnalysis, str, os.PathLike)) else analyses
+    for each in given:
+        instance_of("analyses", each, ReportAnalysis, "roofline.analyze_files(paths)")
+    return frame(build_view(given).reports)
 
 
 def collect(paths: Sequence[str | os.PathLike[str]], store: str | os.PathLike[str],
@@ -130,5 +138,5 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module 'roofline' has no attribute {name!r}")
 
 
-__all__ = ["__version__", "Roofline", "AnalysisOptions", "load", "analyze_files", "to_dataframe", "collect", "query",
-           "show_in_notebooks"]
+__all__ = ["__version__", "RooflineError", "Roofline", "AnalysisOptions", "load", "analyze_files", "to_dataframe",
+           "collect", "query", "show_in_notebooks"]

@@ -20,7 +20,19 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, cast
 
-from roofline.core.choices import GroupBy, KernelGroupBy, NameBase, TargetClock, one_of
+from roofline.core.choices import (
+    GroupBy,
+    KernelGroupBy,
+    NameBase,
+    TargetClock,
+    a_path,
+    finite_at_least,
+    instance_of,
+    one_of,
+    path_list,
+    text_tuple,
+    whole_at_least,
+)
 from roofline.core.thresholds import SPREAD_THRESHOLD_PCT
 from roofline.documents.kinds import (
     CompareDocument,
@@ -48,9 +60,10 @@ if TYPE_CHECKING:  # pragma: no cover
 Paths = Sequence[str | os.PathLike[str]]
 
 
-def listed(paths: Paths | str | os.PathLike[str]) -> Paths:
-    """Report paths as a sequence: one path given alone is a list of one (a string is not its characters)."""
-    return [paths] if isinstance(paths, (str, os.PathLike)) else paths
+def listed(paths: Paths | str | os.PathLike[str], name: str = "paths") -> Paths:
+    """Report paths as a sequence: one path given alone is a list of one (a string is not its characters);
+    UsageError naming the argument for anything else."""
+    return path_list(name, paths)
 Done = Callable[[], None]
 Progress = Callable[[Paths, int], AbstractContextManager[Done | None]]  # (files, jobs) -> the call after each file
 Analysed = Callable[[Sequence["ReportAnalysis"]], None]
@@ -124,6 +137,9 @@ class Roofline:
 
     def __init__(self, options: AnalysisOptions | None = None, catalog: SpecCatalog | None = None,
                  jobs: int = 1, progress: Progress | None = None, analysed: Analysed | None = None) -> None:
+        if options is not None:
+            instance_of("options", options, AnalysisOptions, "roofline.AnalysisOptions(...)")
+        whole_at_least("jobs", jobs, 1, 2)
         self.options = options or AnalysisOptions()
         self.jobs, self._progress, self._catalog = jobs, progress, catalog
         self._analysed = analysed
@@ -164,12 +180,14 @@ class Roofline:
 
     def analysis(self, report: object) -> ReportAnalysis:
         """The analysis of a report already in memory (``roofline.load``, or built by hand)."""
+        from roofline.core.model import Report
         from roofline.errors import UsageError
         from roofline.pipeline import analyze_loaded
 
         if isinstance(report, (str, os.PathLike)):
             raise UsageError(f"analysis({str(report)!r}): a path, where a loaded report is taken",
                              "give roofline.load(path), or call analyses([path]) for the file")
+        instance_of("report", report, Report, "roofline.load(path)")
         return analyze_loaded(report, self.options, self.catalog)  # type: ignore[arg-type]
 
     # --- One document per command ----------------------------------------------------------------------
@@ -179,6 +197,8 @@ class Roofline:
         left out."""
         from roofline.pipeline import build_view
 
+        _layout(width, top, 0)
+        finite_at_least("spread_threshold_pct", spread_threshold_pct)
         analyses = self.analyses(paths, keep_going)
         return ReportDocument(build_view(analyses, spread_threshold_pct, self.left_out), width=width, top=top)
 
@@ -189,6 +209,7 @@ class Roofline:
         from roofline.compare.pairing import require_common
 
         paths = listed(paths)
+        _layout(width)
         require_two(paths, project_to)
         comparison = self._comparison(paths, matcher, project_to, options)
         require_common(comparison)
@@ -202,6 +223,9 @@ class Roofline:
         from roofline.compare.pairing import PairOptions, project_onto_many
 
         one_of("clock", clock, TargetClock)
+        a_path("path", path)
+        _layout(width)
+        _targets_given(to)
         if not isinstance(to, str) and all(isinstance(t, str) for t in to):  # ids given as a list
             to = ",".join(cast(Sequence[str], to))
         targets = self.targets(to, clock) if isinstance(to, str) else list(cast("Sequence[DeviceSpec]", to))
@@ -231,6 +255,10 @@ class Roofline:
              matcher: Matcher | None = None, options: PairOptions | None = None, allow_different_gpu: bool = False,
              width: int = 80) -> DiffDocument:
         """``diff``: NEW judged against BASE kernel by kernel."""
+        from roofline.compare.regression import Thresholds
+
+        a_path("base", base), a_path("new", new)
+        instance_of("thresholds", thresholds, Thresholds, "roofline.compare.regression.Thresholds(...)")
         return self.judge(self._comparison([base, new], matcher, None, options), thresholds, allow_different_gpu,
                           width)
 
@@ -248,10 +276,11 @@ class Roofline:
         time); with ``mpi``, the files spread over the MPI ranks (None on the ranks other than 0). NoReportAnalysed
         (one line per report) where no report has a valid launch (``ranking.nothing_to_summarise``)."""
         from roofline.compare.places import gpu_panels
-        from roofline.compare.ranking import AppSummary, check_top, labelled, nothing_to_summarise, summarize
+        from roofline.compare.ranking import AppSummary, labelled, nothing_to_summarise, summarize
         from roofline.pipeline import files_left_out, map_reports
 
-        check_top(top)
+        whole_at_least("top", top, 1, 10)
+        _layout(width)
         one_of("by", by, GroupBy)
         paths = listed(paths)
 
@@ -277,7 +306,9 @@ class Roofline:
         from roofline.compare.realtime import weigh
         from roofline.nsys.load import load_with_streams
 
-        profile = Path(profile)
+        whole_at_least("top", top, 1, 10)
+        _layout(width)
+        profile = Path(a_path("profile", profile))
         loaded = load_with_streams(profile, group_by=by, configs=True, streams=False)  # a bad profile: refused first
         analyses = self.analyses(paths, keep_going=True)
         view = weigh(analyses, loaded.timeline)
@@ -300,8 +331,9 @@ class Roofline:
         from roofline.nsys.load import load_with_streams
 
         one_of("group_by", group_by, KernelGroupBy)
+        _layout(width, top, 0)
         files = [Path(p) for p in listed(paths)]
-        reports = [Path(p) for p in listed(work)] if work else []
+        reports = [Path(p) for p in listed(work, "work")] if work else []
         if reports:
             timelines = self._with_work(files[0], reports, nsys, group_by)
         else:
@@ -319,7 +351,8 @@ class Roofline:
         from roofline.nsys.load import load_for_profiling
 
         one_of("group_by", group_by, KernelGroupBy)
-        profiled, reps = load_for_profiling(Path(profile), top, nsys, group_by)
+        whole_at_least("top", top, 1, 10)
+        profiled, reps = load_for_profiling(Path(a_path("profile", profile)), top, nsys, group_by)
         base = name_base(profiled, top)  # demangled where two instances share a short name
         targets = ncu_targets(profiled, top, reps)
         return NcuPlan(profiling_summary(profiled, top), base, targets,
@@ -335,8 +368,12 @@ class Roofline:
         from roofline.analysis.grade import grade_report
         from roofline.pipeline import analyze_each, spec_for
 
-        picked = (kernels,) if isinstance(kernels, str) else kernels  # one filter alone, not its characters
-        chosen = replace(self.options, kernel=tuple(picked)) if picked is not None else self.options
+        a_path("path", path)
+        if baseline is not None:
+            a_path("baseline", baseline)
+        _layout(width)
+        picked = text_tuple("kernels", kernels) if kernels is not None else None  # one filter alone: a tuple of one
+        chosen = replace(self.options, kernel=picked) if picked is not None else self.options
         files = [path] if baseline is None else [path, baseline]
         with self._ticking(files) as done:
             (analysis,), _ = analyze_each([path], chosen, self._loaded(), False, 1, done)
@@ -421,3 +458,26 @@ class Roofline:
             return
         with self._progress(paths, self.jobs) as done:
             yield done
+
+
+def _layout(width: object, top: object = 1, least_top: int = 1) -> None:
+    """UsageError where a library caller's table width or ``top`` is not a whole number (width at least 1, top at
+    least ``least_top``)."""
+    whole_at_least("width", width, 1, 80)
+    whole_at_least("top", top, least_top, 10)
+
+
+def _targets_given(to: object) -> None:
+    """UsageError where ``project``'s ``to`` is neither ids (a string, or a list of them) nor a list of specs."""
+    from roofline.specs.catalog import DeviceSpec
+
+    if isinstance(to, str):
+        return
+    if isinstance(to, Sequence) and to and (all(isinstance(t, str) for t in to)
+                                            or all(isinstance(t, DeviceSpec) for t in to)):
+        return
+    from roofline.core.choices import shown
+    from roofline.errors import UsageError
+
+    raise UsageError(f"to={shown(to)}: not a GPU id, a list of ids or a list of specs",
+                     "give e.g. to='a100-sxm4-80gb', to='all' or to=['t4', 'l4'] (roofline specs list)")

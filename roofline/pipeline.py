@@ -29,9 +29,10 @@ from contextlib import closing
 from typing import TYPE_CHECKING, TypeVar
 
 from msgspec import Struct
+from msgspec.structs import force_setattr
 
 from roofline.core import mechanisms
-from roofline.core.choices import GroupBy, NameBase, one_of
+from roofline.core.choices import GroupBy, NameBase, one_of, path_list, text_tuple
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.launches import ReportAnalysis
@@ -71,6 +72,8 @@ class AnalysisOptions(Struct, frozen=True):
         one_of("kernel_name_base", self.kernel_name_base, NameBase)
         one_of("ceilings", self.ceilings, CeilingSet)
         one_of("group_by", self.group_by, GroupBy)
+        force_setattr(self, "kernel", text_tuple("kernel", self.kernel))  # one filter alone: a tuple of one
+        force_setattr(self, "specs", tuple(path_list("specs", self.specs)))
 
 
 DEFAULT_OPTIONS = AnalysisOptions()  # the options a call that gives none runs with

@@ -4,7 +4,9 @@ shipped report models under examples/ (no ncu needed)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -193,3 +195,102 @@ def test_project_takes_target_ids_as_a_list() -> None:
     joined = Roofline().project(TRIAD, "h200,b200").comparison
     assert [w.target for w in listed.everywhere] == [w.target for w in joined.everywhere]
     assert sorted(w.target for w in listed.everywhere) == ["b200", "h200"]
+
+
+# (label, call, the argument its one line names): each raised AttributeError or TypeError, or ran; the facade is Any
+# so that mypy lets the wrong arguments through
+WRONG_ARGUMENTS: list[tuple[str, Callable[[Any], object], str]] = [
+    ("analysis of a number", lambda f: f.analysis(3), "report=3"),
+    ("top as text", lambda f: f.summary([TRIAD], top="10"), "top='10'"),
+    ("top of none", lambda f: f.summary([TRIAD], top=0), "top=0"),
+    ("width as text", lambda f: f.report([TRIAD], width="x"), "width='x'"),
+    ("width of none", lambda f: f.compare([TRIAD, FP32], BY_ORDER, width=0), "width=0"),
+    ("no thresholds", lambda f: f.diff(TRIAD, TRIAD, None), "thresholds=None"),
+    ("paths as None", lambda f: f.report(None), "paths=None"),
+    ("a number for paths", lambda f: f.timeline(3), "paths=3"),
+    ("a number for a target", lambda f: f.project(TRIAD, 3), "to=3"),
+    ("a number for kernels", lambda f: f.grade(TRIAD, kernels=3), "kernels=3"),
+    ("a spread threshold as text", lambda f: f.report([TRIAD], spread_threshold_pct="5"), "spread_threshold_pct='5'"),
+    ("a number for a profile", lambda f: f.realtime([TRIAD], 3), "profile=3"),
+]
+
+
+@pytest.mark.parametrize(("call", "named"), [case[1:] for case in WRONG_ARGUMENTS],
+                         ids=[case[0] for case in WRONG_ARGUMENTS])
+def test_a_wrong_argument_is_one_line_naming_it_before_any_file_is_read(call: Callable[[Any], object],
+                                                                        named: str) -> None:
+    from roofline.errors import UsageError
+
+    with pytest.raises(UsageError) as refused:
+        call(Roofline())
+    assert str(refused.value).startswith(named) and "\n" not in str(refused.value)
+
+
+@pytest.mark.parametrize("jobs", [0, -1, "2", 1.5, True])
+def test_jobs_that_are_not_a_whole_number_of_at_least_one_are_refused(jobs: object) -> None:
+    """jobs=0 and jobs=-1 ran one file at a time without a word; "2" raised TypeError."""
+    from roofline.errors import UsageError
+
+    with pytest.raises(UsageError, match=r"^jobs=.*: not a whole number of at least 1: give e.g. jobs=2$"):
+        Roofline(jobs=jobs)  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match=r"^jobs="):
+        roofline.analyze_files([TRIAD], jobs=jobs)  # type: ignore[arg-type]
+
+
+def test_the_api_entry_points_refuse_what_is_not_their_input() -> None:
+    from roofline.errors import UsageError
+
+    with pytest.raises(UsageError, match=r"^path=3: not a path"):
+        roofline.load(3)  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match=r"^analyses='.*triad-torch.roofline.json': not a ReportAnalysis"):
+        roofline.to_dataframe(str(TRIAD))  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match=r"^analyses=.*: not a ReportAnalysis"):
+        roofline.to_dataframe([TRIAD])  # type: ignore[list-item]
+    with pytest.raises(UsageError, match=r"^options='kernel-clock': not an AnalysisOptions"):
+        Roofline("kernel-clock")  # type: ignore[arg-type]
+
+
+def test_the_error_class_is_the_packages_own_name() -> None:
+    """``except roofline.RooflineError`` catches what the API raises (it was reachable only as roofline.errors.*)."""
+    from roofline import errors
+
+    assert roofline.RooflineError is errors.RooflineError and "RooflineError" in roofline.__all__
+    with pytest.raises(roofline.RooflineError):
+        roofline.load(REPO / "no-such.ncu-rep")
+
+
+def test_one_filter_or_spec_folder_given_as_a_string_is_one_not_its_characters() -> None:
+    """AnalysisOptions(kernel="triad") held ("t", "r", "i", "a", "d"); specs="dir" five folders of one letter."""
+    from msgspec.structs import replace
+
+    options = AnalysisOptions(kernel="regex:tri", specs="my_specs")  # type: ignore[arg-type]
+    assert (options.kernel, options.specs) == (("regex:tri",), ("my_specs",))
+    assert AnalysisOptions(kernel=["a", "b"]).kernel == ("a", "b")  # type: ignore[arg-type]
+    assert replace(options, kernel="copy").kernel == ("copy",)
+    from roofline.errors import UsageError
+
+    with pytest.raises(UsageError, match=r"^kernel=3: not a string or a list of strings"):
+        AnalysisOptions(kernel=3)  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match=r"^specs=\[None\]: not a path or a list of paths"):
+        AnalysisOptions(specs=[None])  # type: ignore[arg-type]
+
+
+def test_every_document_pickles_and_comes_back_equal() -> None:
+    """The report model's read-only mappings made every result refuse pickle (multiprocessing, Dask, a cache)."""
+    import pickle
+
+    facade, bf16 = Roofline(), REPO / "examples" / "h100" / "torch-bf16.roofline.ncu-rep"
+    documents_made = [facade.report([TRIAD]), facade.compare([TRIAD, FP32], BY_ORDER), facade.project(TRIAD, "h200"),
+                      facade.project(TRIAD, "t4,l4"), facade.diff(TRIAD, TRIAD, Thresholds()),
+                      facade.summary([TRIAD]), facade.grade(bf16), roofline.load(TRIAD)]
+    for made in documents_made:
+        again = pickle.loads(pickle.dumps(made))
+        assert again == made, type(made).__name__
+
+
+def test_a_launchs_mappings_are_read_only() -> None:
+    """One caller's change to a launch's FLOP rates reached every view of it (and made to_dataframe fail)."""
+    (launch, *_) = roofline.analyze_files([TRIAD])[0].launches
+    for mapping in (launch.flops, launch.flop_per_s, launch.bytes, launch.intensity, launch.ceilings):
+        with pytest.raises(TypeError):
+            mapping["fp32"] = None  # type: ignore[index]

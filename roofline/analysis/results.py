@@ -18,9 +18,11 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from enum import Enum
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from msgspec import Struct, field
+from msgspec.structs import force_setattr
 
 from roofline.analysis.sass import opcode as sass_opcode
 from roofline.core.cohorts import largest, shared
@@ -659,6 +661,10 @@ class TimeModel(Struct, frozen=True):
 
 
 # --- Launches, kernels, reports -----------------------------------------------------------------------
+_LAUNCH_MAPPINGS = ("flops", "flop_per_s", "tensor_flops_by_type", "bytes", "bytes_per_s", "intensity", "definitions",
+                    "ceilings")
+
+
 class LaunchAnalysis(Struct, frozen=True):
     """Roofline results of one kernel launch, with its diagnostics and advice once the pipeline added them."""
 
@@ -691,6 +697,13 @@ class LaunchAnalysis(Struct, frozen=True):
     combined_saved_s: float | None = None  # every advice item applied at once (``reconcile.combined``)
     combined_floor_s: float | None = None  # the floor of the kernel with every item applied
     total_flops: float | None = None  # all measured FLOPs (CUDA and Tensor Cores); None if no precision was measured
+
+    def __post_init__(self) -> None:
+        """The mappings made read-only, as the struct is frozen (a caller's change to one would reach every view)."""
+        for name in _LAUNCH_MAPPINGS:
+            value = getattr(self, name)
+            if type(value) is not MappingProxyType:
+                force_setattr(self, name, MappingProxyType(dict(value)))
 
     @property
     def block_size(self) -> int | None:

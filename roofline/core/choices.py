@@ -1,9 +1,12 @@
 """Closed sets of choices shared by the library and the command line, as ``Literal`` types: typer validates
-them on the command line and mypy checks them in the code. Kept free of imports, so the CLI loads them at
-start-up without loading the analysis."""
+them on the command line and mypy checks them in the code; and the checks of a library caller's arguments, which no
+command line checked (a wrong one is a one-line UsageError naming the argument, not an AttributeError deep in the
+analysis). Kept free of imports, so the CLI loads them at start-up without loading the analysis."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from typing import Any, Literal, get_args
 
 # What launches are grouped by: the kernel (its demangled name, template arguments included, so two instances of
@@ -39,3 +42,61 @@ def finite_at_least(name: str, value: float | None, low: float = 0.0) -> None:
 
         raise UsageError(f"{name}={value!r}: not a finite number of at least {low:g}", "give a finite number, or None "
                          "where the limit may be left out")
+
+
+def whole_at_least(name: str, value: object, low: int, example: int) -> None:
+    """UsageError where a count a library caller gives (``jobs``, ``top``, ``width``) is not a whole number of at
+    least ``low`` (a bool is not a count)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        from roofline.errors import UsageError
+
+        raise UsageError(f"{name}={shown(value)}: not a whole number of at least {low}", f"give e.g. {name}={example}")
+
+
+def path_list(name: str, value: object) -> list[str | os.PathLike[str]]:
+    """The paths a library caller gives as a list: one path alone (``str`` or ``os.PathLike``) is a list of one, not
+    its characters; UsageError for anything else (None, a number, a list holding one)."""
+    if isinstance(value, (str, os.PathLike)):
+        return [value]
+    if isinstance(value, Sequence) and all(isinstance(p, (str, os.PathLike)) for p in value):
+        return list(value)
+    from roofline.errors import UsageError
+
+    raise UsageError(f"{name}={shown(value)}: not a path or a list of paths",
+                     f"give e.g. {name}=['app.ncu-rep'] (str or pathlib.Path)")
+
+
+def a_path(name: str, value: object) -> str | os.PathLike[str]:
+    """A path a library caller gives (``str`` or ``os.PathLike``); UsageError for anything else."""
+    if isinstance(value, (str, os.PathLike)):
+        return value
+    from roofline.errors import UsageError
+
+    raise UsageError(f"{name}={shown(value)}: not a path", f"give e.g. {name}='app.ncu-rep' (str or pathlib.Path)")
+
+
+def text_tuple(name: str, value: object) -> tuple[str, ...]:
+    """Strings a library caller gives as a tuple: one string alone is a tuple of one, not its characters;
+    UsageError for anything else."""
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, Sequence) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    from roofline.errors import UsageError
+
+    raise UsageError(f"{name}={shown(value)}: not a string or a list of strings", f"give e.g. {name}=['gemm']")
+
+
+def instance_of(name: str, value: object, kind: type, made_by: str) -> None:
+    """UsageError where an argument is not a ``kind`` (``made_by`` says where one comes from)."""
+    if not isinstance(value, kind):
+        from roofline.errors import UsageError
+
+        article = "an" if kind.__name__[0] in "AEIOU" else "a"
+        raise UsageError(f"{name}={shown(value)}: not {article} {kind.__name__}", f"give one made by {made_by}")
+
+
+def shown(value: object) -> str:
+    """A caller's value as an error line shows it: its repr, cut to 60 characters."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -20,6 +20,8 @@ from typing import Any, Literal
 from msgspec import Struct, field
 from msgspec.structs import asdict, force_setattr
 
+from roofline.core import readonly  # noqa: F401  (read-only mappings pickle: results travel to workers and back)
+
 MODEL_FORMAT = "roofline-report-model"
 MODEL_VERSION = 2  # the version to_dict writes
 MODEL_VERSIONS = (1, 2)  # the versions from_dict reads

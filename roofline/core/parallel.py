@@ -2,17 +2,16 @@
 ``--jobs`` of the commands) or spread over the ranks of an MPI job (``over_ranks``, ``summary --mpi``). Results come
 back in the order of the items, so the output of a parallel run is the one of a serial run.
 
-Results travel pickled. The report model keeps its mappings read-only (``types.MappingProxyType``, which pickle
-refuses); ``picklable_mappings`` teaches pickle to send them as plain dicts and rebuild them read-only.
+Results travel pickled, the report model's read-only mappings included (``roofline.core.readonly``).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from types import MappingProxyType
 from typing import Any, TypeVar
 
+from roofline.core import readonly  # noqa: F401  (read-only mappings pickle)
 from roofline.errors import RooflineError
 
 T = TypeVar("T")
@@ -41,7 +40,6 @@ def in_workers(work: Callable[[T], R], items: Sequence[T], jobs: int,
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    picklable_mappings()
     split = len(items) - len(items) // jobs
     # fork: the workers inherit ``work`` (a closure over the options and the spec catalog) instead of a pickled copy
     with ProcessPoolExecutor(jobs - 1, multiprocessing.get_context("fork"), initializer=_start_worker,
@@ -107,26 +105,9 @@ def over_ranks(work: Callable[[T], R], items: Sequence[T]) -> list[R] | None:
                             "then run under mpiexec") from None
     comm = MPI.COMM_WORLD
     rank, size = comm.Get_rank(), comm.Get_size()
-    picklable_mappings()
     mine = [(i, work(item)) for i, item in enumerate(items) if i % size == rank]
     parts = comm.gather(mine, root=0)
     if parts is None:
         return None
     ordered = dict(pair for part in parts for pair in part)
     return [ordered[i] for i in range(len(items))]
-
-
-def picklable_mappings() -> None:
-    """Let pickle send read-only mappings (``MappingProxyType``) as dicts that arrive read-only again."""
-    import copyreg
-
-    copyreg.pickle(MappingProxyType, _reduce_mapping)
-
-
-def _reduce_mapping(mapping: MappingProxyType[Any, Any]) -> tuple[Callable[[dict[Any, Any]], Any], tuple[Any, ...]]:
-    return _read_only, (dict(mapping),)
-
-
-def _read_only(data: dict[Any, Any]) -> MappingProxyType[Any, Any]:
-    """A read-only view of ``data`` (how a pickled ``MappingProxyType`` is rebuilt)."""
-    return MappingProxyType(data)

@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 from msgspec import Meta, Struct
 
 from roofline.analysis.results import Value
+from roofline.core.readonly import plain
 from roofline.core.version import __version__
 
 # what each schema version changed: docs/json-schema.md, "Changes per schema_version" (the one list)
@@ -63,14 +64,7 @@ def builtins(doc: Any) -> Any:
     what the MCP server answers with and what the CSV flattens."""
     import msgspec
 
-    return msgspec.to_builtins(doc, enc_hook=_plain_number, str_keys=True)
-
-
-def _plain_number(value: Any) -> Any:
-    """A numpy scalar as the Python number it holds (msgspec takes only Python's own types)."""
-    if hasattr(value, "item"):
-        return value.item()
-    raise TypeError(f"{type(value).__name__} is not JSON")
+    return msgspec.to_builtins(doc, enc_hook=plain, str_keys=True)
 
 
 # Why a time to gain is null (``advice.time_to_gain``: the first estimated advice item's saving, summed): of a

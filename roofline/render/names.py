@@ -11,6 +11,7 @@ from typing import Any
 
 from roofline.core.choices import GroupBy
 from roofline.core.kernel_names import KernelName, kernel_name
+from roofline.core.readonly import plain
 
 MAX_SHOWN_CHARS = 10_000  # a text from a report shown on a terminal or a plot is cut beyond this (names: < 5,000)
 REPLACEMENT = "\ufffd"  # in place of a lone surrogate, which no encoding can write
@@ -102,24 +103,17 @@ def json_text(doc: Any) -> str:
     A100 report, where ``json.dumps`` took 73 ms (docs/benchmarks.md)."""
     import msgspec
 
-    encoder, data = msgspec.json.Encoder(enc_hook=_plain_number), bytearray()
+    encoder, data = msgspec.json.Encoder(enc_hook=plain), bytearray()
     try:
         encoder.encode_into(doc, data)
     except UnicodeEncodeError:  # rare: look at the strings only then
-        plain = msgspec.to_builtins(doc, enc_hook=_plain_number)  # a typed document's strings reached as plain data
-        encoder.encode_into(_encodable(plain), data)
+        as_data = msgspec.to_builtins(doc, enc_hook=plain)  # a typed document's strings reached as plain data
+        encoder.encode_into(_encodable(as_data), data)
     data += b"\n"  # in place: the text is copied once, when decoded
     text = data.decode()
     if not data.isascii() or b"\x7f" in data:
         text = _JSON_ESCAPED.sub(_json_escape, text)
     return text
-
-
-def _plain_number(value: Any) -> Any:
-    """A numpy scalar as the Python number it holds (msgspec encodes only Python's own types)."""
-    if hasattr(value, "item"):
-        return value.item()
-    raise TypeError(f"{type(value).__name__} is not JSON")
 
 
 def _json_escape(match: re.Match[str]) -> str:

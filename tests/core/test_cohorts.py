@@ -106,9 +106,9 @@ def test_an_analysis_whose_launches_were_read_still_pickles_as_workers_send_it()
     """An analysis holds no closures: it pickles as it is, the launches read and those not read yet."""
     import pickle
 
-    from roofline.core.parallel import picklable_mappings
+    from roofline.core.readonly import picklable_mappings
 
-    picklable_mappings()  # as in_workers does
+    picklable_mappings()  # done on import already: repeating it is harmless
     report = load_shared_report("rtx2070super_alife-143launches_basic")
     analysis = analyze_report(report)
     shown = [analysis.launches[i] for i in (0, 70, 142)]

@@ -39,7 +39,7 @@ def test_a_closure_reaches_the_workers_without_being_pickled() -> None:
 
 
 def test_read_only_mappings_and_errors_travel_whole() -> None:
-    parallel.picklable_mappings()
+    """The model's read-only mappings pickle once roofline.core.readonly is imported (the model imports it)."""
     back = pickle.loads(pickle.dumps({"m": MappingProxyType({"a": 1})}))
     assert isinstance(back["m"], MappingProxyType) and back["m"] == {"a": 1}
     err = pickle.loads(pickle.dumps(ReportError("x.ncu-rep: truncated", "copy it again")))
