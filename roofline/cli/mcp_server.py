@@ -533,7 +533,8 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
         """Compare a new report with a baseline kernel by kernel, as `roofline diff` gates CI: the work check comes
         first (a pair whose work differs gets no speed-up, only a throughput ratio), then the change of time per
         launch with its noise interval, the headline figure on the governing resource, and the verdict: exit_code 0
-        (no regression beyond the thresholds) or 1 (regression, with the kernels and why). Per kernel also the
+        (no regression beyond the thresholds), 1 (regression, with the kernels and why) or 2 (none, but the kernels
+        under not_judged have no time on a side, so a regression in them would pass). Per kernel also the
         source lines whose share of warp samples moved most. Where every kernel's work differs the call is refused
         ('nothing to gate'): call again with gate_different_work=true to judge them per unit of work."""
         options_args = ["--match", match, *(a for m in maps or () for a in ("--map", m)), *filter_args(kernel),

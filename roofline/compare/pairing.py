@@ -123,11 +123,13 @@ def _compile(expr: str, option: str) -> re.Pattern[str]:
 Key = tuple[str, str]  # (how it was matched, key text)
 
 
-def keyed_kernels(analysis: ReportAnalysis, matcher: Matcher, index: int) -> dict[Key, Launches]:
-    """Launches of report ``index`` by match key, in order of first launch. A key depends on the names only, so the
-    patterns run once per distinct pair of names, under the time limit of user regexes (not once per launch: a
-    million launches would take longer than the limit with the simplest pattern)."""
-    launches = analysis.valid_launches
+def keyed_kernels(analysis: ReportAnalysis, matcher: Matcher, index: int,
+                  launches: Launches | None = None) -> dict[Key, Launches]:
+    """Launches of report ``index`` (its valid ones unless ``launches`` are given) by match key, in order of first
+    launch. A key depends on the names only, so the patterns run once per distinct pair of names, under the time
+    limit of user regexes (not once per launch: a million launches would take longer than the limit with the
+    simplest pattern)."""
+    launches = analysis.valid_launches if launches is None else launches
     names = [(launch.name, launch.demangled_name) for launch in launches.kernel_launches]
     order: dict[str, int] = {}
 
@@ -297,6 +299,15 @@ class OwnGpu(Struct, frozen=True):
     clock_hz: float
 
 
+class Unmeasured(Struct, frozen=True):
+    """A base kernel report ``report`` ran with every launch invalid (no time): among the base's unmatched kernels,
+    though that report ran it; ``base_s`` is its time in the base."""
+
+    name: str
+    report: int
+    base_s: float
+
+
 class Comparison(Struct, frozen=True):
     """Kernels of the base report paired with the other reports; ``unmatched[i]`` are the kernels of report i
     left without a partner (for the base: in no other report; for the others: not in the base)."""
@@ -314,6 +325,7 @@ class Comparison(Struct, frozen=True):
     confidence: float = 1.0 - 2 * ALPHA  # of the noise intervals: 1 - 2 alpha (two-sided)
     plottable: Plottable = Plottable.NO_PAIRS  # whether the comparison plot holds a point, or why not (``plottable``)
     own_gpu: OwnGpu | None = None  # ``everywhere``'s row of the report's own GPU and the clocks behind it
+    unmeasured: tuple[Unmeasured, ...] = ()  # base kernels another report ran with no valid launch (``_unmeasured``)
 
     def _repr_html_(self) -> str | None:
         """The comparison as Jupyter shows it: the hook the Python API registers (the HTML comparison without its
@@ -400,7 +412,28 @@ def pair_reports(analyses: Sequence[ReportAnalysis], matcher: Matcher = Matcher(
     return Comparison(tuple(report_ref(a, label) for a, label in zip(analyses, labels, strict=True)), matcher.label,
                       tuple(pairs), unmatched, project_to.id if project_to else None, options.alpha,
                       options.work_tolerance, options.clock, workload, confidence=1.0 - 2 * options.alpha,
-                      plottable=plottable([p.sides for p in pairs]))
+                      plottable=plottable([p.sides for p in pairs]),
+                      unmeasured=_unmeasured(analyses, matcher, keyed))
+
+
+def _unmeasured(analyses: Sequence[ReportAnalysis], matcher: Matcher,
+                keyed: Sequence[dict[Key, Launches]]) -> tuple[Unmeasured, ...]:
+    """The base's kernels another report ran with no valid launch (each one invalid: failed, or not replayed), so
+    they fall among the base's unmatched; not sought where kernels are matched by their order (the invalid launches'
+    order is not the valid ones')."""
+    if matcher.mode == "order" or len(analyses) < 2:
+        return ()
+    found = []
+    for i, analysis in enumerate(analyses[1:], start=1):
+        invalid = analysis.launches.where(analysis.launches.table.columns.invalid[analysis.launches.indices])
+        if not len(invalid.indices):
+            continue
+        for key in keyed_kernels(analysis, matcher, i, invalid):
+            if key in keyed[0] and key not in keyed[i]:
+                launches = keyed[0][key]
+                base_s = float(sum(k.duration_s.value or 0.0 for k in launches))
+                found.append(Unmeasured(_key_text(key, launches), i, base_s))
+    return tuple(found)
 
 
 def _workload(analysis: ReportAnalysis, source: DeviceSpec | None, target: DeviceSpec,

@@ -81,6 +81,21 @@ class GateNote(Struct, frozen=True):
     min_share_pct: float = 0.0
 
 
+class Unjudged(Enum):
+    """Why the gate could not judge a kernel of at least the share it gates alone: a regression in it would pass."""
+
+    NO_TIME = "no_time"  # in both reports, with no launch time on a side (not measured)
+    EVERY_LAUNCH_INVALID = "every_launch_invalid"  # NEW ran it, and every launch of it there is invalid
+
+
+class NotJudged(Struct, frozen=True):
+    """A kernel of at least ``--min-share`` of BASE's or NEW's time the gate could not judge, and why."""
+
+    kernel: str
+    share_pct: float
+    cause: Unjudged
+
+
 class Unchecked(Struct, frozen=True):
     """A gate that could not judge a kernel ("slower", "roof drop") and why: the missing value's ``reason``, or
     the gate's own cause (``note``)."""
@@ -157,6 +172,7 @@ class DiffResult(Struct, frozen=True):
     total: TotalChange | None = None
     setup_notes: tuple[str, ...] = ()  # what could not be checked about the set-up, or was allowed to differ
     only_in_new: OnlyInNew | None = None  # None where NEW runs no kernel of its own, or has no kernel time
+    not_judged: tuple[NotJudged, ...] = ()  # kernels the gate would judge but could not (``not_judged``)
 
     @property
     def regressions(self) -> tuple[Verdict, ...]:
@@ -179,9 +195,15 @@ class DiffResult(Struct, frozen=True):
         return limit is not None and extra is not None and 100.0 * extra.share > limit
 
     @property
+    def regressed(self) -> bool:
+        """Whether a kernel, the total or NEW's own kernels regressed beyond the thresholds."""
+        return bool(self.regressions) or self.total_regressed or self.only_in_new_regressed
+
+    @property
     def exit_code(self) -> int:
-        """0 = no regression beyond the thresholds, 1 = at least one kernel, the total or NEW's own kernels."""
-        return 1 if self.regressions or self.total_regressed or self.only_in_new_regressed else 0
+        """0 = no regression beyond the thresholds, 1 = at least one kernel, the total or NEW's own kernels, 2 =
+        none, but a kernel the gate would judge has no time on a side: a regression in it would pass."""
+        return 1 if self.regressed else 2 if self.not_judged else 0
 
 
 def judge(comparison: Comparison, thresholds: Thresholds = Thresholds(),
@@ -210,7 +232,21 @@ def judge(comparison: Comparison, thresholds: Thresholds = Thresholds(),
                             f"kernels do different work{others}",
                             "pass --gate-different-work to gate them per unit of work, or compare the runs with "
                             "roofline compare")
-    return DiffResult(comparison, thresholds, verdicts, total, notes, only_in_new(comparison))
+    return DiffResult(comparison, thresholds, verdicts, total, notes, only_in_new(comparison),
+                      not_judged(comparison, verdicts, thresholds))
+
+
+def not_judged(comparison: Comparison, verdicts: Sequence[Verdict], limits: Thresholds) -> tuple[NotJudged, ...]:
+    """The kernels of at least ``min_share_pct`` of BASE's or NEW's time that the slower gate could not judge: in
+    both reports with no launch time on a side, or run by NEW with every launch invalid (so only in BASE)."""
+    found = [NotJudged(v.pair.label, v.share_pct, Unjudged.NO_TIME) for v in verdicts
+             if v.slowdown_pct.value is None and v.share_pct is not None and v.share_pct >= limits.min_share_pct]
+    total = comparison.reports[0].total_time_s
+    for gone in comparison.unmeasured:
+        share = 100.0 * gone.base_s / total if total else None
+        if gone.report == 1 and share is not None and share >= limits.min_share_pct:
+            found.append(NotJudged(gone.name, share, Unjudged.EVERY_LAUNCH_INVALID))
+    return tuple(found)
 
 
 def setup_check(base: ReportRef, new: ReportRef, allow_different_gpu: bool) -> tuple[str, ...]:
@@ -224,7 +260,7 @@ def setup_check(base: ReportRef, new: ReportRef, allow_different_gpu: bool) -> t
     gpu = [(r.device, r.compute_capability, r.sm_count) for r in (base, new)]
     differ = (["GPUs"] if gpu[0] != gpu[1] else []) + \
              (["ncu versions"] if base.ncu_version and new.ncu_version and base.ncu_version != new.ncu_version else [])
-    sides = " and ".join(f"{r.path} ({r.device}, {_ncu(r)})" for r in (base, new))
+    sides = " and ".join(f"{r.path} ({_gpu(r, base, new)}, {_ncu(r)})" for r in (base, new))
     if differ and not allow_different_gpu:
         raise RooflineError(f"{sides} come from different {' and '.join(differ)}, so their times are no regression "
                             "test", "diff runs of one GPU and ncu version, or pass --allow-different-gpu to gate them "
@@ -232,9 +268,20 @@ def setup_check(base: ReportRef, new: ReportRef, allow_different_gpu: bool) -> t
     notes = [f"different {' and '.join(differ)} allowed (--allow-different-gpu): {sides}"] if differ else []
     unknown = [r.path for r in (base, new) if not r.ncu_version]
     if unknown:
-        notes.append(f"ncu version not checked: {' and '.join(unknown)} do not name the ncu version that wrote them "
-                     "(a report model written without it)")
+        verb = "does not name the ncu version that wrote it" if len(unknown) == 1 else \
+            "do not name the ncu version that wrote them"
+        notes.append(f"ncu version not checked: {' and '.join(unknown)} {verb} (a report model written without it)")
     return tuple(notes)
+
+
+def _gpu(r: ReportRef, base: ReportRef, new: ReportRef) -> str:
+    """A report's GPU as the set-up check names it: its name, with its compute capability and SM count where those
+    differ between two GPUs of one name (another SKU, a MIG slice)."""
+    if base.device != new.device:
+        return r.device
+    extra = ([f"CC {r.compute_capability}"] if base.compute_capability != new.compute_capability else []) + \
+            ([f"{r.sm_count} SMs"] if base.sm_count != new.sm_count else [])
+    return ", ".join([r.device, *extra])
 
 
 def _ncu(r: ReportRef) -> str:

@@ -23,7 +23,7 @@ from roofline.compare.pairing import Comparison, KernelPair, OwnGpu, ReportRef
 from roofline.compare.projection import Projection
 from roofline.compare.projection_launches import WorkloadProjection
 from roofline.compare.ranking import RECOVERABLE_COUNTS, TIME_TO_GAIN_COUNTS, AppSummary, RankedByKind, SummaryRow
-from roofline.compare.regression import DiffResult, GateNote, Unchecked, Verdict
+from roofline.compare.regression import DiffResult, GateNote, Unchecked, Unjudged, Verdict
 from roofline.core.choices import TargetClock
 from roofline.core.labels import letter
 from roofline.core.model import CeilingSet
@@ -349,6 +349,15 @@ class DiffKernel(JudgedFields, frozen=True, kw_only=True):
     p_value: Number
 
 
+class NotJudgedDoc(Struct, frozen=True):
+    """A kernel of at least ``thresholds.min_share_pct`` the gate could not judge (exit 2): ``no_time``, in both
+    reports with no launch time on a side; ``every_launch_invalid``, NEW ran it and every launch of it is invalid."""
+
+    kernel: str
+    share_pct: float
+    cause: Unjudged
+
+
 class DiffJson(Struct, frozen=True):
     """``roofline diff -f json``: thresholds, verdict and exit code, each kernel with its change and reasons."""
 
@@ -362,7 +371,7 @@ class DiffJson(Struct, frozen=True):
     setup_notes: list[str]
     thresholds: ThresholdsDoc
     regression: bool
-    exit_code: Literal[0, 1]
+    exit_code: Literal[0, 1, 2]
     regressions: list[Regression]
     total: TotalDoc | None
     kernels: list[DiffKernel]
@@ -372,6 +381,7 @@ class DiffJson(Struct, frozen=True):
     only_in_new_share: Number  # that time's share of NEW's kernel time
     missing: dict[str, str]
     only_in_new_regressed: bool | None = None  # that share above thresholds.new_share_pct; null: not gated
+    not_judged: list[NotJudgedDoc] = []  # kernels the gate would judge but could not: exit 2 unless a regression
 
 
 class ProjectKernel(Struct, frozen=True):
@@ -503,12 +513,12 @@ def diff_json(d: DiffResult, words: CompareWords) -> DiffJson:
         list(d.setup_notes),
         ThresholdsDoc(t.slower_pct, t.min_share_pct, t.total_slower_pct, t.roof_drop_pct, c.alpha, c.work_tolerance,
                       t.gate_different_work, t.new_share_pct),
-        bool(d.exit_code), d.exit_code,  # type: ignore[arg-type]
+        d.regressed, d.exit_code,  # type: ignore[arg-type]
         [Regression(v.pair.label, list(v.reasons)) for v in d.regressions],
         None if total is None else TotalDoc(total.kernels, total.base_s, total.at_new_speed_s, total.change_pct,
                                             d.total_regressed),
         [diff_kernel(v, c.reports, words) for v in d.verdicts], list(c.unmatched[0]), list(c.unmatched[1]),
-        *only_in_new_doc(d, diff_missing(d)))
+        *only_in_new_doc(d, diff_missing(d)), [NotJudgedDoc(n.kernel, n.share_pct, n.cause) for n in d.not_judged])
 
 
 def diff_missing(d: DiffResult) -> dict[str, str]:

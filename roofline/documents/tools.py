@@ -29,6 +29,7 @@ from roofline.documents.compare import (
     DiffKernel,
     Headline,
     JudgedFields,
+    NotJudgedDoc,
     ProjectJson,
     ProjectKernel,
     Regression,
@@ -166,7 +167,7 @@ class Judgement(ToolResult, frozen=True, kw_only=True):
 
     kind: Literal["compare"]
     also: str
-    exit_code: Literal[0, 1]
+    exit_code: Literal[0, 1, 2]
     meaning: str
     regressions: list[Regression]
     total: TotalDoc | None
@@ -181,6 +182,7 @@ class Judgement(ToolResult, frozen=True, kw_only=True):
     only_in_new_share: Number
     missing: dict[str, str]
     only_in_new_regressed: bool | None = None  # that share above thresholds.new_share_pct; null: not gated
+    not_judged: list[NotJudgedDoc] = []  # kernels the gate would judge but could not (exit 2 unless a regression)
 
 
 class ProjectionPage(ToolResult, frozen=True, kw_only=True):
@@ -341,7 +343,9 @@ class NsysRanking(ToolResult, frozen=True, kw_only=True):
 # --- The results, built from their commands' documents ---------------------------------------------------------
 DIFF_EXIT = {0: "no regression beyond the thresholds",
              1: "regression: the kernels and why under regressions, the total under total.regressed, the kernels only "
-                "the new report runs under only_in_new_regressed"}
+                "the new report runs under only_in_new_regressed",
+             2: "not judged: no regression, but the kernels under not_judged (each at least min_share_pct of the "
+                "time) have no time on a side, so a regression in them would pass"}
 BY_TIME = ("speedup", "expected_speedup", "slowdown_pct")  # JudgedKernel's figures of time alone
 
 
@@ -428,7 +432,7 @@ def judgement(result: DiffResult, words: CompareWords, command: str, also: str) 
                      setup_notes=d.setup_notes, thresholds=d.thresholds, base=d.base, new=d.new, kernels=kernels,
                      only_in_base=d.only_in_base, only_in_new=d.only_in_new, only_in_new_s=d.only_in_new_s,
                      only_in_new_share=d.only_in_new_share, missing=d.missing,
-                     only_in_new_regressed=d.only_in_new_regressed)
+                     only_in_new_regressed=d.only_in_new_regressed, not_judged=d.not_judged)
 
 
 def judged_kernel(k: DiffKernel, pair_headline: Headline | None) -> JudgedKernel:

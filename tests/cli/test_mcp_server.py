@@ -435,7 +435,8 @@ def test_the_output_schemas_reject_a_result_without_what_it_promises(served: dic
     analysed = {k: v for k, v in ok(served["analyse"]).items() if k != "kernel"}
     assert not validator(served["tools"], "analyse_kernel").is_valid(analysed)
     judged = ok(served["compare"])
-    assert not validator(served["tools"], "compare_reports").is_valid({**judged, "exit_code": 2})
+    assert not validator(served["tools"], "compare_reports").is_valid({**judged, "exit_code": 3})
+    assert not validator(served["tools"], "compare_reports").is_valid({**judged, "not_judged": [{"kernel": "k"}]})
     ranked = ok(served["nsys"])
     assert not validator(served["tools"], "rank_nsys_kernels").is_valid({**ranked, "ncu_runs": [{"ncu": 1}]})
 

@@ -173,8 +173,21 @@ def test_reports_of_different_gpus_or_ncu_versions_are_refused_unless_allowed():
     assert allowed.setup_notes == ("different GPUs and ncu versions allowed (--allow-different-gpu): base.json "
                                    "(Synthetic GPU, ncu 2024.1.0.0) and new.json (Other GPU, ncu 2025.1.0.0)",)
     unknown = _judge(_on(base), _on(new, ncu=""))
-    assert unknown.setup_notes == ("ncu version not checked: new.json do not name the ncu version that wrote them "
+    assert unknown.setup_notes == ("ncu version not checked: new.json does not name the ncu version that wrote it "
                                    "(a report model written without it)",)
+
+
+def test_two_gpus_of_one_name_are_told_apart_by_what_differs():
+    """A GPU of the same name with fewer SMs (another SKU, a MIG slice) was refused as "(Synthetic GPU, ...) and
+    (Synthetic GPU, ...) come from different GPUs", which named no difference."""
+    base = model("base.json", [launch(0, "k", 1e-3, 1e9, 1e7, OLD_GPU)])
+    fewer = msgspec.structs.replace(_on(base, path="new.json"),
+                                    device=Device(name="Synthetic GPU", compute_capability="9.0", sm_count=72))
+    with pytest.raises(RooflineError) as err:
+        _judge(msgspec.structs.replace(_on(base), device=Device(name="Synthetic GPU", compute_capability="9.0",
+                                                               sm_count=80)), fewer)
+    assert str(err.value).startswith("base.json (Synthetic GPU, 80 SMs, ncu 2024.1.0.0) and new.json (Synthetic "
+                                     "GPU, 72 SMs, ncu 2024.1.0.0) come from different GPUs")
 
 
 # --- Different work --------------------------------------------------------------------------------------
@@ -256,3 +269,75 @@ def test_a_nan_or_negative_threshold_cannot_switch_the_gate_off(field: str) -> N
     for value in (float("nan"), float("inf"), -1.0):
         with pytest.raises(UsageError, match=field):
             Thresholds(**{field: value})  # type: ignore[arg-type]
+
+
+# --- Kernels the gate cannot judge ------------------------------------------------------------------------
+def _four_kernels(path: str, unmeasured: str = "", invalid: str = "") -> Report:
+    """a (4 ms), b (3 ms), c (2 ms), tiny (5 us); ``unmeasured`` without its time, ``invalid`` marked invalid."""
+    from msgspec.structs import replace
+
+    launches = [launch(i, name, t, 1e9, 1e7, OLD_GPU) for i, (name, t) in
+                enumerate((("a", 4e-3), ("b", 3e-3), ("c", 2e-3), ("tiny", 5e-6)))]
+    for i, k in enumerate(launches):
+        if k.name == unmeasured:
+            launches[i] = replace(k, metrics={n: v for n, v in k.metrics.items() if n != "gpu__time_duration.sum"})
+        if k.name == invalid:  # as a launch that failed: no metric at all (a report model's reader marks it so)
+            launches[i] = replace(k, metrics={}, invalid="not measured: ncu collected no counters for it")
+    return model(path, launches)
+
+
+def test_a_gated_size_kernel_without_a_time_in_new_is_not_judged_and_fails_the_job_with_2():
+    """b (3 ms of 9 ms, 33%) has no launch time in NEW: the gate passed (exit 0, "no regression") with it left out
+    of the total, so a regression in it would pass."""
+    from roofline.compare.regression import Unjudged
+
+    result = _judge(_four_kernels("base.json"), _four_kernels("new.json", unmeasured="b"))
+    assert not result.regressed and result.exit_code == 2
+    (b,) = result.not_judged
+    assert (b.kernel, b.cause) == ("b", Unjudged.NO_TIME)
+    assert b.share_pct == pytest.approx(100 * 3e-3 / (4e-3 + 3e-3 + 2e-3 + 5e-6), rel=1e-9)
+    assert _judge(_four_kernels("base.json"), _four_kernels("new.json", unmeasured="b"),
+                  Thresholds(min_share_pct=34.0)).exit_code == 0  # its share under the one gated: left out
+
+
+def test_a_kernel_every_launch_of_which_is_invalid_in_new_is_not_judged_not_only_in_base():
+    from roofline.compare.regression import Unjudged
+
+    result = _judge(_four_kernels("base.json"), _four_kernels("new.json", invalid="c"))
+    assert result.comparison.unmatched[0] == ("c",)  # as before: no valid launch of it to pair
+    (c,) = result.not_judged
+    assert (c.kernel, c.cause, result.exit_code) == ("c", Unjudged.EVERY_LAUNCH_INVALID, 2)
+    assert c.share_pct == pytest.approx(100 * 2e-3 / (4e-3 + 3e-3 + 2e-3 + 5e-6), rel=1e-9)
+
+
+def test_a_kernel_under_the_share_or_removed_from_new_or_a_regression_keeps_its_exit_code():
+    """tiny (0.06%) invalid in NEW is under --min-share; c absent from NEW was removed (only in BASE, as before);
+    a regression elsewhere exits 1 whatever is not judged."""
+    base = _four_kernels("base.json")
+    assert _judge(base, _four_kernels("new.json", invalid="tiny")).exit_code == 0
+    removed = model("new.json", [k for k in base.launches if k.name != "c"])
+    assert _judge(base, removed).exit_code == 0
+    slower = _four_kernels("new.json", unmeasured="b")
+    slower = model("new.json", [launch(0, "a", 6e-3, 1e9, 1e7, OLD_GPU), *slower.launches[1:]])
+    result = _judge(base, slower)
+    assert result.exit_code == 1 and [n.kernel for n in result.not_judged] == ["b"]
+
+
+def test_the_diff_command_exits_2_and_says_which_kernel_it_could_not_judge(tmp_path):
+    base, new = tmp_path / "base.json", tmp_path / "new.json"
+    base.write_text(json.dumps(_four_kernels(str(base)).to_dict()))
+    new.write_text(json.dumps(_four_kernels(str(new), invalid="c").to_dict()))
+    table = CliRunner().invoke(app, ["diff", str(base), str(new), "--wide"])
+    assert table.exit_code == 2, table.output
+    assert "not judged: 1 kernel without a time, a regression would pass (exit 2)" in table.output
+    assert "not judged c (22.2% of the time, >= --min-share 1%): NEW ran it, and every launch of it there is invalid" \
+        in " ".join(table.output.split())
+    written = CliRunner().invoke(app, ["diff", str(base), str(new), "-f", "json", "-o", str(tmp_path / "d.json")])
+    assert written.exit_code == 2
+    doc = json.loads((tmp_path / "d.json").read_text())
+    assert (doc["exit_code"], doc["regression"]) == (2, False)
+    assert doc["not_judged"] == [{"kernel": "c", "share_pct": pytest.approx(100 * 2e-3 / 9.005e-3),
+                                  "cause": "every_launch_invalid"}]
+    CliRunner().invoke(app, ["diff", str(base), str(new), "-f", "markdown", "-o", str(tmp_path / "d.md")])
+    markdown = (tmp_path / "d.md").read_text()
+    assert ":x: **not judged: 1 kernel" in markdown and "**Not judged** (a regression in these would pass)" in markdown

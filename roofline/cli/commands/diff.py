@@ -82,7 +82,8 @@ def diff(
     jobs: JobsOpt = None,
     store: StoreOpt = None,
 ) -> None:
-    """Compare NEW with BASE kernel by kernel and fail (exit 1) on a regression beyond the thresholds."""
+    """Compare NEW with BASE kernel by kernel and fail (exit 1) on a regression beyond the thresholds, or (exit 2)
+    where a kernel of at least --min-share has no time on a side."""
     from roofline.compare.pairing import pair_options, parse_matcher
     from roofline.compare.regression import Thresholds
 

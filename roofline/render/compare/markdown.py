@@ -17,7 +17,7 @@ from roofline.core.labels import letter
 from roofline.core.units import pct, seconds
 from roofline.render import GENERATOR
 from roofline.render.compare.plot import nothing_to_compare
-from roofline.render.compare.prose import gate_note_text, unchecked_text, work_summary
+from roofline.render.compare.prose import gate_note_text, not_judged_text, unchecked_text, work_summary
 from roofline.render.compare.table import (
     Grid,
     change_interval,
@@ -154,6 +154,10 @@ def _details(d: DiffResult) -> list[str]:
     unchecked = list(dict.fromkeys(unchecked_text(u) for v in d.verdicts for u in v.unchecked))
     if unchecked:
         lines += ["", "**Not checked** (n/a above):", *(f"- {inline(u)}" for u in unchecked)]
+    if d.not_judged:
+        limit = d.thresholds.min_share_pct
+        lines += ["", ":x: **Not judged** (a regression in these would pass):",
+                  *(f"- {inline(not_judged_text(n, limit))}" for n in d.not_judged)]
     for v in d.shifted:
         head = f"Lines of `{cell(v.pair.label)}` that gained or lost warp samples (share, base → new):"
         moved = [f"`{s.where}`: {pct(100 * s.base_share)} → {pct(100 * s.new_share)} ({s.change_pts:+.1f} points)"

@@ -9,9 +9,9 @@ from __future__ import annotations
 from roofline.analysis.grade import State
 from roofline.analysis.work import Measure, WorkCheck, WorkNote, WorkNoteKind
 from roofline.compare.pairing import OwnGpu
-from roofline.compare.regression import GateCause, GateNote, Unchecked
+from roofline.compare.regression import GateCause, GateNote, NotJudged, Unchecked, Unjudged
 from roofline.core.thresholds import CLOCK_MIN_DURATION_S
-from roofline.core.units import ratio, seconds, si
+from roofline.core.units import pct, ratio, seconds, si
 
 
 def apart_text(apart: tuple[str, ...]) -> str:
@@ -85,3 +85,14 @@ def own_gpu_text(o: OwnGpu) -> str:
     return (f"{o.target} is the report's own GPU: the report {clock}; the projection takes the {o.clock} clock, "
             f"{si(o.clock_hz, 'Hz')}: its row differs from 1x by what that change of clock does to the launches "
             "the SM clock paces, not by an error of the model")
+
+
+NOT_JUDGED_WORDS = {Unjudged.NO_TIME: "no launch time on a side (not measured)",
+                    Unjudged.EVERY_LAUNCH_INVALID: "NEW ran it, and every launch of it there is invalid (it failed, "
+                                                   "or ncu could not replay it)"}
+
+
+def not_judged_text(n: NotJudged, min_share_pct: float) -> str:
+    """Why the gate could not judge a kernel of its size, and what to do."""
+    return (f"{n.kernel} ({pct(n.share_pct)} of the time, >= --min-share {min_share_pct:g}%): "
+            f"{NOT_JUDGED_WORDS[n.cause]}; re-profile it, or raise --min-share above its share to leave it out")

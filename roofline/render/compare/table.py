@@ -33,6 +33,7 @@ from roofline.core.units import counted, pct, pct_apart, ratio, seconds, share_p
 from roofline.documents.summary_store import StoreReportDoc, StoreSummaryJson, StoreSummaryRowDoc
 from roofline.render.compare.prose import (
     gate_note_text,
+    not_judged_text,
     own_gpu_text,
     ratio_text,
     unchecked_text,
@@ -582,7 +583,8 @@ def _comparison_notes(c: Comparison, bounds: bool = True) -> list[str]:
     for i in range(len(c.reports)):
         sides = [p.side(i) for p in c.pairs if p.sides[i]]
         unplaced = [s for s in sides if s.roof.pct_of_roof is None]
-        lines += [f"[bold]{letter(i)} n/a[/bold]: {r}" for r in dict.fromkeys(s.why_no_roof for s in unplaced)]
+        lines += [f"[bold]{letter(i)}[/bold]: percent of roof n/a: {r}" for r in dict.fromkeys(s.why_no_roof
+                                                                                           for s in unplaced)]
     left_out = dict.fromkeys(", ".join(pr.left_out) for p in c.pairs for pr in p.projections if pr and pr.left_out)
     lines += [f"the projection's bound leaves out: {text}" for text in left_out if bounds]
     for i, names in enumerate(c.unmatched):
@@ -642,6 +644,9 @@ def _print_diff(console: Console, d: DiffResult) -> None:
         console.print(f"{escape(v.pair.label)} ({status_word(v)}): {escape(summary)}; {change}", highlight=False)
     for text in dict.fromkeys(unchecked_text(u) for v in d.verdicts for u in v.unchecked):
         console.print(f"[yellow]{escape(text)}[/yellow]", highlight=False)
+    for n in d.not_judged:
+        console.print(f"[bold red]not judged[/bold red] {escape(not_judged_text(n, d.thresholds.min_share_pct))}",
+                      highlight=False)
     for i, names in enumerate(c.unmatched):
         if names:
             console.print(f"only in {'BASE' if i == 0 else 'NEW'} ({escape(unmatched_count(d, i))}): "
@@ -686,13 +691,17 @@ def _diff_table(d: DiffResult, width: int) -> Table:
 
 def verdict_words(d: DiffResult) -> str:
     """"no regression", "1 kernel regressed", "the total regressed", "2 kernels and the total regressed", "NEW's
-    own kernels regressed" (--fail-if-new-share)."""
+    own kernels regressed" (--fail-if-new-share); "not judged: ..." where nothing regressed but a kernel the gate
+    would judge has no time on a side."""
     count = len(d.regressions)
     kernels = f"{count} kernel{'s' if count > 1 else ''}" if count else ""
     total = "the total" if d.total_regressed else ""
     own = "NEW's own kernels" if d.only_in_new_regressed else ""
     named = [w for w in (kernels, total, own) if w]
     if not named:
+        if d.not_judged:
+            count = len(d.not_judged)
+            return f"not judged: {count} kernel{'s' if count > 1 else ''} without a time, a regression would pass"
         return "no regression"
     return f"{', '.join(named[:-1])} and {named[-1]} regressed" if len(named) > 1 else f"{named[0]} regressed"
 
@@ -738,10 +747,12 @@ def change_interval(change: Change | None) -> str:
 
 
 def change_text(ratio_: float | None, pct_: float | None) -> str:
-    """A time ratio NEW / BASE and its percent change as a change: "+12.3%", "-4.0%", or "584x" from +1000% on."""
+    """A time ratio NEW / BASE and its percent change as a change: "+12.3%", "-4.0%", or "584x" from +1000% on; a
+    change that rounds to zero is "+0.0%", never "-0.0%"."""
     if ratio_ is None or pct_ is None:
         return "n/a"
-    return f"{ratio_:.0f}x" if pct_ >= TIMES_FROM_PCT else f"{pct_:+.1f}%"
+    text = f"{ratio_:.0f}x" if pct_ >= TIMES_FROM_PCT else f"{pct_:+.1f}%"
+    return "+0.0%" if text == "-0.0%" else text
 
 
 def headline_change(change: Change | None) -> str:

@@ -91,7 +91,7 @@ def test_json_schema_version_top_level_and_kernel_fields(shared_report):
     assert set(doc) == {"schema_version", "kind", "tool", "generator", "base", "new", "matching", "setup_notes",
                         "thresholds", "regression", "exit_code", "regressions", "total", "kernels", "only_in_base",
                         "only_in_new", "only_in_new_s", "only_in_new_share", "missing",
-                        "only_in_new_regressed"}
+                        "only_in_new_regressed", "not_judged"}
     assert doc["thresholds"] == {"slower_pct": 5.0, "min_share_pct": 1.0, "total_slower_pct": 5.0,
                                  "roof_drop_pct": None, "alpha": 0.01, "work_tolerance": 0.05,
                                  "gate_different_work": False, "new_share_pct": None}

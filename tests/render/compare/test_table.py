@@ -90,3 +90,12 @@ def test_the_legend_never_wraps_a_number_away_from_its_unit(shared_report):
     for before, after in zip(legend, legend[1:], strict=False):
         assert not (re.search(r"\d$", before) and re.match(r"[A-Za-z%]", after)), (before, after)
         assert not re.search(r"\b(ncu|CC)$", before), before
+
+
+def test_a_change_that_rounds_to_zero_is_never_minus_zero() -> None:
+    """The CuPy triad's roofline and full-set runs differ by -0.004%: the diff printed "-0.0%"."""
+    from roofline.render.compare.table import change_text
+
+    assert change_text(1 - 4e-5, -0.004) == "+0.0%"
+    assert change_text(1.123, 12.3) == "+12.3%" and change_text(0.96, -4.0) == "-4.0%"
+    assert change_text(584.0, 58300.0) == "584x" and change_text(None, 1.0) == "n/a"
