@@ -140,6 +140,10 @@ class Roofline:
         if options is not None:
             instance_of("options", options, AnalysisOptions, "roofline.AnalysisOptions(...)")
         whole_at_least("jobs", jobs, 1, 2)
+        if catalog is not None:
+            from roofline.specs.catalog import SpecCatalog
+
+            instance_of("catalog", catalog, SpecCatalog, "roofline.specs.catalog.load_catalog()")
         self.options = options or AnalysisOptions()
         self.jobs, self._progress, self._catalog = jobs, progress, catalog
         self._analysed = analysed
@@ -210,6 +214,7 @@ class Roofline:
 
         paths = listed(paths)
         _layout(width)
+        _pairing_given(matcher, options, project_to)
         require_two(paths, project_to)
         comparison = self._comparison(paths, matcher, project_to, options)
         require_common(comparison)
@@ -259,6 +264,7 @@ class Roofline:
 
         a_path("base", base), a_path("new", new)
         instance_of("thresholds", thresholds, Thresholds, "roofline.compare.regression.Thresholds(...)")
+        _pairing_given(matcher, options)
         return self.judge(self._comparison([base, new], matcher, None, options), thresholds, allow_different_gpu,
                           width)
 
@@ -266,8 +272,11 @@ class Roofline:
     def judge(comparison: Comparison, thresholds: Thresholds, allow_different_gpu: bool = False,
               width: int = 80) -> DiffDocument:
         """The regression gate over a comparison already made (``compare``'s), as ``diff`` judges its own."""
-        from roofline.compare.regression import judge
+        from roofline.compare.pairing import Comparison
+        from roofline.compare.regression import Thresholds, judge
 
+        instance_of("comparison", comparison, Comparison, "Roofline().compare(paths).comparison")
+        instance_of("thresholds", thresholds, Thresholds, "roofline.compare.regression.Thresholds(...)")
         return DiffDocument(judge(comparison, thresholds, allow_different_gpu), width=width)
 
     def summary(self, paths: Paths, by: GroupBy = "kernel", top: int = 10, width: int = 80, keep_going: bool = True,
@@ -481,3 +490,19 @@ def _targets_given(to: object) -> None:
 
     raise UsageError(f"to={shown(to)}: not a GPU id, a list of ids or a list of specs",
                      "give e.g. to='a100-sxm4-80gb', to='all' or to=['t4', 'l4'] (roofline specs list)")
+
+
+def _pairing_given(matcher: object, options: object, project_to: object = None) -> None:
+    """UsageError where a comparison's matcher, pairing options or target is not of its kind."""
+    from roofline.compare.pairing import Matcher, PairOptions
+    from roofline.specs.catalog import DeviceSpec
+
+    if matcher is not None:
+        instance_of("matcher", matcher, Matcher, "roofline.compare.pairing.parse_matcher('name')")
+    if options is not None:
+        instance_of("options", options, PairOptions, "roofline.compare.pairing.PairOptions(...)")
+    if project_to is not None and not isinstance(project_to, (str, DeviceSpec)):
+        from roofline.core.choices import shown
+        from roofline.errors import UsageError
+
+        raise UsageError(f"project_to={shown(project_to)}: not a GPU id or a spec", "give e.g. project_to='h200'")

@@ -32,7 +32,7 @@ from msgspec import Struct
 from msgspec.structs import force_setattr
 
 from roofline.core import mechanisms
-from roofline.core.choices import GroupBy, NameBase, one_of, path_list, text_tuple
+from roofline.core.choices import GroupBy, NameBase, finite_at_least, one_of, path_list, text_tuple
 
 if TYPE_CHECKING:  # pragma: no cover
     from roofline.analysis.launches import ReportAnalysis
@@ -74,6 +74,7 @@ class AnalysisOptions(Struct, frozen=True):
         one_of("group_by", self.group_by, GroupBy)
         force_setattr(self, "kernel", text_tuple("kernel", self.kernel))  # one filter alone: a tuple of one
         force_setattr(self, "specs", tuple(path_list("specs", self.specs)))
+        finite_at_least("time_limit_s", self.time_limit_s)
 
 
 DEFAULT_OPTIONS = AnalysisOptions()  # the options a call that gives none runs with

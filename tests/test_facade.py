@@ -212,6 +212,10 @@ WRONG_ARGUMENTS: list[tuple[str, Callable[[Any], object], str]] = [
     ("a number for kernels", lambda f: f.grade(TRIAD, kernels=3), "kernels=3"),
     ("a spread threshold as text", lambda f: f.report([TRIAD], spread_threshold_pct="5"), "spread_threshold_pct='5'"),
     ("a number for a profile", lambda f: f.realtime([TRIAD], 3), "profile=3"),
+    ("a string for a matcher", lambda f: f.diff(TRIAD, TRIAD, Thresholds(), "order"), "matcher='order'"),
+    ("a number for pairing options", lambda f: f.compare([TRIAD, FP32], options=3), "options=3"),
+    ("a number for a projection target", lambda f: f.compare([TRIAD], project_to=3), "project_to=3"),
+    ("a number for a comparison", lambda f: f.judge(3, Thresholds()), "comparison=3"),
 ]
 
 
@@ -248,6 +252,11 @@ def test_the_api_entry_points_refuse_what_is_not_their_input() -> None:
         roofline.to_dataframe([TRIAD])  # type: ignore[list-item]
     with pytest.raises(UsageError, match=r"^options='kernel-clock': not an AnalysisOptions"):
         Roofline("kernel-clock")  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match=r"^catalog=3: not a SpecCatalog"):
+        Roofline(catalog=3)  # type: ignore[arg-type]
+    for limit in (-1.0, float("nan")):  # a read was refused as "took longer than -1 s: the file may be corrupt"
+        with pytest.raises(UsageError, match=r"^time_limit_s="):
+            AnalysisOptions(time_limit_s=limit)
 
 
 def test_the_error_class_is_the_packages_own_name() -> None:

@@ -300,12 +300,13 @@ class OwnGpu(Struct, frozen=True):
 
 
 class Unmeasured(Struct, frozen=True):
-    """A base kernel report ``report`` ran with every launch invalid (no time): among the base's unmatched kernels,
-    though that report ran it; ``base_s`` is its time in the base."""
+    """A kernel report ``report`` ran with every launch invalid (no time), which another report ran with valid ones:
+    it falls among that other report's unmatched kernels; ``other_s`` is its time there, in report ``other``."""
 
     name: str
     report: int
-    base_s: float
+    other: int
+    other_s: float
 
 
 class Comparison(Struct, frozen=True):
@@ -325,7 +326,7 @@ class Comparison(Struct, frozen=True):
     confidence: float = 1.0 - 2 * ALPHA  # of the noise intervals: 1 - 2 alpha (two-sided)
     plottable: Plottable = Plottable.NO_PAIRS  # whether the comparison plot holds a point, or why not (``plottable``)
     own_gpu: OwnGpu | None = None  # ``everywhere``'s row of the report's own GPU and the clocks behind it
-    unmeasured: tuple[Unmeasured, ...] = ()  # base kernels another report ran with no valid launch (``_unmeasured``)
+    unmeasured: tuple[Unmeasured, ...] = ()  # kernels one of two reports ran with no valid launch (``_unmeasured``)
 
     def _repr_html_(self) -> str | None:
         """The comparison as Jupyter shows it: the hook the Python API registers (the HTML comparison without its
@@ -418,21 +419,24 @@ def pair_reports(analyses: Sequence[ReportAnalysis], matcher: Matcher = Matcher(
 
 def _unmeasured(analyses: Sequence[ReportAnalysis], matcher: Matcher,
                 keyed: Sequence[dict[Key, Launches]]) -> tuple[Unmeasured, ...]:
-    """The base's kernels another report ran with no valid launch (each one invalid: failed, or not replayed), so
-    they fall among the base's unmatched; not sought where kernels are matched by their order (the invalid launches'
-    order is not the valid ones')."""
-    if matcher.mode == "order" or len(analyses) < 2:
+    """The kernels one of two reports ran with no valid launch (each one invalid: failed, or not replayed) that the
+    other ran with valid ones, so they fall among the other's unmatched. Sought by name where kernels are matched by
+    their order (the invalid launches' order is not the valid ones')."""
+    invalid = [a.launches.where(a.launches.table.columns.invalid[a.launches.indices]) for a in analyses]
+    if len(analyses) != 2 or not any(len(launches.indices) for launches in invalid):
         return ()
+    by = Matcher() if matcher.mode == "order" else matcher
+    valid = keyed if by is matcher else [keyed_kernels(a, by, i) for i, a in enumerate(analyses)]
     found = []
-    for i, analysis in enumerate(analyses[1:], start=1):
-        invalid = analysis.launches.where(analysis.launches.table.columns.invalid[analysis.launches.indices])
-        if not len(invalid.indices):
+    for i, analysis in enumerate(analyses):
+        if not len(invalid[i].indices):
             continue
-        for key in keyed_kernels(analysis, matcher, i, invalid):
-            if key in keyed[0] and key not in keyed[i]:
-                launches = keyed[0][key]
-                base_s = float(sum(k.duration_s.value or 0.0 for k in launches))
-                found.append(Unmeasured(_key_text(key, launches), i, base_s))
+        other = 1 - i
+        for key in keyed_kernels(analysis, by, i, invalid[i]):
+            if key in valid[other] and key not in valid[i]:
+                launches = valid[other][key]
+                seconds = float(sum(k.duration_s.value or 0.0 for k in launches))
+                found.append(Unmeasured(_key_text(key, launches), i, other, seconds))
     return tuple(found)
 
 

@@ -6,6 +6,9 @@ The thresholds' defaults live in ``roofline.core.thresholds``.
 * **Same set-up.** BASE and NEW must come from the same GPU (name, compute capability, SM count) and the same ncu
   version where both reports name it; otherwise the times are no regression test and ``judge`` refuses (exit 2)
   unless told ``allow_different_gpu``.
+* **Not judged.** A kernel of at least ``min_share_pct`` of the time with no launch time on a side, or run by one
+  report with every launch invalid, cannot be judged: a regression in it would pass, so the exit is 2 where nothing
+  regressed (``not_judged``).
 * **A kernel** regresses when its time per launch is slower by more than ``slower_pct`` and it holds
   at least ``min_share_pct`` of BASE's or NEW's time. With several launches on each side, only a change
   the noise cannot explain counts: the one-sided Mann-Whitney U test of "slower by more than the threshold" at
@@ -86,14 +89,17 @@ class Unjudged(Enum):
 
     NO_TIME = "no_time"  # in both reports, with no launch time on a side (not measured)
     EVERY_LAUNCH_INVALID = "every_launch_invalid"  # NEW ran it, and every launch of it there is invalid
+    EVERY_BASE_LAUNCH_INVALID = "every_base_launch_invalid"  # BASE ran it, and every launch of it there is invalid
 
 
 class NotJudged(Struct, frozen=True):
-    """A kernel of at least ``--min-share`` of BASE's or NEW's time the gate could not judge, and why."""
+    """A kernel of at least ``--min-share`` of the time the gate could not judge, and why: its share of the time of
+    ``share_of`` (the report that timed it; None: neither did, the share is unknown)."""
 
     kernel: str
-    share_pct: float
+    share_pct: float | None
     cause: Unjudged
+    share_of: Literal["base", "new"] | None = None
 
 
 class Unchecked(Struct, frozen=True):
@@ -237,16 +243,24 @@ def judge(comparison: Comparison, thresholds: Thresholds = Thresholds(),
 
 
 def not_judged(comparison: Comparison, verdicts: Sequence[Verdict], limits: Thresholds) -> tuple[NotJudged, ...]:
-    """The kernels of at least ``min_share_pct`` of BASE's or NEW's time that the slower gate could not judge: in
-    both reports with no launch time on a side, or run by NEW with every launch invalid (so only in BASE)."""
-    found = [NotJudged(v.pair.label, v.share_pct, Unjudged.NO_TIME) for v in verdicts
-             if v.slowdown_pct.value is None and v.share_pct is not None and v.share_pct >= limits.min_share_pct]
-    total = comparison.reports[0].total_time_s
+    """The kernels of at least ``min_share_pct`` of the time that the slower gate could not judge: in both reports
+    with no launch time on a side (share unknown where neither has one), or run by one report with every launch
+    invalid (so only in the other)."""
+    found = []
+    for v in verdicts:
+        if v.slowdown_pct.value is None and (v.share_pct is None or v.share_pct >= limits.min_share_pct):
+            timed = [i for i, s in enumerate(v.pair.sides) if s is not None and s.total_s.value is not None]
+            found.append(NotJudged(v.pair.label, v.share_pct, Unjudged.NO_TIME, SIDES[timed[0]] if timed else None))
     for gone in comparison.unmeasured:
-        share = 100.0 * gone.base_s / total if total else None
-        if gone.report == 1 and share is not None and share >= limits.min_share_pct:
-            found.append(NotJudged(gone.name, share, Unjudged.EVERY_LAUNCH_INVALID))
+        total = comparison.reports[gone.other].total_time_s
+        share = 100.0 * gone.other_s / total if total else None
+        if share is not None and share >= limits.min_share_pct:
+            cause = Unjudged.EVERY_LAUNCH_INVALID if gone.report == 1 else Unjudged.EVERY_BASE_LAUNCH_INVALID
+            found.append(NotJudged(gone.name, share, cause, SIDES[gone.other]))
     return tuple(found)
+
+
+SIDES: tuple[Literal["base"], Literal["new"]] = ("base", "new")
 
 
 def setup_check(base: ReportRef, new: ReportRef, allow_different_gpu: bool) -> tuple[str, ...]:
@@ -279,8 +293,8 @@ def _gpu(r: ReportRef, base: ReportRef, new: ReportRef) -> str:
     differ between two GPUs of one name (another SKU, a MIG slice)."""
     if base.device != new.device:
         return r.device
-    extra = ([f"CC {r.compute_capability}"] if base.compute_capability != new.compute_capability else []) + \
-            ([f"{r.sm_count} SMs"] if base.sm_count != new.sm_count else [])
+    extra = ([f"CC {r.compute_capability or 'unknown'}"] if base.compute_capability != new.compute_capability
+             else []) + ([f"{r.sm_count or 'unknown'} SMs"] if base.sm_count != new.sm_count else [])
     return ", ".join([r.device, *extra])
 
 

@@ -351,11 +351,14 @@ class DiffKernel(JudgedFields, frozen=True, kw_only=True):
 
 class NotJudgedDoc(Struct, frozen=True):
     """A kernel of at least ``thresholds.min_share_pct`` the gate could not judge (exit 2): ``no_time``, in both
-    reports with no launch time on a side; ``every_launch_invalid``, NEW ran it and every launch of it is invalid."""
+    reports with no launch time on a side; ``every_launch_invalid`` (``every_base_launch_invalid``), NEW (BASE) ran
+    it and every launch of it there is invalid. ``share_pct`` is of ``share_of``'s time, the report that timed it;
+    both null where neither did."""
 
     kernel: str
-    share_pct: float
+    share_pct: float | None
     cause: Unjudged
+    share_of: Literal["base", "new"] | None
 
 
 class DiffJson(Struct, frozen=True):
@@ -518,7 +521,8 @@ def diff_json(d: DiffResult, words: CompareWords) -> DiffJson:
         None if total is None else TotalDoc(total.kernels, total.base_s, total.at_new_speed_s, total.change_pct,
                                             d.total_regressed),
         [diff_kernel(v, c.reports, words) for v in d.verdicts], list(c.unmatched[0]), list(c.unmatched[1]),
-        *only_in_new_doc(d, diff_missing(d)), [NotJudgedDoc(n.kernel, n.share_pct, n.cause) for n in d.not_judged])
+        *only_in_new_doc(d, diff_missing(d)),
+        [NotJudgedDoc(n.kernel, n.share_pct, n.cause, n.share_of) for n in d.not_judged])
 
 
 def diff_missing(d: DiffResult) -> dict[str, str]:

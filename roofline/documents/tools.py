@@ -345,7 +345,8 @@ DIFF_EXIT = {0: "no regression beyond the thresholds",
              1: "regression: the kernels and why under regressions, the total under total.regressed, the kernels only "
                 "the new report runs under only_in_new_regressed",
              2: "not judged: no regression, but the kernels under not_judged (each at least min_share_pct of the "
-                "time) have no time on a side, so a regression in them would pass"}
+                "time) have no time on a side (not measured, or every launch invalid), so a regression in them "
+                "would pass"}
 BY_TIME = ("speedup", "expected_speedup", "slowdown_pct")  # JudgedKernel's figures of time alone
 
 

@@ -330,14 +330,49 @@ def test_the_diff_command_exits_2_and_says_which_kernel_it_could_not_judge(tmp_p
     table = CliRunner().invoke(app, ["diff", str(base), str(new), "--wide"])
     assert table.exit_code == 2, table.output
     assert "not judged: 1 kernel without a time, a regression would pass (exit 2)" in table.output
-    assert "not judged c (22.2% of the time, >= --min-share 1%): NEW ran it, and every launch of it there is invalid" \
-        in " ".join(table.output.split())
+    assert "not judged c (22.2% of BASE's time, >= --min-share 1%): NEW ran it, and every launch of it there is " \
+           "invalid" in " ".join(table.output.split())
     written = CliRunner().invoke(app, ["diff", str(base), str(new), "-f", "json", "-o", str(tmp_path / "d.json")])
     assert written.exit_code == 2
     doc = json.loads((tmp_path / "d.json").read_text())
     assert (doc["exit_code"], doc["regression"]) == (2, False)
     assert doc["not_judged"] == [{"kernel": "c", "share_pct": pytest.approx(100 * 2e-3 / 9.005e-3),
-                                  "cause": "every_launch_invalid"}]
+                                  "cause": "every_launch_invalid", "share_of": "base"}]
     CliRunner().invoke(app, ["diff", str(base), str(new), "-f", "markdown", "-o", str(tmp_path / "d.md")])
     markdown = (tmp_path / "d.md").read_text()
     assert ":x: **not judged: 1 kernel" in markdown and "**Not judged** (a regression in these would pass)" in markdown
+
+
+def test_invalid_launches_are_sought_by_name_under_order_matching_and_on_the_base_side_too():
+    """Under --match order the invalid launches' order says nothing: they are sought by name (the gate passed, exit 0,
+    with c paired to tiny). A kernel BASE ran only with invalid launches is not judged either."""
+    from roofline.compare.pairing import parse_matcher
+    from roofline.compare.regression import Unjudged
+
+    base, new = _four_kernels("base.json"), _four_kernels("new.json", invalid="c")
+    ordered = judge(pair_reports([analyze_report(base), analyze_report(new)], parse_matcher("order")), Thresholds())
+    assert [(n.kernel, n.cause, n.share_of) for n in ordered.not_judged] == [("c", Unjudged.EVERY_LAUNCH_INVALID,
+                                                                              "base")]
+    assert ordered.exit_code == 2  # order pairs BASE's c with NEW's tiny (faster): nothing regressed
+    backwards = _judge(_four_kernels("base.json", invalid="b"), _four_kernels("new.json"))
+    (b,) = backwards.not_judged
+    assert (b.kernel, b.cause, b.share_of, backwards.exit_code) == ("b", Unjudged.EVERY_BASE_LAUNCH_INVALID, "new", 2)
+    assert b.share_pct == pytest.approx(100 * 3e-3 / 9.005e-3, rel=1e-9)
+
+
+def test_a_kernel_with_no_time_on_either_side_is_not_judged_with_its_share_unknown():
+    from roofline.render.compare.prose import not_judged_text
+
+    result = _judge(_four_kernels("base.json", unmeasured="b"), _four_kernels("new.json", unmeasured="b"))
+    (b,) = result.not_judged
+    assert (b.kernel, b.share_pct, b.share_of, result.exit_code) == ("b", None, None, 2)
+    assert not_judged_text(b, 1.0).startswith("b (no time on either side: its share unknown): no launch time")
+
+
+def test_a_gpu_attribute_a_report_does_not_give_is_unknown_not_none():
+    base = model("base.json", [launch(0, "k", 1e-3, 1e9, 1e7, OLD_GPU)])
+    known = msgspec.structs.replace(_on(base), device=Device(name="G", compute_capability="9.0", sm_count=80))
+    blank = msgspec.structs.replace(_on(base, path="new.json"), device=Device(name="G"))
+    with pytest.raises(RooflineError) as err:
+        _judge(known, blank)
+    assert "new.json (G, CC unknown, unknown SMs, ncu 2024.1.0.0)" in str(err.value) and "None" not in str(err.value)

@@ -1,6 +1,7 @@
 """`roofline diff BASE NEW`: a regression gate for CI, on by default. Exit 0 = no regression beyond the
-thresholds, 1 = regression (the kernels and why are listed), 2 = usage or input error, or reports from different
-GPUs or ncu versions (unless --allow-different-gpu)."""
+thresholds, 1 = regression (the kernels and why are listed), 2 = a kernel of at least --min-share that cannot be
+judged (no time on a side), a usage or input error, or reports from different GPUs or ncu versions (unless
+--allow-different-gpu)."""
 
 from __future__ import annotations
 

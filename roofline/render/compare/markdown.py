@@ -157,7 +157,7 @@ def _details(d: DiffResult) -> list[str]:
     if d.not_judged:
         limit = d.thresholds.min_share_pct
         lines += ["", ":x: **Not judged** (a regression in these would pass):",
-                  *(f"- {inline(not_judged_text(n, limit))}" for n in d.not_judged)]
+                  *(f"- {inline(not_judged_text(n, limit, f'`{cell(n.kernel)}`'))}" for n in d.not_judged)]
     for v in d.shifted:
         head = f"Lines of `{cell(v.pair.label)}` that gained or lost warp samples (share, base → new):"
         moved = [f"`{s.where}`: {pct(100 * s.base_share)} → {pct(100 * s.new_share)} ({s.change_pts:+.1f} points)"

@@ -89,10 +89,15 @@ def own_gpu_text(o: OwnGpu) -> str:
 
 NOT_JUDGED_WORDS = {Unjudged.NO_TIME: "no launch time on a side (not measured)",
                     Unjudged.EVERY_LAUNCH_INVALID: "NEW ran it, and every launch of it there is invalid (it failed, "
-                                                   "or ncu could not replay it)"}
+                                                   "or ncu could not replay it)",
+                    Unjudged.EVERY_BASE_LAUNCH_INVALID: "BASE ran it, and every launch of it there is invalid (it "
+                                                        "failed, or ncu could not replay it)"}
 
 
-def not_judged_text(n: NotJudged, min_share_pct: float) -> str:
-    """Why the gate could not judge a kernel of its size, and what to do."""
-    return (f"{n.kernel} ({pct(n.share_pct)} of the time, >= --min-share {min_share_pct:g}%): "
-            f"{NOT_JUDGED_WORDS[n.cause]}; re-profile it, or raise --min-share above its share to leave it out")
+def not_judged_text(n: NotJudged, min_share_pct: float, name: str = "") -> str:
+    """Why the gate could not judge a kernel of its size, and what to do (``name``: the kernel as the format
+    writes it, else as it is)."""
+    share = (f"{pct(n.share_pct)} of {n.share_of.upper()}'s time, >= --min-share {min_share_pct:g}%"
+             if n.share_pct is not None and n.share_of is not None else "no time on either side: its share unknown")
+    return (f"{name or n.kernel} ({share}): {NOT_JUDGED_WORDS[n.cause]}; re-profile it, or raise --min-share above "
+            "its share to leave it out")
