@@ -9,7 +9,7 @@ from roofline.core.units import counted, seconds, si
 from roofline.documents.grade import ConditionDoc, KernelGradeDoc
 
 STATES: dict[tuple[ConditionKind, State], str] = {
-    (ConditionKind.CLOCK, State.LOCKED_BASE): f"SM clock at base, as ncu locks it (within {CLOCK_TOLERANCE:.0%})",
+    (ConditionKind.CLOCK, State.LOCKED_BASE): f"SM clock at base within {CLOCK_TOLERANCE:.0%}, as ncu locks it",
     (ConditionKind.CLOCK, State.ABOVE_BASE): "SM clock above base (not locked)",
     (ConditionKind.CLOCK, State.BELOW_BASE): "SM clock below base (held down by power or heat)",
     (ConditionKind.CLOCK, State.SHORT_LAUNCHES): f"SM clock under base, not judged: read only on launches under "
