@@ -17,8 +17,8 @@ use of the API, or by ``show_in_notebooks()``.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, cast
 
 from roofline.core.version import __version__
 from roofline.errors import RooflineError
@@ -66,10 +66,11 @@ def to_dataframe(analyses: ReportAnalysis | Sequence[ReportAnalysis]) -> pandas.
     from roofline.pipeline import build_view
     from roofline.render.report.flat import to_dataframe as frame
 
-    given = [analyses] if isinstance(analyses, (ReportAnalysis, str, os.PathLike)) else analyses
+    alone = isinstance(analyses, (ReportAnalysis, str, os.PathLike)) or not isinstance(analyses, Iterable)
+    given: list[object] = [analyses] if alone else list(cast("Iterable[object]", analyses))  # an iterator: read once
     for each in given:
         instance_of("analyses", each, ReportAnalysis, "roofline.analyze_files(paths)")
-    return frame(build_view(given).reports)
+    return frame(build_view(cast("list[ReportAnalysis]", given)).reports)
 
 
 def collect(paths: Sequence[str | os.PathLike[str]], store: str | os.PathLike[str],

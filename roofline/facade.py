@@ -30,6 +30,7 @@ from roofline.core.choices import (
     instance_of,
     one_of,
     path_list,
+    refused,
     text_tuple,
     whole_at_least,
 )
@@ -58,12 +59,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from roofline.specs.catalog import DeviceSpec, SpecCatalog, SpecMatch
 
 Paths = Sequence[str | os.PathLike[str]]
-
-
-def listed(paths: Paths | str | os.PathLike[str], name: str = "paths") -> Paths:
-    """Report paths as a sequence: one path given alone is a list of one (a string is not its characters);
-    UsageError naming the argument for anything else."""
-    return path_list(name, paths)
 Done = Callable[[], None]
 Progress = Callable[[Paths, int], AbstractContextManager[Done | None]]  # (files, jobs) -> the call after each file
 Analysed = Callable[[Sequence["ReportAnalysis"]], None]
@@ -172,7 +167,7 @@ class Roofline:
         ``keep_going`` the bad ones are left out (``left_out``), and NoReportAnalysed is raised when none is good."""
         from roofline.pipeline import analyze_each
 
-        paths = listed(paths)
+        paths = path_list("paths", paths)
         with self._ticking(paths) as done:
             analyses, errors = analyze_each(paths, self.options, self._loaded(), keep_going, self.jobs, done)
         self.left_out = tuple(errors)
@@ -212,7 +207,7 @@ class Roofline:
         when given; RooflineError when no kernel is in common."""
         from roofline.compare.pairing import require_common
 
-        paths = listed(paths)
+        paths = path_list("paths", paths)
         _layout(width)
         _pairing_given(matcher, options, project_to)
         require_two(paths, project_to)
@@ -291,7 +286,7 @@ class Roofline:
         whole_at_least("top", top, 1, 10)
         _layout(width)
         one_of("by", by, GroupBy)
-        paths = listed(paths)
+        paths = path_list("paths", paths)
 
         def summary_of(analysis: ReportAnalysis) -> AppSummary:
             return summarize(analysis, by, top)
@@ -341,8 +336,8 @@ class Roofline:
 
         one_of("group_by", group_by, KernelGroupBy)
         _layout(width, top, 0)
-        files = [Path(p) for p in listed(paths)]
-        reports = [Path(p) for p in listed(work, "work")] if work else []
+        files = [Path(p) for p in path_list("paths", paths)]
+        reports = [Path(p) for p in path_list("work", work)] if work else []
         if reports:
             timelines = self._with_work(files[0], reports, nsys, group_by)
         else:
@@ -485,11 +480,8 @@ def _targets_given(to: object) -> None:
     if isinstance(to, Sequence) and to and (all(isinstance(t, str) for t in to)
                                             or all(isinstance(t, DeviceSpec) for t in to)):
         return
-    from roofline.core.choices import shown
-    from roofline.errors import UsageError
-
-    raise UsageError(f"to={shown(to)}: not a GPU id, a list of ids or a list of specs",
-                     "give e.g. to='a100-sxm4-80gb', to='all' or to=['t4', 'l4'] (roofline specs list)")
+    raise refused("to", to, "a GPU id, a list of ids or a list of specs",
+                  "give e.g. to='a100-sxm4-80gb', to='all' or to=['t4', 'l4'] (roofline specs list)")
 
 
 def _pairing_given(matcher: object, options: object, project_to: object = None) -> None:
@@ -502,7 +494,4 @@ def _pairing_given(matcher: object, options: object, project_to: object = None) 
     if options is not None:
         instance_of("options", options, PairOptions, "roofline.compare.pairing.PairOptions(...)")
     if project_to is not None and not isinstance(project_to, (str, DeviceSpec)):
-        from roofline.core.choices import shown
-        from roofline.errors import UsageError
-
-        raise UsageError(f"project_to={shown(project_to)}: not a GPU id or a spec", "give e.g. project_to='h200'")
+        raise refused("project_to", project_to, "a GPU id or a spec", "give e.g. project_to='h200'")

@@ -250,6 +250,8 @@ def test_the_api_entry_points_refuse_what_is_not_their_input() -> None:
         roofline.to_dataframe(str(TRIAD))  # type: ignore[arg-type]
     with pytest.raises(UsageError, match=r"^analyses=.*: not a ReportAnalysis"):
         roofline.to_dataframe([TRIAD])  # type: ignore[list-item]
+    with pytest.raises(UsageError, match=r"^analyses=3: not a ReportAnalysis"):
+        roofline.to_dataframe(3)  # type: ignore[arg-type]
     with pytest.raises(UsageError, match=r"^options='kernel-clock': not an AnalysisOptions"):
         Roofline("kernel-clock")  # type: ignore[arg-type]
     with pytest.raises(UsageError, match=r"^catalog=3: not a SpecCatalog"):

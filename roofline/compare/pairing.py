@@ -435,8 +435,7 @@ def _unmeasured(analyses: Sequence[ReportAnalysis], matcher: Matcher,
         for key in keyed_kernels(analysis, by, i, invalid[i]):
             if key in valid[other] and key not in valid[i]:
                 launches = valid[other][key]
-                seconds = float(sum(k.duration_s.value or 0.0 for k in launches))
-                found.append(Unmeasured(_key_text(key, launches), i, other, seconds))
+                found.append(Unmeasured(_key_text(key, launches), i, other, float(launches.times.sum())))
     return tuple(found)
 
 

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
+
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.errors import UsageError
 
 # What launches are grouped by: the kernel (its demangled name, template arguments included, so two instances of
 # one template are two kernels), its function name alone (instances pooled), or the innermost NVTX range.
@@ -48,9 +51,7 @@ def whole_at_least(name: str, value: object, low: int, example: int) -> None:
     """UsageError where a count a library caller gives (``jobs``, ``top``, ``width``) is not a whole number of at
     least ``low`` (a bool is not a count)."""
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        from roofline.errors import UsageError
-
-        raise UsageError(f"{name}={shown(value)}: not a whole number of at least {low}", f"give e.g. {name}={example}")
+        raise refused(name, value, f"a whole number of at least {low}", f"give e.g. {name}={example}")
 
 
 def path_list(name: str, value: object) -> list[str | os.PathLike[str]]:
@@ -60,19 +61,14 @@ def path_list(name: str, value: object) -> list[str | os.PathLike[str]]:
         return [value]
     if isinstance(value, Sequence) and all(isinstance(p, (str, os.PathLike)) for p in value):
         return list(value)
-    from roofline.errors import UsageError
-
-    raise UsageError(f"{name}={shown(value)}: not a path or a list of paths",
-                     f"give e.g. {name}=['app.ncu-rep'] (str or pathlib.Path)")
+    raise refused(name, value, "a path or a list of paths", f"give e.g. {name}=['app.ncu-rep'] (str or pathlib.Path)")
 
 
 def a_path(name: str, value: object) -> str | os.PathLike[str]:
     """A path a library caller gives (``str`` or ``os.PathLike``); UsageError for anything else."""
     if isinstance(value, (str, os.PathLike)):
         return value
-    from roofline.errors import UsageError
-
-    raise UsageError(f"{name}={shown(value)}: not a path", f"give e.g. {name}='app.ncu-rep' (str or pathlib.Path)")
+    raise refused(name, value, "a path", f"give e.g. {name}='app.ncu-rep' (str or pathlib.Path)")
 
 
 def text_tuple(name: str, value: object) -> tuple[str, ...]:
@@ -82,21 +78,20 @@ def text_tuple(name: str, value: object) -> tuple[str, ...]:
         return (value,)
     if isinstance(value, Sequence) and all(isinstance(v, str) for v in value):
         return tuple(value)
-    from roofline.errors import UsageError
-
-    raise UsageError(f"{name}={shown(value)}: not a string or a list of strings", f"give e.g. {name}=['gemm']")
+    raise refused(name, value, "a string or a list of strings", f"give e.g. {name}=['gemm']")
 
 
 def instance_of(name: str, value: object, kind: type, made_by: str) -> None:
     """UsageError where an argument is not a ``kind`` (``made_by`` says where one comes from)."""
     if not isinstance(value, kind):
-        from roofline.errors import UsageError
-
         article = "an" if kind.__name__[0] in "AEIOU" else "a"
-        raise UsageError(f"{name}={shown(value)}: not {article} {kind.__name__}", f"give one made by {made_by}")
+        raise refused(name, value, f"{article} {kind.__name__}", f"give one made by {made_by}")
 
 
-def shown(value: object) -> str:
-    """A caller's value as an error line shows it: its repr, cut to 60 characters."""
+def refused(name: str, value: object, wanted: str, hint: str) -> UsageError:
+    """The UsageError of a library caller's argument that is not what it must be: ``name=value: not WANTED: HINT``,
+    the value's repr cut to 60 characters."""
+    from roofline.errors import UsageError
+
     text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return UsageError(f"{name}={text if len(text) <= 60 else text[:57] + '...'}: not {wanted}", hint)

@@ -24,7 +24,6 @@ def read_only(data: dict[Any, Any]) -> MappingProxyType[Any, Any]:
     return MappingProxyType(data)
 
 
-
 def plain(value: Any) -> Any:
     """A value msgspec does not encode (its ``enc_hook``) as the plain one it holds: a read-only mapping as a dict, a
     numpy scalar as its Python number; TypeError for anything else."""

@@ -23,7 +23,7 @@ from roofline.compare.pairing import Comparison, KernelPair, OwnGpu, ReportRef
 from roofline.compare.projection import Projection
 from roofline.compare.projection_launches import WorkloadProjection
 from roofline.compare.ranking import RECOVERABLE_COUNTS, TIME_TO_GAIN_COUNTS, AppSummary, RankedByKind, SummaryRow
-from roofline.compare.regression import DiffResult, GateNote, Unchecked, Unjudged, Verdict
+from roofline.compare.regression import DiffResult, GateNote, NotJudged, Unchecked, Verdict
 from roofline.core.choices import TargetClock
 from roofline.core.labels import letter
 from roofline.core.model import CeilingSet
@@ -349,18 +349,6 @@ class DiffKernel(JudgedFields, frozen=True, kw_only=True):
     p_value: Number
 
 
-class NotJudgedDoc(Struct, frozen=True):
-    """A kernel of at least ``thresholds.min_share_pct`` the gate could not judge (exit 2): ``no_time``, in both
-    reports with no launch time on a side; ``every_launch_invalid`` (``every_base_launch_invalid``), NEW (BASE) ran
-    it and every launch of it there is invalid. ``share_pct`` is of ``share_of``'s time, the report that timed it;
-    both null where neither did."""
-
-    kernel: str
-    share_pct: float | None
-    cause: Unjudged
-    share_of: Literal["base", "new"] | None
-
-
 class DiffJson(Struct, frozen=True):
     """``roofline diff -f json``: thresholds, verdict and exit code, each kernel with its change and reasons."""
 
@@ -384,7 +372,7 @@ class DiffJson(Struct, frozen=True):
     only_in_new_share: Number  # that time's share of NEW's kernel time
     missing: dict[str, str]
     only_in_new_regressed: bool | None = None  # that share above thresholds.new_share_pct; null: not gated
-    not_judged: list[NotJudgedDoc] = []  # kernels the gate would judge but could not: exit 2 unless a regression
+    not_judged: list[NotJudged] = []  # kernels the gate would judge but could not: exit 2 unless a regression
 
 
 class ProjectKernel(Struct, frozen=True):
@@ -522,19 +510,21 @@ def diff_json(d: DiffResult, words: CompareWords) -> DiffJson:
                                             d.total_regressed),
         [diff_kernel(v, c.reports, words) for v in d.verdicts], list(c.unmatched[0]), list(c.unmatched[1]),
         *only_in_new_doc(d, diff_missing(d)),
-        [NotJudgedDoc(n.kernel, n.share_pct, n.cause, n.share_of) for n in d.not_judged])
+        list(d.not_judged))
 
 
 def diff_missing(d: DiffResult) -> dict[str, str]:
-    """The reason of a null total time of BASE (``base.total_time_s``) or NEW, and of a gate's threshold not given
-    (``thresholds.roof_drop_pct``, ``thresholds.new_share_pct``)."""
+    """The reason of a null total time of BASE (``base.total_time_s``) or NEW, of a gate's threshold not given
+    (``thresholds.roof_drop_pct``, ``thresholds.new_share_pct``) and of a kernel not judged without a share."""
     sides = zip(("base", "new"), d.comparison.reports, strict=True)
     off = (("roof_drop_pct", "--fail-if-roof-drop", d.thresholds.roof_drop_pct),
            ("new_share_pct", "--fail-if-new-share", d.thresholds.new_share_pct))
     return ({f"{side}.total_time_s": "no launch of the report has a time" for side, r in sides
              if number(r.total_time_s) is None}
             | {f"thresholds.{key}": f"{option} not given: that gate is off" for key, option, value in off
-               if value is None})
+               if value is None}
+            | {f"not_judged.{i}.share_pct": "neither report has a launch time of the kernel"
+               for i, n in enumerate(d.not_judged) if n.share_pct is None})
 
 
 def only_in_new_doc(d: DiffResult, missing: dict[str, str]) -> tuple[float | None, float | None, dict[str, str],

@@ -18,7 +18,7 @@ from msgspec.structs import asdict, replace
 
 from roofline.analysis.results import Bound
 from roofline.compare.projection_launches import WorkloadProjection
-from roofline.compare.regression import DiffResult
+from roofline.compare.regression import DiffResult, NotJudged
 from roofline.core.choices import TargetClock
 from roofline.core.kernel_names import fit_apart, kernel_name
 from roofline.core.model import CeilingSet
@@ -29,7 +29,6 @@ from roofline.documents.compare import (
     DiffKernel,
     Headline,
     JudgedFields,
-    NotJudgedDoc,
     ProjectJson,
     ProjectKernel,
     Regression,
@@ -182,7 +181,7 @@ class Judgement(ToolResult, frozen=True, kw_only=True):
     only_in_new_share: Number
     missing: dict[str, str]
     only_in_new_regressed: bool | None = None  # that share above thresholds.new_share_pct; null: not gated
-    not_judged: list[NotJudgedDoc] = []  # kernels the gate would judge but could not (exit 2 unless a regression)
+    not_judged: list[NotJudged] = []  # kernels the gate would judge but could not (exit 2 unless a regression)
 
 
 class ProjectionPage(ToolResult, frozen=True, kw_only=True):

@@ -360,13 +360,20 @@ def test_invalid_launches_are_sought_by_name_under_order_matching_and_on_the_bas
     assert b.share_pct == pytest.approx(100 * 3e-3 / 9.005e-3, rel=1e-9)
 
 
-def test_a_kernel_with_no_time_on_either_side_is_not_judged_with_its_share_unknown():
+def test_a_kernel_with_no_time_on_either_side_is_not_judged_with_its_share_unknown(tmp_path):
     from roofline.render.compare.prose import not_judged_text
 
     result = _judge(_four_kernels("base.json", unmeasured="b"), _four_kernels("new.json", unmeasured="b"))
     (b,) = result.not_judged
     assert (b.kernel, b.share_pct, b.share_of, result.exit_code) == ("b", None, None, 2)
     assert not_judged_text(b, 1.0).startswith("b (no time on either side: its share unknown): no launch time")
+    files = [tmp_path / "base.json", tmp_path / "new.json"]
+    for f in files:
+        f.write_text(json.dumps(_four_kernels(str(f), unmeasured="b").to_dict()))
+    CliRunner().invoke(app, ["diff", *map(str, files), "-f", "json", "-o", str(tmp_path / "d.json")])
+    doc = json.loads((tmp_path / "d.json").read_text())
+    assert doc["not_judged"] == [{"kernel": "b", "share_pct": None, "cause": "no_time", "share_of": None}]
+    assert doc["missing"]["not_judged.0.share_pct"] == "neither report has a launch time of the kernel"
 
 
 def test_a_gpu_attribute_a_report_does_not_give_is_unknown_not_none():
