@@ -57,9 +57,12 @@ def say(err: RooflineError, args: Sequence[str]) -> int:
 
 def warn(results: Sequence[ReportAnalysis | AppSummary]) -> None:
     """The integrity warnings of each result's report (analyses, summaries) on stderr, one line each (the outputs
-    carry them too)."""
+    carry them too); a report given twice (a self-diff) warns once."""
+    seen: set[str] = set()
     for result in results:
-        warn_report(result.report.path, result.report.warnings)
+        if result.report.path not in seen:
+            seen.add(result.report.path)
+            warn_report(result.report.path, result.report.warnings)
 
 
 def warn_report(path: str, warnings: Sequence[str]) -> None:

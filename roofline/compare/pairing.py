@@ -539,12 +539,25 @@ def require_maps_used(analyses: Sequence[ReportAnalysis], matcher: Matcher) -> N
             if m in matched[i]:
                 continue
             text = "=".join(p.pattern for p in patterns)
+            _refuse_invalid_only(analysis, i, patterns[i], text)
             near = difflib.get_close_matches(patterns[i].pattern, sorted({n for n, _ in names[i]}), 1, 0.0)
             nearest = f"; nearest kernel name: {near[0]!r}" if near else ""
             raise RooflineError(f"{analysis.report.path}: --map '{text}': its pattern for this report "
                                 f"({letter(i)}), {patterns[i].pattern!r}, matches no kernel{nearest}",
                                 "a --map pattern must match a whole kernel name (or its demangled name); "
                                 "roofline summary FILE lists them")
+
+
+def _refuse_invalid_only(analysis: ReportAnalysis, index: int, rx: re.Pattern[str], text: str) -> None:
+    """RooflineError where a ``--map`` pattern that matches no valid kernel of a report matches launches of it that
+    are invalid (left out of every time): the pattern is right, the launches cannot be compared."""
+    invalid = [k for k in analysis.report.launches if k.invalid]
+    hit = within(REGEX_LIMIT_S, f"the --map patterns on the names in {analysis.report.path}",
+                 lambda: next((k for k in invalid if _map_matches(rx, k.name, k.demangled_name)), None))
+    if hit is not None:
+        raise RooflineError(f"{analysis.report.path}: --map '{text}': its pattern for this report ({letter(index)}) "
+                            f"matches only invalid launches ({hit.name}, first {hit.key}: {hit.invalid})",
+                            "re-profile that kernel, or map another one")
 
 
 def _maps_matching(matcher: Matcher, index: int, names: Iterable[tuple[str, str]]) -> set[int]:

@@ -41,6 +41,15 @@ def pct_apart(value: float, other: float) -> str:
     return pct(value, digits)
 
 
+def pct_change(value: float, other: float | None = None) -> str:
+    """A signed percent change with one decimal (as many as tell it from ``other``, ``pct_apart``): "+1.2%",
+    "-0.4%"; one that rounds to zero is "+0.0%", never "-0.0%"."""
+    text = pct(value) if other is None else pct_apart(value, other)
+    if not text.strip("-0.%"):
+        return "+" + text.removeprefix("-")
+    return text if text.startswith("-") else "+" + text
+
+
 MOST_DECIMALS = 17  # pct_beside's most decimals: a double's 17 significant digits tell it from any other number
 
 

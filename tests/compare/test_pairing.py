@@ -438,3 +438,20 @@ def test_two_reports_of_one_name_are_labelled_by_their_folders_and_one_given_twi
     assert path_labels(["x.ncu-rep"]) == ["x"]
     assert path_labels(["lab/x.ncu-rep", "lab/x.json"]) == ["x.ncu-rep", "x.json"]  # one folder: the extensions
     assert path_labels(["x.ncu-rep", "./x.ncu-rep"]) == ["x#1", "x#2"]  # one file, two spellings
+
+
+def test_a_map_pattern_that_matches_only_invalid_launches_says_so():
+    """NEW's warptiling failed (its only launch invalid): '--map warptiling=warptiling' was refused as matching "no
+    kernel", with a nearest name, while the name was right and the launches could not be compared."""
+    from msgspec.structs import replace
+
+    base = model("base.json", [launch(0, "warptiling", 1e-3, 1e9, 1e7, OLD_GPU),
+                               launch(1, "other", 1e-3, 1e9, 1e7, OLD_GPU)])
+    failed = replace(base.launches[0], metrics={}, invalid="not measured: ncu collected no counters for it")
+    new = model("new.json", [failed, base.launches[1]])
+    analyses = [analyze_report(base), analyze_report(new)]
+    with pytest.raises(RooflineError, match=r"new.json: --map 'warptiling=warptiling': its pattern for this report "
+                                            r"\(B\) matches only invalid launches \(warptiling, first 0:0: not "):
+        pairing.require_maps_used(analyses, parse_matcher(maps=["warptiling=warptiling"]))
+    with pytest.raises(RooflineError, match="matches no kernel; nearest kernel name: 'other'"):
+        pairing.require_maps_used(analyses, parse_matcher(maps=["warptiling=othr"]))

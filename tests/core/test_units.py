@@ -74,3 +74,12 @@ def test_a_percent_beside_a_threshold_prints_on_the_side_it_is_on(value, text):
     assert pct_beside(value, 60.0) == text
     shown = float(text.removesuffix("%"))
     assert (shown < 60.0) == (value < 60.0)
+
+
+def test_pct_change_is_signed_and_never_minus_zero() -> None:
+    """A change that rounds to zero reads "+0.0%" (the diff's total printed "-0.0%" for -0.004%)."""
+    from roofline.core.units import pct_change
+
+    assert pct_change(-0.004) == "+0.0%" and pct_change(0.0) == "+0.0%"
+    assert pct_change(12.34) == "+12.3%" and pct_change(-4.0) == "-4.0%"
+    assert pct_change(5.004, 5.0) == "+5.004%" and pct_change(-0.004, 5.0) == "+0.0%"

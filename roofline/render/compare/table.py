@@ -29,7 +29,7 @@ from roofline.core.kernel_names import KernelName
 from roofline.core.labels import NAMES, letter
 from roofline.core.resources import DRAM_BYTES, Resource
 from roofline.core.thresholds import LAUNCH_OVERHEAD_S
-from roofline.core.units import counted, pct, pct_apart, ratio, seconds, share_pct, si
+from roofline.core.units import counted, pct, pct_apart, pct_change, ratio, seconds, share_pct, si
 from roofline.documents.summary_store import StoreReportDoc, StoreSummaryJson, StoreSummaryRowDoc
 from roofline.render.compare.prose import (
     gate_note_text,
@@ -95,8 +95,18 @@ def pairing_lines(c: Comparison) -> list[str]:
     lines = ["pairing used: " + ", ".join(f"{how} ({n})" for how, n in methods.items())]
     for p in c.pairs:
         sides = "; ".join(f"{letter(i)}: {s.name}" for i, s in enumerate(p.sides) if s)
-        lines.append(f"  {p.key} ({p.matched_by}) = {sides}")
+        lines.append(f"  {p.key} ({p.matched_by}) = {sides}{_pooled_note(p)}")
     return lines
+
+
+def _pooled_note(p: KernelPair) -> str:
+    """A warning where a pair's key joins several kernels of one report into its row: one median over launches of
+    different kernels, where one of them may regress unseen."""
+    counts = [f"{len(s.names)} in {letter(i)}" for i, s in enumerate(p.sides) if s and len(s.names) > 1]
+    if not counts:
+        return ""
+    return (f" (one row for several kernels: {', '.join(counts)}; its median mixes them, so one kernel's change "
+            "can hide; a pattern per kernel keeps them apart)")
 
 
 def _print_versus(console: Console, c: Comparison, i: int) -> None:
@@ -742,7 +752,7 @@ def change_interval(change: Change | None) -> str:
         return "untested"
     low, high = change_text(change.low, change.low_pct), change_text(change.high, change.high_pct)
     if change.low_pct < TIMES_FROM_PCT and change.high_pct < TIMES_FROM_PCT:
-        return f"{change.low_pct:+.1f}..{high}"
+        return f"{pct_change(change.low_pct).removesuffix('%')}..{high}"
     return f"{low}..{high}"
 
 
@@ -782,14 +792,14 @@ def total_text(d: DiffResult) -> str:
             f"{'takes' if t.kernels == 1 else 'take'} "
             f"{seconds(t.base_s)} in BASE and "
             f"{seconds(t.at_new_speed_s)} at NEW's speed (BASE's launches, each kernel at its median time ratio): "
-            f"{'+' if t.change_pct >= 0 else ''}{pct_apart(t.change_pct, d.thresholds.total_slower_pct)} "
+            f"{pct_change(t.change_pct, d.thresholds.total_slower_pct)} "
             f"({'>' if d.total_regressed else '<='} {d.thresholds.total_slower_pct:g}%)")
 
 
 def noise_note(d: DiffResult) -> str:
     c = d.comparison
     return (f"change = the median of the pairwise launch-time ratios NEW/BASE - 1 (Hodges-Lehmann), not the ratio "
-            "of the medians in columns A and B: the two part where a side's launch times spread apart (an even number "
+            "of the two medians shown: the two part where a side's launch times spread apart (an even number "
             "of pairs takes the geometric mean of the two middle ratios); with several "
             f"launches on each side a kernel regresses only when the one-sided Mann-Whitney U test of 'slower by more "
             f"than the threshold' rejects at alpha {c.alpha:g}, i.e. the interval's lower end clears it; untested: "

@@ -438,3 +438,13 @@ def test_a_later_map_that_matches_no_kernel_is_refused_after_one_that_does():
     assert result.exit_code == 2 and result.output.count("\n") == 1
     assert result.output.startswith(f"roofline: error: {H100_EXAMPLES / 'triad-cupy.full.ncu-rep'}: --map "
                                     "'trx=triad_half2': its pattern for this report (A), 'trx', matches no kernel")
+
+
+def test_a_self_diff_warns_of_its_report_once_on_stderr(shared_report):
+    """RTX 5060 Ti transpose, one invalid launch of 45, diffed with itself: stderr carried the same warning twice
+    (once per side), each legend once more."""
+    path = shared_report("rtx5060ti_transpose-occupancy-45launches_metrics")
+    result = invoke(path, path)
+    assert result.exit_code == 0
+    lines = [x for x in result.stderr.splitlines() if x.startswith("roofline: warning:")]
+    assert len(lines) == 1 and "1 of 45 launches are invalid" in lines[0]

@@ -45,7 +45,7 @@ def test_the_diff_note_says_the_change_is_not_the_medians_ratio(shared_report):
     middle = [t / a.durations_s[0] for t in times[len(times) // 2 - 1: len(times) // 2 + 1]]
     assert math.isclose(v.change.ratio, math.exp(sum(map(math.log, middle)) / 2), rel_tol=1e-9)
     assert abs(v.change.ratio - b.median_s.value / a.median_s.value) > 0.04
-    assert "not the ratio of the medians in columns A and B" in noise_note(d)
+    assert "not the ratio of the two medians shown" in noise_note(d) and "columns A and B" not in noise_note(d)
 
 
 def test_a_diff_pair_whose_work_was_not_compared_is_no_speedup(shared_report):
@@ -99,3 +99,37 @@ def test_a_change_that_rounds_to_zero_is_never_minus_zero() -> None:
     assert change_text(1 - 4e-5, -0.004) == "+0.0%"
     assert change_text(1.123, 12.3) == "+12.3%" and change_text(0.96, -4.0) == "-4.0%"
     assert change_text(584.0, 58300.0) == "584x" and change_text(None, 1.0) == "n/a"
+
+
+def test_the_diff_total_of_a_change_that_rounds_to_zero_reads_plus_zero():
+    """The CuPy triad's roofline and full-set runs on the H100: the kernel read "+0.0%" but the total "-0.0%"."""
+    from roofline.compare.regression import Thresholds
+    from roofline.facade import Roofline
+    from roofline.pipeline import AnalysisOptions
+    from roofline.render.compare.table import total_text
+
+    examples = REPO / "examples" / "h100"
+    d = Roofline(AnalysisOptions()).diff(examples / "triad-cupy.roofline.ncu-rep", examples / "triad-cupy.full.ncu-rep",
+                                         Thresholds()).result
+    assert d.total is not None and -0.05 < d.total.change_pct <= 0.0
+    assert ": +0.0% (<= 5%)" in total_text(d)
+
+
+def test_a_map_that_pools_several_kernels_into_one_row_is_warned(shared_report):
+    """A10G SGEMM steps: '.*tiling' takes every blocktiling and warptiling kernel of each side into one row, whose
+    median mixes them; the pairing line says how many kernels each side pools (it only listed their names)."""
+    from roofline.compare.pairing import parse_matcher
+    from roofline.compare.regression import Thresholds
+    from roofline.facade import Roofline
+    from roofline.pipeline import AnalysisOptions
+    from roofline.render.compare.table import pairing_lines
+
+    path = shared_report("a10g_sgemm-blocktiling_roofline")
+    d = Roofline(AnalysisOptions()).diff(path, path, Thresholds(), parse_matcher(maps=[".*tiling=.*tiling"])).result
+    pooled = next(p for p in d.comparison.pairs if p.method == "map")
+    n = len(pooled.sides[0].names)
+    assert n > 1 and len(pooled.sides[1].names) == n
+    (line,) = [x for x in pairing_lines(d.comparison) if "one row for several kernels" in x]
+    assert f"{n} in A, {n} in B" in line
+    assert not any("one row for several" in x for x in pairing_lines(
+        Roofline(AnalysisOptions()).diff(path, path, Thresholds(), parse_matcher(match="order")).result.comparison))
