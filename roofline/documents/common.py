@@ -14,7 +14,7 @@ from roofline.core.readonly import plain
 from roofline.core.version import __version__
 
 # what each schema version changed: docs/json-schema.md, "Changes per schema_version" (the one list)
-SCHEMA_VERSION = 30
+SCHEMA_VERSION = 31
 
 Number = float | None  # a finite number, or null (its reason under the object's ``missing``)
 Index = Annotated[int, Meta(ge=0)]  # a reason's place in its report's ``reasons``

@@ -130,7 +130,7 @@ class L2TermDoc(Struct, frozen=True):
 class SharedMemoryDoc(Struct, frozen=True):
     """Whether the kernel's blocks, as built, fit the most shared memory a block may have on the target."""
 
-    shared_mem_per_block_bytes: int
+    kernel_bytes: int  # the kernel's own request per block: the report's shared_mem_per_block_bytes less the driver's
     limit_bytes: int
     compute_capability: str
     fits: bool

@@ -218,7 +218,7 @@ def test_a_kernel_whose_blocks_ask_for_more_shared_memory_than_the_target_allows
     result = CliRunner().invoke(app, ["project", str(shared_report(name)), "--to", "gtx-1660-super", "-f", "json"])
     assert result.exit_code == 0, result.output
     kernels = {k["name"]: k for k in json.loads(result.stdout)["kernels"]}
-    assert kernels["julia_frb_5885"]["shared_memory"] == {"shared_mem_per_block_bytes": own, "limit_bytes": 65536,
+    assert kernels["julia_frb_5885"]["shared_memory"] == {"kernel_bytes": own, "limit_bytes": 65536,
                                                          "compute_capability": "7.5", "fits": False}
     assert all(k["shared_memory"]["fits"] for n, k in kernels.items() if n != "julia_frb_5885")
     onto_a100 = CliRunner().invoke(app, ["project", str(shared_report(name)), "--to", "a100-sxm4-80gb", "-f", "json"])
