@@ -325,7 +325,8 @@ def require_clock(spec: DeviceSpec, clock: TargetClock) -> None:
     one_of("clock", clock, TargetClock)
     if clock == "base" and spec.base_clock_hz is None:
         raise RooflineError(f"--clock base: the spec {spec.id} ({spec.path}) gives no base_clock_hz",
-                            "add it with its source (device_specs/README.md), or use --clock boost")
+                            "add it with its source (device_specs/README.md), or use --clock boost (clock='boost' in "
+                            "Python)")
 
 
 def require_a_clock(specs: Sequence[DeviceSpec], clock: TargetClock) -> None:

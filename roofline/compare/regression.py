@@ -277,8 +277,9 @@ def setup_check(base: ReportRef, new: ReportRef, allow_different_gpu: bool) -> t
     sides = " and ".join(f"{r.path} ({_gpu(r, base, new)}, {_ncu(r)})" for r in (base, new))
     if differ and not allow_different_gpu:
         raise RooflineError(f"{sides} come from different {' and '.join(differ)}, so their times are no regression "
-                            "test", "diff runs of one GPU and ncu version, or pass --allow-different-gpu to gate them "
-                            "anyway (roofline compare is made for GPU generations)")
+                            "test", "diff runs of one GPU and ncu version, or pass --allow-different-gpu "
+                            "(allow_different_gpu=True in Python) to gate them anyway (roofline compare is made for "
+                            "GPU generations)")
     notes = [f"different {' and '.join(differ)} allowed (--allow-different-gpu): {sides}"] if differ else []
     unknown = [r.path for r in (base, new) if not r.ncu_version]
     if unknown:

@@ -165,7 +165,8 @@ def test_reports_of_different_gpus_or_ncu_versions_are_refused_unless_allowed():
         _judge(_on(base), _on(new, device="Other GPU"))
     assert str(err.value).startswith("base.json (Synthetic GPU, ncu 2024.1.0.0) and new.json (Other GPU, ncu "
                                      "2024.1.0.0) come from different GPUs, so their times are no regression test")
-    assert "--allow-different-gpu" in str(err.value) and err.value.exit_code == 2 and "\n" not in str(err.value)
+    assert "--allow-different-gpu (allow_different_gpu=True in Python)" in str(err.value)
+    assert err.value.exit_code == 2 and "\n" not in str(err.value)
     with pytest.raises(RooflineError, match="come from different ncu versions"):
         _judge(_on(base), _on(new, ncu="2025.1.0.0"))
     allowed = _judge(_on(base), _on(new, device="Other GPU", ncu="2025.1.0.0"), allow=True)
