@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from msgspec import Struct
 from msgspec.structs import replace
 
-from roofline.analysis.ncu_rules import COALESCING, ROOF, WORK_UNITS, AdviceCause, level_bytes
+from roofline.analysis.ncu_rules import COALESCING, LOCAL_MEMORY, ROOF, WORK_UNITS, AdviceCause, level_bytes
 from roofline.analysis.results import Advice, EstimateBound, LaunchAnalysis, ModelChange, PeakKind, Term, TimeModel
 from roofline.analysis.roofline import attained_pct, gap_formula, headroom_s, recoverable_s
 from roofline.analysis.time_model import LAUNCH, TAIL, Change, changed, reach, reach_floor, saving
@@ -175,21 +175,24 @@ def _level_share(a: Advice, level: str | None, analysis: LaunchAnalysis) -> floa
     """The share of one level's sectors a memory-access item's excess sectors are, at most 1: the excess can reach a
     level only as sectors of that level, and the rest of its traffic stays; the item's own share (over the kernel's
     fewest sectors) where the level's sectors are not measured. At DRAM the compulsory bytes stay
-    (``compulsory_dram_bytes``): the share is at most 1 - compulsory / DRAM bytes, and 0 where they are not known."""
+    (``compulsory_dram_bytes``): the share is at most 1 - compulsory / DRAM bytes, and 0 where they are not known;
+    they cross L2 on their way, so L2's share is at most 1 - compulsory / L2 bytes too."""
     moved = level_bytes(analysis, level) if level else None
     if not moved or a.excess_sectors is None:
         return a.work_share if a.work_share is not None else 1.0
     share = min(1.0, max(0.0, a.excess_sectors * BYTES_PER_SECTOR / moved))
-    if level != "dram":
+    if level not in ("dram", "l2"):
         return share
     kept = compulsory_dram_bytes(a, analysis)
-    return 0.0 if kept is None else min(share, max(0.0, 1.0 - kept / moved))
+    if kept is None:
+        return 0.0 if level == "dram" else share
+    return min(share, max(0.0, 1.0 - kept / moved))
 
 
 def useful_bytes(a: Advice, analysis: LaunchAnalysis) -> tuple[float, float] | None:
-    """The bytes a memory-access item's accesses keep once coalesced, all and of stores: the L1 sectors of global
-    and local loads and stores beyond its excess sectors, and the store sectors beyond all of them (the excess may be
-    the stores'), x 32; None where a count is not measured."""
+    """The bytes a memory-access item's accesses keep once changed, all and of stores: the L1 sectors of global
+    and local loads and stores beyond its excess sectors, and the store sectors beyond the stores' part of the excess
+    (``_store_excess``), x 32; None where a count is not measured."""
     counts = {(space, op): access_sectors(analysis.launch, space, op).value for space in ("global", "local")
               for op in ("ld", "st")}
     if a.excess_sectors is None or any(v is None for v in counts.values()):
@@ -197,7 +200,16 @@ def useful_bytes(a: Advice, analysis: LaunchAnalysis) -> tuple[float, float] | N
     total = sum(v or 0.0 for v in counts.values())
     stores = sum(v or 0.0 for (_, op), v in counts.items() if op == "st")
     return (max(0.0, total - a.excess_sectors) * BYTES_PER_SECTOR,
-            max(0.0, stores - a.excess_sectors) * BYTES_PER_SECTOR)
+            max(0.0, stores - _store_excess(a, counts[("local", "st")] or 0.0)) * BYTES_PER_SECTOR)
+
+
+def _store_excess(a: Advice, local_stores: float) -> float:
+    """The part of an item's excess sectors taken from the stores: the local stores where the excess is local
+    memory (its loads and stores go, the global stores stay), else all of it. Where a coalescing item's excess is
+    the loads' alone, "useful loads" are then every load: the lines they fetch are fetched after the change too, so
+    the L2 misses of every load (sectors x the miss rate, which the excess's hits dilute) are the reads that stay."""
+    excess = a.excess_sectors or 0.0
+    return min(excess, local_stores) if a.topic == LOCAL_MEMORY else excess
 
 
 def compulsory_dram_bytes(a: Advice, analysis: LaunchAnalysis) -> float | None:

@@ -58,18 +58,25 @@ def spec_of(analysis: Any) -> Any:
 
 
 def reachable(spec: Any, level: str, k: Any) -> float:
-    """The fraction of a level's peak a report's kernel can reach: the roof ``roofline calibrate`` measured under
-    ncu's clocks (the clocks the report's kernels ran at; else the default clocks') over the datasheet figure, or
-    over the launch's own kernel-clock roof where the spec states none (the L2 of most specs); else the spec's
-    achievable fraction (its own figure or its memory type's)."""
+    """The fraction of the launch's own peak counter a report's kernel can reach on a level (a unit's percent is of
+    that peak): the bandwidth ``roofline calibrate`` measured under ncu's clocks (the clocks the report's kernels ran
+    at; else the default clocks'), else the spec's achievable fraction (its own figure or its memory type's) of the
+    datasheet figure, over the counter's peak (DRAM: dram__bytes.sum.peak_sustained x the DRAM clock, from the raw
+    metrics), at most 1. Where the spec states no figure for the level (the L2 of most specs), a fraction of the
+    counter's."""
     roof = spec.measured.roofs.get(level) if spec.measured is not None else None
     rate = (roof.ncu or roof.default) if roof is not None else None
     counters = k.ceilings.get("kernel-clock")
-    datasheet = ((spec.memory_bandwidth_bytes_per_s if level == "dram" else spec.l2_bytes_per_s)
-                 or (counters.bytes_per_s.get(level) if counters is not None else None))
-    if rate is not None and datasheet:
-        return min(1.0, rate.median / datasheet)
-    return achievable_fraction(spec, level).value
+    metrics = k.launch.metrics
+    counter = (metrics["dram__bytes.sum.peak_sustained"] * metrics["dram__cycles_elapsed.avg.per_second"]
+               if level == "dram" and "dram__bytes.sum.peak_sustained" in metrics
+               and "dram__cycles_elapsed.avg.per_second" in metrics
+               else counters.bytes_per_s.get(level) if counters is not None else None)
+    sheet = spec.memory_bandwidth_bytes_per_s if level == "dram" else spec.l2_bytes_per_s
+    datasheet = sheet or counter
+    fraction = min(1.0, rate.median / datasheet) if rate is not None and datasheet else \
+        achievable_fraction(spec, level).value
+    return min(1.0, fraction * sheet / counter) if sheet and counter else fraction  # never past ncu's own peak
 
 
 def independent_floor(k: Any, spec: Any, sm_count: int | None) -> float | None:
