@@ -44,7 +44,7 @@ _HEAD_MARKS = (rb"(?:" + _MARK + rb" \S+|# " + _MARK + rb" \S+|<!-- " + _MARK + 
                rb'\{"generator":"' + _MARK + rb" ",
                rb"<\?xml[^>]*\?>\s*(?:<!DOCTYPE svg[^>]*>\s*)?<svg [^>]*>\s*<metadata>\s*<rdf:RDF[^>]*>\s*"
                rb"<cc:Work>\s*<dc:creator>\s*<cc:Agent>\s*<dc:title>" + _MARK + rb" ",
-               b"|".join(re.escape(mark.encode()) for mark in CSV_MARKS))
+               rb"(?:" + b"|".join(re.escape(mark.encode()) for mark in CSV_MARKS) + rb")\r?\n")
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _PNG_MARK = b"Software\x00" + GENERATED_BY.encode() + b" "
 # The first line a writer adds to text without a mark, by file suffix (comment syntax keeps the format valid).

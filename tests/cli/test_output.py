@@ -241,3 +241,20 @@ def test_a_file_of_an_earlier_run_is_replaced_and_the_wrote_line_says_so(tmp_pat
     assert first.stderr.strip() == "wrote reports/torch-fp32-project-t4.md"
     assert second.stderr.strip() == "wrote reports/torch-fp32-project-t4.md (replaced the file an earlier run wrote)"
     assert "H200" in (tmp_path / "reports/torch-fp32-project-t4.md").read_text()
+
+
+@pytest.mark.parametrize("header", ["report.path,report.source,my_notes", "report.path,report.source,"
+                                    "report.device,report.spec_id,launch,kernel,quantity,value,unit,text,missing,note"])
+def test_a_csv_whose_header_only_starts_like_ours_is_not_replaced(tmp_path, header):
+    """A roofline CSV a user annotated (a column of notes added) started with the first columns roofline looked for:
+    it was replaced, "the file an earlier run wrote"; only the whole header row of ours is ours."""
+    out = tmp_path / "curated.csv"
+    text = f"{header}\r\nA,B,three weeks of notes\r\n"
+    out.write_text(text, newline="")
+    result = runner.invoke(app, ["report", EXAMPLE, "-o", str(out)])
+    assert result.exit_code == 2 and REFUSED in result.stderr
+    assert out.read_bytes() == text.encode()
+    ours = tmp_path / "ours.csv"
+    for _ in range(2):
+        assert runner.invoke(app, ["report", EXAMPLE, "-o", str(ours)]).exit_code == 0
+    assert output.carries_mark(ours)

@@ -12,7 +12,7 @@ from roofline.compare.projection_launches import (
     RangeTotal,
     WorkloadProjection,
 )
-from roofline.render import GENERATOR
+from roofline.render import GENERATOR, PROJECT_CSV_COLUMNS
 from roofline.render.compare.markdown import grid_blocks
 from roofline.render.compare.table import (
     EVERYWHERE_HEADER,
@@ -33,9 +33,7 @@ from roofline.render.compare.table import (
 from roofline.render.names import csv_text
 from roofline.render.report.markdown import Block, cell, text
 
-CSV_COLUMNS = ("project.target", "project.row", "name", "launches", "grid", "block", "measured_s", "projected_s",
-               "low_s", "high_s", "governing", "other_kernel", "clock_hz", "dram_bytes_per_s",
-               "source_dram_bytes_per_s", "reason")
+CSV_COLUMNS = PROJECT_CSV_COLUMNS
 
 
 def projection_markdown(c: Comparison) -> str:

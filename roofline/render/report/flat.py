@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from roofline.analysis.view import ReportSetView, ReportView
 from roofline.errors import RooflineError
+from roofline.render import REPORT_CSV_COLUMNS
 from roofline.render.names import csv_text
 from roofline.render.report.json import report_dict, with_reasons
 
@@ -96,8 +97,7 @@ def unit(path: str, table: Sequence[Mapping[str, Any]]) -> str:
 
 
 # The CSV's columns (``report --format csv``), the same for every report: one row per launch and quantity.
-LONG_COLUMNS = ("report.path", "report.source", "report.device", "report.spec_id", "launch", "kernel", "quantity",
-                "value", "unit", "text", "missing")
+LONG_COLUMNS = REPORT_CSV_COLUMNS
 DIMS = ("x", "y", "z")  # the axes of a launch's grid and block
 # The field naming an item of a list of records, the first one it has (not empty): an advice item's topic (one item
 # per topic and launch: "roof", "coalescing:l2", "stall:long_scoreboard"), a stall's reason, a time model term's key

@@ -13,6 +13,7 @@ from roofline.core.kernel_names import KernelName, fit_apart, kernel_name
 from roofline.core.thresholds import RANK_OUTLIER_PCT
 from roofline.core.timeline import DeviceTime, KernelTime, Timeline
 from roofline.core.units import counted, seconds, share_pct, si
+from roofline.render import TIMELINE_CSV_COLUMNS
 from roofline.render.names import csv_text, markdown_text, visible
 from roofline.render.terminal import add_rows, escape, plain_table, record
 from roofline.render.timeline import streams, work
@@ -282,9 +283,7 @@ def _md(text: str) -> str:
     return markdown_text(visible(text))
 
 
-# The first two start with ``render.CSV_MARKS``'s, by which roofline knows the file as its own
-CSV_COLUMNS = ("timeline.path", "timeline.rank", "name", "count", "total_s", "share", "median_s", "min_s", "max_s",
-               "devices", "short_name", "demangled")
+CSV_COLUMNS = TIMELINE_CSV_COLUMNS  # its header row is one of ``render.CSV_MARKS``, by which roofline knows its file
 
 
 def render_csv(doc: TimelineSet) -> str:
