@@ -460,3 +460,26 @@ def test_summary_help_names_the_mpi_extra():
     result = CliRunner().invoke(app, ["summary", "--help"])
     flat = "".join(line.strip("│ ") for line in result.output.splitlines())  # the help's box, its lines joined
     assert "pipinstall'roofline[mpi]'" in flat.replace(" ", "")
+
+
+def test_no_command_help_has_a_paragraph_whose_line_breaks_would_show():
+    """Typer keeps the line breaks of a help text's paragraphs after the first: `report --help` broke "the bad ones
+    are" from "named at the end" mid-sentence. Every command's help is one paragraph."""
+    import inspect
+
+    import typer.main
+
+    from roofline.cli.app import build_app
+
+    def commands(c, name: str = "roofline"):
+        if hasattr(c, "list_commands"):  # a group (typer's own click)
+            ctx = c.context_class(c)
+            for sub_name in c.list_commands(ctx):
+                yield from commands(c.get_command(ctx, sub_name), f"{name} {sub_name}")
+        else:
+            yield name, c
+
+    found = list(commands(typer.main.get_command(build_app())))
+    assert len(found) > 15
+    for name, c in found:
+        assert "\n\n" not in inspect.cleandoc(c.help or ""), name

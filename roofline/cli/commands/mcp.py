@@ -23,7 +23,6 @@ def mcp(
     specs: SpecsOpt = None,
 ) -> None:
     """Serve the analyses to coding agents over MCP (stdio): list kernels, analyse one, compare, project, specs, nsys.
-
     Every tool reads only under the roots, writes only an output file asked for inside them, and answers with the
     numbers `--format json` gives for the same input, cut to a size budget."""
     from roofline.errors import RooflineError, UsageError

@@ -52,10 +52,9 @@ def report(
     wide: WideOpt = False,
     jobs: JobsOpt = None,
 ) -> None:
-    """Analyse existing Nsight Compute reports: roofline position of every kernel launch.
-
-    With several reports, a bad one does not stop the others: they are analysed and written, the bad ones are
-    named at the end, one line each, and the exit status is 2."""
+    """Analyse existing Nsight Compute reports: roofline position of every kernel launch. With several reports, a
+    bad one does not stop the others: they are analysed and written, the bad ones are named at the end, one line
+    each, and the exit status is 2."""
     report_files(files, analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, group_by=group_by), fmt,
                  output, plot,
                  spread_threshold, wide, jobs)
