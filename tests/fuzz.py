@@ -300,7 +300,8 @@ def spec_cases(rng: random.Random, count: int, folder: Path) -> list[Case]:
     for i in range(count):
         source = sources[i % len(sources)]
         mutation, data = _spec_mutation(rng, source.read_text())
-        path = folder / f"s{i:03d}_{mutation}_{source.stem}.yaml"
+        path = folder / f"s{i:03d}_{mutation}" / source.name  # a spec's id is its file's name
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
         cases.append(Case("spec", f"{mutation} of {source.name}", path,
                           ("report", str(EXAMPLE), "-f", "json", "--ceilings", "datasheet", "--specs", str(path))))

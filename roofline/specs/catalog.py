@@ -42,6 +42,7 @@ BYTES = Limit(0.0, low_open=True, integer=True)
 BOARD_POWER_W = Limit(1.0, 5000.0)  # a board's rated power: a few W (a laptop part) to kW (a multi-die module)
 DERIVED_ID = "derived"  # the id of a spec derived from a report's device attributes (roofline.specs.derived)
 DERIVED_LABEL = "derived from device attributes"
+ID_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")  # a spec id: its file's name, lowercase-dashes
 
 
 class DeviceSpec(Struct, frozen=True):
@@ -95,6 +96,15 @@ class SpecMatch(Struct, frozen=True):
     how: str
 
 
+class Override(Struct, frozen=True):
+    """A spec that takes a GPU's reports from another: a later one (a user's) giving the same display name, or
+    (``name`` empty) one of the same id that replaces it."""
+
+    spec: DeviceSpec  # the one reports get
+    over: DeviceSpec  # the one they got without it
+    name: str = ""  # the display name both give, as ``spec`` spells it; "" where ``spec`` replaces its id
+
+
 LIST_IDS = "run 'roofline specs list' for the ids"  # the fix of an unknown spec id (MCP says its own tool)
 
 
@@ -115,6 +125,7 @@ class SpecCatalog:
         self._lazy_calibrations = {p.stem: p for p in lazy_calibrations}  # built-in files are named after their id
         self._builtin_calibrations: dict[str, Calibration] = {}
         self._by_name: dict[str, list[DeviceSpec]] = {}  # ``_named``'s answer per name: a run matches a GPU twice
+        self._replaced: list[Override] = []  # specs a later one of the same id replaced (``specs``)
 
     @property
     def specs(self) -> tuple[DeviceSpec, ...]:
@@ -122,7 +133,8 @@ class SpecCatalog:
         if self._all is None:
             by_id: dict[str, DeviceSpec] = {}
             for spec in (*map(parse_spec_file, self._lazy), *self._eager):
-                by_id.pop(spec.id, None)
+                if (earlier := by_id.pop(spec.id, None)) is not None:
+                    self._replaced.append(Override(spec, earlier))
                 by_id[spec.id] = spec
             for cal in self._user_calibrations.values():
                 if cal.spec_id not in by_id:
@@ -131,6 +143,20 @@ class SpecCatalog:
             self._checked = True
             self._all = tuple(map(self._calibrated, by_id.values()))
         return self._all
+
+    def overrides(self) -> list[Override]:
+        """Each spec that takes a GPU from another (``match``'s precedence: a later spec wins a display name): one of
+        the same id replacing it, then one giving the same display name, in the order of ``specs``."""
+        specs = self.specs
+        named: dict[str, DeviceSpec] = {}
+        shadowed = []
+        for spec in specs:
+            for name in spec.display_names:
+                earlier = named.get(_normalize(name))
+                if earlier is not None and earlier.id != spec.id:
+                    shadowed.append(Override(spec, earlier, name))
+                named[_normalize(name)] = spec
+        return [*self._replaced, *shadowed]
 
     def _calibrated(self, spec: DeviceSpec) -> DeviceSpec:
         """The spec with its calibrated roofs attached, where a calibration file has its id: a user's (``--specs``),
@@ -233,12 +259,7 @@ def load_catalog(extra: Sequence[str | os.PathLike[str]] = ()) -> SpecCatalog:
     User files are validated at once; built-in ones (validated by the test suite) when first needed. Within one of
     those (every --specs file and folder together, every $ROOFLINE_SPECS entry together) two specs of one id or
     display name are refused (``_check_distinct``), a file named twice read once."""
-    user: list[DeviceSpec | Calibration] = []
-    for layer in (_env_sources(), extra):
-        files = {os.path.realpath(f): f for path in layer for f in _files_in(Path(path))}
-        parsed = [_parse_any(f) for f in files.values()]
-        _check_distinct([u for u in parsed if isinstance(u, DeviceSpec)])
-        user += parsed
+    user = [*_layer(_env_sources(), from_env=True), *_layer(extra)]
     builtin = _builtin_files()
     measured = builtin[0].parent / MEASURED_FOLDER if builtin else None
     return SpecCatalog([u for u in user if isinstance(u, DeviceSpec)], lazy=builtin,
@@ -247,25 +268,42 @@ def load_catalog(extra: Sequence[str | os.PathLike[str]] = ()) -> SpecCatalog:
                        if measured and measured.is_dir() else ())
 
 
+def _layer(paths: Sequence[str | os.PathLike[str]], from_env: bool = False) -> list[DeviceSpec | Calibration]:
+    """The user's spec and calibration files of one source (``--specs``, or ``$ROOFLINE_SPECS``: a malformed file
+    there fails a run as one given with --specs does, its error saying where it was named)."""
+    try:
+        files = {os.path.realpath(f): f for path in paths for f in _files_in(Path(path))}
+        parsed = [_parse_any(f) for f in files.values()]
+        _check_distinct([u for u in parsed if isinstance(u, DeviceSpec)])
+    except SpecError as err:
+        raise _named_by_env(err) if from_env else err from None
+    return parsed
+
+
+def _named_by_env(err: SpecError) -> SpecError:
+    """A spec error of a file ``$ROOFLINE_SPECS`` names, saying so: a setting made long ago is easily forgotten."""
+    return SpecError(err.message, f"{err.hint} (named by ${ENV_VAR}: fix the file, or leave it out of ${ENV_VAR})")
+
+
 def catalog_problems(extra: Sequence[str | os.PathLike[str]] = ()) -> tuple[int, list[str]]:
     """Every problem of the spec files ``load_catalog`` reads (``specs check``), each one line: a file that cannot be
     read or parsed, then (when every file parses) clashes between files and ``check_spec``'s problems of each spec;
     with the number of device specs checked (0 when a file did not parse)."""
     problems: list[str] = []
-    sources: dict[str, str | os.PathLike[str]] = {}
-    for given in (*_env_sources(), *extra):
-        sources.setdefault(os.path.realpath(given), given)  # a folder named twice is read once
-    for source in sources.values():
+    sources: dict[str, tuple[str | os.PathLike[str], bool]] = {}
+    for given, from_env in (*((p, True) for p in _env_sources()), *((p, False) for p in extra)):
+        sources.setdefault(os.path.realpath(given), (given, from_env))  # a folder named twice is read once
+    for source, from_env in sources.values():
         try:
             files = _files_in(Path(source))
         except SpecError as err:
-            problems.append(str(err))
+            problems.append(str(_named_by_env(err) if from_env else err))
             continue
         for path in files:
             try:
                 _parse_any(path)
             except SpecError as err:
-                problems.append(str(err))
+                problems.append(str(_named_by_env(err) if from_env else err))
     if problems:
         return 0, problems
     try:
@@ -408,6 +446,26 @@ class _Checker:
         return item
 
 
+def _check_id(path: Path, spec_id: str) -> None:
+    """SpecError unless the id is the file's name without its suffix, in lowercase-dashes (``a100-sxm4-80gb``): the
+    name a user finds the file by, and one that passes through comma lists (``project --to a,b``)."""
+    valid = ID_PATTERN.fullmatch(spec_id) is not None
+    if valid and spec_id == path.stem:
+        return
+    problem = f"differs from the file name '{path.stem}'" if valid else "is not lowercase-dashes"
+    if ID_PATTERN.fullmatch(path.stem):
+        fix = f"set id: {path.stem}" + (f", or rename the file to {spec_id}{path.suffix}" if valid else "")
+    else:
+        form = _id_form(spec_id) or _id_form(path.stem) or "my-gpu"
+        fix = f"name the file {form}{path.suffix} and set id: {form} (lowercase letters, digits and dashes)"
+    raise SpecError(f"{path}: key 'id' '{spec_id}' {problem}", fix)
+
+
+def _id_form(name: str) -> str:
+    """A name in lowercase-dashes ("My GPU_2" -> "my-gpu-2"); "" when nothing of it is left."""
+    return "-".join(re.findall(r"[a-z0-9]+", name.lower()))
+
+
 def _as_number(value: Any) -> Any:
     """YAML 1.1 reads ``19.5e12`` (no sign in the exponent) and ``485e+12`` (no decimal point) as text; take such
     text as the number it is."""
@@ -425,6 +483,7 @@ def _build(c: _Checker, data: dict[str, Any]) -> DeviceSpec:
         raise c.fail("display_names", "must be a non-empty list of names as ncu writes them")
     if data.get("id") == DERIVED_ID:
         raise c.fail("id", f"'{DERIVED_ID}' is reserved for peaks derived from a report's device attributes")
+    _check_id(c.path, c.text(data, "id"))
     cc = c.text(data, "compute_capability")
     if not CC_PATTERN.fullmatch(cc):
         raise c.fail("compute_capability", f"must look like \"8.0\", got {cc!r}")

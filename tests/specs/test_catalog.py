@@ -46,8 +46,9 @@ VALID = {
 }
 
 
-def write(tmp_path: Path, data: dict, name: str = "test-gpu.yaml") -> Path:
-    path = tmp_path / name
+def write(tmp_path: Path, data: dict, name: str = "") -> Path:
+    """The spec file of ``data``, named after its id (a spec's id is its file's name) unless ``name`` is given."""
+    path = tmp_path / (name or f"{data.get('id', 'test-gpu')}.yaml")
     path.write_text(yaml.safe_dump(data))
     return path
 
@@ -125,24 +126,29 @@ def test_two_specs_of_one_folder_with_one_id_or_display_name_are_an_error(tmp_pa
     """Issue 37: which of them a GPU matched depended on the order of the file names, silently."""
     folder = tmp_path / "specs"
     folder.mkdir()
-    write(folder, VALID, "a.yaml")
-    write(folder, VALID, "b.yaml")
-    with pytest.raises(SpecError, match=r"b\.yaml: id 'test-gpu' is also the id of .*a\.yaml"):
+    write(folder, VALID, "test-gpu.yaml")
+    second = write(folder, VALID, "test-gpu.yml")  # an id is its file's name: only the suffix can differ
+    with pytest.raises(SpecError, match=r"test-gpu\.yml: id 'test-gpu' is also the id of .*test-gpu\.yaml"):
         load_catalog([folder])
-    write(folder, {**VALID, "id": "other-gpu"}, "b.yaml")
-    with pytest.raises(SpecError, match=r"b\.yaml: display name '.*' is also one of .*a\.yaml \(id 'test-gpu'\)"):
+    second.unlink()
+    write(folder, {**VALID, "id": "other-gpu"}, "other-gpu.yaml")
+    with pytest.raises(SpecError, match=r"test-gpu\.yaml: display name '.*' is also one of .*other-gpu\.yaml "
+                                        r"\(id 'other-gpu'\)"):
         load_catalog([folder])
 
 
 def test_two_spec_files_of_one_id_given_apart_are_refused_as_in_one_folder(tmp_path, monkeypatch):
     """--specs a.yaml --specs b.yaml (one id) is refused with the line a folder of the two gives, not the last one
     taken silently; the same file named twice is read once, and $ROOFLINE_SPECS entries are checked together."""
-    first, second = write(tmp_path, VALID, "a.yaml"), write(tmp_path, VALID, "b.yaml")
-    with pytest.raises(SpecError, match=r"b\.yaml: id 'test-gpu' is also the id of .*a\.yaml: give each spec file"):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first, second = write(tmp_path / "a", VALID), write(tmp_path / "b", VALID)
+    with pytest.raises(SpecError, match=r"b/test-gpu\.yaml: id 'test-gpu' is also the id of .*a/test-gpu\.yaml: "
+                                        "give each spec file"):
         load_catalog([first, second])
     assert load_catalog([first, first]).get("test-gpu").path == str(first)
     monkeypatch.setenv(ENV_VAR, os.pathsep.join([str(first), str(second)]))
-    with pytest.raises(SpecError, match=r"b\.yaml: id 'test-gpu' is also the id of .*a\.yaml"):
+    with pytest.raises(SpecError, match=r"b/test-gpu\.yaml: id 'test-gpu' is also the id of .*a/test-gpu\.yaml"):
         load_catalog()
 
 
@@ -174,7 +180,7 @@ def test_user_spec_from_option_overrides_env_and_builtin(tmp_path, monkeypatch):
     env_dir = tmp_path / "env"
     env_dir.mkdir()
     write(env_dir, with_change("peaks.fp32", cited(19.0e12)))
-    option = write(tmp_path, with_change("peaks.fp32", cited(19.1e12)), "mine.yaml")
+    option = write(tmp_path, with_change("peaks.fp32", cited(19.1e12)))
     monkeypatch.setenv(ENV_VAR, str(env_dir))
     assert load_catalog().get("test-gpu").peaks["fp32"] == 19.0e12
     assert load_catalog([option]).get("test-gpu").peaks["fp32"] == 19.1e12
@@ -257,7 +263,7 @@ def test_cross_check_flags_fp32_off_by_more_than_two_percent(tmp_path):
     good = parse_spec_file(write(tmp_path, VALID))
     assert derived_fp32(good) == pytest.approx(100 * 64 * 2 * 1.5e9)
     assert check_spec(good) == []
-    bad = parse_spec_file(write(tmp_path, with_change("peaks.fp32", cited(19.9e12)), "bad.yaml"))
+    bad = parse_spec_file(write(tmp_path, {**with_change("peaks.fp32", cited(19.9e12)), "id": "bad"}))
     assert "differs by more than 2%" in check_spec(bad)[0]
 
 
@@ -288,7 +294,7 @@ def test_builtin_files_come_from_the_installed_package_else_the_checkout(monkeyp
 
 
 def test_exponent_without_sign_is_read_as_a_number(tmp_path):
-    path = tmp_path / "e.yaml"
+    path = tmp_path / "test-gpu.yaml"
     path.write_text(yaml.safe_dump(VALID).replace("19200000000000.0", "19.2e12"))
     assert "19.2e12" in path.read_text()
     assert parse_spec_file(path).peaks["fp32"] == 19.2e12
@@ -297,7 +303,7 @@ def test_exponent_without_sign_is_read_as_a_number(tmp_path):
 # --- hostile files (issue 15) -------------------------------------------------------------------------------------
 def test_dotted_number_text_is_an_error_not_a_traceback(tmp_path):
     """'1..2e3' once matched the exponent pattern and then failed in float(); now it stays text: not a number."""
-    path = tmp_path / "dots.yaml"
+    path = tmp_path / "test-gpu.yaml"
     path.write_text(yaml.safe_dump(VALID).replace("19200000000000.0", "1..2e3"))
     with pytest.raises(SpecError, match=r"key 'peaks.fp32.value' is '1..2e3', expected a number"):
         parse_spec_file(path)
@@ -440,3 +446,53 @@ def test_a_copy_of_a_shipped_spec_with_an_unsigned_point_free_exponent_loads(tmp
     result = CliRunner().invoke(app, ["specs", "show", "l4", "--specs", str(tmp_path), "-f", "json"])
     assert result.exit_code == 0, result.output
     assert '"value": 485000000000000.0' in result.stdout
+
+
+# --- ids (probe 3, finding 9) ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name, spec_id, words", [
+    ("fname.yaml", "otherid", r"fname\.yaml: key 'id' 'otherid' differs from the file name 'fname': set id: fname, "
+                              r"or rename the file to otherid\.yaml$"),
+    ("up.yaml", "Upper Case", r"up\.yaml: key 'id' 'Upper Case' is not lowercase-dashes: set id: up$"),
+    ("My GPU.yaml", "My GPU", r"My GPU\.yaml: key 'id' 'My GPU' is not lowercase-dashes: name the file my-gpu\.yaml "
+                              r"and set id: my-gpu \(lowercase letters, digits and dashes\)$"),
+    ("a,b.yaml", "a,b", r"key 'id' 'a,b' is not lowercase-dashes: name the file a-b\.yaml and set id: a-b"),
+    ("x--y.yaml", "x--y", r"key 'id' 'x--y' is not lowercase-dashes"),
+])
+def test_an_id_other_than_its_lowercase_dashes_file_name_is_refused_naming_file_key_and_fix(tmp_path, name,
+                                                                                            spec_id, words):
+    """device_specs/README.md: the id is the file name without .yaml, in lowercase-dashes (an id with a comma or a
+    space would not pass through `project --to a,b`)."""
+    path = write(tmp_path, {**VALID, "id": spec_id}, name)
+    with pytest.raises(SpecError, match=words) as err:
+        parse_spec_file(path)
+    assert str(err.value).startswith(str(path)) and "\n" not in str(err.value)
+
+
+def test_every_shipped_spec_id_is_its_lowercase_dashes_file_name():
+    for path in BUILTIN:
+        spec_id = yaml.safe_load(path.read_text())["id"]
+        assert spec_id == path.stem and all(part.isalnum() and part == part.lower() for part in spec_id.split("-"))
+
+
+# --- overrides (probe 3, finding 8) ---------------------------------------------------------------------------------
+def test_overrides_name_the_spec_each_later_one_takes_a_gpu_from(tmp_path, monkeypatch):
+    """A T4 spec in $ROOFLINE_SPECS (another id) overrides the built-in t4 for 'Tesla T4', and one given with --specs
+    overrides that one: reports of a Tesla T4 get the last, as match() decides."""
+    t4 = yaml.safe_load((SPEC_DIR / "t4.yaml").read_text())
+    for folder, spec_id in (("env", "t4-env"), ("opt", "t4-opt")):
+        (tmp_path / folder).mkdir()
+        write(tmp_path / folder, {**t4, "id": spec_id})
+    monkeypatch.setenv(ENV_VAR, str(tmp_path / "env"))
+    catalog = load_catalog([tmp_path / "opt"])
+    found = [(o.spec.id, o.over.id, o.name, o.over.path) for o in catalog.overrides()]
+    assert found == [("t4-env", "t4", "Tesla T4", str(SPEC_DIR / "t4.yaml")),
+                     ("t4-opt", "t4-env", "Tesla T4", str(tmp_path / "env" / "t4-env.yaml"))]
+    assert catalog.match(Device(name="Tesla T4", compute_capability="7.5", sm_count=40)).spec.id == "t4-opt"
+
+
+def test_a_user_spec_of_a_builtin_id_is_an_override_of_that_file(tmp_path, monkeypatch):
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    mine = write(tmp_path, yaml.safe_load((SPEC_DIR / "t4.yaml").read_text()))
+    (override,) = load_catalog([mine]).overrides()
+    assert (override.spec.path, override.over.path, override.name) == (str(mine), str(SPEC_DIR / "t4.yaml"), "")
+    assert load_catalog([]).overrides() == []

@@ -13,15 +13,18 @@ from roofline.cli.options import SpecsOpt
 from roofline.render.names import visible
 
 if TYPE_CHECKING:  # pragma: no cover
-    from roofline.specs.catalog import DeviceSpec
+    from roofline.specs.catalog import DeviceSpec, Override
 
 app = typer.Typer(help="List, show and check the device spec YAML files (datasheet ceilings).",
                   no_args_is_help=True)
 SpecFormat = Literal["table", "json", "yaml"]
 MIN_NAME_CHARS = 8  # an id or display name in `specs list` keeps at least this many characters
+MIN_SOURCE_CHARS = 30  # `specs show` puts each source under its row where its column would be narrower
+SOURCE_INDENT = 4  # a source under its row (`specs show` on a narrow terminal) starts this far in
 
 
-@app.command("list")
+@app.command("list", short_help="One line per GPU: id, display name, CC, SMs, FP32, FP16 Tensor, DRAM; "
+                                   "which of your specs overrides a built-in one.")
 @handles_errors
 def list_specs(
     fmt: Annotated[SpecFormat, typer.Option("--format", "-f", help="table, json or yaml (each spec's id and "
@@ -29,8 +32,9 @@ def list_specs(
     specs: SpecsOpt = None,
 ) -> None:
     """One line per GPU: id, display name, CC, SMs, FP32, dense FP16 tensor, DRAM bandwidth; fits the terminal by
-    abbreviating the id and the name (never a number), every text from a file escaped for the terminal. JSON and
-    YAML give each spec's id and display names (the list of the MCP tool gpu_spec)."""
+    abbreviating the id and the name (never a number), every text from a file escaped for the terminal; a note under
+    the table for each of your specs that overrides another (the one a report of that GPU gets). JSON and YAML give
+    each spec's id and display names (the list of the MCP tool gpu_spec)."""
     from roofline.documents.common import builtins
     from roofline.documents.tools import spec_refs
     from roofline.specs.catalog import load_catalog
@@ -38,6 +42,8 @@ def list_specs(
     catalog = load_catalog(specs or ())
     if fmt == "table":
         _print_list(catalog.specs)
+        for line in override_lines(catalog.overrides()):
+            typer.echo(visible(line))
     else:
         _echo([builtins(ref) for ref in spec_refs(catalog.specs)], fmt)
 
@@ -73,6 +79,12 @@ def _print_list(specs: Sequence[DeviceSpec]) -> None:
     console.print(table)
 
 
+def override_lines(overrides: Sequence[Override]) -> list[str]:
+    """A note per spec that takes a GPU's reports from another (``SpecCatalog.overrides``): which one they get."""
+    return [f"note: {o.spec.id} overrides {o.over.id} for '{o.name}': reports of that GPU get {o.spec.id}" if o.name
+            else f"note: {o.spec.path} replaces {o.over.path} (id '{o.spec.id}')" for o in overrides]
+
+
 def _abbreviated(name: str) -> str:
     """A GPU's display name without the vendor's leading words ("NVIDIA GeForce RTX 4090" -> "RTX 4090")."""
     for word in ("NVIDIA ", "GeForce "):
@@ -80,14 +92,15 @@ def _abbreviated(name: str) -> str:
     return name
 
 
-@app.command("show")
+@app.command("show", short_help="Every number of one spec with its source.")
 @handles_errors
 def show(
     spec_id: Annotated[str, typer.Argument(metavar="ID", help="Spec id, e.g. a100-sxm4-80gb.")],
     fmt: Annotated[SpecFormat, typer.Option("--format", "-f", help="table, json or yaml.")] = "table",
     specs: SpecsOpt = None,
 ) -> None:
-    """Every number of one spec with its source."""
+    """Every number of one spec with its source; a long source wraps (on a narrow terminal, under its row), never
+    cut, and every text from the file is escaped for the terminal."""
     from roofline.specs.catalog import load_catalog
 
     spec = load_catalog(specs or ()).get(spec_id)
@@ -117,18 +130,24 @@ def spec_dict(spec: DeviceSpec) -> dict[str, Any]:
 
 
 def _print_table(spec: DeviceSpec) -> None:
-    from rich.table import Table
-
-    from roofline.core.units import si
-    from roofline.render.terminal import terminal_console
+    """The table of ``specs show``: every number with its whole source, each text from the file escaped."""
+    from roofline.render.terminal import escape, terminal_console
 
     console = terminal_console()
-    console.print(f"[bold]{spec.id}[/bold]  {', '.join(spec.display_names)}  ({spec.architecture} "
-                  f"{spec.chip}, CC {spec.compute_capability})  {spec.path}", highlight=False)
-    table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold")
-    table.add_column("key", no_wrap=True)
-    table.add_column("value", justify="right", no_wrap=True)
-    table.add_column("source")
+    console.print(f"[bold]{escape(spec.id)}[/bold]  {escape(', '.join(spec.display_names))}  "
+                  f"({escape(spec.architecture)} {escape(spec.chip)}, CC {escape(spec.compute_capability)})  "
+                  f"{escape(spec.path)}", highlight=False)
+    _print_rows(console, ("key", "value", "source"), _rows(spec))
+    if spec.notes:
+        console.print(f"notes: {escape(spec.notes)}", highlight=False)
+    if spec.measured is not None:
+        _print_calibration(console, spec)
+
+
+def _rows(spec: DeviceSpec) -> list[tuple[str, str, str]]:
+    """Key, value with its unit, and source (with the formula of a derived value) of each number a spec gives."""
+    from roofline.core.units import si
+
     units = {"sm_count": "", "boost_clock_hz": "Hz", "base_clock_hz": "Hz", "tensor_clock_hz": "Hz",
              "sustained_clock_hz": "Hz", "memory.bytes": "B", "memory.achievable_bandwidth_bytes_per_s": "B/s",
              "memory.bandwidth_bytes_per_s": "B/s", "memory.clock_hz": "Hz", "memory.bus_width_bits": "bit",
@@ -143,17 +162,49 @@ def _print_table(spec: DeviceSpec) -> None:
               "l2_bytes": spec.l2_bytes,
               **{f"peaks.{k}": v for k, v in spec.peaks.items()},
               "bandwidth.l2_bytes_per_s": spec.l2_bytes_per_s, "bandwidth.l1_bytes_per_s": spec.l1_bytes_per_s}
+    rows = []
     for key, value in values.items():
         if value is None:
             continue
         unit = units.get(key, "B/s" if key.startswith("bandwidth") else "OP/s" if _integer(key) else "FLOP/s")
         source = spec.sources.get(key, "") + (f" [derived: {spec.derived[key]}]" if key in spec.derived else "")
-        table.add_row(key, si(value, unit), source)
-    console.print(table)
-    if spec.notes:
-        console.print(f"notes: {spec.notes}", highlight=False)
-    if spec.measured is not None:
-        _print_calibration(console, spec)
+        rows.append((key, si(value, unit), source))
+    return rows
+
+
+def _print_rows(console: Any, head: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+    """A table whose last column is a long text (a source, how a roof was measured): the other columns (a name, then
+    figures) whole, the text wrapped (a token too long for a line folded, never cut); where the terminal leaves it
+    under ``MIN_SOURCE_CHARS``, each row's text on the lines under the row, the whole width."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from roofline.render.terminal import COLUMN_GAP
+
+    widths = [max([len(head[i]), *(len(row[i]) for row in rows)]) for i in range(len(head) - 1)]
+    if console.width - sum(widths) - COLUMN_GAP * len(widths) >= MIN_SOURCE_CHARS:
+        table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold")
+        for i, col in enumerate(head):
+            last = i == len(head) - 1
+            table.add_column(col, justify="left" if i == 0 or last else "right", no_wrap=not last, overflow="fold")
+        for row in rows:
+            table.add_row(*row[:-1], Text(visible(row[-1])))
+        console.print(table)
+        return
+    if sum(widths) + COLUMN_GAP * (len(widths) - 1) > console.width:  # columns aligned only where they fit
+        widths = [0] * len(widths)
+    console.print(Text.assemble((_aligned(head[:-1], widths), "bold"), f"  ({head[-1]} below)"))
+    for row in rows:
+        console.print(_aligned(row[:-1], widths), highlight=False)
+        for line in Text(visible(row[-1]), overflow="fold").wrap(console, max(console.width - SOURCE_INDENT, 1)):
+            line.rstrip()
+            console.print(Text(" " * SOURCE_INDENT) + line)
+
+
+def _aligned(cells: Sequence[str], widths: Sequence[int]) -> str:
+    """A row's cells two spaces apart, the first left-aligned and the others (figures) right-aligned."""
+    pairs = enumerate(zip(cells, widths, strict=True))
+    return "  ".join(cell.ljust(width) if i == 0 else cell.rjust(width) for i, (cell, width) in pairs)
 
 
 def _integer(key: str) -> bool:
@@ -163,29 +214,26 @@ def _integer(key: str) -> bool:
 
 def _print_calibration(console: Any, spec: DeviceSpec) -> None:
     """The calibrated roofs (--ceilings calibrated): the rate under ncu and at default clocks, how each was measured."""
-    from rich.table import Table
-
     from roofline.core.units import si
+    from roofline.render.terminal import escape
     from roofline.specs.calibration import BANDWIDTHS
 
     cal = spec.measured
     assert cal is not None
-    console.print(f"calibrated {cal.date} ({cal.software}): {cal.path}", highlight=False)
-    table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold")
-    for col in ("roof", "under ncu", "default clocks", "how"):
-        table.add_column(col, justify="right" if col in ("under ncu", "default clocks") else "left")
-    for key, roof in cal.roofs.items():
-        unit = "B/s" if key in BANDWIDTHS else "FLOP/s"
-        table.add_row(key, si(roof.ncu.median if roof.ncu else None, unit),
-                      si(roof.default.median if roof.default else None, unit), roof.method or roof.missing)
-    console.print(table)
+    console.print(f"calibrated {escape(cal.date)} ({escape(cal.software)}): {escape(cal.path)}", highlight=False)
+    rows = [(key, si(roof.ncu.median if roof.ncu else None, unit), si(roof.default.median if roof.default else None,
+                                                                       unit), roof.method or roof.missing)
+            for key, roof in cal.roofs.items() for unit in ["B/s" if key in BANDWIDTHS else "FLOP/s"]]
+    _print_rows(console, ("roof", "under ncu", "default clocks", "how"), rows)
 
 
-@app.command("check")
+@app.command("check", short_help="Validate every spec file (built-in and yours) and cross-check each FP32 "
+                                    "peak; exit 1 on problems.")
 @handles_errors
 def check(specs: SpecsOpt = None) -> None:
     """Validate every spec file (built-in and yours) and cross-check each FP32 peak; exit 1 on problems. Remarks on
-    figures a valid spec likely leaves out follow, without failing."""
+    figures a valid spec likely leaves out follow, without failing, and a note for each of your specs that overrides
+    another."""
     from roofline.specs.catalog import catalog_problems, load_catalog, spec_remarks
 
     checked, problems = catalog_problems(specs or ())
@@ -194,5 +242,8 @@ def check(specs: SpecsOpt = None) -> None:
     if problems:
         raise typer.Exit(1)
     typer.echo(f"{checked} spec files valid; every FP32 peak agrees within 2% with SMs x lanes x 2 x clock")
-    for remark in (r for spec in load_catalog(specs or ()).specs for r in spec_remarks(spec)):
+    catalog = load_catalog(specs or ())
+    for remark in (r for spec in catalog.specs for r in spec_remarks(spec)):
         typer.echo(visible(f"note: {remark}"))
+    for line in override_lines(catalog.overrides()):
+        typer.echo(visible(line))

@@ -323,7 +323,7 @@ def spec_without_bf16(tmp_path) -> str:
     spec = yaml.safe_load((REPO / "device_specs" / "rtx-5060-ti.yaml").read_text())
     spec.update(id="my-rtx-5090", display_names=["My RTX 5090"])
     spec["peaks"] = {k: v for k, v in spec["peaks"].items() if k != "tensor_bf16"}
-    path = tmp_path / "rtx5090.yaml"
+    path = tmp_path / "my-rtx-5090.yaml"
     path.write_text(yaml.safe_dump(spec))
     return str(path)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 from typer.testing import CliRunner
 
@@ -34,13 +35,14 @@ def test_list_fits_80_columns_abbreviating_names_never_numbers():
     assert any(line.startswith("rtx-4070-ti ") and " RTX 4070 Ti " in line for line in lines)
 
 
-def test_list_escapes_ids_and_names_from_spec_files(tmp_path):
-    hostile = {**VALID, "id": "evil\nid", "display_names": ["GPU\x1b[31m red\x1b]0;title\x07"]}
+def test_list_escapes_display_names_from_spec_files(tmp_path):
+    """An id is lowercase-dashes (refused otherwise); a display name may hold anything and is shown escaped."""
+    hostile = {**VALID, "display_names": ["GPU\x1b[31m red\x1b]0;title\x07"]}
     result = runner.invoke(app, ["specs", "list", "--specs", str(write(tmp_path, hostile))], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     assert "\x1b" not in result.output and "\x07" not in result.output
-    line = next(line for line in result.output.splitlines() if line.startswith("evil"))
-    assert line.startswith("evil\\nid") and "GPU\\x1b[31m red" in line
+    line = next(line for line in result.output.splitlines() if line.startswith("test-gpu"))
+    assert "GPU\\x1b[31m red" in line
 
 
 def test_list_json_and_yaml_give_each_spec_by_id_with_the_tables_figures(tmp_path):
@@ -97,13 +99,13 @@ def test_check_remarks_on_an_omitted_tensor_type_and_passes(tmp_path):
 
 
 def test_check_fails_on_fp32_mismatch(tmp_path):
-    bad = write(tmp_path, {**with_change("peaks.fp32", {"value": 25e12, "source": "x"}), "id": "bad"}, "bad.yaml")
+    bad = write(tmp_path, {**with_change("peaks.fp32", {"value": 25e12, "source": "x"}), "id": "bad"})
     result = runner.invoke(app, ["specs", "check", "--specs", str(bad)])
     assert result.exit_code == 1 and "differs by more than 2%" in result.output
 
 
 def test_malformed_user_spec_is_one_line_exit_2(tmp_path):
-    bad = write(tmp_path, with_change("peaks.fp32", 19.2e12), "bad.yaml")
+    bad = write(tmp_path, {**with_change("peaks.fp32", 19.2e12), "id": "bad"})
     result = runner.invoke(app, ["specs", "list", "--specs", str(bad)])
     assert result.exit_code == 2
     assert "bad.yaml: key 'peaks.fp32'" in result.output and result.output.count("\n") == 1
@@ -133,7 +135,7 @@ def test_check_names_every_malformed_file_not_only_the_first(tmp_path):
     folder.mkdir()
     (folder / "a-broken.yaml").write_text("id: [\n")
     write(folder, {**VALID, "name": 3}, "b-unknown-key.yaml")
-    write(folder, {**VALID, "id": "fine-gpu", "display_names": ["Fine GPU"]}, "c-fine.yaml")
+    write(folder, {**VALID, "id": "c-fine", "display_names": ["Fine GPU"]})
     result = runner.invoke(app, ["specs", "check", "--specs", str(folder), "--specs", str(tmp_path / "none")])
     assert result.exit_code == 1
     lines = result.output.splitlines()
@@ -150,3 +152,104 @@ def test_show_gives_integer_tensor_peaks_in_operations_not_flops():
     rows = {line.split()[0]: line for line in result.stdout.splitlines() if line.startswith("peaks.")}
     assert "1.98 POP/s" in rows["peaks.tensor_int8"] and "FLOP/s" not in rows["peaks.tensor_int8"]
     assert "1.98 PFLOP/s" in rows["peaks.tensor_fp8"]
+
+
+# --- probe 3 --------------------------------------------------------------------------------------------------------
+SHIPPED = Path(__file__).resolve().parents[3] / "device_specs"
+HOSTILE_SOURCE = "evil \x1b[2J cleared [bold]x[/bold]"  # a screen clear, and rich markup that must print as written
+
+
+@pytest.mark.parametrize("columns", ["200", "80", "40"])
+def test_show_escapes_every_text_from_the_spec_file(tmp_path, columns):
+    """Display names, chip, sources and notes reach the terminal with control characters as escapes (docs/errors.md,
+    "The terminal"), as `specs list` has them; brackets print as written, not as styles."""
+    hostile = {**VALID, "display_names": ["GPU\x1b[31m red"], "chip": "TU\x1b]0;pwned\x07104",
+               "notes": "\x1b[5mblink [red]notes"}
+    hostile["peaks"] = {**VALID["peaks"], "fp32": {"value": 19.2e12, "source": HOSTILE_SOURCE}}
+    result = runner.invoke(app, ["specs", "show", "test-gpu", "--specs", str(write(tmp_path, hostile))],
+                           env={"COLUMNS": columns})
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.output and "\x07" not in result.output
+    shown = " ".join(result.output.split())  # the lines as one: a narrow terminal wraps the first
+    assert shown.startswith("test-gpu GPU\\x1b[31m red (Ampere TU\\x1b]0;pwned\\x07104, CC 8.0)")
+    assert "evil \\x1b[2J cleared [bold]x[/bold]" in shown
+    assert "notes: \\x1b[5mblink [red]notes" in result.output
+
+
+def _squeezed(text: str) -> str:
+    return "".join(text.split())
+
+
+@pytest.mark.parametrize("columns", [None, "40", "100", "250"])
+@pytest.mark.parametrize("spec_id", ["t4", "h100-sxm5"])
+def test_show_gives_every_source_whole_at_any_width_and_when_piped(spec_id, columns):
+    """No source is cut with an ellipsis, at the 80 columns of a pipe (no COLUMNS) or at 40 where the sources go
+    under their rows; a derived value's formula is there too. Each source (from the YAML file) is found whole in the
+    output with the spaces and line ends that wrapping adds left out."""
+    result = runner.invoke(app, ["specs", "show", spec_id], env={"COLUMNS": columns} if columns else {})
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.output
+    assert max(map(len, result.output.splitlines())) <= int(columns or 80)
+    shipped = yaml.safe_load((SHIPPED / f"{spec_id}.yaml").read_text())
+    cited = [(f"{section}.{key}" if section else key, item) for section, items in
+             [("", shipped), ("memory", shipped["memory"]), ("peaks", shipped["peaks"]),
+              ("bandwidth", shipped.get("bandwidth", {}))]
+             for key, item in items.items() if isinstance(item, dict) and "source" in item]
+    assert len(cited) > 15
+    out = _squeezed(result.output)
+    for key, item in cited:
+        whole = item["source"] + (f" [derived: {item['derived']}]" if "derived" in item else "")
+        assert _squeezed(whole) in out, key
+
+
+def test_list_and_check_note_the_builtin_spec_a_user_spec_overrides(tmp_path):
+    """A Tesla T4 spec of another id overrides the built-in t4: `specs list` and `specs check` say so and which one a
+    T4 report gets (grade's "(spec t4mine)"); the JSON list stays the same document."""
+    t4 = yaml.safe_load((SHIPPED / "t4.yaml").read_text())
+    mine = write(tmp_path, {**t4, "id": "t4mine"})
+    note = "note: t4mine overrides t4 for 'Tesla T4': reports of that GPU get t4mine"
+    listed = runner.invoke(app, ["specs", "list", "--specs", str(mine)], env={"COLUMNS": "100"})
+    assert listed.exit_code == 0, listed.output
+    assert listed.output.splitlines()[-1] == note
+    checked = runner.invoke(app, ["specs", "check", "--specs", str(mine)])
+    assert checked.exit_code == 0 and note in checked.output.splitlines()
+    (tmp_path / "same").mkdir()
+    same = write(tmp_path / "same", t4)  # the id of a built-in file: it replaces that file
+    replaced = runner.invoke(app, ["specs", "list", "--specs", str(same)], env={"COLUMNS": "100"})
+    assert replaced.output.splitlines()[-1] == f"note: {same} replaces {SHIPPED / 't4.yaml'} (id 't4')"
+    assert "note:" not in runner.invoke(app, ["specs", "list"]).output
+    as_json = json.loads(runner.invoke(app, ["specs", "list", "-f", "json", "--specs", str(mine)]).output)
+    assert {"t4", "t4mine"} <= {d["id"] for d in as_json} and all(set(d) == set(as_json[0]) for d in as_json)
+
+
+def test_check_refuses_an_id_that_is_not_the_file_name(tmp_path):
+    bad = write(tmp_path, {**VALID, "id": "otherid"}, "fname.yaml")
+    result = runner.invoke(app, ["specs", "check", "--specs", str(bad)])
+    assert result.exit_code == 1
+    assert result.output == f"{bad}: key 'id' 'otherid' differs from the file name 'fname': set id: fname, or " \
+                            "rename the file to otherid.yaml\n"
+
+
+def test_a_malformed_roofline_specs_file_fails_a_run_given_good_specs_and_says_where_it_was_named(tmp_path):
+    """Both $ROOFLINE_SPECS and --specs are read (device_specs/README.md): a malformed file named by the variable is
+    an error even beside good --specs files, and its line says the variable named it."""
+    (tmp_path / "env").mkdir()
+    bad = write(tmp_path / "env", {**with_change("sm_count", 40), "id": "nocite"})
+    good = write(tmp_path, VALID)
+    env = {"ROOFLINE_SPECS": str(tmp_path / "env")}
+    result = runner.invoke(app, ["specs", "list", "--specs", str(good)], env=env)
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+    assert result.output.startswith(f"roofline: error: {bad}: key 'sm_count' must be a mapping")
+    assert "(named by $ROOFLINE_SPECS: fix the file, or leave it out of $ROOFLINE_SPECS)" in result.output
+    checked = runner.invoke(app, ["specs", "check", "--specs", str(good)], env=env)
+    assert checked.exit_code == 1 and checked.output.startswith(f"{bad}: key 'sm_count'")
+    assert "named by $ROOFLINE_SPECS" in checked.output
+    assert runner.invoke(app, ["specs", "list", "--specs", str(good)], env={"ROOFLINE_SPECS": ""}).exit_code == 0
+
+
+def test_specs_help_lists_each_command_on_one_line():
+    """The command list shows each command's one-line summary, not its docstring's line breaks."""
+    result = runner.invoke(app, ["specs", "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    panel = [line for line in result.output.split("Commands")[1].splitlines() if line.startswith("│")]
+    assert [line.split()[1] for line in panel] == ["list", "show", "check"]
