@@ -140,6 +140,8 @@ class LaunchGrade(Struct, frozen=True):
     fraction_source: str
     metric: str = ""  # that term's metric (a breakdown metric or a roof key; "" for the launch floor)
     reason: str = ""  # why the launch is not graded ("" where it is)
+    name: str = ""  # that term's full name, as the time model names it ("LSU pipe (load/store instructions), in
+    # whole blocks per SM" for a tail: whose whole blocks); "" where the launch is not graded
 
 
 class Floor(Struct, frozen=True):
@@ -150,6 +152,7 @@ class Floor(Struct, frozen=True):
     fraction: float
     source: str
     metric: str = ""
+    name: str = ""  # the term's full name (``Term.name``)
 
 
 class WorkFinding(Struct, frozen=True):
@@ -185,6 +188,7 @@ class KernelGrade(Struct, frozen=True, kw_only=True):
     datasheet_grade: float | None
     interval: Interval | None
     governing: str | None  # the achievable floor's unit over most of the graded time
+    governing_name: str | None = None  # that term's full name (a tail's: which unit's whole blocks per SM)
     roof: str | None  # the precision, ``tensor:<type>`` or memory level whose roof applies
     measured_s: float | None  # its launches' measured time; None where no launch has one
     floor_s: float | None  # None unless every timed launch is graded
@@ -207,10 +211,11 @@ def achievable_floor(model: TimeModel) -> Floor | None:
         return None
     term = reach_floor(model)
     if term is None or reach(term) <= LAUNCH_FLOOR_S:
-        return Floor(LAUNCH_FLOOR_S, LAUNCH, 1.0, FULL_PEAK)
+        launch = model.term(LAUNCH)
+        return Floor(LAUNCH_FLOOR_S, LAUNCH, 1.0, FULL_PEAK, name=launch.name if launch is not None else LAUNCH)
     seconds = reach(term)
     fraction = term.seconds / seconds if term.achievable_s is not None else 1.0
-    return Floor(seconds, named_key(model, term), fraction, term.peak_source or FULL_PEAK, term.metric)
+    return Floor(seconds, named_key(model, term), fraction, term.peak_source or FULL_PEAK, term.metric, term.name)
 
 
 def named_key(model: TimeModel, term: Term) -> str:
@@ -249,7 +254,7 @@ def launch_grade(k: LaunchAnalysis, spec: DeviceSpec | None, device: Device | No
                            model.reason or "no unit term to grade against")
     sheet = max(model.floor.seconds, LAUNCH_FLOOR_S)
     return LaunchGrade(measured, most.floor_s, sheet, 1.0 - most.seconds / measured, min(1.0, sheet / measured),
-                       floor.key, floor.fraction, floor.source, floor.metric)
+                       floor.key, floor.fraction, floor.source, floor.metric, name=floor.name)
 
 
 # --- Conditions ----------------------------------------------------------------------------------------------
@@ -409,7 +414,7 @@ def grade_kernel(kernel: KernelGroup, spec: DeviceSpec | None, device: Device | 
         datasheet_grade=min(1.0, sum(g.datasheet_floor_s or 0.0 for g in grades) / graded_s) if shown else None,
         interval=Interval(min(g.grade or 0.0 for g in grades), max(g.grade or 0.0 for g in grades))
         if shown and len(grades) > 1 else None,
-        governing=_governing(grades), roof=_roof(grades, launches),
+        governing=_governing(grades), governing_name=_governing_name(grades), roof=_roof(grades, launches),
         measured_s=sum(g.measured_s for g in timed) if timed else None,
         floor_s=sum(g.floor_s or 0.0 for g in grades) if grades and every else None,
         max_saving_s=most if every else None, per_launch=tuple(timed),
@@ -432,6 +437,12 @@ def _governing(grades: Sequence[LaunchGrade]) -> str | None:
         if g.governing is not None:
             time[g.governing] = time.get(g.governing, 0.0) + g.measured_s
     return max(time, key=lambda key: time[key]) if time else None
+
+
+def _governing_name(grades: Sequence[LaunchGrade]) -> str | None:
+    """The full name of the term that governs (``_governing``), from the first launch it governs."""
+    key = _governing(grades)
+    return next((g.name for g in grades if g.governing == key and g.name), None) if key is not None else None
 
 
 def _roof(grades: Sequence[LaunchGrade], launches: Sequence[LaunchAnalysis]) -> str | None:

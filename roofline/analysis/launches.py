@@ -90,8 +90,10 @@ class LaunchTable:
         return self._rows[i]
 
     def with_rows(self, rows: Sequence[LaunchAnalysis]) -> LaunchTable:
-        """The same launches and columns, with every launch's analysis given (one per launch, in report order)."""
-        return LaunchTable(self.launches, self.parts, self.columns, rows)
+        """The same launches and columns, with every launch's analysis given (one per launch, in report order): each
+        recoverable time held to what its time model lets a change keeping the work save (``within_reach``)."""
+        return LaunchTable(self.launches, self.parts, replace(self.columns, recoverable=within_reach(
+            self.columns.recoverable, rows)), rows)
 
     @property
     def built(self) -> int:
@@ -230,12 +232,36 @@ class ReportAnalysis(Struct, frozen=True):
         """The same analysis with every launch's ``LaunchAnalysis`` given (in report order): the diagnosed ones."""
         table = self.launches.table.with_rows(rows)
         return replace(self, launches=Launches(table, self.launches.indices),
-                       groups=tuple(replace(g, launches=Launches(table, g.launches.indices)) for g in self.groups))
+                       groups=tuple(_regrouped(g, table) for g in self.groups))
 
     def _repr_html_(self) -> str | None:
         """The analysis as Jupyter shows it: the hook the Python API registers (the HTML report's summary and kernel
         ranking, ``roofline.core.display``)."""
         return display.html("report", self)
+
+
+def within_reach(recoverable: np.ndarray, rows: Sequence[LaunchAnalysis]) -> np.ndarray:
+    """Each launch's recoverable time (gap to its busiest unit's full peak) at most its time above the floor at the
+    peaks a kernel can reach (``TimeModel.reach_gap_s``, the grade's most saved): the full peaks are not all
+    reachable, and no estimate claims time past the achievable ones. As it was where a launch has no time model."""
+    import numpy as np
+
+    out = np.array(recoverable, dtype=float, copy=True)
+    for i, row in enumerate(rows):
+        gap = row.time_model.reach_gap_s if row.time_model is not None else None
+        if gap is not None and not np.isnan(out[i]):
+            out[i] = min(out[i], gap)
+    return out
+
+
+def _regrouped(group: KernelGroup, table: LaunchTable) -> KernelGroup:
+    """A group's launches in ``table``, its recoverable time summed again from the table's column."""
+    import numpy as np
+
+    saved = table.columns.recoverable[group.launches.indices]
+    known: list[float] = saved[~np.isnan(saved)].tolist()
+    return replace(group, launches=Launches(table, group.launches.indices),
+                   recoverable_s=sum(known) if known else None)
 
 
 def no_valid_launch(analysis: ReportAnalysis) -> str:

@@ -626,6 +626,11 @@ class Term(Struct, frozen=True):
     peak_source: str = ""  # where that achievable peak comes from
     peak_kind: PeakKind = PeakKind.DATASHEET  # which peak ``achievable_s`` is at, as data
 
+    @property
+    def reach_s(self) -> float:
+        """Its time at the peak a kernel can reach (``achievable_s``), else at the datasheet's."""
+        return self.achievable_s if self.achievable_s is not None else self.seconds
+
 
 class TimeModel(Struct, frozen=True):
     """A launch's time model: its terms, largest first; the floor (the largest term) and the slack (measured minus
@@ -643,6 +648,15 @@ class TimeModel(Struct, frozen=True):
     @property
     def floor_s(self) -> float | None:
         return self.terms[0].seconds if self.terms else None
+
+    @property
+    def reach_gap_s(self) -> float | None:
+        """The measured time above the floor at the peaks a kernel can reach (every term at ``Term.reach_s``, the
+        launch floor among them): the most a change that keeps the work saves, the grade's; None without a measured
+        time or unit terms."""
+        if self.measured_s is None or self.reason or not self.terms:
+            return None
+        return max(0.0, self.measured_s - max(t.reach_s for t in self.terms))
 
     @property
     def roofs_only(self) -> bool:

@@ -695,8 +695,12 @@ def small_grid_time(duration: np.ndarray, bound: np.ndarray) -> np.ndarray:
 
 
 def recoverable_s(launch_analysis: LaunchAnalysis) -> float | None:
-    """``recoverable_time`` of one launch's analysis."""
-    return _recoverable(launch_analysis, launch_analysis.verdict.bound)
+    """``recoverable_time`` of one launch's analysis, at most what its time model lets a change keeping the work
+    save (``launches.within_reach``)."""
+    saved = _recoverable(launch_analysis, launch_analysis.verdict.bound)
+    model = launch_analysis.time_model
+    gap = model.reach_gap_s if model is not None else None
+    return min(saved, gap) if saved is not None and gap is not None else saved
 
 
 def ridge_point(analysis: LaunchAnalysis) -> tuple[float | None, str | None]:

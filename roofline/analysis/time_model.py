@@ -246,8 +246,8 @@ def _model(measured_s: float | None, terms: list[Term], reason: str) -> TimeMode
 
 
 def reach(term: Term) -> float:
-    """A term's time at the peak a kernel can reach (``achievable_s``), else at the datasheet's."""
-    return term.achievable_s if term.achievable_s is not None else term.seconds
+    """A term's time at the peak a kernel can reach (``Term.reach_s``)."""
+    return term.reach_s
 
 
 def reach_floor(model: TimeModel) -> Term | None:

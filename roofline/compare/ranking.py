@@ -32,7 +32,9 @@ from roofline.errors import ReportError, UsageError
 RECOVERABLE_COUNTS = ("recoverable = each launch's time above its busiest unit's peak (the largest of the SM and "
                       "memory throughputs, percent of roof and the busiest SM unit in whole blocks per SM), at "
                       "most its time above the launch floor "
-                      f"({seconds(LAUNCH_FLOOR_S)}); small-grid launches (too few blocks to fill the GPU) "
+                      f"({seconds(LAUNCH_FLOOR_S)}) and, where the launch has a time model, above its floor at the "
+                      "peaks a kernel can reach (the grade's most saved keeping the work and grid: a full peak is "
+                      "not always reachable); small-grid launches (too few blocks to fill the GPU) "
                       "are not held back by a unit's peak, so their time is counted apart as small grids (more or "
                       "smaller blocks, batching or fusion is their fix)")
 

@@ -53,12 +53,22 @@ class KernelName(Struct, frozen=True):
             return self.function + "<…>" + self.suffix
         return middle_cut(self.function, max(room, min(MIN_FUNCTION_CHARS, width))) + self.suffix
 
-    def fit_around(self, at: int, width: int) -> str:
-        """Like ``fit``, but a cut of the template arguments keeps their character ``at`` in view."""
-        room = width - len(self.suffix) - len(self.function) - 2
-        if len(self.function + self._template(self.arguments)) <= width - len(self.suffix) or room < MIN_TEMPLATE_CHARS:
+    def fit_around(self, ats: Sequence[int], width: int) -> str:
+        """Like ``fit``, but a cut of the template arguments keeps their characters ``ats`` in view (where they
+        part from other instances of the template, nearest first: as many as leave each window
+        MIN_TEMPLATE_CHARS); where the function name leaves the arguments too little room, it is cut in its middle
+        to leave them MIN_TEMPLATE_CHARS (what tells two instances apart matters more than the whole name)."""
+        whole = self.function + self._template(self.arguments)
+        if len(whole) <= width - len(self.suffix) or not self.arguments or not ats:
             return self.fit(width)
-        return self.function + self._template(window_cut(self.arguments, at, room)) + self.suffix
+        room = width - len(self.suffix) - len(self.function) - 2
+        function = self.function
+        if room < MIN_TEMPLATE_CHARS:
+            function = middle_cut(self.function, max(MIN_FUNCTION_CHARS, width - len(self.suffix) - 2
+                                                     - MIN_TEMPLATE_CHARS))
+            room = max(MIN_TEMPLATE_CHARS, width - len(self.suffix) - len(function) - 2)
+        shown = list(ats)[:max(1, (room - 1) // (MIN_TEMPLATE_CHARS + 1))]
+        return function + self._template(windows_cut(self.arguments, shown, room)) + self.suffix
 
     def fit_function_around(self, at: int, width: int) -> str:
         """Like ``fit``, but a cut of the function name keeps its first characters and its character ``at`` in
@@ -80,28 +90,56 @@ class KernelName(Struct, frozen=True):
 
 def fit_apart(names: Sequence[KernelName], width: int) -> list[str]:
     """Each name fitted to ``width`` as ``KernelName.fit`` does, except that different names which would read
-    alike show where they part: the template arguments around where those first differ (two instances of one
-    template), or each function name around where it parts from the one most like it (long generated names such
-    as cuDNN's ``sm80_xmma_fprop_..._tilesize128x128x32_...``)."""
+    alike show where they part: the template arguments around where each first differs from the instance of its
+    template most like it, or each function name around where it parts from the one most like it (long generated
+    names such as cuDNN's ``sm80_xmma_fprop_..._tilesize128x128x32_...``). Names that still read alike (a column
+    too narrow to show where they part) are numbered, `` ~1``, `` ~2``, ... (one count over all of them, a suffix
+    that is never cut): rows of different kernels never read the same."""
     fits = [n.fit(width) for n in names]
-    alike: dict[str, set[KernelName]] = {}
-    for name, text in zip(names, fits, strict=True):
-        alike.setdefault(text, set()).add(name)
     apart: dict[KernelName, str] = {}
-    for group in (g for g in alike.values() if len(g) > 1):
+    for group in _alike(names, fits):
         functions = {n.function for n in group}
-        if len(functions) == 1:
-            first = len(commonprefix([n.arguments for n in group]))
-            apart |= {n: n.fit_around(first, width) for n in group}
-            continue
         for n in group:
             twins = [t for t in group if t.function == n.function and t != n]  # one function, other arguments
             if twins:
-                apart[n] = n.fit_around(max(len(commonprefix([n.arguments, t.arguments])) for t in twins), width)
+                ats = sorted({len(commonprefix([n.arguments, t.arguments])) for t in twins}, reverse=True)
+                apart[n] = n.fit_around(ats, width)
                 continue
             parts = max(len(commonprefix([n.function, f])) for f in functions if f != n.function)
             apart[n] = n.fit_function_around(parts, width)
-    return [apart.get(name, text) for name, text in zip(names, fits, strict=True)]
+    texts = [apart.get(name, text) for name, text in zip(names, fits, strict=True)]
+    still = set().union(*_alike(names, texts))
+    order = list(dict.fromkeys(n for n in names if n in still))  # one count over all: each suffix is its own
+    apart |= {n: n.with_suffix(f"{n.suffix} ~{i}").fit(width) for i, n in enumerate(order, 1)}
+    return [apart.get(name, text) for name, text in zip(names, texts, strict=True)]
+
+
+def _alike(names: Sequence[KernelName], texts: Sequence[str]) -> list[set[KernelName]]:
+    """The sets of different names that read the same text."""
+    alike: dict[str, set[KernelName]] = {}
+    for name, text in zip(names, texts, strict=True):
+        alike.setdefault(text, set()).add(name)
+    return [group for group in alike.values() if len(group) > 1]
+
+
+def windows_cut(text: str, ats: Sequence[int], width: int) -> str:
+    """``text`` in at most ``width`` characters with the character at each index of ``ats`` kept in view: a window
+    around each (``window_cut`` for one), an ellipsis wherever text is cut."""
+    if len(text) <= width or len(ats) <= 1:
+        return window_cut(text, ats[0] if ats else 0, width)
+    inner = (width - len(ats) - 1) // len(ats)
+    spans: list[list[int]] = []
+    for at in sorted(ats):
+        start = max(0, min(at - inner // 2, len(text) - inner))
+        if spans and start <= spans[-1][1] + 1:  # touching windows make one: the room between is kept
+            spans[-1][1] = max(spans[-1][1], start + inner)
+        else:
+            spans.append([start, start + inner])
+    out, end = "", 0
+    for start, stop in spans:
+        out += ("…" if start > end else "") + text[start:stop]
+        end = stop
+    return out + ("…" if end < len(text) else "")
 
 
 def kernel_name(function: str, demangled: str = "") -> KernelName:

@@ -75,6 +75,7 @@ class ReportRefDoc(Struct, frozen=True, kw_only=True):  # keyword fields: a subc
     launches: int
     total_time_s: Number
     warnings: list[str]
+    missing: dict[str, str] = {}  # the reason of each null field
 
 
 class LetteredRef(ReportRefDoc, frozen=True):
@@ -686,7 +687,19 @@ def report_ref(r: ReportRef) -> ReportRefDoc:
     return ReportRefDoc(label=r.label, path=r.path, device=r.device, compute_capability=r.compute_capability,
                         sm_count=r.sm_count, ncu_version=r.ncu_version or None, spec_id=r.spec_id,
                         ceilings_used=r.ceilings_used, launches=r.launches, total_time_s=number(r.total_time_s),
-                        warnings=list(r.warnings))
+                        warnings=list(r.warnings), missing=_ref_missing(r))
+
+
+def _ref_missing(r: ReportRef) -> dict[str, str]:
+    """The reasons of a report reference's null fields."""
+    why = {"ncu_version": "the report does not name the ncu version that wrote it (a report model written without it)",
+           "compute_capability": "not in the report's device attributes",
+           "sm_count": "not in the report's device attributes",
+           "spec_id": "no device spec matches its GPU",
+           "total_time_s": "no launch of it has a time"}
+    values = {"ncu_version": r.ncu_version or None, "compute_capability": r.compute_capability,
+              "sm_count": r.sm_count, "spec_id": r.spec_id, "total_time_s": number(r.total_time_s)}
+    return {key: text for key, text in why.items() if values[key] is None}
 
 
 def pair_doc(p: KernelPair, reports: Sequence[ReportRef], words: CompareWords) -> Pair:

@@ -103,6 +103,7 @@ class KernelGradeDoc(Struct, frozen=True):
     datasheet_grade: Number  # the floor with every unit at its full peak (ncu's percent of peak), not the roofs
     interval: IntervalDoc | None
     governing: str | None
+    governing_name: str | None  # that term's full name as the time model names it (a tail's: whose whole blocks)
     roof: str | None
     measured_s: Number
     floor_s: Number
@@ -149,8 +150,8 @@ def kernel_doc(k: KernelGrade, per_launch: bool = True) -> KernelGradeDoc:
     """One kernel's grade; the reason of each null under ``missing`` (``kernel_missing``)."""
     interval = IntervalDoc(k.interval.low, k.interval.high, k.interval.method) if k.interval is not None else None
     doc = KernelGradeDoc(
-        k.kernel, k.launches, number(k.grade), number(k.datasheet_grade), interval, k.governing, k.roof,
-        number(k.measured_s), number(k.floor_s), number(k.max_saving_s), k.confidence,
+        k.kernel, k.launches, number(k.grade), number(k.datasheet_grade), interval, k.governing, k.governing_name,
+        k.roof, number(k.measured_s), number(k.floor_s), number(k.max_saving_s), k.confidence,
         [condition_doc(c) for c in k.conditions], list(k.withheld), work_doc(k.work) if k.work is not None else None,
         [launch_doc(g) for g in k.per_launch] if per_launch else [])
     return replace(doc, missing=kernel_missing(k, doc))
@@ -168,15 +169,32 @@ def kernel_missing(k: KernelGrade, doc: KernelGradeDoc) -> dict[str, str]:
     why = {
         "grade": (k.reason or NO_UNIT_TERM) if unmodelled else SEE_WITHHELD,
         "datasheet_grade": WITHHELD, "interval": WITHHELD if doc.grade is None else "one launch graded: no spread",
-        "governing": ungraded,
+        "governing": ungraded, "governing_name": ungraded,
         "roof": ungraded if doc.governing is None else "no memory level governs and no FLOPs counted",
         "measured_s": f"no launch has a measured time: {k.reason or 'not measured'}",
         "floor_s": part, "max_saving_s": part,
         "confidence": "no grade",
         "work": NO_BASELINE,
     }
-    return {key: text if getattr(k, key) is None else NOT_FINITE for key, text in why.items()
-            if getattr(doc, key) is None}
+    out = {key: text if getattr(k, key) is None else NOT_FINITE for key, text in why.items()
+           if getattr(doc, key) is None}
+    for i, c in enumerate(doc.conditions):
+        out.update({f"conditions[{i}].{field}": CONDITION_NULLS[c.kind][field]
+                    for field in ("measured", "expected") if getattr(c, field) is None})
+    return out
+
+
+# Why a condition's figure is null, by its kind: a state without a figure, or a figure without an expectation.
+CONDITION_NULLS = {
+    ConditionKind.CLOCK: {"measured": "the report gives no SM clock for the launches",
+                          "expected": "the spec gives no base clock to compare with"},
+    ConditionKind.CACHE: {"measured": "a state, not a figure (its state)",
+                          "expected": "a state, not a figure"},
+    ConditionKind.REPLAY: {"measured": "the report gives no replay pass count",
+                           "expected": "no pass count is expected: any number of passes replays the same work"},
+    ConditionKind.LAUNCHES: {"measured": "no launch measured",
+                             "expected": "no launch count is expected: more launches narrow the interval"},
+}
 
 
 def condition_doc(c: Condition) -> ConditionDoc:

@@ -36,6 +36,7 @@ from roofline.analysis.results import (
     Side,
     TensorCores,
     TensorRoof,
+    Term,
     TermKind,
     TimeModel,
     Value,
@@ -70,6 +71,7 @@ from roofline.ncu.metrics import (
     LAUNCH_GRID,
     LAUNCH_REGISTERS,
     LAUNCH_SHARED,
+    LIMIT_METRIC,
     FlopNote,
 )
 
@@ -511,6 +513,7 @@ class Report(Struct, frozen=True):
     kernels: list[Kernel]
     groups: list[Group]
     reasons: list[str]
+    missing: dict[str, Index] = {}  # the reason of each null field of the report itself (``total_time_s``)
 
 
 class Spread(Struct, frozen=True):
@@ -580,7 +583,14 @@ def report_doc(v: ReportView, words: Words) -> Report:
         ceilings_used=a.ceilings_used,
         ceilings={name: ceilings_doc(c, reasons) for name, c in v.ceilings.items()},
         warnings=list(a.report.warnings), total_time_s=number(a.total_time_s), kernels=kernels,
-        groups=group_docs(v, reasons), reasons=reasons.texts)
+        groups=group_docs(v, reasons), reasons=reasons.texts,
+        missing=reasons.refs({"total_time_s": _untimed(a)} if a.total_time_s is None else {}))
+
+
+def _untimed(a: ReportAnalysis) -> str:
+    """Why a report has no total time: none of its valid launches has one (the first one's reason)."""
+    first = next((k.duration_s.reason for k in a.valid_launches if k.duration_s.reason), "")
+    return f"no launch has a time ({first})" if first else "no launch has a time"
 
 
 def with_reasons(kernel: Mapping[str, Any], reasons: Sequence[str]) -> dict[str, Any]:
@@ -734,7 +744,22 @@ def time_model_doc(t: TimeModel | None, missing: dict[str, str]) -> TimeModelDoc
                  term.sm_local, number(term.achievable_s), term.peak_source or None, term.peak_kind)
          for term in t.terms])
     _nulls("time_model", _fields(out), t.reason or "not measured", missing)
+    for i, term in enumerate(t.terms):
+        _term_nulls(term, f"time_model.terms[{i}]", missing)
     return out
+
+
+def _term_nulls(term: Term, path: str, missing: dict[str, str]) -> None:
+    """The reasons of a time-model term's null fields."""
+    if term.achievable_s is None:
+        missing[f"{path}.achievable_s"] = missing[f"{path}.peak_source"] = (
+            "its datasheet peak is the peak a kernel can reach: an achievable peak below it is known for DRAM and L2 "
+            "alone (from the spec), and not past one the launch reached")
+    if not term.metric:
+        missing[f"{path}.metric"] = "the launch floor is no unit's: no metric"
+    if not term.side:
+        missing[f"{path}.side"] = "no unit's side (compute or memory): " + (
+            "the launch floor" if term.kind == "launch" else f"a {term.kind} term")
 
 
 def unit_doc(u: BusyUnit) -> Unit:
@@ -816,16 +841,19 @@ def hotspots_doc(h: Hotspots | None, missing: dict[str, str]) -> HotspotsDoc | N
     for i, (pc, share) in enumerate(h.pcs[:HOTSPOTS_SHOWN]):
         pcs.append(HotPc(pc.samples, number(share), **_pc_fields(pc, h),
                          source=f"{pc.file}:{pc.line}" if pc.file is not None else None))
-        if pc.sass is None:
-            missing[f"hotspots.pcs[{i}].sass"] = h.sass_missing or "ncu_report gave no SASS text"
         if pc.file is None:
             missing[f"hotspots.pcs[{i}].source"] = h.source_missing
-        if pcs[-1].producer is not None and pcs[-1].producer.source is None:
-            missing[f"hotspots.pcs[{i}].producer.source"] = h.source_missing or HINT_LINEINFO
+        _pc_nulls(pcs[-1], f"hotspots.pcs[{i}]", h, missing)
     lines = [HotLineDoc(line.where, line.file, line.line, line.samples, number(line.share), line.top_stall,
                         list(line.tied_stalls), line.samples < THIN_SAMPLES, dict(line.stalls),
                         [LinePc(**_pc_fields(pc, h), samples=pc.samples) for pc in line.pcs])
              for line in h.lines[:HOTSPOTS_SHOWN] if line.samples > 0]
+    for i, line_doc in enumerate(lines):
+        if line_doc.top_stall is None:
+            missing[f"hotspots.lines[{i}].top_stall"] = ("several stall reasons tie (top_stalls)"
+                                                         if len(line_doc.top_stalls) > 1 else "no stall reason sampled")
+        for j, pc_doc in enumerate(line_doc.pcs):
+            _pc_nulls(pc_doc, f"hotspots.lines[{i}].pcs[{j}]", h, missing)
     if not lines and h.total_samples:
         missing["hotspots.lines"] = h.source_missing
     return HotspotsDoc(h.total_samples, len(h.pcs), pcs, sum(line.samples > 0 for line in h.lines), lines,
@@ -844,6 +872,25 @@ def _pc_fields(pc: PcCounters, h: Hotspots) -> dict[str, Any]:
             "top_stalls": list(h.stalls_of(pc)), "thin": pc.samples < THIN_SAMPLES, "producer": producer,
             "inst_executed": number(pc.inst_executed), "thread_inst_executed": number(pc.thread_inst_executed),
             "memory": dict(pc.memory)}
+
+
+def _pc_nulls(pc: HotPc | LinePc, path: str, h: Hotspots, missing: dict[str, str]) -> None:
+    """The reasons of a hot instruction's null fields (its own source line aside)."""
+    if pc.sass is None:
+        missing[f"{path}.sass"] = h.sass_missing or "ncu_report gave no SASS text"
+    if pc.inst_executed is None:
+        missing[f"{path}.inst_executed"] = missing[f"{path}.thread_inst_executed"] = (
+            "ncu gave no executed-instruction count for this instruction (the SourceCounters section's "
+            "per-instruction counters)")
+    if pc.producer is None:
+        missing[f"{path}.producer"] = ("its warps waited on no register a SASS instruction of the function "
+                                       "produces (no dependency stall sampled, or no producer found)")
+        return
+    if pc.producer.source is None:
+        missing[f"{path}.producer.source"] = h.source_missing or HINT_LINEINFO
+    for k, c in enumerate(pc.producer.candidates):
+        if c.source is None:
+            missing[f"{path}.producer.candidates[{k}].source"] = h.source_missing or HINT_LINEINFO
 
 
 def _source(p: Producer) -> str | None:
@@ -871,6 +918,10 @@ def occupancy_doc(o: Occupancy | None, missing: dict[str, str]) -> OccupancyDoc 
         missing["occupancy"] = "not computed"
         return None
     missing.update({f"occupancy.{key}": reason for key, reason in o.missing.items()})
+    if o.calculator is not None and o.calculator.limits.barriers_limit is None:
+        missing["occupancy.calculator.limits.barriers_limit"] = (
+            f"{LIMIT_METRIC.format('barriers')} not in the report (an older ncu, or the Occupancy section not "
+            "collected)")
     return OccupancyDoc(
         number(o.theoretical_pct), number(o.achieved_pct), dict(o.limits), list(o.limiters), o.blocks_per_sm,
         o.warps_per_block, number(o.waves_per_sm), number(o.tail_idle_pct), dict(o.derived_limits),
@@ -886,6 +937,13 @@ def tensor_cores_doc(t: TensorCores | None, missing: dict[str, str]) -> TensorCo
     if t.reason:
         missing["tensor_cores"] = t.reason
     missing.update({f"tensor_cores.{key}": reason for key, reason in t.missing.items()})
+    nulls = {"matmul_like": (t.matmul_like, "it does not look like a matrix multiply (name or instruction mix)"),
+             "warning": (t.warning, "no warning: nothing to say about its Tensor Core use"),
+             "advice": (t.advice, "no advice: no warning to act on"),
+             "work_source": (t.work_source, "no Tensor Core work counted")}
+    for key, (value, reason) in nulls.items():
+        if not value:
+            missing.setdefault(f"tensor_cores.{key}", reason)
     return TensorCoresDoc(
         t.status, t.arch, {k: number(v) for k, v in t.families.items()}, dict(t.flops_by_type),
         number(t.pipe_active_pct), number(t.pipe_elapsed_pct), number(t.flop_share), t.matmul_like or None,
@@ -908,12 +966,31 @@ def advice_doc(a: Advice, path: str, missing: dict[str, str], words: Words) -> A
     estimate = words.estimate_of(a)
     if a.est_saved_s is None:
         missing[f"{path}.est_saved_s"] = estimate or "not estimated"
+    _advice_nulls(a, path, missing, estimate or "not estimated", words.bound_of(a))
     return AdviceDoc(a.kind, a.title, words.text_of(a), a.condition, words.cause_of(a), a.source, list(a.also),
                      a.topic or None, a.mechanism, number(a.work_share), number(a.est_saved_s), estimate,
                      words.bound_of(a) or None, a.bound_by.value or None, number(a.ncu_saved_s), a.overlapping,
                      {level: number(b) for level, b in a.change.kept_bytes} if a.change is not None else {},
                      (a.change.peak_source or None) if a.change is not None else None,
                      a.change.peak_kind if a.change is not None else PeakKind.DATASHEET)
+
+
+def _advice_nulls(a: Advice, path: str, missing: dict[str, str], estimate: str, bound: str) -> None:
+    """The reasons of an advice item's null fields other than its saving."""
+    if not bound:
+        missing[f"{path}.bound"] = missing[f"{path}.bound_by"] = f"no bound: {estimate}"
+    elif not a.bound_by.value:
+        missing[f"{path}.bound_by"] = "the bound is stated in words only"
+    if a.work_share is None:
+        missing[f"{path}.work_share"] = ("the share of the work the change removes is not known: "
+                                         "it changes how the work runs, or at a rate whose ratio is not known")
+    if a.ncu_saved_s is None:
+        missing[f"{path}.ncu_saved_s"] = ("ncu's rule states no saving for it" if a.source == "ncu" else
+                                          "not from an ncu rule: ncu states no saving for it")
+    if a.change is None:
+        missing[f"{path}.peak_source"] = "no what-if on the time model: no peak its saving is measured to"
+    elif not a.change.peak_source:
+        missing[f"{path}.peak_source"] = "measured to the datasheet peak (no achievable figure for that unit)"
 
 
 def ceilings_doc(c: Ceilings, reasons: Reasons) -> CeilingsDoc:
@@ -953,6 +1030,15 @@ def group_doc(g: KernelGroup, rank: int, gain: float | None, reasons: Reasons) -
     why = {"time_to_gain_s": NO_GAIN} if gain is None else {}
     if g.small_grid_s is None:
         why["small_grid_s"] = small_grid_reason(g.longest.verdict.reason if g.total_s is not None else None)
+    if g.total_s is None:
+        untimed = f"no launch of it has a time ({g.longest.duration_s.reason or 'not measured'})"
+        why.update(dict.fromkeys(("total_s", "median_s", "min_s", "max_s", "time_share"), untimed))
+    elif g.time_share is None:
+        why["time_share"] = "the report has no total time"
+    if g.median_pct_of_roof is None:
+        why["median_pct_of_roof"] = f"no launch of it has a percent of roof ({g.longest.roof.reason or 'no roof'})"
+    if g.recoverable_s is None:
+        why["recoverable_s"] = "no launch of it has both a time and a percent of a peak (a throughput or a roof)"
     missing = reasons.refs(why)
     return Group(g.name, list(g.functions), len(g.launches), number(g.total_s), number(g.median_s),
                  number(g.min_s), number(g.max_s), number(g.time_share), number(g.median_pct_of_roof),

@@ -257,6 +257,13 @@ def _summary_plot(d: SummaryDocument, plot_format: PlotFormat | None = None) -> 
     return summary_plot(d.panels, plot_format or "png")
 
 
+def _summary_plot_empty() -> tuple[str, str]:
+    from roofline.render.compare.plot import SUMMARY_NOTHING
+    from roofline.render.report.plot import PLOT_FIX
+
+    return SUMMARY_NOTHING, PLOT_FIX
+
+
 def _project_table(d: ProjectDocument, plot_format: PlotFormat | None = None) -> Any:
     from roofline.render.compare.table import projection_text
 
@@ -376,7 +383,7 @@ FORMATS: tuple[Format, ...] = (
     Format("markdown", DiffDocument, ".md", _diff_markdown),
     Format("table", SummaryDocument, ".txt", _summary_table),
     Format("json", SummaryDocument, ".json", _summary_json),
-    Format(PLOT, SummaryDocument, ".png", _summary_plot, choice=False),
+    Format(PLOT, SummaryDocument, ".png", _summary_plot, choice=False, empty=_summary_plot_empty),
     Format("table", ProjectDocument, ".txt", _project_table),
     Format("json", ProjectDocument, ".json", _project_json),
     Format("markdown", ProjectDocument, "-project.md", _project_markdown, to_file=True),

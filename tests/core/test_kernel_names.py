@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from roofline.core.kernel_names import KernelName, fit_apart, kernel_key, kernel_name
+from roofline.core.kernel_names import KernelName, fit_apart, kernel_key, kernel_name, windows_cut
+from roofline.core.units import window_cut
 
 PYTORCH = ("void at::native::<unnamed>::distribution_elementwise_grid_stride_kernel<float, (int)4, void "
            "at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl *>(const at::TensorBase &, double, "
@@ -88,3 +89,43 @@ def test_long_function_names_alike_when_cut_show_where_each_parts_from_the_neare
     fitted = fit_apart(names, 23)
     assert len(set(fitted)) == 3 and all(len(text) <= 23 and text.startswith("sm80_") for text in fitted)
     assert "128x64" in fitted[1] and "t1r1" in fitted[2] and "t1r3" in fitted[0]
+
+
+# four instances of thrust's _kernel_agent as the RTX 2070 SUPER report holds them (shortened): they part twice, on
+# the iterator (zip_iterator, tuple) early in their arguments and on the functor (arg_min_f, arg_max_f) late
+AGENT_ARGS = "thrust::cuda_cub::__reduce::ReduceAgent<thrust::{it}<float, long long, thrust::null_type, " \
+             "thrust::null_type, thrust::null_type, thrust::null_type>, int, thrust::cuda_cub::__extrema::{f}<float, " \
+             "long long, thrust::less<float>>>"
+AGENTS = [KernelName("_kernel_agent", "thrust::cuda_cub::core::", AGENT_ARGS.format(it=it, f=f))
+          for it in ("zip_iterator", "tuple") for f in ("arg_min_f", "arg_max_f")]
+
+
+@pytest.mark.parametrize("width", [30, 40, 60])
+def test_instances_alike_in_pairs_show_each_place_they_part(width: int) -> None:
+    """The four agents read alike cut in their middle, and alike in pairs around either place they part alone: each
+    shows both places (the iterator and the functor), the scope given up first, within the width."""
+    assert len({n.fit(width) for n in AGENTS}) == 1
+    fitted = fit_apart(AGENTS, width)
+    assert len(set(fitted)) == 4 and all(len(text) <= width for text in fitted)
+    assert all(text.startswith("_kernel_agent<") for text in fitted)
+    for text, (it, f) in zip(fitted, [("zip", "min"), ("zip", "max"), ("tup", "min"), ("tup", "max")], strict=True):
+        assert it in text and f in text, text
+
+
+def test_names_too_narrow_to_part_are_numbered_never_alike() -> None:
+    """At 16 characters the function name leaves the arguments no room to show where four instances part: they are
+    numbered in their order (a suffix never cut), and a name that reads apart keeps its fit."""
+    other = KernelName("reset_particles_per_cell")
+    fitted = fit_apart([*AGENTS, other, AGENTS[0]], 16)
+    assert fitted[:4] == ["_kernel_agent ~1", "_kernel_agent ~2", "_kernel_agent ~3", "_kernel_agent ~4"]
+    assert fitted[4] == other.fit(16) and fitted[5] == fitted[0]
+
+
+def test_windows_cut_keeps_each_index_in_view() -> None:
+    """Two windows of (16 - 3) // 2 = 6 characters around index 3 ('d') and 30 ('4'); windows that touch make one;
+    one index is ``window_cut``'s."""
+    text = "abcdefghijklmnopqrstuvwxyz0123456789"
+    assert windows_cut(text, [3, 30], 16) == "abcdef…123456…"
+    assert windows_cut(text, [10, 12], 12) == "…ijklmn…"
+    assert windows_cut(text, [20], 12) == window_cut(text, 20, 12)
+    assert windows_cut("short", [1, 3], 10) == "short"

@@ -4,6 +4,7 @@ schema."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -100,7 +101,10 @@ def test_a_kernel_without_a_time_model_keeps_its_time_and_every_null_has_its_rea
     doc = builtins(grade_json(ReportGrade("a", None, (k,))))
     (out,) = doc["kernels"]
     assert out["measured_s"] == 6e-5 and out["confidence"] is None
-    assert set(out["missing"]) == {key for key, value in out.items() if value is None}
+    nulls = {key for key, value in out.items() if value is None}
+    nulls |= {f"conditions[{i}].{field}" for i, c in enumerate(out["conditions"])
+              for field in ("measured", "expected") if c[field] is None}
+    assert set(out["missing"]) == nulls
     assert out["missing"]["grade"] == UNGRADED.reason
     assert out["missing"]["confidence"] == "no grade" and out["missing"]["work"].startswith("no --baseline given")
     for launch in out["per_launch"]:
@@ -108,3 +112,22 @@ def test_a_kernel_without_a_time_model_keeps_its_time_and_every_null_has_its_rea
         assert launch["missing"] == {key: UNGRADED.reason for key, value in launch.items() if value is None}
     assert doc["missing"] == {"spec_id": "no device spec matched the report's GPU",
                               "baseline": out["missing"]["work"]}
+
+
+@pytest.mark.parametrize("name", ["a100-40gb_cublas-sgemm_basic", "h800_flash-attn-fwd_full", "gh200_silu_metrics"])
+def test_every_null_of_the_grade_and_summary_documents_has_a_reason(shared_report, name):
+    """A condition's measured or expected figure (the cache control's state has none, nor the launch count an
+    expectation) and a report's unnamed ncu version were null without a reason."""
+    from typer.testing import CliRunner
+
+    from roofline.cli.app import app
+    from tests.conftest import REPO
+    from tests.null_reasons import unexplained_nulls
+
+    for command in ("grade", "summary"):
+        result = CliRunner().invoke(app, [command, str(shared_report(name)), "-f", "json"])
+        assert result.exit_code == 0, result.output
+        assert unexplained_nulls(json.loads(result.stdout)) == [], command
+    synthetic = CliRunner().invoke(app, ["summary", str(REPO / "examples" / "h100-sxm_synthetic.roofline.json"),
+                                         "-f", "json"])
+    assert unexplained_nulls(json.loads(synthetic.stdout)) == []

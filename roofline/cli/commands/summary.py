@@ -4,7 +4,7 @@ NVTX range), ranked by the time they would save at their roof, top N with their 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -29,8 +29,14 @@ from roofline.cli.terminal import terminal_width
 from roofline.cli.workflow import facade
 from roofline.cli.writing import refuse_unwritable_outputs, write_document
 from roofline.core.choices import GroupBy
+from roofline.errors import NoKernelMatched, RooflineError
 from roofline.facade import Roofline
-from roofline.render.base import render_image
+from roofline.render.base import PLOT, find_format, render_image
+from roofline.render.names import visible
+
+if TYPE_CHECKING:  # pragma: no cover
+    from roofline.documents.kinds import SummaryDocument
+    from roofline.render.mpl import PlotFormat
 
 DEFAULT_TOP = 10
 
@@ -70,7 +76,8 @@ def summary(
     report's table and advice give the same figure. Beside it, recoverable time: time x (1 - attained / 100),
     attained = the largest of percent of roof, the SM and memory throughputs and the busiest SM unit in whole blocks
     per SM, at most the time above the 1.5 us launch floor; small-grid launches are counted apart. A bad report does
-    not stop the others (named at the end, exit 2)."""
+    not stop the others (named at the end, exit 2); one without the --kernel kernels is noted (exit 0 while another
+    has them)."""
     from roofline.compare.ranking import check_top
     from roofline.errors import UsageError
     from roofline.render.mpl import plot_format
@@ -92,8 +99,7 @@ def summary(
             if on:
                 raise UsageError(f"--nsys with {opt}: {why}", f"leave out {opt}")
         _real_time(files, nsys, by, fmt, output, top, wide,
-                   facade(analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, diagnostics=False),
-                          jobs))
+                   facade(analysis_options(kernel, kernel_name_base, ceilings, specs, timeout, sass=False), jobs))
         return
     if mpi and jobs is not None:
         raise UsageError("--mpi with --jobs: choose one", "under mpiexec each rank reads its files one at a "
@@ -107,11 +113,31 @@ def summary(
     if document is None:  # an MPI rank other than 0: rank 0 writes the output
         return
     warn(document.summaries)
-    also = []
+    also, failed = [], []
     if plot is not None and plot_fmt is not None:
-        also.append((plot, image(render_image("summary", document, plot_fmt))))
+        try:
+            also.append((plot, _plot(document, plot_fmt, plot)))
+        except RooflineError as err:  # nothing to plot: the summary is still written, then the plot's line, exit 2
+            failed.append(err)
     write_document("summary", fmt, document, output, files, also)
-    fail_for(roofline.left_out)
+    unmatched = [e for e in roofline.left_out if isinstance(e, NoKernelMatched)]
+    for note in unmatched:  # a report without the --kernel kernels: a note, not a failure (one that matched ranks)
+        typer.echo(f"roofline: note: {visible(str(note))}", err=True)
+    fail_for([*(e for e in roofline.left_out if e not in unmatched), *failed])
+
+
+def _plot(document: SummaryDocument, fmt: PlotFormat, target: Path) -> bytes:
+    """The summary plot; a one-line error, and no file, where no group of any report has a bar or a point to draw
+    (as ``report --plot`` refuses an empty plot)."""
+    drawn = render_image("summary", document, fmt)
+    if drawn is None:
+        empty = find_format("summary", PLOT).empty
+        assert empty is not None  # the summary plot registers its words
+        nothing, fix = empty()
+        names = ", ".join(s.report.path for s in document.summaries) or "the reports"
+        raise RooflineError(f"{target}: not written, nothing to plot: no kernel group of {names} {nothing}",
+                            f"{fix}, or leave out the plot")
+    return image(drawn)
 
 
 # Options a store cannot honour that have a default (their given value cannot be told from it): the fix for each.

@@ -215,7 +215,7 @@ def _panel(merged: GpuGroups) -> SummaryPanel:
     points, skipped, unplaced = [], [], []
     for (s, r), size in zip(rows, merged.sizes, strict=True):
         n = number[r.group.name]
-        point, why = _point(r.stats, str(n), 0, False)
+        point, why = _point(r.stats, str(n), 0, False, SUMMARY_NO_FLOPS_HINT)
         if point is None:
             skipped.append((f"#{n} {_label(r.group)}" + (f" in {s.report.label}" if several else ""), why))
             unplaced.append(r.stats.place)
@@ -231,9 +231,15 @@ def _panel(merged: GpuGroups) -> SummaryPanel:
                         tuple(dict.fromkeys(unplaced)))
 
 
-def _point(s: KernelStats, label: str, report: int, normalize: bool) -> tuple[Point | None, str]:
-    """(point, "") or (None, why it cannot be drawn). Normalized: x = report index, y = percent of own roof;
-    else x = FLOP per DRAM byte, y = FLOP/s on log axes."""
+NO_FLOPS_HINT = "try --normalize"  # where a kernel without FLOPs can be drawn: compare's percent-of-roof view
+SUMMARY_NO_FLOPS_HINT = "its time is in the bars"  # summary has no normalized view: its bars hold the time
+
+
+def _point(s: KernelStats, label: str, report: int, normalize: bool,
+           no_flops_hint: str = NO_FLOPS_HINT) -> tuple[Point | None, str]:
+    """(point, "") or (None, why it cannot be drawn, with ``no_flops_hint`` where the kernel does no floating-point
+    work). Normalized: x = report index, y = percent of own roof; else x = FLOP per DRAM byte, y = FLOP/s on log
+    axes."""
     where, x, y = s.normalized_place if normalize else s.place, s.intensity["dram"], s.total_flop_per_s
     if where is Place.NO_ROOF:
         return None, s.why_no_roof
@@ -242,7 +248,7 @@ def _point(s: KernelStats, label: str, report: int, normalize: bool) -> tuple[Po
     if where is Place.NO_INTENSITY:
         return None, f"no DRAM intensity ({x.reason or s.why_no_roof})"
     if where is Place.NO_FLOPS:
-        return None, "no floating-point work (zero FLOPs cannot be drawn on log axes; try --normalize)"
+        return None, f"no floating-point work (zero FLOPs cannot be drawn on log axes; {no_flops_hint})"
     if normalize:
         return Point(label, report, float(report), s.roof.pct_of_roof or 0.0), ""
     return Point(label, report, x.value or 0.0, y or 0.0), ""
@@ -307,8 +313,14 @@ def comparison_svg(c: Comparison, normalize: bool = False) -> str:
     return svg_element(to_bytes(comparison_figure(c, normalize), "svg", mark=False))
 
 
-def summary_plot(panels: Sequence[GpuGroups], fmt: PlotFormat) -> bytes:
-    """Each GPU's summary (grouped points sized by time, and time bars) as PNG, SVG or PDF bytes."""
+SUMMARY_NOTHING = "has a measured time (a bar) or a place on the roofline"  # what no group of an empty plot has
+
+
+def summary_plot(panels: Sequence[GpuGroups], fmt: PlotFormat) -> bytes | None:
+    """Each GPU's summary (grouped points sized by time, and time bars) as PNG, SVG or PDF bytes; None where no
+    panel has a point or a bar to draw (the command refuses the plot: ``SUMMARY_NOTHING``, ``PLOT_FIX``)."""
+    if not any(panel.points or panel.bars for panel in summary_data(panels).panels):
+        return None
     return to_bytes(summary_figure(panels), fmt)
 
 

@@ -136,12 +136,14 @@ _NUMBER_UNIT = re.compile(r"(\d[\d,.]*|\bncu|\bCC) (?=[A-Za-z%]|(?<=ncu )\d|(?<=
 _GLUE = "\x00"
 
 
-def unit_wrap(text: str, width: int) -> list[str]:
-    """``text`` wrapped to ``width`` columns, never between a number and its unit ("4 launches", "77.4 us")."""
+def unit_wrap(text: str, width: int, indent: str = "") -> list[str]:
+    """``text`` wrapped to ``width`` columns, never between a number and its unit ("4 launches", "77.4 us"), its
+    continuation lines after ``indent``."""
     import textwrap
 
     glued = _NUMBER_UNIT.sub(lambda m: m.group(1) + _GLUE, text)
-    lines = textwrap.wrap(glued, max(20, width), break_long_words=False, break_on_hyphens=False)
+    lines = textwrap.wrap(glued, max(20, width), subsequent_indent=indent, break_long_words=False,
+                          break_on_hyphens=False)
     return [line.replace(_GLUE, " ") for line in lines] or [""]
 
 
@@ -825,6 +827,8 @@ def _print_summary(console: Console, s: AppSummary) -> None:
         console.print(line, highlight=False)
     console.print(f"ranked by {s.ranked_by}{_placed_by_recoverable(s)}", highlight=False)
     console.print(_summary_table(s, console.width))
+    for line in _why_na(s, console.width):
+        console.print(line, highlight=False)
     for row in (row for row in s.rows if row.unestimated_launches):
         recoverable = "" if row.unestimated_recoverable_s is None else \
             f" ({seconds(row.unestimated_recoverable_s)} recoverable)"
@@ -860,15 +864,60 @@ def _summary_table(s: AppSummary, width: int) -> Table:
     return add_rows(table, rows, width)
 
 
+# the table's cells that can read n/a, and the field of the summary document (``-f json``) each shows
+NA_CELLS = (("total", "total_s"), ("share", "time_share"), ("to gain", "time_to_gain_s"), ("roof", "pct_of_roof"),
+            ("bound", "bound"))
+
+
+def _why_na(s: AppSummary, width: int) -> list[str]:
+    """Why the table's n/a cells are n/a, as ``report`` says it under its tables: per reason (the document's, under
+    each row's ``missing``), the columns and the rows it empties."""
+    from roofline.documents.compare import summary_row
+
+    found: dict[tuple[str, str], list[int]] = {}
+    for row in s.rows:
+        doc = summary_row(row)
+        for column, key in NA_CELLS:
+            key = "ranked_by_value_s" if key == "time_to_gain_s" and _by_recoverable(row) else key
+            if getattr(doc, key) is None and doc.missing.get(key):
+                found.setdefault((doc.missing[key], column), []).append(row.rank)
+    merged: dict[tuple[str, tuple[int, ...]], list[str]] = {}
+    for (why, column), ranks in found.items():
+        merged.setdefault((why, tuple(ranks)), []).append(column)
+    if not merged:
+        return []
+    lines = ["[bold]Why n/a[/bold] (--format json gives each reason under its row's missing):"]
+    return lines + [line for (why, ranks), columns in merged.items()
+                    for line in _hanging(f"{', '.join(columns)} [{_ranks(ranks)}]: {why}", width)]
+
+
+def _ranks(ranks: Sequence[int]) -> str:
+    """Rows by rank, runs shortened: "#1-#4, #7"."""
+    runs: list[list[int]] = []
+    for rank in ranks:
+        if runs and rank == runs[-1][-1] + 1:
+            runs[-1].append(rank)
+        else:
+            runs.append([rank])
+    return ", ".join(f"#{run[0]}" if len(run) == 1 else f"#{run[0]}-#{run[-1]}" for run in runs)
+
+
+def _hanging(text: str, width: int) -> list[str]:
+    """``text`` wrapped to ``width`` columns two spaces in, its continuation lines two further, escaped for rich,
+    never between a number and its unit."""
+    return [escape(line) for line in unit_wrap(f"  {text}", width, indent="    ")]
+
+
 def _by_recoverable(row: SummaryRow) -> bool:
     """Whether a row without a time to gain was placed by its recoverable time (``ranking.placed_by``)."""
     return row.time_to_gain_s is None and row.ranked_by_kind == "recoverable"
 
 
 def _gain_cell(row: SummaryRow) -> str:
-    """A row's time to gain; without one, the recoverable time that placed it, in parentheses."""
+    """A row's time to gain; without one, the recoverable time that placed it, in parentheses (the line above the
+    table says so: a wider cell would take its room from the names)."""
     if _by_recoverable(row):
-        return f"({seconds(row.ranked_by_value_s)} recoverable)"
+        return f"({seconds(row.ranked_by_value_s)})"
     return seconds(row.time_to_gain_s)
 
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from roofline.analysis.grade import ReportGrade
 from roofline.core.units import seconds, share_pct
-from roofline.documents.grade import grade_json
+from roofline.documents.grade import KernelGradeDoc, grade_json
 from roofline.render.grade import prose
 from roofline.render.report.markdown import cell, inline, row
 
-COLUMNS = ("kernel", "grade", "at full peaks", "governing", "roof", "time", "floor", "most saved keeping the work",
-           "confidence")
+COLUMNS = ("kernel", "launches", "grade", "launches' range", "at full peaks", "governing", "roof", "time", "floor",
+           "most saved keeping the work and grid", "confidence")
 
 
 def render(grades: ReportGrade) -> str:
@@ -22,11 +22,19 @@ def render(grades: ReportGrade) -> str:
              row(COLUMNS), "|" + "|".join("---" for _ in COLUMNS) + "|"]
     for k in doc.kernels:
         grade = share_pct(k.grade) if k.grade is not None else "withheld"
-        lines.append(row((f"`{cell(k.kernel)}`", grade, share_pct(k.datasheet_grade), k.governing or "n/a",
-                          k.roof or "n/a", seconds(k.measured_s), seconds(k.floor_s), seconds(k.max_saving_s),
-                          k.confidence.value if k.confidence is not None else "n/a (no grade)")))
+        confidence = k.confidence.value if k.confidence is not None else "n/a (no grade)"
+        lines.append(row((f"`{cell(k.kernel)}`", str(k.launches), grade, _range(k), share_pct(k.datasheet_grade),
+                          prose.governing(k), k.roof or "n/a", seconds(k.measured_s), seconds(k.floor_s),
+                          seconds(k.max_saving_s), confidence)))
     for k in doc.kernels:
         lines += ["", "## " + inline(f"`{cell(k.kernel)}`"), ""]
         lines += [f"- {inline('withheld: ' + prose.withheld(r, k))}" for r in k.withheld]
         lines += [f"- {inline(prose.condition(c))}" for c in k.conditions]
     return "\n".join(lines) + "\n"
+
+
+def _range(k: KernelGradeDoc) -> str:
+    """The per-launch grades' range, "46.4% to 69.8%"; without one, why (under the kernel's ``missing``)."""
+    if k.interval is not None:
+        return f"{share_pct(k.interval.low)} to {share_pct(k.interval.high)}"
+    return f"n/a ({k.missing['interval']})" if k.missing.get("interval") else "n/a"

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from roofline.analysis.grade import ConditionKind, State, Withheld
+from roofline.analysis.time_model import TAIL
 from roofline.core.thresholds import CLOCK_MIN_DURATION_S, CLOCK_TOLERANCE
 from roofline.core.units import counted, seconds, si
 from roofline.documents.grade import ConditionDoc, KernelGradeDoc
@@ -52,3 +53,11 @@ def withheld(reason: Withheld, k: KernelGradeDoc) -> str:
         return "writes nothing to L2 or DRAM (no output)"
     why = k.missing.get("grade", "")
     return "no time model to grade against" + (f": {why}" if why else " (no measured time or unit term)")
+
+
+def governing(k: KernelGradeDoc) -> str:
+    """What governs the kernel's floor: its unit, or for the tail, whose whole blocks per SM make it, as the time
+    model names the term ("tail of the LSU pipe (load/store instructions), in whole blocks per SM")."""
+    if k.governing == TAIL and k.governing_name:
+        return f"tail of the {k.governing_name}"
+    return k.governing or "n/a"

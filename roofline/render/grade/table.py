@@ -5,9 +5,11 @@ withheld."""
 from __future__ import annotations
 
 from roofline.analysis.grade import ReportGrade
+from roofline.core.kernel_names import fit_apart, kernel_name
 from roofline.core.labels import basis_label
 from roofline.core.units import counted, middle_cut, seconds, share_pct, si
 from roofline.documents.grade import GradeJson, KernelGradeDoc, grade_json
+from roofline.render.compare.table import unit_wrap
 from roofline.render.grade import prose
 
 
@@ -20,16 +22,18 @@ def text(doc: GradeJson, width: int = 80) -> str:
     lines = [f"Grade of {doc.report} (spec {doc.spec_id or 'none matched'})"]
     if doc.baseline:
         lines.append(f"Work checked against {doc.baseline}")
-    for k in doc.kernels:
-        lines += ["", *kernel_lines(k, width)]
+    names = fit_apart([kernel_name(k.kernel, k.kernel) for k in doc.kernels], width)
+    for k, name in zip(doc.kernels, names, strict=True):
+        lines += ["", *kernel_lines(k, width, name)]
     if not doc.kernels:
         lines += ["", "No kernel to grade."]
     return "\n".join(w for line in lines for w in wrapped(line, width)) + "\n"
 
 
-def kernel_lines(k: KernelGradeDoc, width: int = 80) -> list[str]:
-    """One kernel's block."""
-    lines = [middle_cut(k.kernel, width)]
+def kernel_lines(k: KernelGradeDoc, width: int = 80, name: str = "") -> list[str]:
+    """One kernel's block, headed by ``name`` (the kernel's name fitted apart from the others', ``fit_apart``: the
+    scope given up first, the function name last), else its name fitted to ``width``."""
+    lines = [name or kernel_name(k.kernel, k.kernel).fit(width)]
     if k.grade is None:
         lines.append("  grade: withheld")
         lines += [f"    - {prose.withheld(r, k)}" for r in k.withheld]
@@ -37,9 +41,9 @@ def kernel_lines(k: KernelGradeDoc, width: int = 80) -> list[str]:
         spread = f" (launches {share_pct(k.interval.low)} to {share_pct(k.interval.high)})" if k.interval else ""
         lines.append(f"  grade: {share_pct(k.grade)} of the attainable roof{spread}; at the units' full "
                      f"peaks {share_pct(k.datasheet_grade)}")
-    lines.append(f"  governed by: {k.governing or 'n/a'} (roof {k.roof or 'n/a'})")
+    lines.append(f"  governed by: {prose.governing(k)} (roof {k.roof or 'n/a'})")
     lines.append(f"  time: {seconds(k.measured_s)} over {counted(k.launches, 'launch')}; floor {seconds(k.floor_s)}; "
-                 f"most saved keeping the work: {seconds(k.max_saving_s)}")
+                 f"most saved keeping the work and grid: {seconds(k.max_saving_s)}")
     if k.work is not None:
         on = "; ".join(f"{d.measure} {si(d.value)} (baseline {si(d.baseline)})" for d in k.work.differs_on)
         lines.append(f"  work vs baseline {middle_cut(k.work.baseline_kernel, max(20, width - 40))}: "
@@ -62,8 +66,7 @@ def _work_word(different: bool | None, basis: str) -> str:
 
 
 def wrapped(line: str, width: int) -> list[str]:
-    """A line fitted to ``width`` columns, its continuation indented under its text."""
-    import textwrap
-
+    """A line fitted to ``width`` columns, its continuation indented under its text, never broken between a number
+    and its unit ("3.66 us", "4 launches": ``unit_wrap``)."""
     indent = " " * (len(line) - len(line.lstrip(" -")))
-    return textwrap.wrap(line, width, subsequent_indent=indent, break_on_hyphens=False) or [line]
+    return unit_wrap(line, width, indent) if line.strip() else [line]

@@ -86,7 +86,7 @@ def test_the_kernel_filter_selects_the_graded_kernels_not_the_baselines() -> Non
 
 def test_the_output_name_chooses_the_format(tmp_path: Path) -> None:
     for name, check in (("g.json", lambda t: json.loads(t)["kind"] == "grade"),
-                        ("g.md", lambda t: "\n# Grade of" in t and "| kernel | grade |" in t)):
+                        ("g.md", lambda t: "\n# Grade of" in t and "| kernel | launches | grade |" in t)):
         result = runner.invoke(app, ["grade", str(TRIAD), "-o", str(tmp_path / name)])
         assert result.exit_code == 0, result.output
         assert check((tmp_path / name).read_text())
@@ -164,6 +164,8 @@ def test_a_basic_metrics_report_shows_each_launchs_measured_time_and_withholds_o
     assert [g["measured_s"] for g in k["per_launch"]] == pytest.approx(durations, rel=1e-12)
     assert k["grade"] is None and k["withheld"] == ["no_time_model"] and k["confidence"] is None
     nulls = {key for key, value in k.items() if value is None}
+    nulls |= {f"conditions[{i}].{field}" for i, c in enumerate(k["conditions"])
+              for field in ("measured", "expected") if c[field] is None}
     assert nulls == set(k["missing"]) and "no unit measured" in k["missing"]["grade"]
     assert all(set(g["missing"]) == {key for key, value in g.items() if value is None} for g in k["per_launch"])
     table = " ".join(runner.invoke(app, ["grade", str(find_shared_report(name))], env={"COLUMNS": "100"})
@@ -183,7 +185,7 @@ def test_a_report_without_breakdowns_names_its_governing_unit_as_the_breakdowns_
 def test_markdown_escapes_a_hostile_kernel_name_and_has_the_columns_the_table_gives(tmp_path: Path) -> None:
     """A model whose kernel is named evil|name`with*tick_: the Markdown table keeps its columns (the pipe escaped
     inside the code span, the backtick shown as '), as diff -f markdown writes names; the table has the "most saved
-    keeping the work" column the text gives."""
+    keeping the work" column the text gives, its launch count and the range of its launches' grades."""
     from markdown_it import MarkdownIt
 
     data = json.loads(FP32.read_text())
@@ -195,12 +197,12 @@ def test_markdown_escapes_a_hostile_kernel_name_and_has_the_columns_the_table_gi
     result = runner.invoke(app, ["grade", str(model), "-f", "markdown"])
     assert result.exit_code == 0, result.output
     tokens = MarkdownIt("commonmark").enable("table").parse(result.stdout)
-    header = [t.content for t in tokens if t.type == "inline"][2:11]
-    assert header == ["kernel", "grade", "at full peaks", "governing", "roof", "time", "floor",
-                      "most saved keeping the work", "confidence"]
+    header = [t.content for t in tokens if t.type == "inline"][2:13]
+    assert header == ["kernel", "launches", "grade", "launches' range", "at full peaks", "governing", "roof", "time",
+                      "floor", "most saved keeping the work and grid", "confidence"]
     row = [t for t in tokens if t.type == "tr_open"][1]
-    cells = [t for t in tokens[tokens.index(row):] if t.type == "td_open"][:9]
-    assert len(cells) == 9
+    cells = [t for t in tokens[tokens.index(row):] if t.type == "td_open"][:11]
+    assert len(cells) == 11
     assert "| `evil\\|name'with*tick_` |" in result.stdout
     (k,) = grade_json(str(model))["kernels"]
     assert f"| {k['max_saving_s'] * 1e6:.3g} us |" in result.stdout
@@ -259,3 +261,76 @@ def test_a_deciding_measure_the_baseline_lacks_has_a_null_ratio_with_its_reason(
     assert all("missing" not in d for d in kernel["work"]["differs_on"] if d["ratio"] is not None)
     nulls = {key for key in ("different", "flops_ratio", "written_ratio") if kernel["work"][key] is None}
     assert set(kernel["work"]["missing"]) == nulls
+
+
+ALIFE = "rtx2070super_alife-143launches_basic"
+
+
+def headings(text: str) -> list[str]:
+    """Each kernel's heading in grade's text: the line after each blank line."""
+    lines = text.splitlines()
+    return [lines[i + 1] for i, line in enumerate(lines[:-1]) if not line and lines[i + 1]]
+
+
+def test_at_80_columns_each_kernel_heading_reads_apart_its_scope_given_up_first(raw_actions) -> None:
+    """The RTX 2070 SUPER report's 17 kernels (ncu_report's demangled names, by kernel_key), among them four of
+    thrust's _kernel_agent that part only deep in their template arguments: at 80 columns each heading differs,
+    none keeps the thrust::cuda_cub::core:: scope (given up first, docs/choosing-kernels.md), and each fits."""
+    from roofline.core.kernel_names import kernel_key
+
+    kernels = {kernel_key(a.name, a.demangled) for a in raw_actions(ALIFE)}
+    result = runner.invoke(app, ["grade", str(find_shared_report(ALIFE))], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    names = headings(result.stdout)
+    assert len(names) == len(set(names)) == len(kernels) == 17
+    assert not any(n.startswith("thrust::") for n in names) and all(len(n) <= 80 for n in names)
+    assert sum("arg_min_f" in n for n in names) == sum("arg_max_f" in n for n in names) == 2
+
+
+@pytest.mark.parametrize("name", [ALIFE, "a10g_sgemm-blocktiling_roofline", "h800_flash-attn-fwd_full"])
+def test_the_text_never_wraps_a_number_away_from_its_unit(name: str) -> None:
+    """At 80 columns a wrapped line never starts with the unit of a number that ended the line before ("3.66⏎ us")."""
+    import re
+
+    result = runner.invoke(app, ["grade", str(find_shared_report(name))], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    split = [(a, b) for a, b in zip(lines, lines[1:], strict=False) if re.search(r"\d$", a)
+             and re.match(r"\s*(us|ms|ns|s|GHz|MHz|launch(es)?|pass(es)?)\b", b)]
+    assert not split and max(map(len, lines)) <= 80
+
+
+def test_markdown_gives_the_launch_count_and_the_range_of_the_launches_grades(raw_actions, tmp_path: Path) -> None:
+    """The H800 report's distribution_elementwise kernel: 4 launches (ncu_report), graded each; the Markdown table
+    gives the count and the lowest to highest of the launches' grades, as the text table does."""
+    name = "h800_flash-attn-fwd_full"
+    launches = [a for a in raw_actions(name) if a.name == "distribution_elementwise_grid_stride_kernel"]
+    k = next(k for k in grade_json(str(find_shared_report(name)))["kernels"]
+             if "distribution_elementwise" in k["kernel"])
+    grades = [g["grade"] for g in k["per_launch"]]
+    assert len(launches) == len(grades) == k["launches"] == 4
+    spread = f"{min(grades) * 100:.1f}% to {max(grades) * 100:.1f}%"
+    out = tmp_path / "g.md"
+    result = runner.invoke(app, ["grade", str(find_shared_report(name)), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    (row,) = [line for line in out.read_text().splitlines() if line.startswith("| `at::native::")]
+    assert row.split(" | ")[1:4] == ["4", f"{k['grade'] * 100:.1f}%", spread]
+    table = " ".join(runner.invoke(app, ["grade", str(find_shared_report(name))]).stdout.split())
+    assert f"(launches {spread})" in table and "over 4 launches" in table
+
+
+def test_a_tail_names_the_unit_whose_whole_blocks_make_it() -> None:
+    """The A10G one_blocktiling kernel is governed by the tail: grade names its unit as report's time model names
+    the floor term (the LSU pipe's time in whole blocks per SM), in the document and the text; a kernel without a
+    time model has no name, with the governing unit's reason."""
+    path = str(find_shared_report("a10g_sgemm-blocktiling_roofline"))
+    report = json.loads(runner.invoke(app, ["report", path, "-f", "json"]).stdout)
+    floor = next(k for k in report["reports"][0]["kernels"] if k["name"].startswith("one_blocktiling"))
+    floor = floor["time_model"]["terms"][0]
+    assert floor["kind"] == "tail" and floor["name"] == "LSU pipe (load/store instructions), in whole blocks per SM"
+    k = next(k for k in grade_json(path)["kernels"] if k["kernel"].startswith("one_blocktiling"))
+    assert (k["governing"], k["governing_name"]) == ("tail", floor["name"])
+    text = " ".join(runner.invoke(app, ["grade", path], env={"COLUMNS": "80"}).stdout.split())
+    assert f"governed by: tail of the {floor['name']} (roof {k['roof']})" in text
+    (basic,) = grade_json(str(find_shared_report("rtx5060ti_transpose-occupancy-45launches_metrics")))["kernels"]
+    assert basic["governing_name"] is None and basic["missing"]["governing_name"] == basic["missing"]["governing"]

@@ -258,3 +258,93 @@ def test_a_timed_group_without_a_verdict_has_its_small_grid_time_null_with_why_n
     assert row["missing"]["small_grid_s"].startswith("no launch of the group has a verdict, so whether it is a small "
                                                      "grid is not known: no SpeedOfLight throughputs")
     assert report["missing"]["small_grid_s"].startswith("no launch of the report has a verdict")
+
+
+def table_rows(text: str) -> list[list[str]]:
+    """The rows of the first summary table of ``text``: its cells split on runs of two spaces or more."""
+    import re
+
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.split()[:2] == ["#", "name"]) + 1
+    rows = []
+    for line in lines[start:]:
+        cells = re.split(r"\s{2,}", line.strip())
+        if not cells[0].isdigit():
+            break
+        rows.append(cells)
+    return rows
+
+
+def test_at_80_columns_different_kernels_never_read_the_same(shared_report, raw_actions):
+    """The RTX 2070 SUPER report's 17 kernels (thrust's _kernel_agent instances among them, four of them alike but
+    for arg_min_f/arg_max_f and zip_iterator/tuple, deep in their template arguments): at 80 columns every row of the
+    top 17 names its kernel apart from the others, and as many kernels are shown as ncu_report gives."""
+    kernels = {kernel_key(a.name, a.demangled) for a in raw_actions(ALIFE)}
+    result = invoke(shared_report(ALIFE), "--top", len(kernels))
+    assert result.exit_code == 0, result.output
+    names = [row[1] for row in table_rows(result.stdout)]
+    assert len(names) == len(kernels) == 17 and len(set(names)) == len(names)
+    assert max(map(len, result.stdout.splitlines())) <= 80
+
+
+def test_a_row_placed_by_its_recoverable_time_does_not_squeeze_the_names(shared_report):
+    """The A100 self-join's kernelUniqueKeys has no estimate and is placed by its recoverable time: the cell shows
+    it in parentheses as the line above the table says, without the word that took 13 columns from the names, so
+    at 80 columns every name up to 26 characters (distanceCalculationsKernel) is shown whole."""
+    result = invoke(shared_report(SELFJOIN))
+    assert result.exit_code == 0, result.output
+    assert "shown in parentheses" in result.stdout and "recoverable)  " not in result.stdout
+    rows = {row[1]: row for row in table_rows(result.stdout)}
+    assert "distanceCalculationsKernel" in rows and "kernelUniqueKeys" in rows
+    gain = rows["kernelUniqueKeys"][5]
+    assert gain.startswith("(") and gain.endswith(" ms)")
+
+
+def test_a_row_of_n_a_says_why_under_the_table(shared_report, raw_actions):
+    """The H800 report's flash_fwd_kernel launch has no time (ncu stored NaN for gpu__time_duration.sum, read with
+    ncu_report): its row reads n/a, and the reason is under the table, as report gives it, naming the metric."""
+    name = "h800_flash-attn-fwd_full"
+    untimed = [a for a in raw_actions(name) if a.value("gpu__time_duration.sum") != a.value("gpu__time_duration.sum")
+               or not a.has("gpu__time_duration.sum")]
+    assert [a.name for a in untimed] == ["flash_fwd_kernel"]
+    result = runner.invoke(app, ["summary", str(shared_report(name))], env={"COLUMNS": "120"})
+    assert result.exit_code == 0, result.output
+    (row,) = [r for r in table_rows(result.stdout) if r[1].startswith("flash_fwd_kernel")]
+    assert row[3:] == ["n/a"] * 5
+    why = " ".join(result.stdout.split("Why n/a", 1)[1].split())
+    assert f"total, share [#{row[0]}]: no launch of the group has a time: ncu stored NaN for gpu__time_duration.sum" \
+        in why
+
+
+def test_a_report_without_the_kernel_asked_for_is_a_note_and_exit_0(shared_report, tmp_path):
+    """summary -k triad over the H100 triad example and the T4 matrix-add report: the T4 report has no triad (its
+    one kernel is matrix_addition2D), so it is noted on stderr and under the document's left_out, and the run exits
+    0; with no report holding the kernel, it exits 2."""
+    from pathlib import Path
+
+    triad = Path(__file__).resolve().parents[3] / "examples" / "h100" / "triad-cupy.full.ncu-rep"
+    t4 = shared_report("t4_matrix-add-2d_full")
+    result = invoke(triad, t4, "--kernel", "triad", "-f", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert [r["report"]["path"] for r in doc["reports"]] == [str(triad)]
+    assert [f["path"] for f in doc["left_out"]] == [str(t4)] and "no kernel matches" in doc["left_out"][0]["error"]
+    assert result.stderr.startswith(f"roofline: note: {t4}: no kernel matches --kernel 'triad'")
+    assert "error" not in result.stderr
+    none = invoke(t4, shared_report(ALIFE), "--kernel", "triad")
+    assert none.exit_code == 2 and none.stderr.count("roofline: error:") == 2
+
+
+def test_a_plot_with_nothing_to_draw_is_refused_and_the_summary_still_written(shared_report, tmp_path, raw_actions):
+    """The GH200 metrics report: no launch has gpu__time_duration.sum (ncu_report), so no group has a bar or a
+    point: the plot is not written, one line says why with the fix (as report --plot), exit 2, and the table is still
+    printed."""
+    name = "gh200_silu_metrics"
+    assert not any(a.has("gpu__time_duration.sum") for a in raw_actions(name))
+    out = tmp_path / "empty.png"
+    result = invoke(shared_report(name), "--plot", out)
+    assert result.exit_code == 2 and not out.exists()
+    assert "Top 2 by kernel" in result.stdout
+    assert result.stderr == (f"roofline: error: {out}: not written, nothing to plot: no kernel group of "
+                             f"{shared_report(name)} has a measured time (a bar) or a place on the roofline: "
+                             "re-profile with --set roofline or --set full, or leave out the plot\n")

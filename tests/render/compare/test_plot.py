@@ -440,3 +440,31 @@ def test_the_summary_draws_the_reports_ceilings_as_report_does(raw_actions):
     fp32 = next(r for r in panel.roofs if r.precision == "fp32")
     assert fp32.peak_flop_per_s == pytest.approx(median, rel=1e-9)
     assert summary.rows[0].stats.ceilings.flop_per_s["fp32"] != pytest.approx(median, rel=1e-3)  # the first group's
+
+
+def test_a_summary_group_without_flops_is_noted_with_a_hint_summary_has(roofline_report, raw_actions):
+    """The V100 miniWeather report: set_halo_values_x runs no FP instruction (its dfma/dadd/dmul/ffma/fadd/fmul
+    counters read 0 with ncu_report), so the summary plot does not place it and notes why with a hint that applies
+    to summary (its time is in the bars), not compare's --normalize, which summary has not."""
+    name = "v100_miniweather-openacc_full"
+    ops = [f"smsp__sass_thread_inst_executed_op_{p}{op}_pred_on.sum.per_cycle_elapsed" for p in "df"
+           for op in ("add", "mul", "fma")]
+    halo = [a for a in raw_actions(name) if a.name.startswith("set_halo_values_x")]
+    assert halo and all(a.value(op) == 0 for a in halo for op in ops)
+    summary = summarize(analyze_report(roofline_report(name)), "kernel", 10)
+    (panel,) = summary_data(gpu_panels([summary])).panels
+    why = {what.split(" ", 1)[1]: reason for what, reason in panel.skipped}
+    assert why["set_halo_values_x_419_gpu"].startswith("no floating-point work")
+    assert all("--normalize" not in reason for reason in why.values())
+    assert why["set_halo_values_x_419_gpu"].endswith("; its time is in the bars)")
+    assert any(b.label.endswith("set_halo_values_x_419_gpu") for b in panel.bars)
+
+
+def test_a_summary_with_nothing_to_draw_gives_no_image(roofline_report):
+    """The GH200 metrics report times no launch: no panel has a bar or a point, so the summary plot is None (the
+    command refuses it) rather than empty axes; a report with bars alone is still drawn."""
+    empty = summarize(analyze_report(roofline_report("gh200_silu_metrics")), "kernel", 10)
+    assert not any(p.points or p.bars for p in summary_data(gpu_panels([empty])).panels)
+    assert summary_plot(gpu_panels([empty]), "png") is None
+    bars = summarize(analyze_report(roofline_report("rtx2070super_alife-143launches_basic")), "kernel", 5)
+    assert (summary_plot(gpu_panels([bars]), "png") or b"")[:8] == PNG
