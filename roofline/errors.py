@@ -5,14 +5,27 @@ Library code raises these; only the CLI turns them into a printed line and an ex
 
 from __future__ import annotations
 
+import enum
+
 USAGE_EXIT = 2  # bad input: missing/corrupt file, no kernel matched, malformed spec
 TOOL_EXIT = 3  # an external tool (ncu, the application) failed
+
+
+class LeftOutCause(enum.Enum):
+    """Why a command went on past a report file (its documents' ``left_out``): no kernel matched the filter there
+    (the file is fine), the file itself (missing, corrupt, not an ncu report, no kernels), a device spec, else."""
+
+    NO_KERNEL_MATCHED = "no_kernel_matched"
+    REPORT = "report"
+    SPEC = "spec"
+    OTHER = "other"
 
 
 class RooflineError(Exception):
     """Base class: ``str(err)`` is the single line shown to the user."""
 
     exit_code = USAGE_EXIT
+    left_out = LeftOutCause.OTHER  # why a file with this error is left out of a run over several
     path = ""  # the report file the error is about, where a run over several files went on past it (the pipeline's)
 
     def __init__(self, message: str, hint: str = "") -> None:
@@ -29,13 +42,19 @@ class UsageError(RooflineError):
 class ReportError(RooflineError):
     """A report file is missing, empty, corrupt, not an ncu report, or holds no kernels."""
 
+    left_out = LeftOutCause.REPORT
+
 
 class NoKernelMatched(RooflineError):
     """A kernel filter matched no launch."""
 
+    left_out = LeftOutCause.NO_KERNEL_MATCHED
+
 
 class SpecError(RooflineError):
     """A device spec file is malformed, incomplete, or an ID is unknown."""
+
+    left_out = LeftOutCause.SPEC
 
 
 class NcuError(RooflineError):

@@ -379,4 +379,4 @@ def files_left_out(errors: Sequence[RooflineError]) -> tuple[LeftOut, ...]:
     """The report files a command went on past (``map_reports``' errors), as its documents name them."""
     from roofline.analysis.view import LeftOut
 
-    return tuple(LeftOut(e.path, str(e)) for e in errors)
+    return tuple(LeftOut(e.path, str(e), e.left_out) for e in errors)

@@ -37,6 +37,7 @@ from roofline.analysis.roofline import (
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings, CeilingSet
 from roofline.core.thresholds import BANDWIDTH_VIEW_SHARE
+from roofline.errors import LeftOutCause
 from roofline.ncu.metrics import COLLECT_HINTS, FlopNote
 
 CEILING_SETS: tuple[CeilingSet, ...] = get_args(CeilingSet)
@@ -167,10 +168,12 @@ class ReportView(Struct, frozen=True):
 
 
 class LeftOut(Struct, frozen=True):
-    """A report file the command could not analyse (the others went on): its path and the error's line."""
+    """A report file the command could not analyse (the others went on): its path, the error's line and its
+    cause."""
 
     path: str
     error: str
+    cause: LeftOutCause = LeftOutCause.OTHER  # the error's (``errors.RooflineError.left_out``)
 
 
 class ReportSetView(Struct, frozen=True):

@@ -12,6 +12,7 @@ from msgspec import Meta, Struct
 from roofline.analysis.results import Value
 from roofline.core.readonly import plain
 from roofline.core.version import __version__
+from roofline.errors import LeftOutCause
 
 # what each schema version changed: docs/json-schema.md, "Changes per schema_version" (the one list)
 SCHEMA_VERSION = 31
@@ -30,10 +31,13 @@ class Tool(Struct, frozen=True):
 
 
 class LeftOutFile(Struct, frozen=True):
-    """A file the command could not analyse (the others were written): its path and the line the command printed."""
+    """A file the command could not analyse (the others were written): its path, the line the command printed and
+    why (``no_kernel_matched``: the file is fine, the filter matched nothing there; ``report``: the file itself;
+    ``spec``; ``other``)."""
 
     path: str
     error: str
+    cause: LeftOutCause = LeftOutCause.OTHER
 
 
 def tool() -> Tool:

@@ -680,7 +680,7 @@ def summary_json(summaries: Sequence[AppSummary], top: int, left_out: Sequence[L
     recoverable time: each row's ``ranked_by_kind``); ``left_out`` names the files
     the command could not analyse, where there are some."""
     return SummaryJson(GENERATOR, SCHEMA_VERSION, "summary", tool(), top, [summary_doc(s) for s in summaries],
-                       [LeftOutFile(f.path, f.error) for f in left_out])
+                       [LeftOutFile(f.path, f.error, f.cause) for f in left_out])
 
 
 def report_ref(r: ReportRef) -> ReportRefDoc:

@@ -561,7 +561,7 @@ def report_json(view: ReportSetView, words: Words) -> ReportJson:
     """The document of a report set: ``across_reports`` only when several reports were given."""
     return ReportJson(
         GENERATOR, SCHEMA_VERSION, tool(), [report_doc(v, words) for v in view.reports],
-        left_out=[LeftOutFile(f.path, f.error) for f in view.left_out],
+        left_out=[LeftOutFile(f.path, f.error, f.cause) for f in view.left_out],
         across_reports=[Spread(s.name, {p: number(t) for p, t in s.total_s.items()}, number(s.spread_pct),
                                s.flagged) for s in view.spreads])
 

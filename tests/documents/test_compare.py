@@ -42,5 +42,8 @@ def test_project_gives_each_kernel_its_projection_with_reasons() -> None:
 def test_summary_names_left_out_files_only_where_there_are_some() -> None:
     summaries = labelled([summarize(a, "kernel", 5) for a in analyze_files(PAIR, AnalysisOptions())])
     assert "left_out" not in builtins(summary_json(summaries, 5))
-    named = builtins(summary_json(summaries, 5, [LeftOut("bad.ncu-rep", "bad.ncu-rep: not a report")]))
-    assert named["left_out"] == [{"path": "bad.ncu-rep", "error": "bad.ncu-rep: not a report"}]
+    from roofline.errors import LeftOutCause
+
+    named = builtins(summary_json(summaries, 5, [LeftOut("bad.ncu-rep", "bad.ncu-rep: not a report",
+                                                         LeftOutCause.REPORT)]))
+    assert named["left_out"] == [{"path": "bad.ncu-rep", "error": "bad.ncu-rep: not a report", "cause": "report"}]

@@ -329,6 +329,10 @@ def test_a_report_without_the_kernel_asked_for_is_a_note_and_exit_0(shared_repor
     doc = json.loads(result.stdout)
     assert [r["report"]["path"] for r in doc["reports"]] == [str(triad)]
     assert [f["path"] for f in doc["left_out"]] == [str(t4)] and "no kernel matches" in doc["left_out"][0]["error"]
+    assert doc["left_out"][0]["cause"] == "no_kernel_matched"  # a script tells it from a bad file by the cause
+    bad = tmp_path / "gone.ncu-rep"
+    mixed = json.loads(invoke(triad, bad, "--kernel", "triad", "-f", "json").stdout)
+    assert [(f["path"], f["cause"]) for f in mixed["left_out"]] == [(str(bad), "report")]
     assert result.stderr.startswith(f"roofline: note: {t4}: no kernel matches --kernel 'triad'")
     assert "error" not in result.stderr
     none = invoke(t4, shared_report(ALIFE), "--kernel", "triad")
