@@ -23,6 +23,7 @@ from roofline.analysis.results import Advice, LaunchAnalysis, MemoryPicture
 from roofline.analysis.verdict import BOUND_WORDS
 from roofline.analysis.view import AdvisedKernel, ReportSetView, ReportView
 from roofline.compare.ranking import RECOVERABLE_COUNTS
+from roofline.core.kernel_names import fit_apart
 from roofline.core.labels import NAMES
 from roofline.core.model import LEVELS, PRECISIONS, Ceilings
 from roofline.core.thresholds import THIN_SAMPLES
@@ -231,11 +232,13 @@ def ranking_table(groups: Sequence[KernelGroup], gains: Sequence[float | None],
     grids, and the time to gain (recoverable time plus what the small grids' advice estimates); with
     ``plot_numbers``, each kernel's number on the plot (kernels there go by time)."""
     rows: list[tuple[str, ...]] = []
-    for i, (g, gain) in enumerate(zip(groups[:RANKED_ROWS], gains, strict=False), 1):
+    shown = groups[:RANKED_ROWS]
+    names = fit_apart([group_name(g.name, g.functions, g.by) for g in shown], NAME_CHARS)  # rows never read alike
+    for i, (g, gain, name) in enumerate(zip(shown, gains, names, strict=False), 1):
         k = g.longest
         v = k.verdict
         busiest = f"{v.busiest.name} {pct(v.busiest.pct)}" if v.busiest else "n/a"
-        rows.append((str(i), f"`{cell(group_name(g.name, g.functions, g.by).fit(NAME_CHARS))}`", str(len(g.launches)),
+        rows.append((str(i), f"`{cell(name)}`", str(len(g.launches)),
                      seconds(g.total_s),
                      pct(None if g.time_share is None else 100 * g.time_share),
                      bound_word(v.bound) + (" (roofline only)" if v.basis == "roofline" else ""), busiest,

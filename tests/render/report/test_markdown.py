@@ -318,3 +318,19 @@ def test_the_small_grids_cell_of_a_kernel_without_a_verdict_is_n_a_as_its_json_n
     header = [c.strip() for c in table[0].strip("|").split("|")]
     (row,) = [[c.strip() for c in line.strip("|").split("|")] for line in table[2:]]
     assert row[header.index("small grids")] == "n/a" and row[header.index("launches")] == str(len(timed))
+
+
+def test_the_ranking_never_shows_two_kernels_under_one_name(shared_report):
+    """RTX 2070 Super alife: four CUB reduce agents cut to one width read "_kernel_agent<thrust::cuda_cub::__reduce::
+    Redu… long long, thrust::less<float>>>" alike in the Markdown and HTML ranking; they show where they part."""
+    import re
+
+    from roofline.render.report.markdown import ranking_table
+
+    (a,) = analyze_files([shared_report("rtx2070super_alife-143launches_basic")])
+    groups = list(a.groups)
+    table = ranking_table(groups, [None] * len(groups))
+    names = [row[1] for row in table.rows if row[1].startswith("`")]
+    agents = [n for n in names if "kernel_agent" in n]
+    assert len(agents) >= 4 and len(set(names)) == len(names)
+    assert any(re.search(r"arg_min_f", n) for n in agents) and any(re.search(r"arg_max_f", n) for n in agents)
