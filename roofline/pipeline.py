@@ -51,7 +51,9 @@ class AnalysisOptions(Struct, frozen=True):
     ``--kernel`` language of ``roofline.core.kernel_filter``), the ceiling set percent of roof uses, extra device
     spec files or folders (before the built-in ones), the time the native reader may take per .ncu-rep
     (None: scaled to the file's size, ``reader.read_time_limit``), whether every launch gets its diagnostics and
-    advice (what ``report`` shows; the rankings and comparisons read none of them), whether the SASS of the
+    advice (what ``report`` and ``summary`` show; comparisons read none of them; without them a recoverable time
+    is the gap to the busiest unit's full peak, not held to the achievable peaks by each launch's time model),
+    whether the SASS of the
     sampled instructions is read (``sass``: the hot spots show it; never without diagnostics), and what a group
     of launches is (``GroupBy``)."""
 

@@ -248,9 +248,8 @@ def within_reach(recoverable: np.ndarray, rows: Sequence[LaunchAnalysis]) -> np.
 
     out = np.array(recoverable, dtype=float, copy=True)
     for i, row in enumerate(rows):
-        gap = row.time_model.reach_gap_s if row.time_model is not None else None
-        if gap is not None and not np.isnan(out[i]):
-            out[i] = min(out[i], gap)
+        if row.time_model is not None and not np.isnan(out[i]):
+            out[i] = row.time_model.within_reach(float(out[i]))
     return out
 
 

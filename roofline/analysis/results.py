@@ -658,6 +658,12 @@ class TimeModel(Struct, frozen=True):
             return None
         return max(0.0, self.measured_s - max(t.reach_s for t in self.terms))
 
+    def within_reach(self, saved: float) -> float:
+        """A recoverable time (the gap to the busiest unit's full peak) at most ``reach_gap_s``: the full peaks are
+        not all reachable, and no estimate claims time past the achievable ones."""
+        gap = self.reach_gap_s
+        return saved if gap is None else min(saved, gap)
+
     @property
     def roofs_only(self) -> bool:
         """Whether its terms are the FP and byte roofs alone (no SpeedOfLight breakdowns): units it does not see

@@ -699,8 +699,7 @@ def recoverable_s(launch_analysis: LaunchAnalysis) -> float | None:
     save (``launches.within_reach``)."""
     saved = _recoverable(launch_analysis, launch_analysis.verdict.bound)
     model = launch_analysis.time_model
-    gap = model.reach_gap_s if model is not None else None
-    return min(saved, gap) if saved is not None and gap is not None else saved
+    return model.within_reach(saved) if saved is not None and model is not None else saved
 
 
 def ridge_point(analysis: LaunchAnalysis) -> tuple[float | None, str | None]:

@@ -38,6 +38,7 @@ from roofline.analysis.results import LaunchAnalysis, PeakKind, Term, TimeModel
 from roofline.analysis.verdict import SM_ROOFS, busy_units, in_the_sms, paced_by_blocks, whole_blocks
 from roofline.core.model import LEVELS, PRECISIONS, Device
 from roofline.core.thresholds import LAUNCH_FLOOR_S, SAME_FLOOR
+from roofline.core.units import si
 from roofline.ncu import metrics as m
 
 LAUNCH, TAIL = "launch", "tail"
@@ -120,7 +121,7 @@ def _achievable(term: Term, spec: DeviceSpec | None, duration: float, roofs: Map
     if spec is None or level not in ACHIEVABLE_LEVELS:
         return term
     fraction, source, kind = _reachable_fraction(spec, level, roofs.get(level))
-    fraction = _of_counter_peak(fraction, spec, level, roofs.get(level))
+    fraction, source = _at_running_peak(fraction, source, spec, level, roofs.get(level))
     reached = term.seconds / duration if duration > 0 else 0.0
     if fraction >= 1.0 or fraction <= 0.0:
         return term
@@ -130,14 +131,21 @@ def _achievable(term: Term, spec: DeviceSpec | None, duration: float, roofs: Map
     return replace(term, achievable_s=term.seconds / fraction, peak_source=source, peak_kind=kind)
 
 
-def _of_counter_peak(fraction: float, spec: DeviceSpec, level: str, counter_roof: float | None) -> float:
-    """A fraction of the level's datasheet peak as the fraction of the report's own peak counter it is, which the
-    term's time is at (ncu's peak differs from the datasheet's: 733.9 against 760 GB/s on an RTX 3080): the same
-    bandwidth, the one the term's source names. Unchanged where either peak is not known."""
+def _at_running_peak(fraction: float, source: str, spec: DeviceSpec, level: str,
+                     counter_roof: float | None) -> tuple[float, str]:
+    """A fraction of the level's datasheet peak as a fraction of the report's own peak counter, which the term's time
+    is at, with the bandwidth it applies named. ncu's counter is the peak at the memory clock the launch ran at (an
+    RTX 3080's 733.9 GB/s: its DRAM at 9.17 of 9.5 GHz): below the datasheet's, the memory clock was lower, not the
+    fraction, so the fraction holds of the running peak; above it (an H800's counter over the 3.35 TB/s it states),
+    the fraction of the datasheet's bandwidth is a smaller one of the counter's. Never past the fraction named;
+    unchanged where either peak is not known."""
     datasheet = spec.memory_bandwidth_bytes_per_s if level == "dram" else spec.l2_bytes_per_s
-    if not datasheet or not counter_roof:
-        return fraction
-    return fraction * datasheet / counter_roof
+    if not datasheet or not counter_roof or fraction >= 1.0:
+        return fraction, source
+    if counter_roof < datasheet:
+        return fraction, (f"{source}; of the report's own peak at the launch's memory clock, "
+                          f"{si(counter_roof, 'B/s')}: {si(fraction * counter_roof, 'B/s')}")
+    return fraction * datasheet / counter_roof, source
 
 
 @functools.lru_cache(maxsize=1024)

@@ -30,6 +30,10 @@ class Tool(Struct, frozen=True):
     version: str
 
 
+UNTIMED = "no launch of the report has a time"  # why a report's total time is null, where it has valid launches
+NO_VALID_LAUNCH = "no valid launch"  # why it is, where it has none
+
+
 class LeftOutFile(Struct, frozen=True):
     """A file the command could not analyse (the others were written): its path, the line the command printed and
     why (``no_kernel_matched``: the file is fine, the filter matched nothing there; ``report``: the file itself;

@@ -30,7 +30,9 @@ from roofline.core.model import CeilingSet
 from roofline.core.version import GENERATOR
 from roofline.documents.common import (
     NO_GAIN,
+    NO_VALID_LAUNCH,
     SCHEMA_VERSION,
+    UNTIMED,
     Generator,
     LeftOutFile,
     Number,
@@ -683,20 +685,21 @@ def summary_json(summaries: Sequence[AppSummary], top: int, left_out: Sequence[L
                        [LeftOutFile(f.path, f.error, f.cause) for f in left_out])
 
 
-def report_ref(r: ReportRef) -> ReportRefDoc:
+def report_ref(r: ReportRef, untimed: str = UNTIMED) -> ReportRefDoc:
+    """A report as a document names it; ``untimed``: why its total time is null where it is."""
     return ReportRefDoc(label=r.label, path=r.path, device=r.device, compute_capability=r.compute_capability,
                         sm_count=r.sm_count, ncu_version=r.ncu_version or None, spec_id=r.spec_id,
                         ceilings_used=r.ceilings_used, launches=r.launches, total_time_s=number(r.total_time_s),
-                        warnings=list(r.warnings), missing=_ref_missing(r))
+                        warnings=list(r.warnings), missing=_ref_missing(r, untimed))
 
 
-def _ref_missing(r: ReportRef) -> dict[str, str]:
+def _ref_missing(r: ReportRef, untimed: str) -> dict[str, str]:
     """The reasons of a report reference's null fields."""
     why = {"ncu_version": "the report does not name the ncu version that wrote it (a report model written without it)",
            "compute_capability": "not in the report's device attributes",
            "sm_count": "not in the report's device attributes",
            "spec_id": "no device spec matches its GPU",
-           "total_time_s": "no launch of it has a time"}
+           "total_time_s": untimed}
     values = {"ncu_version": r.ncu_version or None, "compute_capability": r.compute_capability,
               "sm_count": r.sm_count, "spec_id": r.spec_id, "total_time_s": number(r.total_time_s)}
     return {key: text for key, text in why.items() if values[key] is None}
@@ -845,8 +848,9 @@ def own_gpu_doc(o: OwnGpu) -> OwnGpuDoc:
 
 def summary_doc(s: AppSummary) -> SummaryReport:
     """One report's ranking; the reason of each null figure under ``missing``."""
-    return SummaryReport(report_ref(s.report), s.by, s.ranked_by, s.group_count, number(s.shown_share),
-                         number(s.recoverable_s), number(s.small_grid_s), RECOVERABLE_COUNTS,
+    ref = report_ref(s.report, NO_VALID_LAUNCH if not s.group_count else UNTIMED)
+    return SummaryReport(ref, s.by, s.ranked_by, s.group_count, number(s.shown_share), number(s.recoverable_s),
+                         number(s.small_grid_s), RECOVERABLE_COUNTS,
                          [summary_row(r) for r in s.rows], number(s.time_to_gain_s), TIME_TO_GAIN_COUNTS,
                          s.groups_without_gain, number(s.without_gain_recoverable_s), summary_missing(s))
 
@@ -854,7 +858,7 @@ def summary_doc(s: AppSummary) -> SummaryReport:
 def summary_missing(s: AppSummary) -> dict[str, str]:
     """Why each of a report's summed figures is null: no valid launch, no launch with a time, a roof position, or an
     advice item with an estimated saving; a ranking not by time to gain has no groups placed without one."""
-    none = "no valid launch" if not s.group_count else ""
+    none = NO_VALID_LAUNCH if not s.group_count else ""
     why = {
         "shown_share": none or "no launch of the report has a time",
         "small_grid_s": none or ("no launch of the report has a time" if s.shown_share is None else
@@ -870,7 +874,7 @@ def summary_missing(s: AppSummary) -> dict[str, str]:
               "without_gain_recoverable_s": s.without_gain_recoverable_s}
     out = {key: why[key] for key, value in values.items() if value is None}
     if number(s.report.total_time_s) is None:
-        out["report.total_time_s"] = none or "no launch of the report has a time"
+        out["report.total_time_s"] = none or UNTIMED
     return out
 
 

@@ -50,7 +50,9 @@ from roofline.core.thresholds import THIN_SAMPLES
 from roofline.core.version import GENERATOR
 from roofline.documents.common import (
     NO_GAIN,
+    NO_VALID_LAUNCH,
     SCHEMA_VERSION,
+    UNTIMED,
     Generator,
     Index,
     LeftOutFile,
@@ -588,9 +590,11 @@ def report_doc(v: ReportView, words: Words) -> Report:
 
 
 def _untimed(a: ReportAnalysis) -> str:
-    """Why a report has no total time: none of its valid launches has one (the first one's reason)."""
+    """Why a report has no total time: no valid launch, or none of them has one (the first one's reason)."""
+    if not len(a.valid_launches):
+        return NO_VALID_LAUNCH
     first = next((k.duration_s.reason for k in a.valid_launches if k.duration_s.reason), "")
-    return f"no launch has a time ({first})" if first else "no launch has a time"
+    return f"{UNTIMED} ({first})" if first else UNTIMED
 
 
 def with_reasons(kernel: Mapping[str, Any], reasons: Sequence[str]) -> dict[str, Any]:
@@ -749,12 +753,22 @@ def time_model_doc(t: TimeModel | None, missing: dict[str, str]) -> TimeModelDoc
     return out
 
 
+def _full_peak_reason(term: Term) -> str:
+    """Why a time-model term has no time at an achievable peak: its time is at the peak a kernel reaches there."""
+    if term.kind == "launch":
+        return "the launch floor is no unit's peak: the shortest launch ncu measures"
+    if term.kind == "tail":
+        return "a tail of whole blocks: its unit at the peak the SMs reach under a saturating load"
+    if term.sm_local:
+        return "a unit inside the SMs: pipes, issue slots and L1 reach their peak under a saturating load"
+    return ("no achievable figure below this level's peak: no spec matched the GPU, or its spec (or memory type) "
+            "gives none for the level")
+
+
 def _term_nulls(term: Term, path: str, missing: dict[str, str]) -> None:
     """The reasons of a time-model term's null fields."""
     if term.achievable_s is None:
-        missing[f"{path}.achievable_s"] = missing[f"{path}.peak_source"] = (
-            "its datasheet peak is the peak a kernel can reach: an achievable peak below it is known for DRAM and L2 "
-            "alone (from the spec), and not past one the launch reached")
+        missing[f"{path}.achievable_s"] = missing[f"{path}.peak_source"] = _full_peak_reason(term)
     if not term.metric:
         missing[f"{path}.metric"] = "the launch floor is no unit's: no metric"
     if not term.side:

@@ -22,3 +22,8 @@ PROJECT_CSV_COLUMNS = ("project.target", "project.row", "name", "launches", "gri
 # A CSV starts with its header row: ours is one of these whole rows (a file whose header only starts like one, a
 # roofline CSV with a column of notes added, is the user's)
 CSV_MARKS = tuple(",".join(columns) for columns in (REPORT_CSV_COLUMNS, TIMELINE_CSV_COLUMNS, PROJECT_CSV_COLUMNS))
+# The header rows earlier versions wrote, theirs too: a rerun replaces an older roofline CSV (a column added to one
+# of the tuples above adds its old row here)
+CSV_MARKS += ("timeline.path,timeline.rank,name,count,total_s,share,median_s,min_s,max_s,devices",
+              "project.target,project.row,name,launches,grid,block,measured_s,projected_s,low_s,high_s,governing,"
+              "clock_hz,other_kernel")

@@ -447,18 +447,15 @@ class _Checker:
 
 
 def _check_id(path: Path, spec_id: str) -> None:
-    """SpecError unless the id is the file's name without its suffix, in lowercase-dashes (``a100-sxm4-80gb``): the
-    name a user finds the file by, and one that passes through comma lists (``project --to a,b``)."""
-    valid = ID_PATTERN.fullmatch(spec_id) is not None
-    if valid and spec_id == path.stem:
+    """SpecError unless the id is in lowercase-dashes (``a100-sxm4-80gb``): one that passes through comma lists
+    (``project --to a,b``). An id other than the file's name is valid (a copy of ``t4.yaml`` kept as
+    ``t4-lab.yaml`` with ``id: t4`` overrides the built-in t4, calibration and all); ``specs check`` remarks it
+    (``spec_remarks``)."""
+    if ID_PATTERN.fullmatch(spec_id) is not None:
         return
-    problem = f"differs from the file name '{path.stem}'" if valid else "is not lowercase-dashes"
-    if ID_PATTERN.fullmatch(path.stem):
-        fix = f"set id: {path.stem}" + (f", or rename the file to {spec_id}{path.suffix}" if valid else "")
-    else:
-        form = _id_form(spec_id) or _id_form(path.stem) or "my-gpu"
-        fix = f"name the file {form}{path.suffix} and set id: {form} (lowercase letters, digits and dashes)"
-    raise SpecError(f"{path}: key 'id' '{spec_id}' {problem}", fix)
+    form = _id_form(spec_id) or _id_form(path.stem) or "my-gpu"
+    raise SpecError(f"{path}: key 'id' '{spec_id}' is not lowercase-dashes",
+                    f"set id: {form} (lowercase letters, digits and dashes)")
 
 
 def _id_form(name: str) -> str:
@@ -562,9 +559,17 @@ def tensor_types_from() -> dict[str, tuple[int, ...]]:
 
 
 def spec_remarks(spec: DeviceSpec) -> list[str]:
-    """What a valid spec likely leaves out, not a problem (``specs check`` prints it and passes): of a spec giving
-    some Tensor figure, the types every GPU of its compute capability has (``tensor_types_from``) that it omits,
-    whose work projections then time on other units."""
+    """What a valid spec likely leaves out or may surprise, not a problem (``specs check`` prints it and passes): an
+    id other than its file's name (the id is what commands and ``measured/<id>.yaml`` go by); of a spec giving some
+    Tensor figure, the types every GPU of its compute capability has (``tensor_types_from``) that it omits, whose
+    work projections then time on other units."""
+    named = [f"{spec.path}: id '{spec.id}' is not its file's name: commands, and the calibration in "
+             f"measured/{spec.id}.yaml, go by the id"] if spec.path and Path(spec.path).stem != spec.id else []
+    return named + _tensor_remarks(spec)
+
+
+def _tensor_remarks(spec: DeviceSpec) -> list[str]:
+    """The Tensor figures a spec giving some omits, though every GPU of its compute capability has them."""
     if not any(k.startswith("tensor_") for k in spec.peaks):
         return []
     cc = tuple(int(part) for part in spec.compute_capability.split("."))

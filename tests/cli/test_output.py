@@ -258,3 +258,15 @@ def test_a_csv_whose_header_only_starts_like_ours_is_not_replaced(tmp_path, head
     for _ in range(2):
         assert runner.invoke(app, ["report", EXAMPLE, "-o", str(ours)]).exit_code == 0
     assert output.carries_mark(ours)
+
+
+def test_a_csv_an_earlier_version_wrote_is_replaced(tmp_path):
+    """project's CSV before its DRAM columns ended "governing,clock_hz,other_kernel": a rerun refused that file as
+    not roofline's, since only today's whole header row counted."""
+    out = tmp_path / "old.csv"
+    out.write_bytes(b"project.target,project.row,name,launches,grid,block,measured_s,projected_s,low_s,high_s,"
+                    b"governing,clock_hz,other_kernel\r\nl40s,total,,1,,,1e-3,2e-3,1e-3,3e-3,DRAM,1e9,\r\n")
+    assert output.carries_mark(out)
+    timeline = tmp_path / "t.csv"
+    timeline.write_bytes(b"timeline.path,timeline.rank,name,count,total_s,share,median_s,min_s,max_s,devices\n")
+    assert output.carries_mark(timeline)

@@ -222,12 +222,14 @@ def test_list_and_check_note_the_builtin_spec_a_user_spec_overrides(tmp_path):
     assert {"t4", "t4mine"} <= {d["id"] for d in as_json} and all(set(d) == set(as_json[0]) for d in as_json)
 
 
-def test_check_refuses_an_id_that_is_not_the_file_name(tmp_path):
-    bad = write(tmp_path, {**VALID, "id": "otherid"}, "fname.yaml")
-    result = runner.invoke(app, ["specs", "check", "--specs", str(bad)])
-    assert result.exit_code == 1
-    assert result.output == f"{bad}: key 'id' 'otherid' differs from the file name 'fname': set id: fname, or " \
-                            "rename the file to otherid.yaml\n"
+def test_check_remarks_an_id_that_is_not_the_file_name_and_refuses_one_not_in_lowercase_dashes(tmp_path):
+    other = write(tmp_path, {**VALID, "id": "otherid"}, "fname.yaml")
+    result = runner.invoke(app, ["specs", "check", "--specs", str(other)])
+    assert result.exit_code == 0, result.output
+    assert f"note: {other}: id 'otherid' is not its file's name" in result.output
+    bad = write(tmp_path, {**VALID, "id": "Other Id"}, "spaced.yaml")
+    refused = runner.invoke(app, ["specs", "check", "--specs", str(bad)])
+    assert refused.exit_code == 1 and f"{bad}: key 'id' 'Other Id' is not lowercase-dashes" in refused.output
 
 
 def test_a_malformed_roofline_specs_file_fails_a_run_given_good_specs_and_says_where_it_was_named(tmp_path):
