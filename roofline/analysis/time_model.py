@@ -114,14 +114,16 @@ def _counter_roofs(k: LaunchAnalysis) -> dict[str, float]:
 
 
 def _achievable(term: Term, spec: DeviceSpec | None, duration: float, roofs: Mapping[str, float]) -> Term:
-    """A memory level's term with its time at the peak a kernel can reach there (``achievable_s``: the time at the
-    datasheet peak / ``specs.achievable.achievable_fraction``, the fraction never below the one the launch reached,
-    so never above the measured time); other terms, and every term without a spec, as they are."""
+    """A memory level's term with its time at the peak a kernel can reach there (``achievable_s``: the term's time,
+    at ncu's peak counter for the launch, over the fraction of that peak the calibrated rate or the spec's
+    achievable figure is (``_reachable_fraction``, ``_at_running_peak``), never below the fraction the launch
+    reached, so never above the measured time); other terms, and every term without a spec, as they are."""
     level = _level(term.metric)
     if spec is None or level not in ACHIEVABLE_LEVELS:
         return term
-    fraction, source, kind = _reachable_fraction(spec, level, roofs.get(level))
-    fraction, source = _at_running_peak(fraction, source, spec, level, roofs.get(level))
+    fraction, source, kind, of_counter = _reachable_fraction(spec, level, roofs.get(level))
+    if not of_counter:
+        fraction, source = _at_running_peak(fraction, source, spec, level, roofs.get(level))
     reached = term.seconds / duration if duration > 0 else 0.0
     if fraction >= 1.0 or fraction <= 0.0:
         return term
@@ -133,19 +135,22 @@ def _achievable(term: Term, spec: DeviceSpec | None, duration: float, roofs: Map
 
 def _at_running_peak(fraction: float, source: str, spec: DeviceSpec, level: str,
                      counter_roof: float | None) -> tuple[float, str]:
-    """A fraction of the level's datasheet peak as a fraction of the report's own peak counter, which the term's time
-    is at, with the bandwidth it applies named. ncu's counter is the peak at the memory clock the launch ran at (an
-    RTX 3080's 733.9 GB/s: its DRAM at 9.17 of 9.5 GHz): below the datasheet's, the memory clock was lower, not the
-    fraction, so the fraction holds of the running peak; above it (an H800's counter over the 3.35 TB/s it states),
-    the fraction of the datasheet's bandwidth is a smaller one of the counter's. Never past the fraction named;
-    unchanged where either peak is not known."""
+    """A fraction of the level's datasheet peak as a fraction of ncu's own peak for the launch, which the term's time
+    is at, with the bandwidth it applies named. Below the datasheet's by more than ``RUNNING_PEAK_GAP`` (an RTX
+    3080's DRAM counter reads 733.9 against 760 GB/s), the fraction holds of ncu's peak: the term's percent is of
+    it, and a kernel reaches no more of it than of a datasheet's; above (an H800's counter over the 3.35 TB/s it
+    states), the datasheet bandwidth's smaller fraction of the counter's. Never past the fraction named; unchanged
+    where either peak is not known."""
     datasheet = spec.memory_bandwidth_bytes_per_s if level == "dram" else spec.l2_bytes_per_s
     if not datasheet or not counter_roof or fraction >= 1.0:
         return fraction, source
-    if counter_roof < datasheet:
-        return fraction, (f"{source}; of the report's own peak at the launch's memory clock, "
-                          f"{si(counter_roof, 'B/s')}: {si(fraction * counter_roof, 'B/s')}")
-    return fraction * datasheet / counter_roof, source
+    if counter_roof < datasheet * (1.0 - RUNNING_PEAK_GAP):
+        return fraction, (f"{source}; of ncu's own peak for the launch, {si(counter_roof, 'B/s')}: "
+                          f"{si(fraction * counter_roof, 'B/s')}")
+    return fraction * min(1.0, datasheet / counter_roof), source
+
+
+RUNNING_PEAK_GAP = 0.01  # ncu's peak counter this far below the datasheet's is named beside the bandwidth applied
 
 
 @functools.lru_cache(maxsize=1024)
@@ -156,22 +161,26 @@ def _level(metric: str) -> str | None:
 
 
 def _reachable_fraction(spec: DeviceSpec, level: str, counter_roof: float | None = None
-                        ) -> tuple[float, str, PeakKind]:
-    """The fraction of a level's datasheet peak a kernel can reach: the roof ``roofline calibrate`` measured under
-    ncu's clocks (the clocks a report's kernels run at; the default clocks' where only those were timed), else
-    ``specs.achievable.achievable_fraction`` (the spec's achievable figure or its memory type's)."""
+                        ) -> tuple[float, str, PeakKind, bool]:
+    """The fraction of a level's peak a kernel can reach, and whether it is already of ncu's peak for the launch:
+    the rate ``roofline calibrate`` measured under ncu's clocks (the clocks a report's kernels run at) over that
+    counter's peak; else over the datasheet figure, the one it measured at the default clocks; else
+    ``specs.achievable.achievable_fraction`` (the spec's achievable figure or its memory type's), of the
+    datasheet's."""
     from roofline.specs.achievable import achievable_fraction, shown_path
 
     roof = spec.measured.roofs.get(level) if spec.measured is not None else None
     rate = (roof.ncu or roof.default) if roof is not None else None
     datasheet = (spec.memory_bandwidth_bytes_per_s if level == "dram" else spec.l2_bytes_per_s) or counter_roof
     if rate is not None and roof is not None and datasheet and spec.measured is not None:
+        under_ncu = roof.ncu is not None and bool(counter_roof)
         clocks = "ncu's clocks" if roof.ncu is not None else "the default clocks"
-        return (min(1.0, rate.median / datasheet),
+        peak = counter_roof if under_ncu and counter_roof else datasheet
+        return (min(1.0, rate.median / peak),
                 f"roofline calibrate, {roof.method}, under {clocks}: {rate.median / 1e12:.3g} TB/s "
-                f"({shown_path(spec.measured.path)})", PeakKind.CALIBRATED)
+                f"({shown_path(spec.measured.path)})", PeakKind.CALIBRATED, under_ncu)
     fraction, source = achievable_fraction(spec, level)
-    return fraction, source, PeakKind.ACHIEVABLE
+    return fraction, source, PeakKind.ACHIEVABLE, False
 
 
 def _launch_term() -> Term:

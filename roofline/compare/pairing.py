@@ -189,6 +189,7 @@ class ReportRef(Struct, frozen=True):
     sm_count: int | None = None
     ncu_version: str = ""  # "" when the report does not say
     incomplete: bool = False  # the file was cut short: some of its launches are missing
+    valid_launches: int | None = None  # the launches analysed (not marked invalid); None: not counted
 
 
 class KernelPair(Struct, frozen=True):
@@ -364,7 +365,8 @@ def report_ref(analysis: ReportAnalysis, label: str) -> ReportRef:
     d = analysis.device
     return ReportRef(label, analysis.report.path, d.name, d.compute_capability, analysis.spec_id,
                      analysis.ceilings_used, len(analysis.launches), analysis.total_time_s, analysis.report.warnings,
-                     d.sm_count, analysis.report.ncu_version, analysis.report.incomplete)
+                     d.sm_count, analysis.report.ncu_version, analysis.report.incomplete,
+                     len(analysis.valid_launches))
 
 
 @dataclass(frozen=True)

@@ -685,21 +685,21 @@ def summary_json(summaries: Sequence[AppSummary], top: int, left_out: Sequence[L
                        [LeftOutFile(f.path, f.error, f.cause) for f in left_out])
 
 
-def report_ref(r: ReportRef, untimed: str = UNTIMED) -> ReportRefDoc:
-    """A report as a document names it; ``untimed``: why its total time is null where it is."""
+def report_ref(r: ReportRef) -> ReportRefDoc:
+    """A report as a document names it, the reason of each null field under ``missing``."""
     return ReportRefDoc(label=r.label, path=r.path, device=r.device, compute_capability=r.compute_capability,
                         sm_count=r.sm_count, ncu_version=r.ncu_version or None, spec_id=r.spec_id,
                         ceilings_used=r.ceilings_used, launches=r.launches, total_time_s=number(r.total_time_s),
-                        warnings=list(r.warnings), missing=_ref_missing(r, untimed))
+                        warnings=list(r.warnings), missing=_ref_missing(r))
 
 
-def _ref_missing(r: ReportRef, untimed: str) -> dict[str, str]:
+def _ref_missing(r: ReportRef) -> dict[str, str]:
     """The reasons of a report reference's null fields."""
     why = {"ncu_version": "the report does not name the ncu version that wrote it (a report model written without it)",
            "compute_capability": "not in the report's device attributes",
            "sm_count": "not in the report's device attributes",
            "spec_id": "no device spec matches its GPU",
-           "total_time_s": untimed}
+           "total_time_s": NO_VALID_LAUNCH if r.valid_launches == 0 else UNTIMED}
     values = {"ncu_version": r.ncu_version or None, "compute_capability": r.compute_capability,
               "sm_count": r.sm_count, "spec_id": r.spec_id, "total_time_s": number(r.total_time_s)}
     return {key: text for key, text in why.items() if values[key] is None}
@@ -848,9 +848,8 @@ def own_gpu_doc(o: OwnGpu) -> OwnGpuDoc:
 
 def summary_doc(s: AppSummary) -> SummaryReport:
     """One report's ranking; the reason of each null figure under ``missing``."""
-    ref = report_ref(s.report, NO_VALID_LAUNCH if not s.group_count else UNTIMED)
-    return SummaryReport(ref, s.by, s.ranked_by, s.group_count, number(s.shown_share), number(s.recoverable_s),
-                         number(s.small_grid_s), RECOVERABLE_COUNTS,
+    return SummaryReport(report_ref(s.report), s.by, s.ranked_by, s.group_count, number(s.shown_share),
+                         number(s.recoverable_s), number(s.small_grid_s), RECOVERABLE_COUNTS,
                          [summary_row(r) for r in s.rows], number(s.time_to_gain_s), TIME_TO_GAIN_COUNTS,
                          s.groups_without_gain, number(s.without_gain_recoverable_s), summary_missing(s))
 

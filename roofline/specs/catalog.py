@@ -42,7 +42,7 @@ BYTES = Limit(0.0, low_open=True, integer=True)
 BOARD_POWER_W = Limit(1.0, 5000.0)  # a board's rated power: a few W (a laptop part) to kW (a multi-die module)
 DERIVED_ID = "derived"  # the id of a spec derived from a report's device attributes (roofline.specs.derived)
 DERIVED_LABEL = "derived from device attributes"
-ID_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")  # a spec id: its file's name, lowercase-dashes
+ID_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")  # a spec id: lowercase-dashes (as a rule its file's name)
 
 
 class DeviceSpec(Struct, frozen=True):

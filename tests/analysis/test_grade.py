@@ -59,12 +59,11 @@ def spec_of(analysis: Any) -> Any:
 
 def reachable(spec: Any, level: str, k: Any) -> float:
     """The fraction of the launch's own peak counter a report's kernel can reach on a level (a unit's percent is of
-    that peak, the peak at the memory clock it ran at): the bandwidth ``roofline calibrate`` measured under ncu's
-    clocks (else the default clocks') over the datasheet figure, else the spec's achievable fraction (its own figure
-    or its memory type's); taken of the counter's peak where that is below the datasheet's (the memory clock was
-    lower, not the fraction), and as the datasheet bandwidth's share where above (DRAM: dram__bytes.sum.
-    peak_sustained x the DRAM clock, from the raw metrics). Where the spec states no figure for the level (the L2
-    of most specs), a fraction of the counter's."""
+    that peak): the bandwidth ``roofline calibrate`` measured under ncu's clocks over that counter's peak (DRAM:
+    dram__bytes.sum.peak_sustained x the DRAM clock, from the raw metrics); else the one it measured at the default
+    clocks over the datasheet figure, or the spec's achievable fraction (its own figure or its memory type's),
+    taken of the counter's peak where that is below the datasheet's, and as the datasheet bandwidth's share where
+    above. Where the spec states no figure for the level (the L2 of most specs), a fraction of the counter's."""
     roof = spec.measured.roofs.get(level) if spec.measured is not None else None
     rate = (roof.ncu or roof.default) if roof is not None else None
     counters = k.ceilings.get("kernel-clock")
@@ -75,6 +74,8 @@ def reachable(spec: Any, level: str, k: Any) -> float:
                else counters.bytes_per_s.get(level) if counters is not None else None)
     sheet = spec.memory_bandwidth_bytes_per_s if level == "dram" else spec.l2_bytes_per_s
     datasheet = sheet or counter
+    if rate is not None and roof is not None and roof.ncu is not None and counter:  # measured under ncu's clocks: of ncu's own peak
+        return min(1.0, rate.median / counter)
     fraction = min(1.0, rate.median / datasheet) if rate is not None and datasheet else \
         achievable_fraction(spec, level).value
     return fraction * min(1.0, sheet / counter) if sheet and counter and fraction < 1.0 else fraction

@@ -216,3 +216,30 @@ def test_an_achievable_dram_fraction_holds_of_the_peak_at_the_memory_clock_the_l
     copy = next(k for k in b.valid_launches if k.launch.name == "copyGmem")
     model = time_model(copy, b.device, catalog["rtx-4090"])
     assert model.reach_gap_s == 0.0 and model.term("DRAM").achievable_s == pytest.approx(model.measured_s)
+
+
+def test_a_rate_calibrated_under_ncus_clocks_is_the_bandwidth_applied(shared_report, tmp_path):
+    """A user's calibration of an RTX 3080 under ncu's clocks, 700 GB/s of DRAM: the rate was measured at the clocks
+    the report's kernels ran at, so the floor of the gemm's DRAM term is its bytes at 700 GB/s, not a fraction
+    700 / 760 of ncu's 733.9 GB/s counter (676 GB/s, the clock difference taken off twice)."""
+    import yaml
+
+    from roofline.specs.catalog import load_catalog
+    from tests.conftest import raw_actions_at
+
+    rate = 700e9
+    roof = {"median": rate, "low": rate, "high": rate, "runs": 5, "sm_clock_hz": 1.44e9}
+    (tmp_path / "rtx-3080.yaml").write_text(yaml.safe_dump({
+        "id": "rtx-3080", "measured": {"device": "NVIDIA GeForce RTX 3080", "date": "2026-12-07",
+                                       "software": "test", "roofs": {"dram": {"method": "STREAM copy",
+                                                                              "ncu": roof}}}}))
+    spec = load_catalog([tmp_path]).get("rtx-3080")
+    assert spec.measured is not None
+    path = shared_report("rtx3080_sgemm-vs-cublas_full")
+    a = analyze_files([path])[0]
+    k = next(iter(a.valid_launches))
+    raw = raw_actions_at(path)[0]
+    counter = raw["dram__bytes.sum.peak_sustained"] * raw["dram__cycles_elapsed.avg.per_second"]
+    dram = time_model(k, a.device, spec).term("DRAM")
+    assert dram.achievable_s == pytest.approx(dram.seconds * counter / rate, rel=1e-9)
+    assert "0.7 TB/s" in dram.peak_source and "own peak" not in dram.peak_source

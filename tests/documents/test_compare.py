@@ -47,3 +47,19 @@ def test_summary_names_left_out_files_only_where_there_are_some() -> None:
     named = builtins(summary_json(summaries, 5, [LeftOut("bad.ncu-rep", "bad.ncu-rep: not a report",
                                                          LeftOutCause.REPORT)]))
     assert named["left_out"] == [{"path": "bad.ncu-rep", "error": "bad.ncu-rep: not a report", "cause": "report"}]
+
+
+def test_a_report_reference_says_why_its_total_time_is_null_by_its_valid_launches():
+    """compare's third report had every launch invalid, and its null total_time_s read "no launch of the report has
+    a time": the reason is that no launch is valid."""
+    from roofline.compare.pairing import ReportRef
+    from roofline.documents.common import NO_VALID_LAUNCH, UNTIMED
+    from roofline.documents.compare import report_ref
+
+    invalid = ReportRef("c", "c.json", "GPU", "8.0", None, "kernel-clock", 3, None, valid_launches=0)
+    untimed = ReportRef("d", "d.json", "GPU", "8.0", None, "kernel-clock", 3, None, valid_launches=3)
+    assert report_ref(invalid).missing["total_time_s"] == NO_VALID_LAUNCH
+    assert report_ref(untimed).missing["total_time_s"] == UNTIMED
+    timed = ReportRef("e", "e.json", "GPU", "8.0", "a100-sxm4-80gb", "kernel-clock", 3, 1e-3, sm_count=108,
+                      ncu_version="2025.3", valid_launches=3)
+    assert report_ref(timed).missing == {}

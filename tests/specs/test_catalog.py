@@ -14,6 +14,7 @@ from roofline.errors import SpecError
 from roofline.specs.catalog import (
     ENV_VAR,
     SpecCatalog,
+    builtin_folder,
     check_spec,
     derived_fp32,
     load_catalog,
@@ -494,7 +495,7 @@ def test_overrides_name_the_spec_each_later_one_takes_a_gpu_from(tmp_path, monke
     monkeypatch.setenv(ENV_VAR, str(tmp_path / "env"))
     catalog = load_catalog([tmp_path / "opt"])
     found = [(o.spec.id, o.over.id, o.name, o.over.path) for o in catalog.overrides()]
-    assert found == [("t4-env", "t4", "Tesla T4", str(SPEC_DIR / "t4.yaml")),
+    assert found == [("t4-env", "t4", "Tesla T4", str(builtin_folder() / "t4.yaml")),
                      ("t4-opt", "t4-env", "Tesla T4", str(tmp_path / "env" / "t4-env.yaml"))]
     assert catalog.match(Device(name="Tesla T4", compute_capability="7.5", sm_count=40)).spec.id == "t4-opt"
 
@@ -503,5 +504,6 @@ def test_a_user_spec_of_a_builtin_id_is_an_override_of_that_file(tmp_path, monke
     monkeypatch.delenv(ENV_VAR, raising=False)
     mine = write(tmp_path, yaml.safe_load((SPEC_DIR / "t4.yaml").read_text()))
     (override,) = load_catalog([mine]).overrides()
-    assert (override.spec.path, override.over.path, override.name) == (str(mine), str(SPEC_DIR / "t4.yaml"), "")
+    assert (override.spec.path, override.over.path, override.name) == (str(mine), str(builtin_folder() / "t4.yaml"),
+                                                                        "")
     assert load_catalog([]).overrides() == []

@@ -81,8 +81,11 @@ def _print_list(specs: Sequence[DeviceSpec]) -> None:
 
 def override_lines(overrides: Sequence[Override]) -> list[str]:
     """A note per spec that takes a GPU's reports from another (``SpecCatalog.overrides``): which one they get."""
+    from roofline.specs.achievable import shown_path
+
     return [f"note: {o.spec.id} overrides {o.over.id} for '{o.name}': reports of that GPU get {o.spec.id}" if o.name
-            else f"note: {o.spec.path} replaces {o.over.path} (id '{o.spec.id}')" for o in overrides]
+            else f"note: {shown_path(o.spec.path)} replaces {shown_path(o.over.path)} (id '{o.spec.id}')"
+            for o in overrides]
 
 
 def _abbreviated(name: str) -> str:

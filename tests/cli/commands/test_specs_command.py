@@ -216,7 +216,7 @@ def test_list_and_check_note_the_builtin_spec_a_user_spec_overrides(tmp_path):
     (tmp_path / "same").mkdir()
     same = write(tmp_path / "same", t4)  # the id of a built-in file: it replaces that file
     replaced = runner.invoke(app, ["specs", "list", "--specs", str(same)], env={"COLUMNS": "100"})
-    assert replaced.output.splitlines()[-1] == f"note: {same} replaces {SHIPPED / 't4.yaml'} (id 't4')"
+    assert replaced.output.splitlines()[-1] == f"note: {same} replaces device_specs/t4.yaml (id 't4')"
     assert "note:" not in runner.invoke(app, ["specs", "list"]).output
     as_json = json.loads(runner.invoke(app, ["specs", "list", "-f", "json", "--specs", str(mine)]).output)
     assert {"t4", "t4mine"} <= {d["id"] for d in as_json} and all(set(d) == set(as_json[0]) for d in as_json)
