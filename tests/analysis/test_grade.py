@@ -74,7 +74,7 @@ def reachable(spec: Any, level: str, k: Any) -> float:
                else counters.bytes_per_s.get(level) if counters is not None else None)
     sheet = spec.memory_bandwidth_bytes_per_s if level == "dram" else spec.l2_bytes_per_s
     datasheet = sheet or counter
-    if rate is not None and roof is not None and roof.ncu is not None and counter:  # measured under ncu's clocks: of ncu's own peak
+    if rate is not None and roof is not None and roof.ncu is not None and counter:  # under ncu's clocks: of its peak
         return min(1.0, rate.median / counter)
     fraction = min(1.0, rate.median / datasheet) if rate is not None and datasheet else \
         achievable_fraction(spec, level).value
