@@ -756,7 +756,7 @@ def time_model_doc(t: TimeModel | None, missing: dict[str, str]) -> TimeModelDoc
 def _full_peak_reason(term: Term) -> str:
     """Why a time-model term has no time at an achievable peak: its time is at the peak a kernel reaches there."""
     if term.kind == "launch":
-        return "the launch floor is no unit's peak: the shortest launch ncu measures"
+        return f"the launch floor is no unit's peak: the {term.formula}"
     if term.kind == "tail":
         return "a tail of whole blocks: its unit at the peak the SMs reach under a saturating load"
     if term.sm_local:
@@ -977,13 +977,13 @@ def _tensor_roof_doc(r: TensorRoof, key: str, missing: dict[str, str]) -> Tensor
 
 def advice_doc(a: Advice, path: str, missing: dict[str, str], words: Words) -> AdviceDoc:
     """One advice item; a time saved that is not estimated is null with its reason under ``missing``."""
-    estimate = words.estimate_of(a)
+    estimate, bound = words.estimate_of(a), words.bound_of(a)
     if a.est_saved_s is None:
         missing[f"{path}.est_saved_s"] = estimate or "not estimated"
-    _advice_nulls(a, path, missing, estimate or "not estimated", words.bound_of(a))
+    _advice_nulls(a, path, missing, estimate or "not estimated", bound)
     return AdviceDoc(a.kind, a.title, words.text_of(a), a.condition, words.cause_of(a), a.source, list(a.also),
                      a.topic or None, a.mechanism, number(a.work_share), number(a.est_saved_s), estimate,
-                     words.bound_of(a) or None, a.bound_by.value or None, number(a.ncu_saved_s), a.overlapping,
+                     bound or None, a.bound_by.value or None, number(a.ncu_saved_s), a.overlapping,
                      {level: number(b) for level, b in a.change.kept_bytes} if a.change is not None else {},
                      (a.change.peak_source or None) if a.change is not None else None,
                      a.change.peak_kind if a.change is not None else PeakKind.DATASHEET)
