@@ -66,7 +66,8 @@ COMMANDS: dict[str, tuple[str, str, bool, str]] = {
     "project": ("project", "project", False, "Project each launch onto other GPUs at the clock they hold under "
                 "load: each unit at the target's rate, waves and tail; the workload's total."),
     "summary": ("summary", "summary", False,
-                "Rank the kernels of whole applications by recoverable time (time above the busiest unit's peak)."),
+                "Rank the kernels of whole applications by time to gain (what one change could save), with their "
+                "recoverable time."),
     "timeline": ("timeline", "timeline", False,
                  "Rank the kernels of whole applications by total GPU time from Nsight Systems profiles."),
     "grade": ("grade", "grade", False, "Grade each kernel: its floor at the GPU's achievable peaks over its "

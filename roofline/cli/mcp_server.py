@@ -464,10 +464,10 @@ def build(roots: Roots, time_limit_s: float | None = None, specs: Sequence[Path]
     ) -> dict[str, Any]:
         """List the kernels of one or more Nsight Compute reports, ranked by time to gain (what each launch's first
         advice item would save, summed; a kernel without an estimated saving placed by its recoverable time, the
-        time above its busiest unit's peak; each report's 'ranked_by' says which ranking it got): per kernel its
-        launches (count), time share, verdict (bound: compute, memory, balanced, latency, small_grid), percent of
-        roof, recoverable_s and time_to_gain_s. Paginated with offset/limit. Next: analyse_kernel on a kernel name
-        from here (kernel='exact:NAME')."""
+        time above its busiest unit's peak within what it can reach; each report's 'ranked_by' says which ranking
+        it got): per kernel its launches (count), time share, verdict (bound: compute, memory, balanced, latency,
+        small_grid), percent of roof, recoverable_s and time_to_gain_s. Paginated with offset/limit. Next:
+        analyse_kernel on a kernel name from here (kernel='exact:NAME')."""
         paths = [roots.readable(r) for r in reports]
         command = ["summary", *reports, "--by", by, "--top", str(offset + limit), *filter_args(kernel),
                    "--ceilings", ceilings, "-f", "json"]

@@ -75,7 +75,8 @@ def summary(
     save on the time model (to the peaks it can reach, never below the changed kernel's floor), summed; the
     report's table and advice give the same figure. Beside it, recoverable time: time x (1 - attained / 100),
     attained = the largest of percent of roof, the SM and memory throughputs and the busiest SM unit in whole blocks
-    per SM, at most the time above the 1.5 us launch floor; small-grid launches are counted apart. A bad report does
+    per SM, at most the time above the 1.5 us launch floor and above the launch's floor at the peaks it can reach
+    (grade's most saved); small-grid launches are counted apart. A bad report does
     not stop the others (named at the end, exit 2); one without the --kernel kernels is noted (exit 0 while another
     has them)."""
     from roofline.compare.ranking import check_top

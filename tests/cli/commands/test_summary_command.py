@@ -158,12 +158,14 @@ def test_the_recoverable_time_is_defined_once_under_every_summary(shared_report)
 
 def test_the_help_defines_the_recoverable_time_the_code_computes():
     """summary --help: time x (1 - attained / 100) with the attained percent the largest of percent of roof, the
-    two throughputs and the busiest SM unit in whole blocks per SM, at most the time above the launch floor
-    (analysis.roofline.recoverable_time), small grids apart, as docs/figures.md says."""
+    two throughputs and the busiest SM unit in whole blocks per SM, at most the time above the launch floor and the
+    time above its floor at the peaks it can reach (analysis.roofline.recoverable_time, launches.within_reach), small
+    grids apart, as docs/figures.md says."""
     help_text = " ".join(runner.invoke(app, ["summary", "--help"], env={"COLUMNS": "200"}).stdout.split())
     assert ("recoverable time: time x (1 - attained / 100), attained = the largest of percent of roof, the SM "
             "and memory throughputs and the busiest SM unit in whole blocks per SM, at most the time above the "
-            "1.5 us launch floor; small-grid launches are counted apart") in help_text
+            "1.5 us launch floor and above the launch's floor at the peaks it can reach (grade's most saved); "
+            "small-grid launches are counted apart") in help_text
     assert "(1 - percent of roof)" not in help_text
     assert "Rank the kernels of whole applications by their time to gain: per launch, what its first advice item" \
         in help_text  # the figure it ranks by, the one the report's table and advice give
